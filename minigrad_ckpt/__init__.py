@@ -1,0 +1,118 @@
+"""minigrad_ckpt: a reverse-mode autograd engine on NumPy (CPU) and CuPy (GPU),
+with activation checkpointing on the tape and msgpack training-state snapshots.
+
+    import minigrad_ckpt as mg
+
+    x = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = (x * x).sum()
+    y.backward()
+    x.grad            # tensor([2., 4., 6.])
+
+Read ``docs/tape.md`` for how it works and ``docs/reading-the-code.md`` for
+the order in which to read the package.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from . import backend, ops, random  # noqa: F401
+from .backend import Device, device, get_device, set_default_device
+from .creation import (
+    arange,
+    empty,
+    full,
+    full_like,
+    get_default_dtype,
+    linspace,
+    ones,
+    ones_like,
+    rand,
+    randint,
+    randn,
+    set_default_dtype,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from .functional import (
+    abs,
+    add,
+    argmax,
+    argmin,
+    astype,
+    broadcast_to,
+    clip,
+    clone,
+    concatenate,
+    cos,
+    cumsum,
+    divide,
+    einsum,
+    equal,
+    exp,
+    expand_dims,
+    eye,
+    flip,
+    getitem,
+    greater,
+    greater_equal,
+    isfinite,
+    isnan,
+    less,
+    less_equal,
+    log,
+    log1p,
+    logical_and,
+    logical_not,
+    logical_or,
+    logsumexp,
+    matmul,
+    max,
+    maximum,
+    mean,
+    min,
+    minimum,
+    moveaxis,
+    multiply,
+    negative,
+    not_equal,
+    pad,
+    permute,
+    power,
+    prod,
+    reshape,
+    sigmoid,
+    sign,
+    sin,
+    split,
+    sqrt,
+    squeeze,
+    stack,
+    std,
+    subtract,
+    sum,
+    sum_to,
+    swapaxes,
+    take,
+    tanh,
+    transpose,
+    var,
+    where,
+)
+from .grad_mode import enable_grad, is_grad_enabled, is_recomputing, no_grad, set_grad_enabled
+from .random import get_rng_state, manual_seed, set_rng_state
+from .tape import backward, grad
+from .tensor import Tensor
+
+float16 = backend.host_numpy.dtype("float16")
+float32 = backend.host_numpy.dtype("float32")
+float64 = backend.host_numpy.dtype("float64")
+int8 = backend.host_numpy.dtype("int8")
+int16 = backend.host_numpy.dtype("int16")
+int32 = backend.host_numpy.dtype("int32")
+int64 = backend.host_numpy.dtype("int64")
+uint8 = backend.host_numpy.dtype("uint8")
+bool_ = backend.host_numpy.dtype("bool")
+
+from . import testing  # noqa: E402  (needs the names above)

@@ -1,0 +1,331 @@
+"""The backend: the one module that talks to an array library.
+
+Every array the engine computes with lives on a *device*, and every device
+carries an *array namespace* (conventionally called ``xp``): an object whose
+attributes are the array functions the engine is allowed to call.  On the CPU
+the namespace is filled from NumPy; on a GPU (see ``docs/devices.md``) from
+CuPy.  Ops receive ``xp`` as their first argument, so the same op code runs on
+either device and no other engine module imports ``numpy`` or ``cupy`` for math.
+
+The namespace is an explicit whitelist rather than the library module itself:
+a function the engine does not list here cannot be reached by accident, and a
+stricter stand-in namespace can be generated from the same list for testing
+device code without a GPU.
+
+Besides the library's own functions, a namespace carries a tiny *adapter* for
+what differs between libraries or is missing from them:
+
+``scatter_add(target, index, values)``
+    in-place ``target[index] += values`` that accumulates repeated indices
+    (``numpy.add.at``; CuPy uses ``cupyx.scatter_add``).
+``sum_to(a, shape)``
+    sum a broadcast gradient back down to ``shape`` (broadcast un-reduction).
+``index_add(shape, index, values)``
+    a fresh zero array of ``shape`` with ``values`` accumulated at ``index``;
+    the backward of indexing.
+``to_host(a)``
+    a NumPy copy of ``a`` (identity on the CPU).
+``uniform_bits(key, n)``
+    ``n`` pseudo-random 64-bit integers that are a pure function of ``key``
+    (see :mod:`minigrad_ckpt.random`), identical on every device.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy
+
+__all__ = [
+    "Device",
+    "ArrayNamespace",
+    "device",
+    "get_device",
+    "cpu",
+    "host_numpy",
+    "to_host",
+    "is_array",
+    "SUPPORTED_DTYPES",
+    "as_dtype",
+    "is_floating",
+]
+
+# The host NumPy module, for code that must produce host data by contract
+# (snapshots, the testing helpers, references in tests).  Engine math never
+# uses it: it goes through a device's namespace.
+host_numpy = numpy
+
+SUPPORTED_DTYPES = tuple(
+    numpy.dtype(n)
+    for n in (
+        "bool", "int8", "int16", "int32", "int64",
+        "uint8", "uint16", "uint32", "uint64",
+        "float16", "float32", "float64",
+    )
+)
+_SUPPORTED = frozenset(SUPPORTED_DTYPES)
+
+
+def as_dtype(dtype: Any) -> numpy.dtype:
+    """Turn a dtype-like (``"float32"``, ``numpy.float32``, a dtype) into a supported NumPy dtype."""
+    try:
+        dt = numpy.dtype(dtype)
+    except TypeError as exc:
+        raise TypeError(f"not a dtype: {dtype!r}") from exc
+    if dt not in _SUPPORTED:
+        names = ", ".join(d.name for d in SUPPORTED_DTYPES)
+        raise TypeError(f"unsupported dtype {dt.name}; minigrad_ckpt supports {names}")
+    return dt
+
+
+def is_floating(dtype: numpy.dtype) -> bool:
+    """True for the dtypes that can carry gradients (float16/32/64)."""
+    return dtype.kind == "f"
+
+
+# --------------------------------------------------------------------------
+# The whitelist: every library function engine code may call as ``xp.<name>``.
+# --------------------------------------------------------------------------
+LIBRARY_FUNCTIONS = (
+    # creation
+    "asarray", "empty", "zeros", "ones", "full", "arange", "zeros_like", "ones_like",
+    "full_like", "eye",
+    # elementwise math
+    "add", "subtract", "multiply", "divide", "negative", "power", "exp", "expm1",
+    "log", "log1p", "sqrt", "abs", "sign", "sin", "cos", "tan", "tanh", "cosh",
+    "arctan", "maximum", "minimum", "clip", "where", "square", "reciprocal",
+    "logical_and", "logical_or", "logical_not", "isnan", "isinf", "isfinite",
+    "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+    "floor", "ceil", "round",
+    # reductions and scans
+    "sum", "mean", "max", "min", "prod", "var", "std", "argmax", "argmin",
+    "cumsum", "cumprod", "count_nonzero", "all", "any",
+    # linear algebra
+    "matmul", "einsum", "tensordot", "dot",
+    # shape and layout
+    "reshape", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze",
+    "broadcast_to", "broadcast_shapes", "concatenate", "stack", "split", "flip",
+    "pad", "take", "take_along_axis", "put_along_axis", "ascontiguousarray",
+    "array_split", "tile", "repeat", "tril", "triu", "nonzero",
+    "sort", "argsort",
+    # misc
+    "errstate", "iinfo", "finfo", "result_type", "can_cast", "shares_memory",
+)
+
+
+class ArrayNamespace:
+    """The functions one array library offers the engine (``xp`` in op code).
+
+    Attributes are filled from :data:`LIBRARY_FUNCTIONS` of the library module,
+    plus the adapter methods defined below.  ``array_type`` is the library's
+    array class; ``name`` is ``"numpy"`` or ``"cupy"``.
+    """
+
+    name: str
+    array_type: type
+
+    def __init__(self, library: Any, name: str) -> None:
+        self.name = name
+        self.library = library
+        self.array_type = library.ndarray
+        for fn in LIBRARY_FUNCTIONS:
+            setattr(self, fn, getattr(library, fn))
+        # dtype objects, so op code can write ``xp.float32`` like in NumPy
+        for dt in SUPPORTED_DTYPES:
+            setattr(self, dt.name, dt.type)
+        self.newaxis = None
+        self.inf = float("inf")
+        self.nan = float("nan")
+        self.pi = 3.141592653589793
+
+    def __repr__(self) -> str:
+        return f"<array namespace {self.name}>"
+
+    # ---- adapter: what differs between libraries --------------------------
+    def scatter_add(self, target: Any, index: Any, values: Any) -> None:
+        """``target[index] += values`` in place, accumulating repeated indices."""
+        self.library.add.at(target, index, values)
+
+    def to_host(self, a: Any) -> numpy.ndarray:
+        """A NumPy array with the contents of ``a`` (no copy on the CPU)."""
+        return numpy.asarray(a)
+
+    def to_device(self, a: Any, device: Any) -> Any:
+        """A copy of ``a`` on ``device`` (an explicit transfer through the host)."""
+        dev = get_device(device)
+        host = self.to_host(a)
+        return dev.xp.asarray(host) if dev.xp.name != "numpy" else host.copy()
+
+    def synchronize(self) -> None:
+        """Wait for queued device work (nothing to wait for on the CPU)."""
+
+    def owns_memory(self, a: Any) -> bool:
+        """True if ``a`` is not a view into another array's memory."""
+        return a.base is None
+
+    def base_array(self, a: Any) -> Any:
+        """The array that owns the memory ``a`` looks at (``a`` itself if it owns it)."""
+        while a.base is not None and isinstance(a.base, self.array_type):
+            a = a.base
+        return a
+
+    # ---- adapter: helpers written once on top of the namespace ------------
+    def sum_to(self, a: Any, shape: tuple[int, ...]) -> Any:
+        """Sum ``a`` down to ``shape``, undoing NumPy broadcasting.
+
+        Leading axes that broadcasting added are summed away; axes where
+        ``shape`` has size 1 but ``a`` does not are summed with ``keepdims``.
+        """
+        return _sum_to(a, shape)
+
+    def index_add(self, shape: tuple[int, ...], index: Any, values: Any) -> Any:
+        """A zero array of ``shape`` with ``values`` accumulated at ``index``."""
+        out = self.zeros(shape, dtype=values.dtype)
+        if _is_basic_index(index):
+            # Basic indices (ints, slices, None, Ellipsis) never select an
+            # element twice, so plain assignment is exact and much faster.
+            out[index] = values
+        else:
+            self.scatter_add(out, index, values)
+        return out
+
+    def uniform_bits(self, key: int, n: int) -> Any:
+        """``n`` pseudo-random uint64 values, a pure function of ``key``.
+
+        SplitMix64's output function applied to ``key * GOLDEN + i``: the same
+        integer arithmetic on every device, so a key gives the same bits on the
+        CPU and on a GPU.
+        """
+        with self.errstate(over="ignore"):
+            z = self.arange(n, dtype=self.uint64)
+            z = z * self.uint64(0x9E3779B97F4A7C15) + self.uint64(_mix64(key))
+            z = (z ^ (z >> self.uint64(30))) * self.uint64(0xBF58476D1CE4E5B9)
+            z = (z ^ (z >> self.uint64(27))) * self.uint64(0x94D049BB133111EB)
+            return z ^ (z >> self.uint64(31))
+
+
+def _mix64(key: int) -> int:
+    """SplitMix64 of one Python int (host side): decorrelates nearby keys."""
+    mask = (1 << 64) - 1
+    z = (key * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) & mask
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    return z ^ (z >> 31)
+
+
+def _is_basic_index(index: Any) -> bool:
+    items = index if type(index) is tuple else (index,)
+    for it in items:
+        if not (it is None or it is Ellipsis or type(it) in (int, slice)):
+            return False
+    return True
+
+
+def _sum_to(a: Any, shape: tuple[int, ...]) -> Any:
+    if a.shape == shape:
+        return a
+    lead = a.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and a.shape[lead + i] != 1
+    )
+    out = a.sum(axis=axes, keepdims=True) if axes else a
+    if lead:
+        out = out.reshape(shape)
+    return out
+
+
+# --------------------------------------------------------------------------
+# Devices
+# --------------------------------------------------------------------------
+class Device:
+    """Where a tensor's array lives: ``cpu`` or ``cuda:N``.
+
+    Compare with strings freely: ``t.device == "cpu"``.  ``xp`` is the array
+    namespace used for math on this device.
+    """
+
+    __slots__ = ("type", "index", "xp")
+
+    def __init__(self, type: str, index: int | None, xp: ArrayNamespace) -> None:
+        self.type = type
+        self.index = index
+        self.xp = xp
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __repr__(self) -> str:
+        return f"device('{self}')"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Device):
+            return self is other
+        if isinstance(other, str):
+            try:
+                return get_device(other) is self
+            except (ValueError, RuntimeError):
+                return False
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+
+numpy_namespace = ArrayNamespace(numpy, "numpy")
+cpu = Device("cpu", None, numpy_namespace)
+
+_devices: dict[str, Device] = {"cpu": cpu}
+_extra_device_factories: dict[str, Any] = {}
+_default = threading.local()
+
+
+def register_device_type(prefix: str, factory: Any) -> None:
+    """Teach :func:`get_device` a new device type (used by the GPU and strict backends)."""
+    _extra_device_factories[prefix] = factory
+
+
+def get_device(spec: Any = None) -> Device:
+    """Resolve ``None`` (the default device), a string like ``"cuda:0"`` or a :class:`Device`."""
+    if spec is None:
+        return getattr(_default, "device", cpu)
+    if isinstance(spec, Device):
+        return spec
+    if not isinstance(spec, str):
+        raise TypeError(f"device must be a string or Device, got {type(spec).__name__}")
+    key = spec.strip().lower()
+    if key in _devices:
+        return _devices[key]
+    prefix, _, idx = key.partition(":")
+    if prefix not in _extra_device_factories:
+        raise ValueError(f"unknown device {spec!r}; expected 'cpu' or 'cuda[:N]'")
+    index = int(idx) if idx else 0
+    dev = _extra_device_factories[prefix](index)
+    _devices[key] = dev
+    _devices[str(dev)] = dev
+    return dev
+
+
+device = get_device
+
+
+def set_default_device(spec: Any) -> None:
+    """Make ``spec`` the device new tensors are created on (per thread)."""
+    _default.device = get_device(spec)
+
+
+def is_array(a: Any) -> bool:
+    """True for an array of any known backend (NumPy or a registered device's)."""
+    if isinstance(a, numpy.ndarray):
+        return True
+    return any(isinstance(a, d.xp.array_type) for d in _devices.values())
+
+
+def to_host(a: Any) -> numpy.ndarray:
+    """Copy any backend array to a NumPy array (no copy for NumPy arrays)."""
+    if isinstance(a, numpy.ndarray):
+        return a
+    for d in _devices.values():
+        if isinstance(a, d.xp.array_type):
+            return d.xp.to_host(a)
+    return numpy.asarray(a)

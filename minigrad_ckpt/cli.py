@@ -1,0 +1,32 @@
+"""The ``minigrad-ckpt`` command line: ``--version``, ``--help`` and subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from . import __version__
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="minigrad-ckpt",
+        description="minigrad_ckpt: a NumPy/CuPy autograd engine with checkpointing and snapshots.",
+    )
+    parser.add_argument("--version", action="version", version=f"minigrad-ckpt {__version__}")
+    parser.add_subparsers(dest="command", metavar="COMMAND")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

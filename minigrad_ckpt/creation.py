@@ -1,0 +1,217 @@
+"""Creating tensors: ``tensor``, ``zeros``, ``ones``, ``full``, ``arange``,
+``zeros_like``, ``ones_like``, ``rand``, ``randn``, and the default dtype.
+
+dtype rules (PyTorch's for Python data, NumPy's for arrays):
+
+* Python floats (and lists of them) become the default float dtype,
+  ``float32`` unless changed with :func:`set_default_dtype`; Python ints
+  become ``int64``; bools ``bool``.
+* NumPy arrays and scalars keep their dtype.
+* ``mg.tensor`` always copies: a tensor never aliases the caller's array.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import backend
+from . import random as _random
+from .backend import Device, as_dtype, get_device, host_numpy
+from .tensor import Tensor
+
+__all__ = [
+    "tensor", "zeros", "ones", "full", "empty", "arange", "linspace", "zeros_like",
+    "ones_like", "full_like", "rand", "randn", "randint", "get_default_dtype",
+    "set_default_dtype",
+]
+
+_default_dtype = [host_numpy.dtype("float32")]
+
+
+def get_default_dtype() -> Any:
+    """The dtype Python floats become (``float32`` unless changed)."""
+    return _default_dtype[0]
+
+
+def set_default_dtype(dtype: Any) -> None:
+    """Set the dtype Python floats and ``rand``/``zeros``/... default to (a float dtype)."""
+    dt = as_dtype(dtype)
+    if dt.kind != "f":
+        raise TypeError(f"the default dtype must be a float dtype, got {dt}")
+    _default_dtype[0] = dt
+
+
+def _default_float() -> Any:
+    return _default_dtype[0]
+
+
+def _dtype_or_default(dtype: Any) -> Any:
+    return as_dtype(dtype) if dtype is not None else _default_dtype[0]
+
+
+def _to_array(data: Any, dtype: Any, device: Any) -> tuple[Any, Device]:
+    """Convert ``data`` to a fresh array on ``device`` (the engine's one entry door)."""
+    dt = as_dtype(dtype) if dtype is not None else None
+    if isinstance(data, Tensor):
+        dev = get_device(device) if device is not None else data.device
+        arr = data.data
+        if dev is not data.device:
+            arr = dev.xp.asarray(backend.to_host(arr))
+        return dev.xp.asarray(arr, dtype=dt).copy() if dt is not None else arr.copy(), dev
+    dev = get_device(device)
+    if backend.is_array(data) and not isinstance(data, host_numpy.ndarray):
+        # another device's array: an explicit move
+        host = backend.to_host(data)
+        if dt is not None:
+            host = host.astype(dt)
+        return dev.xp.asarray(host).copy(), dev
+    host = host_numpy.array(data, copy=True)
+    if host.dtype == object:
+        raise TypeError(f"cannot make a tensor from {type(data).__name__} data of mixed types")
+    if dt is None:
+        if not isinstance(data, (host_numpy.ndarray, host_numpy.generic)) and host.dtype.kind == "f":
+            dt = _default_dtype[0]  # Python floats: the default dtype, as in PyTorch
+        elif host.dtype.kind == "i" and not isinstance(data, (host_numpy.ndarray, host_numpy.generic)):
+            dt = host_numpy.dtype("int64")
+        else:
+            dt = as_dtype(host.dtype)
+    if host.dtype != dt:
+        host = host.astype(dt)
+    if dev.xp.name == "numpy":
+        return host, dev
+    return dev.xp.asarray(host), dev
+
+
+def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A new leaf tensor holding a copy of ``data`` (a number, nested lists, an array, a Tensor)."""
+    return Tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def _shape(args: tuple) -> tuple[int, ...]:
+    if len(args) == 1 and not isinstance(args[0], (int, host_numpy.integer)):
+        args = tuple(args[0])
+    shape = tuple(int(s) for s in args)
+    if any(s < 0 for s in shape):
+        raise ValueError(f"negative dimension in shape {shape}")
+    return shape
+
+
+def _make(arr: Any, dev: Device, requires_grad: bool) -> Tensor:
+    t = Tensor._wrap(arr, None, dev)
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def zeros(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))``."""
+    dev = get_device(device)
+    return _make(dev.xp.zeros(_shape(shape), dtype=_dtype_or_default(dtype)), dev, requires_grad)
+
+
+def ones(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A tensor of ones."""
+    dev = get_device(device)
+    return _make(dev.xp.ones(_shape(shape), dtype=_dtype_or_default(dtype)), dev, requires_grad)
+
+
+def empty(*shape: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """A tensor with unspecified values (filled with zeros here, so nothing leaks)."""
+    return zeros(*shape, dtype=dtype, device=device)
+
+
+def full(shape: Any, fill_value: Any, dtype: Any = None, device: Any = None,
+         requires_grad: bool = False) -> Tensor:
+    """A tensor filled with ``fill_value`` (dtype inferred from it if not given)."""
+    dev = get_device(device)
+    if dtype is None:
+        dtype = host_numpy.array(fill_value).dtype if not isinstance(fill_value, float) else None
+        dtype = _dtype_or_default(dtype) if dtype is None or dtype.kind == "f" else dtype
+    arr = dev.xp.full(_shape((shape,)), fill_value, dtype=as_dtype(dtype))
+    return _make(arr, dev, requires_grad)
+
+
+def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None,
+           device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Evenly spaced values in ``[start, stop)`` (ints give int64, floats the default dtype)."""
+    if stop is None:
+        start, stop = 0, start
+    if dtype is None:
+        is_float = any(isinstance(v, float) for v in (start, stop, step))
+        dtype = _default_dtype[0] if is_float else host_numpy.dtype("int64")
+    dev = get_device(device)
+    host = host_numpy.arange(start, stop, step, dtype=as_dtype(dtype))
+    return _make(dev.xp.asarray(host), dev, requires_grad)
+
+
+def linspace(start: float, stop: float, num: int = 50, dtype: Any = None,
+             device: Any = None, requires_grad: bool = False) -> Tensor:
+    """``num`` evenly spaced values from ``start`` to ``stop`` inclusive."""
+    dev = get_device(device)
+    host = host_numpy.linspace(start, stop, num).astype(_dtype_or_default(dtype))
+    return _make(dev.xp.asarray(host), dev, requires_grad)
+
+
+def _like(x: Tensor, dtype: Any, device: Any) -> tuple[Any, Device]:
+    if not isinstance(x, Tensor):
+        x = tensor(x)
+    dt = as_dtype(dtype) if dtype is not None else x.dtype
+    dev = get_device(device) if device is not None else x.device
+    return (x.shape, dt), dev
+
+
+def zeros_like(x: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    (shape, dt), dev = _like(x, dtype, device)
+    return _make(dev.xp.zeros(shape, dtype=dt), dev, requires_grad)
+
+
+def ones_like(x: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    (shape, dt), dev = _like(x, dtype, device)
+    return _make(dev.xp.ones(shape, dtype=dt), dev, requires_grad)
+
+
+def full_like(x: Any, fill_value: Any, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False) -> Tensor:
+    (shape, dt), dev = _like(x, dtype, device)
+    return _make(dev.xp.full(shape, fill_value, dtype=dt), dev, requires_grad)
+
+
+def _check_float(dtype: Any, name: str) -> Any:
+    dt = _dtype_or_default(dtype)
+    if dt.kind != "f":
+        raise TypeError(f"{name}: dtype must be a float dtype, got {dt}")
+    return dt
+
+
+def rand(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Uniform samples in [0, 1) from the engine generator (see :func:`manual_seed`)."""
+    dev = get_device(device)
+    dt = _check_float(dtype, "rand")
+    arr = _random.uniform(dev.xp, _random.next_key(), _shape(shape), dt)
+    return _make(arr, dev, requires_grad)
+
+
+def randn(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Standard-normal samples from the engine generator."""
+    dev = get_device(device)
+    dt = _check_float(dtype, "randn")
+    arr = _random.normal(dev.xp, _random.next_key(), _shape(shape), dt)
+    return _make(arr, dev, requires_grad)
+
+
+def randint(low: int, high: int | None = None, size: Any = (), dtype: Any = "int64",
+            device: Any = None) -> Tensor:
+    """Uniform integers in ``[low, high)`` from the engine generator."""
+    if high is None:
+        low, high = 0, low
+    if high <= low:
+        raise ValueError(f"randint: need low < high, got {low} and {high}")
+    dev = get_device(device)
+    shape = _shape((size,))
+    n = 1
+    for s in shape:
+        n *= s
+    bits = dev.xp.uniform_bits(_random.next_key(), n)
+    span = high - low
+    vals = (bits % dev.xp.uint64(span)).astype(as_dtype(dtype)) + low
+    return _make(vals.reshape(shape), dev, False)

@@ -1,0 +1,851 @@
+"""The public math API: ``mg.exp``, ``mg.sum``, ``mg.matmul``, ...
+
+Every function here validates its arguments, normalizes them into an op's
+static attributes (axes become a sorted tuple, shapes tuples of ints), and
+runs the op through :func:`minigrad_ckpt.tape.apply`.  Signatures follow
+NumPy (``axis=``, ``keepdims=``, ``ddof=``).
+
+This module is also the *differentiable namespace*: when a gradient of a
+gradient is requested, op ``backward`` methods run with ``xp`` set to this
+module, so every name an op's backward uses (``exp``, ``where``, ``sum_to``,
+``index_add``, ...) exists here with the array namespace's signature.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any
+
+from . import backend
+from .backend import as_dtype, host_numpy, is_floating
+from .ops import comparison as _cmp
+from .ops import elementwise as _ew
+from .ops import indexing as _ix
+from .ops import linalg as _la
+from .ops import reduction as _red
+from .ops import shape as _sh
+from .tape import apply
+from .tensor import Tensor
+
+# Constants and dtypes, so backward code can write ``xp.inf`` or ``xp.float32``
+# in either namespace.
+inf = float("inf")
+nan = float("nan")
+pi = 3.141592653589793
+newaxis = None
+errstate = host_numpy.errstate
+for _dt in backend.SUPPORTED_DTYPES:
+    if _dt.name != "bool":  # keep the builtin bool usable in this module
+        globals()[_dt.name] = _dt.type
+del _dt
+bool_ = host_numpy.bool_
+
+_PY_SCALARS = (int, float, bool)
+
+# ---------------------------------------------------------------------------
+# Argument normalization
+# ---------------------------------------------------------------------------
+
+
+def _tensor(x: Any, like: Tensor | None = None) -> Tensor:
+    """``x`` as a Tensor: Tensors pass through, anything else is converted."""
+    if isinstance(x, Tensor):
+        return x
+    from .creation import tensor
+
+    if isinstance(x, host_numpy.ndarray) or like is None:
+        return tensor(x)
+    return tensor(x, device=like.device)
+
+
+def _operand(x: Any, like: Tensor) -> Any:
+    """A binary op's operand: a Tensor, or a Python scalar kept weakly typed."""
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, _PY_SCALARS):
+        return x
+    if isinstance(x, host_numpy.generic):
+        # NumPy scalars are weak too (as in PyTorch): f32 * np.float64(.5) stays f32
+        return x.item()
+    if isinstance(x, complex):
+        raise TypeError("complex numbers are not supported")
+    return _tensor(x, like)
+
+
+def _binary(op: Any, x: Any, y: Any) -> Tensor:
+    if isinstance(x, Tensor):
+        return apply(op, x, _operand(y, x))
+    if isinstance(y, Tensor):
+        return apply(op, _operand(x, y), y)
+    x = _tensor(x)
+    return apply(op, x, _operand(y, x))
+
+
+def normalize_axis(axis: Any, ndim: int, *, allow_none: bool = True) -> tuple[int, ...]:
+    """``axis`` (None, an int or a sequence of ints) as a sorted tuple of axes in range."""
+    if axis is None:
+        if not allow_none:
+            raise TypeError("axis may not be None here")
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, (int, host_numpy.integer)) else tuple(axis)
+    out = []
+    for a in axes:
+        if not isinstance(a, (int, host_numpy.integer)) or isinstance(a, bool):
+            raise TypeError(f"axis must be an int or a tuple of ints, got {axis!r}")
+        a = int(a)
+        if not -ndim <= a < ndim:
+            raise ValueError(f"axis {a} is out of bounds for a tensor of dimension {ndim}")
+        out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"repeated axis in {axis!r}")
+    return tuple(sorted(out))
+
+
+def _one_axis(axis: Any, ndim: int) -> int:
+    if not isinstance(axis, (int, host_numpy.integer)) or isinstance(axis, bool):
+        raise TypeError(f"axis must be an int, got {axis!r}")
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for a tensor of dimension {ndim}")
+    return int(axis) % ndim
+
+
+def _shape_arg(shape: Any) -> tuple[int, ...]:
+    if isinstance(shape, (int, host_numpy.integer)):
+        return (int(shape),)
+    return tuple(int(s) for s in shape)
+
+
+# ---------------------------------------------------------------------------
+# Elementwise math
+# ---------------------------------------------------------------------------
+_ADD, _SUB, _MUL, _DIV, _POW = _ew.Add(), _ew.Sub(), _ew.Mul(), _ew.Div(), _ew.Pow()
+_MAXIMUM, _MINIMUM = _ew.Maximum(), _ew.Minimum()
+_NEG, _EXP, _LOG, _LOG1P = _ew.Neg(), _ew.Exp(), _ew.Log(), _ew.Log1p()
+_SQRT, _ABS, _SIN, _COS = _ew.Sqrt(), _ew.Abs(), _ew.Sin(), _ew.Cos()
+_TANH, _SIGMOID = _ew.Tanh(), _ew.Sigmoid()
+_CLIP, _WHERE = _ew.Clip(), _ew.Where()
+
+
+def add(x: Any, y: Any) -> Tensor:
+    """``x + y`` with broadcasting."""
+    return _binary(_ADD, x, y)
+
+
+def subtract(x: Any, y: Any) -> Tensor:
+    """``x - y`` with broadcasting."""
+    return _binary(_SUB, x, y)
+
+
+def multiply(x: Any, y: Any) -> Tensor:
+    """``x * y`` with broadcasting."""
+    return _binary(_MUL, x, y)
+
+
+def divide(x: Any, y: Any) -> Tensor:
+    """``x / y`` with broadcasting (true division)."""
+    return _binary(_DIV, x, y)
+
+
+def power(x: Any, y: Any) -> Tensor:
+    """``x ** y`` with broadcasting; see :class:`~minigrad_ckpt.ops.elementwise.Pow`."""
+    return _binary(_POW, x, y)
+
+
+def maximum(x: Any, y: Any) -> Tensor:
+    """Elementwise maximum; ties split the gradient evenly."""
+    return _binary(_MAXIMUM, x, y)
+
+
+def minimum(x: Any, y: Any) -> Tensor:
+    """Elementwise minimum; ties split the gradient evenly."""
+    return _binary(_MINIMUM, x, y)
+
+
+def negative(x: Any) -> Tensor:
+    return apply(_NEG, _tensor(x))
+
+
+def exp(x: Any) -> Tensor:
+    return apply(_EXP, _tensor(x))
+
+
+def log(x: Any) -> Tensor:
+    """Natural log (``-inf`` at 0, NaN below, as NumPy, without warnings)."""
+    return apply(_LOG, _tensor(x))
+
+
+def log1p(x: Any) -> Tensor:
+    """``log(1 + x)``, accurate for small ``x``."""
+    return apply(_LOG1P, _tensor(x))
+
+
+def sqrt(x: Any) -> Tensor:
+    return apply(_SQRT, _tensor(x))
+
+
+def abs(x: Any) -> Tensor:  # noqa: A001 - NumPy's name
+    """Absolute value; gradient ``sign(x)`` (0 at 0)."""
+    return apply(_ABS, _tensor(x))
+
+
+def sin(x: Any) -> Tensor:
+    return apply(_SIN, _tensor(x))
+
+
+def cos(x: Any) -> Tensor:
+    return apply(_COS, _tensor(x))
+
+
+def tanh(x: Any) -> Tensor:
+    return apply(_TANH, _tensor(x))
+
+
+def sigmoid(x: Any) -> Tensor:
+    """``1 / (1 + exp(-x))`` without overflow."""
+    return apply(_SIGMOID, _tensor(x))
+
+
+def clip(x: Any, a_min: Any = None, a_max: Any = None) -> Tensor:
+    """Limit values to ``[a_min, a_max]`` (either may be None, a scalar or a tensor)."""
+    x = _tensor(x)
+    lo = None if a_min is None else _operand(a_min, x)
+    hi = None if a_max is None else _operand(a_max, x)
+    return apply(_CLIP, x, lo, hi)
+
+
+def where(condition: Any, x: Any, y: Any) -> Tensor:
+    """``x`` where ``condition`` is true, else ``y``.
+
+    The gradient of the branch that was not selected is exactly zero at each
+    element, and ops with a singular derivative turn a zero upstream gradient
+    into a zero gradient -- so ``where(x > 0, sqrt(x), 0)`` has no NaN at 0.
+    """
+    like = next((v for v in (condition, x, y) if isinstance(v, Tensor)), None)
+    cond = _tensor(condition, like)
+    if cond.dtype != host_numpy.bool_:
+        cond = cond != 0
+    return apply(_WHERE, cond, _operand(x, cond), _operand(y, cond))
+
+
+# ---------------------------------------------------------------------------
+# Non-differentiable elementwise ops
+# ---------------------------------------------------------------------------
+_EQ, _NE, _LT = _cmp.Equal(), _cmp.NotEqual(), _cmp.Less()
+_LE, _GT, _GE = _cmp.LessEqual(), _cmp.Greater(), _cmp.GreaterEqual()
+_AND, _OR, _NOT = _cmp.LogicalAnd(), _cmp.LogicalOr(), _cmp.LogicalNot()
+_SIGN, _ISNAN, _ISFINITE = _cmp.Sign(), _cmp.IsNan(), _cmp.IsFinite()
+
+
+def equal(x: Any, y: Any) -> Tensor:
+    return _binary(_EQ, x, y)
+
+
+def not_equal(x: Any, y: Any) -> Tensor:
+    return _binary(_NE, x, y)
+
+
+def less(x: Any, y: Any) -> Tensor:
+    return _binary(_LT, x, y)
+
+
+def less_equal(x: Any, y: Any) -> Tensor:
+    return _binary(_LE, x, y)
+
+
+def greater(x: Any, y: Any) -> Tensor:
+    return _binary(_GT, x, y)
+
+
+def greater_equal(x: Any, y: Any) -> Tensor:
+    return _binary(_GE, x, y)
+
+
+def logical_and(x: Any, y: Any) -> Any:
+    if isinstance(x, bool) and isinstance(y, bool):
+        return x and y
+    return _binary(_AND, x, y)
+
+
+def logical_or(x: Any, y: Any) -> Any:
+    if isinstance(x, bool) and isinstance(y, bool):
+        return x or y
+    return _binary(_OR, x, y)
+
+
+def logical_not(x: Any) -> Any:
+    if isinstance(x, bool):
+        return not x
+    return apply(_NOT, _tensor(x))
+
+
+def sign(x: Any) -> Tensor:
+    """-1, 0 or 1 (not differentiable: the result does not require grad)."""
+    return apply(_SIGN, _tensor(x))
+
+
+def isnan(x: Any) -> Tensor:
+    return apply(_ISNAN, _tensor(x))
+
+
+def isfinite(x: Any) -> Tensor:
+    return apply(_ISFINITE, _tensor(x))
+
+
+# ---------------------------------------------------------------------------
+# Reductions and scans
+# ---------------------------------------------------------------------------
+
+
+def _reduce(cls: type, x: Any, axis: Any, keepdims: bool, **extra: Any) -> Tensor:
+    x = _tensor(x)
+    axes = normalize_axis(axis, x.ndim)
+    return apply(cls(axes=axes, keepdims=bool(keepdims), in_shape=x.shape, **extra), x)
+
+
+def _check_nonempty(name: str, x: Tensor, axis: Any) -> None:
+    axes = normalize_axis(axis, x.ndim)
+    if any(x.shape[a] == 0 for a in axes) or (not axes and x.size == 0):
+        raise ValueError(
+            f"{name}: cannot reduce over an empty axis (shape {x.shape}, axis={axis!r}); "
+            f"the result has no defined value"
+        )
+
+
+def sum(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:  # noqa: A001
+    """Sum over ``axis`` (all axes for None; ``()`` for none)."""
+    return _reduce(_red.Sum, x, axis, keepdims)
+
+
+def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+    """Arithmetic mean over ``axis`` (NaN over an empty axis, like NumPy)."""
+    return _reduce(_red.Mean, x, axis, keepdims)
+
+
+def max(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:  # noqa: A001
+    """Maximum over ``axis``; tied maxima share the gradient evenly."""
+    x = _tensor(x)
+    _check_nonempty("max", x, axis)
+    return _reduce(_red.Max, x, axis, keepdims)
+
+
+def min(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:  # noqa: A001
+    """Minimum over ``axis``; tied minima share the gradient evenly."""
+    x = _tensor(x)
+    _check_nonempty("min", x, axis)
+    return _reduce(_red.Min, x, axis, keepdims)
+
+
+def prod(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+    """Product over ``axis``, with exact gradients when factors are zero."""
+    return _reduce(_red.Prod, x, axis, keepdims)
+
+
+def var(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Tensor:
+    """Variance over ``axis``: ``sum((x - mean)**2) / (N - ddof)``."""
+    return _reduce(_red.Var, x, axis, keepdims, ddof=int(ddof))
+
+
+def std(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Tensor:
+    """Standard deviation; the gradient of a constant slice is 0."""
+    return _reduce(_red.Std, x, axis, keepdims, ddof=int(ddof))
+
+
+def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+    """``log(sum(exp(x)))`` over ``axis``, stable for large magnitudes."""
+    x = _tensor(x)
+    _check_nonempty("logsumexp", x, axis)
+    return _reduce(_red.LogSumExp, x, axis, keepdims)
+
+
+def cumsum(x: Any, axis: int | None = None) -> Tensor:
+    """Running sum along ``axis`` (over the flattened tensor for None)."""
+    x = _tensor(x)
+    ax = None if axis is None else _one_axis(axis, x.ndim)
+    return apply(_red.CumSum(axis=ax, in_shape=x.shape), x)
+
+
+def argmax(x: Any, axis: int | None = None, keepdims: bool = False) -> Tensor:
+    """Index of the maximum (first on ties); an int64 tensor, not differentiable."""
+    x = _tensor(x)
+    ax = None if axis is None else _one_axis(axis, x.ndim)
+    _check_nonempty("argmax", x, ax)
+    return apply(_cmp.ArgMax(axis=ax, keepdims=bool(keepdims)), x)
+
+
+def argmin(x: Any, axis: int | None = None, keepdims: bool = False) -> Tensor:
+    """Index of the minimum (first on ties); an int64 tensor, not differentiable."""
+    x = _tensor(x)
+    ax = None if axis is None else _one_axis(axis, x.ndim)
+    _check_nonempty("argmin", x, ax)
+    return apply(_cmp.ArgMin(axis=ax, keepdims=bool(keepdims)), x)
+
+
+# ---------------------------------------------------------------------------
+# Linear algebra
+# ---------------------------------------------------------------------------
+_MATMUL = _la.MatMul()
+
+
+def matmul(x: Any, y: Any) -> Tensor:
+    """Matrix product with NumPy's rules (1-D promotion, batch broadcasting)."""
+    x = _tensor(x, y if isinstance(y, Tensor) else None)
+    y = _tensor(y, x)
+    if x.ndim == 0 or y.ndim == 0:
+        raise ValueError(f"matmul: operands must not be 0-d (got shapes {x.shape} and {y.shape})")
+    k1 = x.shape[-1]
+    k2 = y.shape[0] if y.ndim == 1 else y.shape[-2]
+    if k1 != k2:
+        raise ValueError(
+            f"matmul: shapes {x.shape} and {y.shape} are not aligned: "
+            f"{k1} (last axis of the first) != {k2} ({'only' if y.ndim == 1 else 'second-to-last'} "
+            f"axis of the second)"
+        )
+    if x.ndim > 2 and y.ndim > 2:
+        _broadcast_shapes("matmul", x.shape[:-2], y.shape[:-2])
+    return apply(_MATMUL, x, y)
+
+
+def einsum(subscripts: str, *operands: Any) -> Tensor:
+    """Einstein summation, e.g. ``einsum("bij,bjk->bik", a, b)``.
+
+    Implicit output (no ``->``) and ``...`` are supported, as in NumPy.
+    """
+    like = next((o for o in operands if isinstance(o, Tensor)), None)
+    ts = [_tensor(o, like) for o in operands]
+    explicit = _explicit_einsum(subscripts, [t.shape for t in ts])
+    return apply(_la.Einsum(subscripts=explicit), *ts)
+
+
+def _explicit_einsum(subscripts: str, shapes: list[tuple[int, ...]]) -> str:
+    s = subscripts.replace(" ", "")
+    ins, arrow, out = s.partition("->")
+    specs = ins.split(",")
+    if len(specs) != len(shapes):
+        raise ValueError(f"einsum: {len(specs)} operand subscripts for {len(shapes)} operands")
+    for spec in specs + [out]:
+        bad = [c for c in spec.replace("...", "") if not c.isalpha()]
+        if bad:
+            raise ValueError(f"einsum: invalid subscript characters {bad} in {subscripts!r}")
+    used = set("".join(specs + [out]).replace(".", ""))
+    spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in used]
+    ell_ndim = 0
+    for spec, shape in zip(specs, shapes):
+        named = len(spec.replace("...", ""))
+        if "..." in spec:
+            ell_ndim = builtins.max(ell_ndim, len(shape) - named)
+        elif named != len(shape):
+            raise ValueError(
+                f"einsum: operand with subscripts {spec!r} has {len(shape)} dimensions"
+            )
+    ell = "".join(spare[:ell_ndim])
+    new_specs = []
+    for spec, shape in zip(specs, shapes):
+        if "..." in spec:
+            k = len(shape) - len(spec.replace("...", ""))
+            spec = spec.replace("...", ell[ell_ndim - k:] if k else "")
+        new_specs.append(spec)
+    if arrow:
+        out = out.replace("...", ell)
+    else:
+        counts: dict[str, int] = {}
+        for c in "".join(s for s in new_specs):
+            counts[c] = counts.get(c, 0) + 1
+        out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
+    return ",".join(new_specs) + "->" + out
+
+
+# ---------------------------------------------------------------------------
+# Shape and layout
+# ---------------------------------------------------------------------------
+
+
+def reshape(x: Any, shape: Any) -> Tensor:
+    """Same values, new shape (one entry may be -1)."""
+    x = _tensor(x)
+    shape = _shape_arg(shape)
+    if shape.count(-1) > 1:
+        raise ValueError(f"reshape: only one dimension can be -1, got {shape}")
+    if -1 in shape:
+        known = 1
+        for s in shape:
+            if s != -1:
+                known *= s
+        if known == 0 or x.size % known:
+            raise ValueError(f"reshape: cannot reshape {x.shape} into {shape}")
+        shape = tuple(x.size // known if s == -1 else s for s in shape)
+    n = 1
+    for s in shape:
+        if s < 0:
+            raise ValueError(f"reshape: negative dimension in {shape}")
+        n *= s
+    if n != x.size:
+        raise ValueError(
+            f"reshape: cannot reshape a tensor of shape {x.shape} ({x.size} elements) into {shape}"
+        )
+    return apply(_sh.Reshape(shape=shape, in_shape=x.shape), x)
+
+
+def transpose(x: Any, axes: Any = None) -> Tensor:
+    """Permute axes (reverse them for None)."""
+    x = _tensor(x)
+    if axes is None:
+        perm = tuple(reversed(range(x.ndim)))
+    else:
+        perm = tuple(int(a) % x.ndim if x.ndim else int(a) for a in axes)
+        if sorted(perm) != list(range(x.ndim)):
+            raise ValueError(f"transpose: axes {tuple(axes)} are not a permutation of {x.ndim} axes")
+    return apply(_sh.Transpose(axes=perm), x)
+
+
+def permute(x: Any, *axes: Any) -> Tensor:
+    """PyTorch's name for :func:`transpose` with explicit axes."""
+    if len(axes) == 1 and not isinstance(axes[0], int):
+        axes = tuple(axes[0])
+    return transpose(x, axes)
+
+
+def swapaxes(x: Any, axis1: int, axis2: int) -> Tensor:
+    """Exchange two axes."""
+    x = _tensor(x)
+    a, b = _one_axis(axis1, x.ndim), _one_axis(axis2, x.ndim)
+    perm = list(range(x.ndim))
+    perm[a], perm[b] = perm[b], perm[a]
+    return apply(_sh.Transpose(axes=tuple(perm)), x)
+
+
+def moveaxis(x: Any, source: int, destination: int) -> Tensor:
+    x = _tensor(x)
+    s, d = _one_axis(source, x.ndim), _one_axis(destination, x.ndim)
+    perm = [a for a in range(x.ndim) if a != s]
+    perm.insert(d, s)
+    return apply(_sh.Transpose(axes=tuple(perm)), x)
+
+
+def expand_dims(x: Any, axis: Any) -> Tensor:
+    """Insert size-1 axes at ``axis`` (an int or a tuple, positions in the result)."""
+    x = _tensor(x)
+    axes = (axis,) if isinstance(axis, (int, host_numpy.integer)) else tuple(axis)
+    nd = x.ndim + len(axes)
+    pos = normalize_axis(axes, nd)
+    it = iter(x.shape)
+    shape = tuple(1 if i in pos else next(it) for i in range(nd))
+    return apply(_sh.Reshape(shape=shape, in_shape=x.shape), x)
+
+
+def squeeze(x: Any, axis: Any = None) -> Tensor:
+    """Remove size-1 axes (all of them for None)."""
+    x = _tensor(x)
+    if axis is None:
+        axes = tuple(i for i, n in enumerate(x.shape) if n == 1)
+    else:
+        axes = normalize_axis(axis, x.ndim)
+        for a in axes:
+            if x.shape[a] != 1:
+                raise ValueError(f"squeeze: axis {a} has size {x.shape[a]}, not 1")
+    shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
+    return apply(_sh.Reshape(shape=shape, in_shape=x.shape), x)
+
+
+def _broadcast_shapes(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+    try:
+        return tuple(host_numpy.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ValueError(
+            f"{name}: shapes {' and '.join(str(tuple(s)) for s in shapes)} cannot be broadcast together"
+        ) from None
+
+
+def broadcast_to(x: Any, shape: Any) -> Tensor:
+    """A read-only view of ``x`` broadcast to ``shape``."""
+    x = _tensor(x)
+    shape = _shape_arg(shape)
+    if _broadcast_shapes("broadcast_to", x.shape, shape) != shape:
+        raise ValueError(f"broadcast_to: cannot broadcast {x.shape} to {shape}")
+    return apply(_sh.BroadcastTo(shape=shape, in_shape=x.shape), x)
+
+
+def sum_to(x: Any, shape: Any) -> Tensor:
+    """Sum ``x`` down to ``shape`` (the adjoint of :func:`broadcast_to`)."""
+    x = _tensor(x)
+    shape = _shape_arg(shape)
+    if x.shape == shape:
+        return x
+    if _broadcast_shapes("sum_to", x.shape, shape) != x.shape:
+        raise ValueError(f"sum_to: {x.shape} is not a broadcast of {shape}")
+    return apply(_sh.SumTo(shape=shape, in_shape=x.shape), x)
+
+
+def concatenate(tensors: Sequence[Any], axis: int = 0) -> Tensor:
+    """Join tensors along an existing axis."""
+    ts = _tensor_list("concatenate", tensors)
+    ax = _one_axis(axis, ts[0].ndim) if ts[0].ndim else None
+    if ax is None:
+        raise ValueError("concatenate: zero-dimensional tensors cannot be concatenated")
+    for t in ts[1:]:
+        if t.ndim != ts[0].ndim or any(
+            a != b for i, (a, b) in enumerate(zip(t.shape, ts[0].shape)) if i != ax
+        ):
+            raise ValueError(
+                f"concatenate: shapes {ts[0].shape} and {t.shape} differ outside axis {ax}"
+            )
+    return apply(_sh.Concatenate(axis=ax, sizes=tuple(t.shape[ax] for t in ts)), *ts)
+
+
+def stack(tensors: Sequence[Any], axis: int = 0) -> Tensor:
+    """Join same-shaped tensors along a new axis."""
+    ts = _tensor_list("stack", tensors)
+    for t in ts[1:]:
+        if t.shape != ts[0].shape:
+            raise ValueError(f"stack: all tensors need the same shape, got {ts[0].shape} and {t.shape}")
+    ax = _one_axis(axis, ts[0].ndim + 1)
+    return apply(_sh.Stack(axis=ax), *ts)
+
+
+def _tensor_list(name: str, tensors: Sequence[Any]) -> list[Tensor]:
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name} takes a list or tuple of tensors")
+    if not tensors:
+        raise ValueError(f"{name} needs at least one tensor")
+    like = next((t for t in tensors if isinstance(t, Tensor)), None)
+    return [_tensor(t, like) for t in tensors]
+
+
+def split(x: Any, indices_or_sections: Any, axis: int = 0) -> list[Tensor]:
+    """Split into pieces along ``axis`` (NumPy's ``split``: a count or split points)."""
+    x = _tensor(x)
+    ax = _one_axis(axis, x.ndim)
+    n = x.shape[ax]
+    if isinstance(indices_or_sections, (int, host_numpy.integer)):
+        k = int(indices_or_sections)
+        if k <= 0 or n % k:
+            raise ValueError(f"split: axis {ax} of length {n} cannot be split into {k} equal parts")
+        points = [n // k * i for i in range(1, k)]
+    else:
+        points = [int(p) for p in indices_or_sections]
+    bounds = [0] + points + [n]
+    lead = (slice(None),) * ax
+    return [x[lead + (slice(a, b),)] for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def flip(x: Any, axis: Any = None) -> Tensor:
+    """Reverse the order of elements along ``axis`` (all axes for None)."""
+    x = _tensor(x)
+    return apply(_sh.Flip(axes=normalize_axis(axis, x.ndim)), x)
+
+
+def pad(x: Any, pad_width: Any, mode: str = "constant", constant_values: float = 0) -> Tensor:
+    """Pad with a constant (NumPy's ``pad_width`` forms: int, pair, or a pair per axis)."""
+    x = _tensor(x)
+    if mode != "constant":
+        raise NotImplementedError(f"pad: only mode='constant' is supported, got {mode!r}")
+    pw = host_numpy.broadcast_to(host_numpy.asarray(pad_width, dtype=host_numpy.int64), (x.ndim, 2))
+    if (pw < 0).any():
+        raise ValueError(f"pad: negative pad width in {pad_width!r}")
+    widths = tuple((int(a), int(b)) for a, b in pw)
+    value = _operand(constant_values, x)
+    if isinstance(value, Tensor):
+        raise TypeError("pad: constant_values must be a number")
+    return apply(_sh.Pad(pad_width=widths, value=value, in_shape=x.shape), x)
+
+
+def astype(x: Any, dtype: Any) -> Tensor:
+    """Cast to ``dtype``.  Casting to a non-float type cuts the tape (no gradient)."""
+    x = _tensor(x)
+    dt = as_dtype(dtype)
+    if dt == x.dtype:
+        return x
+    if not is_floating(dt):
+        return apply(_sh.AsType(dtype=dt.name), x.detach())
+    return apply(_sh.AsType(dtype=dt.name), x)
+
+
+def clone(x: Any) -> Tensor:
+    """A copy with its own memory (differentiable)."""
+    return apply(_sh.Clone(), _tensor(x))
+
+
+def to_device(x: Any, device: Any) -> Tensor:
+    """Move to another device (differentiable; see ``docs/devices.md``)."""
+    from .ops.device import ToDevice
+
+    x = _tensor(x)
+    dev = backend.get_device(device)
+    if dev is x.device:
+        return x
+    return ToDevice.move(x, dev)
+
+
+# ---------------------------------------------------------------------------
+# Indexing
+# ---------------------------------------------------------------------------
+
+
+def _normalize_index(index: Any, x: Tensor) -> Any:
+    """An index as plain data: ints, slices, None, Ellipsis and device arrays."""
+    items = index if type(index) is tuple else (index,)
+    xp = x.device.xp
+    out = []
+    for it in items:
+        if it is None or it is Ellipsis or type(it) is slice:
+            out.append(it)
+        elif isinstance(it, bool):
+            out.append(xp.asarray(it))
+        elif isinstance(it, (int, host_numpy.integer)):
+            out.append(int(it))
+        elif isinstance(it, Tensor):
+            if it.device is not x.device:
+                raise RuntimeError(f"index is on {it.device}, tensor is on {x.device}")
+            if it.dtype.kind not in "iub":
+                raise IndexError(f"tensors used as indices must be integer or bool, got {it.dtype}")
+            out.append(it.data)
+        else:
+            arr = host_numpy.asarray(it)
+            if arr.dtype.kind not in "iub":
+                if arr.size == 0:
+                    arr = arr.astype(host_numpy.int64)
+                else:
+                    raise IndexError(f"arrays used as indices must be integer or bool, got {arr.dtype}")
+            out.append(xp.asarray(arr))
+    _check_index_bounds(out, x)
+    return tuple(out)
+
+
+def _check_index_bounds(items: list[Any], x: Tensor) -> None:
+    """Raise IndexError for out-of-range integers (CuPy would silently wrap)."""
+    n_ell = builtins.sum(1 for it in items if it is Ellipsis)
+    if n_ell > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    consumed = builtins.sum(
+        (it.ndim if hasattr(it, "dtype") and it.dtype.kind == "b" else 1)
+        for it in items if it is not None and it is not Ellipsis
+    )
+    if consumed > x.ndim:
+        raise IndexError(f"too many indices for a tensor of dimension {x.ndim}")
+    dim = 0
+    for it in items:
+        if it is Ellipsis:
+            dim += x.ndim - consumed
+            continue
+        if it is None:
+            continue
+        if hasattr(it, "dtype") and it.dtype.kind == "b":
+            if tuple(it.shape) != x.shape[dim:dim + it.ndim]:
+                raise IndexError(
+                    f"boolean index of shape {tuple(it.shape)} does not match the indexed "
+                    f"axes of shape {x.shape[dim:dim + it.ndim]}"
+                )
+            dim += it.ndim
+            continue
+        n = x.shape[dim]
+        if type(it) is int:
+            if not -n <= it < n:
+                raise IndexError(f"index {it} is out of bounds for axis {dim} with size {n}")
+        elif hasattr(it, "dtype") and it.size:
+            lo, hi = int(it.min()), int(it.max())
+            if lo < -n or hi >= n:
+                bad = lo if lo < -n else hi
+                raise IndexError(f"index {bad} is out of bounds for axis {dim} with size {n}")
+        dim += 1
+
+
+def getitem(x: Any, index: Any) -> Tensor:
+    """``x[index]``: basic, integer-array and boolean indexing, as NumPy."""
+    x = _tensor(x)
+    idx = _normalize_index(index, x)
+    return apply(_ix.GetItem(index=idx, in_shape=x.shape), x)
+
+
+def index_add(shape: Any, index: Any, values: Any) -> Tensor:
+    """Zeros of ``shape`` with ``values`` accumulated at ``index`` (indexing's adjoint)."""
+    values = _tensor(values)
+    shape = _shape_arg(shape)
+    if not isinstance(index, tuple) or any(isinstance(i, Tensor) for i in index):
+        probe = Tensor._wrap(values.device.xp.empty(shape, dtype=values.dtype), None, values.device)
+        index = _normalize_index(index, probe)
+    return apply(_ix.IndexAdd(shape=shape, index=index), values)
+
+
+def take(x: Any, indices: Any, axis: int | None = None) -> Tensor:
+    """Elements of ``x`` at integer ``indices`` along ``axis`` (flattened for None)."""
+    x = _tensor(x)
+    if axis is None:
+        return getitem(reshape(x, (-1,)), (indices,))
+    ax = _one_axis(axis, x.ndim)
+    return getitem(x, (slice(None),) * ax + (indices,))
+
+
+# ---------------------------------------------------------------------------
+# Creation helpers the differentiable namespace needs (constants)
+# ---------------------------------------------------------------------------
+
+
+def eye(n: int, m: int | None = None, dtype: Any = None, device: Any = None) -> Tensor:
+    """The identity matrix (a constant)."""
+    from .creation import _default_float
+
+    dev = backend.get_device(device)
+    dt = as_dtype(dtype) if dtype is not None else _default_float()
+    return Tensor._wrap(dev.xp.eye(n, m, dtype=dt), None, dev)
+
+
+# ---------------------------------------------------------------------------
+# Tensor methods and operators: sugar over the functions above
+# ---------------------------------------------------------------------------
+
+
+def _rsub(x: Any, y: Any) -> Tensor:
+    return subtract(y, x)
+
+
+def _rdiv(x: Any, y: Any) -> Tensor:
+    return divide(y, x)
+
+
+def _rpow(x: Any, y: Any) -> Tensor:
+    return power(y, x)
+
+
+def _rmatmul(x: Any, y: Any) -> Tensor:
+    return matmul(y, x)
+
+
+def _method_reshape(x: Tensor, *shape: Any) -> Tensor:
+    if len(shape) == 1 and not isinstance(shape[0], (int, host_numpy.integer)):
+        shape = tuple(shape[0])
+    return reshape(x, shape)
+
+
+def _method_transpose(x: Tensor, *axes: Any) -> Tensor:
+    if not axes:
+        return transpose(x)
+    if len(axes) == 1 and not isinstance(axes[0], (int, host_numpy.integer)):
+        axes = tuple(axes[0]) if axes[0] is not None else None
+    return transpose(x, axes)
+
+
+_METHODS = {
+    "__add__": add, "__radd__": add, "__sub__": subtract, "__rsub__": _rsub,
+    "__mul__": multiply, "__rmul__": multiply, "__truediv__": divide, "__rtruediv__": _rdiv,
+    "__pow__": power, "__rpow__": _rpow, "__matmul__": matmul, "__rmatmul__": _rmatmul,
+    "__neg__": negative, "__pos__": lambda x: x, "__abs__": abs,
+    "__eq__": equal, "__ne__": not_equal, "__lt__": less, "__le__": less_equal,
+    "__gt__": greater, "__ge__": greater_equal,
+    "__getitem__": getitem,
+    "__and__": logical_and, "__or__": logical_or, "__invert__": logical_not,
+    "exp": exp, "log": log, "log1p": log1p, "sqrt": sqrt, "abs": abs, "sin": sin, "cos": cos,
+    "tanh": tanh, "sigmoid": sigmoid, "clip": clip, "maximum": maximum, "minimum": minimum,
+    "matmul": matmul, "sum": sum, "mean": mean, "max": max, "min": min, "prod": prod,
+    "var": var, "std": std, "logsumexp": logsumexp, "cumsum": cumsum,
+    "argmax": argmax, "argmin": argmin, "reshape": _method_reshape,
+    "transpose": _method_transpose, "permute": permute, "swapaxes": swapaxes,
+    "moveaxis": moveaxis, "expand_dims": expand_dims, "squeeze": squeeze,
+    "broadcast_to": broadcast_to, "sum_to": sum_to, "flip": flip, "pad": pad,
+    "astype": astype, "clone": clone, "sign": sign, "isnan": isnan, "isfinite": isfinite,
+    "take": take,
+}
+for _name, _fn in _METHODS.items():
+    setattr(Tensor, _name, _fn)
+Tensor.T = property(lambda self: transpose(self))  # type: ignore[attr-defined]
+Tensor.mT = property(lambda self: swapaxes(self, -1, -2))  # type: ignore[attr-defined]
+del _name, _fn

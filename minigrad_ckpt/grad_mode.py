@@ -1,0 +1,96 @@
+"""Grad mode: whether new ops are recorded on the tape.
+
+Recording is on by default.  ``no_grad()`` turns it off for a block (or a
+function, as a decorator), ``enable_grad()`` turns it back on inside such a
+block.  The switch is per thread, like PyTorch's.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "is_recomputing"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _State(threading.local):
+    # ``enabled`` is read on every op, so it is a plain attribute of a
+    # thread-local object: one attribute lookup, no function call.
+    enabled = True
+    recomputing = 0
+
+
+state = _State()
+
+
+def is_grad_enabled() -> bool:
+    """True if ops are currently recorded for backward."""
+    return state.enabled
+
+
+def is_recomputing() -> bool:
+    """True while checkpointed values are being re-materialized (replayed).
+
+    Replay re-runs recorded array math only, never user code; this flag exists
+    for the rare user hook that runs during backward and must know.
+    """
+    return state.recomputing > 0
+
+
+class _GradModeContext:
+    """A context manager that is also a decorator."""
+
+    _mode: bool
+
+    def __enter__(self) -> None:
+        self._prev = state.enabled
+        state.enabled = self._mode
+
+    def __exit__(self, *exc: object) -> None:
+        state.enabled = self._prev
+
+    def __call__(self, fn: F) -> F:
+        mode = self._mode
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            prev = state.enabled
+            state.enabled = mode
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                state.enabled = prev
+
+        return wrapper  # type: ignore[return-value]
+
+
+class no_grad(_GradModeContext):
+    """Do not record ops: results have no history and do not require grad.
+
+    Use it for evaluation and for parameter updates::
+
+        with mg.no_grad():
+            y = model(x)          # y.requires_grad is False
+
+        @mg.no_grad()
+        def evaluate(model, x): ...
+    """
+
+    _mode = False
+
+
+class enable_grad(_GradModeContext):
+    """Record ops again inside a ``no_grad`` block (or decorated function)."""
+
+    _mode = True
+
+
+class set_grad_enabled(_GradModeContext):
+    """Set recording on or off: ``with mg.set_grad_enabled(training): ...``."""
+
+    def __init__(self, mode: bool) -> None:
+        self._mode = bool(mode)

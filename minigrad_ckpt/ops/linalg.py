@@ -1,0 +1,102 @@
+"""Linear algebra: matmul (NumPy semantics, batched and 1-D) and einsum."""
+
+from __future__ import annotations
+
+from .base import Op
+
+
+class MatMul(Op):
+    """``x @ y`` with NumPy's rules: 1-D operands are promoted and the added
+    axis removed again; leading (batch) axes broadcast."""
+
+    uses_needs_input_grad = True
+
+    def forward(self, xp, x, y):
+        return xp.matmul(x, y)
+
+    def backward(self, xp, g, out, x, y, needs_input_grad=(True, True)):
+        x2 = x.reshape((1,) + x.shape) if x.ndim == 1 else x
+        y2 = y.reshape(y.shape + (1,)) if y.ndim == 1 else y
+        if x.ndim == 1 and y.ndim == 1:
+            g2 = g.reshape((1, 1))
+        elif x.ndim == 1:
+            g2 = g.reshape(g.shape[:-1] + (1, g.shape[-1]))
+        elif y.ndim == 1:
+            g2 = g.reshape(g.shape + (1,))
+        else:
+            g2 = g
+        gx = gy = None
+        if needs_input_grad[0]:
+            gx = xp.matmul(g2, xp.swapaxes(y2, -1, -2))
+            if x.ndim == 1:
+                gx = gx.reshape(gx.shape[:-2] + gx.shape[-1:])
+        if needs_input_grad[1]:
+            gy = xp.matmul(xp.swapaxes(x2, -1, -2), g2)
+            if y.ndim == 1:
+                gy = gy.reshape(gy.shape[:-1])
+        return gx, gy
+
+    def reference(self, np, x, y):
+        return np.matmul(x, y)
+
+
+class Einsum(Op):
+    """``einsum`` with explicit output subscripts (``functional.einsum`` makes
+    them explicit and expands ``...``).  The gradient for operand ``k`` is
+    another einsum: the output gradient contracted with the other operands;
+    letters that only operand ``k`` sums over are broadcast back.
+    Repeated letters within one operand (traces, diagonals) are supported by
+    masking with an identity."""
+
+    uses_needs_input_grad = True
+
+    def forward(self, xp, *xs):
+        return xp.einsum(self.subscripts, *xs)
+
+    def backward(self, xp, g, out, *xs, needs_input_grad=None):
+        ins, outs = self.subscripts.split("->")
+        specs = ins.split(",")
+        grads = []
+        for k in range(len(specs)):
+            if needs_input_grad is not None and not needs_input_grad[k]:
+                grads.append(None)
+                continue
+            grads.append(_einsum_operand_grad(xp, g, outs, specs, xs, k))
+        return tuple(grads)
+
+    def reference(self, np, *xs):
+        return np.einsum(self.subscripts, *xs)
+
+
+def _einsum_operand_grad(xp, g, out_spec, specs, xs, k):
+    spec = specs[k]
+    others = [(s, x) for i, (s, x) in enumerate(zip(specs, xs)) if i != k]
+    available = set(out_spec).union(*[set(s) for s, _ in others]) if others else set(out_spec)
+    unique = "".join(dict.fromkeys(spec))  # letters of operand k, first occurrence order
+    reachable = "".join(c for c in unique if c in available)
+    expr = ",".join([out_spec] + [s for s, _ in others]) + "->" + reachable
+    r = xp.einsum(expr, g, *[x for _, x in others])
+    # letters only operand k had (summed over in the forward): broadcast back
+    sizes = {}
+    for c, n in zip(spec, xs[k].shape):
+        sizes[c] = n
+    full_shape = tuple(sizes[c] for c in unique)
+    shape_r = tuple(sizes[c] if c in reachable else 1 for c in unique)
+    r = xp.broadcast_to(r.reshape(shape_r), full_shape)
+    if len(unique) == len(spec):
+        return r
+    # Repeated letters (e.g. "ii"): the value belongs on the diagonal.  Each
+    # repeat gets a fresh letter tied to the first by an identity matrix.
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    spare = iter(c for c in letters if c not in spec)
+    terms, operands, out_letters, seen = [unique], [r], [], set()
+    for c in spec:
+        if c in seen:
+            fresh = next(spare)
+            out_letters.append(fresh)
+            terms.append(c + fresh)
+            operands.append(xp.eye(sizes[c], dtype=xs[k].dtype))
+        else:
+            out_letters.append(c)
+            seen.add(c)
+    return xp.einsum(",".join(terms) + "->" + "".join(out_letters), *operands)

@@ -1,0 +1,229 @@
+"""Reductions and scans: sum, mean, max, min, prod, var, std, logsumexp, cumsum.
+
+Attributes are normalized by :mod:`minigrad_ckpt.functional` before an op is
+built: ``axes`` is a sorted tuple of non-negative axes (all axes for
+``axis=None``), and ``in_shape`` is the input's shape, which backward needs to
+broadcast the gradient back.
+
+Conventions (documented in ``docs/ops.md``):
+
+* ``max``/``min``: tied extreme values share the gradient evenly.
+* ``prod``: exact with zeros -- one zero in a slice gets the product of the
+  others, every other element 0; two or more zeros give 0 everywhere.
+* ``var``/``std`` follow NumPy's ``ddof``; for ``N - ddof <= 0`` the value is
+  NumPy's (inf or nan) and so is the gradient.  ``std`` of a constant slice
+  has gradient 0 (a subgradient), not ``0/0``.
+* ``mean`` over an empty axis is NaN, like NumPy, with an empty gradient.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import Op
+
+
+class _Reduction(Op):
+    abstract = True
+
+    def kept_shape(self) -> tuple[int, ...]:
+        """The output shape with the reduced axes kept as size 1."""
+        return tuple(1 if i in self.axes else n for i, n in enumerate(self.in_shape))
+
+    def count(self) -> int:
+        n = 1
+        for a in self.axes:
+            n *= self.in_shape[a]
+        return n
+
+    def expand(self, xp: Any, v: Any) -> Any:
+        """``v`` (an output-shaped value) reshaped to broadcast against the input."""
+        return v.reshape(self.kept_shape())
+
+
+class Sum(_Reduction):
+    save_inputs = False
+
+    def forward(self, xp, x):
+        return xp.sum(x, axis=self.axes, keepdims=self.keepdims)
+
+    def backward(self, xp, g, out, x):
+        return xp.broadcast_to(self.expand(xp, g), self.in_shape)
+
+    def reference(self, np, x):
+        return np.sum(x, axis=self.axes, keepdims=self.keepdims)
+
+
+class Mean(_Reduction):
+    save_inputs = False
+
+    def forward(self, xp, x):
+        n = self.count()
+        if n == 0:
+            with xp.errstate(invalid="ignore", divide="ignore"):
+                return xp.sum(x, axis=self.axes, keepdims=self.keepdims) / n
+        return xp.mean(x, axis=self.axes, keepdims=self.keepdims)
+
+    def backward(self, xp, g, out, x):
+        n = self.count()
+        scaled = g * (1.0 / n) if n else g * 0
+        return xp.broadcast_to(self.expand(xp, scaled), self.in_shape)
+
+    def reference(self, np, x):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.sum(x, axis=self.axes, keepdims=self.keepdims) / self.count()
+
+
+class Max(_Reduction):
+    """Maximum over ``axes``; tied maxima share the gradient evenly."""
+
+    save_output = True
+
+    def forward(self, xp, x):
+        return xp.max(x, axis=self.axes, keepdims=self.keepdims)
+
+    def backward(self, xp, g, out, x):
+        return _extreme_grad(self, xp, g, out, x)
+
+    def reference(self, np, x):
+        return np.max(x, axis=self.axes, keepdims=self.keepdims)
+
+
+class Min(_Reduction):
+    """Minimum over ``axes``; tied minima share the gradient evenly."""
+
+    save_output = True
+
+    def forward(self, xp, x):
+        return xp.min(x, axis=self.axes, keepdims=self.keepdims)
+
+    def backward(self, xp, g, out, x):
+        return _extreme_grad(self, xp, g, out, x)
+
+    def reference(self, np, x):
+        return np.min(x, axis=self.axes, keepdims=self.keepdims)
+
+
+def _extreme_grad(op: _Reduction, xp: Any, g: Any, out: Any, x: Any) -> Any:
+    hit = x == op.expand(xp, out)
+    ties = xp.sum(hit, axis=op.axes, keepdims=True).astype(g.dtype)
+    return hit * (op.expand(xp, g) / ties)
+
+
+class Prod(_Reduction):
+    """Product over ``axes``, with an exact gradient when some factors are 0."""
+
+    save_output = True
+
+    def forward(self, xp, x):
+        return xp.prod(x, axis=self.axes, keepdims=self.keepdims)
+
+    def backward(self, xp, g, out, x):
+        is_zero = x == 0
+        zeros = xp.sum(is_zero, axis=self.axes, keepdims=True)
+        # product of the non-zero factors of each slice
+        others = xp.prod(xp.where(is_zero, 1, x), axis=self.axes, keepdims=True)
+        with xp.errstate(divide="ignore", invalid="ignore"):
+            no_zero = others / xp.where(is_zero, 1, x)
+        one_zero_here = xp.logical_and(zeros == 1, is_zero)
+        local = xp.where(zeros == 0, no_zero, xp.where(one_zero_here, others, 0))
+        return self.expand(xp, g) * local
+
+    def reference(self, np, x):
+        return np.prod(x, axis=self.axes, keepdims=self.keepdims)
+
+
+class Var(_Reduction):
+    """Variance with NumPy's ``ddof`` (divides by ``max(N - ddof, 0)``)."""
+
+    def forward(self, xp, x):
+        return _variance(self, xp, x)
+
+    def backward(self, xp, g, out, x):
+        d = x - xp.mean(x, axis=self.axes, keepdims=True) if self.count() else x
+        with xp.errstate(divide="ignore", invalid="ignore"):
+            return self.expand(xp, g) * d * (2.0 / self.denominator())
+
+    def denominator(self) -> int:
+        return max(self.count() - self.ddof, 0)
+
+    def reference(self, np, x):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            m = np.sum(x, axis=self.axes, keepdims=True) / max(self.count(), 1)
+            d = x - m
+            s = np.sum(d * d, axis=self.axes, keepdims=self.keepdims)
+            return s / x.dtype.type(max(self.count() - self.ddof, 0))
+
+
+class Std(_Reduction):
+    """Standard deviation; a constant slice has gradient 0 (a subgradient)."""
+
+    save_output = True
+
+    def forward(self, xp, x):
+        with xp.errstate(invalid="ignore"):
+            return xp.sqrt(_variance(self, xp, x))
+
+    def backward(self, xp, g, out, x):
+        d = x - xp.mean(x, axis=self.axes, keepdims=True) if self.count() else x
+        s = self.expand(xp, out)
+        with xp.errstate(divide="ignore", invalid="ignore"):
+            local = d / (s * Var.denominator(self))
+            return self.expand(xp, g) * xp.where(s == 0, 0, local)
+
+    def reference(self, np, x):
+        return np.sqrt(Var.reference(self, np, x))
+
+
+def _variance(op: _Reduction, xp: Any, x: Any) -> Any:
+    n = op.count()
+    with xp.errstate(divide="ignore", invalid="ignore"):
+        if n == 0:
+            return xp.sum(x, axis=op.axes, keepdims=op.keepdims) / 0
+        d = x - xp.mean(x, axis=op.axes, keepdims=True)
+        denom = x.dtype.type(max(n - op.ddof, 0))
+        return xp.sum(d * d, axis=op.axes, keepdims=op.keepdims) / denom
+
+
+class LogSumExp(_Reduction):
+    """``log(sum(exp(x)))`` over ``axes``, shifted by the max so ±1e4 logits are fine."""
+
+    save_output = True
+
+    def forward(self, xp, x):
+        m = xp.max(x, axis=self.axes, keepdims=True)
+        m = xp.where(xp.isfinite(m), m, 0)
+        with xp.errstate(divide="ignore"):
+            s = xp.log(xp.sum(xp.exp(x - m), axis=self.axes, keepdims=True)) + m
+        return s if self.keepdims else s.reshape(tuple(
+            n for i, n in enumerate(self.in_shape) if i not in self.axes))
+
+    def backward(self, xp, g, out, x):
+        o = self.expand(xp, out)
+        # an all -inf slice has out = -inf; shift by 0 there so exp gives 0, not nan
+        return self.expand(xp, g) * xp.exp(x - xp.where(o == -xp.inf, 0, o))
+
+    def reference(self, np, x):
+        x64 = x.astype(np.float64)
+        m = np.max(x64, axis=self.axes, keepdims=True)
+        r = np.log(np.sum(np.exp(x64 - m), axis=self.axes, keepdims=True)) + m
+        if not self.keepdims:
+            r = np.squeeze(r, axis=self.axes)
+        return r.astype(x.dtype)
+
+
+class CumSum(Op):
+    """Running sum along ``axis`` (``None``: over the flattened input)."""
+
+    save_inputs = False
+
+    def forward(self, xp, x):
+        return xp.cumsum(x, axis=self.axis)
+
+    def backward(self, xp, g, out, x):
+        if self.axis is None:
+            return xp.flip(xp.cumsum(xp.flip(g, 0), 0), 0).reshape(self.in_shape)
+        return xp.flip(xp.cumsum(xp.flip(g, self.axis), self.axis), self.axis)
+
+    def reference(self, np, x):
+        return np.cumsum(x, axis=self.axis)

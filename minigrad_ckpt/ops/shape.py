@@ -1,0 +1,174 @@
+"""Shape and layout ops: reshape, transpose, broadcast, concatenate, stack,
+flip, pad, and the two twins the engine needs (``SumTo`` undoes broadcasting,
+``AsType`` casts).
+
+``expand_dims``, ``squeeze`` and ``swapaxes`` are built on ``Reshape`` and
+``Transpose`` by :mod:`minigrad_ckpt.functional`; ``split`` on indexing.
+"""
+
+from __future__ import annotations
+
+from .base import Op
+
+
+class Reshape(Op):
+    save_inputs = False
+    is_view = True
+
+    def forward(self, xp, x):
+        return x.reshape(self.shape)
+
+    def backward(self, xp, g, out, x):
+        return g.reshape(self.in_shape)
+
+    def reference(self, np, x):
+        return np.reshape(x, self.shape)
+
+
+class Transpose(Op):
+    """Permute axes: output axis ``i`` is input axis ``axes[i]``."""
+
+    save_inputs = False
+    is_view = True
+
+    def forward(self, xp, x):
+        return xp.transpose(x, self.axes)
+
+    def backward(self, xp, g, out, x):
+        inverse = [0] * len(self.axes)
+        for i, a in enumerate(self.axes):
+            inverse[a] = i
+        return xp.transpose(g, tuple(inverse))
+
+    def reference(self, np, x):
+        return np.transpose(x, self.axes)
+
+
+class BroadcastTo(Op):
+    save_inputs = False
+    is_view = True
+
+    def forward(self, xp, x):
+        return xp.broadcast_to(x, self.shape)
+
+    def backward(self, xp, g, out, x):
+        return xp.sum_to(g, self.in_shape)
+
+    def reference(self, np, x):
+        return np.broadcast_to(x, self.shape)
+
+
+class SumTo(Op):
+    """Sum a broadcast value back down to ``shape`` (broadcasting's adjoint)."""
+
+    save_inputs = False
+
+    def forward(self, xp, x):
+        return xp.sum_to(x, self.shape)
+
+    def backward(self, xp, g, out, x):
+        return xp.broadcast_to(g, self.in_shape)
+
+    def reference(self, np, x):
+        lead = x.ndim - len(self.shape)
+        r = np.sum(x, axis=tuple(range(lead))) if lead else x
+        axes = tuple(i for i, n in enumerate(self.shape) if n == 1 and r.shape[i] != 1)
+        return np.sum(r, axis=axes, keepdims=True) if axes else r
+
+
+class Concatenate(Op):
+    """Join along ``axis``; ``sizes`` are the inputs' lengths along it."""
+
+    save_inputs = False
+
+    def forward(self, xp, *xs):
+        return xp.concatenate(xs, axis=self.axis)
+
+    def backward(self, xp, g, out, *xs):
+        grads = []
+        start = 0
+        lead = (slice(None),) * self.axis
+        for n in self.sizes:
+            grads.append(g[lead + (slice(start, start + n),)])
+            start += n
+        return tuple(grads)
+
+    def reference(self, np, *xs):
+        return np.concatenate(xs, axis=self.axis)
+
+
+class Stack(Op):
+    """Join along a new ``axis``."""
+
+    save_inputs = False
+
+    def forward(self, xp, *xs):
+        return xp.stack(xs, axis=self.axis)
+
+    def backward(self, xp, g, out, *xs):
+        lead = (slice(None),) * self.axis
+        return tuple(g[lead + (i,)] for i in range(len(xs)))
+
+    def reference(self, np, *xs):
+        return np.stack(xs, axis=self.axis)
+
+
+class Flip(Op):
+    """Reverse the order of elements along ``axes``."""
+
+    save_inputs = False
+    is_view = True
+
+    def forward(self, xp, x):
+        return xp.flip(x, self.axes)
+
+    def backward(self, xp, g, out, x):
+        return xp.flip(g, self.axes)
+
+    def reference(self, np, x):
+        return np.flip(x, self.axes)
+
+
+class Pad(Op):
+    """Constant padding; ``pad_width`` is one ``(before, after)`` pair per axis."""
+
+    save_inputs = False
+
+    def forward(self, xp, x):
+        return xp.pad(x, self.pad_width, mode="constant", constant_values=self.value)
+
+    def backward(self, xp, g, out, x):
+        return g[tuple(slice(b, b + n) for (b, _), n in zip(self.pad_width, self.in_shape))]
+
+    def reference(self, np, x):
+        return np.pad(x, self.pad_width, mode="constant", constant_values=self.value)
+
+
+class AsType(Op):
+    """Cast to another floating dtype; the gradient is cast back by the engine."""
+
+    save_inputs = False
+
+    def forward(self, xp, x):
+        return x.astype(self.dtype)
+
+    def backward(self, xp, g, out, x):
+        return g
+
+    def reference(self, np, x):
+        return x.astype(self.dtype)
+
+
+class Clone(Op):
+    """A copy that owns its memory."""
+
+    save_inputs = False
+
+    def forward(self, xp, x):
+        return x.copy()
+
+    def backward(self, xp, g, out, x):
+        return g
+
+    def reference(self, np, x):
+        return x.copy()

@@ -1,0 +1,133 @@
+"""The engine's random number generator: randomness as data.
+
+The generator is a seed and a counter.  Every random draw (``mg.rand``,
+``mg.randn``, a dropout mask, a weight initialisation) takes one *key* from
+it -- ``next_key()`` advances the counter by one -- and turns that key into
+numbers with a pure function (:meth:`ArrayNamespace.uniform_bits`).
+
+Why this design:
+
+* A random op stores its key on its tape node.  Replaying the op (activation
+  checkpointing) regenerates exactly the same mask without touching the
+  generator, so the global RNG position after a step is the same with or
+  without checkpointing.
+* The state is two integers: trivially saved in a snapshot and restored.
+* The bits come from 64-bit integer arithmetic that NumPy and CuPy compute
+  identically, so a key gives the same dropout mask on the CPU and on a GPU.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from .backend import _mix64, as_dtype
+
+__all__ = ["manual_seed", "seed", "next_key", "get_rng_state", "set_rng_state", "Generator"]
+
+_MASK64 = (1 << 64) - 1
+
+
+class Generator:
+    """A counter-based generator: ``key_i = mix(mix(seed) + i)``."""
+
+    __slots__ = ("seed", "counter", "_lock")
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = int(seed) & _MASK64
+        self.counter = 0
+        self._lock = threading.Lock()
+
+    def next_key(self) -> int:
+        """Draw one 64-bit key and advance the generator."""
+        with self._lock:
+            c = self.counter
+            self.counter = c + 1
+        return _mix64((_mix64(self.seed) + c) & _MASK64)
+
+    def get_state(self) -> dict[str, int]:
+        return {"seed": self.seed, "counter": self.counter}
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        try:
+            seed, counter = int(state["seed"]), int(state["counter"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"not an RNG state: {state!r}") from exc
+        if not (0 <= seed <= _MASK64 and counter >= 0):
+            raise ValueError(f"RNG state out of range: {state!r}")
+        self.seed, self.counter = seed, counter
+
+    def __repr__(self) -> str:
+        return f"Generator(seed={self.seed}, counter={self.counter})"
+
+
+default_generator = Generator(0)
+
+
+def manual_seed(seed: int) -> Generator:
+    """Seed the engine's generator (``rand``, ``randn``, dropout, init)."""
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise TypeError(f"seed must be an int, got {type(seed).__name__}")
+    default_generator.seed = seed & _MASK64
+    default_generator.counter = 0
+    return default_generator
+
+
+seed = manual_seed
+
+
+def next_key() -> int:
+    """Draw one key from the engine's generator."""
+    return default_generator.next_key()
+
+
+def get_rng_state() -> dict[str, int]:
+    """The generator's state as plain data: ``{"seed": ..., "counter": ...}``."""
+    return default_generator.get_state()
+
+
+def set_rng_state(state: dict[str, Any]) -> None:
+    """Restore a state returned by :func:`get_rng_state`."""
+    default_generator.set_state(state)
+
+
+# ---- turning a key into numbers (device-neutral, used by ops and creation) ----
+def uniform(xp: Any, key: int, shape: tuple[int, ...], dtype: Any) -> Any:
+    """Uniform numbers in [0, 1) of ``dtype``, a pure function of ``key``."""
+    n = 1
+    for s in shape:
+        n *= s
+    bits = xp.uniform_bits(key, n)
+    if as_dtype(dtype).itemsize == 8:
+        u = (bits >> xp.uint64(11)).astype(xp.float64) * (1.0 / (1 << 53))
+    else:
+        # 24 bits fill a float32 mantissa exactly: every value is representable,
+        # so the result is the same whatever the working precision.
+        u = (bits >> xp.uint64(40)).astype(xp.float32) * xp.float32(1.0 / (1 << 24))
+    return u.reshape(shape).astype(dtype, copy=False)
+
+
+def normal(xp: Any, key: int, shape: tuple[int, ...], dtype: Any) -> Any:
+    """Standard normal numbers (Box-Muller), a pure function of ``key``."""
+    n = 1
+    for s in shape:
+        n *= s
+    bits = xp.uniform_bits(key, 2 * n)
+    scale = 1.0 / (1 << 53)
+    u1 = ((bits[:n] >> xp.uint64(11)).astype(xp.float64) + 0.5) * scale  # in (0, 1)
+    u2 = (bits[n:] >> xp.uint64(11)).astype(xp.float64) * scale
+    z = xp.sqrt(-2.0 * xp.log(u1)) * xp.cos((2.0 * xp.pi) * u2)
+    return z.reshape(shape).astype(dtype, copy=False)
+
+
+def bernoulli_keep(xp: Any, key: int, shape: tuple[int, ...], p_drop: float) -> Any:
+    """A boolean mask that is True with probability ``1 - p_drop``.
+
+    Compares integers, not floats, so the mask is bit-identical on every device.
+    """
+    n = 1
+    for s in shape:
+        n *= s
+    threshold = min(int(p_drop * 2.0**64), _MASK64)
+    bits = xp.uniform_bits(key, n)
+    return (bits >= xp.uint64(threshold)).reshape(shape)

@@ -1,0 +1,510 @@
+"""The tape: Node records, recording an op, and the backward loop.
+
+Every differentiable call with an input that requires grad records a
+:class:`Node`:
+
+``op``        the op instance (its class is the recipe, its attributes the
+              static arguments: an axis, a stride, a dropout key)
+``inputs``    one *edge* per input: the producing Node for an intermediate
+              tensor, the Tensor itself for a leaf that requires grad, or
+              ``None`` for a constant
+``saved``     ``(out, *inputs)`` -- the arrays backward may read, ``None``
+              where the op did not declare it needs them
+``versions``  the version of every saved tensor when it was saved, so that an
+              in-place change before backward is an error, not a wrong answer
+``seq``       a global sequence number: recording order.  Every node's inputs
+              were recorded before it, so decreasing ``seq`` is a valid order
+              for backward -- no recursive topological sort needed.
+
+Nodes reference their inputs' *producers*, not the input tensors, so an
+intermediate array that no backward needs is freed as soon as user code lets
+go of it; the tape keeps exactly what ``saved`` lists.
+
+Activation checkpointing (:mod:`minigrad_ckpt.checkpoint`) reuses all of
+this: a node inside a checkpointed segment keeps ``saved = DROPPED`` and its
+segment replays the recorded ops to fill it in just before backward needs it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from .grad_mode import state as _grad_state
+
+__all__ = ["Node", "apply", "backward", "grad", "FREED", "DROPPED", "walk"]
+
+
+class _Marker:
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+#: ``node.saved`` after backward released it.
+FREED = _Marker("FREED")
+#: ``node.saved`` of a checkpointed node: recomputed by replay when needed.
+DROPPED = _Marker("DROPPED")
+
+_seq = itertools.count(1)
+
+
+class Node:
+    """One recorded op application (see the module docstring).
+
+    The fields every node needs are slots (fast to create: this runs once per
+    op); the rarely used ones -- ``hooks``, ``segment``, ``replay`` -- live in
+    the instance ``__dict__`` only when set, and read as ``None`` otherwise.
+    """
+
+    __slots__ = ("op", "inputs", "saved", "versions", "seq", "xp", "shape", "dtype",
+                 "__dict__", "__weakref__")
+
+    hooks: list | None = None       # gradient hooks of the output tensor
+    segment: Any = None             # the checkpoint segment that owns this node
+    replay: Any = None              # where replay takes each input from
+
+    def __init__(self, op: Any, inputs: tuple, saved: Any, versions: tuple,
+                 xp: Any, shape: tuple, dtype: Any) -> None:
+        self.op = op
+        self.inputs = inputs
+        self.saved = saved
+        self.versions = versions
+        self.seq = next(_seq)
+        self.xp = xp
+        self.shape = shape
+        self.dtype = dtype
+
+    def __repr__(self) -> str:
+        ins = ", ".join(_edge_name(e) for e in self.inputs)
+        shape = "x".join(map(str, self.shape)) or "scalar"
+        state = ""
+        if self.saved is FREED:
+            state = " freed"
+        elif self.saved is DROPPED:
+            state = " dropped"
+        return f"#{self.seq} {self.op!r}({ins}) -> {self.dtype} {shape}{state}"
+
+
+def _edge_name(e: Any) -> str:
+    if e is None:
+        return "const"
+    if type(e) is Node:
+        return f"#{e.seq}"
+    return "leaf"
+
+
+# ---------------------------------------------------------------------------
+# Recording
+# ---------------------------------------------------------------------------
+Tensor: Any = None  # set by tensor.py (tensor imports tape, not the other way round)
+_recorders: list[Callable[[Node], None]] = []
+
+
+def apply(op: Any, *args: Any) -> Any:
+    """Run ``op`` on ``args`` (Tensors or Python scalars) and return a Tensor.
+
+    This is the one place where ops are executed and recorded, so it is
+    written for speed: one pass over the arguments, then one node.
+    """
+    device = None
+    needs_grad = False
+    arrays = []
+    edges = []
+    for a in args:
+        if isinstance(a, Tensor):
+            if device is None:
+                device = a._device
+            elif a._device is not device:
+                raise RuntimeError(
+                    f"{op.name}: expected all tensors on the same device, "
+                    f"found {device} and {a._device}"
+                )
+            arrays.append(a._data)
+            if a._rg:
+                needs_grad = True
+                edges.append(a._node if a._node is not None else a)
+            else:
+                edges.append(None)
+        else:
+            arrays.append(a)
+            edges.append(None)
+    if device is None:
+        raise TypeError(f"{op.name}: needs at least one Tensor argument")
+    xp = device.xp
+    out = op.forward(xp, *arrays)
+    if out.__class__ is not xp.array_type:
+        out = xp.asarray(out)  # NumPy returns scalars for 0-d results
+    t = Tensor.__new__(Tensor)
+    t._data = out
+    t._device = device
+    t._vc = args[0]._vc if op.is_view else [0]
+    if needs_grad and _grad_state.enabled and op.differentiable:
+        t._node = _record(op, args, arrays, edges, out, t._vc, xp)
+        t._rg = True
+    else:
+        t._node = None
+        t._rg = False
+    return t
+
+
+def _record(op: Any, args: tuple, arrays: list, edges: list, out: Any, out_vc: list,
+            xp: Any) -> Node:
+    """Build the node for one op application: what to save, and their versions."""
+    if out.dtype.kind != "f":
+        raise TypeError(f"{op.name}: a differentiable op produced {out.dtype}")
+    which = op.save_inputs
+    if which is True:
+        saved = (out if op.save_output else None, *arrays)
+        versions = [a._vc for a in args if isinstance(a, Tensor)]
+    elif which is False:
+        saved = (out if op.save_output else None,) + (None,) * len(arrays)
+        versions = []
+    else:
+        saved = (out if op.save_output else None,
+                 *[v if i in which else None for i, v in enumerate(arrays)])
+        versions = [a._vc for i, a in enumerate(args) if i in which and isinstance(a, Tensor)]
+    if op.save_output:
+        versions.append(out_vc)
+    node = Node(op, tuple(edges), saved, tuple(versions), xp, out.shape, out.dtype)
+    for rec in _recorders:
+        rec(node)
+    return node
+
+
+def walk(*tensors: Any) -> list[Node]:
+    """Every node reachable from ``tensors``, in recording order (the tape)."""
+    seen: set[int] = set()
+    nodes: list[Node] = []
+    stack = [t._node for t in tensors if t._node is not None]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        nodes.append(n)
+        for e in n.inputs:
+            if type(e) is Node and id(e) not in seen:
+                stack.append(e)
+    nodes.sort(key=_seq_of)
+    return nodes
+
+
+def _seq_of(n: Node) -> int:
+    return n.seq
+
+
+# ---------------------------------------------------------------------------
+# The backward loop
+# ---------------------------------------------------------------------------
+_FREED_MSG = (
+    "Trying to backward through the graph a second time (or to read saved values "
+    "after they were freed). Saved values are freed by backward() and mg.grad(); "
+    "pass retain_graph=True to the first call if you need to backward twice."
+)
+
+
+def _version_error(node: Node) -> RuntimeError:
+    return RuntimeError(
+        f"one of the arrays needed for gradient computation has been modified by an "
+        f"in-place operation after {node.op.name} (node #{node.seq}) saved it for backward. "
+        f"Compute on a copy, or make the in-place change after backward."
+    )
+
+
+def _graph_args(node: Node, saved: tuple) -> tuple:
+    """Rebuild Tensors for ``saved`` that are connected to the graph (create_graph)."""
+    out = Tensor._wrap(saved[0], node) if saved[0] is not None else None
+    args = [out]
+    for edge, v in zip(node.inputs, saved[1:]):
+        if v is None or not hasattr(v, "shape"):
+            args.append(v)  # not saved, or a Python scalar constant
+        elif edge is None:
+            args.append(Tensor._wrap(v, None))
+        elif type(edge) is Node:
+            args.append(Tensor._wrap(v, edge))
+        else:
+            args.append(edge)  # the leaf itself
+    return tuple(args)
+
+
+def _call_hooks(hooks: list, g: Any, create_graph: bool) -> Any:
+    gt = g if create_graph else Tensor._wrap(g, None)
+    for h in list(hooks):
+        r = h(gt)
+        if r is not None:
+            if not isinstance(r, Tensor) or r.shape != gt.shape:
+                raise RuntimeError(
+                    f"a gradient hook must return None or a Tensor of shape {gt.shape}"
+                )
+            gt = r
+    return gt if create_graph else gt._data
+
+
+def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bool,
+            create_graph: bool, targets: Sequence[Any] | None,
+            found_leaves: dict[int, Any] | None = None) -> dict[int, Any]:
+    """Propagate ``root_grads`` from ``roots`` back to the leaves.
+
+    Returns ``{id(tensor): grad}`` for the leaves reached (``targets`` is None)
+    or for the requested ``targets``.
+    """
+    from . import functional as _F
+
+    if found_leaves is None:
+        found_leaves = {}
+    pending: dict[Node, Any] = {}
+    leaf_grads: dict[int, Any] = {}
+    leaves: dict[int, Any] = {}
+    for r, g in zip(roots, root_grads):
+        if r._node is not None:
+            pending[r._node] = pending[r._node] + g if r._node in pending else g
+        else:
+            k = id(r)
+            leaves[k] = r
+            leaf_grads[k] = leaf_grads[k] + g if k in leaf_grads else g
+
+    order = walk(*roots)
+    order.reverse()
+
+    target_nodes: dict[Node, int] | None = None
+    contributing: set[Node] | None = None
+    found: dict[int, Any] = {}
+    if targets is not None:
+        target_nodes = {t._node: id(t) for t in targets if t._node is not None}
+        target_leaves = {id(t) for t in targets if t._node is None}
+        contributing = set()
+        for n in reversed(order):  # recording order: inputs before consumers
+            for e in n.inputs:
+                if e is None:
+                    continue
+                if type(e) is Node:
+                    if e in contributing or e in target_nodes:
+                        contributing.add(n)
+                        break
+                elif id(e) in target_leaves:
+                    contributing.add(n)
+                    break
+
+    prev_enabled = _grad_state.enabled
+    _grad_state.enabled = create_graph
+    try:
+        for node in order:
+            g = pending.pop(node, None)
+            if g is None:
+                continue
+            if node.hooks:
+                g = _call_hooks(node.hooks, g, create_graph)
+            if target_nodes is not None:
+                if node in target_nodes:
+                    k = target_nodes[node]
+                    found[k] = found[k] + g if k in found else g
+                if node not in contributing:
+                    continue
+            saved = node.saved
+            if saved is FREED:
+                raise RuntimeError(_FREED_MSG)
+            if saved is DROPPED:
+                saved = node.segment.rematerialize(node)
+            for box in node.versions:
+                if box[0] > node.seq:
+                    raise _version_error(node)
+            if create_graph:
+                grads = node.op.backward(_F, g, *_graph_args(node, saved))
+            else:
+                grads = node.op.backward(node.xp, g, *saved)
+            if node.segment is not None:
+                node.segment.release(node)
+            if type(grads) is not tuple:
+                grads = (grads,)
+            for edge, gi in zip(node.inputs, grads):
+                if edge is None or gi is None:
+                    continue
+                if type(edge) is Node:
+                    shape, dtype = edge.shape, edge.dtype
+                else:
+                    shape, dtype = edge._data.shape, edge._data.dtype
+                if gi.shape != shape:
+                    gi = (_F if create_graph else node.xp).sum_to(gi, shape)
+                if gi.dtype != dtype:
+                    gi = gi.astype(dtype)
+                if type(edge) is Node:
+                    prev = pending.get(edge)
+                    pending[edge] = gi if prev is None else prev + gi
+                else:
+                    k = id(edge)
+                    prev = leaf_grads.get(k)
+                    leaf_grads[k] = gi if prev is None else prev + gi
+                    leaves[k] = edge
+            if not retain_graph and node.segment is None:
+                node.saved = FREED
+        if not retain_graph:
+            for node in order:
+                if node.segment is None:
+                    node.saved = FREED
+    finally:
+        _grad_state.enabled = prev_enabled
+
+    # Leaf hooks see the total gradient of this backward call, once.
+    target_leaves = {id(t) for t in targets if t._node is None} if targets is not None else None
+    for k, g in leaf_grads.items():
+        if target_leaves is not None and k not in target_leaves:
+            continue
+        t = leaves[k]
+        if t._hooks:
+            g = _call_hooks(t._hooks, g, create_graph)
+        found[k] = g
+        found_leaves[k] = t
+    return found
+
+
+def _unalias(grads: Iterable[tuple[Any, Any]], root_grads: Sequence[Any],
+             create_graph: bool) -> list[tuple[Any, Any]]:
+    """Copy gradients that would alias each other, a root gradient, or a view.
+
+    Gradients handed out to different tensors must never share memory: a user
+    who modifies ``x.grad`` in place must not change ``y.grad``.
+    """
+    seen = {id(g) for g in root_grads}
+    out = []
+    for t, g in grads:
+        arr = g._data if create_graph else g
+        xp = t._device.xp
+        if id(arr) in seen or not xp.owns_memory(arr):
+            g = g.clone() if create_graph else arr.copy()
+            arr = g._data if create_graph else g
+        seen.add(id(arr))
+        out.append((t, g))
+    return out
+
+
+def _root_grads(outputs: Sequence[Any], grad_outputs: Sequence[Any] | None,
+                create_graph: bool) -> list[Any]:
+    grads = []
+    for i, out in enumerate(outputs):
+        g = None if grad_outputs is None else grad_outputs[i]
+        if g is None:
+            if out._data.size != 1:
+                raise RuntimeError(
+                    f"grad can be implicitly created only for outputs with one element; "
+                    f"output {i} has shape {out.shape}: pass gradient= (or grad_outputs=)"
+                )
+            g = out._device.xp.ones(out._data.shape, dtype=out._data.dtype)
+        else:
+            if isinstance(g, Tensor):
+                if g._device is not out._device:
+                    raise RuntimeError(
+                        f"gradient is on {g._device} but the output is on {out._device}"
+                    )
+                g = g if create_graph else g._data
+            else:
+                g = out._device.xp.asarray(g)
+            if tuple(g.shape) != out.shape:
+                raise RuntimeError(
+                    f"gradient has shape {tuple(g.shape)} but output {i} has shape {out.shape}"
+                )
+            if g.dtype != out._data.dtype:
+                g = g.astype(out._data.dtype)
+        if create_graph and not isinstance(g, Tensor):
+            g = Tensor._wrap(g, None)
+        grads.append(g)
+    return grads
+
+
+def _check_outputs(outputs: Sequence[Any]) -> None:
+    for i, out in enumerate(outputs):
+        if not isinstance(out, Tensor):
+            raise TypeError(f"output {i} is a {type(out).__name__}, not a Tensor")
+        if not out._rg:
+            raise RuntimeError(
+                f"output {i} does not require grad and has no history: nothing to "
+                f"differentiate (was it computed under no_grad, or from inputs that "
+                f"do not require grad?)"
+            )
+
+
+def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
+             create_graph: bool = False) -> None:
+    """Accumulate d(tensors)/d(leaf) into every reachable leaf's ``.grad``.
+
+    This is what ``Tensor.backward`` calls.  Gradients *accumulate*: two
+    backward calls add up, as in PyTorch; zero them between steps.
+    """
+    outputs = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    if grad_tensors is not None and (isinstance(grad_tensors, Tensor) or hasattr(grad_tensors, "shape")):
+        grad_tensors = [grad_tensors]
+    _check_outputs(outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    root_grads = _root_grads(outputs, grad_tensors, create_graph)
+    leaves: dict[int, Any] = {}
+    found = _engine(outputs, root_grads, retain_graph=retain_graph,
+                    create_graph=create_graph, targets=None, found_leaves=leaves)
+    pairs = _unalias(((leaves[k], g) for k, g in found.items()), root_grads, create_graph)
+    for t, g in pairs:
+        if t._grad is None:
+            t._grad = g if create_graph else Tensor._wrap(g, None)
+        elif create_graph:
+            t._grad = t._grad + g
+        else:
+            t._grad = Tensor._wrap(t._grad._data + g, None)
+
+
+def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
+         create_graph: bool = False, allow_unused: bool = False) -> tuple:
+    """Compute and return d(outputs)/d(inputs) without touching any ``.grad``.
+
+    ``outputs`` and ``inputs`` are Tensors or sequences of Tensors; inputs may
+    be intermediate tensors, not only leaves.  ``grad_outputs`` plays the role
+    of ``gradient=`` in ``backward``.  With ``create_graph=True`` the returned
+    gradients are themselves differentiable (higher-order derivatives).
+    """
+    outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    ins = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    if grad_outputs is not None and (isinstance(grad_outputs, Tensor) or hasattr(grad_outputs, "shape")):
+        grad_outputs = [grad_outputs]
+    if grad_outputs is not None and len(grad_outputs) != len(outs):
+        raise ValueError(f"got {len(grad_outputs)} grad_outputs for {len(outs)} outputs")
+    _check_outputs(outs)
+    for i, t in enumerate(ins):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"input {i} is a {type(t).__name__}, not a Tensor")
+        if not t._rg:
+            raise RuntimeError(f"input {i} does not require grad")
+    if retain_graph is None:
+        retain_graph = create_graph
+    root_grads = _root_grads(outs, grad_outputs, create_graph)
+    found = _engine(outs, root_grads, retain_graph=retain_graph,
+                    create_graph=create_graph, targets=ins)
+    results = []
+    for i, t in enumerate(ins):
+        g = found.get(id(t))
+        if g is None and not allow_unused:
+            raise RuntimeError(
+                f"input {i} was not used to compute the outputs (or is not connected "
+                f"to them by differentiable ops); pass allow_unused=True to get None"
+            )
+        results.append((t, g))
+    present = [(t, g) for t, g in results if g is not None]
+    unaliased = iter(_unalias(present, root_grads, create_graph))
+    final = []
+    for t, g in results:
+        if g is None:
+            final.append(None)
+            continue
+        g = next(unaliased)[1]
+        if g.shape != t.shape:
+            g = (functional_ns() if create_graph else t._device.xp).sum_to(g, t.shape)
+        final.append(g if create_graph else Tensor._wrap(g, None))
+    return tuple(final)
+
+
+def functional_ns() -> Any:
+    from . import functional
+
+    return functional

@@ -1,0 +1,433 @@
+"""Tensor: a handle on one array, plus what autograd needs to know about it.
+
+A Tensor holds
+
+``data``          the backing array (NumPy on the CPU, CuPy on a GPU)
+``requires_grad`` whether gradients flow to it
+``grad``          the accumulated gradient (a Tensor) after ``backward``
+``_node``         the tape node that produced it (``None`` for a leaf)
+``_vc``           its version counter, bumped by every in-place change, so a
+                  value saved for backward cannot change silently
+
+Every math method is sugar over :mod:`minigrad_ckpt.functional`, which runs
+ops through :func:`minigrad_ckpt.tape.apply`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from . import tape
+from .backend import Device, as_dtype, cpu, get_device, host_numpy, is_floating
+from .grad_mode import state as _grad_state
+
+__all__ = ["Tensor"]
+
+
+class _HookHandle:
+    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
+
+    def __init__(self, hooks: list, fn: Callable) -> None:
+        self._hooks = hooks
+        self._fn = fn
+
+    def remove(self) -> None:
+        if self._fn in self._hooks:
+            self._hooks.remove(self._fn)
+
+
+class Tensor:
+    """An n-dimensional array that can record the ops applied to it.
+
+    Create tensors with :func:`minigrad_ckpt.tensor` and friends; the
+    constructor is the same as ``mg.tensor``.
+    """
+
+    # Hot fields are slots (a tensor is created per op); ``_grad`` and
+    # ``_hooks`` are set on few tensors, so they live in ``__dict__`` and read
+    # as the class default ``None`` until set.
+    __slots__ = ("_data", "_node", "_rg", "_vc", "_device", "__dict__", "__weakref__")
+    _grad: Tensor | None = None
+    _hooks: list | None = None
+    # NumPy must defer to our reflected operators (``array * tensor``).
+    __array_ufunc__ = None
+
+    def __init__(self, data: Any, dtype: Any = None, device: Any = None,
+                 requires_grad: bool = False) -> None:
+        from .creation import _to_array
+
+        arr, dev = _to_array(data, dtype, device)
+        self._data = arr
+        self._device = dev
+        self._node = None
+        self._vc = [0]
+        self._rg = False
+        if requires_grad:
+            self.requires_grad = True
+
+    @classmethod
+    def _wrap(cls, array: Any, node: Any, device: Device | None = None) -> Tensor:
+        """A Tensor around an existing array, no copy, no checks (engine use)."""
+        t = cls.__new__(cls)
+        t._data = array
+        t._node = node
+        t._rg = node is not None
+        t._vc = [0]
+        t._device = device if device is not None else _device_of(array)
+        return t
+
+    # ------------------------------------------------------------------ data
+    @property
+    def data(self) -> Any:
+        """The backing array.  Writing into it directly bypasses the version check."""
+        return self._data
+
+    @data.setter
+    def data(self, value: Any) -> None:
+        if isinstance(value, Tensor):
+            value = value._data
+        if tuple(value.shape) != self._data.shape:
+            raise ValueError(
+                f"cannot set .data of shape {self._data.shape} to an array of shape "
+                f"{tuple(value.shape)}"
+            )
+        self._data = self._device.xp.asarray(value, dtype=self._data.dtype)
+        self._bump_version()
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._data.shape
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def size(self) -> int:
+        return self._data.size
+
+    @property
+    def dtype(self) -> Any:
+        """The element type, a NumPy dtype (also on the GPU)."""
+        return self._data.dtype
+
+    @property
+    def device(self) -> Device:
+        return self._device
+
+    @property
+    def nbytes(self) -> int:
+        return self._data.nbytes
+
+    @property
+    def itemsize(self) -> int:
+        return self._data.itemsize
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        for i in range(len(self)):
+            yield self[i]
+
+    def numpy(self) -> Any:
+        """The values as a NumPy array: a read-only view on the CPU, a copy from a GPU.
+
+        Read-only so that a value the tape saved cannot be changed behind its
+        back; call ``.copy()`` on the result to get a writable array.
+        """
+        if self._device is cpu:
+            v = self._data.view()
+            v.flags.writeable = False
+            return v
+        return self._device.xp.to_host(self._data)
+
+    def item(self) -> Any:
+        """The single value of a one-element tensor, as a Python number."""
+        if self._data.size != 1:
+            raise ValueError(
+                f"item() needs a tensor with one element, this one has shape {self.shape}"
+            )
+        return self._device.xp.to_host(self._data).item()
+
+    def tolist(self) -> Any:
+        return self._device.xp.to_host(self._data).tolist()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of one element can be used as an index")
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise ValueError(
+                f"the truth value of a tensor with {self._data.size} elements is ambiguous; "
+                f"use .any() or .all()"
+            )
+        return bool(self.item())
+
+    __hash__ = object.__hash__
+
+    # -------------------------------------------------------------- autograd
+    @property
+    def requires_grad(self) -> bool:
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        if self._node is not None and not flag:
+            raise RuntimeError(
+                "requires_grad can only be turned off on leaf tensors; use .detach()"
+            )
+        if flag and not is_floating(self._data.dtype):
+            raise TypeError(
+                f"only floating-point tensors can require grad, this one is "
+                f"{self._data.dtype}; gradients of integer or bool values are not defined"
+            )
+        self._rg = bool(flag)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set ``requires_grad`` in place and return ``self``."""
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad(self) -> Tensor | None:
+        """The gradient accumulated by ``backward`` (``None`` until then)."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"grad must be a Tensor or None, got {type(value).__name__}")
+            if value.shape != self.shape:
+                raise ValueError(f"grad has shape {value.shape}, tensor has shape {self.shape}")
+            if value._device is not self._device:
+                raise ValueError(f"grad is on {value.device}, tensor is on {self.device}")
+        self._grad = value
+
+    @property
+    def is_leaf(self) -> bool:
+        """True if no recorded op produced this tensor."""
+        return self._node is None
+
+    @property
+    def grad_fn(self) -> Any:
+        """The tape node that produced this tensor (``None`` for leaves)."""
+        return self._node
+
+    def backward(self, gradient: Any = None, retain_graph: bool | None = None,
+                 create_graph: bool = False) -> None:
+        """Accumulate the gradient of this tensor into the ``.grad`` of every leaf.
+
+        ``gradient`` is required unless this tensor has one element.  The
+        graph's saved values are freed afterwards unless ``retain_graph``.
+        """
+        tape.backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph)
+
+    def detach(self) -> Tensor:
+        """The same values (shared memory), cut off from the tape."""
+        t = Tensor._wrap(self._data, None, self._device)
+        t._vc = self._vc  # shares memory, so shares the version counter
+        return t
+
+    def register_hook(self, fn: Callable[[Tensor], Tensor | None]) -> _HookHandle:
+        """Call ``fn(grad)`` when this tensor's gradient is computed.
+
+        ``fn`` may return a Tensor to use instead of ``grad``.  For a leaf the
+        hook sees the total gradient of one backward call, before it is
+        accumulated into ``.grad``.
+        """
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that does not require grad")
+        if self._node is not None:
+            if self._node.hooks is None:
+                self._node.hooks = []
+            hooks = self._node.hooks
+        else:
+            if self._hooks is None:
+                self._hooks = []
+            hooks = self._hooks
+        hooks.append(fn)
+        return _HookHandle(hooks, fn)
+
+    # -------------------------------------------------------------- in place
+    def _bump_version(self) -> None:
+        # The version is the sequence number of the latest in-place change, so
+        # a node can tell "changed after I saved it" by comparing with its own seq.
+        self._vc[0] = next(tape._seq)
+
+    def _check_inplace(self, what: str) -> None:
+        if self._rg and _grad_state.enabled:
+            raise RuntimeError(
+                f"{what}: in-place changes to a tensor that requires grad are not recorded; "
+                f"use the out-of-place op, or wrap the update in mg.no_grad()"
+            )
+
+    def _set_inplace(self, value: Any, what: str) -> Tensor:
+        self._check_inplace(what)
+        xp = self._device.xp
+        if isinstance(value, Tensor):
+            if value._device is not self._device:
+                raise RuntimeError(f"{what}: value is on {value.device}, tensor is on {self.device}")
+            value = value._data
+        self._data[...] = value
+        self._bump_version()
+        del xp
+        return self
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self._check_inplace("__setitem__")
+        from .functional import _normalize_index
+
+        idx = _normalize_index(index, self)
+        if isinstance(value, Tensor):
+            if value._device is not self._device:
+                raise RuntimeError(f"__setitem__: value is on {value.device}, tensor is on {self.device}")
+            value = value._data
+        self._data[idx] = value
+        self._bump_version()
+
+    def copy_(self, src: Any) -> Tensor:
+        """Copy ``src``'s values into this tensor (in place)."""
+        return self._set_inplace(src, "copy_")
+
+    def fill_(self, value: Any) -> Tensor:
+        return self._set_inplace(value, "fill_")
+
+    def zero_(self) -> Tensor:
+        return self._set_inplace(0, "zero_")
+
+    def _arith_inplace(self, other: Any, fn: str) -> Tensor:
+        self._check_inplace(fn + "_")
+        if isinstance(other, Tensor):
+            if other._device is not self._device:
+                raise RuntimeError(f"{fn}_: operand is on {other.device}, tensor is on {self.device}")
+            other = other._data
+        getattr(self._device.xp, fn)(self._data, other, out=self._data, casting="same_kind")
+        self._bump_version()
+        return self
+
+    def add_(self, other: Any, alpha: float = 1) -> Tensor:
+        if alpha != 1:
+            other = other * alpha
+        return self._arith_inplace(other, "add")
+
+    def sub_(self, other: Any, alpha: float = 1) -> Tensor:
+        if alpha != 1:
+            other = other * alpha
+        return self._arith_inplace(other, "subtract")
+
+    def mul_(self, other: Any) -> Tensor:
+        return self._arith_inplace(other, "multiply")
+
+    def div_(self, other: Any) -> Tensor:
+        return self._arith_inplace(other, "divide")
+
+    def __iadd__(self, other: Any) -> Tensor:
+        return self.add_(other)
+
+    def __isub__(self, other: Any) -> Tensor:
+        return self.sub_(other)
+
+    def __imul__(self, other: Any) -> Tensor:
+        return self.mul_(other)
+
+    def __itruediv__(self, other: Any) -> Tensor:
+        return self.div_(other)
+
+    # ------------------------------------------------------------ conversion
+    def to(self, target: Any = None, dtype: Any = None) -> Tensor:
+        """A copy on another device and/or with another dtype (``self`` if nothing changes).
+
+        ``t.to("cuda")``, ``t.to(mg.float64)``, ``t.to("cpu", "float32")``.  The
+        result is differentiable: gradients flow back across the move or cast.
+        """
+        from . import functional as F
+
+        dev = None
+        if target is not None:
+            try:
+                dtype_target = as_dtype(target) if not isinstance(target, (str, Device)) else None
+            except TypeError:
+                dtype_target = None
+            if dtype_target is not None:
+                dtype = dtype_target
+            else:
+                dev = get_device(target)
+        t = self
+        if dtype is not None and as_dtype(dtype) != self.dtype:
+            t = F.astype(t, dtype)
+        if dev is not None and dev is not t._device:
+            t = F.to_device(t, dev)
+        return t
+
+    def cpu(self) -> Tensor:
+        return self.to("cpu")
+
+    def cuda(self, index: int = 0) -> Tensor:
+        return self.to(f"cuda:{index}")
+
+    def float(self) -> Tensor:
+        return self.to(dtype="float32")
+
+    def double(self) -> Tensor:
+        return self.to(dtype="float64")
+
+    def half(self) -> Tensor:
+        return self.to(dtype="float16")
+
+    def long(self) -> Tensor:
+        return self.to(dtype="int64")
+
+    def int(self) -> Tensor:
+        return self.to(dtype="int32")
+
+    def bool(self) -> Tensor:
+        return self.to(dtype="bool")
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._data.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self) -> Any:
+        return self._data.__dlpack_device__()
+
+    # ----------------------------------------------------------------- print
+    def __repr__(self) -> str:
+        arr = self._device.xp.to_host(self._data)
+        body = host_numpy.array2string(arr, separator=", ", prefix="tensor(", threshold=200)
+        extras = []
+        if arr.dtype not in (host_numpy.dtype("float32"), host_numpy.dtype("int64"),
+                             host_numpy.dtype("bool")):
+            extras.append(f"dtype={arr.dtype.name}")
+        if self._device is not cpu:
+            extras.append(f"device='{self._device}'")
+        if self._node is not None:
+            extras.append(f"grad_fn={self._node.op.name}")
+        elif self._rg:
+            extras.append("requires_grad=True")
+        return "tensor(" + body + ("" if not extras else ", " + ", ".join(extras)) + ")"
+
+
+def _device_of(array: Any) -> Device:
+    if isinstance(array, host_numpy.ndarray):
+        return cpu
+    from .backend import _devices
+
+    for d in _devices.values():
+        if isinstance(array, d.xp.array_type):
+            return d
+    raise TypeError(f"not an array of a known device: {type(array).__name__}")
+
+
+tape.Tensor = Tensor

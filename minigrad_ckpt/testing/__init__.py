@@ -1,0 +1,40 @@
+"""Correctness tools for your own functions, the ones our test suite uses.
+
+* :func:`gradcheck` / :func:`gradgradcheck` -- analytic vs finite-difference
+  gradients (first and second order).
+* ``minigrad_ckpt.testing.strategies`` -- Hypothesis strategies for tensors,
+  broadcastable shapes, axes and indices (needs ``pip install hypothesis``;
+  imported on first use so the package itself does not depend on it).
+
+Example::
+
+    from hypothesis import given
+    import minigrad_ckpt as mg
+    from minigrad_ckpt.testing import gradcheck, strategies as mst
+
+    @given(mst.tensors(dtype="float64", requires_grad=True))
+    def test_my_softplus(x):
+        assert gradcheck(lambda t: mg.log1p(mg.exp(t)), x)
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from .gradcheck import GradcheckError, analytical_jacobian, gradcheck, gradgradcheck, numerical_jacobian
+
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "numerical_jacobian",
+           "analytical_jacobian", "strategies"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "strategies":
+        try:
+            return importlib.import_module(".strategies", __name__)
+        except ImportError as exc:
+            raise ImportError(
+                "minigrad_ckpt.testing.strategies needs Hypothesis: pip install hypothesis "
+                "(or pip install 'minigrad-ckpt[test]')"
+            ) from exc
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

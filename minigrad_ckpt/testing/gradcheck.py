@@ -1,0 +1,207 @@
+"""Check analytic gradients against finite differences.
+
+``gradcheck(fn, inputs)`` compares, for every input that requires grad, the
+Jacobian that backward computes with a central-difference estimate::
+
+    J_num[i, j] = (f(x + eps * e_j)[i] - f(x - eps * e_j)[i]) / (2 * eps)
+
+The default tolerances are meant for float64 inputs (as in PyTorch); in
+float32 the finite differences themselves are too noisy to be trusted.
+
+``gradgradcheck`` checks second derivatives by running ``gradcheck`` on the
+function ``(x, v) -> grad(f(x), x, v, create_graph=True)``.
+
+Both also check that backward is deterministic (two runs agree to
+``nondet_tol``), that every gradient has its input's shape and dtype, and that
+inputs are not mutated.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..backend import host_numpy as np
+from ..backend import to_host
+from ..creation import tensor
+from ..grad_mode import enable_grad
+from ..tape import grad as _grad
+from ..tensor import Tensor
+
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "numerical_jacobian", "analytical_jacobian"]
+
+
+class GradcheckError(AssertionError):
+    """Raised by :func:`gradcheck` when analytic and numeric gradients disagree."""
+
+
+def _as_tuple(x: Any) -> tuple:
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def _outputs(fn: Callable, inputs: Sequence[Any]) -> tuple[Tensor, ...]:
+    out = _as_tuple(fn(*inputs))
+    for i, o in enumerate(out):
+        if not isinstance(o, Tensor):
+            raise TypeError(f"gradcheck: output {i} of fn is a {type(o).__name__}, not a Tensor")
+    return out
+
+
+def numerical_jacobian(fn: Callable, inputs: Sequence[Any], eps: float = 1e-6) -> list[list[Any]]:
+    """``J[k][i]``: d(output i)/d(input k) by central differences, shape (out.size, in.size).
+
+    Only inputs that require grad are perturbed; others get ``None``.
+    """
+    inputs = list(inputs)
+    # fn is evaluated in grad mode, with perturbed inputs that require grad like
+    # the originals: fn may itself compute gradients (gradgradcheck does).
+    base_out = _outputs(fn, inputs)
+    jac: list[list[Any]] = []
+    for k, x in enumerate(inputs):
+        if not (isinstance(x, Tensor) and x.requires_grad):
+            jac.append([None] * len(base_out))
+            continue
+        x0 = to_host(x.data).astype(x.dtype, copy=True)
+        cols = [np.zeros((o.size, x0.size)) for o in base_out]
+        flat = x0.reshape(-1)
+        for j in range(flat.size):
+            vals = []
+            for sign in (1.0, -1.0):
+                pert = flat.copy()
+                pert[j] = pert[j] + sign * eps
+                args = list(inputs)
+                args[k] = tensor(pert.reshape(x0.shape), dtype=x.dtype, device=x.device,
+                                 requires_grad=True)
+                vals.append([to_host(o.data).astype(np.float64).reshape(-1) for o in _outputs(fn, args)])
+            for i in range(len(base_out)):
+                cols[i][:, j] = (vals[0][i] - vals[1][i]) / (2 * eps)
+        jac.append(cols)
+    return jac
+
+
+def analytical_jacobian(fn: Callable, inputs: Sequence[Any]) -> list[list[Any]]:
+    """``J[k][i]``: d(output i)/d(input k) by one backward pass per output element."""
+    inputs = list(inputs)
+    wrt = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
+    with enable_grad():
+        outs = _outputs(fn, inputs)
+    jac: list[list[Any]] = [
+        [np.zeros((o.size, x.size)) for o in outs]
+        if isinstance(x, Tensor) and x.requires_grad else [None] * len(outs)
+        for x in inputs
+    ]
+    for i, o in enumerate(outs):
+        if not o.requires_grad or o.dtype.kind != "f":
+            continue
+        for r in range(o.size):
+            seed = np.zeros(o.size, dtype=o.dtype)
+            seed[r] = 1
+            gs = _grad(o, wrt, grad_outputs=tensor(seed.reshape(o.shape), device=o.device),
+                       retain_graph=True, allow_unused=True)
+            it = iter(gs)
+            for k, x in enumerate(inputs):
+                if isinstance(x, Tensor) and x.requires_grad:
+                    g = next(it)
+                    if g is not None:
+                        if g.shape != x.shape:
+                            raise GradcheckError(
+                                f"gradient for input {k} has shape {g.shape}, the input has {x.shape}"
+                            )
+                        if g.dtype != x.dtype:
+                            raise GradcheckError(
+                                f"gradient for input {k} has dtype {g.dtype}, the input has {x.dtype}"
+                            )
+                        jac[k][i][r, :] = to_host(g.data).reshape(-1)
+    return jac
+
+
+def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5,
+              rtol: float = 1e-3, raise_exception: bool = True, nondet_tol: float = 0.0) -> bool:
+    """True if backward's gradients of ``fn`` at ``inputs`` match finite differences.
+
+    ``inputs`` is a Tensor or a sequence of Tensors (and other arguments passed
+    through); gradients are checked for the tensors that require grad.  On a
+    mismatch raises :class:`GradcheckError` naming the input, the output and
+    the worst element (or returns False if ``raise_exception=False``).
+    """
+    inputs = _as_tuple(inputs)
+    checked = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
+    if not checked:
+        raise ValueError("gradcheck: no input requires grad, so there is nothing to check")
+    for x in checked:
+        if x.dtype != np.float64:
+            warnings.warn(
+                f"gradcheck: an input is {x.dtype}; the default tolerances assume float64 "
+                f"and finite differences are unreliable in lower precision",
+                stacklevel=2,
+            )
+    before = [to_host(x.data).copy() for x in checked]
+    try:
+        analytic = analytical_jacobian(fn, inputs)
+        again = analytical_jacobian(fn, inputs)
+        numeric = numerical_jacobian(fn, inputs, eps)
+        for k, (a_k, b_k, n_k) in enumerate(zip(analytic, again, numeric)):
+            for i, (a, b, n) in enumerate(zip(a_k, b_k, n_k)):
+                if a is None or n is None:
+                    continue
+                if np.abs(a - b).max(initial=0.0) > nondet_tol:
+                    raise GradcheckError(
+                        f"backward is not deterministic for input {k}, output {i}: two runs "
+                        f"differ by {np.abs(a - b).max()} (nondet_tol={nondet_tol})"
+                    )
+                bad = ~(np.abs(a - n) <= atol + rtol * np.abs(n))
+                both_nan = np.isnan(a) & np.isnan(n)
+                bad &= ~both_nan
+                if bad.any():
+                    r, c = np.argwhere(bad)[0]
+                    raise GradcheckError(
+                        f"Jacobian mismatch for output {i} with respect to input {k}: at "
+                        f"(output element {r}, input element {c}) analytic={a[r, c]!r} "
+                        f"numeric={n[r, c]!r}; {int(bad.sum())} of {bad.size} elements differ "
+                        f"(atol={atol}, rtol={rtol}).\nanalytic:\n{a}\nnumeric:\n{n}"
+                    )
+        for x, b in zip(checked, before):
+            if not np.array_equal(to_host(x.data), b, equal_nan=True):
+                raise GradcheckError("fn or its backward mutated one of its inputs")
+    except GradcheckError:
+        if raise_exception:
+            raise
+        return False
+    return True
+
+
+def gradgradcheck(fn: Callable, inputs: Any, grad_outputs: Any = None, eps: float = 1e-6,
+                  atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True,
+                  nondet_tol: float = 0.0, seed: int = 0) -> bool:
+    """True if second derivatives of ``fn`` match finite differences of its gradients.
+
+    ``grad_outputs`` (one per output) default to fixed random tensors; they
+    are differentiated too, like PyTorch's ``gradgradcheck``.
+    """
+    inputs = _as_tuple(inputs)
+    outs = _outputs(fn, inputs)
+    diff_outs = [i for i, o in enumerate(outs) if o.requires_grad and o.dtype.kind == "f"]
+    rng = np.random.default_rng(seed)
+    if grad_outputs is None:
+        vs = [tensor(rng.standard_normal(outs[i].shape).astype(outs[i].dtype), device=outs[i].device,
+                     requires_grad=True) for i in diff_outs]
+    else:
+        vs = [v if isinstance(v, Tensor) else tensor(v) for v in _as_tuple(grad_outputs)]
+        vs = [v.detach().requires_grad_() if v.dtype.kind == "f" else v for v in vs]
+    n_in = len(inputs)
+    wrt_idx = [k for k, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+
+    def first_derivative(*args: Any) -> tuple:
+        xs, v = args[:n_in], args[n_in:]
+        outs = _outputs(fn, xs)
+        wrt = [xs[k] for k in wrt_idx]
+        gs = _grad([outs[i] for i in diff_outs], wrt, grad_outputs=list(v),
+                   create_graph=True, allow_unused=True)
+        res = []
+        for g, x in zip(gs, wrt):
+            res.append(g if g is not None else x * 0)
+        return tuple(res)
+
+    return gradcheck(first_derivative, tuple(inputs) + tuple(vs), eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception, nondet_tol=nondet_tol)
