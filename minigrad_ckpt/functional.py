@@ -63,11 +63,12 @@ def _operand(x: Any, like: Tensor) -> Any:
     """A binary op's operand: a Tensor, or a Python scalar kept weakly typed."""
     if isinstance(x, Tensor):
         return x
-    if isinstance(x, _PY_SCALARS):
-        return x
     if isinstance(x, host_numpy.generic):
         # NumPy scalars are weak too (as in PyTorch): f32 * np.float64(.5) stays f32
+        # (checked first: np.float64 is a subclass of Python float)
         return x.item()
+    if isinstance(x, _PY_SCALARS):
+        return x
     if isinstance(x, complex):
         raise TypeError("complex numbers are not supported")
     return _tensor(x, like)
@@ -123,7 +124,7 @@ _ADD, _SUB, _MUL, _DIV, _POW = _ew.Add(), _ew.Sub(), _ew.Mul(), _ew.Div(), _ew.P
 _MAXIMUM, _MINIMUM = _ew.Maximum(), _ew.Minimum()
 _NEG, _EXP, _LOG, _LOG1P = _ew.Neg(), _ew.Exp(), _ew.Log(), _ew.Log1p()
 _SQRT, _ABS, _SIN, _COS = _ew.Sqrt(), _ew.Abs(), _ew.Sin(), _ew.Cos()
-_TANH, _SIGMOID = _ew.Tanh(), _ew.Sigmoid()
+_TANH, _SIGMOID, _ERF = _ew.Tanh(), _ew.Sigmoid(), _ew.Erf()
 _CLIP, _WHERE = _ew.Clip(), _ew.Where()
 
 
@@ -204,6 +205,11 @@ def tanh(x: Any) -> Tensor:
 def sigmoid(x: Any) -> Tensor:
     """``1 / (1 + exp(-x))`` without overflow."""
     return apply(_SIGMOID, _tensor(x))
+
+
+def erf(x: Any) -> Tensor:
+    """The error function ``2/sqrt(pi) * integral_0^x exp(-t^2) dt``."""
+    return apply(_ERF, _tensor(x))
 
 
 def clip(x: Any, a_min: Any = None, a_max: Any = None) -> Tensor:
@@ -834,7 +840,7 @@ _METHODS = {
     "__getitem__": getitem,
     "__and__": logical_and, "__or__": logical_or, "__invert__": logical_not,
     "exp": exp, "log": log, "log1p": log1p, "sqrt": sqrt, "abs": abs, "sin": sin, "cos": cos,
-    "tanh": tanh, "sigmoid": sigmoid, "clip": clip, "maximum": maximum, "minimum": minimum,
+    "tanh": tanh, "sigmoid": sigmoid, "erf": erf, "clip": clip, "maximum": maximum, "minimum": minimum,
     "matmul": matmul, "sum": sum, "mean": mean, "max": max, "min": min, "prod": prod,
     "var": var, "std": std, "logsumexp": logsumexp, "cumsum": cumsum,
     "argmax": argmax, "argmin": argmin, "reshape": _method_reshape,

@@ -298,6 +298,8 @@ def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bo
             g = pending.pop(node, None)
             if g is None:
                 continue
+            if not create_graph and g.__class__ is not node.xp.array_type:
+                g = node.xp.asarray(g)  # NumPy returns scalars for 0-d results
             if node.hooks:
                 g = _call_hooks(node.hooks, g, create_graph)
             if target_nodes is not None:
@@ -314,10 +316,16 @@ def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bo
             for box in node.versions:
                 if box[0] > node.seq:
                     raise _version_error(node)
-            if create_graph:
-                grads = node.op.backward(_F, g, *_graph_args(node, saved))
+            op = node.op
+            args = _graph_args(node, saved) if create_graph else saved
+            xp = _F if create_graph else node.xp
+            if op.uses_needs_input_grad:
+                needs = tuple(e is not None and (contributing is None or type(e) is not Node
+                                                 or e in contributing or e in target_nodes)
+                              for e in node.inputs)
+                grads = op.backward(xp, g, *args, needs_input_grad=needs)
             else:
-                grads = node.op.backward(node.xp, g, *saved)
+                grads = op.backward(xp, g, *args)
             if node.segment is not None:
                 node.segment.release(node)
             if type(grads) is not tuple:
@@ -356,6 +364,8 @@ def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bo
         if target_leaves is not None and k not in target_leaves:
             continue
         t = leaves[k]
+        if not create_graph and g.__class__ is not t._device.xp.array_type:
+            g = t._device.xp.asarray(g)  # NumPy returns scalars for 0-d results
         if t._hooks:
             g = _call_hooks(t._hooks, g, create_graph)
         found[k] = g
@@ -452,7 +462,7 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
         elif create_graph:
             t._grad = t._grad + g
         else:
-            t._grad = Tensor._wrap(t._grad._data + g, None)
+            t._grad = Tensor._wrap(t._device.xp.asarray(t._grad._data + g), None)
 
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,

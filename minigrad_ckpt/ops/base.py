@@ -58,6 +58,9 @@ class Op:
     differentiable: ClassVar[bool] = True
     #: The output may be a view of input 0, so it shares its version counter.
     is_view: ClassVar[bool] = False
+    #: backward accepts ``needs_input_grad=(bool, ...)`` and skips unneeded work
+    #: (a matmul need not compute the gradient of a constant input batch).
+    uses_needs_input_grad: ClassVar[bool] = False
     #: True for ops whose second derivative the battery does not check.
     no_gradgrad: ClassVar[bool] = False
     #: Abstract helper classes set this so they are not registered.

@@ -278,14 +278,30 @@ class Sigmoid(Op):
     save_output = True
 
     def forward(self, xp, x):
-        e = xp.exp(-xp.abs(x))  # in (0, 1]: never overflows
-        return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
+        return xp.sigmoid(x)
 
     def backward(self, xp, g, out, x):
         return g * out * (1 - out)
 
     def reference(self, np, x):
         return np.exp(-np.logaddexp(0, -x))
+
+
+class Erf(Op):
+    """The error function; its derivative is ``2/sqrt(pi) * exp(-x^2)``."""
+
+    def forward(self, xp, x):
+        return xp.erf(x)
+
+    def backward(self, xp, g, out, x):
+        return g * (_TWO_OVER_SQRT_PI * xp.exp(-(x * x)))
+
+    def reference(self, np, x):
+        erf = np.vectorize(math.erf, otypes=[np.float64])
+        return erf(x.astype(np.float64)).astype(x.dtype)
+
+
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
 class Clip(Op):

@@ -141,8 +141,10 @@ class Var(_Reduction):
 
     def backward(self, xp, g, out, x):
         d = x - xp.mean(x, axis=self.axes, keepdims=True) if self.count() else x
+        n = self.denominator()
         with xp.errstate(divide="ignore", invalid="ignore"):
-            return self.expand(xp, g) * d * (2.0 / self.denominator())
+            # n == 0 (ddof >= N): NumPy's inf/nan, not a Python ZeroDivisionError
+            return self.expand(xp, g) * d * (2.0 / n if n else xp.inf)
 
     def denominator(self) -> int:
         return max(self.count() - self.ddof, 0)

@@ -1,0 +1,553 @@
+"""Neural-network functions with PyTorch's semantics and defaults.
+
+``import minigrad_ckpt.nn.functional as F`` -- the names and arguments are
+PyTorch's (``F.cross_entropy(logits, target, label_smoothing=0.1)``), except
+that an axis argument is called ``axis`` (``dim`` is accepted too).
+
+Most functions are compositions of the engine's ops (so they are
+differentiable to any order); convolution, pooling, normalization, dropout
+and the activations are ops of their own (``minigrad_ckpt/ops``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import functional as mf
+from .. import random as _random
+from ..backend import host_numpy
+from ..functional import _tensor, normalize_axis
+from ..grad_mode import no_grad
+from ..ops import activation as _act
+from ..ops import conv as _conv
+from ..ops import dropout as _drop
+from ..ops import norm as _norm
+from ..tape import apply
+from ..tensor import Tensor
+
+__all__ = [
+    "relu", "leaky_relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax",
+    "cross_entropy", "nll_loss", "mse_loss", "binary_cross_entropy_with_logits", "linear",
+    "conv2d", "max_pool2d", "avg_pool2d", "layer_norm", "batch_norm", "dropout", "embedding",
+    "scaled_dot_product_attention", "one_hot", "pad",
+]
+
+_RELU = _act.Relu()
+_SILU = _act.Silu()
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _axis(axis: int | None, dim: int | None, default: int = -1) -> int:
+    if dim is not None:
+        if axis is not None and axis != dim:
+            raise TypeError("pass either axis= or dim=, not both")
+        return dim
+    return default if axis is None else axis
+
+
+def _check_reduction(reduction: str) -> None:
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"reduction must be one of {_REDUCTIONS}, got {reduction!r}")
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return mf.mean(loss)
+    if reduction == "sum":
+        return mf.sum(loss)
+    return loss
+
+
+# ---------------------------------------------------------------- activations
+def relu(x: Any) -> Tensor:
+    """``max(x, 0)``; the gradient at 0 is 0."""
+    return apply(_RELU, _tensor(x))
+
+
+def leaky_relu(x: Any, negative_slope: float = 0.01) -> Tensor:
+    """``x`` for positive inputs, ``negative_slope * x`` otherwise."""
+    return apply(_act.LeakyRelu(negative_slope=float(negative_slope)), _tensor(x))
+
+
+def gelu(x: Any, approximate: str = "none") -> Tensor:
+    """GELU, exact (``approximate="none"``, with ``erf``) or the ``"tanh"`` approximation."""
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    return apply(_act.Gelu(approximate=approximate), _tensor(x))
+
+
+def silu(x: Any) -> Tensor:
+    """``x * sigmoid(x)``."""
+    return apply(_SILU, _tensor(x))
+
+
+sigmoid = mf.sigmoid
+tanh = mf.tanh
+
+
+def softmax(x: Any, axis: int | None = None, *, dim: int | None = None) -> Tensor:
+    """``exp(x) / sum(exp(x))`` along ``axis`` (default the last)."""
+    x = _tensor(x)
+    ax = normalize_axis(_axis(axis, dim), x.ndim)
+    return apply(_act.Softmax(axis=ax), x)
+
+
+def log_softmax(x: Any, axis: int | None = None, *, dim: int | None = None) -> Tensor:
+    """``x - logsumexp(x)`` along ``axis`` (default the last), stable for huge logits."""
+    x = _tensor(x)
+    ax = normalize_axis(_axis(axis, dim), x.ndim)
+    return apply(_act.LogSoftmax(axis=ax), x)
+
+
+# --------------------------------------------------------------------- losses
+def _class_last(x: Tensor) -> Tensor:
+    """(N, C, d1, ...) -> (N * d1 * ..., C); (C,) -> (1, C); (N, C) unchanged."""
+    if x.ndim == 1:
+        return mf.reshape(x, (1, x.shape[0]))
+    if x.ndim == 2:
+        return x
+    return mf.reshape(mf.moveaxis(x, 1, -1), (-1, x.shape[1]))
+
+
+def _check_targets(name: str, x: Tensor, target: Tensor, ignore_index: int) -> Any:
+    if target.dtype.kind not in "iu":
+        raise TypeError(f"{name}: class-index targets must be integers, got {target.dtype}")
+    expected = x.shape[:1] + x.shape[2:] if x.ndim >= 2 else ()
+    if target.shape != expected:
+        raise ValueError(
+            f"{name}: input of shape {x.shape} needs targets of shape {expected}, got {target.shape}"
+        )
+    t = target.data.reshape(-1)
+    n_classes = x.shape[1] if x.ndim >= 2 else x.shape[0]
+    valid = t != ignore_index
+    xp = x.device.xp
+    if bool(xp.any(xp.logical_and(valid, xp.logical_or(t < 0, t >= n_classes)))):
+        bad = xp.to_host(t[xp.logical_and(valid, xp.logical_or(t < 0, t >= n_classes))])[0]
+        raise IndexError(
+            f"{name}: target {int(bad)} is out of range for {n_classes} classes "
+            f"(ignore_index={ignore_index})"
+        )
+    return t, valid, n_classes
+
+
+def nll_loss(input: Any, target: Any, weight: Any = None, ignore_index: int = -100,
+             reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of class ``target`` under log-probabilities ``input``.
+
+    ``input`` is (N, C) or (N, C, d1, ...) (or (C,) for one sample); ``target``
+    holds class indices, (N,) or (N, d1, ...).  Targets equal to
+    ``ignore_index`` contribute nothing; ``"mean"`` divides by the total weight
+    of the targets that count, as in PyTorch.
+    """
+    _check_reduction(reduction)
+    x = _tensor(input)
+    tgt = _tensor(target, x)
+    t, valid, n_classes = _check_targets("nll_loss", x, tgt, ignore_index)
+    xp = x.device.xp
+    safe_t = xp.where(valid, t, 0)
+    rows = xp.arange(safe_t.shape[0])
+    picked = mf.getitem(_class_last(x), (rows, safe_t))
+    if weight is not None:
+        w = _tensor(weight, x)
+        if w.shape != (n_classes,):
+            raise ValueError(f"nll_loss: weight must have shape ({n_classes},), got {w.shape}")
+        wt = mf.getitem(w, (safe_t,)) * Tensor._wrap(valid, None, x.device)
+    else:
+        wt = Tensor._wrap(valid.astype(x.dtype), None, x.device)
+    losses = -(picked * wt)
+    if reduction == "none":
+        return mf.reshape(losses, tgt.shape)
+    if reduction == "sum":
+        return mf.sum(losses)
+    return mf.sum(losses) / mf.sum(wt)
+
+
+def cross_entropy(input: Any, target: Any, weight: Any = None, reduction: str = "mean",
+                  ignore_index: int = -100, label_smoothing: float = 0.0) -> Tensor:
+    """Cross entropy between ``softmax(input)`` and class indices (or class probabilities).
+
+    ``label_smoothing`` mixes the one-hot target with the uniform distribution
+    (``(1 - e) * nll + e * mean_c(-log p_c)``), as PyTorch does.  With float
+    ``target`` of ``input``'s shape, targets are probabilities.
+    """
+    _check_reduction(reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got {label_smoothing}")
+    x = _tensor(input)
+    if x.ndim == 0:
+        raise ValueError("cross_entropy: input must have a class axis, got a 0-d tensor")
+    axis = 1 if x.ndim >= 2 else 0
+    logp = log_softmax(x, axis=axis)
+    tgt = _tensor(target, x)
+    n_classes = x.shape[axis]
+    w_shape = (1, n_classes) + (1,) * (x.ndim - 2) if x.ndim >= 2 else (n_classes,)
+    if tgt.dtype.kind == "f":
+        if tgt.shape != x.shape:
+            raise ValueError(f"cross_entropy: probability targets need shape {x.shape}, got {tgt.shape}")
+        probs = tgt
+        if label_smoothing:
+            probs = probs * (1 - label_smoothing) + label_smoothing / n_classes
+        terms = logp * probs
+        if weight is not None:
+            terms = terms * mf.reshape(_tensor(weight, x), w_shape)
+        return _reduce(-mf.sum(terms, axis=axis), reduction)
+    nll = nll_loss(logp, tgt, weight=weight, ignore_index=ignore_index, reduction=reduction)
+    if not label_smoothing:
+        return nll
+    t, valid, _ = _check_targets("cross_entropy", x, tgt, ignore_index)
+    xp = x.device.xp
+    terms = logp
+    if weight is not None:
+        terms = terms * mf.reshape(_tensor(weight, x), w_shape)
+    smooth = -mf.reshape(mf.sum(terms, axis=axis), (-1,)) * Tensor._wrap(
+        valid.astype(x.dtype), None, x.device)
+    if reduction == "none":
+        smooth = mf.reshape(smooth, tgt.shape)
+    elif reduction == "sum":
+        smooth = mf.sum(smooth)
+    else:
+        if weight is not None:
+            wt = mf.getitem(_tensor(weight, x), (xp.where(valid, t, 0),)) * Tensor._wrap(
+                valid, None, x.device)
+            denom = mf.sum(wt)
+        else:
+            denom = mf.sum(Tensor._wrap(valid.astype(x.dtype), None, x.device))
+        smooth = mf.sum(smooth) / denom
+    return nll * (1 - label_smoothing) + smooth * (label_smoothing / n_classes)
+
+
+def mse_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:
+    """Mean squared error ``(input - target) ** 2``; the shapes must be equal.
+
+    PyTorch only warns when they differ and then broadcasts, which silently
+    computes something else; here it is an error.
+    """
+    _check_reduction(reduction)
+    x = _tensor(input)
+    y = _tensor(target, x)
+    if x.shape != y.shape:
+        raise ValueError(f"mse_loss: input shape {x.shape} and target shape {y.shape} differ")
+    d = x - y
+    return _reduce(d * d, reduction)
+
+
+def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None,
+                                     reduction: str = "mean", pos_weight: Any = None) -> Tensor:
+    """``-[y log sigmoid(x) + (1 - y) log(1 - sigmoid(x))]``, computed stably from logits.
+
+    Uses ``log sigmoid(x) = -softplus(-x)`` with
+    ``softplus(z) = max(z, 0) + log1p(exp(-|z|))``, so logits of ±1e4 are fine.
+    """
+    _check_reduction(reduction)
+    x = _tensor(input)
+    y = _tensor(target, x)
+    if x.shape != y.shape:
+        raise ValueError(f"binary_cross_entropy_with_logits: input shape {x.shape} and target "
+                         f"shape {y.shape} differ")
+    softplus_neg = relu(-x) + mf.log1p(mf.exp(-mf.abs(x)))  # -log sigmoid(x)
+    if pos_weight is not None:
+        pw = _tensor(pos_weight, x)
+        loss = (1 - y) * x + (1 + (pw - 1) * y) * softplus_neg
+    else:
+        loss = (1 - y) * x + softplus_neg
+    if weight is not None:
+        loss = loss * _tensor(weight, x)
+    return _reduce(loss, reduction)
+
+
+# --------------------------------------------------------------------- layers
+def linear(x: Any, weight: Any, bias: Any = None) -> Tensor:
+    """``x @ weight.T + bias`` (weight is (out_features, in_features))."""
+    x = _tensor(x)
+    w = _tensor(weight, x)
+    if x.ndim == 0 or x.shape[-1] != w.shape[-1]:
+        raise ValueError(
+            f"linear: input of shape {x.shape} does not match weight of shape {w.shape} "
+            f"(expects in_features={w.shape[-1]} as the input's last axis)"
+        )
+    out = mf.matmul(x, mf.transpose(w))
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def _pair(v: Any, name: str) -> tuple[int, int]:
+    if isinstance(v, (int, host_numpy.integer)):
+        v = (int(v), int(v))
+    v = tuple(int(a) for a in v)
+    if len(v) != 2:
+        raise ValueError(f"{name} must be an int or a pair, got {v}")
+    return v  # type: ignore[return-value]
+
+
+def conv2d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
+           dilation: Any = 1, groups: int = 1) -> Tensor:
+    """2-D cross-correlation, NCHW: ``x`` (N, C, H, W) or (C, H, W), ``weight`` (O, C/groups, KH, KW).
+
+    ``padding`` is an int, a pair, ``"valid"`` (0) or ``"same"`` (stride 1 only).
+    """
+    x = _tensor(x)
+    w = _tensor(weight, x)
+    unbatched = x.ndim == 3
+    if unbatched:
+        x = mf.expand_dims(x, 0)
+    if x.ndim != 4 or w.ndim != 4:
+        raise ValueError(f"conv2d: expected 4-D input and weight, got {x.shape} and {w.shape}")
+    st, dl = _pair(stride, "stride"), _pair(dilation, "dilation")
+    if isinstance(padding, str):
+        if padding == "valid":
+            pd = (0, 0)
+        elif padding == "same":
+            if st != (1, 1):
+                raise ValueError("conv2d: padding='same' needs stride 1")
+            total = [d * (k - 1) for d, k in zip(dl, w.shape[2:])]
+            if any(t % 2 for t in total):
+                raise ValueError("conv2d: padding='same' with an even effective kernel is not supported")
+            pd = (total[0] // 2, total[1] // 2)
+        else:
+            raise ValueError(f"conv2d: padding must be an int, a pair, 'valid' or 'same', got {padding!r}")
+    else:
+        pd = _pair(padding, "padding")
+    if min(st) < 1 or min(dl) < 1 or min(pd) < 0:
+        raise ValueError(f"conv2d: stride and dilation must be >= 1 and padding >= 0, got "
+                         f"stride={st}, dilation={dl}, padding={pd}")
+    if groups < 1 or x.shape[1] % groups or w.shape[0] % groups:
+        raise ValueError(f"conv2d: groups={groups} must divide the input channels {x.shape[1]} "
+                         f"and the output channels {w.shape[0]}")
+    if x.shape[1] != w.shape[1] * groups:
+        raise ValueError(
+            f"conv2d: input of shape {x.shape} has {x.shape[1]} channels, but weight of shape "
+            f"{w.shape} expects {w.shape[1] * groups} (in_channels / groups = {w.shape[1]})"
+        )
+    for size, k, p, d in zip(x.shape[2:], w.shape[2:], pd, dl):
+        if size + 2 * p < d * (k - 1) + 1:
+            raise ValueError(f"conv2d: kernel {tuple(w.shape[2:])} (dilation {dl}) is larger than "
+                             f"the padded input {tuple(x.shape[2:])} + padding {pd}")
+    out = apply(_conv.Conv2d(stride=st, padding=pd, dilation=dl, groups=int(groups)), x, w)
+    if bias is not None:
+        b = _tensor(bias, x)
+        if b.shape != (w.shape[0],):
+            raise ValueError(f"conv2d: bias must have shape ({w.shape[0]},), got {b.shape}")
+        out = out + mf.reshape(b, (1, -1, 1, 1))
+    return mf.squeeze(out, 0) if unbatched else out
+
+
+def _pool_args(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any, name: str):
+    k = _pair(kernel_size, "kernel_size")
+    s = k if stride is None else _pair(stride, "stride")
+    p = _pair(padding, "padding")
+    d = _pair(dilation, "dilation")
+    if min(k) < 1 or min(s) < 1 or min(d) < 1:
+        raise ValueError(f"{name}: kernel_size, stride and dilation must be >= 1")
+    if p[0] > k[0] // 2 or p[1] > k[1] // 2 or min(p) < 0:
+        raise ValueError(f"{name}: padding {p} must be between 0 and half the kernel size {k}")
+    for size, kk, pp, dd in zip(x.shape[2:], k, p, d):
+        if size + 2 * pp < dd * (kk - 1) + 1:
+            raise ValueError(f"{name}: kernel {k} is larger than the padded input {x.shape[2:]}")
+    return k, s, p, d
+
+
+def max_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               dilation: Any = 1) -> Tensor:
+    """Max over windows; the gradient goes to the first maximum of each window (PyTorch)."""
+    x = _tensor(x)
+    unbatched = x.ndim == 3
+    if unbatched:
+        x = mf.expand_dims(x, 0)
+    if x.ndim != 4:
+        raise ValueError(f"max_pool2d: expected a 3-D or 4-D input, got shape {x.shape}")
+    k, s, p, d = _pool_args(x, kernel_size, stride, padding, dilation, "max_pool2d")
+    out = apply(_conv.MaxPool2d(kernel=k, stride=s, padding=p, dilation=d), x, x.detach())
+    return mf.squeeze(out, 0) if unbatched else out
+
+
+def avg_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               count_include_pad: bool = True) -> Tensor:
+    """Mean over windows (a depthwise convolution with a constant kernel).
+
+    With ``count_include_pad=False`` the divisor at the border counts only real
+    input elements, as in PyTorch.
+    """
+    x = _tensor(x)
+    unbatched = x.ndim == 3
+    if unbatched:
+        x = mf.expand_dims(x, 0)
+    if x.ndim != 4:
+        raise ValueError(f"avg_pool2d: expected a 3-D or 4-D input, got shape {x.shape}")
+    k, s, p, _ = _pool_args(x, kernel_size, stride, padding, 1, "avg_pool2d")
+    n, c, h, w = x.shape
+    xp = x.device.xp
+    ones = Tensor._wrap(xp.full((1, 1) + k, 1.0, dtype=x.dtype), None, x.device)
+    flat = mf.reshape(x, (n * c, 1, h, w))
+    conv = _conv.Conv2d(stride=s, padding=p, dilation=(1, 1), groups=1)
+    sums = apply(conv, flat, ones)
+    if count_include_pad or p == (0, 0):
+        out = sums * (1.0 / (k[0] * k[1]))
+    else:
+        counts = xp.conv2d(xp.ones((1, 1, h, w), dtype=x.dtype), ones.data, s, p, (1, 1), 1)
+        out = sums / Tensor._wrap(counts, None, x.device)
+    out = mf.reshape(out, (n, c) + out.shape[2:])
+    return mf.squeeze(out, 0) if unbatched else out
+
+
+def layer_norm(x: Any, normalized_shape: Any, weight: Any = None, bias: Any = None,
+               eps: float = 1e-5) -> Tensor:
+    """Normalize over the trailing ``normalized_shape`` axes, then ``* weight + bias``."""
+    x = _tensor(x)
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if k == 0 or x.shape[x.ndim - k:] != shape:
+        raise ValueError(
+            f"layer_norm: input of shape {x.shape} does not end with normalized_shape {shape}"
+        )
+    axes = tuple(range(x.ndim - k, x.ndim))
+    out = apply(_norm.Normalize(axes=axes, eps=float(eps)), x)
+    if weight is not None:
+        out = out * _tensor(weight, x)
+    if bias is not None:
+        out = out + _tensor(bias, x)
+    return out
+
+
+def batch_norm(x: Any, running_mean: Any, running_var: Any, weight: Any = None, bias: Any = None,
+               training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Batch normalization over every axis but the channel axis 1.
+
+    In training, normalize with the batch statistics and update
+    ``running_mean`` / ``running_var`` in place (unbiased variance, PyTorch's
+    ``momentum`` convention: ``new = (1 - momentum) * old + momentum * batch``).
+    In evaluation, normalize with the running statistics.
+    """
+    x = _tensor(x)
+    if x.ndim < 2:
+        raise ValueError(f"batch_norm: expected at least 2-D input (N, C, ...), got {x.shape}")
+    c = x.shape[1]
+    axes = (0,) + tuple(range(2, x.ndim))
+    bshape = (1, c) + (1,) * (x.ndim - 2)
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != (c,):
+            raise ValueError(f"batch_norm: {name} must have shape ({c},) for input {x.shape}, "
+                             f"got {tuple(t.shape)}")
+    if training:
+        n = x.size // c
+        if n <= 1:
+            raise ValueError(f"batch_norm: expected more than 1 value per channel when training, "
+                             f"got input of shape {x.shape}")
+        out = apply(_norm.Normalize(axes=axes, eps=float(eps)), x)
+        if running_mean is not None and running_var is not None:
+            with no_grad():
+                xp = x.device.xp
+                mean = xp.mean(x.data, axis=axes)
+                var = xp.var(x.data, axis=axes) * (n / (n - 1))
+                running_mean.mul_(1 - momentum).add_(Tensor._wrap(mean.astype(running_mean.dtype), None,
+                                                                  x.device) * momentum)
+                running_var.mul_(1 - momentum).add_(Tensor._wrap(var.astype(running_var.dtype), None,
+                                                                 x.device) * momentum)
+    else:
+        if running_mean is None or running_var is None:
+            raise ValueError("batch_norm: running statistics are required when training=False")
+        rm = mf.reshape(running_mean.detach(), bshape)
+        rv = mf.reshape(running_var.detach(), bshape)
+        out = (x - rm) * (1 / mf.sqrt(rv + eps))
+    if weight is not None:
+        out = out * mf.reshape(_tensor(weight, x), bshape)
+    if bias is not None:
+        out = out + mf.reshape(_tensor(bias, x), bshape)
+    return out
+
+
+def dropout(x: Any, p: float = 0.5, training: bool = True) -> Tensor:
+    """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)``.
+
+    The randomness is one key drawn from the engine generator and stored on
+    the op, so a checkpoint replay regenerates the same mask.
+    """
+    x = _tensor(x)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout: p must be in [0, 1], got {p}")
+    if not training or p == 0.0:
+        return x
+    if p == 1.0:
+        return x * 0.0
+    return apply(_drop.Dropout(p=float(p), key=_random.next_key()), x)
+
+
+def embedding(input: Any, weight: Any) -> Tensor:
+    """Rows of ``weight`` (num_embeddings, dim) selected by integer ``input``.
+
+    Repeated ids accumulate their gradients into the same row.
+    """
+    w = _tensor(weight)
+    ids = _tensor(input, w)
+    if ids.dtype.kind not in "iu":
+        raise TypeError(f"embedding: ids must be integers, got {ids.dtype}")
+    if ids.size:
+        lo, hi = int(ids.data.min()), int(ids.data.max())
+        if lo < 0 or hi >= w.shape[0]:
+            raise IndexError(f"embedding: id {lo if lo < 0 else hi} is out of range for "
+                             f"{w.shape[0]} embeddings")
+    return mf.getitem(w, (ids,))
+
+
+def one_hot(t: Any, num_classes: int = -1) -> Tensor:
+    """Integer class indices to a one-hot int64 tensor with a new last axis."""
+    t = _tensor(t)
+    if t.dtype.kind not in "iu":
+        raise TypeError(f"one_hot: expects integers, got {t.dtype}")
+    xp = t.device.xp
+    n = int(t.data.max()) + 1 if num_classes < 0 else num_classes
+    if t.size and (int(t.data.min()) < 0 or int(t.data.max()) >= n):
+        raise IndexError(f"one_hot: class values must be in [0, {n})")
+    out = (t.data[..., None] == xp.arange(n)).astype(xp.int64)
+    return Tensor._wrap(out, None, t.device)
+
+
+def pad(x: Any, pad: Any, value: float = 0.0) -> Tensor:
+    """PyTorch-style padding: ``pad`` lists (before, after) pairs from the *last* axis backwards."""
+    x = _tensor(x)
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2 or len(pad) // 2 > x.ndim:
+        raise ValueError(f"pad: expected an even number of values, at most 2 * ndim, got {pad}")
+    widths = [(0, 0)] * x.ndim
+    for i in range(len(pad) // 2):
+        widths[x.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    return mf.pad(x, widths, constant_values=value)
+
+
+def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: Any = None,
+                                 is_causal: bool = False, dropout_p: float = 0.0,
+                                 scale: float | None = None, training: bool = True) -> Tensor:
+    """``softmax(q k^T * scale + mask) v`` over the last two axes, PyTorch's semantics.
+
+    ``attn_mask`` is boolean (True = attend) or additive float; ``is_causal``
+    masks future positions (query i attends to keys 0..i, aligned at the top
+    left, as in PyTorch).  ``scale`` defaults to ``1 / sqrt(head_dim)``.
+    """
+    q, k, v = _tensor(query), _tensor(key, query), _tensor(value, query)
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"scaled_dot_product_attention: query {q.shape} and key {k.shape} "
+                         f"have different head dimensions")
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(f"scaled_dot_product_attention: key {k.shape} and value {v.shape} "
+                         f"have different sequence lengths")
+    if is_causal and attn_mask is not None:
+        raise ValueError("scaled_dot_product_attention: pass attn_mask or is_causal, not both")
+    s = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
+    scores = mf.matmul(q, mf.swapaxes(k, -1, -2)) * s
+    xp = q.device.xp
+    lq, lk = q.shape[-2], k.shape[-2]
+    if is_causal:
+        allowed = xp.tril(xp.ones((lq, lk), dtype=bool))
+        scores = mf.where(Tensor._wrap(allowed, None, q.device), scores, -math.inf)
+    elif attn_mask is not None:
+        m = _tensor(attn_mask, q)
+        if m.dtype == host_numpy.bool_:
+            scores = mf.where(m, scores, -math.inf)
+        else:
+            scores = scores + m
+    attn = softmax(scores, axis=-1)
+    if dropout_p > 0.0 and training:
+        attn = dropout(attn, dropout_p)
+    return mf.matmul(attn, v)

@@ -1,0 +1,379 @@
+"""``Module`` and ``Parameter``: PyTorch's everyday surface, in plain Python.
+
+A Module registers what you assign to it: a :class:`Parameter` becomes a
+parameter, another Module a submodule, and :meth:`Module.register_buffer`
+adds state that is saved but not trained (BatchNorm's running statistics).
+``state_dict()`` and ``load_state_dict()`` walk that tree with dotted names.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..backend import as_dtype, get_device
+from ..grad_mode import no_grad
+from ..tensor import Tensor
+
+__all__ = ["Module", "Parameter"]
+
+
+class Parameter(Tensor):
+    """A Tensor that is a module's trainable weight (``requires_grad=True`` by default).
+
+    ``Parameter(t)`` takes over ``t``'s array without copying it.
+    """
+
+    def __init__(self, data: Any = None, requires_grad: bool = True) -> None:
+        if data is None:
+            data = Tensor([], dtype="float32")
+        if isinstance(data, Tensor):
+            self._data = data.data
+            self._device = data.device
+            self._node = None
+            self._vc = [0]
+            self._rg = False
+        else:
+            super().__init__(data)
+        if requires_grad:
+            self.requires_grad = True
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__()
+
+
+class _HookHandle:
+    def __init__(self, hooks: dict, key: int) -> None:
+        self._hooks, self._key = hooks, key
+
+    def remove(self) -> None:
+        self._hooks.pop(self._key, None)
+
+
+class Module:
+    """Base class of every layer and model.
+
+    Subclasses set parameters and submodules as attributes in ``__init__``
+    and define ``forward``; calling the module runs its forward hooks and
+    ``forward``.
+    """
+
+    _hook_counter = 0
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_non_persistent", set())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_forward_hooks", OrderedDict())
+        object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
+        object.__setattr__(self, "training", True)
+
+    # ------------------------------------------------------------ registration
+    def __setattr__(self, name: str, value: Any) -> None:
+        if "_parameters" not in self.__dict__:
+            raise AttributeError(
+                f"cannot assign {name!r} before Module.__init__() is called "
+                f"(call super().__init__() first in {type(self).__name__}.__init__)"
+            )
+        params, modules, buffers = self._parameters, self._modules, self._buffers
+        for d in (params, modules, buffers):
+            if name in d and not (d is buffers and (value is None or isinstance(value, Tensor))):
+                del d[name]
+        if isinstance(value, Parameter):
+            params[name] = value
+        elif isinstance(value, Module):
+            modules[name] = value
+        elif name in buffers:
+            buffers[name] = value
+        elif name in params and value is None:
+            params[name] = None
+        else:
+            object.__setattr__(self, name, value)
+            return
+        self.__dict__.pop(name, None)
+
+    def __getattr__(self, name: str) -> Any:
+        d = self.__dict__
+        for store in ("_parameters", "_buffers", "_modules"):
+            if store in d and name in d[store]:
+                return d[store][name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        for store in (self._parameters, self._buffers, self._modules):
+            if name in store:
+                del store[name]
+                self._non_persistent.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"register_parameter: {name!r} must be a Parameter or None")
+        self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Add state that is part of ``state_dict`` (if persistent) but not trained."""
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"register_buffer: {name!r} must be a Tensor or None")
+        if "." in name or not name:
+            raise KeyError(f"buffer name {name!r} must be non-empty and contain no '.'")
+        self._buffers[name] = tensor
+        if not persistent:
+            self._non_persistent.add(name)
+
+    def register_module(self, name: str, module: Module | None) -> None:
+        self._modules[name] = module
+
+    add_module = register_module
+
+    # ----------------------------------------------------------------- calling
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} does not define forward()")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        for hook in list(self._forward_pre_hooks.values()):
+            r = hook(self, args)
+            if r is not None:
+                args = r if isinstance(r, tuple) else (r,)
+        out = self.forward(*args, **kwargs)
+        for hook in list(self._forward_hooks.values()):
+            r = hook(self, args, out)
+            if r is not None:
+                out = r
+        return out
+
+    def register_forward_hook(self, hook: Callable) -> _HookHandle:
+        """``hook(module, inputs, output)`` after every forward; may return a new output."""
+        Module._hook_counter += 1
+        self._forward_hooks[Module._hook_counter] = hook
+        return _HookHandle(self._forward_hooks, Module._hook_counter)
+
+    def register_forward_pre_hook(self, hook: Callable) -> _HookHandle:
+        """``hook(module, inputs)`` before every forward; may return new inputs."""
+        Module._hook_counter += 1
+        self._forward_pre_hooks[Module._hook_counter] = hook
+        return _HookHandle(self._forward_pre_hooks, Module._hook_counter)
+
+    # --------------------------------------------------------------- traversal
+    def named_modules(self, memo: set | None = None, prefix: str = "") -> Iterator[tuple[str, Module]]:
+        memo = set() if memo is None else memo
+        if id(self) in memo:
+            return
+        memo.add(id(self))
+        yield prefix, self
+        for name, m in self._modules.items():
+            if m is not None:
+                yield from m.named_modules(memo, f"{prefix}.{name}" if prefix else name)
+
+    def modules(self) -> Iterator[Module]:
+        for _, m in self.named_modules():
+            yield m
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        for name, m in self._modules.items():
+            if m is not None:
+                yield name, m
+
+    def children(self) -> Iterator[Module]:
+        for _, m in self.named_children():
+            yield m
+
+    def _named(self, store: str, prefix: str, recurse: bool) -> Iterator[tuple[str, Tensor]]:
+        seen: set[int] = set()
+        mods = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        for mprefix, m in mods:
+            for name, t in getattr(m, store).items():
+                if t is None or id(t) in seen:
+                    continue
+                seen.add(id(t))
+                yield (f"{mprefix}.{name}" if mprefix else name), t
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """``(dotted name, parameter)`` pairs; a parameter shared by two modules appears once."""
+        yield from self._named("_parameters", prefix, recurse)  # type: ignore[misc]
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True) -> Iterator[tuple[str, Tensor]]:
+        yield from self._named("_buffers", prefix, recurse)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def apply(self, fn: Callable[[Module], None]) -> Module:
+        """Call ``fn`` on every submodule (children first) and on ``self``."""
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    # ------------------------------------------------------------------ modes
+    def train(self, mode: bool = True) -> Module:
+        """Set training mode (dropout active, batch norm uses batch statistics)."""
+        for m in self.modules():
+            object.__setattr__(m, "training", bool(mode))
+        return self
+
+    def eval(self) -> Module:
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Clear every parameter's ``.grad`` (to None, or to zeros)."""
+        for p in self.parameters():
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                with no_grad():
+                    p.grad.zero_()
+
+    # ------------------------------------------------------------ conversion
+    def to(self, target: Any = None, dtype: Any = None) -> Module:
+        """Move parameters and buffers to a device and/or cast floating ones to a dtype, in place.
+
+        Parameters keep their identity (an optimizer built before ``to`` still
+        holds them).  Integer buffers (``num_batches_tracked``) are never cast.
+        """
+        dev, dt = None, None
+        if isinstance(target, str) or (target is not None and type(target).__name__ == "Device"):
+            dev = get_device(target)
+        elif target is not None:
+            dt = as_dtype(target)
+        if dtype is not None:
+            dt = as_dtype(dtype)
+
+        def convert(t: Tensor) -> None:
+            new = t
+            if dt is not None and t.dtype.kind == "f" and t.dtype != dt:
+                new = Tensor._wrap(new.data.astype(dt), None, new.device)
+            if dev is not None and new.device is not dev:
+                new = Tensor(new, device=dev)
+            if new is not t:
+                t._data = new.data
+                t._device = new.device
+                t._bump_version()
+                if t.grad is not None:
+                    g = t.grad
+                    if dt is not None and g.dtype.kind == "f":
+                        g = Tensor._wrap(g.data.astype(dt), None, g.device)
+                    if dev is not None:
+                        g = Tensor(g, device=dev)
+                    t._grad = g
+
+        with no_grad():
+            for m in self.modules():
+                for store in (m._parameters, m._buffers):
+                    for t in store.values():
+                        if t is not None:
+                            convert(t)
+        return self
+
+    def float(self) -> Module:
+        return self.to(dtype="float32")
+
+    def double(self) -> Module:
+        return self.to(dtype="float64")
+
+    def half(self) -> Module:
+        return self.to(dtype="float16")
+
+    def cpu(self) -> Module:
+        return self.to("cpu")
+
+    def cuda(self, index: int = 0) -> Module:
+        return self.to(f"cuda:{index}")
+
+    # ------------------------------------------------------------- state dict
+    def state_dict(self, prefix: str = "") -> OrderedDict[str, Tensor]:
+        """Every parameter and persistent buffer by dotted name (detached, sharing memory)."""
+        out: OrderedDict[str, Tensor] = OrderedDict()
+        for mprefix, m in self.named_modules(prefix=prefix):
+            p = f"{mprefix}." if mprefix else ""
+            for name, t in m._parameters.items():
+                if t is not None:
+                    out[p + name] = t.detach()
+            for name, t in m._buffers.items():
+                if t is not None and name not in m._non_persistent:
+                    out[p + name] = t.detach()
+        return out
+
+    def load_state_dict(self, state_dict: dict[str, Any], strict: bool = True) -> tuple[list[str], list[str]]:
+        """Copy values from ``state_dict`` into this module's parameters and buffers.
+
+        Everything is checked before anything is copied, so an error never
+        leaves the module half-loaded: with ``strict`` the keys must match
+        exactly, and a shape mismatch is always an error.  Returns
+        ``(missing_keys, unexpected_keys)``.
+        """
+        own = self.state_dict()
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        problems = []
+        if strict and missing:
+            problems.append("missing keys: " + ", ".join(missing))
+        if strict and unexpected:
+            problems.append("unexpected keys: " + ", ".join(unexpected))
+        plan = []
+        for k, target in own.items():
+            if k not in state_dict:
+                continue
+            v = state_dict[k]
+            shape = tuple(v.shape) if hasattr(v, "shape") else None
+            if shape != target.shape:
+                problems.append(f"size mismatch for {k}: expected {target.shape}, got {shape}")
+                continue
+            plan.append((k, v))
+        if problems:
+            raise RuntimeError(
+                f"Error(s) in loading state_dict for {type(self).__name__}:\n  " + "\n  ".join(problems)
+            )
+        live = dict(self._live_tensors())
+        with no_grad():
+            for k, v in plan:
+                t = live[k]
+                src = v if isinstance(v, Tensor) else Tensor(v, dtype=t.dtype)
+                if src.device is not t.device:
+                    src = Tensor(src, device=t.device)
+                t.copy_(src)
+        return missing, unexpected
+
+    def _live_tensors(self) -> Iterator[tuple[str, Tensor]]:
+        for mprefix, m in self.named_modules():
+            p = f"{mprefix}." if mprefix else ""
+            for store in (m._parameters, m._buffers):
+                for name, t in store.items():
+                    if t is not None:
+                        yield p + name, t
+
+    # ------------------------------------------------------------------ print
+    def extra_repr(self) -> str:
+        return ""
+
+    def __repr__(self) -> str:
+        lines = []
+        extra = self.extra_repr()
+        if extra:
+            lines.extend(extra.split("\n"))
+        for name, m in self._modules.items():
+            sub = repr(m).replace("\n", "\n  ")
+            lines.append(f"({name}): {sub}")
+        body = ""
+        if lines:
+            body = "\n  " + "\n  ".join(lines) + "\n" if self._modules else lines[0]
+        return f"{type(self).__name__}({body})"
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers)
+                      | set(self._modules))

@@ -1,0 +1,128 @@
+"""Activation functions: relu, leaky_relu, gelu (exact and tanh), silu,
+softmax and log_softmax.
+
+``relu`` and ``leaky_relu`` take the subgradient at 0 from the left branch
+(``relu'(0) = 0``), as PyTorch does.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .base import Op
+
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_INV_SQRT_2 = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+class Relu(Op):
+    """``max(x, 0)``; gradient 1 for ``x > 0``, else 0 (also at 0)."""
+
+    save_inputs = False
+    save_output = True
+
+    def forward(self, xp, x):
+        return xp.maximum(x, 0)
+
+    def backward(self, xp, g, out, x):
+        return g * (out > 0)
+
+    def reference(self, np, x):
+        return np.where(x > 0, x, 0).astype(x.dtype)
+
+
+class LeakyRelu(Op):
+    """``x`` for ``x > 0``, else ``negative_slope * x``."""
+
+    def forward(self, xp, x):
+        return xp.where(x > 0, x, x * self.negative_slope)
+
+    def backward(self, xp, g, out, x):
+        return xp.where(x > 0, g, g * self.negative_slope)
+
+    def reference(self, np, x):
+        return np.where(x > 0, x, x * self.negative_slope)
+
+
+class Gelu(Op):
+    """Gaussian error linear unit: ``x * Phi(x)`` (``approximate="none"``) or
+    the tanh approximation ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``."""
+
+    def forward(self, xp, x):
+        if self.approximate == "tanh":
+            return 0.5 * x * (1 + xp.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)))
+        return 0.5 * x * (1 + xp.erf(x * _INV_SQRT_2))
+
+    def backward(self, xp, g, out, x):
+        if self.approximate == "tanh":
+            inner = _SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)
+            t = xp.tanh(inner)
+            d_inner = _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * x * x)
+            return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * d_inner)
+        cdf = 0.5 * (1 + xp.erf(x * _INV_SQRT_2))
+        pdf = xp.exp(-0.5 * x * x) * _INV_SQRT_2PI
+        return g * (cdf + x * pdf)
+
+    def reference(self, np, x):
+        x64 = x.astype(np.float64)
+        if self.approximate == "tanh":
+            r = 0.5 * x64 * (1 + np.tanh(_SQRT_2_OVER_PI * (x64 + 0.044715 * x64**3)))
+        else:
+            erf = np.vectorize(math.erf, otypes=[np.float64])
+            r = 0.5 * x64 * (1 + erf(x64 * _INV_SQRT_2))
+        return r.astype(x.dtype)
+
+
+class Silu(Op):
+    """``x * sigmoid(x)`` (also called swish)."""
+
+    def forward(self, xp, x):
+        return x * xp.sigmoid(x)
+
+    def backward(self, xp, g, out, x):
+        s = xp.sigmoid(x)
+        return g * (s * (1 + x * (1 - s)))
+
+    def reference(self, np, x):
+        return x * np.exp(-np.logaddexp(0, -x))
+
+
+class Softmax(Op):
+    """``exp(x) / sum(exp(x))`` along ``axis``, shifted by the max for stability."""
+
+    save_inputs = False
+    save_output = True
+
+    def forward(self, xp, x):
+        e = xp.exp(x - xp.max(x, axis=self.axis, keepdims=True))
+        return e / xp.sum(e, axis=self.axis, keepdims=True)
+
+    def backward(self, xp, g, out, x):
+        gy = g * out
+        return gy - out * xp.sum(gy, axis=self.axis, keepdims=True)
+
+    def reference(self, np, x):
+        x64 = x.astype(np.float64)
+        e = np.exp(x64 - np.max(x64, axis=self.axis, keepdims=True))
+        return (e / np.sum(e, axis=self.axis, keepdims=True)).astype(x.dtype)
+
+
+class LogSoftmax(Op):
+    """``x - logsumexp(x)`` along ``axis``: exact for logits of ±1e4 in float32."""
+
+    save_inputs = False
+    save_output = True
+
+    def forward(self, xp, x):
+        shifted = x - xp.max(x, axis=self.axis, keepdims=True)
+        return shifted - xp.log(xp.sum(xp.exp(shifted), axis=self.axis, keepdims=True))
+
+    def backward(self, xp, g, out, x):
+        return g - xp.exp(out) * xp.sum(g, axis=self.axis, keepdims=True)
+
+    def reference(self, np, x):
+        x64 = x.astype(np.float64)
+        m = np.max(x64, axis=self.axis, keepdims=True)
+        lse = np.log(np.sum(np.exp(x64 - m), axis=self.axis, keepdims=True)) + m
+        return (x64 - lse).astype(x.dtype)

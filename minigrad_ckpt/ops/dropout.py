@@ -1,0 +1,37 @@
+"""Dropout with its randomness recorded on the tape.
+
+The op's ``key`` attribute is drawn from the engine generator when the op is
+built (``nn.functional.dropout``).  The keep-mask is a pure function of that
+key (:func:`minigrad_ckpt.random.bernoulli_keep`), so backward regenerates it
+instead of storing it, and a checkpoint replay reproduces it bit for bit.
+"""
+
+from __future__ import annotations
+
+from ..backend import register_kernel
+from ..random import bernoulli_keep
+from .base import Op
+
+
+class Dropout(Op):
+    """Zero each element with probability ``p``; scale the rest by ``1 / (1 - p)``."""
+
+    save_inputs = False
+
+    def forward(self, xp, x):
+        return x * xp.keep_mask(x, self.key, self.p) * (1.0 / (1.0 - self.p))
+
+    def backward(self, xp, g, out, x):
+        return g * xp.keep_mask(g, self.key, self.p) * (1.0 / (1.0 - self.p))
+
+    def reference(self, np, x):
+        from ..backend import numpy_namespace
+
+        mask = bernoulli_keep(numpy_namespace, self.key, x.shape, self.p)
+        return x * mask * (1.0 / (1.0 - self.p))
+
+
+@register_kernel
+def keep_mask(xp, like, key, p):
+    """The dropout keep-mask for ``like``'s shape: True with probability ``1 - p``."""
+    return bernoulli_keep(xp, key, like.shape, p)

@@ -1,0 +1,36 @@
+"""Normalization: ``(x - mean) / sqrt(var + eps)`` over some axes.
+
+One op serves both layer norm (the trailing axes) and batch norm (every axis
+but the channel axis); the affine ``* weight + bias`` is ordinary elementwise
+math on top.  The variance is the biased one (divide by N), as in PyTorch.
+"""
+
+from __future__ import annotations
+
+from .base import Op
+
+
+class Normalize(Op):
+    save_output = True
+
+    def forward(self, xp, x):
+        mu = xp.mean(x, axis=self.axes, keepdims=True)
+        d = x - mu
+        var = xp.mean(d * d, axis=self.axes, keepdims=True)
+        return d * (1 / xp.sqrt(var + self.eps))
+
+    def backward(self, xp, g, out, x):
+        # With xhat = out and rstd = 1/sqrt(var + eps):
+        #   dx = rstd * (g - mean(g) - xhat * mean(g * xhat))
+        # rstd is recomputed from x (not saved), so with create_graph the
+        # expression is differentiable in x as well as in g.
+        rstd = 1 / xp.sqrt(xp.var(x, axis=self.axes, keepdims=True) + self.eps)
+        g_mean = xp.mean(g, axis=self.axes, keepdims=True)
+        gx_mean = xp.mean(g * out, axis=self.axes, keepdims=True)
+        return rstd * (g - g_mean - out * gx_mean)
+
+    def reference(self, np, x):
+        x64 = x.astype(np.float64)
+        mu = x64.mean(axis=self.axes, keepdims=True)
+        var = ((x64 - mu) ** 2).mean(axis=self.axes, keepdims=True)
+        return ((x64 - mu) / np.sqrt(var + self.eps)).astype(x.dtype)

@@ -1,0 +1,140 @@
+"""The optimizer base: parameter groups, per-parameter state, state dicts.
+
+Updates are written in place on the parameters' arrays (under ``no_grad``)
+and bump each parameter's version, so a graph that saved an old value cannot
+be backpropagated silently after the step.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable
+from typing import Any
+
+from ..backend import host_numpy
+from ..tensor import Tensor
+
+__all__ = ["Optimizer"]
+
+
+class Optimizer:
+    """Base class: ``Optimizer(params, defaults)`` where ``params`` is an iterable of
+    tensors or of dicts (parameter groups with their own hyper-parameters)."""
+
+    def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
+        self.defaults = dict(defaults)
+        self.state: dict[Tensor, dict[str, Any]] = {}
+        self.param_groups: list[dict[str, Any]] = []
+        params = list(params)
+        if not params:
+            raise ValueError("optimizer got an empty parameter list")
+        groups = params if isinstance(params[0], dict) else [{"params": params}]
+        for g in groups:
+            self.add_param_group(g)
+
+    def add_param_group(self, group: dict[str, Any]) -> None:
+        group = dict(group)
+        ps = group["params"]
+        ps = [ps] if isinstance(ps, Tensor) else list(ps)
+        for p in ps:
+            if not isinstance(p, Tensor):
+                raise TypeError(f"optimizer can only optimize Tensors, got {type(p).__name__}")
+            if not p.requires_grad:
+                raise ValueError("optimizer got a tensor that does not require grad")
+            if not p.is_leaf:
+                raise ValueError("optimizer can only optimize leaf tensors")
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in ps):
+            raise ValueError("some parameters appear in more than one parameter group")
+        group["params"] = ps
+        for k, v in self.defaults.items():
+            group.setdefault(k, v)
+        self.param_groups.append(group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for g in self.param_groups:
+            for p in g["params"]:
+                if p.grad is not None:
+                    if set_to_none:
+                        p.grad = None
+                    else:
+                        p.grad.data[...] = 0
+                        p.grad._bump_version()
+
+    def step(self) -> None:
+        raise NotImplementedError
+
+    def _state(self, p: Tensor) -> dict[str, Any]:
+        return self.state.setdefault(p, {})
+
+    # ------------------------------------------------------------ state dicts
+    def state_dict(self) -> dict[str, Any]:
+        """``{"state": {index: {...}}, "param_groups": [{..., "params": [index, ...]}]}``.
+
+        Parameters are referred to by their position across groups, as in
+        PyTorch; state tensors are copies, safe to keep across steps.
+        """
+        index: dict[int, int] = {}
+        groups = []
+        for g in self.param_groups:
+            entry = {k: copy.deepcopy(v) for k, v in g.items() if k != "params"}
+            entry["params"] = []
+            for p in g["params"]:
+                index.setdefault(id(p), len(index))
+                entry["params"].append(index[id(p)])
+            groups.append(entry)
+        state = {}
+        for g in self.param_groups:
+            for p in g["params"]:
+                if p in self.state:
+                    state[index[id(p)]] = {
+                        k: (v.clone().detach() if isinstance(v, Tensor) else copy.deepcopy(v))
+                        for k, v in self.state[p].items()
+                    }
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore hyper-parameters and state; checks group sizes and shapes first."""
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups):
+            raise ValueError(f"loaded state has {len(groups)} parameter groups, optimizer has "
+                             f"{len(self.param_groups)}")
+        for i, (saved, own) in enumerate(zip(groups, self.param_groups)):
+            if len(saved["params"]) != len(own["params"]):
+                raise ValueError(f"parameter group {i} has {len(own['params'])} parameters, the "
+                                 f"loaded state has {len(saved['params'])}")
+        by_index = {}
+        for saved, own in zip(groups, self.param_groups):
+            for idx, p in zip(saved["params"], own["params"]):
+                by_index[idx] = p
+        new_state: dict[Tensor, dict[str, Any]] = {}
+        for idx, st in state_dict["state"].items():
+            idx = int(idx)
+            if idx not in by_index:
+                raise ValueError(f"loaded state refers to parameter {idx}, which does not exist")
+            p = by_index[idx]
+            entry = {}
+            for k, v in st.items():
+                if isinstance(v, Tensor) or hasattr(v, "shape") and not isinstance(v, host_numpy.generic):
+                    t = v if isinstance(v, Tensor) else Tensor(v)
+                    if t.ndim and t.shape != p.shape:
+                        raise ValueError(f"state {k!r} of parameter {idx} has shape {t.shape}, the "
+                                         f"parameter has {p.shape}")
+                    entry[k] = Tensor(t, dtype=t.dtype, device=p.device)
+                else:
+                    entry[k] = copy.deepcopy(v)
+            new_state[p] = entry
+        for saved, own in zip(groups, self.param_groups):
+            for k, v in saved.items():
+                if k != "params":
+                    own[k] = copy.deepcopy(v)
+        self.state = new_state
+
+    def __repr__(self) -> str:
+        lines = [f"{type(self).__name__} ("]
+        for i, g in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            for k in sorted(k for k in g if k != "params"):
+                lines.append(f"    {k}: {g[k]}")
+        lines.append(")")
+        return "\n".join(lines)
