@@ -15,7 +15,15 @@ def build_parser() -> argparse.ArgumentParser:
         description="minigrad_ckpt: a NumPy/CuPy autograd engine with checkpointing and snapshots.",
     )
     parser.add_argument("--version", action="version", version=f"minigrad-ckpt {__version__}")
-    parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    from . import demo
+
+    d = sub.add_parser("demo", help="train a small character-level transformer (the main job)",
+                       description="Train a small character-level causal transformer on the bundled "
+                                   "corpus, then print generated text and the final loss.")
+    demo.add_arguments(d)
+    d.set_defaults(func=demo.main)
     return parser
 
 

@@ -12,7 +12,7 @@ from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .containers import Sequential
-from .layers import GELU, Dropout, LayerNorm, Linear
+from .layers import GELU, Dropout, LayerNorm, Linear, ReLU, SiLU
 from .module import Module, Parameter
 
 __all__ = ["MultiheadAttention", "TransformerBlock"]
@@ -152,11 +152,17 @@ class TransformerBlock(Module):
         x = x + Dropout(MLP(LayerNorm(x)))        # MLP: Linear(E, 4E) -> GELU -> Linear(4E, E)
 
     ``causal=True`` lets position i attend to positions 0..i only.
+    ``activation`` is ``"gelu"`` (exact), ``"gelu_tanh"`` (the tanh
+    approximation, GPT-2's, cheaper on the CPU), ``"relu"`` or ``"silu"``.
     """
 
     def __init__(self, d_model: int, n_heads: int, mlp_ratio: int = 4, dropout: float = 0.0,
-                 causal: bool = False, device: Any = None, dtype: Any = None) -> None:
+                 causal: bool = False, activation: str = "gelu", device: Any = None,
+                 dtype: Any = None) -> None:
         super().__init__()
+        acts = {"gelu": lambda: GELU(), "gelu_tanh": lambda: GELU("tanh"), "relu": ReLU, "silu": SiLU}
+        if activation not in acts:
+            raise ValueError(f"TransformerBlock: activation must be one of {sorted(acts)}, got {activation!r}")
         self.causal = causal
         self.ln1 = LayerNorm(d_model, device=device, dtype=dtype)
         self.attn = MultiheadAttention(d_model, n_heads, dropout=dropout, batch_first=True,
@@ -165,7 +171,7 @@ class TransformerBlock(Module):
         self.ln2 = LayerNorm(d_model, device=device, dtype=dtype)
         self.mlp = Sequential(
             Linear(d_model, mlp_ratio * d_model, device=device, dtype=dtype),
-            GELU(),
+            acts[activation](),
             Linear(mlp_ratio * d_model, d_model, device=device, dtype=dtype),
             Dropout(dropout),
         )
