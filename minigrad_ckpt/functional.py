@@ -89,7 +89,10 @@ def normalize_axis(axis: Any, ndim: int, *, allow_none: bool = True) -> tuple[in
         if not allow_none:
             raise TypeError("axis may not be None here")
         return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, (int, host_numpy.integer)) else tuple(axis)
+    try:
+        axes = (axis,) if isinstance(axis, (int, host_numpy.integer)) else tuple(axis)
+    except TypeError:  # a float or another non-iterable: say what is wrong
+        raise TypeError(f"axis must be an int or a tuple of ints, got {axis!r}") from None
     out = []
     for a in axes:
         if not isinstance(a, (int, host_numpy.integer)) or isinstance(a, bool):

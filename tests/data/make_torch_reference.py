@@ -1,0 +1,557 @@
+"""Regenerate ``tests/data/torch_reference.npz``: PyTorch's answers, in float64.
+
+    python tests/data/make_torch_reference.py        # needs torch; the tests do not
+
+Every case takes its inputs from a fixed NumPy seed, runs PyTorch in float64
+and stores, in one compressed ``.npz``:
+
+``<case>|<name>``       the inputs (and, for layers, the weights by state-dict name)
+``<case>|out<i>``       the outputs
+``<case>|cot<i>``       a random cotangent per output; the gradients are those of
+                        ``sum_i (out_i * cot_i).sum()``
+``<case>|grad_<name>``  the gradients of the inputs / weights listed in ``grad``
+``<case>|after_<name>`` state after the call (BatchNorm running statistics)
+``__meta__``            JSON: one entry per case saying how to make the call
+
+``tests/test_vs_torch_reference.py`` replays every case with minigrad_ckpt
+(no torch import) and compares to float64 round-off.  Array arguments are
+written ``"@name"`` in the JSON; everything else is a literal.
+
+The file name does not start with ``test_`` so pytest never collects it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+OUT = Path(__file__).with_name("torch_reference.npz")
+torch.set_default_dtype(torch.float64)
+
+rng = np.random.default_rng(20240611)
+ARRAYS: dict[str, np.ndarray] = {}
+META: dict[str, dict] = {}
+
+
+def randn(*shape: int, scale: float = 1.0) -> np.ndarray:
+    return rng.standard_normal(shape) * scale
+
+
+def to_torch(a: np.ndarray, grad: bool = False) -> torch.Tensor:
+    t = torch.from_numpy(np.array(a, copy=True))
+    if grad:
+        t.requires_grad_(True)
+    return t
+
+
+def store(case: str, name: str, value) -> None:
+    key = f"{case}|{name}"
+    assert key not in ARRAYS, key
+    if isinstance(value, torch.Tensor):
+        value = value.detach().numpy()
+    ARRAYS[key] = np.array(value, copy=True)
+
+
+def resolve(v, env: dict):
+    if isinstance(v, str) and v.startswith("@"):
+        return env[v[1:]]
+    if isinstance(v, list):
+        return tuple(resolve(a, env) for a in v)
+    return v
+
+
+def as_outputs(out) -> list:
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def backprop(case: str, outs: list, env: dict, grad: list[str]) -> None:
+    """Store outputs and cotangents, backpropagate ``sum(out * cot)``, store gradients."""
+    total = 0.0
+    for i, o in enumerate(outs):
+        if o is None:
+            continue
+        store(case, f"out{i}", o)
+        if o.dtype.is_floating_point and o.requires_grad:
+            cot = randn(*o.shape)
+            store(case, f"cot{i}", cot)
+            total = total + (o * to_torch(cot)).sum()
+    if grad:
+        total.backward()
+        for name in grad:
+            g = env[name].grad
+            assert g is not None, (case, name)
+            store(case, f"grad_{name}", g)
+
+
+# --------------------------------------------------------------- functional
+TORCH_FN = {"sigmoid": torch.sigmoid, "tanh": torch.tanh}
+
+
+def functional(case: str, fn: str, inputs: dict[str, np.ndarray], args: list, kwargs: dict | None = None,
+               grad: tuple[str, ...] | None = None, after: tuple[str, ...] = ()) -> None:
+    """One ``nn.functional`` call: ``fn(*args, **kwargs)`` with ``@name`` array references."""
+    kwargs = kwargs or {}
+    if grad is None:  # every floating input that is not state
+        grad = tuple(k for k, v in inputs.items() if v.dtype.kind == "f" and k not in after)
+    env = {}
+    for name, a in inputs.items():
+        store(case, name, a)
+        env[name] = to_torch(a, grad=name in grad)
+    f = TORCH_FN.get(fn) or getattr(F, fn)
+    with sdpa_kernel(SDPBackend.MATH):
+        out = f(*resolve(list(args), env), **{k: resolve(v, env) for k, v in kwargs.items()})
+    backprop(case, as_outputs(out), env, list(grad))
+    for name in after:
+        store(case, f"after_{name}", env[name])
+    META[case] = {"kind": "functional", "fn": fn, "args": args, "kwargs": kwargs, "grad": list(grad),
+                  "after": list(after)}
+
+
+def activation_cases() -> None:
+    x = randn(4, 6, scale=3.0)
+    x[0, :3] = 0.0  # subgradients at 0
+    for fn, kw in [("relu", {}), ("leaky_relu", {}), ("leaky_relu", {"negative_slope": 0.2}),
+                   ("gelu", {}), ("gelu", {"approximate": "tanh"}), ("silu", {}), ("sigmoid", {}),
+                   ("tanh", {})]:
+        tag = "_".join([fn] + [f"{k}{v}" for k, v in kw.items()])
+        functional(f"act_{tag}", fn, {"x": x}, ["@x"], kw)
+    big = randn(3, 4, 5, scale=40.0)
+    for fn in ("softmax", "log_softmax"):
+        for dim in (-1, 0, 1):
+            functional(f"{fn}_dim{dim}", fn, {"x": big}, ["@x"], {"dim": dim})
+
+
+def loss_cases() -> None:
+    n, c = 7, 5
+    x = randn(n, c, scale=2.0)
+    t = rng.integers(0, c, n)
+    t_ign = t.copy()
+    t_ign[[1, 4]] = -100
+    t_ign2 = t.copy()
+    t_ign2[[0, 3]] = 2
+    w = rng.uniform(0.2, 2.0, c)
+    inp = {"x": x, "t": t}
+    for red in ("mean", "sum", "none"):
+        functional(f"ce_{red}", "cross_entropy", inp, ["@x", "@t"], {"reduction": red})
+        functional(f"ce_weight_{red}", "cross_entropy", {**inp, "w": w}, ["@x", "@t"],
+                   {"weight": "@w", "reduction": red}, grad=("x",))
+        functional(f"ce_ignore_{red}", "cross_entropy", {"x": x, "t": t_ign}, ["@x", "@t"],
+                   {"reduction": red})
+        functional(f"ce_smooth_{red}", "cross_entropy", inp, ["@x", "@t"],
+                   {"reduction": red, "label_smoothing": 0.1})
+        functional(f"ce_smooth_weight_ignore_{red}", "cross_entropy", {"x": x, "t": t_ign, "w": w},
+                   ["@x", "@t"], {"weight": "@w", "reduction": red, "label_smoothing": 0.25},
+                   grad=("x",))
+    functional("ce_ignore_index2_weight", "cross_entropy", {"x": x, "t": t_ign2, "w": w}, ["@x", "@t"],
+               {"weight": "@w", "ignore_index": 2}, grad=("x",))
+    functional("ce_smooth_weight_mean", "cross_entropy", {**inp, "w": w}, ["@x", "@t"],
+               {"weight": "@w", "label_smoothing": 0.3}, grad=("x",))
+    functional("ce_smooth_1", "cross_entropy", inp, ["@x", "@t"], {"label_smoothing": 1.0})
+    functional("ce_unbatched", "cross_entropy", {"x": randn(c), "t": np.array(3)}, ["@x", "@t"])
+    # K-dimensional: (N, C, d1, d2)
+    xk = randn(2, 4, 3, 2, scale=2.0)
+    tk = rng.integers(0, 4, (2, 3, 2))
+    tk[0, 1, 0] = tk[1, 2, 1] = -100
+    wk = rng.uniform(0.2, 2.0, 4)
+    for red in ("mean", "sum", "none"):
+        functional(f"ce_kdim_{red}", "cross_entropy", {"x": xk, "t": tk, "w": wk}, ["@x", "@t"],
+                   {"weight": "@w", "reduction": red}, grad=("x",))
+        functional(f"ce_kdim_smooth_{red}", "cross_entropy", {"x": xk, "t": tk, "w": wk}, ["@x", "@t"],
+                   {"weight": "@w", "reduction": red, "label_smoothing": 0.2}, grad=("x",))
+    # probability targets
+    p = np.exp(randn(n, c))
+    p /= p.sum(1, keepdims=True)
+    for red in ("mean", "sum", "none"):
+        functional(f"ce_prob_{red}", "cross_entropy", {"x": x, "p": p}, ["@x", "@p"], {"reduction": red})
+    functional("ce_prob_weight_smooth", "cross_entropy", {"x": x, "p": p, "w": w}, ["@x", "@p"],
+               {"weight": "@w", "label_smoothing": 0.15}, grad=("x", "p"))
+    pk = np.exp(randn(2, 4, 3, 2))
+    pk /= pk.sum(1, keepdims=True)
+    functional("ce_prob_kdim", "cross_entropy", {"x": xk, "p": pk, "w": wk}, ["@x", "@p"],
+               {"weight": "@w"}, grad=("x", "p"))
+    # nll_loss on log-probabilities
+    logp = np.log(p)
+    for red in ("mean", "sum", "none"):
+        functional(f"nll_{red}", "nll_loss", {"x": logp, "t": t_ign, "w": w}, ["@x", "@t"],
+                   {"weight": "@w", "reduction": red}, grad=("x",))
+    functional("nll_plain", "nll_loss", {"x": logp, "t": t}, ["@x", "@t"])
+    functional("nll_kdim", "nll_loss", {"x": xk, "t": tk}, ["@x", "@t"])
+    functional("nll_ignore_index1", "nll_loss", {"x": logp, "t": t}, ["@x", "@t"], {"ignore_index": 1})
+    # mse
+    a, b = randn(3, 4), randn(3, 4)
+    for red in ("mean", "sum", "none"):
+        functional(f"mse_{red}", "mse_loss", {"x": a, "y": b}, ["@x", "@y"], {"reduction": red})
+    # binary cross entropy with logits (incl. large logits)
+    z = randn(6, 3, scale=3.0)
+    z[0, 0], z[1, 1], z[2, 2] = 60.0, -60.0, 0.0
+    y = rng.uniform(0.0, 1.0, (6, 3))
+    y[3] = (y[3] > 0.5).astype(float)
+    pw = rng.uniform(0.5, 3.0, 3)
+    bw = rng.uniform(0.2, 2.0, (6, 1))
+    for red in ("mean", "sum", "none"):
+        functional(f"bce_{red}", "binary_cross_entropy_with_logits", {"x": z, "y": y}, ["@x", "@y"],
+                   {"reduction": red})
+        functional(f"bce_posw_{red}", "binary_cross_entropy_with_logits", {"x": z, "y": y, "pw": pw},
+                   ["@x", "@y"], {"pos_weight": "@pw", "reduction": red}, grad=("x", "y"))
+    functional("bce_weight_posw", "binary_cross_entropy_with_logits",
+               {"x": z, "y": y, "w": bw, "pw": pw}, ["@x", "@y"],
+               {"weight": "@w", "pos_weight": "@pw"}, grad=("x", "y"))
+
+
+def layer_cases() -> None:
+    x, w, b = randn(5, 4), randn(3, 4), randn(3)
+    functional("linear", "linear", {"x": x, "w": w, "b": b}, ["@x", "@w", "@b"])
+    functional("linear_nobias", "linear", {"x": x, "w": w}, ["@x", "@w"])
+    functional("linear_3d", "linear", {"x": randn(2, 3, 4), "w": w, "b": b}, ["@x", "@w", "@b"])
+    functional("linear_1d", "linear", {"x": randn(4), "w": w, "b": b}, ["@x", "@w", "@b"])
+
+    xc = randn(2, 4, 7, 6)
+    conv = [
+        ("basic", (6, 4, 3, 3), {}),
+        ("stride2_pad1", (6, 4, 3, 3), {"stride": 2, "padding": 1}),
+        ("stride21_pad12", (5, 4, 3, 2), {"stride": [2, 1], "padding": [1, 2]}),
+        ("dilation2", (6, 4, 3, 3), {"dilation": 2, "padding": 1}),
+        ("dilation12_stride2", (3, 4, 2, 3), {"dilation": [1, 2], "stride": 2}),
+        ("groups2", (6, 2, 3, 3), {"groups": 2, "padding": 1}),
+        ("depthwise", (8, 1, 3, 3), {"groups": 4, "stride": 2}),
+        ("same", (6, 4, 3, 3), {"padding": "same"}),
+        ("same_dilation", (6, 4, 3, 5), {"padding": "same", "dilation": [2, 1]}),
+        ("valid", (6, 4, 2, 2), {"padding": "valid"}),
+        ("1x1", (3, 4, 1, 1), {}),
+    ]
+    for tag, wshape, kw in conv:
+        inputs = {"x": xc, "w": randn(*wshape), "b": randn(wshape[0])}
+        functional(f"conv2d_{tag}", "conv2d", inputs, ["@x", "@w", "@b"], kw)
+    functional("conv2d_nobias", "conv2d", {"x": xc, "w": randn(6, 4, 3, 3)}, ["@x", "@w"], {"padding": 1})
+    functional("conv2d_unbatched", "conv2d", {"x": randn(4, 5, 5), "w": randn(2, 4, 3, 3), "b": randn(2)},
+               ["@x", "@w", "@b"], {"stride": 2, "padding": 1})
+
+    xp = randn(2, 3, 7, 8)
+    ties = rng.integers(0, 3, (2, 2, 6, 6)).astype(float)  # many equal maxima per window
+    pools = [
+        ("k2", xp, {"kernel_size": 2}),
+        ("k3_s2_p1", xp, {"kernel_size": 3, "stride": 2, "padding": 1}),
+        ("k32_s12_p10", xp, {"kernel_size": [3, 2], "stride": [1, 2], "padding": [1, 0]}),
+        ("k2_d2", xp, {"kernel_size": 2, "dilation": 2}),
+        ("k3_s1_p1_d2", xp, {"kernel_size": 3, "stride": 1, "padding": 1, "dilation": 2}),
+        ("ties_k2", ties, {"kernel_size": 2}),
+        ("ties_k3_s1_p1", ties, {"kernel_size": 3, "stride": 1, "padding": 1}),
+        ("unbatched", randn(3, 5, 5), {"kernel_size": 2, "stride": 1}),
+    ]
+    for tag, a, kw in pools:
+        functional(f"max_pool2d_{tag}", "max_pool2d", {"x": a}, ["@x"], kw)
+    avgs = [
+        ("k2", {"kernel_size": 2}),
+        ("k3_s2_p1", {"kernel_size": 3, "stride": 2, "padding": 1}),
+        ("k3_s2_p1_nopad", {"kernel_size": 3, "stride": 2, "padding": 1, "count_include_pad": False}),
+        ("k32_s12_p10_nopad", {"kernel_size": [3, 2], "stride": [1, 2], "padding": [1, 0],
+                               "count_include_pad": False}),
+        ("k3_s1_p1", {"kernel_size": 3, "stride": 1, "padding": 1}),
+        ("k2_s1", {"kernel_size": 2, "stride": 1}),
+    ]
+    for tag, kw in avgs:
+        functional(f"avg_pool2d_{tag}", "avg_pool2d", {"x": xp}, ["@x"], kw)
+    functional("avg_pool2d_unbatched", "avg_pool2d", {"x": randn(3, 5, 5)}, ["@x"],
+               {"kernel_size": 3, "padding": 1, "count_include_pad": False})
+
+    xl = randn(3, 4, 5, scale=2.0) + 1.0
+    functional("layer_norm_last", "layer_norm", {"x": xl, "w": randn(5), "b": randn(5)},
+               ["@x", [5], "@w", "@b"])
+    functional("layer_norm_last2", "layer_norm", {"x": xl, "w": randn(4, 5), "b": randn(4, 5)},
+               ["@x", [4, 5], "@w", "@b"])
+    functional("layer_norm_noaffine", "layer_norm", {"x": xl}, ["@x", [5]])
+    functional("layer_norm_eps", "layer_norm", {"x": xl, "w": randn(5)}, ["@x", [5], "@w"], {"eps": 1e-2})
+
+    for tag, shape in (("2d", (6, 3)), ("3d", (4, 3, 5)), ("4d", (3, 3, 4, 2))):
+        xb = randn(*shape, scale=2.0) + 0.5
+        state = {"rm": randn(3), "rv": rng.uniform(0.5, 2.0, 3)}
+        wb = {"w": randn(3), "b": randn(3)}
+        functional(f"batch_norm_train_{tag}", "batch_norm", {"x": xb, **state, **wb},
+                   ["@x", "@rm", "@rv", "@w", "@b"], {"training": True, "momentum": 0.3},
+                   after=("rm", "rv"))
+        functional(f"batch_norm_eval_{tag}", "batch_norm", {"x": xb, **state, **wb},
+                   ["@x", "@rm", "@rv", "@w", "@b"], {"training": False, "eps": 1e-3},
+                   after=("rm", "rv"))
+    functional("batch_norm_train_nostats", "batch_norm", {"x": randn(5, 3, 2)}, ["@x", None, None],
+               {"training": True})
+    functional("batch_norm_train_default_momentum", "batch_norm",
+               {"x": randn(8, 3), "rm": np.zeros(3), "rv": np.ones(3)}, ["@x", "@rm", "@rv"],
+               {"training": True}, after=("rm", "rv"))
+
+    functional("dropout_eval", "dropout", {"x": randn(3, 4)}, ["@x"], {"p": 0.5, "training": False})
+    functional("dropout_p0", "dropout", {"x": randn(3, 4)}, ["@x"], {"p": 0.0})
+    ids = rng.integers(0, 6, (3, 4))
+    ids[0, 0] = ids[1, 1] = ids[2, 2] = 5  # repeated ids accumulate
+    functional("embedding", "embedding", {"ids": ids, "w": randn(6, 3)}, ["@ids", "@w"])
+    functional("embedding_1d", "embedding", {"ids": np.array([2, 0, 2, 2]), "w": randn(4, 5)}, ["@ids", "@w"])
+
+
+def sdpa_cases() -> None:
+    q, k, v = randn(2, 3, 4, 8), randn(2, 3, 4, 8), randn(2, 3, 4, 6)
+    qkv = {"q": q, "k": k, "v": v}
+    functional("sdpa_plain", "scaled_dot_product_attention", qkv, ["@q", "@k", "@v"])
+    functional("sdpa_causal", "scaled_dot_product_attention", qkv, ["@q", "@k", "@v"], {"is_causal": True})
+    bmask = rng.uniform(size=(4, 4)) > 0.4
+    bmask[:, 0] = True  # no fully-masked row
+    functional("sdpa_bool_mask", "scaled_dot_product_attention", {**qkv, "m": bmask}, ["@q", "@k", "@v"],
+               {"attn_mask": "@m"})
+    functional("sdpa_float_mask", "scaled_dot_product_attention", {**qkv, "m": randn(2, 1, 4, 4)},
+               ["@q", "@k", "@v"], {"attn_mask": "@m"}, grad=("q", "k", "v"))
+    functional("sdpa_scale", "scaled_dot_product_attention", qkv, ["@q", "@k", "@v"], {"scale": 0.3})
+    k2, v2 = randn(2, 3, 6, 8), randn(2, 3, 6, 6)
+    functional("sdpa_cross_causal", "scaled_dot_product_attention", {"q": q, "k": k2, "v": v2},
+               ["@q", "@k", "@v"], {"is_causal": True})
+    functional("sdpa_3d", "scaled_dot_product_attention",
+               {"q": randn(3, 5, 4), "k": randn(3, 5, 4), "v": randn(3, 5, 4)}, ["@q", "@k", "@v"],
+               {"is_causal": True})
+
+
+# -------------------------------------------------------------------- modules
+def module_case(case: str, kind: str, module: nn.Module, init: dict, inputs: dict, call: dict,
+                grad_inputs: tuple[str, ...]) -> None:
+    """Run ``module(**call)`` with random weights; store weights, outputs and all gradients."""
+    params = {}
+    with torch.no_grad():
+        for name, p in module.named_parameters():
+            p.copy_(to_torch(randn(*p.shape, scale=0.5)))
+            params[name] = p
+    env = {}
+    for name, a in inputs.items():
+        store(case, name, a)
+        env[name] = to_torch(a, grad=name in grad_inputs)
+    for name, p in params.items():
+        store(case, f"p.{name}", p)
+        env[f"p.{name}"] = p
+    with sdpa_kernel(SDPBackend.MATH):
+        out = module(**{k: resolve(v, env) for k, v in call.items()})
+    backprop(case, as_outputs(out), env, list(grad_inputs) + [f"p.{n}" for n in params])
+    META[case] = {"kind": kind, "init": init, "call": call, "grad": list(grad_inputs),
+                  "params": list(params)}
+
+
+def mha_cases() -> None:
+    e, h = 8, 2
+    L, S, N = 4, 5, 3
+    for bf in (False, True):
+        def seq(length: int, bf: bool = bf) -> np.ndarray:
+            return randn(N, length, e) if bf else randn(length, N, e)
+
+        tag = "bf" if bf else "sf"
+        kpm = rng.uniform(size=(N, S)) > 0.6
+        kpm[:, 0] = False
+        kpm_self = rng.uniform(size=(N, L)) > 0.6
+        kpm_self[:, 0] = False
+        am = rng.uniform(size=(L, S)) > 0.7
+        am[:, 1] = False
+        causal = np.triu(np.ones((L, L), dtype=bool), 1)
+        specs = [
+            ("self", {"x": seq(L)}, {"query": "@x", "key": "@x", "value": "@x"}, ("x",)),
+            ("self_kpm_heads", {"x": seq(L), "kpm": kpm_self},
+             {"query": "@x", "key": "@x", "value": "@x", "key_padding_mask": "@kpm",
+              "average_attn_weights": False}, ("x",)),
+            ("cross_masks", {"q": seq(L), "k": seq(S), "v": seq(S), "kpm": kpm, "am": am},
+             {"query": "@q", "key": "@k", "value": "@v", "key_padding_mask": "@kpm", "attn_mask": "@am"},
+             ("q", "k", "v")),
+            ("cross_float_masks", {"q": seq(L), "k": seq(S), "v": seq(S), "kpm": randn(N, S),
+                                   "am": randn(N * h, L, S)},
+             {"query": "@q", "key": "@k", "value": "@v", "key_padding_mask": "@kpm", "attn_mask": "@am",
+              "average_attn_weights": False}, ("q", "k", "v")),
+            ("self_causal", {"x": seq(L), "am": causal},
+             {"query": "@x", "key": "@x", "value": "@x", "attn_mask": "@am", "is_causal": True,
+              "need_weights": False}, ("x",)),
+            ("kv_shared", {"q": seq(L), "kv": seq(S)}, {"query": "@q", "key": "@kv", "value": "@kv"},
+             ("q", "kv")),
+        ]
+        for name, inputs, call, g in specs:
+            init = {"embed_dim": e, "num_heads": h, "batch_first": bf}
+            module_case(f"mha_{tag}_{name}", "mha", nn.MultiheadAttention(**init), init, inputs, call, g)
+    init = {"embed_dim": e, "num_heads": 4, "bias": False}
+    module_case("mha_unbatched_nobias", "mha", nn.MultiheadAttention(**init), init,
+                {"x": randn(L, e), "kpm": np.array([False, False, True, False])},
+                {"query": "@x", "key": "@x", "value": "@x", "key_padding_mask": "@kpm"}, ("x",))
+
+
+class TorchBlock(nn.Module):
+    """minigrad_ckpt.nn.TransformerBlock spelled with torch modules (same parameter names)."""
+
+    def __init__(self, d: int, h: int, causal: bool, mlp_ratio: int = 4) -> None:
+        super().__init__()
+        self.causal = causal
+        self.ln1 = nn.LayerNorm(d)
+        self.attn = nn.MultiheadAttention(d, h, batch_first=True)
+        self.ln2 = nn.LayerNorm(d)
+        self.mlp = nn.Sequential(nn.Linear(d, mlp_ratio * d), nn.GELU(), nn.Linear(mlp_ratio * d, d))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        hdn = self.ln1(x)
+        L = x.shape[1]
+        mask = torch.triu(torch.ones(L, L, dtype=torch.bool), 1) if self.causal else None
+        a, _ = self.attn(hdn, hdn, hdn, need_weights=False, attn_mask=mask, is_causal=self.causal)
+        x = x + a
+        return x + self.mlp(self.ln2(x))
+
+
+def block_cases() -> None:
+    for causal in (False, True):
+        init = {"d_model": 8, "n_heads": 2, "causal": causal}
+        module_case(f"block_causal{int(causal)}", "block", TorchBlock(8, 2, causal), init,
+                    {"x": randn(2, 5, 8)}, {"x": "@x"}, ("x",))
+
+
+def batchnorm_module_cases() -> None:
+    """BatchNorm1d/2d over several training steps, then eval: running stats and num_batches_tracked."""
+    specs = [
+        ("bn1d_m01", nn.BatchNorm1d, {"num_features": 3}, (6, 3)),
+        ("bn1d_3d_cumulative", nn.BatchNorm1d, {"num_features": 3, "momentum": None}, (4, 3, 5)),
+        ("bn2d_m03", nn.BatchNorm2d, {"num_features": 3, "momentum": 0.3, "eps": 1e-3}, (2, 3, 4, 3)),
+        ("bn2d_cumulative", nn.BatchNorm2d, {"num_features": 3, "momentum": None}, (3, 3, 2, 2)),
+    ]
+    for case, cls, init, shape in specs:
+        m = cls(**init)
+        with torch.no_grad():
+            m.weight.copy_(to_torch(randn(3)))
+            m.bias.copy_(to_torch(randn(3)))
+        store(case, "p.weight", m.weight)
+        store(case, "p.bias", m.bias)
+        env = {"p.weight": m.weight, "p.bias": m.bias}
+        outs = []
+        names = []
+        for i in range(4):
+            a = randn(*shape, scale=1.0 + i) + i
+            name = f"x{i}"
+            store(case, name, a)
+            env[name] = to_torch(a, grad=True)
+            names.append(name)
+            m.train(i < 3)
+            outs.append(m(env[name]))
+        backprop(case, outs, env, names + ["p.weight", "p.bias"])
+        for buf in ("running_mean", "running_var", "num_batches_tracked"):
+            store(case, f"after_{buf}", getattr(m, buf))
+        META[case] = {"kind": "batchnorm", "cls": cls.__name__, "init": init, "steps": 4, "train_steps": 3}
+
+
+# ----------------------------------------------------------------- training
+def mlp() -> nn.Module:
+    return nn.Sequential(nn.Linear(5, 16), nn.Tanh(), nn.Linear(16, 16), nn.GELU(), nn.Linear(16, 3))
+
+
+MLP_INIT = {name: rng.uniform(-0.5, 0.5, p.shape) for name, p in mlp().named_parameters()}
+TRAIN_X = randn(10, 12, 5)
+TRAIN_Y = rng.integers(0, 3, (10, 12))
+
+SCHEDULERS = {
+    "StepLR": torch.optim.lr_scheduler.StepLR,
+    "CosineAnnealingLR": torch.optim.lr_scheduler.CosineAnnealingLR,
+    "LinearLR": torch.optim.lr_scheduler.LinearLR,
+}
+
+
+def training_case(case: str, opt: str, opt_kwargs: dict, clip: float | None, groups: list | None = None,
+                  sched: tuple[str, dict] | None = None) -> None:
+    model = mlp()
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            p.copy_(to_torch(MLP_INIT[name]))
+    params = dict(model.named_parameters())
+    if groups:
+        param_groups = [{**g, "params": [params[n] for n in g["params"]]} for g in groups]
+    else:
+        param_groups = list(params.values())
+    optimizer = getattr(torch.optim, opt)(param_groups, **opt_kwargs)
+    scheduler = SCHEDULERS[sched[0]](optimizer, **sched[1]) if sched else None
+    losses, norms, lrs = [], [], []
+    for step in range(TRAIN_X.shape[0]):
+        optimizer.zero_grad()
+        loss = F.cross_entropy(model(to_torch(TRAIN_X[step])), to_torch(TRAIN_Y[step]))
+        loss.backward()
+        if clip is not None:
+            norms.append(float(nn.utils.clip_grad_norm_(model.parameters(), clip)))
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        losses.append(float(loss))
+        lrs.append([g["lr"] for g in optimizer.param_groups])
+    store(case, "losses", np.array(losses))
+    store(case, "lrs", np.array(lrs))
+    if clip is not None:
+        store(case, "norms", np.array(norms))
+    for name, p in params.items():
+        store(case, f"final.{name}", p)
+    META[case] = {"kind": "train", "opt": opt, "opt_kwargs": opt_kwargs, "clip": clip, "groups": groups,
+                  "sched": list(sched) if sched else None, "params": list(params)}
+
+
+def training_cases() -> None:
+    for name, p in MLP_INIT.items():
+        ARRAYS[f"mlp|init.{name}"] = p
+    ARRAYS["mlp|x"] = TRAIN_X
+    ARRAYS["mlp|y"] = TRAIN_Y
+    training_case("train_adamw", "AdamW", {"lr": 0.01, "weight_decay": 0.1}, clip=1.0)
+    training_case("train_adamw_defaults", "AdamW", {}, clip=None)
+    training_case("train_adamw_groups_cosine", "AdamW",
+                  {"lr": 0.005, "betas": (0.8, 0.99), "eps": 1e-6, "weight_decay": 0.05}, clip=0.5,
+                  groups=[{"params": ["0.weight", "0.bias"], "lr": 0.02},
+                          {"params": ["2.weight", "2.bias", "4.weight", "4.bias"], "weight_decay": 0.0}],
+                  sched=("CosineAnnealingLR", {"T_max": 6, "eta_min": 1e-3}))
+    training_case("train_adam", "Adam", {"lr": 0.02}, clip=1.0, sched=("StepLR", {"step_size": 3, "gamma": 0.5}))
+    training_case("train_adam_amsgrad_wd", "Adam", {"lr": 0.01, "amsgrad": True, "weight_decay": 0.05},
+                  clip=0.8)
+    training_case("train_adamw_amsgrad", "AdamW", {"lr": 0.01, "amsgrad": True, "weight_decay": 0.2},
+                  clip=None)
+    training_case("train_sgd", "SGD", {"lr": 0.1}, clip=1.0)
+    training_case("train_sgd_momentum", "SGD", {"lr": 0.1, "momentum": 0.9}, clip=1.0)
+    training_case("train_sgd_nesterov_wd", "SGD",
+                  {"lr": 0.05, "momentum": 0.9, "nesterov": True, "weight_decay": 1e-3}, clip=0.7,
+                  sched=("LinearLR", {"start_factor": 0.25, "total_iters": 4}))
+    training_case("train_sgd_dampening", "SGD",
+                  {"lr": 0.1, "momentum": 0.8, "dampening": 0.3, "weight_decay": 0.01}, clip=None)
+
+
+def scheduler_cases() -> None:
+    specs = [
+        ("StepLR", {"step_size": 3, "gamma": 0.5}),
+        ("StepLR", {"step_size": 1}),
+        ("CosineAnnealingLR", {"T_max": 5, "eta_min": 0.01}),
+        ("CosineAnnealingLR", {"T_max": 10}),
+        ("LinearLR", {}),
+        ("LinearLR", {"start_factor": 0.25, "total_iters": 4}),
+        ("LinearLR", {"start_factor": 0.5, "end_factor": 0.1, "total_iters": 6}),
+    ]
+    base = [0.1, 0.03]
+    for i, (name, kw) in enumerate(specs):
+        case = f"sched_{i}_{name}"
+        ps = [torch.zeros(1, requires_grad=True), torch.zeros(1, requires_grad=True)]
+        opt = torch.optim.SGD([{"params": [ps[0]], "lr": base[0]}, {"params": [ps[1]], "lr": base[1]}])
+        sched = SCHEDULERS[name](opt, **kw)
+        lrs = [sched.get_last_lr()]
+        for _ in range(16):
+            opt.step()
+            sched.step()
+            lrs.append(sched.get_last_lr())
+        store(case, "lrs", np.array(lrs))
+        META[case] = {"kind": "sched", "name": name, "kwargs": kw, "base_lrs": base, "epochs": 16}
+
+
+def main() -> None:
+    activation_cases()
+    loss_cases()
+    layer_cases()
+    sdpa_cases()
+    mha_cases()
+    block_cases()
+    batchnorm_module_cases()
+    training_cases()
+    scheduler_cases()
+    ARRAYS["__meta__"] = np.array(json.dumps({"torch": torch.__version__, "cases": META}, sort_keys=True))
+    np.savez_compressed(OUT, **ARRAYS)
+    print(f"wrote {OUT} ({OUT.stat().st_size / 1024:.0f} KiB, {len(META)} cases, {len(ARRAYS)} arrays)")
+
+
+if __name__ == "__main__":
+    main()

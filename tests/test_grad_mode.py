@@ -1,0 +1,186 @@
+"""Grad mode: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``is_grad_enabled``."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+
+
+def records() -> bool:
+    """Whether an op on a requires-grad tensor is recorded right now."""
+    return (mg.ones(1, requires_grad=True) * 2).requires_grad
+
+
+def test_enabled_by_default():
+    assert mg.is_grad_enabled()
+    assert records()
+
+
+def test_no_grad_context():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    with mg.no_grad():
+        assert not mg.is_grad_enabled()
+        y = x * 2
+        assert not y.requires_grad and y.is_leaf
+        assert not records()
+    assert mg.is_grad_enabled()
+    np.testing.assert_array_equal(y.data, [2.0, 4.0])
+
+
+def test_enable_grad_inside_no_grad():
+    with mg.no_grad():
+        with mg.enable_grad():
+            assert mg.is_grad_enabled()
+            assert records()
+        assert not mg.is_grad_enabled()
+    assert mg.is_grad_enabled()
+
+
+def test_nested_no_grad_restores_outer_state():
+    with mg.no_grad():
+        with mg.no_grad():
+            assert not mg.is_grad_enabled()
+        assert not mg.is_grad_enabled()
+    assert mg.is_grad_enabled()
+
+
+@pytest.mark.parametrize("mode", [True, False])
+def test_set_grad_enabled_context(mode):
+    with mg.set_grad_enabled(mode):
+        assert mg.is_grad_enabled() is mode
+        assert records() is mode
+    assert mg.is_grad_enabled()
+    with mg.no_grad():
+        with mg.set_grad_enabled(mode):
+            assert mg.is_grad_enabled() is mode
+        assert not mg.is_grad_enabled()
+
+
+def test_set_grad_enabled_coerces_to_bool():
+    with mg.set_grad_enabled(0):
+        assert mg.is_grad_enabled() is False
+
+
+def test_no_grad_decorator():
+    @mg.no_grad()
+    def evaluate(x):
+        """Docstring kept."""
+        return mg.is_grad_enabled(), x * 2
+
+    x = mg.tensor([1.0], requires_grad=True)
+    enabled, y = evaluate(x)
+    assert enabled is False
+    assert not y.requires_grad
+    assert mg.is_grad_enabled()
+    assert evaluate.__name__ == "evaluate"
+    assert evaluate.__doc__ == "Docstring kept."
+
+
+def test_enable_grad_decorator_inside_no_grad():
+    @mg.enable_grad()
+    def f():
+        return mg.is_grad_enabled()
+
+    with mg.no_grad():
+        assert f() is True
+        assert not mg.is_grad_enabled()
+
+
+@pytest.mark.parametrize("mode", [True, False])
+def test_set_grad_enabled_decorator(mode):
+    @mg.set_grad_enabled(mode)
+    def f(a, b=1):
+        return mg.is_grad_enabled(), a + b
+
+    assert f(1, b=2) == (mode, 3)
+    assert mg.is_grad_enabled()
+
+
+def test_decorator_is_reusable():
+    deco = mg.no_grad()
+
+    @deco
+    def f():
+        return mg.is_grad_enabled()
+
+    assert [f(), f(), f()] == [False, False, False]
+    assert mg.is_grad_enabled()
+
+
+@pytest.mark.parametrize("ctx", [mg.no_grad, mg.enable_grad, lambda: mg.set_grad_enabled(False)])
+def test_context_restores_on_exception(ctx):
+    for outer in (True, False):
+        with mg.set_grad_enabled(outer):
+            with pytest.raises(KeyError):
+                with ctx():
+                    raise KeyError("boom")
+            assert mg.is_grad_enabled() is outer
+
+
+@pytest.mark.parametrize("deco", [mg.no_grad, mg.enable_grad, lambda: mg.set_grad_enabled(False)])
+def test_decorator_restores_on_exception(deco):
+    @deco()
+    def f():
+        raise ValueError("boom")
+
+    for outer in (True, False):
+        with mg.set_grad_enabled(outer):
+            with pytest.raises(ValueError, match="boom"):
+                f()
+            assert mg.is_grad_enabled() is outer
+
+
+def test_grad_mode_is_per_thread():
+    inside = threading.Event()
+    release = threading.Event()
+    seen = {}
+
+    def worker():
+        with mg.no_grad():
+            inside.set()
+            release.wait(5)
+            seen["worker"] = mg.is_grad_enabled()
+            seen["worker_records"] = records()
+
+    t = threading.Thread(target=worker)
+    t.start()
+    assert inside.wait(5)
+    # the worker is inside no_grad right now; this thread is unaffected
+    seen["main"] = mg.is_grad_enabled()
+    seen["main_records"] = records()
+    release.set()
+    t.join(5)
+    assert seen == {"main": True, "main_records": True, "worker": False, "worker_records": False}
+
+
+def test_new_thread_starts_enabled_even_if_spawner_is_in_no_grad():
+    seen = []
+    with mg.no_grad():
+        t = threading.Thread(target=lambda: seen.append(mg.is_grad_enabled()))
+        t.start()
+        t.join(5)
+    assert seen == [True]
+
+
+def test_backward_inside_no_grad_still_works():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    with mg.no_grad():
+        y.backward()
+    np.testing.assert_array_equal(x.grad.data, [2.0, 4.0])
+    assert mg.is_grad_enabled()
+
+
+def test_backward_restores_grad_mode():
+    x = mg.tensor([1.0], requires_grad=True)
+    (x * x).sum().backward()
+    assert mg.is_grad_enabled()
+    with mg.no_grad():
+        (x * 1.0)  # nothing recorded
+    y = (x * x).sum()
+    y.backward(create_graph=True)
+    assert mg.is_grad_enabled()
