@@ -86,6 +86,11 @@ class CharTransformer(nn.Module):
         x = self.drop(self.tok(ids) + self.pos(positions))
         return self.head(self.ln_f(self.blocks(x)))
 
+    def enable_checkpointing(self, config: Any) -> CharTransformer:
+        """Checkpoint the transformer blocks under ``config`` (see ``minigrad_ckpt.checkpoint``)."""
+        self.blocks.enable_checkpointing(config)
+        return self
+
     @no_grad()
     def generate(self, prompt_ids: list[int], n_new: int, temperature: float = 0.8) -> list[int]:
         """Sample ``n_new`` ids after ``prompt_ids`` (randomness from the engine generator)."""

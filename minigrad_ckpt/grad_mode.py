@@ -22,6 +22,9 @@ class _State(threading.local):
     # thread-local object: one attribute lookup, no function call.
     enabled = True
     recomputing = 0
+    # The innermost active checkpoint segment (or profiler): it receives every
+    # node recorded in this thread (see minigrad_ckpt.checkpoint).
+    recorder = None
 
 
 state = _State()
@@ -68,7 +71,20 @@ class _GradModeContext:
         return wrapper  # type: ignore[return-value]
 
 
-class no_grad(_GradModeContext):
+class _DecoratorOrContext(_GradModeContext):
+    """Also usable as a bare decorator: ``@mg.no_grad`` as well as ``@mg.no_grad()``."""
+
+    def __new__(cls, fn: Any = None) -> Any:
+        self = super().__new__(cls)
+        if callable(fn):
+            return self(fn)
+        return self
+
+    def __init__(self, fn: Any = None) -> None:
+        pass
+
+
+class no_grad(_DecoratorOrContext):
     """Do not record ops: results have no history and do not require grad.
 
     Use it for evaluation and for parameter updates::
@@ -83,14 +99,30 @@ class no_grad(_GradModeContext):
     _mode = False
 
 
-class enable_grad(_GradModeContext):
+class enable_grad(_DecoratorOrContext):
     """Record ops again inside a ``no_grad`` block (or decorated function)."""
 
     _mode = True
 
 
 class set_grad_enabled(_GradModeContext):
-    """Set recording on or off: ``with mg.set_grad_enabled(training): ...``."""
+    """Set recording on or off.
+
+    As a context manager (``with mg.set_grad_enabled(training): ...``) the
+    previous mode comes back at the end of the block; called on its own
+    (``mg.set_grad_enabled(False)``) it switches the mode right away, as in
+    PyTorch.
+    """
 
     def __init__(self, mode: bool) -> None:
         self._mode = bool(mode)
+        self._before_call = state.enabled
+        state.enabled = self._mode
+
+    def __enter__(self) -> None:
+        self._prev = self._before_call
+        state.enabled = self._mode
+
+    def __call__(self, fn: F) -> F:
+        state.enabled = self._before_call  # used as a decorator: do not leak the switch
+        return super().__call__(fn)

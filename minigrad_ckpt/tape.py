@@ -28,10 +28,12 @@ segment replays the recorded ops to fill it in just before backward needs it.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .grad_mode import state as _grad_state
+from .memory import ledger as _ledger
+from .memory import saved_arrays
 
 __all__ = ["Node", "apply", "backward", "grad", "FREED", "DROPPED", "walk"]
 
@@ -103,7 +105,6 @@ def _edge_name(e: Any) -> str:
 # Recording
 # ---------------------------------------------------------------------------
 Tensor: Any = None  # set by tensor.py (tensor imports tape, not the other way round)
-_recorders: list[Callable[[Node], None]] = []
 
 
 def apply(op: Any, *args: Any) -> Any:
@@ -172,8 +173,11 @@ def _record(op: Any, args: tuple, arrays: list, edges: list, out: Any, out_vc: l
     if op.save_output:
         versions.append(out_vc)
     node = Node(op, tuple(edges), saved, tuple(versions), xp, out.shape, out.dtype)
-    for rec in _recorders:
-        rec(node)
+    recorder = _grad_state.recorder
+    if recorder is not None:
+        recorder.record(node, args, arrays, out)  # an active checkpoint segment or profiler
+    elif _ledger.enabled:
+        _ledger.hold(saved_arrays(node))
     return node
 
 
@@ -246,6 +250,81 @@ def _call_hooks(hooks: list, g: Any, create_graph: bool) -> Any:
     return gt if create_graph else gt._data
 
 
+def _free(node: Node) -> None:
+    """Release a node's saved values (its backward has run, or will never run)."""
+    saved = node.saved
+    if type(saved) is tuple:
+        if _ledger.enabled:
+            _ledger.release(saved_arrays(node))
+        node.saved = FREED
+
+
+def _grad_arrays(grads: Iterable[Any], create_graph: bool) -> list[Any]:
+    return [g._data if create_graph else g for g in grads if g is not None and hasattr(g, "shape")]
+
+
+def _backward_node(node: Node, g: Any, pending: dict, leaf_grads: dict, leaves: dict,
+                   target_nodes: Any, contributing: Any, found: dict, retain_graph: bool,
+                   create_graph: bool, led: bool, _F: Any) -> None:
+    """Run one node's backward and route the input gradients onward."""
+    if not create_graph and g.__class__ is not node.xp.array_type:
+        g = node.xp.asarray(g)  # NumPy returns scalars for 0-d results
+    if node.hooks:
+        g = _call_hooks(node.hooks, g, create_graph)
+    if target_nodes is not None:
+        if node in target_nodes:
+            k = target_nodes[node]
+            found[k] = found[k] + g if k in found else g
+        if node not in contributing:
+            return
+    saved = node.saved
+    if saved is FREED:
+        raise RuntimeError(_FREED_MSG)
+    if saved is DROPPED:
+        saved = node.segment.rematerialize(node)
+    for box in node.versions:
+        if box[0] > node.seq:
+            raise _version_error(node)
+    op = node.op
+    args = _graph_args(node, saved) if create_graph else saved
+    xp = _F if create_graph else node.xp
+    if op.uses_needs_input_grad:
+        needs = tuple(e is not None and (contributing is None or type(e) is not Node
+                                         or e in contributing or e in target_nodes)
+                      for e in node.inputs)
+        grads = op.backward(xp, g, *args, needs_input_grad=needs)
+    else:
+        grads = op.backward(xp, g, *args)
+    if node.segment is not None:
+        node.segment.release(node, retain_graph)
+    elif not retain_graph:
+        _free(node)
+    if type(grads) is not tuple:
+        grads = (grads,)
+    for edge, gi in zip(node.inputs, grads):
+        if edge is None or gi is None:
+            continue
+        if type(edge) is Node:
+            shape, dtype = edge.shape, edge.dtype
+        else:
+            shape, dtype = edge._data.shape, edge._data.dtype
+        if gi.shape != shape:
+            gi = (_F if create_graph else node.xp).sum_to(gi, shape)
+        if gi.dtype != dtype:
+            gi = gi.astype(dtype)
+        if type(edge) is Node:
+            store, k = pending, edge
+        else:
+            store, k = leaf_grads, id(edge)
+            leaves[k] = edge
+        prev = store.get(k)
+        store[k] = gi if prev is None else prev + gi
+        if led:
+            _ledger.hold(_grad_arrays((store[k],), create_graph), "grad")
+            if prev is not None:
+                _ledger.release(_grad_arrays((prev,), create_graph))
+
+
 def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bool,
             create_graph: bool, targets: Sequence[Any] | None,
             found_leaves: dict[int, Any] | None = None) -> dict[int, Any]:
@@ -291,72 +370,40 @@ def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bo
                     contributing.add(n)
                     break
 
+    led = _ledger.enabled
+    if led:
+        _ledger.set_phase("backward")
+        _ledger.hold(_grad_arrays(pending.values(), create_graph), "grad")
+    segments: dict[Any, None] = {}  # checkpoint segments met in this backward, in order
     prev_enabled = _grad_state.enabled
     _grad_state.enabled = create_graph
     try:
         for node in order:
             g = pending.pop(node, None)
-            if g is None:
-                continue
-            if not create_graph and g.__class__ is not node.xp.array_type:
-                g = node.xp.asarray(g)  # NumPy returns scalars for 0-d results
-            if node.hooks:
-                g = _call_hooks(node.hooks, g, create_graph)
-            if target_nodes is not None:
-                if node in target_nodes:
-                    k = target_nodes[node]
-                    found[k] = found[k] + g if k in found else g
-                if node not in contributing:
-                    continue
-            saved = node.saved
-            if saved is FREED:
-                raise RuntimeError(_FREED_MSG)
-            if saved is DROPPED:
-                saved = node.segment.rematerialize(node)
-            for box in node.versions:
-                if box[0] > node.seq:
-                    raise _version_error(node)
-            op = node.op
-            args = _graph_args(node, saved) if create_graph else saved
-            xp = _F if create_graph else node.xp
-            if op.uses_needs_input_grad:
-                needs = tuple(e is not None and (contributing is None or type(e) is not Node
-                                                 or e in contributing or e in target_nodes)
-                              for e in node.inputs)
-                grads = op.backward(xp, g, *args, needs_input_grad=needs)
-            else:
-                grads = op.backward(xp, g, *args)
-            if node.segment is not None:
-                node.segment.release(node)
-            if type(grads) is not tuple:
-                grads = (grads,)
-            for edge, gi in zip(node.inputs, grads):
-                if edge is None or gi is None:
-                    continue
-                if type(edge) is Node:
-                    shape, dtype = edge.shape, edge.dtype
-                else:
-                    shape, dtype = edge._data.shape, edge._data.dtype
-                if gi.shape != shape:
-                    gi = (_F if create_graph else node.xp).sum_to(gi, shape)
-                if gi.dtype != dtype:
-                    gi = gi.astype(dtype)
-                if type(edge) is Node:
-                    prev = pending.get(edge)
-                    pending[edge] = gi if prev is None else prev + gi
-                else:
-                    k = id(edge)
-                    prev = leaf_grads.get(k)
-                    leaf_grads[k] = gi if prev is None else prev + gi
-                    leaves[k] = edge
-            if not retain_graph and node.segment is None:
-                node.saved = FREED
-        if not retain_graph:
-            for node in order:
-                if node.segment is None:
-                    node.saved = FREED
+            if g is not None:
+                if led:
+                    _ledger.release(_grad_arrays((g,), create_graph))
+                    if node.segment is not None:
+                        _ledger.set_phase(f"backward:{node.segment.index}")
+                _backward_node(node, g, pending, leaf_grads, leaves, target_nodes, contributing,
+                               found, retain_graph, create_graph, led, _F)
+            seg = node.segment
+            if seg is not None:
+                segments[seg] = None
+                # Passing a segment's first node ends its backward: its replay
+                # inputs can go now rather than at the end of the whole pass.
+                while seg is not None and node is seg.first:
+                    seg.backward_done(retain_graph)
+                    seg = seg.parent
+            elif not retain_graph:
+                _free(node)
+        for seg in segments:
+            seg.finish(retain_graph)
     finally:
         _grad_state.enabled = prev_enabled
+        if led:
+            _ledger.release(_grad_arrays(pending.values(), create_graph))
+            _ledger.set_phase("idle")
 
     # Leaf hooks see the total gradient of this backward call, once.
     target_leaves = {id(t) for t in targets if t._node is None} if targets is not None else None

@@ -233,7 +233,8 @@ class Tensor:
         ``gradient`` is required unless this tensor has one element.  The
         graph's saved values are freed afterwards unless ``retain_graph``.
         """
-        tape.backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph)
+        grads = None if gradient is None else [gradient]
+        tape.backward(self, grads, retain_graph=retain_graph, create_graph=create_graph)
 
     def detach(self) -> Tensor:
         """The same values (shared memory), cut off from the tape."""
@@ -267,15 +268,23 @@ class Tensor:
         # a node can tell "changed after I saved it" by comparing with its own seq.
         self._vc[0] = next(tape._seq)
 
-    def _check_inplace(self, what: str) -> None:
-        if self._rg and _grad_state.enabled:
+    def _check_inplace(self, what: str, value: Any = None) -> None:
+        if not _grad_state.enabled:
+            return
+        if self._rg:
             raise RuntimeError(
                 f"{what}: in-place changes to a tensor that requires grad are not recorded; "
                 f"use the out-of-place op, or wrap the update in mg.no_grad()"
             )
+        if isinstance(value, Tensor) and value._rg:
+            raise RuntimeError(
+                f"{what}: writing a value that requires grad into a tensor in place would lose its "
+                f"gradient (in-place ops are not recorded); build the result out of place instead "
+                f"(mg.where, mg.concatenate, mg.stack, mg.pad), or detach the value"
+            )
 
     def _set_inplace(self, value: Any, what: str) -> Tensor:
-        self._check_inplace(what)
+        self._check_inplace(what, value)
         xp = self._device.xp
         if isinstance(value, Tensor):
             if value._device is not self._device:
@@ -287,7 +296,7 @@ class Tensor:
         return self
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        self._check_inplace("__setitem__")
+        self._check_inplace("__setitem__", value)
         from .functional import _normalize_index
 
         idx = _normalize_index(index, self)
@@ -309,7 +318,7 @@ class Tensor:
         return self._set_inplace(0, "zero_")
 
     def _arith_inplace(self, other: Any, fn: str) -> Tensor:
-        self._check_inplace(fn + "_")
+        self._check_inplace(fn + "_", other)
         if isinstance(other, Tensor):
             if other._device is not self._device:
                 raise RuntimeError(f"{fn}_: operand is on {other.device}, tensor is on {self.device}")

@@ -22,6 +22,7 @@ from ..grad_mode import no_grad
 from ..ops import activation as _act
 from ..ops import conv as _conv
 from ..ops import dropout as _drop
+from ..ops import linalg as _la
 from ..ops import norm as _norm
 from ..tape import apply
 from ..tensor import Tensor
@@ -34,6 +35,7 @@ __all__ = [
 ]
 
 _RELU = _act.Relu()
+_LINEAR = _la.Linear()
 _SILU = _act.Silu()
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -236,8 +238,9 @@ def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None
                                      reduction: str = "mean", pos_weight: Any = None) -> Tensor:
     """``-[y log sigmoid(x) + (1 - y) log(1 - sigmoid(x))]``, computed stably from logits.
 
-    Uses ``log sigmoid(x) = -softplus(-x)`` with
-    ``softplus(z) = max(z, 0) + log1p(exp(-|z|))``, so logits of ±1e4 are fine.
+    Uses ``log sigmoid(x) = -softplus(-x)`` with ``softplus(z) = logsumexp(0, z)``,
+    so logits of ±1e4 are fine and the gradient at ``x = 0`` is exact (``-1/2``;
+    ``max(z, 0) + log1p(exp(-|z|))`` would give 0 there).
     """
     _check_reduction(reduction)
     x = _tensor(input)
@@ -245,7 +248,8 @@ def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None
     if x.shape != y.shape:
         raise ValueError(f"binary_cross_entropy_with_logits: input shape {x.shape} and target "
                          f"shape {y.shape} differ")
-    softplus_neg = relu(-x) + mf.log1p(mf.exp(-mf.abs(x)))  # -log sigmoid(x)
+    zero = Tensor._wrap(x.device.xp.zeros_like(x.data), None, x.device)
+    softplus_neg = mf.logsumexp(mf.stack([zero, -x]), axis=0)  # -log sigmoid(x)
     if pos_weight is not None:
         pw = _tensor(pos_weight, x)
         loss = (1 - y) * x + (1 + (pw - 1) * y) * softplus_neg
@@ -266,10 +270,14 @@ def linear(x: Any, weight: Any, bias: Any = None) -> Tensor:
             f"linear: input of shape {x.shape} does not match weight of shape {w.shape} "
             f"(expects in_features={w.shape[-1]} as the input's last axis)"
         )
-    out = mf.matmul(x, mf.transpose(w))
+    if w.ndim != 2:
+        raise ValueError(f"linear: weight must be 2-D (out_features, in_features), got {w.shape}")
+    b = None
     if bias is not None:
-        out = out + bias
-    return out
+        b = _tensor(bias, x)
+        if b.shape != (w.shape[0],):
+            raise ValueError(f"linear: bias of shape {b.shape} does not match weight of shape {w.shape}")
+    return apply(_LINEAR, x, w, b)
 
 
 def _pair(v: Any, name: str) -> tuple[int, int]:

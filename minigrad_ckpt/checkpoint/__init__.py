@@ -1,0 +1,205 @@
+"""Segment checkpointing: drop activations in the forward pass, replay them in backward.
+
+``checkpoint(fn, *args)`` runs ``fn`` as one checkpointed segment: its
+intermediate values are not kept for backward; backward replays the ops the
+tape recorded (never ``fn`` itself) from the segment's kept inputs, once, and
+frees what it replayed before moving on.  See ``docs/checkpointing.md``.
+
+    y = checkpoint(block, x)                          # one segment
+    y = checkpoint_sequential(layers, 4, x)            # 4 chunks, like PyTorch
+    model.enable_checkpointing(CheckpointingConfig(Optimal(budget_bytes)))
+
+Everything else works as without checkpointing: ``mg.grad`` with a subset of
+inputs, ``create_graph``, nested checkpoints, inputs that do not require grad,
+keyword arguments, dropout (bitwise identical: random ops replay their key).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..grad_mode import is_grad_enabled, is_recomputing
+from .planner import (
+    Block,
+    ChainProfile,
+    InfeasibleBudgetError,
+    LayerProfile,
+    Plan,
+    brute_force_plans,
+    pareto_plans,
+    plan_for_budget,
+    profile_chain,
+    revolve_closed_form,
+    revolve_extra_forwards,
+    simulate_peak,
+    uniform_plan,
+)
+from .policy import (
+    Automatic,
+    CheckpointingConfig,
+    CheckpointPolicy,
+    CheckpointStatistics,
+    Custom,
+    EveryNLayers,
+    NoCheckpointing,
+    Optimal,
+    SpecificLayers,
+    Sqrt,
+)
+from .segment import CheckpointError, Segment
+
+__all__ = [
+    "checkpoint", "checkpoint_sequential", "enable_checkpointing", "plan_chain", "statistics",
+    "reset_statistics", "is_recomputing", "CheckpointPolicy", "EveryNLayers", "SpecificLayers", "Automatic",
+    "Optimal", "Custom", "Sqrt", "NoCheckpointing", "CheckpointingConfig", "CheckpointStatistics",
+    "CheckpointError", "InfeasibleBudgetError", "Plan", "Block", "ChainProfile", "LayerProfile",
+    "profile_chain", "simulate_peak", "pareto_plans", "plan_for_budget", "brute_force_plans", "uniform_plan",
+    "revolve_extra_forwards", "revolve_closed_form", "Segment",
+]
+
+_default_stats = CheckpointStatistics()
+
+
+def statistics() -> CheckpointStatistics:
+    """Counters over every segment since the last :func:`reset_statistics` (always collected)."""
+    return _default_stats
+
+
+def reset_statistics() -> None:
+    _default_stats.reset()
+
+
+class _Tee:
+    """Forward statistics events to the global counters and a config's own."""
+
+    def __init__(self, *targets: CheckpointStatistics) -> None:
+        self.targets = targets
+
+    def __getattr__(self, name: str) -> Any:
+        def call(*args: Any) -> None:
+            for t in self.targets:
+                getattr(t, name)(*args)
+        return call
+
+
+def checkpoint(function: Callable[..., Any], *args: Any, preserve_rng_state: bool = True,
+               use_reentrant: bool | None = None, determinism_check: str = "shape",
+               **kwargs: Any) -> Any:
+    """Run ``function(*args, **kwargs)`` as one checkpointed segment and return its result.
+
+    Under ``no_grad`` this is exactly ``function(*args, **kwargs)``: nothing is
+    recorded.  ``preserve_rng_state`` and ``use_reentrant`` are accepted for
+    PyTorch compatibility and change nothing: randomness is always replayed
+    exactly (keys live on the tape) and there is only one, non-re-entrant
+    mechanism.  ``determinism_check`` is ``"shape"``, ``"value"`` or ``"none"``.
+    """
+    return _run_segment(function, args, kwargs, _default_stats, determinism_check)
+
+
+def _run_segment(function: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any], stats: Any,
+                 determinism_check: str, label: str = "") -> Any:
+    if not is_grad_enabled():
+        return function(*args, **kwargs)
+    with Segment(stats=stats, determinism_check=determinism_check, label=label):
+        return function(*args, **kwargs)
+
+
+def plan_chain(layers: Sequence[Callable[[Any], Any]], x: Any, policy: CheckpointPolicy | CheckpointingConfig,
+               profile: ChainProfile | None = None) -> Plan:
+    """The plan ``policy`` makes for ``layers`` on input ``x`` (profiling once if it needs to)."""
+    config = policy if isinstance(policy, CheckpointingConfig) else CheckpointingConfig(policy)
+    if profile is None and config.policy.needs_profile:
+        profile = profile_chain(layers, x)
+    return config.make_plan(len(layers), profile)
+
+
+def checkpoint_sequential(functions: Sequence[Callable[[Any], Any]] | Any, segments: Any, input: Any,
+                          preserve_rng_state: bool = True, use_reentrant: bool | None = None,
+                          config: CheckpointingConfig | None = None) -> Any:
+    """Run a chain of callables (or a ``Sequential``) with checkpointed segments.
+
+    ``segments`` is an int (PyTorch's behaviour: that many chunks of
+    ``len // segments`` layers, the last chunk taking the remainder and run
+    without checkpointing), a :class:`Plan`, or a :class:`CheckpointPolicy`.
+    """
+    layers = list(functions)
+    if not layers:
+        raise ValueError("checkpoint_sequential needs at least one function")
+    if isinstance(segments, bool) or not isinstance(segments, (int, Plan, CheckpointPolicy)):
+        raise TypeError(f"segments must be an int, a Plan or a CheckpointPolicy, got {type(segments).__name__}")
+    if isinstance(segments, int):
+        if segments < 1:
+            raise ValueError(f"segments must be >= 1, got {segments}")
+        size = max(1, len(layers) // segments)
+        starts = [i * size for i in range(min(segments, len(layers)))]
+        blocks = []
+        for i, s in enumerate(starts):
+            e = starts[i + 1] if i + 1 < len(starts) else len(layers)
+            blocks.append(Block(s, e, i + 1 < len(starts)))
+        plan = Plan(tuple(blocks), policy=f"{segments} segments")
+    elif isinstance(segments, CheckpointPolicy):
+        plan = plan_chain(layers, input, config or CheckpointingConfig(segments))
+    else:
+        plan = segments
+    if plan.n_layers != len(layers):
+        raise ValueError(f"the plan covers {plan.n_layers} layers, but there are {len(layers)}")
+    return run_plan(layers, plan, input, config)
+
+
+def run_plan(layers: Sequence[Callable[[Any], Any]], plan: Plan, x: Any,
+             config: CheckpointingConfig | None = None) -> Any:
+    """Run ``layers`` on ``x`` block by block as ``plan`` says."""
+    stats: Any = _default_stats
+    check = "shape"
+    if config is not None:
+        check = config.determinism_check
+        if config.statistics is not None:
+            stats = _Tee(_default_stats, config.statistics)
+    for b in plan.blocks:
+        chunk = layers[b.start:b.stop]
+        if b.checkpointed and is_grad_enabled():
+            x = _run_segment(_chain, (chunk, x), {}, stats, check, label=f"layers {b.start}-{b.stop - 1}")
+        else:
+            x = _chain(chunk, x)
+    return x
+
+
+def _chain(layers: Sequence[Callable[[Any], Any]], x: Any) -> Any:
+    for f in layers:
+        x = f(x)
+    return x
+
+
+def enable_checkpointing(model: Any, config: CheckpointingConfig | CheckpointPolicy | None) -> Any:
+    """Make ``model`` (a ``Sequential``) run its layers under ``config`` from now on.
+
+    Plans are made on the first call for each input shape (profiling once for
+    budget policies) and cached in the config.  ``None`` switches it off.
+    """
+    if config is not None and not isinstance(config, CheckpointingConfig):
+        config = CheckpointingConfig(config)
+    if not hasattr(model, "__len__") or not hasattr(model, "__getitem__"):
+        raise TypeError(f"enable_checkpointing needs a Sequential-like chain of layers, got {type(model).__name__}")
+    object.__setattr__(model, "_checkpointing", config)
+    return model
+
+
+def forward_with_config(layers: Sequence[Callable[[Any], Any]], config: CheckpointingConfig, x: Any) -> Any:
+    """Used by ``Sequential.forward`` when checkpointing is enabled."""
+    if not is_grad_enabled():
+        return _chain(layers, x)
+    key = (tuple(getattr(x, "shape", ())), str(getattr(x, "dtype", "")), str(getattr(x, "device", "")))
+    plan = config._plans.get(key)
+    if plan is None:
+        plan = plan_chain(layers, x, config)
+        config._plans[key] = plan
+    return run_plan(layers, plan, x, config)
+
+
+def last_plan(model: Any) -> Plan | None:
+    """The most recent plan a model with checkpointing enabled made."""
+    config = getattr(model, "_checkpointing", None)
+    if config is None or not config._plans:
+        return None
+    return list(config._plans.values())[-1]

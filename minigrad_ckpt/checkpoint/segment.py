@@ -1,0 +1,280 @@
+"""A checkpointed segment: a range of the tape whose saved values are dropped
+in the forward pass and rebuilt by replaying the recorded ops in backward.
+
+While a segment is active (``with Segment(...)``), every node recorded in this
+thread passes through :meth:`Segment.record`, which
+
+* marks the node ``saved = DROPPED`` instead of keeping its arrays, and
+* writes down where replay will take each input from: the producing node if
+  that node is inside the segment (or inside an enclosing one), otherwise the
+  value itself (a segment input, a constant) -- those values are the
+  segment's *kept* arrays, the only memory it holds between forward and
+  backward.
+
+In backward, the first dropped node the engine meets calls
+:meth:`Segment.rematerialize`: the segment runs ``op.forward`` of every
+node it recorded, in recording order, from the kept values, fills in each
+node's ``saved``, and backward continues as if nothing had been dropped.  Each
+node's values are released right after its backward (:meth:`release`); the
+kept values go when the engine passes the segment's first node.
+
+No user code runs during replay -- only recorded array math -- so side
+effects (BatchNorm statistics, hooks, counters) happen once, and a dropout
+mask, being a function of the key stored on its node, comes out bit for bit
+the same without touching the random generator.
+
+Nesting: a segment opened inside another records its nodes as its own; the
+outer segment's replay computes through the inner nodes (it needs their
+outputs) without filling their saved values, and hands the inner segment the
+inputs it will replay from.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from typing import Any
+
+from ..backend import to_host
+from ..grad_mode import state as _grad_state
+from ..memory import is_parameter_edge, saved_arrays
+from ..memory import ledger as _ledger
+from ..tape import DROPPED, FREED, Node
+from ..tensor import Tensor
+
+__all__ = ["Segment", "CheckpointError"]
+
+
+class CheckpointError(RuntimeError):
+    """A replay did not reproduce the forward pass, or a kept value changed."""
+
+
+class _Kept:
+    """A value a segment replays from: an array (or scalar) and its version box."""
+
+    __slots__ = ("value", "box", "param")
+
+    def __init__(self, value: Any, box: list | None, param: bool) -> None:
+        self.value, self.box, self.param = value, box, param
+
+
+_counter = [0]
+
+
+class Segment:
+    """One checkpointed range of the tape (see the module docstring)."""
+
+    def __init__(self, stats: Any = None, determinism_check: str = "shape", label: str = "") -> None:
+        if determinism_check not in ("shape", "value", "none"):
+            raise ValueError(f"determinism_check must be 'shape', 'value' or 'none', got {determinism_check!r}")
+        _counter[0] += 1
+        self.index = _counter[0]
+        self.label = label
+        self.stats = stats
+        self.check = determinism_check
+        self.parent: Segment | None = None
+        self.children: list[Segment] = []
+        self.nodes: list[Node] = []          # nodes this segment owns
+        self.kept: list[_Kept] = []          # values replay starts from
+        self.boundary: dict[Node, Any] = {}  # values an enclosing segment's replay handed over
+        self.first: Node | None = None       # the earliest node of the whole subtree
+        self.subtree: list[Node] = []
+        self.external: set[Node] = set()     # nodes outside the subtree that it reads
+        self.checksums: dict[Node, int] = {}
+        self.replays = 0
+        self.freed = False
+        self.dropped_bytes = 0
+        self.kept_bytes = 0
+        self.forward_time = 0.0
+        self._outer_recorder: Any = None
+        self._t0 = 0.0
+
+    # ---------------------------------------------------------------- forward
+    def __enter__(self) -> Segment:
+        outer = _grad_state.recorder
+        self._outer_recorder = outer
+        if isinstance(outer, Segment):
+            self.parent = outer
+            outer.children.append(self)
+        elif outer is not None:
+            raise CheckpointError("checkpoint() cannot be used while the planner is profiling a model")
+        _grad_state.recorder = self
+        self._t0 = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _grad_state.recorder = self._outer_recorder
+        self.forward_time = time.perf_counter() - self._t0
+        self.subtree = sorted(self._all_nodes(), key=lambda n: n.seq)
+        self.first = self.subtree[0] if self.subtree else None
+        inside = set(self.subtree)
+        for n in self.subtree:
+            for src in n.replay:
+                if type(src) is Node and src not in inside:
+                    self.external.add(src)
+        if self.stats is not None and exc[0] is None:
+            self.stats._segment_recorded(self)
+
+    def _all_nodes(self) -> list[Node]:
+        out = list(self.nodes)
+        for c in self.children:
+            out.extend(c._all_nodes())
+        return out
+
+    def _root(self) -> Segment:
+        s = self
+        while s.parent is not None:
+            s = s.parent
+        return s
+
+    def record(self, node: Node, args: tuple, arrays: list, out: Any) -> None:
+        """Called by the tape for every node recorded while this segment is active."""
+        node.segment = self
+        dropped = saved_arrays(node)
+        node.saved = DROPPED
+        root = self._root()
+        sources = []
+        kept_now = []
+        for a, v in zip(args, arrays):
+            producer = a._node if isinstance(a, Tensor) else None
+            if producer is not None and producer.segment is not None and producer.segment._root() is root:
+                sources.append(producer)  # recomputed by replay
+                continue
+            is_param = isinstance(a, Tensor) and (a._rg if a._node is None else is_parameter_edge(a._node))
+            k = _Kept(v, a._vc if isinstance(a, Tensor) else None, is_param)
+            sources.append(k)
+            if hasattr(v, "nbytes"):
+                self.kept.append(k)
+                if not is_param:
+                    kept_now.append(v)
+        node.replay = tuple(sources)
+        self.nodes.append(node)
+        if self.check == "value":
+            self.checksums[node] = _checksum(out)
+        if kept_now and _ledger.enabled:
+            _ledger.hold(kept_now)
+        self.dropped_bytes += sum(int(v.nbytes) for v in dropped)
+        self.kept_bytes += sum(int(v.nbytes) for v in kept_now)
+
+    # --------------------------------------------------------------- backward
+    def rematerialize(self, node: Node | None = None) -> Any:
+        """Replay this segment's recorded ops and fill in its nodes' saved values."""
+        if self.freed:
+            raise RuntimeError(
+                "Trying to backward through a checkpointed segment a second time after its saved "
+                "inputs were freed; pass retain_graph=True to the first backward."
+            )
+        if node is not None and node.saved is not DROPPED:
+            return node.saved
+        if self.external - self.boundary.keys():
+            if self.parent is None:
+                raise CheckpointError("internal error: a segment reads nodes outside its replay range")
+            self.parent.rematerialize()  # hands this segment the inputs it replays from
+        t0 = time.perf_counter()
+        if _ledger.enabled:
+            _ledger.set_phase(f"replay:{self.index}")
+        values: dict[Node, Any] = {}
+        feeds = {}  # node -> child segments that read it
+        for c in self.children:
+            for n in c.external:
+                if n in self.boundary:  # from further out: pass it down as is
+                    c.boundary[n] = self.boundary[n]
+                else:
+                    feeds.setdefault(n, []).append(c)
+        _grad_state.recomputing += 1
+        try:
+            for n in self.subtree:
+                ins = []
+                for src in n.replay:
+                    if type(src) is Node:
+                        ins.append(values[src] if src in values else self.boundary[src])
+                    else:
+                        if src.box is not None and src.box[0] > n.seq:
+                            raise CheckpointError(
+                                f"a value that checkpointed node #{n.seq} ({n.op.name}) replays from was "
+                                f"modified in place after the forward pass; replaying would give "
+                                f"different results"
+                            )
+                        ins.append(src.value)
+                out = n.op.forward(n.xp, *ins)
+                if out.__class__ is not n.xp.array_type:
+                    out = n.xp.asarray(out)
+                if tuple(out.shape) != n.shape or out.dtype != n.dtype:
+                    raise CheckpointError(
+                        f"replay of checkpointed segment {self.index} diverged at node #{n.seq} "
+                        f"({n.op!r}): the forward pass produced {n.dtype} {n.shape}, the replay "
+                        f"{out.dtype} {tuple(out.shape)}"
+                    )
+                if n in self.checksums and _checksum(out) != self.checksums[n]:
+                    raise CheckpointError(
+                        f"replay of checkpointed segment {self.index} diverged at node #{n.seq} "
+                        f"({n.op.name}): same shape, different values (determinism_check='value')"
+                    )
+                values[n] = out
+                if n.segment is self:
+                    op = n.op
+                    which = op.save_inputs
+                    kept_ins = ins if which is True else (
+                        [None] * len(ins) if which is False else
+                        [v if i in which else None for i, v in enumerate(ins)])
+                    n.saved = (out if op.save_output else None, *kept_ins)
+                    if _ledger.enabled:
+                        _ledger.hold(saved_arrays(n))
+                for c in feeds.get(n, ()):
+                    c.boundary[n] = out
+        finally:
+            _grad_state.recomputing -= 1
+        self.replays += 1
+        elapsed = time.perf_counter() - t0
+        if self.stats is not None:
+            self.stats._replayed(elapsed)
+        if node is None:
+            return None
+        return node.saved
+
+    def release(self, node: Node, retain_graph: bool) -> None:
+        """Drop the replayed values of ``node`` once its backward has run."""
+        if type(node.saved) is tuple:
+            if _ledger.enabled:
+                _ledger.release(saved_arrays(node))
+            node.saved = DROPPED if retain_graph else FREED
+
+    def backward_done(self, retain_graph: bool) -> None:
+        """The engine passed this segment's first node: nothing here is needed any more."""
+        for n in self.subtree:
+            if n.segment is self:
+                self.release(n, retain_graph)
+        self.boundary.clear()
+        if not retain_graph:
+            self._free_kept()
+        if self.stats is not None:
+            self.stats._backward_done(self)
+
+    def finish(self, retain_graph: bool) -> None:
+        """End of a backward pass: release anything a pruned backward left behind."""
+        for n in self.nodes:
+            self.release(n, retain_graph)
+        self.boundary.clear()
+        if not retain_graph:
+            self._free_kept()
+
+    def _free_kept(self) -> None:
+        if self.freed:
+            return
+        self.freed = True
+        if _ledger.enabled:
+            _ledger.release([k.value for k in self.kept if not k.param])
+        self.kept = []
+        for n in self.nodes:
+            n.saved = FREED
+            n.replay = None
+        if self.stats is not None:
+            self.stats._freed(self)
+
+    def __repr__(self) -> str:
+        return (f"Segment({self.index}{', ' + self.label if self.label else ''}: {len(self.nodes)} nodes, "
+                f"{len(self.kept)} kept values, {self.replays} replays)")
+
+
+def _checksum(a: Any) -> int:
+    return zlib.crc32(to_host(a).tobytes())

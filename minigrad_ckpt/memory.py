@@ -1,0 +1,170 @@
+"""The memory ledger: the bytes of every array the tape and the backward
+engine hold, measured, with a timeline by phase.
+
+What is counted (each array once, by the memory buffer it views):
+
+``saved``    arrays tape nodes keep for backward, and the values checkpointed
+             segments keep to replay from (their inputs) -- *activation memory*
+``grad``     gradients in flight inside backward (not yet handed to ``.grad``)
+
+Parameters (leaf tensors that require grad) are not counted: they exist
+whatever the tape does.  Arrays that only user code holds are not counted
+either: the ledger is about what the *engine* keeps alive, which is exactly
+what checkpointing changes and what the planner predicts.  ``tracemalloc``
+(CPU) and CuPy's memory pool (GPU) see all allocations and serve as the
+cross-check.
+
+Use::
+
+    with mg.memory.track() as ledger:
+        loss = model(x).sum()
+        loss.backward()
+    ledger.peak("saved"), ledger.timeline
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+__all__ = ["Ledger", "ledger", "track", "live", "peak", "reset_peak"]
+
+
+class Ledger:
+    """Reference-counted byte accounting of engine-held arrays (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.enabled = False
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget everything held and start a new timeline."""
+        self._buffers: dict[int, list] = {}   # id(buffer) -> [holders, nbytes, category]
+        self.live_bytes = {"saved": 0, "grad": 0}
+        self.peak_bytes = {"saved": 0, "grad": 0, "total": 0}
+        self.phase = "forward"
+        self.timeline: list[tuple[int, str, int, int]] = []
+        self._events = 0
+
+    # ------------------------------------------------------------- queries
+    def live(self, category: str = "saved") -> int:
+        """Bytes held now (``"saved"``, ``"grad"`` or ``"total"``)."""
+        if category == "total":
+            return self.live_bytes["saved"] + self.live_bytes["grad"]
+        return self.live_bytes[category]
+
+    def peak(self, category: str = "saved") -> int:
+        """The most bytes held at once since the last reset."""
+        return self.peak_bytes[category]
+
+    def reset_peak(self) -> None:
+        for k in self.peak_bytes:
+            self.peak_bytes[k] = self.live(k)
+
+    def set_phase(self, phase: str) -> None:
+        """Label what happens next in the timeline (``forward``, ``replay:3``, ``backward:3``...)."""
+        self.phase = phase
+        self._mark()
+
+    # ----------------------------------------------------------- accounting
+    def hold(self, arrays: Any, category: str = "saved") -> None:
+        """One more holder of each array in ``arrays`` (arrays of any backend)."""
+        changed = False
+        for a in arrays:
+            base = _base(a)
+            key = id(base)
+            entry = self._buffers.get(key)
+            if entry is None:
+                self._buffers[key] = [1, base.nbytes, category]
+                self.live_bytes[category] += base.nbytes
+                changed = True
+            else:
+                entry[0] += 1
+        if changed:
+            self._mark()
+
+    def release(self, arrays: Any) -> None:
+        """One holder fewer of each array; its bytes leave the ledger with the last holder."""
+        changed = False
+        for a in arrays:
+            key = id(_base(a))
+            entry = self._buffers.get(key)
+            if entry is None:
+                continue
+            entry[0] -= 1
+            if entry[0] == 0:
+                del self._buffers[key]
+                self.live_bytes[entry[2]] -= entry[1]
+                changed = True
+        if changed:
+            self._mark()
+
+    def _mark(self) -> None:
+        s, g = self.live_bytes["saved"], self.live_bytes["grad"]
+        p = self.peak_bytes
+        if s > p["saved"]:
+            p["saved"] = s
+        if g > p["grad"]:
+            p["grad"] = g
+        if s + g > p["total"]:
+            p["total"] = s + g
+        self._events += 1
+        self.timeline.append((self._events, self.phase, s, g))
+
+
+def _base(a: Any) -> Any:
+    """The array that owns the memory ``a`` views (NumPy and CuPy both have ``.base``)."""
+    while getattr(a, "base", None) is not None and hasattr(a.base, "nbytes"):
+        a = a.base
+    return a
+
+
+def saved_arrays(node: Any) -> list[Any]:
+    """The arrays of ``node.saved`` the ledger counts: everything but parameters."""
+    out = []
+    saved = node.saved
+    if saved[0] is not None:
+        out.append(saved[0])
+    for edge, v in zip(node.inputs, saved[1:]):
+        if v is None or not hasattr(v, "nbytes") or is_parameter_edge(edge):
+            continue
+        out.append(v)
+    return out
+
+
+def is_parameter_edge(edge: Any) -> bool:
+    """True if ``edge`` is a parameter (a leaf that requires grad) or a view of one.
+
+    Following view ops matters: ``x @ w.T`` saves ``w.T``, whose memory is ``w``'s.
+    """
+    while edge is not None and hasattr(edge, "op") and edge.op.is_view:
+        edge = edge.inputs[0]
+    return edge is not None and not hasattr(edge, "op")
+
+
+ledger = Ledger()
+
+
+@contextlib.contextmanager
+def track() -> Iterator[Ledger]:
+    """Count engine-held bytes inside the block (the ledger starts from zero)."""
+    prev = ledger.enabled
+    ledger.reset()
+    ledger.enabled = True
+    try:
+        yield ledger
+    finally:
+        ledger.enabled = prev
+
+
+def live(category: str = "saved") -> int:
+    return ledger.live(category)
+
+
+def peak(category: str = "saved") -> int:
+    return ledger.peak(category)
+
+
+def reset_peak() -> None:
+    ledger.reset_peak()
