@@ -10,6 +10,7 @@ snapshots plug in as options of :class:`DemoConfig`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import sys
@@ -19,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import creation, nn, optim
+from . import creation, memory, nn, optim
 from . import functional as mf
 from . import random as _random
 from .backend import host_numpy as np  # host-side data preparation (the corpus, batch offsets)
@@ -130,6 +131,8 @@ class DemoConfig:
     out: str | None = None
     corpus: str | None = None
     log_every: int = 0
+    checkpoint: str = "none"              # none | sqrt | optimal
+    memory_budget: int | None = None      # bytes, for checkpoint="optimal"
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -179,6 +182,9 @@ def train(config: DemoConfig, log: Callable[[str], None] = print,
         raise ValueError(f"the corpus ({len(data)} characters) is shorter than block_size + 2")
     model = CharTransformer(tok.vocab_size, config.block_size, config.d_model, config.n_heads,
                             config.n_layers, config.dropout).to(config.device)
+    ckpt_config = _checkpoint_config(config)
+    if ckpt_config is not None:
+        model.enable_checkpointing(ckpt_config)
     opt = optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     sched = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(config.steps, 1), eta_min=config.lr * 0.1)
     n_params = sum(p.size for p in model.parameters())
@@ -188,12 +194,18 @@ def train(config: DemoConfig, log: Callable[[str], None] = print,
     losses: list[float] = []
     tokens = 0
     start = time.perf_counter()
+    memory_report: dict[str, Any] = {}
     for step in range(1, config.steps + 1):
         x, y = get_batch(data, config.batch_size, config.block_size, config.device)
-        logits = model(x)
-        loss = nn.functional.cross_entropy(mf.reshape(logits, (-1, tok.vocab_size)), mf.reshape(y, (-1,)))
-        opt.zero_grad()
-        loss.backward()
+        # The first step runs under the memory ledger: measured activation bytes.
+        with memory.track() if step == 1 else contextlib.nullcontext() as ledger:
+            logits = model(x)
+            loss = nn.functional.cross_entropy(mf.reshape(logits, (-1, tok.vocab_size)), mf.reshape(y, (-1,)))
+            opt.zero_grad()
+            loss.backward()
+        if step == 1:
+            memory_report = _memory_report(model, ledger, ckpt_config)
+            log(memory_report["line"])
         if config.grad_clip:
             nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
         opt.step()
@@ -218,7 +230,10 @@ def train(config: DemoConfig, log: Callable[[str], None] = print,
         "wall_time_s": wall,
         "tokens_per_s": tokens / max(wall, 1e-9),
         "sample": sample,
+        "memory": {k: v for k, v in memory_report.items() if k != "line"},
     }
+    if ckpt_config is not None and ckpt_config.statistics is not None:
+        result["checkpoint_statistics"] = ckpt_config.statistics.as_dict()
     if config.out:
         out = Path(config.out)
         out.mkdir(parents=True, exist_ok=True)
@@ -227,6 +242,54 @@ def train(config: DemoConfig, log: Callable[[str], None] = print,
         (out / "summary.json").write_text(json.dumps({k: v for k, v in result.items() if k != "losses"},
                                                      indent=2))
     return result
+
+
+def _checkpoint_config(config: DemoConfig) -> Any:
+    from . import checkpoint as ck
+
+    if config.checkpoint == "none":
+        if config.memory_budget is not None:
+            raise ValueError("--memory-budget needs --checkpoint optimal")
+        return None
+    if config.checkpoint == "sqrt":
+        policy = ck.Sqrt()
+    elif config.checkpoint == "optimal":
+        policy = ck.Optimal(config.memory_budget)
+    else:
+        raise ValueError(f"--checkpoint must be none, sqrt or optimal, got {config.checkpoint!r}")
+    return ck.CheckpointingConfig(policy, enable_statistics=True)
+
+
+def _memory_report(model: CharTransformer, ledger: Any, ckpt_config: Any) -> dict[str, Any]:
+    """Measured activation bytes of step 1; with checkpointing, what it saved on the blocks."""
+    measured = ledger.peak("saved")
+    report: dict[str, Any] = {"measured_peak_bytes": measured}
+    if ckpt_config is None:
+        report["line"] = f"activation memory (measured, step 1): {_mb(measured)}"
+        return report
+    from . import checkpoint as ck
+
+    plan = ck.last_plan(model.blocks)
+    stats = ckpt_config.statistics
+    report.update(plan=plan.describe(), predicted_block_peak_bytes=plan.predicted_peak_bytes,
+                  saved_bytes=stats.memory_saved_bytes)
+    report["line"] = (f"checkpointing {plan.describe()}\nactivation memory (measured, step 1): {_mb(measured)}; "
+                      f"the checkpointed blocks did not keep {_mb(stats.memory_saved_bytes)} "
+                      f"(measured: bytes dropped minus bytes kept)")
+    return report
+
+
+def _mb(n: int | None) -> str:
+    return "n/a" if n is None else f"{n / 2**20:.2f} MiB"
+
+
+def _parse_bytes(text: str) -> int:
+    """``"2MB"``, ``"512KiB"``, ``"1e6"`` -> bytes."""
+    t = text.strip().lower().replace("ib", "b")
+    for suffix, mult in (("gb", 2**30), ("mb", 2**20), ("kb", 2**10), ("b", 1)):
+        if t.endswith(suffix):
+            return int(float(t[: -len(suffix)]) * mult)
+    return int(float(t))
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -243,6 +306,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lr", type=float, default=d.lr)
     p.add_argument("--corpus", default=None, help="train on this text file instead of the bundled corpus")
     p.add_argument("--sample-chars", type=int, default=d.sample_chars, help="characters to generate")
+    p.add_argument("--checkpoint", choices=("none", "sqrt", "optimal"), default="none",
+                   help="activation checkpointing of the transformer blocks (default none)")
+    p.add_argument("--memory-budget", type=_parse_bytes, default=None, metavar="BYTES",
+                   help="peak activation budget for --checkpoint optimal, e.g. 4MB (default: the smallest)")
 
 
 def config_from_args(args: argparse.Namespace) -> DemoConfig:
@@ -251,7 +318,8 @@ def config_from_args(args: argparse.Namespace) -> DemoConfig:
     return DemoConfig(steps=args.steps, seed=args.seed, device=args.device, out=args.out,
                       batch_size=args.batch_size, block_size=args.block_size, d_model=args.d_model,
                       n_layers=args.n_layers, n_heads=args.n_heads, lr=args.lr, corpus=args.corpus,
-                      sample_chars=args.sample_chars)
+                      sample_chars=args.sample_chars, checkpoint=args.checkpoint,
+                      memory_budget=args.memory_budget)
 
 
 def main(args: argparse.Namespace) -> int:

@@ -90,7 +90,18 @@ class Plan:
         return [(b.start, b.stop) for b in self.blocks if b.checkpointed]
 
     def describe(self) -> str:
-        parts = [f"[{b.start}:{b.stop}]{'*' if b.checkpointed else ''}" for b in self.blocks]
+        """``[0:4]* [4:8]* [8:10]``: checkpointed blocks starred, plain layers merged into ranges."""
+        parts = []
+        plain_from = None
+        for b in self.blocks + (Block(self.n_layers, self.n_layers, True),):
+            if not b.checkpointed:
+                plain_from = b.start if plain_from is None else plain_from
+                continue
+            if plain_from is not None:
+                parts.append(f"[{plain_from}:{b.start}]")
+                plain_from = None
+            if b.stop > b.start:
+                parts.append(f"[{b.start}:{b.stop}]*")
         peak = "" if self.predicted_peak_bytes is None else f", predicted peak {self.predicted_peak_bytes:,} B"
         return f"Plan({self.policy or 'custom'}: {' '.join(parts)} (* = checkpointed){peak})"
 

@@ -16,7 +16,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .planner import ChainProfile, Plan, coarsen, plan_for_budget, plan_from_starts, simulate_peak, uniform_plan
+from .planner import (
+    ChainProfile,
+    Plan,
+    coarsen,
+    pareto_plans,
+    plan_for_budget,
+    plan_from_starts,
+    simulate_peak,
+    uniform_plan,
+)
 
 __all__ = [
     "CheckpointPolicy", "EveryNLayers", "SpecificLayers", "Automatic", "Optimal", "Custom", "Sqrt",
@@ -96,7 +105,8 @@ class Sqrt(CheckpointPolicy):
 
 
 class Optimal(CheckpointPolicy):
-    """The least recomputation whose measured-model peak fits ``budget_bytes``.
+    """The least recomputation whose measured-model peak fits ``budget_bytes``
+    (``None``: the smallest peak any plan reaches).
 
     Needs a profile (one measured forward pass, taken automatically by
     ``checkpoint_sequential`` and ``enable_checkpointing``).  An infeasible
@@ -106,17 +116,20 @@ class Optimal(CheckpointPolicy):
 
     needs_profile = True
 
-    def __init__(self, budget_bytes: int) -> None:
-        if budget_bytes is None or budget_bytes < 0:
+    def __init__(self, budget_bytes: int | None = None) -> None:
+        if budget_bytes is not None and budget_bytes < 0:
             raise ValueError(f"{type(self).__name__} needs a non-negative byte budget, got {budget_bytes!r}")
-        self.budget_bytes = int(budget_bytes)
+        self.budget_bytes = None if budget_bytes is None else int(budget_bytes)
 
     def plan(self, n_layers: int, profile: ChainProfile | None = None) -> Plan:
         if profile is None:
             raise ValueError(f"{type(self).__name__} needs a measured profile of the model (see profile_chain)")
         if len(profile) != n_layers:
             raise ValueError(f"profile has {len(profile)} layers, the model {n_layers}")
-        return plan_for_budget(profile, self.budget_bytes, policy=type(self).__name__)
+        budget = self.budget_bytes
+        if budget is None:  # no budget: the smallest peak there is
+            budget = min(p.predicted_peak_bytes for p in pareto_plans(profile))
+        return plan_for_budget(profile, budget, policy=type(self).__name__)
 
 
 class Automatic(Optimal):

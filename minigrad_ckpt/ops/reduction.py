@@ -126,7 +126,13 @@ class Prod(_Reduction):
         with xp.errstate(divide="ignore", invalid="ignore"):
             no_zero = others / xp.where(is_zero, 1, x)
         one_zero_here = xp.logical_and(zeros == 1, is_zero)
-        local = xp.where(zeros == 0, no_zero, xp.where(one_zero_here, others, 0))
+        # Entries that are 0 only because of a zero factor keep that factor in the
+        # expression (``zsum``, the sum of the zero factors, is 0 in value), so a
+        # second derivative with create_graph=True still sees it.
+        zsum = xp.sum(xp.where(is_zero, x, 0), axis=self.axes, keepdims=True)
+        two_zeros_here = xp.logical_and(zeros == 2, is_zero)
+        local = xp.where(zeros == 0, no_zero, xp.where(one_zero_here, others, xp.where(
+            zeros == 1, no_zero * zsum, xp.where(two_zeros_here, others * (zsum - x), 0))))
         return self.expand(xp, g) * local
 
     def reference(self, np, x):

@@ -135,13 +135,13 @@ class Pad(Op):
     save_inputs = False
 
     def forward(self, xp, x):
-        return xp.pad(x, self.pad_width, mode="constant", constant_values=self.value)
+        return xp.pad(x, self.pad_width or 0, mode="constant", constant_values=self.value)
 
     def backward(self, xp, g, out, x):
         return g[tuple(slice(b, b + n) for (b, _), n in zip(self.pad_width, self.in_shape))]
 
     def reference(self, np, x):
-        return np.pad(x, self.pad_width, mode="constant", constant_values=self.value)
+        return np.pad(x, self.pad_width or 0, mode="constant", constant_values=self.value)
 
 
 class AsType(Op):
