@@ -24,6 +24,10 @@ def build_parser() -> argparse.ArgumentParser:
                                    "corpus, then print generated text and the final loss.")
     demo.add_arguments(d)
     d.set_defaults(func=demo.main)
+
+    from .snapshot import cli as snapshot_cli
+
+    snapshot_cli.add_parser(sub)
     return parser
 
 

@@ -24,7 +24,9 @@ from . import creation, memory, nn, optim
 from . import functional as mf
 from . import random as _random
 from .backend import host_numpy as np  # host-side data preparation (the corpus, batch offsets)
+from .executor import Executor
 from .grad_mode import no_grad
+from .snapshot import SnapshotManager
 from .tensor import Tensor
 
 __all__ = ["DemoConfig", "CharTransformer", "CharTokenizer", "load_corpus", "train", "main"]
@@ -133,6 +135,8 @@ class DemoConfig:
     log_every: int = 0
     checkpoint: str = "none"              # none | sqrt | optimal
     memory_budget: int | None = None      # bytes, for checkpoint="optimal"
+    snapshot_every: int = 0               # write a snapshot to OUT/snapshots every N steps
+    resume: bool = False                  # continue from the newest snapshot in OUT/snapshots
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -187,23 +191,35 @@ def train(config: DemoConfig, log: Callable[[str], None] = print,
         model.enable_checkpointing(ckpt_config)
     opt = optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     sched = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(config.steps, 1), eta_min=config.lr * 0.1)
+    executor = Executor(model, opt, sched)
+    manager = None
+    if config.snapshot_every or config.resume:
+        if not config.out:
+            raise ValueError("--snapshot-every and --resume need --out DIR (snapshots live in DIR/snapshots)")
+        manager = SnapshotManager(Path(config.out) / "snapshots", max_snapshots=3)
+    start_step, losses = 1, []
+    if config.resume:
+        snap = manager.load_latest()
+        snap.restore_into(executor)
+        start_step = executor.iteration + 1
+        losses = [float(v) for v in executor.get_tensor("demo.losses").numpy()]
+        log(f"resumed from {snap.path.name} (iteration {executor.iteration})")
     n_params = sum(p.size for p in model.parameters())
     log(f"minigrad_ckpt demo: {n_params:,} parameters, vocab {tok.vocab_size}, "
         f"{len(text):,} characters, device {config.device}, {config.steps} steps")
     bar = ProgressBar(config.steps, every=config.log_every)
-    losses: list[float] = []
     tokens = 0
     start = time.perf_counter()
     memory_report: dict[str, Any] = {}
-    for step in range(1, config.steps + 1):
+    for step in range(start_step, config.steps + 1):
         x, y = get_batch(data, config.batch_size, config.block_size, config.device)
         # The first step runs under the memory ledger: measured activation bytes.
-        with memory.track() if step == 1 else contextlib.nullcontext() as ledger:
+        with memory.track() if step == start_step else contextlib.nullcontext() as ledger:
             logits = model(x)
             loss = nn.functional.cross_entropy(mf.reshape(logits, (-1, tok.vocab_size)), mf.reshape(y, (-1,)))
             opt.zero_grad()
             loss.backward()
-        if step == 1:
+        if step == start_step:
             memory_report = _memory_report(model, ledger, ckpt_config)
             log(memory_report["line"])
         if config.grad_clip:
@@ -217,8 +233,13 @@ def train(config: DemoConfig, log: Callable[[str], None] = print,
         tokens += x.size
         elapsed = time.perf_counter() - start
         bar.update(step, value, tokens / max(elapsed, 1e-9))
+        executor.iteration = step
+        if manager is not None and config.snapshot_every and step % config.snapshot_every == 0:
+            executor.add_tensor("demo.losses", np.asarray(losses, dtype=np.float64))
+            manager.save_snapshot(executor, step)
         if on_step is not None:
-            on_step(step, {"model": model, "optimizer": opt, "scheduler": sched, "loss": value})
+            on_step(step, {"model": model, "optimizer": opt, "scheduler": sched, "loss": value,
+                           "executor": executor})
     wall = time.perf_counter() - start
     sample = tok.decode(model.generate(tok.encode(config.prompt), config.sample_chars))
     result = {
@@ -229,6 +250,7 @@ def train(config: DemoConfig, log: Callable[[str], None] = print,
         "final_loss": float(np.mean(losses[-10:])) if losses else None,
         "wall_time_s": wall,
         "tokens_per_s": tokens / max(wall, 1e-9),
+        "start_step": start_step,
         "sample": sample,
         "memory": {k: v for k, v in memory_report.items() if k != "line"},
     }
@@ -310,6 +332,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="activation checkpointing of the transformer blocks (default none)")
     p.add_argument("--memory-budget", type=_parse_bytes, default=None, metavar="BYTES",
                    help="peak activation budget for --checkpoint optimal, e.g. 4MB (default: the smallest)")
+    p.add_argument("--snapshot-every", type=int, default=0, metavar="N",
+                   help="write a snapshot of the whole training state to OUT/snapshots every N steps")
+    p.add_argument("--resume", action="store_true",
+                   help="continue from the newest snapshot in OUT/snapshots (exactly: same result as never stopping)")
 
 
 def config_from_args(args: argparse.Namespace) -> DemoConfig:
@@ -319,7 +345,7 @@ def config_from_args(args: argparse.Namespace) -> DemoConfig:
                       batch_size=args.batch_size, block_size=args.block_size, d_model=args.d_model,
                       n_layers=args.n_layers, n_heads=args.n_heads, lr=args.lr, corpus=args.corpus,
                       sample_chars=args.sample_chars, checkpoint=args.checkpoint,
-                      memory_budget=args.memory_budget)
+                      memory_budget=args.memory_budget, snapshot_every=args.snapshot_every, resume=args.resume)
 
 
 def main(args: argparse.Namespace) -> int:

@@ -799,6 +799,63 @@ def eye(n: int, m: int | None = None, dtype: Any = None, device: Any = None) -> 
 
 
 # ---------------------------------------------------------------------------
+# Kernels (backend.register_kernel) as differentiable functions: the backward
+# of Conv2d / MaxPool2d / Dropout calls these through ``xp`` when create_graph
+# is on, with the kernels' argument order.
+# ---------------------------------------------------------------------------
+
+
+def conv2d(x: Any, w: Any, stride: Any, padding: Any, dilation: Any, groups: int) -> Tensor:
+    from .ops import conv as _conv
+
+    op = _conv.Conv2d(stride=tuple(stride), padding=tuple(padding), dilation=tuple(dilation),
+                      groups=int(groups))
+    return apply(op, _tensor(x), _tensor(w))
+
+
+def conv2d_input_grad(g: Any, w: Any, x_shape: Any, stride: Any, padding: Any, dilation: Any,
+                      groups: int) -> Tensor:
+    from .ops import conv as _conv
+
+    op = _conv.Conv2dInputGrad(x_shape=tuple(x_shape), stride=tuple(stride), padding=tuple(padding),
+                               dilation=tuple(dilation), groups=int(groups))
+    return apply(op, _tensor(g), _tensor(w))
+
+
+def conv2d_weight_grad(x: Any, g: Any, w_shape: Any, stride: Any, padding: Any, dilation: Any,
+                       groups: int) -> Tensor:
+    from .ops import conv as _conv
+
+    op = _conv.Conv2dWeightGrad(w_shape=tuple(w_shape), stride=tuple(stride), padding=tuple(padding),
+                                dilation=tuple(dilation), groups=int(groups))
+    return apply(op, _tensor(x), _tensor(g))
+
+
+def max_pool2d(values: Any, routing: Any, kernel: Any, stride: Any, padding: Any,
+               dilation: Any) -> Tensor:
+    from .ops import conv as _conv
+
+    op = _conv.MaxPool2d(kernel=tuple(kernel), stride=tuple(stride), padding=tuple(padding),
+                         dilation=tuple(dilation))
+    return apply(op, _tensor(values), _tensor(routing))
+
+
+def max_pool2d_backward(g: Any, routing: Any, kernel: Any, stride: Any, padding: Any,
+                        dilation: Any) -> Tensor:
+    from .ops import conv as _conv
+
+    op = _conv.MaxPool2dBackward(kernel=tuple(kernel), stride=tuple(stride), padding=tuple(padding),
+                                 dilation=tuple(dilation))
+    return apply(op, _tensor(g), _tensor(routing))
+
+
+def keep_mask(like: Any, key: int, p: float) -> Tensor:
+    """Dropout's keep-mask for ``like``'s shape (a constant bool tensor)."""
+    like = _tensor(like)
+    return Tensor._wrap(like.device.xp.keep_mask(like.data, key, p), None, like.device)
+
+
+# ---------------------------------------------------------------------------
 # Tensor methods and operators: sugar over the functions above
 # ---------------------------------------------------------------------------
 

@@ -217,7 +217,9 @@ def pareto_plans(profile: ChainProfile, allow_plain: bool = True,
                 items.pop(in_key, None)
             h = _bytes(items)
             blk = Block(s, s + 1, False)
-            for p, c, rest in frontier(s + 1, layers[s].saves_output):
+            lp = layers[s]  # its output is held if it saves it, or if it is a view of a held input
+            out_held = lp.saves_output or (lp.output_key == lp.input_key and (held or lp.saves_input))
+            for p, c, rest in frontier(s + 1, out_held):
                 options.append((h + p, c, (blk,) + rest))
         stop_max = n if max_block is None else min(n, s + max_block)
         for e in range(s + 1, stop_max + 1):
@@ -231,7 +233,8 @@ def pareto_plans(profile: ChainProfile, allow_plain: bool = True,
             k, f = _bytes(kept), _bytes(full)
             cost = profile.recompute_seconds(s, e)
             blk = Block(s, e, True)
-            for p, c, rest in frontier(e, False):
+            # the block keeps its input; its output is that same buffer if its layers are all views
+            for p, c, rest in frontier(e, layers[e - 1].output_key == layers[s].input_key):
                 options.append((max(k + p, f), cost + c, (blk,) + rest))
         memo[key] = _pareto(options)
         return memo[key]
@@ -413,7 +416,9 @@ def _classify(prof: _Profiler, boundaries: list[Any]) -> ChainProfile:
         arr = t.data if isinstance(t, Tensor) else t
         k = key(arr)
         bkeys.append(k)
-        bbytes[k] = int(_base(arr).nbytes)
+        # an input that is a parameter (a leaf that requires grad) is not counted, as in the ledger
+        param = isinstance(t, Tensor) and (t._rg if t._node is None else is_parameter_edge(t._node))
+        bbytes[k] = 0 if param else int(_base(arr).nbytes)
     layers = []
     for i, nodes in enumerate(prof.nodes):
         in_k, out_k = bkeys[i], bkeys[i + 1]

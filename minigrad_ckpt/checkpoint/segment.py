@@ -32,12 +32,13 @@ inputs it will replay from.
 from __future__ import annotations
 
 import time
+import weakref
 import zlib
 from typing import Any
 
 from ..backend import to_host
 from ..grad_mode import state as _grad_state
-from ..memory import is_parameter_edge, saved_arrays
+from ..memory import _base, is_parameter_edge, saved_arrays
 from ..memory import ledger as _ledger
 from ..tape import DROPPED, FREED, Node
 from ..tensor import Tensor
@@ -85,6 +86,8 @@ class Segment:
         self.freed = False
         self.dropped_bytes = 0
         self.kept_bytes = 0
+        # buffers already counted in dropped_bytes / kept_bytes (each once, as the ledger counts)
+        self._counted: tuple[Any, Any] | None = (weakref.WeakValueDictionary(), weakref.WeakValueDictionary())
         self.forward_time = 0.0
         self._outer_recorder: Any = None
         self._t0 = 0.0
@@ -105,6 +108,7 @@ class Segment:
     def __exit__(self, *exc: object) -> None:
         _grad_state.recorder = self._outer_recorder
         self.forward_time = time.perf_counter() - self._t0
+        self._counted = None
         self.subtree = sorted(self._all_nodes(), key=lambda n: n.seq)
         self.first = self.subtree[0] if self.subtree else None
         inside = set(self.subtree)
@@ -153,8 +157,8 @@ class Segment:
             self.checksums[node] = _checksum(out)
         if kept_now and _ledger.enabled:
             _ledger.hold(kept_now)
-        self.dropped_bytes += sum(int(v.nbytes) for v in dropped)
-        self.kept_bytes += sum(int(v.nbytes) for v in kept_now)
+        self.dropped_bytes += _new_bytes(self._counted[0], dropped)
+        self.kept_bytes += _new_bytes(self._counted[1], kept_now)
 
     # --------------------------------------------------------------- backward
     def rematerialize(self, node: Node | None = None) -> Any:
@@ -174,16 +178,29 @@ class Segment:
         if _ledger.enabled:
             _ledger.set_phase(f"replay:{self.index}")
         values: dict[Node, Any] = {}
+        last_use: dict[Node, int] = {}  # a replayed value is let go after its last reader
+        for pos, n in enumerate(self.subtree):
+            for src in n.replay or ():
+                if type(src) is Node:
+                    last_use[src] = pos
         feeds = {}  # node -> child segments that read it
         for c in self.children:
+            if c.freed:  # its backward is over: it needs nothing any more
+                continue
             for n in c.external:
                 if n in self.boundary:  # from further out: pass it down as is
                     c.boundary[n] = self.boundary[n]
                 else:
                     feeds.setdefault(n, []).append(c)
         _grad_state.recomputing += 1
+        skipped: set[Node] = set()
         try:
-            for n in self.subtree:
+            for pos, n in enumerate(self.subtree):
+                if n.replay is None or (skipped and any(type(s) is Node and s in skipped for s in n.replay)):
+                    # A nested segment whose backward is over (freed), and what depends on it:
+                    # those nodes all come later on the tape, so no backward still to run needs them.
+                    skipped.add(n)
+                    continue
                 ins = []
                 for src in n.replay:
                     if type(src) is Node:
@@ -210,7 +227,11 @@ class Segment:
                         f"replay of checkpointed segment {self.index} diverged at node #{n.seq} "
                         f"({n.op.name}): same shape, different values (determinism_check='value')"
                     )
-                values[n] = out
+                for src in n.replay:
+                    if type(src) is Node and last_use[src] == pos:
+                        values.pop(src, None)
+                if n in last_use:
+                    values[n] = out
                 if n.segment is self:
                     op = n.op
                     which = op.save_inputs
@@ -274,6 +295,22 @@ class Segment:
     def __repr__(self) -> str:
         return (f"Segment({self.index}{', ' + self.label if self.label else ''}: {len(self.nodes)} nodes, "
                 f"{len(self.kept)} kept values, {self.replays} replays)")
+
+
+def _new_bytes(counted: Any, arrays: list) -> int:
+    """Bytes of the buffers of ``arrays`` not in ``counted`` yet (a weak map, so a new
+    array that reuses a dead one's id is still counted)."""
+    n = 0
+    for a in arrays:
+        b = _base(a)
+        if counted.get(id(b)) is b:
+            continue
+        try:
+            counted[id(b)] = b
+        except TypeError:  # not weakly referenceable (a NumPy scalar): count it each time
+            pass
+        n += int(b.nbytes)
+    return n
 
 
 def _checksum(a: Any) -> int:

@@ -334,6 +334,12 @@ class Module:
             if shape != target.shape:
                 problems.append(f"size mismatch for {k}: expected {target.shape}, got {shape}")
                 continue
+            if not isinstance(v, Tensor):  # convert now, so a bad value fails before anything is copied
+                try:
+                    v = Tensor(v, dtype=target.dtype)
+                except (TypeError, ValueError) as exc:
+                    problems.append(f"cannot convert {k} to {target.dtype}: {exc}")
+                    continue
             plan.append((k, v))
         if problems:
             raise RuntimeError(

@@ -1,0 +1,95 @@
+"""``minigrad-ckpt snapshot inspect | verify | diff`` -- look into snapshot files."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..backend import host_numpy as np
+from .format import LoadLimits, SnapshotError, file_size, read_header
+from .snapshot import Snapshot, SnapshotConfig, human_bytes
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("snapshot", help="inspect, verify or compare snapshot files")
+    ss = p.add_subparsers(dest="snapshot_command", metavar="ACTION", required=True)
+    i = ss.add_parser("inspect", help="metadata and a table of tensors (reads only the header)")
+    i.add_argument("path")
+    i.set_defaults(func=inspect)
+    v = ss.add_parser("verify", help="check every checksum; exit code 0 if the snapshot is intact, 1 if not")
+    v.add_argument("path")
+    v.set_defaults(func=verify)
+    d = ss.add_parser("diff", help="which tensors differ between two snapshots, and by how much")
+    d.add_argument("a")
+    d.add_argument("b")
+    d.set_defaults(func=diff)
+
+
+def inspect(args: argparse.Namespace) -> int:
+    path = Path(args.path)
+    try:
+        size = file_size(path)
+        with open(path, "rb") as f:
+            header, entries, _ = read_header(f, size, LoadLimits())
+    except (SnapshotError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"{path}  ({human_bytes(size)})")
+    print(f"  format      {header['format']} v{header['version']}")
+    print(f"  iteration   {header['iteration']}")
+    print(f"  timestamp   {header['timestamp']}")
+    for k, v in header.get("custom", {}).items():
+        print(f"  custom      {k} = {v}")
+    if header.get("base"):
+        print(f"  base        {header['base'].get('file')} ({header['base'].get('checksum')})")
+    if header.get("optimizer"):
+        print(f"  optimizer   {header['optimizer'].get('type')}")
+    if header.get("rng"):
+        print(f"  rng         {header['rng']}")
+    if header.get("tape"):
+        print(f"  tape        {len(header['tape'].get('nodes', []))} nodes")
+    name_w = max([len(e.name) for e in entries] + [4])
+    print(f"\n  {'name':<{name_w}}  {'dtype':<8} {'shape':<18} {'bytes':>12}  stored")
+    for e in entries:
+        stored = "in base" if e.ref == "base" else (e.codec if e.codec != "raw" else "")
+        print(f"  {e.name:<{name_w}}  {np.dtype(e.dtype).name:<8} {str(list(e.shape)):<18} {e.nbytes:>12,}  {stored}")
+    print(f"\n  {len(entries)} tensors, {sum(e.nbytes for e in entries):,} bytes of data")
+    return 0
+
+
+def verify(args: argparse.Namespace) -> int:
+    try:
+        snap = Snapshot.load(args.path, SnapshotConfig(verify_checksum=True))
+    except SnapshotError as exc:
+        print(f"FAILED {args.path}: {exc}")
+        return 1
+    print(f"OK {args.path}: {snap.metadata.tensor_count} tensors, iteration {snap.metadata.iteration}, "
+          f"{snap.metadata.checksum}")
+    return 0
+
+
+def diff(args: argparse.Namespace) -> int:
+    try:
+        a = Snapshot.load(args.a).tensors
+        b = Snapshot.load(args.b).tensors
+    except SnapshotError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    changed = 0
+    for name in sorted(set(a) | set(b)):
+        if name not in a or name not in b:
+            print(f"{'+' if name in b else '-'} {name}  only in {'B' if name in b else 'A'}")
+            changed += 1
+            continue
+        x, y = a[name], b[name]
+        if x.shape != y.shape or x.dtype != y.dtype:
+            print(f"~ {name}  {x.dtype}{list(x.shape)} -> {y.dtype}{list(y.shape)}")
+            changed += 1
+        elif not np.array_equal(x, y, equal_nan=x.dtype.kind == "f"):
+            with np.errstate(invalid="ignore", over="ignore"):
+                d = np.abs(x.astype(np.float64) - y.astype(np.float64))
+            print(f"~ {name}  max abs difference {np.nanmax(d) if d.size else 0:.6g}")
+            changed += 1
+    print(f"{changed} of {len(set(a) | set(b))} tensors differ")
+    return 0

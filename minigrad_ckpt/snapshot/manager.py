@@ -1,0 +1,164 @@
+"""``SnapshotManager``: a directory of snapshots with retention by iteration.
+
+The manager keeps a manifest (``MANIFEST.msgpack``, written atomically) of
+the snapshots *it* wrote: file name, iteration, checksum and base.  It
+
+* orders snapshots by **iteration** (never by file time),
+* keeps the newest ``max_snapshots`` and deletes older ones -- only files it
+  wrote, and never a base that a kept incremental snapshot still needs,
+* loads the newest snapshot that verifies, falling back to older ones if the
+  newest is damaged (with a warning naming what was skipped and why).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+import msgpack
+
+from ..executor import Executor
+from .format import SnapshotError
+from .snapshot import Snapshot, SnapshotConfig, atomic_write
+
+__all__ = ["SnapshotManager"]
+
+MANIFEST = "MANIFEST.msgpack"
+_NAME = re.compile(r"^snapshot-(\d{12})\.mgsnap$")
+
+
+class SnapshotManager:
+    """Save, list, prune and load snapshots in ``directory``."""
+
+    def __init__(self, directory: str | os.PathLike, max_snapshots: int | None = 5,
+                 config: SnapshotConfig | None = None, full_every: int = 10) -> None:
+        if max_snapshots is not None and max_snapshots < 1:
+            raise ValueError(f"max_snapshots must be None or >= 1, got {max_snapshots}")
+        if full_every < 1:
+            raise ValueError(f"full_every must be >= 1, got {full_every}")
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.max_snapshots = max_snapshots
+        self.config = config or SnapshotConfig()
+        self.full_every = full_every  # an incremental chain is cut by a full snapshot this often
+
+    # ------------------------------------------------------------ manifest
+    def _read_manifest(self) -> list[dict[str, Any]]:
+        path = self.directory / MANIFEST
+        if not path.exists():
+            return []
+        try:
+            data = msgpack.unpackb(path.read_bytes(), raw=False, strict_map_key=True)
+            entries = data["snapshots"]
+            assert isinstance(entries, list)
+            for e in entries:
+                assert isinstance(e["file"], str) and _NAME.match(e["file"]) and isinstance(e["iteration"], int)
+            return entries
+        except Exception:
+            warnings.warn(f"{path} is unreadable; the manager will not delete snapshots it cannot "
+                          f"prove it wrote", stacklevel=3)
+            return []
+
+    def _write_manifest(self, entries: list[dict[str, Any]]) -> None:
+        data = msgpack.packb({"format": "minigrad-ckpt/manifest", "version": 1, "snapshots": entries},
+                             use_bin_type=True)
+        atomic_write(self.directory / MANIFEST, lambda f: f.write(data), fsync=self.config.fsync)
+
+    # ---------------------------------------------------------------- save
+    def path_for(self, iteration: int) -> Path:
+        return self.directory / f"snapshot-{int(iteration):012d}.mgsnap"
+
+    def save_snapshot(self, ex: Executor, iteration: int | None = None, config: SnapshotConfig | None = None,
+                      metadata: dict[str, str] | None = None) -> Path:
+        """Snapshot ``ex`` at ``iteration`` (default ``ex.iteration``), prune, return the path."""
+        config = config or self.config
+        it = ex.iteration if iteration is None else int(iteration)
+        if it < 0:
+            raise ValueError(f"iteration must be >= 0, got {it}")
+        entries = [e for e in self._read_manifest() if e["iteration"] != it]
+        base = None
+        if config.incremental:
+            older = sorted((e for e in entries if e["iteration"] < it), key=lambda e: e["iteration"])
+            chain = _chain_length(older[-1], entries) if older else 0
+            if older and chain < self.full_every:
+                base = self.directory / older[-1]["file"]
+        if config.incremental and base is None:
+            config = SnapshotConfig(enable_compression=config.enable_compression, include_tape=config.include_tape,
+                                    verify_checksum=config.verify_checksum, incremental=False,
+                                    limits=config.limits, fsync=config.fsync)
+        snap = Snapshot.from_executor_with_config(ex, it, config, base=base)
+        for k, v in (metadata or {}).items():
+            snap.add_metadata(k, v)
+        path = self.path_for(it)
+        snap.save(path)
+        entries.append({"file": path.name, "iteration": it, "checksum": snap.metadata.checksum,
+                        "base": base.name if base is not None else None})
+        entries.sort(key=lambda e: e["iteration"])
+        self._write_manifest(entries)
+        self._prune(entries)
+        return path
+
+    def _prune(self, entries: list[dict[str, Any]]) -> None:
+        if self.max_snapshots is None or len(entries) <= self.max_snapshots:
+            return
+        keep = {e["file"] for e in entries[-self.max_snapshots:]}
+        by_file = {e["file"]: e for e in entries}
+        for f in list(keep):  # bases of kept snapshots stay
+            b = by_file[f].get("base")
+            while b is not None and b in by_file:
+                keep.add(b)
+                b = by_file[b].get("base")
+        remaining = [e for e in entries if e["file"] in keep]
+        self._write_manifest(remaining)  # first forget them, then delete: a crash leaves only orphans
+        for e in entries:
+            if e["file"] not in keep:
+                try:
+                    (self.directory / e["file"]).unlink()
+                except FileNotFoundError:
+                    pass
+
+    # ---------------------------------------------------------------- load
+    def list_snapshots(self) -> list[Path]:
+        """Paths of the snapshots this manager wrote, oldest iteration first."""
+        return [self.directory / e["file"] for e in self._read_manifest()
+                if (self.directory / e["file"]).exists()]
+
+    def load_latest(self, config: SnapshotConfig | None = None) -> Snapshot:
+        """The newest snapshot (by iteration) that loads and verifies.
+
+        If the newest is damaged the next one is tried, with a warning; if
+        none is usable, :class:`SnapshotError`.  Without a manifest, files
+        named like the manager's are considered (read-only use).
+        """
+        config = config or SnapshotConfig(verify_checksum=True)
+        entries = self._read_manifest()
+        candidates = [(e["iteration"], self.directory / e["file"]) for e in entries]
+        if not candidates:
+            for p in self.directory.iterdir():
+                m = _NAME.match(p.name)
+                if m:
+                    candidates.append((int(m.group(1)), p))
+        problems = []
+        for _, path in sorted(candidates, key=lambda c: -c[0]):
+            try:
+                snap = Snapshot.load(path, config)
+            except SnapshotError as exc:
+                problems.append(f"{path.name}: {exc}")
+                continue
+            if problems:
+                warnings.warn("skipped damaged snapshots: " + "; ".join(problems), stacklevel=2)
+            return snap
+        detail = ("; ".join(problems)) if problems else "no snapshots"
+        raise SnapshotError(f"no usable snapshot in {self.directory}: {detail}")
+
+
+def _chain_length(entry: dict[str, Any], entries: list[dict[str, Any]]) -> int:
+    by_file = {e["file"]: e for e in entries}
+    n, b = 0, entry.get("base")
+    while b is not None and b in by_file:
+        n += 1
+        b = by_file[b].get("base")
+    return n + 1 if entry.get("base") else 0

@@ -1,0 +1,167 @@
+"""The forward tape as plain data, for snapshots that include it.
+
+Each node becomes a map: the op's registry name, its attributes, where its
+inputs come from, and its saved values.  Arrays (saved values, index arrays
+in attributes) are stored as ordinary snapshot tensors named ``__tape__/...``
+and referred to by name.  Nothing is pickled; on load every op name must be
+in the op registry and every attribute decodes to plain Python values.
+
+Encoding of attribute values (JSON-like, msgpack-friendly)::
+
+    None, bool, int, float, str, list      as themselves
+    tuple                                  {"t": "tuple", "v": [...]}
+    slice                                  {"t": "slice", "v": [start, stop, step]}
+    Ellipsis                               {"t": "ellipsis"}
+    array                                  {"t": "array", "v": "<tensor name>"}
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..backend import host_numpy, to_host
+from ..ops import get_op, registry
+from ..tape import DROPPED, FREED, Node, walk
+from ..tensor import Tensor
+from .format import SnapshotError
+
+__all__ = ["encode_tape", "decode_tape"]
+
+
+class _Arrays:
+    """Collects arrays under ``__tape__/`` names, once per array object."""
+
+    def __init__(self) -> None:
+        self.arrays: dict[str, Any] = {}
+        self._names: dict[int, str] = {}
+        self._keep: list[Any] = []
+
+    def add(self, arr: Any) -> str:
+        key = id(arr)
+        if key not in self._names:
+            name = f"__tape__/{len(self._names)}"
+            self._names[key] = name
+            self._keep.append(arr)
+            self.arrays[name] = to_host(arr)
+        return self._names[key]
+
+
+def _enc(v: Any, arrays: _Arrays) -> Any:
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, host_numpy.generic):
+        return v.item()
+    if isinstance(v, tuple):
+        return {"t": "tuple", "v": [_enc(x, arrays) for x in v]}
+    if isinstance(v, list):
+        return [_enc(x, arrays) for x in v]
+    if isinstance(v, slice):
+        return {"t": "slice", "v": [_enc(v.start, arrays), _enc(v.stop, arrays), _enc(v.step, arrays)]}
+    if v is Ellipsis:
+        return {"t": "ellipsis"}
+    if hasattr(v, "shape") and hasattr(v, "dtype"):
+        return {"t": "array", "v": arrays.add(v)}
+    raise SnapshotError(f"cannot store a {type(v).__name__} attribute on the tape")
+
+
+def _dec(v: Any, arrays: dict[str, Any], xp: Any) -> Any:
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, list):
+        return [_dec(x, arrays, xp) for x in v]
+    if isinstance(v, dict):
+        tag = v.get("t")
+        if tag == "tuple" and isinstance(v.get("v"), list):
+            return tuple(_dec(x, arrays, xp) for x in v["v"])
+        if tag == "slice" and isinstance(v.get("v"), list) and len(v["v"]) == 3:
+            parts = [_dec(x, arrays, xp) for x in v["v"]]
+            if not all(p is None or isinstance(p, int) for p in parts):
+                raise SnapshotError("tape: a slice attribute has non-integer bounds")
+            return slice(*parts)
+        if tag == "ellipsis":
+            return Ellipsis
+        if tag == "array" and isinstance(v.get("v"), str):
+            if v["v"] not in arrays:
+                raise SnapshotError(f"tape: attribute array {v['v']!r} is missing from the snapshot")
+            return xp.asarray(arrays[v["v"]])
+    raise SnapshotError(f"tape: cannot decode attribute value {v!r}")
+
+
+def encode_tape(output: Tensor, leaf_names: dict[int, str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(tape, arrays)``: the nodes that produced ``output`` as plain data, and their arrays.
+
+    ``leaf_names`` maps ``id(leaf tensor)`` to the snapshot name it is saved
+    under (the model's parameters): backward of the restored tape accumulates
+    into those tensors.
+    """
+    nodes = walk(output)
+    index = {id(n): i for i, n in enumerate(nodes)}
+    arrays = _Arrays()
+    encoded = []
+    for n in nodes:
+        if n.saved is FREED or n.saved is DROPPED:
+            state = "freed by a backward pass" if n.saved is FREED else "dropped by checkpointing"
+            raise SnapshotError(
+                f"cannot store the tape: node #{n.seq} ({n.op.name}) has its saved values {state}; record "
+                f"the tape (Executor.record) after the forward pass and snapshot before backward, or run "
+                f"backward with retain_graph=True, without checkpointing"
+            )
+        inputs = []
+        for e in n.inputs:
+            if e is None:
+                inputs.append(None)
+            elif type(e) is Node:
+                inputs.append(["node", index[id(e)]])
+            elif id(e) in leaf_names:
+                inputs.append(["leaf", leaf_names[id(e)]])
+            else:
+                raise SnapshotError(
+                    "cannot store the tape: it reads a tensor that requires grad but is not one of the "
+                    "executor's tensors (add it with Executor.add_tensor)"
+                )
+        saved = [None if v is None else _enc(v, arrays) for v in n.saved]
+        encoded.append({"op": n.op.name, "attrs": {k: _enc(v, arrays) for k, v in n.op.attrs.items()},
+                        "inputs": inputs, "saved": saved, "shape": list(n.shape), "dtype": n.dtype.name})
+    out_name = arrays.add(output.data)
+    return {"nodes": encoded, "output": out_name}, arrays.arrays
+
+
+def decode_tape(tape: Any, arrays: dict[str, Any], leaves: dict[str, Tensor], device: Any) -> Tensor:
+    """Rebuild the nodes and return the output tensor; ``backward()`` on it works as before saving."""
+    if not isinstance(tape, dict) or not isinstance(tape.get("nodes"), list):
+        raise SnapshotError("tape: malformed tape record")
+    xp = device.xp
+    built: list[Node] = []
+    for i, rec in enumerate(tape["nodes"]):
+        if not isinstance(rec, dict):
+            raise SnapshotError(f"tape: node {i} is not a map")
+        name = rec.get("op")
+        if name not in registry:
+            raise SnapshotError(f"tape: node {i} uses op {name!r}, which is not in the op registry")
+        attrs = rec.get("attrs")
+        if not isinstance(attrs, dict) or not all(isinstance(k, str) for k in attrs):
+            raise SnapshotError(f"tape: node {i} has malformed attributes")
+        op = get_op(name)(**{k: _dec(v, arrays, xp) for k, v in attrs.items()})
+        edges = []
+        for e in rec.get("inputs") or []:
+            if e is None:
+                edges.append(None)
+            elif isinstance(e, list) and len(e) == 2 and e[0] == "node" and isinstance(e[1], int) and 0 <= e[1] < i:
+                edges.append(built[e[1]])
+            elif isinstance(e, list) and len(e) == 2 and e[0] == "leaf" and e[1] in leaves:
+                edges.append(leaves[e[1]])
+            else:
+                raise SnapshotError(f"tape: node {i} has an invalid input reference {e!r}")
+        saved = tuple(None if v is None else _dec(v, arrays, xp) for v in rec.get("saved") or [])
+        if len(saved) != len(edges) + 1:
+            raise SnapshotError(f"tape: node {i} has {len(saved)} saved values for {len(edges)} inputs")
+        try:
+            dtype = host_numpy.dtype(rec.get("dtype"))
+            shape = tuple(int(s) for s in rec.get("shape"))
+        except (TypeError, ValueError):
+            raise SnapshotError(f"tape: node {i} has an invalid shape or dtype") from None
+        built.append(Node(op, tuple(edges), saved, (), xp, shape, dtype))
+    out = tape.get("output")
+    if not built or out not in arrays:
+        raise SnapshotError("tape: the output value is missing")
+    return Tensor._wrap(xp.asarray(arrays[out]), built[-1], device)
