@@ -27,7 +27,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import minigrad_ckpt as mg  # noqa: E402
 from minigrad_ckpt import checkpoint as ck  # noqa: E402
 from minigrad_ckpt import nn  # noqa: E402
-from minigrad_ckpt.nn import functional as F  # noqa: E402
 
 
 def mlp_chain(depth: int, width: int) -> list:

@@ -366,6 +366,21 @@ def get_device(spec: Any = None) -> Device:
 device = get_device
 
 
+def device_or_dtype(target: Any) -> tuple[Device | None, numpy.dtype | None]:
+    """``"cuda"`` or a Device -> ``(device, None)``; ``"float64"`` or a dtype -> ``(None, dtype)``."""
+    if isinstance(target, Device):
+        return target, None
+    if isinstance(target, str):
+        try:
+            return get_device(target), None
+        except ValueError:
+            try:
+                return None, as_dtype(target)
+            except TypeError:
+                raise ValueError(f"{target!r} is neither a device nor a dtype") from None
+    return None, as_dtype(target)
+
+
 def set_default_device(spec: Any) -> None:
     """Make ``spec`` the device new tensors are created on (per thread)."""
     _default.device = get_device(spec)

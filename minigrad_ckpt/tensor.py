@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from . import tape
-from .backend import Device, as_dtype, cpu, get_device, host_numpy, is_floating
+from .backend import Device, as_dtype, cpu, device_or_dtype, host_numpy, is_floating
 from .grad_mode import state as _grad_state
 
 __all__ = ["Tensor"]
@@ -366,14 +366,9 @@ class Tensor:
 
         dev = None
         if target is not None:
-            try:
-                dtype_target = as_dtype(target) if not isinstance(target, (str, Device)) else None
-            except TypeError:
-                dtype_target = None
+            dev, dtype_target = device_or_dtype(target)
             if dtype_target is not None:
                 dtype = dtype_target
-            else:
-                dev = get_device(target)
         t = self
         if dtype is not None and as_dtype(dtype) != self.dtype:
             t = F.astype(t, dtype)

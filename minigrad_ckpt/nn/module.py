@@ -12,7 +12,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..backend import as_dtype, get_device
+from ..backend import as_dtype, device_or_dtype
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 
@@ -247,10 +247,8 @@ class Module:
         holds them).  Integer buffers (``num_batches_tracked``) are never cast.
         """
         dev, dt = None, None
-        if isinstance(target, str) or (target is not None and type(target).__name__ == "Device"):
-            dev = get_device(target)
-        elif target is not None:
-            dt = as_dtype(target)
+        if target is not None:
+            dev, dt = device_or_dtype(target)
         if dtype is not None:
             dt = as_dtype(dtype)
 

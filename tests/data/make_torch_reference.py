@@ -37,6 +37,8 @@ torch.set_default_dtype(torch.float64)
 rng = np.random.default_rng(20240611)
 ARRAYS: dict[str, np.ndarray] = {}
 META: dict[str, dict] = {}
+ALIASES: dict[str, str] = {}  # key -> key of an identical array stored earlier (keeps the file small)
+_SEEN: dict[tuple, str] = {}
 
 
 def randn(*shape: int, scale: float = 1.0) -> np.ndarray:
@@ -53,9 +55,16 @@ def to_torch(a: np.ndarray, grad: bool = False) -> torch.Tensor:
 def store(case: str, name: str, value) -> None:
     key = f"{case}|{name}"
     assert key not in ARRAYS, key
+    assert key not in ALIASES, key
     if isinstance(value, torch.Tensor):
         value = value.detach().numpy()
-    ARRAYS[key] = np.array(value, copy=True)
+    value = np.array(value, copy=True)
+    fingerprint = (value.dtype.str, value.shape, value.tobytes())
+    if fingerprint in _SEEN:
+        ALIASES[key] = _SEEN[fingerprint]
+    else:
+        _SEEN[fingerprint] = key
+        ARRAYS[key] = value
 
 
 def resolve(v, env: dict):
@@ -475,7 +484,7 @@ def training_case(case: str, opt: str, opt_kwargs: dict, clip: float | None, gro
         optimizer.step()
         if scheduler is not None:
             scheduler.step()
-        losses.append(float(loss))
+        losses.append(loss.item())
         lrs.append([g["lr"] for g in optimizer.param_groups])
     store(case, "losses", np.array(losses))
     store(case, "lrs", np.array(lrs))
@@ -489,23 +498,23 @@ def training_case(case: str, opt: str, opt_kwargs: dict, clip: float | None, gro
 
 def training_cases() -> None:
     for name, p in MLP_INIT.items():
-        ARRAYS[f"mlp|init.{name}"] = p
-    ARRAYS["mlp|x"] = TRAIN_X
-    ARRAYS["mlp|y"] = TRAIN_Y
-    training_case("train_adamw", "AdamW", {"lr": 0.01, "weight_decay": 0.1}, clip=1.0)
+        store("mlp", f"init.{name}", p)
+    store("mlp", "x", TRAIN_X)
+    store("mlp", "y", TRAIN_Y)
+    training_case("train_adamw", "AdamW", {"lr": 0.01, "weight_decay": 0.1}, clip=0.6)
     training_case("train_adamw_defaults", "AdamW", {}, clip=None)
     training_case("train_adamw_groups_cosine", "AdamW",
                   {"lr": 0.005, "betas": (0.8, 0.99), "eps": 1e-6, "weight_decay": 0.05}, clip=0.5,
                   groups=[{"params": ["0.weight", "0.bias"], "lr": 0.02},
                           {"params": ["2.weight", "2.bias", "4.weight", "4.bias"], "weight_decay": 0.0}],
                   sched=("CosineAnnealingLR", {"T_max": 6, "eta_min": 1e-3}))
-    training_case("train_adam", "Adam", {"lr": 0.02}, clip=1.0, sched=("StepLR", {"step_size": 3, "gamma": 0.5}))
+    training_case("train_adam", "Adam", {"lr": 0.02}, clip=0.7, sched=("StepLR", {"step_size": 3, "gamma": 0.5}))
     training_case("train_adam_amsgrad_wd", "Adam", {"lr": 0.01, "amsgrad": True, "weight_decay": 0.05},
                   clip=0.8)
     training_case("train_adamw_amsgrad", "AdamW", {"lr": 0.01, "amsgrad": True, "weight_decay": 0.2},
                   clip=None)
-    training_case("train_sgd", "SGD", {"lr": 0.1}, clip=1.0)
-    training_case("train_sgd_momentum", "SGD", {"lr": 0.1, "momentum": 0.9}, clip=1.0)
+    training_case("train_sgd", "SGD", {"lr": 0.1}, clip=0.6)
+    training_case("train_sgd_momentum", "SGD", {"lr": 0.1, "momentum": 0.9}, clip=0.55)
     training_case("train_sgd_nesterov_wd", "SGD",
                   {"lr": 0.05, "momentum": 0.9, "nesterov": True, "weight_decay": 1e-3}, clip=0.7,
                   sched=("LinearLR", {"start_factor": 0.25, "total_iters": 4}))
@@ -548,9 +557,11 @@ def main() -> None:
     batchnorm_module_cases()
     training_cases()
     scheduler_cases()
-    ARRAYS["__meta__"] = np.array(json.dumps({"torch": torch.__version__, "cases": META}, sort_keys=True))
+    meta = {"torch": torch.__version__, "numpy": np.__version__, "cases": META, "aliases": ALIASES}
+    ARRAYS["__meta__"] = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)
     np.savez_compressed(OUT, **ARRAYS)
-    print(f"wrote {OUT} ({OUT.stat().st_size / 1024:.0f} KiB, {len(META)} cases, {len(ARRAYS)} arrays)")
+    print(f"wrote {OUT} ({OUT.stat().st_size / 1024:.0f} KiB, {len(META)} cases, {len(ARRAYS)} arrays, "
+          f"{len(ALIASES)} aliases)")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,328 @@
+"""``nn.functional`` semantics beyond the PyTorch fixture: errors, dropout,
+subgradients, numerical stability, dtype preservation."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt.nn import functional as F
+
+
+def compact(s: str) -> str:
+    return s.replace(" ", "")
+
+
+def grad_of(fn, x: np.ndarray, *args, **kwargs) -> tuple[np.ndarray, np.ndarray]:
+    t = mg.tensor(x, requires_grad=True)
+    out = fn(t, *args, **kwargs)
+    out.sum().backward()
+    return out.numpy(), t.grad.numpy()
+
+
+# ------------------------------------------------------------- target errors
+@pytest.mark.parametrize("fn", [F.cross_entropy, lambda x, t, **kw: F.nll_loss(F.log_softmax(x, axis=1), t, **kw)])
+@pytest.mark.parametrize("bad", [3, 7, -1, -5])
+def test_out_of_range_class_target_raises(fn, bad):
+    x = mg.randn(4, 3)
+    t = mg.tensor([0, bad, 1, 2])
+    with pytest.raises(IndexError) as exc:
+        fn(x, t)
+    msg = str(exc.value)
+    assert str(bad) in msg and "3 classes" in msg
+
+
+def test_out_of_range_target_kdim_and_with_smoothing():
+    x = mg.randn(2, 4, 3)
+    t = mg.tensor([[0, 1, 2], [3, 4, 0]])
+    with pytest.raises(IndexError, match="target 4 is out of range for 4 classes"):
+        F.cross_entropy(x, t)
+    with pytest.raises(IndexError, match="out of range"):
+        F.cross_entropy(x, t, label_smoothing=0.1, reduction="none")
+
+
+def test_ignore_index_is_not_out_of_range():
+    x = mg.randn(4, 3, dtype="float64")
+    t = mg.tensor([0, -100, 2, -100])
+    full = F.cross_entropy(x, t, reduction="none").numpy()
+    assert full[1] == 0 and full[3] == 0
+    mean = F.cross_entropy(x, t).item()
+    assert mean == pytest.approx((full[0] + full[2]) / 2, rel=1e-12)
+    # a custom ignore_index may itself be out of range; -100 then counts as a real (bad) target
+    assert np.isfinite(F.cross_entropy(x, mg.tensor([0, 9, 2, 9]), ignore_index=9).item())
+    with pytest.raises(IndexError, match="-100"):
+        F.cross_entropy(x, t, ignore_index=9)
+
+
+def test_all_targets_ignored_gives_nan_mean_like_torch():
+    x = mg.randn(2, 3, dtype="float64", requires_grad=True)
+    loss = F.cross_entropy(x, mg.tensor([-100, -100]))
+    assert np.isnan(loss.item())
+    assert F.cross_entropy(x, mg.tensor([-100, -100]), reduction="sum").item() == 0.0
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: F.cross_entropy(mg.randn(4, 3), mg.tensor([0, 1, 2])), r"\(4,3\).*\(4,\).*\(3,\)"),
+    (lambda: F.cross_entropy(mg.randn(4, 3), mg.tensor([0.5, 1.0, 0.2, 0.1])), r"probabilitytargets"),
+    (lambda: F.cross_entropy(mg.randn(4, 3), mg.tensor([0, 1, 2, 1]), reduction="avg"), r"reduction"),
+    (lambda: F.cross_entropy(mg.randn(4, 3), mg.tensor([0, 1, 2, 1]), label_smoothing=1.5), r"label_smoothing"),
+    (lambda: F.cross_entropy(mg.tensor(1.0), mg.tensor(0)), r"0-d"),
+    (lambda: F.nll_loss(mg.randn(4, 3), mg.tensor([0, 1, 2, 1]), weight=mg.ones(4)), r"weight.*\(3,\)"),
+    (lambda: F.mse_loss(mg.randn(4, 3), mg.randn(3)), r"\(4,3\).*\(3,\)"),
+    (lambda: F.binary_cross_entropy_with_logits(mg.randn(4), mg.randn(4, 1)), r"\(4,\).*\(4,1\)"),
+    (lambda: F.linear(mg.randn(2, 5), mg.randn(3, 4)), r"\(2,5\).*\(3,4\)"),
+    (lambda: F.conv2d(mg.randn(1, 3, 5, 5), mg.randn(2, 4, 3, 3)), r"\(1,3,5,5\).*3channels.*\(2,4,3,3\)"),
+    (lambda: F.conv2d(mg.randn(1, 4, 5, 5), mg.randn(3, 2, 3, 3), groups=2), r"groups=2"),
+    (lambda: F.conv2d(mg.randn(1, 4, 5, 5), mg.randn(2, 4, 3, 3), bias=mg.randn(3)), r"bias.*\(2,\)"),
+    (lambda: F.conv2d(mg.randn(1, 4, 2, 2), mg.randn(2, 4, 3, 3)), r"larger"),
+    (lambda: F.conv2d(mg.randn(1, 4, 5, 5), mg.randn(2, 4, 3, 3), stride=2, padding="same"), r"same"),
+    (lambda: F.conv2d(mg.randn(4, 5), mg.randn(2, 4, 3, 3)), r"4-D"),
+    (lambda: F.max_pool2d(mg.randn(1, 1, 4, 4), 2, padding=2), r"padding"),
+    (lambda: F.avg_pool2d(mg.randn(1, 1, 2, 2), 3), r"larger"),
+    (lambda: F.layer_norm(mg.randn(2, 3), (4,)), r"\(2,3\).*\(4,\)"),
+    (lambda: F.batch_norm(mg.randn(1, 3), None, None, training=True), r"morethan1value"),
+    (lambda: F.batch_norm(mg.randn(2, 3), mg.zeros(4), mg.ones(4)), r"running_mean.*\(3,\)"),
+    (lambda: F.scaled_dot_product_attention(mg.randn(2, 3, 4), mg.randn(2, 3, 5), mg.randn(2, 3, 5)),
+     r"headdimensions"),
+    (lambda: F.scaled_dot_product_attention(mg.randn(2, 3, 4), mg.randn(2, 3, 4), mg.randn(2, 5, 4)),
+     r"sequencelengths"),
+    (lambda: F.gelu(mg.randn(3), approximate="fast"), r"approximate"),
+    (lambda: F.softmax(mg.randn(3), axis=0, dim=1), r"axis"),
+    (lambda: F.dropout(mg.randn(3), p=1.5), r"pmustbein\[0,1\]"),
+])
+def test_bad_input_errors_are_clear(call, match):
+    with pytest.raises((ValueError, TypeError, IndexError)) as exc:
+        call()
+    assert re.search(match, compact(str(exc.value))), str(exc.value)
+
+
+def test_class_targets_must_be_integers_and_embedding_ids_in_range():
+    with pytest.raises(TypeError, match="integers"):
+        F.nll_loss(mg.randn(2, 3), mg.tensor([True, False]))
+    w = mg.randn(5, 2)
+    with pytest.raises(IndexError, match="id 5 is out of range for 5 embeddings"):
+        F.embedding(mg.tensor([0, 5]), w)
+    with pytest.raises(IndexError, match="id -1"):
+        F.embedding(mg.tensor([-1, 2]), w)
+    with pytest.raises(TypeError, match="integers"):
+        F.embedding(mg.tensor([0.0, 1.0]), w)
+
+
+# ------------------------------------------------------------------- dropout
+def test_dropout_p0_and_eval_are_identity_with_unit_gradient():
+    x = np.arange(12, dtype=np.float64).reshape(3, 4)
+    for kwargs in ({"p": 0.0}, {"p": 0.5, "training": False}, {"p": 1.0, "training": False}):
+        out, g = grad_of(F.dropout, x, **kwargs)
+        np.testing.assert_array_equal(out, x)
+        np.testing.assert_array_equal(g, np.ones_like(x))
+
+
+def test_dropout_p1_zeroes_everything_and_its_gradient():
+    out, g = grad_of(F.dropout, np.ones((3, 4)), p=1.0)
+    assert not out.any() and not g.any()
+
+
+def test_dropout_does_not_draw_randomness_when_inactive():
+    mg.manual_seed(3)
+    F.dropout(mg.ones(4), p=0.0)
+    F.dropout(mg.ones(4), p=0.5, training=False)
+    state = mg.get_rng_state()
+    mg.manual_seed(3)
+    assert mg.get_rng_state() == state
+
+
+def test_dropout_mask_reproducible_with_manual_seed():
+    x = mg.ones(64, 32)
+    mg.manual_seed(123)
+    a = F.dropout(x, 0.4).numpy()
+    b = F.dropout(x, 0.4).numpy()
+    mg.manual_seed(123)
+    a2 = F.dropout(x, 0.4).numpy()
+    b2 = F.dropout(x, 0.4).numpy()
+    np.testing.assert_array_equal(a, a2)
+    np.testing.assert_array_equal(b, b2)
+    assert (a != b).any(), "two successive masks should differ"
+    mg.manual_seed(124)
+    assert (F.dropout(x, 0.4).numpy() != a).any()
+
+
+@pytest.mark.parametrize("p", [0.1, 0.3, 0.5, 0.8])
+def test_dropout_keeps_expectation_and_scales_survivors(p):
+    mg.manual_seed(0)
+    n = 200_000
+    x = mg.ones(n, dtype="float64", requires_grad=True)
+    out = F.dropout(x, p)
+    o = out.numpy()
+    kept = o != 0
+    np.testing.assert_allclose(o[kept], 1.0 / (1.0 - p), rtol=1e-12)
+    assert abs(kept.mean() - (1 - p)) < 5 * np.sqrt(p * (1 - p) / n)
+    assert abs(o.mean() - 1.0) < 0.02
+    # the gradient uses the same mask and scale
+    cot = np.arange(n, dtype=np.float64)
+    (out * mg.tensor(cot)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), o * cot, rtol=1e-12)
+
+
+# --------------------------------------------------------------- subgradients
+def test_relu_and_leaky_relu_subgradients_at_zero():
+    x = np.array([-1.0, 0.0, 2.0])
+    out, g = grad_of(F.relu, x)
+    np.testing.assert_array_equal(out, [0.0, 0.0, 2.0])
+    np.testing.assert_array_equal(g, [0.0, 0.0, 1.0])  # PyTorch: 0 at 0
+    out, g = grad_of(F.leaky_relu, x, 0.2)
+    np.testing.assert_allclose(out, [-0.2, 0.0, 2.0])
+    np.testing.assert_allclose(g, [0.2, 0.2, 1.0])  # PyTorch: x > 0 ? 1 : slope
+    _, g = grad_of(F.leaky_relu, x)
+    np.testing.assert_allclose(g, [0.01, 0.01, 1.0])
+
+
+def test_bce_with_logits_gradient_at_zero_logit():
+    x = mg.tensor([0.0, 0.0], dtype="float64", requires_grad=True)
+    F.binary_cross_entropy_with_logits(x, mg.tensor([0.0, 1.0], dtype="float64"), reduction="sum").backward()
+    np.testing.assert_allclose(x.grad.numpy(), [0.5, -0.5], rtol=1e-15)
+
+
+# ------------------------------------------------------------------ stability
+def test_softmax_and_log_softmax_stable_at_1e4_float32():
+    x = mg.tensor([[1e4, -1e4, 0.0], [-1e4, -1e4, -1e4], [1e4, 1e4, 0.0]], dtype="float32", requires_grad=True)
+    s = F.softmax(x, axis=-1)
+    ls = F.log_softmax(x, axis=-1)
+    assert s.dtype == np.float32 and ls.dtype == np.float32
+    np.testing.assert_allclose(s.numpy(), [[1, 0, 0], [1 / 3, 1 / 3, 1 / 3], [0.5, 0.5, 0]], atol=1e-7)
+    want = [[0, -2e4, -1e4], [-np.log(3)] * 3, [-np.log(2), -np.log(2), -1e4 - np.log(2)]]
+    np.testing.assert_allclose(ls.numpy(), want, rtol=1e-6)
+    (s * mg.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert np.isfinite(x.grad.numpy()).all()
+    x.grad = None
+    ls.sum().backward()
+    g = x.grad.numpy()
+    assert np.isfinite(g).all()
+    np.testing.assert_allclose(g.sum(axis=-1), 0.0, atol=1e-5)
+
+
+def test_cross_entropy_and_bce_stable_for_huge_logits():
+    x = mg.tensor([[1e4, -1e4], [-1e4, 1e4]], dtype="float32", requires_grad=True)
+    loss = F.cross_entropy(x, mg.tensor([1, 1]))
+    assert loss.item() == pytest.approx(1e4)
+    loss.backward()
+    np.testing.assert_allclose(x.grad.numpy(), [[0.5, -0.5], [0.0, 0.0]], atol=1e-7)
+    z = mg.tensor([1e4, -1e4, 1e4], dtype="float32")
+    b = F.binary_cross_entropy_with_logits(z, mg.tensor([1.0, 0.0, 0.0]), reduction="none").numpy()
+    np.testing.assert_allclose(b, [0.0, 0.0, 1e4])
+
+
+# --------------------------------------------------------------------- dtypes
+TARGETS = mg.tensor([[[0, 1, 2], [3, 0, 1], [2, 3, 0]]] * 2)  # (N, d1, d2) for (N, C=4, d1, d2) logits
+FLOAT32_CALLS = {
+    "relu": lambda x: F.relu(x),
+    "leaky_relu": lambda x: F.leaky_relu(x, 0.1),
+    "gelu": lambda x: F.gelu(x),
+    "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
+    "silu": lambda x: F.silu(x),
+    "sigmoid": lambda x: F.sigmoid(x),
+    "tanh": lambda x: F.tanh(x),
+    "softmax": lambda x: F.softmax(x, axis=1),
+    "log_softmax": lambda x: F.log_softmax(x, axis=1),
+    "cross_entropy": lambda x: F.cross_entropy(x, TARGETS),
+    "cross_entropy_smooth_weight": lambda x: F.cross_entropy(x, TARGETS, weight=mg.ones(4), label_smoothing=0.1),
+    "cross_entropy_probs": lambda x: F.cross_entropy(x, F.softmax(mg.ones(2, 4, 3, 3), axis=1)),
+    "nll_loss": lambda x: F.nll_loss(x, TARGETS, ignore_index=3),
+    "mse_loss": lambda x: F.mse_loss(x, mg.zeros(2, 4, 3, 3)),
+    "bce_logits": lambda x: F.binary_cross_entropy_with_logits(x, mg.full((2, 4, 3, 3), 0.3),
+                                                               pos_weight=mg.full((3,), 2.0)),
+    "linear": lambda x: F.linear(x, mg.ones(5, 3), mg.ones(5)),
+    "conv2d": lambda x: F.conv2d(x, mg.ones(2, 4, 2, 2), mg.ones(2), padding=1),
+    "max_pool2d": lambda x: F.max_pool2d(x, 2, stride=1),
+    "avg_pool2d": lambda x: F.avg_pool2d(x, 3, stride=1, padding=1, count_include_pad=False),
+    "layer_norm": lambda x: F.layer_norm(x, (3, 3), mg.ones(3, 3), mg.zeros(3, 3)),
+    "batch_norm": lambda x: F.batch_norm(x, mg.zeros(4), mg.ones(4), mg.ones(4), mg.zeros(4), training=True),
+    "batch_norm_eval": lambda x: F.batch_norm(x, mg.zeros(4), mg.ones(4), training=False),
+    "dropout": lambda x: F.dropout(x, 0.3),
+    "sdpa": lambda x: F.scaled_dot_product_attention(x, x, x, is_causal=True),
+    "sdpa_bool_mask": lambda x: F.scaled_dot_product_attention(x, x, x, attn_mask=mg.ones(3, 3, dtype="bool")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT32_CALLS))
+def test_float32_in_float32_out_and_grads(name):
+    x = mg.randn(2, 4, 3, 3, dtype="float32", requires_grad=True)
+    out = FLOAT32_CALLS[name](x)
+    assert out.dtype == np.float32, f"{name}: output {out.dtype}"
+    out.sum().backward()
+    assert x.grad is not None and x.grad.dtype == np.float32, f"{name}: grad {x.grad and x.grad.dtype}"
+    assert np.isfinite(x.grad.numpy()).all()
+
+
+def test_float32_embedding_and_weight_grads():
+    w = mg.randn(6, 3, dtype="float32", requires_grad=True)
+    out = F.embedding(mg.tensor([[0, 5, 5]]), w)
+    assert out.dtype == np.float32
+    out.sum().backward()
+    assert w.grad.dtype == np.float32
+    np.testing.assert_array_equal(w.grad.numpy()[:, 0], [1, 0, 0, 0, 0, 2])
+    conv_w = mg.randn(2, 3, 3, 3, dtype="float32", requires_grad=True)
+    F.conv2d(mg.randn(1, 3, 5, 5, dtype="float32"), conv_w).sum().backward()
+    assert conv_w.grad.dtype == np.float32
+
+
+# ----------------------------------------------------------------- semantics
+def test_softmax_default_axis_is_last_and_dim_alias():
+    x = mg.randn(3, 4)
+    np.testing.assert_allclose(F.softmax(x).numpy(), F.softmax(x, axis=-1).numpy())
+    np.testing.assert_allclose(F.softmax(x, dim=0).numpy(), F.softmax(x, axis=0).numpy())
+    np.testing.assert_allclose(F.softmax(x, dim=0).numpy().sum(0), 1.0, rtol=1e-6)
+
+
+def test_cross_entropy_equals_nll_of_log_softmax():
+    x = mg.randn(5, 4, dtype="float64")
+    t = mg.tensor([0, 3, 1, 1, 2])
+    a = F.cross_entropy(x, t).item()
+    b = F.nll_loss(F.log_softmax(x, axis=1), t).item()
+    assert a == pytest.approx(b, rel=1e-14)
+    manual = -np.mean(np.log(F.softmax(x, axis=1).numpy())[np.arange(5), t.numpy()])
+    assert a == pytest.approx(manual, rel=1e-12)
+
+
+def test_sdpa_causal_equals_explicit_lower_triangular_mask():
+    q, k, v = (mg.randn(2, 5, 4, dtype="float64") for _ in range(3))
+    causal = F.scaled_dot_product_attention(q, k, v, is_causal=True).numpy()
+    mask = mg.tensor(np.tril(np.ones((5, 5), dtype=bool)))
+    explicit = F.scaled_dot_product_attention(q, k, v, attn_mask=mask).numpy()
+    np.testing.assert_allclose(causal, explicit, rtol=1e-14)
+    with pytest.raises(ValueError, match="not both"):
+        F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=True)
+
+
+def test_max_pool_gradient_goes_to_first_maximum():
+    x = np.array([[[[1.0, 3.0], [3.0, 0.0]]]])
+    _, g = grad_of(F.max_pool2d, x, 2)
+    np.testing.assert_array_equal(g, [[[[0.0, 1.0], [0.0, 0.0]]]])
+
+
+def test_one_hot_and_pad():
+    np.testing.assert_array_equal(F.one_hot(mg.tensor([0, 2]), 3).numpy(), [[1, 0, 0], [0, 0, 1]])
+    assert F.pad(mg.ones(2, 3), (1, 2)).shape == (2, 6)
+    assert F.pad(mg.ones(2, 3), (1, 1, 2, 0)).shape == (4, 5)
+
+
+def test_loss_modules_match_functional():
+    from minigrad_ckpt import nn
+
+    x = mg.randn(6, 4, dtype="float64")
+    t = mg.tensor([0, 3, -100, 1, 2, 2])
+    w = mg.tensor([1.0, 2.0, 0.5, 1.5], dtype="float64")
+    pairs = [
+        (nn.CrossEntropyLoss(weight=w, label_smoothing=0.1)(x, t),
+         F.cross_entropy(x, t, weight=w, label_smoothing=0.1)),
+        (nn.CrossEntropyLoss(reduction="none", ignore_index=3)(x, mg.tensor([0, 3, 1, 1, 2, 2])),
+         F.cross_entropy(x, mg.tensor([0, 3, 1, 1, 2, 2]), reduction="none", ignore_index=3)),
+        (nn.NLLLoss(weight=w, reduction="sum")(x, t), F.nll_loss(x, t, weight=w, reduction="sum")),
+        (nn.MSELoss()(x, x * 2), F.mse_loss(x, x * 2)),
+        (nn.BCEWithLogitsLoss(pos_weight=w)(x, F.sigmoid(x * 3)),
+         F.binary_cross_entropy_with_logits(x, F.sigmoid(x * 3), pos_weight=w)),
+    ]
+    for a, b in pairs:
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
