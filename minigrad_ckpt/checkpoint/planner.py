@@ -368,10 +368,15 @@ def profile_chain(layers: Sequence[Callable[[Any], Any]], x: Any, repeats: int =
     # Profiling runs the layers, which may draw random keys (dropout): put the
     # generator back afterwards, so planning leaves no trace in the results.
     rng_state = _random.get_rng_state()
+    # Module buffers too (BatchNorm's running statistics): profiling is not a training step.
+    buffers = [(b, b._data.copy()) for layer in layers if callable(getattr(layer, "buffers", None))
+               for b in layer.buffers() if b is not None]
     try:
         profile = _profile_runs(layers, x, repeats, times)
     finally:
         _random.set_rng_state(rng_state)
+        for b, v in buffers:
+            b._data[...] = v
     for lp, t in zip(profile.layers, times):
         lp.forward_seconds = t
     return profile

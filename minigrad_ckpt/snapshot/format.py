@@ -22,6 +22,7 @@ failure to read is a :class:`SnapshotError`.
 from __future__ import annotations
 
 import os
+import queue
 import struct
 import threading
 import zlib
@@ -117,30 +118,36 @@ def _pad_object(position: int) -> bytes:
     return b"\xc4" + bytes([p - 2]) + b"\x00" * (p - 2)
 
 
-class _Checksummer:
-    """CRC-32 in a helper thread, overlapping with file I/O (zlib releases the GIL)."""
+class CrcWorker:
+    """CRC-32s computed in one helper thread while the caller does file I/O.
+
+    ``zlib.crc32`` and file reads/writes both release the GIL, so on two or
+    more cores the checksums cost little extra time: chunks are queued as they
+    are written (or read), and each key's CRC is chained in queue order.
+    """
 
     def __init__(self) -> None:
-        self.value = 0
-        self._thread: threading.Thread | None = None
-
-    def feed(self, chunk: memoryview) -> None:
-        self.wait()
-
-        def run(prev: int = self.value) -> None:
-            self.value = zlib.crc32(chunk, prev)
-
-        if len(chunk) < (1 << 20):
-            run()
-            return
-        self._thread = threading.Thread(target=run, daemon=True)
+        self.crcs: dict[Any, int] = {}
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="snapshot-crc", daemon=True)
         self._thread.start()
 
-    def wait(self) -> int:
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-        return self.value
+    def _run(self) -> None:
+        crcs = self.crcs
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            key, chunk = item
+            crcs[key] = zlib.crc32(chunk, crcs.get(key, 0))
+
+    def feed(self, key: Any, chunk: Any) -> None:
+        self._queue.put((key, chunk))
+
+    def finish(self) -> dict[Any, int]:
+        self._queue.put(None)
+        self._thread.join()
+        return self.crcs
 
 
 def _seal(header_bytes: bytes) -> bytes:
@@ -181,43 +188,37 @@ def write_snapshot(f: IO[bytes], header: dict[str, Any], entries: list[TensorEnt
     f.write(first)
     written = len(first)
     pos = 0
-    for entry, payload in zip(entries, payloads):
-        if payload is None:
-            continue
-        pad = _pad_object(pos)
-        f.write(pad + b"\xc6" + struct.pack(">I", entry.stored))
-        if isinstance(payload, (bytes, bytearray)):
-            f.write(payload)
-        elif payload.nbytes:
-            mv = memoryview(payload).cast("B")
-            ck = _Checksummer()
-            for start in range(0, len(mv), CHUNK):
-                chunk = mv[start:start + CHUNK]
-                ck.feed(chunk)
-                f.write(chunk)
-            entry.crc32 = ck.wait()
-        else:
-            entry.crc32 = 0
-        pos = entry.offset + entry.stored
-        written += len(pad) + 5 + entry.stored
+    worker = CrcWorker()
+    try:
+        for i, (entry, payload) in enumerate(zip(entries, payloads)):
+            if payload is None:
+                continue
+            pad = _pad_object(pos)
+            f.write(pad + b"\xc6" + struct.pack(">I", entry.stored))
+            if isinstance(payload, (bytes, bytearray)):
+                f.write(payload)
+            elif payload.nbytes:
+                mv = memoryview(payload).cast("B")
+                for start in range(0, len(mv), CHUNK):
+                    chunk = mv[start:start + CHUNK]
+                    worker.feed(i, chunk)
+                    f.write(chunk)
+            pos = entry.offset + entry.stored
+            written += len(pad) + 5 + entry.stored
+    finally:
+        crcs = worker.finish()
+    for i, (entry, payload) in enumerate(zip(entries, payloads)):
+        if payload is not None and not isinstance(payload, (bytes, bytearray)):
+            entry.crc32 = crcs.get(i, 0)
     final = head()
     if len(final) != len(first):
         raise SnapshotError("internal error: the header changed length while writing")
     f.seek(0)
     f.write(final)
     f.seek(0, os.SEEK_END)
+    header["_header_crc32"] = zlib.crc32(msgpack.packb({k: v for k, v in header.items() if k != "_header_crc32"},
+                                                      use_bin_type=True))
     return written
-
-
-def checksum_payload(arr: Any) -> int:
-    """CRC-32 of an array's bytes, computed chunk by chunk in a helper thread."""
-    if not arr.nbytes:
-        return 0
-    mv = memoryview(arr).cast("B")
-    ck = _Checksummer()
-    for start in range(0, len(mv), CHUNK):
-        ck.feed(mv[start:start + CHUNK])
-    return ck.wait()
 
 
 # ------------------------------------------------------------------ reading
@@ -267,6 +268,7 @@ def read_header(f: IO[bytes], file_size: int, limits: LoadLimits = LoadLimits())
     raw_header = f.read(header_end)
     if zlib.crc32(raw_header).to_bytes(4, "big") != seal["header_crc32"]:
         raise SnapshotError("header checksum mismatch: the header is corrupted")
+    header["_header_crc32"] = int.from_bytes(seal["header_crc32"], "big")
     del seal_end
     entries = _validate_entries(header, limits, file_size, data_start)
     return header, entries, data_start
@@ -333,8 +335,13 @@ def _validate_entries(header: dict, limits: LoadLimits, file_size: int, data_sta
     return entries
 
 
-def read_tensor(f: IO[bytes], entry: TensorEntry, data_start: int, verify: bool = True) -> Any:
-    """Read one tensor's payload into a fresh, writable NumPy array."""
+def read_tensor(f: IO[bytes], entry: TensorEntry, data_start: int, worker: CrcWorker | None = None) -> Any:
+    """Read one tensor's payload into a fresh, writable NumPy array.
+
+    With a ``worker``, the raw payload's chunks are queued for checksumming
+    (compare ``worker.finish()[entry.name]`` with ``entry.crc32`` afterwards);
+    compressed payloads are checked here, after decompression.
+    """
     pos = data_start + entry.offset
     f.seek(pos - 5)
     prefix = f.read(5)
@@ -352,27 +359,30 @@ def read_tensor(f: IO[bytes], entry: TensorEntry, data_start: int, verify: bool 
                 raise SnapshotError(f"tensor {entry.name!r}: compressed payload has the wrong length")
         except zlib.error as exc:
             raise SnapshotError(f"tensor {entry.name!r}: corrupted compressed payload ({exc})") from None
+        if worker is not None and zlib.crc32(raw) != entry.crc32:
+            raise SnapshotError(f"tensor {entry.name!r}: checksum mismatch (the data is corrupted)")
         arr = np.frombuffer(raw, dtype=dtype).copy().reshape(entry.shape)
     else:
         arr = np.empty(entry.shape, dtype=dtype)
         if entry.nbytes:
             mv = memoryview(arr).cast("B")
-            ck = _Checksummer() if verify else None
             for start in range(0, entry.nbytes, CHUNK):
                 chunk = mv[start:start + CHUNK]
                 n = f.readinto(chunk)
                 if n != len(chunk):
                     raise SnapshotError(f"tensor {entry.name!r}: the file ends inside its payload")
-                if ck is not None:
-                    ck.feed(chunk)
-            if ck is not None and ck.wait() != entry.crc32:
-                raise SnapshotError(f"tensor {entry.name!r}: checksum mismatch (the data is corrupted)")
-            verify = False
-    if verify and crc32_of(arr) != entry.crc32:
-        raise SnapshotError(f"tensor {entry.name!r}: checksum mismatch (the data is corrupted)")
+                if worker is not None:
+                    worker.feed(entry.name, chunk)
     if arr.dtype.byteorder == "<" and not _LITTLE:
         arr = arr.astype(arr.dtype.newbyteorder("="))
     return arr
+
+
+def check_crcs(entries: list[TensorEntry], crcs: dict[Any, int]) -> None:
+    """Raise for the first raw tensor whose CRC (from a :class:`CrcWorker`) does not match."""
+    for e in entries:
+        if e.ref is None and e.codec == "raw" and crcs.get(e.name, 0) != e.crc32:
+            raise SnapshotError(f"tensor {e.name!r}: checksum mismatch (the data is corrupted)")
 
 
 def file_size(path: str | os.PathLike) -> int:

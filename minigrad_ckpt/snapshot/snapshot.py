@@ -29,9 +29,11 @@ from ..tensor import Tensor
 from .format import (
     FORMAT_NAME,
     FORMAT_VERSION,
+    CrcWorker,
     LoadLimits,
     SnapshotError,
     TensorEntry,
+    check_crcs,
     crc32_of,
     dtype_code,
     file_size,
@@ -204,7 +206,7 @@ class Snapshot:
         header = self._header(entries)
         size = atomic_write(path, lambda f: write_snapshot(f, header, entries, payloads), fsync=self.config.fsync)
         self._entries = {e.name: e for e in entries}
-        self.metadata.checksum = _header_checksum(path)
+        self.metadata.checksum = f"crc32:{header['_header_crc32']:08x}"
         self.path = path.resolve()
         self._file_size = size
         return path
@@ -285,16 +287,23 @@ class Snapshot:
                     raise SnapshotError(f"{path.name}: its base {base_info['file']} has changed since "
                                         f"(checksum {base.metadata.checksum} != {base_info.get('checksum')})")
             tensors = {}
-            for e in entries:
-                if e.ref == "base":
-                    b = base._all_entries().get(e.name) if base is not None else None
-                    if b is None or (b.dtype, b.shape, b.crc32) != (e.dtype, e.shape, e.crc32):
-                        raise SnapshotError(f"tensor {e.name!r} should come from the base, which does not hold it")
-                    tensors[e.name] = base._tensors[e.name]
-                else:
-                    tensors[e.name] = read_tensor(f, e, data_start, verify=config.verify_checksum)
+            worker = CrcWorker() if config.verify_checksum else None
+            try:
+                for e in entries:
+                    if e.ref == "base":
+                        b = base._all_entries().get(e.name) if base is not None else None
+                        if b is None or (b.dtype, b.shape, b.crc32) != (e.dtype, e.shape, e.crc32):
+                            raise SnapshotError(f"tensor {e.name!r} should come from the base, which does not "
+                                                f"hold it")
+                        tensors[e.name] = base._tensors[e.name]
+                    else:
+                        tensors[e.name] = read_tensor(f, e, data_start, worker)
+            finally:
+                crcs = worker.finish() if worker is not None else None
+            if crcs is not None:
+                check_crcs(entries, crcs)
         meta = _metadata_from_header(header, tensors)
-        meta.checksum = _header_checksum(path)
+        meta.checksum = f"crc32:{header['_header_crc32']:08x}"
         snap = cls(meta, tensors, {k: header.get(k) for k in ("rng", "optimizer", "scheduler", "tape")}, config)
         snap.path, snap.base, snap._file_size = real, base, size
         snap._entries = {e.name: e for e in entries}
@@ -442,17 +451,6 @@ def _metadata_from_header(header: dict[str, Any], tensors: dict[str, Any]) -> Sn
     return SnapshotMetadata(iteration=it, timestamp=float(ts), version=str(header.get("version")),
                             tensor_count=len(tensors), total_bytes=int(sum(a.nbytes for a in tensors.values())),
                             custom=dict(custom))
-
-
-def _header_checksum(path: Path) -> str:
-    """The seal's header CRC, as ``crc32:xxxxxxxx`` (identifies a snapshot file's contents)."""
-    import msgpack
-
-    with open(path, "rb") as f:
-        unpacker = msgpack.Unpacker(f, raw=False, max_buffer_size=64 << 20)
-        unpacker.unpack()
-        seal = unpacker.unpack()
-    return "crc32:" + seal["header_crc32"].hex()
 
 
 def _maybe_compress(host: Any) -> bytes | None:
