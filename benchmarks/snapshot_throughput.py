@@ -83,7 +83,7 @@ def ours_save(state, path):
     ex = mg.Executor()
     for k, a in state.items():
         ex.add_tensor(k, mg.Tensor._wrap(a, None))
-    Snapshot.from_executor(ex, 0).save(path)
+    Snapshot.from_executor(ex, 0, copy=False).save(path)  # capture and write at once, as SnapshotManager does
 
 
 def ours_load(state, path):

@@ -89,7 +89,7 @@ class SnapshotManager:
             config = SnapshotConfig(enable_compression=config.enable_compression, include_tape=config.include_tape,
                                     verify_checksum=config.verify_checksum, incremental=False,
                                     limits=config.limits, fsync=config.fsync)
-        snap = Snapshot.from_executor_with_config(ex, it, config, base=base)
+        snap = Snapshot.from_executor_with_config(ex, it, config, base=base, copy=False)  # saved at once
         for k, v in (metadata or {}).items():
             snap.add_metadata(k, v)
         path = self.path_for(it)

@@ -6,10 +6,11 @@
     snap = Snapshot.load("run/step-100.mgsnap")    # verified (checksums) by default
     snap.restore_into(ex)                          # model, optimizer, RNG, iteration, tensors
 
-A snapshot taken from an executor refers to the executor's arrays without
-copying them (saving streams them straight to disk); it remembers their
-versions, and ``save`` refuses if any changed in place since (say, an
-optimizer step) -- take a new snapshot instead of writing a mixed state.
+A snapshot taken from an executor holds a copy of its arrays, so training
+can go on while the snapshot keeps the state of that moment.  To save without
+the copy (what :class:`SnapshotManager` does: capture and write at once), pass
+``copy=False``: the snapshot then refers to the live arrays, remembers their
+versions, and refuses to be saved or restored once any of them changed.
 """
 
 from __future__ import annotations
@@ -129,22 +130,28 @@ class Snapshot:
 
     # ------------------------------------------------------------- capture
     @classmethod
-    def from_executor(cls, ex: Executor, iteration: int | None = None) -> Snapshot:
-        return cls.from_executor_with_config(ex, iteration, SnapshotConfig())
+    def from_executor(cls, ex: Executor, iteration: int | None = None, *, copy: bool = True) -> Snapshot:
+        """Capture ``ex`` at ``iteration`` (default ``ex.iteration``) with the default config."""
+        return cls.from_executor_with_config(ex, iteration, SnapshotConfig(), copy=copy)
 
     @classmethod
     def from_executor_with_config(cls, ex: Executor, iteration: int | None, config: SnapshotConfig,
-                                  base: Snapshot | str | os.PathLike | None = None) -> Snapshot:
-        """Capture ``ex`` (no copy; see the module docstring).  With ``config.incremental``,
-        ``base`` (a saved or loaded snapshot, or its path) is what unchanged tensors refer to."""
+                                  base: Snapshot | str | os.PathLike | None = None, *,
+                                  copy: bool = True) -> Snapshot:
+        """Capture ``ex`` (a copy unless ``copy=False``; see the module docstring).  With
+        ``config.incremental``, ``base`` (a saved or loaded snapshot, or its path) is what
+        unchanged tensors refer to."""
         if not isinstance(ex, Executor):
             raise TypeError(f"from_executor needs an Executor, got {type(ex).__name__}")
         it = ex.iteration if iteration is None else int(iteration)
         tensors: dict[str, Any] = {}
         versions = {}
         for name, t in sorted(ex.tensors.items()):
-            tensors[name] = t.data
-            versions[name] = (t._vc, t._vc[0])
+            if copy:
+                tensors[name] = t.data.copy()
+            else:
+                tensors[name] = t.data
+                versions[name] = (t._vc, t._vc[0])
         state: dict[str, Any] = {"rng": _random.get_rng_state(), "optimizer": ex.optimizer_state(),
                                  "scheduler": ex.scheduler_state(), "tape": None}
         if config.include_tape:
@@ -195,13 +202,16 @@ class Snapshot:
         return human_bytes(self.size_bytes())
 
     # ---------------------------------------------------------------- save
+    def _check_unchanged(self) -> None:
+        for name, (box, v) in self._versions.items():
+            if box[0] != v:
+                raise SnapshotError(f"tensor {name!r} changed in place after this copy=False snapshot was "
+                                    f"taken (an optimizer step?); take a new snapshot")
+
     def save(self, path: str | os.PathLike) -> Path:
         """Write atomically to ``path`` (temp file in the same directory, fsync, rename, fsync dir)."""
         path = Path(path)
-        for name, (box, v) in self._versions.items():
-            if box[0] != v:
-                raise SnapshotError(f"tensor {name!r} changed in place after the snapshot was taken "
-                                    f"(an optimizer step?); take a new snapshot")
+        self._check_unchanged()
         entries, payloads = self._plan_payloads(path)
         header = self._header(entries)
         size = atomic_write(path, lambda f: write_snapshot(f, header, entries, payloads), fsync=self.config.fsync)
@@ -332,6 +342,7 @@ class Snapshot:
         :meth:`restore_into` with an executor around a freshly built model to
         continue training.
         """
+        self._check_unchanged()
         ex = Executor()
         for name, arr in self._tensors.items():
             if not name.startswith("__tape__/"):
@@ -355,6 +366,7 @@ class Snapshot:
         Everything is checked first (names, shapes, dtypes, optimizer type and
         groups); on any mismatch a SnapshotError is raised and nothing changes.
         """
+        self._check_unchanged()
         tensors = self._tensors
         model_sd = {}
         if ex.model is not None:
