@@ -17,7 +17,7 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from . import backend, ops, random  # noqa: F401
-from .backend import Device, device, get_device, set_default_device
+from .backend import Device, device, get_default_device, get_device, set_default_device
 from .creation import (
     arange,
     empty,
@@ -105,6 +105,13 @@ from .random import get_rng_state, manual_seed, set_rng_state
 from .tape import backward, grad
 from .tensor import Tensor
 
+
+def from_dlpack(obj):
+    """A Tensor sharing memory with any DLPack-capable array (NumPy, CuPy, PyTorch...)."""
+    array, dev = backend.from_dlpack(obj)
+    return Tensor._wrap(array, None, dev)
+
+
 float16 = backend.host_numpy.dtype("float16")
 float32 = backend.host_numpy.dtype("float32")
 float64 = backend.host_numpy.dtype("float64")
@@ -115,5 +122,5 @@ int64 = backend.host_numpy.dtype("int64")
 uint8 = backend.host_numpy.dtype("uint8")
 bool_ = backend.host_numpy.dtype("bool")
 
-from . import checkpoint, memory, nn, optim, snapshot, testing  # noqa: E402  (needs the names above)
+from . import checkpoint, cuda, memory, nn, optim, snapshot, testing  # noqa: E402  (needs the names above)
 from .executor import Executor  # noqa: E402

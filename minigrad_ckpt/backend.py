@@ -151,6 +151,11 @@ class ArrayNamespace:
         """A NumPy array with the contents of ``a`` (no copy on the CPU)."""
         return numpy.asarray(a)
 
+    def scalar(self, a: Any) -> Any:
+        """The value of a one-element array as a Python number: an explicit, synchronizing
+        device-to-host read (the only kind the engine makes, e.g. to validate indices)."""
+        return self.to_host(a).item()
+
     def to_device(self, a: Any, device: Any) -> Any:
         """A copy of ``a`` on ``device`` (an explicit transfer through the host)."""
         dev = get_device(device)
@@ -159,6 +164,10 @@ class ArrayNamespace:
 
     def synchronize(self) -> None:
         """Wait for queued device work (nothing to wait for on the CPU)."""
+
+    def holds(self, a: Any) -> bool:
+        """True if ``a`` is an array of this namespace's device."""
+        return isinstance(a, self.array_type)
 
     def owns_memory(self, a: Any) -> bool:
         """True if ``a`` is not a view into another array's memory."""
@@ -386,18 +395,131 @@ def set_default_device(spec: Any) -> None:
     _default.device = get_device(spec)
 
 
+class CupyNamespace(ArrayNamespace):
+    """The array namespace of one CUDA device, filled from CuPy.
+
+    What differs from NumPy lives here: ``cupyx.scatter_add`` for repeated
+    indices, ``cupy.asnumpy`` for host copies, device synchronization, and a
+    no-op ``errstate`` (GPU arithmetic raises no floating-point warnings).
+    Arrays are created on this device: every call runs with it current.
+    """
+
+    def __init__(self, cupy: Any, index: int) -> None:
+        missing = [n for n in LIBRARY_FUNCTIONS if n != "errstate" and not hasattr(cupy, n)]
+        if missing:
+            raise RuntimeError(f"this CuPy ({cupy.__version__}) lacks {missing}; minigrad_ckpt needs CuPy >= 13")
+        self.index = index
+        self._device = cupy.cuda.Device(index)
+        self.library = cupy
+        self.name = "cupy"
+        self.array_type = cupy.ndarray
+        for fn in LIBRARY_FUNCTIONS:
+            if fn != "errstate":
+                setattr(self, fn, _on_device(getattr(cupy, fn), self._device))
+        for dt in SUPPORTED_DTYPES:
+            setattr(self, dt.name, dt.type)
+        self.newaxis = None
+        self.inf = float("inf")
+        self.nan = float("nan")
+        self.pi = 3.141592653589793
+        import cupyx
+
+        self._scatter_add = cupyx.scatter_add
+
+    @staticmethod
+    def errstate(**kwargs: Any) -> Any:
+        import contextlib
+
+        return contextlib.nullcontext()
+
+    def scatter_add(self, target: Any, index: Any, values: Any) -> None:
+        with self._device:
+            self._scatter_add(target, index, values)
+
+    def to_host(self, a: Any) -> numpy.ndarray:
+        return self.library.asnumpy(a)
+
+    def holds(self, a: Any) -> bool:
+        return isinstance(a, self.array_type) and a.device.id == self.index
+
+    def synchronize(self) -> None:
+        self._device.synchronize()
+
+    def as_strided(self, a: Any, shape: tuple[int, ...], strides: tuple[int, ...]) -> Any:
+        return self.library.lib.stride_tricks.as_strided(a, shape, strides)
+
+
+def _on_device(fn: Any, device: Any) -> Any:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        with device:
+            return fn(*args, **kwargs)
+
+    call.__name__ = getattr(fn, "__name__", "fn")
+    return call
+
+
+def _cupy() -> Any:
+    """CuPy if it is installed and sees a GPU, else None (import never requires CuPy)."""
+    try:
+        import cupy
+    except Exception:
+        return None
+    try:
+        if not cupy.is_available():
+            return None
+    except Exception:
+        return None
+    return cupy
+
+
+def _cuda_device(index: int) -> Device:
+    cupy = _cupy()
+    if cupy is None:
+        raise RuntimeError(
+            "device 'cuda' needs CuPy and a CUDA GPU: pip install 'minigrad-ckpt[gpu]' "
+            "(CuPy for CUDA 12); mg.cuda.is_available() says whether one is usable"
+        )
+    n = cupy.cuda.runtime.getDeviceCount()
+    if not 0 <= index < n:
+        raise ValueError(f"device 'cuda:{index}' does not exist: {n} CUDA device(s) are visible")
+    return Device("cuda", index, CupyNamespace(cupy, index))
+
+
+register_device_type("cuda", _cuda_device)
+
+
 def is_array(a: Any) -> bool:
     """True for an array of any known backend (NumPy or a registered device's)."""
     if isinstance(a, numpy.ndarray):
         return True
-    return any(isinstance(a, d.xp.array_type) for d in _devices.values())
+    return any(d.xp.holds(a) for d in list(_devices.values()))
+
+
+def get_default_device() -> Device:
+    """The device new tensors go to when none is given (per thread; ``cpu`` unless set)."""
+    return getattr(_default, "device", cpu)
+
+
+def from_dlpack(obj: Any) -> tuple[Any, Device]:
+    """Zero-copy import of a DLPack-capable array (NumPy, CuPy, PyTorch...): ``(array, device)``."""
+    try:
+        kind, index = obj.__dlpack_device__()
+    except AttributeError:
+        raise TypeError(f"{type(obj).__name__} does not support DLPack (__dlpack_device__)") from None
+    if int(kind) == 1:  # kDLCPU
+        return numpy.from_dlpack(obj), cpu
+    if int(kind) == 2:  # kDLCUDA
+        dev = get_device(f"cuda:{int(index)}")
+        with dev.xp._device:
+            return dev.xp.library.from_dlpack(obj), dev
+    raise TypeError(f"DLPack device type {kind} is not supported (CPU and CUDA are)")
 
 
 def to_host(a: Any) -> numpy.ndarray:
     """Copy any backend array to a NumPy array (no copy for NumPy arrays)."""
     if isinstance(a, numpy.ndarray):
         return a
-    for d in _devices.values():
-        if isinstance(a, d.xp.array_type):
+    for d in list(_devices.values()):
+        if d.xp.holds(a):
             return d.xp.to_host(a)
     return numpy.asarray(a)

@@ -708,6 +708,10 @@ def _normalize_index(index: Any, x: Tensor) -> Any:
             if it.dtype.kind not in "iub":
                 raise IndexError(f"tensors used as indices must be integer or bool, got {it.dtype}")
             out.append(it.data)
+        elif isinstance(it, xp.array_type) and xp.name != "numpy":
+            if it.dtype.kind not in "iub":  # an index array already on the device
+                raise IndexError(f"arrays used as indices must be integer or bool, got {it.dtype}")
+            out.append(it)
         else:
             arr = host_numpy.asarray(it)
             if arr.dtype.kind not in "iub":
@@ -751,7 +755,8 @@ def _check_index_bounds(items: list[Any], x: Tensor) -> None:
             if not -n <= it < n:
                 raise IndexError(f"index {it} is out of bounds for axis {dim} with size {n}")
         elif hasattr(it, "dtype") and it.size:
-            lo, hi = int(it.min()), int(it.max())
+            xp = x.device.xp  # an explicit read: CuPy would wrap out-of-range indices silently
+            lo, hi = xp.scalar(xp.min(it)), xp.scalar(xp.max(it))
             if lo < -n or hi >= n:
                 bad = lo if lo < -n else hi
                 raise IndexError(f"index {bad} is out of bounds for axis {dim} with size {n}")

@@ -113,10 +113,14 @@ def normal(xp: Any, key: int, shape: tuple[int, ...], dtype: Any) -> Any:
     for s in shape:
         n *= s
     bits = xp.uniform_bits(key, 2 * n)
-    scale = 1.0 / (1 << 53)
-    u1 = ((bits[:n] >> xp.uint64(11)).astype(xp.float64) + 0.5) * scale  # in (0, 1)
-    u2 = (bits[n:] >> xp.uint64(11)).astype(xp.float64) * scale
-    z = xp.sqrt(-2.0 * xp.log(u1)) * xp.cos((2.0 * xp.pi) * u2)
+    if as_dtype(dtype).itemsize == 8:
+        shift, ftype, scale = 11, xp.float64, 1.0 / (1 << 53)
+    else:
+        # float32 throughout (a float32-only device has no float64): 24-bit uniforms
+        shift, ftype, scale = 40, xp.float32, xp.float32(1.0 / (1 << 24))
+    u1 = ((bits[:n] >> xp.uint64(shift)).astype(ftype) + ftype(0.5)) * scale  # in (0, 1)
+    u2 = (bits[n:] >> xp.uint64(shift)).astype(ftype) * scale
+    z = xp.sqrt(ftype(-2.0) * xp.log(u1)) * xp.cos(ftype(2.0 * 3.141592653589793) * u2)
     return z.reshape(shape).astype(dtype, copy=False)
 
 

@@ -428,8 +428,8 @@ def _device_of(array: Any) -> Device:
         return cpu
     from .backend import _devices
 
-    for d in _devices.values():
-        if isinstance(array, d.xp.array_type):
+    for d in list(_devices.values()):
+        if d.xp.holds(array):
             return d
     raise TypeError(f"not an array of a known device: {type(array).__name__}")
 

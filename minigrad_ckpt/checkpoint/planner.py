@@ -117,6 +117,8 @@ class LayerProfile:
     boundary_bytes: dict[int, int]
     saves_input: bool
     saves_output: bool
+    # Arrays other than the boundaries, by buffer (keys are shared across layers,
+    # so an array two layers hold is counted once by simulate_peak):
     local_saved: dict[int, int] = field(default_factory=dict)     # internal arrays its nodes save
     local_external: dict[int, int] = field(default_factory=dict)  # constants read from outside
     forward_seconds: float = 0.0
@@ -262,6 +264,10 @@ def plan_for_budget(profile: ChainProfile, budget_bytes: int, policy: str = "Opt
         raise InfeasibleBudgetError(int(budget_bytes), min(p.predicted_peak_bytes for p in frontier))
     best = min(feasible, key=lambda p: (p.recompute_seconds, p.predicted_peak_bytes))
     best.policy = f"{policy}({int(budget_bytes):,} B)"
+    # The DP adds block contributions; an array shared by layers beyond their
+    # boundary (one constant read by several layers) is counted once per block
+    # there, so its figure is an upper bound.  Report the exact model's figure.
+    best.predicted_peak_bytes = simulate_peak(profile, best)
     return best
 
 
@@ -438,12 +444,12 @@ def _classify(prof: _Profiler, boundaries: list[Any]) -> ChainProfile:
                 elif k == out_k:
                     lp.saves_output = True
                 else:
-                    lp.local_saved[(i, k)] = int(_base(arr).nbytes)
+                    lp.local_saved[k] = int(_base(arr).nbytes)
         for arr, is_param, producer in prof.consumed[i]:
             k = key(arr)
             if is_param or k == in_k or (producer is not None and id(producer) in mine) or k in produced:
                 continue
-            lp.local_external[(i, k)] = int(_base(arr).nbytes)
+            lp.local_external[k] = int(_base(arr).nbytes)
         for n in nodes:  # values no longer needed: the profile keeps only sizes
             n.saved = FREED
         layers.append(lp)

@@ -124,8 +124,9 @@ def _check_targets(name: str, x: Tensor, target: Tensor, ignore_index: int) -> A
     n_classes = x.shape[1] if x.ndim >= 2 else x.shape[0]
     valid = t != ignore_index
     xp = x.device.xp
-    if bool(xp.any(xp.logical_and(valid, xp.logical_or(t < 0, t >= n_classes)))):
-        bad = xp.to_host(t[xp.logical_and(valid, xp.logical_or(t < 0, t >= n_classes))])[0]
+    out_of_range = xp.logical_and(valid, xp.logical_or(t < 0, t >= n_classes))
+    if xp.scalar(xp.any(out_of_range)):  # one explicit device-to-host read
+        bad = xp.to_host(t[out_of_range])[0]
         raise IndexError(
             f"{name}: target {int(bad)} is out of range for {n_classes} classes "
             f"(ignore_index={ignore_index})"
@@ -492,7 +493,8 @@ def embedding(input: Any, weight: Any) -> Tensor:
     if ids.dtype.kind not in "iu":
         raise TypeError(f"embedding: ids must be integers, got {ids.dtype}")
     if ids.size:
-        lo, hi = int(ids.data.min()), int(ids.data.max())
+        xp = ids.device.xp
+        lo, hi = xp.scalar(xp.min(ids.data)), xp.scalar(xp.max(ids.data))
         if lo < 0 or hi >= w.shape[0]:
             raise IndexError(f"embedding: id {lo if lo < 0 else hi} is out of range for "
                              f"{w.shape[0]} embeddings")
@@ -505,8 +507,10 @@ def one_hot(t: Any, num_classes: int = -1) -> Tensor:
     if t.dtype.kind not in "iu":
         raise TypeError(f"one_hot: expects integers, got {t.dtype}")
     xp = t.device.xp
-    n = int(t.data.max()) + 1 if num_classes < 0 else num_classes
-    if t.size and (int(t.data.min()) < 0 or int(t.data.max()) >= n):
+    lo = xp.scalar(xp.min(t.data)) if t.size else 0
+    hi = xp.scalar(xp.max(t.data)) if t.size else -1
+    n = hi + 1 if num_classes < 0 else num_classes
+    if t.size and (lo < 0 or hi >= n):
         raise IndexError(f"one_hot: class values must be in [0, {n})")
     out = (t.data[..., None] == xp.arange(n)).astype(xp.int64)
     return Tensor._wrap(out, None, t.device)

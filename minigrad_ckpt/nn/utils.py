@@ -34,10 +34,11 @@ def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0,
         else:
             norms = [xp.sum(xp.abs(g.data.astype(xp.float64)) ** norm_type) for g in grads]
             total = xp.sum(xp.stack(norms)) ** (1.0 / norm_type)
-        total_t = Tensor._wrap(xp.asarray(total, dtype=grads[0].dtype), None, grads[0].device)
-        if error_if_nonfinite and not bool(xp.isfinite(total)):
+        total_t = Tensor._wrap(total.astype(grads[0].dtype), None, grads[0].device)
+        total_host = xp.scalar(total)  # the one device-to-host read: is clipping needed?
+        if error_if_nonfinite and not math.isfinite(total_host):
             raise RuntimeError(f"the total norm of order {norm_type} of the gradients is non-finite")
-        coef = max_norm / (float(total) + 1e-6)
+        coef = max_norm / (total_host + 1e-6)
         if coef < 1:
             for g in grads:
                 g.mul_(coef)

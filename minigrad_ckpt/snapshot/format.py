@@ -324,6 +324,8 @@ def _validate_entries(header: dict, limits: LoadLimits, file_size: int, data_sta
         else:
             if codec == "raw" and stored != nbytes:
                 raise SnapshotError(f"tensor {name!r}: raw payload of {stored} bytes for {nbytes} bytes of data")
+            if codec == "zlib" and not 0 < nbytes <= 1032 * stored + 64:  # deflate expands at most ~1032:1
+                raise SnapshotError(f"tensor {name!r}: {stored} compressed bytes cannot hold {nbytes} bytes of data")
             if offset % ALIGN or offset < end + 7 or offset + stored > data_bytes or stored < 0:
                 raise SnapshotError(f"tensor {name!r} has an invalid offset {offset} (overlap, misalignment "
                                     f"or outside the file)")

@@ -43,7 +43,7 @@ from .format import (
     read_tensor,
     write_snapshot,
 )
-from .tape_codec import decode_tape, encode_tape
+from .tape_codec import check_tape, decode_tape, encode_tape
 
 __all__ = ["Snapshot", "SnapshotConfig", "SnapshotMetadata", "atomic_write"]
 
@@ -282,6 +282,7 @@ class Snapshot:
             raise SnapshotError(f"cannot open snapshot {str(path)!r}: {exc.strerror or exc}") from None
         with f:
             header, entries, data_start = read_header(f, size, config.limits)
+            check_tape(header.get("tape"))
             base = None
             base_info = header.get("base")
             if any(e.ref == "base" for e in entries) or base_info is not None:

@@ -25,7 +25,7 @@ from ..tape import DROPPED, FREED, Node, walk
 from ..tensor import Tensor
 from .format import SnapshotError
 
-__all__ = ["encode_tape", "decode_tape"]
+__all__ = ["encode_tape", "decode_tape", "check_tape"]
 
 
 class _Arrays:
@@ -124,6 +124,18 @@ def encode_tape(output: Tensor, leaf_names: dict[int, str]) -> tuple[dict[str, A
                         "inputs": inputs, "saved": saved, "shape": list(n.shape), "dtype": n.dtype.name})
     out_name = arrays.add(output.data)
     return {"nodes": encoded, "output": out_name}, arrays.arrays
+
+
+def check_tape(tape: Any) -> None:
+    """On load: a stored tape (or None) must be a list of nodes whose op names are all in the registry."""
+    if tape is None:
+        return
+    if not isinstance(tape, dict) or not isinstance(tape.get("nodes"), list):
+        raise SnapshotError("tape: malformed tape record")
+    for i, rec in enumerate(tape["nodes"]):
+        name = rec.get("op") if isinstance(rec, dict) else None
+        if not isinstance(name, str) or name not in registry:
+            raise SnapshotError(f"tape: node {i} uses op {name!r}, which is not in the op registry")
 
 
 def decode_tape(tape: Any, arrays: dict[str, Any], leaves: dict[str, Tensor], device: Any) -> Tensor:

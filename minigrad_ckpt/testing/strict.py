@@ -1,0 +1,282 @@
+"""A strict stand-in device, for testing device code without a GPU.
+
+Importing this module registers two devices:
+
+``"strict"``      arrays live behind a wall (:class:`StrictArray`): NumPy
+                  computes, but every way engine code could touch them
+                  *implicitly* fails loudly -- ``np.asarray(a)``, ``float(a)``,
+                  ``bool(a)``, ``int(a)``, ``a.item()``, iterating, mixing them
+                  with NumPy arrays in an operator or a function, and calling
+                  anything the backend's namespace does not list.  Reductions
+                  return 0-d arrays, never host scalars.  These are CuPy's
+                  rules (and stricter): code that passes here has no hidden
+                  host round trips on a GPU.
+``"strict-f32"``  the same, and any float64 array is an error: a float32
+                  model on it proves there is no hidden float64 anywhere.
+
+Explicit transfers stay allowed: ``xp.asarray(numpy_array)`` (host to
+device), ``xp.to_host(a)`` and ``xp.scalar(a)`` (device to host).
+
+    import minigrad_ckpt as mg
+    import minigrad_ckpt.testing.strict  # registers the devices
+
+    x = mg.randn(3, 4, device="strict", requires_grad=True)
+    (x * x).sum().backward()
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy
+
+from ..backend import LIBRARY_FUNCTIONS, SUPPORTED_DTYPES, ArrayNamespace, Device, register_device_type
+
+__all__ = ["StrictArray", "StrictNamespace", "StrictDeviceError"]
+
+
+class StrictDeviceError(TypeError):
+    """Engine code touched a strict-device array in a way a GPU array would not allow."""
+
+
+_HOST_SCALARS = (bool, int, float, numpy.generic)
+
+
+class StrictArray:
+    """A NumPy array that refuses implicit host conversion and mixing with host arrays."""
+
+    __slots__ = ("_a", "_ns")
+    __array_ufunc__ = None  # NumPy must not compute on it behind the namespace's back
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, a: numpy.ndarray, ns: StrictNamespace) -> None:
+        self._a = a
+        self._ns = ns
+
+    # ---- forbidden: implicit host conversion ----
+    def __array__(self, *args: Any, **kwargs: Any) -> Any:
+        raise StrictDeviceError("implicit conversion of a strict-device array to a NumPy array; "
+                                "use xp.to_host(a) for an explicit copy")
+
+    def _refuse(self, what: str) -> Any:
+        raise StrictDeviceError(f"{what} of a strict-device array reads device memory implicitly; "
+                                f"use xp.scalar(a) or xp.to_host(a)")
+
+    def __float__(self) -> float:
+        return self._refuse("float()")
+
+    def __int__(self) -> int:
+        return self._refuse("int()")
+
+    def __index__(self) -> int:
+        return self._refuse("using as an index")
+
+    def __bool__(self) -> bool:
+        return self._refuse("bool()")
+
+    def __complex__(self) -> complex:
+        return self._refuse("complex()")
+
+    def item(self, *args: Any) -> Any:
+        return self._refuse(".item()")
+
+    def tolist(self) -> Any:
+        return self._refuse(".tolist()")
+
+    def __iter__(self) -> Any:
+        return self._refuse("iterating")
+
+    def __repr__(self) -> str:
+        return f"StrictArray(shape={self._a.shape}, dtype={self._a.dtype})"
+
+    # ---- metadata ----
+    shape = property(lambda self: self._a.shape)
+    dtype = property(lambda self: self._a.dtype)
+    ndim = property(lambda self: self._a.ndim)
+    size = property(lambda self: self._a.size)
+    nbytes = property(lambda self: self._a.nbytes)
+    itemsize = property(lambda self: self._a.itemsize)
+    strides = property(lambda self: self._a.strides)
+    flags = property(lambda self: self._a.flags)
+    device = "strict"
+
+    @property
+    def base(self) -> Any:
+        # memory identity only (the ledger counts buffers by it), never data
+        return self._a.base
+
+    @property
+    def T(self) -> StrictArray:
+        return self._ns._wrap(self._a.T)
+
+    def __len__(self) -> int:
+        return len(self._a)
+
+    # ---- indexing ----
+    def __getitem__(self, index: Any) -> StrictArray:
+        return self._ns._wrap(self._a[self._ns._unwrap(index, "indexing")])
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self._a[self._ns._unwrap(index, "indexing")] = self._ns._unwrap(value, "assignment")
+
+
+def _binary(fn: Any, reflected: bool = False) -> Any:
+    def op(self: StrictArray, other: Any) -> Any:
+        o = self._ns._unwrap(other, f"operator {fn.__name__}")
+        return self._ns._wrap(fn(o, self._a) if reflected else fn(self._a, o))
+    return op
+
+
+def _inplace(fn: Any) -> Any:
+    def op(self: StrictArray, other: Any) -> StrictArray:
+        self._a = fn(self._a, self._ns._unwrap(other, f"operator {fn.__name__}"))
+        self._ns._check(self._a)
+        return self
+    return op
+
+
+for _name, _fn in [("add", operator.add), ("sub", operator.sub), ("mul", operator.mul),
+                   ("truediv", operator.truediv), ("floordiv", operator.floordiv), ("mod", operator.mod),
+                   ("pow", operator.pow), ("matmul", operator.matmul), ("and", operator.and_),
+                   ("or", operator.or_), ("xor", operator.xor), ("lshift", operator.lshift),
+                   ("rshift", operator.rshift)]:
+    setattr(StrictArray, f"__{_name}__", _binary(_fn))
+    setattr(StrictArray, f"__r{_name}__", _binary(_fn, reflected=True))
+    setattr(StrictArray, f"__i{_name}__", _inplace({"add": operator.iadd, "sub": operator.isub,
+                                                      "mul": operator.imul, "truediv": operator.itruediv,
+                                                      "floordiv": operator.ifloordiv, "mod": operator.imod,
+                                                      "pow": operator.ipow, "matmul": operator.imatmul,
+                                                      "and": operator.iand, "or": operator.ior,
+                                                      "xor": operator.ixor, "lshift": operator.ilshift,
+                                                      "rshift": operator.irshift}[_name]))
+for _name, _fn in [("eq", operator.eq), ("ne", operator.ne), ("lt", operator.lt), ("le", operator.le),
+                   ("gt", operator.gt), ("ge", operator.ge)]:
+    setattr(StrictArray, f"__{_name}__", _binary(_fn))
+for _name, _fn in [("neg", operator.neg), ("pos", operator.pos), ("abs", operator.abs), ("invert", operator.invert)]:
+    setattr(StrictArray, f"__{_name}__", (lambda f: lambda self: self._ns._wrap(f(self._a)))(_fn))
+
+# Array methods engine code may use (the same ones NumPy and CuPy share).
+_METHODS = ("reshape", "transpose", "swapaxes", "astype", "copy", "sum", "mean", "max", "min", "prod", "var",
+            "std", "argmax", "argmin", "cumsum", "any", "all", "ravel", "squeeze", "view", "clip", "dot",
+            "nonzero", "repeat", "round", "fill")
+
+
+def _method(name: str) -> Any:
+    def call(self: StrictArray, *args: Any, **kwargs: Any) -> Any:
+        a = self._ns._unwrap(args, f".{name}()")
+        k = self._ns._unwrap(kwargs, f".{name}()")
+        return self._ns._wrap(getattr(self._a, name)(*a, **k))
+    call.__name__ = name
+    return call
+
+
+for _name in _METHODS:
+    setattr(StrictArray, _name, _method(_name))
+del _name, _fn
+
+
+class StrictNamespace(ArrayNamespace):
+    """The namespace of the strict device: NumPy's functions behind the wall.
+
+    Built from the same whitelist as the real backends
+    (:data:`minigrad_ckpt.backend.LIBRARY_FUNCTIONS`), so engine code that
+    reaches for anything else fails here first.
+    """
+
+    def __init__(self, float32_only: bool = False) -> None:
+        self.name = "strict-f32" if float32_only else "strict"
+        self.library = numpy
+        self.array_type = StrictArray
+        self.float32_only = float32_only
+        for fn in LIBRARY_FUNCTIONS:
+            setattr(self, fn, self._function(fn))
+        self.errstate = numpy.errstate
+        for dt in SUPPORTED_DTYPES:
+            setattr(self, dt.name, dt.type)
+        self.newaxis = None
+        self.inf = float("inf")
+        self.nan = float("nan")
+        self.pi = 3.141592653589793
+
+    # ---- the wall ----
+    def _check(self, a: numpy.ndarray) -> None:
+        if self.float32_only and a.dtype == numpy.float64:
+            raise StrictDeviceError("a float64 array appeared on the float32-only strict device "
+                                    "(a hidden upcast: check constants and dtypes)")
+
+    def _wrap(self, v: Any) -> Any:
+        if isinstance(v, numpy.ndarray):
+            self._check(v)
+            return StrictArray(v, self)
+        if isinstance(v, numpy.generic):  # never hand out host scalars: 0-d arrays, like CuPy
+            arr = numpy.asarray(v)
+            self._check(arr)
+            return StrictArray(arr, self)
+        if isinstance(v, tuple):
+            return tuple(self._wrap(x) for x in v)
+        if isinstance(v, list):
+            return [self._wrap(x) for x in v]
+        return v
+
+    def _unwrap(self, v: Any, where: str, allow_host: bool = False) -> Any:
+        if isinstance(v, StrictArray):
+            if v._ns is not self:
+                raise StrictDeviceError(f"{where}: arrays of two different strict devices")
+            return v._a
+        if isinstance(v, numpy.ndarray) and not allow_host:
+            raise StrictDeviceError(f"{where}: a host (NumPy) array mixed with strict-device arrays; "
+                                    f"transfer it explicitly with xp.asarray")
+        if isinstance(v, tuple):
+            return tuple(self._unwrap(x, where, allow_host) for x in v)
+        if isinstance(v, list):
+            return [self._unwrap(x, where, allow_host) for x in v]
+        if isinstance(v, dict):
+            return {k: self._unwrap(x, where, allow_host) for k, x in v.items()}
+        return v
+
+    def _function(self, name: str) -> Any:
+        fn = getattr(numpy, name)
+        host_ok = name == "asarray"  # the explicit host-to-device transfer
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            a = self._unwrap(args, f"xp.{name}", allow_host=host_ok)
+            k = self._unwrap(kwargs, f"xp.{name}", allow_host=host_ok)
+            return self._wrap(fn(*a, **k))
+        call.__name__ = name
+        return call
+
+    # ---- adapter: explicit transfers and what NumPy does on raw arrays ----
+    def to_host(self, a: Any) -> numpy.ndarray:
+        if not isinstance(a, StrictArray):
+            raise StrictDeviceError(f"to_host expects a strict-device array, got {type(a).__name__}")
+        return a._a.copy()
+
+    def scatter_add(self, target: Any, index: Any, values: Any) -> None:
+        numpy.add.at(self._unwrap(target, "scatter_add"), self._unwrap(index, "scatter_add"),
+                     self._unwrap(values, "scatter_add"))
+
+    def holds(self, a: Any) -> bool:
+        return isinstance(a, StrictArray) and a._ns is self
+
+    def owns_memory(self, a: Any) -> bool:
+        return a._a.base is None
+
+    def base_array(self, a: Any) -> Any:
+        return a
+
+    def as_strided(self, a: Any, shape: tuple[int, ...], strides: tuple[int, ...]) -> Any:
+        return self._wrap(numpy.lib.stride_tricks.as_strided(self._unwrap(a, "as_strided"), shape, strides,
+                                                             writeable=False))
+
+    def to_device(self, a: Any, device: Any) -> Any:
+        from ..backend import get_device
+
+        dev = get_device(device)
+        host = self.to_host(a)
+        return dev.xp.asarray(host) if dev.xp.name != "numpy" else host
+
+
+_namespaces = {False: StrictNamespace(False), True: StrictNamespace(True)}
+register_device_type("strict", lambda index: Device("strict", index, _namespaces[False]))
+register_device_type("strict-f32", lambda index: Device("strict-f32", index, _namespaces[True]))
