@@ -107,7 +107,7 @@ class MultiheadAttention(Module):
         add = None
         if attn_mask is None and is_causal:
             allowed = xp.tril(xp.ones((tgt_len, src_len), dtype=bool))
-            add = Tensor._wrap(xp.where(allowed, 0.0, -xp.inf).astype(like.dtype), None, like.device)
+            add = Tensor._wrap(_zero_or_neg_inf(xp, allowed, like.dtype), None, like.device)
         elif attn_mask is not None:
             m = _as_tensor(attn_mask, like)
             if m.shape not in ((tgt_len, src_len), (bsz * self.num_heads, tgt_len, src_len)):
@@ -137,11 +137,16 @@ def _as_tensor(m: Any, like: Tensor) -> Tensor:
     return m if isinstance(m, Tensor) else Tensor(m, device=like.device)
 
 
+def _zero_or_neg_inf(xp: Any, allowed: Any, dtype: Any) -> Any:
+    """0 where allowed, -inf elsewhere, built in ``dtype`` (no float64 detour)."""
+    return xp.where(allowed, dtype.type(0), dtype.type(-xp.inf))
+
+
 def _additive(m: Tensor, like: Tensor) -> Tensor:
     """A boolean mask (True = masked) becomes 0 / -inf; a float mask is used as is."""
     if m.dtype.kind == "b":
         xp = like.device.xp
-        return Tensor._wrap(xp.where(m.data, -xp.inf, 0.0).astype(like.dtype), None, like.device)
+        return Tensor._wrap(_zero_or_neg_inf(xp, xp.logical_not(m.data), like.dtype), None, like.device)
     return m.astype(like.dtype)
 
 

@@ -32,7 +32,8 @@ def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0,
             norms = [xp.max(xp.abs(g.data)) for g in grads]
             total = xp.max(xp.stack(norms))
         else:
-            norms = [xp.sum(xp.abs(g.data.astype(xp.float64)) ** norm_type) for g in grads]
+            # in the gradients' dtype, as PyTorch does (a float32-only device has no float64)
+            norms = [xp.sum(xp.abs(g.data) ** norm_type) for g in grads]
             total = xp.sum(xp.stack(norms)) ** (1.0 / norm_type)
         total_t = Tensor._wrap(total.astype(grads[0].dtype), None, grads[0].device)
         total_host = xp.scalar(total)  # the one device-to-host read: is clipping needed?

@@ -1,0 +1,44 @@
+"""Only the backend imports NumPy or CuPy: every other engine module reaches array
+math through a device's namespace (``xp``), so the GPU path needs no second copy."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import minigrad_ckpt
+
+PACKAGE = Path(minigrad_ckpt.__file__).parent
+# Host-side tooling, not engine math on device data: the test helpers (they
+# build NumPy oracles) and the data file generator.
+ALLOWED = {"backend.py", "testing/strict.py", "testing/strategies.py", "data/make_corpus.py"}
+
+
+def _imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+    return names
+
+
+def test_only_the_backend_imports_numpy_or_cupy():
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel in ALLOWED:
+            continue
+        for name in _imports(path):
+            root = name.split(".")[0]
+            if root in ("numpy", "cupy", "cupyx"):
+                offenders.append(f"{rel} imports {name}")
+    assert not offenders, "engine modules must use the backend's namespace:\n" + "\n".join(offenders)
+
+
+def test_the_check_would_catch_an_offender(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import numpy as np\nfrom cupy import asarray\n")
+    assert _imports(bad) == ["numpy", "cupy"]

@@ -1,0 +1,90 @@
+"""Devices: naming, defaults, mixing errors, transfers, DLPack, and the CuPy guard."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+from minigrad_ckpt import nn
+
+
+def test_device_names_and_equality():
+    cpu = mg.device("cpu")
+    assert str(cpu) == "cpu" and cpu == "cpu" and cpu == mg.device("CPU")
+    s = mg.device("strict")
+    assert str(s) == "strict:0" and s == "strict:0" and s != "cpu"
+    assert mg.tensor([1.0]).device == "cpu"
+    with pytest.raises(ValueError, match="unknown device"):
+        mg.device("tpu")
+
+
+def test_cuda_is_reported_absent_cleanly_without_a_gpu():
+    if mg.cuda.is_available():
+        pytest.skip("a GPU is present")
+    assert mg.cuda.device_count() == 0
+    with pytest.raises(RuntimeError, match="CuPy and a CUDA GPU"):
+        mg.tensor([1.0], device="cuda")
+
+
+def test_default_device_is_per_thread():
+    seen = {}
+
+    def worker():
+        mg.set_default_device("strict")
+        seen["worker"] = mg.zeros(2).device
+
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join()
+    assert str(seen["worker"]) == "strict:0"
+    assert mg.zeros(2).device == "cpu" and mg.get_default_device() == "cpu"
+
+
+def test_mixing_devices_names_both():
+    a = mg.ones(3)
+    b = mg.ones(3, device="strict")
+    with pytest.raises(RuntimeError, match=r"cpu.*strict:0|strict:0.*cpu"):
+        a + b
+    with pytest.raises(RuntimeError, match="strict:0"):
+        mg.matmul(mg.ones((2, 2)), mg.ones((2, 2), device="strict"))
+
+
+def test_to_device_and_back_is_differentiable():
+    x = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x.to("strict")
+    assert str(y.device) == "strict:0"
+    z = (y * y).sum().to("cpu")
+    z.backward()
+    assert x.grad.device == "cpu"
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 4.0, 6.0])
+
+
+def test_module_to_device_keeps_parameter_identity():
+    m = nn.Linear(3, 2)
+    w = m.weight
+    m.to("strict")
+    assert m.weight is w and str(w.device) == "strict:0"
+    out = m(mg.ones((4, 3), device="strict"))
+    out.sum().backward()
+    assert str(w.grad.device) == "strict:0"
+    m.to("cpu")
+    assert w.device == "cpu" and w.grad.device == "cpu"
+
+
+def test_dlpack_zero_copy_with_numpy():
+    a = np.arange(6.0).reshape(2, 3)
+    t = mg.from_dlpack(a)
+    a[0, 0] = 42.0
+    assert t.numpy()[0, 0] == 42.0  # shares memory
+    back = np.from_dlpack(mg.tensor([1.0, 2.0]))
+    np.testing.assert_array_equal(back, [1.0, 2.0])
+    with pytest.raises(TypeError, match="DLPack"):
+        mg.from_dlpack([1, 2, 3])
+
+
+def test_dlpack_device_reports_cpu():
+    assert mg.ones(2).__dlpack_device__()[0] == 1  # kDLCPU

@@ -1,0 +1,125 @@
+"""The layer, optimizer, checkpoint and snapshot paths on the strict stand-in device.
+
+Every step runs on ``"strict"`` (implicit host conversion and host/device
+mixing fail loudly) and must give bit-for-bit the CPU's results; a float32
+model on ``"strict-f32"`` proves no float64 appears anywhere in a step.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt import checkpoint as ck
+from minigrad_ckpt import nn
+from minigrad_ckpt.demo import CharTransformer
+from minigrad_ckpt.nn import functional as F
+from minigrad_ckpt.snapshot import Snapshot
+from minigrad_ckpt.testing.strict import StrictDeviceError
+
+
+def mlp():
+    return nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Dropout(0.2), nn.Linear(16, 16), nn.Tanh(),
+                         nn.LayerNorm(16), nn.Linear(16, 3))
+
+
+def cnn():
+    return nn.Sequential(nn.Conv2d(2, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Conv2d(4, 4, 3, padding=1, groups=2), nn.GELU(), nn.AvgPool2d(2), nn.Flatten(),
+                         nn.Linear(4 * 2 * 2, 3))
+
+
+def transformer():
+    return CharTransformer(vocab_size=11, block_size=8, d_model=16, n_heads=2, n_layers=2, dropout=0.1)
+
+
+def data(kind, device):
+    rng = np.random.default_rng(0)
+    if kind == "mlp":
+        x = mg.tensor(rng.standard_normal((8, 6)).astype(np.float32), device=device)
+        y = mg.tensor(rng.integers(0, 3, 8), device=device)
+    elif kind == "cnn":
+        x = mg.tensor(rng.standard_normal((4, 2, 8, 8)).astype(np.float32), device=device)
+        y = mg.tensor(rng.integers(0, 3, 4), device=device)
+    else:
+        x = mg.tensor(rng.integers(0, 11, (3, 8)), device=device)
+        y = mg.tensor(rng.integers(0, 11, (3, 8)), device=device)
+    return x, y
+
+
+def train(kind, device, steps=3, checkpoint=None):
+    mg.manual_seed(0)
+    model = {"mlp": mlp, "cnn": cnn, "transformer": transformer}[kind]().to(device)
+    if checkpoint is not None:
+        target = model if kind != "transformer" else model.blocks
+        target.enable_checkpointing(checkpoint)
+    opt = mg.optim.AdamW(model.parameters(), lr=1e-2)
+    x, y = data(kind, device)
+    losses = []
+    for _ in range(steps):
+        out = model(x)
+        loss = F.cross_entropy(mg.reshape(out, (-1, out.shape[-1])), mg.reshape(y, (-1,)))
+        opt.zero_grad()
+        loss.backward()
+        mg.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        losses.append(loss.item())
+    state = {k: v.numpy().copy() for k, v in model.state_dict().items()}
+    return losses, state, model, opt
+
+
+@pytest.mark.parametrize("kind", ["mlp", "cnn", "transformer"])
+def test_training_on_the_strict_device_matches_the_cpu_bitwise(kind):
+    cpu_losses, cpu_state, _, _ = train(kind, "cpu")
+    s_losses, s_state, model, _ = train(kind, "strict")
+    assert s_losses == cpu_losses
+    for k in cpu_state:
+        np.testing.assert_array_equal(s_state[k], cpu_state[k], err_msg=k)
+    assert all(str(p.device) == "strict:0" for p in model.parameters())
+
+
+@pytest.mark.parametrize("kind", ["mlp", "cnn", "transformer"])
+def test_float32_models_never_create_float64(kind):
+    # the strict-f32 device raises on any float64 array, so completing is the proof
+    losses, state, model, opt = train(kind, "strict-f32")
+    assert all(np.isfinite(losses))
+    assert all(v.dtype != np.float64 for v in state.values())
+    for st in opt.state.values():
+        for v in st.values():
+            if isinstance(v, mg.Tensor):
+                assert v.dtype == np.float32
+
+
+def test_checkpointing_on_the_strict_device_is_bitwise_equal():
+    plain = train("mlp", "strict")
+    for policy in (ck.EveryNLayers(2), ck.Sqrt(), ck.Optimal(None)):
+        got = train("mlp", "strict", checkpoint=ck.CheckpointingConfig(policy))
+        assert got[0] == plain[0], policy
+        for k in plain[1]:
+            np.testing.assert_array_equal(got[1][k], plain[1][k])
+
+
+def test_snapshot_taken_on_the_strict_device_restores_on_the_cpu(tmp_path):
+    _, state, model, opt = train("mlp", "strict")
+    path = Snapshot.from_executor(mg.Executor(model, opt), 3).save(tmp_path / "s.mgsnap")
+    mg.manual_seed(1)
+    cpu_model = mlp()
+    cpu_opt = mg.optim.AdamW(cpu_model.parameters(), lr=1e-2)
+    Snapshot.load(path).restore_into(mg.Executor(cpu_model, cpu_opt))
+    for k, v in cpu_model.state_dict().items():
+        assert v.device == "cpu"
+        np.testing.assert_array_equal(v.numpy(), state[k])
+
+
+def test_the_strict_device_refuses_implicit_host_access():
+    x = mg.ones(3, device="strict")
+    with pytest.raises(StrictDeviceError, match="implicit"):
+        np.asarray(x.data)
+    with pytest.raises(StrictDeviceError):
+        float(x.data.sum())
+    with pytest.raises(StrictDeviceError, match="host"):
+        x.data + np.ones(3)
+    assert x.sum().item() == 3.0  # Tensor.item is an explicit, user-requested read
+    with pytest.raises(StrictDeviceError, match="float64"):
+        mg.ones(2, dtype="float64", device="strict-f32")
