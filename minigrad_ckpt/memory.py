@@ -45,6 +45,7 @@ class Ledger:
         self.peak_bytes = {"saved": 0, "grad": 0, "total": 0}
         self.phase = "forward"
         self.timeline: list[tuple[int, str, int, int]] = []
+        self.dtypes: set[str] = set()   # every dtype held (float32 models should see no float64)
         self._events = 0
 
     # ------------------------------------------------------------- queries
@@ -76,6 +77,7 @@ class Ledger:
             key = id(base)
             entry = self._buffers.get(key)
             if entry is None:
+                self.dtypes.add(a.dtype.name)
                 self._buffers[key] = [1, base.nbytes, category]
                 self.live_bytes[category] += base.nbytes
                 changed = True

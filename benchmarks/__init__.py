@@ -1,0 +1,1 @@
+"""Benchmarks: ``python -m benchmarks`` (see benchmarks/run.py)."""
