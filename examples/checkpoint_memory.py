@@ -36,25 +36,8 @@ def timelines(depth: int = 32, width: int = 128, batch: int = 32) -> dict[str, t
         plan = ck.plan_chain(layers, x, policy, profile=profile)
         with mg.memory.track() as ledger:
             ck.run_plan(layers, plan, x).sum().backward()
-        out[name] = (plan, [(phase, saved) for _, phase, saved, _ in ledger.timeline])
+        out[name] = (plan, list(ledger.timeline))
     return out
-
-
-def text_chart(series: dict[str, tuple[ck.Plan, list]], width: int = 64, height: int = 10) -> str:
-    peak = max(max(v for _, v in tl) for _, tl in series.values())
-    lines = []
-    for name, (plan, tl) in series.items():
-        cols = []
-        for i in range(width):  # the highest value in each column's slice of the timeline
-            lo = int(i * len(tl) / width)
-            hi = max(int((i + 1) * len(tl) / width), lo + 1)
-            cols.append(max(v for _, v in tl[lo:hi]))
-        lines.append(f"{name}: peak {max(cols) / 1024:.0f} KiB  ({plan.describe()})")
-        for row in range(height, 0, -1):
-            level = peak * row / height
-            lines.append("  |" + "".join("#" if c >= level - peak / (2 * height) else " " for c in cols))
-        lines.append("  +" + "-" * width + "> events (forward, then backward)")
-    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -63,28 +46,16 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--depth", type=int, default=32)
     args = p.parse_args(argv)
     series = timelines(depth=args.depth)
-    if args.png:
-        try:
-            import matplotlib
-
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            print("matplotlib is not installed (pip install matplotlib); drawing a text chart instead")
-            args.png = None
-    if args.png:
-        fig, ax = plt.subplots(figsize=(9, 4.5))
-        for name, (_plan, tl) in series.items():
-            ax.plot([v / 1024 for _, v in tl], label=f"{name} (peak {max(v for _, v in tl) / 1024:.0f} KiB)")
-        ax.set_xlabel("ledger event (forward pass, then backward)")
-        ax.set_ylabel("activation KiB held by the tape")
-        ax.set_title(f"One training step of a {args.depth}-layer MLP")
-        ax.legend()
-        fig.tight_layout()
-        fig.savefig(args.png, dpi=120)
-        print(f"wrote {args.png}")
+    for name, (plan, _) in series.items():
+        print(f"{name:>14}: {plan.describe()}")
+    drawn = mg.viz.plot_memory({name: tl for name, (_, tl) in series.items()}, args.png,
+                               title=f"One training step of a {args.depth}-layer MLP")
+    if isinstance(drawn, str):
+        if args.png:
+            print("matplotlib is not installed (pip install matplotlib); a text chart instead:")
+        print(drawn)
     else:
-        print(text_chart(series))
+        print(f"wrote {drawn}")
     return series
 
 

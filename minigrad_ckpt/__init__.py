@@ -122,5 +122,5 @@ int64 = backend.host_numpy.dtype("int64")
 uint8 = backend.host_numpy.dtype("uint8")
 bool_ = backend.host_numpy.dtype("bool")
 
-from . import checkpoint, cuda, memory, nn, optim, snapshot, testing  # noqa: E402  (needs the names above)
+from . import checkpoint, cuda, memory, nn, optim, snapshot, testing, viz  # noqa: E402  (needs the names above)
 from .executor import Executor  # noqa: E402

@@ -28,6 +28,7 @@ segment replays the recorded ops to fill it in just before backward needs it.
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -110,35 +111,40 @@ Tensor: Any = None  # set by tensor.py (tensor imports tape, not the other way r
 def apply(op: Any, *args: Any) -> Any:
     """Run ``op`` on ``args`` (Tensors or Python scalars) and return a Tensor.
 
-    This is the one place where ops are executed and recorded, so it is
-    written for speed: one pass over the arguments, then one node.
+    This is the one place where ops are executed and recorded, and it runs
+    once per op, so it is written for speed: one pass over the arguments (a
+    shortcut for the common one-tensor case), the forward, and a node only
+    when some input requires grad in grad mode.
     """
-    device = None
-    needs_grad = False
-    arrays = []
-    edges = []
-    for a in args:
-        if isinstance(a, Tensor):
-            if device is None:
-                device = a._device
-            elif a._device is not device:
-                raise RuntimeError(
-                    f"{op.name}: expected all tensors on the same device, "
-                    f"found {device} and {a._device}"
-                )
-            arrays.append(a._data)
-            if a._rg:
-                needs_grad = True
-                edges.append(a._node if a._node is not None else a)
+    if len(args) == 1:
+        x = args[0]
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{op.name}: needs a Tensor argument, got {type(x).__name__}")
+        device = x._device
+        needs_grad = x._rg
+        xp = device.xp
+        out = op.forward(xp, x._data)
+    else:
+        device = None
+        needs_grad = False
+        arrays = []
+        for a in args:
+            if isinstance(a, Tensor):
+                if device is None:
+                    device = a._device
+                elif a._device is not device:
+                    raise RuntimeError(
+                        f"{op.name}: expected all tensors on the same device, found {device} and {a._device}"
+                    )
+                arrays.append(a._data)
+                if a._rg:
+                    needs_grad = True
             else:
-                edges.append(None)
-        else:
-            arrays.append(a)
-            edges.append(None)
-    if device is None:
-        raise TypeError(f"{op.name}: needs at least one Tensor argument")
-    xp = device.xp
-    out = op.forward(xp, *arrays)
+                arrays.append(a)
+        if device is None:
+            raise TypeError(f"{op.name}: needs at least one Tensor argument")
+        xp = device.xp
+        out = op.forward(xp, *arrays)
     if out.__class__ is not xp.array_type:
         out = xp.asarray(out)  # NumPy returns scalars for 0-d results
     t = Tensor.__new__(Tensor)
@@ -146,7 +152,7 @@ def apply(op: Any, *args: Any) -> Any:
     t._device = device
     t._vc = args[0]._vc if op.is_view else [0]
     if needs_grad and _grad_state.enabled and op.differentiable:
-        t._node = _record(op, args, arrays, edges, out, t._vc, xp)
+        t._node = _record(op, args, out, t._vc, xp)
         t._rg = True
     else:
         t._node = None
@@ -154,11 +160,19 @@ def apply(op: Any, *args: Any) -> Any:
     return t
 
 
-def _record(op: Any, args: tuple, arrays: list, edges: list, out: Any, out_vc: list,
-            xp: Any) -> Node:
-    """Build the node for one op application: what to save, and their versions."""
+def _record(op: Any, args: tuple, out: Any, out_vc: list, xp: Any) -> Node:
+    """Build the node for one op application: its edges, what to save, their versions."""
     if out.dtype.kind != "f":
         raise TypeError(f"{op.name}: a differentiable op produced {out.dtype}")
+    edges = []
+    arrays = []
+    for a in args:
+        if isinstance(a, Tensor):
+            arrays.append(a._data)
+            edges.append((a._node if a._node is not None else a) if a._rg else None)
+        else:
+            arrays.append(a)
+            edges.append(None)
     which = op.save_inputs
     if which is True:
         saved = (out if op.save_output else None, *arrays)
@@ -183,24 +197,23 @@ def _record(op: Any, args: tuple, arrays: list, edges: list, out: Any, out_vc: l
 
 def walk(*tensors: Any) -> list[Node]:
     """Every node reachable from ``tensors``, in recording order (the tape)."""
-    seen: set[int] = set()
+    seen: set[Node] = set()
     nodes: list[Node] = []
     stack = [t._node for t in tensors if t._node is not None]
     while stack:
         n = stack.pop()
-        if id(n) in seen:
+        if n in seen:
             continue
-        seen.add(id(n))
+        seen.add(n)
         nodes.append(n)
         for e in n.inputs:
-            if type(e) is Node and id(e) not in seen:
+            if type(e) is Node and e not in seen:
                 stack.append(e)
     nodes.sort(key=_seq_of)
     return nodes
 
 
-def _seq_of(n: Node) -> int:
-    return n.seq
+_seq_of = operator.attrgetter("seq")
 
 
 # ---------------------------------------------------------------------------
@@ -263,68 +276,6 @@ def _grad_arrays(grads: Iterable[Any], create_graph: bool) -> list[Any]:
     return [g._data if create_graph else g for g in grads if g is not None and hasattr(g, "shape")]
 
 
-def _backward_node(node: Node, g: Any, pending: dict, leaf_grads: dict, leaves: dict,
-                   target_nodes: Any, contributing: Any, found: dict, retain_graph: bool,
-                   create_graph: bool, led: bool, _F: Any) -> None:
-    """Run one node's backward and route the input gradients onward."""
-    if not create_graph and g.__class__ is not node.xp.array_type:
-        g = node.xp.asarray(g)  # NumPy returns scalars for 0-d results
-    if node.hooks:
-        g = _call_hooks(node.hooks, g, create_graph)
-    if target_nodes is not None:
-        if node in target_nodes:
-            k = target_nodes[node]
-            found[k] = found[k] + g if k in found else g
-        if node not in contributing:
-            return
-    saved = node.saved
-    if saved is FREED:
-        raise RuntimeError(_FREED_MSG)
-    if saved is DROPPED:
-        saved = node.segment.rematerialize(node)
-    for box in node.versions:
-        if box[0] > node.seq:
-            raise _version_error(node)
-    op = node.op
-    args = _graph_args(node, saved) if create_graph else saved
-    xp = _F if create_graph else node.xp
-    if op.uses_needs_input_grad:
-        needs = tuple(e is not None and (contributing is None or type(e) is not Node
-                                         or e in contributing or e in target_nodes)
-                      for e in node.inputs)
-        grads = op.backward(xp, g, *args, needs_input_grad=needs)
-    else:
-        grads = op.backward(xp, g, *args)
-    if node.segment is not None:
-        node.segment.release(node, retain_graph)
-    elif not retain_graph:
-        _free(node)
-    if type(grads) is not tuple:
-        grads = (grads,)
-    for edge, gi in zip(node.inputs, grads):
-        if edge is None or gi is None:
-            continue
-        if type(edge) is Node:
-            shape, dtype = edge.shape, edge.dtype
-        else:
-            shape, dtype = edge._data.shape, edge._data.dtype
-        if gi.shape != shape:
-            gi = (_F if create_graph else node.xp).sum_to(gi, shape)
-        if gi.dtype != dtype:
-            gi = gi.astype(dtype)
-        if type(edge) is Node:
-            store, k = pending, edge
-        else:
-            store, k = leaf_grads, id(edge)
-            leaves[k] = edge
-        prev = store.get(k)
-        store[k] = gi if prev is None else prev + gi
-        if led:
-            _ledger.hold(_grad_arrays((store[k],), create_graph), "grad")
-            if prev is not None:
-                _ledger.release(_grad_arrays((prev,), create_graph))
-
-
 def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bool,
             create_graph: bool, targets: Sequence[Any] | None,
             found_leaves: dict[int, Any] | None = None) -> dict[int, Any]:
@@ -375,28 +326,79 @@ def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bo
         _ledger.set_phase("backward")
         _ledger.hold(_grad_arrays(pending.values(), create_graph), "grad")
     segments: dict[Any, None] = {}  # checkpoint segments met in this backward, in order
+    pop = pending.pop
     prev_enabled = _grad_state.enabled
     _grad_state.enabled = create_graph
     try:
-        for node in order:
-            g = pending.pop(node, None)
+        for node in order:  # decreasing seq: every consumer before its producers
+            g = pop(node, None)
+            seg = node.segment
             if g is not None:
                 if led:
                     _ledger.release(_grad_arrays((g,), create_graph))
-                    if node.segment is not None:
-                        _ledger.set_phase(f"backward:{node.segment.index}")
-                _backward_node(node, g, pending, leaf_grads, leaves, target_nodes, contributing,
-                               found, retain_graph, create_graph, led, _F)
-            seg = node.segment
-            if seg is not None:
+                    if seg is not None:
+                        _ledger.set_phase(f"backward:{seg.index}")
+                xp = _F if create_graph else node.xp
+                if not create_graph and g.__class__ is not xp.array_type:
+                    g = xp.asarray(g)  # NumPy returns scalars for 0-d results
+                if node.hooks:
+                    g = _call_hooks(node.hooks, g, create_graph)
+                if target_nodes is not None:  # mg.grad: collect, and skip what no target needs
+                    if node in target_nodes:
+                        k = target_nodes[node]
+                        found[k] = found[k] + g if k in found else g
+                    if node not in contributing:
+                        g = None
+            if g is not None:
+                saved = node.saved
+                if saved is FREED:
+                    raise RuntimeError(_FREED_MSG)
+                if saved is DROPPED:  # checkpointed: replay the segment to get the values back
+                    saved = seg.rematerialize(node)
+                for box in node.versions:
+                    if box[0] > node.seq:
+                        raise _version_error(node)
+                op = node.op
+                args = _graph_args(node, saved) if create_graph else saved
+                if op.uses_needs_input_grad:
+                    needs = tuple(e is not None and (contributing is None or type(e) is not Node
+                                                     or e in contributing or e in target_nodes)
+                                  for e in node.inputs)
+                    grads = op.backward(xp, g, *args, needs_input_grad=needs)
+                else:
+                    grads = op.backward(xp, g, *args)
+                if type(grads) is not tuple:
+                    grads = (grads,)
+                for edge, gi in zip(node.inputs, grads):
+                    if edge is None or gi is None:
+                        continue
+                    if type(edge) is Node:
+                        shape, dtype, store, k = edge.shape, edge.dtype, pending, edge
+                    else:
+                        shape, dtype, store, k = edge._data.shape, edge._data.dtype, leaf_grads, id(edge)
+                        leaves[k] = edge
+                    if gi.shape != shape:  # undo broadcasting
+                        gi = xp.sum_to(gi, shape)
+                    if gi.dtype != dtype:  # a float32 input gets a float32 gradient
+                        gi = gi.astype(dtype)
+                    prev = store.get(k)
+                    store[k] = gi if prev is None else prev + gi
+                    if led:
+                        _ledger.hold(_grad_arrays((store[k],), create_graph), "grad")
+                        if prev is not None:
+                            _ledger.release(_grad_arrays((prev,), create_graph))
+            # Release what this node saved: its backward ran, or never will.
+            if seg is None:
+                if not retain_graph:
+                    _free(node)
+            else:
+                seg.release(node, retain_graph)
                 segments[seg] = None
                 # Passing a segment's first node ends its backward: its replay
                 # inputs can go now rather than at the end of the whole pass.
                 while seg is not None and node is seg.first:
                     seg.backward_done(retain_graph)
                     seg = seg.parent
-            elif not retain_graph:
-                _free(node)
         for seg in segments:
             seg.finish(retain_graph)
     finally:
