@@ -16,101 +16,24 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from . import backend, ops, random  # noqa: F401
+from . import backend, ops, random, tape  # noqa: F401
 from .backend import Device, device, get_default_device, get_device, set_default_device
 from .creation import (
-    arange,
-    empty,
-    full,
-    full_like,
-    get_default_dtype,
-    linspace,
-    ones,
-    ones_like,
-    rand,
-    randint,
-    randn,
-    set_default_dtype,
-    tensor,
-    zeros,
-    zeros_like,
+    arange, empty, full, full_like, get_default_dtype, linspace, ones, ones_like, rand, randint, randn,
+    set_default_dtype, tensor, zeros, zeros_like,
 )
 from .functional import (
-    abs,
-    add,
-    argmax,
-    argmin,
-    astype,
-    broadcast_to,
-    clip,
-    clone,
-    concatenate,
-    cos,
-    cumsum,
-    divide,
-    einsum,
-    equal,
-    exp,
-    expand_dims,
-    eye,
-    flip,
-    getitem,
-    greater,
-    greater_equal,
-    isfinite,
-    isnan,
-    less,
-    less_equal,
-    log,
-    log1p,
-    logical_and,
-    logical_not,
-    logical_or,
-    logsumexp,
-    matmul,
-    max,
-    maximum,
-    mean,
-    min,
-    minimum,
-    moveaxis,
-    multiply,
-    negative,
-    not_equal,
-    pad,
-    permute,
-    power,
-    prod,
-    reshape,
-    sigmoid,
-    sign,
-    sin,
-    split,
-    sqrt,
-    squeeze,
-    stack,
-    std,
-    subtract,
-    sum,
-    sum_to,
-    swapaxes,
-    take,
-    tanh,
-    transpose,
-    var,
-    where,
+    abs, add, argmax, argmin, astype, broadcast_to, clip, clone, concatenate, cos, cumsum, divide, einsum,
+    equal, erf, exp, expand_dims, eye, flip, getitem, greater, greater_equal, isfinite, isnan, less,
+    less_equal, log, log1p, logical_and, logical_not, logical_or, logsumexp, matmul, max, maximum, mean,
+    min, minimum, moveaxis, multiply, negative, not_equal, pad, permute, power, prod, reshape, sigmoid,
+    sign, sin, split, sqrt, squeeze, stack, std, subtract, sum, sum_to, swapaxes, take, tanh, transpose,
+    var, where,
 )
 from .grad_mode import enable_grad, is_grad_enabled, is_recomputing, no_grad, set_grad_enabled
 from .random import get_rng_state, manual_seed, set_rng_state
 from .tape import backward, grad
 from .tensor import Tensor
-
-
-def from_dlpack(obj):
-    """A Tensor sharing memory with any DLPack-capable array (NumPy, CuPy, PyTorch...)."""
-    array, dev = backend.from_dlpack(obj)
-    return Tensor._wrap(array, None, dev)
-
 
 float16 = backend.host_numpy.dtype("float16")
 float32 = backend.host_numpy.dtype("float32")
@@ -122,5 +45,34 @@ int64 = backend.host_numpy.dtype("int64")
 uint8 = backend.host_numpy.dtype("uint8")
 bool_ = backend.host_numpy.dtype("bool")
 
-from . import checkpoint, cuda, memory, nn, optim, snapshot, testing, viz  # noqa: E402  (needs the names above)
+
+def from_dlpack(obj: object) -> Tensor:
+    """A Tensor sharing memory with any DLPack-capable array (NumPy, CuPy, PyTorch...)."""
+    array, dev = backend.from_dlpack(obj)
+    return Tensor._wrap(array, None, dev)
+
+
+from . import checkpoint, cuda, memory, nn, optim, snapshot, testing, viz  # noqa: E402  (need the names above)
 from .executor import Executor  # noqa: E402
+
+__all__ = [
+    # tensors and creation
+    "Tensor", "tensor", "zeros", "ones", "full", "empty", "arange", "linspace", "zeros_like", "ones_like",
+    "full_like", "rand", "randn", "randint", "eye", "from_dlpack", "get_default_dtype", "set_default_dtype",
+    "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool_",
+    # devices and randomness
+    "Device", "device", "get_device", "get_default_device", "set_default_device", "manual_seed",
+    "get_rng_state", "set_rng_state",
+    # autograd
+    "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "is_recomputing",
+    # math
+    "abs", "add", "subtract", "multiply", "divide", "power", "negative", "exp", "log", "log1p", "sqrt", "sin",
+    "cos", "tanh", "sigmoid", "erf", "sign", "maximum", "minimum", "clip", "where", "equal", "not_equal",
+    "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_not", "isnan",
+    "isfinite", "matmul", "einsum", "sum", "mean", "max", "min", "prod", "var", "std", "logsumexp", "cumsum",
+    "argmax", "argmin", "reshape", "transpose", "permute", "swapaxes", "moveaxis", "expand_dims", "squeeze",
+    "broadcast_to", "sum_to", "concatenate", "stack", "split", "flip", "pad", "getitem", "take", "astype",
+    "clone",
+    # the rest of the system
+    "Executor", "nn", "optim", "checkpoint", "snapshot", "testing", "memory", "viz", "cuda", "ops", "tape",
+]

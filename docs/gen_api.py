@@ -1,0 +1,91 @@
+"""Generate docs/api.md from the package's docstrings: ``python docs/gen_api.py``.
+
+Every public name (each module's ``__all__``) gets its signature and the first
+paragraph of its docstring; classes list their public methods and properties.
+``tests/test_docs.py`` fails if docs/api.md is out of date.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import sys
+from pathlib import Path
+
+MODULES = [
+    ("minigrad_ckpt", "import minigrad_ckpt as mg"),
+    ("minigrad_ckpt.nn", "mg.nn"),
+    ("minigrad_ckpt.nn.functional", "mg.nn.functional"),
+    ("minigrad_ckpt.nn.init", "mg.nn.init"),
+    ("minigrad_ckpt.nn.utils", "mg.nn.utils"),
+    ("minigrad_ckpt.optim", "mg.optim"),
+    ("minigrad_ckpt.optim.lr_scheduler", "mg.optim.lr_scheduler"),
+    ("minigrad_ckpt.checkpoint", "mg.checkpoint"),
+    ("minigrad_ckpt.memory", "mg.memory"),
+    ("minigrad_ckpt.snapshot", "mg.snapshot"),
+    ("minigrad_ckpt.testing", "mg.testing"),
+    ("minigrad_ckpt.testing.strategies", "mg.testing.strategies (needs Hypothesis)"),
+    ("minigrad_ckpt.testing.strict", "import minigrad_ckpt.testing.strict"),
+    ("minigrad_ckpt.viz", "mg.viz"),
+    ("minigrad_ckpt.cuda", "mg.cuda"),
+]
+
+
+def _first_paragraph(obj: object) -> str:
+    doc = inspect.getdoc(obj) or ""
+    para = doc.split("\n\n")[0].strip()
+    return " ".join(para.split())
+
+
+def _signature(obj: object) -> str:
+    try:
+        return str(inspect.signature(obj))
+    except (TypeError, ValueError):
+        return ""
+
+
+def _class_members(cls: type) -> list[str]:
+    lines = []
+    for name, member in sorted(vars(cls).items()):
+        if name.startswith("_") and name not in ("__call__", "__getitem__", "__len__", "__iter__"):
+            continue
+        if isinstance(member, property):
+            kind, sig, doc = "property", "", _first_paragraph(member)
+        elif isinstance(member, (staticmethod, classmethod)):
+            fn = member.__func__
+            kind, sig, doc = type(member).__name__, _signature(fn), _first_paragraph(fn)
+        elif inspect.isfunction(member):
+            kind, sig, doc = "method", _signature(member), _first_paragraph(member)
+        else:
+            continue
+        lines.append(f"  - `{name}{sig}`" + (f" ({kind})" if kind != "method" else "") + (f": {doc}" if doc else ""))
+    return lines
+
+
+def generate() -> str:
+    out = ["# API reference", "",
+           "Generated from the docstrings by `python docs/gen_api.py` (a test keeps it current).", ""]
+    for modname, how in MODULES:
+        mod = importlib.import_module(modname)
+        out += [f"## `{modname}`", "", f"*{how}* — {_first_paragraph(mod)}", ""]
+        names = list(getattr(mod, "__all__", []))
+        for name in names:
+            obj = getattr(mod, name)
+            if inspect.ismodule(obj):
+                out.append(f"- **`{name}`** — module: {_first_paragraph(obj)}")
+            elif inspect.isclass(obj):
+                out.append(f"- **class `{name}{_signature(obj)}`** — {_first_paragraph(obj)}")
+                out += _class_members(obj)
+            elif callable(obj):
+                out.append(f"- **`{name}{_signature(obj)}`** — {_first_paragraph(obj)}")
+            else:
+                out.append(f"- **`{name}`** = `{obj!r}`")
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    target = Path(__file__).with_name("api.md")
+    target.write_text(generate(), encoding="utf-8")
+    print(f"wrote {target}")
