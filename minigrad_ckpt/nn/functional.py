@@ -23,6 +23,7 @@ from ..ops import activation as _act
 from ..ops import conv as _conv
 from ..ops import dropout as _drop
 from ..ops import linalg as _la
+from ..ops import loss as _ce
 from ..ops import norm as _norm
 from ..tape import apply
 from ..tensor import Tensor
@@ -181,11 +182,11 @@ def cross_entropy(input: Any, target: Any, weight: Any = None, reduction: str = 
     if x.ndim == 0:
         raise ValueError("cross_entropy: input must have a class axis, got a 0-d tensor")
     axis = 1 if x.ndim >= 2 else 0
-    logp = log_softmax(x, axis=axis)
     tgt = _tensor(target, x)
     n_classes = x.shape[axis]
     w_shape = (1, n_classes) + (1,) * (x.ndim - 2) if x.ndim >= 2 else (n_classes,)
     if tgt.dtype.kind == "f":
+        logp = log_softmax(x, axis=axis)
         if tgt.shape != x.shape:
             raise ValueError(f"cross_entropy: probability targets need shape {x.shape}, got {tgt.shape}")
         probs = tgt
@@ -195,6 +196,16 @@ def cross_entropy(input: Any, target: Any, weight: Any = None, reduction: str = 
         if weight is not None:
             terms = terms * mf.reshape(_tensor(weight, x), w_shape)
         return _reduce(-mf.sum(terms, axis=axis), reduction)
+    if weight is None and not label_smoothing:
+        # the common case as one fused op: softmax(x) - onehot in backward
+        t, valid, _ = _check_targets("cross_entropy", x, tgt, ignore_index)
+        xp = x.device.xp
+        flat = _class_last(x)
+        op = _ce.SoftmaxCrossEntropy(rows=xp.arange(t.shape[0]), target=xp.where(valid, t, 0),
+                                     valid=valid.astype(x.dtype), reduction=reduction)
+        out = apply(op, flat)
+        return mf.reshape(out, tgt.shape) if reduction == "none" else out
+    logp = log_softmax(x, axis=axis)
     nll = nll_loss(logp, tgt, weight=weight, ignore_index=ignore_index, reduction=reduction)
     if not label_smoothing:
         return nll

@@ -13,6 +13,7 @@ from . import (  # noqa: F401
     elementwise,
     indexing,
     linalg,
+    loss,
     norm,
     reduction,
     shape,

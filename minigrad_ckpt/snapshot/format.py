@@ -262,7 +262,7 @@ def read_header(f: IO[bytes], file_size: int, limits: LoadLimits = LoadLimits())
                             f"(this reader knows version {FORMAT_VERSION})")
     if not isinstance(seal, dict) or not isinstance(seal.get("header_crc32"), bytes) or len(seal["header_crc32"]) != 4:
         raise SnapshotError("the header seal is missing or malformed")
-    if not isinstance(pad, bytes) or data_start % ALIGN:
+    if not isinstance(pad, bytes) or data_start % ALIGN or any(pad):
         raise SnapshotError("the data section is not aligned as the format requires")
     f.seek(0)
     raw_header = f.read(header_end)
@@ -378,6 +378,20 @@ def read_tensor(f: IO[bytes], entry: TensorEntry, data_start: int, worker: CrcWo
     if arr.dtype.byteorder == "<" and not _LITTLE:
         arr = arr.astype(arr.dtype.newbyteorder("="))
     return arr
+
+
+def check_padding(f: IO[bytes], entries: list[TensorEntry], data_start: int) -> None:
+    """Each pad object and bin 32 prefix before a payload must be exactly what the writer writes, so no
+    byte of the file escapes verification and a file that loads is always a walkable msgpack stream."""
+    end = 0
+    for e in entries:
+        if e.ref is not None:
+            continue
+        want = _pad_object(end) + b"\xc6" + struct.pack(">I", e.stored)
+        f.seek(data_start + end)
+        if e.offset - end != len(want) or f.read(len(want)) != want:
+            raise SnapshotError(f"tensor {e.name!r}: the padding before its payload is corrupted")
+        end = e.offset + e.stored
 
 
 def check_crcs(entries: list[TensorEntry], crcs: dict[Any, int]) -> None:

@@ -35,6 +35,7 @@ from .format import (
     SnapshotError,
     TensorEntry,
     check_crcs,
+    check_padding,
     crc32_of,
     dtype_code,
     file_size,
@@ -283,6 +284,7 @@ class Snapshot:
         with f:
             header, entries, data_start = read_header(f, size, config.limits)
             check_tape(header.get("tape"))
+            check_padding(f, entries, data_start)
             base = None
             base_info = header.get("base")
             if any(e.ref == "base" for e in entries) or base_info is not None:
