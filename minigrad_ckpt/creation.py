@@ -66,6 +66,8 @@ def _to_array(data: Any, dtype: Any, device: Any) -> tuple[Any, Device]:
             host = host.astype(dt)
         return dev.xp.asarray(host).copy(), dev
     host = host_numpy.array(data, copy=True)
+    if host.dtype.byteorder not in ("=", "|") and host.dtype != host.dtype.newbyteorder("="):
+        host = host.astype(host.dtype.newbyteorder("="))  # big-endian input: same values, native order
     if host.dtype == object:
         raise TypeError(f"cannot make a tensor from {type(data).__name__} data of mixed types")
     if dt is None:

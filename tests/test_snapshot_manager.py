@@ -166,8 +166,6 @@ def test_incremental_bases_of_kept_snapshots_are_never_deleted(tmp_path):
     assert refs == {"big": "base", "small": None}
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: re-saving an iteration overwrites a file that a kept incremental "
-                                      "snapshot uses as its base; the dependant no longer loads")
 def test_resaving_an_iteration_that_is_a_base_keeps_dependants_loadable(tmp_path):
     m = SnapshotManager(tmp_path, max_snapshots=5, config=SnapshotConfig(incremental=True))
     ex = executor(0.0)
@@ -175,12 +173,16 @@ def test_resaving_an_iteration_that_is_a_base_keeps_dependants_loadable(tmp_path
     ex.get_tensor("small").data[0] = 5
     m.save_snapshot(ex, 2)  # base: snapshot 1
     ex.get_tensor("big").data[0] = 7
-    try:
-        m.save_snapshot(ex, 1)  # refusing is acceptable too
-    except SnapshotError:
-        pass
+    new_1 = m.save_snapshot(ex, 1)  # must not overwrite the base of snapshot 2
+    assert new_1.name != name(1) and (tmp_path / name(1)).exists()
     for p in m.list_snapshots():
         Snapshot.load(p)
+    assert Snapshot.load(new_1).tensors["big"][0] == 7
+    assert [p.name for p in m.list_snapshots()] == [new_1.name, name(2)]
+    # once nothing needs the superseded file, pruning removes it
+    m2 = SnapshotManager(tmp_path, max_snapshots=1, config=SnapshotConfig(incremental=False))
+    m2.save_snapshot(ex, 3)
+    assert sorted(p.name for p in tmp_path.glob("*.mgsnap")) == [name(3)]
 
 
 # ------------------------------------------------------------------ verified fallback

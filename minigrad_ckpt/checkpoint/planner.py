@@ -203,25 +203,35 @@ def pareto_plans(profile: ChainProfile, allow_plain: bool = True,
     """
     n = len(profile)
     layers = profile.layers
-    memo: dict[tuple[int, bool], list[tuple[int, float, tuple[Block, ...]]]] = {}
+    memo: dict[tuple[int, frozenset], list[tuple[int, float, tuple[Block, ...]]]] = {}
+    # Arrays held by more than one layer besides the boundaries (a constant several layers
+    # read): the state carries which of them the prefix already holds, so each counts once.
+    seen: dict[Any, int] = {}
+    for lp in layers:
+        for k in {*lp.local_saved, *lp.local_external}:
+            seen[("L", k)] = seen.get(("L", k), 0) + 1
+    shared = frozenset(k for k, c in seen.items() if c > 1)
 
-    def frontier(s: int, held: bool) -> list[tuple[int, float, tuple[Block, ...]]]:
+    def frontier(s: int, held: frozenset) -> list[tuple[int, float, tuple[Block, ...]]]:
+        # ``held``: the items later layers may also hold that the prefix already holds
         if s == n:
             return [(0, 0.0, ())]
         key = (s, held)
         if key in memo:
             return memo[key]
         in_key = ("B", layers[s].input_key)
+        held_shared = held & shared
         options: list[tuple[int, float, tuple[Block, ...]]] = []
         if allow_plain:
             items = layers[s].saved_items()
-            if held:
-                items.pop(in_key, None)
+            for k in held:
+                items.pop(k, None)
             h = _bytes(items)
             blk = Block(s, s + 1, False)
             lp = layers[s]  # its output is held if it saves it, or if it is a view of a held input
-            out_held = lp.saves_output or (lp.output_key == lp.input_key and (held or lp.saves_input))
-            for p, c, rest in frontier(s + 1, out_held):
+            out_held = lp.saves_output or (lp.output_key == lp.input_key and (in_key in held or lp.saves_input))
+            nxt = held_shared | (shared & items.keys()) | ({("B", lp.output_key)} if out_held else set())
+            for p, c, rest in frontier(s + 1, frozenset(nxt)):
                 options.append((h + p, c, (blk,) + rest))
         stop_max = n if max_block is None else min(n, s + max_block)
         for e in range(s + 1, stop_max + 1):
@@ -229,19 +239,22 @@ def pareto_plans(profile: ChainProfile, allow_plain: bool = True,
             full = dict(kept)
             for lp in layers[s:e]:
                 full.update(lp.saved_items())
-            if held:
-                kept.pop(in_key, None)
-                full.pop(in_key, None)
+            for k in held:
+                kept.pop(k, None)
+                full.pop(k, None)
             k, f = _bytes(kept), _bytes(full)
             cost = profile.recompute_seconds(s, e)
             blk = Block(s, e, True)
             # the block keeps its input; its output is that same buffer if its layers are all views
-            for p, c, rest in frontier(e, layers[e - 1].output_key == layers[s].input_key):
+            nxt = held_shared | (shared & kept.keys())
+            if layers[e - 1].output_key == layers[s].input_key:
+                nxt = nxt | {in_key}
+            for p, c, rest in frontier(e, frozenset(nxt)):
                 options.append((max(k + p, f), cost + c, (blk,) + rest))
         memo[key] = _pareto(options)
         return memo[key]
 
-    return [Plan(blocks, predicted_peak_bytes=p, recompute_seconds=c) for p, c, blocks in frontier(0, False)]
+    return [Plan(blocks, predicted_peak_bytes=p, recompute_seconds=c) for p, c, blocks in frontier(0, frozenset())]
 
 
 def _pareto(options: list[tuple[int, float, tuple[Block, ...]]]) -> list[tuple[int, float, tuple[Block, ...]]]:

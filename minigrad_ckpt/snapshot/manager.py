@@ -27,7 +27,7 @@ from .snapshot import Snapshot, SnapshotConfig, atomic_write
 __all__ = ["SnapshotManager"]
 
 MANIFEST = "MANIFEST.msgpack"
-_NAME = re.compile(r"^snapshot-(\d{12})\.mgsnap$")
+_NAME = re.compile(r"^snapshot-(\d{12})(?:\.(\d+))?\.mgsnap$")
 
 
 class SnapshotManager:
@@ -78,10 +78,11 @@ class SnapshotManager:
         it = ex.iteration if iteration is None else int(iteration)
         if it < 0:
             raise ValueError(f"iteration must be >= 0, got {it}")
-        entries = [e for e in self._read_manifest() if e["iteration"] != it]
+        entries = [e for e in self._read_manifest() if e["iteration"] != it or e.get("superseded")]
         base = None
         if config.incremental:
-            older = sorted((e for e in entries if e["iteration"] < it), key=lambda e: e["iteration"])
+            older = sorted((e for e in entries if e["iteration"] < it and not e.get("superseded")),
+                           key=lambda e: (e["iteration"], e.get("seq", 0)))
             chain = _chain_length(older[-1], entries) if older else 0
             if older and chain < self.full_every:
                 base = self.directory / older[-1]["file"]
@@ -93,18 +94,35 @@ class SnapshotManager:
         for k, v in (metadata or {}).items():
             snap.add_metadata(k, v)
         path = self.path_for(it)
+        all_entries = self._read_manifest()
+        seq = 1 + max((e.get("seq", 0) for e in all_entries), default=0)
+        if any(e.get("base") == path.name for e in entries):
+            # A kept incremental snapshot is based on the file of this iteration:
+            # write beside it instead of over it (the old one goes when unneeded).
+            path = self.directory / f"snapshot-{it:012d}.{seq}.mgsnap"
         snap.save(path)
+        superseded = [e for e in all_entries if e["iteration"] == it and e["file"] != path.name]
+        entries = [e for e in entries if e["file"] != path.name] + [
+            dict(e, superseded=True) for e in superseded if any(x.get("base") == e["file"] for x in entries)]
         entries.append({"file": path.name, "iteration": it, "checksum": snap.metadata.checksum,
-                        "base": base.name if base is not None else None})
-        entries.sort(key=lambda e: e["iteration"])
+                        "base": base.name if base is not None else None, "seq": seq})
+        entries.sort(key=lambda e: (e["iteration"], e.get("seq", 0)))
+        for e in superseded:  # an older file for this iteration that no kept snapshot needs
+            if not any(x.get("base") == e["file"] for x in entries) and e["file"] != path.name:
+                try:
+                    (self.directory / e["file"]).unlink()
+                except FileNotFoundError:
+                    pass
         self._write_manifest(entries)
         self._prune(entries)
         return path
 
     def _prune(self, entries: list[dict[str, Any]]) -> None:
-        if self.max_snapshots is None or len(entries) <= self.max_snapshots:
-            return
-        keep = {e["file"] for e in entries[-self.max_snapshots:]}
+        current = [e for e in entries if not e.get("superseded")]
+        if self.max_snapshots is None or len(current) <= self.max_snapshots:
+            keep = {e["file"] for e in current}
+        else:
+            keep = {e["file"] for e in current[-self.max_snapshots:]}
         by_file = {e["file"]: e for e in entries}
         for f in list(keep):  # bases of kept snapshots stay
             b = by_file[f].get("base")
@@ -112,6 +130,8 @@ class SnapshotManager:
                 keep.add(b)
                 b = by_file[b].get("base")
         remaining = [e for e in entries if e["file"] in keep]
+        if len(remaining) == len(entries):
+            return
         self._write_manifest(remaining)  # first forget them, then delete: a crash leaves only orphans
         for e in entries:
             if e["file"] not in keep:
@@ -124,7 +144,7 @@ class SnapshotManager:
     def list_snapshots(self) -> list[Path]:
         """Paths of the snapshots this manager wrote, oldest iteration first."""
         return [self.directory / e["file"] for e in self._read_manifest()
-                if (self.directory / e["file"]).exists()]
+                if not e.get("superseded") and (self.directory / e["file"]).exists()]
 
     def load_latest(self, config: SnapshotConfig | None = None) -> Snapshot:
         """The newest snapshot (by iteration) that loads and verifies.
@@ -135,14 +155,15 @@ class SnapshotManager:
         """
         config = config or SnapshotConfig(verify_checksum=True)
         entries = self._read_manifest()
-        candidates = [(e["iteration"], self.directory / e["file"]) for e in entries]
+        candidates = [((e["iteration"], e.get("seq", 0)), self.directory / e["file"]) for e in entries
+                      if not e.get("superseded")]
         if not candidates:
             for p in self.directory.iterdir():
                 m = _NAME.match(p.name)
                 if m:
-                    candidates.append((int(m.group(1)), p))
+                    candidates.append(((int(m.group(1)), int(m.group(2) or 0)), p))
         problems = []
-        for _, path in sorted(candidates, key=lambda c: -c[0]):
+        for _, path in sorted(candidates, key=lambda c: c[0], reverse=True):
             try:
                 snap = Snapshot.load(path, config)
             except SnapshotError as exc:

@@ -385,6 +385,16 @@ class Snapshot:
                                         f"{t.dtype} {t.shape}")
                 model_sd[k] = arr
         opt_sd = self._optimizer_state_dict(ex) if ex.optimizer is not None else None
+        rng = self.state.get("rng")
+        if rng is not None:
+            try:
+                _random.Generator().set_state(rng)  # validate on a scratch generator first
+            except (ValueError, TypeError) as exc:
+                raise SnapshotError(f"the snapshot's RNG state is malformed: {exc}") from None
+        sched = self.state.get("scheduler")
+        if ex.scheduler is not None and sched is not None and not (
+                isinstance(sched, dict) and isinstance(sched.get("state"), dict)):
+            raise SnapshotError("the snapshot's scheduler state is malformed")
         # -------- everything checked: now change ex --------
         if ex.model is not None:
             ex.model.load_state_dict({k: Tensor(v, dtype=v.dtype) for k, v in model_sd.items()})
@@ -408,6 +418,9 @@ class Snapshot:
         st = self.state.get("optimizer")
         if st is None:
             raise SnapshotError("the executor has an optimizer but the snapshot holds no optimizer state")
+        if not isinstance(st, dict) or not isinstance(st.get("param_groups", []), list) or not isinstance(
+                st.get("scalars") or {}, dict):
+            raise SnapshotError("the snapshot's optimizer state is malformed")
         if st.get("type") != type(ex.optimizer).__name__:
             raise SnapshotError(f"the snapshot holds {st.get('type')} state, the executor has "
                                 f"{type(ex.optimizer).__name__}")
