@@ -74,8 +74,13 @@ def _operand(x: Any, like: Tensor) -> Any:
     return _tensor(x, like)
 
 
+_FAST_OPERANDS = (float, int)  # exact types: np.float64 subclasses float and must go through _operand
+
+
 def _binary(op: Any, x: Any, y: Any) -> Tensor:
     if isinstance(x, Tensor):
+        if type(y) in _FAST_OPERANDS or isinstance(y, Tensor):  # the common cases, checked cheaply
+            return apply(op, x, y)
         return apply(op, x, _operand(y, x))
     if isinstance(y, Tensor):
         return apply(op, _operand(x, y), y)
