@@ -1,0 +1,357 @@
+"""Checkpoint policies, CheckpointingConfig and CheckpointStatistics: each field does what it says."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt import checkpoint as ck
+from minigrad_ckpt import nn
+from minigrad_ckpt.checkpoint.planner import Block, Plan
+from minigrad_ckpt.grad_mode import state as grad_state
+
+
+@pytest.fixture(autouse=True)
+def _fresh_statistics():
+    ck.reset_statistics()
+    yield
+    ck.reset_statistics()
+    assert grad_state.recorder is None
+
+
+def chain(n_pairs=4, dtype="float64", seed=0):
+    mg.manual_seed(seed)
+    widths = [5, 9, 4, 11, 6, 8, 3, 7, 5][: n_pairs + 1]
+    layers = []
+    for a, b in zip(widths[:-1], widths[1:]):
+        layers += [nn.Linear(a, b, dtype=dtype), nn.Tanh()]
+    return layers
+
+
+def params(layers):
+    return [p for layer in layers for p in layer.parameters()]
+
+
+def grads_of(layers, x, plan_or_policy):
+    for p in params(layers):
+        p.grad = None
+    if isinstance(plan_or_policy, Plan):
+        out = ck.run_plan(layers, plan_or_policy, x)
+    else:
+        out = ck.checkpoint_sequential(layers, plan_or_policy, x)
+    (out ** 2).sum().backward()
+    return [p.grad.numpy().copy() for p in params(layers)]
+
+
+def covers(plan, n):
+    assert plan.blocks[0].start == 0 and plan.n_layers == n
+    for a, b in zip(plan.blocks[:-1], plan.blocks[1:]):
+        assert a.stop == b.start and a.stop > a.start
+
+
+# ----------------------------------------------------------------------------------------------
+# Policies
+# ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("bad", [0, -1, -7, 1.5, 2.0, "2", None, True, False])
+def test_every_n_layers_rejects_non_positive_and_non_int(bad):
+    with pytest.raises(ValueError, match="EveryNLayers"):
+        ck.EveryNLayers(bad)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 20])
+def test_every_n_layers_plan(n):
+    plan = ck.EveryNLayers(n).plan(8)
+    covers(plan, 8)
+    starts = [s for s, _ in plan.segments]
+    assert starts == [s for s in range(0, 8, n)][: len(starts)]
+    # the last block is never checkpointed, every other block starts every n layers
+    assert not plan.blocks[-1].checkpointed
+    assert all(e - s == n for s, e in plan.segments)
+
+
+def test_custom_calls_the_predicate_and_uses_its_answers():
+    calls = []
+
+    def pred(i, n):
+        calls.append((i, n))
+        return i in (0, 3, 5)
+
+    policy = ck.Custom(pred)
+    plan = policy.plan(8)
+    assert sorted(calls) == [(i, 8) for i in range(8)]
+    covers(plan, 8)
+    assert plan.segments == [(0, 3), (3, 5)]
+    assert [b.checkpointed for b in plan.blocks] == [True, True, False, False, False]
+    # and it is used for real: gradients exact, predicate called again on a new chain length
+    layers = chain(4)
+    x = mg.randn(3, 5, dtype="float64")
+    calls.clear()
+    got = grads_of(layers, x, policy)
+    assert len(calls) == 8
+    assert ck.statistics().forward_passes == 2
+    want = grads_of(layers, x, ck.NoCheckpointing())
+    for a, b in zip(got, want):
+        assert a.tobytes() == b.tobytes()
+
+
+def test_custom_needs_a_callable():
+    with pytest.raises(TypeError):
+        ck.Custom(3)
+
+
+def test_custom_predicate_that_is_never_true_checkpoints_nothing():
+    plan = ck.Custom(lambda i, n: False).plan(6)
+    # layer 0's input is always a block start; with no other start, the one block is plain
+    assert plan.segments == []
+
+
+@pytest.mark.parametrize("layers", [[8], [3, 9], [100]])
+def test_specific_layers_out_of_range(layers):
+    policy = ck.SpecificLayers(layers)
+    with pytest.raises(ValueError, match=r"do not exist in a chain of 8 layers"):
+        policy.plan(8)
+    with pytest.raises(ValueError, match="do not exist"):
+        ck.checkpoint_sequential(chain(4), policy, mg.randn(2, 5, dtype="float64"))
+
+
+def test_specific_layers_negative_is_an_error():
+    with pytest.raises(ValueError, match=">= 0"):
+        ck.SpecificLayers([2, -1])
+
+
+def test_specific_layers_plan():
+    plan = ck.SpecificLayers([5, 2, 2]).plan(8)
+    covers(plan, 8)
+    assert plan.segments == [(0, 2), (2, 5)]
+
+
+@pytest.mark.parametrize("n", [1, 2, 4, 9, 16, 17, 100])
+def test_sqrt_plan(n):
+    plan = ck.Sqrt().plan(n)
+    covers(plan, n)
+    k = max(1, round(np.sqrt(n)))
+    assert len(plan.segments) <= k
+    if n >= 4:
+        assert len(plan.segments) == k - 1  # sqrt(n) blocks, the last one plain
+
+
+def test_none_policy_and_alias():
+    none = getattr(ck.CheckpointPolicy, "None")
+    assert none is ck.NoCheckpointing
+    plan = none().plan(5)
+    assert plan.segments == [] and plan.n_layers == 5
+    assert ck.CheckpointingConfig(None).policy == ck.NoCheckpointing()
+
+
+def test_optimal_needs_a_profile_and_a_valid_budget():
+    with pytest.raises(ValueError, match="non-negative"):
+        ck.Optimal(-1)
+    with pytest.raises(ValueError, match="profile"):
+        ck.Optimal(100).plan(4)
+    layers = chain(2)
+    x = mg.randn(3, 5, dtype="float64")
+    prof = ck.profile_chain(layers, x)
+    with pytest.raises(ValueError, match="layers"):
+        ck.Optimal(10**6).plan(3, prof)
+    with pytest.raises(ck.InfeasibleBudgetError):
+        ck.checkpoint_sequential(layers, ck.Optimal(1), x)
+
+
+def test_automatic_is_optimal_under_its_budget():
+    layers = chain(4)
+    x = mg.randn(3, 5, dtype="float64")
+    prof = ck.profile_chain(layers, x)
+    for p in ck.pareto_plans(prof):
+        a = ck.Automatic(p.predicted_peak_bytes).plan(len(layers), prof)
+        o = ck.Optimal(p.predicted_peak_bytes).plan(len(layers), prof)
+        assert a.blocks == o.blocks
+        assert a.predicted_peak_bytes <= p.predicted_peak_bytes
+
+
+# ----------------------------------------------------------------------------------------------
+# CheckpointingConfig
+# ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("policy", [ck.EveryNLayers(1), ck.EveryNLayers(2), ck.Sqrt(), ck.SpecificLayers([1, 2, 4, 6])])
+@pytest.mark.parametrize("max_checkpoints", [1, 2, 3])
+def test_max_checkpoints_merges_blocks_and_loses_nothing(policy, max_checkpoints):
+    layers = chain(4)
+    x = mg.randn(3, 5, dtype="float64")
+    config = ck.CheckpointingConfig(policy, max_checkpoints=max_checkpoints, enable_statistics=True)
+    plan = ck.plan_chain(layers, x, config)
+    unlimited = ck.plan_chain(layers, x, policy)
+    covers(plan, len(layers))
+    assert len(plan.segments) == min(max_checkpoints, len(unlimited.segments))
+    # merging only joins blocks: every original boundary that survives is an original one
+    original = {b.start for b in unlimited.blocks}
+    assert {s for s, _ in plan.segments} <= original
+    # the merged blocks still cover every layer that was checkpointed
+    ck_layers = {i for s, e in unlimited.segments for i in range(s, e)}
+    assert ck_layers <= {i for s, e in plan.segments for i in range(s, e)}
+    got = grads_of(layers, x, plan)
+    want = grads_of(layers, x, ck.NoCheckpointing())
+    for a, b in zip(got, want):
+        assert a.tobytes() == b.tobytes()
+    assert ck.statistics().recompute_count == len(plan.segments)
+
+
+def test_max_checkpoints_must_be_positive():
+    with pytest.raises(ValueError, match="max_checkpoints"):
+        ck.CheckpointingConfig(ck.Sqrt(), max_checkpoints=0)
+
+
+def test_config_policy_type_is_checked():
+    with pytest.raises(TypeError, match="CheckpointPolicy"):
+        ck.CheckpointingConfig("sqrt")
+
+
+def test_recompute_on_backward_false_disables_dropping():
+    mg.manual_seed(0)
+    model = nn.Sequential(*chain(4))
+    x = mg.randn(3, 5, dtype="float64")
+    config = ck.CheckpointingConfig(ck.EveryNLayers(1), recompute_on_backward=False, enable_statistics=True)
+    model.enable_checkpointing(config)
+    with mg.memory.track() as ledger:
+        out = model(x)
+        after_forward = ledger.live("saved")
+        (out ** 2).sum().backward()
+    assert ck.last_plan(model).segments == []
+    assert config.statistics.forward_passes == 0 and ck.statistics().recompute_count == 0
+    got = [p.grad.numpy().copy() for p in model.parameters()]
+    model.enable_checkpointing(None)
+    model.zero_grad()
+    with mg.memory.track() as ledger:
+        out = model(x)
+        assert ledger.live("saved") == after_forward
+        (out ** 2).sum().backward()
+    for a, p in zip(got, model.parameters()):
+        assert a.tobytes() == p.grad.numpy().tobytes()
+
+
+def test_enable_checkpointing_caches_one_plan_per_input_shape():
+    layers = chain(3)
+    model = nn.Sequential(*layers)
+    config = ck.CheckpointingConfig(ck.Optimal(None))
+    model.enable_checkpointing(config)
+    model(mg.randn(3, 5, dtype="float64"))
+    model(mg.randn(3, 5, dtype="float64"))
+    assert len(config._plans) == 1
+    model(mg.randn(7, 5, dtype="float64"))
+    assert len(config._plans) == 2
+    with pytest.raises(TypeError):
+        ck.enable_checkpointing(object(), ck.Sqrt())
+
+
+def test_char_transformer_enable_checkpointing_is_exact():
+    from minigrad_ckpt.demo import CharTransformer
+
+    kwargs = dict(vocab_size=11, block_size=8, d_model=16, n_heads=2, n_layers=3, dropout=0.1)
+    ids = mg.tensor(np.arange(2 * 8).reshape(2, 8) % 11)
+
+    def run(config):
+        mg.manual_seed(0)
+        model = CharTransformer(**kwargs)
+        if config is not None:
+            model.enable_checkpointing(config)
+        mg.manual_seed(1)
+        out = model(ids)
+        (out * out).mean().backward()
+        return [out.numpy().copy()] + [p.grad.numpy().copy() for p in model.parameters()], mg.get_rng_state()
+
+    want, rng_want = run(None)
+    got, rng_got = run(ck.CheckpointingConfig(ck.EveryNLayers(1)))
+    assert rng_got == rng_want
+    assert ck.statistics().recompute_count == 2  # three blocks, the last one plain
+    for a, b in zip(got, want):
+        assert a.tobytes() == b.tobytes()
+
+
+# ----------------------------------------------------------------------------------------------
+# Statistics are measured
+# ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_statistics_of_one_segment_by_hand(dtype):
+    """Linear(4, 8) -> Tanh -> Linear(8, 3) -> Tanh on a (5, 4) input that needs no grad.
+
+    Without checkpointing the tape keeps x (Linear 1 saves its input), h1 = tanh(.)
+    (saved by Tanh 1 as its output *and* by Linear 2 as its input: one buffer) and
+    h2 (Tanh 2's output): 5*4 + 5*8 + 5*3 = 75 elements.  The segment keeps x only,
+    so it saves 5*8 + 5*3 = 55 elements.  Parameters are never counted.
+    """
+    item = np.dtype(dtype).itemsize
+    mg.manual_seed(0)
+    layers = [nn.Linear(4, 8, dtype=dtype), nn.Tanh(), nn.Linear(8, 3, dtype=dtype), nn.Tanh()]
+    x = mg.randn(5, 4, dtype=dtype)
+
+    def run(h):
+        for f in layers:
+            h = f(h)
+        return h
+
+    with mg.memory.track() as ledger:
+        run(x)
+        plain_live = ledger.live("saved")
+    assert plain_live == 75 * item
+    stats = ck.statistics()
+    with mg.memory.track() as ledger:
+        out = ck.checkpoint(run, x)
+        ckpt_live = ledger.live("saved")
+        assert stats.active_checkpoints == 1
+        assert stats.forward_passes == 1 and stats.backward_passes == 0 and stats.recompute_count == 0
+        (out * out).sum().backward()
+    assert ckpt_live == 20 * item
+    assert stats.memory_saved_bytes == 55 * item == plain_live - ckpt_live
+    assert stats.memory_saved_mb() == pytest.approx(55 * item / 2**20)
+    assert stats.forward_passes == 1 and stats.backward_passes == 1 and stats.recompute_count == 1
+    assert stats.active_checkpoints == 0
+    assert stats.avg_recomputations() == 1.0
+    assert stats.forward_time_us > 0 and stats.additional_compute_time_us > 0
+    assert stats.compute_overhead_percent() > 0
+    d = stats.as_dict()
+    assert d["memory_saved_bytes"] == 55 * item and d["avg_recomputations"] == 1.0
+    seg = out._node.segment
+    assert (seg.dropped_bytes, seg.kept_bytes) == (75 * item, 20 * item)
+
+
+def test_statistics_counters_over_steps_and_config_statistics():
+    layers = chain(4)
+    x = mg.randn(3, 5, dtype="float64")
+    config = ck.CheckpointingConfig(ck.EveryNLayers(2), enable_statistics=True)
+    for step in range(1, 4):
+        out = ck.checkpoint_sequential(layers, ck.EveryNLayers(2), x, config=config)
+        assert config.statistics.active_checkpoints == 3
+        (out ** 2).sum().backward()
+        for s in (config.statistics, ck.statistics()):
+            assert s.forward_passes == 3 * step
+            assert s.backward_passes == 3 * step
+            assert s.recompute_count == 3 * step
+            assert s.active_checkpoints == 0
+            assert s.avg_recomputations() == 1.0
+            assert s.memory_saved_bytes > 0
+    config.statistics.reset()
+    assert config.statistics.as_dict()["forward_passes"] == 0
+    assert ck.statistics().forward_passes == 9
+
+
+def test_statistics_without_any_segment():
+    s = ck.CheckpointStatistics()
+    assert s.avg_recomputations() == 0.0 and s.compute_overhead_percent() == 0.0 and s.memory_saved_mb() == 0.0
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "memory_saved_bytes sums per-segment (dropped - kept); across adjacent segments a boundary "
+    "activation saved by one segment's last op and kept by the next is counted as saved although it "
+    "stays in memory (EveryNLayers(2): ledger saving 0 B, statistic 380 B; EveryNLayers(1): ledger "
+    "-380 B, statistic 0 B)"))
+@pytest.mark.parametrize("policy", [ck.EveryNLayers(2)])
+def test_statistics_memory_saved_matches_the_ledger_for_several_segments(policy):
+    mg.manual_seed(0)
+    layers = [nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 6), nn.Tanh(), nn.Linear(6, 5), nn.Tanh(), nn.Linear(5, 3)]
+    x = mg.randn(5, 4)
+    with mg.memory.track() as ledger:
+        ck.run_plan(layers, Plan((Block(0, len(layers), False),)), x)
+        plain = ledger.live("saved")
+    with mg.memory.track() as ledger:
+        ck.run_plan(layers, ck.plan_chain(layers, x, policy), x)
+        ckpt = ledger.live("saved")
+    assert ck.statistics().memory_saved_bytes == plain - ckpt
