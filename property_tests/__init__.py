@@ -1,0 +1,1 @@
+"""Property-based tests: the op battery, the stateful graph test and the strategies' own tests."""

@@ -1,0 +1,831 @@
+"""The op database: one :class:`OpSpec` per registered op (PyTorch's OpInfo idea).
+
+Each spec says how to draw *samples* of its op -- an op instance with the
+static attributes ``minigrad_ckpt.functional`` would build, the input values
+(NumPy arrays, Python scalars, or ``None`` for an absent optional operand) and
+which inputs are differentiable -- plus the tolerances and flags the generic
+battery in ``test_op_battery.py`` needs.
+
+Two input domains per op:
+
+``grad=True``   values for gradient checks: finite differences need smooth
+                points, so log/sqrt get positive inputs, abs stays away from 0,
+                max/min/clip never see ties (values on disjoint grids), var/std
+                keep ``N - ddof >= 1`` and non-constant slices.
+``grad=False``  values for forward checks: kinks, ties, zeros, singular points
+                (``log(0)``, ``x / 0``, ``ddof >= N``) are included on purpose;
+                the output is compared with the op's NumPy ``reference``.
+
+Adding an op to the registry without adding a spec here fails the battery.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from hypothesis import assume
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from minigrad_ckpt import functional as F
+from minigrad_ckpt.ops import registry
+from minigrad_ckpt.tensor import Tensor
+from minigrad_ckpt.testing import strategies as mst
+
+__all__ = ["Sample", "OpSpec", "Dom", "op_db", "SPECS"]
+
+
+# ---------------------------------------------------------------------------
+# Samples and specs
+# ---------------------------------------------------------------------------
+@dataclass
+class Sample:
+    """One drawn application of an op."""
+
+    op: Any
+    inputs: tuple          # np.ndarray, Python scalar or None per input
+    diff: tuple[bool, ...]  # which inputs gradients are checked for
+
+    def __repr__(self) -> str:
+        def show(v: Any) -> str:
+            if isinstance(v, np.ndarray):
+                return f"array(shape={v.shape}, dtype={v.dtype}, {v.tolist()!r})"
+            return repr(v)
+
+        ins = ", ".join(show(v) for v in self.inputs)
+        return f"Sample({self.op!r}, inputs=({ins}), diff={self.diff})"
+
+
+Sampler = Callable[[Any, np.dtype, bool, int], Sample]
+
+
+@dataclass
+class OpSpec:
+    """How the battery exercises one op.
+
+    ``sampler(draw, dtype, grad, max_size)`` draws one :class:`Sample`; use
+    :meth:`samples` to get a Hypothesis strategy.  ``forward_dtypes`` are the
+    input dtypes the forward check runs with (int/bool where NumPy semantics
+    make sense).  ``no_gradgrad`` is a reason string when second derivatives
+    are not checked.  ``out_dtype(sample, in_dtype)`` is the dtype a float
+    input must produce (``in_dtype`` unless the op casts).
+    """
+
+    name: str
+    sampler: Sampler
+    forward_dtypes: tuple[str, ...] = ("float64", "float32")
+    forward_only: bool = False
+    no_gradgrad: str | None = None
+    grad_atol: float = 1e-5
+    grad_rtol: float = 1e-3
+    eps: float = 1e-6
+    out_dtype: Callable[[Sample, np.dtype], np.dtype] | None = None
+    notes: str = ""
+
+    def samples(self, dtype: Any = "float64", *, grad: bool = True,
+                max_size: int = 30) -> st.SearchStrategy[Sample]:
+        """A strategy of samples with inputs of ``dtype`` in the grad / forward domain."""
+        dt = np.dtype(dtype)
+
+        @st.composite
+        def _draw(draw: Any) -> Sample:
+            return self.sampler(draw, dt, grad, max_size)
+
+        return _draw()
+
+    def expected_dtype(self, sample: Sample, in_dtype: np.dtype) -> np.dtype:
+        return np.dtype(self.out_dtype(sample, in_dtype)) if self.out_dtype else np.dtype(in_dtype)
+
+
+# ---------------------------------------------------------------------------
+# Value domains
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Dom:
+    """Where a float input's values come from.
+
+    ``[lo, hi]`` uniform floats; ``specials`` exact values mixed in (zeros,
+    kinks); ``gap``: magnitudes in ``[gap, hi]`` with a random sign (away
+    from 0); ``grid``: values ``k * grid + offset`` -- two inputs on grids with
+    different offsets never tie, and ``unique=True`` on one grid gives
+    distinct values at least ``grid`` apart.
+    """
+
+    lo: float = -5.0
+    hi: float = 5.0
+    specials: tuple[float, ...] = ()
+    gap: float | None = None
+    grid: float | None = None
+    offset: float = 0.0
+    unique: bool = False
+
+    def elements(self) -> st.SearchStrategy[float]:
+        if self.grid is not None:
+            k_lo = math.ceil((self.lo - self.offset) / self.grid)
+            k_hi = math.floor((self.hi - self.offset) / self.grid)
+            base = st.integers(k_lo, k_hi).map(lambda k: k * self.grid + self.offset)
+        elif self.gap is not None:
+            base = st.tuples(st.floats(self.gap, self.hi), st.booleans()).map(
+                lambda t: t[0] if t[1] else -t[0])
+        else:
+            base = st.floats(self.lo, self.hi, allow_nan=False, allow_infinity=False,
+                             allow_subnormal=False)
+        if self.specials:
+            return st.one_of(st.sampled_from(self.specials), base)
+        return base
+
+
+REAL = Dom()
+WIDE = Dom(-10.0, 10.0, specials=(0.0, 1.0, -1.0))
+POSITIVE = Dom(0.2, 5.0)
+NONNEG_FWD = Dom(-2.0, 8.0, specials=(0.0, -0.0, 1.0))
+# Three tie-free grids (spacing 4/32, offsets 1/32, 2/32, 3/32): values on different grids differ by >= 1/32.
+GRID_X = Dom(-4.0, 4.0, grid=0.125, offset=1 / 32)
+GRID_Y = Dom(-4.0, 4.0, grid=0.125, offset=2 / 32)
+GRID_Z = Dom(-4.0, 4.0, grid=0.125, offset=3 / 32)
+DISTINCT = Dom(-4.0, 4.0, grid=1 / 16, offset=1 / 64, unique=True)
+# Ties and repeated values on purpose (forward checks of max/min/argmax/comparisons).
+TIES = Dom(-2.0, 2.0, grid=0.5)
+
+
+def _arr(draw: Any, shape: tuple[int, ...], dtype: np.dtype, dom: Dom = REAL) -> np.ndarray:
+    """An array of ``shape``/``dtype`` with values from ``dom`` (small ints for int dtypes)."""
+    if dtype.kind == "b":
+        return draw(hnp.arrays(np.bool_, shape, elements=st.booleans()))
+    if dtype.kind in "iu":
+        lo = 0 if dtype.kind == "u" else -5
+        hi = 5
+        if dom.unique:
+            lo, hi = (0, 100) if dtype.kind == "u" else (-50, 50)
+        return draw(mst.arrays(dtype, shape, st.integers(lo, hi), unique=dom.unique))
+    a = draw(mst.arrays(np.float64, shape, dom.elements(), unique=dom.unique))
+    return a.astype(dtype)
+
+
+def _scalar(draw: Any, dtype: np.dtype, dom: Dom = REAL) -> Any:
+    """A Python scalar constant (weakly typed: it takes the array's dtype)."""
+    if dtype.kind == "b":
+        return draw(st.booleans())
+    if dtype.kind in "iu":
+        return draw(st.integers(0 if dtype.kind == "u" else -5, 5))
+    return float(draw(dom.elements()))
+
+
+def _size(shape: tuple[int, ...]) -> int:
+    return int(np.prod(shape, dtype=np.int64))
+
+
+def _shape(draw: Any, max_size: int, *, min_dims: int = 0, max_dims: int = 4, min_side: int = 0,
+           max_side: int = 4) -> tuple[int, ...]:
+    """A shape (0-d and empty included) with at most ``max_size`` elements."""
+    shape = list(draw(mst.shapes(min_dims=min_dims, max_dims=max_dims, min_side=min_side,
+                                 max_side=max_side)))
+    while _size(tuple(shape)) > max_size:
+        i = int(np.argmax(shape))
+        shape[i] -= 1
+    return tuple(shape)
+
+
+def _bshapes(draw: Any, n: int, max_size: int) -> tuple[tuple[int, ...], ...]:
+    """``n`` mutually broadcastable shapes whose broadcast has at most ``max_size`` elements."""
+    shapes = draw(mst.broadcastable_shapes(n, max_dims=3, max_side=3))
+    assume(_size(np.broadcast_shapes(*shapes)) <= max_size)
+    return shapes
+
+
+def _diff(draw: Any, candidates: list[bool]) -> tuple[bool, ...]:
+    """Which candidate inputs require grad: a random non-empty subset of the candidates."""
+    idx = [i for i, c in enumerate(candidates) if c]
+    if not idx:
+        return tuple(False for _ in candidates)
+    chosen = draw(st.lists(st.sampled_from(idx), min_size=1, max_size=len(idx), unique=True))
+    return tuple(i in chosen for i in range(len(candidates)))
+
+
+def _float(dtype: np.dtype) -> bool:
+    return dtype.kind == "f"
+
+
+# ---------------------------------------------------------------------------
+# Samplers: elementwise
+# ---------------------------------------------------------------------------
+def unary(cls: type, grad_dom: Dom = REAL, fwd_dom: Dom = WIDE) -> Sampler:
+    def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+        x = _arr(draw, _shape(draw, max_size), dtype, grad_dom if grad else fwd_dom)
+        return Sample(cls(), (x,), (_float(dtype) and cls.differentiable,))
+
+    return sampler
+
+
+def binary(cls: type, doms: tuple[Dom, Dom] = (REAL, REAL), fwd_doms: tuple[Dom, Dom] = (WIDE, WIDE),
+           scalar_y: tuple[Any, ...] | None = None, scalars: bool = True) -> Sampler:
+    """Two broadcastable operands; sometimes one of them is a Python scalar constant.
+
+    ``scalar_y`` lists special Python scalars for the second operand (e.g.
+    integer exponents of ``pow``).
+    """
+
+    def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+        dx, dy = doms if grad else fwd_doms
+        sx, sy = _bshapes(draw, 2, max_size)
+        kind = draw(st.sampled_from(["arrays", "scalar_x", "scalar_y"] if scalars else ["arrays"]))
+        x = _arr(draw, sx, dtype, dx) if kind != "scalar_x" else _scalar(draw, dtype, dx)
+        if kind == "scalar_y":
+            if scalar_y and draw(st.booleans()):
+                y = draw(st.sampled_from(scalar_y))
+            else:
+                y = _scalar(draw, dtype, dy)
+        else:
+            y = _arr(draw, sy, dtype, dy)
+        fl = _float(dtype) and cls.differentiable
+        return Sample(cls(), (x, y), _diff(draw, [fl and isinstance(x, np.ndarray),
+                                                 fl and isinstance(y, np.ndarray)]))
+
+    return sampler
+
+
+def clip_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """x with lo/hi each None, a Python scalar or an array; x never on a bound, lo != hi."""
+    sx, slo, shi = _bshapes(draw, 3, max_size)
+    dx, dlo, dhi = (GRID_X, GRID_Y, GRID_Z) if grad else (TIES, TIES, TIES)
+    x = _arr(draw, sx, dtype, dx)
+
+    def bound(shape: tuple[int, ...], dom: Dom) -> Any:
+        kind = draw(st.sampled_from(["none", "scalar", "array"]))
+        if kind == "none":
+            return None
+        if kind == "scalar":
+            return _scalar(draw, dtype, dom)
+        return _arr(draw, shape, dtype, dom)
+
+    lo, hi = bound(slo, dlo), bound(shi, dhi)
+    fl = _float(dtype)
+    return Sample(registry["Clip"](), (x, lo, hi),
+                  _diff(draw, [fl, fl and isinstance(lo, np.ndarray), fl and isinstance(hi, np.ndarray)]))
+
+
+def where_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    sc, sx, sy = _bshapes(draw, 3, max_size)
+    cond = _arr(draw, sc, np.dtype(bool))
+    x = _arr(draw, sx, dtype) if draw(st.integers(0, 3)) else _scalar(draw, dtype)
+    y = _arr(draw, sy, dtype) if draw(st.integers(0, 3)) or not isinstance(x, np.ndarray) \
+        else _scalar(draw, dtype)
+    fl = _float(dtype)
+    return Sample(registry["Where"](), (cond, x, y),
+                  (False,) + _diff(draw, [fl and isinstance(x, np.ndarray), fl and isinstance(y, np.ndarray)]))
+
+
+def logical_binary(cls: type) -> Sampler:
+    def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+        sx, sy = _bshapes(draw, 2, max_size)
+        dom = Dom(-1.0, 1.0, grid=1.0)  # -1, 0, 1: zeros (false) appear often
+        return Sample(cls(), (_arr(draw, sx, dtype, dom), _arr(draw, sy, dtype, dom)), (False, False))
+
+    return sampler
+
+
+def special_values_sampler(cls: type) -> Sampler:
+    """Floats including nan and +-inf (isnan / isfinite)."""
+
+    def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+        shape = _shape(draw, max_size)
+        if dtype.kind == "f":
+            dom = Dom(-5.0, 5.0, specials=(math.nan, math.inf, -math.inf, 0.0))
+            x = _arr(draw, shape, dtype, dom)
+        else:
+            x = _arr(draw, shape, dtype)
+        return Sample(cls(), (x,), (False,))
+
+    return sampler
+
+
+# ---------------------------------------------------------------------------
+# Samplers: reductions and scans
+# ---------------------------------------------------------------------------
+def reduction(cls: type, grad_dom: Dom = REAL, fwd_dom: Dom = WIDE, nonempty: bool = False,
+              ddof: bool = False) -> Sampler:
+    """Axes drawn as None / int / negative int / tuple / () and normalized like functional.py."""
+
+    def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+        shape = _shape(draw, max_size)
+        axis = draw(mst.valid_axes(len(shape)))
+        axes = F.normalize_axis(axis, len(shape))
+        if nonempty and (any(shape[a] == 0 for a in axes) or (not axes and _size(shape) == 0)):
+            # max/min/logsumexp reject reductions over nothing (functional._check_nonempty)
+            shape = tuple(n or 1 for n in shape)
+        extra: dict[str, Any] = {}
+        if ddof:
+            count = _size(tuple(shape[a] for a in axes))
+            if grad:
+                extra["ddof"] = draw(st.integers(0, max(0, min(1, count - 1))))
+            else:
+                extra["ddof"] = draw(st.integers(0, 3))  # N - ddof <= 0 included: inf / nan
+        x = _arr(draw, shape, dtype, grad_dom if grad else fwd_dom)
+        op = cls(axes=axes, keepdims=draw(st.booleans()), in_shape=shape, **extra)
+        return Sample(op, (x,), (_float(dtype),))
+
+    return sampler
+
+
+def cumsum_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    shape = _shape(draw, max_size)
+    axis = draw(mst.valid_axes(len(shape), single=True))
+    ax = None if axis is None else F.normalize_axis(axis, len(shape))[0]
+    x = _arr(draw, shape, dtype, REAL if grad else WIDE)
+    return Sample(registry["CumSum"](axis=ax, in_shape=shape), (x,), (_float(dtype),))
+
+
+def arg_sampler(cls: type) -> Sampler:
+    def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+        shape = _shape(draw, max_size)
+        axis = draw(mst.valid_axes(len(shape), single=True))
+        ax = None if axis is None else F.normalize_axis(axis, len(shape))[0]
+        if (ax is None and _size(shape) == 0) or (ax is not None and shape[ax] == 0):
+            shape = tuple(n or 1 for n in shape)  # argmax of nothing is an error
+        x = _arr(draw, shape, dtype, TIES)  # ties: the first index must win, as in NumPy
+        return Sample(cls(axis=ax, keepdims=draw(st.booleans())), (x,), (False,))
+
+    return sampler
+
+
+# ---------------------------------------------------------------------------
+# Samplers: shape and layout
+# ---------------------------------------------------------------------------
+def reshape_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """A target of the same size: the dims shuffled, some merged, some 1s inserted."""
+    shape = _shape(draw, max_size)
+    dims = list(draw(st.permutations(list(shape)))) if shape else []
+    target: list[int] = []
+    for d in dims:
+        if target and draw(st.booleans()):
+            target[-1] *= d
+        else:
+            target.append(d)
+    for _ in range(draw(st.integers(0, 2))):
+        target.insert(draw(st.integers(0, len(target))), 1)
+    x = _arr(draw, shape, dtype)
+    return Sample(registry["Reshape"](shape=tuple(target), in_shape=shape), (x,), (_float(dtype),))
+
+
+def transpose_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    shape = _shape(draw, max_size)
+    perm = tuple(draw(st.permutations(range(len(shape)))))
+    return Sample(registry["Transpose"](axes=perm), (_arr(draw, shape, dtype),), (_float(dtype),))
+
+
+def _stretch(draw: Any, shape: tuple[int, ...], max_size: int) -> tuple[int, ...]:
+    """A shape that ``shape`` broadcasts to: size-1 axes stretched (to 0 too), axes prepended."""
+    lead = tuple(draw(st.lists(st.integers(0, 3), max_size=2)))
+    body = tuple(draw(st.integers(0, 3)) if n == 1 else n for n in shape)
+    out = lead + body
+    assume(_size(out) <= max_size)
+    return out
+
+
+def broadcast_to_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    shape = _shape(draw, max(1, max_size // 3), max_dims=3, max_side=3)
+    target = _stretch(draw, shape, max_size)
+    op = registry["BroadcastTo"](shape=target, in_shape=shape)
+    return Sample(op, (_arr(draw, shape, dtype),), (_float(dtype),))
+
+
+def sum_to_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    target = _shape(draw, max(1, max_size // 3), max_dims=3, max_side=3)
+    in_shape = _stretch(draw, target, max_size)
+    if in_shape == target:  # functional.sum_to returns x itself then; the op is for real sums
+        in_shape = (2,) + target
+        assume(_size(in_shape) <= max_size)
+    op = registry["SumTo"](shape=target, in_shape=in_shape)
+    return Sample(op, (_arr(draw, in_shape, dtype),), (_float(dtype),))
+
+
+def concatenate_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    k = draw(st.integers(1, 3))
+    base = list(_shape(draw, max(1, max_size // 3), min_dims=1, max_dims=3, max_side=3))
+    axis = draw(st.integers(-len(base), len(base) - 1))
+    ax = F.normalize_axis(axis, len(base))[0]
+    sizes = tuple(draw(st.integers(0, 3)) for _ in range(k))
+    xs = tuple(_arr(draw, tuple(base[:ax] + [n] + base[ax + 1:]), dtype) for n in sizes)
+    op = registry["Concatenate"](axis=ax, sizes=sizes)
+    return Sample(op, xs, _diff(draw, [_float(dtype)] * k))
+
+
+def stack_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    k = draw(st.integers(1, 3))
+    shape = _shape(draw, max(1, max_size // k), max_dims=3)
+    axis = draw(st.integers(-len(shape) - 1, len(shape)))
+    ax = F.normalize_axis(axis, len(shape) + 1)[0]
+    xs = tuple(_arr(draw, shape, dtype) for _ in range(k))
+    return Sample(registry["Stack"](axis=ax), xs, _diff(draw, [_float(dtype)] * k))
+
+
+def flip_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    shape = _shape(draw, max_size)
+    axes = F.normalize_axis(draw(mst.valid_axes(len(shape))), len(shape))
+    return Sample(registry["Flip"](axes=axes), (_arr(draw, shape, dtype),), (_float(dtype),))
+
+
+def pad_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    shape = _shape(draw, max(1, max_size // 2), max_dims=3, max_side=3)
+    widths = tuple((draw(st.integers(0, 2)), draw(st.integers(0, 2))) for _ in shape)
+    out = tuple(n + a + b for n, (a, b) in zip(shape, widths))
+    assume(_size(out) <= 4 * max_size)
+    value = _scalar(draw, dtype)
+    op = registry["Pad"](pad_width=widths, value=value, in_shape=shape)
+    return Sample(op, (_arr(draw, shape, dtype),), (_float(dtype),))
+
+
+def astype_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """Gradient checks cast float64 to float64 (finite differences need it); float32
+    inputs cast to float32 or float64 (the gradient must come back float32); forward
+    checks cast to any supported dtype."""
+    shape = _shape(draw, max_size)
+    if not grad:
+        target = draw(st.sampled_from(["float16", "float32", "float64", "int64", "int32", "bool"]))
+    elif dtype == np.float64:
+        target = "float64"
+    else:
+        target = draw(st.sampled_from([dtype.name, "float64"]))
+    return Sample(registry["AsType"](dtype=target), (_arr(draw, shape, dtype),), (_float(dtype),))
+
+
+def plain_unary(name: str, **attrs: Any) -> Sampler:
+    def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+        return Sample(registry[name](**attrs), (_arr(draw, _shape(draw, max_size), dtype),),
+                      (_float(dtype),))
+
+    return sampler
+
+
+# ---------------------------------------------------------------------------
+# Samplers: indexing
+# ---------------------------------------------------------------------------
+def _index(draw: Any, shape: tuple[int, ...]) -> tuple:
+    """An index of one of four kinds, normalized the way ``functional.getitem`` does."""
+    kinds = ["basic"]
+    if shape:
+        kinds += ["int_arrays", "mask"]
+    if len(shape) >= 2:
+        kinds.append("mixed")
+    kind = draw(st.sampled_from(kinds))
+    if kind == "basic":
+        index = draw(mst.basic_indices(shape))
+    elif kind == "int_arrays":
+        index = draw(mst.integer_array_indices(shape, max_side=3))
+    elif kind == "mask":
+        index = (draw(mst.boolean_masks(shape)),)
+    else:
+        # an integer array (duplicates likely) next to a slice: advanced + basic
+        arrs = draw(mst.integer_array_indices(shape[1:2], max_index_dims=1, max_side=3))
+        sl = draw(st.slices(shape[0]))
+        index = (sl, arrs[0]) if draw(st.booleans()) else (slice(None), arrs[0], Ellipsis)
+    probe = Tensor._wrap(np.empty(shape), None)
+    return F._normalize_index(index, probe)
+
+
+def getitem_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    shape = _shape(draw, max(1, max_size // 2), max_dims=3)
+    idx = _index(draw, shape)
+    out_shape = np.empty(shape)[idx].shape
+    assume(_size(out_shape) <= 2 * max_size)
+    op = registry["GetItem"](index=idx, in_shape=shape)
+    return Sample(op, (_arr(draw, shape, dtype),), (_float(dtype),))
+
+
+def index_add_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    shape = _shape(draw, max(1, max_size // 2), max_dims=3)
+    idx = _index(draw, shape)
+    val_shape = np.empty(shape)[idx].shape
+    assume(_size(val_shape) <= 2 * max_size)
+    op = registry["IndexAdd"](shape=shape, index=idx)
+    return Sample(op, (_arr(draw, val_shape, dtype),), (_float(dtype),))
+
+
+# ---------------------------------------------------------------------------
+# Samplers: linear algebra
+# ---------------------------------------------------------------------------
+def matmul_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    sa, sb = draw(mst.matmul_shapes(max_batch_dims=2, max_side=3))
+    assume(max(_size(sa), _size(sb), _size(np.matmul(np.zeros(sa), np.zeros(sb)).shape)) <= max_size)
+    fl = _float(dtype)
+    return Sample(registry["MatMul"](), (_arr(draw, sa, dtype), _arr(draw, sb, dtype)),
+                  _diff(draw, [fl, fl]))
+
+
+def linear_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """``x @ w.T + b`` as ``nn.functional.linear`` builds it: x (..., in) with 1-D and
+    batched leading axes, w (out, in), b (out,) or None."""
+    n_in, n_out = draw(st.integers(0, 3)), draw(st.integers(0, 3))
+    lead = _shape(draw, max(1, max_size // 4), max_dims=2, max_side=3)
+    x_shape = lead + (n_in,)
+    x, w = _arr(draw, x_shape, dtype), _arr(draw, (n_out, n_in), dtype)
+    b = _arr(draw, (n_out,), dtype) if draw(st.booleans()) else None
+    fl = _float(dtype)
+    return Sample(registry["Linear"](), (x, w, b), _diff(draw, [fl, fl, fl and b is not None]))
+
+
+def softmax_cross_entropy_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """Logits (N, C) with the attributes ``nn.functional.cross_entropy`` builds: ``rows``
+    (arange N), ``target`` (class ids; 0 where ignored), ``valid`` (1/0 in x's dtype)."""
+    n, c = draw(st.integers(0, 4)), draw(st.integers(1, 4))
+    assume(n * c <= max_size)
+    target = draw(hnp.arrays(np.int64, (n,), elements=st.integers(0, c - 1)))
+    valid = draw(hnp.arrays(np.bool_, (n,), elements=st.booleans()))
+    reduction = draw(st.sampled_from(["mean", "sum", "none"]))
+    if grad and n and reduction == "mean" and not valid.any():
+        valid[0] = True  # mean over no valid target is 0/0
+    dom = REAL if grad else Dom(-30.0, 30.0, specials=(1e4, -1e4, 0.0))
+    op = registry["SoftmaxCrossEntropy"](rows=np.arange(n), target=np.where(valid, target, 0),
+                                         valid=valid.astype(dtype), reduction=reduction)
+    return Sample(op, (_arr(draw, (n, c), dtype, dom),), (_float(dtype),))
+
+
+#: Subscripts as users write them; each is made explicit by functional's own
+#: normalizer (implicit outputs resolved, ``...`` expanded) before the op is built.
+EINSUM_PATTERNS = (
+    "ij,jk->ik", "ij,jk", "ij->ji", "ii->i", "ii", "ii->", "iij->j", "ii,i->i", "ij->", "ij->j",
+    "i,i->", "i,j->ij", "bij,bjk->bik", "ij,ij->ij", "ij,jk,kl->il", "ijk->kji", ",ij->ij",
+    "...ij,...jk->...ik", "...i,...i->...", "i...->...",
+)
+
+
+def einsum_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    pattern = draw(st.sampled_from(EINSUM_PATTERNS))
+    ins = pattern.split("->")[0].split(",")
+    letters = sorted(set(pattern.replace(".", "").replace(",", "").replace("-", "").replace(">", "")))
+    sizes = {c: draw(st.integers(0, 3)) for c in letters}
+    batch = tuple(draw(st.lists(st.integers(0, 2), max_size=2)))
+    shapes = []
+    for spec in ins:
+        named = tuple(sizes[c] for c in spec.replace("...", ""))
+        if "..." in spec:
+            pre, _, post = spec.partition("...")
+            # the batch may be dropped from one operand: ``...`` then broadcasts
+            b = batch if draw(st.booleans()) or spec == ins[0] else ()
+            shapes.append(named[:len(pre)] + b + named[len(pre):])
+        else:
+            shapes.append(named)
+    assume(all(_size(s) <= max_size for s in shapes))
+    explicit = F._explicit_einsum(pattern, shapes)
+    xs = tuple(_arr(draw, s, dtype) for s in shapes)
+    assume(_size(np.einsum(explicit, *[np.zeros(s) for s in shapes]).shape) <= max_size)
+    return Sample(registry["Einsum"](subscripts=explicit), xs, _diff(draw, [_float(dtype)] * len(xs)))
+
+
+# ---------------------------------------------------------------------------
+# Samplers: neural-net ops (activations, normalization, dropout, conv, pooling)
+# ---------------------------------------------------------------------------
+def attrs_unary(name: str, attrs: Callable[[Any], dict], grad_dom: Dom = REAL, fwd_dom: Dom = WIDE,
+                min_dims: int = 0) -> Sampler:
+    """A unary op whose static attributes are drawn by ``attrs(draw)``."""
+
+    def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+        x = _arr(draw, _shape(draw, max_size, min_dims=min_dims), dtype, grad_dom if grad else fwd_dom)
+        return Sample(registry[name](**attrs(draw)), (x,), (_float(dtype),))
+
+    return sampler
+
+
+def softmax_sampler(name: str) -> Sampler:
+    """``axis`` normalized as ``nn.functional.softmax`` does (a sorted tuple; default -1)."""
+
+    def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+        shape = _shape(draw, max_size, min_dims=1)
+        axis = draw(st.one_of(st.just(-1), mst.valid_axes(len(shape), single=True, allow_none=False)))
+        axes = F.normalize_axis(axis, len(shape))
+        if any(shape[a] == 0 for a in axes):
+            # softmax over an empty axis raises NumPy's "zero-size array to reduction
+            # operation maximum" (known limitation, see the report); other axes may be empty
+            shape = tuple(n or 1 for n in shape)
+        dom = REAL if grad else Dom(-30.0, 30.0, specials=(1e4, -1e4, 0.0))
+        op = registry[name](axis=axes)
+        return Sample(op, (_arr(draw, shape, dtype, dom),), (_float(dtype),))
+
+    return sampler
+
+
+def normalize_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """layer_norm's trailing axes, batch_norm's all-but-channel axes, or any axes."""
+    shape = _shape(draw, max_size, min_dims=1)
+    nd = len(shape)
+    kind = draw(st.sampled_from(["layer", "batch", "any"]))
+    if kind == "layer":
+        k = draw(st.integers(1, nd))
+        axes = tuple(range(nd - k, nd))
+    elif kind == "batch" and nd >= 2:
+        axes = (0,) + tuple(range(2, nd))
+    else:
+        axes = F.normalize_axis(draw(mst.valid_axes(nd)), nd)
+    if any(shape[a] == 0 for a in axes) or (not axes and _size(shape) == 0):
+        shape = tuple(n or 1 for n in shape)  # statistics of an empty slice: NumPy warns
+    eps = draw(st.sampled_from([1e-5, 1e-3, 0.5]))
+    # distinct values: a (nearly) constant slice has a huge gradient 1/sqrt(eps)
+    x = _arr(draw, shape, dtype, DISTINCT if grad else WIDE)
+    return Sample(registry["Normalize"](axes=axes, eps=eps), (x,), (_float(dtype),))
+
+
+def dropout_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    x = _arr(draw, _shape(draw, max_size), dtype)
+    op = registry["Dropout"](p=draw(st.sampled_from([0.1, 0.5, 0.9])),
+                             key=draw(st.integers(0, 2**64 - 1)))
+    return Sample(op, (x,), (_float(dtype),))
+
+
+def _conv_geometry(draw: Any, max_size: int) -> dict[str, Any]:
+    """Shapes and attributes that ``nn.functional.conv2d`` accepts, kept small."""
+    groups = draw(st.sampled_from([1, 1, 2]))
+    c = groups * draw(st.integers(1, 2))
+    o = groups * draw(st.integers(1, 2))
+    n = draw(st.sampled_from([1, 1, 2, 0]))
+    kernel = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    stride = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+    padding = (draw(st.integers(0, 1)), draw(st.integers(0, 1)))
+    dilation = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+    hw = tuple(max(draw(st.integers(1, 4)), d * (k - 1) + 1 - 2 * p)
+               for k, p, d in zip(kernel, padding, dilation))
+    x_shape = (n, c) + hw
+    w_shape = (o, c // groups) + kernel
+    out_hw = tuple((h + 2 * p - d * (k - 1) - 1) // s + 1
+                   for h, k, s, p, d in zip(hw, kernel, stride, padding, dilation))
+    g_shape = (n, o) + out_hw
+    assume(max(_size(x_shape), _size(w_shape), _size(g_shape)) <= max(max_size, 16))
+    return {"x": x_shape, "w": w_shape, "g": g_shape,
+            "attrs": {"stride": stride, "padding": padding, "dilation": dilation, "groups": groups}}
+
+
+def conv2d_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    geo = _conv_geometry(draw, max_size)
+    fl = _float(dtype)
+    return Sample(registry["Conv2d"](**geo["attrs"]),
+                  (_arr(draw, geo["x"], dtype), _arr(draw, geo["w"], dtype)), _diff(draw, [fl, fl]))
+
+
+def conv2d_input_grad_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    geo = _conv_geometry(draw, max_size)
+    fl = _float(dtype)
+    op = registry["Conv2dInputGrad"](x_shape=geo["x"], **geo["attrs"])
+    return Sample(op, (_arr(draw, geo["g"], dtype), _arr(draw, geo["w"], dtype)), _diff(draw, [fl, fl]))
+
+
+def conv2d_weight_grad_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    geo = _conv_geometry(draw, max_size)
+    fl = _float(dtype)
+    op = registry["Conv2dWeightGrad"](w_shape=geo["w"], **geo["attrs"])
+    return Sample(op, (_arr(draw, geo["x"], dtype), _arr(draw, geo["g"], dtype)), _diff(draw, [fl, fl]))
+
+
+def _pool_geometry(draw: Any, max_size: int) -> dict[str, Any]:
+    """Shapes and attributes that ``nn.functional.max_pool2d`` accepts."""
+    kernel = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    stride = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    padding = tuple(draw(st.integers(0, k // 2)) for k in kernel)
+    dilation = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+    hw = tuple(max(draw(st.integers(1, 4)), d * (k - 1) + 1 - 2 * p)
+               for k, p, d in zip(kernel, padding, dilation))
+    x_shape = (draw(st.sampled_from([1, 2, 0])), draw(st.integers(1, 2))) + hw
+    out_hw = tuple((h + 2 * p - d * (k - 1) - 1) // s + 1
+                   for h, k, s, p, d in zip(hw, kernel, stride, padding, dilation))
+    assume(_size(x_shape) <= max(max_size, 16))
+    return {"x": x_shape, "g": x_shape[:2] + out_hw,
+            "attrs": {"kernel": kernel, "stride": stride, "padding": padding, "dilation": dilation}}
+
+
+def max_pool2d_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """``max_pool2d(x)`` is ``MaxPool2d(x, x.detach())``: the routing copy gets no gradient.
+    Routing values are distinct in gradient checks (one maximum per window)."""
+    geo = _pool_geometry(draw, max_size)
+    x = _arr(draw, geo["x"], dtype, DISTINCT if grad else TIES)
+    return Sample(registry["MaxPool2d"](**geo["attrs"]), (x, x.copy()), (_float(dtype), False))
+
+
+def max_pool2d_backward_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    geo = _pool_geometry(draw, max_size)
+    routing = _arr(draw, geo["x"], dtype, DISTINCT if grad else TIES)
+    g = _arr(draw, geo["g"], dtype)
+    return Sample(registry["MaxPool2dBackward"](**geo["attrs"]), (g, routing), (_float(dtype), False))
+
+
+# ---------------------------------------------------------------------------
+# The database
+# ---------------------------------------------------------------------------
+INT_FWD = ("float64", "float32", "int64")
+CMP_FWD = ("float64", "float32", "int64", "int32", "uint8", "bool")
+
+R = registry  # short alias for the table below
+
+
+def _spec(name: str, sampler: Sampler, **kw: Any) -> OpSpec:
+    return OpSpec(name=name, sampler=sampler, **kw)
+
+
+def _cmp(name: str) -> OpSpec:
+    sampler = binary(R[name], doms=(TIES, TIES), fwd_doms=(TIES, TIES))
+    return _spec(name, sampler, forward_dtypes=CMP_FWD, forward_only=True)
+
+
+SPECS: list[OpSpec] = [
+    # binary arithmetic (broadcasting, Python scalar operands)
+    _spec("Add", binary(R["Add"]), forward_dtypes=INT_FWD),
+    _spec("Sub", binary(R["Sub"]), forward_dtypes=INT_FWD),
+    _spec("Mul", binary(R["Mul"]), forward_dtypes=INT_FWD),
+    _spec("Div", binary(R["Div"], doms=(REAL, Dom(0.5, 4.0, gap=0.5)),
+                        fwd_doms=(WIDE, Dom(-3.0, 3.0, specials=(0.0, -0.0, 1.0))))),
+    _spec("Pow", binary(R["Pow"], doms=(Dom(0.5, 3.0), Dom(-2.0, 2.0)),
+                        fwd_doms=(Dom(-3.0, 3.0, specials=(0.0, 1.0, -1.0)),
+                                  Dom(-2.0, 2.0, specials=(0.0, 0.5, 1.0, 2.0, -1.0))),
+                        scalar_y=(0, 1, 2, 3, -1, 0.5, -0.5, 2.5))),
+    _spec("Maximum", binary(R["Maximum"], doms=(GRID_X, GRID_Y), fwd_doms=(TIES, TIES)),
+          forward_dtypes=INT_FWD),
+    _spec("Minimum", binary(R["Minimum"], doms=(GRID_X, GRID_Y), fwd_doms=(TIES, TIES)),
+          forward_dtypes=INT_FWD),
+    _spec("Clip", clip_sampler),
+    _spec("Where", where_sampler, forward_dtypes=INT_FWD),
+    # unary math
+    _spec("Neg", unary(R["Neg"]), forward_dtypes=INT_FWD),
+    _spec("Exp", unary(R["Exp"])),
+    _spec("Log", unary(R["Log"], POSITIVE, NONNEG_FWD)),
+    _spec("Log1p", unary(R["Log1p"], Dom(-0.8, 5.0), Dom(-3.0, 8.0, specials=(-1.0, 0.0)))),
+    _spec("Sqrt", unary(R["Sqrt"], POSITIVE, NONNEG_FWD)),
+    _spec("Abs", unary(R["Abs"], Dom(0.1, 5.0, gap=0.1), WIDE), forward_dtypes=INT_FWD),
+    _spec("Sin", unary(R["Sin"])),
+    _spec("Cos", unary(R["Cos"])),
+    _spec("Tanh", unary(R["Tanh"])),
+    _spec("Sigmoid", unary(R["Sigmoid"], REAL, Dom(-40.0, 40.0, specials=(0.0, 30.0, -30.0)))),
+    # forward-only elementwise
+    _cmp("Equal"), _cmp("NotEqual"), _cmp("Less"), _cmp("LessEqual"), _cmp("Greater"),
+    _cmp("GreaterEqual"),
+    _spec("LogicalAnd", logical_binary(R["LogicalAnd"]), forward_dtypes=CMP_FWD, forward_only=True),
+    _spec("LogicalOr", logical_binary(R["LogicalOr"]), forward_dtypes=CMP_FWD, forward_only=True),
+    _spec("LogicalNot", unary(R["LogicalNot"], TIES, TIES), forward_dtypes=CMP_FWD, forward_only=True),
+    _spec("Sign", unary(R["Sign"], TIES, TIES), forward_dtypes=("float64", "float32", "int64", "int8"),
+          forward_only=True),
+    _spec("IsNan", special_values_sampler(R["IsNan"]), forward_dtypes=("float64", "float32", "int64"),
+          forward_only=True),
+    _spec("IsFinite", special_values_sampler(R["IsFinite"]),
+          forward_dtypes=("float64", "float32", "int64"), forward_only=True),
+    _spec("ArgMax", arg_sampler(R["ArgMax"]), forward_dtypes=CMP_FWD, forward_only=True),
+    _spec("ArgMin", arg_sampler(R["ArgMin"]), forward_dtypes=CMP_FWD, forward_only=True),
+    # reductions and scans
+    _spec("Sum", reduction(R["Sum"]), forward_dtypes=INT_FWD),
+    _spec("Mean", reduction(R["Mean"])),
+    _spec("Max", reduction(R["Max"], DISTINCT, TIES, nonempty=True), forward_dtypes=INT_FWD),
+    _spec("Min", reduction(R["Min"], DISTINCT, TIES, nonempty=True), forward_dtypes=INT_FWD),
+    _spec("Prod", reduction(R["Prod"], Dom(-1.5, 1.5, gap=0.1, specials=(0.0,)), Dom(-2.0, 2.0, specials=(0.0,))),
+          forward_dtypes=INT_FWD),
+    _spec("Var", reduction(R["Var"], REAL, WIDE, ddof=True)),
+    _spec("Std", reduction(R["Std"], DISTINCT, TIES, ddof=True)),
+    _spec("LogSumExp", reduction(R["LogSumExp"], REAL, Dom(-30.0, 30.0), nonempty=True)),
+    _spec("CumSum", cumsum_sampler, forward_dtypes=INT_FWD),
+    # shape and layout
+    _spec("Reshape", reshape_sampler, forward_dtypes=INT_FWD),
+    _spec("Transpose", transpose_sampler, forward_dtypes=INT_FWD),
+    _spec("BroadcastTo", broadcast_to_sampler, forward_dtypes=INT_FWD),
+    _spec("SumTo", sum_to_sampler, forward_dtypes=INT_FWD),
+    _spec("Concatenate", concatenate_sampler, forward_dtypes=INT_FWD),
+    _spec("Stack", stack_sampler, forward_dtypes=INT_FWD),
+    _spec("Flip", flip_sampler, forward_dtypes=INT_FWD),
+    _spec("Pad", pad_sampler, forward_dtypes=INT_FWD),
+    _spec("AsType", astype_sampler, out_dtype=lambda s, dt: np.dtype(s.op.dtype)),
+    _spec("Clone", plain_unary("Clone"), forward_dtypes=INT_FWD),
+    _spec("ToDevice", plain_unary("ToDevice", device="cpu", source="cpu"), forward_dtypes=INT_FWD,
+          notes="cpu -> cpu through tape.apply; real device moves are covered by the GPU tests"),
+    # indexing
+    _spec("GetItem", getitem_sampler, forward_dtypes=INT_FWD),
+    _spec("IndexAdd", index_add_sampler, forward_dtypes=INT_FWD),
+    # linear algebra
+    _spec("MatMul", matmul_sampler, forward_dtypes=INT_FWD),
+    _spec("Einsum", einsum_sampler, forward_dtypes=INT_FWD),
+    _spec("Linear", linear_sampler),
+    # activations
+    _spec("Erf", unary(R["Erf"])),
+    _spec("Relu", unary(R["Relu"], Dom(0.1, 5.0, gap=0.1), WIDE)),
+    _spec("LeakyRelu", attrs_unary("LeakyRelu",
+                                   lambda d: {"negative_slope": d(st.sampled_from([0.01, 0.2, 1.5, -0.5]))},
+                                   Dom(0.1, 5.0, gap=0.1), WIDE)),
+    _spec("Gelu", attrs_unary("Gelu", lambda d: {"approximate": d(st.sampled_from(["none", "tanh"]))})),
+    _spec("Silu", unary(R["Silu"])),
+    _spec("Softmax", softmax_sampler("Softmax")),
+    _spec("LogSoftmax", softmax_sampler("LogSoftmax")),
+    # normalization, dropout
+    _spec("Normalize", normalize_sampler),
+    _spec("Dropout", dropout_sampler),
+    # convolution and pooling
+    _spec("Conv2d", conv2d_sampler),
+    _spec("Conv2dInputGrad", conv2d_input_grad_sampler),
+    _spec("Conv2dWeightGrad", conv2d_weight_grad_sampler),
+    _spec("MaxPool2d", max_pool2d_sampler),
+    _spec("MaxPool2dBackward", max_pool2d_backward_sampler),
+    # losses
+    _spec("SoftmaxCrossEntropy", softmax_cross_entropy_sampler),
+]
+
+op_db: dict[str, OpSpec] = {}
+for _s in SPECS:
+    if _s.name in op_db:
+        raise RuntimeError(f"op_db: two specs for {_s.name}")
+    op_db[_s.name] = _s
+del _s
