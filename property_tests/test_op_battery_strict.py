@@ -1,0 +1,92 @@
+"""The op battery a second time, on the strict stand-in devices (see docs/devices.md).
+
+For every registered op, drawn samples run forward and backward on the CPU and
+on ``"strict"`` -- where implicit host conversion, host/device mixing and any
+function outside the backend's whitelist fail loudly, as they would (or worse)
+on a GPU -- and must agree bit for bit.  Float32 samples also run on
+``"strict-f32"``, which rejects every float64 array: no hidden upcast.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import minigrad_ckpt as mg
+import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+from minigrad_ckpt.ops import registry
+from minigrad_ckpt.tape import apply
+from minigrad_ckpt.tape import grad as tape_grad
+from minigrad_ckpt.tensor import Tensor
+from minigrad_ckpt.testing.strict import StrictDeviceError
+
+from .op_db import Sample
+from .test_op_battery import OPS, copies, draw_upstream, spec_for
+
+
+def _to_device(v: Any, xp: Any) -> Any:
+    """Attribute values on a device: arrays transferred, containers walked."""
+    if isinstance(v, np.ndarray):
+        return xp.asarray(v)
+    if isinstance(v, tuple):
+        return tuple(_to_device(x, xp) for x in v)
+    if isinstance(v, list):
+        return [_to_device(x, xp) for x in v]
+    return v
+
+
+def on_device(op: Any, dev: Any) -> Any:
+    return type(op)(**{k: _to_device(v, dev.xp) for k, v in op.attrs.items()})
+
+
+def run_on(device: str, sample: Sample, arrays: list, g: np.ndarray | None) -> tuple[np.ndarray, list]:
+    dev = mg.device(device)
+    op = sample.op if device == "cpu" else on_device(sample.op, dev)
+    args, wrt = [], []
+    for v, d in zip(arrays, sample.diff):
+        if isinstance(v, np.ndarray):
+            t = Tensor._wrap(dev.xp.asarray(v) if device != "cpu" else v, None, dev)
+            if g is not None and d:
+                t.requires_grad = True
+                wrt.append(t)
+            args.append(t)
+        else:
+            args.append(v)
+    out = apply(op, *args)
+    grads = []
+    if g is not None and wrt:
+        gt = Tensor._wrap(dev.xp.asarray(g) if device != "cpu" else g, None, dev)
+        grads = [None if r is None else r.data for r in tape_grad(out, wrt, grad_outputs=gt, allow_unused=True)]
+    host = dev.xp.to_host
+    return host(out.data), [None if r is None else host(r) for r in grads]
+
+
+@pytest.mark.parametrize("device", ["strict", "strict-f32"])
+@pytest.mark.parametrize("name", OPS)
+@given(data=st.data())
+def test_op_on_the_strict_device_matches_the_cpu(device: str, name: str, data: Any) -> None:
+    spec = spec_for(name)
+    differentiable = not spec.forward_only and registry[name].differentiable
+    dtype = np.dtype("float32" if device == "strict-f32" else "float64")
+    if dtype.name not in spec.forward_dtypes and not differentiable:
+        pytest.skip(f"{name} is not checked in {dtype}")
+    sample = data.draw(spec.samples(dtype, grad=differentiable), label="sample")
+    out_c, _ = run_on("cpu", sample, copies(sample), None)
+    g = draw_upstream(data, out_c.shape, out_c.dtype) if differentiable and out_c.dtype.kind == "f" else None
+    out_c, grads_c = run_on("cpu", sample, copies(sample), g)
+    if device == "strict-f32" and out_c.dtype == np.float64:  # a cast to float64: forbidden there
+        with pytest.raises(StrictDeviceError, match="float64"):
+            run_on(device, sample, copies(sample), g)
+        return
+    out_s, grads_s = run_on(device, sample, copies(sample), g)
+    assert out_s.dtype == out_c.dtype and out_s.shape == out_c.shape
+    np.testing.assert_array_equal(out_s, out_c, err_msg="forward differs on the strict device")
+    for k, (a, b) in enumerate(zip(grads_s, grads_c)):
+        assert (a is None) == (b is None)
+        if a is not None:
+            assert a.dtype == b.dtype
+            np.testing.assert_array_equal(a, b, err_msg=f"gradient of input {k} differs on the strict device")
