@@ -598,10 +598,6 @@ def test_side_effects_run_once_and_is_recomputing(spy_op):
     assert not mg.is_recomputing()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "no early stop: replay runs the forward of every recorded op, also of a segment's last op "
-    "whose output nothing needs (a wasted matmul for a block ending in Linear, and about two "
-    "activations of transient memory per replay that the ledger does not see)"))
 def test_replay_stops_early_when_nothing_needs_the_last_output(spy_op):
     spy_op.save_output = False  # backward needs neither its input nor its output
     x = mg.randn(3, 4, requires_grad=True)

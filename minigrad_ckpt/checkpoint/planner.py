@@ -195,8 +195,10 @@ def pareto_plans(profile: ChainProfile, allow_plain: bool = True,
 
     Dynamic programming over suffixes: ``F(s, held)`` is the frontier of
     ``(peak, cost)`` for layers ``s..n-1`` counted above what the prefix
-    holds, where ``held`` says whether the prefix already holds ``b[s-1]``
-    (so an array shared by two blocks is not counted twice).  A block starting
+    holds, where ``held`` is the set of arrays the prefix already holds that
+    the suffix may hold too -- the input ``b[s-1]`` (also through view layers)
+    and constants shared by several layers -- so no array is counted twice.
+    The set is small in practice (2^k states for k shared constants).  A block starting
     at ``s`` is a plain layer (adds its ``S_s`` to everything after it) or a
     checkpointed ``[s..e]`` (adds ``K`` to everything after it, and peaks at
     ``K + S_s..S_e`` during its replay).  O(n^2) blocks times frontier sizes.
@@ -277,9 +279,8 @@ def plan_for_budget(profile: ChainProfile, budget_bytes: int, policy: str = "Opt
         raise InfeasibleBudgetError(int(budget_bytes), min(p.predicted_peak_bytes for p in frontier))
     best = min(feasible, key=lambda p: (p.recompute_seconds, p.predicted_peak_bytes))
     best.policy = f"{policy}({int(budget_bytes):,} B)"
-    # The DP adds block contributions; an array shared by layers beyond their
-    # boundary (one constant read by several layers) is counted once per block
-    # there, so its figure is an upper bound.  Report the exact model's figure.
+    # The DP's peak equals the exact model's (the tests check it); the figure
+    # reported is recomputed from the model itself, the single source of truth.
     best.predicted_peak_bytes = simulate_peak(profile, best)
     return best
 

@@ -88,6 +88,7 @@ class Segment:
         self.kept_bytes = 0
         # buffers already counted in dropped_bytes / kept_bytes (each once, as the ledger counts)
         self._counted: tuple[Any, Any] | None = (weakref.WeakValueDictionary(), weakref.WeakValueDictionary())
+        self._out_bytes: dict[Node, int] = {}  # bytes counted for each node's saved output
         self.forward_time = 0.0
         self._outer_recorder: Any = None
         self._t0 = 0.0
@@ -112,10 +113,18 @@ class Segment:
         self.subtree = sorted(self._all_nodes(), key=lambda n: n.seq)
         self.first = self.subtree[0] if self.subtree else None
         inside = set(self.subtree)
+        consumed: set[Node] = set()
         for n in self.subtree:
             for src in n.replay:
-                if type(src) is Node and src not in inside:
-                    self.external.add(src)
+                if type(src) is Node:
+                    if src not in inside:
+                        self.external.add(src)
+                    else:
+                        consumed.add(src)
+        for n, nbytes in self._out_bytes.items():
+            if n not in consumed:  # the segment's result: not memory the segment saved
+                self.dropped_bytes -= nbytes
+        self._out_bytes = {}
         if self.stats is not None and exc[0] is None:
             self.stats._segment_recorded(self)
 
@@ -135,6 +144,7 @@ class Segment:
         """Called by the tape for every node recorded while this segment is active."""
         node.segment = self
         dropped = saved_arrays(node)
+        op_saves_out = node.saved[0] is not None
         node.saved = DROPPED
         root = self._root()
         sources = []
@@ -157,7 +167,12 @@ class Segment:
             self.checksums[node] = _checksum(out)
         if kept_now and _ledger.enabled:
             _ledger.hold(kept_now)
-        self.dropped_bytes += _new_bytes(self._counted[0], dropped)
+        out_saved = dropped[:1] if op_saves_out else []  # saved_arrays lists the output first
+        self.dropped_bytes += _new_bytes(self._counted[0], dropped[len(out_saved):])
+        # A node's own output counts as dropped only if it stays inside the segment;
+        # an output that leaves it (the segment's result) lives on regardless.
+        self._out_bytes[node] = _new_bytes(self._counted[0], out_saved)
+        self.dropped_bytes += self._out_bytes[node]
         self.kept_bytes += _new_bytes(self._counted[1], kept_now)
 
     # --------------------------------------------------------------- backward
@@ -213,6 +228,18 @@ class Segment:
                                 f"different results"
                             )
                         ins.append(src.value)
+                owned = n.segment is self
+                if not (n in last_use or n in feeds or (owned and n.op.save_output) or n in self.checksums):
+                    # Nothing reads this node's output (typically the segment's last op,
+                    # whose result lives outside): its saved values are its inputs, which
+                    # are at hand, so its forward need not run again (unless the
+                    # "value" determinism check wants to compare it).
+                    for src in n.replay:
+                        if type(src) is Node and last_use[src] == pos:
+                            values.pop(src, None)
+                    if owned:
+                        self._fill_saved(n, None, ins)
+                    continue
                 out = n.op.forward(n.xp, *ins)
                 if out.__class__ is not n.xp.array_type:
                     out = n.xp.asarray(out)
@@ -232,26 +259,32 @@ class Segment:
                         values.pop(src, None)
                 if n in last_use:
                     values[n] = out
-                if n.segment is self:
-                    op = n.op
-                    which = op.save_inputs
-                    kept_ins = ins if which is True else (
-                        [None] * len(ins) if which is False else
-                        [v if i in which else None for i, v in enumerate(ins)])
-                    n.saved = (out if op.save_output else None, *kept_ins)
-                    if _ledger.enabled:
-                        _ledger.hold(saved_arrays(n))
+                if owned:
+                    self._fill_saved(n, out, ins)
                 for c in feeds.get(n, ()):
                     c.boundary[n] = out
         finally:
             _grad_state.recomputing -= 1
         self.replays += 1
+        if _ledger.enabled:
+            _ledger.set_phase(f"backward:{self.index}")
         elapsed = time.perf_counter() - t0
         if self.stats is not None:
             self.stats._replayed(elapsed)
         if node is None:
             return None
         return node.saved
+
+    @staticmethod
+    def _fill_saved(n: Node, out: Any, ins: list) -> None:
+        """``n.saved`` from replayed values, exactly as the tape would have saved them."""
+        op = n.op
+        which = op.save_inputs
+        kept_ins = ins if which is True else (
+            [None] * len(ins) if which is False else [v if i in which else None for i, v in enumerate(ins)])
+        n.saved = (out if op.save_output else None, *kept_ins)
+        if _ledger.enabled:
+            _ledger.hold(saved_arrays(n))
 
     def release(self, node: Node, retain_graph: bool) -> None:
         """Drop the replayed values of ``node`` once its backward has run."""

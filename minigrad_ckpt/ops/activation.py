@@ -95,6 +95,8 @@ class Softmax(Op):
     save_output = True
 
     def forward(self, xp, x):
+        if x.size == 0:  # an empty axis: nothing to normalize (the max would have no value)
+            return x + 0
         e = xp.exp(x - xp.max(x, axis=self.axis, keepdims=True))
         return e / xp.sum(e, axis=self.axis, keepdims=True)
 
@@ -103,6 +105,8 @@ class Softmax(Op):
         return gy - out * xp.sum(gy, axis=self.axis, keepdims=True)
 
     def reference(self, np, x):
+        if x.size == 0:
+            return x.copy()
         x64 = x.astype(np.float64)
         e = np.exp(x64 - np.max(x64, axis=self.axis, keepdims=True))
         return (e / np.sum(e, axis=self.axis, keepdims=True)).astype(x.dtype)
@@ -115,6 +119,8 @@ class LogSoftmax(Op):
     save_output = True
 
     def forward(self, xp, x):
+        if x.size == 0:  # an empty axis: nothing to normalize
+            return x + 0
         shifted = x - xp.max(x, axis=self.axis, keepdims=True)
         return shifted - xp.log(xp.sum(xp.exp(shifted), axis=self.axis, keepdims=True))
 
@@ -122,6 +128,8 @@ class LogSoftmax(Op):
         return g - xp.exp(out) * xp.sum(g, axis=self.axis, keepdims=True)
 
     def reference(self, np, x):
+        if x.size == 0:
+            return x.copy()
         x64 = x.astype(np.float64)
         m = np.max(x64, axis=self.axis, keepdims=True)
         lse = np.log(np.sum(np.exp(x64 - m), axis=self.axis, keepdims=True)) + m

@@ -14,6 +14,8 @@ class Normalize(Op):
     save_output = True
 
     def forward(self, xp, x):
+        if x.size == 0:  # empty slices: nothing to normalize (and no mean to take)
+            return x + 0
         mu = xp.mean(x, axis=self.axes, keepdims=True)
         d = x - mu
         var = xp.mean(d * d, axis=self.axes, keepdims=True)
@@ -24,12 +26,16 @@ class Normalize(Op):
         #   dx = rstd * (g - mean(g) - xhat * mean(g * xhat))
         # rstd is recomputed from x (not saved), so with create_graph the
         # expression is differentiable in x as well as in g.
+        if x.size == 0:
+            return g
         rstd = 1 / xp.sqrt(xp.var(x, axis=self.axes, keepdims=True) + self.eps)
         g_mean = xp.mean(g, axis=self.axes, keepdims=True)
         gx_mean = xp.mean(g * out, axis=self.axes, keepdims=True)
         return rstd * (g - g_mean - out * gx_mean)
 
     def reference(self, np, x):
+        if x.size == 0:
+            return x.copy()
         x64 = x.astype(np.float64)
         mu = x64.mean(axis=self.axes, keepdims=True)
         var = ((x64 - mu) ** 2).mean(axis=self.axes, keepdims=True)

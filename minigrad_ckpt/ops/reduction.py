@@ -111,7 +111,13 @@ def _extreme_grad(op: _Reduction, xp: Any, g: Any, out: Any, x: Any) -> Any:
 
 
 class Prod(_Reduction):
-    """Product over ``axes``, with an exact gradient when some factors are 0."""
+    """Product over ``axes``, with an exact gradient when some factors are 0.
+
+    The first derivative of a factor ``x_i`` is the product of the others,
+    computed as ``prod / x_i`` when no factor is 0: accurate, but its own
+    derivative (``create_graph``) loses precision for factors near the smallest
+    floats (below ~1e-150 in float64) -- a known limitation.
+    """
 
     save_output = True
 
