@@ -870,14 +870,6 @@ def keep_mask(like: Any, key: int, p: float) -> Tensor:
 # ---------------------------------------------------------------------------
 
 
-def _rsub(x: Any, y: Any) -> Tensor:
-    return subtract(y, x)
-
-
-def _rdiv(x: Any, y: Any) -> Tensor:
-    return divide(y, x)
-
-
 def _rpow(x: Any, y: Any) -> Tensor:
     return power(y, x)
 
@@ -900,9 +892,26 @@ def _method_transpose(x: Tensor, *axes: Any) -> Tensor:
     return transpose(x, axes)
 
 
+def _operator(op: Any, reflected: bool = False) -> Any:
+    """``Tensor.__add__`` and friends: ``self`` is known to be a Tensor, so the
+    common operands (a Tensor or a Python number) go straight to ``apply`` --
+    one call less than ``add(x, y)`` on the hottest path of eager code."""
+    if reflected:
+        def method(self: Tensor, other: Any) -> Tensor:
+            return apply(op, _operand(other, self), self)
+    else:
+        def method(self: Tensor, other: Any) -> Tensor:
+            if type(other) in _FAST_OPERANDS or isinstance(other, Tensor):
+                return apply(op, self, other)
+            return apply(op, self, _operand(other, self))
+    return method
+
+
 _METHODS = {
-    "__add__": add, "__radd__": add, "__sub__": subtract, "__rsub__": _rsub,
-    "__mul__": multiply, "__rmul__": multiply, "__truediv__": divide, "__rtruediv__": _rdiv,
+    "__add__": _operator(_ADD), "__radd__": _operator(_ADD, reflected=True),
+    "__sub__": _operator(_SUB), "__rsub__": _operator(_SUB, reflected=True),
+    "__mul__": _operator(_MUL), "__rmul__": _operator(_MUL, reflected=True),
+    "__truediv__": _operator(_DIV), "__rtruediv__": _operator(_DIV, reflected=True),
     "__pow__": power, "__rpow__": _rpow, "__matmul__": matmul, "__rmatmul__": _rmatmul,
     "__neg__": negative, "__pos__": lambda x: x, "__abs__": abs,
     "__eq__": equal, "__ne__": not_equal, "__lt__": less, "__le__": less_equal,

@@ -63,6 +63,8 @@ class Node:
     The fields every node needs are slots (fast to create: this runs once per
     op); the rarely used ones -- ``hooks``, ``segment``, ``replay`` -- live in
     the instance ``__dict__`` only when set, and read as ``None`` otherwise.
+    ``_record`` fills the slots directly rather than calling ``Node(...)``:
+    it runs once per op and the ``__init__`` call is a measurable part of it.
     """
 
     __slots__ = ("op", "inputs", "saved", "versions", "seq", "xp", "shape", "dtype",
@@ -106,6 +108,7 @@ def _edge_name(e: Any) -> str:
 # Recording
 # ---------------------------------------------------------------------------
 Tensor: Any = None  # set by tensor.py (tensor imports tape, not the other way round)
+_new_tensor = _new_node = object.__new__  # Tensor.__new__ is object.__new__; skip the attribute lookup
 
 
 def apply(op: Any, *args: Any) -> Any:
@@ -123,6 +126,7 @@ def apply(op: Any, *args: Any) -> Any:
         device = x._device
         needs_grad = x._rg
         xp = device.xp
+        arrays = (x._data,)
         out = op.forward(xp, x._data)
     else:
         device = None
@@ -147,12 +151,12 @@ def apply(op: Any, *args: Any) -> Any:
         out = op.forward(xp, *arrays)
     if out.__class__ is not xp.array_type:
         out = xp.asarray(out)  # NumPy returns scalars for 0-d results
-    t = Tensor.__new__(Tensor)
+    t = _new_tensor(Tensor)
     t._data = out
     t._device = device
     t._vc = args[0]._vc if op.is_view else [0]
     if needs_grad and _grad_state.enabled and op.differentiable:
-        t._node = _record(op, args, out, t._vc, xp)
+        t._node = _record(op, args, arrays, out, t._vc, xp)
         t._rg = True
     else:
         t._node = None
@@ -160,33 +164,50 @@ def apply(op: Any, *args: Any) -> Any:
     return t
 
 
-def _record(op: Any, args: tuple, out: Any, out_vc: list, xp: Any) -> Node:
-    """Build the node for one op application: its edges, what to save, their versions."""
+def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_vc: list, xp: Any) -> Node:
+    """Build the node for one op application: its edges, what to save, their versions.
+
+    An edge is the input's producing node, the input itself for a leaf that
+    requires grad, or ``None`` for a constant.  The version boxes of saved
+    tensors are kept so backward can detect a later in-place change.
+    """
     if out.dtype.kind != "f":
         raise TypeError(f"{op.name}: a differentiable op produced {out.dtype}")
-    edges = []
-    arrays = []
-    for a in args:
-        if isinstance(a, Tensor):
-            arrays.append(a._data)
-            edges.append((a._node if a._node is not None else a) if a._rg else None)
-        else:
-            arrays.append(a)
-            edges.append(None)
     which = op.save_inputs
-    if which is True:
-        saved = (out if op.save_output else None, *arrays)
-        versions = [a._vc for a in args if isinstance(a, Tensor)]
-    elif which is False:
-        saved = (out if op.save_output else None,) + (None,) * len(arrays)
-        versions = []
+    out_saved = out if op.save_output else None
+    edges = []
+    versions = []
+    if which is True:  # the common case: backward reads every input
+        for a in args:
+            if isinstance(a, Tensor):
+                edges.append((a._node or a) if a._rg else None)
+                versions.append(a._vc)
+            else:
+                edges.append(None)
+        saved = (out_saved, *arrays)
     else:
-        saved = (out if op.save_output else None,
-                 *[v if i in which else None for i, v in enumerate(arrays)])
-        versions = [a._vc for i, a in enumerate(args) if i in which and isinstance(a, Tensor)]
-    if op.save_output:
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor):
+                edges.append((a._node or a) if a._rg else None)
+                if which is not False and i in which:
+                    versions.append(a._vc)
+            else:
+                edges.append(None)
+        if which is False:
+            saved = (out_saved,) + (None,) * len(arrays)
+        else:
+            saved = (out_saved, *[v if i in which else None for i, v in enumerate(arrays)])
+    if out_saved is not None:
         versions.append(out_vc)
-    node = Node(op, tuple(edges), saved, tuple(versions), xp, out.shape, out.dtype)
+    node = _new_node(Node)
+    node.op = op
+    node.inputs = tuple(edges)
+    node.saved = saved
+    node.versions = tuple(versions)
+    node.seq = next(_seq)
+    node.xp = xp
+    node.shape = out.shape
+    node.dtype = out.dtype
     recorder = _grad_state.recorder
     if recorder is not None:
         recorder.record(node, args, arrays, out)  # an active checkpoint segment or profiler
@@ -261,15 +282,6 @@ def _call_hooks(hooks: list, g: Any, create_graph: bool) -> Any:
                 )
             gt = r
     return gt if create_graph else gt._data
-
-
-def _free(node: Node) -> None:
-    """Release a node's saved values (its backward has run, or will never run)."""
-    saved = node.saved
-    if type(saved) is tuple:
-        if _ledger.enabled:
-            _ledger.release(saved_arrays(node))
-        node.saved = FREED
 
 
 def _grad_arrays(grads: Iterable[Any], create_graph: bool) -> list[Any]:
@@ -373,24 +385,32 @@ def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bo
                     if edge is None or gi is None:
                         continue
                     if type(edge) is Node:
-                        shape, dtype, store, k = edge.shape, edge.dtype, pending, edge
+                        if gi.shape != edge.shape:  # undo broadcasting
+                            gi = xp.sum_to(gi, edge.shape)
+                        if gi.dtype != edge.dtype:  # a float32 input gets a float32 gradient
+                            gi = gi.astype(edge.dtype)
+                        prev = pending.get(edge)
+                        pending[edge] = acc = gi if prev is None else prev + gi
                     else:
-                        shape, dtype, store, k = edge._data.shape, edge._data.dtype, leaf_grads, id(edge)
+                        leaf = edge._data
+                        if gi.shape != leaf.shape:
+                            gi = xp.sum_to(gi, leaf.shape)
+                        if gi.dtype != leaf.dtype:
+                            gi = gi.astype(leaf.dtype)
+                        k = id(edge)
                         leaves[k] = edge
-                    if gi.shape != shape:  # undo broadcasting
-                        gi = xp.sum_to(gi, shape)
-                    if gi.dtype != dtype:  # a float32 input gets a float32 gradient
-                        gi = gi.astype(dtype)
-                    prev = store.get(k)
-                    store[k] = gi if prev is None else prev + gi
+                        prev = leaf_grads.get(k)
+                        leaf_grads[k] = acc = gi if prev is None else prev + gi
                     if led:
-                        _ledger.hold(_grad_arrays((store[k],), create_graph), "grad")
+                        _ledger.hold(_grad_arrays((acc,), create_graph), "grad")
                         if prev is not None:
                             _ledger.release(_grad_arrays((prev,), create_graph))
             # Release what this node saved: its backward ran, or never will.
             if seg is None:
-                if not retain_graph:
-                    _free(node)
+                if not retain_graph and type(node.saved) is tuple:
+                    if led:
+                        _ledger.release(saved_arrays(node))
+                    node.saved = FREED
             else:
                 seg.release(node, retain_graph)
                 segments[seg] = None
