@@ -188,10 +188,14 @@ class ArrayNamespace:
         """
         return _sum_to(a, shape)
 
-    def index_add(self, shape: tuple[int, ...], index: Any, values: Any) -> Any:
-        """A zero array of ``shape`` with ``values`` accumulated at ``index``."""
+    def index_add(self, shape: tuple[int, ...], index: Any, values: Any, unique: bool = False) -> Any:
+        """A zero array of ``shape`` with ``values`` accumulated at ``index``.
+
+        ``unique=True`` promises that no position is selected twice (the
+        caller knows, e.g. one class per row), so assignment is exact.
+        """
         out = self.zeros(shape, dtype=values.dtype)
-        if _is_basic_index(index):
+        if unique or _is_basic_index(index):
             # Basic indices (ints, slices, None, Ellipsis) never select an
             # element twice, so plain assignment is exact and much faster.
             out[index] = values

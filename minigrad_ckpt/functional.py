@@ -775,8 +775,13 @@ def getitem(x: Any, index: Any) -> Tensor:
     return apply(_ix.GetItem(index=idx, in_shape=x.shape), x)
 
 
-def index_add(shape: Any, index: Any, values: Any) -> Tensor:
-    """Zeros of ``shape`` with ``values`` accumulated at ``index`` (indexing's adjoint)."""
+def index_add(shape: Any, index: Any, values: Any, unique: bool = False) -> Tensor:
+    """Zeros of ``shape`` with ``values`` accumulated at ``index`` (indexing's adjoint).
+
+    ``unique`` mirrors the array backend's hint (no position repeats); the
+    accumulation recorded here is exact either way, so it is not needed.
+    """
+    del unique
     values = _tensor(values)
     shape = _shape_arg(shape)
     if not isinstance(index, tuple) or any(isinstance(i, Tensor) for i in index):

@@ -296,8 +296,8 @@ def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bo
     Returns ``{id(tensor): grad}`` for the leaves reached (``targets`` is None)
     or for the requested ``targets``.
     """
-    from . import functional as _F
-
+    if create_graph:  # gradients are Tensors: backward runs on the differentiable namespace
+        from . import functional as _F
     if found_leaves is None:
         found_leaves = {}
     pending: dict[Node, Any] = {}
@@ -527,11 +527,11 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     pairs = _unalias(((leaves[k], g) for k, g in found.items()), root_grads, create_graph)
     for t, g in pairs:
         if t._grad is None:
-            t._grad = g if create_graph else Tensor._wrap(g, None)
+            t._grad = g if create_graph else Tensor._wrap(g, None, t._device)
         elif create_graph:
             t._grad = t._grad + g
         else:
-            t._grad = Tensor._wrap(t._device.xp.asarray(t._grad._data + g), None)
+            t._grad = Tensor._wrap(t._device.xp.asarray(t._grad._data + g), None, t._device)
 
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
@@ -579,7 +579,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
         g = next(unaliased)[1]
         if g.shape != t.shape:
             g = (functional_ns() if create_graph else t._device.xp).sum_to(g, t.shape)
-        final.append(g if create_graph else Tensor._wrap(g, None))
+        final.append(g if create_graph else Tensor._wrap(g, None, t._device))
     return tuple(final)
 
 

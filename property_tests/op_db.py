@@ -530,7 +530,7 @@ def linear_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sam
 
 def softmax_cross_entropy_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
     """Logits (N, C) with the attributes ``nn.functional.cross_entropy`` builds: ``rows``
-    (arange N), ``target`` (class ids; 0 where ignored), ``valid`` (1/0 in x's dtype)."""
+    (arange N), ``target`` (class ids; 0 where ignored), ``valid`` (1/0 in x's dtype, or None)."""
     n, c = draw(st.integers(0, 4)), draw(st.integers(1, 4))
     assume(n * c <= max_size)
     target = draw(hnp.arrays(np.int64, (n,), elements=st.integers(0, c - 1)))
@@ -539,8 +539,10 @@ def softmax_cross_entropy_sampler(draw: Any, dtype: np.dtype, grad: bool, max_si
     if grad and n and reduction == "mean" and not valid.any():
         valid[0] = True  # mean over no valid target is 0/0
     dom = REAL if grad else Dom(-30.0, 30.0, specials=(1e4, -1e4, 0.0))
+    # valid=None is what cross_entropy passes when every target counts
+    mask = None if valid.all() and draw(st.booleans()) else valid.astype(dtype)
     op = registry["SoftmaxCrossEntropy"](rows=np.arange(n), target=np.where(valid, target, 0),
-                                         valid=valid.astype(dtype), reduction=reduction)
+                                         valid=mask, reduction=reduction)
     return Sample(op, (_arr(draw, (n, c), dtype, dom),), (_float(dtype),))
 
 

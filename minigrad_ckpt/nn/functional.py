@@ -113,7 +113,15 @@ def _class_last(x: Tensor) -> Tensor:
     return mf.reshape(mf.moveaxis(x, 1, -1), (-1, x.shape[1]))
 
 
-def _check_targets(name: str, x: Tensor, target: Tensor, ignore_index: int) -> Any:
+def _check_targets(name: str, x: Tensor, target: Tensor, ignore_index: int,
+                   *, all_valid_as_none: bool = False) -> Any:
+    """Check class-index targets; return ``(flat targets, valid mask, n_classes)``.
+
+    With ``all_valid_as_none`` the mask is ``None`` when every target is a
+    class and none is ``ignore_index`` -- the usual case, found from the
+    targets' min and max alone (two reductions instead of five elementwise
+    passes), which lets the fused loss skip its masking.
+    """
     if target.dtype.kind not in "iu":
         raise TypeError(f"{name}: class-index targets must be integers, got {target.dtype}")
     expected = x.shape[:1] + x.shape[2:] if x.ndim >= 2 else ()
@@ -123,8 +131,14 @@ def _check_targets(name: str, x: Tensor, target: Tensor, ignore_index: int) -> A
         )
     t = target.data.reshape(-1)
     n_classes = x.shape[1] if x.ndim >= 2 else x.shape[0]
-    valid = t != ignore_index
     xp = x.device.xp
+    if all_valid_as_none:
+        if t.size == 0:
+            return t, None, n_classes
+        lo, hi = xp.scalar(t.min()), xp.scalar(t.max())
+        if 0 <= lo and hi < n_classes and not lo <= ignore_index <= hi:
+            return t, None, n_classes
+    valid = t != ignore_index
     out_of_range = xp.logical_and(valid, xp.logical_or(t < 0, t >= n_classes))
     if xp.scalar(xp.any(out_of_range)):  # one explicit device-to-host read
         bad = xp.to_host(t[out_of_range])[0]
@@ -198,11 +212,15 @@ def cross_entropy(input: Any, target: Any, weight: Any = None, reduction: str = 
         return _reduce(-mf.sum(terms, axis=axis), reduction)
     if weight is None and not label_smoothing:
         # the common case as one fused op: softmax(x) - onehot in backward
-        t, valid, _ = _check_targets("cross_entropy", x, tgt, ignore_index)
+        t, valid, _ = _check_targets("cross_entropy", x, tgt, ignore_index, all_valid_as_none=True)
         xp = x.device.xp
         flat = _class_last(x)
-        op = _ce.SoftmaxCrossEntropy(rows=xp.arange(t.shape[0]), target=xp.where(valid, t, 0),
-                                     valid=valid.astype(x.dtype), reduction=reduction)
+        if valid is not None:
+            t, valid = xp.where(valid, t, 0), valid.astype(x.dtype)
+        else:
+            t = t.copy()  # the op keeps its own targets: the caller may refill theirs before backward
+        op = _ce.SoftmaxCrossEntropy(rows=xp.arange(t.shape[0]), target=t, valid=valid,
+                                     reduction=reduction)
         out = apply(op, flat)
         return mf.reshape(out, tgt.shape) if reduction == "none" else out
     logp = log_softmax(x, axis=axis)

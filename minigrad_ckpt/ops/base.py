@@ -23,8 +23,10 @@ The contract, in full:
   for several inputs; ``None`` where an input gets no gradient).  A gradient
   may have the broadcast shape or a wider dtype: the engine sums it down to
   the input's shape and casts it to the input's dtype.
-* ``backward`` is written *only* with ``xp.<function>``, operators and the
-  array methods ``sum``, ``reshape``, ``transpose``, ``astype``.  When a
+* ``backward`` is written *only* with ``xp.<function>``, operators, the
+  array methods ``sum``, ``max``, ``reshape``, ``transpose``, ``astype`` and
+  the attributes ``T``, ``shape``, ``ndim`` (methods skip NumPy's per-call
+  Python wrappers, which matter for small arrays).  When a
   gradient of a gradient is wanted (``create_graph=True``) the engine calls the
   same ``backward`` with Tensors and with ``xp`` set to the differentiable
   namespace :mod:`minigrad_ckpt.functional`, which mirrors those names -- so

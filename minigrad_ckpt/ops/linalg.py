@@ -140,17 +140,16 @@ class Linear(Op):
     uses_needs_input_grad = True
 
     def forward(self, xp, x, w, b):
-        out = _matmul(xp, x, xp.swapaxes(w, 0, 1))
+        out = _matmul(xp, x, w.T)
         return out if b is None else out + b
 
     def backward(self, xp, g, out, x, w, b, needs_input_grad=(True, True, True)):
         gx = _matmul(xp, g, w) if needs_input_grad[0] else None
-        gw = gb = None
-        if needs_input_grad[1]:
-            n_out, n_in = w.shape
-            gw = xp.matmul(xp.swapaxes(g.reshape((_rows(g), n_out)), 0, 1), x.reshape((_rows(x), n_in)))
-        if b is not None and needs_input_grad[2]:
-            gb = xp.sum(g.reshape((_rows(g), w.shape[0])), axis=0)
+        if g.ndim != 2:  # (..., out): the weight sees every leading position as a row
+            g = g.reshape((_rows(g), w.shape[0]))
+            x = x.reshape((_rows(x), w.shape[1]))
+        gw = xp.matmul(g.T, x) if needs_input_grad[1] else None
+        gb = g.sum(axis=0) if b is not None and needs_input_grad[2] else None
         return gx, gw, gb
 
     def reference(self, np, x, w, b):

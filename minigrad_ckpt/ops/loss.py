@@ -18,35 +18,51 @@ from .base import Op
 
 class SoftmaxCrossEntropy(Op):
     def forward(self, xp, x):
-        shifted = x - xp.max(x, axis=1, keepdims=True)
-        lse = xp.log(xp.sum(xp.exp(shifted), axis=1))
-        losses = (lse - shifted[self.rows, self.target]) * self.valid
+        shifted = x - x.max(axis=1, keepdims=True)
+        lse = xp.log(xp.exp(shifted).sum(axis=1))
+        losses = lse - shifted[self.rows, self.target]
+        if self.valid is not None:
+            losses = losses * self.valid
         if self.reduction == "none":
             return losses
-        total = xp.sum(losses)
+        total = losses.sum()
         if self.reduction == "sum":
             return total
-        with xp.errstate(invalid="ignore", divide="ignore"):
-            return total / xp.sum(self.valid)
+        if self.valid is None:
+            return total * self._mean_weight()
+        with xp.errstate(invalid="ignore", divide="ignore"):  # every target ignored: 0/0
+            return total / self.valid.sum()
 
     def backward(self, xp, g, out, x):
-        e = xp.exp(x - xp.max(x, axis=1, keepdims=True))
-        p = e / xp.sum(e, axis=1, keepdims=True)
+        n = x.shape[0]
+        p = xp.exp(x - x.max(axis=1, keepdims=True))
+        p = p / p.sum(axis=1, keepdims=True)
+        # scale: d(loss)/d(loss_i), one per sample (or one for all)
         if self.reduction == "none":
-            scale = g * self.valid
-        elif self.reduction == "sum":
-            scale = g * self.valid
+            scale = g if self.valid is None else g * self.valid
+        elif self.valid is None:
+            scale = g if self.reduction == "sum" else g * self._mean_weight()
         else:
             with xp.errstate(invalid="ignore", divide="ignore"):
-                scale = g * (self.valid / xp.sum(self.valid))
-        onehot = xp.index_add(x.shape, (self.rows, self.target), scale)
-        return p * scale.reshape((x.shape[0], 1)) - onehot
+                weight = 1.0 if self.reduction == "sum" else 1.0 / self.valid.sum()
+                scale = g * (self.valid * weight)
+        # minus the one-hot target; each row has exactly one target, so the
+        # scatter is a plain assignment (unique=True), not an accumulation
+        onehot = xp.index_add(x.shape, (self.rows, self.target), scale, unique=True)
+        return p * (scale if scale.ndim == 0 else scale.reshape((n, 1))) - onehot
+
+    def _mean_weight(self):
+        """``1 / N`` when every sample counts: a Python float (weakly typed, so
+        float32 stays float32), NaN for an empty batch as PyTorch gives."""
+        n = self.rows.shape[0]
+        return 1.0 / n if n else float("nan")
 
     def reference(self, np, x):
         x64 = x.astype(np.float64)
         m = x64.max(axis=1, keepdims=True)
         logp = x64 - m - np.log(np.exp(x64 - m).sum(axis=1, keepdims=True))
-        rows, t, valid = np.asarray(self.rows), np.asarray(self.target), np.asarray(self.valid, np.float64)
+        rows, t = np.asarray(self.rows), np.asarray(self.target)
+        valid = np.ones(rows.shape, np.float64) if self.valid is None else np.asarray(self.valid, np.float64)
         losses = -logp[rows, t] * valid
         if self.reduction == "none":
             out = losses
@@ -56,3 +72,4 @@ class SoftmaxCrossEntropy(Op):
             with np.errstate(invalid="ignore", divide="ignore"):
                 out = losses.sum() / valid.sum()
         return np.asarray(out).astype(x.dtype)
+

@@ -51,5 +51,5 @@ class SGD(Optimizer):
                         buf.data *= mom
                         buf.data += (1 - damp) * d
                     d = d + mom * buf.data if nesterov else buf.data
-                p.data[...] -= lr * d
+                p._data -= lr * d  # in place: the array object stays the same
                 p._bump_version()
