@@ -30,6 +30,7 @@ from __future__ import annotations
 import itertools
 import operator
 from collections.abc import Iterable, Sequence
+from heapq import heapify, heappop, heappush
 from typing import Any
 
 from .grad_mode import state as _grad_state
@@ -311,9 +312,6 @@ def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bo
             leaves[k] = r
             leaf_grads[k] = leaf_grads[k] + g if k in leaf_grads else g
 
-    order = walk(*roots)
-    order.reverse()
-
     target_nodes: dict[Node, int] | None = None
     contributing: set[Node] | None = None
     found: dict[int, Any] = {}
@@ -321,7 +319,7 @@ def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bo
         target_nodes = {t._node: id(t) for t in targets if t._node is not None}
         target_leaves = {id(t) for t in targets if t._node is None}
         contributing = set()
-        for n in reversed(order):  # recording order: inputs before consumers
+        for n in walk(*roots):  # recording order: inputs before consumers
             for e in n.inputs:
                 if e is None:
                     continue
@@ -338,12 +336,20 @@ def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bo
         _ledger.set_phase("backward")
         _ledger.hold(_grad_arrays(pending.values(), create_graph), "grad")
     segments: dict[Any, None] = {}  # checkpoint segments met in this backward, in order
+    # The frontier: nodes with a pending gradient (or None: reached, but no
+    # gradient arrived), keyed by -seq.  Popping the most recently recorded
+    # one first means every consumer of a node has run before the node itself
+    # -- a consumer has a larger seq, and is pushed before anything it feeds.
+    # No separate topological sort, and the heap stays as wide as the graph.
+    heap = [(-n.seq, n) for n in pending]
+    heapify(heap)
     pop = pending.pop
     prev_enabled = _grad_state.enabled
     _grad_state.enabled = create_graph
     try:
-        for node in order:  # decreasing seq: every consumer before its producers
-            g = pop(node, None)
+        while heap:
+            node = heappop(heap)[1]
+            g = pop(node)
             seg = node.segment
             if g is not None:
                 if led:
@@ -361,7 +367,9 @@ def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bo
                         found[k] = found[k] + g if k in found else g
                     if node not in contributing:
                         g = None
-            if g is not None:
+            if g is None:
+                grads = ()
+            else:
                 saved = node.saved
                 if saved is FREED:
                     raise RuntimeError(_FREED_MSG)
@@ -381,30 +389,42 @@ def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bo
                     grads = op.backward(xp, g, *args)
                 if type(grads) is not tuple:
                     grads = (grads,)
-                for edge, gi in zip(node.inputs, grads):
-                    if edge is None or gi is None:
-                        continue
-                    if type(edge) is Node:
+            for i, edge in enumerate(node.inputs):
+                if edge is None:
+                    continue
+                gi = grads[i] if grads else None
+                if type(edge) is Node:
+                    if gi is not None:
                         if gi.shape != edge.shape:  # undo broadcasting
                             gi = xp.sum_to(gi, edge.shape)
                         if gi.dtype != edge.dtype:  # a float32 input gets a float32 gradient
                             gi = gi.astype(edge.dtype)
-                        prev = pending.get(edge)
-                        pending[edge] = acc = gi if prev is None else prev + gi
+                    if edge not in pending:  # first visit: onto the frontier
+                        pending[edge] = gi
+                        heappush(heap, (-edge.seq, edge))
+                        prev = None
+                    elif gi is None:
+                        continue
                     else:
-                        leaf = edge._data
-                        if gi.shape != leaf.shape:
-                            gi = xp.sum_to(gi, leaf.shape)
-                        if gi.dtype != leaf.dtype:
-                            gi = gi.astype(leaf.dtype)
-                        k = id(edge)
-                        leaves[k] = edge
-                        prev = leaf_grads.get(k)
-                        leaf_grads[k] = acc = gi if prev is None else prev + gi
-                    if led:
-                        _ledger.hold(_grad_arrays((acc,), create_graph), "grad")
-                        if prev is not None:
-                            _ledger.release(_grad_arrays((prev,), create_graph))
+                        prev = pending[edge]
+                        pending[edge] = gi if prev is None else prev + gi
+                    acc = pending[edge]
+                elif gi is None:
+                    continue
+                else:
+                    leaf = edge._data
+                    if gi.shape != leaf.shape:
+                        gi = xp.sum_to(gi, leaf.shape)
+                    if gi.dtype != leaf.dtype:
+                        gi = gi.astype(leaf.dtype)
+                    k = id(edge)
+                    leaves[k] = edge
+                    prev = leaf_grads.get(k)
+                    leaf_grads[k] = acc = gi if prev is None else prev + gi
+                if led and gi is not None:
+                    _ledger.hold(_grad_arrays((acc,), create_graph), "grad")
+                    if prev is not None:
+                        _ledger.release(_grad_arrays((prev,), create_graph))
             # Release what this node saved: its backward ran, or never will.
             if seg is None:
                 if not retain_graph and type(node.saved) is tuple:
