@@ -172,52 +172,52 @@ def minimum(x: Any, y: Any) -> Tensor:
 
 
 def negative(x: Any) -> Tensor:
-    return apply(_NEG, _tensor(x))
+    return apply(_NEG, x)
 
 
 def exp(x: Any) -> Tensor:
-    return apply(_EXP, _tensor(x))
+    return apply(_EXP, x)
 
 
 def log(x: Any) -> Tensor:
     """Natural log (``-inf`` at 0, NaN below, as NumPy, without warnings)."""
-    return apply(_LOG, _tensor(x))
+    return apply(_LOG, x)
 
 
 def log1p(x: Any) -> Tensor:
     """``log(1 + x)``, accurate for small ``x``."""
-    return apply(_LOG1P, _tensor(x))
+    return apply(_LOG1P, x)
 
 
 def sqrt(x: Any) -> Tensor:
-    return apply(_SQRT, _tensor(x))
+    return apply(_SQRT, x)
 
 
 def abs(x: Any) -> Tensor:  # noqa: A001 - NumPy's name
     """Absolute value; gradient ``sign(x)`` (0 at 0)."""
-    return apply(_ABS, _tensor(x))
+    return apply(_ABS, x)
 
 
 def sin(x: Any) -> Tensor:
-    return apply(_SIN, _tensor(x))
+    return apply(_SIN, x)
 
 
 def cos(x: Any) -> Tensor:
-    return apply(_COS, _tensor(x))
+    return apply(_COS, x)
 
 
 def tanh(x: Any) -> Tensor:
-    return apply(_TANH, _tensor(x))
+    return apply(_TANH, x)
 
 
 def sigmoid(x: Any) -> Tensor:
     """``1 / (1 + exp(-x))`` without overflow."""
-    return apply(_SIGMOID, _tensor(x))
+    return apply(_SIGMOID, x)
 
 
 def erf(x: Any) -> Tensor:
     """The error function ``2/sqrt(pi) * integral_0^x exp(-t^2) dt``."""
-    return apply(_ERF, _tensor(x))
+    return apply(_ERF, x)
 
 
 def clip(x: Any, a_min: Any = None, a_max: Any = None) -> Tensor:
@@ -290,20 +290,20 @@ def logical_or(x: Any, y: Any) -> Any:
 def logical_not(x: Any) -> Any:
     if isinstance(x, bool):
         return not x
-    return apply(_NOT, _tensor(x))
+    return apply(_NOT, x)
 
 
 def sign(x: Any) -> Tensor:
     """-1, 0 or 1 (not differentiable: the result does not require grad)."""
-    return apply(_SIGN, _tensor(x))
+    return apply(_SIGN, x)
 
 
 def isnan(x: Any) -> Tensor:
-    return apply(_ISNAN, _tensor(x))
+    return apply(_ISNAN, x)
 
 
 def isfinite(x: Any) -> Tensor:
-    return apply(_ISFINITE, _tensor(x))
+    return apply(_ISFINITE, x)
 
 
 # ---------------------------------------------------------------------------

@@ -115,6 +115,9 @@ _new_tensor = _new_node = object.__new__  # Tensor.__new__ is object.__new__; sk
 def apply(op: Any, *args: Any) -> Any:
     """Run ``op`` on ``args`` (Tensors or Python scalars) and return a Tensor.
 
+    The single argument of a unary op may also be anything ``mg.tensor``
+    accepts (so ``mg.exp([1.0, 2.0])`` needs no conversion step of its own).
+
     This is the one place where ops are executed and recorded, and it runs
     once per op, so it is written for speed: one pass over the arguments (a
     shortcut for the common one-tensor case), the forward, and a node only
@@ -122,8 +125,11 @@ def apply(op: Any, *args: Any) -> Any:
     """
     if len(args) == 1:
         x = args[0]
-        if not isinstance(x, Tensor):
-            raise TypeError(f"{op.name}: needs a Tensor argument, got {type(x).__name__}")
+        if not isinstance(x, Tensor):  # a unary function called on a list, an array, a number
+            from .creation import tensor
+
+            x = tensor(x)
+            args = (x,)
         device = x._device
         needs_grad = x._rg
         xp = device.xp
@@ -176,9 +182,16 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_vc: list,
         raise TypeError(f"{op.name}: a differentiable op produced {out.dtype}")
     which = op.save_inputs
     out_saved = out if op.save_output else None
-    edges = []
-    versions = []
-    if which is True:  # the common case: backward reads every input
+    if len(args) == 1:  # unary: the input requires grad (or there would be no node)
+        x = args[0]
+        edges = [x._node or x]
+        if which is True or (which is not False and 0 in which):
+            saved, versions = (out_saved, arrays[0]), [x._vc]
+        else:
+            saved, versions = (out_saved, None), []
+    elif which is True:  # the common case: backward reads every input
+        edges = []
+        versions = []
         for a in args:
             if isinstance(a, Tensor):
                 edges.append((a._node or a) if a._rg else None)
@@ -187,6 +200,8 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_vc: list,
                 edges.append(None)
         saved = (out_saved, *arrays)
     else:
+        edges = []
+        versions = []
         for i, a in enumerate(args):
             if isinstance(a, Tensor):
                 edges.append((a._node or a) if a._rg else None)
@@ -367,8 +382,8 @@ def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bo
                         found[k] = found[k] + g if k in found else g
                     if node not in contributing:
                         g = None
-            if g is None:
-                grads = ()
+            if g is None:  # reached, but no gradient: its inputs are still visited (and freed)
+                grads = (None,) * len(node.inputs)
             else:
                 saved = node.saved
                 if saved is FREED:
@@ -389,29 +404,28 @@ def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bo
                     grads = op.backward(xp, g, *args)
                 if type(grads) is not tuple:
                     grads = (grads,)
-            for i, edge in enumerate(node.inputs):
+            for edge, gi in zip(node.inputs, grads):
                 if edge is None:
                     continue
-                gi = grads[i] if grads else None
                 if type(edge) is Node:
                     if gi is not None:
                         if gi.shape != edge.shape:  # undo broadcasting
                             gi = xp.sum_to(gi, edge.shape)
                         if gi.dtype != edge.dtype:  # a float32 input gets a float32 gradient
                             gi = gi.astype(edge.dtype)
-                    if edge not in pending:  # first visit: onto the frontier
+                    if edge in pending:
+                        if gi is None:
+                            continue
+                        prev = pending[edge]
+                        pending[edge] = gi if prev is None else prev + gi
+                    else:  # first time reached: onto the frontier
                         pending[edge] = gi
                         heappush(heap, (-edge.seq, edge))
                         prev = None
-                    elif gi is None:
-                        continue
-                    else:
-                        prev = pending[edge]
-                        pending[edge] = gi if prev is None else prev + gi
-                    acc = pending[edge]
-                elif gi is None:
-                    continue
-                else:
+                    if led and gi is not None:
+                        _ledger.hold(_grad_arrays((pending[edge],), create_graph), "grad")
+                        _ledger.release(_grad_arrays((prev,), create_graph))
+                elif gi is not None:  # a leaf
                     leaf = edge._data
                     if gi.shape != leaf.shape:
                         gi = xp.sum_to(gi, leaf.shape)
@@ -421,9 +435,8 @@ def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bo
                     leaves[k] = edge
                     prev = leaf_grads.get(k)
                     leaf_grads[k] = acc = gi if prev is None else prev + gi
-                if led and gi is not None:
-                    _ledger.hold(_grad_arrays((acc,), create_graph), "grad")
-                    if prev is not None:
+                    if led:
+                        _ledger.hold(_grad_arrays((acc,), create_graph), "grad")
                         _ledger.release(_grad_arrays((prev,), create_graph))
             # Release what this node saved: its backward ran, or never will.
             if seg is None:

@@ -65,7 +65,7 @@ def _reduce(loss: Tensor, reduction: str) -> Tensor:
 # ---------------------------------------------------------------- activations
 def relu(x: Any) -> Tensor:
     """``max(x, 0)``; the gradient at 0 is 0."""
-    return apply(_RELU, _tensor(x))
+    return apply(_RELU, x)
 
 
 def leaky_relu(x: Any, negative_slope: float = 0.01) -> Tensor:
@@ -82,7 +82,7 @@ def gelu(x: Any, approximate: str = "none") -> Tensor:
 
 def silu(x: Any) -> Tensor:
     """``x * sigmoid(x)``."""
-    return apply(_SILU, _tensor(x))
+    return apply(_SILU, x)
 
 
 sigmoid = mf.sigmoid
