@@ -1,0 +1,88 @@
+"""Count CPU instructions per step under Valgrind: a measure that noise cannot move.
+
+On a shared 2-core VM the wall-clock medians of ``python -m benchmarks`` can
+drift by 1.5x between runs; the *ratios* of interleaved engines hold, but a
+5% improvement of our own code drowns.  Instruction counts are exact and
+repeatable (to about 0.5%), so every optimisation in docs/performance.md was
+judged by them first and by the interleaved timings second::
+
+    python benchmarks/instructions.py                    # every workload, every installed engine
+    python benchmarks/instructions.py per_op minigrad    # one workload, one engine
+
+It runs ``valgrind --tool=callgrind`` on this file twice per (workload,
+engine) -- once doing 0 steps, once doing N -- and prints the difference
+divided by N: the instructions of one step, without start-up and import.
+Valgrind must be installed (``apt install valgrind``).  Instructions are not
+time: interpreter code runs at a higher IPC than BLAS kernels, and memory
+traffic is invisible here.  Use it to compare versions of *our* code.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+_HERE = Path(__file__).resolve()
+STEPS = {"per_op": 20, "mlp": 10, "deep": 3}
+ENGINES = ("numpy", "minigrad", "torch", "mygrad", "autograd")
+
+
+def _make_step(workload: str, engine: str):
+    sys.path.insert(0, str(_HERE.parent.parent))
+    from benchmarks.engines import BENCHMARKS
+
+    spec = BENCHMARKS[workload]
+    make = next(fn for fn in spec["engines"].values() if fn.__name__ == f"{workload}_{engine}")
+    return make(*spec["setup"]())
+
+
+def _child(workload: str, engine: str, n: int) -> None:
+    step = _make_step(workload, engine)
+    if step is None:
+        sys.exit(3)  # engine not installed
+    step()  # first step: lazy imports and caches, not counted
+    for _ in range(n):
+        step()
+
+
+def _count(workload: str, engine: str, n: int) -> int | None:
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+           sys.executable, str(_HERE), "--child", workload, engine, str(n)]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if r.returncode == 3:
+        return None
+    m = re.search(r"Collected : (\d+)", r.stderr)
+    if r.returncode != 0 or m is None:
+        raise RuntimeError(f"valgrind run failed for {workload}/{engine}:\n{r.stderr[-2000:]}")
+    return int(m.group(1))
+
+
+def main(argv: list[str]) -> None:
+    if argv[:1] == ["--child"]:
+        _child(argv[1], argv[2], int(argv[3]))
+        return
+    if shutil.which("valgrind") is None:
+        sys.exit("valgrind is not installed (apt install valgrind)")
+    workloads = [argv[0]] if argv else list(STEPS)
+    engines = [argv[1]] if len(argv) > 1 else list(ENGINES)
+    for w in workloads:
+        floor = None
+        print(f"{w}: instructions per step (callgrind, 1 BLAS thread)")
+        for e in engines:
+            base = _count(w, e, 0)
+            if base is None:
+                print(f"  {e:10s} (not installed)")
+                continue
+            per_step = (_count(w, e, STEPS[w]) - base) // STEPS[w]
+            floor = per_step if e == "numpy" else floor
+            ratio = f"  {per_step / floor:5.2f}x floor" if floor else ""
+            print(f"  {e:10s} {per_step:>14,d}{ratio}", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,44 @@
+"""The benchmark scripts still run against the current engine (quick mode).
+
+They are not timed here -- timings belong in ``python -m benchmarks`` -- but
+a benchmark that crashes on an internal rename is found by CI, not by the
+next person who wants the numbers.  Each script checks its own results
+(every engine's first step against the NumPy floor; measured == predicted
+checkpoint peaks; snapshots load back bit-exactly).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root holds benchmarks/
+
+
+def test_snapshot_throughput_quick(tmp_path, capsys):
+    from benchmarks import snapshot_throughput
+
+    results = snapshot_throughput.main(["--quick", "--repeats", "1", "--dir", str(tmp_path)])
+    assert results, "no rows"
+    out = capsys.readouterr().out
+    assert "minigrad_ckpt snapshot" in out and "checksums cost" in out
+
+
+def test_checkpoint_sweep_quick(capsys):
+    from benchmarks import checkpoint_sweep
+
+    rows = checkpoint_sweep.main(["--quick", "--samples", "1"])
+    assert rows
+    for row in rows:
+        assert row["measured_peak"] == row["predicted_peak"], row
+
+
+def test_engine_benchmarks_quick(capsys):
+    from benchmarks import run
+
+    results = run.main(["--quick", "--only", "per_op,mlp"])
+    assert set(results["benchmarks"]) == {"per_op", "mlp"}
+    assert results["problems"] == []  # every engine's first step matched the NumPy floor
+    assert results["float32_check"].startswith("ok")
+    for bench in results["benchmarks"].values():
+        assert "minigrad_ckpt" in bench["engines"]
