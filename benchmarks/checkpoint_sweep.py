@@ -79,8 +79,8 @@ def sweep(name: str, layers: list, x: mg.Tensor, samples: int) -> list[dict]:
         steps[label] = step
     for fn in steps.values():  # warm up
         fn()
-    for _ in range(samples):  # interleaved rounds, rotating order
-        for r in rows:
+    for i in range(samples):  # interleaved rounds, rotating order (drift hits every policy alike)
+        for r in rows[i % len(rows):] + rows[:i % len(rows)]:
             gc.collect()
             t0 = time.perf_counter()
             steps[r["policy"]]()

@@ -109,26 +109,31 @@ def engines():
 
 
 def measure(state, directory, repeats):
+    """Round 0 measures memory (tracemalloc, untimed: it slows allocation down);
+    rounds 1..repeats are timed, with the engine order rotated every round."""
     nbytes = sum(a.nbytes for a in state.values())
-    rows = {name: {"save": [], "load": [], "save_mem": 0, "load_mem": 0} for name, _, _ in engines()}
-    for r in range(repeats):
-        for name, save, load in engines():
+    eng = engines()
+    rows = {name: {"save": [], "load": [], "save_mem": 0, "load_mem": 0} for name, _, _ in eng}
+    for r in range(repeats + 1):
+        for name, save, load in eng[r % len(eng):] + eng[:r % len(eng)]:
             path = os.path.join(directory, f"bench-{abs(hash(name))}.bin")
-            tracemalloc.start() if r == 0 else None
-            t0 = time.perf_counter()
-            save(state, path)
-            rows[name]["save"].append(time.perf_counter() - t0)
             if r == 0:
+                tracemalloc.start()
+                save(state, path)
                 rows[name]["save_mem"] = tracemalloc.get_traced_memory()[1]
                 tracemalloc.stop()
                 tracemalloc.start()
-            t0 = time.perf_counter()
-            loaded = load(state, path)
-            rows[name]["load"].append(time.perf_counter() - t0)
-            if r == 0:
+                loaded = load(state, path)
                 rows[name]["load_mem"] = tracemalloc.get_traced_memory()[1]
                 tracemalloc.stop()
                 assert all(np.array_equal(loaded[k], state[k]) for k in state), name
+            else:
+                t0 = time.perf_counter()
+                save(state, path)
+                rows[name]["save"].append(time.perf_counter() - t0)
+                t0 = time.perf_counter()
+                loaded = load(state, path)
+                rows[name]["load"].append(time.perf_counter() - t0)
             del loaded
             os.remove(path)
     out = []
