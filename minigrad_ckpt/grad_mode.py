@@ -30,6 +30,34 @@ class _State(threading.local):
 state = _State()
 
 
+class _RecorderCount:
+    """How many threads have a recorder installed right now.
+
+    Reading a thread-local attribute costs several hundred instructions, and
+    ``_record`` runs once per op; while this count is 0 -- always, outside
+    checkpointing and profiling -- it skips reading ``state.recorder``.
+    """
+
+    active = 0
+
+
+recorders = _RecorderCount()
+_recorders_lock = threading.Lock()
+
+
+def set_recorder(recorder: Any) -> Any:
+    """Install ``recorder`` for this thread and return the previous one.
+
+    Every node recorded in this thread goes to ``recorder.record(...)`` until
+    the previous recorder is put back with ``set_recorder(previous)``.
+    """
+    previous = state.recorder
+    with _recorders_lock:
+        recorders.active += (recorder is not None) - (previous is not None)
+    state.recorder = recorder
+    return previous
+
+
 def is_grad_enabled() -> bool:
     """True if ops are currently recorded for backward."""
     return state.enabled

@@ -33,6 +33,7 @@ from collections.abc import Iterable, Sequence
 from heapq import heapify, heappop, heappush
 from typing import Any
 
+from .grad_mode import recorders as _recorders
 from .grad_mode import state as _grad_state
 from .memory import ledger as _ledger
 from .memory import saved_arrays
@@ -69,7 +70,7 @@ class Node:
     """
 
     __slots__ = ("op", "inputs", "saved", "versions", "seq", "xp", "shape", "dtype",
-                 "__dict__", "__weakref__")
+                 "__dict__")
 
     hooks: list | None = None       # gradient hooks of the output tensor
     segment: Any = None             # the checkpoint segment that owns this node
@@ -178,8 +179,9 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_vc: list,
     requires grad, or ``None`` for a constant.  The version boxes of saved
     tensors are kept so backward can detect a later in-place change.
     """
-    if out.dtype.kind != "f":
-        raise TypeError(f"{op.name}: a differentiable op produced {out.dtype}")
+    dtype = out.dtype
+    if dtype.kind != "f":
+        raise TypeError(f"{op.name}: a differentiable op produced {dtype}")
     which = op.save_inputs
     out_saved = out if op.save_output else None
     if len(args) == 1:  # unary: the input requires grad (or there would be no node)
@@ -223,8 +225,8 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_vc: list,
     node.seq = next(_seq)
     node.xp = xp
     node.shape = out.shape
-    node.dtype = out.dtype
-    recorder = _grad_state.recorder
+    node.dtype = dtype
+    recorder = _grad_state.recorder if _recorders.active else None
     if recorder is not None:
         recorder.record(node, args, arrays, out)  # an active checkpoint segment or profiler
     elif _ledger.enabled:

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import random as _random
-from ..grad_mode import enable_grad
+from ..grad_mode import enable_grad, set_recorder
 from ..grad_mode import state as _grad_state
 from ..memory import _base, is_parameter_edge, saved_arrays
 from ..tape import FREED
@@ -411,7 +411,7 @@ def _profile_runs(layers: Sequence[Callable[[Any], Any]], x: Any, repeats: int, 
             raise RuntimeError("profile_chain cannot run inside a checkpointed segment")
         boundaries = [x]
         with enable_grad():
-            _grad_state.recorder = prof
+            set_recorder(prof)
             try:
                 h = x
                 for i, layer in enumerate(layers):
@@ -423,7 +423,7 @@ def _profile_runs(layers: Sequence[Callable[[Any], Any]], x: Any, repeats: int, 
                     times[i] = min(times[i], time.perf_counter() - t0)
                     boundaries.append(h)
             finally:
-                _grad_state.recorder = outer
+                set_recorder(outer)
         if profile is None:
             profile = _classify(prof, boundaries)
     return profile

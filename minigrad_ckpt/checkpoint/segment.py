@@ -37,6 +37,7 @@ import zlib
 from typing import Any
 
 from ..backend import to_host
+from ..grad_mode import set_recorder
 from ..grad_mode import state as _grad_state
 from ..memory import _base, is_parameter_edge, saved_arrays
 from ..memory import ledger as _ledger
@@ -102,12 +103,12 @@ class Segment:
             outer.children.append(self)
         elif outer is not None:
             raise CheckpointError("checkpoint() cannot be used while the planner is profiling a model")
-        _grad_state.recorder = self
+        set_recorder(self)
         self._t0 = time.perf_counter()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        _grad_state.recorder = self._outer_recorder
+        set_recorder(self._outer_recorder)
         self.forward_time = time.perf_counter() - self._t0
         self._counted = None
         self.subtree = sorted(self._all_nodes(), key=lambda n: n.seq)
