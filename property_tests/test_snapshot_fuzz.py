@@ -25,13 +25,14 @@ import zlib
 from datetime import timedelta
 from pathlib import Path
 
-import msgpack
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from minigrad_ckpt.snapshot import Snapshot, SnapshotConfig, SnapshotError, SnapshotMetadata
+
+msgpack = pytest.importorskip("msgpack", reason="msgpack (a runtime dependency) is not installed")
 
 _DIR = tempfile.TemporaryDirectory(prefix="snapshot-fuzz-")
 N = max(settings.default.max_examples, 100)

@@ -4,6 +4,8 @@ math through a device's namespace (``xp``), so the GPU path needs no second copy
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import minigrad_ckpt
@@ -42,3 +44,28 @@ def test_the_check_would_catch_an_offender(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("import numpy as np\nfrom cupy import asarray\n")
     assert _imports(bad) == ["numpy", "cupy"]
+
+
+NO_MSGPACK = """
+import sys
+sys.modules["msgpack"] = None  # as if it were not installed: importing it raises ImportError
+import minigrad_ckpt as mg
+x = mg.tensor([1.0, 2.0], requires_grad=True)
+(x * x).sum().backward()
+assert x.grad.tolist() == [2.0, 4.0]
+ex = mg.Executor()
+ex.add_tensor("x", x)
+try:
+    mg.snapshot.Snapshot.from_executor(ex, 0).save(sys.argv[1])
+except ImportError as e:
+    print(e)
+else:
+    raise SystemExit("saving a snapshot without msgpack did not fail")
+"""
+
+
+def test_the_engine_works_without_msgpack_and_snapshots_say_what_is_missing(tmp_path):
+    r = subprocess.run([sys.executable, "-c", NO_MSGPACK, str(tmp_path / "s.mgsnap")],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "snapshots need msgpack" in r.stdout and "pip install" in r.stdout

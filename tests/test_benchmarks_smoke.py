@@ -12,9 +12,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root holds benchmarks/
 
 
+@pytest.mark.msgpack
 def test_snapshot_throughput_quick(tmp_path, capsys):
     from benchmarks import snapshot_throughput
 

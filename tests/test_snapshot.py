@@ -9,7 +9,6 @@ import time
 import zlib
 from pathlib import Path
 
-import msgpack
 import numpy as np
 import pytest
 
@@ -17,6 +16,8 @@ import minigrad_ckpt as mg
 from minigrad_ckpt import checkpoint as ck
 from minigrad_ckpt import nn, optim
 from minigrad_ckpt.snapshot import Snapshot, SnapshotConfig, SnapshotError, SnapshotMetadata
+
+msgpack = pytest.importorskip("msgpack", reason="msgpack (a runtime dependency) is not installed")
 
 ALL_DTYPES = ["float16", "float32", "float64", "int8", "int16", "int32", "int64",
               "uint8", "uint16", "uint32", "uint64", "bool"]

@@ -16,8 +16,9 @@ from minigrad_ckpt import nn, optim
 from minigrad_ckpt.cli import main
 from minigrad_ckpt.snapshot import Snapshot, SnapshotConfig
 
-REPO = Path(__file__).resolve().parents[1]
-ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": str(REPO)}
+pytestmark = pytest.mark.msgpack  # every test here writes snapshot files
+
+ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}  # PYTHONPATH: set by conftest.py
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

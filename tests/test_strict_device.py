@@ -100,6 +100,7 @@ def test_checkpointing_on_the_strict_device_is_bitwise_equal():
             np.testing.assert_array_equal(got[1][k], plain[1][k])
 
 
+@pytest.mark.msgpack
 def test_snapshot_taken_on_the_strict_device_restores_on_the_cpu(tmp_path):
     _, state, model, opt = train("mlp", "strict")
     path = Snapshot.from_executor(mg.Executor(model, opt), 3).save(tmp_path / "s.mgsnap")

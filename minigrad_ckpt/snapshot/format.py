@@ -29,9 +29,17 @@ import zlib
 from dataclasses import dataclass
 from typing import IO, Any
 
-import msgpack
-
 from ..backend import host_numpy as np
+
+try:
+    import msgpack
+except ImportError:  # a runtime dependency; without it the engine works and only snapshots fail, clearly
+    class _MsgpackMissing:
+        def __getattr__(self, name: str) -> Any:
+            raise ImportError("snapshots need msgpack, a dependency of minigrad-ckpt: pip install msgpack "
+                              "(or install the package: pip install .)")
+
+    msgpack = _MsgpackMissing()
 
 __all__ = ["SnapshotError", "LoadLimits", "FORMAT_NAME", "FORMAT_VERSION", "TensorEntry", "write_snapshot",
            "read_header", "read_tensor", "DTYPES"]

@@ -18,10 +18,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-import msgpack
-
 from ..executor import Executor
-from .format import SnapshotError
+from .format import SnapshotError, msgpack
 from .snapshot import Snapshot, SnapshotConfig, atomic_write
 
 __all__ = ["SnapshotManager"]
