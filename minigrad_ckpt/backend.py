@@ -124,6 +124,11 @@ class ArrayNamespace:
 
     name: str
     array_type: type
+    # constants every library spells the same (the dtype names are added below the class)
+    newaxis = None
+    inf = float("inf")
+    nan = float("nan")
+    pi = 3.141592653589793
 
     def __init__(self, library: Any, name: str) -> None:
         self.name = name
@@ -131,13 +136,6 @@ class ArrayNamespace:
         self.array_type = library.ndarray
         for fn in LIBRARY_FUNCTIONS:
             setattr(self, fn, getattr(library, fn))
-        # dtype objects, so op code can write ``xp.float32`` like in NumPy
-        for dt in SUPPORTED_DTYPES:
-            setattr(self, dt.name, dt.type)
-        self.newaxis = None
-        self.inf = float("inf")
-        self.nan = float("nan")
-        self.pi = 3.141592653589793
 
     def __repr__(self) -> str:
         return f"<array namespace {self.name}>"
@@ -241,6 +239,12 @@ class ArrayNamespace:
             z = (z ^ (z >> self.uint64(30))) * self.uint64(0xBF58476D1CE4E5B9)
             z = (z ^ (z >> self.uint64(27))) * self.uint64(0x94D049BB133111EB)
             return z ^ (z >> self.uint64(31))
+
+
+# dtype objects, so op code can write ``xp.float32`` as in NumPy
+for _dt in SUPPORTED_DTYPES:
+    setattr(ArrayNamespace, _dt.name, _dt.type)
+del _dt
 
 
 def register_kernel(fn: Any) -> Any:
@@ -420,12 +424,6 @@ class CupyNamespace(ArrayNamespace):
         for fn in LIBRARY_FUNCTIONS:
             if fn != "errstate":
                 setattr(self, fn, _on_device(getattr(cupy, fn), self._device))
-        for dt in SUPPORTED_DTYPES:
-            setattr(self, dt.name, dt.type)
-        self.newaxis = None
-        self.inf = float("inf")
-        self.nan = float("nan")
-        self.pi = 3.141592653589793
         import cupyx
 
         self._scatter_add = cupyx.scatter_add

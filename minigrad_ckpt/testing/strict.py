@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy
 
-from ..backend import LIBRARY_FUNCTIONS, SUPPORTED_DTYPES, ArrayNamespace, Device, register_device_type
+from ..backend import LIBRARY_FUNCTIONS, ArrayNamespace, Device, register_device_type
 
 __all__ = ["StrictArray", "StrictNamespace", "StrictDeviceError"]
 
@@ -192,12 +192,6 @@ class StrictNamespace(ArrayNamespace):
         for fn in LIBRARY_FUNCTIONS:
             setattr(self, fn, self._function(fn))
         self.errstate = numpy.errstate
-        for dt in SUPPORTED_DTYPES:
-            setattr(self, dt.name, dt.type)
-        self.newaxis = None
-        self.inf = float("inf")
-        self.nan = float("nan")
-        self.pi = 3.141592653589793
 
     # ---- the wall ----
     def _check(self, a: numpy.ndarray) -> None:
