@@ -326,3 +326,37 @@ def test_loss_modules_match_functional():
     ]
     for a, b in pairs:
         np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+# ----------------------------------------------------------- image inputs (C, H, W)
+_IMAGE_FNS = {
+    "conv2d": lambda x: F.conv2d(x, mg.tensor(np.random.default_rng(1).standard_normal((4, 3, 3, 3))), padding=1),
+    "max_pool2d": lambda x: F.max_pool2d(x, 2),
+    "avg_pool2d": lambda x: F.avg_pool2d(x, 2, padding=1, count_include_pad=False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_IMAGE_FNS))
+def test_an_unbatched_image_gives_the_batch_of_one_result_without_its_batch_axis(name):
+    fn = _IMAGE_FNS[name]
+    a = np.random.default_rng(0).standard_normal((3, 6, 6))
+    x3 = mg.tensor(a, requires_grad=True)
+    x4 = mg.tensor(a[None], requires_grad=True)
+    y3, y4 = fn(x3), fn(x4)
+    assert y3.shape == y4.shape[1:]
+    np.testing.assert_array_equal(y3.numpy(), y4.numpy()[0])
+    y3.sum().backward()
+    y4.sum().backward()
+    np.testing.assert_array_equal(x3.grad.numpy(), x4.grad.numpy()[0])
+
+
+@pytest.mark.parametrize("name", sorted(_IMAGE_FNS))
+@pytest.mark.parametrize("shape", [(6, 6), (1, 1, 3, 6, 6)])
+def test_an_image_input_that_is_not_3d_or_4d_is_refused(name, shape):
+    with pytest.raises(ValueError, match=f"{name}: expected a 3-D .* or 4-D"):
+        _IMAGE_FNS[name](mg.zeros(*shape))
+
+
+def test_conv2d_refuses_a_weight_that_is_not_4d():
+    with pytest.raises(ValueError, match="4-D weight"):
+        F.conv2d(mg.zeros(1, 3, 6, 6), mg.zeros(4, 3, 3))

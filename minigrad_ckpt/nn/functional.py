@@ -319,19 +319,26 @@ def _pair(v: Any, name: str) -> tuple[int, int]:
     return v  # type: ignore[return-value]
 
 
+def _batched(x: Tensor, name: str) -> tuple[Tensor, bool]:
+    """An image input as (N, C, H, W): a (C, H, W) input gets a batch axis of 1,
+    and the flag says so, so that the caller can remove it from the result."""
+    if x.ndim == 3:
+        return mf.expand_dims(x, 0), True
+    if x.ndim != 4:
+        raise ValueError(f"{name}: expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got shape {x.shape}")
+    return x, False
+
+
 def conv2d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Tensor:
     """2-D cross-correlation, NCHW: ``x`` (N, C, H, W) or (C, H, W), ``weight`` (O, C/groups, KH, KW).
 
     ``padding`` is an int, a pair, ``"valid"`` (0) or ``"same"`` (stride 1 only).
     """
-    x = _tensor(x)
+    x, unbatched = _batched(_tensor(x), "conv2d")
     w = _tensor(weight, x)
-    unbatched = x.ndim == 3
-    if unbatched:
-        x = mf.expand_dims(x, 0)
-    if x.ndim != 4 or w.ndim != 4:
-        raise ValueError(f"conv2d: expected 4-D input and weight, got {x.shape} and {w.shape}")
+    if w.ndim != 4:
+        raise ValueError(f"conv2d: expected a 4-D weight (O, C/groups, KH, KW), got shape {w.shape}")
     st, dl = _pair(stride, "stride"), _pair(dilation, "dilation")
     if isinstance(padding, str):
         if padding == "valid":
@@ -389,12 +396,7 @@ def _pool_args(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation:
 def max_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1) -> Tensor:
     """Max over windows; the gradient goes to the first maximum of each window (PyTorch)."""
-    x = _tensor(x)
-    unbatched = x.ndim == 3
-    if unbatched:
-        x = mf.expand_dims(x, 0)
-    if x.ndim != 4:
-        raise ValueError(f"max_pool2d: expected a 3-D or 4-D input, got shape {x.shape}")
+    x, unbatched = _batched(_tensor(x), "max_pool2d")
     k, s, p, d = _pool_args(x, kernel_size, stride, padding, dilation, "max_pool2d")
     out = apply(_conv.MaxPool2d(kernel=k, stride=s, padding=p, dilation=d), x, x.detach())
     return mf.squeeze(out, 0) if unbatched else out
@@ -407,12 +409,7 @@ def avg_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
     With ``count_include_pad=False`` the divisor at the border counts only real
     input elements, as in PyTorch.
     """
-    x = _tensor(x)
-    unbatched = x.ndim == 3
-    if unbatched:
-        x = mf.expand_dims(x, 0)
-    if x.ndim != 4:
-        raise ValueError(f"avg_pool2d: expected a 3-D or 4-D input, got shape {x.shape}")
+    x, unbatched = _batched(_tensor(x), "avg_pool2d")
     k, s, p, _ = _pool_args(x, kernel_size, stride, padding, 1, "avg_pool2d")
     n, c, h, w = x.shape
     xp = x.device.xp
