@@ -45,3 +45,13 @@ def test_engine_benchmarks_quick(capsys):
     assert results["float32_check"].startswith("ok")
     for bench in results["benchmarks"].values():
         assert "minigrad_ckpt" in bench["engines"]
+
+
+def test_instruction_count_workloads_build_and_run():
+    """benchmarks/instructions.py runs these under Valgrind; here, once each, natively."""
+    from benchmarks import instructions
+
+    for workload in instructions.STEPS:
+        for engine in ("numpy", "minigrad"):
+            step = instructions._make_step(workload, engine)
+            step()

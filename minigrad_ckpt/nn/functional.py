@@ -135,7 +135,7 @@ def _check_targets(name: str, x: Tensor, target: Tensor, ignore_index: int,
     if all_valid_as_none:
         if t.size == 0:
             return t, None, n_classes
-        lo, hi = xp.scalar(t.min()), xp.scalar(t.max())
+        lo, hi = xp.to_host(xp.stack([t.min(), t.max()])).tolist()  # one device-to-host read
         if 0 <= lo and hi < n_classes and not lo <= ignore_index <= hi:
             return t, None, n_classes
     valid = t != ignore_index
