@@ -19,11 +19,12 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
-from . import random as _random
 from .backend import host_numpy, is_array, to_host
 from .tensor import Tensor
 
 __all__ = ["Executor"]
+
+_OPT_PREFIX = "optimizer.state."  # optimizer moments are named optimizer.state.<param name>.<key>
 
 
 class Executor:
@@ -77,7 +78,7 @@ class Executor:
             for p, st in self.optimizer.state.items():
                 for k, v in st.items():
                     if isinstance(v, Tensor):
-                        out[f"optimizer.state.{names[id(p)]}.{k}"] = v
+                        out[f"{_OPT_PREFIX}{names[id(p)]}.{k}"] = v
         return _ReadOnly(out)
 
     def live_tensors(self) -> dict[str, Tensor]:
@@ -119,8 +120,14 @@ class Executor:
                     i += 1
         return names
 
+    # The optimizer's state under parameter *names* (the file format) and back to
+    # the optimizer's own positional form (``Optimizer.load_state_dict``).  Both
+    # directions live here, next to ``_param_names``, so the codec is one place.
     def optimizer_state(self) -> dict[str, Any] | None:
-        """The optimizer's non-tensor state as plain data (type, groups, step counts)."""
+        """The optimizer's non-tensor state as plain data (type, groups, step counts).
+
+        Its tensors (moments) are in :attr:`tensors` as ``optimizer.state.<param>.<key>``.
+        """
         if self.optimizer is None:
             return None
         names = self._param_names()
@@ -134,14 +141,103 @@ class Executor:
             scalars[names[id(p)]] = {k: _plain(v) for k, v in st.items() if not isinstance(v, Tensor)}
         return {"type": type(self.optimizer).__name__, "param_groups": groups, "scalars": scalars}
 
+    def optimizer_state_dict_from(self, saved: Any, tensors: Mapping[str, Any]) -> dict[str, Any]:
+        """The inverse of :meth:`optimizer_state`: ``saved`` (its plain data) and ``tensors``
+        (name -> host array, the ``optimizer.state.*`` entries are used) as a state dict for
+        this executor's ``optimizer.load_state_dict``.
+
+        Everything is validated here -- types, the optimizer's class, groups and their
+        parameters, hyper-parameter kinds, each moment's shape -- so that loading the
+        result cannot fail half-way.  Raises ``ValueError`` naming the first problem.
+        """
+        opt = self.optimizer
+        if opt is None:
+            raise ValueError("the executor has no optimizer")
+        if not isinstance(saved, dict):
+            raise ValueError("the optimizer state is missing or not a map")
+        if saved.get("type") != type(opt).__name__:
+            raise ValueError(f"the state is for {saved.get('type')!r}, the executor has {type(opt).__name__}")
+        groups, scalars = saved.get("param_groups"), saved.get("scalars")
+        if scalars is None:
+            scalars = {}
+        if not isinstance(groups, list) or not isinstance(scalars, dict):
+            raise ValueError("the optimizer state's param_groups or scalars are malformed")
+        if len(groups) != len(opt.param_groups):
+            raise ValueError(f"the state has {len(groups)} parameter groups, the optimizer {len(opt.param_groups)}")
+        names = self._param_names()
+        params: dict[str, Any] = {}  # name -> the live parameter
+        index: dict[str, int] = {}
+        out_groups = []
+        for gi, (g_saved, g_own) in enumerate(zip(groups, opt.param_groups)):
+            if not isinstance(g_saved, dict):
+                raise ValueError(f"parameter group {gi} is not a map")
+            own_names = [names[id(p)] for p in g_own["params"]]
+            if g_saved.get("params") != own_names:
+                raise ValueError(f"parameter group {gi}: the optimizer's parameters differ from the state's")
+            hyper = {k: v for k, v in g_saved.items() if k != "params"}
+            own_hyper = {k: v for k, v in g_own.items() if k != "params"}
+            if set(hyper) != set(own_hyper):
+                raise ValueError(f"parameter group {gi} has hyper-parameters {sorted(hyper)}, the optimizer "
+                                 f"{sorted(own_hyper)}")
+            entry = {}
+            for k, v in hyper.items():
+                if not _same_kind(v, own_hyper[k]):
+                    raise ValueError(f"parameter group {gi}: hyper-parameter {k!r} = {v!r} is not of the kind "
+                                     f"the optimizer uses ({own_hyper[k]!r})")
+                entry[k] = tuple(v) if isinstance(v, list) else v
+            entry["params"] = [len(index) + j for j in range(len(own_names))]
+            for n, p in zip(own_names, g_own["params"]):
+                index[n], params[n] = len(index), p
+            out_groups.append(entry)
+        state: dict[int, dict[str, Any]] = {}
+        for pname, vals in scalars.items():
+            if pname not in index:
+                raise ValueError(f"scalar state for unknown parameter {pname!r}")
+            if not isinstance(vals, dict) or not all(
+                    isinstance(k, str) and (v is None or isinstance(v, (bool, int, float))) for k, v in vals.items()):
+                raise ValueError(f"the scalar state of parameter {pname!r} is malformed")
+            state.setdefault(index[pname], {}).update(vals)
+        for name, arr in tensors.items():
+            if not name.startswith(_OPT_PREFIX):
+                continue
+            pname, _, key = name[len(_OPT_PREFIX):].rpartition(".")
+            if pname not in index or not key:
+                raise ValueError(f"{name}: no such parameter in the optimizer")
+            p = params[pname]
+            if tuple(arr.shape) != tuple(p.shape) or host_numpy.dtype(arr.dtype).kind != "f":
+                raise ValueError(f"{name}: a {arr.dtype} moment of shape {tuple(arr.shape)} for a parameter of "
+                                 f"shape {tuple(p.shape)}")
+            if key in state.get(index[pname], {}):
+                raise ValueError(f"{name}: stored both as a tensor and as a scalar")
+            state.setdefault(index[pname], {})[key] = Tensor(arr, dtype=arr.dtype)
+        return {"state": state, "param_groups": out_groups}
+
     def scheduler_state(self) -> dict[str, Any] | None:
         if self.scheduler is None:
             return None
         return {"type": type(self.scheduler).__name__,
                 "state": {k: _plain(v) for k, v in self.scheduler.state_dict().items()}}
 
-    def rng_state(self) -> dict[str, int]:
-        return _random.get_rng_state()
+    def scheduler_state_from(self, saved: Any) -> dict[str, Any]:
+        """The inverse of :meth:`scheduler_state`: the dict for ``scheduler.load_state_dict``.
+
+        A scheduler's ``load_state_dict`` sets attributes by name, so only the fields the
+        scheduler has now, each of the same kind, are accepted (``ValueError`` otherwise).
+        """
+        if self.scheduler is None:
+            raise ValueError("the executor has no scheduler")
+        if not isinstance(saved, dict) or not isinstance(saved.get("state"), dict):
+            raise ValueError("the scheduler state is malformed")
+        if saved.get("type") != type(self.scheduler).__name__:
+            raise ValueError(f"the state is for {saved.get('type')!r}, the executor has "
+                             f"{type(self.scheduler).__name__}")
+        own, state = self.scheduler_state()["state"], saved["state"]
+        if set(state) != set(own):
+            raise ValueError(f"the state has fields {sorted(map(str, state))}, the scheduler {sorted(own)}")
+        for k, v in state.items():
+            if not _same_kind(v, own[k]):
+                raise ValueError(f"field {k!r} = {v!r} is not of the kind the scheduler uses ({own[k]!r})")
+        return dict(state)
 
     def __repr__(self) -> str:
         return (f"Executor(iteration={self.iteration}, tensors={len(self.tensors)}, "
@@ -179,3 +275,16 @@ def _plain(v: Any) -> Any:
     if isinstance(v, Tensor) or is_array(v):
         return to_host(v.data if isinstance(v, Tensor) else v).tolist()
     raise TypeError(f"cannot store {type(v).__name__} in a snapshot header")
+
+
+def _same_kind(saved: Any, own: Any) -> bool:
+    """Whether a saved hyper-parameter can stand in for the optimizer's own value."""
+    if isinstance(own, bool) or own is None or isinstance(own, str):
+        return type(saved) is type(own)
+    if isinstance(own, (int, float)):
+        return isinstance(saved, (int, float)) and not isinstance(saved, bool)
+    if isinstance(own, (tuple, list)):
+        return isinstance(saved, (list, tuple)) and len(saved) == len(own) and all(map(_same_kind, saved, own))
+    if isinstance(own, dict):
+        return isinstance(saved, dict) and set(saved) == set(own) and all(_same_kind(saved[k], own[k]) for k in own)
+    return False

@@ -122,6 +122,36 @@ def test_unreadable_manifest_never_leads_to_deleting(tmp_path):
     assert snapshot_files(tmp_path) == {name(1), name(2)}  # it could not prove it wrote snapshot 1
 
 
+MANIFEST_CHECK = textwrap.dedent("""
+    import sys, warnings
+    import msgpack, numpy as np
+    import minigrad_ckpt as mg
+    from minigrad_ckpt.snapshot import SnapshotManager
+    assert not __debug__, "this check is about python -O"
+    d = sys.argv[1]
+    ex = mg.Executor(); ex.add_tensor("t", np.zeros(3))
+    m = SnapshotManager(d, max_snapshots=1)
+    m.save_snapshot(ex, 1)
+    good = msgpack.unpackb(open(d + "/MANIFEST.msgpack", "rb").read())
+    e = good["snapshots"][0]
+    for bad in ({**e, "iteration": "1"}, {**e, "file": 7}, {**e, "file": "../x"}, {**e, "base": ["x"]},
+                {**e, "seq": None}, {**e, "iteration": True}, [e]):
+        open(d + "/MANIFEST.msgpack", "wb").write(msgpack.packb({**good, "snapshots": [bad]}))
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            m.save_snapshot(ex, 2)
+        assert any("unreadable" in str(x.message) for x in w), bad
+    print("ok")
+""")
+
+
+def test_manifest_checks_hold_under_python_O(tmp_path):
+    """The manifest's checks are real checks, not asserts that ``python -O`` skips."""
+    r = subprocess.run([sys.executable, "-O", "-c", MANIFEST_CHECK, str(tmp_path)], capture_output=True,
+                       text=True, env=ENV, timeout=60)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr
+
+
 def test_leftover_temp_files_do_not_break_the_manager(tmp_path):
     m = SnapshotManager(tmp_path, max_snapshots=2)
     m.save_snapshot(executor(1), 1)

@@ -28,7 +28,7 @@ from minigrad_ckpt.snapshot import (
     SnapshotManager,
     SnapshotMetadata,
 )
-from minigrad_ckpt.snapshot import snapshot as snapshot_module
+from minigrad_ckpt.snapshot import storage as snapshot_module
 
 msgpack = pytest.importorskip("msgpack", reason="msgpack (a runtime dependency) is not installed")
 

@@ -6,9 +6,11 @@ per-tensor checksums, and restores it exactly.  ``SnapshotManager`` keeps a
 directory of them, newest by iteration.
 """
 
+from .config import SnapshotConfig, SnapshotMetadata
 from .format import FORMAT_NAME, FORMAT_VERSION, LoadLimits, SnapshotError
+from .fsutil import atomic_write, human_bytes
 from .manager import SnapshotManager
-from .snapshot import Snapshot, SnapshotConfig, SnapshotMetadata, atomic_write, human_bytes
+from .snapshot import Snapshot
 
 __all__ = ["Snapshot", "SnapshotConfig", "SnapshotMetadata", "SnapshotManager", "SnapshotError", "LoadLimits",
            "FORMAT_NAME", "FORMAT_VERSION", "atomic_write", "human_bytes"]

@@ -7,8 +7,10 @@ import sys
 from pathlib import Path
 
 from ..backend import host_numpy as np
+from .config import SnapshotConfig
 from .format import LoadLimits, SnapshotError, file_size, read_header
-from .snapshot import Snapshot, SnapshotConfig, human_bytes
+from .fsutil import human_bytes
+from .snapshot import Snapshot
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

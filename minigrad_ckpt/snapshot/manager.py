@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from ..executor import Executor
+from .config import SnapshotConfig
 from .format import SnapshotError, msgpack
-from .snapshot import Snapshot, SnapshotConfig, atomic_write
+from .fsutil import atomic_write
+from .snapshot import Snapshot
 
 __all__ = ["SnapshotManager"]
 
@@ -49,14 +51,9 @@ class SnapshotManager:
         if not path.exists():
             return []
         try:
-            data = msgpack.unpackb(path.read_bytes(), raw=False, strict_map_key=True)
-            entries = data["snapshots"]
-            assert isinstance(entries, list)
-            for e in entries:
-                assert isinstance(e["file"], str) and _NAME.match(e["file"]) and isinstance(e["iteration"], int)
-            return entries
-        except Exception:
-            warnings.warn(f"{path} is unreadable; the manager will not delete snapshots it cannot "
+            return _validate_manifest(msgpack.unpackb(path.read_bytes(), raw=False, strict_map_key=True))
+        except Exception as exc:
+            warnings.warn(f"{path} is unreadable ({exc}); the manager will not delete snapshots it cannot "
                           f"prove it wrote", stacklevel=3)
             return []
 
@@ -172,6 +169,37 @@ class SnapshotManager:
             return snap
         detail = ("; ".join(problems)) if problems else "no snapshots"
         raise SnapshotError(f"no usable snapshot in {self.directory}: {detail}")
+
+
+class ManifestError(ValueError):
+    """The manifest is not what the manager writes (its content is untrusted input)."""
+
+
+def _validate_manifest(data: Any) -> list[dict[str, Any]]:
+    """The manifest's entries, every field checked (real checks: they must hold under ``python -O``)."""
+    if not isinstance(data, dict) or data.get("format") != "minigrad-ckpt/manifest" or data.get("version") != 1:
+        raise ManifestError("not a minigrad-ckpt manifest")
+    entries = data.get("snapshots")
+    if not isinstance(entries, list):
+        raise ManifestError("'snapshots' is not a list")
+    for i, e in enumerate(entries):
+        if not isinstance(e, dict):
+            raise ManifestError(f"entry {i} is not a map")
+        f, it, base = e.get("file"), e.get("iteration"), e.get("base")
+        if not isinstance(f, str) or not _NAME.match(f):
+            raise ManifestError(f"entry {i} has an invalid file name")
+        if not isinstance(it, int) or isinstance(it, bool) or it < 0:
+            raise ManifestError(f"entry {i} has an invalid iteration")
+        if base is not None and not (isinstance(base, str) and _NAME.match(base)):
+            raise ManifestError(f"entry {i} has an invalid base")
+        if not isinstance(e.get("checksum"), (str, type(None))):
+            raise ManifestError(f"entry {i} has an invalid checksum")
+        seq = e.get("seq", 0)
+        if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
+            raise ManifestError(f"entry {i} has an invalid sequence number")
+        if not isinstance(e.get("superseded", False), bool):
+            raise ManifestError(f"entry {i} has an invalid 'superseded' flag")
+    return entries
 
 
 def _chain_length(entry: dict[str, Any], entries: list[dict[str, Any]]) -> int:

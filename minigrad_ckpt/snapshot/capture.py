@@ -1,0 +1,68 @@
+"""Capture: the state of an :class:`~minigrad_ckpt.Executor` as a snapshot's arrays and plain data.
+
+Nothing here touches a file.  A capture is a copy of the arrays (so training
+can go on) or, with ``copy=False``, references to the live arrays plus their
+version stamps, so that a later save or restore can refuse once any of them
+changed in place.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from .. import random as _random
+from ..executor import Executor
+from .config import SnapshotConfig, SnapshotMetadata
+from .format import SnapshotError
+from .tape_codec import encode_tape
+
+__all__ = ["Capture", "capture", "check_unchanged"]
+
+
+@dataclass
+class Capture:
+    """What :func:`capture` returns: the pieces a :class:`~minigrad_ckpt.snapshot.Snapshot` is made of."""
+
+    metadata: SnapshotMetadata
+    tensors: dict[str, Any]                 # name -> array (host or device); tape arrays included
+    state: dict[str, Any]                   # rng, optimizer, scheduler, tape (plain data)
+    versions: dict[str, tuple[list, int]]   # copy=False: name -> (the tensor's version box, its value)
+
+
+def capture(ex: Executor, iteration: int | None, config: SnapshotConfig, *, copy: bool = True) -> Capture:
+    """Capture ``ex`` at ``iteration`` (default ``ex.iteration``) as ``config`` asks."""
+    if not isinstance(ex, Executor):
+        raise TypeError(f"from_executor needs an Executor, got {type(ex).__name__}")
+    it = ex.iteration if iteration is None else int(iteration)
+    tensors: dict[str, Any] = {}
+    versions = {}
+    for name, t in sorted(ex.tensors.items()):
+        if copy:
+            tensors[name] = t.data.copy()
+        else:
+            tensors[name] = t.data
+            versions[name] = (t._vc, t._vc[0])
+    state: dict[str, Any] = {"rng": _random.get_rng_state(), "optimizer": ex.optimizer_state(),
+                             "scheduler": ex.scheduler_state(), "tape": None}
+    if config.include_tape:
+        if ex.tape is None:
+            raise SnapshotError("include_tape is set but the executor has no recorded tape "
+                                "(call Executor.record(output) after the forward pass)")
+        leaf_names = {id(t): n for n, t in ex.live_tensors().items()}
+        tape, arrays = encode_tape(ex.tape, leaf_names)
+        state["tape"] = tape
+        tensors.update(arrays)
+    meta = SnapshotMetadata(iteration=it, timestamp=time.time())
+    meta.tensor_count = len(tensors)
+    meta.total_bytes = int(sum(a.nbytes for a in tensors.values()))
+    return Capture(meta, tensors, state, versions)
+
+
+def check_unchanged(versions: dict[str, tuple[list, int]]) -> None:
+    """Raise if a tensor captured with ``copy=False`` was changed in place since."""
+    for name, (box, v) in versions.items():
+        if box[0] != v:
+            raise SnapshotError(f"tensor {name!r} changed in place after this copy=False snapshot was "
+                                f"taken (an optimizer step?); take a new snapshot")

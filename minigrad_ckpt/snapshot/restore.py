@@ -1,0 +1,126 @@
+"""Restore: a snapshot's state back into an executor -- a new one, or an existing one, all or nothing.
+
+``restore_into`` works in two phases.  First it checks everything and builds
+every new value (model tensors, the optimizer's state dict, the scheduler's
+state, the RNG state, user tensors, the decoded tape) without touching the
+executor; only when all of that succeeded does it install them, with calls
+that can no longer fail on the snapshot's content.  So a bad snapshot raises
+:class:`SnapshotError` and leaves model, optimizer, scheduler, RNG, tensors,
+tape and iteration exactly as they were.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import random as _random
+from ..backend import cpu
+from ..executor import Executor
+from ..tensor import Tensor
+from .format import SnapshotError
+from .tape_codec import decode_tape
+
+__all__ = ["restore", "restore_into"]
+
+_MASK64 = (1 << 64) - 1
+
+
+def restore(snap: Any) -> Executor:
+    """A new Executor holding ``snap``'s tensors (host arrays), iteration and states (see
+    :meth:`Snapshot.restore <minigrad_ckpt.snapshot.Snapshot.restore>`)."""
+    ex = Executor()
+    for name, arr in snap._tensors.items():
+        if not name.startswith("__tape__/"):
+            ex._tensors[name] = Tensor(arr)
+    ex.iteration = _iteration(snap)
+    ex.restored_optimizer_state = snap.state.get("optimizer")
+    ex.restored_scheduler_state = snap.state.get("scheduler")
+    ex.restored_rng_state = snap.state.get("rng")
+    if snap.state.get("tape") is not None:
+        leaves = dict(ex._tensors)
+        for t in leaves.values():
+            if t.dtype.kind == "f":
+                t.requires_grad_()
+        ex.tape = decode_tape(snap.state["tape"], snap._tensors, leaves, cpu)
+    return ex
+
+
+def restore_into(snap: Any, ex: Executor) -> Executor:
+    """Install ``snap`` into ``ex``: validate and build everything, then change ``ex``."""
+    if not isinstance(ex, Executor):
+        raise TypeError(f"restore_into needs an Executor, got {type(ex).__name__}")
+    tensors = snap._tensors
+    iteration = _iteration(snap)
+    # ---------------- phase 1: check and build; ex is not touched ----------------
+    model_sd = _model_state(ex, tensors) if ex.model is not None else None
+    opt_sd = None
+    if ex.optimizer is not None:
+        if snap.state.get("optimizer") is None:
+            raise SnapshotError("the executor has an optimizer but the snapshot holds no optimizer state")
+        try:
+            opt_sd = ex.optimizer_state_dict_from(snap.state["optimizer"], tensors)
+        except ValueError as exc:
+            raise SnapshotError(f"the snapshot's optimizer state does not fit: {exc}") from None
+    sched = None
+    if ex.scheduler is not None and snap.state.get("scheduler") is not None:
+        try:
+            sched = ex.scheduler_state_from(snap.state["scheduler"])
+        except ValueError as exc:
+            raise SnapshotError(f"the snapshot's scheduler state does not fit: {exc}") from None
+    rng = _rng_state(snap.state.get("rng"))
+    users = {name: Tensor(arr, dtype=arr.dtype) for name, arr in tensors.items()
+             if not name.startswith(("model.", "optimizer.", "__tape__/"))}
+    tape = None
+    if snap.state.get("tape") is not None:
+        leaves = ex.live_tensors()
+        leaves.update(users)  # the tape's user-tensor leaves are the ones installed below
+        device = next(iter(leaves.values())).device if leaves else cpu
+        tape = decode_tape(snap.state["tape"], tensors, leaves, device)
+    # ---------------- phase 2: install (validated above: nothing here depends on the file) ----------------
+    if model_sd is not None:
+        ex.model.load_state_dict(model_sd)
+    if opt_sd is not None:
+        ex.optimizer.load_state_dict(opt_sd)
+    if sched is not None:
+        ex.scheduler.load_state_dict(sched)
+    ex._tensors.update(users)
+    if rng is not None:
+        _random.set_rng_state(rng)
+    ex.iteration = iteration
+    if tape is not None:
+        ex.tape = tape
+    return ex
+
+
+def _iteration(snap: Any) -> int:
+    it = snap.metadata.iteration
+    if not isinstance(it, int) or isinstance(it, bool) or it < 0:
+        raise SnapshotError(f"the snapshot's iteration {it!r} is not a non-negative integer")
+    return it
+
+
+def _model_state(ex: Executor, tensors: dict[str, Any]) -> dict[str, Tensor]:
+    own = ex.model.state_dict()
+    missing = [k for k in own if f"model.{k}" not in tensors]
+    extra = [n[6:] for n in tensors if n.startswith("model.") and n[6:] not in own]
+    if missing or extra:
+        raise SnapshotError(f"the snapshot does not match the model: missing {missing}, unexpected {extra}")
+    out = {}
+    for k, t in own.items():
+        arr = tensors[f"model.{k}"]
+        if tuple(arr.shape) != t.shape or arr.dtype != t.dtype:
+            raise SnapshotError(f"model.{k}: snapshot has {arr.dtype} {tuple(arr.shape)}, the model "
+                                f"{t.dtype} {t.shape}")
+        out[k] = Tensor(arr, dtype=arr.dtype)
+    return out
+
+
+def _rng_state(rng: Any) -> dict[str, int] | None:
+    if rng is None:
+        return None
+    ok = (isinstance(rng, dict) and set(rng) == {"seed", "counter"}
+          and all(isinstance(rng[k], int) and not isinstance(rng[k], bool) for k in rng)
+          and 0 <= rng["seed"] <= _MASK64 and 0 <= rng["counter"] <= _MASK64)
+    if not ok:
+        raise SnapshotError(f"the snapshot's RNG state is malformed: {rng!r}"[:200])
+    return {"seed": rng["seed"], "counter": rng["counter"]}
