@@ -30,6 +30,11 @@ from .functional import (
     sign, sin, split, sqrt, squeeze, stack, std, subtract, sum, sum_to, swapaxes, take, tanh, transpose,
     var, where,
 )
+from .functional import (  # NumPy's other elementwise functions (issue 14)
+    arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, around, cbrt, ceil, cosh, exp2, expm1,
+    floor, fmod, hypot, log2, log10, logaddexp, logaddexp2, mod, reciprocal, remainder, round, sinc, sinh,
+    square, tan, trunc,
+)
 from .grad_mode import enable_grad, is_grad_enabled, is_recomputing, no_grad, set_grad_enabled
 from .random import get_rng_state, manual_seed, set_rng_state
 from .tape import backward, grad
@@ -73,6 +78,9 @@ __all__ = [
     "argmax", "argmin", "reshape", "transpose", "permute", "swapaxes", "moveaxis", "expand_dims", "squeeze",
     "broadcast_to", "sum_to", "concatenate", "stack", "split", "flip", "pad", "getitem", "take", "astype",
     "clone",
+    "tan", "sinh", "cosh", "arcsin", "arccos", "arctan", "arctan2", "arcsinh", "arccosh", "arctanh", "log2",
+    "log10", "exp2", "expm1", "hypot", "logaddexp", "logaddexp2", "sinc", "square", "reciprocal", "cbrt",
+    "floor", "ceil", "round", "around", "trunc", "mod", "remainder", "fmod",
     # the rest of the system
     "Executor", "nn", "optim", "checkpoint", "snapshot", "testing", "memory", "viz", "cuda", "ops", "tape",
 ]

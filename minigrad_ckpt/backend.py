@@ -98,6 +98,8 @@ LIBRARY_FUNCTIONS = (
     "logical_and", "logical_or", "logical_not", "isnan", "isinf", "isfinite",
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "floor", "ceil", "round",
+    "sinh", "arcsin", "arccos", "arctan2", "arcsinh", "arccosh", "arctanh", "log2", "log10",
+    "exp2", "hypot", "logaddexp", "logaddexp2", "cbrt", "trunc", "mod", "fmod",
     # reductions and scans
     "sum", "mean", "max", "min", "prod", "var", "std", "argmax", "argmin",
     "cumsum", "cumprod", "count_nonzero", "all", "any",

@@ -243,6 +243,159 @@ def where(condition: Any, x: Any, y: Any) -> Tensor:
 
 
 # ---------------------------------------------------------------------------
+# NumPy's other elementwise functions (issue 14)
+# ---------------------------------------------------------------------------
+_TAN, _SINH, _COSH = _ew.Tan(), _ew.Sinh(), _ew.Cosh()
+_ARCSIN, _ARCCOS, _ARCTAN = _ew.Arcsin(), _ew.Arccos(), _ew.Arctan()
+_ARCSINH, _ARCCOSH, _ARCTANH = _ew.Arcsinh(), _ew.Arccosh(), _ew.Arctanh()
+_LOG2, _LOG10, _EXP2, _EXPM1 = _ew.Log2(), _ew.Log10(), _ew.Exp2(), _ew.Expm1()
+_SINC, _SQUARE, _RECIPROCAL, _CBRT = _ew.Sinc(), _ew.Square(), _ew.Reciprocal(), _ew.Cbrt()
+_FLOOR, _CEIL, _TRUNC = _ew.Floor(), _ew.Ceil(), _ew.Trunc()
+_ARCTAN2, _HYPOT = _ew.Arctan2(), _ew.Hypot()
+_LOGADDEXP, _LOGADDEXP2 = _ew.LogAddExp(), _ew.LogAddExp2()
+_MOD, _FMOD = _ew.Mod(), _ew.Fmod()
+
+
+def tan(x: Any) -> Tensor:
+    """Tangent; poles at ``pi/2 + k pi``."""
+    return apply(_TAN, x)
+
+
+def sinh(x: Any) -> Tensor:
+    return apply(_SINH, x)
+
+
+def cosh(x: Any) -> Tensor:
+    return apply(_COSH, x)
+
+
+def arcsin(x: Any) -> Tensor:
+    """Inverse sine on ``[-1, 1]`` (NaN outside); the derivative is infinite at ``+-1``."""
+    return apply(_ARCSIN, x)
+
+
+def arccos(x: Any) -> Tensor:
+    """Inverse cosine on ``[-1, 1]`` (NaN outside); the derivative is infinite at ``+-1``."""
+    return apply(_ARCCOS, x)
+
+
+def arctan(x: Any) -> Tensor:
+    return apply(_ARCTAN, x)
+
+
+def arctan2(x1: Any, x2: Any) -> Tensor:
+    """The angle of the point ``(x2, x1)``, NumPy's ``arctan2(y, x)``; gradient 0 at the origin."""
+    return _binary(_ARCTAN2, x1, x2)
+
+
+def arcsinh(x: Any) -> Tensor:
+    return apply(_ARCSINH, x)
+
+
+def arccosh(x: Any) -> Tensor:
+    """Inverse hyperbolic cosine on ``[1, inf)``; the derivative is infinite at 1."""
+    return apply(_ARCCOSH, x)
+
+
+def arctanh(x: Any) -> Tensor:
+    """Inverse hyperbolic tangent on ``(-1, 1)``; ``+-inf`` at ``+-1``."""
+    return apply(_ARCTANH, x)
+
+
+def log2(x: Any) -> Tensor:
+    """Base-2 logarithm (``-inf`` at 0, NaN below)."""
+    return apply(_LOG2, x)
+
+
+def log10(x: Any) -> Tensor:
+    """Base-10 logarithm (``-inf`` at 0, NaN below)."""
+    return apply(_LOG10, x)
+
+
+def exp2(x: Any) -> Tensor:
+    """``2 ** x``."""
+    return apply(_EXP2, x)
+
+
+def expm1(x: Any) -> Tensor:
+    """``exp(x) - 1``, accurate for small ``x``."""
+    return apply(_EXPM1, x)
+
+
+def hypot(x1: Any, x2: Any) -> Tensor:
+    """``sqrt(x1**2 + x2**2)`` without overflow; gradient 0 at the origin (a kink)."""
+    return _binary(_HYPOT, x1, x2)
+
+
+def logaddexp(x1: Any, x2: Any) -> Tensor:
+    """``log(exp(x1) + exp(x2))`` without overflow."""
+    return _binary(_LOGADDEXP, x1, x2)
+
+
+def logaddexp2(x1: Any, x2: Any) -> Tensor:
+    """``log2(2**x1 + 2**x2)`` without overflow."""
+    return _binary(_LOGADDEXP2, x1, x2)
+
+
+def sinc(x: Any) -> Tensor:
+    """The normalized sinc ``sin(pi x) / (pi x)``, 1 at 0 (NumPy's ``sinc``)."""
+    return apply(_SINC, x)
+
+
+def square(x: Any) -> Tensor:
+    """``x * x``."""
+    return apply(_SQUARE, x)
+
+
+def reciprocal(x: Any) -> Tensor:
+    """``1 / x`` (``inf`` at 0)."""
+    return apply(_RECIPROCAL, x)
+
+
+def cbrt(x: Any) -> Tensor:
+    """The real cube root; the derivative is infinite at 0."""
+    return apply(_CBRT, x)
+
+
+def floor(x: Any) -> Tensor:
+    """The largest integer ``<= x``; gradient 0 (a step function)."""
+    return apply(_FLOOR, x)
+
+
+def ceil(x: Any) -> Tensor:
+    """The smallest integer ``>= x``; gradient 0 (a step function)."""
+    return apply(_CEIL, x)
+
+
+def trunc(x: Any) -> Tensor:
+    """``x`` rounded towards 0; gradient 0 (a step function)."""
+    return apply(_TRUNC, x)
+
+
+def round(x: Any, decimals: int = 0) -> Tensor:  # noqa: A001 - NumPy's name
+    """Round half to even to ``decimals`` places (NumPy's ``round``); gradient 0."""
+    if not isinstance(decimals, (int, host_numpy.integer)) or isinstance(decimals, bool):
+        raise TypeError(f"round: decimals must be an int, got {decimals!r}")
+    return apply(_ew.Round(decimals=int(decimals)), x)
+
+
+around = round
+
+
+def mod(x1: Any, x2: Any) -> Tensor:
+    """``x1 mod x2`` with the sign of ``x2`` (Python's ``%``); ``d/dx2 = -floor(x1 / x2)``."""
+    return _binary(_MOD, x1, x2)
+
+
+remainder = mod
+
+
+def fmod(x1: Any, x2: Any) -> Tensor:
+    """``x1 mod x2`` with the sign of ``x1`` (C's ``fmod``); ``d/dx2 = -trunc(x1 / x2)``."""
+    return _binary(_FMOD, x1, x2)
+
+
+# ---------------------------------------------------------------------------
 # Non-differentiable elementwise ops
 # ---------------------------------------------------------------------------
 _EQ, _NE, _LT = _cmp.Equal(), _cmp.NotEqual(), _cmp.Less()
@@ -933,6 +1086,11 @@ _METHODS = {
     "broadcast_to": broadcast_to, "sum_to": sum_to, "flip": flip, "pad": pad,
     "astype": astype, "clone": clone, "sign": sign, "isnan": isnan, "isfinite": isfinite,
     "take": take,
+    "__mod__": _operator(_MOD), "__rmod__": _operator(_MOD, reflected=True),
+    "tan": tan, "sinh": sinh, "cosh": cosh, "arcsin": arcsin, "arccos": arccos, "arctan": arctan,
+    "arcsinh": arcsinh, "arccosh": arccosh, "arctanh": arctanh, "log2": log2, "log10": log10,
+    "exp2": exp2, "expm1": expm1, "square": square, "reciprocal": reciprocal, "cbrt": cbrt,
+    "floor": floor, "ceil": ceil, "trunc": trunc, "round": round, "__round__": round,
 }
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)

@@ -148,6 +148,12 @@ GRID_X = Dom(-4.0, 4.0, grid=0.125, offset=1 / 32)
 GRID_Y = Dom(-4.0, 4.0, grid=0.125, offset=2 / 32)
 GRID_Z = Dom(-4.0, 4.0, grid=0.125, offset=3 / 32)
 DISTINCT = Dom(-4.0, 4.0, grid=1 / 16, offset=1 / 64, unique=True)
+UNIT_OPEN = Dom(-0.9, 0.9)  # inside the domain of arcsin/arccos/arctanh, away from the poles at +-1
+UNIT_FWD = Dom(-1.5, 1.5, specials=(-1.0, 1.0, 0.0))
+AWAY_FROM_0 = Dom(0.25, 4.0, gap=0.25)
+WITH_NEG_INF = Dom(-10.0, 10.0, specials=(-math.inf, 0.0))
+ODD_HALVES = Dom(-4.0, 4.0, grid=1.0, offset=0.5)
+DIVISOR_FWD = Dom(-3.0, 3.0, specials=(0.0, 1.0, -1.5, 0.5))
 # Ties and repeated values on purpose (forward checks of max/min/argmax/comparisons).
 TIES = Dom(-2.0, 2.0, grid=0.5)
 
@@ -757,6 +763,38 @@ SPECS: list[OpSpec] = [
     _spec("Cos", unary(R["Cos"])),
     _spec("Tanh", unary(R["Tanh"])),
     _spec("Sigmoid", unary(R["Sigmoid"], REAL, Dom(-40.0, 40.0, specials=(0.0, 30.0, -30.0)))),
+    # more unary math (issue 14)
+    _spec("Tan", unary(R["Tan"], Dom(-1.2, 1.2), Dom(-1.5, 1.5, specials=(0.0,)))),
+    _spec("Sinh", unary(R["Sinh"])),
+    _spec("Cosh", unary(R["Cosh"])),
+    _spec("Arcsin", unary(R["Arcsin"], UNIT_OPEN, UNIT_FWD)),
+    _spec("Arccos", unary(R["Arccos"], UNIT_OPEN, UNIT_FWD)),
+    _spec("Arctan", unary(R["Arctan"])),
+    _spec("Arcsinh", unary(R["Arcsinh"])),
+    _spec("Arccosh", unary(R["Arccosh"], Dom(1.2, 5.0), Dom(0.0, 5.0, specials=(1.0,)))),
+    _spec("Arctanh", unary(R["Arctanh"], UNIT_OPEN, UNIT_FWD)),
+    _spec("Log2", unary(R["Log2"], POSITIVE, NONNEG_FWD)),
+    _spec("Log10", unary(R["Log10"], POSITIVE, NONNEG_FWD)),
+    _spec("Exp2", unary(R["Exp2"])),
+    _spec("Expm1", unary(R["Expm1"])),
+    _spec("Sinc", unary(R["Sinc"], Dom(-3.0, 3.0, specials=(0.0, 0.05, -0.099, 0.1, 1.0)), WIDE)),
+    _spec("Square", unary(R["Square"])),
+    _spec("Reciprocal", unary(R["Reciprocal"], Dom(0.5, 4.0, gap=0.5), Dom(-3.0, 3.0, specials=(0.0, -0.0)))),
+    _spec("Cbrt", unary(R["Cbrt"], Dom(0.2, 5.0, gap=0.2), WIDE)),
+    # step functions: gradient 0; gradient checks keep clear of the jumps (a grid of odd 32nds)
+    _spec("Floor", unary(R["Floor"], GRID_X, TIES)),
+    _spec("Ceil", unary(R["Ceil"], GRID_X, TIES)),
+    _spec("Trunc", unary(R["Trunc"], GRID_X, TIES)),
+    _spec("Round", attrs_unary("Round", lambda d: {"decimals": d(st.sampled_from([0, 1, 2, -1]))},
+                               GRID_X, Dom(-3.0, 3.0, grid=0.25, specials=(0.05, 0.15, 2.5)))),
+    # more binary math (issue 14)
+    _spec("Arctan2", binary(R["Arctan2"], doms=(AWAY_FROM_0, AWAY_FROM_0))),
+    _spec("Hypot", binary(R["Hypot"], doms=(AWAY_FROM_0, REAL))),
+    _spec("LogAddExp", binary(R["LogAddExp"], fwd_doms=(WITH_NEG_INF, WITH_NEG_INF))),
+    _spec("LogAddExp2", binary(R["LogAddExp2"], fwd_doms=(WITH_NEG_INF, WITH_NEG_INF))),
+    # x on odd 32nds, y on odd halves: x / y is never within 1/150 of an integer (no jump nearby)
+    _spec("Mod", binary(R["Mod"], doms=(GRID_X, ODD_HALVES), fwd_doms=(WIDE, DIVISOR_FWD))),
+    _spec("Fmod", binary(R["Fmod"], doms=(GRID_X, ODD_HALVES), fwd_doms=(WIDE, DIVISOR_FWD))),
     # forward-only elementwise
     _cmp("Equal"), _cmp("NotEqual"), _cmp("Less"), _cmp("LessEqual"), _cmp("Greater"),
     _cmp("GreaterEqual"),

@@ -18,7 +18,7 @@ Two documented conventions live here:
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 from .base import Op
 
@@ -353,3 +353,539 @@ class Where(Op):
 
     def reference(self, np, cond, x, y):
         return np.where(cond, x, y)
+
+
+# ------------------------------------------------- more unary math (issue 14)
+class _Smooth(Op):
+    """An elementwise ``f(x)`` whose backward and jvp both multiply by ``f'(x)``.
+
+    Subclasses define ``forward``, ``reference`` and ``derivative(xp, out, x)``;
+    reverse mode is ``g * f'(x)`` and forward mode ``t * f'(x)``, so the two
+    can never disagree.  ``singular`` ops (a derivative that is infinite at some
+    point) keep a zero upstream gradient or tangent zero, as ``sqrt`` does.
+    """
+
+    abstract = True
+    singular: ClassVar[bool] = False
+
+    def derivative(self, xp: Any, out: Any, x: Any) -> Any:
+        raise NotImplementedError
+
+    def _times_derivative(self, xp: Any, v: Any, out: Any, x: Any) -> Any:
+        with xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            d = v * self.derivative(xp, out, x)
+            return _zero_where_g_is_zero(xp, v, d) if self.singular else d
+
+    def backward(self, xp, g, out, x):
+        return self._times_derivative(xp, g, out, x)
+
+    def jvp(self, xp, tangents, out, x):
+        (t,) = tangents
+        return None if t is None else self._times_derivative(xp, t, out, x)
+
+
+class Tan(_Smooth):
+    """``tan``; ``tan' = 1 + tan^2`` (poles at ``pi/2 + k pi``)."""
+
+    save_inputs = False
+    save_output = True
+
+    def forward(self, xp, x):
+        return xp.tan(x)
+
+    def derivative(self, xp, out, x):
+        return 1 + out * out
+
+    def reference(self, np, x):
+        return np.tan(x)
+
+
+class Sinh(_Smooth):
+    def forward(self, xp, x):
+        with xp.errstate(over="ignore"):
+            return xp.sinh(x)
+
+    def derivative(self, xp, out, x):
+        return xp.cosh(x)
+
+    def reference(self, np, x):
+        return np.sinh(x)
+
+
+class Cosh(_Smooth):
+    def forward(self, xp, x):
+        with xp.errstate(over="ignore"):
+            return xp.cosh(x)
+
+    def derivative(self, xp, out, x):
+        return xp.sinh(x)
+
+    def reference(self, np, x):
+        return np.cosh(x)
+
+
+class Arcsin(_Smooth):
+    """``arcsin`` on ``[-1, 1]``; ``1 / sqrt(1 - x^2)`` is infinite at ``x = +-1``."""
+
+    singular = True
+
+    def forward(self, xp, x):
+        with xp.errstate(invalid="ignore"):
+            return xp.arcsin(x)
+
+    def derivative(self, xp, out, x):
+        return 1 / xp.sqrt(1 - x * x)
+
+    def reference(self, np, x):
+        return np.arcsin(x)
+
+
+class Arccos(_Smooth):
+    """``arccos`` on ``[-1, 1]``; ``-1 / sqrt(1 - x^2)`` is infinite at ``x = +-1``."""
+
+    singular = True
+
+    def forward(self, xp, x):
+        with xp.errstate(invalid="ignore"):
+            return xp.arccos(x)
+
+    def derivative(self, xp, out, x):
+        return -1 / xp.sqrt(1 - x * x)
+
+    def reference(self, np, x):
+        return np.arccos(x)
+
+
+class Arctan(_Smooth):
+    def forward(self, xp, x):
+        return xp.arctan(x)
+
+    def derivative(self, xp, out, x):
+        return 1 / (1 + x * x)
+
+    def reference(self, np, x):
+        return np.arctan(x)
+
+
+class Arcsinh(_Smooth):
+    def forward(self, xp, x):
+        return xp.arcsinh(x)
+
+    def derivative(self, xp, out, x):
+        return 1 / xp.sqrt(x * x + 1)
+
+    def reference(self, np, x):
+        return np.arcsinh(x)
+
+
+class Arccosh(_Smooth):
+    """``arccosh`` on ``[1, inf)``; ``1 / sqrt(x^2 - 1)`` is infinite at ``x = 1``."""
+
+    singular = True
+
+    def forward(self, xp, x):
+        with xp.errstate(invalid="ignore"):
+            return xp.arccosh(x)
+
+    def derivative(self, xp, out, x):
+        return 1 / xp.sqrt(x * x - 1)
+
+    def reference(self, np, x):
+        return np.arccosh(x)
+
+
+class Arctanh(_Smooth):
+    """``arctanh`` on ``(-1, 1)``; ``1 / (1 - x^2)`` is infinite at ``x = +-1``."""
+
+    singular = True
+
+    def forward(self, xp, x):
+        with xp.errstate(divide="ignore", invalid="ignore"):
+            return xp.arctanh(x)
+
+    def derivative(self, xp, out, x):
+        return 1 / (1 - x * x)
+
+    def reference(self, np, x):
+        return np.arctanh(x)
+
+
+class Log2(_Smooth):
+    """``log2``; like ``log``, singular at 0."""
+
+    singular = True
+
+    def forward(self, xp, x):
+        with xp.errstate(divide="ignore", invalid="ignore"):
+            return xp.log2(x)
+
+    def derivative(self, xp, out, x):
+        return 1 / (x * _LN2)
+
+    def reference(self, np, x):
+        return np.log2(x)
+
+
+class Log10(_Smooth):
+    """``log10``; like ``log``, singular at 0."""
+
+    singular = True
+
+    def forward(self, xp, x):
+        with xp.errstate(divide="ignore", invalid="ignore"):
+            return xp.log10(x)
+
+    def derivative(self, xp, out, x):
+        return 1 / (x * _LN10)
+
+    def reference(self, np, x):
+        return np.log10(x)
+
+
+class Exp2(_Smooth):
+    save_inputs = False
+    save_output = True
+
+    def forward(self, xp, x):
+        with xp.errstate(over="ignore"):
+            return xp.exp2(x)
+
+    def derivative(self, xp, out, x):
+        return out * _LN2
+
+    def reference(self, np, x):
+        return np.exp2(x)
+
+
+class Expm1(_Smooth):
+    """``exp(x) - 1``, accurate for small ``x``."""
+
+    save_inputs = False
+    save_output = True
+
+    def forward(self, xp, x):
+        with xp.errstate(over="ignore"):
+            return xp.expm1(x)
+
+    def derivative(self, xp, out, x):
+        return out + 1
+
+    def reference(self, np, x):
+        return np.expm1(x)
+
+
+class Sinc(_Smooth):
+    """NumPy's normalized ``sinc(x) = sin(pi x) / (pi x)`` (1 at 0).
+
+    The derivative ``(cos(pi x) - sinc(x)) / x`` cancels catastrophically near
+    0, so ``|x| < 0.1`` uses its Taylor series (exact at 0, where it is 0,
+    and differentiable again for second derivatives).
+    """
+
+    def forward(self, xp, x):
+        return _sinc(xp, x)
+
+    def derivative(self, xp, out, x):
+        small = xp.abs(x) < 0.1
+        xs = xp.where(small, x, 1)  # both branches are evaluated: keep each finite
+        # sinc'(x) = sum_k>=1 (-1)^k 2k pi^2k x^(2k-1) / (2k+1)!, 7 terms: < 1e-17 at 0.1
+        z = (math.pi * xs) ** 2
+        series = xs * _poly_horner(_SINC_D, z)
+        xb = xp.where(small, 1, x)
+        formula = (xp.cos(math.pi * xb) - _sinc(xp, xb)) / xb
+        return xp.where(small, series, formula)
+
+    def reference(self, np, x):
+        return np.sinc(x)
+
+
+def _sinc(xp: Any, x: Any) -> Any:
+    px = math.pi * x
+    zero = x == 0
+    return xp.where(zero, 1, xp.sin(px) / xp.where(zero, 1, px))
+
+
+def _poly_horner(coeffs: tuple[float, ...], z: Any) -> Any:
+    """``sum coeffs[k] * z**k`` (lowest power first) by Horner's rule."""
+    r = z * 0 + coeffs[-1]
+    for c in coeffs[-2::-1]:
+        r = r * z + c
+    return r
+
+
+# sinc'(x) / x as a polynomial in z = (pi x)^2: coefficient k is (-1)^(k+1) 2(k+1) pi^2 / (2k+3)!
+_SINC_D = tuple((-1) ** (k + 1) * 2 * (k + 1) * math.pi ** 2 / math.factorial(2 * k + 3) for k in range(7))
+
+
+class Square(_Smooth):
+    def forward(self, xp, x):
+        return x * x
+
+    def derivative(self, xp, out, x):
+        return 2 * x
+
+    def reference(self, np, x):
+        return np.square(x)
+
+
+class Reciprocal(_Smooth):
+    """``1 / x``; singular at 0."""
+
+    save_inputs = False
+    save_output = True
+    singular = True
+
+    def forward(self, xp, x):
+        with xp.errstate(divide="ignore"):
+            return 1 / x
+
+    def derivative(self, xp, out, x):
+        return -(out * out)
+
+    def reference(self, np, x):
+        with np.errstate(divide="ignore"):
+            return np.reciprocal(x)
+
+
+class Cbrt(_Smooth):
+    """The real cube root; ``1 / (3 cbrt(x)^2)`` is infinite at 0."""
+
+    save_inputs = False
+    save_output = True
+    singular = True
+
+    def forward(self, xp, x):
+        return xp.cbrt(x)
+
+    def derivative(self, xp, out, x):
+        return 1 / (3 * (out * out))
+
+    def reference(self, np, x):
+        return np.cbrt(x)
+
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+
+
+class _Step(Op):
+    """A piecewise-constant function (floor, ceil, round, trunc): gradient 0.
+
+    The true derivative is 0 except at the jumps, where it does not exist;
+    0 is returned everywhere (as NumPy-based peers and PyTorch do).
+    """
+
+    abstract = True
+    save_inputs = False
+    fn = ""
+
+    def forward(self, xp, x):
+        return getattr(xp, self.fn)(x)
+
+    def backward(self, xp, g, out, x):
+        return g * 0
+
+    def jvp(self, xp, tangents, out, x):
+        (t,) = tangents
+        return None if t is None else t * 0
+
+    def reference(self, np, x):
+        return getattr(np, self.fn)(x)
+
+
+class Floor(_Step):
+    fn = "floor"
+
+
+class Ceil(_Step):
+    fn = "ceil"
+
+
+class Trunc(_Step):
+    fn = "trunc"
+
+
+class Round(_Step):
+    """Round half to even to ``decimals`` places (NumPy's ``round``); gradient 0."""
+
+    decimals: int
+
+    def forward(self, xp, x):
+        return xp.round(x, self.decimals)
+
+    def reference(self, np, x):
+        return np.round(x, self.decimals)
+
+
+# ------------------------------------------------ more binary math (issue 14)
+class Arctan2(Op):
+    """``arctan2(y, x)``, the angle of the point ``(x, y)``.
+
+    ``d/dy = x / (x^2 + y^2)``, ``d/dx = -y / (x^2 + y^2)``; at the origin,
+    where neither exists, both are taken as 0.
+    """
+
+    def forward(self, xp, y, x):
+        return xp.arctan2(y, x)
+
+    def backward(self, xp, g, out, y, x):
+        r2 = x * x + y * y
+        safe = xp.where(r2 == 0, 1, r2)
+        gy = None if isinstance(y, _CONST) else xp.where(r2 == 0, 0, g * x / safe)
+        gx = None if isinstance(x, _CONST) else xp.where(r2 == 0, 0, -g * y / safe)
+        return gy, gx
+
+    def jvp(self, xp, tangents, out, y, x):
+        ty, tx = tangents
+        r2 = x * x + y * y
+        safe = xp.where(r2 == 0, 1, r2)
+        num = (0 if ty is None else ty * x) - (0 if tx is None else tx * y)
+        return xp.where(r2 == 0, 0, num / safe)
+
+    def reference(self, np, y, x):
+        return np.arctan2(y, x)
+
+
+class Hypot(Op):
+    """``sqrt(x^2 + y^2)`` without overflow; gradient ``(x, y) / hypot``, 0 at the origin (a kink)."""
+
+    save_output = True
+
+    def forward(self, xp, x, y):
+        return xp.hypot(x, y)
+
+    def backward(self, xp, g, out, x, y):
+        zero = out == 0
+        scaled = xp.where(zero, 0, g / xp.where(zero, 1, out))
+        gx = None if isinstance(x, _CONST) else scaled * x
+        gy = None if isinstance(y, _CONST) else scaled * y
+        return gx, gy
+
+    def jvp(self, xp, tangents, out, x, y):
+        tx, ty = tangents
+        zero = out == 0
+        num = (0 if tx is None else tx * x) + (0 if ty is None else ty * y)
+        return xp.where(zero, 0, num / xp.where(zero, 1, out))
+
+    def reference(self, np, x, y):
+        return np.hypot(x, y)
+
+
+class LogAddExp(Op):
+    """``log(exp(x) + exp(y))`` without overflow; gradients are the softmax weights.
+
+    Where both operands are ``-inf`` the result is ``-inf`` and the gradients 0.
+    """
+
+    save_output = True
+
+    def forward(self, xp, x, y):
+        return xp.logaddexp(x, y)
+
+    def backward(self, xp, g, out, x, y):
+        base = xp.where(out == -xp.inf, 0, out)
+        gx = None if isinstance(x, _CONST) else g * xp.exp(x - base)
+        gy = None if isinstance(y, _CONST) else g * xp.exp(y - base)
+        return gx, gy
+
+    def jvp(self, xp, tangents, out, x, y):
+        tx, ty = tangents
+        base = xp.where(out == -xp.inf, 0, out)
+        return (0 if tx is None else tx * xp.exp(x - base)) + (0 if ty is None else ty * xp.exp(y - base))
+
+    def reference(self, np, x, y):
+        return np.logaddexp(x, y)
+
+
+class LogAddExp2(Op):
+    """``log2(2**x + 2**y)`` without overflow; gradients ``2**(x - out)`` and ``2**(y - out)``."""
+
+    save_output = True
+
+    def forward(self, xp, x, y):
+        return xp.logaddexp2(x, y)
+
+    def backward(self, xp, g, out, x, y):
+        base = xp.where(out == -xp.inf, 0, out)
+        gx = None if isinstance(x, _CONST) else g * xp.exp2(x - base)
+        gy = None if isinstance(y, _CONST) else g * xp.exp2(y - base)
+        return gx, gy
+
+    def jvp(self, xp, tangents, out, x, y):
+        tx, ty = tangents
+        base = xp.where(out == -xp.inf, 0, out)
+        return (0 if tx is None else tx * xp.exp2(x - base)) + (0 if ty is None else ty * xp.exp2(y - base))
+
+    def reference(self, np, x, y):
+        return np.logaddexp2(x, y)
+
+
+class Mod(Op):
+    """``x mod y`` with the sign of ``y`` (Python's ``%``, NumPy's ``mod``/``remainder``).
+
+    ``x - floor(x / y) * y``: ``d/dx = 1``, ``d/dy = -floor(x / y)``; the jumps
+    where ``x / y`` is an integer have no derivative (the one-sided value is
+    returned).  ``y == 0`` gives NaN, as NumPy.
+    """
+
+    save_output = True
+
+    def forward(self, xp, x, y):
+        with xp.errstate(divide="ignore", invalid="ignore"):
+            return xp.mod(x, y)
+
+    def backward(self, xp, g, out, x, y):
+        return _remainder_grads(xp, g, out, x, y)
+
+    def jvp(self, xp, tangents, out, x, y):
+        return _remainder_jvp(xp, tangents, out, x, y)
+
+    def reference(self, np, x, y):
+        return np.mod(x, y)
+
+
+class Fmod(Op):
+    """``x mod y`` with the sign of ``x`` (C's ``fmod``): ``x - trunc(x / y) * y``.
+
+    ``d/dx = 1``, ``d/dy = -trunc(x / y)``; jumps as for ``mod``.
+    """
+
+    save_output = True
+
+    def forward(self, xp, x, y):
+        with xp.errstate(divide="ignore", invalid="ignore"):
+            return xp.fmod(x, y)
+
+    def backward(self, xp, g, out, x, y):
+        return _remainder_grads(xp, g, out, x, y)
+
+    def jvp(self, xp, tangents, out, x, y):
+        return _remainder_jvp(xp, tangents, out, x, y)
+
+    def reference(self, np, x, y):
+        return np.fmod(x, y)
+
+
+def _quotient(xp: Any, out: Any, x: Any, y: Any) -> Any:
+    """The integer ``q`` with ``x = q * y + out`` (read back from the remainder).
+
+    ``round`` removes the rounding error of ``(x - out) / y``; it is a step
+    function, so under ``create_graph`` the quotient is a constant, as it
+    should be.
+    """
+    with xp.errstate(divide="ignore", invalid="ignore"):
+        return xp.round((x - out) / y)
+
+
+def _remainder_grads(xp: Any, g: Any, out: Any, x: Any, y: Any) -> tuple:
+    gx = None if isinstance(x, _CONST) else g + 0
+    gy = None if isinstance(y, _CONST) else -g * _quotient(xp, out, x, y)
+    return gx, gy
+
+
+def _remainder_jvp(xp: Any, tangents: tuple, out: Any, x: Any, y: Any) -> Any:
+    tx, ty = tangents
+    r = 0 if tx is None else tx + 0
+    if ty is not None:
+        r = r - ty * _quotient(xp, out, x, y)
+    return r
