@@ -16,7 +16,7 @@ import math
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -29,15 +29,24 @@ from .grad_mode import no_grad
 from .snapshot import SnapshotManager
 from .tensor import Tensor
 
-__all__ = ["DemoConfig", "CharTransformer", "CharTokenizer", "load_corpus", "train", "main"]
+__all__ = ["DemoConfig", "CharTransformer", "CharTokenizer", "UsageError", "load_corpus", "train", "main"]
 
 CORPUS_PATH = Path(__file__).with_name("data") / "corpus.txt"
+
+
+class UsageError(ValueError):
+    """A combination of options that cannot work; the command line reports it as a usage error (exit 2)."""
 
 
 def load_corpus(path: str | Path | None = None) -> str:
     """The training text: the bundled corpus, or the file at ``path``."""
     p = Path(path) if path is not None else CORPUS_PATH
-    text = p.read_text(encoding="utf-8")
+    if not p.is_file():
+        raise FileNotFoundError(f"corpus file {str(p)!r} does not exist (or is not a file)")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"corpus file {str(p)!r} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     if len(text) < 2:
         raise ValueError(f"corpus {p} is too short to train on ({len(text)} characters)")
     return text
@@ -137,6 +146,7 @@ class DemoConfig:
     memory_budget: int | None = None      # bytes, for checkpoint="optimal"
     snapshot_every: int = 0               # write a snapshot to OUT/snapshots every N steps
     resume: bool = False                  # continue from the newest snapshot in OUT/snapshots
+    keep: int = 0                         # snapshots kept in OUT/snapshots (0: every one)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -175,9 +185,37 @@ def get_batch(data: Any, batch_size: int, block_size: int, device: Any) -> tuple
     return (creation.tensor(chunk[:, :-1], device=device), creation.tensor(chunk[:, 1:], device=device))
 
 
+#: Options that shape the model, the data or the optimizer: a resumed run must use
+#: the values the snapshot was trained with (anything else would not be the same run).
+RESUME_FIXED = ("seed", "batch_size", "block_size", "d_model", "n_heads", "n_layers", "dropout", "lr",
+                "weight_decay", "grad_clip", "corpus", "prompt")
+#: Options a resumed run takes from its snapshot when they are not given again.
+RESUME_INHERITED = ("steps", "snapshot_every", "keep", "checkpoint", "memory_budget")
+
+
 def train(config: DemoConfig, log: Callable[[str], None] = print,
-          on_step: Callable[[int, dict[str, Any]], None] | None = None) -> dict[str, Any]:
-    """Train the demo model; returns losses, timings and a text sample."""
+          on_step: Callable[[int, dict[str, Any]], None] | None = None,
+          explicit: frozenset[str] | None = None) -> dict[str, Any]:
+    """Train the demo model; returns losses, timings and a text sample.
+
+    With ``config.resume`` the run continues from the newest snapshot in
+    ``OUT/snapshots``.  ``explicit`` names the options the user gave (the command
+    line passes it); options not given take the snapshot's values, and a given
+    option that contradicts the snapshot (another ``d_model``, say) is refused,
+    since the result would no longer be the run that was snapshotted.
+    """
+    _check_config(config)
+    manager = None
+    resumed = None
+    if config.snapshot_every or config.resume:
+        directory = Path(config.out) / "snapshots"
+        if config.resume and not (directory.is_dir() and SnapshotManager(directory).list_snapshots()):
+            raise ValueError(f"--resume: there is no snapshot to resume from in {directory} "
+                             f"(start the run with --snapshot-every N --out {config.out} first)")
+        manager = SnapshotManager(directory, max_snapshots=config.keep or None)
+        if config.resume:
+            resumed = manager.load_latest()
+            config = _resumed_config(config, resumed, explicit, log)
     _random.manual_seed(config.seed)
     text = load_corpus(config.corpus)
     tok = CharTokenizer(text)
@@ -192,18 +230,15 @@ def train(config: DemoConfig, log: Callable[[str], None] = print,
     opt = optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     sched = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(config.steps, 1), eta_min=config.lr * 0.1)
     executor = Executor(model, opt, sched)
-    manager = None
-    if config.snapshot_every or config.resume:
-        if not config.out:
-            raise ValueError("--snapshot-every and --resume need --out DIR (snapshots live in DIR/snapshots)")
-        manager = SnapshotManager(Path(config.out) / "snapshots", max_snapshots=3)
     start_step, losses = 1, []
-    if config.resume:
-        snap = manager.load_latest()
-        snap.restore_into(executor)
+    if resumed is not None:
+        resumed.restore_into(executor)
         start_step = executor.iteration + 1
         losses = [float(v) for v in executor.get_tensor("demo.losses").numpy()]
-        log(f"resumed from {snap.path.name} (iteration {executor.iteration})")
+        log(f"resumed from {resumed.path.name} (iteration {executor.iteration})")
+        if start_step > config.steps:
+            log(f"nothing left to do: the snapshot is at step {executor.iteration} and --steps is "
+                f"{config.steps} (pass a larger --steps to train on)")
     n_params = sum(p.size for p in model.parameters())
     log(f"minigrad_ckpt demo: {n_params:,} parameters, vocab {tok.vocab_size}, "
         f"{len(text):,} characters, device {config.device}, {config.steps} steps")
@@ -211,6 +246,7 @@ def train(config: DemoConfig, log: Callable[[str], None] = print,
     tokens = 0
     start = time.perf_counter()
     memory_report: dict[str, Any] = {}
+    written: list[str] = []
     for step in range(start_step, config.steps + 1):
         x, y = get_batch(data, config.batch_size, config.block_size, config.device)
         # The first step runs under the memory ledger: measured activation bytes.
@@ -236,7 +272,8 @@ def train(config: DemoConfig, log: Callable[[str], None] = print,
         executor.iteration = step
         if manager is not None and config.snapshot_every and step % config.snapshot_every == 0:
             executor.add_tensor("demo.losses", np.asarray(losses, dtype=np.float64))
-            manager.save_snapshot(executor, step)
+            path = manager.save_snapshot(executor, step, metadata={"demo.config": _config_json(config)})
+            written.append(path.name)
         if on_step is not None:
             on_step(step, {"model": model, "optimizer": opt, "scheduler": sched, "loss": value,
                            "executor": executor})
@@ -251,6 +288,8 @@ def train(config: DemoConfig, log: Callable[[str], None] = print,
         "wall_time_s": wall,
         "tokens_per_s": tokens / max(wall, 1e-9),
         "start_step": start_step,
+        "steps_run": max(0, config.steps - start_step + 1),
+        "snapshots_written": written,
         "sample": sample,
         "memory": {k: v for k, v in memory_report.items() if k != "line"},
     }
@@ -266,28 +305,74 @@ def train(config: DemoConfig, log: Callable[[str], None] = print,
     return result
 
 
+def _check_config(config: DemoConfig) -> None:
+    """Refuse option combinations that cannot work, before any work is done."""
+    if config.steps < 1:
+        raise UsageError("--steps must be at least 1")
+    if config.snapshot_every < 0 or config.keep < 0:
+        raise UsageError("--snapshot-every and --keep must be >= 0")
+    if (config.snapshot_every or config.resume) and not config.out:
+        raise UsageError("--snapshot-every and --resume need --out DIR (snapshots live in DIR/snapshots)")
+    if config.memory_budget is not None and config.checkpoint != "optimal":
+        raise UsageError("--memory-budget needs --checkpoint optimal (it is the budget that plan keeps to)")
+    if config.checkpoint not in ("none", "sqrt", "optimal"):
+        raise UsageError(f"--checkpoint must be none, sqrt or optimal, got {config.checkpoint!r}")
+
+
+def _config_json(config: DemoConfig) -> str:
+    keys = RESUME_FIXED + RESUME_INHERITED
+    return json.dumps({k: getattr(config, k) for k in keys}, sort_keys=True)
+
+
+def _resumed_config(config: DemoConfig, snap: Any, explicit: frozenset[str] | None,
+                    log: Callable[[str], None]) -> DemoConfig:
+    """The configuration of a resumed run: the snapshot's, with the changes it can honour."""
+    raw = snap.get_metadata("demo.config")
+    if raw is None:
+        raise ValueError(f"{snap.path} was not written by the demo (it has no demo.config metadata)")
+    saved = json.loads(raw)
+    given = set(asdict(config)) if explicit is None else set(explicit)
+    changes = {}
+    refused = []
+    for key in RESUME_FIXED + RESUME_INHERITED:
+        if key not in saved:
+            continue
+        if key in given and getattr(config, key) != saved[key]:
+            if key in RESUME_FIXED:
+                refused.append(f"--{key.replace('_', '-')} {getattr(config, key)} "
+                               f"(the snapshot was trained with {saved[key]})")
+                continue
+            note = " (the learning-rate schedule keeps the cosine period it was created with)" if key == "steps" else ""
+            log(f"applying the changed --{key.replace('_', '-')}: {saved[key]} -> {getattr(config, key)}{note}")
+        else:
+            changes[key] = saved[key]
+    if refused:
+        raise ValueError("cannot resume with changed options, since the result would not be the snapshotted "
+                         "run: " + "; ".join(refused) + ". Drop them, or start a new run in another --out")
+    return replace(config, **changes)
+
+
 def _checkpoint_config(config: DemoConfig) -> Any:
     from . import checkpoint as ck
 
     if config.checkpoint == "none":
-        if config.memory_budget is not None:
-            raise ValueError("--memory-budget needs --checkpoint optimal")
         return None
-    if config.checkpoint == "sqrt":
-        policy = ck.Sqrt()
-    elif config.checkpoint == "optimal":
-        policy = ck.Optimal(config.memory_budget)
-    else:
-        raise ValueError(f"--checkpoint must be none, sqrt or optimal, got {config.checkpoint!r}")
+    policy = ck.Sqrt() if config.checkpoint == "sqrt" else ck.Optimal(config.memory_budget)
     return ck.CheckpointingConfig(policy, enable_statistics=True)
 
 
 def _memory_report(model: CharTransformer, ledger: Any, ckpt_config: Any) -> dict[str, Any]:
-    """Measured activation bytes of step 1; with checkpointing, what it saved on the blocks."""
+    """Step 1's activation memory, and with checkpointing what the plan predicted and saved.
+
+    Two different things are measured, and the report says which is which: the
+    ledger's peak covers the whole step (embeddings, every block, the head and
+    the loss); the planner's prediction covers only the checkpointed blocks.
+    """
     measured = ledger.peak("saved")
     report: dict[str, Any] = {"measured_peak_bytes": measured}
+    whole = f"activation memory of the whole step (measured by the ledger, step 1): peak {_mb(measured)}"
     if ckpt_config is None:
-        report["line"] = f"activation memory (measured, step 1): {_mb(measured)}"
+        report["line"] = whole
         return report
     from . import checkpoint as ck
 
@@ -295,9 +380,18 @@ def _memory_report(model: CharTransformer, ledger: Any, ckpt_config: Any) -> dic
     stats = ckpt_config.statistics
     report.update(plan=plan.describe(), predicted_block_peak_bytes=plan.predicted_peak_bytes,
                   saved_bytes=stats.memory_saved_bytes)
-    report["line"] = (f"checkpointing {plan.describe()}\nactivation memory (measured, step 1): {_mb(measured)}; "
-                      f"the checkpointed blocks did not keep {_mb(stats.memory_saved_bytes)} "
-                      f"(measured: bytes dropped minus bytes kept)")
+    lines = [f"checkpointing {plan.describe()}",
+             f"activation memory of the checkpointed blocks (the planner's prediction): "
+             f"peak {_mb(plan.predicted_peak_bytes)}",
+             whole,
+             f"the checkpointed blocks did not keep {_mb(stats.memory_saved_bytes)} "
+             f"(measured: bytes dropped minus bytes kept)"]
+    if stats.memory_saved_bytes <= 0:
+        n = len(model.blocks)
+        lines.append(f"note: with {n} block{'s' if n != 1 else ''} this model is too small for checkpointing to "
+                     f"save memory (the plan keeps every activation it would drop); it pays from a few blocks "
+                     f"on, e.g. --n-layers 8")
+    report["line"] = "\n".join(lines)
     return report
 
 
@@ -314,49 +408,82 @@ def _parse_bytes(text: str) -> int:
     return int(float(t))
 
 
+def _positive_bytes(text: str) -> int:
+    try:
+        n = _parse_bytes(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of bytes: {text!r} (examples: 4MB, 512KiB, 1e6)") from None
+    if n <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text!r}")
+    return n
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The demo's options.  Defaults are ``None`` in the parser so that a resumed
+    run can tell the options given from those left out (see :func:`train`); the
+    help shows each option's real default from :class:`DemoConfig`."""
     d = DemoConfig()
-    p.add_argument("--steps", type=int, default=d.steps, help=f"training steps (default {d.steps})")
-    p.add_argument("--seed", type=int, default=d.seed, help="seed of the engine generator")
-    p.add_argument("--device", default=d.device, help="cpu or cuda[:N] (cuda needs CuPy and a GPU)")
-    p.add_argument("--out", default=None, metavar="DIR", help="write loss.csv, sample.txt and summary.json here")
-    p.add_argument("--batch-size", type=int, default=d.batch_size)
-    p.add_argument("--block-size", type=int, default=d.block_size, help="context length in characters")
-    p.add_argument("--d-model", type=int, default=d.d_model)
-    p.add_argument("--n-layers", type=int, default=d.n_layers)
-    p.add_argument("--n-heads", type=int, default=d.n_heads)
-    p.add_argument("--lr", type=float, default=d.lr)
-    p.add_argument("--corpus", default=None, help="train on this text file instead of the bundled corpus")
-    p.add_argument("--sample-chars", type=int, default=d.sample_chars, help="characters to generate")
-    p.add_argument("--checkpoint", choices=("none", "sqrt", "optimal"), default="none",
-                   help="activation checkpointing of the transformer blocks (default none)")
-    p.add_argument("--memory-budget", type=_parse_bytes, default=None, metavar="BYTES",
-                   help="peak activation budget for --checkpoint optimal, e.g. 4MB (default: the smallest)")
-    p.add_argument("--snapshot-every", type=int, default=0, metavar="N",
-                   help="write a snapshot of the whole training state to OUT/snapshots every N steps")
+
+    def opt(flag: str, help: str, type: Any = int, **kw: Any) -> None:
+        default = getattr(d, flag[2:].replace("-", "_"))
+        shown = "none" if default is None else default
+        p.add_argument(flag, type=type, default=None, help=f"{help} (default: {shown})", **kw)
+
+    opt("--steps", "training steps")
+    opt("--seed", "seed of the engine generator")
+    opt("--device", "cpu or cuda[:N] (cuda needs CuPy and a GPU)", type=str)
+    opt("--out", "write loss.csv, sample.txt and summary.json (and snapshots/) in this directory", type=str,
+        metavar="DIR")
+    opt("--batch-size", "sequences per step")
+    opt("--block-size", "context length in characters")
+    opt("--d-model", "width of the model")
+    opt("--n-layers", "transformer blocks")
+    opt("--n-heads", "attention heads per block")
+    opt("--lr", "peak learning rate of AdamW (cosine decay to a tenth)", type=float)
+    opt("--corpus", "train on this UTF-8 text file instead of the bundled corpus", type=str, metavar="FILE")
+    opt("--sample-chars", "characters to generate after training")
+    opt("--checkpoint", "activation checkpointing of the transformer blocks", type=str,
+        choices=("none", "sqrt", "optimal"))
+    opt("--memory-budget", "peak activation budget of the blocks for --checkpoint optimal, e.g. 4MB "
+        "(none: the smallest feasible)", type=_positive_bytes, metavar="BYTES")
+    opt("--snapshot-every", "write a snapshot of the whole training state to OUT/snapshots every N steps "
+        "(0: never)", metavar="N")
+    opt("--keep", "snapshots kept in OUT/snapshots, the newest ones (0: keep every one)", metavar="N")
     p.add_argument("--resume", action="store_true",
-                   help="continue from the newest snapshot in OUT/snapshots (exactly: same result as never stopping)")
+                   help="continue from the newest snapshot in OUT/snapshots, exactly as if never stopped; options "
+                        "left out take the snapshot's values (default: off)")
 
 
-def config_from_args(args: argparse.Namespace) -> DemoConfig:
-    if args.steps < 1:
-        raise SystemExit("demo: --steps must be at least 1")
-    return DemoConfig(steps=args.steps, seed=args.seed, device=args.device, out=args.out,
-                      batch_size=args.batch_size, block_size=args.block_size, d_model=args.d_model,
-                      n_layers=args.n_layers, n_heads=args.n_heads, lr=args.lr, corpus=args.corpus,
-                      sample_chars=args.sample_chars, checkpoint=args.checkpoint,
-                      memory_budget=args.memory_budget, snapshot_every=args.snapshot_every, resume=args.resume)
+def config_from_args(args: argparse.Namespace) -> tuple[DemoConfig, frozenset[str]]:
+    """The run's configuration and the names of the options the user gave."""
+    fields = [f for f in DemoConfig.__dataclass_fields__ if f not in ("resume", "extra")]
+    given = {f: getattr(args, f) for f in fields if getattr(args, f, None) is not None}
+    config = DemoConfig(resume=args.resume, **given)
+    _check_config(config)
+    return config, frozenset(given)
 
 
 def main(args: argparse.Namespace) -> int:
-    config = config_from_args(args)
-    result = train(config)
+    config, explicit = config_from_args(args)
+    result = train(config, explicit=explicit)
+    from .viz import text_chart
+
     print("\n--- sample " + "-" * 50)
     print(result["sample"])
     print("-" * 61)
-    print(f"loss: {result['first_loss']:.3f} at step 1 -> {result['final_loss']:.3f} "
-          f"(mean of the last 10 steps) in {result['wall_time_s']:.1f} s, "
-          f"{result['tokens_per_s']:,.0f} tokens/s")
+    losses = result["losses"]
+    if len(losses) > 1:
+        print(text_chart({"loss": losses}, width=min(60, len(losses)), height=6, unit="", x_label="steps"))
+    if result["steps_run"]:
+        print(f"trained steps {result['start_step']}..{config.steps} in {result['wall_time_s']:.1f} s, "
+              f"{result['tokens_per_s']:,.0f} tokens/s")
+    if losses:
+        print(f"final loss {result['final_loss']:.3f} (mean of the last {min(10, len(losses))} steps; "
+              f"step 1: {result['first_loss']:.3f})")
+    if result["snapshots_written"]:
+        names = result["snapshots_written"]
+        listed = ", ".join(names) if len(names) <= 4 else f"{names[0]} ... {names[-1]}"
+        print(f"wrote {len(names)} snapshot{'s' if len(names) > 1 else ''} to {config.out}/snapshots: {listed}")
     if config.out:
         print(f"wrote {config.out}/loss.csv, sample.txt, summary.json")
     return 0

@@ -108,37 +108,50 @@ def render(graph: Tensor | str, path: str | Path, format: str | None = None) -> 
     return path
 
 
-def _series(timelines: Any) -> dict[str, list[int]]:
-    """Accept a Ledger, a list of (event, phase, saved, grad) rows, or a dict of either."""
-    if hasattr(timelines, "timeline"):
-        return {"memory": [row[2] for row in timelines.timeline]}
+def _series(timelines: Any) -> dict[str, list[float]]:
+    """Accept a Ledger, a list of (event, phase, saved, grad) rows or of numbers, or a dict of either."""
+    def values(rows: Any) -> list[float]:
+        rows = rows.timeline if hasattr(rows, "timeline") else rows
+        return [row[2] if isinstance(row, tuple) else float(row) for row in rows]
+
     if isinstance(timelines, dict):
-        out = {}
-        for name, tl in timelines.items():
-            rows = tl.timeline if hasattr(tl, "timeline") else tl
-            out[name] = [row[2] if isinstance(row, tuple) else int(row) for row in rows]
-        return out
-    return {"memory": [row[2] for row in timelines]}
+        return {name: values(tl) for name, tl in timelines.items()}
+    return {"memory": values(timelines)}
 
 
-def text_chart(timelines: Any, width: int = 64, height: int = 8) -> str:
-    """The timelines as a text chart (one panel per series, common scale)."""
+def text_chart(timelines: Any, width: int = 64, height: int = 8, unit: str = "KiB",
+               x_label: str = "events (forward, then backward)") -> str:
+    """The series as a text chart: one panel per series, on a common scale.
+
+    ``timelines`` is a ledger, its timeline, a list of numbers, or a dict of
+    those (one panel each).  With ``unit="KiB"`` values are bytes shown in KiB
+    (memory timelines); with ``unit=""`` they are plotted as they are (a loss
+    curve).  Each column shows the highest value in its slice of the series.
+    """
     series = _series(timelines)
-    peak = max((max(v) for v in series.values() if v), default=1) or 1
+    scale = 1024.0 if unit == "KiB" else 1.0
+    finite = [v for vs in series.values() for v in vs if v == v]
+    top = max(finite, default=1.0)
+    bottom = 0.0 if unit == "KiB" else min(finite, default=0.0)
+    span = (top - bottom) or 1.0
     lines = []
-    for name, values in series.items():
-        if not values:
+    for name, vals in series.items():
+        if not vals:
             continue
         cols = []
-        for i in range(width):  # the highest value in each column's slice of the timeline
-            lo = int(i * len(values) / width)
-            hi = max(int((i + 1) * len(values) / width), lo + 1)
-            cols.append(max(values[lo:hi]))
-        lines.append(f"{name}: peak {max(values) / 1024:.0f} KiB")
+        for i in range(width):
+            lo = int(i * len(vals) / width)
+            hi = max(int((i + 1) * len(vals) / width), lo + 1)
+            cols.append(max(vals[lo:hi]))
+        if unit == "KiB":
+            lines.append(f"{name}: peak {max(vals) / scale:.0f} KiB")
+        else:
+            lines.append(f"{name}: first {vals[0]:.4g}, last {vals[-1]:.4g}, min {min(vals):.4g} "
+                         f"(axis {bottom:.4g} .. {top:.4g})")
         for row in range(height, 0, -1):
-            level = peak * (row - 0.5) / height
+            level = bottom + span * (row - 0.5) / height
             lines.append("  |" + "".join("#" if c >= level else " " for c in cols))
-        lines.append("  +" + "-" * width + "> events (forward, then backward)")
+        lines.append("  +" + "-" * width + f"> {x_label}")
     return "\n".join(lines)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import datetime
 import sys
 from pathlib import Path
 
@@ -17,14 +18,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("snapshot", help="inspect, verify or compare snapshot files")
     ss = p.add_subparsers(dest="snapshot_command", metavar="ACTION", required=True)
     i = ss.add_parser("inspect", help="metadata and a table of tensors (reads only the header)")
-    i.add_argument("path")
+    i.add_argument("path", help="a .mgsnap file")
     i.set_defaults(func=inspect)
     v = ss.add_parser("verify", help="check every checksum; exit code 0 if the snapshot is intact, 1 if not")
-    v.add_argument("path")
+    v.add_argument("path", help="a .mgsnap file (an incremental one is checked with its base)")
     v.set_defaults(func=verify)
-    d = ss.add_parser("diff", help="which tensors differ between two snapshots, and by how much")
-    d.add_argument("a")
-    d.add_argument("b")
+    d = ss.add_parser("diff", help="which tensors differ between two snapshots, and by how much; "
+                                   "exit code 0 if none differ, 1 if some do, 2 if a file cannot be read")
+    d.add_argument("a", help="the first .mgsnap file")
+    d.add_argument("b", help="the second .mgsnap file")
     d.set_defaults(func=diff)
 
 
@@ -40,7 +42,7 @@ def inspect(args: argparse.Namespace) -> int:
     print(f"{path}  ({human_bytes(size)})")
     print(f"  format      {header['format']} v{header['version']}")
     print(f"  iteration   {header['iteration']}")
-    print(f"  timestamp   {header['timestamp']}")
+    print(f"  timestamp   {_when(header['timestamp'])}")
     for k, v in header.get("custom", {}).items():
         print(f"  custom      {k} = {v}")
     if header.get("base"):
@@ -51,6 +53,8 @@ def inspect(args: argparse.Namespace) -> int:
         print(f"  rng         {header['rng']}")
     if header.get("tape"):
         print(f"  tape        {len(header['tape'].get('nodes', []))} nodes")
+    print("\n  Tensors: name, element type, shape, bytes of data, and how it is stored "
+          "(blank: raw bytes in this file; zlib: compressed; in base: unchanged, read from the base snapshot).")
     name_w = max([len(e.name) for e in entries] + [4])
     print(f"\n  {'name':<{name_w}}  {'dtype':<8} {'shape':<18} {'bytes':>12}  stored")
     for e in entries:
@@ -63,8 +67,8 @@ def inspect(args: argparse.Namespace) -> int:
 def verify(args: argparse.Namespace) -> int:
     try:
         snap = Snapshot.load(args.path, SnapshotConfig(verify_checksum=True))
-    except SnapshotError as exc:
-        print(f"FAILED {args.path}: {exc}")
+    except (SnapshotError, OSError) as exc:
+        print(f"error: {args.path} is not an intact snapshot: {exc}", file=sys.stderr)
         return 1
     print(f"OK {args.path}: {snap.metadata.tensor_count} tensors, iteration {snap.metadata.iteration}, "
           f"{snap.metadata.checksum}")
@@ -75,7 +79,7 @@ def diff(args: argparse.Namespace) -> int:
     try:
         a = Snapshot.load(args.a).tensors
         b = Snapshot.load(args.b).tensors
-    except SnapshotError as exc:
+    except (SnapshotError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     changed = 0
@@ -94,4 +98,12 @@ def diff(args: argparse.Namespace) -> int:
             print(f"~ {name}  max abs difference {np.nanmax(d) if d.size else 0:.6g}")
             changed += 1
     print(f"{changed} of {len(set(a) | set(b))} tensors differ")
-    return 0
+    return 1 if changed else 0
+
+
+def _when(timestamp: object) -> str:
+    """Seconds since the epoch as a local date and time (the raw number when it is not one)."""
+    try:
+        return datetime.datetime.fromtimestamp(float(timestamp)).astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")
+    except (TypeError, ValueError, OverflowError, OSError):
+        return repr(timestamp)
