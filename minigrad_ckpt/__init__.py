@@ -14,12 +14,14 @@ the order in which to read the package.
 
 from __future__ import annotations
 
+from typing import Any
+
 __version__ = "0.1.0"
 
 from . import backend, ops, random, tape  # noqa: F401
 from .backend import Device, device, get_default_device, get_device, set_default_device
 from .creation import (
-    arange, empty, full, full_like, get_default_dtype, linspace, ones, ones_like, rand, randint, randn,
+    arange, empty, full, full_like, get_default_dtype, linspace, ones, ones_like, rand, randint, randn, randperm,
     set_default_dtype, tensor, zeros, zeros_like,
 )
 from .functional import (
@@ -57,13 +59,24 @@ def from_dlpack(obj: object) -> Tensor:
     return Tensor._wrap(array, None, dev)
 
 
-from . import checkpoint, cuda, memory, nn, optim, snapshot, testing, viz  # noqa: E402  (need the names above)
+def from_numpy(array: Any) -> Tensor:
+    """A CPU Tensor sharing memory with the NumPy array ``array`` (no copy), as ``torch.from_numpy``.
+
+    Writing into either one changes both; use ``mg.tensor(array)`` for a copy.
+    """
+    if not isinstance(array, backend.host_numpy.ndarray):
+        raise TypeError(f"from_numpy needs a numpy.ndarray, got {type(array).__name__}; use mg.tensor(...)")
+    return Tensor._wrap(array, None, backend.cpu)
+
+
+from . import checkpoint, cuda, memory, nn, optim, snapshot, testing, utils, viz  # noqa: E402  (need the names above)
 from .executor import Executor  # noqa: E402
 
 __all__ = [
     # tensors and creation
     "Tensor", "tensor", "zeros", "ones", "full", "empty", "arange", "linspace", "zeros_like", "ones_like",
-    "full_like", "rand", "randn", "randint", "eye", "from_dlpack", "get_default_dtype", "set_default_dtype",
+    "full_like", "rand", "randn", "randint", "randperm", "eye", "from_dlpack", "from_numpy", "get_default_dtype",
+    "set_default_dtype",
     "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool_",
     # devices and randomness
     "Device", "device", "get_device", "get_default_device", "set_default_device", "manual_seed",
@@ -82,5 +95,5 @@ __all__ = [
     "log10", "exp2", "expm1", "hypot", "logaddexp", "logaddexp2", "sinc", "square", "reciprocal", "cbrt",
     "floor", "ceil", "round", "around", "trunc", "mod", "remainder", "fmod",
     # the rest of the system
-    "Executor", "nn", "optim", "checkpoint", "snapshot", "testing", "memory", "viz", "cuda", "ops", "tape",
+    "Executor", "nn", "optim", "utils", "checkpoint", "snapshot", "testing", "memory", "viz", "cuda", "ops", "tape",
 ]

@@ -21,7 +21,7 @@ from .tensor import Tensor
 
 __all__ = [
     "tensor", "zeros", "ones", "full", "empty", "arange", "linspace", "zeros_like",
-    "ones_like", "full_like", "rand", "randn", "randint", "get_default_dtype",
+    "ones_like", "full_like", "rand", "randn", "randint", "randperm", "get_default_dtype",
     "set_default_dtype",
 ]
 
@@ -217,3 +217,12 @@ def randint(low: int, high: int | None = None, size: Any = (), dtype: Any = "int
     span = high - low
     vals = (bits % dev.xp.uint64(span)).astype(as_dtype(dtype)) + low
     return _make(vals.reshape(shape), dev, False)
+
+
+def randperm(n: int, dtype: Any = "int64", device: Any = None) -> Tensor:
+    """A random permutation of ``0..n-1`` from the engine generator (one key per call)."""
+    if not isinstance(n, (int, host_numpy.integer)) or isinstance(n, bool) or n < 0:
+        raise ValueError(f"randperm: n must be a non-negative int, got {n!r}")
+    dev = get_device(device)
+    perm = _random.permutation(dev.xp, _random.next_key(), int(n))
+    return _make(perm.astype(as_dtype(dtype)), dev, False)

@@ -6,7 +6,9 @@ An :class:`Executor` gathers
 * a model's parameters and buffers (``model.<dotted name>``),
 * an optimizer's state -- moments, step counts (``optimizer.state.<param>.<key>``)
   and hyper-parameters -- and optionally a learning-rate scheduler's,
-* the engine's RNG state, the iteration counter, and
+* the engine's RNG state, the iteration counter,
+* any object with ``state_dict()``/``load_state_dict()`` whose state is plain
+  data (``register_state``: a DataLoader's position mid-epoch, a counter), and
 * the tape of the last forward pass (``record(loss)``), for snapshots that
   include it.
 
@@ -40,6 +42,8 @@ class Executor:
         self.restored_optimizer_state: dict[str, Any] | None = None
         self.restored_scheduler_state: dict[str, Any] | None = None
         self.restored_rng_state: dict[str, int] | None = None
+        self.restored_object_states: dict[str, Any] | None = None
+        self._objects: OrderedDict[str, Any] = OrderedDict()
         if optimizer is not None and model is not None:
             self._param_names()  # fail early if the optimizer holds foreign tensors
 
@@ -88,6 +92,33 @@ class Executor:
             for k, t in self.model._live_tensors():
                 out[f"model.{k}"] = t
         return out
+
+    # ------------------------------------------------------- stateful objects
+    def register_state(self, name: str, obj: Any) -> Any:
+        """Capture ``obj.state_dict()`` in snapshots under ``name`` and give it back to
+        ``obj.load_state_dict`` on restore (e.g. a DataLoader, to resume mid-epoch).
+
+        The state must be plain data (numbers, strings, lists, dicts): it is
+        stored in the snapshot's header. Returns ``obj``.
+        """
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"state names must be non-empty strings, got {name!r}")
+        if not (callable(getattr(obj, "state_dict", None)) and callable(getattr(obj, "load_state_dict", None))):
+            raise TypeError(f"register_state({name!r}): {type(obj).__name__} has no state_dict() and "
+                            f"load_state_dict()")
+        self._objects[name] = obj
+        return obj
+
+    @property
+    def objects(self) -> Mapping[str, Any]:
+        """The objects registered with :meth:`register_state`, by name (read-only view)."""
+        return _ReadOnly(self._objects)
+
+    def object_states(self) -> dict[str, Any] | None:
+        """``{name: {"type": class name, "state": plain data}}`` of the registered objects."""
+        if not self._objects:
+            return None
+        return {n: {"type": type(o).__name__, "state": _plain(o.state_dict())} for n, o in self._objects.items()}
 
     # -------------------------------------------------------------- iteration
     def step(self, n: int = 1) -> int:

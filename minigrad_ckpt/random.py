@@ -23,7 +23,7 @@ from typing import Any
 
 from .backend import _mix64, as_dtype
 
-__all__ = ["manual_seed", "seed", "next_key", "get_rng_state", "set_rng_state", "Generator"]
+__all__ = ["manual_seed", "seed", "next_key", "get_rng_state", "set_rng_state", "Generator", "permutation"]
 
 _MASK64 = (1 << 64) - 1
 
@@ -135,3 +135,12 @@ def bernoulli_keep(xp: Any, key: int, shape: tuple[int, ...], p_drop: float) -> 
     threshold = min(int(p_drop * 2.0**64), _MASK64)
     bits = xp.uniform_bits(key, n)
     return (bits >= xp.uint64(threshold)).reshape(shape)
+
+
+def permutation(xp: Any, key: int, n: int) -> Any:
+    """A random permutation of ``0..n-1`` (int64), a pure function of ``key``.
+
+    Sorting ``n`` random 64-bit integers (stably, so ties -- practically never
+    -- still give one answer) shuffles uniformly and identically on every device.
+    """
+    return xp.argsort(xp.uniform_bits(key, int(n)), kind="stable").astype(xp.int64)

@@ -27,7 +27,7 @@ class Capture:
 
     metadata: SnapshotMetadata
     tensors: dict[str, Any]                 # name -> array (host or device); tape arrays included
-    state: dict[str, Any]                   # rng, optimizer, scheduler, tape (plain data)
+    state: dict[str, Any]                   # rng, optimizer, scheduler, tape, objects (plain data)
     versions: dict[str, tuple[list, int]]   # copy=False: name -> (the tensor's version box, its value)
 
 
@@ -45,7 +45,7 @@ def capture(ex: Executor, iteration: int | None, config: SnapshotConfig, *, copy
             tensors[name] = t.data
             versions[name] = (t._vc, t._vc[0])
     state: dict[str, Any] = {"rng": _random.get_rng_state(), "optimizer": ex.optimizer_state(),
-                             "scheduler": ex.scheduler_state(), "tape": None}
+                             "scheduler": ex.scheduler_state(), "tape": None, "objects": ex.object_states()}
     if config.include_tape:
         if ex.tape is None:
             raise SnapshotError("include_tape is set but the executor has no recorded tape "

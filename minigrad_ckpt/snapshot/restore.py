@@ -36,6 +36,7 @@ def restore(snap: Any) -> Executor:
     ex.restored_optimizer_state = snap.state.get("optimizer")
     ex.restored_scheduler_state = snap.state.get("scheduler")
     ex.restored_rng_state = snap.state.get("rng")
+    ex.restored_object_states = snap.state.get("objects")
     if snap.state.get("tape") is not None:
         leaves = dict(ex._tensors)
         for t in leaves.values():
@@ -68,6 +69,7 @@ def restore_into(snap: Any, ex: Executor) -> Executor:
         except ValueError as exc:
             raise SnapshotError(f"the snapshot's scheduler state does not fit: {exc}") from None
     rng = _rng_state(snap.state.get("rng"))
+    objects = _object_states(ex, snap.state.get("objects"))
     users = {name: Tensor(arr, dtype=arr.dtype) for name, arr in tensors.items()
              if not name.startswith(("model.", "optimizer.", "__tape__/"))}
     tape = None
@@ -77,6 +79,7 @@ def restore_into(snap: Any, ex: Executor) -> Executor:
         device = next(iter(leaves.values())).device if leaves else cpu
         tape = decode_tape(snap.state["tape"], tensors, leaves, device)
     # ---------------- phase 2: install (validated above: nothing here depends on the file) ----------------
+    _load_objects(ex, objects)  # first: an object's own load_state_dict may refuse; that undoes itself
     if model_sd is not None:
         ex.model.load_state_dict(model_sd)
     if opt_sd is not None:
@@ -113,6 +116,40 @@ def _model_state(ex: Executor, tensors: dict[str, Any]) -> dict[str, Tensor]:
                                 f"{t.dtype} {t.shape}")
         out[k] = Tensor(arr, dtype=arr.dtype)
     return out
+
+
+def _object_states(ex: Executor, saved: Any) -> dict[str, Any]:
+    """The states for ``ex``'s registered objects (``Executor.register_state``), checked."""
+    saved = {} if saved is None else saved
+    if not isinstance(saved, dict):
+        raise SnapshotError("the snapshot's object states are malformed")
+    out = {}
+    for name, obj in ex._objects.items():
+        entry = saved.get(name)
+        if not isinstance(entry, dict) or "state" not in entry:
+            raise SnapshotError(f"the executor has a registered object {name!r} the snapshot holds no state "
+                                f"for (it has {sorted(map(str, saved))})"[:300])
+        if entry.get("type") != type(obj).__name__:
+            raise SnapshotError(f"registered object {name!r}: the snapshot holds a {entry.get('type')!r}, the "
+                                f"executor a {type(obj).__name__}"[:300])
+        out[name] = entry["state"]
+    return out
+
+
+def _load_objects(ex: Executor, states: dict[str, Any]) -> None:
+    """``load_state_dict`` on each registered object; if one refuses its state, the ones
+    already loaded get their previous state back and a SnapshotError is raised."""
+    done: list[tuple[Any, Any]] = []
+    for name, state in states.items():
+        obj = ex._objects[name]
+        before = obj.state_dict()
+        try:
+            obj.load_state_dict(state)
+        except Exception as exc:
+            for o, b in reversed(done):
+                o.load_state_dict(b)
+            raise SnapshotError(f"registered object {name!r} refused the snapshot's state: {exc}"[:300]) from None
+        done.append((obj, before))
 
 
 def _rng_state(rng: Any) -> dict[str, int] | None:

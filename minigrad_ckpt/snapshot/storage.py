@@ -87,12 +87,15 @@ def _header(snap: Any) -> dict[str, Any]:
         base_path = snap.base.path
         base = {"file": base_path.name if base_path is not None else None, "checksum": snap.base.metadata.checksum}
     m = snap.metadata
-    return {
+    header = {
         "format": FORMAT_NAME, "version": FORMAT_VERSION, "iteration": m.iteration, "timestamp": m.timestamp,
         "custom": dict(sorted(m.custom.items())), "rng": snap.state.get("rng"),
         "optimizer": snap.state.get("optimizer"), "scheduler": snap.state.get("scheduler"),
         "tape": snap.state.get("tape"), "base": base, "tensors": [], "data_bytes": 0,
     }
+    if snap.state.get("objects") is not None:  # only with Executor.register_state objects
+        header["objects"] = snap.state["objects"]
+    return header
 
 
 def _maybe_compress(host: Any) -> bytes | None:
@@ -168,7 +171,7 @@ def _load(cls: type, path: Path, config: SnapshotConfig, seen: set[Path]) -> Any
             check_crcs(entries, crcs)
     meta = _metadata_from_header(header, tensors)
     meta.checksum = f"crc32:{header['_header_crc32']:08x}"
-    snap = cls(meta, tensors, {k: header.get(k) for k in ("rng", "optimizer", "scheduler", "tape")}, config)
+    snap = cls(meta, tensors, {k: header.get(k) for k in ("rng", "optimizer", "scheduler", "tape", "objects")}, config)
     snap.path, snap.base, snap._file_size = real, base, size
     snap._entries = {e.name: e for e in entries}
     return snap

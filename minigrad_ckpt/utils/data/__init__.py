@@ -1,0 +1,20 @@
+"""Datasets, samplers and the DataLoader, with PyTorch's names and defaults.
+
+    from minigrad_ckpt.utils.data import DataLoader, TensorDataset
+
+    ds = TensorDataset(mg.randn(100, 3), mg.arange(100))
+    for x, y in DataLoader(ds, batch_size=32, shuffle=True):
+        ...
+
+Shuffling draws from the engine's generator, so ``mg.manual_seed`` fixes the
+order; a loader's position is state (``state_dict``/``load_state_dict``) that
+an :class:`~minigrad_ckpt.Executor` can register, so a snapshot taken
+mid-epoch resumes with exactly the batches that were still to come.
+"""
+
+from .dataloader import DataLoader, default_collate
+from .dataset import ConcatDataset, Dataset, Subset, TensorDataset, random_split
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+
+__all__ = ["Dataset", "TensorDataset", "Subset", "ConcatDataset", "random_split", "Sampler",
+           "SequentialSampler", "RandomSampler", "BatchSampler", "DataLoader", "default_collate"]

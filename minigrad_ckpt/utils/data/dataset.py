@@ -1,0 +1,135 @@
+"""Datasets: anything with ``__getitem__(i)`` and ``__len__()``.
+
+``TensorDataset`` pairs tensors along their first axis; ``Subset`` picks
+indices of another dataset; ``random_split`` partitions one at random (from
+the engine's generator); ``a + b`` concatenates (``ConcatDataset``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from ... import random as _random
+from ...backend import cpu, host_numpy
+from ...tensor import Tensor
+
+__all__ = ["Dataset", "TensorDataset", "Subset", "ConcatDataset", "random_split"]
+
+
+class Dataset:
+    """Base class of map-style datasets: define ``__getitem__(index)`` and ``__len__()``."""
+
+    def __getitem__(self, index: int) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must define __getitem__")
+
+    def __len__(self) -> int:
+        raise NotImplementedError(f"{type(self).__name__} must define __len__")
+
+    def __add__(self, other: Dataset) -> ConcatDataset:
+        return ConcatDataset([self, other])
+
+
+class TensorDataset(Dataset):
+    """Samples are ``(t[i] for t in tensors)``: tensors (or arrays) that share their first axis.
+
+    A DataLoader over a TensorDataset with the default collate indexes each
+    tensor once per batch (``t[indices]``) instead of stacking single samples:
+    the same batch, one op instead of ``batch_size + 1``.
+    """
+
+    def __init__(self, *tensors: Any) -> None:
+        if not tensors:
+            raise ValueError("TensorDataset needs at least one tensor")
+        ts = tuple(t if isinstance(t, Tensor) else Tensor(t) for t in tensors)
+        if any(t.ndim == 0 for t in ts):
+            raise ValueError("TensorDataset: every tensor needs a first (sample) axis; got a 0-d tensor")
+        sizes = [t.shape[0] for t in ts]
+        if len(set(sizes)) != 1:
+            raise ValueError(f"TensorDataset: the tensors' first axes differ: {sizes} (shapes "
+                             f"{[t.shape for t in ts]})")
+        self.tensors = ts
+
+    def __getitem__(self, index: Any) -> tuple[Tensor, ...]:
+        return tuple(t[index] for t in self.tensors)
+
+    def __len__(self) -> int:
+        return self.tensors[0].shape[0]
+
+
+class Subset(Dataset):
+    """The samples of ``dataset`` at ``indices``, in that order."""
+
+    def __init__(self, dataset: Any, indices: Sequence[int]) -> None:
+        self.dataset = dataset
+        self.indices = [int(i) for i in indices]
+        n = len(dataset)
+        bad = [i for i in self.indices if not -n <= i < n]
+        if bad:
+            raise IndexError(f"Subset: indices {bad[:5]} are out of range for a dataset of {n} samples")
+
+    def __getitem__(self, index: int) -> Any:
+        return self.dataset[self.indices[index]]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+class ConcatDataset(Dataset):
+    """Several datasets one after another."""
+
+    def __init__(self, datasets: Sequence[Any]) -> None:
+        self.datasets = list(datasets)
+        if not self.datasets:
+            raise ValueError("ConcatDataset needs at least one dataset")
+        self.cumulative_sizes: list[int] = []
+        total = 0
+        for d in self.datasets:
+            total += len(d)
+            self.cumulative_sizes.append(total)
+
+    def __len__(self) -> int:
+        return self.cumulative_sizes[-1]
+
+    def __getitem__(self, index: int) -> Any:
+        n = len(self)
+        if not -n <= index < n:
+            raise IndexError(f"index {index} is out of range for a dataset of {n} samples")
+        index %= n
+        d = bisect.bisect_right(self.cumulative_sizes, index)
+        start = self.cumulative_sizes[d - 1] if d else 0
+        return self.datasets[d][index - start]
+
+
+def random_split(dataset: Any, lengths: Sequence[int | float],
+                 generator: _random.Generator | None = None) -> list[Subset]:
+    """Split ``dataset`` into non-overlapping random subsets of the given lengths.
+
+    ``lengths`` are counts summing to ``len(dataset)``, or fractions summing to
+    1 (floored, the remainder handed out one by one from the first subset on,
+    as PyTorch does). The permutation comes from the engine's generator (or
+    ``generator``), so ``mg.manual_seed`` fixes the split.
+    """
+    n = len(dataset)
+    lengths = list(lengths)
+    if lengths and all(isinstance(x, float) for x in lengths) and math.isclose(sum(lengths), 1.0):
+        if any(not 0 <= x <= 1 for x in lengths):
+            raise ValueError(f"random_split: fractions must be in [0, 1], got {lengths}")
+        counts = [int(math.floor(n * f)) for f in lengths]
+        for i in range(n - sum(counts)):
+            counts[i % len(counts)] += 1
+        lengths = counts
+    if any(not isinstance(x, (int, host_numpy.integer)) or x < 0 for x in lengths):
+        raise ValueError(f"random_split: lengths must be non-negative ints or fractions summing to 1, "
+                         f"got {lengths}")
+    if sum(lengths) != n:
+        raise ValueError(f"random_split: the lengths sum to {sum(lengths)}, the dataset has {n} samples")
+    gen = generator or _random.default_generator
+    perm = _random.permutation(cpu.xp, gen.next_key(), n).tolist()
+    out, start = [], 0
+    for k in lengths:
+        out.append(Subset(dataset, perm[start:start + int(k)]))
+        start += int(k)
+    return out

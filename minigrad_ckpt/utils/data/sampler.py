@@ -1,0 +1,115 @@
+"""Samplers: which dataset indices a DataLoader visits, in what order.
+
+``SequentialSampler`` visits ``0..n-1``; ``RandomSampler`` a permutation (or,
+with ``replacement=True``, independent draws) taken from the engine's
+generator, one key per epoch, so ``mg.manual_seed`` fixes every epoch's order;
+``BatchSampler`` groups any sampler's indices into lists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sized
+
+from ... import random as _random
+from ...backend import cpu
+
+__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "BatchSampler"]
+
+
+class Sampler:
+    """Base class: an iterable of dataset indices (subclasses define ``__iter__`` and ``__len__``)."""
+
+    def __init__(self, data_source: Sized | None = None) -> None:
+        self.data_source = data_source
+
+    def __iter__(self) -> Iterator[int]:
+        raise NotImplementedError(f"{type(self).__name__} must define __iter__")
+
+    def __len__(self) -> int:
+        raise TypeError(f"{type(self).__name__} has no length")
+
+
+class SequentialSampler(Sampler):
+    """The indices ``0, 1, ..., len(data_source) - 1`` in order."""
+
+    def __init__(self, data_source: Sized) -> None:
+        super().__init__(data_source)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(len(self.data_source)))
+
+    def __len__(self) -> int:
+        return len(self.data_source)
+
+
+class RandomSampler(Sampler):
+    """A random order of the indices, drawn from the engine's generator.
+
+    Without replacement an epoch is a permutation of all ``len(data_source)``
+    indices (with ``num_samples`` larger than that, further permutations follow,
+    as in PyTorch); with ``replacement=True`` it is ``num_samples`` independent
+    uniform draws.
+    Each ``iter()`` takes one key from the generator (``generator=None``: the
+    engine's default one; or an ``mg.random.Generator`` of your own).
+    """
+
+    def __init__(self, data_source: Sized, replacement: bool = False, num_samples: int | None = None,
+                 generator: _random.Generator | None = None) -> None:
+        super().__init__(data_source)
+        if not isinstance(replacement, bool):
+            raise TypeError(f"RandomSampler: replacement must be a bool, got {replacement!r}")
+        if num_samples is not None and (not isinstance(num_samples, int) or num_samples <= 0):
+            raise ValueError(f"RandomSampler: num_samples must be a positive int, got {num_samples!r}")
+        if generator is not None and not isinstance(generator, _random.Generator):
+            raise TypeError(f"RandomSampler: generator must be a minigrad_ckpt.random.Generator, got "
+                            f"{type(generator).__name__}")
+        self.replacement = replacement
+        self._num_samples = num_samples
+        self.generator = generator
+
+    @property
+    def num_samples(self) -> int:
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self) -> Iterator[int]:
+        n, m = len(self.data_source), self.num_samples
+        gen = self.generator or _random.default_generator
+        xp = cpu.xp
+        if n == 0:
+            return iter(())
+        if self.replacement:
+            idx = xp.uniform_bits(gen.next_key(), m) % xp.uint64(n)
+        else:
+            reps = [_random.permutation(xp, gen.next_key(), n) for _ in range(-(-m // n))]
+            idx = xp.concatenate(reps)[:m]
+        return iter(idx.astype(xp.int64).tolist())
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+class BatchSampler(Sampler):
+    """Group the indices of ``sampler`` into lists of ``batch_size`` (the last one shorter
+    unless ``drop_last``)."""
+
+    def __init__(self, sampler: Iterable[int], batch_size: int, drop_last: bool) -> None:
+        super().__init__(None)
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
+            raise ValueError(f"BatchSampler: batch_size must be a positive int, got {batch_size!r}")
+        if not isinstance(drop_last, bool):
+            raise TypeError(f"BatchSampler: drop_last must be a bool, got {drop_last!r}")
+        self.sampler, self.batch_size, self.drop_last = sampler, batch_size, drop_last
+
+    def __iter__(self) -> Iterator[list[int]]:
+        batch: list[int] = []
+        for i in self.sampler:
+            batch.append(int(i))
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self) -> int:
+        n = len(self.sampler)  # type: ignore[arg-type]
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
