@@ -42,22 +42,22 @@ def timelines(depth: int = 32, width: int = 128, batch: int = 32) -> dict[str, t
 
 def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--png", default=None, help="write a matplotlib figure here")
-    p.add_argument("--depth", type=int, default=32)
+    p.add_argument("--png", default=None, metavar="FILE",
+                   help="write a matplotlib figure here (needs matplotlib: pip install 'minigrad-ckpt[viz]'; "
+                        "default: a text chart on stdout)")
+    p.add_argument("--depth", type=int, default=32, help="layers of the MLP (default: 32)")
     args = p.parse_args(argv)
     series = timelines(depth=args.depth)
     for name, (plan, _) in series.items():
         print(f"{name:>14}: {plan.describe()}")
     drawn = mg.viz.plot_memory({name: tl for name, (_, tl) in series.items()}, args.png,
                                title=f"One training step of a {args.depth}-layer MLP")
-    if isinstance(drawn, str):
-        if args.png:
-            print("matplotlib is not installed (pip install matplotlib); a text chart instead:")
-        print(drawn)
-    else:
-        print(f"wrote {drawn}")
+    print(drawn if isinstance(drawn, str) else f"wrote {drawn}")
     return series
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except ImportError as exc:  # --png without matplotlib: say what to install, no traceback
+        raise SystemExit(f"error: {exc}") from None

@@ -84,6 +84,10 @@ class _GradModeContext:
     def __exit__(self, *exc: object) -> None:
         state.enabled = self._prev
 
+    def __repr__(self) -> str:
+        arg = repr(self._mode) if type(self).__name__ == "set_grad_enabled" else ""
+        return f"{type(self).__name__}({arg}) (recording {'on' if self._mode else 'off'} inside)"
+
     def __call__(self, fn: F) -> F:
         mode = self._mode
 

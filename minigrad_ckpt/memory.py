@@ -48,6 +48,15 @@ class Ledger:
         self.dtypes: set[str] = set()   # every dtype held (float32 models should see no float64)
         self._events = 0
 
+    def __repr__(self) -> str:
+        def kib(n: int) -> str:
+            return f"{n / 1024:.1f} KiB"
+
+        state = "tracking" if self.enabled else "off (use mg.memory.track())"
+        return (f"Ledger({state}: holds saved {kib(self.live_bytes['saved'])}, grad {kib(self.live_bytes['grad'])}; "
+                f"peak saved {kib(self.peak_bytes['saved'])}, total {kib(self.peak_bytes['total'])}; "
+                f"{len(self.timeline)} timeline events, phase {self.phase!r})")
+
     # ------------------------------------------------------------- queries
     def live(self, category: str = "saved") -> int:
         """Bytes held now (``"saved"``, ``"grad"`` or ``"total"``)."""

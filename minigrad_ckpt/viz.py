@@ -1,15 +1,18 @@
 """Pictures of the engine: the tape as a Graphviz graph, memory over time.
 
 ``to_dot(tensor)`` returns Graphviz DOT text of the tape that produced
-``tensor``: one box per op (name, output dtype and shape), one ellipse per
-leaf that requires grad, edges from inputs to consumers.  With checkpointing,
-nodes whose saved values were dropped are drawn dashed and orange, nodes
-that keep theirs solid and blue.  ``render(...)`` turns it into SVG/PNG with
-the ``dot`` program when it is installed.
+``tensor``: one box per op (name, output dtype and shape, and small values
+inline), an ellipse per leaf that requires grad (value and ``.grad``), per
+constant input and for ``tensor`` itself, edges from inputs to consumers, and
+a legend of every colour and style used.  With checkpointing, nodes whose
+saved values were dropped are drawn dashed and orange, nodes that keep theirs
+solid and blue, nodes whose values backward freed grey.  ``render(...)``
+turns it into SVG/PNG with the ``dot`` program when it is installed.
 
 ``plot_memory(timelines, path)`` draws the memory ledger's timelines (bytes
-of activations held at every event of a step) with matplotlib, or returns a
-text chart when matplotlib is not installed.
+of activations held at every event of a step) with matplotlib; without a
+path it returns a text chart; asking for a file without matplotlib is an
+error that names the package to install.
 """
 
 from __future__ import annotations
@@ -26,7 +29,19 @@ __all__ = ["to_dot", "render", "plot_memory", "text_chart"]
 
 
 def _fmt_shape(shape: tuple[int, ...]) -> str:
-    return "(" + ", ".join(map(str, shape)) + ")"
+    return str(tuple(shape))  # (2,) and () as Python writes them
+
+
+def _fmt_values(value: Any, max_values: int) -> str | None:
+    """A small array inline (``[1, 2.5, -3]``), or None when it has more than ``max_values`` elements."""
+    if value is None or not hasattr(value, "shape"):
+        return None if value is None else f"{value:.4g}" if isinstance(value, float) else repr(value)
+    if value.size > max_values:
+        return None
+    from .backend import to_host
+
+    flat = [f"{float(v):.4g}" for v in to_host(value).reshape(-1)]
+    return flat[0] if value.ndim == 0 else "[" + ", ".join(flat) + "]"
 
 
 def _label(node: Node) -> str:
@@ -40,8 +55,36 @@ def _label(node: Node) -> str:
     return f"{head}\\n{node.dtype} {_fmt_shape(node.shape)}"
 
 
-def to_dot(tensor: Tensor, names: dict[int, str] | None = None) -> str:
+#: How each kind of thing is drawn; the legend explains the ones a picture uses.
+_STYLES = {
+    "kept": ('shape=box, style="filled", fillcolor="#dbe8f7", color="#2b6cb0"',
+             "blue box: an op whose saved values are kept for backward"),
+    "dropped": ('shape=box, style="dashed,filled", fillcolor="#fde2c8", color="#d9822b"',
+                "dashed orange box: an op in a checkpointed segment; its values were dropped and are "
+                "recomputed in backward"),
+    "freed": ('shape=box, style="filled", fillcolor="#eeeeee", color="#999999"',
+              "grey box: an op whose saved values backward has already freed"),
+    "leaf": ('shape=ellipse, style=filled, fillcolor="#e6f4ea", color="#2f855a"',
+             "green ellipse: a leaf that requires grad (a parameter or input); grad = its .grad"),
+    "const": ('shape=ellipse, style="dotted", color="#777777", fontcolor="#555555"',
+              "dotted ellipse: a constant input (requires no grad)"),
+    "root": ('shape=ellipse, style="bold", color="#2b6cb0"', "bold ellipse: the tensor the picture is of"),
+}
+
+
+def to_dot(tensor: Tensor, names: dict[int, str] | None = None, values: bool = True,
+           max_values: int = 4) -> str:
     """Graphviz DOT text of the tape that produced ``tensor``.
+
+    Every op is a box (its name, static attributes, output dtype and shape);
+    leaves that require grad, constant inputs and ``tensor`` itself are
+    ellipses; a legend explains each colour and line style the picture uses.
+    With ``values`` (the default), arrays of at most ``max_values`` elements
+    are written inline, as micrograd's ``draw_dot`` does: a leaf's value and
+    ``.grad``, a constant's value, ``tensor``'s value, and an op's output where
+    the tape holds it (the tape keeps only what backward needs, so an op whose
+    output no backward reads shows its shape alone; intermediate gradients are
+    not kept at all).
 
     ``names`` maps ``id(leaf tensor)`` to a label (for instance
     ``{id(p): n for n, p in model.named_parameters()}``).
@@ -51,35 +94,62 @@ def to_dot(tensor: Tensor, names: dict[int, str] | None = None) -> str:
     names = names or {}
     lines = ["digraph tape {", "  rankdir=LR;", '  node [fontname="Helvetica", fontsize=10];']
     nodes = walk(tensor)
+    used: set[str] = set()
     leaves: dict[int, Tensor] = {}
     leaf_ids: dict[int, int] = {}  # small stable ids for the DOT text
+    outputs: dict[Node, Any] = {}  # an op's output value, where some consumer saved it
+    for n in nodes:
+        if isinstance(n.saved, tuple):
+            if n.saved[0] is not None:
+                outputs[n] = n.saved[0]
+            for e, v in zip(n.inputs, n.saved[1:]):
+                if type(e) is Node and v is not None:
+                    outputs.setdefault(e, v)
 
     def leaf_id(t: Tensor) -> str:
         leaves[id(t)] = t
         return f"leaf{leaf_ids.setdefault(id(t), len(leaf_ids))}"
 
+    def value_line(label: str, v: Any) -> str:
+        text = _fmt_values(v, max_values) if values else None
+        return f"\\n{label}{text}" if text is not None else ""
+
+    n_const = 0
     for n in nodes:
-        if n.saved is DROPPED:
-            style = 'style="dashed,filled", fillcolor="#fde2c8", color="#d9822b"'
-        elif n.saved is FREED:
-            style = 'style="filled", fillcolor="#eeeeee", color="#999999"'
-        else:
-            style = 'style="filled", fillcolor="#dbe8f7", color="#2b6cb0"'
-        lines.append(f'  n{n.seq} [shape=box, {style}, label="#{n.seq} {_label(n)}"];')
-        for e in n.inputs:
+        kind = "dropped" if n.saved is DROPPED else "freed" if n.saved is FREED else "kept"
+        used.add(kind)
+        label = f"#{n.seq} {_label(n)}" + value_line("= ", outputs.get(n))
+        lines.append(f'  n{n.seq} [{_STYLES[kind][0]}, label="{label}"];')
+        saved_inputs = n.saved[1:] if isinstance(n.saved, tuple) else (None,) * len(n.inputs)
+        for e, v in zip(n.inputs, saved_inputs):
             if type(e) is Node:
                 lines.append(f"  n{e.seq} -> n{n.seq};")
             elif e is not None:
                 lines.append(f"  {leaf_id(e)} -> n{n.seq};")
+            else:
+                used.add("const")
+                n_const += 1
+                shown = value_line("", v) if v is not None else ""
+                text = ("constant" + shown) if shown else "constant"
+                lines.append(f'  c{n_const} [{_STYLES["const"][0]}, label="{text}"];')
+                lines.append(f'  c{n_const} -> n{n.seq} [style="dotted", color="#777777"];')
     for k, t in leaves.items():
-        label = names.get(k, "leaf")
-        lines.append(f'  leaf{leaf_ids[k]} [shape=ellipse, style=filled, fillcolor="#e6f4ea", '
-                     f'label="{label}\\n{t.dtype} {_fmt_shape(t.shape)}"];')
+        used.add("leaf")
+        label = f"{names.get(k, 'leaf')}\\n{t.dtype} {_fmt_shape(t.shape)}" + value_line("value ", t.data)
+        if t.grad is not None:
+            label += value_line("grad ", t.grad.data)
+        lines.append(f'  leaf{leaf_ids[k]} [{_STYLES["leaf"][0]}, label="{label}"];')
+    used.add("root")
+    root_label = f"{names.get(id(tensor), 'output')}\\n{tensor.dtype} {_fmt_shape(tensor.shape)}"
+    root_label += value_line("= ", tensor.data)
     if tensor.grad_fn is None:
-        lines.append(f'  out [shape=ellipse, label="{tensor.dtype} {_fmt_shape(tensor.shape)} (no tape)"];')
-    if any(n.saved is DROPPED for n in nodes):
-        lines.append('  legend [shape=note, label="dashed orange: values dropped (checkpointed)\\n'
-                     'solid blue: values kept for backward"];')
+        root_label += "\\n(no tape: nothing it depends on requires grad)"
+        lines.append(f'  out [{_STYLES["root"][0]}, label="{root_label}"];')
+    else:
+        lines.append(f'  out [{_STYLES["root"][0]}, label="{root_label}"];')
+        lines.append(f"  n{tensor.grad_fn.seq} -> out;")
+    legend = "\\l".join(_STYLES[k][1] for k in _STYLES if k in used) + "\\l"
+    lines.append(f'  legend [shape=note, fontsize=9, label="{legend}"];')
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -157,10 +227,12 @@ def text_chart(timelines: Any, width: int = 64, height: int = 8, unit: str = "Ki
 
 def plot_memory(timelines: Any, path: str | Path | None = None,
                 title: str = "activation memory held by the tape") -> Any:
-    """Draw the ledger's timelines: a PNG/SVG at ``path`` with matplotlib, else a text chart.
+    """Draw the ledger's timelines: a PNG/SVG/PDF at ``path`` with matplotlib, or a text chart.
 
-    Returns the written path, or the text chart (a string) when matplotlib is
-    missing or no path is given.
+    Without ``path`` this returns the text chart (a string) and needs nothing.
+    With ``path`` it writes the figure and returns the path; matplotlib is then
+    required, and its absence is an ImportError that says what to install
+    (a picture asked for is never silently skipped).
     """
     series = _series(timelines)
     if path is None:
@@ -171,7 +243,10 @@ def plot_memory(timelines: Any, path: str | Path | None = None,
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        return text_chart(series)
+        raise ImportError(
+            f"writing {Path(path).name} needs matplotlib, which is not installed: pip install "
+            f"'minigrad-ckpt[viz]' (or pip install matplotlib); plot_memory(timelines) without a path "
+            f"gives a text chart that needs nothing") from None
     fig, ax = plt.subplots(figsize=(9, 4.5))
     for name, values in series.items():
         ax.plot([v / 1024 for v in values], label=f"{name} (peak {max(values or [0]) / 1024:.0f} KiB)")

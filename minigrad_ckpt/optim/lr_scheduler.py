@@ -40,6 +40,13 @@ class LRScheduler:
     def get_last_lr(self) -> list[float]:
         return list(self._last_lr)
 
+    def __repr__(self) -> str:
+        settings = ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items()
+                             if not k.startswith("_") and k not in ("optimizer", "base_lrs", "last_epoch"))
+        lrs = ", ".join(f"{lr:.4g}" for lr in self._last_lr)
+        return (f"{type(self).__name__}({settings + ', ' if settings else ''}last_epoch={self.last_epoch}, "
+                f"lr=[{lrs}])")
+
     def state_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
 
