@@ -213,3 +213,27 @@ def test_data_setter_shape_mismatch():
 def test_einsum_operand_count():
     with pytest.raises(ValueError, match="2 operand subscripts for 1 operands"):
         mg.einsum("ij,jk->ik", mg.ones(2, 2))
+
+
+# ------------------------------------------------------------------ mistakes newcomers make (docs/common-mistakes.md)
+def test_cross_entropy_with_float_class_indices_says_indices_must_be_integers():
+    logits = mg.randn(4, 3)
+    with pytest.raises(TypeError, match=r"class indices must be integers"):
+        mg.nn.functional.cross_entropy(logits, mg.tensor([0.0, 1.0, 2.0, 1.0]))
+
+
+def test_cross_entropy_with_input_and_target_swapped_says_so():
+    with pytest.raises(TypeError, match=r"float logits.*swap input and target"):
+        mg.nn.functional.cross_entropy(mg.tensor([0, 1, 2, 1]), mg.randn(4, 3))
+
+
+def test_load_state_dict_with_a_non_array_value_names_the_key_and_the_type():
+    layer = mg.nn.Linear(3, 2)
+    before = layer.weight.numpy().copy()
+    with pytest.raises(RuntimeError, match=r"weight: expected a Tensor or an array of shape \(2, 3\), got a str"):
+        layer.load_state_dict({"weight": "abc", "bias": mg.zeros(2)})
+    assert (layer.weight.numpy() == before).all()  # nothing was copied
+    with pytest.raises(RuntimeError, match=r"bias: expected a Tensor .* got a NoneType"):
+        layer.load_state_dict({"weight": mg.zeros((2, 3)), "bias": None})
+    layer.load_state_dict({"weight": [[1.0, 2.0, 3.0]] * 2, "bias": [0.5, 0.5]})  # nested lists are arrays
+    assert layer.bias.numpy().tolist() == [0.5, 0.5]

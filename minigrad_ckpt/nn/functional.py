@@ -199,9 +199,17 @@ def cross_entropy(input: Any, target: Any, weight: Any = None, reduction: str = 
     tgt = _tensor(target, x)
     n_classes = x.shape[axis]
     w_shape = (1, n_classes) + (1,) * (x.ndim - 2) if x.ndim >= 2 else (n_classes,)
+    if x.dtype.kind != "f":
+        hint = " (did you swap input and target?)" if tgt.dtype.kind == "f" else ""
+        raise TypeError(f"cross_entropy: input must be float logits of shape (N, C, ...), got dtype {x.dtype}{hint}")
     if tgt.dtype.kind == "f":
         logp = log_softmax(x, axis=axis)
         if tgt.shape != x.shape:
+            if tgt.ndim == x.ndim - 1:  # the shape of class indices, in a float dtype
+                raise TypeError(
+                    f"cross_entropy: target has dtype {tgt.dtype} and shape {tgt.shape}: class indices must be "
+                    f"integers (convert with target.astype('int64')); a float target means class "
+                    f"probabilities, of the input's shape {x.shape}")
             raise ValueError(f"cross_entropy: probability targets need shape {x.shape}, got {tgt.shape}")
         probs = tgt
         if label_smoothing:

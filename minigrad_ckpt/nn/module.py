@@ -330,7 +330,17 @@ class Module:
             if k not in state_dict:
                 continue
             v = state_dict[k]
-            shape = tuple(v.shape) if hasattr(v, "shape") else None
+            if not hasattr(v, "shape"):
+                if not isinstance(v, (list, tuple, int, float)):
+                    problems.append(f"{k}: expected a Tensor or an array of shape {target.shape}, got a "
+                                    f"{type(v).__name__}")
+                    continue
+                try:  # nested lists of numbers are arrays written out
+                    v = Tensor(v, dtype=target.dtype)
+                except (TypeError, ValueError) as exc:
+                    problems.append(f"{k}: cannot convert the {type(v).__name__} to {target.dtype}: {exc}")
+                    continue
+            shape = tuple(v.shape)
             if shape != target.shape:
                 problems.append(f"size mismatch for {k}: expected {target.shape}, got {shape}")
                 continue
