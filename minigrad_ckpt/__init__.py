@@ -37,10 +37,16 @@ from .functional import (  # NumPy's other elementwise functions (issue 14)
     floor, fmod, hypot, log2, log10, logaddexp, logaddexp2, mod, reciprocal, remainder, round, sinc, sinh,
     square, tan, trunc,
 )
+from .functional.tensor_methods import bind as _bind
 from .grad_mode import enable_grad, is_grad_enabled, is_recomputing, no_grad, set_grad_enabled
 from .random import get_rng_state, manual_seed, set_rng_state
 from .tape import backward, grad
 from .tensor import Tensor
+
+# The one binding point (DeZero's ``setup_variable``): Tensor gets its methods and
+# operators, the tape its differentiable namespace.  Nothing below tensor.py knows
+# the layers above it; this call links them, before anything computes.
+_bind()
 
 float16 = backend.host_numpy.dtype("float16")
 float32 = backend.host_numpy.dtype("float32")

@@ -25,9 +25,15 @@ what differs between libraries or is missing from them:
     the backward of indexing.
 ``to_host(a)``
     a NumPy copy of ``a`` (identity on the CPU).
-``uniform_bits(key, n)``
-    ``n`` pseudo-random 64-bit integers that are a pure function of ``key``
-    (see :mod:`minigrad_ckpt.random`), identical on every device.
+
+Math that is more than one library call (``erf``, ``sigmoid``, convolution
+windows, the random bits of :mod:`minigrad_ckpt.random`) is not written here:
+it is a *kernel*, defined beside the op that needs it and made available as
+``xp.<name>`` by :func:`register_kernel`.
+
+This module also holds the dtype policy (the supported dtypes, the default
+float dtype) and the one door through which outside data becomes an array on
+a device (:func:`to_array`).
 """
 
 from __future__ import annotations
@@ -49,6 +55,11 @@ __all__ = [
     "SUPPORTED_DTYPES",
     "as_dtype",
     "is_floating",
+    "get_default_dtype",
+    "set_default_dtype",
+    "to_array",
+    "device_of",
+    "register_kernel",
 ]
 
 # The host NumPy module, for code that must produce host data by contract
@@ -82,6 +93,24 @@ def as_dtype(dtype: Any) -> numpy.dtype:
 def is_floating(dtype: numpy.dtype) -> bool:
     """True for the dtypes that can carry gradients (float16/32/64)."""
     return dtype.kind == "f"
+
+
+# The dtype Python floats become (PyTorch's rule); a one-element list so that
+# readers that imported it see changes.
+_default_dtype = [numpy.dtype("float32")]
+
+
+def get_default_dtype() -> numpy.dtype:
+    """The dtype Python floats become (``float32`` unless changed)."""
+    return _default_dtype[0]
+
+
+def set_default_dtype(dtype: Any) -> None:
+    """Set the dtype Python floats and ``rand``/``zeros``/... default to (a float dtype)."""
+    dt = as_dtype(dtype)
+    if dt.kind != "f":
+        raise TypeError(f"the default dtype must be a float dtype, got {dt}")
+    _default_dtype[0] = dt
 
 
 # --------------------------------------------------------------------------
@@ -132,12 +161,17 @@ class ArrayNamespace:
     nan = float("nan")
     pi = 3.141592653589793
 
-    def __init__(self, library: Any, name: str) -> None:
+    def __init__(self, library: Any, name: str, array_type: type | None = None) -> None:
         self.name = name
         self.library = library
-        self.array_type = library.ndarray
+        self.array_type = library.ndarray if array_type is None else array_type
         for fn in LIBRARY_FUNCTIONS:
-            setattr(self, fn, getattr(library, fn))
+            setattr(self, fn, self._function(fn))
+
+    def _function(self, name: str) -> Any:
+        """The namespace's ``name``: the library's function itself here; subclasses
+        wrap it (CuPy: run on this namespace's GPU; strict: check every argument)."""
+        return getattr(self.library, name)
 
     def __repr__(self) -> str:
         return f"<array namespace {self.name}>"
@@ -173,12 +207,6 @@ class ArrayNamespace:
         """True if ``a`` is not a view into another array's memory."""
         return a.base is None
 
-    def base_array(self, a: Any) -> Any:
-        """The array that owns the memory ``a`` looks at (``a`` itself if it owns it)."""
-        while a.base is not None and isinstance(a.base, self.array_type):
-            a = a.base
-        return a
-
     # ---- adapter: helpers written once on top of the namespace ------------
     def sum_to(self, a: Any, shape: tuple[int, ...]) -> Any:
         """Sum ``a`` down to ``shape``, undoing NumPy broadcasting.
@@ -203,44 +231,10 @@ class ArrayNamespace:
             self.scatter_add(out, index, values)
         return out
 
-    def sigmoid(self, x: Any) -> Any:
-        """``1 / (1 + exp(-x))`` without overflow: ``exp(-|x|)`` is at most 1."""
-        e = self.exp(-self.abs(x))
-        return self.where(x >= 0, 1 / (1 + e), e / (1 + e))
-
-    def erf(self, x: Any) -> Any:
-        """The error function (NumPy has none), within 3 ulp in float64.
-
-        Cephes' rational approximations: ``x T(x^2)/U(x^2)`` for ``|x| < 1``,
-        else ``1 - exp(-x^2) P(|x|)/Q(|x|)``.  (Cephes switches to a third
-        approximation beyond 8, where ``erfc`` is below 1e-28: ``erf`` is 1 to
-        double precision there, and the P/Q tail underflows to exactly that.)
-        """
-        a = self.abs(x)
-        z = x * x
-        small = x * _poly(_ERF_T, z) / _poly(_ERF_U, z)
-        with self.errstate(over="ignore", under="ignore", invalid="ignore"):
-            tail = self.exp(-z) * _poly(_ERF_P, a) / _poly(_ERF_Q, a)
-        big = self.where(x < 0, tail - 1, 1 - tail)
-        return self.where(a < 1, small, big).astype(x.dtype, copy=False)
-
     def as_strided(self, a: Any, shape: tuple[int, ...], strides: tuple[int, ...]) -> Any:
         """A read-only strided view of ``a`` (windows for convolution and pooling)."""
         return self.library.lib.stride_tricks.as_strided(a, shape, strides, writeable=False)
 
-    def uniform_bits(self, key: int, n: int) -> Any:
-        """``n`` pseudo-random uint64 values, a pure function of ``key``.
-
-        SplitMix64's output function applied to ``key * GOLDEN + i``: the same
-        integer arithmetic on every device, so a key gives the same bits on the
-        CPU and on a GPU.
-        """
-        with self.errstate(over="ignore"):
-            z = self.arange(n, dtype=self.uint64)
-            z = z * self.uint64(0x9E3779B97F4A7C15) + self.uint64(_mix64(key))
-            z = (z ^ (z >> self.uint64(30))) * self.uint64(0xBF58476D1CE4E5B9)
-            z = (z ^ (z >> self.uint64(27))) * self.uint64(0x94D049BB133111EB)
-            return z ^ (z >> self.uint64(31))
 
 
 # dtype objects, so op code can write ``xp.float32`` as in NumPy
@@ -259,35 +253,6 @@ def register_kernel(fn: Any) -> Any:
     """
     setattr(ArrayNamespace, fn.__name__, fn)
     return fn
-
-
-def _poly(coeffs: tuple[float, ...], x: Any) -> Any:
-    r = x * 0 + coeffs[0]
-    for c in coeffs[1:]:
-        r = r * x + c
-    return r
-
-
-# Cephes ndtr.c coefficients (highest power first; Q and U have a leading 1).
-_ERF_P = (2.46196981473530512524e-10, 5.64189564831068821977e-1, 7.46321056442269912687e0,
-          4.86371970985681366614e1, 1.96520832956077098242e2, 5.26445194995477358631e2,
-          9.34528527171957607540e2, 1.02755188689515710272e3, 5.57535335369399327526e2)
-_ERF_Q = (1.0, 1.32281951154744992508e1, 8.67072140885989742329e1, 3.54937778887819891062e2,
-          9.75708501743205489753e2, 1.82390916687909736289e3, 2.24633760818710981792e3,
-          1.65666309194161350182e3, 5.57535340817727675546e2)
-_ERF_T = (9.60497373987051638749e0, 9.00260197203842689217e1, 2.23200534594684319226e3,
-          7.00332514112805075473e3, 5.55923013010394962768e4)
-_ERF_U = (1.0, 3.35617141647503099647e1, 5.21357949780152679795e2, 4.59432382970980127987e3,
-          2.26290000613890934246e4, 4.92673942608635921086e4)
-
-
-def _mix64(key: int) -> int:
-    """SplitMix64 of one Python int (host side): decorrelates nearby keys."""
-    mask = (1 << 64) - 1
-    z = (key * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) & mask
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
-    return z ^ (z >> 31)
 
 
 def _is_basic_index(index: Any) -> bool:
@@ -420,21 +385,15 @@ class CupyNamespace(ArrayNamespace):
             raise RuntimeError(f"this CuPy ({cupy.__version__}) lacks {missing}; minigrad_ckpt needs CuPy >= 13")
         self.index = index
         self._device = cupy.cuda.Device(index)
-        self.library = cupy
-        self.name = "cupy"
-        self.array_type = cupy.ndarray
-        for fn in LIBRARY_FUNCTIONS:
-            if fn != "errstate":
-                setattr(self, fn, _on_device(getattr(cupy, fn), self._device))
+        super().__init__(cupy, "cupy")
         import cupyx
 
         self._scatter_add = cupyx.scatter_add
 
-    @staticmethod
-    def errstate(**kwargs: Any) -> Any:
-        import contextlib
-
-        return contextlib.nullcontext()
+    def _function(self, name: str) -> Any:
+        if name == "errstate":
+            return _no_errstate
+        return _on_device(getattr(self.library, name), self._device)
 
     def scatter_add(self, target: Any, index: Any, values: Any) -> None:
         with self._device:
@@ -451,6 +410,13 @@ class CupyNamespace(ArrayNamespace):
 
     def as_strided(self, a: Any, shape: tuple[int, ...], strides: tuple[int, ...]) -> Any:
         return self.library.lib.stride_tricks.as_strided(a, shape, strides)
+
+
+def _no_errstate(**kwargs: Any) -> Any:
+    """CuPy's stand-in for ``numpy.errstate``: GPU arithmetic raises no warnings."""
+    import contextlib
+
+    return contextlib.nullcontext()
 
 
 def _on_device(fn: Any, device: Any) -> Any:
@@ -497,6 +463,53 @@ def is_array(a: Any) -> bool:
     if isinstance(a, numpy.ndarray):
         return True
     return any(d.xp.holds(a) for d in list(_devices.values()))
+
+
+def device_of(array: Any) -> Device:
+    """The device whose namespace holds ``array`` (TypeError for anything else)."""
+    if isinstance(array, numpy.ndarray):
+        return cpu
+    for d in list(_devices.values()):
+        if d.xp.holds(array):
+            return d
+    raise TypeError(f"not an array of a known device: {type(array).__name__}")
+
+
+def to_array(data: Any, dtype: Any = None, device: Any = None) -> tuple[Any, Device]:
+    """``data`` (a number, nested lists, a NumPy or device array) as a fresh array on ``device``.
+
+    The engine's one entry door for outside data, so the dtype rules live in
+    one place: Python floats become the default float dtype, Python ints
+    ``int64``, arrays keep their dtype unless ``dtype`` is given; big-endian
+    input is converted to native order; another device's array is moved
+    explicitly.  The result never aliases ``data``.
+    """
+    dt = as_dtype(dtype) if dtype is not None else None
+    dev = get_device(device)
+    if is_array(data) and not isinstance(data, numpy.ndarray):
+        # another device's array: an explicit move
+        host = to_host(data)
+        if dt is not None:
+            host = host.astype(dt)
+        return dev.xp.asarray(host).copy(), dev
+    host = numpy.array(data, copy=True)
+    if host.dtype.byteorder not in ("=", "|") and host.dtype != host.dtype.newbyteorder("="):
+        host = host.astype(host.dtype.newbyteorder("="))  # big-endian input: same values, native order
+    if host.dtype == object:
+        raise TypeError(f"cannot make a tensor from {type(data).__name__} data of mixed types")
+    if dt is None:
+        python_data = not isinstance(data, (numpy.ndarray, numpy.generic))
+        if python_data and host.dtype.kind == "f":
+            dt = _default_dtype[0]  # Python floats: the default dtype, as in PyTorch
+        elif python_data and host.dtype.kind == "i":
+            dt = numpy.dtype("int64")
+        else:
+            dt = as_dtype(host.dtype)
+    if host.dtype != dt:
+        host = host.astype(dt)
+    if dev.xp.name == "numpy":
+        return host, dev
+    return dev.xp.asarray(host), dev
 
 
 def get_default_device() -> Device:

@@ -8,15 +8,17 @@ dtype rules (PyTorch's for Python data, NumPy's for arrays):
   become ``int64``; bools ``bool``.
 * NumPy arrays and scalars keep their dtype.
 * ``mg.tensor`` always copies: a tensor never aliases the caller's array.
+
+The conversion itself is :func:`minigrad_ckpt.backend.to_array` (the dtype
+policy lives in the backend, so ``Tensor(data)`` needs nothing above it).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from . import backend
 from . import random as _random
-from .backend import Device, as_dtype, get_device, host_numpy
+from .backend import Device, _default_dtype, as_dtype, get_default_dtype, get_device, host_numpy, set_default_dtype
 from .tensor import Tensor
 
 __all__ = [
@@ -25,63 +27,8 @@ __all__ = [
     "set_default_dtype",
 ]
 
-_default_dtype = [host_numpy.dtype("float32")]
-
-
-def get_default_dtype() -> Any:
-    """The dtype Python floats become (``float32`` unless changed)."""
-    return _default_dtype[0]
-
-
-def set_default_dtype(dtype: Any) -> None:
-    """Set the dtype Python floats and ``rand``/``zeros``/... default to (a float dtype)."""
-    dt = as_dtype(dtype)
-    if dt.kind != "f":
-        raise TypeError(f"the default dtype must be a float dtype, got {dt}")
-    _default_dtype[0] = dt
-
-
-def _default_float() -> Any:
-    return _default_dtype[0]
-
-
 def _dtype_or_default(dtype: Any) -> Any:
     return as_dtype(dtype) if dtype is not None else _default_dtype[0]
-
-
-def _to_array(data: Any, dtype: Any, device: Any) -> tuple[Any, Device]:
-    """Convert ``data`` to a fresh array on ``device`` (the engine's one entry door)."""
-    dt = as_dtype(dtype) if dtype is not None else None
-    if isinstance(data, Tensor):
-        dev = get_device(device) if device is not None else data.device
-        arr = data.data
-        if dev is not data.device:
-            arr = dev.xp.asarray(backend.to_host(arr))
-        return dev.xp.asarray(arr, dtype=dt).copy() if dt is not None else arr.copy(), dev
-    dev = get_device(device)
-    if backend.is_array(data) and not isinstance(data, host_numpy.ndarray):
-        # another device's array: an explicit move
-        host = backend.to_host(data)
-        if dt is not None:
-            host = host.astype(dt)
-        return dev.xp.asarray(host).copy(), dev
-    host = host_numpy.array(data, copy=True)
-    if host.dtype.byteorder not in ("=", "|") and host.dtype != host.dtype.newbyteorder("="):
-        host = host.astype(host.dtype.newbyteorder("="))  # big-endian input: same values, native order
-    if host.dtype == object:
-        raise TypeError(f"cannot make a tensor from {type(data).__name__} data of mixed types")
-    if dt is None:
-        if not isinstance(data, (host_numpy.ndarray, host_numpy.generic)) and host.dtype.kind == "f":
-            dt = _default_dtype[0]  # Python floats: the default dtype, as in PyTorch
-        elif host.dtype.kind == "i" and not isinstance(data, (host_numpy.ndarray, host_numpy.generic)):
-            dt = host_numpy.dtype("int64")
-        else:
-            dt = as_dtype(host.dtype)
-    if host.dtype != dt:
-        host = host.astype(dt)
-    if dev.xp.name == "numpy":
-        return host, dev
-    return dev.xp.asarray(host), dev
 
 
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:

@@ -3,7 +3,8 @@
 The generator is a seed and a counter.  Every random draw (``mg.rand``,
 ``mg.randn``, a dropout mask, a weight initialisation) takes one *key* from
 it -- ``next_key()`` advances the counter by one -- and turns that key into
-numbers with a pure function (:meth:`ArrayNamespace.uniform_bits`).
+numbers with a pure function (the kernel :func:`uniform_bits`, which every
+array namespace offers as ``xp.uniform_bits``).
 
 Why this design:
 
@@ -21,11 +22,35 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .backend import _mix64, as_dtype
+from .backend import as_dtype, register_kernel
 
 __all__ = ["manual_seed", "seed", "next_key", "get_rng_state", "set_rng_state", "Generator", "permutation"]
 
 _MASK64 = (1 << 64) - 1
+
+
+def _mix64(key: int) -> int:
+    """SplitMix64 of one Python int (host side): decorrelates nearby keys."""
+    z = (key * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) & _MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return z ^ (z >> 31)
+
+
+@register_kernel
+def uniform_bits(xp: Any, key: int, n: int) -> Any:
+    """``n`` pseudo-random uint64 values, a pure function of ``key`` (``xp.uniform_bits``).
+
+    SplitMix64's output function applied to ``key * GOLDEN + i``: the same
+    integer arithmetic on every device, so a key gives the same bits on the
+    CPU and on a GPU.
+    """
+    with xp.errstate(over="ignore"):
+        z = xp.arange(n, dtype=xp.uint64)
+        z = z * xp.uint64(0x9E3779B97F4A7C15) + xp.uint64(_mix64(key))
+        z = (z ^ (z >> xp.uint64(30))) * xp.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> xp.uint64(27))) * xp.uint64(0x94D049BB133111EB)
+        return z ^ (z >> xp.uint64(31))
 
 
 class Generator:

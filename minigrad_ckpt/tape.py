@@ -27,7 +27,6 @@ segment replays the recorded ops to fill it in just before backward needs it.
 
 from __future__ import annotations
 
-import itertools
 import operator
 from collections.abc import Iterable, Sequence
 from heapq import heapify, heappop, heappush
@@ -37,8 +36,9 @@ from .grad_mode import recorders as _recorders
 from .grad_mode import state as _grad_state
 from .memory import ledger as _ledger
 from .memory import saved_arrays
+from .tensor import Tensor, _seq
 
-__all__ = ["Node", "apply", "backward", "grad", "FREED", "DROPPED", "walk"]
+__all__ = ["Node", "apply", "apply_move", "backward", "grad", "FREED", "DROPPED", "walk"]
 
 
 class _Marker:
@@ -56,7 +56,12 @@ FREED = _Marker("FREED")
 #: ``node.saved`` of a checkpointed node: recomputed by replay when needed.
 DROPPED = _Marker("DROPPED")
 
-_seq = itertools.count(1)
+#: The namespace ``backward`` runs on when a gradient of a gradient is wanted
+#: (``create_graph=True``): the same names as an array namespace, but
+#: differentiable functions on Tensors.  It is built from the ops and the public
+#: math, which sit above this layer, so it is bound late, once, by
+#: :mod:`minigrad_ckpt.tensor_methods` (the package's one binding point).
+differentiable_namespace: Any = None
 
 
 class Node:
@@ -109,7 +114,6 @@ def _edge_name(e: Any) -> str:
 # ---------------------------------------------------------------------------
 # Recording
 # ---------------------------------------------------------------------------
-Tensor: Any = None  # set by tensor.py (tensor imports tape, not the other way round)
 _new_tensor = _new_node = object.__new__  # Tensor.__new__ is object.__new__; skip the attribute lookup
 
 
@@ -127,9 +131,7 @@ def apply(op: Any, *args: Any) -> Any:
     if len(args) == 1:
         x = args[0]
         if not isinstance(x, Tensor):  # a unary function called on a list, an array, a number
-            from .creation import tensor
-
-            x = tensor(x)
+            x = Tensor(x)
             args = (x,)
         device = x._device
         needs_grad = x._rg
@@ -169,6 +171,24 @@ def apply(op: Any, *args: Any) -> Any:
     else:
         t._node = None
         t._rg = False
+    return t
+
+
+def apply_move(op: Any, x: Any, device: Any) -> Any:
+    """:func:`apply` for the one kind of op whose output lives on another
+    device than its input (:class:`~minigrad_ckpt.ops.device.ToDevice`).
+
+    ``apply`` takes the output's device from the inputs -- the one check per
+    op it can skip for every other op -- so a move goes through here instead:
+    the same forward call and the same :func:`_record` (recorders, checkpoint
+    segments and the memory ledger see it like any node), with the node on
+    the destination device, where its gradient arrives.
+    """
+    out = op.forward(x._device.xp, x._data)
+    t = Tensor._wrap(out, None, device)
+    if x._rg and _grad_state.enabled:
+        t._node = _record(op, (x,), (x._data,), out, t._vc, device.xp)
+        t._rg = True
     return t
 
 
@@ -314,8 +334,7 @@ def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bo
     Returns ``{id(tensor): grad}`` for the leaves reached (``targets`` is None)
     or for the requested ``targets``.
     """
-    if create_graph:  # gradients are Tensors: backward runs on the differentiable namespace
-        from . import functional as _F
+    _F = differentiable_namespace  # create_graph: gradients are Tensors, backward runs on this
     if found_leaves is None:
         found_leaves = {}
     pending: dict[Node, Any] = {}
@@ -613,12 +632,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
             continue
         g = next(unaliased)[1]
         if g.shape != t.shape:
-            g = (functional_ns() if create_graph else t._device.xp).sum_to(g, t.shape)
+            g = (differentiable_namespace if create_graph else t._device.xp).sum_to(g, t.shape)
         final.append(g if create_graph else Tensor._wrap(g, None, t._device))
     return tuple(final)
 
-
-def functional_ns() -> Any:
-    from . import functional
-
-    return functional

@@ -9,20 +9,34 @@ A Tensor holds
 ``_vc``           its version counter, bumped by every in-place change, so a
                   value saved for backward cannot change silently
 
-Every math method is sugar over :mod:`minigrad_ckpt.functional`, which runs
-ops through :func:`minigrad_ckpt.tape.apply`.
+This module knows nothing of the layers above it (the tape, the ops, the
+public math).  Tensor's math methods and operators (``x + y``, ``x.sum()``),
+``backward`` and the device/dtype conversions (``x.to("cuda")``) are sugar over
+those layers, so they are installed from above, in one place:
+:mod:`minigrad_ckpt.tensor_methods` (the package's one binding point).
+
+Also here, because ``__setitem__`` needs it and indexing ops reuse it:
+:func:`normalize_index`, which turns a user's index into plain data.
 """
 
 from __future__ import annotations
 
+import builtins
+import itertools
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from . import tape
-from .backend import Device, as_dtype, cpu, device_or_dtype, host_numpy, is_floating
+from .backend import Device, as_dtype, cpu, device_of, get_device, host_numpy, is_floating, to_array, to_host
 from .grad_mode import state as _grad_state
 
-__all__ = ["Tensor"]
+__all__ = ["Tensor", "normalize_index"]
+
+#: The engine's one clock.  Every recorded node takes its ``seq`` from it, and
+#: every in-place change stamps the tensor's version with it.  A tensor's
+#: "version" is therefore not a count of changes but the sequence number of its
+#: latest change: a node saved a value intact iff the value's stamp is older
+#: than the node (``stamp < node.seq``), with no per-node copy of versions.
+_seq = itertools.count(1)
 
 
 class _HookHandle:
@@ -55,9 +69,10 @@ class Tensor:
 
     def __init__(self, data: Any, dtype: Any = None, device: Any = None,
                  requires_grad: bool = False) -> None:
-        from .creation import _to_array
-
-        arr, dev = _to_array(data, dtype, device)
+        if isinstance(data, Tensor):
+            arr, dev = _copy_of(data, dtype, device)
+        else:
+            arr, dev = to_array(data, dtype, device)
         self._data = arr
         self._device = dev
         self._node = None
@@ -74,7 +89,7 @@ class Tensor:
         t._node = node
         t._rg = node is not None
         t._vc = [0]
-        t._device = device if device is not None else _device_of(array)
+        t._device = device if device is not None else device_of(array)
         return t
 
     # ------------------------------------------------------------------ data
@@ -226,16 +241,6 @@ class Tensor:
         """The tape node that produced this tensor (``None`` for leaves)."""
         return self._node
 
-    def backward(self, gradient: Any = None, retain_graph: bool | None = None,
-                 create_graph: bool = False) -> None:
-        """Accumulate the gradient of this tensor into the ``.grad`` of every leaf.
-
-        ``gradient`` is required unless this tensor has one element.  The
-        graph's saved values are freed afterwards unless ``retain_graph``.
-        """
-        grads = None if gradient is None else [gradient]
-        tape.backward(self, grads, retain_graph=retain_graph, create_graph=create_graph)
-
     def detach(self) -> Tensor:
         """The same values (shared memory), cut off from the tape."""
         t = Tensor._wrap(self._data, None, self._device)
@@ -266,7 +271,7 @@ class Tensor:
     def _bump_version(self) -> None:
         # The version is the sequence number of the latest in-place change, so
         # a node can tell "changed after I saved it" by comparing with its own seq.
-        self._vc[0] = next(tape._seq)
+        self._vc[0] = next(_seq)
 
     def _check_inplace(self, what: str, value: Any = None) -> None:
         if not _grad_state.enabled:
@@ -285,21 +290,17 @@ class Tensor:
 
     def _set_inplace(self, value: Any, what: str) -> Tensor:
         self._check_inplace(what, value)
-        xp = self._device.xp
         if isinstance(value, Tensor):
             if value._device is not self._device:
                 raise RuntimeError(f"{what}: value is on {value.device}, tensor is on {self.device}")
             value = value._data
         self._data[...] = value
         self._bump_version()
-        del xp
         return self
 
     def __setitem__(self, index: Any, value: Any) -> None:
         self._check_inplace("__setitem__", value)
-        from .functional import _normalize_index
-
-        idx = _normalize_index(index, self)
+        idx = normalize_index(index, self)
         if isinstance(value, Tensor):
             if value._device is not self._device:
                 raise RuntimeError(f"__setitem__: value is on {value.device}, tensor is on {self.device}")
@@ -356,50 +357,8 @@ class Tensor:
         return self.div_(other)
 
     # ------------------------------------------------------------ conversion
-    def to(self, target: Any = None, dtype: Any = None) -> Tensor:
-        """A copy on another device and/or with another dtype (``self`` if nothing changes).
-
-        ``t.to("cuda")``, ``t.to(mg.float64)``, ``t.to("cpu", "float32")``.  The
-        result is differentiable: gradients flow back across the move or cast.
-        """
-        from . import functional as F
-
-        dev = None
-        if target is not None:
-            dev, dtype_target = device_or_dtype(target)
-            if dtype_target is not None:
-                dtype = dtype_target
-        t = self
-        if dtype is not None and as_dtype(dtype) != self.dtype:
-            t = F.astype(t, dtype)
-        if dev is not None and dev is not t._device:
-            t = F.to_device(t, dev)
-        return t
-
-    def cpu(self) -> Tensor:
-        return self.to("cpu")
-
-    def cuda(self, index: int = 0) -> Tensor:
-        return self.to(f"cuda:{index}")
-
-    def float(self) -> Tensor:
-        return self.to(dtype="float32")
-
-    def double(self) -> Tensor:
-        return self.to(dtype="float64")
-
-    def half(self) -> Tensor:
-        return self.to(dtype="float16")
-
-    def long(self) -> Tensor:
-        return self.to(dtype="int64")
-
-    def int(self) -> Tensor:
-        return self.to(dtype="int32")
-
-    def bool(self) -> Tensor:
-        return self.to(dtype="bool")
-
+    # ``to``, ``cpu``, ``cuda``, ``float``, ``double``, ... are differentiable
+    # (they record a cast or a device move), so they come with the method table.
     def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
         return self._data.__dlpack__(*args, **kwargs)
 
@@ -423,15 +382,93 @@ class Tensor:
         return "tensor(" + body + ("" if not extras else ", " + ", ".join(extras)) + ")"
 
 
-def _device_of(array: Any) -> Device:
-    if isinstance(array, host_numpy.ndarray):
-        return cpu
-    from .backend import _devices
+def _copy_of(t: Tensor, dtype: Any, device: Any) -> tuple[Any, Device]:
+    """``Tensor(t)``: a copy of ``t``'s array, moved to ``device`` and cast to ``dtype`` if given."""
+    dev = get_device(device) if device is not None else t._device
+    arr = t._data
+    if dev is not t._device:
+        arr = dev.xp.asarray(to_host(arr))
+    if dtype is not None:
+        return dev.xp.asarray(arr, dtype=as_dtype(dtype)).copy(), dev
+    return arr.copy(), dev
 
-    for d in list(_devices.values()):
-        if d.xp.holds(array):
-            return d
-    raise TypeError(f"not an array of a known device: {type(array).__name__}")
+
+# ---------------------------------------------------------------------------
+# Indices as plain data
+# ---------------------------------------------------------------------------
+def normalize_index(index: Any, x: Tensor) -> tuple:
+    """An index into ``x`` as plain data: ints, slices, None, Ellipsis and device arrays.
+
+    Tensors and host arrays used as indices become arrays on ``x``'s device;
+    a wrong dtype, a second ellipsis, too many indices and out-of-range
+    integers are an ``IndexError`` here (CuPy would silently wrap).
+    """
+    items = index if type(index) is tuple else (index,)
+    xp = x._device.xp
+    out = []
+    for it in items:
+        if it is None or it is Ellipsis or type(it) is slice:
+            out.append(it)
+        elif isinstance(it, bool):
+            out.append(xp.asarray(it))
+        elif isinstance(it, (int, host_numpy.integer)):
+            out.append(int(it))
+        elif isinstance(it, Tensor):
+            if it._device is not x._device:
+                raise RuntimeError(f"index is on {it.device}, tensor is on {x.device}")
+            if it.dtype.kind not in "iub":
+                raise IndexError(f"tensors used as indices must be integer or bool, got {it.dtype}")
+            out.append(it._data)
+        elif isinstance(it, xp.array_type) and xp.name != "numpy":
+            if it.dtype.kind not in "iub":  # an index array already on the device
+                raise IndexError(f"arrays used as indices must be integer or bool, got {it.dtype}")
+            out.append(it)
+        else:
+            arr = host_numpy.asarray(it)
+            if arr.dtype.kind not in "iub":
+                if arr.size == 0:
+                    arr = arr.astype(host_numpy.int64)
+                else:
+                    raise IndexError(f"arrays used as indices must be integer or bool, got {arr.dtype}")
+            out.append(xp.asarray(arr))
+    _check_index_bounds(out, x)
+    return tuple(out)
 
 
-tape.Tensor = Tensor
+def _check_index_bounds(items: list[Any], x: Tensor) -> None:
+    """Raise IndexError for out-of-range integers (CuPy would silently wrap)."""
+    n_ell = builtins.sum(1 for it in items if it is Ellipsis)
+    if n_ell > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    consumed = builtins.sum(
+        (it.ndim if hasattr(it, "dtype") and it.dtype.kind == "b" else 1)
+        for it in items if it is not None and it is not Ellipsis
+    )
+    if consumed > x.ndim:
+        raise IndexError(f"too many indices for a tensor of dimension {x.ndim}")
+    dim = 0
+    for it in items:
+        if it is Ellipsis:
+            dim += x.ndim - consumed
+            continue
+        if it is None:
+            continue
+        if hasattr(it, "dtype") and it.dtype.kind == "b":
+            if tuple(it.shape) != x.shape[dim:dim + it.ndim]:
+                raise IndexError(
+                    f"boolean index of shape {tuple(it.shape)} does not match the indexed "
+                    f"axes of shape {x.shape[dim:dim + it.ndim]}"
+                )
+            dim += it.ndim
+            continue
+        n = x.shape[dim]
+        if type(it) is int:
+            if not -n <= it < n:
+                raise IndexError(f"index {it} is out of bounds for axis {dim} with size {n}")
+        elif hasattr(it, "dtype") and it.size:
+            xp = x._device.xp  # an explicit read: CuPy would wrap out-of-range indices silently
+            lo, hi = xp.scalar(xp.min(it)), xp.scalar(xp.max(it))
+            if lo < -n or hi >= n:
+                bad = lo if lo < -n else hi
+                raise IndexError(f"index {bad} is out of bounds for axis {dim} with size {n}")
+        dim += 1

@@ -88,3 +88,25 @@ def test_dlpack_zero_copy_with_numpy():
 
 def test_dlpack_device_reports_cpu():
     assert mg.ones(2).__dlpack_device__()[0] == 1  # kDLCPU
+
+
+def test_a_device_move_is_recorded_like_any_op():
+    # The move is built through the tape's recording path, so an active
+    # checkpoint segment (a recorder) owns its node, and the ledger sees it.
+    from minigrad_ckpt.checkpoint import checkpoint
+
+    x = mg.randn(3, 4, dtype="float64", requires_grad=True)
+    out = checkpoint(lambda t: (t.to("strict") * 2.0).to("cpu") * t, x)
+    moves = [n for n in mg.tape.walk(out) if n.op.name == "ToDevice"]
+    assert len(moves) == 2 and all(n.segment is not None for n in moves)
+    assert moves[0].xp is mg.device("strict").xp  # the node lives where its gradient arrives
+    out.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 4.0 * x.numpy())
+
+
+def test_a_device_move_is_differentiable_twice():
+    x = mg.tensor([1.0, 2.0], dtype="float64", requires_grad=True)
+    y = (x.to("strict") ** 3).to("cpu").sum()
+    (g,) = mg.grad(y, x, create_graph=True)
+    (h,) = mg.grad(g.sum(), x)
+    np.testing.assert_allclose(h.numpy(), 6.0 * x.numpy())

@@ -176,17 +176,38 @@ def enable_checkpointing(model: Any, config: CheckpointingConfig | CheckpointPol
 
     Plans are made on the first call for each input shape (profiling once for
     budget policies) and cached in the config.  ``None`` switches it off.
+
+    Checkpointing *wraps* the model: its ``forward`` is replaced, on this
+    instance, by a :class:`CheckpointedForward` that runs the same layers
+    under the plan, so the model's own class knows nothing of checkpointing.
     """
     if config is not None and not isinstance(config, CheckpointingConfig):
         config = CheckpointingConfig(config)
     if not hasattr(model, "__len__") or not hasattr(model, "__getitem__"):
         raise TypeError(f"enable_checkpointing needs a Sequential-like chain of layers, got {type(model).__name__}")
-    object.__setattr__(model, "_checkpointing", config)
+    if config is None:
+        model.__dict__.pop("forward", None)  # the class's own forward again
+        model.__dict__.pop("_checkpointing", None)
+    else:
+        object.__setattr__(model, "forward", CheckpointedForward(model, config))
+        object.__setattr__(model, "_checkpointing", config)
     return model
 
 
+class CheckpointedForward:
+    """The ``forward`` of a model with checkpointing enabled: its layers, run under a plan."""
+
+    def __init__(self, model: Any, config: CheckpointingConfig) -> None:
+        self.model = model
+        self.config = config
+
+    def __call__(self, x: Any) -> Any:
+        layers = [self.model[i] for i in range(len(self.model))]
+        return forward_with_config(layers, self.config, x)
+
+
 def forward_with_config(layers: Sequence[Callable[[Any], Any]], config: CheckpointingConfig, x: Any) -> Any:
-    """Used by ``Sequential.forward`` when checkpointing is enabled."""
+    """Run ``layers`` on ``x`` under ``config`` (the plan for ``x``'s shape, made once)."""
     if not is_grad_enabled():
         return _chain(layers, x)
     key = (tuple(getattr(x, "shape", ())), str(getattr(x, "dtype", "")), str(getattr(x, "device", "")))

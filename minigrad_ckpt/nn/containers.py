@@ -6,6 +6,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ..checkpoint import enable_checkpointing
 from .module import Module
 
 __all__ = ["Sequential", "ModuleList", "ModuleDict"]
@@ -30,20 +31,16 @@ class Sequential(Module):
                 self.add_module(str(i), m)
 
     def forward(self, x: Any) -> Any:
-        config = self.__dict__.get("_checkpointing")
-        if config is not None:
-            from ..checkpoint import forward_with_config
-
-            return forward_with_config(list(self._modules.values()), config, x)
         for m in self._modules.values():
             x = m(x)
         return x
 
     def enable_checkpointing(self, config: Any) -> Sequential:
         """Run the layers under a :class:`~minigrad_ckpt.checkpoint.CheckpointingConfig`
-        (or a policy) from now on; ``None`` switches checkpointing off."""
-        from ..checkpoint import enable_checkpointing
+        (or a policy) from now on; ``None`` switches checkpointing off.
 
+        Checkpointing wraps this instance's ``forward``
+        (:func:`minigrad_ckpt.checkpoint.enable_checkpointing`)."""
         return enable_checkpointing(self, config)
 
     def __getitem__(self, idx: int | slice) -> Any:

@@ -29,7 +29,7 @@ The contract, in full:
   Python wrappers, which matter for small arrays).  When a
   gradient of a gradient is wanted (``create_graph=True``) the engine calls the
   same ``backward`` with Tensors and with ``xp`` set to the differentiable
-  namespace :mod:`minigrad_ckpt.functional`, which mirrors those names -- so
+  namespace :mod:`minigrad_ckpt.functional.namespace`, which mirrors those names -- so
   higher-order gradients need no second implementation.
 * What backward may read is declared: ``save_inputs`` and ``save_output``.
   Values not declared arrive as ``None``, and are not kept alive by the tape.

@@ -1,8 +1,9 @@
 """Moving a tensor between devices, differentiably.
 
 ``ToDevice`` is the one op whose output lives somewhere else than its input,
-so it is built by hand instead of through :func:`~minigrad_ckpt.tape.apply`:
-the gradient flows back by moving it to the source device.
+so it is run by :func:`~minigrad_ckpt.tape.apply_move` (``apply`` with the
+output's device given) rather than ``apply``; it is recorded like any other
+op.  The gradient flows back by moving it to the source device.
 """
 
 from __future__ import annotations
@@ -26,21 +27,6 @@ class ToDevice(Op):
 
     def reference(self, np, x):
         return x.copy()
-
-    @staticmethod
-    def move(x: Any, dev: Any) -> Any:
-        from ..grad_mode import state
-        from ..tape import Node
-        from ..tensor import Tensor
-
-        op = ToDevice(device=str(dev), source=str(x.device))
-        arr = op.forward(x.device.xp, x.data)
-        t = Tensor._wrap(arr, None, dev)
-        if x.requires_grad and state.enabled:
-            edge = x._node if x._node is not None else x
-            t._node = Node(op, (edge,), (None, None), (), dev.xp, arr.shape, arr.dtype)
-            t._rg = True
-        return t
 
 
 def _transfer(a: Any, dev: Any) -> Any:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from typing import Any, ClassVar
 
+from ..backend import register_kernel
 from .base import Op
 
 _CONST = (int, float, bool)  # Python scalars: weakly typed constants, never differentiated
@@ -271,6 +272,13 @@ class Tanh(Op):
         return np.tanh(x)
 
 
+@register_kernel
+def sigmoid(xp, x):
+    """``1 / (1 + exp(-x))`` without overflow: ``exp(-|x|)`` is at most 1 (``xp.sigmoid``)."""
+    e = xp.exp(-xp.abs(x))
+    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
 class Sigmoid(Op):
     """``1 / (1 + exp(-x))``, computed without overflow for large ``|x|``."""
 
@@ -285,6 +293,44 @@ class Sigmoid(Op):
 
     def reference(self, np, x):
         return np.exp(-np.logaddexp(0, -x))
+
+
+@register_kernel
+def erf(xp, x):
+    """The error function (NumPy has none), within 3 ulp in float64 (``xp.erf``).
+
+    Cephes' rational approximations: ``x T(x^2)/U(x^2)`` for ``|x| < 1``,
+    else ``1 - exp(-x^2) P(|x|)/Q(|x|)``.  (Cephes switches to a third
+    approximation beyond 8, where ``erfc`` is below 1e-28: ``erf`` is 1 to
+    double precision there, and the P/Q tail underflows to exactly that.)
+    """
+    a = xp.abs(x)
+    z = x * x
+    small = x * _poly(_ERF_T, z) / _poly(_ERF_U, z)
+    with xp.errstate(over="ignore", under="ignore", invalid="ignore"):
+        tail = xp.exp(-z) * _poly(_ERF_P, a) / _poly(_ERF_Q, a)
+    big = xp.where(x < 0, tail - 1, 1 - tail)
+    return xp.where(a < 1, small, big).astype(x.dtype, copy=False)
+
+
+def _poly(coeffs, x):
+    r = x * 0 + coeffs[0]
+    for c in coeffs[1:]:
+        r = r * x + c
+    return r
+
+
+# Cephes ndtr.c coefficients (highest power first; Q and U have a leading 1).
+_ERF_P = (2.46196981473530512524e-10, 5.64189564831068821977e-1, 7.46321056442269912687e0,
+          4.86371970985681366614e1, 1.96520832956077098242e2, 5.26445194995477358631e2,
+          9.34528527171957607540e2, 1.02755188689515710272e3, 5.57535335369399327526e2)
+_ERF_Q = (1.0, 1.32281951154744992508e1, 8.67072140885989742329e1, 3.54937778887819891062e2,
+          9.75708501743205489753e2, 1.82390916687909736289e3, 2.24633760818710981792e3,
+          1.65666309194161350182e3, 5.57535340817727675546e2)
+_ERF_T = (9.60497373987051638749e0, 9.00260197203842689217e1, 2.23200534594684319226e3,
+          7.00332514112805075473e3, 5.55923013010394962768e4)
+_ERF_U = (1.0, 3.35617141647503099647e1, 5.21357949780152679795e2, 4.59432382970980127987e3,
+          2.26290000613890934246e4, 4.92673942608635921086e4)
 
 
 class Erf(Op):

@@ -56,7 +56,8 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-import minigrad_ckpt as mg
+from ..backend import as_dtype
+from ..tensor import Tensor
 
 __all__ = [
     "shapes",
@@ -147,7 +148,7 @@ def arrays(dtype: Any, shape: Shape | st.SearchStrategy[Shape] | None = None,
     all-ones inputs ``x * y == x``, ``x ** k == x`` and ``sum == size``, so
     a missing factor or a mixed-up operand goes unnoticed.
     """
-    dt = mg.backend.as_dtype(dtype)
+    dt = as_dtype(dtype)
     shp = shapes() if shape is None else shape
     strategy = hnp.arrays(dt, shp, elements=_element_strategy(dt, elements, bound), fill=fill,
                           unique=unique)
@@ -156,7 +157,7 @@ def arrays(dtype: Any, shape: Shape | st.SearchStrategy[Shape] | None = None,
 
 def tensors(dtype: Any = "float64", shape: Shape | st.SearchStrategy[Shape] | None = None,
             elements: Any = None, requires_grad: bool = False, device: Any = None, *,
-            unique: bool = False, bound: float = DEFAULT_BOUND) -> st.SearchStrategy[mg.Tensor]:
+            unique: bool = False, bound: float = DEFAULT_BOUND) -> st.SearchStrategy[Tensor]:
     """:class:`minigrad_ckpt.Tensor` values drawn through :func:`arrays`.
 
     The tensor owns a fresh copy of the drawn array, on ``device`` (the
@@ -164,11 +165,11 @@ def tensors(dtype: Any = "float64", shape: Shape | st.SearchStrategy[Shape] | No
     Use ``float64`` (the default) for gradient checks: finite differences in
     float32 are too noisy to be trusted.
     """
-    dt = mg.backend.as_dtype(dtype)
+    dt = as_dtype(dtype)
     if requires_grad and dt.kind != "f":
         raise ValueError(f"tensors: requires_grad=True needs a float dtype, got {dt}")
     return arrays(dt, shape, elements, unique=unique, bound=bound).map(
-        lambda a: mg.tensor(a, dtype=dt, device=device, requires_grad=requires_grad))
+        lambda a: Tensor(a, dtype=dt, device=device, requires_grad=requires_grad))
 
 
 def broadcastable_shapes(num_shapes: int = 2, min_dims: int = 0, max_dims: int = 4,

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy
 
-from ..backend import LIBRARY_FUNCTIONS, ArrayNamespace, Device, register_device_type
+from ..backend import ArrayNamespace, Device, register_device_type
 
 __all__ = ["StrictArray", "StrictNamespace", "StrictDeviceError"]
 
@@ -185,13 +185,9 @@ class StrictNamespace(ArrayNamespace):
     """
 
     def __init__(self, float32_only: bool = False) -> None:
-        self.name = "strict-f32" if float32_only else "strict"
-        self.library = numpy
-        self.array_type = StrictArray
         self.float32_only = float32_only
-        for fn in LIBRARY_FUNCTIONS:
-            setattr(self, fn, self._function(fn))
-        self.errstate = numpy.errstate
+        super().__init__(numpy, "strict-f32" if float32_only else "strict", array_type=StrictArray)
+        self.errstate = numpy.errstate  # a context manager, not an array function
 
     # ---- the wall ----
     def _check(self, a: numpy.ndarray) -> None:
@@ -255,9 +251,6 @@ class StrictNamespace(ArrayNamespace):
 
     def owns_memory(self, a: Any) -> bool:
         return a._a.base is None
-
-    def base_array(self, a: Any) -> Any:
-        return a
 
     def as_strided(self, a: Any, shape: tuple[int, ...], strides: tuple[int, ...]) -> Any:
         return self._wrap(numpy.lib.stride_tricks.as_strided(self._unwrap(a, "as_strided"), shape, strides,

@@ -1,129 +1,52 @@
 """The public math API: ``mg.exp``, ``mg.sum``, ``mg.matmul``, ...
 
 Every function here validates its arguments, normalizes them into an op's
-static attributes (axes become a sorted tuple, shapes tuples of ints), and
-runs the op through :func:`minigrad_ckpt.tape.apply`.  Signatures follow
-NumPy (``axis=``, ``keepdims=``, ``ddof=``).
-
-This module is also the *differentiable namespace*: when a gradient of a
-gradient is requested, op ``backward`` methods run with ``xp`` set to this
-module, so every name an op's backward uses (``exp``, ``where``, ``sum_to``,
-``index_add``, ...) exists here with the array namespace's signature.
+static attributes (axes become a sorted tuple, shapes tuples of ints; see
+:mod:`~minigrad_ckpt.functional.arguments`), and runs the op through
+:func:`minigrad_ckpt.tape.apply`.  Signatures follow NumPy (``axis=``,
+``keepdims=``, ``ddof=``).
 """
 
 from __future__ import annotations
 
-import builtins
 from collections.abc import Sequence
 from typing import Any
 
-from . import backend
-from .backend import as_dtype, host_numpy, is_floating
-from .ops import comparison as _cmp
-from .ops import elementwise as _ew
-from .ops import indexing as _ix
-from .ops import linalg as _la
-from .ops import reduction as _red
-from .ops import shape as _sh
-from .tape import apply
-from .tensor import Tensor
+from ..backend import as_dtype, get_default_dtype, get_device, host_numpy, is_floating
+from ..ops import comparison as _cmp
+from ..ops import elementwise as _ew
+from ..ops import indexing as _ix
+from ..ops import linalg as _la
+from ..ops import reduction as _red
+from ..ops import shape as _sh
+from ..ops.device import ToDevice
+from ..tape import apply, apply_move
+from ..tensor import Tensor, normalize_index
+from .arguments import (
+    as_tensor,
+    binary,
+    broadcast_shapes,
+    check_nonempty,
+    normalize_axis,
+    one_axis,
+    operand,
+    shape_arg,
+    tensor_list,
+)
+from .einsum_subscripts import explicit_einsum
 
-# Constants and dtypes, so backward code can write ``xp.inf`` or ``xp.float32``
-# in either namespace.
-inf = float("inf")
-nan = float("nan")
-pi = 3.141592653589793
-newaxis = None
-errstate = host_numpy.errstate
-for _dt in backend.SUPPORTED_DTYPES:
-    if _dt.name != "bool":  # keep the builtin bool usable in this module
-        globals()[_dt.name] = _dt.type
-del _dt
-bool_ = host_numpy.bool_
-
-_PY_SCALARS = (int, float, bool)
-
-# ---------------------------------------------------------------------------
-# Argument normalization
-# ---------------------------------------------------------------------------
-
-
-def _tensor(x: Any, like: Tensor | None = None) -> Tensor:
-    """``x`` as a Tensor: Tensors pass through, anything else is converted."""
-    if isinstance(x, Tensor):
-        return x
-    from .creation import tensor
-
-    if isinstance(x, host_numpy.ndarray) or like is None:
-        return tensor(x)
-    return tensor(x, device=like.device)
-
-
-def _operand(x: Any, like: Tensor) -> Any:
-    """A binary op's operand: a Tensor, or a Python scalar kept weakly typed."""
-    if isinstance(x, Tensor):
-        return x
-    if isinstance(x, host_numpy.generic):
-        # NumPy scalars are weak too (as in PyTorch): f32 * np.float64(.5) stays f32
-        # (checked first: np.float64 is a subclass of Python float)
-        return x.item()
-    if isinstance(x, _PY_SCALARS):
-        return x
-    if isinstance(x, complex):
-        raise TypeError("complex numbers are not supported")
-    return _tensor(x, like)
-
-
-_FAST_OPERANDS = (float, int)  # exact types: np.float64 subclasses float and must go through _operand
-
-
-def _binary(op: Any, x: Any, y: Any) -> Tensor:
-    if isinstance(x, Tensor):
-        if type(y) in _FAST_OPERANDS or isinstance(y, Tensor):  # the common cases, checked cheaply
-            return apply(op, x, y)
-        return apply(op, x, _operand(y, x))
-    if isinstance(y, Tensor):
-        return apply(op, _operand(x, y), y)
-    x = _tensor(x)
-    return apply(op, x, _operand(y, x))
-
-
-def normalize_axis(axis: Any, ndim: int, *, allow_none: bool = True) -> tuple[int, ...]:
-    """``axis`` (None, an int or a sequence of ints) as a sorted tuple of axes in range."""
-    if axis is None:
-        if not allow_none:
-            raise TypeError("axis may not be None here")
-        return tuple(range(ndim))
-    try:
-        axes = (axis,) if isinstance(axis, (int, host_numpy.integer)) else tuple(axis)
-    except TypeError:  # a float or another non-iterable: say what is wrong
-        raise TypeError(f"axis must be an int or a tuple of ints, got {axis!r}") from None
-    out = []
-    for a in axes:
-        if not isinstance(a, (int, host_numpy.integer)) or isinstance(a, bool):
-            raise TypeError(f"axis must be an int or a tuple of ints, got {axis!r}")
-        a = int(a)
-        if not -ndim <= a < ndim:
-            raise ValueError(f"axis {a} is out of bounds for a tensor of dimension {ndim}")
-        out.append(a % ndim)
-    if len(set(out)) != len(out):
-        raise ValueError(f"repeated axis in {axis!r}")
-    return tuple(sorted(out))
-
-
-def _one_axis(axis: Any, ndim: int) -> int:
-    if not isinstance(axis, (int, host_numpy.integer)) or isinstance(axis, bool):
-        raise TypeError(f"axis must be an int, got {axis!r}")
-    if not -ndim <= axis < ndim:
-        raise ValueError(f"axis {axis} is out of bounds for a tensor of dimension {ndim}")
-    return int(axis) % ndim
-
-
-def _shape_arg(shape: Any) -> tuple[int, ...]:
-    if isinstance(shape, (int, host_numpy.integer)):
-        return (int(shape),)
-    return tuple(int(s) for s in shape)
-
+__all__ = [
+    "add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "negative", "exp", "log",
+    "log1p", "sqrt", "abs", "sin", "cos", "tanh", "sigmoid", "erf", "clip", "where", "tan", "sinh", "cosh",
+    "arcsin", "arccos", "arctan", "arctan2", "arcsinh", "arccosh", "arctanh", "log2", "log10", "exp2",
+    "expm1", "hypot", "logaddexp", "logaddexp2", "sinc", "square", "reciprocal", "cbrt", "floor", "ceil",
+    "trunc", "round", "around", "mod", "remainder", "fmod", "equal", "not_equal", "less", "less_equal",
+    "greater", "greater_equal", "logical_and", "logical_or", "logical_not", "sign", "isnan", "isfinite",
+    "sum", "mean", "max", "min", "prod", "var", "std", "logsumexp", "cumsum", "argmax", "argmin", "matmul",
+    "einsum", "reshape", "transpose", "permute", "swapaxes", "moveaxis", "expand_dims", "squeeze",
+    "broadcast_to", "sum_to", "concatenate", "stack", "split", "flip", "pad", "astype", "clone",
+    "to_device", "getitem", "index_add", "take", "eye",
+]
 
 # ---------------------------------------------------------------------------
 # Elementwise math
@@ -138,37 +61,37 @@ _CLIP, _WHERE = _ew.Clip(), _ew.Where()
 
 def add(x: Any, y: Any) -> Tensor:
     """``x + y`` with broadcasting."""
-    return _binary(_ADD, x, y)
+    return binary(_ADD, x, y)
 
 
 def subtract(x: Any, y: Any) -> Tensor:
     """``x - y`` with broadcasting."""
-    return _binary(_SUB, x, y)
+    return binary(_SUB, x, y)
 
 
 def multiply(x: Any, y: Any) -> Tensor:
     """``x * y`` with broadcasting."""
-    return _binary(_MUL, x, y)
+    return binary(_MUL, x, y)
 
 
 def divide(x: Any, y: Any) -> Tensor:
     """``x / y`` with broadcasting (true division)."""
-    return _binary(_DIV, x, y)
+    return binary(_DIV, x, y)
 
 
 def power(x: Any, y: Any) -> Tensor:
     """``x ** y`` with broadcasting; see :class:`~minigrad_ckpt.ops.elementwise.Pow`."""
-    return _binary(_POW, x, y)
+    return binary(_POW, x, y)
 
 
 def maximum(x: Any, y: Any) -> Tensor:
     """Elementwise maximum; ties split the gradient evenly."""
-    return _binary(_MAXIMUM, x, y)
+    return binary(_MAXIMUM, x, y)
 
 
 def minimum(x: Any, y: Any) -> Tensor:
     """Elementwise minimum; ties split the gradient evenly."""
-    return _binary(_MINIMUM, x, y)
+    return binary(_MINIMUM, x, y)
 
 
 def negative(x: Any) -> Tensor:
@@ -222,9 +145,9 @@ def erf(x: Any) -> Tensor:
 
 def clip(x: Any, a_min: Any = None, a_max: Any = None) -> Tensor:
     """Limit values to ``[a_min, a_max]`` (either may be None, a scalar or a tensor)."""
-    x = _tensor(x)
-    lo = None if a_min is None else _operand(a_min, x)
-    hi = None if a_max is None else _operand(a_max, x)
+    x = as_tensor(x)
+    lo = None if a_min is None else operand(a_min, x)
+    hi = None if a_max is None else operand(a_max, x)
     return apply(_CLIP, x, lo, hi)
 
 
@@ -236,10 +159,10 @@ def where(condition: Any, x: Any, y: Any) -> Tensor:
     into a zero gradient -- so ``where(x > 0, sqrt(x), 0)`` has no NaN at 0.
     """
     like = next((v for v in (condition, x, y) if isinstance(v, Tensor)), None)
-    cond = _tensor(condition, like)
+    cond = as_tensor(condition, like)
     if cond.dtype != host_numpy.bool_:
         cond = cond != 0
-    return apply(_WHERE, cond, _operand(x, cond), _operand(y, cond))
+    return apply(_WHERE, cond, operand(x, cond), operand(y, cond))
 
 
 # ---------------------------------------------------------------------------
@@ -285,7 +208,7 @@ def arctan(x: Any) -> Tensor:
 
 def arctan2(x1: Any, x2: Any) -> Tensor:
     """The angle of the point ``(x2, x1)``, NumPy's ``arctan2(y, x)``; gradient 0 at the origin."""
-    return _binary(_ARCTAN2, x1, x2)
+    return binary(_ARCTAN2, x1, x2)
 
 
 def arcsinh(x: Any) -> Tensor:
@@ -324,17 +247,17 @@ def expm1(x: Any) -> Tensor:
 
 def hypot(x1: Any, x2: Any) -> Tensor:
     """``sqrt(x1**2 + x2**2)`` without overflow; gradient 0 at the origin (a kink)."""
-    return _binary(_HYPOT, x1, x2)
+    return binary(_HYPOT, x1, x2)
 
 
 def logaddexp(x1: Any, x2: Any) -> Tensor:
     """``log(exp(x1) + exp(x2))`` without overflow."""
-    return _binary(_LOGADDEXP, x1, x2)
+    return binary(_LOGADDEXP, x1, x2)
 
 
 def logaddexp2(x1: Any, x2: Any) -> Tensor:
     """``log2(2**x1 + 2**x2)`` without overflow."""
-    return _binary(_LOGADDEXP2, x1, x2)
+    return binary(_LOGADDEXP2, x1, x2)
 
 
 def sinc(x: Any) -> Tensor:
@@ -384,7 +307,7 @@ around = round
 
 def mod(x1: Any, x2: Any) -> Tensor:
     """``x1 mod x2`` with the sign of ``x2`` (Python's ``%``); ``d/dx2 = -floor(x1 / x2)``."""
-    return _binary(_MOD, x1, x2)
+    return binary(_MOD, x1, x2)
 
 
 remainder = mod
@@ -392,7 +315,7 @@ remainder = mod
 
 def fmod(x1: Any, x2: Any) -> Tensor:
     """``x1 mod x2`` with the sign of ``x1`` (C's ``fmod``); ``d/dx2 = -trunc(x1 / x2)``."""
-    return _binary(_FMOD, x1, x2)
+    return binary(_FMOD, x1, x2)
 
 
 # ---------------------------------------------------------------------------
@@ -405,39 +328,39 @@ _SIGN, _ISNAN, _ISFINITE = _cmp.Sign(), _cmp.IsNan(), _cmp.IsFinite()
 
 
 def equal(x: Any, y: Any) -> Tensor:
-    return _binary(_EQ, x, y)
+    return binary(_EQ, x, y)
 
 
 def not_equal(x: Any, y: Any) -> Tensor:
-    return _binary(_NE, x, y)
+    return binary(_NE, x, y)
 
 
 def less(x: Any, y: Any) -> Tensor:
-    return _binary(_LT, x, y)
+    return binary(_LT, x, y)
 
 
 def less_equal(x: Any, y: Any) -> Tensor:
-    return _binary(_LE, x, y)
+    return binary(_LE, x, y)
 
 
 def greater(x: Any, y: Any) -> Tensor:
-    return _binary(_GT, x, y)
+    return binary(_GT, x, y)
 
 
 def greater_equal(x: Any, y: Any) -> Tensor:
-    return _binary(_GE, x, y)
+    return binary(_GE, x, y)
 
 
 def logical_and(x: Any, y: Any) -> Any:
     if isinstance(x, bool) and isinstance(y, bool):
         return x and y
-    return _binary(_AND, x, y)
+    return binary(_AND, x, y)
 
 
 def logical_or(x: Any, y: Any) -> Any:
     if isinstance(x, bool) and isinstance(y, bool):
         return x or y
-    return _binary(_OR, x, y)
+    return binary(_OR, x, y)
 
 
 def logical_not(x: Any) -> Any:
@@ -465,18 +388,9 @@ def isfinite(x: Any) -> Tensor:
 
 
 def _reduce(cls: type, x: Any, axis: Any, keepdims: bool, **extra: Any) -> Tensor:
-    x = _tensor(x)
+    x = as_tensor(x)
     axes = normalize_axis(axis, x.ndim)
     return apply(cls(axes=axes, keepdims=bool(keepdims), in_shape=x.shape, **extra), x)
-
-
-def _check_nonempty(name: str, x: Tensor, axis: Any) -> None:
-    axes = normalize_axis(axis, x.ndim)
-    if any(x.shape[a] == 0 for a in axes) or (not axes and x.size == 0):
-        raise ValueError(
-            f"{name}: cannot reduce over an empty axis (shape {x.shape}, axis={axis!r}); "
-            f"the result has no defined value"
-        )
 
 
 def sum(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:  # noqa: A001
@@ -491,15 +405,15 @@ def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
 
 def max(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:  # noqa: A001
     """Maximum over ``axis``; tied maxima share the gradient evenly."""
-    x = _tensor(x)
-    _check_nonempty("max", x, axis)
+    x = as_tensor(x)
+    check_nonempty("max", x, axis)
     return _reduce(_red.Max, x, axis, keepdims)
 
 
 def min(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:  # noqa: A001
     """Minimum over ``axis``; tied minima share the gradient evenly."""
-    x = _tensor(x)
-    _check_nonempty("min", x, axis)
+    x = as_tensor(x)
+    check_nonempty("min", x, axis)
     return _reduce(_red.Min, x, axis, keepdims)
 
 
@@ -520,31 +434,31 @@ def std(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Tens
 
 def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
     """``log(sum(exp(x)))`` over ``axis``, stable for large magnitudes."""
-    x = _tensor(x)
-    _check_nonempty("logsumexp", x, axis)
+    x = as_tensor(x)
+    check_nonempty("logsumexp", x, axis)
     return _reduce(_red.LogSumExp, x, axis, keepdims)
 
 
 def cumsum(x: Any, axis: int | None = None) -> Tensor:
     """Running sum along ``axis`` (over the flattened tensor for None)."""
-    x = _tensor(x)
-    ax = None if axis is None else _one_axis(axis, x.ndim)
+    x = as_tensor(x)
+    ax = None if axis is None else one_axis(axis, x.ndim)
     return apply(_red.CumSum(axis=ax, in_shape=x.shape), x)
 
 
 def argmax(x: Any, axis: int | None = None, keepdims: bool = False) -> Tensor:
     """Index of the maximum (first on ties); an int64 tensor, not differentiable."""
-    x = _tensor(x)
-    ax = None if axis is None else _one_axis(axis, x.ndim)
-    _check_nonempty("argmax", x, ax)
+    x = as_tensor(x)
+    ax = None if axis is None else one_axis(axis, x.ndim)
+    check_nonempty("argmax", x, ax)
     return apply(_cmp.ArgMax(axis=ax, keepdims=bool(keepdims)), x)
 
 
 def argmin(x: Any, axis: int | None = None, keepdims: bool = False) -> Tensor:
     """Index of the minimum (first on ties); an int64 tensor, not differentiable."""
-    x = _tensor(x)
-    ax = None if axis is None else _one_axis(axis, x.ndim)
-    _check_nonempty("argmin", x, ax)
+    x = as_tensor(x)
+    ax = None if axis is None else one_axis(axis, x.ndim)
+    check_nonempty("argmin", x, ax)
     return apply(_cmp.ArgMin(axis=ax, keepdims=bool(keepdims)), x)
 
 
@@ -556,8 +470,8 @@ _MATMUL = _la.MatMul()
 
 def matmul(x: Any, y: Any) -> Tensor:
     """Matrix product with NumPy's rules (1-D promotion, batch broadcasting)."""
-    x = _tensor(x, y if isinstance(y, Tensor) else None)
-    y = _tensor(y, x)
+    x = as_tensor(x, y if isinstance(y, Tensor) else None)
+    y = as_tensor(y, x)
     if x.ndim == 0 or y.ndim == 0:
         raise ValueError(f"matmul: operands must not be 0-d (got shapes {x.shape} and {y.shape})")
     k1 = x.shape[-1]
@@ -569,7 +483,7 @@ def matmul(x: Any, y: Any) -> Tensor:
             f"axis of the second)"
         )
     if x.ndim > 2 and y.ndim > 2:
-        _broadcast_shapes("matmul", x.shape[:-2], y.shape[:-2])
+        broadcast_shapes("matmul", x.shape[:-2], y.shape[:-2])
     return apply(_MATMUL, x, y)
 
 
@@ -579,47 +493,9 @@ def einsum(subscripts: str, *operands: Any) -> Tensor:
     Implicit output (no ``->``) and ``...`` are supported, as in NumPy.
     """
     like = next((o for o in operands if isinstance(o, Tensor)), None)
-    ts = [_tensor(o, like) for o in operands]
-    explicit = _explicit_einsum(subscripts, [t.shape for t in ts])
+    ts = [as_tensor(o, like) for o in operands]
+    explicit = explicit_einsum(subscripts, [t.shape for t in ts])
     return apply(_la.Einsum(subscripts=explicit), *ts)
-
-
-def _explicit_einsum(subscripts: str, shapes: list[tuple[int, ...]]) -> str:
-    s = subscripts.replace(" ", "")
-    ins, arrow, out = s.partition("->")
-    specs = ins.split(",")
-    if len(specs) != len(shapes):
-        raise ValueError(f"einsum: {len(specs)} operand subscripts for {len(shapes)} operands")
-    for spec in specs + [out]:
-        bad = [c for c in spec.replace("...", "") if not c.isalpha()]
-        if bad:
-            raise ValueError(f"einsum: invalid subscript characters {bad} in {subscripts!r}")
-    used = set("".join(specs + [out]).replace(".", ""))
-    spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in used]
-    ell_ndim = 0
-    for spec, shape in zip(specs, shapes):
-        named = len(spec.replace("...", ""))
-        if "..." in spec:
-            ell_ndim = builtins.max(ell_ndim, len(shape) - named)
-        elif named != len(shape):
-            raise ValueError(
-                f"einsum: operand with subscripts {spec!r} has {len(shape)} dimensions"
-            )
-    ell = "".join(spare[:ell_ndim])
-    new_specs = []
-    for spec, shape in zip(specs, shapes):
-        if "..." in spec:
-            k = len(shape) - len(spec.replace("...", ""))
-            spec = spec.replace("...", ell[ell_ndim - k:] if k else "")
-        new_specs.append(spec)
-    if arrow:
-        out = out.replace("...", ell)
-    else:
-        counts: dict[str, int] = {}
-        for c in "".join(s for s in new_specs):
-            counts[c] = counts.get(c, 0) + 1
-        out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
-    return ",".join(new_specs) + "->" + out
 
 
 # ---------------------------------------------------------------------------
@@ -629,8 +505,8 @@ def _explicit_einsum(subscripts: str, shapes: list[tuple[int, ...]]) -> str:
 
 def reshape(x: Any, shape: Any) -> Tensor:
     """Same values, new shape (one entry may be -1)."""
-    x = _tensor(x)
-    shape = _shape_arg(shape)
+    x = as_tensor(x)
+    shape = shape_arg(shape)
     if shape.count(-1) > 1:
         raise ValueError(f"reshape: only one dimension can be -1, got {shape}")
     if -1 in shape:
@@ -655,7 +531,7 @@ def reshape(x: Any, shape: Any) -> Tensor:
 
 def transpose(x: Any, axes: Any = None) -> Tensor:
     """Permute axes (reverse them for None)."""
-    x = _tensor(x)
+    x = as_tensor(x)
     if axes is None:
         perm = tuple(reversed(range(x.ndim)))
     else:
@@ -674,16 +550,16 @@ def permute(x: Any, *axes: Any) -> Tensor:
 
 def swapaxes(x: Any, axis1: int, axis2: int) -> Tensor:
     """Exchange two axes."""
-    x = _tensor(x)
-    a, b = _one_axis(axis1, x.ndim), _one_axis(axis2, x.ndim)
+    x = as_tensor(x)
+    a, b = one_axis(axis1, x.ndim), one_axis(axis2, x.ndim)
     perm = list(range(x.ndim))
     perm[a], perm[b] = perm[b], perm[a]
     return apply(_sh.Transpose(axes=tuple(perm)), x)
 
 
 def moveaxis(x: Any, source: int, destination: int) -> Tensor:
-    x = _tensor(x)
-    s, d = _one_axis(source, x.ndim), _one_axis(destination, x.ndim)
+    x = as_tensor(x)
+    s, d = one_axis(source, x.ndim), one_axis(destination, x.ndim)
     perm = [a for a in range(x.ndim) if a != s]
     perm.insert(d, s)
     return apply(_sh.Transpose(axes=tuple(perm)), x)
@@ -691,7 +567,7 @@ def moveaxis(x: Any, source: int, destination: int) -> Tensor:
 
 def expand_dims(x: Any, axis: Any) -> Tensor:
     """Insert size-1 axes at ``axis`` (an int or a tuple, positions in the result)."""
-    x = _tensor(x)
+    x = as_tensor(x)
     axes = (axis,) if isinstance(axis, (int, host_numpy.integer)) else tuple(axis)
     nd = x.ndim + len(axes)
     pos = normalize_axis(axes, nd)
@@ -702,7 +578,7 @@ def expand_dims(x: Any, axis: Any) -> Tensor:
 
 def squeeze(x: Any, axis: Any = None) -> Tensor:
     """Remove size-1 axes (all of them for None)."""
-    x = _tensor(x)
+    x = as_tensor(x)
     if axis is None:
         axes = tuple(i for i, n in enumerate(x.shape) if n == 1)
     else:
@@ -714,39 +590,30 @@ def squeeze(x: Any, axis: Any = None) -> Tensor:
     return apply(_sh.Reshape(shape=shape, in_shape=x.shape), x)
 
 
-def _broadcast_shapes(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
-    try:
-        return tuple(host_numpy.broadcast_shapes(*shapes))
-    except ValueError:
-        raise ValueError(
-            f"{name}: shapes {' and '.join(str(tuple(s)) for s in shapes)} cannot be broadcast together"
-        ) from None
-
-
 def broadcast_to(x: Any, shape: Any) -> Tensor:
     """A read-only view of ``x`` broadcast to ``shape``."""
-    x = _tensor(x)
-    shape = _shape_arg(shape)
-    if _broadcast_shapes("broadcast_to", x.shape, shape) != shape:
+    x = as_tensor(x)
+    shape = shape_arg(shape)
+    if broadcast_shapes("broadcast_to", x.shape, shape) != shape:
         raise ValueError(f"broadcast_to: cannot broadcast {x.shape} to {shape}")
     return apply(_sh.BroadcastTo(shape=shape, in_shape=x.shape), x)
 
 
 def sum_to(x: Any, shape: Any) -> Tensor:
     """Sum ``x`` down to ``shape`` (the adjoint of :func:`broadcast_to`)."""
-    x = _tensor(x)
-    shape = _shape_arg(shape)
+    x = as_tensor(x)
+    shape = shape_arg(shape)
     if x.shape == shape:
         return x
-    if _broadcast_shapes("sum_to", x.shape, shape) != x.shape:
+    if broadcast_shapes("sum_to", x.shape, shape) != x.shape:
         raise ValueError(f"sum_to: {x.shape} is not a broadcast of {shape}")
     return apply(_sh.SumTo(shape=shape, in_shape=x.shape), x)
 
 
 def concatenate(tensors: Sequence[Any], axis: int = 0) -> Tensor:
     """Join tensors along an existing axis."""
-    ts = _tensor_list("concatenate", tensors)
-    ax = _one_axis(axis, ts[0].ndim) if ts[0].ndim else None
+    ts = tensor_list("concatenate", tensors)
+    ax = one_axis(axis, ts[0].ndim) if ts[0].ndim else None
     if ax is None:
         raise ValueError("concatenate: zero-dimensional tensors cannot be concatenated")
     for t in ts[1:]:
@@ -761,27 +628,18 @@ def concatenate(tensors: Sequence[Any], axis: int = 0) -> Tensor:
 
 def stack(tensors: Sequence[Any], axis: int = 0) -> Tensor:
     """Join same-shaped tensors along a new axis."""
-    ts = _tensor_list("stack", tensors)
+    ts = tensor_list("stack", tensors)
     for t in ts[1:]:
         if t.shape != ts[0].shape:
             raise ValueError(f"stack: all tensors need the same shape, got {ts[0].shape} and {t.shape}")
-    ax = _one_axis(axis, ts[0].ndim + 1)
+    ax = one_axis(axis, ts[0].ndim + 1)
     return apply(_sh.Stack(axis=ax), *ts)
-
-
-def _tensor_list(name: str, tensors: Sequence[Any]) -> list[Tensor]:
-    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"{name} takes a list or tuple of tensors")
-    if not tensors:
-        raise ValueError(f"{name} needs at least one tensor")
-    like = next((t for t in tensors if isinstance(t, Tensor)), None)
-    return [_tensor(t, like) for t in tensors]
 
 
 def split(x: Any, indices_or_sections: Any, axis: int = 0) -> list[Tensor]:
     """Split into pieces along ``axis`` (NumPy's ``split``: a count or split points)."""
-    x = _tensor(x)
-    ax = _one_axis(axis, x.ndim)
+    x = as_tensor(x)
+    ax = one_axis(axis, x.ndim)
     n = x.shape[ax]
     if isinstance(indices_or_sections, (int, host_numpy.integer)):
         k = int(indices_or_sections)
@@ -797,20 +655,20 @@ def split(x: Any, indices_or_sections: Any, axis: int = 0) -> list[Tensor]:
 
 def flip(x: Any, axis: Any = None) -> Tensor:
     """Reverse the order of elements along ``axis`` (all axes for None)."""
-    x = _tensor(x)
+    x = as_tensor(x)
     return apply(_sh.Flip(axes=normalize_axis(axis, x.ndim)), x)
 
 
 def pad(x: Any, pad_width: Any, mode: str = "constant", constant_values: float = 0) -> Tensor:
     """Pad with a constant (NumPy's ``pad_width`` forms: int, pair, or a pair per axis)."""
-    x = _tensor(x)
+    x = as_tensor(x)
     if mode != "constant":
         raise NotImplementedError(f"pad: only mode='constant' is supported, got {mode!r}")
     pw = host_numpy.broadcast_to(host_numpy.asarray(pad_width, dtype=host_numpy.int64), (x.ndim, 2))
     if (pw < 0).any():
         raise ValueError(f"pad: negative pad width in {pad_width!r}")
     widths = tuple((int(a), int(b)) for a, b in pw)
-    value = _operand(constant_values, x)
+    value = operand(constant_values, x)
     if isinstance(value, Tensor):
         raise TypeError("pad: constant_values must be a number")
     return apply(_sh.Pad(pad_width=widths, value=value, in_shape=x.shape), x)
@@ -818,7 +676,7 @@ def pad(x: Any, pad_width: Any, mode: str = "constant", constant_values: float =
 
 def astype(x: Any, dtype: Any) -> Tensor:
     """Cast to ``dtype``.  Casting to a non-float type cuts the tape (no gradient)."""
-    x = _tensor(x)
+    x = as_tensor(x)
     dt = as_dtype(dtype)
     if dt == x.dtype:
         return x
@@ -829,18 +687,16 @@ def astype(x: Any, dtype: Any) -> Tensor:
 
 def clone(x: Any) -> Tensor:
     """A copy with its own memory (differentiable)."""
-    return apply(_sh.Clone(), _tensor(x))
+    return apply(_sh.Clone(), as_tensor(x))
 
 
 def to_device(x: Any, device: Any) -> Tensor:
     """Move to another device (differentiable; see ``docs/devices.md``)."""
-    from .ops.device import ToDevice
-
-    x = _tensor(x)
-    dev = backend.get_device(device)
+    x = as_tensor(x)
+    dev = get_device(device)
     if dev is x.device:
         return x
-    return ToDevice.move(x, dev)
+    return apply_move(ToDevice(device=str(dev), source=str(x.device)), x, dev)
 
 
 # ---------------------------------------------------------------------------
@@ -848,83 +704,10 @@ def to_device(x: Any, device: Any) -> Tensor:
 # ---------------------------------------------------------------------------
 
 
-def _normalize_index(index: Any, x: Tensor) -> Any:
-    """An index as plain data: ints, slices, None, Ellipsis and device arrays."""
-    items = index if type(index) is tuple else (index,)
-    xp = x.device.xp
-    out = []
-    for it in items:
-        if it is None or it is Ellipsis or type(it) is slice:
-            out.append(it)
-        elif isinstance(it, bool):
-            out.append(xp.asarray(it))
-        elif isinstance(it, (int, host_numpy.integer)):
-            out.append(int(it))
-        elif isinstance(it, Tensor):
-            if it.device is not x.device:
-                raise RuntimeError(f"index is on {it.device}, tensor is on {x.device}")
-            if it.dtype.kind not in "iub":
-                raise IndexError(f"tensors used as indices must be integer or bool, got {it.dtype}")
-            out.append(it.data)
-        elif isinstance(it, xp.array_type) and xp.name != "numpy":
-            if it.dtype.kind not in "iub":  # an index array already on the device
-                raise IndexError(f"arrays used as indices must be integer or bool, got {it.dtype}")
-            out.append(it)
-        else:
-            arr = host_numpy.asarray(it)
-            if arr.dtype.kind not in "iub":
-                if arr.size == 0:
-                    arr = arr.astype(host_numpy.int64)
-                else:
-                    raise IndexError(f"arrays used as indices must be integer or bool, got {arr.dtype}")
-            out.append(xp.asarray(arr))
-    _check_index_bounds(out, x)
-    return tuple(out)
-
-
-def _check_index_bounds(items: list[Any], x: Tensor) -> None:
-    """Raise IndexError for out-of-range integers (CuPy would silently wrap)."""
-    n_ell = builtins.sum(1 for it in items if it is Ellipsis)
-    if n_ell > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    consumed = builtins.sum(
-        (it.ndim if hasattr(it, "dtype") and it.dtype.kind == "b" else 1)
-        for it in items if it is not None and it is not Ellipsis
-    )
-    if consumed > x.ndim:
-        raise IndexError(f"too many indices for a tensor of dimension {x.ndim}")
-    dim = 0
-    for it in items:
-        if it is Ellipsis:
-            dim += x.ndim - consumed
-            continue
-        if it is None:
-            continue
-        if hasattr(it, "dtype") and it.dtype.kind == "b":
-            if tuple(it.shape) != x.shape[dim:dim + it.ndim]:
-                raise IndexError(
-                    f"boolean index of shape {tuple(it.shape)} does not match the indexed "
-                    f"axes of shape {x.shape[dim:dim + it.ndim]}"
-                )
-            dim += it.ndim
-            continue
-        n = x.shape[dim]
-        if type(it) is int:
-            if not -n <= it < n:
-                raise IndexError(f"index {it} is out of bounds for axis {dim} with size {n}")
-        elif hasattr(it, "dtype") and it.size:
-            xp = x.device.xp  # an explicit read: CuPy would wrap out-of-range indices silently
-            lo, hi = xp.scalar(xp.min(it)), xp.scalar(xp.max(it))
-            if lo < -n or hi >= n:
-                bad = lo if lo < -n else hi
-                raise IndexError(f"index {bad} is out of bounds for axis {dim} with size {n}")
-        dim += 1
-
-
 def getitem(x: Any, index: Any) -> Tensor:
     """``x[index]``: basic, integer-array and boolean indexing, as NumPy."""
-    x = _tensor(x)
-    idx = _normalize_index(index, x)
+    x = as_tensor(x)
+    idx = normalize_index(index, x)
     return apply(_ix.GetItem(index=idx, in_shape=x.shape), x)
 
 
@@ -935,165 +718,30 @@ def index_add(shape: Any, index: Any, values: Any, unique: bool = False) -> Tens
     accumulation recorded here is exact either way, so it is not needed.
     """
     del unique
-    values = _tensor(values)
-    shape = _shape_arg(shape)
+    values = as_tensor(values)
+    shape = shape_arg(shape)
     if not isinstance(index, tuple) or any(isinstance(i, Tensor) for i in index):
         probe = Tensor._wrap(values.device.xp.empty(shape, dtype=values.dtype), None, values.device)
-        index = _normalize_index(index, probe)
+        index = normalize_index(index, probe)
     return apply(_ix.IndexAdd(shape=shape, index=index), values)
 
 
 def take(x: Any, indices: Any, axis: int | None = None) -> Tensor:
     """Elements of ``x`` at integer ``indices`` along ``axis`` (flattened for None)."""
-    x = _tensor(x)
+    x = as_tensor(x)
     if axis is None:
         return getitem(reshape(x, (-1,)), (indices,))
-    ax = _one_axis(axis, x.ndim)
+    ax = one_axis(axis, x.ndim)
     return getitem(x, (slice(None),) * ax + (indices,))
 
 
 # ---------------------------------------------------------------------------
-# Creation helpers the differentiable namespace needs (constants)
+# Constants
 # ---------------------------------------------------------------------------
 
 
 def eye(n: int, m: int | None = None, dtype: Any = None, device: Any = None) -> Tensor:
     """The identity matrix (a constant)."""
-    from .creation import _default_float
-
-    dev = backend.get_device(device)
-    dt = as_dtype(dtype) if dtype is not None else _default_float()
+    dev = get_device(device)
+    dt = as_dtype(dtype) if dtype is not None else get_default_dtype()
     return Tensor._wrap(dev.xp.eye(n, m, dtype=dt), None, dev)
-
-
-# ---------------------------------------------------------------------------
-# Kernels (backend.register_kernel) as differentiable functions: the backward
-# of Conv2d / MaxPool2d / Dropout calls these through ``xp`` when create_graph
-# is on, with the kernels' argument order.
-# ---------------------------------------------------------------------------
-
-
-def conv2d(x: Any, w: Any, stride: Any, padding: Any, dilation: Any, groups: int) -> Tensor:
-    from .ops import conv as _conv
-
-    op = _conv.Conv2d(stride=tuple(stride), padding=tuple(padding), dilation=tuple(dilation),
-                      groups=int(groups))
-    return apply(op, _tensor(x), _tensor(w))
-
-
-def conv2d_input_grad(g: Any, w: Any, x_shape: Any, stride: Any, padding: Any, dilation: Any,
-                      groups: int) -> Tensor:
-    from .ops import conv as _conv
-
-    op = _conv.Conv2dInputGrad(x_shape=tuple(x_shape), stride=tuple(stride), padding=tuple(padding),
-                               dilation=tuple(dilation), groups=int(groups))
-    return apply(op, _tensor(g), _tensor(w))
-
-
-def conv2d_weight_grad(x: Any, g: Any, w_shape: Any, stride: Any, padding: Any, dilation: Any,
-                       groups: int) -> Tensor:
-    from .ops import conv as _conv
-
-    op = _conv.Conv2dWeightGrad(w_shape=tuple(w_shape), stride=tuple(stride), padding=tuple(padding),
-                                dilation=tuple(dilation), groups=int(groups))
-    return apply(op, _tensor(x), _tensor(g))
-
-
-def max_pool2d(values: Any, routing: Any, kernel: Any, stride: Any, padding: Any,
-               dilation: Any) -> Tensor:
-    from .ops import conv as _conv
-
-    op = _conv.MaxPool2d(kernel=tuple(kernel), stride=tuple(stride), padding=tuple(padding),
-                         dilation=tuple(dilation))
-    return apply(op, _tensor(values), _tensor(routing))
-
-
-def max_pool2d_backward(g: Any, routing: Any, kernel: Any, stride: Any, padding: Any,
-                        dilation: Any) -> Tensor:
-    from .ops import conv as _conv
-
-    op = _conv.MaxPool2dBackward(kernel=tuple(kernel), stride=tuple(stride), padding=tuple(padding),
-                                 dilation=tuple(dilation))
-    return apply(op, _tensor(g), _tensor(routing))
-
-
-def keep_mask(like: Any, key: int, p: float) -> Tensor:
-    """Dropout's keep-mask for ``like``'s shape (a constant bool tensor)."""
-    like = _tensor(like)
-    return Tensor._wrap(like.device.xp.keep_mask(like.data, key, p), None, like.device)
-
-
-# ---------------------------------------------------------------------------
-# Tensor methods and operators: sugar over the functions above
-# ---------------------------------------------------------------------------
-
-
-def _rpow(x: Any, y: Any) -> Tensor:
-    return power(y, x)
-
-
-def _rmatmul(x: Any, y: Any) -> Tensor:
-    return matmul(y, x)
-
-
-def _method_reshape(x: Tensor, *shape: Any) -> Tensor:
-    if len(shape) == 1 and not isinstance(shape[0], (int, host_numpy.integer)):
-        shape = tuple(shape[0])
-    return reshape(x, shape)
-
-
-def _method_transpose(x: Tensor, *axes: Any) -> Tensor:
-    if not axes:
-        return transpose(x)
-    if len(axes) == 1 and not isinstance(axes[0], (int, host_numpy.integer)):
-        axes = tuple(axes[0]) if axes[0] is not None else None
-    return transpose(x, axes)
-
-
-def _operator(op: Any, reflected: bool = False) -> Any:
-    """``Tensor.__add__`` and friends: ``self`` is known to be a Tensor, so the
-    common operands (a Tensor or a Python number) go straight to ``apply`` --
-    one call less than ``add(x, y)`` on the hottest path of eager code."""
-    if reflected:
-        def method(self: Tensor, other: Any) -> Tensor:
-            return apply(op, _operand(other, self), self)
-    else:
-        def method(self: Tensor, other: Any) -> Tensor:
-            if type(other) in _FAST_OPERANDS or isinstance(other, Tensor):
-                return apply(op, self, other)
-            return apply(op, self, _operand(other, self))
-    return method
-
-
-_METHODS = {
-    "__add__": _operator(_ADD), "__radd__": _operator(_ADD, reflected=True),
-    "__sub__": _operator(_SUB), "__rsub__": _operator(_SUB, reflected=True),
-    "__mul__": _operator(_MUL), "__rmul__": _operator(_MUL, reflected=True),
-    "__truediv__": _operator(_DIV), "__rtruediv__": _operator(_DIV, reflected=True),
-    "__pow__": power, "__rpow__": _rpow, "__matmul__": matmul, "__rmatmul__": _rmatmul,
-    "__neg__": negative, "__pos__": lambda x: x, "__abs__": abs,
-    "__eq__": equal, "__ne__": not_equal, "__lt__": less, "__le__": less_equal,
-    "__gt__": greater, "__ge__": greater_equal,
-    "__getitem__": getitem,
-    "__and__": logical_and, "__or__": logical_or, "__invert__": logical_not,
-    "exp": exp, "log": log, "log1p": log1p, "sqrt": sqrt, "abs": abs, "sin": sin, "cos": cos,
-    "tanh": tanh, "sigmoid": sigmoid, "erf": erf, "clip": clip, "maximum": maximum, "minimum": minimum,
-    "matmul": matmul, "sum": sum, "mean": mean, "max": max, "min": min, "prod": prod,
-    "var": var, "std": std, "logsumexp": logsumexp, "cumsum": cumsum,
-    "argmax": argmax, "argmin": argmin, "reshape": _method_reshape,
-    "transpose": _method_transpose, "permute": permute, "swapaxes": swapaxes,
-    "moveaxis": moveaxis, "expand_dims": expand_dims, "squeeze": squeeze,
-    "broadcast_to": broadcast_to, "sum_to": sum_to, "flip": flip, "pad": pad,
-    "astype": astype, "clone": clone, "sign": sign, "isnan": isnan, "isfinite": isfinite,
-    "take": take,
-    "__mod__": _operator(_MOD), "__rmod__": _operator(_MOD, reflected=True),
-    "tan": tan, "sinh": sinh, "cosh": cosh, "arcsin": arcsin, "arccos": arccos, "arctan": arctan,
-    "arcsinh": arcsinh, "arccosh": arccosh, "arctanh": arctanh, "log2": log2, "log10": log10,
-    "exp2": exp2, "expm1": expm1, "square": square, "reciprocal": reciprocal, "cbrt": cbrt,
-    "floor": floor, "ceil": ceil, "trunc": trunc, "round": round, "__round__": round,
-}
-for _name, _fn in _METHODS.items():
-    setattr(Tensor, _name, _fn)
-Tensor.T = property(lambda self: transpose(self))  # type: ignore[attr-defined]
-Tensor.mT = property(lambda self: swapaxes(self, -1, -2))  # type: ignore[attr-defined]
-del _name, _fn

@@ -1,0 +1,41 @@
+"""The public math API (``mg.exp``, ``mg.sum``, ``mg.matmul``, ...) and what it is made of.
+
+``minigrad_ckpt.functional`` exposes every name below; each idea lives in a
+module of its own:
+
+=======================  ==================================================
+``arguments``            argument normalization: tensor-likes, weak scalars,
+                         ``axis=`` and ``shape=`` into static attributes
+``math``                 the public math functions (each runs one op)
+``einsum_subscripts``    einsum's subscript parser
+``namespace``            the differentiable namespace backward runs on for
+                         higher-order gradients (math + constants + kernels)
+``tensor_methods``       Tensor's method and operator table, and the
+                         package's one binding point (:func:`bind`)
+=======================  ==================================================
+"""
+
+from __future__ import annotations
+
+from ..tensor import normalize_index
+from . import arguments, einsum_subscripts, math, namespace, tensor_methods  # noqa: F401
+from .arguments import as_tensor as _tensor  # noqa: F401
+from .arguments import binary as _binary  # noqa: F401
+from .arguments import broadcast_shapes as _broadcast_shapes  # noqa: F401
+from .arguments import check_nonempty as _check_nonempty  # noqa: F401
+from .arguments import normalize_axis  # noqa: F401
+from .arguments import one_axis as _one_axis  # noqa: F401
+from .arguments import operand as _operand  # noqa: F401
+from .arguments import shape_arg as _shape_arg  # noqa: F401
+from .arguments import tensor_list as _tensor_list  # noqa: F401
+from .einsum_subscripts import explicit_einsum as _explicit_einsum  # noqa: F401
+from .math import *  # noqa: F403
+from .math import __all__ as _math_names
+from .namespace import *  # noqa: F403  (constants, dtype names, kernel twins)
+from .namespace import __all__ as _namespace_names
+
+# The ``_``-prefixed aliases are names the single-module ``functional`` had;
+# kept so that code written against them keeps working.
+_normalize_index = normalize_index
+
+__all__ = sorted(set(_math_names) | set(_namespace_names) | {"normalize_axis", "normalize_index"})

@@ -1,0 +1,132 @@
+"""Argument normalization for the public math API.
+
+What every function in :mod:`minigrad_ckpt.functional` does before it runs
+an op: turn tensor-likes into Tensors (on the right device), keep Python and
+NumPy scalars weakly typed, and turn ``axis=``/``shape=`` arguments into the
+canonical static attributes an op records (sorted tuples of ints in range).
+Errors name the function and the bad argument.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..backend import host_numpy
+from ..tape import apply
+from ..tensor import Tensor
+
+__all__ = [
+    "as_tensor", "operand", "binary", "normalize_axis", "one_axis", "shape_arg", "broadcast_shapes",
+    "tensor_list", "check_nonempty",
+]
+
+_PY_SCALARS = (int, float, bool)
+
+def as_tensor(x: Any, like: Tensor | None = None) -> Tensor:
+    """``x`` as a Tensor: Tensors pass through, anything else is converted
+    (host data goes to ``like``'s device when one is given)."""
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, host_numpy.ndarray) or like is None:
+        return Tensor(x)
+    return Tensor(x, device=like.device)
+
+
+def operand(x: Any, like: Tensor) -> Any:
+    """A binary op's operand: a Tensor, or a Python scalar kept weakly typed."""
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, host_numpy.generic):
+        # NumPy scalars are weak too (as in PyTorch): f32 * np.float64(.5) stays f32
+        # (checked first: np.float64 is a subclass of Python float)
+        return x.item()
+    if isinstance(x, _PY_SCALARS):
+        return x
+    if isinstance(x, complex):
+        raise TypeError("complex numbers are not supported")
+    return as_tensor(x, like)
+
+
+_FAST_OPERANDS = (float, int)  # exact types: np.float64 subclasses float and must go through _operand
+
+
+def binary(op: Any, x: Any, y: Any) -> Tensor:
+    """Run a binary op on two operands, at most one of them a Python number."""
+    if isinstance(x, Tensor):
+        if type(y) in _FAST_OPERANDS or isinstance(y, Tensor):  # the common cases, checked cheaply
+            return apply(op, x, y)
+        return apply(op, x, operand(y, x))
+    if isinstance(y, Tensor):
+        return apply(op, operand(x, y), y)
+    x = as_tensor(x)
+    return apply(op, x, operand(y, x))
+
+
+def normalize_axis(axis: Any, ndim: int, *, allow_none: bool = True) -> tuple[int, ...]:
+    """``axis`` (None, an int or a sequence of ints) as a sorted tuple of axes in range."""
+    if axis is None:
+        if not allow_none:
+            raise TypeError("axis may not be None here")
+        return tuple(range(ndim))
+    try:
+        axes = (axis,) if isinstance(axis, (int, host_numpy.integer)) else tuple(axis)
+    except TypeError:  # a float or another non-iterable: say what is wrong
+        raise TypeError(f"axis must be an int or a tuple of ints, got {axis!r}") from None
+    out = []
+    for a in axes:
+        if not isinstance(a, (int, host_numpy.integer)) or isinstance(a, bool):
+            raise TypeError(f"axis must be an int or a tuple of ints, got {axis!r}")
+        a = int(a)
+        if not -ndim <= a < ndim:
+            raise ValueError(f"axis {a} is out of bounds for a tensor of dimension {ndim}")
+        out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"repeated axis in {axis!r}")
+    return tuple(sorted(out))
+
+
+def one_axis(axis: Any, ndim: int) -> int:
+    """One ``axis`` as an int in ``range(ndim)``."""
+    if not isinstance(axis, (int, host_numpy.integer)) or isinstance(axis, bool):
+        raise TypeError(f"axis must be an int, got {axis!r}")
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for a tensor of dimension {ndim}")
+    return int(axis) % ndim
+
+
+def shape_arg(shape: Any) -> tuple[int, ...]:
+    """A shape (an int or a sequence of ints) as a tuple of ints."""
+    if isinstance(shape, (int, host_numpy.integer)):
+        return (int(shape),)
+    return tuple(int(s) for s in shape)
+
+
+def broadcast_shapes(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """NumPy's broadcast shape of ``shapes``, or a ValueError that names ``name``."""
+    try:
+        return tuple(host_numpy.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ValueError(
+            f"{name}: shapes {' and '.join(str(tuple(s)) for s in shapes)} cannot be broadcast together"
+        ) from None
+
+
+def tensor_list(name: str, tensors: Sequence[Any]) -> list[Tensor]:
+    """A list or tuple of tensor-likes as Tensors (on the first Tensor's device)."""
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name} takes a list or tuple of tensors")
+    if not tensors:
+        raise ValueError(f"{name} needs at least one tensor")
+    like = next((t for t in tensors if isinstance(t, Tensor)), None)
+    return [as_tensor(t, like) for t in tensors]
+
+
+def check_nonempty(name: str, x: Tensor, axis: Any) -> None:
+    """A reduction with no identity (max, argmin, ...) refuses an empty axis."""
+    axes = normalize_axis(axis, x.ndim)
+    if any(x.shape[a] == 0 for a in axes) or (not axes and x.size == 0):
+        raise ValueError(
+            f"{name}: cannot reduce over an empty axis (shape {x.shape}, axis={axis!r}); "
+            f"the result has no defined value"
+        )

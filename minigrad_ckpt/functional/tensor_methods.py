@@ -1,0 +1,166 @@
+"""Tensor's methods and operators, and the package's one binding point.
+
+Tensor (:mod:`minigrad_ckpt.tensor`) and the ops need each other: ``x + y``
+runs an op, and an op returns Tensors.  The lower layers know nothing of the
+upper ones, so the link is made here, once, by :func:`bind` (DeZero's
+``setup_variable``), which the package's ``__init__`` calls:
+
+* Tensor gets its math methods and operators -- sugar over
+  :mod:`minigrad_ckpt.functional` -- plus ``backward`` (the tape's) and the
+  differentiable conversions ``to``, ``cpu``, ``cuda``, ``float``, ...;
+* the tape gets the differentiable namespace it runs ``backward`` on when
+  ``create_graph=True`` (:mod:`minigrad_ckpt.functional.namespace`).
+
+To give Tensor a new method, add it to :data:`METHODS`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import tape
+from ..backend import as_dtype, device_or_dtype, host_numpy
+from ..tape import apply
+from ..tensor import Tensor
+from . import math as F
+from . import namespace
+from .arguments import _FAST_OPERANDS, operand
+from .math import _ADD, _DIV, _MOD, _MUL, _SUB
+
+__all__ = ["METHODS", "bind"]
+
+
+def _rpow(x: Any, y: Any) -> Tensor:
+    return F.power(y, x)
+
+
+def _rmatmul(x: Any, y: Any) -> Tensor:
+    return F.matmul(y, x)
+
+
+def _method_reshape(x: Tensor, *shape: Any) -> Tensor:
+    if len(shape) == 1 and not isinstance(shape[0], (int, host_numpy.integer)):
+        shape = tuple(shape[0])
+    return F.reshape(x, shape)
+
+
+def _method_transpose(x: Tensor, *axes: Any) -> Tensor:
+    if not axes:
+        return F.transpose(x)
+    if len(axes) == 1 and not isinstance(axes[0], (int, host_numpy.integer)):
+        axes = tuple(axes[0]) if axes[0] is not None else None
+    return F.transpose(x, axes)
+
+
+def _operator(op: Any, reflected: bool = False) -> Any:
+    """``Tensor.__add__`` and friends: ``self`` is known to be a Tensor, so the
+    common operands (a Tensor or a Python number) go straight to ``apply`` --
+    one call less than ``add(x, y)`` on the hottest path of eager code."""
+    if reflected:
+        def method(self: Tensor, other: Any) -> Tensor:
+            return apply(op, operand(other, self), self)
+    else:
+        def method(self: Tensor, other: Any) -> Tensor:
+            if type(other) in _FAST_OPERANDS or isinstance(other, Tensor):
+                return apply(op, self, other)
+            return apply(op, self, operand(other, self))
+    return method
+
+
+METHODS: dict[str, Any] = {
+    "__add__": _operator(_ADD), "__radd__": _operator(_ADD, reflected=True),
+    "__sub__": _operator(_SUB), "__rsub__": _operator(_SUB, reflected=True),
+    "__mul__": _operator(_MUL), "__rmul__": _operator(_MUL, reflected=True),
+    "__truediv__": _operator(_DIV), "__rtruediv__": _operator(_DIV, reflected=True),
+    "__pow__": F.power, "__rpow__": _rpow, "__matmul__": F.matmul, "__rmatmul__": _rmatmul,
+    "__neg__": F.negative, "__pos__": lambda x: x, "__abs__": F.abs,
+    "__eq__": F.equal, "__ne__": F.not_equal, "__lt__": F.less, "__le__": F.less_equal,
+    "__gt__": F.greater, "__ge__": F.greater_equal,
+    "__getitem__": F.getitem,
+    "__and__": F.logical_and, "__or__": F.logical_or, "__invert__": F.logical_not,
+    "exp": F.exp, "log": F.log, "log1p": F.log1p, "sqrt": F.sqrt, "abs": F.abs, "sin": F.sin, "cos": F.cos,
+    "tanh": F.tanh, "sigmoid": F.sigmoid, "erf": F.erf, "clip": F.clip, "maximum": F.maximum, "minimum": F.minimum,
+    "matmul": F.matmul, "sum": F.sum, "mean": F.mean, "max": F.max, "min": F.min, "prod": F.prod,
+    "var": F.var, "std": F.std, "logsumexp": F.logsumexp, "cumsum": F.cumsum,
+    "argmax": F.argmax, "argmin": F.argmin, "reshape": _method_reshape,
+    "transpose": _method_transpose, "permute": F.permute, "swapaxes": F.swapaxes,
+    "moveaxis": F.moveaxis, "expand_dims": F.expand_dims, "squeeze": F.squeeze,
+    "broadcast_to": F.broadcast_to, "sum_to": F.sum_to, "flip": F.flip, "pad": F.pad,
+    "astype": F.astype, "clone": F.clone, "sign": F.sign, "isnan": F.isnan, "isfinite": F.isfinite,
+    "take": F.take,
+    "__mod__": _operator(_MOD), "__rmod__": _operator(_MOD, reflected=True),
+    "tan": F.tan, "sinh": F.sinh, "cosh": F.cosh, "arcsin": F.arcsin, "arccos": F.arccos, "arctan": F.arctan,
+    "arcsinh": F.arcsinh, "arccosh": F.arccosh, "arctanh": F.arctanh, "log2": F.log2, "log10": F.log10,
+    "exp2": F.exp2, "expm1": F.expm1, "square": F.square, "reciprocal": F.reciprocal, "cbrt": F.cbrt,
+    "floor": F.floor, "ceil": F.ceil, "trunc": F.trunc, "round": F.round, "__round__": F.round,
+}
+
+
+# ------------------------------------------------------------- autograd
+def _backward(self: Tensor, gradient: Any = None, retain_graph: bool | None = None,
+              create_graph: bool = False) -> None:
+    """Accumulate the gradient of this tensor into the ``.grad`` of every leaf.
+
+    ``gradient`` is required unless this tensor has one element.  The
+    graph's saved values are freed afterwards unless ``retain_graph``.
+    """
+    grads = None if gradient is None else [gradient]
+    tape.backward(self, grads, retain_graph=retain_graph, create_graph=create_graph)
+
+
+# ----------------------------------------------------------- conversion
+def _to(self: Tensor, target: Any = None, dtype: Any = None) -> Tensor:
+    """A copy on another device and/or with another dtype (``self`` if nothing changes).
+
+    ``t.to("cuda")``, ``t.to(mg.float64)``, ``t.to("cpu", "float32")``.  The
+    result is differentiable: gradients flow back across the move or cast.
+    """
+    dev = None
+    if target is not None:
+        dev, dtype_target = device_or_dtype(target)
+        if dtype_target is not None:
+            dtype = dtype_target
+    t = self
+    if dtype is not None and as_dtype(dtype) != self.dtype:
+        t = F.astype(t, dtype)
+    if dev is not None and dev is not t._device:
+        t = F.to_device(t, dev)
+    return t
+
+
+def _cast(dtype: str, doc: str) -> Any:
+    def method(self: Tensor) -> Tensor:
+        return _to(self, dtype=dtype)
+    method.__doc__ = doc
+    return method
+
+
+def _cpu(self: Tensor) -> Tensor:
+    """This tensor on the CPU (``self`` if it is there already)."""
+    return _to(self, "cpu")
+
+
+def _cuda(self: Tensor, index: int = 0) -> Tensor:
+    """This tensor on GPU ``index`` (differentiable)."""
+    return _to(self, f"cuda:{index}")
+
+
+METHODS.update({
+    "backward": _backward, "to": _to, "cpu": _cpu, "cuda": _cuda,
+    "float": _cast("float32", "A float32 copy (differentiable)."),
+    "double": _cast("float64", "A float64 copy (differentiable)."),
+    "half": _cast("float16", "A float16 copy (differentiable)."),
+    "long": _cast("int64", "An int64 copy (cuts the tape)."),
+    "int": _cast("int32", "An int32 copy (cuts the tape)."),
+    "bool": _cast("bool", "A bool copy (cuts the tape)."),
+})
+
+
+def bind() -> None:
+    """Install :data:`METHODS` (and ``.T``, ``.mT``) on Tensor and the differentiable
+    namespace on the tape.  Called once, by the package's ``__init__``."""
+    for name, fn in METHODS.items():
+        setattr(Tensor, name, fn)
+    Tensor.T = property(lambda self: F.transpose(self), doc="The transpose (axes reversed).")
+    Tensor.mT = property(lambda self: F.swapaxes(self, -1, -2), doc="The matrix transpose of the last two axes.")
+    tape.differentiable_namespace = namespace
