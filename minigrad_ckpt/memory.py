@@ -170,12 +170,15 @@ def track() -> Iterator[Ledger]:
 
 
 def live(category: str = "saved") -> int:
+    """Bytes the ledger counts as held now (``"saved"``, ``"grad"`` or ``"total"``)."""
     return ledger.live(category)
 
 
 def peak(category: str = "saved") -> int:
+    """The most bytes held at once since tracking started or :func:`reset_peak`."""
     return ledger.peak(category)
 
 
 def reset_peak() -> None:
+    """Start measuring the peak again from what is held now."""
     ledger.reset_peak()

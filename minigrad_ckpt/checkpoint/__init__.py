@@ -55,7 +55,7 @@ __all__ = [
     "Optimal", "Custom", "Sqrt", "NoCheckpointing", "CheckpointingConfig", "CheckpointStatistics",
     "CheckpointError", "InfeasibleBudgetError", "Plan", "Block", "ChainProfile", "LayerProfile",
     "profile_chain", "simulate_peak", "pareto_plans", "plan_for_budget", "brute_force_plans", "uniform_plan",
-    "revolve_extra_forwards", "revolve_closed_form", "Segment",
+    "revolve_extra_forwards", "revolve_closed_form", "Segment", "last_plan", "run_plan",
 ]
 
 _default_stats = CheckpointStatistics()
@@ -67,6 +67,7 @@ def statistics() -> CheckpointStatistics:
 
 
 def reset_statistics() -> None:
+    """Zero the process-wide checkpointing statistics (recomputations, bytes saved)."""
     _default_stats.reset()
 
 

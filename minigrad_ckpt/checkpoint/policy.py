@@ -1,8 +1,7 @@
 """Checkpoint policies, the checkpointing config, and measured statistics.
 
-The vocabulary is the seed design's (``EveryNLayers``, ``SpecificLayers``,
-``Automatic``, ``Custom``, ``None``), made real, plus ``Sqrt`` and
-``Optimal``.  A policy turns a chain of ``n`` layers into a
+The policies are ``EveryNLayers``, ``SpecificLayers``, ``Automatic``,
+``Custom`` and ``None`` (no checkpointing), plus ``Sqrt`` and ``Optimal``.  A policy turns a chain of ``n`` layers into a
 :class:`~minigrad_ckpt.checkpoint.planner.Plan`: blocks that are either run
 normally or checkpointed.  The last block is never checkpointed -- it would be
 replayed immediately at the start of backward, costing time and saving
@@ -133,10 +132,10 @@ class Optimal(CheckpointPolicy):
 
 
 class Automatic(Optimal):
-    """The seed's name for budget-driven planning: ``Automatic(memory_budget_bytes)``.
+    """Budget-driven planning under its other name: ``Automatic(memory_budget_bytes)``.
 
-    Unlike the seed (budget / a user-estimated average size), the plan comes
-    from measured sizes and the optimal planner, exactly like :class:`Optimal`.
+    The budget is required; the plan comes from measured sizes and the optimal
+    planner, exactly like :class:`Optimal`.
     """
 
     def __init__(self, memory_budget_bytes: int) -> None:
@@ -153,7 +152,7 @@ class NoCheckpointing(CheckpointPolicy):
         return uniform_plan(n_layers, 1, policy="None")
 
 
-# ``None`` is a keyword, so the seed's ``CheckpointPolicy::None`` is reachable as
+# ``None`` is a keyword, so the policy ``CheckpointPolicy.None`` is reachable as
 # ``getattr(CheckpointPolicy, "None")`` or, more readably, ``CheckpointPolicy.None_``.
 for _cls in (EveryNLayers, SpecificLayers, Automatic, Optimal, Custom, Sqrt):
     setattr(CheckpointPolicy, _cls.__name__, _cls)
@@ -164,7 +163,7 @@ del _cls
 
 @dataclass
 class CheckpointingConfig:
-    """How a model checkpoints (the seed's config, every field honoured).
+    """How a model checkpoints: the policy and the switches around it, every field honoured.
 
     ``policy``                where to checkpoint (default ``Sqrt()``)
     ``recompute_on_backward`` False keeps every activation (the policy is

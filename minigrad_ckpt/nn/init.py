@@ -64,26 +64,31 @@ def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
 
 
 def constant_(t: Tensor, value: float) -> Tensor:
+    """Fill ``t`` with ``value`` in place (not recorded on the tape); returns ``t``."""
     with no_grad():
         t.fill_(value)
     return t
 
 
 def zeros_(t: Tensor) -> Tensor:
+    """Fill ``t`` with zeros in place; returns ``t``."""
     return constant_(t, 0.0)
 
 
 def ones_(t: Tensor) -> Tensor:
+    """Fill ``t`` with ones in place; returns ``t``."""
     return constant_(t, 1.0)
 
 
 def xavier_uniform_(t: Tensor, gain: float = 1.0) -> Tensor:
+    """Glorot uniform: ``U(-b, b)`` with ``b = gain * sqrt(6 / (fan_in + fan_out))``, in place."""
     fan_in, fan_out = _fans(t)
     bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
     return uniform_(t, -bound, bound)
 
 
 def xavier_normal_(t: Tensor, gain: float = 1.0) -> Tensor:
+    """Glorot normal: ``N(0, std)`` with ``std = gain * sqrt(2 / (fan_in + fan_out))``, in place."""
     fan_in, fan_out = _fans(t)
     return normal_(t, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)))
 
@@ -99,6 +104,7 @@ def kaiming_uniform_(t: Tensor, a: float = 0.0, mode: str = "fan_in",
 
 def kaiming_normal_(t: Tensor, a: float = 0.0, mode: str = "fan_in",
                     nonlinearity: str = "leaky_relu") -> Tensor:
+    """He normal: ``N(0, gain / sqrt(fan))`` for the ``nonlinearity``'s gain and ``mode``'s fan, in place."""
     fan_in, fan_out = _fans(t)
     fan = fan_in if mode == "fan_in" else fan_out
     return normal_(t, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan) if fan else 0.0)

@@ -32,6 +32,8 @@ def _empty(*shape: int, dtype: Any = None, device: Any = None) -> Parameter:
 
 
 class Identity(Module):
+    """Returns its input unchanged (a placeholder, e.g. where a block has no projection)."""
+
     def forward(self, x: Any) -> Any:
         return x
 
@@ -131,6 +133,8 @@ class Conv2d(Module):
 
 
 class MaxPool2d(Module):
+    """2-D max pooling over (N, C, H, W): the largest value of each window (``F.max_pool2d``)."""
+
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1) -> None:
         super().__init__()
         self.kernel_size, self.stride, self.padding, self.dilation = kernel_size, stride, padding, dilation
@@ -144,6 +148,8 @@ class MaxPool2d(Module):
 
 
 class AvgPool2d(Module):
+    """2-D average pooling over (N, C, H, W): the mean of each window (``F.avg_pool2d``)."""
+
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
                  count_include_pad: bool = True) -> None:
         super().__init__()
@@ -242,6 +248,8 @@ class BatchNorm2d(_BatchNorm):
 
 
 class Dropout(Module):
+    """Zeroes each element with probability ``p`` in training, scaling the rest by ``1/(1-p)``; identity in eval."""
+
     def __init__(self, p: float = 0.5) -> None:
         super().__init__()
         if not 0.0 <= p <= 1.0:
@@ -280,22 +288,32 @@ class _Activation(Module):
 
 
 class ReLU(_Activation):
+    """``max(x, 0)`` elementwise."""
+
     fn = staticmethod(F.relu)
 
 
 class SiLU(_Activation):
+    """``x * sigmoid(x)`` elementwise (also called swish)."""
+
     fn = staticmethod(F.silu)
 
 
 class Tanh(_Activation):
+    """``tanh(x)`` elementwise."""
+
     fn = staticmethod(F.tanh)
 
 
 class Sigmoid(_Activation):
+    """``1 / (1 + exp(-x))`` elementwise."""
+
     fn = staticmethod(F.sigmoid)
 
 
 class LeakyReLU(Module):
+    """``x`` where positive, ``negative_slope * x`` elsewhere."""
+
     def __init__(self, negative_slope: float = 0.01) -> None:
         super().__init__()
         self.negative_slope = negative_slope
@@ -308,6 +326,8 @@ class LeakyReLU(Module):
 
 
 class GELU(Module):
+    """The Gaussian error linear unit ``x * Phi(x)``; ``approximate='tanh'`` uses the tanh formula."""
+
     def __init__(self, approximate: str = "none") -> None:
         super().__init__()
         self.approximate = approximate
@@ -320,6 +340,8 @@ class GELU(Module):
 
 
 class Softmax(Module):
+    """``exp(x) / sum(exp(x))`` along ``axis`` (``dim`` is accepted as PyTorch's name)."""
+
     def __init__(self, axis: int = -1, *, dim: int | None = None) -> None:
         super().__init__()
         self.axis = dim if dim is not None else axis
@@ -329,5 +351,7 @@ class Softmax(Module):
 
 
 class LogSoftmax(Softmax):
+    """``log(softmax(x))`` along ``axis``, computed stably."""
+
     def forward(self, x: Tensor) -> Tensor:
         return F.log_softmax(x, axis=self.axis)

@@ -12,6 +12,8 @@ __all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "BCEWithLogitsLoss"]
 
 
 class CrossEntropyLoss(Module):
+    """Cross entropy of logits against class indices or probabilities (``F.cross_entropy``)."""
+
     def __init__(self, weight: Any = None, ignore_index: int = -100, reduction: str = "mean",
                  label_smoothing: float = 0.0) -> None:
         super().__init__()
@@ -24,6 +26,8 @@ class CrossEntropyLoss(Module):
 
 
 class NLLLoss(Module):
+    """Negative log-likelihood of log-probabilities at the target class indices (``F.nll_loss``)."""
+
     def __init__(self, weight: Any = None, ignore_index: int = -100, reduction: str = "mean") -> None:
         super().__init__()
         self.weight, self.ignore_index, self.reduction = weight, ignore_index, reduction
@@ -33,6 +37,8 @@ class NLLLoss(Module):
 
 
 class MSELoss(Module):
+    """Mean squared error ``(input - target) ** 2``, reduced by ``reduction`` (``F.mse_loss``)."""
+
     def __init__(self, reduction: str = "mean") -> None:
         super().__init__()
         self.reduction = reduction
@@ -42,6 +48,8 @@ class MSELoss(Module):
 
 
 class BCEWithLogitsLoss(Module):
+    """Binary cross entropy of logits, computed stably from the logits (``F.binary_cross_entropy_with_logits``)."""
+
     def __init__(self, weight: Any = None, reduction: str = "mean", pos_weight: Any = None) -> None:
         super().__init__()
         self.weight, self.reduction, self.pos_weight = weight, reduction, pos_weight

@@ -16,6 +16,8 @@ __all__ = ["LRScheduler", "StepLR", "CosineAnnealingLR", "LinearLR"]
 
 
 class LRScheduler:
+    """Base class of the learning-rate schedules: ``step()`` once per epoch (or step) sets each group's ``lr``."""
+
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"{type(self).__name__} needs an Optimizer, got {type(optimizer).__name__}")

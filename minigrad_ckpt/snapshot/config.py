@@ -16,7 +16,7 @@ __all__ = ["SnapshotConfig", "SnapshotMetadata"]
 
 @dataclass
 class SnapshotConfig:
-    """What a snapshot contains and how it is written and read (the seed's four switches).
+    """What a snapshot contains and how it is written and read.
 
     ``enable_compression``  zlib per tensor, kept only where it saves >10%
     ``include_tape``        store the recorded forward tape (``Executor.record``)
