@@ -1,7 +1,8 @@
 """Checkpoint policies, the checkpointing config, and measured statistics.
 
 The policies are ``EveryNLayers``, ``SpecificLayers``, ``Automatic``,
-``Custom`` and ``None`` (no checkpointing), plus ``Sqrt`` and ``Optimal``.  A policy turns a chain of ``n`` layers into a
+``Custom`` and ``None`` (no checkpointing), plus ``Sqrt`` and ``Optimal``.
+A policy turns a chain of ``n`` layers into a
 :class:`~minigrad_ckpt.checkpoint.planner.Plan`: blocks that are either run
 normally or checkpointed.  The last block is never checkpointed -- it would be
 replayed immediately at the start of backward, costing time and saving
