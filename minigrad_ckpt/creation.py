@@ -110,17 +110,20 @@ def _like(x: Tensor, dtype: Any, device: Any) -> tuple[Any, Device]:
 
 
 def zeros_like(x: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Zeros with ``x``'s shape, and its dtype and device unless given."""
     (shape, dt), dev = _like(x, dtype, device)
     return _make(dev.xp.zeros(shape, dtype=dt), dev, requires_grad)
 
 
 def ones_like(x: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Ones with ``x``'s shape, and its dtype and device unless given."""
     (shape, dt), dev = _like(x, dtype, device)
     return _make(dev.xp.ones(shape, dtype=dt), dev, requires_grad)
 
 
 def full_like(x: Any, fill_value: Any, dtype: Any = None, device: Any = None,
               requires_grad: bool = False) -> Tensor:
+    """``fill_value`` everywhere, with ``x``'s shape, and its dtype and device unless given."""
     (shape, dt), dev = _like(x, dtype, device)
     return _make(dev.xp.full(shape, fill_value, dtype=dt), dev, requires_grad)
 

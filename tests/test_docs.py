@@ -45,3 +45,14 @@ def test_the_api_reference_names_every_public_name():
     missing = sorted(n for n in names if f"`{n}" not in committed)
     assert not missing, f"docs/api.md is out of date (run python docs/gen_api.py); missing: {missing}"
     assert len(names) > 150
+
+
+def test_every_public_class_and_function_has_its_own_docstring():
+    sys.path.insert(0, str(DOCS))
+    try:
+        import gen_api
+    finally:
+        sys.path.remove(str(DOCS))
+    missing = gen_api.undocumented()
+    assert not missing, "give these their own docstring (a class does not inherit its base's here): " + ", ".join(
+        missing)

@@ -95,10 +95,12 @@ def minimum(x: Any, y: Any) -> Tensor:
 
 
 def negative(x: Any) -> Tensor:
+    """``-x`` elementwise."""
     return apply(_NEG, x)
 
 
 def exp(x: Any) -> Tensor:
+    """``e ** x`` elementwise; its gradient is its output."""
     return apply(_EXP, x)
 
 
@@ -113,6 +115,7 @@ def log1p(x: Any) -> Tensor:
 
 
 def sqrt(x: Any) -> Tensor:
+    """Square root (NaN below 0, as NumPy); gradient ``1 / (2 sqrt(x))``, infinite at 0."""
     return apply(_SQRT, x)
 
 
@@ -122,14 +125,17 @@ def abs(x: Any) -> Tensor:  # noqa: A001 - NumPy's name
 
 
 def sin(x: Any) -> Tensor:
+    """Sine (radians); gradient ``cos(x)``."""
     return apply(_SIN, x)
 
 
 def cos(x: Any) -> Tensor:
+    """Cosine (radians); gradient ``-sin(x)``."""
     return apply(_COS, x)
 
 
 def tanh(x: Any) -> Tensor:
+    """Hyperbolic tangent; gradient ``1 - tanh(x)**2`` from the saved output."""
     return apply(_TANH, x)
 
 
@@ -185,10 +191,12 @@ def tan(x: Any) -> Tensor:
 
 
 def sinh(x: Any) -> Tensor:
+    """Hyperbolic sine; gradient ``cosh(x)``."""
     return apply(_SINH, x)
 
 
 def cosh(x: Any) -> Tensor:
+    """Hyperbolic cosine; gradient ``sinh(x)``."""
     return apply(_COSH, x)
 
 
@@ -203,6 +211,7 @@ def arccos(x: Any) -> Tensor:
 
 
 def arctan(x: Any) -> Tensor:
+    """Inverse tangent; gradient ``1 / (1 + x**2)``."""
     return apply(_ARCTAN, x)
 
 
@@ -212,6 +221,7 @@ def arctan2(x1: Any, x2: Any) -> Tensor:
 
 
 def arcsinh(x: Any) -> Tensor:
+    """Inverse hyperbolic sine; gradient ``1 / sqrt(x**2 + 1)``."""
     return apply(_ARCSINH, x)
 
 
@@ -328,42 +338,51 @@ _SIGN, _ISNAN, _ISFINITE = _cmp.Sign(), _cmp.IsNan(), _cmp.IsFinite()
 
 
 def equal(x: Any, y: Any) -> Tensor:
+    """``x == y`` elementwise, a bool tensor (not differentiable)."""
     return binary(_EQ, x, y)
 
 
 def not_equal(x: Any, y: Any) -> Tensor:
+    """``x != y`` elementwise, a bool tensor (not differentiable)."""
     return binary(_NE, x, y)
 
 
 def less(x: Any, y: Any) -> Tensor:
+    """``x < y`` elementwise, a bool tensor (not differentiable)."""
     return binary(_LT, x, y)
 
 
 def less_equal(x: Any, y: Any) -> Tensor:
+    """``x <= y`` elementwise, a bool tensor (not differentiable)."""
     return binary(_LE, x, y)
 
 
 def greater(x: Any, y: Any) -> Tensor:
+    """``x > y`` elementwise, a bool tensor (not differentiable)."""
     return binary(_GT, x, y)
 
 
 def greater_equal(x: Any, y: Any) -> Tensor:
+    """``x >= y`` elementwise, a bool tensor (not differentiable)."""
     return binary(_GE, x, y)
 
 
 def logical_and(x: Any, y: Any) -> Any:
+    """Elementwise logical and of the truth values, a bool tensor."""
     if isinstance(x, bool) and isinstance(y, bool):
         return x and y
     return binary(_AND, x, y)
 
 
 def logical_or(x: Any, y: Any) -> Any:
+    """Elementwise logical or of the truth values, a bool tensor."""
     if isinstance(x, bool) and isinstance(y, bool):
         return x or y
     return binary(_OR, x, y)
 
 
 def logical_not(x: Any) -> Any:
+    """Elementwise logical not of the truth values, a bool tensor."""
     if isinstance(x, bool):
         return not x
     return apply(_NOT, x)
@@ -375,10 +394,12 @@ def sign(x: Any) -> Tensor:
 
 
 def isnan(x: Any) -> Tensor:
+    """True where ``x`` is NaN."""
     return apply(_ISNAN, x)
 
 
 def isfinite(x: Any) -> Tensor:
+    """True where ``x`` is neither infinite nor NaN."""
     return apply(_ISFINITE, x)
 
 
@@ -558,6 +579,7 @@ def swapaxes(x: Any, axis1: int, axis2: int) -> Tensor:
 
 
 def moveaxis(x: Any, source: int, destination: int) -> Tensor:
+    """Move axis ``source`` to position ``destination`` (a view; NumPy's ``moveaxis``)."""
     x = as_tensor(x)
     s, d = one_axis(source, x.ndim), one_axis(destination, x.ndim)
     perm = [a for a in range(x.ndim) if a != s]
