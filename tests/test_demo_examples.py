@@ -109,6 +109,12 @@ def test_example_cnn_shapes(capsys):
     assert "test accuracy" in capsys.readouterr().out
 
 
+def test_example_char_transformer_is_the_demo_run():
+    first, last = load_example("char_transformer").main(["--steps", "3", "--batch-size", "2", "--block-size", "16"])
+    result = demo.train(demo.DemoConfig(steps=3, batch_size=2, block_size=16, sample_chars=1), log=quiet)
+    assert (first, last) == (result["losses"][0], result["losses"][-1])  # bitwise: the same run
+
+
 def test_example_char_transformer(capsys):
     first, last = load_example("char_transformer").main(["--steps", "5", "--batch-size", "4", "--block-size", "16"])
     assert np.isfinite(first) and np.isfinite(last)
