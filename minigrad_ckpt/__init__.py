@@ -37,6 +37,10 @@ from .functional import (  # NumPy's other elementwise functions (issue 14)
     floor, fmod, hypot, log2, log10, logaddexp, logaddexp2, mod, reciprocal, remainder, round, sinc, sinh,
     square, tan, trunc,
 )
+from .functional import (  # NumPy's other shape functions (issue 14)
+    argsort, cross, cumprod, diag, diagonal, dot, flatten, inner, kron, meshgrid, outer, ravel, repeat, roll,
+    sort, take_along_axis, tensordot, tile, trace, tril, triu,
+)
 from .functional.tensor_methods import bind as _bind
 from .grad_mode import enable_grad, is_grad_enabled, is_recomputing, no_grad, set_grad_enabled
 from .random import get_rng_state, manual_seed, set_rng_state
@@ -100,6 +104,8 @@ __all__ = [
     "tan", "sinh", "cosh", "arcsin", "arccos", "arctan", "arctan2", "arcsinh", "arccosh", "arctanh", "log2",
     "log10", "exp2", "expm1", "hypot", "logaddexp", "logaddexp2", "sinc", "square", "reciprocal", "cbrt",
     "floor", "ceil", "round", "around", "trunc", "mod", "remainder", "fmod",
+    "ravel", "flatten", "tile", "repeat", "roll", "diag", "diagonal", "trace", "tril", "triu", "tensordot", "dot",
+    "inner", "outer", "kron", "cross", "cumprod", "sort", "argsort", "take_along_axis", "meshgrid",
     # the rest of the system
     "Executor", "nn", "optim", "utils", "checkpoint", "snapshot", "testing", "memory", "viz", "cuda", "ops", "tape",
 ]

@@ -139,7 +139,7 @@ LIBRARY_FUNCTIONS = (
     "broadcast_to", "broadcast_shapes", "concatenate", "stack", "split", "flip",
     "pad", "take", "take_along_axis", "put_along_axis", "ascontiguousarray",
     "array_split", "tile", "repeat", "tril", "triu", "nonzero",
-    "sort", "argsort",
+    "sort", "argsort", "roll",
     # misc
     "errstate", "iinfo", "finfo", "result_type", "can_cast", "shares_memory",
 )

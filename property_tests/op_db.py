@@ -718,6 +718,85 @@ def max_pool2d_backward_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size
 
 
 # ---------------------------------------------------------------------------
+# Samplers: more layout ops, gathers along an axis, sorting (issue 14)
+# ---------------------------------------------------------------------------
+def tile_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """``reps`` has the input's rank (``functional.tile`` pads the shorter one with 1s)."""
+    shape = _shape(draw, max(1, max_size // 4), max_dims=3, max_side=3)
+    reps = tuple(draw(st.integers(0, 3)) for _ in shape)
+    assume(_size(tuple(r * n for r, n in zip(reps, shape))) <= 2 * max_size)
+    return Sample(registry["Tile"](reps=reps, in_shape=shape), (_arr(draw, shape, dtype),), (_float(dtype),))
+
+
+def repeat_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    shape = _shape(draw, max(1, max_size // 3), min_dims=1, max_dims=3, max_side=3)
+    ax = draw(st.integers(0, len(shape) - 1))
+    op = registry["Repeat"](repeats=draw(st.integers(0, 3)), axis=ax, in_shape=shape)
+    return Sample(op, (_arr(draw, shape, dtype),), (_float(dtype),))
+
+
+def roll_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    shape = _shape(draw, max_size, min_dims=1)
+    axes = tuple(draw(st.lists(st.integers(0, len(shape) - 1), min_size=1, max_size=3)))
+    shifts = tuple(draw(st.integers(-5, 5)) for _ in axes)  # repeated axes add their shifts, as NumPy
+    return Sample(registry["Roll"](shifts=shifts, axes=axes), (_arr(draw, shape, dtype),), (_float(dtype),))
+
+
+def triangle_sampler(name: str) -> Sampler:
+    def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+        shape = _shape(draw, max_size, min_dims=2)
+        return Sample(registry[name](k=draw(st.integers(-2, 2))), (_arr(draw, shape, dtype),), (_float(dtype),))
+
+    return sampler
+
+
+def cumprod_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """Gradient checks away from 0 (the second derivative at an exact zero is a known
+    limitation); forward checks and the zero tests in tests/test_math_shape.py with zeros."""
+    shape = _shape(draw, max_size)
+    axis = draw(mst.valid_axes(len(shape), single=True))
+    ax = None if axis is None else F.normalize_axis(axis, len(shape))[0]
+    dom = Dom(-1.5, 1.5, gap=0.2) if grad else Dom(-2.0, 2.0, specials=(0.0,))
+    return Sample(registry["CumProd"](axis=ax, in_shape=shape), (_arr(draw, shape, dtype, dom),),
+                  (_float(dtype),))
+
+
+def _along_axis(draw: Any, max_size: int) -> tuple[tuple[int, ...], int, tuple[int, ...], np.ndarray]:
+    """A shape, an axis, and in-range indices of that rank (other axes equal, as
+    ``functional.take_along_axis`` leaves them after broadcasting)."""
+    shape = _shape(draw, max(1, max_size // 2), min_dims=1, max_dims=3)
+    ax = draw(st.integers(0, len(shape) - 1))
+    m = draw(st.integers(0, 3)) if shape[ax] else 0
+    ishape = shape[:ax] + (m,) + shape[ax + 1:]
+    idx = draw(hnp.arrays(np.int64, ishape, elements=st.integers(0, max(shape[ax] - 1, 0))))
+    return shape, ax, ishape, idx
+
+
+def take_along_axis_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    shape, ax, _, idx = _along_axis(draw, max_size)
+    op = registry["TakeAlongAxis"](axis=ax, in_shape=shape)
+    return Sample(op, (_arr(draw, shape, dtype), idx), (_float(dtype), False))
+
+
+def scatter_along_axis_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    shape, ax, ishape, idx = _along_axis(draw, max_size)
+    op = registry["ScatterAlongAxis"](axis=ax, shape=shape)
+    return Sample(op, (_arr(draw, ishape, dtype), idx), (_float(dtype), False))
+
+
+def sort_sampler(name: str) -> Sampler:
+    """Distinct values for gradient checks (a tie is a kink of the sort); ties in forward checks."""
+
+    def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+        shape = _shape(draw, max_size, min_dims=1)
+        ax = draw(st.integers(0, len(shape) - 1))
+        x = _arr(draw, shape, dtype, DISTINCT if grad else TIES)
+        return Sample(registry[name](axis=ax), (x,), (_float(dtype) and registry[name].differentiable,))
+
+    return sampler
+
+
+# ---------------------------------------------------------------------------
 # The database
 # ---------------------------------------------------------------------------
 INT_FWD = ("float64", "float32", "int64")
@@ -833,6 +912,17 @@ SPECS: list[OpSpec] = [
     _spec("Clone", plain_unary("Clone"), forward_dtypes=INT_FWD),
     _spec("ToDevice", plain_unary("ToDevice", device="cpu", source="cpu"), forward_dtypes=INT_FWD,
           notes="cpu -> cpu through tape.apply; real device moves are covered by the GPU tests"),
+    # more layout ops, gathers along an axis, sorting (issue 14)
+    _spec("Tile", tile_sampler, forward_dtypes=INT_FWD),
+    _spec("Repeat", repeat_sampler, forward_dtypes=INT_FWD),
+    _spec("Roll", roll_sampler, forward_dtypes=INT_FWD),
+    _spec("Tril", triangle_sampler("Tril"), forward_dtypes=INT_FWD),
+    _spec("Triu", triangle_sampler("Triu"), forward_dtypes=INT_FWD),
+    _spec("CumProd", cumprod_sampler, forward_dtypes=INT_FWD),
+    _spec("TakeAlongAxis", take_along_axis_sampler, forward_dtypes=INT_FWD),
+    _spec("ScatterAlongAxis", scatter_along_axis_sampler, forward_dtypes=INT_FWD),
+    _spec("Sort", sort_sampler("Sort"), forward_dtypes=INT_FWD),
+    _spec("ArgSort", sort_sampler("ArgSort"), forward_dtypes=CMP_FWD, forward_only=True),
     # indexing
     _spec("GetItem", getitem_sampler, forward_dtypes=INT_FWD),
     _spec("IndexAdd", index_add_sampler, forward_dtypes=INT_FWD),

@@ -9,6 +9,7 @@ static attributes (axes become a sorted tuple, shapes tuples of ints; see
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
 from typing import Any
 
@@ -46,6 +47,9 @@ __all__ = [
     "einsum", "reshape", "transpose", "permute", "swapaxes", "moveaxis", "expand_dims", "squeeze",
     "broadcast_to", "sum_to", "concatenate", "stack", "split", "flip", "pad", "astype", "clone",
     "to_device", "getitem", "index_add", "take", "eye",
+    "ravel", "flatten", "tile", "repeat", "roll", "diag", "diagonal", "trace", "tril", "triu", "tensordot",
+    "dot", "inner", "outer", "kron", "cross", "cumprod", "sort", "argsort", "take_along_axis",
+    "meshgrid",
 ]
 
 # ---------------------------------------------------------------------------
@@ -408,48 +412,73 @@ def isfinite(x: Any) -> Tensor:
 # ---------------------------------------------------------------------------
 
 
+def _numpy_protocol(name: str, dtype: Any, out: Any) -> None:
+    """Accept NumPy's ``dtype=None, out=None`` (what ``numpy.sum(t)`` and friends
+    pass to ``t.sum``) and refuse anything else with the reason."""
+    if dtype is not None:
+        raise TypeError(f"{name}: dtype={dtype!r} is not supported (results keep the input's "
+                        f"dtype); cast first with astype() to reduce in another dtype")
+    if out is not None:
+        raise TypeError(f"{name}: out= is not supported: every result is a new tensor, recorded "
+                        f"on the tape; assign the result instead")
+
+
 def _reduce(cls: type, x: Any, axis: Any, keepdims: bool, **extra: Any) -> Tensor:
     x = as_tensor(x)
     axes = normalize_axis(axis, x.ndim)
     return apply(cls(axes=axes, keepdims=bool(keepdims), in_shape=x.shape, **extra), x)
 
 
-def sum(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:  # noqa: A001
-    """Sum over ``axis`` (all axes for None; ``()`` for none)."""
+def sum(x: Any, axis: Any = None, keepdims: bool = False, *, dtype: Any = None,  # noqa: A001
+        out: Any = None) -> Tensor:
+    """Sum over ``axis`` (all axes for None; ``()`` for none).
+
+    ``dtype`` and ``out`` exist for NumPy's reduction protocol (``numpy.sum(t)``
+    calls ``t.sum(axis=..., dtype=None, out=None)``): only None is accepted.
+    """
+    _numpy_protocol("sum", dtype, out)
     return _reduce(_red.Sum, x, axis, keepdims)
 
 
-def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+def mean(x: Any, axis: Any = None, keepdims: bool = False, *, dtype: Any = None, out: Any = None) -> Tensor:
     """Arithmetic mean over ``axis`` (NaN over an empty axis, like NumPy)."""
+    _numpy_protocol("mean", dtype, out)
     return _reduce(_red.Mean, x, axis, keepdims)
 
 
-def max(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:  # noqa: A001
+def max(x: Any, axis: Any = None, keepdims: bool = False, *, out: Any = None) -> Tensor:  # noqa: A001
     """Maximum over ``axis``; tied maxima share the gradient evenly."""
+    _numpy_protocol("max", None, out)
     x = as_tensor(x)
     check_nonempty("max", x, axis)
     return _reduce(_red.Max, x, axis, keepdims)
 
 
-def min(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:  # noqa: A001
+def min(x: Any, axis: Any = None, keepdims: bool = False, *, out: Any = None) -> Tensor:  # noqa: A001
     """Minimum over ``axis``; tied minima share the gradient evenly."""
+    _numpy_protocol("min", None, out)
     x = as_tensor(x)
     check_nonempty("min", x, axis)
     return _reduce(_red.Min, x, axis, keepdims)
 
 
-def prod(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+def prod(x: Any, axis: Any = None, keepdims: bool = False, *, dtype: Any = None, out: Any = None) -> Tensor:
     """Product over ``axis``, with exact gradients when factors are zero."""
+    _numpy_protocol("prod", dtype, out)
     return _reduce(_red.Prod, x, axis, keepdims)
 
 
-def var(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Tensor:
+def var(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False, *, dtype: Any = None,
+        out: Any = None) -> Tensor:
     """Variance over ``axis``: ``sum((x - mean)**2) / (N - ddof)``."""
+    _numpy_protocol("var", dtype, out)
     return _reduce(_red.Var, x, axis, keepdims, ddof=int(ddof))
 
 
-def std(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Tensor:
+def std(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False, *, dtype: Any = None,
+        out: Any = None) -> Tensor:
     """Standard deviation; the gradient of a constant slice is 0."""
+    _numpy_protocol("std", dtype, out)
     return _reduce(_red.Std, x, axis, keepdims, ddof=int(ddof))
 
 
@@ -460,8 +489,9 @@ def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
     return _reduce(_red.LogSumExp, x, axis, keepdims)
 
 
-def cumsum(x: Any, axis: int | None = None) -> Tensor:
+def cumsum(x: Any, axis: int | None = None, *, dtype: Any = None, out: Any = None) -> Tensor:
     """Running sum along ``axis`` (over the flattened tensor for None)."""
+    _numpy_protocol("cumsum", dtype, out)
     x = as_tensor(x)
     ax = None if axis is None else one_axis(axis, x.ndim)
     return apply(_red.CumSum(axis=ax, in_shape=x.shape), x)
@@ -578,12 +608,21 @@ def swapaxes(x: Any, axis1: int, axis2: int) -> Tensor:
     return apply(_sh.Transpose(axes=tuple(perm)), x)
 
 
-def moveaxis(x: Any, source: int, destination: int) -> Tensor:
-    """Move axis ``source`` to position ``destination`` (a view; NumPy's ``moveaxis``)."""
+def moveaxis(x: Any, source: Any, destination: Any) -> Tensor:
+    """Move axes ``source`` to positions ``destination`` (ints or equal-length sequences; a view,
+    NumPy's ``moveaxis``)."""
     x = as_tensor(x)
-    s, d = one_axis(source, x.ndim), one_axis(destination, x.ndim)
-    perm = [a for a in range(x.ndim) if a != s]
-    perm.insert(d, s)
+    src = (source,) if isinstance(source, (int, host_numpy.integer)) else tuple(source)
+    dst = (destination,) if isinstance(destination, (int, host_numpy.integer)) else tuple(destination)
+    if len(src) != len(dst):
+        raise ValueError("moveaxis: source and destination must have the same number of elements")
+    src = tuple(one_axis(a, x.ndim) for a in src)
+    dst = tuple(one_axis(a, x.ndim) for a in dst)
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise ValueError("moveaxis: repeated axis")
+    perm = [a for a in range(x.ndim) if a not in src]
+    for d, s in sorted(zip(dst, src)):
+        perm.insert(d, s)
     return apply(_sh.Transpose(axes=tuple(perm)), x)
 
 
@@ -755,6 +794,359 @@ def take(x: Any, indices: Any, axis: int | None = None) -> Tensor:
         return getitem(reshape(x, (-1,)), (indices,))
     ax = one_axis(axis, x.ndim)
     return getitem(x, (slice(None),) * ax + (indices,))
+
+
+# ---------------------------------------------------------------------------
+# NumPy's other shape functions (issue 14); most are compositions of the ops above
+# ---------------------------------------------------------------------------
+
+
+def ravel(x: Any) -> Tensor:
+    """The elements as a 1-D tensor (a view where the layout allows)."""
+    x = as_tensor(x)
+    return reshape(x, (x.size,))
+
+
+def flatten(x: Any) -> Tensor:
+    """The elements as a new 1-D tensor (a copy, like ``ndarray.flatten``)."""
+    return clone(ravel(x))
+
+
+def tile(x: Any, reps: Any) -> Tensor:
+    """``x`` repeated ``reps`` times along each axis (NumPy's ``tile``)."""
+    x = as_tensor(x)
+    reps = shape_arg(reps)
+    if builtins.any(r < 0 for r in reps):
+        raise ValueError(f"tile: negative repetitions in {reps}")
+    nd = builtins.max(x.ndim, len(reps))
+    reps = (1,) * (nd - len(reps)) + reps
+    if x.ndim < nd:
+        x = reshape(x, (1,) * (nd - x.ndim) + x.shape)
+    return apply(_sh.Tile(reps=reps, in_shape=x.shape), x)
+
+
+def repeat(x: Any, repeats: Any, axis: int | None = None) -> Tensor:
+    """Each element repeated ``repeats`` times along ``axis`` (flattened for None).
+
+    ``repeats`` is a count or one count per element along ``axis``.
+    """
+    x = as_tensor(x)
+    if axis is None:
+        x, ax = ravel(x), 0
+    else:
+        ax = one_axis(axis, x.ndim)
+    n = x.shape[ax]
+    if isinstance(repeats, (int, host_numpy.integer)) and not isinstance(repeats, bool):
+        if repeats < 0:
+            raise ValueError(f"repeat: negative count {repeats}")
+        return apply(_sh.Repeat(repeats=int(repeats), axis=ax, in_shape=x.shape), x)
+    counts = host_numpy.asarray(repeats)
+    if counts.dtype.kind not in "iu" or counts.ndim > 1:
+        raise TypeError(f"repeat: repeats must be an int or a sequence of ints, got {repeats!r}")
+    counts = host_numpy.broadcast_to(counts, (n,))
+    if (counts < 0).any():
+        raise ValueError("repeat: negative counts")
+    # per-element counts: a gather (its gradient accumulates each run of copies)
+    index = host_numpy.repeat(host_numpy.arange(n), counts)
+    return getitem(x, (slice(None),) * ax + (index,))
+
+
+def roll(x: Any, shift: Any, axis: Any = None) -> Tensor:
+    """Shift elements cyclically along ``axis`` (over the flattened tensor for None)."""
+    x = as_tensor(x)
+    if axis is None:
+        if not isinstance(shift, (int, host_numpy.integer)):
+            raise TypeError("roll: with axis=None, shift must be an int")
+        return reshape(roll(ravel(x), shift, 0), x.shape)
+    axes = (axis,) if isinstance(axis, (int, host_numpy.integer)) else tuple(axis)
+    shifts = (shift,) if isinstance(shift, (int, host_numpy.integer)) else tuple(shift)
+    if len(shifts) == 1 and len(axes) > 1:
+        shifts = shifts * len(axes)
+    if len(axes) == 1 and len(shifts) > 1:
+        axes = axes * len(shifts)
+    if len(shifts) != len(axes):
+        raise ValueError(f"roll: {len(shifts)} shifts for {len(axes)} axes")
+    axes = tuple(one_axis(a, x.ndim) for a in axes)
+    return apply(_sh.Roll(shifts=tuple(int(s) for s in shifts), axes=axes), x)
+
+
+def diagonal(x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
+    """The diagonal of the ``(axis1, axis2)`` planes, as the last axis (NumPy's ``diagonal``).
+
+    Built from registered ops: the plane is moved last and flattened, and the
+    diagonal is the strided slice ``offset, offset + n2 + 1, ...`` of it (whose
+    gradient is an assignment into zeros).
+    """
+    x = as_tensor(x)
+    if x.ndim < 2:
+        raise ValueError(f"diagonal: needs at least 2 dimensions, got shape {x.shape}")
+    a1, a2 = one_axis(axis1, x.ndim), one_axis(axis2, x.ndim)
+    if a1 == a2:
+        raise ValueError("diagonal: axis1 and axis2 cannot be the same")
+    offset = int(offset)
+    moved = moveaxis(x, (a1, a2), (-2, -1))
+    n1, n2 = moved.shape[-2:]
+    k = builtins.max(0, builtins.min(n1, n2 - offset) if offset >= 0 else builtins.min(n1 + offset, n2))
+    flat = reshape(moved, moved.shape[:-2] + (n1 * n2,))
+    start = offset if offset >= 0 else -offset * n2
+    sl = slice(start, start + (k - 1) * (n2 + 1) + 1, n2 + 1) if k else slice(0, 0)
+    return getitem(flat, (Ellipsis, sl))
+
+
+def diag(v: Any, k: int = 0) -> Tensor:
+    """A 1-D ``v`` placed on the ``k``-th diagonal of a square matrix, or the ``k``-th diagonal of a 2-D ``v``."""
+    v = as_tensor(v)
+    k = int(k)
+    if v.ndim == 2:
+        return diagonal(v, k)
+    if v.ndim != 1:
+        raise ValueError(f"diag: input must be 1-D or 2-D, got shape {v.shape}")
+    m = v.shape[0]
+    n = m + builtins.abs(k)
+    start = k if k >= 0 else -k * n
+    sl = slice(start, start + (m - 1) * (n + 1) + 1, n + 1) if m else slice(0, 0)
+    return reshape(index_add((n * n,), (sl,), v), (n, n))
+
+
+def trace(x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
+    """The sum along a diagonal (NumPy's ``trace``)."""
+    return sum(diagonal(x, offset, axis1, axis2), axis=-1)
+
+
+def tril(x: Any, k: int = 0) -> Tensor:
+    """Zero above the ``k``-th diagonal of the last two axes."""
+    x = as_tensor(x)
+    if x.ndim < 2:
+        raise ValueError(f"tril: needs at least 2 dimensions, got shape {x.shape}")
+    return apply(_sh.Tril(k=int(k)), x)
+
+
+def triu(x: Any, k: int = 0) -> Tensor:
+    """Zero below the ``k``-th diagonal of the last two axes."""
+    x = as_tensor(x)
+    if x.ndim < 2:
+        raise ValueError(f"triu: needs at least 2 dimensions, got shape {x.shape}")
+    return apply(_sh.Triu(k=int(k)), x)
+
+
+def _pair(a: Any, b: Any) -> tuple[Tensor, Tensor]:
+    a = as_tensor(a, b if isinstance(b, Tensor) else None)
+    return a, as_tensor(b, a)
+
+
+def tensordot(a: Any, b: Any, axes: Any = 2) -> Tensor:
+    """Sum products over ``axes`` (an int N: the last N of ``a`` with the first N of ``b``;
+    or two sequences of axes), as NumPy: transposes and one matrix product."""
+    a, b = _pair(a, b)
+    if isinstance(axes, (int, host_numpy.integer)):
+        n = int(axes)
+        if n < 0 or n > builtins.min(a.ndim, b.ndim):
+            raise ValueError(f"tensordot: axes={n} does not fit shapes {a.shape} and {b.shape}")
+        ax_a, ax_b = tuple(range(a.ndim - n, a.ndim)), tuple(range(n))
+    else:
+        ax_a, ax_b = axes
+        ax_a = (ax_a,) if isinstance(ax_a, (int, host_numpy.integer)) else tuple(ax_a)
+        ax_b = (ax_b,) if isinstance(ax_b, (int, host_numpy.integer)) else tuple(ax_b)
+        if len(ax_a) != len(ax_b):
+            raise ValueError("tensordot: the two axis lists differ in length")
+        ax_a = tuple(one_axis(i, a.ndim) for i in ax_a)
+        ax_b = tuple(one_axis(i, b.ndim) for i in ax_b)
+    for i, j in zip(ax_a, ax_b):
+        if a.shape[i] != b.shape[j]:
+            raise ValueError(f"tensordot: shape mismatch for sum: {a.shape}[{i}] != {b.shape}[{j}]")
+    free_a = [i for i in range(a.ndim) if i not in ax_a]
+    free_b = [j for j in range(b.ndim) if j not in ax_b]
+    k = 1
+    for i in ax_a:
+        k *= a.shape[i]
+    m = 1
+    for i in free_a:
+        m *= a.shape[i]
+    n = 1
+    for j in free_b:
+        n *= b.shape[j]
+    a2 = reshape(transpose(a, tuple(free_a) + ax_a), (m, k))
+    b2 = reshape(transpose(b, ax_b + tuple(free_b)), (k, n))
+    return reshape(matmul(a2, b2), tuple(a.shape[i] for i in free_a) + tuple(b.shape[j] for j in free_b))
+
+
+def dot(a: Any, b: Any) -> Tensor:
+    """NumPy's ``dot``: a product for 0-d operands, the inner product of vectors, the
+    matrix product, and for N-D the sum over ``a``'s last and ``b``'s second-to-last axis."""
+    a, b = _pair(a, b)
+    if a.ndim == 0 or b.ndim == 0:
+        return multiply(a, b)
+    if b.ndim == 1:
+        return tensordot(a, b, ((a.ndim - 1,), (0,)))
+    return tensordot(a, b, ((a.ndim - 1,), (b.ndim - 2,)))
+
+
+def inner(a: Any, b: Any) -> Tensor:
+    """The sum of products over the last axes (a product for 0-d operands)."""
+    a, b = _pair(a, b)
+    if a.ndim == 0 or b.ndim == 0:
+        return multiply(a, b)
+    return tensordot(a, b, ((a.ndim - 1,), (b.ndim - 1,)))
+
+
+def outer(a: Any, b: Any) -> Tensor:
+    """``ravel(a)[:, None] * ravel(b)[None, :]``."""
+    a, b = _pair(a, b)
+    return multiply(reshape(a, (a.size, 1)), reshape(b, (1, b.size)))
+
+
+def kron(a: Any, b: Any) -> Tensor:
+    """The Kronecker product: blocks ``a[i, j] * b`` (NumPy's ``kron``, any rank)."""
+    a, b = _pair(a, b)
+    nd = builtins.max(a.ndim, b.ndim)
+    sa = (1,) * (nd - a.ndim) + a.shape
+    sb = (1,) * (nd - b.ndim) + b.shape
+    inter_a: tuple[int, ...] = ()
+    inter_b: tuple[int, ...] = ()
+    for p, q in zip(sa, sb):
+        inter_a += (p, 1)
+        inter_b += (1, q)
+    prod_ = multiply(reshape(a, inter_a), reshape(b, inter_b))
+    return reshape(prod_, tuple(p * q for p, q in zip(sa, sb)))
+
+
+def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
+          axis: int | None = None) -> Tensor:
+    """The cross product of 3-vectors along ``axisa``/``axisb`` (or ``axis``), leading axes broadcast."""
+    a, b = _pair(a, b)
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError("cross: operands must have at least one dimension")
+    a = moveaxis(a, one_axis(axisa, a.ndim), -1)
+    b = moveaxis(b, one_axis(axisb, b.ndim), -1)
+    if a.shape[-1] != 3 or b.shape[-1] != 3:
+        raise ValueError(f"cross: vectors must have 3 components, got {a.shape[-1]} and {b.shape[-1]} "
+                         f"(2-component cross products are deprecated in NumPy 2 and not supported)")
+    a0, a1, a2 = (a[..., i] for i in range(3))
+    b0, b1, b2 = (b[..., i] for i in range(3))
+    c = stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    return moveaxis(c, -1, one_axis(axisc, c.ndim))
+
+
+def cumprod(x: Any, axis: int | None = None, *, dtype: Any = None, out: Any = None) -> Tensor:
+    """Running product along ``axis`` (over the flattened tensor for None); exact gradients with zeros."""
+    _numpy_protocol("cumprod", dtype, out)
+    x = as_tensor(x)
+    ax = None if axis is None else one_axis(axis, x.ndim)
+    return apply(_red.CumProd(axis=ax, in_shape=x.shape), x)
+
+
+_SORT_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
+
+
+def _sort_axis(name: str, x: Tensor, axis: Any, kind: Any, order: Any) -> tuple[Tensor, int]:
+    if order is not None:
+        raise TypeError(f"{name}: order= is for structured arrays, which are not supported")
+    if kind not in _SORT_KINDS:
+        raise ValueError(f"{name}: kind must be one of {_SORT_KINDS}, got {kind!r}")
+    if axis is None:
+        return ravel(x), 0
+    if x.ndim == 0:
+        raise ValueError(f"{name}: a 0-d tensor has no axis to sort along (use axis=None)")
+    return x, one_axis(axis, x.ndim)
+
+
+def sort(x: Any, axis: int | None = -1, kind: str | None = None, order: Any = None) -> Tensor:
+    """A sorted copy along ``axis`` (flattened for None); the gradient follows the permutation.
+
+    The sort is always stable (``kind`` is accepted for NumPy compatibility:
+    every kind gives the same values); tied elements keep their order, so each
+    gets the gradient of the slot it was sorted into.
+    """
+    x, ax = _sort_axis("sort", as_tensor(x), axis, kind, order)
+    return apply(_ix.Sort(axis=ax), x)
+
+
+def argsort(x: Any, axis: int | None = -1, kind: str | None = None, order: Any = None) -> Tensor:
+    """Indices that sort along ``axis`` (stable), an int64 tensor (not differentiable)."""
+    x, ax = _sort_axis("argsort", as_tensor(x), axis, kind, order)
+    return apply(_cmp.ArgSort(axis=ax), x)
+
+
+def _index_array(name: str, indices: Any, like: Tensor) -> Tensor:
+    """Integer indices as a tensor on ``like``'s device (never requiring grad)."""
+    if isinstance(indices, Tensor):
+        idx = indices.detach()
+    elif isinstance(indices, like.device.xp.array_type) and like.device.xp.name != "numpy":
+        idx = Tensor._wrap(indices, None, like.device)
+    else:
+        arr = host_numpy.asarray(indices)
+        if arr.size == 0 and arr.dtype.kind not in "iu":
+            arr = arr.astype(host_numpy.int64)
+        idx = Tensor._wrap(like.device.xp.asarray(arr), None, like.device)
+    if idx.device is not like.device:
+        raise RuntimeError(f"{name}: indices are on {idx.device}, the tensor is on {like.device}")
+    if idx.dtype.kind not in "iu":
+        raise IndexError(f"{name}: indices must be integers, got {idx.dtype}")
+    return idx
+
+
+def take_along_axis(arr: Any, indices: Any, axis: int | None = -1) -> Tensor:
+    """``arr`` gathered at ``indices`` along ``axis`` (NumPy's ``take_along_axis``).
+
+    ``indices`` has ``arr``'s rank and broadcasts against it on the other axes;
+    negative indices count from the end; out-of-range ones raise ``IndexError``.
+    The gradient scatters back, accumulating repeated indices.
+    """
+    arr = as_tensor(arr)
+    idx = _index_array("take_along_axis", indices, arr)
+    if axis is None:
+        if idx.ndim != 1:
+            raise ValueError("take_along_axis: with axis=None, indices must be 1-D")
+        arr, ax = ravel(arr), 0
+    else:
+        ax = one_axis(axis, arr.ndim)
+    if idx.ndim != arr.ndim:
+        raise ValueError(f"take_along_axis: indices of rank {idx.ndim} for a tensor of rank {arr.ndim}")
+    others = broadcast_shapes("take_along_axis",
+                               tuple(1 if i == ax else n for i, n in enumerate(arr.shape)),
+                               tuple(1 if i == ax else n for i, n in enumerate(idx.shape)))
+    n = arr.shape[ax]
+    xp = arr.device.xp
+    data = idx.data
+    if data.size:
+        lo, hi = xp.scalar(xp.min(data)), xp.scalar(xp.max(data))
+        if lo < -n or hi >= n:
+            raise IndexError(f"take_along_axis: index {lo if lo < -n else hi} is out of bounds "
+                             f"for axis {ax} with size {n}")
+        if lo < 0:
+            data = xp.where(data < 0, data + n, data)
+    a_shape = tuple(n if i == ax else s for i, s in enumerate(others))
+    i_shape = tuple(idx.shape[ax] if i == ax else s for i, s in enumerate(others))
+    if arr.shape != a_shape:
+        arr = broadcast_to(arr, a_shape)
+    if tuple(data.shape) != i_shape:
+        data = xp.ascontiguousarray(xp.broadcast_to(data, i_shape))
+    return apply(_ix.TakeAlongAxis(axis=ax, in_shape=a_shape), arr, Tensor._wrap(data, None, arr.device))
+
+
+def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> tuple[Tensor, ...]:
+    """Coordinate tensors from 1-D coordinate vectors (NumPy's ``meshgrid``).
+
+    ``indexing="xy"`` (Cartesian) swaps the first two output axes, ``"ij"``
+    (matrix) does not; ``sparse=True`` returns broadcastable shapes.
+    """
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    like = next((v for v in xi if isinstance(v, Tensor)), None)
+    vs = [ravel(as_tensor(v, like)) for v in xi]
+    nd = len(vs)
+    shapes = [(1,) * i + (v.size,) + (1,) * (nd - i - 1) for i, v in enumerate(vs)]
+    if indexing == "xy" and nd > 1:
+        shapes = [(s[1], s[0]) + s[2:] for s in shapes]
+    outs = [reshape(v, s) for v, s in zip(vs, shapes)]
+    if not sparse:
+        full = tuple(builtins.max(s[i] for s in shapes) for i in range(nd))
+        outs = [broadcast_to(o, full) for o in outs]
+    if copy:
+        outs = [clone(o) for o in outs]
+    return tuple(outs)
 
 
 # ---------------------------------------------------------------------------

@@ -20,11 +20,13 @@ from typing import Any
 
 from ..backend import SUPPORTED_DTYPES, host_numpy
 from ..ops import conv as _conv
+from ..ops import indexing as _ix
 from ..tape import apply
 from ..tensor import Tensor
-from .arguments import as_tensor
+from .arguments import as_tensor, one_axis, shape_arg
 from .math import *  # noqa: F403  (the public math is part of the namespace)
 from .math import __all__ as _math_names
+from .math import _index_array
 
 # Constants and dtypes, so backward code can write ``xp.inf`` or ``xp.float32``
 # in either namespace.
@@ -87,8 +89,17 @@ def keep_mask(like: Any, key: int, p: float) -> Tensor:
     return Tensor._wrap(like.device.xp.keep_mask(like.data, key, p), None, like.device)
 
 
+def scatter_along_axis(values: Any, indices: Any, axis: int, shape: Any) -> Tensor:
+    """Zeros of ``shape`` with ``values`` added at ``indices`` along ``axis``: the adjoint
+    of ``take_along_axis`` (``values``/``indices`` already of one shape, indices in range)."""
+    values = as_tensor(values)
+    idx = _index_array("scatter_along_axis", indices, values)
+    op = _ix.ScatterAlongAxis(axis=one_axis(axis, values.ndim), shape=shape_arg(shape))
+    return apply(op, values, idx)
+
+
 _KERNEL_TWINS = ["conv2d", "conv2d_input_grad", "conv2d_weight_grad", "max_pool2d", "max_pool2d_backward",
-                 "keep_mask"]
+                 "keep_mask", "scatter_along_axis"]
 _CONSTANTS = ["inf", "nan", "pi", "newaxis", "errstate", "bool_"] + [
     dt.name for dt in SUPPORTED_DTYPES if dt.name != "bool"]
 __all__ = list(_math_names) + _KERNEL_TWINS + _CONSTANTS

@@ -93,6 +93,8 @@ METHODS: dict[str, Any] = {
     "arcsinh": F.arcsinh, "arccosh": F.arccosh, "arctanh": F.arctanh, "log2": F.log2, "log10": F.log10,
     "exp2": F.exp2, "expm1": F.expm1, "square": F.square, "reciprocal": F.reciprocal, "cbrt": F.cbrt,
     "floor": F.floor, "ceil": F.ceil, "trunc": F.trunc, "round": F.round, "__round__": F.round,
+    "ravel": F.ravel, "flatten": F.flatten, "repeat": F.repeat, "diagonal": F.diagonal, "trace": F.trace,
+    "dot": F.dot, "cumprod": F.cumprod, "argsort": F.argsort,
 }
 
 

@@ -121,3 +121,17 @@ class IsFinite(Op):
 
     def reference(self, np, x):
         return np.isfinite(x)
+
+
+class ArgSort(Op):
+    """Indices that sort along ``axis`` (stable: ties in order of appearance)."""
+
+    differentiable = False
+    save_inputs = False
+    axis: int
+
+    def forward(self, xp, x):
+        return xp.argsort(x, axis=self.axis, kind="stable")
+
+    def reference(self, np, x):
+        return np.argsort(x, axis=self.axis, kind="stable")

@@ -9,6 +9,7 @@ the case that silently dropped gradients in early PyTorch.
 
 from __future__ import annotations
 
+from ..backend import register_kernel
 from .base import Op
 
 
@@ -41,3 +42,105 @@ class IndexAdd(Op):
         out = np.zeros(self.shape, dtype=x.dtype)
         np.add.at(out, self.index, x)
         return out
+
+
+# ------------------------------------------- gathers along one axis (issue 14)
+@register_kernel
+def scatter_along_axis(xp, values, indices, axis, shape):
+    """Zeros of ``shape`` with ``values`` added at ``indices`` along ``axis``
+    (``take_along_axis``'s adjoint; repeated indices accumulate).
+
+    ``indices`` and ``values`` have the same shape, equal to ``shape`` on
+    every axis but ``axis`` (``functional.take_along_axis`` broadcasts first).
+    """
+    out = xp.zeros(shape, dtype=values.dtype)
+    nd = len(shape)
+    index = []
+    for d, n in enumerate(indices.shape):
+        if d == axis:
+            index.append(indices)
+        else:
+            index.append(xp.arange(n).reshape((1,) * d + (n,) + (1,) * (nd - d - 1)))
+    xp.scatter_add(out, tuple(index), values)
+    return out
+
+
+class TakeAlongAxis(Op):
+    """``take_along_axis(x, indices, axis)``: ``x`` and ``indices`` agree on every
+    other axis (``functional.take_along_axis`` broadcasts them); indices are
+    non-negative and in range (checked there).  The gradient scatters back,
+    accumulating where an index repeats."""
+
+    save_inputs = (1,)
+    axis: int
+    in_shape: tuple
+
+    def forward(self, xp, x, indices):
+        return xp.take_along_axis(x, indices, axis=self.axis)
+
+    def backward(self, xp, g, out, x, indices):
+        return xp.scatter_along_axis(g, indices, self.axis, self.in_shape), None
+
+    def jvp(self, xp, tangents, out, x, indices):
+        t = tangents[0]
+        return None if t is None else xp.take_along_axis(t, indices, axis=self.axis)
+
+    def reference(self, np, x, indices):
+        return np.take_along_axis(x, indices, axis=self.axis)
+
+
+class ScatterAlongAxis(Op):
+    """``scatter_along_axis(values, indices, axis, shape)`` as an op: the
+    backward of ``TakeAlongAxis``, so second derivatives work; its own
+    backward is the gather again."""
+
+    save_inputs = (1,)
+    axis: int
+    shape: tuple
+
+    def forward(self, xp, values, indices):
+        return xp.scatter_along_axis(values, indices, self.axis, self.shape)
+
+    def backward(self, xp, g, out, values, indices):
+        return xp.take_along_axis(g, indices, axis=self.axis), None
+
+    def jvp(self, xp, tangents, out, values, indices):
+        t = tangents[0]
+        return None if t is None else xp.scatter_along_axis(t, indices, self.axis, self.shape)
+
+    def reference(self, np, values, indices):
+        out = np.zeros(self.shape, dtype=values.dtype)
+        for pos in np.ndindex(*indices.shape):
+            target = list(pos)
+            target[self.axis] = indices[pos]
+            out[tuple(target)] += values[pos]
+        return out
+
+
+class Sort(Op):
+    """Sorted along ``axis`` (stable: ties keep their order, NaNs last, as NumPy).
+
+    Sorting is a permutation, so the gradient is the upstream gradient
+    permuted back: ``g`` gathered at the inverse permutation.  Tied values
+    each get the gradient of the slot they were sorted into (a valid
+    subgradient: at a tie the sort is not differentiable).
+    """
+
+    axis: int
+
+    def forward(self, xp, x):
+        return xp.sort(x, axis=self.axis, kind="stable")
+
+    def backward(self, xp, g, out, x):
+        order = xp.argsort(x, axis=self.axis, kind="stable")
+        inverse = xp.argsort(order, axis=self.axis, kind="stable")
+        return xp.take_along_axis(g, inverse, axis=self.axis)
+
+    def jvp(self, xp, tangents, out, x):
+        (t,) = tangents
+        if t is None:
+            return None
+        return xp.take_along_axis(t, xp.argsort(x, axis=self.axis, kind="stable"), axis=self.axis)
+
+    def reference(self, np, x):
+        return np.sort(x, axis=self.axis, kind="stable")

@@ -241,3 +241,70 @@ class CumSum(Op):
 
     def reference(self, np, x):
         return np.cumsum(x, axis=self.axis)
+
+
+class CumProd(Op):
+    """Running product along ``axis`` (``None``: over the flattened input).
+
+    ``d out_j / d x_i = prod_{k <= j, k != i} x_k`` for ``i <= j``.  Without
+    zeros that is ``out_j / x_i``, so the gradient is a reversed cumulative
+    sum of ``g * out`` divided by ``x``.  With zeros, only positions up to a
+    slice's first zero ``z`` get a gradient: before ``z`` the same formula
+    over ``j < z``; at ``z`` the running product with ``x_z`` replaced by 1.
+    This first derivative is exact; its own derivative (``create_graph``)
+    is exact where no factor is 0 (a documented limitation, as for ``prod``).
+    """
+
+    save_output = True
+    axis: int | None
+    in_shape: tuple
+
+    def forward(self, xp, x):
+        return xp.cumprod(x, axis=self.axis)
+
+    def backward(self, xp, g, out, x):
+        if self.axis is None:
+            x, g, out = x.reshape((-1,)), g.reshape((-1,)), out.reshape((-1,))
+        ax = 0 if self.axis is None else self.axis
+
+        def rev_cumsum(v):
+            return xp.flip(xp.cumsum(xp.flip(v, ax), ax), ax)
+
+        is_zero = x == 0
+        zeros_so_far = xp.cumsum(is_zero, ax)
+        before = zeros_so_far == 0
+        at_first = xp.logical_and(is_zero, zeros_so_far == 1)
+        with xp.errstate(divide="ignore", invalid="ignore"):
+            part_before = rev_cumsum(xp.where(before, g * out, 0)) / xp.where(before, x, 1)
+        # at the first zero: sum over j >= z of g_j * prod_{k <= j, k != z} x_k
+        ones_at_z = xp.cumprod(xp.where(at_first, 1, x), ax)
+        part_at = rev_cumsum(xp.where(zeros_so_far >= 1, g * ones_at_z, 0))
+        grad = xp.where(before, part_before, xp.where(at_first, part_at, 0))
+        return grad.reshape(self.in_shape) if self.axis is None else grad
+
+    def jvp(self, xp, tangents, out, x):
+        # d out_j = sum_{i <= j} t_i prod_{k <= j, k != i} x_k: out_j * cumsum(t / x)_j
+        # before the first zero z; after it only the term i = z survives, until a second zero
+        (t,) = tangents
+        if t is None:
+            return None
+        if self.axis is None:
+            x, t, o = x.reshape((-1,)), t.reshape((-1,)), out.reshape((-1,))
+        else:
+            o = out
+        ax = 0 if self.axis is None else self.axis
+        is_zero = x == 0
+        zeros_so_far = xp.cumsum(is_zero, ax)
+        before = zeros_so_far == 0
+        at_first = xp.logical_and(is_zero, zeros_so_far == 1)
+        with xp.errstate(divide="ignore", invalid="ignore"):
+            ratio = xp.where(before, t / xp.where(before, x, 1), 0)
+        part_before = o * xp.cumsum(ratio, ax)
+        # terms i = z (the first zero): t_z * prod_{k <= j, k != z} x_k for j >= z
+        t_z = xp.sum(xp.where(at_first, t, 0), axis=ax, keepdims=True)
+        part_at = t_z * xp.where(zeros_so_far >= 1, xp.cumprod(xp.where(at_first, 1, x), ax), 0)
+        r = xp.where(before, part_before, part_at * (zeros_so_far == 1))
+        return r.reshape(out.shape) if self.axis is None else r
+
+    def reference(self, np, x):
+        return np.cumprod(x, axis=self.axis)

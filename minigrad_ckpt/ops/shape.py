@@ -172,3 +172,122 @@ class Clone(Op):
 
     def reference(self, np, x):
         return x.copy()
+
+
+# ------------------------------------------------ more layout ops (issue 14)
+class Tile(Op):
+    """``tile(x, reps)`` with ``len(reps) == x.ndim`` (``functional.tile`` pads either side).
+
+    The gradient sums the copies: ``g`` seen as ``(r0, n0, r1, n1, ...)`` is
+    summed over the ``r`` axes.
+    """
+
+    save_inputs = False
+    reps: tuple
+    in_shape: tuple
+
+    def forward(self, xp, x):
+        return xp.tile(x, self.reps)
+
+    def backward(self, xp, g, out, x):
+        split = []
+        for r, n in zip(self.reps, self.in_shape):
+            split += [r, n]
+        return g.reshape(tuple(split)).sum(axis=tuple(range(0, 2 * len(self.reps), 2)))
+
+    def jvp(self, xp, tangents, out, x):
+        (t,) = tangents
+        return None if t is None else xp.tile(t, self.reps)
+
+    def reference(self, np, x):
+        return np.tile(x, self.reps)
+
+
+class Repeat(Op):
+    """Each element repeated ``repeats`` times along ``axis`` (an int count;
+    per-element counts are a gather, built by ``functional.repeat``).
+
+    The gradient sums each run of copies: ``g`` seen with the axis split
+    as ``(n, repeats)`` is summed over the ``repeats`` axis.
+    """
+
+    save_inputs = False
+    repeats: int
+    axis: int
+    in_shape: tuple
+
+    def forward(self, xp, x):
+        return xp.repeat(x, self.repeats, axis=self.axis)
+
+    def backward(self, xp, g, out, x):
+        ax = self.axis
+        split = self.in_shape[:ax] + (self.in_shape[ax], self.repeats) + self.in_shape[ax + 1:]
+        return g.reshape(split).sum(axis=ax + 1)
+
+    def jvp(self, xp, tangents, out, x):
+        (t,) = tangents
+        return None if t is None else xp.repeat(t, self.repeats, axis=self.axis)
+
+    def reference(self, np, x):
+        return np.repeat(x, self.repeats, axis=self.axis)
+
+
+class Roll(Op):
+    """Shift elements cyclically by ``shifts[i]`` along ``axes[i]``; the gradient rolls back."""
+
+    save_inputs = False
+    shifts: tuple
+    axes: tuple
+
+    def forward(self, xp, x):
+        return xp.roll(x, self.shifts, axis=self.axes)
+
+    def backward(self, xp, g, out, x):
+        return xp.roll(g, tuple(-s for s in self.shifts), axis=self.axes)
+
+    def jvp(self, xp, tangents, out, x):
+        (t,) = tangents
+        return None if t is None else xp.roll(t, self.shifts, axis=self.axes)
+
+    def reference(self, np, x):
+        return np.roll(x, self.shifts, axis=self.axes)
+
+
+class Tril(Op):
+    """The lower triangle (``j <= i + k``) of the last two axes; the gradient is masked alike."""
+
+    save_inputs = False
+    k: int
+
+    def forward(self, xp, x):
+        return xp.tril(x, self.k)
+
+    def backward(self, xp, g, out, x):
+        return xp.tril(g, self.k)
+
+    def jvp(self, xp, tangents, out, x):
+        (t,) = tangents
+        return None if t is None else xp.tril(t, self.k)
+
+    def reference(self, np, x):
+        return np.tril(x, self.k)
+
+
+class Triu(Op):
+    """The upper triangle (``j >= i + k``) of the last two axes; the gradient is masked alike."""
+
+    save_inputs = False
+    k: int
+
+    def forward(self, xp, x):
+        return xp.triu(x, self.k)
+
+    def backward(self, xp, g, out, x):
+        return xp.triu(g, self.k)
+
+    def jvp(self, xp, tangents, out, x):
+        (t,) = tangents
+        return None if t is None else xp.triu(t, self.k)
+
+    def reference(self, np, x):
+        return np.triu(x, self.k)
