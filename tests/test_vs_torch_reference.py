@@ -158,11 +158,32 @@ def mlp() -> nn.Module:
                          nn.Linear(16, 3, dtype=d))
 
 
-SCHEDULERS = {
-    "StepLR": optim.lr_scheduler.StepLR,
-    "CosineAnnealingLR": optim.lr_scheduler.CosineAnnealingLR,
-    "LinearLR": optim.lr_scheduler.LinearLR,
-}
+SCHEDULERS = {name: getattr(optim.lr_scheduler, name) for name in (
+    "StepLR", "CosineAnnealingLR", "LinearLR", "MultiStepLR", "ExponentialLR", "LambdaLR", "SequentialLR",
+    "CosineAnnealingWarmRestarts", "OneCycleLR", "ReduceLROnPlateau")}
+# the same table as in make_torch_reference.py
+LAMBDAS = {"exp095": lambda e: 0.95**e, "inv": lambda e: 1.0 / (1.0 + e), "warmup3": lambda e: min(1.0, (e + 1) / 3)}
+
+
+def make_sched(opt, spec):
+    name, kw = spec
+    kw = dict(kw)
+    if name == "LambdaLR":
+        kw["lr_lambda"] = LAMBDAS[kw["lr_lambda"]]
+    if name == "SequentialLR":
+        kw["schedulers"] = [make_sched(opt, sub) for sub in kw["schedulers"]]
+    return SCHEDULERS[name](opt, **kw)
+
+
+def sched_step(sched, metric: float) -> None:
+    if isinstance(sched, optim.lr_scheduler.ReduceLROnPlateau):
+        sched.step(metric)
+    else:
+        sched.step()
+
+
+def momentum_of(group) -> float:
+    return group["betas"][0] if "betas" in group else group.get("momentum", 0.0)
 
 
 def run_train(case: str, meta: dict) -> None:
@@ -174,9 +195,9 @@ def run_train(case: str, meta: dict) -> None:
     else:
         groups = list(params.values())
     opt = getattr(optim, meta["opt"])(groups, **meta["opt_kwargs"])
-    sched = SCHEDULERS[meta["sched"][0]](opt, **meta["sched"][1]) if meta["sched"] else None
+    sched = make_sched(opt, meta["sched"]) if meta["sched"] else None
     xs, ys = arr("mlp", "x"), arr("mlp", "y")
-    losses, norms, lrs = [], [], []
+    losses, norms, lrs, moms = [], [], [], []
     for step in range(xs.shape[0]):
         opt.zero_grad()
         loss = F.cross_entropy(model(mg.tensor(xs[step])), mg.tensor(ys[step]))
@@ -185,11 +206,13 @@ def run_train(case: str, meta: dict) -> None:
             norms.append(nn.utils.clip_grad_norm_(model.parameters(), meta["clip"]).item())
         opt.step()
         if sched is not None:
-            sched.step()
+            sched_step(sched, loss.item())
         losses.append(loss.item())
         lrs.append([g["lr"] for g in opt.param_groups])
+        moms.append([momentum_of(g) for g in opt.param_groups])
     close(np.array(losses), arr(case, "losses"), f"{case}: losses")
     close(np.array(lrs), arr(case, "lrs"), f"{case}: learning rates")
+    close(np.array(moms, dtype=np.float64), arr(case, "moms"), f"{case}: momentum / beta1")
     if meta["clip"] is not None:
         close(np.array(norms), arr(case, "norms"), f"{case}: clip_grad_norm_ totals")
     for n, p in params.items():
@@ -199,13 +222,15 @@ def run_train(case: str, meta: dict) -> None:
 def run_sched(case: str, meta: dict) -> None:
     ps = [mg.zeros(1, dtype="float64", requires_grad=True) for _ in meta["base_lrs"]]
     opt = optim.SGD([{"params": [p], "lr": lr} for p, lr in zip(ps, meta["base_lrs"])])
-    sched = SCHEDULERS[meta["name"]](opt, **meta["kwargs"])
-    lrs = [sched.get_last_lr()]
-    for _ in range(meta["epochs"]):
+    sched = make_sched(opt, [meta["name"], meta["kwargs"]])
+    lrs, moms = [sched.get_last_lr()], [[momentum_of(g) for g in opt.param_groups]]
+    for e in range(meta["epochs"]):
         opt.step()
-        sched.step()
+        sched_step(sched, meta["metrics"][e])
         lrs.append(sched.get_last_lr())
+        moms.append([momentum_of(g) for g in opt.param_groups])
     close(np.array(lrs), arr(case, "lrs"), f"{case}: learning rates")
+    close(np.array(moms, dtype=np.float64), arr(case, "moms"), f"{case}: momentum")
 
 
 RUNNERS = {"functional": run_functional, "mha": run_mha, "block": run_block, "batchnorm": run_batchnorm,
@@ -227,5 +252,12 @@ def test_fixture_covers_the_api() -> None:
               "scaled_dot_product_attention"}
     assert wanted <= fns, wanted - fns
     assert set(RUNNERS) == {m["kind"] for m in CASES.values()}
-    assert {m["opt"] for m in CASES.values() if m["kind"] == "train"} == {"SGD", "Adam", "AdamW"}
+    assert {m["opt"] for m in CASES.values() if m["kind"] == "train"} == {
+        "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam"}
+    trained = {(m["opt"], k) for m in CASES.values() if m["kind"] == "train" for k, v in m["opt_kwargs"].items()
+               if v is True}
+    assert {("SGD", "nesterov"), ("Adam", "amsgrad")} <= trained
+    scheds = {m["name"] for m in CASES.values() if m["kind"] == "sched"}
+    scheds |= {m["sched"][0] for m in CASES.values() if m["kind"] == "train" and m["sched"]}
+    assert scheds == set(SCHEDULERS)
     assert FIXTURE.stat().st_size < 1_000_000

@@ -1,22 +1,33 @@
-"""Learning-rate schedules: StepLR, CosineAnnealingLR, LinearLR.
+"""Learning-rate schedules with PyTorch's names, arguments and formulas.
 
-Each ``step()`` advances one epoch and writes the new ``lr`` into every
-parameter group, with PyTorch's recursive formulas (so values match its
-schedulers to round-off).
+StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR, CosineAnnealingWarmRestarts,
+LinearLR, LambdaLR, OneCycleLR, SequentialLR and ReduceLROnPlateau.  Each
+``step()`` advances one epoch (ReduceLROnPlateau: ``step(metric)``) and writes
+the new ``lr`` into every parameter group, with PyTorch's recursive formulas
+(so values match its schedulers to round-off).  ``state_dict()`` is plain data
+(numbers, strings, lists), so an Executor's snapshot captures it exactly.
 """
 
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .optimizer import Optimizer
 
-__all__ = ["LRScheduler", "StepLR", "CosineAnnealingLR", "LinearLR"]
+__all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
+           "CosineAnnealingWarmRestarts", "LinearLR", "LambdaLR", "OneCycleLR", "SequentialLR",
+           "ReduceLROnPlateau"]
 
 
 class LRScheduler:
-    """Base class of the learning-rate schedules: ``step()`` once per epoch (or step) sets each group's ``lr``."""
+    """Base class of the learning-rate schedules: ``step()`` once per epoch (or step) advances ``last_epoch`` and sets every group's ``lr`` to ``get_lr()``.
+
+    Construction takes the first step (epoch 0), as in PyTorch; ``base_lrs``
+    are the groups' ``initial_lr``.
+    """
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
         if not isinstance(optimizer, Optimizer):
@@ -34,8 +45,19 @@ class LRScheduler:
 
     def step(self) -> None:
         self._step_count += 1
-        self.last_epoch += 1
-        for g, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        self._update_lr()
+
+    def _update_lr(self, epoch: int | None = None) -> None:
+        """One epoch on (``epoch=None``), or jump to ``epoch`` by the closed form where the
+        schedule has one (``SequentialLR`` restarts a scheduler with ``_update_lr(0)``)."""
+        if epoch is None:
+            self.last_epoch += 1
+            lrs = self.get_lr()
+        else:
+            self.last_epoch = epoch
+            closed = getattr(self, "_closed_form_lr", None)
+            lrs = closed() if closed is not None else self.get_lr()
+        for g, lr in zip(self.optimizer.param_groups, lrs):
             g["lr"] = lr
         self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
 
@@ -56,6 +78,12 @@ class LRScheduler:
         self.__dict__.update(state)
 
 
+def _check_epoch_args(name: str, **values: Any) -> None:
+    for k, v in values.items():
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise ValueError(f"{name}: {k} must be a positive int, got {v!r}")
+
+
 class StepLR(LRScheduler):
     """Multiply the learning rate by ``gamma`` every ``step_size`` epochs."""
 
@@ -70,6 +98,9 @@ class StepLR(LRScheduler):
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return lrs
         return [lr * self.gamma for lr in lrs]
+
+    def _closed_form_lr(self) -> list[float]:
+        return [b * self.gamma ** (self.last_epoch // self.step_size) for b in self.base_lrs]
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -94,6 +125,10 @@ class CosineAnnealingLR(LRScheduler):
         return [(1 + math.cos(math.pi * e / t)) / (1 + math.cos(math.pi * (e - 1) / t)) * (g["lr"] - lo) + lo
                 for g in groups]
 
+    def _closed_form_lr(self) -> list[float]:
+        lo = self.eta_min
+        return [lo + (b - lo) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2 for b in self.base_lrs]
+
 
 class LinearLR(LRScheduler):
     """Scale the lr linearly from ``start_factor`` to ``end_factor`` over ``total_iters`` epochs."""
@@ -114,3 +149,366 @@ class LinearLR(LRScheduler):
         if e > n:
             return [g["lr"] for g in groups]
         return [g["lr"] * (1.0 + (f - s) / (n * s + (e - 1) * (f - s))) for g in groups]
+
+    def _closed_form_lr(self) -> list[float]:
+        s, f, n = self.start_factor, self.end_factor, self.total_iters
+        return [b * (s + (f - s) * min(n, self.last_epoch) / n) for b in self.base_lrs]
+
+
+class MultiStepLR(LRScheduler):
+    """Multiply the learning rate by ``gamma`` at each epoch in ``milestones`` (a milestone
+    listed twice multiplies twice)."""
+
+    def __init__(self, optimizer: Optimizer, milestones: Sequence[int], gamma: float = 0.1,
+                 last_epoch: int = -1) -> None:
+        ms = list(milestones)
+        if any(not isinstance(m, int) or isinstance(m, bool) for m in ms):
+            raise ValueError(f"MultiStepLR: milestones must be ints, got {milestones!r}")
+        # a sorted list, not PyTorch's Counter: state stays plain data with int entries
+        self.milestones, self.gamma = sorted(ms), float(gamma)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        lrs = [g["lr"] for g in self.optimizer.param_groups]
+        count = self.milestones.count(self.last_epoch)
+        if not count:
+            return lrs
+        return [lr * self.gamma**count for lr in lrs]
+
+    def _closed_form_lr(self) -> list[float]:
+        return [b * self.gamma ** bisect_right(self.milestones, self.last_epoch) for b in self.base_lrs]
+
+
+class ExponentialLR(LRScheduler):
+    """Multiply the learning rate by ``gamma`` every epoch."""
+
+    def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1) -> None:
+        self.gamma = float(gamma)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        lrs = [g["lr"] for g in self.optimizer.param_groups]
+        if self.last_epoch == 0:
+            return lrs
+        return [lr * self.gamma for lr in lrs]
+
+    def _closed_form_lr(self) -> list[float]:
+        return [b * self.gamma**self.last_epoch for b in self.base_lrs]
+
+
+class LambdaLR(LRScheduler):
+    """``lr = base_lr * lr_lambda(epoch)``; one function, or one per parameter group.
+
+    The functions are code, not state: ``state_dict()`` leaves them out (as
+    PyTorch does for plain functions), so build the scheduler with the same
+    functions before loading a state.
+    """
+
+    def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | Sequence[Callable[[int], float]],
+                 last_epoch: int = -1) -> None:
+        n = len(optimizer.param_groups) if isinstance(optimizer, Optimizer) else 0
+        fns = list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else [lr_lambda] * n
+        if len(fns) != n:
+            raise ValueError(f"LambdaLR: expected {n} lr_lambdas (one per parameter group), got {len(fns)}")
+        if not all(callable(f) for f in fns):
+            raise TypeError("LambdaLR: lr_lambda must be callable (or a list of callables)")
+        self.lr_lambdas = fns
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        return [b * f(self.last_epoch) for f, b in zip(self.lr_lambdas, self.base_lrs)]
+
+    def state_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in super().state_dict().items() if k != "lr_lambdas"}
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """Cosine decay from the base lr to ``eta_min`` over ``T_0`` epochs, then restart; each
+    period is ``T_mult`` times the previous one (SGDR)."""
+
+    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,
+                 last_epoch: int = -1) -> None:
+        _check_epoch_args("CosineAnnealingWarmRestarts", T_0=T_0, T_mult=T_mult)
+        self.T_0, self.T_i, self.T_mult, self.eta_min = T_0, T_0, T_mult, float(eta_min)
+        self.T_cur = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        return [self.eta_min + (b - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+                for b in self.base_lrs]
+
+    def step(self, epoch: float | None = None) -> None:
+        """Advance one epoch, or jump to ``epoch`` (fractional epochs allowed, as in PyTorch)."""
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:
+                self.T_cur = self.T_cur % self.T_i
+                self.T_i = self.T_i * self.T_mult
+        else:
+            if epoch < 0:
+                raise ValueError(f"CosineAnnealingWarmRestarts: epoch must be >= 0, got {epoch}")
+            if epoch >= self.T_0:
+                if self.T_mult == 1:
+                    self.T_cur = epoch % self.T_0
+                else:
+                    n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
+                    self.T_cur = epoch - self.T_0 * (self.T_mult**n - 1) / (self.T_mult - 1)
+                    self.T_i = self.T_0 * self.T_mult**n
+            else:
+                self.T_i = self.T_0
+                self.T_cur = epoch
+        self._step_count += 1
+        self.last_epoch = math.floor(epoch)
+        for g, lr in zip(self.optimizer.param_groups, self.get_lr()):
+            g["lr"] = lr
+        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+
+
+class OneCycleLR(LRScheduler):
+    """The 1cycle policy: warm up from ``max_lr / div_factor`` to ``max_lr`` over
+    ``pct_start`` of ``total_steps``, then anneal to ``initial_lr / final_div_factor``;
+    momentum (or Adam's beta1) cycles the other way between ``max_momentum`` and
+    ``base_momentum``. Step it once per batch."""
+
+    def __init__(self, optimizer: Optimizer, max_lr: float | Sequence[float], total_steps: int | None = None,
+                 epochs: int | None = None, steps_per_epoch: int | None = None, pct_start: float = 0.3,
+                 anneal_strategy: str = "cos", cycle_momentum: bool = True,
+                 base_momentum: float | Sequence[float] = 0.85, max_momentum: float | Sequence[float] = 0.95,
+                 div_factor: float = 25.0, final_div_factor: float = 1e4, three_phase: bool = False,
+                 last_epoch: int = -1) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"OneCycleLR needs an Optimizer, got {type(optimizer).__name__}")
+        if total_steps is not None:
+            _check_epoch_args("OneCycleLR", total_steps=total_steps)
+            self.total_steps = total_steps
+        elif epochs is not None and steps_per_epoch is not None:
+            _check_epoch_args("OneCycleLR", epochs=epochs, steps_per_epoch=steps_per_epoch)
+            self.total_steps = epochs * steps_per_epoch
+        else:
+            raise ValueError("OneCycleLR: give total_steps, or epochs and steps_per_epoch")
+        if not isinstance(pct_start, float) or not 0 <= pct_start <= 1:
+            raise ValueError(f"OneCycleLR: pct_start must be a float in [0, 1], got {pct_start!r}")
+        if anneal_strategy not in ("cos", "linear"):
+            raise ValueError(f"OneCycleLR: anneal_strategy must be 'cos' or 'linear', got {anneal_strategy!r}")
+        self.anneal_strategy = anneal_strategy
+        n = self.total_steps
+        if three_phase:
+            self._schedule_phases = [
+                {"end_step": float(pct_start * n) - 1, "start_lr": "initial_lr", "end_lr": "max_lr",
+                 "start_momentum": "max_momentum", "end_momentum": "base_momentum"},
+                {"end_step": float(2 * pct_start * n) - 2, "start_lr": "max_lr", "end_lr": "initial_lr",
+                 "start_momentum": "base_momentum", "end_momentum": "max_momentum"},
+                {"end_step": n - 1, "start_lr": "initial_lr", "end_lr": "min_lr",
+                 "start_momentum": "max_momentum", "end_momentum": "max_momentum"},
+            ]
+        else:
+            self._schedule_phases = [
+                {"end_step": float(pct_start * n) - 1, "start_lr": "initial_lr", "end_lr": "max_lr",
+                 "start_momentum": "max_momentum", "end_momentum": "base_momentum"},
+                {"end_step": n - 1, "start_lr": "max_lr", "end_lr": "min_lr",
+                 "start_momentum": "base_momentum", "end_momentum": "max_momentum"},
+            ]
+        groups = optimizer.param_groups
+        max_lrs = _per_group("max_lr", groups, max_lr)
+        if last_epoch == -1:
+            for lr, g in zip(max_lrs, groups):
+                g["initial_lr"] = lr / div_factor
+                g["max_lr"] = lr
+                g["min_lr"] = g["initial_lr"] / final_div_factor
+        self.cycle_momentum = bool(cycle_momentum)
+        self.use_beta1 = False
+        if self.cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError(f"OneCycleLR: {type(optimizer).__name__} has no momentum or betas to cycle; "
+                                 f"pass cycle_momentum=False")
+            self.use_beta1 = "betas" in optimizer.defaults
+            maxm = _per_group("max_momentum", groups, max_momentum)
+            basem = _per_group("base_momentum", groups, base_momentum)
+            if last_epoch == -1:
+                for hi, lo, g in zip(maxm, basem, groups):
+                    if self.use_beta1:
+                        g["betas"] = (hi, *g["betas"][1:])
+                    else:
+                        g["momentum"] = hi
+                    g["max_momentum"], g["base_momentum"] = hi, lo
+        super().__init__(optimizer, last_epoch)
+
+    def _anneal(self, start: float, end: float, pct: float) -> float:
+        if self.anneal_strategy == "cos":
+            return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+        return (end - start) * pct + start
+
+    def get_lr(self) -> list[float]:
+        step = self.last_epoch
+        if step > self.total_steps:
+            raise ValueError(f"OneCycleLR: tried to step {step} times; total_steps is {self.total_steps}")
+        lrs = []
+        for g in self.optimizer.param_groups:
+            start = 0.0
+            phases = self._schedule_phases
+            for i, ph in enumerate(phases):
+                end = ph["end_step"]
+                if step <= end or i == len(phases) - 1:
+                    pct = (step - start) / (end - start)
+                    lr = self._anneal(g[ph["start_lr"]], g[ph["end_lr"]], pct)
+                    if self.cycle_momentum:
+                        mom = self._anneal(g[ph["start_momentum"]], g[ph["end_momentum"]], pct)
+                    break
+                start = ph["end_step"]
+            lrs.append(lr)
+            if self.cycle_momentum:
+                if self.use_beta1:
+                    g["betas"] = (mom, *g["betas"][1:])
+                else:
+                    g["momentum"] = mom
+        return lrs
+
+
+def _per_group(name: str, groups: list[dict[str, Any]], value: Any) -> list[float]:
+    if isinstance(value, (list, tuple)):
+        if len(value) != len(groups):
+            raise ValueError(f"{name}: expected {len(groups)} values (one per parameter group), got {len(value)}")
+        return [float(v) for v in value]
+    return [float(value)] * len(groups)
+
+
+class SequentialLR(LRScheduler):
+    """Run ``schedulers`` one after another, switching at the epochs in ``milestones``
+    (one fewer than the schedulers); each restarts from its own epoch 0 when its turn comes."""
+
+    def __init__(self, optimizer: Optimizer, schedulers: Sequence[LRScheduler], milestones: Sequence[int],
+                 last_epoch: int = -1) -> None:
+        schedulers = list(schedulers)
+        if not schedulers:
+            raise ValueError("SequentialLR needs at least one scheduler")
+        for i, s in enumerate(schedulers):
+            if isinstance(s, ReduceLROnPlateau):
+                raise ValueError(f"SequentialLR: scheduler {i} is a ReduceLROnPlateau, which needs a metric "
+                                 f"in step(); it cannot be sequenced")
+            if not isinstance(s, LRScheduler) or s.optimizer is not optimizer:
+                raise ValueError(f"SequentialLR: scheduler {i} ({type(s).__name__}) does not belong to this "
+                                 f"optimizer")
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(f"SequentialLR: {len(schedulers)} schedulers need {len(schedulers) - 1} milestones, "
+                             f"got {len(milestones)}")
+        self._schedulers = schedulers
+        self._milestones = [int(m) for m in milestones]
+        self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
+        for g in optimizer.param_groups:
+            g["lr"] = g["initial_lr"]
+        for s in schedulers:  # undo the step each took at construction
+            _undo(s)
+        first = self._schedulers[bisect_right(self._milestones, 0)]
+        first._step_count = 0
+        first.step()
+        self._last_lr = first.get_last_lr()
+
+    def step(self) -> None:
+        self.last_epoch += 1
+        idx = bisect_right(self._milestones, self.last_epoch)
+        s = self._schedulers[idx]
+        if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
+            s._update_lr(0)  # the next scheduler starts at its own epoch 0 (closed form: its base lr)
+        else:
+            s.step()
+        self._last_lr = s.get_last_lr()
+
+    def state_dict(self) -> dict[str, Any]:
+        out = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        out["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return out
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        subs = state.pop("_schedulers")
+        if len(subs) != len(self._schedulers):
+            raise ValueError(f"SequentialLR: the state holds {len(subs)} schedulers, this one has "
+                             f"{len(self._schedulers)}")
+        self.__dict__.update(state)
+        for s, sub in zip(self._schedulers, subs):
+            s.load_state_dict(sub)
+
+
+def _undo(s: LRScheduler) -> None:
+    if isinstance(s, SequentialLR):
+        for sub in s._schedulers:
+            _undo(sub)
+    s.last_epoch -= 1
+
+
+class ReduceLROnPlateau:
+    """Multiply the learning rate by ``factor`` once ``metric`` (``step(metric)``) has not
+    improved for more than ``patience`` epochs; then wait ``cooldown`` epochs.
+
+    ``mode="min"`` (a loss) or ``"max"`` (an accuracy); an improvement must beat
+    the best value by ``threshold`` (relative or absolute, ``threshold_mode``);
+    the lr never goes below ``min_lr`` and changes smaller than ``eps`` are skipped.
+    """
+
+    def __init__(self, optimizer: Optimizer, mode: str = "min", factor: float = 0.1, patience: int = 10,
+                 threshold: float = 1e-4, threshold_mode: str = "rel", cooldown: int = 0,
+                 min_lr: float | Sequence[float] = 0, eps: float = 1e-8) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"ReduceLROnPlateau needs an Optimizer, got {type(optimizer).__name__}")
+        if factor >= 1.0:
+            raise ValueError(f"ReduceLROnPlateau: factor must be < 1, got {factor}")
+        if mode not in ("min", "max"):
+            raise ValueError(f"ReduceLROnPlateau: mode must be 'min' or 'max', got {mode!r}")
+        if threshold_mode not in ("rel", "abs"):
+            raise ValueError(f"ReduceLROnPlateau: threshold_mode must be 'rel' or 'abs', got {threshold_mode!r}")
+        self.optimizer = optimizer
+        self.factor = float(factor)
+        n = len(optimizer.param_groups)
+        if isinstance(min_lr, (list, tuple)):
+            if len(min_lr) != n:
+                raise ValueError(f"ReduceLROnPlateau: expected {n} min_lrs, got {len(min_lr)}")
+            self.min_lrs = [float(v) for v in min_lr]
+        else:
+            self.min_lrs = [float(min_lr)] * n
+        self.patience, self.cooldown, self.eps = int(patience), int(cooldown), float(eps)
+        self.mode, self.threshold, self.threshold_mode = mode, float(threshold), threshold_mode
+        self.last_epoch = 0
+        self._last_lr = [g["lr"] for g in optimizer.param_groups]
+        self.best = math.inf if mode == "min" else -math.inf
+        self.cooldown_counter = 0
+        self.num_bad_epochs = 0
+
+    def step(self, metrics: Any) -> None:
+        """Record this epoch's metric (a number or a one-element tensor) and maybe reduce the lr."""
+        current = float(metrics)
+        self.last_epoch += 1
+        if self._is_better(current, self.best):
+            self.best = current
+            self.num_bad_epochs = 0
+        else:
+            self.num_bad_epochs += 1
+        if self.cooldown_counter > 0:
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0  # bad epochs in cooldown do not count
+        if self.num_bad_epochs > self.patience:
+            for g, lo in zip(self.optimizer.param_groups, self.min_lrs):
+                old = float(g["lr"])
+                new = max(old * self.factor, lo)
+                if old - new > self.eps:
+                    g["lr"] = new
+            self.cooldown_counter = self.cooldown
+            self.num_bad_epochs = 0
+        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+
+    def _is_better(self, a: float, best: float) -> bool:
+        if self.mode == "min":
+            return a < best * (1.0 - self.threshold) if self.threshold_mode == "rel" else a < best - self.threshold
+        return a > best * (self.threshold + 1.0) if self.threshold_mode == "rel" else a > best + self.threshold
+
+    def get_last_lr(self) -> list[float]:
+        return list(self._last_lr)
+
+    def state_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)

@@ -454,11 +454,34 @@ MLP_INIT = {name: rng.uniform(-0.5, 0.5, p.shape) for name, p in mlp().named_par
 TRAIN_X = randn(10, 12, 5)
 TRAIN_Y = rng.integers(0, 3, (10, 12))
 
-SCHEDULERS = {
-    "StepLR": torch.optim.lr_scheduler.StepLR,
-    "CosineAnnealingLR": torch.optim.lr_scheduler.CosineAnnealingLR,
-    "LinearLR": torch.optim.lr_scheduler.LinearLR,
-}
+SCHEDULERS = {name: getattr(torch.optim.lr_scheduler, name) for name in (
+    "StepLR", "CosineAnnealingLR", "LinearLR", "MultiStepLR", "ExponentialLR", "LambdaLR", "SequentialLR",
+    "CosineAnnealingWarmRestarts", "OneCycleLR", "ReduceLROnPlateau")}
+# LambdaLR's functions, by name (the same table is in tests/test_vs_torch_reference.py)
+LAMBDAS = {"exp095": lambda e: 0.95**e, "inv": lambda e: 1.0 / (1.0 + e), "warmup3": lambda e: min(1.0, (e + 1) / 3)}
+
+
+def make_sched(optimizer, spec):
+    """A scheduler from ``[name, kwargs]``: LambdaLR names its function in LAMBDAS, SequentialLR
+    lists its schedulers as specs."""
+    name, kw = spec
+    kw = dict(kw)
+    if name == "LambdaLR":
+        kw["lr_lambda"] = LAMBDAS[kw["lr_lambda"]]
+    if name == "SequentialLR":
+        kw["schedulers"] = [make_sched(optimizer, sub) for sub in kw["schedulers"]]
+    return SCHEDULERS[name](optimizer, **kw)
+
+
+def sched_step(scheduler, metric: float) -> None:
+    if isinstance(scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
+        scheduler.step(metric)
+    else:
+        scheduler.step()
+
+
+def momentum_of(group) -> float:
+    return group["betas"][0] if "betas" in group else group.get("momentum", 0.0)
 
 
 def training_case(case: str, opt: str, opt_kwargs: dict, clip: float | None, groups: list | None = None,
@@ -473,8 +496,8 @@ def training_case(case: str, opt: str, opt_kwargs: dict, clip: float | None, gro
     else:
         param_groups = list(params.values())
     optimizer = getattr(torch.optim, opt)(param_groups, **opt_kwargs)
-    scheduler = SCHEDULERS[sched[0]](optimizer, **sched[1]) if sched else None
-    losses, norms, lrs = [], [], []
+    scheduler = make_sched(optimizer, sched) if sched else None
+    losses, norms, lrs, moms = [], [], [], []
     for step in range(TRAIN_X.shape[0]):
         optimizer.zero_grad()
         loss = F.cross_entropy(model(to_torch(TRAIN_X[step])), to_torch(TRAIN_Y[step]))
@@ -483,11 +506,13 @@ def training_case(case: str, opt: str, opt_kwargs: dict, clip: float | None, gro
             norms.append(float(nn.utils.clip_grad_norm_(model.parameters(), clip)))
         optimizer.step()
         if scheduler is not None:
-            scheduler.step()
+            sched_step(scheduler, loss.item())
         losses.append(loss.item())
         lrs.append([g["lr"] for g in optimizer.param_groups])
+        moms.append([momentum_of(g) for g in optimizer.param_groups])
     store(case, "losses", np.array(losses))
     store(case, "lrs", np.array(lrs))
+    store(case, "moms", np.array(moms))
     if clip is not None:
         store(case, "norms", np.array(norms))
     for name, p in params.items():
@@ -520,6 +545,40 @@ def training_cases() -> None:
                   sched=("LinearLR", {"start_factor": 0.25, "total_iters": 4}))
     training_case("train_sgd_dampening", "SGD",
                   {"lr": 0.1, "momentum": 0.8, "dampening": 0.3, "weight_decay": 0.01}, clip=None)
+    # issue 16: the other optimizers, and every scheduler in a training run
+    training_case("train_rmsprop", "RMSprop", {"lr": 0.01}, clip=0.6)
+    training_case("train_rmsprop_centered_momentum_wd", "RMSprop",
+                  {"lr": 0.005, "alpha": 0.9, "eps": 1e-6, "weight_decay": 0.01, "momentum": 0.7,
+                   "centered": True}, clip=None, sched=("ExponentialLR", {"gamma": 0.9}))
+    training_case("train_rmsprop_momentum", "RMSprop", {"lr": 0.01, "momentum": 0.5}, clip=0.7,
+                  sched=("MultiStepLR", {"milestones": [2, 5, 5, 8], "gamma": 0.5}))
+    training_case("train_adagrad", "Adagrad", {"lr": 0.05}, clip=0.6)
+    training_case("train_adagrad_decay_wd_init", "Adagrad",
+                  {"lr": 0.1, "lr_decay": 0.05, "weight_decay": 0.02, "initial_accumulator_value": 0.1,
+                   "eps": 1e-8}, clip=None, sched=("LambdaLR", {"lr_lambda": "exp095"}))
+    training_case("train_adamax", "Adamax", {}, clip=0.6)
+    training_case("train_adamax_wd", "Adamax", {"lr": 0.01, "betas": (0.8, 0.95), "weight_decay": 0.05},
+                  clip=None, sched=("CosineAnnealingWarmRestarts", {"T_0": 3, "T_mult": 2, "eta_min": 1e-4}))
+    training_case("train_nadam", "NAdam", {}, clip=0.6)
+    training_case("train_nadam_wd", "NAdam", {"lr": 0.01, "weight_decay": 0.05, "momentum_decay": 0.01},
+                  clip=None, sched=("ReduceLROnPlateau", {"factor": 0.5, "patience": 1, "threshold": 0.05}))
+    training_case("train_nadam_decoupled", "NAdam",
+                  {"lr": 0.01, "betas": (0.85, 0.99), "weight_decay": 0.1, "decoupled_weight_decay": True},
+                  clip=0.8)
+    training_case("train_radam", "RAdam", {"lr": 0.01}, clip=0.6)
+    training_case("train_radam_wd_beta", "RAdam", {"lr": 0.02, "betas": (0.9, 0.9), "weight_decay": 0.05},
+                  clip=None, sched=("OneCycleLR", {"max_lr": 0.05, "total_steps": 10}))
+    training_case("train_radam_decoupled", "RAdam",
+                  {"lr": 0.01, "weight_decay": 0.1, "decoupled_weight_decay": True}, clip=0.7,
+                  sched=("SequentialLR", {"schedulers": [["LinearLR", {"start_factor": 0.2, "total_iters": 3}],
+                                                         ["ExponentialLR", {"gamma": 0.8}]],
+                                          "milestones": [3]}))
+    training_case("train_sgd_nesterov_onecycle", "SGD", {"lr": 0.05, "momentum": 0.9, "nesterov": True},
+                  clip=0.6, sched=("OneCycleLR", {"max_lr": 0.2, "total_steps": 12, "pct_start": 0.25,
+                                                  "anneal_strategy": "linear", "three_phase": True}))
+    training_case("train_adam_amsgrad_onecycle", "Adam", {"lr": 0.01, "amsgrad": True}, clip=None,
+                  sched=("OneCycleLR", {"max_lr": [0.03], "epochs": 2, "steps_per_epoch": 5,
+                                        "base_momentum": 0.8, "max_momentum": 0.9, "div_factor": 10.0}))
 
 
 def scheduler_cases() -> None:
@@ -532,19 +591,44 @@ def scheduler_cases() -> None:
         ("LinearLR", {"start_factor": 0.25, "total_iters": 4}),
         ("LinearLR", {"start_factor": 0.5, "end_factor": 0.1, "total_iters": 6}),
     ]
+    specs += [
+        ("MultiStepLR", {"milestones": [3, 7, 7, 12]}),
+        ("MultiStepLR", {"milestones": [10, 2], "gamma": 0.3}),
+        ("ExponentialLR", {"gamma": 0.8}),
+        ("LambdaLR", {"lr_lambda": "inv"}),
+        ("LambdaLR", {"lr_lambda": "warmup3"}),
+        ("CosineAnnealingWarmRestarts", {"T_0": 4}),
+        ("CosineAnnealingWarmRestarts", {"T_0": 2, "T_mult": 3, "eta_min": 0.001}),
+        ("OneCycleLR", {"max_lr": [0.5, 0.2], "total_steps": 16}),
+        ("OneCycleLR", {"max_lr": 0.4, "total_steps": 20, "pct_start": 0.4, "anneal_strategy": "linear",
+                        "three_phase": True, "final_div_factor": 100.0}),
+        ("OneCycleLR", {"max_lr": 0.3, "epochs": 4, "steps_per_epoch": 4, "cycle_momentum": False}),
+        ("SequentialLR", {"schedulers": [["LinearLR", {"start_factor": 0.1, "total_iters": 4}],
+                                         ["CosineAnnealingLR", {"T_max": 6}], ["ExponentialLR", {"gamma": 0.9}]],
+                          "milestones": [4, 10]}),
+        ("SequentialLR", {"schedulers": [["ExponentialLR", {"gamma": 0.5}], ["StepLR", {"step_size": 2}]],
+                          "milestones": [3]}),
+        ("ReduceLROnPlateau", {"patience": 2, "factor": 0.5, "cooldown": 1}),
+        ("ReduceLROnPlateau", {"mode": "max", "threshold_mode": "abs", "threshold": 0.1, "patience": 0,
+                               "min_lr": [0.02, 0.001]}),
+    ]
     base = [0.1, 0.03]
+    metrics = [1.0, 0.9, 0.95, 0.93, 0.97, 0.85, 0.86, 0.86, 0.9, 0.7, 0.71, 0.72, 0.73, 0.74, 0.6, 0.61]
     for i, (name, kw) in enumerate(specs):
         case = f"sched_{i}_{name}"
         ps = [torch.zeros(1, requires_grad=True), torch.zeros(1, requires_grad=True)]
         opt = torch.optim.SGD([{"params": [ps[0]], "lr": base[0]}, {"params": [ps[1]], "lr": base[1]}])
-        sched = SCHEDULERS[name](opt, **kw)
-        lrs = [sched.get_last_lr()]
-        for _ in range(16):
+        sched = make_sched(opt, [name, kw])
+        lrs, moms = [sched.get_last_lr()], [[momentum_of(g) for g in opt.param_groups]]
+        for e in range(16):
             opt.step()
-            sched.step()
+            sched_step(sched, metrics[e])
             lrs.append(sched.get_last_lr())
+            moms.append([momentum_of(g) for g in opt.param_groups])
         store(case, "lrs", np.array(lrs))
-        META[case] = {"kind": "sched", "name": name, "kwargs": kw, "base_lrs": base, "epochs": 16}
+        store(case, "moms", np.array(moms))
+        META[case] = {"kind": "sched", "name": name, "kwargs": kw, "base_lrs": base, "epochs": 16,
+                      "metrics": metrics}
 
 
 def main() -> None:

@@ -1,0 +1,29 @@
+"""Small helpers the optimizers share."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..tensor import Tensor
+
+
+def zeros_state(p: Tensor, fill: float = 0.0) -> Tensor:
+    """A state tensor like ``p`` (same shape, dtype, device), filled with ``fill``."""
+    arr = p.device.xp.zeros_like(p.data)
+    if fill:
+        arr += fill
+    return Tensor._wrap(arr, None, p.device)
+
+
+def check_hyper(name: str, **values: Any) -> None:
+    """Raise ``ValueError`` naming the optimizer if a hyper-parameter is negative."""
+    bad = {k: v for k, v in values.items() if not v >= 0}
+    if bad:
+        raise ValueError(f"{name}: invalid {', '.join(f'{k}={v}' for k, v in bad.items())} (must be >= 0)")
+
+
+def check_betas(name: str, betas: Any) -> tuple[float, float]:
+    b = tuple(betas)
+    if len(b) != 2 or not (0.0 <= b[0] < 1.0 and 0.0 <= b[1] < 1.0):
+        raise ValueError(f"{name}: betas must be two numbers in [0, 1), got {betas}")
+    return b

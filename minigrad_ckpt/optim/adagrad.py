@@ -1,0 +1,57 @@
+"""Adagrad: per-coordinate step sizes from the sum of squared gradients (PyTorch's rule and defaults)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ..grad_mode import no_grad
+from ._common import check_hyper, zeros_state
+from .optimizer import Optimizer
+
+__all__ = ["Adagrad"]
+
+
+class Adagrad(Optimizer):
+    """Adagrad, as PyTorch computes it::
+
+        g = grad (+ weight_decay * p)
+        clr = lr / (1 + (t - 1) * lr_decay)
+        s = s + g * g                  (s starts at initial_accumulator_value)
+        p = p - clr * g / (sqrt(s) + eps)
+    """
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-2, lr_decay: float = 0.0, weight_decay: float = 0.0,
+                 initial_accumulator_value: float = 0.0, eps: float = 1e-10) -> None:
+        check_hyper("Adagrad", lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                    initial_accumulator_value=initial_accumulator_value, eps=eps)
+        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                                      initial_accumulator_value=initial_accumulator_value, eps=eps))
+        # PyTorch creates the state at construction (so it exists before the first step)
+        for group in self.param_groups:
+            for p in group["params"]:
+                self.state[p] = {"step": 0, "sum": zeros_state(p, group["initial_accumulator_value"])}
+
+    @no_grad()
+    def step(self) -> None:
+        for group in self.param_groups:
+            lr, lr_decay, wd, eps = group["lr"], group["lr_decay"], group["weight_decay"], group["eps"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                xp = p.device.xp
+                g = p.grad.data
+                st = self._state(p)
+                if not st:
+                    st.update(step=0, sum=zeros_state(p, group["initial_accumulator_value"]))
+                st["step"] += 1
+                if wd:
+                    g = g + wd * p.data
+                clr = lr / (1 + (st["step"] - 1) * lr_decay)
+                s = st["sum"].data
+                s += g * g
+                st["sum"]._bump_version()
+                std = xp.sqrt(s)
+                std += eps
+                p.data[...] -= clr * (g / std)
+                p._bump_version()

@@ -1,0 +1,70 @@
+"""NAdam: Adam with Nesterov momentum and a momentum schedule (PyTorch's rule and defaults)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ..grad_mode import no_grad
+from ._common import check_betas, check_hyper, zeros_state
+from .optimizer import Optimizer
+
+__all__ = ["NAdam"]
+
+
+class NAdam(Optimizer):
+    """NAdam, as PyTorch computes it::
+
+        g = grad (+ weight_decay * p; or p = p * (1 - lr * weight_decay) if decoupled)
+        mu_t = b1 * (1 - 0.5 * 0.96^(t * momentum_decay));  prod = prod * mu_t
+        m = m + (1 - b1) * (g - m);   v = b2 * v + (1 - b2) * g * g
+        denom = sqrt(v / (1 - b2^t)) + eps
+        p = p - lr * (1 - mu_t) / (1 - prod) * g / denom
+              - lr * mu_{t+1} / (1 - prod * mu_{t+1}) * m / denom
+
+    ``mu_product`` is per-parameter state (a Python float), as in PyTorch.
+    """
+
+    def __init__(self, params: Iterable[Any], lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0.0, momentum_decay: float = 4e-3,
+                 decoupled_weight_decay: bool = False) -> None:
+        check_hyper("NAdam", lr=lr, eps=eps, weight_decay=weight_decay, momentum_decay=momentum_decay)
+        super().__init__(params, dict(lr=lr, betas=check_betas("NAdam", betas), eps=eps,
+                                      weight_decay=weight_decay, momentum_decay=momentum_decay,
+                                      decoupled_weight_decay=decoupled_weight_decay))
+
+    @no_grad()
+    def step(self) -> None:
+        for group in self.param_groups:
+            lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]
+            wd, md, decoupled = group["weight_decay"], group["momentum_decay"], group["decoupled_weight_decay"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                xp = p.device.xp
+                g = p.grad.data
+                st = self._state(p)
+                if not st:
+                    st.update(step=0, mu_product=1.0, exp_avg=zeros_state(p), exp_avg_sq=zeros_state(p))
+                st["step"] += 1
+                t = st["step"]
+                if wd:
+                    if decoupled:
+                        p.data[...] *= 1 - lr * wd
+                    else:
+                        g = g + wd * p.data
+                mu = b1 * (1.0 - 0.5 * (0.96 ** (t * md)))
+                mu_next = b1 * (1.0 - 0.5 * (0.96 ** ((t + 1) * md)))
+                st["mu_product"] *= mu
+                prod = st["mu_product"]
+                m, v = st["exp_avg"].data, st["exp_avg_sq"].data
+                m += (1 - b1) * (g - m)
+                v *= b2
+                v += (1 - b2) * (g * g)
+                st["exp_avg"]._bump_version()
+                st["exp_avg_sq"]._bump_version()
+                denom = xp.sqrt(v / (1 - b2**t))
+                denom += eps
+                p.data[...] += (-lr * (1.0 - mu) / (1.0 - prod)) * (g / denom)
+                p.data[...] += ((-lr * mu_next) / (1.0 - prod * mu_next)) * (m / denom)
+                p._bump_version()

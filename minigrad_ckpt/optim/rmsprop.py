@@ -1,0 +1,73 @@
+"""RMSprop: divide the gradient by a running root mean square (PyTorch's rule and defaults)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ..grad_mode import no_grad
+from ._common import check_hyper, zeros_state
+from .optimizer import Optimizer
+
+__all__ = ["RMSprop"]
+
+
+class RMSprop(Optimizer):
+    """RMSprop, as PyTorch computes it::
+
+        g = grad (+ weight_decay * p)
+        v = alpha * v + (1 - alpha) * g * g
+        centered:  gbar = gbar + (1 - alpha) * (g - gbar);  avg = sqrt(v - gbar^2) + eps
+        else:      avg = sqrt(v) + eps
+        momentum:  buf = momentum * buf + g / avg;  p = p - lr * buf
+        else:      p = p - lr * g / avg
+    """
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
+                 weight_decay: float = 0.0, momentum: float = 0.0, centered: bool = False) -> None:
+        check_hyper("RMSprop", lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum)
+        super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
+                                      momentum=momentum, centered=centered))
+
+    @no_grad()
+    def step(self) -> None:
+        for group in self.param_groups:
+            lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
+            wd, mom, centered = group["weight_decay"], group["momentum"], group["centered"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                xp = p.device.xp
+                g = p.grad.data
+                st = self._state(p)
+                if not st:
+                    st["step"] = 0
+                    st["square_avg"] = zeros_state(p)
+                    if mom > 0:
+                        st["momentum_buffer"] = zeros_state(p)
+                    if centered:
+                        st["grad_avg"] = zeros_state(p)
+                st["step"] += 1
+                if wd:
+                    g = g + wd * p.data
+                v = st["square_avg"].data
+                v *= alpha
+                v += (1 - alpha) * (g * g)
+                st["square_avg"]._bump_version()
+                if centered:
+                    ga = st["grad_avg"].data
+                    ga += (1 - alpha) * (g - ga)  # PyTorch's lerp for weights below 0.5
+                    st["grad_avg"]._bump_version()
+                    avg = xp.sqrt(v - ga * ga)
+                else:
+                    avg = xp.sqrt(v)
+                avg += eps
+                if mom > 0:
+                    buf = st["momentum_buffer"].data
+                    buf *= mom
+                    buf += g / avg
+                    st["momentum_buffer"]._bump_version()
+                    p.data[...] -= lr * buf
+                else:
+                    p.data[...] -= lr * (g / avg)
+                p._bump_version()
