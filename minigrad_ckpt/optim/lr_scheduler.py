@@ -23,7 +23,8 @@ __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnea
 
 
 class LRScheduler:
-    """Base class of the learning-rate schedules: ``step()`` once per epoch (or step) advances ``last_epoch`` and sets every group's ``lr`` to ``get_lr()``.
+    """Base class of the learning-rate schedules: ``step()`` once per epoch (or step) advances
+    ``last_epoch`` and sets every group's ``lr`` to ``get_lr()``.
 
     Construction takes the first step (epoch 0), as in PyTorch; ``base_lrs``
     are the groups' ``initial_lr``.
