@@ -24,7 +24,7 @@ def timelines(depth: int = 32, width: int = 128, batch: int = 32) -> dict[str, t
     layers = [nn.Sequential(nn.Linear(width, width), nn.Tanh()) for _ in range(depth)]
     x = mg.randn(batch, width)
     profile = ck.profile_chain(layers, x)
-    smallest = min(p.predicted_peak_bytes for p in ck.pareto_plans(profile))
+    smallest = ck.min_peak_bytes(profile)
     policies = {
         "none": ck.NoCheckpointing(),
         "every 4": ck.EveryNLayers(4),

@@ -55,3 +55,12 @@ def test_instruction_count_workloads_build_and_run():
         for engine in ("numpy", "minigrad"):
             step = instructions._make_step(workload, engine)
             step()
+
+
+def test_planner_benchmark_quick(capsys):
+    from benchmarks import planner
+
+    rows = planner.main(["--quick", "--budgets", "1"])
+    assert {r["what"] for r in rows} == {"min_peak_bytes", "plan_for_budget(1 x smallest)"}
+    assert all(r["peak"] <= r["budget"] for r in rows if "budget" in r)
+    assert "planner on 1,000 layers" in capsys.readouterr().out

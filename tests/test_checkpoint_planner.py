@@ -17,6 +17,7 @@ import pytest
 import minigrad_ckpt as mg
 from minigrad_ckpt import checkpoint as ck
 from minigrad_ckpt import nn
+from minigrad_ckpt.checkpoint import model
 from minigrad_ckpt.checkpoint.planner import Block, ChainProfile, LayerProfile, Plan, plan_cost
 
 
@@ -45,6 +46,7 @@ def check_against_brute_force(profile, allow_plain=True):
     # for every budget the cheapest feasible cost is brute force's
     peaks = sorted({q.predicted_peak_bytes for q in every})
     assert min(p.predicted_peak_bytes for p in frontier) == peaks[0]
+    assert ck.min_peak_bytes(profile, allow_plain=allow_plain) == peaks[0]
     for budget in peaks:
         best = min(q.recompute_seconds for q in every if q.predicted_peak_bytes <= budget)
         feasible = [p for p in frontier if p.predicted_peak_bytes <= budget]
@@ -163,6 +165,84 @@ def test_view_layers_do_not_double_count_a_held_boundary():
     check_against_brute_force(profile)
 
 
+def test_local_and_general_paths_agree():
+    """plan_for_budget and min_peak_bytes take a vectorized path on chains without view layers
+    or shared constants; on such chains it must find what the general path finds."""
+    rng = random.Random(5)
+    checked = 0
+    while checked < 60:
+        profile = random_profile(rng, rng.randint(1, 9))
+        local = model._LocalChain.of(profile)
+        if local is None:
+            continue
+        checked += 1
+        general = model._Transitions(profile, True, None)
+        assert local.min_peaks()[0][0] == model._MinPeak(general)((0, frozenset()))
+        every = ck.brute_force_plans(profile) if len(profile) <= 7 else None
+        peaks = sorted({q.predicted_peak_bytes for q in every}) if every else [
+            model._MinPeak(general)((0, frozenset()))]
+        for budget in peaks[:6]:
+            b1, c1 = model._budget_general(general, budget)
+            b2, c2 = model._budget_local(local, budget)
+            assert (b1 is None) == (b2 is None)
+            if b1 is not None:
+                assert cost_eq(c1, c2), (budget, b1, b2)
+                assert ck.simulate_peak(profile, b2) <= budget
+
+
+def long_chain(n, rng, view_every=0):
+    """A long chain in the planner's model: two kinds of layer (one saves its input, one its
+    output, as Linear and Tanh do), sizes and times varying, optionally a view layer now and then."""
+    layers, key = [], 0
+    for i in range(n):
+        view = view_every and i % view_every == view_every - 1
+        out = key if view else key + 1
+        a, b = 64 * rng.randint(1, 4), 64 * rng.randint(1, 4)
+        layers.append(LayerProfile(key, out, {key: a, out: a if view else b}, i % 2 == 0 and not view,
+                                   i % 2 == 1 and not view, {(i, 0): 32} if i % 7 == 0 else {},
+                                   forward_seconds=rng.uniform(1.0, 3.0)))
+        key = out
+    for prev, lp in zip(layers, layers[1:]):  # neighbours agree on the size of their boundary
+        lp.boundary_bytes[lp.input_key] = prev.boundary_bytes[prev.output_key]
+    return ChainProfile(layers)
+
+
+def test_a_5000_layer_chain_is_planned():
+    """Regression: the DP recursed once per layer (RecursionError from about 1,200 layers, and
+    about 35 s for 900).  Now a loop; 5,000 layers under a budget plan in about a second."""
+    profile = long_chain(5000, random.Random(0))
+    smallest = ck.min_peak_bytes(profile)
+    tight, loose = ck.plan_for_budget(profile, smallest), ck.plan_for_budget(profile, 3 * smallest // 2)
+    for plan, budget in ((tight, smallest), (loose, 3 * smallest // 2)):
+        assert plan.n_layers == 5000
+        assert plan.predicted_peak_bytes == ck.simulate_peak(profile, plan) <= budget
+        assert cost_eq(plan.recompute_seconds, plan_cost(profile, plan.blocks))
+    assert tight.predicted_peak_bytes == smallest
+    # a looser budget never costs more recompute, and no uniform plan that fits is cheaper
+    assert loose.recompute_seconds <= tight.recompute_seconds
+    for k in (50, 70, 100, 140):
+        uniform = ck.uniform_plan(5000, k)
+        if ck.simulate_peak(profile, uniform) <= 3 * smallest // 2:
+            assert loose.recompute_seconds <= plan_cost(profile, uniform.blocks) + 1e-9
+    with pytest.raises(ck.InfeasibleBudgetError):
+        ck.plan_for_budget(profile, smallest - 1)
+
+
+def test_long_chains_with_views_plan_without_recursion():
+    """The general path (view layers, shared constants) loops too: 1,500 layers, past the old
+    recursion limit; pareto_plans and Revolve's table as well."""
+    profile = long_chain(1500, random.Random(1), view_every=40)
+    assert model._LocalChain.of(profile) is None
+    smallest = ck.min_peak_bytes(profile)
+    plan = ck.plan_for_budget(profile, smallest)
+    assert plan.predicted_peak_bytes == ck.simulate_peak(profile, plan) == smallest
+    uniform = uniform_profile(1500)
+    frontier = ck.pareto_plans(uniform, allow_plain=False, max_block=6)
+    assert all(p.predicted_peak_bytes == ck.simulate_peak(uniform, p) for p in frontier)
+    assert min(p.predicted_peak_bytes for p in frontier) == research_min_peak([1] * 1501, max_block=6)
+    assert ck.revolve_extra_forwards(1300, 2) == ck.revolve_closed_form(1300, 2)
+
+
 # ----------------------------------------------------------------------------------------------
 # Measured profiles of real layers
 # ----------------------------------------------------------------------------------------------
@@ -260,7 +340,7 @@ def uniform_profile(n):
                          for i in range(n)])
 
 
-def research_min_peak(a):
+def research_min_peak(a, max_block=None):
     """Research 4.1(B): G[s] = min_e a_{s-1} + max(R(s..e), G[e+1]) with r_i = a_i (outputs)."""
     n = len(a) - 1
     prefix = [0] * (n + 1)
@@ -268,7 +348,8 @@ def research_min_peak(a):
         prefix[i] = prefix[i - 1] + a[i]
     g = [0] * (n + 2)
     for s in range(n, 0, -1):
-        g[s] = min(a[s - 1] + max(prefix[e] - prefix[s - 1], g[e + 1]) for e in range(s, n + 1))
+        last = n if max_block is None else min(n, s + max_block - 1)
+        g[s] = min(a[s - 1] + max(prefix[e] - prefix[s - 1], g[e + 1]) for e in range(s, last + 1))
     return g[1]
 
 

@@ -27,6 +27,7 @@ from .planner import (
     LayerProfile,
     Plan,
     brute_force_plans,
+    min_peak_bytes,
     pareto_plans,
     plan_for_budget,
     profile_chain,
@@ -54,8 +55,8 @@ __all__ = [
     "reset_statistics", "is_recomputing", "CheckpointPolicy", "EveryNLayers", "SpecificLayers", "Automatic",
     "Optimal", "Custom", "Sqrt", "NoCheckpointing", "CheckpointingConfig", "CheckpointStatistics",
     "CheckpointError", "InfeasibleBudgetError", "Plan", "Block", "ChainProfile", "LayerProfile",
-    "profile_chain", "simulate_peak", "pareto_plans", "plan_for_budget", "brute_force_plans", "uniform_plan",
-    "revolve_extra_forwards", "revolve_closed_form", "Segment", "last_plan", "run_plan",
+    "profile_chain", "simulate_peak", "pareto_plans", "plan_for_budget", "min_peak_bytes", "brute_force_plans",
+    "uniform_plan", "revolve_extra_forwards", "revolve_closed_form", "Segment", "last_plan", "run_plan",
 ]
 
 _default_stats = CheckpointStatistics()

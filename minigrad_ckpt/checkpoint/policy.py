@@ -20,7 +20,7 @@ from .planner import (
     ChainProfile,
     Plan,
     coarsen,
-    pareto_plans,
+    min_peak_bytes,
     plan_for_budget,
     plan_from_starts,
     simulate_peak,
@@ -128,7 +128,7 @@ class Optimal(CheckpointPolicy):
             raise ValueError(f"profile has {len(profile)} layers, the model {n_layers}")
         budget = self.budget_bytes
         if budget is None:  # no budget: the smallest peak there is
-            budget = min(p.predicted_peak_bytes for p in pareto_plans(profile))
+            budget = min_peak_bytes(profile)
         return plan_for_budget(profile, budget, policy=type(self).__name__)
 
 

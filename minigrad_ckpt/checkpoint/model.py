@@ -1,0 +1,664 @@
+"""The memory model of a checkpointed chain, and the dynamic programs that plan with it.
+
+The model (what the ledger in :mod:`minigrad_ckpt.memory` counts):
+
+* a plain layer ``i`` holds ``S_i``: the arrays its nodes saved -- its own
+  internal arrays, and possibly its input ``b[i-1]`` and output ``b[i]``;
+* a checkpointed block ``[s..e]`` holds ``K``: its input ``b[s-1]`` plus the
+  constants its layers read from outside;
+* backward walks blocks in reverse.  A plain layer only releases.  A
+  checkpointed block first replays: for a moment it holds ``K`` and every
+  ``S_i`` of its layers.  Then it releases them, and its ``K`` too.
+
+So the peak is the larger of the end of the forward pass (everything every
+block holds) and, for each checkpointed block ``j``, what the blocks before
+it hold plus ``j``'s replayed arrays.  Arrays are items with byte sizes; an
+array held twice is counted once, as the ledger does.
+
+:func:`simulate_peak` evaluates the model for any plan; :func:`pareto_plans`
+finds every plan that is optimal in (peak, recompute time);
+:func:`plan_for_budget` the cheapest one under a byte budget and
+:func:`min_peak_bytes` the smallest peak any plan reaches.  All three walk the
+same states and transitions (:class:`_Transitions`) with explicit loops --
+nothing recurses per layer, so chains of any length plan.
+:func:`brute_force_plans` enumerates all plans of a short chain: the test oracle.
+"""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import math
+import operator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..backend import host_numpy as np
+from .plans import Block, InfeasibleBudgetError, Plan
+
+__all__ = [
+    "LayerProfile", "ChainProfile", "simulate_peak", "plan_cost", "pareto_plans", "plan_for_budget",
+    "min_peak_bytes", "brute_force_plans",
+]
+
+
+@dataclass
+class LayerProfile:
+    """What layer ``i`` holds, measured: sizes of its boundary and local arrays."""
+
+    input_key: int            # identifies b[i-1]
+    output_key: int           # identifies b[i]
+    boundary_bytes: dict[int, int]
+    saves_input: bool
+    saves_output: bool
+    # Arrays other than the boundaries, by buffer (keys are shared across layers,
+    # so an array two layers hold is counted once by simulate_peak):
+    local_saved: dict[int, int] = field(default_factory=dict)     # internal arrays its nodes save
+    local_external: dict[int, int] = field(default_factory=dict)  # constants read from outside
+    forward_seconds: float = 0.0
+
+    def saved_items(self) -> dict[Any, int]:
+        """``S_i``: what a plain run of this layer holds until its backward."""
+        items: dict[Any, int] = {("L", k): v for k, v in self.local_saved.items()}
+        if self.saves_input:
+            items[("B", self.input_key)] = self.boundary_bytes[self.input_key]
+        if self.saves_output:
+            items[("B", self.output_key)] = self.boundary_bytes[self.output_key]
+        return items
+
+
+@dataclass
+class ChainProfile:
+    layers: list[LayerProfile]
+
+    def __len__(self) -> int:
+        return len(self.layers)
+
+    def kept_items(self, start: int, stop: int) -> dict[Any, int]:
+        """``K``: what a checkpointed block keeps to replay from."""
+        first = self.layers[start]
+        items: dict[Any, int] = {("B", first.input_key): first.boundary_bytes[first.input_key]}
+        for lp in self.layers[start:stop]:
+            for k, v in lp.local_external.items():
+                items[("L", k)] = v
+        return items
+
+    def recompute_seconds(self, start: int, stop: int) -> float:
+        return sum(lp.forward_seconds for lp in self.layers[start:stop])
+
+
+def _bytes(items: dict[Any, int]) -> int:
+    return sum(items.values())
+
+
+def simulate_peak(profile: ChainProfile, plan: Plan | Sequence[Block]) -> int:
+    """The peak bytes the ledger will measure for ``plan`` (the exact memory model)."""
+    blocks = plan.blocks if isinstance(plan, Plan) else tuple(plan)
+    holds: list[dict[Any, int]] = []
+    fulls: list[dict[Any, int] | None] = []
+    for b in blocks:
+        saved: dict[Any, int] = {}
+        for lp in profile.layers[b.start:b.stop]:
+            saved.update(lp.saved_items())
+        if b.checkpointed:
+            kept = profile.kept_items(b.start, b.stop)
+            holds.append(kept)
+            fulls.append({**kept, **saved})
+        else:
+            holds.append(saved)
+            fulls.append(None)
+    everything: dict[Any, int] = {}
+    for h in holds:
+        everything.update(h)
+    peak = _bytes(everything)
+    # what the blocks before each one hold, grown as we go (linear in the plan's size)
+    prefix: dict[Any, int] = {}
+    prefix_bytes = 0
+    for h, f in zip(holds, fulls):
+        if f is not None:
+            peak = max(peak, prefix_bytes + sum(v for k, v in f.items() if k not in prefix))
+        for k, v in h.items():
+            if k not in prefix:
+                prefix[k] = v
+                prefix_bytes += v
+    return peak
+
+
+def plan_cost(profile: ChainProfile, blocks: Sequence[Block]) -> float:
+    return sum(profile.recompute_seconds(b.start, b.stop) for b in blocks if b.checkpointed)
+
+
+
+
+# ---------------------------------------------------------------- the DP's states and transitions
+State = tuple[int, frozenset]
+
+
+class _Transitions:
+    """The DP's graph.  A state ``(s, held)`` is "layers ``0..s-1`` are planned";
+    ``held`` is the set of arrays the prefix already holds that later layers may
+    hold too -- the input ``b[s-1]`` (also through view layers) and constants
+    shared by several layers -- so no array is counted twice.  The set is small in
+    practice (2^k states for k shared constants).
+
+    Out of a state go a plain layer ``s`` (it adds its ``S_s`` to everything after
+    it) and checkpointed blocks ``[s..e]`` (each adds its ``K`` to everything after
+    it and peaks at ``K + S_s..S_e`` during its replay), produced by growing the
+    block one layer at a time so each costs O(its last layer's arrays).
+    """
+
+    def __init__(self, profile: ChainProfile, allow_plain: bool, max_block: int | None) -> None:
+        self.n = len(profile)
+        self.layers = profile.layers
+        self.allow_plain, self.max_block = allow_plain, max_block
+        self.saved = [lp.saved_items() for lp in self.layers]
+        self.external = [{("L", k): v for k, v in lp.local_external.items()} for lp in self.layers]
+        # Arrays held by more than one layer besides the boundaries (a constant several
+        # layers read): the state carries which of them the prefix holds, so each counts once.
+        seen: dict[Any, int] = {}
+        for lp in self.layers:
+            for k in {*lp.local_saved, *lp.local_external}:
+                seen[("L", k)] = seen.get(("L", k), 0) + 1
+        self.shared = frozenset(k for k, c in seen.items() if c > 1)
+
+    def plain(self, s: int, held: frozenset) -> tuple[Block, int, State]:
+        """Layer ``s`` run plainly: ``(block, bytes it adds, next state)``."""
+        lp = self.layers[s]
+        in_key = ("B", lp.input_key)
+        items = {k: v for k, v in self.saved[s].items() if k not in held}
+        # its output is held if it saves it, or if it is a view of a held input
+        out_held = lp.saves_output or (lp.output_key == lp.input_key and (in_key in held or lp.saves_input))
+        nxt = (held & self.shared) | (self.shared & items.keys()) | ({("B", lp.output_key)} if out_held else set())
+        return Block(s, s + 1, False), sum(items.values()), (s + 1, frozenset(nxt))
+
+    def blocks(self, s: int, held: frozenset,
+               replay_limit: float = math.inf) -> Iterator[tuple[Block, int, int, float, State]]:
+        """Checkpointed blocks from ``s``, shortest first: ``(block, K, replay peak, seconds,
+        next state)``.  Stops before the first whose replay peak exceeds ``replay_limit``
+        (the peak only grows with the block, so no later one fits either)."""
+        layers, shared = self.layers, self.shared
+        in_key = ("B", layers[s].input_key)
+        base = held & shared
+        kept_keys: set = set()
+        full_keys: set = set()
+        kept = full = 0
+        if in_key not in held:
+            kept = full = layers[s].boundary_bytes[layers[s].input_key]
+        kept_keys.add(in_key)
+        full_keys.add(in_key)
+        shared_kept = frozenset(base | (shared & kept_keys))
+        cost = 0.0
+        stop = self.n if self.max_block is None else min(self.n, s + self.max_block)
+        for e in range(s + 1, stop + 1):
+            i = e - 1
+            grew = False
+            for k, v in self.external[i].items():
+                if k not in kept_keys:
+                    kept_keys.add(k)
+                    if k not in held:
+                        kept += v
+                    if k in shared:
+                        grew = True
+                if k not in full_keys:
+                    full_keys.add(k)
+                    if k not in held:
+                        full += v
+            for k, v in self.saved[i].items():
+                if k not in full_keys:
+                    full_keys.add(k)
+                    if k not in held:
+                        full += v
+            if full > replay_limit:
+                return
+            if grew:
+                shared_kept = frozenset(base | (shared & kept_keys))
+            cost += layers[i].forward_seconds
+            # the block keeps its input; its output is that same buffer if its layers are all views
+            nxt = shared_kept | {in_key} if layers[i].output_key == layers[s].input_key else shared_kept
+            yield Block(s, e, True), kept, full, cost, (e, nxt)
+
+
+# ---------------------------------------------------------------- the dynamic programs
+# A frontier entry is ``(peak or hold, seconds, number of blocks, link)``; ``link`` is
+# ``(block, next entry)`` (or ``(block, previous entry)`` going forward), so a plan is
+# read off by following links instead of copying a tuple of blocks into every entry.
+Entry = tuple[int, float, int, Any]
+
+
+def _reachable(tr: _Transitions) -> list[dict[frozenset, None]]:
+    """The ``held`` sets that occur at each layer, in a fixed order (dicts, not sets:
+    the order of equal-valued options, hence tie-breaking, must not depend on hashing)."""
+    levels: list[dict[frozenset, None]] = [{} for _ in range(tr.n + 1)]
+    levels[0][frozenset()] = None
+    for s in range(tr.n):
+        for held in levels[s]:
+            if tr.allow_plain:
+                levels[s + 1][tr.plain(s, held)[2][1]] = None
+            for _, _, _, _, (e, nxt) in tr.blocks(s, held):
+                levels[e][nxt] = None
+    return levels
+
+
+def _blocks_of(entry: Entry) -> tuple[Block, ...]:
+    out = []
+    link = entry[3]
+    while link is not None:
+        out.append(link[0])
+        link = link[1][3]
+    return tuple(out)
+
+
+def pareto_plans(profile: ChainProfile, allow_plain: bool = True,
+                 max_block: int | None = None) -> list[Plan]:
+    """Every plan not beaten in both peak memory and recompute time, by peak.
+
+    Dynamic programming over suffixes: ``F(s, held)`` is the frontier of
+    ``(peak, cost)`` for layers ``s..n-1`` counted above what the prefix holds
+    (see :class:`_Transitions` for ``held``).  A plain layer ``s`` adds its ``S_s``
+    to the suffix's peak; a checkpointed ``[s..e]`` gives ``max(K + peak after it,
+    its replay peak)``.  The states are found first, front to back, then solved
+    back to front in a loop.  The whole frontier of a long chain is large (every
+    trade-off of memory against time); to plan under a budget use
+    :func:`plan_for_budget`, which never builds it.
+    """
+    tr = _Transitions(profile, allow_plain, max_block)
+    n = tr.n
+    levels = _reachable(tr)
+    front: dict[State, list[Entry]] = {(n, held): [(0, 0.0, 0, None)] for held in levels[n]}
+    for s in range(n - 1, -1, -1):
+        for held in levels[s]:
+            options: list[Entry] = []
+            if allow_plain:
+                blk, h, nxt = tr.plain(s, held)
+                options.extend((h + o[0], o[1], o[2] + 1, (blk, o)) for o in front[nxt])
+            for blk, k, f, cost, nxt in tr.blocks(s, held):
+                options.extend((max(k + o[0], f), cost + o[1], o[2] + 1, (blk, o)) for o in front[nxt])
+            front[(s, held)] = _pareto(options)
+    return [Plan(_blocks_of(o), predicted_peak_bytes=o[0], recompute_seconds=o[1]) for o in front[(0, frozenset())]]
+
+
+_entry_order = operator.itemgetter(0, 1, 2)
+
+
+def _pareto(options: list[Entry]) -> list[Entry]:
+    """Keep the options that no other option beats in both peak and cost."""
+    options.sort(key=_entry_order)
+    out = []
+    best_cost = math.inf
+    for o in options:
+        if o[1] < best_cost - 1e-15:
+            out.append(o)
+            best_cost = o[1]
+    return out
+
+
+class _MinPeak:
+    """``G(s, held)``: the smallest peak of layers ``s..n-1`` above what the prefix holds.
+
+    ``G(s, held) = min(S_s + G(s + 1), min_e max(K + G(e), replay peak of [s..e]))``,
+    solved depth first with an explicit stack (no recursion) and memoized, so any
+    state can be asked for.  Blocks from ``s`` are tried shortest first and only
+    while their replay peak is below the best value found so far, which bounds
+    them near ``sqrt`` of the chain's length.
+    """
+
+    def __init__(self, tr: _Transitions) -> None:
+        self.tr = tr
+        self.memo: dict[State, int] = {}
+
+    def _options(self, state: State) -> Iterator[tuple[int, int, State]]:
+        # (bytes added to what follows, replay peak or -1, next state), plain first
+        s, held = state
+        if self.tr.allow_plain:
+            _, h, nxt = self.tr.plain(s, held)
+            yield h, -1, nxt
+        for _, k, f, _, nxt in self.tr.blocks(s, held):
+            yield k, f, nxt
+
+    def __call__(self, state: State) -> int:
+        memo, n = self.memo, self.tr.n
+        if state[0] == n:
+            return 0
+        if state in memo:
+            return memo[state]
+        # frames: [state, option iterator, best so far, option waiting for its next state's value]
+        stack: list[list[Any]] = [[state, self._options(state), math.inf, None]]
+        while stack:
+            frame = stack[-1]
+            st, it, best, waiting = frame
+            if waiting is not None:
+                add, f, nxt = waiting
+                best = min(best, max(add + memo[nxt], f))
+            descended = False
+            for add, f, nxt in it:
+                if f >= best:
+                    break  # a longer block only replays more
+                v = 0 if nxt[0] == n else memo.get(nxt)
+                if v is None:
+                    frame[2], frame[3] = best, (add, f, nxt)
+                    stack.append([nxt, self._options(nxt), math.inf, None])
+                    descended = True
+                    break
+                best = min(best, max(add + v, f))
+            if not descended:
+                memo[st] = best
+                stack.pop()
+        return memo[state]
+
+
+def min_peak_bytes(profile: ChainProfile, allow_plain: bool = True) -> int:
+    """The smallest peak any plan reaches (the smallest feasible budget)."""
+    if len(profile) == 0:
+        return 0
+    local = _LocalChain.of(profile)
+    if local is not None:
+        return int(local.min_peaks(allow_plain)[0][0])
+    return int(_MinPeak(_Transitions(profile, allow_plain, None))((0, frozenset())))
+
+
+def plan_for_budget(profile: ChainProfile, budget_bytes: int, policy: str = "Optimal") -> Plan:
+    """The plan with the least recompute time whose peak fits ``budget_bytes``.
+
+    Dynamic programming front to back, with the budget built in: at each state
+    the frontier of ``(bytes the prefix holds, recompute seconds so far)``.  A
+    plain layer adds its ``S_i`` to the hold; a checkpointed block may start only
+    if the hold plus its replay peak fits the budget, and adds its ``K``.  Every
+    partial plan in a frontier therefore fits, and one that cannot finish within
+    the budget (its hold plus :func:`min_peak_bytes` of the rest is over) is
+    dropped.  Chains whose arrays are all local (see :class:`_LocalChain`, the
+    usual case) take a vectorized path that handles 10,000 layers in seconds.
+    """
+    budget = int(budget_bytes)
+    plain = tuple(Block(i, i + 1, False) for i in range(len(profile)))
+    if simulate_peak(profile, plain) <= budget:  # nothing recomputed: no plan is cheaper
+        return Plan(plain, predicted_peak_bytes=simulate_peak(profile, plain), recompute_seconds=0.0,
+                    policy=f"{policy}({budget:,} B)")
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # millions of short-lived linked tuples: the cyclic collector only rescans them
+    try:
+        local = _LocalChain.of(profile)
+        blocks, seconds = (_budget_local(local, budget) if local is not None
+                           else _budget_general(_Transitions(profile, True, None), budget))
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    if blocks is None:
+        raise InfeasibleBudgetError(budget, min_peak_bytes(profile))
+    # The figures reported are recomputed from the model itself, the single source of truth.
+    return Plan(blocks, predicted_peak_bytes=simulate_peak(profile, blocks),
+                recompute_seconds=plan_cost(profile, blocks), policy=f"{policy}({budget:,} B)")
+
+
+def _budget_general(tr: _Transitions, budget: int) -> tuple[tuple[Block, ...] | None, float]:
+    """:func:`plan_for_budget` for any chain, one partial plan at a time."""
+    n = tr.n
+    # pending[s][held]: every partial plan reaching layer s with that held set
+    pending: list[dict[frozenset, list[Entry]] | None] = [{} for _ in range(n + 1)]
+    pending[0][frozenset()] = [(0, 0.0, 0, None)]
+    least = _MinPeak(tr)  # what the rest needs at least: prunes partial plans that cannot finish
+    for s in range(n):
+        for held, opts in pending[s].items():
+            if not opts:
+                continue
+            front = _pareto(opts)
+            blk, h, nxt = tr.plain(s, held)
+            limit = budget - h - least(nxt)
+            target = pending[s + 1].setdefault(nxt[1], [])
+            for o in front:
+                if o[0] > limit:
+                    break
+                target.append((o[0] + h, o[1], o[2] + 1, (blk, o)))
+            for blk, k, f, cost, nxt in tr.blocks(s, held, budget - front[0][0]):
+                limit = min(budget - f, budget - k - least(nxt))
+                target = pending[nxt[0]].setdefault(nxt[1], [])
+                for o in front:
+                    if o[0] > limit:
+                        break
+                    target.append((o[0] + k, o[1] + cost, o[2] + 1, (blk, o)))
+        pending[s] = None  # read only through links from now on
+    finals = [o for opts in pending[n].values() for o in opts]
+    if not finals:
+        return None, math.inf
+    best = min(finals, key=lambda o: (o[1], o[0], o[2]))
+    return _blocks_of(best)[::-1], best[1]
+
+
+class _LocalChain:
+    """A chain whose arrays are *local*: no view layers (every boundary its own
+    buffer), no constant shared by two layers.  Then the only array two layers
+    can share is the boundary between neighbours, and every quantity of the model
+    is a difference of prefix sums:
+
+    * a plain layer ``s`` adds ``S_s`` (less its input if the prefix holds it);
+    * a checkpointed ``[s..e]`` keeps ``K = a_s + X[e] - X[s]`` and replays
+      ``phi(s) + U[e]``, where ``a_s`` is its input's size (0 if held), ``X`` sums
+      the layers' outside constants and ``U`` their arrays, each boundary once.
+
+    ``held`` is a single bit here: does the prefix hold layer ``s``'s input (the
+    layer before was plain and saved its output)?
+    """
+
+    @classmethod
+    def of(cls, profile: ChainProfile) -> _LocalChain | None:
+        layers = profile.layers
+        keys = [lp.input_key for lp in layers[:1]] + [lp.output_key for lp in layers]
+        if len(set(keys)) != len(keys) or any(
+                layers[i].input_key != layers[i - 1].output_key for i in range(1, len(layers))):
+            return None
+        seen: set = set()
+        for lp in layers:
+            mine = {*lp.local_saved, *lp.local_external}
+            if mine & seen:
+                return None
+            seen |= mine
+        return cls(profile)
+
+    def __init__(self, profile: ChainProfile) -> None:
+        layers = profile.layers
+        self.n = n = len(layers)
+        self.a = [lp.boundary_bytes[lp.input_key] for lp in layers]
+        self.si = [lp.saves_input for lp in layers]
+        self.so = [lp.saves_output for lp in layers]
+        self.saved = [_bytes(lp.saved_items()) for lp in layers]
+        self.t = [lp.forward_seconds for lp in layers]
+        W = [0] * (n + 1)   # arrays of layers < e (each layer's saved and outside ones, once)
+        D = [0] * (n + 1)   # boundaries two neighbours both hold, counted in W twice
+        X = [0] * (n + 1)   # outside constants of layers < e
+        P = [0.0] * (n + 1)  # forward seconds of layers < e
+        for i, lp in enumerate(layers):
+            items = {**lp.saved_items(), **{("L", k): v for k, v in lp.local_external.items()}}
+            W[i + 1] = W[i] + _bytes(items)
+            D[i + 1] = D[i] + (self.a[i] if i > 0 and self.si[i] and self.so[i - 1] else 0)
+            X[i + 1] = X[i] + sum(lp.local_external.values())
+            P[i + 1] = P[i] + lp.forward_seconds
+        self.X, self.P = X, P
+        self.U = [W[e] - D[e] for e in range(n + 1)]
+        self.W, self.D = W, D
+
+    def plain(self, s: int, held: int) -> int:
+        return self.saved[s] - (self.a[s] if held and self.si[s] else 0)
+
+    def kappa(self, s: int, held: int) -> int:
+        """``K`` of a block from ``s`` is ``kappa + X[e]``."""
+        return (0 if held else self.a[s]) - self.X[s]
+
+    def phi(self, s: int, held: int) -> int:
+        """The replay peak of a block from ``s`` is ``phi + U[e]``."""
+        a = self.a[s]
+        return (0 if held else a) - (a if self.si[s] else 0) - self.W[s] + self.D[s + 1]
+
+    def min_peaks(self, allow_plain: bool = True) -> list[list[float]]:
+        """``G[s][held]``, back to front; blocks from ``s`` are scanned in one vector
+        operation, only as far as their replay peak stays below the best so far."""
+        n, U, X = self.n, self.U, self.X
+        G = [[math.inf, math.inf] for _ in range(n + 1)]
+        G[n] = [0, 0]
+        Ua = np.asarray(U, dtype=np.float64)
+        A = np.full(n + 1, np.inf)  # X[e] + G[e][0]: what a block ending at e leaves after it
+        A[n] = X[n]
+        for s in range(n - 1, -1, -1):
+            for held in (0, 1):
+                best = self.plain(s, held) + G[s + 1][int(self.so[s])] if allow_plain else math.inf
+                phi, kap = self.phi(s, held), self.kappa(s, held)
+                # blocks [s..e] with phi + U[e] < best: e < first index where U >= best - phi
+                stop = int(np.searchsorted(Ua, best - phi, side="left")) if best < math.inf else n + 1
+                stop = min(max(stop, s + 1), n + 1)
+                if stop > s + 1:
+                    vals = np.maximum(kap + A[s + 1:stop], phi + Ua[s + 1:stop])
+                    best = min(best, float(vals.min()))
+                G[s][held] = best
+            A[s] = X[s] + G[s][0]
+        return G
+
+
+def _pareto_arrays(H: Any, C: Any) -> Any:
+    """Indices of the (hold, cost) pairs no other pair beats in both, by hold.
+
+    One sort by hold (inputs are a few already sorted runs, which the stable sort
+    merges in linear time); a pair survives if it is cheaper than everything
+    before it and is the last (hence cheapest) survivor of its hold.
+    """
+    order = np.argsort(H, kind="stable")
+    h, c = H[order], C[order]
+    prev = np.minimum.accumulate(np.concatenate(([np.inf], c[:-1])))
+    cand = np.flatnonzero(c < prev - 1e-15)
+    hc = h[cand]
+    last = np.concatenate((hc[1:] != hc[:-1], [True]))
+    return order[cand[last]]
+
+
+def _dominated(qa: Any, qb: Any, sa: Any, sb: Any, sorted_a: bool = False) -> Any:
+    """For each query point ``(qa, qb)``: is some point of ``(sa, sb)`` no larger in both?"""
+    if not len(sa):
+        return np.zeros(len(qa), dtype=bool)
+    if not sorted_a:
+        order = np.argsort(sa, kind="stable")
+        sa, sb = sa[order], sb[order]
+    least_b = np.minimum.accumulate(sb)
+    i = np.searchsorted(sa, qa, side="right")
+    return (i > 0) & (least_b[np.maximum(i - 1, 0)] <= qb)
+
+
+def _pool_insert(pool: tuple[Any, ...], new: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Add ``new`` members to the pool, keeping only members no other beats in hold,
+    cost *and* q: one that is no better in any of the three never becomes the best
+    block (it is never cheaper, never smaller, and leaves the pool no later).
+
+    Three-way comparisons reduce to two-way ones because ``q - hold`` of a member
+    is ``phi - kappa`` of its block's start, which never grows along the chain
+    (a later start has replayed less): the new members (started last) have the
+    smallest.  So a pool member beats a new one iff it is no worse in ``q`` and
+    cost, and a new one beats a pool member iff it is no worse in hold and cost.
+    """
+    PH, PC, PQ = pool[:3]
+    NH, NC, NQ = new[:3]
+    keep = _pareto_arrays(NH, NC)  # the new ones among themselves (same start: q follows hold)
+    new = tuple(a[keep] for a in new)
+    NH, NC, NQ = new[:3]
+    fresh = ~_dominated(NQ, NC, PQ, PC, sorted_a=True)
+    new = tuple(a[fresh] for a in new)
+    stale = _dominated(PH, PC, new[0], new[1])
+    merged = tuple(np.concatenate((a[~stale], b)) for a, b in zip(pool, new))
+    order = np.argsort(merged[2], kind="stable")  # the pool stays sorted by q
+    return tuple(a[order] for a in merged)
+
+
+def _budget_local(ch: _LocalChain, budget: int) -> tuple[tuple[Block, ...] | None, float]:
+    """:func:`plan_for_budget` for a local chain, whole frontiers at a time.
+
+    Going forward, a checkpointed block from a partial plan ``(hold H, cost c)``
+    at ``s`` reaches ``e`` as ``(H + kappa_s + X[e], c - P[s] + P[e])`` and may run
+    only while ``H + phi_s + U[e] <= budget``.  So each partial plan enters a pool
+    once, as ``(H + kappa_s, c - P[s], q = H + phi_s)``; the blocks reaching ``e``
+    are the pool's members with ``q <= budget - U[e]`` (a threshold that only
+    falls: members leave for good), shifted by ``(X[e], P[e])``.  The frontier at
+    ``e`` is then a few array operations instead of a loop over every block.
+    """
+    n = ch.n
+    G = ch.min_peaks()
+    if G[0][0] > budget:
+        return None, math.inf
+    # every frontier entry gets an id; its block and predecessor are kept for the read-back
+    par: list[int] = [-1]
+    start: list[int] = [0]
+    stop: list[int] = [0]
+    ckpt: list[bool] = [False]
+    # the pool, as arrays sorted by q: hold and cost before the shift, q, entry id, block start
+    PH = PQ = PI = PS = np.zeros(0, np.int64)
+    PC = np.zeros(0)
+    # frontiers at the current layer, by held bit: (holds, costs, ids)
+    front = {0: (np.zeros(1, np.int64), np.zeros(1), np.zeros(1, np.int64))}
+    for e in range(n + 1):
+        if e > 0:
+            cand: dict[int, list[tuple[Any, Any, Any, Any, bool]]] = {0: [], 1: []}
+            # plain layer e-1 from each frontier at e-1
+            nh = int(ch.so[e - 1])
+            for held, (H, C, ids) in front.items():
+                cand[nh].append((H + ch.plain(e - 1, held), C, ids, np.full(len(H), e - 1), False))
+            # checkpointed blocks ending at e, from the pool
+            live = int(np.searchsorted(PQ, budget - ch.U[e], side="right"))
+            if live < len(PQ):  # the threshold only falls: drop the dead for good
+                PH, PC, PQ, PI, PS = PH[:live], PC[:live], PQ[:live], PI[:live], PS[:live]
+            if len(PH):
+                cand[0].append((PH + ch.X[e], PC + ch.P[e], PI, PS, True))
+            front = {}
+            for held, parts in cand.items():
+                if not parts:
+                    continue
+                H = np.concatenate([p[0] for p in parts])
+                C = np.concatenate([p[1] for p in parts])
+                src = np.concatenate([p[2] for p in parts])
+                st = np.concatenate([p[3] for p in parts])
+                ck = np.concatenate([np.full(len(p[0]), p[4]) for p in parts])
+                ok = H + G[e][held] <= budget  # partial plans whose rest cannot fit are dropped
+                if not ok.any():
+                    continue
+                H, C, src, st, ck = H[ok], C[ok], src[ok], st[ok], ck[ok]
+                keep = _pareto_arrays(H, C)
+                first = len(par)
+                par.extend(src[keep].tolist())
+                start.extend(st[keep].tolist())
+                stop.extend([e] * len(keep))
+                ckpt.extend(ck[keep].tolist())
+                front[held] = (H[keep], C[keep], np.arange(first, first + len(keep)))
+        if e == n:
+            break
+        if not front and not len(PH):
+            return None, math.inf  # nothing reaches e, and no open block passes it
+        if front:
+            NH = np.concatenate([H + ch.kappa(e, held) for held, (H, _, _) in front.items()])
+            NC = np.concatenate([C - ch.P[e] for _, C, _ in front.values()])
+            NQ = np.concatenate([H + ch.phi(e, held) for held, (H, _, _) in front.items()])
+            NI = np.concatenate([ids for _, _, ids in front.values()])
+            PH, PC, PQ, PI, PS = _pool_insert((PH, PC, PQ, PI, PS), (NH, NC, NQ, NI, np.full(len(NH), e)))
+    if not front:
+        return None, math.inf
+    H = np.concatenate([f[0] for f in front.values()])
+    C = np.concatenate([f[1] for f in front.values()])
+    ids = np.concatenate([f[2] for f in front.values()])
+    i = int(ids[np.lexsort((H, C))[0]])
+    blocks = []
+    while i > 0:
+        blocks.append(Block(start[i], stop[i], ckpt[i]))
+        i = par[i]
+    return tuple(blocks[::-1]), float(C.min())
+
+
+def brute_force_plans(profile: ChainProfile, allow_plain: bool = True) -> list[Plan]:
+    """Every plan of a short chain (test oracle; exponential in the number of layers)."""
+    n = len(profile)
+    plans = []
+    for cuts in itertools.product((False, True), repeat=max(n - 1, 0)):
+        bounds = [0] + [i + 1 for i, c in enumerate(cuts) if c] + [n]
+        spans = list(zip(bounds[:-1], bounds[1:]))
+        for flags in itertools.product((False, True), repeat=len(spans)):
+            if any(not f and (b - a) > 1 for (a, b), f in zip(spans, flags)):
+                continue  # plain blocks are single layers (longer ones are the same plan)
+            if not allow_plain and not all(flags):
+                continue
+            blocks = tuple(Block(a, b, f) for (a, b), f in zip(spans, flags))
+            plans.append(Plan(blocks, simulate_peak(profile, blocks), plan_cost(profile, blocks)))
+    return plans
+
+

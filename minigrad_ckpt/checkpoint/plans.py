@@ -1,0 +1,134 @@
+"""Plan types: which layers of a chain are checkpointed, and in which blocks.
+
+A *plan* splits layers ``0..n-1`` into blocks; each block is either run
+normally (*plain*: its nodes keep their saved values) or *checkpointed* (its
+nodes keep nothing; the block keeps its input and any constants, and is
+replayed once in backward).  This module holds the types and the plans that
+need no measurements (equal chunks, given starts, merging); what a plan costs
+in memory and time is :mod:`.model`'s business.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["Block", "Plan", "InfeasibleBudgetError", "uniform_plan", "plan_from_starts", "coarsen"]
+
+
+class InfeasibleBudgetError(ValueError):
+    """No plan fits the byte budget; ``smallest_feasible_bytes`` says what would."""
+
+    def __init__(self, budget: int, smallest: int) -> None:
+        super().__init__(
+            f"no checkpoint plan keeps peak activation memory within {budget:,} bytes; the smallest "
+            f"feasible budget for this model and input is {smallest:,} bytes"
+        )
+        self.budget, self.smallest_feasible_bytes = budget, smallest
+
+
+@dataclass(frozen=True)
+class Block:
+    """Layers ``start .. stop-1``, checkpointed or plain."""
+
+    start: int
+    stop: int
+    checkpointed: bool
+
+
+@dataclass
+class Plan:
+    """Blocks covering every layer in order, with the model's predictions."""
+
+    blocks: tuple[Block, ...]
+    predicted_peak_bytes: int | None = None
+    recompute_seconds: float | None = None
+    policy: str = ""
+
+    @property
+    def n_layers(self) -> int:
+        return self.blocks[-1].stop if self.blocks else 0
+
+    @property
+    def segments(self) -> list[tuple[int, int]]:
+        """``(start, stop)`` of the checkpointed blocks."""
+        return [(b.start, b.stop) for b in self.blocks if b.checkpointed]
+
+    def describe(self) -> str:
+        """``[0:4]* [4:8]* [8:10]``: checkpointed blocks starred, plain layers merged into ranges."""
+        parts = []
+        plain_from = None
+        for b in self.blocks + (Block(self.n_layers, self.n_layers, True),):
+            if not b.checkpointed:
+                plain_from = b.start if plain_from is None else plain_from
+                continue
+            if plain_from is not None:
+                parts.append(f"[{plain_from}:{b.start}]")
+                plain_from = None
+            if b.stop > b.start:
+                parts.append(f"[{b.start}:{b.stop}]*")
+        peak = "" if self.predicted_peak_bytes is None else f", predicted peak {self.predicted_peak_bytes:,} B"
+        return f"Plan({self.policy or 'custom'}: {' '.join(parts)} (* = checkpointed){peak})"
+
+    __str__ = describe
+
+
+def uniform_plan(n_layers: int, n_segments: int, checkpoint_last: bool = False, policy: str = "") -> Plan:
+    """``n_segments`` blocks of (nearly) equal length; the last one plain unless asked."""
+    n_segments = max(1, min(n_segments, n_layers))
+    size = math.ceil(n_layers / n_segments)
+    starts = list(range(0, n_layers, size))
+    blocks = []
+    for i, s in enumerate(starts):
+        e = min(s + size, n_layers)
+        last = i == len(starts) - 1
+        blocks.append(Block(s, e, checkpoint_last or not last))
+    return Plan(tuple(_split_plain(blocks)), policy=policy)
+
+
+def plan_from_starts(n_layers: int, starts: Sequence[int], policy: str = "") -> Plan:
+    """Checkpointed blocks starting at ``starts`` (0 is implied); the last block plain."""
+    cuts = sorted({0, *(int(s) for s in starts if 0 <= int(s) < n_layers)})
+    blocks = []
+    for i, s in enumerate(cuts):
+        e = cuts[i + 1] if i + 1 < len(cuts) else n_layers
+        blocks.append(Block(s, e, i + 1 < len(cuts)))
+    return Plan(tuple(_split_plain(blocks)), policy=policy)
+
+
+def _split_plain(blocks: list[Block]) -> list[Block]:
+    out = []
+    for b in blocks:
+        if b.checkpointed:
+            out.append(b)
+        else:
+            out.extend(Block(i, i + 1, False) for i in range(b.start, b.stop))
+    return out
+
+
+def coarsen(plan: Plan, max_checkpoints: int) -> Plan:
+    """Merge neighbouring checkpointed blocks until at most ``max_checkpoints`` remain.
+
+    Merging keeps every value recoverable (a bigger block replays more); it
+    only trades memory for fewer kept inputs.
+    """
+    if max_checkpoints < 1:
+        raise ValueError(f"max_checkpoints must be at least 1, got {max_checkpoints}")
+    blocks = list(plan.blocks)
+    while sum(b.checkpointed for b in blocks) > max_checkpoints:
+        best = None
+        for i in range(len(blocks) - 1):
+            a, b = blocks[i], blocks[i + 1]
+            if a.checkpointed and b.checkpointed:
+                size = (b.stop - a.start)
+                if best is None or size < best[0]:
+                    best = (size, i)
+        if best is None:  # checkpointed blocks are separated by plain ones: absorb them
+            i = next(i for i, b in enumerate(blocks) if b.checkpointed)
+            j = next(j for j in range(i + 1, len(blocks)) if blocks[j].checkpointed)
+            blocks[i:j + 1] = [Block(blocks[i].start, blocks[j].stop, True)]
+            continue
+        i = best[1]
+        blocks[i:i + 2] = [Block(blocks[i].start, blocks[i + 1].stop, True)]
+    return Plan(tuple(blocks), policy=f"{plan.policy} (max {max_checkpoints} checkpoints)")

@@ -1,0 +1,133 @@
+"""Profiling: one measured forward pass turns a chain of layers into a :class:`ChainProfile`.
+
+:func:`profile_chain` runs the layers under a recorder that tags each node with
+its layer, then classifies every array a node saved or read: the layer's input
+or output boundary, an internal array, or a constant from outside.  Sizes are
+exact bytes of the underlying buffers (views share their base), times the best
+of ``repeats`` runs.  Profiling leaves no trace: the random generator and the
+modules' buffers are put back.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .. import random as _random
+from ..grad_mode import enable_grad, set_recorder
+from ..grad_mode import state as _grad_state
+from ..memory import _base, is_parameter_edge, saved_arrays
+from ..tape import FREED
+from ..tensor import Tensor
+from .model import ChainProfile, LayerProfile
+
+__all__ = ["profile_chain"]
+
+
+class _Profiler:
+    """Recorder used during profiling: tags each node with its layer, keeps saved values."""
+
+    def __init__(self) -> None:
+        self.layer = -1
+        self.nodes: list[list[Any]] = []
+        self.consumed: list[list[tuple[Any, bool, Any]]] = []
+
+    def record(self, node: Any, args: tuple, arrays: list, out: Any) -> None:
+        self.nodes[self.layer].append(node)
+        for a, v in zip(args, arrays):
+            if not hasattr(v, "nbytes"):
+                continue
+            is_param = isinstance(a, Tensor) and (a._rg if a._node is None else is_parameter_edge(a._node))
+            producer = a._node if isinstance(a, Tensor) else None
+            self.consumed[self.layer].append((v, is_param, producer))
+
+
+def profile_chain(layers: Sequence[Callable[[Any], Any]], x: Any, repeats: int = 2) -> ChainProfile:
+    """Run ``layers`` on ``x`` and measure what each holds (bytes) and costs (seconds)."""
+    times = [math.inf] * len(layers)
+    profile = None
+    # Profiling runs the layers, which may draw random keys (dropout): put the
+    # generator back afterwards, so planning leaves no trace in the results.
+    rng_state = _random.get_rng_state()
+    # Module buffers too (BatchNorm's running statistics): profiling is not a training step.
+    buffers = [(b, b._data.copy()) for layer in layers if callable(getattr(layer, "buffers", None))
+               for b in layer.buffers() if b is not None]
+    try:
+        profile = _profile_runs(layers, x, repeats, times)
+    finally:
+        _random.set_rng_state(rng_state)
+        for b, v in buffers:
+            b._data[...] = v
+    for lp, t in zip(profile.layers, times):
+        lp.forward_seconds = t
+    return profile
+
+
+def _profile_runs(layers: Sequence[Callable[[Any], Any]], x: Any, repeats: int, times: list[float]) -> ChainProfile:
+    profile = None
+    for _ in range(max(1, repeats)):
+        prof = _Profiler()
+        outer = _grad_state.recorder
+        if outer is not None:
+            raise RuntimeError("profile_chain cannot run inside a checkpointed segment")
+        boundaries = [x]
+        with enable_grad():
+            set_recorder(prof)
+            try:
+                h = x
+                for i, layer in enumerate(layers):
+                    prof.layer = i
+                    prof.nodes.append([])
+                    prof.consumed.append([])
+                    t0 = time.perf_counter()
+                    h = layer(h)
+                    times[i] = min(times[i], time.perf_counter() - t0)
+                    boundaries.append(h)
+            finally:
+                set_recorder(outer)
+        if profile is None:
+            profile = _classify(prof, boundaries)
+    return profile
+
+
+def _classify(prof: _Profiler, boundaries: list[Any]) -> ChainProfile:
+    keys: dict[int, int] = {}
+
+    def key(a: Any) -> int:
+        return keys.setdefault(id(_base(a)), len(keys))
+
+    bkeys = []
+    bbytes: dict[int, int] = {}
+    for t in boundaries:
+        arr = t.data if isinstance(t, Tensor) else t
+        k = key(arr)
+        bkeys.append(k)
+        # an input that is a parameter (a leaf that requires grad) is not counted, as in the ledger
+        param = isinstance(t, Tensor) and (t._rg if t._node is None else is_parameter_edge(t._node))
+        bbytes[k] = 0 if param else int(_base(arr).nbytes)
+    layers = []
+    for i, nodes in enumerate(prof.nodes):
+        in_k, out_k = bkeys[i], bkeys[i + 1]
+        mine = set(map(id, nodes))
+        produced = {key(n.saved[0]) for n in nodes if n.saved[0] is not None}
+        lp = LayerProfile(in_k, out_k, {in_k: bbytes[in_k], out_k: bbytes[out_k]}, False, False)
+        for n in nodes:
+            for arr in saved_arrays(n):
+                k = key(arr)
+                if k == in_k:
+                    lp.saves_input = True
+                elif k == out_k:
+                    lp.saves_output = True
+                else:
+                    lp.local_saved[k] = int(_base(arr).nbytes)
+        for arr, is_param, producer in prof.consumed[i]:
+            k = key(arr)
+            if is_param or k == in_k or (producer is not None and id(producer) in mine) or k in produced:
+                continue
+            lp.local_external[k] = int(_base(arr).nbytes)
+        for n in nodes:  # values no longer needed: the profile keeps only sizes
+            n.saved = FREED
+        layers.append(lp)
+    return ChainProfile(layers)
