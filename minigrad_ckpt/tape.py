@@ -36,9 +36,10 @@ from .grad_mode import recorders as _recorders
 from .grad_mode import state as _grad_state
 from .memory import ledger as _ledger
 from .memory import saved_arrays
-from .tensor import Tensor, _seq
+from .tensor import Tensor, _seq, post_hook_count
 
-__all__ = ["Node", "apply", "apply_move", "backward", "grad", "FREED", "DROPPED", "walk"]
+__all__ = ["Node", "apply", "apply_move", "backward", "grad", "FREED", "DROPPED", "walk", "queue_callback",
+           "current_backward"]
 
 
 class _Marker:
@@ -309,17 +310,101 @@ def _graph_args(node: Node, saved: tuple) -> tuple:
     return tuple(args)
 
 
+def _hook_name(h: Any) -> str:
+    return getattr(h, "__qualname__", None) or repr(h)
+
+
 def _call_hooks(hooks: list, g: Any, create_graph: bool) -> Any:
-    gt = g if create_graph else Tensor._wrap(g, None)
+    # The hooks get a gradient that nothing else shares: a backward may hand
+    # one array to several inputs (Add gives ``g`` to both), so a hook that
+    # changed its argument in place would change another tensor's gradient.
+    gt = g.clone() if create_graph else Tensor._wrap(g.copy(), None)
     for h in list(hooks):
         r = h(gt)
         if r is not None:
             if not isinstance(r, Tensor) or r.shape != gt.shape:
+                got = f"shape {r.shape}" if isinstance(r, Tensor) else type(r).__name__
                 raise RuntimeError(
-                    f"a gradient hook must return None or a Tensor of shape {gt.shape}"
+                    f"a gradient hook must return None or a Tensor of shape {gt.shape}; "
+                    f"hook {_hook_name(h)} returned {got}"
+                )
+            if r.dtype != gt.dtype:  # as PyTorch: a gradient keeps its tensor's dtype
+                raise RuntimeError(
+                    f"hook {_hook_name(h)} changed the type of value (was {gt.dtype}, got {r.dtype}); "
+                    f"return a gradient of dtype {gt.dtype} (e.g. g.astype('{gt.dtype}'))"
                 )
             gt = r
     return gt if create_graph else gt._data
+
+
+# --- Post-accumulate-grad hooks and end-of-backward callbacks ---------------
+# ``tensor.post_hook_count``: tensors with post-accumulate hooks; a backward
+# pays for counting leaf edges only while some exist.
+
+
+class BackwardCall:
+    """One running ``backward()``: its ``create_graph`` flag and the callbacks
+    queued (by hooks) to run once when it finishes, before it returns."""
+
+    __slots__ = ("create_graph", "callbacks")
+
+    def __init__(self, create_graph: bool) -> None:
+        self.create_graph = create_graph
+        self.callbacks: list = []
+
+
+_running: list[BackwardCall] = []
+
+
+def current_backward() -> BackwardCall | None:
+    """The innermost ``backward()`` running in this process, or ``None``."""
+    return _running[-1] if _running else None
+
+
+def queue_callback(fn: Any) -> None:
+    """Run ``fn()`` once when the running ``backward()`` has accumulated every
+    gradient, before it returns (for hooks that start work that must finish
+    with the backward, as data-parallel all-reduces do)."""
+    if not _running:
+        raise RuntimeError("queue_callback() can only be called while backward() runs (from a hook)")
+    _running[-1].callbacks.append(fn)
+
+
+def _leaf_edge_counts(roots: Sequence[Any]) -> dict[int, int]:
+    """How many edges of the graph reach each leaf that has post-accumulate hooks:
+    when the backward loop has passed them all, that leaf's gradient is final."""
+    counts: dict[int, int] = {}
+    seen: set[Node] = set()
+    stack = [r._node for r in roots if r._node is not None]
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        for e in n.inputs:
+            if e is None:
+                continue
+            if type(e) is Node:
+                if e not in seen:
+                    stack.append(e)
+            elif e._post_hooks:
+                counts[id(e)] = counts.get(id(e), 0) + 1
+    return counts
+
+
+def _accumulate(t: Any, g: Any, create_graph: bool) -> None:
+    """Add one backward's gradient ``g`` of leaf ``t`` into ``t.grad``."""
+    if t._grad is None:
+        t._grad = g if create_graph else Tensor._wrap(g, None, t._device)
+    elif create_graph:
+        t._grad = t._grad + g
+    else:
+        t._grad = Tensor._wrap(t._device.xp.asarray(t._grad._data + g), None, t._device)
+
+
+def _fire_post_hooks(t: Any) -> None:
+    for h in list(t._post_hooks):
+        h(t)
 
 
 def _grad_arrays(grads: Iterable[Any], create_graph: bool) -> list[Any]:
@@ -328,11 +413,13 @@ def _grad_arrays(grads: Iterable[Any], create_graph: bool) -> list[Any]:
 
 def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bool,
             create_graph: bool, targets: Sequence[Any] | None,
-            found_leaves: dict[int, Any] | None = None) -> dict[int, Any]:
+            found_leaves: dict[int, Any] | None = None, handed: set[int] | None = None) -> dict[int, Any]:
     """Propagate ``root_grads`` from ``roots`` back to the leaves.
 
     Returns ``{id(tensor): grad}`` for the leaves reached (``targets`` is None)
-    or for the requested ``targets``.
+    or for the requested ``targets``.  Leaves with post-accumulate hooks are
+    the exception: their gradient goes into ``.grad`` inside the loop, and the
+    ids of those arrays are added to ``handed``.
     """
     _F = differentiable_namespace  # create_graph: gradients are Tensors, backward runs on this
     if found_leaves is None:
@@ -366,6 +453,13 @@ def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bo
                 elif id(e) in target_leaves:
                     contributing.add(n)
                     break
+
+    # Leaves with post-accumulate hooks get their gradient into ``.grad`` (and
+    # their hooks called) as soon as the loop has passed every edge into them.
+    remaining = _leaf_edge_counts(roots) if post_hook_count[0] and targets is None else None
+    if handed is None:
+        handed = set()  # arrays handed out early: the final unaliasing must know them
+    summed: set[int] = set()  # leaves whose gradient is a sum we made (not an op's array)
 
     led = _ledger.enabled
     if led:
@@ -446,19 +540,29 @@ def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bo
                     if led and gi is not None:
                         _ledger.hold(_grad_arrays((pending[edge],), create_graph), "grad")
                         _ledger.release(_grad_arrays((prev,), create_graph))
-                elif gi is not None:  # a leaf
-                    leaf = edge._data
-                    if gi.shape != leaf.shape:
-                        gi = xp.sum_to(gi, leaf.shape)
-                    if gi.dtype != leaf.dtype:
-                        gi = gi.astype(leaf.dtype)
-                    k = id(edge)
-                    leaves[k] = edge
-                    prev = leaf_grads.get(k)
-                    leaf_grads[k] = acc = gi if prev is None else prev + gi
-                    if led:
-                        _ledger.hold(_grad_arrays((acc,), create_graph), "grad")
-                        _ledger.release(_grad_arrays((prev,), create_graph))
+                else:  # a leaf
+                    if gi is not None:
+                        leaf = edge._data
+                        if gi.shape != leaf.shape:
+                            gi = xp.sum_to(gi, leaf.shape)
+                        if gi.dtype != leaf.dtype:
+                            gi = gi.astype(leaf.dtype)
+                        k = id(edge)
+                        leaves[k] = edge
+                        prev = leaf_grads.get(k)
+                        leaf_grads[k] = acc = gi if prev is None else prev + gi
+                        if led:
+                            _ledger.hold(_grad_arrays((acc,), create_graph), "grad")
+                            _ledger.release(_grad_arrays((prev,), create_graph))
+                    if remaining is not None and id(edge) in remaining:
+                        k = id(edge)
+                        if gi is not None and prev is not None:
+                            summed.add(k)
+                        remaining[k] -= 1
+                        if remaining[k] == 0 and k in leaf_grads:  # final: hand it over now
+                            del remaining[k]
+                            _hand_over_early(edge, leaf_grads.pop(k), k in summed, create_graph,
+                                             root_grads, handed)
             # Release what this node saved: its backward ran, or never will.
             if seg is None:
                 if not retain_graph and type(node.saved) is tuple:
@@ -496,14 +600,35 @@ def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bo
     return found
 
 
+def _hand_over_early(t: Any, g: Any, summed: bool, create_graph: bool, root_grads: Sequence[Any],
+                     handed: set[int]) -> None:
+    """A leaf's gradient is final in the middle of the loop: run its tensor hooks,
+    accumulate it into ``.grad`` and call its post-accumulate hooks now."""
+    if not create_graph and g.__class__ is not t._device.xp.array_type:
+        g = t._device.xp.asarray(g)
+    if t._hooks:
+        g = _call_hooks(t._hooks, g, create_graph)
+    elif not summed and t._grad is None:
+        # An op's array may also be another input's gradient, still in flight
+        # (Add hands one array to both inputs): ``.grad`` gets its own copy.
+        g = g.clone() if create_graph else g.copy()
+    if t._grad is None:
+        (g,) = (pair[1] for pair in _unalias([(t, g)], root_grads, create_graph, handed))
+    _accumulate(t, g, create_graph)
+    handed.add(id(t._grad._data))
+    _fire_post_hooks(t)
+
+
 def _unalias(grads: Iterable[tuple[Any, Any]], root_grads: Sequence[Any],
-             create_graph: bool) -> list[tuple[Any, Any]]:
+             create_graph: bool, seen: set[int] | None = None) -> list[tuple[Any, Any]]:
     """Copy gradients that would alias each other, a root gradient, or a view.
 
     Gradients handed out to different tensors must never share memory: a user
-    who modifies ``x.grad`` in place must not change ``y.grad``.
+    who modifies ``x.grad`` in place must not change ``y.grad``.  ``seen``
+    (updated) holds the ids of arrays already handed out.
     """
-    seen = {id(g) for g in root_grads}
+    seen = set() if seen is None else seen
+    seen.update(id(g._data if create_graph else g) for g in root_grads)
     out = []
     for t, g in grads:
         arr = g._data if create_graph else g
@@ -576,16 +701,21 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
         retain_graph = create_graph
     root_grads = _root_grads(outputs, grad_tensors, create_graph)
     leaves: dict[int, Any] = {}
-    found = _engine(outputs, root_grads, retain_graph=retain_graph,
-                    create_graph=create_graph, targets=None, found_leaves=leaves)
-    pairs = _unalias(((leaves[k], g) for k, g in found.items()), root_grads, create_graph)
-    for t, g in pairs:
-        if t._grad is None:
-            t._grad = g if create_graph else Tensor._wrap(g, None, t._device)
-        elif create_graph:
-            t._grad = t._grad + g
-        else:
-            t._grad = Tensor._wrap(t._device.xp.asarray(t._grad._data + g), None, t._device)
+    handed: set[int] = set()  # arrays already handed to leaves during the loop
+    call = BackwardCall(create_graph)
+    _running.append(call)
+    try:
+        found = _engine(outputs, root_grads, retain_graph=retain_graph, create_graph=create_graph,
+                        targets=None, found_leaves=leaves, handed=handed)
+        pairs = _unalias(((leaves[k], g) for k, g in found.items()), root_grads, create_graph, handed)
+        for t, g in pairs:
+            _accumulate(t, g, create_graph)
+            if t._post_hooks:  # a leaf the loop did not finish (a root itself)
+                _fire_post_hooks(t)
+        for fn in call.callbacks:
+            fn()
+    finally:
+        _running.pop()
 
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import builtins
 import itertools
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -51,6 +52,30 @@ class _HookHandle:
             self._hooks.remove(self._fn)
 
 
+#: How many live tensors have post-accumulate-grad hooks: the backward loop
+#: (tape.py) counts leaf edges only while this is non-zero.
+post_hook_count = [0]
+
+
+class _PostHooks(list):
+    """A leaf's post-accumulate-grad hooks (keeps :data:`post_hook_count` current)."""
+
+    def append(self, fn: Callable) -> None:
+        if not self:
+            post_hook_count[0] += 1
+        super().append(fn)
+
+    def remove(self, fn: Callable) -> None:
+        super().remove(fn)
+        if not self:
+            post_hook_count[0] -= 1
+
+    def clear(self) -> None:
+        if self:
+            post_hook_count[0] -= 1
+        super().clear()
+
+
 class Tensor:
     """An n-dimensional array that can record the ops applied to it.
 
@@ -64,6 +89,7 @@ class Tensor:
     __slots__ = ("_data", "_node", "_rg", "_vc", "_device", "__dict__", "__weakref__")
     _grad: Tensor | None = None
     _hooks: list | None = None
+    _post_hooks: list | None = None
     # NumPy must defer to our reflected operators (``array * tensor``).
     __array_ufunc__ = None
 
@@ -229,6 +255,9 @@ class Tensor:
                 raise ValueError(f"grad has shape {value.shape}, tensor has shape {self.shape}")
             if value._device is not self._device:
                 raise ValueError(f"grad is on {value.device}, tensor is on {self.device}")
+            if value.dtype != self.dtype:  # .grad always has its tensor's dtype
+                raise TypeError(f"grad has dtype {value.dtype}, tensor has dtype {self.dtype}: "
+                                f"assign grad.astype('{self.dtype}')")
         self._grad = value
 
     @property
@@ -266,6 +295,26 @@ class Tensor:
             hooks = self._hooks
         hooks.append(fn)
         return _HookHandle(hooks, fn)
+
+    def register_post_accumulate_grad_hook(self, fn: Callable[[Tensor], None]) -> _HookHandle:
+        """Call ``fn(self)`` once per ``backward()``, as soon as this leaf's ``.grad``
+        holds its final value for that backward -- *during* the backward pass,
+        while the engine is still computing other gradients.
+
+        The hook receives the tensor (read ``t.grad``) and returns nothing.  It
+        fires for leaves that got a gradient; ``mg.grad`` (which accumulates
+        nothing) does not fire it.  Data-parallel training uses it to start
+        each bucket's all-reduce while backward continues.
+        """
+        if self._node is not None:
+            raise RuntimeError("post-accumulate-grad hooks can only be registered on leaf tensors")
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that does not require grad")
+        if self._post_hooks is None:
+            self._post_hooks = _PostHooks()
+            weakref.finalize(self, self._post_hooks.clear)  # a dead tensor's hooks stop counting
+        self._post_hooks.append(fn)
+        return _HookHandle(self._post_hooks, fn)
 
     # -------------------------------------------------------------- in place
     def _bump_version(self) -> None:

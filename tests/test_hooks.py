@@ -108,3 +108,73 @@ def test_hook_must_return_same_shape():
 def test_hook_on_tensor_without_grad_raises():
     with pytest.raises(RuntimeError, match="does not require grad"):
         mg.tensor([1.0]).register_hook(lambda g: g)
+
+
+# --- issue 12 §3: hooks get a gradient nothing else shares; dtypes are kept ----------
+def test_in_place_hook_does_not_change_another_leafs_gradient():
+    # Add's backward hands one array to both inputs: x's hook scaling it in
+    # place must scale x.grad only.
+    x, y = leaf([1.0, 2.0]), leaf([3.0, 4.0])
+    x.register_hook(lambda g: g.mul_(10))
+    (x + y).sum().backward()
+    np.testing.assert_array_equal(x.grad.data, [10.0, 10.0])
+    np.testing.assert_array_equal(y.grad.data, [1.0, 1.0])
+
+
+def test_in_place_hook_on_intermediate_does_not_change_its_sibling():
+    x = leaf([1.0, 2.0])
+    a, b = x * 1.0, x * 2.0
+    a.register_hook(lambda g: g.mul_(100))
+    (a + b).sum().backward()  # a and b receive the same array from Add
+    np.testing.assert_array_equal(x.grad.data, [102.0, 102.0])
+
+
+def test_in_place_hook_does_not_change_mg_grad_results():
+    x, y = leaf([1.0, 2.0]), leaf([3.0, 4.0])
+    x.register_hook(lambda g: g.mul_(10))
+    gx, gy = mg.grad((x + y).sum(), [x, y])
+    np.testing.assert_array_equal(gx.data, [10.0, 10.0])
+    np.testing.assert_array_equal(gy.data, [1.0, 1.0])
+
+
+def test_in_place_hook_under_create_graph_is_isolated():
+    x, y = leaf([1.0, 2.0]), leaf([3.0, 4.0])
+    x.register_hook(lambda g: g * 10)
+    gx, gy = mg.grad((x * y).sum(), [x, y], create_graph=True)
+    np.testing.assert_array_equal(gx.data, [30.0, 40.0])
+    np.testing.assert_array_equal(gy.data, [1.0, 2.0])
+
+
+def test_leaf_hook_changing_dtype_is_an_error_naming_the_hook():
+    x = leaf([1.0, 2.0])
+
+    def to_float32(g):
+        return g.astype("float32")
+
+    x.register_hook(to_float32)
+    with pytest.raises(RuntimeError, match=r"hook .*to_float32 changed the type of value \(was float64, got float32\)"):
+        (x * x).sum().backward()
+    assert x.grad is None
+
+
+def test_leaf_hook_returning_integers_is_an_error():
+    x = leaf([1.0, 2.0])
+    x.register_hook(lambda g: g.astype("int64"))
+    with pytest.raises(RuntimeError, match="changed the type of value"):
+        mg.grad((x * x).sum(), x)
+
+
+def test_intermediate_hook_changing_dtype_is_an_error():
+    x = mg.tensor([1.0, 2.0], dtype="float32", requires_grad=True)
+    h = x * 2
+    h.register_hook(lambda g: g.astype("float64"))
+    with pytest.raises(RuntimeError, match="changed the type of value"):
+        h.sum().backward()
+
+
+def test_grad_keeps_the_leafs_dtype():
+    x = mg.tensor([1.0, 2.0], dtype="float32", requires_grad=True)
+    (x * mg.tensor([1.0, 2.0], dtype="float64")).sum().backward()  # promoted to float64 on the way
+    assert x.grad.dtype == mg.float32
+    with pytest.raises(TypeError, match="grad has dtype float64, tensor has dtype float32"):
+        x.grad = mg.zeros(2, dtype="float64")

@@ -1,0 +1,170 @@
+"""``Tensor.register_post_accumulate_grad_hook``: fired once per leaf per backward,
+during the backward loop, as soon as the leaf's ``.grad`` is final."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt import nn, tape
+from minigrad_ckpt.tensor import post_hook_count
+
+
+def leaf(values, dtype="float64"):
+    return mg.tensor(np.asarray(values, dtype=dtype), requires_grad=True)
+
+
+def test_fires_once_with_the_accumulated_gradient():
+    x = leaf([1.0, 2.0])
+    seen = []
+    x.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.data.copy()))
+    (x * x + x).sum().backward()  # two edges into x
+    assert len(seen) == 1
+    np.testing.assert_array_equal(seen[0], [3.0, 5.0])
+    (x * 1.0).sum().backward()  # .grad accumulates; the hook sees the total
+    np.testing.assert_array_equal(seen[1], [4.0, 6.0])
+
+
+def test_fires_during_the_loop_in_reverse_order_of_use():
+    # w1 is used first in forward, so its gradient is final last; w2's hook
+    # must run before the engine has finished w1's branch.
+    w1, w2 = leaf([2.0]), leaf([3.0])
+    events = []
+    w1.register_post_accumulate_grad_hook(lambda t: events.append(("w1", w2.grad is not None)))
+    w2.register_post_accumulate_grad_hook(lambda t: events.append(("w2", w1.grad is not None)))
+    h = mg.tanh(w1 * 1.5)
+    h.register_hook(lambda g: events.append(("h", None)))
+    (h * w2).sum().backward()
+    assert [e[0] for e in events] == ["w2", "h", "w1"]
+    assert events[0][1] is False  # w1's gradient did not exist yet when w2's hook ran
+    assert events[2][1] is True
+
+
+def test_after_tensor_hooks_and_with_their_result():
+    x = leaf([1.0, 2.0])
+    x.register_hook(lambda g: g * 10)
+    seen = []
+    x.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.data.copy()))
+    (x * x).sum().backward()
+    np.testing.assert_array_equal(seen[0], [20.0, 40.0])
+
+
+def test_every_mlp_parameter_fires_exactly_once_with_final_grad():
+    mg.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 8), nn.Tanh(), nn.Linear(8, 2))
+    x = mg.randn(5, 4)
+    ref = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 8), nn.Tanh(), nn.Linear(8, 2))
+    ref.load_state_dict(model.state_dict())
+    ref(x).sum().backward()
+    counts = {}
+    snapshots = {}
+
+    def hook(name):
+        def fn(t):
+            counts[name] = counts.get(name, 0) + 1
+            snapshots[name] = t.grad.data.copy()
+        return fn
+
+    for name, p in model.named_parameters():
+        p.register_post_accumulate_grad_hook(hook(name))
+    model(x).sum().backward()
+    assert counts == {name: 1 for name, _ in model.named_parameters()}
+    for (name, p), (_, q) in zip(model.named_parameters(), ref.named_parameters()):
+        np.testing.assert_array_equal(snapshots[name], q.grad.data)
+        np.testing.assert_array_equal(p.grad.data, q.grad.data)
+
+
+def test_with_activation_checkpointing_fires_once_per_parameter():
+    from minigrad_ckpt.checkpoint import checkpoint_sequential
+
+    mg.manual_seed(1)
+    model = nn.Sequential(*[m for _ in range(4) for m in (nn.Linear(6, 6), nn.Tanh())])
+    counts = {}
+    for name, p in model.named_parameters():
+        p.register_post_accumulate_grad_hook(lambda t, n=name: counts.__setitem__(n, counts.get(n, 0) + 1))
+    x = mg.randn(3, 6)
+    checkpoint_sequential(model, 2, x).sum().backward()
+    assert counts == {name: 1 for name, _ in model.named_parameters()}
+
+
+def test_unused_leaf_does_not_fire_and_leaf_root_fires():
+    x, unused = leaf([1.0]), leaf([5.0])
+    fired = []
+    unused.register_post_accumulate_grad_hook(lambda t: fired.append("unused"))
+    x.register_post_accumulate_grad_hook(lambda t: fired.append("x"))
+    (x * 2).sum().backward()
+    assert fired == ["x"]
+    x.backward(mg.tensor([1.0], dtype="float64"))  # the leaf is the root itself
+    assert fired == ["x", "x"]
+
+
+def test_not_fired_by_mg_grad_and_removable():
+    import gc
+
+    gc.collect()  # earlier tests' dead tensors
+    before = post_hook_count[0]
+    x = leaf([1.0])
+    fired = []
+    handle = x.register_post_accumulate_grad_hook(lambda t: fired.append(1))
+    assert post_hook_count[0] == before + 1
+    mg.grad((x * x).sum(), x)
+    assert fired == []
+    handle.remove()
+    assert post_hook_count[0] == before  # backward no longer counts leaf edges
+    (x * x).sum().backward()
+    assert fired == []
+    x.register_post_accumulate_grad_hook(lambda t: None)
+    assert post_hook_count[0] == before + 1
+    del x, handle
+    gc.collect()
+    assert post_hook_count[0] == before  # a dead tensor's hooks stop counting
+
+
+def test_early_grad_does_not_alias_another_leafs_gradient():
+    # Add hands one array to both inputs; x's .grad is given out during the
+    # loop and must not share memory with y's, given out after it.
+    x, y = leaf([1.0, 2.0]), leaf([3.0, 4.0])
+    x.register_post_accumulate_grad_hook(lambda t: t.grad.data.__imul__(7))
+    (x + y).sum().backward()
+    np.testing.assert_array_equal(x.grad.data, [7.0, 7.0])
+    np.testing.assert_array_equal(y.grad.data, [1.0, 1.0])
+
+
+def test_float32_leaf_and_create_graph():
+    x = leaf([1.0, 2.0], dtype="float32")
+    seen = []
+    x.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.dtype))
+    (x * mg.tensor([3.0, 4.0], dtype="float64")).sum().backward()
+    assert seen == [mg.float32]
+    y = leaf([3.0])
+    y.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.requires_grad))
+    (y * y).sum().backward(create_graph=True)
+    assert seen[-1] is True
+    np.testing.assert_array_equal(y.grad.data, [6.0])
+
+
+def test_queue_callback_runs_before_backward_returns():
+    x = leaf([1.0])
+    order = []
+
+    def hook(t):
+        order.append("hook")
+        assert tape.current_backward() is not None and not tape.current_backward().create_graph
+        tape.queue_callback(lambda: order.append("callback"))
+
+    x.register_post_accumulate_grad_hook(hook)
+    (x * 3).sum().backward()
+    order.append("returned")
+    assert order == ["hook", "callback", "returned"]
+    assert tape.current_backward() is None
+    with pytest.raises(RuntimeError, match="only be called while backward"):
+        tape.queue_callback(lambda: None)
+
+
+def test_only_on_leaves():
+    x = leaf([1.0])
+    with pytest.raises(RuntimeError, match="leaf tensors"):
+        (x * 2).register_post_accumulate_grad_hook(lambda t: None)
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        mg.tensor([1.0]).register_post_accumulate_grad_hook(lambda t: None)
