@@ -79,7 +79,9 @@ def from_numpy(array: Any) -> Tensor:
     return Tensor._wrap(array, None, backend.cpu)
 
 
-from . import checkpoint, cuda, memory, nn, optim, snapshot, testing, utils, viz  # noqa: E402  (need the names above)
+from . import (  # noqa: E402  (need the names above)
+    checkpoint, cuda, distributed, memory, nn, optim, snapshot, testing, utils, viz,
+)
 from .executor import Executor  # noqa: E402
 
 __all__ = [
@@ -107,5 +109,6 @@ __all__ = [
     "ravel", "flatten", "tile", "repeat", "roll", "diag", "diagonal", "trace", "tril", "triu", "tensordot", "dot",
     "inner", "outer", "kron", "cross", "cumprod", "sort", "argsort", "take_along_axis", "meshgrid",
     # the rest of the system
-    "Executor", "nn", "optim", "utils", "checkpoint", "snapshot", "testing", "memory", "viz", "cuda", "ops", "tape",
+    "Executor", "nn", "optim", "utils", "distributed", "checkpoint", "snapshot", "testing", "memory", "viz", "cuda",
+    "ops", "tape",
 ]

@@ -442,6 +442,21 @@ def _cupy() -> Any:
     return cupy
 
 
+def cupy_nccl() -> tuple[Any, Any]:
+    """CuPy and its NCCL bindings (``cupy.cuda.nccl``), for ``minigrad_ckpt.distributed``;
+    an ImportError naming the fix when either is missing."""
+    cupy = _cupy()
+    if cupy is None:
+        raise ImportError("the 'nccl' backend needs CuPy and a CUDA GPU (pip install cupy-cuda12x)")
+    try:
+        from cupy.cuda import nccl
+    except ImportError as exc:
+        raise ImportError("the 'nccl' backend needs NCCL for CuPy (pip install nvidia-nccl-cu12)") from exc
+    if not getattr(nccl, "available", True):
+        raise ImportError("CuPy cannot load NCCL (pip install nvidia-nccl-cu12)")
+    return cupy, nccl
+
+
 def _cuda_device(index: int) -> Device:
     cupy = _cupy()
     if cupy is None:

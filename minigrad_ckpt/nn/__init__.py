@@ -4,7 +4,7 @@
 initialisers; ``nn.utils`` gradient clipping.
 """
 
-from . import functional, init, utils
+from . import functional, init, parallel, utils
 from .attention import MultiheadAttention, TransformerBlock
 from .containers import ModuleDict, ModuleList, Sequential
 from .layers import (
@@ -32,7 +32,7 @@ from .loss import BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
 from .module import Module, Parameter
 
 __all__ = [
-    "functional", "init", "utils", "Module", "Parameter", "Sequential", "ModuleList", "ModuleDict",
+    "functional", "init", "parallel", "utils", "Module", "Parameter", "Sequential", "ModuleList", "ModuleDict",
     "Identity", "Linear", "Flatten", "Conv2d", "MaxPool2d", "AvgPool2d", "LayerNorm", "BatchNorm1d",
     "BatchNorm2d", "Dropout", "Embedding", "ReLU", "LeakyReLU", "GELU", "SiLU", "Tanh", "Sigmoid",
     "Softmax", "LogSoftmax", "MultiheadAttention", "TransformerBlock", "CrossEntropyLoss",

@@ -27,6 +27,11 @@ from .snapshot import Snapshot
 __all__ = ["SnapshotManager"]
 
 MANIFEST = "MANIFEST.msgpack"
+
+# Set by minigrad_ckpt.distributed.init_process_group in a multi-rank run:
+# save_snapshot/load_latest become collective (rank 0 writes; every rank gets
+# its own RNG state back).  None in a single process.
+collective: Any = None
 _NAME = re.compile(r"^snapshot-(\d{12})(?:\.(\d+))?\.mgsnap$")
 
 
@@ -67,8 +72,14 @@ class SnapshotManager:
         return self.directory / f"snapshot-{int(iteration):012d}.mgsnap"
 
     def save_snapshot(self, ex: Executor, iteration: int | None = None, config: SnapshotConfig | None = None,
-                      metadata: dict[str, str] | None = None) -> Path:
-        """Snapshot ``ex`` at ``iteration`` (default ``ex.iteration``), prune, return the path."""
+                      metadata: dict[str, str] | None = None, *, _local: bool = False) -> Path:
+        """Snapshot ``ex`` at ``iteration`` (default ``ex.iteration``), prune, return the path.
+
+        In a data-parallel run every rank calls it: rank 0 writes one snapshot
+        with every rank's RNG state (:mod:`minigrad_ckpt.distributed.snapshot`).
+        """
+        if collective is not None and not _local:
+            return collective.save_snapshot(self, ex, iteration, config, metadata)
         config = config or self.config
         it = ex.iteration if iteration is None else int(iteration)
         if it < 0:
@@ -141,13 +152,17 @@ class SnapshotManager:
         return [self.directory / e["file"] for e in self._read_manifest()
                 if not e.get("superseded") and (self.directory / e["file"]).exists()]
 
-    def load_latest(self, config: SnapshotConfig | None = None) -> Snapshot:
+    def load_latest(self, config: SnapshotConfig | None = None, *, _local: bool = False) -> Snapshot:
         """The newest snapshot (by iteration) that loads and verifies.
 
         If the newest is damaged the next one is tried, with a warning; if
         none is usable, :class:`SnapshotError`.  Without a manifest, files
-        named like the manager's are considered (read-only use).
+        named like the manager's are considered (read-only use).  In a
+        data-parallel run every rank calls it and gets its own RNG state; a
+        snapshot of another world size is refused.
         """
+        if collective is not None and not _local:
+            return collective.load_latest(self, config)
         config = config or SnapshotConfig(verify_checksum=True)
         entries = self._read_manifest()
         candidates = [((e["iteration"], e.get("seq", 0)), self.directory / e["file"]) for e in entries
@@ -166,6 +181,10 @@ class SnapshotManager:
                 continue
             if problems:
                 warnings.warn("skipped damaged snapshots: " + "; ".join(problems), stacklevel=2)
+            world = snap.get_metadata("distributed.world_size")
+            if not _local and world not in (None, "1"):
+                raise SnapshotError(f"{path.name} was written by a data-parallel run of {world} ranks; "
+                                    f"resuming it in one process is refused (run under mpiexec -n {world})")
             return snap
         detail = ("; ".join(problems)) if problems else "no snapshots"
         raise SnapshotError(f"no usable snapshot in {self.directory}: {detail}")

@@ -1,0 +1,251 @@
+"""The process group: one communicator and the collectives on raw arrays.
+
+Two backends behind one small interface (``all_reduce``, ``iall_reduce``,
+``broadcast``, ``all_gather``, ``barrier``, ``allgather_object``):
+
+* ``mpi``: mpi4py's upper-case, buffer-interface methods on NumPy arrays.
+  Nothing is pickled except ``allgather_object``'s small control messages
+  (model signatures, RNG states, success flags).
+* ``nccl``: CuPy's ``NcclCommunicator`` on CuPy arrays, on the current
+  stream: no host copy.  The communicator's unique id travels over MPI when
+  the job has more than one rank (MPI is then used only for management).
+
+mpi4py and CuPy are imported here, lazily, when a group is created.
+"""
+
+from __future__ import annotations
+
+import enum
+import sys
+import threading
+import traceback
+from typing import Any
+
+from ..backend import cupy_nccl
+from ..backend import host_numpy as numpy
+
+__all__ = ["ProcessGroup", "ReduceOp", "Work"]
+
+
+class ReduceOp(str, enum.Enum):
+    SUM = "sum"
+    MEAN = "mean"
+    MAX = "max"
+    MIN = "min"
+
+
+def _import_mpi() -> Any:
+    try:
+        from mpi4py import MPI
+    except ImportError as exc:
+        raise ImportError(
+            "minigrad_ckpt.distributed needs mpi4py and an MPI library: pip install \".[distributed]\" "
+            "(mpi4py + the MPICH wheel), or mpi4py built against your cluster's MPI"
+        ) from exc
+    return MPI
+
+
+def _contiguous(arr: Any, xp: Any) -> tuple[Any, bool]:
+    """A C-contiguous array to communicate through, and whether it is a copy."""
+    if arr.flags.c_contiguous:
+        return arr, False
+    return xp.ascontiguousarray(arr), True
+
+
+class Work:
+    """A started non-blocking collective: ``wait()`` completes it, ``test()`` polls."""
+
+    __slots__ = ("_req", "done")
+
+    def __init__(self, req: Any) -> None:
+        self._req = req
+        self.done = req is None
+
+    def test(self) -> bool:
+        if not self.done:
+            self.done = bool(self._req.Test())
+        return self.done
+
+    def wait(self) -> None:
+        if not self.done:
+            self._req.Wait()
+            self.done = True
+
+
+class ProcessGroup:
+    """A communicator over all ranks of the job (see the module docstring)."""
+
+    def __init__(self, backend: str, comm: Any, rank: int, size: int, MPI: Any) -> None:
+        self.backend = backend
+        self.comm = comm          # the mpi4py communicator (management on the NCCL backend), or None
+        self.rank = rank
+        self.size = size
+        self._MPI = MPI
+        self._nccl: Any = None
+        self._closed = False
+        self._old_hooks: tuple | None = None
+
+    # ------------------------------------------------------------ creation
+    @classmethod
+    def create(cls, backend: str) -> ProcessGroup:
+        MPI = _import_mpi()
+        if not MPI.Is_initialized():
+            MPI.Init()
+        comm = MPI.COMM_WORLD.Dup()  # our own context: user MPI traffic cannot match ours
+        group = cls(backend, comm, comm.Get_rank(), comm.Get_size(), MPI)
+        if backend == "nccl":
+            group._init_nccl()
+        return group
+
+    def _init_nccl(self) -> None:
+        cupy, nccl = cupy_nccl()
+        # One process per GPU: rank r uses the r-th visible device of its node.
+        local = self.comm.Split_type(self._MPI.COMM_TYPE_SHARED) if self.size > 1 else None
+        local_rank = local.Get_rank() if local is not None else 0
+        cupy.cuda.Device(local_rank % cupy.cuda.runtime.getDeviceCount()).use()
+        uid = nccl.get_unique_id() if self.rank == 0 else None
+        uid = self.comm.bcast(uid, root=0)
+        self._nccl = nccl.NcclCommunicator(self.size, uid, self.rank)
+        self._cupy = cupy
+        self._nccl_mod = nccl
+
+    # ------------------------------------------------------- helpers (NCCL)
+    def _nccl_dtype(self, dtype: Any) -> int:
+        n = self._nccl_mod
+        table = {"float16": n.NCCL_FLOAT16, "float32": n.NCCL_FLOAT32, "float64": n.NCCL_FLOAT64,
+                 "int8": n.NCCL_INT8, "uint8": n.NCCL_UINT8, "int32": n.NCCL_INT32, "uint32": n.NCCL_UINT32,
+                 "int64": n.NCCL_INT64, "uint64": n.NCCL_UINT64}
+        try:
+            return table[str(dtype)]
+        except KeyError:
+            raise TypeError(f"the 'nccl' backend cannot communicate {dtype}") from None
+
+    def _nccl_op(self, op: ReduceOp) -> int:
+        n = self._nccl_mod
+        return {ReduceOp.SUM: n.NCCL_SUM, ReduceOp.MEAN: n.NCCL_SUM, ReduceOp.MAX: n.NCCL_MAX,
+                ReduceOp.MIN: n.NCCL_MIN}[op]
+
+    def _mpi_op(self, op: ReduceOp) -> Any:
+        M = self._MPI
+        return {ReduceOp.SUM: M.SUM, ReduceOp.MEAN: M.SUM, ReduceOp.MAX: M.MAX, ReduceOp.MIN: M.MIN}[op]
+
+    def _check(self, arr: Any) -> None:
+        if self._closed:
+            raise RuntimeError("the process group was destroyed")
+        on_gpu = type(arr).__module__.startswith("cupy")
+        if on_gpu and self.backend != "nccl":
+            raise RuntimeError("a CUDA tensor needs the 'nccl' backend: init_process_group('nccl')")
+        if not on_gpu and self.backend == "nccl":
+            raise RuntimeError("the 'nccl' backend communicates CUDA tensors; this one is on the CPU "
+                               "(use init_process_group('mpi') for CPU tensors)")
+
+    # ---------------------------------------------------------- collectives
+    def all_reduce(self, arr: Any, op: ReduceOp = ReduceOp.SUM) -> None:
+        """Reduce ``arr`` across ranks in place."""
+        self._check(arr)
+        op = ReduceOp(op)
+        if self.backend == "nccl":
+            buf, copied = _contiguous(arr, self._cupy)
+            stream = self._cupy.cuda.get_current_stream()
+            self._nccl.allReduce(buf.data.ptr, buf.data.ptr, buf.size, self._nccl_dtype(buf.dtype),
+                                 self._nccl_op(op), stream.ptr)
+        else:
+            buf, copied = _contiguous(arr, numpy)
+            self.comm.Allreduce(self._MPI.IN_PLACE, buf, op=self._mpi_op(op))
+        if op is ReduceOp.MEAN:
+            buf /= self.size
+        if copied:
+            arr[...] = buf
+
+    def iall_reduce(self, buf: Any) -> Work:
+        """Start a sum over ranks of the contiguous ``buf``, in place; ``wait()`` the result."""
+        self._check(buf)
+        if self.backend == "nccl":
+            stream = self._cupy.cuda.get_current_stream()
+            # Queued on the current stream after the kernels that produced buf:
+            # later work on the stream sees the result, no host round trip.
+            self._nccl.allReduce(buf.data.ptr, buf.data.ptr, buf.size, self._nccl_dtype(buf.dtype),
+                                 self._nccl_mod.NCCL_SUM, stream.ptr)
+            return Work(None)
+        return Work(self.comm.Iallreduce(self._MPI.IN_PLACE, buf, op=self._MPI.SUM))
+
+    def test_all(self, works: list[Work]) -> None:
+        """Let MPI progress started collectives (it does so only inside MPI calls)."""
+        for w in works:
+            if not w.test():
+                break
+
+    def broadcast(self, arr: Any, src: int = 0) -> None:
+        self._check(arr)
+        if self.backend == "nccl":
+            buf, copied = _contiguous(arr, self._cupy)
+            stream = self._cupy.cuda.get_current_stream()
+            self._nccl.bcast(buf.data.ptr, buf.size, self._nccl_dtype(buf.dtype), src, stream.ptr)
+        else:
+            buf, copied = _contiguous(arr, numpy)
+            self.comm.Bcast(buf, root=src)
+        if copied:
+            arr[...] = buf
+
+    def all_gather(self, arr: Any) -> Any:
+        """A new array of shape ``(world, *arr.shape)``: every rank's ``arr``."""
+        self._check(arr)
+        if self.backend == "nccl":
+            xp = self._cupy
+            buf, _ = _contiguous(arr, xp)
+            out = xp.empty((self.size, *arr.shape), dtype=arr.dtype)
+            stream = xp.cuda.get_current_stream()
+            self._nccl.allGather(buf.data.ptr, out.data.ptr, buf.size, self._nccl_dtype(buf.dtype), stream.ptr)
+            return out
+        buf, _ = _contiguous(arr, numpy)
+        out = numpy.empty((self.size, *arr.shape), dtype=arr.dtype)
+        self.comm.Allgather(buf, out)
+        return out
+
+    def barrier(self) -> None:
+        if self._closed:
+            raise RuntimeError("the process group was destroyed")
+        if self.backend == "nccl":
+            self._cupy.cuda.get_current_stream().synchronize()
+        self.comm.Barrier()
+
+    def allgather_object(self, obj: Any) -> list[Any]:
+        """Small control data (signatures, flags) from every rank, in rank order."""
+        return self.comm.allgather(obj)
+
+    def bcast_object(self, obj: Any, root: int = 0) -> Any:
+        return self.comm.bcast(obj, root=root)
+
+    # -------------------------------------------------------------- failure
+    def install_abort_on_exception(self) -> None:
+        """An unhandled exception on any rank aborts the job (MPI_Abort): the other
+        ranks would otherwise wait forever in a collective this rank never joins."""
+        old_sys, old_thread = sys.excepthook, threading.excepthook
+
+        def abort(exc_type: Any, exc: Any, tb: Any) -> None:
+            sys.stderr.write(f"[rank {self.rank}] unhandled exception; aborting all {self.size} ranks\n")
+            traceback.print_exception(exc_type, exc, tb)
+            sys.stderr.flush()
+            self._MPI.COMM_WORLD.Abort(1)
+
+        def abort_thread(args: Any) -> None:
+            if args.exc_type is SystemExit:
+                return
+            abort(args.exc_type, args.exc_value, args.exc_traceback)
+
+        sys.excepthook = abort
+        threading.excepthook = abort_thread
+        self._old_hooks = (old_sys, old_thread)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._old_hooks is not None:
+            sys.excepthook, threading.excepthook = self._old_hooks
+        if self._nccl is not None:
+            self._nccl.destroy()
+        self.comm.Free()
+
+    def __repr__(self) -> str:
+        return f"ProcessGroup(backend={self.backend!r}, rank={self.rank}, size={self.size})"

@@ -1,0 +1,279 @@
+"""``DistributedDataParallel``: the same model on every rank, gradients averaged.
+
+Each rank runs forward and backward on its own share of the batch; during
+backward the gradients are averaged across ranks so that every rank takes the
+same optimizer step.  How (see ``docs/distributed.md``):
+
+* **Buckets.**  The parameters, in reverse registration order (roughly the
+  order backward finishes them), are packed into flat buffers of about
+  ``bucket_cap_mb`` each -- one all-reduce per bucket instead of one per
+  parameter.
+* **The ready hook.**  Every parameter has a post-accumulate-grad hook: the
+  engine calls it the moment that parameter's ``.grad`` is final, *during*
+  backward.  When a bucket's last gradient is ready, its ``Iallreduce`` starts
+  (non-blocking) while backward computes the earlier layers' gradients.
+  Buckets are started in index order on every rank -- never in ready order --
+  so the ranks' collectives always match.
+* **The end.**  A callback queued on the running backward starts the buckets
+  that are left (a parameter that got no gradient counts as zeros), waits for
+  all of them and writes the averages into ``.grad`` before ``backward()``
+  returns.
+
+``no_sync()`` skips the averaging for gradient accumulation; with
+``broadcast_buffers`` (BatchNorm statistics) rank 0's buffers are broadcast
+before each forward.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from .. import tape
+from ..tensor import Tensor
+from .module import Module
+
+__all__ = ["DistributedDataParallel"]
+
+
+class _Bucket:
+    __slots__ = ("index", "params", "offsets", "buffer", "pending", "work")
+
+    def __init__(self, index: int, params: list[Any], xp: Any, dtype: Any) -> None:
+        self.index = index
+        self.params = params
+        self.offsets = []
+        n = 0
+        for p in params:
+            self.offsets.append(n)
+            n += p.size
+        self.buffer = xp.empty((n,), dtype=dtype)
+        self.pending = len(params)
+        self.work: Any = None
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.buffer.nbytes)
+
+
+class DistributedDataParallel(Module):
+    """Wrap ``module`` for data-parallel training (every rank must construct it).
+
+    Construction is collective: it checks that every rank has the same
+    parameter names, shapes and dtypes (an error naming the first difference
+    is raised on every rank) and then broadcasts parameters and buffers from
+    rank 0, so all replicas start equal whatever each rank's seed was.
+
+    ``bucket_cap_mb`` is the size of a gradient bucket in MiB (a parameter
+    larger than that gets a bucket of its own).  Calling the wrapper runs
+    ``module``; ``wrapper.module`` is the wrapped model.  ``backward()`` through
+    its output averages the gradients across ranks before it returns.  A
+    parameter that gets no gradient in a backward is reduced as zeros (its
+    ``.grad`` becomes the average of the ranks' gradients, zeros if none used
+    it), so no graph search for unused parameters is needed.
+    ``backward(create_graph=True)`` is refused (the averaged gradients would
+    not be differentiable).
+    """
+
+    def __init__(self, module: Module, bucket_cap_mb: float = 25, broadcast_buffers: bool = True) -> None:
+        super().__init__()
+        from .. import distributed as dist
+
+        if not isinstance(module, Module):
+            raise TypeError(f"DistributedDataParallel wraps a Module, got {type(module).__name__}")
+        if not bucket_cap_mb > 0:
+            raise ValueError(f"bucket_cap_mb must be > 0, got {bucket_cap_mb}")
+        self.module = module
+        group = dist.group()
+        object.__setattr__(self, "_group", group)
+        object.__setattr__(self, "broadcast_buffers", bool(broadcast_buffers))
+        object.__setattr__(self, "bucket_cap_mb", bucket_cap_mb)
+        self._verify_same_model(group)
+        self._sync_from_rank0(group)
+        params = [p for _, p in module.named_parameters() if p.requires_grad]
+        object.__setattr__(self, "_buckets", self._make_buckets(params, bucket_cap_mb))
+        where = {}
+        for b in self._buckets:
+            for p in b.params:
+                where[id(p)] = b
+        object.__setattr__(self, "_where", where)
+        object.__setattr__(self, "_require_sync", True)
+        object.__setattr__(self, "_sync_next", True)   # decided at forward time, as in PyTorch
+        object.__setattr__(self, "_active", False)     # a backward with reduction is running
+        object.__setattr__(self, "_next", 0)           # the next bucket to start
+        object.__setattr__(self, "wait_seconds", 0.0)  # time the last backward waited for all-reduces
+        handles = [p.register_post_accumulate_grad_hook(self._on_grad_ready) for p in params]
+        object.__setattr__(self, "_hook_handles", handles)
+
+    # --------------------------------------------------------- construction
+    def _verify_same_model(self, group: Any) -> None:
+        mine = [("parameter", n, tuple(p.shape), str(p.dtype), bool(p.requires_grad))
+                for n, p in self.module.named_parameters()]
+        mine += [("buffer", n, tuple(b.shape), str(b.dtype), False) for n, b in self.module.named_buffers()]
+        every = group.allgather_object(mine)  # every rank sees every rank's signature: all raise alike
+        ref = every[0]
+        for rank, sig in enumerate(every[1:], start=1):
+            problem = _first_difference(ref, sig, rank)
+            if problem is not None:
+                raise RuntimeError(f"DistributedDataParallel: the model differs between ranks: {problem} "
+                                   f"(every rank must build the same model, in the same order)")
+
+    def _sync_from_rank0(self, group: Any) -> None:
+        for t in list(self.module.parameters()) + list(self.module.buffers()):
+            group.broadcast(t._data, 0)
+            t._bump_version()
+
+    @staticmethod
+    def _make_buckets(params: list[Any], cap_mb: float) -> list[_Bucket]:
+        cap = cap_mb * 2**20
+        buckets: list[_Bucket] = []
+        current: list[Any] = []
+        size = 0
+        for p in reversed(params):  # backward finishes the last-registered layers first
+            nbytes = p.size * p.dtype.itemsize
+            same_kind = not current or (current[0].dtype == p.dtype and current[0].device == p.device)
+            if current and (size + nbytes > cap or not same_kind):
+                buckets.append(_Bucket(len(buckets), current, current[0]._device.xp, current[0].dtype))
+                current, size = [], 0
+            current.append(p)
+            size += nbytes
+        if current:
+            buckets.append(_Bucket(len(buckets), current, current[0]._device.xp, current[0].dtype))
+        return buckets
+
+    @property
+    def bucket_sizes(self) -> list[int]:
+        """How many parameters each bucket holds, in launch order."""
+        return [len(b.params) for b in self._buckets]
+
+    # -------------------------------------------------------------- forward
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        if self.broadcast_buffers and self._group.size > 1:
+            for b in self.module.buffers():
+                self._group.broadcast(b._data, 0)
+                b._bump_version()
+        object.__setattr__(self, "_sync_next", self._require_sync)
+        out = self.module(*args, **kwargs)
+        if self._sync_next:
+            # A hook on each output starts the bookkeeping as backward enters
+            # it, so even a rank whose loss reaches no parameter joins the
+            # all-reduces (as zeros) instead of leaving the others waiting.
+            for t in _tensors_in(out):
+                if t.requires_grad and t.grad_fn is not None:
+                    t.register_hook(self._on_backward_start)
+        return out
+
+    @contextlib.contextmanager
+    def no_sync(self) -> Iterator[None]:
+        """Inside, forward/backward passes only accumulate local gradients; the
+        first backward after a forward outside it averages the accumulated sum."""
+        old = self._require_sync
+        object.__setattr__(self, "_require_sync", False)
+        try:
+            yield
+        finally:
+            object.__setattr__(self, "_require_sync", old)
+
+    # ------------------------------------------------------------- backward
+    def _start(self) -> None:
+        call = tape.current_backward()
+        if call is not None and call.create_graph:
+            raise RuntimeError(
+                "DistributedDataParallel does not support backward(create_graph=True): the averaged "
+                "gradients would not be differentiable.  Compute higher-order gradients on the wrapped "
+                "module (wrapper.module) without DDP, or average them yourself with "
+                "mg.distributed.all_reduce")
+        object.__setattr__(self, "_active", True)
+        object.__setattr__(self, "_next", 0)
+        for b in self._buckets:
+            b.pending = len(b.params)
+            b.work = None
+        tape.queue_callback(self._finish)
+
+    def _on_backward_start(self, grad: Tensor) -> None:
+        if self._sync_next and not self._active:
+            self._start()
+
+    def _on_grad_ready(self, p: Tensor) -> None:
+        if not self._sync_next:
+            return
+        if not self._active:
+            self._start()
+        b = self._where[id(p)]
+        b.pending -= 1
+        if b.pending == 0:
+            self._launch_ready()
+        else:
+            self._group.test_all([x.work for x in self._buckets[:self._next]])
+
+    def _launch_ready(self) -> None:
+        buckets = self._buckets
+        while self._next < len(buckets) and buckets[self._next].pending == 0:
+            self._launch(buckets[self._next])
+        self._group.test_all([x.work for x in buckets[:self._next]])  # let MPI progress
+
+    def _launch(self, b: _Bucket) -> None:
+        buf = b.buffer
+        for p, off in zip(b.params, b.offsets):
+            g = p._grad
+            if g is None:  # no gradient in this backward: it takes part as zeros
+                buf[off:off + p.size] = 0
+            else:
+                buf[off:off + p.size] = g._data.reshape(-1)
+        b.work = self._group.iall_reduce(buf)
+        object.__setattr__(self, "_next", b.index + 1)
+
+    def _finish(self) -> None:
+        try:
+            for b in self._buckets[self._next:]:  # what is left: unused parameters are zeros
+                b.pending = 0
+                self._launch(b)
+            start = time.perf_counter()
+            for b in self._buckets:
+                b.work.wait()
+            object.__setattr__(self, "wait_seconds", time.perf_counter() - start)
+            world = self._group.size
+            for b in self._buckets:
+                buf = b.buffer
+                buf /= world  # the sum is the same bits on every rank, so is the mean
+                for p, off in zip(b.params, b.offsets):
+                    avg = buf[off:off + p.size].reshape(p.shape)
+                    if p._grad is None:
+                        p._grad = Tensor._wrap(avg.copy(), None, p._device)
+                    else:
+                        p._grad._data[...] = avg
+        finally:
+            object.__setattr__(self, "_active", False)
+
+    def extra_repr(self) -> str:
+        return f"world_size={self._group.size}, buckets={len(self._buckets)}, bucket_cap_mb={self.bucket_cap_mb}"
+
+
+def _tensors_in(out: Any) -> list[Tensor]:
+    if isinstance(out, Tensor):
+        return [out]
+    if isinstance(out, (list, tuple)):
+        return [t for x in out for t in _tensors_in(x)]
+    if isinstance(out, dict):
+        return [t for x in out.values() for t in _tensors_in(x)]
+    return []
+
+
+def _first_difference(ref: list, sig: list, rank: int) -> str | None:
+    for a, b in zip(ref, sig):
+        if a == b:
+            continue
+        kind, name = a[0], a[1]
+        if a[:2] != b[:2]:
+            return f"{kind} {a[1]!r} on rank 0 is {b[0]} {b[1]!r} on rank {rank}"
+        labels = ("", "", "shape", "dtype", "requires_grad")
+        for i in (2, 3, 4):
+            if a[i] != b[i]:
+                return f"{kind} {name!r} has {labels[i]} {a[i]} on rank 0 but {b[i]} on rank {rank}"
+    if len(ref) != len(sig):
+        longer, which = (ref, 0) if len(ref) > len(sig) else (sig, rank)
+        extra = longer[min(len(ref), len(sig))]
+        return f"{extra[0]} {extra[1]!r} exists on rank {which} only"
+    return None

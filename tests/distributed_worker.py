@@ -1,0 +1,346 @@
+"""Scenarios run by tests/test_distributed.py, each under ``mpiexec -n 2`` (or alone).
+
+    mpiexec -n 2 python tests/distributed_worker.py SCENARIO [ARGS...]
+
+A scenario asserts on every rank; a failed assertion is an unhandled
+exception, which aborts the whole job (the test sees a non-zero exit).  What
+the test needs to read is printed as ``RESULT <rank> <json>`` lines.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+
+import numpy as np
+
+import minigrad_ckpt as mg
+from minigrad_ckpt import distributed as dist
+from minigrad_ckpt import nn, optim
+from minigrad_ckpt.nn.parallel import DistributedDataParallel as DDP
+
+
+def result(value) -> None:
+    sys.stdout.write(f"RESULT {dist.get_rank()} {json.dumps(value)}\n")
+    sys.stdout.flush()
+
+
+def digest(model) -> str:
+    h = hashlib.sha256()
+    for _, p in model.named_parameters():
+        h.update(np.ascontiguousarray(p.data).tobytes())
+    return h.hexdigest()
+
+
+def assert_same_on_all_ranks(model, what: str) -> None:
+    every = dist.group().allgather_object(digest(model))
+    assert len(set(every)) == 1, f"{what}: parameters differ between ranks: {every}"
+
+
+def mlp():
+    return nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 4))
+
+
+def cnn():
+    return nn.Sequential(nn.Conv2d(2, 3, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                         nn.Linear(3 * 3 * 3, 4))
+
+
+def data(kind: str, step: int, batch: int):
+    rng = np.random.default_rng(1000 + step)
+    x = rng.standard_normal((batch, 8) if kind == "mlp" else (batch, 2, 6, 6))
+    y = rng.integers(0, 4, size=batch)
+    return x, y
+
+
+def make_opt(name: str, params):
+    if name == "sgd":
+        return optim.SGD(params, lr=0.1, momentum=0.9)
+    return optim.Adam(params, lr=0.01)
+
+
+def rel_err(a, b) -> float:
+    return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-300))
+
+
+class Checkpointed(nn.Module):
+    """``model`` run through ``checkpoint_sequential`` in 2 segments."""
+
+    def __init__(self, seq):
+        super().__init__()
+        self.seq = seq
+
+    def forward(self, x):
+        from minigrad_ckpt.checkpoint import checkpoint_sequential
+
+        return checkpoint_sequential(self.seq, 2, x)
+
+
+def train(model, opt, kind, steps, batch, shard, no_sync_micro=1, check=None):
+    """``steps`` steps on the global batches; this process takes the rows in ``shard``."""
+    for step in range(steps):
+        x, y = data(kind, step, batch)
+        x, y = x[shard], y[shard]
+        opt.zero_grad()
+        micro = np.array_split(np.arange(len(y)), no_sync_micro)
+        for i, rows in enumerate(micro):
+            xin = mg.tensor(x[rows])
+            ctx = model.no_sync() if (isinstance(model, DDP) and i < len(micro) - 1) else _null()
+            with ctx:
+                out = model(xin)
+                loss = nn.functional.cross_entropy(out, mg.tensor(y[rows]), reduction="sum") * (1.0 / batch * (
+                    dist.get_world_size() if isinstance(model, DDP) else 1))
+                loss.backward()
+        opt.step()
+        if check is not None:
+            check(step)
+
+
+class _null:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+
+def scenario_equivalence() -> None:
+    mg.set_default_dtype("float64")
+    rank, world = dist.get_rank(), dist.get_world_size()
+    batch = 8
+    shard = slice(rank * batch // world, (rank + 1) * batch // world)
+    worst = {}
+    for kind in ("mlp", "cnn"):
+        for opt_name in ("sgd", "adam"):
+            mg.manual_seed(0)
+            ref = mlp() if kind == "mlp" else cnn()
+            init = {k: v.data.copy() for k, v in ref.state_dict().items()}
+            ref_opt = make_opt(opt_name, ref.parameters())
+            train(ref, ref_opt, kind, 5, batch, slice(None))  # one process, the whole batch
+
+            dist.manual_seed_per_rank(123)  # a different init on every rank: DDP broadcasts rank 0's
+            local = mlp() if kind == "mlp" else cnn()
+            if rank == 0:
+                local.load_state_dict({k: mg.tensor(v) for k, v in init.items()})
+            model = DDP(local)
+            assert_same_on_all_ranks(model, "after construction")
+            opt = make_opt(opt_name, model.parameters())
+            train(model, opt, kind, 5, batch, shard,
+                  check=lambda step, m=model, label=f"{kind}/{opt_name}": assert_same_on_all_ranks(
+                      m, f"{label} step {step}"))
+            err = max(rel_err(p.data, q.data) for p, q in zip(model.module.parameters(), ref.parameters()))
+            assert err <= 1e-12, f"{kind}/{opt_name}: relative difference {err} to one process"
+            worst[f"{kind}/{opt_name}"] = err
+    result(worst)
+
+
+def scenario_variants() -> None:
+    """Bucket sizes, no_sync, checkpoint_sequential: all the same as the plain DDP run."""
+    mg.set_default_dtype("float64")
+    rank, world = dist.get_rank(), dist.get_world_size()
+    batch = 8
+    shard = slice(rank * batch // world, (rank + 1) * batch // world)
+
+    def run(bucket_cap_mb=25, ckpt=0, micro=1, kind="mlp"):
+        mg.manual_seed(0)
+        net = mlp() if kind == "mlp" else cnn()
+        model = DDP(Checkpointed(net) if ckpt else net, bucket_cap_mb=bucket_cap_mb)
+        opt = make_opt("adam", model.parameters())
+        train(model, opt, kind, 3, batch, shard, no_sync_micro=micro)
+        assert_same_on_all_ranks(model, f"bucket_cap_mb={bucket_cap_mb} ckpt={ckpt} micro={micro}")
+        return model
+
+    base = run()
+    base_params = [p.data.copy() for p in base.parameters()]
+    out = {"default_buckets": base.bucket_sizes}
+    for cap, label in ((1e-6, "tiny"), (1e4, "one")):
+        m = run(bucket_cap_mb=cap)
+        out[f"{label}_buckets"] = m.bucket_sizes
+        err = max(rel_err(p.data, q) for p, q in zip(m.parameters(), base_params))
+        assert err <= 1e-12, f"bucket_cap_mb={cap}: {err}"
+        out[f"{label}_err"] = err
+    m = run(micro=2)  # two micro-batches per step, the first under no_sync
+    err = max(rel_err(p.data, q) for p, q in zip(m.parameters(), base_params))
+    assert err <= 1e-12, f"no_sync: {err}"
+    out["no_sync_err"] = err
+    m = run(ckpt=2)
+    same = all(np.array_equal(p.data, q) for p, q in zip(m.parameters(), base_params))
+    assert same, "DDP + checkpoint_sequential is not bitwise equal to DDP"
+    out["checkpoint_bitwise"] = same
+
+    # An unused parameter is reduced as zeros: the ranks stay identical.
+    class WithUnused(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.used = nn.Linear(8, 4)
+            self.unused = nn.Linear(8, 4)
+
+        def forward(self, x):
+            # rank 1 also uses the second layer: its gradient is averaged with rank 0's zeros
+            return self.used(x) + (self.unused(x) if dist.get_rank() == 1 else 0.0)
+
+    mg.manual_seed(0)
+    model = DDP(WithUnused())
+    x = mg.tensor(np.ones((2, 8)))
+    model(x).sum().backward()
+    g = model.module.unused.weight.grad.data
+    every = dist.group().allgather_object(g.tobytes())
+    assert every[0] == every[1], "unused parameter's gradient differs between ranks"
+    out["unused_grad_max"] = float(np.abs(g).max())
+
+    # create_graph=True under DDP is a clear error.
+    try:
+        model(x).sum().backward(create_graph=True)
+    except RuntimeError as exc:
+        out["create_graph_error"] = str(exc)
+    result(out)
+
+
+def scenario_mismatch() -> None:
+    dist.manual_seed_per_rank(0)
+    width = 16 if dist.get_rank() == 0 else 17
+    model = nn.Sequential(nn.Linear(8, width), nn.Tanh(), nn.Linear(width, 4))
+    try:
+        DDP(model)
+    except RuntimeError as exc:
+        result({"error": str(exc)})
+        return
+    result({"error": None})
+
+
+def scenario_raise() -> None:
+    mg.manual_seed(0)
+    model = DDP(mlp())
+    x = mg.tensor(np.ones((2, 8), dtype="float32"))
+    model(x).sum().backward()
+    if dist.get_rank() == 1:
+        raise ValueError("rank 1 fails mid-step")
+    model(x).sum().backward()  # rank 0 waits in the all-reduce rank 1 never joins
+    dist.barrier()
+
+
+class DropoutNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(8, 32), nn.Tanh(), nn.Dropout(0.3), nn.Linear(32, 4))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+def scenario_resume(out_dir: str, steps: str, stop_at: str, mode: str) -> None:
+    """Train ``steps`` steps with dropout and a snapshot every 2 steps; ``mode``:
+    ``fresh`` (from scratch), ``resume`` (from the newest snapshot).  With
+    ``stop_at`` > 0 the job dies (os._exit) right after that step."""
+    from minigrad_ckpt.executor import Executor
+    from minigrad_ckpt.snapshot import SnapshotManager
+
+    mg.set_default_dtype("float64")
+    steps, stop_at = int(steps), int(stop_at)
+    rank, world = dist.get_rank(), dist.get_world_size()
+    dist.manual_seed_per_rank(7)
+    model = DDP(DropoutNet())
+    opt = optim.Adam(model.parameters(), lr=0.01)
+    ex = Executor(model, opt)
+    manager = SnapshotManager(os.path.join(out_dir, "snapshots"), max_snapshots=2)
+    start = 0
+    if mode == "resume":
+        snap = manager.load_latest()
+        snap.restore_into(ex)
+        start = ex.iteration
+    batch = 8
+    shard = slice(rank * batch // world, (rank + 1) * batch // world)
+    for step in range(start, steps):
+        x, y = data("mlp", step, batch)
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(model(mg.tensor(x[shard])), mg.tensor(y[shard]))
+        loss.backward()
+        opt.step()
+        ex.iteration = step + 1
+        if ex.iteration % 2 == 0:
+            manager.save_snapshot(ex)
+        if ex.iteration == stop_at:
+            sys.stdout.flush()
+            os._exit(3)  # killed: no clean shutdown
+    assert_same_on_all_ranks(model, "end of run")
+    result({"digest": digest(model), "rng": mg.get_rng_state()})
+
+
+def scenario_snapshot_failure(out_dir: str) -> None:
+    """rank 1 cannot prepare its part of the save: every rank raises, nobody hangs."""
+    from minigrad_ckpt.executor import Executor
+    from minigrad_ckpt.snapshot import SnapshotManager
+
+    mg.manual_seed(0)
+    model = DDP(mlp())
+    ex = Executor(model)
+    manager = SnapshotManager(os.path.join(out_dir, "snapshots"))
+    errors = {}
+    if dist.get_rank() == 1:
+        model.module[0].weight.data[0, 0] += 1.0  # replicas drifted apart
+    try:
+        manager.save_snapshot(ex, 1)
+    except dist.DistributedError as exc:
+        errors["drift"] = str(exc)
+    dist.barrier()
+    model.module[0].weight.data[...] = 0.0  # equal again
+    import minigrad_ckpt.snapshot.snapshot as snapmod
+
+    original = snapmod.Snapshot.save
+    if dist.get_rank() == 0:
+        def failing_save(self, path):
+            raise OSError("disk full")
+        snapmod.Snapshot.save = failing_save
+    try:
+        manager.save_snapshot(ex, 2)
+    except dist.DistributedError as exc:
+        errors["write"] = str(exc)
+    finally:
+        snapmod.Snapshot.save = original
+    dist.barrier()
+    path = manager.save_snapshot(ex, 3)  # and the group still works
+    errors["ok"] = os.path.basename(str(path))
+    result(errors)
+
+
+def scenario_single() -> None:
+    """Without mpiexec: a world of one, collectives are identities."""
+    dist.init_process_group() if not dist.is_initialized() else None
+    t = mg.tensor([1.0, 2.0])
+    dist.all_reduce(t, "mean")
+    gathered = dist.all_gather(t)
+    model = DDP(mlp())
+    model(mg.tensor(np.ones((2, 8), dtype="float32"))).sum().backward()
+    result({"rank": dist.get_rank(), "world": dist.get_world_size(), "t": t.data.tolist(),
+            "gathered": len(gathered), "grads": all(p.grad is not None for p in model.parameters())})
+
+
+def scenario_collectives() -> None:
+    rank = dist.get_rank()
+    out = {}
+    t = mg.tensor([1.0 + rank, 10.0 * (rank + 1)], dtype="float64")
+    for op in ("sum", "mean", "max", "min"):
+        x = mg.tensor(t.data.copy())
+        dist.all_reduce(x, op)
+        out[op] = x.data.tolist()
+    b = mg.tensor(np.full((2, 3), float(rank)))
+    dist.broadcast(b, src=1)
+    out["broadcast"] = b.data.tolist()
+    nc = mg.tensor(np.arange(12.0).reshape(3, 4) * (rank + 1))[:, 1]  # not contiguous
+    dist.all_reduce(nc)
+    out["strided"] = nc.data.tolist()
+    g = dist.all_gather(mg.tensor(np.array([rank, rank], dtype="int64")))
+    out["gather"] = [x.data.tolist() for x in g]
+    dist.barrier()
+    result(out)
+
+
+if __name__ == "__main__":
+    name, *args = sys.argv[1:]
+    if name != "single":
+        dist.init_process_group("mpi")
+    globals()[f"scenario_{name}"](*args)
+    if dist.is_initialized():
+        dist.destroy_process_group()
