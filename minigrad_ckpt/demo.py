@@ -205,6 +205,12 @@ def train(config: DemoConfig, log: Callable[[str], None] = print,
     since the result would no longer be the run that was snapshotted.
     """
     _check_config(config)
+    rank, world = _data_parallel()
+    if world > 1:  # under mpiexec: rank 0 prints and writes; the batch is shared out
+        if config.batch_size % world:
+            raise UsageError(f"--batch-size {config.batch_size} does not divide among {world} ranks")
+        if rank != 0:
+            log = _quiet
     manager = None
     resumed = None
     if config.snapshot_every or config.resume:
@@ -227,6 +233,12 @@ def train(config: DemoConfig, log: Callable[[str], None] = print,
     ckpt_config = _checkpoint_config(config)
     if ckpt_config is not None:
         model.enable_checkpointing(ckpt_config)
+    forward: Any = model
+    if world > 1:
+        from . import distributed as dist
+
+        forward = nn.parallel.DistributedDataParallel(model)  # rank 0's weights, averaged gradients
+        dist.manual_seed_per_rank(config.seed)  # each rank draws its own batches and dropout masks
     opt = optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     sched = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(config.steps, 1), eta_min=config.lr * 0.1)
     executor = Executor(model, opt, sched)
@@ -242,16 +254,16 @@ def train(config: DemoConfig, log: Callable[[str], None] = print,
     n_params = sum(p.size for p in model.parameters())
     log(f"minigrad_ckpt demo: {n_params:,} parameters, vocab {tok.vocab_size}, "
         f"{len(text):,} characters, device {config.device}, {config.steps} steps")
-    bar = ProgressBar(config.steps, every=config.log_every)
+    bar = ProgressBar(config.steps, stream=sys.stderr if rank == 0 else _NullStream(), every=config.log_every)
     tokens = 0
     start = time.perf_counter()
     memory_report: dict[str, Any] = {}
     written: list[str] = []
     for step in range(start_step, config.steps + 1):
-        x, y = get_batch(data, config.batch_size, config.block_size, config.device)
+        x, y = get_batch(data, config.batch_size // world, config.block_size, config.device)
         # The first step runs under the memory ledger: measured activation bytes.
         with memory.track() if step == start_step else contextlib.nullcontext() as ledger:
-            logits = model(x)
+            logits = forward(x)
             loss = nn.functional.cross_entropy(mf.reshape(logits, (-1, tok.vocab_size)), mf.reshape(y, (-1,)))
             opt.zero_grad()
             loss.backward()
@@ -262,11 +274,11 @@ def train(config: DemoConfig, log: Callable[[str], None] = print,
             nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
         opt.step()
         sched.step()
-        value = loss.item()
+        value = loss.item() if world == 1 else _global_mean(loss)
         if not math.isfinite(value):
             raise FloatingPointError(f"the loss became {value} at step {step}")
         losses.append(value)
-        tokens += x.size
+        tokens += x.size * world
         elapsed = time.perf_counter() - start
         bar.update(step, value, tokens / max(elapsed, 1e-9))
         executor.iteration = step
@@ -295,7 +307,8 @@ def train(config: DemoConfig, log: Callable[[str], None] = print,
     }
     if ckpt_config is not None and ckpt_config.statistics is not None:
         result["checkpoint_statistics"] = ckpt_config.statistics.as_dict()
-    if config.out:
+    result["world_size"] = world
+    if config.out and rank == 0:
         out = Path(config.out)
         out.mkdir(parents=True, exist_ok=True)
         (out / "loss.csv").write_text("step,loss\n" + "".join(f"{i + 1},{v!r}\n" for i, v in enumerate(losses)))
@@ -303,6 +316,38 @@ def train(config: DemoConfig, log: Callable[[str], None] = print,
         (out / "summary.json").write_text(json.dumps({k: v for k, v in result.items() if k != "losses"},
                                                      indent=2))
     return result
+
+
+def _data_parallel() -> tuple[int, int]:
+    """(rank, world size): under an MPI launcher with several ranks the demo trains
+    data-parallel (joining the process group); otherwise (0, 1), unchanged."""
+    from . import distributed as dist
+
+    if not dist.is_initialized():
+        if not dist.launched_by_mpi():
+            return 0, 1
+        dist.init_process_group()
+    return dist.get_rank(), dist.get_world_size()
+
+
+def _global_mean(loss: Tensor) -> float:
+    """The loss averaged over the ranks (the global batch's loss): the same number on every rank."""
+    from . import distributed as dist
+
+    value = creation.tensor([loss.item()], dtype="float64")
+    return float(dist.all_reduce(value, "mean").item())
+
+
+def _quiet(message: str) -> None:
+    """``log`` on ranks other than 0."""
+
+
+class _NullStream:
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
 
 
 def _check_config(config: DemoConfig) -> None:
@@ -465,7 +510,16 @@ def config_from_args(args: argparse.Namespace) -> tuple[DemoConfig, frozenset[st
 
 def main(args: argparse.Namespace) -> int:
     config, explicit = config_from_args(args)
-    result = train(config, explicit=explicit)
+    try:
+        result = train(config, explicit=explicit)
+    except Exception as exc:
+        from . import distributed as dist
+
+        if dist.get_world_size() > 1:  # the other ranks would wait for this one forever
+            dist.abort(f"demo: {type(exc).__name__}: {exc}")
+        raise
+    if result["world_size"] > 1 and _data_parallel()[0] != 0:
+        return 0  # rank 0 reports
     from .viz import text_chart
 
     print("\n--- sample " + "-" * 50)

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -42,10 +43,23 @@ def env() -> dict[str, str]:
     return e
 
 
+def run(cmd: list[str], timeout: float = TIMEOUT) -> subprocess.CompletedProcess:
+    """Run ``cmd`` in its own session; past ``timeout`` kill the whole session (the
+    launcher *and* its ranks, which would otherwise keep the output pipes open) and fail."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(),
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        pytest.fail(f"{' '.join(cmd)} did not finish within {timeout} s (killed)\n{out}\n{err}")
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
 def launch(*args: str, n: int = 2, timeout: float = TIMEOUT) -> subprocess.CompletedProcess:
     # -launcher fork: start the ranks as local child processes (no ssh), loopback only.
-    cmd = [mpiexec(), "-launcher", "fork", "-n", str(n), sys.executable, str(WORKER), *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env())
+    return run([mpiexec(), "-launcher", "fork", "-n", str(n), sys.executable, str(WORKER), *args], timeout)
 
 
 def results(proc: subprocess.CompletedProcess, n: int = 2) -> dict[int, dict]:
@@ -80,9 +94,7 @@ def test_collectives():
 
 
 def test_world_of_one_without_mpiexec():
-    out = subprocess.run([sys.executable, str(WORKER), "single"], capture_output=True, text=True,
-                         timeout=TIMEOUT, env=env())
-    r = results(out, n=1)[0]
+    r = results(run([sys.executable, str(WORKER), "single"]), n=1)[0]
     assert r == {"rank": 0, "world": 1, "t": [1.0, 2.0], "gathered": 1, "grads": True}
 
 
@@ -115,7 +127,7 @@ def test_mismatched_models_raise_on_every_rank():
 
 def test_a_rank_raising_aborts_the_job():
     start = time.monotonic()
-    proc = launch("raise", timeout=TIMEOUT)  # a hang would raise TimeoutExpired
+    proc = launch("raise", timeout=TIMEOUT)  # a hang fails the test
     assert proc.returncode != 0
     assert "rank 1 fails mid-step" in proc.stderr
     assert "aborting all 2 ranks" in proc.stderr
@@ -149,3 +161,35 @@ def test_collective_snapshot_failures_raise_on_every_rank(tmp_path):
         assert "differs from rank 0's" in r[rank]["drift"]
         assert "rank 0: OSError: disk full" in r[rank]["write"]
         assert r[rank]["ok"] == "snapshot-000000000003.mgsnap"
+
+
+@pytest.mark.msgpack
+def test_demo_trains_data_parallel_under_mpiexec(tmp_path):
+    out = tmp_path / "run"
+    cmd = [mpiexec(), "-launcher", "fork", "-n", "2", sys.executable, "-m", "minigrad_ckpt", "demo", "--steps", "4",
+           "--batch-size", "4", "--d-model", "16", "--n-layers", "1", "--sample-chars", "10", "--out", str(out),
+           "--snapshot-every", "2"]
+    proc = run(cmd)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("minigrad_ckpt demo:") == 1  # rank 0 prints, once
+    assert proc.stdout.count("final loss") == 1
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["world_size"] == 2
+    assert sorted(p.name for p in (out / "snapshots").glob("*.mgsnap")) == [
+        "snapshot-000000000002.mgsnap", "snapshot-000000000004.mgsnap"]
+    # A batch that does not divide among the ranks: refused on every rank, no hang.
+    bad = run(cmd[:-4] + ["--batch-size", "5"])
+    assert bad.returncode != 0 and "does not divide among 2 ranks" in bad.stderr
+
+
+@pytest.mark.msgpack
+def test_example_script_resumes_exactly_under_mpiexec(tmp_path):
+    script = str(Path(__file__).resolve().parent.parent / "examples" / "ddp_spirals.py")
+    base = [mpiexec(), "-launcher", "fork", "-n", "2", sys.executable, script]
+    whole = run(base + ["--steps", "60"])
+    first = run(base + ["--steps", "50", "--out", str(tmp_path)])  # a snapshot at step 50
+    rest = run(base + ["--steps", "60", "--out", str(tmp_path), "--resume"])
+    for proc in (whole, first, rest):
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.count("2 rank(s)") == 1  # rank 0 prints
+    assert whole.stdout.strip().splitlines()[-1] == rest.stdout.strip().splitlines()[-1]

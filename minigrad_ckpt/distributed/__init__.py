@@ -40,7 +40,7 @@ from ._group import ProcessGroup, ReduceOp
 __all__ = [
     "init_process_group", "is_initialized", "is_available", "get_rank", "get_world_size", "barrier",
     "all_reduce", "broadcast", "all_gather", "destroy_process_group", "manual_seed_per_rank",
-    "launched_by_mpi", "ProcessGroup", "DistributedError",
+    "launched_by_mpi", "abort", "print0", "group", "ProcessGroup", "DistributedError",
 ]
 
 _OPS = ("sum", "mean", "max", "min")
@@ -178,6 +178,21 @@ def destroy_process_group() -> None:
     _manager.collective = None
     g, _group = _group, None
     g.close()
+
+
+def abort(message: str = "", code: int = 1) -> None:
+    """End the whole job now (``MPI_Abort``): every rank exits with a non-zero code.
+
+    Use it where a rank cannot go on but would otherwise exit normally (a
+    caught error, ``sys.exit(1)``): a rank that simply exits leaves the others
+    waiting in their next collective.
+    """
+    if message:
+        sys.stderr.write(f"[rank {get_rank()}] {message}; aborting all {get_world_size()} ranks\n")
+        sys.stderr.flush()
+    if _group is None:
+        raise SystemExit(code)
+    _group.abort(code)
 
 
 def manual_seed_per_rank(seed: int) -> _random.Generator:

@@ -237,6 +237,10 @@ class ProcessGroup:
         threading.excepthook = abort_thread
         self._old_hooks = (old_sys, old_thread)
 
+    def abort(self, code: int = 1) -> None:
+        """MPI_Abort on the whole job: every rank ends with a non-zero exit."""
+        self._MPI.COMM_WORLD.Abort(code)
+
     def close(self) -> None:
         if self._closed:
             return

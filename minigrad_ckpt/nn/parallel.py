@@ -27,6 +27,7 @@ before each forward.
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -104,6 +105,9 @@ class DistributedDataParallel(Module):
         object.__setattr__(self, "_active", False)     # a backward with reduction is running
         object.__setattr__(self, "_next", 0)           # the next bucket to start
         object.__setattr__(self, "wait_seconds", 0.0)  # time the last backward waited for all-reduces
+        object.__setattr__(self, "_poller", None)
+        object.__setattr__(self, "_stop", threading.Event())
+        object.__setattr__(self, "_mpi_lock", threading.Lock())  # one thread in MPI on our requests at a time
         handles = [p.register_post_accumulate_grad_hook(self._on_grad_ready) for p in params]
         object.__setattr__(self, "_hook_handles", handles)
 
@@ -205,14 +209,37 @@ class DistributedDataParallel(Module):
         b.pending -= 1
         if b.pending == 0:
             self._launch_ready()
-        else:
-            self._group.test_all([x.work for x in self._buckets[:self._next]])
 
     def _launch_ready(self) -> None:
         buckets = self._buckets
         while self._next < len(buckets) and buckets[self._next].pending == 0:
             self._launch(buckets[self._next])
-        self._group.test_all([x.work for x in buckets[:self._next]])  # let MPI progress
+        if self._poller is None and self._group.backend == "mpi" and self._group.size > 1:
+            self._start_poller()
+
+    def _start_poller(self) -> None:
+        # MPI moves a non-blocking collective forward only inside MPI calls.
+        # While backward computes (NumPy releases the GIL in its kernels), this
+        # thread keeps calling Test so the all-reduces progress meanwhile.
+        self._stop.clear()
+        works = [b for b in self._buckets]
+
+        def poll() -> None:
+            while not self._stop.wait(0.0005):
+                with self._mpi_lock:
+                    for b in works:
+                        if b.work is None or not b.work.test():
+                            break
+
+        t = threading.Thread(target=poll, name="ddp-allreduce-progress", daemon=True)
+        object.__setattr__(self, "_poller", t)
+        t.start()
+
+    def _stop_poller(self) -> None:
+        if self._poller is not None:
+            self._stop.set()
+            self._poller.join()
+            object.__setattr__(self, "_poller", None)
 
     def _launch(self, b: _Bucket) -> None:
         buf = b.buffer
@@ -222,7 +249,8 @@ class DistributedDataParallel(Module):
                 buf[off:off + p.size] = 0
             else:
                 buf[off:off + p.size] = g._data.reshape(-1)
-        b.work = self._group.iall_reduce(buf)
+        with self._mpi_lock:
+            b.work = self._group.iall_reduce(buf)
         object.__setattr__(self, "_next", b.index + 1)
 
     def _finish(self) -> None:
@@ -231,6 +259,7 @@ class DistributedDataParallel(Module):
                 b.pending = 0
                 self._launch(b)
             start = time.perf_counter()
+            self._stop_poller()
             for b in self._buckets:
                 b.work.wait()
             object.__setattr__(self, "wait_seconds", time.perf_counter() - start)
@@ -245,6 +274,7 @@ class DistributedDataParallel(Module):
                     else:
                         p._grad._data[...] = avg
         finally:
+            self._stop_poller()
             object.__setattr__(self, "_active", False)
 
     def extra_repr(self) -> str:

@@ -14,7 +14,8 @@ mid-epoch resumes with exactly the batches that were still to come.
 
 from .dataloader import DataLoader, default_collate
 from .dataset import ConcatDataset, Dataset, Subset, TensorDataset, random_split
+from .distributed import DistributedSampler
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["Dataset", "TensorDataset", "Subset", "ConcatDataset", "random_split", "Sampler",
-           "SequentialSampler", "RandomSampler", "BatchSampler", "DataLoader", "default_collate"]
+           "SequentialSampler", "RandomSampler", "BatchSampler", "DistributedSampler", "DataLoader", "default_collate"]

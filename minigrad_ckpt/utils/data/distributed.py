@@ -1,0 +1,89 @@
+"""``DistributedSampler``: each rank of a data-parallel run visits its own shard.
+
+Every rank draws the *same* permutation of the dataset (from ``seed`` and the
+epoch, not from the engine generator, whose state differs per rank), pads or
+trims it to a multiple of the world size and takes every ``num_replicas``-th
+index starting at its rank, so the shards are disjoint and together cover the
+dataset (with ``drop_last=False`` a few indices repeat to even the shards)::
+
+    sampler = DistributedSampler(dataset)          # rank and world from mg.distributed
+    loader = DataLoader(dataset, batch_size=global_batch // world, sampler=sampler)
+    for epoch in range(epochs):
+        sampler.set_epoch(epoch)                    # a new order every epoch
+        for x, y in loader: ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sized
+
+from ... import random as _random
+from ...backend import cpu
+from .sampler import Sampler
+
+__all__ = ["DistributedSampler"]
+
+
+class DistributedSampler(Sampler):
+    """The indices of ``dataset`` that rank ``rank`` of ``num_replicas`` visits.
+
+    ``num_replicas`` / ``rank`` default to the process group's world size and
+    rank (1 and 0 without one).  ``shuffle`` permutes with a key made from
+    ``seed`` and the epoch (:meth:`set_epoch`); ``drop_last`` drops the tail
+    that does not divide evenly instead of repeating indices to pad it.
+    """
+
+    def __init__(self, dataset: Sized, num_replicas: int | None = None, rank: int | None = None,
+                 shuffle: bool = True, seed: int = 0, drop_last: bool = False) -> None:
+        super().__init__(dataset)
+        if num_replicas is None or rank is None:
+            from ... import distributed as dist
+
+            num_replicas = dist.get_world_size() if num_replicas is None else num_replicas
+            rank = dist.get_rank() if rank is None else rank
+        if not isinstance(num_replicas, int) or num_replicas < 1:
+            raise ValueError(f"DistributedSampler: num_replicas must be a positive int, got {num_replicas!r}")
+        if not isinstance(rank, int) or not 0 <= rank < num_replicas:
+            raise ValueError(f"DistributedSampler: rank {rank!r} is not in [0, {num_replicas})")
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise TypeError(f"DistributedSampler: seed must be an int, got {seed!r}")
+        self.dataset = dataset
+        self.num_replicas, self.rank = num_replicas, rank
+        self.shuffle, self.seed, self.drop_last = bool(shuffle), seed, bool(drop_last)
+        self.epoch = 0
+
+    @property
+    def num_samples(self) -> int:
+        """How many indices this rank visits per epoch (the same on every rank)."""
+        n, w = len(self.dataset), self.num_replicas
+        return n // w if self.drop_last else -(-n // w)
+
+    def set_epoch(self, epoch: int) -> None:
+        """Use the order of ``epoch`` (call it on every rank before each epoch)."""
+        if not isinstance(epoch, int) or epoch < 0:
+            raise ValueError(f"DistributedSampler: epoch must be an int >= 0, got {epoch!r}")
+        self.epoch = epoch
+
+    def __iter__(self) -> Iterator[int]:
+        n = len(self.dataset)
+        xp = cpu.xp
+        if self.shuffle:
+            # The same key on every rank: a function of (seed, epoch) only.
+            gen = _random.Generator(self.seed)
+            gen.counter = self.epoch
+            order = _random.permutation(xp, gen.next_key(), n).tolist()
+        else:
+            order = list(range(n))
+        total = self.num_samples * self.num_replicas
+        if total > len(order) and order:  # pad by repeating from the start
+            order = (order * -(-total // len(order)))[:total]
+        else:
+            order = order[:total]
+        return iter(order[self.rank:total:self.num_replicas])
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+    def __repr__(self) -> str:
+        return (f"DistributedSampler(rank={self.rank}, num_replicas={self.num_replicas}, "
+                f"shuffle={self.shuffle}, seed={self.seed}, epoch={self.epoch})")

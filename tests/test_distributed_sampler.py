@@ -1,0 +1,65 @@
+"""``mg.utils.data.DistributedSampler``: disjoint per-rank shards, the same order on every rank."""
+
+from __future__ import annotations
+
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt.utils.data import DataLoader, DistributedSampler, TensorDataset
+
+DATA = list(range(10))
+
+
+def shards(n_ranks, **kw):
+    return [list(DistributedSampler(DATA, num_replicas=n_ranks, rank=r, **kw)) for r in range(n_ranks)]
+
+
+def test_unshuffled_shards_interleave():
+    assert shards(2, shuffle=False) == [[0, 2, 4, 6, 8], [1, 3, 5, 7, 9]]
+
+
+@pytest.mark.parametrize("drop_last", [False, True])
+def test_shards_are_disjoint_and_cover_the_data(drop_last):
+    parts = shards(3, seed=5, drop_last=drop_last)
+    assert [len(p) for p in parts] == ([3, 3, 3] if drop_last else [4, 4, 4])
+    flat = [i for p in parts for i in p]
+    if drop_last:
+        assert len(set(flat)) == 9  # disjoint; one index dropped
+    else:
+        assert set(flat) == set(DATA) and len(flat) == 12  # padded by repeating two indices
+
+
+def test_order_depends_on_seed_and_epoch_not_on_the_engine_generator():
+    mg.manual_seed(1)
+    a = shards(2, seed=3)
+    mg.manual_seed(99)  # another rank's generator state: same shards
+    assert shards(2, seed=3) == a
+    assert sorted(a[0] + a[1]) == DATA
+    s = DistributedSampler(DATA, num_replicas=2, rank=0, seed=3)
+    assert list(s) == list(s) == a[0]  # the same epoch, the same order
+    s.set_epoch(1)
+    other = DistributedSampler(DATA, num_replicas=2, rank=1, seed=3)
+    other.set_epoch(1)
+    assert list(s) != a[0] and sorted(list(s) + list(other)) == DATA
+    assert shards(2, seed=4) != a
+
+
+def test_defaults_come_from_the_process_group():
+    s = DistributedSampler(DATA)  # no process group: a world of one
+    assert (s.rank, s.num_replicas, len(s)) == (0, 1, 10)
+    assert sorted(s) == DATA
+
+
+def test_with_a_dataloader():
+    ds = TensorDataset(mg.arange(8))
+    loader = DataLoader(ds, batch_size=2, sampler=DistributedSampler(ds, num_replicas=2, rank=1, shuffle=False))
+    assert [b[0].tolist() for b in loader] == [[1, 3], [5, 7]]
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match=r"rank 2 is not in \[0, 2\)"):
+        DistributedSampler(DATA, num_replicas=2, rank=2)
+    with pytest.raises(ValueError, match="num_replicas must be a positive int"):
+        DistributedSampler(DATA, num_replicas=0, rank=0)
+    with pytest.raises(ValueError, match="epoch must be"):
+        DistributedSampler(DATA, 1, 0).set_epoch(-1)
