@@ -97,10 +97,6 @@ def init_process_group(backend: str | None = None) -> ProcessGroup:
     _group = group
     if group.size > 1:
         group.install_abort_on_exception()
-        from ..snapshot import manager as _manager
-        from .snapshot import CollectiveSnapshots
-
-        _manager.collective = CollectiveSnapshots(group)
     return group
 
 
@@ -173,9 +169,6 @@ def destroy_process_group() -> None:
     global _group
     if _group is None:
         return
-    from ..snapshot import manager as _manager
-
-    _manager.collective = None
     g, _group = _group, None
     g.close()
 

@@ -1,7 +1,7 @@
 """Collective snapshots: what ``SnapshotManager`` does in a multi-rank run.
 
-``init_process_group`` installs a :class:`CollectiveSnapshots` as
-``minigrad_ckpt.snapshot.manager.collective``; from then on
+While a process group of more than one rank exists, the manager asks
+:func:`collective` for a :class:`CollectiveSnapshots` and hands its calls to it:
 
 * ``save_snapshot`` on every rank gathers each rank's RNG state to rank 0,
   which writes **one** snapshot (atomically, as always) holding the replicated
@@ -29,10 +29,19 @@ from typing import Any
 from .. import random as _random
 from ..backend import to_host
 
-__all__ = ["CollectiveSnapshots", "RNG_KEY", "WORLD_KEY"]
+__all__ = ["CollectiveSnapshots", "collective", "RNG_KEY", "WORLD_KEY"]
 
 RNG_KEY = "distributed.rng_states"      # JSON list: every rank's RNG state, in rank order
 WORLD_KEY = "distributed.world_size"
+
+
+def collective() -> CollectiveSnapshots | None:
+    """The collective save/load of the current process group, or ``None`` in a single process."""
+    from . import _group
+
+    if _group is None or _group.size == 1:
+        return None
+    return CollectiveSnapshots(_group)
 
 
 def _describe(exc: BaseException) -> str:

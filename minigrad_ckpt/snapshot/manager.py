@@ -18,6 +18,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from ..distributed.snapshot import collective as _collective
 from ..executor import Executor
 from .config import SnapshotConfig
 from .format import SnapshotError, msgpack
@@ -27,11 +28,6 @@ from .snapshot import Snapshot
 __all__ = ["SnapshotManager"]
 
 MANIFEST = "MANIFEST.msgpack"
-
-# Set by minigrad_ckpt.distributed.init_process_group in a multi-rank run:
-# save_snapshot/load_latest become collective (rank 0 writes; every rank gets
-# its own RNG state back).  None in a single process.
-collective: Any = None
 _NAME = re.compile(r"^snapshot-(\d{12})(?:\.(\d+))?\.mgsnap$")
 
 
@@ -78,8 +74,9 @@ class SnapshotManager:
         In a data-parallel run every rank calls it: rank 0 writes one snapshot
         with every rank's RNG state (:mod:`minigrad_ckpt.distributed.snapshot`).
         """
-        if collective is not None and not _local:
-            return collective.save_snapshot(self, ex, iteration, config, metadata)
+        coll = None if _local else _collective()  # a data-parallel run: every rank takes part
+        if coll is not None:
+            return coll.save_snapshot(self, ex, iteration, config, metadata)
         config = config or self.config
         it = ex.iteration if iteration is None else int(iteration)
         if it < 0:
@@ -161,8 +158,9 @@ class SnapshotManager:
         data-parallel run every rank calls it and gets its own RNG state; a
         snapshot of another world size is refused.
         """
-        if collective is not None and not _local:
-            return collective.load_latest(self, config)
+        coll = None if _local else _collective()
+        if coll is not None:
+            return coll.load_latest(self, config)
         config = config or SnapshotConfig(verify_checksum=True)
         entries = self._read_manifest()
         candidates = [((e["iteration"], e.get("seq", 0)), self.directory / e["file"]) for e in entries
