@@ -139,10 +139,29 @@ LIBRARY_FUNCTIONS = (
     "broadcast_to", "broadcast_shapes", "concatenate", "stack", "split", "flip",
     "pad", "take", "take_along_axis", "put_along_axis", "ascontiguousarray",
     "array_split", "tile", "repeat", "tril", "triu", "nonzero",
-    "sort", "argsort", "roll",
+    "sort", "argsort", "roll", "diagonal",
     # misc
     "errstate", "iinfo", "finfo", "result_type", "can_cast", "shares_memory",
 )
+
+#: The ``linalg`` functions engine code may call as ``xp.linalg.<name>`` (NumPy's and
+#: CuPy's ``linalg`` modules spell them alike; both work on stacks of matrices).
+LINALG_FUNCTIONS = ("inv", "det", "slogdet", "solve", "cholesky", "eigh", "svd", "qr")
+
+
+class LinalgNamespace:
+    """``xp.linalg``: the whitelisted functions of one library's ``linalg`` module."""
+
+    def __repr__(self) -> str:
+        return f"<linalg namespace ({', '.join(LINALG_FUNCTIONS)})>"
+
+
+def _lookup(library: Any, name: str) -> Any:
+    """``library.<name>`` for a plain or dotted (``"linalg.inv"``) name."""
+    obj = library
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    return obj
 
 
 class ArrayNamespace:
@@ -167,11 +186,14 @@ class ArrayNamespace:
         self.array_type = library.ndarray if array_type is None else array_type
         for fn in LIBRARY_FUNCTIONS:
             setattr(self, fn, self._function(fn))
+        self.linalg = LinalgNamespace()
+        for fn in LINALG_FUNCTIONS:
+            setattr(self.linalg, fn, self._function("linalg." + fn))
 
     def _function(self, name: str) -> Any:
         """The namespace's ``name``: the library's function itself here; subclasses
         wrap it (CuPy: run on this namespace's GPU; strict: check every argument)."""
-        return getattr(self.library, name)
+        return _lookup(self.library, name)
 
     def __repr__(self) -> str:
         return f"<array namespace {self.name}>"
@@ -381,6 +403,7 @@ class CupyNamespace(ArrayNamespace):
 
     def __init__(self, cupy: Any, index: int) -> None:
         missing = [n for n in LIBRARY_FUNCTIONS if n != "errstate" and not hasattr(cupy, n)]
+        missing += [f"linalg.{n}" for n in LINALG_FUNCTIONS if not hasattr(cupy.linalg, n)]
         if missing:
             raise RuntimeError(f"this CuPy ({cupy.__version__}) lacks {missing}; minigrad_ckpt needs CuPy >= 13")
         self.index = index
@@ -393,7 +416,7 @@ class CupyNamespace(ArrayNamespace):
     def _function(self, name: str) -> Any:
         if name == "errstate":
             return _no_errstate
-        return _on_device(getattr(self.library, name), self._device)
+        return _on_device(_lookup(self.library, name), self._device)
 
     def scatter_add(self, target: Any, index: Any, values: Any) -> None:
         with self._device:

@@ -85,6 +85,9 @@ class OpSpec:
     eps: float = 1e-6
     out_dtype: Callable[[Sample, np.dtype], np.dtype] | None = None
     notes: str = ""
+    #: False where inputs must keep their structure (a stride-0 view repeats rows:
+    #: a singular matrix), so the non-contiguous check uses the other layouts only
+    broadcast_views: bool = True
 
     def samples(self, dtype: Any = "float64", *, grad: bool = True,
                 max_size: int = 30) -> st.SearchStrategy[Sample]:
@@ -797,6 +800,131 @@ def sort_sampler(name: str) -> Sampler:
 
 
 # ---------------------------------------------------------------------------
+# Samplers: matrix functions (issue 14).  Gradient checks get matrices where the
+# derivative exists and is well conditioned (see ops/matrix.py).
+# ---------------------------------------------------------------------------
+def _batch(draw: Any) -> tuple[int, ...]:
+    return tuple(draw(st.lists(st.integers(0, 2), max_size=2)))
+
+
+def _orthogonal(draw: Any, n: int) -> np.ndarray:
+    seed = draw(st.integers(0, 2**32 - 1))
+    q, r = np.linalg.qr(np.random.default_rng(seed).standard_normal((n, n)))
+    return q * np.sign(np.diag(r))
+
+
+def _matrix_sample(draw: Any, max_size: int, square: bool = True) -> tuple[tuple[int, ...], int, int]:
+    batch = _batch(draw)
+    m = draw(st.integers(1, 3))
+    n = m if square else draw(st.integers(1, 3))
+    assume(_size(batch + (m, n)) <= max_size)
+    return batch, m, n
+
+
+def well_conditioned(draw: Any, dtype: np.dtype, max_size: int, grad: bool) -> np.ndarray:
+    """Entries in [-1, 1] plus 3 on the diagonal: far from singular."""
+    batch, n, _ = _matrix_sample(draw, max_size)
+    a = _arr(draw, batch + (n, n), np.dtype(np.float64), Dom(-1.0, 1.0))
+    return (a + 3 * np.eye(n)).astype(dtype)
+
+
+def square_sampler(name: str) -> Sampler:
+    def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+        return Sample(registry[name](), (well_conditioned(draw, dtype, max_size, grad),), (_float(dtype),))
+
+    return sampler
+
+
+def solve_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """``b`` is a stack of columns (``linalg.solve`` makes a vector a column); batch axes broadcast."""
+    a = well_conditioned(draw, dtype, max_size, grad)
+    n = a.shape[-1]
+    bbatch = a.shape[:-2][draw(st.integers(0, a.ndim - 2)):] if draw(st.booleans()) else a.shape[:-2]
+    b = _arr(draw, bbatch + (n, draw(st.integers(0, 2))), dtype)
+    fl = _float(dtype)
+    return Sample(registry["Solve"](), (a, b), _diff(draw, [fl, fl]))
+
+
+def _spectral(draw: Any, n: int, values: np.ndarray) -> np.ndarray:
+    q = _orthogonal(draw, n)
+    return (q * values) @ q.T
+
+
+def spd_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """Symmetric positive definite (eigenvalues in [0.5, 4]); the upper triangle is
+    overwritten with noise, which Cholesky must ignore."""
+    batch, n, _ = _matrix_sample(draw, max_size)
+    mats = []
+    for _ in range(_size(batch)):
+        w = np.asarray(draw(st.lists(st.floats(0.5, 4.0), min_size=n, max_size=n)))
+        mats.append(_spectral(draw, n, w))
+    a = np.asarray(mats).reshape(batch + (n, n)) if mats else np.zeros(batch + (n, n))
+    noise = _arr(draw, batch + (n, n), np.dtype(np.float64))
+    a = np.tril(a) + np.triu(noise, 1)
+    return Sample(registry["Cholesky"](), (a.astype(dtype),), (_float(dtype),))
+
+
+def eigh_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """Gradient checks: distinct eigenvalues at least 0.5 apart (the eigenvector gradient
+    exists); forward checks: any symmetric lower triangle.  Upper triangle: noise."""
+    batch, n, _ = _matrix_sample(draw, max_size)
+    if grad:
+        mats = []
+        for _ in range(_size(batch)):
+            w = np.asarray(draw(st.lists(st.integers(-6, 6), min_size=n, max_size=n, unique=True))) * 0.5
+            mats.append(_spectral(draw, n, w))
+        a = np.asarray(mats).reshape(batch + (n, n)) if mats else np.zeros(batch + (n, n))
+    else:
+        a = _arr(draw, batch + (n, n), np.dtype(np.float64))
+    a = np.tril(a) + np.triu(_arr(draw, batch + (n, n), np.dtype(np.float64)), 1)
+    return Sample(registry["Eigh"](), (a.astype(dtype),), (_float(dtype),))
+
+
+def svd_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """Gradient checks: distinct singular values in [0.5, 4], at least 0.5 apart."""
+    batch, m, n = _matrix_sample(draw, max_size, square=False)
+    k = min(m, n)
+    if grad:
+        mats = []
+        for _ in range(_size(batch)):
+            s = np.asarray(draw(st.lists(st.integers(1, 8), min_size=k, max_size=k, unique=True))) * 0.5
+            u, v = _orthogonal(draw, m)[:, :k], _orthogonal(draw, n)[:, :k]
+            mats.append((u * s) @ v.T)
+        a = np.asarray(mats).reshape(batch + (m, n)) if mats else np.zeros(batch + (m, n))
+    else:
+        a = _arr(draw, batch + (m, n), np.dtype(np.float64))
+    return Sample(registry["Svd"](in_shape=a.shape), (a.astype(dtype),), (_float(dtype),))
+
+
+def full_rank(draw: Any, dtype: np.dtype, max_size: int) -> np.ndarray:
+    """Entries in [-1, 1] plus 3 on the leading diagonal: full rank, well conditioned."""
+    batch, m, n = _matrix_sample(draw, max_size, square=False)
+    a = _arr(draw, batch + (m, n), np.dtype(np.float64), Dom(-1.0, 1.0)) + 3 * np.eye(m, n)
+    return a.astype(dtype)
+
+
+def qr_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    a = full_rank(draw, dtype, max_size)
+    return Sample(registry["Qr"](in_shape=a.shape), (a,), (_float(dtype),))
+
+
+def pinv_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    a = full_rank(draw, dtype, max_size)
+    rcond = float(max(a.shape[-2:]) * np.finfo(dtype).eps)
+    return Sample(registry["Pinv"](rcond=rcond), (a,), (_float(dtype),))
+
+
+def vector_norm_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """p-norms over drawn axes; gradient checks away from 0 (``|x|^(p-1)`` is singular there)."""
+    shape = _shape(draw, max_size)
+    axes = F.normalize_axis(draw(mst.valid_axes(len(shape))), len(shape))
+    p = draw(st.sampled_from([2.0, 1.0, 3.0, 1.5, 0.5, -1.0]))
+    x = _arr(draw, shape, dtype, Dom(0.2, 3.0, gap=0.2) if grad else WIDE)
+    op = registry["VectorNorm"](ord=p, axes=axes, keepdims=draw(st.booleans()))
+    return Sample(op, (x,), (_float(dtype),))
+
+
+# ---------------------------------------------------------------------------
 # The database
 # ---------------------------------------------------------------------------
 INT_FWD = ("float64", "float32", "int64")
@@ -930,6 +1058,17 @@ SPECS: list[OpSpec] = [
     _spec("MatMul", matmul_sampler, forward_dtypes=INT_FWD),
     _spec("Einsum", einsum_sampler, forward_dtypes=INT_FWD),
     _spec("Linear", linear_sampler),
+    # matrix functions (issue 14): no stride-0 views (repeated rows are singular)
+    _spec("Inv", square_sampler("Inv"), broadcast_views=False),
+    _spec("Det", square_sampler("Det"), broadcast_views=False),
+    _spec("SlogDet", square_sampler("SlogDet"), broadcast_views=False),
+    _spec("Solve", solve_sampler, broadcast_views=False),
+    _spec("Cholesky", spd_sampler, broadcast_views=False),
+    _spec("Eigh", eigh_sampler, broadcast_views=False),
+    _spec("Svd", svd_sampler, broadcast_views=False),
+    _spec("Qr", qr_sampler, broadcast_views=False),
+    _spec("Pinv", pinv_sampler, broadcast_views=False),
+    _spec("VectorNorm", vector_norm_sampler),
     # activations
     _spec("Erf", unary(R["Erf"])),
     _spec("Relu", unary(R["Relu"], Dom(0.1, 5.0, gap=0.1), WIDE)),

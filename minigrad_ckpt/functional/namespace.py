@@ -23,6 +23,7 @@ from ..ops import conv as _conv
 from ..ops import indexing as _ix
 from ..tape import apply
 from ..tensor import Tensor
+from . import linalg  # ``xp.linalg`` of the differentiable namespace
 from .arguments import as_tensor, one_axis, shape_arg
 from .math import *  # noqa: F403  (the public math is part of the namespace)
 from .math import __all__ as _math_names
@@ -100,6 +101,7 @@ def scatter_along_axis(values: Any, indices: Any, axis: int, shape: Any) -> Tens
 
 _KERNEL_TWINS = ["conv2d", "conv2d_input_grad", "conv2d_weight_grad", "max_pool2d", "max_pool2d_backward",
                  "keep_mask", "scatter_along_axis"]
+_SUBMODULES = ["linalg"]
 _CONSTANTS = ["inf", "nan", "pi", "newaxis", "errstate", "bool_"] + [
     dt.name for dt in SUPPORTED_DTYPES if dt.name != "bool"]
-__all__ = list(_math_names) + _KERNEL_TWINS + _CONSTANTS
+__all__ = list(_math_names) + _KERNEL_TWINS + _SUBMODULES + _CONSTANTS

@@ -14,6 +14,7 @@ from . import (  # noqa: F401
     indexing,
     linalg,
     loss,
+    matrix,
     norm,
     reduction,
     shape,

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy
 
-from ..backend import ArrayNamespace, Device, register_device_type
+from ..backend import ArrayNamespace, Device, _lookup, register_device_type
 
 __all__ = ["StrictArray", "StrictNamespace", "StrictDeviceError"]
 
@@ -226,7 +226,7 @@ class StrictNamespace(ArrayNamespace):
         return v
 
     def _function(self, name: str) -> Any:
-        fn = getattr(numpy, name)
+        fn = _lookup(numpy, name)
         host_ok = name == "asarray"  # the explicit host-to-device transfer
 
         def call(*args: Any, **kwargs: Any) -> Any:

@@ -1,0 +1,355 @@
+"""``mg.linalg``: NumPy's linear algebra, differentiable, on stacks of matrices.
+
+Signatures follow ``numpy.linalg`` (plus SciPy's ``solve_triangular``); every
+function works on the last two axes and treats leading axes as a batch.  The
+ops are in :mod:`minigrad_ckpt.ops.matrix`; its docstring lists where each
+gradient exists (non-singular matrices, distinct eigen- and singular values,
+full rank) -- the same table is in ``docs/ops.md``.
+
+Eigen- and singular vectors are returned with each vector's largest-magnitude
+entry positive and ``qr``'s ``R`` with a non-negative diagonal (NumPy leaves the
+signs to LAPACK), so results agree across devices and are smooth functions of
+the input; everything else matches NumPy.
+
+This module is also ``xp.linalg`` of the differentiable namespace: backward
+code that calls ``xp.linalg.solve`` builds a graph when ``create_graph=True``.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any, NamedTuple
+
+from ..backend import host_numpy
+from ..ops import matrix as _mx
+from ..tape import apply
+from ..tensor import Tensor
+from .arguments import as_tensor, broadcast_shapes, normalize_axis
+from .math import (
+    abs, astype, eye, matmul, max, min, moveaxis, not_equal, pad, reshape, squeeze, sum, swapaxes, tril,
+    triu,
+)
+
+__all__ = ["inv", "det", "slogdet", "solve", "cholesky", "eigh", "svd", "qr", "norm", "pinv",
+           "matrix_power", "lstsq", "solve_triangular"]
+
+
+class SlogdetResult(NamedTuple):
+    sign: Tensor
+    logabsdet: Tensor
+
+
+class EighResult(NamedTuple):
+    eigenvalues: Tensor
+    eigenvectors: Tensor
+
+
+class SVDResult(NamedTuple):
+    U: Tensor
+    S: Tensor
+    Vh: Tensor
+
+
+class QRResult(NamedTuple):
+    Q: Tensor
+    R: Tensor
+
+
+class LstsqResult(NamedTuple):
+    solution: Tensor
+    residuals: Tensor
+    rank: Tensor
+    singular_values: Tensor
+
+
+def _matrices(name: str, a: Any, square: bool = False) -> Tensor:
+    a = as_tensor(a)
+    if a.ndim < 2:
+        raise ValueError(f"linalg.{name}: needs at least 2 dimensions (a stack of matrices), got shape {a.shape}")
+    if square and a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"linalg.{name}: the last two axes must be square, got shape {a.shape}")
+    return a
+
+
+def inv(a: Any) -> Tensor:
+    """The inverse of each matrix (``LinAlgError`` for an exactly singular one)."""
+    return apply(_mx.Inv(), _matrices("inv", a, square=True))
+
+
+def det(a: Any) -> Tensor:
+    """The determinant of each matrix; its gradient ``det * inv(a)^T`` needs a non-singular matrix."""
+    return apply(_mx.Det(), _matrices("det", a, square=True))
+
+
+def slogdet(a: Any) -> SlogdetResult:
+    """``(sign, log|det|)`` of each matrix; the sign carries no gradient."""
+    packed = apply(_mx.SlogDet(), _matrices("slogdet", a, square=True))
+    return SlogdetResult(packed[..., 0].detach(), packed[..., 1])
+
+
+def solve(a: Any, b: Any) -> Tensor:
+    """``x`` with ``a @ x == b``: ``b`` is a vector if 1-D (NumPy 2's rule), else a stack of matrices."""
+    a = _matrices("solve", a, square=True)
+    b = as_tensor(b, a)
+    n = a.shape[-1]
+    vector = b.ndim == 1
+    if vector:
+        b = reshape(b, (b.shape[0], 1))
+    if b.shape[-2] != n:
+        raise ValueError(f"linalg.solve: a of shape {a.shape} and b of shape {b.shape} do not match")
+    broadcast_shapes("linalg.solve", a.shape[:-2], b.shape[:-2])
+    x = apply(_mx.Solve(), a, b)
+    return squeeze(x, -1) if vector else x
+
+
+def cholesky(a: Any, *, upper: bool = False) -> Tensor:
+    """The lower (``upper=True``: upper) Cholesky factor, from the lower (upper) triangle,
+    as NumPy: the other triangle is not read (and gets no gradient)."""
+    a = _matrices("cholesky", a, square=True)
+    if upper:
+        return swapaxes(apply(_mx.Cholesky(), swapaxes(a, -1, -2)), -1, -2)
+    return apply(_mx.Cholesky(), a)
+
+
+def eigh(a: Any, UPLO: str = "L") -> EighResult:  # noqa: N803 - NumPy's name
+    """Eigenvalues (ascending) and eigenvectors of each symmetric matrix, from its
+    ``UPLO`` triangle as NumPy; eigenvector gradients need distinct eigenvalues."""
+    a = _matrices("eigh", a, square=True)
+    if UPLO not in ("L", "U"):
+        raise ValueError(f"linalg.eigh: UPLO must be 'L' or 'U', got {UPLO!r}")
+    if UPLO == "U":
+        a = swapaxes(a, -1, -2)
+    packed = apply(_mx.Eigh(), a)
+    return EighResult(packed[..., 0, :], packed[..., 1:, :])
+
+
+def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False) -> Any:
+    """``U, S, Vh`` with ``a = U @ diag(S) @ Vh`` (``S`` alone for ``compute_uv=False``).
+
+    With ``full_matrices=True`` and a non-square matrix, the extra columns of
+    ``U`` (rows of ``Vh``) complete an orthonormal basis; they are not a
+    function of ``a`` and carry no gradient.  ``hermitian`` is accepted and
+    uses the general algorithm (the same values).  Gradients of ``U``/``Vh``
+    need distinct (and, for non-square ``a``, non-zero) singular values.
+    """
+    del hermitian
+    a = _matrices("svd", a)
+    m, n = a.shape[-2:]
+    packed = apply(_mx.Svd(in_shape=a.shape), a)
+    s = packed[..., m, :]
+    if not compute_uv:
+        return s
+    u, vh = packed[..., :m, :], swapaxes(packed[..., m + 1:, :], -1, -2)
+    if full_matrices and m != n:
+        xp = a.device.xp
+        uf, _, vhf = xp.linalg.svd(a.data, full_matrices=True)
+        k = builtins.min(m, n)
+        if m > n:
+            u = _join(u, Tensor._wrap(xp.ascontiguousarray(uf[..., :, k:]), None, a.device), -1)
+        else:
+            vh = _join(vh, Tensor._wrap(xp.ascontiguousarray(vhf[..., k:, :]), None, a.device), -2)
+    return SVDResult(u, s, vh)
+
+
+def _join(x: Tensor, extra: Tensor, axis: int) -> Tensor:
+    from .math import concatenate
+
+    return concatenate([x, extra], axis=axis)
+
+
+def qr(a: Any, mode: str = "reduced") -> Any:
+    """``Q, R`` with ``a = Q @ R`` and ``R``'s diagonal non-negative (NumPy keeps LAPACK's
+    signs, which jump: this QR is unique for full rank and smooth); ``mode`` is ``"reduced"``,
+    ``"complete"`` or ``"r"``.  Gradients need full rank.  In ``"complete"`` mode the
+    extra columns of a tall matrix's ``Q`` complete a basis and carry no gradient."""
+    a = _matrices("qr", a)
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(f"linalg.qr: mode must be 'reduced', 'complete' or 'r' ('raw' is not supported), got {mode!r}")
+    m, n = a.shape[-2:]
+    packed = apply(_mx.Qr(in_shape=a.shape), a)
+    r = packed[..., m:]
+    if mode == "r":
+        return r
+    q = swapaxes(packed[..., :m], -1, -2)
+    if mode == "complete" and m > n:
+        xp = a.device.xp
+        qf, _ = xp.linalg.qr(a.data, mode="complete")
+        q = _join(q, Tensor._wrap(xp.ascontiguousarray(qf[..., :, n:]), None, a.device), -1)
+        r = pad(r, ((0, 0),) * (r.ndim - 2) + ((0, m - n), (0, 0)))
+    return QRResult(q, r)
+
+
+_VECTOR_ORDS_NAMED = {"fro", "nuc"}
+
+
+def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Tensor:  # noqa: A002
+    """Vector or matrix norm, as ``numpy.linalg.norm``.
+
+    Vectors (``axis`` an int, or a 1-D ``x``): ``ord`` in None/2, 1, inf, -inf,
+    0 (a count, no gradient) or any other number p: ``sum(|x|^p)^(1/p)``.
+    Matrices (``axis`` a pair, or a 2-D ``x``): ``'fro'`` (None), ``'nuc'``,
+    1, -1, 2, -2, inf, -inf.  ``axis=None`` with ``ord=None`` is the 2-norm of
+    the flattened tensor.  Kinks take subgradients: 0 at a zero vector, ties
+    of max/min split evenly.
+    """
+    x = as_tensor(x)
+    nd = x.ndim
+    if axis is None:
+        if ord is None:
+            return _vector(x, 2, tuple(range(nd)), keepdims)
+        if nd == 1:
+            axis = (0,)
+        elif nd == 2:
+            axis = (0, 1)
+        else:
+            raise ValueError(f"linalg.norm: with ord={ord!r} and axis=None the input must be 1-D or 2-D, "
+                             f"got shape {x.shape}")
+    axes = (axis,) if isinstance(axis, (int, host_numpy.integer)) else tuple(axis)
+    if len(axes) == 1:
+        ax = normalize_axis(axes, nd)
+        return _vector(x, 2 if ord is None else ord, ax, keepdims)
+    if len(axes) == 2:
+        row, col = (int(a) % nd if -nd <= int(a) < nd else _bad_axis(a, nd) for a in axes)
+        if row == col:
+            raise ValueError("linalg.norm: the two matrix axes must differ")
+        r = _matrix(x, "fro" if ord is None else ord, row, col)
+        if keepdims:
+            shape = tuple(1 if i in (row, col) else s for i, s in enumerate(x.shape))
+            r = reshape(r, shape)
+        return r
+    raise ValueError(f"linalg.norm: axis must be an int or a pair of ints, got {axis!r}")
+
+
+def _bad_axis(a: Any, nd: int) -> int:
+    raise ValueError(f"linalg.norm: axis {a} is out of bounds for a tensor of dimension {nd}")
+
+
+def _vector(x: Tensor, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Tensor:  # noqa: A002
+    if isinstance(ord, str):
+        raise ValueError(f"linalg.norm: invalid norm order {ord!r} for vectors")
+    p = float(ord)
+    if p == host_numpy.inf:
+        return max(abs(x), axis=axes, keepdims=keepdims)
+    if p == -host_numpy.inf:
+        return min(abs(x), axis=axes, keepdims=keepdims)
+    if p == 0:
+        count = sum(astype(not_equal(x, 0), x.dtype if x.dtype.kind == "f" else "float64"), axis=axes,
+                    keepdims=keepdims)
+        return count.detach()
+    return apply(_mx.VectorNorm(ord=p, axes=axes, keepdims=bool(keepdims)), x)
+
+
+def _matrix(x: Tensor, ord: Any, row: int, col: int) -> Tensor:  # noqa: A002
+    if ord == "fro":
+        return _vector(x, 2, tuple(sorted((row, col))), False)
+    if ord in ("nuc", 2, -2):
+        s = svd(moveaxis(x, (row, col), (-2, -1)), compute_uv=False)
+        if ord == "nuc":
+            return sum(s, axis=-1)
+        return max(s, axis=-1) if ord == 2 else min(s, axis=-1)
+    if ord in (1, -1):
+        sums = sum(abs(x), axis=row)
+        c = col - 1 if col > row else col
+        return max(sums, axis=c) if ord == 1 else min(sums, axis=c)
+    if ord in (host_numpy.inf, -host_numpy.inf):
+        sums = sum(abs(x), axis=col)
+        r = row - 1 if row > col else row
+        return max(sums, axis=r) if ord > 0 else min(sums, axis=r)
+    raise ValueError(f"linalg.norm: invalid norm order {ord!r} for matrices "
+                     f"(one of 'fro', 'nuc', 1, -1, 2, -2, inf, -inf)")
+
+
+def _default_rtol(a: Tensor) -> float:
+    eps = host_numpy.finfo(a.dtype if a.dtype.kind == "f" else host_numpy.float64).eps
+    return float(builtins.max(a.shape[-2:]) * eps)
+
+
+def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = None) -> Tensor:
+    """The Moore-Penrose pseudo-inverse: singular values at or below ``rcond * max(s)``
+    (default ``max(M, N) * eps``) count as 0.  The gradient holds where the rank
+    is locally constant.  ``hermitian`` is accepted (the general algorithm is used)."""
+    del hermitian
+    a = _matrices("pinv", a)
+    if rcond is not None and rtol is not None:
+        raise ValueError("linalg.pinv: give rcond or rtol, not both")
+    tol = rcond if rcond is not None else rtol
+    tol = _default_rtol(a) if tol is None else float(tol)
+    return apply(_mx.Pinv(rcond=tol), a)
+
+
+def matrix_power(a: Any, n: int) -> Tensor:
+    """``a`` multiplied by itself ``n`` times (the identity for 0, powers of the inverse below 0)."""
+    a = _matrices("matrix_power", a, square=True)
+    if not isinstance(n, (int, host_numpy.integer)) or isinstance(n, bool):
+        raise TypeError(f"linalg.matrix_power: the exponent must be an int, got {n!r}")
+    n = int(n)
+    if n == 0:
+        return a * 0 + eye(a.shape[-1], dtype=a.dtype, device=a.device)
+    if n < 0:
+        a, n = inv(a), -n
+    result = None
+    base = a
+    while n:  # binary powering: O(log n) products
+        if n & 1:
+            result = base if result is None else matmul(result, base)
+        n >>= 1
+        if n:
+            base = matmul(base, base)
+    return result
+
+
+def lstsq(a: Any, b: Any, rcond: Any = None) -> LstsqResult:
+    """The least-squares solution of ``a @ x ~= b`` (``a`` 2-D, as NumPy), from the pseudo-inverse.
+
+    Returns ``(x, residuals, rank, s)`` like NumPy: residuals (squared
+    2-norms of ``b - a @ x`` per column) only when ``rank == N < M``, else an
+    empty tensor; ``rank`` an int64 0-d tensor; ``s`` the singular values.
+    """
+    a = as_tensor(a)
+    if a.ndim != 2:
+        raise ValueError(f"linalg.lstsq: a must be 2-D (as in NumPy), got shape {a.shape}")
+    b = as_tensor(b, a)
+    m, n = a.shape
+    if b.ndim not in (1, 2) or b.shape[0] != m:
+        raise ValueError(f"linalg.lstsq: b of shape {b.shape} does not match a of shape {a.shape}")
+    tol = float(host_numpy.finfo(a.dtype if a.dtype.kind == "f" else "float64").eps * builtins.max(m, n)) \
+        if rcond is None else float(rcond)
+    x = matmul(apply(_mx.Pinv(rcond=tol), a), b)
+    s = svd(a, compute_uv=False)
+    xp = a.device.xp
+    sd = s.data
+    rank = int(xp.scalar(xp.sum(sd > tol * xp.max(sd)))) if sd.size else 0
+    if rank == n and m > n:
+        diff = matmul(a, x) - b
+        res = sum(diff * diff, axis=0)
+        if b.ndim == 1:
+            res = reshape(res, (1,))
+    else:
+        res = Tensor._wrap(xp.zeros((0,), dtype=x.dtype), None, a.device)
+    return LstsqResult(x, res, Tensor._wrap(xp.asarray(host_numpy.int64(rank)), None, a.device), s)
+
+
+def solve_triangular(a: Any, b: Any, trans: Any = 0, lower: bool = False,
+                     unit_diagonal: bool = False) -> Tensor:
+    """``x`` with ``T @ x == b`` for the triangle ``T`` of ``a`` (SciPy's signature).
+
+    Only the lower (``lower=True``) or upper triangle of ``a`` is read (and
+    gets gradients); ``unit_diagonal`` takes the diagonal as ones; ``trans``
+    0/'N', 1/'T' or 2/'C' solves with ``T``, ``T^T``, ``T^T`` (real).  Solved
+    by the general LU solve through the array namespace (no SciPy needed).
+    """
+    a = _matrices("solve_triangular", a, square=True)
+    if trans in (0, "N"):
+        transpose_ = False
+    elif trans in (1, 2, "T", "C"):
+        transpose_ = True
+    else:
+        raise ValueError(f"linalg.solve_triangular: trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
+    if unit_diagonal:
+        strict = tril(a, -1) if lower else triu(a, 1)
+        t = strict + eye(a.shape[-1], dtype=a.dtype, device=a.device)
+    else:
+        t = tril(a) if lower else triu(a)
+    if transpose_:
+        t = swapaxes(t, -1, -2)
+    return solve(t, b)

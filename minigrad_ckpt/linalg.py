@@ -1,0 +1,18 @@
+"""``mg.linalg``: NumPy's ``linalg`` (and SciPy's ``solve_triangular``), differentiable
+and batched over leading axes.  The functions live in
+:mod:`minigrad_ckpt.functional.linalg`, which is also ``xp.linalg`` of the
+differentiable namespace; this module is their public address.
+
+    import minigrad_ckpt as mg
+
+    a = mg.tensor([[4.0, 1.0], [1.0, 3.0]], dtype="float64", requires_grad=True)
+    mg.linalg.slogdet(a).logabsdet.backward()
+    a.grad            # inv(a).T
+"""
+
+from __future__ import annotations
+
+from .functional.linalg import (  # noqa: F401
+    EighResult, LstsqResult, QRResult, SlogdetResult, SVDResult, __all__, cholesky, det, eigh, inv, lstsq,
+    matrix_power, norm, pinv, qr, slogdet, solve, solve_triangular, svd,
+)

@@ -1,0 +1,532 @@
+"""Matrix functions: inverse, determinants, linear solves, factorizations.
+
+Every op works on stacks of matrices (the last two axes; leading axes are a
+batch) through ``xp.linalg`` -- NumPy's or CuPy's, whitelisted in
+:mod:`minigrad_ckpt.backend` -- so the same code runs on a GPU.  Under
+``create_graph`` the backward runs on the differentiable namespace, whose
+``linalg`` is :mod:`minigrad_ckpt.functional.linalg`: second derivatives
+need no second implementation.
+
+Ops with several results (``eigh``, ``svd``, ``qr``, ``slogdet``) return them
+*packed* in one array that the public function slices apart; the tape stays
+one-output-per-op, and a gradient that reaches only some of the results
+arrives as zeros for the others.
+
+The gradients are the standard results (Giles 2008 for inv/det/solve, Murray
+2016 for Cholesky, Townsend 2016 for the SVD, the eigenvector formula for
+``eigh``, Walter & Lehmann / TensorFlow for QR).  Their singular points:
+
+* ``inv``, ``det``, ``slogdet``, ``solve`` need a non-singular matrix (NumPy
+  raises ``LinAlgError`` for an exactly singular one);
+* ``cholesky`` and ``eigh`` read only the lower triangle, as NumPy (the
+  upper one gets no gradient);
+* ``eigh``: where two eigenvalues coincide the eigenvectors are not unique and
+  the eigenvector gradient does not exist; the term ``1 / (w_j - w_i)`` is
+  taken as 0 for eigenvalues equal to rounding, which is right for losses that
+  depend on the eigenspace only (a projector, a matrix function);
+* ``svd``: likewise for equal singular values, and the ``1 / s`` terms of a
+  non-square matrix need non-zero singular values;
+* ``qr`` needs full rank (the leading square block for wide matrices);
+* ``pinv``: the formula holds where the rank is locally constant.
+
+Eigen- and singular vectors are defined up to sign; ``eigh`` and ``svd``
+return each with its largest-magnitude entry positive, and ``qr`` makes ``R``'s
+diagonal non-negative, so the results are the same on every device and
+continuous (LAPACK's own signs jump, e.g. where a column is already zero below
+the diagonal), which gradients need.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import Op
+
+
+def _mT(xp: Any, a: Any) -> Any:
+    return xp.swapaxes(a, -1, -2)
+
+
+def _solve_right(xp: Any, x: Any, r: Any) -> Any:
+    """``x @ inv(r)`` without forming the inverse."""
+    return _mT(xp, xp.linalg.solve(_mT(xp, r), _mT(xp, x)))
+
+
+def _solve_right_t(xp: Any, x: Any, r: Any) -> Any:
+    """``x @ inv(r).T`` without forming the inverse."""
+    return _mT(xp, xp.linalg.solve(r, _mT(xp, x)))
+
+
+def _safe_reciprocal_gaps(xp: Any, d: Any) -> Any:
+    """``1 / d`` off the coincidences, 0 where ``d == 0``."""
+    zero = d == 0
+    return xp.where(zero, 0, 1 / xp.where(zero, 1, d))
+
+
+_EPS = {2: 9.77e-4, 4: 1.1920929e-07, 8: 2.220446049250313e-16}  # machine epsilon by itemsize
+
+
+def _gap_reciprocals(xp: Any, values: Any) -> Any:
+    """``F_ij = 1 / (values_j - values_i)``, with 0 on the diagonal and wherever the two
+    values agree to rounding (``|gap| <= 10 n eps max|values|``).
+
+    A matrix built with a repeated eigenvalue comes out of LAPACK with the copies
+    apart by an ulp or so; ``1 / gap`` would then be ~1e16 and multiply rounding
+    noise into the gradient.  Treating such pairs as equal is right for every
+    loss that depends on the eigenspace only (the documented caveat).
+    """
+    d = values[..., None, :] - values[..., :, None]
+    n = values.shape[-1]
+    scale = xp.max(xp.abs(values), axis=-1, keepdims=True)[..., None] if n else 0
+    tiny = xp.abs(d) <= (10 * n * _EPS[values.dtype.itemsize]) * scale
+    return xp.where(tiny, 0, 1 / xp.where(tiny, 1, d))
+
+
+def _positive_largest(xp: Any, v: Any) -> Any:
+    """The sign (+-1) per column that makes each column's largest-magnitude entry positive."""
+    idx = xp.argmax(xp.abs(v), axis=-2, keepdims=True)
+    s = xp.sign(xp.take_along_axis(v, idx, axis=-2))
+    return xp.where(s == 0, 1, s)
+
+
+class Inv(Op):
+    """``inv(A)``; ``dA^-1 = -A^-1 dA A^-1``."""
+
+    save_inputs = False
+    save_output = True
+
+    def forward(self, xp, a):
+        return xp.linalg.inv(a)
+
+    def backward(self, xp, g, out, a):
+        t = _mT(xp, out)
+        return -xp.matmul(xp.matmul(t, g), t)
+
+    def jvp(self, xp, tangents, out, a):
+        (t,) = tangents
+        return None if t is None else -xp.matmul(xp.matmul(out, t), out)
+
+    def reference(self, np, a):
+        return np.linalg.inv(a)
+
+
+class Det(Op):
+    """``det(A)``; ``d det = det * tr(A^-1 dA)`` (non-singular ``A``)."""
+
+    save_output = True
+
+    def forward(self, xp, a):
+        return xp.linalg.det(a)
+
+    def backward(self, xp, g, out, a):
+        return (g * out)[..., None, None] * _mT(xp, xp.linalg.inv(a))
+
+    def jvp(self, xp, tangents, out, a):
+        (t,) = tangents
+        if t is None:
+            return None
+        return out * xp.sum(_mT(xp, xp.linalg.inv(a)) * t, axis=(-2, -1))
+
+    def reference(self, np, a):
+        return np.linalg.det(a)
+
+
+class SlogDet(Op):
+    """``slogdet(A)`` packed as ``(..., 2)``: ``[sign, log|det|]``.
+
+    The sign is piecewise constant (gradient 0); ``d log|det| = tr(A^-1 dA)``.
+    """
+
+    def forward(self, xp, a):
+        sign, logdet = xp.linalg.slogdet(a)
+        return xp.stack([sign, logdet], axis=-1)
+
+    def backward(self, xp, g, out, a):
+        return g[..., 1][..., None, None] * _mT(xp, xp.linalg.inv(a))
+
+    def jvp(self, xp, tangents, out, a):
+        (t,) = tangents
+        if t is None:
+            return None
+        d = xp.sum(_mT(xp, xp.linalg.inv(a)) * t, axis=(-2, -1))
+        return xp.stack([d * 0, d], axis=-1)
+
+    def reference(self, np, a):
+        sign, logdet = np.linalg.slogdet(a)
+        return np.stack([sign, logdet], axis=-1)
+
+
+class Solve(Op):
+    """``X = solve(A, B)`` for ``B`` of shape ``(..., M, K)`` (``functional`` makes a
+    vector a column); batch axes broadcast.  ``gB = solve(A^T, g)``, ``gA = -gB X^T``."""
+
+    save_output = True
+    uses_needs_input_grad = True
+
+    def forward(self, xp, a, b):
+        return xp.linalg.solve(a, b)
+
+    def backward(self, xp, g, out, a, b, needs_input_grad=(True, True)):
+        gb = xp.linalg.solve(_mT(xp, a), g)
+        ga = -xp.matmul(gb, _mT(xp, out)) if needs_input_grad[0] else None
+        return ga, (gb if needs_input_grad[1] else None)
+
+    def jvp(self, xp, tangents, out, a, b):
+        ta, tb = tangents
+        rhs = tb if tb is not None else 0
+        if ta is not None:
+            rhs = rhs - xp.matmul(ta, out)
+        return xp.linalg.solve(a, rhs + out * 0)
+
+    def reference(self, np, a, b):
+        return np.linalg.solve(a, b)
+
+
+def _phi(xp: Any, x: Any) -> Any:
+    """The lower triangle with the diagonal halved (Murray 2016's Phi)."""
+    return 0.5 * (xp.tril(x) + xp.tril(x, -1))
+
+
+def _from_lower(xp: Any, a: Any) -> Any:
+    """The symmetric matrix whose lower triangle is ``a``'s (what LAPACK reads)."""
+    return xp.tril(a) + _mT(xp, xp.tril(a, -1))
+
+
+def _to_lower(xp: Any, s: Any) -> Any:
+    """The adjoint of :func:`_from_lower`: a gradient ``s`` with respect to the symmetric
+    matrix, as a gradient of the lower triangle (off-diagonal entries appear twice)."""
+    return _phi(xp, s + _mT(xp, s))
+
+
+class Cholesky(Op):
+    """The lower Cholesky factor ``L`` of a symmetric positive-definite matrix.
+
+    Only the lower triangle is read, as NumPy (the upper one gets no
+    gradient).  Murray (2016): with ``S = L^-T Phi(L^T gL) L^-1`` the gradient
+    of the symmetric matrix is ``S``, folded onto the lower triangle.
+    """
+
+    save_inputs = False
+    save_output = True
+
+    def forward(self, xp, a):
+        return xp.linalg.cholesky(_from_lower(xp, a))
+
+    def backward(self, xp, g, out, a):
+        p = _phi(xp, xp.matmul(_mT(xp, out), g))
+        s = _solve_right(xp, xp.linalg.solve(_mT(xp, out), p), out)
+        return _to_lower(xp, s)
+
+    def jvp(self, xp, tangents, out, a):
+        (t,) = tangents
+        if t is None:
+            return None
+        inner = _solve_right_t(xp, xp.linalg.solve(out, _from_lower(xp, t)), out)  # L^-1 dA L^-T
+        return xp.matmul(out, _phi(xp, inner))
+
+    def reference(self, np, a):
+        return np.linalg.cholesky(a)
+
+
+class Eigh(Op):
+    """Eigenvalues (ascending) and eigenvectors of the symmetric matrix given by
+    ``A``'s lower triangle (as NumPy's ``UPLO='L'``), packed as ``(..., n + 1, n)``:
+    row 0 holds ``w``, rows 1.. the columns of ``V``.
+
+    The symmetric matrix's gradient is ``V (diag(gw) + F o (V^T gV)) V^T`` with
+    ``F_ij = 1 / (w_j - w_i)`` (0 on the diagonal and for equal eigenvalues: see
+    the module docstring), folded onto the lower triangle.
+    """
+
+    save_inputs = False
+    save_output = True
+
+    def forward(self, xp, a):
+        w, v = xp.linalg.eigh(_from_lower(xp, a))
+        v = v * _positive_largest(xp, v)
+        return xp.concatenate([w[..., None, :], v], axis=-2)
+
+    def backward(self, xp, g, out, a):
+        w, v = out[..., 0, :], out[..., 1:, :]
+        gw, gv = g[..., 0, :], g[..., 1:, :]
+        f = _gap_reciprocals(xp, w)
+        inner = f * xp.matmul(_mT(xp, v), gv)
+        ga = xp.matmul(xp.matmul(v, inner) + v * gw[..., None, :], _mT(xp, v))
+        return _to_lower(xp, ga)
+
+    def jvp(self, xp, tangents, out, a):
+        (t,) = tangents
+        if t is None:
+            return None
+        w, v = out[..., 0, :], out[..., 1:, :]
+        sv = xp.matmul(_from_lower(xp, t), v)
+        m = xp.matmul(_mT(xp, v), sv)
+        dw = xp.sum(v * sv, axis=-2)
+        f = _gap_reciprocals(xp, w)
+        dv = xp.matmul(v, f * m)
+        return xp.concatenate([dw[..., None, :], dv], axis=-2)
+
+    def reference(self, np, a):
+        w, v = np.linalg.eigh(a)
+        idx = np.argmax(np.abs(v), axis=-2)[..., None, :]
+        s = np.sign(np.take_along_axis(v, idx, axis=-2))
+        return np.concatenate([w[..., None, :], v * np.where(s == 0, 1, s)], axis=-2)
+
+
+class Svd(Op):
+    """The reduced SVD ``A = U diag(S) V^T`` (``k = min(m, n)``), packed as
+    ``(..., m + 1 + n, k)``: rows ``:m`` hold ``U``, row ``m`` holds ``S``
+    (descending), rows ``m + 1:`` hold ``V`` (not ``Vh``).
+
+    Townsend (2016): ``gA = U [J S + diag(gS) + S K] V^T + (I - U U^T) gU S^-1 V^T
+    + U S^-1 gV^T (I - V V^T)`` with ``J = F o (U^T gU - gU^T U)``,
+    ``K = F o (V^T gV - gV^T V)``, ``F_ij = 1 / (s_j^2 - s_i^2)``.
+    """
+
+    save_inputs = False
+    save_output = True
+    in_shape: tuple
+
+    def forward(self, xp, a):
+        u, s, vh = xp.linalg.svd(a, full_matrices=False)
+        sign = _positive_largest(xp, u)
+        v = _mT(xp, vh) * sign
+        return xp.concatenate([u * sign, s[..., None, :], v], axis=-2)
+
+    def _parts(self, x: Any) -> tuple[Any, Any, Any]:
+        m = self.in_shape[-2]
+        return x[..., :m, :], x[..., m, :], x[..., m + 1:, :]
+
+    def backward(self, xp, g, out, a):
+        u, s, v = self._parts(out)
+        gu, gs, gv = self._parts(g)
+        m, n = self.in_shape[-2:]
+        k = min(m, n)
+        s2 = s * s
+        f = _gap_reciprocals(xp, s2)
+        utgu = xp.matmul(_mT(xp, u), gu)
+        vtgv = xp.matmul(_mT(xp, v), gv)
+        j = f * (utgu - _mT(xp, utgu))
+        kk = f * (vtgv - _mT(xp, vtgv))
+        core = j * s[..., None, :] + s[..., :, None] * kk
+        ga = xp.matmul(xp.matmul(u, core) + u * gs[..., None, :], _mT(xp, v))
+        with xp.errstate(divide="ignore", invalid="ignore"):
+            inv_s = _safe_reciprocal_gaps(xp, s)
+        if m > k:
+            ga = ga + xp.matmul((gu - xp.matmul(u, utgu)) * inv_s[..., None, :], _mT(xp, v))
+        if n > k:
+            ga = ga + xp.matmul(u * inv_s[..., None, :], _mT(xp, gv - xp.matmul(v, vtgv)))
+        return ga
+
+    def jvp(self, xp, tangents, out, a):
+        (t,) = tangents
+        if t is None:
+            return None
+        u, s, v = self._parts(out)
+        m, n = self.in_shape[-2:]
+        k = min(m, n)
+        s2 = s * s
+        f = _gap_reciprocals(xp, s2)
+        dp = xp.matmul(_mT(xp, u), xp.matmul(t, v))
+        ds = xp.sum(u * xp.matmul(t, v), axis=-2)
+        du = xp.matmul(u, f * (dp * s[..., None, :] + s[..., :, None] * _mT(xp, dp)))
+        dv = xp.matmul(v, f * (s[..., :, None] * dp + _mT(xp, dp) * s[..., None, :]))
+        inv_s = _safe_reciprocal_gaps(xp, s)
+        if m > k:
+            tv = xp.matmul(t, v)
+            du = du + (tv - xp.matmul(u, xp.matmul(_mT(xp, u), tv))) * inv_s[..., None, :]
+        if n > k:
+            tu = xp.matmul(_mT(xp, t), u)
+            dv = dv + (tu - xp.matmul(v, xp.matmul(_mT(xp, v), tu))) * inv_s[..., None, :]
+        return xp.concatenate([du, ds[..., None, :], dv], axis=-2)
+
+    def reference(self, np, a):
+        u, s, vh = np.linalg.svd(a, full_matrices=False)
+        idx = np.argmax(np.abs(u), axis=-2)[..., None, :]
+        sign = np.sign(np.take_along_axis(u, idx, axis=-2))
+        sign = np.where(sign == 0, 1, sign)
+        return np.concatenate([u * sign, s[..., None, :], np.swapaxes(vh, -1, -2) * sign], axis=-2)
+
+
+class Qr(Op):
+    """The reduced QR ``A = Q R`` with ``R``'s diagonal non-negative, packed as
+    ``(..., k, m + n)``: columns ``:m`` hold ``Q^T``, columns ``m:`` hold ``R``.
+
+    The gradient (TensorFlow's, after Walter & Lehmann) needs ``R`` invertible:
+    full rank for tall ``A``; for wide ``A = [X | Y]`` the square part ``X``.
+    """
+
+    save_output = True
+    in_shape: tuple
+
+    def forward(self, xp, a):
+        q, r = xp.linalg.qr(a)
+        # LAPACK's signs jump where a Householder reflector is the identity (a zero
+        # below the diagonal); a non-negative diagonal of R makes QR unique and smooth
+        s = xp.sign(xp.diagonal(r, axis1=-2, axis2=-1))
+        s = xp.where(s == 0, 1, s)
+        return xp.concatenate([_mT(xp, q * s[..., None, :]), r * s[..., :, None]], axis=-1)
+
+    def _parts(self, xp: Any, x: Any) -> tuple[Any, Any]:
+        m = self.in_shape[-2]
+        return _mT(xp, x[..., :m]), x[..., m:]
+
+    def backward(self, xp, g, out, a):
+        q, r = self._parts(xp, out)
+        gq, gr = self._parts(xp, g)
+        m, n = self.in_shape[-2:]
+        if m >= n:
+            return _qr_grad_tall(xp, q, r, gq, gr)
+        y, u = a[..., :, m:], r[..., :, :m]
+        gu, gv = gr[..., :, :m], gr[..., :, m:]
+        gx = _qr_grad_tall(xp, q, u, gq + xp.matmul(y, _mT(xp, gv)), gu)
+        return xp.concatenate([gx, xp.matmul(q, gv)], axis=-1)
+
+    def jvp(self, xp, tangents, out, a):
+        (t,) = tangents
+        if t is None:
+            return None
+        q, r = self._parts(xp, out)
+        m, n = self.in_shape[-2:]
+        if m >= n:
+            dq, dr = _qr_jvp_tall(xp, q, r, t)
+        else:
+            y, u = a[..., :, m:], r[..., :, :m]
+            dq, du = _qr_jvp_tall(xp, q, u, t[..., :, :m])
+            dv = xp.matmul(_mT(xp, dq), y) + xp.matmul(_mT(xp, q), t[..., :, m:])
+            dr = xp.concatenate([du, dv], axis=-1)
+        return xp.concatenate([_mT(xp, dq), dr], axis=-1)
+
+    def reference(self, np, a):
+        q, r = np.linalg.qr(a)
+        s = np.sign(np.diagonal(r, axis1=-2, axis2=-1))
+        s = np.where(s == 0, 1, s)
+        return np.concatenate([np.swapaxes(q * s[..., None, :], -1, -2), r * s[..., :, None]], axis=-1)
+
+
+def _qr_grad_tall(xp: Any, q: Any, r: Any, gq: Any, gr: Any) -> Any:
+    """``gA`` for ``A = Q R`` with ``m >= n`` and square invertible ``R``."""
+    qdq = xp.matmul(_mT(xp, q), gq)
+    rdr = xp.matmul(r, _mT(xp, gr))
+    low = xp.tril(qdq - _mT(xp, qdq) + rdr - _mT(xp, rdr))
+    grad_a = xp.matmul(q, gr + _solve_right_t(xp, low, r))
+    grad_b = _solve_right_t(xp, gq - xp.matmul(q, qdq), r)
+    return grad_a + grad_b
+
+
+def _qr_jvp_tall(xp: Any, q: Any, r: Any, t: Any) -> tuple[Any, Any]:
+    """``(dQ, dR)`` for ``A = Q R`` (``m >= n``): with ``C = Q^T dA R^-1``,
+    ``Q^T dQ = Omega`` (antisymmetric, from C's strict lower triangle) and
+    ``dR = (C - Omega) R``."""
+    tr = _solve_right(xp, t, r)  # dA R^-1
+    c = xp.matmul(_mT(xp, q), tr)
+    low = xp.tril(c, -1)
+    omega = low - _mT(xp, low)
+    dr = xp.matmul(c - omega, r)
+    dq = tr - xp.matmul(q, c - omega)
+    return dq, dr
+
+
+class Pinv(Op):
+    """The Moore-Penrose pseudo-inverse, from the SVD with singular values at or
+    below ``rcond * max(s)`` treated as 0.
+
+    Golub & Pereyra: ``dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P``
+    where the rank is locally constant.
+    """
+
+    save_output = True
+    rcond: float
+
+    def forward(self, xp, a):
+        u, s, vh = xp.linalg.svd(a, full_matrices=False)
+        cutoff = self.rcond * xp.max(s, axis=-1, keepdims=True) if s.shape[-1] else s
+        keep = s > cutoff
+        inv_s = xp.where(keep, 1 / xp.where(keep, s, 1), 0)
+        return xp.matmul(_mT(xp, vh) * inv_s[..., None, :], _mT(xp, u))
+
+    def backward(self, xp, g, out, a):
+        p, pt, gt = out, _mT(xp, out), _mT(xp, g)
+        term1 = -xp.matmul(xp.matmul(pt, g), pt)
+        gpp = xp.matmul(gt, xp.matmul(p, pt))                     # G^T P P^T
+        term2 = gpp - xp.matmul(a, xp.matmul(p, gpp))              # (I - A P) G^T P P^T
+        ppg = xp.matmul(xp.matmul(pt, p), gt)                      # P^T P G^T
+        term3 = ppg - xp.matmul(xp.matmul(ppg, p), a)              # P^T P G^T (I - P A)
+        return term1 + term2 + term3
+
+    def jvp(self, xp, tangents, out, a):
+        (t,) = tangents
+        if t is None:
+            return None
+        p, pt, tt = out, _mT(xp, out), _mT(xp, t)
+        term1 = -xp.matmul(xp.matmul(p, t), p)
+        ttq = tt - xp.matmul(xp.matmul(tt, a), p)                  # dA^T (I - A P)
+        term2 = xp.matmul(xp.matmul(p, pt), ttq)
+        ttpp = xp.matmul(tt, xp.matmul(pt, p))                     # dA^T P^T P
+        term3 = ttpp - xp.matmul(xp.matmul(p, a), ttpp)            # (I - P A) dA^T P^T P
+        return term1 + term2 + term3
+
+    def reference(self, np, a):
+        u, s, vh = np.linalg.svd(a, full_matrices=False)
+        cutoff = self.rcond * np.max(s, axis=-1, keepdims=True) if s.shape[-1] else s
+        inv_s = np.where(s > cutoff, 1 / np.where(s > cutoff, s, 1), 0)
+        return np.matmul(np.swapaxes(vh, -1, -2) * inv_s[..., None, :], np.swapaxes(u, -1, -2))
+
+
+class VectorNorm(Op):
+    """``(sum |x|^p)^(1/p)`` over ``axes`` for a finite ``p`` other than 0.
+
+    ``d/dx = sign(x) |x|^(p-1) / norm^(p-1)``; at a zero norm the subgradient 0
+    is taken (for ``p = 2``: the gradient of ``|x|`` at the origin).
+    """
+
+    save_output = True
+    ord: float
+    axes: tuple
+    keepdims: bool
+
+    def forward(self, xp, x):
+        p = self.ord
+        a = xp.abs(x)
+        with xp.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            if p == 2:
+                return xp.sqrt(xp.sum(x * x, axis=self.axes, keepdims=self.keepdims))
+            if p == 1:
+                return xp.sum(a, axis=self.axes, keepdims=self.keepdims)
+            # xp.power, not **: NumPy's ** takes shortcuts for some exponents on arrays but
+            # not on scalars, so 0-d results would depend on the array type by an ulp
+            return xp.power(xp.sum(xp.power(a, p), axis=self.axes, keepdims=self.keepdims), 1.0 / p)
+
+    def _local(self, xp: Any, out: Any, x: Any) -> Any:
+        """``d norm / d x`` (``out`` with the reduced axes kept)."""
+        p = self.ord
+        if p == 1:
+            return xp.sign(x)
+        zero = out == 0
+        safe = xp.where(zero, 1, out)
+        if p == 2:
+            return xp.where(zero, 0, x / safe)
+        with xp.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            a = xp.abs(x)
+            local = xp.sign(x) * xp.power(a / safe, p - 1)
+            return xp.where(zero, 0, xp.where(x == 0, 0, local))
+
+    def _kept(self, v: Any, x: Any) -> Any:
+        if self.keepdims:
+            return v
+        return v.reshape(tuple(1 if i in self.axes else n for i, n in enumerate(x.shape)))
+
+    def backward(self, xp, g, out, x):
+        return self._kept(g, x) * self._local(xp, self._kept(out, x), x)
+
+    def jvp(self, xp, tangents, out, x):
+        (t,) = tangents
+        if t is None:
+            return None
+        return xp.sum(t * self._local(xp, self._kept(out, x), x), axis=self.axes, keepdims=self.keepdims)
+
+    def reference(self, np, x):
+        if self.ord == 2:
+            return np.sqrt(np.sum(x * x, axis=self.axes, keepdims=self.keepdims))
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            return np.sum(np.abs(x) ** self.ord, axis=self.axes, keepdims=self.keepdims) ** (1.0 / self.ord)

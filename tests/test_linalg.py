@@ -1,0 +1,221 @@
+"""``mg.linalg`` against NumPy (and SciPy for ``solve_triangular``): the public
+functions' results, NumPy's conventions (vectors in ``solve``, full matrices,
+modes, every norm order, keepdims), gradients of the compositions, the
+degenerate-spectrum caveat, and the strict stand-in device."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+from minigrad_ckpt.testing import gradcheck, gradgradcheck
+
+L = mg.linalg
+RNG = np.random.default_rng(2016)
+
+
+def _t(a, requires_grad=True, device=None):
+    return mg.tensor(np.asarray(a, dtype=np.float64), dtype="float64", requires_grad=requires_grad,
+                     device=device)
+
+
+def well(*shape):
+    n = shape[-1]
+    return RNG.uniform(-1, 1, shape) + 3 * np.eye(n)
+
+
+def close(a, b, rtol=1e-10, atol=1e-12):
+    np.testing.assert_allclose(np.asarray(a.numpy() if isinstance(a, mg.Tensor) else a), b, rtol=rtol, atol=atol)
+
+
+def test_inverse_determinants_and_solve_match_numpy_batched():
+    a = well(2, 3, 3)
+    close(L.inv(_t(a)), np.linalg.inv(a))
+    close(L.det(_t(a)), np.linalg.det(a))
+    sign, logdet = L.slogdet(_t(-a))
+    ref = np.linalg.slogdet(-a)
+    close(sign, ref.sign)
+    close(logdet, ref.logabsdet)
+    assert not sign.requires_grad and logdet.requires_grad
+    b = RNG.standard_normal((3, 2))
+    close(L.solve(_t(a), _t(b)), np.linalg.solve(a, b))
+    v = RNG.standard_normal(3)
+    x = L.solve(_t(a[0]), _t(v))
+    assert x.shape == (3,)
+    close(x, np.linalg.solve(a[0], v))
+    with pytest.raises(ValueError, match="square"):
+        L.inv(_t(RNG.standard_normal((2, 3))))
+    with pytest.raises(ValueError, match="do not match"):
+        L.solve(_t(a[0]), _t(RNG.standard_normal(4)))
+
+
+def test_cholesky_reads_one_triangle_like_numpy():
+    m = RNG.standard_normal((3, 3))
+    spd = m @ m.T + np.eye(3)
+    noisy = np.tril(spd) + np.triu(RNG.standard_normal((3, 3)), 1)
+    close(L.cholesky(_t(noisy)), np.linalg.cholesky(noisy))
+    close(L.cholesky(_t(spd.T), upper=True), np.linalg.cholesky(spd.T, upper=True))
+    t = _t(noisy)
+    (g,) = mg.grad(L.cholesky(t).sum(), [t])
+    assert not np.triu(g.numpy(), 1).any()  # the upper triangle is not read
+
+
+def test_eigh_and_svd_reconstruct_and_match_numpy_up_to_sign():
+    s = RNG.standard_normal((2, 4, 4))
+    s = s + np.swapaxes(s, -1, -2)
+    w, v = L.eigh(_t(s))
+    close(w, np.linalg.eigh(s).eigenvalues)
+    close(v.numpy() @ (w.numpy()[..., :, None] * np.swapaxes(v.numpy(), -1, -2)), s, atol=1e-10)
+    w_u, _ = L.eigh(_t(np.triu(s)), UPLO="U")
+    close(w_u, w.numpy())
+    for shape in [(4, 3), (3, 4), (2, 3, 3)]:
+        a = RNG.standard_normal(shape)
+        u, sv, vh = L.svd(_t(a), full_matrices=False)
+        close(sv, np.linalg.svd(a, compute_uv=False))
+        close((u.numpy() * sv.numpy()[..., None, :]) @ vh.numpy(), a, atol=1e-10)
+        uf, _, vhf = L.svd(_t(a))
+        ref = np.linalg.svd(a)
+        assert uf.shape == ref.U.shape and vhf.shape == ref.Vh.shape
+        close(np.swapaxes(uf.numpy(), -1, -2) @ uf.numpy(), np.broadcast_to(np.eye(shape[-2]), ref.U.shape),
+              atol=1e-12)
+        close(L.svd(_t(a), compute_uv=False), ref.S)
+
+
+def test_qr_modes():
+    a = RNG.standard_normal((4, 3))
+    q, r = L.qr(_t(a))
+    close(q.numpy() @ r.numpy(), a, atol=1e-12)
+    assert (np.diagonal(r.numpy()) >= 0).all()
+    close(np.abs(r.numpy()), np.abs(np.linalg.qr(a).R))
+    qc, rc = L.qr(_t(a), mode="complete")
+    assert qc.shape == (4, 4) and rc.shape == (4, 3)
+    close(qc.numpy() @ rc.numpy(), a, atol=1e-12)
+    close(qc.numpy().T @ qc.numpy(), np.eye(4), atol=1e-12)
+    close(L.qr(_t(a), mode="r"), r.numpy())
+    wide = RNG.standard_normal((2, 4))
+    qw, rw = L.qr(_t(wide))
+    close(qw.numpy() @ rw.numpy(), wide, atol=1e-12)
+    with pytest.raises(ValueError, match="raw"):
+        L.qr(_t(a), mode="raw")
+
+
+NORMS = [
+    ((5,), {}), ((5,), {"ord": 1}), ((5,), {"ord": np.inf}), ((5,), {"ord": -np.inf}), ((5,), {"ord": 3}),
+    ((5,), {"ord": 0.5}), ((5,), {"ord": -2}), ((5,), {"ord": 0}),
+    ((3, 4), {}), ((3, 4), {"ord": "fro"}), ((3, 4), {"ord": "nuc"}), ((3, 4), {"ord": 1}),
+    ((3, 4), {"ord": -1}), ((3, 4), {"ord": 2}), ((3, 4), {"ord": -2}), ((3, 4), {"ord": np.inf}),
+    ((3, 4), {"ord": -np.inf}),
+    ((2, 3, 4), {"axis": 1}), ((2, 3, 4), {"axis": (2, 0), "ord": 1}), ((2, 3, 4), {"axis": (0, 2), "ord": np.inf}),
+    ((2, 3, 4), {"axis": (1, 2), "ord": "nuc", "keepdims": True}), ((2, 3, 4), {"keepdims": True}),
+    ((2, 3, 4), {"axis": -1, "ord": 3, "keepdims": True}), ((2, 3, 4), {"axis": (-1, -2), "ord": 2}),
+]
+
+
+@pytest.mark.parametrize("shape, kw", NORMS, ids=[f"{s}-{k}" for s, k in NORMS])
+def test_norm_matches_numpy_with_gradients(shape, kw):
+    a = RNG.uniform(0.3, 2.0, shape) * RNG.choice([-1, 1], shape)
+    out = L.norm(_t(a), **kw)
+    ref = np.linalg.norm(a, **kw)
+    assert out.shape == np.shape(ref)
+    close(out, ref)
+    if kw.get("ord") != 0:
+        t = _t(a)
+        assert gradcheck(lambda x: L.norm(x, **kw), [t])
+
+
+def test_norm_subgradients_and_errors():
+    z = _t(np.zeros(3))
+    (g,) = mg.grad(L.norm(z), [z])
+    assert not g.numpy().any()  # the 2-norm's subgradient 0 at the origin, not nan
+    with pytest.raises(ValueError, match="invalid norm order"):
+        L.norm(_t(np.ones(3)), "fro")
+    with pytest.raises(ValueError, match="invalid norm order"):
+        L.norm(_t(np.ones((2, 2))), 3)
+    with pytest.raises(ValueError, match="1-D or 2-D"):
+        L.norm(_t(np.ones((2, 2, 2))), 1)
+
+
+def test_pinv_matrix_power_lstsq_solve_triangular():
+    a = RNG.standard_normal((4, 3))
+    close(L.pinv(_t(a)), np.linalg.pinv(a))
+    deficient = np.outer(RNG.standard_normal(4), RNG.standard_normal(3))
+    close(L.pinv(_t(deficient)), np.linalg.pinv(deficient), atol=1e-10)
+    sq = well(3, 3)
+    for n in (0, 1, 2, 5, -1, -3):
+        close(L.matrix_power(_t(sq), n), np.linalg.matrix_power(sq, n))
+    for b in (RNG.standard_normal(4), RNG.standard_normal((4, 2))):
+        x, res, rank, s = L.lstsq(_t(a), _t(b))
+        rx, rres, rrank, rs = np.linalg.lstsq(a, b)
+        close(x, rx)
+        close(res, rres)
+        assert int(rank) == rrank
+        close(s, rs)
+    x, res, rank, _ = L.lstsq(_t(deficient), _t(RNG.standard_normal(4)))
+    assert int(rank) == 1 and res.shape == (0,)
+    scipy_linalg = pytest.importorskip("scipy.linalg")
+    t = well(3, 3)
+    b = RNG.standard_normal((3, 2))
+    for kw in ({"lower": True}, {}, {"lower": True, "trans": 1}, {"unit_diagonal": True}, {"trans": "T"}):
+        close(L.solve_triangular(_t(t), _t(b), **kw), scipy_linalg.solve_triangular(t, b, **kw))
+    tt = _t(t)
+    (g,) = mg.grad(L.solve_triangular(tt, _t(b), lower=True).sum(), [tt])
+    assert not np.triu(g.numpy(), 1).any()
+
+
+@pytest.mark.parametrize("fn", [
+    lambda a, b: L.solve(a, b[..., 0]),
+    lambda a, b: L.matrix_power(a, 3),
+    lambda a, b: L.lstsq(a[:, :2], b[:, 0])[0],
+    lambda a, b: L.solve_triangular(a, b, lower=True, unit_diagonal=True),
+    lambda a, b: L.norm(a, "nuc") + L.norm(a, -2),
+    lambda a, b: L.svd(a)[0],
+    lambda a, b: L.qr(a, mode="complete")[1],
+])
+def test_gradients_of_compositions(fn):
+    a, b = _t(well(3, 3)), _t(RNG.standard_normal((3, 2)))
+    assert gradcheck(fn, [a, b])
+    assert gradgradcheck(fn, [a, b])
+
+
+def test_degenerate_spectra_the_caveat():
+    # a repeated eigenvalue (singular value): the vectors are not unique, so their own
+    # gradient does not exist; eigenvalue gradients and losses that depend on the
+    # eigenspace only (here a projector) are right -- LAPACK returns the copies an ulp
+    # apart, and those near-equal pairs must not blow rounding noise up by 1 / gap
+    q, _ = np.linalg.qr(RNG.standard_normal((3, 3)))
+    p, _ = np.linalg.qr(RNG.standard_normal((3, 3)))
+    s = _t((q * np.array([1.0, 1.0, 3.0])) @ q.T)
+    w, _ = L.eigh(s)
+    (gw,) = mg.grad(w.sum(), [s])
+    close(gw, np.eye(3), atol=1e-12)  # d trace / d (lower triangle)
+    c = _t(RNG.standard_normal((3, 3)), requires_grad=False)
+
+    def eigenspace(x):
+        v = L.eigh(x)[1][:, :2]
+        return ((v @ v.T) * c).sum()
+
+    def singular_space(x):
+        u = L.svd(x)[0][:, :2]
+        return ((u @ u.T) * c).sum() + L.norm(x, "nuc")
+
+    assert gradcheck(eigenspace, [s])
+    assert gradcheck(singular_space, [_t((q * np.array([2.0, 2.0, 1.0])) @ p.T)])
+
+
+def test_linalg_runs_on_the_strict_device():
+    a = well(2, 3, 3)
+    b = RNG.standard_normal((2, 3, 1))
+    for fn in (lambda x, y: L.inv(x), lambda x, y: L.det(x), lambda x, y: L.slogdet(x)[1],
+               lambda x, y: L.solve(x, y), lambda x, y: L.cholesky(x @ x.mT), lambda x, y: L.eigh(x)[1],
+               lambda x, y: L.svd(x)[0], lambda x, y: L.qr(x)[0], lambda x, y: L.pinv(x),
+               lambda x, y: L.norm(x, axis=(-2, -1), ord=2)):
+        outs = []
+        for dev in ("cpu", "strict"):
+            x, y = _t(a, device=dev), _t(b, device=dev)
+            r = fn(x, y)
+            (g,) = mg.grad(r.sum(), [x])
+            outs.append((r.device.xp.to_host(r.data), g.device.xp.to_host(g.data)))
+        np.testing.assert_allclose(outs[0][0], outs[1][0], rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(outs[0][1], outs[1][1], rtol=1e-12, atol=1e-12)
