@@ -13,6 +13,23 @@ differentiable namespace; this module is their public address.
 from __future__ import annotations
 
 from .functional.linalg import (  # noqa: F401
-    EighResult, LstsqResult, QRResult, SlogdetResult, SVDResult, __all__, cholesky, det, eigh, inv, lstsq,
-    matrix_power, norm, pinv, qr, slogdet, solve, solve_triangular, svd,
+    EighResult,
+    LstsqResult,
+    QRResult,
+    SlogdetResult,
+    SVDResult,
+    __all__,
+    cholesky,
+    det,
+    eigh,
+    inv,
+    lstsq,
+    matrix_power,
+    norm,
+    pinv,
+    qr,
+    slogdet,
+    solve,
+    solve_triangular,
+    svd,
 )

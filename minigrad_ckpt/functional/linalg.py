@@ -24,11 +24,9 @@ from ..backend import host_numpy
 from ..ops import matrix as _mx
 from ..tape import apply
 from ..tensor import Tensor
+from . import math as F
 from .arguments import as_tensor, broadcast_shapes, normalize_axis
-from .math import (
-    abs, astype, eye, matmul, max, min, moveaxis, not_equal, pad, reshape, squeeze, sum, swapaxes, tril,
-    triu,
-)
+from .math import astype, eye, matmul, moveaxis, not_equal, pad, reshape, squeeze, swapaxes, tril, triu
 
 __all__ = ["inv", "det", "slogdet", "solve", "cholesky", "eigh", "svd", "qr", "norm", "pinv",
            "matrix_power", "lstsq", "solve_triangular"]
@@ -229,11 +227,11 @@ def _vector(x: Tensor, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Tenso
         raise ValueError(f"linalg.norm: invalid norm order {ord!r} for vectors")
     p = float(ord)
     if p == host_numpy.inf:
-        return max(abs(x), axis=axes, keepdims=keepdims)
+        return F.max(F.abs(x), axis=axes, keepdims=keepdims)
     if p == -host_numpy.inf:
-        return min(abs(x), axis=axes, keepdims=keepdims)
+        return F.min(F.abs(x), axis=axes, keepdims=keepdims)
     if p == 0:
-        count = sum(astype(not_equal(x, 0), x.dtype if x.dtype.kind == "f" else "float64"), axis=axes,
+        count = F.sum(astype(not_equal(x, 0), x.dtype if x.dtype.kind == "f" else "float64"), axis=axes,
                     keepdims=keepdims)
         return count.detach()
     return apply(_mx.VectorNorm(ord=p, axes=axes, keepdims=bool(keepdims)), x)
@@ -245,16 +243,16 @@ def _matrix(x: Tensor, ord: Any, row: int, col: int) -> Tensor:  # noqa: A002
     if ord in ("nuc", 2, -2):
         s = svd(moveaxis(x, (row, col), (-2, -1)), compute_uv=False)
         if ord == "nuc":
-            return sum(s, axis=-1)
-        return max(s, axis=-1) if ord == 2 else min(s, axis=-1)
+            return F.sum(s, axis=-1)
+        return F.max(s, axis=-1) if ord == 2 else F.min(s, axis=-1)
     if ord in (1, -1):
-        sums = sum(abs(x), axis=row)
+        sums = F.sum(F.abs(x), axis=row)
         c = col - 1 if col > row else col
-        return max(sums, axis=c) if ord == 1 else min(sums, axis=c)
+        return F.max(sums, axis=c) if ord == 1 else F.min(sums, axis=c)
     if ord in (host_numpy.inf, -host_numpy.inf):
-        sums = sum(abs(x), axis=col)
+        sums = F.sum(F.abs(x), axis=col)
         r = row - 1 if row > col else row
-        return max(sums, axis=r) if ord > 0 else min(sums, axis=r)
+        return F.max(sums, axis=r) if ord > 0 else F.min(sums, axis=r)
     raise ValueError(f"linalg.norm: invalid norm order {ord!r} for matrices "
                      f"(one of 'fro', 'nuc', 1, -1, 2, -2, inf, -inf)")
 
@@ -321,7 +319,7 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> LstsqResult:
     rank = int(xp.scalar(xp.sum(sd > tol * xp.max(sd)))) if sd.size else 0
     if rank == n and m > n:
         diff = matmul(a, x) - b
-        res = sum(diff * diff, axis=0)
+        res = F.sum(diff * diff, axis=0)
         if b.ndim == 1:
             res = reshape(res, (1,))
     else:

@@ -23,7 +23,7 @@ from ..ops import conv as _conv
 from ..ops import indexing as _ix
 from ..tape import apply
 from ..tensor import Tensor
-from . import linalg  # ``xp.linalg`` of the differentiable namespace
+from . import linalg  # noqa: F401  (``xp.linalg`` of the differentiable namespace)
 from .arguments import as_tensor, one_axis, shape_arg
 from .math import *  # noqa: F403  (the public math is part of the namespace)
 from .math import __all__ as _math_names
