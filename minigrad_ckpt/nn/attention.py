@@ -56,6 +56,8 @@ class MultiheadAttention(Module):
                 key_padding_mask = mf.expand_dims(_as_tensor(key_padding_mask, query), 0)
         elif self.batch_first:
             query, key, value = (mf.swapaxes(t, 0, 1) for t in (query, key, value))
+        for t in (query, key, value):
+            F._check_input_dtype("MultiheadAttention", t, self.in_proj_weight)
         # now (L, N, E)
         if query.ndim != 3 or query.shape[-1] != self.embed_dim:
             raise ValueError(f"{self._label()}: query of shape {tuple(query.shape)} does not match "

@@ -33,6 +33,10 @@ __all__ = [
     "cross_entropy", "nll_loss", "mse_loss", "binary_cross_entropy_with_logits", "linear",
     "conv2d", "max_pool2d", "avg_pool2d", "layer_norm", "batch_norm", "dropout", "embedding",
     "scaled_dot_product_attention", "one_hot", "pad",
+    # issue 16
+    "softplus", "logsigmoid", "mish", "elu", "hardtanh", "prelu", "dropout2d", "conv1d", "max_pool1d",
+    "avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "conv_transpose2d", "group_norm", "rms_norm",
+    "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "kl_div", "cosine_embedding_loss",
 ]
 
 _RELU = _act.Relu()
@@ -310,6 +314,7 @@ def linear(x: Any, weight: Any, bias: Any = None) -> Tensor:
         )
     if w.ndim != 2:
         raise ValueError(f"linear: weight must be 2-D (out_features, in_features), got {w.shape}")
+    _check_input_dtype("linear", x, w)
     b = None
     if bias is not None:
         b = _tensor(bias, x)
@@ -347,6 +352,7 @@ def conv2d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any 
     w = _tensor(weight, x)
     if w.ndim != 4:
         raise ValueError(f"conv2d: expected a 4-D weight (O, C/groups, KH, KW), got shape {w.shape}")
+    _check_input_dtype("conv2d", x, w)
     st, dl = _pair(stride, "stride"), _pair(dilation, "dilation")
     if isinstance(padding, str):
         if padding == "valid":
@@ -445,6 +451,7 @@ def layer_norm(x: Any, normalized_shape: Any, weight: Any = None, bias: Any = No
             f"layer_norm: input of shape {x.shape} does not end with normalized_shape {shape}"
         )
     axes = tuple(range(x.ndim - k, x.ndim))
+    _check_input_dtype("layer_norm", x, weight if isinstance(weight, Tensor) else None)
     out = apply(_norm.Normalize(axes=axes, eps=float(eps)), x)
     if weight is not None:
         out = out * _tensor(weight, x)
@@ -466,6 +473,8 @@ def batch_norm(x: Any, running_mean: Any, running_var: Any, weight: Any = None, 
     if x.ndim < 2:
         raise ValueError(f"batch_norm: expected at least 2-D input (N, C, ...), got {x.shape}")
     c = x.shape[1]
+    for t in (weight, running_mean):
+        _check_input_dtype("batch_norm", x, t if isinstance(t, Tensor) else None)
     axes = (0,) + tuple(range(2, x.ndim))
     bshape = (1, c) + (1,) * (x.ndim - 2)
     for name, t in (("running_mean", running_mean), ("running_var", running_var),
@@ -517,22 +526,54 @@ def dropout(x: Any, p: float = 0.5, training: bool = True) -> Tensor:
     return apply(_drop.Dropout(p=float(p), key=_random.next_key()), x)
 
 
-def embedding(input: Any, weight: Any) -> Tensor:
+def embedding(input: Any, weight: Any, padding_idx: int | None = None, max_norm: float | None = None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """Rows of ``weight`` (num_embeddings, dim) selected by integer ``input``.
 
-    Repeated ids accumulate their gradients into the same row.
+    Repeated ids accumulate their gradients into the same row.  The row
+    ``padding_idx`` gets no gradient (its value is looked up as usual).  With
+    ``max_norm``, the looked-up rows whose ``norm_type``-norm exceeds it are
+    first rescaled **in place** (outside the tape) to norm ``max_norm``, as in
+    PyTorch.
     """
+    if scale_grad_by_freq or sparse:
+        raise ValueError("embedding: scale_grad_by_freq and sparse gradients are not supported")
     w = _tensor(weight)
     ids = _tensor(input, w)
     if ids.dtype.kind not in "iu":
         raise TypeError(f"embedding: ids must be integers, got {ids.dtype}")
+    n = w.shape[0]
+    if padding_idx is not None:
+        if not -n <= padding_idx < n:
+            raise ValueError(f"embedding: padding_idx={padding_idx} is out of range for {n} embeddings")
+        padding_idx %= n
+    xp = ids.device.xp
     if ids.size:
-        xp = ids.device.xp
         lo, hi = xp.scalar(xp.min(ids.data)), xp.scalar(xp.max(ids.data))
-        if lo < 0 or hi >= w.shape[0]:
+        if lo < 0 or hi >= n:
             raise IndexError(f"embedding: id {lo if lo < 0 else hi} is out of range for "
-                             f"{w.shape[0]} embeddings")
-    return mf.getitem(w, (ids,))
+                             f"{n} embeddings")
+    if max_norm is not None and ids.size:
+        _embedding_renorm_(w, ids, float(max_norm), float(norm_type))
+    out = mf.getitem(w, (ids,))
+    if padding_idx is not None and w.requires_grad:
+        # the padding rows' values pass through detached: no gradient reaches weight[padding_idx]
+        pad = Tensor._wrap((ids.data == padding_idx)[..., None], None, ids.device)
+        out = mf.where(pad, out.detach(), out)
+    return out
+
+
+def _embedding_renorm_(w: Tensor, ids: Tensor, max_norm: float, norm_type: float) -> None:
+    """Rescale the rows ``ids`` of ``w`` in place to norm ``max_norm`` where larger (PyTorch's
+    ``embedding_renorm_``: ``scale = max_norm / (norm + 1e-7)``)."""
+    xp = w.device.xp
+    with no_grad():
+        rows = ids.data.reshape(-1)  # a repeated id rescales its row once: every copy writes the same value
+        sel = w.data[rows]
+        norms = xp.sum(xp.abs(sel) ** norm_type, axis=1) ** (1.0 / norm_type)
+        scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(w.dtype)
+        w.data[rows] = sel * scale[:, None]
+        w._bump_version()
 
 
 def one_hot(t: Any, num_classes: int = -1) -> Tensor:
@@ -597,3 +638,405 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
     if dropout_p > 0.0 and training:
         attn = dropout(attn, dropout_p)
     return mf.matmul(attn, v)
+
+
+# ------------------------------------------------------------- dtype discipline
+def _check_input_dtype(name: str, x: Tensor, param: Tensor | None) -> None:
+    """A layer's floating input must have its parameters' dtype (PyTorch raises too).
+
+    NumPy would promote a float32 layer's float64 input and return float64 --
+    a silent slow-down and a loss of the model's dtype; integer input would be
+    promoted to float. Both are errors here, naming both dtypes and the fix.
+    """
+    if param is None or x.dtype == param.dtype:
+        return
+    if x.dtype.kind not in "fc":
+        raise TypeError(f"{name}: got {x.dtype} input, but its parameters are {param.dtype}; convert the input "
+                        f"with x.float() or x.to({param.dtype})")
+    raise TypeError(f"{name}: got {x.dtype} input, but its parameters are {param.dtype}; convert the input "
+                    f"with x.to({param.dtype}) (x.float() for float32), or the layer with .to({x.dtype})")
+
+
+# ------------------------------------------------------------ more activations
+def _zeros_like(x: Tensor) -> Tensor:
+    return Tensor._wrap(x.device.xp.zeros_like(x.data), None, x.device)
+
+
+def softplus(x: Any, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """``log(1 + exp(beta * x)) / beta``, and ``x`` itself where ``beta * x > threshold``.
+
+    Computed as ``logsumexp(0, beta * x)``: stable for any ``x``, exact
+    gradient ``sigmoid(beta * x)`` (1/2 at 0).
+    """
+    x = _tensor(x)
+    z = x * beta if beta != 1.0 else x
+    soft = mf.logsumexp(mf.stack([_zeros_like(z), z]), axis=0)
+    if beta != 1.0:
+        soft = soft * (1.0 / beta)
+    return mf.where(z > threshold, x, soft)
+
+
+def logsigmoid(x: Any) -> Tensor:
+    """``log(sigmoid(x)) = -softplus(-x)``, stable for large ``|x|``."""
+    x = _tensor(x)
+    return -mf.logsumexp(mf.stack([_zeros_like(x), -x]), axis=0)
+
+
+def mish(x: Any) -> Tensor:
+    """``x * tanh(softplus(x))``."""
+    x = _tensor(x)
+    return x * mf.tanh(softplus(x))
+
+
+def elu(x: Any, alpha: float = 1.0) -> Tensor:
+    """``x`` for ``x > 0``, else ``alpha * (exp(x) - 1)``; the derivative at 0 is ``alpha`` (PyTorch)."""
+    x = _tensor(x)
+    pos = x > 0
+    neg = mf.where(pos, _zeros_like(x), x)  # the exp only ever sees x <= 0: no overflow, no inf * 0
+    return mf.where(pos, x, mf.expm1(neg) * alpha)
+
+
+def hardtanh(x: Any, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """``x`` clamped to ``[min_val, max_val]``; the gradient is 0 at and beyond the bounds (PyTorch)."""
+    if min_val > max_val:
+        raise ValueError(f"hardtanh: min_val={min_val} is greater than max_val={max_val}")
+    x = _tensor(x)
+    inside = (x > min_val) & (x < max_val)
+    return mf.where(inside, x, mf.clip(x, min_val, max_val).detach())
+
+
+def prelu(x: Any, weight: Any) -> Tensor:
+    """``x`` for ``x > 0``, else ``weight * x``; ``weight`` has one value or one per channel (axis 1)."""
+    x = _tensor(x)
+    w = _tensor(weight, x)
+    _check_input_dtype("prelu", x, w)
+    if w.ndim != 1 or (w.shape[0] != 1 and (x.ndim < 2 or x.shape[1] != w.shape[0])):
+        raise ValueError(f"prelu: weight of shape {w.shape} needs 1 value or one per channel of input {x.shape}")
+    if w.shape[0] != 1:
+        w = mf.reshape(w, (1, -1) + (1,) * (x.ndim - 2))
+    return mf.where(x > 0, x, w * x)
+
+
+def dropout2d(x: Any, p: float = 0.5, training: bool = True) -> Tensor:
+    """Zero whole channels (axis 1 of (N, C, H, W), axis 0 of (C, H, W)) with probability ``p``.
+
+    The channel mask is a dropout of ones (one key on the tape), broadcast over
+    the spatial axes: a checkpoint replay regenerates it exactly.
+    """
+    x = _tensor(x)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout2d: p must be in [0, 1], got {p}")
+    if x.ndim not in (3, 4):
+        raise ValueError(f"dropout2d: expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got shape {x.shape}")
+    if not training or p == 0.0:
+        return x
+    shape = x.shape[:x.ndim - 2] + (1, 1)
+    ones = Tensor._wrap(x.device.xp.ones(shape, dtype=x.dtype), None, x.device)
+    return x * dropout(ones, p, True)
+
+
+# ------------------------------------------------------------- 1-D and pooling
+def _single(v: Any, name: str) -> int:
+    if isinstance(v, (tuple, list)):
+        if len(v) != 1:
+            raise ValueError(f"{name} must be an int or a 1-tuple, got {v}")
+        v = v[0]
+    return int(v)
+
+
+def _as_2d(x: Tensor, name: str) -> tuple[Tensor, bool]:
+    """(N, C, L) or (C, L) as (N, C, 1, L): the 1-D layers run the 2-D ops on a height of 1."""
+    if x.ndim == 2:
+        return mf.expand_dims(mf.expand_dims(x, 0), 2), True
+    if x.ndim != 3:
+        raise ValueError(f"{name}: expected a 2-D (C, L) or 3-D (N, C, L) input, got shape {x.shape}")
+    return mf.expand_dims(x, 2), False
+
+
+def _from_2d(out: Tensor, unbatched: bool) -> Tensor:
+    out = mf.squeeze(out, 2)
+    return mf.squeeze(out, 0) if unbatched else out
+
+
+def conv1d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
+           groups: int = 1) -> Tensor:
+    """1-D cross-correlation: ``x`` (N, C, L) or (C, L), ``weight`` (O, C/groups, K).
+
+    Runs ``conv2d`` on a height of 1 (``padding`` is an int, ``"valid"`` or ``"same"``).
+    """
+    x = _tensor(x)
+    w = _tensor(weight, x)
+    if w.ndim != 3:
+        raise ValueError(f"conv1d: expected a 3-D weight (O, C/groups, K), got shape {w.shape}")
+    x2, unbatched = _as_2d(x, "conv1d")
+    pad2 = padding if isinstance(padding, str) else (0, _single(padding, "padding"))
+    out = conv2d(x2, mf.expand_dims(w, 2), bias, (1, _single(stride, "stride")), pad2,
+                 (1, _single(dilation, "dilation")), groups)
+    return _from_2d(out, unbatched)
+
+
+def max_pool1d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1) -> Tensor:
+    """Max over windows of the last axis of (N, C, L) or (C, L)."""
+    x2, unbatched = _as_2d(_tensor(x), "max_pool1d")
+    k = _single(kernel_size, "kernel_size")
+    s = k if stride is None else _single(stride, "stride")
+    out = max_pool2d(x2, (1, k), (1, s), (0, _single(padding, "padding")), (1, _single(dilation, "dilation")))
+    return _from_2d(out, unbatched)
+
+
+def avg_pool1d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               count_include_pad: bool = True) -> Tensor:
+    """Mean over windows of the last axis of (N, C, L) or (C, L)."""
+    x2, unbatched = _as_2d(_tensor(x), "avg_pool1d")
+    k = _single(kernel_size, "kernel_size")
+    s = k if stride is None else _single(stride, "stride")
+    out = avg_pool2d(x2, (1, k), (1, s), (0, _single(padding, "padding")), count_include_pad)
+    return _from_2d(out, unbatched)
+
+
+def _adaptive_windows(size: int, out: int) -> list[tuple[int, int]]:
+    # PyTorch's windows: [floor(i * size / out), ceil((i + 1) * size / out))
+    return [((i * size) // out, -((-(i + 1) * size) // out)) for i in range(out)]
+
+
+def _adaptive_pool2d(x: Any, output_size: Any, name: str, reduce: Any) -> Tensor:
+    x, unbatched = _batched(_tensor(x), name)
+    if isinstance(output_size, (int, host_numpy.integer)) or output_size is None:
+        output_size = (output_size, output_size)
+    oh, ow = (x.shape[2] if output_size[0] is None else int(output_size[0]),
+              x.shape[3] if output_size[1] is None else int(output_size[1]))
+    if oh < 1 or ow < 1:
+        raise ValueError(f"{name}: output_size must be positive, got {output_size}")
+    rows = []
+    for h0, h1 in _adaptive_windows(x.shape[2], oh):
+        cols = [reduce(x[:, :, h0:h1, w0:w1], axis=(2, 3)) for w0, w1 in _adaptive_windows(x.shape[3], ow)]
+        rows.append(mf.stack(cols, axis=-1))
+    out = mf.stack(rows, axis=-2)
+    return mf.squeeze(out, 0) if unbatched else out
+
+
+def adaptive_avg_pool2d(x: Any, output_size: Any) -> Tensor:
+    """Average over PyTorch's adaptive windows so the output is ``output_size`` (an int, a pair,
+    ``None`` keeps that axis); evenly dividing sizes are one ``avg_pool2d``."""
+    xt = _tensor(x)
+    if xt.ndim in (3, 4):
+        h, w = xt.shape[-2:]
+        size = (output_size, output_size) if isinstance(output_size, (int, host_numpy.integer)) else output_size
+        oh, ow = (h if size[0] is None else int(size[0])), (w if size[1] is None else int(size[1]))
+        if oh >= 1 and ow >= 1 and h % oh == 0 and w % ow == 0:
+            return avg_pool2d(xt, (h // oh, w // ow))
+    return _adaptive_pool2d(xt, output_size, "adaptive_avg_pool2d", mf.mean)
+
+
+def adaptive_max_pool2d(x: Any, output_size: Any, return_indices: bool = False) -> Tensor:
+    """Max over PyTorch's adaptive windows so the output is ``output_size``."""
+    if return_indices:
+        raise ValueError("adaptive_max_pool2d: return_indices=True is not supported")
+    return _adaptive_pool2d(x, output_size, "adaptive_max_pool2d", mf.max)
+
+
+def conv_transpose2d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
+                     output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
+    """The transpose (gradient) of ``conv2d``: ``x`` (N, C_in, H, W), ``weight`` (C_in, C_out/groups, KH, KW).
+
+    Built from registered ops: zeros are inserted between input pixels
+    (``stride - 1`` of them), the result is padded by ``dilation * (k - 1) - padding``
+    (plus ``output_padding`` at the end), and convolved with the flipped kernel.
+    """
+    x, unbatched = _batched(_tensor(x), "conv_transpose2d")
+    w = _tensor(weight, x)
+    _check_input_dtype("conv_transpose2d", x, w)
+    if w.ndim != 4:
+        raise ValueError(f"conv_transpose2d: expected a 4-D weight (C_in, C_out/groups, KH, KW), got {w.shape}")
+    st, pd = _pair(stride, "stride"), _pair(padding, "padding")
+    op, dl = _pair(output_padding, "output_padding"), _pair(dilation, "dilation")
+    if min(st) < 1 or min(dl) < 1 or min(pd) < 0 or min(op) < 0:
+        raise ValueError(f"conv_transpose2d: invalid stride={st}, padding={pd}, dilation={dl}, "
+                         f"output_padding={op}")
+    if any(o >= max(s, d) for o, s, d in zip(op, st, dl)):
+        raise ValueError(f"conv_transpose2d: output_padding {op} must be smaller than stride {st} or dilation {dl}")
+    cin = x.shape[1]
+    if groups < 1 or cin % groups or w.shape[0] != cin:
+        raise ValueError(f"conv_transpose2d: input of shape {x.shape} needs a weight with {cin} input channels "
+                         f"divisible by groups={groups}, got weight {w.shape}")
+    n, _, h, wd = x.shape
+    kh, kw = w.shape[2:]
+    # 1. insert stride-1 zeros between pixels (interleave with zeros, then trim the tail)
+    if st[1] > 1:
+        z = Tensor._wrap(x.device.xp.zeros((n, cin, h, wd, st[1] - 1), dtype=x.dtype), None, x.device)
+        x = mf.reshape(mf.concatenate([mf.expand_dims(x, -1), z], axis=-1), (n, cin, h, wd * st[1]))
+        x = x[:, :, :, :(wd - 1) * st[1] + 1]
+        wd = x.shape[3]
+    if st[0] > 1:
+        z = Tensor._wrap(x.device.xp.zeros((n, cin, h, st[0] - 1, wd), dtype=x.dtype), None, x.device)
+        x = mf.reshape(mf.concatenate([mf.expand_dims(x, 3), z], axis=3), (n, cin, h * st[0], wd))
+        x = x[:, :, :(h - 1) * st[0] + 1, :]
+    # 2. pad (or crop, where padding exceeds the kernel's reach)
+    widths = []
+    for k, d, p, o in zip((kh, kw), dl, pd, op):
+        widths.append((d * (k - 1) - p, d * (k - 1) - p + o))
+    crop = [(max(0, -a), max(0, -b)) for a, b in widths]
+    x = mf.pad(x, [(0, 0), (0, 0)] + [(max(0, a), max(0, b)) for a, b in widths])
+    if any(c for pair in crop for c in pair):
+        x = x[:, :, crop[0][0]:x.shape[2] - crop[0][1], crop[1][0]:x.shape[3] - crop[1][1]]
+    # 3. the flipped kernel with in/out swapped within each group: (C_out, C_in/groups, KH, KW)
+    cog = w.shape[1]
+    wg = mf.reshape(w, (groups, cin // groups, cog, kh, kw))
+    wg = mf.reshape(mf.swapaxes(wg, 1, 2), (groups * cog, cin // groups, kh, kw))
+    wf = mf.flip(wg, axis=(2, 3))
+    out = conv2d(x, wf, bias, 1, 0, dl, groups)
+    return mf.squeeze(out, 0) if unbatched else out
+
+
+# ------------------------------------------------------------- normalization
+def group_norm(x: Any, num_groups: int, weight: Any = None, bias: Any = None, eps: float = 1e-5) -> Tensor:
+    """Normalize over groups of channels (axis 1) and all spatial axes, then ``* weight + bias`` per channel."""
+    x = _tensor(x)
+    if x.ndim < 2 or x.shape[1] % num_groups:
+        raise ValueError(f"group_norm: input of shape {x.shape} needs channels (axis 1) divisible by "
+                         f"num_groups={num_groups}")
+    _check_input_dtype("group_norm", x, weight if isinstance(weight, Tensor) else None)
+    n, c = x.shape[0], x.shape[1]
+    g = mf.reshape(x, (n, num_groups, -1))
+    out = mf.reshape(apply(_norm.Normalize(axes=(2,), eps=float(eps)), g), x.shape)
+    bshape = (1, c) + (1,) * (x.ndim - 2)
+    if weight is not None:
+        out = out * mf.reshape(_tensor(weight, x), bshape)
+    if bias is not None:
+        out = out + mf.reshape(_tensor(bias, x), bshape)
+    return out
+
+
+def rms_norm(x: Any, normalized_shape: Any, weight: Any = None, eps: float | None = None) -> Tensor:
+    """``x / sqrt(mean(x^2 over the trailing normalized_shape axes) + eps) * weight``.
+
+    ``eps=None`` is the dtype's machine epsilon, as in PyTorch.
+    """
+    x = _tensor(x)
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if k == 0 or x.shape[x.ndim - k:] != shape:
+        raise ValueError(f"rms_norm: input of shape {x.shape} does not end with normalized_shape {shape}")
+    _check_input_dtype("rms_norm", x, weight if isinstance(weight, Tensor) else None)
+    e = float(host_numpy.finfo(x.dtype).eps) if eps is None else float(eps)
+    axes = tuple(range(x.ndim - k, x.ndim))
+    out = x * (1 / mf.sqrt(mf.mean(x * x, axis=axes, keepdims=True) + e))
+    if weight is not None:
+        out = out * _tensor(weight, x)
+    return out
+
+
+# ------------------------------------------------------------------ more losses
+def _same_shape(name: str, x: Tensor, y: Tensor) -> None:
+    if x.shape != y.shape:
+        raise ValueError(f"{name}: input shape {x.shape} and target shape {y.shape} differ")
+
+
+def l1_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:
+    """Mean absolute error ``|input - target|`` (the shapes must be equal)."""
+    _check_reduction(reduction)
+    x = _tensor(input)
+    y = _tensor(target, x)
+    _same_shape("l1_loss", x, y)
+    return _reduce(mf.abs(x - y), reduction)
+
+
+def smooth_l1_loss(input: Any, target: Any, reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``d = input - target``)."""
+    _check_reduction(reduction)
+    if beta < 0:
+        raise ValueError(f"smooth_l1_loss: beta must be >= 0, got {beta}")
+    x = _tensor(input)
+    y = _tensor(target, x)
+    _same_shape("smooth_l1_loss", x, y)
+    d = x - y
+    a = mf.abs(d)
+    if beta == 0:
+        return _reduce(a, reduction)
+    return _reduce(mf.where(a < beta, d * d * (0.5 / beta), a - 0.5 * beta), reduction)
+
+
+def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 1.0) -> Tensor:
+    """``0.5 d^2`` where ``|d| <= delta``, else ``delta (|d| - 0.5 delta)``."""
+    _check_reduction(reduction)
+    if delta <= 0:
+        raise ValueError(f"huber_loss: delta must be > 0, got {delta}")
+    x = _tensor(input)
+    y = _tensor(target, x)
+    _same_shape("huber_loss", x, y)
+    d = x - y
+    a = mf.abs(d)
+    return _reduce(mf.where(a <= delta, d * d * 0.5, (a - 0.5 * delta) * delta), reduction)
+
+
+def _clamped_log(p: Tensor) -> Tensor:
+    """``max(log p, -100)``, and where ``p == 0`` the constant -100 with a zero gradient
+    (``log`` never sees the 0, so no ``0 * inf`` NaN reaches the gradient)."""
+    pos = p > 0
+    ones = Tensor._wrap(p.device.xp.ones_like(p.data), None, p.device)
+    return mf.maximum(mf.where(pos, mf.log(mf.where(pos, p, ones)), -100.0), -100.0)
+
+
+def binary_cross_entropy(input: Any, target: Any, weight: Any = None, reduction: str = "mean") -> Tensor:
+    """``-[y log p + (1 - y) log(1 - p)]`` on probabilities ``p`` in [0, 1]; each log is clamped
+    at -100, as in PyTorch (prefer ``binary_cross_entropy_with_logits`` on logits)."""
+    _check_reduction(reduction)
+    p = _tensor(input)
+    y = _tensor(target, p)
+    _same_shape("binary_cross_entropy", p, y)
+    if p.size:
+        xp = p.device.xp
+        lo, hi = xp.scalar(xp.min(p.data)), xp.scalar(xp.max(p.data))
+        if not (0.0 <= lo and hi <= 1.0):
+            raise ValueError(f"binary_cross_entropy: input values must be in [0, 1], got [{lo}, {hi}]")
+    log_p = _clamped_log(p)
+    log_q = _clamped_log(1 - p)
+    loss = -(y * log_p + (1 - y) * log_q)
+    if weight is not None:
+        loss = loss * _tensor(weight, p)
+    return _reduce(loss, reduction)
+
+
+def kl_div(input: Any, target: Any, reduction: str = "mean", log_target: bool = False) -> Tensor:
+    """``target * (log target - input)`` with ``input`` log-probabilities (``log_target``: the
+    target is log-probabilities too). ``reduction="batchmean"`` divides the sum by the batch size
+    (the mathematically right KL divergence); ``"mean"`` averages over every element, as in PyTorch."""
+    if reduction not in _REDUCTIONS + ("batchmean",):
+        raise ValueError(f"kl_div: reduction must be one of {_REDUCTIONS + ('batchmean',)}, got {reduction!r}")
+    x = _tensor(input)
+    t = _tensor(target, x)
+    _same_shape("kl_div", x, t)
+    if log_target:
+        loss = mf.exp(t) * (t - x)
+    else:
+        # 0 * log 0 = 0: xlogy; where t == 0 neither the value nor the gradient may see log(0)
+        pos = t > 0
+        safe = mf.where(pos, t, Tensor._wrap(t.device.xp.ones_like(t.data), None, t.device))
+        loss = mf.where(pos, t * (mf.log(safe) - x), -(t * x))
+    if reduction == "batchmean":
+        return mf.sum(loss) * (1.0 / x.shape[0]) if x.ndim else mf.sum(loss)
+    return _reduce(loss, reduction)
+
+
+def cosine_embedding_loss(input1: Any, input2: Any, target: Any, margin: float = 0.0,
+                          reduction: str = "mean") -> Tensor:
+    """``1 - cos(x1, x2)`` where ``target == 1``, ``max(0, cos(x1, x2) - margin)`` where ``target == -1``.
+
+    The cosine is over the last axis, with PyTorch's ``eps = 1e-12`` guard on each squared norm.
+    """
+    _check_reduction(reduction)
+    a = _tensor(input1)
+    b = _tensor(input2, a)
+    y = _tensor(target, a)
+    if a.shape != b.shape or a.ndim not in (1, 2):
+        raise ValueError(f"cosine_embedding_loss: inputs must be 1-D or 2-D of one shape, got {a.shape} and {b.shape}")
+    if y.shape != a.shape[:-1]:
+        raise ValueError(f"cosine_embedding_loss: target of shape {y.shape} must have shape {a.shape[:-1]}")
+    eps = 1e-12
+    dot = mf.sum(a * b, axis=-1)
+    m1 = mf.sum(a * a, axis=-1) + eps
+    m2 = mf.sum(b * b, axis=-1) + eps
+    cos = dot / mf.sqrt(m1 * m2)
+    zero = _zeros_like(cos)
+    loss = mf.where(y == 1, 1 - cos, mf.where(y == -1, mf.maximum(cos - margin, zero), zero))
+    return _reduce(loss, reduction)

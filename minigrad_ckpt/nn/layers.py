@@ -23,7 +23,9 @@ from .module import Module, Parameter
 __all__ = [
     "Identity", "Linear", "Flatten", "Conv2d", "MaxPool2d", "AvgPool2d", "LayerNorm", "BatchNorm1d",
     "BatchNorm2d", "Dropout", "Embedding", "ReLU", "LeakyReLU", "GELU", "SiLU", "Tanh", "Sigmoid",
-    "Softmax", "LogSoftmax",
+    "Softmax", "LogSoftmax", "Dropout2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "MaxPool1d", "AvgPool1d",
+    "Conv1d", "ConvTranspose2d", "GroupNorm", "RMSNorm", "Unflatten", "Softplus", "Hardtanh", "ELU", "Mish",
+    "LogSigmoid", "PReLU",
 ]
 
 
@@ -264,20 +266,45 @@ class Dropout(Module):
 
 
 class Embedding(Module):
-    """A lookup table: ``Embedding(num_embeddings, embedding_dim)(ids)``."""
+    """A lookup table: ``Embedding(num_embeddings, embedding_dim)(ids)``.
 
-    def __init__(self, num_embeddings: int, embedding_dim: int, device: Any = None,
-                 dtype: Any = None) -> None:
+    ``padding_idx``: that row starts at zero and gets no gradient; ``max_norm``:
+    rows looked up are first rescaled in place to at most that ``norm_type``-norm
+    (PyTorch's arguments and behaviour).
+    """
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                 sparse: bool = False, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
+        if scale_grad_by_freq or sparse:
+            raise ValueError("Embedding: scale_grad_by_freq and sparse gradients are not supported")
         self.num_embeddings, self.embedding_dim = int(num_embeddings), int(embedding_dim)
+        if padding_idx is not None:
+            if not -self.num_embeddings <= padding_idx < self.num_embeddings:
+                raise ValueError(f"Embedding: padding_idx={padding_idx} is out of range for "
+                                 f"{self.num_embeddings} embeddings")
+            padding_idx %= self.num_embeddings
+        self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, float(norm_type)
         self.weight = _empty(num_embeddings, embedding_dim, dtype=dtype, device=device)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
         init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx] = 0.0
 
     def forward(self, ids: Tensor) -> Tensor:
-        return F.embedding(ids, self.weight)
+        return F.embedding(ids, self.weight, self.padding_idx, self.max_norm, self.norm_type)
 
     def extra_repr(self) -> str:
-        return f"{self.num_embeddings}, {self.embedding_dim}"
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        return s
 
 
 class _Activation(Module):
@@ -355,3 +382,303 @@ class LogSoftmax(Softmax):
 
     def forward(self, x: Tensor) -> Tensor:
         return F.log_softmax(x, axis=self.axis)
+
+
+# ------------------------------------------------------------ issue 16 layers
+class Dropout2d(Module):
+    """Zeroes whole channels of (N, C, H, W) or (C, H, W) input with probability ``p`` in training."""
+
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__()
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"Dropout2d: p must be in [0, 1], got {p}")
+        if inplace:
+            raise ValueError("Dropout2d: inplace=True is not supported (it would change a value the tape may need)")
+        self.p = float(p)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.dropout2d(x, self.p, self.training)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}"
+
+
+class AdaptiveAvgPool2d(Module):
+    """Average pooling to a fixed ``output_size`` (int or pair; ``None`` keeps an axis), PyTorch's windows."""
+
+    def __init__(self, output_size: Any) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.adaptive_avg_pool2d(x, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool2d(Module):
+    """Max pooling to a fixed ``output_size`` (int or pair; ``None`` keeps an axis), PyTorch's windows."""
+
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__()
+        if return_indices:
+            raise ValueError("AdaptiveMaxPool2d: return_indices=True is not supported")
+        self.output_size = output_size
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.adaptive_max_pool2d(x, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+def _no_ceil(name: str, ceil_mode: bool) -> None:
+    if ceil_mode:
+        raise ValueError(f"{name}: ceil_mode=True is not supported")
+
+
+class MaxPool1d(Module):
+    """1-D max pooling over (N, C, L) or (C, L)."""
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                 return_indices: bool = False, ceil_mode: bool = False) -> None:
+        super().__init__()
+        _no_ceil("MaxPool1d", ceil_mode)
+        if return_indices:
+            raise ValueError("MaxPool1d: return_indices=True is not supported")
+        self.kernel_size, self.stride, self.padding, self.dilation = kernel_size, stride, padding, dilation
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.max_pool1d(x, self.kernel_size, self.stride, self.padding, self.dilation)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride or self.kernel_size}, padding={self.padding}"
+
+
+class AvgPool1d(Module):
+    """1-D average pooling over (N, C, L) or (C, L)."""
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+                 count_include_pad: bool = True) -> None:
+        super().__init__()
+        _no_ceil("AvgPool1d", ceil_mode)
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+        self.count_include_pad = count_include_pad
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.avg_pool1d(x, self.kernel_size, self.stride, self.padding, self.count_include_pad)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride or self.kernel_size}, padding={self.padding}"
+
+
+def _single(v: Any) -> int:
+    return int(v[0]) if isinstance(v, (tuple, list)) else int(v)
+
+
+class Conv1d(Module):
+    """1-D convolution over (N, C, L) input; weight (out_channels, in_channels/groups, k)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if padding_mode != "zeros":
+            raise ValueError(f"Conv1d: only padding_mode='zeros' is supported, got {padding_mode!r}")
+        if in_channels % groups or out_channels % groups:
+            raise ValueError(f"Conv1d: groups={groups} must divide in_channels={in_channels} "
+                             f"and out_channels={out_channels}")
+        self.in_channels, self.out_channels, self.groups = int(in_channels), int(out_channels), int(groups)
+        self.kernel_size, self.stride, self.dilation = _single(kernel_size), _single(stride), _single(dilation)
+        self.padding = padding if isinstance(padding, str) else _single(padding)
+        self.weight = _empty(out_channels, in_channels // groups, self.kernel_size, dtype=dtype, device=device)
+        self.bias = _empty(out_channels, dtype=dtype, device=device) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.weight.shape[1] * self.kernel_size
+            init.uniform_(self.bias, -1 / math.sqrt(fan_in), 1 / math.sqrt(fan_in))
+
+    def forward(self, x: Tensor) -> Tensor:
+        if x.ndim not in (2, 3) or x.shape[-2] != self.in_channels:
+            raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} does not match: expected "
+                             f"(N, {self.in_channels}, L) or ({self.in_channels}, L)")
+        return F.conv1d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def extra_repr(self) -> str:
+        return (f"{self.in_channels}, {self.out_channels}, kernel_size=({self.kernel_size},), "
+                f"stride=({self.stride},), padding={self.padding}")
+
+
+class ConvTranspose2d(Module):
+    """The transpose of Conv2d (a "deconvolution"); weight (in_channels, out_channels/groups, kh, kw).
+
+    Output size ``(H - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1``.
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 output_padding: Any = 0, groups: int = 1, bias: bool = True, dilation: Any = 1,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if padding_mode != "zeros":
+            raise ValueError(f"ConvTranspose2d: only padding_mode='zeros' is supported, got {padding_mode!r}")
+        if in_channels % groups or out_channels % groups:
+            raise ValueError(f"ConvTranspose2d: groups={groups} must divide in_channels={in_channels} "
+                             f"and out_channels={out_channels}")
+        self.in_channels, self.out_channels, self.groups = int(in_channels), int(out_channels), int(groups)
+        self.kernel_size = _pair(kernel_size)
+        self.stride, self.padding = _pair(stride), _pair(padding)
+        self.output_padding, self.dilation = _pair(output_padding), _pair(dilation)
+        self.weight = _empty(in_channels, out_channels // groups, *self.kernel_size, dtype=dtype, device=device)
+        self.bias = _empty(out_channels, dtype=dtype, device=device) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        # PyTorch computes the fan-in from weight.shape[1] (out_channels / groups) here
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.weight.shape[1] * self.kernel_size[0] * self.kernel_size[1]
+            init.uniform_(self.bias, -1 / math.sqrt(fan_in), 1 / math.sqrt(fan_in))
+
+    def forward(self, x: Tensor) -> Tensor:
+        if x.ndim not in (3, 4) or x.shape[x.ndim - 3] != self.in_channels:
+            raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} does not match: expected "
+                             f"(N, {self.in_channels}, H, W) or ({self.in_channels}, H, W)")
+        return F.conv_transpose2d(x, self.weight, self.bias, self.stride, self.padding, self.output_padding,
+                                  self.groups, self.dilation)
+
+    def extra_repr(self) -> str:
+        return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"padding={self.padding}")
+
+
+class GroupNorm(Module):
+    """Normalize groups of channels (and all spatial positions) of (N, C, ...) input, with a learned
+    per-channel scale and shift."""
+
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if num_channels % num_groups:
+            raise ValueError(f"GroupNorm: num_channels={num_channels} must be divisible by num_groups={num_groups}")
+        self.num_groups, self.num_channels, self.eps, self.affine = int(num_groups), int(num_channels), eps, affine
+        self.weight = Parameter(ones(num_channels, dtype=dtype, device=device)) if affine else None
+        self.bias = Parameter(zeros(num_channels, dtype=dtype, device=device)) if affine else None
+
+    def forward(self, x: Tensor) -> Tensor:
+        if x.ndim < 2 or x.shape[1] != self.num_channels:
+            raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} needs {self.num_channels} channels on axis 1")
+        return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+
+
+class RMSNorm(Module):
+    """``x / sqrt(mean(x^2) + eps) * weight`` over the trailing ``normalized_shape`` axes
+    (``eps=None``: the dtype's machine epsilon, as in PyTorch)."""
+
+    def __init__(self, normalized_shape: Any, eps: float | None = None, elementwise_affine: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.normalized_shape, self.eps = shape, eps
+        self.weight = Parameter(ones(*shape, dtype=dtype, device=device)) if elementwise_affine else None
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.weight is not None}"
+
+
+class Unflatten(Module):
+    """Split axis ``dim`` into ``unflattened_size`` (one entry may be -1)."""
+
+    def __init__(self, dim: int, unflattened_size: Any) -> None:
+        super().__init__()
+        self.dim, self.unflattened_size = int(dim), tuple(int(s) for s in unflattened_size)
+
+    def forward(self, x: Tensor) -> Tensor:
+        d = self.dim % x.ndim if x.ndim else 0
+        return mf.reshape(x, x.shape[:d] + self.unflattened_size + x.shape[d + 1:])
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+class Softplus(Module):
+    """``log(1 + exp(beta * x)) / beta``, linear above ``threshold`` (``F.softplus``)."""
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.softplus(x, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class Hardtanh(Module):
+    """Clamp to ``[min_val, max_val]`` (``F.hardtanh``)."""
+
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0) -> None:
+        super().__init__()
+        if min_val > max_val:
+            raise ValueError(f"Hardtanh: min_val={min_val} is greater than max_val={max_val}")
+        self.min_val, self.max_val = min_val, max_val
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.hardtanh(x, self.min_val, self.max_val)
+
+    def extra_repr(self) -> str:
+        return f"min_val={self.min_val}, max_val={self.max_val}"
+
+
+class ELU(Module):
+    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere (``F.elu``)."""
+
+    def __init__(self, alpha: float = 1.0) -> None:
+        super().__init__()
+        self.alpha = alpha
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.elu(x, self.alpha)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}"
+
+
+class Mish(_Activation):
+    """``x * tanh(softplus(x))`` elementwise."""
+
+    fn = staticmethod(F.mish)
+
+
+class LogSigmoid(_Activation):
+    """``log(sigmoid(x))`` elementwise, computed stably."""
+
+    fn = staticmethod(F.logsigmoid)
+
+
+class PReLU(Module):
+    """``x`` where positive, ``weight * x`` elsewhere, with a learned slope: one (``num_parameters=1``)
+    or one per channel (axis 1), initialised to ``init``."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.num_parameters = int(num_parameters)
+        self.weight = Parameter(ones(num_parameters, dtype=dtype, device=device))
+        with no_grad():
+            self.weight.mul_(float(init))
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.prelu(x, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"

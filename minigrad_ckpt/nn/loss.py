@@ -8,7 +8,8 @@ from ..tensor import Tensor
 from . import functional as F
 from .module import Module
 
-__all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "BCEWithLogitsLoss"]
+__all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "BCEWithLogitsLoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
+           "BCELoss", "KLDivLoss", "CosineEmbeddingLoss"]
 
 
 class CrossEntropyLoss(Module):
@@ -57,3 +58,71 @@ class BCEWithLogitsLoss(Module):
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction,
                                                   self.pos_weight)
+
+
+class L1Loss(Module):
+    """Mean absolute error ``|input - target|`` (``F.l1_loss``)."""
+
+    def __init__(self, reduction: str = "mean") -> None:
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.l1_loss(input, target, self.reduction)
+
+
+class SmoothL1Loss(Module):
+    """Quadratic below ``beta``, linear above (``F.smooth_l1_loss``)."""
+
+    def __init__(self, reduction: str = "mean", beta: float = 1.0) -> None:
+        super().__init__()
+        self.reduction, self.beta = reduction, beta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.smooth_l1_loss(input, target, self.reduction, self.beta)
+
+
+class HuberLoss(Module):
+    """Quadratic up to ``delta``, then linear with slope ``delta`` (``F.huber_loss``)."""
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
+        super().__init__()
+        self.reduction, self.delta = reduction, delta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.huber_loss(input, target, self.reduction, self.delta)
+
+
+class BCELoss(Module):
+    """Binary cross entropy of probabilities (``F.binary_cross_entropy``; logs clamped at -100)."""
+
+    def __init__(self, weight: Any = None, reduction: str = "mean") -> None:
+        super().__init__()
+        self.weight, self.reduction = weight, reduction
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.binary_cross_entropy(input, target, self.weight, self.reduction)
+
+
+class KLDivLoss(Module):
+    """KL divergence of log-probability ``input`` from ``target`` (``F.kl_div``; prefer
+    ``reduction="batchmean"``)."""
+
+    def __init__(self, reduction: str = "mean", log_target: bool = False) -> None:
+        super().__init__()
+        self.reduction, self.log_target = reduction, log_target
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.kl_div(input, target, self.reduction, self.log_target)
+
+
+class CosineEmbeddingLoss(Module):
+    """``1 - cos`` for pairs labelled 1, ``max(0, cos - margin)`` for pairs labelled -1
+    (``F.cosine_embedding_loss``)."""
+
+    def __init__(self, margin: float = 0.0, reduction: str = "mean") -> None:
+        super().__init__()
+        self.margin, self.reduction = margin, reduction
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        return F.cosine_embedding_loss(input1, input2, target, self.margin, self.reduction)

@@ -1,4 +1,4 @@
-"""Training utilities: gradient clipping."""
+"""Training utilities: gradient clipping, parameters as one vector and back."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
 
 
 def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0,
@@ -54,3 +54,36 @@ def clip_grad_value_(parameters: Iterable[Tensor] | Tensor, clip_value: float) -
             if p.grad is not None:
                 p.grad.data[...] = p.grad.device.xp.clip(p.grad.data, -clip_value, clip_value)
                 p.grad._bump_version()
+
+
+def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
+    """All parameters flattened and concatenated into one 1-D tensor (differentiable, as in PyTorch)."""
+    from .. import functional as mf
+
+    params = list(parameters)
+    if not params:
+        raise ValueError("parameters_to_vector: no parameters")
+    dev = params[0].device
+    for p in params:
+        if p.device != dev:
+            raise ValueError(f"parameters_to_vector: parameters on {dev} and {p.device}; move them to one device")
+    return mf.concatenate([mf.reshape(p, (-1,)) for p in params])
+
+
+def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
+    """Copy consecutive slices of the 1-D ``vec`` into the parameters (in place, outside the tape)."""
+    if not isinstance(vec, Tensor) or vec.ndim != 1:
+        raise TypeError(f"vector_to_parameters: expected a 1-D Tensor, got "
+                        f"{tuple(vec.shape) if isinstance(vec, Tensor) else type(vec).__name__}")
+    params = list(parameters)
+    total = sum(p.size for p in params)
+    if vec.shape[0] != total:
+        raise ValueError(f"vector_to_parameters: the vector has {vec.shape[0]} values, the parameters {total}")
+    with no_grad():
+        start = 0
+        for p in params:
+            if vec.device != p.device:
+                raise ValueError(f"vector_to_parameters: the vector is on {vec.device}, a parameter on {p.device}")
+            n = p.size
+            p.data = vec.data[start:start + n].reshape(p.shape)
+            start += n

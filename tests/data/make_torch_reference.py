@@ -76,7 +76,13 @@ def resolve(v, env: dict):
 
 
 def as_outputs(out) -> list:
-    return list(out) if isinstance(out, (tuple, list)) else [out]
+    """The outputs as a flat list (an LSTM returns ``(output, (h_n, c_n))``)."""
+    if not isinstance(out, (tuple, list)):
+        return [out]
+    flat = []
+    for o in out:
+        flat += as_outputs(o) if isinstance(o, (tuple, list)) else [o]
+    return flat
 
 
 def backprop(case: str, outs: list, env: dict, grad: list[str]) -> None:
@@ -631,6 +637,180 @@ def scheduler_cases() -> None:
                       "metrics": metrics}
 
 
+def more_functional_cases() -> None:
+    """Issue 16: activations, 1-D layers, adaptive pooling, transposed convolution, norms, losses."""
+    x = randn(3, 4, 5, scale=3.0)
+    x[0, 0, :3] = 0.0
+    functional("softplus", "softplus", {"x": x}, ["@x"])
+    functional("softplus_beta_thr", "softplus", {"x": x}, ["@x", 2.0, 3.0])
+    functional("elu", "elu", {"x": x}, ["@x"])
+    functional("elu_alpha", "elu", {"x": x}, ["@x"], {"alpha": 0.5})
+    xb = x.copy()
+    xb[1, 0, :4] = [-1.0, 1.0, -0.5, 2.0]  # exactly at the bounds: zero gradient, as in PyTorch
+    functional("hardtanh", "hardtanh", {"x": xb}, ["@x"])
+    functional("hardtanh_bounds", "hardtanh", {"x": xb}, ["@x", -0.5, 2.0])
+    functional("mish", "mish", {"x": x}, ["@x"])
+    functional("logsigmoid", "logsigmoid", {"x": randn(4, 6, scale=10.0)}, ["@x"])
+    functional("prelu_1", "prelu", {"x": x, "w": np.array([0.3])}, ["@x", "@w"])
+    functional("prelu_channels", "prelu", {"x": x, "w": randn(4)}, ["@x", "@w"])
+    functional("dropout2d_eval", "dropout2d", {"x": randn(2, 3, 2, 2)}, ["@x"], {"p": 0.5, "training": False})
+
+    xl = randn(2, 4, 9)
+    for tag, wshape, kw in [("basic", (6, 4, 3), {}), ("stride2_pad1", (5, 4, 3), {"stride": 2, "padding": 1}),
+                            ("dil2_groups2", (6, 2, 2), {"dilation": 2, "groups": 2}),
+                            ("same", (3, 4, 3), {"padding": "same"})]:
+        functional(f"conv1d_{tag}", "conv1d", {"x": xl, "w": randn(*wshape), "b": randn(wshape[0])},
+                   ["@x", "@w", "@b"], kw)
+    functional("conv1d_unbatched_nobias", "conv1d", {"x": randn(4, 7), "w": randn(2, 4, 3)}, ["@x", "@w"])
+    functional("max_pool1d_k2", "max_pool1d", {"x": xl}, ["@x", 2])
+    functional("max_pool1d_k3_s2_p1_d1", "max_pool1d", {"x": xl}, ["@x", 3],
+               {"stride": 2, "padding": 1})
+    functional("avg_pool1d_k3_s2_p1", "avg_pool1d", {"x": xl}, ["@x", 3], {"stride": 2, "padding": 1})
+    functional("avg_pool1d_nopad", "avg_pool1d", {"x": xl}, ["@x", 3],
+               {"stride": 2, "padding": 1, "count_include_pad": False})
+    xa = randn(2, 3, 7, 5)
+    for tag, size in [("1", 1), ("3x2", [3, 2]), ("4", 4), ("none5", [None, 5]), ("7x5", [7, 5])]:
+        functional(f"adaptive_avg_pool2d_{tag}", "adaptive_avg_pool2d", {"x": xa}, ["@x", size])
+        functional(f"adaptive_max_pool2d_{tag}", "adaptive_max_pool2d", {"x": xa}, ["@x", size])
+    functional("adaptive_avg_pool2d_even", "adaptive_avg_pool2d", {"x": randn(2, 3, 6, 4)}, ["@x", [3, 2]])
+
+    xt = randn(2, 4, 4, 3)
+    for tag, wshape, kw in [("basic", (4, 3, 3, 3), {}),
+                            ("stride2", (4, 2, 3, 3), {"stride": 2}),
+                            ("stride2_pad1_outpad1", (4, 3, 3, 2), {"stride": 2, "padding": 1,
+                                                                    "output_padding": 1}),
+                            ("stride21_pad10", (4, 2, 2, 3), {"stride": [2, 1], "padding": [1, 0]}),
+                            ("groups2", (4, 3, 3, 3), {"groups": 2, "stride": 2}),
+                            ("dilation2", (4, 2, 2, 2), {"dilation": 2, "padding": 1}),
+                            ("pad_beyond_kernel", (4, 2, 2, 2), {"padding": 2, "stride": 3})]:
+        functional(f"conv_transpose2d_{tag}", "conv_transpose2d",
+                   {"x": xt, "w": randn(*wshape), "b": randn(wshape[1] * kw.get("groups", 1))},
+                   ["@x", "@w", "@b"], kw)
+    functional("conv_transpose2d_unbatched_nobias", "conv_transpose2d", {"x": randn(4, 3, 3),
+               "w": randn(4, 2, 2, 2)}, ["@x", "@w"], {"stride": 2})
+
+    xg = randn(3, 6, 2, 3, scale=2.0) + 1.0
+    functional("group_norm_3", "group_norm", {"x": xg, "w": randn(6), "b": randn(6)}, ["@x", 3, "@w", "@b"])
+    functional("group_norm_1_eps", "group_norm", {"x": xg}, ["@x", 1], {"eps": 1e-2})
+    functional("group_norm_6_2d", "group_norm", {"x": randn(4, 6), "w": randn(6)}, ["@x", 6, "@w"])
+    functional("rms_norm", "rms_norm", {"x": xl, "w": randn(9)}, ["@x", [9], "@w"])
+    functional("rms_norm_2axes_eps", "rms_norm", {"x": xl}, ["@x", [4, 9]], {"eps": 1e-3})
+
+    ids = rng.integers(0, 6, (3, 4))
+    ids[0, :2] = 2
+    functional("embedding_padding_idx", "embedding", {"ids": ids, "w": randn(6, 3)}, ["@ids", "@w"],
+               {"padding_idx": 2})
+    functional("embedding_padding_idx_neg", "embedding", {"ids": ids, "w": randn(6, 3)}, ["@ids", "@w"],
+               {"padding_idx": -1})
+    functional("embedding_max_norm", "embedding", {"ids": ids, "w": randn(6, 3, scale=2.0)}, ["@ids", "@w"],
+               {"max_norm": 1.5}, grad=("w",), after=("w",))
+    functional("embedding_max_norm_l1", "embedding", {"ids": ids, "w": randn(6, 3, scale=2.0)}, ["@ids", "@w"],
+               {"max_norm": 1.0, "norm_type": 1.0}, grad=("w",), after=("w",))
+
+    a, b = randn(4, 5), randn(4, 5)
+    b[0, 0] = a[0, 0]  # |d| = 0
+    b[1, 1] = a[1, 1] - 1.0  # |d| = beta = delta exactly
+    for red in ("mean", "sum", "none"):
+        functional(f"l1_{red}", "l1_loss", {"x": a, "y": b}, ["@x", "@y"], {"reduction": red})
+        functional(f"smooth_l1_{red}", "smooth_l1_loss", {"x": a, "y": b}, ["@x", "@y"], {"reduction": red})
+        functional(f"huber_{red}", "huber_loss", {"x": a, "y": b}, ["@x", "@y"], {"reduction": red})
+    functional("smooth_l1_beta", "smooth_l1_loss", {"x": a, "y": b}, ["@x", "@y"], {"beta": 0.5})
+    functional("smooth_l1_beta0", "smooth_l1_loss", {"x": a, "y": b}, ["@x", "@y"], {"beta": 0.0})
+    functional("huber_delta", "huber_loss", {"x": a, "y": b}, ["@x", "@y"], {"delta": 0.3})
+    pr = rng.uniform(0.02, 0.98, (5, 3))
+    yb = rng.uniform(0, 1, (5, 3))
+    yb[0] = (yb[0] > 0.5).astype(float)
+    for red in ("mean", "sum", "none"):
+        functional(f"bce_prob_{red}", "binary_cross_entropy", {"x": pr, "y": yb}, ["@x", "@y"],
+                   {"reduction": red})
+    functional("bce_prob_weight", "binary_cross_entropy", {"x": pr, "y": yb, "w": rng.uniform(0.5, 2, (5, 3))},
+               ["@x", "@y"], {"weight": "@w"}, grad=("x", "y"))
+    logq = np.log(np.exp(randn(4, 5)) / np.exp(randn(4, 5)).sum(1, keepdims=True))
+    pt = np.exp(randn(4, 5))
+    pt /= pt.sum(1, keepdims=True)
+    pt[0, 0] = 0.0  # 0 * log 0 = 0
+    for red in ("mean", "sum", "none", "batchmean"):
+        functional(f"kl_div_{red}", "kl_div", {"x": logq, "t": pt}, ["@x", "@t"], {"reduction": red},
+                   grad=("x",))
+    functional("kl_div_log_target", "kl_div", {"x": logq, "t": np.log(pt + 0.1)}, ["@x", "@t"],
+               {"reduction": "batchmean", "log_target": True})
+    functional("kl_div_target_grad", "kl_div", {"x": logq, "t": pt + 0.01}, ["@x", "@t"], {"reduction": "sum"})
+    c1, c2 = randn(6, 4), randn(6, 4)
+    yc = np.array([1, -1, 1, -1, -1, 1])
+    for red in ("mean", "sum", "none"):
+        functional(f"cosine_embedding_{red}", "cosine_embedding_loss", {"x1": c1, "x2": c2, "y": yc},
+                   ["@x1", "@x2", "@y"], {"reduction": red})
+    functional("cosine_embedding_margin", "cosine_embedding_loss", {"x1": c1, "x2": c2, "y": yc},
+               ["@x1", "@x2", "@y"], {"margin": 0.2})
+
+
+def recurrent_cases() -> None:
+    """RNN/LSTM/GRU and cells: outputs, final states and every gradient, for several configurations."""
+    L, N, I, H = 4, 3, 5, 6
+    specs = [
+        ("rnn_tanh_2layers_h0", "RNN", {"input_size": I, "hidden_size": H, "num_layers": 2},
+         {"x": randn(L, N, I), "h0": randn(2, N, H)}, {"input": "@x", "hx": "@h0"}),
+        ("rnn_relu_bidir_bf_nobias", "RNN", {"input_size": I, "hidden_size": H, "nonlinearity": "relu",
+                                             "bias": False, "batch_first": True, "bidirectional": True},
+         {"x": randn(N, L, I)}, {"input": "@x"}),
+        ("lstm_plain", "LSTM", {"input_size": I, "hidden_size": H}, {"x": randn(L, N, I)}, {"input": "@x"}),
+        ("lstm_2layers_bidir_bf_states", "LSTM", {"input_size": I, "hidden_size": H, "num_layers": 2,
+                                                  "batch_first": True, "bidirectional": True},
+         {"x": randn(N, L, I), "h0": randn(4, N, H), "c0": randn(4, N, H)}, {"input": "@x", "hx": ["@h0", "@c0"]}),
+        ("lstm_unbatched_states", "LSTM", {"input_size": I, "hidden_size": H, "num_layers": 2},
+         {"x": randn(L, I), "h0": randn(2, H), "c0": randn(2, H)}, {"input": "@x", "hx": ["@h0", "@c0"]}),
+        ("lstm_nobias_bidir", "LSTM", {"input_size": I, "hidden_size": H, "bias": False, "bidirectional": True},
+         {"x": randn(L, N, I)}, {"input": "@x"}),
+        ("gru_2layers_h0", "GRU", {"input_size": I, "hidden_size": H, "num_layers": 2},
+         {"x": randn(L, N, I), "h0": randn(2, N, H)}, {"input": "@x", "hx": "@h0"}),
+        ("gru_bidir_bf_nobias", "GRU", {"input_size": I, "hidden_size": H, "bias": False, "batch_first": True,
+                                        "bidirectional": True}, {"x": randn(N, L, I)}, {"input": "@x"}),
+        ("gru_unbatched", "GRU", {"input_size": I, "hidden_size": H}, {"x": randn(L, I)}, {"input": "@x"}),
+        ("lstmcell_state", "LSTMCell", {"input_size": I, "hidden_size": H},
+         {"x": randn(N, I), "h": randn(N, H), "c": randn(N, H)}, {"input": "@x", "hx": ["@h", "@c"]}),
+        ("lstmcell_nostate_unbatched", "LSTMCell", {"input_size": I, "hidden_size": H}, {"x": randn(I)},
+         {"input": "@x"}),
+        ("grucell_state", "GRUCell", {"input_size": I, "hidden_size": H}, {"x": randn(N, I), "h": randn(N, H)},
+         {"input": "@x", "hx": "@h"}),
+        ("grucell_nobias", "GRUCell", {"input_size": I, "hidden_size": H, "bias": False}, {"x": randn(N, I)},
+         {"input": "@x"}),
+        ("rnncell_relu", "RNNCell", {"input_size": I, "hidden_size": H, "nonlinearity": "relu"},
+         {"x": randn(N, I), "h": randn(N, H)}, {"input": "@x", "hx": "@h"}),
+    ]
+    for case, cls, init, inputs, call in specs:
+        grads = tuple(k for k in inputs)
+        module_case(case, "module", getattr(nn, cls)(**init), init, inputs, call, grads)
+        META[case]["cls"] = cls
+
+
+def transformer_cases() -> None:
+    d, h, ff, L, N = 8, 2, 16, 5, 3
+    kpm = np.zeros((N, L), dtype=bool)
+    kpm[0, 3:] = True
+    causal = np.triu(np.ones((L, L), dtype=bool), 1)
+    specs = [
+        ("tel_post_relu", "TransformerEncoderLayer",
+         {"d_model": d, "nhead": h, "dim_feedforward": ff, "dropout": 0.0}, {"x": randn(L, N, d)}, {"src": "@x"}),
+        ("tel_pre_gelu_bf_masks", "TransformerEncoderLayer",
+         {"d_model": d, "nhead": h, "dim_feedforward": ff, "dropout": 0.0, "activation": "gelu",
+          "batch_first": True, "norm_first": True},
+         {"x": randn(N, L, d), "kpm": kpm, "m": causal}, {"src": "@x", "src_mask": "@m",
+                                                          "src_key_padding_mask": "@kpm"}),
+        ("tel_nobias_eps", "TransformerEncoderLayer",
+         {"d_model": d, "nhead": 4, "dim_feedforward": ff, "dropout": 0.0, "bias": False, "layer_norm_eps": 1e-3},
+         {"x": randn(L, N, d)}, {"src": "@x"}),
+    ]
+    for case, cls, init, inputs, call in specs:
+        module_case(case, "module", getattr(nn, cls)(**init), init, inputs, call, ("x",))
+        META[case]["cls"] = cls
+    init = {"d_model": d, "nhead": h, "dim_feedforward": ff, "dropout": 0.0, "batch_first": True}
+    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(**init), num_layers=2, norm=nn.LayerNorm(d),
+                                enable_nested_tensor=False)
+    module_case("transformer_encoder_2_norm", "encoder", enc, init, {"x": randn(N, L, d), "kpm": kpm},
+                {"src": "@x", "src_key_padding_mask": "@kpm"}, ("x",))
+    META["transformer_encoder_2_norm"].update(num_layers=2, norm=True)
+
+
 def main() -> None:
     activation_cases()
     loss_cases()
@@ -641,6 +821,9 @@ def main() -> None:
     batchnorm_module_cases()
     training_cases()
     scheduler_cases()
+    more_functional_cases()
+    recurrent_cases()
+    transformer_cases()
     meta = {"torch": torch.__version__, "numpy": np.__version__, "cases": META, "aliases": ALIASES}
     ARRAYS["__meta__"] = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)
     np.savez_compressed(OUT, **ARRAYS)

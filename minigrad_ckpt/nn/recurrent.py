@@ -1,0 +1,315 @@
+"""Recurrent layers: RNN, LSTM, GRU and their one-step cells, with PyTorch's arguments,
+parameter names, gate order and initialisation (so a PyTorch ``state_dict`` loads).
+
+Everything is built from registered ops (``linear``, slicing, ``sigmoid``, ``tanh``,
+``stack``), one time step after another, so the layers checkpoint, replay and
+differentiate twice like any other composition. The input projection of a whole
+sequence is one ``linear`` call; only the hidden-to-hidden product runs per step.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import functional as mf
+from ..tensor import Tensor
+from . import functional as F
+from . import init
+from .layers import _empty
+from .module import Module
+
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
+
+_GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+
+
+def _cell_step(mode: str, xg: Tensor, h: Tensor, c: Tensor | None, w_hh: Tensor, b_hh: Tensor | None
+               ) -> tuple[Tensor, Tensor | None]:
+    """One step: ``xg`` is the input's projection ``x W_ih^T + b_ih`` (gates side by side)."""
+    hg = F.linear(h, w_hh, b_hh)
+    H = h.shape[-1]
+    if mode == "LSTM":  # gates i, f, g, o
+        g = xg + hg
+        i, f = mf.sigmoid(g[..., :H]), mf.sigmoid(g[..., H:2 * H])
+        cand, o = mf.tanh(g[..., 2 * H:3 * H]), mf.sigmoid(g[..., 3 * H:])
+        c = f * c + i * cand
+        return o * mf.tanh(c), c
+    if mode == "GRU":  # gates r, z, n; the candidate sees r * (W_hn h + b_hn)
+        r = mf.sigmoid(xg[..., :H] + hg[..., :H])
+        z = mf.sigmoid(xg[..., H:2 * H] + hg[..., H:2 * H])
+        n = mf.tanh(xg[..., 2 * H:] + r * hg[..., 2 * H:])
+        return (1 - z) * n + z * h, None
+    pre = xg + hg
+    return (mf.tanh(pre) if mode == "RNN_TANH" else F.relu(pre)), None
+
+
+def _check_float_input(module: Module, x: Tensor, param: Tensor) -> None:
+    F._check_input_dtype(type(module).__name__, x, param)
+
+
+class RNNBase(Module):
+    """The shared machinery of RNN, LSTM and GRU (``mode`` is ``"RNN_TANH"``, ``"RNN_RELU"``,
+    ``"LSTM"`` or ``"GRU"``)."""
+
+    def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
+                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if mode not in _GATES:
+            raise ValueError(f"unknown recurrent mode {mode!r}")
+        for name, v in (("input_size", input_size), ("hidden_size", hidden_size), ("num_layers", num_layers)):
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise ValueError(f"{type(self).__name__}: {name} must be a positive int, got {v!r}")
+        if not isinstance(dropout, (int, float)) or isinstance(dropout, bool) or not 0 <= dropout <= 1:
+            raise ValueError(f"{type(self).__name__}: dropout must be a number in [0, 1], got {dropout!r}")
+        self.mode = mode
+        self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
+        self.bias, self.batch_first = bool(bias), bool(batch_first)
+        self.dropout, self.bidirectional = float(dropout), bool(bidirectional)
+        gates = _GATES[mode] * hidden_size
+        D = 2 if bidirectional else 1
+        self._flat_names: list[str] = []
+        for layer in range(num_layers):
+            in_size = input_size if layer == 0 else hidden_size * D
+            for d in range(D):
+                sfx = f"_l{layer}" + ("_reverse" if d else "")
+                shapes = [("weight_ih", (gates, in_size)), ("weight_hh", (gates, hidden_size))]
+                if bias:
+                    shapes += [("bias_ih", (gates,)), ("bias_hh", (gates,))]
+                for name, shape in shapes:
+                    setattr(self, name + sfx, _empty(*shape, dtype=dtype, device=device))
+                    self._flat_names.append(name + sfx)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Every weight and bias ``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))``, as PyTorch."""
+        k = 1.0 / math.sqrt(self.hidden_size)
+        for name in self._flat_names:
+            init.uniform_(getattr(self, name), -k, k)
+
+    def _params(self, layer: int, d: int) -> tuple[Tensor, Tensor, Tensor | None, Tensor | None]:
+        sfx = f"_l{layer}" + ("_reverse" if d else "")
+        get = self.__getattr__
+        if self.bias:
+            return get("weight_ih" + sfx), get("weight_hh" + sfx), get("bias_ih" + sfx), get("bias_hh" + sfx)
+        return get("weight_ih" + sfx), get("weight_hh" + sfx), None, None
+
+    def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Any]:
+        name = type(self).__name__
+        x = input
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{name}: input must be a Tensor, got {type(x).__name__}")
+        if x.ndim not in (2, 3):
+            raise ValueError(f"{name}: expected a 2-D (L, {self.input_size}) or 3-D input, got shape {x.shape}")
+        if x.shape[-1] != self.input_size:
+            raise ValueError(f"{name}: input of shape {x.shape} does not have input_size={self.input_size} "
+                             f"as its last axis")
+        w0 = self._params(0, 0)[0]
+        _check_float_input(self, x, w0)
+        unbatched = x.ndim == 2
+        if unbatched:
+            x = mf.expand_dims(x, 1)
+        elif self.batch_first:
+            x = mf.swapaxes(x, 0, 1)
+        L, N = x.shape[0], x.shape[1]
+        if L == 0:
+            raise ValueError(f"{name}: the input sequence is empty")
+        D = 2 if self.bidirectional else 1
+        H = self.hidden_size
+        lstm = self.mode == "LSTM"
+        state_shape = (self.num_layers * D, N, H)
+        h0, c0 = self._initial_state(hx, state_shape, unbatched, x, lstm)
+        h_n, c_n = [], []
+        for layer in range(self.num_layers):
+            outs = []
+            for d in range(D):
+                w_ih, w_hh, b_ih, b_hh = self._params(layer, d)
+                xg = F.linear(x, w_ih, b_ih)            # (L, N, gates * H): all steps at once
+                h = h0[layer * D + d]
+                c = c0[layer * D + d] if lstm else None
+                steps = range(L - 1, -1, -1) if d else range(L)
+                ys: list[Tensor] = [None] * L  # type: ignore[list-item]
+                for t in steps:
+                    h, c = _cell_step(self.mode, xg[t], h, c, w_hh, b_hh)
+                    ys[t] = h
+                outs.append(mf.stack(ys, axis=0))
+                h_n.append(h)
+                if lstm:
+                    c_n.append(c)
+            x = outs[0] if D == 1 else mf.concatenate(outs, axis=-1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                x = F.dropout(x, self.dropout, True)
+        hn = mf.stack(h_n, axis=0)
+        cn = mf.stack(c_n, axis=0) if lstm else None
+        if unbatched:
+            x, hn = mf.squeeze(x, 1), mf.squeeze(hn, 1)
+            cn = mf.squeeze(cn, 1) if lstm else None
+        elif self.batch_first:
+            x = mf.swapaxes(x, 0, 1)
+        return x, ((hn, cn) if lstm else hn)
+
+    def _initial_state(self, hx: Any, shape: tuple[int, int, int], unbatched: bool, x: Tensor, lstm: bool
+                       ) -> tuple[Tensor, Tensor | None]:
+        name = type(self).__name__
+        if hx is None:
+            xp = x.device.xp
+            zero = Tensor._wrap(xp.zeros(shape, dtype=x.dtype), None, x.device)
+            return zero, (zero if lstm else None)
+        if lstm:
+            if not (isinstance(hx, (tuple, list)) and len(hx) == 2):
+                raise TypeError(f"{name}: the initial state must be a pair (h_0, c_0)")
+            states = list(hx)
+        else:
+            states = [hx]
+        want = (shape[0], shape[2]) if unbatched else shape
+        out = []
+        for s, label in zip(states, ("h_0", "c_0")):
+            if not isinstance(s, Tensor) or tuple(s.shape) != want:
+                got = tuple(s.shape) if isinstance(s, Tensor) else type(s).__name__
+                raise ValueError(f"{name}: {label} must have shape {want} (num_layers * num_directions, "
+                                 f"batch, hidden_size), got {got}")
+            _check_float_input(self, s, self._params(0, 0)[0])
+            out.append(mf.expand_dims(s, 1) if unbatched else s)
+        return out[0], (out[1] if lstm else None)
+
+    def extra_repr(self) -> str:
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        for k, default in (("bias", True), ("batch_first", False), ("dropout", 0.0), ("bidirectional", False)):
+            if getattr(self, k) != default:
+                s += f", {k}={getattr(self, k)}"
+        return s
+
+
+class RNN(RNNBase):
+    """Elman RNN: ``h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)`` (or ReLU).
+
+    ``RNN(input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True,
+    batch_first=False, dropout=0.0, bidirectional=False)``; ``forward(input, h_0=None)``
+    returns ``(output, h_n)`` with PyTorch's shapes.
+    """
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, nonlinearity: str = "tanh",
+                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
+                 device: Any = None, dtype: Any = None) -> None:
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"RNN: nonlinearity must be 'tanh' or 'relu', got {nonlinearity!r}")
+        super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size, hidden_size,
+                         num_layers, bias, batch_first, dropout, bidirectional, device, dtype)
+        self.nonlinearity = nonlinearity
+
+
+class LSTM(RNNBase):
+    """Long short-term memory, gates ``i, f, g, o`` stacked in ``weight_ih_l{k}`` as in PyTorch.
+
+    ``forward(input, (h_0, c_0)=None)`` returns ``(output, (h_n, c_n))``.
+    """
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
+                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout,
+                         bidirectional, device, dtype)
+
+
+class GRU(RNNBase):
+    """Gated recurrent unit, gates ``r, z, n`` as in PyTorch:
+    ``n = tanh(W_in x + b_in + r * (W_hn h + b_hn))``, ``h' = (1 - z) * n + z * h``.
+
+    ``forward(input, h_0=None)`` returns ``(output, h_n)``.
+    """
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
+                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout,
+                         bidirectional, device, dtype)
+
+
+class _CellBase(Module):
+    def __init__(self, mode: str, input_size: int, hidden_size: int, bias: bool, device: Any,
+                 dtype: Any) -> None:
+        super().__init__()
+        self._mode = mode
+        self.input_size, self.hidden_size, self.bias = int(input_size), int(hidden_size), bool(bias)
+        gates = _GATES[self._mode] * hidden_size
+        self.weight_ih = _empty(gates, input_size, dtype=dtype, device=device)
+        self.weight_hh = _empty(gates, hidden_size, dtype=dtype, device=device)
+        self.bias_ih = _empty(gates, dtype=dtype, device=device) if bias else None
+        self.bias_hh = _empty(gates, dtype=dtype, device=device) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Every weight and bias ``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))``, as PyTorch."""
+        k = 1.0 / math.sqrt(self.hidden_size)
+        for p in self.parameters():
+            init.uniform_(p, -k, k)
+
+    def _prepare(self, x: Tensor, hx: Any) -> tuple[Tensor, list[Tensor], bool]:
+        name = type(self).__name__
+        if not isinstance(x, Tensor) or x.ndim not in (1, 2) or x.shape[-1] != self.input_size:
+            got = tuple(x.shape) if isinstance(x, Tensor) else type(x).__name__
+            raise ValueError(f"{name}: expected input of shape (N, {self.input_size}) or ({self.input_size},), "
+                             f"got {got}")
+        _check_float_input(self, x, self.weight_ih)
+        unbatched = x.ndim == 1
+        if unbatched:
+            x = mf.expand_dims(x, 0)
+        n_states = 2 if self._mode == "LSTM" else 1
+        if hx is None:
+            xp = x.device.xp
+            zero = Tensor._wrap(xp.zeros((x.shape[0], self.hidden_size), dtype=x.dtype), None, x.device)
+            return x, [zero] * n_states, unbatched
+        states = list(hx) if n_states == 2 else [hx]
+        if len(states) != n_states:
+            raise TypeError(f"{name}: the state must be a pair (h, c)")
+        want = (self.hidden_size,) if unbatched else (x.shape[0], self.hidden_size)
+        for s in states:
+            if not isinstance(s, Tensor) or tuple(s.shape) != want:
+                raise ValueError(f"{name}: the state must have shape {want}, got "
+                                 f"{tuple(s.shape) if isinstance(s, Tensor) else type(s).__name__}")
+            _check_float_input(self, s, self.weight_ih)
+        return x, [mf.expand_dims(s, 0) if unbatched else s for s in states], unbatched
+
+    def forward(self, input: Tensor, hx: Any = None) -> Any:
+        x, states, unbatched = self._prepare(input, hx)
+        xg = F.linear(x, self.weight_ih, self.bias_ih)
+        h, c = _cell_step(self._mode, xg, states[0], states[1] if len(states) == 2 else None,
+                          self.weight_hh, self.bias_hh)
+        if unbatched:
+            h = mf.squeeze(h, 0)
+            c = mf.squeeze(c, 0) if c is not None else None
+        return (h, c) if self._mode == "LSTM" else h
+
+    def extra_repr(self) -> str:
+        return f"{self.input_size}, {self.hidden_size}" + ("" if self.bias else ", bias=False")
+
+
+class RNNCell(_CellBase):
+    """One Elman step: ``h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)`` (or ReLU)."""
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, nonlinearity: str = "tanh",
+                 device: Any = None, dtype: Any = None) -> None:
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"RNNCell: nonlinearity must be 'tanh' or 'relu', got {nonlinearity!r}")
+        super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size, hidden_size, bias,
+                         device, dtype)
+        self.nonlinearity = nonlinearity
+
+
+class LSTMCell(_CellBase):
+    """One LSTM step: ``forward(input, (h, c)=None)`` returns ``(h', c')``."""
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__("LSTM", input_size, hidden_size, bias, device, dtype)
+
+
+class GRUCell(_CellBase):
+    """One GRU step: ``forward(input, h=None)`` returns ``h'``."""
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__("GRU", input_size, hidden_size, bias, device, dtype)
