@@ -10,10 +10,8 @@ Every damaged file must raise :class:`SnapshotError` -- no other exception type,
   so every byte of an uncompressed snapshot is covered: ``test_every_byte_is_covered``
   flips one bit in each byte and expects SnapshotError every time.
 
-One documented exception: a *compressed* payload is checked by the CRC of its decompressed
-bytes, and a flip inside a deflate stream can decode to the very same bytes (e.g. a changed
-match distance inside a run of zeros).  Such a file loads the identical state, which is
-what the compressed-file properties accept.
+A compressed payload is covered twice: by the CRC-32 of its stored bytes and by that of
+its decompressed bytes; its zlib stream must also end exactly at its stored length.
 """
 
 from __future__ import annotations

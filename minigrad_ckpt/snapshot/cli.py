@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..backend import host_numpy as np
 from .config import SnapshotConfig
-from .format import LoadLimits, SnapshotError, file_size, read_header
+from .format import LoadLimits, SnapshotError, open_regular, read_header
 from .fsutil import human_bytes
 from .snapshot import Snapshot
 
@@ -30,36 +30,57 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     d.set_defaults(func=diff)
 
 
+def _safe(v: object) -> str:
+    """``str(v)`` with every non-printable character escaped (``\\x1b``, ``\\u202e``, ...) and backslashes
+    doubled: names and metadata come from the file and must not reach the terminal as control sequences."""
+    out = []
+    for ch in str(v):
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch.isprintable():
+            out.append(ch)
+        else:
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+    return "".join(out)
+
+
+def _fail(message: object) -> int:
+    print(f"error: {_safe(message)}", file=sys.stderr)
+    return 1
+
+
 def inspect(args: argparse.Namespace) -> int:
     path = Path(args.path)
     try:
-        size = file_size(path)
-        with open(path, "rb") as f:
+        f, size, _ = open_regular(path)
+        with f:
             header, entries, _ = read_header(f, size, LoadLimits())
     except (SnapshotError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(f"{path}  ({human_bytes(size)})")
+        return _fail(exc)
+    # Every field below was type-checked by read_header (validate_header).
+    print(f"{_safe(path)}  ({human_bytes(size)})")
     print(f"  format      {header['format']} v{header['version']}")
     print(f"  iteration   {header['iteration']}")
     print(f"  timestamp   {_when(header['timestamp'])}")
-    for k, v in header.get("custom", {}).items():
-        print(f"  custom      {k} = {v}")
-    if header.get("base"):
-        print(f"  base        {header['base'].get('file')} ({header['base'].get('checksum')})")
-    if header.get("optimizer"):
-        print(f"  optimizer   {header['optimizer'].get('type')}")
-    if header.get("rng"):
-        print(f"  rng         {header['rng']}")
-    if header.get("tape"):
-        print(f"  tape        {len(header['tape'].get('nodes', []))} nodes")
+    for k, v in header["custom"].items():
+        print(f"  custom      {_safe(k)} = {_safe(v)}")
+    if header["base"] is not None:
+        print(f"  base        {_safe(header['base']['file'])} ({_safe(header['base']['checksum'])})")
+    if header["optimizer"] is not None:
+        print(f"  optimizer   {_safe(header['optimizer']['type'])}")
+    if header["rng"] is not None:
+        print(f"  rng         {{'seed': {header['rng']['seed']}, 'counter': {header['rng']['counter']}}}")
+    if header["tape"] is not None:
+        print(f"  tape        {len(header['tape']['nodes'])} nodes")
     print("\n  Tensors: name, element type, shape, bytes of data, and how it is stored "
           "(blank: raw bytes in this file; zlib: compressed; in base: unchanged, read from the base snapshot).")
-    name_w = max([len(e.name) for e in entries] + [4])
+    names = [_safe(e.name) for e in entries]
+    name_w = min(max([len(n) for n in names] + [4]), 60)
     print(f"\n  {'name':<{name_w}}  {'dtype':<8} {'shape':<18} {'bytes':>12}  stored")
-    for e in entries:
+    for n, e in zip(names, entries):
         stored = "in base" if e.ref == "base" else (e.codec if e.codec != "raw" else "")
-        print(f"  {e.name:<{name_w}}  {np.dtype(e.dtype).name:<8} {str(list(e.shape)):<18} {e.nbytes:>12,}  {stored}")
+        print(f"  {n:<{name_w}}  {np.dtype(e.dtype).name:<8} {str(list(e.shape)):<18} {e.nbytes:>12,}  {stored}")
     print(f"\n  {len(entries)} tensors, {sum(e.nbytes for e in entries):,} bytes of data")
     return 0
 
@@ -68,9 +89,8 @@ def verify(args: argparse.Namespace) -> int:
     try:
         snap = Snapshot.load(args.path, SnapshotConfig(verify_checksum=True))
     except (SnapshotError, OSError) as exc:
-        print(f"error: {args.path} is not an intact snapshot: {exc}", file=sys.stderr)
-        return 1
-    print(f"OK {args.path}: {snap.metadata.tensor_count} tensors, iteration {snap.metadata.iteration}, "
+        return _fail(f"{args.path} is not an intact snapshot: {exc}")
+    print(f"OK {_safe(args.path)}: {snap.metadata.tensor_count} tensors, iteration {snap.metadata.iteration}, "
           f"{snap.metadata.checksum}")
     return 0
 
@@ -80,22 +100,23 @@ def diff(args: argparse.Namespace) -> int:
         a = Snapshot.load(args.a).tensors
         b = Snapshot.load(args.b).tensors
     except (SnapshotError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        _fail(exc)
         return 2
     changed = 0
     for name in sorted(set(a) | set(b)):
+        shown = _safe(name)
         if name not in a or name not in b:
-            print(f"{'+' if name in b else '-'} {name}  only in {'B' if name in b else 'A'}")
+            print(f"{'+' if name in b else '-'} {shown}  only in {'B' if name in b else 'A'}")
             changed += 1
             continue
         x, y = a[name], b[name]
         if x.shape != y.shape or x.dtype != y.dtype:
-            print(f"~ {name}  {x.dtype}{list(x.shape)} -> {y.dtype}{list(y.shape)}")
+            print(f"~ {shown}  {x.dtype}{list(x.shape)} -> {y.dtype}{list(y.shape)}")
             changed += 1
         elif not np.array_equal(x, y, equal_nan=x.dtype.kind == "f"):
             with np.errstate(invalid="ignore", over="ignore"):
                 d = np.abs(x.astype(np.float64) - y.astype(np.float64))
-            print(f"~ {name}  max abs difference {np.nanmax(d) if d.size else 0:.6g}")
+            print(f"~ {shown}  max abs difference {np.nanmax(d) if d.size else 0:.6g}")
             changed += 1
     print(f"{changed} of {len(set(a) | set(b))} tensors differ")
     return 1 if changed else 0

@@ -21,8 +21,10 @@ failure to read is a :class:`SnapshotError`.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import queue
+import stat
 import struct
 import threading
 import zlib
@@ -63,13 +65,19 @@ class SnapshotError(Exception):
 
 @dataclass(frozen=True)
 class LoadLimits:
-    """Caps applied to a file before anything it describes is allocated."""
+    """Caps applied to a file before anything it describes is allocated.
+
+    ``save`` applies the same caps, so a file it writes is one ``load`` accepts.
+    ``max_base_depth`` bounds an incremental snapshot's chain of bases (walked
+    iteratively, one file open at a time).
+    """
 
     max_header_bytes: int = 64 << 20
     max_tensors: int = 1_000_000
     max_rank: int = 32
     max_name_bytes: int = 4096
     max_metadata_entries: int = 100_000
+    max_base_depth: int = 10_000
 
 
 @dataclass
@@ -85,13 +93,17 @@ class TensorEntry:
     stored: int = 0       # bytes in the file (== nbytes for raw)
     codec: str = "raw"
     ref: str | None = None  # "base": take it from the base snapshot
+    stored_crc32: int | None = None  # zlib: CRC-32 of the stored (compressed) bytes
 
     def to_msgpack(self) -> dict[str, Any]:
         # The CRC is a fixed 4-byte bin, so the header keeps its length when the
         # writer fills in checksums computed while streaming the payloads.
-        return {"name": self.name, "dtype": self.dtype, "shape": list(self.shape), "nbytes": self.nbytes,
-                "crc32": self.crc32.to_bytes(4, "big"), "offset": self.offset, "stored": self.stored,
-                "codec": self.codec, "ref": self.ref}
+        d = {"name": self.name, "dtype": self.dtype, "shape": list(self.shape), "nbytes": self.nbytes,
+             "crc32": self.crc32.to_bytes(4, "big"), "offset": self.offset, "stored": self.stored,
+             "codec": self.codec, "ref": self.ref}
+        if self.codec == "zlib":
+            d["stored_crc32"] = (self.stored_crc32 or 0).to_bytes(4, "big")
+        return d
 
 
 def dtype_code(arr: Any) -> str:
@@ -163,7 +175,7 @@ def _seal(header_bytes: bytes) -> bytes:
 
 
 def write_snapshot(f: IO[bytes], header: dict[str, Any], entries: list[TensorEntry],
-                   payloads: list[Any]) -> int:
+                   payloads: list[Any], limits: LoadLimits | None = None) -> int:
     """Write header, seal and payloads to ``f`` (which must be seekable).
 
     ``payloads[i]`` is the host array (or compressed ``bytes``) of
@@ -172,20 +184,30 @@ def write_snapshot(f: IO[bytes], header: dict[str, Any], entries: list[TensorEnt
     in a helper thread while their bytes are written, then the header is
     written again in place with the final checksums -- it has the same length,
     since a CRC is a fixed 4-byte field.  Returns the number of bytes written.
+
+    The header must be one the reader accepts under ``limits``: its size and its
+    count of maps and arrays are checked before anything is written.
     """
+    limits = limits or LoadLimits()
     pos = 0
     for entry, payload in zip(entries, payloads):
         if payload is None:
             entry.offset, entry.stored = -1, 0
             continue
+        if isinstance(payload, (bytes, bytearray)):
+            entry.stored_crc32 = zlib.crc32(payload)
         entry.stored = len(payload) if isinstance(payload, (bytes, bytearray)) else int(payload.nbytes)
         entry.offset = pos + len(_pad_object(pos)) + 5
         pos = entry.offset + entry.stored
     header["data_bytes"] = pos
 
+    header_len = 0
+
     def head() -> bytes:
+        nonlocal header_len
         header["tensors"] = [e.to_msgpack() for e in entries]
         hb = msgpack.packb(header, use_bin_type=True)
+        header_len = len(hb)
         out = hb + _seal(hb)
         gap = (-len(out)) % ALIGN  # pad to the aligned start of the data section
         if gap < 2:
@@ -193,6 +215,12 @@ def write_snapshot(f: IO[bytes], header: dict[str, Any], entries: list[TensorEnt
         return out + b"\xc4" + bytes([gap - 2]) + b"\x00" * (gap - 2)
 
     first = head()
+    if header_len > limits.max_header_bytes:
+        raise SnapshotError(f"the header would be {header_len} bytes, over the limit of {limits.max_header_bytes} "
+                            f"(LoadLimits.max_header_bytes) that loading enforces; nothing was written")
+    if count_containers(header) > container_budget(header_len):
+        raise SnapshotError("the header would have more maps and arrays than loading accepts (one per 16 bytes); "
+                            "nothing was written")
     f.write(first)
     written = len(first)
     pos = 0
@@ -230,63 +258,247 @@ def write_snapshot(f: IO[bytes], header: dict[str, Any], entries: list[TensorEnt
 
 
 # ------------------------------------------------------------------ reading
-def _no_duplicates(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
-    d = dict(pairs)
-    if len(d) != len(pairs):
-        raise SnapshotError("the header has a map with a duplicated key")
-    return d
+def open_regular(path: str | os.PathLike) -> tuple[IO[bytes], int, tuple[int, int]]:
+    """Open ``path`` for reading as ``(file, size, (st_dev, st_ino))``, or raise SnapshotError.
+
+    The open never blocks (``O_NONBLOCK``: a FIFO with no writer would otherwise
+    hang the reader forever), and the descriptor must be a regular file
+    (``fstat`` on the descriptor, not the path, so nothing can be swapped in
+    between).  The size comes from that same ``fstat``: a file atomically
+    replaced while we read is either the old complete file or the new one.
+    Every way a path can be bad (missing, a symlink loop, a NUL byte, a name
+    too long, a directory, a device, a socket) is a SnapshotError.
+    """
+    shown = _shown(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        raise SnapshotError(f"cannot open snapshot {shown}: {exc.strerror or exc}") from None
+    except (ValueError, TypeError) as exc:  # a NUL byte in the path, or not a path at all
+        raise SnapshotError(f"cannot open snapshot {shown}: {exc}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise SnapshotError(f"{shown} is not a regular file (it is a {_file_kind(st.st_mode)})")
+        flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+        fcntl.fcntl(fd, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)
+        f = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    return f, st.st_size, (st.st_dev, st.st_ino)
+
+
+def _file_kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISDIR, "directory"), (stat.S_ISFIFO, "FIFO"), (stat.S_ISCHR, "character device"),
+                       (stat.S_ISBLK, "block device"), (stat.S_ISSOCK, "socket")):
+        if test(mode):
+            return kind
+    return "special file"
+
+
+def _shown(path: Any) -> str:
+    """A path for an error message: repr-quoted (so control characters are escaped) and bounded."""
+    try:
+        text = os.fsdecode(path)
+    except (TypeError, ValueError):
+        text = str(type(path).__name__)
+    return repr(text if len(text) <= 300 else text[:300] + "...")
+
+
+class _Budget:
+    """Counts the containers a header decodes to (msgpack's ``list_hook``/``object_pairs_hook``).
+
+    Every msgpack object takes at least one byte, but as a Python object an empty
+    list or map costs ~70: capping containers at one per 16 header bytes keeps a
+    decoded header within a small multiple of its size (docs/snapshot-format.md, Limits).
+    """
+
+    def __init__(self, n_bytes: int) -> None:
+        self.left = n_bytes // 16 + 256
+
+    def _spend(self) -> None:
+        self.left -= 1
+        if self.left < 0:
+            raise SnapshotError("the header has more maps and arrays than its size allows (at most one per "
+                                "16 bytes)")
+
+    def list_hook(self, items: list) -> list:
+        self._spend()
+        return items
+
+    def pairs_hook(self, pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+        self._spend()
+        d = dict(pairs)
+        if len(d) != len(pairs):
+            raise SnapshotError("the header has a map with a duplicated key")
+        return d
+
+
+def count_containers(obj: Any) -> int:
+    """Maps and arrays in ``obj`` (plain data), counted without recursion: what :class:`_Budget` charges."""
+    n, stack = 0, [obj]
+    while stack:
+        o = stack.pop()
+        if isinstance(o, dict):
+            n += 1
+            stack.extend(o.values())
+        elif isinstance(o, (list, tuple)):
+            n += 1
+            stack.extend(o)
+    return n
+
+
+def container_budget(n_bytes: int) -> int:
+    return n_bytes // 16 + 256
+
+
+HEADER_KEYS = ("format", "version", "iteration", "timestamp", "custom", "rng", "optimizer", "scheduler", "tape",
+               "base", "tensors", "data_bytes")  # and "objects", present only with Executor.register_state
+ENTRY_KEYS = {"name", "dtype", "shape", "nbytes", "crc32", "offset", "stored", "codec", "ref"}
+INT64_MAX = (1 << 63) - 1
+UINT64_MAX = (1 << 64) - 1
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def read_header(f: IO[bytes], file_size: int, limits: LoadLimits = LoadLimits()) -> tuple[dict, list[TensorEntry], int]:
     """Parse and validate the header; returns ``(header, entries, data_start)``.
 
-    Checks, before allocating anything: the format name and version, the
-    header checksum, field types, unique names, dtypes from the allowlist,
-    shapes (rank, non-negative sizes), ``prod(shape) * itemsize == nbytes``,
-    offsets aligned, in order, non-overlapping and inside the file, and that
-    the data section ends exactly at the end of the file.
+    In this order, so that nothing is decoded or allocated before it is bounded:
+    the header's length is found by *skipping* it (msgpack builds no objects
+    for that) and checked against ``max_header_bytes``; the seal's CRC is
+    checked against the raw header bytes; only then is the header decoded,
+    with msgpack's length limits and a budget of containers (:class:`_Budget`),
+    and every field's type and range is checked (:func:`validate_header`)
+    before any of it is used.
     """
     if file_size < 16:
         raise SnapshotError(f"not a snapshot: the file has only {file_size} bytes")
     f.seek(0)
-    cap = min(limits.max_header_bytes, file_size)
-    unpacker = msgpack.Unpacker(f, raw=False, strict_map_key=True, use_list=True, max_buffer_size=cap,
-                                object_pairs_hook=_no_duplicates, read_size=min(64 * 1024, cap))
+    cap = min(limits.max_header_bytes + 256, file_size)  # the header, its seal and the pad after it
+    unpacker = msgpack.Unpacker(f, raw=False, strict_map_key=True, max_buffer_size=cap,
+                                read_size=min(64 * 1024, cap))
+    too_big = SnapshotError(f"the header is larger than the limit of {limits.max_header_bytes} bytes "
+                            f"(LoadLimits.max_header_bytes)")
     try:
-        header = unpacker.unpack()
+        unpacker.skip()
         header_end = unpacker.tell()
+        if header_end > limits.max_header_bytes:
+            raise too_big
         seal = unpacker.unpack()
-        seal_end = unpacker.tell()
         pad = unpacker.unpack()
         data_start = unpacker.tell()
     except SnapshotError:
         raise
+    except msgpack.BufferFull:
+        raise too_big from None
     except Exception as exc:  # msgpack raises many types for malformed input
         raise SnapshotError(f"not a valid snapshot header: {type(exc).__name__}: {exc}") from None
-    if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
-        raise SnapshotError("not a minigrad-ckpt snapshot (the first object is not its header)")
-    if header.get("version") != FORMAT_VERSION:
-        raise SnapshotError(f"unsupported snapshot format version {header.get('version')!r} "
-                            f"(this reader knows version {FORMAT_VERSION})")
-    if not isinstance(seal, dict) or not isinstance(seal.get("header_crc32"), bytes) or len(seal["header_crc32"]) != 4:
-        raise SnapshotError("the header seal is missing or malformed")
+    if (not isinstance(seal, dict) or set(seal) != {"header_crc32"} or not isinstance(seal["header_crc32"], bytes)
+            or len(seal["header_crc32"]) != 4):
+        raise SnapshotError("not a minigrad-ckpt snapshot, or its header seal is missing or malformed")
     if not isinstance(pad, bytes) or data_start % ALIGN or any(pad):
         raise SnapshotError("the data section is not aligned as the format requires")
     f.seek(0)
     raw_header = f.read(header_end)
-    if zlib.crc32(raw_header).to_bytes(4, "big") != seal["header_crc32"]:
+    if len(raw_header) != header_end or zlib.crc32(raw_header).to_bytes(4, "big") != seal["header_crc32"]:
         raise SnapshotError("header checksum mismatch: the header is corrupted")
+    budget = _Budget(header_end)
+    try:
+        header = msgpack.unpackb(raw_header, raw=False, strict_map_key=True, use_list=True,
+                                 list_hook=budget.list_hook, object_pairs_hook=budget.pairs_hook,
+                                 max_str_len=header_end, max_bin_len=header_end,
+                                 max_array_len=header_end, max_map_len=header_end, max_ext_len=0)
+    except SnapshotError:
+        raise
+    except Exception as exc:
+        if "max_ext_len" in str(exc):
+            raise SnapshotError("the header holds a msgpack extension type, which the format never uses") from None
+        raise SnapshotError(f"not a valid snapshot header: {type(exc).__name__}: {exc}") from None
+    validate_header(header, limits)
     header["_header_crc32"] = int.from_bytes(seal["header_crc32"], "big")
-    del seal_end
     entries = _validate_entries(header, limits, file_size, data_start)
     return header, entries, data_start
 
 
-def _validate_entries(header: dict, limits: LoadLimits, file_size: int, data_start: int) -> list[TensorEntry]:
-    tensors = header.get("tensors")
-    data_bytes = header.get("data_bytes")
-    if not isinstance(tensors, list) or not isinstance(data_bytes, int) or data_bytes < 0:
+def validate_header(header: Any, limits: LoadLimits) -> None:
+    """Type and range of every header field except the tensor table (checked by the reader next).
+
+    The rule for each field is in docs/snapshot-format.md; deeper content
+    (optimizer groups, scheduler fields, tape nodes) is validated again where it
+    is used, against the executor it is restored into.
+    """
+    if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
+        raise SnapshotError("not a minigrad-ckpt snapshot (the first object is not its header)")
+    if header.get("version") != FORMAT_VERSION or not _is_int(header.get("version")):
+        raise SnapshotError(f"unsupported snapshot format version {_short(header.get('version'))} "
+                            f"(this reader knows version {FORMAT_VERSION})")
+    if set(header) - {"objects"} != set(HEADER_KEYS):
+        missing = sorted(set(HEADER_KEYS) - set(header))
+        unknown = sorted(set(header) - set(HEADER_KEYS) - {"objects"})
+        raise SnapshotError(f"the header's fields are wrong: missing {missing}, unknown {_short(unknown)}")
+    it = header["iteration"]
+    if not _is_int(it) or not 0 <= it <= INT64_MAX:
+        raise SnapshotError(f"the header's iteration {_short(it)} is not an integer in [0, 2**63)")
+    ts = header["timestamp"]
+    if not (_is_int(ts) or isinstance(ts, float)):
+        raise SnapshotError(f"the header's timestamp {_short(ts)} is not a number")
+    custom = header["custom"]
+    if not isinstance(custom, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in custom.items()):
+        raise SnapshotError("the header's custom metadata is not a map of strings to strings")
+    if len(custom) > limits.max_metadata_entries:
+        raise SnapshotError(f"the header has {len(custom)} custom metadata entries, over the limit of "
+                            f"{limits.max_metadata_entries} (LoadLimits.max_metadata_entries)")
+    check_rng_state(header["rng"])
+    opt = header["optimizer"]
+    if opt is not None and not (isinstance(opt, dict) and isinstance(opt.get("type"), str)
+                                and isinstance(opt.get("param_groups"), list)
+                                and all(isinstance(g, dict) for g in opt["param_groups"])
+                                and isinstance(opt.get("scalars"), dict)):
+        raise SnapshotError("the header's optimizer state is malformed")
+    sched = header["scheduler"]
+    if sched is not None and not (isinstance(sched, dict) and isinstance(sched.get("type"), str)
+                                  and isinstance(sched.get("state"), dict)):
+        raise SnapshotError("the header's scheduler state is malformed")
+    tape = header["tape"]
+    if tape is not None and not (isinstance(tape, dict) and isinstance(tape.get("nodes"), list)
+                                 and isinstance(tape.get("output"), str)):
+        raise SnapshotError("the header's tape is malformed")
+    base = header["base"]
+    if base is not None and not (isinstance(base, dict) and set(base) == {"file", "checksum"}
+                                 and isinstance(base["file"], str) and isinstance(base["checksum"], str)):
+        raise SnapshotError("the header's base reference is malformed (want {'file': str, 'checksum': str})")
+    objects = header.get("objects")
+    if objects is not None and not isinstance(objects, dict) or objects and not all(
+            isinstance(k, str) and isinstance(v, dict) and set(v) == {"type", "state"} and isinstance(v["type"], str)
+            for k, v in objects.items()):
+        raise SnapshotError("the header's registered-object states are malformed (want {name: {'type': str, "
+                            "'state': ...}})")
+    if not isinstance(header["tensors"], list) or not _is_int(header["data_bytes"]) or header["data_bytes"] < 0:
         raise SnapshotError("the header's tensor table is malformed")
+
+
+def check_rng_state(rng: Any) -> None:
+    """``None`` or ``{"seed": int in [0, 2**64), "counter": int in [0, 2**64)}`` (raises SnapshotError)."""
+    if rng is None:
+        return
+    if not (isinstance(rng, dict) and set(rng) == {"seed", "counter"}
+            and all(_is_int(v) and 0 <= v <= UINT64_MAX for v in rng.values())):
+        raise SnapshotError(f"the RNG state {_short(rng)} is malformed (want {{'seed': int, 'counter': int}}, "
+                            f"both in [0, 2**64))")
+
+
+def _short(v: Any) -> str:
+    """``repr(v)``, cut to 80 characters: error messages quote file content, boundedly and escaped."""
+    r = repr(v)
+    return r if len(r) <= 80 else r[:77] + "..."
+
+
+def _validate_entries(header: dict, limits: LoadLimits, file_size: int, data_start: int) -> list[TensorEntry]:
+    tensors, data_bytes = header["tensors"], header["data_bytes"]
     if len(tensors) > limits.max_tensors:
         raise SnapshotError(f"the snapshot lists {len(tensors)} tensors, over the limit of {limits.max_tensors}")
     if data_start + data_bytes != file_size:
@@ -298,48 +510,60 @@ def _validate_entries(header: dict, limits: LoadLimits, file_size: int, data_sta
     for i, t in enumerate(tensors):
         if not isinstance(t, dict):
             raise SnapshotError(f"tensor entry {i} is not a map")
-        name, dtype, shape = t.get("name"), t.get("dtype"), t.get("shape")
-        if not isinstance(name, str) or not name or len(name.encode()) > limits.max_name_bytes:
-            raise SnapshotError(f"tensor entry {i} has an invalid name")
+        codec = t.get("codec")
+        keys = ENTRY_KEYS | {"stored_crc32"} if codec == "zlib" else ENTRY_KEYS
+        if set(t) != keys:
+            raise SnapshotError(f"tensor entry {i} has fields {_short(sorted(map(str, t)))}, want {sorted(keys)}")
+        name, dtype, shape = t["name"], t["dtype"], t["shape"]
+        if not isinstance(name, str) or not name or len(name.encode("utf-8", "surrogatepass")) > limits.max_name_bytes:
+            raise SnapshotError(f"tensor entry {i} has an invalid name (a non-empty string of at most "
+                                f"{limits.max_name_bytes} bytes)")
         if name in names:
             raise SnapshotError(f"tensor name {name!r} appears twice")
         names.add(name)
-        if dtype not in DTYPES:
-            raise SnapshotError(f"tensor {name!r} has unsupported dtype {dtype!r}")
-        if (not isinstance(shape, list) or len(shape) > limits.max_rank
-                or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape)):
-            raise SnapshotError(f"tensor {name!r} has an invalid shape {shape!r}")
+        if not isinstance(dtype, str) or dtype not in DTYPES:
+            raise SnapshotError(f"tensor {name!r} has unsupported dtype {_short(dtype)}")
+        if not isinstance(shape, list) or len(shape) > limits.max_rank or not all(
+                _is_int(s) and 0 <= s <= INT64_MAX for s in shape):
+            raise SnapshotError(f"tensor {name!r} has an invalid shape {_short(shape)} (at most "
+                                f"{limits.max_rank} non-negative integers)")
         itemsize = np.dtype(dtype).itemsize
-        count = 1
-        for s in shape:  # Python ints do not overflow; stop early anyway
+        count, extent = 1, itemsize  # extent: what NumPy must be able to address, zeros aside
+        for s in shape:
             count *= s
-            if count * itemsize > max(file_size, 1) * 1024 and t.get("codec") != "zlib" and t.get("ref") is None:
+            extent *= max(s, 1)
+            if extent > INT64_MAX:
+                raise SnapshotError(f"tensor {name!r} has shape {_short(shape)}, too large for an array")
+            if count * itemsize > max(file_size, 1) * 1032 + 64 and t.get("ref") is None:
                 raise SnapshotError(f"tensor {name!r} claims more bytes than the file could hold")
-        nbytes, crc, offset, stored = t.get("nbytes"), t.get("crc32"), t.get("offset"), t.get("stored")
-        codec, ref = t.get("codec"), t.get("ref")
-        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (nbytes, offset, stored)):
+        nbytes, crc, offset, stored, ref = t["nbytes"], t["crc32"], t["offset"], t["stored"], t["ref"]
+        if not all(_is_int(v) for v in (nbytes, offset, stored)):
             raise SnapshotError(f"tensor {name!r} has malformed size fields")
         if not isinstance(crc, bytes) or len(crc) != 4:
             raise SnapshotError(f"tensor {name!r} has a malformed checksum field")
+        stored_crc = t.get("stored_crc32")
+        if codec == "zlib" and not (isinstance(stored_crc, bytes) and len(stored_crc) == 4):
+            raise SnapshotError(f"tensor {name!r} has a malformed stored_crc32 field")
         if nbytes != count * itemsize:
             raise SnapshotError(f"tensor {name!r}: shape {shape} x itemsize {itemsize} = {count * itemsize} "
-                                f"bytes, but the header says {nbytes}")
-        if codec not in ("raw", "zlib") or ref not in (None, "base"):
-            raise SnapshotError(f"tensor {name!r} has an unknown codec {codec!r} or reference {ref!r}")
+                                f"bytes, but the header says {_short(nbytes)}")
+        if codec not in ("raw", "zlib") or not (ref is None or ref == "base"):
+            raise SnapshotError(f"tensor {name!r} has an unknown codec {_short(codec)} or reference {_short(ref)}")
         if ref == "base":
-            if offset != -1 or stored != 0:
+            if offset != -1 or stored != 0 or codec != "raw":
                 raise SnapshotError(f"tensor {name!r} is taken from the base but has a payload")
         else:
             if codec == "raw" and stored != nbytes:
                 raise SnapshotError(f"tensor {name!r}: raw payload of {stored} bytes for {nbytes} bytes of data")
             if codec == "zlib" and not 0 < nbytes <= 1032 * stored + 64:  # deflate expands at most ~1032:1
                 raise SnapshotError(f"tensor {name!r}: {stored} compressed bytes cannot hold {nbytes} bytes of data")
-            if offset % ALIGN or offset < end + 7 or offset + stored > data_bytes or stored < 0:
+            if stored < 0 or offset % ALIGN or offset < end + 7 or offset + stored > data_bytes:
                 raise SnapshotError(f"tensor {name!r} has an invalid offset {offset} (overlap, misalignment "
                                     f"or outside the file)")
             end = offset + stored
         entries.append(TensorEntry(name, dtype, tuple(shape), nbytes, int.from_bytes(crc, "big"), offset,
-                                   stored, codec, ref))
+                                   stored, codec, ref,
+                                   int.from_bytes(stored_crc, "big") if codec == "zlib" else None))
     if end != data_bytes:
         raise SnapshotError("the data section does not end where its last tensor ends")
     return entries
@@ -348,44 +572,65 @@ def _validate_entries(header: dict, limits: LoadLimits, file_size: int, data_sta
 def read_tensor(f: IO[bytes], entry: TensorEntry, data_start: int, worker: CrcWorker | None = None) -> Any:
     """Read one tensor's payload into a fresh, writable NumPy array.
 
-    With a ``worker``, the raw payload's chunks are queued for checksumming
-    (compare ``worker.finish()[entry.name]`` with ``entry.crc32`` afterwards);
-    compressed payloads are checked here, after decompression.
+    With a ``worker``, a raw payload's chunks are queued for checksumming
+    (compare with :func:`check_crcs` afterwards).  A compressed payload is
+    streamed through zlib in chunks straight into the array; it must be one
+    complete zlib stream ending exactly at its stored length, decompressing to
+    exactly ``nbytes``; with a worker, the CRC of its stored bytes and of the
+    decompressed bytes are both checked here.
     """
     pos = data_start + entry.offset
     f.seek(pos - 5)
     prefix = f.read(5)
     if len(prefix) != 5 or prefix[0] != 0xC6 or struct.unpack(">I", prefix[1:])[0] != entry.stored:
         raise SnapshotError(f"tensor {entry.name!r}: its msgpack bin header does not match the header table")
-    dtype = np.dtype(entry.dtype)
+    arr = np.empty(entry.shape, dtype=np.dtype(entry.dtype))
+    mv = memoryview(arr).cast("B") if entry.nbytes else memoryview(b"")
     if entry.codec == "zlib":
-        blob = f.read(entry.stored)
-        if len(blob) != entry.stored:
-            raise SnapshotError(f"tensor {entry.name!r}: the file ends inside its payload")
-        try:
-            d = zlib.decompressobj()
-            raw = d.decompress(blob, entry.nbytes)
-            if d.unconsumed_tail or len(raw) != entry.nbytes or not d.eof:
-                raise SnapshotError(f"tensor {entry.name!r}: compressed payload has the wrong length")
-        except zlib.error as exc:
-            raise SnapshotError(f"tensor {entry.name!r}: corrupted compressed payload ({exc})") from None
-        if worker is not None and zlib.crc32(raw) != entry.crc32:
-            raise SnapshotError(f"tensor {entry.name!r}: checksum mismatch (the data is corrupted)")
-        arr = np.frombuffer(raw, dtype=dtype).copy().reshape(entry.shape)
-    else:
-        arr = np.empty(entry.shape, dtype=dtype)
-        if entry.nbytes:
-            mv = memoryview(arr).cast("B")
-            for start in range(0, entry.nbytes, CHUNK):
-                chunk = mv[start:start + CHUNK]
-                n = f.readinto(chunk)
-                if n != len(chunk):
-                    raise SnapshotError(f"tensor {entry.name!r}: the file ends inside its payload")
-                if worker is not None:
-                    worker.feed(entry.name, chunk)
+        _inflate_into(f, entry, mv, check=worker is not None)
+    elif entry.nbytes:
+        for start in range(0, entry.nbytes, CHUNK):
+            chunk = mv[start:start + CHUNK]
+            n = f.readinto(chunk)
+            if n != len(chunk):
+                raise SnapshotError(f"tensor {entry.name!r}: the file ends inside its payload")
+            if worker is not None:
+                worker.feed(entry.name, chunk)
     if arr.dtype.byteorder == "<" and not _LITTLE:
         arr = arr.astype(arr.dtype.newbyteorder("="))
     return arr
+
+
+def _inflate_into(f: IO[bytes], entry: TensorEntry, out: memoryview, check: bool) -> None:
+    d = zlib.decompressobj()
+    pos, left, stored_crc, crc = 0, entry.stored, 0, 0
+    try:
+        while left:
+            chunk = f.read(min(CHUNK, left))
+            if not chunk:
+                raise SnapshotError(f"tensor {entry.name!r}: the file ends inside its payload")
+            left -= len(chunk)
+            if check:
+                stored_crc = zlib.crc32(chunk, stored_crc)
+            if d.eof:
+                raise SnapshotError(f"tensor {entry.name!r}: bytes after the end of its compressed stream")
+            # At most one byte more than still fits: getting it means the stream is too long.
+            piece = d.decompress(chunk, entry.nbytes - pos + 1)
+            if len(piece) > entry.nbytes - pos or d.unconsumed_tail:
+                raise SnapshotError(f"tensor {entry.name!r}: its compressed payload inflates to more than "
+                                    f"{entry.nbytes} bytes")
+            out[pos:pos + len(piece)] = piece
+            if check:
+                crc = zlib.crc32(piece, crc)
+            pos += len(piece)
+            if d.unused_data:
+                raise SnapshotError(f"tensor {entry.name!r}: bytes after the end of its compressed stream")
+    except zlib.error as exc:
+        raise SnapshotError(f"tensor {entry.name!r}: corrupted compressed payload ({exc})") from None
+    if not d.eof or pos != entry.nbytes:
+        raise SnapshotError(f"tensor {entry.name!r}: compressed payload has the wrong length")
+    if check and (stored_crc != entry.stored_crc32 or crc != entry.crc32):
+        raise SnapshotError(f"tensor {entry.name!r}: checksum mismatch (the data is corrupted)")
 
 
 def check_padding(f: IO[bytes], entries: list[TensorEntry], data_start: int) -> None:
@@ -407,10 +652,3 @@ def check_crcs(entries: list[TensorEntry], crcs: dict[Any, int]) -> None:
     for e in entries:
         if e.ref is None and e.codec == "raw" and crcs.get(e.name, 0) != e.crc32:
             raise SnapshotError(f"tensor {e.name!r}: checksum mismatch (the data is corrupted)")
-
-
-def file_size(path: str | os.PathLike) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError as exc:
-        raise SnapshotError(f"cannot read snapshot {os.fspath(path)!r}: {exc.strerror or exc}") from None

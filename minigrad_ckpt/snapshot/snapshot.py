@@ -51,6 +51,7 @@ class Snapshot:
         self._versions: dict[str, tuple[list, int]] = {}
         self._entries: dict[str, TensorEntry] = {}
         self._file_size: int | None = None
+        self._complete = True              # False: a loaded snapshot's record of its base (no tensors)
 
     # ------------------------------------------------------------- capture
     @classmethod
@@ -71,6 +72,8 @@ class Snapshot:
         if config.incremental:
             if base is None:
                 raise SnapshotError("an incremental snapshot needs a base snapshot")
+            if isinstance(base, Snapshot) and not base._complete:
+                base = base.path  # a record of a base, without its tensors: read it (content is compared)
             snap.base = base if isinstance(base, Snapshot) else cls.load(base, config)
             if snap.base.path is None:
                 raise SnapshotError("the base of an incremental snapshot must be saved first")
@@ -124,7 +127,7 @@ class Snapshot:
         :meth:`restore_into` with an executor around a freshly built model to
         continue training.
         """
-        _capture.check_unchanged(self._versions)
+        self._check_usable()
         return _restore.restore(self)
 
     def restore_into(self, ex: Executor) -> Executor:
@@ -136,8 +139,14 @@ class Snapshot:
         raised and ``ex`` -- model, optimizer, scheduler, RNG, tensors, iteration -- is
         exactly as it was.
         """
-        _capture.check_unchanged(self._versions)
+        self._check_usable()
         return _restore.restore_into(self, ex)
+
+    def _check_usable(self) -> None:
+        if not self._complete:
+            raise SnapshotError("this is the record of a base snapshot, without its tensors; load it from "
+                                f"{self.path} to restore it")
+        _capture.check_unchanged(self._versions)
 
     def __repr__(self) -> str:
         where = f", path={str(self.path)!r}" if self.path else ""

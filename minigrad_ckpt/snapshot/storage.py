@@ -13,22 +13,24 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from ..backend import to_host
+from ..backend import host_numpy, to_host
 from .config import SnapshotConfig, SnapshotMetadata
 from .format import (
     FORMAT_NAME,
     FORMAT_VERSION,
     CrcWorker,
+    LoadLimits,
     SnapshotError,
     TensorEntry,
     check_crcs,
     check_padding,
     crc32_of,
     dtype_code,
-    file_size,
     little_endian_contiguous,
+    open_regular,
     read_header,
     read_tensor,
+    validate_header,
     write_snapshot,
 )
 from .fsutil import atomic_write
@@ -39,11 +41,22 @@ __all__ = ["save", "load", "all_entries"]
 
 # ------------------------------------------------------------------ saving
 def save(snap: Any, path: str | os.PathLike) -> Path:
-    """Write ``snap`` atomically to ``path``; fills in its entries, checksum, path and size."""
+    """Write ``snap`` atomically to ``path``; fills in its entries, checksum, path and size.
+
+    Everything ``load`` would refuse (a name too long, a rank too high, too many
+    tensors or metadata entries, an iteration outside int64, a header over the
+    limit) is refused here, before the file is created.
+    """
     path = Path(path)
+    if not getattr(snap, "_complete", True):
+        raise SnapshotError("this is the record of a base snapshot, without its tensors; load it from its path "
+                            "to save it")
+    limits = snap.config.limits
+    _check_savable(snap, limits)
     entries, payloads = _plan_payloads(snap)
     header = _header(snap)
-    size = atomic_write(path, lambda f: write_snapshot(f, header, entries, payloads), fsync=snap.config.fsync)
+    validate_header(header, limits)
+    size = atomic_write(path, lambda f: write_snapshot(f, header, entries, payloads, limits), fsync=snap.config.fsync)
     snap._entries = {e.name: e for e in entries}
     snap.metadata.checksum = f"crc32:{header['_header_crc32']:08x}"
     snap.path = path.resolve()
@@ -51,41 +64,71 @@ def save(snap: Any, path: str | os.PathLike) -> Path:
     return path
 
 
+def _check_savable(snap: Any, limits: LoadLimits) -> None:
+    if len(snap._tensors) > limits.max_tensors:
+        raise SnapshotError(f"{len(snap._tensors)} tensors, over the limit of {limits.max_tensors} "
+                            f"(LoadLimits.max_tensors) that loading enforces")
+    for name, arr in snap._tensors.items():
+        if not isinstance(name, str) or not name:
+            raise SnapshotError(f"tensor names must be non-empty strings, got {name!r}")
+        n = len(name.encode("utf-8", "surrogatepass"))
+        if n > limits.max_name_bytes:
+            raise SnapshotError(f"tensor name {name[:40]!r}... is {n} bytes, over the limit of "
+                                f"{limits.max_name_bytes} (LoadLimits.max_name_bytes) that loading enforces")
+        if arr.ndim > limits.max_rank:
+            raise SnapshotError(f"tensor {name!r} has rank {arr.ndim}, over the limit of {limits.max_rank} "
+                                f"(LoadLimits.max_rank) that loading enforces")
+
+
 def _plan_payloads(snap: Any) -> tuple[list[TensorEntry], list[Any]]:
-    """One entry and payload per tensor: the host array, its zlib stream, or None (taken from the base)."""
+    """One entry and payload per tensor: the host array, its zlib stream, or None (taken from the base).
+
+    An incremental snapshot takes a tensor from its base only if its *content*
+    equals the base's (bytes compared, never a checksum alone: a CRC-32 is easy
+    to collide on purpose).
+    """
     entries, payloads = [], []
-    base_entries = {}
+    base_entries: dict[str, TensorEntry] = {}
     if snap.config.incremental and snap.base is not None:
         base_entries = all_entries(snap.base)
     for name, arr in snap._tensors.items():
         host = little_endian_contiguous(to_host(arr))
         code = dtype_code(host)
         entry = TensorEntry(name, code, tuple(int(s) for s in host.shape), int(host.nbytes), 0)
-        if base_entries:
-            entry.crc32 = crc32_of(host)
-            b = base_entries.get(name)
-            if b is not None and (b.dtype, b.shape, b.crc32) == (entry.dtype, entry.shape, entry.crc32):
-                entry.ref = "base"
-                entries.append(entry)
-                payloads.append(None)
-                continue
+        b = base_entries.get(name)
+        if b is not None and (b.dtype, b.shape) == (entry.dtype, entry.shape) and _same_bytes(
+                host, snap.base._tensors.get(name)):
+            entry.ref, entry.crc32 = "base", b.crc32
+            entries.append(entry)
+            payloads.append(None)
+            continue
         payload: Any = host
         if snap.config.enable_compression and host.nbytes >= 64:
-            entry.crc32 = entry.crc32 or crc32_of(host)
             packed = _maybe_compress(host)
             if packed is not None:
-                entry.codec = "zlib"
+                entry.codec, entry.crc32 = "zlib", crc32_of(host)
                 payload = packed
         entries.append(entry)
         payloads.append(payload)
     return entries, payloads
 
 
+def _same_bytes(host: Any, other: Any) -> bool:
+    """Whether two arrays hold the same bytes (NaN payloads and -0.0 included), compared in chunks."""
+    if other is None:
+        return False
+    other = little_endian_contiguous(to_host(other))
+    if other.dtype != host.dtype or other.shape != host.shape:
+        return False
+    a, b = memoryview(host).cast("B"), memoryview(other).cast("B")
+    step = 1 << 22
+    return all(a[i:i + step] == b[i:i + step] for i in range(0, len(a), step))
+
+
 def _header(snap: Any) -> dict[str, Any]:
     base = None
     if snap.config.incremental and snap.base is not None:
-        base_path = snap.base.path
-        base = {"file": base_path.name if base_path is not None else None, "checksum": snap.base.metadata.checksum}
+        base = {"file": snap.base.path.name, "checksum": snap.base.metadata.checksum}
     m = snap.metadata
     header = {
         "format": FORMAT_NAME, "version": FORMAT_VERSION, "iteration": m.iteration, "timestamp": m.timestamp,
@@ -98,13 +141,31 @@ def _header(snap: Any) -> dict[str, Any]:
     return header
 
 
+# Compression must cost little when it does not pay: a full zlib pass over
+# incompressible float data runs at a few MB/s, far slower than writing it.
+# So a small sample (16 slices of 256 bytes across the tensor) is measured
+# first: its order-0 byte entropy bounds what a byte-oriented coder can gain,
+# and a tensor whose sample promises less than 15% is stored raw at once.
+# Only promising tensors get the full (fast, level 1) pass, kept if it saves
+# more than 10%.  Data compressible only through long repeats of random-looking
+# bytes is misjudged as incompressible and stored raw: a missed saving, never
+# a wrong file.
+_PROBE_SLICES, _PROBE_BYTES = 16, 256
+
+
 def _maybe_compress(host: Any) -> bytes | None:
-    """zlib-compress ``host`` if that saves more than 10% (tried on a 1 MiB sample first)."""
-    raw = memoryview(host).cast("B")
-    sample = raw[: 1 << 20]
-    if len(zlib.compress(sample, 1)) > 0.9 * len(sample):
+    """zlib-compress ``host`` if that saves more than 10%, deciding from a sample first."""
+    u = host.reshape(-1).view(host_numpy.uint8)
+    n = u.size
+    if n > _PROBE_SLICES * _PROBE_BYTES:
+        starts = host_numpy.arange(_PROBE_SLICES) * (n - _PROBE_BYTES) // (_PROBE_SLICES - 1)
+        u = u[(starts[:, None] + host_numpy.arange(_PROBE_BYTES)).ravel()]
+    counts = host_numpy.bincount(u, minlength=256)
+    p = counts[counts > 0] / u.size
+    if float(-(p * host_numpy.log2(p)).sum()) / 8 > 0.85:
         return None
-    packed = zlib.compress(raw, 6)
+    raw = memoryview(host).cast("B")
+    packed = zlib.compress(raw, 1)
     return packed if len(packed) <= 0.9 * len(raw) else None
 
 
@@ -121,68 +182,116 @@ def all_entries(snap: Any) -> dict[str, TensorEntry]:
 # ------------------------------------------------------------------ loading
 def load(cls: type, path: str | os.PathLike, config: SnapshotConfig) -> Any:
     """Read and (with ``config.verify_checksum``) verify the file at ``path`` as a ``cls``
-    (a Snapshot class), resolving an incremental snapshot's base chain."""
-    return _load(cls, Path(path), config, seen=set())
+    (a Snapshot class), resolving an incremental snapshot's base chain.
 
-
-def _load(cls: type, path: Path, config: SnapshotConfig, seen: set[Path]) -> Any:
-    real = path.resolve()
-    if real in seen:
-        raise SnapshotError(f"the base chain of {path} loops back to {real.name}")
-    seen.add(real)
-    size = file_size(path)
-    try:
-        f = open(path, "rb")
-    except OSError as exc:
-        raise SnapshotError(f"cannot open snapshot {str(path)!r}: {exc.strerror or exc}") from None
-    with f:
-        header, entries, data_start = read_header(f, size, config.limits)
-        check_tape(header.get("tape"))
-        check_padding(f, entries, data_start)
-        base = None
-        base_info = header.get("base")
-        if any(e.ref == "base" for e in entries) or base_info is not None:
-            if not isinstance(base_info, dict) or not isinstance(base_info.get("file"), str):
-                raise SnapshotError(f"{path.name} refers to a base snapshot but does not name it")
-            base_path = path.parent / base_info["file"]
-            if Path(base_info["file"]).name != base_info["file"]:
-                raise SnapshotError(f"{path.name}: the base file name {base_info['file']!r} is not a plain name")
-            if not base_path.exists():
-                raise SnapshotError(f"{path.name} needs its base {base_info['file']}, which is missing")
-            base = _load(cls, base_path, config, seen)
-            if base.metadata.checksum != base_info.get("checksum"):
-                raise SnapshotError(f"{path.name}: its base {base_info['file']} has changed since "
-                                    f"(checksum {base.metadata.checksum} != {base_info.get('checksum')})")
-        tensors = {}
-        worker = CrcWorker() if config.verify_checksum else None
+    The chain is walked iteratively, one file open at a time, at most
+    ``config.limits.max_base_depth`` bases deep; a file already seen (same
+    device and inode) is a loop.  Each file contributes only the tensors still
+    needed, so loading holds one state however long the chain (with
+    ``verify_checksum``, the other payloads are read, checked and dropped).  The
+    returned snapshot's ``base`` is a record of its base (path, metadata,
+    entries; no tensors), whose own ``base`` is the next one, and so on.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise SnapshotError(f"a snapshot path must be a str or path-like, got {type(path).__name__}")
+    limits = config.limits
+    cur = Path(path)
+    seen: set[tuple[int, int]] = set()
+    found: dict[str, Any] = {}
+    order: list[str] = []
+    needed: dict[str, TensorEntry] = {}   # name -> the referring entry, still to be found further down
+    top = prev = None
+    expect_checksum = None
+    depth = 0
+    while True:
         try:
-            for e in entries:
-                if e.ref == "base":
-                    b = all_entries(base).get(e.name) if base is not None else None
-                    if b is None or (b.dtype, b.shape, b.crc32) != (e.dtype, e.shape, e.crc32):
-                        raise SnapshotError(f"tensor {e.name!r} should come from the base, which does not "
-                                            f"hold it")
-                    tensors[e.name] = base._tensors[e.name]
-                else:
-                    tensors[e.name] = read_tensor(f, e, data_start, worker)
-        finally:
-            crcs = worker.finish() if worker is not None else None
-        if crcs is not None:
-            check_crcs(entries, crcs)
-    meta = _metadata_from_header(header, tensors)
-    meta.checksum = f"crc32:{header['_header_crc32']:08x}"
-    snap = cls(meta, tensors, {k: header.get(k) for k in ("rng", "optimizer", "scheduler", "tape", "objects")}, config)
-    snap.path, snap.base, snap._file_size = real, base, size
-    snap._entries = {e.name: e for e in entries}
-    return snap
+            f, size, ident = open_regular(cur)
+        except SnapshotError as exc:
+            if top is None:
+                raise
+            raise SnapshotError(f"{_name(prev.path)} needs its base {_name(cur)}, which is missing or cannot be "
+                                f"read ({exc})") from None
+        with f:
+            if ident in seen:
+                raise SnapshotError(f"the base chain of {_name(path)} loops back to {_name(cur)}")
+            seen.add(ident)
+            header, entries, data_start = read_header(f, size, limits)
+            check_tape(header["tape"])
+            check_padding(f, entries, data_start)
+            by_name = {e.name: e for e in entries}
+            if top is None:
+                wanted = entries
+                order = [e.name for e in entries]
+            else:
+                wanted = []
+                for name, ref in needed.items():
+                    e = by_name.get(name)
+                    if e is None or (e.dtype, e.shape, e.crc32) != (ref.dtype, ref.shape, ref.crc32):
+                        raise SnapshotError(f"tensor {name!r} should come from the base {_name(cur)}, which does "
+                                            f"not hold it")
+                    wanted.append(e)
+            needed = {e.name: e for e in wanted if e.ref == "base"}
+            keep = {e.name for e in wanted}
+            # With verification every payload of every file in the chain is checked (so a
+            # chain that loads is intact throughout); payloads not needed are read and dropped.
+            worker = CrcWorker() if config.verify_checksum else None
+            try:
+                for e in entries if worker is not None else wanted:
+                    if e.ref is None:
+                        arr = read_tensor(f, e, data_start, worker)
+                        if e.name in keep:
+                            found[e.name] = arr
+            finally:
+                crcs = worker.finish() if worker is not None else None
+            if crcs is not None:
+                check_crcs(entries, crcs)
+        meta = _metadata_from_header(header, by_name)
+        meta.checksum = f"crc32:{header['_header_crc32']:08x}"
+        if expect_checksum is not None and meta.checksum != expect_checksum:
+            raise SnapshotError(f"{_name(prev.path)}: its base {_name(cur)} has changed since (checksum "
+                                f"{meta.checksum} != {expect_checksum})")
+        state = {k: header.get(k) for k in ("rng", "optimizer", "scheduler", "tape", "objects")}
+        snap = cls(meta, found if top is None else {}, state, config)
+        snap.path, snap._file_size, snap._entries = _real(cur), size, by_name
+        if top is None:
+            top = snap
+        else:
+            snap._complete = False
+            prev.base = snap
+        prev = snap
+        base_info = header["base"]
+        if base_info is None:
+            if needed:
+                raise SnapshotError(f"{_name(cur)} takes tensors from a base snapshot but does not name one")
+            break
+        name = base_info["file"]
+        if not name or name in (".", "..") or "/" in name or "\x00" in name or (os.altsep and os.altsep in name):
+            raise SnapshotError(f"{_name(cur)}: the base file name {name[:100]!r} is not a plain file name")
+        depth += 1
+        if depth > limits.max_base_depth:
+            raise SnapshotError(f"the base chain of {_name(path)} is longer than {limits.max_base_depth} "
+                                f"(LoadLimits.max_base_depth)")
+        expect_checksum = base_info["checksum"]
+        cur = cur.parent / name
+    top._tensors = {n: found[n] for n in order}
+    top.metadata.tensor_count = len(order)
+    top.metadata.total_bytes = int(sum(a.nbytes for a in top._tensors.values()))
+    return top
 
 
-def _metadata_from_header(header: dict[str, Any], tensors: dict[str, Any]) -> SnapshotMetadata:
-    it, ts, custom = header.get("iteration"), header.get("timestamp"), header.get("custom")
-    if not isinstance(it, int) or not isinstance(ts, (int, float)) or not isinstance(custom, dict):
-        raise SnapshotError("the header's iteration, timestamp or custom metadata is malformed")
-    if not all(isinstance(k, str) and isinstance(v, str) for k, v in custom.items()):
-        raise SnapshotError("custom metadata must map strings to strings")
-    return SnapshotMetadata(iteration=it, timestamp=float(ts), version=str(header.get("version")),
-                            tensor_count=len(tensors), total_bytes=int(sum(a.nbytes for a in tensors.values())),
-                            custom=dict(custom))
+def _name(path: Any) -> str:
+    return repr(os.path.basename(os.fspath(path))[:200])
+
+
+def _real(path: Path) -> Path:
+    try:
+        return Path(os.path.realpath(path))
+    except (OSError, ValueError, RuntimeError):
+        return Path(os.path.abspath(path))
+
+
+def _metadata_from_header(header: dict[str, Any], entries: dict[str, TensorEntry]) -> SnapshotMetadata:
+    """The header's fields (types already checked by ``validate_header``) as SnapshotMetadata."""
+    return SnapshotMetadata(iteration=header["iteration"], timestamp=float(header["timestamp"]),
+                            version=str(header["version"]), tensor_count=len(entries),
+                            total_bytes=sum(e.nbytes for e in entries.values()), custom=dict(header["custom"]))
