@@ -472,9 +472,9 @@ def validate_header(header: Any, limits: LoadLimits) -> None:
                                  and isinstance(base["file"], str) and isinstance(base["checksum"], str)):
         raise SnapshotError("the header's base reference is malformed (want {'file': str, 'checksum': str})")
     objects = header.get("objects")
-    if objects is not None and not isinstance(objects, dict) or objects and not all(
+    if objects is not None and not (isinstance(objects, dict) and all(
             isinstance(k, str) and isinstance(v, dict) and set(v) == {"type", "state"} and isinstance(v["type"], str)
-            for k, v in objects.items()):
+            for k, v in objects.items())):
         raise SnapshotError("the header's registered-object states are malformed (want {name: {'type': str, "
                             "'state': ...}})")
     if not isinstance(header["tensors"], list) or not _is_int(header["data_bytes"]) or header["data_bytes"] < 0:
