@@ -17,13 +17,10 @@ from .. import random as _random
 from ..backend import cpu
 from ..executor import Executor
 from ..tensor import Tensor
-from .format import SnapshotError
+from .format import SnapshotError, check_rng_state
 from .tape_codec import decode_tape
 
 __all__ = ["restore", "restore_into"]
-
-_MASK64 = (1 << 64) - 1
-
 
 def restore(snap: Any) -> Executor:
     """A new Executor holding ``snap``'s tensors (host arrays), iteration and states (see
@@ -42,7 +39,7 @@ def restore(snap: Any) -> Executor:
         for t in leaves.values():
             if t.dtype.kind == "f":
                 t.requires_grad_()
-        ex.tape = decode_tape(snap.state["tape"], snap._tensors, leaves, cpu)
+        ex.tape = _decode(snap.state["tape"], snap._tensors, leaves, cpu)
     return ex
 
 
@@ -77,7 +74,7 @@ def restore_into(snap: Any, ex: Executor) -> Executor:
         leaves = ex.live_tensors()
         leaves.update(users)  # the tape's user-tensor leaves are the ones installed below
         device = next(iter(leaves.values())).device if leaves else cpu
-        tape = decode_tape(snap.state["tape"], tensors, leaves, device)
+        tape = _decode(snap.state["tape"], tensors, leaves, device)
     # ---------------- phase 2: install (validated above: nothing here depends on the file) ----------------
     _load_objects(ex, objects)  # first: an object's own load_state_dict may refuse; that undoes itself
     if model_sd is not None:
@@ -93,6 +90,15 @@ def restore_into(snap: Any, ex: Executor) -> Executor:
     if tape is not None:
         ex.tape = tape
     return ex
+
+
+def _decode(tape: Any, arrays: dict[str, Any], leaves: dict[str, Tensor], device: Any) -> Tensor:
+    """``decode_tape``, with an op's own refusal of its attributes (TypeError, ValueError) as a
+    SnapshotError too: the tape comes from a file."""
+    try:
+        return decode_tape(tape, arrays, leaves, device)
+    except (TypeError, ValueError, KeyError, IndexError) as exc:
+        raise SnapshotError(f"tape: cannot rebuild it: {type(exc).__name__}: {exc}"[:300]) from None
 
 
 def _iteration(snap: Any) -> int:
@@ -153,11 +159,5 @@ def _load_objects(ex: Executor, states: dict[str, Any]) -> None:
 
 
 def _rng_state(rng: Any) -> dict[str, int] | None:
-    if rng is None:
-        return None
-    ok = (isinstance(rng, dict) and set(rng) == {"seed", "counter"}
-          and all(isinstance(rng[k], int) and not isinstance(rng[k], bool) for k in rng)
-          and 0 <= rng["seed"] <= _MASK64 and 0 <= rng["counter"] <= _MASK64)
-    if not ok:
-        raise SnapshotError(f"the snapshot's RNG state is malformed: {rng!r}"[:200])
-    return {"seed": rng["seed"], "counter": rng["counter"]}
+    check_rng_state(rng)  # the reader's rule, applied again to a snapshot built in memory
+    return None if rng is None else {"seed": rng["seed"], "counter": rng["counter"]}

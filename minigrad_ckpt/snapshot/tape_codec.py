@@ -23,9 +23,12 @@ from ..backend import host_numpy, to_host
 from ..ops import get_op, registry
 from ..tape import DROPPED, FREED, Node, walk
 from ..tensor import Tensor
-from .format import SnapshotError
+from .format import DTYPES, SnapshotError
 
 __all__ = ["encode_tape", "decode_tape", "check_tape"]
+
+# A node's value dtype, by NumPy name: what a snapshot can store (format.DTYPES).
+_DTYPE_NAMES = frozenset(DTYPES.values())
 
 
 class _Arrays:
@@ -154,8 +157,16 @@ def decode_tape(tape: Any, arrays: dict[str, Any], leaves: dict[str, Tensor], de
         if not isinstance(attrs, dict) or not all(isinstance(k, str) for k in attrs):
             raise SnapshotError(f"tape: node {i} has malformed attributes")
         op = get_op(name)(**{k: _dec(v, arrays, xp) for k, v in attrs.items()})
+        inputs, saved_recs, shape = rec.get("inputs"), rec.get("saved"), rec.get("shape")
+        if not isinstance(inputs, list) or not isinstance(saved_recs, list):
+            raise SnapshotError(f"tape: node {i} has malformed inputs or saved values")
+        if not isinstance(shape, list) or not all(
+                isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 1 << 63 for s in shape):
+            raise SnapshotError(f"tape: node {i} has an invalid shape")
+        if rec.get("dtype") not in _DTYPE_NAMES:
+            raise SnapshotError(f"tape: node {i} has an invalid dtype {str(rec.get('dtype'))[:40]!r}")
         edges = []
-        for e in rec.get("inputs") or []:
+        for e in inputs:
             if e is None:
                 edges.append(None)
             elif isinstance(e, list) and len(e) == 2 and e[0] == "node" and isinstance(e[1], int) and 0 <= e[1] < i:
@@ -164,15 +175,10 @@ def decode_tape(tape: Any, arrays: dict[str, Any], leaves: dict[str, Tensor], de
                 edges.append(leaves[e[1]])
             else:
                 raise SnapshotError(f"tape: node {i} has an invalid input reference {e!r}")
-        saved = tuple(None if v is None else _dec(v, arrays, xp) for v in rec.get("saved") or [])
+        saved = tuple(None if v is None else _dec(v, arrays, xp) for v in saved_recs)
         if len(saved) != len(edges) + 1:
             raise SnapshotError(f"tape: node {i} has {len(saved)} saved values for {len(edges)} inputs")
-        try:
-            dtype = host_numpy.dtype(rec.get("dtype"))
-            shape = tuple(int(s) for s in rec.get("shape"))
-        except (TypeError, ValueError):
-            raise SnapshotError(f"tape: node {i} has an invalid shape or dtype") from None
-        built.append(Node(op, tuple(edges), saved, (), xp, shape, dtype))
+        built.append(Node(op, tuple(edges), saved, (), xp, tuple(shape), host_numpy.dtype(rec["dtype"])))
     out = tape.get("output")
     if not built or out not in arrays:
         raise SnapshotError("tape: the output value is missing")
