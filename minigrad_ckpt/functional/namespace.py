@@ -28,6 +28,9 @@ from .arguments import as_tensor, one_axis, shape_arg
 from .math import *  # noqa: F403  (the public math is part of the namespace)
 from .math import __all__ as _math_names
 from .math import _index_array
+from .special import (  # noqa: F401  (kernel twins: xp.digamma and friends)
+    betaln, digamma, erfc, erfcinv, erfinv, gamma, gammaln, polygamma,
+)
 
 # Constants and dtypes, so backward code can write ``xp.inf`` or ``xp.float32``
 # in either namespace.
@@ -100,7 +103,8 @@ def scatter_along_axis(values: Any, indices: Any, axis: int, shape: Any) -> Tens
 
 
 _KERNEL_TWINS = ["conv2d", "conv2d_input_grad", "conv2d_weight_grad", "max_pool2d", "max_pool2d_backward",
-                 "keep_mask", "scatter_along_axis"]
+                 "keep_mask", "scatter_along_axis", "gammaln", "digamma", "polygamma", "gamma", "erfc", "erfinv",
+                 "erfcinv", "betaln"]
 _SUBMODULES = ["linalg"]
 _CONSTANTS = ["inf", "nan", "pi", "newaxis", "errstate", "bool_"] + [
     dt.name for dt in SUPPORTED_DTYPES if dt.name != "bool"]

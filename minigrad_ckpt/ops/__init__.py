@@ -18,6 +18,7 @@ from . import (  # noqa: F401
     norm,
     reduction,
     shape,
+    special,
 )
 from .base import Op, get_op, registry
 

@@ -1,0 +1,33 @@
+"""``mg.special``: SciPy's special functions (gammaln, digamma, polygamma, gamma, erfc,
+erfinv, erfcinv, logit, expit, xlogy, xlog1py, beta, betaln, logsumexp),
+differentiable and without SciPy at run time.  The functions live in
+:mod:`minigrad_ckpt.functional.special`; this module is their public address.
+
+    import minigrad_ckpt as mg
+
+    x = mg.tensor([0.5, 3.0], dtype="float64", requires_grad=True)
+    mg.special.gammaln(x).sum().backward()
+    x.grad            # digamma(x)
+"""
+
+from __future__ import annotations
+
+from .functional.special import (  # noqa: F401
+    __all__,
+    beta,
+    betaln,
+    digamma,
+    erf,
+    erfc,
+    erfcinv,
+    erfinv,
+    expit,
+    gamma,
+    gammaln,
+    logit,
+    logsumexp,
+    polygamma,
+    psi,
+    xlog1py,
+    xlogy,
+)
