@@ -29,7 +29,14 @@ from .math import *  # noqa: F403  (the public math is part of the namespace)
 from .math import __all__ as _math_names
 from .math import _index_array
 from .special import (  # noqa: F401  (kernel twins: xp.digamma and friends)
-    betaln, digamma, erfc, erfcinv, erfinv, gamma, gammaln, polygamma,
+    betaln,
+    digamma,
+    erfc,
+    erfcinv,
+    erfinv,
+    gamma,
+    gammaln,
+    polygamma,
 )
 
 # Constants and dtypes, so backward code can write ``xp.inf`` or ``xp.float32``
