@@ -147,7 +147,11 @@ def test_exact_resume_after_kill(tmp_path):
         assert resumed[rank]["digest"] == uninterrupted[rank]["digest"]  # bitwise, dropout included
         assert resumed[rank]["rng"] == uninterrupted[rank]["rng"]  # each rank's own stream
     assert uninterrupted[0]["rng"] != uninterrupted[1]["rng"]
-    # One snapshot file per save, written by rank 0, and one process may not resume it.
+    # Another world size is refused, on every rank (the job aborts, no hang) ...
+    three = launch("resume", str(cut), "8", "0", "resume", n=3)
+    assert three.returncode != 0
+    assert "written by 2 ranks; resuming with 3 is refused" in three.stderr
+    # ... and so is one process.
     from minigrad_ckpt.snapshot import SnapshotError, SnapshotManager
 
     with pytest.raises(SnapshotError, match="data-parallel run of 2 ranks; resuming it in one process is refused"):
@@ -193,3 +197,12 @@ def test_example_script_resumes_exactly_under_mpiexec(tmp_path):
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout.count("2 rank(s)") == 1  # rank 0 prints
     assert whole.stdout.strip().splitlines()[-1] == rest.stdout.strip().splitlines()[-1]
+
+
+def test_benchmark_runs_in_quick_mode(capsys):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root holds benchmarks/
+    from benchmarks import distributed as bench
+
+    r = bench.main(["--quick"])
+    assert r["buckets"] == 1 and r["samples_per_s_2ranks"] > 0 and 0.0 <= r["hidden_share"] <= 1.0
+    assert "hidden behind backward" in capsys.readouterr().out

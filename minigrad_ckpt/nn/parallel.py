@@ -60,6 +60,8 @@ class _Bucket:
 
 
 class DistributedDataParallel(Module):
+    _progress_thread = True  # poll open all-reduces from a thread (benchmarks/distributed.py compares)
+
     """Wrap ``module`` for data-parallel training (every rank must construct it).
 
     Construction is collective: it checks that every rank has the same
@@ -214,7 +216,7 @@ class DistributedDataParallel(Module):
         buckets = self._buckets
         while self._next < len(buckets) and buckets[self._next].pending == 0:
             self._launch(buckets[self._next])
-        if self._poller is None and self._group.backend == "mpi" and self._group.size > 1:
+        if self._poller is None and self._progress_thread and self._group.backend == "mpi" and self._group.size > 1:
             self._start_poller()
 
     def _start_poller(self) -> None:
