@@ -60,8 +60,6 @@ class _Bucket:
 
 
 class DistributedDataParallel(Module):
-    _progress_thread = True  # poll open all-reduces from a thread (benchmarks/distributed.py compares)
-
     """Wrap ``module`` for data-parallel training (every rank must construct it).
 
     Construction is collective: it checks that every rank has the same
@@ -79,6 +77,8 @@ class DistributedDataParallel(Module):
     ``backward(create_graph=True)`` is refused (the averaged gradients would
     not be differentiable).
     """
+
+    _progress_thread = True  # poll open all-reduces from a thread (benchmarks/distributed.py compares)
 
     def __init__(self, module: Module, bucket_cap_mb: float = 25, broadcast_buffers: bool = True) -> None:
         super().__init__()
