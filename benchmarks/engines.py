@@ -423,3 +423,9 @@ BENCHMARKS = {
         "unit": "ms/step", "scale": 1e3,
     },
 }
+
+
+# The CNN and the transposed-weight chain live in engines_cnn.py (same shape: setup, one builder per engine).
+from benchmarks.engines_cnn import BENCHMARKS as _CNN_BENCHMARKS  # noqa: E402
+
+BENCHMARKS.update(_CNN_BENCHMARKS)

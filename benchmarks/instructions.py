@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 
 _HERE = Path(__file__).resolve()
-STEPS = {"per_op": 20, "mlp": 10, "deep": 3}
+STEPS = {"per_op": 20, "mlp": 10, "deep": 3, "cnn": 5, "cnn64": 5, "tchain": 3}
 ENGINES = ("numpy", "minigrad", "torch", "mygrad", "autograd")
 
 
@@ -36,7 +36,8 @@ def _make_step(workload: str, engine: str):
     from benchmarks.engines import BENCHMARKS
 
     spec = BENCHMARKS[workload]
-    make = next(fn for fn in spec["engines"].values() if fn.__name__ == f"{workload}_{engine}")
+    stem = workload.rstrip("0123456789")  # cnn64 is the float64 cnn: same builders
+    make = next(fn for fn in spec["engines"].values() if fn.__name__ == f"{stem}_{engine}")
     return make(*spec["setup"]())
 
 

@@ -28,6 +28,7 @@ segment replays the recorded ops to fill it in just before backward needs it.
 from __future__ import annotations
 
 import operator
+import sys
 from collections.abc import Iterable, Sequence
 from heapq import heapify, heappop, heappush
 from typing import Any
@@ -619,9 +620,33 @@ def _hand_over_early(t: Any, g: Any, summed: bool, create_graph: bool, root_grad
     _fire_post_hooks(t)
 
 
+def _sole_views(found: dict[int, Any]) -> set[int]:
+    """Ids of the gradients in ``found`` that are views only ``found`` holds, of buffers
+    nothing else references.  Handing such a view out aliases nothing, so it need not be
+    copied: ``W.T``'s gradient arrives as a view of a product no one else holds.
+
+    Counted references, which is why this reads ``found`` itself: to the buffer, the
+    view's ``base``, the local ``base`` and getrefcount's argument (any other array on
+    the buffer holds one more); to the view, ``found``, the local ``arr`` and the
+    argument (a user who kept it, say through a hook, holds one more).
+    """
+    out = set()
+    for k in found:
+        arr = found[k]
+        base = getattr(arr, "base", None)
+        if base is None or getattr(base, "base", True) is not None:
+            continue  # not a view, or a view of something other than an array that owns memory
+        if sys.getrefcount(base) == 3 and sys.getrefcount(arr) == 3:
+            out.add(id(arr))
+        del arr, base
+    return out
+
+
 def _unalias(grads: Iterable[tuple[Any, Any]], root_grads: Sequence[Any],
-             create_graph: bool, seen: set[int] | None = None) -> list[tuple[Any, Any]]:
-    """Copy gradients that would alias each other, a root gradient, or a view.
+             create_graph: bool, seen: set[int] | None = None,
+             exclusive: frozenset[int] | set[int] = frozenset()) -> list[tuple[Any, Any]]:
+    """Copy gradients that would alias each other, a root gradient, or a view
+    (unless ``exclusive`` says nothing else can reach the view: see :func:`_sole_views`).
 
     Gradients handed out to different tensors must never share memory: a user
     who modifies ``x.grad`` in place must not change ``y.grad``.  ``seen``
@@ -633,7 +658,7 @@ def _unalias(grads: Iterable[tuple[Any, Any]], root_grads: Sequence[Any],
     for t, g in grads:
         arr = g._data if create_graph else g
         xp = t._device.xp
-        if id(arr) in seen or not xp.owns_memory(arr):
+        if id(arr) in seen or not (xp.owns_memory(arr) or id(arr) in exclusive):
             g = g.clone() if create_graph else arr.copy()
             arr = g._data if create_graph else g
         seen.add(id(arr))
@@ -707,7 +732,9 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     try:
         found = _engine(outputs, root_grads, retain_graph=retain_graph, create_graph=create_graph,
                         targets=None, found_leaves=leaves, handed=handed)
-        pairs = _unalias(((leaves[k], g) for k, g in found.items()), root_grads, create_graph, handed)
+        exclusive = set() if create_graph else _sole_views(found)
+        pairs = _unalias(((leaves[k], g) for k, g in found.items()), root_grads, create_graph, handed,
+                         exclusive)
         for t, g in pairs:
             _accumulate(t, g, create_graph)
             if t._post_hooks:  # a leaf the loop did not finish (a root itself)

@@ -378,3 +378,30 @@ def test_einsum_gradients():
     m = leaf(np.arange(9.0).reshape(3, 3))
     mg.einsum("ii->", m).backward()
     np.testing.assert_array_equal(m.grad.data, np.eye(3))
+
+
+def test_a_gradient_through_a_transpose_is_handed_over_without_a_copy():
+    """Issue 15: ``h @ W.T`` used to give W a transposed view that backward copied once more.
+    Now the matmul produces the gradient in W.T's layout, so W gets a row-major array that
+    only it holds; a gradient someone else still references (a hook kept it, or a second
+    leaf shares it) is still copied, so no two gradients ever share memory."""
+    rng = np.random.default_rng(0)
+    w = mg.tensor(rng.standard_normal((4, 3)), requires_grad=True)
+    h = mg.tensor(rng.standard_normal((5, 3)))
+    (mg.tanh(h @ w.T)).sum().backward()
+    hv, wv = h.data, w.data
+    expected = ((1 - np.tanh(hv @ wv.T) ** 2).T @ hv)
+    np.testing.assert_allclose(w.grad.data, expected, rtol=1e-12)
+    assert w.grad.data.flags.c_contiguous
+    assert w.grad.data.base is not None  # the product's own buffer, not a copy of it
+
+    kept = []
+    w.grad = None
+    w.register_hook(lambda g: kept.append(g) or g)
+    (mg.tanh(h @ w.T)).sum().backward()
+    assert not np.shares_memory(kept[0], w.grad.data)
+
+    a = mg.tensor(rng.standard_normal((3, 3)), requires_grad=True)
+    b = mg.tensor(rng.standard_normal((3, 3)), requires_grad=True)
+    (a.T + b.T).sum().backward()  # both gradients are views of one array
+    assert not np.shares_memory(a.grad.data, b.grad.data)

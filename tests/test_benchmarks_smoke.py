@@ -64,3 +64,13 @@ def test_planner_benchmark_quick(capsys):
     assert {r["what"] for r in rows} == {"min_peak_bytes", "plan_for_budget(1 x smallest)"}
     assert all(r["peak"] <= r["budget"] for r in rows if "budget" in r)
     assert "planner on 1,000 layers" in capsys.readouterr().out
+
+
+def test_cnn_and_transposed_chain_benchmarks_quick(capsys):
+    """The CNN (float32) and the transposed-weight chain: every engine's first step
+    (loss and first gradients) agrees with the hand-written NumPy floor."""
+    from benchmarks import run
+
+    results = run.main(["--quick", "--only", "cnn,tchain"])
+    assert set(results["benchmarks"]) == {"cnn", "tchain"}
+    assert results["problems"] == []

@@ -5,8 +5,8 @@ input are a strided view (``xp.as_strided``, no copy), reshaped into columns
 (the "im2col" copy) and multiplied by the weight matrix.  Its two adjoints
 have kernels of their own:
 
-``conv2d_input_grad(g, w, ...)``   scatters ``w^T g`` back onto the input
-                                    (one strided add per kernel offset)
+``conv2d_input_grad(g, w, ...)``   a transposed convolution, computed as an
+                                    ordinary one with the flipped kernel
 ``conv2d_weight_grad(x, g, ...)``  ``g`` times the input's columns
 
 and ops of their own, so that second derivatives through a convolution are
@@ -34,52 +34,87 @@ def _windows(xp, x, kernel, stride, padding, dilation, fill=0.0):
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
     n, c, h, w = x.shape
     if ph or pw:
-        x = xp.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), mode="constant", constant_values=fill)
+        # padded channel-major, (C, N, H, W) in memory: the columns then read it in order
+        padded = xp.full((c, n, h + 2 * ph, w + 2 * pw), fill, dtype=x.dtype)
+        xp.transpose(padded, (1, 0, 2, 3))[:, :, ph:ph + h, pw:pw + w] = x
+        x = xp.transpose(padded, (1, 0, 2, 3))
     ho, wo = _out_size(h, kh, sh, ph, dh), _out_size(w, kw, sw, pw, dw)
     s0, s1, s2, s3 = x.strides
     return xp.as_strided(x, (n, c, kh, kw, ho, wo), (s0, s1, s2 * dh, s3 * dw, s2 * sh, s3 * sw))
 
 
+def _columns(xp, x, kernel, stride, padding, dilation, groups):
+    """The im2col copy, batch folded into the columns: ``(groups, C/groups * KH * KW, N * Ho * Wo)``.
+
+    One copy of the strided window view, ordered so that a convolution over the
+    whole batch is a single matrix product per group (NumPy's batched matmul
+    would loop over the batch instead).
+    """
+    win = _windows(xp, x, kernel, stride, padding, dilation)
+    n, c, kh, kw, ho, wo = win.shape
+    cols = xp.transpose(win, (1, 2, 3, 0, 4, 5)).reshape(groups, (c // groups) * kh * kw, n * ho * wo)
+    return cols, (ho, wo)
+
+
+def _channels_first(xp, a, groups):
+    """``(N, O, H, W)`` as ``(groups, O/groups, N * H * W)``: free when ``a`` is laid out
+    channel-major, which is how ``conv2d`` returns its output."""
+    n, o, h, w = a.shape
+    return xp.transpose(a, (1, 0, 2, 3)).reshape(groups, o // groups, n * h * w)
+
+
 @register_kernel
 def conv2d(xp, x, w, stride, padding, dilation, groups):
-    """Cross-correlation of ``x`` (N, C, H, W) with ``w`` (O, C/groups, KH, KW)."""
-    n, c = x.shape[:2]
+    """Cross-correlation of ``x`` (N, C, H, W) with ``w`` (O, C/groups, KH, KW).
+
+    The result is an (N, O, Ho, Wo) view of a channel-major (O, N, Ho, Wo)
+    array: the layout the matrix product produces, and the one the next
+    layer's columns and the gradients read without a copy.
+    """
+    n = x.shape[0]
     o, cg, kh, kw = w.shape
-    win = _windows(xp, x, (kh, kw), stride, padding, dilation)
-    ho, wo = win.shape[4:]
-    cols = win.reshape(n, groups, cg * kh * kw, ho * wo)
+    cols, (ho, wo) = _columns(xp, x, (kh, kw), stride, padding, dilation, groups)
     out = xp.matmul(w.reshape(groups, o // groups, cg * kh * kw), cols)
-    return out.reshape(n, o, ho, wo)
+    return xp.transpose(out.reshape(o, n, ho, wo), (1, 0, 2, 3))
 
 
 @register_kernel
 def conv2d_input_grad(xp, g, w, x_shape, stride, padding, dilation, groups):
-    """The adjoint of ``conv2d`` in ``x``: ``g`` (N, O, Ho, Wo) back to ``x_shape``."""
+    """The adjoint of ``conv2d`` in ``x``: ``g`` (N, O, Ho, Wo) back to ``x_shape``.
+
+    A transposed convolution, computed as an ordinary one (one matrix product,
+    no loop over kernel offsets): spread ``g`` out by the stride, pad it by
+    ``dilation * (k - 1) - padding``, and correlate with the kernel flipped and
+    its in/out channels swapped.  Rows of ``x`` no window reached (when the
+    stride does not divide evenly) get zeros from the padding at the end.
+    """
     n, c, h, wd = x_shape
     o, cg, kh, kw = w.shape
     ho, wo = g.shape[2:]
     (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
-    wm = w.reshape(groups, o // groups, cg * kh * kw)
-    cols = xp.matmul(xp.swapaxes(wm, 1, 2), g.reshape(n, groups, o // groups, ho * wo))
-    cols = cols.reshape(n, c, kh, kw, ho, wo)
-    gx = xp.zeros((n, c, h + 2 * ph, wd + 2 * pw), dtype=cols.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            r, q = i * dh, j * dw
-            gx[:, :, r:r + sh * (ho - 1) + 1:sh, q:q + sw * (wo - 1) + 1:sw] += cols[:, :, i, j]
-    return gx[:, :, ph:ph + h, pw:pw + wd]
+    qh, qw = dh * (kh - 1) - ph, dw * (kw - 1) - pw
+    # flipped kernel, in/out swapped within each group: (C, O/groups, KH, KW)
+    wt = xp.transpose(w.reshape(groups, o // groups, cg, kh, kw), (0, 2, 1, 3, 4))
+    wt = wt.reshape(c, o // groups, kh, kw)[:, :, ::-1, ::-1]
+    if qh >= 0 and qw >= 0:  # the usual case (padding <= dilation * (k - 1)): exactly x's rows
+        (r0, c0), (eh, ew) = (qh, qw), (0, 0)
+    else:  # more padding than that: the gradient of the whole padded input, then its middle
+        (r0, c0), (eh, ew) = (dh * (kh - 1), dw * (kw - 1)), (ph, pw)
+    lh, lw = h + 2 * eh + dh * (kh - 1), wd + 2 * ew + dw * (kw - 1)
+    gd = xp.zeros((n, o, lh, lw), dtype=g.dtype)
+    gd[:, :, r0:r0 + sh * (ho - 1) + 1:sh, c0:c0 + sw * (wo - 1) + 1:sw] = g
+    gx = conv2d(xp, gd, xp.ascontiguousarray(wt), (1, 1), (0, 0), dilation, groups)
+    return gx[:, :, eh:eh + h, ew:ew + wd]
 
 
 @register_kernel
 def conv2d_weight_grad(xp, x, g, w_shape, stride, padding, dilation, groups):
-    """The adjoint of ``conv2d`` in ``w``: ``g`` (N, O, Ho, Wo) against the input windows."""
-    n = x.shape[0]
+    """The adjoint of ``conv2d`` in ``w``: ``g`` against the input's columns, one matrix
+    product per group over the whole batch."""
     o, cg, kh, kw = w_shape
-    win = _windows(xp, x, (kh, kw), stride, padding, dilation)
-    ho, wo = win.shape[4:]
-    cols = win.reshape(n, groups, cg * kh * kw, ho * wo)
-    gm = g.reshape(n, groups, o // groups, ho * wo)
-    return xp.einsum("ngol,ngkl->gok", gm, cols).reshape(w_shape)
+    cols, _ = _columns(xp, x, (kh, kw), stride, padding, dilation, groups)
+    gw = xp.matmul(_channels_first(xp, g, groups), xp.swapaxes(cols, 1, 2))
+    return gw.reshape(w_shape)
 
 
 class Conv2d(Op):
@@ -177,6 +212,18 @@ def _argmax_in_windows(xp, routing, kernel, stride, padding, dilation):
 @register_kernel
 def max_pool2d(xp, values, routing, kernel, stride, padding, dilation):
     """``values`` at the position of each window's first maximum of ``routing``."""
+    kh, kw = kernel
+    if values is routing and _tiles(kernel, stride, padding, dilation):
+        # the plain forward (max_pool2d(x) passes x twice) on tiling windows: the maximum is
+        # the value, taken as an elementwise maximum of the kh*kw strided slices (a reduction
+        # over two short strided axes is several times slower in NumPy)
+        ho, wo = routing.shape[2] // kh, routing.shape[3] // kw
+        out = None
+        for i in range(kh):
+            for j in range(kw):
+                s = routing[:, :, i:ho * kh:kh, j:wo * kw:kw]
+                out = s if out is None else xp.maximum(out, s)
+        return out if kh * kw > 1 else xp.asarray(out).copy()
     idx, (ho, wo) = _argmax_in_windows(xp, routing, kernel, stride, padding, dilation)
     win = _windows(xp, values, kernel, stride, padding, dilation)
     n, c, kh, kw = win.shape[:4]
@@ -187,9 +234,11 @@ def max_pool2d(xp, values, routing, kernel, stride, padding, dilation):
 @register_kernel
 def max_pool2d_backward(xp, g, routing, kernel, stride, padding, dilation):
     """Send each output's gradient to the input position ``max_pool2d`` picked."""
-    idx, (ho, wo) = _argmax_in_windows(xp, routing, kernel, stride, padding, dilation)
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
     n, c, h, w = routing.shape
+    if _tiles(kernel, stride, padding, dilation):
+        return _tiled_pool_backward(xp, g, routing, kh, kw)
+    idx, (ho, wo) = _argmax_in_windows(xp, routing, kernel, stride, padding, dilation)
     gx = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=g.dtype)
     for i in range(kh):
         for j in range(kw):
@@ -198,6 +247,28 @@ def max_pool2d_backward(xp, g, routing, kernel, stride, padding, dilation):
             # so a plain strided add is exact; overlaps across offsets add up
             gx[:, :, r:r + sh * (ho - 1) + 1:sh, q:q + sw * (wo - 1) + 1:sw] += g * (idx == i * kw + j)
     return gx[:, :, ph:ph + h, pw:pw + w]
+
+
+def _tiles(kernel, stride, padding, dilation):
+    """Do the windows tile the input (stride = kernel, no padding or dilation: PyTorch's default)?"""
+    return tuple(stride) == tuple(kernel) and tuple(padding) == (0, 0) and tuple(dilation) == (1, 1)
+
+
+def _tiled_pool_backward(xp, g, routing, kh, kw):
+    """``max_pool2d_backward`` when the windows tile the input (stride = kernel, no padding
+    or dilation, PyTorch's default): the windows are a reshape, and the routing is one
+    one-hot product, with no loop over kernel offsets."""
+    n, c, h, w = routing.shape
+    ho, wo = g.shape[2:]
+    tiles = routing[:, :, :ho * kh, :wo * kw].reshape(n, c, ho, kh, wo, kw)
+    idx = xp.argmax(xp.transpose(tiles, (0, 1, 2, 4, 3, 5)).reshape(n, c, ho, wo, kh * kw), axis=-1)
+    hot = (xp.arange(kh * kw) == idx[..., None]) * g[..., None]
+    gx = xp.transpose(hot.reshape(n, c, ho, wo, kh, kw), (0, 1, 2, 4, 3, 5)).reshape(n, c, ho * kh, wo * kw)
+    if (ho * kh, wo * kw) == (h, w):
+        return gx
+    out = xp.zeros((n, c, h, w), dtype=gx.dtype)  # rows and columns no window covers
+    out[:, :, :ho * kh, :wo * kw] = gx
+    return out
 
 
 class MaxPool2d(Op):

@@ -27,7 +27,13 @@ class MatMul(Op):
                 gx = _matmul(xp, g, xp.swapaxes(y, 0, 1))
             if needs_input_grad[1]:
                 k, n = y.shape
-                gy = xp.matmul(xp.swapaxes(x.reshape((_rows(x), k)), 0, 1), g.reshape((_rows(g), n)))
+                x2, g2 = x.reshape((_rows(x), k)), g.reshape((_rows(g), n))
+                if _column_major(y):
+                    # y is a transposed view (``h @ W.T``): produce the gradient in y's layout, so
+                    # the transpose's backward hands W a row-major array, not a view to copy
+                    gy = xp.swapaxes(xp.matmul(xp.swapaxes(g2, 0, 1), x2), 0, 1)
+                else:
+                    gy = xp.matmul(xp.swapaxes(x2, 0, 1), g2)
             return gx, gy
         x2 = x.reshape((1,) + x.shape) if x.ndim == 1 else x
         y2 = y.reshape(y.shape + (1,)) if y.ndim == 1 else y
@@ -58,6 +64,13 @@ def _matmul(xp, x, y):
         k = x.shape[-1]
         return xp.matmul(x.reshape((_rows(x), k)), y).reshape(x.shape[:-1] + (y.shape[-1],))
     return xp.matmul(x, y)
+
+
+def _column_major(a):
+    """Is ``a`` a column-major (Fortran-ordered) array, e.g. the transpose of a weight?
+    (False for what has no layout flags: Tensors while differentiating twice.)"""
+    flags = getattr(a, "flags", None)
+    return flags is not None and flags.f_contiguous and not flags.c_contiguous
 
 
 def _rows(a):
