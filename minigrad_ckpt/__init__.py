@@ -80,7 +80,7 @@ def from_numpy(array: Any) -> Tensor:
 
 
 from . import (  # noqa: E402  (need the names above)
-    checkpoint, cuda, distributed, linalg, memory, nn, optim, snapshot, special, testing, utils, viz,
+    checkpoint, cuda, distributed, func, linalg, memory, nn, optim, snapshot, special, testing, utils, viz,
 )
 from .executor import Executor  # noqa: E402
 
@@ -109,6 +109,6 @@ __all__ = [
     "ravel", "flatten", "tile", "repeat", "roll", "diag", "diagonal", "trace", "tril", "triu", "tensordot", "dot",
     "inner", "outer", "kron", "cross", "cumprod", "sort", "argsort", "take_along_axis", "meshgrid",
     # the rest of the system
-    "Executor", "linalg", "special", "nn", "optim", "utils", "distributed", "checkpoint", "snapshot", "testing",
+    "Executor", "func", "linalg", "special", "nn", "optim", "utils", "distributed", "checkpoint", "snapshot", "testing",
     "memory", "viz", "cuda", "ops", "tape",
 ]

@@ -45,6 +45,22 @@ recorders = _RecorderCount()
 _recorders_lock = threading.Lock()
 
 
+class _ForwardMode:
+    """Which forward-mode levels are open (see :mod:`minigrad_ckpt.func.forward`).
+
+    ``levels`` holds the numbers of the open ``mg.func.jvp`` calls in any
+    thread and ``active`` how many there are.  The per-op hook that pushes
+    tangents is ``tape._forward_push``, installed only while a level is open,
+    so outside forward mode ``tape.apply`` pays one global read per op.
+    """
+
+    active = 0
+    levels: set = set()
+
+
+forward_mode = _ForwardMode()
+
+
 def set_recorder(recorder: Any) -> Any:
     """Install ``recorder`` for this thread and return the previous one.
 

@@ -80,6 +80,7 @@ class Node:
                  "__dict__")
 
     hooks: list | None = None       # gradient hooks of the output tensor
+    tangents: dict | None = None    # forward-mode tangents of the output (mg.func)
     segment: Any = None             # the checkpoint segment that owns this node
     replay: Any = None              # where replay takes each input from
 
@@ -173,6 +174,8 @@ def apply(op: Any, *args: Any) -> Any:
     else:
         t._node = None
         t._rg = False
+    if _forward_push is not None:  # inside mg.func.jvp: push tangents beside the values
+        _forward_push(op, args, t)
     return t
 
 
@@ -191,7 +194,22 @@ def apply_move(op: Any, x: Any, device: Any) -> Any:
     if x._rg and _grad_state.enabled:
         t._node = _record(op, (x,), (x._data,), out, t._vc, device.xp)
         t._rg = True
+    if _forward_push is not None:
+        _forward_push(op, (x,), t)
     return t
+
+
+#: Forward mode's per-op hook, ``push(op, args, out)``: ``None`` except while an
+#: ``mg.func.jvp`` level is open (:mod:`minigrad_ckpt.func.forward` sets it).  A
+#: module global, because ``apply`` reads it once per op and a global is the
+#: cheapest read there is (an attribute of a state object costs ~1% per op).
+_forward_push: Any = None
+
+
+def set_forward_push(push: Any) -> None:
+    """Install (or, with ``None``, remove) forward mode's per-op hook."""
+    global _forward_push
+    _forward_push = push
 
 
 def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_vc: list, xp: Any) -> Node:
@@ -297,7 +315,7 @@ def _version_error(node: Node) -> RuntimeError:
 
 def _graph_args(node: Node, saved: tuple) -> tuple:
     """Rebuild Tensors for ``saved`` that are connected to the graph (create_graph)."""
-    out = Tensor._wrap(saved[0], node) if saved[0] is not None else None
+    out = _graph_tensor(saved[0], node) if saved[0] is not None else None
     args = [out]
     for edge, v in zip(node.inputs, saved[1:]):
         if v is None or not hasattr(v, "shape"):
@@ -305,7 +323,7 @@ def _graph_args(node: Node, saved: tuple) -> tuple:
         elif edge is None:
             args.append(Tensor._wrap(v, None))
         elif type(edge) is Node:
-            args.append(Tensor._wrap(v, edge))
+            args.append(_graph_tensor(v, edge))
         else:
             args.append(edge)  # the leaf itself
     return tuple(args)
@@ -313,6 +331,16 @@ def _graph_args(node: Node, saved: tuple) -> tuple:
 
 def _hook_name(h: Any) -> str:
     return getattr(h, "__qualname__", None) or repr(h)
+
+
+def _graph_tensor(v: Any, node: Node) -> Any:
+    # A saved value carries the tangents its tensor had, so a forward-mode
+    # pass over this backward (forward-over-reverse, mg.func.hessian) sees how
+    # the saved values move too, not only the gradient flowing through them.
+    t = Tensor._wrap(v, node)
+    if node.tangents is not None:
+        t._tangents = node.tangents
+    return t
 
 
 def _call_hooks(hooks: list, g: Any, create_graph: bool) -> Any:

@@ -8,6 +8,8 @@ A Tensor holds
 ``_node``         the tape node that produced it (``None`` for a leaf)
 ``_vc``           its version counter, bumped by every in-place change, so a
                   value saved for backward cannot change silently
+``_tangents``     forward mode (:mod:`minigrad_ckpt.func`): ``{level: tangent}``
+                  for the ``mg.func.jvp`` calls this tensor takes part in
 
 This module knows nothing of the layers above it (the tape, the ops, the
 public math).  Tensor's math methods and operators (``x + y``, ``x.sum()``),
@@ -28,6 +30,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from .backend import Device, as_dtype, cpu, device_of, get_device, host_numpy, is_floating, to_array, to_host
+from .grad_mode import forward_mode as _forward
 from .grad_mode import state as _grad_state
 
 __all__ = ["Tensor", "normalize_index"]
@@ -90,6 +93,7 @@ class Tensor:
     _grad: Tensor | None = None
     _hooks: list | None = None
     _post_hooks: list | None = None
+    _tangents: dict | None = None
     # NumPy must defer to our reflected operators (``array * tensor``).
     __array_ufunc__ = None
 
@@ -323,6 +327,11 @@ class Tensor:
         self._vc[0] = next(_seq)
 
     def _check_inplace(self, what: str, value: Any = None) -> None:
+        if self._tangents and not _forward.levels.isdisjoint(self._tangents):
+            raise RuntimeError(
+                f"{what}: in-place changes to a tensor that carries a forward-mode tangent "
+                f"(inside mg.func.jvp) would leave the tangent stale; use the out-of-place op"
+            )
         if not _grad_state.enabled:
             return
         if self._rg:

@@ -6,8 +6,11 @@ draws samples, and every test below runs on them:
 (a) forward equals the op's NumPy ``reference`` (float, and int/bool inputs
     where NumPy semantics apply), with no RuntimeWarning, a 0-d array (never
     a NumPy scalar) for 0-d results, and forward-only ops never recorded;
-(b) ``gradcheck`` in float64;
-(c) ``gradgradcheck`` unless the spec or the op opts out (with a reason);
+(b) ``gradcheck`` in float64, of backward and of forward mode (``jvp``): each
+    against central differences, and the two against each other by the
+    dot-product test ``<u, J v> == <J^T u, v>``;
+(c) ``gradgradcheck`` unless the spec or the op opts out (with a reason), also
+    in both modes (forward mode over the backward pass);
 (d) non-contiguous inputs -- permuted, reversed, strided and stride-0
     ``broadcast_to`` views wrapped without a copy -- and a non-contiguous
     upstream gradient give the same values and gradients as contiguous ones;
@@ -18,8 +21,9 @@ draws samples, and every test below runs on them:
 (g) gradients share memory with nothing: not each other, not the upstream
     gradient, not the inputs or the output.
 
-Plus registry checks: every op has its own ``reference`` and a spec, and every
-spec names a registered op -- registering an op without a spec fails here.
+Plus registry checks: every op has its own ``reference`` and a spec, every
+differentiable op its own ``jvp`` rule, and every spec names a registered op --
+registering an op without a spec (or without forward mode) fails here.
 """
 
 from __future__ import annotations
@@ -183,6 +187,15 @@ def test_op_has_its_own_reference(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", OPS)
+def test_differentiable_op_has_its_own_jvp(name: str) -> None:
+    cls = registry[name]
+    if cls.differentiable:
+        assert cls.jvp is not Op.jvp, (
+            f"{name} has no jvp rule: forward mode (mg.func.jvp, jacfwd, hessian) cannot run it; "
+            f"add jvp(self, xp, tangents, out, *inputs) beside its backward")
+
+
+@pytest.mark.parametrize("name", OPS)
 def test_spec_flags_match_op(name: str) -> None:
     spec = spec_for(name)
     cls = registry[name]
@@ -319,6 +332,34 @@ def test_float32_stays_float32(name: str, data: Any) -> None:
         gscale = max(1.0, _finite_max(r64))
         assert_same(r.data.astype(np.float64), r64, rtol=2e-3, atol=1e-4 * gscale,
                     what=f"float32 gradient {k}")
+
+
+@pytest.mark.parametrize("name", OPS)
+@given(data=st.data())
+def test_jvp_float32_stays_float32(name: str, data: Any) -> None:
+    # the op's own jvp rule, before the engine's casts: float32 tangents in, float32 out
+    spec = grad_spec_for(name)
+    f32 = np.dtype(np.float32)
+    sample = data.draw(spec.samples(f32, grad=True), label="sample")
+    inputs = copies(sample)
+    out = apply(sample.op, *make_args(sample, inputs, requires_grad=False)[0])
+    tangents = tuple(draw_upstream(data, v.shape, v.dtype) if d else None
+                     for v, d in zip(inputs, sample.diff))
+    if all(t is None for t in tangents):
+        return
+    raw = sample.op.jvp(out.device.xp, tangents, out.data, *inputs)
+    if out.dtype == f32 and raw is not None:
+        assert raw.dtype == f32, f"{name}.jvp returned a {raw.dtype} tangent for float32 inputs"
+    # and close to the float64 computation on the same values
+    inputs64 = copies(sample, np.float64)
+    out64 = apply(sample.op, *make_args(sample, inputs64, requires_grad=False)[0])
+    t64 = tuple(None if t is None else t.astype(np.float64) for t in tangents)
+    raw64 = sample.op.jvp(out64.device.xp, t64, out64.data, *inputs64)
+    if raw is not None and raw64 is not None:
+        r64 = np.broadcast_to(raw64, out64.shape)
+        scale = max(1.0, _finite_max(r64))
+        assert_same(np.broadcast_to(raw, out.shape).astype(np.float64), r64, rtol=2e-3,
+                    atol=1e-4 * scale, what="float32 tangent")
 
 
 # ---------------------------------------------------------------------------

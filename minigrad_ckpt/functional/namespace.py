@@ -109,10 +109,23 @@ def scatter_along_axis(values: Any, indices: Any, axis: int, shape: Any) -> Tens
     return apply(op, values, idx)
 
 
+def zeros_like(x: Any) -> Tensor:
+    """Zeros of ``x``'s shape, dtype and device (a constant; jvp rules fill absent tangents with it)."""
+    x = as_tensor(x)
+    return Tensor._wrap(x.device.xp.zeros_like(x.data), None, x.device)
+
+
+def ones_like(x: Any) -> Tensor:
+    """Ones of ``x``'s shape, dtype and device (a constant)."""
+    x = as_tensor(x)
+    return Tensor._wrap(x.device.xp.ones_like(x.data), None, x.device)
+
+
+_LIKE = ["zeros_like", "ones_like"]  # the array namespace's constant makers
 _KERNEL_TWINS = ["conv2d", "conv2d_input_grad", "conv2d_weight_grad", "max_pool2d", "max_pool2d_backward",
                  "keep_mask", "scatter_along_axis", "gammaln", "digamma", "polygamma", "gamma", "erfc", "erfinv",
                  "erfcinv", "betaln"]
 _SUBMODULES = ["linalg"]
 _CONSTANTS = ["inf", "nan", "pi", "newaxis", "errstate", "bool_"] + [
     dt.name for dt in SUPPORTED_DTYPES if dt.name != "bool"]
-__all__ = list(_math_names) + _KERNEL_TWINS + _SUBMODULES + _CONSTANTS
+__all__ = list(_math_names) + _KERNEL_TWINS + _SUBMODULES + _LIKE + _CONSTANTS

@@ -20,6 +20,6 @@ from . import (  # noqa: F401
     shape,
     special,
 )
-from .base import Op, get_op, registry
+from .base import Op, add_tangents, get_op, registry
 
-__all__ = ["Op", "registry", "get_op"]
+__all__ = ["Op", "registry", "get_op", "add_tangents"]

@@ -28,6 +28,9 @@ class Relu(Op):
     def backward(self, xp, g, out, x):
         return g * (out > 0)
 
+    def jvp(self, xp, tangents, out, x):
+        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
+
     def reference(self, np, x):
         return np.where(x > 0, x, 0).astype(x.dtype)
 
@@ -40,6 +43,9 @@ class LeakyRelu(Op):
 
     def backward(self, xp, g, out, x):
         return xp.where(x > 0, g, g * self.negative_slope)
+
+    def jvp(self, xp, tangents, out, x):
+        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
 
     def reference(self, np, x):
         return np.where(x > 0, x, x * self.negative_slope)
@@ -64,6 +70,9 @@ class Gelu(Op):
         pdf = xp.exp(-0.5 * x * x) * _INV_SQRT_2PI
         return g * (cdf + x * pdf)
 
+    def jvp(self, xp, tangents, out, x):
+        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
+
     def reference(self, np, x):
         x64 = x.astype(np.float64)
         if self.approximate == "tanh":
@@ -84,6 +93,9 @@ class Silu(Op):
         s = xp.sigmoid(x)
         return g * (s * (1 + x * (1 - s)))
 
+    def jvp(self, xp, tangents, out, x):
+        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
+
     def reference(self, np, x):
         return x * np.exp(-np.logaddexp(0, -x))
 
@@ -103,6 +115,9 @@ class Softmax(Op):
     def backward(self, xp, g, out, x):
         gy = g * out
         return gy - out * xp.sum(gy, axis=self.axis, keepdims=True)
+
+    def jvp(self, xp, tangents, out, x):
+        return self.backward(xp, tangents[0], out, x)  # J = diag(s) - s s^T is symmetric
 
     def reference(self, np, x):
         if x.size == 0:
@@ -126,6 +141,10 @@ class LogSoftmax(Op):
 
     def backward(self, xp, g, out, x):
         return g - xp.exp(out) * xp.sum(g, axis=self.axis, keepdims=True)
+
+    def jvp(self, xp, tangents, out, x):
+        t = tangents[0]
+        return t - xp.sum(xp.exp(out) * t, axis=self.axis, keepdims=True)
 
     def reference(self, np, x):
         if x.size == 0:

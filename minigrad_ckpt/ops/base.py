@@ -10,6 +10,10 @@ NumPy ``reference`` that the test battery compares ``forward`` against::
         def backward(self, xp, g, out, x, y):
             return g * y, g * x
 
+        def jvp(self, xp, tangents, out, x, y):
+            tx, ty = tangents
+            return add_tangents(None if tx is None else tx * y, None if ty is None else x * ty)
+
         def reference(self, np, x, y):
             return np.multiply(x, y)
 
@@ -31,6 +35,20 @@ The contract, in full:
   same ``backward`` with Tensors and with ``xp`` set to the differentiable
   namespace :mod:`minigrad_ckpt.functional.namespace`, which mirrors those names -- so
   higher-order gradients need no second implementation.
+* ``jvp(xp, tangents, out, *inputs)`` is forward mode (:mod:`minigrad_ckpt.func`):
+  ``tangents`` has one entry per input -- the input's tangent (same shape),
+  or ``None`` for an input without one (a constant, or one the tangent does
+  not move) -- and it returns the output's tangent ``J @ tangents``, or
+  ``None`` if it is zero.  It gets every input and the output, whatever
+  backward saves (forward mode keeps no tape).  Like a gradient, the
+  tangent may have a shape that broadcasts to the output's or a wider
+  dtype: the engine broadcasts and casts it.  It follows the same namespace
+  rules as ``backward`` and is called with Tensors and the differentiable
+  namespace when its result must itself be differentiated (``mg.func.hessian``,
+  nested ``jvp``).  :func:`add_tangents` sums the terms that are not ``None``.
+  An op whose Jacobian is symmetric (elementwise ops, softmax) can return
+  its ``backward`` applied to the tangent.  The battery checks every ``jvp``
+  against finite differences and against ``backward``: ``<u, J v> == <J^T u, v>``.
 * What backward may read is declared: ``save_inputs`` and ``save_output``.
   Values not declared arrive as ``None``, and are not kept alive by the tape.
 * Static attributes (an axis, a stride, a dropout key) are constructor
@@ -43,7 +61,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-__all__ = ["Op", "registry", "get_op"]
+__all__ = ["Op", "registry", "get_op", "add_tangents"]
 
 registry: dict[str, type[Op]] = {}
 
@@ -92,6 +110,10 @@ class Op:
     def backward(self, xp: Any, g: Any, out: Any, *inputs: Any) -> Any:
         raise NotImplementedError
 
+    def jvp(self, xp: Any, tangents: tuple, out: Any, *inputs: Any) -> Any:
+        """The output's tangent from the inputs' (forward mode; see the module docstring)."""
+        raise NotImplementedError(f"{self.name} has no jvp rule, so forward mode cannot run it")
+
     def reference(self, np: Any, *inputs: Any) -> Any:
         """The same computation written plainly in NumPy (the test oracle)."""
         raise NotImplementedError
@@ -120,6 +142,19 @@ def _attrs_equal(a: dict[str, Any], b: dict[str, Any]) -> bool:
         elif x != y:
             return False
     return True
+
+
+def add_tangents(*terms: Any) -> Any:
+    """The sum of the terms that are not ``None`` (``None`` if every term is).
+
+    A ``jvp`` rule adds one term per input that has a tangent; inputs without
+    one contribute nothing and cost nothing.
+    """
+    total = None
+    for t in terms:
+        if t is not None:
+            total = t if total is None else total + t
+    return total
 
 
 def get_op(name: str) -> type[Op]:

@@ -22,7 +22,7 @@ routing input gets no gradient (the choice of maximum is piecewise constant).
 from __future__ import annotations
 
 from ..backend import register_kernel
-from .base import Op
+from .base import Op, add_tangents
 
 
 def _out_size(n: int, k: int, s: int, p: int, d: int) -> int:
@@ -131,6 +131,13 @@ class Conv2d(Op):
         gw = xp.conv2d_weight_grad(x, g, w.shape, *a) if needs_input_grad[1] else None
         return gx, gw
 
+    def jvp(self, xp, tangents, out, x, w):
+        # bilinear in (x, w)
+        tx, tw = tangents
+        a = (self.stride, self.padding, self.dilation, self.groups)
+        return add_tangents(None if tx is None else xp.conv2d(tx, w, *a),
+                            None if tw is None else xp.conv2d(x, tw, *a))
+
     def reference(self, np, x, w):
         return _reference_conv(np, x, w, self.stride, self.padding, self.dilation, self.groups)
 
@@ -145,6 +152,12 @@ class Conv2dInputGrad(Op):
     def backward(self, xp, h, out, g, w):
         a = (self.stride, self.padding, self.dilation, self.groups)
         return xp.conv2d(h, w, *a), xp.conv2d_weight_grad(h, g, w.shape, *a)
+
+    def jvp(self, xp, tangents, out, g, w):
+        tg, tw = tangents
+        a = (self.x_shape, self.stride, self.padding, self.dilation, self.groups)
+        return add_tangents(None if tg is None else xp.conv2d_input_grad(tg, w, *a),
+                            None if tw is None else xp.conv2d_input_grad(g, tw, *a))
 
     def reference(self, np, g, w):
         n, c, hh, ww = self.x_shape
@@ -170,6 +183,12 @@ class Conv2dWeightGrad(Op):
     def backward(self, xp, h, out, x, g):
         a = (self.stride, self.padding, self.dilation, self.groups)
         return xp.conv2d_input_grad(g, h, x.shape, *a), xp.conv2d(x, h, *a)
+
+    def jvp(self, xp, tangents, out, x, g):
+        tx, tg = tangents
+        a = (self.w_shape, self.stride, self.padding, self.dilation, self.groups)
+        return add_tangents(None if tx is None else xp.conv2d_weight_grad(tx, g, *a),
+                            None if tg is None else xp.conv2d_weight_grad(x, tg, *a))
 
     def reference(self, np, x, g):
         out = np.zeros(self.w_shape, dtype=np.result_type(x, g))
@@ -283,6 +302,12 @@ class MaxPool2d(Op):
         a = (self.kernel, self.stride, self.padding, self.dilation)
         return xp.max_pool2d_backward(g, routing, *a), None
 
+    def jvp(self, xp, tangents, out, values, routing):
+        # linear in values; the routing only picks positions (piecewise constant)
+        if tangents[0] is None:
+            return None
+        return xp.max_pool2d(tangents[0], routing, self.kernel, self.stride, self.padding, self.dilation)
+
     def reference(self, np, values, routing):
         (kh, kw), (sh, sw), (ph, pw), (dh, dw) = self.kernel, self.stride, self.padding, self.dilation
         n, c, h, w = routing.shape
@@ -316,6 +341,12 @@ class MaxPool2dBackward(Op):
     def backward(self, xp, h, out, g, routing):
         a = (self.kernel, self.stride, self.padding, self.dilation)
         return xp.max_pool2d(h, routing, *a), None
+
+    def jvp(self, xp, tangents, out, g, routing):
+        if tangents[0] is None:
+            return None
+        return xp.max_pool2d_backward(tangents[0], routing, self.kernel, self.stride, self.padding,
+                                      self.dilation)
 
     def reference(self, np, g, routing):
         (kh, kw), (sh, sw), (ph, pw), (dh, dw) = self.kernel, self.stride, self.padding, self.dilation

@@ -25,6 +25,9 @@ class ToDevice(Op):
     def backward(self, xp, g, out, x):
         return xp.to_device(g, self.source)
 
+    def jvp(self, xp, tangents, out, x):
+        return xp.to_device(tangents[0], self.device)
+
     def reference(self, np, x):
         return x.copy()
 

@@ -24,6 +24,9 @@ class Dropout(Op):
     def backward(self, xp, g, out, x):
         return g * xp.keep_mask(g, self.key, self.p) * (1.0 / (1.0 - self.p))
 
+    def jvp(self, xp, tangents, out, x):
+        return self.backward(xp, tangents[0], out, x)  # the same mask (from the key) and scale
+
     def reference(self, np, x):
         from ..backend import numpy_namespace
 

@@ -21,7 +21,7 @@ import math
 from typing import Any, ClassVar
 
 from ..backend import register_kernel
-from .base import Op
+from .base import Op, add_tangents
 
 _CONST = (int, float, bool)  # Python scalars: weakly typed constants, never differentiated
 
@@ -41,6 +41,9 @@ class Add(Op):
     def backward(self, xp, g, out, x, y):
         return g, g
 
+    def jvp(self, xp, tangents, out, x, y):
+        return add_tangents(*tangents)
+
     def reference(self, np, x, y):
         return np.add(x, y)
 
@@ -54,6 +57,10 @@ class Sub(Op):
     def backward(self, xp, g, out, x, y):
         return g, -g
 
+    def jvp(self, xp, tangents, out, x, y):
+        tx, ty = tangents
+        return add_tangents(tx, None if ty is None else -ty)
+
     def reference(self, np, x, y):
         return np.subtract(x, y)
 
@@ -66,6 +73,10 @@ class Mul(Op):
         gx = None if isinstance(x, _CONST) else g * y
         gy = None if isinstance(y, _CONST) else g * x
         return gx, gy
+
+    def jvp(self, xp, tangents, out, x, y):
+        tx, ty = tangents
+        return add_tangents(None if tx is None else tx * y, None if ty is None else x * ty)
 
     def reference(self, np, x, y):
         return np.multiply(x, y)
@@ -85,6 +96,16 @@ class Div(Op):
                 return gx, None
             gy = _zero_where_g_is_zero(xp, g, -g * x / (y * y))
         return gx, gy
+
+    def jvp(self, xp, tangents, out, x, y):
+        # d(x / y) = dx / y - (x / y) dy / y; zero tangents stay zero at y == 0
+        tx, ty = tangents
+        if isinstance(y, _CONST) and y != 0:
+            return tx / y
+        with xp.errstate(divide="ignore", invalid="ignore"):
+            dx = None if tx is None else _zero_where_g_is_zero(xp, tx, tx / y)
+            dy = None if ty is None else _zero_where_g_is_zero(xp, ty, -ty * out / y)
+        return add_tangents(dx, dy)
 
     def reference(self, np, x, y):
         return np.divide(x, y)
@@ -119,6 +140,27 @@ class Pow(Op):
                 gy = xp.where(safe, 0, _zero_where_g_is_zero(xp, g, g * out * xp.log(x)))
         return gx, gy
 
+    def jvp(self, xp, tangents, out, x, y):
+        # the same special cases as backward, with the tangent in place of g
+        tx, ty = tangents
+        dx = dy = None
+        with xp.errstate(divide="ignore", invalid="ignore"):
+            if tx is not None:
+                if isinstance(y, _CONST):
+                    dx = tx * y * x ** (y - 1) if y != 0 else tx * 0
+                    if y < 1:
+                        dx = _zero_where_g_is_zero(xp, tx, dx)
+                else:
+                    dx = xp.where(y == 0, 0, _zero_where_g_is_zero(xp, tx, tx * y * x ** (y - 1)))
+            if ty is not None:
+                if isinstance(x, _CONST):
+                    log_x = math.log(x) if x > 0 else (0.0 if x == 0 else math.nan)
+                    dy = ty * out * log_x
+                else:
+                    safe = xp.logical_and(x == 0, y >= 0)
+                    dy = xp.where(safe, 0, _zero_where_g_is_zero(xp, ty, ty * out * xp.log(x)))
+        return add_tangents(dx, dy)
+
     def reference(self, np, x, y):
         return np.power(x, y)
 
@@ -132,6 +174,12 @@ class Maximum(Op):
     def backward(self, xp, g, out, x, y):
         half_tie = (g * 0.5) * (x == y)
         return g * (x > y) + half_tie, g * (x < y) + half_tie
+
+    def jvp(self, xp, tangents, out, x, y):
+        tx, ty = tangents
+        tie = x == y
+        return add_tangents(None if tx is None else tx * (x > y) + (tx * 0.5) * tie,
+                            None if ty is None else ty * (x < y) + (ty * 0.5) * tie)
 
     def reference(self, np, x, y):
         return np.maximum(x, y)
@@ -147,6 +195,12 @@ class Minimum(Op):
         half_tie = (g * 0.5) * (x == y)
         return g * (x < y) + half_tie, g * (x > y) + half_tie
 
+    def jvp(self, xp, tangents, out, x, y):
+        tx, ty = tangents
+        tie = x == y
+        return add_tangents(None if tx is None else tx * (x < y) + (tx * 0.5) * tie,
+                            None if ty is None else ty * (x > y) + (ty * 0.5) * tie)
+
     def reference(self, np, x, y):
         return np.minimum(x, y)
 
@@ -160,6 +214,9 @@ class Neg(Op):
 
     def backward(self, xp, g, out, x):
         return -g
+
+    def jvp(self, xp, tangents, out, x):
+        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
 
     def reference(self, np, x):
         return np.negative(x)
@@ -175,6 +232,9 @@ class Exp(Op):
     def backward(self, xp, g, out, x):
         return g * out
 
+    def jvp(self, xp, tangents, out, x):
+        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
+
     def reference(self, np, x):
         return np.exp(x)
 
@@ -188,6 +248,9 @@ class Log(Op):
         with xp.errstate(divide="ignore", invalid="ignore"):
             return _zero_where_g_is_zero(xp, g, g / x)
 
+    def jvp(self, xp, tangents, out, x):
+        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
+
     def reference(self, np, x):
         return np.log(x)
 
@@ -200,6 +263,9 @@ class Log1p(Op):
     def backward(self, xp, g, out, x):
         with xp.errstate(divide="ignore", invalid="ignore"):
             return _zero_where_g_is_zero(xp, g, g / (1 + x))
+
+    def jvp(self, xp, tangents, out, x):
+        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
 
     def reference(self, np, x):
         return np.log1p(x)
@@ -219,6 +285,9 @@ class Sqrt(Op):
         with xp.errstate(divide="ignore", invalid="ignore"):
             return _zero_where_g_is_zero(xp, g, g / (2 * out))
 
+    def jvp(self, xp, tangents, out, x):
+        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
+
     def reference(self, np, x):
         return np.sqrt(x)
 
@@ -232,6 +301,9 @@ class Abs(Op):
     def backward(self, xp, g, out, x):
         return g * xp.sign(x)
 
+    def jvp(self, xp, tangents, out, x):
+        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
+
     def reference(self, np, x):
         return np.abs(x)
 
@@ -243,6 +315,9 @@ class Sin(Op):
     def backward(self, xp, g, out, x):
         return g * xp.cos(x)
 
+    def jvp(self, xp, tangents, out, x):
+        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
+
     def reference(self, np, x):
         return np.sin(x)
 
@@ -253,6 +328,9 @@ class Cos(Op):
 
     def backward(self, xp, g, out, x):
         return -g * xp.sin(x)
+
+    def jvp(self, xp, tangents, out, x):
+        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
 
     def reference(self, np, x):
         return np.cos(x)
@@ -267,6 +345,9 @@ class Tanh(Op):
 
     def backward(self, xp, g, out, x):
         return g * (1 - out * out)
+
+    def jvp(self, xp, tangents, out, x):
+        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
 
     def reference(self, np, x):
         return np.tanh(x)
@@ -290,6 +371,9 @@ class Sigmoid(Op):
 
     def backward(self, xp, g, out, x):
         return g * out * (1 - out)
+
+    def jvp(self, xp, tangents, out, x):
+        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
 
     def reference(self, np, x):
         return np.exp(-np.logaddexp(0, -x))
@@ -342,6 +426,9 @@ class Erf(Op):
     def backward(self, xp, g, out, x):
         return g * (_TWO_OVER_SQRT_PI * xp.exp(-(x * x)))
 
+    def jvp(self, xp, tangents, out, x):
+        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
+
     def reference(self, np, x):
         erf = np.vectorize(math.erf, otypes=[np.float64])
         return erf(x.astype(np.float64)).astype(x.dtype)
@@ -376,6 +463,17 @@ class Clip(Op):
         ghi = None if hi is None else g * xp.logical_or(x > hi, xp.logical_not(ordered))
         return gx, glo, ghi
 
+    def jvp(self, xp, tangents, out, x, lo, hi):
+        # the tangent of whichever operand is selected, with backward's masks
+        tx, tlo, thi = tangents
+        above_lo = True if lo is None else x >= lo
+        below_hi = True if hi is None else x <= hi
+        ordered = True if (lo is None or hi is None) else lo <= hi
+        dx = None if tx is None else tx * xp.logical_and(xp.logical_and(above_lo, below_hi), ordered)
+        dlo = None if tlo is None else tlo * xp.logical_and(x < lo, ordered)
+        dhi = None if thi is None else thi * xp.logical_or(x > hi, xp.logical_not(ordered))
+        return add_tangents(dx, dlo, dhi)
+
     def reference(self, np, x, lo, hi):
         if lo is None and hi is None:
             return x.copy()
@@ -396,6 +494,10 @@ class Where(Op):
 
     def backward(self, xp, g, out, cond, x, y):
         return None, xp.where(cond, g, 0), xp.where(cond, 0, g)
+
+    def jvp(self, xp, tangents, out, cond, x, y):
+        _, tx, ty = tangents
+        return xp.where(cond, 0 if tx is None else tx, 0 if ty is None else ty)
 
     def reference(self, np, cond, x, y):
         return np.where(cond, x, y)

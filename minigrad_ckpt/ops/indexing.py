@@ -23,6 +23,9 @@ class GetItem(Op):
     def backward(self, xp, g, out, x):
         return xp.index_add(self.in_shape, self.index, g)
 
+    def jvp(self, xp, tangents, out, x):
+        return tangents[0][self.index]
+
     def reference(self, np, x):
         return x[self.index]
 
@@ -37,6 +40,9 @@ class IndexAdd(Op):
 
     def backward(self, xp, g, out, x):
         return g[self.index]
+
+    def jvp(self, xp, tangents, out, x):
+        return xp.index_add(self.shape, self.index, tangents[0])
 
     def reference(self, np, x):
         out = np.zeros(self.shape, dtype=x.dtype)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import Op
+from .base import Op, add_tangents
 
 
 class MatMul(Op):
@@ -55,6 +55,11 @@ class MatMul(Op):
                 gy = gy.reshape(gy.shape[:-1])
         return gx, gy
 
+    def jvp(self, xp, tangents, out, x, y):
+        tx, ty = tangents
+        return add_tangents(None if tx is None else _matmul(xp, tx, y),
+                            None if ty is None else _matmul(xp, x, ty))
+
     def reference(self, np, x, y):
         return np.matmul(x, y)
 
@@ -104,6 +109,14 @@ class Einsum(Op):
                 continue
             grads.append(_einsum_operand_grad(xp, g, outs, specs, xs, k))
         return tuple(grads)
+
+    def jvp(self, xp, tangents, out, *xs):
+        # multilinear: one einsum per operand with a tangent, that operand replaced by it
+        terms = []
+        for k, t in enumerate(tangents):
+            if t is not None:
+                terms.append(xp.einsum(self.subscripts, *xs[:k], t, *xs[k + 1:]))
+        return add_tangents(*terms)
 
     def reference(self, np, *xs):
         return np.einsum(self.subscripts, *xs)
@@ -164,6 +177,11 @@ class Linear(Op):
         gw = xp.matmul(g.T, x) if needs_input_grad[1] else None
         gb = g.sum(axis=0) if b is not None and needs_input_grad[2] else None
         return gx, gw, gb
+
+    def jvp(self, xp, tangents, out, x, w, b):
+        tx, tw, tb = tangents
+        return add_tangents(None if tx is None else _matmul(xp, tx, w.T),
+                            None if tw is None else _matmul(xp, x, tw.T), tb)
 
     def reference(self, np, x, w, b):
         out = np.matmul(x, w.T)

@@ -57,6 +57,24 @@ class SoftmaxCrossEntropy(Op):
         n = self.rows.shape[0]
         return 1.0 / n if n else float("nan")
 
+    def jvp(self, xp, tangents, out, x):
+        # d loss_i = <softmax(x_i), t_i> - t_i[target_i], then the reduction's weights
+        t = tangents[0]
+        p = xp.exp(x - x.max(axis=1, keepdims=True))
+        p = p / p.sum(axis=1, keepdims=True)
+        per = (p * t).sum(axis=1) - t[self.rows, self.target]
+        if self.valid is not None:
+            per = per * self.valid
+        if self.reduction == "none":
+            return per
+        total = per.sum()
+        if self.reduction == "sum":
+            return total
+        if self.valid is None:
+            return total * self._mean_weight()
+        with xp.errstate(invalid="ignore", divide="ignore"):
+            return total / self.valid.sum()
+
     def reference(self, np, x):
         x64 = x.astype(np.float64)
         m = x64.max(axis=1, keepdims=True)

@@ -33,6 +33,10 @@ class Normalize(Op):
         gx_mean = xp.mean(g * out, axis=self.axes, keepdims=True)
         return rstd * (g - g_mean - out * gx_mean)
 
+    def jvp(self, xp, tangents, out, x):
+        # J = rstd (I - 1/N - xhat xhat^T / N) is symmetric: J v is backward(v)
+        return self.backward(xp, tangents[0], out, x)
+
     def reference(self, np, x):
         if x.size == 0:
             return x.copy()

@@ -50,6 +50,9 @@ class Sum(_Reduction):
     def backward(self, xp, g, out, x):
         return xp.broadcast_to(self.expand(xp, g), self.in_shape)
 
+    def jvp(self, xp, tangents, out, x):
+        return xp.sum(tangents[0], axis=self.axes, keepdims=self.keepdims)
+
     def reference(self, np, x):
         return np.sum(x, axis=self.axes, keepdims=self.keepdims)
 
@@ -69,6 +72,10 @@ class Mean(_Reduction):
         scaled = g * (1.0 / n) if n else g * 0
         return xp.broadcast_to(self.expand(xp, scaled), self.in_shape)
 
+    def jvp(self, xp, tangents, out, x):
+        n = self.count()  # an empty slice has nothing to move: its tangent is 0
+        return xp.sum(tangents[0], axis=self.axes, keepdims=self.keepdims) * (1.0 / n if n else 0.0)
+
     def reference(self, np, x):
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.sum(x, axis=self.axes, keepdims=self.keepdims) / self.count()
@@ -85,6 +92,9 @@ class Max(_Reduction):
     def backward(self, xp, g, out, x):
         return _extreme_grad(self, xp, g, out, x)
 
+    def jvp(self, xp, tangents, out, x):
+        return _extreme_jvp(self, xp, tangents[0], out, x)
+
     def reference(self, np, x):
         return np.max(x, axis=self.axes, keepdims=self.keepdims)
 
@@ -100,6 +110,9 @@ class Min(_Reduction):
     def backward(self, xp, g, out, x):
         return _extreme_grad(self, xp, g, out, x)
 
+    def jvp(self, xp, tangents, out, x):
+        return _extreme_jvp(self, xp, tangents[0], out, x)
+
     def reference(self, np, x):
         return np.min(x, axis=self.axes, keepdims=self.keepdims)
 
@@ -108,6 +121,13 @@ def _extreme_grad(op: _Reduction, xp: Any, g: Any, out: Any, x: Any) -> Any:
     hit = x == op.expand(xp, out)
     ties = xp.sum(hit, axis=op.axes, keepdims=True).astype(g.dtype)
     return hit * (op.expand(xp, g) / ties)
+
+
+def _extreme_jvp(op: _Reduction, xp: Any, t: Any, out: Any, x: Any) -> Any:
+    # the mean of the tangents at the tied extremes: the transpose of _extreme_grad
+    hit = x == op.expand(xp, out)
+    ties = xp.sum(hit, axis=op.axes, keepdims=True).astype(t.dtype)
+    return xp.sum((t * hit) / ties, axis=op.axes, keepdims=op.keepdims)
 
 
 class Prod(_Reduction):
@@ -141,6 +161,11 @@ class Prod(_Reduction):
             zeros == 1, no_zero * zsum, xp.where(two_zeros_here, others * (zsum - x), 0))))
         return self.expand(xp, g) * local
 
+    def jvp(self, xp, tangents, out, x):
+        # backward of a ones gradient is d(prod)/d(x_i), zeros handled exactly
+        local = self.backward(xp, xp.ones_like(out), out, x)
+        return xp.sum(local * tangents[0], axis=self.axes, keepdims=self.keepdims)
+
     def reference(self, np, x):
         return np.prod(x, axis=self.axes, keepdims=self.keepdims)
 
@@ -160,6 +185,12 @@ class Var(_Reduction):
 
     def denominator(self) -> int:
         return max(self.count() - self.ddof, 0)
+
+    def jvp(self, xp, tangents, out, x):
+        d = x - xp.mean(x, axis=self.axes, keepdims=True) if self.count() else x
+        n = self.denominator()
+        with xp.errstate(divide="ignore", invalid="ignore"):
+            return xp.sum(d * tangents[0], axis=self.axes, keepdims=self.keepdims) * (2.0 / n if n else xp.inf)
 
     def reference(self, np, x):
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -184,6 +215,13 @@ class Std(_Reduction):
         with xp.errstate(divide="ignore", invalid="ignore"):
             local = d / (s * Var.denominator(self))
             return self.expand(xp, g) * xp.where(s == 0, 0, local)
+
+    def jvp(self, xp, tangents, out, x):
+        d = x - xp.mean(x, axis=self.axes, keepdims=True) if self.count() else x
+        s = self.expand(xp, out)
+        with xp.errstate(divide="ignore", invalid="ignore"):
+            local = xp.where(s == 0, 0, d / (s * Var.denominator(self)))
+            return xp.sum(local * tangents[0], axis=self.axes, keepdims=self.keepdims)
 
     def reference(self, np, x):
         return np.sqrt(Var.reference(self, np, x))
@@ -217,6 +255,11 @@ class LogSumExp(_Reduction):
         # an all -inf slice has out = -inf; shift by 0 there so exp gives 0, not nan
         return self.expand(xp, g) * xp.exp(x - xp.where(o == -xp.inf, 0, o))
 
+    def jvp(self, xp, tangents, out, x):
+        o = self.expand(xp, out)
+        p = xp.exp(x - xp.where(o == -xp.inf, 0, o))  # softmax over the slice
+        return xp.sum(p * tangents[0], axis=self.axes, keepdims=self.keepdims)
+
     def reference(self, np, x):
         x64 = x.astype(np.float64)
         m = np.max(x64, axis=self.axes, keepdims=True)
@@ -238,6 +281,9 @@ class CumSum(Op):
         if self.axis is None:
             return xp.flip(xp.cumsum(xp.flip(g, 0), 0), 0).reshape(self.in_shape)
         return xp.flip(xp.cumsum(xp.flip(g, self.axis), self.axis), self.axis)
+
+    def jvp(self, xp, tangents, out, x):
+        return xp.cumsum(tangents[0], axis=self.axis)
 
     def reference(self, np, x):
         return np.cumsum(x, axis=self.axis)

@@ -21,6 +21,9 @@ class Reshape(Op):
     def backward(self, xp, g, out, x):
         return g.reshape(self.in_shape)
 
+    def jvp(self, xp, tangents, out, x):
+        return tangents[0].reshape(self.shape)
+
     def reference(self, np, x):
         return np.reshape(x, self.shape)
 
@@ -40,6 +43,9 @@ class Transpose(Op):
             inverse[a] = i
         return xp.transpose(g, tuple(inverse))
 
+    def jvp(self, xp, tangents, out, x):
+        return xp.transpose(tangents[0], self.axes)
+
     def reference(self, np, x):
         return np.transpose(x, self.axes)
 
@@ -53,6 +59,9 @@ class BroadcastTo(Op):
 
     def backward(self, xp, g, out, x):
         return xp.sum_to(g, self.in_shape)
+
+    def jvp(self, xp, tangents, out, x):
+        return xp.broadcast_to(tangents[0], self.shape)
 
     def reference(self, np, x):
         return np.broadcast_to(x, self.shape)
@@ -68,6 +77,9 @@ class SumTo(Op):
 
     def backward(self, xp, g, out, x):
         return xp.broadcast_to(g, self.in_shape)
+
+    def jvp(self, xp, tangents, out, x):
+        return xp.sum_to(tangents[0], self.shape)
 
     def reference(self, np, x):
         lead = x.ndim - len(self.shape)
@@ -93,6 +105,10 @@ class Concatenate(Op):
             start += n
         return tuple(grads)
 
+    def jvp(self, xp, tangents, out, *xs):
+        ts = [xp.zeros_like(x) if t is None else t for t, x in zip(tangents, xs)]
+        return xp.concatenate(ts, axis=self.axis)
+
     def reference(self, np, *xs):
         return np.concatenate(xs, axis=self.axis)
 
@@ -108,6 +124,10 @@ class Stack(Op):
     def backward(self, xp, g, out, *xs):
         lead = (slice(None),) * self.axis
         return tuple(g[lead + (i,)] for i in range(len(xs)))
+
+    def jvp(self, xp, tangents, out, *xs):
+        ts = [xp.zeros_like(x) if t is None else t for t, x in zip(tangents, xs)]
+        return xp.stack(ts, axis=self.axis)
 
     def reference(self, np, *xs):
         return np.stack(xs, axis=self.axis)
@@ -125,6 +145,9 @@ class Flip(Op):
     def backward(self, xp, g, out, x):
         return xp.flip(g, self.axes)
 
+    def jvp(self, xp, tangents, out, x):
+        return xp.flip(tangents[0], self.axes)
+
     def reference(self, np, x):
         return np.flip(x, self.axes)
 
@@ -139,6 +162,9 @@ class Pad(Op):
 
     def backward(self, xp, g, out, x):
         return g[tuple(slice(b, b + n) for (b, _), n in zip(self.pad_width, self.in_shape))]
+
+    def jvp(self, xp, tangents, out, x):
+        return xp.pad(tangents[0], self.pad_width or 0, mode="constant", constant_values=0)
 
     def reference(self, np, x):
         return np.pad(x, self.pad_width or 0, mode="constant", constant_values=self.value)
@@ -155,6 +181,9 @@ class AsType(Op):
     def backward(self, xp, g, out, x):
         return g
 
+    def jvp(self, xp, tangents, out, x):
+        return tangents[0].astype(self.dtype)
+
     def reference(self, np, x):
         return x.astype(self.dtype)
 
@@ -169,6 +198,9 @@ class Clone(Op):
 
     def backward(self, xp, g, out, x):
         return g
+
+    def jvp(self, xp, tangents, out, x):
+        return tangents[0]
 
     def reference(self, np, x):
         return x.copy()

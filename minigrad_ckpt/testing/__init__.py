@@ -1,7 +1,8 @@
 """Correctness tools for your own functions, the ones our test suite uses.
 
 * :func:`gradcheck` / :func:`gradgradcheck` -- analytic vs finite-difference
-  gradients (first and second order).
+  derivatives (first and second order), of backward and of forward mode
+  (``modes=("rev", "fwd")``, with the dot-product test between the two).
 * ``minigrad_ckpt.testing.strategies`` -- Hypothesis strategies for tensors,
   broadcastable shapes, axes and indices (needs ``pip install hypothesis``;
   imported on first use so the package itself does not depend on it).
@@ -22,10 +23,17 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .gradcheck import GradcheckError, analytical_jacobian, gradcheck, gradgradcheck, numerical_jacobian
+from .gradcheck import (
+    GradcheckError,
+    analytical_jacobian,
+    forward_jacobian,
+    gradcheck,
+    gradgradcheck,
+    numerical_jacobian,
+)
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "numerical_jacobian",
-           "analytical_jacobian", "strategies"]
+           "analytical_jacobian", "forward_jacobian", "strategies"]
 
 
 def __getattr__(name: str) -> Any:

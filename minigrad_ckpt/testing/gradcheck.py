@@ -11,6 +11,15 @@ float32 the finite differences themselves are too noisy to be trusted.
 ``gradgradcheck`` checks second derivatives by running ``gradcheck`` on the
 function ``(x, v) -> grad(f(x), x, v, create_graph=True)``.
 
+``modes`` says which derivatives are checked: ``"rev"`` the Jacobian that
+backward computes, ``"fwd"`` the one forward mode computes (one
+``mg.func.jvp`` per input element, each against the same finite
+differences).  With both, the two are also checked against each other by the
+dot-product test ``<u, J v> == <J^T u, v>`` for random ``u`` and ``v`` -- one
+jvp and one backward, agreeing to rounding error.  At ``order=2`` the
+function checked is the gradient itself, so ``"fwd"`` then checks forward
+mode over a backward pass (how ``mg.func.hessian`` works).
+
 Both also check that backward is deterministic (two runs agree to
 ``nondet_tol``), that every gradient has its input's shape and dtype, and that
 inputs are not mutated.
@@ -29,7 +38,10 @@ from ..grad_mode import enable_grad
 from ..tape import grad as _grad
 from ..tensor import Tensor
 
-__all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "numerical_jacobian", "analytical_jacobian"]
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "numerical_jacobian", "analytical_jacobian",
+           "forward_jacobian"]
+
+MODES = ("rev", "fwd")
 
 
 class GradcheckError(AssertionError):
@@ -116,15 +128,138 @@ def analytical_jacobian(fn: Callable, inputs: Sequence[Any]) -> list[list[Any]]:
     return jac
 
 
+def forward_jacobian(fn: Callable, inputs: Sequence[Any], detach: bool = True) -> list[list[Any]]:
+    """``J[k][i]``: d(output i)/d(input k) by forward mode, one ``jvp`` per input element.
+
+    With ``detach`` the inputs are passed as values only, so the ops' ``jvp``
+    rules run on plain arrays (the dot-product test of :func:`gradcheck` runs
+    them on Tensors); a function that itself differentiates its inputs, as
+    in :func:`gradgradcheck`, needs ``detach=False``.
+    """
+    inputs = list(inputs)
+    plain = [x.detach() if detach and isinstance(x, Tensor) else x for x in inputs]
+    outs = _outputs(fn, plain)
+    jac: list[list[Any]] = []
+    for k, x in enumerate(inputs):
+        if not (isinstance(x, Tensor) and x.requires_grad):
+            jac.append([None] * len(outs))
+            continue
+        cols = [np.zeros((o.size, x.size)) for o in outs]
+        for j in range(x.size):
+            e = np.zeros(x.size, dtype=x.dtype)
+            e[j] = 1
+            tangent = tensor(e.reshape(x.shape), device=x.device)
+            _, ts = _jvp_at(fn, plain, [k], [tangent])
+            for i, (o, t) in enumerate(zip(outs, ts)):
+                if t.shape != o.shape or t.dtype != o.dtype:
+                    raise GradcheckError(
+                        f"forward mode: the tangent of output {i} is {t.dtype} {t.shape}, the "
+                        f"output is {o.dtype} {o.shape}"
+                    )
+                cols[i][:, j] = to_host(t.data).astype(np.float64).reshape(-1)
+        jac.append(cols)
+    return jac
+
+
+def _jvp_at(fn: Callable, inputs: Sequence[Any], which: Sequence[int], tangents: Sequence[Any]) -> tuple:
+    """``mg.func.jvp`` of ``fn`` with tangents on the inputs at positions ``which`` only."""
+    from ..func import jvp
+
+    def restricted(*xs: Any) -> tuple:
+        args = list(inputs)
+        for k, x in zip(which, xs):
+            args[k] = x
+        return _outputs(fn, args)
+
+    return jvp(restricted, tuple(inputs[k] for k in which), tuple(tangents))
+
+
+def _dot_product_check(fn: Callable, inputs: Sequence[Any], seed: int = 0) -> None:
+    """``<u, J v> == <J^T u, v>`` for random ``u``, ``v``: forward mode agrees with backward."""
+    rng = np.random.default_rng(seed)
+    inputs = list(inputs)
+    which = [k for k, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    vs = [tensor(rng.standard_normal(inputs[k].shape).astype(inputs[k].dtype), device=inputs[k].device)
+          for k in which]
+    with enable_grad():
+        outs, jv = _jvp_at(fn, inputs, which, vs)
+        outs = _outputs(fn, inputs)  # recorded for backward (jvp's outputs are cut off the tape)
+    pairs = [(i, o) for i, o in enumerate(outs) if o.dtype.kind == "f"]
+    us = {i: rng.standard_normal(o.shape).astype(o.dtype) for i, o in pairs}
+    lhs = lhs_abs = 0.0
+    for i, _ in pairs:
+        prod = us[i].astype(np.float64) * to_host(jv[i].data).astype(np.float64)
+        lhs += float(prod.sum())
+        lhs_abs += float(np.abs(prod).sum())
+    live = [(i, o) for i, o in pairs if o.requires_grad]
+    rhs = rhs_abs = 0.0
+    if live:
+        wrt = [inputs[k] for k in which]
+        gs = _grad([o for _, o in live], wrt,
+                   grad_outputs=[tensor(us[i], device=o.device) for i, o in live], allow_unused=True)
+        for g, v in zip(gs, vs):
+            if g is not None:
+                prod = to_host(g.data).astype(np.float64) * to_host(v.data).astype(np.float64)
+                rhs += float(prod.sum())
+                rhs_abs += float(np.abs(prod).sum())
+    if np.isnan(lhs) and np.isnan(rhs):
+        return
+    low = any(inputs[k].dtype.itemsize < 8 for k in which)
+    tol = (1e-4 if low else 1e-9) * (lhs_abs + rhs_abs) + 1e-12
+    if not abs(lhs - rhs) <= tol:
+        raise GradcheckError(
+            f"forward and reverse mode disagree: <u, J v> = {lhs!r} (jvp) but <J^T u, v> = {rhs!r} "
+            f"(backward), difference {abs(lhs - rhs)!r} > {tol!r}"
+        )
+
+
+def _compare(a_k: list, n_k: list, k: int, atol: float, rtol: float, what: str) -> None:
+    for i, (a, n) in enumerate(zip(a_k, n_k)):
+        if a is None or n is None:
+            continue
+        bad = ~(np.abs(a - n) <= atol + rtol * np.abs(n))
+        bad &= ~(np.isnan(a) & np.isnan(n))
+        if bad.any():
+            r, c = np.argwhere(bad)[0]
+            raise GradcheckError(
+                f"{what} mismatch for output {i} with respect to input {k}: at "
+                f"(output element {r}, input element {c}) analytic={a[r, c]!r} "
+                f"numeric={n[r, c]!r}; {int(bad.sum())} of {bad.size} elements differ "
+                f"(atol={atol}, rtol={rtol}).\nanalytic:\n{a}\nnumeric:\n{n}"
+            )
+
+
+def _check_modes(modes: Any, order: Any) -> tuple[str, ...]:
+    modes = (modes,) if isinstance(modes, str) else tuple(modes)
+    if not modes or any(m not in MODES for m in modes):
+        raise ValueError(f"gradcheck: modes must be a non-empty subset of {MODES}, got {modes!r}")
+    if order not in (1, 2):
+        raise ValueError(f"gradcheck: order must be 1 or 2, got {order!r}")
+    return modes
+
+
 def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5,
-              rtol: float = 1e-3, raise_exception: bool = True, nondet_tol: float = 0.0) -> bool:
-    """True if backward's gradients of ``fn`` at ``inputs`` match finite differences.
+              rtol: float = 1e-3, raise_exception: bool = True, nondet_tol: float = 0.0, *,
+              modes: Sequence[str] = MODES, order: int = 1) -> bool:
+    """True if the derivatives of ``fn`` at ``inputs`` match finite differences.
 
     ``inputs`` is a Tensor or a sequence of Tensors (and other arguments passed
-    through); gradients are checked for the tensors that require grad.  On a
-    mismatch raises :class:`GradcheckError` naming the input, the output and
-    the worst element (or returns False if ``raise_exception=False``).
+    through); derivatives are checked for the tensors that require grad.
+    ``modes``: ``"rev"`` (backward), ``"fwd"`` (forward mode), both by default
+    (then also the dot-product test between them); ``order=2`` checks second
+    derivatives (:func:`gradgradcheck`).  On a mismatch raises
+    :class:`GradcheckError` naming the mode, the input, the output and the
+    worst element (or returns False if ``raise_exception=False``).
     """
+    modes = _check_modes(modes, order)
+    if order == 2:
+        return gradgradcheck(fn, inputs, eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception,
+                             nondet_tol=nondet_tol, modes=modes)
+    return _gradcheck(fn, inputs, eps, atol, rtol, raise_exception, nondet_tol, modes, detach=True)
+
+
+def _gradcheck(fn: Callable, inputs: Any, eps: float, atol: float, rtol: float, raise_exception: bool,
+               nondet_tol: float, modes: tuple[str, ...], detach: bool) -> bool:
     inputs = _as_tuple(inputs)
     checked = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
     if not checked:
@@ -134,33 +269,28 @@ def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5,
             warnings.warn(
                 f"gradcheck: an input is {x.dtype}; the default tolerances assume float64 "
                 f"and finite differences are unreliable in lower precision",
-                stacklevel=2,
+                stacklevel=3,
             )
     before = [to_host(x.data).copy() for x in checked]
     try:
-        analytic = analytical_jacobian(fn, inputs)
-        again = analytical_jacobian(fn, inputs)
         numeric = numerical_jacobian(fn, inputs, eps)
-        for k, (a_k, b_k, n_k) in enumerate(zip(analytic, again, numeric)):
-            for i, (a, b, n) in enumerate(zip(a_k, b_k, n_k)):
-                if a is None or n is None:
-                    continue
-                if np.abs(a - b).max(initial=0.0) > nondet_tol:
-                    raise GradcheckError(
-                        f"backward is not deterministic for input {k}, output {i}: two runs "
-                        f"differ by {np.abs(a - b).max()} (nondet_tol={nondet_tol})"
-                    )
-                bad = ~(np.abs(a - n) <= atol + rtol * np.abs(n))
-                both_nan = np.isnan(a) & np.isnan(n)
-                bad &= ~both_nan
-                if bad.any():
-                    r, c = np.argwhere(bad)[0]
-                    raise GradcheckError(
-                        f"Jacobian mismatch for output {i} with respect to input {k}: at "
-                        f"(output element {r}, input element {c}) analytic={a[r, c]!r} "
-                        f"numeric={n[r, c]!r}; {int(bad.sum())} of {bad.size} elements differ "
-                        f"(atol={atol}, rtol={rtol}).\nanalytic:\n{a}\nnumeric:\n{n}"
-                    )
+        if "rev" in modes:
+            analytic = analytical_jacobian(fn, inputs)
+            again = analytical_jacobian(fn, inputs)
+            for k, (a_k, b_k) in enumerate(zip(analytic, again)):
+                for i, (a, b) in enumerate(zip(a_k, b_k)):
+                    if a is not None and np.abs(a - b).max(initial=0.0) > nondet_tol:
+                        raise GradcheckError(
+                            f"backward is not deterministic for input {k}, output {i}: two runs "
+                            f"differ by {np.abs(a - b).max()} (nondet_tol={nondet_tol})"
+                        )
+            for k, (a_k, n_k) in enumerate(zip(analytic, numeric)):
+                _compare(a_k, n_k, k, atol, rtol, "Jacobian")
+        if "fwd" in modes:
+            for k, (f_k, n_k) in enumerate(zip(forward_jacobian(fn, inputs, detach), numeric)):
+                _compare(f_k, n_k, k, atol, rtol, "forward-mode (jvp) Jacobian")
+            if "rev" in modes:
+                _dot_product_check(fn, inputs)
         for x, b in zip(checked, before):
             if not np.array_equal(to_host(x.data), b, equal_nan=True):
                 raise GradcheckError("fn or its backward mutated one of its inputs")
@@ -173,12 +303,14 @@ def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5,
 
 def gradgradcheck(fn: Callable, inputs: Any, grad_outputs: Any = None, eps: float = 1e-6,
                   atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True,
-                  nondet_tol: float = 0.0, seed: int = 0) -> bool:
+                  nondet_tol: float = 0.0, seed: int = 0, *, modes: Sequence[str] = MODES) -> bool:
     """True if second derivatives of ``fn`` match finite differences of its gradients.
 
     ``grad_outputs`` (one per output) default to fixed random tensors; they
-    are differentiated too, like PyTorch's ``gradgradcheck``.
+    are differentiated too, like PyTorch's ``gradgradcheck``.  ``modes`` as in
+    :func:`gradcheck`: ``"fwd"`` checks forward mode over the backward pass.
     """
+    modes = _check_modes(modes, 2)
     inputs = _as_tuple(inputs)
     outs = _outputs(fn, inputs)
     diff_outs = [i for i, o in enumerate(outs) if o.requires_grad and o.dtype.kind == "f"]
@@ -203,5 +335,5 @@ def gradgradcheck(fn: Callable, inputs: Any, grad_outputs: Any = None, eps: floa
             res.append(g if g is not None else x * 0)
         return tuple(res)
 
-    return gradcheck(first_derivative, tuple(inputs) + tuple(vs), eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception, nondet_tol=nondet_tol)
+    return _gradcheck(first_derivative, tuple(inputs) + tuple(vs), eps, atol, rtol, raise_exception,
+                      nondet_tol, modes, detach=False)

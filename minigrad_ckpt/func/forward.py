@@ -1,0 +1,205 @@
+"""Forward mode: tangents pushed beside the values as the ops run (dual numbers).
+
+A *dual number* ``a + b ε`` with ``ε² = 0`` carries a value ``a`` and a
+tangent ``b``; arithmetic on dual numbers computes ``f(a) + f'(a) b ε``, the
+value and its directional derivative, in one pass.  Here every Tensor can be
+the value part: ``tensor._tangents`` maps a *level* -- one per open
+:func:`~minigrad_ckpt.func.jvp` call -- to that tensor's tangent (a Tensor of
+the same shape and dtype).  Each op application pushes tangents from its
+inputs to its output through the op's ``jvp`` rule; no tape is recorded for
+forward mode.
+
+How it hooks into the engine: ``tape.apply`` calls the hook
+``tape._forward_push``, which is :func:`push` while some level is open and
+``None`` otherwise.  Outside forward mode the cost per op is that one read.
+
+Levels keep nested calls apart (``jacfwd(jacfwd(f))``, ``jvp`` inside a
+function that is itself ``jvp``'d).  Level ``L``'s tangents are computed with
+the levels ``>= L`` hidden (the *ceiling*), so the tangent computation of the
+inner call is itself differentiated by the outer one, but never by itself.
+Levels are processed outer first, so by the time an inner level's rule runs
+on the output, the output already carries the outer tangent.
+
+A rule runs on plain arrays (``xp`` = the array namespace) when nothing about
+its inputs needs recording; when an input or a tangent requires grad, or
+carries an outer level's tangent, the rule runs on Tensors with the
+differentiable namespace, so reverse mode and outer levels see it -- the
+same switch backward makes with ``create_graph=True``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from typing import Any
+
+from .. import tape as _tape
+from ..functional import arguments as _arguments
+from ..grad_mode import forward_mode as _forward
+from ..grad_mode import state as _grad_state
+from ..ops.shape import Reshape
+from ..tape import apply, set_forward_push
+from ..tensor import Tensor
+
+__all__ = ["enter_level", "exit_level", "make_dual", "tangent_of", "strip_level", "push"]
+
+_level_ids = itertools.count(1)
+_lock = threading.Lock()
+
+
+class _Thread(threading.local):
+    # Levels at or above the ceiling are invisible to push: it is lowered
+    # while a level's own tangent is computed (see the module docstring).
+    ceiling = float("inf")
+
+
+_tls = _Thread()
+
+
+def enter_level() -> int:
+    """Open a new forward-mode level and return its number."""
+    level = next(_level_ids)
+    with _lock:
+        _forward.levels.add(level)
+        _forward.active = len(_forward.levels)
+        set_forward_push(push)
+    return level
+
+
+def exit_level(level: int) -> None:
+    """Close ``level``: tangents at that level are ignored from now on."""
+    with _lock:
+        _forward.levels.discard(level)
+        _forward.active = len(_forward.levels)
+        if not _forward.levels:
+            set_forward_push(None)
+
+
+def make_dual(primal: Tensor, tangent: Tensor, level: int) -> Tensor:
+    """A new handle on ``primal``'s values that carries ``tangent`` at ``level``.
+
+    A fresh handle, so that only uses of this argument -- not other references
+    to the same tensor a function closes over -- are perturbed.  If ``primal``
+    takes part in reverse mode, the handle is an identity op on the tape
+    (gradients reach ``primal``); otherwise it shares ``primal``'s memory and
+    version counter.
+    """
+    if primal._rg and _grad_state.enabled:
+        dual = _alias(primal)
+    else:
+        dual = Tensor._wrap(primal._data, None, primal._device)
+        dual._vc = primal._vc
+        if primal._tangents:
+            dual._tangents = dict(primal._tangents)
+    tangents = dict(dual._tangents) if dual._tangents else {}
+    tangents[level] = tangent
+    dual._tangents = tangents
+    if dual._node is not None:
+        dual._node.tangents = tangents
+    return dual
+
+
+def _alias(primal: Tensor) -> Tensor:
+    # A Reshape to the same shape: a recorded view, so it shares memory and the
+    # version counter, and its jvp carries the outer levels' tangents over.
+    return apply(Reshape(shape=primal.shape, in_shape=primal.shape), primal)
+
+
+def tangent_of(t: Tensor, level: int) -> Tensor | None:
+    """``t``'s tangent at ``level`` (``None`` if the level does not move it)."""
+    tangents = t._tangents
+    return None if not tangents else tangents.get(level)
+
+
+def strip_level(t: Tensor, level: int) -> None:
+    """Remove ``level``'s tangent from ``t`` (its level is about to close)."""
+    tangents = t._tangents
+    if tangents and level in tangents:
+        rest = {k: v for k, v in tangents.items() if k != level}
+        t._tangents = rest or None
+        if t._node is not None:
+            t._node.tangents = t._tangents
+
+
+def push(op: Any, args: tuple, out: Tensor) -> None:
+    """Give ``out`` the tangents of ``op`` applied to ``args`` (called by ``tape.apply``)."""
+    if not op.differentiable or out._data.dtype.kind != "f":
+        return  # comparisons, argmax, casts to int: piecewise constant, tangent 0
+    ceiling = _tls.ceiling
+    open_levels = _forward.levels
+    levels: set[int] = set()
+    for a in args:
+        if isinstance(a, Tensor) and a._tangents:
+            for level in a._tangents:
+                if level < ceiling and level in open_levels:
+                    levels.add(level)
+    if not levels:
+        return
+    result: dict[int, Tensor] = {}
+    for level in sorted(levels):  # outer levels first (see the module docstring)
+        tangents = tuple(a._tangents.get(level) if isinstance(a, Tensor) and a._tangents else None
+                         for a in args)
+        t = _tangent(op, args, tangents, out, level)
+        if t is not None:
+            result[level] = t
+            out._tangents = result  # the next (inner) level's rule sees this one
+    if result:
+        out._tangents = result
+        if out._node is not None:
+            out._node.tangents = result  # for backward's rebuilt saved values
+
+
+def _needs_graph(values: tuple, level: int) -> bool:
+    """True if the rule must run on Tensors: something to record or an outer level to carry."""
+    recording = _grad_state.enabled
+    for v in values:
+        if isinstance(v, Tensor):
+            if recording and v._rg:
+                return True
+            if v._tangents:
+                for k in v._tangents:
+                    if k < level and k in _forward.levels:
+                        return True
+    return False
+
+
+def _tangent(op: Any, args: tuple, tangents: tuple, out: Tensor, level: int) -> Tensor | None:
+    if all(t is None for t in tangents):
+        return None
+    if all(t is None or t._data.size == 0 for t in tangents):
+        # J has no columns, so J v is exactly 0 -- even where a rule would give
+        # 0/0 (the mean of an empty batch is NaN, but nothing moves it)
+        return None
+    if not _needs_graph(args + tangents, level):
+        # the rule runs on the inputs' device, as forward does (ToDevice's output is elsewhere)
+        xp = next(a._device for a in args if isinstance(a, Tensor)).xp
+        arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+        ts = tuple(None if t is None else t._data for t in tangents)
+        r = op.jvp(xp, ts, out._data, *arrays)
+        if r is None:
+            return None
+        xp = out._device.xp
+        if r.__class__ is not xp.array_type:
+            r = xp.asarray(r)  # NumPy returns scalars for 0-d results
+        if r.shape != out._data.shape:
+            r = xp.broadcast_to(r, out._data.shape)
+        if r.dtype != out._data.dtype:
+            r = r.astype(out._data.dtype)
+        return Tensor._wrap(r, None, out._device)
+    previous = _tls.ceiling
+    _tls.ceiling = level  # this level's own tangent computation is not pushed at this level
+    try:
+        _F = _tape.differentiable_namespace  # what backward runs on with create_graph=True
+        r = op.jvp(_F, tangents, out, *args)
+        if r is None:
+            return None
+        if not isinstance(r, Tensor):
+            r = _arguments.as_tensor(r, out)
+        if r.shape != out.shape:
+            r = _F.broadcast_to(r, out.shape)
+        if r.dtype != out.dtype:
+            r = _F.astype(r, out.dtype)
+    finally:
+        _tls.ceiling = previous
+    return r
+
