@@ -205,7 +205,7 @@ def _dot_product_check(fn: Callable, inputs: Sequence[Any], seed: int = 0) -> No
     if np.isnan(lhs) and np.isnan(rhs):
         return
     low = any(inputs[k].dtype.itemsize < 8 for k in which)
-    tol = (1e-4 if low else 1e-9) * (lhs_abs + rhs_abs) + 1e-12
+    tol = (1e-4 if low else 1e-8) * (lhs_abs + rhs_abs) + 1e-12  # rounding, not method, error
     if not abs(lhs - rhs) <= tol:
         raise GradcheckError(
             f"forward and reverse mode disagree: <u, J v> = {lhs!r} (jvp) but <J^T u, v> = {rhs!r} "
