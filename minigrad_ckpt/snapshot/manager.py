@@ -3,60 +3,162 @@
 The manager keeps a manifest (``MANIFEST.msgpack``, written atomically) of
 the snapshots *it* wrote: file name, iteration, checksum and base.  It
 
-* orders snapshots by **iteration** (never by file time),
+* orders snapshots by **iteration** (never by file time), any iteration in ``[0, 2**63)``;
 * keeps the newest ``max_snapshots`` and deletes older ones -- only files it
-  wrote, and never a base that a kept incremental snapshot still needs,
+  wrote, and never a base that a kept incremental snapshot still needs;
+* writes a full snapshot at least every ``full_every`` saves when the config is
+  incremental, so that old chains can be deleted; falls back to a full
+  snapshot (with a warning) when the newest one is damaged;
+* never overwrites or deletes a file it did not write (a foreign file with its
+  name for an iteration makes it write beside it);
+* serializes every read-modify-write of the manifest, and every deletion, with
+  ``fcntl.flock`` on ``.manager.lock`` in the directory, so several processes can
+  save into one directory; ``load_latest`` holds the lock shared, so nothing it
+  is reading is pruned under it;
+* treats the manifest as untrusted input: a manifest that fails validation
+  (types, names, base cycles) is rebuilt from the snapshots on disk that
+  verify -- those are then kept but never deleted, since the manager cannot
+  prove it wrote them;
 * loads the newest snapshot that verifies, falling back to older ones if the
   newest is damaged (with a warning naming what was skipped and why).
+
+``docs/snapshot-format.md`` (The manager) states what it promises under
+concurrency and crashes.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import re
 import warnings
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..distributed.snapshot import collective as _collective
 from ..executor import Executor
 from .config import SnapshotConfig
-from .format import SnapshotError, msgpack
+from .format import INT64_MAX, SnapshotError, msgpack, open_regular, read_header
 from .fsutil import atomic_write
 from .snapshot import Snapshot
 
 __all__ = ["SnapshotManager"]
 
 MANIFEST = "MANIFEST.msgpack"
-_NAME = re.compile(r"^snapshot-(\d{12})(?:\.(\d+))?\.mgsnap$")
+LOCK = ".manager.lock"
+_NAME = re.compile(r"^snapshot-(\d{12,19})(?:\.(\d{1,19}))?\.mgsnap$")
+_MANIFEST_BYTES = 64 << 20
+
+
+def _parse_name(name: str) -> tuple[int, int] | None:
+    """``(iteration, seq)`` for a name the manager writes (canonical digits only), else None."""
+    m = _NAME.match(name)
+    if m is None:
+        return None
+    it, seq = int(m.group(1)), int(m.group(2) or 0)
+    if it > INT64_MAX or m.group(1) != f"{it:012d}" or (m.group(2) is not None and m.group(2) != str(seq)):
+        return None
+    return it, seq
 
 
 class SnapshotManager:
-    """Save, list, prune and load snapshots in ``directory``."""
+    """Save, list, prune and load snapshots in ``directory``.
+
+    ``max_snapshots``: how many of the newest snapshots to keep (``None``: all).
+    ``full_every``: with an incremental config, at least one save in every
+    ``full_every`` is a full snapshot (default: ``max_snapshots``, or 10 when
+    that is ``None``), so a chain never holds more than ``full_every`` files and
+    at most ``max_snapshots + full_every - 1`` snapshot files are kept.
+    """
 
     def __init__(self, directory: str | os.PathLike, max_snapshots: int | None = 5,
-                 config: SnapshotConfig | None = None, full_every: int = 10) -> None:
-        if max_snapshots is not None and max_snapshots < 1:
-            raise ValueError(f"max_snapshots must be None or >= 1, got {max_snapshots}")
-        if full_every < 1:
-            raise ValueError(f"full_every must be >= 1, got {full_every}")
+                 config: SnapshotConfig | None = None, full_every: int | None = None) -> None:
+        if max_snapshots is not None and (not isinstance(max_snapshots, int) or max_snapshots < 1):
+            raise ValueError(f"max_snapshots must be None or an int >= 1, got {max_snapshots!r}")
+        if full_every is None:
+            full_every = max_snapshots if max_snapshots is not None else 10
+        if not isinstance(full_every, int) or full_every < 1:
+            raise ValueError(f"full_every must be an int >= 1, got {full_every!r}")
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.max_snapshots = max_snapshots
         self.config = config or SnapshotConfig()
-        self.full_every = full_every  # an incremental chain is cut by a full snapshot this often
+        self.full_every = full_every
+
+    # ------------------------------------------------------------ locking
+    @contextlib.contextmanager
+    def _lock(self, exclusive: bool) -> Iterator[None]:
+        """``flock`` on the directory's lock file: exclusive for changes, shared for reading.
+        A directory where the lock file cannot be created (read-only) is read without it."""
+        try:
+            fd = os.open(self.directory / LOCK, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
+        except OSError:
+            if exclusive:
+                raise
+            yield
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock
 
     # ------------------------------------------------------------ manifest
-    def _read_manifest(self) -> list[dict[str, Any]]:
+    def _read_manifest(self) -> tuple[list[dict[str, Any]], str]:
+        """``(entries, status)``: the validated manifest (``"ok"``); no entries if there is none
+        (``"missing"``); or, if it fails validation, entries rebuilt from the snapshots on disk that
+        load and verify, marked ``adopted`` -- kept, never deleted (``"rebuilt"``)."""
         path = self.directory / MANIFEST
-        if not path.exists():
-            return []
         try:
-            return _validate_manifest(msgpack.unpackb(path.read_bytes(), raw=False, strict_map_key=True))
-        except Exception as exc:
-            warnings.warn(f"{path} is unreadable ({exc}); the manager will not delete snapshots it cannot "
-                          f"prove it wrote", stacklevel=3)
+            with open(path, "rb") as f:
+                raw = f.read(_MANIFEST_BYTES + 1)
+        except FileNotFoundError:
+            return [], "missing"
+        except OSError as exc:
+            problem: Exception = exc
+        else:
+            try:
+                if len(raw) > _MANIFEST_BYTES:
+                    raise ManifestError("over 64 MiB")
+                return _validate_manifest(msgpack.unpackb(raw, raw=False, strict_map_key=True)), "ok"
+            except Exception as exc:  # msgpack raises many types for malformed input
+                problem = exc
+        warnings.warn(f"{path} is unreadable ({str(problem)[:200]}); rebuilt from the snapshots on disk that "
+                      f"verify, which the manager keeps but will not delete (it cannot prove it wrote them)",
+                      stacklevel=3)
+        return self._rebuild(verify=True), "rebuilt"
+
+    def _rebuild(self, verify: bool) -> list[dict[str, Any]]:
+        """Entries (``adopted``) for the snapshot-named files on disk; with ``verify``, only those that
+        load and verify, with their checksums and bases."""
+        found = []
+        try:
+            names = sorted(e.name for e in os.scandir(self.directory))
+        except OSError:
             return []
+        for name in names:
+            parsed = _parse_name(name)
+            if parsed is None:
+                continue
+            entry = {"file": name, "iteration": parsed[0], "checksum": None, "base": None, "seq": parsed[1],
+                     "adopted": True}
+            if verify:
+                try:
+                    snap = Snapshot.load(self.directory / name, replace(self.config, verify_checksum=True))
+                except SnapshotError:
+                    continue
+                if snap.metadata.iteration != parsed[0]:
+                    continue
+                entry["checksum"] = snap.metadata.checksum
+                entry["base"] = snap.base.path.name if snap.base is not None else None
+            found.append(entry)
+        files = {e["file"] for e in found}
+        found = [e for e in found if e["base"] is None or e["base"] in files]
+        found.sort(key=_order)
+        return found
 
     def _write_manifest(self, entries: list[dict[str, Any]]) -> None:
         data = msgpack.packb({"format": "minigrad-ckpt/manifest", "version": 1, "snapshots": entries},
@@ -65,11 +167,16 @@ class SnapshotManager:
 
     # ---------------------------------------------------------------- save
     def path_for(self, iteration: int) -> Path:
-        return self.directory / f"snapshot-{int(iteration):012d}.mgsnap"
+        """Where the snapshot of ``iteration`` goes: ``snapshot-<iteration, at least 12 digits>.mgsnap``."""
+        return self.directory / f"snapshot-{_check_iteration(iteration):012d}.mgsnap"
 
     def save_snapshot(self, ex: Executor, iteration: int | None = None, config: SnapshotConfig | None = None,
                       metadata: dict[str, str] | None = None, *, _local: bool = False) -> Path:
         """Snapshot ``ex`` at ``iteration`` (default ``ex.iteration``), prune, return the path.
+
+        The whole save -- reading the manifest, choosing the base, writing the file,
+        updating the manifest, pruning -- holds the directory's lock, so concurrent
+        saves from several processes are applied one after the other.
 
         In a data-parallel run every rank calls it: rank 0 writes one snapshot
         with every rank's RNG state (:mod:`minigrad_ckpt.distributed.snapshot`).
@@ -78,83 +185,126 @@ class SnapshotManager:
         if coll is not None:
             return coll.save_snapshot(self, ex, iteration, config, metadata)
         config = config or self.config
-        it = ex.iteration if iteration is None else int(iteration)
-        if it < 0:
-            raise ValueError(f"iteration must be >= 0, got {it}")
-        entries = [e for e in self._read_manifest() if e["iteration"] != it or e.get("superseded")]
-        base = None
-        if config.incremental:
-            older = sorted((e for e in entries if e["iteration"] < it and not e.get("superseded")),
-                           key=lambda e: (e["iteration"], e.get("seq", 0)))
-            chain = _chain_length(older[-1], entries) if older else 0
-            if older and chain < self.full_every:
-                base = self.directory / older[-1]["file"]
-        if config.incremental and base is None:
-            config = SnapshotConfig(enable_compression=config.enable_compression, include_tape=config.include_tape,
-                                    verify_checksum=config.verify_checksum, incremental=False,
-                                    limits=config.limits, fsync=config.fsync)
-        snap = Snapshot.from_executor_with_config(ex, it, config, base=base, copy=False)  # saved at once
-        for k, v in (metadata or {}).items():
-            snap.add_metadata(k, v)
-        path = self.path_for(it)
-        all_entries = self._read_manifest()
-        seq = 1 + max((e.get("seq", 0) for e in all_entries), default=0)
-        if any(e.get("base") == path.name for e in entries):
-            # A kept incremental snapshot is based on the file of this iteration:
-            # write beside it instead of over it (the old one goes when unneeded).
-            path = self.directory / f"snapshot-{it:012d}.{seq}.mgsnap"
-        snap.save(path)
-        superseded = [e for e in all_entries if e["iteration"] == it and e["file"] != path.name]
-        entries = [e for e in entries if e["file"] != path.name] + [
-            dict(e, superseded=True) for e in superseded if any(x.get("base") == e["file"] for x in entries)]
-        entries.append({"file": path.name, "iteration": it, "checksum": snap.metadata.checksum,
-                        "base": base.name if base is not None else None, "seq": seq})
-        entries.sort(key=lambda e: (e["iteration"], e.get("seq", 0)))
-        for e in superseded:  # an older file for this iteration that no kept snapshot needs
-            if not any(x.get("base") == e["file"] for x in entries) and e["file"] != path.name:
-                try:
-                    (self.directory / e["file"]).unlink()
-                except FileNotFoundError:
-                    pass
-        self._write_manifest(entries)
-        self._prune(entries)
+        it = _check_iteration(ex.iteration if iteration is None else iteration)
+        with self._lock(exclusive=True):
+            entries, _ = self._read_manifest()
+            base = self._choose_base(entries, it, config) if config.incremental else None
+            if config.incremental and base is None:
+                config = replace(config, incremental=False)
+            snap = Snapshot.from_executor_with_config(ex, it, config, base=base, copy=False)  # saved at once
+            for k, v in (metadata or {}).items():
+                snap.add_metadata(k, v)
+            seq = 1 + max((e.get("seq", 0) for e in entries), default=0)
+            path = self._free_path(it, seq, entries)
+            snap.save(path)
+            entries = self._record(entries, path, it, snap, base, seq)
+            self._write_manifest(entries)
+            self._prune(entries)
         return path
 
+    def _choose_base(self, entries: list[dict[str, Any]], it: int, config: SnapshotConfig) -> Snapshot | None:
+        """The newest snapshot below ``it``, loaded (its content is compared), if the chain under it is
+        short enough; None (a full snapshot) otherwise, or -- with a warning -- if it is damaged."""
+        older = [e for e in entries if e["iteration"] < it and not e.get("superseded")]
+        if not older:
+            return None
+        newest = max(older, key=_order)
+        if _chain_length(newest, entries) + 1 > self.full_every - 1:
+            return None
+        try:
+            return Snapshot.load(self.directory / newest["file"], replace(config, verify_checksum=True))
+        except SnapshotError as exc:
+            warnings.warn(f"the newest snapshot {newest['file']} is damaged ({str(exc)[:200]}); writing a full "
+                          f"snapshot instead of an incremental one", stacklevel=4)
+            return None
+
+    def _free_path(self, it: int, seq: int, entries: list[dict[str, Any]]) -> Path:
+        """``path_for(it)``, unless that name is taken by a file the manager may not overwrite (one
+        it did not write, or one a kept incremental snapshot is based on): then a fresh
+        ``snapshot-<it>.<seq>.mgsnap``."""
+        ours = {e["file"]: e for e in entries if not e.get("adopted")}
+        path = self.path_for(it)
+        needed = any(e.get("base") == path.name for e in entries)
+        taken = os.path.lexists(path) and path.name not in ours
+        if not (needed or taken or (path.name in {e["file"] for e in entries} and path.name not in ours)):
+            return path
+        while True:
+            alt = self.directory / f"snapshot-{it:012d}.{seq}.mgsnap"
+            if not os.path.lexists(alt) and alt.name not in {e["file"] for e in entries}:
+                return alt
+            seq += 1
+
+    def _record(self, entries: list[dict[str, Any]], path: Path, it: int, snap: Snapshot,
+                base: Snapshot | None, seq: int) -> list[dict[str, Any]]:
+        """The manifest after writing ``path``: older entries of this iteration are superseded (kept
+        while a snapshot is based on them, else their file is deleted if the manager wrote it)."""
+        out = []
+        for e in entries:
+            if e["file"] == path.name:
+                continue  # overwritten
+            if e["iteration"] == it and not e.get("superseded"):
+                e = dict(e, superseded=True)
+            out.append(e)
+        out.append({"file": path.name, "iteration": it, "checksum": snap.metadata.checksum,
+                    "base": base.path.name if base is not None else None, "seq": seq})
+        out.sort(key=_order)
+        return out
+
     def _prune(self, entries: list[dict[str, Any]]) -> None:
+        """Forget, then delete, the files retention no longer keeps (called with the lock held).
+
+        Kept: the newest ``max_snapshots`` current snapshots, every base they need,
+        and every adopted file (the manager cannot prove it wrote those).  The
+        manifest is not trusted for what is deleted: the bases a kept snapshot
+        needs are read from the files' own headers, and a file is deleted only if
+        its header checksum is the one the manifest recorded when it was written."""
         current = [e for e in entries if not e.get("superseded")]
-        if self.max_snapshots is None or len(current) <= self.max_snapshots:
-            keep = {e["file"] for e in current}
-        else:
-            keep = {e["file"] for e in current[-self.max_snapshots:]}
-        by_file = {e["file"]: e for e in entries}
-        for f in list(keep):  # bases of kept snapshots stay
-            b = by_file[f].get("base")
-            while b is not None and b in by_file:
-                keep.add(b)
-                b = by_file[b].get("base")
+        keep = {e["file"] for e in (current if self.max_snapshots is None else current[-self.max_snapshots:])}
+        keep |= {e["file"] for e in entries if e.get("adopted")}
+        for f in list(keep):
+            chain = self._bases_on_disk(f)
+            if chain is None:
+                return  # a kept file whose bases cannot be read: delete nothing this time
+            keep |= chain
         remaining = [e for e in entries if e["file"] in keep]
         if len(remaining) == len(entries):
             return
         self._write_manifest(remaining)  # first forget them, then delete: a crash leaves only orphans
         for e in entries:
             if e["file"] not in keep:
-                try:
-                    (self.directory / e["file"]).unlink()
-                except FileNotFoundError:
-                    pass
+                path = self.directory / e["file"]
+                info = _header_info(path, self.config)
+                if info is not None and info[0] == e.get("checksum"):
+                    try:
+                        path.unlink()
+                    except FileNotFoundError:
+                        pass
+
+    def _bases_on_disk(self, name: str) -> set[str] | None:
+        """The names of every base below ``name``, from the files' headers; None if one cannot be read."""
+        out: set[str] = set()
+        info = _header_info(self.directory / name, self.config)
+        while info is not None and info[1] is not None:
+            if info[1] in out or len(out) > self.config.limits.max_base_depth:
+                return None
+            out.add(info[1])
+            info = _header_info(self.directory / info[1], self.config)
+        return None if info is None else out
 
     # ---------------------------------------------------------------- load
     def list_snapshots(self) -> list[Path]:
-        """Paths of the snapshots this manager wrote, oldest iteration first."""
-        return [self.directory / e["file"] for e in self._read_manifest()
+        """Paths of the manifest's current snapshots, oldest iteration first."""
+        with self._lock(exclusive=False):
+            entries, _ = self._read_manifest()
+        return [self.directory / e["file"] for e in entries
                 if not e.get("superseded") and (self.directory / e["file"]).exists()]
 
     def load_latest(self, config: SnapshotConfig | None = None, *, _local: bool = False) -> Snapshot:
         """The newest snapshot (by iteration) that loads and verifies.
 
         If the newest is damaged the next one is tried, with a warning; if
-        none is usable, :class:`SnapshotError`.  Without a manifest, files
-        named like the manager's are considered (read-only use).  In a
+        none is usable, :class:`SnapshotError`.  Without a usable manifest, the
+        files named like the manager's are considered (read-only use).  In a
         data-parallel run every rank calls it and gets its own RNG state; a
         snapshot of another world size is refused.
         """
@@ -162,67 +312,117 @@ class SnapshotManager:
         if coll is not None:
             return coll.load_latest(self, config)
         config = config or SnapshotConfig(verify_checksum=True)
-        entries = self._read_manifest()
-        candidates = [((e["iteration"], e.get("seq", 0)), self.directory / e["file"]) for e in entries
-                      if not e.get("superseded")]
-        if not candidates:
-            for p in self.directory.iterdir():
-                m = _NAME.match(p.name)
-                if m:
-                    candidates.append(((int(m.group(1)), int(m.group(2) or 0)), p))
         problems = []
-        for _, path in sorted(candidates, key=lambda c: c[0], reverse=True):
-            try:
-                snap = Snapshot.load(path, config)
-            except SnapshotError as exc:
-                problems.append(f"{path.name}: {exc}")
-                continue
-            if problems:
-                warnings.warn("skipped damaged snapshots: " + "; ".join(problems), stacklevel=2)
-            world = snap.get_metadata("distributed.world_size")
-            if not _local and world not in (None, "1"):
-                raise SnapshotError(f"{path.name} was written by a data-parallel run of {world} ranks; "
-                                    f"resuming it in one process is refused (run under mpiexec -n {world})")
-            return snap
-        detail = ("; ".join(problems)) if problems else "no snapshots"
-        raise SnapshotError(f"no usable snapshot in {self.directory}: {detail}")
+        with self._lock(exclusive=False):
+            entries, status = self._read_manifest()
+            if status == "missing":  # read-only use of a directory of snapshots: go by their names
+                entries = self._rebuild(verify=False)
+            candidates = sorted((e for e in entries if not e.get("superseded")), key=_order, reverse=True)
+            for e in candidates:
+                path = self.directory / e["file"]
+                try:
+                    snap = Snapshot.load(path, config)
+                except SnapshotError as exc:
+                    problems.append(f"{e['file']}: {exc}")
+                    continue
+                break
+            else:
+                detail = ("; ".join(problems)) if problems else "no snapshots"
+                raise SnapshotError(f"no usable snapshot in {self.directory}: {detail}")
+        if problems:
+            warnings.warn("skipped damaged snapshots: " + "; ".join(problems), stacklevel=2)
+        world = snap.get_metadata("distributed.world_size")
+        if not _local and world not in (None, "1"):
+            raise SnapshotError(f"{path.name} was written by a data-parallel run of {world} ranks; "
+                                f"resuming it in one process is refused (run under mpiexec -n {world})")
+        return snap
+
+
+def _header_info(path: Path, config: SnapshotConfig) -> tuple[str, str | None] | None:
+    """``(checksum, base file name or None)`` from a snapshot's header, or None if it cannot be read."""
+    try:
+        f, size, _ = open_regular(path)
+        with f:
+            header, _, _ = read_header(f, size, config.limits)
+    except (SnapshotError, OSError):
+        return None
+    base = header["base"]
+    return f"crc32:{header['_header_crc32']:08x}", (base["file"] if base is not None else None)
+
+
+def _check_iteration(it: Any) -> int:
+    if isinstance(it, bool) or not isinstance(it, int):
+        try:
+            import operator
+
+            it = operator.index(it)
+        except TypeError:
+            raise TypeError(f"iteration must be an int, got {type(it).__name__}") from None
+    if not 0 <= it <= INT64_MAX:
+        raise ValueError(f"iteration must be in [0, 2**63), got {it}")
+    return int(it)
+
+
+def _order(e: dict[str, Any]) -> tuple[int, int]:
+    return (e["iteration"], e.get("seq", 0))
 
 
 class ManifestError(ValueError):
     """The manifest is not what the manager writes (its content is untrusted input)."""
 
 
+_ENTRY_KEYS = {"file", "iteration", "checksum", "base", "seq", "superseded", "adopted"}
+
+
 def _validate_manifest(data: Any) -> list[dict[str, Any]]:
-    """The manifest's entries, every field checked (real checks: they must hold under ``python -O``)."""
+    """The manifest's entries, every field checked (real checks: they must hold under ``python -O``):
+    types, names the manager writes and their iteration, unique files, bases that are entries,
+    and no base cycles."""
     if not isinstance(data, dict) or data.get("format") != "minigrad-ckpt/manifest" or data.get("version") != 1:
         raise ManifestError("not a minigrad-ckpt manifest")
     entries = data.get("snapshots")
     if not isinstance(entries, list):
         raise ManifestError("'snapshots' is not a list")
+    by_file: dict[str, dict[str, Any]] = {}
     for i, e in enumerate(entries):
-        if not isinstance(e, dict):
-            raise ManifestError(f"entry {i} is not a map")
+        if not isinstance(e, dict) or not set(e) <= _ENTRY_KEYS:
+            raise ManifestError(f"entry {i} is not a map of the manifest's fields")
         f, it, base = e.get("file"), e.get("iteration"), e.get("base")
-        if not isinstance(f, str) or not _NAME.match(f):
+        parsed = _parse_name(f) if isinstance(f, str) else None
+        if parsed is None:
             raise ManifestError(f"entry {i} has an invalid file name")
-        if not isinstance(it, int) or isinstance(it, bool) or it < 0:
+        if not isinstance(it, int) or isinstance(it, bool) or it != parsed[0]:
             raise ManifestError(f"entry {i} has an invalid iteration")
-        if base is not None and not (isinstance(base, str) and _NAME.match(base)):
+        if base is not None and not (isinstance(base, str) and _parse_name(base) is not None):
             raise ManifestError(f"entry {i} has an invalid base")
         if not isinstance(e.get("checksum"), (str, type(None))):
             raise ManifestError(f"entry {i} has an invalid checksum")
         seq = e.get("seq", 0)
-        if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
+        if not isinstance(seq, int) or isinstance(seq, bool) or not 0 <= seq <= INT64_MAX:
             raise ManifestError(f"entry {i} has an invalid sequence number")
-        if not isinstance(e.get("superseded", False), bool):
-            raise ManifestError(f"entry {i} has an invalid 'superseded' flag")
-    return entries
+        if not isinstance(e.get("superseded", False), bool) or not isinstance(e.get("adopted", False), bool):
+            raise ManifestError(f"entry {i} has an invalid flag")
+        if f in by_file:
+            raise ManifestError(f"entry {i} repeats the file {f}")
+        by_file[f] = e
+    for e in entries:
+        seen = {e["file"]}
+        b = e.get("base")
+        while b is not None:
+            if b not in by_file:
+                raise ManifestError(f"{e['file']}'s base {b} is not in the manifest")
+            if b in seen:
+                raise ManifestError(f"the bases of {e['file']} form a cycle")
+            seen.add(b)
+            b = by_file[b].get("base")
+    return sorted(entries, key=_order)
 
 
 def _chain_length(entry: dict[str, Any], entries: list[dict[str, Any]]) -> int:
+    """How many bases lie below ``entry`` (0 for a full snapshot); the manifest has no cycles."""
     by_file = {e["file"]: e for e in entries}
     n, b = 0, entry.get("base")
     while b is not None and b in by_file:
         n += 1
         b = by_file[b].get("base")
-    return n + 1 if entry.get("base") else 0
+    return n
