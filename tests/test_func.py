@@ -174,6 +174,22 @@ def test_hessian_is_forward_over_reverse_and_matches_every_composition():
         np.testing.assert_allclose(h(x).numpy(), expected, rtol=1e-12, atol=1e-10)
 
 
+def test_hessian_blocks_and_aux():
+    x, y = t64([0.5, -1.0]), t64([2.0])
+
+    def f(a, b):
+        return (a * a * b).sum() + (b ** 3).sum(), "aux"
+
+    (hxx, hxy), (hyx, hyy) = hessian(lambda a, b: f(a, b)[0], argnums=(0, 1))(x, y)
+    np.testing.assert_allclose(hxx.numpy(), 2 * y.item() * np.eye(2))
+    np.testing.assert_allclose(hxy.numpy(), 2 * x.numpy().reshape(2, 1))
+    np.testing.assert_allclose(hyx.numpy(), 2 * x.numpy().reshape(1, 2))
+    np.testing.assert_allclose(hyy.numpy(), [[6 * y.item()]])
+    h, aux = hessian(f, has_aux=True)(x, y)
+    assert aux == "aux"
+    np.testing.assert_allclose(h.numpy(), hxx.numpy())
+
+
 def test_hessian_through_intermediates_saved_for_backward():
     # backward of the products reads saved intermediates (sin x, exp x): forward
     # mode over that backward must see how they move, not only the gradient

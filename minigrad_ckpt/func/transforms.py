@@ -389,13 +389,15 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, *, has_aux: bool = Fal
 jacobian = jacrev
 
 
-def hessian(f: Callable, argnums: int | Sequence[int] = 0) -> Callable:
+def hessian(f: Callable, argnums: int | Sequence[int] = 0, *, has_aux: bool = False) -> Callable:
     """The Hessian of a scalar function, forward-over-reverse: ``jacfwd(jacrev(f))``.
 
     ``hessian(f)(x)`` has shape ``x.shape + x.shape``.  Each of its
-    ``x.size`` columns is one forward-mode pass over one backward pass.
+    ``x.size`` columns is one forward-mode pass over one backward pass.  With
+    a tuple ``argnums``, a tuple of tuples (the blocks ``d2f / dx_i dx_j``);
+    with ``has_aux=True``, ``(hessian, aux)``.
     """
-    return jacfwd(jacrev(f, argnums), argnums)
+    return jacfwd(jacrev(f, argnums, has_aux=has_aux), argnums, has_aux=has_aux)
 
 
 def hvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple:
