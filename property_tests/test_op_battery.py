@@ -13,7 +13,8 @@ draws samples, and every test below runs on them:
     in both modes (forward mode over the backward pass);
 (d) non-contiguous inputs -- permuted, reversed, strided and stride-0
     ``broadcast_to`` views wrapped without a copy -- and a non-contiguous
-    upstream gradient give the same values and gradients as contiguous ones;
+    upstream gradient (or tangent) give the same values, gradients and
+    tangents as contiguous ones;
 (e) float32 in, float32 out and float32 gradients, also inside the op's own
     backward (no hidden float64), close to the float64 results;
 (f) forward and backward mutate neither the inputs, nor the upstream
@@ -295,6 +296,37 @@ def test_noncontiguous_inputs_and_upstream(name: str, data: Any) -> None:
         assert (a is None) == (b is None)
         if a is not None:
             assert_same(a, b, rtol=1e-10, atol=1e-12, what=f"gradient of input {k} with views")
+
+
+@pytest.mark.parametrize("name", OPS)
+@given(data=st.data())
+def test_jvp_noncontiguous_inputs_and_tangents(name: str, data: Any) -> None:
+    # a jvp rule, like backward, must not assume contiguous arrays
+    spec = grad_spec_for(name)
+    sample = data.draw(spec.samples("float64", grad=True), label="sample")
+    contig, views = [], []
+    for i, v in enumerate(sample.inputs):
+        c, w = variant(data, v, f"input {i}", broadcast=spec.broadcast_views) if isinstance(v, np.ndarray) else (v, v)
+        contig.append(c)
+        views.append(w)
+    t_contig, t_views = [], []
+    for i, (v, d) in enumerate(zip(sample.inputs, sample.diff)):
+        if d and isinstance(v, np.ndarray):
+            c, w = variant(data, draw_upstream(data, v.shape, v.dtype), f"tangent {i}")
+        else:
+            c = w = None
+        t_contig.append(c)
+        t_views.append(w)
+    if all(t is None for t in t_contig):
+        return
+    results = []
+    for arrays, tangents in ((contig, t_contig), (views, t_views)):
+        out = apply(sample.op, *make_args(sample, arrays, requires_grad=False)[0])
+        r = sample.op.jvp(out.device.xp, tuple(tangents), out.data, *arrays)
+        results.append(None if r is None else np.broadcast_to(r, out.shape))
+    assert (results[0] is None) == (results[1] is None)
+    if results[0] is not None:
+        assert_same(results[1], results[0], rtol=1e-10, atol=1e-12, what="jvp with views")
 
 
 # ---------------------------------------------------------------------------
