@@ -41,6 +41,7 @@ from .functional import (  # NumPy's other shape functions (issue 14)
     argsort, cross, cumprod, diag, diagonal, dot, flatten, inner, kron, meshgrid, outer, ravel, repeat, roll,
     sort, take_along_axis, tensordot, tile, trace, tril, triu,
 )
+from .functional import ValuesIndices, cat, unsqueeze  # PyTorch's names (issue 16)
 from .functional.tensor_methods import bind as _bind
 from .grad_mode import enable_grad, is_grad_enabled, is_recomputing, no_grad, set_grad_enabled
 from .random import get_rng_state, manual_seed, set_rng_state
@@ -83,6 +84,7 @@ from . import (  # noqa: E402  (need the names above)
     checkpoint, cuda, distributed, func, linalg, memory, nn, optim, snapshot, special, testing, utils, viz,
 )
 from .executor import Executor  # noqa: E402
+from .snapshot.saveload import load, save  # noqa: E402
 
 __all__ = [
     # tensors and creation
@@ -108,6 +110,8 @@ __all__ = [
     "floor", "ceil", "round", "around", "trunc", "mod", "remainder", "fmod",
     "ravel", "flatten", "tile", "repeat", "roll", "diag", "diagonal", "trace", "tril", "triu", "tensordot", "dot",
     "inner", "outer", "kron", "cross", "cumprod", "sort", "argsort", "take_along_axis", "meshgrid",
+    # PyTorch's names (issue 16)
+    "cat", "unsqueeze", "ValuesIndices", "save", "load",
     # the rest of the system
     "Executor", "func", "linalg", "special", "nn", "optim", "utils", "distributed", "checkpoint", "snapshot", "testing",
     "memory", "viz", "cuda", "ops", "tape",

@@ -79,6 +79,18 @@ class _PostHooks(list):
         super().clear()
 
 
+class ElementCount(int):
+    """``Tensor.size``: NumPy's element count, a plain int in every use, except that calling it
+    -- PyTorch's ``x.size(0)`` -- raises a TypeError that names ``x.shape[0]``."""
+
+    __slots__ = ()
+
+    def __call__(self, dim: Any = None) -> int:
+        where = "x.shape" if dim is None else f"x.shape[{dim}]"
+        raise TypeError(f"x.size is NumPy's element count ({int(self)}), not a method; for PyTorch's "
+                        f"x.size({'' if dim is None else dim}) use {where}")
+
+
 class Tensor:
     """An n-dimensional array that can record the ops applied to it.
 
@@ -150,7 +162,8 @@ class Tensor:
 
     @property
     def size(self) -> int:
-        return self._data.size
+        """The number of elements (NumPy's ``size``), an int; ``x.size(0)`` is an error naming ``x.shape[0]``."""
+        return ElementCount(self._data.size)
 
     @property
     def dtype(self) -> Any:

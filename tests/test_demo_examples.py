@@ -123,9 +123,16 @@ def test_example_char_transformer(capsys):
     assert "CharTransformer(" in out and "step" in out
 
 
-@pytest.mark.parametrize("name", ["mlp_spirals", "cnn_shapes", "char_transformer"])
+def test_example_lstm_majority(capsys):
+    accuracy = load_example("lstm_majority").main(["--epochs", "3", "--n", "480"])
+    assert 0.7 < accuracy <= 1.0  # chance is 1/2
+    out = capsys.readouterr().out
+    assert "held-out accuracy" in out and "epoch  3" in out
+
+
+@pytest.mark.parametrize("name", ["mlp_spirals", "cnn_shapes", "char_transformer", "lstm_majority"])
 def test_example_help_runs_as_script(name, tmp_path):
     r = subprocess.run([sys.executable, str(ROOT / "examples" / f"{name}.py"), "--help"], cwd=tmp_path,
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
-    assert "--steps" in r.stdout
+    assert "--steps" in r.stdout or "--epochs" in r.stdout

@@ -12,6 +12,8 @@ module of its own:
                          higher-order gradients (math + constants + kernels)
 ``tensor_methods``       Tensor's method and operator table, and the
                          package's one binding point (:func:`bind`)
+``torch_idioms``         PyTorch's spellings: ``dim=``/``keepdim=``, ``cat``,
+                         ``max(dim=)`` -> (values, indices), ``view``, ...
 =======================  ==================================================
 """
 
@@ -33,9 +35,11 @@ from .math import *  # noqa: F403
 from .math import __all__ as _math_names
 from .namespace import *  # noqa: F403  (constants, dtype names, kernel twins)
 from .namespace import __all__ as _namespace_names
+from .torch_idioms import *  # noqa: F403  (dim=/keepdim= and PyTorch's names, over the plain ones)
+from .torch_idioms import __all__ as _idiom_names
 
 # The ``_``-prefixed aliases are names the single-module ``functional`` had;
 # kept so that code written against them keeps working.
 _normalize_index = normalize_index
 
-__all__ = sorted(set(_math_names) | set(_namespace_names) | {"normalize_axis", "normalize_index"})
+__all__ = sorted(set(_math_names) | set(_namespace_names) | set(_idiom_names) | {"normalize_axis", "normalize_index"})

@@ -1,0 +1,134 @@
+"""``mg.save(obj, path)`` / ``mg.load(path)``: state dicts and nested containers of tensors in
+the snapshot format -- never pickle.
+
+A saved object is a snapshot file: its tensors are the snapshot's tensors (named by their
+path in the object, e.g. ``state.0.exp_avg``), and the shape of the object -- which
+dicts, lists and tuples hold them, and the plain values beside them -- is plain data in the
+header (``objects["mg.save"]``). So the file is checksummed, written atomically, read with
+the snapshot reader's limits, and shown by ``minigrad-ckpt snapshot inspect``. Loading
+runs no code from the file: anything it does not recognise is a ``SnapshotError``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from ..backend import get_device, host_numpy, is_array, to_host
+from ..tensor import Tensor
+from .config import SnapshotConfig, SnapshotMetadata
+from .format import SnapshotError
+from .snapshot import Snapshot
+
+__all__ = ["save", "load"]
+
+_KEY = "mg.save"
+_MAX_DEPTH = 64
+_SCALARS = (bool, int, float, str, type(None))
+
+
+def save(obj: Any, path: str | os.PathLike) -> Path:
+    """Write ``obj`` -- a Tensor, an array, or dicts / lists / tuples of them, numbers, strings
+    and None (a ``state_dict()``, an optimizer's ``state_dict()``, a checkpoint dict) -- to ``path``.
+
+    Returns the path written. Tensors keep their dtype and shape bit for bit; they are
+    stored from the host (a GPU tensor is copied once). Other objects are refused with a
+    ``TypeError``: nothing is pickled.
+    """
+    tensors: dict[str, Any] = {}
+    tree = _encode(obj, [], tensors, 0)
+    meta = SnapshotMetadata(iteration=0, timestamp=time.time())
+    meta.tensor_count = len(tensors)
+    meta.total_bytes = int(sum(a.nbytes for a in tensors.values()))
+    state = {"rng": None, "optimizer": None, "scheduler": None, "tape": None,
+             "objects": {_KEY: {"type": "tree", "state": tree}}}
+    return Snapshot(meta, tensors, state, SnapshotConfig()).save(path)
+
+
+def load(path: str | os.PathLike, map_location: Any = None) -> Any:
+    """Read an object written by :func:`save`. Tensors come back on the CPU, or on
+    ``map_location`` (a device or its name, e.g. ``"cuda:0"``); arrays as NumPy arrays."""
+    snap = Snapshot.load(path)
+    objects = snap.state.get("objects")
+    entry = objects.get(_KEY) if isinstance(objects, dict) else None
+    if not isinstance(entry, dict) or entry.get("type") != "tree" or "state" not in entry:
+        raise SnapshotError(f"{path}: not a file written by mg.save (a training snapshot? load it with "
+                            f"Snapshot.load)")
+    device = get_device(map_location) if map_location is not None else None
+    return _decode(entry["state"], snap.tensors, device, 0)
+
+
+def _name(path: list[Any], tensors: dict[str, Any]) -> str:
+    base = ".".join(str(p) for p in path) or "tensor"
+    name, i = base, 1
+    while name in tensors:
+        name, i = f"{base}#{i}", i + 1
+    return name
+
+
+def _encode(obj: Any, path: list[Any], tensors: dict[str, Any], depth: int) -> Any:
+    if depth > _MAX_DEPTH:
+        raise ValueError(f"mg.save: the object is nested deeper than {_MAX_DEPTH} levels")
+    if isinstance(obj, Tensor):
+        name = _name(path, tensors)
+        tensors[name] = to_host(obj.data).copy()
+        return {"t": "tensor", "name": name, "requires_grad": bool(obj.requires_grad)}
+    if isinstance(obj, host_numpy.ndarray) or is_array(obj):
+        name = _name(path, tensors)
+        tensors[name] = host_numpy.array(to_host(obj), copy=True)
+        return {"t": "array", "name": name}
+    if isinstance(obj, host_numpy.generic):
+        return {"t": "value", "v": obj.item()}
+    if isinstance(obj, _SCALARS):
+        return {"t": "value", "v": obj}
+    if isinstance(obj, dict):
+        items = []
+        for k, v in obj.items():
+            if not isinstance(k, (str, int)) or isinstance(k, bool):
+                raise TypeError(f"mg.save: dict keys must be str or int, got {type(k).__name__} {k!r}")
+            items.append([k, _encode(v, path + [k], tensors, depth + 1)])
+        return {"t": "dict", "items": items}
+    if isinstance(obj, (list, tuple)):
+        return {"t": "tuple" if isinstance(obj, tuple) else "list",
+                "items": [_encode(v, path + [i], tensors, depth + 1) for i, v in enumerate(obj)]}
+    raise TypeError(f"mg.save cannot store a {type(obj).__name__}: it stores tensors, arrays, numbers, strings, "
+                    f"None and dicts/lists/tuples of them (never pickle)")
+
+
+def _decode(node: Any, tensors: dict[str, Any], device: Any, depth: int) -> Any:
+    if depth > _MAX_DEPTH or not isinstance(node, dict):
+        raise SnapshotError("mg.load: the object description is malformed")
+    kind = node.get("t")
+    if kind in ("tensor", "array"):
+        name = node.get("name")
+        if not isinstance(name, str) or name not in tensors:
+            raise SnapshotError(f"mg.load: the object refers to a tensor {name!r} the file does not hold"[:200])
+        arr = tensors[name]
+        if kind == "array":
+            return host_numpy.array(arr, copy=True)
+        t = Tensor(arr, dtype=arr.dtype, device=device)
+        if node.get("requires_grad") is True and t.dtype.kind == "f":
+            t.requires_grad_()
+        return t
+    if kind == "value":
+        v = node.get("v")
+        if not isinstance(v, _SCALARS):
+            raise SnapshotError("mg.load: a stored value is not a number, a string or None")
+        return v
+    items = node.get("items")
+    if not isinstance(items, list):
+        raise SnapshotError("mg.load: the object description is malformed")
+    if kind == "dict":
+        out = {}
+        for item in items:
+            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], (str, int))
+                    and not isinstance(item[0], bool)):
+                raise SnapshotError("mg.load: a dict entry is malformed")
+            out[item[0]] = _decode(item[1], tensors, device, depth + 1)
+        return out
+    if kind in ("list", "tuple"):
+        vals = [_decode(v, tensors, device, depth + 1) for v in items]
+        return tuple(vals) if kind == "tuple" else vals
+    raise SnapshotError(f"mg.load: unknown entry kind {kind!r}"[:200])
