@@ -205,8 +205,12 @@ def train(config: DemoConfig, log: Callable[[str], None] = print,
     since the result would no longer be the run that was snapshotted.
     """
     _check_config(config)
-    rank, world = _data_parallel()
+    rank, world = _data_parallel(config.device)
     if world > 1:  # under mpiexec: rank 0 prints and writes; the batch is shared out
+        if config.device == "cuda":  # one GPU per rank
+            from . import distributed as dist
+
+            config = replace(config, device=f"cuda:{dist.group().local_rank}")
         if config.batch_size % world:
             raise UsageError(f"--batch-size {config.batch_size} does not divide among {world} ranks")
         if rank != 0:
@@ -318,15 +322,16 @@ def train(config: DemoConfig, log: Callable[[str], None] = print,
     return result
 
 
-def _data_parallel() -> tuple[int, int]:
+def _data_parallel(device: str = "cpu") -> tuple[int, int]:
     """(rank, world size): under an MPI launcher with several ranks the demo trains
-    data-parallel (joining the process group); otherwise (0, 1), unchanged."""
+    data-parallel (joining the process group: NCCL for ``cuda`` devices, else MPI);
+    otherwise (0, 1), unchanged."""
     from . import distributed as dist
 
     if not dist.is_initialized():
         if not dist.launched_by_mpi():
             return 0, 1
-        dist.init_process_group()
+        dist.init_process_group("nccl" if str(device).startswith("cuda") else "mpi")
     return dist.get_rank(), dist.get_world_size()
 
 

@@ -84,6 +84,7 @@ class ProcessGroup:
         self._nccl: Any = None
         self._closed = False
         self._old_hooks: tuple | None = None
+        self.local_rank = 0
 
     # ------------------------------------------------------------ creation
     @classmethod
@@ -93,16 +94,18 @@ class ProcessGroup:
             MPI.Init()
         comm = MPI.COMM_WORLD.Dup()  # our own context: user MPI traffic cannot match ours
         group = cls(backend, comm, comm.Get_rank(), comm.Get_size(), MPI)
+        if group.size > 1:  # this rank's index among the ranks on its machine (picks its GPU)
+            node = comm.Split_type(MPI.COMM_TYPE_SHARED)
+            group.local_rank = node.Get_rank()
+            node.Free()
         if backend == "nccl":
             group._init_nccl()
         return group
 
     def _init_nccl(self) -> None:
         cupy, nccl = cupy_nccl()
-        # One process per GPU: rank r uses the r-th visible device of its node.
-        local = self.comm.Split_type(self._MPI.COMM_TYPE_SHARED) if self.size > 1 else None
-        local_rank = local.Get_rank() if local is not None else 0
-        cupy.cuda.Device(local_rank % cupy.cuda.runtime.getDeviceCount()).use()
+        # One process per GPU: the rank's index on its machine picks the device.
+        cupy.cuda.Device(self.local_rank % cupy.cuda.runtime.getDeviceCount()).use()
         uid = nccl.get_unique_id() if self.rank == 0 else None
         uid = self.comm.bcast(uid, root=0)
         self._nccl = nccl.NcclCommunicator(self.size, uid, self.rank)
