@@ -237,3 +237,82 @@ BENCHMARKS: dict[str, dict[str, Any]] = {
         "unit": "ms/step", "scale": 1e3,
     },
 }
+
+
+# ------------------------------------------------------------------ examples/cnn_shapes.py's model
+def shapes_setup(batch: int = 32, seed: int = 5, dropout: float = 0.1) -> tuple:
+    """ShapeNet's weights (PyTorch's default init, drawn once by torch or NumPy), a batch of
+    16x16 images and labels; ``dropout`` as in the example (0 for a comparable first step)."""
+    rng = np.random.default_rng(seed)
+
+    def u(shape, fan_in):
+        b = 1 / np.sqrt(fan_in)
+        return rng.uniform(-b, b, shape).astype(np.float32)
+
+    params = [u((8, 1, 3, 3), 9), u(8, 9), np.ones(8, np.float32), np.zeros(8, np.float32),
+              u((16, 8, 3, 3), 72), u(16, 72), u((3, 256), 256), u(3, 256)]
+    x = rng.standard_normal((batch, 1, 16, 16)).astype(np.float32)
+    y = rng.integers(0, 3, batch)
+    return params, x, y, dropout
+
+
+def shapes_minigrad(params, x, y, dropout):
+    import minigrad_ckpt as mg
+    from minigrad_ckpt import nn
+
+    model = nn.Sequential(
+        nn.Conv2d(1, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.AvgPool2d(2),
+        nn.Flatten(), nn.Dropout(dropout), nn.Linear(256, 3))
+    for p, v in zip(model.parameters(), params):
+        p.data = v.copy()
+    opt = mg.optim.AdamW(model.parameters(), lr=3e-3)
+    xt, yt = mg.tensor(x), mg.tensor(y)
+    ce = nn.functional.cross_entropy
+
+    def step():
+        loss = ce(model(xt), yt)
+        opt.zero_grad()
+        loss.backward()
+        grads = [model[0].weight.grad.data, model[4].weight.grad.data, model[9].weight.grad.data]
+        opt.step()
+        return loss.item(), grads
+    return step
+
+
+def shapes_torch(params, x, y, dropout):
+    try:
+        import torch
+    except ImportError:
+        return None
+    nn = torch.nn
+    model = nn.Sequential(
+        nn.Conv2d(1, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.AvgPool2d(2),
+        nn.Flatten(), nn.Dropout(dropout), nn.Linear(256, 3))
+    with torch.no_grad():
+        for p, v in zip(model.parameters(), params):
+            p.copy_(torch.from_numpy(v))
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+
+    def step():
+        loss = torch.nn.functional.cross_entropy(model(xt), yt)
+        opt.zero_grad()
+        loss.backward()
+        grads = [model[i].weight.grad.numpy().copy() for i in (0, 4, 9)]
+        opt.step()
+        return loss.item(), grads
+    return step
+
+
+BENCHMARKS["cnn_shapes"] = {
+    # No hand-written floor: the reference is PyTorch.  The example's Dropout(0.1) draws
+    # differently in each engine, so the first-step check runs once with dropout 0
+    # (``check_setup``) and the timed steps use the example's 0.1.
+    "setup": shapes_setup,
+    "check_setup": lambda: shapes_setup(dropout=0.0),
+    "floor": "torch",
+    "engines": {"minigrad_ckpt": shapes_minigrad, "torch": shapes_torch},
+    "unit": "ms/step", "scale": 1e3,
+}

@@ -2,7 +2,7 @@
 
     python -m benchmarks                        # = python benchmarks/run.py
     python -m benchmarks --threads 2            # also with 2 BLAS threads
-    python -m benchmarks --only per_op,mlp      # a subset
+    python -m benchmarks --only per_op,mlp      # a subset (all: per_op, mlp, deep, cnn, cnn64, tchain, cnn_shapes)
     python -m benchmarks --json results.json
     python -m benchmarks --all                  # also the checkpointing sweep and the snapshot benchmark
 
@@ -33,7 +33,8 @@ def _pin_threads(n: int) -> None:
 def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(description="minigrad_ckpt benchmarks vs the NumPy floor and peers")
     p.add_argument("--threads", type=int, default=1, help="BLAS threads (default 1)")
-    p.add_argument("--only", default="per_op,mlp,deep", help="comma-separated: per_op, mlp, deep")
+    p.add_argument("--only", default="per_op,mlp,deep,cnn,cnn64,tchain,cnn_shapes",
+                   help="comma-separated: per_op, mlp, deep, cnn, cnn64, tchain, cnn_shapes")
     p.add_argument("--rounds", type=int, default=15, help="interleaved samples per engine (>= 15)")
     p.add_argument("--json", default=None, help="write the results here")
     p.add_argument("--all", action="store_true", help="also run the checkpoint sweep and snapshot throughput")

@@ -67,10 +67,11 @@ def test_planner_benchmark_quick(capsys):
 
 
 def test_cnn_and_transposed_chain_benchmarks_quick(capsys):
-    """The CNN (float32) and the transposed-weight chain: every engine's first step
-    (loss and first gradients) agrees with the hand-written NumPy floor."""
+    """The CNN (float32), the transposed-weight chain and examples/cnn_shapes.py's model:
+    every engine's first step (loss and first gradients) agrees with the hand-written NumPy
+    floor (the CNN, the chain) or with PyTorch (ShapeNet, with dropout 0 for the check)."""
     from benchmarks import run
 
-    results = run.main(["--quick", "--only", "cnn,tchain"])
-    assert set(results["benchmarks"]) == {"cnn", "tchain"}
+    results = run.main(["--quick", "--only", "cnn,tchain,cnn_shapes"])
+    assert set(results["benchmarks"]) == {"cnn", "tchain", "cnn_shapes"}
     assert results["problems"] == []

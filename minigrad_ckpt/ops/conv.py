@@ -101,7 +101,7 @@ def conv2d_input_grad(xp, g, w, x_shape, stride, padding, dilation, groups):
     else:  # more padding than that: the gradient of the whole padded input, then its middle
         (r0, c0), (eh, ew) = (dh * (kh - 1), dw * (kw - 1)), (ph, pw)
     lh, lw = h + 2 * eh + dh * (kh - 1), wd + 2 * ew + dw * (kw - 1)
-    gd = xp.zeros((n, o, lh, lw), dtype=g.dtype)
+    gd = xp.transpose(xp.zeros((o, n, lh, lw), dtype=g.dtype), (1, 0, 2, 3))  # channel-major, as g is
     gd[:, :, r0:r0 + sh * (ho - 1) + 1:sh, c0:c0 + sw * (wo - 1) + 1:sw] = g
     gx = conv2d(xp, gd, xp.ascontiguousarray(wt), (1, 1), (0, 0), dilation, groups)
     return gx[:, :, eh:eh + h, ew:ew + wd]
@@ -275,19 +275,28 @@ def _tiles(kernel, stride, padding, dilation):
 
 def _tiled_pool_backward(xp, g, routing, kh, kw):
     """``max_pool2d_backward`` when the windows tile the input (stride = kernel, no padding
-    or dilation, PyTorch's default): the windows are a reshape, and the routing is one
-    one-hot product, with no loop over kernel offsets."""
+    or dilation, PyTorch's default).  Each kernel offset is one strided slice of the input
+    and of the gradient, disjoint from the others; the first maximum of each window is
+    found by comparing the slices with the window maximum in order, remembering which
+    windows are already served.  (NumPy's ``argmax`` over a short last axis of a copied
+    window array was several times slower.)  A NaN is its window's maximum: the first
+    NaN gets the gradient, as ``argmax`` would pick it."""
     n, c, h, w = routing.shape
     ho, wo = g.shape[2:]
-    tiles = routing[:, :, :ho * kh, :wo * kw].reshape(n, c, ho, kh, wo, kw)
-    idx = xp.argmax(xp.transpose(tiles, (0, 1, 2, 4, 3, 5)).reshape(n, c, ho, wo, kh * kw), axis=-1)
-    hot = (xp.arange(kh * kw) == idx[..., None]) * g[..., None]
-    gx = xp.transpose(hot.reshape(n, c, ho, wo, kh, kw), (0, 1, 2, 4, 3, 5)).reshape(n, c, ho * kh, wo * kw)
-    if (ho * kh, wo * kw) == (h, w):
-        return gx
-    out = xp.zeros((n, c, h, w), dtype=gx.dtype)  # rows and columns no window covers
-    out[:, :, :ho * kh, :wo * kw] = gx
-    return out
+    slices = [routing[:, :, i:ho * kh:kh, j:wo * kw:kw] for i in range(kh) for j in range(kw)]
+    top = slices[0]
+    for s in slices[1:]:
+        top = xp.maximum(top, s)
+    gx = xp.zeros((c, n, h, w), dtype=g.dtype)  # channel-major, like the layers around it
+    gx = xp.transpose(gx, (1, 0, 2, 3))
+    served = None
+    for k, s in enumerate(slices):
+        first = (s == top) | (s != s)
+        if served is not None:
+            first = first & ~served
+        served = first if served is None else served | first
+        gx[:, :, k // kw:ho * kh:kh, k % kw:wo * kw:kw] = g * first
+    return gx
 
 
 class MaxPool2d(Op):
