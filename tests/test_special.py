@@ -170,3 +170,13 @@ def test_logsumexp_matches_scipy():
     assert S.logsumexp(_t([-np.inf, -np.inf])).item() == -np.inf
     t, bt = _t(a, requires_grad=True), _t(b)
     assert gradcheck(lambda x: S.logsumexp(x, axis=1, b=bt, return_sign=True)[0], [t])
+
+
+def test_xlogy_mixed_second_derivative_through_a_zero_upstream_gradient():
+    # L = a * xlogy(x, y) at a = 0: d/da d/dx L = log(y), though the upstream gradient
+    # reaching xlogy is 0 -- masking every zero upstream gradient made it vanish
+    for fn, f in ((S.xlogy, np.log), (S.xlog1py, np.log1p)):
+        a, x, y = (_t(v, requires_grad=True) for v in (0.0, 1.5, 2.0))
+        (gx,) = mg.grad(a * fn(x, y), [x], create_graph=True)
+        (gxa,) = mg.grad(gx, [a])
+        assert gxa.item() == pytest.approx(f(2.0), rel=1e-15)
