@@ -237,3 +237,28 @@ def test_load_state_dict_with_a_non_array_value_names_the_key_and_the_type():
         layer.load_state_dict({"weight": mg.zeros((2, 3)), "bias": None})
     layer.load_state_dict({"weight": [[1.0, 2.0, 3.0]] * 2, "bias": [0.5, 0.5]})  # nested lists are arrays
     assert layer.bias.numpy().tolist() == [0.5, 0.5]
+
+
+@pytest.mark.parametrize("layer, data", [
+    (lambda: mg.nn.Linear(3, 2), [[1.0, 2.0, 3.0]]),
+    (lambda: mg.nn.Conv2d(1, 2, 1), [[[[1.0, 2.0]]]]),
+    (lambda: mg.nn.LayerNorm(2), [[1.0, 2.0]]),
+    (lambda: mg.nn.BatchNorm1d(2), [[1.0, -2.0], [3.0, 4.0]]),
+    (lambda: mg.nn.ReLU(), [1.0, -2.0]),
+    (lambda: mg.nn.Flatten(), [[1.0, -2.0]]),
+    (lambda: mg.nn.Sequential(mg.nn.Linear(2, 2), mg.nn.Tanh()), [[1.0, -2.0]]),
+    (lambda: mg.nn.TransformerEncoderLayer(2, 1, dim_feedforward=4, dropout=0.0), [[[1.0, -2.0]]]),
+])
+def test_layers_accept_python_lists_like_the_functions_do(layer, data):
+    mg.manual_seed(0)
+    module = layer()
+    mg.manual_seed(0)
+    assert np.array_equal(module(data).numpy(), module(mg.tensor(data)).numpy())
+
+
+def test_attention_accepts_lists_and_recurrent_layers_say_they_need_a_tensor():
+    q = [[[1.0, -2.0]]]
+    out, _ = mg.nn.MultiheadAttention(2, 1)(q, q, q)
+    assert out.shape == (1, 1, 2)
+    with pytest.raises(TypeError, match="must be a Tensor, got list"):
+        mg.nn.LSTM(2, 2)([[[1.0, 2.0]]])

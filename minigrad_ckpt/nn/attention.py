@@ -8,6 +8,7 @@ from typing import Any
 
 from .. import functional as mf
 from ..creation import zeros
+from ..functional.arguments import as_tensor
 from ..tensor import Tensor
 from . import functional as F
 from . import init
@@ -49,6 +50,7 @@ class MultiheadAttention(Module):
     def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Any = None,
                 need_weights: bool = True, attn_mask: Any = None, average_attn_weights: bool = True,
                 is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
+        query, key, value = as_tensor(query), as_tensor(key), as_tensor(value)  # lists work, as for functions
         unbatched = query.ndim == 2
         if unbatched:
             query, key, value = (mf.expand_dims(t, 1) for t in (query, key, value))
@@ -184,6 +186,7 @@ class TransformerBlock(Module):
         )
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)
         h = self.ln1(x)
         a, _ = self.attn(h, h, h, need_weights=False, is_causal=self.causal)
         x = x + self.drop1(a)

@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import functional as mf
 from ..creation import ones, zeros
+from ..functional.arguments import as_tensor
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import functional as F
@@ -58,6 +59,7 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
         if x.ndim == 0 or x.shape[-1] != self.in_features:
             raise ValueError(
                 f"{self!r}: input of shape {tuple(x.shape)} does not match weight of shape "
@@ -78,6 +80,7 @@ class Flatten(Module):
         self.start_dim, self.end_dim = start_dim, end_dim
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
         s = self.start_dim % x.ndim if x.ndim else 0
         e = self.end_dim % x.ndim if x.ndim else 0
         n = 1
@@ -121,6 +124,7 @@ class Conv2d(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
         channel_axis = x.ndim - 3
         if x.ndim not in (3, 4) or x.shape[channel_axis] != self.in_channels:
             raise ValueError(
@@ -142,6 +146,7 @@ class MaxPool2d(Module):
         self.kernel_size, self.stride, self.padding, self.dilation = kernel_size, stride, padding, dilation
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
         return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation)
 
     def extra_repr(self) -> str:
@@ -159,6 +164,7 @@ class AvgPool2d(Module):
         self.count_include_pad = count_include_pad
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
         return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.count_include_pad)
 
     def extra_repr(self) -> str:
@@ -179,6 +185,7 @@ class LayerNorm(Module):
                      if elementwise_affine and bias else None)
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
         k = len(self.normalized_shape)
         if x.shape[x.ndim - k:] != self.normalized_shape:
             raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} does not end with "
@@ -210,6 +217,7 @@ class _BatchNorm(Module):
             self.register_buffer("num_batches_tracked", None)
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
         if x.ndim not in self._expected_ndim or x.shape[1] != self.num_features:
             raise ValueError(
                 f"{self!r}: input of shape {tuple(x.shape)} does not match num_features="
@@ -259,6 +267,7 @@ class Dropout(Module):
         self.p = float(p)
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
         return F.dropout(x, self.p, self.training)
 
     def extra_repr(self) -> str:
@@ -311,6 +320,7 @@ class _Activation(Module):
     fn: Any = None
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
         return type(self).fn(x)
 
 
@@ -346,6 +356,7 @@ class LeakyReLU(Module):
         self.negative_slope = negative_slope
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
         return F.leaky_relu(x, self.negative_slope)
 
     def extra_repr(self) -> str:
@@ -360,6 +371,7 @@ class GELU(Module):
         self.approximate = approximate
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
         return F.gelu(x, self.approximate)
 
     def extra_repr(self) -> str:
@@ -374,6 +386,7 @@ class Softmax(Module):
         self.axis = dim if dim is not None else axis
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
         return F.softmax(x, axis=self.axis)
 
 
@@ -381,6 +394,7 @@ class LogSoftmax(Softmax):
     """``log(softmax(x))`` along ``axis``, computed stably."""
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
         return F.log_softmax(x, axis=self.axis)
 
 
@@ -397,6 +411,7 @@ class Dropout2d(Module):
         self.p = float(p)
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
         return F.dropout2d(x, self.p, self.training)
 
     def extra_repr(self) -> str:
@@ -411,6 +426,7 @@ class AdaptiveAvgPool2d(Module):
         self.output_size = output_size
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
         return F.adaptive_avg_pool2d(x, self.output_size)
 
     def extra_repr(self) -> str:
@@ -427,6 +443,7 @@ class AdaptiveMaxPool2d(Module):
         self.output_size = output_size
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
         return F.adaptive_max_pool2d(x, self.output_size)
 
     def extra_repr(self) -> str:
@@ -450,6 +467,7 @@ class MaxPool1d(Module):
         self.kernel_size, self.stride, self.padding, self.dilation = kernel_size, stride, padding, dilation
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
         return F.max_pool1d(x, self.kernel_size, self.stride, self.padding, self.dilation)
 
     def extra_repr(self) -> str:
@@ -467,6 +485,7 @@ class AvgPool1d(Module):
         self.count_include_pad = count_include_pad
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
         return F.avg_pool1d(x, self.kernel_size, self.stride, self.padding, self.count_include_pad)
 
     def extra_repr(self) -> str:
@@ -503,6 +522,7 @@ class Conv1d(Module):
             init.uniform_(self.bias, -1 / math.sqrt(fan_in), 1 / math.sqrt(fan_in))
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
         if x.ndim not in (2, 3) or x.shape[-2] != self.in_channels:
             raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} does not match: expected "
                              f"(N, {self.in_channels}, L) or ({self.in_channels}, L)")
@@ -544,6 +564,7 @@ class ConvTranspose2d(Module):
             init.uniform_(self.bias, -1 / math.sqrt(fan_in), 1 / math.sqrt(fan_in))
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
         if x.ndim not in (3, 4) or x.shape[x.ndim - 3] != self.in_channels:
             raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} does not match: expected "
                              f"(N, {self.in_channels}, H, W) or ({self.in_channels}, H, W)")
@@ -569,6 +590,7 @@ class GroupNorm(Module):
         self.bias = Parameter(zeros(num_channels, dtype=dtype, device=device)) if affine else None
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
         if x.ndim < 2 or x.shape[1] != self.num_channels:
             raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} needs {self.num_channels} channels on axis 1")
         return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
@@ -589,6 +611,7 @@ class RMSNorm(Module):
         self.weight = Parameter(ones(*shape, dtype=dtype, device=device)) if elementwise_affine else None
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
         return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self) -> str:
@@ -603,6 +626,7 @@ class Unflatten(Module):
         self.dim, self.unflattened_size = int(dim), tuple(int(s) for s in unflattened_size)
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
         d = self.dim % x.ndim if x.ndim else 0
         return mf.reshape(x, x.shape[:d] + self.unflattened_size + x.shape[d + 1:])
 
@@ -618,6 +642,7 @@ class Softplus(Module):
         self.beta, self.threshold = beta, threshold
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
         return F.softplus(x, self.beta, self.threshold)
 
     def extra_repr(self) -> str:
@@ -634,6 +659,7 @@ class Hardtanh(Module):
         self.min_val, self.max_val = min_val, max_val
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
         return F.hardtanh(x, self.min_val, self.max_val)
 
     def extra_repr(self) -> str:
@@ -648,6 +674,7 @@ class ELU(Module):
         self.alpha = alpha
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
         return F.elu(x, self.alpha)
 
     def extra_repr(self) -> str:
@@ -678,6 +705,7 @@ class PReLU(Module):
             self.weight.mul_(float(init))
 
     def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
         return F.prelu(x, self.weight)
 
     def extra_repr(self) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..functional.arguments import as_tensor
 from ..tensor import Tensor
 from . import functional as F
 from .attention import MultiheadAttention
@@ -64,7 +65,7 @@ class TransformerEncoderLayer(Module):
 
     def forward(self, src: Tensor, src_mask: Any = None, src_key_padding_mask: Any = None,
                 is_causal: bool = False) -> Tensor:
-        x = src
+        x = as_tensor(src)
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
             return x + self._ff_block(self.norm2(x))
@@ -113,7 +114,7 @@ class TransformerEncoder(Module):
 
     def forward(self, src: Tensor, mask: Any = None, src_key_padding_mask: Any = None,
                 is_causal: bool | None = None) -> Tensor:
-        x = src
+        x = as_tensor(src)
         for layer in self.layers:
             x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=bool(is_causal))
         return self.norm(x) if self.norm is not None else x
