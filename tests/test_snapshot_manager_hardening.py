@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import minigrad_ckpt as mg
-from minigrad_ckpt.snapshot import Snapshot, SnapshotConfig, SnapshotManager
+from minigrad_ckpt.snapshot import Snapshot, SnapshotConfig, SnapshotError, SnapshotManager
 
 msgpack = pytest.importorskip("msgpack", reason="msgpack (a runtime dependency) is not installed")
 pytestmark = pytest.mark.msgpack
@@ -176,6 +176,23 @@ def test_a_fifo_named_like_a_snapshot_does_not_block_the_manager(tmp_path):
         with pytest.warns(UserWarning, match="unreadable"):
             m.save_snapshot(executor(4), 4)
         assert m.load_latest().metadata.iteration == 4
+
+
+def test_special_files_as_the_manifest_or_the_lock_file_never_block(tmp_path):
+    m = SnapshotManager(tmp_path, config=FAST)
+    m.save_snapshot(executor(1), 1)
+    (tmp_path / "MANIFEST.msgpack").unlink()
+    os.mkfifo(tmp_path / "MANIFEST.msgpack")
+    with deadline(20):
+        with pytest.warns(UserWarning, match="unreadable"):
+            assert m.load_latest().metadata.iteration == 1
+        (tmp_path / "MANIFEST.msgpack").unlink()
+        os.mkfifo(tmp_path / ".manager.lock.tmp")
+        (tmp_path / ".manager.lock").unlink()
+        os.rename(tmp_path / ".manager.lock.tmp", tmp_path / ".manager.lock")
+        with pytest.raises(SnapshotError, match="lock"):
+            m.save_snapshot(executor(2), 2)
+        assert SnapshotManager(tmp_path).load_latest().metadata.iteration == 1  # reading does without the lock
 
 
 # ------------------------------------------------------------------ damaged newest, full_every

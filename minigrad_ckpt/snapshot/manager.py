@@ -32,6 +32,7 @@ import contextlib
 import fcntl
 import os
 import re
+import stat
 import warnings
 from collections.abc import Iterator
 from dataclasses import replace
@@ -93,15 +94,21 @@ class SnapshotManager:
     def _lock(self, exclusive: bool) -> Iterator[None]:
         """``flock`` on the directory's lock file: exclusive for changes, shared for reading.
         A directory where the lock file cannot be created (read-only) is read without it."""
+        flags = os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
         try:
-            fd = os.open(self.directory / LOCK, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
-        except OSError:
+            fd = os.open(self.directory / LOCK, flags, 0o666)
+        except OSError as exc:
             if exclusive:
-                raise
+                raise SnapshotError(f"cannot create the lock file {self.directory / LOCK}: "
+                                    f"{exc.strerror or exc}") from None
             yield
             return
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+            regular = stat.S_ISREG(os.fstat(fd).st_mode)
+            if regular:
+                fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+            elif exclusive:
+                raise SnapshotError(f"{self.directory / LOCK} is not a regular file; remove it")
             yield
         finally:
             os.close(fd)  # closing releases the lock
@@ -112,12 +119,13 @@ class SnapshotManager:
         (``"missing"``); or, if it fails validation, entries rebuilt from the snapshots on disk that
         load and verify, marked ``adopted`` -- kept, never deleted (``"rebuilt"``)."""
         path = self.directory / MANIFEST
-        try:
-            with open(path, "rb") as f:
-                raw = f.read(_MANIFEST_BYTES + 1)
-        except FileNotFoundError:
+        if not os.path.lexists(path):
             return [], "missing"
-        except OSError as exc:
+        try:
+            f, _, _ = open_regular(path)  # never blocks on a FIFO put in its place
+            with f:
+                raw = f.read(_MANIFEST_BYTES + 1)
+        except (SnapshotError, OSError) as exc:
             problem: Exception = exc
         else:
             try:
