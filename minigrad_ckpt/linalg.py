@@ -33,3 +33,6 @@ from .functional.linalg import (  # noqa: F401
     solve_triangular,
     svd,
 )
+from .functional.torch_idioms import with_dim  # noqa: E402
+
+norm = with_dim(norm)  # PyTorch's dim=/keepdim= beside axis=/keepdims= (issue 16)

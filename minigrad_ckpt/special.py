@@ -31,3 +31,6 @@ from .functional.special import (  # noqa: F401
     xlog1py,
     xlogy,
 )
+from .functional.torch_idioms import with_dim  # noqa: E402
+
+logsumexp = with_dim(logsumexp)  # PyTorch's dim=/keepdim= beside axis=/keepdims= (issue 16)

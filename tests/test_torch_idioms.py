@@ -49,6 +49,27 @@ def test_dim_is_axis_for_every_axis_function(name, kwargs):
         fn(x, axis=1, dim=1, **kwargs)
 
 
+def test_every_public_function_with_an_axis_takes_dim():
+    """The class of the problem, not its examples: any public function taking ``axis`` takes ``dim``."""
+    import inspect
+
+    for mod in (mg, mg.linalg, mg.special, mg.nn.functional):
+        for name in mod.__all__:
+            fn = getattr(mod, name)
+            if inspect.isclass(fn) or not callable(fn):
+                continue
+            try:
+                params = inspect.signature(fn).parameters
+            except (TypeError, ValueError):
+                continue
+            if "axis" in params:
+                assert "dim" in params, f"{mod.__name__}.{name} takes axis= but not dim="
+    a = mg.tensor([[3.0, 4.0], [6.0, 8.0]])
+    assert mg.linalg.norm(a, dim=1).tolist() == [5.0, 10.0]
+    assert mg.special.logsumexp(a, dim=0, keepdim=True).shape == (1, 2)
+    assert mg.cross(mg.tensor([[1.0, 0, 0]]), mg.tensor([[0, 1.0, 0]]), dim=1).tolist() == [[0, 0, 1.0]]
+
+
 def test_dim_and_keepdim_as_methods_and_on_the_joiners():
     x = _x()
     assert x.sum(dim=(0, 2)).shape == (3,) and x.mean(dim=-1, keepdim=True).shape == (2, 3, 1)

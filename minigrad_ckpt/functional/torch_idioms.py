@@ -27,7 +27,7 @@ from .arguments import as_tensor, one_axis
 __all__ = [
     "sum", "mean", "prod", "var", "std", "logsumexp", "cumsum", "cumprod", "argmax", "argmin", "max", "min",
     "concatenate", "stack", "split", "flip", "squeeze", "expand_dims", "take", "sort", "argsort", "roll",
-    "repeat", "take_along_axis", "flatten", "cat", "unsqueeze", "ValuesIndices",
+    "repeat", "take_along_axis", "cross", "flatten", "cat", "unsqueeze", "ValuesIndices",
 ]
 
 _UNSET: Any = object()
@@ -134,6 +134,7 @@ argsort = with_dim(F.argsort)
 roll = with_dim(F.roll)
 repeat = with_dim(F.repeat)
 take_along_axis = with_dim(F.take_along_axis)
+cross = with_dim(F.cross)
 
 
 def cat(tensors: Sequence[Any], dim: int = 0, *, axis: int | None = None) -> Tensor:
