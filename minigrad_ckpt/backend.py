@@ -60,6 +60,7 @@ __all__ = [
     "to_array",
     "device_of",
     "register_kernel",
+    "backward_names",
 ]
 
 # The host NumPy module, for code that must produce host data by contract
@@ -265,6 +266,10 @@ for _dt in SUPPORTED_DTYPES:
 del _dt
 
 
+#: Every registered kernel by name (filled by :func:`register_kernel` as the ops load).
+KERNELS: dict[str, Any] = {}
+
+
 def register_kernel(fn: Any) -> Any:
     """Make ``fn(xp, ...)`` available as ``xp.<name>(...)`` on every array namespace.
 
@@ -274,7 +279,41 @@ def register_kernel(fn: Any) -> Any:
     provides a function of the same name.
     """
     setattr(ArrayNamespace, fn.__name__, fn)
+    KERNELS[fn.__name__] = fn
     return fn
+
+# --------------------------------------------------------------------------
+# The contract of backward code: the names it may use as ``xp.<name>``.
+# --------------------------------------------------------------------------
+#: Adapter methods that also have a meaning on Tensors (the other adapter
+#: methods -- ``scatter_add``, ``to_host``, ``scalar``, ``as_strided``, ... --
+#: exist for forward and kernel code on raw arrays only).
+DIFFERENTIABLE_ADAPTER = ("sum_to", "index_add", "to_device")
+#: Whitelisted functions that write into an argument: never in a backward,
+#: which must not mutate what it is given.
+IN_PLACE_FUNCTIONS = ("put_along_axis",)
+#: Sub-namespaces, each with its own whitelist (``xp.linalg.inv``: :data:`LINALG_FUNCTIONS`).
+SUB_NAMESPACES = ("linalg",)
+#: Constants and dtype names (``xp.inf``, ``xp.float32``).
+CONSTANT_NAMES = ("newaxis", "inf", "nan", "pi") + tuple(dt.name for dt in SUPPORTED_DTYPES)
+
+
+def backward_names() -> frozenset[str]:
+    """The names a ``backward`` (or ``jvp``) may use as ``xp.<name>``: one list, two namespaces.
+
+    A backward runs on an array namespace (its arrays) and, when a gradient of
+    a gradient is wanted, on the differentiable namespace
+    (:mod:`minigrad_ckpt.functional.namespace`, on Tensors).  So the names it
+    may use are those both offer with the same meaning: the whitelisted
+    library functions (:data:`LIBRARY_FUNCTIONS`, less the in-place ones),
+    :data:`DIFFERENTIABLE_ADAPTER`, every registered kernel,
+    :data:`CONSTANT_NAMES`, and the :data:`SUB_NAMESPACES` (``xp.linalg``, with
+    :data:`LINALG_FUNCTIONS` in it).  ``tests/test_namespace_contract.py`` checks that
+    both namespaces offer every one and that op backwards use no other;
+    ``docs/ops.md`` lists them.
+    """
+    library = (n for n in LIBRARY_FUNCTIONS if n not in IN_PLACE_FUNCTIONS)
+    return frozenset((*library, *DIFFERENTIABLE_ADAPTER, *KERNELS, *CONSTANT_NAMES, *SUB_NAMESPACES))
 
 
 def _is_basic_index(index: Any) -> bool:

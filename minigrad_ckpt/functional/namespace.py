@@ -8,17 +8,31 @@ uses -- ``exp``, ``where``, ``sum_to``, ``index_add``, ``xp.inf``,
 the array namespace's signature.  Higher-order gradients then need no second
 implementation of any backward.
 
-It holds the public math (:mod:`~minigrad_ckpt.functional.math`), the
-constants and dtype names of an array namespace, and a differentiable twin of
-each registered kernel (``backend.register_kernel``), with the kernel's
-argument order.
+The names a backward may use are one list,
+:func:`minigrad_ckpt.backend.backward_names`; this module offers every one
+(``tests/test_namespace_contract.py`` checks it, ``docs/ops.md`` lists them):
+
+* the public math (:mod:`~minigrad_ckpt.functional.math`), which covers most
+  of the array whitelist (``tensordot``, ``cumprod``, ``sort``, ``tile``, ...);
+* the rest of the whitelist: ``array_split`` as a composition of the math,
+  ``asarray``/``ascontiguousarray``, and, where the result has no derivative
+  (creation, ``isinf``, ``nonzero``, ``all``, dtype queries), the array
+  function on the Tensors' data, wrapped as a constant;
+* the constants and dtype names of an array namespace;
+* a differentiable twin of each registered kernel (``backend.register_kernel``),
+  with the kernel's argument order.
+
+Creation functions with no tensor argument (``zeros(shape)``) make their
+constant on the default device (or ``device=``); prefer the ``*_like`` forms
+in backward code, which follow their argument's device.
 """
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
-from ..backend import SUPPORTED_DTYPES, host_numpy
+from ..backend import SUPPORTED_DTYPES, get_device, host_numpy
 from ..ops import conv as _conv
 from ..ops import indexing as _ix
 from ..tape import apply
@@ -51,6 +65,85 @@ for _dt in SUPPORTED_DTYPES:
         globals()[_dt.name] = _dt.type
 del _dt
 bool_ = host_numpy.bool_
+
+
+# ---------------------------------------------------------------------------
+# The rest of the array whitelist.  Results without a derivative: the array
+# function itself on the Tensors' data, wrapped as a constant.
+# ---------------------------------------------------------------------------
+def _constant_function(name: str, doc: str) -> Any:
+    def fn(*args: Any, device: Any = None, **kwargs: Any) -> Any:
+        found = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
+        dev = found[0]._device if found else get_device(device)
+        raw = [a._data if isinstance(a, Tensor) else a for a in args]
+        kw = {k: (v._data if isinstance(v, Tensor) else v) for k, v in kwargs.items()}
+        return _wrap_constant(getattr(dev.xp, name)(*raw, **kw), dev)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
+def _wrap_constant(result: Any, dev: Any) -> Any:
+    if isinstance(result, (tuple, list)):
+        return type(result)(_wrap_constant(r, dev) for r in result)
+    if dev.xp.holds(result):
+        return Tensor._wrap(result, None, dev)
+    if isinstance(result, host_numpy.generic):  # a NumPy reduction's scalar: a 0-d constant
+        return Tensor._wrap(dev.xp.asarray(result), None, dev)
+    return result  # a dtype, a shape, a bool, a finfo: plain data
+
+
+_CONSTANT_FUNCTIONS = {
+    "zeros": "Zeros of ``shape`` (a constant).", "ones": "Ones of ``shape`` (a constant).",
+    "empty": "An array of ``shape`` (a constant; zeros here).", "full": "``fill_value`` everywhere (a constant).",
+    "arange": "Evenly spaced values (a constant).", "zeros_like": "Zeros shaped like ``x`` (a constant).",
+    "ones_like": "Ones shaped like ``x`` (a constant).", "full_like": "``fill_value`` shaped like ``x`` (a constant).",
+    "isinf": "Where ``x`` is infinite (bool, no derivative).", "all": "Whether all are true (no derivative).",
+    "any": "Whether any is true (no derivative).", "count_nonzero": "How many are non-zero (no derivative).",
+    "nonzero": "The indices of the non-zero elements (no derivative).",
+    "broadcast_shapes": "NumPy's broadcast shape.", "result_type": "NumPy's result dtype.",
+    "can_cast": "NumPy's casting rule.", "iinfo": "Integer type limits.", "finfo": "Float type limits.",
+    "shares_memory": "Whether two tensors' arrays share memory.",
+    "uniform_bits": "``n`` random uint64 values from ``key`` (the kernel; a constant).",
+}
+for _name, _doc in _CONSTANT_FUNCTIONS.items():
+    globals()[_name] = _constant_function(_name, _doc)
+del _name, _doc
+
+
+def asarray(x: Any, dtype: Any = None) -> Tensor:
+    """``x`` as a Tensor: a Tensor passes through (cast, differentiably, if ``dtype`` differs);
+    other data becomes a constant."""
+    if isinstance(x, Tensor):
+        return x if dtype is None else astype(x, dtype)  # noqa: F405
+    return as_tensor(x) if dtype is None else Tensor(x, dtype=dtype)
+
+
+def ascontiguousarray(x: Any) -> Tensor:
+    """``x`` itself: memory layout is the array namespace's concern, not the graph's."""
+    return as_tensor(x)
+
+
+# ---------------------------------------------------------------------------
+# The rest of the array whitelist, differentiable: a composition of the math.
+# ---------------------------------------------------------------------------
+def array_split(x: Any, indices_or_sections: Any, axis: int = 0) -> list[Tensor]:
+    """NumPy's ``array_split``: like :func:`split`, but ``n`` sections need not divide evenly."""
+    x = as_tensor(x)
+    ax = one_axis(axis, x.ndim)
+    n = x.shape[ax]
+    if isinstance(indices_or_sections, (int, host_numpy.integer)):
+        k = int(indices_or_sections)
+        if k <= 0:
+            raise ValueError(f"array_split: the number of sections must be positive, got {k}")
+        sizes = [n // k + 1] * (n % k) + [n // k] * (k - n % k)
+        bounds = [0]
+        for s in sizes:
+            bounds.append(bounds[-1] + s)
+    else:
+        bounds = [0] + [builtins.min(int(p), n) for p in indices_or_sections] + [n]
+    lead = (slice(None),) * ax
+    return [x[lead + (slice(a, builtins.max(a, b)),)] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 # ---------------------------------------------------------------------------
@@ -109,23 +202,14 @@ def scatter_along_axis(values: Any, indices: Any, axis: int, shape: Any) -> Tens
     return apply(op, values, idx)
 
 
-def zeros_like(x: Any) -> Tensor:
-    """Zeros of ``x``'s shape, dtype and device (a constant; jvp rules fill absent tangents with it)."""
-    x = as_tensor(x)
-    return Tensor._wrap(x.device.xp.zeros_like(x.data), None, x.device)
-
-
-def ones_like(x: Any) -> Tensor:
-    """Ones of ``x``'s shape, dtype and device (a constant)."""
-    x = as_tensor(x)
-    return Tensor._wrap(x.device.xp.ones_like(x.data), None, x.device)
-
-
-_LIKE = ["zeros_like", "ones_like"]  # the array namespace's constant makers
 _KERNEL_TWINS = ["conv2d", "conv2d_input_grad", "conv2d_weight_grad", "max_pool2d", "max_pool2d_backward",
                  "keep_mask", "scatter_along_axis", "gammaln", "digamma", "polygamma", "gamma", "erfc", "erfinv",
                  "erfcinv", "betaln"]
 _SUBMODULES = ["linalg"]
-_CONSTANTS = ["inf", "nan", "pi", "newaxis", "errstate", "bool_"] + [
-    dt.name for dt in SUPPORTED_DTYPES if dt.name != "bool"]
-__all__ = list(_math_names) + _KERNEL_TWINS + _SUBMODULES + _LIKE + _CONSTANTS
+_CONSTANTS = ["inf", "nan", "pi", "newaxis", "errstate", "bool_"] + [dt.name for dt in SUPPORTED_DTYPES]
+_ARRAY_FUNCTIONS = [*_CONSTANT_FUNCTIONS, "asarray", "ascontiguousarray", "array_split"]
+__all__ = list(_math_names) + _ARRAY_FUNCTIONS + _KERNEL_TWINS + _SUBMODULES + _CONSTANTS
+
+# Last, so that the builtin ``bool`` stays usable in the functions above:
+# ``xp.bool`` is the dtype, as in an array namespace.
+globals()["bool"] = host_numpy.bool_
