@@ -67,7 +67,7 @@ bool_ = backend.host_numpy.dtype("bool")
 def from_dlpack(obj: object) -> Tensor:
     """A Tensor sharing memory with any DLPack-capable array (NumPy, CuPy, PyTorch...)."""
     array, dev = backend.from_dlpack(obj)
-    return Tensor._wrap(array, None, dev)
+    return Tensor.constant(array, dev)
 
 
 def from_numpy(array: Any) -> Tensor:
@@ -77,7 +77,7 @@ def from_numpy(array: Any) -> Tensor:
     """
     if not isinstance(array, backend.host_numpy.ndarray):
         raise TypeError(f"from_numpy needs a numpy.ndarray, got {type(array).__name__}; use mg.tensor(...)")
-    return Tensor._wrap(array, None, backend.cpu)
+    return Tensor.constant(array, backend.cpu)
 
 
 from . import (  # noqa: E402  (need the names above)

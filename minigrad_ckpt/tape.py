@@ -137,7 +137,7 @@ def apply(op: Any, *args: Any) -> Any:
             x = Tensor(x)
             args = (x,)
         device = x._device
-        needs_grad = x._rg
+        needs_grad = x._requires_grad
         xp = device.xp
         arrays = (x._data,)
         out = op.forward(xp, x._data)
@@ -154,7 +154,7 @@ def apply(op: Any, *args: Any) -> Any:
                         f"{op.name}: expected all tensors on the same device, found {device} and {a._device}"
                     )
                 arrays.append(a._data)
-                if a._rg:
+                if a._requires_grad:
                     needs_grad = True
             else:
                 arrays.append(a)
@@ -167,13 +167,13 @@ def apply(op: Any, *args: Any) -> Any:
     t = _new_tensor(Tensor)
     t._data = out
     t._device = device
-    t._vc = args[0]._vc if op.is_view else [0]
+    t._version = args[0]._version if op.is_view else [0]
     if needs_grad and _grad_state.enabled and op.differentiable:
-        t._node = _record(op, args, arrays, out, t._vc, xp)
-        t._rg = True
+        t._node = _record(op, args, arrays, out, t._version, xp)
+        t._requires_grad = True
     else:
         t._node = None
-        t._rg = False
+        t._requires_grad = False
     if _forward_push is not None:  # inside mg.func.jvp: push tangents beside the values
         _forward_push(op, args, t)
     return t
@@ -191,9 +191,9 @@ def apply_move(op: Any, x: Any, device: Any) -> Any:
     """
     out = op.forward(x._device.xp, x._data)
     t = Tensor._wrap(out, None, device)
-    if x._rg and _grad_state.enabled:
-        t._node = _record(op, (x,), (x._data,), out, t._vc, device.xp)
-        t._rg = True
+    if x._requires_grad and _grad_state.enabled:
+        t._node = _record(op, (x,), (x._data,), out, t._version, device.xp)
+        t._requires_grad = True
     if _forward_push is not None:
         _forward_push(op, (x,), t)
     return t
@@ -212,7 +212,7 @@ def set_forward_push(push: Any) -> None:
     _forward_push = push
 
 
-def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_vc: list, xp: Any) -> Node:
+def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_version: list, xp: Any) -> Node:
     """Build the node for one op application: its edges, what to save, their versions.
 
     An edge is the input's producing node, the input itself for a leaf that
@@ -228,7 +228,7 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_vc: list,
         x = args[0]
         edges = [x._node or x]
         if which is True or (which is not False and 0 in which):
-            saved, versions = (out_saved, arrays[0]), [x._vc]
+            saved, versions = (out_saved, arrays[0]), [x._version]
         else:
             saved, versions = (out_saved, None), []
     elif which is True:  # the common case: backward reads every input
@@ -236,8 +236,8 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_vc: list,
         versions = []
         for a in args:
             if isinstance(a, Tensor):
-                edges.append((a._node or a) if a._rg else None)
-                versions.append(a._vc)
+                edges.append((a._node or a) if a._requires_grad else None)
+                versions.append(a._version)
             else:
                 edges.append(None)
         saved = (out_saved, *arrays)
@@ -246,9 +246,9 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_vc: list,
         versions = []
         for i, a in enumerate(args):
             if isinstance(a, Tensor):
-                edges.append((a._node or a) if a._rg else None)
+                edges.append((a._node or a) if a._requires_grad else None)
                 if which is not False and i in which:
-                    versions.append(a._vc)
+                    versions.append(a._version)
             else:
                 edges.append(None)
         if which is False:
@@ -256,7 +256,7 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_vc: list,
         else:
             saved = (out_saved, *[v if i in which else None for i, v in enumerate(arrays)])
     if out_saved is not None:
-        versions.append(out_vc)
+        versions.append(out_version)
     node = _new_node(Node)
     node.op = op
     node.inputs = tuple(edges)
@@ -731,7 +731,7 @@ def _check_outputs(outputs: Sequence[Any]) -> None:
     for i, out in enumerate(outputs):
         if not isinstance(out, Tensor):
             raise TypeError(f"output {i} is a {type(out).__name__}, not a Tensor")
-        if not out._rg:
+        if not out._requires_grad:
             raise RuntimeError(
                 f"output {i} does not require grad and has no history: nothing to "
                 f"differentiate (was it computed under no_grad, or from inputs that "
@@ -792,7 +792,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     for i, t in enumerate(ins):
         if not isinstance(t, Tensor):
             raise TypeError(f"input {i} is a {type(t).__name__}, not a Tensor")
-        if not t._rg:
+        if not t._requires_grad:
             raise RuntimeError(f"input {i} does not require grad")
     if retain_graph is None:
         retain_graph = create_graph

@@ -1,21 +1,37 @@
 """Tensor: a handle on one array, plus what autograd needs to know about it.
 
-A Tensor holds
+A Tensor holds (the underscored fields are the engine's business: layers
+above the tape use the public API below, never the fields)
 
-``data``          the backing array (NumPy on the CPU, CuPy on a GPU)
-``requires_grad`` whether gradients flow to it
-``grad``          the accumulated gradient (a Tensor) after ``backward``
-``_node``         the tape node that produced it (``None`` for a leaf)
-``_vc``           its version counter, bumped by every in-place change, so a
-                  value saved for backward cannot change silently
-``_tangents``     forward mode (:mod:`minigrad_ckpt.func`): ``{level: tangent}``
-                  for the ``mg.func.jvp`` calls this tensor takes part in
+``_data``           the backing array (NumPy on the CPU, CuPy on a GPU): ``data``
+``_device``         the :class:`~minigrad_ckpt.backend.Device` it lives on: ``device``
+``_requires_grad``  whether gradients flow to it: ``requires_grad``
+``_node``           the tape node that produced it (``None`` for a leaf): ``grad_fn``
+``_version``        a one-element list holding its *version stamp* (see
+                    :data:`_seq`), shared with its views, restamped by every
+                    in-place change -- so a value saved for backward cannot
+                    change silently
+``grad``            the accumulated gradient (a Tensor) after ``backward``
+``_tangents``       forward mode (:mod:`minigrad_ckpt.func`): ``{level: tangent}``
+                    for the ``mg.func.jvp`` calls this tensor takes part in
+
+What outer layers (``nn``, ``optim``, ``checkpoint``, ``snapshot``) need:
+
+* :meth:`Tensor.constant` -- wrap an array (no copy) as a constant on a device;
+* the in-place API (``add_``, ``sub_``, ``mul_``, ``div_``, ``copy_``,
+  ``fill_``, ``zero_``, ``__setitem__``) -- under ``mg.no_grad()`` it updates
+  even a tensor that requires grad (an optimizer step, a running statistic),
+  and it always restamps the version;
+* :meth:`Tensor.set_` -- let a tensor hold another tensor's array (any dtype or
+  device) while keeping its identity (``Module.to``);
+* :meth:`Tensor.version` -- the current stamp, to tell later whether a tensor
+  changed.
 
 This module knows nothing of the layers above it (the tape, the ops, the
 public math).  Tensor's math methods and operators (``x + y``, ``x.sum()``),
 ``backward`` and the device/dtype conversions (``x.to("cuda")``) are sugar over
 those layers, so they are installed from above, in one place:
-:mod:`minigrad_ckpt.tensor_methods` (the package's one binding point).
+:mod:`minigrad_ckpt.functional.tensor_methods` (the package's one binding point).
 
 Also here, because ``__setitem__`` needs it and indexing ops reuse it:
 :func:`normalize_index`, which turns a user's index into plain data.
@@ -36,10 +52,11 @@ from .grad_mode import state as _grad_state
 __all__ = ["Tensor", "normalize_index"]
 
 #: The engine's one clock.  Every recorded node takes its ``seq`` from it, and
-#: every in-place change stamps the tensor's version with it.  A tensor's
-#: "version" is therefore not a count of changes but the sequence number of its
-#: latest change: a node saved a value intact iff the value's stamp is older
-#: than the node (``stamp < node.seq``), with no per-node copy of versions.
+#: every in-place change stamps the changed tensor's version with it.  So a
+#: tensor's version is not a count of changes but a *stamp*: the sequence number
+#: of its latest change (0: never changed).  A node saved a value intact iff the
+#: value's stamp is older than the node (``stamp < node.seq``), so a node keeps
+#: only references to the version boxes, never copies of the versions.
 _seq = itertools.count(1)
 
 
@@ -101,7 +118,7 @@ class Tensor:
     # Hot fields are slots (a tensor is created per op); ``_grad`` and
     # ``_hooks`` are set on few tensors, so they live in ``__dict__`` and read
     # as the class default ``None`` until set.
-    __slots__ = ("_data", "_node", "_rg", "_vc", "_device", "__dict__", "__weakref__")
+    __slots__ = ("_data", "_node", "_requires_grad", "_version", "_device", "__dict__", "__weakref__")
     _grad: Tensor | None = None
     _hooks: list | None = None
     _post_hooks: list | None = None
@@ -118,21 +135,55 @@ class Tensor:
         self._data = arr
         self._device = dev
         self._node = None
-        self._vc = [0]
-        self._rg = False
+        self._version = [0]
+        self._requires_grad = False
         if requires_grad:
             self.requires_grad = True
 
     @classmethod
     def _wrap(cls, array: Any, node: Any, device: Device | None = None) -> Tensor:
-        """A Tensor around an existing array, no copy, no checks (engine use)."""
+        """The engine's one fast constructor: a Tensor around ``array``, no copy, no checks.
+
+        ``node`` is the tape node that produced it (``None``: a constant).
+        :func:`minigrad_ckpt.tape.apply` inlines these same five assignments
+        (a call per op is measurable); everything else builds Tensors here.
+        """
         t = cls.__new__(cls)
         t._data = array
         t._node = node
-        t._rg = node is not None
-        t._vc = [0]
+        t._requires_grad = node is not None
+        t._version = [0]
         t._device = device if device is not None else device_of(array)
         return t
+
+    @classmethod
+    def constant(cls, array: Any, device: Device | str | None = None) -> Tensor:
+        """A Tensor around ``array`` (no copy) that needs no gradient: a constant.
+
+        For engine layers that compute an array and hand it on as a Tensor (a
+        mask, an optimizer's state, a loaded value).  ``device`` defaults to the
+        device whose namespace holds ``array``; the array must live there.
+        """
+        return cls._wrap(array, None, None if device is None else get_device(device))
+
+    def set_(self, source: Tensor) -> Tensor:
+        """Hold ``source``'s array (shared, any dtype, shape or device) and keep this identity.
+
+        ``Module.to`` uses it so that a parameter an optimizer holds stays the
+        same object across a move or a cast.  The version is restamped; the
+        history is not touched (it is meant for leaves, under ``no_grad``).
+        """
+        if not isinstance(source, Tensor):
+            raise TypeError(f"set_ takes a Tensor, got {type(source).__name__}")
+        self._check_inplace("set_", source)
+        self._data = source._data
+        self._device = source._device
+        self._bump_version()
+        return self
+
+    def version(self) -> int:
+        """The version stamp: the engine clock's value at the latest in-place change (0: never)."""
+        return self._version[0]
 
     # ------------------------------------------------------------------ data
     @property
@@ -238,7 +289,7 @@ class Tensor:
     # -------------------------------------------------------------- autograd
     @property
     def requires_grad(self) -> bool:
-        return self._rg
+        return self._requires_grad
 
     @requires_grad.setter
     def requires_grad(self, flag: bool) -> None:
@@ -251,7 +302,7 @@ class Tensor:
                 f"only floating-point tensors can require grad, this one is "
                 f"{self._data.dtype}; gradients of integer or bool values are not defined"
             )
-        self._rg = bool(flag)
+        self._requires_grad = bool(flag)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` in place and return ``self``."""
@@ -290,7 +341,7 @@ class Tensor:
     def detach(self) -> Tensor:
         """The same values (shared memory), cut off from the tape."""
         t = Tensor._wrap(self._data, None, self._device)
-        t._vc = self._vc  # shares memory, so shares the version counter
+        t._version = self._version  # shares memory, so shares the version stamp
         return t
 
     def register_hook(self, fn: Callable[[Tensor], Tensor | None]) -> _HookHandle:
@@ -300,7 +351,7 @@ class Tensor:
         hook sees the total gradient of one backward call, before it is
         accumulated into ``.grad``.
         """
-        if not self._rg:
+        if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that does not require grad")
         if self._node is not None:
             if self._node.hooks is None:
@@ -325,7 +376,7 @@ class Tensor:
         """
         if self._node is not None:
             raise RuntimeError("post-accumulate-grad hooks can only be registered on leaf tensors")
-        if not self._rg:
+        if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that does not require grad")
         if self._post_hooks is None:
             self._post_hooks = _PostHooks()
@@ -337,7 +388,7 @@ class Tensor:
     def _bump_version(self) -> None:
         # The version is the sequence number of the latest in-place change, so
         # a node can tell "changed after I saved it" by comparing with its own seq.
-        self._vc[0] = next(_seq)
+        self._version[0] = next(_seq)
 
     def _check_inplace(self, what: str, value: Any = None) -> None:
         if self._tangents and not _forward.levels.isdisjoint(self._tangents):
@@ -347,12 +398,12 @@ class Tensor:
             )
         if not _grad_state.enabled:
             return
-        if self._rg:
+        if self._requires_grad:
             raise RuntimeError(
                 f"{what}: in-place changes to a tensor that requires grad are not recorded; "
                 f"use the out-of-place op, or wrap the update in mg.no_grad()"
             )
-        if isinstance(value, Tensor) and value._rg:
+        if isinstance(value, Tensor) and value._requires_grad:
             raise RuntimeError(
                 f"{what}: writing a value that requires grad into a tensor in place would lose its "
                 f"gradient (in-place ops are not recorded); build the result out of place instead "
@@ -448,7 +499,7 @@ class Tensor:
             extras.append(f"device='{self._device}'")
         if self._node is not None:
             extras.append(f"grad_fn={self._node.op.name}")
-        elif self._rg:
+        elif self._requires_grad:
             extras.append("requires_grad=True")
         return "tensor(" + body + ("" if not extras else ", " + ", ".join(extras)) + ")"
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import random as _random
-from ..grad_mode import enable_grad, set_recorder
+from ..grad_mode import enable_grad, no_grad, set_recorder
 from ..grad_mode import state as _grad_state
 from ..memory import _base, is_parameter_edge, saved_arrays
 from ..tape import FREED
@@ -39,7 +39,7 @@ class _Profiler:
         for a, v in zip(args, arrays):
             if not hasattr(v, "nbytes"):
                 continue
-            is_param = isinstance(a, Tensor) and (a._rg if a._node is None else is_parameter_edge(a._node))
+            is_param = isinstance(a, Tensor) and (a._requires_grad if a._node is None else is_parameter_edge(a._node))
             producer = a._node if isinstance(a, Tensor) else None
             self.consumed[self.layer].append((v, is_param, producer))
 
@@ -52,14 +52,15 @@ def profile_chain(layers: Sequence[Callable[[Any], Any]], x: Any, repeats: int =
     # generator back afterwards, so planning leaves no trace in the results.
     rng_state = _random.get_rng_state()
     # Module buffers too (BatchNorm's running statistics): profiling is not a training step.
-    buffers = [(b, b._data.copy()) for layer in layers if callable(getattr(layer, "buffers", None))
+    buffers = [(b, b.data.copy()) for layer in layers if callable(getattr(layer, "buffers", None))
                for b in layer.buffers() if b is not None]
     try:
         profile = _profile_runs(layers, x, repeats, times)
     finally:
         _random.set_rng_state(rng_state)
-        for b, v in buffers:
-            b._data[...] = v
+        with no_grad():
+            for b, v in buffers:
+                b.copy_(v)
     for lp, t in zip(profile.layers, times):
         lp.forward_seconds = t
     return profile
@@ -105,7 +106,7 @@ def _classify(prof: _Profiler, boundaries: list[Any]) -> ChainProfile:
         k = key(arr)
         bkeys.append(k)
         # an input that is a parameter (a leaf that requires grad) is not counted, as in the ledger
-        param = isinstance(t, Tensor) and (t._rg if t._node is None else is_parameter_edge(t._node))
+        param = isinstance(t, Tensor) and (t._requires_grad if t._node is None else is_parameter_edge(t._node))
         bbytes[k] = 0 if param else int(_base(arr).nbytes)
     layers = []
     for i, nodes in enumerate(prof.nodes):

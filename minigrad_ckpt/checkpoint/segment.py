@@ -155,8 +155,8 @@ class Segment:
             if producer is not None and producer.segment is not None and producer.segment._root() is root:
                 sources.append(producer)  # recomputed by replay
                 continue
-            is_param = isinstance(a, Tensor) and (a._rg if a._node is None else is_parameter_edge(a._node))
-            k = _Kept(v, a._vc if isinstance(a, Tensor) else None, is_param)
+            is_param = isinstance(a, Tensor) and (a._requires_grad if a._node is None else is_parameter_edge(a._node))
+            k = _Kept(v, a._version if isinstance(a, Tensor) else None, is_param)
             sources.append(k)
             if hasattr(v, "nbytes"):
                 self.kept.append(k)

@@ -111,7 +111,7 @@ class MultiheadAttention(Module):
         add = None
         if attn_mask is None and is_causal:
             allowed = xp.tril(xp.ones((tgt_len, src_len), dtype=bool))
-            add = Tensor._wrap(_zero_or_neg_inf(xp, allowed, like.dtype), None, like.device)
+            add = Tensor.constant(_zero_or_neg_inf(xp, allowed, like.dtype), like.device)
         elif attn_mask is not None:
             m = _as_tensor(attn_mask, like)
             if m.shape not in ((tgt_len, src_len), (bsz * self.num_heads, tgt_len, src_len)):
@@ -150,7 +150,7 @@ def _additive(m: Tensor, like: Tensor) -> Tensor:
     """A boolean mask (True = masked) becomes 0 / -inf; a float mask is used as is."""
     if m.dtype.kind == "b":
         xp = like.device.xp
-        return Tensor._wrap(_zero_or_neg_inf(xp, xp.logical_not(m.data), like.dtype), None, like.device)
+        return Tensor.constant(_zero_or_neg_inf(xp, xp.logical_not(m.data), like.dtype), like.device)
     return m.astype(like.dtype)
 
 

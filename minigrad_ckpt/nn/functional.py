@@ -174,9 +174,9 @@ def nll_loss(input: Any, target: Any, weight: Any = None, ignore_index: int = -1
         w = _tensor(weight, x)
         if w.shape != (n_classes,):
             raise ValueError(f"nll_loss: weight must have shape ({n_classes},), got {w.shape}")
-        wt = mf.getitem(w, (safe_t,)) * Tensor._wrap(valid, None, x.device)
+        wt = mf.getitem(w, (safe_t,)) * Tensor.constant(valid, x.device)
     else:
-        wt = Tensor._wrap(valid.astype(x.dtype), None, x.device)
+        wt = Tensor.constant(valid.astype(x.dtype), x.device)
     losses = -(picked * wt)
     if reduction == "none":
         return mf.reshape(losses, tgt.shape)
@@ -244,19 +244,19 @@ def cross_entropy(input: Any, target: Any, weight: Any = None, reduction: str = 
     terms = logp
     if weight is not None:
         terms = terms * mf.reshape(_tensor(weight, x), w_shape)
-    smooth = -mf.reshape(mf.sum(terms, axis=axis), (-1,)) * Tensor._wrap(
-        valid.astype(x.dtype), None, x.device)
+    smooth = -mf.reshape(mf.sum(terms, axis=axis), (-1,)) * Tensor.constant(
+        valid.astype(x.dtype), x.device)
     if reduction == "none":
         smooth = mf.reshape(smooth, tgt.shape)
     elif reduction == "sum":
         smooth = mf.sum(smooth)
     else:
         if weight is not None:
-            wt = mf.getitem(_tensor(weight, x), (xp.where(valid, t, 0),)) * Tensor._wrap(
-                valid, None, x.device)
+            wt = mf.getitem(_tensor(weight, x), (xp.where(valid, t, 0),)) * Tensor.constant(
+                valid, x.device)
             denom = mf.sum(wt)
         else:
-            denom = mf.sum(Tensor._wrap(valid.astype(x.dtype), None, x.device))
+            denom = mf.sum(Tensor.constant(valid.astype(x.dtype), x.device))
         smooth = mf.sum(smooth) / denom
     return nll * (1 - label_smoothing) + smooth * (label_smoothing / n_classes)
 
@@ -290,7 +290,7 @@ def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None
     if x.shape != y.shape:
         raise ValueError(f"binary_cross_entropy_with_logits: input shape {x.shape} and target "
                          f"shape {y.shape} differ")
-    zero = Tensor._wrap(x.device.xp.zeros_like(x.data), None, x.device)
+    zero = Tensor.constant(x.device.xp.zeros_like(x.data), x.device)
     softplus_neg = mf.logsumexp(mf.stack([zero, -x]), axis=0)  # -log sigmoid(x)
     if pos_weight is not None:
         pw = _tensor(pos_weight, x)
@@ -427,7 +427,7 @@ def avg_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
     k, s, p, _ = _pool_args(x, kernel_size, stride, padding, 1, "avg_pool2d")
     n, c, h, w = x.shape
     xp = x.device.xp
-    ones = Tensor._wrap(xp.full((1, 1) + k, 1.0, dtype=x.dtype), None, x.device)
+    ones = Tensor.constant(xp.full((1, 1) + k, 1.0, dtype=x.dtype), x.device)
     flat = mf.reshape(x, (n * c, 1, h, w))
     conv = _conv.Conv2d(stride=s, padding=p, dilation=(1, 1), groups=1)
     sums = apply(conv, flat, ones)
@@ -435,7 +435,7 @@ def avg_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
         out = sums * (1.0 / (k[0] * k[1]))
     else:
         counts = xp.conv2d(xp.ones((1, 1, h, w), dtype=x.dtype), ones.data, s, p, (1, 1), 1)
-        out = sums / Tensor._wrap(counts, None, x.device)
+        out = sums / Tensor.constant(counts, x.device)
     out = mf.reshape(out, (n, c) + out.shape[2:])
     return mf.squeeze(out, 0) if unbatched else out
 
@@ -493,10 +493,10 @@ def batch_norm(x: Any, running_mean: Any, running_var: Any, weight: Any = None, 
                 xp = x.device.xp
                 mean = xp.mean(x.data, axis=axes)
                 var = xp.var(x.data, axis=axes) * (n / (n - 1))
-                running_mean.mul_(1 - momentum).add_(Tensor._wrap(mean.astype(running_mean.dtype), None,
-                                                                  x.device) * momentum)
-                running_var.mul_(1 - momentum).add_(Tensor._wrap(var.astype(running_var.dtype), None,
-                                                                 x.device) * momentum)
+                running_mean.mul_(1 - momentum).add_(
+                    Tensor.constant(mean.astype(running_mean.dtype), x.device) * momentum)
+                running_var.mul_(1 - momentum).add_(
+                    Tensor.constant(var.astype(running_var.dtype), x.device) * momentum)
     else:
         if running_mean is None or running_var is None:
             raise ValueError("batch_norm: running statistics are required when training=False")
@@ -588,7 +588,7 @@ def one_hot(t: Any, num_classes: int = -1) -> Tensor:
     if t.size and (lo < 0 or hi >= n):
         raise IndexError(f"one_hot: class values must be in [0, {n})")
     out = (t.data[..., None] == xp.arange(n)).astype(xp.int64)
-    return Tensor._wrap(out, None, t.device)
+    return Tensor.constant(out, t.device)
 
 
 def pad(x: Any, pad: Any, value: float = 0.0) -> Tensor:
@@ -627,7 +627,7 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
     lq, lk = q.shape[-2], k.shape[-2]
     if is_causal:
         allowed = xp.tril(xp.ones((lq, lk), dtype=bool))
-        scores = mf.where(Tensor._wrap(allowed, None, q.device), scores, -math.inf)
+        scores = mf.where(Tensor.constant(allowed, q.device), scores, -math.inf)
     elif attn_mask is not None:
         m = _tensor(attn_mask, q)
         if m.dtype == host_numpy.bool_:

@@ -47,7 +47,7 @@ def _fans(t: Tensor) -> tuple[int, int]:
 
 def _fill(t: Tensor, values: Any) -> Tensor:
     with no_grad():
-        t.copy_(Tensor._wrap(values, None, t.device))
+        t.copy_(Tensor.constant(values, t.device))
     return t
 
 

@@ -29,11 +29,8 @@ class Parameter(Tensor):
         if data is None:
             data = Tensor([], dtype="float32")
         if isinstance(data, Tensor):
-            self._data = data.data
-            self._device = data.device
-            self._node = None
-            self._vc = [0]
-            self._rg = False
+            super().__init__(())  # a fresh leaf, then hold ``data``'s array: no copy
+            self.set_(data.detach())
         else:
             super().__init__(data)
         if requires_grad:
@@ -257,20 +254,18 @@ class Module:
         def convert(t: Tensor) -> None:
             new = t
             if dt is not None and t.dtype.kind == "f" and t.dtype != dt:
-                new = Tensor._wrap(new.data.astype(dt), None, new.device)
+                new = Tensor(new, dtype=dt)
             if dev is not None and new.device is not dev:
                 new = Tensor(new, device=dev)
             if new is not t:
-                t._data = new.data
-                t._device = new.device
-                t._bump_version()
+                t.set_(new)
                 if t.grad is not None:
                     g = t.grad
                     if dt is not None and g.dtype.kind == "f":
-                        g = Tensor._wrap(g.data.astype(dt), None, g.device)
+                        g = Tensor(g, dtype=dt)
                     if dev is not None:
                         g = Tensor(g, device=dev)
-                    t._grad = g
+                    t.grad = g
 
         with no_grad():
             for m in self.modules():

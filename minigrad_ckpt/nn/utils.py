@@ -35,7 +35,7 @@ def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0,
             # in the gradients' dtype, as PyTorch does (a float32-only device has no float64)
             norms = [xp.sum(xp.abs(g.data) ** norm_type) for g in grads]
             total = xp.sum(xp.stack(norms)) ** (1.0 / norm_type)
-        total_t = Tensor._wrap(total.astype(grads[0].dtype), None, grads[0].device)
+        total_t = Tensor.constant(total.astype(grads[0].dtype), grads[0].device)
         total_host = xp.scalar(total)  # the one device-to-host read: is clipping needed?
         if error_if_nonfinite and not math.isfinite(total_host):
             raise RuntimeError(f"the total norm of order {norm_type} of the gradients is non-finite")
@@ -52,8 +52,7 @@ def clip_grad_value_(parameters: Iterable[Tensor] | Tensor, clip_value: float) -
     with no_grad():
         for p in params:
             if p.grad is not None:
-                p.grad.data[...] = p.grad.device.xp.clip(p.grad.data, -clip_value, clip_value)
-                p.grad._bump_version()
+                p.grad.copy_(p.grad.device.xp.clip(p.grad.data, -clip_value, clip_value))
 
 
 def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:

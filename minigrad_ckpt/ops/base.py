@@ -76,7 +76,7 @@ class Op:
     save_output: ClassVar[bool] = False
     #: False for ops with no derivative (comparisons, argmax): never recorded.
     differentiable: ClassVar[bool] = True
-    #: The output may be a view of input 0, so it shares its version counter.
+    #: The output may be a view of input 0, so it shares its version stamp.
     is_view: ClassVar[bool] = False
     #: backward accepts ``needs_input_grad=(bool, ...)`` and skips unneeded work
     #: (a matmul need not compute the gradient of a constant input batch).

@@ -45,33 +45,30 @@ class Adam(Optimizer):
                 st = self._state(p)
                 if not st:
                     st["step"] = 0
-                    st["exp_avg"] = Tensor._wrap(xp.zeros_like(p.data), None, p.device)
-                    st["exp_avg_sq"] = Tensor._wrap(xp.zeros_like(p.data), None, p.device)
+                    st["exp_avg"] = Tensor.constant(xp.zeros_like(p.data), p.device)
+                    st["exp_avg_sq"] = Tensor.constant(xp.zeros_like(p.data), p.device)
                     if amsgrad:
-                        st["max_exp_avg_sq"] = Tensor._wrap(xp.zeros_like(p.data), None, p.device)
+                        st["max_exp_avg_sq"] = Tensor.constant(xp.zeros_like(p.data), p.device)
                 st["step"] += 1
                 t = st["step"]
                 if wd:
                     if self._decoupled:
-                        p.data[...] *= 1 - lr * wd
+                        p.mul_(1 - lr * wd)
                     else:
                         g = g + wd * p.data
-                m, v = st["exp_avg"].data, st["exp_avg_sq"].data
-                m += (1 - b1) * (g - m)  # PyTorch's lerp for weights below 0.5
-                v *= b2
-                v += (1 - b2) * (g * g)
-                st["exp_avg"]._bump_version()
-                st["exp_avg_sq"]._bump_version()
+                exp_avg, exp_avg_sq = st["exp_avg"], st["exp_avg_sq"]
+                m, v = exp_avg.data, exp_avg_sq.data
+                exp_avg.add_((1 - b1) * (g - m))  # PyTorch's lerp for weights below 0.5
+                exp_avg_sq.mul_(b2).add_((1 - b2) * (g * g))
                 step_size = lr / (1 - b1**t)
                 bc2_sqrt = math.sqrt(1 - b2**t)
                 if amsgrad:
-                    vmax = st["max_exp_avg_sq"].data
-                    xp.maximum(vmax, v, out=vmax)
-                    denom = xp.sqrt(vmax) / bc2_sqrt + eps
+                    vmax = st["max_exp_avg_sq"]
+                    vmax.copy_(xp.maximum(vmax.data, v))
+                    denom = xp.sqrt(vmax.data) / bc2_sqrt + eps
                 else:
                     denom = xp.sqrt(v) / bc2_sqrt + eps
-                p.data[...] -= step_size * (m / denom)
-                p._bump_version()
+                p.sub_(step_size * (m / denom))
 
 
 class AdamW(Adam):

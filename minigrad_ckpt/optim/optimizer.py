@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..backend import host_numpy
+from ..grad_mode import no_grad
 from ..tensor import Tensor
 
 __all__ = ["Optimizer"]
@@ -58,8 +59,8 @@ class Optimizer:
                     if set_to_none:
                         p.grad = None
                     else:
-                        p.grad.data[...] = 0
-                        p.grad._bump_version()
+                        with no_grad():  # a gradient built with create_graph may require grad
+                            p.grad.zero_()
 
     def step(self) -> None:
         raise NotImplementedError

@@ -46,10 +46,8 @@ class SGD(Optimizer):
                     buf = st.get("momentum_buffer")
                     if buf is None:
                         st["momentum_buffer"] = buf = p.grad.detach().clone()
-                        buf.data[...] = d
+                        buf.copy_(d)
                     else:
-                        buf.data *= mom
-                        buf.data += (1 - damp) * d
+                        buf.mul_(mom).add_((1 - damp) * d)
                     d = d + mom * buf.data if nesterov else buf.data
-                p._data -= lr * d  # in place: the array object stays the same
-                p._bump_version()
+                p.sub_(lr * d)  # in place (under no_grad): same array, new version stamp

@@ -43,7 +43,7 @@ def capture(ex: Executor, iteration: int | None, config: SnapshotConfig, *, copy
             tensors[name] = t.data.copy()
         else:
             tensors[name] = t.data
-            versions[name] = (t._vc, t._vc[0])
+            versions[name] = (t._version, t._version[0])
     state: dict[str, Any] = {"rng": _random.get_rng_state(), "optimizer": ex.optimizer_state(),
                              "scheduler": ex.scheduler_state(), "tape": None, "objects": ex.object_states()}
     if config.include_tape:
