@@ -39,8 +39,8 @@ from .memory import ledger as _ledger
 from .memory import saved_arrays
 from .tensor import Tensor, _seq, post_hook_count
 
-__all__ = ["Node", "apply", "apply_move", "backward", "grad", "FREED", "DROPPED", "walk", "queue_callback",
-           "current_backward"]
+__all__ = ["Node", "apply", "apply_move", "backward", "grad", "FREED", "DROPPED", "walk", "watch_versions",
+           "queue_callback", "current_backward"]
 
 
 class _Marker:
@@ -272,6 +272,24 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_version: 
     elif _ledger.enabled:
         _ledger.hold(saved_arrays(node))
     return node
+
+
+def watch_versions(out: Any, tensors: Iterable[Any]) -> Any:
+    """Make the backward of ``out``'s node fail if any of ``tensors`` changes in place first.
+
+    For tensors an op reads through its static attributes rather than as
+    inputs -- an integer or boolean index (``x[idx]``, ``take``, an embedding
+    lookup): the attribute holds the index tensor's array, so a later
+    ``idx.copy_(...)`` would silently move the gradient to other rows.  Their
+    version boxes join the node's, and backward's usual version check (with or
+    without checkpointing) refuses.  Returns ``out``.
+    """
+    node = out._node
+    if node is not None:
+        boxes = tuple(t._version for t in tensors)
+        if boxes:
+            node.versions = node.versions + boxes
+    return out
 
 
 def walk(*tensors: Any) -> list[Node]:

@@ -482,7 +482,22 @@ class Tensor:
     # ``to``, ``cpu``, ``cuda``, ``float``, ``double``, ... are differentiable
     # (they record a cast or a device move), so they come with the method table.
     def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._data.__dlpack__(*args, **kwargs)
+        """Export the array through DLPack (``np.from_dlpack(t)``, ``torch.from_dlpack(t)``).
+
+        On the CPU the export is marked read-only, as :meth:`numpy` is, so a
+        consumer that honours DLPack's read-only flag (NumPy does) cannot
+        change a value the tape saved behind its back.  What remains: a
+        consumer that ignores the flag (PyTorch), a legacy consumer that asks
+        for no DLPack version (the flag cannot be expressed), and GPU arrays
+        get a writable alias; writing through it, like writing into ``.data``,
+        bypasses the version check.  Ask for ``copy=True`` for a writable copy.
+        """
+        a = self._data
+        version = kwargs.get("max_version")
+        if self._device is cpu and version is not None and version[0] >= 1 and kwargs.get("copy") is not True:
+            a = a.view()
+            a.flags.writeable = False
+        return a.__dlpack__(*args, **kwargs)
 
     def __dlpack_device__(self) -> Any:
         return self._data.__dlpack_device__()
@@ -521,7 +536,10 @@ def _copy_of(t: Tensor, dtype: Any, device: Any) -> tuple[Any, Device]:
 def normalize_index(index: Any, x: Tensor) -> tuple:
     """An index into ``x`` as plain data: ints, slices, None, Ellipsis and device arrays.
 
-    Tensors and host arrays used as indices become arrays on ``x``'s device;
+    Tensors and host arrays used as indices become arrays on ``x``'s device.
+    Arrays and lists are copied, so that changing them later cannot change a
+    recorded op; a Tensor's array is used as is, and ops that keep it watch
+    its version (:func:`minigrad_ckpt.tape.watch_versions`).
     a wrong dtype, a second ellipsis, too many indices and out-of-range
     integers are an ``IndexError`` here (CuPy would silently wrap).
     """
@@ -544,9 +562,9 @@ def normalize_index(index: Any, x: Tensor) -> tuple:
         elif isinstance(it, xp.array_type) and xp.name != "numpy":
             if it.dtype.kind not in "iub":  # an index array already on the device
                 raise IndexError(f"arrays used as indices must be integer or bool, got {it.dtype}")
-            out.append(it)
+            out.append(it.copy())  # the caller's array may change before backward reads the index
         else:
-            arr = host_numpy.asarray(it)
+            arr = host_numpy.array(it)  # a copy, for the same reason (a Tensor index is versioned instead)
             if arr.dtype.kind not in "iub":
                 if arr.size == 0:
                     arr = arr.astype(host_numpy.int64)

@@ -41,7 +41,7 @@ from ..grad_mode import set_recorder
 from ..grad_mode import state as _grad_state
 from ..memory import _base, is_parameter_edge, saved_arrays
 from ..memory import ledger as _ledger
-from ..tape import DROPPED, FREED, Node
+from ..tape import DROPPED, FREED, Node, _version_error
 from ..tensor import Tensor
 
 __all__ = ["Segment", "CheckpointError"]
@@ -241,6 +241,9 @@ class Segment:
                     if owned:
                         self._fill_saved(n, None, ins)
                     continue
+                for box in n.versions:  # e.g. an index tensor the op holds, changed in place since
+                    if box[0] > n.seq:
+                        raise _version_error(n)
                 out = n.op.forward(n.xp, *ins)
                 if out.__class__ is not n.xp.array_type:
                     out = n.xp.asarray(out)

@@ -21,7 +21,7 @@ from ..ops import linalg as _la
 from ..ops import reduction as _red
 from ..ops import shape as _sh
 from ..ops.device import ToDevice
-from ..tape import apply, apply_move
+from ..tape import apply, apply_move, watch_versions
 from ..tensor import Tensor, normalize_index
 from .arguments import (
     as_tensor,
@@ -769,7 +769,14 @@ def getitem(x: Any, index: Any) -> Tensor:
     """``x[index]``: basic, integer-array and boolean indexing, as NumPy."""
     x = as_tensor(x)
     idx = normalize_index(index, x)
-    return apply(_ix.GetItem(index=idx, in_shape=x.shape), x)
+    out = apply(_ix.GetItem(index=idx, in_shape=x.shape), x)
+    if out._node is not None:  # the op holds index tensors' arrays: watch them (host arrays were copied)
+        watch_versions(out, _index_tensors(index))
+    return out
+
+
+def _index_tensors(index: Any) -> list[Tensor]:
+    return [it for it in (index if type(index) is tuple else (index,)) if isinstance(it, Tensor)]
 
 
 def index_add(shape: Any, index: Any, values: Any, unique: bool = False) -> Tensor:
@@ -781,10 +788,11 @@ def index_add(shape: Any, index: Any, values: Any, unique: bool = False) -> Tens
     del unique
     values = as_tensor(values)
     shape = shape_arg(shape)
-    if not isinstance(index, tuple) or any(isinstance(i, Tensor) for i in index):
+    watched = _index_tensors(index)
+    if not isinstance(index, tuple) or watched:
         probe = Tensor._wrap(values.device.xp.empty(shape, dtype=values.dtype), None, values.device)
         index = normalize_index(index, probe)
-    return apply(_ix.IndexAdd(shape=shape, index=index), values)
+    return watch_versions(apply(_ix.IndexAdd(shape=shape, index=index), values), watched)
 
 
 def take(x: Any, indices: Any, axis: int | None = None) -> Tensor:
