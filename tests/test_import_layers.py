@@ -255,3 +255,20 @@ def test_downward_imports_and_type_checking_imports_pass():
                   "mid.py": "from .low import x\nfrom . import low\n", "pkg/deep.py": "from ..mid import y\n",
                   "high.py": "import minigrad_ckpt.pkg.deep\n"})
     assert check(mods, ROWS) == []
+
+
+def test_checkpointing_wraps_a_model_instead_of_sequential_reaching_up():
+    import inspect
+
+    from minigrad_ckpt import checkpoint as ck
+    from minigrad_ckpt import nn
+
+    assert "checkpoint" not in inspect.getsource(nn.Sequential.forward)
+    model = nn.Sequential(nn.Linear(2, 3), nn.Tanh(), nn.Linear(3, 1))
+    x = minigrad_ckpt.randn(4, 2)
+    plain = model(x).tolist()
+    model.enable_checkpointing(ck.CheckpointingConfig(ck.EveryNLayers(1)))
+    assert isinstance(model.__dict__["forward"], ck.CheckpointedForward)
+    assert model(x).tolist() == plain
+    model.enable_checkpointing(None)
+    assert "forward" not in model.__dict__ and model(x).tolist() == plain
