@@ -1131,7 +1131,10 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None = -1) -> Tensor:
         arr = broadcast_to(arr, a_shape)
     if tuple(data.shape) != i_shape:
         data = xp.ascontiguousarray(xp.broadcast_to(data, i_shape))
-    return apply(_ix.TakeAlongAxis(axis=ax, in_shape=a_shape), arr, Tensor._wrap(data, None, arr.device))
+    # The op saves the indices: when they are still the caller's array, pass the caller's tensor
+    # (its version box), so an in-place change before backward is caught (issue 12 §1).
+    indices_t = idx if data is idx.data else Tensor._wrap(data, None, arr.device)
+    return apply(_ix.TakeAlongAxis(axis=ax, in_shape=a_shape), arr, indices_t)
 
 
 def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> tuple[Tensor, ...]:
