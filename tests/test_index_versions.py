@@ -142,3 +142,21 @@ def test_a_dlpack_copy_is_writable_and_separate():
     c = np.from_dlpack(x, copy=True)
     c[0] = 9.0
     assert x.tolist() == [1.0, 2.0]
+
+
+def test_a_where_mask_changed_before_backward_is_an_error():
+    x = mg.randn(3, dtype="float64", requires_grad=True)
+    mask = mg.tensor([True, False, True])
+    out = mg.where(mask, x, 0.0)
+    mask.fill_(False)
+    with pytest.raises(RuntimeError, match=MODIFIED):
+        out.sum().backward()
+
+
+def test_scatter_along_axis_watches_its_indices():
+    v = mg.ones(2, 1, dtype="float64", requires_grad=True)
+    idx = mg.tensor([[0], [2]])
+    out = mg.functional.namespace.scatter_along_axis(v, idx, 0, (3, 1))
+    idx.zero_()
+    with pytest.raises(RuntimeError, match=MODIFIED):
+        (out * mg.arange(3.0, dtype="float64").reshape(3, 1)).sum().backward()
