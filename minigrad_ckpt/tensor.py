@@ -25,7 +25,8 @@ What outer layers (``nn``, ``optim``, ``checkpoint``, ``snapshot``) need:
 * :meth:`Tensor.set_` -- let a tensor hold another tensor's array (any dtype or
   device) while keeping its identity (``Module.to``);
 * :meth:`Tensor.version` -- the current stamp, to tell later whether a tensor
-  changed.
+  changed; :meth:`Tensor.increment_version` -- restamp after a write the engine
+  could not see (MPI filling the array, a DLPack consumer, ``.data``).
 
 This module knows nothing of the layers above it (the tape, the ops, the
 public math).  Tensor's math methods and operators (``x + y``, ``x.sum()``),
@@ -180,6 +181,17 @@ class Tensor:
         self._device = source._device
         self._bump_version()
         return self
+
+    def increment_version(self) -> None:
+        """Restamp the version after a write the engine did not see: a library that filled the
+        array in place (an MPI all-reduce, a DLPack consumer), or a write into ``.data``.
+
+        Saved values of this tensor are then checked like after any in-place op
+        (PyTorch's ``torch.autograd.graph.increment_version``).  Updates the engine
+        can see -- ``add_``, ``copy_``, ``t[i] = v`` under ``no_grad`` -- restamp by
+        themselves.
+        """
+        self._bump_version()
 
     def version(self) -> int:
         """The version stamp: the engine clock's value at the latest in-place change (0: never)."""

@@ -143,7 +143,7 @@ def all_reduce(tensor: Tensor, op: str = "sum") -> Tensor:
     if op == "mean" and arr.dtype.kind not in "fc":
         raise TypeError(f"all_reduce(op='mean') needs a floating tensor, got {arr.dtype}")
     group().all_reduce(arr, ReduceOp(op))
-    tensor._bump_version()
+    tensor.increment_version()  # MPI wrote into the array
     return tensor
 
 
@@ -153,7 +153,7 @@ def broadcast(tensor: Tensor, src: int = 0) -> Tensor:
     if not 0 <= src < g.size:
         raise ValueError(f"src must be a rank in [0, {g.size}), got {src}")
     g.broadcast(_array_of(tensor, "broadcast"), src)
-    tensor._bump_version()
+    tensor.increment_version()
     return tensor
 
 
@@ -161,7 +161,7 @@ def all_gather(tensor: Tensor) -> list[Tensor]:
     """Every rank's ``tensor`` (same shape and dtype on all ranks), in rank order."""
     arr = _array_of(tensor, "all_gather")
     out = group().all_gather(arr)
-    return [Tensor._wrap(out[i], None, tensor._device) for i in range(out.shape[0])]
+    return [Tensor.constant(out[i], tensor._device) for i in range(out.shape[0])]
 
 
 def destroy_process_group() -> None:

@@ -558,7 +558,7 @@ def embedding(input: Any, weight: Any, padding_idx: int | None = None, max_norm:
     out = mf.getitem(w, (ids,))
     if padding_idx is not None and w.requires_grad:
         # the padding rows' values pass through detached: no gradient reaches weight[padding_idx]
-        pad = Tensor._wrap((ids.data == padding_idx)[..., None], None, ids.device)
+        pad = Tensor.constant((ids.data == padding_idx)[..., None], ids.device)
         out = mf.where(pad, out.detach(), out)
     return out
 
@@ -572,8 +572,7 @@ def _embedding_renorm_(w: Tensor, ids: Tensor, max_norm: float, norm_type: float
         sel = w.data[rows]
         norms = xp.sum(xp.abs(sel) ** norm_type, axis=1) ** (1.0 / norm_type)
         scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(w.dtype)
-        w.data[rows] = sel * scale[:, None]
-        w._bump_version()
+        w[rows] = sel * scale[:, None]  # in place under no_grad: restamps the version
 
 
 def one_hot(t: Any, num_classes: int = -1) -> Tensor:
@@ -659,7 +658,7 @@ def _check_input_dtype(name: str, x: Tensor, param: Tensor | None) -> None:
 
 # ------------------------------------------------------------ more activations
 def _zeros_like(x: Tensor) -> Tensor:
-    return Tensor._wrap(x.device.xp.zeros_like(x.data), None, x.device)
+    return Tensor.constant(x.device.xp.zeros_like(x.data), x.device)
 
 
 def softplus(x: Any, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
@@ -731,7 +730,7 @@ def dropout2d(x: Any, p: float = 0.5, training: bool = True) -> Tensor:
     if not training or p == 0.0:
         return x
     shape = x.shape[:x.ndim - 2] + (1, 1)
-    ones = Tensor._wrap(x.device.xp.ones(shape, dtype=x.dtype), None, x.device)
+    ones = Tensor.constant(x.device.xp.ones(shape, dtype=x.dtype), x.device)
     return x * dropout(ones, p, True)
 
 
@@ -863,12 +862,12 @@ def conv_transpose2d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, pad
     kh, kw = w.shape[2:]
     # 1. insert stride-1 zeros between pixels (interleave with zeros, then trim the tail)
     if st[1] > 1:
-        z = Tensor._wrap(x.device.xp.zeros((n, cin, h, wd, st[1] - 1), dtype=x.dtype), None, x.device)
+        z = Tensor.constant(x.device.xp.zeros((n, cin, h, wd, st[1] - 1), dtype=x.dtype), x.device)
         x = mf.reshape(mf.concatenate([mf.expand_dims(x, -1), z], axis=-1), (n, cin, h, wd * st[1]))
         x = x[:, :, :, :(wd - 1) * st[1] + 1]
         wd = x.shape[3]
     if st[0] > 1:
-        z = Tensor._wrap(x.device.xp.zeros((n, cin, h, st[0] - 1, wd), dtype=x.dtype), None, x.device)
+        z = Tensor.constant(x.device.xp.zeros((n, cin, h, st[0] - 1, wd), dtype=x.dtype), x.device)
         x = mf.reshape(mf.concatenate([mf.expand_dims(x, 3), z], axis=3), (n, cin, h * st[0], wd))
         x = x[:, :, :(h - 1) * st[0] + 1, :]
     # 2. pad (or crop, where padding exceeds the kernel's reach)
@@ -973,7 +972,7 @@ def _clamped_log(p: Tensor) -> Tensor:
     """``max(log p, -100)``, and where ``p == 0`` the constant -100 with a zero gradient
     (``log`` never sees the 0, so no ``0 * inf`` NaN reaches the gradient)."""
     pos = p > 0
-    ones = Tensor._wrap(p.device.xp.ones_like(p.data), None, p.device)
+    ones = Tensor.constant(p.device.xp.ones_like(p.data), p.device)
     return mf.maximum(mf.where(pos, mf.log(mf.where(pos, p, ones)), -100.0), -100.0)
 
 
@@ -1011,7 +1010,7 @@ def kl_div(input: Any, target: Any, reduction: str = "mean", log_target: bool = 
     else:
         # 0 * log 0 = 0: xlogy; where t == 0 neither the value nor the gradient may see log(0)
         pos = t > 0
-        safe = mf.where(pos, t, Tensor._wrap(t.device.xp.ones_like(t.data), None, t.device))
+        safe = mf.where(pos, t, Tensor.constant(t.device.xp.ones_like(t.data), t.device))
         loss = mf.where(pos, t * (mf.log(safe) - x), -(t * x))
     if reduction == "batchmean":
         return mf.sum(loss) * (1.0 / x.shape[0]) if x.ndim else mf.sum(loss)

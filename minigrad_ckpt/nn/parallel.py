@@ -128,8 +128,8 @@ class DistributedDataParallel(Module):
 
     def _sync_from_rank0(self, group: Any) -> None:
         for t in list(self.module.parameters()) + list(self.module.buffers()):
-            group.broadcast(t._data, 0)
-            t._bump_version()
+            group.broadcast(t.data, 0)
+            t.increment_version()  # MPI wrote into the array
 
     @staticmethod
     def _make_buckets(params: list[Any], cap_mb: float) -> list[_Bucket]:
@@ -158,8 +158,8 @@ class DistributedDataParallel(Module):
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         if self.broadcast_buffers and self._group.size > 1:
             for b in self.module.buffers():
-                self._group.broadcast(b._data, 0)
-                b._bump_version()
+                self._group.broadcast(b.data, 0)
+                b.increment_version()
         object.__setattr__(self, "_sync_next", self._require_sync)
         out = self.module(*args, **kwargs)
         if self._sync_next:
@@ -272,9 +272,9 @@ class DistributedDataParallel(Module):
                 for p, off in zip(b.params, b.offsets):
                     avg = buf[off:off + p.size].reshape(p.shape)
                     if p._grad is None:
-                        p._grad = Tensor._wrap(avg.copy(), None, p._device)
+                        p._grad = Tensor.constant(avg.copy(), p._device)
                     else:
-                        p._grad._data[...] = avg
+                        p._grad.data[...] = avg
         finally:
             self._stop_poller()
             object.__setattr__(self, "_active", False)

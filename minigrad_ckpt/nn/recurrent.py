@@ -154,7 +154,7 @@ class RNNBase(Module):
         name = type(self).__name__
         if hx is None:
             xp = x.device.xp
-            zero = Tensor._wrap(xp.zeros(shape, dtype=x.dtype), None, x.device)
+            zero = Tensor.constant(xp.zeros(shape, dtype=x.dtype), x.device)
             return zero, (zero if lstm else None)
         if lstm:
             if not (isinstance(hx, (tuple, list)) and len(hx) == 2):
@@ -260,7 +260,7 @@ class _CellBase(Module):
         n_states = 2 if self._mode == "LSTM" else 1
         if hx is None:
             xp = x.device.xp
-            zero = Tensor._wrap(xp.zeros((x.shape[0], self.hidden_size), dtype=x.dtype), None, x.device)
+            zero = Tensor.constant(xp.zeros((x.shape[0], self.hidden_size), dtype=x.dtype), x.device)
             return x, [zero] * n_states, unbatched
         states = list(hx) if n_states == 2 else [hx]
         if len(states) != n_states:

@@ -12,7 +12,7 @@ def zeros_state(p: Tensor, fill: float = 0.0) -> Tensor:
     arr = p.device.xp.zeros_like(p.data)
     if fill:
         arr += fill
-    return Tensor._wrap(arr, None, p.device)
+    return Tensor.constant(arr, p.device)
 
 
 def check_hyper(name: str, **values: Any) -> None:

@@ -48,10 +48,7 @@ class Adagrad(Optimizer):
                 if wd:
                     g = g + wd * p.data
                 clr = lr / (1 + (st["step"] - 1) * lr_decay)
-                s = st["sum"].data
-                s += g * g
-                st["sum"]._bump_version()
-                std = xp.sqrt(s)
+                st["sum"].add_(g * g)  # in place under no_grad: each update restamps the version
+                std = xp.sqrt(st["sum"].data)
                 std += eps
-                p.data[...] -= clr * (g / std)
-                p._bump_version()
+                p.sub_(clr * (g / std))

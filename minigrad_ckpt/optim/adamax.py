@@ -42,12 +42,10 @@ class Adamax(Optimizer):
                 st["step"] += 1
                 if wd:
                     g = g + wd * p.data
-                m, u = st["exp_avg"].data, st["exp_inf"].data
-                m += (1 - b1) * (g - m)
-                u *= b2
-                xp.maximum(u, xp.abs(g) + eps, out=u)
-                st["exp_avg"]._bump_version()
-                st["exp_inf"]._bump_version()
+                exp_avg, exp_inf = st["exp_avg"], st["exp_inf"]
+                m, u = exp_avg.data, exp_inf.data
+                exp_avg.add_((1 - b1) * (g - m))  # in place under no_grad: each update restamps the version
+                exp_inf.mul_(b2)
+                exp_inf.copy_(xp.maximum(u, xp.abs(g) + eps))
                 clr = lr / (1 - b1 ** st["step"])
-                p.data[...] -= clr * (m / u)
-                p._bump_version()
+                p.sub_(clr * (m / u))

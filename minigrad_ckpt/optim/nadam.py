@@ -50,21 +50,18 @@ class NAdam(Optimizer):
                 t = st["step"]
                 if wd:
                     if decoupled:
-                        p.data[...] *= 1 - lr * wd
+                        p.mul_(1 - lr * wd)
                     else:
                         g = g + wd * p.data
                 mu = b1 * (1.0 - 0.5 * (0.96 ** (t * md)))
                 mu_next = b1 * (1.0 - 0.5 * (0.96 ** ((t + 1) * md)))
                 st["mu_product"] *= mu
                 prod = st["mu_product"]
-                m, v = st["exp_avg"].data, st["exp_avg_sq"].data
-                m += (1 - b1) * (g - m)
-                v *= b2
-                v += (1 - b2) * (g * g)
-                st["exp_avg"]._bump_version()
-                st["exp_avg_sq"]._bump_version()
+                exp_avg, exp_avg_sq = st["exp_avg"], st["exp_avg_sq"]
+                m, v = exp_avg.data, exp_avg_sq.data
+                exp_avg.add_((1 - b1) * (g - m))  # in place under no_grad: each update restamps the version
+                exp_avg_sq.mul_(b2).add_((1 - b2) * (g * g))
                 denom = xp.sqrt(v / (1 - b2**t))
                 denom += eps
-                p.data[...] += (-lr * (1.0 - mu) / (1.0 - prod)) * (g / denom)
-                p.data[...] += ((-lr * mu_next) / (1.0 - prod * mu_next)) * (m / denom)
-                p._bump_version()
+                p.add_((-lr * (1.0 - mu) / (1.0 - prod)) * (g / denom))
+                p.add_(((-lr * mu_next) / (1.0 - prod * mu_next)) * (m / denom))

@@ -47,15 +47,13 @@ class RAdam(Optimizer):
                 t = st["step"]
                 if wd:
                     if decoupled:
-                        p.data[...] *= 1 - lr * wd
+                        p.mul_(1 - lr * wd)
                     else:
                         g = g + wd * p.data
-                m, v = st["exp_avg"].data, st["exp_avg_sq"].data
-                m += (1 - b1) * (g - m)
-                v *= b2
-                v += (1 - b2) * (g * g)
-                st["exp_avg"]._bump_version()
-                st["exp_avg_sq"]._bump_version()
+                exp_avg, exp_avg_sq = st["exp_avg"], st["exp_avg_sq"]
+                m, v = exp_avg.data, exp_avg_sq.data
+                exp_avg.add_((1 - b1) * (g - m))  # in place under no_grad: each update restamps the version
+                exp_avg_sq.mul_(b2).add_((1 - b2) * (g * g))
                 bc1, bc2 = 1 - b1**t, 1 - b2**t
                 m_hat = m / bc1
                 rho_inf = 2 / (1 - b2) - 1
@@ -64,7 +62,6 @@ class RAdam(Optimizer):
                     rect = math.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
                     denom = xp.sqrt(v)
                     denom += eps
-                    p.data[...] -= m_hat * lr * ((bc2**0.5) / denom) * rect
+                    p.sub_(m_hat * lr * ((bc2**0.5) / denom) * rect)
                 else:
-                    p.data[...] -= m_hat * lr
-                p._bump_version()
+                    p.sub_(m_hat * lr)

@@ -50,24 +50,18 @@ class RMSprop(Optimizer):
                 st["step"] += 1
                 if wd:
                     g = g + wd * p.data
+                st["square_avg"].mul_(alpha).add_((1 - alpha) * (g * g))  # in place under no_grad: restamped
                 v = st["square_avg"].data
-                v *= alpha
-                v += (1 - alpha) * (g * g)
-                st["square_avg"]._bump_version()
                 if centered:
                     ga = st["grad_avg"].data
-                    ga += (1 - alpha) * (g - ga)  # PyTorch's lerp for weights below 0.5
-                    st["grad_avg"]._bump_version()
+                    st["grad_avg"].add_((1 - alpha) * (g - ga))  # PyTorch's lerp for weights below 0.5
                     avg = xp.sqrt(v - ga * ga)
                 else:
                     avg = xp.sqrt(v)
                 avg += eps
                 if mom > 0:
-                    buf = st["momentum_buffer"].data
-                    buf *= mom
-                    buf += g / avg
-                    st["momentum_buffer"]._bump_version()
-                    p.data[...] -= lr * buf
+                    buf = st["momentum_buffer"]
+                    buf.mul_(mom).add_(g / avg)
+                    p.sub_(lr * buf.data)
                 else:
-                    p.data[...] -= lr * (g / avg)
-                p._bump_version()
+                    p.sub_(lr * (g / avg))
