@@ -8,6 +8,8 @@ module of its own:
                          ``axis=`` and ``shape=`` into static attributes
 ``math``                 the public math functions (each runs one op)
 ``einsum_subscripts``    einsum's subscript parser
+``linalg``               ``mg.linalg``'s functions (``xp.linalg`` of the
+                         differentiable namespace)
 ``namespace``            the differentiable namespace backward runs on for
                          higher-order gradients (math + constants + kernels)
 ``tensor_methods``       Tensor's method and operator table, and the
