@@ -84,11 +84,11 @@ def make_dual(primal: Tensor, tangent: Tensor, level: int) -> Tensor:
     (gradients reach ``primal``); otherwise it shares ``primal``'s memory and
     version counter.
     """
-    if primal._rg and _grad_state.enabled:
+    if primal._requires_grad and _grad_state.enabled:
         dual = _alias(primal)
     else:
         dual = Tensor._wrap(primal._data, None, primal._device)
-        dual._vc = primal._vc
+        dual._version = primal._version
         if primal._tangents:
             dual._tangents = dict(primal._tangents)
     tangents = dict(dual._tangents) if dual._tangents else {}
@@ -154,7 +154,7 @@ def _needs_graph(values: tuple, level: int) -> bool:
     recording = _grad_state.enabled
     for v in values:
         if isinstance(v, Tensor):
-            if recording and v._rg:
+            if recording and v._requires_grad:
                 return True
             if v._tangents:
                 for k in v._tangents:

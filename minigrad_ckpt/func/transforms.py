@@ -84,7 +84,7 @@ def _connected(t: Any) -> bool:
     """True if ``t`` or one of its open-level tangents is on a tape someone outside may walk."""
     if not isinstance(t, Tensor):
         return False
-    if t._rg and _grad_state.enabled:
+    if t._requires_grad and _grad_state.enabled:
         return True
     if t._tangents:
         return any(_connected(v) for k, v in t._tangents.items() if k in _forward.levels)
@@ -97,10 +97,10 @@ def _has_tangents(t: Any) -> bool:
 
 def _plain(t: Tensor) -> Tensor:
     """``t`` cut off the tape, with its tangents (themselves cut off) kept."""
-    if not t._rg and not t._tangents:
+    if not t._requires_grad and not t._tangents:
         return t
     d = Tensor._wrap(t._data, None, t._device)
-    d._vc = t._vc
+    d._version = t._version
     if t._tangents:
         d._tangents = {k: _plain(v) for k, v in t._tangents.items() if k in _forward.levels} or None
     return d
@@ -250,11 +250,11 @@ def _table(table: list[list[Tensor]], single_out: bool, single_arg: bool) -> Any
 def _reverse_input(p: Tensor, i: int, what: str) -> Tensor:
     """A fresh handle on ``p`` that requires grad: gradients are taken with respect to it."""
     _floating(p, what, i)
-    if p._rg and _grad_state.enabled:
+    if p._requires_grad and _grad_state.enabled:
         return _alias(p)  # on the tape: an outer backward still reaches p through it
     x = Tensor._wrap(p._data, None, p._device)
-    x._vc = p._vc
-    x._rg = True
+    x._version = p._version
+    x._requires_grad = True
     if p._tangents:
         x._tangents = dict(p._tangents)
     return x
@@ -287,7 +287,7 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
             if c.shape != o.shape:
                 raise ValueError(f"vjp_fn: cotangent {i} has shape {c.shape} but output {i} has "
                                  f"shape {o.shape}")
-            if o._rg and o.dtype.kind == "f":
+            if o._requires_grad and o.dtype.kind == "f":
                 pairs.append((o, c))
         # Keep the backward on Tensors when the result is differentiated again:
         # by an outer reverse pass, or by forward mode (hessian = jacfwd(jacrev)).
@@ -434,7 +434,7 @@ def linearize(f: Callable, *primals: Any) -> tuple:
     with enable_grad():
         ins = [_reverse_input(p, i, "linearize") for i, p in enumerate(ps)]
         outs, single = _flatten(f(*ins), "linearize")
-        live = [o for o in outs if o._rg and o.dtype.kind == "f"]
+        live = [o for o in outs if o._requires_grad and o.dtype.kind == "f"]
         # The seed u is a leaf (ones: any value works, the map is linear in u).
         us = [Tensor._wrap(o.device.xp.ones(o.shape, dtype=o.dtype), None, o.device).requires_grad_()
               for o in live]
@@ -450,7 +450,7 @@ def linearize(f: Callable, *primals: Any) -> tuple:
             if t.shape != p.shape:
                 raise ValueError(f"jvp_fn: tangent {i} has shape {t.shape} but primal {i} has "
                                  f"shape {p.shape}")
-            if g is not None and g._rg:
+            if g is not None and g._requires_grad:
                 pairs.append((g, t))
         with enable_grad():
             if pairs:
