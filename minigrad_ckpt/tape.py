@@ -10,8 +10,10 @@ Every differentiable call with an input that requires grad records a
               ``None`` for a constant
 ``saved``     ``(out, *inputs)`` -- the arrays backward may read, ``None``
               where the op did not declare it needs them
-``versions``  the version of every saved tensor when it was saved, so that an
-              in-place change before backward is an error, not a wrong answer
+``versions``  the version boxes of the saved tensors (and of index tensors
+              the op reads, see :func:`watch_versions`): a stamp newer than
+              ``seq`` means an in-place change before backward -- an error,
+              not a wrong answer
 ``seq``       a global sequence number: recording order.  Every node's inputs
               were recorded before it, so decreasing ``seq`` is a valid order
               for backward -- no recursive topological sort needed.

@@ -10,6 +10,7 @@ module of its own:
 ``einsum_subscripts``    einsum's subscript parser
 ``linalg``               ``mg.linalg``'s functions (``xp.linalg`` of the
                          differentiable namespace)
+``special``              ``mg.special``'s functions (SciPy's names, no SciPy)
 ``namespace``            the differentiable namespace backward runs on for
                          higher-order gradients (math + constants + kernels)
 ``tensor_methods``       Tensor's method and operator table, and the
