@@ -125,5 +125,7 @@ def test_public_objects_have_useful_reprs(tmp_path):
     assert r.startswith("StepLR(") and "step_size=3" in r and "lr=[0.1]" in r
     assert repr(mg.no_grad()).startswith("no_grad()")
     assert repr(mg.set_grad_enabled(True)).startswith("set_grad_enabled(True)")
-    for obj in (mg.memory.ledger, opt, mg.no_grad(), ck.Sqrt(), ck.CheckpointingConfig(ck.Sqrt())):
+    manager = mg.snapshot.SnapshotManager(tmp_path / "snaps", max_snapshots=3)
+    assert repr(manager).startswith("SnapshotManager(") and "keeps 3" in repr(manager)
+    for obj in (mg.memory.ledger, opt, mg.no_grad(), ck.Sqrt(), ck.CheckpointingConfig(ck.Sqrt()), manager):
         assert " object at 0x" not in repr(obj), repr(obj)

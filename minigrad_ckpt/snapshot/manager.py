@@ -89,6 +89,12 @@ class SnapshotManager:
         self.config = config or SnapshotConfig()
         self.full_every = full_every
 
+    def __repr__(self) -> str:
+        keep = "all" if self.max_snapshots is None else self.max_snapshots
+        kind = "incremental" if self.config.incremental else "full"
+        return (f"SnapshotManager({str(self.directory)!r}, keeps {keep}, {kind} snapshots, "
+                f"a full one at least every {self.full_every})")
+
     # ------------------------------------------------------------ locking
     @contextlib.contextmanager
     def _lock(self, exclusive: bool) -> Iterator[None]:
