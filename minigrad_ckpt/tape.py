@@ -142,7 +142,11 @@ def apply(op: Any, *args: Any) -> Any:
         needs_grad = x._requires_grad
         xp = device.xp
         arrays = (x._data,)
-        out = op.forward(xp, x._data)
+        try:
+            out = op.forward(xp, x._data)
+        except AttributeError as exc:
+            _explain(op, exc, "forward", xp)
+            raise
     else:
         device = None
         needs_grad = False
@@ -163,7 +167,11 @@ def apply(op: Any, *args: Any) -> Any:
         if device is None:
             raise TypeError(f"{op.name}: needs at least one Tensor argument")
         xp = device.xp
-        out = op.forward(xp, *arrays)
+        try:
+            out = op.forward(xp, *arrays)
+        except AttributeError as exc:
+            _explain(op, exc, "forward", xp)
+            raise
     if out.__class__ is not xp.array_type:
         out = xp.asarray(out)  # NumPy returns scalars for 0-d results
     t = _new_tensor(Tensor)
@@ -214,12 +222,26 @@ def set_forward_push(push: Any) -> None:
     _forward_push = push
 
 
+def _explain(op: Any, exc: BaseException, method: str, xp: Any, saved: Any = None) -> None:
+    """Raise the op's clearer error for ``exc`` if it breaks the op contract (see
+    ``Op.explain_error``); otherwise return, and the caller re-raises ``exc``."""
+    better = op.explain_error(exc, method, xp, saved)
+    if better is not None:
+        raise better from exc
+
+
 def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_version: list, xp: Any) -> Node:
     """Build the node for one op application: its edges, what to save, their versions.
 
     An edge is the input's producing node, the input itself for a leaf that
     requires grad, or ``None`` for a constant.  The version boxes of saved
     tensors are kept so backward can detect a later in-place change.
+
+    This is the one place the save rule -- what backward may read -- is
+    applied: ``save_output`` keeps the output, ``save_inputs`` every input
+    (``True``), none (``False``) or the listed positions; the rest is ``None``.
+    A checkpointed segment re-fills a replayed node with the slots recorded
+    here (``Segment.record``), so replay can never save differently.
     """
     dtype = out.dtype
     if dtype.kind != "f":
@@ -559,15 +581,22 @@ def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bo
                         raise _version_error(node)
                 op = node.op
                 args = _graph_args(node, saved) if create_graph else saved
-                if op.uses_needs_input_grad:
-                    needs = tuple(e is not None and (contributing is None or type(e) is not Node
-                                                     or e in contributing or e in target_nodes)
-                                  for e in node.inputs)
-                    grads = op.backward(xp, g, *args, needs_input_grad=needs)
-                else:
-                    grads = op.backward(xp, g, *args)
+                try:
+                    if op.uses_needs_input_grad:
+                        needs = tuple(e is not None and (contributing is None or type(e) is not Node
+                                                         or e in contributing or e in target_nodes)
+                                      for e in node.inputs)
+                        grads = op.backward(xp, g, *args, needs_input_grad=needs)
+                    else:
+                        grads = op.backward(xp, g, *args)
+                except (TypeError, AttributeError) as exc:  # a broken op contract, explained
+                    _explain(op, exc, "backward", xp, saved)
+                    raise
                 if type(grads) is not tuple:
                     grads = (grads,)
+                if op.contract_checks_left:  # the first few backward calls of each op class
+                    op.check_backward_result(grads, [None if e is None else e.shape for e in node.inputs],
+                                             node.shape)
             for edge, gi in zip(node.inputs, grads):
                 if edge is None:
                     continue

@@ -9,8 +9,10 @@ draws samples, and every test below runs on them:
 (b) ``gradcheck`` in float64, of backward and of forward mode (``jvp``): each
     against central differences, and the two against each other by the
     dot-product test ``<u, J v> == <J^T u, v>``;
-(c) ``gradgradcheck`` unless the spec or the op opts out (with a reason), also
-    in both modes (forward mode over the backward pass);
+(c) ``gradgradcheck``, also in both modes (forward mode over the backward
+    pass), with a cotangent that has exact zeros, and the symmetry of the
+    Hessian of ``sum(a * f(b))`` at ``a = 0`` (second derivatives through a
+    zero upstream gradient), unless the spec opts out with a reason;
 (d) non-contiguous inputs -- permuted, reversed, strided and stride-0
     ``broadcast_to`` views wrapped without a copy -- and a non-contiguous
     upstream gradient (or tangent) give the same values, gradients and
@@ -102,6 +104,16 @@ def draw_upstream(data: Any, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     elements = st.integers(-64, 64).filter(bool).map(lambda k: k / 8)
     g = data.draw(hnp.arrays(np.float64, shape, elements=elements, unique=n <= 100), label="upstream")
     return g.astype(dtype)
+
+
+def draw_cotangent_with_zeros(data: Any, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    """An upstream gradient in which some elements (at least one, if any) are exactly 0."""
+    g = draw_upstream(data, shape, dtype)
+    if g.size:
+        zeros = data.draw(hnp.arrays(np.bool_, shape, elements=st.booleans()), label="zeros")
+        zeros.reshape(-1)[data.draw(st.integers(0, g.size - 1), label="a zero")] = True
+        g = np.where(zeros, 0, g).astype(dtype)
+    return g
 
 
 def _finite_max(a: np.ndarray) -> float:
@@ -258,14 +270,53 @@ def test_gradcheck(name: str, data: Any) -> None:
 @given(data=st.data())
 def test_gradgradcheck(name: str, data: Any) -> None:
     spec = grad_spec_for(name)
-    if registry[name].no_gradgrad:
-        pytest.skip(f"{name}.no_gradgrad is set")
     if spec.no_gradgrad:
         pytest.skip(spec.no_gradgrad)
     sample = data.draw(spec.samples("float64", grad=True, max_size=GRADGRAD_MAX_SIZE), label="sample")
     args, _ = make_args(sample, copies(sample))
     op = sample.op
-    gradgradcheck(lambda *a: apply(op, *a), args, eps=spec.eps, atol=spec.grad_atol, rtol=spec.grad_rtol)
+    # The cotangent has exact zeros: the derivative of the gradient with respect to
+    # the cotangent is checked there too, which a gradient masked on ``g == 0`` fails.
+    out = apply(op, *args)
+    v = draw_cotangent_with_zeros(data, out.shape, out.dtype)
+    gradgradcheck(lambda *a: apply(op, *a), args, grad_outputs=[v], eps=spec.eps,
+                  atol=spec.grad_atol, rtol=spec.grad_rtol)
+
+
+@pytest.mark.parametrize("name", OPS)
+@given(data=st.data())
+def test_hessian_is_symmetric_through_a_zero_scale(name: str, data: Any) -> None:
+    """``s = sum(a * f(b))`` at ``a = 0``: ``d/da d/db s`` must equal ``(d/db d/da s)^T``.
+
+    ``d/db s`` is f's backward with the upstream gradient ``a = 0``; its
+    derivative with respect to ``a`` is ``J_f^T`` -- the same matrix that
+    ``d/db <f(b), w>`` gives with a nonzero ``w``.  Compared as
+    ``<w, H_ab u> == <u, H_ba w>`` for random ``u``, ``w``: exact, no finite
+    differences, so it runs on full-size samples.
+    """
+    spec = grad_spec_for(name)
+    if spec.no_gradgrad:
+        pytest.skip(spec.no_gradgrad)
+    sample = data.draw(spec.samples("float64", grad=True), label="sample")
+    args, wrt = make_args(sample, copies(sample))
+    out = apply(sample.op, *args)
+    a = Tensor._wrap(np.zeros(out.shape, dtype=out.dtype), None).requires_grad_()
+    us = [draw_upstream(data, t.shape, t.dtype) for t in wrt]
+    w = draw_upstream(data, out.shape, out.dtype)
+    gw = tape_grad(out, wrt, grad_outputs=Tensor._wrap(w, None), allow_unused=True, retain_graph=True)
+    gb = tape_grad((a * out).sum(), wrt, create_graph=True, allow_unused=True)
+    inner = sum(((g * Tensor._wrap(u, None)).sum() for g, u in zip(gb, us) if g is not None),
+                start=Tensor._wrap(np.zeros(()), None))
+    if inner.requires_grad:
+        (ha,) = tape_grad(inner, [a], allow_unused=True)
+        lhs = 0.0 if ha is None else float(np.sum(ha.data * w))
+    else:
+        lhs = 0.0
+    rhs = sum(float(np.sum(g.data * u)) for g, u in zip(gw, us) if g is not None)
+    scale = max(1.0, sum(float(np.sum(np.abs(g.data * u))) for g, u in zip(gw, us) if g is not None))
+    assert abs(lhs - rhs) <= 1e-9 * scale, (
+        f"{name}: <w, d/da d/db s u> = {lhs} but <u, d/db d/da s w> = {rhs} at a = 0 "
+        f"(a second derivative through a zero upstream gradient is lost)")
 
 
 # ---------------------------------------------------------------------------

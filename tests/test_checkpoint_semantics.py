@@ -12,6 +12,7 @@ a segment's output (#9), a replay that diverges raises ``CheckpointError`` (#10)
 from __future__ import annotations
 
 import warnings
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -547,7 +548,7 @@ def spy_op():
 
     class _CkptTestSpy(Op):
         save_inputs = False
-        log: list = []
+        log: ClassVar[list] = []  # a class-level setting, not an op attribute
 
         def forward(self, xp, x):
             type(self).log.append(mg.is_recomputing())

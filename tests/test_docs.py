@@ -30,7 +30,10 @@ def test_every_snippet_runs(page, tmp_path, monkeypatch):
     for i, block in enumerate(blocks):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            exec(compile(block, f"docs/{page} (python block {i + 1})", "exec"), namespace)
+            # dont_inherit: a snippet runs as a script would, without this file's
+            # ``from __future__ import annotations`` (string annotations in a namespace
+            # that is no module could not be resolved, e.g. an op's attribute types)
+            exec(compile(block, f"docs/{page} (python block {i + 1})", "exec", dont_inherit=True), namespace)
 
 
 def test_the_api_reference_names_every_public_name():

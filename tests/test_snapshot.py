@@ -736,6 +736,33 @@ def test_tape_op_names_are_checked_against_the_registry_on_load(tmp_path):
             Snapshot.load(tmp_path / "bad.mgsnap")
 
 
+def test_tape_op_attributes_are_checked_on_load(tmp_path):
+    # Ops are built through Op.from_attrs: an attribute the op does not declare (one named
+    # like a method, say) or a value of the wrong type is refused when the file is loaded,
+    # instead of loading and failing inside backward ("'int' object is not callable").
+    model, opt, ex, x, loss = _tape_setup()
+    path = Snapshot.from_executor_with_config(ex, 1, SnapshotConfig.for_training()).save(tmp_path / "t.mgsnap")
+    nodes = objects(path.read_bytes())[0][2]["tape"]["nodes"]
+    mean = next(i for i, n in enumerate(nodes) if "axes" in n["attrs"])
+    cases = {
+        "backward": lambda a: a.__setitem__("backward", 1),
+        "axes": lambda a: a.__setitem__("axes", {"t": "tuple", "v": ["0"]}),
+        "keepdims": lambda a: a.__setitem__("keepdims", 1.5),
+        "in_shape": lambda a: a.pop("in_shape"),
+    }
+    for what, change in cases.items():
+        reseal(path, tmp_path / "bad.mgsnap", lambda h, c=change: c(h["tape"]["nodes"][mean]["attrs"]))
+        with pytest.raises(SnapshotError, match=f"node {mean} has invalid attributes.*{what}"):
+            Snapshot.load(tmp_path / "bad.mgsnap")
+    # a Dropout key of the wrong type too (the attribute replay regenerates the mask from)
+    drop = next(i for i, n in enumerate(nodes) if n["op"] == "Dropout")
+    reseal(path, tmp_path / "bad.mgsnap", lambda h: h["tape"]["nodes"][drop]["attrs"].__setitem__("key", "7"))
+    with pytest.raises(SnapshotError, match="'key' must be int"):
+        Snapshot.load(tmp_path / "bad.mgsnap")
+    # the untouched file still loads and its tape still runs backward
+    Snapshot.load(path).restore().tape.backward()
+
+
 # ------------------------------------------------------------------ failures to read
 def test_every_failure_to_read_is_a_snapshot_error(tmp_path):
     ex = mg.Executor()

@@ -90,6 +90,9 @@ class Segment:
         # buffers already counted in dropped_bytes / kept_bytes (each once, as the ledger counts)
         self._counted: tuple[Any, Any] | None = (weakref.WeakValueDictionary(), weakref.WeakValueDictionary())
         self._out_bytes: dict[Node, int] = {}  # bytes counted for each node's saved output
+        # Which of (out, *inputs) the tape saved for each node: replay re-fills exactly those,
+        # so the save rule (tape._record) is applied in one place only.
+        self._saved_slots: dict[Node, tuple[bool, ...]] = {}
         self.forward_time = 0.0
         self._outer_recorder: Any = None
         self._t0 = 0.0
@@ -145,7 +148,8 @@ class Segment:
         """Called by the tape for every node recorded while this segment is active."""
         node.segment = self
         dropped = saved_arrays(node)
-        op_saves_out = node.saved[0] is not None
+        self._saved_slots[node] = slots = tuple(v is not None for v in node.saved)
+        op_saves_out = slots[0]
         node.saved = DROPPED
         root = self._root()
         sources = []
@@ -230,7 +234,8 @@ class Segment:
                             )
                         ins.append(src.value)
                 owned = n.segment is self
-                if not (n in last_use or n in feeds or (owned and n.op.save_output) or n in self.checksums):
+                if not (n in last_use or n in feeds or (owned and self._saved_slots[n][0])
+                        or n in self.checksums):
                     # Nothing reads this node's output (typically the segment's last op,
                     # whose result lives outside): its saved values are its inputs, which
                     # are at hand, so its forward need not run again (unless the
@@ -279,14 +284,9 @@ class Segment:
             return None
         return node.saved
 
-    @staticmethod
-    def _fill_saved(n: Node, out: Any, ins: list) -> None:
-        """``n.saved`` from replayed values, exactly as the tape would have saved them."""
-        op = n.op
-        which = op.save_inputs
-        kept_ins = ins if which is True else (
-            [None] * len(ins) if which is False else [v if i in which else None for i, v in enumerate(ins)])
-        n.saved = (out if op.save_output else None, *kept_ins)
+    def _fill_saved(self, n: Node, out: Any, ins: list) -> None:
+        """``n.saved`` from replayed values: the slots the tape saved when it recorded ``n``."""
+        n.saved = tuple(v if kept else None for v, kept in zip((out, *ins), self._saved_slots[n]))
         if _ledger.enabled:
             _ledger.hold(saved_arrays(n))
 

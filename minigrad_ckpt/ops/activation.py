@@ -38,6 +38,8 @@ class Relu(Op):
 class LeakyRelu(Op):
     """``x`` for ``x > 0``, else ``negative_slope * x``."""
 
+    negative_slope: float
+
     def forward(self, xp, x):
         return xp.where(x > 0, x, x * self.negative_slope)
 
@@ -54,6 +56,8 @@ class LeakyRelu(Op):
 class Gelu(Op):
     """Gaussian error linear unit: ``x * Phi(x)`` (``approximate="none"``) or
     the tanh approximation ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``."""
+
+    approximate: str
 
     def forward(self, xp, x):
         if self.approximate == "tanh":
@@ -103,6 +107,8 @@ class Silu(Op):
 class Softmax(Op):
     """``exp(x) / sum(exp(x))`` along ``axis``, shifted by the max for stability."""
 
+    axis: tuple[int, ...]
+
     save_inputs = False
     save_output = True
 
@@ -129,6 +135,8 @@ class Softmax(Op):
 
 class LogSoftmax(Op):
     """``x - logsumexp(x)`` along ``axis``: exact for logits of ±1e4 in float32."""
+
+    axis: tuple[int, ...]
 
     save_inputs = False
     save_output = True

@@ -25,8 +25,8 @@ The contract, in full:
 * ``backward(xp, g, out, *inputs)`` gets the upstream gradient ``g``, the
   forward output and the inputs, and returns one gradient per input (a tuple
   for several inputs; ``None`` where an input gets no gradient).  A gradient
-  may have the broadcast shape or a wider dtype: the engine sums it down to
-  the input's shape and casts it to the input's dtype.
+  has the input's shape or a broadcast of it (the engine sums it down to the
+  input's shape) and may have a wider dtype (the engine casts it back).
 * ``backward`` is written *only* with ``xp.<function>``, operators, the
   array methods ``sum``, ``max``, ``reshape``, ``transpose``, ``astype`` and
   the attributes ``T``, ``shape``, ``ndim`` (methods skip NumPy's per-call
@@ -49,21 +49,67 @@ The contract, in full:
   An op whose Jacobian is symmetric (elementwise ops, softmax) can return
   its ``backward`` applied to the tangent.  The battery checks every ``jvp``
   against finite differences and against ``backward``: ``<u, J v> == <J^T u, v>``.
-* What backward may read is declared: ``save_inputs`` and ``save_output``.
-  Values not declared arrive as ``None``, and are not kept alive by the tape.
-* Static attributes (an axis, a stride, a dropout key) are constructor
-  keywords, kept on the instance; an op instance is plain data that can be
-  printed and serialized.
+* What backward may read is declared: ``save_inputs`` (``True``, ``False`` or
+  a tuple of input positions) and ``save_output``.  Values not declared arrive
+  as ``None``, and are not kept alive by the tape (the rule is applied once,
+  where the tape records the op; checkpoint replay re-fills the same slots).
+* Static attributes (an axis, a stride, a dropout key) are declared as class
+  annotations and passed as constructor keywords::
+
+      class Sum(Op):
+          axes: tuple[int, ...]
+          keepdims: bool
+
+  An op instance is plain data that can be printed, compared and serialized.
+  Constructing one with a missing or unknown attribute, or one whose value is
+  not of the declared type, is a ``TypeError`` that names the op and its
+  fields.  ``Op(**attrs)`` checks the names and the outer type of each value
+  (it runs once per call, so it must be cheap); :meth:`Op.from_attrs` checks
+  everything, element types of tuples included -- the snapshot decoder builds
+  ops from untrusted files through it.  An annotation with a value
+  (``keepdims: bool = False``) makes the attribute optional.
+  Annotations marked ``ClassVar`` (like ``save_inputs`` below) are settings
+  of the class, not attributes of an instance.  Types understood:
+  ``int``, ``float`` (an int is accepted too), ``bool``, ``str``, ``None``,
+  unions (``int | None``), ``tuple[T, ...]`` and ``tuple[T1, T2]``, ``slice``,
+  ``EllipsisType``, :data:`Array` (an array of the op's device) and ``Any``.
 * Forward and backward never mutate their arguments.
+
+The engine checks the contract where a user's op breaks it (the first few
+backward calls of each op class are validated; see
+:meth:`Op.check_backward_result`): the number of gradients, their shapes, a
+read of an input that was not declared, a name outside the array namespace.
+``minigrad_ckpt.testing.check_op`` runs the whole battery on an op.
 """
 
 from __future__ import annotations
 
+import types
+import typing
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-__all__ = ["Op", "registry", "get_op", "add_tangents"]
+__all__ = ["Op", "registry", "get_op", "add_tangents", "Array", "Index"]
 
 registry: dict[str, type[Op]] = {}
+
+
+class Array:
+    """Annotation marker: an attribute that is an array of the op's device (an index
+    array, a mask).  Never instantiated; any object with ``shape`` and ``dtype`` passes."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Array:
+        raise TypeError("Array is an annotation marker, not a class to instantiate")
+
+
+#: A normalized index (``x[index]``): ints, slices, ``None``, ``...`` and index arrays.
+Index = tuple[int | slice | None | types.EllipsisType | Array, ...]
+
+#: How many backward calls of each op class the engine validates (shapes, count).
+CONTRACT_CHECKS = 3
+
+_RESERVED = frozenset({"forward", "backward", "reference", "jvp", "attrs", "from_attrs", "fields",
+                       "check_backward_result", "explain_error"})
 
 
 class Op:
@@ -71,8 +117,8 @@ class Op:
 
     #: Registry key and the name printed on the tape (the class name by default).
     name: ClassVar[str]
-    #: backward reads the inputs / the output.
-    save_inputs: ClassVar[bool] = True
+    #: backward reads the inputs (True, False, or the positions it reads) / the output.
+    save_inputs: ClassVar[bool | tuple[int, ...]] = True
     save_output: ClassVar[bool] = False
     #: False for ops with no derivative (comparisons, argmax): never recorded.
     differentiable: ClassVar[bool] = True
@@ -81,23 +127,62 @@ class Op:
     #: backward accepts ``needs_input_grad=(bool, ...)`` and skips unneeded work
     #: (a matmul need not compute the gradient of a constant input batch).
     uses_needs_input_grad: ClassVar[bool] = False
-    #: True for ops whose second derivative the battery does not check.
-    no_gradgrad: ClassVar[bool] = False
     #: Abstract helper classes set this so they are not registered.
     abstract: ClassVar[bool] = True
+    #: The declared static attributes: name -> type (from the class annotations).
+    fields: ClassVar[dict[str, Any]] = {}
+    #: Optional attributes and their defaults (annotations with a value).
+    _defaults: ClassVar[dict[str, Any]] = {}
+    #: name -> the classes ``Op(**attrs)`` accepts for it (None: anything), for the cheap check.
+    _outer: ClassVar[dict[str, tuple[type, ...] | None]] = {}
+    #: Backward calls of this class still to validate (see check_backward_result).
+    contract_checks_left: ClassVar[int] = 0
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        _declare_fields(cls)
+        cls.contract_checks_left = CONTRACT_CHECKS
         if cls.__dict__.get("abstract", False):
             return
         cls.abstract = False
         cls.name = cls.__dict__.get("name", cls.__name__)
-        if cls.name in registry and registry[cls.name] is not cls:
-            raise TypeError(f"op name {cls.name!r} is registered twice")
+        old = registry.get(cls.name)
+        if old is not None and old is not cls:
+            if (old.__module__, old.__qualname__) != (cls.__module__, cls.__qualname__):
+                raise TypeError(
+                    f"op name {cls.name!r} is already registered by {old.__module__}.{old.__qualname__}; "
+                    f"give {cls.__name__} a registry name of its own: name = \"My{cls.name}\""
+                )
+            # the same class defined again (a notebook cell run twice): the new one replaces it
         registry[cls.name] = cls
 
     def __init__(self, **attrs: Any) -> None:
+        outer = self._outer
+        if attrs.keys() != outer.keys():
+            attrs = _complete(type(self), attrs)
+        for k, v in attrs.items():
+            t = outer[k]
+            if t is not None and not isinstance(v, t):
+                raise _type_error(type(self), k, v)
         self.__dict__.update(attrs)
+
+    @classmethod
+    def from_attrs(cls, attrs: Mapping[str, Any]) -> Op:
+        """Build an op from a mapping of attributes, checking every name and every
+        value against the declared types in full (element types of tuples too).
+
+        This is the constructor for attributes from outside the program (the
+        snapshot decoder): whatever it accepts, ``forward`` and ``backward``
+        can read.  Raises ``TypeError`` naming the op, the attribute and the
+        declared fields.
+        """
+        if not isinstance(attrs, Mapping) or not all(isinstance(k, str) for k in attrs):
+            raise TypeError(f"{cls.__name__}: attributes must be a mapping of names to values")
+        full = _complete(cls, dict(attrs))
+        for k, v in full.items():
+            if not _conforms(v, cls.fields[k]):
+                raise _type_error(cls, k, v)
+        return cls(**full)
 
     @property
     def attrs(self) -> dict[str, Any]:
@@ -118,6 +203,85 @@ class Op:
         """The same computation written plainly in NumPy (the test oracle)."""
         raise NotImplementedError
 
+    # ------------------------------------------------------------ the contract
+    def check_backward_result(self, grads: tuple, in_shapes: Sequence[Any], out_shape: tuple) -> None:
+        """Check what ``backward`` returned against the contract (the engine calls this
+        for the first few backward calls of each op class, so a user's op that breaks the
+        contract fails with a message naming it, even if its author never runs gradcheck).
+
+        ``in_shapes`` has the shape of each input that wants a gradient and None
+        for the others (constants); ``out_shape`` is the forward output's shape.
+        """
+        cls = type(self)
+        cls.contract_checks_left = max(cls.contract_checks_left - 1, 0)
+        if len(grads) != len(in_shapes):
+            n = len(in_shapes)
+            raise RuntimeError(
+                f"{self.name}.backward returned {len(grads)} gradient{'s' if len(grads) != 1 else ''} "
+                f"for {n} input{'s' if n != 1 else ''}: expected {n} gradients, got {len(grads)} "
+                f"(one per input, in order; None for an input that gets no gradient)"
+            )
+        for i, (gi, shape) in enumerate(zip(grads, in_shapes)):
+            if gi is None or shape is None:
+                continue
+            shape = tuple(shape)
+            if not hasattr(gi, "shape") or not hasattr(gi, "dtype"):
+                raise RuntimeError(
+                    f"{self.name}.backward returned a {type(gi).__name__} as the gradient of input {i}, "
+                    f"where an array of the input's shape {shape} is due (e.g. xp.full_like(x, value) "
+                    f"or g * ...)"
+                )
+            gshape = tuple(gi.shape)
+            if gshape != shape and not _broadcast_of(shape, gshape, tuple(out_shape)):
+                what = "a 0-d (scalar) gradient" if not gshape else f"a gradient of shape {gshape}"
+                raise RuntimeError(
+                    f"{self.name}.backward returned {what} for input {i} of shape {shape}: a gradient "
+                    f"must have the input's shape or be a broadcast of it (to the output's shape "
+                    f"{tuple(out_shape)})"
+                )
+
+    def explain_error(self, exc: BaseException, method: str, xp: Any,
+                      saved: tuple | None = None) -> BaseException | None:
+        """A clearer error for ``exc``, raised inside this op's ``forward`` or ``backward``,
+        when it comes from a broken contract -- or None to let ``exc`` through as it is.
+
+        Two mistakes are recognised: a name the namespace ``xp`` does not offer,
+        and (in backward) reading an input or the output that the op did not
+        declare in ``save_inputs`` / ``save_output`` (it arrives as None).
+        """
+        if isinstance(exc, AttributeError) and getattr(exc, "obj", None) is xp and exc.name:
+            return AttributeError(
+                f"{self.name}.{method} uses xp.{exc.name}, which the {_namespace_kind(xp)} does not "
+                f"offer{_suggest(exc.name, xp)}. An op may use only the names listed in "
+                f"minigrad_ckpt.backend.LIBRARY_FUNCTIONS, the registered kernels "
+                f"(backend.register_kernel) and the adapter methods (docs/ops.md, 'The shape of an op')"
+            )
+        if method != "backward" or saved is None or not isinstance(exc, (TypeError, AttributeError)):
+            return None
+        if "NoneType" not in str(exc) and "None" not in str(exc):
+            return None
+        which = self.save_inputs
+        undeclared = [] if which is True else [
+            i for i in range(len(saved) - 1) if which is False or i not in which]
+        missing_out = not self.save_output
+        if not undeclared and not missing_out:
+            return None
+        parts, fixes = [], []
+        if missing_out:
+            parts.append("the output")
+            fixes.append("save_output = True")
+        if undeclared:
+            parts.append("input" + ("s " if len(undeclared) > 1 else " ") + ", ".join(map(str, undeclared)))
+            every = tuple(range(len(saved) - 1))
+            fixes.append("save_inputs = True" if len(every) == 1 else
+                         f"save_inputs = (...) with the positions it reads, or True for all {every}")
+        them = "them" if len(undeclared) + missing_out > 1 else "it"
+        return type(exc)(
+            f"{self.name}.backward failed with {type(exc).__name__}: {exc} -- it gets None for "
+            f"{' and '.join(parts)}, because {self.name} does not declare that backward reads {them}. "
+            f"Declare what backward reads on the class: {'; '.join(fixes)}"
+        )
+
     def __repr__(self) -> str:
         attrs = ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items())
         return f"{self.name}({attrs})"
@@ -127,6 +291,168 @@ class Op:
 
     def __hash__(self) -> int:
         return hash(type(self))
+
+
+# ---------------------------------------------------------------------------
+# Attribute declarations
+# ---------------------------------------------------------------------------
+def _declare_fields(cls: type[Op]) -> None:
+    """Collect ``cls``'s attribute annotations (its own and inherited), resolve their types."""
+    own = cls.__dict__.get("__annotations__", {})
+    fields = dict(cls.fields)
+    defaults = dict(cls._defaults)
+    if own:
+        try:
+            hints = typing.get_type_hints(cls)
+        except Exception as exc:  # an annotation naming something the module does not define
+            raise TypeError(f"{cls.__qualname__}: cannot resolve its attribute annotations: {exc}") from None
+        for k in own:
+            tp = hints.get(k)
+            if typing.get_origin(tp) is ClassVar or k in Op.__annotations__:
+                continue
+            if k in _RESERVED or k.startswith("_"):
+                raise TypeError(f"{cls.__qualname__}: {k!r} cannot be an op attribute "
+                                f"(it is a method of Op or a private name)")
+            fields[k] = tp
+            if k in cls.__dict__:
+                defaults[k] = cls.__dict__[k]
+                delattr(cls, k)  # the value lives on instances, as for every other attribute
+            else:
+                defaults.pop(k, None)
+    cls.fields = fields
+    cls._defaults = defaults
+    cls._outer = {k: _outer_types(tp) for k, tp in fields.items()}
+
+
+def _outer_types(tp: Any) -> tuple[type, ...] | None:
+    """The classes a value of type ``tp`` may be an instance of (None: no cheap check)."""
+    if tp is Any or tp is Array:
+        return None
+    if tp is None or tp is type(None):
+        return (type(None),)
+    if tp is float:
+        return (float, int)
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        out: list[type] = []
+        for arg in typing.get_args(tp):
+            o = _outer_types(arg)
+            if o is None:
+                return None
+            out.extend(o)
+        return tuple(out)
+    if origin is not None:
+        return (origin,)
+    if isinstance(tp, type):
+        return (tp,)
+    return None
+
+
+def _conforms(v: Any, tp: Any) -> bool:
+    """True if ``v`` is a value of the declared type ``tp`` (deep: tuple elements too)."""
+    if tp is Any:
+        return True
+    if tp is Array:
+        return hasattr(v, "shape") and hasattr(v, "dtype") and not isinstance(v, type)
+    if tp is None or tp is type(None):
+        return v is None
+    if tp is bool:
+        return type(v) is bool
+    if tp is int:
+        return isinstance(v, int) and type(v) is not bool
+    if tp is float:
+        return isinstance(v, (int, float)) and type(v) is not bool
+    if tp is slice:
+        return type(v) is slice and all(p is None or (isinstance(p, int) and type(p) is not bool)
+                                        for p in (v.start, v.stop, v.step))
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        return any(_conforms(v, a) for a in typing.get_args(tp))
+    if origin is tuple:
+        if type(v) is not tuple:
+            return False
+        args = typing.get_args(tp)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return all(_conforms(e, args[0]) for e in v)
+        return len(v) == len(args) and all(_conforms(e, a) for e, a in zip(v, args))
+    if isinstance(tp, type):
+        return isinstance(v, tp)
+    return False
+
+
+def _type_name(tp: Any) -> str:
+    if tp is Array:
+        return "Array"
+    if tp is type(None):
+        return "None"
+    if tp is types.EllipsisType:
+        return "EllipsisType"
+    if isinstance(tp, type) and typing.get_origin(tp) is None:
+        return tp.__name__
+    return str(tp).replace("typing.", "").replace("minigrad_ckpt.ops.base.", "")
+
+
+def _signature(cls: type[Op]) -> str:
+    if not cls.fields:
+        return f"{cls.__name__} takes no attributes"
+    parts = []
+    for k, tp in cls.fields.items():
+        parts.append(f"{k}: {_type_name(tp)}" + (f" = {cls._defaults[k]!r}" if k in cls._defaults else ""))
+    return f"{cls.__name__} takes {', '.join(parts)}"
+
+
+def _complete(cls: type[Op], attrs: dict[str, Any]) -> dict[str, Any]:
+    """``attrs`` with defaults filled in; a TypeError naming the op for missing or unknown names."""
+    unknown = [k for k in attrs if k not in cls.fields]
+    missing = [k for k in cls.fields if k not in attrs and k not in cls._defaults]
+    if unknown or missing:
+        what = []
+        if missing:
+            what.append(f"missing attribute{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))}")
+        if unknown:
+            what.append(f"unknown attribute{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}")
+        raise TypeError(f"{cls.__name__}: {'; '.join(what)} ({_signature(cls)})")
+    if len(attrs) < len(cls.fields):
+        attrs = {**{k: v for k, v in cls._defaults.items() if k not in attrs}, **attrs}
+    return attrs
+
+
+def _type_error(cls: type[Op], k: str, v: Any) -> TypeError:
+    return TypeError(f"{cls.__name__}: attribute {k!r} must be {_type_name(cls.fields[k])}, "
+                     f"got {v!r} ({type(v).__name__}) ({_signature(cls)})")
+
+
+def _broadcast_of(shape: tuple, gshape: tuple, out_shape: tuple) -> bool:
+    """True if ``gshape`` is ``shape`` broadcast along axes where the output has that size.
+
+    Aligned from the right, every axis where the gradient differs from the
+    input (an axis the input lacks, or has as 1) must be 1 or the output's size
+    there: a matmul's batch axes qualify, a made-up leading axis does not.
+    """
+    if len(gshape) < len(shape):
+        return False
+    for k in range(1, len(gshape) + 1):
+        gd = gshape[-k]
+        sd = shape[-k] if k <= len(shape) else None
+        if gd == sd:
+            continue
+        if sd not in (None, 1):
+            return False
+        if gd != 1 and (k > len(out_shape) or out_shape[-k] != gd):
+            return False
+    return True
+
+
+def _namespace_kind(xp: Any) -> str:
+    return ("differentiable namespace (minigrad_ckpt.functional, used when create_graph=True)"
+            if isinstance(xp, types.ModuleType) else f"array namespace ({xp!r})")
+
+
+def _suggest(name: str, xp: Any) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, [n for n in dir(xp) if not n.startswith("_")], n=2)
+    return f" (did you mean {' or '.join('xp.' + c for c in close)}?)" if close else ""
 
 
 def _attrs_equal(a: dict[str, Any], b: dict[str, Any]) -> bool:

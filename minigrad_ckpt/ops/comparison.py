@@ -80,6 +80,9 @@ class Sign(Op):
 
 
 class ArgMax(Op):
+    axis: int | None
+    keepdims: bool
+
     differentiable = False
     save_inputs = False
 
@@ -91,6 +94,9 @@ class ArgMax(Op):
 
 
 class ArgMin(Op):
+    axis: int | None
+    keepdims: bool
+
     differentiable = False
     save_inputs = False
 

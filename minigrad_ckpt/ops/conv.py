@@ -120,6 +120,11 @@ def conv2d_weight_grad(xp, x, g, w_shape, stride, padding, dilation, groups):
 class Conv2d(Op):
     """``conv2d(x, w)``; attributes ``stride``, ``padding``, ``dilation`` (pairs), ``groups``."""
 
+    stride: tuple[int, int]
+    padding: tuple[int, int]
+    dilation: tuple[int, int]
+    groups: int
+
     uses_needs_input_grad = True
 
     def forward(self, xp, x, w):
@@ -144,6 +149,12 @@ class Conv2d(Op):
 
 class Conv2dInputGrad(Op):
     """``conv2d_input_grad(g, w)`` as an op (used for second derivatives)."""
+
+    x_shape: tuple[int, ...]
+    stride: tuple[int, int]
+    padding: tuple[int, int]
+    dilation: tuple[int, int]
+    groups: int
 
     def forward(self, xp, g, w):
         return xp.conv2d_input_grad(g, w, self.x_shape, self.stride, self.padding,
@@ -175,6 +186,12 @@ class Conv2dInputGrad(Op):
 
 class Conv2dWeightGrad(Op):
     """``conv2d_weight_grad(x, g)`` as an op (used for second derivatives)."""
+
+    w_shape: tuple[int, ...]
+    stride: tuple[int, int]
+    padding: tuple[int, int]
+    dilation: tuple[int, int]
+    groups: int
 
     def forward(self, xp, x, g):
         return xp.conv2d_weight_grad(x, g, self.w_shape, self.stride, self.padding,
@@ -302,6 +319,11 @@ def _tiled_pool_backward(xp, g, routing, kh, kw):
 class MaxPool2d(Op):
     """``max_pool2d(values, routing)``; the public function passes ``x`` as both."""
 
+    kernel: tuple[int, int]
+    stride: tuple[int, int]
+    padding: tuple[int, int]
+    dilation: tuple[int, int]
+
     save_inputs = (1,)
 
     def forward(self, xp, values, routing):
@@ -340,6 +362,11 @@ class MaxPool2d(Op):
 
 class MaxPool2dBackward(Op):
     """``max_pool2d_backward(g, routing)`` as an op (for second derivatives)."""
+
+    kernel: tuple[int, int]
+    stride: tuple[int, int]
+    padding: tuple[int, int]
+    dilation: tuple[int, int]
 
     save_inputs = (1,)
 

@@ -17,6 +17,9 @@ from .base import Op
 class ToDevice(Op):
     """Copy to ``device`` (a device string such as ``"cuda:0"`` or ``"cpu"``)."""
 
+    device: str
+    source: str
+
     save_inputs = False
 
     def forward(self, xp, x):

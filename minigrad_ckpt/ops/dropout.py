@@ -16,6 +16,9 @@ from .base import Op
 class Dropout(Op):
     """Zero each element with probability ``p``; scale the rest by ``1 / (1 - p)``."""
 
+    p: float
+    key: int
+
     save_inputs = False
 
     def forward(self, xp, x):

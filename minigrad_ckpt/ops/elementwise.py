@@ -12,7 +12,9 @@ Two documented conventions live here:
   ``x ** p`` at ``x == 0``): where the upstream gradient is exactly zero the
   gradient is zero, never ``0 * inf = nan``.  This is what keeps
   ``where(x > 0, sqrt(x), x)`` NaN-free at ``x == 0``: ``where`` hands the
-  unselected branch a zero gradient, and a zero gradient stays zero.
+  unselected branch a zero gradient, and a zero gradient stays zero.  Only
+  the singular points are masked, so second derivatives through a zero
+  upstream gradient (``d/da d/db [a * log(b)]`` at ``a = 0``) stay exact.
 """
 
 from __future__ import annotations
@@ -26,9 +28,20 @@ from .base import Op, add_tangents
 _CONST = (int, float, bool)  # Python scalars: weakly typed constants, never differentiated
 
 
-def _zero_where_g_is_zero(xp: Any, g: Any, value: Any) -> Any:
-    """``value``, but 0 wherever the upstream gradient ``g`` is exactly 0."""
-    return xp.where(g == 0, 0, value)
+def _times_local(xp: Any, g: Any, local: Any) -> Any:
+    """``g * local`` for a local derivative that may be infinite: where it is not
+    finite and ``g`` is exactly 0 the result is 0 (never ``0 * inf = nan``).
+
+    Only the singular points are masked, and the mask sits on ``local``, not
+    on the product: where the derivative is finite the result is ``g * local``
+    in value and, under ``create_graph=True``, in its derivatives too -- a
+    mask on every ``g == 0`` made the mixed second derivative of ``a * log(b)``
+    at ``a = 0`` vanish (issue 12 §2).  At a singular point the masked factor
+    is 0, so the second-order backward through this product multiplies only
+    finite numbers and stays NaN-free as well.
+    """
+    ok = xp.logical_or(xp.isfinite(local), g != 0)
+    return g * xp.where(ok, local, 0)
 
 
 # ----------------------------------------------------------------- binary ops
@@ -91,10 +104,10 @@ class Div(Op):
         if isinstance(y, _CONST) and y != 0:
             return g / y, None
         with xp.errstate(divide="ignore", invalid="ignore"):
-            gx = _zero_where_g_is_zero(xp, g, g / y)
+            gx = _times_local(xp, g, 1 / y)
             if isinstance(y, _CONST):
                 return gx, None
-            gy = _zero_where_g_is_zero(xp, g, -g * x / (y * y))
+            gy = _times_local(xp, g, -x / (y * y))
         return gx, gy
 
     def jvp(self, xp, tangents, out, x, y):
@@ -127,17 +140,17 @@ class Pow(Op):
             if isinstance(y, _CONST):
                 if y == 0:
                     return g * 0, None
-                gx = g * y * x ** (y - 1)
                 # x ** (y - 1) is infinite at x == 0 only for y < 1
-                return (gx if y >= 1 else _zero_where_g_is_zero(xp, g, gx)), None
-            gx = xp.where(y == 0, 0, _zero_where_g_is_zero(xp, g, g * y * x ** (y - 1)))
+                gx = g * (y * x ** (y - 1)) if y >= 1 else _times_local(xp, g, y * x ** (y - 1))
+                return gx, None
+            gx = xp.where(y == 0, 0, _times_local(xp, g, y * x ** (y - 1)))
             if isinstance(x, _CONST):
                 # a constant base: d/dy x**y = x**y * log(x), log taken on the host
                 log_x = math.log(x) if x > 0 else (0.0 if x == 0 else math.nan)
                 gy = g * out * log_x
             else:
                 safe = xp.logical_and(x == 0, y >= 0)
-                gy = xp.where(safe, 0, _zero_where_g_is_zero(xp, g, g * out * xp.log(x)))
+                gy = xp.where(safe, 0, _times_local(xp, g, out * xp.log(x)))
         return gx, gy
 
     def jvp(self, xp, tangents, out, x, y):
@@ -246,7 +259,7 @@ class Log(Op):
 
     def backward(self, xp, g, out, x):
         with xp.errstate(divide="ignore", invalid="ignore"):
-            return _zero_where_g_is_zero(xp, g, g / x)
+            return _times_local(xp, g, 1 / x)
 
     def jvp(self, xp, tangents, out, x):
         return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
@@ -262,7 +275,7 @@ class Log1p(Op):
 
     def backward(self, xp, g, out, x):
         with xp.errstate(divide="ignore", invalid="ignore"):
-            return _zero_where_g_is_zero(xp, g, g / (1 + x))
+            return _times_local(xp, g, 1 / (1 + x))
 
     def jvp(self, xp, tangents, out, x):
         return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
@@ -283,7 +296,7 @@ class Sqrt(Op):
 
     def backward(self, xp, g, out, x):
         with xp.errstate(divide="ignore", invalid="ignore"):
-            return _zero_where_g_is_zero(xp, g, g / (2 * out))
+            return _times_local(xp, g, 0.5 / out)
 
     def jvp(self, xp, tangents, out, x):
         return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
@@ -521,8 +534,8 @@ class _Smooth(Op):
 
     def _times_derivative(self, xp: Any, v: Any, out: Any, x: Any) -> Any:
         with xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            d = v * self.derivative(xp, out, x)
-            return _zero_where_g_is_zero(xp, v, d) if self.singular else d
+            d = self.derivative(xp, out, x)
+            return _times_local(xp, v, d) if self.singular else v * d
 
     def backward(self, xp, g, out, x):
         return self._times_derivative(xp, g, out, x)

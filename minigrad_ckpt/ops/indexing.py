@@ -10,10 +10,13 @@ the case that silently dropped gradients in early PyTorch.
 from __future__ import annotations
 
 from ..backend import register_kernel
-from .base import Op
+from .base import Index, Op
 
 
 class GetItem(Op):
+    index: Index
+    in_shape: tuple[int, ...]
+
     save_inputs = False
     is_view = True
 
@@ -32,6 +35,9 @@ class GetItem(Op):
 
 class IndexAdd(Op):
     """A zero array of ``shape`` with ``x`` accumulated at ``index``."""
+
+    shape: tuple[int, ...]
+    index: Index
 
     save_inputs = False
 

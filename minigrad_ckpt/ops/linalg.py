@@ -94,6 +94,8 @@ class Einsum(Op):
     Repeated letters within one operand (traces, diagonals) are supported by
     masking with an identity."""
 
+    subscripts: str
+
     uses_needs_input_grad = True
 
     def forward(self, xp, *xs):

@@ -13,10 +13,15 @@ of the samples that count), ``reduction`` (``"mean"``, ``"sum"``, ``"none"``).
 
 from __future__ import annotations
 
-from .base import Op
+from .base import Array, Op
 
 
 class SoftmaxCrossEntropy(Op):
+    rows: Array
+    target: Array
+    valid: Array | None
+    reduction: str
+
     def forward(self, xp, x):
         shifted = x - x.max(axis=1, keepdims=True)
         lse = xp.log(xp.exp(shifted).sum(axis=1))

@@ -11,6 +11,9 @@ from .base import Op
 
 
 class Normalize(Op):
+    axes: tuple[int, ...]
+    eps: float
+
     save_output = True
 
     def forward(self, xp, x):

@@ -24,6 +24,10 @@ from .base import Op
 
 
 class _Reduction(Op):
+    axes: tuple[int, ...]
+    keepdims: bool
+    in_shape: tuple[int, ...]
+
     abstract = True
 
     def kept_shape(self) -> tuple[int, ...]:
@@ -173,6 +177,8 @@ class Prod(_Reduction):
 class Var(_Reduction):
     """Variance with NumPy's ``ddof`` (divides by ``max(N - ddof, 0)``)."""
 
+    ddof: int
+
     def forward(self, xp, x):
         return _variance(self, xp, x)
 
@@ -202,6 +208,8 @@ class Var(_Reduction):
 
 class Std(_Reduction):
     """Standard deviation; a constant slice has gradient 0 (a subgradient)."""
+
+    ddof: int
 
     save_output = True
 
@@ -271,6 +279,9 @@ class LogSumExp(_Reduction):
 
 class CumSum(Op):
     """Running sum along ``axis`` (``None``: over the flattened input)."""
+
+    axis: int | None
+    in_shape: tuple[int, ...]
 
     save_inputs = False
 

@@ -12,6 +12,9 @@ from .base import Op
 
 
 class Reshape(Op):
+    shape: tuple[int, ...]
+    in_shape: tuple[int, ...]
+
     save_inputs = False
     is_view = True
 
@@ -30,6 +33,8 @@ class Reshape(Op):
 
 class Transpose(Op):
     """Permute axes: output axis ``i`` is input axis ``axes[i]``."""
+
+    axes: tuple[int, ...]
 
     save_inputs = False
     is_view = True
@@ -51,6 +56,9 @@ class Transpose(Op):
 
 
 class BroadcastTo(Op):
+    shape: tuple[int, ...]
+    in_shape: tuple[int, ...]
+
     save_inputs = False
     is_view = True
 
@@ -69,6 +77,9 @@ class BroadcastTo(Op):
 
 class SumTo(Op):
     """Sum a broadcast value back down to ``shape`` (broadcasting's adjoint)."""
+
+    shape: tuple[int, ...]
+    in_shape: tuple[int, ...]
 
     save_inputs = False
 
@@ -90,6 +101,9 @@ class SumTo(Op):
 
 class Concatenate(Op):
     """Join along ``axis``; ``sizes`` are the inputs' lengths along it."""
+
+    axis: int
+    sizes: tuple[int, ...]
 
     save_inputs = False
 
@@ -116,6 +130,8 @@ class Concatenate(Op):
 class Stack(Op):
     """Join along a new ``axis``."""
 
+    axis: int
+
     save_inputs = False
 
     def forward(self, xp, *xs):
@@ -136,6 +152,8 @@ class Stack(Op):
 class Flip(Op):
     """Reverse the order of elements along ``axes``."""
 
+    axes: tuple[int, ...]
+
     save_inputs = False
     is_view = True
 
@@ -155,6 +173,10 @@ class Flip(Op):
 class Pad(Op):
     """Constant padding; ``pad_width`` is one ``(before, after)`` pair per axis."""
 
+    pad_width: tuple[tuple[int, int], ...]
+    value: float | bool
+    in_shape: tuple[int, ...]
+
     save_inputs = False
 
     def forward(self, xp, x):
@@ -172,6 +194,8 @@ class Pad(Op):
 
 class AsType(Op):
     """Cast to another floating dtype; the gradient is cast back by the engine."""
+
+    dtype: str
 
     save_inputs = False
 

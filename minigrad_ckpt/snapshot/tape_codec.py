@@ -4,7 +4,10 @@ Each node becomes a map: the op's registry name, its attributes, where its
 inputs come from, and its saved values.  Arrays (saved values, index arrays
 in attributes) are stored as ordinary snapshot tensors named ``__tape__/...``
 and referred to by name.  Nothing is pickled; on load every op name must be
-in the op registry and every attribute decodes to plain Python values.
+in the op registry, and every op is built through :meth:`Op.from_attrs`, which
+checks the attribute names and values against the op's declared fields: a tape
+with an unknown attribute (say ``backward``) or a value of the wrong type is a
+:class:`SnapshotError` when the file is loaded, not an error inside backward.
 
 Encoding of attribute values (JSON-like, msgpack-friendly)::
 
@@ -67,7 +70,7 @@ def _enc(v: Any, arrays: _Arrays) -> Any:
     raise SnapshotError(f"cannot store a {type(v).__name__} attribute on the tape")
 
 
-def _dec(v: Any, arrays: dict[str, Any], xp: Any) -> Any:
+def _dec(v: Any, arrays: dict[str, Any] | None, xp: Any) -> Any:
     if v is None or isinstance(v, (bool, int, float, str)):
         return v
     if isinstance(v, list):
@@ -84,6 +87,8 @@ def _dec(v: Any, arrays: dict[str, Any], xp: Any) -> Any:
         if tag == "ellipsis":
             return Ellipsis
         if tag == "array" and isinstance(v.get("v"), str):
+            if arrays is None:
+                return _ArrayRef()
             if v["v"] not in arrays:
                 raise SnapshotError(f"tape: attribute array {v['v']!r} is missing from the snapshot")
             return xp.asarray(arrays[v["v"]])
@@ -129,16 +134,42 @@ def encode_tape(output: Tensor, leaf_names: dict[int, str]) -> tuple[dict[str, A
     return {"nodes": encoded, "output": out_name}, arrays.arrays
 
 
+class _ArrayRef:
+    """Stands in for an attribute array while a tape is checked before its arrays are read."""
+
+    shape: tuple = ()
+    dtype: Any = None
+
+
+def _build_op(i: int, rec: Any, arrays: dict[str, Any] | None, xp: Any) -> Any:
+    """Node ``i``'s op, built through the validating constructor (SnapshotError if it is bad).
+
+    With ``arrays=None`` (checking a header before any tensor is read) attribute
+    arrays are stand-ins: their names and the attributes' types are checked."""
+    if not isinstance(rec, dict):
+        raise SnapshotError(f"tape: node {i} is not a map")
+    name = rec.get("op")
+    if not isinstance(name, str) or name not in registry:
+        raise SnapshotError(f"tape: node {i} uses op {name!r}, which is not in the op registry")
+    attrs = rec.get("attrs")
+    if not isinstance(attrs, dict) or not all(isinstance(k, str) for k in attrs):
+        raise SnapshotError(f"tape: node {i} has malformed attributes")
+    decoded = {k: _dec(v, arrays, xp) for k, v in attrs.items()}
+    try:
+        return get_op(name).from_attrs(decoded)
+    except TypeError as exc:
+        raise SnapshotError(f"tape: node {i} has invalid attributes: {exc}") from None
+
+
 def check_tape(tape: Any) -> None:
-    """On load: a stored tape (or None) must be a list of nodes whose op names are all in the registry."""
+    """On load: a stored tape (or None) must be a list of nodes whose ops are all in the
+    registry and whose attributes are what those ops declare."""
     if tape is None:
         return
     if not isinstance(tape, dict) or not isinstance(tape.get("nodes"), list):
         raise SnapshotError("tape: malformed tape record")
     for i, rec in enumerate(tape["nodes"]):
-        name = rec.get("op") if isinstance(rec, dict) else None
-        if not isinstance(name, str) or name not in registry:
-            raise SnapshotError(f"tape: node {i} uses op {name!r}, which is not in the op registry")
+        _build_op(i, rec, None, None)
 
 
 def decode_tape(tape: Any, arrays: dict[str, Any], leaves: dict[str, Tensor], device: Any) -> Tensor:
@@ -148,15 +179,7 @@ def decode_tape(tape: Any, arrays: dict[str, Any], leaves: dict[str, Tensor], de
     xp = device.xp
     built: list[Node] = []
     for i, rec in enumerate(tape["nodes"]):
-        if not isinstance(rec, dict):
-            raise SnapshotError(f"tape: node {i} is not a map")
-        name = rec.get("op")
-        if name not in registry:
-            raise SnapshotError(f"tape: node {i} uses op {name!r}, which is not in the op registry")
-        attrs = rec.get("attrs")
-        if not isinstance(attrs, dict) or not all(isinstance(k, str) for k in attrs):
-            raise SnapshotError(f"tape: node {i} has malformed attributes")
-        op = get_op(name)(**{k: _dec(v, arrays, xp) for k, v in attrs.items()})
+        op = _build_op(i, rec, arrays, xp)
         inputs, saved_recs, shape = rec.get("inputs"), rec.get("saved"), rec.get("shape")
         if not isinstance(inputs, list) or not isinstance(saved_recs, list):
             raise SnapshotError(f"tape: node {i} has malformed inputs or saved values")
