@@ -31,9 +31,10 @@ from hypothesis import assume
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+import minigrad_ckpt as mg
 from minigrad_ckpt import functional as F
 from minigrad_ckpt.ops import registry
-from minigrad_ckpt.tensor import Tensor
+from minigrad_ckpt.tensor import normalize_index
 from minigrad_ckpt.testing import strategies as mst
 
 __all__ = ["Sample", "OpSpec", "Dom", "op_db", "SPECS"]
@@ -492,8 +493,7 @@ def _index(draw: Any, shape: tuple[int, ...]) -> tuple:
         arrs = draw(mst.integer_array_indices(shape[1:2], max_index_dims=1, max_side=3))
         sl = draw(st.slices(shape[0]))
         index = (sl, arrs[0]) if draw(st.booleans()) else (slice(None), arrs[0], Ellipsis)
-    probe = Tensor._wrap(np.empty(shape), None)
-    return F._normalize_index(index, probe)
+    return normalize_index(index, mg.from_numpy(np.empty(shape)))
 
 
 def getitem_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
@@ -581,7 +581,8 @@ def einsum_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sam
         else:
             shapes.append(named)
     assume(all(_size(s) <= max_size for s in shapes))
-    explicit = F._explicit_einsum(pattern, shapes)
+    # the op mg.einsum builds (implicit output resolved, ``...`` expanded), read off its node
+    explicit = mg.einsum(pattern, *[mg.zeros(sh, requires_grad=True) for sh in shapes]).grad_fn.op.subscripts
     xs = tuple(_arr(draw, s, dtype) for s in shapes)
     assume(_size(np.einsum(explicit, *[np.zeros(s) for s in shapes]).shape) <= max_size)
     return Sample(registry["Einsum"](subscripts=explicit), xs, _diff(draw, [_float(dtype)] * len(xs)))

@@ -41,6 +41,7 @@ from hypothesis import given, note
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from minigrad_ckpt import from_numpy
 from minigrad_ckpt.ops import registry
 from minigrad_ckpt.ops.base import Op
 from minigrad_ckpt.tape import apply
@@ -79,7 +80,7 @@ def make_args(sample: Sample, arrays: Any = None, *, requires_grad: bool = True)
     wrt: list[Tensor] = []
     for v, d in zip(arrays, sample.diff):
         if isinstance(v, np.ndarray):
-            t = Tensor._wrap(v, None)
+            t = from_numpy(v)
             if requires_grad and d:
                 t.requires_grad = True
                 wrt.append(t)
@@ -176,7 +177,7 @@ def run(sample: Sample, arrays: list[Any], g: np.ndarray | None) -> tuple[Tensor
     out = apply(sample.op, *args)
     if g is None:
         return out, []
-    grads = tape_grad(out, wrt, grad_outputs=Tensor._wrap(g, None), allow_unused=True)
+    grads = tape_grad(out, wrt, grad_outputs=from_numpy(g), allow_unused=True)
     return out, [None if r is None else r.data for r in grads]
 
 
@@ -300,13 +301,13 @@ def test_hessian_is_symmetric_through_a_zero_scale(name: str, data: Any) -> None
     sample = data.draw(spec.samples("float64", grad=True), label="sample")
     args, wrt = make_args(sample, copies(sample))
     out = apply(sample.op, *args)
-    a = Tensor._wrap(np.zeros(out.shape, dtype=out.dtype), None).requires_grad_()
+    a = from_numpy(np.zeros(out.shape, dtype=out.dtype)).requires_grad_()
     us = [draw_upstream(data, t.shape, t.dtype) for t in wrt]
     w = draw_upstream(data, out.shape, out.dtype)
-    gw = tape_grad(out, wrt, grad_outputs=Tensor._wrap(w, None), allow_unused=True, retain_graph=True)
+    gw = tape_grad(out, wrt, grad_outputs=from_numpy(w), allow_unused=True, retain_graph=True)
     gb = tape_grad((a * out).sum(), wrt, create_graph=True, allow_unused=True)
-    inner = sum(((g * Tensor._wrap(u, None)).sum() for g, u in zip(gb, us) if g is not None),
-                start=Tensor._wrap(np.zeros(()), None))
+    inner = sum(((g * from_numpy(u)).sum() for g, u in zip(gb, us) if g is not None),
+                start=from_numpy(np.zeros(())))
     if inner.requires_grad:
         (ha,) = tape_grad(inner, [a], allow_unused=True)
         lhs = 0.0 if ha is None else float(np.sum(ha.data * w))
@@ -403,7 +404,7 @@ def test_float32_stays_float32(name: str, data: Any) -> None:
             if r is not None and hasattr(r, "dtype"):
                 assert r.dtype == f32, f"{name}.backward returned a {r.dtype} gradient for input {k}"
 
-    grads = tape_grad(out, wrt, grad_outputs=Tensor._wrap(g, None), allow_unused=True)
+    grads = tape_grad(out, wrt, grad_outputs=from_numpy(g), allow_unused=True)
     for t, r in zip(wrt, grads):
         assert r is not None and r.dtype == f32 and r.shape == t.shape
 
@@ -470,7 +471,7 @@ def test_no_mutation(name: str, data: Any) -> None:
         out_before = out.data.copy()
         g = _readonly(draw_upstream(data, out.shape, out.dtype))
         g_before = g.copy()
-        tape_grad(out, wrt, grad_outputs=Tensor._wrap(g, None), allow_unused=True)
+        tape_grad(out, wrt, grad_outputs=from_numpy(g), allow_unused=True)
         np.testing.assert_array_equal(g, g_before, err_msg="backward mutated the upstream gradient")
         np.testing.assert_array_equal(out.data, out_before, err_msg="backward mutated the forward output")
     for k, (a, b) in enumerate(zip(arrays, before)):
@@ -487,9 +488,9 @@ def test_gradients_share_no_memory(name: str, data: Any) -> None:
     args, wrt = make_args(sample, arrays)
     out = apply(sample.op, *args)
     g = draw_upstream(data, out.shape, out.dtype)
-    grads = tape_grad(out, wrt, grad_outputs=Tensor._wrap(g, None), allow_unused=True, retain_graph=True)
+    grads = tape_grad(out, wrt, grad_outputs=from_numpy(g), allow_unused=True, retain_graph=True)
     # the same through .backward(): into the leaves' .grad
-    out.backward(Tensor._wrap(g, None))
+    out.backward(from_numpy(g))
     for via, results in (("mg.grad", [r.data for r in grads if r is not None]),
                          (".backward", [t.grad.data for t in wrt])):
         note(f"checking {via}")
@@ -509,7 +510,7 @@ def test_gradients_share_no_memory(name: str, data: Any) -> None:
 def test_prod_second_derivative_with_zeros(values: list[float]) -> None:
     # Prod's backward once gave the non-zero positions of a slice with one zero a
     # constant 0, so d/d(zero factor) of that gradient was lost under create_graph
-    x = Tensor._wrap(np.array(values), None).requires_grad_()
+    x = from_numpy(np.array(values)).requires_grad_()
     op = registry["Prod"](axes=(0,), keepdims=False, in_shape=x.shape)
     assert gradgradcheck(lambda t: apply(op, t), [x])
 
@@ -518,7 +519,7 @@ def test_pad_of_a_0d_tensor() -> None:
     # np.pad rejects pad_width=() as "not of integral type"; mg.pad(0-d) crashed
     import minigrad_ckpt as mg
 
-    x = Tensor._wrap(np.array(1.5), None).requires_grad_()
+    x = from_numpy(np.array(1.5)).requires_grad_()
     y = mg.pad(x, 2)
     assert y.shape == () and y.item() == 1.5
     assert gradgradcheck(lambda t: mg.pad(t, 1), [x])

@@ -116,8 +116,8 @@ class Div(Op):
         if isinstance(y, _CONST) and y != 0:
             return tx / y
         with xp.errstate(divide="ignore", invalid="ignore"):
-            dx = None if tx is None else _zero_where_g_is_zero(xp, tx, tx / y)
-            dy = None if ty is None else _zero_where_g_is_zero(xp, ty, -ty * out / y)
+            dx = None if tx is None else _times_local(xp, tx, 1 / y)
+            dy = None if ty is None else _times_local(xp, ty, -out / y)
         return add_tangents(dx, dy)
 
     def reference(self, np, x, y):
@@ -160,18 +160,19 @@ class Pow(Op):
         with xp.errstate(divide="ignore", invalid="ignore"):
             if tx is not None:
                 if isinstance(y, _CONST):
-                    dx = tx * y * x ** (y - 1) if y != 0 else tx * 0
-                    if y < 1:
-                        dx = _zero_where_g_is_zero(xp, tx, dx)
+                    if y == 0:
+                        dx = tx * 0
+                    else:
+                        dx = tx * (y * x ** (y - 1)) if y >= 1 else _times_local(xp, tx, y * x ** (y - 1))
                 else:
-                    dx = xp.where(y == 0, 0, _zero_where_g_is_zero(xp, tx, tx * y * x ** (y - 1)))
+                    dx = xp.where(y == 0, 0, _times_local(xp, tx, y * x ** (y - 1)))
             if ty is not None:
                 if isinstance(x, _CONST):
                     log_x = math.log(x) if x > 0 else (0.0 if x == 0 else math.nan)
                     dy = ty * out * log_x
                 else:
                     safe = xp.logical_and(x == 0, y >= 0)
-                    dy = xp.where(safe, 0, _zero_where_g_is_zero(xp, ty, ty * out * xp.log(x)))
+                    dy = xp.where(safe, 0, _times_local(xp, ty, out * xp.log(x)))
         return add_tangents(dx, dy)
 
     def reference(self, np, x, y):

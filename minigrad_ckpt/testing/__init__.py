@@ -3,6 +3,9 @@
 * :func:`gradcheck` / :func:`gradgradcheck` -- analytic vs finite-difference
   derivatives (first and second order), of backward and of forward mode
   (``modes=("rev", "fwd")``, with the dot-product test between the two).
+* :func:`check_op` -- the battery the registry runs on every built-in op
+  (forward vs reference, gradcheck, gradgradcheck with zero cotangents,
+  non-contiguous inputs, float32, no mutation, no aliasing), for your own op.
 * ``minigrad_ckpt.testing.strategies`` -- Hypothesis strategies for tensors,
   broadcastable shapes, axes and indices (needs ``pip install hypothesis``;
   imported on first use so the package itself does not depend on it).
@@ -23,6 +26,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from .check_op import OpCheckError, check_op
 from .gradcheck import (
     GradcheckError,
     analytical_jacobian,
@@ -33,7 +37,7 @@ from .gradcheck import (
 )
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "numerical_jacobian",
-           "analytical_jacobian", "forward_jacobian", "strategies"]
+           "analytical_jacobian", "forward_jacobian", "check_op", "OpCheckError", "strategies"]
 
 
 def __getattr__(name: str) -> Any:

@@ -22,7 +22,11 @@ mode over a backward pass (how ``mg.func.hessian`` works).
 
 Both also check that backward is deterministic (two runs agree to
 ``nondet_tol``), that every gradient has its input's shape and dtype, and that
-inputs are not mutated.
+inputs are not mutated.  A failure is a :class:`GradcheckError` that says
+whether the first- or the second-order check failed, in which mode, and names
+the output, the input and the *worst* element as multi-indices, with plain
+numbers.  Every function here sets ``__tracebackhide__``, so pytest shows a
+failure at the caller's line, not inside gradcheck.
 """
 
 from __future__ import annotations
@@ -45,7 +49,60 @@ MODES = ("rev", "fwd")
 
 
 class GradcheckError(AssertionError):
-    """Raised by :func:`gradcheck` when analytic and numeric gradients disagree."""
+    """Raised by :func:`gradcheck` / :func:`gradgradcheck` when analytic and numeric
+    derivatives disagree (or backward misbehaves).
+
+    For a Jacobian mismatch the attributes say where: ``order`` (1 for
+    gradcheck, 2 for gradgradcheck), ``mode`` (``"rev"`` or ``"fwd"``),
+    ``output`` and ``input`` (positions), ``output_index`` and ``input_index``
+    (multi-indices of the *worst* element: the one that exceeds the tolerance
+    by the most) and ``analytic`` / ``numeric`` (its two values, plain floats).
+    """
+
+    def __init__(self, message: str, *, order: int = 1, mode: str = "rev", output: int | None = None,
+                 input: int | None = None, output_index: tuple[int, ...] | None = None,
+                 input_index: tuple[int, ...] | None = None, analytic: float | None = None,
+                 numeric: float | None = None) -> None:
+        super().__init__(message)
+        self.order = order
+        self.mode = mode
+        self.output = output
+        self.input = input
+        self.output_index = output_index
+        self.input_index = input_index
+        self.analytic = analytic
+        self.numeric = numeric
+
+
+class _Names:
+    """How messages name the check, the outputs and the inputs of the function checked:
+    at order 2 the outputs are gradients and the extra inputs cotangents."""
+
+    def __init__(self, order: int, n_in: int = 0, wrt: Sequence[int] = (), cotangents: Sequence[int] = ()):
+        self.order, self.n_in, self.wrt, self.cotangents = order, n_in, list(wrt), list(cotangents)
+
+    def check(self) -> str:
+        return "gradcheck (first derivatives)" if self.order == 1 else "gradgradcheck (second derivatives)"
+
+    def output(self, i: int) -> str:
+        return f"output {i}" if self.order == 1 else f"the gradient of input {self.wrt[i]}"
+
+    def input(self, k: int) -> str:
+        if self.order == 1 or k < self.n_in:
+            return f"input {k}"
+        return f"the cotangent of output {self.cotangents[k - self.n_in]}"
+
+    def error(self, message: str, **where: Any) -> GradcheckError:
+        return GradcheckError(f"{self.check()} failed: {message}", order=self.order, **where)
+
+
+def _plain(v: Any) -> Any:
+    """A NumPy scalar as a Python number (messages read 0.5, not np.float64(0.5))."""
+    return v.item() if hasattr(v, "item") else v
+
+
+def _multi_index(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(int(i) for i in np.unravel_index(int(flat), shape)) if shape else ()
 
 
 def _as_tuple(x: Any) -> tuple:
@@ -53,6 +110,7 @@ def _as_tuple(x: Any) -> tuple:
 
 
 def _outputs(fn: Callable, inputs: Sequence[Any]) -> tuple[Tensor, ...]:
+    __tracebackhide__ = True
     out = _as_tuple(fn(*inputs))
     for i, o in enumerate(out):
         if not isinstance(o, Tensor):
@@ -65,6 +123,7 @@ def numerical_jacobian(fn: Callable, inputs: Sequence[Any], eps: float = 1e-6) -
 
     Only inputs that require grad are perturbed; others get ``None``.
     """
+    __tracebackhide__ = True
     inputs = list(inputs)
     # fn is evaluated in grad mode, with perturbed inputs that require grad like
     # the originals: fn may itself compute gradients (gradgradcheck does).
@@ -94,6 +153,7 @@ def numerical_jacobian(fn: Callable, inputs: Sequence[Any], eps: float = 1e-6) -
 
 def analytical_jacobian(fn: Callable, inputs: Sequence[Any]) -> list[list[Any]]:
     """``J[k][i]``: d(output i)/d(input k) by one backward pass per output element."""
+    __tracebackhide__ = True
     inputs = list(inputs)
     wrt = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
     with enable_grad():
@@ -136,6 +196,7 @@ def forward_jacobian(fn: Callable, inputs: Sequence[Any], detach: bool = True) -
     them on Tensors); a function that itself differentiates its inputs, as
     in :func:`gradgradcheck`, needs ``detach=False``.
     """
+    __tracebackhide__ = True
     inputs = list(inputs)
     plain = [x.detach() if detach and isinstance(x, Tensor) else x for x in inputs]
     outs = _outputs(fn, plain)
@@ -163,9 +224,11 @@ def forward_jacobian(fn: Callable, inputs: Sequence[Any], detach: bool = True) -
 
 def _jvp_at(fn: Callable, inputs: Sequence[Any], which: Sequence[int], tangents: Sequence[Any]) -> tuple:
     """``mg.func.jvp`` of ``fn`` with tangents on the inputs at positions ``which`` only."""
+    __tracebackhide__ = True
     from ..func import jvp
 
     def restricted(*xs: Any) -> tuple:
+        __tracebackhide__ = True
         args = list(inputs)
         for k, x in zip(which, xs):
             args[k] = x
@@ -174,8 +237,9 @@ def _jvp_at(fn: Callable, inputs: Sequence[Any], which: Sequence[int], tangents:
     return jvp(restricted, tuple(inputs[k] for k in which), tuple(tangents))
 
 
-def _dot_product_check(fn: Callable, inputs: Sequence[Any], seed: int = 0) -> None:
+def _dot_product_check(fn: Callable, inputs: Sequence[Any], seed: int = 0, names: _Names | None = None) -> None:
     """``<u, J v> == <J^T u, v>`` for random ``u``, ``v``: forward mode agrees with backward."""
+    __tracebackhide__ = True
     rng = np.random.default_rng(seed)
     inputs = list(inputs)
     which = [k for k, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
@@ -207,26 +271,36 @@ def _dot_product_check(fn: Callable, inputs: Sequence[Any], seed: int = 0) -> No
     low = any(inputs[k].dtype.itemsize < 8 for k in which)
     tol = (1e-4 if low else 1e-8) * (lhs_abs + rhs_abs) + 1e-12  # rounding, not method, error
     if not abs(lhs - rhs) <= tol:
-        raise GradcheckError(
-            f"forward and reverse mode disagree: <u, J v> = {lhs!r} (jvp) but <J^T u, v> = {rhs!r} "
-            f"(backward), difference {abs(lhs - rhs)!r} > {tol!r}"
-        )
+        raise (names or _Names(1)).error(
+            f"forward and reverse mode disagree: <u, J v> = {lhs} (jvp) but <J^T u, v> = {rhs} "
+            f"(backward), difference {abs(lhs - rhs)} > {tol}", mode="fwd")
 
 
-def _compare(a_k: list, n_k: list, k: int, atol: float, rtol: float, what: str) -> None:
+def _compare(a_k: list, n_k: list, k: int, atol: float, rtol: float, mode: str, names: _Names,
+             out_shapes: Sequence[tuple], in_shape: tuple) -> None:
+    """Raise for the worst element of the analytic Jacobians ``a_k`` (of input ``k``) that
+    misses the numeric ones ``n_k`` by more than ``atol + rtol * |numeric|``."""
+    __tracebackhide__ = True
     for i, (a, n) in enumerate(zip(a_k, n_k)):
         if a is None or n is None:
             continue
-        bad = ~(np.abs(a - n) <= atol + rtol * np.abs(n))
-        bad &= ~(np.isnan(a) & np.isnan(n))
-        if bad.any():
-            r, c = np.argwhere(bad)[0]
-            raise GradcheckError(
-                f"{what} mismatch for output {i} with respect to input {k}: at "
-                f"(output element {r}, input element {c}) analytic={a[r, c]!r} "
-                f"numeric={n[r, c]!r}; {int(bad.sum())} of {bad.size} elements differ "
-                f"(atol={atol}, rtol={rtol}).\nanalytic:\n{a}\nnumeric:\n{n}"
-            )
+        excess = np.abs(a - n) - (atol + rtol * np.abs(n))
+        bad = ~(excess <= 0) & ~(np.isnan(a) & np.isnan(n))
+        if not bad.any():
+            continue
+        # the worst element; a NaN on one side only counts as infinitely wrong
+        score = np.where(bad, np.where(np.isnan(excess), np.inf, excess), -np.inf)
+        r, c = (int(v) for v in np.unravel_index(int(np.argmax(score)), score.shape))
+        oi, ii = _multi_index(r, tuple(out_shapes[i])), _multi_index(c, tuple(in_shape))
+        av, nv = _plain(a[r, c]), _plain(n[r, c])
+        what = "Jacobian" if mode == "rev" else "forward-mode (jvp) Jacobian"
+        raise names.error(
+            f"the {what} of {names.output(i)} with respect to {names.input(k)} differs from finite "
+            f"differences; worst at output element {oi}, input element {ii}: analytic {av}, "
+            f"numeric {nv} (|difference| {abs(av - nv)}); {int(bad.sum())} of {bad.size} entries "
+            f"differ (atol={atol}, rtol={rtol}).\nanalytic:\n{a}\nnumeric:\n{n}",
+            mode=mode, output=i, input=k, output_index=oi, input_index=ii, analytic=av, numeric=nv,
+        )
 
 
 def _check_modes(modes: Any, order: Any) -> tuple[str, ...]:
@@ -251,15 +325,18 @@ def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5,
     :class:`GradcheckError` naming the mode, the input, the output and the
     worst element (or returns False if ``raise_exception=False``).
     """
+    __tracebackhide__ = True
     modes = _check_modes(modes, order)
     if order == 2:
         return gradgradcheck(fn, inputs, eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception,
                              nondet_tol=nondet_tol, modes=modes)
-    return _gradcheck(fn, inputs, eps, atol, rtol, raise_exception, nondet_tol, modes, detach=True)
+    return _gradcheck(fn, inputs, eps, atol, rtol, raise_exception, nondet_tol, modes, detach=True,
+                      names=_Names(1))
 
 
 def _gradcheck(fn: Callable, inputs: Any, eps: float, atol: float, rtol: float, raise_exception: bool,
-               nondet_tol: float, modes: tuple[str, ...], detach: bool) -> bool:
+               nondet_tol: float, modes: tuple[str, ...], detach: bool, names: _Names) -> bool:
+    __tracebackhide__ = True
     inputs = _as_tuple(inputs)
     checked = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
     if not checked:
@@ -273,6 +350,8 @@ def _gradcheck(fn: Callable, inputs: Any, eps: float, atol: float, rtol: float, 
             )
     before = [to_host(x.data).copy() for x in checked]
     try:
+        with enable_grad():
+            out_shapes = [o.shape for o in _outputs(fn, inputs)]
         numeric = numerical_jacobian(fn, inputs, eps)
         if "rev" in modes:
             analytic = analytical_jacobian(fn, inputs)
@@ -280,20 +359,20 @@ def _gradcheck(fn: Callable, inputs: Any, eps: float, atol: float, rtol: float, 
             for k, (a_k, b_k) in enumerate(zip(analytic, again)):
                 for i, (a, b) in enumerate(zip(a_k, b_k)):
                     if a is not None and np.abs(a - b).max(initial=0.0) > nondet_tol:
-                        raise GradcheckError(
-                            f"backward is not deterministic for input {k}, output {i}: two runs "
-                            f"differ by {np.abs(a - b).max()} (nondet_tol={nondet_tol})"
-                        )
+                        raise names.error(
+                            f"backward is not deterministic for {names.input(k)}, {names.output(i)}: "
+                            f"two runs differ by {_plain(np.abs(a - b).max())} (nondet_tol={nondet_tol})",
+                            output=i, input=k)
             for k, (a_k, n_k) in enumerate(zip(analytic, numeric)):
-                _compare(a_k, n_k, k, atol, rtol, "Jacobian")
+                _compare(a_k, n_k, k, atol, rtol, "rev", names, out_shapes, getattr(inputs[k], "shape", ()))
         if "fwd" in modes:
             for k, (f_k, n_k) in enumerate(zip(forward_jacobian(fn, inputs, detach), numeric)):
-                _compare(f_k, n_k, k, atol, rtol, "forward-mode (jvp) Jacobian")
+                _compare(f_k, n_k, k, atol, rtol, "fwd", names, out_shapes, getattr(inputs[k], "shape", ()))
             if "rev" in modes:
-                _dot_product_check(fn, inputs)
+                _dot_product_check(fn, inputs, names=names)
         for x, b in zip(checked, before):
             if not np.array_equal(to_host(x.data), b, equal_nan=True):
-                raise GradcheckError("fn or its backward mutated one of its inputs")
+                raise names.error("fn or its backward mutated one of its inputs")
     except GradcheckError:
         if raise_exception:
             raise
@@ -310,6 +389,7 @@ def gradgradcheck(fn: Callable, inputs: Any, grad_outputs: Any = None, eps: floa
     are differentiated too, like PyTorch's ``gradgradcheck``.  ``modes`` as in
     :func:`gradcheck`: ``"fwd"`` checks forward mode over the backward pass.
     """
+    __tracebackhide__ = True
     modes = _check_modes(modes, 2)
     inputs = _as_tuple(inputs)
     outs = _outputs(fn, inputs)
@@ -325,6 +405,7 @@ def gradgradcheck(fn: Callable, inputs: Any, grad_outputs: Any = None, eps: floa
     wrt_idx = [k for k, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
 
     def first_derivative(*args: Any) -> tuple:
+        __tracebackhide__ = True
         xs, v = args[:n_in], args[n_in:]
         outs = _outputs(fn, xs)
         wrt = [xs[k] for k in wrt_idx]
@@ -336,4 +417,4 @@ def gradgradcheck(fn: Callable, inputs: Any, grad_outputs: Any = None, eps: floa
         return tuple(res)
 
     return _gradcheck(first_derivative, tuple(inputs) + tuple(vs), eps, atol, rtol, raise_exception,
-                      nondet_tol, modes, detach=False)
+                      nondet_tol, modes, detach=False, names=_Names(2, n_in, wrt_idx, diff_outs))
