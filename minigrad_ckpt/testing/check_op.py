@@ -13,7 +13,8 @@ Hypothesis strategy::
 The checks (each named in the error when it fails):
 
 ``forward``        the output equals the op's NumPy ``reference`` (or ``reference=``)
-``gradcheck``      float64 gradients match central differences
+``gradcheck``      float64 gradients match central differences, in reverse mode and
+                   (for an op with a ``jvp``) forward mode, and the modes each other
 ``gradgradcheck``  second derivatives match, with a random cotangent and with one
                    that has exact zeros (a derivative through a zero upstream gradient)
 ``noncontiguous``  strided, reversed, transposed-in-memory views of the inputs and of the upstream
@@ -57,8 +58,8 @@ class OpCheckError(AssertionError):
 
 def check_op(op_or_function: Any, *sample_inputs: Any, reference: Callable | None = None,
              grad_inputs: Sequence[int] | None = None, skip: Sequence[str] = (),
-             eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
-             max_examples: int = 20, seed: int = 0) -> list[str]:
+             modes: Sequence[str] | None = None, eps: float = 1e-6, atol: float = 1e-5,
+             rtol: float = 1e-3, max_examples: int = 20, seed: int = 0) -> list[str]:
     """Run the op battery on ``op_or_function`` and return the names of the checks that ran.
 
     ``op_or_function`` is an Op instance, an Op class without attributes, or a
@@ -71,23 +72,25 @@ def check_op(op_or_function: Any, *sample_inputs: Any, reference: Callable | Non
     skips that check).  ``grad_inputs`` lists the positions to differentiate
     (default: every floating array).  ``skip`` names checks not to run
     (for instance ``"gradgradcheck"`` for an op without second derivatives).
-    ``eps``/``atol``/``rtol`` are gradcheck's.  Raises :class:`OpCheckError`
+    ``modes`` are gradcheck's (default: ``("rev", "fwd")``, or ``("rev",)``
+    for an op without its own ``jvp``); ``eps``/``atol``/``rtol`` too.  Raises :class:`OpCheckError`
     (or :class:`GradcheckError`, which names the worst element) on a failure.
     """
     __tracebackhide__ = True
     unknown = [c for c in skip if c not in CHECKS]
     if unknown:
         raise ValueError(f"check_op: unknown check(s) in skip: {unknown}; the checks are {CHECKS}")
-    fn, ref, is_view = _as_function(op_or_function, reference)
+    fn, ref, is_view, has_jvp = _as_function(op_or_function, reference)
+    modes = tuple(modes) if modes is not None else (("rev", "fwd") if has_jvp else ("rev",))
     if len(sample_inputs) == 1 and _is_strategy(sample_inputs[0]):
-        return _check_strategy(fn, ref, is_view, sample_inputs[0], grad_inputs, skip, eps, atol, rtol,
-                               max_examples, seed)
+        return _check_strategy(fn, ref, is_view, sample_inputs[0], grad_inputs, skip, modes, eps, atol,
+                               rtol, max_examples, seed)
     if not sample_inputs:
         raise TypeError("check_op: give the inputs of one application, or a Hypothesis strategy of them")
-    return _Battery(fn, ref, is_view, sample_inputs, grad_inputs, skip, eps, atol, rtol, seed).run()
+    return _Battery(fn, ref, is_view, sample_inputs, grad_inputs, skip, modes, eps, atol, rtol, seed).run()
 
 
-def _as_function(target: Any, reference: Callable | None) -> tuple[Callable, Callable | None, bool]:
+def _as_function(target: Any, reference: Callable | None) -> tuple[Callable, Callable | None, bool, bool]:
     from ..ops.base import Op
 
     if isinstance(target, type) and issubclass(target, Op):
@@ -100,10 +103,10 @@ def _as_function(target: Any, reference: Callable | None) -> tuple[Callable, Cal
 
         own = type(op).reference is not Op.reference
         ref = reference or ((lambda np_, *a: op.reference(np_, *a)) if own else None)
-        return fn, ref, bool(type(op).is_view)
+        return fn, ref, bool(type(op).is_view), type(op).jvp is not Op.jvp
     if not callable(target):
         raise TypeError(f"check_op: expected an Op or a function, got {type(target).__name__}")
-    return target, reference, False
+    return target, reference, False, True
 
 
 def _is_strategy(obj: Any) -> bool:
@@ -115,8 +118,8 @@ def _is_strategy(obj: Any) -> bool:
 
 
 def _check_strategy(fn: Callable, ref: Callable | None, is_view: bool, strategy: Any,
-                    grad_inputs: Sequence[int] | None, skip: Sequence[str], eps: float, atol: float,
-                    rtol: float, max_examples: int, seed: int) -> list[str]:
+                    grad_inputs: Sequence[int] | None, skip: Sequence[str], modes: tuple, eps: float,
+                    atol: float, rtol: float, max_examples: int, seed: int) -> list[str]:
     __tracebackhide__ = True
     from hypothesis import HealthCheck, given, settings
 
@@ -127,7 +130,7 @@ def _check_strategy(fn: Callable, ref: Callable | None, is_view: bool, strategy:
     @given(strategy)
     def run(drawn: Any) -> None:
         inputs = drawn if isinstance(drawn, tuple) else (drawn,)
-        ran[:] = _Battery(fn, ref, is_view, inputs, grad_inputs, skip, eps, atol, rtol, seed).run()
+        ran[:] = _Battery(fn, ref, is_view, inputs, grad_inputs, skip, modes, eps, atol, rtol, seed).run()
 
     run()
     return ran
@@ -144,8 +147,8 @@ def _host(v: Any) -> Any:
 
 class _Battery:
     def __init__(self, fn: Callable, ref: Callable | None, is_view: bool, inputs: Sequence[Any],
-                 grad_inputs: Sequence[int] | None, skip: Sequence[str], eps: float, atol: float,
-                 rtol: float, seed: int) -> None:
+                 grad_inputs: Sequence[int] | None, skip: Sequence[str], modes: tuple, eps: float,
+                 atol: float, rtol: float, seed: int) -> None:
         self.fn, self.ref, self.is_view = fn, ref, is_view
         self.inputs = [_host(v) for v in inputs]
         floating = [i for i, v in enumerate(self.inputs) if isinstance(v, np.ndarray) and v.dtype.kind == "f"]
@@ -154,6 +157,7 @@ class _Battery:
             if i not in floating:
                 raise TypeError(f"check_op: input {i} is not a floating array, so it cannot be differentiated")
         self.skip = set(skip)
+        self.modes = modes
         self.eps, self.atol, self.rtol = eps, atol, rtol
         self.rng = np.random.default_rng(seed)
 
@@ -236,16 +240,16 @@ class _Battery:
     def check_gradcheck(self) -> None:
         __tracebackhide__ = True
         args, _ = self.args(self.cast(np.float64))
-        gradcheck(self.fn, args, eps=self.eps, atol=self.atol, rtol=self.rtol)
+        gradcheck(self.fn, args, eps=self.eps, atol=self.atol, rtol=self.rtol, modes=self.modes)
 
     def check_gradgradcheck(self) -> None:
         __tracebackhide__ = True
         args, _ = self.args(self.cast(np.float64))
         out = self.fn(*args)
-        gradgradcheck(self.fn, args, eps=self.eps, atol=self.atol, rtol=self.rtol)
+        gradgradcheck(self.fn, args, eps=self.eps, atol=self.atol, rtol=self.rtol, modes=self.modes)
         # and through exact zeros of the cotangent: d(gradient)/d(cotangent) there too
         gradgradcheck(self.fn, args, grad_outputs=[self.upstream(out, zeros=True)], eps=self.eps,
-                      atol=self.atol, rtol=self.rtol)
+                      atol=self.atol, rtol=self.rtol, modes=self.modes)
 
     def check_noncontiguous(self) -> None:
         __tracebackhide__ = True
