@@ -222,6 +222,18 @@ def set_forward_push(push: Any) -> None:
     _forward_push = push
 
 
+#: The op whose backward just ran for the first few times (set by the op class's
+#: validating wrapper, see ``ops.base._validating``): its result is checked.
+_contract_pending: Any = None
+
+
+def _check_contract(op: Any, grads: tuple, node: Node) -> None:
+    global _contract_pending
+    pending, _contract_pending = _contract_pending, None
+    if pending is op:
+        op.check_backward_result(grads, [None if e is None else e.shape for e in node.inputs], node.shape)
+
+
 def _explain(op: Any, exc: BaseException, method: str, xp: Any, saved: Any = None) -> None:
     """Raise the op's clearer error for ``exc`` if it breaks the op contract (see
     ``Op.explain_error``); otherwise return, and the caller re-raises ``exc``."""
@@ -594,9 +606,8 @@ def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bo
                     raise
                 if type(grads) is not tuple:
                     grads = (grads,)
-                if op.contract_checks_left:  # the first few backward calls of each op class
-                    op.check_backward_result(grads, [None if e is None else e.shape for e in node.inputs],
-                                             node.shape)
+                if _contract_pending is not None:  # one of the first backward calls of its op class
+                    _check_contract(op, grads, node)
             for edge, gi in zip(node.inputs, grads):
                 if edge is None:
                     continue
