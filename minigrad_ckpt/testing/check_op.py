@@ -164,12 +164,10 @@ class _Battery:
     # ------------------------------------------------------------- helpers
     def args(self, arrays: Sequence[Any], requires_grad: bool = True) -> tuple[list, list]:
         """Tensors around ``arrays`` -- no copy, so views stay views -- and those that require grad."""
-        from .. import from_numpy
-
         args, wrt = [], []
         for i, v in enumerate(arrays):
             if isinstance(v, np.ndarray):
-                t = from_numpy(v)
+                t = Tensor._wrap(v, None)  # as mg.from_numpy does: the same memory
                 if requires_grad and i in self.diff:
                     t.requires_grad_()
                     wrt.append(t)
@@ -197,9 +195,7 @@ class _Battery:
         return out, [None if r is None else r.numpy() for r in grads], wrt
 
     def _as_tensor(self, g: Any) -> Tensor:
-        from .. import from_numpy
-
-        return from_numpy(g)
+        return Tensor._wrap(g, None)
 
     def upstream(self, out: Tensor, zeros: bool = False) -> Any:
         g = self.rng.standard_normal(out.shape)
