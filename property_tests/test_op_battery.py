@@ -301,6 +301,8 @@ def test_hessian_is_symmetric_through_a_zero_scale(name: str, data: Any) -> None
     sample = data.draw(spec.samples("float64", grad=True), label="sample")
     args, wrt = make_args(sample, copies(sample))
     out = apply(sample.op, *args)
+    if not np.isfinite(out.data).all():  # NaN values (a mean over an empty batch): nothing to compare
+        return
     a = from_numpy(np.zeros(out.shape, dtype=out.dtype)).requires_grad_()
     us = [draw_upstream(data, t.shape, t.dtype) for t in wrt]
     w = draw_upstream(data, out.shape, out.dtype)
