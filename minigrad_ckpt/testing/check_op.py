@@ -167,7 +167,7 @@ class _Battery:
         args, wrt = [], []
         for i, v in enumerate(arrays):
             if isinstance(v, np.ndarray):
-                t = Tensor._wrap(v, None)  # as mg.from_numpy does: the same memory
+                t = Tensor.constant(v)  # no copy: a view stays a view
                 if requires_grad and i in self.diff:
                     t.requires_grad_()
                     wrt.append(t)
@@ -195,7 +195,7 @@ class _Battery:
         return out, [None if r is None else r.numpy() for r in grads], wrt
 
     def _as_tensor(self, g: Any) -> Tensor:
-        return Tensor._wrap(g, None)
+        return Tensor.constant(g)
 
     def upstream(self, out: Tensor, zeros: bool = False) -> Any:
         g = self.rng.standard_normal(out.shape)
