@@ -70,8 +70,12 @@ def test_cnn_and_transposed_chain_benchmarks_quick(capsys):
     """The CNN (float32), the transposed-weight chain and examples/cnn_shapes.py's model:
     every engine's first step (loss and first gradients) agrees with the hand-written NumPy
     floor (the CNN, the chain) or with PyTorch (ShapeNet, with dropout 0 for the check)."""
+    import importlib.util
+
     from benchmarks import run
 
     results = run.main(["--quick", "--only", "cnn,tchain,cnn_shapes"])
-    assert set(results["benchmarks"]) == {"cnn", "tchain", "cnn_shapes"}
+    # cnn_shapes is measured against PyTorch only, so it runs where torch is installed
+    expected = {"cnn", "tchain"} | ({"cnn_shapes"} if importlib.util.find_spec("torch") else set())
+    assert set(results["benchmarks"]) == expected
     assert results["problems"] == []

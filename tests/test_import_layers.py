@@ -20,8 +20,10 @@ from pathlib import Path
 
 import minigrad_ckpt
 
-PACKAGE = Path(minigrad_ckpt.__file__).parent
-GUIDE = PACKAGE.parent / "docs" / "reading-the-code.md"
+# The source tree of this checkout (not the installed copy, which has no docs/ beside it).
+CHECKOUT = Path(__file__).resolve().parents[1]
+PACKAGE = CHECKOUT / "minigrad_ckpt"
+GUIDE = CHECKOUT / "docs" / "reading-the-code.md"
 ROOT = "minigrad_ckpt"
 
 

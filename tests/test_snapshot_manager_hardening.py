@@ -104,8 +104,8 @@ def test_a_foreign_file_with_the_managers_name_is_never_overwritten_or_deleted(t
 
 # ------------------------------------------------------------------ the manifest is untrusted
 FIELD_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2, 2**64 - 1), st.floats(), st.text(max_size=20),
-                         st.binary(max_size=4), st.lists(st.integers(), max_size=2),
-                         st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+                         st.binary(max_size=4), st.lists(st.integers(-2**63, 2**64 - 1), max_size=2),
+                         st.dictionaries(st.text(max_size=3), st.integers(-2**63, 2**64 - 1), max_size=2),
                          st.sampled_from(["snapshot-000000000001.mgsnap", "../x", "snapshot-1.mgsnap"]))
 
 
