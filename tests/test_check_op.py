@@ -209,3 +209,59 @@ def test_a_forward_mode_failure_names_the_mode(scratch_ops) -> None:
         check_op(WrongJvp(), X)
     assert info.value.mode == "fwd" and info.value.order == 1
     assert check_op(WrongJvp(), X, modes=("rev",)) == list(CHECKS)  # reverse mode alone is right
+
+
+# ---------------------------------------------------------------------------
+# forward mode in check_op (the float32 and noncontiguous checks also run jvp)
+# ---------------------------------------------------------------------------
+class _RawBufferJvp(Op):
+    """``2 x``, with a jvp that reads its tangent's underlying buffer: right only for
+    contiguous tangents (test-only, kept out of the registry)."""
+
+    abstract = True
+    name = "RawBufferJvp"
+    save_inputs = False
+
+    def forward(self, xp, x):
+        return x * 2
+
+    def backward(self, xp, g, out, x):
+        return g * 2
+
+    def jvp(self, xp, tangents, out, x):
+        t = tangents[0]
+        base = getattr(t, "base", None)  # an array's buffer (a Tensor has none)
+        flat = (t if base is None else base).reshape(-1)
+        return flat[: t.size].reshape(t.shape) * 2
+
+    def reference(self, np, x):
+        return x * 2
+
+
+class _LossyJvp(Op):
+    """``x``, with a jvp that adds and removes 1e8: exact in float64, noise in float32."""
+
+    abstract = True
+    name = "LossyJvp"
+    save_inputs = False
+
+    def forward(self, xp, x):
+        return x + 0
+
+    def backward(self, xp, g, out, x):
+        return g
+
+    def jvp(self, xp, tangents, out, x):
+        return (tangents[0] + 1e8) - 1e8
+
+    def reference(self, np, x):
+        return x.copy()
+
+
+def test_check_op_runs_forward_mode_on_views_and_in_float32():
+    x = np.random.default_rng(1).standard_normal((3, 4))
+    with pytest.raises(OpCheckError, match=r"\[noncontiguous\].*forward-mode tangent"):
+        check_op(_RawBufferJvp(), x, skip=["gradgradcheck"])
+    assert "noncontiguous" in check_op(_RawBufferJvp(), x, skip=["gradgradcheck"], modes=("rev",))
+    with pytest.raises(OpCheckError, match=r"\[float32\].*forward-mode tangent"):
+        check_op(_LossyJvp(), x, skip=["gradgradcheck"])

@@ -18,9 +18,10 @@ The checks (each named in the error when it fails):
 ``gradgradcheck``  second derivatives match, with a random cotangent and with one
                    that has exact zeros (a derivative through a zero upstream gradient)
 ``noncontiguous``  strided, reversed, transposed-in-memory views of the inputs and of the upstream
-                   gradient give the same values and gradients as contiguous arrays
-``float32``        float32 inputs give a float32 output and float32 gradients, close
-                   to the float64 ones
+                   gradient (and of the tangents) give the same values, gradients (and
+                   forward-mode tangents) as contiguous arrays
+``float32``        float32 inputs give a float32 output, float32 gradients and (forward
+                   mode) float32 tangents, close to the float64 ones
 ``no mutation``    forward and backward change neither the inputs nor the upstream
                    gradient (the inputs are read-only arrays during the check)
 ``no aliasing``    the output shares memory with no input (unless the op declares
@@ -194,6 +195,25 @@ class _Battery:
         grads = _grad(out, wrt, grad_outputs=self._as_tensor(g), allow_unused=True)
         return out, [None if r is None else r.numpy() for r in grads], wrt
 
+    def jvp_once(self, arrays: Sequence[Any], tangents: Sequence[Any]) -> Any:
+        """The output tangent (a NumPy array) of ``mg.func.jvp`` with ``tangents`` on the
+        differentiated inputs -- the op's ``jvp`` rule on plain arrays."""
+        from ..func import jvp
+
+        args, _ = self.args(arrays, requires_grad=False)
+
+        def f(*xs: Any) -> Any:
+            full = list(args)
+            for i, x in zip(self.diff, xs):
+                full[i] = x
+            return self.fn(*full)
+
+        _, t = jvp(f, tuple(args[i] for i in self.diff), tuple(Tensor.constant(v) for v in tangents))
+        return t.numpy()
+
+    def tangents(self, dtype: Any) -> list[Any]:
+        return [self.rng.standard_normal(self.inputs[i].shape).astype(dtype) for i in self.diff]
+
     def _as_tensor(self, g: Any) -> Tensor:
         return Tensor.constant(g)
 
@@ -263,6 +283,13 @@ class _Battery:
                                                                                  equal_nan=True)):
                 raise OpCheckError("noncontiguous", f"the gradient of differentiated input {k} differs when "
                                                     f"the inputs and the upstream gradient are views")
+        if "fwd" in self.modes and self.diff and out_c.dtype.kind == "f":
+            ts = self.tangents(np.float64)
+            t_c = self.jvp_once(base, ts)
+            t_v = self.jvp_once(views, [_strided(t) for t in ts])
+            if not np.allclose(t_v, t_c, rtol=1e-10, atol=1e-12, equal_nan=True):
+                raise OpCheckError("noncontiguous", "the forward-mode tangent differs when the inputs and "
+                                                    "the tangents are views")
 
     def check_float32(self) -> None:
         __tracebackhide__ = True
@@ -285,6 +312,16 @@ class _Battery:
             gs = max(1.0, float(np.nanmax(np.abs(r64), initial=0.0)))
             if not np.allclose(r, r64, rtol=2e-3, atol=1e-4 * gs, equal_nan=True):
                 raise OpCheckError("float32", f"the float32 gradient of input {k} is far from the float64 one")
+        if "fwd" in self.modes:
+            ts = self.tangents(f32)
+            t32 = self.jvp_once(self.cast(f32), ts)
+            if t32.dtype != f32:
+                raise OpCheckError("float32", f"the forward-mode tangent is {t32.dtype}, not float32 "
+                                              f"(a hidden float64 upcast in jvp?)")
+            t64 = self.jvp_once(self.cast(np.float64), [t.astype(np.float64) for t in ts])
+            ts_ = max(1.0, float(np.nanmax(np.abs(t64), initial=0.0)))
+            if not np.allclose(t32, t64, rtol=2e-3, atol=1e-4 * ts_, equal_nan=True):
+                raise OpCheckError("float32", "the float32 forward-mode tangent is far from the float64 one")
 
     def check_no_mutation(self) -> None:
         __tracebackhide__ = True
