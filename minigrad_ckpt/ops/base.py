@@ -202,7 +202,9 @@ class Op:
 
     def jvp(self, xp: Any, tangents: tuple, out: Any, *inputs: Any) -> Any:
         """The output's tangent from the inputs' (forward mode; see the module docstring)."""
-        raise NotImplementedError(f"{self.name} has no jvp rule, so forward mode cannot run it")
+        raise NotImplementedError(
+            f"{self.name} has no jvp rule, so forward mode cannot run it: add a jvp method beside backward "
+            f"(docs/ops.md), or check reverse mode only with gradcheck(..., modes=('rev',))")
 
     def reference(self, np: Any, *inputs: Any) -> Any:
         """The same computation written plainly in NumPy (the test oracle)."""
