@@ -8,20 +8,20 @@ from __future__ import annotations
 
 import io
 import os
-import signal
 import socket
 import subprocess
 import sys
 import textwrap
 import tracemalloc
 import zlib
-from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from timeouts import deadline  # tests/timeouts.py
 
 import minigrad_ckpt as mg
 from minigrad_ckpt import nn, optim
@@ -32,19 +32,6 @@ from minigrad_ckpt.snapshot.format import open_regular
 msgpack = pytest.importorskip("msgpack", reason="msgpack (a runtime dependency) is not installed")
 pytestmark = pytest.mark.msgpack
 
-
-@contextmanager
-def deadline(seconds: int = 20):
-    """A hang (the bug class of FIFOs) becomes a failure instead of a stuck suite."""
-    def boom(*_):
-        raise TimeoutError("the reader blocked")
-    old = signal.signal(signal.SIGALRM, boom)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def parts(raw: bytes) -> tuple[dict, bytes]:
@@ -177,7 +164,7 @@ def test_every_field_of_every_type_in_a_sealed_file_is_handled(tmp_path, kind, d
         header[data.draw(st.sampled_from(["extra", "_header_crc32"]))] = value
     p = tmp_path / "mutated.mgsnap"
     p.write_bytes(sealed(header, payload))
-    with deadline():
+    with deadline(20, "the reader"):
         check_bad_file_is_handled(p)
 
 
@@ -220,7 +207,7 @@ def special_files(tmp: Path) -> dict[str, Path]:
 
 
 def test_special_files_and_bad_paths_are_snapshot_errors_without_blocking(tmp_path):
-    with deadline():
+    with deadline(20, "the reader"):
         for p in special_files(tmp_path).values():
             with pytest.raises(SnapshotError):
                 Snapshot.load(p)
@@ -248,7 +235,7 @@ def test_a_base_that_is_a_special_file_or_unopenable_is_a_snapshot_error(tmp_pat
         os.symlink("/dev/null", tmp_path / "null")
         target = tmp_path / "top2.mgsnap"
     target.write_bytes(sealed(header, payload))
-    with deadline():
+    with deadline(20, "the reader"):
         with pytest.raises(SnapshotError):
             Snapshot.load(target)
         assert_one_error_line(*cli("snapshot", "verify", str(target)))

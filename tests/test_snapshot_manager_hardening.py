@@ -6,18 +6,17 @@ retention with incremental snapshots (``full_every``)."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import textwrap
 import warnings
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from timeouts import deadline  # tests/timeouts.py
 
 import minigrad_ckpt as mg
 from minigrad_ckpt.snapshot import Snapshot, SnapshotConfig, SnapshotError, SnapshotManager
@@ -28,18 +27,6 @@ pytestmark = pytest.mark.msgpack
 FAST = SnapshotConfig(fsync=False)
 INC = SnapshotConfig(fsync=False, incremental=True)
 
-
-@contextmanager
-def deadline(seconds: int = 30):
-    def boom(*_):
-        raise TimeoutError("the manager hung")
-    old = signal.signal(signal.SIGALRM, boom)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def executor(value: float) -> mg.Executor:
@@ -126,7 +113,7 @@ def test_a_manifest_with_any_field_of_any_type_never_crashes_the_manager(tmp_pat
     else:
         data["snapshots"][-1][field] = value
     (d / "MANIFEST.msgpack").write_bytes(msgpack.packb(data))
-    with deadline(), warnings.catch_warnings():
+    with deadline(what="the manager"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         m.save_snapshot(executor(3), 3)
         assert m.load_latest().metadata.iteration == 3
@@ -142,7 +129,7 @@ def test_a_base_cycle_in_the_manifest_does_not_hang_and_is_rebuilt(tmp_path):
     a, b = data["snapshots"]
     a["base"], b["base"] = b["file"], a["file"]  # A -> B -> A
     (tmp_path / "MANIFEST.msgpack").write_bytes(msgpack.packb(data))
-    with deadline(), pytest.warns(UserWarning, match="cycle"):
+    with deadline(what="the manager"), pytest.warns(UserWarning, match="cycle"):
         m.save_snapshot(executor(3), 3)
     assert m.load_latest().metadata.iteration == 3
     assert {e["file"] for e in manifest(tmp_path)} == snapshot_files(tmp_path)
@@ -168,7 +155,7 @@ def test_after_a_rebuild_load_latest_still_reaches_older_good_snapshots(tmp_path
 def test_a_fifo_named_like_a_snapshot_does_not_block_the_manager(tmp_path):
     os.mkfifo(tmp_path / "snapshot-000000000009.mgsnap")
     Snapshot.from_executor_with_config(executor(3), 3, FAST).save(tmp_path / "snapshot-000000000003.mgsnap")
-    with deadline(20):
+    with deadline(20, "the manager"):
         with pytest.warns(UserWarning, match="FIFO"):
             assert SnapshotManager(tmp_path).load_latest().metadata.iteration == 3
         (tmp_path / "MANIFEST.msgpack").write_bytes(b"junk")
@@ -183,7 +170,7 @@ def test_special_files_as_the_manifest_or_the_lock_file_never_block(tmp_path):
     m.save_snapshot(executor(1), 1)
     (tmp_path / "MANIFEST.msgpack").unlink()
     os.mkfifo(tmp_path / "MANIFEST.msgpack")
-    with deadline(20):
+    with deadline(20, "the manager"):
         with pytest.warns(UserWarning, match="unreadable"):
             assert m.load_latest().metadata.iteration == 1
         (tmp_path / "MANIFEST.msgpack").unlink()
