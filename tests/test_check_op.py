@@ -73,8 +73,11 @@ def test_a_hypothesis_strategy_of_inputs(scratch_ops) -> None:
         def reference(self, np, x):
             return x * x
 
+    # Away from the kink at 0: within eps of it central differences of the backward jump, and
+    # Hypothesis (which shrinks towards 0) would report that second-derivative failure instead.
+    away_from_zero = st.floats(0.1, 3) | st.floats(-3, -0.1)
     with pytest.raises(GradcheckError, match="gradcheck \\(first derivatives\\) failed"):
-        check_op(HalfWrong(), mst.arrays("float64", (3,), st.floats(-3, 3)), max_examples=20)
+        check_op(HalfWrong(), mst.arrays("float64", (3,), away_from_zero), max_examples=20)
 
 
 def test_wrong_first_derivative_reports_the_worst_element(scratch_ops) -> None:

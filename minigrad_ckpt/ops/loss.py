@@ -46,7 +46,9 @@ class SoftmaxCrossEntropy(Op):
         if self.reduction == "none":
             scale = g if self.valid is None else g * self.valid
         elif self.valid is None:
-            scale = g if self.reduction == "sum" else g * self._mean_weight()
+            # An empty batch's gradient is empty whatever the weight: take 0, not the forward's
+            # NaN, or d(gradient)/dg would be 0 * NaN where its Jacobian is empty (exactly 0).
+            scale = g if self.reduction == "sum" else g * (self._mean_weight() if n else 0.0)
         else:
             with xp.errstate(invalid="ignore", divide="ignore"):
                 weight = 1.0 if self.reduction == "sum" else 1.0 / self.valid.sum()
