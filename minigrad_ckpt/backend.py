@@ -373,6 +373,11 @@ class Device:
     def __hash__(self) -> int:
         return hash(str(self))
 
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        # A device is a per-process singleton holding a module (its namespace):
+        # pickle and copy it by name, so the copy *is* that process's device.
+        return get_device, (str(self),)
+
 
 numpy_namespace = ArrayNamespace(numpy, "numpy")
 cpu = Device("cpu", None, numpy_namespace)

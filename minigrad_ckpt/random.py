@@ -82,6 +82,13 @@ class Generator:
             raise ValueError(f"RNG state out of range: {state!r}")
         self.seed, self.counter = seed, counter
 
+    def __getstate__(self) -> dict[str, int]:
+        return self.get_state()  # the lock is per process: a copy gets its own
+
+    def __setstate__(self, state: dict[str, int]) -> None:
+        self._lock = threading.Lock()
+        self.set_state(state)
+
     def __repr__(self) -> str:
         return f"Generator(seed={self.seed}, counter={self.counter})"
 

@@ -41,6 +41,7 @@ Also here, because ``__setitem__`` needs it and indexing ops reuse it:
 from __future__ import annotations
 
 import builtins
+import copy
 import itertools
 import weakref
 from collections.abc import Callable, Iterator
@@ -515,6 +516,31 @@ class Tensor:
         return self._data.__dlpack_device__()
 
     # ----------------------------------------------------------------- print
+    # ------------------------------------------------------- pickle and copy
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, tuple]:
+        """Pickle as the values (a host copy), the dtype, the device's name, ``requires_grad``
+        and the instance's own attributes -- as PyTorch, not the history, the gradient or the
+        hooks: an unpickled tensor is a fresh leaf (a DataLoader worker sends batches this way)."""
+        extra = {k: v for k, v in self.__dict__.items() if k not in _NOT_COPIED and k != "_grad"}
+        return _rebuild_tensor, (type(self), self._device.xp.to_host(self._data), str(self._device),
+                                 self._requires_grad, extra)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        """A new leaf with a copy of the values, ``requires_grad``, a deep copy of ``.grad`` and of
+        the instance's attributes (not hooks).  Like PyTorch, only leaves can be deep-copied: a
+        copy of an intermediate result would have to copy its whole history."""
+        if self._node is not None:
+            raise RuntimeError("only leaf tensors (made by you, not by an op) can be deep-copied; deep-copy "
+                               "t.detach() for the values")
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        new._data = self._data.copy()
+        new._device, new._node, new._version, new._requires_grad = self._device, None, [0], self._requires_grad
+        for k, v in self.__dict__.items():
+            if k not in _NOT_COPIED:
+                setattr(new, k, copy.deepcopy(v, memo))
+        return new
+
     def __repr__(self) -> str:
         arr = self._device.xp.to_host(self._data)
         body = host_numpy.array2string(arr, separator=", ", prefix="tensor(", threshold=200)
@@ -529,6 +555,18 @@ class Tensor:
         elif self._requires_grad:
             extras.append("requires_grad=True")
         return "tensor(" + body + ("" if not extras else ", " + ", ".join(extras)) + ")"
+
+
+_NOT_COPIED = ("_hooks", "_post_hooks", "_tangents")  # bound to this object's graph, not its value
+
+
+def _rebuild_tensor(cls: type, array: Any, device: str, requires_grad: bool, extra: dict[str, Any]) -> Tensor:
+    """Unpickle a tensor written by ``Tensor.__reduce_ex__``: a leaf on ``device``."""
+    dev = get_device(device)
+    t = cls._wrap(dev.xp.asarray(array), None, dev)
+    t._requires_grad = bool(requires_grad)
+    t.__dict__.update(extra)
+    return t
 
 
 def _copy_of(t: Tensor, dtype: Any, device: Any) -> tuple[Any, Device]:

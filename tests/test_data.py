@@ -75,7 +75,7 @@ def test_fast_tensor_path_equals_collating_single_samples():
 
 def test_default_collate_structures():
     b = default_collate([(1.0, 2, {"a": np.ones(2)}, "s"), (3.0, 4, {"a": np.zeros(2)}, "t")])
-    assert b[0].dtype == np.float64 and b[0].tolist() == [1.0, 3.0]
+    assert b[0].dtype == mg.get_default_dtype() and b[0].tolist() == [1.0, 3.0]  # as mg.tensor([1.0, 3.0])
     assert b[1].dtype == np.int64 and b[1].tolist() == [2, 4]
     assert b[2]["a"].shape == (2, 2) and b[3] == ["s", "t"]
     with pytest.raises(TypeError, match="collate_fn"):
@@ -136,7 +136,11 @@ def test_bad_arguments_are_clear_errors():
     with pytest.raises(ValueError, match="batch_sampler"):
         DataLoader(ds, batch_size=2, batch_sampler=[[0]])
     with pytest.raises(ValueError, match="num_workers"):
-        DataLoader(ds, num_workers=2)
+        DataLoader(ds, num_workers=-1)
+    with pytest.raises(ValueError, match="prefetch_factor"):
+        DataLoader(ds, prefetch_factor=2)
+    with pytest.raises(ValueError, match="persistent_workers"):
+        DataLoader(ds, persistent_workers=True)
     with pytest.raises(ValueError, match="first axes differ"):
         TensorDataset(mg.ones(3), mg.ones(4))
     with pytest.raises(IndexError, match="out of range"):
@@ -153,17 +157,24 @@ def test_state_dict_resumes_the_epoch_exactly():
     first = [next(it)[1].tolist() for _ in range(2)]
     state = loader.state_dict()
     rest = [b[1].tolist() for b in it]
-    assert state["position"] == 2 and len(state["batches"]) == 4
+    epoch = state["epoch"]
+    assert epoch["position"] == 2 and epoch["layout"] == "fixed" and sorted(epoch["order"]) == list(range(11))
     other = DataLoader(ds, batch_size=3, shuffle=True)
     other.load_state_dict(state)
     assert order(other) == rest
     assert sorted(sum(first + rest, [])) == list(range(11))
     # the epoch after the resumed one starts afresh; a plain iter() always does
-    assert len(order(other)) == 4 and loader.state_dict() == {"batches": None, "position": 0}
-    with pytest.raises(ValueError, match="not valid"):
-        other.load_state_dict({"batches": [[0, 99]], "position": 0})
+    assert len(order(other)) == 4 and loader.state_dict()["epoch"] is None
+    bad = dict(epoch, order=[0, 99])
+    with pytest.raises(ValueError, match="out of range"):
+        other.load_state_dict(dict(state, epoch=bad))
     with pytest.raises(ValueError, match="position"):
-        other.load_state_dict({"batches": [[0]], "position": -1})
+        other.load_state_dict(dict(state, epoch=dict(epoch, position=-1)))
+    with pytest.raises(ValueError, match="position"):
+        other.load_state_dict(dict(state, epoch=dict(epoch, position=5)))
+    # a state written before the flat layout (a list of batches) still loads
+    other.load_state_dict({"batches": [[3, 4], [5]], "position": 1})
+    assert order(other) == [[5]]
 
 
 TRAIN_STEPS = 13  # 2 epochs of 6 batches (drop_last) and one batch into the third

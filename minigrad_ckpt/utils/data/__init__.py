@@ -16,6 +16,8 @@ from .dataloader import DataLoader, default_collate
 from .dataset import ConcatDataset, Dataset, Subset, TensorDataset, random_split
 from .distributed import DistributedSampler
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+from .workers import WorkerInfo, get_worker_info
 
 __all__ = ["Dataset", "TensorDataset", "Subset", "ConcatDataset", "random_split", "Sampler",
-           "SequentialSampler", "RandomSampler", "BatchSampler", "DistributedSampler", "DataLoader", "default_collate"]
+           "SequentialSampler", "RandomSampler", "BatchSampler", "DistributedSampler", "DataLoader", "default_collate",
+           "get_worker_info", "WorkerInfo"]

@@ -1,6 +1,9 @@
 """The DataLoader: batches of a dataset, in a sampler's order, with resumable position.
 
-No worker processes: batches are made in the calling thread, when asked for.
+Batches are made in the calling process (``num_workers=0``) or in worker
+processes (:mod:`.workers`); either way the same batches in the same order.
+A loader's position is state: one epoch's indices as one flat list, where it
+is in them, and the state of every generator it or its sampler draws from.
 """
 
 from __future__ import annotations
@@ -10,48 +13,13 @@ from typing import Any
 
 from ... import random as _random
 from ...backend import host_numpy
-from ...creation import tensor
-from ...functional import stack
 from ...tensor import Tensor
+from .collate import default_collate
 from .dataset import Subset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
+from .workers import WorkerPool
 
 __all__ = ["DataLoader", "default_collate"]
-
-
-def default_collate(batch: list[Any]) -> Any:
-    """Merge a list of samples into a batch, as PyTorch's ``default_collate`` does.
-
-    Tensors are stacked along a new first axis (on their device); NumPy arrays
-    and Python numbers become tensors (``float`` -> float64, ``int`` -> int64,
-    ``bool`` -> bool, as in PyTorch); tuples, lists and dicts are collated
-    field by field; strings stay a list.
-    """
-    if not batch:
-        raise ValueError("default_collate got an empty batch")
-    first = batch[0]
-    if isinstance(first, Tensor):
-        return stack(list(batch))
-    if isinstance(first, (host_numpy.ndarray, host_numpy.generic)):
-        return tensor(host_numpy.stack([host_numpy.asarray(b) for b in batch]))
-    if isinstance(first, bool):
-        return tensor(batch, dtype="bool")
-    if isinstance(first, int):
-        return tensor(batch, dtype="int64")
-    if isinstance(first, float):
-        return tensor(batch, dtype="float64")
-    if isinstance(first, str):
-        return list(batch)
-    if isinstance(first, Mapping):
-        return {k: default_collate([b[k] for b in batch]) for k in first}
-    if isinstance(first, (tuple, list)):
-        if any(len(b) != len(first) for b in batch):
-            raise ValueError(f"default_collate: the samples have different lengths "
-                             f"({sorted({len(b) for b in batch})})")
-        fields = [default_collate(list(f)) for f in zip(*batch)]
-        return tuple(fields) if isinstance(first, tuple) else fields
-    raise TypeError(f"default_collate cannot batch samples of type {type(first).__name__}; pass a "
-                    f"collate_fn")
 
 
 def _fetch_tensor_batch(dataset: Any, indices: list[int]) -> tuple[Tensor, ...] | None:
@@ -69,35 +37,167 @@ def _fetch_tensor_batch(dataset: Any, indices: list[int]) -> tuple[Tensor, ...] 
     return tuple(t[idx] for t in dataset.tensors)
 
 
+class _Fetcher:
+    """Turn one sampler item (an index list, or one index without auto-collation) into a batch.
+
+    A plain object, not a loader method, so that a worker process gets only this."""
+
+    def __init__(self, dataset: Any, collate_fn: Callable[[Any], Any], auto_collation: bool,
+                 default: bool) -> None:
+        self.dataset, self.collate_fn = dataset, collate_fn
+        self.auto_collation, self.default = auto_collation, default
+
+    def __call__(self, item: Any) -> Any:
+        if not self.auto_collation:
+            return self.collate_fn(self.dataset[item])
+        if self.default:
+            fast = _fetch_tensor_batch(self.dataset, item)
+            if fast is not None:
+                return fast
+        return self.collate_fn([self.dataset[i] for i in item])
+
+
+class _Epoch:
+    """One epoch's batches as ONE flat list of dataset indices, and how far it got.
+
+    ``layout`` says how the list splits into batches: ``"single"`` (each index is
+    an item: no auto-collation), ``"fixed"`` (consecutive runs of ``batch_size``,
+    the last one possibly shorter: what a :class:`BatchSampler` gives) or
+    ``"prefixed"`` (each batch is its length followed by its indices: any other
+    batch sampler).  So the state is a few scalars and one array whatever the
+    dataset's size or the batch size.
+    """
+
+    def __init__(self, order: list[int], layout: str, batch_size: int, position: int, base_seed: int,
+                 sampler_epoch: int | None) -> None:
+        self.order, self.layout, self.batch_size = order, layout, batch_size
+        self.position, self.base_seed, self.sampler_epoch = position, base_seed, sampler_epoch
+        self.starts: list[int] = []
+        if layout == "prefixed":
+            i = 0
+            while i < len(order):
+                self.starts.append(i)
+                i += 1 + order[i]
+
+    @classmethod
+    def of(cls, batches: list[Any], auto_collation: bool, base_seed: int, sampler_epoch: int | None) -> _Epoch:
+        if not auto_collation:
+            return cls([int(i) for i in batches], "single", 1, 0, base_seed, sampler_epoch)
+        size = len(batches[0]) if batches else 1
+        if all(len(b) == size for b in batches[:-1]) and (not batches or 0 < len(batches[-1]) <= size):
+            return cls([int(i) for b in batches for i in b], "fixed", size, 0, base_seed, sampler_epoch)
+        flat: list[int] = []
+        for b in batches:
+            flat.append(len(b))
+            flat.extend(int(i) for i in b)
+        return cls(flat, "prefixed", 1, 0, base_seed, sampler_epoch)
+
+    def __len__(self) -> int:
+        if self.layout == "single":
+            return len(self.order)
+        if self.layout == "fixed":
+            return -(-len(self.order) // self.batch_size)
+        return len(self.starts)
+
+    def batch(self, i: int) -> Any:
+        if self.layout == "single":
+            return self.order[i]
+        if self.layout == "fixed":
+            return self.order[i * self.batch_size:(i + 1) * self.batch_size]
+        s = self.starts[i]
+        return self.order[s + 1:s + 1 + self.order[s]]
+
+    def remaining(self) -> list[int]:
+        """The indices of the batches not handed out yet, flat."""
+        if self.layout == "single":
+            return self.order[self.position:]
+        if self.layout == "fixed":
+            return self.order[self.position * self.batch_size:]
+        return [i for k in range(self.position, len(self)) for i in self.batch(k)]
+
+    def state(self) -> dict[str, Any]:
+        return {"order": self.order, "layout": self.layout, "batch_size": self.batch_size,
+                "position": self.position, "base_seed": self.base_seed, "sampler_epoch": self.sampler_epoch}
+
+    @classmethod
+    def from_state(cls, state: Any, n: int, auto_collation: bool) -> _Epoch:
+        """Validate a saved epoch against this loader (a dataset of ``n`` samples)."""
+        def fail(why: str) -> ValueError:
+            return ValueError(f"DataLoader.load_state_dict: {why}")
+
+        if not isinstance(state, Mapping) or set(state) != {"order", "layout", "batch_size", "position",
+                                                              "base_seed", "sampler_epoch"}:
+            raise fail(f"not an epoch's state: {state!r:.200}")
+        order, layout = state["order"], state["layout"]
+        if layout not in (("fixed", "prefixed") if auto_collation else ("single",)):
+            raise fail(f"layout {layout!r} does not fit a loader with{'' if auto_collation else 'out'} batching")
+        if not isinstance(order, (list, tuple)) or not all(_is_int(i) for i in order):
+            raise fail("the epoch's order must be a list of ints")
+        for k in ("batch_size", "position", "base_seed"):
+            if not _is_int(state[k]) or state[k] < (1 if k == "batch_size" else 0):
+                raise fail(f"{k} must be a {'positive' if k == 'batch_size' else 'non-negative'} int")
+        if state["sampler_epoch"] is not None and not _is_int(state["sampler_epoch"]):
+            raise fail("sampler_epoch must be an int or None")
+        epoch = cls(list(order), layout, state["batch_size"], state["position"], state["base_seed"],
+                    state["sampler_epoch"])
+        if layout == "prefixed" and (not epoch.starts or epoch.starts[-1] + 1 + order[epoch.starts[-1]]
+                                     != len(order) or any(order[s] <= 0 for s in epoch.starts)):
+            if order:
+                raise fail("the batches' lengths do not add up to the order's length")
+        indices = [epoch.batch(k) for k in range(len(epoch))] if layout == "prefixed" else order
+        flat = [i for b in indices for i in b] if layout == "prefixed" else indices
+        if any(not -n <= i < n for i in flat):
+            raise fail(f"an index is out of range for a dataset of {n} samples")
+        if epoch.position > len(epoch):
+            raise fail(f"position {epoch.position} is past the epoch's {len(epoch)} batches")
+        return epoch
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
 class DataLoader:
     """Iterate over ``dataset`` in batches.
 
     ``DataLoader(dataset, batch_size=1, shuffle=False, sampler=None,
-    batch_sampler=None, *, collate_fn=None, drop_last=False, generator=None)``
-    with PyTorch's meanings: ``shuffle=True`` uses a :class:`RandomSampler`
+    batch_sampler=None, num_workers=0, collate_fn=None, drop_last=False,
+    timeout=0, worker_init_fn=None, multiprocessing_context=None,
+    generator=None, *, prefetch_factor=None, persistent_workers=False)`` with
+    PyTorch's meanings: ``shuffle=True`` uses a :class:`RandomSampler`
     (drawing from the engine's generator, or ``generator``); ``batch_size=None``
-    yields single samples without collation.
+    yields single samples without collation; ``num_workers > 0`` makes the
+    batches in worker processes (:mod:`.workers`) -- the same batches, in the
+    same order, as ``num_workers=0``.
 
-    The position in the current epoch is state: :meth:`state_dict` returns the
-    epoch's remaining batches' indices and the number already given out, and
-    after :meth:`load_state_dict` the next ``iter()`` continues that epoch
-    exactly (the following one starts afresh). Register the loader with an
+    Each epoch starts by drawing one key from ``generator`` (or the engine's
+    generator): the epoch's base seed, from which the workers seed the random
+    draws a dataset makes.
+
+    The position in the current epoch is state: :meth:`state_dict` holds the
+    epoch's indices as one flat list, how many batches were handed out, and the
+    state of the generators the loader and its sampler draw from; after
+    :meth:`load_state_dict` the next ``iter()`` continues that epoch exactly
+    (the following one starts afresh).  Register the loader with an
     :class:`~minigrad_ckpt.Executor` (``ex.register_state("loader", loader)``)
     and snapshots resume mid-epoch with the same batches.
     """
 
     def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool = False,
-                 sampler: Iterable[int] | None = None, batch_sampler: Iterable[list[int]] | None = None, *,
+                 sampler: Iterable[int] | None = None, batch_sampler: Iterable[list[int]] | None = None,
                  num_workers: int = 0, collate_fn: Callable[[list[Any]], Any] | None = None,
-                 drop_last: bool = False, generator: _random.Generator | None = None) -> None:
-        if num_workers != 0:
-            raise ValueError(f"DataLoader: num_workers={num_workers}: batches are made in the calling "
-                             f"process only; use num_workers=0")
+                 drop_last: bool = False, timeout: float = 0, worker_init_fn: Callable[[int], None] | None = None,
+                 multiprocessing_context: Any = None, generator: _random.Generator | None = None, *,
+                 prefetch_factor: int | None = None, persistent_workers: bool = False) -> None:
+        _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers)
         if not isinstance(shuffle, bool):
             raise TypeError(f"DataLoader: shuffle must be a bool, got {shuffle!r}")
         if sampler is not None and shuffle:
             raise ValueError("DataLoader: sampler and shuffle=True are mutually exclusive (the sampler "
                              "decides the order)")
+        if generator is not None and not isinstance(generator, _random.Generator):
+            raise TypeError(f"DataLoader: generator must be a minigrad_ckpt.random.Generator, got "
+                            f"{type(generator).__name__}")
         if batch_sampler is not None:
             if batch_size != 1 or shuffle or sampler is not None or drop_last:
                 raise ValueError("DataLoader: batch_sampler is mutually exclusive with batch_size, "
@@ -117,85 +217,178 @@ class DataLoader:
         self.drop_last = drop_last
         self.sampler = sampler
         self.batch_sampler = batch_sampler
-        self.num_workers = 0
         self.generator = generator
+        self.num_workers, self.timeout, self.worker_init_fn = num_workers, timeout, worker_init_fn
+        self.multiprocessing_context = multiprocessing_context
+        self.prefetch_factor = 2 if prefetch_factor is None and num_workers else prefetch_factor
+        self.persistent_workers = persistent_workers
         self._auto_collation = batch_sampler is not None
         self.collate_fn = collate_fn if collate_fn is not None else (
             default_collate if self._auto_collation else _no_collate)
-        self._default_collate = collate_fn is None
-        self._batches: list[Any] | None = None   # this epoch's batches (index lists), once started
-        self._position = 0                       # how many of them were given out
+        self._fetch = _Fetcher(dataset, self.collate_fn, self._auto_collation, collate_fn is None)
+        self._epoch: _Epoch | None = None    # the epoch in progress, once started
         self._resume = False
+        self._pool: WorkerPool | None = None  # persistent workers, kept between epochs
 
     def __len__(self) -> int:
         return len(self.batch_sampler if self._auto_collation else self.sampler)  # type: ignore[arg-type]
 
     def __iter__(self) -> Iterator[Any]:
-        if not (self._resume and self._batches is not None):
-            source = self.batch_sampler if self._auto_collation else self.sampler
-            self._batches = [list(b) if self._auto_collation else int(b) for b in source]
-            self._position = 0
+        epoch = self._epoch
+        if not (self._resume and epoch is not None and epoch.sampler_epoch == self._sampler_epoch()):
+            epoch = self._new_epoch()  # (set_epoch with another epoch than the restored one: start it afresh)
         self._resume = False
-        return self._run(self._batches)
+        self._epoch = epoch
+        if self.num_workers == 0:
+            return self._run_here(epoch)
+        return self._run_in_workers(epoch)
 
-    def _run(self, batches: list[Any]) -> Iterator[Any]:
-        while self._batches is batches and self._position < len(batches):
-            item = batches[self._position]
-            self._position += 1
+    def _sampler_epoch(self) -> int | None:
+        epoch = getattr(self.sampler, "epoch", None)
+        return epoch if _is_int(epoch) else None
+
+    def _new_epoch(self) -> _Epoch:
+        base_seed = (self.generator or _random.default_generator).next_key()
+        source = self.batch_sampler if self._auto_collation else self.sampler
+        return _Epoch.of(list(source), self._auto_collation, base_seed, self._sampler_epoch())
+
+    def _run_here(self, epoch: _Epoch) -> Iterator[Any]:
+        while self._epoch is epoch and epoch.position < len(epoch):
+            item = epoch.batch(epoch.position)
+            epoch.position += 1
             yield self._fetch(item)
-        if self._batches is batches:
-            self._batches, self._position = None, 0
+        if self._epoch is epoch:
+            self._epoch = None
 
-    def _fetch(self, item: Any) -> Any:
-        if not self._auto_collation:
-            return self.collate_fn(self.dataset[item])
-        if self._default_collate:
-            fast = _fetch_tensor_batch(self.dataset, item)
-            if fast is not None:
-                return fast
-        return self.collate_fn([self.dataset[i] for i in item])
+    def _run_in_workers(self, epoch: _Epoch) -> Iterator[Any]:
+        pool = self._pool
+        if pool is None or pool.closed:
+            pool = WorkerPool(self._fetch, self.dataset, self.num_workers, epoch.base_seed, self.worker_init_fn,
+                              self.multiprocessing_context, self.timeout, self.prefetch_factor)
+            if self.persistent_workers:
+                self._pool = pool
+        try:
+            yield from pool.run(epoch, epoch.base_seed)
+            if self._epoch is epoch and epoch.position == len(epoch):
+                self._epoch = None
+        finally:
+            if not self.persistent_workers:
+                pool.shutdown()
+
+    def __del__(self) -> None:
+        pool = getattr(self, "_pool", None)
+        if pool is not None:
+            pool.shutdown()
 
     # ---------------------------------------------------------------- state
-    def state_dict(self) -> dict[str, Any]:
-        """The epoch in progress: ``{"batches": [[index, ...], ...] or None, "position": int}``.
+    def _stateful_sampler(self) -> Any:
+        for s in (self.batch_sampler, getattr(self.batch_sampler, "sampler", None), self.sampler):
+            if callable(getattr(s, "state_dict", None)) and callable(getattr(s, "load_state_dict", None)):
+                return s
+        return None
 
-        ``batches`` is None between epochs. Plain data (msgpack-able), so an
-        Executor-registered loader travels in a snapshot's header.
+    def state_dict(self) -> dict[str, Any]:
+        """``{"epoch": ..., "generator": ..., "sampler": ...}``: plain data (msgpack-able).
+
+        ``epoch`` is None between epochs, else the epoch's indices as one flat
+        list (``order``), its ``layout`` and ``batch_size``, ``position`` (the
+        batches handed out), ``base_seed`` and the sampler's epoch when it was
+        started; ``generator`` is the loader's own generator's state;
+        ``sampler`` the sampler's ``state_dict()`` if it has one (a
+        :class:`RandomSampler`'s generator, a :class:`DistributedSampler`'s
+        epoch).
         """
-        return {"batches": None if self._batches is None else [list(b) if isinstance(b, list) else b
-                                                                for b in self._batches],
-                "position": self._position}
+        sampler = self._stateful_sampler()
+        return {"epoch": None if self._epoch is None else self._epoch.state(),
+                "generator": None if self.generator is None else self.generator.get_state(),
+                "sampler": None if sampler is None else sampler.state_dict()}
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
-        """Continue the saved epoch at the next ``iter()`` (validated first)."""
-        if not isinstance(state, Mapping) or set(state) != {"batches", "position"}:
-            raise ValueError(f"DataLoader.load_state_dict: not a DataLoader state: {state!r:.200}")
-        batches, pos = state["batches"], state["position"]
-        if not isinstance(pos, int) or isinstance(pos, bool) or pos < 0:
-            raise ValueError(f"DataLoader.load_state_dict: position must be a non-negative int, got {pos!r}")
-        if batches is None:
-            if pos:
-                raise ValueError("DataLoader.load_state_dict: a position without an epoch's batches")
-            self._batches, self._position, self._resume = None, 0, False
+        """Continue the saved epoch at the next ``iter()`` (everything is validated first)."""
+        if isinstance(state, Mapping) and set(state) == {"batches", "position"}:
+            # written before the flat layout: the epoch only (generators were not saved then)
+            epoch = _from_batch_lists(state, self._auto_collation)
+            epoch = None if epoch is None else _Epoch.from_state(epoch, len(self.dataset), self._auto_collation)
+            self._epoch, self._resume = epoch, epoch is not None
             return
-        if not isinstance(batches, (list, tuple)) or pos > len(batches):
-            raise ValueError("DataLoader.load_state_dict: batches must be a list at least `position` long")
+        if not isinstance(state, Mapping) or set(state) != {"epoch", "generator", "sampler"}:
+            raise ValueError(f"DataLoader.load_state_dict: not a DataLoader state: {state!r:.200}")
+        epoch = None if state["epoch"] is None else _Epoch.from_state(state["epoch"], len(self.dataset),
+                                                                       self._auto_collation)
+        if (state["generator"] is None) != (self.generator is None):
+            raise ValueError("DataLoader.load_state_dict: the state was saved from a loader "
+                             f"{'without' if state['generator'] is None else 'with'} its own generator")
+        gen = None
+        if self.generator is not None:
+            gen = _random.Generator()
+            gen.set_state(state["generator"])  # validates
+        sampler = self._stateful_sampler()
+        if (sampler is None) != (state["sampler"] is None):
+            raise ValueError("DataLoader.load_state_dict: the saved loader's sampler state does not fit "
+                             f"this loader's {type(self.sampler).__name__}")
+        if sampler is not None:
+            sampler.load_state_dict(state["sampler"])
+        if gen is not None:
+            self.generator.set_state(gen.get_state())
+        self._epoch, self._resume = epoch, epoch is not None
+
+    def reshard_state_dict(self, states: list[Mapping[str, Any]], rank: int, world_size: int) -> dict[str, Any]:
+        """The state for rank ``rank`` of ``world_size`` resuming a run whose ranks saved ``states``
+        (one per old rank, in rank order) -- an elastic resume.
+
+        The interrupted epoch's batches not yet handed out on any old rank are
+        pooled (old rank order) and dealt out again, index ``k`` to new rank
+        ``k % world_size``, in batches of this loader's ``batch_size``: across
+        the new ranks every sample of the epoch is seen exactly once.  The
+        sampler's state (a :class:`DistributedSampler`'s epoch) and the
+        generator come from the old rank with this rank's number, or rank 0.
+        """
+        own = states[rank] if rank < len(states) else states[0]
+        out = dict(own)
+        epochs = [s["epoch"] for s in states]
+        if any(e is None for e in epochs):
+            if not all(e is None for e in epochs):
+                raise ValueError("the ranks' saved loaders disagree on whether an epoch is in progress")
+            return out
         n = len(self.dataset)
-        out = []
-        for b in batches:
-            idx = list(b) if self._auto_collation and isinstance(b, (list, tuple)) else b
-            flat = idx if isinstance(idx, list) else [idx]
-            if (self._auto_collation != isinstance(idx, list)) or any(
-                    not isinstance(i, int) or isinstance(i, bool) or not -n <= i < n for i in flat):
-                raise ValueError(f"DataLoader.load_state_dict: batch {b!r:.80} is not valid for this loader "
-                                 f"(a dataset of {n} samples)")
-            out.append(idx)
-        self._batches, self._position, self._resume = out, pos, True
+        parts = [_Epoch.from_state(e, n, self._auto_collation).remaining() for e in epochs]
+        pooled = [i for part in parts for i in part]
+        mine = pooled[rank::world_size]
+        size = self.batch_size or 1
+        out["epoch"] = _Epoch(mine, "fixed" if self._auto_collation else "single", size, 0,
+                              epochs[0]["base_seed"], epochs[0]["sampler_epoch"]).state()
+        return out
 
     def __repr__(self) -> str:
         return (f"DataLoader(dataset={type(self.dataset).__name__} of {len(self.dataset)}, "
                 f"batch_size={self.batch_size}, sampler={type(self.sampler).__name__}, "
-                f"drop_last={self.drop_last})")
+                f"drop_last={self.drop_last}, num_workers={self.num_workers})")
+
+
+def _from_batch_lists(state: Mapping[str, Any], auto_collation: bool) -> dict[str, Any] | None:
+    """The epoch of a state in the older layout (a list of batches), as the flat one."""
+    batches, pos = state["batches"], state["position"]
+    if batches is None:
+        return None
+    if not isinstance(batches, (list, tuple)) or not all(
+            isinstance(b, (list, tuple)) == auto_collation for b in batches):
+        raise ValueError("DataLoader.load_state_dict: batches must be a list of index lists")
+    epoch = _Epoch.of(list(batches), auto_collation, 0, None)
+    epoch.position = pos
+    return epoch.state()
+
+
+def _check_worker_options(num_workers: Any, timeout: Any, prefetch_factor: Any, persistent: Any) -> None:
+    if not _is_int(num_workers) or num_workers < 0:
+        raise ValueError(f"DataLoader: num_workers must be an int >= 0, got {num_workers!r}")
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0:
+        raise ValueError(f"DataLoader: timeout must be a number of seconds >= 0, got {timeout!r}")
+    if num_workers == 0 and prefetch_factor is not None:
+        raise ValueError("DataLoader: prefetch_factor is for worker processes; it needs num_workers > 0")
+    if prefetch_factor is not None and (not _is_int(prefetch_factor) or prefetch_factor < 1):
+        raise ValueError(f"DataLoader: prefetch_factor must be a positive int, got {prefetch_factor!r}")
+    if num_workers == 0 and persistent:
+        raise ValueError("DataLoader: persistent_workers=True needs num_workers > 0")
 
 
 def _no_collate(sample: Any) -> Any:

@@ -16,6 +16,7 @@ dataset (with ``drop_last=False`` a few indices repeat to even the shards)::
 from __future__ import annotations
 
 from collections.abc import Iterator, Sized
+from typing import Any
 
 from ... import random as _random
 from ...backend import cpu
@@ -83,6 +84,16 @@ class DistributedSampler(Sampler):
 
     def __len__(self) -> int:
         return self.num_samples
+
+    def state_dict(self) -> dict[str, int]:
+        """``{"epoch": ...}``: the order is a function of ``seed`` and the epoch; the rank and
+        the world size are the resumed run's own (an elastic resume may change them)."""
+        return {"epoch": self.epoch}
+
+    def load_state_dict(self, state: Any) -> None:
+        if not isinstance(state, dict) or set(state) != {"epoch"}:
+            raise ValueError(f"DistributedSampler.load_state_dict: not its state: {state!r:.120}")
+        self.set_epoch(state["epoch"])
 
     def __repr__(self) -> str:
         return (f"DistributedSampler(rank={self.rank}, num_replicas={self.num_replicas}, "

@@ -9,6 +9,7 @@ generator, one key per epoch, so ``mg.manual_seed`` fixes every epoch's order;
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sized
+from typing import Any
 
 from ... import random as _random
 from ...backend import cpu
@@ -66,6 +67,10 @@ class RandomSampler(Sampler):
         self.replacement = replacement
         self._num_samples = num_samples
         self.generator = generator
+        if len(data_source) == 0:  # PyTorch refuses too: there is nothing to draw num_samples from
+            raise ValueError(f"RandomSampler: the data source is empty, so it cannot yield "
+                             f"{'any' if num_samples is None else num_samples} samples (num_samples="
+                             f"{self.num_samples} needs a non-empty data source)")
 
     @property
     def num_samples(self) -> int:
@@ -76,7 +81,7 @@ class RandomSampler(Sampler):
         gen = self.generator or _random.default_generator
         xp = cpu.xp
         if n == 0:
-            return iter(())
+            raise ValueError("RandomSampler: the data source became empty")
         if self.replacement:
             idx = xp.uniform_bits(gen.next_key(), m) % xp.uint64(n)
         else:
@@ -86,6 +91,21 @@ class RandomSampler(Sampler):
 
     def __len__(self) -> int:
         return self.num_samples
+
+    def state_dict(self) -> dict[str, Any]:
+        """``{"generator": its state}`` for a sampler with its own generator (``None`` for the
+        engine's, which snapshots save as the RNG state)."""
+        return {"generator": None if self.generator is None else self.generator.get_state()}
+
+    def load_state_dict(self, state: Any) -> None:
+        if not isinstance(state, dict) or set(state) != {"generator"} or (
+                (state["generator"] is None) != (self.generator is None)):
+            raise ValueError(f"RandomSampler.load_state_dict: the state {state!r:.120} does not fit this "
+                             f"sampler ({'with' if self.generator is not None else 'without'} its own generator)")
+        if self.generator is not None:
+            check = _random.Generator()
+            check.set_state(state["generator"])  # validates before anything changes
+            self.generator.set_state(state["generator"])
 
 
 class BatchSampler(Sampler):

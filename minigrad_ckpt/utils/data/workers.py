@@ -1,0 +1,206 @@
+"""Worker processes for ``DataLoader(num_workers=N)``: batches made in other processes.
+
+The main process sends each batch's indices to one worker (batch ``k`` to
+worker ``k % N``) and keeps ``prefetch_factor * N`` batches in flight; the
+workers fetch and collate, and send the batch back (tensors pickle as their
+values).  The main process hands the batches out in order, so the loader gives
+exactly the batches ``num_workers=0`` gives.
+
+Random draws a dataset makes in a worker come from the engine's generator,
+which the worker sets before each batch to a stream fixed by the epoch's base
+seed and the batch's index: the same whichever worker makes the batch, however
+many workers there are, and after a resume mid-epoch.  ``get_worker_info()``
+(PyTorch's) tells the dataset which worker it runs in; ``info.seed`` is the
+worker's own seed (base seed + worker id), which also seeds Python's
+``random`` there.
+
+Nothing hangs: a worker's exception is raised again in the main process with
+the worker's traceback; a worker that dies (killed, out of memory) is an error
+naming it; ``timeout`` bounds the wait for one batch.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import queue
+import random as _pyrandom
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ... import random as _random
+
+__all__ = ["WorkerInfo", "get_worker_info", "WorkerPool", "batch_seed"]
+
+_POLL_SECONDS = 0.1  # how often a wait for a batch checks that the workers are alive
+
+
+@dataclass(frozen=True)
+class WorkerInfo:
+    """What ``get_worker_info()`` returns inside a worker: ``id`` (0..num_workers-1),
+    ``num_workers``, ``seed`` (this worker's seed) and the worker's copy of ``dataset``."""
+
+    id: int
+    num_workers: int
+    seed: int
+    dataset: Any
+
+
+_worker_info: WorkerInfo | None = None
+
+
+def get_worker_info() -> WorkerInfo | None:
+    """The :class:`WorkerInfo` of the worker process this runs in; ``None`` in the main process."""
+    return _worker_info
+
+
+def batch_seed(base_seed: int, index: int) -> int:
+    """The generator seed a worker uses for batch ``index`` of an epoch with ``base_seed``."""
+    return _random._mix64((base_seed + index) & _random._MASK64)
+
+
+class _Failure:
+    """A worker's exception, carried to the main process as its type and formatted traceback."""
+
+    def __init__(self, worker_id: int, exc: BaseException) -> None:
+        self.exc_type = type(exc)
+        self.message = (f"Caught {type(exc).__name__} in DataLoader worker process {worker_id}.\n"
+                        f"Original {traceback.format_exc()}")
+
+    def reraise(self) -> None:
+        try:
+            exc = self.exc_type(self.message)
+        except Exception:  # an exception type that takes other arguments
+            exc = RuntimeError(self.message)
+        raise exc
+
+
+def _worker_loop(fetch: Callable[[Any], Any], index_q: Any, result_q: Any, worker_id: int, num_workers: int,
+                 seed: int, dataset: Any, init_fn: Callable[[int], None] | None, parent: int) -> None:
+    global _worker_info
+    _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
+    _pyrandom.seed(seed)
+    _random.manual_seed(seed)
+    try:
+        if init_fn is not None:
+            init_fn(worker_id)
+    except Exception as exc:
+        result_q.put((None, -1, None, _Failure(worker_id, exc)))
+        return
+    while True:
+        try:
+            task = index_q.get(timeout=1.0)
+        except queue.Empty:
+            if os.getppid() != parent:  # the main process is gone: nobody will read our batches
+                return
+            continue
+        if task is None:
+            return
+        serial, index, item, key = task
+        _random.default_generator.set_state({"seed": key, "counter": 0})
+        try:
+            result_q.put((serial, index, fetch(item), None))
+        except Exception as exc:
+            result_q.put((serial, index, None, _Failure(worker_id, exc)))
+
+
+class WorkerPool:
+    """``num_workers`` processes that turn index lists into batches (see the module docstring)."""
+
+    def __init__(self, fetch: Callable[[Any], Any], dataset: Any, num_workers: int, base_seed: int,
+                 worker_init_fn: Callable[[int], None] | None, context: Any, timeout: float,
+                 prefetch_factor: int) -> None:
+        ctx = _context(context)
+        self.timeout = timeout
+        self.in_flight = prefetch_factor * num_workers
+        self.result_q = ctx.Queue()
+        self.index_qs = [ctx.Queue() for _ in range(num_workers)]
+        self.workers = []
+        for i in range(num_workers):
+            p = ctx.Process(target=_worker_loop, name=f"dataloader-worker-{i}", daemon=True,
+                            args=(fetch, self.index_qs[i], self.result_q, i, num_workers,
+                                  (base_seed + i) & _random._MASK64, dataset, worker_init_fn, os.getpid()))
+            p.start()
+            self.workers.append(p)
+        self.serial = 0
+        self.closed = False
+
+    def run(self, batches: Any, base_seed: int) -> Iterator[Any]:
+        """Yield the batches of ``batches`` (an epoch: ``len``, ``position``, ``batch(i)``) from
+        ``batches.position`` on, advancing ``position`` as each is handed out."""
+        self.serial += 1
+        serial, n, nw = self.serial, len(batches), len(self.index_qs)
+        sent = batches.position
+        ready: dict[int, tuple[Any, _Failure | None]] = {}
+        while sent < n and sent - batches.position < self.in_flight:
+            self.index_qs[sent % nw].put((serial, sent, batches.batch(sent), batch_seed(base_seed, sent)))
+            sent += 1
+        while batches.position < n:
+            want = batches.position
+            while want not in ready:
+                s, index, data, failure = self._receive()
+                if s is None:
+                    failure.reraise()  # worker_init_fn failed
+                if s == serial:  # else: a batch of an epoch that was abandoned
+                    ready[index] = (data, failure)
+            data, failure = ready.pop(want)
+            if failure is not None:
+                failure.reraise()
+            batches.position += 1
+            if sent < n:
+                self.index_qs[sent % nw].put((serial, sent, batches.batch(sent), batch_seed(base_seed, sent)))
+                sent += 1
+            yield data
+
+    def _receive(self) -> tuple[Any, int, Any, _Failure | None]:
+        start = time.monotonic()
+        while True:
+            try:
+                return self.result_q.get(timeout=_POLL_SECONDS)
+            except queue.Empty:
+                pass
+            dead = [p for p in self.workers if not p.is_alive()]
+            if dead:
+                self.shutdown()
+                detail = ", ".join(f"{p.name} (pid {p.pid}) exit code {p.exitcode}" for p in dead)
+                raise RuntimeError(f"DataLoader worker(s) exited unexpectedly: {detail}; a signal such as "
+                                   f"-9 means it was killed (out of memory?)")
+            if self.timeout > 0 and time.monotonic() - start > self.timeout:
+                self.shutdown()
+                raise RuntimeError(f"DataLoader timed out after {self.timeout} seconds waiting for a batch "
+                                   f"from its workers")
+
+    def shutdown(self) -> None:
+        """Stop the workers (asked first, terminated if they do not stop within a second)."""
+        if self.closed:
+            return
+        self.closed = True
+        for q, p in zip(self.index_qs, self.workers):
+            if p.is_alive():
+                try:
+                    q.put(None)
+                except (OSError, ValueError):
+                    pass
+        deadline = time.monotonic() + 1.0
+        for p in self.workers:
+            p.join(timeout=max(0.0, deadline - time.monotonic()))
+            if p.is_alive():
+                p.terminate()
+                p.join(timeout=1.0)
+        for q in [*self.index_qs, self.result_q]:
+            q.cancel_join_thread()  # never block the interpreter's exit on a queue's feeder thread
+            q.close()
+
+
+def _context(context: Any) -> Any:
+    """A multiprocessing context: the one given (or its name), else ``fork`` where the platform
+    has it (the dataset and functions need not pickle), else the platform's default."""
+    if context is None:
+        methods = multiprocessing.get_all_start_methods()
+        return multiprocessing.get_context("fork" if "fork" in methods else None)
+    if isinstance(context, str):
+        return multiprocessing.get_context(context)
+    return context
