@@ -21,8 +21,7 @@ from timeouts import deadline
 
 import minigrad_ckpt as mg
 from minigrad_ckpt import nn, optim
-from minigrad_ckpt.utils.data import DataLoader, Dataset, RandomSampler, TensorDataset, default_collate
-from minigrad_ckpt.utils.data import get_worker_info
+from minigrad_ckpt.utils.data import DataLoader, Dataset, RandomSampler, TensorDataset, default_collate, get_worker_info
 
 
 # ------------------------------------------------------------------ collation

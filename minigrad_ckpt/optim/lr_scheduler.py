@@ -62,6 +62,21 @@ class LRScheduler:
             g["lr"] = lr
         self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
 
+    def _base_lrs(self) -> list[float]:
+        """``base_lrs``, checked against the optimizer's groups now.
+
+        A formula of the base lrs has none for a group added later
+        (``optimizer.add_param_group``): PyTorch stops there with a zip error;
+        so does this, with the fix.  The chainable schedules (StepLR,
+        MultiStepLR, ExponentialLR, LinearLR) scale each group's current lr and
+        take new groups along."""
+        n = len(self.optimizer.param_groups)
+        if n != len(self.base_lrs):
+            raise ValueError(f"{type(self).__name__}: the optimizer has {n} parameter groups, {len(self.base_lrs)} "
+                             f"when the scheduler was built (a group was added with add_param_group); its lr "
+                             f"formula needs each group's base lr: build the scheduler after adding the group")
+        return self.base_lrs
+
     def get_last_lr(self) -> list[float]:
         return list(self._last_lr)
 
@@ -119,10 +134,10 @@ class CosineAnnealingLR(LRScheduler):
         if e == 0:
             return [g["lr"] for g in groups]
         if self._step_count == 1 and e > 0:
-            return [lo + (b - lo) * (1 + math.cos(e * math.pi / t)) / 2 for b in self.base_lrs]
+            return [lo + (b - lo) * (1 + math.cos(e * math.pi / t)) / 2 for b in self._base_lrs()]
         if (e - 1 - t) % (2 * t) == 0:
             return [g["lr"] + (b - lo) * (1 - math.cos(math.pi / t)) / 2
-                    for g, b in zip(groups, self.base_lrs)]
+                    for g, b in zip(groups, self._base_lrs())]
         return [(1 + math.cos(math.pi * e / t)) / (1 + math.cos(math.pi * (e - 1) / t)) * (g["lr"] - lo) + lo
                 for g in groups]
 
@@ -217,7 +232,7 @@ class LambdaLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
-        return [b * f(self.last_epoch) for f, b in zip(self.lr_lambdas, self.base_lrs)]
+        return [b * f(self.last_epoch) for f, b in zip(self.lr_lambdas, self._base_lrs())]
 
     def state_dict(self) -> dict[str, Any]:
         return {k: v for k, v in super().state_dict().items() if k != "lr_lambdas"}
@@ -236,7 +251,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 
     def get_lr(self) -> list[float]:
         return [self.eta_min + (b - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
-                for b in self.base_lrs]
+                for b in self._base_lrs()]
 
     def step(self, epoch: float | None = None) -> None:
         """Advance one epoch, or jump to ``epoch`` (fractional epochs allowed, as in PyTorch)."""
@@ -344,6 +359,7 @@ class OneCycleLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         step = self.last_epoch
+        self._base_lrs()  # a group added later has no max_lr/initial_lr to cycle between
         if step > self.total_steps:
             raise ValueError(f"OneCycleLR: tried to step {step} times; total_steps is {self.total_steps}")
         lrs = []
@@ -468,8 +484,10 @@ class ReduceLROnPlateau:
             if len(min_lr) != n:
                 raise ValueError(f"ReduceLROnPlateau: expected {n} min_lrs, got {len(min_lr)}")
             self.min_lrs = [float(v) for v in min_lr]
+            self.default_min_lr: float | None = None
         else:
             self.min_lrs = [float(min_lr)] * n
+            self.default_min_lr = float(min_lr)  # also the floor of groups added later
         self.patience, self.cooldown, self.eps = int(patience), int(cooldown), float(eps)
         self.mode, self.threshold, self.threshold_mode = mode, float(threshold), threshold_mode
         self.last_epoch = 0
@@ -491,6 +509,7 @@ class ReduceLROnPlateau:
             self.cooldown_counter -= 1
             self.num_bad_epochs = 0  # bad epochs in cooldown do not count
         if self.num_bad_epochs > self.patience:
+            self._fit_min_lrs()
             for g, lo in zip(self.optimizer.param_groups, self.min_lrs):
                 old = float(g["lr"])
                 new = max(old * self.factor, lo)
@@ -499,6 +518,18 @@ class ReduceLROnPlateau:
             self.cooldown_counter = self.cooldown
             self.num_bad_epochs = 0
         self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+
+    def _fit_min_lrs(self) -> None:
+        """One ``min_lr`` per group, groups added since construction included (PyTorch's rule:
+        a single ``min_lr`` extends to them; a list cannot guess theirs)."""
+        n = len(self.optimizer.param_groups)
+        if n == len(self.min_lrs):
+            return
+        if self.default_min_lr is None:
+            raise ValueError(f"ReduceLROnPlateau: the optimizer has {n} parameter groups, {len(self.min_lrs)} when "
+                             f"it was built with one min_lr per group (a group was added with add_param_group); "
+                             f"set scheduler.min_lrs to a list of {n}")
+        self.min_lrs = [self.default_min_lr] * n
 
     def _is_better(self, a: float, best: float) -> bool:
         if self.mode == "min":
@@ -509,7 +540,8 @@ class ReduceLROnPlateau:
         return list(self._last_lr)
 
     def state_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
+        # default_min_lr is how it was built, not state (snapshots written before it existed still load)
+        return {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "default_min_lr")}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)

@@ -1,0 +1,72 @@
+"""Schedulers and ``optimizer.add_param_group``: a group added after the scheduler was built is
+handled as PyTorch handles it (fixture: ``tests/data/make_scheduler_param_groups.py``, made offline
+with torch): the chainable schedules and ReduceLROnPlateau take it along; a schedule whose formula
+needs each group's base lr stops with an error naming the fix, where PyTorch stops too."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt import optim
+from minigrad_ckpt.optim import lr_scheduler as L
+
+FIXTURE = json.loads((Path(__file__).parent / "data" / "scheduler_param_groups.json").read_text())["cases"]
+
+CASES = {
+    "StepLR": lambda o: L.StepLR(o, 2, 0.5),
+    "MultiStepLR": lambda o: L.MultiStepLR(o, [1, 3], 0.5),
+    "ExponentialLR": lambda o: L.ExponentialLR(o, 0.9),
+    "CosineAnnealingLR": lambda o: L.CosineAnnealingLR(o, 5, 0.001),
+    "LinearLR": lambda o: L.LinearLR(o, 0.5, 1.0, 4),
+    "LambdaLR": lambda o: L.LambdaLR(o, lambda e: 0.9**e),
+    "CosineAnnealingWarmRestarts": lambda o: L.CosineAnnealingWarmRestarts(o, 2, 2, 0.001),
+    "OneCycleLR": lambda o: L.OneCycleLR(o, 1.0, total_steps=10),
+    "SequentialLR": lambda o: L.SequentialLR(o, [L.ExponentialLR(o, 0.9), L.StepLR(o, 2, 0.5)], [2]),
+    "ReduceLROnPlateau(min_lr=0)": lambda o: L.ReduceLROnPlateau(o, factor=0.5, patience=0, min_lr=0),
+    "ReduceLROnPlateau(min_lr=[0.001, 0.001])": lambda o: L.ReduceLROnPlateau(o, factor=0.5, patience=0,
+                                                                              min_lr=[0.001, 0.001]),
+}
+
+
+def _params():
+    return [mg.zeros(1, requires_grad=True) for _ in range(3)]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_group_added_later_is_scheduled_as_pytorch_does(name):
+    want = FIXTURE[name]
+    p = _params()
+    o = optim.SGD([{"params": [p[0]], "lr": 0.05}, {"params": [p[1]], "lr": 0.1}], lr=0.1, momentum=0.9)
+    s = CASES[name](o)
+    plateau = isinstance(s, L.ReduceLROnPlateau)
+    for metric in (1.0, 2.0):
+        s.step(metric) if plateau else s.step()
+    o.add_param_group({"params": [p[2]], "lr": 0.4})
+    got = []
+    for _ in range(len(want["lrs"])):
+        s.step(2.0) if plateau else s.step()
+        got.append([g["lr"] for g in o.param_groups])
+    if got:
+        np.testing.assert_allclose(got, want["lrs"], rtol=1e-12)
+    if "error" in want:  # PyTorch stops at this step; so does this, saying what to do
+        with pytest.raises(ValueError, match="add_param_group"):
+            s.step(2.0) if plateau else s.step()
+    else:
+        assert len(got) == 4
+
+
+def test_plateau_reduces_a_group_added_after_three_bad_epochs():
+    p = _params()
+    o = optim.SGD([{"params": [p[0]], "lr": 0.1}, {"params": [p[1]], "lr": 0.2}], lr=0.1)
+    s = L.ReduceLROnPlateau(o, factor=0.5, patience=0)
+    s.step(1.0)
+    o.add_param_group({"params": [p[2]], "lr": 0.4})
+    for _ in range(3):
+        s.step(2.0)
+    assert [g["lr"] for g in o.param_groups] == [0.0125, 0.025, 0.05]  # was [0.0125, 0.025, 0.4]
+    assert "default_min_lr" not in s.state_dict()  # the state keeps its fields (older snapshots load)
