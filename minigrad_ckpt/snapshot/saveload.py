@@ -38,7 +38,7 @@ def save(obj: Any, path: str | os.PathLike) -> Path:
     ``TypeError``: nothing is pickled.
     """
     tensors: dict[str, Any] = {}
-    tree = _encode(obj, [], tensors, 0)
+    tree = _encode(obj, [], tensors, 0, {})
     meta = SnapshotMetadata(iteration=0, timestamp=time.time())
     meta.tensor_count = len(tensors)
     meta.total_bytes = int(sum(a.nbytes for a in tensors.values()))
@@ -57,7 +57,7 @@ def load(path: str | os.PathLike, map_location: Any = None) -> Any:
         raise SnapshotError(f"{path}: not a file written by mg.save (a training snapshot? load it with "
                             f"Snapshot.load)")
     device = get_device(map_location) if map_location is not None else None
-    return _decode(entry["state"], snap.tensors, device, 0)
+    return _decode(entry["state"], snap.tensors, device, 0, {})
 
 
 def _name(path: list[Any], tensors: dict[str, Any]) -> str:
@@ -68,17 +68,23 @@ def _name(path: list[Any], tensors: dict[str, Any]) -> str:
     return name
 
 
-def _encode(obj: Any, path: list[Any], tensors: dict[str, Any], depth: int) -> Any:
+def _encode(obj: Any, path: list[Any], tensors: dict[str, Any], depth: int, seen: dict[int, dict]) -> Any:
+    """The description of ``obj``; ``seen`` maps an already stored tensor or array (by identity)
+    to its entry, so an object referenced many times is stored once and loads as one object."""
     if depth > _MAX_DEPTH:
         raise ValueError(f"mg.save: the object is nested deeper than {_MAX_DEPTH} levels")
+    if id(obj) in seen:
+        return seen[id(obj)]
     if isinstance(obj, Tensor):
         name = _name(path, tensors)
         tensors[name] = to_host(obj.data).copy()
-        return {"t": "tensor", "name": name, "requires_grad": bool(obj.requires_grad)}
+        seen[id(obj)] = {"t": "tensor", "name": name, "requires_grad": bool(obj.requires_grad)}
+        return seen[id(obj)]
     if isinstance(obj, host_numpy.ndarray) or is_array(obj):
         name = _name(path, tensors)
         tensors[name] = host_numpy.array(to_host(obj), copy=True)
-        return {"t": "array", "name": name}
+        seen[id(obj)] = {"t": "array", "name": name}
+        return seen[id(obj)]
     if isinstance(obj, host_numpy.generic):
         return {"t": "value", "v": obj.item()}
     if isinstance(obj, _SCALARS):
@@ -88,16 +94,19 @@ def _encode(obj: Any, path: list[Any], tensors: dict[str, Any], depth: int) -> A
         for k, v in obj.items():
             if not isinstance(k, (str, int)) or isinstance(k, bool):
                 raise TypeError(f"mg.save: dict keys must be str or int, got {type(k).__name__} {k!r}")
-            items.append([k, _encode(v, path + [k], tensors, depth + 1)])
+            items.append([k, _encode(v, path + [k], tensors, depth + 1, seen)])
         return {"t": "dict", "items": items}
     if isinstance(obj, (list, tuple)):
         return {"t": "tuple" if isinstance(obj, tuple) else "list",
-                "items": [_encode(v, path + [i], tensors, depth + 1) for i, v in enumerate(obj)]}
+                "items": [_encode(v, path + [i], tensors, depth + 1, seen) for i, v in enumerate(obj)]}
     raise TypeError(f"mg.save cannot store a {type(obj).__name__}: it stores tensors, arrays, numbers, strings, "
                     f"None and dicts/lists/tuples of them (never pickle)")
 
 
-def _decode(node: Any, tensors: dict[str, Any], device: Any, depth: int) -> Any:
+def _decode(node: Any, tensors: dict[str, Any], device: Any, depth: int, made: dict[tuple, Any] | None = None) -> Any:
+    """The object ``node`` describes; ``made`` holds what was already built for a stored tensor,
+    so every reference to it gets the same object (and the file's array is copied once)."""
+    made = {} if made is None else made
     if depth > _MAX_DEPTH or not isinstance(node, dict):
         raise SnapshotError("mg.load: the object description is malformed")
     kind = node.get("t")
@@ -105,13 +114,10 @@ def _decode(node: Any, tensors: dict[str, Any], device: Any, depth: int) -> Any:
         name = node.get("name")
         if not isinstance(name, str) or name not in tensors:
             raise SnapshotError(f"mg.load: the object refers to a tensor {name!r} the file does not hold"[:200])
-        arr = tensors[name]
-        if kind == "array":
-            return host_numpy.array(arr, copy=True)
-        t = Tensor(arr, dtype=arr.dtype, device=device)
-        if node.get("requires_grad") is True and t.dtype.kind == "f":
-            t.requires_grad_()
-        return t
+        key = (kind, name, node.get("requires_grad") is True)
+        if key not in made:
+            made[key] = _build(kind, tensors[name], device, key[2])
+        return made[key]
     if kind == "value":
         v = node.get("v")
         if not isinstance(v, _SCALARS):
@@ -126,9 +132,18 @@ def _decode(node: Any, tensors: dict[str, Any], device: Any, depth: int) -> Any:
             if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], (str, int))
                     and not isinstance(item[0], bool)):
                 raise SnapshotError("mg.load: a dict entry is malformed")
-            out[item[0]] = _decode(item[1], tensors, device, depth + 1)
+            out[item[0]] = _decode(item[1], tensors, device, depth + 1, made)
         return out
     if kind in ("list", "tuple"):
-        vals = [_decode(v, tensors, device, depth + 1) for v in items]
+        vals = [_decode(v, tensors, device, depth + 1, made) for v in items]
         return tuple(vals) if kind == "tuple" else vals
     raise SnapshotError(f"mg.load: unknown entry kind {kind!r}"[:200])
+
+
+def _build(kind: str, arr: Any, device: Any, requires_grad: bool) -> Any:
+    if kind == "array":
+        return host_numpy.array(arr, copy=True)
+    t = Tensor(arr, dtype=arr.dtype, device=device)
+    if requires_grad and t.dtype.kind == "f":
+        t.requires_grad_()
+    return t
