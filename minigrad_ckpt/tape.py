@@ -83,6 +83,7 @@ class Node:
 
     hooks: list | None = None       # gradient hooks of the output tensor
     tangents: dict | None = None    # forward-mode tangents of the output (mg.func)
+    input_tangents: tuple | None = None  # ... and of its constant inputs, by position
     segment: Any = None             # the checkpoint segment that owns this node
     replay: Any = None              # where replay takes each input from
 
@@ -371,11 +372,15 @@ def _graph_args(node: Node, saved: tuple) -> tuple:
     """Rebuild Tensors for ``saved`` that are connected to the graph (create_graph)."""
     out = _graph_tensor(saved[0], node) if saved[0] is not None else None
     args = [out]
-    for edge, v in zip(node.inputs, saved[1:]):
+    constant_tangents = node.input_tangents or ()
+    for i, (edge, v) in enumerate(zip(node.inputs, saved[1:])):
         if v is None or not hasattr(v, "shape"):
             args.append(v)  # not saved, or a Python scalar constant
         elif edge is None:
-            args.append(Tensor._wrap(v, None))
+            c = Tensor._wrap(v, None)
+            if i < len(constant_tangents):  # a constant that moves in forward mode
+                c._tangents = constant_tangents[i]
+            args.append(c)
         elif type(edge) is Node:
             args.append(_graph_tensor(v, edge))
         else:

@@ -20,6 +20,17 @@ inner call is itself differentiated by the outer one, but never by itself.
 Levels are processed outer first, so by the time an inner level's rule runs
 on the output, the output already carries the outer tangent.
 
+*Sibling* levels (:func:`enter_levels`) are opened together and never see one
+another: ``jacfwd`` opens one per input element, so a single call of the
+function pushes every column of the Jacobian (and runs its side effects --
+a BatchNorm's running statistics, a counter, the random generator -- once).
+The ceiling of a sibling is the first level of its group.
+
+A backward pass that forward mode runs over (``hessian``) rebuilds the values
+the tape saved; a saved *constant* (an input that did not require grad) has
+no producing node to take its tangents from, so :func:`push` keeps them on the
+consumer's node (``node.input_tangents``), where the backward finds them.
+
 A rule runs on plain arrays (``xp`` = the array namespace) when nothing about
 its inputs needs recording; when an input or a tangent requires grad, or
 carries an outer level's tangent, the rule runs on Tensors with the
@@ -41,7 +52,8 @@ from ..ops.shape import Reshape
 from ..tape import apply, set_forward_push
 from ..tensor import Tensor
 
-__all__ = ["enter_level", "exit_level", "make_dual", "tangent_of", "strip_level", "push"]
+__all__ = ["enter_level", "enter_levels", "exit_level", "exit_levels", "make_dual", "tangent_of",
+           "strip_level", "strip_levels", "push"]
 
 _level_ids = itertools.count(1)
 _lock = threading.Lock()
@@ -56,27 +68,46 @@ class _Thread(threading.local):
 _tls = _Thread()
 
 
+#: level -> the first level of its sibling group (itself for a lone level)
+_group_start: dict[int, int] = {}
+
+
 def enter_level() -> int:
     """Open a new forward-mode level and return its number."""
-    level = next(_level_ids)
+    return enter_levels(1)[0]
+
+
+def enter_levels(n: int) -> list[int]:
+    """Open ``n`` sibling levels (consecutive numbers that never see one another)."""
     with _lock:
-        _forward.levels.add(level)
+        levels = [next(_level_ids) for _ in range(n)]
+        for level in levels:
+            _group_start[level] = levels[0]
+        _forward.levels.update(levels)
         _forward.active = len(_forward.levels)
         set_forward_push(push)
-    return level
+    return levels
 
 
 def exit_level(level: int) -> None:
     """Close ``level``: tangents at that level are ignored from now on."""
+    exit_levels([level])
+
+
+def exit_levels(levels: list[int]) -> None:
+    """Close every level in ``levels``."""
     with _lock:
-        _forward.levels.discard(level)
+        for level in levels:
+            _forward.levels.discard(level)
+            _group_start.pop(level, None)
         _forward.active = len(_forward.levels)
         if not _forward.levels:
             set_forward_push(None)
 
 
-def make_dual(primal: Tensor, tangent: Tensor, level: int) -> Tensor:
-    """A new handle on ``primal``'s values that carries ``tangent`` at ``level``.
+def make_dual(primal: Tensor, tangent: Tensor | dict[int, Tensor], level: int | None = None) -> Tensor:
+    """A new handle on ``primal``'s values that carries ``tangent`` at ``level``
+    (or, with a dict ``{level: tangent}`` and no ``level``, every one of them).
 
     A fresh handle, so that only uses of this argument -- not other references
     to the same tensor a function closes over -- are perturbed.  If ``primal``
@@ -92,7 +123,7 @@ def make_dual(primal: Tensor, tangent: Tensor, level: int) -> Tensor:
         if primal._tangents:
             dual._tangents = dict(primal._tangents)
     tangents = dict(dual._tangents) if dual._tangents else {}
-    tangents[level] = tangent
+    tangents.update(tangent if level is None else {level: tangent})
     dual._tangents = tangents
     if dual._node is not None:
         dual._node.tangents = tangents
@@ -116,6 +147,16 @@ def strip_level(t: Tensor, level: int) -> None:
     tangents = t._tangents
     if tangents and level in tangents:
         rest = {k: v for k, v in tangents.items() if k != level}
+        t._tangents = rest or None
+        if t._node is not None:
+            t._node.tangents = t._tangents
+
+
+def strip_levels(t: Tensor, levels: Any) -> None:
+    """Remove the tangents of every level in ``levels`` from ``t``."""
+    tangents = t._tangents
+    if tangents and not levels.isdisjoint(tangents):
+        rest = {k: v for k, v in tangents.items() if k not in levels}
         t._tangents = rest or None
         if t._node is not None:
             t._node.tangents = t._tangents
@@ -145,20 +186,35 @@ def push(op: Any, args: tuple, out: Tensor) -> None:
             out._tangents = result  # the next (inner) level's rule sees this one
     if result:
         out._tangents = result
-        if out._node is not None:
-            out._node.tangents = result  # for backward's rebuilt saved values
+        node = out._node
+        if node is not None:
+            node.tangents = result  # for backward's rebuilt saved values
+            _keep_constant_tangents(node, args)
+
+
+def _keep_constant_tangents(node: Any, args: tuple) -> None:
+    """Keep the tangents of ``node``'s constant inputs (no edge to take them from) on the node."""
+    kept = None
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor) and a._tangents and node.inputs[i] is None:
+            if kept is None:
+                kept = [None] * len(args)
+            kept[i] = a._tangents
+    if kept is not None:
+        node.input_tangents = tuple(kept)
 
 
 def _needs_graph(values: tuple, level: int) -> bool:
     """True if the rule must run on Tensors: something to record or an outer level to carry."""
     recording = _grad_state.enabled
+    ceiling = _group_start.get(level, level)
     for v in values:
         if isinstance(v, Tensor):
             if recording and v._requires_grad:
                 return True
             if v._tangents:
                 for k in v._tangents:
-                    if k < level and k in _forward.levels:
+                    if k < ceiling and k in _forward.levels:
                         return True
     return False
 
@@ -187,7 +243,8 @@ def _tangent(op: Any, args: tuple, tangents: tuple, out: Tensor, level: int) -> 
             r = r.astype(out._data.dtype)
         return Tensor._wrap(r, None, out._device)
     previous = _tls.ceiling
-    _tls.ceiling = level  # this level's own tangent computation is not pushed at this level
+    # this level's own tangent computation is not pushed at this level, nor at its siblings
+    _tls.ceiling = _group_start.get(level, level)
     try:
         _F = _tape.differentiable_namespace  # what backward runs on with create_graph=True
         r = op.jvp(_F, tangents, out, *args)

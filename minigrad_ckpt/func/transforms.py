@@ -1,17 +1,29 @@
 """Function transforms: ``jvp``, ``vjp``, ``grad``, ``jacfwd``, ``jacrev``, ``hessian``, ...
 
 Names and semantics follow JAX and ``torch.func``: a transform takes a
-function of Tensors that returns a Tensor or a tuple of Tensors, and returns
-values, or a new function.  Forward mode (``jvp``, ``jacfwd``) pushes
-tangents beside the values (:mod:`.forward`); reverse mode (``vjp``,
-``grad``, ``jacrev``) records the tape and runs backward.  They compose:
-``hessian(f) = jacfwd(jacrev(f))`` runs forward mode over a backward pass.
+function of Tensors -- or of tuples, lists and dicts of Tensors (*pytrees*,
+:mod:`.pytree`) -- and returns values, or a new function.  Forward mode
+(``jvp``, ``jacfwd``) pushes tangents beside the values (:mod:`.forward`);
+reverse mode (``vjp``, ``grad``, ``jacrev``) records the tape and runs
+backward (:mod:`.reverse`).  They compose: ``hessian(f) = jacfwd(jacrev(f))``
+runs forward mode over a backward pass.
 
-Every transform differentiates only through the function's *arguments*: a
-tensor the function closes over is a constant to it, even if it is also an
-argument of an outer transform (no "perturbation confusion").  The results
-are plain tensors unless something outside the transform needs their
-history (an outer ``grad``, a tensor that requires grad).
+Three promises hold for every transform, at any nesting depth:
+
+* **Closures keep their history.**  A transform differentiates with respect
+  to its own arguments only (fresh handles on them: no perturbation
+  confusion), but a tensor the function *closes over* -- a parameter, the
+  argument of an outer transform -- keeps its dependence: the results carry
+  the history and the tangents that lead outside, so an outer transform,
+  ``mg.grad`` or ``.backward()`` sees it.  Results whose history stays inside
+  are plain tensors.
+* **The function runs once.**  ``jacfwd`` pushes every column in one call
+  (sibling levels), ``jacrev`` runs one forward and one backward per row, so
+  side effects -- BatchNorm's running statistics, counters, the random
+  generator -- happen exactly as in one call of the function.
+* **Arguments as JAX takes them.**  Keyword arguments pass through to the
+  function and are never differentiated; ``argnums`` is an int or a tuple
+  (negative counts from the end); ``has_aux=True`` everywhere.
 """
 
 from __future__ import annotations
@@ -20,14 +32,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import functional as _F
-from .. import random as _random
 from ..creation import tensor as _make_tensor
 from ..grad_mode import enable_grad
-from ..grad_mode import forward_mode as _forward
-from ..grad_mode import state as _grad_state
-from ..tape import grad as _tape_grad
 from ..tensor import Tensor
-from .forward import _alias, enter_level, exit_level, make_dual, strip_level, tangent_of
+from .forward import enter_levels, exit_levels, make_dual, strip_levels, tangent_of
+from .pytree import Tree, flatten, paths, tensor_leaves, unflatten
+from .reverse import Scope
 
 __all__ = ["jvp", "vjp", "grad", "value_and_grad", "jacfwd", "jacrev", "jacobian", "hessian",
            "hvp", "linearize"]
@@ -36,24 +46,6 @@ __all__ = ["jvp", "vjp", "grad", "value_and_grad", "jacfwd", "jacrev", "jacobian
 # ---------------------------------------------------------------------------
 # Arguments and results
 # ---------------------------------------------------------------------------
-def _flatten(result: Any, what: str) -> tuple[list[Tensor], bool]:
-    """``(tensors, single)``: a function's result as a list, and whether it was one Tensor."""
-    if isinstance(result, Tensor):
-        return [result], True
-    if isinstance(result, (tuple, list)):
-        for i, r in enumerate(result):
-            if not isinstance(r, Tensor):
-                raise TypeError(f"{what}: output {i} of the function is a {type(r).__name__}; "
-                                f"it must return a Tensor or a tuple of Tensors")
-        return list(result), False
-    raise TypeError(f"{what}: the function returned a {type(result).__name__}; it must return "
-                    f"a Tensor or a tuple of Tensors")
-
-
-def _unflatten(tensors: Sequence[Any], single: bool) -> Any:
-    return tensors[0] if single else tuple(tensors)
-
-
 def _split_aux(result: Any, has_aux: bool, what: str) -> tuple[Any, Any]:
     if not has_aux:
         return result, None
@@ -62,48 +54,23 @@ def _split_aux(result: Any, has_aux: bool, what: str) -> tuple[Any, Any]:
     return result
 
 
-def _as_tensor(x: Any, what: str) -> Tensor:
-    t = x if isinstance(x, Tensor) else _make_tensor(x)
-    return t
-
-
-def _floating(t: Tensor, what: str, i: int) -> None:
-    if t.dtype.kind != "f":
-        raise TypeError(f"{what}: primal {i} is {t.dtype}; only floating-point tensors can be "
-                        f"differentiated")
+def _differentiable(leaves: list[Any], tree: Tree, what: str, name: str) -> list[Tensor]:
+    """The leaves as floating-point Tensors (numbers and arrays are converted)."""
+    out = []
+    for leaf, path in zip(leaves, paths(tree, name)):
+        t = leaf if isinstance(leaf, Tensor) else _make_tensor(leaf)
+        if t.dtype.kind != "f":
+            raise TypeError(f"{what}: {path} is {t.dtype}; only floating-point tensors can be "
+                            f"differentiated")
+        out.append(t)
+    return out
 
 
 def _sequence(x: Any, what: str, name: str) -> tuple:
     if isinstance(x, (tuple, list)):
         return tuple(x)
-    raise TypeError(f"{what}: {name} must be a tuple (or list) of tensors, one per argument, "
+    raise TypeError(f"{what}: {name} must be a tuple (or list), one entry per argument, "
                     f"got a {type(x).__name__}")
-
-
-def _connected(t: Any) -> bool:
-    """True if ``t`` or one of its open-level tangents is on a tape someone outside may walk."""
-    if not isinstance(t, Tensor):
-        return False
-    if t._requires_grad and _grad_state.enabled:
-        return True
-    if t._tangents:
-        return any(_connected(v) for k, v in t._tangents.items() if k in _forward.levels)
-    return False
-
-
-def _has_tangents(t: Any) -> bool:
-    return isinstance(t, Tensor) and bool(t._tangents) and not _forward.levels.isdisjoint(t._tangents)
-
-
-def _plain(t: Tensor) -> Tensor:
-    """``t`` cut off the tape, with its tangents (themselves cut off) kept."""
-    if not t._requires_grad and not t._tangents:
-        return t
-    d = Tensor._wrap(t._data, None, t._device)
-    d._version = t._version
-    if t._tangents:
-        d._tangents = {k: _plain(v) for k, v in t._tangents.items() if k in _forward.levels} or None
-    return d
 
 
 def _argnums(argnums: Any, n: int, what: str) -> tuple[tuple[int, ...], bool]:
@@ -121,192 +88,209 @@ def _argnums(argnums: Any, n: int, what: str) -> tuple[tuple[int, ...], bool]:
     return tuple(out), single
 
 
-def _restrict(f: Callable, args: tuple, nums: tuple[int, ...]) -> Callable:
-    """``f`` as a function of the arguments at positions ``nums`` only."""
-    def g(*diff: Any) -> Any:
-        full = list(args)
-        for i, a in zip(nums, diff):
-            full[i] = a
-        return f(*full)
+class _Chosen:
+    """The arguments a transform differentiates (``argnums``), flattened to leaves."""
 
-    return g
+    def __init__(self, f: Callable, args: tuple, kwargs: dict, argnums: Any, what: str) -> None:
+        self.nums, self.single = _argnums(argnums, len(args), what)
+        chosen = args[self.nums[0]] if self.single else tuple(args[i] for i in self.nums)
+        leaves, self.tree = flatten(chosen)
+        name = f"argument {self.nums[0]}" if self.single else "the arguments in argnums"
+        self.leaves = _differentiable(leaves, self.tree, what, name)
+        self.f, self.args, self.kwargs = f, args, kwargs
 
-
-# ---------------------------------------------------------------------------
-# Forward mode
-# ---------------------------------------------------------------------------
-def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any], *,
-        has_aux: bool = False) -> tuple:
-    """``(f(*primals), J @ tangents)``: a Jacobian-vector product in one forward pass.
-
-    ``primals`` and ``tangents`` are tuples with one tensor per argument of
-    ``f`` (a tangent has its primal's shape).  The tangents are pushed through
-    the ops beside the values; no tape is recorded for them, so the cost is
-    about that of two evaluations of ``f``, whatever the number of outputs.
-    Returns ``(outputs, output_tangents)`` in ``f``'s output structure (and
-    the ``aux`` output third with ``has_aux=True``).  An output that does not
-    depend on the primals gets a zero tangent.
-    """
-    primals = _sequence(primals, "jvp", "primals")
-    tangents = _sequence(tangents, "jvp", "tangents")
-    if len(primals) != len(tangents):
-        raise ValueError(f"jvp: got {len(primals)} primals but {len(tangents)} tangents")
-    ps = [_as_tensor(p, "jvp") for p in primals]
-    ts = []
-    for i, (p, t) in enumerate(zip(ps, tangents)):
-        _floating(p, "jvp", i)
-        t = t if isinstance(t, Tensor) else _make_tensor(t, dtype=p.dtype, device=p.device)
-        if t.shape != p.shape:
-            raise ValueError(f"jvp: tangent {i} has shape {t.shape} but its primal has shape {p.shape}")
-        if t.device is not p.device:
-            raise ValueError(f"jvp: tangent {i} is on {t.device} but its primal is on {p.device}")
-        if t.dtype != p.dtype:
-            t = _F.astype(t, p.dtype)
-        ts.append(t)
-    level = enter_level()
-    try:
-        duals = [make_dual(p, t, level) for p, t in zip(ps, ts)]
-        result, aux = _split_aux(f(*duals), has_aux, "jvp")
-        outs, single = _flatten(result, "jvp")
-        out_tangents = []
-        for o in outs:
-            t = tangent_of(o, level)
-            out_tangents.append(_F.zeros_like(o) if t is None else t)
-        for o in outs:
-            strip_level(o, level)
-    finally:
-        exit_level(level)
-    res = (_unflatten(outs, single), _unflatten(out_tangents, single))
-    return res + (aux,) if has_aux else res
-
-
-def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, *, has_aux: bool = False) -> Callable:
-    """The Jacobian of ``f`` by forward mode: one ``jvp`` per input element.
-
-    ``jacfwd(f)(x)`` has shape ``out.shape + x.shape``.  With a tuple
-    ``argnums`` the result is a tuple (one Jacobian per argument); with
-    several outputs, a tuple per output (of tuples per argument).  Cheap when
-    the inputs are few and the outputs many; ``jacrev`` is the other way round.
-    The random generator is rewound before each pass, so every column sees
-    the same dropout masks.
-    """
-    def jac(*args: Any) -> Any:
-        nums, single_arg = _argnums(argnums, len(args), "jacfwd")
-        args = tuple(_as_tensor(a, "jacfwd") if i in nums else a for i, a in enumerate(args))
-        rng = _random.get_rng_state()
-        per_arg = []  # per argument: (outputs, single, [Jacobian per output], aux)
-        for k in nums:
-            p = args[k]
-            _floating(p, "jacfwd", k)
-            g = _restrict(f, args, (k,))
-            columns: list[list[Tensor]] = []
-            outs = single = aux = None
-            n = p.size
-            for j in range(max(n, 1)):
-                _random.set_rng_state(rng)
-                e = p.device.xp.zeros(p.shape, dtype=p.dtype)
-                if n:
-                    e.reshape(-1)[j] = 1
-                res = jvp(g, (p,), (Tensor._wrap(e, None, p.device),), has_aux=has_aux)
-                o, t = res[0], res[1]
-                if has_aux:
-                    aux = res[2]
-                o_list, single = _flatten(o, "jacfwd")
-                t_list, _ = _flatten(t, "jacfwd")
-                if outs is None:
-                    outs = o_list
-                    columns = [[] for _ in o_list]
-                if n:
-                    for c, ti in zip(columns, t_list):
-                        c.append(ti)
-            jacs = []
-            for o, c in zip(outs, columns):
-                if n and o.size:
-                    jacs.append(_F.reshape(_F.stack(c, axis=-1), o.shape + p.shape))
-                else:
-                    jacs.append(_zeros(o.shape + p.shape, o))
-            per_arg.append((outs, single, jacs, aux))
-        single_out = per_arg[0][1]
-        n_out = len(per_arg[0][2])
-        table = [[per_arg[a][2][i] for a in range(len(nums))] for i in range(n_out)]
-        result = _table(table, single_out, single_arg)
-        return (result, per_arg[0][3]) if has_aux else result
-
-    return jac
+    def __call__(self, *leaves: Tensor) -> Any:
+        """``f`` with the chosen leaves replaced by ``leaves``."""
+        chosen = unflatten(self.tree, leaves)
+        full = list(self.args)
+        for i, c in zip(self.nums, (chosen,) if self.single else chosen):
+            full[i] = c
+        return self.f(*full, **self.kwargs)
 
 
 def _zeros(shape: tuple[int, ...], like: Tensor) -> Tensor:
     return Tensor._wrap(like.device.xp.zeros(shape, dtype=like.dtype), None, like.device)
 
 
-def _table(table: list[list[Tensor]], single_out: bool, single_arg: bool) -> Any:
-    rows = [row[0] if single_arg else tuple(row) for row in table]
-    return rows[0] if single_out else tuple(rows)
+def _one_hot(like: Tensor, j: int) -> Tensor:
+    e = like.device.xp.zeros(like.shape, dtype=like.dtype)
+    e.reshape(-1)[j] = 1
+    return Tensor._wrap(e, None, like.device)
+
+
+def _map_tensors(tree: Any, fn: Callable[[Tensor], Any]) -> Any:
+    leaves, structure = flatten(tree)
+    return unflatten(structure, [fn(t) if isinstance(t, Tensor) else t for t in leaves])
+
+
+def _matching(values: Any, like: list[Tensor], tree: Tree, what: str, name: str) -> list[Tensor]:
+    """``values`` (a pytree shaped as ``tree``) as Tensors of ``like``'s shapes and dtypes."""
+    leaves, structure = flatten(values)
+    if structure != tree:
+        raise ValueError(f"{what}: {name} must have the structure of the "
+                         f"{'primals' if name == 'tangents' else 'outputs'}")
+    out = []
+    for i, (v, p) in enumerate(zip(leaves, like)):
+        v = v if isinstance(v, Tensor) else _make_tensor(v, dtype=p.dtype, device=p.device)
+        if v.shape != p.shape:
+            raise ValueError(f"{what}: {name} {i} has shape {v.shape} but should have {p.shape}")
+        if v.device is not p.device:
+            raise ValueError(f"{what}: {name} {i} is on {v.device} but should be on {p.device}")
+        out.append(v if v.dtype == p.dtype else _F.astype(v, p.dtype))
+    return out
+
+
+def _assemble(out_tree: Tree, in_tree: Tree, table: list[list[Tensor]]) -> Any:
+    """A Jacobian pytree: ``f``'s output structure, each leaf the structure of the inputs."""
+    return unflatten(out_tree, [unflatten(in_tree, row) for row in table])
+
+
+def _block(parts: list[Tensor | None], o: Tensor, p: Tensor, axis: int) -> Tensor:
+    """The ``o``-by-``p`` Jacobian block from its rows (axis 0) or columns (axis -1)."""
+    if not parts or o.size == 0 or p.size == 0 or all(x is None for x in parts):
+        return _zeros(o.shape + p.shape, o)
+    like = o if axis == -1 else p
+    parts = [_zeros(like.shape, like) if x is None else x for x in parts]
+    return _F.reshape(_F.stack(parts, axis=axis), o.shape + p.shape)
+
+
+# ---------------------------------------------------------------------------
+# Forward mode
+# ---------------------------------------------------------------------------
+def _forward_pass(f: Callable, primals: list[Tensor], columns: list[list[Tensor | None]],
+                  has_aux: bool, what: str) -> tuple:
+    """Run ``f`` once with one sibling level per column (a tangent per primal, or None).
+
+    Returns ``(outputs, output structure, [per column: tangent per output or
+    None], aux)``.  The levels close before this returns; nothing keeps their
+    tangents.
+    """
+    levels = enter_levels(len(columns)) if columns else []
+    closing = set(levels)
+    try:
+        duals = []
+        for i, p in enumerate(primals):
+            ts = {lv: col[i] for lv, col in zip(levels, columns) if col[i] is not None}
+            duals.append(make_dual(p, ts) if ts else p)
+        result, aux = _split_aux(f(*duals), has_aux, what)
+        outs, out_tree = tensor_leaves(result, what, "output")
+        per_level = [[tangent_of(o, lv) for o in outs] for lv in levels]
+        for t in outs + [t for col in per_level for t in col if t is not None]:
+            strip_levels(t, closing)
+        aux = _map_tensors(aux, lambda t: strip_levels(t, closing) or t)
+    finally:
+        exit_levels(levels)
+    return outs, out_tree, per_level, aux
+
+
+def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any], *,
+        has_aux: bool = False, **kwargs: Any) -> tuple:
+    """``(f(*primals), J @ tangents)``: a Jacobian-vector product in one forward pass.
+
+    ``primals`` and ``tangents`` are tuples with one entry per argument of
+    ``f`` -- a tensor or a pytree of tensors; a tangent has its primal's
+    structure and shapes.  The tangents are pushed through the ops beside the
+    values; no tape is recorded for them, so the cost is about that of two
+    evaluations of ``f``, whatever the number of outputs.  Returns
+    ``(outputs, output_tangents)`` in ``f``'s output structure (and the
+    ``aux`` output third with ``has_aux=True``).  An output that does not
+    depend on the primals gets a zero tangent.  ``kwargs`` go to ``f``.
+    """
+    primals = _sequence(primals, "jvp", "primals")
+    tangents = _sequence(tangents, "jvp", "tangents")
+    if len(primals) != len(tangents):
+        raise ValueError(f"jvp: got {len(primals)} primals but {len(tangents)} tangents")
+    leaves, tree = flatten(primals)
+    ps = _differentiable(leaves, tree, "jvp", "primals")
+    ts = _matching(tangents, ps, tree, "jvp", "tangents")
+
+    def flat(*xs: Tensor) -> Any:
+        return f(*unflatten(tree, xs), **kwargs)
+
+    outs, out_tree, (out_ts,), aux = _forward_pass(flat, ps, [ts], has_aux, "jvp")
+    dys = [_zeros(o.shape, o) if t is None else t for o, t in zip(outs, out_ts)]
+    res = (unflatten(out_tree, outs), unflatten(out_tree, dys))
+    return res + (aux,) if has_aux else res
+
+
+def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, *, has_aux: bool = False) -> Callable:
+    """The Jacobian of ``f`` by forward mode: one tangent per input element.
+
+    ``jacfwd(f)(x)`` has shape ``out.shape + x.shape``.  With a tuple
+    ``argnums`` the result is a tuple (one Jacobian per argument); with
+    several outputs, ``f``'s output structure holding one such entry per
+    output.  Cheap when the inputs are few and the outputs many; ``jacrev`` is
+    the other way round.  ``f`` runs once: every column is pushed through the
+    same call (one sibling level each), so dropout masks, module buffers and
+    the random generator are what one call of ``f`` makes them.
+    """
+    def jac(*args: Any, **kwargs: Any) -> Any:
+        chosen = _Chosen(f, args, kwargs, argnums, "jacfwd")
+        ps = chosen.leaves
+        columns, owner = [], []
+        for i, p in enumerate(ps):
+            for j in range(p.size):
+                col: list[Tensor | None] = [None] * len(ps)
+                col[i] = _one_hot(p, j)
+                columns.append(col)
+                owner.append(i)
+        outs, out_tree, per_level, aux = _forward_pass(chosen, ps, columns, has_aux, "jacfwd")
+        table = [[_block([per_level[c][k] for c in range(len(columns)) if owner[c] == i], o, p, -1)
+                  for i, p in enumerate(ps)] for k, o in enumerate(outs)]
+        result = _assemble(out_tree, chosen.tree, table)
+        return (result, aux) if has_aux else result
+
+    return jac
 
 
 # ---------------------------------------------------------------------------
 # Reverse mode
 # ---------------------------------------------------------------------------
-def _reverse_input(p: Tensor, i: int, what: str) -> Tensor:
-    """A fresh handle on ``p`` that requires grad: gradients are taken with respect to it."""
-    _floating(p, what, i)
-    if p._requires_grad and _grad_state.enabled:
-        return _alias(p)  # on the tape: an outer backward still reaches p through it
-    x = Tensor._wrap(p._data, None, p._device)
-    x._version = p._version
-    x._requires_grad = True
-    if p._tangents:
-        x._tangents = dict(p._tangents)
-    return x
+class _Recording:
+    """``f`` run once on fresh handles of ``primals``, its tape kept for backward passes."""
+
+    def __init__(self, f: Callable, primals: list[Tensor], has_aux: bool, what: str) -> None:
+        self.scope = Scope()
+        self.primals = primals
+        with enable_grad():
+            self.ins = [self.scope.input(p) for p in primals]
+            result, aux = _split_aux(f(*self.ins), has_aux, what)
+        self.outs, self.out_tree = tensor_leaves(result, what, "output")
+        self.aux = _map_tensors(aux, self.scope.hand_out)
+
+    def outputs(self) -> Any:
+        return unflatten(self.out_tree, [self.scope.hand_out(o) for o in self.outs])
+
+    def pullback(self, cotangents: list[Tensor]) -> list[Tensor]:
+        """``J^T cotangents``, one gradient per primal (zeros where unused)."""
+        pairs = [(o, c) for o, c in zip(self.outs, cotangents)
+                 if o._requires_grad and o.dtype.kind == "f"]
+        gs = self.scope.backward([o for o, _ in pairs], self.ins, [c for _, c in pairs])
+        return [_zeros(p.shape, p) if g is None else self.scope.hand_out(g)
+                for p, g in zip(self.primals, gs)]
 
 
-def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
+def vjp(f: Callable, *primals: Any, has_aux: bool = False, **kwargs: Any) -> tuple:
     """``(f(*primals), vjp_fn)``: ``vjp_fn(cotangents)`` is ``J^T @ cotangents``.
 
     ``f`` runs once and its tape is kept; each ``vjp_fn`` call is one backward
     pass, whatever the number of inputs.  ``cotangents`` has ``f``'s output
     structure (one tensor per output, each of its output's shape);
-    ``vjp_fn`` returns a tuple with one gradient per primal (zeros for a
-    primal the outputs do not depend on).  With ``has_aux=True`` the result is
-    ``(output, vjp_fn, aux)``.
+    ``vjp_fn`` returns a tuple with one gradient per primal, in the primal's
+    structure (zeros where the outputs do not depend on it).  With
+    ``has_aux=True`` the result is ``(output, vjp_fn, aux)``.  ``kwargs`` go
+    to ``f``.
     """
-    ps = [_as_tensor(p, "vjp") for p in primals]
-    outer = any(_connected(p) for p in ps)
-    with enable_grad():
-        ins = [_reverse_input(p, i, "vjp") for i, p in enumerate(ps)]
-        result, aux = _split_aux(f(*ins), has_aux, "vjp")
-    outs, single = _flatten(result, "vjp")
+    leaves, tree = flatten(primals)
+    ps = _differentiable(leaves, tree, "vjp", "primals")
+    rec = _Recording(lambda *xs: f(*unflatten(tree, xs), **kwargs), ps, has_aux, "vjp")
 
     def vjp_fn(cotangents: Any) -> tuple:
-        cts, _ = _flatten(cotangents, "vjp_fn") if not single else ([cotangents], True)
-        if len(cts) != len(outs):
-            raise ValueError(f"vjp_fn: got {len(cts)} cotangents for {len(outs)} outputs")
-        pairs = []
-        for i, (o, c) in enumerate(zip(outs, cts)):
-            c = c if isinstance(c, Tensor) else _make_tensor(c, dtype=o.dtype, device=o.device)
-            if c.shape != o.shape:
-                raise ValueError(f"vjp_fn: cotangent {i} has shape {c.shape} but output {i} has "
-                                 f"shape {o.shape}")
-            if o._requires_grad and o.dtype.kind == "f":
-                pairs.append((o, c))
-        # Keep the backward on Tensors when the result is differentiated again:
-        # by an outer reverse pass, or by forward mode (hessian = jacfwd(jacrev)).
-        outer_here = outer or any(_connected(c) for _, c in pairs)
-        graph = outer_here or any(_has_tangents(x) for x in ins) or any(_has_tangents(c) for _, c in pairs)
-        with enable_grad():
-            if pairs:
-                gs = _tape_grad([o for o, _ in pairs], ins, grad_outputs=[c for _, c in pairs],
-                                retain_graph=True, create_graph=graph, allow_unused=True)
-            else:
-                gs = (None,) * len(ins)
-        res = []
-        for p, g in zip(ps, gs):
-            g = _F.zeros_like(p) if g is None else g
-            res.append(g if outer_here else _plain(g))
-        return tuple(res)
+        cts = _matching(cotangents, rec.outs, rec.out_tree, "vjp_fn", "cotangents")
+        return unflatten(tree, rec.pullback(cts))
 
-    shown = _unflatten(outs if outer else [_plain(o) for o in outs], single)
-    return (shown, vjp_fn, aux) if has_aux else (shown, vjp_fn)
+    res = (rec.outputs(), vjp_fn)
+    return res + (rec.aux,) if has_aux else res
 
 
 def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, *,
@@ -315,33 +299,34 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, *,
 
     ``f`` must return a one-element tensor (a scalar loss).  With
     ``has_aux=True``, ``f`` returns ``(loss, aux)`` and the value is that pair.
+    The gradient has the structure of the differentiated arguments.
     """
-    def vg(*args: Any) -> tuple:
-        nums, single_arg = _argnums(argnums, len(args), "grad")
-        g = _restrict(f, args, nums)
-        res = vjp(g, *[args[i] for i in nums], has_aux=has_aux)
-        out, fn = res[0], res[1]
-        if not isinstance(out, Tensor) or out.size != 1:
-            shape = out.shape if isinstance(out, Tensor) else type(out).__name__
+    def vg(*args: Any, **kwargs: Any) -> tuple:
+        chosen = _Chosen(f, args, kwargs, argnums, "grad")
+        rec = _Recording(chosen, chosen.leaves, has_aux, "grad")
+        if rec.out_tree.kind != "leaf" or rec.outs[0].size != 1:
+            got = rec.outs[0].shape if rec.out_tree.kind == "leaf" else f"a {rec.out_tree.kind}"
             raise RuntimeError(f"grad: the function must return a one-element tensor (a scalar), "
-                               f"got {shape}; use jacrev or vjp for other outputs")
-        grads = fn(_F.ones_like(out))
-        value = (out, res[2]) if has_aux else out
-        return value, (grads[0] if single_arg else grads)
+                               f"got {got}; use jacrev or vjp for other outputs")
+        out = rec.outs[0]
+        grads = rec.pullback([Tensor._wrap(out.device.xp.ones(out.shape, dtype=out.dtype), None,
+                                           out.device)])
+        value = rec.outputs()
+        return ((value, rec.aux) if has_aux else value), unflatten(chosen.tree, grads)
 
     return vg
 
 
 def grad(f: Callable, argnums: int | Sequence[int] = 0, *, has_aux: bool = False) -> Callable:
-    """The gradient of a scalar function: ``grad(f)(x)`` has ``x``'s shape.
+    """The gradient of a scalar function: ``grad(f)(x)`` has ``x``'s shape (and structure).
 
     With a tuple ``argnums``, a tuple of gradients; with ``has_aux=True``,
     ``(gradient, aux)``.  ``grad(grad(f))`` is a second derivative.
     """
     vg = value_and_grad(f, argnums, has_aux=has_aux)
 
-    def g(*args: Any) -> Any:
-        value, grads = vg(*args)
+    def g(*args: Any, **kwargs: Any) -> Any:
+        value, grads = vg(*args, **kwargs)
         return (grads, value[1]) if has_aux else grads
 
     return g
@@ -353,35 +338,18 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, *, has_aux: bool = Fal
     Shapes and structure as :func:`jacfwd`.  Cheap when the outputs are few
     and the inputs many (a gradient is one row).
     """
-    def jac(*args: Any) -> Any:
-        nums, single_arg = _argnums(argnums, len(args), "jacrev")
-        ps = [_as_tensor(args[i], "jacrev") for i in nums]
-        full = list(args)
-        for i, p in zip(nums, ps):
-            full[i] = p
-        res = vjp(_restrict(f, tuple(full), nums), *ps, has_aux=has_aux)
-        out, fn = res[0], res[1]
-        outs, single_out = _flatten(out, "jacrev")
+    def jac(*args: Any, **kwargs: Any) -> Any:
+        chosen = _Chosen(f, args, kwargs, argnums, "jacrev")
+        rec = _Recording(chosen, chosen.leaves, has_aux, "jacrev")
         table = []
-        for i, o in enumerate(outs):
-            rows: list[tuple] = []
+        for k, o in enumerate(rec.outs):
+            rows = []
             for r in range(o.size):
-                cts = []
-                for j, oj in enumerate(outs):
-                    seed = oj.device.xp.zeros(oj.shape, dtype=oj.dtype)
-                    if j == i:
-                        seed.reshape(-1)[r] = 1
-                    cts.append(Tensor._wrap(seed, None, oj.device))
-                rows.append(fn(_unflatten(cts, single_out)))
-            row = []
-            for a, p in enumerate(ps):
-                if rows and p.size:
-                    row.append(_F.reshape(_F.stack([r[a] for r in rows], axis=0), o.shape + p.shape))
-                else:
-                    row.append(_zeros(o.shape + p.shape, p))
-            table.append(row)
-        result = _table(table, single_out, single_arg)
-        return (result, res[2]) if has_aux else result
+                rows.append(rec.pullback([_one_hot(oj, r) if j == k else _zeros(oj.shape, oj)
+                                          for j, oj in enumerate(rec.outs)]))
+            table.append([_block([row[i] for row in rows], o, p, 0) for i, p in enumerate(chosen.leaves)])
+        result = _assemble(rec.out_tree, chosen.tree, table)
+        return (result, rec.aux) if has_aux else result
 
     return jac
 
@@ -392,77 +360,70 @@ jacobian = jacrev
 def hessian(f: Callable, argnums: int | Sequence[int] = 0, *, has_aux: bool = False) -> Callable:
     """The Hessian of a scalar function, forward-over-reverse: ``jacfwd(jacrev(f))``.
 
-    ``hessian(f)(x)`` has shape ``x.shape + x.shape``.  Each of its
-    ``x.size`` columns is one forward-mode pass over one backward pass.  With
-    a tuple ``argnums``, a tuple of tuples (the blocks ``d2f / dx_i dx_j``);
+    ``hessian(f)(x)`` has shape ``x.shape + x.shape``.  One call of ``f``,
+    one backward pass with every column's tangent pushed through it.  With a
+    tuple ``argnums``, a tuple of tuples (the blocks ``d2f / dx_i dx_j``);
     with ``has_aux=True``, ``(hessian, aux)``.
     """
     return jacfwd(jacrev(f, argnums, has_aux=has_aux), argnums, has_aux=has_aux)
 
 
-def hvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple:
+def hvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any], *,
+        has_aux: bool = False, **kwargs: Any) -> tuple:
     """``(f(*primals), H @ tangents)`` for a scalar ``f``, without forming ``H``.
 
     Forward-over-reverse: one ``jvp`` of the gradient, about the cost of a
-    few evaluations of ``f``.  The product is a tuple with one tensor per
+    few evaluations of ``f``.  The product is a tuple with one entry per
     primal, like the gradient with respect to all of them (the
     ``torch.autograd.functional.hvp`` result; JAX's cookbook ``hvp`` is its
-    second item).
+    second item).  With ``has_aux=True``, ``(value, hvp, aux)``.
     """
     primals = _sequence(primals, "hvp", "primals")
     tangents = _sequence(tangents, "hvp", "tangents")
-    vg = value_and_grad(f, tuple(range(len(primals))))
+    vg = value_and_grad(f, tuple(range(len(primals))), has_aux=has_aux)
 
     def value_and_gradient(*args: Any) -> tuple:
-        value, grads = vg(*args)
-        return (value, *grads)
+        value, grads = vg(*args, **kwargs)
+        if has_aux:
+            return (value[0], grads), value[1]
+        return value, grads
 
-    outs, tans = jvp(value_and_gradient, primals, tangents)
-    return outs[0], tuple(tans[1:])
+    res = jvp(value_and_gradient, primals, tangents, has_aux=has_aux)
+    (value, _), (_, product) = res[0], res[1]
+    return (value, product, res[2]) if has_aux else (value, product)
 
 
-def linearize(f: Callable, *primals: Any) -> tuple:
+def linearize(f: Callable, *primals: Any, has_aux: bool = False, **kwargs: Any) -> tuple:
     """``(f(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is ``J @ tangents`` at ``primals``.
 
     ``f`` runs once.  ``jvp_fn`` does not run it again: it differentiates the
     recorded backward pass ``u -> J^T u`` (which is linear in ``u``) once more,
     in the direction of the tangents -- one backward pass per call, using the
     tape, so the result never depends on state ``f`` would read again (the
-    random generator, module buffers).
+    random generator, module buffers).  With ``has_aux=True``,
+    ``(output, jvp_fn, aux)``.
     """
-    ps = [_as_tensor(p, "linearize") for p in primals]
+    leaves, tree = flatten(primals)
+    ps = _differentiable(leaves, tree, "linearize", "primals")
+    rec = _Recording(lambda *xs: f(*unflatten(tree, xs), **kwargs), ps, has_aux, "linearize")
+    scope = rec.scope
+    live = [o for o in rec.outs if o._requires_grad and o.dtype.kind == "f"]
+    # The seed u is a leaf (ones: any value works, the map is linear in u).
     with enable_grad():
-        ins = [_reverse_input(p, i, "linearize") for i, p in enumerate(ps)]
-        outs, single = _flatten(f(*ins), "linearize")
-        live = [o for o in outs if o._requires_grad and o.dtype.kind == "f"]
-        # The seed u is a leaf (ones: any value works, the map is linear in u).
-        us = [Tensor._wrap(o.device.xp.ones(o.shape, dtype=o.dtype), None, o.device).requires_grad_()
-              for o in live]
-        gs = (_tape_grad(live, ins, grad_outputs=us, create_graph=True, allow_unused=True)
-              if live else (None,) * len(ins))
+        us = [scope.mark(Tensor._wrap(o.device.xp.ones(o.shape, dtype=o.dtype), None, o.device)
+                         .requires_grad_()) for o in live]
+    gs = scope.backward(live, rec.ins, us, graph=True)
 
     def jvp_fn(*tangents: Any) -> Any:
-        if len(tangents) != len(ps):
-            raise ValueError(f"jvp_fn: got {len(tangents)} tangents for {len(ps)} primals")
-        pairs = []
-        for i, (p, g, t) in enumerate(zip(ps, gs, tangents)):
-            t = t if isinstance(t, Tensor) else _make_tensor(t, dtype=p.dtype, device=p.device)
-            if t.shape != p.shape:
-                raise ValueError(f"jvp_fn: tangent {i} has shape {t.shape} but primal {i} has "
-                                 f"shape {p.shape}")
-            if g is not None and g._requires_grad:
-                pairs.append((g, t))
-        with enable_grad():
-            if pairs:
-                ds = _tape_grad([g for g, _ in pairs], us, grad_outputs=[t for _, t in pairs],
-                                retain_graph=True, allow_unused=True)
-            else:
-                ds = (None,) * len(us)
+        if len(tangents) != len(primals):
+            raise ValueError(f"jvp_fn: got {len(tangents)} tangents for {len(primals)} primals")
+        ts = _matching(tangents, ps, tree, "jvp_fn", "tangents")
+        pairs = [(g, t) for g, t in zip(gs, ts) if g is not None and g._requires_grad]
+        ds = scope.backward([g for g, _ in pairs], us, [t for _, t in pairs])
         found = {id(o): d for o, d in zip(live, ds)}
-        res = []
-        for o in outs:
-            d = found.get(id(o))
-            res.append(_zeros(o.shape, o) if d is None else d)
-        return _unflatten(res, single)
+        res = [_zeros(o.shape, o) if found.get(id(o)) is None else scope.hand_out(found[id(o)])
+               for o in rec.outs]
+        return unflatten(rec.out_tree, res)
 
-    return _unflatten([_plain(o) for o in outs], single), jvp_fn
+    res = (rec.outputs(), jvp_fn)
+    return res + (rec.aux,) if has_aux else res

@@ -1,0 +1,160 @@
+"""What a reverse-mode transform made, and what it reads from outside: :class:`Scope`.
+
+``vjp``, ``grad``, ``jacrev`` and ``linearize`` record their function on the
+ordinary tape and run an ordinary backward.  Two questions decide whether
+that backward must itself be recorded (``create_graph``) and whether its
+results may keep their history:
+
+* **Does the graph reach outside?**  A function may *close over* a tensor: a
+  parameter, the argument of an outer transform (``x * grad(lambda y: x *
+  y)(two)``).  Its result then depends on that tensor, and an outer ``grad``,
+  ``mg.grad`` or ``.backward()`` must see the dependence -- so the backward is
+  recorded and the results keep the history that leads outside.
+* **Does anything carry a tangent?**  Forward mode over this backward
+  (``hessian = jacfwd(jacrev(f))``, or ``jvp`` of a function that calls
+  ``grad``) needs the backward to run on Tensors, so the tangents of every
+  value it reads -- arguments, closed-over tensors, saved constants -- are
+  pushed through it.
+
+A scope answers both by walking the part of the tape recorded since it
+opened: a node older than the scope, or a leaf it did not make, is outside.
+Everything else -- the fresh handles on its own arguments, the nodes of the
+function -- is inside, and a result whose history stays inside is handed out
+cut off the tape (an outer backward has nothing to find there).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..grad_mode import enable_grad
+from ..grad_mode import forward_mode as _forward
+from ..grad_mode import state as _grad_state
+from ..tape import Node
+from ..tape import grad as _tape_grad
+from ..tensor import Tensor, _seq
+from .forward import _alias
+
+__all__ = ["Scope"]
+
+
+def _moving(tangents: Any) -> bool:
+    """True if a tangent dict has a tangent at an open level."""
+    return bool(tangents) and not _forward.levels.isdisjoint(tangents)
+
+
+class Scope:
+    """One reverse-mode transform's part of the tape (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.start = next(_seq)                 # nodes recorded from now on are inside
+        self.recording = _grad_state.enabled    # whether the caller wants results with history
+
+    # ------------------------------------------------------------- inputs
+    def input(self, p: Tensor) -> Tensor:
+        """A fresh handle on ``p`` that requires grad: gradients are taken with respect to it.
+
+        Fresh, so that only this argument's uses count, not other references to
+        the same tensor the function closes over.  If ``p`` is on the tape, the
+        handle is an identity op (an outer backward reaches ``p`` through it);
+        otherwise a leaf the scope made.  Either way it carries ``p``'s tangents.
+        """
+        if p._requires_grad and _grad_state.enabled:
+            return _alias(p)
+        x = Tensor._wrap(p._data, None, p._device)
+        x._version = p._version
+        x._requires_grad = True
+        if p._tangents:
+            x._tangents = dict(p._tangents)
+        return self.mark(x)
+
+    def mark(self, leaf: Tensor) -> Tensor:
+        """Count ``leaf`` (made by this transform) as inside."""
+        leaf._made_at = next(_seq)
+        return leaf
+
+    def made(self, leaf: Tensor) -> bool:
+        return getattr(leaf, "_made_at", 0) >= self.start
+
+    # ------------------------------------------------------------- the walk
+    def survey(self, tensors: Sequence[Tensor], outside_only: bool = False) -> tuple[bool, bool]:
+        """``(outside, moving)``: does the history of ``tensors`` reach outside the
+        scope, and does any value in it carry a tangent at an open level?
+        (With ``outside_only``, stop as soon as the first answer is yes.)"""
+        outside = moving = False
+        stack: list[Node] = []
+        for t in tensors:
+            moving = moving or _moving(t._tangents)
+            if t._node is not None:
+                stack.append(t._node)
+            elif t._requires_grad and not self.made(t):
+                outside = True
+        seen: set[Node] = set()
+        while stack:
+            n = stack.pop()
+            if n in seen:
+                continue
+            seen.add(n)
+            moving = moving or _moving(n.tangents) or _constants_move(n)
+            if n.seq < self.start:
+                outside = True
+                continue
+            for e in n.inputs:
+                if type(e) is Node:
+                    if e not in seen:
+                        stack.append(e)
+                elif e is not None:
+                    moving = moving or _moving(e._tangents)
+                    outside = outside or not self.made(e)
+            if outside and (moving or outside_only):
+                break
+        return outside, moving
+
+    def reaches_outside(self, t: Tensor) -> bool:
+        return self.recording and t._requires_grad and self.survey([t], outside_only=True)[0]
+
+    # ------------------------------------------------------------- results
+    def hand_out(self, t: Tensor) -> Tensor:
+        """``t`` as the transform returns it: its history kept where it leads outside,
+        cut off where it stays inside; the same for each of its tangents."""
+        if t._tangents:
+            open_tangents = {k: v for k, v in t._tangents.items() if k in _forward.levels}
+        else:
+            open_tangents = None
+        kept = self.reaches_outside(t)
+        if kept and not open_tangents:
+            return t
+        if not kept and not t._requires_grad and not t._tangents:
+            return t
+        if kept:
+            d = _alias(t)
+        else:
+            d = Tensor._wrap(t._data, None, t._device)
+            d._version = t._version
+        d._tangents = {k: self.hand_out(v) for k, v in open_tangents.items()} if open_tangents else None
+        if d._node is not None:
+            d._node.tangents = d._tangents
+        return d
+
+    def backward(self, outputs: Sequence[Tensor], inputs: Sequence[Tensor],
+                 cotangents: Sequence[Tensor], *, graph: bool = False) -> list[Tensor | None]:
+        """``J^T cotangents`` for ``inputs`` (``None`` where unused), one backward pass.
+
+        Recorded (``create_graph``) when asked (``graph``), when the results
+        will keep history that leads outside, or when a tangent has to be
+        pushed through it; the tape is kept for the next call either way.
+        """
+        if not outputs:
+            return [None] * len(inputs)
+        outside, moving = self.survey(list(outputs) + list(cotangents))
+        graph = graph or moving or (outside and self.recording and _grad_state.enabled)
+        with enable_grad():
+            gs = _tape_grad(list(outputs), list(inputs), grad_outputs=list(cotangents),
+                            retain_graph=True, create_graph=graph, allow_unused=True)
+        return list(gs)
+
+
+def _constants_move(n: Node) -> bool:
+    kept = n.input_tangents
+    return bool(kept) and any(_moving(t) for t in kept if t)
