@@ -56,6 +56,10 @@ class _ForwardMode:
 
     active = 0
     levels: set = set()
+    # ``written(target, kind, operand, index)``: the tangents a tensor has after
+    # an in-place write (``func/inplace.py``); the in-place methods of Tensor
+    # call it while a level is open.
+    written: Any = None
 
 
 forward_mode = _ForwardMode()

@@ -178,9 +178,12 @@ class Tensor:
         if not isinstance(source, Tensor):
             raise TypeError(f"set_ takes a Tensor, got {type(source).__name__}")
         self._check_inplace("set_", source)
+        tangents = self._carry_tangents("set", source)
         self._data = source._data
         self._device = source._device
         self._bump_version()
+        if tangents is not None:
+            self._tangents = tangents or None
         return self
 
     def increment_version(self) -> None:
@@ -404,7 +407,7 @@ class Tensor:
         self._version[0] = next(_seq)
 
     def _check_inplace(self, what: str, value: Any = None) -> None:
-        if self._tangents and not _forward.levels.isdisjoint(self._tangents):
+        if _forward.written is None and self._tangents and not _forward.levels.isdisjoint(self._tangents):
             raise RuntimeError(
                 f"{what}: in-place changes to a tensor that carries a forward-mode tangent "
                 f"(inside mg.func.jvp) would leave the tangent stale; use the out-of-place op"
@@ -423,25 +426,36 @@ class Tensor:
                 f"(mg.where, mg.concatenate, mg.stack, mg.pad), or detach the value"
             )
 
+    def _carry_tangents(self, kind: str, operand: Any, index: Any = None) -> Any:
+        """Forward mode (``mg.func``): the tangents this tensor has after the write
+        (``None``: no tangent involved).  Computed before the write, set after it."""
+        return _forward.written(self, kind, operand, index) if _forward.active else None
+
     def _set_inplace(self, value: Any, what: str) -> Tensor:
         self._check_inplace(what, value)
+        tangents = self._carry_tangents(what.rstrip("_"), value)
         if isinstance(value, Tensor):
             if value._device is not self._device:
                 raise RuntimeError(f"{what}: value is on {value.device}, tensor is on {self.device}")
             value = value._data
         self._data[...] = value
         self._bump_version()
+        if tangents is not None:
+            self._tangents = tangents or None
         return self
 
     def __setitem__(self, index: Any, value: Any) -> None:
         self._check_inplace("__setitem__", value)
         idx = normalize_index(index, self)
+        tangents = self._carry_tangents("setitem", value, idx)
         if isinstance(value, Tensor):
             if value._device is not self._device:
                 raise RuntimeError(f"__setitem__: value is on {value.device}, tensor is on {self.device}")
             value = value._data
         self._data[idx] = value
         self._bump_version()
+        if tangents is not None:
+            self._tangents = tangents or None
 
     def copy_(self, src: Any) -> Tensor:
         """Copy ``src``'s values into this tensor (in place)."""
@@ -455,12 +469,15 @@ class Tensor:
 
     def _arith_inplace(self, other: Any, fn: str) -> Tensor:
         self._check_inplace(fn + "_", other)
+        tangents = self._carry_tangents(fn, other)
         if isinstance(other, Tensor):
             if other._device is not self._device:
                 raise RuntimeError(f"{fn}_: operand is on {other.device}, tensor is on {self.device}")
             other = other._data
         getattr(self._device.xp, fn)(self._data, other, out=self._data, casting="same_kind")
         self._bump_version()
+        if tangents is not None:
+            self._tangents = tangents or None
         return self
 
     def add_(self, other: Any, alpha: float = 1) -> Tensor:

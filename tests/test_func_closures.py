@@ -230,3 +230,267 @@ def test_three_levels_deep_each_closing_over_the_outer_ones():
     expected = central_jacobian(program_np, a0, 1e-3)
     for outer in (F.grad, F.jacrev, F.jacfwd):
         np.testing.assert_allclose(outer(program)(t64(a0)).numpy(), expected, rtol=1e-4, atol=1e-4)
+
+
+# ---------------------------------------------------------------------------
+# In-place writes carry the tangent (or are refused), never drop it
+# ---------------------------------------------------------------------------
+def test_setitem_into_a_fresh_tensor_carries_the_tangent():
+    x, v = t64([1.0, 1.5, 1.5]), t64([1.0, 1.0, 0.5])
+
+    def f(a):
+        y = mg.zeros(3, dtype="float64")
+        y[0] = a[1] * a[2]
+        return y
+
+    np.testing.assert_allclose(F.jvp(f, (x,), (v,))[1].numpy(), [2.25, 0.0, 0.0])
+
+
+def _writes(a):
+    """Every in-place method, each writing a value that moves with ``a``."""
+    y = a * 2.0                      # carries a tangent already
+    y.add_(a)
+    y.sub_(a * 0.5)
+    y.mul_(a)
+    y.div_(a + 3.0)
+    y[1:] = a[:2] ** 2               # basic index, value with a tangent
+    y[mg.tensor([0, 0])] = a[2] * 4.0  # advanced index, repeated: the last write wins
+    y[2] = 0.5                       # a constant overwrites a moving element
+    z = mg.zeros(3, dtype="float64")
+    z.copy_(mg.sin(a))
+    w = mg.ones(3, dtype="float64")
+    w.fill_(a[0] * a[1])
+    u = mg.ones(3, dtype="float64")
+    u += a
+    u *= a
+    u -= a[0]
+    u /= 2.0
+    e = mg.ones(3, dtype="float64") * a  # zero_ leaves no tangent
+    e.zero_()
+    return y + z * w + u + e
+
+
+def _writes_np(a):
+    y = a * 2.0
+    y = y + a
+    y = y - a * 0.5
+    y = y * a
+    y = y / (a + 3.0)
+    y[1:] = a[:2] ** 2
+    y[0] = a[2] * 4.0
+    y[2] = 0.5
+    z = np.sin(a)
+    w = np.full(3, a[0] * a[1])
+    u = ((np.ones(3) + a) * a - a[0]) / 2.0
+    return y + z * w + u
+
+
+def test_every_in_place_method_carries_the_tangent():
+    a0 = np.array([0.7, -1.3, 0.4])
+    expected = central_jacobian(_writes_np, a0)
+    np.testing.assert_allclose(F.jacfwd(_writes)(t64(a0)).numpy(), expected, rtol=1e-8, atol=1e-9)
+    v = np.array([0.3, 1.0, -2.0])
+    np.testing.assert_allclose(F.jvp(_writes, (t64(a0),), (t64(v),))[1].numpy(), expected @ v,
+                               rtol=1e-8, atol=1e-9)
+    # forward over forward: the tangent's own tangent goes through the writes too
+    H = F.jacfwd(F.jacfwd(lambda a: _writes(a).sum()))(t64(a0)).numpy()
+    H_fd = central_jacobian(lambda a: central_jacobian(lambda b: _writes_np(b).sum(), a, 1e-4), a0, 1e-4)
+    np.testing.assert_allclose(H, H_fd, rtol=1e-5, atol=1e-6)
+
+
+def test_a_write_the_tangent_cannot_follow_is_refused():
+    x = t64([1.0, 2.0, 3.0])
+
+    def into_a_view(a):
+        y = mg.zeros(3, dtype="float64")
+        y[0:2][0] = a[0]          # y would not see the tangent written into its view
+        return y
+
+    def into_the_argument(a):
+        a[0] = 5.0 * a[1]         # the caller's x shares the memory
+        return a
+
+    for f in (into_a_view, into_the_argument):
+        with pytest.raises(RuntimeError, match="cannot carry its forward-mode tangent"):
+            F.jvp(f, (x,), (mg.ones_like(x),))
+    # reverse mode refuses a write of a value that requires grad, as it always did
+    with pytest.raises(RuntimeError, match="in place"):
+        F.grad(lambda a: mg.zeros(3, dtype="float64").__setitem__(0, a[0]))(x)
+
+
+def test_a_write_without_tangents_costs_nothing_and_changes_nothing():
+    x = t64([1.0, 2.0])
+    buf = mg.zeros(2, dtype="float64")
+
+    def f(a):
+        buf.add_(1.0)              # a closed-over buffer, constant writes: no tangent involved
+        return a * buf
+
+    y, dy = F.jvp(f, (x,), (mg.ones_like(x),))
+    np.testing.assert_allclose(dy.numpy(), [1.0, 1.0])
+    assert buf._tangents is None
+
+
+# ---------------------------------------------------------------------------
+# Side effects run once
+# ---------------------------------------------------------------------------
+class _Counter(mg.nn.Module):
+    """A user's module with its own buffer, updated in place on every call."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("calls", mg.zeros((), dtype="int64"))
+        self.register_buffer("total", mg.zeros(3, dtype="float64"))
+
+    def forward(self, x):
+        with mg.no_grad():
+            self.calls.add_(1)
+            self.total.add_(x.detach().sum(axis=0))
+        return x * 2.0
+
+
+def _bn_and_counter():
+    mg.manual_seed(3)
+    return mg.nn.BatchNorm1d(3, dtype="float64"), _Counter()
+
+
+@pytest.mark.parametrize("transform", ["jacfwd", "jacrev", "hessian", "jvp", "vjp", "hvp", "linearize",
+                                       "jacfwd_of_jacfwd"])
+def test_module_buffers_end_as_after_one_call(transform):
+    x = t64(RNG.standard_normal((4, 3)))
+    bn, counter = _bn_and_counter()
+    ref_bn, ref_counter = _bn_and_counter()
+    ref_bn(ref_counter(x))
+
+    def f(a):
+        return mg.tanh(bn(counter(a)))
+
+    def loss(a):
+        return (f(a) ** 2).sum()
+
+    ones = mg.ones_like(x)
+    {"jacfwd": lambda: F.jacfwd(f)(x), "jacrev": lambda: F.jacrev(f)(x), "hessian": lambda: F.hessian(loss)(x),
+     "jvp": lambda: F.jvp(f, (x,), (ones,)), "vjp": lambda: F.vjp(f, x)[1](ones),
+     "hvp": lambda: F.hvp(loss, (x,), (ones,)), "linearize": lambda: F.linearize(f, x)[1](ones),
+     "jacfwd_of_jacfwd": lambda: F.jacfwd(F.jacfwd(loss))(x)}[transform]()
+    assert counter.calls.item() == 1 and bn.num_batches_tracked.item() == 1
+    np.testing.assert_array_equal(counter.total.numpy(), ref_counter.total.numpy())
+    for name in ("running_mean", "running_var"):
+        np.testing.assert_array_equal(getattr(bn, name).numpy(), getattr(ref_bn, name).numpy())
+
+
+def test_jacobians_of_a_training_mode_batch_norm_match_central_differences():
+    x0 = RNG.standard_normal((3, 2))
+    bn = mg.nn.BatchNorm1d(2, dtype="float64")
+
+    def f(a):
+        return mg.tanh(bn(a)) * a
+
+    def f_np(a):
+        z = (a - a.mean(axis=0)) / np.sqrt(a.var(axis=0) + bn.eps)
+        return np.tanh(z) * a
+
+    J = central_jacobian(f_np, x0)
+    for jac in (F.jacfwd, F.jacrev):
+        np.testing.assert_allclose(jac(f)(t64(x0)).numpy(), J, rtol=1e-7, atol=1e-8)
+    H = central_jacobian(lambda a: central_jacobian(lambda b: f_np(b).sum(), a, 1e-4), x0, 1e-4)
+    for hess in (F.hessian, lambda g: F.jacfwd(F.jacfwd(g)), lambda g: F.jacrev(F.jacrev(g))):
+        np.testing.assert_allclose(hess(lambda a: f(a).sum())(t64(x0)).numpy(), H, rtol=1e-5, atol=1e-5)
+
+
+# ---------------------------------------------------------------------------
+# Arguments as JAX takes them
+# ---------------------------------------------------------------------------
+def _kw(x, y, *, scale, shift=0.0):
+    return (mg.sin(x * y) * scale).sum() + shift
+
+
+def test_keyword_arguments_pass_through_every_transform():
+    x, y = t64([0.3, 0.8]), t64([1.1, -0.4])
+    g = (mg.cos(x * y) * y * 2.0).numpy()
+    np.testing.assert_allclose(F.grad(_kw)(x, y, scale=2.0).numpy(), g)
+    np.testing.assert_allclose(F.value_and_grad(_kw)(x, y, scale=2.0, shift=1.0)[1].numpy(), g)
+    np.testing.assert_allclose(F.jacrev(_kw)(x, y, scale=2.0).numpy(), g)
+    np.testing.assert_allclose(F.jacfwd(_kw)(x, y, scale=2.0).numpy(), g)
+    np.testing.assert_allclose(F.vjp(_kw, x, y, scale=2.0)[1](t64(1.0))[0].numpy(), g)
+    np.testing.assert_allclose(F.jvp(_kw, (x, y), (t64([1.0, 0.0]), t64([0.0, 0.0])), scale=2.0)[1].item(), g[0])
+    np.testing.assert_allclose(F.linearize(_kw, x, y, scale=2.0)[1](t64([1.0, 0.0]), t64([0.0, 0.0])).item(),
+                               g[0])
+    H = F.hessian(_kw)(x, y, scale=2.0).numpy()
+    np.testing.assert_allclose(H, np.diag(-(np.sin(x.numpy() * y.numpy()) * y.numpy() ** 2) * 2.0))
+    np.testing.assert_allclose(F.hvp(_kw, (x, y), (t64([1.0, 0.0]), t64([0.0, 0.0])), scale=2.0)[1][0].numpy(),
+                               H[:, 0])
+
+
+def test_argnums_tuples_and_negative_ones_in_every_jacobian():
+    x, y = t64([0.3, 0.8]), t64([1.1, -0.4, 0.5])
+
+    def f(a, b):
+        return (a[:, None] * b[None, :] ** 2).sum() + (a ** 3).sum()
+
+    hxx = np.diag(6 * x.numpy())
+    hxy = 2 * np.ones((2, 1)) * y.numpy()[None, :]
+    hyy = np.diag(2 * np.full(3, x.numpy().sum()))
+    for hess in (F.hessian, lambda g, argnums: F.jacfwd(F.jacfwd(g, argnums), argnums),
+                 lambda g, argnums: F.jacrev(F.jacrev(g, argnums), argnums)):
+        np.testing.assert_allclose(hess(f, argnums=-1)(x, y).numpy(), hyy, atol=1e-12)
+        blocks = hess(f, argnums=(-2, -1))(x, y)
+        np.testing.assert_allclose(blocks[0][0].numpy(), hxx, atol=1e-12)
+        np.testing.assert_allclose(blocks[0][1].numpy(), hxy, atol=1e-12)
+        np.testing.assert_allclose(blocks[1][1].numpy(), hyy, atol=1e-12)
+        (b_yx,) = hess(f, argnums=(-1,))(x, y)[0][:1]
+        np.testing.assert_allclose(b_yx.numpy(), hyy, atol=1e-12)
+    gy, gx = F.grad(f, argnums=(-1, 0))(x, y)
+    np.testing.assert_allclose(gx.numpy(), (y.numpy() ** 2).sum() + 3 * x.numpy() ** 2)
+
+
+def test_has_aux_in_every_transform():
+    x, v = t64([0.5, -1.0]), t64([1.0, 2.0])
+
+    def f(a):
+        return (a ** 3).sum(), {"note": "kept", "double": a * 2}
+
+    value, hv, aux = F.hvp(f, (x,), (v,), has_aux=True)
+    np.testing.assert_allclose(hv[0].numpy(), 6 * x.numpy() * v.numpy())
+    assert aux["note"] == "kept" and value.item() == pytest.approx(-0.875)
+    out, jvp_fn, aux = F.linearize(f, x, has_aux=True)
+    np.testing.assert_allclose(jvp_fn(v).item(), (3 * x.numpy() ** 2 * v.numpy()).sum())
+    np.testing.assert_allclose(aux["double"].numpy(), [1.0, -2.0])
+    assert F.jvp(f, (x,), (v,), has_aux=True)[2]["note"] == "kept"
+    assert F.vjp(f, x, has_aux=True)[2]["note"] == "kept"
+    for t in (F.grad, F.jacrev, F.jacfwd, F.hessian):
+        assert t(f, has_aux=True)(x)[1]["note"] == "kept"
+    assert F.value_and_grad(f, has_aux=True)(x)[0][1]["note"] == "kept"
+
+
+def test_pytrees_in_and_out():
+    params = {"w": t64([[0.5, -0.3], [0.2, 0.9]]), "b": (t64([0.1, -0.1]),)}
+    x = t64([1.0, 2.0])
+
+    def f(p, a):
+        h = mg.tanh(mg.matmul(p["w"], a) + p["b"][0])
+        return {"h": h, "parts": [h.sum(), (h * h).sum()]}
+
+    J = F.jacrev(f)(params, x)
+    Jf = F.jacfwd(f)(params, x)
+    assert set(J) == {"h", "parts"} and isinstance(J["parts"], list) and isinstance(J["h"]["b"], tuple)
+    assert J["h"]["w"].shape == (2, 2, 2) and J["parts"][1]["b"][0].shape == (2,)
+    for path in (lambda j: j["h"]["w"], lambda j: j["parts"][1]["b"][0], lambda j: j["parts"][0]["w"]):
+        np.testing.assert_allclose(path(J).numpy(), path(Jf).numpy(), rtol=1e-13, atol=1e-15)
+    g = F.grad(lambda p, a: f(p, a)["parts"][1])(params, x)
+    np.testing.assert_allclose(g["w"].numpy(), J["parts"][1]["w"].numpy())
+    out, fn = F.vjp(f, params, x)
+    gp, gx = fn({"h": mg.ones(2, dtype="float64"), "parts": [t64(0.0), t64(0.0)]})
+    np.testing.assert_allclose(gp["b"][0].numpy(), J["h"]["b"][0].numpy().sum(axis=0))
+    _, tangent = F.jvp(f, (params, x), ({"w": mg.zeros((2, 2), dtype="float64"), "b": (t64([1.0, 0.0]),)},
+                                        mg.zeros(2, dtype="float64")))
+    np.testing.assert_allclose(tangent["h"].numpy(), J["h"]["b"][0].numpy()[:, 0])
+
+
+def test_a_number_where_a_differentiable_value_is_needed_is_a_clear_error():
+    x = t64([1.0, 2.0])
+    for t in (F.jacrev, F.jacfwd):
+        with pytest.raises(TypeError, match=r"output\['b'\] is a float, not a Tensor"):
+            t(lambda a: {"a": a * 2, "b": 3.0})(x)
+    with pytest.raises(TypeError, match=r"output\[1\] is a int"):
+        F.jvp(lambda a: (a, 1), (x,), (x,))
