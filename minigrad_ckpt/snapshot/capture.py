@@ -12,11 +12,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from .. import random as _random
 from ..executor import Executor
+from . import sections as _sections
 from .config import SnapshotConfig, SnapshotMetadata
 from .format import SnapshotError
-from .tape_codec import encode_tape
 
 __all__ = ["Capture", "capture", "check_unchanged"]
 
@@ -27,7 +26,7 @@ class Capture:
 
     metadata: SnapshotMetadata
     tensors: dict[str, Any]                 # name -> array (host or device); tape arrays included
-    state: dict[str, Any]                   # rng, optimizer, scheduler, tape, objects (plain data)
+    state: dict[str, Any]                   # section key -> plain data (.sections.SECTIONS)
     versions: dict[str, tuple[list, int]]   # copy=False: name -> (the tensor's version box, its value)
 
 
@@ -44,16 +43,7 @@ def capture(ex: Executor, iteration: int | None, config: SnapshotConfig, *, copy
         else:
             tensors[name] = t.data
             versions[name] = (t._version, t._version[0])
-    state: dict[str, Any] = {"rng": _random.get_rng_state(), "optimizer": ex.optimizer_state(),
-                             "scheduler": ex.scheduler_state(), "tape": None, "objects": ex.object_states()}
-    if config.include_tape:
-        if ex.tape is None:
-            raise SnapshotError("include_tape is set but the executor has no recorded tape "
-                                "(call Executor.record(output) after the forward pass)")
-        leaf_names = {id(t): n for n, t in ex.live_tensors().items()}
-        tape, arrays = encode_tape(ex.tape, leaf_names)
-        state["tape"] = tape
-        tensors.update(arrays)
+    state = {section.key: section.capture(ex, config, tensors) for section in _sections.SECTIONS}
     meta = SnapshotMetadata(iteration=it, timestamp=time.time())
     meta.tensor_count = len(tensors)
     meta.total_bytes = int(sum(a.nbytes for a in tensors.values()))

@@ -8,9 +8,11 @@ import sys
 from pathlib import Path
 
 from ..backend import host_numpy as np
+from . import sections as _sections
 from .config import SnapshotConfig
-from .format import LoadLimits, SnapshotError, open_regular, read_header
+from .format import LoadLimits, SnapshotError, open_regular
 from .fsutil import human_bytes
+from .sections import read_header
 from .snapshot import Snapshot
 
 
@@ -67,12 +69,11 @@ def inspect(args: argparse.Namespace) -> int:
         print(f"  custom      {_safe(k)} = {_safe(v)}")
     if header["base"] is not None:
         print(f"  base        {_safe(header['base']['file'])} ({_safe(header['base']['checksum'])})")
-    if header["optimizer"] is not None:
-        print(f"  optimizer   {_safe(header['optimizer']['type'])}")
-    if header["rng"] is not None:
-        print(f"  rng         {{'seed': {header['rng']['seed']}, 'counter': {header['rng']['counter']}}}")
-    if header["tape"] is not None:
-        print(f"  tape        {len(header['tape']['nodes'])} nodes")
+    for section in _sections.SECTIONS:
+        value = header.get(section.key)
+        line = section.describe(value) if value is not None else None
+        if line is not None:
+            print(f"  {section.key:<11} {_safe(line)}")
     print("\n  Tensors: name, element type, shape, bytes of data, and how it is stored "
           "(blank: raw bytes in this file; zlib: compressed; in base: unchanged, read from the base snapshot).")
     names = [_safe(e.name) for e in entries]

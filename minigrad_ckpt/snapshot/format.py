@@ -28,6 +28,7 @@ import stat
 import struct
 import threading
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -353,19 +354,24 @@ def container_budget(n_bytes: int) -> int:
     return n_bytes // 16 + 256
 
 
-HEADER_KEYS = ("format", "version", "iteration", "timestamp", "custom", "rng", "optimizer", "scheduler", "tape",
-               "base", "tensors", "data_bytes")  # and "objects", present only with Executor.register_state
+#: The header's own fields; the sections of executor state (rng, optimizer, ...) stand between
+#: ``custom`` and ``base`` and are given to the reader by :mod:`.sections`.
+HEADER_KEYS = ("format", "version", "iteration", "timestamp", "custom", "base", "tensors", "data_bytes")
 ENTRY_KEYS = {"name", "dtype", "shape", "nbytes", "crc32", "offset", "stored", "codec", "ref"}
 INT64_MAX = (1 << 63) - 1
 UINT64_MAX = (1 << 64) - 1
 
 
-def _is_int(v: Any) -> bool:
+def is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def read_header(f: IO[bytes], file_size: int, limits: LoadLimits = LoadLimits()) -> tuple[dict, list[TensorEntry], int]:
+def read_header(f: IO[bytes], file_size: int, limits: LoadLimits, sections: Sequence[Any]) -> tuple[
+        dict, list[TensorEntry], int]:
     """Parse and validate the header; returns ``(header, entries, data_start)``.
+
+    ``sections`` are the header's sections of executor state (``.sections.SECTIONS``:
+    each has a ``key``, whether it is ``optional`` and a ``check`` of its value).
 
     In this order, so that nothing is decoded or allocated before it is bounded:
     the header's length is found by *skipping* it (msgpack builds no objects
@@ -418,80 +424,53 @@ def read_header(f: IO[bytes], file_size: int, limits: LoadLimits = LoadLimits())
         if "max_ext_len" in str(exc):
             raise SnapshotError("the header holds a msgpack extension type, which the format never uses") from None
         raise SnapshotError(f"not a valid snapshot header: {type(exc).__name__}: {exc}") from None
-    validate_header(header, limits)
+    validate_header(header, limits, sections)
     header["_header_crc32"] = int.from_bytes(seal["header_crc32"], "big")
     entries = _validate_entries(header, limits, file_size, data_start)
     return header, entries, data_start
 
 
-def validate_header(header: Any, limits: LoadLimits) -> None:
+def validate_header(header: Any, limits: LoadLimits, sections: Sequence[Any]) -> None:
     """Type and range of every header field except the tensor table (checked by the reader next).
 
-    The rule for each field is in docs/snapshot-format.md; deeper content
-    (optimizer groups, scheduler fields, tape nodes) is validated again where it
-    is used, against the executor it is restored into.
+    The rule for each field is in docs/snapshot-format.md; each section checks its
+    own field (``section.check``); deeper content (optimizer groups, scheduler fields,
+    tape nodes) is validated again where it is used, against the executor it is
+    restored into.
     """
     if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
         raise SnapshotError("not a minigrad-ckpt snapshot (the first object is not its header)")
-    if header.get("version") != FORMAT_VERSION or not _is_int(header.get("version")):
-        raise SnapshotError(f"unsupported snapshot format version {_short(header.get('version'))} "
+    if header.get("version") != FORMAT_VERSION or not is_int(header.get("version")):
+        raise SnapshotError(f"unsupported snapshot format version {short(header.get('version'))} "
                             f"(this reader knows version {FORMAT_VERSION})")
-    if set(header) - {"objects"} != set(HEADER_KEYS):
-        missing = sorted(set(HEADER_KEYS) - set(header))
-        unknown = sorted(set(header) - set(HEADER_KEYS) - {"objects"})
-        raise SnapshotError(f"the header's fields are wrong: missing {missing}, unknown {_short(unknown)}")
+    required = set(HEADER_KEYS) | {s.key for s in sections if not s.optional}
+    known = set(HEADER_KEYS) | {s.key for s in sections}
+    if not required <= set(header) <= known:
+        raise SnapshotError(f"the header's fields are wrong: missing {sorted(required - set(header))}, "
+                            f"unknown {short(sorted(set(header) - known))}")
     it = header["iteration"]
-    if not _is_int(it) or not 0 <= it <= INT64_MAX:
-        raise SnapshotError(f"the header's iteration {_short(it)} is not an integer in [0, 2**63)")
+    if not is_int(it) or not 0 <= it <= INT64_MAX:
+        raise SnapshotError(f"the header's iteration {short(it)} is not an integer in [0, 2**63)")
     ts = header["timestamp"]
-    if not (_is_int(ts) or isinstance(ts, float)):
-        raise SnapshotError(f"the header's timestamp {_short(ts)} is not a number")
+    if not (is_int(ts) or isinstance(ts, float)):
+        raise SnapshotError(f"the header's timestamp {short(ts)} is not a number")
     custom = header["custom"]
     if not isinstance(custom, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in custom.items()):
         raise SnapshotError("the header's custom metadata is not a map of strings to strings")
     if len(custom) > limits.max_metadata_entries:
         raise SnapshotError(f"the header has {len(custom)} custom metadata entries, over the limit of "
                             f"{limits.max_metadata_entries} (LoadLimits.max_metadata_entries)")
-    check_rng_state(header["rng"])
-    opt = header["optimizer"]
-    if opt is not None and not (isinstance(opt, dict) and isinstance(opt.get("type"), str)
-                                and isinstance(opt.get("param_groups"), list)
-                                and all(isinstance(g, dict) for g in opt["param_groups"])
-                                and isinstance(opt.get("scalars"), dict)):
-        raise SnapshotError("the header's optimizer state is malformed")
-    sched = header["scheduler"]
-    if sched is not None and not (isinstance(sched, dict) and isinstance(sched.get("type"), str)
-                                  and isinstance(sched.get("state"), dict)):
-        raise SnapshotError("the header's scheduler state is malformed")
-    tape = header["tape"]
-    if tape is not None and not (isinstance(tape, dict) and isinstance(tape.get("nodes"), list)
-                                 and isinstance(tape.get("output"), str)):
-        raise SnapshotError("the header's tape is malformed")
+    for section in sections:
+        section.check(header.get(section.key))
     base = header["base"]
     if base is not None and not (isinstance(base, dict) and set(base) == {"file", "checksum"}
                                  and isinstance(base["file"], str) and isinstance(base["checksum"], str)):
         raise SnapshotError("the header's base reference is malformed (want {'file': str, 'checksum': str})")
-    objects = header.get("objects")
-    if objects is not None and not (isinstance(objects, dict) and all(
-            isinstance(k, str) and isinstance(v, dict) and set(v) == {"type", "state"} and isinstance(v["type"], str)
-            for k, v in objects.items())):
-        raise SnapshotError("the header's registered-object states are malformed (want {name: {'type': str, "
-                            "'state': ...}})")
-    if not isinstance(header["tensors"], list) or not _is_int(header["data_bytes"]) or header["data_bytes"] < 0:
+    if not isinstance(header["tensors"], list) or not is_int(header["data_bytes"]) or header["data_bytes"] < 0:
         raise SnapshotError("the header's tensor table is malformed")
 
 
-def check_rng_state(rng: Any) -> None:
-    """``None`` or ``{"seed": int in [0, 2**64), "counter": int in [0, 2**64)}`` (raises SnapshotError)."""
-    if rng is None:
-        return
-    if not (isinstance(rng, dict) and set(rng) == {"seed", "counter"}
-            and all(_is_int(v) and 0 <= v <= UINT64_MAX for v in rng.values())):
-        raise SnapshotError(f"the RNG state {_short(rng)} is malformed (want {{'seed': int, 'counter': int}}, "
-                            f"both in [0, 2**64))")
-
-
-def _short(v: Any) -> str:
+def short(v: Any) -> str:
     """``repr(v)``, cut to 80 characters: error messages quote file content, boundedly and escaped."""
     r = repr(v)
     return r if len(r) <= 80 else r[:77] + "..."
@@ -513,7 +492,7 @@ def _validate_entries(header: dict, limits: LoadLimits, file_size: int, data_sta
         codec = t.get("codec")
         keys = ENTRY_KEYS | {"stored_crc32"} if codec == "zlib" else ENTRY_KEYS
         if set(t) != keys:
-            raise SnapshotError(f"tensor entry {i} has fields {_short(sorted(map(str, t)))}, want {sorted(keys)}")
+            raise SnapshotError(f"tensor entry {i} has fields {short(sorted(map(str, t)))}, want {sorted(keys)}")
         name, dtype, shape = t["name"], t["dtype"], t["shape"]
         if not isinstance(name, str) or not name or len(name.encode("utf-8", "surrogatepass")) > limits.max_name_bytes:
             raise SnapshotError(f"tensor entry {i} has an invalid name (a non-empty string of at most "
@@ -522,10 +501,10 @@ def _validate_entries(header: dict, limits: LoadLimits, file_size: int, data_sta
             raise SnapshotError(f"tensor name {name!r} appears twice")
         names.add(name)
         if not isinstance(dtype, str) or dtype not in DTYPES:
-            raise SnapshotError(f"tensor {name!r} has unsupported dtype {_short(dtype)}")
+            raise SnapshotError(f"tensor {name!r} has unsupported dtype {short(dtype)}")
         if not isinstance(shape, list) or len(shape) > limits.max_rank or not all(
-                _is_int(s) and 0 <= s <= INT64_MAX for s in shape):
-            raise SnapshotError(f"tensor {name!r} has an invalid shape {_short(shape)} (at most "
+                is_int(s) and 0 <= s <= INT64_MAX for s in shape):
+            raise SnapshotError(f"tensor {name!r} has an invalid shape {short(shape)} (at most "
                                 f"{limits.max_rank} non-negative integers)")
         itemsize = np.dtype(dtype).itemsize
         count, extent = 1, itemsize  # extent: what NumPy must be able to address, zeros aside
@@ -533,11 +512,11 @@ def _validate_entries(header: dict, limits: LoadLimits, file_size: int, data_sta
             count *= s
             extent *= max(s, 1)
             if extent > INT64_MAX:
-                raise SnapshotError(f"tensor {name!r} has shape {_short(shape)}, too large for an array")
+                raise SnapshotError(f"tensor {name!r} has shape {short(shape)}, too large for an array")
             if count * itemsize > max(file_size, 1) * 1032 + 64 and t.get("ref") is None:
                 raise SnapshotError(f"tensor {name!r} claims more bytes than the file could hold")
         nbytes, crc, offset, stored, ref = t["nbytes"], t["crc32"], t["offset"], t["stored"], t["ref"]
-        if not all(_is_int(v) for v in (nbytes, offset, stored)):
+        if not all(is_int(v) for v in (nbytes, offset, stored)):
             raise SnapshotError(f"tensor {name!r} has malformed size fields")
         if not isinstance(crc, bytes) or len(crc) != 4:
             raise SnapshotError(f"tensor {name!r} has a malformed checksum field")
@@ -546,9 +525,9 @@ def _validate_entries(header: dict, limits: LoadLimits, file_size: int, data_sta
             raise SnapshotError(f"tensor {name!r} has a malformed stored_crc32 field")
         if nbytes != count * itemsize:
             raise SnapshotError(f"tensor {name!r}: shape {shape} x itemsize {itemsize} = {count * itemsize} "
-                                f"bytes, but the header says {_short(nbytes)}")
+                                f"bytes, but the header says {short(nbytes)}")
         if codec not in ("raw", "zlib") or not (ref is None or ref == "base"):
-            raise SnapshotError(f"tensor {name!r} has an unknown codec {_short(codec)} or reference {_short(ref)}")
+            raise SnapshotError(f"tensor {name!r} has an unknown codec {short(codec)} or reference {short(ref)}")
         if ref == "base":
             if offset != -1 or stored != 0 or codec != "raw":
                 raise SnapshotError(f"tensor {name!r} is taken from the base but has a payload")

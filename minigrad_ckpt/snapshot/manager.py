@@ -42,8 +42,9 @@ from typing import Any
 from ..distributed.snapshot import collective as _collective
 from ..executor import Executor
 from .config import SnapshotConfig
-from .format import INT64_MAX, SnapshotError, msgpack, open_regular, read_header
+from .format import INT64_MAX, SnapshotError, msgpack, open_regular
 from .fsutil import atomic_write
+from .sections import read_header
 from .snapshot import Snapshot
 
 __all__ = ["SnapshotManager"]

@@ -42,8 +42,7 @@ def save(obj: Any, path: str | os.PathLike) -> Path:
     meta = SnapshotMetadata(iteration=0, timestamp=time.time())
     meta.tensor_count = len(tensors)
     meta.total_bytes = int(sum(a.nbytes for a in tensors.values()))
-    state = {"rng": None, "optimizer": None, "scheduler": None, "tape": None,
-             "objects": {_KEY: {"type": "tree", "state": tree}}}
+    state = {"objects": {_KEY: {"type": "tree", "state": tree}}}  # no other section
     return Snapshot(meta, tensors, state, SnapshotConfig()).save(path)
 
 

@@ -44,7 +44,7 @@ class Snapshot:
                  config: SnapshotConfig | None = None) -> None:
         self.metadata = metadata
         self._tensors = tensors            # name -> array (host or device); tape arrays included
-        self.state = state                 # rng, optimizer, scheduler, tape (plain data)
+        self.state = state                 # section key -> plain data (.sections.SECTIONS)
         self.config = config or SnapshotConfig()
         self.path: Path | None = None
         self.base: Snapshot | None = None

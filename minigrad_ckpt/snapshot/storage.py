@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..backend import host_numpy, to_host
+from . import sections as _sections
 from .config import SnapshotConfig, SnapshotMetadata
 from .format import (
     FORMAT_NAME,
@@ -28,13 +29,11 @@ from .format import (
     dtype_code,
     little_endian_contiguous,
     open_regular,
-    read_header,
     read_tensor,
-    validate_header,
     write_snapshot,
 )
 from .fsutil import atomic_write
-from .tape_codec import check_tape
+from .sections import read_header, validate_header
 
 __all__ = ["save", "load", "all_entries"]
 
@@ -130,14 +129,13 @@ def _header(snap: Any) -> dict[str, Any]:
     if snap.config.incremental and snap.base is not None:
         base = {"file": snap.base.path.name, "checksum": snap.base.metadata.checksum}
     m = snap.metadata
-    header = {
-        "format": FORMAT_NAME, "version": FORMAT_VERSION, "iteration": m.iteration, "timestamp": m.timestamp,
-        "custom": dict(sorted(m.custom.items())), "rng": snap.state.get("rng"),
-        "optimizer": snap.state.get("optimizer"), "scheduler": snap.state.get("scheduler"),
-        "tape": snap.state.get("tape"), "base": base, "tensors": [], "data_bytes": 0,
-    }
-    if snap.state.get("objects") is not None:  # only with Executor.register_state objects
-        header["objects"] = snap.state["objects"]
+    header = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "iteration": m.iteration,
+              "timestamp": m.timestamp, "custom": dict(sorted(m.custom.items()))}
+    for section in _sections.SECTIONS:
+        value = snap.state.get(section.key)
+        if value is not None or not section.optional:
+            header[section.key] = value
+    header.update({"base": base, "tensors": [], "data_bytes": 0})
     return header
 
 
@@ -194,89 +192,122 @@ def load(cls: type, path: str | os.PathLike, config: SnapshotConfig) -> Any:
     """
     if not isinstance(path, (str, os.PathLike)):
         raise SnapshotError(f"a snapshot path must be a str or path-like, got {type(path).__name__}")
-    limits = config.limits
-    cur = Path(path)
-    seen: set[tuple[int, int]] = set()
-    found: dict[str, Any] = {}
-    order: list[str] = []
-    needed: dict[str, TensorEntry] = {}   # name -> the referring entry, still to be found further down
-    top = prev = None
-    expect_checksum = None
-    depth = 0
-    while True:
+    return _BaseChain(cls, Path(path), config).read()
+
+
+class _BaseChain:
+    """One walk down a base chain: the file being read, what it must still supply, the links so far."""
+
+    def __init__(self, cls: type, path: Path, config: SnapshotConfig) -> None:
+        self.cls, self.path, self.config = cls, path, config
+        self.seen: set[tuple[int, int]] = set()
+        self.found: dict[str, Any] = {}        # name -> array, from whichever file holds it
+        self.order: list[str] = []             # the top snapshot's tensor names, in its order
+        self.needed: dict[str, TensorEntry] = {}  # name -> the referring entry, still to be found further down
+        self.top: Any = None
+        self.prev: Any = None
+        self.expect_checksum: str | None = None
+
+    def read(self) -> Any:
+        cur: Path | None = self.path
+        depth = 0
+        while cur is not None:
+            header, by_name, size = self._read_file(cur)
+            self._link(cur, header, by_name, size)
+            cur = self._base_of(cur, header)
+            depth += cur is not None
+            if depth > self.config.limits.max_base_depth:
+                raise SnapshotError(f"the base chain of {_name(self.path)} is longer than "
+                                    f"{self.config.limits.max_base_depth} (LoadLimits.max_base_depth)")
+        top = self.top
+        top._tensors = {n: self.found[n] for n in self.order}
+        top.metadata.tensor_count = len(self.order)
+        top.metadata.total_bytes = int(sum(a.nbytes for a in top._tensors.values()))
+        return top
+
+    def _read_file(self, cur: Path) -> tuple[dict, dict[str, TensorEntry], int]:
+        """Header and payloads of one file of the chain; the tensors still needed go to ``found``."""
         try:
             f, size, ident = open_regular(cur)
         except SnapshotError as exc:
-            if top is None:
+            if self.top is None:
                 raise
-            raise SnapshotError(f"{_name(prev.path)} needs its base {_name(cur)}, which is missing or cannot be "
-                                f"read ({exc})") from None
+            raise SnapshotError(f"{_name(self.prev.path)} needs its base {_name(cur)}, which is missing or cannot "
+                                f"be read ({exc})") from None
         with f:
-            if ident in seen:
-                raise SnapshotError(f"the base chain of {_name(path)} loops back to {_name(cur)}")
-            seen.add(ident)
-            header, entries, data_start = read_header(f, size, limits)
-            check_tape(header["tape"])
+            if ident in self.seen:
+                raise SnapshotError(f"the base chain of {_name(self.path)} loops back to {_name(cur)}")
+            self.seen.add(ident)
+            header, entries, data_start = read_header(f, size, self.config.limits)
+            for section in _sections.SECTIONS:
+                section.on_load(header.get(section.key))
             check_padding(f, entries, data_start)
             by_name = {e.name: e for e in entries}
-            if top is None:
-                wanted = entries
-                order = [e.name for e in entries]
-            else:
-                wanted = []
-                for name, ref in needed.items():
-                    e = by_name.get(name)
-                    if e is None or (e.dtype, e.shape, e.crc32) != (ref.dtype, ref.shape, ref.crc32):
-                        raise SnapshotError(f"tensor {name!r} should come from the base {_name(cur)}, which does "
-                                            f"not hold it")
-                    wanted.append(e)
-            needed = {e.name: e for e in wanted if e.ref == "base"}
-            keep = {e.name for e in wanted}
-            # With verification every payload of every file in the chain is checked (so a
-            # chain that loads is intact throughout); payloads not needed are read and dropped.
-            worker = CrcWorker() if config.verify_checksum else None
-            try:
-                for e in entries if worker is not None else wanted:
-                    if e.ref is None:
-                        arr = read_tensor(f, e, data_start, worker)
-                        if e.name in keep:
-                            found[e.name] = arr
-            finally:
-                crcs = worker.finish() if worker is not None else None
-            if crcs is not None:
-                check_crcs(entries, crcs)
+            wanted = self._wanted(cur, entries, by_name)
+            self.needed = {e.name: e for e in wanted if e.ref == "base"}
+            self._read_payloads(f, entries, wanted, data_start)
+        return header, by_name, size
+
+    def _wanted(self, cur: Path, entries: list[TensorEntry], by_name: dict[str, TensorEntry]) -> list[TensorEntry]:
+        """The entries of this file the loaded snapshot takes: all of the top file's; of a
+        base, those the file above refers to (which must match what it recorded)."""
+        if self.top is None:
+            self.order = [e.name for e in entries]
+            return entries
+        wanted = []
+        for name, ref in self.needed.items():
+            e = by_name.get(name)
+            if e is None or (e.dtype, e.shape, e.crc32) != (ref.dtype, ref.shape, ref.crc32):
+                raise SnapshotError(f"tensor {name!r} should come from the base {_name(cur)}, which does not hold it")
+            wanted.append(e)
+        return wanted
+
+    def _read_payloads(self, f: Any, entries: list[TensorEntry], wanted: list[TensorEntry],
+                       data_start: int) -> None:
+        # With verification every payload of every file in the chain is checked (so a
+        # chain that loads is intact throughout); payloads not needed are read and dropped.
+        keep = {e.name for e in wanted}
+        worker = CrcWorker() if self.config.verify_checksum else None
+        try:
+            for e in entries if worker is not None else wanted:
+                if e.ref is None:
+                    arr = read_tensor(f, e, data_start, worker)
+                    if e.name in keep:
+                        self.found[e.name] = arr
+        finally:
+            crcs = worker.finish() if worker is not None else None
+        if crcs is not None:
+            check_crcs(entries, crcs)
+
+    def _link(self, cur: Path, header: dict, by_name: dict[str, TensorEntry], size: int) -> None:
+        """The snapshot (or, for a base, the record) of this file, hung below the previous one."""
         meta = _metadata_from_header(header, by_name)
         meta.checksum = f"crc32:{header['_header_crc32']:08x}"
-        if expect_checksum is not None and meta.checksum != expect_checksum:
-            raise SnapshotError(f"{_name(prev.path)}: its base {_name(cur)} has changed since (checksum "
-                                f"{meta.checksum} != {expect_checksum})")
-        state = {k: header.get(k) for k in ("rng", "optimizer", "scheduler", "tape", "objects")}
-        snap = cls(meta, found if top is None else {}, state, config)
+        if self.expect_checksum is not None and meta.checksum != self.expect_checksum:
+            raise SnapshotError(f"{_name(self.prev.path)}: its base {_name(cur)} has changed since (checksum "
+                                f"{meta.checksum} != {self.expect_checksum})")
+        state = {s.key: header.get(s.key) for s in _sections.SECTIONS}
+        snap = self.cls(meta, self.found if self.top is None else {}, state, self.config)
         snap.path, snap._file_size, snap._entries = _real(cur), size, by_name
-        if top is None:
-            top = snap
+        if self.top is None:
+            self.top = snap
         else:
             snap._complete = False
-            prev.base = snap
-        prev = snap
+            self.prev.base = snap
+        self.prev = snap
+
+    def _base_of(self, cur: Path, header: dict) -> Path | None:
+        """The next file down the chain (its checksum is expected next), or None at the end."""
         base_info = header["base"]
         if base_info is None:
-            if needed:
+            if self.needed:
                 raise SnapshotError(f"{_name(cur)} takes tensors from a base snapshot but does not name one")
-            break
+            return None
         name = base_info["file"]
         if not name or name in (".", "..") or "/" in name or "\x00" in name or (os.altsep and os.altsep in name):
             raise SnapshotError(f"{_name(cur)}: the base file name {name[:100]!r} is not a plain file name")
-        depth += 1
-        if depth > limits.max_base_depth:
-            raise SnapshotError(f"the base chain of {_name(path)} is longer than {limits.max_base_depth} "
-                                f"(LoadLimits.max_base_depth)")
-        expect_checksum = base_info["checksum"]
-        cur = cur.parent / name
-    top._tensors = {n: found[n] for n in order}
-    top.metadata.tensor_count = len(order)
-    top.metadata.total_bytes = int(sum(a.nbytes for a in top._tensors.values()))
-    return top
+        self.expect_checksum = base_info["checksum"]
+        return cur.parent / name
 
 
 def _name(path: Any) -> str:

@@ -1,0 +1,300 @@
+"""The sections of a snapshot: the training state beside the tensors, in one table.
+
+A snapshot's header holds, besides its fixed fields (format, iteration, the
+tensor table, ...), one field per *section* of executor state: ``rng``,
+``optimizer``, ``scheduler``, ``tape`` and ``objects`` (what
+``Executor.register_state`` holds: data loaders, counters).  Each section is
+one small class below, with everything that touches its field side by side:
+
+============  =================================================================
+``capture``   the executor's state as plain data (arrays it needs go into ``arrays``)
+``check``     the reader's check of the field's shape, before anything uses it
+``on_load``   a deeper check ``Snapshot.load`` makes (the tape's ops exist)
+``describe``  its line in ``minigrad-ckpt snapshot inspect`` (or None)
+``build``     ``restore_into``'s first phase: the validated new state; ``ex`` is untouched
+``install``   its second phase: put that state in (nothing left to fail on the file)
+``attach``    ``Snapshot.restore``: a fresh executor keeps the state (``ex.restored_*``)
+============  =================================================================
+
+Capture, the header writer and reader, ``inspect`` and both restores walk
+:data:`SECTIONS`, so adding a section is adding a class here.  A section that
+older files lack is ``optional``: absent from a header it reads as None, and
+it is written only when it holds something, so older files still load and
+files without it are unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from .. import random as _random
+from ..backend import cpu
+from ..executor import Executor
+from ..tensor import Tensor
+from . import format as _format
+from .format import UINT64_MAX, LoadLimits, SnapshotError, TensorEntry, is_int, short
+from .tape_codec import check_tape, decode_tape, encode_tape
+
+__all__ = ["Section", "SECTIONS", "Restoring", "read_header", "validate_header"]
+
+
+@dataclass
+class Restoring:
+    """What a section's ``build``/``attach`` may read besides its own field."""
+
+    tensors: dict[str, Any]                                  # the snapshot's arrays by name
+    users: dict[str, Tensor] = field(default_factory=dict)   # restore_into: the user tensors it installs
+
+
+class Section:
+    """One field of the header and the executor state it holds (see the module docstring)."""
+
+    key: str = ""
+    optional = False     # absent from older files (read as None) and written only when not None
+    may_refuse = False   # install can fail (user code): it runs first and undoes itself on failure
+
+    def capture(self, ex: Executor, config: Any, arrays: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
+    def check(self, value: Any) -> None:
+        """Raise SnapshotError unless ``value`` (from a file) has this field's shape."""
+
+    def on_load(self, value: Any) -> None:
+        """A deeper check of a loaded field (raises SnapshotError)."""
+
+    def describe(self, value: Any) -> str | None:
+        return None
+
+    def build(self, ex: Executor, value: Any, ctx: Restoring) -> Any:
+        """The state to install into ``ex``, checked; None: nothing to install."""
+        return None
+
+    def install(self, ex: Executor, built: Any) -> None:
+        """Put ``built`` (from :meth:`build`, not None) into ``ex``."""
+
+    def attach(self, ex: Executor, value: Any, ctx: Restoring) -> None:
+        """Keep ``value`` on a new executor made by ``Snapshot.restore``."""
+
+
+class RngSection(Section):
+    """The engine generator: ``{"seed": int, "counter": int}``, both in [0, 2**64)."""
+
+    key = "rng"
+
+    def capture(self, ex: Executor, config: Any, arrays: dict[str, Any]) -> Any:
+        return _random.get_rng_state()
+
+    def check(self, value: Any) -> None:
+        if value is None:
+            return
+        if not (isinstance(value, dict) and set(value) == {"seed", "counter"}
+                and all(is_int(v) and 0 <= v <= UINT64_MAX for v in value.values())):
+            raise SnapshotError(f"the RNG state {short(value)} is malformed (want {{'seed': int, 'counter': int}}, "
+                                f"both in [0, 2**64))")
+
+    def describe(self, value: Any) -> str | None:
+        return f"{{'seed': {value['seed']}, 'counter': {value['counter']}}}"
+
+    def build(self, ex: Executor, value: Any, ctx: Restoring) -> Any:
+        self.check(value)  # the reader's rule again: a snapshot built in memory was never read
+        return None if value is None else {"seed": value["seed"], "counter": value["counter"]}
+
+    def install(self, ex: Executor, built: Any) -> None:
+        _random.set_rng_state(built)
+
+    def attach(self, ex: Executor, value: Any, ctx: Restoring) -> None:
+        ex.restored_rng_state = value
+
+
+class OptimizerSection(Section):
+    """The optimizer's plain data (type, groups, step counts); its moments are tensors
+    named ``optimizer.state.<param>.<key>`` (the codec is ``Executor.optimizer_state``)."""
+
+    key = "optimizer"
+
+    def capture(self, ex: Executor, config: Any, arrays: dict[str, Any]) -> Any:
+        return ex.optimizer_state()
+
+    def check(self, value: Any) -> None:
+        if value is not None and not (isinstance(value, dict) and isinstance(value.get("type"), str)
+                                      and isinstance(value.get("param_groups"), list)
+                                      and all(isinstance(g, dict) for g in value["param_groups"])
+                                      and isinstance(value.get("scalars"), dict)):
+            raise SnapshotError("the header's optimizer state is malformed")
+
+    def describe(self, value: Any) -> str | None:
+        return value["type"]
+
+    def build(self, ex: Executor, value: Any, ctx: Restoring) -> Any:
+        if ex.optimizer is None:
+            return None
+        if value is None:
+            raise SnapshotError("the executor has an optimizer but the snapshot holds no optimizer state")
+        try:
+            return ex.optimizer_state_dict_from(value, ctx.tensors)
+        except ValueError as exc:
+            raise SnapshotError(f"the snapshot's optimizer state does not fit: {exc}") from None
+
+    def install(self, ex: Executor, built: Any) -> None:
+        ex.optimizer.load_state_dict(built)
+
+    def attach(self, ex: Executor, value: Any, ctx: Restoring) -> None:
+        ex.restored_optimizer_state = value
+
+
+class SchedulerSection(Section):
+    """The learning-rate scheduler's fields: ``{"type": class name, "state": {...}}``."""
+
+    key = "scheduler"
+
+    def capture(self, ex: Executor, config: Any, arrays: dict[str, Any]) -> Any:
+        return ex.scheduler_state()
+
+    def check(self, value: Any) -> None:
+        if value is not None and not (isinstance(value, dict) and isinstance(value.get("type"), str)
+                                      and isinstance(value.get("state"), dict)):
+            raise SnapshotError("the header's scheduler state is malformed")
+
+    def build(self, ex: Executor, value: Any, ctx: Restoring) -> Any:
+        if ex.scheduler is None or value is None:
+            return None
+        try:
+            return ex.scheduler_state_from(value)
+        except ValueError as exc:
+            raise SnapshotError(f"the snapshot's scheduler state does not fit: {exc}") from None
+
+    def install(self, ex: Executor, built: Any) -> None:
+        ex.scheduler.load_state_dict(built)
+
+    def attach(self, ex: Executor, value: Any, ctx: Restoring) -> None:
+        ex.restored_scheduler_state = value
+
+
+class TapeSection(Section):
+    """The recorded forward tape (``SnapshotConfig.include_tape``); its saved arrays are
+    tensors named ``__tape__/<n>``."""
+
+    key = "tape"
+
+    def capture(self, ex: Executor, config: Any, arrays: dict[str, Any]) -> Any:
+        if not config.include_tape:
+            return None
+        if ex.tape is None:
+            raise SnapshotError("include_tape is set but the executor has no recorded tape "
+                                "(call Executor.record(output) after the forward pass)")
+        leaf_names = {id(t): n for n, t in ex.live_tensors().items()}
+        tape, tape_arrays = encode_tape(ex.tape, leaf_names)
+        arrays.update(tape_arrays)
+        return tape
+
+    def check(self, value: Any) -> None:
+        if value is not None and not (isinstance(value, dict) and isinstance(value.get("nodes"), list)
+                                      and isinstance(value.get("output"), str)):
+            raise SnapshotError("the header's tape is malformed")
+
+    def on_load(self, value: Any) -> None:
+        check_tape(value)
+
+    def describe(self, value: Any) -> str | None:
+        return f"{len(value['nodes'])} nodes"
+
+    def build(self, ex: Executor, value: Any, ctx: Restoring) -> Any:
+        if value is None:
+            return None
+        leaves = ex.live_tensors()
+        leaves.update(ctx.users)  # the tape's user-tensor leaves are the ones restore_into installs
+        device = next(iter(leaves.values())).device if leaves else cpu
+        return _decode(value, ctx.tensors, leaves, device)
+
+    def install(self, ex: Executor, built: Any) -> None:
+        ex.tape = built
+
+    def attach(self, ex: Executor, value: Any, ctx: Restoring) -> None:
+        if value is None:
+            return
+        leaves = dict(ex._tensors)
+        for t in leaves.values():
+            if t.dtype.kind == "f":
+                t.requires_grad_()
+        ex.tape = _decode(value, ctx.tensors, leaves, cpu)
+
+
+class ObjectsSection(Section):
+    """``Executor.register_state`` objects: ``{name: {"type": class name, "state": plain data}}``."""
+
+    key = "objects"
+    optional = True      # present only when objects are registered
+    may_refuse = True    # an object's own load_state_dict may refuse its state
+
+    def capture(self, ex: Executor, config: Any, arrays: dict[str, Any]) -> Any:
+        return ex.object_states()
+
+    def check(self, value: Any) -> None:
+        if value is not None and not (isinstance(value, dict) and all(
+                isinstance(k, str) and isinstance(v, dict) and set(v) == {"type", "state"}
+                and isinstance(v["type"], str) for k, v in value.items())):
+            raise SnapshotError("the header's registered-object states are malformed (want {name: {'type': str, "
+                                "'state': ...}})")
+
+    def build(self, ex: Executor, value: Any, ctx: Restoring) -> Any:
+        """The states for ``ex``'s registered objects, checked against their names and types."""
+        saved = {} if value is None else value
+        if not isinstance(saved, dict):
+            raise SnapshotError("the snapshot's object states are malformed")
+        out = {}
+        for name, obj in ex._objects.items():
+            entry = saved.get(name)
+            if not isinstance(entry, dict) or "state" not in entry:
+                raise SnapshotError(f"the executor has a registered object {name!r} the snapshot holds no "
+                                    f"state for (it has {sorted(map(str, saved))})"[:300])
+            if entry.get("type") != type(obj).__name__:
+                raise SnapshotError(f"registered object {name!r}: the snapshot holds a {entry.get('type')!r}, "
+                                    f"the executor a {type(obj).__name__}"[:300])
+            out[name] = entry["state"]
+        return out or None
+
+    def install(self, ex: Executor, built: Any) -> None:
+        """``load_state_dict`` on each object; if one refuses, the ones already loaded get
+        their previous state back and a SnapshotError is raised."""
+        done: list[tuple[Any, Any]] = []
+        for name, state in built.items():
+            obj = ex._objects[name]
+            before = obj.state_dict()
+            try:
+                obj.load_state_dict(state)
+            except Exception as exc:
+                for o, b in reversed(done):
+                    o.load_state_dict(b)
+                raise SnapshotError(f"registered object {name!r} refused the snapshot's state: {exc}"[:300]) from None
+            done.append((obj, before))
+
+    def attach(self, ex: Executor, value: Any, ctx: Restoring) -> None:
+        ex.restored_object_states = value
+
+
+#: Every section, in header order.
+SECTIONS: tuple[Section, ...] = (RngSection(), OptimizerSection(), SchedulerSection(), TapeSection(),
+                                 ObjectsSection())
+
+
+def _decode(tape: Any, arrays: dict[str, Any], leaves: dict[str, Tensor], device: Any) -> Tensor:
+    """``decode_tape``, with an op's own refusal of its attributes (TypeError, ValueError) as a
+    SnapshotError too: the tape comes from a file."""
+    try:
+        return decode_tape(tape, arrays, leaves, device)
+    except (TypeError, ValueError, KeyError, IndexError) as exc:
+        raise SnapshotError(f"tape: cannot rebuild it: {type(exc).__name__}: {exc}"[:300]) from None
+
+
+Header = tuple[dict, list[TensorEntry], int]
+
+
+def read_header(f: IO[bytes], file_size: int, limits: LoadLimits) -> Header:
+    """:func:`.format.read_header` with these sections' checks."""
+    return _format.read_header(f, file_size, limits, SECTIONS)
+
+
+def validate_header(header: Any, limits: LoadLimits) -> None:
+    """:func:`.format.validate_header` with these sections' checks."""
+    _format.validate_header(header, limits, SECTIONS)
