@@ -6,7 +6,15 @@ module of its own:
 =======================  ==================================================
 ``arguments``            argument normalization: tensor-likes, weak scalars,
                          ``axis=`` and ``shape=`` into static attributes
-``math``                 the public math functions (each runs one op)
+``elementwise``          arithmetic, exponentials, trigonometry, rounding
+``comparison``           comparisons and tests (no gradient)
+``reduction``            sums, means, extrema, variance, scans, ``argmax``
+``conversion``           ``astype``, ``clone``, ``to_device``
+``shape``                reshapes, transposes, joins, splits, padding
+``indexing``             ``x[index]``, its adjoint, gathers, sorting
+``diagonal``             diagonals, traces, triangles, ``eye``
+``products``             ``matmul``, ``einsum``, ``tensordot`` and friends
+``math``                 all of the eight above in one namespace
 ``einsum_subscripts``    einsum's subscript parser
 ``linalg``               ``mg.linalg``'s functions (``xp.linalg`` of the
                          differentiable namespace)

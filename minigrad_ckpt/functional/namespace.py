@@ -39,9 +39,9 @@ from ..tape import apply
 from ..tensor import Tensor
 from . import linalg  # noqa: F401  (``xp.linalg`` of the differentiable namespace)
 from .arguments import as_tensor, one_axis, shape_arg
+from .indexing import _index_array
 from .math import *  # noqa: F403  (the public math is part of the namespace)
 from .math import __all__ as _math_names
-from .math import _index_array
 from .special import (  # noqa: F401  (kernel twins: xp.digamma and friends)
     betaln,
     digamma,

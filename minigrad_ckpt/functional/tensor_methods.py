@@ -25,7 +25,7 @@ from ..tensor import Tensor
 from . import math as F
 from . import namespace
 from .arguments import _FAST_OPERANDS, operand
-from .math import _ADD, _DIV, _MOD, _MUL, _SUB
+from .elementwise import _ADD, _DIV, _MOD, _MUL, _SUB
 
 __all__ = ["METHODS", "bind"]
 

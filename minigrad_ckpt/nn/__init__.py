@@ -4,46 +4,30 @@
 initialisers; ``nn.utils`` gradient clipping and parameter vectors.
 """
 
-from . import functional, init, parallel, utils
-from .attention import MultiheadAttention, TransformerBlock
-from .containers import ModuleDict, ModuleList, Sequential
-from .layers import (
+from . import functional, init, layers, parallel, utils  # noqa: F401  (layers: all the layers in one module)
+from .activation import (
     ELU,
     GELU,
-    AdaptiveAvgPool2d,
-    AdaptiveMaxPool2d,
-    AvgPool1d,
-    AvgPool2d,
-    BatchNorm1d,
-    BatchNorm2d,
-    Conv1d,
-    Conv2d,
-    ConvTranspose2d,
-    Dropout,
-    Dropout2d,
-    Embedding,
-    Flatten,
-    GroupNorm,
     Hardtanh,
-    Identity,
-    LayerNorm,
     LeakyReLU,
-    Linear,
     LogSigmoid,
     LogSoftmax,
-    MaxPool1d,
-    MaxPool2d,
     Mish,
     PReLU,
     ReLU,
-    RMSNorm,
     Sigmoid,
     SiLU,
     Softmax,
     Softplus,
     Tanh,
-    Unflatten,
 )
+from .attention import MultiheadAttention, TransformerBlock
+from .containers import ModuleDict, ModuleList, Sequential
+from .conv import Conv1d, Conv2d, ConvTranspose2d
+from .dropout import Dropout, Dropout2d
+from .embedding import Embedding
+from .flatten import Flatten, Unflatten
+from .linear import Identity, Linear
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -57,6 +41,8 @@ from .loss import (
     SmoothL1Loss,
 )
 from .module import Module, Parameter
+from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm, RMSNorm
+from .pooling import AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell
 from .transformer import TransformerEncoder, TransformerEncoderLayer
 

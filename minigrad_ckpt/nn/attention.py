@@ -12,9 +12,12 @@ from ..functional.arguments import as_tensor
 from ..tensor import Tensor
 from . import functional as F
 from . import init
+from .activation import GELU, ReLU, SiLU
 from .containers import Sequential
-from .layers import GELU, Dropout, LayerNorm, Linear, ReLU, SiLU
+from .dropout import Dropout
+from .linear import Linear
 from .module import Module, Parameter
+from .normalization import LayerNorm
 
 __all__ = ["MultiheadAttention", "TransformerBlock"]
 

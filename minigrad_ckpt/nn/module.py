@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..backend import as_dtype, device_or_dtype
+from ..creation import zeros
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 
@@ -38,6 +39,11 @@ class Parameter(Tensor):
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
+
+
+def _empty(*shape: int, dtype: Any = None, device: Any = None) -> Parameter:
+    """A zero Parameter of ``shape``: a layer's ``reset_parameters`` fills it."""
+    return Parameter(zeros(*shape, dtype=dtype, device=device))
 
 
 class _HookHandle:

@@ -16,8 +16,7 @@ from .. import functional as mf
 from ..tensor import Tensor
 from . import functional as F
 from . import init
-from .layers import _empty
-from .module import Module
+from .module import Module, _empty
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
 

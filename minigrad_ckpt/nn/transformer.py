@@ -13,8 +13,10 @@ from ..tensor import Tensor
 from . import functional as F
 from .attention import MultiheadAttention
 from .containers import ModuleList
-from .layers import Dropout, LayerNorm, Linear
+from .dropout import Dropout
+from .linear import Linear
 from .module import Module
+from .normalization import LayerNorm
 
 __all__ = ["TransformerEncoderLayer", "TransformerEncoder"]
 

@@ -1,0 +1,91 @@
+"""Comparisons and tests: ``mg.equal``, ``mg.less``, ``mg.logical_and``, ``mg.isnan``, ...
+
+Their results are bool (or sign) tensors and carry no gradient: each runs a
+non-differentiable op of :mod:`minigrad_ckpt.ops.comparison`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ops import comparison as _cmp
+from ..tape import apply
+from ..tensor import Tensor
+from .arguments import binary
+
+__all__ = [
+    "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
+    "logical_not", "sign", "isnan", "isfinite",
+]
+
+
+_EQ, _NE, _LT = _cmp.Equal(), _cmp.NotEqual(), _cmp.Less()
+_LE, _GT, _GE = _cmp.LessEqual(), _cmp.Greater(), _cmp.GreaterEqual()
+_AND, _OR, _NOT = _cmp.LogicalAnd(), _cmp.LogicalOr(), _cmp.LogicalNot()
+_SIGN, _ISNAN, _ISFINITE = _cmp.Sign(), _cmp.IsNan(), _cmp.IsFinite()
+
+
+def equal(x: Any, y: Any) -> Tensor:
+    """``x == y`` elementwise, a bool tensor (not differentiable)."""
+    return binary(_EQ, x, y)
+
+
+def not_equal(x: Any, y: Any) -> Tensor:
+    """``x != y`` elementwise, a bool tensor (not differentiable)."""
+    return binary(_NE, x, y)
+
+
+def less(x: Any, y: Any) -> Tensor:
+    """``x < y`` elementwise, a bool tensor (not differentiable)."""
+    return binary(_LT, x, y)
+
+
+def less_equal(x: Any, y: Any) -> Tensor:
+    """``x <= y`` elementwise, a bool tensor (not differentiable)."""
+    return binary(_LE, x, y)
+
+
+def greater(x: Any, y: Any) -> Tensor:
+    """``x > y`` elementwise, a bool tensor (not differentiable)."""
+    return binary(_GT, x, y)
+
+
+def greater_equal(x: Any, y: Any) -> Tensor:
+    """``x >= y`` elementwise, a bool tensor (not differentiable)."""
+    return binary(_GE, x, y)
+
+
+def logical_and(x: Any, y: Any) -> Any:
+    """Elementwise logical and of the truth values, a bool tensor."""
+    if isinstance(x, bool) and isinstance(y, bool):
+        return x and y
+    return binary(_AND, x, y)
+
+
+def logical_or(x: Any, y: Any) -> Any:
+    """Elementwise logical or of the truth values, a bool tensor."""
+    if isinstance(x, bool) and isinstance(y, bool):
+        return x or y
+    return binary(_OR, x, y)
+
+
+def logical_not(x: Any) -> Any:
+    """Elementwise logical not of the truth values, a bool tensor."""
+    if isinstance(x, bool):
+        return not x
+    return apply(_NOT, x)
+
+
+def sign(x: Any) -> Tensor:
+    """-1, 0 or 1 (not differentiable: the result does not require grad)."""
+    return apply(_SIGN, x)
+
+
+def isnan(x: Any) -> Tensor:
+    """True where ``x`` is NaN."""
+    return apply(_ISNAN, x)
+
+
+def isfinite(x: Any) -> Tensor:
+    """True where ``x`` is neither infinite nor NaN."""
+    return apply(_ISFINITE, x)

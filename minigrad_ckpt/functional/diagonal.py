@@ -1,0 +1,85 @@
+"""Diagonals and triangles: ``mg.diagonal``, ``mg.diag``, ``mg.trace``, ``mg.tril``, ``mg.triu``,
+``mg.eye``.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+from ..backend import as_dtype, get_default_dtype, get_device
+from ..ops import shape as _sh
+from ..tape import apply
+from ..tensor import Tensor
+from .arguments import as_tensor, one_axis
+from .indexing import getitem, index_add
+from .reduction import sum  # noqa: A004  (the tensor sum)
+from .shape import moveaxis, reshape
+
+__all__ = ["eye", "diag", "diagonal", "trace", "tril", "triu"]
+
+
+def diagonal(x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
+    """The diagonal of the ``(axis1, axis2)`` planes, as the last axis (NumPy's ``diagonal``).
+
+    Built from registered ops: the plane is moved last and flattened, and the
+    diagonal is the strided slice ``offset, offset + n2 + 1, ...`` of it (whose
+    gradient is an assignment into zeros).
+    """
+    x = as_tensor(x)
+    if x.ndim < 2:
+        raise ValueError(f"diagonal: needs at least 2 dimensions, got shape {x.shape}")
+    a1, a2 = one_axis(axis1, x.ndim), one_axis(axis2, x.ndim)
+    if a1 == a2:
+        raise ValueError("diagonal: axis1 and axis2 cannot be the same")
+    offset = int(offset)
+    moved = moveaxis(x, (a1, a2), (-2, -1))
+    n1, n2 = moved.shape[-2:]
+    k = builtins.max(0, builtins.min(n1, n2 - offset) if offset >= 0 else builtins.min(n1 + offset, n2))
+    flat = reshape(moved, moved.shape[:-2] + (n1 * n2,))
+    start = offset if offset >= 0 else -offset * n2
+    sl = slice(start, start + (k - 1) * (n2 + 1) + 1, n2 + 1) if k else slice(0, 0)
+    return getitem(flat, (Ellipsis, sl))
+
+
+def diag(v: Any, k: int = 0) -> Tensor:
+    """A 1-D ``v`` placed on the ``k``-th diagonal of a square matrix, or the ``k``-th diagonal of a 2-D ``v``."""
+    v = as_tensor(v)
+    k = int(k)
+    if v.ndim == 2:
+        return diagonal(v, k)
+    if v.ndim != 1:
+        raise ValueError(f"diag: input must be 1-D or 2-D, got shape {v.shape}")
+    m = v.shape[0]
+    n = m + builtins.abs(k)
+    start = k if k >= 0 else -k * n
+    sl = slice(start, start + (m - 1) * (n + 1) + 1, n + 1) if m else slice(0, 0)
+    return reshape(index_add((n * n,), (sl,), v), (n, n))
+
+
+def trace(x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
+    """The sum along a diagonal (NumPy's ``trace``)."""
+    return sum(diagonal(x, offset, axis1, axis2), axis=-1)
+
+
+def tril(x: Any, k: int = 0) -> Tensor:
+    """Zero above the ``k``-th diagonal of the last two axes."""
+    x = as_tensor(x)
+    if x.ndim < 2:
+        raise ValueError(f"tril: needs at least 2 dimensions, got shape {x.shape}")
+    return apply(_sh.Tril(k=int(k)), x)
+
+
+def triu(x: Any, k: int = 0) -> Tensor:
+    """Zero below the ``k``-th diagonal of the last two axes."""
+    x = as_tensor(x)
+    if x.ndim < 2:
+        raise ValueError(f"triu: needs at least 2 dimensions, got shape {x.shape}")
+    return apply(_sh.Triu(k=int(k)), x)
+
+
+def eye(n: int, m: int | None = None, dtype: Any = None, device: Any = None) -> Tensor:
+    """The identity matrix (a constant)."""
+    dev = get_device(device)
+    dt = as_dtype(dtype) if dtype is not None else get_default_dtype()
+    return Tensor._wrap(dev.xp.eye(n, m, dtype=dt), None, dev)

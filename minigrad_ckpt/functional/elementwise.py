@@ -1,0 +1,298 @@
+"""Elementwise math: ``mg.add``, ``mg.exp``, ``mg.where``, ``mg.arctan2``, ...
+
+Each function runs one op of :mod:`minigrad_ckpt.ops.elementwise`; binary
+functions broadcast their operands (NumPy's rules) and take Python numbers
+as weak scalars (see :mod:`~minigrad_ckpt.functional.arguments`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..backend import host_numpy
+from ..ops import elementwise as _ew
+from ..tape import apply
+from ..tensor import Tensor
+from .arguments import as_tensor, binary, operand
+
+__all__ = [
+    "add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "negative", "exp", "log", "log1p",
+    "sqrt", "abs", "sin", "cos", "tanh", "sigmoid", "erf", "clip", "where", "tan", "sinh", "cosh", "arcsin",
+    "arccos", "arctan", "arctan2", "arcsinh", "arccosh", "arctanh", "log2", "log10", "exp2", "expm1", "hypot",
+    "logaddexp", "logaddexp2", "sinc", "square", "reciprocal", "cbrt", "floor", "ceil", "trunc", "round",
+    "around", "mod", "remainder", "fmod",
+]
+
+
+_ADD, _SUB, _MUL, _DIV, _POW = _ew.Add(), _ew.Sub(), _ew.Mul(), _ew.Div(), _ew.Pow()
+_MAXIMUM, _MINIMUM = _ew.Maximum(), _ew.Minimum()
+_NEG, _EXP, _LOG, _LOG1P = _ew.Neg(), _ew.Exp(), _ew.Log(), _ew.Log1p()
+_SQRT, _ABS, _SIN, _COS = _ew.Sqrt(), _ew.Abs(), _ew.Sin(), _ew.Cos()
+_TANH, _SIGMOID, _ERF = _ew.Tanh(), _ew.Sigmoid(), _ew.Erf()
+_CLIP, _WHERE = _ew.Clip(), _ew.Where()
+
+
+def add(x: Any, y: Any) -> Tensor:
+    """``x + y`` with broadcasting."""
+    return binary(_ADD, x, y)
+
+
+def subtract(x: Any, y: Any) -> Tensor:
+    """``x - y`` with broadcasting."""
+    return binary(_SUB, x, y)
+
+
+def multiply(x: Any, y: Any) -> Tensor:
+    """``x * y`` with broadcasting."""
+    return binary(_MUL, x, y)
+
+
+def divide(x: Any, y: Any) -> Tensor:
+    """``x / y`` with broadcasting (true division)."""
+    return binary(_DIV, x, y)
+
+
+def power(x: Any, y: Any) -> Tensor:
+    """``x ** y`` with broadcasting; see :class:`~minigrad_ckpt.ops.elementwise.Pow`."""
+    return binary(_POW, x, y)
+
+
+def maximum(x: Any, y: Any) -> Tensor:
+    """Elementwise maximum; ties split the gradient evenly."""
+    return binary(_MAXIMUM, x, y)
+
+
+def minimum(x: Any, y: Any) -> Tensor:
+    """Elementwise minimum; ties split the gradient evenly."""
+    return binary(_MINIMUM, x, y)
+
+
+def negative(x: Any) -> Tensor:
+    """``-x`` elementwise."""
+    return apply(_NEG, x)
+
+
+def exp(x: Any) -> Tensor:
+    """``e ** x`` elementwise; its gradient is its output."""
+    return apply(_EXP, x)
+
+
+def log(x: Any) -> Tensor:
+    """Natural log (``-inf`` at 0, NaN below, as NumPy, without warnings)."""
+    return apply(_LOG, x)
+
+
+def log1p(x: Any) -> Tensor:
+    """``log(1 + x)``, accurate for small ``x``."""
+    return apply(_LOG1P, x)
+
+
+def sqrt(x: Any) -> Tensor:
+    """Square root (NaN below 0, as NumPy); gradient ``1 / (2 sqrt(x))``, infinite at 0."""
+    return apply(_SQRT, x)
+
+
+def abs(x: Any) -> Tensor:  # noqa: A001 - NumPy's name
+    """Absolute value; gradient ``sign(x)`` (0 at 0)."""
+    return apply(_ABS, x)
+
+
+def sin(x: Any) -> Tensor:
+    """Sine (radians); gradient ``cos(x)``."""
+    return apply(_SIN, x)
+
+
+def cos(x: Any) -> Tensor:
+    """Cosine (radians); gradient ``-sin(x)``."""
+    return apply(_COS, x)
+
+
+def tanh(x: Any) -> Tensor:
+    """Hyperbolic tangent; gradient ``1 - tanh(x)**2`` from the saved output."""
+    return apply(_TANH, x)
+
+
+def sigmoid(x: Any) -> Tensor:
+    """``1 / (1 + exp(-x))`` without overflow."""
+    return apply(_SIGMOID, x)
+
+
+def erf(x: Any) -> Tensor:
+    """The error function ``2/sqrt(pi) * integral_0^x exp(-t^2) dt``."""
+    return apply(_ERF, x)
+
+
+def clip(x: Any, a_min: Any = None, a_max: Any = None) -> Tensor:
+    """Limit values to ``[a_min, a_max]`` (either may be None, a scalar or a tensor)."""
+    x = as_tensor(x)
+    lo = None if a_min is None else operand(a_min, x)
+    hi = None if a_max is None else operand(a_max, x)
+    return apply(_CLIP, x, lo, hi)
+
+
+def where(condition: Any, x: Any, y: Any) -> Tensor:
+    """``x`` where ``condition`` is true, else ``y``.
+
+    The gradient of the branch that was not selected is exactly zero at each
+    element, and ops with a singular derivative turn a zero upstream gradient
+    into a zero gradient -- so ``where(x > 0, sqrt(x), 0)`` has no NaN at 0.
+    """
+    like = next((v for v in (condition, x, y) if isinstance(v, Tensor)), None)
+    cond = as_tensor(condition, like)
+    if cond.dtype != host_numpy.bool_:
+        cond = cond != 0
+    return apply(_WHERE, cond, operand(x, cond), operand(y, cond))
+
+
+_TAN, _SINH, _COSH = _ew.Tan(), _ew.Sinh(), _ew.Cosh()
+_ARCSIN, _ARCCOS, _ARCTAN = _ew.Arcsin(), _ew.Arccos(), _ew.Arctan()
+_ARCSINH, _ARCCOSH, _ARCTANH = _ew.Arcsinh(), _ew.Arccosh(), _ew.Arctanh()
+_LOG2, _LOG10, _EXP2, _EXPM1 = _ew.Log2(), _ew.Log10(), _ew.Exp2(), _ew.Expm1()
+_SINC, _SQUARE, _RECIPROCAL, _CBRT = _ew.Sinc(), _ew.Square(), _ew.Reciprocal(), _ew.Cbrt()
+_FLOOR, _CEIL, _TRUNC = _ew.Floor(), _ew.Ceil(), _ew.Trunc()
+_ARCTAN2, _HYPOT = _ew.Arctan2(), _ew.Hypot()
+_LOGADDEXP, _LOGADDEXP2 = _ew.LogAddExp(), _ew.LogAddExp2()
+_MOD, _FMOD = _ew.Mod(), _ew.Fmod()
+
+
+def tan(x: Any) -> Tensor:
+    """Tangent; poles at ``pi/2 + k pi``."""
+    return apply(_TAN, x)
+
+
+def sinh(x: Any) -> Tensor:
+    """Hyperbolic sine; gradient ``cosh(x)``."""
+    return apply(_SINH, x)
+
+
+def cosh(x: Any) -> Tensor:
+    """Hyperbolic cosine; gradient ``sinh(x)``."""
+    return apply(_COSH, x)
+
+
+def arcsin(x: Any) -> Tensor:
+    """Inverse sine on ``[-1, 1]`` (NaN outside); the derivative is infinite at ``+-1``."""
+    return apply(_ARCSIN, x)
+
+
+def arccos(x: Any) -> Tensor:
+    """Inverse cosine on ``[-1, 1]`` (NaN outside); the derivative is infinite at ``+-1``."""
+    return apply(_ARCCOS, x)
+
+
+def arctan(x: Any) -> Tensor:
+    """Inverse tangent; gradient ``1 / (1 + x**2)``."""
+    return apply(_ARCTAN, x)
+
+
+def arctan2(x1: Any, x2: Any) -> Tensor:
+    """The angle of the point ``(x2, x1)``, NumPy's ``arctan2(y, x)``; gradient 0 at the origin."""
+    return binary(_ARCTAN2, x1, x2)
+
+
+def arcsinh(x: Any) -> Tensor:
+    """Inverse hyperbolic sine; gradient ``1 / sqrt(x**2 + 1)``."""
+    return apply(_ARCSINH, x)
+
+
+def arccosh(x: Any) -> Tensor:
+    """Inverse hyperbolic cosine on ``[1, inf)``; the derivative is infinite at 1."""
+    return apply(_ARCCOSH, x)
+
+
+def arctanh(x: Any) -> Tensor:
+    """Inverse hyperbolic tangent on ``(-1, 1)``; ``+-inf`` at ``+-1``."""
+    return apply(_ARCTANH, x)
+
+
+def log2(x: Any) -> Tensor:
+    """Base-2 logarithm (``-inf`` at 0, NaN below)."""
+    return apply(_LOG2, x)
+
+
+def log10(x: Any) -> Tensor:
+    """Base-10 logarithm (``-inf`` at 0, NaN below)."""
+    return apply(_LOG10, x)
+
+
+def exp2(x: Any) -> Tensor:
+    """``2 ** x``."""
+    return apply(_EXP2, x)
+
+
+def expm1(x: Any) -> Tensor:
+    """``exp(x) - 1``, accurate for small ``x``."""
+    return apply(_EXPM1, x)
+
+
+def hypot(x1: Any, x2: Any) -> Tensor:
+    """``sqrt(x1**2 + x2**2)`` without overflow; gradient 0 at the origin (a kink)."""
+    return binary(_HYPOT, x1, x2)
+
+
+def logaddexp(x1: Any, x2: Any) -> Tensor:
+    """``log(exp(x1) + exp(x2))`` without overflow."""
+    return binary(_LOGADDEXP, x1, x2)
+
+
+def logaddexp2(x1: Any, x2: Any) -> Tensor:
+    """``log2(2**x1 + 2**x2)`` without overflow."""
+    return binary(_LOGADDEXP2, x1, x2)
+
+
+def sinc(x: Any) -> Tensor:
+    """The normalized sinc ``sin(pi x) / (pi x)``, 1 at 0 (NumPy's ``sinc``)."""
+    return apply(_SINC, x)
+
+
+def square(x: Any) -> Tensor:
+    """``x * x``."""
+    return apply(_SQUARE, x)
+
+
+def reciprocal(x: Any) -> Tensor:
+    """``1 / x`` (``inf`` at 0)."""
+    return apply(_RECIPROCAL, x)
+
+
+def cbrt(x: Any) -> Tensor:
+    """The real cube root; the derivative is infinite at 0."""
+    return apply(_CBRT, x)
+
+
+def floor(x: Any) -> Tensor:
+    """The largest integer ``<= x``; gradient 0 (a step function)."""
+    return apply(_FLOOR, x)
+
+
+def ceil(x: Any) -> Tensor:
+    """The smallest integer ``>= x``; gradient 0 (a step function)."""
+    return apply(_CEIL, x)
+
+
+def trunc(x: Any) -> Tensor:
+    """``x`` rounded towards 0; gradient 0 (a step function)."""
+    return apply(_TRUNC, x)
+
+
+def round(x: Any, decimals: int = 0) -> Tensor:  # noqa: A001 - NumPy's name
+    """Round half to even to ``decimals`` places (NumPy's ``round``); gradient 0."""
+    if not isinstance(decimals, (int, host_numpy.integer)) or isinstance(decimals, bool):
+        raise TypeError(f"round: decimals must be an int, got {decimals!r}")
+    return apply(_ew.Round(decimals=int(decimals)), x)
+
+
+around = round
+
+
+def mod(x1: Any, x2: Any) -> Tensor:
+    """``x1 mod x2`` with the sign of ``x2`` (Python's ``%``); ``d/dx2 = -floor(x1 / x2)``."""
+    return binary(_MOD, x1, x2)
+
+
+remainder = mod
+
+
+def fmod(x1: Any, x2: Any) -> Tensor:
+    """``x1 mod x2`` with the sign of ``x1`` (C's ``fmod``); ``d/dx2 = -trunc(x1 / x2)``."""
+    return binary(_FMOD, x1, x2)

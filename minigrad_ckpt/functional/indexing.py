@@ -1,0 +1,152 @@
+"""Indexing, gathering and sorting: ``x[index]``, ``mg.index_add``, ``mg.take``,
+``mg.take_along_axis``, ``mg.sort``, ``mg.argsort``.
+
+The ops (:mod:`minigrad_ckpt.ops.indexing`) save index arrays for backward,
+so an index tensor's version is watched: changing it in place before
+backward is an error, not a wrong gradient.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..backend import host_numpy
+from ..ops import comparison as _cmp
+from ..ops import indexing as _ix
+from ..tape import apply, watch_versions
+from ..tensor import Tensor, normalize_index
+from .arguments import as_tensor, broadcast_shapes, one_axis, shape_arg
+from .shape import broadcast_to, ravel, reshape
+
+__all__ = ["getitem", "index_add", "take", "sort", "argsort", "take_along_axis"]
+
+
+def getitem(x: Any, index: Any) -> Tensor:
+    """``x[index]``: basic, integer-array and boolean indexing, as NumPy."""
+    x = as_tensor(x)
+    idx = normalize_index(index, x)
+    out = apply(_ix.GetItem(index=idx, in_shape=x.shape), x)
+    if out._node is not None:  # the op holds index tensors' arrays: watch them (host arrays were copied)
+        watch_versions(out, _index_tensors(index))
+    return out
+
+
+def _index_tensors(index: Any) -> list[Tensor]:
+    return [it for it in (index if type(index) is tuple else (index,)) if isinstance(it, Tensor)]
+
+
+def index_add(shape: Any, index: Any, values: Any, unique: bool = False) -> Tensor:
+    """Zeros of ``shape`` with ``values`` accumulated at ``index`` (indexing's adjoint).
+
+    ``unique`` mirrors the array backend's hint (no position repeats); the
+    accumulation recorded here is exact either way, so it is not needed.
+    """
+    del unique
+    values = as_tensor(values)
+    shape = shape_arg(shape)
+    watched = _index_tensors(index)
+    if not isinstance(index, tuple) or watched:
+        probe = Tensor._wrap(values.device.xp.empty(shape, dtype=values.dtype), None, values.device)
+        index = normalize_index(index, probe)
+    return watch_versions(apply(_ix.IndexAdd(shape=shape, index=index), values), watched)
+
+
+def take(x: Any, indices: Any, axis: int | None = None) -> Tensor:
+    """Elements of ``x`` at integer ``indices`` along ``axis`` (flattened for None)."""
+    x = as_tensor(x)
+    if axis is None:
+        return getitem(reshape(x, (-1,)), (indices,))
+    ax = one_axis(axis, x.ndim)
+    return getitem(x, (slice(None),) * ax + (indices,))
+
+
+_SORT_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
+
+
+def _sort_axis(name: str, x: Tensor, axis: Any, kind: Any, order: Any) -> tuple[Tensor, int]:
+    if order is not None:
+        raise TypeError(f"{name}: order= is for structured arrays, which are not supported")
+    if kind not in _SORT_KINDS:
+        raise ValueError(f"{name}: kind must be one of {_SORT_KINDS}, got {kind!r}")
+    if axis is None:
+        return ravel(x), 0
+    if x.ndim == 0:
+        raise ValueError(f"{name}: a 0-d tensor has no axis to sort along (use axis=None)")
+    return x, one_axis(axis, x.ndim)
+
+
+def sort(x: Any, axis: int | None = -1, kind: str | None = None, order: Any = None) -> Tensor:
+    """A sorted copy along ``axis`` (flattened for None); the gradient follows the permutation.
+
+    The sort is always stable (``kind`` is accepted for NumPy compatibility:
+    every kind gives the same values); tied elements keep their order, so each
+    gets the gradient of the slot it was sorted into.
+    """
+    x, ax = _sort_axis("sort", as_tensor(x), axis, kind, order)
+    return apply(_ix.Sort(axis=ax), x)
+
+
+def argsort(x: Any, axis: int | None = -1, kind: str | None = None, order: Any = None) -> Tensor:
+    """Indices that sort along ``axis`` (stable), an int64 tensor (not differentiable)."""
+    x, ax = _sort_axis("argsort", as_tensor(x), axis, kind, order)
+    return apply(_cmp.ArgSort(axis=ax), x)
+
+
+def _index_array(name: str, indices: Any, like: Tensor) -> Tensor:
+    """Integer indices as a tensor on ``like``'s device (never requiring grad)."""
+    if isinstance(indices, Tensor):
+        idx = indices.detach()
+    elif isinstance(indices, like.device.xp.array_type) and like.device.xp.name != "numpy":
+        idx = Tensor._wrap(indices, None, like.device)
+    else:
+        arr = host_numpy.asarray(indices)
+        if arr.size == 0 and arr.dtype.kind not in "iu":
+            arr = arr.astype(host_numpy.int64)
+        idx = Tensor._wrap(like.device.xp.asarray(arr), None, like.device)
+    if idx.device is not like.device:
+        raise RuntimeError(f"{name}: indices are on {idx.device}, the tensor is on {like.device}")
+    if idx.dtype.kind not in "iu":
+        raise IndexError(f"{name}: indices must be integers, got {idx.dtype}")
+    return idx
+
+
+def take_along_axis(arr: Any, indices: Any, axis: int | None = -1) -> Tensor:
+    """``arr`` gathered at ``indices`` along ``axis`` (NumPy's ``take_along_axis``).
+
+    ``indices`` has ``arr``'s rank and broadcasts against it on the other axes;
+    negative indices count from the end; out-of-range ones raise ``IndexError``.
+    The gradient scatters back, accumulating repeated indices.
+    """
+    arr = as_tensor(arr)
+    idx = _index_array("take_along_axis", indices, arr)
+    if axis is None:
+        if idx.ndim != 1:
+            raise ValueError("take_along_axis: with axis=None, indices must be 1-D")
+        arr, ax = ravel(arr), 0
+    else:
+        ax = one_axis(axis, arr.ndim)
+    if idx.ndim != arr.ndim:
+        raise ValueError(f"take_along_axis: indices of rank {idx.ndim} for a tensor of rank {arr.ndim}")
+    others = broadcast_shapes("take_along_axis",
+                               tuple(1 if i == ax else n for i, n in enumerate(arr.shape)),
+                               tuple(1 if i == ax else n for i, n in enumerate(idx.shape)))
+    n = arr.shape[ax]
+    xp = arr.device.xp
+    data = idx.data
+    if data.size:
+        lo, hi = xp.scalar(xp.min(data)), xp.scalar(xp.max(data))
+        if lo < -n or hi >= n:
+            raise IndexError(f"take_along_axis: index {lo if lo < -n else hi} is out of bounds "
+                             f"for axis {ax} with size {n}")
+        if lo < 0:
+            data = xp.where(data < 0, data + n, data)
+    a_shape = tuple(n if i == ax else s for i, s in enumerate(others))
+    i_shape = tuple(idx.shape[ax] if i == ax else s for i, s in enumerate(others))
+    if arr.shape != a_shape:
+        arr = broadcast_to(arr, a_shape)
+    if tuple(data.shape) != i_shape:
+        data = xp.ascontiguousarray(xp.broadcast_to(data, i_shape))
+    # The op saves the indices: when they are still the caller's array, pass the caller's tensor
+    # (its version box), so an in-place change before backward is caught.
+    indices_t = idx if data is idx.data else Tensor._wrap(data, None, arr.device)
+    return apply(_ix.TakeAlongAxis(axis=ax, in_shape=a_shape), arr, indices_t)

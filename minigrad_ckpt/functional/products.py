@@ -1,0 +1,156 @@
+"""Matrix and tensor products: ``mg.matmul``, ``mg.einsum``, ``mg.tensordot``, ``mg.dot``,
+``mg.inner``, ``mg.outer``, ``mg.kron``, ``mg.cross``.
+
+``matmul`` and ``einsum`` are ops of their own
+(:mod:`minigrad_ckpt.ops.linalg`); the others are compositions of
+transposes, reshapes and one matrix product (or a broadcast product).
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+from ..backend import host_numpy
+from ..ops import linalg as _la
+from ..tape import apply
+from ..tensor import Tensor
+from .arguments import as_tensor, broadcast_shapes, one_axis
+from .einsum_subscripts import explicit_einsum
+from .elementwise import multiply
+from .shape import moveaxis, reshape, stack, transpose
+
+__all__ = ["matmul", "einsum", "tensordot", "dot", "inner", "outer", "kron", "cross"]
+
+
+_MATMUL = _la.MatMul()
+
+
+def matmul(x: Any, y: Any) -> Tensor:
+    """Matrix product with NumPy's rules (1-D promotion, batch broadcasting)."""
+    x = as_tensor(x, y if isinstance(y, Tensor) else None)
+    y = as_tensor(y, x)
+    if x.ndim == 0 or y.ndim == 0:
+        raise ValueError(f"matmul: operands must not be 0-d (got shapes {x.shape} and {y.shape})")
+    k1 = x.shape[-1]
+    k2 = y.shape[0] if y.ndim == 1 else y.shape[-2]
+    if k1 != k2:
+        raise ValueError(
+            f"matmul: shapes {x.shape} and {y.shape} are not aligned: "
+            f"{k1} (last axis of the first) != {k2} ({'only' if y.ndim == 1 else 'second-to-last'} "
+            f"axis of the second)"
+        )
+    if x.ndim > 2 and y.ndim > 2:
+        broadcast_shapes("matmul", x.shape[:-2], y.shape[:-2])
+    return apply(_MATMUL, x, y)
+
+
+def einsum(subscripts: str, *operands: Any) -> Tensor:
+    """Einstein summation, e.g. ``einsum("bij,bjk->bik", a, b)``.
+
+    Implicit output (no ``->``) and ``...`` are supported, as in NumPy.
+    """
+    like = next((o for o in operands if isinstance(o, Tensor)), None)
+    ts = [as_tensor(o, like) for o in operands]
+    explicit = explicit_einsum(subscripts, [t.shape for t in ts])
+    return apply(_la.Einsum(subscripts=explicit), *ts)
+
+
+def _pair(a: Any, b: Any) -> tuple[Tensor, Tensor]:
+    a = as_tensor(a, b if isinstance(b, Tensor) else None)
+    return a, as_tensor(b, a)
+
+
+def tensordot(a: Any, b: Any, axes: Any = 2) -> Tensor:
+    """Sum products over ``axes`` (an int N: the last N of ``a`` with the first N of ``b``;
+    or two sequences of axes), as NumPy: transposes and one matrix product."""
+    a, b = _pair(a, b)
+    if isinstance(axes, (int, host_numpy.integer)):
+        n = int(axes)
+        if n < 0 or n > builtins.min(a.ndim, b.ndim):
+            raise ValueError(f"tensordot: axes={n} does not fit shapes {a.shape} and {b.shape}")
+        ax_a, ax_b = tuple(range(a.ndim - n, a.ndim)), tuple(range(n))
+    else:
+        ax_a, ax_b = axes
+        ax_a = (ax_a,) if isinstance(ax_a, (int, host_numpy.integer)) else tuple(ax_a)
+        ax_b = (ax_b,) if isinstance(ax_b, (int, host_numpy.integer)) else tuple(ax_b)
+        if len(ax_a) != len(ax_b):
+            raise ValueError("tensordot: the two axis lists differ in length")
+        ax_a = tuple(one_axis(i, a.ndim) for i in ax_a)
+        ax_b = tuple(one_axis(i, b.ndim) for i in ax_b)
+    for i, j in zip(ax_a, ax_b):
+        if a.shape[i] != b.shape[j]:
+            raise ValueError(f"tensordot: shape mismatch for sum: {a.shape}[{i}] != {b.shape}[{j}]")
+    free_a = [i for i in range(a.ndim) if i not in ax_a]
+    free_b = [j for j in range(b.ndim) if j not in ax_b]
+    k = 1
+    for i in ax_a:
+        k *= a.shape[i]
+    m = 1
+    for i in free_a:
+        m *= a.shape[i]
+    n = 1
+    for j in free_b:
+        n *= b.shape[j]
+    a2 = reshape(transpose(a, tuple(free_a) + ax_a), (m, k))
+    b2 = reshape(transpose(b, ax_b + tuple(free_b)), (k, n))
+    return reshape(matmul(a2, b2), tuple(a.shape[i] for i in free_a) + tuple(b.shape[j] for j in free_b))
+
+
+def dot(a: Any, b: Any) -> Tensor:
+    """NumPy's ``dot``: a product for 0-d operands, the inner product of vectors, the
+    matrix product, and for N-D the sum over ``a``'s last and ``b``'s second-to-last axis."""
+    a, b = _pair(a, b)
+    if a.ndim == 0 or b.ndim == 0:
+        return multiply(a, b)
+    if b.ndim == 1:
+        return tensordot(a, b, ((a.ndim - 1,), (0,)))
+    return tensordot(a, b, ((a.ndim - 1,), (b.ndim - 2,)))
+
+
+def inner(a: Any, b: Any) -> Tensor:
+    """The sum of products over the last axes (a product for 0-d operands)."""
+    a, b = _pair(a, b)
+    if a.ndim == 0 or b.ndim == 0:
+        return multiply(a, b)
+    return tensordot(a, b, ((a.ndim - 1,), (b.ndim - 1,)))
+
+
+def outer(a: Any, b: Any) -> Tensor:
+    """``ravel(a)[:, None] * ravel(b)[None, :]``."""
+    a, b = _pair(a, b)
+    return multiply(reshape(a, (a.size, 1)), reshape(b, (1, b.size)))
+
+
+def kron(a: Any, b: Any) -> Tensor:
+    """The Kronecker product: blocks ``a[i, j] * b`` (NumPy's ``kron``, any rank)."""
+    a, b = _pair(a, b)
+    nd = builtins.max(a.ndim, b.ndim)
+    sa = (1,) * (nd - a.ndim) + a.shape
+    sb = (1,) * (nd - b.ndim) + b.shape
+    inter_a: tuple[int, ...] = ()
+    inter_b: tuple[int, ...] = ()
+    for p, q in zip(sa, sb):
+        inter_a += (p, 1)
+        inter_b += (1, q)
+    prod_ = multiply(reshape(a, inter_a), reshape(b, inter_b))
+    return reshape(prod_, tuple(p * q for p, q in zip(sa, sb)))
+
+
+def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
+          axis: int | None = None) -> Tensor:
+    """The cross product of 3-vectors along ``axisa``/``axisb`` (or ``axis``), leading axes broadcast."""
+    a, b = _pair(a, b)
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError("cross: operands must have at least one dimension")
+    a = moveaxis(a, one_axis(axisa, a.ndim), -1)
+    b = moveaxis(b, one_axis(axisb, b.ndim), -1)
+    if a.shape[-1] != 3 or b.shape[-1] != 3:
+        raise ValueError(f"cross: vectors must have 3 components, got {a.shape[-1]} and {b.shape[-1]} "
+                         f"(2-component cross products are deprecated in NumPy 2 and not supported)")
+    a0, a1, a2 = (a[..., i] for i in range(3))
+    b0, b1, b2 = (b[..., i] for i in range(3))
+    c = stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    return moveaxis(c, -1, one_axis(axisc, c.ndim))

@@ -1,0 +1,128 @@
+"""Reductions and scans: ``mg.sum``, ``mg.mean``, ``mg.var``, ``mg.logsumexp``, ``mg.cumsum``,
+``mg.argmax``, ...
+
+Axes are normalized into a sorted tuple (the op's static attribute); the
+NumPy reduction protocol (``numpy.sum(t)`` passes ``dtype=None, out=None``)
+is accepted and anything else refused with the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ops import comparison as _cmp
+from ..ops import reduction as _red
+from ..tape import apply
+from ..tensor import Tensor
+from .arguments import as_tensor, check_nonempty, normalize_axis, one_axis
+
+__all__ = ["sum", "mean", "max", "min", "prod", "var", "std", "logsumexp", "cumsum", "argmax", "argmin", "cumprod"]
+
+
+def _numpy_protocol(name: str, dtype: Any, out: Any) -> None:
+    """Accept NumPy's ``dtype=None, out=None`` (what ``numpy.sum(t)`` and friends
+    pass to ``t.sum``) and refuse anything else with the reason."""
+    if dtype is not None:
+        raise TypeError(f"{name}: dtype={dtype!r} is not supported (results keep the input's "
+                        f"dtype); cast first with astype() to reduce in another dtype")
+    if out is not None:
+        raise TypeError(f"{name}: out= is not supported: every result is a new tensor, recorded "
+                        f"on the tape; assign the result instead")
+
+
+def _reduce(cls: type, x: Any, axis: Any, keepdims: bool, **extra: Any) -> Tensor:
+    x = as_tensor(x)
+    axes = normalize_axis(axis, x.ndim)
+    return apply(cls(axes=axes, keepdims=bool(keepdims), in_shape=x.shape, **extra), x)
+
+
+def sum(x: Any, axis: Any = None, keepdims: bool = False, *, dtype: Any = None,  # noqa: A001
+        out: Any = None) -> Tensor:
+    """Sum over ``axis`` (all axes for None; ``()`` for none).
+
+    ``dtype`` and ``out`` exist for NumPy's reduction protocol (``numpy.sum(t)``
+    calls ``t.sum(axis=..., dtype=None, out=None)``): only None is accepted.
+    """
+    _numpy_protocol("sum", dtype, out)
+    return _reduce(_red.Sum, x, axis, keepdims)
+
+
+def mean(x: Any, axis: Any = None, keepdims: bool = False, *, dtype: Any = None, out: Any = None) -> Tensor:
+    """Arithmetic mean over ``axis`` (NaN over an empty axis, like NumPy)."""
+    _numpy_protocol("mean", dtype, out)
+    return _reduce(_red.Mean, x, axis, keepdims)
+
+
+def max(x: Any, axis: Any = None, keepdims: bool = False, *, out: Any = None) -> Tensor:  # noqa: A001
+    """Maximum over ``axis``; tied maxima share the gradient evenly."""
+    _numpy_protocol("max", None, out)
+    x = as_tensor(x)
+    check_nonempty("max", x, axis)
+    return _reduce(_red.Max, x, axis, keepdims)
+
+
+def min(x: Any, axis: Any = None, keepdims: bool = False, *, out: Any = None) -> Tensor:  # noqa: A001
+    """Minimum over ``axis``; tied minima share the gradient evenly."""
+    _numpy_protocol("min", None, out)
+    x = as_tensor(x)
+    check_nonempty("min", x, axis)
+    return _reduce(_red.Min, x, axis, keepdims)
+
+
+def prod(x: Any, axis: Any = None, keepdims: bool = False, *, dtype: Any = None, out: Any = None) -> Tensor:
+    """Product over ``axis``, with exact gradients when factors are zero."""
+    _numpy_protocol("prod", dtype, out)
+    return _reduce(_red.Prod, x, axis, keepdims)
+
+
+def var(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False, *, dtype: Any = None,
+        out: Any = None) -> Tensor:
+    """Variance over ``axis``: ``sum((x - mean)**2) / (N - ddof)``."""
+    _numpy_protocol("var", dtype, out)
+    return _reduce(_red.Var, x, axis, keepdims, ddof=int(ddof))
+
+
+def std(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False, *, dtype: Any = None,
+        out: Any = None) -> Tensor:
+    """Standard deviation; the gradient of a constant slice is 0."""
+    _numpy_protocol("std", dtype, out)
+    return _reduce(_red.Std, x, axis, keepdims, ddof=int(ddof))
+
+
+def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+    """``log(sum(exp(x)))`` over ``axis``, stable for large magnitudes."""
+    x = as_tensor(x)
+    check_nonempty("logsumexp", x, axis)
+    return _reduce(_red.LogSumExp, x, axis, keepdims)
+
+
+def cumsum(x: Any, axis: int | None = None, *, dtype: Any = None, out: Any = None) -> Tensor:
+    """Running sum along ``axis`` (over the flattened tensor for None)."""
+    _numpy_protocol("cumsum", dtype, out)
+    x = as_tensor(x)
+    ax = None if axis is None else one_axis(axis, x.ndim)
+    return apply(_red.CumSum(axis=ax, in_shape=x.shape), x)
+
+
+def argmax(x: Any, axis: int | None = None, keepdims: bool = False) -> Tensor:
+    """Index of the maximum (first on ties); an int64 tensor, not differentiable."""
+    x = as_tensor(x)
+    ax = None if axis is None else one_axis(axis, x.ndim)
+    check_nonempty("argmax", x, ax)
+    return apply(_cmp.ArgMax(axis=ax, keepdims=bool(keepdims)), x)
+
+
+def argmin(x: Any, axis: int | None = None, keepdims: bool = False) -> Tensor:
+    """Index of the minimum (first on ties); an int64 tensor, not differentiable."""
+    x = as_tensor(x)
+    ax = None if axis is None else one_axis(axis, x.ndim)
+    check_nonempty("argmin", x, ax)
+    return apply(_cmp.ArgMin(axis=ax, keepdims=bool(keepdims)), x)
+
+
+def cumprod(x: Any, axis: int | None = None, *, dtype: Any = None, out: Any = None) -> Tensor:
+    """Running product along ``axis`` (over the flattened tensor for None); exact gradients with zeros."""
+    _numpy_protocol("cumprod", dtype, out)
+    x = as_tensor(x)
+    ax = None if axis is None else one_axis(axis, x.ndim)
+    return apply(_red.CumProd(axis=ax, in_shape=x.shape), x)

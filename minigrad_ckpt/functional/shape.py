@@ -1,0 +1,298 @@
+"""Shape and layout: ``mg.reshape``, ``mg.transpose``, ``mg.concatenate``, ``mg.pad``, ``mg.tile``,
+``mg.roll``, ``mg.meshgrid``, ...
+
+Views and rearrangements of the same elements, each validated here and run
+as one op of :mod:`minigrad_ckpt.ops.shape` (or composed of them).
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any
+
+from ..backend import host_numpy
+from ..ops import shape as _sh
+from ..tape import apply
+from ..tensor import Tensor
+from .arguments import as_tensor, broadcast_shapes, normalize_axis, one_axis, operand, shape_arg, tensor_list
+from .conversion import clone
+
+__all__ = [
+    "reshape", "transpose", "permute", "swapaxes", "moveaxis", "expand_dims", "squeeze", "broadcast_to",
+    "sum_to", "concatenate", "stack", "split", "flip", "pad", "ravel", "flatten", "tile", "repeat", "roll",
+    "meshgrid",
+]
+
+
+def reshape(x: Any, shape: Any) -> Tensor:
+    """Same values, new shape (one entry may be -1)."""
+    x = as_tensor(x)
+    shape = shape_arg(shape)
+    if shape.count(-1) > 1:
+        raise ValueError(f"reshape: only one dimension can be -1, got {shape}")
+    if -1 in shape:
+        known = 1
+        for s in shape:
+            if s != -1:
+                known *= s
+        if known == 0 or x.size % known:
+            raise ValueError(f"reshape: cannot reshape {x.shape} into {shape}")
+        shape = tuple(x.size // known if s == -1 else s for s in shape)
+    n = 1
+    for s in shape:
+        if s < 0:
+            raise ValueError(f"reshape: negative dimension in {shape}")
+        n *= s
+    if n != x.size:
+        raise ValueError(
+            f"reshape: cannot reshape a tensor of shape {x.shape} ({x.size} elements) into {shape}"
+        )
+    return apply(_sh.Reshape(shape=shape, in_shape=x.shape), x)
+
+
+def transpose(x: Any, axes: Any = None) -> Tensor:
+    """Permute axes (reverse them for None)."""
+    x = as_tensor(x)
+    if axes is None:
+        perm = tuple(reversed(range(x.ndim)))
+    else:
+        perm = tuple(int(a) % x.ndim if x.ndim else int(a) for a in axes)
+        if sorted(perm) != list(range(x.ndim)):
+            raise ValueError(f"transpose: axes {tuple(axes)} are not a permutation of {x.ndim} axes")
+    return apply(_sh.Transpose(axes=perm), x)
+
+
+def permute(x: Any, *axes: Any) -> Tensor:
+    """PyTorch's name for :func:`transpose` with explicit axes."""
+    if len(axes) == 1 and not isinstance(axes[0], int):
+        axes = tuple(axes[0])
+    return transpose(x, axes)
+
+
+def swapaxes(x: Any, axis1: int, axis2: int) -> Tensor:
+    """Exchange two axes."""
+    x = as_tensor(x)
+    a, b = one_axis(axis1, x.ndim), one_axis(axis2, x.ndim)
+    perm = list(range(x.ndim))
+    perm[a], perm[b] = perm[b], perm[a]
+    return apply(_sh.Transpose(axes=tuple(perm)), x)
+
+
+def moveaxis(x: Any, source: Any, destination: Any) -> Tensor:
+    """Move axes ``source`` to positions ``destination`` (ints or equal-length sequences; a view,
+    NumPy's ``moveaxis``)."""
+    x = as_tensor(x)
+    src = (source,) if isinstance(source, (int, host_numpy.integer)) else tuple(source)
+    dst = (destination,) if isinstance(destination, (int, host_numpy.integer)) else tuple(destination)
+    if len(src) != len(dst):
+        raise ValueError("moveaxis: source and destination must have the same number of elements")
+    src = tuple(one_axis(a, x.ndim) for a in src)
+    dst = tuple(one_axis(a, x.ndim) for a in dst)
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise ValueError("moveaxis: repeated axis")
+    perm = [a for a in range(x.ndim) if a not in src]
+    for d, s in sorted(zip(dst, src)):
+        perm.insert(d, s)
+    return apply(_sh.Transpose(axes=tuple(perm)), x)
+
+
+def expand_dims(x: Any, axis: Any) -> Tensor:
+    """Insert size-1 axes at ``axis`` (an int or a tuple, positions in the result)."""
+    x = as_tensor(x)
+    axes = (axis,) if isinstance(axis, (int, host_numpy.integer)) else tuple(axis)
+    nd = x.ndim + len(axes)
+    pos = normalize_axis(axes, nd)
+    it = iter(x.shape)
+    shape = tuple(1 if i in pos else next(it) for i in range(nd))
+    return apply(_sh.Reshape(shape=shape, in_shape=x.shape), x)
+
+
+def squeeze(x: Any, axis: Any = None) -> Tensor:
+    """Remove size-1 axes (all of them for None)."""
+    x = as_tensor(x)
+    if axis is None:
+        axes = tuple(i for i, n in enumerate(x.shape) if n == 1)
+    else:
+        axes = normalize_axis(axis, x.ndim)
+        for a in axes:
+            if x.shape[a] != 1:
+                raise ValueError(f"squeeze: axis {a} has size {x.shape[a]}, not 1")
+    shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
+    return apply(_sh.Reshape(shape=shape, in_shape=x.shape), x)
+
+
+def broadcast_to(x: Any, shape: Any) -> Tensor:
+    """A read-only view of ``x`` broadcast to ``shape``."""
+    x = as_tensor(x)
+    shape = shape_arg(shape)
+    if broadcast_shapes("broadcast_to", x.shape, shape) != shape:
+        raise ValueError(f"broadcast_to: cannot broadcast {x.shape} to {shape}")
+    return apply(_sh.BroadcastTo(shape=shape, in_shape=x.shape), x)
+
+
+def sum_to(x: Any, shape: Any) -> Tensor:
+    """Sum ``x`` down to ``shape`` (the adjoint of :func:`broadcast_to`)."""
+    x = as_tensor(x)
+    shape = shape_arg(shape)
+    if x.shape == shape:
+        return x
+    if broadcast_shapes("sum_to", x.shape, shape) != x.shape:
+        raise ValueError(f"sum_to: {x.shape} is not a broadcast of {shape}")
+    return apply(_sh.SumTo(shape=shape, in_shape=x.shape), x)
+
+
+def concatenate(tensors: Sequence[Any], axis: int = 0) -> Tensor:
+    """Join tensors along an existing axis."""
+    ts = tensor_list("concatenate", tensors)
+    ax = one_axis(axis, ts[0].ndim) if ts[0].ndim else None
+    if ax is None:
+        raise ValueError("concatenate: zero-dimensional tensors cannot be concatenated")
+    for t in ts[1:]:
+        if t.ndim != ts[0].ndim or any(
+            a != b for i, (a, b) in enumerate(zip(t.shape, ts[0].shape)) if i != ax
+        ):
+            raise ValueError(
+                f"concatenate: shapes {ts[0].shape} and {t.shape} differ outside axis {ax}"
+            )
+    return apply(_sh.Concatenate(axis=ax, sizes=tuple(t.shape[ax] for t in ts)), *ts)
+
+
+def stack(tensors: Sequence[Any], axis: int = 0) -> Tensor:
+    """Join same-shaped tensors along a new axis."""
+    ts = tensor_list("stack", tensors)
+    for t in ts[1:]:
+        if t.shape != ts[0].shape:
+            raise ValueError(f"stack: all tensors need the same shape, got {ts[0].shape} and {t.shape}")
+    ax = one_axis(axis, ts[0].ndim + 1)
+    return apply(_sh.Stack(axis=ax), *ts)
+
+
+def split(x: Any, indices_or_sections: Any, axis: int = 0) -> list[Tensor]:
+    """Split into pieces along ``axis`` (NumPy's ``split``: a count or split points)."""
+    x = as_tensor(x)
+    ax = one_axis(axis, x.ndim)
+    n = x.shape[ax]
+    if isinstance(indices_or_sections, (int, host_numpy.integer)):
+        k = int(indices_or_sections)
+        if k <= 0 or n % k:
+            raise ValueError(f"split: axis {ax} of length {n} cannot be split into {k} equal parts")
+        points = [n // k * i for i in range(1, k)]
+    else:
+        points = [int(p) for p in indices_or_sections]
+    bounds = [0] + points + [n]
+    lead = (slice(None),) * ax
+    return [x[lead + (slice(a, b),)] for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def flip(x: Any, axis: Any = None) -> Tensor:
+    """Reverse the order of elements along ``axis`` (all axes for None)."""
+    x = as_tensor(x)
+    return apply(_sh.Flip(axes=normalize_axis(axis, x.ndim)), x)
+
+
+def pad(x: Any, pad_width: Any, mode: str = "constant", constant_values: float = 0) -> Tensor:
+    """Pad with a constant (NumPy's ``pad_width`` forms: int, pair, or a pair per axis)."""
+    x = as_tensor(x)
+    if mode != "constant":
+        raise NotImplementedError(f"pad: only mode='constant' is supported, got {mode!r}")
+    pw = host_numpy.broadcast_to(host_numpy.asarray(pad_width, dtype=host_numpy.int64), (x.ndim, 2))
+    if (pw < 0).any():
+        raise ValueError(f"pad: negative pad width in {pad_width!r}")
+    widths = tuple((int(a), int(b)) for a, b in pw)
+    value = operand(constant_values, x)
+    if isinstance(value, Tensor):
+        raise TypeError("pad: constant_values must be a number")
+    return apply(_sh.Pad(pad_width=widths, value=value, in_shape=x.shape), x)
+
+
+def ravel(x: Any) -> Tensor:
+    """The elements as a 1-D tensor (a view where the layout allows)."""
+    x = as_tensor(x)
+    return reshape(x, (x.size,))
+
+
+def flatten(x: Any) -> Tensor:
+    """The elements as a new 1-D tensor (a copy, like ``ndarray.flatten``)."""
+    return clone(ravel(x))
+
+
+def tile(x: Any, reps: Any) -> Tensor:
+    """``x`` repeated ``reps`` times along each axis (NumPy's ``tile``)."""
+    x = as_tensor(x)
+    reps = shape_arg(reps)
+    if builtins.any(r < 0 for r in reps):
+        raise ValueError(f"tile: negative repetitions in {reps}")
+    nd = builtins.max(x.ndim, len(reps))
+    reps = (1,) * (nd - len(reps)) + reps
+    if x.ndim < nd:
+        x = reshape(x, (1,) * (nd - x.ndim) + x.shape)
+    return apply(_sh.Tile(reps=reps, in_shape=x.shape), x)
+
+
+def repeat(x: Any, repeats: Any, axis: int | None = None) -> Tensor:
+    """Each element repeated ``repeats`` times along ``axis`` (flattened for None).
+
+    ``repeats`` is a count or one count per element along ``axis``.
+    """
+    x = as_tensor(x)
+    if axis is None:
+        x, ax = ravel(x), 0
+    else:
+        ax = one_axis(axis, x.ndim)
+    n = x.shape[ax]
+    if isinstance(repeats, (int, host_numpy.integer)) and not isinstance(repeats, bool):
+        if repeats < 0:
+            raise ValueError(f"repeat: negative count {repeats}")
+        return apply(_sh.Repeat(repeats=int(repeats), axis=ax, in_shape=x.shape), x)
+    counts = host_numpy.asarray(repeats)
+    if counts.dtype.kind not in "iu" or counts.ndim > 1:
+        raise TypeError(f"repeat: repeats must be an int or a sequence of ints, got {repeats!r}")
+    counts = host_numpy.broadcast_to(counts, (n,))
+    if (counts < 0).any():
+        raise ValueError("repeat: negative counts")
+    # per-element counts: a gather (its gradient accumulates each run of copies)
+    index = host_numpy.repeat(host_numpy.arange(n), counts)
+    return x[(slice(None),) * ax + (index,)]
+
+
+def roll(x: Any, shift: Any, axis: Any = None) -> Tensor:
+    """Shift elements cyclically along ``axis`` (over the flattened tensor for None)."""
+    x = as_tensor(x)
+    if axis is None:
+        if not isinstance(shift, (int, host_numpy.integer)):
+            raise TypeError("roll: with axis=None, shift must be an int")
+        return reshape(roll(ravel(x), shift, 0), x.shape)
+    axes = (axis,) if isinstance(axis, (int, host_numpy.integer)) else tuple(axis)
+    shifts = (shift,) if isinstance(shift, (int, host_numpy.integer)) else tuple(shift)
+    if len(shifts) == 1 and len(axes) > 1:
+        shifts = shifts * len(axes)
+    if len(axes) == 1 and len(shifts) > 1:
+        axes = axes * len(shifts)
+    if len(shifts) != len(axes):
+        raise ValueError(f"roll: {len(shifts)} shifts for {len(axes)} axes")
+    axes = tuple(one_axis(a, x.ndim) for a in axes)
+    return apply(_sh.Roll(shifts=tuple(int(s) for s in shifts), axes=axes), x)
+
+
+def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> tuple[Tensor, ...]:
+    """Coordinate tensors from 1-D coordinate vectors (NumPy's ``meshgrid``).
+
+    ``indexing="xy"`` (Cartesian) swaps the first two output axes, ``"ij"``
+    (matrix) does not; ``sparse=True`` returns broadcastable shapes.
+    """
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    like = next((v for v in xi if isinstance(v, Tensor)), None)
+    vs = [ravel(as_tensor(v, like)) for v in xi]
+    nd = len(vs)
+    shapes = [(1,) * i + (v.size,) + (1,) * (nd - i - 1) for i, v in enumerate(vs)]
+    if indexing == "xy" and nd > 1:
+        shapes = [(s[1], s[0]) + s[2:] for s in shapes]
+    outs = [reshape(v, s) for v, s in zip(vs, shapes)]
+    if not sparse:
+        full = tuple(builtins.max(s[i] for s in shapes) for i in range(nd))
+        outs = [broadcast_to(o, full) for o in outs]
+    if copy:
+        outs = [clone(o) for o in outs]
+    return tuple(outs)

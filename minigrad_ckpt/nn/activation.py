@@ -1,0 +1,179 @@
+"""Activation layers: ``ReLU``, ``GELU``, ``Softmax``, ``PReLU``, ... (each calls its function in
+:mod:`minigrad_ckpt.nn.functional`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..creation import ones
+from ..functional.arguments import as_tensor
+from ..grad_mode import no_grad
+from ..tensor import Tensor
+from . import functional as F
+from .module import Module, Parameter
+
+__all__ = [
+    "ReLU", "LeakyReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Softplus", "Hardtanh",
+    "ELU", "Mish", "LogSigmoid", "PReLU",
+]
+
+
+class _Activation(Module):
+    fn: Any = None
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
+        return type(self).fn(x)
+
+
+class ReLU(_Activation):
+    """``max(x, 0)`` elementwise."""
+
+    fn = staticmethod(F.relu)
+
+
+class SiLU(_Activation):
+    """``x * sigmoid(x)`` elementwise (also called swish)."""
+
+    fn = staticmethod(F.silu)
+
+
+class Tanh(_Activation):
+    """``tanh(x)`` elementwise."""
+
+    fn = staticmethod(F.tanh)
+
+
+class Sigmoid(_Activation):
+    """``1 / (1 + exp(-x))`` elementwise."""
+
+    fn = staticmethod(F.sigmoid)
+
+
+class LeakyReLU(Module):
+    """``x`` where positive, ``negative_slope * x`` elsewhere."""
+
+    def __init__(self, negative_slope: float = 0.01) -> None:
+        super().__init__()
+        self.negative_slope = negative_slope
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
+        return F.leaky_relu(x, self.negative_slope)
+
+    def extra_repr(self) -> str:
+        return f"negative_slope={self.negative_slope}"
+
+
+class GELU(Module):
+    """The Gaussian error linear unit ``x * Phi(x)``; ``approximate='tanh'`` uses the tanh formula."""
+
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
+        return F.gelu(x, self.approximate)
+
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
+
+
+class Softmax(Module):
+    """``exp(x) / sum(exp(x))`` along ``axis`` (``dim`` is accepted as PyTorch's name)."""
+
+    def __init__(self, axis: int = -1, *, dim: int | None = None) -> None:
+        super().__init__()
+        self.axis = dim if dim is not None else axis
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
+        return F.softmax(x, axis=self.axis)
+
+
+class LogSoftmax(Softmax):
+    """``log(softmax(x))`` along ``axis``, computed stably."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
+        return F.log_softmax(x, axis=self.axis)
+
+
+class Softplus(Module):
+    """``log(1 + exp(beta * x)) / beta``, linear above ``threshold`` (``F.softplus``)."""
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
+        return F.softplus(x, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class Hardtanh(Module):
+    """Clamp to ``[min_val, max_val]`` (``F.hardtanh``)."""
+
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0) -> None:
+        super().__init__()
+        if min_val > max_val:
+            raise ValueError(f"Hardtanh: min_val={min_val} is greater than max_val={max_val}")
+        self.min_val, self.max_val = min_val, max_val
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
+        return F.hardtanh(x, self.min_val, self.max_val)
+
+    def extra_repr(self) -> str:
+        return f"min_val={self.min_val}, max_val={self.max_val}"
+
+
+class ELU(Module):
+    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere (``F.elu``)."""
+
+    def __init__(self, alpha: float = 1.0) -> None:
+        super().__init__()
+        self.alpha = alpha
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
+        return F.elu(x, self.alpha)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}"
+
+
+class Mish(_Activation):
+    """``x * tanh(softplus(x))`` elementwise."""
+
+    fn = staticmethod(F.mish)
+
+
+class LogSigmoid(_Activation):
+    """``log(sigmoid(x))`` elementwise, computed stably."""
+
+    fn = staticmethod(F.logsigmoid)
+
+
+class PReLU(Module):
+    """``x`` where positive, ``weight * x`` elsewhere, with a learned slope: one (``num_parameters=1``)
+    or one per channel (axis 1), initialised to ``init``."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.num_parameters = int(num_parameters)
+        self.weight = Parameter(ones(num_parameters, dtype=dtype, device=device))
+        with no_grad():
+            self.weight.mul_(float(init))
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
+        return F.prelu(x, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"

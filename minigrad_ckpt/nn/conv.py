@@ -1,0 +1,151 @@
+"""Convolution layers: ``Conv1d``, ``Conv2d``, ``ConvTranspose2d``.
+
+Weights and biases are initialised as in PyTorch (Kaiming-uniform with
+``a = sqrt(5)``, ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))`` biases) from the
+engine generator.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..functional.arguments import as_tensor
+from ..tensor import Tensor
+from . import functional as F
+from . import init
+from .module import Module, _empty
+
+__all__ = [
+    "Conv2d", "Conv1d", "ConvTranspose2d",
+]
+
+
+def _pair(v: Any) -> tuple[int, int]:
+    return (int(v), int(v)) if isinstance(v, int) else (int(v[0]), int(v[1]))
+
+
+class Conv2d(Module):
+    """2-D convolution over NCHW input; weight (out_channels, in_channels/groups, kh, kw)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if in_channels % groups or out_channels % groups:
+            raise ValueError(f"Conv2d: groups={groups} must divide in_channels={in_channels} "
+                             f"and out_channels={out_channels}")
+        self.in_channels, self.out_channels = int(in_channels), int(out_channels)
+        self.kernel_size = _pair(kernel_size)
+        self.stride, self.dilation = _pair(stride), _pair(dilation)
+        self.padding = padding if isinstance(padding, str) else _pair(padding)
+        self.groups = int(groups)
+        self.weight = _empty(out_channels, in_channels // groups, *self.kernel_size, dtype=dtype,
+                             device=device)
+        self.bias = _empty(out_channels, dtype=dtype, device=device) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.weight.shape[1] * self.kernel_size[0] * self.kernel_size[1]
+            bound = 1 / math.sqrt(fan_in) if fan_in else 0.0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
+        channel_axis = x.ndim - 3
+        if x.ndim not in (3, 4) or x.shape[channel_axis] != self.in_channels:
+            raise ValueError(
+                f"{self!r}: input of shape {tuple(x.shape)} does not match weight of shape "
+                f"{self.weight.shape}: expected (N, {self.in_channels}, H, W) or ({self.in_channels}, H, W)"
+            )
+        return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def extra_repr(self) -> str:
+        return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, padding={self.padding}")
+
+
+def _single(v: Any) -> int:
+    return int(v[0]) if isinstance(v, (tuple, list)) else int(v)
+
+
+class Conv1d(Module):
+    """1-D convolution over (N, C, L) input; weight (out_channels, in_channels/groups, k)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if padding_mode != "zeros":
+            raise ValueError(f"Conv1d: only padding_mode='zeros' is supported, got {padding_mode!r}")
+        if in_channels % groups or out_channels % groups:
+            raise ValueError(f"Conv1d: groups={groups} must divide in_channels={in_channels} "
+                             f"and out_channels={out_channels}")
+        self.in_channels, self.out_channels, self.groups = int(in_channels), int(out_channels), int(groups)
+        self.kernel_size, self.stride, self.dilation = _single(kernel_size), _single(stride), _single(dilation)
+        self.padding = padding if isinstance(padding, str) else _single(padding)
+        self.weight = _empty(out_channels, in_channels // groups, self.kernel_size, dtype=dtype, device=device)
+        self.bias = _empty(out_channels, dtype=dtype, device=device) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.weight.shape[1] * self.kernel_size
+            init.uniform_(self.bias, -1 / math.sqrt(fan_in), 1 / math.sqrt(fan_in))
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
+        if x.ndim not in (2, 3) or x.shape[-2] != self.in_channels:
+            raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} does not match: expected "
+                             f"(N, {self.in_channels}, L) or ({self.in_channels}, L)")
+        return F.conv1d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def extra_repr(self) -> str:
+        return (f"{self.in_channels}, {self.out_channels}, kernel_size=({self.kernel_size},), "
+                f"stride=({self.stride},), padding={self.padding}")
+
+
+class ConvTranspose2d(Module):
+    """The transpose of Conv2d (a "deconvolution"); weight (in_channels, out_channels/groups, kh, kw).
+
+    Output size ``(H - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1``.
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 output_padding: Any = 0, groups: int = 1, bias: bool = True, dilation: Any = 1,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if padding_mode != "zeros":
+            raise ValueError(f"ConvTranspose2d: only padding_mode='zeros' is supported, got {padding_mode!r}")
+        if in_channels % groups or out_channels % groups:
+            raise ValueError(f"ConvTranspose2d: groups={groups} must divide in_channels={in_channels} "
+                             f"and out_channels={out_channels}")
+        self.in_channels, self.out_channels, self.groups = int(in_channels), int(out_channels), int(groups)
+        self.kernel_size = _pair(kernel_size)
+        self.stride, self.padding = _pair(stride), _pair(padding)
+        self.output_padding, self.dilation = _pair(output_padding), _pair(dilation)
+        self.weight = _empty(in_channels, out_channels // groups, *self.kernel_size, dtype=dtype, device=device)
+        self.bias = _empty(out_channels, dtype=dtype, device=device) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        # PyTorch computes the fan-in from weight.shape[1] (out_channels / groups) here
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.weight.shape[1] * self.kernel_size[0] * self.kernel_size[1]
+            init.uniform_(self.bias, -1 / math.sqrt(fan_in), 1 / math.sqrt(fan_in))
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
+        if x.ndim not in (3, 4) or x.shape[x.ndim - 3] != self.in_channels:
+            raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} does not match: expected "
+                             f"(N, {self.in_channels}, H, W) or ({self.in_channels}, H, W)")
+        return F.conv_transpose2d(x, self.weight, self.bias, self.stride, self.padding, self.output_padding,
+                                  self.groups, self.dilation)
+
+    def extra_repr(self) -> str:
+        return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"padding={self.padding}")

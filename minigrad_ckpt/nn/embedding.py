@@ -1,0 +1,57 @@
+"""``Embedding``: a table of vectors looked up by integer id (``N(0, 1)`` initial rows)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..grad_mode import no_grad
+from ..tensor import Tensor
+from . import functional as F
+from . import init
+from .module import Module, _empty
+
+__all__ = [
+    "Embedding",
+]
+
+
+class Embedding(Module):
+    """A lookup table: ``Embedding(num_embeddings, embedding_dim)(ids)``.
+
+    ``padding_idx``: that row starts at zero and gets no gradient; ``max_norm``:
+    rows looked up are first rescaled in place to at most that ``norm_type``-norm
+    (PyTorch's arguments and behaviour).
+    """
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                 sparse: bool = False, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if scale_grad_by_freq or sparse:
+            raise ValueError("Embedding: scale_grad_by_freq and sparse gradients are not supported")
+        self.num_embeddings, self.embedding_dim = int(num_embeddings), int(embedding_dim)
+        if padding_idx is not None:
+            if not -self.num_embeddings <= padding_idx < self.num_embeddings:
+                raise ValueError(f"Embedding: padding_idx={padding_idx} is out of range for "
+                                 f"{self.num_embeddings} embeddings")
+            padding_idx %= self.num_embeddings
+        self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, float(norm_type)
+        self.weight = _empty(num_embeddings, embedding_dim, dtype=dtype, device=device)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx] = 0.0
+
+    def forward(self, ids: Tensor) -> Tensor:
+        return F.embedding(ids, self.weight, self.padding_idx, self.max_norm, self.norm_type)
+
+    def extra_repr(self) -> str:
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        return s

@@ -1,0 +1,49 @@
+"""Neural-network functions with PyTorch's semantics and defaults.
+
+``import minigrad_ckpt.nn.functional as F`` -- the names and arguments are
+PyTorch's (``F.cross_entropy(logits, target, label_smoothing=0.1)``), except
+that an axis argument is called ``axis`` (``dim`` is accepted too).
+
+Most functions are compositions of the engine's ops (so they are
+differentiable to any order); convolution, pooling, normalization, dropout
+and the activations are ops of their own (``minigrad_ckpt/ops``).  Each kind
+lives in a module of its own:
+
+=================  ===================================================
+``activation``     ``relu``, ``gelu``, ``softmax``, ``softplus``, ...
+``linear``         ``linear``
+``conv``           ``conv1d``, ``conv2d``, ``conv_transpose2d``
+``pooling``        max, average and adaptive pooling
+``normalization``  ``layer_norm``, ``batch_norm``, ``group_norm``, ``rms_norm``
+``dropout``        ``dropout``, ``dropout2d``
+``embedding``      ``embedding``, ``one_hot``
+``padding``        ``pad``
+``attention``      ``scaled_dot_product_attention``
+``loss``           ``cross_entropy``, ``mse_loss``, ``kl_div``, ...
+``inputs``         the checks they share (``dim=``, the dtype discipline)
+=================  ===================================================
+"""
+
+# ruff: noqa: F405  (``__all__`` names what the star imports bring, in the order docs/api.md lists it)
+from __future__ import annotations
+
+from .activation import *  # noqa: F403
+from .attention import *  # noqa: F403
+from .conv import *  # noqa: F403
+from .dropout import *  # noqa: F403
+from .embedding import *  # noqa: F403
+from .inputs import _check_input_dtype  # noqa: F401  (the layers in nn/ check their inputs with it)
+from .linear import *  # noqa: F403
+from .loss import *  # noqa: F403
+from .normalization import *  # noqa: F403
+from .padding import *  # noqa: F403
+from .pooling import *  # noqa: F403
+
+__all__ = [
+    "relu", "leaky_relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "cross_entropy",
+    "nll_loss", "mse_loss", "binary_cross_entropy_with_logits", "linear", "conv2d", "max_pool2d", "avg_pool2d",
+    "layer_norm", "batch_norm", "dropout", "embedding", "scaled_dot_product_attention", "one_hot", "pad",
+    "softplus", "logsigmoid", "mish", "elu", "hardtanh", "prelu", "dropout2d", "conv1d", "max_pool1d",
+    "avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "conv_transpose2d", "group_norm", "rms_norm",
+    "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "kl_div", "cosine_embedding_loss",
+]

@@ -1,0 +1,54 @@
+"""``scaled_dot_product_attention`` with PyTorch's semantics (masks, causal, dropout)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ... import functional as mf
+from ...backend import host_numpy
+from ...functional import _tensor
+from ...tensor import Tensor
+from .activation import softmax
+from .dropout import dropout
+
+__all__ = [
+    "scaled_dot_product_attention",
+]
+
+
+def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: Any = None,
+                                 is_causal: bool = False, dropout_p: float = 0.0,
+                                 scale: float | None = None, training: bool = True) -> Tensor:
+    """``softmax(q k^T * scale + mask) v`` over the last two axes, PyTorch's semantics.
+
+    ``attn_mask`` is boolean (True = attend) or additive float; ``is_causal``
+    masks future positions (query i attends to keys 0..i, aligned at the top
+    left, as in PyTorch).  ``scale`` defaults to ``1 / sqrt(head_dim)``.
+    """
+    q, k, v = _tensor(query), _tensor(key, query), _tensor(value, query)
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"scaled_dot_product_attention: query {q.shape} and key {k.shape} "
+                         f"have different head dimensions")
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(f"scaled_dot_product_attention: key {k.shape} and value {v.shape} "
+                         f"have different sequence lengths")
+    if is_causal and attn_mask is not None:
+        raise ValueError("scaled_dot_product_attention: pass attn_mask or is_causal, not both")
+    s = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
+    scores = mf.matmul(q, mf.swapaxes(k, -1, -2)) * s
+    xp = q.device.xp
+    lq, lk = q.shape[-2], k.shape[-2]
+    if is_causal:
+        allowed = xp.tril(xp.ones((lq, lk), dtype=bool))
+        scores = mf.where(Tensor.constant(allowed, q.device), scores, -math.inf)
+    elif attn_mask is not None:
+        m = _tensor(attn_mask, q)
+        if m.dtype == host_numpy.bool_:
+            scores = mf.where(m, scores, -math.inf)
+        else:
+            scores = scores + m
+    attn = softmax(scores, axis=-1)
+    if dropout_p > 0.0 and training:
+        attn = dropout(attn, dropout_p)
+    return mf.matmul(attn, v)

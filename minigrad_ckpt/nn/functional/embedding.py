@@ -1,0 +1,78 @@
+"""Lookups by class index: ``embedding`` (rows of a table) and ``one_hot``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import functional as mf
+from ...functional import _tensor
+from ...grad_mode import no_grad
+from ...tensor import Tensor
+
+__all__ = [
+    "embedding", "one_hot",
+]
+
+
+def embedding(input: Any, weight: Any, padding_idx: int | None = None, max_norm: float | None = None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """Rows of ``weight`` (num_embeddings, dim) selected by integer ``input``.
+
+    Repeated ids accumulate their gradients into the same row.  The row
+    ``padding_idx`` gets no gradient (its value is looked up as usual).  With
+    ``max_norm``, the looked-up rows whose ``norm_type``-norm exceeds it are
+    first rescaled **in place** (outside the tape) to norm ``max_norm``, as in
+    PyTorch.
+    """
+    if scale_grad_by_freq or sparse:
+        raise ValueError("embedding: scale_grad_by_freq and sparse gradients are not supported")
+    w = _tensor(weight)
+    ids = _tensor(input, w)
+    if ids.dtype.kind not in "iu":
+        raise TypeError(f"embedding: ids must be integers, got {ids.dtype}")
+    n = w.shape[0]
+    if padding_idx is not None:
+        if not -n <= padding_idx < n:
+            raise ValueError(f"embedding: padding_idx={padding_idx} is out of range for {n} embeddings")
+        padding_idx %= n
+    xp = ids.device.xp
+    if ids.size:
+        lo, hi = xp.scalar(xp.min(ids.data)), xp.scalar(xp.max(ids.data))
+        if lo < 0 or hi >= n:
+            raise IndexError(f"embedding: id {lo if lo < 0 else hi} is out of range for "
+                             f"{n} embeddings")
+    if max_norm is not None and ids.size:
+        _embedding_renorm_(w, ids, float(max_norm), float(norm_type))
+    out = mf.getitem(w, (ids,))
+    if padding_idx is not None and w.requires_grad:
+        # the padding rows' values pass through detached: no gradient reaches weight[padding_idx]
+        pad = Tensor.constant((ids.data == padding_idx)[..., None], ids.device)
+        out = mf.where(pad, out.detach(), out)
+    return out
+
+
+def _embedding_renorm_(w: Tensor, ids: Tensor, max_norm: float, norm_type: float) -> None:
+    """Rescale the rows ``ids`` of ``w`` in place to norm ``max_norm`` where larger (PyTorch's
+    ``embedding_renorm_``: ``scale = max_norm / (norm + 1e-7)``)."""
+    xp = w.device.xp
+    with no_grad():
+        rows = ids.data.reshape(-1)  # a repeated id rescales its row once: every copy writes the same value
+        sel = w.data[rows]
+        norms = xp.sum(xp.abs(sel) ** norm_type, axis=1) ** (1.0 / norm_type)
+        scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(w.dtype)
+        w[rows] = sel * scale[:, None]  # in place under no_grad: restamps the version
+
+
+def one_hot(t: Any, num_classes: int = -1) -> Tensor:
+    """Integer class indices to a one-hot int64 tensor with a new last axis."""
+    t = _tensor(t)
+    if t.dtype.kind not in "iu":
+        raise TypeError(f"one_hot: expects integers, got {t.dtype}")
+    xp = t.device.xp
+    lo = xp.scalar(xp.min(t.data)) if t.size else 0
+    hi = xp.scalar(xp.max(t.data)) if t.size else -1
+    n = hi + 1 if num_classes < 0 else num_classes
+    if t.size and (lo < 0 or hi >= n):
+        raise IndexError(f"one_hot: class values must be in [0, {n})")
+    out = (t.data[..., None] == xp.arange(n)).astype(xp.int64)
+    return Tensor.constant(out, t.device)

@@ -1,0 +1,35 @@
+"""What the layer functions check of their inputs: ``axis=``/``dim=``, and the dtype discipline
+(a layer's floating input has its parameters' dtype).
+"""
+
+from __future__ import annotations
+
+from ...tensor import Tensor
+
+
+def _axis(axis: int | None, dim: int | None, default: int = -1) -> int:
+    if dim is not None:
+        if axis is not None and axis != dim:
+            raise TypeError("pass either axis= or dim=, not both")
+        return dim
+    return default if axis is None else axis
+
+
+def _check_input_dtype(name: str, x: Tensor, param: Tensor | None) -> None:
+    """A layer's floating input must have its parameters' dtype (PyTorch raises too).
+
+    NumPy would promote a float32 layer's float64 input and return float64 --
+    a silent slow-down and a loss of the model's dtype; integer input would be
+    promoted to float. Both are errors here, naming both dtypes and the fix.
+    """
+    if param is None or x.dtype == param.dtype:
+        return
+    if x.dtype.kind not in "fc":
+        raise TypeError(f"{name}: got {x.dtype} input, but its parameters are {param.dtype}; convert the input "
+                        f"with x.float() or x.to({param.dtype})")
+    raise TypeError(f"{name}: got {x.dtype} input, but its parameters are {param.dtype}; convert the input "
+                    f"with x.to({param.dtype}) (x.float() for float32), or the layer with .to({x.dtype})")
+
+
+def _zeros_like(x: Tensor) -> Tensor:
+    return Tensor.constant(x.device.xp.zeros_like(x.data), x.device)

@@ -1,0 +1,347 @@
+"""Loss functions: ``cross_entropy``, ``nll_loss``, ``mse_loss``, ``binary_cross_entropy``, ``kl_div``, ...
+
+Each takes PyTorch's ``reduction=`` (``"mean"``, ``"sum"``, ``"none"``);
+shapes that PyTorch would broadcast with only a warning are an error here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import functional as mf
+from ...functional import _tensor
+from ...ops import loss as _ce
+from ...tape import apply
+from ...tensor import Tensor
+from .activation import log_softmax
+from .inputs import _zeros_like
+
+__all__ = [
+    "cross_entropy", "nll_loss", "mse_loss", "binary_cross_entropy_with_logits", "l1_loss", "smooth_l1_loss",
+    "huber_loss", "binary_cross_entropy", "kl_div", "cosine_embedding_loss",
+]
+
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _check_reduction(reduction: str) -> None:
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"reduction must be one of {_REDUCTIONS}, got {reduction!r}")
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return mf.mean(loss)
+    if reduction == "sum":
+        return mf.sum(loss)
+    return loss
+
+
+def _class_last(x: Tensor) -> Tensor:
+    """(N, C, d1, ...) -> (N * d1 * ..., C); (C,) -> (1, C); (N, C) unchanged."""
+    if x.ndim == 1:
+        return mf.reshape(x, (1, x.shape[0]))
+    if x.ndim == 2:
+        return x
+    return mf.reshape(mf.moveaxis(x, 1, -1), (-1, x.shape[1]))
+
+
+def _check_targets(name: str, x: Tensor, target: Tensor, ignore_index: int,
+                   *, all_valid_as_none: bool = False) -> Any:
+    """Check class-index targets; return ``(flat targets, valid mask, n_classes)``.
+
+    With ``all_valid_as_none`` the mask is ``None`` when every target is a
+    class and none is ``ignore_index`` -- the usual case, found from the
+    targets' min and max alone (two reductions instead of five elementwise
+    passes), which lets the fused loss skip its masking.
+    """
+    if target.dtype.kind not in "iu":
+        raise TypeError(f"{name}: class-index targets must be integers, got {target.dtype}")
+    expected = x.shape[:1] + x.shape[2:] if x.ndim >= 2 else ()
+    if target.shape != expected:
+        raise ValueError(
+            f"{name}: input of shape {x.shape} needs targets of shape {expected}, got {target.shape}"
+        )
+    t = target.data.reshape(-1)
+    n_classes = x.shape[1] if x.ndim >= 2 else x.shape[0]
+    xp = x.device.xp
+    if all_valid_as_none:
+        if t.size == 0:
+            return t, None, n_classes
+        lo, hi = xp.to_host(xp.stack([t.min(), t.max()])).tolist()  # one device-to-host read
+        if 0 <= lo and hi < n_classes and not lo <= ignore_index <= hi:
+            return t, None, n_classes
+    valid = t != ignore_index
+    out_of_range = xp.logical_and(valid, xp.logical_or(t < 0, t >= n_classes))
+    if xp.scalar(xp.any(out_of_range)):  # one explicit device-to-host read
+        bad = xp.to_host(t[out_of_range])[0]
+        raise IndexError(
+            f"{name}: target {int(bad)} is out of range for {n_classes} classes "
+            f"(ignore_index={ignore_index})"
+        )
+    return t, valid, n_classes
+
+
+def nll_loss(input: Any, target: Any, weight: Any = None, ignore_index: int = -100,
+             reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of class ``target`` under log-probabilities ``input``.
+
+    ``input`` is (N, C) or (N, C, d1, ...) (or (C,) for one sample); ``target``
+    holds class indices, (N,) or (N, d1, ...).  Targets equal to
+    ``ignore_index`` contribute nothing; ``"mean"`` divides by the total weight
+    of the targets that count, as in PyTorch.
+    """
+    _check_reduction(reduction)
+    x = _tensor(input)
+    tgt = _tensor(target, x)
+    t, valid, n_classes = _check_targets("nll_loss", x, tgt, ignore_index)
+    xp = x.device.xp
+    safe_t = xp.where(valid, t, 0)
+    rows = xp.arange(safe_t.shape[0])
+    picked = mf.getitem(_class_last(x), (rows, safe_t))
+    if weight is not None:
+        w = _tensor(weight, x)
+        if w.shape != (n_classes,):
+            raise ValueError(f"nll_loss: weight must have shape ({n_classes},), got {w.shape}")
+        wt = mf.getitem(w, (safe_t,)) * Tensor.constant(valid, x.device)
+    else:
+        wt = Tensor.constant(valid.astype(x.dtype), x.device)
+    losses = -(picked * wt)
+    if reduction == "none":
+        return mf.reshape(losses, tgt.shape)
+    if reduction == "sum":
+        return mf.sum(losses)
+    return mf.sum(losses) / mf.sum(wt)
+
+
+def cross_entropy(input: Any, target: Any, weight: Any = None, reduction: str = "mean",
+                  ignore_index: int = -100, label_smoothing: float = 0.0) -> Tensor:
+    """Cross entropy between ``softmax(input)`` and class indices (or class probabilities).
+
+    ``label_smoothing`` mixes the one-hot target with the uniform distribution
+    (``(1 - e) * nll + e * mean_c(-log p_c)``), as PyTorch does.  With float
+    ``target`` of ``input``'s shape, targets are probabilities.
+    """
+    _check_reduction(reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got {label_smoothing}")
+    x = _tensor(input)
+    if x.ndim == 0:
+        raise ValueError("cross_entropy: input must have a class axis, got a 0-d tensor")
+    axis = 1 if x.ndim >= 2 else 0
+    tgt = _tensor(target, x)
+    n_classes = x.shape[axis]
+    w_shape = (1, n_classes) + (1,) * (x.ndim - 2) if x.ndim >= 2 else (n_classes,)
+    if x.dtype.kind != "f":
+        hint = " (did you swap input and target?)" if tgt.dtype.kind == "f" else ""
+        raise TypeError(f"cross_entropy: input must be float logits of shape (N, C, ...), got dtype {x.dtype}{hint}")
+    if tgt.dtype.kind == "f":
+        logp = log_softmax(x, axis=axis)
+        if tgt.shape != x.shape:
+            if tgt.ndim == x.ndim - 1:  # the shape of class indices, in a float dtype
+                raise TypeError(
+                    f"cross_entropy: target has dtype {tgt.dtype} and shape {tgt.shape}: class indices must be "
+                    f"integers (convert with target.astype('int64')); a float target means class "
+                    f"probabilities, of the input's shape {x.shape}")
+            raise ValueError(f"cross_entropy: probability targets need shape {x.shape}, got {tgt.shape}")
+        probs = tgt
+        if label_smoothing:
+            probs = probs * (1 - label_smoothing) + label_smoothing / n_classes
+        terms = logp * probs
+        if weight is not None:
+            terms = terms * mf.reshape(_tensor(weight, x), w_shape)
+        return _reduce(-mf.sum(terms, axis=axis), reduction)
+    if weight is None and not label_smoothing:
+        # the common case as one fused op: softmax(x) - onehot in backward
+        t, valid, _ = _check_targets("cross_entropy", x, tgt, ignore_index, all_valid_as_none=True)
+        xp = x.device.xp
+        flat = _class_last(x)
+        if valid is not None:
+            t, valid = xp.where(valid, t, 0), valid.astype(x.dtype)
+        else:
+            t = t.copy()  # the op keeps its own targets: the caller may refill theirs before backward
+        op = _ce.SoftmaxCrossEntropy(rows=xp.arange(t.shape[0]), target=t, valid=valid,
+                                     reduction=reduction)
+        out = apply(op, flat)
+        return mf.reshape(out, tgt.shape) if reduction == "none" else out
+    logp = log_softmax(x, axis=axis)
+    nll = nll_loss(logp, tgt, weight=weight, ignore_index=ignore_index, reduction=reduction)
+    if not label_smoothing:
+        return nll
+    t, valid, _ = _check_targets("cross_entropy", x, tgt, ignore_index)
+    xp = x.device.xp
+    terms = logp
+    if weight is not None:
+        terms = terms * mf.reshape(_tensor(weight, x), w_shape)
+    smooth = -mf.reshape(mf.sum(terms, axis=axis), (-1,)) * Tensor.constant(
+        valid.astype(x.dtype), x.device)
+    if reduction == "none":
+        smooth = mf.reshape(smooth, tgt.shape)
+    elif reduction == "sum":
+        smooth = mf.sum(smooth)
+    else:
+        if weight is not None:
+            wt = mf.getitem(_tensor(weight, x), (xp.where(valid, t, 0),)) * Tensor.constant(
+                valid, x.device)
+            denom = mf.sum(wt)
+        else:
+            denom = mf.sum(Tensor.constant(valid.astype(x.dtype), x.device))
+        smooth = mf.sum(smooth) / denom
+    return nll * (1 - label_smoothing) + smooth * (label_smoothing / n_classes)
+
+
+def mse_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:
+    """Mean squared error ``(input - target) ** 2``; the shapes must be equal.
+
+    PyTorch only warns when they differ and then broadcasts, which silently
+    computes something else; here it is an error.
+    """
+    _check_reduction(reduction)
+    x = _tensor(input)
+    y = _tensor(target, x)
+    if x.shape != y.shape:
+        raise ValueError(f"mse_loss: input shape {x.shape} and target shape {y.shape} differ")
+    d = x - y
+    return _reduce(d * d, reduction)
+
+
+def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None,
+                                     reduction: str = "mean", pos_weight: Any = None) -> Tensor:
+    """``-[y log sigmoid(x) + (1 - y) log(1 - sigmoid(x))]``, computed stably from logits.
+
+    Uses ``log sigmoid(x) = -softplus(-x)`` with ``softplus(z) = logsumexp(0, z)``,
+    so logits of ±1e4 are fine and the gradient at ``x = 0`` is exact (``-1/2``;
+    ``max(z, 0) + log1p(exp(-|z|))`` would give 0 there).
+    """
+    _check_reduction(reduction)
+    x = _tensor(input)
+    y = _tensor(target, x)
+    if x.shape != y.shape:
+        raise ValueError(f"binary_cross_entropy_with_logits: input shape {x.shape} and target "
+                         f"shape {y.shape} differ")
+    zero = Tensor.constant(x.device.xp.zeros_like(x.data), x.device)
+    softplus_neg = mf.logsumexp(mf.stack([zero, -x]), axis=0)  # -log sigmoid(x)
+    if pos_weight is not None:
+        pw = _tensor(pos_weight, x)
+        loss = (1 - y) * x + (1 + (pw - 1) * y) * softplus_neg
+    else:
+        loss = (1 - y) * x + softplus_neg
+    if weight is not None:
+        loss = loss * _tensor(weight, x)
+    return _reduce(loss, reduction)
+
+
+def _same_shape(name: str, x: Tensor, y: Tensor) -> None:
+    if x.shape != y.shape:
+        raise ValueError(f"{name}: input shape {x.shape} and target shape {y.shape} differ")
+
+
+def l1_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:
+    """Mean absolute error ``|input - target|`` (the shapes must be equal)."""
+    _check_reduction(reduction)
+    x = _tensor(input)
+    y = _tensor(target, x)
+    _same_shape("l1_loss", x, y)
+    return _reduce(mf.abs(x - y), reduction)
+
+
+def smooth_l1_loss(input: Any, target: Any, reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``d = input - target``)."""
+    _check_reduction(reduction)
+    if beta < 0:
+        raise ValueError(f"smooth_l1_loss: beta must be >= 0, got {beta}")
+    x = _tensor(input)
+    y = _tensor(target, x)
+    _same_shape("smooth_l1_loss", x, y)
+    d = x - y
+    a = mf.abs(d)
+    if beta == 0:
+        return _reduce(a, reduction)
+    return _reduce(mf.where(a < beta, d * d * (0.5 / beta), a - 0.5 * beta), reduction)
+
+
+def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 1.0) -> Tensor:
+    """``0.5 d^2`` where ``|d| <= delta``, else ``delta (|d| - 0.5 delta)``."""
+    _check_reduction(reduction)
+    if delta <= 0:
+        raise ValueError(f"huber_loss: delta must be > 0, got {delta}")
+    x = _tensor(input)
+    y = _tensor(target, x)
+    _same_shape("huber_loss", x, y)
+    d = x - y
+    a = mf.abs(d)
+    return _reduce(mf.where(a <= delta, d * d * 0.5, (a - 0.5 * delta) * delta), reduction)
+
+
+def _clamped_log(p: Tensor) -> Tensor:
+    """``max(log p, -100)``, and where ``p == 0`` the constant -100 with a zero gradient
+    (``log`` never sees the 0, so no ``0 * inf`` NaN reaches the gradient)."""
+    pos = p > 0
+    ones = Tensor.constant(p.device.xp.ones_like(p.data), p.device)
+    return mf.maximum(mf.where(pos, mf.log(mf.where(pos, p, ones)), -100.0), -100.0)
+
+
+def binary_cross_entropy(input: Any, target: Any, weight: Any = None, reduction: str = "mean") -> Tensor:
+    """``-[y log p + (1 - y) log(1 - p)]`` on probabilities ``p`` in [0, 1]; each log is clamped
+    at -100, as in PyTorch (prefer ``binary_cross_entropy_with_logits`` on logits)."""
+    _check_reduction(reduction)
+    p = _tensor(input)
+    y = _tensor(target, p)
+    _same_shape("binary_cross_entropy", p, y)
+    if p.size:
+        xp = p.device.xp
+        lo, hi = xp.scalar(xp.min(p.data)), xp.scalar(xp.max(p.data))
+        if not (0.0 <= lo and hi <= 1.0):
+            raise ValueError(f"binary_cross_entropy: input values must be in [0, 1], got [{lo}, {hi}]")
+    log_p = _clamped_log(p)
+    log_q = _clamped_log(1 - p)
+    loss = -(y * log_p + (1 - y) * log_q)
+    if weight is not None:
+        loss = loss * _tensor(weight, p)
+    return _reduce(loss, reduction)
+
+
+def kl_div(input: Any, target: Any, reduction: str = "mean", log_target: bool = False) -> Tensor:
+    """``target * (log target - input)`` with ``input`` log-probabilities (``log_target``: the
+    target is log-probabilities too). ``reduction="batchmean"`` divides the sum by the batch size
+    (the mathematically right KL divergence); ``"mean"`` averages over every element, as in PyTorch."""
+    if reduction not in _REDUCTIONS + ("batchmean",):
+        raise ValueError(f"kl_div: reduction must be one of {_REDUCTIONS + ('batchmean',)}, got {reduction!r}")
+    x = _tensor(input)
+    t = _tensor(target, x)
+    _same_shape("kl_div", x, t)
+    if log_target:
+        loss = mf.exp(t) * (t - x)
+    else:
+        # 0 * log 0 = 0: xlogy; where t == 0 neither the value nor the gradient may see log(0)
+        pos = t > 0
+        safe = mf.where(pos, t, Tensor.constant(t.device.xp.ones_like(t.data), t.device))
+        loss = mf.where(pos, t * (mf.log(safe) - x), -(t * x))
+    if reduction == "batchmean":
+        return mf.sum(loss) * (1.0 / x.shape[0]) if x.ndim else mf.sum(loss)
+    return _reduce(loss, reduction)
+
+
+def cosine_embedding_loss(input1: Any, input2: Any, target: Any, margin: float = 0.0,
+                          reduction: str = "mean") -> Tensor:
+    """``1 - cos(x1, x2)`` where ``target == 1``, ``max(0, cos(x1, x2) - margin)`` where ``target == -1``.
+
+    The cosine is over the last axis, with PyTorch's ``eps = 1e-12`` guard on each squared norm.
+    """
+    _check_reduction(reduction)
+    a = _tensor(input1)
+    b = _tensor(input2, a)
+    y = _tensor(target, a)
+    if a.shape != b.shape or a.ndim not in (1, 2):
+        raise ValueError(f"cosine_embedding_loss: inputs must be 1-D or 2-D of one shape, got {a.shape} and {b.shape}")
+    if y.shape != a.shape[:-1]:
+        raise ValueError(f"cosine_embedding_loss: target of shape {y.shape} must have shape {a.shape[:-1]}")
+    eps = 1e-12
+    dot = mf.sum(a * b, axis=-1)
+    m1 = mf.sum(a * a, axis=-1) + eps
+    m2 = mf.sum(b * b, axis=-1) + eps
+    cos = dot / mf.sqrt(m1 * m2)
+    zero = _zeros_like(cos)
+    loss = mf.where(y == 1, 1 - cos, mf.where(y == -1, mf.maximum(cos - margin, zero), zero))
+    return _reduce(loss, reduction)

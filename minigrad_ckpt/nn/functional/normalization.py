@@ -1,0 +1,125 @@
+"""Normalization: ``layer_norm``, ``batch_norm``, ``group_norm``, ``rms_norm``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import functional as mf
+from ...backend import host_numpy
+from ...functional import _tensor
+from ...grad_mode import no_grad
+from ...ops import norm as _norm
+from ...tape import apply
+from ...tensor import Tensor
+from .inputs import _check_input_dtype
+
+__all__ = [
+    "layer_norm", "batch_norm", "group_norm", "rms_norm",
+]
+
+
+def layer_norm(x: Any, normalized_shape: Any, weight: Any = None, bias: Any = None,
+               eps: float = 1e-5) -> Tensor:
+    """Normalize over the trailing ``normalized_shape`` axes, then ``* weight + bias``."""
+    x = _tensor(x)
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if k == 0 or x.shape[x.ndim - k:] != shape:
+        raise ValueError(
+            f"layer_norm: input of shape {x.shape} does not end with normalized_shape {shape}"
+        )
+    axes = tuple(range(x.ndim - k, x.ndim))
+    _check_input_dtype("layer_norm", x, weight if isinstance(weight, Tensor) else None)
+    out = apply(_norm.Normalize(axes=axes, eps=float(eps)), x)
+    if weight is not None:
+        out = out * _tensor(weight, x)
+    if bias is not None:
+        out = out + _tensor(bias, x)
+    return out
+
+
+def batch_norm(x: Any, running_mean: Any, running_var: Any, weight: Any = None, bias: Any = None,
+               training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Batch normalization over every axis but the channel axis 1.
+
+    In training, normalize with the batch statistics and update
+    ``running_mean`` / ``running_var`` in place (unbiased variance, PyTorch's
+    ``momentum`` convention: ``new = (1 - momentum) * old + momentum * batch``).
+    In evaluation, normalize with the running statistics.
+    """
+    x = _tensor(x)
+    if x.ndim < 2:
+        raise ValueError(f"batch_norm: expected at least 2-D input (N, C, ...), got {x.shape}")
+    c = x.shape[1]
+    for t in (weight, running_mean):
+        _check_input_dtype("batch_norm", x, t if isinstance(t, Tensor) else None)
+    axes = (0,) + tuple(range(2, x.ndim))
+    bshape = (1, c) + (1,) * (x.ndim - 2)
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != (c,):
+            raise ValueError(f"batch_norm: {name} must have shape ({c},) for input {x.shape}, "
+                             f"got {tuple(t.shape)}")
+    if training:
+        n = x.size // c
+        if n <= 1:
+            raise ValueError(f"batch_norm: expected more than 1 value per channel when training, "
+                             f"got input of shape {x.shape}")
+        out = apply(_norm.Normalize(axes=axes, eps=float(eps)), x)
+        if running_mean is not None and running_var is not None:
+            with no_grad():
+                xp = x.device.xp
+                mean = xp.mean(x.data, axis=axes)
+                var = xp.var(x.data, axis=axes) * (n / (n - 1))
+                running_mean.mul_(1 - momentum).add_(
+                    Tensor.constant(mean.astype(running_mean.dtype), x.device) * momentum)
+                running_var.mul_(1 - momentum).add_(
+                    Tensor.constant(var.astype(running_var.dtype), x.device) * momentum)
+    else:
+        if running_mean is None or running_var is None:
+            raise ValueError("batch_norm: running statistics are required when training=False")
+        rm = mf.reshape(running_mean.detach(), bshape)
+        rv = mf.reshape(running_var.detach(), bshape)
+        out = (x - rm) * (1 / mf.sqrt(rv + eps))
+    if weight is not None:
+        out = out * mf.reshape(_tensor(weight, x), bshape)
+    if bias is not None:
+        out = out + mf.reshape(_tensor(bias, x), bshape)
+    return out
+
+
+def group_norm(x: Any, num_groups: int, weight: Any = None, bias: Any = None, eps: float = 1e-5) -> Tensor:
+    """Normalize over groups of channels (axis 1) and all spatial axes, then ``* weight + bias`` per channel."""
+    x = _tensor(x)
+    if x.ndim < 2 or x.shape[1] % num_groups:
+        raise ValueError(f"group_norm: input of shape {x.shape} needs channels (axis 1) divisible by "
+                         f"num_groups={num_groups}")
+    _check_input_dtype("group_norm", x, weight if isinstance(weight, Tensor) else None)
+    n, c = x.shape[0], x.shape[1]
+    g = mf.reshape(x, (n, num_groups, -1))
+    out = mf.reshape(apply(_norm.Normalize(axes=(2,), eps=float(eps)), g), x.shape)
+    bshape = (1, c) + (1,) * (x.ndim - 2)
+    if weight is not None:
+        out = out * mf.reshape(_tensor(weight, x), bshape)
+    if bias is not None:
+        out = out + mf.reshape(_tensor(bias, x), bshape)
+    return out
+
+
+def rms_norm(x: Any, normalized_shape: Any, weight: Any = None, eps: float | None = None) -> Tensor:
+    """``x / sqrt(mean(x^2 over the trailing normalized_shape axes) + eps) * weight``.
+
+    ``eps=None`` is the dtype's machine epsilon, as in PyTorch.
+    """
+    x = _tensor(x)
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if k == 0 or x.shape[x.ndim - k:] != shape:
+        raise ValueError(f"rms_norm: input of shape {x.shape} does not end with normalized_shape {shape}")
+    _check_input_dtype("rms_norm", x, weight if isinstance(weight, Tensor) else None)
+    e = float(host_numpy.finfo(x.dtype).eps) if eps is None else float(eps)
+    axes = tuple(range(x.ndim - k, x.ndim))
+    out = x * (1 / mf.sqrt(mf.mean(x * x, axis=axes, keepdims=True) + e))
+    if weight is not None:
+        out = out * _tensor(weight, x)
+    return out

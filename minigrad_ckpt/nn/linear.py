@@ -1,0 +1,59 @@
+"""``Identity`` and ``Linear`` (``y = x @ weight.T + bias``).
+
+Initialisation follows PyTorch (Kaiming-uniform with ``a = sqrt(5)`` for the
+weight, ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))`` for the bias) and draws from
+the engine generator, so ``mg.manual_seed`` reproduces a model.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..functional.arguments import as_tensor
+from ..tensor import Tensor
+from . import functional as F
+from . import init
+from .module import Module, _empty
+
+__all__ = [
+    "Identity", "Linear",
+]
+
+
+class Identity(Module):
+    """Returns its input unchanged (a placeholder, e.g. where a block has no projection)."""
+
+    def forward(self, x: Any) -> Any:
+        return x
+
+
+class Linear(Module):
+    """``y = x @ weight.T + bias`` with weight (out_features, in_features)."""
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.in_features, self.out_features = int(in_features), int(out_features)
+        self.weight = _empty(out_features, in_features, dtype=dtype, device=device)
+        self.bias = _empty(out_features, dtype=dtype, device=device) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            bound = 1 / math.sqrt(self.in_features) if self.in_features else 0.0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
+        if x.ndim == 0 or x.shape[-1] != self.in_features:
+            raise ValueError(
+                f"{self!r}: input of shape {tuple(x.shape)} does not match weight of shape "
+                f"{self.weight.shape}: the input's last dimension must be in_features={self.in_features}"
+            )
+        return F.linear(x, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")

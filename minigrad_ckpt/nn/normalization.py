@@ -1,0 +1,145 @@
+"""Normalization layers: ``LayerNorm``, ``BatchNorm1d``/``2d``, ``GroupNorm``, ``RMSNorm``
+(weights start at ones, biases at zeros, as in PyTorch).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..creation import ones, zeros
+from ..functional.arguments import as_tensor
+from ..grad_mode import no_grad
+from ..tensor import Tensor
+from . import functional as F
+from .module import Module, Parameter
+
+__all__ = [
+    "LayerNorm", "BatchNorm1d", "BatchNorm2d", "GroupNorm", "RMSNorm",
+]
+
+
+class LayerNorm(Module):
+    """Normalize over the trailing ``normalized_shape`` axes, with learned scale and shift."""
+
+    def __init__(self, normalized_shape: Any, eps: float = 1e-5, elementwise_affine: bool = True,
+                 bias: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.normalized_shape, self.eps = shape, float(eps)
+        self.weight = Parameter(ones(*shape, dtype=dtype, device=device)) if elementwise_affine else None
+        self.bias = (Parameter(zeros(*shape, dtype=dtype, device=device))
+                     if elementwise_affine and bias else None)
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
+        k = len(self.normalized_shape)
+        if x.shape[x.ndim - k:] != self.normalized_shape:
+            raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} does not end with "
+                             f"normalized_shape {self.normalized_shape}")
+        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.weight is not None}"
+
+
+class _BatchNorm(Module):
+    _expected_ndim: tuple[int, ...] = ()
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = True, track_running_stats: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        self.num_features, self.eps, self.momentum = int(num_features), float(eps), momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        self.weight = Parameter(ones(num_features, dtype=dtype, device=device)) if affine else None
+        self.bias = Parameter(zeros(num_features, dtype=dtype, device=device)) if affine else None
+        if track_running_stats:
+            self.register_buffer("running_mean", zeros(num_features, dtype=dtype, device=device))
+            self.register_buffer("running_var", ones(num_features, dtype=dtype, device=device))
+            self.register_buffer("num_batches_tracked", zeros((), dtype="int64", device=device))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
+        if x.ndim not in self._expected_ndim or x.shape[1] != self.num_features:
+            raise ValueError(
+                f"{self!r}: input of shape {tuple(x.shape)} does not match num_features="
+                f"{self.num_features} (expected {' or '.join(f'{n}-D' for n in self._expected_ndim)} "
+                f"input with {self.num_features} channels on axis 1)"
+            )
+        use_batch = self.training or not self.track_running_stats
+        momentum = self.momentum
+        if self.training and self.track_running_stats:
+            # Side effect: happens once per forward, never in a checkpoint replay
+            # (replay re-runs recorded array math, not this Python code).
+            with no_grad():
+                self.num_batches_tracked.add_(1)
+            if momentum is None:  # cumulative moving average
+                momentum = 1.0 / int(self.num_batches_tracked.item())
+        return F.batch_norm(
+            x,
+            self.running_mean if (not self.training or self.track_running_stats) else None,
+            self.running_var if (not self.training or self.track_running_stats) else None,
+            self.weight, self.bias, use_batch, momentum if momentum is not None else 0.0, self.eps,
+        )
+
+    def extra_repr(self) -> str:
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch norm over (N, C) or (N, C, L) input."""
+
+    _expected_ndim = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch norm over (N, C, H, W) input."""
+
+    _expected_ndim = (4,)
+
+
+class GroupNorm(Module):
+    """Normalize groups of channels (and all spatial positions) of (N, C, ...) input, with a learned
+    per-channel scale and shift."""
+
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if num_channels % num_groups:
+            raise ValueError(f"GroupNorm: num_channels={num_channels} must be divisible by num_groups={num_groups}")
+        self.num_groups, self.num_channels, self.eps, self.affine = int(num_groups), int(num_channels), eps, affine
+        self.weight = Parameter(ones(num_channels, dtype=dtype, device=device)) if affine else None
+        self.bias = Parameter(zeros(num_channels, dtype=dtype, device=device)) if affine else None
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
+        if x.ndim < 2 or x.shape[1] != self.num_channels:
+            raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} needs {self.num_channels} channels on axis 1")
+        return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+
+
+class RMSNorm(Module):
+    """``x / sqrt(mean(x^2) + eps) * weight`` over the trailing ``normalized_shape`` axes
+    (``eps=None``: the dtype's machine epsilon, as in PyTorch)."""
+
+    def __init__(self, normalized_shape: Any, eps: float | None = None, elementwise_affine: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.normalized_shape, self.eps = shape, eps
+        self.weight = Parameter(ones(*shape, dtype=dtype, device=device)) if elementwise_affine else None
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.weight is not None}"

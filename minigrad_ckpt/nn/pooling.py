@@ -1,0 +1,122 @@
+"""Pooling layers: ``MaxPool1d``/``2d``, ``AvgPool1d``/``2d``, ``AdaptiveAvgPool2d``, ``AdaptiveMaxPool2d``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..functional.arguments import as_tensor
+from ..tensor import Tensor
+from . import functional as F
+from .module import Module
+
+__all__ = [
+    "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "MaxPool1d", "AvgPool1d",
+]
+
+
+class MaxPool2d(Module):
+    """2-D max pooling over (N, C, H, W): the largest value of each window (``F.max_pool2d``)."""
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1) -> None:
+        super().__init__()
+        self.kernel_size, self.stride, self.padding, self.dilation = kernel_size, stride, padding, dilation
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
+        return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride or self.kernel_size}, "
+                f"padding={self.padding}")
+
+
+class AvgPool2d(Module):
+    """2-D average pooling over (N, C, H, W): the mean of each window (``F.avg_pool2d``)."""
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 count_include_pad: bool = True) -> None:
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+        self.count_include_pad = count_include_pad
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
+        return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.count_include_pad)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride or self.kernel_size}, "
+                f"padding={self.padding}")
+
+
+class AdaptiveAvgPool2d(Module):
+    """Average pooling to a fixed ``output_size`` (int or pair; ``None`` keeps an axis), PyTorch's windows."""
+
+    def __init__(self, output_size: Any) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
+        return F.adaptive_avg_pool2d(x, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool2d(Module):
+    """Max pooling to a fixed ``output_size`` (int or pair; ``None`` keeps an axis), PyTorch's windows."""
+
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__()
+        if return_indices:
+            raise ValueError("AdaptiveMaxPool2d: return_indices=True is not supported")
+        self.output_size = output_size
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
+        return F.adaptive_max_pool2d(x, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+def _no_ceil(name: str, ceil_mode: bool) -> None:
+    if ceil_mode:
+        raise ValueError(f"{name}: ceil_mode=True is not supported")
+
+
+class MaxPool1d(Module):
+    """1-D max pooling over (N, C, L) or (C, L)."""
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                 return_indices: bool = False, ceil_mode: bool = False) -> None:
+        super().__init__()
+        _no_ceil("MaxPool1d", ceil_mode)
+        if return_indices:
+            raise ValueError("MaxPool1d: return_indices=True is not supported")
+        self.kernel_size, self.stride, self.padding, self.dilation = kernel_size, stride, padding, dilation
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
+        return F.max_pool1d(x, self.kernel_size, self.stride, self.padding, self.dilation)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride or self.kernel_size}, padding={self.padding}"
+
+
+class AvgPool1d(Module):
+    """1-D average pooling over (N, C, L) or (C, L)."""
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+                 count_include_pad: bool = True) -> None:
+        super().__init__()
+        _no_ceil("AvgPool1d", ceil_mode)
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+        self.count_include_pad = count_include_pad
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
+        return F.avg_pool1d(x, self.kernel_size, self.stride, self.padding, self.count_include_pad)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride or self.kernel_size}, padding={self.padding}"
