@@ -373,6 +373,82 @@ def scenario_nccl() -> None:
     result(out)
 
 
+def scenario_join(divide: str) -> None:
+    """Uneven inputs: rank r has 3 + 2r batches. Inside ddp.join() every rank finishes; the
+    parameters equal a one-process simulation of the same averaging; replicas end in sync."""
+    mg.set_default_dtype("float64")
+    rank, world = dist.get_rank(), dist.get_world_size()
+    by_initial = divide == "initial"
+    counts = [3 + 2 * r for r in range(world)]
+    mg.manual_seed(0)
+    ref = mlp()
+    ref_opt = optim.Adam(ref.parameters(), lr=0.01)
+    mg.manual_seed(0)
+    model = DDP(mlp(), bucket_cap_mb=1e-3)
+    opt = optim.Adam(model.parameters(), lr=0.01)
+
+    def batch(r, k):
+        x, y = data("mlp", 100 * r + k, 4)
+        return mg.tensor(x), mg.tensor(y)
+
+    for k in range(max(counts)):  # the reference: every rank's gradient, summed, divided as asked
+        active = [r for r in range(world) if k < counts[r]]
+        grads = []
+        for r in active:
+            ref_opt.zero_grad()
+            nn.functional.cross_entropy(ref(batch(r, k)[0]), batch(r, k)[1]).backward()
+            grads.append([p.grad.numpy().copy() for p in ref.parameters()])
+        total = [sum(g[i] for g in grads) for i in range(len(grads[0]))]
+        for p, g in zip(ref.parameters(), total):
+            p.grad = mg.tensor(g / (world if by_initial else len(active)))
+        ref_opt.step()
+    with model.join(divide_by_initial_world_size=by_initial, optimizer=opt):
+        for k in range(counts[rank]):
+            x, y = batch(rank, k)
+            opt.zero_grad()
+            nn.functional.cross_entropy(model(x), y).backward()
+            opt.step()
+    assert_same_on_all_ranks(model, "after join")
+    err = max(rel_err(p.numpy(), q.numpy()) for p, q in zip(model.parameters(), ref.parameters()))
+    moments = dist.group().allgather_object([v.numpy().tobytes() for st in opt.state_dict()["state"].values()
+                                             for v in st.values() if isinstance(v, mg.Tensor)])
+    result({"err": err, "same_optimizer_state": all(m == moments[0] for m in moments)})
+
+
+def scenario_timeout(kind: str) -> None:
+    """Rank 1 stops calling collectives: rank 0's next collective raises DistributedError after
+    the timeout instead of hanging, and the job ends even though rank 0 catches it."""
+    import datetime
+    import time
+
+    dist.destroy_process_group()
+    timeout = datetime.timedelta(seconds=2) if kind == "timedelta" else 2
+    dist.init_process_group("mpi", timeout=timeout)
+    dist.barrier()
+    if dist.get_rank() == 1:
+        time.sleep(60)  # stuck (the abort from rank 0 ends it)
+        result({"rank1": "was not ended"})
+        return
+    start = time.monotonic()
+    try:
+        dist.all_reduce(mg.tensor([1.0]))
+    except dist.DistributedError as exc:
+        print(f"caught after {time.monotonic() - start:.1f} s: {exc}", flush=True)
+    try:
+        dist.barrier()
+    except dist.DistributedError as exc:
+        print(f"then: {exc}", flush=True)
+
+
+def scenario_gather0d() -> None:
+    rank = dist.get_rank()
+    got = dist.all_gather(mg.tensor(float(rank) + 0.5))
+    shapes = [g.shape for g in got]
+    for g in got:
+        g.add_(1.0)  # in place: a real 0-d tensor
+    result({"shapes": [list(s) for s in shapes], "values": [float(g.numpy()) for g in got]})
+
+
 if __name__ == "__main__":
     name, *args = sys.argv[1:]
     if name not in ("single", "nccl"):

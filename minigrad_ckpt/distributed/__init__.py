@@ -29,25 +29,22 @@ See ``docs/distributed.md`` for how DistributedDataParallel works.
 
 from __future__ import annotations
 
+import datetime
 import os
 import sys
 from typing import Any
 
 from .. import random as _random
 from ..tensor import Tensor
-from ._group import ProcessGroup, ReduceOp
+from ._group import DEFAULT_TIMEOUT, DistributedError, ProcessGroup, ReduceOp
 
 __all__ = [
     "init_process_group", "is_initialized", "is_available", "get_rank", "get_world_size", "barrier",
     "all_reduce", "broadcast", "all_gather", "destroy_process_group", "manual_seed_per_rank",
-    "launched_by_mpi", "abort", "print0", "group", "ProcessGroup", "DistributedError",
+    "launched_by_mpi", "abort", "print0", "group", "ProcessGroup", "DistributedError", "DEFAULT_TIMEOUT",
 ]
 
 _OPS = ("sum", "mean", "max", "min")
-
-
-class DistributedError(RuntimeError):
-    """A collective step failed on some rank; raised on every rank."""
 
 
 _group: ProcessGroup | None = None
@@ -76,17 +73,24 @@ def launched_by_mpi() -> bool:
     return False
 
 
-def init_process_group(backend: str | None = None) -> ProcessGroup:
+def init_process_group(backend: str | None = None, timeout: float | datetime.timedelta | None = None) -> ProcessGroup:
     """Join the process group: every rank of the job must call this.
 
     ``backend`` is ``"mpi"`` (CPU tensors), ``"nccl"`` (CUDA tensors, through
     CuPy's NCCL bindings) or ``None``: NCCL when the default device is a GPU,
     else MPI.  The world (rank, size) comes from MPI: under ``mpiexec`` it is
     the job; without a launcher it is this one process (rank 0 of 1).
+
+    ``timeout`` (seconds, or a ``datetime.timedelta``; default
+    :data:`DEFAULT_TIMEOUT`, 30 minutes, as PyTorch's) bounds every collective
+    after this call: one that cannot complete in time -- a rank died, diverged
+    or stopped calling collectives -- raises :class:`DistributedError` on the
+    ranks that wait and ends the job, instead of hanging.
     """
     global _group
     if _group is not None:
         raise RuntimeError("init_process_group() was already called; call destroy_process_group() first")
+    seconds = _seconds(timeout)
     if backend is None:
         from ..backend import get_default_device
 
@@ -94,10 +98,21 @@ def init_process_group(backend: str | None = None) -> ProcessGroup:
     if backend not in ("mpi", "nccl"):
         raise ValueError(f"backend must be 'mpi', 'nccl' or None, got {backend!r}")
     group = ProcessGroup.create(backend)
+    group.timeout = seconds
     _group = group
     if group.size > 1:
         group.install_abort_on_exception()
     return group
+
+
+def _seconds(timeout: Any) -> float:
+    if timeout is None:
+        return DEFAULT_TIMEOUT
+    if isinstance(timeout, datetime.timedelta):
+        timeout = timeout.total_seconds()
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
+        raise ValueError(f"timeout must be a positive, finite number of seconds or a timedelta, got {timeout!r}")
+    return float(timeout)
 
 
 def is_initialized() -> bool:
@@ -161,7 +176,8 @@ def all_gather(tensor: Tensor) -> list[Tensor]:
     """Every rank's ``tensor`` (same shape and dtype on all ranks), in rank order."""
     arr = _array_of(tensor, "all_gather")
     out = group().all_gather(arr)
-    return [Tensor.constant(out[i], tensor._device) for i in range(out.shape[0])]
+    # out[i, ...] keeps a 0-d row an array (out[i] would be a NumPy scalar)
+    return [Tensor.constant(out[i, ...], tensor._device) for i in range(out.shape[0])]
 
 
 def destroy_process_group() -> None:

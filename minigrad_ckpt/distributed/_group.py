@@ -10,21 +10,38 @@ Two backends behind one small interface (``all_reduce``, ``iall_reduce``,
   stream: no host copy.  The communicator's unique id travels over MPI when
   the job has more than one rank (MPI is then used only for management).
 
+Every MPI collective is started non-blocking and waited for with a deadline
+(``timeout``, set by ``init_process_group``): a collective that cannot
+complete -- a rank died, diverged into other collectives, or stopped calling
+them -- raises :class:`DistributedError` on the ranks that wait, instead of
+hanging, and the job is ended (``MPI_Abort``) when that error is not handled,
+or at exit if it was.  NCCL collectives are queued on the GPU stream and
+cannot be timed out this way; their barrier is.
+
 mpi4py and CuPy are imported here, lazily, when a group is created.
 """
 
 from __future__ import annotations
 
+import atexit
 import enum
+import pickle
 import sys
 import threading
+import time
 import traceback
 from typing import Any
 
 from ..backend import cupy_nccl
 from ..backend import host_numpy as numpy
 
-__all__ = ["ProcessGroup", "ReduceOp", "Work"]
+__all__ = ["ProcessGroup", "ReduceOp", "Work", "DistributedError", "DEFAULT_TIMEOUT"]
+
+DEFAULT_TIMEOUT = 1800.0  # seconds: PyTorch's default for its CPU process groups (30 minutes)
+
+
+class DistributedError(RuntimeError):
+    """A collective step failed or timed out on some rank."""
 
 
 class ReduceOp(str, enum.Enum):
@@ -53,13 +70,15 @@ def _contiguous(arr: Any, xp: Any) -> tuple[Any, bool]:
 
 
 class Work:
-    """A started non-blocking collective: ``wait()`` completes it, ``test()`` polls."""
+    """A started non-blocking collective: ``wait()`` completes it (within the group's
+    timeout, else :class:`DistributedError`), ``test()`` polls."""
 
-    __slots__ = ("_req", "done")
+    __slots__ = ("_req", "done", "_group", "_what")
 
-    def __init__(self, req: Any) -> None:
+    def __init__(self, req: Any, group: ProcessGroup | None = None, what: str = "a collective") -> None:
         self._req = req
         self.done = req is None
+        self._group, self._what = group, what
 
     def test(self) -> bool:
         if not self.done:
@@ -67,9 +86,13 @@ class Work:
         return self.done
 
     def wait(self) -> None:
-        if not self.done:
+        if self.done:
+            return
+        if self._group is None:
             self._req.Wait()
-            self.done = True
+        else:
+            self._group.wait_for(self._req, self._what)
+        self.done = True
 
 
 class ProcessGroup:
@@ -85,6 +108,8 @@ class ProcessGroup:
         self._closed = False
         self._old_hooks: tuple | None = None
         self.local_rank = 0
+        self.timeout = DEFAULT_TIMEOUT
+        self.failed: str | None = None  # why a collective timed out: the group is unusable then
 
     # ------------------------------------------------------------ creation
     @classmethod
@@ -133,14 +158,42 @@ class ProcessGroup:
         return {ReduceOp.SUM: M.SUM, ReduceOp.MEAN: M.SUM, ReduceOp.MAX: M.MAX, ReduceOp.MIN: M.MIN}[op]
 
     def _check(self, arr: Any) -> None:
-        if self._closed:
-            raise RuntimeError("the process group was destroyed")
+        self._usable()
         on_gpu = type(arr).__module__.startswith("cupy")
         if on_gpu and self.backend != "nccl":
             raise RuntimeError("a CUDA tensor needs the 'nccl' backend: init_process_group('nccl')")
         if not on_gpu and self.backend == "nccl":
             raise RuntimeError("the 'nccl' backend communicates CUDA tensors; this one is on the CPU "
                                "(use init_process_group('mpi') for CPU tensors)")
+
+    def wait_for(self, req: Any, what: str) -> None:
+        """Complete the started MPI request ``req``, or raise :class:`DistributedError` once
+        ``self.timeout`` seconds have passed (polling: MPI's Wait cannot be interrupted)."""
+        if req.Test():
+            return
+        deadline = time.monotonic() + self.timeout
+        pause, spins = 0.0, 0
+        while not req.Test():
+            if time.monotonic() > deadline:
+                self._fail(what)
+            spins += 1
+            if spins > 200:  # a short spin keeps small collectives fast; then back off
+                pause = min(0.005, max(1e-5, pause * 2))
+                time.sleep(pause)
+
+    def _fail(self, what: str) -> None:
+        self.failed = (f"{what} did not complete within {self.timeout:g} s on rank {self.rank} of {self.size}: "
+                       f"another rank died, diverged into other collectives, or stopped calling them")
+        atexit.register(self._abort_at_exit)  # a caught error still ends the job
+        raise DistributedError(self.failed + "; ending the job")
+
+    def _abort_at_exit(self) -> None:
+        sys.stderr.write(f"[rank {self.rank}] {self.failed}; aborting all {self.size} ranks\n")
+        sys.stderr.flush()
+        self._MPI.COMM_WORLD.Abort(1)
+
+    def _mpi(self, req: Any, what: str) -> None:
+        self.wait_for(req, what)
 
     # ---------------------------------------------------------- collectives
     def all_reduce(self, arr: Any, op: ReduceOp = ReduceOp.SUM) -> None:
@@ -154,7 +207,7 @@ class ProcessGroup:
                                  self._nccl_op(op), stream.ptr)
         else:
             buf, copied = _contiguous(arr, numpy)
-            self.comm.Allreduce(self._MPI.IN_PLACE, buf, op=self._mpi_op(op))
+            self._mpi(self.comm.Iallreduce(self._MPI.IN_PLACE, buf, op=self._mpi_op(op)), "all_reduce")
         if op is ReduceOp.MEAN:
             buf /= self.size
         if copied:
@@ -170,7 +223,7 @@ class ProcessGroup:
             self._nccl.allReduce(buf.data.ptr, buf.data.ptr, buf.size, self._nccl_dtype(buf.dtype),
                                  self._nccl_mod.NCCL_SUM, stream.ptr)
             return Work(None)
-        return Work(self.comm.Iallreduce(self._MPI.IN_PLACE, buf, op=self._MPI.SUM))
+        return Work(self.comm.Iallreduce(self._MPI.IN_PLACE, buf, op=self._MPI.SUM), self, "a gradient all-reduce")
 
     def test_all(self, works: list[Work]) -> None:
         """Let MPI progress started collectives (it does so only inside MPI calls)."""
@@ -186,7 +239,7 @@ class ProcessGroup:
             self._nccl.bcast(buf.data.ptr, buf.size, self._nccl_dtype(buf.dtype), src, stream.ptr)
         else:
             buf, copied = _contiguous(arr, numpy)
-            self.comm.Bcast(buf, root=src)
+            self._mpi(self.comm.Ibcast(buf, root=src), "broadcast")
         if copied:
             arr[...] = buf
 
@@ -202,22 +255,42 @@ class ProcessGroup:
             return out
         buf, _ = _contiguous(arr, numpy)
         out = numpy.empty((self.size, *arr.shape), dtype=arr.dtype)
-        self.comm.Allgather(buf, out)
+        self._mpi(self.comm.Iallgather(buf, out), "all_gather")
         return out
 
     def barrier(self) -> None:
-        if self._closed:
-            raise RuntimeError("the process group was destroyed")
+        self._usable()
         if self.backend == "nccl":
             self._cupy.cuda.get_current_stream().synchronize()
-        self.comm.Barrier()
+        self._mpi(self.comm.Ibarrier(), "barrier")
 
     def allgather_object(self, obj: Any) -> list[Any]:
-        """Small control data (signatures, flags) from every rank, in rank order."""
-        return self.comm.allgather(obj)
+        """Small control data (signatures, flags, states) from every rank, in rank order (pickled)."""
+        self._usable()
+        data = numpy.frombuffer(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL), dtype=numpy.uint8)
+        sizes = numpy.empty(self.size, dtype=numpy.int64)
+        self._mpi(self.comm.Iallgather(numpy.array([data.size], dtype=numpy.int64), sizes), "allgather_object")
+        out = numpy.empty(int(sizes.sum()), dtype=numpy.uint8)
+        offsets = numpy.concatenate([[0], numpy.cumsum(sizes)[:-1]])
+        self._mpi(self.comm.Iallgatherv(data, [out, sizes, offsets, self._MPI.BYTE]), "allgather_object")
+        return [pickle.loads(out[o:o + n].tobytes()) for o, n in zip(offsets.tolist(), sizes.tolist())]
 
     def bcast_object(self, obj: Any, root: int = 0) -> Any:
-        return self.comm.bcast(obj, root=root)
+        """``obj`` of rank ``root`` on every rank (pickled)."""
+        self._usable()
+        data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL) if self.rank == root else b""
+        size = numpy.array([len(data)], dtype=numpy.int64)
+        self._mpi(self.comm.Ibcast(size, root=root), "bcast_object")
+        buf = numpy.frombuffer(data, dtype=numpy.uint8).copy() if self.rank == root else numpy.empty(
+            int(size[0]), dtype=numpy.uint8)
+        self._mpi(self.comm.Ibcast(buf, root=root), "bcast_object")
+        return obj if self.rank == root else pickle.loads(buf.tobytes())
+
+    def _usable(self) -> None:
+        if self._closed:
+            raise RuntimeError("the process group was destroyed")
+        if self.failed is not None:
+            raise DistributedError(f"the process group is unusable: {self.failed}")
 
     # -------------------------------------------------------------- failure
     def install_abort_on_exception(self) -> None:

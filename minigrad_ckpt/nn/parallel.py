@@ -21,7 +21,9 @@ same optimizer step.  How (see ``docs/distributed.md``):
 
 ``no_sync()`` skips the averaging for gradient accumulation; with
 ``broadcast_buffers`` (BatchNorm statistics) rank 0's buffers are broadcast
-before each forward.
+before each forward.  ``join()`` (PyTorch's ``Join``) lets ranks with fewer
+batches finish: a rank that ran out shadows the others' collectives until
+every rank has, so uneven inputs never hang.
 """
 
 from __future__ import annotations
@@ -110,6 +112,8 @@ class DistributedDataParallel(Module):
         object.__setattr__(self, "_poller", None)
         object.__setattr__(self, "_stop", threading.Event())
         object.__setattr__(self, "_mpi_lock", threading.Lock())  # one thread in MPI on our requests at a time
+        object.__setattr__(self, "_join", None)           # the join() block in progress, if any
+        object.__setattr__(self, "_divisor", group.size)  # what the summed gradients are divided by
         handles = [p.register_post_accumulate_grad_hook(self._on_grad_ready) for p in params]
         object.__setattr__(self, "_hook_handles", handles)
 
@@ -156,6 +160,8 @@ class DistributedDataParallel(Module):
 
     # -------------------------------------------------------------- forward
     def forward(self, *args: Any, **kwargs: Any) -> Any:
+        if self._join is not None:
+            self._join.announce(self, active=True, sync=self._require_sync)
         if self.broadcast_buffers and self._group.size > 1:
             for b in self.module.buffers():
                 self._group.broadcast(b.data, 0)
@@ -265,10 +271,10 @@ class DistributedDataParallel(Module):
             for b in self._buckets:
                 b.work.wait()
             object.__setattr__(self, "wait_seconds", time.perf_counter() - start)
-            world = self._group.size
+            divisor = self._divisor
             for b in self._buckets:
                 buf = b.buffer
-                buf /= world  # the sum is the same bits on every rank, so is the mean
+                buf /= divisor  # the sum is the same bits on every rank, so is the mean
                 for p, off in zip(b.params, b.offsets):
                     avg = buf[off:off + p.size].reshape(p.shape)
                     if p._grad is None:
@@ -279,8 +285,96 @@ class DistributedDataParallel(Module):
             self._stop_poller()
             object.__setattr__(self, "_active", False)
 
+    # ----------------------------------------------------------------- join
+    @contextlib.contextmanager
+    def join(self, divide_by_initial_world_size: bool = True, enable: bool = True,
+             throw_on_early_termination: bool = False, optimizer: Any = None) -> Iterator[None]:
+        """Train on uneven inputs: ``with ddp.join(): for x, y in loader: ...`` (PyTorch's ``Join``).
+
+        Inside the block each forward first counts, with one small all-reduce,
+        the ranks that still have data.  A rank whose loop ended waits at the
+        end of the block and *shadows* the others: it answers that count with
+        0, joins their buffer broadcasts and gradient all-reduces with zeros,
+        until no rank has data left -- so every rank leaves the block, none
+        hangs.  The summed gradients are divided by the initial world size
+        (``divide_by_initial_world_size=True``, PyTorch's default: a rank that
+        ran out counts as a zero gradient) or by the number of ranks that
+        still have data (``False``: the average over the real batches).
+
+        When the block ends the replicas are in sync again: the parameters and
+        buffers -- and ``optimizer``'s state, if given (an extension: the ranks
+        that joined early took fewer steps) -- are broadcast from a rank that
+        ran to the end.  ``throw_on_early_termination=True`` raises on every
+        rank as soon as one ran out, instead of shadowing.  ``enable=False``
+        makes the block a no-op.
+        """
+        if not enable or self._group.size == 1:
+            yield
+            return
+        if self._join is not None:
+            raise RuntimeError("DistributedDataParallel.join() blocks do not nest")
+        state = _Join(bool(divide_by_initial_world_size), bool(throw_on_early_termination))
+        object.__setattr__(self, "_join", state)
+        try:
+            yield
+            while state.announce(self, active=False, sync=False):  # shadow the ranks that have data
+                self._shadow_iteration(state)
+            self._sync_after_join(state, optimizer)
+        finally:
+            object.__setattr__(self, "_join", None)
+            object.__setattr__(self, "_divisor", self._group.size)
+
+    def _shadow_iteration(self, state: _Join) -> None:
+        """What a forward/backward of the ranks with data does collectively, with nothing to add."""
+        if self.broadcast_buffers:
+            for b in self.module.buffers():
+                self._group.broadcast(b.data, 0)
+                b.increment_version()
+        if state.syncing:
+            for b in self._buckets:  # in index order, as every rank starts them
+                b.buffer[...] = 0
+                with self._mpi_lock:
+                    work = self._group.iall_reduce(b.buffer)
+                work.wait()
+
+    def _sync_after_join(self, state: _Join, optimizer: Any) -> None:
+        counts = self._group.allgather_object(state.iterations)
+        src = counts.index(max(counts))  # ran to the end: its replica is the current one
+        for t in list(self.module.parameters()) + list(self.module.buffers()):
+            self._group.broadcast(t.data, src)
+            t.increment_version()
+        if optimizer is not None:
+            sd = self._group.bcast_object(optimizer.state_dict() if self._group.rank == src else None, src)
+            if self._group.rank != src:
+                optimizer.load_state_dict(sd)
+
     def extra_repr(self) -> str:
         return f"world_size={self._group.size}, buckets={len(self._buckets)}, bucket_cap_mb={self.bucket_cap_mb}"
+
+
+class _Join:
+    """The bookkeeping of one ``join()`` block on one rank."""
+
+    def __init__(self, divide_by_initial_world_size: bool, throw: bool) -> None:
+        self.divide_by_initial_world_size = divide_by_initial_world_size
+        self.throw = throw
+        self.iterations = 0   # this rank's forwards in the block
+        self.syncing = False  # whether the ranks with data average gradients this iteration
+
+    def announce(self, ddp: DistributedDataParallel, active: bool, sync: bool) -> bool:
+        """The join all-reduce: ``[ranks with data, of them averaging gradients]``. Sets the
+        divisor for this iteration; returns whether any rank still has data."""
+        # control data over MPI on either backend (a host all-gather of two flags per rank)
+        flags = ddp._group.allgather_object((bool(active), bool(active and sync)))
+        have, syncing = sum(a for a, _ in flags), sum(s for _, s in flags)
+        if self.throw and have < ddp._group.size:
+            raise RuntimeError(f"DistributedDataParallel.join: {ddp._group.size - have} rank(s) ran out of "
+                               f"inputs (throw_on_early_termination=True)")
+        self.syncing = syncing > 0
+        if active:
+            self.iterations += 1
+            object.__setattr__(ddp, "_divisor", ddp._group.size if self.divide_by_initial_world_size else have)
+        return have > 0
 
 
 def _tensors_in(out: Any) -> list[Tensor]:

@@ -170,9 +170,10 @@ class DataLoader:
     batches in worker processes (:mod:`.workers`) -- the same batches, in the
     same order, as ``num_workers=0``.
 
-    Each epoch starts by drawing one key from ``generator`` (or the engine's
-    generator): the epoch's base seed, from which the workers seed the random
-    draws a dataset makes.
+    Each epoch gets a base seed, a function of ``generator``'s (or the engine
+    generator's) state and of the epoch's number -- read, not drawn, so the
+    random stream is the same with or without workers; the workers seed the
+    random draws a dataset makes from it.
 
     The position in the current epoch is state: :meth:`state_dict` holds the
     epoch's indices as one flat list, how many batches were handed out, and the
@@ -227,6 +228,7 @@ class DataLoader:
             default_collate if self._auto_collation else _no_collate)
         self._fetch = _Fetcher(dataset, self.collate_fn, self._auto_collation, collate_fn is None)
         self._epoch: _Epoch | None = None    # the epoch in progress, once started
+        self._epochs_started = 0
         self._resume = False
         self._pool: WorkerPool | None = None  # persistent workers, kept between epochs
 
@@ -248,7 +250,13 @@ class DataLoader:
         return epoch if _is_int(epoch) else None
 
     def _new_epoch(self) -> _Epoch:
-        base_seed = (self.generator or _random.default_generator).next_key()
+        # The workers' base seed: a function of the generator's state and of how many epochs this
+        # loader started -- drawn without advancing the generator, so a loader leaves the random
+        # stream (dropout, ...) exactly where the model code expects it, with or without workers.
+        gen = self.generator or _random.default_generator
+        m = _random._mix64
+        base_seed = m(m(m(gen.seed) ^ gen.counter) ^ self._epochs_started)
+        self._epochs_started += 1
         source = self.batch_sampler if self._auto_collation else self.sampler
         return _Epoch.of(list(source), self._auto_collation, base_seed, self._sampler_epoch())
 
@@ -288,7 +296,7 @@ class DataLoader:
         return None
 
     def state_dict(self) -> dict[str, Any]:
-        """``{"epoch": ..., "generator": ..., "sampler": ...}``: plain data (msgpack-able).
+        """``{"epoch": ..., "epochs_started": ..., "generator": ..., "sampler": ...}``: plain data.
 
         ``epoch`` is None between epochs, else the epoch's indices as one flat
         list (``order``), its ``layout`` and ``batch_size``, ``position`` (the
@@ -300,6 +308,7 @@ class DataLoader:
         """
         sampler = self._stateful_sampler()
         return {"epoch": None if self._epoch is None else self._epoch.state(),
+                "epochs_started": self._epochs_started,
                 "generator": None if self.generator is None else self.generator.get_state(),
                 "sampler": None if sampler is None else sampler.state_dict()}
 
@@ -311,8 +320,10 @@ class DataLoader:
             epoch = None if epoch is None else _Epoch.from_state(epoch, len(self.dataset), self._auto_collation)
             self._epoch, self._resume = epoch, epoch is not None
             return
-        if not isinstance(state, Mapping) or set(state) != {"epoch", "generator", "sampler"}:
+        if not isinstance(state, Mapping) or set(state) != {"epoch", "epochs_started", "generator", "sampler"}:
             raise ValueError(f"DataLoader.load_state_dict: not a DataLoader state: {state!r:.200}")
+        if not _is_int(state["epochs_started"]) or state["epochs_started"] < 0:
+            raise ValueError("DataLoader.load_state_dict: epochs_started must be an int >= 0")
         epoch = None if state["epoch"] is None else _Epoch.from_state(state["epoch"], len(self.dataset),
                                                                        self._auto_collation)
         if (state["generator"] is None) != (self.generator is None):
@@ -331,6 +342,7 @@ class DataLoader:
         if gen is not None:
             self.generator.set_state(gen.get_state())
         self._epoch, self._resume = epoch, epoch is not None
+        self._epochs_started = state["epochs_started"]
 
     def reshard_state_dict(self, states: list[Mapping[str, Any]], rank: int, world_size: int) -> dict[str, Any]:
         """The state for rank ``rank`` of ``world_size`` resuming a run whose ranks saved ``states``

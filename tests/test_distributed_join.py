@@ -1,0 +1,57 @@
+"""No hang, ever: uneven inputs under ``ddp.join()``, collectives that cannot complete time out,
+and ``all_gather`` of 0-d tensors -- each under ``mpiexec -n 2`` with a timeout (see
+tests/test_distributed.py for the launcher)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from test_distributed import launch, results
+
+pytest.importorskip("mpi4py", reason='mpi4py is not installed: pip install ".[distributed]"')
+
+
+@pytest.mark.parametrize("divide", ["initial", "active"])
+def test_join_lets_uneven_ranks_finish_and_averages_as_asked(divide):
+    r = results(launch("join", divide))  # without join, rank 0 exits and rank 1 waits forever
+    for rank in (0, 1):
+        assert r[rank]["err"] < 1e-12, r[rank]
+        assert r[rank]["same_optimizer_state"]
+
+
+def test_join_with_three_ranks():
+    r = results(launch("join", "initial", n=3), n=3)
+    assert all(r[k]["err"] < 1e-12 and r[k]["same_optimizer_state"] for k in range(3))
+
+
+@pytest.mark.parametrize("kind", ["seconds", "timedelta"])
+def test_a_collective_that_cannot_complete_times_out_and_ends_the_job(kind):
+    start = time.monotonic()
+    proc = launch("timeout", kind, timeout=45)
+    took = time.monotonic() - start
+    assert proc.returncode != 0, proc.stdout  # the job was ended, though rank 0 caught the error
+    assert "caught after 2." in proc.stdout and "all_reduce did not complete within 2 s on rank 0" in proc.stdout
+    assert "the process group is unusable" in proc.stdout  # later collectives refuse at once
+    assert "aborting all 2 ranks" in proc.stderr
+    assert "was not ended" not in proc.stdout
+    assert took < 40
+
+
+def test_all_gather_of_a_0d_tensor_gives_0d_tensors():
+    r = results(launch("gather0d"))
+    for rank in (0, 1):
+        assert r[rank] == {"shapes": [[], []], "values": [1.5, 2.5]}
+
+
+def test_the_default_timeout_is_finite_and_bad_values_are_refused():
+    import datetime
+
+    from minigrad_ckpt import distributed as dist
+    from minigrad_ckpt.distributed import _seconds
+
+    assert dist.DEFAULT_TIMEOUT == 1800.0
+    assert _seconds(None) == 1800.0 and _seconds(datetime.timedelta(minutes=1)) == 60.0 and _seconds(5) == 5.0
+    for bad in (0, -1, float("inf"), "10", True):
+        with pytest.raises(ValueError, match="timeout"):
+            _seconds(bad)
