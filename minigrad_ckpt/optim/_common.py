@@ -27,3 +27,13 @@ def check_betas(name: str, betas: Any) -> tuple[float, float]:
     if len(b) != 2 or not (0.0 <= b[0] < 1.0 and 0.0 <= b[1] < 1.0):
         raise ValueError(f"{name}: betas must be two numbers in [0, 1), got {betas}")
     return b
+
+
+def update_moments(state: dict[str, Any], g: Any, b1: float, b2: float) -> tuple[Any, Any]:
+    """Adam's moment updates in place, ``m += (1 - b1) (g - m)`` and ``v = b2 v + (1 - b2) g^2``;
+    returns the arrays of ``state["exp_avg"]`` and ``state["exp_avg_sq"]``."""
+    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+    m, v = exp_avg.data, exp_avg_sq.data
+    exp_avg.add_((1 - b1) * (g - m))  # PyTorch's lerp for weights below 0.5; in place, so m is updated too
+    exp_avg_sq.mul_(b2).add_((1 - b2) * (g * g))
+    return m, v

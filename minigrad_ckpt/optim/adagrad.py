@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..grad_mode import no_grad
+from ..tensor import Tensor
 from ._common import check_hyper, zeros_state
 from .optimizer import Optimizer
 
@@ -30,25 +30,14 @@ class Adagrad(Optimizer):
         # PyTorch creates the state at construction (so it exists before the first step)
         for group in self.param_groups:
             for p in group["params"]:
-                self.state[p] = {"step": 0, "sum": zeros_state(p, group["initial_accumulator_value"])}
+                self.state[p] = self.init_state(p, group)
 
-    @no_grad()
-    def step(self) -> None:
-        for group in self.param_groups:
-            lr, lr_decay, wd, eps = group["lr"], group["lr_decay"], group["weight_decay"], group["eps"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                xp = p.device.xp
-                g = p.grad.data
-                st = self._state(p)
-                if not st:
-                    st.update(step=0, sum=zeros_state(p, group["initial_accumulator_value"]))
-                st["step"] += 1
-                if wd:
-                    g = g + wd * p.data
-                clr = lr / (1 + (st["step"] - 1) * lr_decay)
-                st["sum"].add_(g * g)  # in place under no_grad: each update restamps the version
-                std = xp.sqrt(st["sum"].data)
-                std += eps
-                p.sub_(clr * (g / std))
+    def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        return {"step": 0, "sum": zeros_state(p, group["initial_accumulator_value"])}
+
+    def update_one(self, p: Tensor, g: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
+        clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
+        state["sum"].add_(g * g)  # in place under no_grad: each update restamps the version
+        std = p.device.xp.sqrt(state["sum"].data)
+        std += group["eps"]
+        p.sub_(clr * (g / std))

@@ -6,8 +6,8 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from ..grad_mode import no_grad
 from ..tensor import Tensor
+from ._common import check_betas, check_hyper, update_moments, zeros_state
 from .optimizer import Optimizer
 
 __all__ = ["Adam", "AdamW"]
@@ -25,50 +25,33 @@ class Adam(Optimizer):
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 0.0, amsgrad: bool = False) -> None:
-        if lr < 0 or eps < 0 or weight_decay < 0:
-            raise ValueError(f"{type(self).__name__}: invalid lr={lr}, eps={eps} or weight_decay={weight_decay}")
-        if not (0.0 <= betas[0] < 1.0 and 0.0 <= betas[1] < 1.0):
-            raise ValueError(f"{type(self).__name__}: betas must be in [0, 1), got {betas}")
-        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+        name = type(self).__name__
+        check_hyper(name, lr=lr, eps=eps, weight_decay=weight_decay)
+        super().__init__(params, dict(lr=lr, betas=check_betas(name, betas), eps=eps, weight_decay=weight_decay,
                                       amsgrad=amsgrad))
 
-    @no_grad()
-    def step(self) -> None:
-        for group in self.param_groups:
-            lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]
-            wd, amsgrad = group["weight_decay"], group["amsgrad"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                xp = p.device.xp
-                g = p.grad.data
-                st = self._state(p)
-                if not st:
-                    st["step"] = 0
-                    st["exp_avg"] = Tensor.constant(xp.zeros_like(p.data), p.device)
-                    st["exp_avg_sq"] = Tensor.constant(xp.zeros_like(p.data), p.device)
-                    if amsgrad:
-                        st["max_exp_avg_sq"] = Tensor.constant(xp.zeros_like(p.data), p.device)
-                st["step"] += 1
-                t = st["step"]
-                if wd:
-                    if self._decoupled:
-                        p.mul_(1 - lr * wd)
-                    else:
-                        g = g + wd * p.data
-                exp_avg, exp_avg_sq = st["exp_avg"], st["exp_avg_sq"]
-                m, v = exp_avg.data, exp_avg_sq.data
-                exp_avg.add_((1 - b1) * (g - m))  # PyTorch's lerp for weights below 0.5
-                exp_avg_sq.mul_(b2).add_((1 - b2) * (g * g))
-                step_size = lr / (1 - b1**t)
-                bc2_sqrt = math.sqrt(1 - b2**t)
-                if amsgrad:
-                    vmax = st["max_exp_avg_sq"]
-                    vmax.copy_(xp.maximum(vmax.data, v))
-                    denom = xp.sqrt(vmax.data) / bc2_sqrt + eps
-                else:
-                    denom = xp.sqrt(v) / bc2_sqrt + eps
-                p.sub_(step_size * (m / denom))
+    def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        st = {"step": 0, "exp_avg": zeros_state(p), "exp_avg_sq": zeros_state(p)}
+        if group["amsgrad"]:
+            st["max_exp_avg_sq"] = zeros_state(p)
+        return st
+
+    def decouples_weight_decay(self, group: dict[str, Any]) -> bool:
+        return self._decoupled
+
+    def update_one(self, p: Tensor, g: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
+        xp = p.device.xp
+        lr, (b1, b2), eps, t = group["lr"], group["betas"], group["eps"], state["step"]
+        m, v = update_moments(state, g, b1, b2)
+        step_size = lr / (1 - b1**t)
+        bc2_sqrt = math.sqrt(1 - b2**t)
+        if group["amsgrad"]:
+            vmax = state["max_exp_avg_sq"]
+            vmax.copy_(xp.maximum(vmax.data, v))
+            denom = xp.sqrt(vmax.data) / bc2_sqrt + eps
+        else:
+            denom = xp.sqrt(v) / bc2_sqrt + eps
+        p.sub_(step_size * (m / denom))
 
 
 class AdamW(Adam):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..grad_mode import no_grad
+from ..tensor import Tensor
 from ._common import check_betas, check_hyper, zeros_state
 from .optimizer import Optimizer
 
@@ -27,25 +27,15 @@ class Adamax(Optimizer):
         super().__init__(params, dict(lr=lr, betas=check_betas("Adamax", betas), eps=eps,
                                       weight_decay=weight_decay))
 
-    @no_grad()
-    def step(self) -> None:
-        for group in self.param_groups:
-            lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                xp = p.device.xp
-                g = p.grad.data
-                st = self._state(p)
-                if not st:
-                    st.update(step=0, exp_avg=zeros_state(p), exp_inf=zeros_state(p))
-                st["step"] += 1
-                if wd:
-                    g = g + wd * p.data
-                exp_avg, exp_inf = st["exp_avg"], st["exp_inf"]
-                m, u = exp_avg.data, exp_inf.data
-                exp_avg.add_((1 - b1) * (g - m))  # in place under no_grad: each update restamps the version
-                exp_inf.mul_(b2)
-                exp_inf.copy_(xp.maximum(u, xp.abs(g) + eps))
-                clr = lr / (1 - b1 ** st["step"])
-                p.sub_(clr * (m / u))
+    def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        return {"step": 0, "exp_avg": zeros_state(p), "exp_inf": zeros_state(p)}
+
+    def update_one(self, p: Tensor, g: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
+        xp = p.device.xp
+        (b1, b2), exp_avg, exp_inf = group["betas"], state["exp_avg"], state["exp_inf"]
+        m, u = exp_avg.data, exp_inf.data
+        exp_avg.add_((1 - b1) * (g - m))  # in place under no_grad: each update restamps the version
+        exp_inf.mul_(b2)
+        exp_inf.copy_(xp.maximum(u, xp.abs(g) + group["eps"]))
+        clr = group["lr"] / (1 - b1 ** state["step"])
+        p.sub_(clr * (m / u))

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..grad_mode import no_grad
-from ._common import check_betas, check_hyper, zeros_state
+from ..tensor import Tensor
+from ._common import check_betas, check_hyper, update_moments, zeros_state
 from .optimizer import Optimizer
 
 __all__ = ["NAdam"]
@@ -33,35 +33,17 @@ class NAdam(Optimizer):
                                       weight_decay=weight_decay, momentum_decay=momentum_decay,
                                       decoupled_weight_decay=decoupled_weight_decay))
 
-    @no_grad()
-    def step(self) -> None:
-        for group in self.param_groups:
-            lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]
-            wd, md, decoupled = group["weight_decay"], group["momentum_decay"], group["decoupled_weight_decay"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                xp = p.device.xp
-                g = p.grad.data
-                st = self._state(p)
-                if not st:
-                    st.update(step=0, mu_product=1.0, exp_avg=zeros_state(p), exp_avg_sq=zeros_state(p))
-                st["step"] += 1
-                t = st["step"]
-                if wd:
-                    if decoupled:
-                        p.mul_(1 - lr * wd)
-                    else:
-                        g = g + wd * p.data
-                mu = b1 * (1.0 - 0.5 * (0.96 ** (t * md)))
-                mu_next = b1 * (1.0 - 0.5 * (0.96 ** ((t + 1) * md)))
-                st["mu_product"] *= mu
-                prod = st["mu_product"]
-                exp_avg, exp_avg_sq = st["exp_avg"], st["exp_avg_sq"]
-                m, v = exp_avg.data, exp_avg_sq.data
-                exp_avg.add_((1 - b1) * (g - m))  # in place under no_grad: each update restamps the version
-                exp_avg_sq.mul_(b2).add_((1 - b2) * (g * g))
-                denom = xp.sqrt(v / (1 - b2**t))
-                denom += eps
-                p.add_((-lr * (1.0 - mu) / (1.0 - prod)) * (g / denom))
-                p.add_(((-lr * mu_next) / (1.0 - prod * mu_next)) * (m / denom))
+    def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        return {"step": 0, "mu_product": 1.0, "exp_avg": zeros_state(p), "exp_avg_sq": zeros_state(p)}
+
+    def update_one(self, p: Tensor, g: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
+        lr, (b1, b2), md, t = group["lr"], group["betas"], group["momentum_decay"], state["step"]
+        mu = b1 * (1.0 - 0.5 * (0.96 ** (t * md)))
+        mu_next = b1 * (1.0 - 0.5 * (0.96 ** ((t + 1) * md)))
+        state["mu_product"] *= mu
+        prod = state["mu_product"]
+        m, v = update_moments(state, g, b1, b2)
+        denom = p.device.xp.sqrt(v / (1 - b2**t))
+        denom += group["eps"]
+        p.add_((-lr * (1.0 - mu) / (1.0 - prod)) * (g / denom))
+        p.add_(((-lr * mu_next) / (1.0 - prod * mu_next)) * (m / denom))

@@ -1,4 +1,11 @@
-"""The optimizer base: parameter groups, per-parameter state, state dicts.
+"""The optimizer base: parameter groups, the step, per-parameter state, state dicts.
+
+Every optimizer takes the same step (:meth:`Optimizer.step`): for each
+parameter group, for each parameter that has a gradient, create its state on
+first use (:meth:`~Optimizer.init_state`), count the step, apply weight decay,
+then the optimizer's own rule for that one parameter
+(:meth:`~Optimizer.update_one`).  An optimizer is therefore its defaults, its
+initial state and one per-parameter rule (DeZero's ``update`` / ``update_one``).
 
 Updates are written in place on the parameters' arrays (under ``no_grad``)
 and bump each parameter's version, so a graph that saved an old value cannot
@@ -8,11 +15,12 @@ be backpropagated silently after the step.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
+from collections import defaultdict
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..backend import host_numpy
-from ..grad_mode import no_grad
+from ..grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
 
 __all__ = ["Optimizer"]
@@ -24,7 +32,8 @@ class Optimizer:
 
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
         self.defaults = dict(defaults)
-        self.state: dict[Tensor, dict[str, Any]] = {}
+        # per-parameter state, keyed by the parameter; a parameter without state reads as {} (PyTorch's)
+        self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
         self.param_groups: list[dict[str, Any]] = []
         params = list(params)
         if not params:
@@ -62,11 +71,55 @@ class Optimizer:
                         with no_grad():  # a gradient built with create_graph may require grad
                             p.grad.zero_()
 
-    def step(self) -> None:
-        raise NotImplementedError
+    # ------------------------------------------------------------------ the step
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter that has a gradient; returns ``closure()``'s loss, or None.
 
-    def _state(self, p: Tensor) -> dict[str, Any]:
-        return self.state.setdefault(p, {})
+        ``closure`` (as in PyTorch) re-evaluates the model and returns the loss; it is
+        called once, with gradients enabled, before the update.
+        """
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._step_parameter(p, group)
+        return loss
+
+    def _step_parameter(self, p: Tensor, group: dict[str, Any]) -> None:
+        """The part of a step every optimizer shares, then its own rule for ``p``."""
+        st = self.state.get(p)
+        if not st:
+            st = self.init_state(p, group)
+            if st:  # an optimizer without per-parameter state keeps none (SGD without momentum)
+                self.state[p] = st
+        if "step" in st:
+            st["step"] += 1
+        g = p.grad.data
+        wd = group.get("weight_decay", 0)
+        if wd:
+            if self.decouples_weight_decay(group):
+                p.mul_(1 - group["lr"] * wd)  # AdamW's rule: decay the parameter, not the gradient
+            else:
+                g = g + wd * p.data
+        self.update_one(p, g, st, group)
+
+    def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        """The state of ``p`` before its first update (a ``"step"`` entry is counted by
+        :meth:`step`); default: none."""
+        return {}
+
+    def decouples_weight_decay(self, group: dict[str, Any]) -> bool:
+        """Whether weight decay shrinks the parameter (AdamW) instead of adding to the gradient."""
+        return bool(group.get("decoupled_weight_decay", False))
+
+    def update_one(self, p: Tensor, g: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
+        """Update ``p`` in place from ``g`` (its gradient's array, weight decay applied),
+        its ``state`` and its ``group``'s hyper-parameters."""
+        raise NotImplementedError(f"{type(self).__name__} defines neither update_one nor step")
 
     # ------------------------------------------------------------ state dicts
     def state_dict(self) -> dict[str, Any]:
@@ -129,7 +182,7 @@ class Optimizer:
             for k, v in saved.items():
                 if k != "params":
                     own[k] = copy.deepcopy(v)
-        self.state = new_state
+        self.state = defaultdict(dict, new_state)
 
     def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]

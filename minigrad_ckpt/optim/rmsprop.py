@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..grad_mode import no_grad
+from ..tensor import Tensor
 from ._common import check_hyper, zeros_state
 from .optimizer import Optimizer
 
@@ -29,39 +29,28 @@ class RMSprop(Optimizer):
         super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
                                       momentum=momentum, centered=centered))
 
-    @no_grad()
-    def step(self) -> None:
-        for group in self.param_groups:
-            lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
-            wd, mom, centered = group["weight_decay"], group["momentum"], group["centered"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                xp = p.device.xp
-                g = p.grad.data
-                st = self._state(p)
-                if not st:
-                    st["step"] = 0
-                    st["square_avg"] = zeros_state(p)
-                    if mom > 0:
-                        st["momentum_buffer"] = zeros_state(p)
-                    if centered:
-                        st["grad_avg"] = zeros_state(p)
-                st["step"] += 1
-                if wd:
-                    g = g + wd * p.data
-                st["square_avg"].mul_(alpha).add_((1 - alpha) * (g * g))  # in place under no_grad: restamped
-                v = st["square_avg"].data
-                if centered:
-                    ga = st["grad_avg"].data
-                    st["grad_avg"].add_((1 - alpha) * (g - ga))  # PyTorch's lerp for weights below 0.5
-                    avg = xp.sqrt(v - ga * ga)
-                else:
-                    avg = xp.sqrt(v)
-                avg += eps
-                if mom > 0:
-                    buf = st["momentum_buffer"]
-                    buf.mul_(mom).add_(g / avg)
-                    p.sub_(lr * buf.data)
-                else:
-                    p.sub_(lr * (g / avg))
+    def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        st = {"step": 0, "square_avg": zeros_state(p)}
+        if group["momentum"] > 0:
+            st["momentum_buffer"] = zeros_state(p)
+        if group["centered"]:
+            st["grad_avg"] = zeros_state(p)
+        return st
+
+    def update_one(self, p: Tensor, g: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
+        xp, alpha, mom = p.device.xp, group["alpha"], group["momentum"]
+        state["square_avg"].mul_(alpha).add_((1 - alpha) * (g * g))  # in place under no_grad: restamped
+        v = state["square_avg"].data
+        if group["centered"]:
+            ga = state["grad_avg"].data
+            state["grad_avg"].add_((1 - alpha) * (g - ga))  # PyTorch's lerp for weights below 0.5
+            avg = xp.sqrt(v - ga * ga)
+        else:
+            avg = xp.sqrt(v)
+        avg += group["eps"]
+        if mom > 0:
+            buf = state["momentum_buffer"]
+            buf.mul_(mom).add_(g / avg)
+            p.sub_(group["lr"] * buf.data)
+        else:
+            p.sub_(group["lr"] * (g / avg))

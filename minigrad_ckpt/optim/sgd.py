@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..grad_mode import no_grad
+from ..tensor import Tensor
 from .optimizer import Optimizer
 
 __all__ = ["SGD"]
@@ -30,24 +30,18 @@ class SGD(Optimizer):
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
                                       weight_decay=weight_decay, nesterov=nesterov))
 
-    @no_grad()
-    def step(self) -> None:
-        for group in self.param_groups:
-            lr, mom, damp = group["lr"], group["momentum"], group["dampening"]
-            wd, nesterov = group["weight_decay"], group["nesterov"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                d = p.grad.data
-                if wd:
-                    d = d + wd * p.data
-                if mom:
-                    st = self._state(p)
-                    buf = st.get("momentum_buffer")
-                    if buf is None:
-                        st["momentum_buffer"] = buf = p.grad.detach().clone()
-                        buf.copy_(d)
-                    else:
-                        buf.mul_(mom).add_((1 - damp) * d)
-                    d = d + mom * buf.data if nesterov else buf.data
-                p.sub_(lr * d)  # in place (under no_grad): same array, new version stamp
+    def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        # the buffer is the first step's gradient itself, made in update_one
+        return {"momentum_buffer": None} if group["momentum"] else {}
+
+    def update_one(self, p: Tensor, g: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
+        mom = group["momentum"]
+        if mom:
+            buf = state["momentum_buffer"]
+            if buf is None:
+                state["momentum_buffer"] = buf = p.grad.detach().clone()
+                buf.copy_(g)
+            else:
+                buf.mul_(mom).add_((1 - group["dampening"]) * g)
+            g = g + mom * buf.data if group["nesterov"] else buf.data
+        p.sub_(group["lr"] * g)  # in place (under no_grad): same array, new version stamp
