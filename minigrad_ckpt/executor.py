@@ -195,53 +195,35 @@ class Executor:
             raise ValueError("the optimizer state's param_groups or scalars are malformed")
         if len(groups) != len(opt.param_groups):
             raise ValueError(f"the state has {len(groups)} parameter groups, the optimizer {len(opt.param_groups)}")
+        params: dict[str, Any] = {}  # name -> the live parameter, in the optimizer's order
+        out_groups = [self._group_from(gi, g_saved, g_own, params)
+                      for gi, (g_saved, g_own) in enumerate(zip(groups, opt.param_groups))]
+        return {"state": _moments_from(scalars, tensors, params), "param_groups": out_groups}
+
+    def _group_from(self, gi: int, g_saved: Any, g_own: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
+        """Saved parameter group ``gi`` as ``load_state_dict`` takes it: the same parameters as
+        the optimizer's own group (their names are added to ``params``), hyper-parameters of
+        the same names and kinds."""
+        if not isinstance(g_saved, dict):
+            raise ValueError(f"parameter group {gi} is not a map")
         names = self._param_names()
-        params: dict[str, Any] = {}  # name -> the live parameter
-        index: dict[str, int] = {}
-        out_groups = []
-        for gi, (g_saved, g_own) in enumerate(zip(groups, opt.param_groups)):
-            if not isinstance(g_saved, dict):
-                raise ValueError(f"parameter group {gi} is not a map")
-            own_names = [names[id(p)] for p in g_own["params"]]
-            if g_saved.get("params") != own_names:
-                raise ValueError(f"parameter group {gi}: the optimizer's parameters differ from the state's")
-            hyper = {k: v for k, v in g_saved.items() if k != "params"}
-            own_hyper = {k: v for k, v in g_own.items() if k != "params"}
-            if set(hyper) != set(own_hyper):
-                raise ValueError(f"parameter group {gi} has hyper-parameters {sorted(hyper)}, the optimizer "
-                                 f"{sorted(own_hyper)}")
-            entry = {}
-            for k, v in hyper.items():
-                if not _same_kind(v, own_hyper[k]):
-                    raise ValueError(f"parameter group {gi}: hyper-parameter {k!r} = {v!r} is not of the kind "
-                                     f"the optimizer uses ({own_hyper[k]!r})")
-                entry[k] = tuple(v) if isinstance(v, list) else v
-            entry["params"] = [len(index) + j for j in range(len(own_names))]
-            for n, p in zip(own_names, g_own["params"]):
-                index[n], params[n] = len(index), p
-            out_groups.append(entry)
-        state: dict[int, dict[str, Any]] = {}
-        for pname, vals in scalars.items():
-            if pname not in index:
-                raise ValueError(f"scalar state for unknown parameter {pname!r}")
-            if not isinstance(vals, dict) or not all(
-                    isinstance(k, str) and (v is None or isinstance(v, (bool, int, float))) for k, v in vals.items()):
-                raise ValueError(f"the scalar state of parameter {pname!r} is malformed")
-            state.setdefault(index[pname], {}).update(vals)
-        for name, arr in tensors.items():
-            if not name.startswith(_OPT_PREFIX):
-                continue
-            pname, _, key = name[len(_OPT_PREFIX):].rpartition(".")
-            if pname not in index or not key:
-                raise ValueError(f"{name}: no such parameter in the optimizer")
-            p = params[pname]
-            if tuple(arr.shape) != tuple(p.shape) or host_numpy.dtype(arr.dtype).kind != "f":
-                raise ValueError(f"{name}: a {arr.dtype} moment of shape {tuple(arr.shape)} for a parameter of "
-                                 f"shape {tuple(p.shape)}")
-            if key in state.get(index[pname], {}):
-                raise ValueError(f"{name}: stored both as a tensor and as a scalar")
-            state.setdefault(index[pname], {})[key] = Tensor(arr, dtype=arr.dtype)
-        return {"state": state, "param_groups": out_groups}
+        own_names = [names[id(p)] for p in g_own["params"]]
+        if g_saved.get("params") != own_names:
+            raise ValueError(f"parameter group {gi}: the optimizer's parameters differ from the state's")
+        hyper = {k: v for k, v in g_saved.items() if k != "params"}
+        own_hyper = {k: v for k, v in g_own.items() if k != "params"}
+        if set(hyper) != set(own_hyper):
+            raise ValueError(f"parameter group {gi} has hyper-parameters {sorted(hyper)}, the optimizer "
+                             f"{sorted(own_hyper)}")
+        entry = {}
+        for k, v in hyper.items():
+            if not _same_kind(v, own_hyper[k]):
+                raise ValueError(f"parameter group {gi}: hyper-parameter {k!r} = {v!r} is not of the kind "
+                                 f"the optimizer uses ({own_hyper[k]!r})")
+            entry[k] = tuple(v) if isinstance(v, list) else v
+        entry["params"] = [len(params) + j for j in range(len(own_names))]
+        params.update(zip(own_names, g_own["params"]))
+        return entry
 
     def scheduler_state(self) -> dict[str, Any] | None:
         if self.scheduler is None:
@@ -319,3 +301,32 @@ def _same_kind(saved: Any, own: Any) -> bool:
     if isinstance(own, dict):
         return isinstance(saved, dict) and set(saved) == set(own) and all(_same_kind(saved[k], own[k]) for k in own)
     return False
+
+
+def _moments_from(scalars: dict[str, Any], tensors: Mapping[str, Any], params: dict[str, Any]) -> dict[int, dict]:
+    """The per-parameter state of an optimizer state dict, by parameter position: the saved
+    ``scalars`` (plain numbers) and the ``optimizer.state.<param>.<key>`` tensors (moments of
+    the parameter's shape), each checked."""
+    index = {name: i for i, name in enumerate(params)}
+    state: dict[int, dict[str, Any]] = {}
+    for pname, vals in scalars.items():
+        if pname not in index:
+            raise ValueError(f"scalar state for unknown parameter {pname!r}")
+        if not isinstance(vals, dict) or not all(
+                isinstance(k, str) and (v is None or isinstance(v, (bool, int, float))) for k, v in vals.items()):
+            raise ValueError(f"the scalar state of parameter {pname!r} is malformed")
+        state.setdefault(index[pname], {}).update(vals)
+    for name, arr in tensors.items():
+        if not name.startswith(_OPT_PREFIX):
+            continue
+        pname, _, key = name[len(_OPT_PREFIX):].rpartition(".")
+        if pname not in index or not key:
+            raise ValueError(f"{name}: no such parameter in the optimizer")
+        p = params[pname]
+        if tuple(arr.shape) != tuple(p.shape) or host_numpy.dtype(arr.dtype).kind != "f":
+            raise ValueError(f"{name}: a {arr.dtype} moment of shape {tuple(arr.shape)} for a parameter of "
+                             f"shape {tuple(p.shape)}")
+        if key in state.get(index[pname], {}):
+            raise ValueError(f"{name}: stored both as a tensor and as a scalar")
+        state.setdefault(index[pname], {})[key] = Tensor(arr, dtype=arr.dtype)
+    return state

@@ -310,23 +310,7 @@ class OneCycleLR(LRScheduler):
         if anneal_strategy not in ("cos", "linear"):
             raise ValueError(f"OneCycleLR: anneal_strategy must be 'cos' or 'linear', got {anneal_strategy!r}")
         self.anneal_strategy = anneal_strategy
-        n = self.total_steps
-        if three_phase:
-            self._schedule_phases = [
-                {"end_step": float(pct_start * n) - 1, "start_lr": "initial_lr", "end_lr": "max_lr",
-                 "start_momentum": "max_momentum", "end_momentum": "base_momentum"},
-                {"end_step": float(2 * pct_start * n) - 2, "start_lr": "max_lr", "end_lr": "initial_lr",
-                 "start_momentum": "base_momentum", "end_momentum": "max_momentum"},
-                {"end_step": n - 1, "start_lr": "initial_lr", "end_lr": "min_lr",
-                 "start_momentum": "max_momentum", "end_momentum": "max_momentum"},
-            ]
-        else:
-            self._schedule_phases = [
-                {"end_step": float(pct_start * n) - 1, "start_lr": "initial_lr", "end_lr": "max_lr",
-                 "start_momentum": "max_momentum", "end_momentum": "base_momentum"},
-                {"end_step": n - 1, "start_lr": "max_lr", "end_lr": "min_lr",
-                 "start_momentum": "base_momentum", "end_momentum": "max_momentum"},
-            ]
+        self._schedule_phases = _one_cycle_phases(self.total_steps, pct_start, three_phase)
         groups = optimizer.param_groups
         max_lrs = _per_group("max_lr", groups, max_lr)
         if last_epoch == -1:
@@ -390,6 +374,20 @@ def _per_group(name: str, groups: list[dict[str, Any]], value: Any) -> list[floa
             raise ValueError(f"{name}: expected {len(groups)} values (one per parameter group), got {len(value)}")
         return [float(v) for v in value]
     return [float(value)] * len(groups)
+
+
+def _one_cycle_phases(n: int, pct_start: float, three_phase: bool) -> list[dict[str, Any]]:
+    """PyTorch's phases of the 1cycle schedule over ``n`` steps: where each ends, and which
+    group keys hold the learning rate and momentum at its start and end."""
+
+    def phase(end: float, lr0: str, lr1: str, m0: str, m1: str) -> dict[str, Any]:
+        return {"end_step": end, "start_lr": lr0, "end_lr": lr1, "start_momentum": m0, "end_momentum": m1}
+
+    warm_up = phase(float(pct_start * n) - 1, "initial_lr", "max_lr", "max_momentum", "base_momentum")
+    if not three_phase:
+        return [warm_up, phase(n - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")]
+    return [warm_up, phase(float(2 * pct_start * n) - 2, "max_lr", "initial_lr", "base_momentum", "max_momentum"),
+            phase(n - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum")]
 
 
 class SequentialLR(LRScheduler):

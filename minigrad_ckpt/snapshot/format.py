@@ -190,6 +190,30 @@ def write_snapshot(f: IO[bytes], header: dict[str, Any], entries: list[TensorEnt
     count of maps and arrays are checked before anything is written.
     """
     limits = limits or LoadLimits()
+    header["data_bytes"] = _lay_out(entries, payloads)
+    first, header_len = _head(header, entries)
+    if header_len > limits.max_header_bytes:
+        raise SnapshotError(f"the header would be {header_len} bytes, over the limit of {limits.max_header_bytes} "
+                            f"(LoadLimits.max_header_bytes) that loading enforces; nothing was written")
+    if count_containers(header) > container_budget(header_len):
+        raise SnapshotError("the header would have more maps and arrays than loading accepts (one per 16 bytes); "
+                            "nothing was written")
+    f.write(first)
+    written = len(first) + _write_payloads(f, entries, payloads)
+    final, _ = _head(header, entries)
+    if len(final) != len(first):
+        raise SnapshotError("internal error: the header changed length while writing")
+    f.seek(0)
+    f.write(final)
+    f.seek(0, os.SEEK_END)
+    header["_header_crc32"] = zlib.crc32(msgpack.packb({k: v for k, v in header.items() if k != "_header_crc32"},
+                                                      use_bin_type=True))
+    return written
+
+
+def _lay_out(entries: list[TensorEntry], payloads: list[Any]) -> int:
+    """Give each entry its offset and stored length (and a compressed payload its CRC);
+    returns the length of the data section."""
     pos = 0
     for entry, payload in zip(entries, payloads):
         if payload is None:
@@ -200,31 +224,26 @@ def write_snapshot(f: IO[bytes], header: dict[str, Any], entries: list[TensorEnt
         entry.stored = len(payload) if isinstance(payload, (bytes, bytearray)) else int(payload.nbytes)
         entry.offset = pos + len(_pad_object(pos)) + 5
         pos = entry.offset + entry.stored
-    header["data_bytes"] = pos
+    return pos
 
-    header_len = 0
 
-    def head() -> bytes:
-        nonlocal header_len
-        header["tensors"] = [e.to_msgpack() for e in entries]
-        hb = msgpack.packb(header, use_bin_type=True)
-        header_len = len(hb)
-        out = hb + _seal(hb)
-        gap = (-len(out)) % ALIGN  # pad to the aligned start of the data section
-        if gap < 2:
-            gap += ALIGN
-        return out + b"\xc4" + bytes([gap - 2]) + b"\x00" * (gap - 2)
+def _head(header: dict[str, Any], entries: list[TensorEntry]) -> tuple[bytes, int]:
+    """The header (with the entries' current fields), its seal and the pad up to the data
+    section; and the length of the header alone."""
+    header["tensors"] = [e.to_msgpack() for e in entries]
+    hb = msgpack.packb(header, use_bin_type=True)
+    out = hb + _seal(hb)
+    gap = (-len(out)) % ALIGN  # pad to the aligned start of the data section
+    if gap < 2:
+        gap += ALIGN
+    return out + b"\xc4" + bytes([gap - 2]) + b"\x00" * (gap - 2), len(hb)
 
-    first = head()
-    if header_len > limits.max_header_bytes:
-        raise SnapshotError(f"the header would be {header_len} bytes, over the limit of {limits.max_header_bytes} "
-                            f"(LoadLimits.max_header_bytes) that loading enforces; nothing was written")
-    if count_containers(header) > container_budget(header_len):
-        raise SnapshotError("the header would have more maps and arrays than loading accepts (one per 16 bytes); "
-                            "nothing was written")
-    f.write(first)
-    written = len(first)
-    pos = 0
+
+def _write_payloads(f: IO[bytes], entries: list[TensorEntry], payloads: list[Any]) -> int:
+    """Each payload after its pad and msgpack ``bin 32`` prefix; raw arrays are streamed in
+    chunks whose CRC a helper thread computes meanwhile (set on the entries at the end).
+    Returns the bytes written."""
+    written = pos = 0
     worker = CrcWorker()
     try:
         for i, (entry, payload) in enumerate(zip(entries, payloads)):
@@ -247,14 +266,6 @@ def write_snapshot(f: IO[bytes], header: dict[str, Any], entries: list[TensorEnt
     for i, (entry, payload) in enumerate(zip(entries, payloads)):
         if payload is not None and not isinstance(payload, (bytes, bytearray)):
             entry.crc32 = crcs.get(i, 0)
-    final = head()
-    if len(final) != len(first):
-        raise SnapshotError("internal error: the header changed length while writing")
-    f.seek(0)
-    f.write(final)
-    f.seek(0, os.SEEK_END)
-    header["_header_crc32"] = zlib.crc32(msgpack.packb({k: v for k, v in header.items() if k != "_header_crc32"},
-                                                      use_bin_type=True))
     return written
 
 
@@ -412,6 +423,17 @@ def read_header(f: IO[bytes], file_size: int, limits: LoadLimits, sections: Sequ
     raw_header = f.read(header_end)
     if len(raw_header) != header_end or zlib.crc32(raw_header).to_bytes(4, "big") != seal["header_crc32"]:
         raise SnapshotError("header checksum mismatch: the header is corrupted")
+    header = _decode_header(raw_header)
+    validate_header(header, limits, sections)
+    header["_header_crc32"] = int.from_bytes(seal["header_crc32"], "big")
+    entries = _validate_entries(header, limits, file_size, data_start)
+    return header, entries, data_start
+
+
+def _decode_header(raw_header: bytes) -> Any:
+    """The header's msgpack bytes (their seal already checked) as data, under msgpack's length
+    limits and a budget of maps and arrays (:class:`_Budget`); no extension types."""
+    header_end = len(raw_header)
     budget = _Budget(header_end)
     try:
         header = msgpack.unpackb(raw_header, raw=False, strict_map_key=True, use_list=True,
@@ -424,10 +446,7 @@ def read_header(f: IO[bytes], file_size: int, limits: LoadLimits, sections: Sequ
         if "max_ext_len" in str(exc):
             raise SnapshotError("the header holds a msgpack extension type, which the format never uses") from None
         raise SnapshotError(f"not a valid snapshot header: {type(exc).__name__}: {exc}") from None
-    validate_header(header, limits, sections)
-    header["_header_crc32"] = int.from_bytes(seal["header_crc32"], "big")
-    entries = _validate_entries(header, limits, file_size, data_start)
-    return header, entries, data_start
+    return header
 
 
 def validate_header(header: Any, limits: LoadLimits, sections: Sequence[Any]) -> None:
@@ -477,6 +496,8 @@ def short(v: Any) -> str:
 
 
 def _validate_entries(header: dict, limits: LoadLimits, file_size: int, data_start: int) -> list[TensorEntry]:
+    """The tensor table as entries: each one checked (:func:`_validate_entry`), names unique,
+    payloads in order, aligned, not overlapping, filling the data section exactly."""
     tensors, data_bytes = header["tensors"], header["data_bytes"]
     if len(tensors) > limits.max_tensors:
         raise SnapshotError(f"the snapshot lists {len(tensors)} tensors, over the limit of {limits.max_tensors}")
@@ -487,65 +508,81 @@ def _validate_entries(header: dict, limits: LoadLimits, file_size: int, data_sta
     names: set[str] = set()
     end = 0
     for i, t in enumerate(tensors):
-        if not isinstance(t, dict):
-            raise SnapshotError(f"tensor entry {i} is not a map")
-        codec = t.get("codec")
-        keys = ENTRY_KEYS | {"stored_crc32"} if codec == "zlib" else ENTRY_KEYS
-        if set(t) != keys:
-            raise SnapshotError(f"tensor entry {i} has fields {short(sorted(map(str, t)))}, want {sorted(keys)}")
-        name, dtype, shape = t["name"], t["dtype"], t["shape"]
-        if not isinstance(name, str) or not name or len(name.encode("utf-8", "surrogatepass")) > limits.max_name_bytes:
-            raise SnapshotError(f"tensor entry {i} has an invalid name (a non-empty string of at most "
-                                f"{limits.max_name_bytes} bytes)")
-        if name in names:
-            raise SnapshotError(f"tensor name {name!r} appears twice")
-        names.add(name)
-        if not isinstance(dtype, str) or dtype not in DTYPES:
-            raise SnapshotError(f"tensor {name!r} has unsupported dtype {short(dtype)}")
-        if not isinstance(shape, list) or len(shape) > limits.max_rank or not all(
-                is_int(s) and 0 <= s <= INT64_MAX for s in shape):
-            raise SnapshotError(f"tensor {name!r} has an invalid shape {short(shape)} (at most "
-                                f"{limits.max_rank} non-negative integers)")
-        itemsize = np.dtype(dtype).itemsize
-        count, extent = 1, itemsize  # extent: what NumPy must be able to address, zeros aside
-        for s in shape:
-            count *= s
-            extent *= max(s, 1)
-            if extent > INT64_MAX:
-                raise SnapshotError(f"tensor {name!r} has shape {short(shape)}, too large for an array")
-            if count * itemsize > max(file_size, 1) * 1032 + 64 and t.get("ref") is None:
-                raise SnapshotError(f"tensor {name!r} claims more bytes than the file could hold")
-        nbytes, crc, offset, stored, ref = t["nbytes"], t["crc32"], t["offset"], t["stored"], t["ref"]
-        if not all(is_int(v) for v in (nbytes, offset, stored)):
-            raise SnapshotError(f"tensor {name!r} has malformed size fields")
-        if not isinstance(crc, bytes) or len(crc) != 4:
-            raise SnapshotError(f"tensor {name!r} has a malformed checksum field")
-        stored_crc = t.get("stored_crc32")
-        if codec == "zlib" and not (isinstance(stored_crc, bytes) and len(stored_crc) == 4):
-            raise SnapshotError(f"tensor {name!r} has a malformed stored_crc32 field")
-        if nbytes != count * itemsize:
-            raise SnapshotError(f"tensor {name!r}: shape {shape} x itemsize {itemsize} = {count * itemsize} "
-                                f"bytes, but the header says {short(nbytes)}")
-        if codec not in ("raw", "zlib") or not (ref is None or ref == "base"):
-            raise SnapshotError(f"tensor {name!r} has an unknown codec {short(codec)} or reference {short(ref)}")
-        if ref == "base":
-            if offset != -1 or stored != 0 or codec != "raw":
-                raise SnapshotError(f"tensor {name!r} is taken from the base but has a payload")
-        else:
-            if codec == "raw" and stored != nbytes:
-                raise SnapshotError(f"tensor {name!r}: raw payload of {stored} bytes for {nbytes} bytes of data")
-            if codec == "zlib" and not 0 < nbytes <= 1032 * stored + 64:  # deflate expands at most ~1032:1
-                raise SnapshotError(f"tensor {name!r}: {stored} compressed bytes cannot hold {nbytes} bytes of data")
-            if stored < 0 or offset % ALIGN or offset < end + 7 or offset + stored > data_bytes:
-                raise SnapshotError(f"tensor {name!r} has an invalid offset {offset} (overlap, misalignment "
+        e = _validate_entry(i, t, limits, file_size)
+        if e.name in names:
+            raise SnapshotError(f"tensor name {e.name!r} appears twice")
+        names.add(e.name)
+        if e.ref is None:
+            if e.offset < end + 7 or e.offset + e.stored > data_bytes:
+                raise SnapshotError(f"tensor {e.name!r} has an invalid offset {e.offset} (overlap, misalignment "
                                     f"or outside the file)")
-            end = offset + stored
-        entries.append(TensorEntry(name, dtype, tuple(shape), nbytes, int.from_bytes(crc, "big"), offset,
-                                   stored, codec, ref,
-                                   int.from_bytes(stored_crc, "big") if codec == "zlib" else None))
+            end = e.offset + e.stored
+        entries.append(e)
     if end != data_bytes:
         raise SnapshotError("the data section does not end where its last tensor ends")
     return entries
+
+
+def _validate_entry(i: int, t: Any, limits: LoadLimits, file_size: int) -> TensorEntry:
+    """One entry of the tensor table: its fields, name, dtype, shape, sizes, codec and reference."""
+    if not isinstance(t, dict):
+        raise SnapshotError(f"tensor entry {i} is not a map")
+    codec = t.get("codec")
+    keys = ENTRY_KEYS | {"stored_crc32"} if codec == "zlib" else ENTRY_KEYS
+    if set(t) != keys:
+        raise SnapshotError(f"tensor entry {i} has fields {short(sorted(map(str, t)))}, want {sorted(keys)}")
+    name, dtype, shape = t["name"], t["dtype"], t["shape"]
+    if not isinstance(name, str) or not name or len(name.encode("utf-8", "surrogatepass")) > limits.max_name_bytes:
+        raise SnapshotError(f"tensor entry {i} has an invalid name (a non-empty string of at most "
+                            f"{limits.max_name_bytes} bytes)")
+    if not isinstance(dtype, str) or dtype not in DTYPES:
+        raise SnapshotError(f"tensor {name!r} has unsupported dtype {short(dtype)}")
+    itemsize = np.dtype(dtype).itemsize
+    count = _element_count(name, shape, itemsize, limits, file_size, t.get("ref") is not None)
+    nbytes, crc, offset, stored, ref = t["nbytes"], t["crc32"], t["offset"], t["stored"], t["ref"]
+    if not all(is_int(v) for v in (nbytes, offset, stored)):
+        raise SnapshotError(f"tensor {name!r} has malformed size fields")
+    if not isinstance(crc, bytes) or len(crc) != 4:
+        raise SnapshotError(f"tensor {name!r} has a malformed checksum field")
+    stored_crc = t.get("stored_crc32")
+    if codec == "zlib" and not (isinstance(stored_crc, bytes) and len(stored_crc) == 4):
+        raise SnapshotError(f"tensor {name!r} has a malformed stored_crc32 field")
+    if nbytes != count * itemsize:
+        raise SnapshotError(f"tensor {name!r}: shape {shape} x itemsize {itemsize} = {count * itemsize} "
+                            f"bytes, but the header says {short(nbytes)}")
+    if codec not in ("raw", "zlib") or not (ref is None or ref == "base"):
+        raise SnapshotError(f"tensor {name!r} has an unknown codec {short(codec)} or reference {short(ref)}")
+    if ref == "base":
+        if offset != -1 or stored != 0 or codec != "raw":
+            raise SnapshotError(f"tensor {name!r} is taken from the base but has a payload")
+    else:
+        if codec == "raw" and stored != nbytes:
+            raise SnapshotError(f"tensor {name!r}: raw payload of {stored} bytes for {nbytes} bytes of data")
+        if codec == "zlib" and not 0 < nbytes <= 1032 * stored + 64:  # deflate expands at most ~1032:1
+            raise SnapshotError(f"tensor {name!r}: {stored} compressed bytes cannot hold {nbytes} bytes of data")
+        if stored < 0 or offset % ALIGN:
+            raise SnapshotError(f"tensor {name!r} has an invalid offset {offset} (overlap, misalignment "
+                                f"or outside the file)")
+    return TensorEntry(name, dtype, tuple(shape), nbytes, int.from_bytes(crc, "big"), offset, stored, codec, ref,
+                       int.from_bytes(stored_crc, "big") if codec == "zlib" else None)
+
+
+def _element_count(name: str, shape: Any, itemsize: int, limits: LoadLimits, file_size: int, in_base: bool) -> int:
+    """The element count of a valid ``shape``: at most ``max_rank`` non-negative integers,
+    addressable by NumPy, and (for a payload in this file) not more bytes than it could hold."""
+    if not isinstance(shape, list) or len(shape) > limits.max_rank or not all(
+            is_int(s) and 0 <= s <= INT64_MAX for s in shape):
+        raise SnapshotError(f"tensor {name!r} has an invalid shape {short(shape)} (at most "
+                            f"{limits.max_rank} non-negative integers)")
+    count, extent = 1, itemsize  # extent: what NumPy must be able to address, zeros aside
+    for s in shape:
+        count *= s
+        extent *= max(s, 1)
+        if extent > INT64_MAX:
+            raise SnapshotError(f"tensor {name!r} has shape {short(shape)}, too large for an array")
+        if count * itemsize > max(file_size, 1) * 1032 + 64 and not in_base:
+            raise SnapshotError(f"tensor {name!r} claims more bytes than the file could hold")
+    return count
 
 
 def read_tensor(f: IO[bytes], entry: TensorEntry, data_start: int, worker: CrcWorker | None = None) -> Any:
