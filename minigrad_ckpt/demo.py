@@ -26,6 +26,7 @@ from . import random as _random
 from .backend import host_numpy as np  # host-side data preparation (the corpus, batch offsets)
 from .executor import Executor
 from .grad_mode import no_grad
+from .nn import functional as F
 from .snapshot import SnapshotManager
 from .tensor import Tensor
 
@@ -113,7 +114,7 @@ class CharTransformer(nn.Module):
         for _ in range(n_new):
             window = creation.tensor([ids[-self.block_size:]], device=device)
             logits = self(window)[0, -1] * (1.0 / temperature)
-            probs = nn.functional.softmax(logits, axis=-1).numpy().astype("float64")
+            probs = F.softmax(logits, axis=-1).numpy().astype("float64")
             u = creation.rand(1, dtype="float64").item()
             cdf = probs.cumsum()
             ids.append(int(min((cdf < u * cdf[-1]).sum(), len(probs) - 1)))
@@ -204,27 +205,53 @@ def train(config: DemoConfig, log: Callable[[str], None] = print,
     option that contradicts the snapshot (another ``d_model``, say) is refused,
     since the result would no longer be the run that was snapshotted.
     """
-    _check_config(config)
-    rank, world = _data_parallel(config.device)
-    if world > 1:  # under mpiexec: rank 0 prints and writes; the batch is shared out
-        if config.device == "cuda":  # one GPU per rank
-            from . import distributed as dist
+    run = _build(config, log, explicit)
+    stream = sys.stderr if run.rank == 0 else _NullStream()
+    bar = ProgressBar(run.config.steps, stream=stream, every=run.config.log_every)
+    start = time.perf_counter()
+    for step in range(run.start_step, run.config.steps + 1):
+        loss = _train_step(run, step)
+        bar.update(step, loss, run.tokens / max(time.perf_counter() - start, 1e-9))
+        _snapshot_if_due(run, step)
+        if on_step is not None:
+            on_step(step, {"model": run.model, "optimizer": run.opt, "scheduler": run.sched, "loss": loss,
+                           "executor": run.executor})
+    return _report(run, wall=time.perf_counter() - start)
 
-            config = replace(config, device=f"cuda:{dist.group().local_rank}")
-        if config.batch_size % world:
-            raise UsageError(f"--batch-size {config.batch_size} does not divide among {world} ranks")
-        if rank != 0:
-            log = _quiet
-    manager = None
-    resumed = None
+
+@dataclass
+class _Run:
+    """One training run: what :func:`_build` makes, :func:`_train_step` advances and :func:`_report` sums up."""
+
+    config: DemoConfig
+    log: Callable[[str], None]
+    rank: int
+    world: int
+    tok: CharTokenizer
+    data: Any                      # the encoded corpus (host int64)
+    model: CharTransformer
+    forward: Any                   # the model, or its DistributedDataParallel wrapper
+    opt: Any
+    sched: Any
+    executor: Executor
+    ckpt_config: Any
+    manager: SnapshotManager | None
+    start_step: int = 1
+    losses: list[float] = field(default_factory=list)
+    tokens: int = 0
+    memory_report: dict[str, Any] = field(default_factory=dict)
+    written: list[str] = field(default_factory=list)
+
+
+def _build(config: DemoConfig, log: Callable[[str], None], explicit: frozenset[str] | None) -> _Run:
+    """Everything before the first step: the ranks, the snapshots to resume from, the data, the model,
+    the optimizer and schedule, and the state restored from a snapshot."""
+    _check_config(config)
+    config, log, rank, world = _join_ranks(config, log)
+    manager, resumed = None, None
     if config.snapshot_every or config.resume:
-        directory = Path(config.out) / "snapshots"
-        if config.resume and not (directory.is_dir() and SnapshotManager(directory).list_snapshots()):
-            raise ValueError(f"--resume: there is no snapshot to resume from in {directory} "
-                             f"(start the run with --snapshot-every N --out {config.out} first)")
-        manager = SnapshotManager(directory, max_snapshots=config.keep or None)
-        if config.resume:
-            resumed = manager.load_latest()
+        manager, resumed = _open_snapshots(config)
+        if resumed is not None:
             config = _resumed_config(config, resumed, explicit, log)
     _random.manual_seed(config.seed)
     text = load_corpus(config.corpus)
@@ -245,81 +272,125 @@ def train(config: DemoConfig, log: Callable[[str], None] = print,
         dist.manual_seed_per_rank(config.seed)  # each rank draws its own batches and dropout masks
     opt = optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     sched = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(config.steps, 1), eta_min=config.lr * 0.1)
-    executor = Executor(model, opt, sched)
-    start_step, losses = 1, []
+    run = _Run(config, log, rank, world, tok, data, model, forward, opt, sched, Executor(model, opt, sched),
+               ckpt_config, manager)
     if resumed is not None:
-        resumed.restore_into(executor)
-        start_step = executor.iteration + 1
-        losses = [float(v) for v in executor.get_tensor("demo.losses").numpy()]
-        log(f"resumed from {resumed.path.name} (iteration {executor.iteration})")
-        if start_step > config.steps:
-            log(f"nothing left to do: the snapshot is at step {executor.iteration} and --steps is "
-                f"{config.steps} (pass a larger --steps to train on)")
-    n_params = sum(p.size for p in model.parameters())
-    log(f"minigrad_ckpt demo: {n_params:,} parameters, vocab {tok.vocab_size}, "
+        _resume(run, resumed)
+    log(f"minigrad_ckpt demo: {_parameter_count(model):,} parameters, vocab {tok.vocab_size}, "
         f"{len(text):,} characters, device {config.device}, {config.steps} steps")
-    bar = ProgressBar(config.steps, stream=sys.stderr if rank == 0 else _NullStream(), every=config.log_every)
-    tokens = 0
-    start = time.perf_counter()
-    memory_report: dict[str, Any] = {}
-    written: list[str] = []
-    for step in range(start_step, config.steps + 1):
-        x, y = get_batch(data, config.batch_size // world, config.block_size, config.device)
-        # The first step runs under the memory ledger: measured activation bytes.
-        with memory.track() if step == start_step else contextlib.nullcontext() as ledger:
-            logits = forward(x)
-            loss = nn.functional.cross_entropy(mf.reshape(logits, (-1, tok.vocab_size)), mf.reshape(y, (-1,)))
-            opt.zero_grad()
-            loss.backward()
-        if step == start_step:
-            memory_report = _memory_report(model, ledger, ckpt_config)
-            log(memory_report["line"])
-        if config.grad_clip:
-            nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
-        opt.step()
-        sched.step()
-        value = loss.item() if world == 1 else _global_mean(loss)
-        if not math.isfinite(value):
-            raise FloatingPointError(f"the loss became {value} at step {step}")
-        losses.append(value)
-        tokens += x.size * world
-        elapsed = time.perf_counter() - start
-        bar.update(step, value, tokens / max(elapsed, 1e-9))
-        executor.iteration = step
-        if manager is not None and config.snapshot_every and step % config.snapshot_every == 0:
-            executor.add_tensor("demo.losses", np.asarray(losses, dtype=np.float64))
-            path = manager.save_snapshot(executor, step, metadata={"demo.config": _config_json(config)})
-            written.append(path.name)
-        if on_step is not None:
-            on_step(step, {"model": model, "optimizer": opt, "scheduler": sched, "loss": value,
-                           "executor": executor})
-    wall = time.perf_counter() - start
-    sample = tok.decode(model.generate(tok.encode(config.prompt), config.sample_chars))
+    return run
+
+
+def _join_ranks(config: DemoConfig, log: Callable[[str], None]) -> tuple[DemoConfig, Callable[[str], None], int, int]:
+    """Under ``mpiexec`` the demo trains data-parallel: one GPU per rank, the batch shared out,
+    and only rank 0 prints and writes.  Returns the config and log for this rank, the rank and
+    the world size."""
+    rank, world = _data_parallel(config.device)
+    if world > 1:
+        if config.device == "cuda":  # one GPU per rank
+            from . import distributed as dist
+
+            config = replace(config, device=f"cuda:{dist.group().local_rank}")
+        if config.batch_size % world:
+            raise UsageError(f"--batch-size {config.batch_size} does not divide among {world} ranks")
+        if rank != 0:
+            log = _quiet
+    return config, log, rank, world
+
+
+def _open_snapshots(config: DemoConfig) -> tuple[SnapshotManager, Any]:
+    """The manager of ``OUT/snapshots``, and with ``--resume`` its newest snapshot (else None)."""
+    directory = Path(config.out) / "snapshots"
+    if config.resume and not (directory.is_dir() and SnapshotManager(directory).list_snapshots()):
+        raise ValueError(f"--resume: there is no snapshot to resume from in {directory} "
+                         f"(start the run with --snapshot-every N --out {config.out} first)")
+    manager = SnapshotManager(directory, max_snapshots=config.keep or None)
+    return manager, manager.load_latest() if config.resume else None
+
+
+def _resume(run: _Run, snapshot: Any) -> None:
+    """Restore the whole training state (weights, optimizer, schedule, generator, losses so far)."""
+    snapshot.restore_into(run.executor)
+    run.start_step = run.executor.iteration + 1
+    run.losses = [float(v) for v in run.executor.get_tensor("demo.losses").numpy()]
+    run.log(f"resumed from {snapshot.path.name} (iteration {run.executor.iteration})")
+    if run.start_step > run.config.steps:
+        run.log(f"nothing left to do: the snapshot is at step {run.executor.iteration} and --steps is "
+                f"{run.config.steps} (pass a larger --steps to train on)")
+
+
+def _parameter_count(model: nn.Module) -> int:
+    return sum(p.size for p in model.parameters())
+
+
+def _train_step(run: _Run, step: int) -> float:
+    """One step: a batch, forward, loss, backward, clip, update; returns the loss (the global one
+    under data parallelism).  The run's first step is measured by the memory ledger."""
+    c = run.config
+    x, y = get_batch(run.data, c.batch_size // run.world, c.block_size, c.device)
+    with memory.track() if step == run.start_step else contextlib.nullcontext() as ledger:
+        logits = run.forward(x)
+        loss = F.cross_entropy(mf.reshape(logits, (-1, run.tok.vocab_size)), mf.reshape(y, (-1,)))
+        run.opt.zero_grad()
+        loss.backward()
+    if step == run.start_step:
+        run.memory_report = _memory_report(run.model, ledger, run.ckpt_config)
+        run.log(run.memory_report["line"])
+    if c.grad_clip:
+        nn.utils.clip_grad_norm_(run.model.parameters(), c.grad_clip)
+    run.opt.step()
+    run.sched.step()
+    value = loss.item() if run.world == 1 else _global_mean(loss)
+    if not math.isfinite(value):
+        raise FloatingPointError(f"the loss became {value} at step {step}")
+    run.losses.append(value)
+    run.tokens += x.size * run.world
+    run.executor.iteration = step
+    return value
+
+
+def _snapshot_if_due(run: _Run, step: int) -> None:
+    """Every ``--snapshot-every`` steps: the whole training state, the losses so far among it."""
+    if run.manager is None or not run.config.snapshot_every or step % run.config.snapshot_every:
+        return
+    run.executor.add_tensor("demo.losses", np.asarray(run.losses, dtype=np.float64))
+    path = run.manager.save_snapshot(run.executor, step, metadata={"demo.config": _config_json(run.config)})
+    run.written.append(path.name)
+
+
+def _report(run: _Run, wall: float) -> dict[str, Any]:
+    """The run's result (losses, timings, memory, a text sample); with ``--out``, also its files."""
+    config, losses = run.config, run.losses
+    sample = run.tok.decode(run.model.generate(run.tok.encode(config.prompt), config.sample_chars))
     result = {
         "config": asdict(config),
-        "parameters": n_params,
+        "parameters": _parameter_count(run.model),
         "losses": losses,
         "first_loss": losses[0] if losses else None,
         "final_loss": float(np.mean(losses[-10:])) if losses else None,
         "wall_time_s": wall,
-        "tokens_per_s": tokens / max(wall, 1e-9),
-        "start_step": start_step,
-        "steps_run": max(0, config.steps - start_step + 1),
-        "snapshots_written": written,
+        "tokens_per_s": run.tokens / max(wall, 1e-9),
+        "start_step": run.start_step,
+        "steps_run": max(0, config.steps - run.start_step + 1),
+        "snapshots_written": run.written,
         "sample": sample,
-        "memory": {k: v for k, v in memory_report.items() if k != "line"},
+        "memory": {k: v for k, v in run.memory_report.items() if k != "line"},
     }
-    if ckpt_config is not None and ckpt_config.statistics is not None:
-        result["checkpoint_statistics"] = ckpt_config.statistics.as_dict()
-    result["world_size"] = world
-    if config.out and rank == 0:
-        out = Path(config.out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "loss.csv").write_text("step,loss\n" + "".join(f"{i + 1},{v!r}\n" for i, v in enumerate(losses)))
-        (out / "sample.txt").write_text(sample + "\n", encoding="utf-8")
-        (out / "summary.json").write_text(json.dumps({k: v for k, v in result.items() if k != "losses"},
-                                                     indent=2))
+    if run.ckpt_config is not None and run.ckpt_config.statistics is not None:
+        result["checkpoint_statistics"] = run.ckpt_config.statistics.as_dict()
+    result["world_size"] = run.world
+    if config.out and run.rank == 0:
+        _write_outputs(Path(config.out), result)
     return result
+
+
+def _write_outputs(out: Path, result: dict[str, Any]) -> None:
+    """``loss.csv``, ``sample.txt`` and ``summary.json`` (the result without the losses) in ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    losses = result["losses"]
+    (out / "loss.csv").write_text("step,loss\n" + "".join(f"{i + 1},{v!r}\n" for i, v in enumerate(losses)))
+    (out / "sample.txt").write_text(result["sample"] + "\n", encoding="utf-8")
+    (out / "summary.json").write_text(json.dumps({k: v for k, v in result.items() if k != "losses"}, indent=2))
 
 
 def _data_parallel(device: str = "cpu") -> tuple[int, int]:
