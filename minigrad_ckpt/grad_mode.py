@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "is_recomputing"]
 
-F = TypeVar("F", bound=Callable[..., Any])
+_Fn = TypeVar("_Fn", bound=Callable[..., Any])
 
 
 class _State(threading.local):
@@ -108,7 +108,7 @@ class _GradModeContext:
         arg = repr(self._mode) if type(self).__name__ == "set_grad_enabled" else ""
         return f"{type(self).__name__}({arg}) (recording {'on' if self._mode else 'off'} inside)"
 
-    def __call__(self, fn: F) -> F:
+    def __call__(self, fn: _Fn) -> _Fn:
         mode = self._mode
 
         @functools.wraps(fn)
@@ -175,6 +175,6 @@ class set_grad_enabled(_GradModeContext):
         self._prev = self._before_call
         state.enabled = self._mode
 
-    def __call__(self, fn: F) -> F:
+    def __call__(self, fn: _Fn) -> _Fn:
         state.enabled = self._before_call  # used as a decorator: do not leak the switch
         return super().__call__(fn)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import minigrad_ckpt as mg
-from minigrad_ckpt import functional as F
+from minigrad_ckpt import functional as mf
 from minigrad_ckpt.testing import gradcheck, gradgradcheck
 
 RNG = np.random.default_rng(14)
@@ -39,45 +39,45 @@ def r(*shape):
 
 
 CASES = [
-    ("ravel", F.ravel, np.ravel, (r(2, 3),)),
-    ("flatten", F.flatten, lambda a: a.flatten(), (r(2, 1, 2),)),
-    ("diagonal", F.diagonal, np.diagonal, (r(3, 4),)),
-    ("diagonal offset", lambda a: F.diagonal(a, 1), lambda a: np.diagonal(a, 1), (r(3, 4),)),
-    ("diagonal negative", lambda a: F.diagonal(a, -2, 2, 0), lambda a: np.diagonal(a, -2, 2, 0),
+    ("ravel", mf.ravel, np.ravel, (r(2, 3),)),
+    ("flatten", mf.flatten, lambda a: a.flatten(), (r(2, 1, 2),)),
+    ("diagonal", mf.diagonal, np.diagonal, (r(3, 4),)),
+    ("diagonal offset", lambda a: mf.diagonal(a, 1), lambda a: np.diagonal(a, 1), (r(3, 4),)),
+    ("diagonal negative", lambda a: mf.diagonal(a, -2, 2, 0), lambda a: np.diagonal(a, -2, 2, 0),
      (r(3, 2, 4),)),
-    ("diagonal empty", lambda a: F.diagonal(a, 5), lambda a: np.diagonal(a, 5), (r(2, 3),)),
-    ("diag of a vector", lambda a: F.diag(a, 1), lambda a: np.diag(a, 1), (r(3),)),
-    ("diag of a vector below", lambda a: F.diag(a, -2), lambda a: np.diag(a, -2), (r(2),)),
-    ("diag of a matrix", lambda a: F.diag(a, -1), lambda a: np.diag(a, -1), (r(3, 3),)),
-    ("trace", F.trace, np.trace, (r(3, 3),)),
-    ("trace batched", lambda a: F.trace(a, 0, 1, 2), lambda a: np.trace(a, 0, 1, 2), (r(2, 3, 3),)),
-    ("tensordot", F.tensordot, np.tensordot, (r(2, 3, 4), r(3, 4, 2))),
-    ("tensordot axes", lambda a, b: F.tensordot(a, b, ([0, 2], [2, 0])),
+    ("diagonal empty", lambda a: mf.diagonal(a, 5), lambda a: np.diagonal(a, 5), (r(2, 3),)),
+    ("diag of a vector", lambda a: mf.diag(a, 1), lambda a: np.diag(a, 1), (r(3),)),
+    ("diag of a vector below", lambda a: mf.diag(a, -2), lambda a: np.diag(a, -2), (r(2),)),
+    ("diag of a matrix", lambda a: mf.diag(a, -1), lambda a: np.diag(a, -1), (r(3, 3),)),
+    ("trace", mf.trace, np.trace, (r(3, 3),)),
+    ("trace batched", lambda a: mf.trace(a, 0, 1, 2), lambda a: np.trace(a, 0, 1, 2), (r(2, 3, 3),)),
+    ("tensordot", mf.tensordot, np.tensordot, (r(2, 3, 4), r(3, 4, 2))),
+    ("tensordot axes", lambda a, b: mf.tensordot(a, b, ([0, 2], [2, 0])),
      lambda a, b: np.tensordot(a, b, ([0, 2], [2, 0])), (r(2, 3, 4), r(4, 2, 2))),
-    ("tensordot 0", lambda a, b: F.tensordot(a, b, 0), lambda a, b: np.tensordot(a, b, 0), (r(2), r(3))),
-    ("dot vectors", F.dot, np.dot, (r(3), r(3))),
-    ("dot matrices", F.dot, np.dot, (r(2, 3), r(3, 2))),
-    ("dot nd-1d", F.dot, np.dot, (r(2, 2, 3), r(3))),
-    ("dot nd-nd", F.dot, np.dot, (r(2, 3), r(2, 3, 2))),
-    ("dot scalar", F.dot, np.dot, (r(), r(2, 2))),
-    ("inner", F.inner, np.inner, (r(2, 3), r(4, 3))),
-    ("outer", F.outer, np.outer, (r(2, 2), r(3))),
-    ("kron", F.kron, np.kron, (r(2, 2), r(3, 2))),
-    ("kron ranks", F.kron, np.kron, (r(2), r(2, 3))),
-    ("cross", F.cross, np.cross, (r(2, 3), r(3))),
-    ("cross axes", lambda a, b: F.cross(a, b, axisa=0, axisb=1, axisc=0),
+    ("tensordot 0", lambda a, b: mf.tensordot(a, b, 0), lambda a, b: np.tensordot(a, b, 0), (r(2), r(3))),
+    ("dot vectors", mf.dot, np.dot, (r(3), r(3))),
+    ("dot matrices", mf.dot, np.dot, (r(2, 3), r(3, 2))),
+    ("dot nd-1d", mf.dot, np.dot, (r(2, 2, 3), r(3))),
+    ("dot nd-nd", mf.dot, np.dot, (r(2, 3), r(2, 3, 2))),
+    ("dot scalar", mf.dot, np.dot, (r(), r(2, 2))),
+    ("inner", mf.inner, np.inner, (r(2, 3), r(4, 3))),
+    ("outer", mf.outer, np.outer, (r(2, 2), r(3))),
+    ("kron", mf.kron, np.kron, (r(2, 2), r(3, 2))),
+    ("kron ranks", mf.kron, np.kron, (r(2), r(2, 3))),
+    ("cross", mf.cross, np.cross, (r(2, 3), r(3))),
+    ("cross axes", lambda a, b: mf.cross(a, b, axisa=0, axisb=1, axisc=0),
      lambda a, b: np.cross(a, b, axisa=0, axisb=1, axisc=0), (r(3, 2), r(2, 3))),
-    ("meshgrid xy", lambda a, b: F.meshgrid(a, b), lambda a, b: np.meshgrid(a, b), (r(3), r(2))),
-    ("meshgrid ij sparse", lambda a, b, c: F.meshgrid(a, b, c, indexing="ij", sparse=True),
+    ("meshgrid xy", lambda a, b: mf.meshgrid(a, b), lambda a, b: np.meshgrid(a, b), (r(3), r(2))),
+    ("meshgrid ij sparse", lambda a, b, c: mf.meshgrid(a, b, c, indexing="ij", sparse=True),
      lambda a, b, c: np.meshgrid(a, b, c, indexing="ij", sparse=True), (r(2), r(3), r(1))),
-    ("repeat counts", lambda a: F.repeat(a, [2, 0, 1], axis=1), lambda a: np.repeat(a, [2, 0, 1], axis=1),
+    ("repeat counts", lambda a: mf.repeat(a, [2, 0, 1], axis=1), lambda a: np.repeat(a, [2, 0, 1], axis=1),
      (r(2, 3),)),
-    ("repeat flat", lambda a: F.repeat(a, 2), lambda a: np.repeat(a, 2), (r(2, 2),)),
-    ("tile pads reps", lambda a: F.tile(a, 2), lambda a: np.tile(a, 2), (r(2, 2),)),
-    ("tile pads input", lambda a: F.tile(a, (2, 1, 2)), lambda a: np.tile(a, (2, 1, 2)), (r(2),)),
-    ("roll flat", lambda a: F.roll(a, 2), lambda a: np.roll(a, 2), (r(2, 3),)),
-    ("roll axes", lambda a: F.roll(a, (1, -1), (0, 1)), lambda a: np.roll(a, (1, -1), (0, 1)), (r(2, 3),)),
-    ("sort flat", lambda a: F.sort(a, axis=None), lambda a: np.sort(a, axis=None), (r(2, 3),)),
+    ("repeat flat", lambda a: mf.repeat(a, 2), lambda a: np.repeat(a, 2), (r(2, 2),)),
+    ("tile pads reps", lambda a: mf.tile(a, 2), lambda a: np.tile(a, 2), (r(2, 2),)),
+    ("tile pads input", lambda a: mf.tile(a, (2, 1, 2)), lambda a: np.tile(a, (2, 1, 2)), (r(2),)),
+    ("roll flat", lambda a: mf.roll(a, 2), lambda a: np.roll(a, 2), (r(2, 3),)),
+    ("roll axes", lambda a: mf.roll(a, (1, -1), (0, 1)), lambda a: np.roll(a, (1, -1), (0, 1)), (r(2, 3),)),
+    ("sort flat", lambda a: mf.sort(a, axis=None), lambda a: np.sort(a, axis=None), (r(2, 3),)),
 ]
 
 
@@ -97,11 +97,11 @@ def test_tensor_methods_where_numpy_has_them():
 @pytest.mark.parametrize("values", [[2.0, 0.0, 3.0, 4.0], [0.0, 2.0, 0.0, 3.0], [0.0, 0.0], [1.5, -2.0, 0.0]])
 def test_cumprod_gradient_with_zeros(values):
     x = _t(values)
-    assert gradcheck(F.cumprod, [x])
+    assert gradcheck(mf.cumprod, [x])
     # against the definition: d out_j / d x_i = prod_{k <= j, k != i} x_k
     n = len(values)
     g = RNG.standard_normal(n)
-    (gx,) = mg.grad(F.cumprod(x), [x], grad_outputs=_t(g, False))
+    (gx,) = mg.grad(mf.cumprod(x), [x], grad_outputs=_t(g, False))
     v = np.asarray(values)
     exact = [sum(g[j] * np.prod([v[k] for k in range(j + 1) if k != i]) for j in range(i, n)) for i in range(n)]
     np.testing.assert_allclose(gx.numpy(), exact, rtol=1e-12, atol=1e-15)
@@ -110,32 +110,32 @@ def test_cumprod_gradient_with_zeros(values):
 def test_sort_gradient_follows_the_permutation_with_ties():
     x = _t([3.0, 1.0, 3.0, 2.0])
     g = np.array([10.0, 20.0, 30.0, 40.0])
-    (gx,) = mg.grad(F.sort(x), [x], grad_outputs=_t(g, False))
+    (gx,) = mg.grad(mf.sort(x), [x], grad_outputs=_t(g, False))
     # sorted: 1 (from 1), 2 (from 3), 3 (from 0), 3 (from 2): stable, ties keep their order
     np.testing.assert_array_equal(gx.numpy(), [30.0, 10.0, 40.0, 20.0])
-    np.testing.assert_array_equal(F.argsort(x).numpy(), np.argsort(x.numpy(), kind="stable"))
+    np.testing.assert_array_equal(mf.argsort(x).numpy(), np.argsort(x.numpy(), kind="stable"))
     with pytest.raises(TypeError, match="structured"):
-        F.sort(x, order="a")
+        mf.sort(x, order="a")
     with pytest.raises(ValueError, match="0-d"):
-        F.sort(_t(1.0))
+        mf.sort(_t(1.0))
 
 
 def test_take_along_axis_broadcasts_wraps_negatives_and_checks_bounds():
     a = r(1, 4)
     idx = np.array([[0, -1], [3, 3], [1, 0]])
     t = _t(a)
-    out = F.take_along_axis(t, idx, axis=1)
+    out = mf.take_along_axis(t, idx, axis=1)
     np.testing.assert_array_equal(out.numpy(), np.take_along_axis(np.broadcast_to(a, (3, 4)), idx, 1))
-    assert gradcheck(lambda v: F.take_along_axis(v, idx, axis=1), [t])
-    assert gradgradcheck(lambda v: F.take_along_axis(v * v, idx, axis=1), [t])
-    flat = F.take_along_axis(t, np.array([2, 0]), axis=None)
+    assert gradcheck(lambda v: mf.take_along_axis(v, idx, axis=1), [t])
+    assert gradgradcheck(lambda v: mf.take_along_axis(v * v, idx, axis=1), [t])
+    flat = mf.take_along_axis(t, np.array([2, 0]), axis=None)
     np.testing.assert_array_equal(flat.numpy(), a.ravel()[[2, 0]])
     with pytest.raises(IndexError, match="out of bounds"):
-        F.take_along_axis(t, np.array([[4]]), axis=1)
+        mf.take_along_axis(t, np.array([[4]]), axis=1)
     with pytest.raises(IndexError, match="integers"):
-        F.take_along_axis(t, np.array([[0.5]]), axis=1)
+        mf.take_along_axis(t, np.array([[0.5]]), axis=1)
     with pytest.raises(ValueError, match="rank"):
-        F.take_along_axis(t, np.array([0]), axis=1)
+        mf.take_along_axis(t, np.array([0]), axis=1)
 
 
 @pytest.mark.parametrize("fn", ["sum", "prod", "max", "min", "mean"])
@@ -157,16 +157,16 @@ def test_numpy_reduction_protocol_stays_on_the_tape(fn):
 def test_bad_arguments_are_clear():
     t = _t(r(2, 3))
     with pytest.raises(ValueError, match="3 components"):
-        F.cross(t.T, t.T)
+        mf.cross(t.T, t.T)
     with pytest.raises(ValueError, match="at least 2 dimensions"):
-        F.diagonal(_t(r(3)))
+        mf.diagonal(_t(r(3)))
     with pytest.raises(ValueError, match="same"):
-        F.diagonal(t, 0, 1, 1)
+        mf.diagonal(t, 0, 1, 1)
     with pytest.raises(ValueError, match="shape mismatch"):
-        F.tensordot(t, t, 1)
+        mf.tensordot(t, t, 1)
     with pytest.raises(ValueError, match="indexing"):
-        F.meshgrid(t, indexing="yx")
+        mf.meshgrid(t, indexing="yx")
     with pytest.raises(ValueError, match="negative"):
-        F.tile(t, -1)
+        mf.tile(t, -1)
     with pytest.raises(ValueError, match="1-D or 2-D"):
-        F.diag(_t(r(2, 2, 2)))
+        mf.diag(_t(r(2, 2, 2)))

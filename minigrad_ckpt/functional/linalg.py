@@ -24,7 +24,7 @@ from ..backend import host_numpy
 from ..ops import matrix as _mx
 from ..tape import apply
 from ..tensor import Tensor
-from . import math as F
+from . import math as mf
 from .arguments import as_tensor, broadcast_shapes, normalize_axis
 from .math import astype, eye, matmul, moveaxis, not_equal, pad, reshape, squeeze, swapaxes, tril, triu
 
@@ -227,11 +227,11 @@ def _vector(x: Tensor, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Tenso
         raise ValueError(f"linalg.norm: invalid norm order {ord!r} for vectors")
     p = float(ord)
     if p == host_numpy.inf:
-        return F.max(F.abs(x), axis=axes, keepdims=keepdims)
+        return mf.max(mf.abs(x), axis=axes, keepdims=keepdims)
     if p == -host_numpy.inf:
-        return F.min(F.abs(x), axis=axes, keepdims=keepdims)
+        return mf.min(mf.abs(x), axis=axes, keepdims=keepdims)
     if p == 0:
-        count = F.sum(astype(not_equal(x, 0), x.dtype if x.dtype.kind == "f" else "float64"), axis=axes,
+        count = mf.sum(astype(not_equal(x, 0), x.dtype if x.dtype.kind == "f" else "float64"), axis=axes,
                     keepdims=keepdims)
         return count.detach()
     return apply(_mx.VectorNorm(ord=p, axes=axes, keepdims=bool(keepdims)), x)
@@ -243,16 +243,16 @@ def _matrix(x: Tensor, ord: Any, row: int, col: int) -> Tensor:  # noqa: A002
     if ord in ("nuc", 2, -2):
         s = svd(moveaxis(x, (row, col), (-2, -1)), compute_uv=False)
         if ord == "nuc":
-            return F.sum(s, axis=-1)
-        return F.max(s, axis=-1) if ord == 2 else F.min(s, axis=-1)
+            return mf.sum(s, axis=-1)
+        return mf.max(s, axis=-1) if ord == 2 else mf.min(s, axis=-1)
     if ord in (1, -1):
-        sums = F.sum(F.abs(x), axis=row)
+        sums = mf.sum(mf.abs(x), axis=row)
         c = col - 1 if col > row else col
-        return F.max(sums, axis=c) if ord == 1 else F.min(sums, axis=c)
+        return mf.max(sums, axis=c) if ord == 1 else mf.min(sums, axis=c)
     if ord in (host_numpy.inf, -host_numpy.inf):
-        sums = F.sum(F.abs(x), axis=col)
+        sums = mf.sum(mf.abs(x), axis=col)
         r = row - 1 if row > col else row
-        return F.max(sums, axis=r) if ord > 0 else F.min(sums, axis=r)
+        return mf.max(sums, axis=r) if ord > 0 else mf.min(sums, axis=r)
     raise ValueError(f"linalg.norm: invalid norm order {ord!r} for matrices "
                      f"(one of 'fro', 'nuc', 1, -1, 2, -2, inf, -inf)")
 
@@ -319,7 +319,7 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> LstsqResult:
     rank = int(xp.scalar(xp.sum(sd > tol * xp.max(sd)))) if sd.size else 0
     if rank == n and m > n:
         diff = matmul(a, x) - b
-        res = F.sum(diff * diff, axis=0)
+        res = mf.sum(diff * diff, axis=0)
         if b.ndim == 1:
             res = reshape(res, (1,))
     else:

@@ -17,7 +17,7 @@ from ..backend import host_numpy
 from ..ops import special as _sp
 from ..tape import apply
 from ..tensor import Tensor
-from . import math as F
+from . import math as mf
 from .arguments import as_tensor, binary
 
 __all__ = ["gammaln", "digamma", "psi", "polygamma", "gamma", "erf", "erfc", "erfinv", "erfcinv", "logit",
@@ -56,7 +56,7 @@ def gamma(x: Any) -> Tensor:
     return apply(_GAMMA, x)
 
 
-erf = F.erf
+erf = mf.erf
 
 
 def erfc(x: Any) -> Tensor:
@@ -81,7 +81,7 @@ def logit(p: Any) -> Tensor:
 
 def expit(x: Any) -> Tensor:
     """``1 / (1 + exp(-x))``, the logistic sigmoid (``mg.sigmoid``)."""
-    return F.sigmoid(x)
+    return mf.sigmoid(x)
 
 
 def xlogy(x: Any, y: Any) -> Tensor:
@@ -109,7 +109,7 @@ def beta(a: Any, b: Any) -> Tensor:
     with xp.errstate(over="ignore", invalid="ignore"):
         sign = (xp.sign(xp.gamma(ta.data)) * xp.sign(xp.gamma(tb.data))
                 * xp.sign(xp.gamma(ta.data + tb.data))).astype(lb.dtype)
-    return F.exp(lb) * Tensor._wrap(sign, None, lb.device)
+    return mf.exp(lb) * Tensor._wrap(sign, None, lb.device)
 
 
 def logsumexp(a: Any, axis: Any = None, b: Any = None, keepdims: bool = False,
@@ -123,9 +123,9 @@ def logsumexp(a: Any, axis: Any = None, b: Any = None, keepdims: bool = False,
     a = as_tensor(a)
     if b is None:
         if a.size == 0:
-            r = F.log(F.sum(F.exp(a), axis=axis, keepdims=keepdims))
+            r = mf.log(mf.sum(mf.exp(a), axis=axis, keepdims=keepdims))
         else:
-            r = F.logsumexp(a, axis=axis, keepdims=keepdims)
+            r = mf.logsumexp(a, axis=axis, keepdims=keepdims)
         if not return_sign:
             return r
         xp = r.device.xp
@@ -135,15 +135,15 @@ def logsumexp(a: Any, axis: Any = None, b: Any = None, keepdims: bool = False,
     m = xp.max(a.data, axis=axis, keepdims=True) if a.size else xp.zeros((1,) * a.ndim, dtype=a.dtype)
     m = xp.where(xp.isfinite(m), m, 0)  # a constant shift: exact, and no inf - inf
     shift = Tensor._wrap(m, None, a.device)
-    s = F.sum(bt * F.exp(a - shift), axis=axis, keepdims=True)
+    s = mf.sum(bt * mf.exp(a - shift), axis=axis, keepdims=True)
     with xp.errstate(divide="ignore", invalid="ignore"):
         sign = xp.sign(s.data)
-    r = F.log(F.abs(s)) + shift
+    r = mf.log(mf.abs(s)) + shift
     if not keepdims:
         axes = tuple(range(r.ndim)) if axis is None else axis
-        r = F.squeeze(r, axes)
+        r = mf.squeeze(r, axes)
         sign = xp.squeeze(sign, axes)
     sign_t = Tensor._wrap(xp.asarray(sign), None, a.device)
     if return_sign:
         return r, sign_t
-    return F.where(sign_t < 0, host_numpy.nan, r)
+    return mf.where(sign_t < 0, host_numpy.nan, r)

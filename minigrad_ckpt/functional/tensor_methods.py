@@ -22,7 +22,7 @@ from .. import tape
 from ..backend import as_dtype, device_or_dtype, host_numpy
 from ..tape import apply
 from ..tensor import Tensor
-from . import math as F
+from . import math as mf
 from . import namespace
 from .arguments import _FAST_OPERANDS, operand
 from .elementwise import _ADD, _DIV, _MOD, _MUL, _SUB
@@ -31,25 +31,25 @@ __all__ = ["METHODS", "bind"]
 
 
 def _rpow(x: Any, y: Any) -> Tensor:
-    return F.power(y, x)
+    return mf.power(y, x)
 
 
 def _rmatmul(x: Any, y: Any) -> Tensor:
-    return F.matmul(y, x)
+    return mf.matmul(y, x)
 
 
 def _method_reshape(x: Tensor, *shape: Any) -> Tensor:
     if len(shape) == 1 and not isinstance(shape[0], (int, host_numpy.integer)):
         shape = tuple(shape[0])
-    return F.reshape(x, shape)
+    return mf.reshape(x, shape)
 
 
 def _method_transpose(x: Tensor, *axes: Any) -> Tensor:
     if not axes:
-        return F.transpose(x)
+        return mf.transpose(x)
     if len(axes) == 1 and not isinstance(axes[0], (int, host_numpy.integer)):
         axes = tuple(axes[0]) if axes[0] is not None else None
-    return F.transpose(x, axes)
+    return mf.transpose(x, axes)
 
 
 def _operator(op: Any, reflected: bool = False) -> Any:
@@ -72,29 +72,30 @@ METHODS: dict[str, Any] = {
     "__sub__": _operator(_SUB), "__rsub__": _operator(_SUB, reflected=True),
     "__mul__": _operator(_MUL), "__rmul__": _operator(_MUL, reflected=True),
     "__truediv__": _operator(_DIV), "__rtruediv__": _operator(_DIV, reflected=True),
-    "__pow__": F.power, "__rpow__": _rpow, "__matmul__": F.matmul, "__rmatmul__": _rmatmul,
-    "__neg__": F.negative, "__pos__": lambda x: x, "__abs__": F.abs,
-    "__eq__": F.equal, "__ne__": F.not_equal, "__lt__": F.less, "__le__": F.less_equal,
-    "__gt__": F.greater, "__ge__": F.greater_equal,
-    "__getitem__": F.getitem,
-    "__and__": F.logical_and, "__or__": F.logical_or, "__invert__": F.logical_not,
-    "exp": F.exp, "log": F.log, "log1p": F.log1p, "sqrt": F.sqrt, "abs": F.abs, "sin": F.sin, "cos": F.cos,
-    "tanh": F.tanh, "sigmoid": F.sigmoid, "erf": F.erf, "clip": F.clip, "maximum": F.maximum, "minimum": F.minimum,
-    "matmul": F.matmul, "sum": F.sum, "mean": F.mean, "max": F.max, "min": F.min, "prod": F.prod,
-    "var": F.var, "std": F.std, "logsumexp": F.logsumexp, "cumsum": F.cumsum,
-    "argmax": F.argmax, "argmin": F.argmin, "reshape": _method_reshape,
-    "transpose": _method_transpose, "permute": F.permute, "swapaxes": F.swapaxes,
-    "moveaxis": F.moveaxis, "expand_dims": F.expand_dims, "squeeze": F.squeeze,
-    "broadcast_to": F.broadcast_to, "sum_to": F.sum_to, "flip": F.flip, "pad": F.pad,
-    "astype": F.astype, "clone": F.clone, "sign": F.sign, "isnan": F.isnan, "isfinite": F.isfinite,
-    "take": F.take,
+    "__pow__": mf.power, "__rpow__": _rpow, "__matmul__": mf.matmul, "__rmatmul__": _rmatmul,
+    "__neg__": mf.negative, "__pos__": lambda x: x, "__abs__": mf.abs,
+    "__eq__": mf.equal, "__ne__": mf.not_equal, "__lt__": mf.less, "__le__": mf.less_equal,
+    "__gt__": mf.greater, "__ge__": mf.greater_equal,
+    "__getitem__": mf.getitem,
+    "__and__": mf.logical_and, "__or__": mf.logical_or, "__invert__": mf.logical_not,
+    "exp": mf.exp, "log": mf.log, "log1p": mf.log1p, "sqrt": mf.sqrt, "abs": mf.abs, "sin": mf.sin, "cos": mf.cos,
+    "tanh": mf.tanh, "sigmoid": mf.sigmoid, "erf": mf.erf, "clip": mf.clip, "maximum": mf.maximum,
+    "minimum": mf.minimum,
+    "matmul": mf.matmul, "sum": mf.sum, "mean": mf.mean, "max": mf.max, "min": mf.min, "prod": mf.prod,
+    "var": mf.var, "std": mf.std, "logsumexp": mf.logsumexp, "cumsum": mf.cumsum,
+    "argmax": mf.argmax, "argmin": mf.argmin, "reshape": _method_reshape,
+    "transpose": _method_transpose, "permute": mf.permute, "swapaxes": mf.swapaxes,
+    "moveaxis": mf.moveaxis, "expand_dims": mf.expand_dims, "squeeze": mf.squeeze,
+    "broadcast_to": mf.broadcast_to, "sum_to": mf.sum_to, "flip": mf.flip, "pad": mf.pad,
+    "astype": mf.astype, "clone": mf.clone, "sign": mf.sign, "isnan": mf.isnan, "isfinite": mf.isfinite,
+    "take": mf.take,
     "__mod__": _operator(_MOD), "__rmod__": _operator(_MOD, reflected=True),
-    "tan": F.tan, "sinh": F.sinh, "cosh": F.cosh, "arcsin": F.arcsin, "arccos": F.arccos, "arctan": F.arctan,
-    "arcsinh": F.arcsinh, "arccosh": F.arccosh, "arctanh": F.arctanh, "log2": F.log2, "log10": F.log10,
-    "exp2": F.exp2, "expm1": F.expm1, "square": F.square, "reciprocal": F.reciprocal, "cbrt": F.cbrt,
-    "floor": F.floor, "ceil": F.ceil, "trunc": F.trunc, "round": F.round, "__round__": F.round,
-    "ravel": F.ravel, "flatten": F.flatten, "repeat": F.repeat, "diagonal": F.diagonal, "trace": F.trace,
-    "dot": F.dot, "cumprod": F.cumprod, "argsort": F.argsort,
+    "tan": mf.tan, "sinh": mf.sinh, "cosh": mf.cosh, "arcsin": mf.arcsin, "arccos": mf.arccos, "arctan": mf.arctan,
+    "arcsinh": mf.arcsinh, "arccosh": mf.arccosh, "arctanh": mf.arctanh, "log2": mf.log2, "log10": mf.log10,
+    "exp2": mf.exp2, "expm1": mf.expm1, "square": mf.square, "reciprocal": mf.reciprocal, "cbrt": mf.cbrt,
+    "floor": mf.floor, "ceil": mf.ceil, "trunc": mf.trunc, "round": mf.round, "__round__": mf.round,
+    "ravel": mf.ravel, "flatten": mf.flatten, "repeat": mf.repeat, "diagonal": mf.diagonal, "trace": mf.trace,
+    "dot": mf.dot, "cumprod": mf.cumprod, "argsort": mf.argsort,
 }
 
 
@@ -124,9 +125,9 @@ def _to(self: Tensor, target: Any = None, dtype: Any = None) -> Tensor:
             dtype = dtype_target
     t = self
     if dtype is not None and as_dtype(dtype) != self.dtype:
-        t = F.astype(t, dtype)
+        t = mf.astype(t, dtype)
     if dev is not None and dev is not t._device:
-        t = F.to_device(t, dev)
+        t = mf.to_device(t, dev)
     return t
 
 
@@ -163,6 +164,6 @@ def bind() -> None:
     namespace on the tape.  Called once, by the package's ``__init__``."""
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
-    Tensor.T = property(lambda self: F.transpose(self), doc="The transpose (axes reversed).")
-    Tensor.mT = property(lambda self: F.swapaxes(self, -1, -2), doc="The matrix transpose of the last two axes.")
+    Tensor.T = property(lambda self: mf.transpose(self), doc="The transpose (axes reversed).")
+    Tensor.mT = property(lambda self: mf.swapaxes(self, -1, -2), doc="The matrix transpose of the last two axes.")
     tape.differentiable_namespace = namespace

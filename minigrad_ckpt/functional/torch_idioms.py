@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from ..tensor import Tensor
-from . import math as F
+from . import math as mf
 from . import tensor_methods
 from .arguments import as_tensor, one_axis
 
@@ -98,9 +98,9 @@ def _extremum(fn: Callable[..., Any], arg: Callable[..., Any]) -> Callable[..., 
         if x.ndim == 0:
             return ValuesIndices(x, Tensor(0))
         idx = arg(x, axis=d, keepdims=True)
-        values = F.take_along_axis(x, idx, axis=d)
+        values = mf.take_along_axis(x, idx, axis=d)
         if not keep:
-            values, idx = F.squeeze(values, d), F.squeeze(idx, d)
+            values, idx = mf.squeeze(values, d), mf.squeeze(idx, d)
         return ValuesIndices(values, idx)
 
     wrapper.__signature__ = inspect.signature(plain)  # type: ignore[attr-defined]
@@ -110,43 +110,43 @@ def _extremum(fn: Callable[..., Any], arg: Callable[..., Any]) -> Callable[..., 
     return wrapper
 
 
-sum = with_dim(F.sum)  # noqa: A001 - NumPy's name
-mean = with_dim(F.mean)
-prod = with_dim(F.prod)
-var = with_dim(F.var)
-std = with_dim(F.std)
-logsumexp = with_dim(F.logsumexp)
-cumsum = with_dim(F.cumsum)
-cumprod = with_dim(F.cumprod)
-argmax = with_dim(F.argmax)
-argmin = with_dim(F.argmin)
-max = _extremum(F.max, F.argmax)  # noqa: A001
-min = _extremum(F.min, F.argmin)  # noqa: A001
-concatenate = with_dim(F.concatenate)
-stack = with_dim(F.stack)
-split = with_dim(F.split)
-flip = with_dim(F.flip)
-squeeze = with_dim(F.squeeze)
-expand_dims = with_dim(F.expand_dims)
-take = with_dim(F.take)
-sort = with_dim(F.sort)
-argsort = with_dim(F.argsort)
-roll = with_dim(F.roll)
-repeat = with_dim(F.repeat)
-take_along_axis = with_dim(F.take_along_axis)
-cross = with_dim(F.cross)
+sum = with_dim(mf.sum)  # noqa: A001 - NumPy's name
+mean = with_dim(mf.mean)
+prod = with_dim(mf.prod)
+var = with_dim(mf.var)
+std = with_dim(mf.std)
+logsumexp = with_dim(mf.logsumexp)
+cumsum = with_dim(mf.cumsum)
+cumprod = with_dim(mf.cumprod)
+argmax = with_dim(mf.argmax)
+argmin = with_dim(mf.argmin)
+max = _extremum(mf.max, mf.argmax)  # noqa: A001
+min = _extremum(mf.min, mf.argmin)  # noqa: A001
+concatenate = with_dim(mf.concatenate)
+stack = with_dim(mf.stack)
+split = with_dim(mf.split)
+flip = with_dim(mf.flip)
+squeeze = with_dim(mf.squeeze)
+expand_dims = with_dim(mf.expand_dims)
+take = with_dim(mf.take)
+sort = with_dim(mf.sort)
+argsort = with_dim(mf.argsort)
+roll = with_dim(mf.roll)
+repeat = with_dim(mf.repeat)
+take_along_axis = with_dim(mf.take_along_axis)
+cross = with_dim(mf.cross)
 
 
 def cat(tensors: Sequence[Any], dim: int = 0, *, axis: int | None = None) -> Tensor:
     """PyTorch's name for :func:`concatenate`: join ``tensors`` along ``dim``."""
     if axis is not None and dim != 0 and axis != dim:
         raise TypeError("cat: pass either axis= or dim=, not both")
-    return F.concatenate(tensors, axis=dim if axis is None else axis)
+    return mf.concatenate(tensors, axis=dim if axis is None else axis)
 
 
 def unsqueeze(x: Any, dim: int) -> Tensor:
     """PyTorch's name for :func:`expand_dims`: a new axis of length 1 at ``dim``."""
-    return F.expand_dims(x, dim)
+    return mf.expand_dims(x, dim)
 
 
 def flatten(x: Any, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -154,16 +154,16 @@ def flatten(x: Any, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     ``flatten``, a 1-D copy)."""
     x = as_tensor(x)
     if x.ndim == 0:
-        return F.reshape(x, (1,))
+        return mf.reshape(x, (1,))
     s, e = one_axis(start_dim, x.ndim), one_axis(end_dim, x.ndim)
     if s > e:
         raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} for a {x.ndim}-D tensor")
     if s == 0 and e == x.ndim - 1:
-        return F.flatten(x)
+        return mf.flatten(x)
     n = 1
     for d in x.shape[s:e + 1]:
         n *= d
-    return F.reshape(x, x.shape[:s] + (n,) + x.shape[e + 1:])
+    return mf.reshape(x, x.shape[:s] + (n,) + x.shape[e + 1:])
 
 
 def _view(x: Tensor, *shape: Any) -> Tensor:
@@ -183,10 +183,10 @@ tensor_methods.METHODS.update({
     "cumprod": cumprod, "argmax": argmax, "argmin": argmin, "max": max, "min": min, "flip": flip,
     "squeeze": squeeze, "expand_dims": expand_dims, "take": take, "repeat": repeat, "argsort": argsort,
     "flatten": flatten, "unsqueeze": unsqueeze, "view": _view,
-    "eq": _method(F.equal, "``self == other`` elementwise (PyTorch's name)."),
-    "ne": _method(F.not_equal, "``self != other`` elementwise (PyTorch's name)."),
-    "lt": _method(F.less, "``self < other`` elementwise (PyTorch's name)."),
-    "le": _method(F.less_equal, "``self <= other`` elementwise (PyTorch's name)."),
-    "gt": _method(F.greater, "``self > other`` elementwise (PyTorch's name)."),
-    "ge": _method(F.greater_equal, "``self >= other`` elementwise (PyTorch's name)."),
+    "eq": _method(mf.equal, "``self == other`` elementwise (PyTorch's name)."),
+    "ne": _method(mf.not_equal, "``self != other`` elementwise (PyTorch's name)."),
+    "lt": _method(mf.less, "``self < other`` elementwise (PyTorch's name)."),
+    "le": _method(mf.less_equal, "``self <= other`` elementwise (PyTorch's name)."),
+    "gt": _method(mf.greater, "``self > other`` elementwise (PyTorch's name)."),
+    "ge": _method(mf.greater_equal, "``self >= other`` elementwise (PyTorch's name)."),
 })
