@@ -91,13 +91,18 @@ def to_dot(tensor: Tensor, names: dict[int, str] | None = None, values: bool = T
     """
     if not isinstance(tensor, Tensor):
         raise TypeError(f"to_dot needs a Tensor, got {type(tensor).__name__}")
-    names = names or {}
-    lines = ["digraph tape {", "  rankdir=LR;", '  node [fontname="Helvetica", fontsize=10];']
     nodes = walk(tensor)
-    used: set[str] = set()
-    leaves: dict[int, Tensor] = {}
-    leaf_ids: dict[int, int] = {}  # small stable ids for the DOT text
-    outputs: dict[Node, Any] = {}  # an op's output value, where some consumer saved it
+    dot = _Dot(names or {}, values, max_values, _saved_outputs(nodes))
+    for n in nodes:
+        dot.add_op(n)
+    dot.add_leaves()
+    dot.add_output(tensor)
+    return dot.text()
+
+
+def _saved_outputs(nodes: list[Node]) -> dict[Node, Any]:
+    """An op's output value, where some consumer saved it (the tape keeps nothing else)."""
+    outputs: dict[Node, Any] = {}
     for n in nodes:
         if isinstance(n.saved, tuple):
             if n.saved[0] is not None:
@@ -105,53 +110,72 @@ def to_dot(tensor: Tensor, names: dict[int, str] | None = None, values: bool = T
             for e, v in zip(n.inputs, n.saved[1:]):
                 if type(e) is Node and v is not None:
                     outputs.setdefault(e, v)
+    return outputs
 
-    def leaf_id(t: Tensor) -> str:
-        leaves[id(t)] = t
-        return f"leaf{leaf_ids.setdefault(id(t), len(leaf_ids))}"
 
-    def value_line(label: str, v: Any) -> str:
-        text = _fmt_values(v, max_values) if values else None
+class _Dot:
+    """The DOT text of one tape, written box by box; it remembers the styles it used for the legend."""
+
+    def __init__(self, names: dict[int, str], values: bool, max_values: int, outputs: dict[Node, Any]) -> None:
+        self.names, self.values, self.max_values, self.outputs = names, values, max_values, outputs
+        self.lines = ["digraph tape {", "  rankdir=LR;", '  node [fontname="Helvetica", fontsize=10];']
+        self.used: set[str] = set()
+        self.leaves: dict[int, Tensor] = {}
+        self.leaf_ids: dict[int, int] = {}  # small stable ids for the DOT text
+        self.n_const = 0
+
+    def leaf_id(self, t: Tensor) -> str:
+        self.leaves[id(t)] = t
+        return f"leaf{self.leaf_ids.setdefault(id(t), len(self.leaf_ids))}"
+
+    def value_line(self, label: str, v: Any) -> str:
+        text = _fmt_values(v, self.max_values) if self.values else None
         return f"\\n{label}{text}" if text is not None else ""
 
-    n_const = 0
-    for n in nodes:
+    def add_op(self, n: Node) -> None:
+        """The op's box and an edge from each input (another op, a leaf, or a constant's own box)."""
         kind = "dropped" if n.saved is DROPPED else "freed" if n.saved is FREED else "kept"
-        used.add(kind)
-        label = f"#{n.seq} {_label(n)}" + value_line("= ", outputs.get(n))
-        lines.append(f'  n{n.seq} [{_STYLES[kind][0]}, label="{label}"];')
+        self.used.add(kind)
+        label = f"#{n.seq} {_label(n)}" + self.value_line("= ", self.outputs.get(n))
+        self.lines.append(f'  n{n.seq} [{_STYLES[kind][0]}, label="{label}"];')
         saved_inputs = n.saved[1:] if isinstance(n.saved, tuple) else (None,) * len(n.inputs)
         for e, v in zip(n.inputs, saved_inputs):
             if type(e) is Node:
-                lines.append(f"  n{e.seq} -> n{n.seq};")
+                self.lines.append(f"  n{e.seq} -> n{n.seq};")
             elif e is not None:
-                lines.append(f"  {leaf_id(e)} -> n{n.seq};")
+                self.lines.append(f"  {self.leaf_id(e)} -> n{n.seq};")
             else:
-                used.add("const")
-                n_const += 1
-                shown = value_line("", v) if v is not None else ""
-                text = ("constant" + shown) if shown else "constant"
-                lines.append(f'  c{n_const} [{_STYLES["const"][0]}, label="{text}"];')
-                lines.append(f'  c{n_const} -> n{n.seq} [style="dotted", color="#777777"];')
-    for k, t in leaves.items():
-        used.add("leaf")
-        label = f"{names.get(k, 'leaf')}\\n{t.dtype} {_fmt_shape(t.shape)}" + value_line("value ", t.data)
-        if t.grad is not None:
-            label += value_line("grad ", t.grad.data)
-        lines.append(f'  leaf{leaf_ids[k]} [{_STYLES["leaf"][0]}, label="{label}"];')
-    used.add("root")
-    root_label = f"{names.get(id(tensor), 'output')}\\n{tensor.dtype} {_fmt_shape(tensor.shape)}"
-    root_label += value_line("= ", tensor.data)
-    if tensor.grad_fn is None:
-        root_label += "\\n(no tape: nothing it depends on requires grad)"
-        lines.append(f'  out [{_STYLES["root"][0]}, label="{root_label}"];')
-    else:
-        lines.append(f'  out [{_STYLES["root"][0]}, label="{root_label}"];')
-        lines.append(f"  n{tensor.grad_fn.seq} -> out;")
-    legend = "\\l".join(_STYLES[k][1] for k in _STYLES if k in used) + "\\l"
-    lines.append(f'  legend [shape=note, fontsize=9, label="{legend}"];')
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+                self.add_constant(v, n)
+
+    def add_constant(self, v: Any, consumer: Node) -> None:
+        self.used.add("const")
+        self.n_const += 1
+        shown = self.value_line("", v) if v is not None else ""
+        text = ("constant" + shown) if shown else "constant"
+        self.lines.append(f'  c{self.n_const} [{_STYLES["const"][0]}, label="{text}"];')
+        self.lines.append(f'  c{self.n_const} -> n{consumer.seq} [style="dotted", color="#777777"];')
+
+    def add_leaves(self) -> None:
+        for k, t in self.leaves.items():
+            self.used.add("leaf")
+            label = f"{self.names.get(k, 'leaf')}\\n{t.dtype} {_fmt_shape(t.shape)}" + self.value_line("value ", t.data)
+            if t.grad is not None:
+                label += self.value_line("grad ", t.grad.data)
+            self.lines.append(f'  leaf{self.leaf_ids[k]} [{_STYLES["leaf"][0]}, label="{label}"];')
+
+    def add_output(self, tensor: Tensor) -> None:
+        self.used.add("root")
+        label = f"{self.names.get(id(tensor), 'output')}\\n{tensor.dtype} {_fmt_shape(tensor.shape)}"
+        label += self.value_line("= ", tensor.data)
+        if tensor.grad_fn is None:
+            label += "\\n(no tape: nothing it depends on requires grad)"
+        self.lines.append(f'  out [{_STYLES["root"][0]}, label="{label}"];')
+        if tensor.grad_fn is not None:
+            self.lines.append(f"  n{tensor.grad_fn.seq} -> out;")
+
+    def text(self) -> str:
+        legend = "\\l".join(_STYLES[k][1] for k in _STYLES if k in self.used) + "\\l"
+        return "\n".join(self.lines + [f'  legend [shape=note, fontsize=9, label="{legend}"];', "}"]) + "\n"
 
 
 def render(graph: Tensor | str, path: str | Path, format: str | None = None) -> Path:
