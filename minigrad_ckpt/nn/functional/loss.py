@@ -131,64 +131,83 @@ def cross_entropy(input: Any, target: Any, weight: Any = None, reduction: str = 
         raise ValueError("cross_entropy: input must have a class axis, got a 0-d tensor")
     axis = 1 if x.ndim >= 2 else 0
     tgt = _tensor(target, x)
-    n_classes = x.shape[axis]
-    w_shape = (1, n_classes) + (1,) * (x.ndim - 2) if x.ndim >= 2 else (n_classes,)
     if x.dtype.kind != "f":
         hint = " (did you swap input and target?)" if tgt.dtype.kind == "f" else ""
         raise TypeError(f"cross_entropy: input must be float logits of shape (N, C, ...), got dtype {x.dtype}{hint}")
     if tgt.dtype.kind == "f":
-        logp = log_softmax(x, axis=axis)
-        if tgt.shape != x.shape:
-            if tgt.ndim == x.ndim - 1:  # the shape of class indices, in a float dtype
-                raise TypeError(
-                    f"cross_entropy: target has dtype {tgt.dtype} and shape {tgt.shape}: class indices must be "
-                    f"integers (convert with target.astype('int64')); a float target means class "
-                    f"probabilities, of the input's shape {x.shape}")
-            raise ValueError(f"cross_entropy: probability targets need shape {x.shape}, got {tgt.shape}")
-        probs = tgt
-        if label_smoothing:
-            probs = probs * (1 - label_smoothing) + label_smoothing / n_classes
-        terms = logp * probs
-        if weight is not None:
-            terms = terms * mf.reshape(_tensor(weight, x), w_shape)
-        return _reduce(-mf.sum(terms, axis=axis), reduction)
+        return _cross_entropy_with_probabilities(x, tgt, axis, weight, reduction, label_smoothing)
     if weight is None and not label_smoothing:
-        # the common case as one fused op: softmax(x) - onehot in backward
-        t, valid, _ = _check_targets("cross_entropy", x, tgt, ignore_index, all_valid_as_none=True)
-        xp = x.device.xp
-        flat = _class_last(x)
-        if valid is not None:
-            t, valid = xp.where(valid, t, 0), valid.astype(x.dtype)
-        else:
-            t = t.copy()  # the op keeps its own targets: the caller may refill theirs before backward
-        op = _ce.SoftmaxCrossEntropy(rows=xp.arange(t.shape[0]), target=t, valid=valid,
-                                     reduction=reduction)
-        out = apply(op, flat)
-        return mf.reshape(out, tgt.shape) if reduction == "none" else out
+        return _fused_cross_entropy(x, tgt, ignore_index, reduction)
     logp = log_softmax(x, axis=axis)
     nll = nll_loss(logp, tgt, weight=weight, ignore_index=ignore_index, reduction=reduction)
     if not label_smoothing:
         return nll
+    smooth = _uniform_target_loss(x, logp, tgt, axis, weight, ignore_index, reduction)
+    return nll * (1 - label_smoothing) + smooth * (label_smoothing / x.shape[axis])
+
+
+def _class_weights(weight: Any, x: Tensor, axis: int) -> Tensor:
+    """``weight`` (one per class) shaped to broadcast along ``x``'s class axis."""
+    n_classes = x.shape[axis]
+    w_shape = (1, n_classes) + (1,) * (x.ndim - 2) if x.ndim >= 2 else (n_classes,)
+    return mf.reshape(_tensor(weight, x), w_shape)
+
+
+def _cross_entropy_with_probabilities(x: Tensor, tgt: Tensor, axis: int, weight: Any, reduction: str,
+                                      label_smoothing: float) -> Tensor:
+    """Cross entropy against class probabilities ``tgt`` (a float target of ``x``'s shape)."""
+    logp = log_softmax(x, axis=axis)
+    if tgt.shape != x.shape:
+        if tgt.ndim == x.ndim - 1:  # the shape of class indices, in a float dtype
+            raise TypeError(
+                f"cross_entropy: target has dtype {tgt.dtype} and shape {tgt.shape}: class indices must be "
+                f"integers (convert with target.astype('int64')); a float target means class "
+                f"probabilities, of the input's shape {x.shape}")
+        raise ValueError(f"cross_entropy: probability targets need shape {x.shape}, got {tgt.shape}")
+    probs = tgt
+    if label_smoothing:
+        probs = probs * (1 - label_smoothing) + label_smoothing / x.shape[axis]
+    terms = logp * probs
+    if weight is not None:
+        terms = terms * _class_weights(weight, x, axis)
+    return _reduce(-mf.sum(terms, axis=axis), reduction)
+
+
+def _fused_cross_entropy(x: Tensor, tgt: Tensor, ignore_index: int, reduction: str) -> Tensor:
+    """The common case (class indices, no weights, no smoothing) as one fused op:
+    ``softmax(x) - onehot`` in backward."""
+    t, valid, _ = _check_targets("cross_entropy", x, tgt, ignore_index, all_valid_as_none=True)
+    xp = x.device.xp
+    flat = _class_last(x)
+    if valid is not None:
+        t, valid = xp.where(valid, t, 0), valid.astype(x.dtype)
+    else:
+        t = t.copy()  # the op keeps its own targets: the caller may refill theirs before backward
+    op = _ce.SoftmaxCrossEntropy(rows=xp.arange(t.shape[0]), target=t, valid=valid, reduction=reduction)
+    out = apply(op, flat)
+    return mf.reshape(out, tgt.shape) if reduction == "none" else out
+
+
+def _uniform_target_loss(x: Tensor, logp: Tensor, tgt: Tensor, axis: int, weight: Any, ignore_index: int,
+                         reduction: str) -> Tensor:
+    """The label-smoothing term: ``-sum_c log p_c`` (class-weighted) per counted target, reduced as
+    ``nll_loss`` reduces (``"mean"`` divides by the total weight of the targets that count)."""
     t, valid, _ = _check_targets("cross_entropy", x, tgt, ignore_index)
     xp = x.device.xp
     terms = logp
     if weight is not None:
-        terms = terms * mf.reshape(_tensor(weight, x), w_shape)
-    smooth = -mf.reshape(mf.sum(terms, axis=axis), (-1,)) * Tensor.constant(
-        valid.astype(x.dtype), x.device)
+        terms = terms * _class_weights(weight, x, axis)
+    smooth = -mf.reshape(mf.sum(terms, axis=axis), (-1,)) * Tensor.constant(valid.astype(x.dtype), x.device)
     if reduction == "none":
-        smooth = mf.reshape(smooth, tgt.shape)
-    elif reduction == "sum":
-        smooth = mf.sum(smooth)
+        return mf.reshape(smooth, tgt.shape)
+    if reduction == "sum":
+        return mf.sum(smooth)
+    if weight is not None:
+        wt = mf.getitem(_tensor(weight, x), (xp.where(valid, t, 0),)) * Tensor.constant(valid, x.device)
+        denom = mf.sum(wt)
     else:
-        if weight is not None:
-            wt = mf.getitem(_tensor(weight, x), (xp.where(valid, t, 0),)) * Tensor.constant(
-                valid, x.device)
-            denom = mf.sum(wt)
-        else:
-            denom = mf.sum(Tensor.constant(valid.astype(x.dtype), x.device))
-        smooth = mf.sum(smooth) / denom
-    return nll * (1 - label_smoothing) + smooth * (label_smoothing / n_classes)
+        denom = mf.sum(Tensor.constant(valid.astype(x.dtype), x.device))
+    return mf.sum(smooth) / denom
 
 
 def mse_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:
