@@ -1,4 +1,4 @@
-"""The CNN and the transposed-weight chain, each written once per engine (issue 15).
+"""The CNN and the transposed-weight chain, each written once per engine.
 
 4. ``cnn`` / ``cnn64``: 8x8 images, batch 64: Conv2d(1,16,3,p=1) -> ReLU ->
    MaxPool2d(2) -> Conv2d(16,32,3,p=1) -> ReLU -> flatten -> Linear(512,10),

@@ -1,4 +1,4 @@
-"""How long the optimal planner takes on long chains (issue 11 section 6).
+"""How long the optimal planner takes on long chains.
 
     python benchmarks/planner.py                   # 10,000 layers, budgets 1x, 2x, 3x the smallest peak
     python benchmarks/planner.py --layers 5000 --budgets 1,1.5

@@ -170,7 +170,7 @@ def checksum_share(state, directory, repeats):
 
 def compression_cost(state, directory, repeats):
     """Save time with ``enable_compression`` over save time without, on ``state`` (incompressible
-    random floats): the probe must make trying cost little.  Target (issue 13): <= 1.3x."""
+    random floats): the probe must make trying cost little.  Target: <= 1.3x."""
     path = os.path.join(directory, "zlib-bench.bin")
     ex = mg.Executor()
     for k, a in state.items():

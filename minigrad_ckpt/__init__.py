@@ -32,16 +32,16 @@ from .functional import (
     sign, sin, split, sqrt, squeeze, stack, std, subtract, sum, sum_to, swapaxes, take, tanh, transpose,
     var, where,
 )
-from .functional import (  # NumPy's other elementwise functions (issue 14)
+from .functional import (  # NumPy's other elementwise functions
     arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, around, cbrt, ceil, cosh, exp2, expm1,
     floor, fmod, hypot, log2, log10, logaddexp, logaddexp2, mod, reciprocal, remainder, round, sinc, sinh,
     square, tan, trunc,
 )
-from .functional import (  # NumPy's other shape functions (issue 14)
+from .functional import (  # NumPy's other shape and product functions
     argsort, cross, cumprod, diag, diagonal, dot, flatten, inner, kron, meshgrid, outer, ravel, repeat, roll,
     sort, take_along_axis, tensordot, tile, trace, tril, triu,
 )
-from .functional import ValuesIndices, cat, unsqueeze  # PyTorch's names (issue 16)
+from .functional import ValuesIndices, cat, unsqueeze  # PyTorch's names
 from .functional.tensor_methods import bind as _bind
 from .grad_mode import enable_grad, is_grad_enabled, is_recomputing, no_grad, set_grad_enabled
 from .random import get_rng_state, manual_seed, set_rng_state
@@ -110,7 +110,7 @@ __all__ = [
     "floor", "ceil", "round", "around", "trunc", "mod", "remainder", "fmod",
     "ravel", "flatten", "tile", "repeat", "roll", "diag", "diagonal", "trace", "tril", "triu", "tensordot", "dot",
     "inner", "outer", "kron", "cross", "cumprod", "sort", "argsort", "take_along_axis", "meshgrid",
-    # PyTorch's names (issue 16)
+    # PyTorch's names
     "cat", "unsqueeze", "ValuesIndices", "save", "load",
     # the rest of the system
     "Executor", "func", "linalg", "special", "nn", "optim", "utils", "distributed", "checkpoint", "snapshot", "testing",

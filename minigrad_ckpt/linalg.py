@@ -35,4 +35,4 @@ from .functional.linalg import (  # noqa: F401
 )
 from .functional.torch_idioms import with_dim  # noqa: E402
 
-norm = with_dim(norm)  # PyTorch's dim=/keepdim= beside axis=/keepdims= (issue 16)
+norm = with_dim(norm)  # PyTorch's dim=/keepdim= beside axis=/keepdims=

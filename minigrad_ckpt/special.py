@@ -33,4 +33,4 @@ from .functional.special import (  # noqa: F401
 )
 from .functional.torch_idioms import with_dim  # noqa: E402
 
-logsumexp = with_dim(logsumexp)  # PyTorch's dim=/keepdim= beside axis=/keepdims= (issue 16)
+logsumexp = with_dim(logsumexp)  # PyTorch's dim=/keepdim= beside axis=/keepdims=

@@ -381,7 +381,7 @@ def test_einsum_gradients():
 
 
 def test_a_gradient_through_a_transpose_is_handed_over_without_a_copy():
-    """Issue 15: ``h @ W.T`` used to give W a transposed view that backward copied once more.
+    """``h @ W.T`` used to give W a transposed view that backward copied once more.
     Now the matmul produces the gradient in W.T's layout, so W gets a row-major array that
     only it holds; a gradient someone else still references (a hook kept it, or a second
     leaf shares it) is still copied, so no two gradients ever share memory."""

@@ -1,4 +1,4 @@
-"""The convolution and pooling kernels' fast paths against their definitions (issue 15).
+"""The convolution and pooling kernels' fast paths against their definitions.
 
 ``conv2d`` is one matrix product over the whole batch, ``conv2d_input_grad`` a
 transposed convolution computed as an ordinary one, ``conv2d_weight_grad`` one

@@ -1,4 +1,4 @@
-"""Data-parallel training under ``mpiexec -n 2`` on loopback (issue 17).
+"""Data-parallel training under ``mpiexec -n 2`` on loopback.
 
 Each test launches ``tests/distributed_worker.py`` under mpiexec, always with
 a timeout, and reads the ``RESULT <rank> <json>`` lines it prints.  A failed

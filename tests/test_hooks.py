@@ -110,7 +110,7 @@ def test_hook_on_tensor_without_grad_raises():
         mg.tensor([1.0]).register_hook(lambda g: g)
 
 
-# --- issue 12 §3: hooks get a gradient nothing else shares; dtypes are kept ----------
+# --- hooks get a gradient nothing else shares; dtypes are kept ----------
 def test_in_place_hook_does_not_change_another_leafs_gradient():
     # Add's backward hands one array to both inputs: x's hook scaling it in
     # place must scale x.grad only.

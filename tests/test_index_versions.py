@@ -1,4 +1,4 @@
-"""Index tensors and index arrays cannot silently move a gradient (issue 12 §1), and
+"""Index tensors and index arrays cannot silently move a gradient, and
 DLPack exports cannot write into saved values behind the tape's back (§4).
 
 An op that indexes keeps the index in its static attributes, not as an input.

@@ -1,4 +1,4 @@
-"""Issue 12 §7: a layer with parameters refuses a floating input of another dtype (naming both
+"""A layer with parameters refuses a floating input of another dtype (naming both
 dtypes and the fix) and integer input, instead of silently computing in float64; elementwise
 ops keep NumPy's promotion."""
 

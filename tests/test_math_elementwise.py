@@ -1,4 +1,4 @@
-"""The elementwise functions of issue 14 beyond the op battery: operators,
+"""NumPy's elementwise functions beyond the op battery: operators,
 Tensor methods, NumPy's sign conventions, and the points the battery's smooth
 domains stay away from (sinc near 0, kinks, singular points)."""
 

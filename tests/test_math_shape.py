@@ -1,4 +1,4 @@
-"""The shape functions of issue 14 that are compositions of registered ops
+"""NumPy's shape functions that are compositions of registered ops
 (ravel, flatten, diag, diagonal, trace, tensordot, dot, inner, outer, kron,
 cross, meshgrid, per-element repeat), checked against NumPy with gradients
 of first and second order; plus what the op battery's domains leave out

@@ -1,4 +1,4 @@
-"""Mixed second derivatives through a zero upstream gradient (issue 12 §2).
+"""Mixed second derivatives through a zero upstream gradient.
 
 Ops with a singular derivative (log, log1p, sqrt, division, pow, ...) keep
 ``0 * inf`` out of their first derivatives by masking the gradient where the

@@ -1,5 +1,5 @@
-"""The op contract: declared attributes (issue 11 §2) and the checks the engine makes
-where a user's op breaks the contract (issue 12 §5)."""
+"""The op contract: declared attributes and the checks the engine makes
+where a user's op breaks the contract."""
 
 from __future__ import annotations
 
@@ -135,7 +135,7 @@ def test_declarations_defaults_classvars_and_reserved_names(scratch_ops) -> None
 
 
 # ---------------------------------------------------------------------------
-# the contract, enforced where a user's op breaks it (issue 12 §5, one test per row)
+# the contract, enforced where a user's op breaks it (one test per row)
 # ---------------------------------------------------------------------------
 def _leaves(*shapes: tuple[int, ...]) -> list:
     return [mg.tensor(np.arange(1.0, 1.0 + np.prod(s)).reshape(s), requires_grad=True) for s in shapes]

@@ -1,4 +1,4 @@
-"""Issue 13, reading: every bad file is a SnapshotError -- fast, in bounded memory, whatever the
+"""Reading hostile files: every bad file is a SnapshotError -- fast, in bounded memory, whatever the
 class of input: wrong field types (every field x every msgpack type, in validly sealed files),
 special files of every kind, paths that cannot be opened, long base chains, concurrent atomic
 replacement, hostile msgpack structure, compressed payloads with trailing bytes; the CLI turns

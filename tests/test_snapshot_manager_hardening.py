@@ -1,4 +1,4 @@
-"""Issue 13, the manager: several processes in one directory (2 and 4 at once), any int64
+"""The snapshot manager under stress: several processes in one directory (2 and 4 at once), any int64
 iteration, foreign files never overwritten or deleted, an untrusted manifest (every field x
 every type, base cycles) rebuilt from verified snapshots, a damaged newest snapshot, and
 retention with incremental snapshots (``full_every``)."""

@@ -1,4 +1,4 @@
-"""Issue 13: ``restore_into`` is all or nothing.  For each way a snapshot can fail to fit -- a bad
+"""``restore_into`` is all or nothing.  For each way a snapshot can fail to fit -- a bad
 optimizer moment, a 0-d moment, malformed parameter groups or scalars, a bad RNG state, a tape
 with an unknown leaf, op or dtype, a scheduler field of the wrong kind, a model tensor of the
 wrong dtype -- it raises SnapshotError and model, optimizer, scheduler, RNG, tensors, tape and

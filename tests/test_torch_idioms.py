@@ -1,4 +1,4 @@
-"""PyTorch idioms that work alongside the NumPy names (issue 16)."""
+"""PyTorch idioms that work alongside the NumPy names."""
 
 from __future__ import annotations
 

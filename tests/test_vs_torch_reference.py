@@ -267,7 +267,7 @@ def test_fixture_covers_the_api() -> None:
               "cross_entropy", "nll_loss", "mse_loss", "binary_cross_entropy_with_logits", "linear",
               "conv2d", "max_pool2d", "avg_pool2d", "layer_norm", "batch_norm", "dropout", "embedding",
               "scaled_dot_product_attention",
-              # issue 16
+              # activations, 1-D layers, adaptive pooling, transposed convolution, norms, losses
               "softplus", "logsigmoid", "mish", "elu", "hardtanh", "prelu", "dropout2d", "conv1d", "max_pool1d",
               "avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "conv_transpose2d", "group_norm",
               "rms_norm", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "kl_div",
@@ -286,4 +286,4 @@ def test_fixture_covers_the_api() -> None:
     scheds = {m["name"] for m in CASES.values() if m["kind"] == "sched"}
     scheds |= {m["sched"][0] for m in CASES.values() if m["kind"] == "train" and m["sched"]}
     assert scheds == set(SCHEDULERS)
-    assert FIXTURE.stat().st_size < 1_500_000  # issue 16 grew it from 0.8 MB (recurrent gradients)
+    assert FIXTURE.stat().st_size < 1_500_000  # 0.8 MB before the recurrent gradients

@@ -551,7 +551,7 @@ def training_cases() -> None:
                   sched=("LinearLR", {"start_factor": 0.25, "total_iters": 4}))
     training_case("train_sgd_dampening", "SGD",
                   {"lr": 0.1, "momentum": 0.8, "dampening": 0.3, "weight_decay": 0.01}, clip=None)
-    # issue 16: the other optimizers, and every scheduler in a training run
+    # the other optimizers, and every scheduler in a training run
     training_case("train_rmsprop", "RMSprop", {"lr": 0.01}, clip=0.6)
     training_case("train_rmsprop_centered_momentum_wd", "RMSprop",
                   {"lr": 0.005, "alpha": 0.9, "eps": 1e-6, "weight_decay": 0.01, "momentum": 0.7,
@@ -637,8 +637,8 @@ def scheduler_cases() -> None:
                       "metrics": metrics}
 
 
-def more_functional_cases() -> None:
-    """Issue 16: activations, 1-D layers, adaptive pooling, transposed convolution, norms, losses."""
+def layer_and_loss_function_cases() -> None:
+    """Activations, 1-D layers, adaptive pooling, transposed convolution, norms, losses."""
     x = randn(3, 4, 5, scale=3.0)
     x[0, 0, :3] = 0.0
     functional("softplus", "softplus", {"x": x}, ["@x"])
@@ -821,7 +821,7 @@ def main() -> None:
     batchnorm_module_cases()
     training_cases()
     scheduler_cases()
-    more_functional_cases()
+    layer_and_loss_function_cases()
     recurrent_cases()
     transformer_cases()
     meta = {"torch": torch.__version__, "numpy": np.__version__, "cases": META, "aliases": ALIASES}

@@ -1,4 +1,4 @@
-"""The layers, losses and utilities of issue 16 beyond their PyTorch values (those are in
+"""The layers, losses and utilities beyond their PyTorch values (those are in
 tests/test_vs_torch_reference.py): the strict-device and float32-device runs every layer
 gets, recurrent dropout, checkpointing and double backward, padding_idx/max_norm, the
 parameter-vector helpers, and clear errors."""
@@ -112,7 +112,7 @@ def _train(kind, device, loss_i=0, steps=2):
 
 @pytest.mark.parametrize("kind, loss_i", [("seq", 0), ("conv", 1), ("enc", 2), ("seq", 3), ("conv", 4),
                                           ("enc", 5)])
-def test_new_layers_and_losses_on_the_strict_device_match_the_cpu_bitwise(kind, loss_i):
+def test_layers_and_losses_on_the_strict_device_match_the_cpu_bitwise(kind, loss_i):
     cpu = _train(kind, "cpu", loss_i)
     strict = _train(kind, "strict", loss_i)
     assert strict[0] == cpu[0]
@@ -122,7 +122,7 @@ def test_new_layers_and_losses_on_the_strict_device_match_the_cpu_bitwise(kind, 
 
 @pytest.mark.parametrize("kind, loss_i", [("seq", 1), ("conv", 3), ("enc", 0), ("conv", 5), ("seq", 4),
                                           ("enc", 2)])
-def test_new_layers_and_losses_in_float32_never_create_float64(kind, loss_i):
+def test_layers_and_losses_in_float32_never_create_float64(kind, loss_i):
     losses, state = _train(kind, "strict-f32", loss_i)  # any float64 array raises on this device
     assert all(np.isfinite(losses))
     assert all(v.dtype != np.float64 for v in state.values())
@@ -281,7 +281,7 @@ def test_dropout2d_drops_whole_channels_and_replays_exactly():
     np.testing.assert_array_equal(x.grad.numpy(), y.numpy())
 
 
-def test_new_loss_and_layer_arguments_are_checked():
+def test_loss_and_layer_arguments_are_checked():
     with pytest.raises(ValueError, match="differ"):
         F.l1_loss(mg.zeros(3), mg.zeros(4))
     with pytest.raises(ValueError, match=r"in \[0, 1\]"):

@@ -1,4 +1,4 @@
-"""The optimizers and schedulers of issue 16: state dicts, exact snapshot resume, devices, errors.
+"""The optimizers and schedulers beyond their PyTorch values: state dicts, exact snapshot resume, devices, errors.
 
 Their numbers are checked against PyTorch in tests/test_vs_torch_reference.py
 (10-step trainings and 16-epoch schedules); here: that their state survives
@@ -107,7 +107,8 @@ def test_state_dict_round_trip_is_bitwise_exact(pair):
     assert _state(model2, opt2) == want
 
 
-NEW_OPTIMIZERS = [
+# RMSprop, Adagrad, Adamax, NAdam and RAdam, each with the options that change its update rule
+OPTIMIZER_VARIANTS = [
     lambda ps: optim.RMSprop(ps, lr=0.01, momentum=0.9, centered=True, weight_decay=0.1),
     lambda ps: optim.Adagrad(ps, lr=0.1, lr_decay=0.1, weight_decay=0.1, initial_accumulator_value=0.5),
     lambda ps: optim.Adamax(ps, weight_decay=0.1),
@@ -135,18 +136,18 @@ def _device_run(make, device, steps=8):
     return model, opt
 
 
-@pytest.mark.parametrize("i", range(len(NEW_OPTIMIZERS)))
-def test_new_optimizers_on_the_strict_device_match_the_cpu_bitwise(i):
-    cpu, _ = _device_run(NEW_OPTIMIZERS[i], "cpu")
-    strict, _ = _device_run(NEW_OPTIMIZERS[i], "strict")
+@pytest.mark.parametrize("i", range(len(OPTIMIZER_VARIANTS)))
+def test_optimizers_on_the_strict_device_match_the_cpu_bitwise(i):
+    cpu, _ = _device_run(OPTIMIZER_VARIANTS[i], "cpu")
+    strict, _ = _device_run(OPTIMIZER_VARIANTS[i], "strict")
     for (k, a), b in zip(cpu.state_dict().items(), strict.state_dict().values()):
         assert str(b.device) == "strict:0"
         assert a.numpy().tobytes() == b.numpy().tobytes(), k
 
 
-@pytest.mark.parametrize("i", range(len(NEW_OPTIMIZERS)))
-def test_new_optimizers_keep_float32_float32(i):
-    model, opt = _device_run(NEW_OPTIMIZERS[i], "strict-f32")  # any float64 array raises there
+@pytest.mark.parametrize("i", range(len(OPTIMIZER_VARIANTS)))
+def test_optimizers_keep_float32_float32(i):
+    model, opt = _device_run(OPTIMIZER_VARIANTS[i], "strict-f32")  # any float64 array raises there
     assert all(p.dtype == np.float32 for p in model.parameters())
     for st in opt.state.values():
         assert all(v.dtype == np.float32 for v in st.values() if isinstance(v, mg.Tensor))
