@@ -74,7 +74,7 @@ def check_grads(fun, *args, order=2):
         np.testing.assert_allclose(along(*args).numpy(), fd, rtol=1e-5, atol=1e-7)
         out = _t(fun(*map(_t, args)))
         u = npr.randn(*out.shape)
-        _, vjp_fn = F.vjp(lambda x: _t(fun(*[x if j == i else _t(args[j]) for j in range(len(args))])),
+        _, vjp_fn = F.vjp(lambda x, i=i: _t(fun(*[x if j == i else _t(args[j]) for j in range(len(args))])),
                           _t(a))
         (g,) = vjp_fn(_t(u))
         np.testing.assert_allclose(float((g.numpy() * v).sum()), float((u * fd).sum()), rtol=1e-5, atol=1e-7)
