@@ -415,6 +415,56 @@ def scenario_join(divide: str) -> None:
     result({"err": err, "same_optimizer_state": all(m == moments[0] for m in moments)})
 
 
+def scenario_elastic(out_dir: str, mode: str, epochs: str, stop_at: str) -> None:
+    """A shuffled DistributedSampler through a DataLoader with 2 worker processes, DDP with dropout
+    and Adam, the loader registered with the executor, an asynchronous snapshot every 3 steps.
+    ``mode``: ``fresh`` or ``resume`` (newest snapshot, any world size). With ``stop_at`` > 0 the
+    job dies right after submitting the asynchronous save of that step. Every rank logs the sample
+    ids of each step to ``log-<mode>-<world>-<rank>.jsonl``."""
+    from minigrad_ckpt.snapshot import SnapshotManager
+    from minigrad_ckpt.utils.data import DataLoader, DistributedSampler, TensorDataset
+
+    mg.set_default_dtype("float64")
+    if not dist.is_initialized():
+        dist.init_process_group("mpi", timeout=60)
+    rank, world = dist.get_rank(), dist.get_world_size()
+    epochs, stop_at = int(epochs), int(stop_at)
+    n = 50
+    rng = np.random.default_rng(0)
+    ds = TensorDataset(mg.tensor(rng.standard_normal((n, 8))), mg.tensor(rng.integers(0, 4, n)), mg.arange(n))
+    sampler = DistributedSampler(ds, seed=0)
+    loader = DataLoader(ds, batch_size=3, sampler=sampler, num_workers=2)
+    dist.manual_seed_per_rank(7)
+    model = DDP(DropoutNet())
+    opt = optim.Adam(model.parameters(), lr=0.01)
+    ex = mg.Executor(model, opt)
+    ex.register_state("loader", loader)
+    manager = SnapshotManager(os.path.join(out_dir, "snapshots"))
+    start = 0
+    if mode == "resume":
+        manager.load_latest().restore_into(ex)
+        start = sampler.epoch  # set_epoch(start) below keeps the restored position
+    log = open(os.path.join(out_dir, f"log-{mode}-{world}-{rank}.jsonl"), "a")
+    for epoch in range(start, epochs):
+        sampler.set_epoch(epoch)
+        with model.join(optimizer=opt):  # a resumed epoch may deal the ranks uneven batches
+            for x, y, ids in loader:
+                opt.zero_grad()
+                nn.functional.cross_entropy(model(x), y).backward()
+                opt.step()
+                ex.step()
+                log.write(json.dumps({"it": ex.iteration, "epoch": epoch, "ids": ids.tolist()}) + "\n")
+                log.flush()
+                if mode == "fresh" and ex.iteration % 3 == 0:
+                    handle = manager.save_snapshot(ex, blocking=False)
+                    if ex.iteration == stop_at:
+                        os._exit(3)  # killed with the save in flight
+                    assert handle.path.name.startswith("snapshot-")
+    manager.wait()
+    assert_same_on_all_ranks(model, "end of run")
+    result({"digest": digest(model), "start_epoch": start, "world": world})
+
+
 def scenario_timeout(kind: str) -> None:
     """Rank 1 stops calling collectives: rank 0's next collective raises DistributedError after
     the timeout instead of hanging, and the job ends even though rank 0 catches it."""
@@ -451,7 +501,7 @@ def scenario_gather0d() -> None:
 
 if __name__ == "__main__":
     name, *args = sys.argv[1:]
-    if name not in ("single", "nccl"):
+    if name not in ("single", "nccl", "elastic"):
         dist.init_process_group("mpi")
     globals()[f"scenario_{name}"](*args)
     if dist.is_initialized():

@@ -3,16 +3,18 @@
 While a process group of more than one rank exists, the manager asks
 :func:`collective` for a :class:`CollectiveSnapshots` and hands its calls to it:
 
-* ``save_snapshot`` on every rank gathers each rank's RNG state to rank 0,
-  which writes **one** snapshot (atomically, as always) holding the replicated
-  state -- model, optimizer, scheduler, iteration, rank 0's user tensors --
-  plus every rank's RNG state and the world size in its metadata; then a
-  barrier.  Before writing, the ranks compare checksums of the model and
-  optimizer tensors: replicas that drifted apart are an error, not a
-  snapshot of one of them.
-* ``load_latest`` on every rank loads that snapshot, checks that all ranks
-  got the same one and that the world size matches, and hands each rank its
-  own RNG state (``restore_into`` then restores it).
+* ``save_snapshot`` on every rank first compares checksums of the model and
+  optimizer tensors (replicas that drifted apart are an error, not a snapshot
+  of one of them).  Then **each rank writes its own rank file** -- its RNG
+  state and its registered objects (its DataLoader's position, its sampler's
+  epoch) -- and rank 0 writes **one** snapshot of the replicated state (model,
+  optimizer, scheduler, iteration, user tensors) listing the rank files and
+  their CRCs, and last the manifest: the commit point.  With
+  ``blocking=False`` rank 0's write goes to the background writer.
+* ``load_latest`` on every rank loads the newest committed snapshot, checks
+  that all ranks got the same one, and gives each rank its own state -- with
+  any world size: resuming N ranks' snapshot on M ranks hands the
+  interrupted epoch's remaining samples out again (``snapshot/ranks.py``).
 
 Every step is agreed on: if it fails on one rank, every rank raises (no rank
 is left waiting).  The ranks must share the snapshot directory (one machine,
@@ -22,16 +24,17 @@ or a shared file system).
 from __future__ import annotations
 
 import json
+import secrets
 import zlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from .. import random as _random
 from ..backend import to_host
 
-__all__ = ["CollectiveSnapshots", "collective", "RNG_KEY", "WORLD_KEY"]
+__all__ = ["CollectiveSnapshots", "collective", "RANK_FILES_KEY", "WORLD_KEY"]
 
-RNG_KEY = "distributed.rng_states"      # JSON list: every rank's RNG state, in rank order
+RANK_FILES_KEY = "distributed.rank_files"  # JSON list of [rank file, CRC-32], in rank order (snapshot/ranks.py)
 WORLD_KEY = "distributed.world_size"
 
 
@@ -72,8 +75,9 @@ class CollectiveSnapshots:
 
     # ---------------------------------------------------------------- save
     def save_snapshot(self, manager: Any, ex: Any, iteration: int | None, config: Any,
-                      metadata: dict[str, str] | None) -> Any:
+                      metadata: dict[str, str] | None, blocking: bool = True) -> Any:
         g = self.group
+        self._agree("the previous asynchronous save", manager._writer.raise_failure)
         fingerprint = self._agree("preparing the snapshot", lambda: _replicated_checksum(ex))
         prints = g.allgather_object(fingerprint)
         differ = [r for r, f in enumerate(prints) if f != prints[0]]
@@ -84,45 +88,41 @@ class CollectiveSnapshots:
                 f"save_snapshot: the model/optimizer state on rank(s) {differ} differs from rank 0's; "
                 f"a data-parallel snapshot stores one replicated copy (are the gradients averaged, e.g. "
                 f"by DistributedDataParallel?)")
-        rngs = g.allgather_object(_random.get_rng_state())
+        it = int(ex.iteration if iteration is None else iteration)
+        token = g.bcast_object(secrets.token_hex(8) if g.rank == 0 else None, root=0)
+        own = self._agree("save_snapshot (each rank writes its own state)",
+                          lambda: manager._write_rank_state(ex, it, token, g.rank, g.size))
+        files = g.allgather_object(own)
 
         def write() -> Any:
             if g.rank != 0:
                 return None
             meta = dict(metadata or {})
-            meta[RNG_KEY] = json.dumps(rngs)
+            meta[RANK_FILES_KEY] = json.dumps([list(f) for f in files])
             meta[WORLD_KEY] = str(g.size)
-            return str(manager.save_snapshot(ex, iteration, config, meta, _local=True))
+            return manager.save_snapshot(ex, it, config, meta, blocking=blocking, _local=True,
+                                         _rank_files=[name for name, _ in files])
 
-        path = self._agree("save_snapshot (rank 0 writes)", write)
-        path = g.bcast_object(path, root=0)
-        g.barrier()
-        from pathlib import Path
-
-        return Path(path)
+        out = self._agree("save_snapshot (rank 0 writes)", write)
+        path = g.bcast_object(str(out) if blocking or g.rank != 0 else str(out.path), root=0)
+        if blocking:
+            g.barrier()
+            return Path(path)
+        if g.rank == 0:
+            return out
+        return manager._completed(Path(path), it)  # this rank's part, its rank file, is written
 
     # ---------------------------------------------------------------- load
     def load_latest(self, manager: Any, config: Any) -> Any:
         g = self.group
-        snap = self._agree("load_latest", lambda: manager.load_latest(config, _local=True))
+        snap = self._agree("load_latest", lambda: manager.load_latest(config, _local=True,
+                                                                      _rank=(g.rank, g.size)))
         ids = g.allgather_object((snap.metadata.iteration, snap.metadata.checksum))
         if any(i != ids[0] for i in ids):
             from . import DistributedError
 
             raise DistributedError(f"load_latest: the ranks loaded different snapshots {ids}; they must share "
                                    f"the snapshot directory")
-
-        def own_rng() -> dict[str, int] | None:
-            world = snap.get_metadata(WORLD_KEY)
-            if world is None:
-                raise ValueError(f"{snap.path.name} was not written by a distributed run; it has no per-rank "
-                                 f"RNG states (load it with Snapshot.load to use rank 0's state everywhere)")
-            if int(world) != g.size:
-                raise ValueError(f"{snap.path.name} was written by {world} ranks; resuming with {g.size} is "
-                                 f"refused (each rank's data shard and RNG stream depend on the world size)")
-            return json.loads(snap.get_metadata(RNG_KEY))[g.rank]
-
-        snap.state["rng"] = self._agree("load_latest", own_rng)
         return snap
 
 

@@ -41,9 +41,12 @@ from typing import Any
 
 from ..distributed.snapshot import collective as _collective
 from ..executor import Executor
+from . import capture as _capture
+from .background import BackgroundWriter, SaveHandle, completed
 from .config import SnapshotConfig
 from .format import INT64_MAX, SnapshotError, msgpack, open_regular
 from .fsutil import atomic_write
+from .ranks import assign, is_rank_file, write_rank_state
 from .sections import read_header
 from .snapshot import Snapshot
 
@@ -89,6 +92,7 @@ class SnapshotManager:
         self.max_snapshots = max_snapshots
         self.config = config or SnapshotConfig()
         self.full_every = full_every
+        self._writer = BackgroundWriter()
 
     def __repr__(self) -> str:
         keep = "all" if self.max_snapshots is None else self.max_snapshots
@@ -186,33 +190,78 @@ class SnapshotManager:
         return self.directory / f"snapshot-{_check_iteration(iteration):012d}.mgsnap"
 
     def save_snapshot(self, ex: Executor, iteration: int | None = None, config: SnapshotConfig | None = None,
-                      metadata: dict[str, str] | None = None, *, _local: bool = False) -> Path:
+                      metadata: dict[str, str] | None = None, *, blocking: bool = True, _local: bool = False,
+                      _rank_files: list[str] | None = None) -> Path | SaveHandle:
         """Snapshot ``ex`` at ``iteration`` (default ``ex.iteration``), prune, return the path.
 
         The whole save -- reading the manifest, choosing the base, writing the file,
         updating the manifest, pruning -- holds the directory's lock, so concurrent
         saves from several processes are applied one after the other.
 
-        In a data-parallel run every rank calls it: rank 0 writes one snapshot
-        with every rank's RNG state (:mod:`minigrad_ckpt.distributed.snapshot`).
+        ``blocking=False`` returns at once with a :class:`~.background.SaveHandle`
+        (``wait()``, ``done()``, ``result()`` -> the path): the state is copied at
+        the call (consistent, whatever the next steps change) and a background
+        thread writes and commits it as a blocking save would.  A failed save is
+        raised by its handle and by the next ``save_snapshot`` or :meth:`wait`;
+        the interpreter finishes saves in flight before it exits.
+
+        In a data-parallel run every rank calls it: each rank writes its own
+        state (RNG, registered objects such as its DataLoader) to a rank file,
+        rank 0 writes the replicated state and then the manifest, which commits
+        the snapshot (:mod:`minigrad_ckpt.distributed.snapshot`, :mod:`.ranks`).
         """
         coll = None if _local else _collective()  # a data-parallel run: every rank takes part
         if coll is not None:
-            return coll.save_snapshot(self, ex, iteration, config, metadata)
+            return coll.save_snapshot(self, ex, iteration, config, metadata, blocking)
+        if not _local:
+            self._writer.raise_failure()
         config = config or self.config
         it = _check_iteration(ex.iteration if iteration is None else iteration)
+        if not blocking:
+            captured = _capture.capture(ex, it, config, copy=True)  # the stall: one copy of the arrays
+            with self._lock(exclusive=True):
+                entries, _ = self._read_manifest()
+                reserved = self._free_path(it, 1 + max((e.get("seq", 0) for e in entries), default=0), entries)
+            handle = self._writer.submit(lambda: self._commit(None, captured, it, config, metadata, _rank_files,
+                                                              reserved), it)
+            handle.path = reserved
+            return handle
+        return self._commit(ex, None, it, config, metadata, _rank_files, None)
+
+    def wait(self) -> None:
+        """Finish every asynchronous save in flight; raise the first failure not yet raised."""
+        self._writer.wait()
+
+    @staticmethod
+    def _completed(path: Path, iteration: int) -> SaveHandle:
+        """The handle of a rank whose part of a collective asynchronous save is already written."""
+        handle = completed(path, iteration)
+        handle.path = path
+        return handle
+
+    def _commit(self, ex: Executor | None, captured: Any, it: int, config: SnapshotConfig,
+                metadata: dict[str, str] | None, rank_files: list[str] | None, reserved: Path | None) -> Path:
+        """Write the snapshot of ``ex`` (captured now, without a copy) or of ``captured``, record it in the
+        manifest (the commit point) and prune -- all holding the directory's lock."""
         with self._lock(exclusive=True):
             entries, _ = self._read_manifest()
             base = self._choose_base(entries, it, config) if config.incremental else None
             if config.incremental and base is None:
                 config = replace(config, incremental=False)
-            snap = Snapshot.from_executor_with_config(ex, it, config, base=base, copy=False)  # saved at once
+            if captured is None:
+                snap = Snapshot.from_executor_with_config(ex, it, config, base=base, copy=False)  # saved at once
+            else:
+                snap = Snapshot(captured.metadata, captured.tensors, captured.state, config)
+                snap.base = base
             for k, v in (metadata or {}).items():
                 snap.add_metadata(k, v)
             seq = 1 + max((e.get("seq", 0) for e in entries), default=0)
             path = self._free_path(it, seq, entries)
+            if reserved is not None and reserved.name not in {e["file"] for e in entries} and (
+                    not os.path.lexists(reserved)):
+                path = reserved  # the name the caller was told, still free
             snap.save(path)
-            entries = self._record(entries, path, it, snap, base, seq)
+            entries = self._record(entries, path, it, snap, base, seq, rank_files)
             self._write_manifest(entries)
             self._prune(entries)
         return path
@@ -250,7 +299,7 @@ class SnapshotManager:
             seq += 1
 
     def _record(self, entries: list[dict[str, Any]], path: Path, it: int, snap: Snapshot,
-                base: Snapshot | None, seq: int) -> list[dict[str, Any]]:
+                base: Snapshot | None, seq: int, rank_files: list[str] | None = None) -> list[dict[str, Any]]:
         """The manifest after writing ``path``: older entries of this iteration are superseded (kept
         while a snapshot is based on them, else their file is deleted if the manager wrote it)."""
         out = []
@@ -260,8 +309,11 @@ class SnapshotManager:
             if e["iteration"] == it and not e.get("superseded"):
                 e = dict(e, superseded=True)
             out.append(e)
-        out.append({"file": path.name, "iteration": it, "checksum": snap.metadata.checksum,
-                    "base": base.path.name if base is not None else None, "seq": seq})
+        entry = {"file": path.name, "iteration": it, "checksum": snap.metadata.checksum,
+                 "base": base.path.name if base is not None else None, "seq": seq}
+        if rank_files:
+            entry["ranks"] = list(rank_files)  # deleted with the snapshot
+        out.append(entry)
         out.sort(key=_order)
         return out
 
@@ -290,10 +342,11 @@ class SnapshotManager:
                 path = self.directory / e["file"]
                 info = _header_info(path, self.config)
                 if info is not None and info[0] == e.get("checksum"):
-                    try:
-                        path.unlink()
-                    except FileNotFoundError:
-                        pass
+                    for name in [e["file"], *e.get("ranks", [])]:
+                        try:
+                            (self.directory / name).unlink()
+                        except FileNotFoundError:
+                            pass
 
     def _bases_on_disk(self, name: str) -> set[str] | None:
         """The names of every base below ``name``, from the files' headers; None if one cannot be read."""
@@ -314,14 +367,17 @@ class SnapshotManager:
         return [self.directory / e["file"] for e in entries
                 if not e.get("superseded") and (self.directory / e["file"]).exists()]
 
-    def load_latest(self, config: SnapshotConfig | None = None, *, _local: bool = False) -> Snapshot:
-        """The newest snapshot (by iteration) that loads and verifies.
+    def load_latest(self, config: SnapshotConfig | None = None, *, _local: bool = False,
+                    _rank: tuple[int, int] = (0, 1)) -> Snapshot:
+        """The newest snapshot (by iteration) that loads and verifies, rank files included.
 
         If the newest is damaged the next one is tried, with a warning; if
         none is usable, :class:`SnapshotError`.  Without a usable manifest, the
         files named like the manager's are considered (read-only use).  In a
-        data-parallel run every rank calls it and gets its own RNG state; a
-        snapshot of another world size is refused.
+        data-parallel run every rank calls it and gets its own state (RNG,
+        registered objects); the world size may differ from the saving run's
+        -- an elastic resume (:mod:`.ranks`): a single process resumes a run
+        of N ranks as its rank 0, with the data of every rank.
         """
         coll = None if _local else _collective()
         if coll is not None:
@@ -336,7 +392,7 @@ class SnapshotManager:
             for e in candidates:
                 path = self.directory / e["file"]
                 try:
-                    snap = Snapshot.load(path, config)
+                    snap = assign(Snapshot.load(path, config), *_rank)  # reads (and checks) its rank files
                 except SnapshotError as exc:
                     problems.append(f"{e['file']}: {exc}")
                     continue
@@ -346,11 +402,17 @@ class SnapshotManager:
                 raise SnapshotError(f"no usable snapshot in {self.directory}: {detail}")
         if problems:
             warnings.warn("skipped damaged snapshots: " + "; ".join(problems), stacklevel=2)
-        world = snap.get_metadata("distributed.world_size")
-        if not _local and world not in (None, "1"):
-            raise SnapshotError(f"{path.name} was written by a data-parallel run of {world} ranks; "
-                                f"resuming it in one process is refused (run under mpiexec -n {world})")
         return snap
+
+    def _write_rank_state(self, ex: Executor, iteration: int, token: str, rank: int, world: int) -> tuple[str, int]:
+        """This rank's file of a collective save: ``(name, CRC-32)``."""
+        from .. import random as _random
+        from .ranks import rank_file_name
+
+        name = rank_file_name(iteration, token, rank, world)
+        crc = write_rank_state(self.directory, name, iteration, rank, world, _random.get_rng_state(),
+                               ex.object_states(), fsync=self.config.fsync)
+        return name, crc
 
 
 def _header_info(path: Path, config: SnapshotConfig) -> tuple[str, str | None] | None:
@@ -386,7 +448,7 @@ class ManifestError(ValueError):
     """The manifest is not what the manager writes (its content is untrusted input)."""
 
 
-_ENTRY_KEYS = {"file", "iteration", "checksum", "base", "seq", "superseded", "adopted"}
+_ENTRY_KEYS = {"file", "iteration", "checksum", "base", "seq", "superseded", "adopted", "ranks"}
 
 
 def _validate_manifest(data: Any) -> list[dict[str, Any]]:
@@ -417,6 +479,9 @@ def _validate_manifest(data: Any) -> list[dict[str, Any]]:
             raise ManifestError(f"entry {i} has an invalid sequence number")
         if not isinstance(e.get("superseded", False), bool) or not isinstance(e.get("adopted", False), bool):
             raise ManifestError(f"entry {i} has an invalid flag")
+        ranks = e.get("ranks", [])
+        if not isinstance(ranks, list) or not all(is_rank_file(r) for r in ranks):
+            raise ManifestError(f"entry {i} has invalid rank files")
         if f in by_file:
             raise ManifestError(f"entry {i} repeats the file {f}")
         by_file[f] = e

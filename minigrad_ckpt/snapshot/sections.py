@@ -273,9 +273,53 @@ class ObjectsSection(Section):
         ex.restored_object_states = value
 
 
+class RanksSection(Section):
+    """An elastic resume (a snapshot of N ranks loaded by M != N, :mod:`.ranks`): every old rank's
+    registered-object states, ``{"rank", "world_size", "states": [objects of old rank 0, ...]}``.
+    Objects with ``reshard_state_dict(states, rank, world_size)`` (a DataLoader) get their share of
+    the interrupted epoch from it, after the objects section gave them this rank's own state.
+    Only in memory: nothing captures it, so no file holds it."""
+
+    key = "ranks"
+    optional = True
+    may_refuse = True
+
+    def capture(self, ex: Executor, config: Any, arrays: dict[str, Any]) -> Any:
+        return None
+
+    def check(self, value: Any) -> None:
+        if value is not None and not (isinstance(value, dict) and set(value) == {"rank", "world_size", "states"}
+                                      and is_int(value["rank"]) and is_int(value["world_size"])
+                                      and 0 <= value["rank"] < value["world_size"]
+                                      and isinstance(value["states"], list) and value["states"]):
+            raise SnapshotError("the per-rank states of an elastic resume are malformed")
+
+    def build(self, ex: Executor, value: Any, ctx: Restoring) -> Any:
+        if value is None:
+            return None
+        self.check(value)
+        out = {}
+        for name, obj in ex._objects.items():
+            reshard = getattr(obj, "reshard_state_dict", None)
+            if not callable(reshard):
+                continue  # it keeps the state of the rank with its number (or rank 0's)
+            states = [(s or {}).get(name, {}).get("state") for s in value["states"]]
+            if any(s is None for s in states):
+                raise SnapshotError(f"registered object {name!r}: not every old rank saved a state for it")
+            try:
+                out[name] = reshard(states, value["rank"], value["world_size"])
+            except Exception as exc:
+                raise SnapshotError(f"registered object {name!r} cannot take its share of the {len(states)} "
+                                    f"old ranks' states on {value['world_size']} ranks: {exc}"[:300]) from None
+        return out or None
+
+    def install(self, ex: Executor, built: Any) -> None:
+        ObjectsSection.install(self, ex, built)  # the same all-or-nothing loading
+
+
 #: Every section, in header order.
 SECTIONS: tuple[Section, ...] = (RngSection(), OptimizerSection(), SchedulerSection(), TapeSection(),
-                                 ObjectsSection())
+                                 ObjectsSection(), RanksSection())
 
 
 def _decode(tape: Any, arrays: dict[str, Any], leaves: dict[str, Tensor], device: Any) -> Tensor:
