@@ -135,3 +135,28 @@ def test_blocking_is_the_default_and_returns_a_path(tmp_path):
     with pytest.raises(SnapshotError):
         SnapshotManager(tmp_path / "empty").load_latest()
     assert np.isfinite(mg.snapshot.Snapshot.load(path).tensors["model.0.weight"]).all()
+
+
+def test_a_process_forked_while_the_lock_is_held_does_not_keep_it(tmp_path):
+    """A DataLoader worker forked while a background save holds the directory's lock must not
+    keep the lock (a flock belongs to the open file, which the child shares) -- it did, and the
+    next save waited for the worker to exit."""
+    import fcntl
+    import multiprocessing
+    import os
+    import time
+
+    manager = SnapshotManager(tmp_path)
+    ctx = multiprocessing.get_context("fork")
+    with manager._lock(exclusive=True):
+        child = ctx.Process(target=time.sleep, args=(30,), daemon=True)
+        child.start()
+    try:
+        fd = os.open(tmp_path / ".manager.lock", os.O_RDWR)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # raised BlockingIOError before
+        finally:
+            os.close(fd)
+    finally:
+        child.terminate()
+        child.join()
