@@ -125,10 +125,19 @@ class Ledger:
 
 
 def _base(a: Any) -> Any:
-    """The array that owns the memory ``a`` views (NumPy and CuPy both have ``.base``)."""
-    while getattr(a, "base", None) is not None and hasattr(a.base, "nbytes"):
-        a = a.base
-    return a
+    """The array that owns the memory ``a`` views (NumPy and CuPy both have ``.base``).
+
+    A strided view (``as_strided``) has a plain holder object as its base, whose
+    own ``base`` is the array: followed too, so a window view counts the bytes it
+    really views, not its (larger) apparent size.
+    """
+    while True:
+        b = getattr(a, "base", None)
+        if b is not None and not hasattr(b, "nbytes"):
+            b = getattr(b, "base", None)  # as_strided's holder
+        if b is None or not hasattr(b, "nbytes"):
+            return a
+        a = b
 
 
 def saved_arrays(node: Any) -> list[Any]:

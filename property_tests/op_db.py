@@ -754,6 +754,13 @@ def triangle_sampler(name: str) -> Sampler:
     return sampler
 
 
+def tril_fill_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """A finite fill value (a -inf one, as attention uses, would defeat central differences)."""
+    shape = _shape(draw, max_size, min_dims=2)
+    op = registry["TrilFill"](k=draw(st.integers(-2, 2)), value=draw(st.sampled_from([-3.0, 0.0, 2.5])))
+    return Sample(op, (_arr(draw, shape, dtype),), (_float(dtype),))
+
+
 def cumprod_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
     """Gradient checks away from 0 (the second derivative at an exact zero is a known
     limitation); forward checks and the zero tests in tests/test_math_shape.py with zeros."""
@@ -1046,6 +1053,7 @@ SPECS: list[OpSpec] = [
     _spec("Repeat", repeat_sampler, forward_dtypes=INT_FWD),
     _spec("Roll", roll_sampler, forward_dtypes=INT_FWD),
     _spec("Tril", triangle_sampler("Tril"), forward_dtypes=INT_FWD),
+    _spec("TrilFill", tril_fill_sampler),
     _spec("Triu", triangle_sampler("Triu"), forward_dtypes=INT_FWD),
     _spec("CumProd", cumprod_sampler, forward_dtypes=INT_FWD),
     _spec("TakeAlongAxis", take_along_axis_sampler, forward_dtypes=INT_FWD),

@@ -38,6 +38,7 @@ from .planner import (
 )
 from .policy import (
     Automatic,
+    CheckpointCostWarning,
     CheckpointingConfig,
     CheckpointPolicy,
     CheckpointStatistics,
@@ -54,7 +55,8 @@ __all__ = [
     "checkpoint", "checkpoint_sequential", "enable_checkpointing", "plan_chain", "statistics",
     "reset_statistics", "is_recomputing", "CheckpointPolicy", "EveryNLayers", "SpecificLayers", "Automatic",
     "Optimal", "Custom", "Sqrt", "NoCheckpointing", "CheckpointingConfig", "CheckpointStatistics",
-    "CheckpointError", "InfeasibleBudgetError", "Plan", "Block", "ChainProfile", "LayerProfile",
+    "CheckpointError", "CheckpointCostWarning",
+    "InfeasibleBudgetError", "Plan", "Block", "ChainProfile", "LayerProfile",
     "profile_chain", "simulate_peak", "pareto_plans", "plan_for_budget", "min_peak_bytes", "brute_force_plans",
     "uniform_plan", "revolve_extra_forwards", "revolve_closed_form", "Segment", "last_plan", "run_plan",
 ]
@@ -96,7 +98,8 @@ def checkpoint(function: Callable[..., Any], *args: Any, preserve_rng_state: boo
     exactly (keys live on the tape) and there is only one, non-re-entrant
     mechanism.  ``determinism_check`` is ``"shape"``, ``"value"`` or ``"none"``.
     """
-    return _run_segment(function, args, kwargs, _default_stats, determinism_check)
+    label = getattr(function, "__qualname__", None) or type(function).__name__
+    return _run_segment(function, args, kwargs, _default_stats, determinism_check, label=label)
 
 
 def _run_segment(function: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any], stats: Any,

@@ -12,6 +12,7 @@ nothing.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,8 +30,12 @@ from .planner import (
 
 __all__ = [
     "CheckpointPolicy", "EveryNLayers", "SpecificLayers", "Automatic", "Optimal", "Custom", "Sqrt",
-    "NoCheckpointing", "CheckpointingConfig", "CheckpointStatistics",
+    "NoCheckpointing", "CheckpointingConfig", "CheckpointStatistics", "CheckpointCostWarning",
 ]
+
+
+class CheckpointCostWarning(UserWarning):
+    """A checkpointed segment keeps more bytes to replay from than it drops."""
 
 
 class CheckpointPolicy:
@@ -218,9 +223,21 @@ class CheckpointStatistics:
     ``forward_passes``       segments recorded in a forward pass
     ``backward_passes``      segments whose backward completed
     ``recompute_count``      replays run
-    ``memory_saved_bytes``   bytes of saved arrays the segments' nodes did not
-                             keep, minus the bytes the segments kept instead
-                             (counted from the actual arrays, each once)
+    ``memory_saved_bytes``   what the ledger holds less at the end of the
+                             forward pass than without checkpointing: bytes of
+                             saved arrays the segments' nodes did not keep,
+                             minus the bytes the segments kept instead (counted
+                             from the actual arrays, each once).  Negative when
+                             checkpointing costs memory.
+    ``replay_extra_bytes``   what the replays hold *above* a run without
+                             checkpointing at that moment: kept values that no
+                             replayed node saves (a segment input only its
+                             first op reads, a constant).  The peak goes down
+                             by at most ``memory_saved_bytes`` and up by at
+                             most this.
+    ``costly_segments``      labels of the segments that kept more than they
+                             dropped (each also raised a
+                             :class:`CheckpointCostWarning` naming it)
     ``additional_compute_time_us``  wall time spent replaying
     ``forward_time_us``      wall time of the checkpointed forward passes
     ``active_checkpoints``   segments currently holding kept inputs
@@ -234,6 +251,8 @@ class CheckpointStatistics:
         self.backward_passes = 0
         self.recompute_count = 0
         self.memory_saved_bytes = 0
+        self.replay_extra_bytes = 0
+        self.costly_segments: list[str] = []
         self.additional_compute_time_us = 0.0
         self.forward_time_us = 0.0
         self.active_checkpoints = 0
@@ -256,6 +275,14 @@ class CheckpointStatistics:
         self.forward_passes += 1
         self.active_checkpoints += 1
         self.memory_saved_bytes += seg.dropped_bytes - seg.kept_bytes
+        self.replay_extra_bytes += seg.replay_extra_bytes
+        if seg.kept_bytes > seg.dropped_bytes:
+            name = seg.label or f"segment {seg.index}"
+            self.costly_segments.append(name)
+            warnings.warn(CheckpointCostWarning(
+                f"checkpointed {name} costs memory: it keeps {seg.kept_bytes:,} bytes to replay from but "
+                f"drops only {seg.dropped_bytes:,}; run it without checkpoint(), or checkpoint a longer "
+                f"stretch of the model"), stacklevel=4)
         self.forward_time_us += seg.forward_time * 1e6
 
     def _replayed(self, seconds: float) -> None:
@@ -272,6 +299,7 @@ class CheckpointStatistics:
         return {
             "forward_passes": self.forward_passes, "backward_passes": self.backward_passes,
             "recompute_count": self.recompute_count, "memory_saved_bytes": self.memory_saved_bytes,
+            "replay_extra_bytes": self.replay_extra_bytes, "costly_segments": list(self.costly_segments),
             "additional_compute_time_us": self.additional_compute_time_us,
             "forward_time_us": self.forward_time_us, "active_checkpoints": self.active_checkpoints,
             "avg_recomputations": self.avg_recomputations(), "memory_saved_mb": self.memory_saved_mb(),

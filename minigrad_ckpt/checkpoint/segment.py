@@ -87,12 +87,16 @@ class Segment:
         self.freed = False
         self.dropped_bytes = 0
         self.kept_bytes = 0
+        self.replay_extra_bytes = 0
         # buffers already counted in dropped_bytes / kept_bytes (each once, as the ledger counts)
         self._counted: tuple[Any, Any] | None = (weakref.WeakValueDictionary(), weakref.WeakValueDictionary())
         self._out_bytes: dict[Node, int] = {}  # bytes counted for each node's saved output
         # Which of (out, *inputs) the tape saved for each node: replay re-fills exactly those,
         # so the save rule (tape._record) is applied in one place only.
         self._saved_slots: dict[Node, tuple[bool, ...]] = {}
+        # The arrays nodes of this segment (as the root, of its whole tree) produced in the
+        # forward pass, by id, so a detached copy of one is recognised; cleared on exit.
+        self._outputs: dict[int, tuple[weakref.ref, Node]] = {}
         self.forward_time = 0.0
         self._outer_recorder: Any = None
         self._t0 = 0.0
@@ -113,6 +117,8 @@ class Segment:
     def __exit__(self, *exc: object) -> None:
         set_recorder(self._outer_recorder)
         self.forward_time = time.perf_counter() - self._t0
+        if self.parent is None:
+            self._outputs = {}  # let the forward pass's arrays go
         self._counted = None
         self.subtree = sorted(self._all_nodes(), key=lambda n: n.seq)
         self.first = self.subtree[0] if self.subtree else None
@@ -129,8 +135,17 @@ class Segment:
             if n not in consumed:  # the segment's result: not memory the segment saved
                 self.dropped_bytes -= nbytes
         self._out_bytes = {}
+        self.replay_extra_bytes = self._kept_unsaved_bytes()
         if self.stats is not None and exc[0] is None:
             self.stats._segment_recorded(self)
+
+    def _kept_unsaved_bytes(self) -> int:
+        """Bytes of kept values that no node of this segment saves: during the replay they
+        are held on top of what a run without checkpointing holds at that moment."""
+        saved = {id(_base(k.value)) for n in self.nodes for k, slot in zip(n.replay, self._saved_slots[n][1:])
+                 if slot and type(k) is _Kept and hasattr(k.value, "nbytes")}
+        return _new_bytes(weakref.WeakValueDictionary(), [k.value for k in self.kept if not k.param
+                                                          and id(_base(k.value)) not in saved])
 
     def _all_nodes(self) -> list[Node]:
         out = list(self.nodes)
@@ -156,6 +171,8 @@ class Segment:
         kept_now = []
         for a, v in zip(args, arrays):
             producer = a._node if isinstance(a, Tensor) else None
+            if producer is None:  # a detached value (``x.detach()``) may still be one made here
+                producer = root._made_here(v)
             if producer is not None and producer.segment is not None and producer.segment._root() is root:
                 sources.append(producer)  # recomputed by replay
                 continue
@@ -168,6 +185,10 @@ class Segment:
                     kept_now.append(v)
         node.replay = tuple(sources)
         self.nodes.append(node)
+        try:  # weakly: the forward pass must be free to let its arrays go
+            root._outputs[id(out)] = (weakref.ref(out), node)
+        except TypeError:
+            pass
         if self.check == "value":
             self.checksums[node] = _checksum(out)
         if kept_now and _ledger.enabled:
@@ -179,6 +200,17 @@ class Segment:
         self._out_bytes[node] = _new_bytes(self._counted[0], out_saved)
         self.dropped_bytes += self._out_bytes[node]
         self.kept_bytes += _new_bytes(self._counted[1], kept_now)
+
+    def _made_here(self, value: Any) -> Node | None:
+        """The node of this (root) segment whose output ``value`` is, if any.
+
+        An op handed ``x.detach()`` (``max_pool2d`` passes its input twice, once
+        cut off from the tape) gets the very array a node here produced: replay
+        recomputes it like any other value instead of keeping the array -- keeping
+        it would hold on to an activation the segment exists to drop.
+        """
+        hit = self._outputs.get(id(value))
+        return hit[1] if hit is not None and hit[0]() is value else None
 
     # --------------------------------------------------------------- backward
     def rematerialize(self, node: Node | None = None) -> Any:
@@ -197,92 +229,133 @@ class Segment:
         t0 = time.perf_counter()
         if _ledger.enabled:
             _ledger.set_phase(f"replay:{self.index}")
+        feeds = self._feeds()
+        _grad_state.recomputing += 1
+        try:
+            self._replay(feeds, *self._demand(feeds))
+        finally:
+            _grad_state.recomputing -= 1
+        self.replays += 1
+        if _ledger.enabled:
+            _ledger.set_phase(f"backward:{self.index}")
+        if self.stats is not None:
+            self.stats._replayed(time.perf_counter() - t0)
+        return None if node is None else node.saved
+
+    def _feeds(self) -> dict[Node, list[Segment]]:
+        """Which nested segments read each node: the replay hands them its value."""
+        feeds: dict[Node, list[Segment]] = {}
+        for c in self.children:
+            if c.freed:  # its backward is over: it needs nothing any more
+                continue
+            for n in c.external:
+                if n in self.boundary:  # from further out: pass it down as is
+                    c._take_boundary(n, self.boundary[n])
+                else:
+                    feeds.setdefault(n, []).append(c)
+        return feeds
+
+    def _demand(self, feeds: dict[Node, list[Segment]]) -> tuple[set[Node], set[Node]]:
+        """The nodes whose forward the replay must run (found back to front), and those it cannot.
+
+        A node runs if its output is wanted: its own saved output (a node of
+        this segment whose backward is still to come), an input a running node
+        reads, an input a node of this segment saves, a value a nested segment
+        replays from, or a checksum to compare.  Everything else is skipped --
+        the last layer of a segment whose backward reads only its input, and
+        the nodes of a nested segment whose output nothing here reads (that
+        segment replays them itself, so computing them here would be waste).
+        """
+        # A nested segment whose backward is over (freed), and what depends on it: those
+        # nodes all come later on the tape, so no backward still to run needs them.
+        dead: set[Node] = set()
+        for n in self.subtree:
+            if n.replay is None or any(type(s) is Node and s in dead for s in n.replay):
+                dead.add(n)
+        run: set[Node] = set()
+        wanted: set[Node] = set(feeds) | self.checksums.keys()
+        for n in reversed(self.subtree):
+            if n in dead:
+                continue
+            mine = n.segment is self and n.saved is DROPPED
+            if n in wanted or (mine and self._saved_slots[n][0]):
+                run.add(n)
+            slots = self._saved_slots[n][1:] if mine else ()
+            for j, src in enumerate(n.replay):
+                if type(src) is Node and (n in run or (j < len(slots) and slots[j])):
+                    wanted.add(src)
+        return run, dead
+
+    def _replay(self, feeds: dict[Node, list[Segment]], run: set[Node], dead: set[Node]) -> None:
+        """Run the demanded nodes in recording order; fill this segment's nodes' saved values."""
         values: dict[Node, Any] = {}
         last_use: dict[Node, int] = {}  # a replayed value is let go after its last reader
         for pos, n in enumerate(self.subtree):
             for src in n.replay or ():
                 if type(src) is Node:
                     last_use[src] = pos
-        feeds = {}  # node -> child segments that read it
-        for c in self.children:
-            if c.freed:  # its backward is over: it needs nothing any more
-                continue
-            for n in c.external:
-                if n in self.boundary:  # from further out: pass it down as is
-                    c.boundary[n] = self.boundary[n]
-                else:
-                    feeds.setdefault(n, []).append(c)
-        _grad_state.recomputing += 1
-        skipped: set[Node] = set()
-        try:
-            for pos, n in enumerate(self.subtree):
-                if n.replay is None or (skipped and any(type(s) is Node and s in skipped for s in n.replay)):
-                    # A nested segment whose backward is over (freed), and what depends on it:
-                    # those nodes all come later on the tape, so no backward still to run needs them.
-                    skipped.add(n)
-                    continue
-                ins = []
-                for src in n.replay:
-                    if type(src) is Node:
-                        ins.append(values[src] if src in values else self.boundary[src])
-                    else:
-                        if src.box is not None and src.box[0] > n.seq:
-                            raise CheckpointError(
-                                f"a value that checkpointed node #{n.seq} ({n.op.name}) replays from was "
-                                f"modified in place after the forward pass; replaying would give "
-                                f"different results"
-                            )
-                        ins.append(src.value)
-                owned = n.segment is self
-                if not (n in last_use or n in feeds or (owned and self._saved_slots[n][0])
-                        or n in self.checksums):
-                    # Nothing reads this node's output (typically the segment's last op,
-                    # whose result lives outside): its saved values are its inputs, which
-                    # are at hand, so its forward need not run again (unless the
-                    # "value" determinism check wants to compare it).
-                    for src in n.replay:
-                        if type(src) is Node and last_use[src] == pos:
-                            values.pop(src, None)
-                    if owned:
-                        self._fill_saved(n, None, ins)
-                    continue
-                for box in n.versions:  # e.g. an index tensor the op holds, changed in place since
-                    if box[0] > n.seq:
-                        raise _version_error(n)
-                out = n.op.forward(n.xp, *ins)
-                if out.__class__ is not n.xp.array_type:
-                    out = n.xp.asarray(out)
-                if tuple(out.shape) != n.shape or out.dtype != n.dtype:
-                    raise CheckpointError(
-                        f"replay of checkpointed segment {self.index} diverged at node #{n.seq} "
-                        f"({n.op!r}): the forward pass produced {n.dtype} {n.shape}, the replay "
-                        f"{out.dtype} {tuple(out.shape)}"
-                    )
-                if n in self.checksums and _checksum(out) != self.checksums[n]:
-                    raise CheckpointError(
-                        f"replay of checkpointed segment {self.index} diverged at node #{n.seq} "
-                        f"({n.op.name}): same shape, different values (determinism_check='value')"
-                    )
-                for src in n.replay:
-                    if type(src) is Node and last_use[src] == pos:
-                        values.pop(src, None)
-                if n in last_use:
-                    values[n] = out
-                if owned:
+        for pos, n in enumerate(self.subtree):
+            mine = n.segment is self and n.saved is DROPPED and n not in dead
+            if n in run or mine:
+                ins = [self._input(n, src, values) for src in n.replay]
+                out = self._forward(n, ins) if n in run else None
+                if mine:
                     self._fill_saved(n, out, ins)
+                if n in last_use and out is not None:
+                    values[n] = out
                 for c in feeds.get(n, ()):
-                    c.boundary[n] = out
-        finally:
-            _grad_state.recomputing -= 1
-        self.replays += 1
+                    c._take_boundary(n, out)
+            for src in n.replay or ():
+                if type(src) is Node and last_use[src] == pos:
+                    values.pop(src, None)
+
+    def _input(self, n: Node, src: Any, values: dict[Node, Any]) -> Any:
+        """The value input ``src`` of node ``n`` replays from (None where it was not needed)."""
+        if type(src) is Node:
+            if src in values:
+                return values[src]
+            return self.boundary.get(src)
+        if src.box is not None and src.box[0] > n.seq:
+            raise CheckpointError(
+                f"a value that checkpointed node #{n.seq} ({n.op.name}) replays from was "
+                f"modified in place after the forward pass; replaying would give different results"
+            )
+        return src.value
+
+    def _forward(self, n: Node, ins: list) -> Any:
+        """``n``'s op run again on ``ins``, checked against what the forward pass produced."""
+        for box in n.versions:  # e.g. an index tensor the op holds, changed in place since
+            if box[0] > n.seq:
+                raise _version_error(n)
+        out = n.op.forward(n.xp, *ins)
+        if out.__class__ is not n.xp.array_type:
+            out = n.xp.asarray(out)
+        if tuple(out.shape) != n.shape or out.dtype != n.dtype:
+            raise CheckpointError(
+                f"replay of checkpointed segment {self.index} diverged at node #{n.seq} "
+                f"({n.op!r}): the forward pass produced {n.dtype} {n.shape}, the replay "
+                f"{out.dtype} {tuple(out.shape)}"
+            )
+        if n in self.checksums and _checksum(out) != self.checksums[n]:
+            raise CheckpointError(
+                f"replay of checkpointed segment {self.index} diverged at node #{n.seq} "
+                f"({n.op.name}): same shape, different values (determinism_check='value')"
+            )
+        return out
+
+    def _take_boundary(self, n: Node, value: Any) -> None:
+        """An enclosing segment's replay hands over ``n``'s value, which this segment
+        replays from: held (and counted by the ledger) until this segment's backward ends."""
+        if n in self.boundary:
+            return
+        self.boundary[n] = value
+        if _ledger.enabled and hasattr(value, "nbytes"):
+            _ledger.hold([value])
+
+    def _drop_boundary(self) -> None:
         if _ledger.enabled:
-            _ledger.set_phase(f"backward:{self.index}")
-        elapsed = time.perf_counter() - t0
-        if self.stats is not None:
-            self.stats._replayed(elapsed)
-        if node is None:
-            return None
-        return node.saved
+            _ledger.release([v for v in self.boundary.values() if hasattr(v, "nbytes")])
+        self.boundary.clear()
 
     def _fill_saved(self, n: Node, out: Any, ins: list) -> None:
         """``n.saved`` from replayed values: the slots the tape saved when it recorded ``n``."""
@@ -302,7 +375,7 @@ class Segment:
         for n in self.subtree:
             if n.segment is self:
                 self.release(n, retain_graph)
-        self.boundary.clear()
+        self._drop_boundary()
         if not retain_graph:
             self._free_kept()
         if self.stats is not None:
@@ -312,7 +385,7 @@ class Segment:
         """End of a backward pass: release anything a pruned backward left behind."""
         for n in self.nodes:
             self.release(n, retain_graph)
-        self.boundary.clear()
+        self._drop_boundary()
         if not retain_graph:
             self._free_kept()
 

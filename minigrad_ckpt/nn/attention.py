@@ -9,6 +9,8 @@ from typing import Any
 from .. import functional as mf
 from ..creation import zeros
 from ..functional.arguments import as_tensor
+from ..ops.shape import TrilFill
+from ..tape import apply
 from ..tensor import Tensor
 from . import functional as F
 from . import init
@@ -87,7 +89,9 @@ class MultiheadAttention(Module):
 
         q, k, v = heads(q, tgt_len), heads(k, src_len), heads(v, src_len)
         scores = mf.matmul(q, mf.swapaxes(k, -1, -2)) * (1.0 / math.sqrt(d))
-        mask = self._combined_mask(attn_mask, key_padding_mask, is_causal, tgt_len, src_len, bsz, scores)
+        if attn_mask is None and is_causal:  # masked by the op itself: no mask array to keep
+            scores = apply(TrilFill(k=0, value=-math.inf), scores)
+        mask = self._combined_mask(attn_mask, key_padding_mask, tgt_len, src_len, bsz, scores)
         if mask is not None:
             scores = scores + mask
         attn = F.softmax(scores, axis=-1)
@@ -107,15 +111,11 @@ class MultiheadAttention(Module):
                 weights = mf.squeeze(weights, 0)
         return out, weights
 
-    def _combined_mask(self, attn_mask: Any, key_padding_mask: Any, is_causal: bool, tgt_len: int,
+    def _combined_mask(self, attn_mask: Any, key_padding_mask: Any, tgt_len: int,
                        src_len: int, bsz: int, like: Tensor) -> Tensor | None:
-        """Everything that masks scores, as one additive float tensor (-inf where masked)."""
-        xp = like.device.xp
+        """The masks given as arrays, as one additive float tensor (-inf where masked)."""
         add = None
-        if attn_mask is None and is_causal:
-            allowed = xp.tril(xp.ones((tgt_len, src_len), dtype=bool))
-            add = Tensor.constant(_zero_or_neg_inf(xp, allowed, like.dtype), like.device)
-        elif attn_mask is not None:
+        if attn_mask is not None:
             m = _as_tensor(attn_mask, like)
             if m.shape not in ((tgt_len, src_len), (bsz * self.num_heads, tgt_len, src_len)):
                 raise ValueError(f"{self._label()}: attn_mask of shape {m.shape} must be ({tgt_len}, {src_len}) "

@@ -329,6 +329,34 @@ class Tril(Op):
         return np.tril(x, self.k)
 
 
+class TrilFill(Op):
+    """The lower triangle (``j <= i + k``) of the last two axes, ``value`` above it.
+
+    A causal attention mask applied by the op itself (``value = -inf``): no mask
+    array is built, saved -- or kept by a checkpoint to replay from, which would
+    cost a checkpointed attention ``L x S`` numbers a plain run never holds.
+    The gradient is masked like :class:`Tril`'s.
+    """
+
+    save_inputs = False
+    k: int
+    value: float
+
+    def forward(self, xp, x):
+        keep = xp.tril(xp.ones(x.shape[-2:], dtype=bool), self.k)
+        return xp.where(keep, x, x.dtype.type(self.value))
+
+    def backward(self, xp, g, out, x):
+        return xp.tril(g, self.k)
+
+    def jvp(self, xp, tangents, out, x):
+        (t,) = tangents
+        return None if t is None else xp.tril(t, self.k)
+
+    def reference(self, np, x):
+        return np.where(np.tril(np.ones(x.shape[-2:], dtype=bool), self.k), x, x.dtype.type(self.value))
+
+
 class Triu(Op):
     """The upper triangle (``j >= i + k``) of the last two axes; the gradient is masked alike."""
 
