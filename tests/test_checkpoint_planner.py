@@ -1,6 +1,6 @@
 """The checkpoint planner against oracles (research/checkpointing-anchors.md section 4.1).
 
-* The Pareto DP (``pareto_plans``) and ``plan_for_budget`` against ``brute_force_plans``
+* The Pareto DP (``pareto_plans``) and ``flat_plan_for_budget`` against ``brute_force_plans``
   over every plan of short chains: synthetic ``ChainProfile``s (with view layers,
   constants and a parameter input) and real layers measured by ``profile_chain``.
 * Section 4.1(B): the uniform-chain oracle (n=16 -> 7, n=100 -> 15) and an
@@ -46,7 +46,7 @@ def check_against_brute_force(profile, allow_plain=True):
     # for every budget the cheapest feasible cost is brute force's
     peaks = sorted({q.predicted_peak_bytes for q in every})
     assert min(p.predicted_peak_bytes for p in frontier) == peaks[0]
-    assert ck.min_peak_bytes(profile, allow_plain=allow_plain) == peaks[0]
+    assert ck.flat_min_peak_bytes(profile, allow_plain=allow_plain) == peaks[0]
     for budget in peaks:
         best = min(q.recompute_seconds for q in every if q.predicted_peak_bytes <= budget)
         feasible = [p for p in frontier if p.predicted_peak_bytes <= budget]
@@ -56,11 +56,13 @@ def check_against_brute_force(profile, allow_plain=True):
 
 
 def check_plan_for_budget(profile):
+    """The one-level planner against every one-level plan (nested plans:
+    tests/test_checkpoint_nested.py)."""
     every = ck.brute_force_plans(profile)
     peaks = sorted({q.predicted_peak_bytes for q in every})
     budgets = set(peaks) | {p + 1 for p in peaks} | {(a + b) // 2 for a, b in zip(peaks, peaks[1:])}
     for budget in sorted(budgets):
-        plan = ck.plan_for_budget(profile, budget)
+        plan = ck.flat_plan_for_budget(profile, budget)
         best = min(q.recompute_seconds for q in every if q.predicted_peak_bytes <= budget)
         assert plan.predicted_peak_bytes <= budget
         assert plan.predicted_peak_bytes == ck.simulate_peak(profile, plan)
@@ -72,11 +74,11 @@ def check_plan_for_budget(profile):
         if budget >= smallest:
             continue
         with pytest.raises(ck.InfeasibleBudgetError) as info:
-            ck.plan_for_budget(profile, budget)
+            ck.flat_plan_for_budget(profile, budget)
         assert info.value.smallest_feasible_bytes == smallest
         assert f"{smallest:,}" in str(info.value)
         assert isinstance(info.value, ValueError)
-    ck.plan_for_budget(profile, smallest)  # the smallest feasible budget is feasible
+    ck.flat_plan_for_budget(profile, smallest)  # the smallest feasible budget is feasible
 
 
 # ----------------------------------------------------------------------------------------------

@@ -116,7 +116,7 @@ def check_plan(layers, x, plan, want_grads):
     assert seen[0] == "forward"
     replays = {p.split(":")[1] for p in seen if p.startswith("replay:")}
     backwards = {p.split(":")[1] for p in seen if p.startswith("backward:")}
-    assert len(replays) == len(plan.segments), (plan.describe(), sorted(set(seen)))
+    assert len(replays) == plan.n_segments, (plan.describe(), sorted(set(seen)))
     assert replays <= backwards
     for j in replays:  # a segment's backward starts, then it replays
         assert seen.index(f"backward:{j}") < seen.index(f"replay:{j}")
@@ -171,7 +171,8 @@ def test_budgeted_plans_respect_their_budget_when_measured():
     layers, width = linear_tanh("float32")
     x = mg.randn(16, width)
     profile = ck.profile_chain(layers, x)
-    smallest = min(p.predicted_peak_bytes for p in ck.pareto_plans(profile))
+    smallest = ck.min_peak_bytes(profile)  # nested plans go below the one-level frontier
+    assert smallest < min(p.predicted_peak_bytes for p in ck.pareto_plans(profile))
     largest = max(p.predicted_peak_bytes for p in ck.pareto_plans(profile))
     for budget in np.linspace(smallest, largest, 7).astype(int):
         config = ck.CheckpointingConfig(ck.Optimal(int(budget)))

@@ -26,11 +26,15 @@ from .planner import (
     InfeasibleBudgetError,
     LayerProfile,
     Plan,
+    brute_force_nested_plans,
     brute_force_plans,
+    flat_min_peak_bytes,
+    flat_plan_for_budget,
     min_peak_bytes,
     pareto_plans,
     plan_for_budget,
     profile_chain,
+    recomputed_layers,
     revolve_closed_form,
     revolve_extra_forwards,
     simulate_peak,
@@ -59,6 +63,7 @@ __all__ = [
     "InfeasibleBudgetError", "Plan", "Block", "ChainProfile", "LayerProfile",
     "profile_chain", "simulate_peak", "pareto_plans", "plan_for_budget", "min_peak_bytes", "brute_force_plans",
     "uniform_plan", "revolve_extra_forwards", "revolve_closed_form", "Segment", "last_plan", "run_plan",
+    "brute_force_nested_plans", "recomputed_layers", "flat_min_peak_bytes", "flat_plan_for_budget",
 ]
 
 _default_stats = CheckpointStatistics()
@@ -161,12 +166,24 @@ def run_plan(layers: Sequence[Callable[[Any], Any]], plan: Plan, x: Any,
         check = config.determinism_check
         if config.statistics is not None:
             stats = _Tee(_default_stats, config.statistics)
-    for b in plan.blocks:
-        chunk = layers[b.start:b.stop]
-        if b.checkpointed and is_grad_enabled():
-            x = _run_segment(_chain, (chunk, x), {}, stats, check, label=f"layers {b.start}-{b.stop - 1}")
+    if not is_grad_enabled():
+        return _chain(layers, x)
+    return _run_blocks(layers, plan.blocks, x, stats, check)
+
+
+def _run_blocks(layers: Sequence[Callable[[Any], Any]], blocks: Sequence[Block], x: Any, stats: Any,
+                check: str) -> Any:
+    """Run ``blocks`` in order; a checkpointed one as a segment, its inner blocks inside it
+    (an inner checkpointed block is a segment nested in the outer one)."""
+    for b in blocks:
+        if not b.checkpointed:
+            x = _chain(layers[b.start:b.stop], x)
+        elif b.blocks:
+            x = _run_segment(_run_blocks, (layers, b.blocks, x, stats, check), {}, stats, check,
+                             label=f"layers {b.start}-{b.stop - 1}")
         else:
-            x = _chain(chunk, x)
+            x = _run_segment(_chain, (layers[b.start:b.stop], x), {}, stats, check,
+                             label=f"layers {b.start}-{b.stop - 1}")
     return x
 
 

@@ -38,8 +38,8 @@ from ..backend import host_numpy as np
 from .plans import Block, InfeasibleBudgetError, Plan
 
 __all__ = [
-    "LayerProfile", "ChainProfile", "simulate_peak", "plan_cost", "pareto_plans", "plan_for_budget",
-    "min_peak_bytes", "brute_force_plans",
+    "LayerProfile", "ChainProfile", "simulate_peak", "plan_cost", "pareto_plans", "flat_plan_for_budget",
+    "flat_min_peak_bytes", "brute_force_plans", "brute_force_nested_plans", "recomputed_layers", "replay_work",
 ]
 
 
@@ -57,6 +57,13 @@ class LayerProfile:
     local_saved: dict[int, int] = field(default_factory=dict)     # internal arrays its nodes save
     local_external: dict[int, int] = field(default_factory=dict)  # constants read from outside
     forward_seconds: float = 0.0
+
+    @property
+    def skipped_when_last(self) -> bool:
+        """True if its backward reads nothing it computed (only its input, or nothing): the
+        replay of a block that ends with this layer fills its values from its input and
+        runs none of its forward."""
+        return not self.saves_output and not self.local_saved
 
     def saved_items(self) -> dict[Any, int]:
         """``S_i``: what a plain run of this layer holds until its backward."""
@@ -85,6 +92,7 @@ class ChainProfile:
         return items
 
     def recompute_seconds(self, start: int, stop: int) -> float:
+        """Forward time of layers ``start .. stop-1`` (what a replay that runs them all costs)."""
         return sum(lp.forward_seconds for lp in self.layers[start:stop])
 
 
@@ -93,31 +101,42 @@ def _bytes(items: dict[Any, int]) -> int:
 
 
 def simulate_peak(profile: ChainProfile, plan: Plan | Sequence[Block]) -> int:
-    """The peak bytes the ledger will measure for ``plan`` (the exact memory model)."""
+    """The peak bytes the ledger will measure for ``plan`` (the exact memory model).
+
+    A level of blocks -- the plan's, or a checkpointed block's inner ones -- holds,
+    once run, what each of its blocks holds (a plain layer its ``S_i``, a
+    checkpointed block its ``K``); in backward each checkpointed block, on top of
+    what the blocks before it hold, keeps its ``K`` and replays its inner level,
+    which peaks by the same rule one level down.
+    """
     blocks = plan.blocks if isinstance(plan, Plan) else tuple(plan)
+    return _level_peak(profile, blocks, {}, 0)
+
+
+def _level_peak(profile: ChainProfile, blocks: Sequence[Block], base: dict[Any, int], base_bytes: int) -> int:
+    """The peak of a level run on top of ``base`` (items held below it, ``base_bytes`` in all)."""
     holds: list[dict[Any, int]] = []
-    fulls: list[dict[Any, int] | None] = []
     for b in blocks:
-        saved: dict[Any, int] = {}
-        for lp in profile.layers[b.start:b.stop]:
-            saved.update(lp.saved_items())
         if b.checkpointed:
-            kept = profile.kept_items(b.start, b.stop)
-            holds.append(kept)
-            fulls.append({**kept, **saved})
+            holds.append(profile.kept_items(b.start, b.stop))
         else:
+            saved: dict[Any, int] = {}
+            for lp in profile.layers[b.start:b.stop]:
+                saved.update(lp.saved_items())
             holds.append(saved)
-            fulls.append(None)
-    everything: dict[Any, int] = {}
+    prefix = dict(base)
+    prefix_bytes = base_bytes
+    everything = dict(base)
     for h in holds:
         everything.update(h)
     peak = _bytes(everything)
-    # what the blocks before each one hold, grown as we go (linear in the plan's size)
-    prefix: dict[Any, int] = {}
-    prefix_bytes = 0
-    for h, f in zip(holds, fulls):
-        if f is not None:
-            peak = max(peak, prefix_bytes + sum(v for k, v in f.items() if k not in prefix))
+    # what the blocks before each one hold, grown as we go
+    for b, h in zip(blocks, holds):
+        if b.checkpointed:
+            inner_base = dict(prefix)
+            added = sum(v for k, v in h.items() if k not in prefix)
+            inner_base.update(h)
+            peak = max(peak, _level_peak(profile, b.inner, inner_base, prefix_bytes + added))
         for k, v in h.items():
             if k not in prefix:
                 prefix[k] = v
@@ -125,10 +144,43 @@ def simulate_peak(profile: ChainProfile, plan: Plan | Sequence[Block]) -> int:
     return peak
 
 
-def plan_cost(profile: ChainProfile, blocks: Sequence[Block]) -> float:
-    return sum(profile.recompute_seconds(b.start, b.stop) for b in blocks if b.checkpointed)
+def plan_cost(profile: ChainProfile, blocks: Sequence[Block] | Plan) -> float:
+    """Recompute seconds of a plan: every replay's forward work (see :func:`replay_work`)."""
+    blocks = blocks.blocks if isinstance(blocks, Plan) else blocks
+    seconds = [lp.forward_seconds for lp in profile.layers]
+    return sum(replay_work(profile, b, seconds) for b in blocks if b.checkpointed)
 
 
+def recomputed_layers(profile: ChainProfile, plan: Plan | Sequence[Block]) -> int:
+    """How many layer forwards the replays of ``plan`` run (the count Revolve minimizes)."""
+    blocks = plan.blocks if isinstance(plan, Plan) else plan
+    ones = [1] * len(profile)
+    return sum(replay_work(profile, b, ones) for b in blocks if b.checkpointed)
+
+
+def replay_work(profile: ChainProfile, block: Block, per_layer: Sequence[Any]) -> Any:
+    """The forward work of replaying checkpointed ``block`` and, later, its inner ones.
+
+    A replay runs what backward or a later replay needs: every inner block but the
+    last (whose result only the layers after the block read), plus the last one if it
+    is a plain layer that saves something it computed (``skipped_when_last`` says it
+    does not).  An inner checkpointed block then replays itself.
+    """
+    total = 0
+    stack = [block]
+    while stack:  # nesting depth is small, but a loop costs nothing here
+        b = stack.pop()
+        inner = b.inner
+        for k, sub in enumerate(inner):
+            last = k == len(inner) - 1
+            if sub.checkpointed:
+                stack.append(sub)
+                if not last:
+                    total += sum(per_layer[sub.start:sub.stop])
+            else:
+                skip = last and profile.layers[sub.stop - 1].skipped_when_last
+                total += sum(per_layer[sub.start:sub.stop - 1 if skip else sub.stop])
+    return total
 
 
 # ---------------------------------------------------------------- the DP's states and transitions
@@ -213,10 +265,12 @@ class _Transitions:
                 return
             if grew:
                 shared_kept = frozenset(base | (shared & kept_keys))
-            cost += layers[i].forward_seconds
+            # the last layer of the block runs in its replay only if it saves what it computes
+            last = 0.0 if layers[i].skipped_when_last else layers[i].forward_seconds
             # the block keeps its input; its output is that same buffer if its layers are all views
             nxt = shared_kept | {in_key} if layers[i].output_key == layers[s].input_key else shared_kept
-            yield Block(s, e, True), kept, full, cost, (e, nxt)
+            yield Block(s, e, True), kept, full, cost + last, (e, nxt)
+            cost += layers[i].forward_seconds
 
 
 # ---------------------------------------------------------------- the dynamic programs
@@ -260,7 +314,7 @@ def pareto_plans(profile: ChainProfile, allow_plain: bool = True,
     its replay peak)``.  The states are found first, front to back, then solved
     back to front in a loop.  The whole frontier of a long chain is large (every
     trade-off of memory against time); to plan under a budget use
-    :func:`plan_for_budget`, which never builds it.
+    :func:`flat_plan_for_budget`, which never builds it.
     """
     tr = _Transitions(profile, allow_plain, max_block)
     n = tr.n
@@ -347,8 +401,8 @@ class _MinPeak:
         return memo[state]
 
 
-def min_peak_bytes(profile: ChainProfile, allow_plain: bool = True) -> int:
-    """The smallest peak any plan reaches (the smallest feasible budget)."""
+def flat_min_peak_bytes(profile: ChainProfile, allow_plain: bool = True) -> int:
+    """The smallest peak any one-level plan reaches."""
     if len(profile) == 0:
         return 0
     local = _LocalChain.of(profile)
@@ -357,8 +411,9 @@ def min_peak_bytes(profile: ChainProfile, allow_plain: bool = True) -> int:
     return int(_MinPeak(_Transitions(profile, allow_plain, None))((0, frozenset())))
 
 
-def plan_for_budget(profile: ChainProfile, budget_bytes: int, policy: str = "Optimal") -> Plan:
-    """The plan with the least recompute time whose peak fits ``budget_bytes``.
+def flat_plan_for_budget(profile: ChainProfile, budget_bytes: int, policy: str = "Optimal") -> Plan:
+    """The one-level plan with the least recompute time whose peak fits ``budget_bytes``
+    (:func:`.nested.plan_for_budget` also weighs nested plans).
 
     Dynamic programming front to back, with the budget built in: at each state
     the frontier of ``(bytes the prefix holds, recompute seconds so far)``.  A
@@ -384,14 +439,14 @@ def plan_for_budget(profile: ChainProfile, budget_bytes: int, policy: str = "Opt
         if gc_was_enabled:
             gc.enable()
     if blocks is None:
-        raise InfeasibleBudgetError(budget, min_peak_bytes(profile))
+        raise InfeasibleBudgetError(budget, flat_min_peak_bytes(profile))
     # The figures reported are recomputed from the model itself, the single source of truth.
     return Plan(blocks, predicted_peak_bytes=simulate_peak(profile, blocks),
                 recompute_seconds=plan_cost(profile, blocks), policy=f"{policy}({budget:,} B)")
 
 
 def _budget_general(tr: _Transitions, budget: int) -> tuple[tuple[Block, ...] | None, float]:
-    """:func:`plan_for_budget` for any chain, one partial plan at a time."""
+    """:func:`flat_plan_for_budget` for any chain, one partial plan at a time."""
     n = tr.n
     # pending[s][held]: every partial plan reaching layer s with that held set
     pending: list[dict[frozenset, list[Entry]] | None] = [{} for _ in range(n + 1)]
@@ -473,6 +528,9 @@ class _LocalChain:
             X[i + 1] = X[i] + sum(lp.local_external.values())
             P[i + 1] = P[i] + lp.forward_seconds
         self.X, self.P = X, P
+        # what a block ending at e costs on top of -P[s]: its last layer is free if its replay skips it
+        self.P_end = [P[0]] + [P[e] - (layers[e - 1].forward_seconds if layers[e - 1].skipped_when_last else 0.0)
+                               for e in range(1, n + 1)]
         self.U = [W[e] - D[e] for e in range(n + 1)]
         self.W, self.D = W, D
 
@@ -565,84 +623,128 @@ def _pool_insert(pool: tuple[Any, ...], new: tuple[Any, ...]) -> tuple[Any, ...]
 
 
 def _budget_local(ch: _LocalChain, budget: int) -> tuple[tuple[Block, ...] | None, float]:
-    """:func:`plan_for_budget` for a local chain, whole frontiers at a time.
+    """:func:`flat_plan_for_budget` for a local chain, whole frontiers at a time.
 
     Going forward, a checkpointed block from a partial plan ``(hold H, cost c)``
-    at ``s`` reaches ``e`` as ``(H + kappa_s + X[e], c - P[s] + P[e])`` and may run
-    only while ``H + phi_s + U[e] <= budget``.  So each partial plan enters a pool
-    once, as ``(H + kappa_s, c - P[s], q = H + phi_s)``; the blocks reaching ``e``
-    are the pool's members with ``q <= budget - U[e]`` (a threshold that only
-    falls: members leave for good), shifted by ``(X[e], P[e])``.  The frontier at
-    ``e`` is then a few array operations instead of a loop over every block.
+    at ``s`` reaches ``e`` as ``(H + kappa_s + X[e], c - P[s] + P_end[e])`` and may
+    run only while ``H + phi_s + U[e] <= budget``.  So each partial plan enters a
+    pool once, as ``(H + kappa_s, c - P[s], q = H + phi_s)``; the blocks reaching
+    ``e`` are the pool's members with ``q <= budget - U[e]`` (a threshold that only
+    falls: members leave for good), shifted by ``(X[e], P_end[e])``.  The frontier
+    at ``e`` is then a few array operations instead of a loop over every block.
     """
-    n = ch.n
     G = ch.min_peaks()
     if G[0][0] > budget:
         return None, math.inf
-    # every frontier entry gets an id; its block and predecessor are kept for the read-back
-    par: list[int] = [-1]
-    start: list[int] = [0]
-    stop: list[int] = [0]
-    ckpt: list[bool] = [False]
-    # the pool, as arrays sorted by q: hold and cost before the shift, q, entry id, block start
-    PH = PQ = PI = PS = np.zeros(0, np.int64)
-    PC = np.zeros(0)
-    # frontiers at the current layer, by held bit: (holds, costs, ids)
-    front = {0: (np.zeros(1, np.int64), np.zeros(1), np.zeros(1, np.int64))}
-    for e in range(n + 1):
-        if e > 0:
-            cand: dict[int, list[tuple[Any, Any, Any, Any, bool]]] = {0: [], 1: []}
-            # plain layer e-1 from each frontier at e-1
-            nh = int(ch.so[e - 1])
-            for held, (H, C, ids) in front.items():
-                cand[nh].append((H + ch.plain(e - 1, held), C, ids, np.full(len(H), e - 1), False))
-            # checkpointed blocks ending at e, from the pool
-            live = int(np.searchsorted(PQ, budget - ch.U[e], side="right"))
-            if live < len(PQ):  # the threshold only falls: drop the dead for good
-                PH, PC, PQ, PI, PS = PH[:live], PC[:live], PQ[:live], PI[:live], PS[:live]
-            if len(PH):
-                cand[0].append((PH + ch.X[e], PC + ch.P[e], PI, PS, True))
-            front = {}
-            for held, parts in cand.items():
-                if not parts:
-                    continue
-                H = np.concatenate([p[0] for p in parts])
-                C = np.concatenate([p[1] for p in parts])
-                src = np.concatenate([p[2] for p in parts])
-                st = np.concatenate([p[3] for p in parts])
-                ck = np.concatenate([np.full(len(p[0]), p[4]) for p in parts])
-                ok = H + G[e][held] <= budget  # partial plans whose rest cannot fit are dropped
-                if not ok.any():
-                    continue
-                H, C, src, st, ck = H[ok], C[ok], src[ok], st[ok], ck[ok]
-                keep = _pareto_arrays(H, C)
-                first = len(par)
-                par.extend(src[keep].tolist())
-                start.extend(st[keep].tolist())
-                stop.extend([e] * len(keep))
-                ckpt.extend(ck[keep].tolist())
-                front[held] = (H[keep], C[keep], np.arange(first, first + len(keep)))
-        if e == n:
-            break
-        if not front and not len(PH):
+    walk = _LocalWalk(ch, budget, G)
+    for e in range(1, ch.n + 1):
+        walk.advance(e)
+        if not walk.front and (e == ch.n or not len(walk.pool[0])):
             return None, math.inf  # nothing reaches e, and no open block passes it
-        if front:
-            NH = np.concatenate([H + ch.kappa(e, held) for held, (H, _, _) in front.items()])
-            NC = np.concatenate([C - ch.P[e] for _, C, _ in front.values()])
-            NQ = np.concatenate([H + ch.phi(e, held) for held, (H, _, _) in front.items()])
-            NI = np.concatenate([ids for _, _, ids in front.values()])
-            PH, PC, PQ, PI, PS = _pool_insert((PH, PC, PQ, PI, PS), (NH, NC, NQ, NI, np.full(len(NH), e)))
-    if not front:
-        return None, math.inf
-    H = np.concatenate([f[0] for f in front.values()])
-    C = np.concatenate([f[1] for f in front.values()])
-    ids = np.concatenate([f[2] for f in front.values()])
-    i = int(ids[np.lexsort((H, C))[0]])
-    blocks = []
-    while i > 0:
-        blocks.append(Block(start[i], stop[i], ckpt[i]))
-        i = par[i]
-    return tuple(blocks[::-1]), float(C.min())
+    return walk.best()
+
+
+class _LocalWalk:
+    """The state of :func:`_budget_local`'s walk along the chain.
+
+    Every frontier entry gets an id; its block and predecessor are kept (``par``,
+    ``start``, ``stop``, ``ckpt``) to read the plan back.  ``front[held]`` is the
+    frontier at the current layer, ``(holds, costs, ids)``; ``pool`` the open
+    blocks, as arrays sorted by q: hold and cost before the shift, q, entry id,
+    block start.
+    """
+
+    def __init__(self, ch: _LocalChain, budget: int, G: list[list[float]]) -> None:
+        self.ch, self.budget, self.G = ch, budget, G
+        self.par, self.start, self.stop, self.ckpt = [-1], [0], [0], [False]
+        empty = np.zeros(0, np.int64)
+        self.pool: tuple[Any, ...] = (empty, np.zeros(0), empty, empty, empty)
+        self.front = {0: (np.zeros(1, np.int64), np.zeros(1), np.zeros(1, np.int64))}
+        self._open(0)
+
+    def advance(self, e: int) -> None:
+        """The frontiers at ``e``: plain layer ``e-1`` from ``e-1``, checkpointed blocks from the pool."""
+        ch = self.ch
+        cand: dict[int, list[tuple[Any, Any, Any, Any, bool]]] = {0: [], 1: []}
+        nh = int(ch.so[e - 1])
+        for held, (H, C, ids) in self.front.items():
+            cand[nh].append((H + ch.plain(e - 1, held), C, ids, np.full(len(H), e - 1), False))
+        PH, PC, PQ, PI, PS = self.pool
+        live = int(np.searchsorted(PQ, self.budget - ch.U[e], side="right"))
+        if live < len(PQ):  # the threshold only falls: drop the dead for good
+            self.pool = PH, PC, PQ, PI, PS = tuple(a[:live] for a in self.pool)
+        if len(PH):
+            cand[0].append((PH + ch.X[e], PC + ch.P_end[e], PI, PS, True))
+        self.front = {}
+        for held, parts in cand.items():
+            if parts:
+                self._frontier(e, held, parts)
+        if e < ch.n:
+            self._open(e)
+
+    def _frontier(self, e: int, held: int, parts: list[tuple[Any, Any, Any, Any, bool]]) -> None:
+        H, C, src, st = (np.concatenate([p[i] for p in parts]) for i in range(4))
+        ck = np.concatenate([np.full(len(p[0]), p[4]) for p in parts])
+        ok = H + self.G[e][held] <= self.budget  # partial plans whose rest cannot fit are dropped
+        if not ok.any():
+            return
+        H, C, src, st, ck = H[ok], C[ok], src[ok], st[ok], ck[ok]
+        keep = _pareto_arrays(H, C)
+        first = len(self.par)
+        self.par.extend(src[keep].tolist())
+        self.start.extend(st[keep].tolist())
+        self.stop.extend([e] * len(keep))
+        self.ckpt.extend(ck[keep].tolist())
+        self.front[held] = (H[keep], C[keep], np.arange(first, first + len(keep)))
+
+    def _open(self, e: int) -> None:
+        """Every partial plan at ``e`` may start a checkpointed block there: into the pool."""
+        if not self.front:
+            return
+        ch, front = self.ch, self.front
+        NH = np.concatenate([H + ch.kappa(e, held) for held, (H, _, _) in front.items()])
+        NC = np.concatenate([C - ch.P[e] for _, C, _ in front.values()])
+        NQ = np.concatenate([H + ch.phi(e, held) for held, (H, _, _) in front.items()])
+        NI = np.concatenate([ids for _, _, ids in front.values()])
+        self.pool = _pool_insert(self.pool, (NH, NC, NQ, NI, np.full(len(NH), e)))
+
+    def best(self) -> tuple[tuple[Block, ...] | None, float]:
+        """The cheapest complete plan (the smaller peak among equals)."""
+        if not self.front:
+            return None, math.inf
+        H = np.concatenate([f[0] for f in self.front.values()])
+        C = np.concatenate([f[1] for f in self.front.values()])
+        ids = np.concatenate([f[2] for f in self.front.values()])
+        i = int(ids[np.lexsort((H, C))[0]])
+        blocks = []
+        while i > 0:
+            blocks.append(Block(self.start[i], self.stop[i], self.ckpt[i]))
+            i = self.par[i]
+        return tuple(blocks[::-1]), float(C.min())
+
+
+def brute_force_nested_plans(profile: ChainProfile) -> list[Plan]:
+    """Every plan of a short chain, checkpointed blocks nested in every way (test oracle;
+    grows very fast with the number of layers: use it up to 5 or 6)."""
+    n = len(profile)
+    levels: dict[tuple[int, int, bool], list[tuple[Block, ...]]] = {}
+
+    def level(s: int, e: int, inside: bool) -> list[tuple[Block, ...]]:
+        """Every level covering ``s..e-1`` (inside a block: not one block covering it all)."""
+        key = (s, e, inside)
+        if key not in levels:
+            out: list[tuple[Block, ...]] = [()] if s == e else []
+            if s < e:  # a plain first layer
+                out.extend((Block(s, s + 1, False),) + r for r in level(s + 1, e, False))
+            for j in range(s + 1, e + 1 - inside):  # a checkpointed first block [s, j)
+                rests = level(j, e, False)
+                for inner in level(s, j, True):
+                    nested = inner if any(b.checkpointed for b in inner) else ()
+                    out.extend((Block(s, j, True, nested),) + r for r in rests)
+            levels[key] = out
+        return levels[key]
+
+    return [Plan(bl, simulate_peak(profile, bl), plan_cost(profile, bl)) for bl in level(0, n, False)]
 
 
 def brute_force_plans(profile: ChainProfile, allow_plain: bool = True) -> list[Plan]:

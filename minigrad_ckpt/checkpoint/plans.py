@@ -30,11 +30,50 @@ class InfeasibleBudgetError(ValueError):
 
 @dataclass(frozen=True)
 class Block:
-    """Layers ``start .. stop-1``, checkpointed or plain."""
+    """Layers ``start .. stop-1``, checkpointed or plain.
+
+    A checkpointed block may nest: ``blocks`` are its inner blocks, covering
+    ``start .. stop-1`` in order with absolute layer indices, and some of them
+    checkpointed in turn.  Its replay in backward then runs only as far as the
+    inner blocks need (an inner checkpointed block keeps its input and replays
+    itself later), and fills in the values of its own plain layers -- segments
+    inside replayed segments, the multi-level checkpointing of Revolve.
+    No ``blocks`` means every layer inside is plain.
+    """
 
     start: int
     stop: int
     checkpointed: bool
+    blocks: tuple[Block, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.blocks:
+            return
+        if not self.checkpointed:
+            raise ValueError(f"a plain block cannot hold inner blocks: {self}")
+        at = self.start
+        for b in self.blocks:
+            if b.start != at or b.stop <= b.start:
+                raise ValueError(f"the inner blocks of Block({self.start}, {self.stop}) must cover it in order, "
+                                 f"with absolute layer indices: got {[(b.start, b.stop) for b in self.blocks]}")
+            at = b.stop
+        if at != self.stop:
+            raise ValueError(f"the inner blocks of Block({self.start}, {self.stop}) end at {at}")
+
+    @property
+    def inner(self) -> tuple[Block, ...]:
+        """The inner blocks, or one plain block per layer when none were given."""
+        return self.blocks or tuple(Block(i, i + 1, False) for i in range(self.start, self.stop))
+
+    @property
+    def depth(self) -> int:
+        """1 for a checkpointed block without checkpointed inner blocks, more for each level inside."""
+        return int(self.checkpointed) + max((b.depth for b in self.blocks), default=0)
+
+    def describe(self) -> str:
+        """``[0:4]*``, or ``[0:8]*{[0:4]* [4:8]}`` when it nests."""
+        own = f"[{self.start}:{self.stop}]" + ("*" if self.checkpointed else "")
+        return own + ("{" + _describe(self.blocks) + "}" if self.blocks else "")
 
 
 @dataclass
@@ -55,23 +94,44 @@ class Plan:
         """``(start, stop)`` of the checkpointed blocks."""
         return [(b.start, b.stop) for b in self.blocks if b.checkpointed]
 
+    @property
+    def n_segments(self) -> int:
+        """Checkpointed blocks at every depth: the segments one step records and replays."""
+        count, stack = 0, list(self.blocks)
+        while stack:
+            b = stack.pop()
+            count += b.checkpointed
+            stack.extend(b.blocks)
+        return count
+
+    @property
+    def depth(self) -> int:
+        """How deeply checkpointed blocks nest (0: none, 1: one level of segments)."""
+        return max((b.depth for b in self.blocks), default=0)
+
     def describe(self) -> str:
-        """``[0:4]* [4:8]* [8:10]``: checkpointed blocks starred, plain layers merged into ranges."""
-        parts = []
-        plain_from = None
-        for b in self.blocks + (Block(self.n_layers, self.n_layers, True),):
-            if not b.checkpointed:
-                plain_from = b.start if plain_from is None else plain_from
-                continue
-            if plain_from is not None:
-                parts.append(f"[{plain_from}:{b.start}]")
-                plain_from = None
-            if b.stop > b.start:
-                parts.append(f"[{b.start}:{b.stop}]*")
+        """``[0:4]* [4:8]*{[4:6]* [6:8]} [8:10]``: checkpointed blocks starred, their
+        inner blocks in braces, plain layers merged into ranges."""
         peak = "" if self.predicted_peak_bytes is None else f", predicted peak {self.predicted_peak_bytes:,} B"
-        return f"Plan({self.policy or 'custom'}: {' '.join(parts)} (* = checkpointed){peak})"
+        return f"Plan({self.policy or 'custom'}: {_describe(self.blocks)} (* = checkpointed){peak})"
 
     __str__ = describe
+
+
+def _describe(blocks: tuple[Block, ...]) -> str:
+    parts = []
+    plain_from = None
+    end = blocks[-1].stop if blocks else 0
+    for b in blocks + (Block(end, end, True),):
+        if not b.checkpointed:
+            plain_from = b.start if plain_from is None else plain_from
+            continue
+        if plain_from is not None:
+            parts.append(f"[{plain_from}:{b.start}]")
+            plain_from = None
+        if b.stop > b.start:
+            parts.append(b.describe())
+    return " ".join(parts)
 
 
 def uniform_plan(n_layers: int, n_segments: int, checkpoint_last: bool = False, policy: str = "") -> Plan:

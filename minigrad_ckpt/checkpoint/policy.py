@@ -223,6 +223,8 @@ class CheckpointStatistics:
     ``forward_passes``       segments recorded in a forward pass
     ``backward_passes``      segments whose backward completed
     ``recompute_count``      replays run
+    ``recomputed_ops``       op forwards those replays ran (a layer of one op
+                             counts one: Revolve's measure)
     ``memory_saved_bytes``   what the ledger holds less at the end of the
                              forward pass than without checkpointing: bytes of
                              saved arrays the segments' nodes did not keep,
@@ -250,6 +252,7 @@ class CheckpointStatistics:
         self.forward_passes = 0
         self.backward_passes = 0
         self.recompute_count = 0
+        self.recomputed_ops = 0
         self.memory_saved_bytes = 0
         self.replay_extra_bytes = 0
         self.costly_segments: list[str] = []
@@ -289,6 +292,9 @@ class CheckpointStatistics:
         self.recompute_count += 1
         self.additional_compute_time_us += seconds * 1e6
 
+    def _op_replayed(self) -> None:
+        self.recomputed_ops += 1
+
     def _backward_done(self, seg: Any) -> None:
         self.backward_passes += 1
 
@@ -298,7 +304,8 @@ class CheckpointStatistics:
     def as_dict(self) -> dict[str, Any]:
         return {
             "forward_passes": self.forward_passes, "backward_passes": self.backward_passes,
-            "recompute_count": self.recompute_count, "memory_saved_bytes": self.memory_saved_bytes,
+            "recompute_count": self.recompute_count, "recomputed_ops": self.recomputed_ops,
+            "memory_saved_bytes": self.memory_saved_bytes,
             "replay_extra_bytes": self.replay_extra_bytes, "costly_segments": list(self.costly_segments),
             "additional_compute_time_us": self.additional_compute_time_us,
             "forward_time_us": self.forward_time_us, "active_checkpoints": self.active_checkpoints,

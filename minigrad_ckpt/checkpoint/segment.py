@@ -328,6 +328,8 @@ class Segment:
             if box[0] > n.seq:
                 raise _version_error(n)
         out = n.op.forward(n.xp, *ins)
+        if self.stats is not None:
+            self.stats._op_replayed()
         if out.__class__ is not n.xp.array_type:
             out = n.xp.asarray(out)
         if tuple(out.shape) != n.shape or out.dtype != n.dtype:

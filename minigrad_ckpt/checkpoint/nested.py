@@ -1,0 +1,282 @@
+"""Nested (multi-level) checkpoint plans with the least recomputation under a byte budget.
+
+One level of segments cannot go below about ``2 sqrt(n)`` layers' worth of
+activations.  Segments inside replayed segments reach any budget down to a
+few layers, at a recompute cost that grows slowly: Griewank and Walther's
+Revolve is optimal for uniform chains, and Beaumont et al.'s dynamic program
+("rotor") extends it to heterogeneous ones.  This module is that dynamic
+program, written for the memory model of :mod:`.model` (which the ledger
+measures), so a plan it returns is checked by :func:`.model.simulate_peak`.
+
+A *level* is a run of blocks: the plan's top level, or the inner blocks of a
+checkpointed block, which run when it replays.  ``V(kind, held, L, s)[m]`` is
+the least recompute work of a level covering layers ``s .. s+L-1`` whose peak
+stays within ``m`` memory units above what is held below it; ``held`` says
+whether layer ``s``'s input is already held there.  The level's first block is
+either a plain layer ``s`` (it holds ``S_s`` while the rest runs) or a
+checkpointed block ``[s, s+j)`` (it keeps ``K``: its input and constants; the
+rest runs on top of ``K``; later the block replays its own level, again on top
+of ``K``)::
+
+    V(L, s)[m] = min( fwd_s  + V(L-1, s+1)[m - S_s],
+                      min_j fwd_{s..s+j} + V_child(j, s)[m - K] + V(L-j, s+j)[m - K] )
+
+A replayed level pays the forwards its replay runs: every block but its last
+one (a checkpointed last block replays itself later; a plain last layer whose
+backward reads only its input is filled without running).  The top level's
+forward is the training step's own, not recomputation.  Kinds: ``"top"`` (the
+plan's level, only suffixes ``s + L = n``), ``"child"`` (a checkpointed
+block's level: its input is held, and it may not be one block covering it all)
+and ``"rest"`` (what follows a level's first block).
+
+Memory is counted in units (the greatest common divisor of the sizes, or a
+coarser unit with sizes rounded *up*, so a plan found always fits).  A chain
+whose layers all hold the same arrays is solved by length alone -- ``O(n^2 M)``
+work for ``M`` units, a 1,000-layer chain in about a second -- and its layers
+are costed at their mean time (the plan minimizes the number of recomputed
+layer forwards, Revolve's measure); otherwise states are per position,
+``O(n^3 M)``, for chains up to :data:`MAX_HETEROGENEOUS_LAYERS` layers.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import reduce
+from typing import Any
+
+from ..backend import host_numpy as np
+from .model import ChainProfile, _LocalChain, flat_min_peak_bytes, flat_plan_for_budget, plan_cost, simulate_peak
+from .plans import Block, InfeasibleBudgetError, Plan
+
+__all__ = ["plan_for_budget", "min_peak_bytes", "nested_plan_for_budget", "MAX_HETEROGENEOUS_LAYERS"]
+
+#: Longest chain of unequal layers the nested planner takes (its tables grow as n^2).
+MAX_HETEROGENEOUS_LAYERS = 200
+
+
+def _max_units(n: int, uniform: bool) -> int:
+    """Memory resolution: as fine as the tables' size allows (exact for small chains)."""
+    if uniform:  # work ~ n^2 M
+        return int(min(4096, max(16, 5e7 // max(n, 1) ** 2)))
+    return int(min(8192, max(32, 3e6 // (n + 1) ** 2)))  # tables ~ n^2 M
+
+
+def plan_for_budget(profile: ChainProfile, budget_bytes: int, policy: str = "Optimal") -> Plan:
+    """The plan with the least recompute time whose peak fits ``budget_bytes``, nested or not.
+
+    The one-level planner (:func:`.model.flat_plan_for_budget`) and the nested one
+    (:func:`nested_plan_for_budget`) both run; the cheaper plan that fits wins, its
+    figures computed by the model itself.  An infeasible budget raises
+    :class:`InfeasibleBudgetError` with the smallest feasible budget.
+    """
+    budget = int(budget_bytes)
+    try:
+        flat: Plan | None = flat_plan_for_budget(profile, budget, policy)
+    except InfeasibleBudgetError:
+        flat = None
+    if flat is not None and flat.recompute_seconds == 0.0:
+        return flat
+    found = nested_plan_for_budget(profile, budget)
+    if found is not None:
+        nested = Plan(found[0], predicted_peak_bytes=simulate_peak(profile, found[0]),
+                      recompute_seconds=plan_cost(profile, found[0]), policy=f"{policy}({budget:,} B)")
+        if nested.predicted_peak_bytes <= budget and (
+                flat is None or nested.recompute_seconds < flat.recompute_seconds * (1 - 1e-12)):
+            return nested
+    if flat is None:
+        raise InfeasibleBudgetError(budget, min_peak_bytes(profile))
+    return flat
+
+
+def min_peak_bytes(profile: ChainProfile) -> int:
+    """The smallest peak a plan reaches, nested plans included (the smallest feasible budget;
+    where the nested planner works in coarse memory units, the smallest it finds)."""
+    flat = flat_min_peak_bytes(profile)
+    if len(profile) == 0:
+        return flat
+    ch = _LocalChain.of(profile)
+    if ch is None:
+        return flat
+    uniform = _is_uniform(ch, profile)
+    if not uniform and ch.n > MAX_HETEROGENEOUS_LAYERS:
+        return flat
+    c = _Chain(ch, profile, flat, uniform)
+    tables = _Tables(c)
+    for L in range(1, c.n + 1):
+        tables.fill(L)
+    finite = np.flatnonzero(np.isfinite(tables.V["top"][0, c.n, 0]))
+    if not len(finite):
+        return flat
+    return min(flat, simulate_peak(profile, _read_back(tables, c, int(finite[0]))))
+
+
+class _Chain:
+    """Per-layer quantities of a local chain, in memory units."""
+
+    def __init__(self, ch: _LocalChain, profile: ChainProfile, budget: int, uniform: bool) -> None:
+        n = ch.n
+        last = profile.layers[-1]
+        a = list(ch.a) + [last.boundary_bytes[last.output_key]]
+        s0 = list(ch.saved)
+        s1 = [ch.plain(i, 1) for i in range(n)]
+        xc = [ch.X[i + 1] - ch.X[i] for i in range(n)]
+        sizes = [v for v in (*a, *s0, *s1, *xc) if v > 0]
+        unit = reduce(math.gcd, sizes, 0) or 1
+        most = _max_units(n, uniform)
+        if budget // unit > most:
+            unit = -(-budget // most)  # coarser: sizes rounded up, plans still fit
+
+        def units(v: int) -> int:
+            return -(-v // unit)
+
+        self.n, self.unit, self.M = n, unit, budget // unit
+        # a constant a layer both reads and saves: inside a checkpointed block, whose K holds
+        # it already, the layer's saved arrays add nothing for it
+        dup = [sum(v for k, v in lp.local_saved.items() if k in lp.local_external) for lp in profile.layers]
+        self.a = np.asarray([units(v) for v in a])
+        self.S = {"top": (np.asarray([units(v) for v in s0]), np.asarray([units(v) for v in s1])),
+                  "in": (np.asarray([units(v - d) for v, d in zip(s0, dup)]),
+                         np.asarray([units(v - d) for v, d in zip(s1, dup)]))}
+        self.XC = np.concatenate(([0], np.cumsum([units(v) for v in xc])))
+        self.so = np.asarray(ch.so, dtype=np.int64)
+        self.skip = np.asarray([lp.skipped_when_last for lp in profile.layers])
+        t = np.asarray(ch.t, dtype=np.float64)
+        self.t = np.full(n, t.mean()) if uniform and n else t
+        self.T = np.concatenate(([0.0], np.cumsum(self.t)))
+        self.uniform = uniform
+
+    def saved(self, kind: str, held: int) -> Any:
+        """``S`` of each layer as a plain layer of a level of ``kind``, its input held or not."""
+        return self.S["top" if kind == "top" else "in"][held]
+
+    def constants(self, kind: str, start: Any, stop: Any) -> Any:
+        """The constants a checkpointed block ``[start, stop)`` keeps: none inside another
+        checkpointed block, whose ``K`` holds them already."""
+        return self.XC[stop] - self.XC[start] if kind == "top" else 0 * stop
+
+
+def _is_uniform(ch: _LocalChain, profile: ChainProfile) -> bool:
+    """Every layer holds the same arrays (sizes and kinds), and every boundary is alike."""
+    layers = profile.layers
+    sig = {(ch.a[i], ch.saved[i], ch.si[i], ch.so[i], ch.X[i + 1] - ch.X[i], layers[i].skipped_when_last)
+           for i in range(ch.n)}
+    return len(sig) == 1 and layers[-1].boundary_bytes[layers[-1].output_key] == ch.a[0]
+
+
+class _Tables:
+    """The dynamic program's values and choices, filled for lengths 1, 2, ..., n.
+
+    ``V[kind][held]`` is an array ``(length, row, unit)``; a row is a start position
+    (one row only for a uniform chain, and for the top level, whose lengths fix
+    their start).  ``C`` holds the choices: 0 a plain layer, ``j`` a checkpointed
+    block of ``j`` layers.
+    """
+
+    KINDS = ("top", "rest", "child")
+
+    def __init__(self, c: _Chain) -> None:
+        self.c = c
+        rows = 1 if c.uniform else c.n + 1
+        shape = {k: (c.n + 1, 1 if k == "top" else rows, c.M + 1) for k in self.KINDS}
+        self.V = {k: np.full((2,) + shape[k], np.inf) for k in self.KINDS}
+        for k in self.KINDS:
+            self.V[k][:, 0] = 0.0  # an empty level costs nothing and holds nothing
+        self.C = {k: np.zeros((2,) + shape[k], dtype=np.int32) for k in self.KINDS}
+
+    def positions(self, kind: str, L: int) -> Any:
+        if kind == "top":
+            return np.asarray([self.c.n - L])
+        return np.asarray([0]) if self.c.uniform else np.arange(self.c.n - L + 1)
+
+    def row(self, kind: str, s: Any) -> Any:
+        """Row indices of start positions ``s`` in the tables of ``kind``."""
+        return np.zeros_like(s) if kind == "top" or self.c.uniform else s
+
+    def fill(self, L: int) -> None:
+        self._solve("child", 1, L)
+        for held in (0, 1):
+            self._solve("rest", held, L)
+            self._solve("top", held, L)
+
+    def _solve(self, kind: str, held: int, L: int) -> None:
+        c = self.c
+        s = self.positions(kind, L)
+        replay = kind != "top"
+        follow = "top" if kind == "top" else "rest"
+        m = np.arange(c.M + 1)
+        # a plain first layer: it holds S_s while the rest of the level runs
+        sub = self.V[follow][c.so[s], L - 1, self.row(follow, s + 1)]
+        best = _shifted(sub, c.saved(kind, held)[s][:, None], m)
+        if replay:
+            best = best + (c.t[s] * ((L > 1) | ~c.skip[s]))[:, None]
+        choice = np.zeros(best.shape, dtype=np.int32)
+        J = L - (kind == "child")  # a child level is not one block covering it all
+        if J >= 1:
+            j = np.arange(1, J + 1)[:, None]                     # (J, 1)
+            sj = s[None, :] + j                                  # (J, P): where the rest starts
+            K = (0 if held else 1) * c.a[s][None, :] + c.constants(kind, s[None, :], sj)
+            child = self.V["child"][1][j[:, 0]][:, self.row("child", s)]        # (J, P, M+1)
+            rest = self.V[follow][0][L - j, self.row(follow, sj)]               # (J, P, M+1)
+            val = _shifted(child, K[..., None], m) + _shifted(rest, K[..., None], m)
+            if replay:  # blocks but the last run in this level's replay
+                val = val + ((j < L) * (c.T[sj] - c.T[s][None, :]))[..., None]
+            jbest = np.argmin(val, axis=0)                       # (P, M+1)
+            vbest = np.take_along_axis(val, jbest[None], axis=0)[0]
+            better = vbest < best - 1e-12
+            best = np.where(better, vbest, best)
+            choice = np.where(better, jbest + 1, choice)
+        self.V[kind][held, L, self.row(kind, s)] = best
+        self.C[kind][held, L, self.row(kind, s)] = choice
+
+
+def _shifted(values: Any, shift: Any, m: Any) -> Any:
+    """``values[..., m - shift]`` along the last axis, infinite where ``m < shift``."""
+    idx = m - shift
+    out = np.take_along_axis(values, np.clip(idx, 0, None), axis=-1)
+    return np.where(idx >= 0, out, np.inf)
+
+
+def nested_plan_for_budget(profile: ChainProfile, budget: int) -> tuple[tuple[Block, ...], float] | None:
+    """The nested plan with the least recompute work whose peak, in the model, fits
+    ``budget`` (``None`` if none does, or the chain is not one this planner takes:
+    shared constants or view layers, or too long and unequal)."""
+    ch = _LocalChain.of(profile)
+    if ch is None or ch.n == 0:
+        return None
+    uniform = _is_uniform(ch, profile)
+    if not uniform and ch.n > MAX_HETEROGENEOUS_LAYERS:
+        return None
+    c = _Chain(ch, profile, budget, uniform)
+    tables = _Tables(c)
+    for L in range(1, c.n + 1):
+        tables.fill(L)
+    work = float(tables.V["top"][0, c.n, 0, c.M])
+    if not math.isfinite(work):
+        return None
+    return _read_back(tables, c, c.M), work
+
+
+def _read_back(tables: _Tables, c: _Chain, units: int) -> tuple[Block, ...]:
+    """The plan behind the top level's value, levels read iteratively, blocks nested as chosen."""
+
+    def level(kind: str, held: int, L: int, s: int, m: int) -> list[Block]:
+        out = []
+        while L > 0:
+            row = int(tables.row(kind, np.asarray([s]))[0])
+            j = int(tables.C[kind][held, L, row, m])
+            if j == 0:
+                out.append(Block(s, s + 1, False))
+                m -= int(c.saved(kind, held)[s])
+                held, s, L = int(c.so[s]), s + 1, L - 1
+            else:
+                K = (0 if held else int(c.a[s])) + int(c.constants(kind, s, s + j))
+                inner = level("child", 1, j, s, m - K)  # depth is bounded by the memory units
+                nested = any(b.checkpointed for b in inner)
+                out.append(Block(s, s + j, True, tuple(inner) if nested else ()))
+                m -= K
+                held, s, L = 0, s + j, L - j
+            if kind == "child":
+                kind = "rest"
+        return out
+
+    return tuple(level("top", 0, c.n, 0, units))

@@ -1,0 +1,233 @@
+"""Nested (multi-level) checkpoint plans: segments inside replayed segments.
+
+* ``Block(start, stop, True, blocks=(...))`` runs bitwise like no checkpointing (dropout
+  included) and the memory ledger's peak equals ``simulate_peak`` at every depth;
+* ``plan_for_budget`` (``Optimal``) is the least recompute among nested plans, checked
+  against ``brute_force_nested_plans`` on short chains;
+* on a uniform chain whose layers' backward reads only their input, at a budget of
+  ``s + 1`` layers' activations, the layer forwards it recomputes are Revolve's optimum
+  ``revolve_extra_forwards(n, s) - (n - 1)`` -- in the model and counted in the engine;
+* the two old defects: the last layer of a block whose replay skips it is not charged,
+  and an outer replay does not run the layers of the segments nested in it.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt import checkpoint as ck
+from minigrad_ckpt import nn
+from minigrad_ckpt.checkpoint.planner import Block, ChainProfile, LayerProfile, Plan, plan_cost
+
+
+def cost_eq(a, b):
+    return a == pytest.approx(b, rel=1e-9, abs=1e-12)
+
+
+def uniform_profile(n, a=8, saves_output=False):
+    return ChainProfile([LayerProfile(i, i + 1, {i: a, i + 1: a}, True, saves_output, forward_seconds=1.0)
+                         for i in range(n)])
+
+
+def local_profile(rng, n):
+    """A random chain with no views and no shared constants (the nested planner's domain)."""
+    layers = []
+    sizes = [rng.choice([0, 4, 8, 16])] + [rng.choice([4, 8, 12, 16, 24]) for _ in range(n)]
+    for i in range(n):
+        local = {(i, 0): rng.choice([4, 8, 16])} if rng.random() < 0.3 else {}
+        external = {(i, 1): rng.choice([4, 8])} if rng.random() < 0.2 else {}
+        layers.append(LayerProfile(i, i + 1, {i: sizes[i], i + 1: sizes[i + 1]}, rng.random() < 0.7,
+                                   rng.random() < 0.5, local, external, forward_seconds=float(rng.randint(1, 9))))
+    return ChainProfile(layers)
+
+
+# ------------------------------------------------------------------------------- plan types
+def test_nested_blocks_must_cover_their_block_with_absolute_indices():
+    inner = (Block(2, 4, True), Block(4, 5, False))
+    b = Block(2, 5, True, inner)
+    assert b.inner == inner and b.depth == 2
+    assert Block(0, 3, True).inner == tuple(Block(i, i + 1, False) for i in range(3))
+    with pytest.raises(ValueError, match="absolute"):
+        Block(2, 5, True, (Block(0, 2, True), Block(2, 3, False)))
+    with pytest.raises(ValueError, match="end at 4"):
+        Block(2, 5, True, (Block(2, 4, True),))
+    with pytest.raises(ValueError, match="plain block"):
+        Block(0, 2, False, (Block(0, 1, False), Block(1, 2, False)))
+    plan = Plan((Block(0, 4, True, (Block(0, 2, True), Block(2, 3, False), Block(3, 4, False))), Block(4, 5, False)))
+    assert plan.depth == 2
+    assert "[0:4]*{[0:2]* [2:4]} [4:5]" in plan.describe()
+
+
+# ------------------------------------------------------------------------- the model and DP
+def test_the_last_layer_of_a_block_is_free_when_its_replay_skips_it():
+    # layer 1 is slow and its backward reads only its input: a block ending with it replays
+    # layer 0 alone (1 s).  The old model charged 1 + 5 = 6 s for it, so it chose a block
+    # [1, 3) instead (5 s) at a budget both fit.
+    L = LayerProfile
+    profile = ChainProfile([L(0, 1, {0: 8, 1: 8}, True, True, forward_seconds=1.0),
+                            L(1, 2, {1: 8, 2: 8}, True, False, forward_seconds=5.0),
+                            L(2, 3, {2: 8, 3: 8}, True, False, forward_seconds=1.0)])
+    cheap = (Block(0, 2, True), Block(2, 3, False))
+    assert plan_cost(profile, cheap) == 1.0
+    assert plan_cost(profile, (Block(0, 1, False), Block(1, 3, True))) == 5.0
+    assert ck.simulate_peak(profile, cheap) == 16 < ck.simulate_peak(profile, [Block(i, i + 1, False)
+                                                                              for i in range(3)])
+    plan = ck.plan_for_budget(profile, 16)
+    assert plan.recompute_seconds == 1.0 and plan.blocks == cheap, plan
+
+
+def test_an_outer_replay_does_not_run_the_layers_of_a_nested_segment_it_ends_with():
+    profile = uniform_profile(6)
+    flat = (Block(0, 5, True), Block(5, 6, False))
+    nested = (Block(0, 5, True, (Block(0, 1, False), Block(1, 2, False), Block(2, 3, False), Block(3, 5, True))),
+              Block(5, 6, False))
+    # flat: layers 0..3 (4 skipped); nested: the outer runs 0..2 (not 3, 4), the inner runs 3 (4 skipped)
+    assert ck.recomputed_layers(profile, flat) == 4
+    assert ck.recomputed_layers(profile, nested) == 4
+    deeper = (Block(0, 5, True, (Block(0, 2, True), Block(2, 5, True, (Block(2, 4, True), Block(4, 5, False))))),
+              Block(5, 6, False))
+    # outer: 0, 1 (to feed [2, 5)); [0, 2): 0; [2, 5): 2, 3; [2, 4): 2
+    assert ck.recomputed_layers(profile, deeper) == 6
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_plan_for_budget_is_the_least_recompute_among_nested_plans(seed):
+    rng = random.Random(seed)
+    for _ in range(4):
+        profile = local_profile(rng, rng.randint(1, 5))
+        every = ck.brute_force_nested_plans(profile)
+        peaks = sorted({q.predicted_peak_bytes for q in every})
+        for budget in sorted(set(peaks) | {p + 3 for p in peaks}):
+            plan = ck.plan_for_budget(profile, budget)
+            best = min(q.recompute_seconds for q in every if q.predicted_peak_bytes <= budget)
+            assert plan.predicted_peak_bytes == ck.simulate_peak(profile, plan) <= budget
+            assert cost_eq(plan.recompute_seconds, best), (budget, plan)
+        assert ck.min_peak_bytes(profile) == peaks[0]
+        if peaks[0] > 0:
+            with pytest.raises(ck.InfeasibleBudgetError) as info:
+                ck.plan_for_budget(profile, peaks[0] - 1)
+            assert info.value.smallest_feasible_bytes == peaks[0]
+
+
+def test_brute_force_nested_plans_are_every_nesting():
+    # 1 layer: plain, or one block; 2 layers: 2 flat-plain, [0:1]*+p, p+[1:2]*, [0:1]*[1:2]*, [0:2]*,
+    # and [0:2]* with an inner checkpointed block ([0:1]* [1:2] or [0:1] [1:2]* or both)
+    assert len(ck.brute_force_nested_plans(uniform_profile(1))) == 2
+    assert len(ck.brute_force_nested_plans(uniform_profile(2))) == 8
+
+
+@pytest.mark.parametrize("s", [1, 2, 3, 4, 5])
+def test_recompute_on_a_uniform_chain_is_revolves_optimum(s):
+    for n in range(1, 41):
+        profile = uniform_profile(n)
+        plan = ck.plan_for_budget(profile, (s + 1) * 8)
+        assert plan.predicted_peak_bytes <= (s + 1) * 8
+        assert ck.recomputed_layers(profile, plan) == ck.revolve_extra_forwards(n, s) - (n - 1), (n, plan)
+
+
+@pytest.mark.parametrize("s", [2, 3, 6])
+def test_recompute_on_a_200_layer_uniform_chain_is_revolves_optimum(s):
+    profile = uniform_profile(200)
+    plan = ck.plan_for_budget(profile, (s + 1) * 8)
+    assert ck.recomputed_layers(profile, plan) == ck.revolve_extra_forwards(200, s) - 199
+    if s == 2:  # the old replay, which ran nested segments' layers again, needed 2,432
+        assert ck.recomputed_layers(profile, plan) == 2271
+
+
+# ------------------------------------------------------------------------------ the engine
+class Scale(nn.Module):
+    """``x * w``: one op whose backward reads only its input (and w, a parameter)."""
+
+    def __init__(self, width: int) -> None:
+        super().__init__()
+        self.w = nn.Parameter(mg.randn(width) * 0.5 + 1.0)
+
+    def forward(self, x):
+        return x * self.w
+
+
+def _step(layers, x, plan):
+    for layer in layers:
+        for p in layer.parameters():
+            p.grad = None
+    mg.manual_seed(7)
+    ck.reset_statistics()
+    with mg.memory.track() as ledger:
+        ck.run_plan(layers, plan, x).sum().backward()
+    grads = [p.grad.data.copy() for layer in layers for p in layer.parameters()]
+    return ledger.peak("saved"), grads, ck.statistics().recomputed_ops
+
+
+@pytest.mark.parametrize("s", [1, 2, 3])
+def test_the_engine_recomputes_revolves_count_and_measures_the_predicted_peak(s):
+    n, width = 14, 6
+    mg.manual_seed(0)
+    layers = [Scale(width) for _ in range(n)]
+    x = mg.randn(3, width)
+    a = 3 * width * 4
+    profile = ck.profile_chain(layers, x)
+    plan = ck.plan_for_budget(profile, (s + 1) * a)
+    _, plain_grads, _ = _step(layers, x, ck.NoCheckpointing().plan(n))
+    peak, grads, ops = _step(layers, x, plan)
+    assert ops == ck.revolve_extra_forwards(n, s) - (n - 1) == ck.recomputed_layers(profile, plan)
+    assert peak == plan.predicted_peak_bytes <= (s + 1) * a
+    for g, h in zip(plain_grads, grads):
+        np.testing.assert_array_equal(g, h)
+
+
+def _dropout_chain(n, width=8):
+    mg.manual_seed(0)
+    return [nn.Sequential(nn.Linear(width, width), nn.Tanh(), *([nn.Dropout(0.3)] if i % 3 == 0 else []))
+            for i in range(n)]
+
+
+@pytest.mark.parametrize("units", [3, 4, 5, 7])
+def test_nested_plans_train_bitwise_with_dropout_and_the_ledger_equals_the_model(units):
+    n, width = 18, 8
+    layers = _dropout_chain(n, width)
+    x = mg.randn(4, width)
+    a = 4 * width * 4
+    profile = ck.profile_chain(layers, x)
+    plan = ck.plan_for_budget(profile, units * a)
+    assert plan.depth >= 2 or units == 7
+    _, plain_grads, _ = _step(layers, x, ck.NoCheckpointing().plan(n))
+    peak, grads, _ = _step(layers, x, plan)
+    assert peak == plan.predicted_peak_bytes == ck.simulate_peak(profile, plan) <= units * a
+    for g, h in zip(plain_grads, grads):
+        np.testing.assert_array_equal(g, h)
+
+
+def test_a_hand_written_nested_plan_runs_bitwise_with_the_predicted_peak():
+    layers = _dropout_chain(8)
+    x = mg.randn(4, 8)
+    profile = ck.profile_chain(layers, x)
+    plan = Plan((Block(0, 6, True, (Block(0, 1, False), Block(1, 4, True, (Block(1, 2, True), Block(2, 4, False))),
+                                    Block(4, 6, True))),
+                 Block(6, 7, False), Block(7, 8, False)))
+    _, plain_grads, _ = _step(layers, x, ck.NoCheckpointing().plan(8))
+    peak, grads, ops = _step(layers, x, plan)
+    assert peak == ck.simulate_peak(profile, plan)
+    assert ops > 0
+    for g, h in zip(plain_grads, grads):
+        np.testing.assert_array_equal(g, h)
+
+
+def test_a_thousand_layer_chain_trains_at_twelve_layers_of_activations():
+    mg.manual_seed(0)
+    n, width, batch = 1000, 8, 4
+    layers = [nn.Sequential(nn.Linear(width, width), nn.Tanh()) for _ in range(n)]
+    x = mg.randn(batch, width)
+    a = batch * width * 4
+    profile = ck.profile_chain(layers, x, repeats=1)
+    with pytest.raises(ck.InfeasibleBudgetError):  # one level cannot
+        ck.flat_plan_for_budget(profile, 12 * a)
+    plan = ck.plan_for_budget(profile, 12 * a)
+    assert plan.depth >= 2 and plan.predicted_peak_bytes <= 12 * a
+    with mg.memory.track() as ledger:
+        ck.run_plan(layers, plan, x).sum().backward()
+    assert ledger.peak("saved") == plan.predicted_peak_bytes
+    assert all(p.grad is not None for layer in layers for p in layer.parameters())
