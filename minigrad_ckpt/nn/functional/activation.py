@@ -15,7 +15,7 @@ from ...functional import _tensor, normalize_axis
 from ...ops import activation as _act
 from ...tape import apply
 from ...tensor import Tensor
-from .inputs import _axis, _check_input_dtype, _zeros_like
+from .inputs import _axis, _check_input_dtype
 
 __all__ = [
     "relu", "leaky_relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "softplus", "logsigmoid",
@@ -70,12 +70,13 @@ def log_softmax(x: Any, axis: int | None = None, *, dim: int | None = None) -> T
 def softplus(x: Any, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """``log(1 + exp(beta * x)) / beta``, and ``x`` itself where ``beta * x > threshold``.
 
-    Computed as ``logsumexp(0, beta * x)``: stable for any ``x``, exact
-    gradient ``sigmoid(beta * x)`` (1/2 at 0).
+    Computed as ``logaddexp(0, beta * x)``: stable for any ``x``, exact
+    gradient ``sigmoid(beta * x)`` (1/2 at 0).  The 0 is a Python number, not
+    an array: a checkpoint keeps nothing for it.
     """
     x = _tensor(x)
     z = x * beta if beta != 1.0 else x
-    soft = mf.logsumexp(mf.stack([_zeros_like(z), z]), axis=0)
+    soft = mf.logaddexp(0.0, z)
     if beta != 1.0:
         soft = soft * (1.0 / beta)
     return mf.where(z > threshold, x, soft)
@@ -84,7 +85,7 @@ def softplus(x: Any, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
 def logsigmoid(x: Any) -> Tensor:
     """``log(sigmoid(x)) = -softplus(-x)``, stable for large ``|x|``."""
     x = _tensor(x)
-    return -mf.logsumexp(mf.stack([_zeros_like(x), -x]), axis=0)
+    return -mf.logaddexp(0.0, -x)
 
 
 def mish(x: Any) -> Tensor:
@@ -97,7 +98,7 @@ def elu(x: Any, alpha: float = 1.0) -> Tensor:
     """``x`` for ``x > 0``, else ``alpha * (exp(x) - 1)``; the derivative at 0 is ``alpha`` (PyTorch)."""
     x = _tensor(x)
     pos = x > 0
-    neg = mf.where(pos, _zeros_like(x), x)  # the exp only ever sees x <= 0: no overflow, no inf * 0
+    neg = mf.where(pos, 0.0, x)  # the exp only ever sees x <= 0: no overflow, no inf * 0
     return mf.where(pos, x, mf.expm1(neg) * alpha)
 
 

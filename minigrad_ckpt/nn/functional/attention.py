@@ -8,6 +8,8 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
+from ...ops.shape import TrilFill
+from ...tape import apply
 from ...tensor import Tensor
 from .activation import softmax
 from .dropout import dropout
@@ -37,11 +39,8 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
         raise ValueError("scaled_dot_product_attention: pass attn_mask or is_causal, not both")
     s = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
     scores = mf.matmul(q, mf.swapaxes(k, -1, -2)) * s
-    xp = q.device.xp
-    lq, lk = q.shape[-2], k.shape[-2]
     if is_causal:
-        allowed = xp.tril(xp.ones((lq, lk), dtype=bool))
-        scores = mf.where(Tensor.constant(allowed, q.device), scores, -math.inf)
+        scores = apply(TrilFill(k=0, value=-math.inf), scores)  # masked by the op: no mask array kept
     elif attn_mask is not None:
         m = _tensor(attn_mask, q)
         if m.dtype == host_numpy.bool_:

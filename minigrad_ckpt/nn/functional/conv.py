@@ -156,16 +156,15 @@ def conv_transpose2d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, pad
                          f"divisible by groups={groups}, got weight {w.shape}")
     n, _, h, wd = x.shape
     kh, kw = w.shape[2:]
-    # 1. insert stride-1 zeros between pixels (interleave with zeros, then trim the tail)
+    # 1. insert stride-1 zeros between pixels (pad a new axis after each pixel, fold it in, trim
+    # the tail): padding, not a concatenated array of zeros, which a checkpoint would keep
     if st[1] > 1:
-        z = Tensor.constant(x.device.xp.zeros((n, cin, h, wd, st[1] - 1), dtype=x.dtype), x.device)
-        x = mf.reshape(mf.concatenate([mf.expand_dims(x, -1), z], axis=-1), (n, cin, h, wd * st[1]))
-        x = x[:, :, :, :(wd - 1) * st[1] + 1]
+        x = mf.pad(mf.expand_dims(x, -1), [(0, 0)] * 4 + [(0, st[1] - 1)])
+        x = mf.reshape(x, (n, cin, h, wd * st[1]))[:, :, :, :(wd - 1) * st[1] + 1]
         wd = x.shape[3]
     if st[0] > 1:
-        z = Tensor.constant(x.device.xp.zeros((n, cin, h, st[0] - 1, wd), dtype=x.dtype), x.device)
-        x = mf.reshape(mf.concatenate([mf.expand_dims(x, 3), z], axis=3), (n, cin, h * st[0], wd))
-        x = x[:, :, :(h - 1) * st[0] + 1, :]
+        x = mf.pad(mf.expand_dims(x, 3), [(0, 0)] * 3 + [(0, st[0] - 1), (0, 0)])
+        x = mf.reshape(x, (n, cin, h * st[0], wd))[:, :, :(h - 1) * st[0] + 1, :]
     # 2. pad (or crop, where padding exceeds the kernel's reach)
     widths = []
     for k, d, p, o in zip((kh, kw), dl, pd, op):

@@ -31,5 +31,13 @@ def _check_input_dtype(name: str, x: Tensor, param: Tensor | None) -> None:
                     f"with x.to({param.dtype}) (x.float() for float32), or the layer with .to({x.dtype})")
 
 
-def _zeros_like(x: Tensor) -> Tensor:
-    return Tensor.constant(x.device.xp.zeros_like(x.data), x.device)
+def _zeros_like(x: Tensor, shape: tuple[int, ...] | None = None) -> Tensor:
+    """Zeros of ``x``'s dtype and shape (or ``shape``): a read-only broadcast of one zero.
+
+    A checkpoint keeps the constants its ops read, to replay from, where a run
+    without checkpointing keeps none of them: a full array of zeros would make
+    checkpointing cost memory; one number costs nothing.
+    """
+    xp = x.device.xp
+    return Tensor.constant(xp.broadcast_to(xp.zeros((), dtype=x.dtype), x.shape if shape is None else shape),
+                           x.device)

@@ -239,8 +239,7 @@ def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None
     if x.shape != y.shape:
         raise ValueError(f"binary_cross_entropy_with_logits: input shape {x.shape} and target "
                          f"shape {y.shape} differ")
-    zero = Tensor.constant(x.device.xp.zeros_like(x.data), x.device)
-    softplus_neg = mf.logsumexp(mf.stack([zero, -x]), axis=0)  # -log sigmoid(x)
+    softplus_neg = mf.logaddexp(0.0, -x)  # -log sigmoid(x); 0 a number: nothing for a checkpoint to keep
     if pos_weight is not None:
         pw = _tensor(pos_weight, x)
         loss = (1 - y) * x + (1 + (pw - 1) * y) * softplus_neg
@@ -297,8 +296,7 @@ def _clamped_log(p: Tensor) -> Tensor:
     """``max(log p, -100)``, and where ``p == 0`` the constant -100 with a zero gradient
     (``log`` never sees the 0, so no ``0 * inf`` NaN reaches the gradient)."""
     pos = p > 0
-    ones = Tensor.constant(p.device.xp.ones_like(p.data), p.device)
-    return mf.maximum(mf.where(pos, mf.log(mf.where(pos, p, ones)), -100.0), -100.0)
+    return mf.maximum(mf.where(pos, mf.log(mf.where(pos, p, 1.0)), -100.0), -100.0)
 
 
 def binary_cross_entropy(input: Any, target: Any, weight: Any = None, reduction: str = "mean") -> Tensor:
@@ -315,7 +313,9 @@ def binary_cross_entropy(input: Any, target: Any, weight: Any = None, reduction:
             raise ValueError(f"binary_cross_entropy: input values must be in [0, 1], got [{lo}, {hi}]")
     log_p = _clamped_log(p)
     log_q = _clamped_log(1 - p)
-    loss = -(y * log_p + (1 - y) * log_q)
+    # = -(y log p + (1 - y) log q), written so that the only constant is the target itself
+    # (a checkpoint keeps its constants; 1 - y would be a second copy of the target)
+    loss = -(log_q + y * (log_p - log_q))
     if weight is not None:
         loss = loss * _tensor(weight, p)
     return _reduce(loss, reduction)
