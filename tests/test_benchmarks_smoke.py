@@ -27,6 +27,15 @@ def test_snapshot_throughput_quick(tmp_path, capsys):
     assert "minigrad_ckpt snapshot" in out and "checksums cost" in out
 
 
+@pytest.mark.msgpack
+def test_snapshot_stall_quick(tmp_path, capsys):
+    from benchmarks import snapshot_stall
+
+    r = snapshot_stall.main(["--quick", "--repeats", "2", "--dir", str(tmp_path)])
+    assert r["state_mb"] == 10 and r["blocking_s"] > 0 and r["stall_s"] > 0  # ratios printed, never asserted
+    assert "of the blocking save" in capsys.readouterr().out
+
+
 def test_checkpoint_sweep_quick(capsys):
     from benchmarks import checkpoint_sweep
 

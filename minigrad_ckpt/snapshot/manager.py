@@ -238,12 +238,14 @@ class SnapshotManager:
         config = config or self.config
         it = _check_iteration(ex.iteration if iteration is None else iteration)
         if not blocking:
-            captured = _capture.capture(ex, it, config, copy=True)  # the stall: one copy of the arrays
+            captured = _capture.capture(ex, it, config, copy=False)
+            captured.tensors = self._writer.stage(captured.tensors)  # the stall: one copy of the arrays
+            captured.versions = {}
             with self._lock(exclusive=True):
                 entries, _ = self._read_manifest()
                 reserved = self._free_path(it, 1 + max((e.get("seq", 0) for e in entries), default=0), entries)
             handle = self._writer.submit(lambda: self._commit(None, captured, it, config, metadata, _rank_files,
-                                                              reserved), it)
+                                                              reserved), it, captured.tensors)
             handle.path = reserved
             return handle
         return self._commit(ex, None, it, config, metadata, _rank_files, None)
