@@ -3,9 +3,10 @@
 A 2-rank run -- shuffled DistributedSampler, a DataLoader with 2 worker processes, DDP with
 dropout, the loader registered with the executor, an asynchronous snapshot every 3 steps -- is
 killed mid-epoch right after submitting a save, then resumed from the newest committed snapshot
-on 2, 1 and 3 ranks.  Every sample of the interrupted epoch is consumed exactly once across the
-killed run (up to the snapshot) and the resumed ranks; later epochs follow DistributedSampler
-with the new world size; 2 -> 2 is bitwise the uninterrupted run.  Each launch runs under a timeout.
+on 2, 1 and 3 ranks (and a single process killed the same way resumes on 2).  Every sample of
+the interrupted epoch is consumed exactly once across the killed run (up to the snapshot) and
+the resumed ranks; later epochs follow DistributedSampler with the new world size; 2 -> 2 is
+bitwise the uninterrupted run.  Each launch runs under a timeout.
 """
 
 from __future__ import annotations
@@ -62,6 +63,14 @@ def runs(tmp_path_factory):
         else:
             proc = launch("elastic", str(d), "resume", str(EPOCHS), "0", n=world, timeout=120)
         resumed[world] = (d, results(proc, n=world))
+    # and 1 -> 2: a single process killed the same way, resumed on two ranks
+    single = root / "single"
+    single.mkdir()
+    killed = run([sys.executable, str(WORKER), "elastic", str(single), "fresh", str(EPOCHS), str(KILL_AT)], timeout=120)
+    assert killed.returncode != 0
+    up = root / "up"
+    shutil.copytree(single, up)
+    resumed["1to2"] = (up, results(launch("elastic", str(up), "resume", str(EPOCHS), "0", timeout=120)), single, 1)
     return full, cut, resumed
 
 
@@ -69,21 +78,23 @@ def test_two_to_two_is_bitwise_the_uninterrupted_run(runs):
     full, _, resumed = runs
     _, r = resumed[2]
     assert r[0]["digest"] == r[1]["digest"] == full[0]["digest"]
+    assert r[0]["start_epoch"] == 1  # killed mid-epoch 1 (9 batches of 3 per rank and epoch)
 
 
-@pytest.mark.parametrize("world", [1, 2, 3])
-def test_every_sample_of_the_interrupted_epoch_is_seen_exactly_once(runs, world):
+@pytest.mark.parametrize("case", [1, 2, 3, "1to2"])
+def test_every_sample_of_the_interrupted_epoch_is_seen_exactly_once(runs, case):
     _, cut, resumed = runs
-    d, r = resumed[world]
+    d, r, cut, old = resumed[case] if case == "1to2" else (*resumed[case], cut, 2)
+    world = 2 if case == "1to2" else case
     epoch = r[0]["start_epoch"]
     after = _log(d, "resume", world)
     snap_it = min(e["it"] for rank in after.values() for e in rank) - 1
     assert 0 < snap_it < KILL_AT + 1 and snap_it % 3 == 0
-    before = _log(cut, "fresh", 2)
+    before = _log(cut, "fresh", old)
     seen = [i for rank in before.values() for e in rank if e["epoch"] == epoch and e["it"] <= snap_it
             for i in e["ids"]]
     seen += [i for rank in after.values() for e in rank if e["epoch"] == epoch for i in e["ids"]]
-    want = [i for shard in _shards(2, epoch) for i in shard]  # the epoch as the 2-rank run dealt it
+    want = [i for shard in _shards(old, epoch) for i in shard]  # the epoch as the old run dealt it
     assert Counter(seen) == Counter(want)
     counts = [sum(len(e["ids"]) for e in after[k] if e["epoch"] == epoch) for k in range(world)]
     assert max(counts) - min(counts) <= 1  # the remaining samples were dealt out evenly
