@@ -16,6 +16,7 @@ MODULES = [
     ("minigrad_ckpt", "import minigrad_ckpt as mg"),
     ("minigrad_ckpt.linalg", "mg.linalg"),
     ("minigrad_ckpt.special", "mg.special"),
+    ("minigrad_ckpt.fft", "mg.fft"),
     ("minigrad_ckpt.nn", "mg.nn"),
     ("minigrad_ckpt.nn.functional", "mg.nn.functional"),
     ("minigrad_ckpt.nn.init", "mg.nn.init"),

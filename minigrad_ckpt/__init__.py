@@ -42,6 +42,7 @@ from .functional import (  # NumPy's other shape and product functions
     sort, take_along_axis, tensordot, tile, trace, tril, triu,
 )
 from .functional import ValuesIndices, cat, unsqueeze  # PyTorch's names
+from .functional.complex_numbers import complex, conj, imag, is_complex, real
 from .functional.tensor_methods import bind as _bind
 from .grad_mode import enable_grad, is_grad_enabled, is_recomputing, no_grad, set_grad_enabled
 from .random import get_rng_state, manual_seed, set_rng_state
@@ -62,6 +63,8 @@ int32 = backend.host_numpy.dtype("int32")
 int64 = backend.host_numpy.dtype("int64")
 uint8 = backend.host_numpy.dtype("uint8")
 bool_ = backend.host_numpy.dtype("bool")
+complex64 = backend.host_numpy.dtype("complex64")
+complex128 = backend.host_numpy.dtype("complex128")
 
 
 def from_dlpack(obj: object) -> Tensor:
@@ -81,7 +84,7 @@ def from_numpy(array: Any) -> Tensor:
 
 
 from . import (  # noqa: E402  (need the names above)
-    checkpoint, cuda, distributed, func, linalg, memory, nn, optim, snapshot, special, testing, utils, viz,
+    checkpoint, cuda, distributed, fft, func, linalg, memory, nn, optim, snapshot, special, testing, utils, viz,
 )
 from .executor import Executor  # noqa: E402
 from .snapshot.saveload import load, save  # noqa: E402
@@ -91,7 +94,7 @@ __all__ = [
     "Tensor", "tensor", "zeros", "ones", "full", "empty", "arange", "linspace", "zeros_like", "ones_like",
     "full_like", "rand", "randn", "randint", "randperm", "eye", "from_dlpack", "from_numpy", "get_default_dtype",
     "set_default_dtype",
-    "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool_",
+    "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool_", "complex64", "complex128",
     # devices and randomness
     "Device", "device", "get_device", "get_default_device", "set_default_device", "manual_seed",
     "get_rng_state", "set_rng_state",
@@ -112,7 +115,9 @@ __all__ = [
     "inner", "outer", "kron", "cross", "cumprod", "sort", "argsort", "take_along_axis", "meshgrid",
     # PyTorch's names
     "cat", "unsqueeze", "ValuesIndices", "save", "load",
+    # complex numbers
+    "complex", "real", "imag", "conj", "is_complex",
     # the rest of the system
-    "Executor", "func", "linalg", "special", "nn", "optim", "utils", "distributed", "checkpoint", "snapshot", "testing",
-    "memory", "viz", "cuda", "ops", "tape",
+    "Executor", "fft", "func", "linalg", "special", "nn", "optim", "utils", "distributed", "checkpoint", "snapshot",
+    "testing", "memory", "viz", "cuda", "ops", "tape",
 ]

@@ -74,6 +74,7 @@ SUPPORTED_DTYPES = tuple(
         "bool", "int8", "int16", "int32", "int64",
         "uint8", "uint16", "uint32", "uint64",
         "float16", "float32", "float64",
+        "complex64", "complex128",
     )
 )
 _SUPPORTED = frozenset(SUPPORTED_DTYPES)
@@ -92,8 +93,9 @@ def as_dtype(dtype: Any) -> numpy.dtype:
 
 
 def is_floating(dtype: numpy.dtype) -> bool:
-    """True for the dtypes that can carry gradients (float16/32/64)."""
-    return dtype.kind == "f"
+    """True for the dtypes that can carry gradients: float16/32/64 and complex64/128
+    (a complex number is a pair of floats; docs/complex.md has the gradient convention)."""
+    return dtype.kind in "fc"
 
 
 # The dtype Python floats become (PyTorch's rule); a one-element list so that
@@ -128,6 +130,8 @@ LIBRARY_FUNCTIONS = (
     "logical_and", "logical_or", "logical_not", "isnan", "isinf", "isfinite",
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "floor", "ceil", "round",
+    # complex numbers
+    "real", "imag", "conj",
     "sinh", "arcsin", "arccos", "arctan2", "arcsinh", "arccosh", "arctanh", "log2", "log10",
     "exp2", "hypot", "logaddexp", "logaddexp2", "cbrt", "trunc", "mod", "fmod",
     # reductions and scans
@@ -149,12 +153,24 @@ LIBRARY_FUNCTIONS = (
 #: CuPy's ``linalg`` modules spell them alike; both work on stacks of matrices).
 LINALG_FUNCTIONS = ("inv", "det", "slogdet", "solve", "cholesky", "eigh", "svd", "qr")
 
+#: The ``fft`` functions engine code may call as ``xp.fft.<name>``, with NumPy's
+#: signatures (``(a, s, axes, norm)``); the differentiable namespace offers
+#: :mod:`minigrad_ckpt.functional.fft` under the same names.
+FFT_FUNCTIONS = ("fftn", "ifftn", "rfftn", "irfftn")
+
 
 class LinalgNamespace:
     """``xp.linalg``: the whitelisted functions of one library's ``linalg`` module."""
 
     def __repr__(self) -> str:
         return f"<linalg namespace ({', '.join(LINALG_FUNCTIONS)})>"
+
+
+class FFTNamespace:
+    """``xp.fft``: the whitelisted functions of one library's ``fft`` module."""
+
+    def __repr__(self) -> str:
+        return f"<fft namespace ({', '.join(FFT_FUNCTIONS)})>"
 
 
 def _lookup(library: Any, name: str) -> Any:
@@ -190,6 +206,9 @@ class ArrayNamespace:
         self.linalg = LinalgNamespace()
         for fn in LINALG_FUNCTIONS:
             setattr(self.linalg, fn, self._function("linalg." + fn))
+        self.fft = FFTNamespace()
+        for fn in FFT_FUNCTIONS:
+            setattr(self.fft, fn, self._function("fft." + fn))
 
     def _function(self, name: str) -> Any:
         """The namespace's ``name``: the library's function itself here; subclasses
@@ -292,8 +311,9 @@ DIFFERENTIABLE_ADAPTER = ("sum_to", "index_add", "to_device")
 #: Whitelisted functions that write into an argument: never in a backward,
 #: which must not mutate what it is given.
 IN_PLACE_FUNCTIONS = ("put_along_axis",)
-#: Sub-namespaces, each with its own whitelist (``xp.linalg.inv``: :data:`LINALG_FUNCTIONS`).
-SUB_NAMESPACES = ("linalg",)
+#: Sub-namespaces, each with its own whitelist (``xp.linalg.inv``: :data:`LINALG_FUNCTIONS`;
+#: ``xp.fft.fftn``: :data:`FFT_FUNCTIONS`).
+SUB_NAMESPACES = ("linalg", "fft")
 #: Constants and dtype names (``xp.inf``, ``xp.float32``).
 CONSTANT_NAMES = ("newaxis", "inf", "nan", "pi") + tuple(dt.name for dt in SUPPORTED_DTYPES)
 
@@ -448,6 +468,7 @@ class CupyNamespace(ArrayNamespace):
     def __init__(self, cupy: Any, index: int) -> None:
         missing = [n for n in LIBRARY_FUNCTIONS if n != "errstate" and not hasattr(cupy, n)]
         missing += [f"linalg.{n}" for n in LINALG_FUNCTIONS if not hasattr(cupy.linalg, n)]
+        missing += [f"fft.{n}" for n in FFT_FUNCTIONS if not hasattr(cupy.fft, n)]
         if missing:
             raise RuntimeError(f"this CuPy ({cupy.__version__}) lacks {missing}; minigrad_ckpt needs CuPy >= 13")
         self.index = index
@@ -562,7 +583,8 @@ def to_array(data: Any, dtype: Any = None, device: Any = None) -> tuple[Any, Dev
 
     The engine's one entry door for outside data, so the dtype rules live in
     one place: Python floats become the default float dtype, Python ints
-    ``int64``, arrays keep their dtype unless ``dtype`` is given; big-endian
+    ``int64``, Python complex numbers the default float's complex type
+    (``complex64`` beside ``float32``), arrays keep their dtype unless ``dtype`` is given; big-endian
     input is converted to native order; another device's array is moved
     explicitly.  The result never aliases ``data``.
     """
@@ -585,6 +607,8 @@ def to_array(data: Any, dtype: Any = None, device: Any = None) -> tuple[Any, Dev
             dt = _default_dtype[0]  # Python floats: the default dtype, as in PyTorch
         elif python_data and host.dtype.kind == "i":
             dt = numpy.dtype("int64")
+        elif python_data and host.dtype.kind == "c":  # the complex type of the default float (PyTorch's rule)
+            dt = numpy.result_type(_default_dtype[0], numpy.complex64)
         else:
             dt = as_dtype(host.dtype)
     if host.dtype != dt:

@@ -257,7 +257,7 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_version: 
     here (``Segment.record``), so replay can never save differently.
     """
     dtype = out.dtype
-    if dtype.kind != "f":
+    if dtype.kind not in "fc":
         raise TypeError(f"{op.name}: a differentiable op produced {dtype}")
     which = op.save_inputs
     out_saved = out if op.save_output else None
@@ -621,7 +621,7 @@ def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bo
                         if gi.shape != edge.shape:  # undo broadcasting
                             gi = xp.sum_to(gi, edge.shape)
                         if gi.dtype != edge.dtype:  # a float32 input gets a float32 gradient
-                            gi = gi.astype(edge.dtype)
+                            gi = _cast_grad(xp, gi, edge.dtype)
                     if edge in pending:
                         if gi is None:
                             continue
@@ -640,7 +640,7 @@ def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bo
                         if gi.shape != leaf.shape:
                             gi = xp.sum_to(gi, leaf.shape)
                         if gi.dtype != leaf.dtype:
-                            gi = gi.astype(leaf.dtype)
+                            gi = _cast_grad(xp, gi, leaf.dtype)
                         k = id(edge)
                         leaves[k] = edge
                         prev = leaf_grads.get(k)
@@ -692,6 +692,20 @@ def _engine(roots: Sequence[Any], root_grads: Sequence[Any], *, retain_graph: bo
         found[k] = g
         found_leaves[k] = t
     return found
+
+
+def _cast_grad(xp: Any, g: Any, dtype: Any) -> Any:
+    """The gradient ``g`` in its input's ``dtype``.
+
+    A complex gradient reaching a real input keeps its real part: the
+    gradient of a real variable ``x`` is dL/dx, and with the convention
+    ``grad = dL/dRe + i dL/dIm`` (docs/complex.md) the imaginary part belongs to
+    a direction ``x`` cannot move in.  An op that promotes a real input to
+    complex (``x * 1j``, ``fft(x)``) needs no rule of its own for this.
+    """
+    if g.dtype.kind == "c" and dtype.kind != "c":
+        g = xp.real(g)
+    return g.astype(dtype)
 
 
 def _hand_over_early(t: Any, g: Any, summed: bool, create_graph: bool, root_grads: Sequence[Any],
@@ -765,6 +779,12 @@ def _root_grads(outputs: Sequence[Any], grad_outputs: Sequence[Any] | None,
     for i, out in enumerate(outputs):
         g = None if grad_outputs is None else grad_outputs[i]
         if g is None:
+            if out._data.dtype.kind == "c":
+                raise RuntimeError(
+                    f"grad can be implicitly created only for real outputs; output {i} is "
+                    f"{out._data.dtype}: pass gradient= (or grad_outputs=), or differentiate a real "
+                    f"function of it (mg.abs(z) ** 2, z.real) -- docs/complex.md"
+                )
             if out._data.size != 1:
                 raise RuntimeError(
                     f"grad can be implicitly created only for outputs with one element; "
@@ -785,7 +805,8 @@ def _root_grads(outputs: Sequence[Any], grad_outputs: Sequence[Any] | None,
                     f"gradient has shape {tuple(g.shape)} but output {i} has shape {out.shape}"
                 )
             if g.dtype != out._data.dtype:
-                g = g.astype(out._data.dtype)
+                xp = differentiable_namespace if isinstance(g, Tensor) else out._device.xp
+                g = _cast_grad(xp, g, out._data.dtype)
         if create_graph and not isinstance(g, Tensor):
             g = Tensor._wrap(g, None)
         grads.append(g)

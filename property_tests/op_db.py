@@ -746,6 +746,66 @@ def roll_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sampl
     return Sample(registry["Roll"](shifts=shifts, axes=axes), (_arr(draw, shape, dtype),), (_float(dtype),))
 
 
+# ---------------------------------------------------------------------------
+# Samplers: complex numbers and Fourier transforms
+# ---------------------------------------------------------------------------
+def complex_dtype(dtype: np.dtype) -> np.dtype:
+    """The complex dtype of ``dtype``'s precision (complex64 for float32)."""
+    return np.result_type(dtype, np.complex64)
+
+
+def _carr(draw: Any, shape: tuple[int, ...], dtype: np.dtype, dom: Dom = REAL) -> np.ndarray:
+    """A complex array of ``dtype``'s precision: real and imaginary parts drawn from ``dom``."""
+    re, im = _arr(draw, shape, np.dtype(np.float64), dom), _arr(draw, shape, np.dtype(np.float64), dom)
+    return np.asarray(re + 1j * im).astype(complex_dtype(dtype))  # asarray: 0-d stays an array
+
+
+def complex_unary(name: str) -> Sampler:
+    def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+        return Sample(registry[name](), (_carr(draw, _shape(draw, max_size), dtype),), (True,))
+
+    return sampler
+
+
+def _fft_axes(draw: Any, shape: tuple[int, ...]) -> tuple[int, ...]:
+    order = draw(st.permutations(range(len(shape))))
+    return tuple(order[:draw(st.integers(1, len(shape)))])
+
+
+def fft_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    shape = _shape(draw, max_size, min_dims=1, max_dims=3, min_side=1)
+    x = _arr(draw, shape, dtype) if draw(st.booleans()) else _carr(draw, shape, dtype)
+    op = registry["FFT"](axes=_fft_axes(draw, shape), norm=draw(st.sampled_from(["backward", "ortho", "forward"])),
+                         inverse=draw(st.booleans()))
+    return Sample(op, (x,), (True,))
+
+
+def rfft_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    shape = _shape(draw, max_size, min_dims=1, max_dims=3, min_side=1)
+    axes = _fft_axes(draw, shape)
+    op = registry["RFFT"](axes=axes, norm=draw(st.sampled_from(["backward", "ortho", "forward"])), n=shape[axes[-1]])
+    return Sample(op, (_arr(draw, shape, dtype),), (True,))
+
+
+def irfft_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """A half spectrum of ``m`` bins on the last axis transformed; the output length ``n``
+    is ``2m - 2`` (even, with a Nyquist bin) or ``2m - 1`` (odd)."""
+    shape = _shape(draw, max_size, min_dims=1, max_dims=3, min_side=1)
+    axes = _fft_axes(draw, shape)
+    m = shape[axes[-1]]
+    n = 1 if m == 1 else draw(st.sampled_from([2 * m - 2, 2 * m - 1]))
+    op = registry["IRFFT"](axes=axes, norm=draw(st.sampled_from(["backward", "ortho", "forward"])), n=n)
+    return Sample(op, (_carr(draw, shape, dtype),), (True,))
+
+
+def _real_of(sample: Sample, dtype: np.dtype) -> np.dtype:
+    return np.dtype(np.float32 if np.dtype(dtype) in (np.float32, np.complex64) else np.float64)
+
+
+def _complex_of(sample: Sample, dtype: np.dtype) -> np.dtype:
+    return complex_dtype(np.dtype(dtype))
+
+
 def triangle_sampler(name: str) -> Sampler:
     def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
         shape = _shape(draw, max_size, min_dims=2)
@@ -1078,6 +1138,14 @@ SPECS: list[OpSpec] = [
     _spec("Qr", qr_sampler, broadcast_views=False),
     _spec("Pinv", pinv_sampler, broadcast_views=False),
     _spec("VectorNorm", vector_norm_sampler),
+    # complex numbers and Fourier transforms: complex samples (float32 draws complex64)
+    _spec("Real", complex_unary("Real"), out_dtype=_real_of),
+    _spec("Imag", complex_unary("Imag"), out_dtype=_real_of),
+    _spec("Conj", complex_unary("Conj"), out_dtype=_complex_of),
+    _spec("Complex", binary(R["Complex"], scalars=False), out_dtype=_complex_of),
+    _spec("FFT", fft_sampler, out_dtype=_complex_of),
+    _spec("RFFT", rfft_sampler, out_dtype=_complex_of),
+    _spec("IRFFT", irfft_sampler, out_dtype=_real_of),
     # special functions (issue 14): gradient checks inside each function's domain,
     # forward checks with poles, zeros and the domain's ends
     _spec("Gammaln", unary(R["Gammaln"], Dom(0.2, 8.0), Dom(-5.0, 30.0, specials=(0.0, -1.0, 1.0, 2.0, 0.5, -2.5)))),

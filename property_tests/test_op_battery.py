@@ -52,6 +52,7 @@ from minigrad_ckpt.testing import gradcheck, gradgradcheck
 from .op_db import OpSpec, Sample, op_db
 
 OPS = sorted(registry)
+SINGLE = (np.dtype(np.float32), np.dtype(np.complex64))  # single precision, real or complex
 GRADGRAD_MAX_SIZE = 8  # second derivatives by finite differences cost O(n^2): keep inputs tiny
 
 
@@ -91,12 +92,37 @@ def make_args(sample: Sample, arrays: Any = None, *, requires_grad: bool = True)
 
 
 def copies(sample: Sample, dtype: Any = None) -> list[Any]:
+    """Copies of the inputs; with ``dtype``, floats cast to it (and complex numbers to its precision)."""
     out = []
     for v in sample.inputs:
         if isinstance(v, np.ndarray):
-            v = v.astype(dtype) if dtype is not None and v.dtype.kind == "f" else v.copy()
+            if dtype is not None and v.dtype.kind == "f":
+                v = v.astype(dtype)
+            elif dtype is not None and v.dtype.kind == "c":
+                v = v.astype(np.result_type(dtype, np.complex64))
+            else:
+                v = v.copy()
         out.append(v)
     return out
+
+
+def widen(a: np.ndarray) -> np.ndarray:
+    """``a`` in double precision (complex128 for complex, float64 otherwise)."""
+    return a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
+
+
+def real_dot(a: Any, b: Any) -> float:
+    """The real inner product ``sum(a * b)`` of two arrays, complex numbers as pairs of reals."""
+    return float(np.sum((np.asarray(a) * np.conj(b)).real))
+
+
+def tensor_dot(t: Tensor, b: Any) -> Tensor:
+    """:func:`real_dot` of a Tensor and an array or another Tensor, differentiable in both
+    (written with real products only, so it needs no complex multiplication)."""
+    b = b if isinstance(b, Tensor) else from_numpy(np.ascontiguousarray(b))
+    if t.dtype.kind == "c" or b.dtype.kind == "c":
+        return (t.real * b.real).sum() + (t.imag * b.imag).sum()
+    return (t * b).sum()
 
 
 def draw_upstream(data: Any, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
@@ -104,6 +130,9 @@ def draw_upstream(data: Any, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     n = int(np.prod(shape, dtype=np.int64))
     elements = st.integers(-64, 64).filter(bool).map(lambda k: k / 8)
     g = data.draw(hnp.arrays(np.float64, shape, elements=elements, unique=n <= 100), label="upstream")
+    if np.dtype(dtype).kind == "c":  # a complex upstream gradient: an imaginary part too
+        im = data.draw(hnp.arrays(np.float64, shape, elements=elements), label="upstream (imaginary)")
+        g = np.asarray(g + 1j * im)
     return g.astype(dtype)
 
 
@@ -118,7 +147,7 @@ def draw_cotangent_with_zeros(data: Any, shape: tuple[int, ...], dtype: Any) -> 
 
 
 def _finite_max(a: np.ndarray) -> float:
-    a = np.abs(np.asarray(a, dtype=np.float64))
+    a = np.abs(np.asarray(a)).astype(np.float64)
     return float(np.max(a[np.isfinite(a)], initial=0.0))
 
 
@@ -236,7 +265,7 @@ def test_forward_matches_reference(name: str, data: Any) -> None:
         ref = np.asarray(sample.op.reference(np, *copies(sample)))
     assert isinstance(out.data, np.ndarray), f"forward returned {type(out.data).__name__}, not an array"
     assert out.dtype == ref.dtype, f"dtype {out.dtype} != reference {ref.dtype}"
-    low = out.dtype.kind == "f" and out.dtype.itemsize < 8
+    low = out.dtype.kind in "fc" and np.finfo(out.dtype).bits < 64  # float32, complex64, float16
     assert_same(out.data, ref, rtol=1e-4 if low else 1e-9, atol=1e-5 if low else 1e-12, what="forward")
     assert not out.requires_grad and out.grad_fn is None
 
@@ -303,19 +332,20 @@ def test_hessian_is_symmetric_through_a_zero_scale(name: str, data: Any) -> None
     out = apply(sample.op, *args)
     if not np.isfinite(out.data).all():  # NaN values (a mean over an empty batch): nothing to compare
         return
+    # (complex outputs and inputs: every product is the real inner product, <a, out> = Re sum(a conj(out)))
     a = from_numpy(np.zeros(out.shape, dtype=out.dtype)).requires_grad_()
     us = [draw_upstream(data, t.shape, t.dtype) for t in wrt]
     w = draw_upstream(data, out.shape, out.dtype)
     gw = tape_grad(out, wrt, grad_outputs=from_numpy(w), allow_unused=True, retain_graph=True)
-    gb = tape_grad((a * out).sum(), wrt, create_graph=True, allow_unused=True)
-    inner = sum(((g * from_numpy(u)).sum() for g, u in zip(gb, us) if g is not None),
+    gb = tape_grad(tensor_dot(out, a), wrt, create_graph=True, allow_unused=True)
+    inner = sum((tensor_dot(g, u) for g, u in zip(gb, us) if g is not None),
                 start=from_numpy(np.zeros(())))
     if inner.requires_grad:
         (ha,) = tape_grad(inner, [a], allow_unused=True)
-        lhs = 0.0 if ha is None else float(np.sum(ha.data * w))
+        lhs = 0.0 if ha is None else real_dot(ha.data, w)
     else:
         lhs = 0.0
-    rhs = sum(float(np.sum(g.data * u)) for g, u in zip(gw, us) if g is not None)
+    rhs = sum(real_dot(g.data, u) for g, u in zip(gw, us) if g is not None)
     scale = max(1.0, sum(float(np.sum(np.abs(g.data * u))) for g, u in zip(gw, us) if g is not None))
     assert abs(lhs - rhs) <= 1e-9 * scale, (
         f"{name}: <w, d/da d/db s u> = {lhs} but <u, d/db d/da s w> = {rhs} at a = 0 "
@@ -397,26 +427,26 @@ def test_float32_stays_float32(name: str, data: Any) -> None:
     assert out.dtype == spec.expected_dtype(sample, f32), f"float32 inputs gave a {out.dtype} output"
     g = draw_upstream(data, out.shape, out.dtype)
 
-    # the op's own backward, before the engine's casts: no float64 sneaks in
+    # the op's own backward, before the engine's casts: no float64 (or complex128) sneaks in
     node = out.grad_fn
     raw = node.op.backward(node.xp, g, *node.saved)
     raw = raw if isinstance(raw, tuple) else (raw,)
-    if out.dtype == f32:
+    if out.dtype in SINGLE:
         for k, r in enumerate(raw):
             if r is not None and hasattr(r, "dtype"):
-                assert r.dtype == f32, f"{name}.backward returned a {r.dtype} gradient for input {k}"
+                assert r.dtype in SINGLE, f"{name}.backward returned a {r.dtype} gradient for input {k}"
 
     grads = tape_grad(out, wrt, grad_outputs=from_numpy(g), allow_unused=True)
     for t, r in zip(wrt, grads):
-        assert r is not None and r.dtype == f32 and r.shape == t.shape
+        assert r is not None and r.dtype == t.dtype and r.shape == t.shape
 
     # and close to the float64 computation on the same values
-    out64, grads64 = run(sample, copies(sample, np.float64), g.astype(np.float64))
+    out64, grads64 = run(sample, copies(sample, np.float64), widen(g))
     scale = max(1.0, _finite_max(out64.data))
-    assert_same(out.data.astype(np.float64), out64.data, rtol=2e-3, atol=1e-4 * scale, what="float32 forward")
+    assert_same(widen(out.data), out64.data, rtol=2e-3, atol=1e-4 * scale, what="float32 forward")
     for k, (r, r64) in enumerate(zip(grads, grads64)):
         gscale = max(1.0, _finite_max(r64))
-        assert_same(r.data.astype(np.float64), r64, rtol=2e-3, atol=1e-4 * gscale,
+        assert_same(widen(r.data), r64, rtol=2e-3, atol=1e-4 * gscale,
                     what=f"float32 gradient {k}")
 
 
@@ -434,17 +464,17 @@ def test_jvp_float32_stays_float32(name: str, data: Any) -> None:
     if all(t is None for t in tangents):
         return
     raw = sample.op.jvp(out.device.xp, tangents, out.data, *inputs)
-    if out.dtype == f32 and raw is not None:
-        assert raw.dtype == f32, f"{name}.jvp returned a {raw.dtype} tangent for float32 inputs"
+    if out.dtype in SINGLE and raw is not None:
+        assert raw.dtype in SINGLE, f"{name}.jvp returned a {raw.dtype} tangent for float32 inputs"
     # and close to the float64 computation on the same values
     inputs64 = copies(sample, np.float64)
     out64 = apply(sample.op, *make_args(sample, inputs64, requires_grad=False)[0])
-    t64 = tuple(None if t is None else t.astype(np.float64) for t in tangents)
+    t64 = tuple(None if t is None else widen(t) for t in tangents)
     raw64 = sample.op.jvp(out64.device.xp, t64, out64.data, *inputs64)
     if raw is not None and raw64 is not None:
         r64 = np.broadcast_to(raw64, out64.shape)
         scale = max(1.0, _finite_max(r64))
-        assert_same(np.broadcast_to(raw, out.shape).astype(np.float64), r64, rtol=2e-3,
+        assert_same(widen(np.broadcast_to(raw, out.shape)), r64, rtol=2e-3,
                     atol=1e-4 * scale, what="float32 tangent")
 
 

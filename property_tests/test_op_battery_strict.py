@@ -76,10 +76,10 @@ def test_op_on_the_strict_device_matches_the_cpu(device: str, name: str, data: A
         pytest.skip(f"{name} is not checked in {dtype}")
     sample = data.draw(spec.samples(dtype, grad=differentiable), label="sample")
     out_c, _ = run_on("cpu", sample, copies(sample), None)
-    g = draw_upstream(data, out_c.shape, out_c.dtype) if differentiable and out_c.dtype.kind == "f" else None
+    g = draw_upstream(data, out_c.shape, out_c.dtype) if differentiable and out_c.dtype.kind in "fc" else None
     out_c, grads_c = run_on("cpu", sample, copies(sample), g)
-    if device == "strict-f32" and out_c.dtype == np.float64:  # a cast to float64: forbidden there
-        with pytest.raises(StrictDeviceError, match="float64"):
+    if device == "strict-f32" and out_c.dtype in (np.float64, np.complex128):  # forbidden there
+        with pytest.raises(StrictDeviceError, match="float64|complex128"):
             run_on(device, sample, copies(sample), g)
         return
     out_s, grads_s = run_on(device, sample, copies(sample), g)
@@ -125,10 +125,10 @@ def test_jvp_on_the_strict_device_matches_the_cpu(device: str, name: str, data: 
     sample = data.draw(spec.samples(dtype, grad=True), label="sample")
     if not any(d and isinstance(v, np.ndarray) for v, d in zip(sample.inputs, sample.diff)):
         return
-    tangents = [draw_upstream(data, v.shape, v.dtype) if isinstance(v, np.ndarray) and v.dtype.kind == "f"
+    tangents = [draw_upstream(data, v.shape, v.dtype) if isinstance(v, np.ndarray) and v.dtype.kind in "fc"
                 else None for v in sample.inputs]
     t_c = jvp_on("cpu", sample, copies(sample), tangents)
-    if device == "strict-f32" and t_c.dtype == np.float64:  # a cast to float64: forbidden there
+    if device == "strict-f32" and t_c.dtype in (np.float64, np.complex128):  # forbidden there
         return
     t_s = jvp_on(device, sample, copies(sample), tangents)
     assert t_s.dtype == t_c.dtype and t_s.shape == t_c.shape

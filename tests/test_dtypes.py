@@ -166,18 +166,21 @@ def test_argmax_and_casts_to_int_cut_the_tape():
 
 
 # ----------------------------------------------------- unsupported dtypes
-@pytest.mark.parametrize("data", [[1 + 2j], np.array([1 + 2j]), np.array([1.0], dtype=np.complex64)])
-def test_complex_data_rejected(data):
-    with pytest.raises(TypeError, match=r"unsupported dtype complex\d+"):
-        mg.tensor(data)
+@pytest.mark.parametrize("data,dtype", [([1 + 2j], np.complex64), (np.array([1 + 2j]), np.complex128),
+                                        (np.array([1.0], dtype=np.complex64), np.complex64)])
+def test_complex_data_keeps_numpy_dtypes_and_python_follows_the_default(data, dtype):
+    t = mg.tensor(data)
+    assert t.dtype == dtype
+    np.testing.assert_array_equal(t.numpy(), np.asarray(data, dtype=dtype))
 
 
-def test_complex_scalar_operand_rejected():
-    with pytest.raises(TypeError, match="complex"):
-        mg.tensor([1.0]) * (1 + 2j)
+def test_complex_scalar_operand_is_weak():
+    assert (mg.tensor([1.0]) * (1 + 2j)).dtype == np.complex64
+    assert (mg.tensor([1.0], dtype="float64") * (1 + 2j)).dtype == np.complex128
+    np.testing.assert_array_equal((mg.tensor([2.0]) * 1j).numpy(), [2j])
 
 
-@pytest.mark.parametrize("dtype", ["complex64", "float128", "object", "datetime64[s]"])
+@pytest.mark.parametrize("dtype", ["float128", "complex256", "object", "datetime64[s]"])
 def test_unsupported_requested_dtypes(dtype):
     try:
         np.dtype(dtype)

@@ -59,9 +59,9 @@ def _differentiable(leaves: list[Any], tree: Tree, what: str, name: str) -> list
     out = []
     for leaf, path in zip(leaves, paths(tree, name)):
         t = leaf if isinstance(leaf, Tensor) else _make_tensor(leaf)
-        if t.dtype.kind != "f":
-            raise TypeError(f"{what}: {path} is {t.dtype}; only floating-point tensors can be "
-                            f"differentiated")
+        if t.dtype.kind not in "fc":
+            raise TypeError(f"{what}: {path} is {t.dtype}; only floating-point and complex tensors "
+                            f"can be differentiated")
         out.append(t)
     return out
 
@@ -264,7 +264,7 @@ class _Recording:
     def pullback(self, cotangents: list[Tensor]) -> list[Tensor]:
         """``J^T cotangents``, one gradient per primal (zeros where unused)."""
         pairs = [(o, c) for o, c in zip(self.outs, cotangents)
-                 if o._requires_grad and o.dtype.kind == "f"]
+                 if o._requires_grad and o.dtype.kind in "fc"]
         gs = self.scope.backward([o for o, _ in pairs], self.ins, [c for _, c in pairs])
         return [_zeros(p.shape, p) if g is None else self.scope.hand_out(g)
                 for p, g in zip(self.primals, gs)]
@@ -407,7 +407,7 @@ def linearize(f: Callable, *primals: Any, has_aux: bool = False, **kwargs: Any) 
     ps = _differentiable(leaves, tree, "linearize", "primals")
     rec = _Recording(lambda *xs: f(*unflatten(tree, xs), **kwargs), ps, has_aux, "linearize")
     scope = rec.scope
-    live = [o for o in rec.outs if o._requires_grad and o.dtype.kind == "f"]
+    live = [o for o in rec.outs if o._requires_grad and o.dtype.kind in "fc"]
     # The seed u is a leaf (ones: any value works, the map is linear in u).
     with enable_grad():
         us = [scope.mark(Tensor._wrap(o.device.xp.ones(o.shape, dtype=o.dtype), None, o.device)

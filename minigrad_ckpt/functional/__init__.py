@@ -18,6 +18,9 @@ module of its own:
 ``einsum_subscripts``    einsum's subscript parser
 ``linalg``               ``mg.linalg``'s functions (``xp.linalg`` of the
                          differentiable namespace)
+``complex_numbers``      ``real``, ``imag``, ``conj``, ``complex``: complex numbers
+``fft``                  ``mg.fft``'s functions (``xp.fft`` of the
+                         differentiable namespace)
 ``special``              ``mg.special``'s functions (SciPy's names, no SciPy)
 ``namespace``            the differentiable namespace backward runs on for
                          higher-order gradients (math + constants + kernels)
@@ -31,7 +34,7 @@ module of its own:
 from __future__ import annotations
 
 from ..tensor import normalize_index
-from . import arguments, einsum_subscripts, math, namespace, tensor_methods  # noqa: F401
+from . import arguments, complex_numbers, einsum_subscripts, fft, math, namespace, tensor_methods  # noqa: F401
 from .arguments import as_tensor as _tensor  # noqa: F401
 from .arguments import binary as _binary  # noqa: F401
 from .arguments import broadcast_shapes as _broadcast_shapes  # noqa: F401
@@ -41,6 +44,8 @@ from .arguments import one_axis as _one_axis  # noqa: F401
 from .arguments import operand as _operand  # noqa: F401
 from .arguments import shape_arg as _shape_arg  # noqa: F401
 from .arguments import tensor_list as _tensor_list  # noqa: F401
+from .complex_numbers import *  # noqa: F403
+from .complex_numbers import __all__ as _complex_names
 from .einsum_subscripts import explicit_einsum as _explicit_einsum  # noqa: F401
 from .math import *  # noqa: F403
 from .math import __all__ as _math_names
@@ -53,4 +58,5 @@ from .torch_idioms import __all__ as _idiom_names
 # kept so that code written against them keeps working.
 _normalize_index = normalize_index
 
-__all__ = sorted(set(_math_names) | set(_namespace_names) | set(_idiom_names) | {"normalize_axis", "normalize_index"})
+__all__ = sorted(set(_math_names) | set(_complex_names) | set(_namespace_names) | set(_idiom_names)
+                 | {"normalize_axis", "normalize_index"})

@@ -43,8 +43,8 @@ def operand(x: Any, like: Tensor) -> Any:
         return x.item()
     if isinstance(x, _PY_SCALARS):
         return x
-    if isinstance(x, complex):
-        raise TypeError("complex numbers are not supported")
+    if isinstance(x, complex):  # weak as well: float32 * 1j is complex64, as in NumPy and PyTorch
+        return x
     return as_tensor(x, like)
 
 

@@ -37,8 +37,9 @@ from ..ops import conv as _conv
 from ..ops import indexing as _ix
 from ..tape import apply
 from ..tensor import Tensor
-from . import linalg  # noqa: F401  (``xp.linalg`` of the differentiable namespace)
+from . import fft, linalg  # noqa: F401  (``xp.fft``, ``xp.linalg`` of the differentiable namespace)
 from .arguments import as_tensor, one_axis, shape_arg
+from .complex_numbers import complex_from_parts, conj, imag, real  # noqa: F401  (xp.real and friends)
 from .indexing import _index_array
 from .math import *  # noqa: F403  (the public math is part of the namespace)
 from .math import __all__ as _math_names
@@ -204,10 +205,10 @@ def scatter_along_axis(values: Any, indices: Any, axis: int, shape: Any) -> Tens
 
 _KERNEL_TWINS = ["conv2d", "conv2d_input_grad", "conv2d_weight_grad", "max_pool2d", "max_pool2d_backward",
                  "keep_mask", "scatter_along_axis", "gammaln", "digamma", "polygamma", "gamma", "erfc", "erfinv",
-                 "erfcinv", "betaln"]
-_SUBMODULES = ["linalg"]
+                 "erfcinv", "betaln", "complex_from_parts"]
+_SUBMODULES = ["linalg", "fft"]
 _CONSTANTS = ["inf", "nan", "pi", "newaxis", "errstate", "bool_"] + [dt.name for dt in SUPPORTED_DTYPES]
-_ARRAY_FUNCTIONS = [*_CONSTANT_FUNCTIONS, "asarray", "ascontiguousarray", "array_split"]
+_ARRAY_FUNCTIONS = [*_CONSTANT_FUNCTIONS, "asarray", "ascontiguousarray", "array_split", "real", "imag", "conj"]
 __all__ = list(_math_names) + _ARRAY_FUNCTIONS + _KERNEL_TWINS + _SUBMODULES + _CONSTANTS
 
 # Last, so that the builtin ``bool`` stays usable in the functions above:

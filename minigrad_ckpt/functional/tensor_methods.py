@@ -22,6 +22,7 @@ from .. import tape
 from ..backend import as_dtype, device_or_dtype, host_numpy
 from ..tape import apply
 from ..tensor import Tensor
+from . import complex_numbers as cn
 from . import math as mf
 from . import namespace
 from .arguments import _FAST_OPERANDS, operand
@@ -96,6 +97,7 @@ METHODS: dict[str, Any] = {
     "floor": mf.floor, "ceil": mf.ceil, "trunc": mf.trunc, "round": mf.round, "__round__": mf.round,
     "ravel": mf.ravel, "flatten": mf.flatten, "repeat": mf.repeat, "diagonal": mf.diagonal, "trace": mf.trace,
     "dot": mf.dot, "cumprod": mf.cumprod, "argsort": mf.argsort,
+    "conj": cn.conj, "is_complex": cn.is_complex,
 }
 
 
@@ -160,10 +162,12 @@ METHODS.update({
 
 
 def bind() -> None:
-    """Install :data:`METHODS` (and ``.T``, ``.mT``) on Tensor and the differentiable
+    """Install :data:`METHODS` (and ``.T``, ``.mT``, ``.real``, ``.imag``) on Tensor and the differentiable
     namespace on the tape.  Called once, by the package's ``__init__``."""
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
     Tensor.T = property(lambda self: mf.transpose(self), doc="The transpose (axes reversed).")
     Tensor.mT = property(lambda self: mf.swapaxes(self, -1, -2), doc="The matrix transpose of the last two axes.")
+    Tensor.real = property(cn.real, doc="The real part (differentiable; the tensor itself if it is real).")
+    Tensor.imag = property(cn.imag, doc="The imaginary part (differentiable; zeros if the tensor is real).")
     tape.differentiable_namespace = namespace

@@ -7,10 +7,12 @@ name to its class.  Read :mod:`.base` first: it states the op contract.
 from . import (  # noqa: F401
     activation,
     comparison,
+    complex_numbers,
     conv,
     device,
     dropout,
     elementwise,
+    fft,
     indexing,
     linalg,
     loss,

@@ -15,6 +15,13 @@ def zeros_state(p: Tensor, fill: float = 0.0) -> Tensor:
     return Tensor.constant(arr, p.device)
 
 
+def real_view(a: Any) -> Any:
+    """The complex array ``a`` as floats of shape ``a.shape + (2,)`` (real, imaginary), sharing
+    its memory: an update of the view is an update of ``a`` (``a`` must be contiguous)."""
+    part = "float32" if a.dtype.itemsize == 8 else "float64"  # complex64 is two float32s
+    return a.view(part).reshape(tuple(a.shape) + (2,))
+
+
 def check_hyper(name: str, **values: Any) -> None:
     """Raise ``ValueError`` naming the optimizer if a hyper-parameter is negative."""
     bad = {k: v for k, v in values.items() if not v >= 0}

@@ -10,6 +10,14 @@ initial state and one per-parameter rule (DeZero's ``update`` / ``update_one``).
 Updates are written in place on the parameters' arrays (under ``no_grad``)
 and bump each parameter's version, so a graph that saved an old value cannot
 be backpropagated silently after the step.
+
+A complex parameter is updated as PyTorch does: as its real view
+(``view_as_real``: the real and imaginary parts as a trailing axis of two
+floats), so each update equals the update of two real parameters, and its
+state (moments, accumulators) is kept in that real shape.  With the gradient
+convention ``grad = dL/dRe + i dL/dIm`` (docs/complex.md) this is plain
+gradient descent on the real and imaginary parts -- the rules need no complex
+arithmetic of their own.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ from typing import Any
 from ..backend import host_numpy
 from ..grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
+from ._common import real_view
 
 __all__ = ["Optimizer"]
 
@@ -91,11 +100,14 @@ class Optimizer:
 
     def _step_parameter(self, p: Tensor, group: dict[str, Any]) -> None:
         """The part of a step every optimizer shares, then its own rule for ``p``."""
-        st = self.state.get(p)
+        key = p
+        if p.dtype.kind == "c":  # PyTorch's rule: update the real view (see the module docstring)
+            p = self.as_real(p)
+        st = self.state.get(key)
         if not st:
             st = self.init_state(p, group)
             if st:  # an optimizer without per-parameter state keeps none (SGD without momentum)
-                self.state[p] = st
+                self.state[key] = st
         if "step" in st:
             st["step"] += 1
         g = p.grad.data
@@ -106,6 +118,20 @@ class Optimizer:
             else:
                 g = g + wd * p.data
         self.update_one(p, g, st, group)
+
+    @staticmethod
+    def as_real(p: Tensor) -> Tensor:
+        """What the update rules see of ``p``: ``p`` itself if it is real; a complex ``p`` as
+        a float tensor of shape ``p.shape + (2,)`` (real, imaginary) sharing its memory and
+        its version -- an update of the view is an update of ``p`` -- with its gradient
+        viewed alike.  Its state is filed under ``p``."""
+        if p.dtype.kind != "c":
+            return p
+        view = Tensor.constant(real_view(p.data), p.device)
+        view._version = p._version
+        if p.grad is not None:
+            view.grad = Tensor.constant(real_view(p.device.xp.ascontiguousarray(p.grad.data)), p.device)
+        return view
 
     def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
         """The state of ``p`` before its first update (a ``"step"`` entry is counted by
@@ -171,9 +197,10 @@ class Optimizer:
             for k, v in st.items():
                 if isinstance(v, Tensor) or hasattr(v, "shape") and not isinstance(v, host_numpy.generic):
                     t = v if isinstance(v, Tensor) else Tensor(v)
-                    if t.ndim and t.shape != p.shape:
+                    want = self.as_real(p).shape  # a complex parameter's state has its real view's shape
+                    if t.ndim and t.shape != want:
                         raise ValueError(f"state {k!r} of parameter {idx} has shape {t.shape}, the "
-                                         f"parameter has {p.shape}")
+                                         f"parameter's state has {want}")
                     entry[k] = Tensor(t, dtype=t.dtype, device=p.device)
                 else:
                     entry[k] = copy.deepcopy(v)

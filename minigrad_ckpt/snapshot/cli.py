@@ -114,7 +114,7 @@ def diff(args: argparse.Namespace) -> int:
         if x.shape != y.shape or x.dtype != y.dtype:
             print(f"~ {shown}  {x.dtype}{list(x.shape)} -> {y.dtype}{list(y.shape)}")
             changed += 1
-        elif not np.array_equal(x, y, equal_nan=x.dtype.kind == "f"):
+        elif not np.array_equal(x, y, equal_nan=x.dtype.kind in "fc"):
             with np.errstate(invalid="ignore", over="ignore"):
                 d = np.abs(x.astype(np.float64) - y.astype(np.float64))
             print(f"~ {shown}  max abs difference {np.nanmax(d) if d.size else 0:.6g}")

@@ -57,6 +57,7 @@ DTYPES = {
     "|b1": "bool", "|i1": "int8", "<i2": "int16", "<i4": "int32", "<i8": "int64",
     "|u1": "uint8", "<u2": "uint16", "<u4": "uint32", "<u8": "uint64",
     "<f2": "float16", "<f4": "float32", "<f8": "float64",
+    "<c8": "complex64", "<c16": "complex128",
 }
 
 

@@ -143,6 +143,6 @@ def _build(kind: str, arr: Any, device: Any, requires_grad: bool) -> Any:
     if kind == "array":
         return host_numpy.array(arr, copy=True)
     t = Tensor(arr, dtype=arr.dtype, device=device)
-    if requires_grad and t.dtype.kind == "f":
+    if requires_grad and t.dtype.kind in "fc":
         t.requires_grad_()
     return t

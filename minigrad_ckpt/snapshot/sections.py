@@ -215,7 +215,7 @@ class TapeSection(Section):
             return
         leaves = dict(ex._tensors)
         for t in leaves.values():
-            if t.dtype.kind == "f":
+            if t.dtype.kind in "fc":
                 t.requires_grad_()
         ex.tape = _decode(value, ctx.tensors, leaves, cpu)
 

@@ -20,6 +20,14 @@ jvp and one backward, agreeing to rounding error.  At ``order=2`` the
 function checked is the gradient itself, so ``"fwd"`` then checks forward
 mode over a backward pass (how ``mg.func.hessian`` works).
 
+**Complex numbers** are pairs of reals here, as in PyTorch's gradcheck: a
+complex input is perturbed in its real and its imaginary part separately, a
+complex output contributes a row for each part, and the analytic Jacobian
+follows the gradient convention of docs/complex.md (``grad = dL/dRe +
+i dL/dIm``: backward is seeded with ``1`` for a real part and ``1j`` for an
+imaginary one).  Indices in messages then end in ``0`` (real part) or ``1``
+(imaginary part).
+
 Both also check that backward is deterministic (two runs agree to
 ``nondet_tol``), that every gradient has its input's shape and dtype, and that
 inputs are not mutated.  A failure is a :class:`GradcheckError` that says
@@ -96,6 +104,49 @@ class _Names:
         return GradcheckError(f"{self.check()} failed: {message}", order=self.order, **where)
 
 
+def _differentiable(t: Tensor) -> bool:
+    """Floating or complex: a dtype with derivatives."""
+    return t.dtype.kind in "fc"
+
+
+def _real_shape(t: Any) -> tuple[int, ...]:
+    """The shape of ``t`` seen as reals: a complex tensor gains a last axis (real, imaginary)."""
+    shape = tuple(getattr(t, "shape", ()))
+    return shape + (2,) if getattr(t, "dtype", None) is not None and t.dtype.kind == "c" else shape
+
+
+def _real_size(t: Tensor) -> int:
+    return t.size * (2 if t.dtype.kind == "c" else 1)
+
+
+def _real_flat(a: Any) -> Any:
+    """The values of an array (or Tensor) as float64 reals, each complex number as (re, im)."""
+    a = to_host(a.data if isinstance(a, Tensor) else a)
+    if a.dtype.kind == "c":
+        return np.stack([a.real, a.imag], axis=-1).astype(np.float64).reshape(-1)
+    return a.astype(np.float64).reshape(-1)
+
+
+def _from_real_flat(flat: Any, like: Tensor) -> Any:
+    """The inverse of :func:`_real_flat`: an array of ``like``'s shape and dtype."""
+    if like.dtype.kind == "c":
+        pairs = flat.reshape(tuple(like.shape) + (2,))
+        return (pairs[..., 0] + 1j * pairs[..., 1]).astype(like.dtype)
+    return flat.reshape(like.shape).astype(like.dtype)
+
+
+def _real_basis(like: Tensor, j: int) -> Tensor:
+    """The ``j``-th unit vector of ``like``'s real coordinates (``1`` or ``1j`` at one element)."""
+    e = np.zeros(_real_size(like))
+    e[j] = 1
+    return tensor(_from_real_flat(e, like), device=like.device)
+
+
+def _random_like(rng: Any, t: Tensor) -> Any:
+    """Standard normal values of ``t``'s shape and dtype (real and imaginary parts for complex)."""
+    return _from_real_flat(rng.standard_normal(_real_size(t)), t)
+
+
 def _plain(v: Any) -> Any:
     """A NumPy scalar as a Python number (messages read 0.5, not np.float64(0.5))."""
     return v.item() if hasattr(v, "item") else v
@@ -119,7 +170,8 @@ def _outputs(fn: Callable, inputs: Sequence[Any]) -> tuple[Tensor, ...]:
 
 
 def numerical_jacobian(fn: Callable, inputs: Sequence[Any], eps: float = 1e-6) -> list[list[Any]]:
-    """``J[k][i]``: d(output i)/d(input k) by central differences, shape (out.size, in.size).
+    """``J[k][i]``: d(output i)/d(input k) by central differences, shape (out.size, in.size)
+    (complex tensors counted as pairs of reals: twice their size).
 
     Only inputs that require grad are perturbed; others get ``None``.
     """
@@ -133,18 +185,17 @@ def numerical_jacobian(fn: Callable, inputs: Sequence[Any], eps: float = 1e-6) -
         if not (isinstance(x, Tensor) and x.requires_grad):
             jac.append([None] * len(base_out))
             continue
-        x0 = to_host(x.data).astype(x.dtype, copy=True)
-        cols = [np.zeros((o.size, x0.size)) for o in base_out]
-        flat = x0.reshape(-1)
+        cols = [np.zeros((_real_size(o), _real_size(x))) for o in base_out]
+        flat = _real_flat(x)
         for j in range(flat.size):
             vals = []
             for sign in (1.0, -1.0):
                 pert = flat.copy()
                 pert[j] = pert[j] + sign * eps
                 args = list(inputs)
-                args[k] = tensor(pert.reshape(x0.shape), dtype=x.dtype, device=x.device,
+                args[k] = tensor(_from_real_flat(pert, x), dtype=x.dtype, device=x.device,
                                  requires_grad=True)
-                vals.append([to_host(o.data).astype(np.float64).reshape(-1) for o in _outputs(fn, args)])
+                vals.append([_real_flat(o) for o in _outputs(fn, args)])
             for i in range(len(base_out)):
                 cols[i][:, j] = (vals[0][i] - vals[1][i]) / (2 * eps)
         jac.append(cols)
@@ -159,18 +210,16 @@ def analytical_jacobian(fn: Callable, inputs: Sequence[Any]) -> list[list[Any]]:
     with enable_grad():
         outs = _outputs(fn, inputs)
     jac: list[list[Any]] = [
-        [np.zeros((o.size, x.size)) for o in outs]
+        [np.zeros((_real_size(o), _real_size(x))) for o in outs]
         if isinstance(x, Tensor) and x.requires_grad else [None] * len(outs)
         for x in inputs
     ]
     for i, o in enumerate(outs):
-        if not o.requires_grad or o.dtype.kind != "f":
+        if not o.requires_grad or not _differentiable(o):
             continue
-        for r in range(o.size):
-            seed = np.zeros(o.size, dtype=o.dtype)
-            seed[r] = 1
-            gs = _grad(o, wrt, grad_outputs=tensor(seed.reshape(o.shape), device=o.device),
-                       retain_graph=True, allow_unused=True)
+        for r in range(_real_size(o)):
+            # d(real coordinate r of o): seed 1 at a real part, 1j at an imaginary part
+            gs = _grad(o, wrt, grad_outputs=_real_basis(o, r), retain_graph=True, allow_unused=True)
             it = iter(gs)
             for k, x in enumerate(inputs):
                 if isinstance(x, Tensor) and x.requires_grad:
@@ -184,7 +233,7 @@ def analytical_jacobian(fn: Callable, inputs: Sequence[Any]) -> list[list[Any]]:
                             raise GradcheckError(
                                 f"gradient for input {k} has dtype {g.dtype}, the input has {x.dtype}"
                             )
-                        jac[k][i][r, :] = to_host(g.data).reshape(-1)
+                        jac[k][i][r, :] = _real_flat(g)
     return jac
 
 
@@ -205,19 +254,16 @@ def forward_jacobian(fn: Callable, inputs: Sequence[Any], detach: bool = True) -
         if not (isinstance(x, Tensor) and x.requires_grad):
             jac.append([None] * len(outs))
             continue
-        cols = [np.zeros((o.size, x.size)) for o in outs]
-        for j in range(x.size):
-            e = np.zeros(x.size, dtype=x.dtype)
-            e[j] = 1
-            tangent = tensor(e.reshape(x.shape), device=x.device)
-            _, ts = _jvp_at(fn, plain, [k], [tangent])
+        cols = [np.zeros((_real_size(o), _real_size(x))) for o in outs]
+        for j in range(_real_size(x)):
+            _, ts = _jvp_at(fn, plain, [k], [_real_basis(x, j)])
             for i, (o, t) in enumerate(zip(outs, ts)):
                 if t.shape != o.shape or t.dtype != o.dtype:
                     raise GradcheckError(
                         f"forward mode: the tangent of output {i} is {t.dtype} {t.shape}, the "
                         f"output is {o.dtype} {o.shape}"
                     )
-                cols[i][:, j] = to_host(t.data).astype(np.float64).reshape(-1)
+                cols[i][:, j] = _real_flat(t)
         jac.append(cols)
     return jac
 
@@ -243,16 +289,15 @@ def _dot_product_check(fn: Callable, inputs: Sequence[Any], seed: int = 0, names
     rng = np.random.default_rng(seed)
     inputs = list(inputs)
     which = [k for k, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
-    vs = [tensor(rng.standard_normal(inputs[k].shape).astype(inputs[k].dtype), device=inputs[k].device)
-          for k in which]
+    vs = [tensor(_random_like(rng, inputs[k]), device=inputs[k].device) for k in which]
     with enable_grad():
         outs, jv = _jvp_at(fn, inputs, which, vs)
         outs = _outputs(fn, inputs)  # recorded for backward (jvp's outputs are cut off the tape)
-    pairs = [(i, o) for i, o in enumerate(outs) if o.dtype.kind == "f"]
-    us = {i: rng.standard_normal(o.shape).astype(o.dtype) for i, o in pairs}
+    pairs = [(i, o) for i, o in enumerate(outs) if _differentiable(o)]
+    us = {i: _random_like(rng, o) for i, o in pairs}
     lhs = lhs_abs = 0.0
-    for i, _ in pairs:
-        prod = us[i].astype(np.float64) * to_host(jv[i].data).astype(np.float64)
+    for i, _ in pairs:  # the real inner product: complex numbers as pairs of reals
+        prod = _real_flat(us[i]) * _real_flat(jv[i])
         lhs += float(prod.sum())
         lhs_abs += float(np.abs(prod).sum())
     live = [(i, o) for i, o in pairs if o.requires_grad]
@@ -263,7 +308,7 @@ def _dot_product_check(fn: Callable, inputs: Sequence[Any], seed: int = 0, names
                    grad_outputs=[tensor(us[i], device=o.device) for i, o in live], allow_unused=True)
         for g, v in zip(gs, vs):
             if g is not None:
-                prod = to_host(g.data).astype(np.float64) * to_host(v.data).astype(np.float64)
+                prod = _real_flat(g) * _real_flat(v)
                 rhs += float(prod.sum())
                 rhs_abs += float(np.abs(prod).sum())
     if np.isnan(lhs) and np.isnan(rhs):
@@ -277,7 +322,7 @@ def _dot_product_check(fn: Callable, inputs: Sequence[Any], seed: int = 0, names
 
 
 def _compare(a_k: list, n_k: list, k: int, atol: float, rtol: float, mode: str, names: _Names,
-             out_shapes: Sequence[tuple], in_shape: tuple) -> None:
+             out_shapes: Sequence[tuple], in_shape: tuple, complex_parts: bool = False) -> None:
     """Raise for the worst element of the analytic Jacobians ``a_k`` (of input ``k``) that
     misses the numeric ones ``n_k`` by more than ``atol + rtol * |numeric|``."""
     __tracebackhide__ = True
@@ -294,6 +339,8 @@ def _compare(a_k: list, n_k: list, k: int, atol: float, rtol: float, mode: str, 
         oi, ii = _multi_index(r, tuple(out_shapes[i])), _multi_index(c, tuple(in_shape))
         av, nv = _plain(a[r, c]), _plain(n[r, c])
         what = "Jacobian" if mode == "rev" else "forward-mode (jvp) Jacobian"
+        if complex_parts:
+            what += " (complex numbers as pairs of reals: an index ending in 0 is a real part, 1 an imaginary part)"
         raise names.error(
             f"the {what} of {names.output(i)} with respect to {names.input(k)} differs from finite "
             f"differences; worst at output element {oi}, input element {ii}: analytic {av}, "
@@ -342,16 +389,19 @@ def _gradcheck(fn: Callable, inputs: Any, eps: float, atol: float, rtol: float, 
     if not checked:
         raise ValueError("gradcheck: no input requires grad, so there is nothing to check")
     for x in checked:
-        if x.dtype != np.float64:
+        if x.dtype not in (np.float64, np.complex128):
             warnings.warn(
-                f"gradcheck: an input is {x.dtype}; the default tolerances assume float64 "
+                f"gradcheck: an input is {x.dtype}; the default tolerances assume float64 (or complex128) "
                 f"and finite differences are unreliable in lower precision",
                 stacklevel=3,
             )
     before = [to_host(x.data).copy() for x in checked]
     try:
         with enable_grad():
-            out_shapes = [o.shape for o in _outputs(fn, inputs)]
+            outs = _outputs(fn, inputs)
+        out_shapes = [_real_shape(o) for o in outs]
+        in_shapes = [_real_shape(x) for x in inputs]
+        parts = any(_real_shape(t) != tuple(getattr(t, "shape", ())) for t in (*outs, *inputs))
         numeric = numerical_jacobian(fn, inputs, eps)
         if "rev" in modes:
             analytic = analytical_jacobian(fn, inputs)
@@ -364,10 +414,10 @@ def _gradcheck(fn: Callable, inputs: Any, eps: float, atol: float, rtol: float, 
                             f"two runs differ by {_plain(np.abs(a - b).max())} (nondet_tol={nondet_tol})",
                             output=i, input=k)
             for k, (a_k, n_k) in enumerate(zip(analytic, numeric)):
-                _compare(a_k, n_k, k, atol, rtol, "rev", names, out_shapes, getattr(inputs[k], "shape", ()))
+                _compare(a_k, n_k, k, atol, rtol, "rev", names, out_shapes, in_shapes[k], parts)
         if "fwd" in modes:
             for k, (f_k, n_k) in enumerate(zip(forward_jacobian(fn, inputs, detach), numeric)):
-                _compare(f_k, n_k, k, atol, rtol, "fwd", names, out_shapes, getattr(inputs[k], "shape", ()))
+                _compare(f_k, n_k, k, atol, rtol, "fwd", names, out_shapes, in_shapes[k], parts)
             if "rev" in modes:
                 _dot_product_check(fn, inputs, names=names)
         for x, b in zip(checked, before):
@@ -393,14 +443,13 @@ def gradgradcheck(fn: Callable, inputs: Any, grad_outputs: Any = None, eps: floa
     modes = _check_modes(modes, 2)
     inputs = _as_tuple(inputs)
     outs = _outputs(fn, inputs)
-    diff_outs = [i for i, o in enumerate(outs) if o.requires_grad and o.dtype.kind == "f"]
+    diff_outs = [i for i, o in enumerate(outs) if o.requires_grad and _differentiable(o)]
     rng = np.random.default_rng(seed)
     if grad_outputs is None:
-        vs = [tensor(rng.standard_normal(outs[i].shape).astype(outs[i].dtype), device=outs[i].device,
-                     requires_grad=True) for i in diff_outs]
+        vs = [tensor(_random_like(rng, outs[i]), device=outs[i].device, requires_grad=True) for i in diff_outs]
     else:
         vs = [v if isinstance(v, Tensor) else tensor(v) for v in _as_tuple(grad_outputs)]
-        vs = [v.detach().requires_grad_() if v.dtype.kind == "f" else v for v in vs]
+        vs = [v.detach().requires_grad_() if _differentiable(v) else v for v in vs]
     n_in = len(inputs)
     wrt_idx = [k for k, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
 

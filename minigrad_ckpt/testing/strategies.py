@@ -105,6 +105,9 @@ def _element_strategy(dtype: np.dtype, elements: Any, bound: float) -> st.Search
     if dtype.kind == "f":
         kwargs = {"min_value": -bound, "max_value": bound, "allow_nan": False,
                   "allow_infinity": False, "allow_subnormal": False}
+    elif dtype.kind == "c":  # complex: both parts finite, no subnormals, |z| <= bound
+        kwargs = {"max_magnitude": bound, "allow_nan": False, "allow_infinity": False,
+                  "allow_subnormal": False}
     elif dtype.kind in "iu":
         info = np.iinfo(dtype)
         kwargs = {"min_value": max(int(info.min), -int(bound)),
@@ -139,8 +142,9 @@ def arrays(dtype: Any, shape: Shape | st.SearchStrategy[Shape] | None = None,
     ``elements`` is a strategy, a dict of ``from_dtype`` arguments (e.g.
     ``{"min_value": 0.1}`` for a log's domain), or None: floats in
     ``[-bound, bound]`` without NaN, infinities or subnormals; integers in the
-    same range.  ``unique=True`` makes all elements distinct (no ties: use it
-    for ``max``/``sort``-like functions).  ``fill`` is passed to
+    same range; complex numbers with finite parts and ``|z| <= bound``.
+    ``unique=True`` makes all elements distinct (no ties: use it for
+    ``max``/``sort``-like functions).  ``fill`` is passed to
     ``hypothesis.extra.numpy.arrays``: by default Hypothesis may fill large
     arrays with one repeated value, which is how ties appear.
 
@@ -161,13 +165,13 @@ def tensors(dtype: Any = "float64", shape: Shape | st.SearchStrategy[Shape] | No
     """:class:`minigrad_ckpt.Tensor` values drawn through :func:`arrays`.
 
     The tensor owns a fresh copy of the drawn array, on ``device`` (the
-    default device for None).  ``requires_grad=True`` needs a float dtype.
-    Use ``float64`` (the default) for gradient checks: finite differences in
-    float32 are too noisy to be trusted.
+    default device for None).  ``requires_grad=True`` needs a float or complex
+    dtype.  Use ``float64`` (the default) or ``complex128`` for gradient checks:
+    finite differences in single precision are too noisy to be trusted.
     """
     dt = as_dtype(dtype)
-    if requires_grad and dt.kind != "f":
-        raise ValueError(f"tensors: requires_grad=True needs a float dtype, got {dt}")
+    if requires_grad and dt.kind not in "fc":
+        raise ValueError(f"tensors: requires_grad=True needs a float or complex dtype, got {dt}")
     return arrays(dt, shape, elements, unique=unique, bound=bound).map(
         lambda a: Tensor(a, dtype=dt, device=device, requires_grad=requires_grad))
 

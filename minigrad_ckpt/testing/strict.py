@@ -191,8 +191,8 @@ class StrictNamespace(ArrayNamespace):
 
     # ---- the wall ----
     def _check(self, a: numpy.ndarray) -> None:
-        if self.float32_only and a.dtype == numpy.float64:
-            raise StrictDeviceError("a float64 array appeared on the float32-only strict device "
+        if self.float32_only and a.dtype in (numpy.float64, numpy.complex128):
+            raise StrictDeviceError(f"a {a.dtype} array appeared on the float32-only strict device "
                                     "(a hidden upcast: check constants and dtypes)")
 
     def _wrap(self, v: Any) -> Any:

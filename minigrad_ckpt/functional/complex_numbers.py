@@ -1,0 +1,62 @@
+"""Complex numbers in the public API: ``mg.real``, ``mg.imag``, ``mg.conj``.
+
+The gradient convention (PyTorch's: ``z.grad = dL/dRe z + i dL/dIm z``) and
+why it is the one that makes gradient descent work are in docs/complex.md.
+On a real tensor these follow NumPy: ``real`` and ``conj`` return it, and
+``imag`` is a zero constant.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ops import complex_numbers as _cx
+from ..tape import apply
+from ..tensor import Tensor
+from .arguments import as_tensor, broadcast_shapes
+
+__all__ = ["real", "imag", "conj", "is_complex", "complex", "complex_from_parts"]
+
+
+def is_complex(x: Any) -> bool:
+    """True if ``x`` is a tensor of a complex dtype (``complex64`` or ``complex128``)."""
+    return as_tensor(x).dtype.kind == "c"
+
+
+def real(x: Any) -> Tensor:
+    """The real part (``x`` itself for a real tensor)."""
+    x = as_tensor(x)
+    return apply(_cx.Real(), x) if x.dtype.kind == "c" else x
+
+
+def imag(x: Any) -> Tensor:
+    """The imaginary part (for a real tensor: zeros, a constant, as NumPy's ``imag``)."""
+    x = as_tensor(x)
+    if x.dtype.kind == "c":
+        return apply(_cx.Imag(), x)
+    return Tensor._wrap(x._device.xp.zeros_like(x._data), None, x._device)
+
+
+def conj(x: Any) -> Tensor:
+    """The complex conjugate (``x`` itself for a real tensor)."""
+    x = as_tensor(x)
+    return apply(_cx.Conj(), x) if x.dtype.kind == "c" else x
+
+
+def complex(real: Any, imag: Any) -> Tensor:  # noqa: A001 - PyTorch's name
+    """The complex tensor ``real + i imag`` from two real tensors of one dtype (broadcast):
+    ``complex64`` from float32, ``complex128`` from float64 (PyTorch's ``torch.complex``)."""
+    re, im = as_tensor(real), as_tensor(imag, like=real if isinstance(real, Tensor) else None)
+    for what, t in (("real", re), ("imag", im)):
+        if t.dtype.kind != "f":
+            raise TypeError(f"complex: {what} must be a float tensor, got {t.dtype}")
+    if re.dtype != im.dtype:
+        raise TypeError(f"complex: real and imag must have the same dtype, got {re.dtype} and {im.dtype}")
+    broadcast_shapes("complex", re.shape, im.shape)
+    return apply(_cx.Complex(), re, im)
+
+
+def complex_from_parts(re: Any, im: Any) -> Tensor:
+    """The differentiable twin of the ``complex_from_parts`` kernel (``xp.complex_from_parts``
+    in a backward that builds a graph)."""
+    return apply(_cx.Complex(), as_tensor(re), as_tensor(im))

@@ -1,0 +1,252 @@
+"""``mg.fft``: NumPy's ``numpy.fft``, differentiable, with PyTorch's ``dim=`` spelling.
+
+Signatures are NumPy's (``n``/``s``, ``axis``/``axes``, ``norm`` one of
+``"backward"`` -- the default --, ``"ortho"``, ``"forward"``); PyTorch's
+``dim=`` may stand for ``axis=``/``axes=``.  Every transform is one of the
+three ops of :mod:`minigrad_ckpt.ops.fft` after cropping or zero-padding the
+input to ``n``/``s`` (slicing and ``pad``, both differentiable), so gradients,
+jvps and derivatives of any order are exact; ``ops/fft.py`` explains the
+gradients of the real-input transforms.
+
+This module is also ``xp.fft`` of the differentiable namespace: an op's
+backward that calls ``xp.fft.rfftn`` builds a graph when ``create_graph=True``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..backend import as_dtype, get_default_dtype, get_device, host_numpy
+from ..ops import fft as _fft
+from ..tape import apply
+from ..tensor import Tensor
+from .arguments import as_tensor, normalize_axis, one_axis
+from .complex_numbers import conj
+from .math import astype, getitem, pad, roll
+
+__all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2",
+           "fftn", "ifftn", "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+
+_UNSET: Any = object()
+
+
+# ---------------------------------------------------------------------------
+# Arguments: norm, axis/axes (or dim), n/s
+# ---------------------------------------------------------------------------
+def _norm(name: str, norm: str | None) -> str:
+    if norm is None:
+        return "backward"
+    if norm not in _fft.ADJOINT_NORM:
+        raise ValueError(f"{name}: norm must be 'backward', 'ortho', 'forward' or None, got {norm!r}")
+    return norm
+
+
+def _pick(name: str, numpy_value: Any, dim: Any, default: Any, what: str) -> Any:
+    """NumPy's ``axis``/``axes`` or PyTorch's ``dim`` (not both)."""
+    if dim is _UNSET:
+        return default if numpy_value is _UNSET else numpy_value
+    if numpy_value is not _UNSET:
+        raise TypeError(f"{name}: pass either {what}= or dim=, not both (they are the same argument)")
+    return dim
+
+
+def _size(name: str, n: Any) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, host_numpy.integer)) or n < 1:
+        raise ValueError(f"{name}: invalid number of data points ({n!r}) specified")
+    return int(n)
+
+
+def _resize(x: Tensor, axis: int, n: int) -> Tensor:
+    """``x`` cropped or zero-padded to length ``n`` along ``axis`` (as NumPy's ``n``/``s``)."""
+    have = x.shape[axis]
+    if have == n:
+        return x
+    if have > n:
+        return getitem(x, (slice(None),) * axis + (slice(0, n),))
+    widths = [(0, 0)] * x.ndim
+    widths[axis] = (0, n - have)
+    return pad(x, widths)
+
+
+def _axes_and_sizes(name: str, x: Tensor, s: Any, axes: Any) -> tuple[tuple[int, ...], list[int | None]]:
+    """NumPy's rules for ``s`` and ``axes``: ``axes`` defaults to the last ``len(s)``
+    axes, or to every axis; ``s`` to the input's sizes (None here)."""
+    if axes is None:
+        axes = tuple(range(x.ndim)) if s is None else tuple(range(x.ndim - len(s), x.ndim))
+        if s is not None and len(s) > x.ndim:
+            raise ValueError(f"{name}: s has {len(s)} entries for an input with {x.ndim} axes")
+    elif isinstance(axes, (int, host_numpy.integer)):
+        axes = (axes,)
+    axes = tuple(one_axis(a, x.ndim) for a in axes)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"{name}: repeated axes {axes} are not supported")
+    if not axes:
+        raise ValueError(f"{name}: at least one axis is needed")
+    if s is None:
+        return axes, [None] * len(axes)
+    s = [s] if isinstance(s, (int, host_numpy.integer)) else list(s)
+    if len(s) != len(axes):
+        raise ValueError(f"{name}: s and axes have different lengths ({len(s)} and {len(axes)})")
+    return axes, [None if k is None or k == -1 else _size(name, k) for k in s]
+
+
+def _resized(x: Tensor, axes: Sequence[int], sizes: Sequence[int | None]) -> Tensor:
+    for a, k in zip(axes, sizes):
+        if k is not None:
+            x = _resize(x, a, k)
+    return x
+
+
+def _real_input(name: str, x: Tensor) -> Tensor:
+    if x.dtype.kind == "c":
+        raise TypeError(f"{name} expects a real input, got {x.dtype} (use fft/fftn for complex input)")
+    if x.dtype.kind != "f":  # integers and bools: NumPy computes in float64
+        x = astype(x, "float64")
+    return x
+
+
+# ---------------------------------------------------------------------------
+# The n-dimensional transforms (each a resize and one op)
+# ---------------------------------------------------------------------------
+def _c2c(name: str, a: Any, s: Any, axes: Any, norm: str | None, inverse: bool) -> Tensor:
+    x = as_tensor(a)
+    axes, sizes = _axes_and_sizes(name, x, s, axes)
+    x = _resized(x, axes, sizes)
+    return apply(_fft.FFT(axes=axes, norm=_norm(name, norm), inverse=inverse), x)
+
+
+def fftn(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
+    """The n-dimensional discrete Fourier transform (over every axis by default)."""
+    return _c2c("fftn", a, s, _pick("fftn", axes, dim, None, "axes"), norm, False)
+
+
+def ifftn(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
+    """The inverse of :func:`fftn`."""
+    return _c2c("ifftn", a, s, _pick("ifftn", axes, dim, None, "axes"), norm, True)
+
+
+def rfftn(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
+    """:func:`fftn` of a real input, keeping ``n // 2 + 1`` frequencies along the last axis
+    (the others are the complex conjugates of these)."""
+    x = _real_input("rfftn", as_tensor(a))
+    axes, sizes = _axes_and_sizes("rfftn", x, s, _pick("rfftn", axes, dim, None, "axes"))
+    x = _resized(x, axes, sizes)
+    return apply(_fft.RFFT(axes=axes, norm=_norm("rfftn", norm), n=x.shape[axes[-1]]), x)
+
+
+def irfftn(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
+    """The inverse of :func:`rfftn`: a real output, ``s[-1]`` long on the last axis
+    (``2 * (m - 1)`` for an input with ``m`` frequencies there, by default)."""
+    x = as_tensor(a)
+    axes, sizes = _axes_and_sizes("irfftn", x, s, _pick("irfftn", axes, dim, None, "axes"))
+    last = axes[-1]
+    n = sizes[-1] if sizes[-1] is not None else 2 * (x.shape[last] - 1)
+    if n < 1:
+        raise ValueError(f"irfftn: invalid number of data points ({n}) specified")
+    x = _resized(x, axes[:-1], sizes[:-1])
+    x = _resize(x, last, n // 2 + 1)
+    return apply(_fft.IRFFT(axes=axes, norm=_norm("irfftn", norm), n=n), x)
+
+
+# ---------------------------------------------------------------------------
+# One and two dimensions, and the Hermitian pair
+# ---------------------------------------------------------------------------
+def _one(name: str, axis: Any, dim: Any, n: Any) -> tuple[tuple[Any], Any]:
+    ax = _pick(name, axis, dim, -1, "axis")
+    return (ax,), (None if n is None else [_size(name, n)])
+
+
+def fft(a: Any, n: int | None = None, axis: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
+    """The one-dimensional discrete Fourier transform along ``axis`` (``n`` crops or zero-pads)."""
+    axes, s = _one("fft", axis, dim, n)
+    return _c2c("fft", a, s, axes, norm, False)
+
+
+def ifft(a: Any, n: int | None = None, axis: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
+    """The inverse of :func:`fft`."""
+    axes, s = _one("ifft", axis, dim, n)
+    return _c2c("ifft", a, s, axes, norm, True)
+
+
+def rfft(a: Any, n: int | None = None, axis: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
+    """:func:`fft` of a real input: the ``n // 2 + 1`` non-negative frequencies."""
+    axes, s = _one("rfft", axis, dim, n)
+    return rfftn(a, s, axes, norm)
+
+
+def irfft(a: Any, n: int | None = None, axis: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
+    """The inverse of :func:`rfft`: ``n`` real outputs (``2 * (m - 1)`` by default)."""
+    axes, s = _one("irfft", axis, dim, n)
+    return irfftn(a, s, axes, norm)
+
+
+def hfft(a: Any, n: int | None = None, axis: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
+    """The FFT of a signal with Hermitian symmetry given by its first half: a real
+    spectrum, ``n`` long (NumPy's definition: ``irfft(conj(a), n)`` with the norm swapped)."""
+    axes, s = _one("hfft", axis, dim, n)
+    return irfftn(conj(a), s, axes, _fft.ADJOINT_NORM[_norm("hfft", norm)])
+
+
+def ihfft(a: Any, n: int | None = None, axis: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
+    """The inverse of :func:`hfft`: ``conj(rfft(a, n))`` with the norm swapped."""
+    axes, s = _one("ihfft", axis, dim, n)
+    return conj(rfftn(a, s, axes, _fft.ADJOINT_NORM[_norm("ihfft", norm)]))
+
+
+def fft2(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
+    """:func:`fftn` over the last two axes."""
+    return fftn(a, s, _pick("fft2", axes, dim, (-2, -1), "axes"), norm)
+
+
+def ifft2(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
+    """:func:`ifftn` over the last two axes."""
+    return ifftn(a, s, _pick("ifft2", axes, dim, (-2, -1), "axes"), norm)
+
+
+def rfft2(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
+    """:func:`rfftn` over the last two axes."""
+    return rfftn(a, s, _pick("rfft2", axes, dim, (-2, -1), "axes"), norm)
+
+
+def irfft2(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
+    """:func:`irfftn` over the last two axes."""
+    return irfftn(a, s, _pick("irfft2", axes, dim, (-2, -1), "axes"), norm)
+
+
+# ---------------------------------------------------------------------------
+# Frequencies and shifts
+# ---------------------------------------------------------------------------
+def _frequencies(values: Any, dtype: Any, device: Any) -> Tensor:
+    dt = get_default_dtype() if dtype is None else as_dtype(dtype)
+    dev = get_device(device)
+    return Tensor._wrap(dev.xp.asarray(values.astype(dt)), None, dev)
+
+
+def fftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None) -> Tensor:
+    """The sample frequencies of :func:`fft`'s outputs for ``n`` samples ``d`` apart
+    (a constant, in the default float dtype unless ``dtype`` is given)."""
+    return _frequencies(host_numpy.fft.fftfreq(_size("fftfreq", n), d), dtype, device)
+
+
+def rfftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None) -> Tensor:
+    """The sample frequencies of :func:`rfft`'s outputs (the ``n // 2 + 1`` non-negative ones)."""
+    return _frequencies(host_numpy.fft.rfftfreq(_size("rfftfreq", n), d), dtype, device)
+
+
+def _shift(name: str, x: Any, axes: Any, dim: Any, sign: int) -> Tensor:
+    x = as_tensor(x)
+    axes = normalize_axis(_pick(name, axes, dim, None, "axes"), x.ndim)
+    if not axes:
+        return x
+    return roll(x, tuple(sign * (x.shape[a] // 2) for a in axes), axes)
+
+
+def fftshift(x: Any, axes: Any = _UNSET, *, dim: Any = _UNSET) -> Tensor:
+    """Move the zero frequency to the centre (over every axis by default)."""
+    return _shift("fftshift", x, axes, dim, 1)
+
+
+def ifftshift(x: Any, axes: Any = _UNSET, *, dim: Any = _UNSET) -> Tensor:
+    """The inverse of :func:`fftshift`."""
+    return _shift("ifftshift", x, axes, dim, -1)

@@ -1,0 +1,155 @@
+"""Regenerate ``tests/data/torch_complex_reference.npz``: PyTorch's derivatives of
+complex-capable functions and of every ``fft`` function, in float64/complex128.
+
+    python tests/data/make_torch_complex_reference.py     # needs torch; the tests do not
+
+PyTorch's gradient convention is the one minigrad_ckpt follows
+(docs/complex.md), so its numbers are the answer without conversion.  Each
+case calls one function ``f`` on inputs drawn from a fixed NumPy seed
+(complex inputs have random real and imaginary parts) and stores:
+
+``<case>|<name>``        the inputs
+``<case>|out``           ``f(inputs)``
+``<case>|cot``           a random cotangent for the output (complex if it is)
+``<case>|grad_<name>``   the vector-Jacobian product ``vjp(cot)`` for each input
+                         (``torch.autograd.grad(out, x, cot)``)
+``<case>|tan_<name>``    a random tangent per input
+``<case>|jvp``           ``torch.func.jvp(f, inputs, tangents)``
+``<case>|dir_<name>``    a random direction per input, and
+``<case>|gg_<name>``     the second derivative: the gradient of
+                         ``<vjp(cot), dir>`` (the real inner product) with
+                         respect to each input
+``<case>|ggcot``         ... and with respect to the cotangent
+``__meta__``             JSON: for each case the function (``"fft.rfft"``), its
+                         keyword arguments in NumPy's spelling and the inputs
+
+``tests/test_complex_vs_torch.py`` replays every case with minigrad_ckpt (no
+torch import).  The file name does not start with ``test_`` so pytest never
+collects it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import torch
+
+OUT = Path(__file__).with_name("torch_complex_reference.npz")
+rng = np.random.default_rng(20261201)
+ARRAYS: dict[str, np.ndarray] = {}
+META: dict[str, dict] = {}
+
+#: NumPy's argument names -> PyTorch's (``torch.fft`` says ``dim``; the rest agree)
+TORCH_KWARGS = {"axis": "dim", "axes": "dim"}
+
+
+def draw(shape: tuple[int, ...], kind: str) -> np.ndarray:
+    a = rng.standard_normal(shape)
+    if kind == "c":
+        a = a + 1j * rng.standard_normal(shape)
+    return a
+
+
+def like(a: np.ndarray) -> np.ndarray:
+    return draw(a.shape, a.dtype.kind)
+
+
+def torch_function(name: str):
+    obj = torch
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def inner(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """The real inner product of two tensors (complex numbers as pairs of reals)."""
+    return (a * b.conj()).real.sum() if a.is_complex() or b.is_complex() else (a * b).sum()
+
+
+def host(t: torch.Tensor) -> np.ndarray:
+    return t.detach().resolve_conj().resolve_neg().numpy().copy()
+
+
+def case(name: str, fn: str, inputs: dict[str, np.ndarray], **kwargs) -> None:
+    f = torch_function(fn)
+    tkw = {TORCH_KWARGS.get(k, k): (list(v) if isinstance(v, tuple) else v) for k, v in kwargs.items()}
+    names = list(inputs)
+    xs = [torch.from_numpy(inputs[n].copy()).requires_grad_(True) for n in names]
+    out = f(*xs, **tkw)
+    cot = torch.from_numpy(like(host(out))).requires_grad_(True)
+    grads = torch.autograd.grad(out, xs, cot, create_graph=True)
+    dirs = [torch.from_numpy(like(inputs[n])) for n in names]
+    second = sum(inner(g, d) for g, d in zip(grads, dirs))
+    gg = torch.autograd.grad(second, [*xs, cot], allow_unused=True)
+    tans = [torch.from_numpy(like(inputs[n])) for n in names]
+    _, jvp = torch.func.jvp(lambda *a: f(*a, **tkw), tuple(x.detach() for x in xs), tuple(tans))
+    for n in names:
+        ARRAYS[f"{name}|{n}"] = inputs[n]
+    ARRAYS[f"{name}|out"] = host(out)
+    ARRAYS[f"{name}|cot"] = host(cot)
+    ARRAYS[f"{name}|jvp"] = host(jvp)
+    for n, x, g, d, t, h in zip(names, xs, grads, dirs, tans, gg):
+        ARRAYS[f"{name}|grad_{n}"] = host(g)
+        ARRAYS[f"{name}|dir_{n}"] = host(d)
+        ARRAYS[f"{name}|tan_{n}"] = host(t)
+        ARRAYS[f"{name}|gg_{n}"] = host(torch.zeros_like(x) if h is None else h)
+    ARRAYS[f"{name}|ggcot"] = host(torch.zeros_like(cot) if gg[-1] is None else gg[-1])
+    META[name] = {"fn": fn, "kwargs": kwargs, "inputs": names}
+
+
+def fft_cases() -> None:
+    c1, r1 = draw((7,), "c"), draw((8,), "r")
+    c2, r2 = draw((3, 5), "c"), draw((4, 6), "r")
+    c3, r3 = draw((2, 3, 4), "c"), draw((3, 4, 5), "r")
+    for norm in ("backward", "ortho", "forward"):
+        case(f"fft_{norm}", "fft.fft", {"x": c1}, norm=norm)
+        case(f"ifft_{norm}", "fft.ifft", {"x": c1}, norm=norm)
+        case(f"rfft_{norm}", "fft.rfft", {"x": r1}, norm=norm)
+        case(f"irfft_{norm}", "fft.irfft", {"x": c1}, norm=norm)
+        case(f"hfft_{norm}", "fft.hfft", {"x": c1}, norm=norm)
+        case(f"ihfft_{norm}", "fft.ihfft", {"x": r1}, norm=norm)
+        case(f"fftn_{norm}", "fft.fftn", {"x": c3}, norm=norm)
+        case(f"rfftn_{norm}", "fft.rfftn", {"x": r3}, norm=norm)
+        case(f"irfftn_{norm}", "fft.irfftn", {"x": c3}, norm=norm)
+    case("fft_real_input", "fft.fft", {"x": r1})
+    case("fft_n_pad", "fft.fft", {"x": c1}, n=10)
+    case("fft_n_crop_axis0", "fft.fft", {"x": c2}, n=2, axis=0)
+    case("ifft_real_input_n", "fft.ifft", {"x": r1}, n=5)
+    case("rfft_odd_n", "fft.rfft", {"x": r1}, n=7)
+    case("rfft_pad_axis0", "fft.rfft", {"x": r2}, n=7, axis=0)
+    case("irfft_odd_n", "fft.irfft", {"x": c1}, n=9)
+    case("irfft_even_n_crop", "fft.irfft", {"x": c1}, n=6)
+    case("irfft_axis0", "fft.irfft", {"x": c2}, axis=0)
+    case("hfft_odd_n", "fft.hfft", {"x": c1}, n=11)
+    case("ihfft_n", "fft.ihfft", {"x": r1}, n=5, norm="ortho")
+    case("fft2", "fft.fft2", {"x": c2})
+    case("fft2_s", "fft.fft2", {"x": c2}, s=(4, 3))
+    case("ifft2", "fft.ifft2", {"x": c2}, norm="ortho")
+    case("rfft2", "fft.rfft2", {"x": r2})
+    case("rfft2_s", "fft.rfft2", {"x": r2}, s=(3, 7))
+    case("irfft2", "fft.irfft2", {"x": c2})
+    case("irfft2_s", "fft.irfft2", {"x": c2}, s=(4, 7))
+    case("fftn_axes", "fft.fftn", {"x": c3}, axes=(0, 2))
+    case("fftn_s_axes", "fft.fftn", {"x": c3}, s=(3, 2), axes=(2, 0))
+    case("ifftn_s", "fft.ifftn", {"x": c3}, s=(2, 5))
+    case("rfftn_axes", "fft.rfftn", {"x": r3}, axes=(2, 1))
+    case("rfftn_s", "fft.rfftn", {"x": r3}, s=(4, 6), axes=(0, 1))
+    case("irfftn_axes", "fft.irfftn", {"x": c3}, axes=(1, 0))
+    case("irfftn_s", "fft.irfftn", {"x": c3}, s=(3, 5), axes=(1, 2))
+    case("fftshift", "fft.fftshift", {"x": c2})
+    case("fftshift_axes", "fft.fftshift", {"x": r3}, axes=(0, 2))
+    case("ifftshift", "fft.ifftshift", {"x": c2})
+    case("ifftshift_axis", "fft.ifftshift", {"x": r3}, axes=(1,))
+
+
+def main() -> None:
+    fft_cases()
+    meta = np.frombuffer(json.dumps(META).encode(), dtype=np.uint8)
+    np.savez_compressed(OUT, __meta__=meta, **ARRAYS)
+    print(f"wrote {OUT} ({len(META)} cases, {OUT.stat().st_size} bytes)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,213 @@
+"""``mg.fft``: NumPy's values and signatures, PyTorch's ``dim=``, exact derivatives.
+
+PyTorch's gradients, jvps and second derivatives of every function are
+checked in tests/test_complex_vs_torch.py; here: forward values against
+NumPy, the real-input transforms against their explicit DFT matrices (where
+HIPS autograd once went wrong, autograd#185), central differences over
+random shapes, axes, lengths and norms (Hypothesis), and the seams --
+float32, the strict device, checkpointing, snapshots, forward mode.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+import minigrad_ckpt as mg
+import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+from minigrad_ckpt import checkpoint as ck
+from minigrad_ckpt.testing import gradcheck, gradgradcheck
+
+rng = np.random.default_rng(7)
+
+
+def cplx(*shape):
+    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+
+CALLS = [  # (function, input, keyword arguments) -- NumPy's spelling
+    ("fft", cplx(6), {}), ("fft", cplx(6), {"n": 9, "norm": "ortho"}),
+    ("fft", rng.standard_normal((3, 4)), {"axis": 0}),
+    ("ifft", cplx(5), {"n": 3, "norm": "forward"}), ("rfft", rng.standard_normal(7), {}),
+    ("rfft", rng.standard_normal((4, 6)), {"n": 5, "axis": 0, "norm": "ortho"}), ("irfft", cplx(5), {}),
+    ("irfft", cplx(5), {"n": 7}), ("irfft", cplx(3, 4), {"n": 4, "axis": 0, "norm": "forward"}),
+    ("hfft", cplx(4), {}), ("hfft", cplx(4), {"n": 5, "norm": "ortho"}), ("ihfft", rng.standard_normal(6), {}),
+    ("ihfft", rng.standard_normal(6), {"n": 9, "norm": "forward"}), ("fft2", cplx(3, 4), {}),
+    ("fft2", cplx(2, 3, 4), {"s": (5, 2)}), ("ifft2", cplx(3, 4), {"axes": (0, 1), "norm": "ortho"}),
+    ("rfft2", rng.standard_normal((4, 5)), {}), ("irfft2", cplx(4, 3), {"s": (4, 5)}),
+    ("fftn", cplx(2, 3, 4), {}), ("fftn", cplx(2, 3, 4), {"s": (3, 3), "axes": (2, 0)}),
+    ("ifftn", cplx(2, 3, 4), {"axes": (1,)}), ("rfftn", rng.standard_normal((2, 3, 4)), {"s": (4, 5), "axes": (1, 2)}),
+    ("irfftn", cplx(2, 3, 4), {}), ("irfftn", cplx(2, 3, 4), {"s": (2, 6), "axes": (0, 1)}),
+    ("fftshift", rng.standard_normal((3, 4)), {}), ("fftshift", cplx(5, 4), {"axes": 1}),
+    ("ifftshift", rng.standard_normal((3, 5)), {"axes": (0, 1)}), ("ifftshift", rng.standard_normal(7), {}),
+]
+
+
+@pytest.mark.parametrize("name,a,kw", CALLS, ids=[f"{c[0]}-{i}" for i, c in enumerate(CALLS)])
+def test_values_match_numpy(name, a, kw):
+    got = getattr(mg.fft, name)(mg.tensor(a), **kw)
+    want = getattr(np.fft, name)(a, **kw)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name,a,kw", CALLS[:24], ids=[f"{c[0]}-{i}" for i, c in enumerate(CALLS[:24])])
+def test_derivatives_match_central_differences(name, a, kw):
+    x = mg.tensor(a, requires_grad=True)
+    f = getattr(mg.fft, name)
+    gradcheck(lambda t: f(t, **kw), (x,))
+    gradgradcheck(lambda t: f(t, **kw), (x,))
+
+
+def test_pytorch_dim_spelling():
+    a = cplx(3, 4, 5)
+    x = mg.tensor(a)
+    np.testing.assert_allclose(mg.fft.fft(x, dim=1).numpy(), np.fft.fft(a, axis=1))
+    np.testing.assert_allclose(mg.fft.fftn(x, dim=(0, 2)).numpy(), np.fft.fftn(a, axes=(0, 2)))
+    np.testing.assert_allclose(mg.fft.irfft2(x, s=(3, 6), dim=(0, 1)).numpy(), np.fft.irfft2(a, s=(3, 6), axes=(0, 1)))
+    np.testing.assert_allclose(mg.fft.fftshift(x, dim=2).numpy(), np.fft.fftshift(a, axes=2))
+    with pytest.raises(TypeError, match="either axis= or dim="):
+        mg.fft.fft(x, axis=0, dim=0)
+
+
+def test_frequencies():
+    np.testing.assert_allclose(mg.fft.fftfreq(8, d=0.1, dtype="float64").numpy(), np.fft.fftfreq(8, d=0.1))
+    np.testing.assert_allclose(mg.fft.rfftfreq(9, dtype="float64").numpy(), np.fft.rfftfreq(9))
+    assert mg.fft.fftfreq(4).dtype == mg.get_default_dtype()
+    assert not mg.fft.fftfreq(4).requires_grad
+
+
+def test_errors_name_the_function():
+    x = mg.tensor(cplx(4))
+    with pytest.raises(TypeError, match="rfft.* expects a real input"):
+        mg.fft.rfft(x)
+    with pytest.raises(ValueError, match="norm must be"):
+        mg.fft.fft(x, norm="unitary")
+    with pytest.raises(ValueError, match="invalid number of data points"):
+        mg.fft.fft(x, n=0)
+    with pytest.raises(ValueError, match="s and axes have different lengths"):
+        mg.fft.fftn(mg.tensor(cplx(2, 2)), s=(2, 2), axes=(0,))
+
+
+def dft_matrix(n: int) -> np.ndarray:
+    k = np.arange(n)
+    return np.exp(-2j * np.pi * np.outer(k, k) / n)
+
+
+@pytest.mark.parametrize("n", [5, 6])
+def test_rfft_gradient_is_the_transpose_of_the_cropped_dft(n):
+    """HIPS autograd#185: the gradient of rfft is Re(W^H pad(g)), not irfft(g) (which
+    counts the missing half as the mirror of the kept one)."""
+    m = n // 2 + 1
+    a = rng.standard_normal(n)
+    g = cplx(m)
+    x = mg.tensor(a, requires_grad=True)
+    (gx,) = mg.grad(mg.fft.rfft(x), [x], grad_outputs=mg.tensor(g))
+    w = dft_matrix(n)[:m]
+    np.testing.assert_allclose(gx.numpy(), np.real(w.conj().T @ g), atol=1e-12)
+    assert not np.allclose(gx.numpy(), np.fft.irfft(g, n) * n)  # the old, wrong answer differs
+
+
+@pytest.mark.parametrize("n", [5, 6])
+def test_irfft_gradient_doubles_the_mirrored_bins(n):
+    """irfft is real-linear in (Re X, Im X): its gradient is the transpose of that real matrix,
+    built here column by column from irfft itself."""
+    m = n // 2 + 1
+    cols = []
+    for k in range(m):
+        for unit in (1.0, 1j):
+            e = np.zeros(m, complex)
+            e[k] = unit
+            cols.append(np.fft.irfft(e, n))
+    jac = np.array(cols).T  # (n, 2m): d out / d (Re X_0, Im X_0, Re X_1, ...)
+    g = rng.standard_normal(n)
+    x = mg.tensor(cplx(m), requires_grad=True)
+    (gx,) = mg.grad(mg.fft.irfft(x, n), [x], grad_outputs=mg.tensor(g))
+    pairs = jac.T @ g
+    np.testing.assert_allclose(gx.numpy(), pairs[0::2] + 1j * pairs[1::2], atol=1e-12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(shape=st.lists(st.integers(1, 4), min_size=1, max_size=3), data=st.data())
+def test_random_transforms_have_exact_derivatives(shape, data):
+    ndim = len(shape)
+    axes = tuple(data.draw(st.permutations(range(ndim)))[:data.draw(st.integers(1, ndim))])
+    s = tuple(data.draw(st.integers(1, 5)) for _ in axes) if data.draw(st.booleans()) else None
+    norm = data.draw(st.sampled_from([None, "backward", "ortho", "forward"]))
+    name = data.draw(st.sampled_from(["fftn", "ifftn", "rfftn", "irfftn"]))
+    assume(name != "irfftn" or (s or shape)[-1 if s else axes[-1]] > 1)  # NumPy too: n = 2 * (1 - 1) = 0
+    real_input = name == "rfftn" or data.draw(st.booleans())
+    a = rng.standard_normal(shape) if real_input else cplx(*shape)
+    x = mg.tensor(a, requires_grad=True)
+    f = getattr(mg.fft, name)
+    np.testing.assert_allclose(f(x, s, axes, norm).numpy(), getattr(np.fft, name)(a, s, axes, norm), atol=1e-12)
+    gradcheck(lambda t: f(t, s, axes, norm), (x,))
+    gradgradcheck(lambda t: f(t, s, axes, norm), (x,), modes=("rev",))
+
+
+@pytest.mark.parametrize("device", ["strict", "strict-f32"])
+def test_on_the_strict_device_bit_for_bit(device):
+    dt = "float32" if device == "strict-f32" else "float64"
+    a = rng.standard_normal((3, 8)).astype(dt)
+    results = []
+    for dev in ("cpu", device):
+        x = mg.tensor(a, device=dev, requires_grad=True)
+        spec = mg.fft.rfft(x, norm="ortho")
+        y = mg.fft.irfft(spec * mg.fft.fft(mg.fft.ifftshift(x), n=5).real.sum(), n=8)
+        loss = (y * y).sum() + mg.fft.hfft(spec).sum()
+        loss.backward()
+        results.append((y.numpy(), x.grad.numpy()))
+    assert results[1][0].dtype == np.dtype(dt)
+    for got, want in zip(results[1], results[0]):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_float32_stays_single_precision():
+    x = mg.tensor(rng.standard_normal(6).astype("float32"), requires_grad=True)
+    spec = mg.fft.rfft(x)
+    assert spec.dtype == np.complex64
+    (spec.real.sum() + spec.imag.sum()).backward()
+    assert x.grad.dtype == np.float32
+    assert mg.fft.irfft(spec).dtype == np.float32
+
+
+def test_forward_mode_matches_reverse_mode():
+    a = rng.standard_normal((4, 6))
+    x, t = mg.tensor(a), mg.tensor(rng.standard_normal((4, 6)))
+
+    def f(v):
+        spec = mg.fft.rfft2(v * v.tanh())
+        return mg.fft.irfft2(spec.conj(), s=(4, 6)) + mg.fft.ifftn(v).imag * v
+
+    _, jv = mg.func.jvp(f, (x,), (t,))
+    u = rng.standard_normal((4, 6))
+    _, vjp_fn = mg.func.vjp(f, x)
+    (ju,) = vjp_fn(mg.tensor(u))
+    assert np.isclose(float((jv.numpy() * u).sum()), float((ju.numpy() * t.numpy()).sum()))
+
+
+def test_inside_a_checkpointed_segment():
+    a = rng.standard_normal((2, 8))
+
+    def block(v):
+        return mg.fft.irfft(mg.fft.rfft(v) * mg.fft.rfft(v.tanh()), n=8)
+
+    grads = []
+    for use_ckpt in (False, True):
+        x = mg.tensor(a, requires_grad=True)
+        y = ck.checkpoint(block, x) if use_ckpt else block(x)
+        (y * y).sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_array_equal(grads[0], grads[1])
+
+
+def test_complex_tensors_survive_save_and_load(tmp_path):
+    z = mg.fft.fft(mg.tensor(rng.standard_normal(5).astype("float32")))
+    w = mg.fft.fft(mg.tensor(rng.standard_normal((2, 3))))
+    mg.save({"z": z, "w": w}, tmp_path / "spectra.mg")
+    back = mg.load(tmp_path / "spectra.mg")
+    for k, v in (("z", z), ("w", w)):
+        assert back[k].dtype == v.dtype
+        np.testing.assert_array_equal(back[k].numpy(), v.numpy())
