@@ -429,3 +429,8 @@ BENCHMARKS = {
 from benchmarks.engines_cnn import BENCHMARKS as _CNN_BENCHMARKS  # noqa: E402
 
 BENCHMARKS.update(_CNN_BENCHMARKS)
+
+# The real programs (pytorch/examples, micrograd) live in programs.py, against PyTorch.
+from benchmarks.programs import BENCHMARKS as _PROGRAMS  # noqa: E402
+
+BENCHMARKS.update(_PROGRAMS)

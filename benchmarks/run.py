@@ -2,7 +2,7 @@
 
     python -m benchmarks                        # = python benchmarks/run.py
     python -m benchmarks --threads 2            # also with 2 BLAS threads
-    python -m benchmarks --only per_op,mlp      # a subset (all: per_op, mlp, deep, cnn, cnn64, tchain, cnn_shapes)
+    python -m benchmarks --only per_op,mlp      # a subset (the names: see --help)
     python -m benchmarks --json results.json
     python -m benchmarks --all                  # also the checkpointing sweep and the snapshot benchmark
 
@@ -14,6 +14,12 @@ one step (NumPy buffers; torch's allocator is invisible to tracemalloc).
 Peers (torch, mygrad, autograd) are used when installed: ``pip install
 ".[bench]"``.  A float32 check asserts every array the memory ledger saw in
 the MLP step was float32.
+
+Besides the step timings: ``mnist_rss`` runs the MNIST step of each engine in
+a process of its own and compares peak resident memory
+(``benchmarks/peak_rss.py``), and ``ddp`` runs the 1-rank vs 2-rank weak
+scaling of ``benchmarks/distributed.py``.  The run ends with one summary row
+per program: the ratio to PyTorch (or to the NumPy floor) beside its target.
 """
 
 from __future__ import annotations
@@ -24,6 +30,46 @@ import os
 import sys
 from pathlib import Path
 
+STEPS = ("per_op", "mlp", "deep", "cnn", "cnn64", "tchain", "cnn_shapes", "mnist", "lstm_seq", "regression",
+         "moons")
+EXTRA = ("mnist_rss", "ddp")
+ALL = STEPS + EXTRA
+
+# (row of the summary, benchmark, engine to divide by, target): the programs' table.
+TABLE = (
+    ("pytorch/examples MNIST Net, batch 64, float32", "mnist", "torch", 1.25),
+    ("pytorch/examples time_sequence_prediction (2 LSTMCells), float64", "lstm_seq", "torch", 1.2),
+    ("pytorch/examples regression (tiny tensors)", "regression", "torch", 1.2),
+    ("digits CNN, float32", "cnn", "torch", 1.0),
+    ("digits CNN, float64", "cnn64", "torch", 1.0),
+    ("MLP 784-256-256-10, batch 128", "mlp", "torch", 1.0),
+    ("MLP 784-256-256-10 vs the NumPy floor", "mlp", "numpy (by hand)", 1.10),
+    ("micrograd's moons MLP", "moons", "torch", None),
+    ("per-op overhead (200-op chain)", "per_op", "torch", 0.80),
+)
+
+
+def summary(results: dict) -> list[tuple[str, float | None, float | None]]:
+    """Print (and return) one row per program: minigrad_ckpt's median over the reference's."""
+    rows = []
+    for label, bench, ref, target in TABLE:
+        engines = results.get("benchmarks", {}).get(bench, {}).get("engines", {})
+        if "minigrad_ckpt" in engines and ref in engines:
+            rows.append((label, engines["minigrad_ckpt"]["median"] / engines[ref]["median"], target, ref))
+    rss = results.get("mnist_rss") or {}
+    if rss.get("minigrad_ckpt") and rss.get("torch"):
+        rows.append(("MNIST Net step, peak resident memory", rss["minigrad_ckpt"]["step_peak"]
+                     / rss["torch"]["step_peak"], 1.2, "torch"))
+    ddp = results.get("ddp")
+    if ddp:
+        rows.append(("data-parallel MLP 784-1024-1024-10, 2 ranks vs 1 (speedup)", ddp["speedup"], 1.8, "1 rank"))
+    if rows:
+        print("\nSummary: minigrad_ckpt / reference, this run (a speedup for data parallelism)")
+        for label, ratio, target, ref in rows:
+            goal = "" if target is None else (f"target >= {target}" if "speedup" in label else f"target <= {target}")
+            print(f"  {label:<66} {ratio:6.2f}x {ref:<16} {goal}")
+    return [(label, ratio, target) for label, ratio, target, _ in rows]
+
 
 def _pin_threads(n: int) -> None:
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -33,8 +79,7 @@ def _pin_threads(n: int) -> None:
 def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(description="minigrad_ckpt benchmarks vs the NumPy floor and peers")
     p.add_argument("--threads", type=int, default=1, help="BLAS threads (default 1)")
-    p.add_argument("--only", default="per_op,mlp,deep,cnn,cnn64,tchain,cnn_shapes",
-                   help="comma-separated: per_op, mlp, deep, cnn, cnn64, tchain, cnn_shapes")
+    p.add_argument("--only", default=",".join(ALL), help="comma-separated, of: " + ", ".join(ALL))
     p.add_argument("--rounds", type=int, default=15, help="interleaved samples per engine (>= 15)")
     p.add_argument("--json", default=None, help="write the results here")
     p.add_argument("--all", action="store_true", help="also run the checkpoint sweep and snapshot throughput")
@@ -45,7 +90,22 @@ def main(argv: list[str] | None = None) -> dict:
     from benchmarks.harness import run_benchmarks
 
     rounds = 3 if args.quick else args.rounds
-    results = run_benchmarks(args.only.split(","), rounds=rounds, threads=args.threads)
+    names = args.only.split(",")
+    unknown = sorted(set(names) - set(ALL))
+    if unknown:
+        p.error(f"unknown benchmark(s) {unknown}; the names: {', '.join(ALL)}")
+    results = run_benchmarks([n for n in names if n not in EXTRA], rounds=rounds, threads=args.threads)
+    if "mnist_rss" in names:
+        from benchmarks import peak_rss
+
+        results["mnist_rss"] = peak_rss.measure("mnist")
+        peak_rss.report("mnist", results["mnist_rss"])
+    if "ddp" in names:
+        from benchmarks import distributed
+
+        print(flush=True)
+        results["ddp"] = distributed.main(["--quick"] if args.quick else ["--rounds", "2"])
+    summary(results)
     if args.all:
         from benchmarks import checkpoint_sweep, snapshot_throughput
 

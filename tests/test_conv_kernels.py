@@ -54,3 +54,28 @@ def test_tiled_max_pool_matches_reference(shape, k):
     g = rng.standard_normal(out.shape)
     got = C.max_pool2d_backward(xp, g, x, (k, k), (k, k), (0, 0), (1, 1))
     np.testing.assert_allclose(got, bwd.reference(np, g, x), rtol=0, atol=0)
+
+
+FULL_GRID_CASES = [  # n, c, o, h, w, k, padding, dilation: stride 1, more output than input channels
+    (2, 1, 4, 7, 6, 3, 0, 1), (3, 2, 8, 6, 7, 3, 1, 1), (2, 1, 6, 9, 8, 3, 2, 2), (2, 2, 9, 5, 6, 2, 0, 1),
+    (1, 1, 5, 6, 6, 3, 3, 1),
+]
+
+
+@pytest.mark.parametrize("n,c,o,h,w,k,p,d", FULL_GRID_CASES)
+def test_full_grid_input_grad_matches_the_transposed_convolution(n, c, o, h, w, k, p, d):
+    """Stride-1 input gradients with few input channels take the full grid (no column
+    matrix); they agree with the transposed convolution and with the reference adjoint."""
+    rng = np.random.default_rng(n * 1000 + o * 10 + h)
+    x_shape = (n, c, h, w)
+    wt = rng.standard_normal((o, c, k, k))
+    a = ((1, 1), (p, p), (d, d), 1)
+    assert C._full_grid_applies(xp, (1, 1), (p, p), 1, x_shape, wt)
+    g = rng.standard_normal(C.conv2d(xp, np.zeros(x_shape), wt, *a).shape)
+    got = C.conv2d_input_grad(xp, g, wt, x_shape, *a)
+    np.testing.assert_allclose(got, C.Conv2dInputGrad(x_shape=x_shape, stride=(1, 1), padding=(p, p),
+                                                       dilation=(d, d), groups=1).reference(np, g, wt),
+                               rtol=1e-12, atol=1e-12)
+    bad = wt.copy()
+    bad[0, 0, 0, 0] = np.inf  # a non-finite weight goes the column way: no 0 * inf from the extra outputs
+    assert not C._full_grid_applies(xp, (1, 1), (p, p), 1, x_shape, bad)
