@@ -11,6 +11,7 @@ from ..functional.arguments import as_tensor
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import functional as F
+from .function_layer import FunctionLayer
 from .module import Module, Parameter
 
 __all__ = [
@@ -19,105 +20,86 @@ __all__ = [
 ]
 
 
-class _Activation(Module):
-    fn: Any = None
-
-    def forward(self, x: Tensor) -> Tensor:
-        x = as_tensor(x)  # a list or an array works as it does for the functions
-        return type(self).fn(x)
-
-
-class ReLU(_Activation):
+class ReLU(FunctionLayer):
     """``max(x, 0)`` elementwise."""
 
     fn = staticmethod(F.relu)
 
 
-class SiLU(_Activation):
+class SiLU(FunctionLayer):
     """``x * sigmoid(x)`` elementwise (also called swish)."""
 
     fn = staticmethod(F.silu)
 
 
-class Tanh(_Activation):
+class Tanh(FunctionLayer):
     """``tanh(x)`` elementwise."""
 
     fn = staticmethod(F.tanh)
 
 
-class Sigmoid(_Activation):
+class Sigmoid(FunctionLayer):
     """``1 / (1 + exp(-x))`` elementwise."""
 
     fn = staticmethod(F.sigmoid)
 
 
-class LeakyReLU(Module):
+class LeakyReLU(FunctionLayer):
     """``x`` where positive, ``negative_slope * x`` elsewhere."""
+
+    fn = staticmethod(F.leaky_relu)
+    options = ("negative_slope",)
 
     def __init__(self, negative_slope: float = 0.01) -> None:
         super().__init__()
         self.negative_slope = negative_slope
 
-    def forward(self, x: Tensor) -> Tensor:
-        x = as_tensor(x)  # a list or an array works as it does for the functions
-        return F.leaky_relu(x, self.negative_slope)
 
-    def extra_repr(self) -> str:
-        return f"negative_slope={self.negative_slope}"
-
-
-class GELU(Module):
+class GELU(FunctionLayer):
     """The Gaussian error linear unit ``x * Phi(x)``; ``approximate='tanh'`` uses the tanh formula."""
+
+    fn = staticmethod(F.gelu)
+    options = ("approximate",)
 
     def __init__(self, approximate: str = "none") -> None:
         super().__init__()
         self.approximate = approximate
 
-    def forward(self, x: Tensor) -> Tensor:
-        x = as_tensor(x)  # a list or an array works as it does for the functions
-        return F.gelu(x, self.approximate)
 
-    def extra_repr(self) -> str:
-        return f"approximate={self.approximate!r}"
-
-
-class Softmax(Module):
+class Softmax(FunctionLayer):
     """``exp(x) / sum(exp(x))`` along ``axis`` (``dim`` is accepted as PyTorch's name)."""
+
+    fn = staticmethod(F.softmax)
+    options = ("axis",)
+    shown = ()
 
     def __init__(self, axis: int = -1, *, dim: int | None = None) -> None:
         super().__init__()
         self.axis = dim if dim is not None else axis
 
-    def forward(self, x: Tensor) -> Tensor:
-        x = as_tensor(x)  # a list or an array works as it does for the functions
-        return F.softmax(x, axis=self.axis)
-
 
 class LogSoftmax(Softmax):
     """``log(softmax(x))`` along ``axis``, computed stably."""
 
-    def forward(self, x: Tensor) -> Tensor:
-        x = as_tensor(x)  # a list or an array works as it does for the functions
-        return F.log_softmax(x, axis=self.axis)
+    fn = staticmethod(F.log_softmax)
 
 
-class Softplus(Module):
+class Softplus(FunctionLayer):
     """``log(1 + exp(beta * x)) / beta``, linear above ``threshold`` (``F.softplus``)."""
+
+    fn = staticmethod(F.softplus)
+    options = ("beta", "threshold")
 
     def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
         super().__init__()
         self.beta, self.threshold = beta, threshold
 
-    def forward(self, x: Tensor) -> Tensor:
-        x = as_tensor(x)  # a list or an array works as it does for the functions
-        return F.softplus(x, self.beta, self.threshold)
 
-    def extra_repr(self) -> str:
-        return f"beta={self.beta}, threshold={self.threshold}"
-
-
-class Hardtanh(Module):
+class Hardtanh(FunctionLayer):
     """Clamp to ``[min_val, max_val]`` (``F.hardtanh``)."""
+
+    fn = staticmethod(F.hardtanh)
+    options = ("min_val", "max_val")
 
     def __init__(self, min_val: float = -1.0, max_val: float = 1.0) -> None:
         super().__init__()
@@ -125,36 +107,25 @@ class Hardtanh(Module):
             raise ValueError(f"Hardtanh: min_val={min_val} is greater than max_val={max_val}")
         self.min_val, self.max_val = min_val, max_val
 
-    def forward(self, x: Tensor) -> Tensor:
-        x = as_tensor(x)  # a list or an array works as it does for the functions
-        return F.hardtanh(x, self.min_val, self.max_val)
 
-    def extra_repr(self) -> str:
-        return f"min_val={self.min_val}, max_val={self.max_val}"
-
-
-class ELU(Module):
+class ELU(FunctionLayer):
     """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere (``F.elu``)."""
+
+    fn = staticmethod(F.elu)
+    options = ("alpha",)
 
     def __init__(self, alpha: float = 1.0) -> None:
         super().__init__()
         self.alpha = alpha
 
-    def forward(self, x: Tensor) -> Tensor:
-        x = as_tensor(x)  # a list or an array works as it does for the functions
-        return F.elu(x, self.alpha)
 
-    def extra_repr(self) -> str:
-        return f"alpha={self.alpha}"
-
-
-class Mish(_Activation):
+class Mish(FunctionLayer):
     """``x * tanh(softplus(x))`` elementwise."""
 
     fn = staticmethod(F.mish)
 
 
-class LogSigmoid(_Activation):
+class LogSigmoid(FunctionLayer):
     """``log(sigmoid(x))`` elementwise, computed stably."""
 
     fn = staticmethod(F.logsigmoid)

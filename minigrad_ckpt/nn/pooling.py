@@ -4,34 +4,37 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..functional.arguments import as_tensor
-from ..tensor import Tensor
 from . import functional as F
-from .module import Module
+from .function_layer import FunctionLayer
 
 __all__ = [
     "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "MaxPool1d", "AvgPool1d",
 ]
 
 
-class MaxPool2d(Module):
+class _Pool(FunctionLayer):
+    """A window pooling layer; its ``repr`` shows the stride it uses (the kernel size where none is given)."""
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride or self.kernel_size}, padding={self.padding}"
+
+
+class MaxPool2d(_Pool):
     """2-D max pooling over (N, C, H, W): the largest value of each window (``F.max_pool2d``)."""
+
+    fn = staticmethod(F.max_pool2d)
+    options = ("kernel_size", "stride", "padding", "dilation")
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1) -> None:
         super().__init__()
         self.kernel_size, self.stride, self.padding, self.dilation = kernel_size, stride, padding, dilation
 
-    def forward(self, x: Tensor) -> Tensor:
-        x = as_tensor(x)  # a list or an array works as it does for the functions
-        return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation)
 
-    def extra_repr(self) -> str:
-        return (f"kernel_size={self.kernel_size}, stride={self.stride or self.kernel_size}, "
-                f"padding={self.padding}")
-
-
-class AvgPool2d(Module):
+class AvgPool2d(_Pool):
     """2-D average pooling over (N, C, H, W): the mean of each window (``F.avg_pool2d``)."""
+
+    fn = staticmethod(F.avg_pool2d)
+    options = ("kernel_size", "stride", "padding", "count_include_pad")
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
                  count_include_pad: bool = True) -> None:
@@ -39,32 +42,23 @@ class AvgPool2d(Module):
         self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
         self.count_include_pad = count_include_pad
 
-    def forward(self, x: Tensor) -> Tensor:
-        x = as_tensor(x)  # a list or an array works as it does for the functions
-        return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.count_include_pad)
 
-    def extra_repr(self) -> str:
-        return (f"kernel_size={self.kernel_size}, stride={self.stride or self.kernel_size}, "
-                f"padding={self.padding}")
-
-
-class AdaptiveAvgPool2d(Module):
+class AdaptiveAvgPool2d(FunctionLayer):
     """Average pooling to a fixed ``output_size`` (int or pair; ``None`` keeps an axis), PyTorch's windows."""
+
+    fn = staticmethod(F.adaptive_avg_pool2d)
+    options = ("output_size",)
 
     def __init__(self, output_size: Any) -> None:
         super().__init__()
         self.output_size = output_size
 
-    def forward(self, x: Tensor) -> Tensor:
-        x = as_tensor(x)  # a list or an array works as it does for the functions
-        return F.adaptive_avg_pool2d(x, self.output_size)
 
-    def extra_repr(self) -> str:
-        return f"output_size={self.output_size}"
-
-
-class AdaptiveMaxPool2d(Module):
+class AdaptiveMaxPool2d(FunctionLayer):
     """Max pooling to a fixed ``output_size`` (int or pair; ``None`` keeps an axis), PyTorch's windows."""
+
+    fn = staticmethod(F.adaptive_max_pool2d)
+    options = ("output_size",)
 
     def __init__(self, output_size: Any, return_indices: bool = False) -> None:
         super().__init__()
@@ -72,21 +66,17 @@ class AdaptiveMaxPool2d(Module):
             raise ValueError("AdaptiveMaxPool2d: return_indices=True is not supported")
         self.output_size = output_size
 
-    def forward(self, x: Tensor) -> Tensor:
-        x = as_tensor(x)  # a list or an array works as it does for the functions
-        return F.adaptive_max_pool2d(x, self.output_size)
-
-    def extra_repr(self) -> str:
-        return f"output_size={self.output_size}"
-
 
 def _no_ceil(name: str, ceil_mode: bool) -> None:
     if ceil_mode:
         raise ValueError(f"{name}: ceil_mode=True is not supported")
 
 
-class MaxPool1d(Module):
+class MaxPool1d(_Pool):
     """1-D max pooling over (N, C, L) or (C, L)."""
+
+    fn = staticmethod(F.max_pool1d)
+    options = ("kernel_size", "stride", "padding", "dilation")
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                  return_indices: bool = False, ceil_mode: bool = False) -> None:
@@ -96,16 +86,12 @@ class MaxPool1d(Module):
             raise ValueError("MaxPool1d: return_indices=True is not supported")
         self.kernel_size, self.stride, self.padding, self.dilation = kernel_size, stride, padding, dilation
 
-    def forward(self, x: Tensor) -> Tensor:
-        x = as_tensor(x)  # a list or an array works as it does for the functions
-        return F.max_pool1d(x, self.kernel_size, self.stride, self.padding, self.dilation)
 
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride or self.kernel_size}, padding={self.padding}"
-
-
-class AvgPool1d(Module):
+class AvgPool1d(_Pool):
     """1-D average pooling over (N, C, L) or (C, L)."""
+
+    fn = staticmethod(F.avg_pool1d)
+    options = ("kernel_size", "stride", "padding", "count_include_pad")
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                  count_include_pad: bool = True) -> None:
@@ -113,10 +99,3 @@ class AvgPool1d(Module):
         _no_ceil("AvgPool1d", ceil_mode)
         self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
         self.count_include_pad = count_include_pad
-
-    def forward(self, x: Tensor) -> Tensor:
-        x = as_tensor(x)  # a list or an array works as it does for the functions
-        return F.avg_pool1d(x, self.kernel_size, self.stride, self.padding, self.count_include_pad)
-
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride or self.kernel_size}, padding={self.padding}"

@@ -1,0 +1,40 @@
+"""``FunctionLayer``: a layer that is one function of :mod:`minigrad_ckpt.nn.functional` applied to
+its input, with the layer's options as the function's keyword arguments.
+
+``ReLU``, ``LeakyReLU``, the pooling layers and ``Dropout`` are such layers: each names its
+function and its options, and ``forward`` and ``repr`` follow from them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from ..functional.arguments import as_tensor
+from ..tensor import Tensor
+from .module import Module
+
+__all__: list[str] = []
+
+
+class FunctionLayer(Module):
+    """``forward(x) = fn(x, **{name: getattr(self, name) for name in options})``.
+
+    ``options`` are attributes of the layer, passed by keyword; ``shown`` are those its
+    ``repr`` lists (all of ``options`` unless a class says otherwise).
+    """
+
+    fn: ClassVar[Any] = None
+    options: ClassVar[tuple[str, ...]] = ()
+    shown: ClassVar[tuple[str, ...] | None] = None
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)  # a list or an array works as it does for the functions
+        return type(self).fn(x, **{name: getattr(self, name) for name in self.options})
+
+    def extra_repr(self) -> str:
+        names = self.options if self.shown is None else self.shown
+        return ", ".join(_option(name, getattr(self, name)) for name in names)
+
+
+def _option(name: str, value: Any) -> str:
+    return f"{name}={value!r}" if isinstance(value, str) else f"{name}={value}"
