@@ -25,16 +25,33 @@ def _pair(v: Any) -> tuple[int, int]:
     return (int(v), int(v)) if isinstance(v, int) else (int(v[0]), int(v[1]))
 
 
-class Conv2d(Module):
+def _check_groups(layer: str, in_channels: int, out_channels: int, groups: int) -> None:
+    if in_channels % groups or out_channels % groups:
+        raise ValueError(f"{layer}: groups={groups} must divide in_channels={in_channels} "
+                         f"and out_channels={out_channels}")
+
+
+class _ConvNd(Module):
+    """What the convolution layers share: PyTorch's initialisation of the weight and the bias."""
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            # the bias bound's fan-in is weight.shape[1] times the kernel: in_channels / groups for a
+            # convolution, out_channels / groups for the transpose (PyTorch computes it so)
+            fan_in = self.weight.shape[1] * math.prod(self.weight.shape[2:])
+            bound = 1 / math.sqrt(fan_in) if fan_in else 0.0
+            init.uniform_(self.bias, -bound, bound)
+
+
+class Conv2d(_ConvNd):
     """2-D convolution over NCHW input; weight (out_channels, in_channels/groups, kh, kw)."""
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
                  padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
                  device: Any = None, dtype: Any = None) -> None:
         super().__init__()
-        if in_channels % groups or out_channels % groups:
-            raise ValueError(f"Conv2d: groups={groups} must divide in_channels={in_channels} "
-                             f"and out_channels={out_channels}")
+        _check_groups("Conv2d", in_channels, out_channels, groups)
         self.in_channels, self.out_channels = int(in_channels), int(out_channels)
         self.kernel_size = _pair(kernel_size)
         self.stride, self.dilation = _pair(stride), _pair(dilation)
@@ -44,13 +61,6 @@ class Conv2d(Module):
                              device=device)
         self.bias = _empty(out_channels, dtype=dtype, device=device) if bias else None
         self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in = self.weight.shape[1] * self.kernel_size[0] * self.kernel_size[1]
-            bound = 1 / math.sqrt(fan_in) if fan_in else 0.0
-            init.uniform_(self.bias, -bound, bound)
 
     def forward(self, x: Tensor) -> Tensor:
         x = as_tensor(x)  # a list or an array works as it does for the functions
@@ -71,7 +81,7 @@ def _single(v: Any) -> int:
     return int(v[0]) if isinstance(v, (tuple, list)) else int(v)
 
 
-class Conv1d(Module):
+class Conv1d(_ConvNd):
     """1-D convolution over (N, C, L) input; weight (out_channels, in_channels/groups, k)."""
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
@@ -80,21 +90,13 @@ class Conv1d(Module):
         super().__init__()
         if padding_mode != "zeros":
             raise ValueError(f"Conv1d: only padding_mode='zeros' is supported, got {padding_mode!r}")
-        if in_channels % groups or out_channels % groups:
-            raise ValueError(f"Conv1d: groups={groups} must divide in_channels={in_channels} "
-                             f"and out_channels={out_channels}")
+        _check_groups("Conv1d", in_channels, out_channels, groups)
         self.in_channels, self.out_channels, self.groups = int(in_channels), int(out_channels), int(groups)
         self.kernel_size, self.stride, self.dilation = _single(kernel_size), _single(stride), _single(dilation)
         self.padding = padding if isinstance(padding, str) else _single(padding)
         self.weight = _empty(out_channels, in_channels // groups, self.kernel_size, dtype=dtype, device=device)
         self.bias = _empty(out_channels, dtype=dtype, device=device) if bias else None
         self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in = self.weight.shape[1] * self.kernel_size
-            init.uniform_(self.bias, -1 / math.sqrt(fan_in), 1 / math.sqrt(fan_in))
 
     def forward(self, x: Tensor) -> Tensor:
         x = as_tensor(x)  # a list or an array works as it does for the functions
@@ -108,7 +110,7 @@ class Conv1d(Module):
                 f"stride=({self.stride},), padding={self.padding}")
 
 
-class ConvTranspose2d(Module):
+class ConvTranspose2d(_ConvNd):
     """The transpose of Conv2d (a "deconvolution"); weight (in_channels, out_channels/groups, kh, kw).
 
     Output size ``(H - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1``.
@@ -120,9 +122,7 @@ class ConvTranspose2d(Module):
         super().__init__()
         if padding_mode != "zeros":
             raise ValueError(f"ConvTranspose2d: only padding_mode='zeros' is supported, got {padding_mode!r}")
-        if in_channels % groups or out_channels % groups:
-            raise ValueError(f"ConvTranspose2d: groups={groups} must divide in_channels={in_channels} "
-                             f"and out_channels={out_channels}")
+        _check_groups("ConvTranspose2d", in_channels, out_channels, groups)
         self.in_channels, self.out_channels, self.groups = int(in_channels), int(out_channels), int(groups)
         self.kernel_size = _pair(kernel_size)
         self.stride, self.padding = _pair(stride), _pair(padding)
@@ -130,13 +130,6 @@ class ConvTranspose2d(Module):
         self.weight = _empty(in_channels, out_channels // groups, *self.kernel_size, dtype=dtype, device=device)
         self.bias = _empty(out_channels, dtype=dtype, device=device) if bias else None
         self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        # PyTorch computes the fan-in from weight.shape[1] (out_channels / groups) here
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in = self.weight.shape[1] * self.kernel_size[0] * self.kernel_size[1]
-            init.uniform_(self.bias, -1 / math.sqrt(fan_in), 1 / math.sqrt(fan_in))
 
     def forward(self, x: Tensor) -> Tensor:
         x = as_tensor(x)  # a list or an array works as it does for the functions
