@@ -18,7 +18,7 @@ from ..tensor import Tensor
 
 __all__ = [
     "as_tensor", "operand", "binary", "normalize_axis", "one_axis", "shape_arg", "broadcast_shapes",
-    "tensor_list", "check_nonempty",
+    "tensor_list", "check_nonempty", "int_tuple",
 ]
 
 _PY_SCALARS = (int, float, bool)
@@ -63,6 +63,11 @@ def binary(op: Any, x: Any, y: Any) -> Tensor:
     return apply(op, x, operand(y, x))
 
 
+def int_tuple(v: Any) -> tuple:
+    """An int (Python's or NumPy's) as a 1-tuple, a sequence as a tuple: ``axis=3`` or ``axis=(1, 3)``."""
+    return (v,) if isinstance(v, (int, host_numpy.integer)) else tuple(v)
+
+
 def normalize_axis(axis: Any, ndim: int, *, allow_none: bool = True) -> tuple[int, ...]:
     """``axis`` (None, an int or a sequence of ints) as a sorted tuple of axes in range."""
     if axis is None:
@@ -70,7 +75,7 @@ def normalize_axis(axis: Any, ndim: int, *, allow_none: bool = True) -> tuple[in
             raise TypeError("axis may not be None here")
         return tuple(range(ndim))
     try:
-        axes = (axis,) if isinstance(axis, (int, host_numpy.integer)) else tuple(axis)
+        axes = int_tuple(axis)
     except TypeError:  # a float or another non-iterable: say what is wrong
         raise TypeError(f"axis must be an int or a tuple of ints, got {axis!r}") from None
     out = []

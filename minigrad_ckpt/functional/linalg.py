@@ -25,7 +25,7 @@ from ..ops import matrix as _mx
 from ..tape import apply
 from ..tensor import Tensor
 from . import math as mf
-from .arguments import as_tensor, broadcast_shapes, normalize_axis
+from .arguments import as_tensor, broadcast_shapes, int_tuple, normalize_axis
 from .math import astype, eye, matmul, moveaxis, not_equal, pad, reshape, squeeze, swapaxes, tril, triu
 
 __all__ = ["inv", "det", "slogdet", "solve", "cholesky", "eigh", "svd", "qr", "norm", "pinv",
@@ -202,7 +202,7 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> T
         else:
             raise ValueError(f"linalg.norm: with ord={ord!r} and axis=None the input must be 1-D or 2-D, "
                              f"got shape {x.shape}")
-    axes = (axis,) if isinstance(axis, (int, host_numpy.integer)) else tuple(axis)
+    axes = int_tuple(axis)
     if len(axes) == 1:
         ax = normalize_axis(axes, nd)
         return _vector(x, 2 if ord is None else ord, ax, keepdims)

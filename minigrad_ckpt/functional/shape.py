@@ -15,7 +15,16 @@ from ..backend import host_numpy
 from ..ops import shape as _sh
 from ..tape import apply
 from ..tensor import Tensor
-from .arguments import as_tensor, broadcast_shapes, normalize_axis, one_axis, operand, shape_arg, tensor_list
+from .arguments import (
+    as_tensor,
+    broadcast_shapes,
+    int_tuple,
+    normalize_axis,
+    one_axis,
+    operand,
+    shape_arg,
+    tensor_list,
+)
 from .conversion import clone
 
 __all__ = [
@@ -83,8 +92,8 @@ def moveaxis(x: Any, source: Any, destination: Any) -> Tensor:
     """Move axes ``source`` to positions ``destination`` (ints or equal-length sequences; a view,
     NumPy's ``moveaxis``)."""
     x = as_tensor(x)
-    src = (source,) if isinstance(source, (int, host_numpy.integer)) else tuple(source)
-    dst = (destination,) if isinstance(destination, (int, host_numpy.integer)) else tuple(destination)
+    src = int_tuple(source)
+    dst = int_tuple(destination)
     if len(src) != len(dst):
         raise ValueError("moveaxis: source and destination must have the same number of elements")
     src = tuple(one_axis(a, x.ndim) for a in src)
@@ -100,7 +109,7 @@ def moveaxis(x: Any, source: Any, destination: Any) -> Tensor:
 def expand_dims(x: Any, axis: Any) -> Tensor:
     """Insert size-1 axes at ``axis`` (an int or a tuple, positions in the result)."""
     x = as_tensor(x)
-    axes = (axis,) if isinstance(axis, (int, host_numpy.integer)) else tuple(axis)
+    axes = int_tuple(axis)
     nd = x.ndim + len(axes)
     pos = normalize_axis(axes, nd)
     it = iter(x.shape)
@@ -263,8 +272,8 @@ def roll(x: Any, shift: Any, axis: Any = None) -> Tensor:
         if not isinstance(shift, (int, host_numpy.integer)):
             raise TypeError("roll: with axis=None, shift must be an int")
         return reshape(roll(ravel(x), shift, 0), x.shape)
-    axes = (axis,) if isinstance(axis, (int, host_numpy.integer)) else tuple(axis)
-    shifts = (shift,) if isinstance(shift, (int, host_numpy.integer)) else tuple(shift)
+    axes = int_tuple(axis)
+    shifts = int_tuple(shift)
     if len(shifts) == 1 and len(axes) > 1:
         shifts = shifts * len(axes)
     if len(axes) == 1 and len(shifts) > 1:
