@@ -38,6 +38,15 @@ def _reduce(loss: Tensor, reduction: str) -> Tensor:
     return loss
 
 
+def _input_and_target(name: str, input: Any, target: Any) -> tuple[Tensor, Tensor]:
+    """``input`` and ``target`` as tensors (the target on the input's device), of one shape."""
+    x = _tensor(input)
+    y = _tensor(target, x)
+    if x.shape != y.shape:
+        raise ValueError(f"{name}: input shape {x.shape} and target shape {y.shape} differ")
+    return x, y
+
+
 def _class_last(x: Tensor) -> Tensor:
     """(N, C, d1, ...) -> (N * d1 * ..., C); (C,) -> (1, C); (N, C) unchanged."""
     if x.ndim == 1:
@@ -217,10 +226,7 @@ def mse_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:
     computes something else; here it is an error.
     """
     _check_reduction(reduction)
-    x = _tensor(input)
-    y = _tensor(target, x)
-    if x.shape != y.shape:
-        raise ValueError(f"mse_loss: input shape {x.shape} and target shape {y.shape} differ")
+    x, y = _input_and_target("mse_loss", input, target)
     d = x - y
     return _reduce(d * d, reduction)
 
@@ -234,11 +240,7 @@ def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None
     ``max(z, 0) + log1p(exp(-|z|))`` would give 0 there).
     """
     _check_reduction(reduction)
-    x = _tensor(input)
-    y = _tensor(target, x)
-    if x.shape != y.shape:
-        raise ValueError(f"binary_cross_entropy_with_logits: input shape {x.shape} and target "
-                         f"shape {y.shape} differ")
+    x, y = _input_and_target("binary_cross_entropy_with_logits", input, target)
     softplus_neg = mf.logaddexp(0.0, -x)  # -log sigmoid(x); 0 a number: nothing for a checkpoint to keep
     if pos_weight is not None:
         pw = _tensor(pos_weight, x)
@@ -250,17 +252,10 @@ def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None
     return _reduce(loss, reduction)
 
 
-def _same_shape(name: str, x: Tensor, y: Tensor) -> None:
-    if x.shape != y.shape:
-        raise ValueError(f"{name}: input shape {x.shape} and target shape {y.shape} differ")
-
-
 def l1_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:
     """Mean absolute error ``|input - target|`` (the shapes must be equal)."""
     _check_reduction(reduction)
-    x = _tensor(input)
-    y = _tensor(target, x)
-    _same_shape("l1_loss", x, y)
+    x, y = _input_and_target("l1_loss", input, target)
     return _reduce(mf.abs(x - y), reduction)
 
 
@@ -269,9 +264,7 @@ def smooth_l1_loss(input: Any, target: Any, reduction: str = "mean", beta: float
     _check_reduction(reduction)
     if beta < 0:
         raise ValueError(f"smooth_l1_loss: beta must be >= 0, got {beta}")
-    x = _tensor(input)
-    y = _tensor(target, x)
-    _same_shape("smooth_l1_loss", x, y)
+    x, y = _input_and_target("smooth_l1_loss", input, target)
     d = x - y
     a = mf.abs(d)
     if beta == 0:
@@ -284,9 +277,7 @@ def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 
     _check_reduction(reduction)
     if delta <= 0:
         raise ValueError(f"huber_loss: delta must be > 0, got {delta}")
-    x = _tensor(input)
-    y = _tensor(target, x)
-    _same_shape("huber_loss", x, y)
+    x, y = _input_and_target("huber_loss", input, target)
     d = x - y
     a = mf.abs(d)
     return _reduce(mf.where(a <= delta, d * d * 0.5, (a - 0.5 * delta) * delta), reduction)
@@ -303,9 +294,7 @@ def binary_cross_entropy(input: Any, target: Any, weight: Any = None, reduction:
     """``-[y log p + (1 - y) log(1 - p)]`` on probabilities ``p`` in [0, 1]; each log is clamped
     at -100, as in PyTorch (prefer ``binary_cross_entropy_with_logits`` on logits)."""
     _check_reduction(reduction)
-    p = _tensor(input)
-    y = _tensor(target, p)
-    _same_shape("binary_cross_entropy", p, y)
+    p, y = _input_and_target("binary_cross_entropy", input, target)
     if p.size:
         xp = p.device.xp
         lo, hi = xp.scalar(xp.min(p.data)), xp.scalar(xp.max(p.data))
@@ -327,9 +316,7 @@ def kl_div(input: Any, target: Any, reduction: str = "mean", log_target: bool = 
     (the mathematically right KL divergence); ``"mean"`` averages over every element, as in PyTorch."""
     if reduction not in _REDUCTIONS + ("batchmean",):
         raise ValueError(f"kl_div: reduction must be one of {_REDUCTIONS + ('batchmean',)}, got {reduction!r}")
-    x = _tensor(input)
-    t = _tensor(target, x)
-    _same_shape("kl_div", x, t)
+    x, t = _input_and_target("kl_div", input, target)
     if log_target:
         loss = mf.exp(t) * (t - x)
     else:
