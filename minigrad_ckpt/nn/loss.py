@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from ..tensor import Tensor
 from . import functional as F
@@ -12,8 +12,22 @@ __all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "BCEWithLogitsLoss", "L1Los
            "BCELoss", "KLDivLoss", "CosineEmbeddingLoss"]
 
 
-class CrossEntropyLoss(Module):
+class _Loss(Module):
+    """A loss layer: ``forward(input, target) = fn(input, target, **options)``, the options being
+    the layer's attributes of those names (passed by keyword)."""
+
+    fn: ClassVar[Any] = None
+    options: ClassVar[tuple[str, ...]] = ()
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return type(self).fn(input, target, **{name: getattr(self, name) for name in self.options})
+
+
+class CrossEntropyLoss(_Loss):
     """Cross entropy of logits against class indices or probabilities (``F.cross_entropy``)."""
+
+    fn = staticmethod(F.cross_entropy)
+    options = ("weight", "reduction", "ignore_index", "label_smoothing")
 
     def __init__(self, weight: Any = None, ignore_index: int = -100, reduction: str = "mean",
                  label_smoothing: float = 0.0) -> None:
@@ -21,99 +35,94 @@ class CrossEntropyLoss(Module):
         self.weight, self.ignore_index = weight, ignore_index
         self.reduction, self.label_smoothing = reduction, label_smoothing
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.cross_entropy(input, target, weight=self.weight, reduction=self.reduction,
-                               ignore_index=self.ignore_index, label_smoothing=self.label_smoothing)
 
-
-class NLLLoss(Module):
+class NLLLoss(_Loss):
     """Negative log-likelihood of log-probabilities at the target class indices (``F.nll_loss``)."""
+
+    fn = staticmethod(F.nll_loss)
+    options = ("weight", "ignore_index", "reduction")
 
     def __init__(self, weight: Any = None, ignore_index: int = -100, reduction: str = "mean") -> None:
         super().__init__()
         self.weight, self.ignore_index, self.reduction = weight, ignore_index, reduction
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.nll_loss(input, target, self.weight, self.ignore_index, self.reduction)
 
-
-class MSELoss(Module):
+class MSELoss(_Loss):
     """Mean squared error ``(input - target) ** 2``, reduced by ``reduction`` (``F.mse_loss``)."""
+
+    fn = staticmethod(F.mse_loss)
+    options = ("reduction",)
 
     def __init__(self, reduction: str = "mean") -> None:
         super().__init__()
         self.reduction = reduction
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.mse_loss(input, target, self.reduction)
 
-
-class BCEWithLogitsLoss(Module):
+class BCEWithLogitsLoss(_Loss):
     """Binary cross entropy of logits, computed stably from the logits (``F.binary_cross_entropy_with_logits``)."""
+
+    fn = staticmethod(F.binary_cross_entropy_with_logits)
+    options = ("weight", "reduction", "pos_weight")
 
     def __init__(self, weight: Any = None, reduction: str = "mean", pos_weight: Any = None) -> None:
         super().__init__()
         self.weight, self.reduction, self.pos_weight = weight, reduction, pos_weight
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction,
-                                                  self.pos_weight)
 
-
-class L1Loss(Module):
+class L1Loss(_Loss):
     """Mean absolute error ``|input - target|`` (``F.l1_loss``)."""
+
+    fn = staticmethod(F.l1_loss)
+    options = ("reduction",)
 
     def __init__(self, reduction: str = "mean") -> None:
         super().__init__()
         self.reduction = reduction
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.l1_loss(input, target, self.reduction)
 
-
-class SmoothL1Loss(Module):
+class SmoothL1Loss(_Loss):
     """Quadratic below ``beta``, linear above (``F.smooth_l1_loss``)."""
+
+    fn = staticmethod(F.smooth_l1_loss)
+    options = ("reduction", "beta")
 
     def __init__(self, reduction: str = "mean", beta: float = 1.0) -> None:
         super().__init__()
         self.reduction, self.beta = reduction, beta
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.smooth_l1_loss(input, target, self.reduction, self.beta)
 
-
-class HuberLoss(Module):
+class HuberLoss(_Loss):
     """Quadratic up to ``delta``, then linear with slope ``delta`` (``F.huber_loss``)."""
+
+    fn = staticmethod(F.huber_loss)
+    options = ("reduction", "delta")
 
     def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
         super().__init__()
         self.reduction, self.delta = reduction, delta
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.huber_loss(input, target, self.reduction, self.delta)
 
-
-class BCELoss(Module):
+class BCELoss(_Loss):
     """Binary cross entropy of probabilities (``F.binary_cross_entropy``; logs clamped at -100)."""
+
+    fn = staticmethod(F.binary_cross_entropy)
+    options = ("weight", "reduction")
 
     def __init__(self, weight: Any = None, reduction: str = "mean") -> None:
         super().__init__()
         self.weight, self.reduction = weight, reduction
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.binary_cross_entropy(input, target, self.weight, self.reduction)
 
-
-class KLDivLoss(Module):
+class KLDivLoss(_Loss):
     """KL divergence of log-probability ``input`` from ``target`` (``F.kl_div``; prefer
     ``reduction="batchmean"``)."""
+
+    fn = staticmethod(F.kl_div)
+    options = ("reduction", "log_target")
 
     def __init__(self, reduction: str = "mean", log_target: bool = False) -> None:
         super().__init__()
         self.reduction, self.log_target = reduction, log_target
-
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.kl_div(input, target, self.reduction, self.log_target)
 
 
 class CosineEmbeddingLoss(Module):
