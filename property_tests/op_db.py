@@ -537,6 +537,17 @@ def linear_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sam
     return Sample(registry["Linear"](), (x, w, b), _diff(draw, [fl, fl, fl and b is not None]))
 
 
+def lstm_cell_sampler(name: str) -> Sampler:
+    """The fused LSTM gate ops: gates (..., 4H) and a cell state (..., H), same leading axes."""
+    def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+        h = draw(st.integers(0, 3))
+        lead = _shape(draw, max(1, max_size // 8), max_dims=2, max_side=3)
+        gates, c = _arr(draw, lead + (4 * h,), dtype), _arr(draw, lead + (h,), dtype)
+        fl = _float(dtype)
+        return Sample(registry[name](), (gates, c), _diff(draw, [fl, fl]))
+    return sampler
+
+
 def softmax_cross_entropy_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
     """Logits (N, C) with the attributes ``nn.functional.cross_entropy`` builds: ``rows``
     (arange N), ``target`` (class ids; 0 where ignored), ``valid`` (1/0 in x's dtype, or None)."""
@@ -1127,6 +1138,8 @@ SPECS: list[OpSpec] = [
     _spec("MatMul", matmul_sampler, forward_dtypes=INT_FWD),
     _spec("Einsum", einsum_sampler, forward_dtypes=INT_FWD),
     _spec("Linear", linear_sampler),
+    _spec("LSTMCellState", lstm_cell_sampler("LSTMCellState")),
+    _spec("LSTMCellOutput", lstm_cell_sampler("LSTMCellOutput")),
     # matrix functions (issue 14): no stride-0 views (repeated rows are singular)
     _spec("Inv", square_sampler("Inv"), broadcast_views=False),
     _spec("Det", square_sampler("Det"), broadcast_views=False),

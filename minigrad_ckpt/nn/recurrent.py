@@ -13,6 +13,8 @@ import math
 from typing import Any
 
 from .. import functional as mf
+from ..ops import recurrent as _fused
+from ..tape import apply
 from ..tensor import Tensor
 from . import functional as F
 from . import init
@@ -28,12 +30,10 @@ def _cell_step(mode: str, xg: Tensor, h: Tensor, c: Tensor | None, w_hh: Tensor,
     """One step: ``xg`` is the input's projection ``x W_ih^T + b_ih`` (gates side by side)."""
     hg = F.linear(h, w_hh, b_hh)
     H = h.shape[-1]
-    if mode == "LSTM":  # gates i, f, g, o
+    if mode == "LSTM":  # gates i, f, g, o: two fused ops instead of thirteen (ops/recurrent.py)
         g = xg + hg
-        i, f = mf.sigmoid(g[..., :H]), mf.sigmoid(g[..., H:2 * H])
-        cand, o = mf.tanh(g[..., 2 * H:3 * H]), mf.sigmoid(g[..., 3 * H:])
-        c = f * c + i * cand
-        return o * mf.tanh(c), c
+        c = apply(_fused.LSTMCellState(), g, c)
+        return apply(_fused.LSTMCellOutput(), g, c), c
     if mode == "GRU":  # gates r, z, n; the candidate sees r * (W_hn h + b_hn)
         r = mf.sigmoid(xg[..., :H] + hg[..., :H])
         z = mf.sigmoid(xg[..., H:2 * H] + hg[..., H:2 * H])

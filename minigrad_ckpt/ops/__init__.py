@@ -18,6 +18,7 @@ from . import (  # noqa: F401
     loss,
     matrix,
     norm,
+    recurrent,
     reduction,
     shape,
     special,
