@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minigrad_ckpt as mg
-from minigrad_ckpt import functional as F
+from minigrad_ckpt import functional as mf
 from minigrad_ckpt.ops import registry
 from minigrad_ckpt.tensor import normalize_index
 from minigrad_ckpt.testing import strategies as mst
@@ -323,7 +323,7 @@ def reduction(cls: type, grad_dom: Dom = REAL, fwd_dom: Dom = WIDE, nonempty: bo
     def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
         shape = _shape(draw, max_size)
         axis = draw(mst.valid_axes(len(shape)))
-        axes = F.normalize_axis(axis, len(shape))
+        axes = mf.normalize_axis(axis, len(shape))
         if nonempty and (any(shape[a] == 0 for a in axes) or (not axes and _size(shape) == 0)):
             # max/min/logsumexp reject reductions over nothing (functional._check_nonempty)
             shape = tuple(n or 1 for n in shape)
@@ -344,7 +344,7 @@ def reduction(cls: type, grad_dom: Dom = REAL, fwd_dom: Dom = WIDE, nonempty: bo
 def cumsum_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
     shape = _shape(draw, max_size)
     axis = draw(mst.valid_axes(len(shape), single=True))
-    ax = None if axis is None else F.normalize_axis(axis, len(shape))[0]
+    ax = None if axis is None else mf.normalize_axis(axis, len(shape))[0]
     x = _arr(draw, shape, dtype, REAL if grad else WIDE)
     return Sample(registry["CumSum"](axis=ax, in_shape=shape), (x,), (_float(dtype),))
 
@@ -353,7 +353,7 @@ def arg_sampler(cls: type) -> Sampler:
     def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
         shape = _shape(draw, max_size)
         axis = draw(mst.valid_axes(len(shape), single=True))
-        ax = None if axis is None else F.normalize_axis(axis, len(shape))[0]
+        ax = None if axis is None else mf.normalize_axis(axis, len(shape))[0]
         if (ax is None and _size(shape) == 0) or (ax is not None and shape[ax] == 0):
             shape = tuple(n or 1 for n in shape)  # argmax of nothing is an error
         x = _arr(draw, shape, dtype, TIES)  # ties: the first index must win, as in NumPy
@@ -417,7 +417,7 @@ def concatenate_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -
     k = draw(st.integers(1, 3))
     base = list(_shape(draw, max(1, max_size // 3), min_dims=1, max_dims=3, max_side=3))
     axis = draw(st.integers(-len(base), len(base) - 1))
-    ax = F.normalize_axis(axis, len(base))[0]
+    ax = mf.normalize_axis(axis, len(base))[0]
     sizes = tuple(draw(st.integers(0, 3)) for _ in range(k))
     xs = tuple(_arr(draw, tuple(base[:ax] + [n] + base[ax + 1:]), dtype) for n in sizes)
     op = registry["Concatenate"](axis=ax, sizes=sizes)
@@ -428,14 +428,14 @@ def stack_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Samp
     k = draw(st.integers(1, 3))
     shape = _shape(draw, max(1, max_size // k), max_dims=3)
     axis = draw(st.integers(-len(shape) - 1, len(shape)))
-    ax = F.normalize_axis(axis, len(shape) + 1)[0]
+    ax = mf.normalize_axis(axis, len(shape) + 1)[0]
     xs = tuple(_arr(draw, shape, dtype) for _ in range(k))
     return Sample(registry["Stack"](axis=ax), xs, _diff(draw, [_float(dtype)] * k))
 
 
 def flip_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
     shape = _shape(draw, max_size)
-    axes = F.normalize_axis(draw(mst.valid_axes(len(shape))), len(shape))
+    axes = mf.normalize_axis(draw(mst.valid_axes(len(shape))), len(shape))
     return Sample(registry["Flip"](axes=axes), (_arr(draw, shape, dtype),), (_float(dtype),))
 
 
@@ -619,7 +619,7 @@ def softmax_sampler(name: str) -> Sampler:
     def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
         shape = _shape(draw, max_size, min_dims=1)
         axis = draw(st.one_of(st.just(-1), mst.valid_axes(len(shape), single=True, allow_none=False)))
-        axes = F.normalize_axis(axis, len(shape))
+        axes = mf.normalize_axis(axis, len(shape))
         if any(shape[a] == 0 for a in axes):
             # softmax over an empty axis raises NumPy's "zero-size array to reduction
             # operation maximum" (known limitation, see the report); other axes may be empty
@@ -642,7 +642,7 @@ def normalize_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> 
     elif kind == "batch" and nd >= 2:
         axes = (0,) + tuple(range(2, nd))
     else:
-        axes = F.normalize_axis(draw(mst.valid_axes(nd)), nd)
+        axes = mf.normalize_axis(draw(mst.valid_axes(nd)), nd)
     if any(shape[a] == 0 for a in axes) or (not axes and _size(shape) == 0):
         shape = tuple(n or 1 for n in shape)  # statistics of an empty slice: NumPy warns
     eps = draw(st.sampled_from([1e-5, 1e-3, 0.5]))
@@ -733,7 +733,7 @@ def max_pool2d_backward_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size
 
 
 # ---------------------------------------------------------------------------
-# Samplers: more layout ops, gathers along an axis, sorting (issue 14)
+# Samplers: tiling and its kin, gathers along an axis, sorting
 # ---------------------------------------------------------------------------
 def tile_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
     """``reps`` has the input's rank (``functional.tile`` pads the shorter one with 1s)."""
@@ -837,7 +837,7 @@ def cumprod_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sa
     limitation); forward checks and the zero tests in tests/test_math_shape.py with zeros."""
     shape = _shape(draw, max_size)
     axis = draw(mst.valid_axes(len(shape), single=True))
-    ax = None if axis is None else F.normalize_axis(axis, len(shape))[0]
+    ax = None if axis is None else mf.normalize_axis(axis, len(shape))[0]
     dom = Dom(-1.5, 1.5, gap=0.2) if grad else Dom(-2.0, 2.0, specials=(0.0,))
     return Sample(registry["CumProd"](axis=ax, in_shape=shape), (_arr(draw, shape, dtype, dom),),
                   (_float(dtype),))
@@ -879,7 +879,7 @@ def sort_sampler(name: str) -> Sampler:
 
 
 # ---------------------------------------------------------------------------
-# Samplers: matrix functions (issue 14).  Gradient checks get matrices where the
+# Samplers: matrix functions.  Gradient checks get matrices where the
 # derivative exists and is well conditioned (see ops/matrix.py).
 # ---------------------------------------------------------------------------
 def _batch(draw: Any) -> tuple[int, ...]:
@@ -996,7 +996,7 @@ def pinv_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sampl
 def vector_norm_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
     """p-norms over drawn axes; gradient checks away from 0 (``|x|^(p-1)`` is singular there)."""
     shape = _shape(draw, max_size)
-    axes = F.normalize_axis(draw(mst.valid_axes(len(shape))), len(shape))
+    axes = mf.normalize_axis(draw(mst.valid_axes(len(shape))), len(shape))
     p = draw(st.sampled_from([2.0, 1.0, 3.0, 1.5, 0.5, -1.0]))
     x = _arr(draw, shape, dtype, Dom(0.2, 3.0, gap=0.2) if grad else WIDE)
     op = registry["VectorNorm"](ord=p, axes=axes, keepdims=draw(st.booleans()))
@@ -1049,7 +1049,7 @@ SPECS: list[OpSpec] = [
     _spec("Cos", unary(R["Cos"])),
     _spec("Tanh", unary(R["Tanh"])),
     _spec("Sigmoid", unary(R["Sigmoid"], REAL, Dom(-40.0, 40.0, specials=(0.0, 30.0, -30.0)))),
-    # more unary math (issue 14)
+    # trigonometric, hyperbolic, exponential, logarithmic and rounding functions
     _spec("Tan", unary(R["Tan"], Dom(-1.2, 1.2), Dom(-1.5, 1.5, specials=(0.0,)))),
     _spec("Sinh", unary(R["Sinh"])),
     _spec("Cosh", unary(R["Cosh"])),
@@ -1073,7 +1073,7 @@ SPECS: list[OpSpec] = [
     _spec("Trunc", unary(R["Trunc"], GRID_X, TIES)),
     _spec("Round", attrs_unary("Round", lambda d: {"decimals": d(st.sampled_from([0, 1, 2, -1]))},
                                GRID_X, Dom(-3.0, 3.0, grid=0.25, specials=(0.05, 0.15, 2.5)))),
-    # more binary math (issue 14)
+    # binary math beyond arithmetic
     _spec("Arctan2", binary(R["Arctan2"], doms=(AWAY_FROM_0, AWAY_FROM_0))),
     _spec("Hypot", binary(R["Hypot"], doms=(AWAY_FROM_0, REAL))),
     _spec("LogAddExp", binary(R["LogAddExp"], fwd_doms=(WITH_NEG_INF, WITH_NEG_INF))),
@@ -1119,7 +1119,7 @@ SPECS: list[OpSpec] = [
     _spec("Clone", plain_unary("Clone"), forward_dtypes=INT_FWD),
     _spec("ToDevice", plain_unary("ToDevice", device="cpu", source="cpu"), forward_dtypes=INT_FWD,
           notes="cpu -> cpu through tape.apply; real device moves are covered by the GPU tests"),
-    # more layout ops, gathers along an axis, sorting (issue 14)
+    # tiling and its kin, gathers along an axis, sorting
     _spec("Tile", tile_sampler, forward_dtypes=INT_FWD),
     _spec("Repeat", repeat_sampler, forward_dtypes=INT_FWD),
     _spec("Roll", roll_sampler, forward_dtypes=INT_FWD),
@@ -1140,7 +1140,7 @@ SPECS: list[OpSpec] = [
     _spec("Linear", linear_sampler),
     _spec("LSTMCellState", lstm_cell_sampler("LSTMCellState")),
     _spec("LSTMCellOutput", lstm_cell_sampler("LSTMCellOutput")),
-    # matrix functions (issue 14): no stride-0 views (repeated rows are singular)
+    # matrix functions: no stride-0 views (repeated rows are singular)
     _spec("Inv", square_sampler("Inv"), broadcast_views=False),
     _spec("Det", square_sampler("Det"), broadcast_views=False),
     _spec("SlogDet", square_sampler("SlogDet"), broadcast_views=False),
@@ -1159,7 +1159,7 @@ SPECS: list[OpSpec] = [
     _spec("FFT", fft_sampler, out_dtype=_complex_of),
     _spec("RFFT", rfft_sampler, out_dtype=_complex_of),
     _spec("IRFFT", irfft_sampler, out_dtype=_real_of),
-    # special functions (issue 14): gradient checks inside each function's domain,
+    # special functions: gradient checks inside each function's domain,
     # forward checks with poles, zeros and the domain's ends
     _spec("Gammaln", unary(R["Gammaln"], Dom(0.2, 8.0), Dom(-5.0, 30.0, specials=(0.0, -1.0, 1.0, 2.0, 0.5, -2.5)))),
     _spec("Digamma", unary(R["Digamma"], Dom(0.2, 8.0),

@@ -1,4 +1,4 @@
-"""``minigrad_ckpt.testing.check_op`` (issue 12 §6): the op battery on a user's op, and
+"""``minigrad_ckpt.testing.check_op``: the op battery on a user's op, and
 what ``GradcheckError`` reports."""
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def test_wrong_second_derivative_says_second_order(scratch_ops) -> None:
 
 
 def test_a_gradient_masked_on_every_zero_upstream_gradient_is_caught(scratch_ops) -> None:
-    # The pattern issue 12 §2 removed from the built-in ops: right in value, but the mixed
+    # The pattern the built-in ops no longer have: right in value, but the mixed
     # derivative with respect to the upstream gradient vanishes where it is 0.
     OldLog = _op("OldLog", lambda xp, x: xp.log(x),
                  lambda xp, g, out, x: xp.where(g == 0, 0, g / x), lambda np, x: np.log(x))

@@ -250,14 +250,14 @@ def test_a_name_outside_the_array_namespace(scratch_ops, where: str) -> None:
 
 
 def test_a_name_missing_from_the_differentiable_namespace_names_it(scratch_ops) -> None:
-    import minigrad_ckpt.functional as F
+    import minigrad_ckpt.functional as mf
 
     class UserCube(Op):
         def forward(self, xp, x):
             return x * x * x
 
         def backward(self, xp, g, out, x):
-            if isinstance(xp, type(F)):  # the differentiable namespace (create_graph=True)
+            if isinstance(xp, type(mf)):  # the differentiable namespace (create_graph=True)
                 return g * xp.no_such_function(x)
             return 3 * g * x * x
 

@@ -56,7 +56,7 @@ class IndexAdd(Op):
         return out
 
 
-# ------------------------------------------- gathers along one axis (issue 14)
+# ------------------------------------------------------ gathers along one axis
 @register_kernel
 def scatter_along_axis(xp, values, indices, axis, shape):
     """Zeros of ``shape`` with ``values`` added at ``indices`` along ``axis``

@@ -230,7 +230,7 @@ class Clone(Op):
         return x.copy()
 
 
-# ------------------------------------------------ more layout ops (issue 14)
+# ------------------------------------------- tiling, repeating, rolling, triangles
 class Tile(Op):
     """``tile(x, reps)`` with ``len(reps) == x.ndim`` (``functional.tile`` pads either side).
 
