@@ -18,7 +18,7 @@ from ..tensor import Tensor
 
 __all__ = [
     "as_tensor", "operand", "binary", "normalize_axis", "one_axis", "shape_arg", "broadcast_shapes",
-    "tensor_list", "check_nonempty", "int_tuple",
+    "tensor_list", "check_nonempty", "int_tuple", "paired_axes",
 ]
 
 _PY_SCALARS = (int, float, bool)
@@ -98,6 +98,17 @@ def one_axis(axis: Any, ndim: int) -> int:
     if not -ndim <= axis < ndim:
         raise ValueError(f"axis {axis} is out of bounds for a tensor of dimension {ndim}")
     return int(axis) % ndim
+
+
+def paired_axes(first: Any, second: Any, ndim_first: int, ndim_second: int,
+                mismatch: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Two lists of axes of equal length (each an int or a sequence), each in range of its tensor:
+    ``moveaxis``'s source and destination, ``tensordot``'s axes.  ``mismatch`` is the error's text
+    when the lengths differ."""
+    a, b = int_tuple(first), int_tuple(second)
+    if len(a) != len(b):
+        raise ValueError(mismatch)
+    return tuple(one_axis(i, ndim_first) for i in a), tuple(one_axis(i, ndim_second) for i in b)
 
 
 def shape_arg(shape: Any) -> tuple[int, ...]:

@@ -15,7 +15,7 @@ from ..backend import host_numpy
 from ..ops import linalg as _la
 from ..tape import apply
 from ..tensor import Tensor
-from .arguments import as_tensor, broadcast_shapes, int_tuple, one_axis
+from .arguments import as_tensor, broadcast_shapes, one_axis, paired_axes
 from .einsum_subscripts import explicit_einsum
 from .elementwise import multiply
 from .shape import moveaxis, reshape, stack, transpose
@@ -72,12 +72,7 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Tensor:
         ax_a, ax_b = tuple(range(a.ndim - n, a.ndim)), tuple(range(n))
     else:
         ax_a, ax_b = axes
-        ax_a = int_tuple(ax_a)
-        ax_b = int_tuple(ax_b)
-        if len(ax_a) != len(ax_b):
-            raise ValueError("tensordot: the two axis lists differ in length")
-        ax_a = tuple(one_axis(i, a.ndim) for i in ax_a)
-        ax_b = tuple(one_axis(i, b.ndim) for i in ax_b)
+        ax_a, ax_b = paired_axes(ax_a, ax_b, a.ndim, b.ndim, "tensordot: the two axis lists differ in length")
     for i, j in zip(ax_a, ax_b):
         if a.shape[i] != b.shape[j]:
             raise ValueError(f"tensordot: shape mismatch for sum: {a.shape}[{i}] != {b.shape}[{j}]")

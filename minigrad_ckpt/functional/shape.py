@@ -22,6 +22,7 @@ from .arguments import (
     normalize_axis,
     one_axis,
     operand,
+    paired_axes,
     shape_arg,
     tensor_list,
 )
@@ -92,12 +93,8 @@ def moveaxis(x: Any, source: Any, destination: Any) -> Tensor:
     """Move axes ``source`` to positions ``destination`` (ints or equal-length sequences; a view,
     NumPy's ``moveaxis``)."""
     x = as_tensor(x)
-    src = int_tuple(source)
-    dst = int_tuple(destination)
-    if len(src) != len(dst):
-        raise ValueError("moveaxis: source and destination must have the same number of elements")
-    src = tuple(one_axis(a, x.ndim) for a in src)
-    dst = tuple(one_axis(a, x.ndim) for a in dst)
+    src, dst = paired_axes(source, destination, x.ndim, x.ndim,
+                           "moveaxis: source and destination must have the same number of elements")
     if len(set(src)) != len(src) or len(set(dst)) != len(dst):
         raise ValueError("moveaxis: repeated axis")
     perm = [a for a in range(x.ndim) if a not in src]
