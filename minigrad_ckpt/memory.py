@@ -6,6 +6,8 @@ What is counted (each array once, by the memory buffer it views):
 ``saved``    arrays tape nodes keep for backward, and the values checkpointed
              segments keep to replay from (their inputs) -- *activation memory*
 ``grad``     gradients in flight inside backward (not yet handed to ``.grad``)
+``host``     values a checkpoint policy offloaded to host memory
+             (``offload_to_host``): counted apart, outside ``"total"``
 
 Parameters (leaf tensors that require grad) are not counted: they exist
 whatever the tape does.  Arrays that only user code holds are not counted
@@ -41,8 +43,8 @@ class Ledger:
     def reset(self) -> None:
         """Forget everything held and start a new timeline."""
         self._buffers: dict[int, list] = {}   # id(buffer) -> [holders, nbytes, category]
-        self.live_bytes = {"saved": 0, "grad": 0}
-        self.peak_bytes = {"saved": 0, "grad": 0, "total": 0}
+        self.live_bytes = {"saved": 0, "grad": 0, "host": 0}
+        self.peak_bytes = {"saved": 0, "grad": 0, "host": 0, "total": 0}
         self.phase = "forward"
         self.timeline: list[tuple[int, str, int, int]] = []
         self.dtypes: set[str] = set()   # every dtype held (float32 models should see no float64)
@@ -59,7 +61,7 @@ class Ledger:
 
     # ------------------------------------------------------------- queries
     def live(self, category: str = "saved") -> int:
-        """Bytes held now (``"saved"``, ``"grad"`` or ``"total"``)."""
+        """Bytes held now (``"saved"``, ``"grad"``, ``"total"`` -- both -- or ``"host"``)."""
         if category == "total":
             return self.live_bytes["saved"] + self.live_bytes["grad"]
         return self.live_bytes[category]
@@ -120,6 +122,8 @@ class Ledger:
             p["grad"] = g
         if s + g > p["total"]:
             p["total"] = s + g
+        if self.live_bytes["host"] > p["host"]:
+            p["host"] = self.live_bytes["host"]
         self._events += 1
         self.timeline.append((self._events, self.phase, s, g))
 

@@ -41,6 +41,7 @@ from .planner import (
     uniform_plan,
 )
 from .policy import (
+    DEFAULT_STATISTICS,
     Automatic,
     CheckpointCostWarning,
     CheckpointingConfig,
@@ -53,6 +54,18 @@ from .policy import (
     SpecificLayers,
     Sqrt,
 )
+from .remat import (
+    MATMUL_OPS,
+    GraphPlan,
+    name,
+    offload_to_host,
+    plan_graph,
+    remat,
+    save_everything,
+    save_matmuls,
+    save_names,
+    save_nothing,
+)
 from .segment import CheckpointError, Segment
 
 __all__ = [
@@ -64,9 +77,11 @@ __all__ = [
     "profile_chain", "simulate_peak", "pareto_plans", "plan_for_budget", "min_peak_bytes", "brute_force_plans",
     "uniform_plan", "revolve_extra_forwards", "revolve_closed_form", "Segment", "last_plan", "run_plan",
     "brute_force_nested_plans", "recomputed_layers", "flat_min_peak_bytes", "flat_plan_for_budget",
+    "remat", "save_nothing", "save_everything", "save_matmuls", "save_names", "name", "offload_to_host",
+    "plan_graph", "GraphPlan", "MATMUL_OPS",
 ]
 
-_default_stats = CheckpointStatistics()
+_default_stats = DEFAULT_STATISTICS
 
 
 def statistics() -> CheckpointStatistics:

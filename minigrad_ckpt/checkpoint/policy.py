@@ -318,3 +318,7 @@ class CheckpointStatistics:
                 f"{self.backward_passes}, recompute_count={self.recompute_count}, memory_saved_bytes="
                 f"{self.memory_saved_bytes}, additional_compute_time_us={self.additional_compute_time_us:.0f}, "
                 f"active_checkpoints={self.active_checkpoints})")
+
+
+#: The process-wide statistics every segment reports to (``checkpoint.statistics()``).
+DEFAULT_STATISTICS = CheckpointStatistics()

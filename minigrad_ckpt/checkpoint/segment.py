@@ -66,12 +66,17 @@ _counter = [0]
 class Segment:
     """One checkpointed range of the tape (see the module docstring)."""
 
-    def __init__(self, stats: Any = None, determinism_check: str = "shape", label: str = "") -> None:
+    def __init__(self, stats: Any = None, determinism_check: str = "shape", label: str = "",
+                 keep: Any = None) -> None:
         if determinism_check not in ("shape", "value", "none"):
             raise ValueError(f"determinism_check must be 'shape', 'value' or 'none', got {determinism_check!r}")
         _counter[0] += 1
         self.index = _counter[0]
         self.label = label
+        # ``keep(node) -> bool``: nodes whose outputs are kept from the forward pass, so replay
+        # takes them as they are instead of recomputing them (``remat``'s policies)
+        self.keep = keep
+        self._kept_outputs: dict[Node, Any] = {}
         self.stats = stats
         self.check = determinism_check
         self.parent: Segment | None = None
@@ -185,6 +190,10 @@ class Segment:
                     kept_now.append(v)
         node.replay = tuple(sources)
         self.nodes.append(node)
+        if self.keep is not None:
+            node.remat_position = len(self.nodes) - 1
+            if self.keep(node):
+                self._keep_output(node, out)
         try:  # weakly: the forward pass must be free to let its arrays go
             root._outputs[id(out)] = (weakref.ref(out), node)
         except TypeError:
@@ -211,6 +220,26 @@ class Segment:
         """
         hit = self._outputs.get(id(value))
         return hit[1] if hit is not None and hit[0]() is value else None
+
+    def _keep_output(self, node: Node, out: Any) -> None:
+        """Keep ``node``'s output for the replay: on the device, or -- a policy wrapped in
+        ``offload_to_host`` -- as a host copy, which the ledger counts as ``"host"``."""
+        if getattr(self.keep, "to_host", False):
+            value = to_host(out)
+            value = value.copy() if value is out or getattr(value, "base", None) is not None else value
+            category = "host"
+        else:
+            value, category = out, "saved"
+        self._kept_outputs[node] = value
+        if _ledger.enabled and not (category == "saved" and is_parameter_edge(node)):  # a parameter's view
+            _ledger.hold([value], category)
+
+    def _kept_output(self, node: Node) -> Any:
+        """A kept output, on the node's device (brought back from the host if offloaded)."""
+        value = self._kept_outputs[node]
+        if getattr(self.keep, "to_host", False):
+            return node.xp.asarray(value) if node.xp.name != "numpy" else value.copy()
+        return value
 
     # --------------------------------------------------------------- backward
     def rematerialize(self, node: Node | None = None) -> Any:
@@ -255,8 +284,9 @@ class Segment:
                     feeds.setdefault(n, []).append(c)
         return feeds
 
-    def _demand(self, feeds: dict[Node, list[Segment]]) -> tuple[set[Node], set[Node]]:
-        """The nodes whose forward the replay must run (found back to front), and those it cannot.
+    def _demand(self, feeds: dict[Node, list[Segment]]) -> tuple[set[Node], set[Node], set[Node]]:
+        """The nodes whose forward the replay must run (found back to front), those it cannot,
+        and those whose output is wanted (run, or kept from the forward pass).
 
         A node runs if its output is wanted: its own saved output (a node of
         this segment whose backward is still to come), an input a running node
@@ -264,7 +294,8 @@ class Segment:
         replays from, or a checksum to compare.  Everything else is skipped --
         the last layer of a segment whose backward reads only its input, and
         the nodes of a nested segment whose output nothing here reads (that
-        segment replays them itself, so computing them here would be waste).
+        segment replays them itself, so computing them here would be waste) --
+        and every node whose output a ``remat`` policy kept: it is taken as is.
         """
         # A nested segment whose backward is over (freed), and what depends on it: those
         # nodes all come later on the tape, so no backward still to run needs them.
@@ -278,15 +309,18 @@ class Segment:
             if n in dead:
                 continue
             mine = n.segment is self and n.saved is DROPPED
-            if n in wanted or (mine and self._saved_slots[n][0]):
+            if mine and self._saved_slots[n][0]:
+                wanted.add(n)
+            if n in wanted and n not in n.segment._kept_outputs:
                 run.add(n)
             slots = self._saved_slots[n][1:] if mine else ()
             for j, src in enumerate(n.replay):
                 if type(src) is Node and (n in run or (j < len(slots) and slots[j])):
                     wanted.add(src)
-        return run, dead
+        return run, dead, wanted
 
-    def _replay(self, feeds: dict[Node, list[Segment]], run: set[Node], dead: set[Node]) -> None:
+    def _replay(self, feeds: dict[Node, list[Segment]], run: set[Node], dead: set[Node],
+                wanted: set[Node]) -> None:
         """Run the demanded nodes in recording order; fill this segment's nodes' saved values."""
         values: dict[Node, Any] = {}
         last_use: dict[Node, int] = {}  # a replayed value is let go after its last reader
@@ -296,9 +330,12 @@ class Segment:
                     last_use[src] = pos
         for pos, n in enumerate(self.subtree):
             mine = n.segment is self and n.saved is DROPPED and n not in dead
-            if n in run or mine:
-                ins = [self._input(n, src, values) for src in n.replay]
-                out = self._forward(n, ins) if n in run else None
+            if n in run or mine or n in wanted:
+                ins = [self._input(n, src, values) for src in n.replay] if n in run or mine else []
+                if n in run:
+                    out = self._forward(n, ins)
+                else:  # kept by a remat policy if wanted, else not needed
+                    out = n.segment._kept_output(n) if n in wanted and n not in dead else None
                 if mine:
                     self._fill_saved(n, out, ins)
                 if n in last_use and out is not None:
@@ -397,7 +434,10 @@ class Segment:
         self.freed = True
         if _ledger.enabled:
             _ledger.release([k.value for k in self.kept if not k.param])
+            _ledger.release([v for n, v in self._kept_outputs.items() if not is_parameter_edge(n)
+                             or getattr(self.keep, "to_host", False)])
         self.kept = []
+        self._kept_outputs = {}
         for n in self.nodes:
             n.saved = FREED
             n.replay = None

@@ -1,0 +1,323 @@
+"""Checkpointing beyond chains: the tape is the graph.
+
+``remat(fn, policy=...)`` runs ``fn`` as one checkpointed segment in which a
+*policy* says, node by node, which outputs to keep from the forward pass.  In
+backward the segment replays once, and only what is wanted and not kept: a
+kept output is taken as it is, and the ops before it run only if some other
+value needs them.  So a policy trades the bytes it keeps for the recompute it
+saves, on any graph -- residual connections, attention, U-Nets -- as JAX's
+``jax.checkpoint(policy=...)`` and PyTorch's selective checkpointing do.
+
+* ``save_nothing``: keep nothing but the inputs (plain ``checkpoint``);
+* ``save_everything``: keep every output (nothing is recomputed);
+* ``save_matmuls``: keep the outputs of matmul, linear, convolution and
+  einsum ops -- the expensive ones -- and recompute the rest (JAX's
+  ``dots_saveable``);
+* ``save_names("a", ...)`` with ``name(tensor, "a")`` inside ``fn``;
+* any callable ``policy(node) -> bool``;
+* ``plan_graph(fn, *args, budget_bytes=...)``: the policy with the least
+  recompute time whose predicted peak fits the budget (a :class:`GraphPlan`);
+* ``offload_to_host(policy)``: what ``policy`` keeps goes to host memory and
+  comes back when the replay wants it; the ledger counts it as ``"host"``.
+
+The memory a remat region holds, in the ledger's terms: from its forward pass
+to its backward, its inputs and constants ``K`` and its kept outputs ``C``;
+at its replay, on top, every saved value ``S`` of its nodes.  A kept output
+that its node saves anyway (``tanh`` saves its output) is free at the replay;
+one that nothing saves (a matmul's output, read by an add) costs its bytes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import random as _random
+from ..grad_mode import is_grad_enabled
+from ..memory import _base
+from ..memory import ledger as _ledger
+from ..tape import Node
+from .plans import InfeasibleBudgetError
+from .policy import DEFAULT_STATISTICS
+from .segment import CheckpointError, Segment
+
+__all__ = ["remat", "save_nothing", "save_everything", "save_matmuls", "save_names", "name", "offload_to_host",
+           "plan_graph", "GraphPlan", "MATMUL_OPS"]
+
+#: The ops ``save_matmuls`` keeps: products of matrices, the expensive part of a model.
+MATMUL_OPS = frozenset({"MatMul", "Linear", "Conv2d", "Einsum"})
+
+
+def save_nothing(node: Node) -> bool:
+    """Keep no output: everything is recomputed (``checkpoint``'s behaviour)."""
+    return False
+
+
+def save_everything(node: Node) -> bool:
+    """Keep every output: nothing is recomputed (and nothing saved)."""
+    return True
+
+
+def save_matmuls(node: Node) -> bool:
+    """Keep the outputs of matmul, linear, convolution and einsum ops; recompute the rest."""
+    return node.op.name in MATMUL_OPS
+
+
+class save_names:  # noqa: N801 -- a policy, named as the others (and JAX's) are
+    """Keep the outputs tagged with one of ``names`` by :func:`name` inside the function."""
+
+    def __init__(self, *names: str) -> None:
+        self.names = frozenset(names)
+
+    def __call__(self, node: Node) -> bool:
+        return bool(getattr(node, "remat_names", frozenset()) & self.names)
+
+    def __repr__(self) -> str:
+        return f"save_names({', '.join(map(repr, sorted(self.names)))})"
+
+
+def name(tensor: Any, label: str) -> Any:
+    """Tag ``tensor`` (computed inside a remat'ed function) as ``label``, for ``save_names``.
+    Returns ``tensor``; a tensor no op produced (an input, a constant) has nothing to tag."""
+    node = getattr(tensor, "_node", None)
+    if node is not None:
+        node.remat_names = getattr(node, "remat_names", frozenset()) | {label}
+        seg = node.segment  # the node was recorded before its name: ask the policy again
+        if seg is not None and seg.keep is not None and node not in seg._kept_outputs and seg.keep(node):
+            seg._keep_output(node, tensor._data)
+    return tensor
+
+
+class offload_to_host:  # noqa: N801 -- wraps a policy, used like one
+    """``policy``, with what it keeps held in host memory until the replay wants it.
+
+    The ledger counts the host copies apart (``mg.memory.live("host")``,
+    ``peak("host")``); device memory no longer holds them between the forward
+    pass and the replay.
+    """
+
+    to_host = True
+
+    def __init__(self, policy: Callable[[Node], bool]) -> None:
+        if not callable(policy):
+            raise TypeError(f"offload_to_host needs a policy (a callable on nodes), got {type(policy).__name__}")
+        self.policy = policy
+
+    def __call__(self, node: Node) -> bool:
+        return bool(self.policy(node))
+
+    def __repr__(self) -> str:
+        return f"offload_to_host({getattr(self.policy, '__name__', self.policy)!r})"
+
+
+def remat(fn: Callable[..., Any], policy: Callable[[Node], bool] = save_nothing) -> Callable[..., Any]:
+    """``fn``, run as a checkpointed segment that keeps the outputs ``policy`` selects.
+
+    The result is bitwise what ``fn`` gives without checkpointing (replay runs
+    the recorded ops, random ones from their recorded keys), gradients too.
+    """
+    if not callable(policy):
+        raise TypeError(f"policy must be a callable policy(node) -> bool, got {type(policy).__name__}")
+    label = getattr(fn, "__qualname__", None) or type(fn).__name__
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        if not is_grad_enabled():
+            return fn(*args, **kwargs)
+        keep = None if policy is save_nothing else policy
+        with Segment(stats=DEFAULT_STATISTICS, label=label, keep=keep):
+            return fn(*args, **kwargs)
+
+    run.__name__ = f"remat({label})"
+    run.__wrapped__ = fn  # type: ignore[attr-defined]
+    return run
+
+
+# ---------------------------------------------------------------- planning on the graph
+@dataclass
+class GraphPlan:
+    """A policy naming, by recording position, the node outputs a remat region keeps.
+
+    ``predicted_peak_bytes`` is what the ledger measures for a step that runs
+    ``remat(fn, policy=plan)`` and backward from its result;
+    ``recompute_seconds`` the measured forward time of the ops its replay runs.
+    """
+
+    keep_positions: frozenset[int]
+    ops: tuple[str, ...]
+    predicted_peak_bytes: int
+    recompute_seconds: float
+    budget_bytes: int | None = None
+    names: tuple[str, ...] = field(default=(), repr=False)
+
+    def __call__(self, node: Node) -> bool:
+        pos = getattr(node, "remat_position", None)
+        if pos is None or pos >= len(self.ops) or self.ops[pos] != node.op.name:
+            raise CheckpointError(
+                f"this GraphPlan was made for a function that records {len(self.ops)} ops; node #{node.seq} "
+                f"({node.op.name}) at position {pos} does not match: plan again for this function and input")
+        return pos in self.keep_positions
+
+    def describe(self) -> str:
+        kept = ", ".join(f"{p}:{self.ops[p]}" for p in sorted(self.keep_positions)) or "nothing"
+        return (f"GraphPlan(keep {kept}; predicted peak {self.predicted_peak_bytes:,} B, "
+                f"recompute {self.recompute_seconds * 1e3:.3f} ms)")
+
+
+class _GraphModel:
+    """A profiled remat region: per node its op's time, what it saves, where its inputs
+    come from, and the buffer its output lives in (a view's is its input's)."""
+
+    def __init__(self, seg: Segment, outputs: dict[Node, Any]) -> None:
+        nodes = seg.nodes
+        index = {n: i for i, n in enumerate(nodes)}
+        self.n = len(nodes)
+        self.ops = tuple(n.op.name for n in nodes)
+        self.srcs: list[list[int | None]] = []
+        self.slots: list[tuple[bool, ...]] = [seg._saved_slots[n] for n in nodes]
+        self.buf: list[Any] = []
+        self.sizes: dict[Any, int] = {}
+        self.t: list[float] = []
+        in_bufs_of: list[list[Any]] = []
+        kept_bufs: set[Any] = set()
+        for i, n in enumerate(nodes):
+            srcs, in_bufs = [], []
+            for src in n.replay:
+                if type(src) is Node:
+                    srcs.append(index[src])
+                    in_bufs.append(self.buf[index[src]])
+                else:
+                    srcs.append(None)
+                    key = ("k", id(_base(src.value))) if hasattr(src.value, "nbytes") and not src.param else None
+                    if key is not None:
+                        self.sizes[key] = int(_base(src.value).nbytes)
+                        kept_bufs.add(key)
+                    in_bufs.append(key)
+            self.srcs.append(srcs)
+            own = ("n", i)
+            # a view lives in its input's buffer (None: a parameter's, which the ledger never counts)
+            self.buf.append(in_bufs[0] if n.op.is_view and in_bufs else own)
+            self.sizes.setdefault(own, int(_base(outputs[n]).nbytes))
+            self.t.append(_time_forward(n, [outputs[nodes[s]] if s is not None else src.value
+                                            for s, src in zip(srcs, n.replay)]))
+            in_bufs_of.append(in_bufs)
+        self.K = kept_bufs
+        self.S = set()  # buffers the replay fills: every saved slot of every node
+        for i in range(self.n):
+            if self.slots[i][0]:
+                self.S.add(self.buf[i])
+            for b, saved in zip(in_bufs_of[i], self.slots[i][1:]):
+                if saved and b is not None:
+                    self.S.add(b)
+
+    def run_set(self, kept: set[int]) -> list[int]:
+        """The nodes a replay runs when the outputs of ``kept`` are kept (back to front)."""
+        wanted = [False] * self.n
+        run = []
+        for i in range(self.n - 1, -1, -1):
+            if self.slots[i][0]:
+                wanted[i] = True
+            running = wanted[i] and i not in kept
+            if running:
+                run.append(i)
+            for j, s in enumerate(self.srcs[i]):
+                if s is not None and (running or (j + 1 < len(self.slots[i]) and self.slots[i][j + 1])):
+                    wanted[s] = True
+        return run
+
+    def seconds(self, kept: set[int]) -> float:
+        return sum(self.t[i] for i in self.run_set(kept))
+
+    def peak(self, kept: set[int]) -> int:
+        bufs = self.K | self.S | {self.buf[i] for i in kept}
+        return sum(self.sizes[b] for b in bufs if b is not None)
+
+
+def _time_forward(n: Node, ins: list[Any], repeats: int = 2) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        n.op.forward(n.xp, *ins)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def _profile(fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> _GraphModel:
+    """Run ``fn`` once as a remat region and measure it; leaves no trace (generator, ledger)."""
+    outputs: dict[Node, Any] = {}
+
+    def watch(node: Node) -> bool:
+        return False
+
+    rng = _random.get_rng_state()
+    was = _ledger.enabled
+    _ledger.enabled = False
+    try:
+        seg = Segment(label="plan_graph", keep=watch)
+        record = seg.record
+
+        def record_keeping_outputs(node: Node, a: tuple, arrays: list, out: Any) -> None:
+            record(node, a, arrays, out)
+            outputs[node] = out
+
+        seg.record = record_keeping_outputs  # type: ignore[method-assign]
+        with seg:
+            fn(*args, **kwargs)
+        return _GraphModel(seg, outputs)
+    finally:
+        _ledger.enabled = was
+        _random.set_rng_state(rng)
+
+
+def plan_graph(fn: Callable[..., Any], *args: Any, budget_bytes: int, exact_up_to: int = 16,
+               **kwargs: Any) -> GraphPlan:
+    """Profile ``fn(*args, **kwargs)`` once and return the :class:`GraphPlan` with the least
+    recompute time whose predicted peak fits ``budget_bytes``.
+
+    Keeping an output never makes the replay run more, so every output that
+    costs no bytes at the replay (its node saves it anyway) is kept.  The rest
+    are a choice: every subset is weighed when at most ``exact_up_to`` outputs
+    would save time (exact), otherwise they are taken greedily by the time
+    they save per byte.  :class:`InfeasibleBudgetError` if even keeping nothing
+    does not fit, with that smallest feasible budget.
+    """
+    if not is_grad_enabled():
+        raise RuntimeError("plan_graph profiles a training step: call it with gradients enabled")
+    model = _profile(fn, args, kwargs)
+    budget = int(budget_bytes)
+    smallest = model.peak(set())
+    if smallest > budget:
+        raise InfeasibleBudgetError(budget, smallest)
+    candidates = model.run_set(set())
+    free = {i for i in candidates if model.buf[i] is None or model.buf[i] in model.K | model.S}
+    costly = [i for i in candidates if i not in free]
+    kept = (_best_subset if len(costly) <= exact_up_to else _greedy)(model, free, costly, budget)
+    return GraphPlan(frozenset(kept), model.ops, model.peak(kept), model.seconds(kept), budget)
+
+
+def _best_subset(model: _GraphModel, free: set[int], costly: list[int], budget: int) -> set[int]:
+    best, best_key = set(free), (model.seconds(free), model.peak(free))
+    for r in range(1, len(costly) + 1):
+        for extra in itertools.combinations(costly, r):
+            kept = free | set(extra)
+            if model.peak(kept) > budget:
+                continue
+            key = (model.seconds(kept), model.peak(kept))
+            if key < best_key:
+                best, best_key = kept, key
+    return best
+
+
+def _greedy(model: _GraphModel, free: set[int], costly: list[int], budget: int) -> set[int]:
+    kept = set(free)
+    held = model.K | model.S | {model.buf[i] for i in kept}
+    room = budget - model.peak(kept)
+    for i in sorted(costly, key=lambda i: -model.t[i] / max(model.sizes.get(model.buf[i], 0), 1)):
+        size = 0 if model.buf[i] is None or model.buf[i] in held else model.sizes[model.buf[i]]
+        if size <= room:
+            kept.add(i)
+            held.add(model.buf[i])
+            room -= size
+    return kept

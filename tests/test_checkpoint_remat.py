@@ -1,0 +1,228 @@
+"""``remat``: checkpointing on any graph, with policies, a planner and offloading.
+
+Every policy gives bitwise the gradients of no checkpointing (dropout included); what a
+policy keeps is not recomputed; ``plan_graph``'s plan is measured at its predicted peak
+and is the least recompute among all sets of kept outputs (brute force, peaks measured by
+the ledger); ``offload_to_host`` moves kept values to host memory, counted apart.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import itertools
+import random
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt import checkpoint as ck
+from minigrad_ckpt import nn
+remat_module = importlib.import_module("minigrad_ckpt.checkpoint.remat")
+from minigrad_ckpt.nn import functional as F
+from minigrad_ckpt.testing import strict  # noqa: F401 -- registers the "strict" stand-in device
+
+
+def residual_block(device="cpu"):
+    """Not a chain: a residual connection, a reduction read twice, dropout, a named value."""
+    mg.manual_seed(0)
+    l1, l2, l3 = (nn.Linear(12, 24).to(device), nn.Linear(24, 24).to(device), nn.Linear(24, 12).to(device))
+    params = [*l1.parameters(), *l2.parameters(), *l3.parameters()]
+
+    def block(x):
+        h = ck.name(F.dropout(mg.tanh(l1(x)), 0.25), "h")
+        r = mg.tanh(l2(h)) + h
+        return l3(F.gelu(r)) * mg.sigmoid(x.sum(axis=-1, keepdims=True))
+
+    return block, params
+
+
+def step(fn, x, params, square=True):
+    """One backward from ``fn(x)``: the ledger, the gradients, the op forwards replayed.
+    (``square=False``: a sum, which holds nothing -- the step a GraphPlan predicts.)"""
+    for p in [x, *params]:
+        p.grad = None
+    mg.manual_seed(7)
+    ck.reset_statistics()
+    with mg.memory.track() as ledger:
+        y = fn(x)
+        (y * y if square else y).sum().backward()
+    grads = [p.grad.numpy().copy() for p in [x, *params] if p.grad is not None]
+    return copy.copy(ledger), grads, ck.statistics().recomputed_ops  # the figures of this step
+
+
+POLICIES = {
+    "save_nothing": ck.save_nothing,
+    "save_everything": ck.save_everything,
+    "save_matmuls": ck.save_matmuls,
+    "save_names": ck.save_names("h"),
+    "callable": lambda node: node.op.name == "Tanh",
+}
+
+
+@pytest.mark.parametrize("policy", sorted(POLICIES))
+def test_every_policy_gives_bitwise_the_gradients_of_no_checkpointing(policy):
+    block, params = residual_block()
+    x = mg.randn(5, 12, requires_grad=True)
+    _, plain, _ = step(block, x, params)
+    _, got, ops = step(ck.remat(block, POLICIES[policy]), x, params)
+    for a, b in zip(plain, got):
+        np.testing.assert_array_equal(a, b)
+    if policy == "save_everything":
+        assert ops == 0  # nothing to recompute
+    else:
+        assert ops > 0
+
+
+def test_what_a_policy_keeps_is_not_recomputed_and_costs_its_bytes():
+    block, params = residual_block()
+    x = mg.randn(5, 12, requires_grad=True)
+    runs = {p: step(ck.remat(block, POLICIES[p]), x, params) for p in POLICIES}
+    ops = {p: r[2] for p, r in runs.items()}
+    peaks = {p: r[0].peak("saved") for p, r in runs.items()}
+    assert ops["save_everything"] < ops["save_matmuls"] < ops["save_nothing"]
+    assert peaks["save_nothing"] <= peaks["save_matmuls"] <= peaks["save_everything"]
+
+
+def test_save_names_keeps_the_tagged_output_only():
+    block, _ = residual_block()
+    x = mg.randn(5, 12, requires_grad=True)
+    y = ck.remat(block, ck.save_names("h"))(x)
+    seg = y._node.segment
+    assert [n.op.name for n in seg._kept_outputs] == ["Dropout"]
+    assert ck.save_names("h", "g") and repr(ck.save_names("b", "a")) == "save_names('a', 'b')"
+    assert ck.name(mg.ones(2), "x").shape == (2,)  # a tensor no op produced: nothing to tag
+
+
+def test_remat_under_no_grad_is_the_function():
+    block, _ = residual_block()
+    x = mg.randn(5, 12)
+    with mg.no_grad():
+        mg.manual_seed(1)
+        want = block(x).numpy()
+        mg.manual_seed(1)
+        np.testing.assert_array_equal(ck.remat(block, ck.save_matmuls)(x).numpy(), want)
+    with pytest.raises(TypeError, match="policy"):
+        ck.remat(block, policy="matmuls")
+
+
+# ------------------------------------------------------------------------------ plan_graph
+def test_plan_graph_is_measured_at_its_prediction_and_refuses_an_infeasible_budget():
+    block, params = residual_block()
+    x = mg.randn(5, 12, requires_grad=True)
+    mg.manual_seed(7)
+    loose = ck.plan_graph(block, x, budget_bytes=10**9)
+    smallest = ck.plan_graph(block, x, budget_bytes=10**9).predicted_peak_bytes
+    for budget in (10**9, smallest):
+        mg.manual_seed(7)
+        plan = ck.plan_graph(block, x, budget_bytes=budget)
+        ledger, grads, _ = step(lambda t: ck.remat(block, plan)(t), x, params, square=False)
+        assert plan.predicted_peak_bytes <= budget
+        assert ledger.peak("saved") == plan.predicted_peak_bytes
+    with pytest.raises(ck.InfeasibleBudgetError) as info:
+        ck.plan_graph(block, x, budget_bytes=1000)
+    assert info.value.smallest_feasible_bytes <= loose.predicted_peak_bytes
+    assert "GraphPlan(keep" in loose.describe()
+
+
+def test_a_plan_for_another_function_is_refused():
+    block, _ = residual_block()
+    x = mg.randn(5, 12, requires_grad=True)
+    plan = ck.plan_graph(block, x, budget_bytes=10**9)
+    with pytest.raises(ck.CheckpointError, match="plan again"):
+        ck.remat(lambda t: mg.exp(mg.sin(t)), plan)(x)
+
+
+def random_graph(seed):
+    """A random small graph of ops over two inputs: values reused, matmuls, views."""
+    rng = random.Random(seed)
+    mg.manual_seed(seed)
+    w = mg.randn(6, 6, requires_grad=True)
+
+    def fn(x):
+        vals = [x, mg.tanh(x)]
+        for _ in range(rng.randint(2, 4)):
+            a, b = rng.choice(vals), rng.choice(vals)
+            kind = rng.choice(["tanh", "mul", "add", "matmul", "exp", "transpose"])
+            if kind == "tanh":
+                vals.append(mg.tanh(a))
+            elif kind == "mul":
+                vals.append(a * b)
+            elif kind == "add":
+                vals.append(a + b)
+            elif kind == "matmul":
+                vals.append(a @ w)
+            elif kind == "exp":
+                vals.append(mg.exp(a * 0.1))
+            else:
+                vals.append(mg.transpose(a) if a.shape[0] == a.shape[1] else a)
+        return vals[-1] * vals[1]
+
+    state = rng.getstate()
+
+    def fresh():
+        rng.setstate(state)
+        return fn
+
+    return fresh, w
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_plan_graph_is_the_least_recompute_among_all_kept_sets(seed):
+    fresh, w = random_graph(seed)
+    x = mg.randn(6, 6, requires_grad=True)
+    model = remat_module._profile(fresh(), (x,), {})
+    measured = {}
+    for r in range(model.n + 1):
+        for kept in itertools.combinations(range(model.n), r):
+            policy = remat_module.GraphPlan(frozenset(kept), model.ops, 0, 0.0)
+            ledger, _, ops = step(ck.remat(fresh(), policy), x, [w], square=False)
+            assert ops == len(model.run_set(set(kept)))  # the model's replay is the engine's
+            measured[kept] = (ledger.peak("saved"), model.seconds(set(kept)))
+    peaks = sorted({p for p, _ in measured.values()})
+    for budget in peaks:
+        plan = ck.plan_graph(fresh(), x, budget_bytes=budget)
+        best = min(t for p, t in measured.values() if p <= budget)
+        ledger, _, _ = step(ck.remat(fresh(), plan), x, [w], square=False)
+        assert ledger.peak("saved") == plan.predicted_peak_bytes <= budget
+        # times are measured again by each profile: compare the plan under this model
+        assert model.seconds(set(plan.keep_positions)) == pytest.approx(best, rel=1e-9, abs=1e-12)
+    with pytest.raises(ck.InfeasibleBudgetError) as info:
+        ck.plan_graph(fresh(), x, budget_bytes=peaks[0] - 1)
+    assert info.value.smallest_feasible_bytes == peaks[0]
+
+
+def test_a_ten_thousand_node_tape_is_planned():
+    x = mg.randn(4, 4, requires_grad=True)
+
+    def deep(t):
+        for i in range(5000):
+            t = mg.tanh(t) * 0.9 if i % 2 else mg.sin(t) + t
+        return t
+
+    first = ck.plan_graph(deep, x, budget_bytes=10**9, exact_up_to=0)
+    assert len(first.ops) == 10000
+    plan = ck.plan_graph(deep, x, budget_bytes=first.predicted_peak_bytes)
+    with mg.memory.track() as ledger:
+        ck.remat(deep, plan)(x).sum().backward()
+    assert ledger.peak("saved") == plan.predicted_peak_bytes
+
+
+# ------------------------------------------------------------------------------ offloading
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_offload_to_host_keeps_values_in_host_memory_counted_apart(device):
+    block, params = residual_block(device)
+    x = mg.tensor(np.random.default_rng(0).standard_normal((5, 12)).astype(np.float32), device=device,
+                  requires_grad=True)
+    on_device, plain, ops = step(ck.remat(block, ck.save_matmuls), x, params)
+    offloaded, got, ops_off = step(ck.remat(block, ck.offload_to_host(ck.save_matmuls)), x, params)
+    for a, b in zip(plain, got):
+        np.testing.assert_array_equal(a, b)
+    assert ops_off == ops  # the same replay: kept values come back instead of being recomputed
+    kept_bytes = 2 * 5 * 24 * 4 + 5 * 12 * 4  # the three Linear outputs (two of width 24, one of 12)
+    assert offloaded.peak("host") == kept_bytes
+    assert offloaded.live("host") == 0
+    assert on_device.peak("host") == 0
+    assert offloaded.peak("saved") < on_device.peak("saved")
+    assert offloaded.peak("total") <= offloaded.peak("saved") + offloaded.peak("grad")  # host not in total
