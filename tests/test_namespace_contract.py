@@ -111,6 +111,7 @@ CASES = {
     "repeat": ((A, 2), {"axis": 1}), "repeat_flat": ((A, 3), {}),
     "tile": ((A, (2, 1, 3)), {}), "tril": ((C,), {"k": -1}), "triu": ((A,), {"k": 1}),
     "array_split": ((A, 3), {"axis": 1}), "array_split_points": ((A, [1, 2]), {"axis": 0}),
+    "array_split_from_the_end": ((A, [-1]), {"axis": 1}),
     "ascontiguousarray": ((A.T,), {}),
     "zeros_like": ((A,), {}), "ones_like": ((A,), {"dtype": "float32"}), "full_like": ((A, 7.0), {}),
     "isinf": ((np.array([1.0, np.inf, -np.inf]),), {}), "argsort": ((A,), {"axis": 1}),
@@ -121,7 +122,7 @@ CASES = {
 
 
 def _name(case: str) -> str:
-    for suffix in ("_pairs", "_nd", "_scalar", "_flat", "_points"):
+    for suffix in ("_pairs", "_nd", "_scalar", "_flat", "_points", "_from_the_end"):
         case = case.removesuffix(suffix)
     return case
 

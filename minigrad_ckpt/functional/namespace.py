@@ -29,7 +29,7 @@ in backward code, which follow their argument's device.
 
 from __future__ import annotations
 
-import builtins
+import itertools
 from typing import Any
 
 from ..backend import SUPPORTED_DTYPES, get_device, host_numpy
@@ -43,6 +43,7 @@ from .complex_numbers import complex_from_parts, conj, imag, real  # noqa: F401 
 from .indexing import _index_array
 from .math import *  # noqa: F403  (the public math is part of the namespace)
 from .math import __all__ as _math_names
+from .shape import split
 from .special import (  # noqa: F401  (kernel twins: xp.digamma and friends)
     betaln,
     digamma,
@@ -129,22 +130,17 @@ def ascontiguousarray(x: Any) -> Tensor:
 # The rest of the array whitelist, differentiable: a composition of the math.
 # ---------------------------------------------------------------------------
 def array_split(x: Any, indices_or_sections: Any, axis: int = 0) -> list[Tensor]:
-    """NumPy's ``array_split``: like :func:`split`, but ``n`` sections need not divide evenly."""
+    """NumPy's ``array_split``: like :func:`split`, but ``n`` sections need not divide evenly
+    (the first ``len % n`` get one element more); split points are :func:`split`'s."""
+    if not isinstance(indices_or_sections, (int, host_numpy.integer)):
+        return split(x, indices_or_sections, axis)
     x = as_tensor(x)
     ax = one_axis(axis, x.ndim)
-    n = x.shape[ax]
-    if isinstance(indices_or_sections, (int, host_numpy.integer)):
-        k = int(indices_or_sections)
-        if k <= 0:
-            raise ValueError(f"array_split: the number of sections must be positive, got {k}")
-        sizes = [n // k + 1] * (n % k) + [n // k] * (k - n % k)
-        bounds = [0]
-        for s in sizes:
-            bounds.append(bounds[-1] + s)
-    else:
-        bounds = [0] + [builtins.min(int(p), n) for p in indices_or_sections] + [n]
-    lead = (slice(None),) * ax
-    return [x[lead + (slice(a, builtins.max(a, b)),)] for a, b in zip(bounds[:-1], bounds[1:])]
+    n, k = x.shape[ax], int(indices_or_sections)
+    if k <= 0:
+        raise ValueError(f"array_split: the number of sections must be positive, got {k}")
+    sizes = [n // k + 1] * (n % k) + [n // k] * (k - n % k)
+    return split(x, list(itertools.accumulate(sizes[:-1])), ax)
 
 
 # ---------------------------------------------------------------------------
