@@ -46,7 +46,7 @@ from .functional.complex_numbers import complex, conj, imag, is_complex, real
 from .functional.tensor_methods import bind as _bind
 from .grad_mode import enable_grad, is_grad_enabled, is_recomputing, no_grad, set_grad_enabled
 from .random import get_rng_state, manual_seed, set_rng_state
-from .tape import backward, grad
+from .backward import backward, grad
 from .tensor import Tensor
 
 # The one binding point (DeZero's ``setup_variable``): Tensor gets its methods and

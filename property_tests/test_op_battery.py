@@ -42,10 +42,10 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from minigrad_ckpt import from_numpy
+from minigrad_ckpt.backward import grad as tape_grad
 from minigrad_ckpt.ops import registry
 from minigrad_ckpt.ops.base import Op
 from minigrad_ckpt.tape import apply
-from minigrad_ckpt.tape import grad as tape_grad
 from minigrad_ckpt.tensor import Tensor
 from minigrad_ckpt.testing import gradcheck, gradgradcheck
 

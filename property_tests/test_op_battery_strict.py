@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 
 import minigrad_ckpt as mg
 import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+from minigrad_ckpt.backward import grad as tape_grad
 from minigrad_ckpt.ops import registry
 from minigrad_ckpt.tape import apply
-from minigrad_ckpt.tape import grad as tape_grad
 from minigrad_ckpt.tensor import Tensor
 from minigrad_ckpt.testing.strict import StrictDeviceError
 

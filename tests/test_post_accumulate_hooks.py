@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import minigrad_ckpt as mg
-from minigrad_ckpt import nn, tape
+from minigrad_ckpt import nn
+from minigrad_ckpt.backward import current_backward, queue_callback
 from minigrad_ckpt.tensor import post_hook_count
 
 
@@ -150,16 +151,16 @@ def test_queue_callback_runs_before_backward_returns():
 
     def hook(t):
         order.append("hook")
-        assert tape.current_backward() is not None and not tape.current_backward().create_graph
-        tape.queue_callback(lambda: order.append("callback"))
+        assert current_backward() is not None and not current_backward().create_graph
+        queue_callback(lambda: order.append("callback"))
 
     x.register_post_accumulate_grad_hook(hook)
     (x * 3).sum().backward()
     order.append("returned")
     assert order == ["hook", "callback", "returned"]
-    assert tape.current_backward() is None
+    assert current_backward() is None
     with pytest.raises(RuntimeError, match="only be called while backward"):
-        tape.queue_callback(lambda: None)
+        queue_callback(lambda: None)
 
 
 def test_only_on_leaves():

@@ -28,11 +28,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..backward import grad as _tape_grad
 from ..grad_mode import enable_grad
 from ..grad_mode import forward_mode as _forward
 from ..grad_mode import state as _grad_state
 from ..tape import Node
-from ..tape import grad as _tape_grad
 from ..tensor import Tensor, _seq
 from .forward import _alias
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from .. import tape
 from ..backend import as_dtype, device_or_dtype, host_numpy
+from ..backward import backward as _backward_pass
 from ..tape import apply
 from ..tensor import Tensor
 from . import complex_numbers as cn
@@ -110,7 +111,7 @@ def _backward(self: Tensor, gradient: Any = None, retain_graph: bool | None = No
     graph's saved values are freed afterwards unless ``retain_graph``.
     """
     grads = None if gradient is None else [gradient]
-    tape.backward(self, grads, retain_graph=retain_graph, create_graph=create_graph)
+    _backward_pass(self, grads, retain_graph=retain_graph, create_graph=create_graph)
 
 
 # ----------------------------------------------------------- conversion

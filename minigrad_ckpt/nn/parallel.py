@@ -34,7 +34,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from .. import tape
+from ..backward import current_backward, queue_callback
 from ..tensor import Tensor
 from .module import Module
 
@@ -190,7 +190,7 @@ class DistributedDataParallel(Module):
 
     # ------------------------------------------------------------- backward
     def _start(self) -> None:
-        call = tape.current_backward()
+        call = current_backward()
         if call is not None and call.create_graph:
             raise RuntimeError(
                 "DistributedDataParallel does not support backward(create_graph=True): the averaged "
@@ -202,7 +202,7 @@ class DistributedDataParallel(Module):
         for b in self._buckets:
             b.pending = len(b.params)
             b.work = None
-        tape.queue_callback(self._finish)
+        queue_callback(self._finish)
 
     def _on_backward_start(self, grad: Tensor) -> None:
         if self._sync_next and not self._active:

@@ -135,18 +135,15 @@ class Op:
     _defaults: ClassVar[dict[str, Any]] = {}
     #: name -> the classes ``Op(**attrs)`` accepts for it (None: anything), for the cheap check.
     _outer: ClassVar[dict[str, tuple[type, ...] | None]] = {}
-    #: Backward calls of this class still to validate (see check_backward_result).
+    #: Backward calls of this class still to validate: each class starts with
+    #: CONTRACT_CHECKS, and the backward pass checks and counts down while it is
+    #: not 0 (see check_backward_result) -- one attribute read per node after that.
     contract_checks_left: ClassVar[int] = 0
-    #: This class's own backward, unwrapped (see _validating).
-    _raw_backward: ClassVar[Any] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         _declare_fields(cls)
-        raw = cls.__dict__.get("backward", cls._raw_backward or cls.backward)
-        cls._raw_backward = raw
         cls.contract_checks_left = CONTRACT_CHECKS
-        cls.backward = _validating(raw)
         if cls.__dict__.get("abstract", False):
             return
         cls.abstract = False
@@ -212,17 +209,14 @@ class Op:
 
     # ------------------------------------------------------------ the contract
     def check_backward_result(self, grads: tuple, in_shapes: Sequence[Any], out_shape: tuple) -> None:
-        """Check what ``backward`` returned against the contract (the engine calls this
-        for the first few backward calls of each op class, so a user's op that breaks the
-        contract fails with a message naming it, even if its author never runs gradcheck).
+        """Check what ``backward`` returned against the contract (the backward pass calls
+        this for the first ``contract_checks_left`` backward calls of each op class, so a
+        user's op that breaks the contract fails with a message naming it, even if its
+        author never runs gradcheck).
 
         ``in_shapes`` has the shape of each input that wants a gradient and None
         for the others (constants); ``out_shape`` is the forward output's shape.
         """
-        cls = type(self)
-        cls.contract_checks_left = max(cls.contract_checks_left - 1, 0)
-        if not cls.contract_checks_left and cls.__dict__.get("backward") is not cls._raw_backward:
-            cls.backward = cls._raw_backward  # validated: the plain method from now on, no cost
         if len(grads) != len(in_shapes):
             n = len(in_shapes)
             raise RuntimeError(
@@ -429,29 +423,6 @@ def _complete(cls: type[Op], attrs: dict[str, Any]) -> dict[str, Any]:
 def _type_error(cls: type[Op], k: str, v: Any) -> TypeError:
     return TypeError(f"{cls.__name__}: attribute {k!r} must be {_type_name(cls.fields[k])}, "
                      f"got {v!r} ({type(v).__name__}) ({_signature(cls)})")
-
-
-def _validating(raw: Any) -> Any:
-    """``raw`` (an op class's backward), wrapped to flag its result for the engine's check.
-
-    The engine validates a node's gradients only when the backward it just
-    called raised this flag (one global read per node), and a class's
-    wrapper is replaced by the plain method once its first
-    ``CONTRACT_CHECKS`` calls have been checked -- so checking costs nothing
-    measurable in a training loop, and every op class is checked in normal use.
-    """
-    from .. import tape
-
-    def backward(self: Op, *args: Any, **kwargs: Any) -> Any:
-        grads = raw(self, *args, **kwargs)
-        tape._contract_pending = self
-        return grads
-
-    backward.__wrapped__ = raw  # type: ignore[attr-defined]
-    backward.__doc__ = raw.__doc__
-    backward.__name__ = "backward"
-    backward.__qualname__ = getattr(raw, "__qualname__", "backward")
-    return backward
 
 
 def _broadcast_of(shape: tuple, gshape: tuple, out_shape: tuple) -> bool:

@@ -37,8 +37,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..backend import host_numpy as np
+from ..backward import grad as _grad
 from ..tape import apply
-from ..tape import grad as _grad
 from ..tensor import Tensor
 from .gradcheck import gradcheck, gradgradcheck
 

@@ -45,9 +45,9 @@ from typing import Any
 
 from ..backend import host_numpy as np
 from ..backend import to_host
+from ..backward import grad as _grad
 from ..creation import tensor
 from ..grad_mode import enable_grad
-from ..tape import grad as _grad
 from ..tensor import Tensor
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "numerical_jacobian", "analytical_jacobian",

@@ -1,0 +1,704 @@
+"""The backward pass: from the gradients of some outputs to those of the leaves.
+
+:mod:`.tape` records; this module plays the record back.  ``loss.backward()``
+and ``mg.grad`` each build one :class:`BackwardPass` -- the whole state of one
+pass in one object -- and run it.  The pass keeps a *frontier*: the nodes
+with a gradient waiting for them, in a max-heap keyed by ``seq``.  Popping
+the most recently recorded node first means every consumer of a node has run
+before the node itself (a consumer is recorded later), so the node's gradient
+is complete when it is popped: no separate topological sort, and the heap
+stays as wide as the graph.
+
+One node is one :meth:`BackwardPass.step`: send the node's gradient through
+its op (:meth:`~BackwardPass.call_backward`), accumulate each input's share
+(:meth:`~BackwardPass.accumulate`), release what the node saved
+(:meth:`~BackwardPass.release`), go on.  The other named steps serve those:
+:meth:`~BackwardPass.prune` (``mg.grad``: skip what no requested input
+needs), :meth:`~BackwardPass.replay` (a checkpointed node's saved values,
+recomputed), :meth:`~BackwardPass.hand_over` (a leaf whose gradient is final
+in mid-pass gets it at once, for post-accumulate hooks).
+
+A note on the name: ``mg.backward`` is the *function* (this module's
+:func:`backward`); import from the module by its full name
+(``from minigrad_ckpt.backward import BackwardPass``).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Sequence
+from heapq import heapify, heappop, heappush
+from typing import Any
+
+from . import tape
+from .grad_mode import state as _grad_state
+from .memory import ledger as _ledger
+from .memory import saved_arrays
+from .tape import DROPPED, FREED, Node, _explain, _version_error, walk
+from .tensor import Tensor, post_hook_count
+
+__all__ = ["BackwardPass", "backward", "grad", "queue_callback", "current_backward", "BackwardCall"]
+
+_FREED_MSG = (
+    "Trying to backward through the graph a second time (or to read saved values "
+    "after they were freed). Saved values are freed by backward() and mg.grad(); "
+    "pass retain_graph=True to the first call if you need to backward twice."
+)
+
+
+class BackwardPass:
+    """The state of one backward pass, and its steps (see the module docstring).
+
+    ``pending`` maps each node on the frontier to its gradient so far (``None``:
+    reached, but no gradient arrived -- its inputs are still visited, and
+    freed); ``heap`` orders the frontier.  Leaves collect their totals in
+    ``leaf_grads`` (keyed by ``id``, the tensors in ``leaves``).  With
+    ``create_graph`` every gradient is a Tensor and backward runs on the
+    differentiable namespace, so the pass is itself recorded.
+
+    :meth:`run` drives :meth:`step` until the frontier is empty; a caller may
+    instead call :meth:`begin`, :meth:`step` while :attr:`heap` is not empty,
+    :meth:`close_segments`, and :meth:`end` (always: ``try``/``finally``), to
+    watch the pass node by node.
+    """
+
+    __slots__ = ("retain_graph", "create_graph", "root_grads", "pending", "heap", "leaf_grads", "leaves",
+                 "target_nodes", "target_leaves", "contributing", "found", "remaining", "summed", "handed",
+                 "ledger_on", "watching", "segments", "_grad_mode_before")
+
+    def __init__(self, roots: Sequence[Any], root_grads: Sequence[Any] | None = None, *,
+                 retain_graph: bool = False, create_graph: bool = False,
+                 targets: Sequence[Any] | None = None, handed: set[int] | None = None) -> None:
+        if root_grads is None:  # ones, for one-element outputs
+            root_grads = _root_grads(roots, None, create_graph)
+        self.retain_graph = retain_graph
+        self.create_graph = create_graph
+        self.root_grads = root_grads
+        self.pending: dict[Node, Any] = {}
+        self.leaf_grads: dict[int, Any] = {}
+        self.leaves: dict[int, Any] = {}
+        for r, g in zip(roots, root_grads):
+            if r._node is not None:
+                n = r._node
+                self.pending[n] = self.pending[n] + g if n in self.pending else g
+            else:
+                k = id(r)
+                self.leaves[k] = r
+                self.leaf_grads[k] = self.leaf_grads[k] + g if k in self.leaf_grads else g
+        self.heap = [(-n.seq, n) for n in self.pending]
+        heapify(self.heap)
+        self.found: dict[int, Any] = {}  # the results: id(tensor) -> gradient
+        self.target_nodes: dict[Node, int] | None = None
+        self.target_leaves: set[int] | None = None
+        self.contributing: set[Node] | None = None
+        if targets is not None:
+            self.prune(roots, targets)
+        # Leaves with post-accumulate hooks get their gradient into ``.grad`` (and
+        # their hooks called) as soon as the pass has sent it along every edge into them.
+        self.remaining = _leaf_edge_counts(roots) if post_hook_count[0] and targets is None else None
+        self.summed: set[int] = set()  # leaves whose gradient is a sum we made (not an op's array)
+        self.handed = set() if handed is None else handed  # arrays already in some .grad
+        self.ledger_on = _ledger.enabled
+        self.watching = self.ledger_on or targets is not None  # see _arrived
+        self.segments: dict[Any, None] = {}  # checkpoint segments met, in order
+
+    # ------------------------------------------------------------------ driving
+    def run(self) -> dict[int, Any]:
+        """Step through every node; return ``{id(tensor): gradient}`` (see :meth:`results`)."""
+        self.begin()
+        try:
+            while self.heap:
+                self.step()
+            self.close_segments()
+        finally:
+            self.end()
+        return self.results()
+
+    def begin(self) -> None:
+        """Enter the pass: grad mode on exactly when ``create_graph``, the ledger's phase."""
+        self._grad_mode_before = _grad_state.enabled
+        _grad_state.enabled = self.create_graph
+        if self.ledger_on:
+            _ledger.set_phase("backward")
+            _ledger.hold(_grad_arrays(self.pending.values(), self.create_graph), "grad")
+
+    def close_segments(self) -> None:
+        """After the last node: the checkpoint segments met drop what they kept for replay."""
+        for seg in self.segments:
+            seg.finish(self.retain_graph)
+
+    def end(self) -> None:
+        """Leave the pass (after the last step, or an error): grad mode and the ledger as before."""
+        _grad_state.enabled = self._grad_mode_before
+        if self.ledger_on:
+            _ledger.release(_grad_arrays(self.pending.values(), self.create_graph))
+            _ledger.set_phase("idle")
+
+    def step(self) -> Node:
+        """Backpropagate through the newest node on the frontier, and return it: send its
+        gradient through its op, accumulate what each input gets, go on."""
+        node = heappop(self.heap)[1]
+        self.accumulate(node, self.call_backward(node, self.pending.pop(node)))
+        self.release(node)
+        return node
+
+    # --------------------------------------------------------------- the steps
+    def prune(self, roots: Sequence[Any], targets: Sequence[Any]) -> None:
+        """``mg.grad``: collect the targets' gradients, and send none through a node
+        that no target depends on (``contributing`` holds the nodes that some do)."""
+        self.target_nodes = target_nodes = {t._node: id(t) for t in targets if t._node is not None}
+        self.target_leaves = target_leaves = {id(t) for t in targets if t._node is None}
+        self.contributing = contributing = set()
+        for n in walk(*roots):  # recording order: inputs before consumers
+            for e in n.inputs:
+                if e is None:
+                    continue
+                if type(e) is Node:
+                    if e in contributing or e in target_nodes:
+                        contributing.add(n)
+                        break
+                elif id(e) in target_leaves:
+                    contributing.add(n)
+                    break
+
+    def call_backward(self, node: Node, g: Any) -> tuple:
+        """The gradients ``node``'s op sends to its inputs, given the node's gradient ``g``
+        (``None``: the node was reached, but no gradient arrived)."""
+        if g is not None:
+            if self.watching or node.hooks:
+                g = self._arrived(node, g)
+            elif not self.create_graph and g.__class__ is not node.xp.array_type:
+                g = node.xp.asarray(g)  # NumPy returns scalars for 0-d results
+        if g is None:
+            return (None,) * len(node.inputs)
+        saved = node.saved
+        if type(saved) is not tuple:
+            saved = self.replay(node)
+        for box in node.versions:
+            if box[0] > node.seq:
+                raise _version_error(node)
+        op = node.op
+        xp = tape.differentiable_namespace if self.create_graph else node.xp
+        args = _graph_args(node, saved) if self.create_graph else saved
+        try:
+            if op.uses_needs_input_grad:
+                grads = op.backward(xp, g, *args, needs_input_grad=self._needs_input_grad(node))
+            else:
+                grads = op.backward(xp, g, *args)
+        except (TypeError, AttributeError) as exc:  # a broken op contract, explained
+            _explain(op, exc, "backward", xp, saved)
+            raise
+        if type(grads) is not tuple:
+            grads = (grads,)
+        if op.contract_checks_left:  # one of the first backward calls of its op class
+            _check_contract(op, grads, node)
+        return grads
+
+    def replay(self, node: Node) -> tuple:
+        """``node``'s saved values when the tape no longer holds them: recomputed by its
+        checkpoint segment's replay (``DROPPED``), or an error (``FREED``)."""
+        if node.saved is DROPPED:
+            return node.segment.rematerialize(node)
+        if node.saved is FREED:
+            raise RuntimeError(_FREED_MSG)
+        raise AssertionError(f"node #{node.seq} has saved values of type {type(node.saved).__name__}")
+
+    def accumulate(self, node: Node, grads: tuple) -> None:
+        """Add each input's gradient in ``grads`` into what its edge has collected: summed
+        down to the input's shape, cast to its dtype; a node reached for the first time
+        joins the frontier, a leaf's total grows (:meth:`_accumulate_leaf`)."""
+        pending = self.pending
+        for edge, gi in zip(node.inputs, grads):
+            if edge is None:
+                continue
+            if type(edge) is not Node:
+                self._accumulate_leaf(edge, gi)
+                continue
+            if gi is not None:
+                if gi.shape != edge.shape:  # undo broadcasting
+                    gi = self._namespace(edge.xp).sum_to(gi, edge.shape)
+                if gi.dtype != edge.dtype:  # a float32 input gets a float32 gradient
+                    gi = _cast_grad(self._namespace(edge.xp), gi, edge.dtype)
+            if edge in pending:
+                if gi is None:
+                    continue
+                prev = pending[edge]
+                pending[edge] = gi if prev is None else prev + gi
+            else:  # first time reached: onto the frontier
+                pending[edge] = gi
+                heappush(self.heap, (-edge.seq, edge))
+                prev = None
+            if self.ledger_on and gi is not None:
+                _ledger.hold(_grad_arrays((pending[edge],), self.create_graph), "grad")
+                _ledger.release(_grad_arrays((prev,), self.create_graph))
+
+    def hand_over(self, t: Any, g: Any, summed: bool) -> None:
+        """Leaf ``t``'s gradient is final in the middle of the pass: run its tensor hooks,
+        accumulate it into ``.grad`` and call its post-accumulate hooks now."""
+        create_graph = self.create_graph
+        if not create_graph and g.__class__ is not t._device.xp.array_type:
+            g = t._device.xp.asarray(g)
+        if t._hooks:
+            g = _call_hooks(t._hooks, g, create_graph)
+        elif not summed and t._grad is None:
+            # An op's array may also be another input's gradient, still in flight
+            # (Add hands one array to both inputs): ``.grad`` gets its own copy.
+            g = g.clone() if create_graph else g.copy()
+        if t._grad is None:
+            (g,) = (pair[1] for pair in _unalias([(t, g)], self.root_grads, create_graph, self.handed))
+        _accumulate(t, g, create_graph)
+        self.handed.add(id(t._grad._data))
+        _fire_post_hooks(t)
+
+    def release(self, node: Node) -> None:
+        """Free what ``node`` saved: its backward ran, or never will (``retain_graph`` keeps it)."""
+        seg = node.segment
+        if seg is None:
+            if not self.retain_graph and type(node.saved) is tuple:
+                if self.ledger_on:
+                    _ledger.release(saved_arrays(node))
+                node.saved = FREED
+            return
+        seg.release(node, self.retain_graph)
+        self.segments[seg] = None
+        # Passing a segment's first node ends its backward: its replay
+        # inputs can go now rather than at the end of the whole pass.
+        while seg is not None and node is seg.first:
+            seg.backward_done(self.retain_graph)
+            seg = seg.parent
+
+    def results(self) -> dict[int, Any]:
+        """``{id(tensor): gradient}``: every leaf reached (or, for ``mg.grad``, every target),
+        each leaf's total passed through its tensor hooks once.  Leaves handed over in
+        mid-pass (:meth:`hand_over`) are not in it: their gradient is in ``.grad`` already."""
+        found, wanted = self.found, self.target_leaves
+        leaf_grads, self.leaf_grads = self.leaf_grads, {}  # the totals move into the results
+        for k, g in leaf_grads.items():
+            if wanted is not None and k not in wanted:
+                continue
+            t = self.leaves[k]
+            if not self.create_graph and g.__class__ is not t._device.xp.array_type:
+                g = t._device.xp.asarray(g)  # NumPy returns scalars for 0-d results
+            if t._hooks:
+                g = _call_hooks(t._hooks, g, self.create_graph)
+            found[k] = g
+        return found
+
+    # ------------------------------------------------------------------ helpers
+    def _arrived(self, node: Node, g: Any) -> Any:
+        """``node``'s complete gradient, as its op's backward will get it (``None``: no use),
+        when the ledger, a tensor hook or ``mg.grad``'s targets watch it."""
+        create_graph = self.create_graph
+        if self.ledger_on:
+            _ledger.release(_grad_arrays((g,), create_graph))
+            if node.segment is not None:
+                _ledger.set_phase(f"backward:{node.segment.index}")
+        if not create_graph and g.__class__ is not node.xp.array_type:
+            g = node.xp.asarray(g)  # NumPy returns scalars for 0-d results
+        if node.hooks:
+            g = _call_hooks(node.hooks, g, create_graph)
+        target_nodes = self.target_nodes
+        if target_nodes is not None:  # mg.grad: collect, and skip what no target needs
+            if node in target_nodes:
+                k = target_nodes[node]
+                self.found[k] = self.found[k] + g if k in self.found else g
+            if node not in self.contributing:
+                return None
+        return g
+
+    def _namespace(self, xp: Any) -> Any:
+        """What gradients are computed with: the arrays' ``xp``, or with ``create_graph`` the
+        differentiable namespace (gradients are Tensors then)."""
+        return tape.differentiable_namespace if self.create_graph else xp
+
+    def _needs_input_grad(self, node: Node) -> tuple[bool, ...]:
+        contributing, target_nodes = self.contributing, self.target_nodes
+        return tuple(e is not None and (contributing is None or type(e) is not Node
+                                        or e in contributing or e in target_nodes)
+                     for e in node.inputs)
+
+    def _accumulate_leaf(self, edge: Any, gi: Any) -> None:
+        prev = None
+        k = id(edge)
+        if gi is not None:
+            leaf = edge._data
+            if gi.shape != leaf.shape:
+                gi = self._namespace(edge._device.xp).sum_to(gi, leaf.shape)
+            if gi.dtype != leaf.dtype:
+                gi = _cast_grad(self._namespace(edge._device.xp), gi, leaf.dtype)
+            self.leaves[k] = edge
+            prev = self.leaf_grads.get(k)
+            self.leaf_grads[k] = acc = gi if prev is None else prev + gi
+            if self.ledger_on:
+                _ledger.hold(_grad_arrays((acc,), self.create_graph), "grad")
+                _ledger.release(_grad_arrays((prev,), self.create_graph))
+        remaining = self.remaining
+        if remaining is not None and k in remaining:
+            if gi is not None and prev is not None:
+                self.summed.add(k)
+            remaining[k] -= 1
+            if remaining[k] == 0 and k in self.leaf_grads:  # final: hand it over now
+                del remaining[k]
+                self.hand_over(edge, self.leaf_grads.pop(k), k in self.summed)
+
+
+def _check_contract(op: Any, grads: tuple, node: Node) -> None:
+    """Validate one of the first backward calls of ``op``'s class (``Op.contract_checks_left``
+    counts them down): the number of gradients and their shapes."""
+    type(op).contract_checks_left -= 1
+    op.check_backward_result(grads, [None if e is None else e.shape for e in node.inputs], node.shape)
+
+
+def _graph_args(node: Node, saved: tuple) -> tuple:
+    """Rebuild Tensors for ``saved`` that are connected to the graph (create_graph)."""
+    out = _graph_tensor(saved[0], node) if saved[0] is not None else None
+    args = [out]
+    constant_tangents = node.input_tangents or ()
+    for i, (edge, v) in enumerate(zip(node.inputs, saved[1:])):
+        if v is None or not hasattr(v, "shape"):
+            args.append(v)  # not saved, or a Python scalar constant
+        elif edge is None:
+            c = Tensor._wrap(v, None)
+            if i < len(constant_tangents):  # a constant that moves in forward mode
+                c._tangents = constant_tangents[i]
+            args.append(c)
+        elif type(edge) is Node:
+            args.append(_graph_tensor(v, edge))
+        else:
+            args.append(edge)  # the leaf itself
+    return tuple(args)
+
+
+def _hook_name(h: Any) -> str:
+    return getattr(h, "__qualname__", None) or repr(h)
+
+
+def _graph_tensor(v: Any, node: Node) -> Any:
+    # A saved value carries the tangents its tensor had, so a forward-mode
+    # pass over this backward (forward-over-reverse, mg.func.hessian) sees how
+    # the saved values move too, not only the gradient flowing through them.
+    t = Tensor._wrap(v, node)
+    if node.tangents is not None:
+        t._tangents = node.tangents
+    return t
+
+
+def _call_hooks(hooks: list, g: Any, create_graph: bool) -> Any:
+    # The hooks get a gradient that nothing else shares: a backward may hand
+    # one array to several inputs (Add gives ``g`` to both), so a hook that
+    # changed its argument in place would change another tensor's gradient.
+    gt = g.clone() if create_graph else Tensor._wrap(g.copy(), None)
+    for h in list(hooks):
+        r = h(gt)
+        if r is not None:
+            if not isinstance(r, Tensor) or r.shape != gt.shape:
+                got = f"shape {r.shape}" if isinstance(r, Tensor) else type(r).__name__
+                raise RuntimeError(
+                    f"a gradient hook must return None or a Tensor of shape {gt.shape}; "
+                    f"hook {_hook_name(h)} returned {got}"
+                )
+            if r.dtype != gt.dtype:  # as PyTorch: a gradient keeps its tensor's dtype
+                raise RuntimeError(
+                    f"hook {_hook_name(h)} changed the type of value (was {gt.dtype}, got {r.dtype}); "
+                    f"return a gradient of dtype {gt.dtype} (e.g. g.astype('{gt.dtype}'))"
+                )
+            gt = r
+    return gt if create_graph else gt._data
+
+
+
+class BackwardCall:
+    """One running ``backward()``: its ``create_graph`` flag and the callbacks
+    queued (by hooks) to run once when it finishes, before it returns."""
+
+    __slots__ = ("create_graph", "callbacks")
+
+    def __init__(self, create_graph: bool) -> None:
+        self.create_graph = create_graph
+        self.callbacks: list = []
+
+
+_running: list[BackwardCall] = []
+
+
+def current_backward() -> BackwardCall | None:
+    """The innermost ``backward()`` running in this process, or ``None``."""
+    return _running[-1] if _running else None
+
+
+def queue_callback(fn: Any) -> None:
+    """Run ``fn()`` once when the running ``backward()`` has accumulated every
+    gradient, before it returns (for hooks that start work that must finish
+    with the backward, as data-parallel all-reduces do)."""
+    if not _running:
+        raise RuntimeError("queue_callback() can only be called while backward() runs (from a hook)")
+    _running[-1].callbacks.append(fn)
+
+
+def _leaf_edge_counts(roots: Sequence[Any]) -> dict[int, int]:
+    """How many edges of the graph reach each leaf that has post-accumulate hooks:
+    when the backward loop has passed them all, that leaf's gradient is final."""
+    counts: dict[int, int] = {}
+    seen: set[Node] = set()
+    stack = [r._node for r in roots if r._node is not None]
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        for e in n.inputs:
+            if e is None:
+                continue
+            if type(e) is Node:
+                if e not in seen:
+                    stack.append(e)
+            elif e._post_hooks:
+                counts[id(e)] = counts.get(id(e), 0) + 1
+    return counts
+
+
+def _accumulate(t: Any, g: Any, create_graph: bool) -> None:
+    """Add one backward's gradient ``g`` of leaf ``t`` into ``t.grad``."""
+    if t._grad is None:
+        t._grad = g if create_graph else Tensor._wrap(g, None, t._device)
+    elif create_graph:
+        t._grad = t._grad + g
+    else:
+        t._grad = Tensor._wrap(t._device.xp.asarray(t._grad._data + g), None, t._device)
+
+
+def _fire_post_hooks(t: Any) -> None:
+    for h in list(t._post_hooks):
+        h(t)
+
+
+def _grad_arrays(grads: Iterable[Any], create_graph: bool) -> list[Any]:
+    return [g._data if create_graph else g for g in grads if g is not None and hasattr(g, "shape")]
+
+
+def _cast_grad(xp: Any, g: Any, dtype: Any) -> Any:
+    """The gradient ``g`` in its input's ``dtype``.
+
+    A complex gradient reaching a real input keeps its real part: the
+    gradient of a real variable ``x`` is dL/dx, and with the convention
+    ``grad = dL/dRe + i dL/dIm`` (docs/complex.md) the imaginary part belongs to
+    a direction ``x`` cannot move in.  An op that promotes a real input to
+    complex (``x * 1j``, ``fft(x)``) needs no rule of its own for this.
+    """
+    if g.dtype.kind == "c" and dtype.kind != "c":
+        g = xp.real(g)
+    return g.astype(dtype)
+
+
+def _sole_views(found: dict[int, Any]) -> set[int]:
+    """Ids of the gradients in ``found`` that are views only ``found`` holds, of buffers
+    nothing else references.  Handing such a view out aliases nothing, so it need not be
+    copied: ``W.T``'s gradient arrives as a view of a product no one else holds.
+
+    Reference counts tell, but what CPython counts changes between versions (3.14
+    borrows references on the stack; free-threaded builds count differently), so the
+    counts of a sole view are not assumed: :data:`_SOLE_VIEW_COUNTS` was measured on
+    this interpreter when the module was imported.  Where the measurement could not
+    tell a sole view from a shared one it is None, and every view is copied.
+    """
+    if _SOLE_VIEW_COUNTS is None:
+        return set()
+    return {id(found[k]) for k in found if _view_refcounts(found, k) == _SOLE_VIEW_COUNTS}
+
+
+def _view_refcounts(found: dict[int, Any], k: int) -> tuple[int, int] | None:
+    """The reference counts of the buffer ``found[k]`` views and of ``found[k]`` itself, as
+    seen from here; None if it is not a view of an array that owns its memory."""
+    arr = found[k]
+    base = getattr(arr, "base", None)
+    if base is None or getattr(base, "base", True) is not None:
+        return None
+    return sys.getrefcount(base), sys.getrefcount(arr)
+
+
+def _measure_sole_view_counts() -> tuple[int, int] | None:
+    """What :func:`_view_refcounts` reads for a view that only a dict holds, of a buffer
+    only that view holds -- or None unless one more reference to either the view or the
+    buffer changes what it reads (then counting cannot be trusted here)."""
+    from .backend import numpy_namespace
+
+    found = {0: numpy_namespace.zeros((2, 3)).T}
+    sole = _view_refcounts(found, 0)
+    kept_view = found[0]
+    shared_view = _view_refcounts(found, 0)
+    kept_buffer = kept_view.base
+    del kept_view
+    shared_buffer = _view_refcounts(found, 0)
+    del kept_buffer
+    if sole is None or _view_refcounts(found, 0) != sole:
+        return None
+    if shared_view is None or shared_buffer is None or shared_view[1] <= sole[1] or shared_buffer[0] <= sole[0]:
+        return None
+    return sole
+
+
+#: See :func:`_sole_views`.
+_SOLE_VIEW_COUNTS = _measure_sole_view_counts()
+
+
+def _unalias(grads: Iterable[tuple[Any, Any]], root_grads: Sequence[Any],
+             create_graph: bool, seen: set[int] | None = None,
+             exclusive: frozenset[int] | set[int] = frozenset()) -> list[tuple[Any, Any]]:
+    """Copy gradients that would alias each other, a root gradient, or a view
+    (unless ``exclusive`` says nothing else can reach the view: see :func:`_sole_views`).
+
+    Gradients handed out to different tensors must never share memory: a user
+    who modifies ``x.grad`` in place must not change ``y.grad``.  ``seen``
+    (updated) holds the ids of arrays already handed out.
+    """
+    seen = set() if seen is None else seen
+    seen.update(id(g._data if create_graph else g) for g in root_grads)
+    out = []
+    for t, g in grads:
+        arr = g._data if create_graph else g
+        xp = t._device.xp
+        if id(arr) in seen or not (xp.owns_memory(arr) or id(arr) in exclusive):
+            g = g.clone() if create_graph else arr.copy()
+            arr = g._data if create_graph else g
+        seen.add(id(arr))
+        out.append((t, g))
+    return out
+
+
+def _root_grads(outputs: Sequence[Any], grad_outputs: Sequence[Any] | None,
+                create_graph: bool) -> list[Any]:
+    grads = []
+    for i, out in enumerate(outputs):
+        g = None if grad_outputs is None else grad_outputs[i]
+        if g is None:
+            if out._data.dtype.kind == "c":
+                raise RuntimeError(
+                    f"grad can be implicitly created only for real outputs; output {i} is "
+                    f"{out._data.dtype}: pass gradient= (or grad_outputs=), or differentiate a real "
+                    f"function of it (mg.abs(z) ** 2, z.real) -- docs/complex.md"
+                )
+            if out._data.size != 1:
+                raise RuntimeError(
+                    f"grad can be implicitly created only for outputs with one element; "
+                    f"output {i} has shape {out.shape}: pass gradient= (or grad_outputs=)"
+                )
+            g = out._device.xp.ones(out._data.shape, dtype=out._data.dtype)
+        else:
+            if isinstance(g, Tensor):
+                if g._device is not out._device:
+                    raise RuntimeError(
+                        f"gradient is on {g._device} but the output is on {out._device}"
+                    )
+                g = g if create_graph else g._data
+            else:
+                g = out._device.xp.asarray(g)
+            if tuple(g.shape) != out.shape:
+                raise RuntimeError(
+                    f"gradient has shape {tuple(g.shape)} but output {i} has shape {out.shape}"
+                )
+            if g.dtype != out._data.dtype:
+                xp = tape.differentiable_namespace if isinstance(g, Tensor) else out._device.xp
+                g = _cast_grad(xp, g, out._data.dtype)
+        if create_graph and not isinstance(g, Tensor):
+            g = Tensor._wrap(g, None)
+        grads.append(g)
+    return grads
+
+
+def _check_outputs(outputs: Sequence[Any]) -> None:
+    for i, out in enumerate(outputs):
+        if not isinstance(out, Tensor):
+            raise TypeError(f"output {i} is a {type(out).__name__}, not a Tensor")
+        if not out._requires_grad:
+            raise RuntimeError(
+                f"output {i} does not require grad and has no history: nothing to "
+                f"differentiate (was it computed under no_grad, or from inputs that "
+                f"do not require grad?)"
+            )
+
+
+def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
+             create_graph: bool = False) -> None:
+    """Accumulate d(tensors)/d(leaf) into every reachable leaf's ``.grad``.
+
+    This is what ``Tensor.backward`` calls.  Gradients *accumulate*: two
+    backward calls add up, as in PyTorch; zero them between steps.
+    """
+    outputs = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    if grad_tensors is not None and (isinstance(grad_tensors, Tensor) or hasattr(grad_tensors, "shape")):
+        grad_tensors = [grad_tensors]
+    _check_outputs(outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    root_grads = _root_grads(outputs, grad_tensors, create_graph)
+    call = BackwardCall(create_graph)
+    _running.append(call)
+    try:
+        bp = BackwardPass(outputs, root_grads, retain_graph=retain_graph, create_graph=create_graph)
+        found = bp.run()
+        exclusive = set() if create_graph else _sole_views(found)
+        pairs = _unalias(((bp.leaves[k], g) for k, g in found.items()), root_grads, create_graph, bp.handed,
+                         exclusive)
+        for t, g in pairs:
+            _accumulate(t, g, create_graph)
+            if t._post_hooks:  # a leaf the pass did not hand over (a root itself)
+                _fire_post_hooks(t)
+        for fn in call.callbacks:
+            fn()
+    finally:
+        _running.pop()
+
+
+def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
+         create_graph: bool = False, allow_unused: bool = False) -> tuple:
+    """Compute and return d(outputs)/d(inputs) without touching any ``.grad``.
+
+    ``outputs`` and ``inputs`` are Tensors or sequences of Tensors; inputs may
+    be intermediate tensors, not only leaves.  ``grad_outputs`` plays the role
+    of ``gradient=`` in ``backward``.  With ``create_graph=True`` the returned
+    gradients are themselves differentiable (higher-order derivatives).
+    """
+    outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    ins = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    if grad_outputs is not None and (isinstance(grad_outputs, Tensor) or hasattr(grad_outputs, "shape")):
+        grad_outputs = [grad_outputs]
+    if grad_outputs is not None and len(grad_outputs) != len(outs):
+        raise ValueError(f"got {len(grad_outputs)} grad_outputs for {len(outs)} outputs")
+    _check_outputs(outs)
+    for i, t in enumerate(ins):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"input {i} is a {type(t).__name__}, not a Tensor")
+        if not t._requires_grad:
+            raise RuntimeError(f"input {i} does not require grad")
+    if retain_graph is None:
+        retain_graph = create_graph
+    root_grads = _root_grads(outs, grad_outputs, create_graph)
+    found = BackwardPass(outs, root_grads, retain_graph=retain_graph, create_graph=create_graph,
+                         targets=ins).run()
+    return _grads_of(ins, found, root_grads, create_graph, allow_unused)
+
+
+def _grads_of(ins: Sequence[Any], found: dict[int, Any], root_grads: Sequence[Any], create_graph: bool,
+              allow_unused: bool) -> tuple:
+    """``mg.grad``'s results: one gradient per input (None if unused), unaliased, of its shape."""
+    results = []
+    for i, t in enumerate(ins):
+        g = found.get(id(t))
+        if g is None and not allow_unused:
+            raise RuntimeError(
+                f"input {i} was not used to compute the outputs (or is not connected "
+                f"to them by differentiable ops); pass allow_unused=True to get None"
+            )
+        results.append((t, g))
+    present = [(t, g) for t, g in results if g is not None]
+    unaliased = iter(_unalias(present, root_grads, create_graph))
+    final = []
+    for t, g in results:
+        if g is None:
+            final.append(None)
+            continue
+        g = next(unaliased)[1]
+        if g.shape != t.shape:
+            g = (tape.differentiable_namespace if create_graph else t._device.xp).sum_to(g, t.shape)
+        final.append(g if create_graph else Tensor._wrap(g, None, t._device))
+    return tuple(final)
