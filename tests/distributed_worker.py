@@ -465,6 +465,22 @@ def scenario_elastic(out_dir: str, mode: str, epochs: str, stop_at: str) -> None
     result({"digest": digest(model), "start_epoch": start, "world": world})
 
 
+def scenario_join_throw() -> None:
+    """join(throw_on_early_termination=True): every rank raises once one ran out, none hangs."""
+    rank = dist.get_rank()
+    mg.manual_seed(0)
+    model = DDP(mlp())
+    error = None
+    try:
+        with model.join(throw_on_early_termination=True):
+            for k in range(2 + 3 * rank):
+                model(mg.tensor(data("mlp", k, 2)[0], dtype="float32")).sum().backward()
+    except RuntimeError as exc:
+        error = str(exc)
+    dist.barrier()  # the group still works
+    result({"error": error})
+
+
 def scenario_timeout(kind: str) -> None:
     """Rank 1 stops calling collectives: rank 0's next collective raises DistributedError after
     the timeout instead of hanging, and the job ends even though rank 0 catches it."""

@@ -20,6 +20,12 @@ def test_join_lets_uneven_ranks_finish_and_averages_as_asked(divide):
         assert r[rank]["same_optimizer_state"]
 
 
+def test_join_can_raise_on_every_rank_instead_of_shadowing():
+    r = results(launch("join_throw"))
+    for rank in (0, 1):
+        assert "1 rank(s) ran out of inputs (throw_on_early_termination=True)" in r[rank]["error"]
+
+
 def test_join_with_three_ranks():
     r = results(launch("join", "initial", n=3), n=3)
     assert all(r[k]["err"] < 1e-12 and r[k]["same_optimizer_state"] for k in range(3))
