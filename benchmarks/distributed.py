@@ -36,6 +36,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -68,13 +69,31 @@ def _worker(steps: int, batch: int, use_ddp: bool, bucket_cap_mb: float = 25, pr
     x = mg.tensor(rng.standard_normal((batch, SIZES[0])).astype("float32"))
     y = mg.tensor(rng.integers(0, SIZES[-1], size=batch))
 
+    # where the step goes, in wall time and in CPU time (the CPU clock is the one a busy
+    # shared machine does not inflate; MPI's busy-waiting counts on it)
+    parts = {clock: dict.fromkeys(("forward", "backward", "optimizer", "bucket_copy_in", "finish"), 0.0)
+             for clock in ("wall", "cpu")}
+    if use_ddp:
+        _time_into(parts, model, "_launch", "bucket_copy_in")
+        _time_into(parts, model, "_finish", "finish")
+
     def step() -> None:
+        t = [(time.perf_counter(), time.process_time())]
         opt.zero_grad()
-        nn.functional.cross_entropy(model(x), y).backward()
+        loss = nn.functional.cross_entropy(model(x), y)
+        t.append((time.perf_counter(), time.process_time()))
+        loss.backward()
+        t.append((time.perf_counter(), time.process_time()))
         opt.step()
+        t.append((time.perf_counter(), time.process_time()))
+        for i, key in enumerate(("forward", "backward", "optimizer")):
+            parts["wall"][key] += t[i + 1][0] - t[i][0]
+            parts["cpu"][key] += t[i + 1][1] - t[i][1]
 
     for _ in range(2):  # warm-up: allocations, first-touch pages
         step()
+    for clock in parts.values():
+        clock.update((k, 0.0) for k in clock)
     times, cpus, waits = [], [], []
     if use_ddp:
         dist.barrier()
@@ -87,7 +106,8 @@ def _worker(steps: int, batch: int, use_ddp: bool, bucket_cap_mb: float = 25, pr
         cpus.append(time.process_time() - c0)
         if use_ddp:
             waits.append(model.wait_seconds)
-    out = {"step_s": statistics.median(times), "cpu_s": statistics.median(cpus), "world": dist.get_world_size()}
+    out = {"step_s": statistics.median(times), "cpu_s": statistics.median(cpus), "world": dist.get_world_size(),
+           "parts_s": {clock: {k: v / steps for k, v in d.items()} for clock, d in parts.items()}}
     if use_ddp:
         # The same buckets as blocking all-reduces, nothing to overlap with.
         g = dist.group()
@@ -108,6 +128,21 @@ def _worker(steps: int, batch: int, use_ddp: bool, bucket_cap_mb: float = 25, pr
     if rank == 0:
         print("BENCH " + json.dumps(out), flush=True)
     return out
+
+
+def _time_into(parts: dict, model: Any, method: str, key: str) -> None:
+    """Wrap ``model.<method>`` so its wall and CPU time add up in ``parts[clock][key]``."""
+    inner = getattr(model, method)
+
+    def timed(*args: Any) -> Any:
+        t0, c0 = time.perf_counter(), time.process_time()
+        try:
+            return inner(*args)
+        finally:
+            parts["wall"][key] += time.perf_counter() - t0
+            parts["cpu"][key] += time.process_time() - c0
+
+    object.__setattr__(model, method, timed)
 
 
 def _launch(n: int, steps: int, batch: int, bucket_cap_mb: float = 25, progress_thread: bool = True) -> dict:
@@ -173,6 +208,14 @@ def main(argv: list[str] | None = None) -> dict:
           f"speedup {result['speedup']:.2f}x (target >= 1.8x)")
     print(f"  CPU time per step and rank: {c1 * 1e3:.1f} ms (1 rank) vs {c2 * 1e3:.1f} ms (2 ranks) -> "
           f"{result['cpu_speedup']:.2f}x if each rank had a core to itself (MPI's busy-wait counts as CPU)")
+    for clock in ("wall", "cpu"):
+        for label, runs in (("1 rank ", one), ("2 ranks", two)):
+            parts = {k: statistics.median(r["parts_s"][clock][k] for r in runs) for k in runs[0]["parts_s"][clock]}
+            result[f"parts_{clock}_s_{label.strip().replace(' ', '')}"] = parts
+            print(f"  rank 0's step, {clock:4s} time, {label}: "
+                  + ", ".join(f"{k} {v * 1e3:.1f}" for k, v in parts.items()) + " ms")
+    print("    (backward includes the bucket copies and the finish: the wait for the all-reduces, the mean, "
+          "the copy back into .grad)")
     print(f"  all-reduce of {result['buckets']} bucket(s) {result['bucket_mb']} MiB: blocking {blocking * 1e3:.1f} ms, "
           f"still waited for after backward {wait * 1e3:.1f} ms -> {result['hidden_share']:.0%} hidden behind backward")
     return result

@@ -103,8 +103,8 @@ def run_benchmarks(names: list[str], rounds: int = 15, threads: int = 1) -> dict
             q = statistics.quantiles(v, n=4) if len(v) >= 2 else [v[0], v[0], v[0]]
             rows[e] = {"median": statistics.median(v), "p25": q[0], "p75": q[2], "peak_extra_bytes": mem.get(e)}
         out["benchmarks"][name] = {"unit": spec["unit"], "floor": floor, "engines": rows}
-        print(f"  ({time.perf_counter() - started:.0f} s since the start)", flush=True)
         _print(name, spec["unit"], rows, floor)
+        print(f"  ({time.perf_counter() - started:.0f} s since the start)", flush=True)
     out["float32_check"] = _float32_check()
     print(f"\nfloat32 check (every array the memory ledger saw in an MLP step): {out['float32_check']}")
     out["problems"] = problems
