@@ -538,14 +538,28 @@ def linear_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sam
 
 
 def lstm_cell_sampler(name: str) -> Sampler:
-    """The fused LSTM gate ops: gates (..., 4H) and a cell state (..., H), same leading axes."""
+    """The fused LSTM ops: gates (..., 4H), and for the state and output ops a cell state
+    (..., H) with the same leading axes."""
     def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
         h = draw(st.integers(0, 3))
         lead = _shape(draw, max(1, max_size // 8), max_dims=2, max_side=3)
-        gates, c = _arr(draw, lead + (4 * h,), dtype), _arr(draw, lead + (h,), dtype)
+        gates = _arr(draw, lead + (4 * h,), dtype)
         fl = _float(dtype)
+        if name == "LSTMGates":
+            return Sample(registry[name](), (gates,), _diff(draw, [fl]))
+        c = _arr(draw, lead + (h,), dtype)
         return Sample(registry[name](), (gates, c), _diff(draw, [fl, fl]))
     return sampler
+
+
+def gru_cell_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """The fused GRU step: projections xg, hg (..., 3H) and a hidden state (..., H)."""
+    h = draw(st.integers(0, 3))
+    lead = _shape(draw, max(1, max_size // 8), max_dims=2, max_side=3)
+    xg, hg, state = (_arr(draw, lead + (3 * h,), dtype), _arr(draw, lead + (3 * h,), dtype),
+                     _arr(draw, lead + (h,), dtype))
+    fl = _float(dtype)
+    return Sample(registry["GRUCell"](), (xg, hg, state), _diff(draw, [fl, fl, fl]))
 
 
 def softmax_cross_entropy_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
@@ -1138,8 +1152,10 @@ SPECS: list[OpSpec] = [
     _spec("MatMul", matmul_sampler, forward_dtypes=INT_FWD),
     _spec("Einsum", einsum_sampler, forward_dtypes=INT_FWD),
     _spec("Linear", linear_sampler),
+    _spec("LSTMGates", lstm_cell_sampler("LSTMGates")),
     _spec("LSTMCellState", lstm_cell_sampler("LSTMCellState")),
     _spec("LSTMCellOutput", lstm_cell_sampler("LSTMCellOutput")),
+    _spec("GRUCell", gru_cell_sampler),
     # matrix functions: no stride-0 views (repeated rows are singular)
     _spec("Inv", square_sampler("Inv"), broadcast_views=False),
     _spec("Det", square_sampler("Det"), broadcast_views=False),

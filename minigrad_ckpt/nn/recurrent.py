@@ -29,16 +29,12 @@ def _cell_step(mode: str, xg: Tensor, h: Tensor, c: Tensor | None, w_hh: Tensor,
                ) -> tuple[Tensor, Tensor | None]:
     """One step: ``xg`` is the input's projection ``x W_ih^T + b_ih`` (gates side by side)."""
     hg = F.linear(h, w_hh, b_hh)
-    H = h.shape[-1]
-    if mode == "LSTM":  # gates i, f, g, o: two fused ops instead of thirteen (ops/recurrent.py)
-        g = xg + hg
-        c = apply(_fused.LSTMCellState(), g, c)
-        return apply(_fused.LSTMCellOutput(), g, c), c
-    if mode == "GRU":  # gates r, z, n; the candidate sees r * (W_hn h + b_hn)
-        r = mf.sigmoid(xg[..., :H] + hg[..., :H])
-        z = mf.sigmoid(xg[..., H:2 * H] + hg[..., H:2 * H])
-        n = mf.tanh(xg[..., 2 * H:] + r * hg[..., 2 * H:])
-        return (1 - z) * n + z * h, None
+    if mode == "LSTM":  # gates i, f, g, o: three fused ops instead of thirteen (ops/recurrent.py)
+        acts = apply(_fused.LSTMGates(), xg + hg)
+        c = apply(_fused.LSTMCellState(), acts, c)
+        return apply(_fused.LSTMCellOutput(), acts, c), c
+    if mode == "GRU":  # gates r, z, n; the candidate sees r * (W_hn h + b_hn): one fused op
+        return apply(_fused.GRUCell(), xg, hg, h), None
     pre = xg + hg
     return (mf.tanh(pre) if mode == "RNN_TANH" else F.relu(pre)), None
 
