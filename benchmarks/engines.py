@@ -67,7 +67,7 @@ def per_op_minigrad(a: np.ndarray) -> Callable[[], np.ndarray]:
             else:
                 y = tanh(y)
         y.sum().backward()
-        return x.grad.data
+        return x.grad.numpy()
     return step
 
 
@@ -201,7 +201,7 @@ def mlp_minigrad(layers, x, y, lr=0.01):
         loss = ce(model(xt), yt)
         opt.zero_grad()
         loss.backward()
-        grads = [model[i].weight.grad.data for i in (0, 2, 4)]
+        grads = [model[i].weight.grad.numpy() for i in (0, 2, 4)]
         opt.step()
         return loss.item(), grads
     return step
@@ -324,7 +324,7 @@ def deep_minigrad(layers, x, lr=0.01):
         out = model(xt).sum()
         opt.zero_grad()
         out.backward()
-        grads = [model[i][0].weight.grad.data for i in range(3)]
+        grads = [model[i][0].weight.grad.numpy() for i in range(3)]
         opt.step()
         return out.item(), grads
     return step

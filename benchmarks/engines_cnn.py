@@ -125,7 +125,7 @@ def cnn_minigrad(params, x, y):
         loss = ce(model(xt), yt)
         opt.zero_grad()
         loss.backward()
-        grads = [conv1.weight.grad.data, conv2.weight.grad.data, lin.weight.grad.data]
+        grads = [conv1.weight.grad.numpy(), conv2.weight.grad.numpy(), lin.weight.grad.numpy()]
         opt.step()
         return loss.item(), grads
     return step
@@ -196,7 +196,7 @@ def tchain_minigrad(ws, x):
             h = tanh(h @ w.T)
         loss = (h * h).mean()
         loss.backward()
-        return loss.item(), [p.grad.data for p in params[:3]]
+        return loss.item(), [p.grad.numpy() for p in params[:3]]
     return step
 
 
@@ -274,7 +274,7 @@ def shapes_minigrad(params, x, y, dropout):
         loss = ce(model(xt), yt)
         opt.zero_grad()
         loss.backward()
-        grads = [model[0].weight.grad.data, model[4].weight.grad.data, model[9].weight.grad.data]
+        grads = [model[0].weight.grad.numpy(), model[4].weight.grad.numpy(), model[9].weight.grad.numpy()]
         opt.step()
         return loss.item(), grads
     return step

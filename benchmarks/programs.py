@@ -95,7 +95,7 @@ def mnist_minigrad(params, x, y, dropout, lr=0.01):
         opt.zero_grad()
         loss = F.nll_loss(model(xt), yt)
         loss.backward()
-        grads = [model.conv1.weight.grad.data, model.conv2.weight.grad.data, model.fc1.weight.grad.data]
+        grads = [model.conv1.weight.grad.numpy(), model.conv2.weight.grad.numpy(), model.fc1.weight.grad.numpy()]
         opt.step()
         return loss.item(), grads
     return step
@@ -183,7 +183,7 @@ def lstm_seq_minigrad(params, inp, target, lr=0.1):
         opt.zero_grad()
         loss = mse(seq(xt), yt)
         loss.backward()
-        grads = [seq.lstm1.weight_hh.grad.data, seq.lstm2.weight_ih.grad.data, seq.linear.weight.grad.data]
+        grads = [seq.lstm1.weight_hh.grad.numpy(), seq.lstm2.weight_ih.grad.numpy(), seq.linear.weight.grad.numpy()]
         opt.step()
         return loss.item(), grads
     return step
@@ -257,7 +257,7 @@ def regression_minigrad(params, random, w_target, b_target):
         with mg.no_grad():
             for p in fc.parameters():
                 p.add_(-0.1 * p.grad)
-        return loss, [fc.weight.grad.data.copy()]
+        return loss, [fc.weight.grad.numpy().copy()]
     return step
 
 
@@ -312,7 +312,7 @@ def moons_minigrad(params, x, y, lr=0.5):
         loss = data_loss + 1e-4 * sum((p * p).sum() for p in model.parameters())
         opt.zero_grad()
         loss.backward()
-        grads = [model[i].weight.grad.data for i in (0, 2, 4)]
+        grads = [model[i].weight.grad.numpy() for i in (0, 2, 4)]
         opt.step()
         return loss.item(), grads
     return step

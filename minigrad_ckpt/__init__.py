@@ -65,6 +65,9 @@ uint8 = backend.host_numpy.dtype("uint8")
 bool_ = backend.host_numpy.dtype("bool")
 complex64 = backend.host_numpy.dtype("complex64")
 complex128 = backend.host_numpy.dtype("complex128")
+# PyTorch's dtype names (``mg.double``, ``mg.float``, ...): ``torch.float`` is float32, ``torch.int`` int32.
+double, half, long, short = float64, float16, int64, int16
+float, int, bool = float32, int32, bool_  # noqa: A001  (attributes of the package, as in torch)
 
 
 def from_dlpack(obj: object) -> Tensor:
@@ -84,7 +87,8 @@ def from_numpy(array: Any) -> Tensor:
 
 
 from . import (  # noqa: E402  (need the names above)
-    checkpoint, cuda, distributed, fft, func, linalg, memory, nn, optim, snapshot, special, testing, utils, viz,
+    accelerator, checkpoint, cuda, distributed, fft, func, linalg, memory, nn, optim, snapshot, special, testing,
+    utils, viz,
 )
 from .executor import Executor  # noqa: E402
 from .snapshot.saveload import load, save  # noqa: E402
@@ -95,6 +99,7 @@ __all__ = [
     "full_like", "rand", "randn", "randint", "randperm", "eye", "from_dlpack", "from_numpy", "get_default_dtype",
     "set_default_dtype",
     "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool_", "complex64", "complex128",
+    "double", "half", "long", "short",  # mg.float, mg.int, mg.bool too, kept out of ``import *`` (builtins)
     # devices and randomness
     "Device", "device", "get_device", "get_default_device", "set_default_device", "manual_seed",
     "get_rng_state", "set_rng_state",
@@ -119,5 +124,5 @@ __all__ = [
     "complex", "real", "imag", "conj", "is_complex",
     # the rest of the system
     "Executor", "fft", "func", "linalg", "special", "nn", "optim", "utils", "distributed", "checkpoint", "snapshot",
-    "testing", "memory", "viz", "cuda", "ops", "tape",
+    "testing", "memory", "viz", "cuda", "accelerator", "ops", "tape",
 ]

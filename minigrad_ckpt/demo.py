@@ -277,7 +277,8 @@ def _build(config: DemoConfig, log: Callable[[str], None], explicit: frozenset[s
     if resumed is not None:
         _resume(run, resumed)
     log(f"minigrad_ckpt demo: {_parameter_count(model):,} parameters, vocab {tok.vocab_size}, "
-        f"{len(text):,} characters, device {config.device}, {config.steps} steps")
+        f"{len(text):,} characters, device {config.device}, {config.steps} steps"
+        + (f", data-parallel on {world} processes (the batch of {config.batch_size} shared out)" if world > 1 else ""))
     return run
 
 
@@ -501,9 +502,11 @@ def _memory_report(model: CharTransformer, ledger: Any, ckpt_config: Any) -> dic
     stats = ckpt_config.statistics
     report.update(plan=plan.describe(), predicted_block_peak_bytes=plan.predicted_peak_bytes,
                   saved_bytes=stats.memory_saved_bytes)
+    predicted = (f"peak {_mb(plan.predicted_peak_bytes)}" if plan.predicted_peak_bytes is not None else
+                 "not predicted: the sqrt policy cuts segments by count, without profiling (--checkpoint "
+                 "optimal profiles the blocks and predicts the peak)")
     lines = [f"checkpointing {plan.describe()}",
-             f"activation memory of the checkpointed blocks (the planner's prediction): "
-             f"peak {_mb(plan.predicted_peak_bytes)}",
+             f"activation memory of the checkpointed blocks (the planner's prediction): {predicted}",
              whole,
              f"the checkpointed blocks did not keep {_mb(stats.memory_saved_bytes)} "
              f"(measured: bytes dropped minus bytes kept)"]

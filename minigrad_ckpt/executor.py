@@ -80,9 +80,8 @@ class Executor:
         if self.optimizer is not None:
             names = self._param_names()
             for p, st in self.optimizer.state.items():
-                for k, v in st.items():
-                    if isinstance(v, Tensor):
-                        out[f"{_OPT_PREFIX}{names[id(p)]}.{k}"] = v
+                for k, v in _state_tensors(st):
+                    out[f"{_OPT_PREFIX}{names[id(p)]}.{k}"] = v
         return _ReadOnly(out)
 
     def live_tensors(self) -> dict[str, Tensor]:
@@ -169,7 +168,7 @@ class Executor:
             groups.append(entry)
         scalars = {}
         for p, st in self.optimizer.state.items():
-            scalars[names[id(p)]] = {k: _plain(v) for k, v in st.items() if not isinstance(v, Tensor)}
+            scalars[names[id(p)]] = {k: _plain_state(v) for k, v in st.items() if not isinstance(v, Tensor)}
         return {"type": type(self.optimizer).__name__, "param_groups": groups, "scalars": scalars}
 
     def optimizer_state_dict_from(self, saved: Any, tensors: Mapping[str, Any]) -> dict[str, Any]:
@@ -198,7 +197,8 @@ class Executor:
         params: dict[str, Any] = {}  # name -> the live parameter, in the optimizer's order
         out_groups = [self._group_from(gi, g_saved, g_own, params)
                       for gi, (g_saved, g_own) in enumerate(zip(groups, opt.param_groups))]
-        return {"state": _moments_from(scalars, tensors, params), "param_groups": out_groups}
+        same_shape = getattr(opt, "state_follows_parameter_shape", True)
+        return {"state": _moments_from(scalars, tensors, params, same_shape), "param_groups": out_groups}
 
     def _group_from(self, gi: int, g_saved: Any, g_own: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
         """Saved parameter group ``gi`` as ``load_state_dict`` takes it: the same parameters as
@@ -286,7 +286,7 @@ def _plain(v: Any) -> Any:
     if isinstance(v, dict):
         return {str(k): _plain(x) for k, x in v.items()}
     if isinstance(v, Tensor) or is_array(v):
-        return to_host(v.data if isinstance(v, Tensor) else v).tolist()
+        return to_host(v._data if isinstance(v, Tensor) else v).tolist()
     raise TypeError(f"cannot store {type(v).__name__} in a snapshot header")
 
 
@@ -303,30 +303,87 @@ def _same_kind(saved: Any, own: Any) -> bool:
     return False
 
 
-def _moments_from(scalars: dict[str, Any], tensors: Mapping[str, Any], params: dict[str, Any]) -> dict[int, dict]:
+_TENSOR_REF = "$tensor"  # in a list of state values, {"$tensor": i}: the list's i-th tensor, stored apart
+
+
+def _state_tensors(st: dict[str, Any]) -> list[tuple[str, Tensor]]:
+    """A parameter's state tensors by name: ``key`` for a tensor, ``key.i`` for the i-th
+    element of a list (LBFGS keeps lists of vectors)."""
+    out = []
+    for k, v in st.items():
+        if isinstance(v, Tensor):
+            out.append((k, v))
+        elif isinstance(v, list):
+            out += [(f"{k}.{i}", x) for i, x in enumerate(v) if isinstance(x, Tensor)]
+    return out
+
+
+def _plain_state(v: Any) -> Any:
+    """A non-tensor state value as header data; a list's tensors become references."""
+    if isinstance(v, list):
+        return [{_TENSOR_REF: i} if isinstance(x, Tensor) else _plain(x) for i, x in enumerate(v)]
+    return _plain(v)
+
+
+def _is_number(v: Any) -> bool:
+    return v is None or isinstance(v, (bool, int, float))
+
+
+def _is_state_value(v: Any) -> bool:
+    if isinstance(v, list):
+        return all(_is_number(x) or (isinstance(x, dict) and set(x) == {_TENSOR_REF}
+                                     and isinstance(x[_TENSOR_REF], int)) for x in v)
+    return _is_number(v)
+
+
+def _moments_from(scalars: dict[str, Any], tensors: Mapping[str, Any], params: dict[str, Any],
+                  same_shape: bool = True) -> dict[int, dict]:
     """The per-parameter state of an optimizer state dict, by parameter position: the saved
-    ``scalars`` (plain numbers) and the ``optimizer.state.<param>.<key>`` tensors (moments of
-    the parameter's shape), each checked."""
+    ``scalars`` (numbers, and lists of numbers and tensor references) and the
+    ``optimizer.state.<param>.<key>[.<i>]`` tensors, each checked (a moment has its
+    parameter's shape unless the optimizer keeps other vectors: ``same_shape``)."""
     index = {name: i for i, name in enumerate(params)}
     state: dict[int, dict[str, Any]] = {}
     for pname, vals in scalars.items():
         if pname not in index:
             raise ValueError(f"scalar state for unknown parameter {pname!r}")
-        if not isinstance(vals, dict) or not all(
-                isinstance(k, str) and (v is None or isinstance(v, (bool, int, float))) for k, v in vals.items()):
+        if not isinstance(vals, dict) or not all(isinstance(k, str) and _is_state_value(v) for k, v in vals.items()):
             raise ValueError(f"the scalar state of parameter {pname!r} is malformed")
-        state.setdefault(index[pname], {}).update(vals)
+        state.setdefault(index[pname], {}).update({k: list(v) if isinstance(v, list) else v for k, v in vals.items()})
     for name, arr in tensors.items():
-        if not name.startswith(_OPT_PREFIX):
-            continue
-        pname, _, key = name[len(_OPT_PREFIX):].rpartition(".")
-        if pname not in index or not key:
-            raise ValueError(f"{name}: no such parameter in the optimizer")
-        p = params[pname]
-        if tuple(arr.shape) != tuple(p.shape) or host_numpy.dtype(arr.dtype).kind != "f":
-            raise ValueError(f"{name}: a {arr.dtype} moment of shape {tuple(arr.shape)} for a parameter of "
-                             f"shape {tuple(p.shape)}")
-        if key in state.get(index[pname], {}):
-            raise ValueError(f"{name}: stored both as a tensor and as a scalar")
-        state.setdefault(index[pname], {})[key] = Tensor(arr, dtype=arr.dtype)
+        if name.startswith(_OPT_PREFIX):
+            _place_state_tensor(name, arr, state, index, params, same_shape)
+    for vals in state.values():
+        for k, v in vals.items():
+            if isinstance(v, list) and any(isinstance(x, dict) for x in v):
+                raise ValueError(f"optimizer state {k!r} refers to a tensor the snapshot does not hold")
     return state
+
+
+def _place_state_tensor(name: str, arr: Any, state: dict[int, dict], index: dict[str, int],
+                        params: dict[str, Any], same_shape: bool) -> None:
+    rest = name[len(_OPT_PREFIX):]
+    pname, _, key = rest.rpartition(".")
+    slot = None
+    if pname not in index:  # ``<param>.<key>.<i>``: an element of a list
+        pname, _, key = pname.rpartition(".")
+        slot = rest.rpartition(".")[2]
+        if pname not in index or not slot.isdigit():
+            raise ValueError(f"{name}: no such parameter in the optimizer")
+    if not key:
+        raise ValueError(f"{name}: no such parameter in the optimizer")
+    p = params[pname]
+    if host_numpy.dtype(arr.dtype).kind != "f" or (same_shape and slot is None and tuple(arr.shape) != tuple(p.shape)):
+        raise ValueError(f"{name}: a {arr.dtype} moment of shape {tuple(arr.shape)} for a parameter of "
+                         f"shape {tuple(p.shape)}")
+    entry = state.setdefault(index[pname], {})
+    if slot is None:
+        if key in entry:
+            raise ValueError(f"{name}: stored both as a tensor and as a scalar")
+        entry[key] = Tensor(arr, dtype=arr.dtype)
+        return
+    seq = entry.get(key)
+    i = int(slot)
+    if not isinstance(seq, list) or i >= len(seq) or seq[i] != {_TENSOR_REF: i}:
+        raise ValueError(f"{name}: the state has no tensor reference at {key}[{i}]")
+    seq[i] = Tensor(arr, dtype=arr.dtype)

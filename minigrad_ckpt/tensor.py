@@ -99,15 +99,20 @@ class _PostHooks(list):
 
 
 class ElementCount(int):
-    """``Tensor.size``: NumPy's element count, a plain int in every use, except that calling it
-    -- PyTorch's ``x.size(0)`` -- raises a TypeError that names ``x.shape[0]``."""
+    """``Tensor.size``: NumPy's element count wherever a number is meant (``x.size * 2``,
+    ``if x.size:``), and PyTorch's ``size()`` when called: ``x.size()`` is the shape,
+    ``x.size(d)`` the length of dim ``d``."""
 
-    __slots__ = ()
+    def __new__(cls, shape: tuple[int, ...]) -> ElementCount:
+        n = 1
+        for d in shape:
+            n *= d
+        self = super().__new__(cls, n)
+        self.shape = shape
+        return self
 
-    def __call__(self, dim: Any = None) -> int:
-        where = "x.shape" if dim is None else f"x.shape[{dim}]"
-        raise TypeError(f"x.size is NumPy's element count ({int(self)}), not a method; for PyTorch's "
-                        f"x.size({'' if dim is None else dim}) use {where}")
+    def __call__(self, dim: int | None = None) -> Any:
+        return self.shape if dim is None else self.shape[dim]
 
 
 class Tensor:
@@ -203,21 +208,40 @@ class Tensor:
 
     # ------------------------------------------------------------------ data
     @property
-    def data(self) -> Any:
-        """The backing array.  Writing into it directly bypasses the version check."""
-        return self._data
+    def data(self) -> Tensor:
+        """PyTorch's escape hatch: a Tensor sharing this one's memory, with no history, that
+        does not require grad.
+
+        ``p.data.add_(-lr * p.grad)`` and micrograd's ``p.data -= lr * p.grad`` update the
+        weights in place without recording anything.  Writes through ``.data`` are *not*
+        seen by the version check (the alias has a version of its own), exactly as in
+        PyTorch: changing a value that backward still needs this way silently changes the
+        gradient.  Prefer the in-place methods under ``mg.no_grad()``, which are checked.
+        ``.numpy()`` is the way to a (read-only) array.
+        """
+        alias = Tensor.__new__(Tensor)
+        alias._data = self._data
+        alias._node = None
+        alias._requires_grad = False
+        alias._version = [0]
+        alias._device = self._device
+        return alias
 
     @data.setter
     def data(self, value: Any) -> None:
+        """``t.data = v``: ``t`` holds ``v``'s values from now on (same shape; cast to ``t``'s
+        dtype), keeping its identity, its history and -- as in PyTorch -- its version."""
         if isinstance(value, Tensor):
+            if value._device is not self._device:
+                raise RuntimeError(f"cannot set .data on {self.device} to a tensor on {value.device}")
             value = value._data
         if tuple(value.shape) != self._data.shape:
             raise ValueError(
                 f"cannot set .data of shape {self._data.shape} to an array of shape "
                 f"{tuple(value.shape)}"
             )
-        self._data = self._device.xp.asarray(value, dtype=self._data.dtype)
-        self._bump_version()
+        if value is not self._data:  # ``p.data -= g`` wrote in place already and sets the same array back
+            self._data = self._device.xp.asarray(value, dtype=self._data.dtype)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -229,8 +253,9 @@ class Tensor:
 
     @property
     def size(self) -> int:
-        """The number of elements (NumPy's ``size``), an int; ``x.size(0)`` is an error naming ``x.shape[0]``."""
-        return ElementCount(self._data.size)
+        """The number of elements (NumPy's ``size``), an int; called, PyTorch's ``size()``: the
+        shape, or ``x.size(d)`` the length of dim ``d``."""
+        return ElementCount(self._data.shape)
 
     @property
     def dtype(self) -> Any:

@@ -158,15 +158,16 @@ class _Dot:
     def add_leaves(self) -> None:
         for k, t in self.leaves.items():
             self.used.add("leaf")
-            label = f"{self.names.get(k, 'leaf')}\\n{t.dtype} {_fmt_shape(t.shape)}" + self.value_line("value ", t.data)
+            head = f"{self.names.get(k, 'leaf')}\\n{t.dtype} {_fmt_shape(t.shape)}"
+            label = head + self.value_line("value ", t._data)
             if t.grad is not None:
-                label += self.value_line("grad ", t.grad.data)
+                label += self.value_line("grad ", t.grad._data)
             self.lines.append(f'  leaf{self.leaf_ids[k]} [{_STYLES["leaf"][0]}, label="{label}"];')
 
     def add_output(self, tensor: Tensor) -> None:
         self.used.add("root")
         label = f"{self.names.get(id(tensor), 'output')}\\n{tensor.dtype} {_fmt_shape(tensor.shape)}"
-        label += self.value_line("= ", tensor.data)
+        label += self.value_line("= ", tensor._data)
         if tensor.grad_fn is None:
             label += "\\n(no tape: nothing it depends on requires grad)"
         self.lines.append(f'  out [{_STYLES["root"][0]}, label="{label}"];')

@@ -207,7 +207,7 @@ def run(sample: Sample, arrays: list[Any], g: np.ndarray | None) -> tuple[Tensor
     if g is None:
         return out, []
     grads = tape_grad(out, wrt, grad_outputs=from_numpy(g), allow_unused=True)
-    return out, [None if r is None else r.data for r in grads]
+    return out, [None if r is None else r.numpy() for r in grads]
 
 
 # ---------------------------------------------------------------------------
@@ -263,10 +263,10 @@ def test_forward_matches_reference(name: str, data: Any) -> None:
         out = apply(sample.op, *args)
     with np.errstate(all="ignore"):
         ref = np.asarray(sample.op.reference(np, *copies(sample)))
-    assert isinstance(out.data, np.ndarray), f"forward returned {type(out.data).__name__}, not an array"
+    assert isinstance(out.numpy(), np.ndarray), f"forward returned {type(out._data).__name__}, not an array"
     assert out.dtype == ref.dtype, f"dtype {out.dtype} != reference {ref.dtype}"
     low = out.dtype.kind in "fc" and np.finfo(out.dtype).bits < 64  # float32, complex64, float16
-    assert_same(out.data, ref, rtol=1e-4 if low else 1e-9, atol=1e-5 if low else 1e-12, what="forward")
+    assert_same(out.numpy(), ref, rtol=1e-4 if low else 1e-9, atol=1e-5 if low else 1e-12, what="forward")
     assert not out.requires_grad and out.grad_fn is None
 
     float_inputs = any(isinstance(v, np.ndarray) and v.dtype.kind == "f" for v in sample.inputs)
@@ -276,7 +276,7 @@ def test_forward_matches_reference(name: str, data: Any) -> None:
         diff = tuple(isinstance(v, np.ndarray) and v.dtype.kind == "f" for v in sample.inputs)
         args, _ = make_args(Sample(sample.op, sample.inputs, diff), copies(sample))
         out2 = apply(sample.op, *args)
-        assert_same(out2.data, out.data, rtol=0, atol=0, what="forward with requires_grad")
+        assert_same(out2.numpy(), out.numpy(), rtol=0, atol=0, what="forward with requires_grad")
         if spec.forward_only:
             assert not out2.requires_grad and out2.grad_fn is None, "a forward-only op was recorded"
         else:
@@ -330,7 +330,7 @@ def test_hessian_is_symmetric_through_a_zero_scale(name: str, data: Any) -> None
     sample = data.draw(spec.samples("float64", grad=True), label="sample")
     args, wrt = make_args(sample, copies(sample))
     out = apply(sample.op, *args)
-    if not np.isfinite(out.data).all():  # NaN values (a mean over an empty batch): nothing to compare
+    if not np.isfinite(out.numpy()).all():  # NaN values (a mean over an empty batch): nothing to compare
         return
     # (complex outputs and inputs: every product is the real inner product, <a, out> = Re sum(a conj(out)))
     a = from_numpy(np.zeros(out.shape, dtype=out.dtype)).requires_grad_()
@@ -342,11 +342,11 @@ def test_hessian_is_symmetric_through_a_zero_scale(name: str, data: Any) -> None
                 start=from_numpy(np.zeros(())))
     if inner.requires_grad:
         (ha,) = tape_grad(inner, [a], allow_unused=True)
-        lhs = 0.0 if ha is None else real_dot(ha.data, w)
+        lhs = 0.0 if ha is None else real_dot(ha.numpy(), w)
     else:
         lhs = 0.0
-    rhs = sum(real_dot(g.data, u) for g, u in zip(gw, us) if g is not None)
-    scale = max(1.0, sum(float(np.sum(np.abs(g.data * u))) for g, u in zip(gw, us) if g is not None))
+    rhs = sum(real_dot(g.numpy(), u) for g, u in zip(gw, us) if g is not None)
+    scale = max(1.0, sum(float(np.sum(np.abs(g.numpy() * u))) for g, u in zip(gw, us) if g is not None))
     assert abs(lhs - rhs) <= 1e-9 * scale, (
         f"{name}: <w, d/da d/db s u> = {lhs} but <u, d/db d/da s w> = {rhs} at a = 0 "
         f"(a second derivative through a zero upstream gradient is lost)")
@@ -375,7 +375,7 @@ def test_noncontiguous_inputs_and_upstream(name: str, data: Any) -> None:
         g_c, g_v = variant(data, draw_upstream(data, out_c.shape, out_c.dtype), "upstream")
     out_c, grads_c = run(sample, contig, g_c)
     out_v, grads_v = run(sample, views, g_v)
-    assert_same(out_v.data, out_c.data, rtol=1e-12, atol=1e-12, what="forward on views")
+    assert_same(out_v.numpy(), out_c.numpy(), rtol=1e-12, atol=1e-12, what="forward on views")
     for k, (a, b) in enumerate(zip(grads_v, grads_c)):
         assert (a is None) == (b is None)
         if a is not None:
@@ -406,7 +406,7 @@ def test_jvp_noncontiguous_inputs_and_tangents(name: str, data: Any) -> None:
     results = []
     for arrays, tangents in ((contig, t_contig), (views, t_views)):
         out = apply(sample.op, *make_args(sample, arrays, requires_grad=False)[0])
-        r = sample.op.jvp(out.device.xp, tuple(tangents), out.data, *arrays)
+        r = sample.op.jvp(out.device.xp, tuple(tangents), out.numpy(), *arrays)
         results.append(None if r is None else np.broadcast_to(r, out.shape))
     assert (results[0] is None) == (results[1] is None)
     if results[0] is not None:
@@ -442,11 +442,11 @@ def test_float32_stays_float32(name: str, data: Any) -> None:
 
     # and close to the float64 computation on the same values
     out64, grads64 = run(sample, copies(sample, np.float64), widen(g))
-    scale = max(1.0, _finite_max(out64.data))
-    assert_same(widen(out.data), out64.data, rtol=2e-3, atol=1e-4 * scale, what="float32 forward")
+    scale = max(1.0, _finite_max(out64.numpy()))
+    assert_same(widen(out.numpy()), out64.numpy(), rtol=2e-3, atol=1e-4 * scale, what="float32 forward")
     for k, (r, r64) in enumerate(zip(grads, grads64)):
         gscale = max(1.0, _finite_max(r64))
-        assert_same(widen(r.data), r64, rtol=2e-3, atol=1e-4 * gscale,
+        assert_same(widen(r.numpy()), r64, rtol=2e-3, atol=1e-4 * gscale,
                     what=f"float32 gradient {k}")
 
 
@@ -463,14 +463,14 @@ def test_jvp_float32_stays_float32(name: str, data: Any) -> None:
                      for v, d in zip(inputs, sample.diff))
     if all(t is None for t in tangents):
         return
-    raw = sample.op.jvp(out.device.xp, tangents, out.data, *inputs)
+    raw = sample.op.jvp(out.device.xp, tangents, out.numpy(), *inputs)
     if out.dtype in SINGLE and raw is not None:
         assert raw.dtype in SINGLE, f"{name}.jvp returned a {raw.dtype} tangent for float32 inputs"
     # and close to the float64 computation on the same values
     inputs64 = copies(sample, np.float64)
     out64 = apply(sample.op, *make_args(sample, inputs64, requires_grad=False)[0])
     t64 = tuple(None if t is None else widen(t) for t in tangents)
-    raw64 = sample.op.jvp(out64.device.xp, t64, out64.data, *inputs64)
+    raw64 = sample.op.jvp(out64.device.xp, t64, out64.numpy(), *inputs64)
     if raw is not None and raw64 is not None:
         r64 = np.broadcast_to(raw64, out64.shape)
         scale = max(1.0, _finite_max(r64))
@@ -500,12 +500,12 @@ def test_no_mutation(name: str, data: Any) -> None:
     if not spec.forward_only:
         args, wrt = make_args(sample, arrays)
         out = apply(sample.op, *args)
-        out_before = out.data.copy()
+        out_before = out.numpy().copy()
         g = _readonly(draw_upstream(data, out.shape, out.dtype))
         g_before = g.copy()
         tape_grad(out, wrt, grad_outputs=from_numpy(g), allow_unused=True)
         np.testing.assert_array_equal(g, g_before, err_msg="backward mutated the upstream gradient")
-        np.testing.assert_array_equal(out.data, out_before, err_msg="backward mutated the forward output")
+        np.testing.assert_array_equal(out.numpy(), out_before, err_msg="backward mutated the forward output")
     for k, (a, b) in enumerate(zip(arrays, before)):
         if isinstance(a, np.ndarray):
             np.testing.assert_array_equal(a, b, err_msg=f"input {k} was mutated")
@@ -523,12 +523,12 @@ def test_gradients_share_no_memory(name: str, data: Any) -> None:
     grads = tape_grad(out, wrt, grad_outputs=from_numpy(g), allow_unused=True, retain_graph=True)
     # the same through .backward(): into the leaves' .grad
     out.backward(from_numpy(g))
-    for via, results in (("mg.grad", [r.data for r in grads if r is not None]),
-                         (".backward", [t.grad.data for t in wrt])):
+    for via, results in (("mg.grad", [r.numpy() for r in grads if r is not None]),
+                         (".backward", [t.grad.numpy() for t in wrt])):
         note(f"checking {via}")
         for (i, a), (j, b) in itertools.combinations(enumerate(results), 2):
             assert not np.shares_memory(a, b), f"{via}: gradients {i} and {j} share memory"
-        others = [("the upstream gradient", g), ("the output", out.data)]
+        others = [("the upstream gradient", g), ("the output", out.numpy())]
         others += [(f"input {k}", v) for k, v in enumerate(arrays) if isinstance(v, np.ndarray)]
         for i, a in enumerate(results):
             for what, b in others:

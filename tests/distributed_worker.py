@@ -30,7 +30,7 @@ def result(value) -> None:
 def digest(model) -> str:
     h = hashlib.sha256()
     for _, p in model.named_parameters():
-        h.update(np.ascontiguousarray(p.data).tobytes())
+        h.update(np.ascontiguousarray(p.numpy()).tobytes())
     return h.hexdigest()
 
 
@@ -116,7 +116,7 @@ def scenario_equivalence() -> None:
         for opt_name in ("sgd", "adam"):
             mg.manual_seed(0)
             ref = mlp() if kind == "mlp" else cnn()
-            init = {k: v.data.copy() for k, v in ref.state_dict().items()}
+            init = {k: v.numpy().copy() for k, v in ref.state_dict().items()}
             ref_opt = make_opt(opt_name, ref.parameters())
             train(ref, ref_opt, kind, 5, batch, slice(None))  # one process, the whole batch
 
@@ -130,7 +130,7 @@ def scenario_equivalence() -> None:
             train(model, opt, kind, 5, batch, shard,
                   check=lambda step, m=model, label=f"{kind}/{opt_name}": assert_same_on_all_ranks(
                       m, f"{label} step {step}"))
-            err = max(rel_err(p.data, q.data) for p, q in zip(model.module.parameters(), ref.parameters()))
+            err = max(rel_err(p.numpy(), q.numpy()) for p, q in zip(model.module.parameters(), ref.parameters()))
             assert err <= 1e-12, f"{kind}/{opt_name}: relative difference {err} to one process"
             worst[f"{kind}/{opt_name}"] = err
     result(worst)
@@ -153,20 +153,20 @@ def scenario_variants() -> None:
         return model
 
     base = run()
-    base_params = [p.data.copy() for p in base.parameters()]
+    base_params = [p.numpy().copy() for p in base.parameters()]
     out = {"default_buckets": base.bucket_sizes}
     for cap, label in ((1e-6, "tiny"), (1e4, "one")):
         m = run(bucket_cap_mb=cap)
         out[f"{label}_buckets"] = m.bucket_sizes
-        err = max(rel_err(p.data, q) for p, q in zip(m.parameters(), base_params))
+        err = max(rel_err(p.numpy(), q) for p, q in zip(m.parameters(), base_params))
         assert err <= 1e-12, f"bucket_cap_mb={cap}: {err}"
         out[f"{label}_err"] = err
     m = run(micro=2)  # two micro-batches per step, the first under no_sync
-    err = max(rel_err(p.data, q) for p, q in zip(m.parameters(), base_params))
+    err = max(rel_err(p.numpy(), q) for p, q in zip(m.parameters(), base_params))
     assert err <= 1e-12, f"no_sync: {err}"
     out["no_sync_err"] = err
     m = run(ckpt=2)
-    same = all(np.array_equal(p.data, q) for p, q in zip(m.parameters(), base_params))
+    same = all(np.array_equal(p.numpy(), q) for p, q in zip(m.parameters(), base_params))
     assert same, "DDP + checkpoint_sequential is not bitwise equal to DDP"
     out["checkpoint_bitwise"] = same
 
@@ -185,7 +185,7 @@ def scenario_variants() -> None:
     model = DDP(WithUnused())
     x = mg.tensor(np.ones((2, 8)))
     model(x).sum().backward()
-    g = model.module.unused.weight.grad.data
+    g = model.module.unused.weight.grad.numpy()
     every = dist.group().allgather_object(g.tobytes())
     assert every[0] == every[1], "unused parameter's gradient differs between ranks"
     out["unused_grad_max"] = float(np.abs(g).max())
@@ -313,7 +313,7 @@ def scenario_single() -> None:
     gathered = dist.all_gather(t)
     model = DDP(mlp())
     model(mg.tensor(np.ones((2, 8), dtype="float32"))).sum().backward()
-    result({"rank": dist.get_rank(), "world": dist.get_world_size(), "t": t.data.tolist(),
+    result({"rank": dist.get_rank(), "world": dist.get_world_size(), "t": t.numpy().tolist(),
             "gathered": len(gathered), "grads": all(p.grad is not None for p in model.parameters())})
 
 
@@ -322,17 +322,17 @@ def scenario_collectives() -> None:
     out = {}
     t = mg.tensor([1.0 + rank, 10.0 * (rank + 1)], dtype="float64")
     for op in ("sum", "mean", "max", "min"):
-        x = mg.tensor(t.data.copy())
+        x = mg.tensor(t.numpy().copy())
         dist.all_reduce(x, op)
-        out[op] = x.data.tolist()
+        out[op] = x.numpy().tolist()
     b = mg.tensor(np.full((2, 3), float(rank)))
     dist.broadcast(b, src=1)
-    out["broadcast"] = b.data.tolist()
+    out["broadcast"] = b.numpy().tolist()
     nc = mg.tensor(np.arange(12.0).reshape(3, 4) * (rank + 1))[:, 1]  # not contiguous
     dist.all_reduce(nc)
-    out["strided"] = nc.data.tolist()
+    out["strided"] = nc.numpy().tolist()
     g = dist.all_gather(mg.tensor(np.array([rank, rank], dtype="int64")))
-    out["gather"] = [x.data.tolist() for x in g]
+    out["gather"] = [x.numpy().tolist() for x in g]
     dist.barrier()
     result(out)
 
@@ -355,7 +355,7 @@ def scenario_nccl() -> None:
     dist.broadcast(b, src=world - 1)
     out["broadcast"] = b.tolist()
     out["gather"] = [x.tolist() for x in dist.all_gather(mg.tensor([rank], dtype="int64", device="cuda"))]
-    assert type(t.data).__module__.startswith("cupy")  # stayed on the device
+    assert type(t._data).__module__.startswith("cupy")  # stayed on the device
     # DDP on the GPU: the averaged gradient equals the full-batch gradient.
     mg.manual_seed(0)
     ref = mlp().to("cuda")

@@ -20,7 +20,7 @@ def ref_sum_to(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 def check_grad(t: mg.Tensor, expected: np.ndarray) -> None:
     assert t.grad is not None
-    g = t.grad.data
+    g = t.grad.numpy()
     assert type(g) is np.ndarray, type(g)
     assert g.shape == t.shape
     assert g.dtype == t.dtype
@@ -88,7 +88,7 @@ def test_where_three_way_broadcast():
     yv = np.array(5.0)  # ()
     x, y = mg.tensor(xv, requires_grad=True), mg.tensor(yv, requires_grad=True)
     out = mg.where(mg.tensor(cv), x, y)
-    np.testing.assert_array_equal(out.data, np.where(cv, xv, yv))
+    np.testing.assert_array_equal(out.numpy(), np.where(cv, xv, yv))
     G = np.arange(6.0).reshape(2, 3)
     out.backward(gradient=G)
     check_grad(x, G[0])
@@ -124,7 +124,7 @@ def test_matmul_batch_broadcast_grads(xs, ys):
     xv, yv = rng.normal(size=xs), rng.normal(size=ys)
     x, y = mg.tensor(xv, requires_grad=True), mg.tensor(yv, requires_grad=True)
     out = x @ y
-    np.testing.assert_allclose(out.data, xv @ yv, rtol=1e-14)
+    np.testing.assert_allclose(out.numpy(), xv @ yv, rtol=1e-14)
     G = rng.normal(size=out.shape)
     out.backward(gradient=G)
     # reference: promote 1-D operands, broadcast, then sum back
@@ -153,7 +153,7 @@ def test_reductions_reexpand(fn, axis, keepdims):
     out = getattr(x, fn)(axis=axis, keepdims=keepdims)
     expected = getattr(np, fn)(xv, axis=axis, keepdims=keepdims)
     assert out.shape == np.shape(expected)
-    np.testing.assert_allclose(out.data, expected)
+    np.testing.assert_allclose(out.numpy(), expected)
     G = np.arange(float(np.size(expected))).reshape(np.shape(expected)) + 1
     out.backward(gradient=G)
     axes = tuple(range(3)) if axis is None else tuple(np.atleast_1d(axis) % 3) if axis != () else ()
@@ -207,7 +207,7 @@ def test_zero_d_input_gets_zero_d_ndarray_grad(name):
     x = mg.tensor(v, dtype="float64", requires_grad=True)
     out = fn(x)
     assert out.shape == ()
-    assert type(out.data) is np.ndarray
+    assert type(out._data) is np.ndarray
     out.backward()
     check_grad(x, np.array(d(v)))
 
@@ -216,7 +216,7 @@ def test_zero_d_grads_accumulate_as_arrays():
     x = mg.tensor(2.0, requires_grad=True)
     (x * x).backward()
     (x * x).backward()
-    assert type(x.grad.data) is np.ndarray
+    assert type(x.grad._data) is np.ndarray
     assert x.grad.shape == ()
     assert x.grad.item() == 8.0
 
@@ -233,8 +233,8 @@ def test_zero_d_hooks_receive_arrays():
     seen = []
     x = mg.tensor(2.0, requires_grad=True)
     h = x * x
-    h.register_hook(lambda g: seen.append(type(g.data)))
-    x.register_hook(lambda g: seen.append(type(g.data)))
+    h.register_hook(lambda g: seen.append(type(g._data)))
+    x.register_hook(lambda g: seen.append(type(g._data)))
     (h * h).backward()
     assert seen == [np.ndarray, np.ndarray]
 
@@ -243,13 +243,13 @@ def test_zero_d_explicit_gradient():
     x = mg.tensor([1.0, 2.0], requires_grad=True)
     s = x.sum()
     s.backward(gradient=np.float32(3.0))
-    np.testing.assert_array_equal(x.grad.data, [3.0, 3.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 3.0])
 
 
 def test_reduction_outputs_are_arrays_not_scalars():
     x = mg.tensor([1.0, 2.0, 3.0])
     for out in (x.sum(), x.mean(), x.max(), x.prod(), x.var(), mg.logsumexp(x)):
-        assert type(out.data) is np.ndarray and out.shape == ()
+        assert type(out._data) is np.ndarray and out.shape == ()
 
 
 def test_size_zero_input_broadcast_against_size_one():

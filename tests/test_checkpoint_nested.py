@@ -158,7 +158,7 @@ def _step(layers, x, plan):
     ck.reset_statistics()
     with mg.memory.track() as ledger:
         ck.run_plan(layers, plan, x).sum().backward()
-    grads = [p.grad.data.copy() for layer in layers for p in layer.parameters()]
+    grads = [p.grad.numpy().copy() for layer in layers for p in layer.parameters()]
     return ledger.peak("saved"), grads, ck.statistics().recomputed_ops
 
 

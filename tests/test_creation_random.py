@@ -21,7 +21,7 @@ def test_zeros_ones(fn, fill):
     for args in ((2, 3), ((2, 3),), ([2, 3],)):
         t = fn(*args)
         assert t.shape == (2, 3) and t.dtype == np.float32
-        np.testing.assert_array_equal(t.data, np.full((2, 3), fill))
+        np.testing.assert_array_equal(t.numpy(), np.full((2, 3), fill))
     assert fn(()).shape == ()
     assert fn(0, 4).shape == (0, 4)
     assert fn(3, dtype="int32").dtype == np.int32
@@ -33,7 +33,7 @@ def test_zeros_ones(fn, fill):
 def test_full():
     t = mg.full((2, 2), 1.5)
     assert t.dtype == np.float32
-    np.testing.assert_array_equal(t.data, np.full((2, 2), 1.5))
+    np.testing.assert_array_equal(t.numpy(), np.full((2, 2), 1.5))
     assert mg.full((3,), 7).dtype == np.int64
     assert mg.full(3, 7).shape == (3,)
     assert mg.full((2,), True).dtype == np.bool_
@@ -43,11 +43,11 @@ def test_full():
 def test_arange():
     t = mg.arange(5)
     assert t.dtype == np.int64
-    np.testing.assert_array_equal(t.data, np.arange(5))
-    np.testing.assert_array_equal(mg.arange(2, 10, 3).data, [2, 5, 8])
+    np.testing.assert_array_equal(t.numpy(), np.arange(5))
+    np.testing.assert_array_equal(mg.arange(2, 10, 3).numpy(), [2, 5, 8])
     f = mg.arange(0.0, 1.0, 0.25)
     assert f.dtype == np.float32
-    np.testing.assert_array_equal(f.data, [0.0, 0.25, 0.5, 0.75])
+    np.testing.assert_array_equal(f.numpy(), [0.0, 0.25, 0.5, 0.75])
     assert mg.arange(3, dtype="float64").dtype == np.float64
 
 
@@ -58,7 +58,7 @@ def test_zeros_like_ones_like():
     for t, fill in ((z, 0.0), (o, 1.0)):
         assert t.shape == (2, 3) and t.dtype == np.float64
         assert not t.requires_grad  # a new constant, no history
-        np.testing.assert_array_equal(t.data, np.full((2, 3), fill))
+        np.testing.assert_array_equal(t.numpy(), np.full((2, 3), fill))
     assert mg.ones_like(mg.tensor([1, 2])).dtype == np.int64
     assert mg.zeros_like(x, dtype="float32").dtype == np.float32
     assert mg.zeros_like(np.ones((4,), dtype=np.int32)).shape == (4,)
@@ -66,7 +66,7 @@ def test_zeros_like_ones_like():
 
 def test_creation_results_own_their_memory():
     a, b = mg.zeros(3), mg.zeros(3)
-    assert not np.shares_memory(a.data, b.data)
+    assert not np.shares_memory(a.numpy(), b.numpy())
     a.data[0] = 1.0
     assert b.data[0] == 0.0
 
@@ -90,11 +90,11 @@ def test_rand_randn_shapes_and_dtypes():
 @pytest.mark.parametrize("fn", [mg.rand, mg.randn])
 def test_manual_seed_reproducible(fn):
     mg.manual_seed(123)
-    a = fn(50).data.copy()
-    b = fn(50).data.copy()
+    a = fn(50).numpy().copy()
+    b = fn(50).numpy().copy()
     mg.manual_seed(123)
-    a2 = fn(50).data.copy()
-    b2 = fn(50).data.copy()
+    a2 = fn(50).numpy().copy()
+    b2 = fn(50).numpy().copy()
     np.testing.assert_array_equal(a, a2)
     np.testing.assert_array_equal(b, b2)
     assert not np.array_equal(a, b)  # successive draws differ
@@ -103,9 +103,9 @@ def test_manual_seed_reproducible(fn):
 @pytest.mark.parametrize("fn", [mg.rand, mg.randn])
 def test_different_seeds_differ(fn):
     mg.manual_seed(1)
-    a = fn(50).data.copy()
+    a = fn(50).numpy().copy()
     mg.manual_seed(2)
-    b = fn(50).data.copy()
+    b = fn(50).numpy().copy()
     assert not np.array_equal(a, b)
 
 
@@ -114,11 +114,11 @@ def test_rng_state_round_trip():
     mg.rand(3)
     state = mg.get_rng_state()
     assert state == {"seed": 7, "counter": 1}
-    a = mg.randn(10).data.copy()
-    r = mg.rand(4).data.copy()
+    a = mg.randn(10).numpy().copy()
+    r = mg.rand(4).numpy().copy()
     mg.set_rng_state(state)
-    np.testing.assert_array_equal(mg.randn(10).data, a)
-    np.testing.assert_array_equal(mg.rand(4).data, r)
+    np.testing.assert_array_equal(mg.randn(10).numpy(), a)
+    np.testing.assert_array_equal(mg.rand(4).numpy(), r)
     assert mg.get_rng_state() == {"seed": 7, "counter": 3}
 
 
@@ -141,7 +141,7 @@ def test_manual_seed_rejects_non_int():
 
 def test_randn_roughly_standard_normal():
     mg.manual_seed(0)
-    z = mg.randn(100_000, dtype="float64").data
+    z = mg.randn(100_000, dtype="float64").numpy()
     assert np.isfinite(z).all()
     assert abs(z.mean()) < 0.02
     assert abs(z.std() - 1.0) < 0.02
@@ -151,7 +151,7 @@ def test_randn_roughly_standard_normal():
 
 def test_rand_roughly_uniform():
     mg.manual_seed(0)
-    u = mg.rand(100_000).data
+    u = mg.rand(100_000).numpy()
     assert u.min() >= 0.0 and u.max() < 1.0
     assert abs(u.mean() - 0.5) < 0.01
     hist, _ = np.histogram(u, bins=10, range=(0.0, 1.0))
@@ -162,6 +162,6 @@ def test_randint():
     mg.manual_seed(0)
     r = mg.randint(3, 7, size=(1000,))
     assert r.dtype == np.int64 and r.shape == (1000,)
-    assert set(np.unique(r.data)) == {3, 4, 5, 6}
+    assert set(np.unique(r.numpy())) == {3, 4, 5, 6}
     with pytest.raises(ValueError, match="low < high"):
         mg.randint(5, 5)

@@ -180,6 +180,7 @@ def test_demo_trains_data_parallel_under_mpiexec(tmp_path):
     proc = run(cmd)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("minigrad_ckpt demo:") == 1  # rank 0 prints, once
+    assert "data-parallel on 2 processes" in proc.stdout
     assert proc.stdout.count("final loss") == 1
     summary = json.loads((out / "summary.json").read_text())
     assert summary["world_size"] == 2

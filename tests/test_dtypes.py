@@ -70,7 +70,7 @@ def test_gradient_dtype_matches_input(name, dtype):
     assert out.dtype == np.dtype(dtype), f"{name} forward changed {dtype} to {out.dtype}"
     out.backward(gradient=np.ones(out.shape, dtype=dtype))
     assert x.grad.dtype == np.dtype(dtype)
-    assert type(x.grad.data) is np.ndarray
+    assert type(x.grad._data) is np.ndarray
 
 
 def test_astype_gradient_comes_back_in_input_dtype():
@@ -79,7 +79,7 @@ def test_astype_gradient_comes_back_in_input_dtype():
     assert y.dtype == np.float64
     y.sum().backward()
     assert x.grad.dtype == np.float32
-    np.testing.assert_array_equal(x.grad.data, np.full((2, 3), 2.0))
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((2, 3), 2.0))
 
 
 def test_mixed_float_widths():
@@ -89,8 +89,8 @@ def test_mixed_float_widths():
     assert z.dtype == np.float64
     z.sum().backward()
     assert x.grad.dtype == np.float32 and y.grad.dtype == np.float64
-    np.testing.assert_array_equal(x.grad.data, [3.0, 4.0])
-    np.testing.assert_array_equal(y.grad.data, [1.0, 2.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 4.0])
+    np.testing.assert_array_equal(y.grad.numpy(), [1.0, 2.0])
 
 
 # ------------------------------------------------------------- weak scalars
@@ -125,8 +125,8 @@ def test_python_and_numpy_scalars_are_weakly_typed(name, dtype):
 
 def test_weak_scalar_values_are_right():
     x = mg.tensor([2.0, 4.0])
-    np.testing.assert_array_equal((x * np.float64(0.5)).data, [1.0, 2.0])
-    np.testing.assert_array_equal((np.float64(10.0) - x).data, [8.0, 6.0])
+    np.testing.assert_array_equal((x * np.float64(0.5)).numpy(), [1.0, 2.0])
+    np.testing.assert_array_equal((np.float64(10.0) - x).numpy(), [8.0, 6.0])
 
 
 # ----------------------------------------------------- integer / bool tensors
@@ -220,7 +220,7 @@ def test_explicit_dtype():
     t = mg.tensor(np.array([1.5, 2.5]), dtype=mg.float32)
     assert t.dtype == np.float32
     t = mg.tensor([1.7, -1.7], dtype="int32")
-    np.testing.assert_array_equal(t.data, [1, -1])
+    np.testing.assert_array_equal(t.numpy(), [1, -1])
 
 
 def test_default_dtype_can_be_changed_and_restored():
@@ -243,11 +243,11 @@ def test_tensor_copies_its_input():
     t = mg.tensor(a)
     a[0] = 99.0
     assert t.data[0] == 1.0
-    assert not np.shares_memory(t.data, a)
+    assert not np.shares_memory(t.numpy(), a)
 
     src = mg.tensor([1.0, 2.0])
     t2 = mg.tensor(src)
-    assert not np.shares_memory(t2.data, src.data)
+    assert not np.shares_memory(t2.numpy(), src.numpy())
     src.data[0] = 5.0
     assert t2.data[0] == 1.0
 

@@ -29,7 +29,7 @@ def test_returns_a_tuple_of_tensors():
     res = mg.grad((x * x).sum(), x)
     assert type(res) is tuple and len(res) == 1
     assert isinstance(res[0], mg.Tensor)
-    np.testing.assert_array_equal(res[0].data, [2.0, 4.0])
+    np.testing.assert_array_equal(res[0].numpy(), [2.0, 4.0])
     res2 = mg.grad((x * x).sum(), [x])
     assert type(res2) is tuple and len(res2) == 1
 
@@ -37,8 +37,8 @@ def test_returns_a_tuple_of_tensors():
 def test_several_inputs_in_order():
     x, y = leaf([1.0, 2.0]), leaf([3.0, 5.0])
     gy, gx = mg.grad((x * y * y).sum(), [y, x])
-    np.testing.assert_array_equal(gy.data, 2 * np.array([1.0, 2.0]) * [3.0, 5.0])
-    np.testing.assert_array_equal(gx.data, np.array([3.0, 5.0]) ** 2)
+    np.testing.assert_array_equal(gy.numpy(), 2 * np.array([1.0, 2.0]) * [3.0, 5.0])
+    np.testing.assert_array_equal(gx.numpy(), np.array([3.0, 5.0]) ** 2)
 
 
 def test_does_not_touch_dot_grad():
@@ -46,7 +46,7 @@ def test_does_not_touch_dot_grad():
     y.grad = mg.tensor([7.0, 7.0], dtype="float64")
     mg.grad((x * y).sum(), [x])
     assert x.grad is None
-    np.testing.assert_array_equal(y.grad.data, [7.0, 7.0])
+    np.testing.assert_array_equal(y.grad.numpy(), [7.0, 7.0])
 
 
 def test_intermediate_non_leaf_inputs():
@@ -56,9 +56,9 @@ def test_intermediate_non_leaf_inputs():
     k = mg.sin(h)
     y = (k * 3).sum()
     gh, gk, gx = mg.grad(y, [h, k, x])
-    np.testing.assert_allclose(gk.data, [3.0, 3.0])
-    np.testing.assert_allclose(gh.data, 3 * np.cos(xv * xv), rtol=1e-15)
-    np.testing.assert_allclose(gx.data, 3 * np.cos(xv * xv) * 2 * xv, rtol=1e-15)
+    np.testing.assert_allclose(gk.numpy(), [3.0, 3.0])
+    np.testing.assert_allclose(gh.numpy(), 3 * np.cos(xv * xv), rtol=1e-15)
+    np.testing.assert_allclose(gx.numpy(), 3 * np.cos(xv * xv) * 2 * xv, rtol=1e-15)
     assert x.grad is None and h.grad is None
 
 
@@ -66,14 +66,14 @@ def test_gradient_wrt_output_itself_is_grad_output():
     x = leaf([1.0, 2.0])
     y = x * 2
     (gy,) = mg.grad(y, y, grad_outputs=np.array([5.0, 6.0]))
-    np.testing.assert_array_equal(gy.data, [5.0, 6.0])
+    np.testing.assert_array_equal(gy.numpy(), [5.0, 6.0])
 
 
 def test_grad_outputs():
     x = leaf([1.0, 2.0, 3.0])
     y = x * x
     (g,) = mg.grad(y, x, grad_outputs=mg.tensor([1.0, 0.0, -1.0], dtype="float64"))
-    np.testing.assert_array_equal(g.data, [2.0, 0.0, -6.0])
+    np.testing.assert_array_equal(g.numpy(), [2.0, 0.0, -6.0])
 
 
 def test_grad_outputs_count_must_match():
@@ -91,7 +91,7 @@ def test_non_scalar_output_without_grad_outputs_raises():
 def test_several_outputs_add_up():
     x = leaf([1.0, 2.0])
     (g,) = mg.grad([(x * x).sum(), (x * 3).sum()], x)
-    np.testing.assert_array_equal(g.data, [5.0, 7.0])
+    np.testing.assert_array_equal(g.numpy(), [5.0, 7.0])
 
 
 def test_allow_unused():
@@ -101,7 +101,7 @@ def test_allow_unused():
         mg.grad(y, [x, z], retain_graph=True)
     assert "input 1" in str(exc.value)
     gx, gz = mg.grad(y, [x, z], allow_unused=True)
-    np.testing.assert_array_equal(gx.data, [2.0, 4.0])
+    np.testing.assert_array_equal(gx.numpy(), [2.0, 4.0])
     assert gz is None
 
 
@@ -111,7 +111,7 @@ def test_input_connected_only_through_non_differentiable_ops_is_unused():
     out = mg.where(x > 0, y, 0.0).sum()  # x only feeds a comparison
     gx, gy = mg.grad(out, [x, y], allow_unused=True)
     assert gx is None
-    np.testing.assert_array_equal(gy.data, [1.0, 0.0])
+    np.testing.assert_array_equal(gy.numpy(), [1.0, 0.0])
 
 
 def test_input_that_does_not_require_grad_raises():
@@ -149,9 +149,9 @@ def test_retain_graph_gives_identical_results():
     y = (mg.exp(x) * x).sum()
     (g1,) = mg.grad(y, x, retain_graph=True)
     (g2,) = mg.grad(y, x, retain_graph=True)
-    np.testing.assert_array_equal(g1.data, g2.data)
+    np.testing.assert_array_equal(g1.numpy(), g2.numpy())
     y.backward()
-    np.testing.assert_array_equal(x.grad.data, g1.data)
+    np.testing.assert_array_equal(x.grad.numpy(), g1.numpy())
 
 
 def test_create_graph_mixed_partials():
@@ -159,13 +159,13 @@ def test_create_graph_mixed_partials():
     x, y = leaf(xv), leaf(yv)
     f = (x * y**2 + mg.sin(x * y)).sum()
     gx, gy = mg.grad(f, [x, y], create_graph=True)
-    np.testing.assert_allclose(gx.data, yv**2 + yv * np.cos(xv * yv), rtol=1e-15)
-    np.testing.assert_allclose(gy.data, 2 * xv * yv + xv * np.cos(xv * yv), rtol=1e-15)
+    np.testing.assert_allclose(gx.numpy(), yv**2 + yv * np.cos(xv * yv), rtol=1e-15)
+    np.testing.assert_allclose(gy.numpy(), 2 * xv * yv + xv * np.cos(xv * yv), rtol=1e-15)
     (gxy,) = mg.grad(gx.sum(), y, retain_graph=True)
     (gyx,) = mg.grad(gy.sum(), x)
     expected = 2 * yv + np.cos(xv * yv) - xv * yv * np.sin(xv * yv)
-    np.testing.assert_allclose(gxy.data, expected, rtol=1e-14)
-    np.testing.assert_allclose(gyx.data, expected, rtol=1e-14)
+    np.testing.assert_allclose(gxy.numpy(), expected, rtol=1e-14)
+    np.testing.assert_allclose(gyx.numpy(), expected, rtol=1e-14)
 
 
 def test_create_graph_retains_graph_by_default():
@@ -173,13 +173,13 @@ def test_create_graph_retains_graph_by_default():
     y = (x**3).sum()
     (g,) = mg.grad(y, x, create_graph=True)
     (g_again,) = mg.grad(y, x)  # still allowed: create_graph implies retain_graph
-    np.testing.assert_array_equal(g.data, g_again.data)
+    np.testing.assert_array_equal(g.numpy(), g_again.numpy())
 
 
 def test_results_never_alias_each_other():
     x, y = leaf([1.0, 2.0]), leaf([3.0, 4.0])
     gx, gy = mg.grad((x + y).sum(), [x, y])
-    assert not np.shares_memory(gx.data, gy.data)
+    assert not np.shares_memory(gx.numpy(), gy.numpy())
     gx.data[0] = 100.0
     assert gy.data[0] == 1.0
 
@@ -189,5 +189,5 @@ def test_zero_d_input_gives_zero_d_array():
     a = leaf(2.0)
     gx, ga = mg.grad(x * a, [x, a])
     for g in (gx, ga):
-        assert type(g.data) is np.ndarray and g.shape == ()
+        assert type(g._data) is np.ndarray and g.shape == ()
     assert gx.item() == 2.0 and ga.item() == 1.5

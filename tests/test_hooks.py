@@ -15,11 +15,11 @@ def leaf(values):
 def test_leaf_hook_sees_total_gradient_once():
     calls = []
     x = leaf([1.0, 2.0])
-    x.register_hook(lambda g: calls.append(g.data.copy()))
+    x.register_hook(lambda g: calls.append(g.numpy().copy()))
     (x * x + x).sum().backward()  # two paths into x
     assert len(calls) == 1
     np.testing.assert_array_equal(calls[0], [3.0, 5.0])
-    np.testing.assert_array_equal(x.grad.data, [3.0, 5.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 5.0])
 
 
 def test_hook_receives_a_tensor():
@@ -35,7 +35,7 @@ def test_leaf_hook_replacement():
     x = leaf([1.0, 2.0])
     x.register_hook(lambda g: g * 10)
     (x * x).sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [20.0, 40.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [20.0, 40.0])
 
 
 def test_non_leaf_hook_replacement_propagates_upstream():
@@ -44,13 +44,13 @@ def test_non_leaf_hook_replacement_propagates_upstream():
     seen = []
 
     def hook(g):
-        seen.append(g.data.copy())
+        seen.append(g.numpy().copy())
         return g * 10
 
     h.register_hook(hook)
     (h * h).sum().backward()
     np.testing.assert_array_equal(seen[0], [4.0, 8.0])  # d(h^2)/dh = 2h
-    np.testing.assert_array_equal(x.grad.data, [80.0, 160.0])  # 2 * (10 * 2h)
+    np.testing.assert_array_equal(x.grad.numpy(), [80.0, 160.0])  # 2 * (10 * 2h)
 
 
 def test_hook_returning_none_keeps_gradient():
@@ -58,7 +58,7 @@ def test_hook_returning_none_keeps_gradient():
     h = x * 3
     h.register_hook(lambda g: None)
     h.sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [3.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0])
 
 
 def test_hooks_chain_in_registration_order():
@@ -66,19 +66,19 @@ def test_hooks_chain_in_registration_order():
     x.register_hook(lambda g: g + 1)
     x.register_hook(lambda g: g * 10)
     x.sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [20.0, 20.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [20.0, 20.0])
 
 
 def test_remove():
     x = leaf([1.0, 2.0])
     handle = x.register_hook(lambda g: g * 10)
     (x * x).sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [20.0, 40.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [20.0, 40.0])
     handle.remove()
     handle.remove()  # a second remove is harmless
     x.grad = None
     (x * x).sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [2.0, 4.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 4.0])
 
 
 def test_remove_non_leaf_hook():
@@ -87,7 +87,7 @@ def test_remove_non_leaf_hook():
     handle = h.register_hook(lambda g: g * 100)
     handle.remove()
     h.sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [2.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0])
 
 
 def test_hook_with_mg_grad():
@@ -95,7 +95,7 @@ def test_hook_with_mg_grad():
     h = x * x
     h.register_hook(lambda g: g * 0)
     (g,) = mg.grad(h.sum() + x.sum(), x)
-    np.testing.assert_array_equal(g.data, [1.0, 1.0])
+    np.testing.assert_array_equal(g.numpy(), [1.0, 1.0])
 
 
 def test_hook_must_return_same_shape():
@@ -117,8 +117,8 @@ def test_in_place_hook_does_not_change_another_leafs_gradient():
     x, y = leaf([1.0, 2.0]), leaf([3.0, 4.0])
     x.register_hook(lambda g: g.mul_(10))
     (x + y).sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [10.0, 10.0])
-    np.testing.assert_array_equal(y.grad.data, [1.0, 1.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [10.0, 10.0])
+    np.testing.assert_array_equal(y.grad.numpy(), [1.0, 1.0])
 
 
 def test_in_place_hook_on_intermediate_does_not_change_its_sibling():
@@ -126,23 +126,23 @@ def test_in_place_hook_on_intermediate_does_not_change_its_sibling():
     a, b = x * 1.0, x * 2.0
     a.register_hook(lambda g: g.mul_(100))
     (a + b).sum().backward()  # a and b receive the same array from Add
-    np.testing.assert_array_equal(x.grad.data, [102.0, 102.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [102.0, 102.0])
 
 
 def test_in_place_hook_does_not_change_mg_grad_results():
     x, y = leaf([1.0, 2.0]), leaf([3.0, 4.0])
     x.register_hook(lambda g: g.mul_(10))
     gx, gy = mg.grad((x + y).sum(), [x, y])
-    np.testing.assert_array_equal(gx.data, [10.0, 10.0])
-    np.testing.assert_array_equal(gy.data, [1.0, 1.0])
+    np.testing.assert_array_equal(gx.numpy(), [10.0, 10.0])
+    np.testing.assert_array_equal(gy.numpy(), [1.0, 1.0])
 
 
 def test_in_place_hook_under_create_graph_is_isolated():
     x, y = leaf([1.0, 2.0]), leaf([3.0, 4.0])
     x.register_hook(lambda g: g * 10)
     gx, gy = mg.grad((x * y).sum(), [x, y], create_graph=True)
-    np.testing.assert_array_equal(gx.data, [30.0, 40.0])
-    np.testing.assert_array_equal(gy.data, [1.0, 2.0])
+    np.testing.assert_array_equal(gx.numpy(), [30.0, 40.0])
+    np.testing.assert_array_equal(gy.numpy(), [1.0, 2.0])
 
 
 def test_leaf_hook_changing_dtype_is_an_error_naming_the_hook():

@@ -24,7 +24,7 @@ def test_repeated_integer_indices_accumulate_like_bincount():
     idx = np.array([0, 0, 3, 1, 0, 3, 4])
     x = leaf(np.arange(6.0))
     x[idx].sum().backward()
-    np.testing.assert_array_equal(x.grad.data, np.bincount(idx, minlength=6))
+    np.testing.assert_array_equal(x.grad.numpy(), np.bincount(idx, minlength=6))
 
 
 def test_repeated_indices_with_weights():
@@ -32,7 +32,7 @@ def test_repeated_indices_with_weights():
     g = np.array([1.0, 10.0, 100.0, 5.0])
     x = leaf(np.zeros(3))
     x[idx].backward(gradient=g)
-    np.testing.assert_array_equal(x.grad.data, np.bincount(idx, weights=g, minlength=3))
+    np.testing.assert_array_equal(x.grad.numpy(), np.bincount(idx, weights=g, minlength=3))
 
 
 def test_repeated_rows_in_2d():
@@ -40,10 +40,10 @@ def test_repeated_rows_in_2d():
     idx = np.array([1, 1, 3, 1])
     x = leaf(xv)
     out = x[idx]
-    np.testing.assert_array_equal(out.data, xv[idx])
+    np.testing.assert_array_equal(out.numpy(), xv[idx])
     G = np.arange(12.0).reshape(4, 3)
     out.backward(gradient=G)
-    np.testing.assert_array_equal(x.grad.data, scatter_ref(xv.shape, idx, G))
+    np.testing.assert_array_equal(x.grad.numpy(), scatter_ref(xv.shape, idx, G))
 
 
 def test_paired_integer_arrays_with_repeats():
@@ -54,23 +54,23 @@ def test_paired_integer_arrays_with_repeats():
     expected = np.zeros((3, 3))
     expected[0, 1] = 3
     expected[2, 2] = 1
-    np.testing.assert_array_equal(x.grad.data, expected)
+    np.testing.assert_array_equal(x.grad.numpy(), expected)
 
 
 def test_integer_tensor_as_index():
     idx = mg.tensor([2, 2, 0])
     x = leaf([1.0, 2.0, 3.0])
     x[idx].sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [1.0, 0.0, 2.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 0.0, 2.0])
 
 
 def test_take_accumulates():
     x = leaf(np.arange(6.0).reshape(2, 3))
     mg.take(x, np.array([0, 0, 2]), axis=1).sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [[2, 0, 1], [2, 0, 1]])
+    np.testing.assert_array_equal(x.grad.numpy(), [[2, 0, 1], [2, 0, 1]])
     x = leaf(np.arange(6.0).reshape(2, 3))
     mg.take(x, [5, 5]).sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [[0, 0, 0], [0, 0, 2]])
+    np.testing.assert_array_equal(x.grad.numpy(), [[0, 0, 0], [0, 0, 2]])
 
 
 # ------------------------------------------------------------------ masks
@@ -78,16 +78,16 @@ def test_boolean_mask_numpy():
     m = np.array([True, False, True, False])
     x = leaf([1.0, 2.0, 3.0, 4.0])
     out = x[m]
-    np.testing.assert_array_equal(out.data, [1.0, 3.0])
+    np.testing.assert_array_equal(out.numpy(), [1.0, 3.0])
     out.backward(gradient=np.array([5.0, 7.0]))
-    np.testing.assert_array_equal(x.grad.data, [5.0, 0.0, 7.0, 0.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [5.0, 0.0, 7.0, 0.0])
 
 
 def test_boolean_mask_tensor_from_comparison():
     xv = np.array([[1.0, -2.0], [-3.0, 4.0]])
     x = leaf(xv)
     (x[x > 0] ** 2).sum().backward()
-    np.testing.assert_array_equal(x.grad.data, np.where(xv > 0, 2 * xv, 0.0))
+    np.testing.assert_array_equal(x.grad.numpy(), np.where(xv > 0, 2 * xv, 0.0))
 
 
 def test_boolean_mask_on_leading_axis():
@@ -96,7 +96,7 @@ def test_boolean_mask_on_leading_axis():
     out = x[np.array([False, True, True])]
     assert out.shape == (2, 2)
     out.sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [[0, 0], [1, 1], [1, 1]])
+    np.testing.assert_array_equal(x.grad.numpy(), [[0, 0], [1, 1], [1, 1]])
 
 
 def test_all_false_mask_gives_zero_grad():
@@ -104,7 +104,7 @@ def test_all_false_mask_gives_zero_grad():
     out = x[np.array([False, False])]
     assert out.shape == (0,)
     out.sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [0.0, 0.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0])
 
 
 def test_mask_shape_mismatch_raises():
@@ -126,18 +126,18 @@ def test_slices_including_negative_steps(index):
     xv = np.arange(20.0).reshape(5, 4)
     x = leaf(xv)
     out = x[index]
-    np.testing.assert_array_equal(out.data, xv[index])
+    np.testing.assert_array_equal(out.numpy(), xv[index])
     G = np.arange(float(out.size)).reshape(out.shape) + 1
     out.backward(gradient=G)
     expected = np.zeros_like(xv)
     expected[index] = G
-    np.testing.assert_array_equal(x.grad.data, expected)
+    np.testing.assert_array_equal(x.grad.numpy(), expected)
 
 
 def test_overlapping_slices_accumulate():
     x = leaf(np.arange(5.0))
     (x[1:4].sum() + x[::-1][:3].sum() + x[2]).backward()
-    np.testing.assert_array_equal(x.grad.data, [0, 1, 3, 2, 1])
+    np.testing.assert_array_equal(x.grad.numpy(), [0, 1, 3, 2, 1])
 
 
 def test_integer_and_negative_integer_indices():
@@ -147,7 +147,7 @@ def test_integer_and_negative_integer_indices():
     expected = np.zeros((3, 4))
     expected[-1, 0] = 2
     expected[0, -1] = 3
-    np.testing.assert_array_equal(x.grad.data, expected)
+    np.testing.assert_array_equal(x.grad.numpy(), expected)
 
 
 def test_empty_index_list():
@@ -155,14 +155,14 @@ def test_empty_index_list():
     out = x[[]]
     assert out.shape == (0,)
     out.sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [0.0, 0.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0])
 
 
 def test_gather_result_is_not_aliased_with_input():
     xv = np.arange(4.0)
     x = mg.tensor(xv)
     out = x[np.array([0, 1])]
-    assert not np.shares_memory(out.data, x.data)
+    assert not np.shares_memory(out.numpy(), x.numpy())
 
 
 # ---------------------------------------------------------------- errors

@@ -106,7 +106,7 @@ def test_unrelated_in_place_change_is_fine():
     y = (x * a).sum()
     b.add_(1.0)
     y.backward()
-    np.testing.assert_array_equal(x.grad.data, [3.0, 4.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 4.0])
 
 
 def test_changing_an_input_that_was_not_saved_is_fine():
@@ -114,22 +114,22 @@ def test_changing_an_input_that_was_not_saved_is_fine():
     y = (x + a).sum()  # Add saves nothing
     a.mul_(10.0)
     y.backward()
-    np.testing.assert_array_equal(x.grad.data, [1.0, 1.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 1.0])
 
 
 def test_in_place_before_forward_is_fine():
     x, a = leaf([1.0, 2.0]), const([3.0, 4.0])
     a.mul_(2.0)
     (x * a).sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [6.0, 8.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [6.0, 8.0])
 
 
 def test_in_place_after_backward_is_fine():
     x, a = leaf([1.0, 2.0]), const([3.0, 4.0])
     (x * a).sum().backward()
     a.mul_(2.0)
-    np.testing.assert_array_equal(a.data, [6.0, 8.0])
-    np.testing.assert_array_equal(x.grad.data, [3.0, 4.0])
+    np.testing.assert_array_equal(a.numpy(), [6.0, 8.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 4.0])
 
 
 def test_optimizer_style_update_under_no_grad():
@@ -140,7 +140,7 @@ def test_optimizer_style_update_under_no_grad():
         with mg.no_grad():
             w.sub_(0.25 * w.grad)
         w.grad = None
-    np.testing.assert_allclose(w.data, np.array([1.0, -2.0]) * 0.5**3)
+    np.testing.assert_allclose(w.numpy(), np.array([1.0, -2.0]) * 0.5**3)
     assert w.is_leaf and w.requires_grad
 
 
@@ -148,18 +148,18 @@ def test_optimizer_style_update_under_no_grad():
 @pytest.mark.parametrize("how", sorted(set(MUTATORS) - {"data_setter"}))
 def test_in_place_on_requires_grad_tensor_in_grad_mode_raises(how):
     for t in (leaf([1.0, 2.0]), leaf([1.0, 2.0]) * 1.0):
-        before = t.data.copy()
+        before = t.numpy().copy()
         with pytest.raises(RuntimeError, match="requires grad") as exc:
             MUTATORS[how](t)
         assert "no_grad" in str(exc.value)
-        np.testing.assert_array_equal(t.data, before)
+        np.testing.assert_array_equal(t.numpy(), before)
 
 
 def test_in_place_on_constant_in_grad_mode_is_allowed():
     a = const([1.0, 2.0])
     a += 1.0
     a[0] = 0.0
-    np.testing.assert_array_equal(a.data, [0.0, 3.0])
+    np.testing.assert_array_equal(a.numpy(), [0.0, 3.0])
 
 
 # ------------------------------------- forward/backward never mutate inputs
@@ -195,20 +195,20 @@ def test_forward_and_backward_do_not_mutate_inputs_or_gradient(name, create_grap
     yv = np.array([[2.0, 0.5, 1.0], [1.5, 0.75, 3.0]])
     x, y = leaf(xv), leaf(yv)
     out = MUTATION_OPS[name](x, y)
-    np.testing.assert_array_equal(x.data, xv)
-    np.testing.assert_array_equal(y.data, yv)
+    np.testing.assert_array_equal(x.numpy(), xv)
+    np.testing.assert_array_equal(y.numpy(), yv)
     g = np.linspace(-1.0, 1.0, out.size).reshape(out.shape)
     g_before = g.copy()
-    out_before = out.data.copy()
+    out_before = out.numpy().copy()
     out.backward(gradient=g, create_graph=create_graph)
     np.testing.assert_array_equal(g, g_before)
-    np.testing.assert_array_equal(x.data, xv)
-    np.testing.assert_array_equal(y.data, yv)
-    np.testing.assert_array_equal(out.data, out_before)
+    np.testing.assert_array_equal(x.numpy(), xv)
+    np.testing.assert_array_equal(y.numpy(), yv)
+    np.testing.assert_array_equal(out.numpy(), out_before)
     for t in (x, y):
-        assert not np.shares_memory(t.grad.data, g)
-        assert not np.shares_memory(t.grad.data, t.data)
-    assert not np.shares_memory(x.grad.data, y.grad.data)
+        assert not np.shares_memory(t.grad.numpy(), g)
+        assert not np.shares_memory(t.grad.numpy(), t.numpy())
+    assert not np.shares_memory(x.grad.numpy(), y.grad.numpy())
 
 
 def test_explicit_gradient_tensor_is_not_mutated_or_aliased():
@@ -216,8 +216,8 @@ def test_explicit_gradient_tensor_is_not_mutated_or_aliased():
     g = mg.tensor([1.0, 1.0], dtype="float64")
     (x * 1.0).backward(gradient=g)
     (x + 0.0).backward(gradient=g)
-    np.testing.assert_array_equal(g.data, [1.0, 1.0])
-    assert not np.shares_memory(x.grad.data, g.data)
+    np.testing.assert_array_equal(g.numpy(), [1.0, 1.0])
+    assert not np.shares_memory(x.grad.numpy(), g.numpy())
 
 
 # -------------------------------------------------------------- no aliasing
@@ -231,10 +231,10 @@ def test_explicit_gradient_tensor_is_not_mutated_or_aliased():
 def test_gradients_of_different_inputs_never_alias(fn):
     x, y = leaf([1.0, 2.0]), leaf([3.0, 4.0])
     fn(x, y).sum().backward()
-    assert not np.shares_memory(x.grad.data, y.grad.data)
-    before = y.grad.data.copy()
+    assert not np.shares_memory(x.grad.numpy(), y.grad.numpy())
+    before = y.grad.numpy().copy()
     x.grad.data[...] = 123.0  # a user changing one gradient in place...
-    np.testing.assert_array_equal(y.grad.data, before)  # ...must not change another
+    np.testing.assert_array_equal(y.grad.numpy(), before)  # ...must not change another
 
 
 def test_backward_gradient_argument_is_not_aliased():
@@ -242,7 +242,7 @@ def test_backward_gradient_argument_is_not_aliased():
         x = leaf([1.0, 2.0])
         g = np.array([5.0, 6.0])
         fn(x).backward(gradient=g)
-        assert not np.shares_memory(x.grad.data, g)
+        assert not np.shares_memory(x.grad.numpy(), g)
         x.grad.data[0] = -1.0
         assert g[0] == 5.0
 
@@ -252,7 +252,7 @@ def test_leaf_grads_are_writable_arrays():
                lambda x: x[0].sum(), lambda x: x.reshape(4).sum()):
         x = leaf(np.ones((2, 2)))
         fn(x).backward()
-        assert x.grad.data.flags.writeable
+        assert x.grad.numpy().flags.writeable
 
 
 def test_accumulated_grad_does_not_alias_previous_grad():
@@ -262,4 +262,4 @@ def test_accumulated_grad_does_not_alias_previous_grad():
     first_data = first.data.copy()
     (x * 3).sum().backward()
     np.testing.assert_array_equal(first.data, first_data)  # the old Tensor is untouched
-    np.testing.assert_array_equal(x.grad.data, [5.0, 5.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [5.0, 5.0])

@@ -94,7 +94,7 @@ def test_parameter_wraps_tensor_without_copy():
     t = mg.randn(3)
     p = nn.Parameter(t)
     assert p.requires_grad and p.is_leaf
-    assert np.shares_memory(p.data, t.data)
+    assert np.shares_memory(p.numpy(), t.numpy())
     assert not nn.Parameter(mg.ones(2), requires_grad=False).requires_grad
     assert "Parameter containing" in repr(p)
 
@@ -136,7 +136,7 @@ def test_state_dict_contents():
     assert not any(v.requires_grad for v in sd.values())
     assert sd["bn.num_batches_tracked"].dtype == np.int64
     # detached but sharing memory, like PyTorch
-    assert np.shares_memory(sd["fc1.weight"].data, net.fc1.weight.data)
+    assert np.shares_memory(sd["fc1.weight"].numpy(), net.fc1.weight.numpy())
 
 
 def test_load_state_dict_round_trip():
@@ -150,7 +150,7 @@ def test_load_state_dict_round_trip():
     assert missing == [] and unexpected == []
     assert_same_values(values(a), values(b))
     # copies, not aliases
-    assert not np.shares_memory(a.fc1.weight.data, b.fc1.weight.data)
+    assert not np.shares_memory(a.fc1.weight.numpy(), b.fc1.weight.numpy())
 
 
 def test_load_state_dict_accepts_numpy_arrays_and_keeps_dtype():

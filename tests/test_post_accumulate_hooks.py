@@ -19,7 +19,7 @@ def leaf(values, dtype="float64"):
 def test_fires_once_with_the_accumulated_gradient():
     x = leaf([1.0, 2.0])
     seen = []
-    x.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.data.copy()))
+    x.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.numpy().copy()))
     (x * x + x).sum().backward()  # two edges into x
     assert len(seen) == 1
     np.testing.assert_array_equal(seen[0], [3.0, 5.0])
@@ -46,7 +46,7 @@ def test_after_tensor_hooks_and_with_their_result():
     x = leaf([1.0, 2.0])
     x.register_hook(lambda g: g * 10)
     seen = []
-    x.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.data.copy()))
+    x.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.numpy().copy()))
     (x * x).sum().backward()
     np.testing.assert_array_equal(seen[0], [20.0, 40.0])
 
@@ -64,7 +64,7 @@ def test_every_mlp_parameter_fires_exactly_once_with_final_grad():
     def hook(name):
         def fn(t):
             counts[name] = counts.get(name, 0) + 1
-            snapshots[name] = t.grad.data.copy()
+            snapshots[name] = t.grad.numpy().copy()
         return fn
 
     for name, p in model.named_parameters():
@@ -72,8 +72,8 @@ def test_every_mlp_parameter_fires_exactly_once_with_final_grad():
     model(x).sum().backward()
     assert counts == {name: 1 for name, _ in model.named_parameters()}
     for (name, p), (_, q) in zip(model.named_parameters(), ref.named_parameters()):
-        np.testing.assert_array_equal(snapshots[name], q.grad.data)
-        np.testing.assert_array_equal(p.grad.data, q.grad.data)
+        np.testing.assert_array_equal(snapshots[name], q.grad.numpy())
+        np.testing.assert_array_equal(p.grad.numpy(), q.grad.numpy())
 
 
 def test_with_activation_checkpointing_fires_once_per_parameter():
@@ -126,10 +126,10 @@ def test_early_grad_does_not_alias_another_leafs_gradient():
     # Add hands one array to both inputs; x's .grad is given out during the
     # loop and must not share memory with y's, given out after it.
     x, y = leaf([1.0, 2.0]), leaf([3.0, 4.0])
-    x.register_post_accumulate_grad_hook(lambda t: t.grad.data.__imul__(7))
+    x.register_post_accumulate_grad_hook(lambda t: t.grad.numpy().__imul__(7))
     (x + y).sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [7.0, 7.0])
-    np.testing.assert_array_equal(y.grad.data, [1.0, 1.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [7.0, 7.0])
+    np.testing.assert_array_equal(y.grad.numpy(), [1.0, 1.0])
 
 
 def test_float32_leaf_and_create_graph():
@@ -142,7 +142,7 @@ def test_float32_leaf_and_create_graph():
     y.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.requires_grad))
     (y * y).sum().backward(create_graph=True)
     assert seen[-1] is True
-    np.testing.assert_array_equal(y.grad.data, [6.0])
+    np.testing.assert_array_equal(y.grad.numpy(), [6.0])
 
 
 def test_queue_callback_runs_before_backward_returns():

@@ -145,7 +145,7 @@ def test_metadata_fields_sizes_and_custom_metadata(tmp_path):
     assert t0 <= m.timestamp <= t1
     assert m.version == "1"
     assert m.tensor_count == len(ex.tensors) == 12
-    assert m.total_bytes == sum(t.data.nbytes for t in ex.tensors.values())
+    assert m.total_bytes == sum(t.numpy().nbytes for t in ex.tensors.values())
     assert m.custom == {} and m.checksum is None
     assert snap.size_bytes() == m.total_bytes
     snap.add_metadata("note", "before lr decay")

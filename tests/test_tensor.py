@@ -32,18 +32,21 @@ def test_zero_d_attributes():
     assert x.shape == () and x.ndim == 0 and x.size == 1
 
 
-def test_data_is_the_backing_ndarray():
-    x = mg.tensor(A)
-    assert type(x.data) is np.ndarray
-    assert x.data is x.data
-    np.testing.assert_array_equal(x.data, A)
+def test_data_is_a_tensor_sharing_memory_with_no_history():
+    x = mg.tensor(A, requires_grad=True)
+    d = x.data
+    assert isinstance(d, mg.Tensor) and not d.requires_grad and d.grad_fn is None and d.is_leaf
+    assert np.shares_memory(d.numpy(), x.numpy())
+    np.testing.assert_array_equal(d.numpy(), A)
+    y = (x * 2).data
+    assert y.grad_fn is None and not y.requires_grad
 
 
 def test_numpy_is_a_read_only_view():
     x = mg.tensor(A)
     n = x.numpy()
     assert type(n) is np.ndarray
-    assert np.shares_memory(n, x.data)
+    assert np.shares_memory(n, x.numpy())
     assert not n.flags.writeable
     with pytest.raises(ValueError, match="read-only"):
         n[0, 0] = 10.0
@@ -100,11 +103,11 @@ def test_detach_shares_memory_and_cuts_the_tape():
     x = leaf([1.0, 2.0])
     y = x * 3
     d = y.detach()
-    assert np.shares_memory(d.data, y.data)
+    assert np.shares_memory(d.numpy(), y.numpy())
     assert not d.requires_grad and d.is_leaf
     z = (d * x).sum()  # only the direct path to x remains
     z.backward()
-    np.testing.assert_array_equal(x.grad.data, [3.0, 6.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 6.0])
 
 
 def test_grad_setter_validates():
@@ -114,7 +117,7 @@ def test_grad_setter_validates():
     with pytest.raises(TypeError, match="Tensor or None"):
         x.grad = np.ones(2)
     x.grad = mg.full((2,), 5.0)
-    np.testing.assert_array_equal(x.grad.data, [5.0, 5.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [5.0, 5.0])
     x.grad = None
     assert x.grad is None
 
@@ -132,10 +135,10 @@ def test_binary_operators_values_and_grads():
     for fn, value, gx, gy in cases:
         x, y = leaf(xv), leaf(yv)
         out = fn(x, y)
-        np.testing.assert_allclose(out.data, value, rtol=1e-15)
+        np.testing.assert_allclose(out.numpy(), value, rtol=1e-15)
         out.sum().backward()
-        np.testing.assert_allclose(x.grad.data, gx, rtol=1e-15)
-        np.testing.assert_allclose(y.grad.data, gy, rtol=1e-15)
+        np.testing.assert_allclose(x.grad.numpy(), gx, rtol=1e-15)
+        np.testing.assert_allclose(y.grad.numpy(), gy, rtol=1e-15)
 
 
 def test_matmul_operator():
@@ -143,20 +146,20 @@ def test_matmul_operator():
     v = np.array([0.5, -1.0])
     w, x = leaf(W), leaf(v)
     out = w @ x
-    np.testing.assert_array_equal(out.data, W @ v)
+    np.testing.assert_array_equal(out.numpy(), W @ v)
     out.backward(gradient=np.array([1.0, 2.0, 3.0]))
-    np.testing.assert_array_equal(w.grad.data, np.outer([1.0, 2.0, 3.0], v))
-    np.testing.assert_array_equal(x.grad.data, W.T @ [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(w.grad.numpy(), np.outer([1.0, 2.0, 3.0], v))
+    np.testing.assert_array_equal(x.grad.numpy(), W.T @ [1.0, 2.0, 3.0])
 
 
 def test_unary_operators():
     x = leaf([1.0, -2.0])
     neg = -x
-    np.testing.assert_array_equal(neg.data, [-1.0, 2.0])
+    np.testing.assert_array_equal(neg.numpy(), [-1.0, 2.0])
     neg.sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [-1.0, -1.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [-1.0, -1.0])
     assert +x is x
-    np.testing.assert_array_equal(abs(x).data, [1.0, 2.0])
+    np.testing.assert_array_equal(abs(x).numpy(), [1.0, 2.0])
 
 
 def test_reflected_operators_with_python_scalars():
@@ -172,9 +175,9 @@ def test_reflected_operators_with_python_scalars():
         x = leaf(xv)
         out = fn(x)
         assert isinstance(out, mg.Tensor)
-        np.testing.assert_allclose(out.data, value, rtol=1e-15)
+        np.testing.assert_allclose(out.numpy(), value, rtol=1e-15)
         out.sum().backward()
-        np.testing.assert_allclose(x.grad.data, grad, rtol=1e-15)
+        np.testing.assert_allclose(x.grad.numpy(), grad, rtol=1e-15)
 
 
 def test_reflected_operators_with_numpy_arrays_on_the_left():
@@ -191,26 +194,26 @@ def test_reflected_operators_with_numpy_arrays_on_the_left():
         out = fn(x)
         # NumPy must defer to the Tensor's reflected operator, not build an object array
         assert isinstance(out, mg.Tensor)
-        np.testing.assert_allclose(out.data, value, rtol=1e-15)
+        np.testing.assert_allclose(out.numpy(), value, rtol=1e-15)
         out.sum().backward()
-        np.testing.assert_allclose(x.grad.data, grad, rtol=1e-15)
+        np.testing.assert_allclose(x.grad.numpy(), grad, rtol=1e-15)
     M = np.array([[1.0, 0.0], [2.0, 1.0]])
     x = leaf(xv)
     out = M @ x
     assert isinstance(out, mg.Tensor)
-    np.testing.assert_array_equal(out.data, M @ xv)
+    np.testing.assert_array_equal(out.numpy(), M @ xv)
     out.sum().backward()
-    np.testing.assert_array_equal(x.grad.data, M.T @ np.ones(2))
+    np.testing.assert_array_equal(x.grad.numpy(), M.T @ np.ones(2))
 
 
 def test_reflected_operators_with_numpy_scalars_on_the_left():
     x = leaf([1.0, 2.0], dtype="float32")
     out = np.float32(2.0) * x
     assert isinstance(out, mg.Tensor)
-    np.testing.assert_array_equal(out.data, [2.0, 4.0])
+    np.testing.assert_array_equal(out.numpy(), [2.0, 4.0])
     out = np.float64(5.0) - x
     assert isinstance(out, mg.Tensor)
-    np.testing.assert_array_equal(out.data, [4.0, 3.0])
+    np.testing.assert_array_equal(out.numpy(), [4.0, 3.0])
 
 
 def test_comparisons_return_bool_tensors_without_grad():
@@ -230,52 +233,52 @@ def test_comparisons_return_bool_tensors_without_grad():
         assert isinstance(out, mg.Tensor)
         assert out.dtype == np.bool_
         assert not out.requires_grad and out.is_leaf
-        np.testing.assert_array_equal(out.data, expected)
+        np.testing.assert_array_equal(out.numpy(), expected)
 
 
 def test_getitem():
     x = leaf(A)
-    np.testing.assert_array_equal(x[1].data, A[1])
-    np.testing.assert_array_equal(x[:, 1:].data, A[:, 1:])
-    np.testing.assert_array_equal(x[-1, -1].data, A[-1, -1])
-    np.testing.assert_array_equal(x[..., None].data, A[..., None])
+    np.testing.assert_array_equal(x[1].numpy(), A[1])
+    np.testing.assert_array_equal(x[:, 1:].numpy(), A[:, 1:])
+    np.testing.assert_array_equal(x[-1, -1].numpy(), A[-1, -1])
+    np.testing.assert_array_equal(x[..., None].numpy(), A[..., None])
     x[1, ::2].sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [[0, 0, 0], [1, 0, 1]])
+    np.testing.assert_array_equal(x.grad.numpy(), [[0, 0, 0], [1, 0, 1]])
 
 
 def test_methods_mirror_functions():
     x = mg.tensor(A)
-    np.testing.assert_array_equal(x.sum(axis=1).data, A.sum(axis=1))
-    np.testing.assert_array_equal(x.sum().data, A.sum())
-    np.testing.assert_array_equal(x.mean(axis=0).data, A.mean(axis=0))
-    np.testing.assert_array_equal(x.max(axis=0).data, A.max(axis=0))
-    np.testing.assert_array_equal(x.min().data, A.min())
-    np.testing.assert_array_equal(x.prod(axis=1).data, A.prod(axis=1))
-    np.testing.assert_array_equal(x.reshape(3, 2).data, A.reshape(3, 2))
-    np.testing.assert_array_equal(x.reshape((3, 2)).data, A.reshape(3, 2))
-    np.testing.assert_array_equal(x.reshape(-1).data, A.reshape(-1))
-    np.testing.assert_array_equal(x.T.data, A.T)
-    np.testing.assert_array_equal(x.transpose().data, A.T)
-    np.testing.assert_array_equal(x.transpose(1, 0).data, A.T)
-    np.testing.assert_array_equal(x.exp().data, np.exp(A))
-    np.testing.assert_array_equal(x.log().data, np.log(A))
-    np.testing.assert_array_equal(x.sqrt().data, np.sqrt(A))
-    np.testing.assert_array_equal(x.var(axis=1, ddof=1).data, A.var(axis=1, ddof=1))
-    np.testing.assert_array_equal(x.cumsum(axis=1).data, A.cumsum(axis=1))
-    np.testing.assert_array_equal(x.argmax(axis=1).data, A.argmax(axis=1))
-    np.testing.assert_array_equal(x.clip(2.0, 5.0).data, A.clip(2.0, 5.0))
-    np.testing.assert_array_equal(x.swapaxes(0, 1).data, A.swapaxes(0, 1))
-    np.testing.assert_array_equal(x.flip(1).data, A[:, ::-1])
+    np.testing.assert_array_equal(x.sum(axis=1).numpy(), A.sum(axis=1))
+    np.testing.assert_array_equal(x.sum().numpy(), A.sum())
+    np.testing.assert_array_equal(x.mean(axis=0).numpy(), A.mean(axis=0))
+    np.testing.assert_array_equal(x.max(axis=0).numpy(), A.max(axis=0))
+    np.testing.assert_array_equal(x.min().numpy(), A.min())
+    np.testing.assert_array_equal(x.prod(axis=1).numpy(), A.prod(axis=1))
+    np.testing.assert_array_equal(x.reshape(3, 2).numpy(), A.reshape(3, 2))
+    np.testing.assert_array_equal(x.reshape((3, 2)).numpy(), A.reshape(3, 2))
+    np.testing.assert_array_equal(x.reshape(-1).numpy(), A.reshape(-1))
+    np.testing.assert_array_equal(x.T.numpy(), A.T)
+    np.testing.assert_array_equal(x.transpose().numpy(), A.T)
+    np.testing.assert_array_equal(x.transpose(1, 0).numpy(), A.T)
+    np.testing.assert_array_equal(x.exp().numpy(), np.exp(A))
+    np.testing.assert_array_equal(x.log().numpy(), np.log(A))
+    np.testing.assert_array_equal(x.sqrt().numpy(), np.sqrt(A))
+    np.testing.assert_array_equal(x.var(axis=1, ddof=1).numpy(), A.var(axis=1, ddof=1))
+    np.testing.assert_array_equal(x.cumsum(axis=1).numpy(), A.cumsum(axis=1))
+    np.testing.assert_array_equal(x.argmax(axis=1).numpy(), A.argmax(axis=1))
+    np.testing.assert_array_equal(x.clip(2.0, 5.0).numpy(), A.clip(2.0, 5.0))
+    np.testing.assert_array_equal(x.swapaxes(0, 1).numpy(), A.swapaxes(0, 1))
+    np.testing.assert_array_equal(x.flip(1).numpy(), A[:, ::-1])
     assert x.astype("float32").dtype == np.float32
     c = x.clone()
-    assert not np.shares_memory(c.data, x.data)
-    np.testing.assert_array_equal(c.data, A)
+    assert not np.shares_memory(c.numpy(), x.numpy())
+    np.testing.assert_array_equal(c.numpy(), A)
 
 
 def test_method_gradients():
     x = leaf(A)
     (x.T.reshape(6) * mg.tensor(np.arange(6.0))).sum().backward()
-    np.testing.assert_array_equal(x.grad.data, np.arange(6.0).reshape(3, 2).T)
+    np.testing.assert_array_equal(x.grad.numpy(), np.arange(6.0).reshape(3, 2).T)
 
 
 def test_len_and_iteration():
@@ -285,9 +288,9 @@ def test_len_and_iteration():
     assert len(rows) == 2
     for r, expected in zip(rows, A):
         assert isinstance(r, mg.Tensor)
-        np.testing.assert_array_equal(r.data, expected)
+        np.testing.assert_array_equal(r.numpy(), expected)
     (rows[0] * rows[1]).sum().backward()
-    np.testing.assert_array_equal(x.grad.data, A[::-1])
+    np.testing.assert_array_equal(x.grad.numpy(), A[::-1])
     with pytest.raises(TypeError, match="0-d"):
         len(mg.tensor(1.0))
     with pytest.raises(TypeError):

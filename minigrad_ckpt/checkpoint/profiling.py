@@ -52,7 +52,7 @@ def profile_chain(layers: Sequence[Callable[[Any], Any]], x: Any, repeats: int =
     # generator back afterwards, so planning leaves no trace in the results.
     rng_state = _random.get_rng_state()
     # Module buffers too (BatchNorm's running statistics): profiling is not a training step.
-    buffers = [(b, b.data.copy()) for layer in layers if callable(getattr(layer, "buffers", None))
+    buffers = [(b, b._data.copy()) for layer in layers if callable(getattr(layer, "buffers", None))
                for b in layer.buffers() if b is not None]
     try:
         profile = _profile_runs(layers, x, repeats, times)
@@ -102,7 +102,7 @@ def _classify(prof: _Profiler, boundaries: list[Any]) -> ChainProfile:
     bkeys = []
     bbytes: dict[int, int] = {}
     for t in boundaries:
-        arr = t.data if isinstance(t, Tensor) else t
+        arr = t._data if isinstance(t, Tensor) else t
         k = key(arr)
         bkeys.append(k)
         # an input that is a parameter (a leaf that requires grad) is not counted, as in the ledger

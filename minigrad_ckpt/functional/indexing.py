@@ -132,7 +132,7 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None = -1) -> Tensor:
                                tuple(1 if i == ax else n for i, n in enumerate(idx.shape)))
     n = arr.shape[ax]
     xp = arr.device.xp
-    data = idx.data
+    data = idx._data
     if data.size:
         lo, hi = xp.scalar(xp.min(data)), xp.scalar(xp.max(data))
         if lo < -n or hi >= n:
@@ -148,5 +148,5 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None = -1) -> Tensor:
         data = xp.ascontiguousarray(xp.broadcast_to(data, i_shape))
     # The op saves the indices: when they are still the caller's array, pass the caller's tensor
     # (its version box), so an in-place change before backward is caught.
-    indices_t = idx if data is idx.data else Tensor._wrap(data, None, arr.device)
+    indices_t = idx if data is idx._data else Tensor._wrap(data, None, arr.device)
     return apply(_ix.TakeAlongAxis(axis=ax, in_shape=a_shape), arr, indices_t)

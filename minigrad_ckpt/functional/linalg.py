@@ -140,7 +140,7 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: 
     u, vh = packed[..., :m, :], swapaxes(packed[..., m + 1:, :], -1, -2)
     if full_matrices and m != n:
         xp = a.device.xp
-        uf, _, vhf = xp.linalg.svd(a.data, full_matrices=True)
+        uf, _, vhf = xp.linalg.svd(a._data, full_matrices=True)
         k = builtins.min(m, n)
         if m > n:
             u = _join(u, Tensor._wrap(xp.ascontiguousarray(uf[..., :, k:]), None, a.device), -1)
@@ -171,7 +171,7 @@ def qr(a: Any, mode: str = "reduced") -> Any:
     q = swapaxes(packed[..., :m], -1, -2)
     if mode == "complete" and m > n:
         xp = a.device.xp
-        qf, _ = xp.linalg.qr(a.data, mode="complete")
+        qf, _ = xp.linalg.qr(a._data, mode="complete")
         q = _join(q, Tensor._wrap(xp.ascontiguousarray(qf[..., :, n:]), None, a.device), -1)
         r = pad(r, ((0, 0),) * (r.ndim - 2) + ((0, m - n), (0, 0)))
     return QRResult(q, r)
@@ -315,7 +315,7 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> LstsqResult:
     x = matmul(apply(_mx.Pinv(rcond=tol), a), b)
     s = svd(a, compute_uv=False)
     xp = a.device.xp
-    sd = s.data
+    sd = s._data
     rank = int(xp.scalar(xp.sum(sd > tol * xp.max(sd)))) if sd.size else 0
     if rank == n and m > n:
         diff = matmul(a, x) - b

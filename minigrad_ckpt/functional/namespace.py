@@ -187,7 +187,7 @@ def max_pool2d_backward(g: Any, routing: Any, kernel: Any, stride: Any, padding:
 def keep_mask(like: Any, key: int, p: float) -> Tensor:
     """Dropout's keep-mask for ``like``'s shape (a constant bool tensor)."""
     like = as_tensor(like)
-    return Tensor._wrap(like.device.xp.keep_mask(like.data, key, p), None, like.device)
+    return Tensor._wrap(like.device.xp.keep_mask(like._data, key, p), None, like.device)
 
 
 def scatter_along_axis(values: Any, indices: Any, axis: int, shape: Any) -> Tensor:

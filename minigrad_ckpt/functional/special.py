@@ -107,8 +107,8 @@ def beta(a: Any, b: Any) -> Tensor:
     tb = as_tensor(b, lb)
     xp = lb.device.xp
     with xp.errstate(over="ignore", invalid="ignore"):
-        sign = (xp.sign(xp.gamma(ta.data)) * xp.sign(xp.gamma(tb.data))
-                * xp.sign(xp.gamma(ta.data + tb.data))).astype(lb.dtype)
+        sign = (xp.sign(xp.gamma(ta._data)) * xp.sign(xp.gamma(tb._data))
+                * xp.sign(xp.gamma(ta._data + tb._data))).astype(lb.dtype)
     return mf.exp(lb) * Tensor._wrap(sign, None, lb.device)
 
 
@@ -129,15 +129,15 @@ def logsumexp(a: Any, axis: Any = None, b: Any = None, keepdims: bool = False,
         if not return_sign:
             return r
         xp = r.device.xp
-        return r, Tensor._wrap(xp.where(xp.isnan(r.data), xp.nan, 1).astype(r.dtype), None, r.device)
+        return r, Tensor._wrap(xp.where(xp.isnan(r._data), xp.nan, 1).astype(r.dtype), None, r.device)
     bt = as_tensor(b, a)
     xp = a.device.xp
-    m = xp.max(a.data, axis=axis, keepdims=True) if a.size else xp.zeros((1,) * a.ndim, dtype=a.dtype)
+    m = xp.max(a._data, axis=axis, keepdims=True) if a.size else xp.zeros((1,) * a.ndim, dtype=a.dtype)
     m = xp.where(xp.isfinite(m), m, 0)  # a constant shift: exact, and no inf - inf
     shift = Tensor._wrap(m, None, a.device)
     s = mf.sum(bt * mf.exp(a - shift), axis=axis, keepdims=True)
     with xp.errstate(divide="ignore", invalid="ignore"):
-        sign = xp.sign(s.data)
+        sign = xp.sign(s._data)
     r = mf.log(mf.abs(s)) + shift
     if not keepdims:
         axes = tuple(range(r.ndim)) if axis is None else axis

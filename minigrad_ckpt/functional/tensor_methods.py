@@ -19,15 +19,16 @@ from __future__ import annotations
 from typing import Any
 
 from .. import tape
-from ..backend import as_dtype, device_or_dtype, host_numpy
+from ..backend import as_dtype, device_or_dtype
 from ..backward import backward as _backward_pass
 from ..tape import apply
 from ..tensor import Tensor
 from . import complex_numbers as cn
 from . import math as mf
-from . import namespace
+from . import namespace, torch_idioms, torch_methods
 from .arguments import _FAST_OPERANDS, operand
 from .elementwise import _ADD, _DIV, _MOD, _MUL, _SUB
+from .torch_methods import reshape_method
 
 __all__ = ["METHODS", "bind"]
 
@@ -38,20 +39,6 @@ def _rpow(x: Any, y: Any) -> Tensor:
 
 def _rmatmul(x: Any, y: Any) -> Tensor:
     return mf.matmul(y, x)
-
-
-def _method_reshape(x: Tensor, *shape: Any) -> Tensor:
-    if len(shape) == 1 and not isinstance(shape[0], (int, host_numpy.integer)):
-        shape = tuple(shape[0])
-    return mf.reshape(x, shape)
-
-
-def _method_transpose(x: Tensor, *axes: Any) -> Tensor:
-    if not axes:
-        return mf.transpose(x)
-    if len(axes) == 1 and not isinstance(axes[0], (int, host_numpy.integer)):
-        axes = tuple(axes[0]) if axes[0] is not None else None
-    return mf.transpose(x, axes)
 
 
 def _operator(op: Any, reflected: bool = False) -> Any:
@@ -83,21 +70,16 @@ METHODS: dict[str, Any] = {
     "exp": mf.exp, "log": mf.log, "log1p": mf.log1p, "sqrt": mf.sqrt, "abs": mf.abs, "sin": mf.sin, "cos": mf.cos,
     "tanh": mf.tanh, "sigmoid": mf.sigmoid, "erf": mf.erf, "clip": mf.clip, "maximum": mf.maximum,
     "minimum": mf.minimum,
-    "matmul": mf.matmul, "sum": mf.sum, "mean": mf.mean, "max": mf.max, "min": mf.min, "prod": mf.prod,
-    "var": mf.var, "std": mf.std, "logsumexp": mf.logsumexp, "cumsum": mf.cumsum,
-    "argmax": mf.argmax, "argmin": mf.argmin, "reshape": _method_reshape,
-    "transpose": _method_transpose, "permute": mf.permute, "swapaxes": mf.swapaxes,
-    "moveaxis": mf.moveaxis, "expand_dims": mf.expand_dims, "squeeze": mf.squeeze,
-    "broadcast_to": mf.broadcast_to, "sum_to": mf.sum_to, "flip": mf.flip, "pad": mf.pad,
+    "matmul": mf.matmul, "reshape": reshape_method,
+    "permute": mf.permute, "swapaxes": mf.swapaxes,
+    "moveaxis": mf.moveaxis, "broadcast_to": mf.broadcast_to, "sum_to": mf.sum_to, "pad": mf.pad,
     "astype": mf.astype, "clone": mf.clone, "sign": mf.sign, "isnan": mf.isnan, "isfinite": mf.isfinite,
-    "take": mf.take,
     "__mod__": _operator(_MOD), "__rmod__": _operator(_MOD, reflected=True),
     "tan": mf.tan, "sinh": mf.sinh, "cosh": mf.cosh, "arcsin": mf.arcsin, "arccos": mf.arccos, "arctan": mf.arctan,
     "arcsinh": mf.arcsinh, "arccosh": mf.arccosh, "arctanh": mf.arctanh, "log2": mf.log2, "log10": mf.log10,
     "exp2": mf.exp2, "expm1": mf.expm1, "square": mf.square, "reciprocal": mf.reciprocal, "cbrt": mf.cbrt,
     "floor": mf.floor, "ceil": mf.ceil, "trunc": mf.trunc, "round": mf.round, "__round__": mf.round,
-    "ravel": mf.ravel, "flatten": mf.flatten, "repeat": mf.repeat, "diagonal": mf.diagonal, "trace": mf.trace,
-    "dot": mf.dot, "cumprod": mf.cumprod, "argsort": mf.argsort,
+    "ravel": mf.ravel, "diagonal": mf.diagonal, "trace": mf.trace, "dot": mf.dot,
     "conj": cn.conj, "is_complex": cn.is_complex,
 }
 
@@ -160,6 +142,13 @@ METHODS.update({
     "int": _cast("int32", "An int32 copy (cuts the tape)."),
     "bool": _cast("bool", "A bool copy (cuts the tape)."),
 })
+# NumPy's reductions and axis functions whose meaning PyTorch shares: ``dim=``/``keepdim=`` too.
+METHODS.update({name: getattr(torch_idioms, name) for name in (
+    "sum", "mean", "prod", "logsumexp", "cumsum", "cumprod", "argmax", "argmin", "flip", "squeeze", "expand_dims",
+    "take")})
+# The methods whose meaning differs between the libraries, and PyTorch's own: PyTorch's meaning.
+METHODS.update(torch_methods.METHODS)
+METHODS.update({name + "_": torch_methods.in_place(name) for name in torch_methods.IN_PLACE if name in METHODS})
 
 
 def bind() -> None:

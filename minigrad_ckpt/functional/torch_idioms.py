@@ -1,33 +1,40 @@
-"""PyTorch's spellings beside NumPy's: ``dim=`` (and ``keepdim=``) wherever ``axis=`` is,
-``mg.cat``, ``max(dim=)`` / ``min(dim=)`` returning ``(values, indices)``, and the Tensor
-methods ``view``, ``unsqueeze``, ``flatten(start_dim, end_dim)``, ``eq``/``ne``/``lt``/``le``/``gt``/``ge``.
+"""PyTorch's spellings of the public functions: ``mg.<name>`` keeps NumPy's meaning, and
+``dim=`` selects PyTorch's where the two libraries differ.
 
-The NumPy names keep their NumPy meaning: ``x.max(axis=1)`` is the maximum (gradient split
-evenly between ties), ``x.max(dim=1)`` is PyTorch's pair whose ``values`` send the gradient
-to the index in ``indices``. ``dim`` is only another name for the axis: ``var``/``std``
-keep NumPy's ``ddof=0`` (pass ``ddof=1`` for PyTorch's default unbiased estimate).
+The rule (``docs/from-pytorch.md``): **the spelling picks the meaning, and no call
+silently means the other library's answer.**
 
-The wrapped functions replace the plain ones in :mod:`minigrad_ckpt.functional` (and so
-in ``mg``) and in Tensor's method table before :func:`tensor_methods.bind` installs it;
-code inside :mod:`.math` keeps calling the plain functions.
+* ``dim=`` (and ``keepdim=``) is accepted wherever ``axis=`` (``keepdims=``) is; where
+  both libraries mean the same thing it is only a second name (``mg.sum(x, dim=1)``).
+* Where they differ, ``dim=`` gives PyTorch's answer: ``mg.var(x, dim=1)`` and
+  ``mg.std`` use PyTorch's default ``correction=1``; ``mg.split(x, 3, dim=0)`` cuts
+  pieces *of* 3 (NumPy: 3 pieces); ``mg.sort(x, dim=0)`` and ``mg.max(x, dim=0)``
+  return ``(values, indices)``; ``mg.argsort(x, dim=0, descending=True)``.
+* PyTorch-only names: ``mg.cat``, ``mg.unsqueeze``, ``mg.chunk``, ``mg.unbind``,
+  ``mg.topk``, ``mg.clamp``, ``mg.flatten(x, start_dim, end_dim)``,
+  ``mg.transpose(x, dim0, dim1)`` (two dims: PyTorch's swap; an ``axes`` tuple: NumPy's).
+
+Tensor's methods follow PyTorch (:mod:`~minigrad_ckpt.functional.torch_methods`).
 """
 
 from __future__ import annotations
 
+import builtins
 import functools
 import inspect
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
+from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
-from . import tensor_methods
 from .arguments import as_tensor, one_axis
 
 __all__ = [
     "sum", "mean", "prod", "var", "std", "logsumexp", "cumsum", "cumprod", "argmax", "argmin", "max", "min",
     "concatenate", "stack", "split", "flip", "squeeze", "expand_dims", "take", "sort", "argsort", "roll",
-    "repeat", "take_along_axis", "cross", "flatten", "cat", "unsqueeze", "ValuesIndices",
+    "repeat", "take_along_axis", "cross", "flatten", "cat", "unsqueeze", "ValuesIndices", "transpose", "chunk",
+    "unbind", "topk", "clamp",
 ]
 
 _UNSET: Any = object()
@@ -68,20 +75,48 @@ def with_dim(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 class ValuesIndices(NamedTuple):
-    """What ``max(x, dim=...)`` / ``min(x, dim=...)`` return, as PyTorch's ``torch.return_types``:
-    ``values`` (differentiable; the gradient goes to the position in ``indices``) and ``indices``."""
+    """What ``max(x, dim=...)``, ``sort(x, dim=...)`` and ``topk`` return, as PyTorch's
+    ``torch.return_types``: ``values`` (differentiable; the gradient goes to the position
+    in ``indices``) and ``indices`` (int64)."""
 
     values: Tensor
     indices: Tensor
 
 
-def _extremum(fn: Callable[..., Any], arg: Callable[..., Any]) -> Callable[..., Any]:
+def _one_dim(name: str, x: Tensor, dim: Any) -> int:
+    """PyTorch's rule for one ``dim``: an int, and a 0-d tensor takes 0 or -1."""
+    if not isinstance(dim, (int, host_numpy.integer)) or isinstance(dim, bool):
+        raise TypeError(f"{name}: dim must be one int, got {dim!r}")
+    if x.ndim == 0:
+        if dim not in (0, -1):
+            raise IndexError(f"{name}: dim {dim} is out of range for a 0-d tensor (0 or -1)")
+        return 0
+    return one_axis(int(dim), x.ndim)
+
+
+def extremum_along(name: str, x: Any, dim: Any, keepdim: bool) -> ValuesIndices:
+    """PyTorch's ``max(x, dim)`` / ``min(x, dim)``: the values and where they are."""
+    x = as_tensor(x)
+    d = _one_dim(name, x, dim)
+    if x.ndim == 0:
+        return ValuesIndices(x, Tensor.constant(host_numpy.zeros((), host_numpy.int64)).to(x.device))
+    arg = mf.argmax if name == "max" else mf.argmin
+    idx = arg(x, axis=d, keepdims=True)
+    values = mf.take_along_axis(x, idx, axis=d)
+    if not keepdim:
+        values, idx = mf.squeeze(values, d), mf.squeeze(idx, d)
+    return ValuesIndices(values, idx)
+
+
+def _extremum(fn: Callable[..., Any], elementwise: Callable[..., Any]) -> Callable[..., Any]:
     plain = with_dim(fn)
     name = fn.__name__
 
     @functools.wraps(fn)
     def wrapper(x: Any, axis: Any = None, keepdims: bool = False, *, dim: Any = _UNSET, keepdim: Any = _UNSET,
                 **kwargs: Any) -> Any:
+        if isinstance(axis, Tensor):  # torch.max(input, other): the elementwise maximum
+            return elementwise(x, axis)
         if dim is _UNSET:
             if keepdim is not _UNSET:
                 keepdims = keepdim
@@ -90,47 +125,185 @@ def _extremum(fn: Callable[..., Any], arg: Callable[..., Any]) -> Callable[..., 
             raise TypeError(f"{name}: pass either axis= or dim=, not both (dim= returns (values, indices))")
         if kwargs:
             raise TypeError(f"{name}(dim=...) takes no {', '.join(kwargs)}")
-        x = as_tensor(x)
-        if not isinstance(dim, int):
-            raise TypeError(f"{name}(dim=...) takes one int dim, got {dim!r}")
-        d = one_axis(dim, x.ndim) if x.ndim else 0
-        keep = bool(keepdims if keepdim is _UNSET else keepdim)
-        if x.ndim == 0:
-            return ValuesIndices(x, Tensor(0))
-        idx = arg(x, axis=d, keepdims=True)
-        values = mf.take_along_axis(x, idx, axis=d)
-        if not keep:
-            values, idx = mf.squeeze(values, d), mf.squeeze(idx, d)
-        return ValuesIndices(values, idx)
+        return extremum_along(name, x, dim, bool(keepdims if keepdim is _UNSET else keepdim))
 
     wrapper.__signature__ = inspect.signature(plain)  # type: ignore[attr-defined]
     wrapper.__doc__ = (fn.__doc__ or "") + (
         f"\n\nWith PyTorch's ``dim=`` it returns ``(values, indices)`` (a :class:`ValuesIndices`), "
-        f"as ``torch.{name}(x, dim)`` does; the gradient goes to the element at ``indices``.")
+        f"as ``torch.{name}(x, dim)`` does; the gradient goes to the element at ``indices``.  "
+        f"A tensor as the second argument is PyTorch's elementwise ``torch.{name}(x, other)``.")
     return wrapper
+
+
+def correction_of(name: str, ddof: Any, correction: Any, unbiased: Any, torch_default: bool) -> Any:
+    """The divisor's offset from NumPy's ``ddof`` or PyTorch's ``correction``/``unbiased``.
+
+    NumPy's default is 0; PyTorch's (``dim=``, ``correction=`` or ``unbiased=`` given) is 1.
+    """
+    given = [n for n, v in (("ddof", ddof), ("correction", correction), ("unbiased", unbiased)) if v is not _UNSET]
+    if len(given) > 1:
+        raise TypeError(f"{name}: pass one of ddof=, correction= or unbiased=, not {' and '.join(given)}")
+    if unbiased is not _UNSET:
+        return 1 if unbiased else 0
+    if correction is not _UNSET:
+        return 1 if correction is None else correction
+    if ddof is not _UNSET:
+        return ddof
+    return 1 if torch_default else 0
+
+
+def _spread(fn: Callable[..., Any]) -> Callable[..., Any]:
+    name = fn.__name__
+
+    def wrapper(x: Any, axis: Any = None, ddof: Any = _UNSET, keepdims: bool = False, *, dim: Any = _UNSET,
+                keepdim: Any = _UNSET, correction: Any = _UNSET, unbiased: Any = _UNSET, **kwargs: Any) -> Tensor:
+        torch_spelling = dim is not _UNSET or correction is not _UNSET or unbiased is not _UNSET
+        if dim is not _UNSET:
+            if axis is not None:
+                raise TypeError(f"{name}: pass either axis= or dim=, not both")
+            axis = dim
+        if keepdim is not _UNSET:
+            keepdims = keepdim
+        c = correction_of(name, ddof, correction, unbiased, torch_spelling)
+        return fn(x, axis, c, keepdims, **kwargs)
+
+    wrapper.__name__ = wrapper.__qualname__ = name
+    wrapper.__doc__ = (fn.__doc__ or "") + (
+        "\n\nNumPy's ``ddof`` defaults to 0.  PyTorch's spelling -- ``dim=``, ``correction=`` or "
+        "``unbiased=`` -- means PyTorch's default ``correction=1`` (Bessel's correction).")
+    return wrapper
+
+
+def split(x: Any, indices_or_sections: Any, axis: Any = _UNSET, *, dim: Any = _UNSET) -> list[Tensor]:
+    """NumPy's ``split`` (``k`` equal pieces, or pieces between split points) along ``axis``;
+    with PyTorch's ``dim=``, PyTorch's: pieces *of* ``split_size`` (the last may be shorter),
+    or pieces of the listed sizes."""
+    if dim is _UNSET:
+        return mf.split(x, indices_or_sections, 0 if axis is _UNSET else axis)
+    if axis is not _UNSET:
+        raise TypeError("split: pass either axis= or dim=, not both (dim= means PyTorch's split sizes)")
+    return split_sizes(as_tensor(x), indices_or_sections, dim)
+
+
+def split_sizes(x: Tensor, split_size_or_sections: Any, dim: int = 0) -> list[Tensor]:
+    """PyTorch's ``split``: pieces of ``split_size`` along ``dim``, or of the listed sizes."""
+    d = _one_dim("split", x, dim)
+    n = x.shape[d]
+    if isinstance(split_size_or_sections, (int, host_numpy.integer)):
+        size = int(split_size_or_sections)
+        if size <= 0 and n:
+            raise ValueError(f"split: split_size must be positive, got {size}")
+        sizes = [builtins.min(size, n - s) for s in range(0, n, size)] if n else [0]
+    else:
+        sizes = [int(s) for s in split_size_or_sections]
+        if builtins.sum(sizes) != n or builtins.min(sizes, default=0) < 0:
+            raise ValueError(f"split: sizes {sizes} do not add up to the length {n} of dim {d}")
+    points = list(host_numpy.cumsum(sizes)[:-1])
+    return mf.split(x, points, d)
+
+
+def chunk(x: Any, chunks: int, dim: int = 0) -> list[Tensor]:
+    """PyTorch's ``chunk``: at most ``chunks`` pieces of ``ceil(n / chunks)`` along ``dim``."""
+    x = as_tensor(x)
+    if chunks <= 0:
+        raise ValueError(f"chunk: chunks must be positive, got {chunks}")
+    n = x.shape[_one_dim("chunk", x, dim)]
+    return split_sizes(x, builtins.max(-(-n // chunks), 1), dim)
+
+
+def unbind(x: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """The slices along ``dim``, that dim removed (PyTorch's ``unbind``)."""
+    x = as_tensor(x)
+    d = _one_dim("unbind", x, dim)
+    lead = (slice(None),) * d
+    return tuple(x[lead + (i,)] for i in range(x.shape[d]))
+
+
+def sort(x: Any, axis: Any = -1, kind: str | None = None, order: Any = None, *, dim: Any = _UNSET,
+         descending: bool = False, stable: bool = False) -> Any:
+    """NumPy's ``sort`` (the sorted values) along ``axis``; with PyTorch's ``dim=`` (or
+    ``descending=``), PyTorch's ``(values, indices)``.  Always stable."""
+    if dim is _UNSET and not descending:
+        return mf.sort(x, axis, kind, order)
+    if dim is not _UNSET and axis != -1:
+        raise TypeError("sort: pass either axis= or dim=, not both")
+    return sort_pair(as_tensor(x), -1 if dim is _UNSET else dim, descending)
+
+
+def sort_pair(x: Tensor, dim: int = -1, descending: bool = False) -> ValuesIndices:
+    """PyTorch's ``sort``: values and indices along ``dim``; stable, ties keep their order
+    (also when descending, as ``torch.sort(stable=True)``)."""
+    if x.ndim == 0:
+        _one_dim("sort", x, dim)
+        return ValuesIndices(x, Tensor.constant(host_numpy.zeros((), host_numpy.int64)).to(x.device))
+    d = _one_dim("sort", x, dim)
+    key = x.detach()
+    if descending:  # a stable ascending sort of the negated keys keeps ties in their order
+        key = -(mf.astype(key, "int64") if key.dtype.kind in "bu" else key)
+    idx = mf.argsort(key, axis=d)
+    return ValuesIndices(mf.take_along_axis(x, idx, axis=d), idx)
+
+
+def argsort(x: Any, axis: Any = -1, kind: str | None = None, order: Any = None, *, dim: Any = _UNSET,
+            descending: bool = False, stable: bool = False) -> Tensor:
+    """Indices that sort along ``axis`` (stable); PyTorch's ``dim=`` and ``descending=`` too."""
+    if dim is _UNSET and not descending:
+        return mf.argsort(x, axis, kind, order)
+    if dim is not _UNSET and axis != -1:
+        raise TypeError("argsort: pass either axis= or dim=, not both")
+    return sort_pair(as_tensor(x), -1 if dim is _UNSET else dim, descending).indices
+
+
+def topk(x: Any, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> ValuesIndices:  # noqa: A002
+    """The ``k`` largest (``largest=False``: smallest) values along ``dim`` and their indices,
+    as ``torch.topk``; the gradient goes to the chosen elements."""
+    x = as_tensor(x)
+    n = 1 if x.ndim == 0 else x.shape[_one_dim("topk", x, dim)]
+    if not 0 <= k <= n:
+        raise ValueError(f"topk: k={k} is out of range for a dim of length {n}")
+    values, idx = sort_pair(x, dim, descending=largest)
+    if x.ndim == 0:
+        return ValuesIndices(values, idx)
+    d = one_axis(dim, x.ndim)
+    lead = (slice(None),) * d + (slice(0, k),)
+    idx = idx[lead]
+    return ValuesIndices(mf.take_along_axis(x, idx, axis=d), idx)
+
+
+def transpose(x: Any, *axes: Any) -> Tensor:
+    """NumPy's ``transpose(x, axes)`` (axes reversed for None), or, with two dims,
+    PyTorch's ``transpose(x, dim0, dim1)``: those two swapped."""
+    if len(axes) == 2 and all(isinstance(a, (int, host_numpy.integer)) for a in axes):
+        return mf.swapaxes(x, int(axes[0]), int(axes[1]))
+    if len(axes) > 1:
+        raise TypeError("transpose takes an axes tuple (NumPy) or two dims to swap (PyTorch), "
+                        f"got {len(axes)} arguments")
+    return mf.transpose(x, axes[0] if axes else None)
+
+
+def clamp(x: Any, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    """PyTorch's name for :func:`clip`."""
+    return mf.clip(x, min, max)
 
 
 sum = with_dim(mf.sum)  # noqa: A001 - NumPy's name
 mean = with_dim(mf.mean)
 prod = with_dim(mf.prod)
-var = with_dim(mf.var)
-std = with_dim(mf.std)
+var = _spread(mf.var)
+std = _spread(mf.std)
 logsumexp = with_dim(mf.logsumexp)
 cumsum = with_dim(mf.cumsum)
 cumprod = with_dim(mf.cumprod)
 argmax = with_dim(mf.argmax)
 argmin = with_dim(mf.argmin)
-max = _extremum(mf.max, mf.argmax)  # noqa: A001
-min = _extremum(mf.min, mf.argmin)  # noqa: A001
+max = _extremum(mf.max, mf.maximum)  # noqa: A001
+min = _extremum(mf.min, mf.minimum)  # noqa: A001
 concatenate = with_dim(mf.concatenate)
 stack = with_dim(mf.stack)
-split = with_dim(mf.split)
 flip = with_dim(mf.flip)
 squeeze = with_dim(mf.squeeze)
 expand_dims = with_dim(mf.expand_dims)
 take = with_dim(mf.take)
-sort = with_dim(mf.sort)
-argsort = with_dim(mf.argsort)
 roll = with_dim(mf.roll)
 repeat = with_dim(mf.repeat)
 take_along_axis = with_dim(mf.take_along_axis)
@@ -164,29 +337,3 @@ def flatten(x: Any, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     for d in x.shape[s:e + 1]:
         n *= d
     return mf.reshape(x, x.shape[:s] + (n,) + x.shape[e + 1:])
-
-
-def _view(x: Tensor, *shape: Any) -> Tensor:
-    """PyTorch's ``view``: :meth:`reshape` (values are never shared: a Tensor's array is its own)."""
-    return tensor_methods._method_reshape(x, *shape)
-
-
-def _method(fn: Callable[..., Any], doc: str) -> Callable[..., Any]:
-    def method(self: Tensor, other: Any) -> Tensor:
-        return fn(self, other)
-    method.__doc__ = doc
-    return method
-
-
-tensor_methods.METHODS.update({
-    "sum": sum, "mean": mean, "prod": prod, "var": var, "std": std, "logsumexp": logsumexp, "cumsum": cumsum,
-    "cumprod": cumprod, "argmax": argmax, "argmin": argmin, "max": max, "min": min, "flip": flip,
-    "squeeze": squeeze, "expand_dims": expand_dims, "take": take, "repeat": repeat, "argsort": argsort,
-    "flatten": flatten, "unsqueeze": unsqueeze, "view": _view,
-    "eq": _method(mf.equal, "``self == other`` elementwise (PyTorch's name)."),
-    "ne": _method(mf.not_equal, "``self != other`` elementwise (PyTorch's name)."),
-    "lt": _method(mf.less, "``self < other`` elementwise (PyTorch's name)."),
-    "le": _method(mf.less_equal, "``self <= other`` elementwise (PyTorch's name)."),
-    "gt": _method(mf.greater, "``self > other`` elementwise (PyTorch's name)."),
-    "ge": _method(mf.greater_equal, "``self >= other`` elementwise (PyTorch's name)."),
-})

@@ -153,7 +153,7 @@ def _additive(m: Tensor, like: Tensor) -> Tensor:
     """A boolean mask (True = masked) becomes 0 / -inf; a float mask is used as is."""
     if m.dtype.kind == "b":
         xp = like.device.xp
-        return Tensor.constant(_zero_or_neg_inf(xp, xp.logical_not(m.data), like.dtype), like.device)
+        return Tensor.constant(_zero_or_neg_inf(xp, xp.logical_not(m._data), like.dtype), like.device)
     return m.astype(like.dtype)
 
 

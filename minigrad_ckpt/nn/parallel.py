@@ -132,7 +132,7 @@ class DistributedDataParallel(Module):
 
     def _sync_from_rank0(self, group: Any) -> None:
         for t in list(self.module.parameters()) + list(self.module.buffers()):
-            group.broadcast(t.data, 0)
+            group.broadcast(t._data, 0)
             t.increment_version()  # MPI wrote into the array
 
     @staticmethod
@@ -164,7 +164,7 @@ class DistributedDataParallel(Module):
             self._join.announce(self, active=True, sync=self._require_sync)
         if self.broadcast_buffers and self._group.size > 1:
             for b in self.module.buffers():
-                self._group.broadcast(b.data, 0)
+                self._group.broadcast(b._data, 0)
                 b.increment_version()
         object.__setattr__(self, "_sync_next", self._require_sync)
         out = self.module(*args, **kwargs)
@@ -328,7 +328,7 @@ class DistributedDataParallel(Module):
         """What a forward/backward of the ranks with data does collectively, with nothing to add."""
         if self.broadcast_buffers:
             for b in self.module.buffers():
-                self._group.broadcast(b.data, 0)
+                self._group.broadcast(b._data, 0)
                 b.increment_version()
         if state.syncing:
             for b in self._buckets:  # in index order, as every rank starts them
@@ -341,7 +341,7 @@ class DistributedDataParallel(Module):
         counts = self._group.allgather_object(state.iterations)
         src = counts.index(max(counts))  # ran to the end: its replica is the current one
         for t in list(self.module.parameters()) + list(self.module.buffers()):
-            self._group.broadcast(t.data, src)
+            self._group.broadcast(t._data, src)
             t.increment_version()
         if optimizer is not None:
             sd = self._group.bcast_object(optimizer.state_dict() if self._group.rank == src else None, src)

@@ -29,11 +29,11 @@ def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0,
     norm_type = float(norm_type)
     with no_grad():
         if math.isinf(norm_type):
-            norms = [xp.max(xp.abs(g.data)) for g in grads]
+            norms = [xp.max(xp.abs(g._data)) for g in grads]
             total = xp.max(xp.stack(norms))
         else:
             # in the gradients' dtype, as PyTorch does (a float32-only device has no float64)
-            norms = [xp.sum(xp.abs(g.data) ** norm_type) for g in grads]
+            norms = [xp.sum(xp.abs(g._data) ** norm_type) for g in grads]
             total = xp.sum(xp.stack(norms)) ** (1.0 / norm_type)
         total_t = Tensor.constant(total.astype(grads[0].dtype), grads[0].device)
         total_host = xp.scalar(total)  # the one device-to-host read: is clipping needed?
@@ -52,7 +52,7 @@ def clip_grad_value_(parameters: Iterable[Tensor] | Tensor, clip_value: float) -
     with no_grad():
         for p in params:
             if p.grad is not None:
-                p.grad.copy_(p.grad.device.xp.clip(p.grad.data, -clip_value, clip_value))
+                p.grad.copy_(p.grad.device.xp.clip(p.grad._data, -clip_value, clip_value))
 
 
 def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
@@ -84,5 +84,5 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
             if vec.device != p.device:
                 raise ValueError(f"vector_to_parameters: the vector is on {vec.device}, a parameter on {p.device}")
             n = p.size
-            p.data = vec.data[start:start + n].reshape(p.shape)
+            p.data = vec._data[start:start + n].reshape(p.shape)
             start += n

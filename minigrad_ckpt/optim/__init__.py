@@ -1,14 +1,19 @@
-"""Optimizers (SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam) and learning-rate
+"""Optimizers (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, LBFGS) and learning-rate
 schedules (``optim.lr_scheduler``), with PyTorch's update rules, defaults and state dicts."""
 
 from . import lr_scheduler
+from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .adamax import Adamax
+from .lbfgs import LBFGS
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
 from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "lr_scheduler"]
+__all__ = [
+    "Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "LBFGS", "NAdam", "RAdam",
+    "lr_scheduler",
+]

@@ -9,7 +9,7 @@ from ..tensor import Tensor
 
 def zeros_state(p: Tensor, fill: float = 0.0) -> Tensor:
     """A state tensor like ``p`` (same shape, dtype, device), filled with ``fill``."""
-    arr = p.device.xp.zeros_like(p.data)
+    arr = p.device.xp.zeros_like(p._data)
     if fill:
         arr += fill
     return Tensor.constant(arr, p.device)
@@ -40,7 +40,7 @@ def update_moments(state: dict[str, Any], g: Any, b1: float, b2: float) -> tuple
     """Adam's moment updates in place, ``m += (1 - b1) (g - m)`` and ``v = b2 v + (1 - b2) g^2``;
     returns the arrays of ``state["exp_avg"]`` and ``state["exp_avg_sq"]``."""
     exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-    m, v = exp_avg.data, exp_avg_sq.data
+    m, v = exp_avg._data, exp_avg_sq._data
     exp_avg.add_((1 - b1) * (g - m))  # PyTorch's lerp for weights below 0.5; in place, so m is updated too
     exp_avg_sq.mul_(b2).add_((1 - b2) * (g * g))
     return m, v

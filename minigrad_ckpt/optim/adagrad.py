@@ -38,6 +38,6 @@ class Adagrad(Optimizer):
     def update_one(self, p: Tensor, g: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
         clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
         state["sum"].add_(g * g)  # in place under no_grad: each update restamps the version
-        std = p.device.xp.sqrt(state["sum"].data)
+        std = p.device.xp.sqrt(state["sum"]._data)
         std += group["eps"]
         p.sub_(clr * (g / std))

@@ -47,8 +47,8 @@ class Adam(Optimizer):
         bc2_sqrt = math.sqrt(1 - b2**t)
         if group["amsgrad"]:
             vmax = state["max_exp_avg_sq"]
-            vmax.copy_(xp.maximum(vmax.data, v))
-            denom = xp.sqrt(vmax.data) / bc2_sqrt + eps
+            vmax.copy_(xp.maximum(vmax._data, v))
+            denom = xp.sqrt(vmax._data) / bc2_sqrt + eps
         else:
             denom = xp.sqrt(v) / bc2_sqrt + eps
         p.sub_(step_size * (m / denom))

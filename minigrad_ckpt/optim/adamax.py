@@ -33,7 +33,7 @@ class Adamax(Optimizer):
     def update_one(self, p: Tensor, g: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
         xp = p.device.xp
         (b1, b2), exp_avg, exp_inf = group["betas"], state["exp_avg"], state["exp_inf"]
-        m, u = exp_avg.data, exp_inf.data
+        m, u = exp_avg._data, exp_inf._data
         exp_avg.add_((1 - b1) * (g - m))  # in place under no_grad: each update restamps the version
         exp_inf.mul_(b2)
         exp_inf.copy_(xp.maximum(u, xp.abs(g) + group["eps"]))

@@ -39,6 +39,9 @@ class Optimizer:
     """Base class: ``Optimizer(params, defaults)`` where ``params`` is an iterable of
     tensors or of dicts (parameter groups with their own hyper-parameters)."""
 
+    # Whether each state tensor has its parameter's shape (checked on load); LBFGS keeps flat vectors.
+    state_follows_parameter_shape: bool = True
+
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
         self.defaults = dict(defaults)
         # per-parameter state, keyed by the parameter; a parameter without state reads as {} (PyTorch's)
@@ -110,13 +113,13 @@ class Optimizer:
                 self.state[key] = st
         if "step" in st:
             st["step"] += 1
-        g = p.grad.data
+        g = p.grad._data
         wd = group.get("weight_decay", 0)
         if wd:
             if self.decouples_weight_decay(group):
                 p.mul_(1 - group["lr"] * wd)  # AdamW's rule: decay the parameter, not the gradient
             else:
-                g = g + wd * p.data
+                g = g + wd * p._data
         self.update_one(p, g, st, group)
 
     @staticmethod
@@ -127,10 +130,10 @@ class Optimizer:
         viewed alike.  Its state is filed under ``p``."""
         if p.dtype.kind != "c":
             return p
-        view = Tensor.constant(real_view(p.data), p.device)
+        view = Tensor.constant(real_view(p._data), p.device)
         view._version = p._version
         if p.grad is not None:
-            view.grad = Tensor.constant(real_view(p.device.xp.ascontiguousarray(p.grad.data)), p.device)
+            view.grad = Tensor.constant(real_view(p.device.xp.ascontiguousarray(p.grad._data)), p.device)
         return view
 
     def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
@@ -167,10 +170,7 @@ class Optimizer:
         for g in self.param_groups:
             for p in g["params"]:
                 if p in self.state:
-                    state[index[id(p)]] = {
-                        k: (v.clone().detach() if isinstance(v, Tensor) else copy.deepcopy(v))
-                        for k, v in self.state[p].items()
-                    }
+                    state[index[id(p)]] = {k: _copy_state(v) for k, v in self.state[p].items()}
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
@@ -195,10 +195,12 @@ class Optimizer:
             p = by_index[idx]
             entry = {}
             for k, v in st.items():
-                if isinstance(v, Tensor) or hasattr(v, "shape") and not isinstance(v, host_numpy.generic):
+                if isinstance(v, list):
+                    entry[k] = [Tensor(x, dtype=x.dtype, device=p.device) if isinstance(x, Tensor) else x for x in v]
+                elif isinstance(v, Tensor) or hasattr(v, "shape") and not isinstance(v, host_numpy.generic):
                     t = v if isinstance(v, Tensor) else Tensor(v)
                     want = self.as_real(p).shape  # a complex parameter's state has its real view's shape
-                    if t.ndim and t.shape != want:
+                    if t.ndim and t.shape != want and self.state_follows_parameter_shape:
                         raise ValueError(f"state {k!r} of parameter {idx} has shape {t.shape}, the "
                                          f"parameter's state has {want}")
                     entry[k] = Tensor(t, dtype=t.dtype, device=p.device)
@@ -219,3 +221,12 @@ class Optimizer:
                 lines.append(f"    {k}: {g[k]}")
         lines.append(")")
         return "\n".join(lines)
+
+
+def _copy_state(v: Any) -> Any:
+    """A state value safe to keep across steps: tensors cloned (in lists too), the rest deep-copied."""
+    if isinstance(v, Tensor):
+        return v.clone().detach()
+    if isinstance(v, list):
+        return [_copy_state(x) for x in v]
+    return copy.deepcopy(v)

@@ -40,9 +40,9 @@ class RMSprop(Optimizer):
     def update_one(self, p: Tensor, g: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
         xp, alpha, mom = p.device.xp, group["alpha"], group["momentum"]
         state["square_avg"].mul_(alpha).add_((1 - alpha) * (g * g))  # in place under no_grad: restamped
-        v = state["square_avg"].data
+        v = state["square_avg"]._data
         if group["centered"]:
-            ga = state["grad_avg"].data
+            ga = state["grad_avg"]._data
             state["grad_avg"].add_((1 - alpha) * (g - ga))  # PyTorch's lerp for weights below 0.5
             avg = xp.sqrt(v - ga * ga)
         else:
@@ -51,6 +51,6 @@ class RMSprop(Optimizer):
         if mom > 0:
             buf = state["momentum_buffer"]
             buf.mul_(mom).add_(g / avg)
-            p.sub_(group["lr"] * buf.data)
+            p.sub_(group["lr"] * buf._data)
         else:
             p.sub_(group["lr"] * (g / avg))

@@ -43,5 +43,5 @@ class SGD(Optimizer):
                 buf.copy_(g)
             else:
                 buf.mul_(mom).add_((1 - group["dampening"]) * g)
-            g = g + mom * buf.data if group["nesterov"] else buf.data
+            g = g + mom * buf._data if group["nesterov"] else buf._data
         p.sub_(group["lr"] * g)  # in place (under no_grad): same array, new version stamp

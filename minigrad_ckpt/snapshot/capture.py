@@ -39,9 +39,9 @@ def capture(ex: Executor, iteration: int | None, config: SnapshotConfig, *, copy
     versions = {}
     for name, t in sorted(ex.tensors.items()):
         if copy:
-            tensors[name] = t.data.copy()
+            tensors[name] = t._data.copy()
         else:
-            tensors[name] = t.data
+            tensors[name] = t._data
             versions[name] = (t._version, t._version[0])
     state = {section.key: section.capture(ex, config, tensors) for section in _sections.SECTIONS}
     meta = SnapshotMetadata(iteration=it, timestamp=time.time())

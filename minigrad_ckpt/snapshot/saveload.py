@@ -76,7 +76,7 @@ def _encode(obj: Any, path: list[Any], tensors: dict[str, Any], depth: int, seen
         return seen[id(obj)]
     if isinstance(obj, Tensor):
         name = _name(path, tensors)
-        tensors[name] = to_host(obj.data).copy()
+        tensors[name] = to_host(obj._data).copy()
         seen[id(obj)] = {"t": "tensor", "name": name, "requires_grad": bool(obj.requires_grad)}
         return seen[id(obj)]
     if isinstance(obj, host_numpy.ndarray) or is_array(obj):
@@ -98,8 +98,10 @@ def _encode(obj: Any, path: list[Any], tensors: dict[str, Any], depth: int, seen
     if isinstance(obj, (list, tuple)):
         return {"t": "tuple" if isinstance(obj, tuple) else "list",
                 "items": [_encode(v, path + [i], tensors, depth + 1, seen) for i, v in enumerate(obj)]}
+    hint = ("; save its state instead: mg.save(obj.state_dict(), path), and load it back with "
+            "obj.load_state_dict(mg.load(path))" if callable(getattr(obj, "state_dict", None)) else "")
     raise TypeError(f"mg.save cannot store a {type(obj).__name__}: it stores tensors, arrays, numbers, strings, "
-                    f"None and dicts/lists/tuples of them (never pickle)")
+                    f"None and dicts/lists/tuples of them (never pickle){hint}")
 
 
 def _decode(node: Any, tensors: dict[str, Any], device: Any, depth: int, made: dict[tuple, Any] | None = None) -> Any:

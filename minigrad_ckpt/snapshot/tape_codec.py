@@ -130,7 +130,7 @@ def encode_tape(output: Tensor, leaf_names: dict[int, str]) -> tuple[dict[str, A
         saved = [None if v is None else _enc(v, arrays) for v in n.saved]
         encoded.append({"op": n.op.name, "attrs": {k: _enc(v, arrays) for k, v in n.op.attrs.items()},
                         "inputs": inputs, "saved": saved, "shape": list(n.shape), "dtype": n.dtype.name})
-    out_name = arrays.add(output.data)
+    out_name = arrays.add(output._data)
     return {"nodes": encoded, "output": out_name}, arrays.arrays
 
 

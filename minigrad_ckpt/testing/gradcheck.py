@@ -121,7 +121,7 @@ def _real_size(t: Tensor) -> int:
 
 def _real_flat(a: Any) -> Any:
     """The values of an array (or Tensor) as float64 reals, each complex number as (re, im)."""
-    a = to_host(a.data if isinstance(a, Tensor) else a)
+    a = to_host(a._data if isinstance(a, Tensor) else a)
     if a.dtype.kind == "c":
         return np.stack([a.real, a.imag], axis=-1).astype(np.float64).reshape(-1)
     return a.astype(np.float64).reshape(-1)
@@ -395,7 +395,7 @@ def _gradcheck(fn: Callable, inputs: Any, eps: float, atol: float, rtol: float, 
                 f"and finite differences are unreliable in lower precision",
                 stacklevel=3,
             )
-    before = [to_host(x.data).copy() for x in checked]
+    before = [to_host(x._data).copy() for x in checked]
     try:
         with enable_grad():
             outs = _outputs(fn, inputs)
@@ -421,7 +421,7 @@ def _gradcheck(fn: Callable, inputs: Any, eps: float, atol: float, rtol: float, 
             if "rev" in modes:
                 _dot_product_check(fn, inputs, names=names)
         for x, b in zip(checked, before):
-            if not np.array_equal(to_host(x.data), b, equal_nan=True):
+            if not np.array_equal(to_host(x._data), b, equal_nan=True):
                 raise names.error("fn or its backward mutated one of its inputs")
     except GradcheckError:
         if raise_exception:

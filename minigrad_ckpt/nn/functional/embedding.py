@@ -37,7 +37,7 @@ def embedding(input: Any, weight: Any, padding_idx: int | None = None, max_norm:
         padding_idx %= n
     xp = ids.device.xp
     if ids.size:
-        lo, hi = xp.scalar(xp.min(ids.data)), xp.scalar(xp.max(ids.data))
+        lo, hi = xp.scalar(xp.min(ids._data)), xp.scalar(xp.max(ids._data))
         if lo < 0 or hi >= n:
             raise IndexError(f"embedding: id {lo if lo < 0 else hi} is out of range for "
                              f"{n} embeddings")
@@ -46,7 +46,7 @@ def embedding(input: Any, weight: Any, padding_idx: int | None = None, max_norm:
     out = mf.getitem(w, (ids,))
     if padding_idx is not None and w.requires_grad:
         # the padding rows' values pass through detached: no gradient reaches weight[padding_idx]
-        pad = Tensor.constant((ids.data == padding_idx)[..., None], ids.device)
+        pad = Tensor.constant((ids._data == padding_idx)[..., None], ids.device)
         out = mf.where(pad, out.detach(), out)
     return out
 
@@ -56,8 +56,8 @@ def _embedding_renorm_(w: Tensor, ids: Tensor, max_norm: float, norm_type: float
     ``embedding_renorm_``: ``scale = max_norm / (norm + 1e-7)``)."""
     xp = w.device.xp
     with no_grad():
-        rows = ids.data.reshape(-1)  # a repeated id rescales its row once: every copy writes the same value
-        sel = w.data[rows]
+        rows = ids._data.reshape(-1)  # a repeated id rescales its row once: every copy writes the same value
+        sel = w._data[rows]
         norms = xp.sum(xp.abs(sel) ** norm_type, axis=1) ** (1.0 / norm_type)
         scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(w.dtype)
         w[rows] = sel * scale[:, None]  # in place under no_grad: restamps the version
@@ -69,10 +69,10 @@ def one_hot(t: Any, num_classes: int = -1) -> Tensor:
     if t.dtype.kind not in "iu":
         raise TypeError(f"one_hot: expects integers, got {t.dtype}")
     xp = t.device.xp
-    lo = xp.scalar(xp.min(t.data)) if t.size else 0
-    hi = xp.scalar(xp.max(t.data)) if t.size else -1
+    lo = xp.scalar(xp.min(t._data)) if t.size else 0
+    hi = xp.scalar(xp.max(t._data)) if t.size else -1
     n = hi + 1 if num_classes < 0 else num_classes
     if t.size and (lo < 0 or hi >= n):
         raise IndexError(f"one_hot: class values must be in [0, {n})")
-    out = (t.data[..., None] == xp.arange(n)).astype(xp.int64)
+    out = (t._data[..., None] == xp.arange(n)).astype(xp.int64)
     return Tensor.constant(out, t.device)

@@ -72,7 +72,7 @@ def _check_targets(name: str, x: Tensor, target: Tensor, ignore_index: int,
         raise ValueError(
             f"{name}: input of shape {x.shape} needs targets of shape {expected}, got {target.shape}"
         )
-    t = target.data.reshape(-1)
+    t = target._data.reshape(-1)
     n_classes = x.shape[1] if x.ndim >= 2 else x.shape[0]
     xp = x.device.xp
     if all_valid_as_none:
@@ -297,7 +297,7 @@ def binary_cross_entropy(input: Any, target: Any, weight: Any = None, reduction:
     p, y = _input_and_target("binary_cross_entropy", input, target)
     if p.size:
         xp = p.device.xp
-        lo, hi = xp.scalar(xp.min(p.data)), xp.scalar(xp.max(p.data))
+        lo, hi = xp.scalar(xp.min(p._data)), xp.scalar(xp.max(p._data))
         if not (0.0 <= lo and hi <= 1.0):
             raise ValueError(f"binary_cross_entropy: input values must be in [0, 1], got [{lo}, {hi}]")
     log_p = _clamped_log(p)
@@ -322,7 +322,7 @@ def kl_div(input: Any, target: Any, reduction: str = "mean", log_target: bool = 
     else:
         # 0 * log 0 = 0: xlogy; where t == 0 neither the value nor the gradient may see log(0)
         pos = t > 0
-        safe = mf.where(pos, t, Tensor.constant(t.device.xp.ones_like(t.data), t.device))
+        safe = mf.where(pos, t, Tensor.constant(t.device.xp.ones_like(t._data), t.device))
         loss = mf.where(pos, t * (mf.log(safe) - x), -(t * x))
     if reduction == "batchmean":
         return mf.sum(loss) * (1.0 / x.shape[0]) if x.ndim else mf.sum(loss)

@@ -69,8 +69,8 @@ def batch_norm(x: Any, running_mean: Any, running_var: Any, weight: Any = None, 
         if running_mean is not None and running_var is not None:
             with no_grad():
                 xp = x.device.xp
-                mean = xp.mean(x.data, axis=axes)
-                var = xp.var(x.data, axis=axes) * (n / (n - 1))
+                mean = xp.mean(x._data, axis=axes)
+                var = xp.var(x._data, axis=axes) * (n / (n - 1))
                 running_mean.mul_(1 - momentum).add_(
                     Tensor.constant(mean.astype(running_mean.dtype), x.device) * momentum)
                 running_var.mul_(1 - momentum).add_(

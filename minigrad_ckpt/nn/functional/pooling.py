@@ -59,7 +59,7 @@ def avg_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
     if count_include_pad or p == (0, 0):
         out = sums * (1.0 / (k[0] * k[1]))
     else:
-        counts = xp.conv2d(xp.ones((1, 1, h, w), dtype=x.dtype), ones.data, s, p, (1, 1), 1)
+        counts = xp.conv2d(xp.ones((1, 1, h, w), dtype=x.dtype), ones._data, s, p, (1, 1), 1)
         out = sums / Tensor.constant(counts, x.device)
     out = mf.reshape(out, (n, c) + out.shape[2:])
     return mf.squeeze(out, 0) if unbatched else out

@@ -1,0 +1,121 @@
+"""The programs in ``examples/ported/`` -- PyTorch programs after a mechanical rename -- give
+PyTorch's numbers: the losses and weights ``tests/data/make_ported_reference.py`` recorded
+by running the originals with torch (offline; torch is not needed here).
+
+Both sides start from the same weights (the fixture's, or ``ported_init.py``'s) and see the
+same data; where a program draws random numbers (``regression``), the draws torch made are
+replayed.  float64 programs agree to 1e-10, float32 ones to float32 round-off.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+
+HERE = Path(__file__).parent
+PORTED = HERE.parent / "examples" / "ported"
+REF = np.load(HERE / "data" / "ported_reference.npz")
+sys.path.insert(0, str(PORTED))
+sys.path.insert(0, str(HERE / "data"))
+from ported_init import reference_weights  # noqa: E402
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(f"ported_{name}", PORTED / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _weights(prog: str, when: str) -> dict[str, np.ndarray]:
+    prefix = f"{prog}|{when}|"
+    return {k[len(prefix):]: REF[k] for k in REF.files if k.startswith(prefix)}
+
+
+def test_micrograd_moons_matches_pytorch_in_float64():
+    moons = _load("micrograd_moons")
+    with contextlib.redirect_stdout(io.StringIO()):
+        history = moons.main(["--steps", "3"])
+    np.testing.assert_allclose(history, REF["moons|losses"], rtol=1e-12)
+
+
+def test_time_sequence_prediction_matches_pytorch_lbfgs_in_float64():
+    seq = _load("time_sequence_prediction")
+    init = _weights("sequence", "init")
+
+    built = seq.Sequence.__init__
+
+    def start_from_torchs_weights(self):  # the original builds its model inside main()
+        built(self)
+        self.load_state_dict(init)
+
+    seq.Sequence.__init__ = start_from_torchs_weights
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        seq.main(["--steps", "2", "--device", "cpu", "--waves", "8", "--length", "40", "--future", "10"])
+    lines = out.getvalue().splitlines()
+    losses = [float(ln.split()[1]) for ln in lines if ln.startswith("loss:")]
+    tests = [float(ln.split()[2]) for ln in lines if ln.startswith("test loss:")]
+    np.testing.assert_allclose(losses, REF["sequence|losses"], rtol=1e-10)
+    np.testing.assert_allclose(tests, REF["sequence|test_losses"], rtol=1e-10)
+
+
+def test_regression_matches_pytorch_in_float32(monkeypatch):
+    draws = iter([REF[f"regression|draw|{i}"] for i in range(sum(k.startswith("regression|draw|") for k in REF.files))])
+    monkeypatch.setattr(mg, "randn", lambda *shape: mg.tensor(next(draws)))
+    reg = _load("regression")
+    reg.fc.load_state_dict(_weights("regression", "init"))
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        loss, batches = reg.main(max_batches=len(REF["regression|losses"]))
+    assert batches == len(REF["regression|losses"]) and "Learned function" in out.getvalue()
+    assert loss == pytest.approx(REF["regression|losses"][-1], rel=1e-4)
+    for k, v in _weights("regression", "final").items():
+        np.testing.assert_allclose(reg.fc.state_dict()[k].numpy(), v, rtol=1e-4, atol=1e-5)
+
+
+def test_mnist_net_with_adadelta_and_steplr_matches_pytorch_in_float32():
+    mnist = _load("mnist")
+    import local_data
+
+    model = mnist.Net()
+    model.dropout1.p = model.dropout2.p = 0.0  # the masks of two engines' generators differ
+    shapes = {k: tuple(v.shape) for k, v in model.state_dict().items()}
+    model.load_state_dict(reference_weights(shapes, seed=1))
+    transform = local_data.transforms.Compose([local_data.transforms.ToTensor(),
+                                               local_data.transforms.Normalize((0.1307,), (0.3081,))])
+    train_set = local_data.datasets.MNIST("../data", train=True, transform=transform, size=128)
+    test_set = local_data.datasets.MNIST("../data", train=False, transform=transform, size=64)
+    train_loader = mg.utils.data.DataLoader(train_set, batch_size=64)
+    test_loader = mg.utils.data.DataLoader(test_set, batch_size=1000)
+    optimizer = mg.optim.Adadelta(model.parameters(), lr=1.0)
+    scheduler = mg.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.7)
+
+    class Args:
+        log_interval, dry_run = 1, False
+
+    test_losses = []
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        for epoch in (1, 2):
+            mnist.train(Args, model, mg.device("cpu"), train_loader, optimizer, epoch)
+            test_losses.append(mnist.test(model, mg.device("cpu"), test_loader))
+            scheduler.step()
+    printed = [float(ln.rsplit("Loss: ", 1)[1]) for ln in out.getvalue().splitlines() if "Loss: " in ln]
+    np.testing.assert_allclose(printed, REF["mnist|losses"], atol=2e-6)       # printed with 6 decimals
+    np.testing.assert_allclose(test_losses, REF["mnist|test_losses"], rtol=1e-4)
+    state = model.state_dict()
+    for k, v in _weights("mnist", "final").items():
+        np.testing.assert_allclose(state[k].numpy(), v, rtol=1e-3, atol=1e-5, err_msg=k)
+
+
+@pytest.mark.parametrize("name", ["mnist", "time_sequence_prediction", "regression", "micrograd_moons"])
+def test_each_port_has_its_notes_of_every_changed_line(name):
+    notes = (PORTED / "README.md").read_text()
+    assert f"`{name}.py`" in notes
