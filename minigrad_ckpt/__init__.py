@@ -42,7 +42,9 @@ from .functional import (  # NumPy's other shape and product functions
     sort, take_along_axis, tensordot, tile, trace, tril, triu,
 )
 from .functional import ValuesIndices, cat, unsqueeze  # PyTorch's names
-from .functional.complex_numbers import complex, conj, imag, is_complex, real
+from .functional.complex_numbers import (
+    angle, complex, conj, imag, is_complex, polar, real, view_as_complex, view_as_real,
+)
 from .functional.tensor_methods import bind as _bind
 from .grad_mode import enable_grad, is_grad_enabled, is_recomputing, no_grad, set_grad_enabled
 from .random import get_rng_state, manual_seed, set_rng_state
@@ -121,7 +123,7 @@ __all__ = [
     # PyTorch's names
     "cat", "unsqueeze", "ValuesIndices", "save", "load",
     # complex numbers
-    "complex", "real", "imag", "conj", "is_complex",
+    "complex", "real", "imag", "conj", "is_complex", "angle", "polar", "view_as_real", "view_as_complex",
     # the rest of the system
     "Executor", "fft", "func", "linalg", "special", "nn", "optim", "utils", "distributed", "checkpoint", "snapshot",
     "testing", "memory", "viz", "cuda", "accelerator", "ops", "tape",

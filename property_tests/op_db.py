@@ -785,9 +785,11 @@ def _carr(draw: Any, shape: tuple[int, ...], dtype: np.dtype, dom: Dom = REAL) -
     return np.asarray(re + 1j * im).astype(complex_dtype(dtype))  # asarray: 0-d stays an array
 
 
-def complex_unary(name: str) -> Sampler:
+def complex_unary(name: str, grad_dom: Dom = REAL) -> Sampler:
+    """A complex input; in the gradient domain both parts from ``grad_dom`` (away from a kink)."""
     def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
-        return Sample(registry[name](), (_carr(draw, _shape(draw, max_size), dtype),), (True,))
+        dom = grad_dom if grad else Dom(-3.0, 3.0, specials=(0.0, 1.0, -1.0))
+        return Sample(registry[name](), (_carr(draw, _shape(draw, max_size), dtype, dom),), (True,))
 
     return sampler
 
@@ -1172,6 +1174,8 @@ SPECS: list[OpSpec] = [
     _spec("Imag", complex_unary("Imag"), out_dtype=_real_of),
     _spec("Conj", complex_unary("Conj"), out_dtype=_complex_of),
     _spec("Complex", binary(R["Complex"], scalars=False), out_dtype=_complex_of),
+    _spec("ComplexAbs", complex_unary("ComplexAbs", AWAY_FROM_0), out_dtype=_real_of),
+    _spec("Angle", complex_unary("Angle", AWAY_FROM_0), out_dtype=_real_of),
     _spec("FFT", fft_sampler, out_dtype=_complex_of),
     _spec("RFFT", rfft_sampler, out_dtype=_complex_of),
     _spec("IRFFT", irfft_sampler, out_dtype=_real_of),

@@ -1,4 +1,5 @@
-"""Complex numbers in the public API: ``mg.real``, ``mg.imag``, ``mg.conj``.
+"""Complex numbers in the public API: ``mg.real``, ``mg.imag``, ``mg.conj``, ``mg.angle``,
+``mg.complex``, ``mg.polar``, ``mg.view_as_real``, ``mg.view_as_complex``.
 
 The gradient convention (PyTorch's: ``z.grad = dL/dRe z + i dL/dIm z``) and
 why it is the one that makes gradient descent work are in docs/complex.md.
@@ -14,8 +15,11 @@ from ..ops import complex_numbers as _cx
 from ..tape import apply
 from ..tensor import Tensor
 from .arguments import as_tensor, broadcast_shapes
+from .elementwise import cos, multiply, sin, where
+from .shape import stack
 
-__all__ = ["real", "imag", "conj", "is_complex", "complex", "complex_from_parts"]
+__all__ = ["real", "imag", "conj", "is_complex", "complex", "complex_from_parts", "angle", "polar",
+           "view_as_real", "view_as_complex"]
 
 
 def is_complex(x: Any) -> bool:
@@ -60,3 +64,36 @@ def complex_from_parts(re: Any, im: Any) -> Tensor:
     """The differentiable twin of the ``complex_from_parts`` kernel (``xp.complex_from_parts``
     in a backward that builds a graph)."""
     return apply(_cx.Complex(), as_tensor(re), as_tensor(im))
+
+
+def angle(x: Any) -> Tensor:
+    """The argument (phase) ``atan2(Im x, Re x)`` in ``(-pi, pi]``, in radians; for a real
+    tensor ``pi`` where it is negative and 0 elsewhere (a constant, as NumPy's ``angle``)."""
+    x = as_tensor(x)
+    if x.dtype.kind == "c":
+        return apply(_cx.Angle(), x)
+    pi = x._device.xp.asarray(3.141592653589793, dtype=x.dtype if x.dtype.kind == "f" else "float64")
+    return where(x.detach() < 0, Tensor._wrap(pi, None, x._device), 0.0 * pi)
+
+
+def polar(abs: Any, angle: Any) -> Tensor:  # noqa: A002 - PyTorch's names
+    """The complex tensor ``abs * (cos(angle) + i sin(angle))`` (PyTorch's ``torch.polar``)."""
+    return complex(multiply(abs, cos(angle)), multiply(abs, sin(angle)))
+
+
+def view_as_real(z: Any) -> Tensor:
+    """A complex tensor as floats with a last axis of two: ``(..., 2)`` (real, imaginary).
+    Differentiable; a copy here, where PyTorch returns a view."""
+    z = as_tensor(z)
+    if z.dtype.kind != "c":
+        raise TypeError(f"view_as_real: expects a complex tensor, got {z.dtype}")
+    return stack([real(z), imag(z)], axis=-1)
+
+
+def view_as_complex(x: Any) -> Tensor:
+    """The inverse of :func:`view_as_real`: floats of shape ``(..., 2)`` as complex numbers."""
+    x = as_tensor(x)
+    if x.dtype.kind != "f" or not x.ndim or x.shape[-1] != 2:
+        raise TypeError(f"view_as_complex: expects a float tensor whose last axis has size 2, got "
+                        f"{x.dtype} of shape {x.shape}")
+    return complex(x[..., 0], x[..., 1])

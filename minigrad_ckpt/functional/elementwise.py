@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..backend import host_numpy
+from ..ops import complex_numbers as _cx
 from ..ops import elementwise as _ew
 from ..tape import apply
 from ..tensor import Tensor
@@ -93,7 +94,10 @@ def sqrt(x: Any) -> Tensor:
 
 
 def abs(x: Any) -> Tensor:  # noqa: A001 - NumPy's name
-    """Absolute value; gradient ``sign(x)`` (0 at 0)."""
+    """Absolute value; gradient ``sign(x)`` (0 at 0); of a complex tensor ``|z|``, gradient
+    ``z / |z|`` (the op :class:`~minigrad_ckpt.ops.complex_numbers.ComplexAbs`)."""
+    if isinstance(x, Tensor) and x._data.dtype.kind == "c":
+        return apply(_cx.ComplexAbs(), x)
     return apply(_ABS, x)
 
 

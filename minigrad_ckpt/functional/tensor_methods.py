@@ -80,7 +80,7 @@ METHODS: dict[str, Any] = {
     "exp2": mf.exp2, "expm1": mf.expm1, "square": mf.square, "reciprocal": mf.reciprocal, "cbrt": mf.cbrt,
     "floor": mf.floor, "ceil": mf.ceil, "trunc": mf.trunc, "round": mf.round, "__round__": mf.round,
     "ravel": mf.ravel, "diagonal": mf.diagonal, "trace": mf.trace, "dot": mf.dot,
-    "conj": cn.conj, "is_complex": cn.is_complex,
+    "conj": cn.conj, "is_complex": cn.is_complex, "angle": cn.angle,
 }
 
 

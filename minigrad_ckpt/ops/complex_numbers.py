@@ -99,3 +99,55 @@ class Complex(Op):
 
     def reference(self, np, re, im):
         return re + 1j * im
+
+
+def _parts_over(xp, z, power):
+    """``(Re z, Im z, |z| ** power)`` with ``|z| ** power`` replaced by 1 where ``z == 0``
+    (the callers zero those entries: abs and angle take the subgradient 0 there)."""
+    x, y = xp.real(z), xp.imag(z)
+    r2 = x * x + y * y
+    return x, y, xp.where(r2 == 0, 1, r2 if power == 2 else xp.sqrt(r2))
+
+
+class ComplexAbs(Op):
+    """``|z|`` of a complex input (a real output).  The gradient is ``g z / |z|`` (the unit
+    vector of ``z`` scaled by ``g``), 0 at ``z == 0``, as ``abs'(0) = 0`` for reals.  It is
+    built from the real and imaginary parts, so its own derivatives involve real
+    arithmetic only."""
+
+    def forward(self, xp, z):
+        return xp.abs(z)
+
+    def backward(self, xp, g, out, z):
+        x, y, r = _parts_over(xp, z, 1)
+        return xp.complex_from_parts(g * x / r, g * y / r)
+
+    def jvp(self, xp, tangents, out, z):
+        # d|z| = Re(conj(z) dz) / |z|
+        x, y, r = _parts_over(xp, z, 1)
+        t = tangents[0]
+        return (x * xp.real(t) + y * xp.imag(t)) / r
+
+    def reference(self, np, z):
+        return np.abs(z)
+
+
+class Angle(Op):
+    """The argument ``atan2(Im z, Re z)`` of a complex input, in ``(-pi, pi]``.  Its gradient
+    is ``g (-Im z + i Re z) / |z|^2`` (``i g z / |z|^2``), 0 at ``z == 0``."""
+
+    def forward(self, xp, z):
+        return xp.arctan2(xp.imag(z), xp.real(z))
+
+    def backward(self, xp, g, out, z):
+        x, y, r2 = _parts_over(xp, z, 2)
+        return xp.complex_from_parts(-g * y / r2, g * x / r2)
+
+    def jvp(self, xp, tangents, out, z):
+        # d angle = Im(conj(z) dz) / |z|^2
+        x, y, r2 = _parts_over(xp, z, 2)
+        t = tangents[0]
+        return (x * xp.imag(t) - y * xp.real(t)) / r2
+
+    def reference(self, np, z):
+        return np.angle(z)
