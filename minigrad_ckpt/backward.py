@@ -180,6 +180,9 @@ class BackwardPass:
         op = node.op
         xp = tape.differentiable_namespace if self.create_graph else node.xp
         args = _graph_args(node, saved) if self.create_graph else saved
+        conjugate = node.dtype.kind == "c" and op.holomorphic
+        if conjugate:  # g * f'(z) written for reals, applied as g * conj(f'(z)) (docs/complex.md)
+            g = xp.conj(g)
         try:
             if op.uses_needs_input_grad:
                 grads = op.backward(xp, g, *args, needs_input_grad=self._needs_input_grad(node))
@@ -190,6 +193,8 @@ class BackwardPass:
             raise
         if type(grads) is not tuple:
             grads = (grads,)
+        if conjugate:
+            grads = tuple(None if gi is None else xp.conj(gi) for gi in grads)
         if op.contract_checks_left:  # one of the first backward calls of its op class
             _check_contract(op, grads, node)
         return grads

@@ -18,7 +18,7 @@ from ..tensor import Tensor
 
 __all__ = [
     "as_tensor", "operand", "binary", "normalize_axis", "one_axis", "shape_arg", "broadcast_shapes",
-    "tensor_list", "check_nonempty", "int_tuple", "paired_axes",
+    "tensor_list", "check_nonempty", "int_tuple", "paired_axes", "refuse_complex",
 ]
 
 _PY_SCALARS = (int, float, bool)
@@ -146,3 +146,18 @@ def check_nonempty(name: str, x: Tensor, axis: Any) -> None:
             f"{name}: cannot reduce over an empty axis (shape {x.shape}, axis={axis!r}); "
             f"the result has no defined value"
         )
+
+
+def refuse_complex(name: str, *args: Any) -> None:
+    """A TypeError naming ``name`` if any argument is complex: complex numbers have no order.
+
+    The ordering functions (``<``, ``maximum``, ``max``, ``sort``, ``clip``, ...) call
+    this, as PyTorch refuses them too; NumPy's lexicographic order (real part first)
+    is not offered.  ``==`` and ``!=`` work.
+    """
+    for a in args:
+        if isinstance(a, complex) or (isinstance(a, Tensor) and a._data.dtype.kind == "c"):
+            raise TypeError(
+                f"{name}: complex numbers have no order, so {name} is not defined for complex input "
+                f"(compare mg.abs(z), z.real or mg.angle(z) instead; == and != work)"
+            )

@@ -14,7 +14,7 @@ from ..ops import complex_numbers as _cx
 from ..ops import elementwise as _ew
 from ..tape import apply
 from ..tensor import Tensor
-from .arguments import as_tensor, binary, operand
+from .arguments import as_tensor, binary, operand, refuse_complex
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "negative", "exp", "log", "log1p",
@@ -60,11 +60,13 @@ def power(x: Any, y: Any) -> Tensor:
 
 def maximum(x: Any, y: Any) -> Tensor:
     """Elementwise maximum; ties split the gradient evenly."""
+    refuse_complex("maximum", x, y)
     return binary(_MAXIMUM, x, y)
 
 
 def minimum(x: Any, y: Any) -> Tensor:
     """Elementwise minimum; ties split the gradient evenly."""
+    refuse_complex("minimum", x, y)
     return binary(_MINIMUM, x, y)
 
 
@@ -129,6 +131,7 @@ def erf(x: Any) -> Tensor:
 def clip(x: Any, a_min: Any = None, a_max: Any = None) -> Tensor:
     """Limit values to ``[a_min, a_max]`` (either may be None, a scalar or a tensor)."""
     x = as_tensor(x)
+    refuse_complex("clip", x, a_min, a_max)
     lo = None if a_min is None else operand(a_min, x)
     hi = None if a_max is None else operand(a_max, x)
     return apply(_CLIP, x, lo, hi)

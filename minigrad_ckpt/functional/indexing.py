@@ -15,7 +15,7 @@ from ..ops import comparison as _cmp
 from ..ops import indexing as _ix
 from ..tape import apply, watch_versions
 from ..tensor import Tensor, normalize_index
-from .arguments import as_tensor, broadcast_shapes, one_axis, shape_arg
+from .arguments import as_tensor, broadcast_shapes, one_axis, refuse_complex, shape_arg
 from .shape import broadcast_to, ravel, reshape
 
 __all__ = ["getitem", "index_add", "take", "sort", "argsort", "take_along_axis"]
@@ -82,13 +82,17 @@ def sort(x: Any, axis: int | None = -1, kind: str | None = None, order: Any = No
     every kind gives the same values); tied elements keep their order, so each
     gets the gradient of the slot it was sorted into.
     """
-    x, ax = _sort_axis("sort", as_tensor(x), axis, kind, order)
+    x = as_tensor(x)
+    refuse_complex("sort", x)
+    x, ax = _sort_axis("sort", x, axis, kind, order)
     return apply(_ix.Sort(axis=ax), x)
 
 
 def argsort(x: Any, axis: int | None = -1, kind: str | None = None, order: Any = None) -> Tensor:
     """Indices that sort along ``axis`` (stable), an int64 tensor (not differentiable)."""
-    x, ax = _sort_axis("argsort", as_tensor(x), axis, kind, order)
+    x = as_tensor(x)
+    refuse_complex("argsort", x)
+    x, ax = _sort_axis("argsort", x, axis, kind, order)
     return apply(_cmp.ArgSort(axis=ax), x)
 
 

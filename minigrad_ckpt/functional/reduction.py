@@ -14,7 +14,7 @@ from ..ops import comparison as _cmp
 from ..ops import reduction as _red
 from ..tape import apply
 from ..tensor import Tensor
-from .arguments import as_tensor, check_nonempty, normalize_axis, one_axis
+from .arguments import as_tensor, check_nonempty, normalize_axis, one_axis, refuse_complex
 
 __all__ = ["sum", "mean", "max", "min", "prod", "var", "std", "logsumexp", "cumsum", "argmax", "argmin", "cumprod"]
 
@@ -57,6 +57,7 @@ def max(x: Any, axis: Any = None, keepdims: bool = False, *, out: Any = None) ->
     """Maximum over ``axis``; tied maxima share the gradient evenly."""
     _numpy_protocol("max", None, out)
     x = as_tensor(x)
+    refuse_complex("max", x)
     check_nonempty("max", x, axis)
     return _reduce(_red.Max, x, axis, keepdims)
 
@@ -65,6 +66,7 @@ def min(x: Any, axis: Any = None, keepdims: bool = False, *, out: Any = None) ->
     """Minimum over ``axis``; tied minima share the gradient evenly."""
     _numpy_protocol("min", None, out)
     x = as_tensor(x)
+    refuse_complex("min", x)
     check_nonempty("min", x, axis)
     return _reduce(_red.Min, x, axis, keepdims)
 
@@ -108,6 +110,7 @@ def argmax(x: Any, axis: int | None = None, keepdims: bool = False) -> Tensor:
     """Index of the maximum (first on ties); an int64 tensor, not differentiable."""
     x = as_tensor(x)
     ax = None if axis is None else one_axis(axis, x.ndim)
+    refuse_complex("argmax", x)
     check_nonempty("argmax", x, ax)
     return apply(_cmp.ArgMax(axis=ax, keepdims=bool(keepdims)), x)
 
@@ -116,6 +119,7 @@ def argmin(x: Any, axis: int | None = None, keepdims: bool = False) -> Tensor:
     """Index of the minimum (first on ties); an int64 tensor, not differentiable."""
     x = as_tensor(x)
     ax = None if axis is None else one_axis(axis, x.ndim)
+    refuse_complex("argmin", x)
     check_nonempty("argmin", x, ax)
     return apply(_cmp.ArgMin(axis=ax, keepdims=bool(keepdims)), x)
 

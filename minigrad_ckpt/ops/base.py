@@ -74,6 +74,10 @@ The contract, in full:
   unions (``int | None``), ``tuple[T, ...]`` and ``tuple[T1, T2]``, ``slice``,
   ``EllipsisType``, :data:`Array` (an array of the op's device) and ``Any``.
 * Forward and backward never mutate their arguments.
+* Complex numbers: an op whose ``backward`` multiplies by the derivative
+  ``f'(z)`` as for reals needs nothing more -- the engine conjugates
+  around it for complex outputs (:attr:`Op.holomorphic`, docs/complex.md);
+  ``jvp`` is ``f'(z) t`` for both.
 
 The engine checks the contract where a user's op breaks it (the first few
 backward calls of each op class are validated; see
@@ -124,6 +128,13 @@ class Op:
     differentiable: ClassVar[bool] = True
     #: The output may be a view of input 0, so it shares its version stamp.
     is_view: ClassVar[bool] = False
+    #: ``backward`` is the real formula ``g * f'(z)`` (true of every op built from
+    #: sums, products, exp, matmul, indexing, ...).  For a complex output the engine
+    #: runs it as ``conj(backward(conj(g)))``, which is ``g * conj(f'(z))``: the
+    #: gradient convention of docs/complex.md, with no complex code in the op.
+    #: Ops whose backward handles complex numbers itself (``real``, ``abs`` of a
+    #: complex number, the Fourier transforms) set this False.
+    holomorphic: ClassVar[bool] = True
     #: backward accepts ``needs_input_grad=(bool, ...)`` and skips unneeded work
     #: (a matmul need not compute the gradient of a constant input batch).
     uses_needs_input_grad: ClassVar[bool] = False

@@ -24,6 +24,8 @@ def complex_from_parts(xp, re, im):
 class Real(Op):
     """The real part of a complex input (a copy, not a view)."""
 
+    holomorphic = False  # its backward is written for complex numbers
+
     save_inputs = False
 
     def forward(self, xp, z):
@@ -41,6 +43,8 @@ class Real(Op):
 
 class Imag(Op):
     """The imaginary part of a complex input (a copy, not a view)."""
+
+    holomorphic = False  # its backward is written for complex numbers
 
     save_inputs = False
 
@@ -62,6 +66,8 @@ class Imag(Op):
 class Conj(Op):
     """The complex conjugate."""
 
+    holomorphic = False  # its backward is written for complex numbers
+
     save_inputs = False
 
     def forward(self, xp, z):
@@ -80,6 +86,8 @@ class Conj(Op):
 class Complex(Op):
     """``re + i im`` from two real tensors (``mg.complex``); each part's gradient is the
     matching part of the complex gradient."""
+
+    holomorphic = False  # its backward is written for complex numbers
 
     save_inputs = False
 
@@ -115,6 +123,8 @@ class ComplexAbs(Op):
     built from the real and imaginary parts, so its own derivatives involve real
     arithmetic only."""
 
+    holomorphic = False  # its backward is written for complex numbers
+
     def forward(self, xp, z):
         return xp.abs(z)
 
@@ -135,6 +145,8 @@ class ComplexAbs(Op):
 class Angle(Op):
     """The argument ``atan2(Im z, Re z)`` of a complex input, in ``(-pi, pi]``.  Its gradient
     is ``g (-Im z + i Re z) / |z|^2`` (``i g z / |z|^2``), 0 at ``z == 0``."""
+
+    holomorphic = False  # its backward is written for complex numbers
 
     def forward(self, xp, z):
         return xp.arctan2(xp.imag(z), xp.real(z))

@@ -55,6 +55,8 @@ class FFT(Op):
     gradient is the real part of the complex one (the engine keeps it).
     """
 
+    holomorphic = False  # its backward is written for complex numbers
+
     axes: tuple[int, ...]
     norm: str
     inverse: bool
@@ -80,6 +82,8 @@ class FFT(Op):
 class RFFT(Op):
     """``rfftn`` of a real input over ``axes``: the last axis of ``axes`` (length ``n``)
     keeps ``n // 2 + 1`` frequencies."""
+
+    holomorphic = False  # its backward is written for complex numbers
 
     axes: tuple[int, ...]
     norm: str
@@ -108,6 +112,8 @@ class RFFT(Op):
 class IRFFT(Op):
     """``irfftn`` over ``axes`` with output length ``n`` on the last of them; the input
     has exactly ``n // 2 + 1`` entries there (``mg.fft.irfft`` crops or pads it first)."""
+
+    holomorphic = False  # its backward is written for complex numbers
 
     axes: tuple[int, ...]
     norm: str

@@ -1,0 +1,172 @@
+"""Complex tensors: creation, parts, promotion, the gradient convention, refused orderings.
+
+The convention (docs/complex.md, PyTorch's): for a real loss ``L`` of a complex
+leaf ``z``, ``z.grad = dL/dRe(z) + i dL/dIm(z)``, so ``z - lr * z.grad`` is a
+gradient-descent step.  Derivatives are checked against central differences
+(real and imaginary parts perturbed separately) in reverse and forward mode,
+to second order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+from minigrad_ckpt.testing import gradcheck, gradgradcheck
+
+rng = np.random.default_rng(11)
+
+
+def cplx(*shape):
+    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+
+def test_creation_and_parts_match_numpy():
+    a, b = rng.standard_normal(4), rng.standard_normal(4)
+    z = mg.complex(mg.tensor(a), mg.tensor(b))
+    assert z.dtype == np.complex128 and z.is_complex()
+    np.testing.assert_array_equal(z.numpy(), a + 1j * b)
+    np.testing.assert_array_equal(z.real.numpy(), a)
+    np.testing.assert_array_equal(z.imag.numpy(), b)
+    np.testing.assert_array_equal(z.conj().numpy(), a - 1j * b)
+    np.testing.assert_array_equal(mg.abs(z).numpy(), np.abs(a + 1j * b))
+    np.testing.assert_array_equal(mg.angle(z).numpy(), np.angle(a + 1j * b))
+    np.testing.assert_allclose(mg.polar(mg.abs(z), mg.angle(z)).numpy(), a + 1j * b, atol=1e-15)
+    np.testing.assert_array_equal(mg.view_as_real(z).numpy(), np.stack([a, b], -1))
+    np.testing.assert_array_equal(mg.view_as_complex(mg.view_as_real(z)).numpy(), z.numpy())
+    assert mg.complex(mg.tensor(a, dtype="float32"), mg.tensor(b, dtype="float32")).dtype == np.complex64
+
+
+def test_parts_of_real_tensors_follow_numpy():
+    x = mg.tensor([-2.0, 3.0])
+    assert mg.real(x) is x and mg.conj(x) is x
+    np.testing.assert_array_equal(mg.imag(x).numpy(), [0.0, 0.0])
+    np.testing.assert_allclose(mg.angle(x).numpy(), np.angle([-2.0, 3.0]))
+
+
+@pytest.mark.parametrize("bad", [lambda: mg.complex(mg.tensor([1.0]), mg.tensor([1.0], dtype="float64")),
+                                 lambda: mg.complex(mg.tensor([1j]), mg.tensor([1.0])),
+                                 lambda: mg.view_as_complex(mg.tensor([1.0, 2.0, 3.0])),
+                                 lambda: mg.view_as_real(mg.tensor([1.0]))])
+def test_creation_errors(bad):
+    with pytest.raises(TypeError):
+        bad()
+
+
+def test_type_promotion_is_numpys():
+    f32, f64 = mg.tensor([1.0], dtype="float32"), mg.tensor([1.0], dtype="float64")
+    c64, c128 = mg.tensor([1j], dtype="complex64"), mg.tensor([1j], dtype="complex128")
+    assert (f32 + c64).dtype == np.complex64
+    assert (f64 + c64).dtype == np.complex128
+    assert (f32 * c128).dtype == np.complex128
+    assert (f32 * 2j).dtype == np.complex64  # a Python complex is weak, as a Python float
+    assert (mg.tensor([1], dtype="int64") + c64).dtype == np.result_type(np.int64, np.complex64)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda z: z.real * z.imag, lambda z: mg.abs(z), lambda z: mg.angle(z), lambda z: z.conj(),
+    lambda z: mg.view_as_real(z), lambda z: mg.fft.fft(z).imag,
+])
+def test_derivatives_of_the_parts(fn):
+    z = mg.tensor(cplx(3) + 0.5, requires_grad=True)
+    gradcheck(fn, (z,))
+    gradgradcheck(fn, (z,))
+
+
+def test_complex_from_real_parts_and_polar_derivatives():
+    r, t = mg.tensor(rng.random(3) + 0.5, requires_grad=True), mg.tensor(rng.standard_normal(3), requires_grad=True)
+    gradcheck(mg.polar, (r, t))
+    gradgradcheck(mg.polar, (r, t))
+    gradcheck(mg.complex, (r, t))
+    v = mg.tensor(rng.standard_normal((3, 2)), requires_grad=True)
+    gradgradcheck(mg.view_as_complex, (v,))
+
+
+def test_the_gradient_is_dl_dre_plus_i_dl_dim():
+    # L = Re(z)^2 + 3 Im(z): dL/dRe = 2 Re(z), dL/dIm = 3
+    z = mg.tensor([1.5 - 2j, -0.5 + 1j], requires_grad=True)
+    (z.real ** 2 + 3 * z.imag).sum().backward()
+    np.testing.assert_array_equal(z.grad.numpy(), [3 + 3j, -1 + 3j])
+    # |z|: the unit vector z / |z| (and 0 at 0, as abs'(0) = 0 for reals)
+    w = mg.tensor([3 + 4j, 0j], requires_grad=True)
+    mg.abs(w).sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), [0.6 + 0.8j, 0])
+
+
+def test_gradient_descent_with_the_gradient_reduces_the_loss():
+    z = mg.tensor(cplx(5), requires_grad=True)
+    target = mg.tensor(cplx(5))
+
+    def loss():
+        d = z - target
+        return (d.real ** 2 + d.imag ** 2).sum()
+
+    before = loss().item()
+    for _ in range(20):
+        z.grad = None
+        loss().backward()
+        with mg.no_grad():
+            z -= 0.1 * z.grad
+    assert loss().item() < 1e-3 * before
+
+
+def test_a_complex_output_needs_an_explicit_gradient():
+    z = mg.tensor([1 + 1j], requires_grad=True)
+    with pytest.raises(RuntimeError, match="only for real outputs.*gradient="):
+        (z * 1.0).sum().backward()
+    mg.fft.fft(z).backward(gradient=mg.tensor([1j]))
+    np.testing.assert_allclose(z.grad.numpy(), [1j])
+
+
+def test_a_real_input_keeps_the_real_part_of_a_complex_gradient():
+    x = mg.tensor([2.0, -1.0], dtype="float64", requires_grad=True)
+    z = x * (1 + 2j)  # promoted to complex
+    (z.imag).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0])
+    assert x.grad.dtype == np.float64
+
+
+@pytest.mark.parametrize("call", [
+    lambda z: z < 1, lambda z: z <= z, lambda z: z > 0, lambda z: z >= z, lambda z: mg.maximum(z, z),
+    lambda z: mg.minimum(z, 1.0), lambda z: mg.max(z), lambda z: mg.min(z, axis=0), lambda z: mg.sort(z),
+    lambda z: mg.argsort(z), lambda z: mg.clip(z, 0, 1), lambda z: mg.argmax(z), lambda z: mg.argmin(z),
+    lambda z: mg.tensor([1.0]) < 2j,
+], ids=["lt", "le", "gt", "ge", "maximum", "minimum", "max", "min", "sort", "argsort", "clip", "argmax",
+        "argmin", "python-complex"])
+def test_orderings_refuse_complex_naming_the_op(call):
+    z = mg.tensor([1 + 2j, 3j])
+    with pytest.raises(TypeError, match="complex numbers have no order"):
+        call(z)
+
+
+def test_equality_works():
+    z = mg.tensor([1 + 2j, 3j])
+    np.testing.assert_array_equal((z == mg.tensor([1 + 2j, 3.0])).numpy(), [True, False])
+    np.testing.assert_array_equal((z != 3j).numpy(), [True, False])
+
+
+@pytest.mark.parametrize("device", ["strict", "strict-f32"])
+def test_strict_device_carries_complex_bit_exactly(device):
+    dt = "complex64" if device == "strict-f32" else "complex128"
+    a = cplx(2, 3).astype(dt)
+    results = []
+    for dev in ("cpu", device):
+        z = mg.tensor(a, device=dev, requires_grad=True)
+        w = mg.polar(mg.abs(z), mg.angle(z) * 2) + z.conj()
+        loss = (w.real * w.imag).sum() + mg.view_as_real(z).sum()
+        loss.backward()
+        results.append((w.numpy(), z.grad.numpy()))
+    for got, want in zip(results[1], results[0]):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def test_complex_through_save_load_and_snapshots(tmp_path):
+    z = mg.tensor(cplx(3).astype("complex64"), requires_grad=True)
+    mg.save({"z": z, "raw": cplx(2)}, tmp_path / "z.mg")
+    back = mg.load(tmp_path / "z.mg")
+    assert back["z"].dtype == np.complex64 and back["z"].requires_grad
+    np.testing.assert_array_equal(back["z"].numpy(), z.numpy())
+    assert back["raw"].dtype == np.complex128
