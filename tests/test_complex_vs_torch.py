@@ -1,5 +1,10 @@
 """Complex-capable functions and every ``mg.fft`` function against PyTorch's answers.
 
+Complex-capable functions (cases ``cx_*``): elementwise arithmetic with complex
+and real operands, exp/log/sqrt/trig, abs, angle, the parts, ``complex``,
+``polar``, ``view_as_real``/``view_as_complex``, reductions, ``matmul``,
+``einsum``, ``tensordot``, ``flip``, ``linalg.inv``/``det``/``solve``.
+
 The fixture ``tests/data/torch_complex_reference.npz`` was made offline by
 ``tests/data/make_torch_complex_reference.py`` (torch, complex128): for each
 case the output, the vector-Jacobian product for a random cotangent, the
@@ -58,8 +63,9 @@ def run(case: str):
     names = CASES[case]["inputs"]
     f = function(CASES[case]["fn"])
     kw = kwargs_of(case)
+    prefix = CASES[case].get("prefix", [])
     xs = [mg.tensor(arr(case, n), requires_grad=True) for n in names]
-    return names, xs, (lambda *a: f(*a, **kw))
+    return names, xs, (lambda *a: f(*prefix, *a, **kw))
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -49,7 +49,7 @@ def draw(shape: tuple[int, ...], kind: str) -> np.ndarray:
     a = rng.standard_normal(shape)
     if kind == "c":
         a = a + 1j * rng.standard_normal(shape)
-    return a
+    return np.asarray(a)
 
 
 def like(a: np.ndarray) -> np.ndarray:
@@ -72,9 +72,16 @@ def host(t: torch.Tensor) -> np.ndarray:
     return t.detach().resolve_conj().resolve_neg().numpy().copy()
 
 
-def case(name: str, fn: str, inputs: dict[str, np.ndarray], **kwargs) -> None:
-    f = torch_function(fn)
+def case(name: str, fn: str, inputs: dict[str, np.ndarray], mg_fn: str | None = None, prefix: tuple = (),
+         mg_kwargs: dict | None = None, **kwargs) -> None:
+    """One call ``fn(*prefix, *inputs, **kwargs)``; ``mg_fn`` and ``mg_kwargs`` are minigrad_ckpt's
+    spelling where it differs (``kwargs`` in NumPy's spelling are translated for torch)."""
+    torch_f = torch_function(fn)
     tkw = {TORCH_KWARGS.get(k, k): (list(v) if isinstance(v, tuple) else v) for k, v in kwargs.items()}
+
+    def f(*xs, **kw):
+        return torch_f(*prefix, *xs, **kw)
+
     names = list(inputs)
     xs = [torch.from_numpy(inputs[n].copy()).requires_grad_(True) for n in names]
     out = f(*xs, **tkw)
@@ -96,7 +103,8 @@ def case(name: str, fn: str, inputs: dict[str, np.ndarray], **kwargs) -> None:
         ARRAYS[f"{name}|tan_{n}"] = host(t)
         ARRAYS[f"{name}|gg_{n}"] = host(torch.zeros_like(x) if h is None else h)
     ARRAYS[f"{name}|ggcot"] = host(torch.zeros_like(cot) if gg[-1] is None else gg[-1])
-    META[name] = {"fn": fn, "kwargs": kwargs, "inputs": names}
+    META[name] = {"fn": mg_fn or fn, "kwargs": kwargs if mg_kwargs is None else mg_kwargs, "inputs": names,
+                  "prefix": list(prefix)}
 
 
 def fft_cases() -> None:
@@ -144,8 +152,40 @@ def fft_cases() -> None:
     case("ifftshift_axis", "fft.ifftshift", {"x": r3}, axes=(1,))
 
 
+def complex_cases() -> None:
+    """Complex-capable functions: elementwise math, reductions, products, shapes, matrices, parts."""
+    c, d = draw((3, 4), "c"), draw((3, 4), "c")
+    r = draw((3, 4), "r")
+    away = c + 2.0 * np.sign(c.real)  # away from 0 and from the negative real axis' neighbourhood
+    for fn, mg_fn, ins in [
+        ("add", None, {"x": c, "y": d}), ("sub", "subtract", {"x": c, "y": d}),
+        ("mul", "multiply", {"x": c, "y": d}), ("div", "divide", {"x": c, "y": away}),
+        ("mul", "multiply", {"x": r, "y": c}), ("div", "divide", {"x": c, "y": r + 3.0}),
+        ("exp", None, {"x": c}), ("log", None, {"x": away}), ("sqrt", None, {"x": away}),
+        ("sin", None, {"x": c}), ("cos", None, {"x": c}), ("tanh", None, {"x": c * 0.5}),
+        ("square", None, {"x": c}), ("reciprocal", None, {"x": away}), ("neg", "negative", {"x": c}),
+        ("abs", None, {"x": c}), ("angle", None, {"x": away}), ("real", None, {"x": c}),
+        ("imag", None, {"x": c}), ("conj_physical", "conj", {"x": c}),
+        ("complex", None, {"x": r, "y": draw((3, 4), "r")}), ("polar", None, {"x": np.abs(r) + 0.5, "y": r}),
+        ("view_as_real", None, {"x": c}), ("view_as_complex", None, {"x": draw((3, 2), "r")}),
+        ("sum", None, {"x": c}), ("mean", None, {"x": c}), ("prod", None, {"x": away[0]}),
+        ("cumsum", None, {"x": c}), ("matmul", None, {"x": c, "y": d.T}),
+        ("linalg.inv", None, {"x": draw((3, 3), "c") + 3 * np.eye(3)}),
+        ("linalg.det", None, {"x": draw((3, 3), "c")}),
+        ("linalg.solve", None, {"x": draw((3, 3), "c") + 3 * np.eye(3), "y": draw((3, 2), "c")}),
+    ]:
+        name = "cx_" + fn.replace(".", "_") + ("_real_operand" if any(v.dtype.kind == "f" for v in ins.values())
+                                              and any(v.dtype.kind == "c" for v in ins.values()) else "")
+        case(name, fn, ins, mg_fn=mg_fn, **({"axis": 1} if fn == "cumsum" else {}))
+    case("cx_einsum", "einsum", {"x": c, "y": d}, prefix=("ij,kj->ik",))
+    case("cx_tensordot", "tensordot", {"x": c, "y": d}, mg_kwargs={"axes": [[1], [1]]}, dims=([1], [1]))
+    case("cx_flip", "flip", {"x": c}, mg_kwargs={"axis": 0}, dims=(0,))
+    case("cx_sum_axis", "sum", {"x": c}, axis=0)
+
+
 def main() -> None:
     fft_cases()
+    complex_cases()
     meta = np.frombuffer(json.dumps(META).encode(), dtype=np.uint8)
     np.savez_compressed(OUT, __meta__=meta, **ARRAYS)
     print(f"wrote {OUT} ({len(META)} cases, {OUT.stat().st_size} bytes)")
