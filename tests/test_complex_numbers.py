@@ -170,3 +170,17 @@ def test_complex_through_save_load_and_snapshots(tmp_path):
     assert back["z"].dtype == np.complex64 and back["z"].requires_grad
     np.testing.assert_array_equal(back["z"].numpy(), z.numpy())
     assert back["raw"].dtype == np.complex128
+
+
+@pytest.mark.parametrize("name", ["cholesky", "eigh", "svd", "qr", "slogdet", "pinv", "norm"])
+def test_linalg_without_a_complex_gradient_refuses_complex(name):
+    a = mg.tensor(np.eye(3) * (1 + 1j))
+    with pytest.raises(NotImplementedError, match=f"linalg.{name}: complex matrices are not supported"):
+        getattr(mg.linalg, name)(a)
+
+
+def test_holomorphic_linalg_takes_complex():
+    a = mg.tensor(rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3)) + 3 * np.eye(3),
+                  requires_grad=True)
+    gradcheck(lambda m: mg.linalg.matrix_power(m, -2), (a,))
+    np.testing.assert_allclose(mg.linalg.inv(a).numpy(), np.linalg.inv(a.numpy()))

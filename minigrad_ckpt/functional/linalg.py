@@ -60,8 +60,18 @@ class LstsqResult(NamedTuple):
     singular_values: Tensor
 
 
+def _real_only(name: str, a: Tensor) -> None:
+    """Refuse a complex input where the gradient is written for real matrices only."""
+    if a.dtype.kind == "c":
+        raise NotImplementedError(
+            f"linalg.{name}: complex matrices are not supported (its gradient is written for real "
+            f"ones); inv, det, solve and matrix_power accept complex input (docs/complex.md)")
+
+
 def _matrices(name: str, a: Any, square: bool = False) -> Tensor:
     a = as_tensor(a)
+    if name not in _COMPLEX_OK:
+        _real_only(name, a)
     if a.ndim < 2:
         raise ValueError(f"linalg.{name}: needs at least 2 dimensions (a stack of matrices), got shape {a.shape}")
     if square and a.shape[-1] != a.shape[-2]:
@@ -178,6 +188,8 @@ def qr(a: Any, mode: str = "reduced") -> Any:
 
 
 _VECTOR_ORDS_NAMED = {"fro", "nuc"}
+#: The functions whose ops are holomorphic (``g * f'(A)`` backward), so complex input is right.
+_COMPLEX_OK = frozenset({"inv", "det", "solve", "matrix_power"})
 
 
 def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Tensor:  # noqa: A002
@@ -191,6 +203,7 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> T
     of max/min split evenly.
     """
     x = as_tensor(x)
+    _real_only("norm", x)
     nd = x.ndim
     if axis is None:
         if ord is None:
@@ -304,6 +317,7 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> LstsqResult:
     empty tensor; ``rank`` an int64 0-d tensor; ``s`` the singular values.
     """
     a = as_tensor(a)
+    _real_only("lstsq", a)
     if a.ndim != 2:
         raise ValueError(f"linalg.lstsq: a must be 2-D (as in NumPy), got shape {a.shape}")
     b = as_tensor(b, a)
