@@ -184,3 +184,41 @@ def test_holomorphic_linalg_takes_complex():
                   requires_grad=True)
     gradcheck(lambda m: mg.linalg.matrix_power(m, -2), (a,))
     np.testing.assert_allclose(mg.linalg.inv(a).numpy(), np.linalg.inv(a.numpy()))
+
+
+def test_check_op_runs_its_battery_on_complex_functions():
+    from minigrad_ckpt.testing import check_op
+
+    z = rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))
+    ran = check_op(lambda t: mg.fft.fft(t * t.conj() + mg.exp(t)), z,
+                   reference=lambda np, t: np.fft.fft(t * np.conj(t) + np.exp(t)))
+    assert {"forward", "gradcheck", "gradgradcheck", "noncontiguous", "float32"} <= set(ran)
+
+
+def test_check_op_catches_a_complex_gradient_without_the_conjugate():
+    from minigrad_ckpt.ops import Op
+    from minigrad_ckpt.tape import apply
+    from minigrad_ckpt.testing import GradcheckError, check_op
+
+    class TimesIUnconjugated(Op):  # claims its backward handles complex, but forgets the conjugate
+        name = "TimesIUnconjugatedForTest"
+        holomorphic = False
+        save_inputs = False
+
+        def forward(self, xp, z):
+            return z * 1j
+
+        def backward(self, xp, g, out, z):
+            return g * 1j  # right: g * conj(1j) = -1j * g
+
+        def jvp(self, xp, tangents, out, z):
+            return tangents[0] * 1j
+
+        def reference(self, np, z):
+            return z * 1j
+
+    try:
+        with pytest.raises(GradcheckError, match="imaginary part"):
+            check_op(lambda t: apply(TimesIUnconjugated(), t), rng.standard_normal(3) + 1j)
+    finally:
+        mg.ops.registry.pop("TimesIUnconjugatedForTest", None)

@@ -152,11 +152,12 @@ class _Battery:
                  atol: float, rtol: float, seed: int) -> None:
         self.fn, self.ref, self.is_view = fn, ref, is_view
         self.inputs = [_host(v) for v in inputs]
-        floating = [i for i, v in enumerate(self.inputs) if isinstance(v, np.ndarray) and v.dtype.kind == "f"]
+        floating = [i for i, v in enumerate(self.inputs) if isinstance(v, np.ndarray) and v.dtype.kind in "fc"]
         self.diff = list(floating if grad_inputs is None else grad_inputs)
         for i in self.diff:
             if i not in floating:
-                raise TypeError(f"check_op: input {i} is not a floating array, so it cannot be differentiated")
+                raise TypeError(f"check_op: input {i} is not a floating or complex array, so it cannot be "
+                                f"differentiated")
         self.skip = set(skip)
         self.modes = modes
         self.eps, self.atol, self.rtol = eps, atol, rtol
@@ -178,7 +179,8 @@ class _Battery:
         return args, wrt
 
     def cast(self, dtype: Any) -> list[Any]:
-        return [v.astype(dtype) if isinstance(v, np.ndarray) and v.dtype.kind == "f" else v
+        """The inputs in ``dtype``'s precision: floats as ``dtype``, complex numbers as its complex type."""
+        return [v.astype(_precision(v.dtype, dtype)) if isinstance(v, np.ndarray) and v.dtype.kind in "fc" else v
                 for v in self.inputs]
 
     def run_once(self, arrays: Sequence[Any], g: Any = None) -> tuple[Tensor, list, list]:
@@ -212,17 +214,24 @@ class _Battery:
         return t.numpy()
 
     def tangents(self, dtype: Any) -> list[Any]:
-        return [self.rng.standard_normal(self.inputs[i].shape).astype(dtype) for i in self.diff]
+        return [self._normal(self.inputs[i].shape, _precision(self.inputs[i].dtype, dtype)) for i in self.diff]
+
+    def _normal(self, shape: tuple, dtype: Any) -> Any:
+        """Standard normal values of ``dtype`` (real and imaginary parts for a complex one)."""
+        g = self.rng.standard_normal(shape)
+        if np.dtype(dtype).kind == "c":
+            g = g + 1j * self.rng.standard_normal(shape)
+        return np.asarray(g).astype(dtype)
 
     def _as_tensor(self, g: Any) -> Tensor:
         return Tensor.constant(g)
 
     def upstream(self, out: Tensor, zeros: bool = False) -> Any:
-        g = self.rng.standard_normal(out.shape)
+        g = self._normal(out.shape, out.dtype)
         if zeros and g.size:
             g[self.rng.random(out.shape) < 0.5] = 0
             g.reshape(-1)[0] = 0
-        return g.astype(out.dtype)
+        return g
 
     # -------------------------------------------------------------- checks
     def run(self) -> list[str]:
@@ -272,7 +281,7 @@ class _Battery:
         base = self.cast(np.float64)
         views = [_strided(v) if isinstance(v, np.ndarray) else v for v in base]
         out_c, _, _ = self.run_once(base)
-        g = self.upstream(out_c) if self.diff and out_c.dtype.kind == "f" else None
+        g = self.upstream(out_c) if self.diff and out_c.dtype.kind in "fc" else None
         out_c, grads_c, _ = self.run_once(base, g)
         out_v, grads_v, _ = self.run_once(views, None if g is None else _strided(g))
         if not np.allclose(out_v.numpy(), out_c.numpy(), rtol=1e-12, atol=1e-12, equal_nan=True):
@@ -283,7 +292,7 @@ class _Battery:
                                                                                  equal_nan=True)):
                 raise OpCheckError("noncontiguous", f"the gradient of differentiated input {k} differs when "
                                                     f"the inputs and the upstream gradient are views")
-        if "fwd" in self.modes and self.diff and out_c.dtype.kind == "f":
+        if "fwd" in self.modes and self.diff and out_c.dtype.kind in "fc":
             ts = self.tangents(np.float64)
             t_c = self.jvp_once(base, ts)
             t_v = self.jvp_once(views, [_strided(t) for t in ts])
@@ -295,18 +304,18 @@ class _Battery:
         __tracebackhide__ = True
         f32 = np.dtype(np.float32)
         out, _, _ = self.run_once(self.cast(f32))
-        if out.dtype != f32:
+        if out.dtype not in _SINGLE:
             raise OpCheckError("float32", f"float32 inputs gave a {out.dtype} output")
         g = self.upstream(out)
         out, grads, wrt = self.run_once(self.cast(f32), g)
-        out64, grads64, _ = self.run_once(self.cast(np.float64), g.astype(np.float64))
+        out64, grads64, _ = self.run_once(self.cast(np.float64), g.astype(_precision(g.dtype, np.float64)))
         scale = max(1.0, float(np.nanmax(np.abs(out64.numpy()), initial=0.0)))
         if not np.allclose(out.numpy(), out64.numpy(), rtol=2e-3, atol=1e-4 * scale, equal_nan=True):
             raise OpCheckError("float32", "the float32 output is far from the float64 one")
         for k, (r, r64) in enumerate(zip(grads, grads64)):
             if r is None:
                 continue
-            if r.dtype != f32:
+            if r.dtype not in _SINGLE:
                 raise OpCheckError("float32", f"the gradient of differentiated input {k} is {r.dtype}, "
                                               f"not float32 (a hidden float64 upcast?)")
             gs = max(1.0, float(np.nanmax(np.abs(r64), initial=0.0)))
@@ -315,10 +324,10 @@ class _Battery:
         if "fwd" in self.modes:
             ts = self.tangents(f32)
             t32 = self.jvp_once(self.cast(f32), ts)
-            if t32.dtype != f32:
+            if t32.dtype not in _SINGLE:
                 raise OpCheckError("float32", f"the forward-mode tangent is {t32.dtype}, not float32 "
                                               f"(a hidden float64 upcast in jvp?)")
-            t64 = self.jvp_once(self.cast(np.float64), [t.astype(np.float64) for t in ts])
+            t64 = self.jvp_once(self.cast(np.float64), [t.astype(_precision(t.dtype, np.float64)) for t in ts])
             ts_ = max(1.0, float(np.nanmax(np.abs(t64), initial=0.0)))
             if not np.allclose(t32, t64, rtol=2e-3, atol=1e-4 * ts_, equal_nan=True):
                 raise OpCheckError("float32", "the float32 forward-mode tangent is far from the float64 one")
@@ -329,7 +338,7 @@ class _Battery:
         arrays = [_readonly(v) for v in before]
         try:
             out, _, _ = self.run_once(arrays)
-            if self.diff and out.dtype.kind == "f":
+            if self.diff and out.dtype.kind in "fc":
                 g = _readonly(self.upstream(out))
                 g0 = g.copy()
                 self.run_once(arrays, g)
@@ -354,7 +363,7 @@ class _Battery:
                 if np.shares_memory(out.numpy(), v):
                     raise OpCheckError("no aliasing", f"the output shares memory with {what} (an op whose "
                                                       f"output is a view must declare is_view = True)")
-        if not wrt or out.dtype.kind != "f" or not out.requires_grad:
+        if not wrt or out.dtype.kind not in "fc" or not out.requires_grad:
             return
         g = self.upstream(out)
         grads = [r.numpy() for r in _grad(out, wrt, grad_outputs=self._as_tensor(g), allow_unused=True)
@@ -367,6 +376,15 @@ class _Battery:
             for what, b in others:
                 if np.shares_memory(a, b):
                     raise OpCheckError("no aliasing", f"gradient {i} shares memory with {what}")
+
+
+#: Single precision, real or complex: what float32 inputs may produce.
+_SINGLE = (np.dtype(np.float32), np.dtype(np.complex64))
+
+
+def _precision(kind_of: Any, dtype: Any) -> Any:
+    """``dtype`` (a float dtype) for a float ``kind_of``, its complex type for a complex one."""
+    return np.result_type(dtype, np.complex64) if np.dtype(kind_of).kind == "c" else np.dtype(dtype)
 
 
 def _strided(a: Any) -> Any:
