@@ -140,25 +140,82 @@ def _mix(E: Any, how: str, y: Any, d: Any) -> Any:
 
 def build(E: Any, spec: dict, closures: dict) -> Any:
     """The program of ``spec`` on engine ``E``, closing over ``closures`` (see :meth:`MgEngine.closures`)."""
-    u, u2, p0 = (E.const(spec[k]) for k in ("u", "u2", "p0"))
-
-    def level(i: int, env: list) -> Any:
-        def h(y):
-            if i == len(spec["kinds"]):
-                return _body(E, spec, y, env, closures)
-            g = level(i + 1, env + [y])
-            point = y if spec["at_point"][i] else p0
-            d = _transform(E, spec["kinds"][i], g, point, u, u2, closures)
-            return _mix(E, spec["mix"][i], y, d)
-        return h
-
-    top = level(0, [closures["w"]])
+    top = _level(E, spec, closures, 0, [closures["w"]])
 
     def program(x):
         E.reseed(spec["seed"])  # the same dropout masks in every evaluation
         return top(x)
 
     return program
+
+
+def _transform_by_differences(kind: str, g: Any, p: np.ndarray, u: np.ndarray, u2: np.ndarray) -> np.ndarray:
+    """What :func:`_transform` computes, by central differences of ``g`` (NumPy in and out)."""
+    def scalar(z):
+        return g(z) @ u
+
+    if kind in ("hessian", "hvp"):
+        return central(lambda a: central(scalar, a, 1e-4), p, 1e-4) @ u2
+    J = central(g, p, 1e-6)
+    if kind in ("grad", "vjp", "tape_grad", "tape_backward"):
+        return u @ J
+    if kind == "value_and_grad":
+        return (u @ J) * np.tanh(scalar(p))
+    return J @ (u2 if kind == "linearize" else u)
+
+
+def check_levels(E: Any, spec: dict, closures: dict, x: Any) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """``(level, engine's value, central differences)`` for the transform of every level.
+
+    Central differences of the whole program check only its outermost
+    derivative: the inner derivatives are part of the program's value, so an
+    engine that got them wrong would still agree with itself.  Here each
+    level's transform is compared with central differences of the function it
+    transforms (whose own levels are checked in turn), at the point where the
+    program evaluates it -- so every derivative the program produces is checked.
+    """
+    u, u2, p0 = (np.asarray(spec[k], dtype=np.float64) for k in ("u", "u2", "p0"))
+    E.reseed(spec["seed"])
+    found = []
+    env, y = [closures["w"]], x
+    for i, kind in enumerate(spec["kinds"]):
+        def g_engine(z, i=i, env=env + [y]):
+            return _level(E, spec, closures, i + 1, env)(z)
+
+        point = y if spec["at_point"][i] else E.const(p0)
+        if kind in TAPE_KINDS:
+            point = E.const(p0)
+        state = E.rng_state()  # each evaluation of g draws the same dropout masks as the transform's
+
+        def g_numpy(zn, g=g_engine, state=state):
+            E.set_rng_state(state)
+            return E.numpy(g(E.const(zn)))
+
+        got = E.numpy(_transform(E, kind, g_engine, point, E.const(u), E.const(u2), closures))
+        want = _transform_by_differences(kind, g_numpy, E.numpy(point), u, u2)
+        found.append((i, got, want))
+        env, y = env + [y], point
+    return found
+
+
+def check_every_level(E: Any, spec: dict, closures: dict, tol: dict) -> None:
+    """Assert :func:`check_levels` (the inner derivatives, each against central differences)."""
+    for level, got, want in check_levels(E, spec, closures, E.const(spec["x"])):
+        rtol = 1e-4 if spec["kinds"][level] in ("hessian", "hvp") else tol["rtol"]
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=tol["atol"] * max(1.0, float(np.abs(want).max())),
+                                   err_msg=f"level {level} of program {spec}")
+
+
+def _level(E: Any, spec: dict, closures: dict, i: int, env: list) -> Any:
+    u, u2, p0 = (E.const(spec[k]) for k in ("u", "u2", "p0"))
+
+    def h(y):
+        if i == len(spec["kinds"]):
+            return _body(E, spec, y, env, closures)
+        g = _level(E, spec, closures, i + 1, env + [y])
+        point = y if spec["at_point"][i] else p0
+        return _mix(E, spec["mix"][i], y, _transform(E, spec["kinds"][i], g, point, u, u2, closures))
+    return h
 
 
 def derivative(E: Any, spec: dict, program: Any, x: Any) -> Any:
@@ -229,6 +286,12 @@ class MgEngine:
 
     def reseed(self, seed: int) -> None:
         self.mg.manual_seed(seed)
+
+    def rng_state(self) -> Any:
+        return self.mg.get_rng_state()
+
+    def set_rng_state(self, state: Any) -> None:
+        self.mg.set_rng_state(state)
 
     def closures(self, spec: dict, w: Any = None) -> dict:
         """The tensors and modules a program closes over (``w`` overrides the parameter's values)."""
