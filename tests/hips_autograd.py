@@ -9,7 +9,8 @@ unchanged; this module gives them the names they import:
 
 ``np``            NumPy's namespace where every function dispatches on its
                   arguments: given an ``mg.Tensor`` it runs ``mg``'s function
-                  (``np.fft.rfft`` -> ``mg.fft.rfft``), given plain data it is
+                  (``np.fft.rfft`` -> ``mg.fft.rfft``, ``np.linalg.norm`` ->
+                  ``mg.linalg.norm``), given plain data it is
                   NumPy's (the tests build inputs with NumPy).
 ``npr``           ``numpy.random`` (the tests seed it with ``npr.seed``).
 ``grad``          autograd's ``grad``, computed by ``mg.func.grad``.  For a
@@ -68,6 +69,7 @@ class _Dispatching:
 
 class _Numpy(_Dispatching):
     fft = _Dispatching(mg.fft, onp.fft)
+    linalg = _Dispatching(mg.linalg, onp.linalg)
 
     @staticmethod
     def isrealobj(x: Any) -> bool:

@@ -200,10 +200,13 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> T
     Matrices (``axis`` a pair, or a 2-D ``x``): ``'fro'`` (None), ``'nuc'``,
     1, -1, 2, -2, inf, -inf.  ``axis=None`` with ``ord=None`` is the 2-norm of
     the flattened tensor.  Kinks take subgradients: 0 at a zero vector, ties
-    of max/min split evenly.
+    of max/min split evenly.  A complex ``x`` has the norms of its moduli
+    ``|x|`` (all but the matrix 2, -2 and nuclear norms, which need a complex
+    SVD: NotImplementedError).
     """
     x = as_tensor(x)
-    _real_only("norm", x)
+    if x.dtype.kind == "c":
+        x = _moduli("norm", x, ord, axis)
     nd = x.ndim
     if axis is None:
         if ord is None:
@@ -229,6 +232,16 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> T
             r = reshape(r, shape)
         return r
     raise ValueError(f"linalg.norm: axis must be an int or a pair of ints, got {axis!r}")
+
+
+def _moduli(name: str, x: Tensor, ord: Any, axis: Any) -> Tensor:  # noqa: A002
+    """``|x|`` for a complex ``x``: every vector norm, and the Frobenius, 1 and inf matrix norms,
+    are norms of the moduli (and their gradients follow through ``abs``: ``g z / |z|``)."""
+    matrix = (axis is None and ord is not None and x.ndim == 2) or (axis is not None and len(int_tuple(axis)) == 2)
+    if matrix and ord in (2, -2, "nuc"):
+        raise NotImplementedError(f"linalg.{name}: the matrix norm ord={ord!r} of a complex matrix needs a "
+                                  f"complex SVD, which is not supported (docs/complex.md)")
+    return mf.abs(x)
 
 
 def _bad_axis(a: Any, nd: int) -> int:
