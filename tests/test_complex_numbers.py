@@ -222,3 +222,20 @@ def test_check_op_catches_a_complex_gradient_without_the_conjugate():
             check_op(lambda t: apply(TimesIUnconjugated(), t), rng.standard_normal(3) + 1j)
     finally:
         mg.ops.registry.pop("TimesIUnconjugatedForTest", None)
+
+
+def test_sigmoid_refuses_complex_and_names_the_way_out():
+    with pytest.raises(TypeError, match=r"sigmoid: .* 1 / \(1 \+ mg.exp\(-z\)\)"):
+        mg.sigmoid(mg.tensor([1j]))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda t: mg.var(t, axis=0), lambda t: mg.std(t), lambda t: t ** 2, lambda t: mg.prod(t, axis=1),
+    lambda t: mg.cumprod(t, axis=1), lambda t: mg.sinh(t), lambda t: mg.arctan(t), lambda t: mg.log1p(t),
+    lambda t: mg.expm1(t), lambda t: mg.tensordot(t, t, axes=([1], [1])), lambda t: t[[0, 0, 2], 1:],
+    lambda t: mg.where(mg.tensor(np.eye(3, 4) > 0), t, t * 2), lambda t: mg.sinc(t), lambda t: 1 / (1 + mg.exp(-t)),
+], ids=["var", "std", "square", "prod", "cumprod", "sinh", "arctan", "log1p", "expm1", "tensordot", "getitem",
+        "where", "sinc", "logistic"])
+def test_more_complex_capable_functions_against_central_differences(fn):
+    z = mg.tensor(rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4)), requires_grad=True)
+    gradcheck(fn, (z,))

@@ -119,7 +119,11 @@ def tanh(x: Any) -> Tensor:
 
 
 def sigmoid(x: Any) -> Tensor:
-    """``1 / (1 + exp(-x))`` without overflow."""
+    """``1 / (1 + exp(-x))`` without overflow (real input: the stable form compares ``x`` with 0,
+    which has no meaning for complex numbers; write ``1 / (1 + mg.exp(-z))`` for those)."""
+    if isinstance(x, Tensor) and x._data.dtype.kind == "c":
+        raise TypeError("sigmoid: its overflow-free form needs real input; for complex z write "
+                        "1 / (1 + mg.exp(-z))")
     return apply(_SIGMOID, x)
 
 
