@@ -12,6 +12,7 @@ from typing import Any
 from ..backend import host_numpy
 from ..ops import complex_numbers as _cx
 from ..ops import elementwise as _ew
+from ..ops import special as _sp
 from ..tape import apply
 from ..tensor import Tensor
 from .arguments import as_tensor, binary, operand, refuse_complex
@@ -29,7 +30,7 @@ _ADD, _SUB, _MUL, _DIV, _POW = _ew.Add(), _ew.Sub(), _ew.Mul(), _ew.Div(), _ew.P
 _MAXIMUM, _MINIMUM = _ew.Maximum(), _ew.Minimum()
 _NEG, _EXP, _LOG, _LOG1P = _ew.Neg(), _ew.Exp(), _ew.Log(), _ew.Log1p()
 _SQRT, _ABS, _SIN, _COS = _ew.Sqrt(), _ew.Abs(), _ew.Sin(), _ew.Cos()
-_TANH, _SIGMOID, _ERF = _ew.Tanh(), _ew.Sigmoid(), _ew.Erf()
+_TANH, _SIGMOID, _ERF = _ew.Tanh(), _ew.Sigmoid(), _sp.Erf()
 _CLIP, _WHERE = _ew.Clip(), _ew.Where()
 
 

@@ -24,5 +24,6 @@ from . import (  # noqa: F401
     special,
 )
 from .base import Op, add_tangents, get_op, registry
+from .elementwise import BinaryElementwise, UnaryElementwise
 
-__all__ = ["Op", "registry", "get_op", "add_tangents"]
+__all__ = ["Op", "registry", "get_op", "add_tangents", "UnaryElementwise", "BinaryElementwise"]

@@ -10,13 +10,14 @@ from __future__ import annotations
 import math
 
 from .base import Op
+from .elementwise import UnaryElementwise
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _INV_SQRT_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
-class Relu(Op):
+class Relu(UnaryElementwise):
     """``max(x, 0)``; gradient 1 for ``x > 0``, else 0 (also at 0)."""
 
     save_inputs = False
@@ -25,17 +26,14 @@ class Relu(Op):
     def forward(self, xp, x):
         return xp.maximum(x, 0)
 
-    def backward(self, xp, g, out, x):
-        return g * (out > 0)
-
-    def jvp(self, xp, tangents, out, x):
-        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
+    def derivative(self, xp, out, x):
+        return out > 0  # a mask: multiplying by it keeps the gradient's dtype
 
     def reference(self, np, x):
         return np.where(x > 0, x, 0).astype(x.dtype)
 
 
-class LeakyRelu(Op):
+class LeakyRelu(UnaryElementwise):
     """``x`` for ``x > 0``, else ``negative_slope * x``."""
 
     negative_slope: float
@@ -43,17 +41,15 @@ class LeakyRelu(Op):
     def forward(self, xp, x):
         return xp.where(x > 0, x, x * self.negative_slope)
 
-    def backward(self, xp, g, out, x):
-        return xp.where(x > 0, g, g * self.negative_slope)
-
-    def jvp(self, xp, tangents, out, x):
-        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
+    def times_derivative(self, xp, v, out, x):
+        # 1 or the slope, written as a product so that it keeps v's dtype
+        return xp.where(x > 0, v, v * self.negative_slope)
 
     def reference(self, np, x):
         return np.where(x > 0, x, x * self.negative_slope)
 
 
-class Gelu(Op):
+class Gelu(UnaryElementwise):
     """Gaussian error linear unit: ``x * Phi(x)`` (``approximate="none"``) or
     the tanh approximation ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``."""
 
@@ -64,18 +60,15 @@ class Gelu(Op):
             return 0.5 * x * (1 + xp.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)))
         return 0.5 * x * (1 + xp.erf(x * _INV_SQRT_2))
 
-    def backward(self, xp, g, out, x):
+    def derivative(self, xp, out, x):
         if self.approximate == "tanh":
             inner = _SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)
             t = xp.tanh(inner)
             d_inner = _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * x * x)
-            return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * d_inner)
+            return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * d_inner
         cdf = 0.5 * (1 + xp.erf(x * _INV_SQRT_2))
         pdf = xp.exp(-0.5 * x * x) * _INV_SQRT_2PI
-        return g * (cdf + x * pdf)
-
-    def jvp(self, xp, tangents, out, x):
-        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
+        return cdf + x * pdf
 
     def reference(self, np, x):
         x64 = x.astype(np.float64)
@@ -87,18 +80,15 @@ class Gelu(Op):
         return r.astype(x.dtype)
 
 
-class Silu(Op):
+class Silu(UnaryElementwise):
     """``x * sigmoid(x)`` (also called swish)."""
 
     def forward(self, xp, x):
         return x * xp.sigmoid(x)
 
-    def backward(self, xp, g, out, x):
+    def derivative(self, xp, out, x):
         s = xp.sigmoid(x)
-        return g * (s * (1 + x * (1 - s)))
-
-    def jvp(self, xp, tangents, out, x):
-        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
+        return s * (1 + x * (1 - s))
 
     def reference(self, np, x):
         return x * np.exp(-np.logaddexp(0, -x))
@@ -119,11 +109,15 @@ class Softmax(Op):
         return e / xp.sum(e, axis=self.axis, keepdims=True)
 
     def backward(self, xp, g, out, x):
-        gy = g * out
-        return gy - out * xp.sum(gy, axis=self.axis, keepdims=True)
+        return self._times_jacobian(xp, g, out)
 
     def jvp(self, xp, tangents, out, x):
-        return self.backward(xp, tangents[0], out, x)  # J = diag(s) - s s^T is symmetric
+        return self._times_jacobian(xp, tangents[0], out)
+
+    def _times_jacobian(self, xp, v, out):
+        """``J v`` for ``J = diag(s) - s s^T``: symmetric, so also ``J^T v`` (both modes)."""
+        sv = v * out
+        return sv - out * xp.sum(sv, axis=self.axis, keepdims=True)
 
     def reference(self, np, x):
         if x.size == 0:

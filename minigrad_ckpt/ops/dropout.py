@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from ..backend import register_kernel
 from ..random import bernoulli_keep
-from .base import Op
+from .elementwise import UnaryElementwise
 
 
-class Dropout(Op):
+class Dropout(UnaryElementwise):
     """Zero each element with probability ``p``; scale the rest by ``1 / (1 - p)``."""
 
     p: float
@@ -24,11 +24,9 @@ class Dropout(Op):
     def forward(self, xp, x):
         return x * xp.keep_mask(x, self.key, self.p) * (1.0 / (1.0 - self.p))
 
-    def backward(self, xp, g, out, x):
-        return g * xp.keep_mask(g, self.key, self.p) * (1.0 / (1.0 - self.p))
-
-    def jvp(self, xp, tangents, out, x):
-        return self.backward(xp, tangents[0], out, x)  # the same mask (from the key) and scale
+    def times_derivative(self, xp, v, out, x):
+        # the same mask (from the key) and scale as forward: nothing was saved
+        return v * xp.keep_mask(v, self.key, self.p) * (1.0 / (1.0 - self.p))
 
     def reference(self, np, x):
         from ..backend import numpy_namespace

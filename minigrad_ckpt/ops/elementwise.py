@@ -3,11 +3,25 @@
 Broadcasting is NumPy's.  Each backward returns gradients of the broadcast
 shape and lets the engine sum them down to each input's shape.
 
+**Each derivative is written once.**  An elementwise op subclasses
+:class:`UnaryElementwise` and states its local derivative ``f'(x)``
+(``derivative``), or :class:`BinaryElementwise` and states its two partials
+(``d_first``, ``d_second``).  Reverse mode (``backward``: the upstream
+gradient times the derivative), forward mode (``jvp``: the tangent times the
+derivative) and, because both are written with ``xp`` functions, every
+higher derivative follow from that one statement, so they can never disagree.
+An op whose derivative is best stated as a product with a mask (``relu``,
+ties of ``maximum``) overrides the product instead (``times_derivative``,
+``times_d_first``, ``times_d_second``).  For real numbers the Jacobian of an
+elementwise op is diagonal, so reverse and forward mode multiply by the same
+number; :meth:`UnaryElementwise.backward` and :meth:`BinaryElementwise.backward`
+are the one place where that is used (complex inputs would conjugate there).
+
 Two documented conventions live here:
 
 * **Kinks** take the subgradient 0: ``abs'(0) = 0``; ``clip`` passes the
   gradient to ``x`` on the closed interval ``[lo, hi]``; ``maximum``/``minimum``
-  split it evenly (½ each) between tied operands.
+  split it evenly (1/2 each) between tied operands.
 * **Singular points** (``sqrt`` and ``log`` at 0, ``x / y`` at ``y == 0``,
   ``x ** p`` at ``x == 0``): where the upstream gradient is exactly zero the
   gradient is zero, never ``0 * inf = nan``.  This is what keeps
@@ -15,6 +29,8 @@ Two documented conventions live here:
   unselected branch a zero gradient, and a zero gradient stays zero.  Only
   the singular points are masked, so second derivatives through a zero
   upstream gradient (``d/da d/db [a * log(b)]`` at ``a = 0``) stay exact.
+  An op declares ``singular = True`` and the base class applies the rule
+  (:func:`times_local`), in both modes.
 """
 
 from __future__ import annotations
@@ -25,343 +41,414 @@ from typing import Any, ClassVar
 from ..backend import register_kernel
 from .base import Op, add_tangents
 
+__all__ = ["UnaryElementwise", "BinaryElementwise", "times_local", "horner"]
+
 _CONST = (int, float, bool)  # Python scalars: weakly typed constants, never differentiated
+#: What a ``quiet`` or ``singular`` op's derivative is evaluated under (infinities, overflow).
+_QUIET = {"divide": "ignore", "invalid": "ignore", "over": "ignore"}
 
 
-def _times_local(xp: Any, g: Any, local: Any) -> Any:
-    """``g * local`` for a local derivative that may be infinite: where it is not
-    finite and ``g`` is exactly 0 the result is 0 (never ``0 * inf = nan``).
+def times_local(xp: Any, v: Any, local: Any) -> Any:
+    """``v * local`` for a local derivative that may be infinite: where it is not
+    finite and ``v`` is exactly 0 the result is 0 (never ``0 * inf = nan``).
 
     Only the singular points are masked, and the mask sits on ``local``, not
-    on the product: where the derivative is finite the result is ``g * local``
+    on the product: where the derivative is finite the result is ``v * local``
     in value and, under ``create_graph=True``, in its derivatives too -- a
-    mask on every ``g == 0`` made the mixed second derivative of ``a * log(b)``
-    at ``a = 0`` vanish (issue 12 §2).  At a singular point the masked factor
-    is 0, so the second-order backward through this product multiplies only
-    finite numbers and stays NaN-free as well.
+    mask on every ``v == 0`` would make the mixed second derivative of
+    ``a * log(b)`` at ``a = 0`` vanish.  At a singular point the masked
+    factor is 0, so the second-order backward through this product
+    multiplies only finite numbers and stays NaN-free as well.  A Python
+    number stays one (weakly typed: float32 stays float32).
     """
-    ok = xp.logical_or(xp.isfinite(local), g != 0)
-    return g * xp.where(ok, local, 0)
+    if isinstance(local, _CONST):
+        return v * local if math.isfinite(local) else xp.where(v != 0, v * local, v * 0)
+    ok = xp.logical_or(xp.isfinite(local), v != 0)
+    return v * xp.where(ok, local, 0)
+
+
+def _times(xp: Any, v: Any, local: Any, singular: bool) -> Any:
+    """``v`` times a local derivative, by the rule the op declares (see :func:`times_local`).
+    A derivative that is the number 1 or -1 (``x + y``, ``-x``) passes ``v`` on as it is."""
+    if local.__class__ is int and (local == 1 or local == -1):
+        return v if local == 1 else -v
+    return times_local(xp, v, local) if singular else v * local
+
+
+def horner(coeffs: tuple[float, ...], x: Any) -> Any:
+    """The polynomial ``coeffs[0] x^k + ... + coeffs[k]`` (highest power first) at ``x``,
+    by Horner's rule; the result has ``x``'s type and dtype."""
+    r = x * 0 + coeffs[0]
+    for c in coeffs[1:]:
+        r = r * x + c
+    return r
+
+
+# ------------------------------------------------------------ the base classes
+class UnaryElementwise(Op):
+    """An elementwise ``f(x)`` stated by its local derivative ``f'(x)``.
+
+    A subclass defines ``forward``, ``reference`` and ``derivative(xp, out,
+    x)`` (it may read ``out = f(x)`` if it declares ``save_output``, ``x``
+    unless it declares ``save_inputs = False``).  ``backward`` is ``g * f'(x)``,
+    ``jvp`` is ``t * f'(x)``.  Class settings: ``singular = True`` where
+    ``f'`` is infinite somewhere (a zero gradient or tangent stays zero there,
+    :func:`times_local`); ``quiet = True`` to evaluate ``f'`` with NumPy's
+    floating-point warnings off (it overflows where ``f`` does not).  A
+    derivative best written as a product (a mask) overrides
+    :meth:`times_derivative` instead.
+    """
+
+    abstract = True
+    singular: ClassVar[bool] = False
+    quiet: ClassVar[bool] = False
+    #: Neither singular nor quiet nor a product of its own: backward is ``g * f'(x)``
+    #: as it stands (set for each class; one call less on the hottest ops).
+    _plain: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._plain = not (cls.singular or cls.quiet) and (
+            cls.times_derivative is UnaryElementwise.times_derivative)
+
+    def derivative(self, xp: Any, out: Any, x: Any) -> Any:
+        """``f'(x)``, elementwise (an array, or a Python number for a constant)."""
+        raise NotImplementedError(f"{self.name} states neither derivative nor times_derivative")
+
+    def times_derivative(self, xp: Any, v: Any, out: Any, x: Any) -> Any:
+        """``v * f'(x)``: the one linear map both modes apply."""
+        if self.quiet or self.singular:
+            with xp.errstate(**_QUIET):
+                return _times(xp, v, self.derivative(xp, out, x), self.singular)
+        return _times(xp, v, self.derivative(xp, out, x), False)
+
+    def backward(self, xp, g, out, x):
+        # The Jacobian is diagonal, so J^T g = J g: the same product as jvp.  (For
+        # complex numbers this is the one place that changes: g * conj(f'(x)).)
+        if self._plain:
+            return g * self.derivative(xp, out, x)
+        return self.times_derivative(xp, g, out, x)
+
+    def jvp(self, xp, tangents, out, x):
+        (t,) = tangents
+        if t is None:
+            return None
+        if self._plain:
+            return t * self.derivative(xp, out, x)
+        return self.times_derivative(xp, t, out, x)
+
+
+class BinaryElementwise(Op):
+    """An elementwise ``f(x, y)`` stated by its two partial derivatives.
+
+    A subclass defines ``forward``, ``reference``, ``d_first(xp, out, x, y)``
+    (``df/dx``, with respect to the first input) and ``d_second(xp, out, x,
+    y)`` (``df/dy``).  A Python number as an input is a constant: it gets no
+    gradient, and its partial is never computed.  ``backward`` is ``(g df/dx,
+    g df/dy)``, ``jvp`` is ``tx df/dx + ty df/dy``.  ``singular`` and ``quiet``
+    are as for :class:`UnaryElementwise`, and a partial best written as a
+    product overrides :meth:`times_d_first` / :meth:`times_d_second`.
+    """
+
+    abstract = True
+    singular: ClassVar[bool] = False
+    quiet: ClassVar[bool] = False
+    _plain: ClassVar[bool] = True  # as for UnaryElementwise
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._plain = not (cls.singular or cls.quiet) and (
+            cls.times_d_first is BinaryElementwise.times_d_first
+            and cls.times_d_second is BinaryElementwise.times_d_second)
+
+    def d_first(self, xp: Any, out: Any, x: Any, y: Any) -> Any:
+        """``df/dx``, the partial derivative with respect to the first input."""
+        raise NotImplementedError(f"{self.name} states neither d_first nor times_d_first")
+
+    def d_second(self, xp: Any, out: Any, x: Any, y: Any) -> Any:
+        """``df/dy``, the partial derivative with respect to the second input."""
+        raise NotImplementedError(f"{self.name} states neither d_second nor times_d_second")
+
+    def times_d_first(self, xp: Any, v: Any, out: Any, x: Any, y: Any) -> Any:
+        """``v * df/dx``."""
+        if self.quiet or self.singular:
+            with xp.errstate(**_QUIET):
+                return _times(xp, v, self.d_first(xp, out, x, y), self.singular)
+        return _times(xp, v, self.d_first(xp, out, x, y), False)
+
+    def times_d_second(self, xp: Any, v: Any, out: Any, x: Any, y: Any) -> Any:
+        """``v * df/dy``."""
+        if self.quiet or self.singular:
+            with xp.errstate(**_QUIET):
+                return _times(xp, v, self.d_second(xp, out, x, y), self.singular)
+        return _times(xp, v, self.d_second(xp, out, x, y), False)
+
+    def backward(self, xp, g, out, x, y):
+        # The Jacobian is diagonal in each input: each gradient is g times the partial,
+        # as in jvp.  (For complex numbers this is the one place that changes: conj.)
+        if self._plain:
+            return (None if isinstance(x, _CONST) else g * self.d_first(xp, out, x, y),
+                    None if isinstance(y, _CONST) else g * self.d_second(xp, out, x, y))
+        return (None if isinstance(x, _CONST) else self.times_d_first(xp, g, out, x, y),
+                None if isinstance(y, _CONST) else self.times_d_second(xp, g, out, x, y))
+
+    def jvp(self, xp, tangents, out, x, y):
+        tx, ty = tangents
+        if self._plain:
+            return add_tangents(None if tx is None else tx * self.d_first(xp, out, x, y),
+                                None if ty is None else ty * self.d_second(xp, out, x, y))
+        return add_tangents(None if tx is None else self.times_d_first(xp, tx, out, x, y),
+                            None if ty is None else self.times_d_second(xp, ty, out, x, y))
 
 
 # ----------------------------------------------------------------- binary ops
-class Add(Op):
+class Add(BinaryElementwise):
     save_inputs = False
 
     def forward(self, xp, x, y):
         return x + y
 
-    def backward(self, xp, g, out, x, y):
-        return g, g
+    def times_d_first(self, xp, v, out, x, y):
+        return v  # d/dx = 1: the gradient passes on as it is (no copy)
 
-    def jvp(self, xp, tangents, out, x, y):
-        return add_tangents(*tangents)
+    def times_d_second(self, xp, v, out, x, y):
+        return v
 
     def reference(self, np, x, y):
         return np.add(x, y)
 
 
-class Sub(Op):
+class Sub(BinaryElementwise):
     save_inputs = False
 
     def forward(self, xp, x, y):
         return x - y
 
-    def backward(self, xp, g, out, x, y):
-        return g, -g
+    def times_d_first(self, xp, v, out, x, y):
+        return v  # d/dx = 1, d/dy = -1
 
-    def jvp(self, xp, tangents, out, x, y):
-        tx, ty = tangents
-        return add_tangents(tx, None if ty is None else -ty)
+    def times_d_second(self, xp, v, out, x, y):
+        return -v
 
     def reference(self, np, x, y):
         return np.subtract(x, y)
 
 
-class Mul(Op):
+class Mul(BinaryElementwise):
     def forward(self, xp, x, y):
         return x * y
 
-    def backward(self, xp, g, out, x, y):
-        gx = None if isinstance(x, _CONST) else g * y
-        gy = None if isinstance(y, _CONST) else g * x
-        return gx, gy
+    def d_first(self, xp, out, x, y):
+        return y
 
-    def jvp(self, xp, tangents, out, x, y):
-        tx, ty = tangents
-        return add_tangents(None if tx is None else tx * y, None if ty is None else x * ty)
+    def d_second(self, xp, out, x, y):
+        return x
 
     def reference(self, np, x, y):
         return np.multiply(x, y)
 
 
-class Div(Op):
+class Div(BinaryElementwise):
+    """``x / y``; singular at ``y == 0``."""
+
+    singular = True
+
     def forward(self, xp, x, y):
         with xp.errstate(divide="ignore", invalid="ignore"):
             return x / y
 
-    def backward(self, xp, g, out, x, y):
-        if isinstance(y, _CONST) and y != 0:
-            return g / y, None
-        with xp.errstate(divide="ignore", invalid="ignore"):
-            gx = _times_local(xp, g, 1 / y)
-            if isinstance(y, _CONST):
-                return gx, None
-            gy = _times_local(xp, g, -x / (y * y))
-        return gx, gy
+    def d_first(self, xp, out, x, y):
+        return 1 / y if not isinstance(y, _CONST) or y != 0 else math.inf
 
-    def jvp(self, xp, tangents, out, x, y):
-        # d(x / y) = dx / y - (x / y) dy / y; zero tangents stay zero at y == 0
-        tx, ty = tangents
-        if isinstance(y, _CONST) and y != 0:
-            return tx / y
-        with xp.errstate(divide="ignore", invalid="ignore"):
-            dx = None if tx is None else _times_local(xp, tx, 1 / y)
-            dy = None if ty is None else _times_local(xp, ty, -out / y)
-        return add_tangents(dx, dy)
+    def d_second(self, xp, out, x, y):
+        return -x / (y * y)
 
     def reference(self, np, x, y):
         return np.divide(x, y)
 
 
-class Pow(Op):
+class Pow(BinaryElementwise):
     """``x ** y``.  ``d/dx`` is 0 where ``y == 0`` (so ``0 ** 0`` has gradient 0);
     ``d/dy`` is 0 where ``x == 0`` and ``y >= 0``; negative bases give NaN for
-    ``d/dy`` (``log`` of a negative number)."""
+    ``d/dy`` (``log`` of a negative number).  Both are infinite at some points
+    (``x ** -1`` at 0), where a zero gradient stays zero."""
 
     save_output = True
+    singular = True
 
     def forward(self, xp, x, y):
         with xp.errstate(divide="ignore", invalid="ignore"):
             return x ** y
 
-    def backward(self, xp, g, out, x, y):
-        with xp.errstate(divide="ignore", invalid="ignore"):
-            if isinstance(y, _CONST):
-                if y == 0:
-                    return g * 0, None
-                # x ** (y - 1) is infinite at x == 0 only for y < 1
-                gx = g * (y * x ** (y - 1)) if y >= 1 else _times_local(xp, g, y * x ** (y - 1))
-                return gx, None
-            gx = xp.where(y == 0, 0, _times_local(xp, g, y * x ** (y - 1)))
-            if isinstance(x, _CONST):
-                # a constant base: d/dy x**y = x**y * log(x), log taken on the host
-                log_x = math.log(x) if x > 0 else (0.0 if x == 0 else math.nan)
-                gy = g * out * log_x
-            else:
-                safe = xp.logical_and(x == 0, y >= 0)
-                gy = xp.where(safe, 0, _times_local(xp, g, out * xp.log(x)))
-        return gx, gy
+    def d_first(self, xp, out, x, y):
+        if isinstance(y, _CONST):
+            return 0 if y == 0 else y * x ** (y - 1)
+        return xp.where(y == 0, 0, y * x ** (y - 1))
 
-    def jvp(self, xp, tangents, out, x, y):
-        # the same special cases as backward, with the tangent in place of g
-        tx, ty = tangents
-        dx = dy = None
-        with xp.errstate(divide="ignore", invalid="ignore"):
-            if tx is not None:
-                if isinstance(y, _CONST):
-                    if y == 0:
-                        dx = tx * 0
-                    else:
-                        dx = tx * (y * x ** (y - 1)) if y >= 1 else _times_local(xp, tx, y * x ** (y - 1))
-                else:
-                    dx = xp.where(y == 0, 0, _times_local(xp, tx, y * x ** (y - 1)))
-            if ty is not None:
-                if isinstance(x, _CONST):
-                    log_x = math.log(x) if x > 0 else (0.0 if x == 0 else math.nan)
-                    dy = ty * out * log_x
-                else:
-                    safe = xp.logical_and(x == 0, y >= 0)
-                    dy = xp.where(safe, 0, _times_local(xp, ty, out * xp.log(x)))
-        return add_tangents(dx, dy)
+    def d_second(self, xp, out, x, y):
+        if isinstance(x, _CONST):  # a constant base: log taken on the host (a Python number)
+            return out * (math.log(x) if x > 0 else (0.0 if x == 0 else math.nan))
+        return xp.where(xp.logical_and(x == 0, y >= 0), 0, out * xp.log(x))
 
     def reference(self, np, x, y):
         return np.power(x, y)
 
 
-class Maximum(Op):
+def _split_ties(v: Any, wins: Any, tie: Any) -> Any:
+    """``v`` where an operand wins, half of ``v`` where it ties (kept in ``v``'s dtype)."""
+    return v * wins + (v * 0.5) * tie
+
+
+class Maximum(BinaryElementwise):
     """Elementwise maximum; tied elements share the gradient evenly."""
 
     def forward(self, xp, x, y):
         return xp.maximum(x, y)
 
-    def backward(self, xp, g, out, x, y):
-        half_tie = (g * 0.5) * (x == y)
-        return g * (x > y) + half_tie, g * (x < y) + half_tie
+    def times_d_first(self, xp, v, out, x, y):
+        return _split_ties(v, x > y, x == y)
 
-    def jvp(self, xp, tangents, out, x, y):
-        tx, ty = tangents
-        tie = x == y
-        return add_tangents(None if tx is None else tx * (x > y) + (tx * 0.5) * tie,
-                            None if ty is None else ty * (x < y) + (ty * 0.5) * tie)
+    def times_d_second(self, xp, v, out, x, y):
+        return _split_ties(v, x < y, x == y)
 
     def reference(self, np, x, y):
         return np.maximum(x, y)
 
 
-class Minimum(Op):
+class Minimum(BinaryElementwise):
     """Elementwise minimum; tied elements share the gradient evenly."""
 
     def forward(self, xp, x, y):
         return xp.minimum(x, y)
 
-    def backward(self, xp, g, out, x, y):
-        half_tie = (g * 0.5) * (x == y)
-        return g * (x < y) + half_tie, g * (x > y) + half_tie
+    def times_d_first(self, xp, v, out, x, y):
+        return _split_ties(v, x < y, x == y)
 
-    def jvp(self, xp, tangents, out, x, y):
-        tx, ty = tangents
-        tie = x == y
-        return add_tangents(None if tx is None else tx * (x < y) + (tx * 0.5) * tie,
-                            None if ty is None else ty * (x > y) + (ty * 0.5) * tie)
+    def times_d_second(self, xp, v, out, x, y):
+        return _split_ties(v, x > y, x == y)
 
     def reference(self, np, x, y):
         return np.minimum(x, y)
 
 
 # ------------------------------------------------------------------ unary ops
-class Neg(Op):
+class Neg(UnaryElementwise):
     save_inputs = False
 
     def forward(self, xp, x):
         return -x
 
-    def backward(self, xp, g, out, x):
-        return -g
-
-    def jvp(self, xp, tangents, out, x):
-        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
+    def derivative(self, xp, out, x):
+        return -1
 
     def reference(self, np, x):
         return np.negative(x)
 
 
-class Exp(Op):
+class Exp(UnaryElementwise):
     save_inputs = False
     save_output = True
 
     def forward(self, xp, x):
         return xp.exp(x)
 
-    def backward(self, xp, g, out, x):
-        return g * out
-
-    def jvp(self, xp, tangents, out, x):
-        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
+    def derivative(self, xp, out, x):
+        return out
 
     def reference(self, np, x):
         return np.exp(x)
 
 
-class Log(Op):
+class Log(UnaryElementwise):
+    singular = True
+
     def forward(self, xp, x):
         with xp.errstate(divide="ignore", invalid="ignore"):
             return xp.log(x)
 
-    def backward(self, xp, g, out, x):
-        with xp.errstate(divide="ignore", invalid="ignore"):
-            return _times_local(xp, g, 1 / x)
-
-    def jvp(self, xp, tangents, out, x):
-        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
+    def derivative(self, xp, out, x):
+        return 1 / x
 
     def reference(self, np, x):
         return np.log(x)
 
 
-class Log1p(Op):
+class Log1p(UnaryElementwise):
+    singular = True
+
     def forward(self, xp, x):
         with xp.errstate(divide="ignore", invalid="ignore"):
             return xp.log1p(x)
 
-    def backward(self, xp, g, out, x):
-        with xp.errstate(divide="ignore", invalid="ignore"):
-            return _times_local(xp, g, 1 / (1 + x))
-
-    def jvp(self, xp, tangents, out, x):
-        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
+    def derivative(self, xp, out, x):
+        return 1 / (1 + x)
 
     def reference(self, np, x):
         return np.log1p(x)
 
 
-class Sqrt(Op):
+class Sqrt(UnaryElementwise):
     """``sqrt``; its derivative at 0 is ``+inf`` (0 for a zero upstream gradient)."""
 
     save_inputs = False
     save_output = True
+    singular = True
 
     def forward(self, xp, x):
         with xp.errstate(invalid="ignore"):
             return xp.sqrt(x)
 
-    def backward(self, xp, g, out, x):
-        with xp.errstate(divide="ignore", invalid="ignore"):
-            return _times_local(xp, g, 0.5 / out)
-
-    def jvp(self, xp, tangents, out, x):
-        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
+    def derivative(self, xp, out, x):
+        return 0.5 / out
 
     def reference(self, np, x):
         return np.sqrt(x)
 
 
-class Abs(Op):
+class Abs(UnaryElementwise):
     """``abs``; subgradient 0 at 0."""
 
     def forward(self, xp, x):
         return xp.abs(x)
 
-    def backward(self, xp, g, out, x):
-        return g * xp.sign(x)
-
-    def jvp(self, xp, tangents, out, x):
-        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
+    def derivative(self, xp, out, x):
+        return xp.sign(x)
 
     def reference(self, np, x):
         return np.abs(x)
 
 
-class Sin(Op):
+class Sin(UnaryElementwise):
     def forward(self, xp, x):
         return xp.sin(x)
 
-    def backward(self, xp, g, out, x):
-        return g * xp.cos(x)
-
-    def jvp(self, xp, tangents, out, x):
-        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
+    def derivative(self, xp, out, x):
+        return xp.cos(x)
 
     def reference(self, np, x):
         return np.sin(x)
 
 
-class Cos(Op):
+class Cos(UnaryElementwise):
     def forward(self, xp, x):
         return xp.cos(x)
 
-    def backward(self, xp, g, out, x):
-        return -g * xp.sin(x)
-
-    def jvp(self, xp, tangents, out, x):
-        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
+    def derivative(self, xp, out, x):
+        return -xp.sin(x)
 
     def reference(self, np, x):
         return np.cos(x)
 
 
-class Tanh(Op):
+class Tanh(UnaryElementwise):
     save_inputs = False
     save_output = True
 
     def forward(self, xp, x):
         return xp.tanh(x)
 
-    def backward(self, xp, g, out, x):
-        return g * (1 - out * out)
-
-    def jvp(self, xp, tangents, out, x):
-        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
+    def derivative(self, xp, out, x):
+        return 1 - out * out
 
     def reference(self, np, x):
         return np.tanh(x)
@@ -374,7 +461,7 @@ def sigmoid(xp, x):
     return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
-class Sigmoid(Op):
+class Sigmoid(UnaryElementwise):
     """``1 / (1 + exp(-x))``, computed without overflow for large ``|x|``."""
 
     save_inputs = False
@@ -383,72 +470,11 @@ class Sigmoid(Op):
     def forward(self, xp, x):
         return xp.sigmoid(x)
 
-    def backward(self, xp, g, out, x):
-        return g * out * (1 - out)
-
-    def jvp(self, xp, tangents, out, x):
-        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
+    def derivative(self, xp, out, x):
+        return out * (1 - out)
 
     def reference(self, np, x):
         return np.exp(-np.logaddexp(0, -x))
-
-
-@register_kernel
-def erf(xp, x):
-    """The error function (NumPy has none), within 3 ulp in float64 (``xp.erf``).
-
-    Cephes' rational approximations: ``x T(x^2)/U(x^2)`` for ``|x| < 1``,
-    else ``1 - exp(-x^2) P(|x|)/Q(|x|)``.  (Cephes switches to a third
-    approximation beyond 8, where ``erfc`` is below 1e-28: ``erf`` is 1 to
-    double precision there, and the P/Q tail underflows to exactly that.)
-    """
-    a = xp.abs(x)
-    z = x * x
-    small = x * _poly(_ERF_T, z) / _poly(_ERF_U, z)
-    with xp.errstate(over="ignore", under="ignore", invalid="ignore"):
-        tail = xp.exp(-z) * _poly(_ERF_P, a) / _poly(_ERF_Q, a)
-    big = xp.where(x < 0, tail - 1, 1 - tail)
-    return xp.where(a < 1, small, big).astype(x.dtype, copy=False)
-
-
-def _poly(coeffs, x):
-    r = x * 0 + coeffs[0]
-    for c in coeffs[1:]:
-        r = r * x + c
-    return r
-
-
-# Cephes ndtr.c coefficients (highest power first; Q and U have a leading 1).
-_ERF_P = (2.46196981473530512524e-10, 5.64189564831068821977e-1, 7.46321056442269912687e0,
-          4.86371970985681366614e1, 1.96520832956077098242e2, 5.26445194995477358631e2,
-          9.34528527171957607540e2, 1.02755188689515710272e3, 5.57535335369399327526e2)
-_ERF_Q = (1.0, 1.32281951154744992508e1, 8.67072140885989742329e1, 3.54937778887819891062e2,
-          9.75708501743205489753e2, 1.82390916687909736289e3, 2.24633760818710981792e3,
-          1.65666309194161350182e3, 5.57535340817727675546e2)
-_ERF_T = (9.60497373987051638749e0, 9.00260197203842689217e1, 2.23200534594684319226e3,
-          7.00332514112805075473e3, 5.55923013010394962768e4)
-_ERF_U = (1.0, 3.35617141647503099647e1, 5.21357949780152679795e2, 4.59432382970980127987e3,
-          2.26290000613890934246e4, 4.92673942608635921086e4)
-
-
-class Erf(Op):
-    """The error function; its derivative is ``2/sqrt(pi) * exp(-x^2)``."""
-
-    def forward(self, xp, x):
-        return xp.erf(x)
-
-    def backward(self, xp, g, out, x):
-        return g * (_TWO_OVER_SQRT_PI * xp.exp(-(x * x)))
-
-    def jvp(self, xp, tangents, out, x):
-        return self.backward(xp, tangents[0], out, x)  # diagonal Jacobian: J v = J^T v
-
-    def reference(self, np, x):
-        erf = np.vectorize(math.erf, otypes=[np.float64])
-        return erf(x.astype(np.float64)).astype(x.dtype)
-
-
-_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
 class Clip(Op):
@@ -469,24 +495,12 @@ class Clip(Op):
         return xp.minimum(xp.maximum(x, lo), hi)
 
     def backward(self, xp, g, out, x, lo, hi):
-        above_lo = True if lo is None else x >= lo
-        below_hi = True if hi is None else x <= hi
-        ordered = True if (lo is None or hi is None) else lo <= hi
-        gx = g * xp.logical_and(xp.logical_and(above_lo, below_hi), ordered)
-        glo = None if lo is None else g * xp.logical_and(x < lo, ordered)
-        ghi = None if hi is None else g * xp.logical_or(x > hi, xp.logical_not(ordered))
-        return gx, glo, ghi
+        return tuple(None if m is None else g * m for m in _clip_selects(xp, x, lo, hi))
 
     def jvp(self, xp, tangents, out, x, lo, hi):
-        # the tangent of whichever operand is selected, with backward's masks
-        tx, tlo, thi = tangents
-        above_lo = True if lo is None else x >= lo
-        below_hi = True if hi is None else x <= hi
-        ordered = True if (lo is None or hi is None) else lo <= hi
-        dx = None if tx is None else tx * xp.logical_and(xp.logical_and(above_lo, below_hi), ordered)
-        dlo = None if tlo is None else tlo * xp.logical_and(x < lo, ordered)
-        dhi = None if thi is None else thi * xp.logical_or(x > hi, xp.logical_not(ordered))
-        return add_tangents(dx, dlo, dhi)
+        # the tangent of whichever operand is selected
+        return add_tangents(*(None if t is None or m is None else t * m
+                              for t, m in zip(tangents, _clip_selects(xp, x, lo, hi))))
 
     def reference(self, np, x, lo, hi):
         if lo is None and hi is None:
@@ -496,6 +510,18 @@ class Clip(Op):
         if hi is None:
             return np.maximum(x, lo)
         return np.minimum(np.maximum(x, lo), hi)
+
+
+def _clip_selects(xp: Any, x: Any, lo: Any, hi: Any) -> tuple:
+    """Where clip's result is ``x``, ``lo`` and ``hi`` (boolean masks; None for an absent bound):
+    each operand's derivative, the subgradient convention stated once."""
+    above_lo = True if lo is None else x >= lo
+    below_hi = True if hi is None else x <= hi
+    ordered = True if (lo is None or hi is None) else lo <= hi
+    at_x = xp.logical_and(xp.logical_and(above_lo, below_hi), ordered)
+    at_lo = None if lo is None else xp.logical_and(x < lo, ordered)
+    at_hi = None if hi is None else xp.logical_or(x > hi, xp.logical_not(ordered))
+    return at_x, at_lo, at_hi
 
 
 class Where(Op):
@@ -517,38 +543,11 @@ class Where(Op):
         return np.where(cond, x, y)
 
 
-# ------------------------------------------------- more unary math (issue 14)
-class _Smooth(Op):
-    """An elementwise ``f(x)`` whose backward and jvp both multiply by ``f'(x)``.
-
-    Subclasses define ``forward``, ``reference`` and ``derivative(xp, out, x)``;
-    reverse mode is ``g * f'(x)`` and forward mode ``t * f'(x)``, so the two
-    can never disagree.  ``singular`` ops (a derivative that is infinite at some
-    point) keep a zero upstream gradient or tangent zero, as ``sqrt`` does.
-    """
-
-    abstract = True
-    singular: ClassVar[bool] = False
-
-    def derivative(self, xp: Any, out: Any, x: Any) -> Any:
-        raise NotImplementedError
-
-    def _times_derivative(self, xp: Any, v: Any, out: Any, x: Any) -> Any:
-        with xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            d = self.derivative(xp, out, x)
-            return _times_local(xp, v, d) if self.singular else v * d
-
-    def backward(self, xp, g, out, x):
-        return self._times_derivative(xp, g, out, x)
-
-    def jvp(self, xp, tangents, out, x):
-        (t,) = tangents
-        return None if t is None else self._times_derivative(xp, t, out, x)
-
-
-class Tan(_Smooth):
+# ----------------------------------------------------------- more unary math
+class Tan(UnaryElementwise):
     """``tan``; ``tan' = 1 + tan^2`` (poles at ``pi/2 + k pi``)."""
 
+    quiet = True  # poles: 1 + tan^2 overflows
     save_inputs = False
     save_output = True
 
@@ -562,7 +561,9 @@ class Tan(_Smooth):
         return np.tan(x)
 
 
-class Sinh(_Smooth):
+class Sinh(UnaryElementwise):
+    quiet = True  # cosh overflows where sinh does
+
     def forward(self, xp, x):
         with xp.errstate(over="ignore"):
             return xp.sinh(x)
@@ -574,7 +575,9 @@ class Sinh(_Smooth):
         return np.sinh(x)
 
 
-class Cosh(_Smooth):
+class Cosh(UnaryElementwise):
+    quiet = True  # sinh overflows where cosh does
+
     def forward(self, xp, x):
         with xp.errstate(over="ignore"):
             return xp.cosh(x)
@@ -586,7 +589,7 @@ class Cosh(_Smooth):
         return np.cosh(x)
 
 
-class Arcsin(_Smooth):
+class Arcsin(UnaryElementwise):
     """``arcsin`` on ``[-1, 1]``; ``1 / sqrt(1 - x^2)`` is infinite at ``x = +-1``."""
 
     singular = True
@@ -602,7 +605,7 @@ class Arcsin(_Smooth):
         return np.arcsin(x)
 
 
-class Arccos(_Smooth):
+class Arccos(UnaryElementwise):
     """``arccos`` on ``[-1, 1]``; ``-1 / sqrt(1 - x^2)`` is infinite at ``x = +-1``."""
 
     singular = True
@@ -618,7 +621,9 @@ class Arccos(_Smooth):
         return np.arccos(x)
 
 
-class Arctan(_Smooth):
+class Arctan(UnaryElementwise):
+    quiet = True  # x * x overflows for huge x
+
     def forward(self, xp, x):
         return xp.arctan(x)
 
@@ -629,7 +634,9 @@ class Arctan(_Smooth):
         return np.arctan(x)
 
 
-class Arcsinh(_Smooth):
+class Arcsinh(UnaryElementwise):
+    quiet = True  # x * x overflows for huge x
+
     def forward(self, xp, x):
         return xp.arcsinh(x)
 
@@ -640,7 +647,7 @@ class Arcsinh(_Smooth):
         return np.arcsinh(x)
 
 
-class Arccosh(_Smooth):
+class Arccosh(UnaryElementwise):
     """``arccosh`` on ``[1, inf)``; ``1 / sqrt(x^2 - 1)`` is infinite at ``x = 1``."""
 
     singular = True
@@ -656,7 +663,7 @@ class Arccosh(_Smooth):
         return np.arccosh(x)
 
 
-class Arctanh(_Smooth):
+class Arctanh(UnaryElementwise):
     """``arctanh`` on ``(-1, 1)``; ``1 / (1 - x^2)`` is infinite at ``x = +-1``."""
 
     singular = True
@@ -672,7 +679,7 @@ class Arctanh(_Smooth):
         return np.arctanh(x)
 
 
-class Log2(_Smooth):
+class Log2(UnaryElementwise):
     """``log2``; like ``log``, singular at 0."""
 
     singular = True
@@ -688,7 +695,7 @@ class Log2(_Smooth):
         return np.log2(x)
 
 
-class Log10(_Smooth):
+class Log10(UnaryElementwise):
     """``log10``; like ``log``, singular at 0."""
 
     singular = True
@@ -704,7 +711,7 @@ class Log10(_Smooth):
         return np.log10(x)
 
 
-class Exp2(_Smooth):
+class Exp2(UnaryElementwise):
     save_inputs = False
     save_output = True
 
@@ -719,7 +726,7 @@ class Exp2(_Smooth):
         return np.exp2(x)
 
 
-class Expm1(_Smooth):
+class Expm1(UnaryElementwise):
     """``exp(x) - 1``, accurate for small ``x``."""
 
     save_inputs = False
@@ -736,7 +743,7 @@ class Expm1(_Smooth):
         return np.expm1(x)
 
 
-class Sinc(_Smooth):
+class Sinc(UnaryElementwise):
     """NumPy's normalized ``sinc(x) = sin(pi x) / (pi x)`` (1 at 0).
 
     The derivative ``(cos(pi x) - sinc(x)) / x`` cancels catastrophically near
@@ -752,7 +759,7 @@ class Sinc(_Smooth):
         xs = xp.where(small, x, 1)  # both branches are evaluated: keep each finite
         # sinc'(x) = sum_k>=1 (-1)^k 2k pi^2k x^(2k-1) / (2k+1)!, 7 terms: < 1e-17 at 0.1
         z = (math.pi * xs) ** 2
-        series = xs * _poly_horner(_SINC_D, z)
+        series = xs * horner(_SINC_D, z)
         xb = xp.where(small, 1, x)
         formula = (xp.cos(math.pi * xb) - _sinc(xp, xb)) / xb
         return xp.where(small, series, formula)
@@ -767,19 +774,12 @@ def _sinc(xp: Any, x: Any) -> Any:
     return xp.where(zero, 1, xp.sin(px) / xp.where(zero, 1, px))
 
 
-def _poly_horner(coeffs: tuple[float, ...], z: Any) -> Any:
-    """``sum coeffs[k] * z**k`` (lowest power first) by Horner's rule."""
-    r = z * 0 + coeffs[-1]
-    for c in coeffs[-2::-1]:
-        r = r * z + c
-    return r
+# sinc'(x) / x as a polynomial in z = (pi x)^2, highest power first: the coefficient of
+# z^k is (-1)^(k+1) 2(k+1) pi^2 / (2k+3)!
+_SINC_D = tuple((-1) ** (k + 1) * 2 * (k + 1) * math.pi ** 2 / math.factorial(2 * k + 3) for k in reversed(range(7)))
 
 
-# sinc'(x) / x as a polynomial in z = (pi x)^2: coefficient k is (-1)^(k+1) 2(k+1) pi^2 / (2k+3)!
-_SINC_D = tuple((-1) ** (k + 1) * 2 * (k + 1) * math.pi ** 2 / math.factorial(2 * k + 3) for k in range(7))
-
-
-class Square(_Smooth):
+class Square(UnaryElementwise):
     def forward(self, xp, x):
         return x * x
 
@@ -790,7 +790,7 @@ class Square(_Smooth):
         return np.square(x)
 
 
-class Reciprocal(_Smooth):
+class Reciprocal(UnaryElementwise):
     """``1 / x``; singular at 0."""
 
     save_inputs = False
@@ -809,7 +809,7 @@ class Reciprocal(_Smooth):
             return np.reciprocal(x)
 
 
-class Cbrt(_Smooth):
+class Cbrt(UnaryElementwise):
     """The real cube root; ``1 / (3 cbrt(x)^2)`` is infinite at 0."""
 
     save_inputs = False
@@ -830,7 +830,7 @@ _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 
 
-class _Step(Op):
+class _Step(UnaryElementwise):
     """A piecewise-constant function (floor, ceil, round, trunc): gradient 0.
 
     The true derivative is 0 except at the jumps, where it does not exist;
@@ -844,12 +844,8 @@ class _Step(Op):
     def forward(self, xp, x):
         return getattr(xp, self.fn)(x)
 
-    def backward(self, xp, g, out, x):
-        return g * 0
-
-    def jvp(self, xp, tangents, out, x):
-        (t,) = tangents
-        return None if t is None else t * 0
+    def derivative(self, xp, out, x):
+        return 0
 
     def reference(self, np, x):
         return getattr(np, self.fn)(x)
@@ -879,9 +875,15 @@ class Round(_Step):
         return np.round(x, self.decimals)
 
 
-# ------------------------------------------------ more binary math (issue 14)
-class Arctan2(Op):
-    """``arctan2(y, x)``, the angle of the point ``(x, y)``.
+# ---------------------------------------------------------- more binary math
+def _at_origin_zero(xp: Any, num: Any, den: Any) -> Any:
+    """``num / den``, and 0 where ``den`` is 0 (the origin, where the derivative does not exist)."""
+    zero = den == 0
+    return xp.where(zero, 0, num / xp.where(zero, 1, den))
+
+
+class Arctan2(BinaryElementwise):
+    """``arctan2(y, x)``, the angle of the point ``(x, y)`` (NumPy's order: ``y`` first).
 
     ``d/dy = x / (x^2 + y^2)``, ``d/dx = -y / (x^2 + y^2)``; at the origin,
     where neither exists, both are taken as 0.
@@ -890,25 +892,17 @@ class Arctan2(Op):
     def forward(self, xp, y, x):
         return xp.arctan2(y, x)
 
-    def backward(self, xp, g, out, y, x):
-        r2 = x * x + y * y
-        safe = xp.where(r2 == 0, 1, r2)
-        gy = None if isinstance(y, _CONST) else xp.where(r2 == 0, 0, g * x / safe)
-        gx = None if isinstance(x, _CONST) else xp.where(r2 == 0, 0, -g * y / safe)
-        return gy, gx
+    def d_first(self, xp, out, y, x):
+        return _at_origin_zero(xp, x, x * x + y * y)
 
-    def jvp(self, xp, tangents, out, y, x):
-        ty, tx = tangents
-        r2 = x * x + y * y
-        safe = xp.where(r2 == 0, 1, r2)
-        num = (0 if ty is None else ty * x) - (0 if tx is None else tx * y)
-        return xp.where(r2 == 0, 0, num / safe)
+    def d_second(self, xp, out, y, x):
+        return _at_origin_zero(xp, -y, x * x + y * y)
 
     def reference(self, np, y, x):
         return np.arctan2(y, x)
 
 
-class Hypot(Op):
+class Hypot(BinaryElementwise):
     """``sqrt(x^2 + y^2)`` without overflow; gradient ``(x, y) / hypot``, 0 at the origin (a kink)."""
 
     save_output = True
@@ -916,24 +910,22 @@ class Hypot(Op):
     def forward(self, xp, x, y):
         return xp.hypot(x, y)
 
-    def backward(self, xp, g, out, x, y):
-        zero = out == 0
-        scaled = xp.where(zero, 0, g / xp.where(zero, 1, out))
-        gx = None if isinstance(x, _CONST) else scaled * x
-        gy = None if isinstance(y, _CONST) else scaled * y
-        return gx, gy
+    def d_first(self, xp, out, x, y):
+        return _at_origin_zero(xp, x, out)
 
-    def jvp(self, xp, tangents, out, x, y):
-        tx, ty = tangents
-        zero = out == 0
-        num = (0 if tx is None else tx * x) + (0 if ty is None else ty * y)
-        return xp.where(zero, 0, num / xp.where(zero, 1, out))
+    def d_second(self, xp, out, x, y):
+        return _at_origin_zero(xp, y, out)
 
     def reference(self, np, x, y):
         return np.hypot(x, y)
 
 
-class LogAddExp(Op):
+def _shifted(xp: Any, out: Any) -> Any:
+    """``out``, with 0 where it is ``-inf`` (both operands ``-inf``: the weights are 0, not NaN)."""
+    return xp.where(out == -xp.inf, 0, out)
+
+
+class LogAddExp(BinaryElementwise):
     """``log(exp(x) + exp(y))`` without overflow; gradients are the softmax weights.
 
     Where both operands are ``-inf`` the result is ``-inf`` and the gradients 0.
@@ -944,22 +936,17 @@ class LogAddExp(Op):
     def forward(self, xp, x, y):
         return xp.logaddexp(x, y)
 
-    def backward(self, xp, g, out, x, y):
-        base = xp.where(out == -xp.inf, 0, out)
-        gx = None if isinstance(x, _CONST) else g * xp.exp(x - base)
-        gy = None if isinstance(y, _CONST) else g * xp.exp(y - base)
-        return gx, gy
+    def d_first(self, xp, out, x, y):
+        return xp.exp(x - _shifted(xp, out))
 
-    def jvp(self, xp, tangents, out, x, y):
-        tx, ty = tangents
-        base = xp.where(out == -xp.inf, 0, out)
-        return (0 if tx is None else tx * xp.exp(x - base)) + (0 if ty is None else ty * xp.exp(y - base))
+    def d_second(self, xp, out, x, y):
+        return xp.exp(y - _shifted(xp, out))
 
     def reference(self, np, x, y):
         return np.logaddexp(x, y)
 
 
-class LogAddExp2(Op):
+class LogAddExp2(BinaryElementwise):
     """``log2(2**x + 2**y)`` without overflow; gradients ``2**(x - out)`` and ``2**(y - out)``."""
 
     save_output = True
@@ -967,62 +954,49 @@ class LogAddExp2(Op):
     def forward(self, xp, x, y):
         return xp.logaddexp2(x, y)
 
-    def backward(self, xp, g, out, x, y):
-        base = xp.where(out == -xp.inf, 0, out)
-        gx = None if isinstance(x, _CONST) else g * xp.exp2(x - base)
-        gy = None if isinstance(y, _CONST) else g * xp.exp2(y - base)
-        return gx, gy
+    def d_first(self, xp, out, x, y):
+        return xp.exp2(x - _shifted(xp, out))
 
-    def jvp(self, xp, tangents, out, x, y):
-        tx, ty = tangents
-        base = xp.where(out == -xp.inf, 0, out)
-        return (0 if tx is None else tx * xp.exp2(x - base)) + (0 if ty is None else ty * xp.exp2(y - base))
+    def d_second(self, xp, out, x, y):
+        return xp.exp2(y - _shifted(xp, out))
 
     def reference(self, np, x, y):
         return np.logaddexp2(x, y)
 
 
-class Mod(Op):
-    """``x mod y`` with the sign of ``y`` (Python's ``%``, NumPy's ``mod``/``remainder``).
+class _Remainder(BinaryElementwise):
+    """``x - q(x / y) * y`` for a step function ``q`` (floor, trunc): ``d/dx = 1``,
+    ``d/dy = -q``.  The jumps where ``x / y`` is an integer have no derivative (the
+    one-sided value is returned); ``y == 0`` gives NaN, as NumPy."""
 
-    ``x - floor(x / y) * y``: ``d/dx = 1``, ``d/dy = -floor(x / y)``; the jumps
-    where ``x / y`` is an integer have no derivative (the one-sided value is
-    returned).  ``y == 0`` gives NaN, as NumPy.
-    """
-
+    abstract = True
     save_output = True
+
+    def d_first(self, xp, out, x, y):
+        return 1
+
+    def d_second(self, xp, out, x, y):
+        return -_quotient(xp, out, x, y)
+
+
+class Mod(_Remainder):
+    """``x mod y`` with the sign of ``y`` (Python's ``%``, NumPy's ``mod``/``remainder``):
+    ``x - floor(x / y) * y``."""
 
     def forward(self, xp, x, y):
         with xp.errstate(divide="ignore", invalid="ignore"):
             return xp.mod(x, y)
 
-    def backward(self, xp, g, out, x, y):
-        return _remainder_grads(xp, g, out, x, y)
-
-    def jvp(self, xp, tangents, out, x, y):
-        return _remainder_jvp(xp, tangents, out, x, y)
-
     def reference(self, np, x, y):
         return np.mod(x, y)
 
 
-class Fmod(Op):
-    """``x mod y`` with the sign of ``x`` (C's ``fmod``): ``x - trunc(x / y) * y``.
-
-    ``d/dx = 1``, ``d/dy = -trunc(x / y)``; jumps as for ``mod``.
-    """
-
-    save_output = True
+class Fmod(_Remainder):
+    """``x mod y`` with the sign of ``x`` (C's ``fmod``): ``x - trunc(x / y) * y``."""
 
     def forward(self, xp, x, y):
         with xp.errstate(divide="ignore", invalid="ignore"):
             return xp.fmod(x, y)
-
-    def backward(self, xp, g, out, x, y):
-        return _remainder_grads(xp, g, out, x, y)
-
-    def jvp(self, xp, tangents, out, x, y):
-        return _remainder_jvp(xp, tangents, out, x, y)
 
     def reference(self, np, x, y):
         return np.fmod(x, y)
@@ -1037,17 +1011,3 @@ def _quotient(xp: Any, out: Any, x: Any, y: Any) -> Any:
     """
     with xp.errstate(divide="ignore", invalid="ignore"):
         return xp.round((x - out) / y)
-
-
-def _remainder_grads(xp: Any, g: Any, out: Any, x: Any, y: Any) -> tuple:
-    gx = None if isinstance(x, _CONST) else g + 0
-    gy = None if isinstance(y, _CONST) else -g * _quotient(xp, out, x, y)
-    return gx, gy
-
-
-def _remainder_jvp(xp: Any, tangents: tuple, out: Any, x: Any, y: Any) -> Any:
-    tx, ty = tangents
-    r = 0 if tx is None else tx + 0
-    if ty is not None:
-        r = r - ty * _quotient(xp, out, x, y)
-    return r

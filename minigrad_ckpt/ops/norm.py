@@ -25,20 +25,25 @@ class Normalize(Op):
         return d * (1 / xp.sqrt(var + self.eps))
 
     def backward(self, xp, g, out, x):
-        # With xhat = out and rstd = 1/sqrt(var + eps):
-        #   dx = rstd * (g - mean(g) - xhat * mean(g * xhat))
-        # rstd is recomputed from x (not saved), so with create_graph the
-        # expression is differentiable in x as well as in g.
-        if x.size == 0:
-            return g
-        rstd = 1 / xp.sqrt(xp.var(x, axis=self.axes, keepdims=True) + self.eps)
-        g_mean = xp.mean(g, axis=self.axes, keepdims=True)
-        gx_mean = xp.mean(g * out, axis=self.axes, keepdims=True)
-        return rstd * (g - g_mean - out * gx_mean)
+        return self._times_jacobian(xp, g, out, x)
 
     def jvp(self, xp, tangents, out, x):
-        # J = rstd (I - 1/N - xhat xhat^T / N) is symmetric: J v is backward(v)
-        return self.backward(xp, tangents[0], out, x)
+        return self._times_jacobian(xp, tangents[0], out, x)
+
+    def _times_jacobian(self, xp, v, out, x):
+        """``J v`` for ``J = rstd (I - 1/N - xhat xhat^T / N)``: symmetric, so also ``J^T v``.
+
+        With ``xhat = out`` and ``rstd = 1/sqrt(var + eps)`` that is
+        ``rstd * (v - mean(v) - xhat * mean(v * xhat))``.  ``rstd`` is recomputed
+        from ``x`` (not saved), so with create_graph the expression is
+        differentiable in ``x`` as well as in ``v``.
+        """
+        if x.size == 0:
+            return v
+        rstd = 1 / xp.sqrt(xp.var(x, axis=self.axes, keepdims=True) + self.eps)
+        v_mean = xp.mean(v, axis=self.axes, keepdims=True)
+        vx_mean = xp.mean(v * out, axis=self.axes, keepdims=True)
+        return rstd * (v - v_mean - out * vx_mean)
 
     def reference(self, np, x):
         if x.size == 0:

@@ -149,6 +149,13 @@ class Prod(_Reduction):
         return xp.prod(x, axis=self.axes, keepdims=self.keepdims)
 
     def backward(self, xp, g, out, x):
+        return self.expand(xp, g) * self._factor_derivatives(xp, x)
+
+    def jvp(self, xp, tangents, out, x):
+        return xp.sum(self._factor_derivatives(xp, x) * tangents[0], axis=self.axes, keepdims=self.keepdims)
+
+    def _factor_derivatives(self, xp, x):
+        """``d(prod)/d(x_i)`` for every factor ``x_i``: the product of the others, zeros handled exactly."""
         is_zero = x == 0
         zeros = xp.sum(is_zero, axis=self.axes, keepdims=True)
         # product of the non-zero factors of each slice
@@ -161,14 +168,8 @@ class Prod(_Reduction):
         # second derivative with create_graph=True still sees it.
         zsum = xp.sum(xp.where(is_zero, x, 0), axis=self.axes, keepdims=True)
         two_zeros_here = xp.logical_and(zeros == 2, is_zero)
-        local = xp.where(zeros == 0, no_zero, xp.where(one_zero_here, others, xp.where(
+        return xp.where(zeros == 0, no_zero, xp.where(one_zero_here, others, xp.where(
             zeros == 1, no_zero * zsum, xp.where(two_zeros_here, others * (zsum - x), 0))))
-        return self.expand(xp, g) * local
-
-    def jvp(self, xp, tangents, out, x):
-        # backward of a ones gradient is d(prod)/d(x_i), zeros handled exactly
-        local = self.backward(xp, xp.ones_like(out), out, x)
-        return xp.sum(local * tangents[0], axis=self.axes, keepdims=self.keepdims)
 
     def reference(self, np, x):
         return np.prod(x, axis=self.axes, keepdims=self.keepdims)

@@ -1,6 +1,6 @@
-"""Special functions: log-gamma, digamma and polygamma, gamma, erfc, the inverse
-error functions, logit, xlogy/xlog1py and log-beta -- SciPy's ``scipy.special``
-names, without SciPy.
+"""Special functions: log-gamma, digamma and polygamma, gamma, the error function
+and its complement, their inverses, logit, xlogy/xlog1py and log-beta --
+SciPy's ``scipy.special`` names, without SciPy.
 
 Each function is a *kernel* (``backend.register_kernel``) written with array
 namespace functions only, so it runs on NumPy, CuPy and the strict device
@@ -20,6 +20,8 @@ digamma       recurrence up to x >= 10 and the           <= 1e-12 for x > 0
 polygamma     (-1)^(n+1) n! zeta(n + 1, x), Hurwitz      <= 1e-12 for x > 0
               zeta by Euler-Maclaurin summation
 gamma         exp(gammaln), reflection for x < 0         <= 1e-12 (x <= 171)
+erf           Cephes' rational approximations (one       within 3 ulp
+              table of coefficients for erf and erfc)
 erfc          Cephes' erf/erfc rational approximations   <= 1e-12 (x < 26.5)
 erfinv,       an initial guess refined by three Halley   <= 1e-12 on (-1, 1) /
 erfcinv       steps on erf (erfc in the tails)           (0, 2)
@@ -34,21 +36,13 @@ import math
 from typing import Any, ClassVar
 
 from ..backend import register_kernel
-from .base import Op
-from .elementwise import _CONST, _Smooth
+from .elementwise import _CONST, BinaryElementwise, UnaryElementwise
+from .elementwise import horner as _horner
 
 _LS2PI = 0.5 * math.log(2 * math.pi)
 _EULER = 0.5772156649015329
 _SQRT_PI_2 = math.sqrt(math.pi) / 2
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
-
-
-def _horner(coeffs: tuple[float, ...], x: Any) -> Any:
-    """``coeffs[0] x^k + ... + coeffs[k]`` (highest power first)."""
-    r = x * 0 + coeffs[0]
-    for c in coeffs[1:]:
-        r = r * x + c
-    return r
 
 
 def _sinpi(xp: Any, x: Any) -> Any:
@@ -78,13 +72,13 @@ _ZETA = (1.6449340668482264, 1.2020569031595942, 1.0823232337111381, 1.036927755
          1.0000002384505027, 1.000000119219926, 1.000000059608189)
 
 
+# the series' coefficients (-1)^k zeta(k) / k, highest power first
+_LGAM1P = tuple((-1) ** k * z / k for k, z in reversed(list(zip(range(2, 2 + len(_ZETA)), _ZETA))))
+
+
 def _lgamma1p_series(t: Any) -> Any:
     """``ln Gamma(1 + t)`` for ``|t| <= 0.2`` (terms fall like 0.2^k: 24 suffice)."""
-    coeffs = tuple((-1) ** k * z / k for k, z in zip(range(2, 2 + len(_ZETA)), _ZETA))
-    r = t * 0 + coeffs[-1]
-    for c in coeffs[-2::-1]:
-        r = r * t + c
-    return t * (r * t - _EULER)
+    return t * (_horner(_LGAM1P, t) * t - _EULER)
 
 
 def _gammaln_positive(xp: Any, x: Any) -> Any:
@@ -148,18 +142,12 @@ def _digamma_positive(xp: Any, x: Any) -> Any:
         shift = shift - xp.where(low, 1 / xp.where(low, u, 1), 0)
         u = xp.where(low, u + 1, u)
     z = 1 / (u * u)
-    series = z * 0 + _PSI_ASYMP[-1]
-    for c in _PSI_ASYMP[-2::-1]:
-        series = series * z + c
-    r = xp.log(u) - 0.5 / u - z * series + shift
+    r = xp.log(u) - 0.5 / u - z * _horner(_PSI_ASYMP[::-1], z) + shift
     # near the zero x0 the recurrence cancels: the Taylor series around x0 does not
     d = (x - _X0_HI) - _X0_LO
     near = xp.abs(d) < 0.25
     dd = xp.where(near, d, 0)
-    taylor = dd * 0 + _PSI_X0[-1]
-    for c in _PSI_X0[-2::-1]:
-        taylor = taylor * dd + c
-    return xp.where(near, dd * taylor, r)
+    return xp.where(near, dd * _horner(_PSI_X0[::-1], dd), r)
 
 
 @register_kernel
@@ -235,7 +223,13 @@ def gamma(xp, x):
         return xp.where(xp.isnan(x), x, r)
 
 
-# ----------------------------------------------------------------------- erfc
+# ------------------------------------------------------------------ erf, erfc
+# Cephes ndtr.c (highest power first; Q, U and S have a leading 1): erf(x) = x T(x^2)/U(x^2)
+# for |x| < 1; erfc(x) = exp(-x^2) P(x)/Q(x) for 1 <= x < 8 and exp(-x^2) R(x)/S(x) beyond.
+_ERF_T = (9.60497373987051638749e0, 9.00260197203842689217e1, 2.23200534594684319226e3,
+          7.00332514112805075473e3, 5.55923013010394962768e4)
+_ERF_U = (1.0, 3.35617141647503099647e1, 5.21357949780152679795e2, 4.59432382970980127987e3,
+          2.26290000613890934246e4, 4.92673942608635921086e4)
 _ERFC_P = (2.46196981473530512524e-10, 5.64189564831068821977e-1, 7.46321056442269912687e0,
            4.86371970985681366614e1, 1.96520832956077098242e2, 5.26445194995477358631e2,
            9.34528527171957607540e2, 1.02755188689515710272e3, 5.57535335369399327526e2)
@@ -249,8 +243,25 @@ _ERFC_S = (1.0, 2.26052863220117276590e0, 9.39603524938001434673e0, 1.2048953980
 
 
 @register_kernel
+def erf(xp, x):
+    """The error function (NumPy has none), within 3 ulp in float64 (``xp.erf``).
+
+    ``x T(x^2)/U(x^2)`` for ``|x| < 1``, else ``1 - exp(-x^2) P(|x|)/Q(|x|)``.
+    (Cephes switches to ``R/S`` beyond 8, where ``erfc`` is below 1e-28: ``erf`` is 1
+    to double precision there, and the P/Q tail underflows to exactly that.)
+    """
+    a = xp.abs(x)
+    z = x * x
+    small = x * _horner(_ERF_T, z) / _horner(_ERF_U, z)
+    with xp.errstate(over="ignore", under="ignore", invalid="ignore"):
+        tail = xp.exp(-z) * _horner(_ERFC_P, a) / _horner(_ERFC_Q, a)
+    big = xp.where(x < 0, tail - 1, 1 - tail)
+    return xp.where(a < 1, small, big).astype(x.dtype, copy=False)
+
+
+@register_kernel
 def erfc(xp, x):
-    """``1 - erf(x)`` without cancellation (``xp.erfc``): Cephes' ``exp(-x^2) P/Q`` below 8,
+    """``1 - erf(x)`` without cancellation (``xp.erfc``): ``exp(-x^2) P/Q`` below 8,
     ``exp(-x^2) R/S`` above, ``1 - erf`` for ``|x| < 1``; relative accuracy up to the underflow."""
     a = xp.abs(x)
     with xp.errstate(over="ignore", under="ignore", invalid="ignore"):
@@ -264,6 +275,11 @@ def erfc(xp, x):
     return xp.where(xp.isnan(x), x, r)
 
 
+def _d_erf(xp: Any, x: Any) -> Any:
+    """``erf'(x) = 2/sqrt(pi) exp(-x^2)`` (``erfc' = -erf'``; Halley's step uses it too)."""
+    return _TWO_OVER_SQRT_PI * xp.exp(-(x * x))
+
+
 # ------------------------------------------------------- inverse error functions
 def _erfinv_guess(xp: Any, log_1my2: Any) -> Any:
     """Winitzki's approximation of ``|erfinv|`` from ``log(1 - y^2)`` (relative error < 2e-3)."""
@@ -275,8 +291,7 @@ def _erfinv_guess(xp: Any, log_1my2: Any) -> Any:
 def _halley(xp: Any, x: Any, residual: Any) -> Any:
     """One Halley step for ``erf(x) = target``: ``f / (f' + x f)`` with ``f' = 2/sqrt(pi) e^-x^2``."""
     f = residual(x)
-    d = _TWO_OVER_SQRT_PI * xp.exp(-(x * x))
-    return x - f / (d + x * f)
+    return x - f / (_d_erf(xp, x) + x * f)
 
 
 def _erfinv_small(xp: Any, y: Any) -> Any:
@@ -364,7 +379,7 @@ def betaln(xp, a, b):
 
 
 # ------------------------------------------------------------------------- ops
-class Gammaln(_Smooth):
+class Gammaln(UnaryElementwise):
     """``ln |Gamma(x)|``; derivative ``digamma(x)`` (poles at 0, -1, -2, ...)."""
 
     def forward(self, xp, x):
@@ -377,7 +392,7 @@ class Gammaln(_Smooth):
         return _host(np, _lgamma_ref, x)
 
 
-class Digamma(_Smooth):
+class Digamma(UnaryElementwise):
     """``psi(x)``; derivative ``polygamma(1, x)``."""
 
     def forward(self, xp, x):
@@ -390,7 +405,7 @@ class Digamma(_Smooth):
         return _digamma_reference(np, x)
 
 
-class Polygamma(_Smooth):
+class Polygamma(UnaryElementwise):
     """``psi^(n)(x)`` for ``x > 0``; derivative ``polygamma(n + 1, x)``."""
 
     n: int
@@ -415,10 +430,11 @@ class Polygamma(_Smooth):
         return ((-1) ** (self.n + 1) * math.factorial(self.n) * z).astype(x.dtype)
 
 
-class Gamma(_Smooth):
+class Gamma(UnaryElementwise):
     """``Gamma(x)``; derivative ``Gamma(x) psi(x)``."""
 
     save_output = True
+    quiet = True  # Gamma overflows beyond 171.6: inf * psi, and inf * 0 at the poles
 
     def forward(self, xp, x):
         return xp.gamma(x)
@@ -430,20 +446,33 @@ class Gamma(_Smooth):
         return _host(np, _gamma_ref, x)
 
 
-class Erfc(_Smooth):
+class Erf(UnaryElementwise):
+    """The error function; its derivative is ``2/sqrt(pi) * exp(-x^2)``."""
+
+    def forward(self, xp, x):
+        return xp.erf(x)
+
+    def derivative(self, xp, out, x):
+        return _d_erf(xp, x)
+
+    def reference(self, np, x):
+        return _host(np, math.erf, x)
+
+
+class Erfc(UnaryElementwise):
     """``1 - erf(x)``; derivative ``-2/sqrt(pi) exp(-x^2)``."""
 
     def forward(self, xp, x):
         return xp.erfc(x)
 
     def derivative(self, xp, out, x):
-        return -_TWO_OVER_SQRT_PI * xp.exp(-(x * x))
+        return -_d_erf(xp, x)
 
     def reference(self, np, x):
         return _host(np, math.erfc, x)
 
 
-class Erfinv(_Smooth):
+class Erfinv(UnaryElementwise):
     """The inverse error function; derivative ``sqrt(pi)/2 exp(erfinv(y)^2)``, infinite at ``+-1``."""
 
     save_inputs = False
@@ -460,7 +489,7 @@ class Erfinv(_Smooth):
         return _host(np, _erfinv_bisect, y)
 
 
-class Erfcinv(_Smooth):
+class Erfcinv(UnaryElementwise):
     """The inverse of ``erfc``; derivative ``-sqrt(pi)/2 exp(erfcinv(z)^2)``, infinite at 0 and 2."""
 
     save_inputs = False
@@ -477,7 +506,7 @@ class Erfcinv(_Smooth):
         return _host(np, _erfcinv_bisect, z)
 
 
-class Logit(_Smooth):
+class Logit(UnaryElementwise):
     """``log(p / (1 - p))``; derivative ``1 / (p (1 - p))``, infinite at 0 and 1.
 
     ``2 artanh(2p - 1)`` for ``p >= 1/4`` (``2p - 1`` is exact there, so no
@@ -501,17 +530,6 @@ class Logit(_Smooth):
             return np.log(p) - np.log1p(-p)
 
 
-def _times_local(xp: Any, g: Any, local: Any) -> Any:
-    """``g * local`` where the local derivative may be infinite (``log(0)``): 0 there when
-    ``g`` is exactly 0.  The mask sits on ``local`` and only where it is not finite, so
-    under ``create_graph`` the mixed second derivative of ``x * log(y)`` at ``x = 0`` (through
-    a zero upstream gradient) is still ``1 / y``."""
-    if isinstance(local, _CONST):  # a Python float stays weakly typed (float32 stays float32)
-        return g * local if math.isfinite(local) else xp.where(g != 0, g * local, g * 0)
-    ok = xp.logical_or(xp.isfinite(local), g != 0)
-    return g * xp.where(ok, local, 0)
-
-
 def _const_log(y: float, log1p: bool) -> float:
     """``log(y)`` / ``log1p(y)`` of a Python scalar as a Python float (weakly typed:
     ``xp.log`` would make a float64 NumPy scalar, which upcasts float32)."""
@@ -521,10 +539,11 @@ def _const_log(y: float, log1p: bool) -> float:
     return -math.inf if v == 0 else math.nan
 
 
-class _XLog(Op):
+class _XLog(BinaryElementwise):
     """``x * log(y)`` (``log1p`` for ``Xlog1py``), 0 where ``x == 0`` unless ``y`` is NaN, as SciPy."""
 
     abstract = True
+    singular = True  # d/dx = log(y) is -inf at y = 0
     log1p: ClassVar[bool] = False
 
     def _log(self, xp: Any, y: Any) -> Any:
@@ -545,21 +564,11 @@ class _XLog(Op):
             zero = xp.logical_and(x == 0, xp.logical_not(xp.isnan(y)))
             return xp.where(zero, 0, r)
 
-    def backward(self, xp, g, out, x, y):
-        with xp.errstate(divide="ignore", invalid="ignore"):
-            gx = None if isinstance(x, _CONST) else _times_local(xp, g, self._log(xp, y))
-            gy = None
-            if not isinstance(y, _CONST):
-                gy = g * x / self._dlog(xp, x, y)
-        return gx, gy
+    def d_first(self, xp, out, x, y):
+        return self._log(xp, y)
 
-    def jvp(self, xp, tangents, out, x, y):
-        tx, ty = tangents
-        with xp.errstate(divide="ignore", invalid="ignore"):
-            r = 0 if tx is None else _times_local(xp, tx, self._log(xp, y))
-            if ty is not None:
-                r = r + ty * x / self._dlog(xp, x, y)
-        return r
+    def d_second(self, xp, out, x, y):
+        return x / self._dlog(xp, x, y)
 
     def reference(self, np, x, y):
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -587,23 +596,17 @@ class Xlog1py(_XLog):
     log1p = True
 
 
-class Betaln(Op):
+class Betaln(BinaryElementwise):
     """``ln |B(a, b)|`` for ``a, b > 0``; ``d/da = psi(a) - psi(a + b)``."""
 
     def forward(self, xp, a, b):
         return xp.betaln(a, b)
 
-    def backward(self, xp, g, out, a, b):
-        d_ab = xp.digamma(a + b)
-        ga = None if isinstance(a, _CONST) else g * (xp.digamma(a) - d_ab)
-        gb = None if isinstance(b, _CONST) else g * (xp.digamma(b) - d_ab)
-        return ga, gb
+    def d_first(self, xp, out, a, b):
+        return xp.digamma(a) - xp.digamma(a + b)
 
-    def jvp(self, xp, tangents, out, a, b):
-        ta, tb = tangents
-        d_ab = xp.digamma(a + b)
-        r = 0 if ta is None else ta * (xp.digamma(a) - d_ab)
-        return r if tb is None else r + tb * (xp.digamma(b) - d_ab)
+    def d_second(self, xp, out, a, b):
+        return xp.digamma(b) - xp.digamma(a + b)
 
     def reference(self, np, a, b):
         lg = np.vectorize(math.lgamma, otypes=[np.float64])
