@@ -33,6 +33,7 @@ the same leading axes.
 from __future__ import annotations
 
 from .base import Op, add_tangents
+from .elementwise import UnaryElementwise
 
 
 def _stable_sigmoid(np, x):
@@ -43,7 +44,7 @@ def _block(gates, k, h):
     return gates[..., k * h:(k + 1) * h]
 
 
-class LSTMGates(Op):
+class LSTMGates(UnaryElementwise):
     """The activated gates ``[sigmoid(i), sigmoid(f), tanh(g), sigmoid(o)]`` of pre-activations
     (..., 4H); elementwise, so its Jacobian is diagonal and read off the output."""
 
@@ -55,13 +56,10 @@ class LSTMGates(Op):
         return xp.concatenate([xp.sigmoid(gates[..., :2 * h]), xp.tanh(_block(gates, 2, h)),
                                xp.sigmoid(_block(gates, 3, h))], axis=-1)
 
-    def backward(self, xp, g, out, gates):
+    def derivative(self, xp, out, gates):
         h = out.shape[-1] // 4
         s_if, t, s_o = out[..., :2 * h], _block(out, 2, h), _block(out, 3, h)
-        return g * xp.concatenate([s_if * (1 - s_if), 1 - t * t, s_o * (1 - s_o)], axis=-1)
-
-    def jvp(self, xp, tangents, out, gates):
-        return self.backward(xp, tangents[0], out, gates)  # diagonal Jacobian: J v = J^T v
+        return xp.concatenate([s_if * (1 - s_if), 1 - t * t, s_o * (1 - s_o)], axis=-1)
 
     def reference(self, np, gates):
         h = gates.shape[-1] // 4
