@@ -31,6 +31,7 @@ from heapq import heapify, heappop, heappush
 from typing import Any
 
 from . import tape
+from .backend import host_numpy
 from .grad_mode import state as _grad_state
 from .memory import ledger as _ledger
 from .memory import saved_arrays
@@ -38,6 +39,9 @@ from .tape import DROPPED, FREED, Node, _explain, _version_error, walk
 from .tensor import Tensor, post_hook_count
 
 __all__ = ["BackwardPass", "backward", "grad", "queue_callback", "current_backward", "BackwardCall"]
+
+#: The dtypes of nearly every node: compared by identity before a complex output is looked for.
+_FLOAT32, _FLOAT64 = host_numpy.dtype("float32"), host_numpy.dtype("float64")
 
 _FREED_MSG = (
     "Trying to backward through the graph a second time (or to read saved values "
@@ -180,7 +184,8 @@ class BackwardPass:
         op = node.op
         xp = tape.differentiable_namespace if self.create_graph else node.xp
         args = _graph_args(node, saved) if self.create_graph else saved
-        conjugate = node.dtype.kind == "c" and op.holomorphic
+        dt = node.dtype  # float32/float64 by identity first: the common case pays two comparisons
+        conjugate = dt is not _FLOAT64 and dt is not _FLOAT32 and dt.kind == "c" and op.holomorphic
         if conjugate:  # g * f'(z) written for reals, applied as g * conj(f'(z)) (docs/complex.md)
             g = xp.conj(g)
         try:
