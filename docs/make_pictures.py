@@ -7,6 +7,10 @@
 - ``checkpoint-memory.png``: the memory ledger's timeline of one training step
   of a 32-layer MLP under four policies (``examples/checkpoint_memory.py``,
   needs matplotlib)
+- ``checkpoint-levels.svg`` and ``checkpoint-remat.svg``: ledger timelines of
+  the three levels of checkpointing -- one level of segments, nested segments,
+  and ``remat`` policies on a graph -- drawn as SVG by :func:`timeline_svg`
+  (plain text: needs nothing)
 
 :func:`graphs` builds the DOT text of each graph picture; it needs nothing but
 the package, so the tests check every picture's source even where Graphviz is
@@ -46,10 +50,85 @@ def graphs() -> dict[str, str]:
     return out
 
 
+COLOURS = ("#444444", "#1f77b4", "#d62728", "#2ca02c", "#9467bd")
+
+
+def timeline_svg(series: dict[str, list[int]], title: str, width: int = 720, height: int = 300) -> str:
+    """The ledger's bytes over its events, one polyline per run, as an SVG document."""
+    top = max(max(v or [0]) for v in series.values()) or 1
+    left, right, upper, lower = 60, 10, 30, 30 + 18 * len(series)
+    w, h = width - left - right, height - upper - lower
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
+             f'font-size="12"><rect width="100%" height="100%" fill="white"/>',
+             f'<text x="{left}" y="18" font-size="14">{title}</text>',
+             f'<line x1="{left}" y1="{upper + h}" x2="{left + w}" y2="{upper + h}" stroke="black"/>',
+             f'<line x1="{left}" y1="{upper}" x2="{left}" y2="{upper + h}" stroke="black"/>',
+             f'<text x="4" y="{upper + 10}">{top / 1024:.0f} KiB</text><text x="4" y="{upper + h}">0</text>']
+    for k, (name, values) in enumerate(series.items()):
+        colour = COLOURS[k % len(COLOURS)]
+        n = max(len(values) - 1, 1)
+        points = " ".join(f"{left + w * i / n:.1f},{upper + h * (1 - v / top):.1f}" for i, v in enumerate(values))
+        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{points}"/>')
+        y = upper + h + 18 * (k + 1)
+        parts.append(f'<rect x="{left}" y="{y - 9}" width="12" height="3" fill="{colour}"/>'
+                     f'<text x="{left + 18}" y="{y}">{name}: peak {max(values or [0]) / 1024:.1f} KiB</text>')
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def _saved(timeline: list) -> list[int]:
+    return [saved for _, _, saved, _ in timeline]
+
+
+def ledger_pictures() -> dict[str, str]:
+    """File name -> SVG of each ledger-timeline picture (one training step each)."""
+    from minigrad_ckpt import nn
+    from minigrad_ckpt.nn import functional as F
+
+    mg.manual_seed(0)
+    layers = [nn.Sequential(nn.Linear(64, 64), nn.Tanh()) for _ in range(48)]
+    x = mg.randn(16, 64)
+    a = 16 * 64 * 4
+    profile = ck.profile_chain(layers, x)
+    plans = {"no checkpointing": ck.NoCheckpointing().plan(48),
+             "one level (smallest)": ck.flat_plan_for_budget(profile, ck.flat_min_peak_bytes(profile)),
+             "nested, 6 layers' budget": ck.plan_for_budget(profile, 6 * a)}
+    levels = {}
+    for name, plan in plans.items():
+        with mg.memory.track() as ledger:
+            ck.run_plan(layers, plan, x).sum().backward()
+        levels[name] = _saved(ledger.timeline)
+    out = {"checkpoint-levels.svg": timeline_svg(levels, "48-layer tanh MLP: one level of segments, and nested")}
+
+    convs = [(nn.Conv2d(8, 8, 3, padding=1), nn.Conv2d(8, 8, 3, padding=1)) for _ in range(6)]
+
+    def resnet(policy):
+        def run(t):
+            for c1, c2 in convs:
+                def block(h, c1=c1, c2=c2):
+                    return F.relu(h + c2(F.relu(c1(h))))
+                t = block(t) if policy is None else ck.remat(block, policy)(t)
+            return t
+        return run
+
+    img = mg.randn(4, 8, 16, 16)
+    runs = {"no checkpointing": None, "remat save_everything": ck.save_everything,
+            "remat save_matmuls": ck.save_matmuls, "remat save_nothing": ck.save_nothing}
+    graph = {}
+    for name, policy in runs.items():
+        with mg.memory.track() as ledger:
+            resnet(policy)(img).sum().backward()
+        graph[name] = _saved(ledger.timeline)
+    out["checkpoint-remat.svg"] = timeline_svg(graph, "a 6-block residual net, each block a remat region, by policy")
+    return out
+
+
 def main() -> None:
     IMG.mkdir(exist_ok=True)
     for name, dot in graphs().items():
         mg.viz.render(dot, IMG / name)
+    for name, svg in ledger_pictures().items():
+        (IMG / name).write_text(svg)
     import checkpoint_memory
 
     checkpoint_memory.main(["--png", str(IMG / "checkpoint-memory.png")])

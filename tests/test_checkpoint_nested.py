@@ -231,3 +231,20 @@ def test_a_thousand_layer_chain_trains_at_twelve_layers_of_activations():
         ck.run_plan(layers, plan, x).sum().backward()
     assert ledger.peak("saved") == plan.predicted_peak_bytes
     assert all(p.grad is not None for layer in layers for p in layer.parameters())
+
+
+def test_the_ledger_timeline_pictures_show_nested_below_one_level():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "docs" / "make_pictures.py"
+    spec = importlib.util.spec_from_file_location("make_pictures", path)
+    pictures = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pictures)
+    svgs = pictures.ledger_pictures()
+    assert set(svgs) == {"checkpoint-levels.svg", "checkpoint-remat.svg"}
+    for svg in svgs.values():
+        assert svg.startswith("<svg") and svg.rstrip().endswith("</svg>") and svg.count("<polyline") >= 3
+    peaks = {line.split(">")[-2].split(": peak ")[0]: float(line.split(": peak ")[1].split(" KiB")[0])
+             for line in svgs["checkpoint-levels.svg"].splitlines() if ": peak " in line}
+    assert peaks["nested, 6 layers' budget"] < peaks["one level (smallest)"] < peaks["no checkpointing"]

@@ -105,9 +105,8 @@ def min_peak_bytes(profile: ChainProfile) -> int:
     for L in range(1, c.n + 1):
         tables.fill(L)
     finite = np.flatnonzero(np.isfinite(tables.V["top"][0, c.n, 0]))
-    if not len(finite):
-        return flat
-    return min(flat, simulate_peak(profile, _read_back(tables, c, int(finite[0]))))
+    # the fewest units a plan fits in: exact bytes when the unit divides every size
+    return min(flat, int(finite[0]) * c.unit) if len(finite) else flat
 
 
 class _Chain:

@@ -214,6 +214,10 @@ class _GraphModel:
 
     def run_set(self, kept: set[int]) -> list[int]:
         """The nodes a replay runs when the outputs of ``kept`` are kept (back to front)."""
+        return self._demand(kept)[0]
+
+    def _demand(self, kept: set[int]) -> tuple[list[int], list[bool]]:
+        """The nodes a replay runs, and whose outputs it wants (run or kept)."""
         wanted = [False] * self.n
         run = []
         for i in range(self.n - 1, -1, -1):
@@ -225,13 +229,14 @@ class _GraphModel:
             for j, s in enumerate(self.srcs[i]):
                 if s is not None and (running or (j + 1 < len(self.slots[i]) and self.slots[i][j + 1])):
                     wanted[s] = True
-        return run
+        return run, wanted
 
     def seconds(self, kept: set[int]) -> float:
         return sum(self.t[i] for i in self.run_set(kept))
 
     def peak(self, kept: set[int]) -> int:
-        bufs = self.K | self.S | {self.buf[i] for i in kept}
+        wanted = self._demand(kept)[1]  # a kept output nothing wants is let go (Segment)
+        bufs = self.K | self.S | {self.buf[i] for i in kept if wanted[i]}
         return sum(self.sizes[b] for b in bufs if b is not None)
 
 

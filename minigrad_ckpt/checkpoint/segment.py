@@ -141,6 +141,8 @@ class Segment:
                 self.dropped_bytes -= nbytes
         self._out_bytes = {}
         self.replay_extra_bytes = self._kept_unsaved_bytes()
+        if self._kept_outputs:
+            self._hold_wanted_outputs()
         if self.stats is not None and exc[0] is None:
             self.stats._segment_recorded(self)
 
@@ -227,12 +229,21 @@ class Segment:
         if getattr(self.keep, "to_host", False):
             value = to_host(out)
             value = value.copy() if value is out or getattr(value, "base", None) is not None else value
-            category = "host"
         else:
-            value, category = out, "saved"
+            value = out
         self._kept_outputs[node] = value
-        if _ledger.enabled and not (category == "saved" and is_parameter_edge(node)):  # a parameter's view
-            _ledger.hold([value], category)
+
+    def _hold_wanted_outputs(self) -> None:
+        """At the end of the forward pass: keep the kept outputs some backward or replay will
+        read, and let the others go (a policy may select values no backward needs: keeping
+        them would only cost memory).  The ledger counts what stays from here on."""
+        wanted = self._demand({})[2]
+        self._kept_outputs = {n: v for n, v in self._kept_outputs.items() if n in wanted}
+        if _ledger.enabled:
+            to_host = getattr(self.keep, "to_host", False)
+            for n, v in self._kept_outputs.items():
+                if to_host or not is_parameter_edge(n):  # a parameter's view is not the tape's memory
+                    _ledger.hold([v], "host" if to_host else "saved")
 
     def _kept_output(self, node: Node) -> Any:
         """A kept output, on the node's device (brought back from the host if offloaded)."""
