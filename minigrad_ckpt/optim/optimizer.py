@@ -121,17 +121,18 @@ class Optimizer:
             else:
                 g = g + wd * p._data
         self.update_one(p, g, st, group)
+        if key is not p:  # a complex parameter was updated through its real view
+            key.increment_version()
 
     @staticmethod
     def as_real(p: Tensor) -> Tensor:
         """What the update rules see of ``p``: ``p`` itself if it is real; a complex ``p`` as
-        a float tensor of shape ``p.shape + (2,)`` (real, imaginary) sharing its memory and
-        its version -- an update of the view is an update of ``p`` -- with its gradient
-        viewed alike.  Its state is filed under ``p``."""
+        a float tensor of shape ``p.shape + (2,)`` (real, imaginary) sharing its memory -- an
+        update of the view is an update of ``p``, whose version the step restamps -- with its
+        gradient viewed alike.  Its state is filed under ``p``."""
         if p.dtype.kind != "c":
             return p
         view = Tensor.constant(real_view(p._data), p.device)
-        view._version = p._version
         if p.grad is not None:
             view.grad = Tensor.constant(real_view(p.device.xp.ascontiguousarray(p.grad._data)), p.device)
         return view
