@@ -230,6 +230,12 @@ class _Tables:
 
 def _shifted(values: Any, shift: Any, m: Any) -> Any:
     """``values[..., m - shift]`` along the last axis, infinite where ``m < shift``."""
+    first = int(np.ravel(shift)[0]) if np.size(shift) else 0
+    if np.all(shift == first):  # one shift for all (a uniform chain): a slice
+        out = np.full(np.broadcast_shapes(values.shape, np.shape(shift)[:-1] + (len(m),)), np.inf)
+        if first < len(m):
+            out[..., max(first, 0):] = values[..., :len(m) - max(first, 0)]
+        return out
     idx = m - shift
     out = np.take_along_axis(values, np.clip(idx, 0, None), axis=-1)
     return np.where(idx >= 0, out, np.inf)
