@@ -9,14 +9,16 @@ before the node itself (a consumer is recorded later), so the node's gradient
 is complete when it is popped: no separate topological sort, and the heap
 stays as wide as the graph.
 
-One node is one :meth:`BackwardPass.step`: send the node's gradient through
-its op (:meth:`~BackwardPass.call_backward`), accumulate each input's share
-(:meth:`~BackwardPass.accumulate`), release what the node saved
-(:meth:`~BackwardPass.release`), go on.  The other named steps serve those:
-:meth:`~BackwardPass.prune` (``mg.grad``: skip what no requested input
-needs), :meth:`~BackwardPass.replay` (a checkpointed node's saved values,
-recomputed), :meth:`~BackwardPass.hand_over` (a leaf whose gradient is final
-in mid-pass gets it at once, for post-accumulate hooks).
+:meth:`BackwardPass.steps` goes one node at a time: send the node's gradient
+through its op (:meth:`~BackwardPass.call_backward`), accumulate what each
+input gets, release what the node saved, go on.  The named steps beside it
+take the cases the loop hands on: :meth:`~BackwardPass.prune` (``mg.grad``:
+skip what no requested input needs), :meth:`~BackwardPass.receive` (tensor
+hooks, the memory ledger, ``mg.grad``'s targets), :meth:`~BackwardPass.replay`
+(a checkpointed node's saved values, recomputed), :meth:`~BackwardPass.accumulate_leaf`
+and :meth:`~BackwardPass.hand_over` (a leaf whose gradient is final in
+mid-pass gets it at once, for post-accumulate hooks), :meth:`~BackwardPass.release`
+(checkpoint segments, the ledger, ``retain_graph``).
 
 A note on the name: ``mg.backward`` is the *function* (this module's
 :func:`backward`); import from the module by its full name
@@ -26,7 +28,7 @@ A note on the name: ``mg.backward`` is the *function* (this module's
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from heapq import heapify, heappop, heappush
 from typing import Any
 
@@ -60,15 +62,15 @@ class BackwardPass:
     ``create_graph`` every gradient is a Tensor and backward runs on the
     differentiable namespace, so the pass is itself recorded.
 
-    :meth:`run` drives :meth:`step` until the frontier is empty; a caller may
-    instead call :meth:`begin`, :meth:`step` while :attr:`heap` is not empty,
-    :meth:`close_segments`, and :meth:`end` (always: ``try``/``finally``), to
-    watch the pass node by node.
+    :meth:`run` goes through :meth:`steps` to the end; a caller may instead call
+    :meth:`begin`, iterate :meth:`steps` (or call :meth:`step` while :attr:`heap`
+    is not empty), then :meth:`close_segments`, and :meth:`end` (always:
+    ``try``/``finally``), to watch the pass node by node.
     """
 
     __slots__ = ("retain_graph", "create_graph", "root_grads", "pending", "heap", "leaf_grads", "leaves",
                  "target_nodes", "target_leaves", "contributing", "found", "remaining", "summed", "handed",
-                 "ledger_on", "watching", "segments", "_grad_mode_before")
+                 "ledger_on", "watching", "segments", "_grad_mode_before", "_stepper")
 
     def __init__(self, roots: Sequence[Any], root_grads: Sequence[Any] | None = None, *,
                  retain_graph: bool = False, create_graph: bool = False,
@@ -103,16 +105,17 @@ class BackwardPass:
         self.summed: set[int] = set()  # leaves whose gradient is a sum we made (not an op's array)
         self.handed = set() if handed is None else handed  # arrays already in some .grad
         self.ledger_on = _ledger.enabled
-        self.watching = self.ledger_on or targets is not None  # see _arrived
+        self.watching = self.ledger_on or targets is not None  # see receive
         self.segments: dict[Any, None] = {}  # checkpoint segments met, in order
+        self._stepper: Iterator[Node] | None = None  # steps(), for step()
 
     # ------------------------------------------------------------------ driving
     def run(self) -> dict[int, Any]:
-        """Step through every node; return ``{id(tensor): gradient}`` (see :meth:`results`)."""
+        """Go through every node; return ``{id(tensor): gradient}`` (see :meth:`results`)."""
         self.begin()
         try:
-            while self.heap:
-                self.step()
+            for _ in self.steps():
+                pass
             self.close_segments()
         finally:
             self.end()
@@ -138,13 +141,62 @@ class BackwardPass:
             _ledger.release(_grad_arrays(self.pending.values(), self.create_graph))
             _ledger.set_phase("idle")
 
+    def steps(self) -> Iterator[Node]:
+        """Run the pass one node at a time, yielding each node when its step is done: send
+        its gradient through its op, accumulate what each input gets, release, go on.
+
+        The common case of each is inline here, the rest in the named steps below
+        (:meth:`replay`, :meth:`accumulate_leaf`, :meth:`hand_over`, :meth:`release`):
+        this loop runs once per node, and a call per step cost several percent of a
+        small op's time.
+        """
+        heap, pending, create_graph, watching = self.heap, self.pending, self.create_graph, self.watching
+        while heap:
+            node = heappop(heap)[1]
+            # -- send the gradient through the op
+            g = pending.pop(node)
+            if g is not None and (watching or node.hooks):
+                g = self.receive(node, g)  # hooks, the ledger, mg.grad's targets
+            if g is None:  # reached, but no gradient: its inputs are still visited (and freed)
+                grads = (None,) * len(node.inputs)
+            else:
+                grads = self.call_backward(node, g)
+            # -- accumulate what each input gets
+            for edge, gi in zip(node.inputs, grads):
+                if edge is None:
+                    continue
+                if type(edge) is not Node:
+                    self.accumulate_leaf(edge, gi)
+                    continue
+                if gi is not None:
+                    if gi.shape != edge.shape:  # undo broadcasting
+                        gi = self._namespace(edge.xp).sum_to(gi, edge.shape)
+                    if gi.dtype != edge.dtype:  # a float32 input gets a float32 gradient
+                        gi = _cast_grad(self._namespace(edge.xp), gi, edge.dtype)
+                if edge in pending:
+                    if gi is None:
+                        continue
+                    prev = pending[edge]
+                    pending[edge] = gi if prev is None else prev + gi
+                else:  # first time reached: onto the frontier
+                    pending[edge] = gi
+                    heappush(heap, (-edge.seq, edge))
+                    prev = None
+                if watching and self.ledger_on and gi is not None:
+                    _ledger.hold(_grad_arrays((pending[edge],), create_graph), "grad")
+                    _ledger.release(_grad_arrays((prev,), create_graph))
+            # -- release what the node saved, go on
+            if node.segment is None and not watching and not self.retain_graph:
+                node.saved = FREED  # the common case of release()
+            else:
+                self.release(node)
+            yield node
+
     def step(self) -> Node:
-        """Backpropagate through the newest node on the frontier, and return it: send its
-        gradient through its op, accumulate what each input gets, go on."""
-        node = heappop(self.heap)[1]
-        self.accumulate(node, self.call_backward(node, self.pending.pop(node)))
-        self.release(node)
-        return node
+        """One step of :meth:`steps` (after :meth:`begin`): the next node, backpropagated."""
+        if self._stepper is None:
+            self._stepper = self.steps()
+        return next(self._stepper)
 
     # --------------------------------------------------------------- the steps
     def prune(self, roots: Sequence[Any], targets: Sequence[Any]) -> None:
@@ -166,15 +218,10 @@ class BackwardPass:
                     break
 
     def call_backward(self, node: Node, g: Any) -> tuple:
-        """The gradients ``node``'s op sends to its inputs, given the node's gradient ``g``
-        (``None``: the node was reached, but no gradient arrived)."""
-        if g is not None:
-            if self.watching or node.hooks:
-                g = self._arrived(node, g)
-            elif not self.create_graph and g.__class__ is not node.xp.array_type:
-                g = node.xp.asarray(g)  # NumPy returns scalars for 0-d results
-        if g is None:
-            return (None,) * len(node.inputs)
+        """The gradients ``node``'s op sends to its inputs, given the node's complete gradient
+        ``g``: the saved values checked (or replayed), the op's backward called and checked."""
+        if not self.create_graph and g.__class__ is not node.xp.array_type:
+            g = node.xp.asarray(g)  # NumPy returns scalars for 0-d results
         saved = node.saved
         if type(saved) is not tuple:
             saved = self.replay(node)
@@ -212,35 +259,6 @@ class BackwardPass:
         if node.saved is FREED:
             raise RuntimeError(_FREED_MSG)
         raise AssertionError(f"node #{node.seq} has saved values of type {type(node.saved).__name__}")
-
-    def accumulate(self, node: Node, grads: tuple) -> None:
-        """Add each input's gradient in ``grads`` into what its edge has collected: summed
-        down to the input's shape, cast to its dtype; a node reached for the first time
-        joins the frontier, a leaf's total grows (:meth:`_accumulate_leaf`)."""
-        pending = self.pending
-        for edge, gi in zip(node.inputs, grads):
-            if edge is None:
-                continue
-            if type(edge) is not Node:
-                self._accumulate_leaf(edge, gi)
-                continue
-            if gi is not None:
-                if gi.shape != edge.shape:  # undo broadcasting
-                    gi = self._namespace(edge.xp).sum_to(gi, edge.shape)
-                if gi.dtype != edge.dtype:  # a float32 input gets a float32 gradient
-                    gi = _cast_grad(self._namespace(edge.xp), gi, edge.dtype)
-            if edge in pending:
-                if gi is None:
-                    continue
-                prev = pending[edge]
-                pending[edge] = gi if prev is None else prev + gi
-            else:  # first time reached: onto the frontier
-                pending[edge] = gi
-                heappush(self.heap, (-edge.seq, edge))
-                prev = None
-            if self.ledger_on and gi is not None:
-                _ledger.hold(_grad_arrays((pending[edge],), self.create_graph), "grad")
-                _ledger.release(_grad_arrays((prev,), self.create_graph))
 
     def hand_over(self, t: Any, g: Any, summed: bool) -> None:
         """Leaf ``t``'s gradient is final in the middle of the pass: run its tensor hooks,
@@ -295,16 +313,16 @@ class BackwardPass:
         return found
 
     # ------------------------------------------------------------------ helpers
-    def _arrived(self, node: Node, g: Any) -> Any:
-        """``node``'s complete gradient, as its op's backward will get it (``None``: no use),
-        when the ledger, a tensor hook or ``mg.grad``'s targets watch it."""
+    def receive(self, node: Node, g: Any) -> Any:
+        """``node``'s complete gradient as its op's backward will get it (``None``: of no use),
+        where a tensor hook, the memory ledger or ``mg.grad``'s targets watch it."""
         create_graph = self.create_graph
         if self.ledger_on:
             _ledger.release(_grad_arrays((g,), create_graph))
             if node.segment is not None:
                 _ledger.set_phase(f"backward:{node.segment.index}")
         if not create_graph and g.__class__ is not node.xp.array_type:
-            g = node.xp.asarray(g)  # NumPy returns scalars for 0-d results
+            g = node.xp.asarray(g)  # hooks get an array, not a NumPy scalar
         if node.hooks:
             g = _call_hooks(node.hooks, g, create_graph)
         target_nodes = self.target_nodes
@@ -327,7 +345,9 @@ class BackwardPass:
                                         or e in contributing or e in target_nodes)
                      for e in node.inputs)
 
-    def _accumulate_leaf(self, edge: Any, gi: Any) -> None:
+    def accumulate_leaf(self, edge: Any, gi: Any) -> None:
+        """Add ``gi`` into leaf ``edge``'s total (summed to its shape, cast to its dtype); a
+        leaf with post-accumulate hooks is handed its gradient once its last edge is passed."""
         prev = None
         k = id(edge)
         if gi is not None:
