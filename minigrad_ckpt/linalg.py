@@ -22,6 +22,7 @@ from .functional.linalg import (  # noqa: F401
     cholesky,
     det,
     eigh,
+    eigvalsh,
     inv,
     lstsq,
     matrix_power,
@@ -32,6 +33,7 @@ from .functional.linalg import (  # noqa: F401
     solve,
     solve_triangular,
     svd,
+    svdvals,
 )
 from .functional.torch_idioms import with_dim  # noqa: E402
 

@@ -90,8 +90,11 @@ def test_tensor_methods_where_numpy_has_them():
     a = r(3, 3)
     t = _t(a)
     for name, args in [("ravel", ()), ("flatten", ()), ("diagonal", (1,)), ("trace", ()),
-                       ("repeat", (2, 0)), ("cumprod", (1,)), ("dot", (a,)), ("argsort", (0,))]:
+                       ("cumprod", (1,)), ("dot", (a,)), ("argsort", (0,))]:
         np.testing.assert_allclose(getattr(t, name)(*args).numpy(), getattr(a, name)(*args), rtol=1e-12)
+    # repeat is PyTorch's on the method (it tiles); NumPy's keyword selects NumPy's meaning
+    np.testing.assert_allclose(t.repeat(2, axis=0).numpy(), a.repeat(2, 0), rtol=1e-12)
+    np.testing.assert_allclose(t.repeat(2, 1).numpy(), np.tile(a, (2, 1)), rtol=1e-12)
 
 
 @pytest.mark.parametrize("values", [[2.0, 0.0, 3.0, 4.0], [0.0, 2.0, 0.0, 3.0], [0.0, 0.0], [1.5, -2.0, 0.0]])

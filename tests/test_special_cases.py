@@ -403,7 +403,7 @@ def test_sum_over_empty_is_zero():
     assert x.grad.shape == (0, 3)
 
 
-@pytest.mark.parametrize("fn", [mg.max, mg.min, mg.logsumexp, mg.argmax])
+@pytest.mark.parametrize("fn", [mg.max, mg.min, mg.argmax])  # logsumexp is -inf there (tests/test_op_edges.py)
 def test_extreme_over_empty_axis_raises(fn):
     with pytest.raises(ValueError, match="empty axis"):
         fn(mg.zeros(0))

@@ -21,11 +21,11 @@ from minigrad_ckpt import nn, optim
 PACKAGE = Path(mg.__file__).parent
 FIELDS = {"_data", "_device", "_node", "_requires_grad", "_version"}
 ENGINE_ONLY = {"_wrap", "_bump_version"}
-# The engine: the Tensor itself, the tape that builds Tensors and nodes, the
+# The engine: the Tensor itself, the tape and the backward pass that build Tensors and nodes, the
 # creation functions and the public math (they build constants with _wrap),
 # forward mode (it builds dual tensors beside the tape), and the tape decoder
 # (it rebuilds a graph).
-CORE = ("tensor.py", "tape.py", "creation.py", "functional/", "func/", "snapshot/tape_codec.py")
+CORE = ("tensor.py", "tape.py", "backward.py", "creation.py", "functional/", "func/", "snapshot/tape_codec.py")
 
 
 def _offences(source: str) -> list[str]:

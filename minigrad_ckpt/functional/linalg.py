@@ -28,8 +28,8 @@ from . import math as mf
 from .arguments import as_tensor, broadcast_shapes, int_tuple, normalize_axis
 from .math import astype, eye, matmul, moveaxis, not_equal, pad, reshape, squeeze, swapaxes, tril, triu
 
-__all__ = ["inv", "det", "slogdet", "solve", "cholesky", "eigh", "svd", "qr", "norm", "pinv",
-           "matrix_power", "lstsq", "solve_triangular"]
+__all__ = ["inv", "det", "slogdet", "solve", "cholesky", "eigh", "eigvalsh", "svd", "svdvals", "qr", "norm",
+           "pinv", "matrix_power", "lstsq", "solve_triangular"]
 
 
 class SlogdetResult(NamedTuple):
@@ -129,6 +129,17 @@ def eigh(a: Any, UPLO: str = "L") -> EighResult:  # noqa: N803 - NumPy's name
         a = swapaxes(a, -1, -2)
     packed = apply(_mx.Eigh(), a)
     return EighResult(packed[..., 0, :], packed[..., 1:, :])
+
+
+def eigvalsh(a: Any, UPLO: str = "L") -> Tensor:  # noqa: N803 - NumPy's name
+    """The eigenvalues (ascending) of each symmetric matrix: ``eigh(a).eigenvalues``; their
+    gradient ``V diag(g) V^T`` is defined at repeated eigenvalues too."""
+    return eigh(a, UPLO).eigenvalues
+
+
+def svdvals(a: Any) -> Tensor:
+    """The singular values (descending) of each matrix: ``svd(a, compute_uv=False)``."""
+    return svd(a, compute_uv=False)
 
 
 def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False) -> Any:
@@ -269,6 +280,8 @@ def _matrix(x: Tensor, ord: Any, row: int, col: int) -> Tensor:  # noqa: A002
     if ord in ("nuc", 2, -2):
         s = svd(moveaxis(x, (row, col), (-2, -1)), compute_uv=False)
         if ord == "nuc":
+            return mf.sum(s, axis=-1)
+        if ord == 2 and s.shape[-1] == 0:  # an empty matrix's spectral norm is 0, as its other norms (PyTorch)
             return mf.sum(s, axis=-1)
         return mf.max(s, axis=-1) if ord == 2 else mf.min(s, axis=-1)
     if ord in (1, -1):

@@ -18,7 +18,7 @@ from ..tensor import Tensor
 from .arguments import as_tensor, broadcast_shapes, one_axis, paired_axes
 from .einsum_subscripts import explicit_einsum
 from .elementwise import multiply
-from .shape import moveaxis, reshape, stack, transpose
+from .shape import broadcast_to, moveaxis, reshape, stack, transpose
 
 __all__ = ["matmul", "einsum", "tensordot", "dot", "inner", "outer", "kron", "cross"]
 
@@ -61,6 +61,22 @@ def _pair(a: Any, b: Any) -> tuple[Tensor, Tensor]:
     return a, as_tensor(b, a)
 
 
+def _broadcast_contracted(a: Tensor, b: Tensor, ax_a: tuple[int, ...], ax_b: tuple[int, ...]) -> tuple[Tensor, Tensor]:
+    """Contracted axes of equal length, a length-1 one broadcast to its partner's (PyTorch's
+    ``tensordot`` does; the gradient of the broadcast operand sums back)."""
+    shape_a, shape_b = list(a.shape), list(b.shape)
+    for i, j in zip(ax_a, ax_b):
+        if shape_a[i] == shape_b[j]:
+            continue
+        if shape_a[i] == 1:
+            shape_a[i] = shape_b[j]
+        elif shape_b[j] == 1:
+            shape_b[j] = shape_a[i]
+        else:
+            raise ValueError(f"tensordot: shape mismatch for sum: {a.shape}[{i}] != {b.shape}[{j}]")
+    return broadcast_to(a, tuple(shape_a)), broadcast_to(b, tuple(shape_b))
+
+
 def tensordot(a: Any, b: Any, axes: Any = 2) -> Tensor:
     """Sum products over ``axes`` (an int N: the last N of ``a`` with the first N of ``b``;
     or two sequences of axes), as NumPy: transposes and one matrix product."""
@@ -73,9 +89,7 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Tensor:
     else:
         ax_a, ax_b = axes
         ax_a, ax_b = paired_axes(ax_a, ax_b, a.ndim, b.ndim, "tensordot: the two axis lists differ in length")
-    for i, j in zip(ax_a, ax_b):
-        if a.shape[i] != b.shape[j]:
-            raise ValueError(f"tensordot: shape mismatch for sum: {a.shape}[{i}] != {b.shape}[{j}]")
+    a, b = _broadcast_contracted(a, b, ax_a, ax_b)
     free_a = [i for i in range(a.ndim) if i not in ax_a]
     free_b = [j for j in range(b.ndim) if j not in ax_b]
     k = 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..backend import host_numpy
 from ..ops import comparison as _cmp
 from ..ops import reduction as _red
 from ..tape import apply
@@ -77,25 +78,32 @@ def prod(x: Any, axis: Any = None, keepdims: bool = False, *, dtype: Any = None,
     return _reduce(_red.Prod, x, axis, keepdims)
 
 
-def var(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False, *, dtype: Any = None,
+def _ddof(name: str, ddof: Any) -> int | float:
+    """``ddof`` as the op keeps it: an int stays an int, a real number (``1.3``) stays real --
+    NumPy and PyTorch divide by ``N - ddof`` for any real ``ddof``."""
+    if isinstance(ddof, bool) or not isinstance(ddof, (int, float, host_numpy.integer, host_numpy.floating)):
+        raise TypeError(f"{name}: ddof must be a number, got {ddof!r}")
+    return int(ddof) if float(ddof).is_integer() else float(ddof)
+
+
+def var(x: Any, axis: Any = None, ddof: float = 0, keepdims: bool = False, *, dtype: Any = None,
         out: Any = None) -> Tensor:
     """Variance over ``axis``: ``sum((x - mean)**2) / (N - ddof)``."""
     _numpy_protocol("var", dtype, out)
-    return _reduce(_red.Var, x, axis, keepdims, ddof=int(ddof))
+    return _reduce(_red.Var, x, axis, keepdims, ddof=_ddof("var", ddof))
 
 
-def std(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False, *, dtype: Any = None,
+def std(x: Any, axis: Any = None, ddof: float = 0, keepdims: bool = False, *, dtype: Any = None,
         out: Any = None) -> Tensor:
     """Standard deviation; the gradient of a constant slice is 0."""
     _numpy_protocol("std", dtype, out)
-    return _reduce(_red.Std, x, axis, keepdims, ddof=int(ddof))
+    return _reduce(_red.Std, x, axis, keepdims, ddof=_ddof("std", ddof))
 
 
 def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
-    """``log(sum(exp(x)))`` over ``axis``, stable for large magnitudes."""
-    x = as_tensor(x)
-    check_nonempty("logsumexp", x, axis)
-    return _reduce(_red.LogSumExp, x, axis, keepdims)
+    """``log(sum(exp(x)))`` over ``axis``, stable for large magnitudes; ``-inf`` over an empty
+    axis (the log of an empty sum), as NumPy's and PyTorch's."""
+    return _reduce(_red.LogSumExp, as_tensor(x), axis, keepdims)
 
 
 def cumsum(x: Any, axis: int | None = None, *, dtype: Any = None, out: Any = None) -> Tensor:

@@ -40,9 +40,25 @@ __all__ = [
 _UNSET: Any = object()
 
 
-def with_dim(fn: Callable[..., Any]) -> Callable[..., Any]:
+def along_zero_d(fn: Callable[..., Any], x: Any, dim: Any, args: tuple, kwargs: dict) -> Any:
+    """PyTorch's rule for a 0-d tensor: ``dim`` 0 or -1 names its one element, as if it were
+    of shape ``(1,)``, and the result is 0-d again."""
+    r = fn(mf.reshape(x, (1,)), *args, **dict(kwargs, axis=0 if isinstance(dim, int) else (0,)))
+    return mf.reshape(r, ()) if isinstance(r, Tensor) and r.size == 1 and r.ndim else r
+
+
+def _names_the_zero_d_element(x: Any, dim: Any) -> bool:
+    if not isinstance(x, Tensor) or x.ndim or dim is None:
+        return False
+    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+    return all(isinstance(d, (int, host_numpy.integer)) and d in (0, -1) for d in dims)
+
+
+def with_dim(fn: Callable[..., Any], axis_of_the_input: bool = True) -> Callable[..., Any]:
     """``fn`` (which takes ``axis``) also taking PyTorch's ``dim=`` and, where it takes
-    ``keepdims``, ``keepdim=``; giving both spellings is a TypeError."""
+    ``keepdims``, ``keepdim=``; giving both spellings is a TypeError.  With ``dim=``, a 0-d
+    input takes ``dim`` 0 or -1 as PyTorch does (``axis_of_the_input``: the axis is one of the
+    input's, not a new one as for ``stack``)."""
     sig = inspect.signature(fn)
     names = list(sig.parameters)
     axis_pos = names.index("axis")
@@ -62,6 +78,9 @@ def with_dim(fn: Callable[..., Any]) -> Callable[..., Any]:
             if "keepdims" in kwargs or len(args) > keep_pos:
                 raise TypeError(f"{name}: pass either keepdims= or keepdim=, not both")
             kwargs["keepdims"] = keepdim
+        if axis_of_the_input and dim is not _UNSET and args and _names_the_zero_d_element(args[0], dim):
+            kwargs.pop("axis")
+            return along_zero_d(fn, args[0], dim, args[1:], kwargs)
         return fn(*args, **kwargs)
 
     extra = [inspect.Parameter("dim", inspect.Parameter.KEYWORD_ONLY, default=None)]
@@ -165,6 +184,8 @@ def _spread(fn: Callable[..., Any]) -> Callable[..., Any]:
         if keepdim is not _UNSET:
             keepdims = keepdim
         c = correction_of(name, ddof, correction, unbiased, torch_spelling)
+        if dim is not _UNSET and _names_the_zero_d_element(x, dim):
+            return along_zero_d(lambda t, axis: fn(t, axis, c, keepdims, **kwargs), x, dim, (), {})
         return fn(x, axis, c, keepdims, **kwargs)
 
     wrapper.__name__ = wrapper.__qualname__ = name
@@ -298,11 +319,11 @@ argmax = with_dim(mf.argmax)
 argmin = with_dim(mf.argmin)
 max = _extremum(mf.max, mf.maximum)  # noqa: A001
 min = _extremum(mf.min, mf.minimum)  # noqa: A001
-concatenate = with_dim(mf.concatenate)
-stack = with_dim(mf.stack)
+concatenate = with_dim(mf.concatenate, axis_of_the_input=False)
+stack = with_dim(mf.stack, axis_of_the_input=False)
 flip = with_dim(mf.flip)
 squeeze = with_dim(mf.squeeze)
-expand_dims = with_dim(mf.expand_dims)
+expand_dims = with_dim(mf.expand_dims, axis_of_the_input=False)
 take = with_dim(mf.take)
 roll = with_dim(mf.roll)
 repeat = with_dim(mf.repeat)

@@ -58,6 +58,8 @@ def _view(x: Tensor, *shape: Any) -> Tensor:
 def _transpose(x: Tensor, *axes: Any) -> Tensor:
     """``x.transpose(dim0, dim1)``: PyTorch's swap of two dims; ``x.transpose()`` or an
     axes tuple: NumPy's permutation."""
+    if x.ndim == 0 and len(axes) == 2 and all(a in (0, -1) for a in axes):
+        return x  # PyTorch: a 0-d tensor's dims 0 and -1 are the same one
     if len(axes) == 1 and axes[0] is not None and not isinstance(axes[0], (int, host_numpy.integer)):
         axes = (tuple(axes[0]),)
     elif len(axes) not in (0, 2):
@@ -170,11 +172,15 @@ def _reduction(fn: Any) -> Any:
 
 def _softmax(x: Tensor, dim: int = -1) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim``."""
+    if x.ndim == 0:
+        return ti.along_zero_d(lambda t, axis: _softmax(t, axis), x, dim, (), {})
     return apply(_act.Softmax(axis=normalize_axis(dim, x.ndim)), x)
 
 
 def _log_softmax(x: Tensor, dim: int = -1) -> Tensor:
     """``x - logsumexp(x)`` along ``dim``."""
+    if x.ndim == 0:
+        return ti.along_zero_d(lambda t, axis: _log_softmax(t, axis), x, dim, (), {})
     return apply(_act.LogSoftmax(axis=normalize_axis(dim, x.ndim)), x)
 
 

@@ -920,9 +920,17 @@ class Hypot(BinaryElementwise):
         return np.hypot(x, y)
 
 
-def _shifted(xp: Any, out: Any) -> Any:
-    """``out``, with 0 where it is ``-inf`` (both operands ``-inf``: the weights are 0, not NaN)."""
-    return xp.where(out == -xp.inf, 0, out)
+_LN2 = math.log(2.0)
+
+
+def _weight(xp: Any, a: Any, b: Any, out: Any, scale: float) -> Any:
+    """``a``'s softmax weight in ``logaddexp(a, b)``, ``sigmoid((a - b) * scale)``: exact at any
+    magnitude (``exp(a - out)`` loses ``out``'s rounding: at a = b = 1e20 it gave 1, not 1/2), 1/2
+    where both are the same infinity, 0 where both are ``-inf``."""
+    with xp.errstate(invalid="ignore"):
+        d = a - b
+        d = xp.where(d != d, 0, d) * scale  # inf - inf: an even split
+    return xp.where(out == -xp.inf, 0, xp.sigmoid(d))
 
 
 class LogAddExp(BinaryElementwise):
@@ -937,17 +945,17 @@ class LogAddExp(BinaryElementwise):
         return xp.logaddexp(x, y)
 
     def d_first(self, xp, out, x, y):
-        return xp.exp(x - _shifted(xp, out))
+        return _weight(xp, x, y, out, 1.0)
 
     def d_second(self, xp, out, x, y):
-        return xp.exp(y - _shifted(xp, out))
+        return _weight(xp, y, x, out, 1.0)
 
     def reference(self, np, x, y):
         return np.logaddexp(x, y)
 
 
 class LogAddExp2(BinaryElementwise):
-    """``log2(2**x + 2**y)`` without overflow; gradients ``2**(x - out)`` and ``2**(y - out)``."""
+    """``log2(2**x + 2**y)`` without overflow; gradients ``2**x / (2**x + 2**y)`` and its twin."""
 
     save_output = True
 
@@ -955,10 +963,10 @@ class LogAddExp2(BinaryElementwise):
         return xp.logaddexp2(x, y)
 
     def d_first(self, xp, out, x, y):
-        return xp.exp2(x - _shifted(xp, out))
+        return _weight(xp, x, y, out, _LN2)
 
     def d_second(self, xp, out, x, y):
-        return xp.exp2(y - _shifted(xp, out))
+        return _weight(xp, y, x, out, _LN2)
 
     def reference(self, np, x, y):
         return np.logaddexp2(x, y)

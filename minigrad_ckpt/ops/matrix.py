@@ -84,6 +84,8 @@ def _gap_reciprocals(xp: Any, values: Any) -> Any:
 
 def _positive_largest(xp: Any, v: Any) -> Any:
     """The sign (+-1) per column that makes each column's largest-magnitude entry positive."""
+    if v.shape[-2] == 0:  # columns of no entries (an empty matrix): nothing to flip
+        return xp.ones(v.shape[:-2] + (1, v.shape[-1]), dtype=v.dtype)
     idx = xp.argmax(xp.abs(v), axis=-2, keepdims=True)
     s = xp.sign(xp.take_along_axis(v, idx, axis=-2))
     return xp.where(s == 0, 1, s)
@@ -268,9 +270,7 @@ class Eigh(Op):
 
     def reference(self, np, a):
         w, v = np.linalg.eigh(a)
-        idx = np.argmax(np.abs(v), axis=-2)[..., None, :]
-        s = np.sign(np.take_along_axis(v, idx, axis=-2))
-        return np.concatenate([w[..., None, :], v * np.where(s == 0, 1, s)], axis=-2)
+        return np.concatenate([w[..., None, :], v * _positive_largest(np, v)], axis=-2)
 
 
 class Svd(Op):

@@ -176,9 +176,10 @@ class Prod(_Reduction):
 
 
 class Var(_Reduction):
-    """Variance with NumPy's ``ddof`` (divides by ``max(N - ddof, 0)``)."""
+    """Variance with NumPy's ``ddof`` (divides by ``max(N - ddof, 0)``; a real ``ddof`` such as
+    1.3 divides by ``N - 1.3``, as NumPy and PyTorch's ``correction`` do)."""
 
-    ddof: int
+    ddof: float
 
     def forward(self, xp, x):
         return _variance(self, xp, x)
@@ -190,7 +191,7 @@ class Var(_Reduction):
             # n == 0 (ddof >= N): NumPy's inf/nan, not a Python ZeroDivisionError
             return self.expand(xp, g) * d * (2.0 / n if n else xp.inf)
 
-    def denominator(self) -> int:
+    def denominator(self) -> float:
         return max(self.count() - self.ddof, 0)
 
     def jvp(self, xp, tangents, out, x):
@@ -210,7 +211,7 @@ class Var(_Reduction):
 class Std(_Reduction):
     """Standard deviation; a constant slice has gradient 0 (a subgradient)."""
 
-    ddof: int
+    ddof: float
 
     save_output = True
 
@@ -252,8 +253,7 @@ class LogSumExp(_Reduction):
     save_output = True
 
     def forward(self, xp, x):
-        m = xp.max(x, axis=self.axes, keepdims=True)
-        m = xp.where(xp.isfinite(m), m, 0)
+        m = _shift(xp, x, self.axes)
         with xp.errstate(divide="ignore"):
             s = xp.log(xp.sum(xp.exp(x - m), axis=self.axes, keepdims=True)) + m
         return s if self.keepdims else s.reshape(tuple(
@@ -271,11 +271,21 @@ class LogSumExp(_Reduction):
 
     def reference(self, np, x):
         x64 = x.astype(np.float64)
-        m = np.max(x64, axis=self.axes, keepdims=True)
-        r = np.log(np.sum(np.exp(x64 - m), axis=self.axes, keepdims=True)) + m
+        m = _shift(np, x64, self.axes)
+        with np.errstate(divide="ignore"):
+            r = np.log(np.sum(np.exp(x64 - m), axis=self.axes, keepdims=True)) + m
         if not self.keepdims:
             r = np.squeeze(r, axis=self.axes)
         return r.astype(x.dtype)
+
+
+def _shift(xp: Any, x: Any, axes: tuple[int, ...]) -> Any:
+    """The slice maxima logsumexp shifts by (0 where not finite, and over an empty slice, whose
+    sum is 0 and log -inf)."""
+    if any(x.shape[a] == 0 for a in axes) or (not axes and x.size == 0):
+        return xp.zeros(tuple(1 if i in axes or not axes else n for i, n in enumerate(x.shape)), dtype=x.dtype)
+    m = xp.max(x, axis=axes, keepdims=True)
+    return xp.where(xp.isfinite(m), m, 0)
 
 
 class CumSum(Op):

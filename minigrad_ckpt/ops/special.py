@@ -195,18 +195,42 @@ def _hurwitz_zeta(xp: Any, s: int, x: Any) -> Any:
 
 @register_kernel
 def polygamma(xp, n, x):
-    """``psi^(n)(x)``, the n-th derivative of digamma (``xp.polygamma``), for ``x > 0``
-    (``n = 0`` is digamma, defined for all x); for ``n >= 1``: +-inf at 0, NaN below."""
+    """``psi^(n)(x)``, the n-th derivative of digamma (``xp.polygamma``), for every real ``x``:
+    the Hurwitz zeta for ``x > 0``, the reflection formula below 0; poles at 0, -1, -2, ...
+    (+inf for odd ``n``, NaN for even: the sign flips across the pole)."""
     if n == 0:
         return digamma(xp, x)
     with xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
         pos = x > 0
-        xs = xp.where(pos, x, 1)
-        r = ((-1) ** (n + 1) * math.factorial(n)) * _hurwitz_zeta(xp, n + 1, xs)
-        at_zero = xp.inf if n % 2 else -xp.inf  # psi^(n)(x) ~ (-1)^(n+1) n! / x^(n+1)
+        scale = (-1) ** (n + 1) * math.factorial(n)
+        r = scale * _hurwitz_zeta(xp, n + 1, xp.where(pos, x, 1))
+        # x < 0: the reflection psi^(n)(x) = (-1)^n psi^(n)(1 - x) - pi d^n/dx^n cot(pi x)
+        mirrored = (-1) ** n * scale * _hurwitz_zeta(xp, n + 1, xp.where(pos, 1, 1 - x))
+        neg = mirrored - math.pi ** (n + 1) * _horner(_cot_derivative(n), _cotpi(xp, xp.where(pos, 0.5, x)))
+        at_pole = xp.inf if n % 2 else xp.nan  # psi^(n)(x) ~ (-1)^(n+1) n! / (x - k)^(n+1) at a pole k <= 0
+        r = xp.where(pos, r, xp.where(x == xp.round(x), at_pole, neg))
         # each where keeps an array of x's dtype as a branch (two Python scalars would make float64)
-        r = xp.where(x == 0, at_zero, xp.where(pos, r, xp.nan))
-        return xp.where(x == xp.inf, 0, r)
+        r = xp.where(x == 0, xp.inf if n % 2 else -xp.inf, r)
+        return xp.where(x == xp.inf, 0, xp.where(x == -xp.inf, xp.nan, r))
+
+
+def _cot_derivative(n: int) -> tuple[float, ...]:
+    """``P_n`` with ``d^n/dx^n cot(pi x) = pi^n P_n(cot(pi x))`` (highest power first):
+    ``P_0 = c`` and ``P_{k+1} = -(1 + c^2) P_k'``."""
+    p = [0.0, 1.0]  # lowest power first while building
+    for _ in range(n):
+        d = [i * p[i] for i in range(1, len(p))] or [0.0]
+        p = [0.0] * (len(d) + 2)
+        for i, c in enumerate(d):
+            p[i] -= c
+            p[i + 2] -= c
+    return tuple(reversed(p))
+
+
+def _cotpi(xp: Any, x: Any) -> Any:
+    """``cot(pi x)`` from ``x`` reduced to [-1/2, 1/2] (period 1)."""
+    r = x - xp.round(x)
+    return xp.cos(math.pi * r) / xp.sin(math.pi * r)
 
 
 @register_kernel
@@ -250,6 +274,7 @@ def erf(xp, x):
     (Cephes switches to ``R/S`` beyond 8, where ``erfc`` is below 1e-28: ``erf`` is 1
     to double precision there, and the P/Q tail underflows to exactly that.)
     """
+    x = xp.clip(x, -6.0, 6.0)  # erf is +-1 to double precision from |x| = 6 on; the tail would overflow
     a = xp.abs(x)
     z = x * x
     small = x * _horner(_ERF_T, z) / _horner(_ERF_U, z)
@@ -263,7 +288,7 @@ def erf(xp, x):
 def erfc(xp, x):
     """``1 - erf(x)`` without cancellation (``xp.erfc``): ``exp(-x^2) P/Q`` below 8,
     ``exp(-x^2) R/S`` above, ``1 - erf`` for ``|x| < 1``; relative accuracy up to the underflow."""
-    a = xp.abs(x)
+    a = xp.minimum(xp.abs(x), 28.0)  # erfc underflows to 0 from 27.3 on; beyond, the tails would overflow
     with xp.errstate(over="ignore", under="ignore", invalid="ignore"):
         e = xp.exp(-(a * a))
         mid = e * _horner(_ERFC_P, a) / _horner(_ERFC_Q, a)

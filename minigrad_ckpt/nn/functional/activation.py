@@ -56,6 +56,8 @@ tanh = mf.tanh
 def softmax(x: Any, axis: int | None = None, *, dim: int | None = None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``axis`` (default the last)."""
     x = _tensor(x)
+    if x.ndim == 0:  # PyTorch: a 0-d tensor is its own (one-element) slice
+        return mf.reshape(softmax(mf.reshape(x, (1,))), ())
     ax = normalize_axis(_axis(axis, dim), x.ndim)
     return apply(_act.Softmax(axis=ax), x)
 
@@ -63,6 +65,8 @@ def softmax(x: Any, axis: int | None = None, *, dim: int | None = None) -> Tenso
 def log_softmax(x: Any, axis: int | None = None, *, dim: int | None = None) -> Tensor:
     """``x - logsumexp(x)`` along ``axis`` (default the last), stable for huge logits."""
     x = _tensor(x)
+    if x.ndim == 0:
+        return mf.reshape(log_softmax(mf.reshape(x, (1,))), ())
     ax = normalize_axis(_axis(axis, dim), x.ndim)
     return apply(_act.LogSoftmax(axis=ax), x)
 
@@ -116,8 +120,11 @@ def prelu(x: Any, weight: Any) -> Tensor:
     x = _tensor(x)
     w = _tensor(weight, x)
     _check_input_dtype("prelu", x, w)
-    if w.ndim != 1 or (w.shape[0] != 1 and (x.ndim < 2 or x.shape[1] != w.shape[0])):
-        raise ValueError(f"prelu: weight of shape {w.shape} needs 1 value or one per channel of input {x.shape}")
-    if w.shape[0] != 1:
+    if w.size == 1 and w.ndim <= 1:  # one slope, 0-d or (1,): the output keeps the input's shape
+        w = mf.reshape(w, ())
+    elif w.ndim != 1 or x.ndim < 2 or x.shape[1] != w.shape[0]:
+        raise ValueError(f"prelu: weight of shape {w.shape} needs one value (a 0-d or 1-element weight) or one "
+                         f"per channel (dim 1) of input {x.shape}")
+    else:
         w = mf.reshape(w, (1, -1) + (1,) * (x.ndim - 2))
     return mf.where(x > 0, x, w * x)

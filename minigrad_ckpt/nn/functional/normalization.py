@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ... import functional as mf
@@ -96,7 +97,8 @@ def group_norm(x: Any, num_groups: int, weight: Any = None, bias: Any = None, ep
                          f"num_groups={num_groups}")
     _check_input_dtype("group_norm", x, weight if isinstance(weight, Tensor) else None)
     n, c = x.shape[0], x.shape[1]
-    g = mf.reshape(x, (n, num_groups, -1))
+    per_group = (c // num_groups) * math.prod(x.shape[2:])  # explicit: -1 cannot be inferred for an empty batch
+    g = mf.reshape(x, (n, num_groups, per_group))
     out = mf.reshape(apply(_norm.Normalize(axes=(2,), eps=float(eps)), g), x.shape)
     bshape = (1, c) + (1,) * (x.ndim - 2)
     if weight is not None:

@@ -1,10 +1,11 @@
-"""``pad`` with PyTorch's argument order (pairs from the last axis backwards)."""
+"""``pad`` with PyTorch's argument order (pairs from the last axis backwards) and modes."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ... import functional as mf
+from ...backend import host_numpy
 from ...functional import _tensor
 from ...tensor import Tensor
 
@@ -12,14 +13,54 @@ __all__ = [
     "pad",
 ]
 
+# PyTorch's mode names and NumPy's ``pad`` modes that give the same indices
+_INDEX_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
 
-def pad(x: Any, pad: Any, value: float = 0.0) -> Tensor:
-    """PyTorch-style padding: ``pad`` lists (before, after) pairs from the *last* axis backwards."""
+
+def pad(x: Any, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
+    """PyTorch's ``F.pad``: ``pad`` lists (before, after) pairs from the *last* axis backwards.
+
+    ``mode``: ``"constant"`` (``value``, default 0), ``"reflect"`` (mirrored, the edge not
+    repeated), ``"replicate"`` (the edge repeated) or ``"circular"`` (wrapped around).  A
+    negative width crops.  The gradient of a repeated element is the sum over its copies.
+    """
     x = _tensor(x)
+    if not isinstance(mode, str):  # pad(x, pad, 1.5): the value, as this function once took it third
+        mode, value = "constant", mode
     pad = tuple(int(p) for p in pad)
     if len(pad) % 2 or len(pad) // 2 > x.ndim:
         raise ValueError(f"pad: expected an even number of values, at most 2 * ndim, got {pad}")
+    if mode != "constant" and mode not in _INDEX_MODES:
+        raise ValueError(f"pad: mode must be 'constant', 'reflect', 'replicate' or 'circular', got {mode!r}")
     widths = [(0, 0)] * x.ndim
     for i in range(len(pad) // 2):
         widths[x.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
-    return mf.pad(x, widths, constant_values=value)
+    x = _crop(x, widths)
+    grow = [(max(lo, 0), max(hi, 0)) for lo, hi in widths]
+    if mode == "constant":
+        return mf.pad(x, grow, constant_values=0.0 if value is None else value)
+    for axis, (lo, hi) in enumerate(grow):
+        if lo or hi:
+            x = mf.take(x, _indices(mode, x.shape[axis], lo, hi), axis=axis)
+    return x
+
+
+def _crop(x: Tensor, widths: list[tuple[int, int]]) -> Tensor:
+    """The negative widths as a slice (PyTorch crops there)."""
+    if all(lo >= 0 and hi >= 0 for lo, hi in widths):
+        return x
+    index = []
+    for n, (lo, hi) in zip(x.shape, widths):
+        start, stop = max(-lo, 0), n - max(-hi, 0)
+        if stop < start:
+            raise ValueError(f"pad: cropping {-lo} and {-hi} from a dim of length {n} leaves nothing")
+        index.append(slice(start, stop))
+    return x[tuple(index)]
+
+
+def _indices(mode: str, n: int, lo: int, hi: int) -> Any:
+    if n == 0:
+        raise ValueError(f"pad: mode {mode!r} needs a non-empty dim to repeat from")
+    if mode == "reflect" and (lo >= n or hi >= n):
+        raise ValueError(f"pad: reflect padding ({lo}, {hi}) must be less than the dim's length {n}")
+    return host_numpy.pad(host_numpy.arange(n), (lo, hi), mode=_INDEX_MODES[mode])
