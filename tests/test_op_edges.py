@@ -161,3 +161,29 @@ def test_0d_softmax_transpose_and_sort_with_a_dim():
     assert z.transpose(0, -1).item() == 2.0 and z.sort(0).indices.item() == 0 and mg.max(z, dim=0).values.item() == 2
     assert mg.take(z, mg.tensor(0), dim=0).shape == ()
     assert math.isnan(mg.var(mg.tensor(2.0), dim=0).item())     # one element, Bessel's correction: as PyTorch
+
+
+# ------------------------------------------------------------ keyword arguments people pass
+def test_division_rounding_modes_and_alpha():
+    a, b = mg.tensor([7.0, -7.0]), mg.tensor([2.0, 2.0])
+    assert mg.divide(a, b, rounding_mode="trunc").tolist() == [3.0, -3.0]
+    assert mg.divide(a, b, rounding_mode="floor").tolist() == [3.0, -4.0]
+    assert mg.divide(a, b).tolist() == [3.5, -3.5] and a.div(b, rounding_mode="floor").tolist() == [3.0, -4.0]
+    assert mg.add(a, b, alpha=2).tolist() == [11.0, -3.0] and mg.subtract(a, b, alpha=0.5).tolist() == [6.0, -8.0]
+    with pytest.raises(ValueError, match="rounding_mode"):
+        mg.divide(a, b, rounding_mode="round")
+
+
+def test_logit_eps_solve_triangular_left_and_to_keywords():
+    p = mg.tensor([0.0, 0.5, 1.0], dtype="float64")
+    np.testing.assert_allclose(mg.special.logit(p, eps=1e-6).numpy(), [math.log(1e-6 / (1 - 1e-6)), 0.0,
+                                                                         math.log((1 - 1e-6) / 1e-6)], rtol=1e-9)
+    t = np.array([[2.0, 0.0], [1.0, 3.0]])
+    b = np.array([[1.0, 2.0], [3.0, 4.0]])
+    x = mg.linalg.solve_triangular(mg.tensor(t), mg.tensor(b), upper=False, left=False)
+    np.testing.assert_allclose(x.numpy() @ t, b, rtol=1e-12)
+    x2 = mg.linalg.solve_triangular(mg.tensor(t), mg.tensor(b), lower=True)
+    np.testing.assert_allclose(t @ x2.numpy(), b, rtol=1e-12)
+    y = mg.tensor([1.0, 2.0])
+    assert y.to(copy=True) is not y and y.to(copy=True).tolist() == [1.0, 2.0] and y.to("cpu") is y
+    assert y.to(mg.float64, non_blocking=True, memory_format=None).dtype == np.float64

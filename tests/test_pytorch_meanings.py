@@ -160,12 +160,12 @@ def _not_offered() -> set[str]:
 
 def test_every_public_name_of_torch_tensor_is_offered_or_documented_as_not():
     missing = [n for n in _torch_names() if not hasattr(mg.Tensor, n) and n not in _not_offered()]
-    assert not missing, f"offer these with PyTorch's meaning or list them in docs/from-pytorch.md: {missing}"
+    assert not missing, f"offer these with PyTorch's meaning, or run python docs/gen_not_offered.py: {missing}"
 
 
 def test_the_not_offered_list_names_nothing_that_is_offered():
     offered = sorted(n for n in _not_offered() & set(_torch_names()) if hasattr(mg.Tensor, n))
-    assert not offered, f"these are offered now; take them out of 'Tensor methods not offered': {offered}"
+    assert not offered, f"these are offered now; run python docs/gen_not_offered.py: {offered}"
 
 
 def test_the_methods_a_pytorch_user_calls():

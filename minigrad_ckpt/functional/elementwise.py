@@ -34,14 +34,14 @@ _TANH, _SIGMOID, _ERF = _ew.Tanh(), _ew.Sigmoid(), _sp.Erf()
 _CLIP, _WHERE = _ew.Clip(), _ew.Where()
 
 
-def add(x: Any, y: Any) -> Tensor:
-    """``x + y`` with broadcasting."""
-    return binary(_ADD, x, y)
+def add(x: Any, y: Any, *, alpha: Any = 1) -> Tensor:
+    """``x + y`` with broadcasting; PyTorch's ``alpha`` scales ``y`` (``x + alpha * y``)."""
+    return binary(_ADD, x, y if alpha == 1 else multiply(y, alpha))
 
 
-def subtract(x: Any, y: Any) -> Tensor:
-    """``x - y`` with broadcasting."""
-    return binary(_SUB, x, y)
+def subtract(x: Any, y: Any, *, alpha: Any = 1) -> Tensor:
+    """``x - y`` with broadcasting; PyTorch's ``alpha`` scales ``y`` (``x - alpha * y``)."""
+    return binary(_SUB, x, y if alpha == 1 else multiply(y, alpha))
 
 
 def multiply(x: Any, y: Any) -> Tensor:
@@ -49,9 +49,17 @@ def multiply(x: Any, y: Any) -> Tensor:
     return binary(_MUL, x, y)
 
 
-def divide(x: Any, y: Any) -> Tensor:
-    """``x / y`` with broadcasting (true division)."""
-    return binary(_DIV, x, y)
+def divide(x: Any, y: Any, *, rounding_mode: str | None = None) -> Tensor:
+    """``x / y`` with broadcasting (true division); PyTorch's ``rounding_mode="trunc"`` rounds
+    the quotient toward zero and ``"floor"`` down (their gradients are 0 almost everywhere)."""
+    q = binary(_DIV, x, y)
+    if rounding_mode is None:
+        return q
+    if rounding_mode == "trunc":
+        return trunc(q)
+    if rounding_mode == "floor":
+        return floor(q)
+    raise ValueError(f"divide: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}")
 
 
 def power(x: Any, y: Any) -> Tensor:

@@ -368,14 +368,22 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> LstsqResult:
 
 
 def solve_triangular(a: Any, b: Any, trans: Any = 0, lower: bool = False,
-                     unit_diagonal: bool = False) -> Tensor:
+                     unit_diagonal: bool = False, *, upper: bool | None = None, left: bool = True) -> Tensor:
     """``x`` with ``T @ x == b`` for the triangle ``T`` of ``a`` (SciPy's signature).
 
     Only the lower (``lower=True``) or upper triangle of ``a`` is read (and
     gets gradients); ``unit_diagonal`` takes the diagonal as ones; ``trans``
     0/'N', 1/'T' or 2/'C' solves with ``T``, ``T^T``, ``T^T`` (real).  Solved
     by the general LU solve through the array namespace (no SciPy needed).
+    PyTorch's spelling: ``upper=`` for the triangle, and ``left=False`` solves
+    ``x @ T == b`` instead (``torch.linalg.solve_triangular``).
     """
+    if upper is not None:
+        lower = not upper
+    if not left:  # x T = b  <=>  T^T x^T = b^T
+        flipped = solve_triangular(a, swapaxes(as_tensor(b), -1, -2), 1 if trans in (0, "N") else 0, lower,
+                                   unit_diagonal)
+        return swapaxes(flipped, -1, -2)
     a = _matrices("solve_triangular", a, square=True)
     if trans in (0, "N"):
         transpose_ = False

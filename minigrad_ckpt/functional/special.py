@@ -74,8 +74,11 @@ def erfcinv(z: Any) -> Tensor:
     return apply(_ERFCINV, z)
 
 
-def logit(p: Any) -> Tensor:
-    """``log(p / (1 - p))`` on ``[0, 1]`` (``-+inf`` at 0 and 1, NaN outside)."""
+def logit(p: Any, eps: float | None = None) -> Tensor:
+    """``log(p / (1 - p))`` on ``[0, 1]`` (``-+inf`` at 0 and 1, NaN outside); PyTorch's ``eps``
+    clamps ``p`` to ``[eps, 1 - eps]`` first (the gradient is 0 where it clamps)."""
+    if eps is not None:
+        p = mf.clip(p, eps, 1 - eps)
     return apply(_LOGIT, p)
 
 

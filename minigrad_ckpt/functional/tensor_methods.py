@@ -97,12 +97,21 @@ def _backward(self: Tensor, gradient: Any = None, retain_graph: bool | None = No
 
 
 # ----------------------------------------------------------- conversion
-def _to(self: Tensor, target: Any = None, dtype: Any = None) -> Tensor:
+def _to(self: Tensor, target: Any = None, dtype: Any = None, non_blocking: bool = False, copy: bool = False,
+        memory_format: Any = None) -> Tensor:
     """A copy on another device and/or with another dtype (``self`` if nothing changes).
 
     ``t.to("cuda")``, ``t.to(mg.float64)``, ``t.to("cpu", "float32")``.  The
     result is differentiable: gradients flow back across the move or cast.
+    PyTorch's keywords: ``copy=True`` returns a new tensor even when nothing changes;
+    ``non_blocking`` and ``memory_format`` are accepted and change nothing here (every
+    copy is synchronous, every array C-contiguous).
     """
+    t = _move(self, target, dtype)
+    return mf.clone(t) if copy and t is self else t
+
+
+def _move(self: Tensor, target: Any, dtype: Any) -> Tensor:
     dev = None
     if target is not None:
         dev, dtype_target = device_or_dtype(target)
