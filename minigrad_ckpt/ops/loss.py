@@ -25,12 +25,15 @@ class SoftmaxCrossEntropy(Op):
     def forward(self, xp, x):
         shifted = x - x.max(axis=1, keepdims=True)
         lse = xp.log(xp.exp(shifted).sum(axis=1))
-        losses = lse - shifted[self.rows, self.target]
+        return self._reduce(xp, lse - shifted[self.rows, self.target])
+
+    def _reduce(self, xp, per_sample):
+        """The reduction of per-sample values (losses, or their tangents: it is linear)."""
         if self.valid is not None:
-            losses = losses * self.valid
+            per_sample = per_sample * self.valid
         if self.reduction == "none":
-            return losses
-        total = losses.sum()
+            return per_sample
+        total = per_sample.sum()
         if self.reduction == "sum":
             return total
         if self.valid is None:
@@ -69,18 +72,7 @@ class SoftmaxCrossEntropy(Op):
         t = tangents[0]
         p = xp.exp(x - x.max(axis=1, keepdims=True))
         p = p / p.sum(axis=1, keepdims=True)
-        per = (p * t).sum(axis=1) - t[self.rows, self.target]
-        if self.valid is not None:
-            per = per * self.valid
-        if self.reduction == "none":
-            return per
-        total = per.sum()
-        if self.reduction == "sum":
-            return total
-        if self.valid is None:
-            return total * self._mean_weight()
-        with xp.errstate(invalid="ignore", divide="ignore"):
-            return total / self.valid.sum()
+        return self._reduce(xp, (p * t).sum(axis=1) - t[self.rows, self.target])
 
     def reference(self, np, x):
         x64 = x.astype(np.float64)

@@ -131,10 +131,7 @@ class OptimizerSection(Section):
             return None
         if value is None:
             raise SnapshotError("the executor has an optimizer but the snapshot holds no optimizer state")
-        try:
-            return ex.optimizer_state_dict_from(value, ctx.tensors)
-        except ValueError as exc:
-            raise SnapshotError(f"the snapshot's optimizer state does not fit: {exc}") from None
+        return _fitted("optimizer", ex.optimizer_state_dict_from, value, ctx.tensors)
 
     def install(self, ex: Executor, built: Any) -> None:
         ex.optimizer.load_state_dict(built)
@@ -159,10 +156,7 @@ class SchedulerSection(Section):
     def build(self, ex: Executor, value: Any, ctx: Restoring) -> Any:
         if ex.scheduler is None or value is None:
             return None
-        try:
-            return ex.scheduler_state_from(value)
-        except ValueError as exc:
-            raise SnapshotError(f"the snapshot's scheduler state does not fit: {exc}") from None
+        return _fitted("scheduler", ex.scheduler_state_from, value)
 
     def install(self, ex: Executor, built: Any) -> None:
         ex.scheduler.load_state_dict(built)
@@ -320,6 +314,15 @@ class RanksSection(Section):
 #: Every section, in header order.
 SECTIONS: tuple[Section, ...] = (RngSection(), OptimizerSection(), SchedulerSection(), TapeSection(),
                                  ObjectsSection(), RanksSection())
+
+
+def _fitted(what: str, convert: Any, *args: Any) -> Any:
+    """``convert(*args)``, the executor's own check of a saved state, whose refusal
+    (``ValueError``) becomes a SnapshotError naming the section."""
+    try:
+        return convert(*args)
+    except ValueError as exc:
+        raise SnapshotError(f"the snapshot's {what} state does not fit: {exc}") from None
 
 
 def _decode(tape: Any, arrays: dict[str, Any], leaves: dict[str, Tensor], device: Any) -> Tensor:
