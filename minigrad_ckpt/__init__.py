@@ -49,6 +49,7 @@ from .functional.tensor_methods import bind as _bind
 from .grad_mode import enable_grad, is_grad_enabled, is_recomputing, no_grad, set_grad_enabled
 from .random import get_rng_state, manual_seed, set_rng_state
 from .backward import backward, grad
+from .backward_steps import BackwardStep, backward_steps
 from .tensor import Tensor
 
 # The one binding point (DeZero's ``setup_variable``): Tensor gets its methods and
@@ -106,7 +107,8 @@ __all__ = [
     "Device", "device", "get_device", "get_default_device", "set_default_device", "manual_seed",
     "get_rng_state", "set_rng_state",
     # autograd
-    "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "is_recomputing",
+    "backward", "backward_steps", "BackwardStep", "grad", "no_grad", "enable_grad", "set_grad_enabled",
+    "is_grad_enabled", "is_recomputing",
     # math
     "abs", "add", "subtract", "multiply", "divide", "power", "negative", "exp", "log", "log1p", "sqrt", "sin",
     "cos", "tanh", "sigmoid", "erf", "sign", "maximum", "minimum", "clip", "where", "equal", "not_equal",

@@ -345,17 +345,23 @@ class BackwardPass:
                                         or e in contributing or e in target_nodes)
                      for e in node.inputs)
 
+    def leaf_share(self, edge: Any, gi: Any) -> Any:
+        """What leaf ``edge`` receives of the gradient ``gi`` sent to it: summed down to its
+        shape, cast to its dtype."""
+        leaf = edge._data
+        if gi.shape != leaf.shape:
+            gi = self._namespace(edge._device.xp).sum_to(gi, leaf.shape)
+        if gi.dtype != leaf.dtype:
+            gi = _cast_grad(self._namespace(edge._device.xp), gi, leaf.dtype)
+        return gi
+
     def accumulate_leaf(self, edge: Any, gi: Any) -> None:
         """Add ``gi`` into leaf ``edge``'s total (summed to its shape, cast to its dtype); a
         leaf with post-accumulate hooks is handed its gradient once its last edge is passed."""
         prev = None
         k = id(edge)
         if gi is not None:
-            leaf = edge._data
-            if gi.shape != leaf.shape:
-                gi = self._namespace(edge._device.xp).sum_to(gi, leaf.shape)
-            if gi.dtype != leaf.dtype:
-                gi = _cast_grad(self._namespace(edge._device.xp), gi, leaf.dtype)
+            gi = self.leaf_share(edge, gi)
             self.leaves[k] = edge
             prev = self.leaf_grads.get(k)
             self.leaf_grads[k] = acc = gi if prev is None else prev + gi
@@ -654,6 +660,19 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     This is what ``Tensor.backward`` calls.  Gradients *accumulate*: two
     backward calls add up, as in PyTorch; zero them between steps.
     """
+    bp = backward_pass(tensors, grad_tensors, retain_graph, create_graph)
+    call = BackwardCall(create_graph)
+    _running.append(call)
+    try:
+        hand_out(bp, bp.run(), call)
+    finally:
+        _running.pop()
+
+
+def backward_pass(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
+                  create_graph: bool = False, pass_type: type[BackwardPass] = BackwardPass) -> BackwardPass:
+    """The :class:`BackwardPass` (of ``pass_type``) that ``backward(tensors, grad_tensors, ...)``
+    runs, its arguments checked."""
     outputs = [tensors] if isinstance(tensors, Tensor) else list(tensors)
     if grad_tensors is not None and (isinstance(grad_tensors, Tensor) or hasattr(grad_tensors, "shape")):
         grad_tensors = [grad_tensors]
@@ -661,22 +680,23 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     if retain_graph is None:
         retain_graph = create_graph
     root_grads = _root_grads(outputs, grad_tensors, create_graph)
-    call = BackwardCall(create_graph)
-    _running.append(call)
-    try:
-        bp = BackwardPass(outputs, root_grads, retain_graph=retain_graph, create_graph=create_graph)
-        found = bp.run()
-        exclusive = set() if create_graph else _sole_views(found)
-        pairs = _unalias(((bp.leaves[k], g) for k, g in found.items()), root_grads, create_graph, bp.handed,
-                         exclusive)
-        for t, g in pairs:
-            _accumulate(t, g, create_graph)
-            if t._post_hooks:  # a leaf the pass did not hand over (a root itself)
-                _fire_post_hooks(t)
-        for fn in call.callbacks:
-            fn()
-    finally:
-        _running.pop()
+    return pass_type(outputs, root_grads, retain_graph=retain_graph, create_graph=create_graph)
+
+
+def hand_out(bp: BackwardPass, found: dict[int, Any], call: BackwardCall) -> None:
+    """The end of ``backward()``: the pass's results ``found`` accumulated into the leaves'
+    ``.grad`` (unaliased), post-accumulate hooks of leaves not handed over yet, then the
+    callbacks queued during the pass."""
+    create_graph = bp.create_graph
+    exclusive = set() if create_graph else _sole_views(found)
+    pairs = _unalias(((bp.leaves[k], g) for k, g in found.items()), bp.root_grads, create_graph, bp.handed,
+                     exclusive)
+    for t, g in pairs:
+        _accumulate(t, g, create_graph)
+        if t._post_hooks:  # a leaf the pass did not hand over (a root itself)
+            _fire_post_hooks(t)
+    for fn in call.callbacks:
+        fn()
 
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,

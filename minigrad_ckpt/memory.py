@@ -45,6 +45,7 @@ class Ledger:
         self._buffers: dict[int, list] = {}   # id(buffer) -> [holders, nbytes, category]
         self.live_bytes = {"saved": 0, "grad": 0, "host": 0}
         self.peak_bytes = {"saved": 0, "grad": 0, "host": 0, "total": 0}
+        self.released_bytes = 0  # all bytes ever released: a step's share is a difference
         self.phase = "forward"
         self.timeline: list[tuple[int, str, int, int]] = []
         self.dtypes: set[str] = set()   # every dtype held (float32 models should see no float64)
@@ -109,6 +110,7 @@ class Ledger:
             if entry[0] == 0:
                 del self._buffers[key]
                 self.live_bytes[entry[2]] -= entry[1]
+                self.released_bytes += entry[1]
                 changed = True
         if changed:
             self._mark()
