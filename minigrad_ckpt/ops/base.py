@@ -93,7 +93,7 @@ import typing
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-__all__ = ["Op", "registry", "get_op", "add_tangents", "Array", "Index"]
+__all__ = ["Op", "registry", "get_op", "add_tangents", "Array", "Index", "MissingJvpError"]
 
 registry: dict[str, type[Op]] = {}
 
@@ -115,6 +115,17 @@ CONTRACT_CHECKS = 3
 _RESERVED = frozenset({"forward", "backward", "reference", "jvp", "attrs", "from_attrs", "fields",
                        "check_backward_result", "explain_error"})
 
+
+
+class MissingJvpError(NotImplementedError):
+    """Forward mode reached an op without a ``jvp`` rule; ``op`` is the op's name (gradcheck
+    reports such an op as not checked in forward mode, rather than failing, unless asked for it)."""
+
+    def __init__(self, op: str) -> None:
+        super().__init__(
+            f"{op} has no jvp rule, so forward mode cannot run it: add a jvp method beside backward "
+            f"(docs/ops.md), or check reverse mode only with gradcheck(..., modes=('rev',))")
+        self.op = op
 
 class Op:
     """Base class of every recorded operation (see the module docstring)."""
@@ -210,9 +221,7 @@ class Op:
 
     def jvp(self, xp: Any, tangents: tuple, out: Any, *inputs: Any) -> Any:
         """The output's tangent from the inputs' (forward mode; see the module docstring)."""
-        raise NotImplementedError(
-            f"{self.name} has no jvp rule, so forward mode cannot run it: add a jvp method beside backward "
-            f"(docs/ops.md), or check reverse mode only with gradcheck(..., modes=('rev',))")
+        raise MissingJvpError(self.name)
 
     def reference(self, np: Any, *inputs: Any) -> Any:
         """The same computation written plainly in NumPy (the test oracle)."""

@@ -28,6 +28,7 @@ from typing import Any
 
 from .check_op import OpCheckError, check_op
 from .gradcheck import (
+    ForwardModeNotCheckedWarning,
     GradcheckError,
     analytical_jacobian,
     forward_jacobian,
@@ -36,7 +37,7 @@ from .gradcheck import (
     numerical_jacobian,
 )
 
-__all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "numerical_jacobian",
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "ForwardModeNotCheckedWarning", "numerical_jacobian",
            "analytical_jacobian", "forward_jacobian", "check_op", "OpCheckError", "strategies"]
 
 

@@ -48,10 +48,11 @@ from ..backend import to_host
 from ..backward import grad as _grad
 from ..creation import tensor
 from ..grad_mode import enable_grad
+from ..ops.base import MissingJvpError
 from ..tensor import Tensor
 
-__all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "numerical_jacobian", "analytical_jacobian",
-           "forward_jacobian"]
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "ForwardModeNotCheckedWarning", "numerical_jacobian",
+           "analytical_jacobian", "forward_jacobian"]
 
 MODES = ("rev", "fwd")
 
@@ -80,6 +81,19 @@ class GradcheckError(AssertionError):
         self.input_index = input_index
         self.analytic = analytic
         self.numeric = numeric
+
+
+class ForwardModeNotCheckedWarning(UserWarning):
+    """Forward mode was not checked: the function runs an op without a ``jvp`` rule (named in
+    the message).  Everything else was checked.  Pass ``modes=("rev", "fwd")`` explicitly to make
+    a missing ``jvp`` an error instead."""
+
+
+def warn_forward_not_checked(what: str, exc: MissingJvpError, stacklevel: int) -> None:
+    """Say that ``what`` did not check forward mode because op ``exc.op`` has no jvp."""
+    warnings.warn(ForwardModeNotCheckedWarning(
+        f"{what}: forward mode was not checked: op {exc.op} has no jvp rule (reverse mode and the other "
+        f"checks ran; pass modes=('rev', 'fwd') to make this an error)"), stacklevel=stacklevel)
 
 
 class _Names:
@@ -351,7 +365,8 @@ def _compare(a_k: list, n_k: list, k: int, atol: float, rtol: float, mode: str, 
 
 
 def _check_modes(modes: Any, order: Any) -> tuple[str, ...]:
-    modes = (modes,) if isinstance(modes, str) else tuple(modes)
+    """The modes asked for, checked; ``None`` (the default) is every mode."""
+    modes = MODES if modes is None else (modes,) if isinstance(modes, str) else tuple(modes)
     if not modes or any(m not in MODES for m in modes):
         raise ValueError(f"gradcheck: modes must be a non-empty subset of {MODES}, got {modes!r}")
     if order not in (1, 2):
@@ -361,28 +376,32 @@ def _check_modes(modes: Any, order: Any) -> tuple[str, ...]:
 
 def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5,
               rtol: float = 1e-3, raise_exception: bool = True, nondet_tol: float = 0.0, *,
-              modes: Sequence[str] = MODES, order: int = 1) -> bool:
+              modes: Sequence[str] | None = None, order: int = 1) -> bool:
     """True if the derivatives of ``fn`` at ``inputs`` match finite differences.
 
     ``inputs`` is a Tensor or a sequence of Tensors (and other arguments passed
     through); derivatives are checked for the tensors that require grad.
     ``modes``: ``"rev"`` (backward), ``"fwd"`` (forward mode), both by default
-    (then also the dot-product test between them); ``order=2`` checks second
+    (then also the dot-product test between them) -- by default an op without a
+    ``jvp`` leaves forward mode unchecked with a :class:`ForwardModeNotCheckedWarning`
+    naming it, while ``modes`` given explicitly make that an error; ``order=2`` checks second
     derivatives (:func:`gradgradcheck`).  On a mismatch raises
     :class:`GradcheckError` naming the mode, the input, the output and the
     worst element (or returns False if ``raise_exception=False``).
     """
     __tracebackhide__ = True
+    fwd_optional = modes is None
     modes = _check_modes(modes, order)
     if order == 2:
         return gradgradcheck(fn, inputs, eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception,
-                             nondet_tol=nondet_tol, modes=modes)
+                             nondet_tol=nondet_tol, modes=None if fwd_optional else modes)
     return _gradcheck(fn, inputs, eps, atol, rtol, raise_exception, nondet_tol, modes, detach=True,
-                      names=_Names(1))
+                      names=_Names(1), fwd_optional=fwd_optional)
 
 
 def _gradcheck(fn: Callable, inputs: Any, eps: float, atol: float, rtol: float, raise_exception: bool,
-               nondet_tol: float, modes: tuple[str, ...], detach: bool, names: _Names) -> bool:
+               nondet_tol: float, modes: tuple[str, ...], detach: bool, names: _Names,
+               fwd_optional: bool = False) -> bool:
     __tracebackhide__ = True
     inputs = _as_tuple(inputs)
     checked = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
@@ -416,10 +435,9 @@ def _gradcheck(fn: Callable, inputs: Any, eps: float, atol: float, rtol: float, 
             for k, (a_k, n_k) in enumerate(zip(analytic, numeric)):
                 _compare(a_k, n_k, k, atol, rtol, "rev", names, out_shapes, in_shapes[k], parts)
         if "fwd" in modes:
-            for k, (f_k, n_k) in enumerate(zip(forward_jacobian(fn, inputs, detach), numeric)):
-                _compare(f_k, n_k, k, atol, rtol, "fwd", names, out_shapes, in_shapes[k], parts)
-            if "rev" in modes:
-                _dot_product_check(fn, inputs, names=names)
+            _check_forward(fn, inputs, detach, numeric, modes, fwd_optional, names,
+                           lambda k, f_k, n_k: _compare(f_k, n_k, k, atol, rtol, "fwd", names, out_shapes,
+                                                        in_shapes[k], parts))
         for x, b in zip(checked, before):
             if not np.array_equal(to_host(x._data), b, equal_nan=True):
                 raise names.error("fn or its backward mutated one of its inputs")
@@ -430,9 +448,27 @@ def _gradcheck(fn: Callable, inputs: Any, eps: float, atol: float, rtol: float, 
     return True
 
 
+def _check_forward(fn: Callable, inputs: Any, detach: bool, numeric: list, modes: tuple[str, ...],
+                   fwd_optional: bool, names: _Names, compare: Callable) -> None:
+    """Forward mode's Jacobians against ``numeric`` (and, with ``"rev"``, the dot-product test):
+    an op without a ``jvp`` skips this with a warning when forward mode was not asked for explicitly."""
+    __tracebackhide__ = True
+    try:
+        forward = forward_jacobian(fn, inputs, detach)
+    except MissingJvpError as exc:
+        if not fwd_optional:
+            raise
+        warn_forward_not_checked(names.check(), exc, stacklevel=5)
+        return
+    for k, (f_k, n_k) in enumerate(zip(forward, numeric)):
+        compare(k, f_k, n_k)
+    if "rev" in modes:
+        _dot_product_check(fn, inputs, names=names)
+
+
 def gradgradcheck(fn: Callable, inputs: Any, grad_outputs: Any = None, eps: float = 1e-6,
                   atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True,
-                  nondet_tol: float = 0.0, seed: int = 0, *, modes: Sequence[str] = MODES) -> bool:
+                  nondet_tol: float = 0.0, seed: int = 0, *, modes: Sequence[str] | None = None) -> bool:
     """True if second derivatives of ``fn`` match finite differences of its gradients.
 
     ``grad_outputs`` (one per output) default to fixed random tensors; they
@@ -440,6 +476,7 @@ def gradgradcheck(fn: Callable, inputs: Any, grad_outputs: Any = None, eps: floa
     :func:`gradcheck`: ``"fwd"`` checks forward mode over the backward pass.
     """
     __tracebackhide__ = True
+    fwd_optional = modes is None
     modes = _check_modes(modes, 2)
     inputs = _as_tuple(inputs)
     outs = _outputs(fn, inputs)
@@ -466,4 +503,5 @@ def gradgradcheck(fn: Callable, inputs: Any, grad_outputs: Any = None, eps: floa
         return tuple(res)
 
     return _gradcheck(first_derivative, tuple(inputs) + tuple(vs), eps, atol, rtol, raise_exception,
-                      nondet_tol, modes, detach=False, names=_Names(2, n_in, wrt_idx, diff_outs))
+                      nondet_tol, modes, detach=False, names=_Names(2, n_in, wrt_idx, diff_outs),
+                      fwd_optional=fwd_optional)
