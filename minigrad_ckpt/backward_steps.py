@@ -120,6 +120,7 @@ def _take_step(bp: _SteppedPass, call: BackwardCall, index: int, user_grad_mode:
     replay = node.segment if node.saved is DROPPED else None
     released_before = _ledger.released_bytes
     bp.shares = []
+    bp.sent = (None,) * len(node.inputs)  # what a node no gradient reached sends
     _grad_state.enabled = bp.create_graph
     _running.append(call)
     try:
