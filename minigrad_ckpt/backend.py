@@ -241,6 +241,11 @@ class ArrayNamespace:
     def synchronize(self) -> None:
         """Wait for queued device work (nothing to wait for on the CPU)."""
 
+    def as_array(self, a: Any) -> Any:
+        """``a`` as this namespace's array type: NumPy returns a scalar (``np.float64``), not a
+        0-d array, for some 0-d results; the engine holds arrays only."""
+        return a if a.__class__ is self.array_type else self.asarray(a)
+
     def holds(self, a: Any) -> bool:
         """True if ``a`` is an array of this namespace's device."""
         return isinstance(a, self.array_type)

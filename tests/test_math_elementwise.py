@@ -113,3 +113,24 @@ def test_float32_constants_stay_float32():
         y = getattr(mf, fn)(x)
         (g,) = mg.grad(y.sum(), [x])
         assert y.dtype == np.float32 and g.dtype == np.float32, fn
+
+
+def test_reciprocal_of_a_float32_subnormal_is_inf_without_a_warning() -> None:
+    # 1 / 1e-45 overflows float32: forward silenced division by zero but not the overflow
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        out = mg.reciprocal(mg.tensor(np.array(1e-45, dtype=np.float32)))
+    assert out.dtype == np.float32 and np.isposinf(out.numpy())
+
+
+@pytest.mark.parametrize("subscripts", ["ij->ji", "ii->i", "ij->ij"])
+def test_einsum_output_is_its_own_array(subscripts: str) -> None:
+    # np.einsum returns a view of its one operand for these; an op's output must not alias
+    # its input unless the op declares is_view (a write into it would change the input unseen)
+    x = np.arange(4.0).reshape(2, 2)
+    out = mg.einsum(subscripts, mg.from_numpy(x))
+    assert not np.shares_memory(out.numpy(), x)
+    out += 1.0
+    assert np.array_equal(x, np.arange(4.0).reshape(2, 2))

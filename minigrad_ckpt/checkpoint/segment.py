@@ -378,8 +378,7 @@ class Segment:
         out = n.op.forward(n.xp, *ins)
         if self.stats is not None:
             self.stats._op_replayed()
-        if out.__class__ is not n.xp.array_type:
-            out = n.xp.asarray(out)
+        out = n.xp.as_array(out)
         if tuple(out.shape) != n.shape or out.dtype != n.dtype:
             raise CheckpointError(
                 f"replay of checkpointed segment {self.index} diverged at node #{n.seq} "

@@ -235,8 +235,7 @@ def _tangent(op: Any, args: tuple, tangents: tuple, out: Tensor, level: int) -> 
         if r is None:
             return None
         xp = out._device.xp
-        if r.__class__ is not xp.array_type:
-            r = xp.asarray(r)  # NumPy returns scalars for 0-d results
+        r = xp.as_array(r)
         if r.shape != out._data.shape:
             r = xp.broadcast_to(r, out._data.shape)
         if r.dtype != out._data.dtype:

@@ -798,7 +798,7 @@ class Reciprocal(UnaryElementwise):
     singular = True
 
     def forward(self, xp, x):
-        with xp.errstate(divide="ignore"):
+        with xp.errstate(divide="ignore", over="ignore"):  # 1/0 and 1/subnormal: inf
             return 1 / x
 
     def derivative(self, xp, out, x):

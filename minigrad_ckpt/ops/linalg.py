@@ -99,7 +99,10 @@ class Einsum(Op):
     uses_needs_input_grad = True
 
     def forward(self, xp, *xs):
-        return xp.einsum(self.subscripts, *xs)
+        out = xp.einsum(self.subscripts, *xs)
+        # one operand: NumPy returns a view for a transpose or a diagonal ("ij->ji", "ii->i"),
+        # and this op's output is its own array (not declared is_view)
+        return out if xp.owns_memory(out) else out.copy()
 
     def backward(self, xp, g, out, *xs, needs_input_grad=None):
         ins, outs = self.subscripts.split("->")
