@@ -376,7 +376,7 @@ def _check_modes(modes: Any, order: Any) -> tuple[str, ...]:
 
 def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5,
               rtol: float = 1e-3, raise_exception: bool = True, nondet_tol: float = 0.0, *,
-              modes: Sequence[str] | None = None, order: int = 1) -> bool:
+              modes: Sequence[str] | None = None, order: int = 1, fast_mode: bool = False) -> bool:
     """True if the derivatives of ``fn`` at ``inputs`` match finite differences.
 
     ``inputs`` is a Tensor or a sequence of Tensors (and other arguments passed
@@ -388,6 +388,12 @@ def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5,
     derivatives (:func:`gradgradcheck`).  On a mismatch raises
     :class:`GradcheckError` naming the mode, the input, the output and the
     worst element (or returns False if ``raise_exception=False``).
+
+    ``fast_mode=True`` compares random projections ``u^T J v`` instead of whole
+    Jacobians (PyTorch's fast mode): :data:`FAST_PROJECTIONS` independent pairs
+    ``(u, v)``, so that one direction that happens to miss a wrong entry cannot
+    hide it; on a disagreement the whole check runs, which reports the worst
+    element.  Complex inputs or outputs, and ``order=2``, always run in full.
     """
     __tracebackhide__ = True
     fwd_optional = modes is None
@@ -395,8 +401,71 @@ def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5,
     if order == 2:
         return gradgradcheck(fn, inputs, eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception,
                              nondet_tol=nondet_tol, modes=None if fwd_optional else modes)
+    if fast_mode and _projections_agree(fn, _as_tuple(inputs), eps, atol, rtol, modes, fwd_optional):
+        return True
     return _gradcheck(fn, inputs, eps, atol, rtol, raise_exception, nondet_tol, modes, detach=True,
                       names=_Names(1), fwd_optional=fwd_optional)
+
+
+#: How many independent random projections ``u^T J v`` ``gradcheck(fast_mode=True)`` compares.
+FAST_PROJECTIONS = 4
+
+
+def _projections_agree(fn: Callable, inputs: tuple, eps: float, atol: float, rtol: float,
+                       modes: tuple[str, ...], fwd_optional: bool, seed: int = 0) -> bool:
+    """Fast mode: for random unit ``u`` (outputs) and ``v`` (inputs), ``u^T J v`` from backward
+    (``<J^T u, v>``) and from forward mode (``<u, J v>``) against the central difference of
+    ``<u, f>`` along ``v``.  False on any disagreement -- or where fast mode does not apply."""
+    __tracebackhide__ = True
+    which = [k for k, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    with enable_grad():
+        outs = _outputs(fn, inputs)
+    if not which or any(t.dtype.kind == "c" for t in (*outs, *(inputs[k] for k in which))):
+        return False
+    rng = np.random.default_rng(seed)
+    for _ in range(FAST_PROJECTIONS):
+        vs = [_unit(rng, inputs[k]) for k in which]
+        us = [_unit(rng, o) for o in outs]
+        numeric = _directional(fn, inputs, which, vs, us, eps)
+        analytic = []
+        if "rev" in modes:
+            with enable_grad():
+                live = [(o, u) for o, u in zip(_outputs(fn, inputs), us) if o.requires_grad]
+                gs = _grad([o for o, _ in live], [inputs[k] for k in which],
+                           grad_outputs=[tensor(u, device=o.device) for o, u in live], allow_unused=True)
+            analytic.append(sum(float((_real_flat(g) * v.reshape(-1)).sum()) for g, v in zip(gs, vs)
+                                if g is not None))
+        if "fwd" in modes:
+            try:
+                _, ts = _jvp_at(fn, [x.detach() if isinstance(x, Tensor) else x for x in inputs], which,
+                                [tensor(v, device=inputs[k].device) for k, v in zip(which, vs)])
+            except MissingJvpError:
+                if not fwd_optional:
+                    raise
+                return False  # the full check says which op, and checks the rest
+            analytic.append(sum(float((_real_flat(t) * u.reshape(-1)).sum()) for t, u in zip(ts, us)))
+        if any(not abs(a - numeric) <= atol + rtol * abs(numeric) for a in analytic):
+            return False
+    return True
+
+
+def _unit(rng: Any, t: Tensor) -> Any:
+    """A random direction of unit length, of ``t``'s shape and dtype."""
+    r = rng.standard_normal(tuple(t.shape))
+    return (r / max(float(np.sqrt((r * r).sum())), 1e-300)).astype(t.dtype)
+
+
+def _directional(fn: Callable, inputs: tuple, which: list[int], vs: list, us: list, eps: float) -> float:
+    """The central difference of ``<u, f(x)>`` along ``v``."""
+    __tracebackhide__ = True
+    sides = []
+    for sign in (1.0, -1.0):
+        args = list(inputs)
+        for k, v in zip(which, vs):
+            x = inputs[k]
+            args[k] = tensor(to_host(x._data) + sign * eps * v, device=x.device)
+        sides.append(sum(float((_real_flat(o) * u.reshape(-1)).sum()) for o, u in zip(_outputs(fn, args), us)))
+    return (sides[0] - sides[1]) / (2 * eps)
 
 
 def _gradcheck(fn: Callable, inputs: Any, eps: float, atol: float, rtol: float, raise_exception: bool,
