@@ -30,6 +30,7 @@ from .check_op import OpCheckError, check_op
 from .gradcheck import (
     ForwardModeNotCheckedWarning,
     GradcheckError,
+    GradcheckKinkWarning,
     analytical_jacobian,
     forward_jacobian,
     gradcheck,
@@ -37,7 +38,8 @@ from .gradcheck import (
     numerical_jacobian,
 )
 
-__all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "ForwardModeNotCheckedWarning", "numerical_jacobian",
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "ForwardModeNotCheckedWarning", "GradcheckKinkWarning",
+           "numerical_jacobian",
            "analytical_jacobian", "forward_jacobian", "check_op", "OpCheckError", "strategies"]
 
 

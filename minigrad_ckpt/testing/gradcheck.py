@@ -51,7 +51,8 @@ from ..grad_mode import enable_grad
 from ..ops.base import MissingJvpError
 from ..tensor import Tensor
 
-__all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "ForwardModeNotCheckedWarning", "numerical_jacobian",
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "ForwardModeNotCheckedWarning", "GradcheckKinkWarning",
+           "numerical_jacobian",
            "analytical_jacobian", "forward_jacobian"]
 
 MODES = ("rev", "fwd")
@@ -81,6 +82,12 @@ class GradcheckError(AssertionError):
         self.input_index = input_index
         self.analytic = analytic
         self.numeric = numeric
+
+
+class GradcheckKinkWarning(UserWarning):
+    """Some input elements sit at kinks -- non-differentiable points, where the one-sided
+    differences disagree (``relu``/``abs`` at 0, ``max`` ties) -- and were left out of the
+    comparison; the message names them.  ``kinks="fail"`` makes them errors instead."""
 
 
 class ForwardModeNotCheckedWarning(UserWarning):
@@ -190,17 +197,31 @@ def numerical_jacobian(fn: Callable, inputs: Sequence[Any], eps: float = 1e-6) -
     Only inputs that require grad are perturbed; others get ``None``.
     """
     __tracebackhide__ = True
+    return _numerical_jacobian(fn, inputs, eps)[0]
+
+
+def _numerical_jacobian(fn: Callable, inputs: Sequence[Any], eps: float,
+                        atol: float = 1e-5) -> tuple[list[list[Any]], list[Any]]:
+    """:func:`numerical_jacobian`, and for each input a boolean array over its (real) elements:
+    True at a *kink*, where the one-sided differences ``(f(x + eps) - f(x)) / eps`` and
+    ``(f(x) - f(x - eps)) / eps`` disagree by more than ``10 atol`` plus a tenth of the central
+    difference for some output (a smooth function's differ by about ``eps f''``)."""
+    __tracebackhide__ = True
     inputs = list(inputs)
     # fn is evaluated in grad mode, with perturbed inputs that require grad like
     # the originals: fn may itself compute gradients (gradgradcheck does).
     base_out = _outputs(fn, inputs)
+    base = [_real_flat(o) for o in base_out]
+    kinks: list[Any] = []
     jac: list[list[Any]] = []
     for k, x in enumerate(inputs):
         if not (isinstance(x, Tensor) and x.requires_grad):
             jac.append([None] * len(base_out))
+            kinks.append(None)
             continue
         cols = [np.zeros((_real_size(o), _real_size(x))) for o in base_out]
         flat = _real_flat(x)
+        kink = np.zeros(flat.size, dtype=bool)
         for j in range(flat.size):
             vals = []
             for sign in (1.0, -1.0):
@@ -211,9 +232,12 @@ def numerical_jacobian(fn: Callable, inputs: Sequence[Any], eps: float = 1e-6) -
                                  requires_grad=True)
                 vals.append([_real_flat(o) for o in _outputs(fn, args)])
             for i in range(len(base_out)):
-                cols[i][:, j] = (vals[0][i] - vals[1][i]) / (2 * eps)
+                central = cols[i][:, j] = (vals[0][i] - vals[1][i]) / (2 * eps)
+                ahead, behind = (vals[0][i] - base[i]) / eps, (base[i] - vals[1][i]) / eps
+                kink[j] |= bool((np.abs(ahead - behind) > 10 * atol + 0.1 * np.abs(central)).any())
         jac.append(cols)
-    return jac
+        kinks.append(kink)
+    return jac, kinks
 
 
 def analytical_jacobian(fn: Callable, inputs: Sequence[Any]) -> list[list[Any]]:
@@ -336,7 +360,8 @@ def _dot_product_check(fn: Callable, inputs: Sequence[Any], seed: int = 0, names
 
 
 def _compare(a_k: list, n_k: list, k: int, atol: float, rtol: float, mode: str, names: _Names,
-             out_shapes: Sequence[tuple], in_shape: tuple, complex_parts: bool = False) -> None:
+             out_shapes: Sequence[tuple], in_shape: tuple, complex_parts: bool = False,
+             left_out: Any = None) -> None:
     """Raise for the worst element of the analytic Jacobians ``a_k`` (of input ``k``) that
     misses the numeric ones ``n_k`` by more than ``atol + rtol * |numeric|``."""
     __tracebackhide__ = True
@@ -345,6 +370,8 @@ def _compare(a_k: list, n_k: list, k: int, atol: float, rtol: float, mode: str, 
             continue
         excess = np.abs(a - n) - (atol + rtol * np.abs(n))
         bad = ~(excess <= 0) & ~(np.isnan(a) & np.isnan(n))
+        if left_out is not None:  # kinks: the columns of input elements at non-differentiable points
+            bad &= ~left_out[None, :]
         if not bad.any():
             continue
         # the worst element; a NaN on one side only counts as infinitely wrong
@@ -376,7 +403,8 @@ def _check_modes(modes: Any, order: Any) -> tuple[str, ...]:
 
 def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5,
               rtol: float = 1e-3, raise_exception: bool = True, nondet_tol: float = 0.0, *,
-              modes: Sequence[str] | None = None, order: int = 1, fast_mode: bool = False) -> bool:
+              modes: Sequence[str] | None = None, order: int = 1, fast_mode: bool = False,
+              kinks: str = "skip") -> bool:
     """True if the derivatives of ``fn`` at ``inputs`` match finite differences.
 
     ``inputs`` is a Tensor or a sequence of Tensors (and other arguments passed
@@ -394,17 +422,25 @@ def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5,
     ``(u, v)``, so that one direction that happens to miss a wrong entry cannot
     hide it; on a disagreement the whole check runs, which reports the worst
     element.  Complex inputs or outputs, and ``order=2``, always run in full.
+
+    ``kinks``: input elements at non-differentiable points (the one-sided
+    differences disagree: ``relu``/``abs`` at 0, ``max`` ties) are left out
+    of the comparison with a :class:`GradcheckKinkWarning` naming them
+    (``"skip"``, the default) -- every other element is still compared, so a
+    wrong gradient elsewhere still fails -- or are errors (``"fail"``).
     """
     __tracebackhide__ = True
     fwd_optional = modes is None
     modes = _check_modes(modes, order)
+    if kinks not in ("skip", "fail"):
+        raise ValueError(f"gradcheck: kinks must be 'skip' or 'fail', got {kinks!r}")
     if order == 2:
         return gradgradcheck(fn, inputs, eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception,
-                             nondet_tol=nondet_tol, modes=None if fwd_optional else modes)
+                             nondet_tol=nondet_tol, modes=None if fwd_optional else modes, kinks=kinks)
     if fast_mode and _projections_agree(fn, _as_tuple(inputs), eps, atol, rtol, modes, fwd_optional):
         return True
     return _gradcheck(fn, inputs, eps, atol, rtol, raise_exception, nondet_tol, modes, detach=True,
-                      names=_Names(1), fwd_optional=fwd_optional)
+                      names=_Names(1), fwd_optional=fwd_optional, kinks=kinks)
 
 
 #: How many independent random projections ``u^T J v`` ``gradcheck(fast_mode=True)`` compares.
@@ -470,7 +506,7 @@ def _directional(fn: Callable, inputs: tuple, which: list[int], vs: list, us: li
 
 def _gradcheck(fn: Callable, inputs: Any, eps: float, atol: float, rtol: float, raise_exception: bool,
                nondet_tol: float, modes: tuple[str, ...], detach: bool, names: _Names,
-               fwd_optional: bool = False) -> bool:
+               fwd_optional: bool = False, kinks: str = "skip") -> bool:
     __tracebackhide__ = True
     inputs = _as_tuple(inputs)
     checked = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
@@ -490,7 +526,8 @@ def _gradcheck(fn: Callable, inputs: Any, eps: float, atol: float, rtol: float, 
         out_shapes = [_real_shape(o) for o in outs]
         in_shapes = [_real_shape(x) for x in inputs]
         parts = any(_real_shape(t) != tuple(getattr(t, "shape", ())) for t in (*outs, *inputs))
-        numeric = numerical_jacobian(fn, inputs, eps)
+        numeric, kink_masks = _numerical_jacobian(fn, inputs, eps, atol)
+        left_out = kink_masks if kinks == "skip" else [None] * len(inputs)
         if "rev" in modes:
             analytic = analytical_jacobian(fn, inputs)
             again = analytical_jacobian(fn, inputs)
@@ -502,11 +539,12 @@ def _gradcheck(fn: Callable, inputs: Any, eps: float, atol: float, rtol: float, 
                             f"two runs differ by {_plain(np.abs(a - b).max())} (nondet_tol={nondet_tol})",
                             output=i, input=k)
             for k, (a_k, n_k) in enumerate(zip(analytic, numeric)):
-                _compare(a_k, n_k, k, atol, rtol, "rev", names, out_shapes, in_shapes[k], parts)
+                _compare(a_k, n_k, k, atol, rtol, "rev", names, out_shapes, in_shapes[k], parts, left_out[k])
         if "fwd" in modes:
             _check_forward(fn, inputs, detach, numeric, modes, fwd_optional, names,
                            lambda k, f_k, n_k: _compare(f_k, n_k, k, atol, rtol, "fwd", names, out_shapes,
-                                                        in_shapes[k], parts))
+                                                        in_shapes[k], parts, left_out[k]))
+        _report_kinks(kink_masks, in_shapes, names, kinks)
         for x, b in zip(checked, before):
             if not np.array_equal(to_host(x._data), b, equal_nan=True):
                 raise names.error("fn or its backward mutated one of its inputs")
@@ -515,6 +553,26 @@ def _gradcheck(fn: Callable, inputs: Any, eps: float, atol: float, rtol: float, 
             raise
         return False
     return True
+
+
+def _report_kinks(kink_masks: list, in_shapes: list, names: _Names, kinks: str) -> None:
+    """Name the input elements at kinks: a :class:`GradcheckKinkWarning` (they were left out of
+    the comparison), or with ``kinks="fail"`` a :class:`GradcheckError`."""
+    __tracebackhide__ = True
+    where = []
+    for k, mask in enumerate(kink_masks):
+        if mask is not None and mask.any():
+            elements = [_multi_index(j, tuple(in_shapes[k])) for j in np.flatnonzero(mask)]
+            more = f" and {len(elements) - 10} more" if len(elements) > 10 else ""
+            where.append(f"{names.input(k)} at {', '.join(map(str, elements[:10]))}{more}")
+    if not where:
+        return
+    message = (f"kinks (non-differentiable points: the one-sided differences disagree) at "
+               f"{'; '.join(where)}")
+    if kinks == "fail":
+        raise names.error(message + " (kinks='fail')")
+    warnings.warn(GradcheckKinkWarning(f"{names.check()}: {message}; those elements were left out of the "
+                                       f"comparison (kinks='fail' makes this an error)"), stacklevel=4)
 
 
 def _check_forward(fn: Callable, inputs: Any, detach: bool, numeric: list, modes: tuple[str, ...],
@@ -537,7 +595,8 @@ def _check_forward(fn: Callable, inputs: Any, detach: bool, numeric: list, modes
 
 def gradgradcheck(fn: Callable, inputs: Any, grad_outputs: Any = None, eps: float = 1e-6,
                   atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True,
-                  nondet_tol: float = 0.0, seed: int = 0, *, modes: Sequence[str] | None = None) -> bool:
+                  nondet_tol: float = 0.0, seed: int = 0, *, modes: Sequence[str] | None = None,
+                  kinks: str = "skip") -> bool:
     """True if second derivatives of ``fn`` match finite differences of its gradients.
 
     ``grad_outputs`` (one per output) default to fixed random tensors; they
@@ -573,4 +632,4 @@ def gradgradcheck(fn: Callable, inputs: Any, grad_outputs: Any = None, eps: floa
 
     return _gradcheck(first_derivative, tuple(inputs) + tuple(vs), eps, atol, rtol, raise_exception,
                       nondet_tol, modes, detach=False, names=_Names(2, n_in, wrt_idx, diff_outs),
-                      fwd_optional=fwd_optional)
+                      fwd_optional=fwd_optional, kinks=kinks)

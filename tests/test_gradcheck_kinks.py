@@ -1,0 +1,74 @@
+"""gradcheck at kinks (non-differentiable points, where the one-sided differences disagree):
+reported with a GradcheckKinkWarning naming the elements and left out by default, errors with
+``kinks="fail"``, and never hiding a wrong gradient elsewhere."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt.ops import Op, registry
+from minigrad_ckpt.tape import apply
+from minigrad_ckpt.testing import GradcheckError, GradcheckKinkWarning, gradcheck, gradgradcheck
+
+
+def _x(values):
+    return mg.tensor(np.array(values, dtype=np.float64), requires_grad=True)
+
+
+def test_relu_at_zero_is_a_kink_left_out_with_a_warning_naming_it():
+    relu = mg.nn.functional.relu
+    with pytest.warns(GradcheckKinkWarning, match=r"input 0 at \(1, 0\)"):
+        assert gradcheck(lambda t: relu(t) * 2.0, [_x([[1.0, -2.0], [0.0, 3.0]])])
+
+
+def test_max_ties_and_abs_at_zero_are_kinks():
+    with pytest.warns(GradcheckKinkWarning, match=r"input 0 at \(0,\), \(2,\)"):
+        assert gradcheck(lambda t: mg.max(t) + 0 * t.sum(), [_x([2.0, 1.0, 2.0])])
+    with pytest.warns(GradcheckKinkWarning, match=r"\(1,\)"):
+        assert gradcheck(lambda t: mg.abs(t), [_x([-1.0, 0.0, 2.0])])
+
+
+def test_kinks_fail_makes_them_errors():
+    with pytest.raises(GradcheckError, match=r"kinks .* at input 0 at \(1,\)"):
+        gradcheck(lambda t: mg.abs(t), [_x([-1.0, 0.0, 2.0])], kinks="fail")
+    with pytest.raises(ValueError, match="kinks must be"):
+        gradcheck(lambda t: mg.abs(t), [_x([1.0])], kinks="ignore")
+
+
+def test_a_kink_never_hides_a_wrong_gradient_elsewhere():
+    before = dict(registry)
+    try:
+        class WrongAwayFromZero(Op):
+            """|x| whose gradient is wrong (doubled) at x > 1."""
+
+            def forward(self, xp, x):
+                return xp.abs(x)
+
+            def backward(self, xp, g, out, x):
+                return g * xp.sign(x) * xp.where(x > 1, 2.0, 1.0)
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(GradcheckError) as info:
+                gradcheck(lambda t: apply(WrongAwayFromZero(), t), [_x([0.0, -0.5, 2.0])], modes=("rev",))
+        assert info.value.input_index == (2,) and "kinks" not in str(info.value)
+    finally:
+        registry.clear()
+        registry.update(before)
+
+
+def test_smooth_functions_have_no_kinks():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", GradcheckKinkWarning)
+        assert gradcheck(lambda t: mg.exp(3 * t) / (t * t + 0.01), [_x([-1.0, 0.0, 1e-3, 2.0])])
+        assert gradgradcheck(lambda t: mg.tanh(t) * t, [_x([0.0, 0.5])])
+
+
+def test_gradgradcheck_reports_kinks_of_the_gradient():
+    relu = mg.nn.functional.relu
+    with pytest.warns(GradcheckKinkWarning):
+        assert gradgradcheck(lambda t: relu(t) * t, [_x([0.0, 0.5])])
