@@ -198,7 +198,8 @@ class Executor:
         out_groups = [self._group_from(gi, g_saved, g_own, params)
                       for gi, (g_saved, g_own) in enumerate(zip(groups, opt.param_groups))]
         same_shape = getattr(opt, "state_follows_parameter_shape", True)
-        return {"state": _moments_from(scalars, tensors, params, same_shape), "param_groups": out_groups}
+        lists = getattr(opt, "state_holds_lists", False)
+        return {"state": _moments_from(scalars, tensors, params, same_shape, lists), "param_groups": out_groups}
 
     def _group_from(self, gi: int, g_saved: Any, g_own: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
         """Saved parameter group ``gi`` as ``load_state_dict`` takes it: the same parameters as
@@ -329,25 +330,27 @@ def _is_number(v: Any) -> bool:
     return v is None or isinstance(v, (bool, int, float))
 
 
-def _is_state_value(v: Any) -> bool:
-    if isinstance(v, list):
+def _is_state_value(v: Any, lists: bool) -> bool:
+    if isinstance(v, list) and lists:
         return all(_is_number(x) or (isinstance(x, dict) and set(x) == {_TENSOR_REF}
                                      and isinstance(x[_TENSOR_REF], int)) for x in v)
     return _is_number(v)
 
 
 def _moments_from(scalars: dict[str, Any], tensors: Mapping[str, Any], params: dict[str, Any],
-                  same_shape: bool = True) -> dict[int, dict]:
+                  same_shape: bool = True, lists: bool = False) -> dict[int, dict]:
     """The per-parameter state of an optimizer state dict, by parameter position: the saved
     ``scalars`` (numbers, and lists of numbers and tensor references) and the
     ``optimizer.state.<param>.<key>[.<i>]`` tensors, each checked (a moment has its
-    parameter's shape unless the optimizer keeps other vectors: ``same_shape``)."""
+    parameter's shape unless the optimizer keeps other vectors: ``same_shape``; lists only for an
+    optimizer whose state holds them: ``lists``)."""
     index = {name: i for i, name in enumerate(params)}
     state: dict[int, dict[str, Any]] = {}
     for pname, vals in scalars.items():
         if pname not in index:
             raise ValueError(f"scalar state for unknown parameter {pname!r}")
-        if not isinstance(vals, dict) or not all(isinstance(k, str) and _is_state_value(v) for k, v in vals.items()):
+        if not isinstance(vals, dict) or not all(isinstance(k, str) and _is_state_value(v, lists)
+                                                 for k, v in vals.items()):
             raise ValueError(f"the scalar state of parameter {pname!r} is malformed")
         state.setdefault(index[pname], {}).update({k: list(v) if isinstance(v, list) else v for k, v in vals.items()})
     for name, arr in tensors.items():

@@ -41,6 +41,8 @@ class Optimizer:
 
     # Whether each state tensor has its parameter's shape (checked on load); LBFGS keeps flat vectors.
     state_follows_parameter_shape: bool = True
+    # Whether its state holds lists (of tensors and numbers); a snapshot's lists are refused otherwise.
+    state_holds_lists: bool = False
 
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
         self.defaults = dict(defaults)
