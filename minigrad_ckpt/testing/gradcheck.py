@@ -50,6 +50,7 @@ from ..creation import tensor
 from ..grad_mode import enable_grad
 from ..ops.base import MissingJvpError
 from ..tensor import Tensor
+from .repro import repro_script
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "ForwardModeNotCheckedWarning", "GradcheckKinkWarning",
            "numerical_jacobian",
@@ -82,6 +83,21 @@ class GradcheckError(AssertionError):
         self.input_index = input_index
         self.analytic = analytic
         self.numeric = numeric
+        self.call: tuple[str, Callable, tuple, dict] | None = None  # set by the check that raised
+
+    def repro_script(self) -> str:
+        """A standalone Python script that runs the failing check again: the function's
+        source where it can be found, the inputs embedded bit-exactly."""
+        if self.call is None:
+            raise ValueError("this GradcheckError was not raised by gradcheck or gradgradcheck: no call to repeat")
+        check, fn, inputs, options = self.call
+        return repro_script(check, fn, inputs, options, str(self))
+
+    def save_repro(self, path: Any) -> str:
+        """Write :meth:`repro_script` to ``path``; return the path."""
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.repro_script())
+        return str(path)
 
 
 class GradcheckKinkWarning(UserWarning):
@@ -437,10 +453,15 @@ def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5,
     if order == 2:
         return gradgradcheck(fn, inputs, eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception,
                              nondet_tol=nondet_tol, modes=None if fwd_optional else modes, kinks=kinks)
-    if fast_mode and _projections_agree(fn, _as_tuple(inputs), eps, atol, rtol, modes, fwd_optional):
-        return True
-    return _gradcheck(fn, inputs, eps, atol, rtol, raise_exception, nondet_tol, modes, detach=True,
-                      names=_Names(1), fwd_optional=fwd_optional, kinks=kinks)
+    try:
+        if fast_mode and _projections_agree(fn, _as_tuple(inputs), eps, atol, rtol, modes, fwd_optional):
+            return True
+        return _gradcheck(fn, inputs, eps, atol, rtol, raise_exception, nondet_tol, modes, detach=True,
+                          names=_Names(1), fwd_optional=fwd_optional, kinks=kinks)
+    except GradcheckError as e:
+        e.call = ("gradcheck", fn, _as_tuple(inputs), dict(eps=eps, atol=atol, rtol=rtol, nondet_tol=nondet_tol,
+                                                           modes=None if fwd_optional else modes, kinks=kinks))
+        raise
 
 
 #: How many independent random projections ``u^T J v`` ``gradcheck(fast_mode=True)`` compares.
@@ -630,6 +651,12 @@ def gradgradcheck(fn: Callable, inputs: Any, grad_outputs: Any = None, eps: floa
             res.append(g if g is not None else x * 0)
         return tuple(res)
 
-    return _gradcheck(first_derivative, tuple(inputs) + tuple(vs), eps, atol, rtol, raise_exception,
-                      nondet_tol, modes, detach=False, names=_Names(2, n_in, wrt_idx, diff_outs),
-                      fwd_optional=fwd_optional, kinks=kinks)
+    try:
+        return _gradcheck(first_derivative, tuple(inputs) + tuple(vs), eps, atol, rtol, raise_exception,
+                          nondet_tol, modes, detach=False, names=_Names(2, n_in, wrt_idx, diff_outs),
+                          fwd_optional=fwd_optional, kinks=kinks)
+    except GradcheckError as e:
+        e.call = ("gradgradcheck", fn, inputs, dict(grad_outputs=list(vs), eps=eps, atol=atol, rtol=rtol,
+                                                    nondet_tol=nondet_tol, modes=None if fwd_optional else modes,
+                                                    kinks=kinks))
+        raise
