@@ -25,7 +25,8 @@ ENGINE_ONLY = {"_wrap", "_bump_version"}
 # creation functions and the public math (they build constants with _wrap),
 # forward mode (it builds dual tensors beside the tape), and the tape decoder
 # (it rebuilds a graph).
-CORE = ("tensor.py", "tape.py", "backward.py", "creation.py", "functional/", "func/", "snapshot/tape_codec.py")
+CORE = ("tensor.py", "tape.py", "backward.py", "backward_steps.py", "creation.py", "functional/", "func/",
+        "snapshot/tape_codec.py")
 
 
 def _offences(source: str) -> list[str]:
