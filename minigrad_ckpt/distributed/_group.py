@@ -189,8 +189,7 @@ class ProcessGroup:
 
     def _abort_at_exit(self) -> None:
         sys.stderr.write(f"[rank {self.rank}] {self.failed}; aborting all {self.size} ranks\n")
-        sys.stderr.flush()
-        self._MPI.COMM_WORLD.Abort(1)
+        self.abort(1)
 
     def _mpi(self, req: Any, what: str) -> None:
         self.wait_for(req, what)
@@ -301,8 +300,7 @@ class ProcessGroup:
         def abort(exc_type: Any, exc: Any, tb: Any) -> None:
             sys.stderr.write(f"[rank {self.rank}] unhandled exception; aborting all {self.size} ranks\n")
             traceback.print_exception(exc_type, exc, tb)
-            sys.stderr.flush()
-            self._MPI.COMM_WORLD.Abort(1)
+            self.abort(1)
 
         def abort_thread(args: Any) -> None:
             if args.exc_type is SystemExit:
@@ -315,6 +313,11 @@ class ProcessGroup:
 
     def abort(self, code: int = 1) -> None:
         """MPI_Abort on the whole job: every rank ends with a non-zero exit."""
+        sys.stdout.flush()
+        sys.stderr.flush()
+        # mpiexec kills every process at once on an abort, and what a rank printed but
+        # mpiexec had not yet forwarded -- often the very message saying why -- is lost.
+        time.sleep(0.3)
         self._MPI.COMM_WORLD.Abort(code)
 
     def close(self) -> None:
