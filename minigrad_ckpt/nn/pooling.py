@@ -20,27 +20,30 @@ class _Pool(FunctionLayer):
 
 
 class MaxPool2d(_Pool):
-    """2-D max pooling over (N, C, H, W): the largest value of each window (``F.max_pool2d``)."""
+    """2-D max pooling over (N, C, H, W): the largest value of each window (``F.max_pool2d``);
+    ``return_indices=True`` makes it return ``(out, indices)``."""
 
     fn = staticmethod(F.max_pool2d)
-    options = ("kernel_size", "stride", "padding", "dilation")
+    options = ("kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices")
 
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1) -> None:
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                 return_indices: bool = False, ceil_mode: bool = False) -> None:
         super().__init__()
         self.kernel_size, self.stride, self.padding, self.dilation = kernel_size, stride, padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
 
 class AvgPool2d(_Pool):
     """2-D average pooling over (N, C, H, W): the mean of each window (``F.avg_pool2d``)."""
 
     fn = staticmethod(F.avg_pool2d)
-    options = ("kernel_size", "stride", "padding", "count_include_pad")
+    options = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override")
 
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
-                 count_include_pad: bool = True) -> None:
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+                 count_include_pad: bool = True, divisor_override: int | None = None) -> None:
         super().__init__()
         self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
-        self.count_include_pad = count_include_pad
+        self.ceil_mode, self.count_include_pad, self.divisor_override = ceil_mode, count_include_pad, divisor_override
 
 
 class AdaptiveAvgPool2d(FunctionLayer):
@@ -55,47 +58,38 @@ class AdaptiveAvgPool2d(FunctionLayer):
 
 
 class AdaptiveMaxPool2d(FunctionLayer):
-    """Max pooling to a fixed ``output_size`` (int or pair; ``None`` keeps an axis), PyTorch's windows."""
+    """Max pooling to a fixed ``output_size`` (int or pair; ``None`` keeps an axis), PyTorch's windows;
+    ``return_indices=True`` makes it return ``(out, indices)``."""
 
     fn = staticmethod(F.adaptive_max_pool2d)
-    options = ("output_size",)
+    options = ("output_size", "return_indices")
 
     def __init__(self, output_size: Any, return_indices: bool = False) -> None:
         super().__init__()
-        if return_indices:
-            raise ValueError("AdaptiveMaxPool2d: return_indices=True is not supported")
-        self.output_size = output_size
-
-
-def _no_ceil(name: str, ceil_mode: bool) -> None:
-    if ceil_mode:
-        raise ValueError(f"{name}: ceil_mode=True is not supported")
+        self.output_size, self.return_indices = output_size, return_indices
 
 
 class MaxPool1d(_Pool):
-    """1-D max pooling over (N, C, L) or (C, L)."""
+    """1-D max pooling over (N, C, L) or (C, L); ``return_indices=True`` makes it return ``(out, indices)``."""
 
     fn = staticmethod(F.max_pool1d)
-    options = ("kernel_size", "stride", "padding", "dilation")
+    options = ("kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices")
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                  return_indices: bool = False, ceil_mode: bool = False) -> None:
         super().__init__()
-        _no_ceil("MaxPool1d", ceil_mode)
-        if return_indices:
-            raise ValueError("MaxPool1d: return_indices=True is not supported")
         self.kernel_size, self.stride, self.padding, self.dilation = kernel_size, stride, padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
 
 class AvgPool1d(_Pool):
     """1-D average pooling over (N, C, L) or (C, L)."""
 
     fn = staticmethod(F.avg_pool1d)
-    options = ("kernel_size", "stride", "padding", "count_include_pad")
+    options = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad")
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                  count_include_pad: bool = True) -> None:
         super().__init__()
-        _no_ceil("AvgPool1d", ceil_mode)
         self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
-        self.count_include_pad = count_include_pad
+        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad

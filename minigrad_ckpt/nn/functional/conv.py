@@ -41,11 +41,31 @@ def _batched(x: Tensor, name: str) -> tuple[Tensor, bool]:
     return x, False
 
 
+def _string_padding(x: Tensor, padding: str, stride: tuple[int, int], dilation: tuple[int, int],
+                    kernel: tuple[int, ...]) -> tuple[Tensor, tuple[int, int]]:
+    """``padding="valid"`` (none) or ``"same"`` (the output as large as the input, stride 1):
+    ``dilation * (k - 1)`` places per axis, half on each side and, when that is odd, the
+    extra one on the right/bottom (PyTorch's rule).  Returns the input, padded here where
+    the two sides differ, and the symmetric padding left for the convolution."""
+    if padding == "valid":
+        return x, (0, 0)
+    if padding != "same":
+        raise ValueError(f"conv2d: padding must be an int, a pair, 'valid' or 'same', got {padding!r}")
+    if stride != (1, 1):
+        raise ValueError(f"conv2d: padding='same' needs stride 1, got stride={stride}")
+    total = [d * (k - 1) for d, k in zip(dilation, kernel)]
+    left = (total[0] // 2, total[1] // 2)
+    if total[0] % 2 or total[1] % 2:
+        x = mf.pad(x, [(0, 0), (0, 0), (0, total[0] % 2), (0, total[1] % 2)])
+    return x, left
+
+
 def conv2d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Tensor:
     """2-D cross-correlation, NCHW: ``x`` (N, C, H, W) or (C, H, W), ``weight`` (O, C/groups, KH, KW).
 
-    ``padding`` is an int, a pair, ``"valid"`` (0) or ``"same"`` (stride 1 only).
+    ``padding`` is an int, a pair, ``"valid"`` (0) or ``"same"`` (stride 1 only; with an even
+    effective kernel the extra row/column of zeros goes on the bottom/right, as in PyTorch).
     """
     x, unbatched = _batched(_tensor(x), "conv2d")
     w = _tensor(weight, x)
@@ -54,17 +74,7 @@ def conv2d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any 
     _check_input_dtype("conv2d", x, w)
     st, dl = _pair(stride, "stride"), _pair(dilation, "dilation")
     if isinstance(padding, str):
-        if padding == "valid":
-            pd = (0, 0)
-        elif padding == "same":
-            if st != (1, 1):
-                raise ValueError("conv2d: padding='same' needs stride 1")
-            total = [d * (k - 1) for d, k in zip(dl, w.shape[2:])]
-            if any(t % 2 for t in total):
-                raise ValueError("conv2d: padding='same' with an even effective kernel is not supported")
-            pd = (total[0] // 2, total[1] // 2)
-        else:
-            raise ValueError(f"conv2d: padding must be an int, a pair, 'valid' or 'same', got {padding!r}")
+        x, pd = _string_padding(x, padding, st, dl, w.shape[2:])
     else:
         pd = _pair(padding, "padding")
     if min(st) < 1 or min(dl) < 1 or min(pd) < 0:

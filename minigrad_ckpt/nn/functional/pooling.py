@@ -19,7 +19,7 @@ __all__ = [
 
 def _pool_args(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any, name: str):
     k = _pair(kernel_size, "kernel_size")
-    s = k if stride is None else _pair(stride, "stride")
+    s = k if stride is None or stride == () or stride == [] else _pair(stride, "stride")
     p = _pair(padding, "padding")
     d = _pair(dilation, "dilation")
     if min(k) < 1 or min(s) < 1 or min(d) < 1:
@@ -32,55 +32,128 @@ def _pool_args(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation:
     return k, s, p, d
 
 
-def max_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
-               dilation: Any = 1) -> Tensor:
-    """Max over windows; the gradient goes to the first maximum of each window (PyTorch)."""
+def _pooled_size(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
+    """PyTorch's output length: the windows that fit (``ceil_mode``: also a last partial
+    window, as long as it starts inside the input or its left padding)."""
+    span = size + 2 * p - d * (k - 1) - 1
+    out = (span + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+def _ceil_extra(sizes: Any, k: Any, s: Any, p: Any, d: Any, ceil_mode: bool) -> tuple[int, ...]:
+    """How far the last window of each axis reaches past the right padding (0 without ``ceil_mode``)."""
+    extra = []
+    for size, kk, ss, pp, dd in zip(sizes, k, s, p, d):
+        out = _pooled_size(size, kk, ss, pp, dd, ceil_mode)
+        extra.append(max(0, (out - 1) * ss + dd * (kk - 1) + 1 - (size + 2 * pp)))
+    return tuple(extra)
+
+
+def _pad_right(x: Tensor, extra: tuple[int, int], value: float) -> Tensor:
+    return mf.pad(x, [(0, 0), (0, 0), (0, extra[0]), (0, extra[1])], constant_values=value)
+
+
+def _window_argmax(routing: Tensor, k: Any, s: Any, p: Any, d: Any, width: int) -> Tensor:
+    """PyTorch's ``return_indices``: the flat position ``row * W + col`` in the (unpadded)
+    input plane of each window's first maximum, int64."""
+    xp = routing.device.xp
+    idx, (ho, wo) = _conv._argmax_in_windows(xp, routing._data, k, s, p, d)
+    rows = xp.arange(ho).reshape(ho, 1) * s[0] - p[0] + (idx // k[1]) * d[0]
+    cols = xp.arange(wo).reshape(1, wo) * s[1] - p[1] + (idx % k[1]) * d[1]
+    return Tensor.constant(xp.asarray(rows * width + cols, dtype=xp.int64), routing.device)
+
+
+def max_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """Max over windows; the gradient goes to the first maximum of each window (PyTorch).
+
+    ``ceil_mode=True`` keeps a last partial window (one that starts inside the input or
+    its left padding); ``return_indices=True`` returns ``(out, indices)``, the flat
+    position ``row * W + col`` of each maximum in its input plane (for ``max_unpool2d``).
+    """
     x, unbatched = _batched(_tensor(x), "max_pool2d")
     k, s, p, d = _pool_args(x, kernel_size, stride, padding, dilation, "max_pool2d")
-    out = apply(_conv.MaxPool2d(kernel=k, stride=s, padding=p, dilation=d), x, x.detach())
-    return mf.squeeze(out, 0) if unbatched else out
+    extra = _ceil_extra(x.shape[2:], k, s, p, d, ceil_mode)
+    values, routing = x, x.detach()
+    if any(extra):  # the partial windows' missing places: never the maximum, no gradient
+        values, routing = _pad_right(x, extra, 0.0), _pad_right(routing, extra, -float("inf"))
+    out = apply(_conv.MaxPool2d(kernel=k, stride=s, padding=p, dilation=d), values, routing)
+    if unbatched:
+        out = mf.squeeze(out, 0)
+    if not return_indices:
+        return out
+    indices = _window_argmax(routing, k, s, p, d, x.shape[3])
+    return out, (mf.squeeze(indices, 0) if unbatched else indices)
 
 
-def avg_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
-               count_include_pad: bool = True) -> Tensor:
-    """Mean over windows (a depthwise convolution with a constant kernel).
+def _window_counts(size: int, k: int, s: int, p: int, out: int, include_pad: bool) -> Any:
+    """Per output position along one axis, PyTorch's divisor: the window's length clipped to
+    the padded input (``include_pad``) or to the input itself."""
+    start = host_numpy.arange(out) * s - p
+    end = host_numpy.minimum(start + k, size + p)
+    if include_pad:
+        return end - start
+    return host_numpy.minimum(end, size) - host_numpy.maximum(start, 0)
 
-    With ``count_include_pad=False`` the divisor at the border counts only real
-    input elements, as in PyTorch.
+
+def avg_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+    """Mean over windows (a depthwise convolution with a constant kernel), PyTorch's divisors.
+
+    ``count_include_pad=False`` divides by the number of real input elements in a window;
+    ``ceil_mode=True`` keeps a last partial window, whose divisor counts only the places
+    inside the padded input; ``divisor_override`` divides every window's sum by that number.
     """
     x, unbatched = _batched(_tensor(x), "avg_pool2d")
     k, s, p, _ = _pool_args(x, kernel_size, stride, padding, 1, "avg_pool2d")
+    if divisor_override is not None and int(divisor_override) == 0:
+        raise ValueError("avg_pool2d: divisor_override must be non-zero")
     n, c, h, w = x.shape
+    extra = _ceil_extra((h, w), k, s, p, (1, 1), ceil_mode)
     xp = x.device.xp
     ones = Tensor.constant(xp.full((1, 1) + k, 1.0, dtype=x.dtype), x.device)
     flat = mf.reshape(x, (n * c, 1, h, w))
-    conv = _conv.Conv2d(stride=s, padding=p, dilation=(1, 1), groups=1)
-    sums = apply(conv, flat, ones)
-    if count_include_pad or p == (0, 0):
-        out = sums * (1.0 / (k[0] * k[1]))
+    if any(extra):
+        flat = _pad_right(flat, extra, 0.0)
+    sums = apply(_conv.Conv2d(stride=s, padding=p, dilation=(1, 1), groups=1), flat, ones)
+    if divisor_override is not None:
+        out = sums * (1.0 / int(divisor_override))
     else:
-        counts = xp.conv2d(xp.ones((1, 1, h, w), dtype=x.dtype), ones._data, s, p, (1, 1), 1)
-        out = sums / Tensor.constant(counts, x.device)
+        ch, cw = (_window_counts(size, kk, ss, pp, o, count_include_pad)
+                  for size, kk, ss, pp, o in zip((h, w), k, s, p, sums.shape[2:]))
+        counts = host_numpy.outer(ch, cw)
+        if (counts == counts.flat[0]).all():  # one divisor for every window: a scalar
+            out = sums * (1.0 / int(counts.flat[0]))
+        else:
+            out = sums / Tensor.constant(xp.asarray(counts.astype(x.dtype)), x.device)
     out = mf.reshape(out, (n, c) + out.shape[2:])
     return mf.squeeze(out, 0) if unbatched else out
 
 
-def max_pool1d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1) -> Tensor:
-    """Max over windows of the last axis of (N, C, L) or (C, L)."""
+def max_pool1d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """Max over windows of the last axis of (N, C, L) or (C, L); the keywords as ``max_pool2d``'s
+    (``return_indices`` gives positions along L)."""
     x2, unbatched = _as_2d(_tensor(x), "max_pool1d")
     k = _single(kernel_size, "kernel_size")
-    s = k if stride is None else _single(stride, "stride")
-    out = max_pool2d(x2, (1, k), (1, s), (0, _single(padding, "padding")), (1, _single(dilation, "dilation")))
+    s = k if stride is None or stride == () or stride == [] else _single(stride, "stride")
+    out = max_pool2d(x2, (1, k), (1, s), (0, _single(padding, "padding")), (1, _single(dilation, "dilation")),
+                     ceil_mode=ceil_mode, return_indices=return_indices)
+    if return_indices:
+        return _from_2d(out[0], unbatched), _from_2d(out[1], unbatched)
     return _from_2d(out, unbatched)
 
 
-def avg_pool1d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+def avg_pool1d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:
-    """Mean over windows of the last axis of (N, C, L) or (C, L)."""
+    """Mean over windows of the last axis of (N, C, L) or (C, L); the keywords as ``avg_pool2d``'s."""
     x2, unbatched = _as_2d(_tensor(x), "avg_pool1d")
     k = _single(kernel_size, "kernel_size")
-    s = k if stride is None else _single(stride, "stride")
-    out = avg_pool2d(x2, (1, k), (1, s), (0, _single(padding, "padding")), count_include_pad)
+    s = k if stride is None or stride == () or stride == [] else _single(stride, "stride")
+    out = avg_pool2d(x2, (1, k), (1, s), (0, _single(padding, "padding")), ceil_mode=ceil_mode,
+                     count_include_pad=count_include_pad)
     return _from_2d(out, unbatched)
 
 
@@ -89,20 +162,40 @@ def _adaptive_windows(size: int, out: int) -> list[tuple[int, int]]:
     return [((i * size) // out, -((-(i + 1) * size) // out)) for i in range(out)]
 
 
-def _adaptive_pool2d(x: Any, output_size: Any, name: str, reduce: Any) -> Tensor:
-    x, unbatched = _batched(_tensor(x), name)
+def _adaptive_sizes(x: Tensor, output_size: Any, name: str) -> tuple[int, int]:
     if isinstance(output_size, (int, host_numpy.integer)) or output_size is None:
         output_size = (output_size, output_size)
     oh, ow = (x.shape[2] if output_size[0] is None else int(output_size[0]),
               x.shape[3] if output_size[1] is None else int(output_size[1]))
     if oh < 1 or ow < 1:
         raise ValueError(f"{name}: output_size must be positive, got {output_size}")
+    return oh, ow
+
+
+def _adaptive_pool2d(x: Any, output_size: Any, name: str, reduce: Any) -> Tensor:
+    x, unbatched = _batched(_tensor(x), name)
+    oh, ow = _adaptive_sizes(x, output_size, name)
     rows = []
     for h0, h1 in _adaptive_windows(x.shape[2], oh):
         cols = [reduce(x[:, :, h0:h1, w0:w1], axis=(2, 3)) for w0, w1 in _adaptive_windows(x.shape[3], ow)]
         rows.append(mf.stack(cols, axis=-1))
     out = mf.stack(rows, axis=-2)
     return mf.squeeze(out, 0) if unbatched else out
+
+
+def _adaptive_argmax(x: Tensor, oh: int, ow: int) -> Any:
+    """The flat position ``row * W + col`` of each adaptive window's first maximum (an int64 array)."""
+    xp = x.device.xp
+    data, width = x._data, x.shape[3]
+    rows = []
+    for h0, h1 in _adaptive_windows(x.shape[2], oh):
+        cols = []
+        for w0, w1 in _adaptive_windows(width, ow):
+            win = xp.reshape(data[:, :, h0:h1, w0:w1], data.shape[:2] + (-1,))
+            a = xp.argmax(win, axis=-1)
+            cols.append((h0 + a // (w1 - w0)) * width + w0 + a % (w1 - w0))
+        rows.append(xp.stack(cols, axis=-1))
+    return xp.asarray(xp.stack(rows, axis=-2), dtype=xp.int64)
 
 
 def adaptive_avg_pool2d(x: Any, output_size: Any) -> Tensor:
@@ -118,8 +211,18 @@ def adaptive_avg_pool2d(x: Any, output_size: Any) -> Tensor:
     return _adaptive_pool2d(xt, output_size, "adaptive_avg_pool2d", mf.mean)
 
 
-def adaptive_max_pool2d(x: Any, output_size: Any, return_indices: bool = False) -> Tensor:
-    """Max over PyTorch's adaptive windows so the output is ``output_size``."""
-    if return_indices:
-        raise ValueError("adaptive_max_pool2d: return_indices=True is not supported")
-    return _adaptive_pool2d(x, output_size, "adaptive_max_pool2d", mf.max)
+def adaptive_max_pool2d(x: Any, output_size: Any, return_indices: bool = False) -> Any:
+    """Max over PyTorch's adaptive windows so the output is ``output_size``; the gradient goes to
+    each window's first maximum.  ``return_indices=True`` returns ``(out, indices)`` (flat
+    positions ``row * W + col``, as ``max_pool2d``'s)."""
+    x, unbatched = _batched(_tensor(x), "adaptive_max_pool2d")
+    oh, ow = _adaptive_sizes(x, output_size, "adaptive_max_pool2d")
+    n, c, h, w = x.shape
+    if h * w == 0:
+        raise ValueError(f"adaptive_max_pool2d: the input plane {x.shape[2:]} is empty")
+    idx = Tensor.constant(_adaptive_argmax(x, oh, ow), x.device)
+    out = mf.take_along_axis(mf.reshape(x, (n, c, h * w)), mf.reshape(idx, (n, c, oh * ow)), axis=-1)
+    out = mf.reshape(out, (n, c, oh, ow))
+    if unbatched:
+        out, idx = mf.squeeze(out, 0), mf.squeeze(idx, 0)
+    return (out, idx) if return_indices else out

@@ -1,0 +1,84 @@
+"""minigrad_ckpt against PyTorch's answers stored in ``tests/data/torch_nn_reference.npz``
+(made offline by ``tests/data/make_torch_nn_reference.py``; torch is not imported here).
+
+Every case is one call: a function of ``nn.functional``, ``linalg``, ``special`` or the top
+level, or a layer of ``nn`` built with the stored options.  Its outputs (integer pooling
+indices included) and the gradients of ``sum(out_i * cot_i)`` must match to float64
+round-off.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt import nn
+from minigrad_ckpt.nn import functional as F
+
+FIXTURE = Path(__file__).with_name("data") / "torch_nn_reference.npz"
+with np.load(FIXTURE) as _npz:
+    ARRAYS = {k: _npz[k] for k in _npz.files}
+CASES = json.loads(ARRAYS.pop("__meta__").tobytes().decode())
+NAMESPACES = {"F": F, "linalg": mg.linalg, "special": mg.special, "torch": mg}
+RTOL = 1e-12
+
+
+def resolve(v, env: dict):
+    if isinstance(v, str) and v.startswith("@"):
+        return env[v[1:]]
+    if isinstance(v, list):
+        return tuple(resolve(a, env) for a in v)
+    return v
+
+
+def flat(out) -> list:
+    if isinstance(out, (tuple, list)):
+        return [o for part in out for o in flat(part)]
+    return [out]
+
+
+def close(got, want: np.ndarray, what: str) -> None:
+    got = got.numpy() if isinstance(got, mg.Tensor) else np.asarray(got)
+    assert got.shape == want.shape, f"{what}: shape {got.shape}, PyTorch {want.shape}"
+    if want.dtype.kind in "iub":
+        np.testing.assert_array_equal(got, want, err_msg=what)
+        return
+    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype}, PyTorch {want.dtype}"
+    scale = max(1.0, float(np.max(np.abs(want)))) if want.size else 1.0
+    np.testing.assert_allclose(got, want, rtol=0, atol=RTOL * scale * 10, err_msg=what)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_matches_torch(name: str) -> None:
+    meta = CASES[name]
+    inputs = {k.split("|", 1)[1]: v for k, v in ARRAYS.items()
+              if k.startswith(name + "|") and not k.split("|", 1)[1].startswith(("out", "cot", "grad_"))}
+    env = {k: mg.tensor(v, requires_grad=k in meta["grad"]) for k, v in inputs.items()}
+    if meta["ns"] == "nn":
+        init = {k: tuple(v) if isinstance(v, list) else v for k, v in meta["init"].items()}
+        fn = getattr(nn, meta["fn"])(**init)
+    else:
+        fn = getattr(NAMESPACES[meta["ns"]], meta["fn"])
+    outs = flat(fn(*resolve(meta["args"], env), **{k: resolve(v, env) for k, v in meta["kwargs"].items()}))
+    total = None
+    for i, o in enumerate(outs):
+        close(o, ARRAYS[f"{name}|out{i}"], f"{name}: output {i}")
+        if f"{name}|cot{i}" in ARRAYS:
+            term = (o * mg.tensor(ARRAYS[f"{name}|cot{i}"])).sum()
+            total = term if total is None else total + term
+        else:
+            assert not o.requires_grad or o.dtype.kind != "f", f"{name}: output {i} has no PyTorch gradient"
+    for k in meta["grad"]:
+        (g,) = mg.grad(total, [env[k]], retain_graph=True)
+        close(g, ARRAYS[f"{name}|grad_{k}"], f"{name}: gradient of {k}")
+
+
+def test_fixture_covers_the_keywords() -> None:
+    """The pooling keywords and ``padding='same'`` with even kernels are all in the fixture."""
+    kws = {k for m in CASES.values() for k, v in {**m["kwargs"], **m["init"]}.items() if v not in (False, None)}
+    assert {"ceil_mode", "return_indices", "count_include_pad", "divisor_override", "dilation"} <= kws
+    assert any(m["kwargs"].get("padding") == "same" and m["fn"] == "conv2d" for m in CASES.values())
