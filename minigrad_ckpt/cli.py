@@ -35,6 +35,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .snapshot import cli as snapshot_cli
 
     snapshot_cli.add_parser(sub)
+
+    from .course import cli as course_cli
+
+    course_cli.add_parser(sub)
     return parser
 
 

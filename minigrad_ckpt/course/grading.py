@@ -1,0 +1,201 @@
+"""Grading a learner's file: load it apart from everything else, run named checks, explain failures.
+
+A check is a function that raises :class:`Mismatch` (what was expected, what
+the learner's code gave, a hint) when the learner's code is wrong.  Anything
+else the learner's code raises is a failure too, reported with the line of the
+learner's file it came from -- a traceback would bury the one line that
+matters under the grader's own frames.  :func:`grade` runs checks in order and
+collects a :class:`Report`; the checks of one step usually depend on each
+other (no point checking gradients when ``+`` fails), so a step stops at its
+first failure unless a check says it stands alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import sys
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+__all__ = ["Mismatch", "Failure", "Report", "Check", "load_learner_module", "grade", "property_check"]
+
+
+class Mismatch(AssertionError):
+    """The learner's code gave something else than expected; ``hint`` says what to look at."""
+
+    def __init__(self, expected: str, got: str, hint: str) -> None:
+        super().__init__(f"expected {expected}, got {got}")
+        self.expected, self.got, self.hint = expected, got, hint
+
+
+@dataclass
+class Failure:
+    """One failed check, in words a learner can act on."""
+
+    check: str
+    expected: str
+    got: str
+    hint: str
+
+    def __str__(self) -> str:
+        return (f"FAIL  {self.check}\n      expected: {self.expected}\n      got:      {self.got}\n"
+                f"      hint:     {self.hint}")
+
+
+@dataclass
+class Report:
+    """What :func:`grade` found: the checks that passed, the failures, the ones not run."""
+
+    step: int
+    title: str
+    passed: list[str] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
+    not_run: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when every check ran and passed."""
+        return not self.failures and not self.not_run
+
+    def __str__(self) -> str:
+        lines = [f"Step {self.step}: {self.title}"]
+        lines += [f"ok    {name}" for name in self.passed]
+        lines += [str(f) for f in self.failures]
+        lines += [f"skip  {name} (fix the failure above first)" for name in self.not_run]
+        verdict = ("all checks pass: on to the next step" if self.ok else
+                   f"{len(self.failures)} check(s) failed, {len(self.passed)} passed")
+        return "\n".join(lines + [verdict])
+
+
+@dataclass(frozen=True)
+class Check:
+    """A named check: ``run(module)`` raises :class:`Mismatch` (or anything) when the learner's code is wrong."""
+
+    name: str
+    run: Callable[[ModuleType], None]
+
+
+def load_learner_module(path: Path) -> ModuleType:
+    """Import the learner's file as a module of its own, under a name nothing else uses.
+
+    The module is not left in ``sys.modules`` and no bytecode is written beside
+    the learner's file; its ``if __name__ == "__main__":`` block does not run.
+    Raises :class:`Mismatch` with the learner's line when the file does not import.
+    """
+    name = f"minigrad_ckpt_course_learner_{abs(hash(str(path.resolve())))}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise Mismatch("a Python file", f"{path}, which Python cannot load", "give the file a .py name")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses and typing look their module up while it is built
+    writes_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        raise Mismatch("your file to import", raised(exc, path),
+                       "run `python " + path.name + "` to see the whole error, and fix that line") from exc
+    finally:
+        sys.dont_write_bytecode = writes_bytecode
+        sys.modules.pop(name, None)
+    module.__learner_path__ = path
+    return module
+
+
+def raised(exc: BaseException, path: Path | None) -> str:
+    """``ValueError: message (line 12 of step_1_value.py: `return self * other`)``: the exception and the
+    deepest line of the learner's file it passed through."""
+    text = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+    if path is not None:
+        mine = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == Path(path)]
+        if mine:
+            frame = mine[-1]
+            text += f" (line {frame.lineno} of {Path(path).name}: `{(frame.line or '').strip()}`)"
+    return text
+
+
+def _hint_for(exc: BaseException) -> str:
+    if isinstance(exc, NotImplementedError):
+        return "this part of the stub is not written yet: replace the `raise NotImplementedError` with your code"
+    if isinstance(exc, RecursionError):
+        return ("the recursion went too deep: walk the graph with a loop and an explicit stack "
+                "(a list you append to and pop from) instead of a recursive function")
+    if isinstance(exc, AttributeError):
+        return "an attribute is missing or misspelled: compare the names with the stub's docstring"
+    return "read the line above in your file; the step's docstring says what each function must do"
+
+
+def grade(step: int, title: str, module_path: Path, checks: Sequence[Check]) -> Report:
+    """Import ``module_path`` and run ``checks`` on it in order, stopping at the first failure."""
+    report = Report(step, title)
+    try:
+        with _registry_restored():
+            module = load_learner_module(module_path)
+            for i, check in enumerate(checks):
+                failure = _run_one(check, module, module_path)
+                if failure is None:
+                    report.passed.append(check.name)
+                    continue
+                report.failures.append(failure)
+                report.not_run = [c.name for c in checks[i + 1:]]
+                break
+    except Mismatch as exc:
+        report.failures.append(Failure("import", exc.expected, exc.got, exc.hint))
+        report.not_run = [c.name for c in checks]
+    return report
+
+
+def _run_one(check: Check, module: ModuleType, path: Path) -> Failure | None:
+    try:
+        check.run(module)
+    except Mismatch as exc:
+        return Failure(check.name, exc.expected, exc.got, exc.hint)
+    except Exception as exc:
+        return Failure(check.name, "your code to run without an error", raised(exc, path), _hint_for(exc))
+    return None
+
+
+@contextlib.contextmanager
+def _registry_restored() -> Iterator[None]:
+    """The learner's op classes register themselves when their file is imported: take them out again,
+    so grading twice (or grading a fixed file after a broken one) starts from the shipped registry."""
+    from ..ops.base import registry
+
+    before = dict(registry)
+    try:
+        yield
+    finally:
+        registry.clear()
+        registry.update(before)
+
+
+def property_check(strategy: Any, body: Callable[..., None], *, max_examples: int = 25) -> None:
+    """Run ``body`` on examples drawn from ``strategy`` (Hypothesis, derandomized, no database, quiet).
+
+    On a failure Hypothesis shrinks the example to a small one and re-raises
+    ``body``'s :class:`Mismatch` for it, so the message names a small case.
+    """
+    try:
+        from hypothesis import HealthCheck, Verbosity, given, settings
+    except ImportError as exc:  # a learner without the test extras
+        raise ImportError("the course's checks need Hypothesis: pip install hypothesis") from exc
+
+    @settings(max_examples=max_examples, derandomize=True, database=None, deadline=None,
+              verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
+    @given(strategy)
+    def run(example: Any) -> None:
+        body(example)
+
+    run()
+
+
+def attribute(module: ModuleType, name: str, what: str) -> Any:
+    """``module.name``, or a :class:`Mismatch` that says the learner's file lacks it."""
+    if not hasattr(module, name):
+        raise Mismatch(f"your file to define {what} `{name}`", "no such name in the file",
+                       f"keep the stub's name `{name}` (the checks look it up by name)")
+    return getattr(module, name)

@@ -1,0 +1,197 @@
+"""The course: every step's reference solution passes its checks, every stub fails them, and the
+usual mistakes are explained in words that point at the fix."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from minigrad_ckpt import course
+from minigrad_ckpt.cli import main
+from minigrad_ckpt.ops import registry
+
+pytest.importorskip("hypothesis")
+
+STEP_NUMBERS = [s.number for s in course.STEPS]
+
+
+@pytest.mark.parametrize("number", STEP_NUMBERS)
+def test_the_reference_solution_passes_every_check(number):
+    report = course.check(number, course.get_step(number).solution)
+    assert report.ok, str(report)
+    assert report.passed == [c.name for c in course.get_step(number).checks()]
+
+
+@pytest.mark.parametrize("number", STEP_NUMBERS)
+def test_the_stub_fails_and_says_what_to_write(number, tmp_path):
+    path = course.start(number, tmp_path)
+    assert path.name == course.get_step(number).file_name
+    report = course.check(number, path)
+    assert not report.ok
+    first = report.failures[0]
+    assert "NotImplementedError" in first.got and "not written yet" in first.hint, str(report)
+    assert f"step {number}" in first.got  # the stub's own message says which step
+
+
+def _mutant(tmp_path: Path, number: int, old: str, new: str) -> Path:
+    """The reference solution with one mistake planted (``old`` must occur in it)."""
+    step = course.get_step(number)
+    text = step.solution.read_text(encoding="utf-8")
+    assert old in text
+    path = tmp_path / step.file_name
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    return path
+
+
+# (step, planted mistake: old -> new, the failing check starts with, words the explanation must contain)
+MISTAKES = [
+    (1, ("other.grad += self.data * out.grad", "other.grad = self.data * out.grad"),
+     "backward() of small expressions", "a * a"),
+    (1, ("    def __rmul__(self, other):\n        return self * other\n", ""),
+     "+ and * make new Values", "__rmul__"),
+    (1, ("self.grad = 1.0\n", "self.grad = 0.0\n"), "backward() of small expressions", "a.grad"),
+    (2, ("reversed(topological_order(root))", "topological_order(root)"),
+     "backward of that graph", "reversed"),
+    (2, ("order.append(v)  # second visit", "order.insert(0, v)  # second visit"),
+     "topological_order of a graph", "after all of its inputs"),
+    (3, ("return summed.reshape(shape)", "return summed.squeeze()"), "sum_to_shape of a few gradients",
+     "keepdims"),
+    (3, ("grad.sum(axis=tuple(range(extra)))", "grad[(0,) * extra]"), "sum_to_shape of a few gradients",
+     "the sum of those"),
+    (3, ("raise ValueError(f\"shapes", "return None or ValueError(f\"shapes"),
+     "broadcast_shape refuses", "ValueError"),
+    (3, ("out.append(j if i == 1 else i)", "out.append(max(i, j))"), "broadcast_shape of a few shapes",
+     "(2, 0)"),
+]
+
+
+@pytest.mark.parametrize("number, change, check, words", MISTAKES,
+                         ids=[f"step{m[0]}-{m[3]}" for m in MISTAKES])
+def test_a_planted_mistake_fails_with_an_explanation(tmp_path, number, change, check, words):
+    report = course.check(number, _mutant(tmp_path, number, *change))
+    assert not report.ok
+    failure = report.failures[0]
+    assert failure.check.startswith(check), str(report)
+    explanation = f"{failure.expected} {failure.got} {failure.hint}"
+    assert words in explanation, str(report)
+    assert failure.hint and failure.expected and failure.got
+
+
+def test_a_recursive_search_is_told_to_use_a_stack(tmp_path):
+    recursive = '''def topological_order(root):
+    order, seen = [], set()
+
+    def visit(v):
+        if id(v) not in seen:
+            seen.add(id(v))
+            for p in v._prev:
+                visit(p)
+            order.append(v)
+
+    visit(root)
+    return order
+
+
+def backward(root):'''
+    step = course.get_step(2)
+    text = step.solution.read_text(encoding="utf-8")
+    head, _, tail = text.partition("def topological_order(root):")
+    _, _, tail = tail.partition("def backward(root):")
+    path = tmp_path / step.file_name
+    path.write_text(head + recursive + tail, encoding="utf-8")
+    report = course.check(2, path)
+    assert [f.check for f in report.failures] == ["a chain of 5000 ops (no recursion limit)"], str(report)
+    assert "explicit stack" in report.failures[0].hint
+
+
+def test_a_file_that_does_not_import_names_its_line(tmp_path):
+    path = tmp_path / "mine.py"
+    path.write_text("x = 1\ny = undefined_name + 1\n", encoding="utf-8")
+    report = course.check(1, path)
+    assert [f.check for f in report.failures] == ["import"]
+    assert "NameError" in report.failures[0].got and "line 2 of mine.py" in report.failures[0].got
+    assert len(report.not_run) == len(course.get_step(1).checks())
+    assert "mine" not in " ".join(sys.modules)  # the learner's module is not left behind
+
+
+def test_a_missing_name_is_named(tmp_path):
+    path = tmp_path / "mine.py"
+    path.write_text("class Valu:\n    pass\n", encoding="utf-8")
+    report = course.check(1, path)
+    assert "`Value`" in report.failures[0].expected
+
+
+def test_start_refuses_to_overwrite_unless_forced(tmp_path):
+    path = course.start(1, tmp_path)
+    path.write_text("my work", encoding="utf-8")
+    with pytest.raises(FileExistsError, match="already exists"):
+        course.start(1, tmp_path)
+    assert path.read_text(encoding="utf-8") == "my work"
+    course.start(1, tmp_path, force=True)
+    assert path.read_text(encoding="utf-8") == course.get_step(1).stub.read_text(encoding="utf-8")
+
+
+def test_unknown_steps_and_missing_files_are_refused(tmp_path, monkeypatch):
+    with pytest.raises(ValueError, match="there is no step 99"):
+        course.start(99, tmp_path)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileNotFoundError, match="course start 1"):
+        course.check(1)
+
+
+def test_checking_leaves_the_op_registry_as_shipped(tmp_path):
+    before = dict(registry)
+    path = tmp_path / "ops.py"
+    path.write_text("from minigrad_ckpt.ops import Op\n\nclass LearnerOnlyOp(Op):\n"
+                    "    def forward(self, xp, x):\n        return x\n", encoding="utf-8")
+    course.check(1, path)
+    assert registry == before
+
+
+def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "minigrad_ckpt", "course", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=120, env=_env())
+
+
+def _env() -> dict:
+    import os
+
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def test_the_command_line_end_to_end(tmp_path):
+    started = _cli(tmp_path, "start", "1")
+    assert started.returncode == 0, started.stderr
+    assert (tmp_path / "step_1_value.py").exists() and "course check 1" in started.stdout
+    failing = _cli(tmp_path, "check", "1")
+    assert failing.returncode == 1 and "FAIL" in failing.stdout and "hint:" in failing.stdout
+    shutil.copyfile(course.get_step(1).solution, tmp_path / "step_1_value.py")
+    passing = _cli(tmp_path, "check", "1")
+    assert passing.returncode == 0, passing.stdout + passing.stderr
+    assert "all checks pass" in passing.stdout
+    assert not list(tmp_path.glob("__pycache__"))  # grading writes no bytecode beside the learner's file
+
+
+def test_the_command_line_in_process(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["course", "list"]) == 0
+    listed = capsys.readouterr().out
+    assert all(s.file_name in listed for s in course.STEPS) and "(started)" not in listed
+    assert main(["course", "start", "2"]) == 0
+    main(["course", "list"])
+    assert "step_2_order.py (started)" in capsys.readouterr().out
+    assert main(["course", "check", "2"]) == 1
+    assert main(["course", "check", "2", str(course.get_step(2).solution)]) == 0
+    assert "all checks pass" in capsys.readouterr().out
+    assert main(["course", "start", "2", "--force"]) == 0
+    assert main(["course", "start", "2"]) == 1
+    assert "already exists" in capsys.readouterr().err
+    assert main(["course", "check", "3"]) == 1
+    assert "does not exist" in capsys.readouterr().err
