@@ -20,7 +20,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     ls.set_defaults(func=list_steps)
     st = actions.add_parser("start", help="write step N's stub file to the current directory")
     st.add_argument("step", type=int, help="the step's number (see `course list`)")
-    st.add_argument("--force", action="store_true", help="overwrite the file if it exists")
+    st.add_argument("--force", action="store_true", help="overwrite the file if it exists (default: refuse)")
     st.set_defaults(func=start_step)
     ck = actions.add_parser("check", help="grade your file for step N; exit code 0 when every check passes")
     ck.add_argument("step", type=int, help="the step's number")
