@@ -200,8 +200,67 @@ def test_degenerate_spectra_the_caveat():
         u = L.svd(x)[0][:, :2]
         return ((u @ u.T) * c).sum() + L.norm(x, "nuc")
 
-    assert gradcheck(eigenspace, [s])
+    assert gradcheck(eigenspace, [s], modes=("rev",))
     assert gradcheck(singular_space, [_t((q * np.array([2.0, 2.0, 1.0])) @ p.T)])
+    # forward mode cannot tell a projector from a matrix function: the eigenvector
+    # tangent that couples the equal pair is NaN (the eigenvectors have no derivative)
+    t = _t(RNG.standard_normal((3, 3)), requires_grad=False)
+    _, tangent = mg.func.jvp(eigenspace, (s.detach(),), (t,))
+    assert np.isnan(tangent.numpy())
+
+
+def _spectral(values, seed=3):
+    q, _ = np.linalg.qr(np.random.default_rng(seed).standard_normal((len(values), len(values))))
+    return (q * np.asarray(values, dtype=float)) @ q.T
+
+
+def _expm_sym(a):
+    w, v = np.linalg.eigh(a)
+    return (v * np.exp(w)) @ v.T
+
+
+@pytest.mark.parametrize("values", [[2.0, 2.0, 2.0], [1.0, 1.0, 3.0], [0.5, -1.0, 0.5]])
+def test_eigenvalue_only_gradients_are_exact_at_repeated_eigenvalues(values):
+    # sum(exp(w)) = trace(expm(A)): its gradient is expm(A), on the lower triangle (eigh reads it)
+    a = _t(_spectral(values))
+    (g,) = mg.grad(mg.exp(L.eigvalsh(a)).sum(), [a])
+    want = np.tril(2 * _expm_sym(a.numpy())) - np.diag(np.diag(_expm_sym(a.numpy())))
+    close(g, want, rtol=1e-12, atol=1e-12)
+    a32 = mg.tensor(_spectral(values).astype("float32"), requires_grad=True)
+    (g32,) = mg.grad(mg.exp(L.eigvalsh(a32)).sum(), [a32])
+    assert g32.dtype == np.float32
+    np.testing.assert_allclose(g32.numpy(), want, rtol=1e-5, atol=1e-5)
+
+
+def test_matrix_function_through_eigh_at_a_repeated_eigenvalue_is_nan_not_wrong():
+    # <C, V exp(W) V^T> at A = 2I: the true gradient is e^2 sym(C) (folded onto the lower
+    # triangle); the eigh cotangents show only its diagonal, so the gradient is NaN --
+    # before, the off-diagonal was silently dropped
+    c = RNG.standard_normal((3, 3))
+
+    def matrix_exp(x):
+        w, v = L.eigh(x)
+        return ((v * mg.exp(w)[None, :]) @ v.T * mg.tensor(c)).sum()
+
+    a = _t(2 * np.eye(3))
+    (g,) = mg.grad(matrix_exp(a), [a])
+    assert np.isnan(g.numpy()[np.tril_indices(3)]).all()
+    b = _t(_spectral([1.0, 2.0, 4.0]))  # distinct eigenvalues: exact
+    assert gradcheck(matrix_exp, [b], modes=("rev", "fwd"))
+    (g,) = mg.grad(matrix_exp(b), [b])
+    assert np.isfinite(g.numpy()).all()
+
+
+def test_eigenvalues_and_projector_together_at_a_repeated_eigenvalue_are_nan():
+    # both cotangents reach the repeated eigenvalue: the gradient is not a function of them
+    c = _t(RNG.standard_normal((3, 3)), requires_grad=False)
+    a = _t(_spectral([1.0, 1.0, 3.0]))
+    w, v = L.eigh(a)
+    (g,) = mg.grad(w.sum() + ((v[:, :2] @ v[:, :2].T) * c).sum(), [a])
+    assert np.isnan(g.numpy()).any()
+    # the projector onto the eigenvector of the simple eigenvalue couples no equal pair: exact
+    assert gradcheck(lambda x: (L.eigh(x)[1][:, 2:] * L.eigh(x)[1][:, 2:].T * c).sum() + L.eigvalsh(x).sum(),
+                     [a], modes=("rev", "fwd"))
 
 
 def test_linalg_runs_on_the_strict_device():

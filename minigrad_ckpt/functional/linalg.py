@@ -121,7 +121,16 @@ def cholesky(a: Any, *, upper: bool = False) -> Tensor:
 
 def eigh(a: Any, UPLO: str = "L") -> EighResult:  # noqa: N803 - NumPy's name
     """Eigenvalues (ascending) and eigenvectors of each symmetric matrix, from its
-    ``UPLO`` triangle as NumPy; eigenvector gradients need distinct eigenvalues."""
+    ``UPLO`` triangle as NumPy; eigenvector gradients need distinct eigenvalues.
+
+    At a repeated eigenvalue (equal to rounding) the eigenvectors are not unique.
+    Gradients through the eigenvalues only (``sum(f(w))``) are exact there, and so
+    are gradients through the eigenspace only (a projector onto all of it).  Where
+    a loss reaches a repeated eigenvalue through both -- a matrix function
+    ``V @ diag(f(w)) @ V.T``, whose true gradient there the cotangents do not
+    determine -- the gradient is NaN (PyTorch's is NaN/inf too), never a wrong
+    finite number; forward mode gives NaN where the tangent couples an equal pair.
+    """
     a = _matrices("eigh", a, square=True)
     if UPLO not in ("L", "U"):
         raise ValueError(f"linalg.eigh: UPLO must be 'L' or 'U', got {UPLO!r}")

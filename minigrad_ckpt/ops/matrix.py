@@ -22,8 +22,10 @@ The gradients are the standard results (Giles 2008 for inv/det/solve, Murray
   upper one gets no gradient);
 * ``eigh``: where two eigenvalues coincide the eigenvectors are not unique and
   the eigenvector gradient does not exist; the term ``1 / (w_j - w_i)`` is
-  taken as 0 for eigenvalues equal to rounding, which is right for losses that
-  depend on the eigenspace only (a projector, a matrix function);
+  taken as 0 for eigenvalues equal to rounding, which is right for gradients
+  through the eigenvalues only and through the eigenspace only (a projector),
+  and NaN where the loss reaches that eigenvalue through both (a matrix function
+  ``V f(W) V^T``: its gradient there is not a function of the cotangents);
 * ``svd``: likewise for equal singular values, and the ``1 / s`` terms of a
   non-square matrix need non-zero singular values;
 * ``qr`` needs full rank (the leading square block for wide matrices);
@@ -66,9 +68,18 @@ def _safe_reciprocal_gaps(xp: Any, d: Any) -> Any:
 _EPS = {2: 9.77e-4, 4: 1.1920929e-07, 8: 2.220446049250313e-16}  # machine epsilon by itemsize
 
 
-def _gap_reciprocals(xp: Any, values: Any) -> Any:
+def _near_equal(xp: Any, values: Any) -> Any:
+    """``T_ij``: do ``values_i`` and ``values_j`` agree to rounding (``|gap| <= 10 n eps
+    max|values|``)?  True on the diagonal."""
+    d = values[..., None, :] - values[..., :, None]
+    n = values.shape[-1]
+    scale = xp.max(xp.abs(values), axis=-1, keepdims=True)[..., None] if n else 0
+    return xp.abs(d) <= (10 * n * _EPS[values.dtype.itemsize]) * scale
+
+
+def _gap_reciprocals(xp: Any, values: Any, undefined: Any = None) -> Any:
     """``F_ij = 1 / (values_j - values_i)``, with 0 on the diagonal and wherever the two
-    values agree to rounding (``|gap| <= 10 n eps max|values|``).
+    values agree to rounding, and NaN where ``undefined`` says so.
 
     A matrix built with a repeated eigenvalue comes out of LAPACK with the copies
     apart by an ulp or so; ``1 / gap`` would then be ~1e16 and multiply rounding
@@ -76,10 +87,33 @@ def _gap_reciprocals(xp: Any, values: Any) -> Any:
     loss that depends on the eigenspace only (the documented caveat).
     """
     d = values[..., None, :] - values[..., :, None]
+    tiny = _near_equal(xp, values)
+    f = xp.where(tiny, 0, 1 / xp.where(tiny, 1, d))
+    return f if undefined is None else xp.where(undefined, xp.nan, f)
+
+
+def _undetermined_pairs(xp: Any, values: Any, m: Any, gw: Any = None) -> Any:
+    """The pairs ``i != j`` of equal eigenvalues whose eigenvector term ``F_ij m_ij`` has no
+    value: ``m`` (the eigenvector cotangent or tangent in the eigenbasis) is non-zero
+    there and -- in reverse mode -- the eigenvalue cotangent ``gw`` is non-zero somewhere
+    on that repeated eigenvalue.
+
+    Why ``gw`` decides: within a repeated eigenvalue's eigenspace, the gradient of a loss
+    that does not depend on the basis chosen there is a symmetric matrix ``G`` of which the
+    cotangents show only the diagonal (``gw`` in this basis).  A loss through eigenvectors
+    alone there (a projector onto the whole eigenspace) has ``G = 0``, and 0 for
+    ``F_ij m_ij`` is right; a matrix function ``V f(W) V^T`` has ``G = f'(w) V^T sym(C) V``,
+    which ``gw`` shows only the diagonal of -- no finite value would be right in general.
+    """
     n = values.shape[-1]
-    scale = xp.max(xp.abs(values), axis=-1, keepdims=True)[..., None] if n else 0
-    tiny = xp.abs(d) <= (10 * n * _EPS[values.dtype.itemsize]) * scale
-    return xp.where(tiny, 0, 1 / xp.where(tiny, 1, d))
+    tiny = _near_equal(xp, values)
+    off = xp.logical_and(tiny, xp.logical_not(xp.eye(n, dtype=bool)))
+    used = xp.logical_or(m != 0, _mT(xp, m) != 0)
+    pairs = xp.logical_and(off, used)
+    if gw is None:
+        return pairs
+    eigenvalue_used = xp.any(xp.logical_and(tiny, (gw != 0)[..., None, :]), axis=-1)
+    return xp.logical_and(pairs, eigenvalue_used[..., :, None])
 
 
 def _positive_largest(xp: Any, v: Any) -> Any:
@@ -236,8 +270,15 @@ class Eigh(Op):
     row 0 holds ``w``, rows 1.. the columns of ``V``.
 
     The symmetric matrix's gradient is ``V (diag(gw) + F o (V^T gV)) V^T`` with
-    ``F_ij = 1 / (w_j - w_i)`` (0 on the diagonal and for equal eigenvalues: see
-    the module docstring), folded onto the lower triangle.
+    ``F_ij = 1 / (w_j - w_i)``, folded onto the lower triangle.  At a repeated
+    eigenvalue (equal to rounding) ``F_ij`` is 0 -- exact when only eigenvalue
+    cotangents reach the repeated eigenvalue (no gap is divided by) and when only
+    eigenvector cotangents do (a projector onto the whole eigenspace) -- and NaN
+    where both do and the eigenvector cotangent couples the equal pair, as in a
+    matrix function ``V f(W) V^T``: there the gradient is not a function of the
+    cotangents (see :func:`_undetermined_pairs`).  Forward mode: the eigenvector
+    tangent is NaN where the tangent couples an equal pair (the eigenvectors have
+    no derivative there); the eigenvalue tangents are the diagonal of ``V^T dA V``.
     """
 
     save_inputs = False
@@ -251,8 +292,8 @@ class Eigh(Op):
     def backward(self, xp, g, out, a):
         w, v = out[..., 0, :], out[..., 1:, :]
         gw, gv = g[..., 0, :], g[..., 1:, :]
-        f = _gap_reciprocals(xp, w)
-        inner = f * xp.matmul(_mT(xp, v), gv)
+        m = xp.matmul(_mT(xp, v), gv)
+        inner = _gap_reciprocals(xp, w, _undetermined_pairs(xp, w, m, gw)) * m
         ga = xp.matmul(xp.matmul(v, inner) + v * gw[..., None, :], _mT(xp, v))
         return _to_lower(xp, ga)
 
@@ -264,8 +305,7 @@ class Eigh(Op):
         sv = xp.matmul(_from_lower(xp, t), v)
         m = xp.matmul(_mT(xp, v), sv)
         dw = xp.sum(v * sv, axis=-2)
-        f = _gap_reciprocals(xp, w)
-        dv = xp.matmul(v, f * m)
+        dv = xp.matmul(v, _gap_reciprocals(xp, w, _undetermined_pairs(xp, w, m)) * m)
         return xp.concatenate([dw[..., None, :], dv], axis=-2)
 
     def reference(self, np, a):
