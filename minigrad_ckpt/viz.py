@@ -13,6 +13,10 @@ turns it into SVG/PNG with the ``dot`` program when it is installed.
 of activations held at every event of a step) with matplotlib; without a
 path it returns a text chart; asking for a file without matplotlib is an
 error that names the package to install.
+
+``explore(loss, "tape.html")`` writes the tape explorer: one self-contained
+HTML page that plays the backward pass node by node, with values, gradients,
+checkpoint replays and the memory ledger (:mod:`minigrad_ckpt.explorer`).
 """
 
 from __future__ import annotations
@@ -22,10 +26,12 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from .explorer import explore
+from .explorer.record import known_outputs as _saved_outputs
 from .tape import DROPPED, FREED, Node, walk
 from .tensor import Tensor
 
-__all__ = ["to_dot", "render", "plot_memory", "text_chart"]
+__all__ = ["to_dot", "render", "plot_memory", "text_chart", "explore"]
 
 
 def _fmt_shape(shape: tuple[int, ...]) -> str:
@@ -98,19 +104,6 @@ def to_dot(tensor: Tensor, names: dict[int, str] | None = None, values: bool = T
     dot.add_leaves()
     dot.add_output(tensor)
     return dot.text()
-
-
-def _saved_outputs(nodes: list[Node]) -> dict[Node, Any]:
-    """An op's output value, where some consumer saved it (the tape keeps nothing else)."""
-    outputs: dict[Node, Any] = {}
-    for n in nodes:
-        if isinstance(n.saved, tuple):
-            if n.saved[0] is not None:
-                outputs[n] = n.saved[0]
-            for e, v in zip(n.inputs, n.saved[1:]):
-                if type(e) is Node and v is not None:
-                    outputs.setdefault(e, v)
-    return outputs
 
 
 class _Dot:
