@@ -45,6 +45,11 @@ from .functional import ValuesIndices, cat, unsqueeze  # PyTorch's names
 from .functional.complex_numbers import (
     angle, complex, conj, imag, is_complex, polar, real, view_as_complex, view_as_real,
 )
+from .functional.scatter import (  # PyTorch's gather/scatter family
+    argwhere, gather, index_copy, index_fill, index_put, index_reduce, index_select, masked_fill, masked_scatter,
+    masked_select, nonzero, put, scatter, scatter_add, scatter_reduce,
+)
+from .functional.scatter import index_add_along as index_add
 from .functional.tensor_methods import bind as _bind
 from .grad_mode import enable_grad, is_grad_enabled, is_recomputing, no_grad, set_grad_enabled
 from .random import get_rng_state, manual_seed, set_rng_state
@@ -124,6 +129,9 @@ __all__ = [
     "inner", "outer", "kron", "cross", "cumprod", "sort", "argsort", "take_along_axis", "meshgrid",
     # PyTorch's names
     "cat", "unsqueeze", "ValuesIndices", "save", "load",
+    # PyTorch's gather/scatter family
+    "gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill", "index_reduce",
+    "index_put", "index_select", "masked_fill", "masked_select", "masked_scatter", "put", "nonzero", "argwhere",
     # complex numbers
     "complex", "real", "imag", "conj", "is_complex", "angle", "polar", "view_as_real", "view_as_complex",
     # the rest of the system

@@ -131,6 +131,13 @@ def test_type_names_and_casts():
     assert x.type_as(mg.zeros(1, dtype="int32")).dtype == np.int32
 
 
+def test_nonzero_is_a_tuple_in_numpy_and_a_count_by_ndim_tensor_in_pytorch():
+    x = mg.tensor([[0.0, 1.5], [2.0, 0.0]])
+    assert [t.tolist() for t in mg.nonzero(x)] == [[0, 1], [1, 0]]
+    assert x.nonzero().tolist() == [[0, 1], [1, 0]] and mg.nonzero(x, as_tuple=False).tolist() == [[0, 1], [1, 0]]
+    assert [t.tolist() for t in x.nonzero(as_tuple=True)] == [[0, 1], [1, 0]]
+
+
 def test_flatten_all_any_and_expand():
     x = mg.zeros(2, 3, 4)
     assert x.flatten().shape == (24,) and x.flatten(1).shape == (2, 12) and mg.flatten(x, 0, 1).shape == (6, 4)

@@ -1,0 +1,424 @@
+"""PyTorch's gather/scatter family: ``gather``, ``scatter``, ``scatter_add``, ``scatter_reduce``,
+``index_add``, ``index_copy``, ``index_fill``, ``index_reduce``, ``index_put``, ``index_select``,
+``masked_fill``, ``masked_select``, ``masked_scatter``, ``put``, ``nonzero``, ``argwhere``.
+
+Every function here is a composition of differentiable ops (``getitem``, its adjoint
+``index_add``, ``where``, the reductions), so backward, forward mode and higher derivatives
+come from those ops.  Each first turns its index into *flat target positions* -- where in
+the output each written element lands -- and then does one of three things:
+
+* **accumulate** (``scatter_add``, ``index_add``, ``index_put(accumulate=True)``): the
+  values added at their targets; a repeated target gets the sum;
+* **overwrite** (``scatter``, ``index_copy``, ``index_put``, ``masked_scatter``, ``put``):
+  the values written at their targets; where a target repeats, the *last* write in index
+  order wins (PyTorch leaves that case undefined) and only it gets a gradient;
+* **reduce** (``scatter_reduce``, ``index_reduce``): the values at each target laid out in
+  the row of a dense ``(targets, slots)`` table (a gather) and reduced along the row with
+  ``sum``/``prod``/``mean``/``max``/``min``, so ``amax``'s ties share the gradient
+  evenly, as PyTorch's.
+
+The index bookkeeping (which position each element targets, which write wins) is integer
+work on the host, as an index's data-dependent shape needs anyway; the values never leave
+their device.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..backend import host_numpy
+from ..tensor import Tensor
+from . import math as mf
+from .arguments import as_tensor, broadcast_shapes, operand
+from .indexing import _index_array, index_add
+from .torch_idioms import _one_dim
+
+__all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_add_along", "index_copy", "index_fill",
+           "index_reduce", "index_put", "index_select", "masked_fill", "masked_select", "masked_scatter", "put",
+           "nonzero", "argwhere"]
+
+_UNSET: Any = object()
+_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+def host(t: Tensor) -> Any:
+    """A tensor's values as a NumPy array on the host (an explicit copy off a GPU)."""
+    return t.device.xp.to_host(t._data)
+
+
+def constant(array: Any, like: Tensor) -> Tensor:
+    """A host array as a constant tensor on ``like``'s device."""
+    return Tensor._wrap(like.device.xp.asarray(array), None, like.device)
+
+
+# ----------------------------------------------------------------- targets
+def _dim_targets(name: str, x: Tensor, dim: Any, index: Any, src: Tensor | None = None) -> tuple[Any, Tensor]:
+    """Flat positions in ``x`` of each element of a gather/scatter ``index`` along ``dim``.
+
+    PyTorch's rules: ``index`` has ``x``'s rank; on every other dim it is no longer than
+    ``x`` (and on every dim no longer than ``src``); its values lie in ``[0, x.shape[dim])``.
+    Returns the targets (a host array of ``index``'s shape) and the index tensor.
+    """
+    d = _one_dim(name, x, dim)
+    idx = _index_array(name, index, x)
+    h = host(idx).astype(host_numpy.int64)
+    shape = x.shape or (1,)
+    if h.ndim != x.ndim:
+        raise RuntimeError(f"{name}: index has {h.ndim} dims, the input {x.ndim} (they must be equal)")
+    hs = h.shape or (1,)
+    for k, (ni, nx) in enumerate(zip(hs, shape)):
+        if k != d and ni > nx:
+            raise RuntimeError(f"{name}: index is longer than the input on dim {k} ({ni} > {nx})")
+        if src is not None and ni > (src.shape or (1,))[k]:
+            raise RuntimeError(f"{name}: index is longer than src on dim {k} ({ni} > {(src.shape or (1,))[k]})")
+    n = shape[d]
+    if h.size and (h.min() < 0 or h.max() >= n):
+        bad = h.min() if h.min() < 0 else h.max()
+        raise IndexError(f"{name}: index {bad} is out of bounds for dim {d} with size {n}")
+    grids = list(host_numpy.indices(hs, sparse=True))
+    grids[d] = h.reshape(hs)
+    return host_numpy.ravel_multi_index(tuple(grids), shape).reshape(h.shape), idx
+
+
+def _leading(src: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """``src``'s leading block of ``shape`` (what an index of that shape reads), flattened."""
+    if src.shape != shape:
+        src = src[tuple(slice(0, s) for s in shape)]
+    return mf.ravel(src)
+
+
+def _flat_index(tgt: Any, like: Tensor) -> tuple[Tensor]:
+    return (constant(host_numpy.ascontiguousarray(tgt, dtype=host_numpy.int64).ravel(), like),)
+
+
+# ------------------------------------------------------- the three writes
+def accumulate(x: Tensor, tgt: Any, values: Tensor) -> Tensor:
+    """``x`` with ``values`` (flat, one per target) added at flat positions ``tgt``."""
+    values = mf.astype(values, x.dtype) if values.dtype != x.dtype else values
+    added = index_add((x.size,), _flat_index(tgt, x), values)
+    return x + mf.reshape(added, x.shape)
+
+
+def overwrite(x: Tensor, tgt: Any, values: Any) -> Tensor:
+    """``x`` with ``values`` written at flat positions ``tgt`` (a tensor: one value per
+    target, the last write winning where a target repeats; a scalar: written everywhere)."""
+    tgt = host_numpy.asarray(tgt, dtype=host_numpy.int64).ravel()
+    hit = host_numpy.zeros(x.size, bool)
+    hit[tgt] = True
+    if not isinstance(values, Tensor) or values.ndim == 0:
+        return mf.where(constant(hit.reshape(x.shape), x), operand(values, x), x)
+    last = host_numpy.full(x.size, -1)
+    last[tgt] = host_numpy.arange(tgt.size)  # NumPy assigns repeated positions in order: the last stays
+    written = host_numpy.flatnonzero(hit)
+    winners = mf.getitem(values, _flat_index(last[written], x))
+    winners = mf.astype(winners, x.dtype) if winners.dtype != x.dtype else winners
+    placed = index_add((x.size,), _flat_index(written, x), winners)
+    return mf.where(constant(hit.reshape(x.shape), x), mf.reshape(placed, x.shape), x)
+
+
+def _identity(reduce: str, dtype: Any) -> Any:
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    if dtype.kind == "f":
+        return -host_numpy.inf if reduce == "amax" else host_numpy.inf
+    info = host_numpy.iinfo(dtype) if dtype.kind in "iu" else None
+    if info is None:
+        raise TypeError(f"{reduce}: not defined for {dtype}")
+    return info.min if reduce == "amax" else info.max
+
+
+def reduce_at(x: Tensor, tgt: Any, values: Tensor, reduce: str, include_self: bool) -> Tensor:
+    """``x`` where no value targets it; elsewhere the ``reduce`` of the values targeting
+    each position (and of ``x``'s own value there if ``include_self``)."""
+    if reduce not in _REDUCTIONS:
+        raise ValueError(f"reduce must be one of {_REDUCTIONS}, got {reduce!r}")
+    tgt = host_numpy.asarray(tgt, dtype=host_numpy.int64).ravel()
+    if tgt.size == 0:
+        return mf.clone(x)
+    values = mf.astype(values, x.dtype) if values.dtype != x.dtype else values
+    counts = host_numpy.bincount(tgt, minlength=x.size)
+    order = host_numpy.argsort(tgt, kind="stable")
+    rank = host_numpy.arange(tgt.size) - (host_numpy.cumsum(counts) - counts)[tgt[order]]
+    lead = int(include_self)
+    table = host_numpy.full((x.size, int(counts.max()) + lead), tgt.size + x.size)  # the identity's slot
+    table[tgt[order], rank + lead] = order
+    if include_self:
+        table[:, 0] = tgt.size + host_numpy.arange(x.size)
+    ident = Tensor._wrap(x.device.xp.full((1,), _identity(reduce, x.dtype), dtype=x.dtype), None, x.device)
+    rows = mf.getitem(mf.concatenate([values, mf.ravel(x), ident]), (constant(table, x),))
+    if reduce in ("sum", "mean"):
+        out = mf.sum(rows, axis=-1)
+        if reduce == "mean":
+            n = constant(host_numpy.maximum(counts + lead, 1).astype(x.dtype), x)
+            out = mf.floor(out / n) if x.dtype.kind in "iu" else out / n
+    else:
+        out = {"prod": mf.prod, "amax": mf.max, "amin": mf.min}[reduce](rows, axis=-1)
+    hit = constant((counts > 0).reshape(x.shape), x)
+    return mf.where(hit, mf.astype(mf.reshape(out, x.shape), x.dtype), x)
+
+
+# ------------------------------------------------------------ along a dim
+def gather(input: Any, dim: int, index: Any, *, sparse_grad: bool = False) -> Tensor:  # noqa: A002
+    """The elements of ``input`` at ``index`` along ``dim`` (``torch.gather``): ``out[i][j] =
+    input[index[i][j]][j]`` for ``dim=0``.  ``index`` has ``input``'s rank and is no longer on
+    the other dims; the result has ``index``'s shape.  The gradient scatters back, adding
+    where an index repeats.  ``sparse_grad`` is accepted (gradients here are dense)."""
+    x = as_tensor(input)
+    tgt, _ = _dim_targets("gather", x, dim, index)
+    return mf.reshape(mf.getitem(mf.ravel(x), _flat_index(tgt, x)), tgt.shape)
+
+
+def _source(name: str, src: Any, value: Any) -> Any:
+    if (src is _UNSET) == (value is _UNSET):
+        raise TypeError(f"{name}: pass exactly one of src (a tensor) and value (a number)")
+    return value if src is _UNSET else src
+
+
+def scatter(input: Any, dim: int, index: Any, src: Any = _UNSET, *, value: Any = _UNSET,  # noqa: A002
+            reduce: str | None = None) -> Tensor:
+    """``input`` with ``src``'s elements (or the number ``value``) written at ``index`` along
+    ``dim`` (``torch.scatter``): ``out[index[i][j]][j] = src[i][j]`` for ``dim=0``.  Where an
+    index repeats the last write wins.  ``reduce="add"``/``"multiply"`` accumulate instead.
+    Gradients: to ``input`` where nothing was written, to each written ``src`` element."""
+    x = as_tensor(input)
+    s = _source("scatter", src, value)
+    if isinstance(s, Tensor):
+        tgt, _ = _dim_targets("scatter", x, dim, index, s)
+        vals = _leading(s, tgt.shape)
+        if reduce is None:
+            return overwrite(x, tgt, vals)
+    else:
+        tgt, _ = _dim_targets("scatter", x, dim, index)
+        if reduce is None:
+            return overwrite(x, tgt, s)
+        vals = mf.astype(constant(host_numpy.full(tgt.size, s), x), x.dtype)
+    if reduce == "add":
+        return accumulate(x, tgt, vals)
+    if reduce == "multiply":
+        return reduce_at(x, tgt, vals, "prod", True)
+    raise ValueError(f"scatter: reduce must be 'add' or 'multiply', got {reduce!r} (see scatter_reduce)")
+
+
+def scatter_add(input: Any, dim: int, index: Any, src: Any) -> Tensor:  # noqa: A002
+    """``input`` with ``src``'s elements added at ``index`` along ``dim`` (``torch.scatter_add``);
+    repeated indices accumulate."""
+    x, s = as_tensor(input), as_tensor(src)
+    tgt, _ = _dim_targets("scatter_add", x, dim, index, s)
+    return accumulate(x, tgt, _leading(s, tgt.shape))
+
+
+def scatter_reduce(input: Any, dim: int, index: Any, src: Any, reduce: str, *,  # noqa: A002
+                   include_self: bool = True) -> Tensor:
+    """``torch.scatter_reduce``: each position of ``input`` that ``index`` targets along ``dim``
+    becomes the ``reduce`` (``"sum"``, ``"prod"``, ``"mean"``, ``"amax"``, ``"amin"``) of the
+    ``src`` elements sent there, and of its own value if ``include_self``; the others keep
+    theirs.  ``amax``/``amin`` share the gradient evenly among tied elements, as PyTorch."""
+    x, s = as_tensor(input), as_tensor(src)
+    tgt, _ = _dim_targets("scatter_reduce", x, dim, index, s)
+    return reduce_at(x, tgt, _leading(s, tgt.shape), reduce, include_self)
+
+
+def _along(name: str, x: Tensor, dim: int, index: Any, rows: tuple[int, ...] | None = None) -> tuple[Any, int]:
+    """The scatter index of ``index_*``: the 1-D ``index`` repeated over every other dim,
+    for a source of ``x``'s shape with ``len(index)`` rows along ``dim``."""
+    d = _one_dim(name, x, dim)
+    idx = host(_index_array(name, index, x)).astype(host_numpy.int64)
+    if idx.ndim > 1:
+        raise IndexError(f"{name}: index must be 1-D (or 0-d), got {idx.ndim} dims")
+    idx = idx.reshape(-1)
+    n = (x.shape or (1,))[d]
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        bad = idx.min() if idx.min() < -n else idx.max()
+        raise IndexError(f"{name}: index {bad} is out of range for dim {d} with size {n}")
+    idx = host_numpy.where(idx < 0, idx + n, idx)
+    if x.ndim == 0:
+        return idx.reshape(()) if idx.size == 1 else idx, d
+    shape = list(x.shape)
+    shape[d] = idx.size
+    view = [1] * x.ndim
+    view[d] = idx.size
+    grids = list(host_numpy.indices(shape, sparse=True))
+    grids[d] = idx.reshape(view)
+    return host_numpy.ravel_multi_index(tuple(grids), x.shape), d
+
+
+def _matching_source(name: str, x: Tensor, source: Any, tgt: Any, d: int) -> Tensor:
+    s = as_tensor(source)
+    if s.size != tgt.size or (x.ndim and s.shape != tgt.shape):
+        raise RuntimeError(f"{name}: source has shape {s.shape}; the input's shape {x.shape} with the index's "
+                           f"length on dim {d} is {tgt.shape}")
+    return mf.ravel(s)
+
+
+def index_add_along(input: Any, dim: int, index: Any, source: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
+    """``torch.index_add``: ``input`` with ``alpha * source`` added at the rows ``index``
+    along ``dim`` (``source`` is ``input``'s shape with ``len(index)`` rows there); repeated
+    indices accumulate.  (``mg.index_add`` is this; ``mg.functional.index_add`` is the
+    adjoint of indexing, ``index_add(shape, index, values)``.)"""
+    x = as_tensor(input)
+    tgt, d = _along("index_add", x, dim, index)
+    s = _matching_source("index_add", x, source, tgt, d)
+    return accumulate(x, tgt, s if alpha == 1 else s * alpha)
+
+
+def index_copy(input: Any, dim: int, index: Any, source: Any) -> Tensor:  # noqa: A002
+    """``torch.index_copy``: ``input`` with the rows ``index`` along ``dim`` replaced by
+    ``source``'s rows (the last one wins where an index repeats)."""
+    x = as_tensor(input)
+    tgt, d = _along("index_copy", x, dim, index)
+    return overwrite(x, tgt, _matching_source("index_copy", x, source, tgt, d))
+
+
+def index_fill(input: Any, dim: int, index: Any, value: Any) -> Tensor:  # noqa: A002
+    """``torch.index_fill``: ``input`` with the rows ``index`` along ``dim`` set to ``value``
+    (a number or a 0-d tensor, which gets their gradient)."""
+    x = as_tensor(input)
+    tgt, _ = _along("index_fill", x, dim, index)
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError(f"index_fill: value must be a number or a 0-d tensor, got shape {value.shape}")
+    return overwrite(x, tgt, value)
+
+
+def index_reduce(input: Any, dim: int, index: Any, source: Any, reduce: str, *,  # noqa: A002
+                 include_self: bool = True) -> Tensor:
+    """``torch.index_reduce``: the rows ``index`` along ``dim`` become the ``reduce``
+    (``"prod"``, ``"mean"``, ``"amax"``, ``"amin"``) of ``source``'s rows sent there (and of
+    their own values if ``include_self``)."""
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise ValueError(f"index_reduce: reduce must be 'prod', 'mean', 'amax' or 'amin', got {reduce!r}")
+    x = as_tensor(input)
+    tgt, d = _along("index_reduce", x, dim, index)
+    return reduce_at(x, tgt, _matching_source("index_reduce", x, source, tgt, d), reduce, include_self)
+
+
+def index_select(input: Any, dim: int, index: Any) -> Tensor:  # noqa: A002
+    """``torch.index_select``: the rows ``index`` (1-D) along ``dim``."""
+    x = as_tensor(input)
+    d = _one_dim("index_select", x, dim)
+    idx = _index_array("index_select", index, x)
+    if idx.ndim > 1:
+        raise IndexError(f"index_select: index must be 1-D (or 0-d), got {idx.ndim} dims")
+    if x.ndim == 0:
+        return mf.reshape(mf.getitem(mf.reshape(x, (1,)), (mf.reshape(idx, (-1,)),)), idx.shape)
+    return mf.getitem(x, (slice(None),) * d + (mf.reshape(idx, (-1,)),))
+
+
+# ------------------------------------------------------- by index or mask
+def _flat_targets_of_index(name: str, x: Tensor, indices: Any) -> Any:
+    """Flat positions of ``x[indices]`` (a tuple of integer or bool index tensors)."""
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"{name}: indices must be a tuple of index tensors")
+    positions = constant(host_numpy.arange(x.size).reshape(x.shape), x)
+    return host(mf.getitem(positions, tuple(indices)))
+
+
+def index_put(input: Any, indices: Any, values: Any, accumulate: bool = False) -> Tensor:  # noqa: A002
+    """``torch.index_put``: ``input`` with ``values`` (broadcast to ``input[indices]``'s shape)
+    written at ``indices`` -- or added there, repeated positions accumulating, if
+    ``accumulate``.  ``x[indices] = values`` without changing ``x``."""
+    x = as_tensor(input)
+    tgt = _flat_targets_of_index("index_put", x, indices)
+    v = mf.ravel(mf.broadcast_to(operand(values, x), tgt.shape))
+    return globals()["accumulate"](x, tgt, v) if accumulate else overwrite(x, tgt, v)
+
+
+def put(input: Any, index: Any, source: Any, accumulate: bool = False) -> Tensor:  # noqa: A002
+    """``torch.put``: ``input`` seen flat, with ``source``'s elements written at ``index``
+    (negative counts from the end), or added there if ``accumulate``."""
+    x = as_tensor(input)
+    idx = host(_index_array("put", index, x)).astype(host_numpy.int64).ravel()
+    if idx.size and (idx.min() < -x.size or idx.max() >= x.size):
+        raise IndexError(f"put: index {idx.min() if idx.min() < -x.size else idx.max()} is out of range "
+                         f"for a tensor of {x.size} elements")
+    s = as_tensor(source)
+    if s.size != idx.size:
+        raise RuntimeError(f"put: {idx.size} indices and {s.size} source elements")
+    tgt = host_numpy.where(idx < 0, idx + x.size, idx)
+    return globals()["accumulate"](x, tgt, mf.ravel(s)) if accumulate else overwrite(x, tgt, mf.ravel(s))
+
+
+def _mask(name: str, mask: Any, x: Tensor) -> Tensor:
+    m = as_tensor(mask)
+    if m.dtype.kind != "b":
+        raise TypeError(f"{name}: mask must be a bool tensor, got {m.dtype}")
+    if m.device is not x.device:
+        raise RuntimeError(f"{name}: mask is on {m.device}, the tensor on {x.device}")
+    return m
+
+
+def masked_fill(input: Any, mask: Any, value: Any) -> Tensor:  # noqa: A002
+    """``value`` where ``mask`` (broadcast) is true, ``input`` elsewhere (``torch.masked_fill``);
+    the gradient flows where it is false (and to a tensor ``value`` where it is true)."""
+    x = as_tensor(input)
+    return mf.where(_mask("masked_fill", mask, x), operand(value, x), x)
+
+
+def masked_select(input: Any, mask: Any) -> Tensor:  # noqa: A002
+    """The elements of ``input`` where ``mask`` is true, as a 1-D tensor (the two broadcast
+    against each other first), as ``torch.masked_select``."""
+    x = as_tensor(input)
+    m = _mask("masked_select", mask, x)
+    shape = broadcast_shapes("masked_select", x.shape, m.shape)
+    x = mf.broadcast_to(x, shape) if x.shape != shape else x
+    m = mf.broadcast_to(m, shape) if m.shape != shape else m
+    return mf.getitem(mf.ravel(x), (mf.ravel(m),))
+
+
+def masked_scatter(input: Any, mask: Any, source: Any) -> Tensor:  # noqa: A002
+    """``torch.masked_scatter``: ``input`` with the positions where ``mask`` (broadcast to
+    ``input``'s shape) is true filled, in order, by ``source``'s leading elements."""
+    x = as_tensor(input)
+    m = host(_mask("masked_scatter", mask, x))
+    tgt = host_numpy.flatnonzero(host_numpy.broadcast_to(m, x.shape))
+    s = mf.ravel(as_tensor(source))
+    if s.size < tgt.size:
+        raise RuntimeError(f"masked_scatter: the mask selects {tgt.size} positions, source has {s.size} elements")
+    return overwrite(x, tgt, s[:tgt.size])
+
+
+def nonzero(input: Any, *, as_tuple: Any = _UNSET) -> Any:  # noqa: A002
+    """Where ``input`` is non-zero.  NumPy's meaning by default (as ``np.nonzero``): a tuple of
+    index tensors, one per dim.  PyTorch's with ``as_tuple=``: ``False`` gives one int64
+    tensor of shape ``(count, ndim)`` (``x.nonzero()``), ``True`` the tuple (a 0-d input
+    counts as 1-D, as PyTorch).  No gradient."""
+    x = as_tensor(input)
+    h = host(x)
+    if as_tuple is _UNSET or as_tuple:
+        if x.ndim == 0 and as_tuple is not _UNSET:
+            h = h.reshape(1)
+        return tuple(constant(i.astype(host_numpy.int64), x) for i in host_numpy.nonzero(h))
+    return argwhere(x)
+
+
+def argwhere(input: Any) -> Tensor:  # noqa: A002
+    """The indices of the non-zero elements, one row each: int64 of shape ``(count, ndim)``
+    (``np.argwhere``, ``torch.argwhere``, ``torch.nonzero``).  No gradient."""
+    x = as_tensor(input)
+    return constant(host_numpy.argwhere(host(x)).astype(host_numpy.int64), x)
+
+
+def _scatter_method(x: Tensor, dim: int, index: Any, src: Any = _UNSET, value: Any = _UNSET,
+                    reduce: str | None = None) -> Tensor:
+    """``x.scatter(dim, index, src)`` / ``x.scatter(dim, index, value=...)`` (PyTorch's)."""
+    if src is not _UNSET and not isinstance(src, Tensor) and value is _UNSET:
+        src, value = _UNSET, src
+    return scatter(x, dim, index, src, value=value, reduce=reduce)
+
+
+def _nonzero_method(x: Tensor, *, as_tuple: bool = False) -> Any:
+    """PyTorch's ``x.nonzero()``: an int64 ``(count, ndim)`` tensor; ``as_tuple=True``: one per dim."""
+    return nonzero(x, as_tuple=as_tuple)
+
+
+#: Tensor's methods of this module (PyTorch's meanings), and their in-place twins.
+METHODS: dict[str, Any] = {
+    "gather": gather, "scatter": _scatter_method, "scatter_add": scatter_add, "scatter_reduce": scatter_reduce,
+    "index_add": index_add_along, "index_copy": index_copy, "index_fill": index_fill,
+    "index_reduce": index_reduce, "index_put": index_put, "index_select": index_select,
+    "masked_select": masked_select, "masked_scatter": masked_scatter, "put": put, "nonzero": _nonzero_method,
+    "argwhere": argwhere,
+}
+IN_PLACE = ("scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill", "index_reduce",
+            "index_put", "masked_scatter", "put")

@@ -1,0 +1,98 @@
+"""The calls that ``tests/test_operators_vs_torch.py`` replays against PyTorch's stored answers.
+
+Each case is written once, against a library ``T`` that is either ``torch`` (when
+``tests/data/make_torch_operators.py`` makes the fixture, offline) or ``minigrad_ckpt``
+(in the test): both spell these operators and methods alike.  ``inputs`` are NumPy
+arrays from a fixed seed; float64 ones are differentiable in both runs (the fixture
+stores the gradient of ``sum(out_i * cot_i)`` for each), integer and bool ones are
+indices and masks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+
+
+class Case(NamedTuple):
+    name: str
+    inputs: dict[str, np.ndarray]
+    call: Callable[..., Any]  # call(T, **tensors)
+
+
+_rng = np.random.default_rng(20261202)
+
+
+def randn(*shape: int) -> np.ndarray:
+    return _rng.standard_normal(shape)
+
+
+def distinct(*shape: int) -> np.ndarray:
+    """Values without ties (a gradient through a max, a sort or a median is then unique)."""
+    n = int(np.prod(shape))
+    return (_rng.permutation(n) * 0.37 - n * 0.15).reshape(shape)
+
+
+def ints(hi: int, *shape: int) -> np.ndarray:
+    return _rng.integers(0, hi, size=shape).astype(np.int64)
+
+
+def _perm_index(n: int, k: int, cols: int) -> np.ndarray:
+    """A scatter index with distinct rows per column (an overwrite without repeats)."""
+    return np.stack([_rng.permutation(n)[:k] for _ in range(cols)], axis=1).astype(np.int64)
+
+
+CASES: list[Case] = [
+    # ---- gather / scatter
+    Case("gather_dim1", {"x": randn(3, 4), "i": ints(4, 3, 5)}, lambda T, x, i: T.gather(x, 1, i)),
+    Case("gather_smaller_index", {"x": randn(4, 5), "i": ints(4, 2, 3)}, lambda T, x, i: x.gather(0, i)),
+    Case("gather_empty_index", {"x": randn(3, 4), "i": ints(4, 3, 0)}, lambda T, x, i: T.gather(x, 1, i)),
+    Case("scatter_src", {"x": randn(5, 3), "i": _perm_index(5, 4, 3), "s": randn(4, 3)},
+         lambda T, x, i, s: T.scatter(x, 0, i, s)),
+    Case("scatter_value", {"x": randn(5, 3), "i": ints(5, 2, 3)}, lambda T, x, i: x.scatter(0, i, 2.5)),
+    Case("scatter_add_repeats", {"x": randn(4, 3), "i": ints(4, 6, 3), "s": randn(6, 3)},
+         lambda T, x, i, s: T.scatter_add(x, 0, i, s)),
+    Case("scatter_add_larger_src", {"x": randn(4, 3), "i": ints(3, 2, 2), "s": randn(3, 5)},
+         lambda T, x, i, s: x.scatter_add(1, i, s)),
+    *[Case(f"scatter_reduce_{r}_{inc}", {"x": distinct(4, 3), "i": ints(4, 6, 3), "s": distinct(6, 3)},
+           lambda T, x, i, s, r=r, inc=inc: T.scatter_reduce(x, 0, i, s, r, include_self=inc))
+      for r in ("sum", "prod", "mean", "amax", "amin") for inc in (True, False)],
+    Case("scatter_reduce_amax_ties", {"x": np.array([1.0, 2.0, 0.0]), "i": np.array([0, 0, 2, 2]),
+                                      "s": np.array([1.0, 1.0, 3.0, -1.0])},
+         lambda T, x, i, s: T.scatter_reduce(x, 0, i, s, "amax")),
+    Case("scatter_reduce_prod_zero", {"x": np.array([2.0, 0.0, 3.0]), "i": np.array([0, 0, 1, 2]),
+                                      "s": np.array([0.0, 4.0, 5.0, 0.0])},
+         lambda T, x, i, s: T.scatter_reduce(x, 0, i, s, "prod")),
+    Case("index_add", {"x": randn(4, 3), "i": np.array([0, 2, 0]), "s": randn(3, 3)},
+         lambda T, x, i, s: T.index_add(x, 0, i, s, alpha=2.0)),
+    Case("index_add_dim1", {"x": randn(2, 4), "i": np.array([3, 1]), "s": randn(2, 2)},
+         lambda T, x, i, s: x.index_add(1, i, s)),
+    Case("index_copy", {"x": randn(4, 3), "i": np.array([3, 0]), "s": randn(2, 3)},
+         lambda T, x, i, s: T.index_copy(x, 0, i, s)),
+    Case("index_fill", {"x": randn(3, 4), "i": np.array([0, 2])}, lambda T, x, i: T.index_fill(x, 1, i, -1.5)),
+    Case("index_fill_tensor_value", {"x": randn(3, 4), "i": np.array([1]), "v": np.array(0.75)},
+         lambda T, x, i, v: x.index_fill(0, i, v)),
+    *[Case(f"index_reduce_{r}", {"x": distinct(4, 2), "i": np.array([0, 3, 0, 1]), "s": distinct(4, 2)},
+           lambda T, x, i, s, r=r: x.index_reduce(0, i, s, r)) for r in ("prod", "mean", "amax", "amin")],
+    Case("index_select", {"x": randn(3, 4), "i": np.array([3, 0, 3])}, lambda T, x, i: T.index_select(x, 1, i)),
+    Case("index_put", {"x": randn(3, 4), "a": np.array([0, 2]), "b": np.array([1, 3]), "v": randn(2)},
+         lambda T, x, a, b, v: T.index_put(x, (a, b), v)),
+    Case("index_put_accumulate", {"x": randn(3, 4), "a": np.array([0, 0, 2]), "b": np.array([1, 1, 3]),
+                                  "v": randn(3)},
+         lambda T, x, a, b, v: x.index_put((a, b), v, accumulate=True)),
+    Case("index_put_broadcast_row", {"x": randn(3, 4), "a": np.array([2, 0]), "v": randn(4)},
+         lambda T, x, a, v: x.index_put((a,), v)),
+    Case("masked_fill", {"x": randn(3, 4), "m": randn(3, 4) > 0}, lambda T, x, m: T.masked_fill(x, m, 0.5)),
+    Case("masked_select_broadcast", {"x": randn(3, 4), "m": randn(4) > 0}, lambda T, x, m: T.masked_select(x, m)),
+    Case("masked_scatter", {"x": randn(3, 4), "m": randn(3, 4) > 0, "s": randn(14)},
+         lambda T, x, m, s: T.masked_scatter(x, m, s)),
+    Case("take_negative", {"x": randn(3, 4), "i": np.array([[-1, 0], [5, 5]])}, lambda T, x, i: T.take(x, i)),
+    Case("put", {"x": randn(3, 4), "i": np.array([-1, 0, 6]), "s": randn(3)}, lambda T, x, i, s: x.put(i, s)),
+    Case("put_accumulate", {"x": randn(3, 4), "i": np.array([1, 1, 6]), "s": randn(3)},
+         lambda T, x, i, s: x.put(i, s, accumulate=True)),
+    Case("nonzero", {"x": np.array([[0.0, 1.0], [2.0, 0.0]])}, lambda T, x: T.nonzero(x, as_tuple=False)),
+    Case("nonzero_tuple", {"x": np.array([[0.0, 1.0], [2.0, 0.0]])}, lambda T, x: x.nonzero(as_tuple=True)),
+    Case("argwhere", {"x": np.array([[0.0, 1.0], [2.0, 0.0]])}, lambda T, x: T.argwhere(x)),
+]
