@@ -35,6 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .snapshot import cli as snapshot_cli
 
     snapshot_cli.add_parser(sub)
+    from .explorer import cli as explorer_cli
+
+    explorer_cli.add_parser(sub)
 
     from .course import cli as course_cli
 
