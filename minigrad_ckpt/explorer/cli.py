@@ -30,7 +30,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("snapshot", help="a .mgsnap file saved with include_tape=True")
     p.add_argument("--out", default="tape.html", help="the page to write (default: tape.html)")
     p.add_argument("--max-values", type=int, default=8,
-                   help="arrays with at most this many elements are written out; larger ones as statistics (default: 8)")
+                   help="arrays with at most this many elements are written out, larger ones as "
+                        "statistics (default: 8)")
     p.set_defaults(func=run, parser=p)
 
 
