@@ -124,6 +124,12 @@ def _hint_for(exc: BaseException) -> str:
     if isinstance(exc, RecursionError):
         return ("the recursion went too deep: walk the graph with a loop and an explicit stack "
                 "(a list you append to and pop from) instead of a recursive function")
+    if isinstance(exc, TypeError) and "ufunc" in str(exc):
+        return ("a NumPy function got one of the engine's Tensors: for second derivatives the engine runs "
+                "backward (and jvp) on Tensors, so write them with xp.<function> and operators, never np.")
+    if isinstance(exc, TypeError) and "NoneType" in str(exc):
+        return ("a value is None: an op's backward gets only what the op declares it reads (save_inputs, "
+                "save_output), and a tangent may be None (an input that does not move)")
     if isinstance(exc, AttributeError):
         return "an attribute is missing or misspelled: compare the names with the stub's docstring"
     return "read the line above in your file; the step's docstring says what each function must do"

@@ -62,10 +62,22 @@ def _broadcast() -> Sequence[Check]:
     return BROADCAST_CHECKS
 
 
+def _op() -> Sequence[Check]:
+    from .op_checks import OP_CHECKS
+    return OP_CHECKS
+
+
+def _jvp() -> Sequence[Check]:
+    from .op_checks import JVP_CHECKS
+    return JVP_CHECKS
+
+
 STEPS: tuple[Step, ...] = (
     Step(1, "value", "a scalar Value: data, grad, +, * and backward()", _value),
     Step(2, "order", "the tape and reverse order: why backward walks a topological order", _order),
     Step(3, "broadcast", "broadcasting forward, summing gradients back to a shape", _broadcast),
+    Step(4, "op", "an op class: forward and backward side by side, checked by the op battery", _op),
+    Step(5, "jvp", "forward mode: an op's jvp, checked against differences and against backward", _jvp),
 )
 
 

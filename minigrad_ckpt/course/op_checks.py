@@ -1,0 +1,204 @@
+"""The checks of steps 4 and 5: an op class (forward, backward) and its forward mode (jvp).
+
+These are the engine's own tools: :func:`~minigrad_ckpt.testing.gradcheck`
+against central differences and the battery :func:`~minigrad_ckpt.testing.check_op`
+that every built-in op passes, run on the learner's class.  Their errors name
+the worst element; the hints below say what usually causes each kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import Any
+
+from ..backend import host_numpy as np
+from .grading import Check, Mismatch, attribute
+
+__all__ = ["OP_CHECKS", "JVP_CHECKS"]
+
+#: What usually breaks each check of the battery, in the words of an op's author.
+BATTERY_HINTS = {
+    "forward": "forward must compute the formula of the docstring, with xp.<function> (not np.) and operators",
+    "gradcheck": "a gradient disagrees with central differences: re-derive it on paper, one input at a time",
+    "gradgradcheck": "second derivatives run your backward again on Tensors: write it only with xp.<function>, "
+                     "operators and the inputs/out/g it receives (no np., no .item(), no float())",
+    "noncontiguous": "the inputs may be strided views: do not rely on their memory layout (no .data, no "
+                     "np.frombuffer)",
+    "float32": "float32 inputs must give float32 results: avoid np.float64 constants and astype(float)",
+    "no mutation": "never write into the inputs, out or g (no +=, no x[...] = ...): build new arrays",
+    "no aliasing": "return new arrays: an input (or g itself) returned unchanged is an alias the engine may "
+                   "write into later",
+}
+
+
+def _op_class(module: ModuleType, name: str) -> type:
+    from ..ops.base import Op
+
+    cls = attribute(module, name, "the op class")
+    if not (isinstance(cls, type) and issubclass(cls, Op)):
+        raise Mismatch(f"{name} to be a class derived from minigrad_ckpt.ops.Op", repr(cls),
+                       f"write `class {name}(Op):` (from minigrad_ckpt.ops import Op)")
+    return cls
+
+
+def _applied(cls: type) -> Callable[..., Any]:
+    from ..tape import apply
+
+    def fn(*tensors: Any) -> Any:
+        return apply(cls(), *tensors)
+
+    return fn
+
+
+def _inputs(*arrays: np.ndarray) -> tuple:
+    from ..creation import tensor
+
+    return tuple(tensor(a, dtype="float64", requires_grad=True) for a in arrays)
+
+
+def _gradcheck(cls: type, arrays: Sequence[np.ndarray], modes: tuple[str, ...], hints: Sequence[str]) -> None:
+    """gradcheck of the learner's op at ``arrays``; a failure names the input and its formula's hint."""
+    from ..testing import GradcheckError, gradcheck
+
+    try:
+        gradcheck(_applied(cls), _inputs(*arrays), modes=modes)
+    except GradcheckError as exc:
+        where = f"input {exc.input} ({'xy'[exc.input]})" if exc.input is not None else "the inputs"
+        mode = "forward mode (jvp)" if exc.mode == "fwd" else "backward"
+        shapes = " and ".join(f"{'xy'[i]}.shape {a.shape}" for i, a in enumerate(arrays))
+        raise Mismatch(f"the {mode} derivative for {where} to match central differences at {shapes}",
+                       " ".join(str(exc).split())[:600],
+                       hints[exc.input] if exc.input is not None and exc.input < len(hints) else hints[0]) from exc
+
+
+def _battery(cls: type, reference: Callable, modes: tuple[str, ...], hints: Sequence[str]) -> None:
+    """check_op on the learner's class at inputs drawn by Hypothesis (broadcast shapes, moderate values)."""
+    from hypothesis import strategies as st
+
+    from ..testing import GradcheckError, OpCheckError, check_op
+    from ..testing import strategies as mst
+
+    pairs = mst.broadcastable_shapes(2, min_side=1, max_dims=3).flatmap(
+        lambda ab: st.tuples(*(mst.arrays("float64", s, bound=2.0) for s in ab)))
+    try:
+        check_op(cls, pairs, reference=reference, modes=modes, max_examples=4)
+    except OpCheckError as exc:
+        raise Mismatch(f"the op battery's check '{exc.check}' to pass", " ".join(str(exc).split())[:600],
+                       BATTERY_HINTS.get(exc.check, hints[0])) from exc
+    except GradcheckError as exc:
+        raise Mismatch("the op battery's gradient checks to pass", " ".join(str(exc).split())[:600],
+                       hints[exc.input] if exc.input is not None and exc.input < len(hints) else hints[0]) from exc
+
+
+# ---------------------------------------------------------------------------
+# Step 4: an op class
+# ---------------------------------------------------------------------------
+def _mul_exp_reference(np_: Any, x: Any, y: Any) -> Any:
+    return x * np_.exp(y)
+
+
+_MUL_EXP_HINTS = ("d out / d x = exp(y): return g * xp.exp(y) as the first gradient",
+                  "d out / d y = x * exp(y), which is out itself: declare save_output = True and return g * out")
+_X, _Y = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]]), np.array([[0.1, 0.2, -0.3], [-1.0, 0.5, 0.0]])
+
+
+def _is_op(module: ModuleType) -> None:
+    _op_class(module, "MulExp")
+
+
+def _forward(module: ModuleType) -> None:
+    out = _applied(_op_class(module, "MulExp"))(*_inputs(_X, _Y)).numpy()
+    want = _mul_exp_reference(np, _X, _Y)
+    if out.shape != want.shape or not np.allclose(out, want, rtol=1e-12, atol=0):
+        raise Mismatch(f"MulExp()(x, y) == x * exp(y) == {want.round(6).tolist()}", repr(out.round(6).tolist()),
+                       BATTERY_HINTS["forward"])
+
+
+def _backward(module: ModuleType) -> None:
+    _gradcheck(_op_class(module, "MulExp"), (_X, _Y), ("rev",), _MUL_EXP_HINTS)
+
+
+def _broadcast_backward(module: ModuleType) -> None:
+    _gradcheck(_op_class(module, "MulExp"), (_X[:, :1], _Y[0]), ("rev",),
+               ("the engine sums a broadcast gradient down to each input's shape for you (step 3): return "
+                "the full-shape gradient, without summing or reshaping it yourself", _MUL_EXP_HINTS[1]))
+
+
+def _mul_exp_battery(module: ModuleType) -> None:
+    _battery(_op_class(module, "MulExp"), _mul_exp_reference, ("rev",), _MUL_EXP_HINTS)
+
+
+OP_CHECKS = [
+    Check("MulExp is an Op class", _is_op),
+    Check("forward computes x * exp(y)", _forward),
+    Check("backward matches central differences (gradcheck)", _backward),
+    Check("backward with broadcast inputs (gradcheck)", _broadcast_backward),
+    Check("the op battery on random inputs (check_op, Hypothesis)", _mul_exp_battery),
+]
+
+
+# ---------------------------------------------------------------------------
+# Step 5: forward mode
+# ---------------------------------------------------------------------------
+def _sin_mul(x: Any, y: Any) -> Any:
+    return np.sin(x) * y
+
+
+def _sin_mul_reference(np_: Any, x: Any, y: Any) -> Any:
+    return np_.sin(x) * y
+
+
+_SIN_MUL_HINTS = ("the tangent of sin(x) * y is cos(x) * y * tx + sin(x) * ty: the change of the output "
+                  "when x moves by tx and y by ty",
+                  "the term of ty is sin(x) * ty (y enters linearly)")
+_TX, _TY = np.array([1.0, -0.5, 0.25]), np.array([0.5, 2.0, -1.0])
+_SX, _SY = np.array([0.3, -1.2, 2.0]), np.array([1.5, -0.5, 0.75])
+
+
+def _jvp_of(module: ModuleType, tx: Any, ty: Any) -> Any:
+    op = _op_class(module, "SinMul")()
+    return op.jvp(np, (tx, ty), _sin_mul(_SX, _SY), _SX, _SY)
+
+
+def _expect_tangent(module: ModuleType, tx: Any, ty: Any, hint: str) -> None:
+    h = 1e-6
+    ztx, zty = (np.zeros(3) if tx is None else tx), (np.zeros(3) if ty is None else ty)
+    want = (_sin_mul(_SX + h * ztx, _SY + h * zty) - _sin_mul(_SX - h * ztx, _SY - h * zty)) / (2 * h)
+    got = _jvp_of(module, tx, ty)
+    case = f"jvp(xp, ({'None' if tx is None else 'tx'}, {'None' if ty is None else 'ty'}), out, x, y)"
+    if got is None or np.shape(got) not in ((3,), ()) or not np.allclose(got, want, rtol=1e-6, atol=1e-8):
+        raise Mismatch(f"{case} == {want.round(6).tolist()} (central differences) at x = {_SX.tolist()}, "
+                       f"y = {_SY.tolist()}, tx = {_TX.tolist()}, ty = {_TY.tolist()}",
+                       repr(None if got is None else np.asarray(got).round(6).tolist()), hint)
+
+
+def _both_tangents(module: ModuleType) -> None:
+    _expect_tangent(module, _TX, _TY, _SIN_MUL_HINTS[0])
+
+
+def _one_tangent(module: ModuleType) -> None:
+    none_hint = ("None means that input does not move (a constant): leave its term out -- add_tangents(a, b) "
+                 "from minigrad_ckpt.ops adds the terms that are not None")
+    for tx, ty in ((_TX, None), (None, _TY)):
+        try:
+            _expect_tangent(module, tx, ty, none_hint)
+        except TypeError as exc:
+            raise Mismatch("jvp to accept None for the tangent of an input", f"TypeError: {exc}", none_hint) from exc
+
+
+def _modes_agree(module: ModuleType) -> None:
+    _gradcheck(_op_class(module, "SinMul"), (_SX, _SY), ("rev", "fwd"), _SIN_MUL_HINTS)
+
+
+def _sin_mul_battery(module: ModuleType) -> None:
+    _battery(_op_class(module, "SinMul"), _sin_mul_reference, ("rev", "fwd"), _SIN_MUL_HINTS)
+
+
+JVP_CHECKS = [
+    Check("jvp with both tangents matches central differences", _both_tangents),
+    Check("jvp with one tangent None (a constant input)", _one_tangent),
+    Check("forward mode (mg.func.jvp) and backward agree with differences and each other (gradcheck)",
+          _modes_agree),
+    Check("the op battery in both modes on random inputs (check_op, Hypothesis)", _sin_mul_battery),
+]
