@@ -130,6 +130,9 @@ def _hint_for(exc: BaseException) -> str:
     if isinstance(exc, TypeError) and "NoneType" in str(exc):
         return ("a value is None: an op's backward gets only what the op declares it reads (save_inputs, "
                 "save_output), and a tangent may be None (an input that does not move)")
+    if isinstance(exc, RuntimeError) and "no_grad" in str(exc):
+        return ("nothing was recorded: the engine runs backward with recording off, so a replay inside "
+                "backward must turn it on with `with mg.enable_grad():`")
     if isinstance(exc, AttributeError):
         return "an attribute is missing or misspelled: compare the names with the stub's docstring"
     return "read the line above in your file; the step's docstring says what each function must do"
@@ -179,18 +182,23 @@ def _registry_restored() -> Iterator[None]:
         registry.update(before)
 
 
-def property_check(strategy: Any, body: Callable[..., None], *, max_examples: int = 25) -> None:
+def property_check(strategy: Any, body: Callable[..., None], *, max_examples: int = 25,
+                   shrink: bool = True) -> None:
     """Run ``body`` on examples drawn from ``strategy`` (Hypothesis, derandomized, no database, quiet).
 
     On a failure Hypothesis shrinks the example to a small one and re-raises
     ``body``'s :class:`Mismatch` for it, so the message names a small case.
+    ``shrink=False`` reports the first failing example as drawn: for a costly
+    ``body`` whose message already points at the culprit (the op battery's).
     """
     try:
-        from hypothesis import HealthCheck, Verbosity, given, settings
+        from hypothesis import HealthCheck, Phase, Verbosity, given, settings
     except ImportError as exc:  # a learner without the test extras
         raise ImportError("the course's checks need Hypothesis: pip install hypothesis") from exc
 
-    @settings(max_examples=max_examples, derandomize=True, database=None, deadline=None,
+    phases = tuple(Phase) if shrink else (Phase.explicit, Phase.reuse, Phase.generate)
+
+    @settings(max_examples=max_examples, derandomize=True, database=None, deadline=None, phases=phases,
               verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
     @given(strategy)
     def run(example: Any) -> None:

@@ -72,12 +72,24 @@ def _jvp() -> Sequence[Check]:
     return JVP_CHECKS
 
 
+def _checkpoint() -> Sequence[Check]:
+    from .checkpoint_checks import CHECKPOINT_CHECKS
+    return CHECKPOINT_CHECKS
+
+
+def _snapshot() -> Sequence[Check]:
+    from .snapshot_checks import SNAPSHOT_CHECKS
+    return SNAPSHOT_CHECKS
+
+
 STEPS: tuple[Step, ...] = (
     Step(1, "value", "a scalar Value: data, grad, +, * and backward()", _value),
     Step(2, "order", "the tape and reverse order: why backward walks a topological order", _order),
     Step(3, "broadcast", "broadcasting forward, summing gradients back to a shape", _broadcast),
     Step(4, "op", "an op class: forward and backward side by side, checked by the op battery", _op),
     Step(5, "jvp", "forward mode: an op's jvp, checked against differences and against backward", _jvp),
+    Step(6, "checkpoint", "checkpoint a segment: drop its activations, replay it in backward", _checkpoint),
+    Step(7, "snapshot", "a snapshot format: save a training state, resume bit for bit, refuse damage", _snapshot),
 )
 
 
