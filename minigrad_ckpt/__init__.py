@@ -99,6 +99,7 @@ from . import (  # noqa: E402  (need the names above)
     utils, viz,
 )
 from .executor import Executor  # noqa: E402
+from .nn.functional.distance import cdist  # noqa: E402  (PyTorch has it at the top level only)
 from .snapshot.saveload import load, save  # noqa: E402
 
 __all__ = [
@@ -128,7 +129,7 @@ __all__ = [
     "ravel", "flatten", "tile", "repeat", "roll", "diag", "diagonal", "trace", "tril", "triu", "tensordot", "dot",
     "inner", "outer", "kron", "cross", "cumprod", "sort", "argsort", "take_along_axis", "meshgrid",
     # PyTorch's names
-    "cat", "unsqueeze", "ValuesIndices", "save", "load",
+    "cat", "unsqueeze", "ValuesIndices", "save", "load", "cdist",
     # PyTorch's gather/scatter family
     "gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill", "index_reduce",
     "index_put", "index_select", "masked_fill", "masked_select", "masked_scatter", "put", "nonzero", "argwhere",

@@ -25,6 +25,10 @@ with np.load(FIXTURE) as _npz:
 CASES = json.loads(ARRAYS.pop("__meta__").tobytes().decode())
 NAMESPACES = {"F": F, "linalg": mg.linalg, "special": mg.special, "torch": mg}
 RTOL = 1e-12
+# PyTorch's backward kernels of these take a constant in float32 (hardsigmoid's and hardswish's 1/6,
+# celu's 1/alpha): their float64 gradients are off by ~1e-8 relative; the engine's are exact
+LOOSER = {"celu": 1e-7, "hardsigmoid": 1e-7, "hardswish": 1e-7, "layer_CELU": 1e-7, "layer_Hardsigmoid": 1e-7,
+          "layer_Hardswish": 1e-7}
 
 
 def resolve(v, env: dict):
@@ -41,7 +45,7 @@ def flat(out) -> list:
     return [out]
 
 
-def close(got, want: np.ndarray, what: str) -> None:
+def close(got, want: np.ndarray, what: str, rtol: float = RTOL) -> None:
     got = got.numpy() if isinstance(got, mg.Tensor) else np.asarray(got)
     assert got.shape == want.shape, f"{what}: shape {got.shape}, PyTorch {want.shape}"
     if want.dtype.kind in "iub":
@@ -49,7 +53,7 @@ def close(got, want: np.ndarray, what: str) -> None:
         return
     assert got.dtype == want.dtype, f"{what}: dtype {got.dtype}, PyTorch {want.dtype}"
     scale = max(1.0, float(np.max(np.abs(want)))) if want.size else 1.0
-    np.testing.assert_allclose(got, want, rtol=0, atol=RTOL * scale * 10, err_msg=what)
+    np.testing.assert_allclose(got, want, rtol=0, atol=rtol * scale * 10, err_msg=what)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -72,9 +76,10 @@ def test_matches_torch(name: str) -> None:
             total = term if total is None else total + term
         else:
             assert not o.requires_grad or o.dtype.kind != "f", f"{name}: output {i} has no PyTorch gradient"
+    rtol = next((v for k, v in LOOSER.items() if name.startswith(k)), RTOL)
     for k in meta["grad"]:
         (g,) = mg.grad(total, [env[k]], retain_graph=True)
-        close(g, ARRAYS[f"{name}|grad_{k}"], f"{name}: gradient of {k}")
+        close(g, ARRAYS[f"{name}|grad_{k}"], f"{name}: gradient of {k}", rtol)
 
 
 def test_fixture_covers_the_keywords() -> None:

@@ -6,8 +6,14 @@ initialisers; ``nn.utils`` gradient clipping and parameter vectors.
 
 from . import functional, init, layers, parallel, utils  # noqa: F401  (layers: all the layers in one module)
 from .activation import (
+    CELU,
     ELU,
     GELU,
+    GLU,
+    SELU,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
     Hardtanh,
     LeakyReLU,
     LogSigmoid,
@@ -15,16 +21,23 @@ from .activation import (
     Mish,
     PReLU,
     ReLU,
+    RReLU,
     Sigmoid,
     SiLU,
     Softmax,
+    Softmin,
     Softplus,
+    Softshrink,
+    Softsign,
     Tanh,
+    Tanhshrink,
+    Threshold,
 )
 from .attention import MultiheadAttention, TransformerBlock
 from .containers import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d
-from .dropout import Dropout, Dropout2d
+from .distance import CosineSimilarity, PairwiseDistance, PixelShuffle, PixelUnshuffle
+from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d
 from .embedding import Embedding
 from .flatten import Flatten, Unflatten
 from .linear import Identity, Linear
@@ -33,12 +46,22 @@ from .loss import (
     BCEWithLogitsLoss,
     CosineEmbeddingLoss,
     CrossEntropyLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
     HuberLoss,
     KLDivLoss,
     L1Loss,
+    MarginRankingLoss,
     MSELoss,
+    MultiLabelMarginLoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
     NLLLoss,
+    PoissonNLLLoss,
     SmoothL1Loss,
+    SoftMarginLoss,
+    TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from .module import Module, Parameter
 from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm, RMSNorm
@@ -55,5 +78,9 @@ __all__ = [
     "LogSoftmax", "RNNBase", "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "MultiheadAttention",
     "TransformerBlock", "TransformerEncoderLayer", "TransformerEncoder", "CrossEntropyLoss", "NLLLoss",
     "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
-    "CosineEmbeddingLoss",
+    "CosineEmbeddingLoss", "Softmin", "SELU", "CELU", "GLU", "Hardswish", "Hardsigmoid", "Softsign", "Tanhshrink",
+    "Threshold", "Softshrink", "Hardshrink", "RReLU", "Dropout1d", "Dropout3d", "AlphaDropout", "CosineSimilarity",
+    "PairwiseDistance", "PixelShuffle", "PixelUnshuffle", "MarginRankingLoss", "HingeEmbeddingLoss",
+    "SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss", "TripletMarginLoss",
+    "TripletMarginWithDistanceLoss", "PoissonNLLLoss", "GaussianNLLLoss",
 ]

@@ -16,7 +16,8 @@ from .module import Module, Parameter
 
 __all__ = [
     "ReLU", "LeakyReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Softplus", "Hardtanh",
-    "ELU", "Mish", "LogSigmoid", "PReLU",
+    "ELU", "Mish", "LogSigmoid", "PReLU", "Softmin", "SELU", "CELU", "GLU", "Hardswish", "Hardsigmoid", "Softsign",
+    "Tanhshrink", "Threshold", "Softshrink", "Hardshrink", "RReLU",
 ]
 
 
@@ -148,3 +149,112 @@ class PReLU(Module):
 
     def extra_repr(self) -> str:
         return f"num_parameters={self.num_parameters}"
+
+
+class Softmin(Softmax):
+    """``softmax(-x)`` along ``axis`` (``dim`` is accepted as PyTorch's name)."""
+
+    fn = staticmethod(F.softmin)
+
+
+class SELU(FunctionLayer):
+    """The self-normalizing ``scale * elu(x, alpha)`` (``F.selu``)."""
+
+    fn = staticmethod(F.selu)
+
+
+class CELU(FunctionLayer):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` (``F.celu``)."""
+
+    fn = staticmethod(F.celu)
+    options = ("alpha",)
+
+    def __init__(self, alpha: float = 1.0) -> None:
+        super().__init__()
+        if alpha == 0:
+            raise ValueError("CELU: alpha must not be 0")
+        self.alpha = alpha
+
+
+class GLU(FunctionLayer):
+    """The gated linear unit over ``axis`` (``dim``): ``a * sigmoid(b)`` of its two halves (``F.glu``)."""
+
+    fn = staticmethod(F.glu)
+    options = ("axis",)
+
+    def __init__(self, axis: int = -1, *, dim: int | None = None) -> None:
+        super().__init__()
+        self.axis = dim if dim is not None else axis
+
+
+class Hardswish(FunctionLayer):
+    """``x * relu6(x + 3) / 6`` elementwise (``F.hardswish``)."""
+
+    fn = staticmethod(F.hardswish)
+
+
+class Hardsigmoid(FunctionLayer):
+    """``relu6(x + 3) / 6`` elementwise (``F.hardsigmoid``)."""
+
+    fn = staticmethod(F.hardsigmoid)
+
+
+class Softsign(FunctionLayer):
+    """``x / (1 + |x|)`` elementwise."""
+
+    fn = staticmethod(F.softsign)
+
+
+class Tanhshrink(FunctionLayer):
+    """``x - tanh(x)`` elementwise."""
+
+    fn = staticmethod(F.tanhshrink)
+
+
+class Threshold(FunctionLayer):
+    """``x`` where ``x > threshold``, else ``value`` (``F.threshold``)."""
+
+    fn = staticmethod(F.threshold)
+    options = ("threshold", "value")
+
+    def __init__(self, threshold: float, value: float) -> None:
+        super().__init__()
+        self.threshold, self.value = threshold, value
+
+
+class Softshrink(FunctionLayer):
+    """Shrink towards 0 by ``lambd``, 0 within ``[-lambd, lambd]`` (``F.softshrink``)."""
+
+    fn = staticmethod(F.softshrink)
+    options = ("lambd",)
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        if lambd < 0:
+            raise ValueError(f"Softshrink: lambd must be >= 0, got {lambd}")
+        self.lambd = lambd
+
+
+class Hardshrink(FunctionLayer):
+    """``x`` where ``|x| > lambd``, else 0 (``F.hardshrink``)."""
+
+    fn = staticmethod(F.hardshrink)
+    options = ("lambd",)
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+
+class RReLU(FunctionLayer):
+    """The randomized leaky ReLU: slopes drawn from ``[lower, upper]`` in training, their mean in eval."""
+
+    fn = staticmethod(F.rrelu)
+    options = ("lower", "upper", "training")
+    shown = ("lower", "upper")
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3) -> None:
+        super().__init__()
+        if not 0 <= lower <= upper:
+            raise ValueError(f"RReLU: need 0 <= lower <= upper, got lower={lower}, upper={upper}")
+        self.lower, self.upper = lower, upper

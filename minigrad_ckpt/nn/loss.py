@@ -9,7 +9,9 @@ from . import functional as F
 from .module import Module
 
 __all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "BCEWithLogitsLoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
-           "BCELoss", "KLDivLoss", "CosineEmbeddingLoss"]
+           "BCELoss", "KLDivLoss", "CosineEmbeddingLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss",
+           "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss", "TripletMarginLoss",
+           "TripletMarginWithDistanceLoss", "PoissonNLLLoss", "GaussianNLLLoss"]
 
 
 class _Loss(Module):
@@ -135,3 +137,129 @@ class CosineEmbeddingLoss(Module):
 
     def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
         return F.cosine_embedding_loss(input1, input2, target, self.margin, self.reduction)
+
+
+class _ThreeInputLoss(Module):
+    """A loss of three tensors: ``forward(a, b, c) = fn(a, b, c, **options)``."""
+
+    fn: ClassVar[Any] = None
+    options: ClassVar[tuple[str, ...]] = ()
+
+    def forward(self, input1: Tensor, input2: Tensor, input3: Tensor) -> Tensor:
+        return type(self).fn(input1, input2, input3, **{name: getattr(self, name) for name in self.options})
+
+
+class MarginRankingLoss(_ThreeInputLoss):
+    """``max(0, -target * (input1 - input2) + margin)`` (``F.margin_ranking_loss``)."""
+
+    fn = staticmethod(F.margin_ranking_loss)
+    options = ("margin", "reduction")
+
+    def __init__(self, margin: float = 0.0, reduction: str = "mean") -> None:
+        super().__init__()
+        self.margin, self.reduction = margin, reduction
+
+
+class HingeEmbeddingLoss(_Loss):
+    """``input`` for targets 1, ``max(0, margin - input)`` for targets -1 (``F.hinge_embedding_loss``)."""
+
+    fn = staticmethod(F.hinge_embedding_loss)
+    options = ("margin", "reduction")
+
+    def __init__(self, margin: float = 1.0, reduction: str = "mean") -> None:
+        super().__init__()
+        self.margin, self.reduction = margin, reduction
+
+
+class SoftMarginLoss(_Loss):
+    """``log(1 + exp(-target * input))`` (``F.soft_margin_loss``)."""
+
+    fn = staticmethod(F.soft_margin_loss)
+    options = ("reduction",)
+
+    def __init__(self, reduction: str = "mean") -> None:
+        super().__init__()
+        self.reduction = reduction
+
+
+class MultiLabelSoftMarginLoss(_Loss):
+    """Per-class logistic loss averaged over the classes (``F.multilabel_soft_margin_loss``)."""
+
+    fn = staticmethod(F.multilabel_soft_margin_loss)
+    options = ("weight", "reduction")
+
+    def __init__(self, weight: Any = None, reduction: str = "mean") -> None:
+        super().__init__()
+        self.weight, self.reduction = weight, reduction
+
+
+class MultiMarginLoss(_Loss):
+    """The multi-class hinge loss (``F.multi_margin_loss``)."""
+
+    fn = staticmethod(F.multi_margin_loss)
+    options = ("p", "margin", "weight", "reduction")
+
+    def __init__(self, p: int = 1, margin: float = 1.0, weight: Any = None, reduction: str = "mean") -> None:
+        super().__init__()
+        if p not in (1, 2):
+            raise ValueError(f"MultiMarginLoss: p must be 1 or 2, got {p}")
+        self.p, self.margin, self.weight, self.reduction = p, margin, weight, reduction
+
+
+class MultiLabelMarginLoss(_Loss):
+    """The multi-label hinge loss over target class lists ended by -1 (``F.multilabel_margin_loss``)."""
+
+    fn = staticmethod(F.multilabel_margin_loss)
+    options = ("reduction",)
+
+    def __init__(self, reduction: str = "mean") -> None:
+        super().__init__()
+        self.reduction = reduction
+
+
+class TripletMarginLoss(_ThreeInputLoss):
+    """``max(d(a, p) - d(a, n) + margin, 0)`` with the ``p``-norm distance (``F.triplet_margin_loss``)."""
+
+    fn = staticmethod(F.triplet_margin_loss)
+    options = ("margin", "p", "eps", "swap", "reduction")
+
+    def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6, swap: bool = False,
+                 reduction: str = "mean") -> None:
+        super().__init__()
+        self.margin, self.p, self.eps, self.swap, self.reduction = margin, p, eps, swap, reduction
+
+
+class TripletMarginWithDistanceLoss(_ThreeInputLoss):
+    """The triplet loss with any ``distance_function`` (``F.triplet_margin_with_distance_loss``)."""
+
+    fn = staticmethod(F.triplet_margin_with_distance_loss)
+    options = ("distance_function", "margin", "swap", "reduction")
+
+    def __init__(self, *, distance_function: Any = None, margin: float = 1.0, swap: bool = False,
+                 reduction: str = "mean") -> None:
+        super().__init__()
+        self.distance_function, self.margin, self.swap, self.reduction = distance_function, margin, swap, reduction
+
+
+class PoissonNLLLoss(_Loss):
+    """The Poisson negative log-likelihood (``F.poisson_nll_loss``)."""
+
+    fn = staticmethod(F.poisson_nll_loss)
+    options = ("log_input", "full", "eps", "reduction")
+
+    def __init__(self, log_input: bool = True, full: bool = False, eps: float = 1e-8,
+                 reduction: str = "mean") -> None:
+        super().__init__()
+        self.log_input, self.full, self.eps, self.reduction = log_input, full, eps, reduction
+
+
+class GaussianNLLLoss(_ThreeInputLoss):
+    """The Gaussian negative log-likelihood of ``target`` given mean ``input`` and ``var``
+    (``F.gaussian_nll_loss``); called as ``loss(input, target, var)``."""
+
+    fn = staticmethod(F.gaussian_nll_loss)
+    options = ("full", "eps", "reduction")
+
+    def __init__(self, *, full: bool = False, eps: float = 1e-6, reduction: str = "mean") -> None:
+        super().__init__()
+        self.full, self.eps, self.reduction = full, eps, reduction

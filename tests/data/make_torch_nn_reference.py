@@ -83,6 +83,8 @@ def case(name: str, ns: str, fn: str, inputs: dict, args: list, kwargs: dict | N
             total = total + (o * torch.tensor(cot)).sum()
     if grad:
         total.backward()
+        # an input PyTorch's graph does not reach (a target only compared) has no gradient to check
+        grad = tuple(k for k in grad if env[k].grad is not None)
         for k in grad:
             ARRAYS[f"{name}|grad_{k}"] = env[k].grad.numpy().copy()
     META[name] = {"ns": ns, "fn": fn, "args": args, "kwargs": kwargs, "init": init or {}, "grad": list(grad)}
@@ -136,7 +138,91 @@ def conv_same_cases() -> None:
         case(f"conv1d_same_{k}", "F", "conv1d", {"x": x1, "w": randn(2, 3, k)}, ["@x", "@w"], {"padding": "same"})
 
 
-CASE_GROUPS = [pooling_cases, conv_same_cases]
+def activation_cases() -> None:
+    x = randn(3, 8) * 3
+    x[0, :6] = [-3.0, 3.0, 0.5, -0.5, 0.0, 1.0]  # the corners of hardswish/hardsigmoid, shrink bounds, threshold
+    for fn, kw in [("softmin", {"dim": 1}), ("selu", {}), ("celu", {"alpha": 0.7}), ("glu", {"dim": -1}),
+                   ("glu", {"dim": 0}), ("hardswish", {}), ("hardsigmoid", {}), ("softsign", {}),
+                   ("tanhshrink", {}), ("softshrink", {"lambd": 0.5}), ("hardshrink", {"lambd": 0.5}),
+                   ("rrelu", {"lower": 0.1, "upper": 0.3, "training": False})]:
+        xs = x if fn != "glu" or kw["dim"] != 0 else randn(4, 3)
+        case(f"{fn}_{'_'.join(f'{k}{v}' for k, v in kw.items())}", "F", fn, {"x": xs}, ["@x"], kw)
+    case("threshold", "F", "threshold", {"x": x}, ["@x", 1.0, 20.0])
+    for cls, init in [("Softmin", {"dim": 0}), ("SELU", {}), ("CELU", {"alpha": 2.0}), ("GLU", {}),
+                      ("Hardswish", {}), ("Hardsigmoid", {}), ("Softsign", {}), ("Tanhshrink", {}),
+                      ("Threshold", {"threshold": 0.5, "value": -1.0}), ("Softshrink", {"lambd": 1.0}),
+                      ("Hardshrink", {"lambd": 1.0})]:
+        case(f"layer_{cls}", "nn", cls, {"x": x}, ["@x"], init=init)
+    case("alpha_dropout_eval", "F", "alpha_dropout", {"x": x}, ["@x"], {"p": 0.3, "training": False})
+
+
+def distance_cases() -> None:
+    a, b = randn(4, 5), randn(4, 5)
+    b[1] = a[1]  # a zero distance: the gradient there
+    for p in (1.0, 2.0, 3.0, float("inf")):
+        case(f"cdist_p{p}", "torch", "cdist", {"a": randn(2, 3, 5), "b": randn(2, 4, 5)}, ["@a", "@b"], {"p": p})
+        case(f"pdist_p{p}", "F", "pdist", {"x": randn(5, 3)}, ["@x"], {"p": p})
+        case(f"pairwise_distance_p{p}", "F", "pairwise_distance", {"a": a, "b": b}, ["@a", "@b"], {"p": p})
+    case("cdist_broadcast", "torch", "cdist", {"a": randn(3, 5), "b": randn(2, 4, 5)}, ["@a", "@b"])
+    case("pairwise_distance_keepdim", "F", "pairwise_distance", {"a": a, "b": b[0]}, ["@a", "@b"],
+         {"keepdim": True, "eps": 1e-3})
+    case("cosine_similarity", "F", "cosine_similarity", {"a": a, "b": b}, ["@a", "@b"])
+    case("cosine_similarity_dim0_bcast", "F", "cosine_similarity", {"a": randn(3, 1, 4), "b": randn(3, 2, 1)},
+         ["@a", "@b"], {"dim": 0})
+    case("normalize", "F", "normalize", {"x": randn(3, 4, 2)}, ["@x"])
+    case("normalize_p1_dim_last", "F", "normalize", {"x": randn(3, 4)}, ["@x"], {"p": 1.0, "dim": -1})
+    case("layer_CosineSimilarity", "nn", "CosineSimilarity", {"a": a, "b": b}, ["@a", "@b"], init={"dim": 1})
+    case("layer_PairwiseDistance", "nn", "PairwiseDistance", {"a": a, "b": b}, ["@a", "@b"], init={"p": 1.0})
+    case("pixel_shuffle", "F", "pixel_shuffle", {"x": randn(2, 8, 3, 2)}, ["@x", 2])
+    case("pixel_unshuffle", "F", "pixel_unshuffle", {"x": randn(2, 3, 4, 6)}, ["@x", 2])
+    case("layer_PixelShuffle", "nn", "PixelShuffle", {"x": randn(9, 2, 2)}, ["@x"], init={"upscale_factor": 3})
+
+
+def margin_loss_cases() -> None:
+    x, z, w = randn(4, 5), randn(4, 5), randn(4, 5)
+    sign = np.sign(randn(4, 5))
+    t = np.array([1, 0, 4, 2])
+    labels = np.array([[3, 0, -1, 1, 1], [1, 2, 3, -1, 0], [-1, 0, 0, 0, 0], [0, 1, 2, 3, 4]])
+    for red in ("mean", "sum", "none"):
+        r = {"reduction": red}
+        case(f"margin_ranking_{red}", "F", "margin_ranking_loss", {"a": x, "b": z, "y": sign}, ["@a", "@b", "@y"],
+             {**r, "margin": 0.2})
+        case(f"hinge_embedding_{red}", "F", "hinge_embedding_loss", {"x": x, "y": sign}, ["@x", "@y"],
+             {**r, "margin": 0.5})
+        case(f"soft_margin_{red}", "F", "soft_margin_loss", {"x": x, "y": sign}, ["@x", "@y"], r, grad=("x",))
+        case(f"multilabel_soft_margin_{red}", "F", "multilabel_soft_margin_loss",
+             {"x": x, "y": (sign > 0) * 1.0, "w": np.abs(randn(5))}, ["@x", "@y"], {**r, "weight": "@w"},
+             grad=("x",))
+        case(f"multi_margin_{red}", "F", "multi_margin_loss", {"x": x, "t": t}, ["@x", "@t"], r)
+        case(f"multilabel_margin_{red}", "F", "multilabel_margin_loss", {"x": x, "t": labels}, ["@x", "@t"], r)
+        case(f"triplet_margin_{red}", "F", "triplet_margin_loss", {"a": x, "p": z, "n": w}, ["@a", "@p", "@n"], r)
+        case(f"poisson_nll_{red}", "F", "poisson_nll_loss", {"x": x, "y": np.abs(sign) * 3}, ["@x", "@y"],
+             {**r, "full": True})
+        case(f"gaussian_nll_{red}", "F", "gaussian_nll_loss", {"x": x, "y": z, "v": np.abs(w)},
+             ["@x", "@y", "@v"], r)
+    case("multi_margin_p2_weight", "F", "multi_margin_loss", {"x": x, "t": t, "w": np.abs(randn(5))},
+         ["@x", "@t"], {"p": 2, "margin": 0.7, "weight": "@w"}, grad=("x",))
+    case("multi_margin_1d", "F", "multi_margin_loss", {"x": x[0], "t": np.array(2)}, ["@x", "@t"])
+    case("multilabel_margin_1d", "F", "multilabel_margin_loss", {"x": x[0], "t": labels[1]}, ["@x", "@t"])
+    case("triplet_margin_swap_p1", "F", "triplet_margin_loss", {"a": x, "p": z, "n": w}, ["@a", "@p", "@n"],
+         {"swap": True, "p": 1.0, "margin": 2.0})
+    case("triplet_with_distance", "F", "triplet_margin_with_distance_loss", {"a": x, "p": z, "n": w},
+         ["@a", "@p", "@n"], {"swap": True})
+    case("poisson_nll_linear", "F", "poisson_nll_loss", {"x": np.abs(x), "y": np.abs(sign) * 2}, ["@x", "@y"],
+         {"log_input": False})
+    case("gaussian_nll_var_one_less", "F", "gaussian_nll_loss", {"x": x, "y": z, "v": np.abs(w[:, 0])},
+         ["@x", "@y", "@v"], {"full": True})
+    case("gaussian_nll_var_last1_clamped", "F", "gaussian_nll_loss",
+         {"x": x, "y": z, "v": np.array([[1e-9], [0.5], [2.0], [0.0]])}, ["@x", "@y", "@v"], {"eps": 1e-3})
+    case("layer_TripletMarginLoss", "nn", "TripletMarginLoss", {"a": x, "p": z, "n": w}, ["@a", "@p", "@n"],
+         init={"margin": 0.5, "p": 3.0})
+    case("layer_MultiMarginLoss", "nn", "MultiMarginLoss", {"x": x, "t": t}, ["@x", "@t"], init={"margin": 2.0})
+    case("layer_GaussianNLLLoss", "nn", "GaussianNLLLoss", {"x": x, "y": z, "v": np.abs(w)}, ["@x", "@y", "@v"],
+         init={"full": True})
+    case("layer_PoissonNLLLoss", "nn", "PoissonNLLLoss", {"x": x, "y": np.abs(sign)}, ["@x", "@y"])
+
+
+CASE_GROUPS = [pooling_cases, conv_same_cases, activation_cases, distance_cases, margin_loss_cases]
 
 
 def main() -> None:

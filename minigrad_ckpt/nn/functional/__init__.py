@@ -9,19 +9,23 @@ differentiable to any order); convolution, pooling, normalization, dropout
 and the activations are ops of their own (``minigrad_ckpt/ops``).  Each kind
 lives in a module of its own:
 
-=================  ===================================================
-``activation``     ``relu``, ``gelu``, ``softmax``, ``softplus``, ...
-``linear``         ``linear``
-``conv``           ``conv1d``, ``conv2d``, ``conv_transpose2d``
-``pooling``        max, average and adaptive pooling
-``normalization``  ``layer_norm``, ``batch_norm``, ``group_norm``, ``rms_norm``
-``dropout``        ``dropout``, ``dropout2d``
-``embedding``      ``embedding``, ``one_hot``
-``padding``        ``pad``
-``attention``      ``scaled_dot_product_attention``
-``loss``           ``cross_entropy``, ``mse_loss``, ``kl_div``, ...
-``inputs``         the checks they share (``dim=``, the dtype discipline)
-=================  ===================================================
+=====================  ===================================================
+``activation``         ``relu``, ``gelu``, ``softmax``, ``softplus``, ...
+``linear``             ``linear``
+``conv``               ``conv1d``, ``conv2d``, ``conv_transpose2d``
+``pooling``            max, average and adaptive pooling
+``normalization``      ``layer_norm``, ``batch_norm``, ``group_norm``, ``rms_norm``
+``dropout``            ``dropout``, ``dropout1d``/``2d``/``3d``, ``alpha_dropout``
+``embedding``          ``embedding``, ``one_hot``
+``distance``           ``normalize``, ``cosine_similarity``, ``cdist``, ...
+``pixel_shuffle``      ``pixel_shuffle``, ``pixel_unshuffle``
+``padding``            ``pad``
+``attention``          ``scaled_dot_product_attention``
+``loss``               ``cross_entropy``, ``mse_loss``, ``kl_div``, ...
+``margin_losses``      ``margin_ranking_loss``, ``triplet_margin_loss``, ...
+``likelihood_losses``  ``poisson_nll_loss``, ``gaussian_nll_loss``
+``inputs``             the checks they share (``dim=``, the dtype discipline)
+=====================  ===================================================
 """
 
 # ruff: noqa: F405  (``__all__`` names what the star imports bring, in the order docs/api.md lists it)
@@ -30,13 +34,17 @@ from __future__ import annotations
 from .activation import *  # noqa: F403
 from .attention import *  # noqa: F403
 from .conv import *  # noqa: F403
+from .distance import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .embedding import *  # noqa: F403
 from .inputs import _check_input_dtype  # noqa: F401  (the layers in nn/ check their inputs with it)
+from .likelihood_losses import *  # noqa: F403
 from .linear import *  # noqa: F403
 from .loss import *  # noqa: F403
+from .margin_losses import *  # noqa: F403
 from .normalization import *  # noqa: F403
 from .padding import *  # noqa: F403
+from .pixel_shuffle import *  # noqa: F403
 from .pooling import *  # noqa: F403
 
 __all__ = [
@@ -46,4 +54,10 @@ __all__ = [
     "softplus", "logsigmoid", "mish", "elu", "hardtanh", "prelu", "dropout2d", "conv1d", "max_pool1d",
     "avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "conv_transpose2d", "group_norm", "rms_norm",
     "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "kl_div", "cosine_embedding_loss",
+    "softmin", "selu", "celu", "glu", "hardswish", "hardsigmoid", "softsign", "tanhshrink", "threshold",
+    "softshrink", "hardshrink", "rrelu", "dropout1d", "dropout3d", "alpha_dropout",
+    "normalize", "cosine_similarity", "pairwise_distance", "pdist", "cdist", "pixel_shuffle", "pixel_unshuffle",
+    "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
+    "multi_margin_loss", "multilabel_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
+    "poisson_nll_loss", "gaussian_nll_loss",
 ]

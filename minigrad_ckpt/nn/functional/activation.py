@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import functional as mf
+from ... import random as _random
 from ...functional import _tensor, normalize_axis
 from ...ops import activation as _act
 from ...tape import apply
@@ -19,7 +20,8 @@ from .inputs import _axis, _check_input_dtype
 
 __all__ = [
     "relu", "leaky_relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "softplus", "logsigmoid",
-    "mish", "elu", "hardtanh", "prelu",
+    "mish", "elu", "hardtanh", "prelu", "softmin", "selu", "celu", "glu", "hardswish", "hardsigmoid", "softsign",
+    "tanhshrink", "threshold", "softshrink", "hardshrink", "rrelu",
 ]
 
 
@@ -128,3 +130,100 @@ def prelu(x: Any, weight: Any) -> Tensor:
     else:
         w = mf.reshape(w, (1, -1) + (1,) * (x.ndim - 2))
     return mf.where(x > 0, x, w * x)
+
+
+def softmin(x: Any, axis: int | None = None, *, dim: int | None = None) -> Tensor:
+    """``softmax(-x)`` along ``axis`` (default the last)."""
+    return softmax(-_tensor(x), axis, dim=dim)
+
+
+# SELU's constants (Klambauer et al. 2017), as PyTorch spells them
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(x: Any) -> Tensor:
+    """``scale * elu(x, alpha)`` with the self-normalizing constants ``alpha = 1.6733``, ``scale = 1.0507``."""
+    return elu(x, _SELU_ALPHA) * _SELU_SCALE
+
+
+def celu(x: Any, alpha: float = 1.0) -> Tensor:
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``: an ELU with a derivative of 1 at 0."""
+    if alpha == 0:
+        raise ValueError("celu: alpha must not be 0")
+    x = _tensor(x)
+    pos = x > 0
+    neg = mf.where(pos, 0.0, x)  # the exp only sees x <= 0
+    return mf.where(pos, x, mf.expm1(neg * (1.0 / alpha)) * alpha)
+
+
+def glu(x: Any, axis: int | None = None, *, dim: int | None = None) -> Tensor:
+    """The gated linear unit: ``a * sigmoid(b)`` for the two halves ``a``, ``b`` of ``x`` along ``axis``."""
+    x = _tensor(x)
+    if x.ndim == 0:
+        raise ValueError("glu: a 0-d input has no axis to halve")
+    (ax,) = normalize_axis(_axis(axis, dim), x.ndim)
+    if x.shape[ax] % 2:
+        raise ValueError(f"glu: the halved axis {ax} of shape {x.shape} must have an even length")
+    a, b = mf.split(x, 2, axis=ax)
+    return a * mf.sigmoid(b)
+
+
+def hardswish(x: Any) -> Tensor:
+    """``x * relu6(x + 3) / 6``: 0 up to -3, ``x`` from 3 on; PyTorch's derivative at the corners
+    (0 at -3, 1 at 3)."""
+    x = _tensor(x)
+    return mf.where(x <= -3, 0.0, mf.where(x < 3, x * (x + 3) * (1.0 / 6), x))
+
+
+def hardsigmoid(x: Any) -> Tensor:
+    """``relu6(x + 3) / 6``: 0 below -3, 1 above 3, the derivative 0 at and beyond +-3 (PyTorch)."""
+    x = _tensor(x)
+    inside = (x > -3) & (x < 3)
+    return mf.where(inside, x * (1.0 / 6) + 0.5, mf.astype(x >= 3, x.dtype))
+
+
+def softsign(x: Any) -> Tensor:
+    """``x / (1 + |x|)``."""
+    x = _tensor(x)
+    return x / (mf.abs(x) + 1)
+
+
+def tanhshrink(x: Any) -> Tensor:
+    """``x - tanh(x)``."""
+    x = _tensor(x)
+    return x - mf.tanh(x)
+
+
+def threshold(x: Any, threshold: float, value: float) -> Tensor:
+    """``x`` where ``x > threshold``, else ``value`` (PyTorch's argument order)."""
+    x = _tensor(x)
+    return mf.where(x > threshold, x, float(value))
+
+
+def softshrink(x: Any, lambd: float = 0.5) -> Tensor:
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between."""
+    if lambd < 0:
+        raise ValueError(f"softshrink: lambd must be >= 0, got {lambd}")
+    x = _tensor(x)
+    return mf.where(x > lambd, x - lambd, mf.where(x < -lambd, x + lambd, 0.0))
+
+
+def hardshrink(x: Any, lambd: float = 0.5) -> Tensor:
+    """``x`` where ``|x| > lambd``, else 0."""
+    x = _tensor(x)
+    return mf.where((x > lambd) | (x < -lambd), x, 0.0)
+
+
+def rrelu(x: Any, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
+    """The randomized leaky ReLU: ``x`` for ``x > 0``, else ``a * x`` with ``a`` drawn uniformly from
+    ``[lower, upper]`` per element in training (from the engine generator) and ``(lower + upper) / 2``
+    in evaluation."""
+    if not 0 <= lower <= upper:
+        raise ValueError(f"rrelu: need 0 <= lower <= upper, got lower={lower}, upper={upper}")
+    x = _tensor(x)
+    if not training:
+        return mf.where(x > 0, x, x * ((lower + upper) / 2))
+    u = _random.uniform(x.device.xp, _random.next_key(), x.shape, x.dtype)
+    slopes = Tensor.constant(u * (upper - lower) + lower, x.device)
+    return mf.where(x > 0, x, x * slopes)

@@ -1,4 +1,4 @@
-"""Dropout: ``dropout`` (elements) and ``dropout2d`` (whole channels).
+"""Dropout: ``dropout`` (elements), ``dropout1d``/``2d``/``3d`` (whole channels), ``alpha_dropout``.
 
 The randomness is one key drawn from the engine generator and stored on the
 op, so a checkpoint replay regenerates the same mask.
@@ -15,7 +15,7 @@ from ...tape import apply
 from ...tensor import Tensor
 
 __all__ = [
-    "dropout", "dropout2d",
+    "dropout", "dropout2d", "dropout1d", "dropout3d", "alpha_dropout",
 ]
 
 
@@ -35,19 +35,57 @@ def dropout(x: Any, p: float = 0.5, training: bool = True) -> Tensor:
     return apply(_drop.Dropout(p=float(p), key=_random.next_key()), x)
 
 
+def _channel_dropout(x: Any, p: float, training: bool, name: str, spatial: int) -> Tensor:
+    """Zero whole channels of (N, C, *spatial) or (C, *spatial) input: a dropout of ones (one key
+    on the tape, so a checkpoint replay regenerates it) broadcast over the ``spatial`` axes."""
+    x = _tensor(x)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"{name}: p must be in [0, 1], got {p}")
+    if x.ndim not in (spatial + 1, spatial + 2):
+        raise ValueError(f"{name}: expected a {spatial + 1}-D (C, ...) or {spatial + 2}-D (N, C, ...) input, "
+                         f"got shape {x.shape}")
+    if not training or p == 0.0:
+        return x
+    shape = x.shape[:x.ndim - spatial] + (1,) * spatial
+    ones = Tensor.constant(x.device.xp.ones(shape, dtype=x.dtype), x.device)
+    return x * dropout(ones, p, True)
+
+
+def dropout1d(x: Any, p: float = 0.5, training: bool = True) -> Tensor:
+    """Zero whole channels (axis 1 of (N, C, L), axis 0 of (C, L)) with probability ``p``."""
+    return _channel_dropout(x, p, training, "dropout1d", 1)
+
+
 def dropout2d(x: Any, p: float = 0.5, training: bool = True) -> Tensor:
     """Zero whole channels (axis 1 of (N, C, H, W), axis 0 of (C, H, W)) with probability ``p``.
 
     The channel mask is a dropout of ones (one key on the tape), broadcast over
     the spatial axes: a checkpoint replay regenerates it exactly.
     """
+    return _channel_dropout(x, p, training, "dropout2d", 2)
+
+
+def dropout3d(x: Any, p: float = 0.5, training: bool = True) -> Tensor:
+    """Zero whole channels (axis 1 of (N, C, D, H, W), axis 0 of (C, D, H, W)) with probability ``p``."""
+    return _channel_dropout(x, p, training, "dropout3d", 3)
+
+
+# -alpha * scale of SELU: the value SELU gives very negative inputs, which alpha dropout drops to
+_ALPHA_PRIME = 1.7580993408473766
+
+
+def alpha_dropout(x: Any, p: float = 0.5, training: bool = False) -> Tensor:
+    """Dropout for SELU networks: dropped elements become SELU's negative saturation value
+    and an affine map ``a * y + b`` restores zero mean and unit variance (PyTorch's formula,
+    ``a = ((1 - p) (1 + p alpha'^2))^(-1/2)``); identity outside training."""
     x = _tensor(x)
     if not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout2d: p must be in [0, 1], got {p}")
-    if x.ndim not in (3, 4):
-        raise ValueError(f"dropout2d: expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got shape {x.shape}")
+        raise ValueError(f"alpha_dropout: p must be in [0, 1], got {p}")
     if not training or p == 0.0:
         return x
-    shape = x.shape[:x.ndim - 2] + (1, 1)
-    ones = Tensor.constant(x.device.xp.ones(shape, dtype=x.dtype), x.device)
-    return x * dropout(ones, p, True)
+    if p == 1.0:
+        return x * 0.0
+    ones = Tensor.constant(x.device.xp.ones(x.shape, dtype=x.dtype), x.device)
+    keep = dropout(ones, p, True) * (1.0 - p)  # 1 kept, 0 dropped, from one key on the tape
+    a = 1.0 / ((_ALPHA_PRIME ** 2 * p + 1) * (1 - p)) ** 0.5
+    return x * (keep * a) + (keep - 1.0) * (_ALPHA_PRIME * a) + _ALPHA_PRIME * a * p

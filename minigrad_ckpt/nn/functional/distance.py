@@ -1,0 +1,89 @@
+"""Distances and similarities: ``normalize``, ``cosine_similarity``, ``pairwise_distance``,
+``pdist``, ``cdist``.
+
+All are compositions of the engine's ops (the p-norm is ``linalg.norm``'s op, whose
+subgradient at a zero vector is 0, as PyTorch's distance gradients at coincident
+points), so every derivative, forward and reverse, of every order, comes with them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import functional as mf
+from ...backend import host_numpy
+from ...functional import _tensor
+from ...functional import linalg as _linalg
+from ...tensor import Tensor
+from .inputs import _axis
+
+__all__ = [
+    "normalize", "cosine_similarity", "pairwise_distance", "pdist", "cdist",
+]
+
+
+def _p_norm(x: Tensor, p: float, axis: int, keepdims: bool = False) -> Tensor:
+    return _linalg.norm(x, float(p), axis=axis, keepdims=keepdims)
+
+
+def normalize(x: Any, p: float = 2.0, axis: int | None = None, eps: float = 1e-12, *, dim: int | None = None) -> Tensor:
+    """``x / max(||x||_p, eps)`` along ``axis`` (PyTorch's default ``dim=1``)."""
+    x = _tensor(x)
+    ax = _axis(axis, dim, default=1)
+    return x / mf.maximum(_p_norm(x, p, ax, keepdims=True), eps)
+
+
+def cosine_similarity(x1: Any, x2: Any, axis: int | None = None, eps: float = 1e-8, *,
+                      dim: int | None = None) -> Tensor:
+    """The cosine of the angle between ``x1`` and ``x2`` along ``axis`` (default 1), broadcast
+    together: ``sum(x1/max(||x1||, eps) * x2/max(||x2||, eps))`` (PyTorch's formula)."""
+    a = _tensor(x1)
+    b = _tensor(x2, a)
+    if a.shape != b.shape:
+        shape = host_numpy.broadcast_shapes(a.shape, b.shape)
+        a, b = mf.broadcast_to(a, shape), mf.broadcast_to(b, shape)
+    ax = _axis(axis, dim, default=1)
+    na = mf.maximum(_p_norm(a, 2, ax, keepdims=True), eps)
+    nb = mf.maximum(_p_norm(b, 2, ax, keepdims=True), eps)
+    return mf.sum((a / na) * (b / nb), axis=ax)
+
+
+def pairwise_distance(x1: Any, x2: Any, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    """``||x1 - x2 + eps||_p`` over the last axis (broadcast together; PyTorch's ``eps`` keeps the
+    distance of equal points off the norm's kink)."""
+    a = _tensor(x1)
+    b = _tensor(x2, a)
+    d = a - b + eps
+    if d.ndim == 0:
+        d = mf.reshape(d, (1,))
+    return _p_norm(d, p, -1, keepdims=keepdim)
+
+
+def pdist(x: Any, p: float = 2.0) -> Tensor:
+    """The ``p``-norm distances between the rows of an (N, M) ``x``, upper triangle row by row:
+    ``N (N - 1) / 2`` values."""
+    x = _tensor(x)
+    if x.ndim != 2:
+        raise ValueError(f"pdist: expected a 2-D (N, M) input, got shape {x.shape}")
+    if p < 0:
+        raise ValueError(f"pdist: p must be >= 0, got {p}")
+    n = x.shape[0]
+    i, j = (a.tolist() for a in host_numpy.triu_indices(n, 1))
+    return _p_norm(mf.take(x, i, axis=0) - mf.take(x, j, axis=0), p, -1)
+
+
+def cdist(x1: Any, x2: Any, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
+    """The ``p``-norm distance between each row of ``x1`` (..., P, M) and each row of ``x2``
+    (..., R, M): (..., P, R), batch axes broadcast.  ``compute_mode`` is accepted; the
+    distances are always the direct differences (no matrix-product shortcut, whose
+    rounding PyTorch's ``"use_mm..."`` modes trade for speed)."""
+    a = _tensor(x1)
+    b = _tensor(x2, a)
+    if a.ndim < 2 or b.ndim < 2 or a.shape[-1] != b.shape[-1]:
+        raise ValueError(f"cdist: expected (..., P, M) and (..., R, M) inputs, got {a.shape} and {b.shape}")
+    if p < 0:
+        raise ValueError(f"cdist: p must be >= 0, got {p}")
+    if compute_mode not in ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                            "donot_use_mm_for_euclid_dist"):
+        raise ValueError(f"cdist: unknown compute_mode {compute_mode!r}")
+    return _p_norm(mf.expand_dims(a, -2) - mf.expand_dims(b, -3), p, -1)

@@ -1,0 +1,55 @@
+"""Negative log-likelihood losses of distributions: ``poisson_nll_loss`` and
+``gaussian_nll_loss`` (PyTorch's formulas, compositions of the engine's ops)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ... import functional as mf
+from ...functional import _tensor
+from ...tensor import Tensor
+from .loss import _check_reduction, _reduce
+
+__all__ = [
+    "poisson_nll_loss", "gaussian_nll_loss",
+]
+
+
+def poisson_nll_loss(input: Any, target: Any, log_input: bool = True, full: bool = False, eps: float = 1e-8,
+                     reduction: str = "mean") -> Tensor:
+    """The Poisson negative log-likelihood of ``target`` counts: ``exp(input) - target * input``
+    (``log_input=True``) or ``input - target * log(input + eps)``; ``full=True`` adds the Stirling
+    term ``target log(target) - target + log(2 pi target) / 2`` where ``target > 1``."""
+    _check_reduction(reduction)
+    x = _tensor(input)
+    y = _tensor(target, x)
+    loss = mf.exp(x) - y * x if log_input else x - y * mf.log(x + eps)
+    if full:
+        safe = mf.where(y > 1, y, 1.0)  # the log sees no target <= 1 (the term is 0 there)
+        stirling = safe * mf.log(safe) - safe + 0.5 * mf.log(2 * math.pi * safe)
+        loss = loss + mf.where(y > 1, stirling, 0.0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input: Any, target: Any, var: Any, full: bool = False, eps: float = 1e-6,
+                      reduction: str = "mean") -> Tensor:
+    """The Gaussian negative log-likelihood ``(log(var) + (input - target)^2 / var) / 2`` (``+ log(2 pi)
+    / 2`` with ``full``).  ``var`` has ``input``'s shape, or one fewer trailing axis, or a last axis of 1
+    (one variance for the whole vector); it is clamped at ``eps`` for the value only -- its gradient
+    passes the clamp unchanged, as PyTorch's (which clamps in place under ``no_grad``)."""
+    _check_reduction(reduction)
+    x = _tensor(input)
+    y, v = _tensor(target, x), _tensor(var, x)
+    if v.shape != x.shape:
+        if x.shape[:-1] == v.shape:
+            v = mf.expand_dims(v, -1)
+        elif not (x.shape[:-1] == v.shape[:-1] and v.shape[-1:] == (1,)):
+            raise ValueError(f"gaussian_nll_loss: var of shape {v.shape} does not fit input of shape {x.shape}")
+    if bool(mf.any(v < 0).item()):
+        raise ValueError("gaussian_nll_loss: var has negative entries")
+    v = v + (mf.maximum(v, eps) - v).detach()
+    loss = 0.5 * (mf.log(v) + (x - y) ** 2 / v)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)

@@ -1,0 +1,157 @@
+"""Margin and ranking losses, PyTorch's formulas: ``margin_ranking_loss``,
+``hinge_embedding_loss``, ``soft_margin_loss``, ``multilabel_soft_margin_loss``,
+``multi_margin_loss``, ``multilabel_margin_loss``, ``triplet_margin_loss`` and
+``triplet_margin_with_distance_loss``.
+
+Each is a composition of the engine's ops; the hinge ``max(0, .)`` has PyTorch's
+subgradient 0 at the kink.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ... import functional as mf
+from ...backend import host_numpy
+from ...functional import _tensor
+from ...tensor import Tensor
+from .activation import logsigmoid, relu
+from .distance import pairwise_distance
+from .inputs import _zeros_like
+from .loss import _check_reduction, _reduce
+
+__all__ = [
+    "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
+    "multi_margin_loss", "multilabel_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
+]
+
+
+def margin_ranking_loss(input1: Any, input2: Any, target: Any, margin: float = 0.0,
+                        reduction: str = "mean") -> Tensor:
+    """``max(0, -target * (input1 - input2) + margin)``: ``target = 1`` asks ``input1`` to rank higher."""
+    _check_reduction(reduction)
+    a = _tensor(input1)
+    b, y = _tensor(input2, a), _tensor(target, a)
+    return _reduce(relu(-y * (a - b) + margin), reduction)
+
+
+def hinge_embedding_loss(input: Any, target: Any, margin: float = 1.0, reduction: str = "mean") -> Tensor:
+    """``input`` where ``target == 1``, ``max(0, margin - input)`` where ``target == -1`` (PyTorch adds
+    both terms for any other target value)."""
+    _check_reduction(reduction)
+    x = _tensor(input)
+    y = _tensor(target, x)
+    zero = _zeros_like(x)
+    loss = mf.where(y != 1, relu(margin - x), zero) + mf.where(y != -1, x, zero)
+    return _reduce(loss, reduction)
+
+
+def soft_margin_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:
+    """``log(1 + exp(-target * input))`` (targets +-1), computed stably."""
+    _check_reduction(reduction)
+    x = _tensor(input)
+    y = _tensor(target, x)
+    return _reduce(-logsigmoid(y * x), reduction)
+
+
+def multilabel_soft_margin_loss(input: Any, target: Any, weight: Any = None, reduction: str = "mean") -> Tensor:
+    """Binary cross entropy of logits per class (targets 0/1), optionally weighted, averaged over
+    the classes (the last axis), then reduced over the batch."""
+    _check_reduction(reduction)
+    x = _tensor(input)
+    y = _tensor(target, x)
+    loss = -(y * logsigmoid(x) + (1 - y) * logsigmoid(-x))
+    if weight is not None:
+        loss = loss * _tensor(weight, x)
+    loss = mf.sum(loss, axis=-1) * (1.0 / x.shape[-1])
+    return _reduce(loss, reduction)
+
+
+def _host_indices(target: Any, x: Tensor) -> Any:
+    """Integer class targets as a host array (one device-to-host read)."""
+    t = _tensor(target, x)
+    if t.dtype.kind not in "iu":
+        raise TypeError(f"class-index targets must be integers, got {t.dtype}")
+    return host_numpy.asarray(x.device.xp.to_host(t._data), dtype=host_numpy.int64)
+
+
+def _class_rows(name: str, x: Tensor) -> Tensor:
+    if x.ndim not in (1, 2) or x.shape[-1] == 0:
+        raise ValueError(f"{name}: expected a (C,) or (N, C) input with C > 0, got shape {x.shape}")
+    return mf.reshape(x, (1, -1)) if x.ndim == 1 else x
+
+
+def multi_margin_loss(input: Any, target: Any, p: int = 1, margin: float = 1.0, weight: Any = None,
+                      reduction: str = "mean") -> Tensor:
+    """The multi-class hinge: ``sum_{i != y} max(0, margin - x[y] + x[i])^p / C`` per sample
+    (``p`` 1 or 2), times ``weight[y]`` when given."""
+    _check_reduction(reduction)
+    if p not in (1, 2):
+        raise ValueError(f"multi_margin_loss: p must be 1 or 2, got {p}")
+    x = _tensor(input)
+    rows = _class_rows("multi_margin_loss", x)
+    n, c = rows.shape
+    t = _host_indices(target, x).reshape(-1)
+    if t.shape != (n,) or (t < 0).any() or (t >= c).any():
+        raise ValueError(f"multi_margin_loss: target must hold {n} class indices in [0, {c}), got {t.tolist()}")
+    xp = x.device.xp
+    picked = mf.take_along_axis(rows, Tensor.constant(xp.asarray(t[:, None]), x.device), axis=1)
+    hinge = relu(margin - picked + rows)
+    if p == 2:
+        hinge = hinge * hinge
+    others = Tensor.constant(xp.asarray(host_numpy.arange(c)[None, :] != t[:, None], dtype=x.dtype), x.device)
+    if weight is not None:
+        hinge = hinge * mf.take(_tensor(weight, x), t.tolist())[:, None]
+    loss = mf.sum(hinge * others, axis=1) * (1.0 / c)
+    return _reduce(loss if x.ndim == 2 else mf.reshape(loss, ()), reduction)
+
+
+def multilabel_margin_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:
+    """The multi-label hinge: for each sample, ``sum_{j in targets, i not in targets}
+    max(0, 1 - (x[j] - x[i])) / C``; a row of ``target`` lists the class indices, ended by the
+    first -1 (PyTorch's layout)."""
+    _check_reduction(reduction)
+    x = _tensor(input)
+    rows = _class_rows("multilabel_margin_loss", x)
+    n, c = rows.shape
+    t = _host_indices(target, x).reshape(n, -1)
+    if t.shape != (n, c) or (t < -1).any() or (t >= c).any():
+        raise ValueError(f"multilabel_margin_loss: target must be {tuple(x.shape)} class indices or -1")
+    is_target = host_numpy.zeros((n, c), dtype=bool)
+    for row, labels in enumerate(t):
+        stop = int(host_numpy.argmax(labels < 0)) if (labels < 0).any() else c
+        is_target[row, labels[:stop]] = True
+    xp = x.device.xp
+    pair = Tensor.constant(xp.asarray(is_target[:, :, None] & ~is_target[:, None, :], dtype=x.dtype), x.device)
+    # hinge[n, j, i] = max(0, 1 - x[n, j] + x[n, i]) for target j, non-target i
+    hinge = relu(1 - mf.expand_dims(rows, 2) + mf.expand_dims(rows, 1))
+    loss = mf.sum(hinge * pair, axis=(1, 2)) * (1.0 / c)
+    return _reduce(loss if x.ndim == 2 else mf.reshape(loss, ()), reduction)
+
+
+def triplet_margin_loss(anchor: Any, positive: Any, negative: Any, margin: float = 1.0, p: float = 2,
+                        eps: float = 1e-6, swap: bool = False, reduction: str = "mean") -> Tensor:
+    """``max(d(a, p) - d(a, n) + margin, 0)`` with ``d`` the ``pairwise_distance`` (``p``, ``eps``);
+    ``swap=True`` uses ``min(d(a, n), d(p, n))`` as the negative distance."""
+    def dist(u: Any, v: Any) -> Tensor:
+        return pairwise_distance(u, v, p, eps)
+    return triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=dist, margin=margin,
+                                             swap=swap, reduction=reduction)
+
+
+def triplet_margin_with_distance_loss(anchor: Any, positive: Any, negative: Any, *,
+                                      distance_function: Callable[[Any, Any], Tensor] | None = None,
+                                      margin: float = 1.0, swap: bool = False, reduction: str = "mean") -> Tensor:
+    """``max(d(a, p) - d(a, n) + margin, 0)`` for any ``distance_function`` (default
+    ``pairwise_distance``); ``swap=True`` takes the smaller of ``d(a, n)`` and ``d(p, n)``."""
+    _check_reduction(reduction)
+    if margin <= 0:
+        raise ValueError(f"triplet_margin_with_distance_loss: margin must be > 0, got {margin}")
+    a = _tensor(anchor)
+    pos, neg = _tensor(positive, a), _tensor(negative, a)
+    d = pairwise_distance if distance_function is None else distance_function
+    d_pos, d_neg = d(a, pos), d(a, neg)
+    if swap:
+        d_neg = mf.minimum(d_neg, d(pos, neg))
+    return _reduce(relu(d_pos - d_neg + margin), reduction)

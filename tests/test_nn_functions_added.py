@@ -1,0 +1,176 @@
+"""The activations, dropouts, distances, rearrangements and losses that complete PyTorch's
+``nn.functional`` list: derivatives of every order in both modes against central
+differences, float32 in and out, the strict stand-in device, checkpoint replay of the random
+ones, and clear errors.  Their values are checked against PyTorch in ``test_nn_vs_torch.py``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt import checkpoint as ck
+from minigrad_ckpt import nn
+from minigrad_ckpt.nn import functional as F
+from minigrad_ckpt.testing import gradcheck, gradgradcheck
+from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the "strict" device)
+
+
+def _const(x, values):
+    return mg.tensor(np.asarray(values, dtype=x.dtype), device=x.device)
+
+
+SIGNS = np.array([[1, -1, 1, 1, -1], [-1, -1, 1, -1, 1], [1, 1, -1, 1, -1], [-1, 1, 1, -1, 1]])
+LABELS = np.array([[3, 0, -1, 1, 1], [1, 2, 3, -1, 0], [-1, 0, 0, 0, 0], [0, 1, 2, 3, 4]])
+
+# every call takes one (4, 5) tensor
+CALLS = {
+    "softmin": lambda x: F.softmin(x, dim=1),
+    "selu": F.selu,
+    "celu": lambda x: F.celu(x, 0.7),
+    "glu": lambda x: F.glu(x[:, :4]),
+    "hardswish": F.hardswish,
+    "hardsigmoid": F.hardsigmoid,
+    "softsign": F.softsign,
+    "tanhshrink": F.tanhshrink,
+    "threshold": lambda x: F.threshold(x, 0.1, -2.0),
+    "softshrink": F.softshrink,
+    "hardshrink": F.hardshrink,
+    "rrelu_eval": F.rrelu,
+    "normalize": lambda x: F.normalize(x, p=3.0),
+    "cosine_similarity": lambda x: F.cosine_similarity(x, x[::-1] * 2 + 1),
+    "pairwise_distance": lambda x: F.pairwise_distance(x, x[::-1], p=1.5),
+    "pdist": lambda x: F.pdist(x),
+    "cdist": lambda x: mg.cdist(x, x[:2] * 0.5 + 1, p=3.0),
+    "pixel_shuffle": lambda x: F.pixel_shuffle(mg.reshape(x, (1, 4, 5, 1)), 2),
+    "pixel_unshuffle": lambda x: F.pixel_unshuffle(mg.reshape(x, (1, 1, 4, 5))[..., :4], 2),
+    "margin_ranking_loss": lambda x: F.margin_ranking_loss(x, x[::-1], _const(x, SIGNS), 0.3),
+    "hinge_embedding_loss": lambda x: F.hinge_embedding_loss(x, _const(x, SIGNS), 0.4),
+    "soft_margin_loss": lambda x: F.soft_margin_loss(x, _const(x, SIGNS)),
+    "multilabel_soft_margin_loss": lambda x: F.multilabel_soft_margin_loss(x, _const(x, SIGNS > 0)),
+    "multi_margin_loss": lambda x: F.multi_margin_loss(x, mg.tensor([1, 0, 4, 2], device=x.device), p=2),
+    "multilabel_margin_loss": lambda x: F.multilabel_margin_loss(x, mg.tensor(LABELS, device=x.device)),
+    "triplet_margin_loss": lambda x: F.triplet_margin_loss(x, x[::-1], x * 0.5 + 1, swap=True),
+    "poisson_nll_loss": lambda x: F.poisson_nll_loss(x, _const(x, np.abs(SIGNS) * 3), full=True),
+    "gaussian_nll_loss": lambda x: F.gaussian_nll_loss(x, x[::-1], mg.exp(x[:, :1]), full=True),
+}
+
+
+def _input(dtype="float64", device="cpu"):
+    # values away from every kink these functions have (0, +-0.5, +-3, 0.1 and the hinges' margins)
+    rng = np.random.default_rng(11)
+    x = rng.uniform(0.6, 2.5, (4, 5)) * np.where(rng.random((4, 5)) < 0.5, -1, 1)
+    return mg.tensor(x.astype(dtype), device=device, requires_grad=True)
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_derivatives_both_modes_and_second_order(name):
+    x = _input()
+    assert gradcheck(CALLS[name], x, modes=("rev", "fwd"))
+    assert gradgradcheck(CALLS[name], x)
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_float32_stays_float32(name):
+    x = _input("float32")
+    out = CALLS[name](x)
+    assert out.dtype == np.float32, out.dtype
+    (g,) = mg.grad(out.sum(), [x])
+    assert g.dtype == np.float32 and np.isfinite(g.numpy()).all()
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_strict_device_matches_the_cpu(name):
+    x, xs = _input(), _input(device="strict")
+    out, outs = CALLS[name](x), CALLS[name](xs)
+    assert str(outs.device) == "strict:0"
+    np.testing.assert_allclose(outs.numpy(), out.numpy(), rtol=1e-14, atol=1e-14)
+    (g,), (gs,) = mg.grad(out.sum(), [x]), mg.grad(outs.sum(), [xs])
+    np.testing.assert_allclose(gs.numpy(), g.numpy(), rtol=1e-14, atol=1e-14)
+
+
+def test_distances_at_coincident_points_have_a_finite_gradient():
+    # PyTorch's subgradient 0 at a zero distance (p = 2), for pdist and cdist alike
+    x = mg.tensor([[1.0, 2.0], [1.0, 2.0], [0.0, 1.0]], dtype="float64", requires_grad=True)
+    for d in (F.pdist(x), mg.cdist(x, x)):
+        (g,) = mg.grad(d.sum(), [x])
+        assert np.isfinite(g.numpy()).all()
+
+
+def test_random_activations_replay_under_checkpointing():
+    mg.manual_seed(3)
+    x = mg.randn(6, 7, dtype="float64", requires_grad=True)
+    for fn in (lambda t: F.rrelu(mg.tanh(t), training=True), lambda t: F.alpha_dropout(mg.tanh(t), 0.3, True),
+               lambda t: F.dropout1d(mg.tanh(t), 0.5), lambda t: F.dropout3d(mg.tanh(t)[None, :, :, None, None])):
+        mg.manual_seed(5)
+        plain = fn(x)
+        (g_plain,) = mg.grad(plain.sum(), [x])
+        mg.manual_seed(5)
+        replayed = ck.checkpoint(fn, x)
+        (g_ck,) = mg.grad(replayed.sum(), [x])
+        np.testing.assert_array_equal(replayed.numpy(), plain.numpy())
+        np.testing.assert_array_equal(g_ck.numpy(), g_plain.numpy())
+
+
+def test_rrelu_slopes_lie_between_lower_and_upper_and_eval_uses_their_mean():
+    x = -mg.ones(1000, dtype="float64")
+    slopes = -F.rrelu(x, 0.1, 0.3, training=True).numpy()
+    assert 0.1 <= slopes.min() and slopes.max() <= 0.3 and np.unique(slopes).size > 100
+    np.testing.assert_allclose(F.rrelu(x, 0.1, 0.3).numpy(), -0.2)
+    layer = nn.RReLU(0.1, 0.3)
+    layer.eval()
+    np.testing.assert_allclose(layer(x).numpy(), -0.2)
+
+
+def test_alpha_dropout_keeps_selu_statistics_and_channel_dropouts_drop_channels():
+    mg.manual_seed(0)
+    y = F.alpha_dropout(F.selu(mg.randn(400, 250, dtype="float64")), 0.2, training=True)
+    assert abs(float(y.mean())) < 0.02 and abs(float(y.std()) - 1) < 0.02
+    per_channel = F.dropout1d(mg.ones(8, 16, 5), 0.5).numpy()
+    assert set(np.unique(per_channel.std(axis=2))) == {0.0}
+    per_channel = F.dropout3d(mg.ones(2, 16, 2, 2, 2), 0.5).numpy().reshape(2, 16, 8)
+    assert set(np.unique(per_channel.std(axis=2))) == {0.0}
+    for layer in (nn.Dropout1d(0.5), nn.Dropout3d(0.5), nn.AlphaDropout(0.5)):
+        layer.eval()
+        x = mg.randn(2, 3, 4, 4, 4) if isinstance(layer, nn.Dropout3d) else mg.randn(2, 3, 4)
+        np.testing.assert_array_equal(layer(x).numpy(), x.numpy())
+
+
+def test_layers_call_their_functions():
+    x = _input()
+    assert np.allclose(nn.Softmin(dim=0)(x).numpy(), F.softmin(x, dim=0).numpy())
+    assert np.allclose(nn.GLU(dim=0)(x).numpy(), F.glu(x, dim=0).numpy())
+    assert np.allclose(nn.CosineSimilarity(dim=1)(x, x * 2).numpy(), 1.0)
+    assert nn.PairwiseDistance(p=1.0)(x, x).shape == (4,)
+    assert nn.PixelUnshuffle(2)(nn.PixelShuffle(2)(mg.randn(1, 8, 3, 3))).shape == (1, 8, 3, 3)
+    y = mg.tensor(SIGNS, dtype="float64")
+    assert np.isclose(nn.MarginRankingLoss(0.2)(x, x[::-1], y).item(), F.margin_ranking_loss(x, x[::-1], y, 0.2).item())
+    assert nn.TripletMarginWithDistanceLoss(distance_function=lambda a, b: mg.abs(a - b).sum(-1))(
+        x, x, x[::-1]).shape == ()
+    assert nn.GaussianNLLLoss(reduction="none")(x, x, mg.ones(4, 5)).shape == (4, 5)
+    assert "lambd=1.0" in repr(nn.Softshrink(1.0)) and "threshold=0.5" in repr(nn.Threshold(0.5, 0.0))
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: F.glu(mg.ones(3, 5)), ValueError, "even length"),
+    (lambda: F.celu(mg.ones(3), alpha=0.0), ValueError, "alpha"),
+    (lambda: F.softshrink(mg.ones(3), -1.0), ValueError, "lambd"),
+    (lambda: F.rrelu(mg.ones(3), 0.5, 0.1), ValueError, "lower <= upper"),
+    (lambda: F.dropout1d(mg.ones(2, 3, 4, 5)), ValueError, "dropout1d"),
+    (lambda: F.alpha_dropout(mg.ones(3), 1.5, True), ValueError, "p must be"),
+    (lambda: F.pdist(mg.ones(3)), ValueError, "2-D"),
+    (lambda: mg.cdist(mg.ones(3, 2), mg.ones(3, 4)), ValueError, "cdist"),
+    (lambda: F.pixel_shuffle(mg.ones(1, 3, 2, 2), 2), ValueError, "pixel_shuffle"),
+    (lambda: F.pixel_unshuffle(mg.ones(1, 3, 3, 2), 2), ValueError, "pixel_unshuffle"),
+    (lambda: F.multi_margin_loss(mg.ones(2, 3), mg.tensor([0, 3])), ValueError, "class indices"),
+    (lambda: F.multi_margin_loss(mg.ones(2, 3), mg.tensor([0.0, 1.0])), TypeError, "integers"),
+    (lambda: F.multi_margin_loss(mg.ones(2, 3), mg.tensor([0, 1]), p=3), ValueError, "p must be 1 or 2"),
+    (lambda: F.multilabel_margin_loss(mg.ones(2, 3), mg.tensor([[0, 5, -1], [0, 1, 2]])), ValueError, "-1"),
+    (lambda: F.gaussian_nll_loss(mg.ones(2, 3), mg.ones(2, 3), -mg.ones(2, 3)), ValueError, "negative"),
+    (lambda: F.gaussian_nll_loss(mg.ones(2, 3), mg.ones(2, 3), mg.ones(3, 2)), ValueError, "does not fit"),
+    (lambda: F.triplet_margin_loss(mg.ones(2), mg.ones(2), mg.ones(2), margin=0.0), ValueError, "margin"),
+    (lambda: F.soft_margin_loss(mg.ones(2), mg.ones(2), reduction="avg"), ValueError, "reduction"),
+])
+def test_bad_arguments_are_clear_errors(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
