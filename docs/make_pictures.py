@@ -11,6 +11,10 @@
   the three levels of checkpointing -- one level of segments, nested segments,
   and ``remat`` policies on a graph -- drawn as SVG by :func:`timeline_svg`
   (plain text: needs nothing)
+- ``explorer.png``: the tape explorer (``mg.viz.explore``) of a small
+  checkpointed model, stepped to the replay of its segment, as headless
+  Chromium shows it (needs Debian's ``chromium`` and ``chromium-driver``;
+  ``python docs/make_pictures.py explorer`` makes only this one)
 
 :func:`graphs` builds the DOT text of each graph picture; it needs nothing but
 the package, so the tests check every picture's source even where Graphviz is
@@ -123,8 +127,51 @@ def ledger_pictures() -> dict[str, str]:
     return out
 
 
-def main() -> None:
+def explorer_page(path: Path) -> Path:
+    """The explorer page of the model docs/tape.md explores: two linear layers, the first one
+    checkpointed; forward pass and explore inside one ``mg.memory.track()``."""
+    from minigrad_ckpt import nn
+
+    mg.manual_seed(0)
+    layer1, layer2 = nn.Linear(3, 4), nn.Linear(4, 1)
+    x = mg.randn(8, 3)
+    names = {id(p): f"layer{i}.{n}" for i, layer in ((1, layer1), (2, layer2)) for n, p in layer.named_parameters()}
+    with mg.memory.track():
+        h = ck.checkpoint(lambda t: mg.tanh(layer1(t)), x)
+        loss = (layer2(h) ** 2).mean()
+        return mg.viz.explore(loss, path, names=names)
+
+
+def explorer_screenshot(path: Path) -> Path:
+    """A PNG of :func:`explorer_page` in headless Chromium, stepped to the replay."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from webdriver import Browser, browser_or_skip_reason
+
+    found = browser_or_skip_reason()
+    if isinstance(found, str):
+        raise RuntimeError(found)
+    page = explorer_page(path.with_suffix(".html"))
+    browser = Browser(*found, window=(1640, 860))
+    try:
+        browser.get(page.resolve().as_uri())
+        steps = browser.execute("return JSON.parse(document.getElementById('tape-data').textContent).steps")
+        replay = next(s["index"] for s in steps if s["replay"] is not None)
+        nxt = browser.find('[data-action="next"]')
+        for _ in range(replay + 1):
+            browser.click(nxt)
+        path.write_bytes(browser.screenshot())
+    finally:
+        browser.close()
+        page.unlink()
+    return path
+
+
+def main(argv: list[str] | None = None) -> None:
     IMG.mkdir(exist_ok=True)
+    if (argv or [])[:1] == ["explorer"]:
+        print(f"wrote {explorer_screenshot(IMG / 'explorer.png')}")
+        return
+    explorer_screenshot(IMG / "explorer.png")
     for name, dot in graphs().items():
         mg.viz.render(dot, IMG / name)
     for name, svg in ledger_pictures().items():
@@ -136,4 +183,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -27,7 +27,7 @@ from typing import Any
 #: ones stop it from reaching out (and stalling) for updates, sync and field trials.
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  "--disable-dev-shm-usage", "--window-size=1400,900"]
+                  "--disable-dev-shm-usage"]
 
 _ELEMENT = "element-6066-11e4-a52e-4f735466cecf"  # the W3C key of an element reference
 
@@ -54,7 +54,8 @@ def browser_or_skip_reason() -> tuple[str, str] | str:
 class Browser:
     """One headless Chromium session through chromedriver; ``close()`` ends both."""
 
-    def __init__(self, chromium: str, driver: str, timeout: float = 60.0) -> None:
+    def __init__(self, chromium: str, driver: str, timeout: float = 60.0, window: tuple[int, int] = (1400, 900)
+                 ) -> None:
         self.timeout = timeout
         self.profile = tempfile.mkdtemp(prefix="mg-chromium-")
         with socket.socket() as s:
@@ -66,7 +67,8 @@ class Browser:
         self.session = ""
         try:
             self._wait_ready()
-            options = {"binary": chromium, "args": CHROMIUM_FLAGS + [f"--user-data-dir={self.profile}"]}
+            options = {"binary": chromium, "args": CHROMIUM_FLAGS + [f"--user-data-dir={self.profile}",
+                                                           f"--window-size={window[0]},{window[1]}"]}
             caps = {"browserName": "chrome", "goog:chromeOptions": options, "goog:loggingPrefs": {"browser": "ALL"}}
             reply = self._call("POST", "/session", {"capabilities": {"alwaysMatch": caps}})
             self.session = f"/session/{reply['sessionId']}"

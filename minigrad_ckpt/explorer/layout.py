@@ -17,7 +17,7 @@ from typing import Any
 __all__ = ["layered_layout", "BOX_W", "BOX_H"]
 
 BOX_W, BOX_H = 164, 62      # one box, in SVG pixels
-COL_W, ROW_H = 212, 84      # the grid the boxes sit on
+COL_W, ROW_H = 200, 80      # the grid the boxes sit on
 MARGIN = 16
 
 

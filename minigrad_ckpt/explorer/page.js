@@ -53,7 +53,7 @@
 
   function describeStep(s) {
     const node = byId.get(s.node);
-    let html = "<h2>Step " + s.index + " of " + steps.length + ": " + esc(s.op) + " #" + s.seq + "</h2>";
+    let html = "<h2>Step " + s.index + ": " + esc(s.op) + " #" + s.seq + "</h2>";
     if (s.replay !== null) {
       html += "<p><strong>Replay:</strong> the values of checkpointed segment " + s.replay +
         " were dropped in the forward pass; this step recomputes them from the segment's kept inputs.</p>";
@@ -123,8 +123,8 @@
     const bar = bars[cur];
     mark.setAttribute("x", bar ? bar.getAttribute("x") : mark.dataset.x0);
     mark.setAttribute("visibility", cur >= 0 ? "visible" : "hidden");
-    position.textContent = cur < 0 ? "before the first step" : "step " + cur + " of " + steps.length +
-      " (" + s.op + " #" + s.seq + ")";
+    position.textContent = cur < 0 ? "before the first step" : "step " + cur + " of 0\u2013" + (steps.length - 1) +
+      ": " + s.op + " #" + s.seq;
     buttons.prev.disabled = buttons.first.disabled = cur < 0;
     buttons.next.disabled = buttons.last.disabled = cur >= steps.length - 1;
     info.innerHTML = s === null ? info.dataset.before : describeStep(s);

@@ -126,7 +126,7 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
-def short(s: dict[str, Any] | None, width: int = 26) -> str:
+def short(s: dict[str, Any] | None, width: int = 24) -> str:
     """An array summary in one short line: its elements, or its mean and norm."""
     if s is None:
         return ""
