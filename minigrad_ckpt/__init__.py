@@ -50,6 +50,11 @@ from .functional.scatter import (  # PyTorch's gather/scatter family
     masked_select, nonzero, put, scatter, scatter_add, scatter_reduce,
 )
 from .functional.scatter import index_add_along as index_add
+from .functional.selection import (  # selection and ordering
+    bincount, bucketize, cummax, cummin, histc, kthvalue, logcumsumexp, median, mode, nanmedian, nanquantile,
+    quantile, searchsorted, unique,
+)
+from .functional.torch_idioms import chunk, clamp, topk, unbind
 from .functional.tensor_methods import bind as _bind
 from .grad_mode import enable_grad, is_grad_enabled, is_recomputing, no_grad, set_grad_enabled
 from .random import get_rng_state, manual_seed, set_rng_state
@@ -133,6 +138,9 @@ __all__ = [
     # PyTorch's gather/scatter family
     "gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill", "index_reduce",
     "index_put", "index_select", "masked_fill", "masked_select", "masked_scatter", "put", "nonzero", "argwhere",
+    # selection and ordering
+    "topk", "kthvalue", "median", "nanmedian", "quantile", "nanquantile", "mode", "cummax", "cummin",
+    "logcumsumexp", "unique", "searchsorted", "bucketize", "histc", "bincount", "chunk", "unbind", "clamp",
     # complex numbers
     "complex", "real", "imag", "conj", "is_complex", "angle", "polar", "view_as_real", "view_as_complex",
     # the rest of the system

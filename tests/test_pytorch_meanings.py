@@ -138,6 +138,13 @@ def test_nonzero_is_a_tuple_in_numpy_and_a_count_by_ndim_tensor_in_pytorch():
     assert [t.tolist() for t in x.nonzero(as_tuple=True)] == [[0, 1], [1, 0]]
 
 
+def test_median_is_the_mean_of_the_middle_in_numpy_and_the_lower_value_in_pytorch():
+    x = mg.tensor([[4.0, 1.0, 3.0, 2.0]])
+    assert mg.median(x).item() == 2.5 and mg.median(x, 1).tolist() == [2.5]
+    assert x.median().item() == 2.0 and x.median(1).values.tolist() == [2.0] and x.median(1).indices.tolist() == [3]
+    assert mg.median(x, dim=1).values.tolist() == [2.0] and mg.nanmedian(x, dim=1).indices.tolist() == [3]
+
+
 def test_flatten_all_any_and_expand():
     x = mg.zeros(2, 3, 4)
     assert x.flatten().shape == (24,) and x.flatten(1).shape == (2, 12) and mg.flatten(x, 0, 1).shape == (6, 4)

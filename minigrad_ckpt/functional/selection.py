@@ -1,0 +1,428 @@
+"""Selection and ordering: ``kthvalue``, ``median``, ``nanmedian``, ``quantile``, ``nanquantile``,
+``mode``, ``cummax``, ``cummin``, ``logcumsumexp``, ``unique``, ``searchsorted``, ``bucketize``,
+``histc``, ``bincount``.
+
+A selection picks elements: its *indices* are integer work (a sort, a count, a running
+extremum) with no derivative, and its *values* are ``take_along_axis(x, indices)``, so the
+gradient goes to exactly the chosen elements, in every mode and order, as PyTorch's.
+An interpolating quantile is a ``lerp`` of two such picks.  ``logcumsumexp`` is a
+``logsumexp`` over a lower-triangular mask: stable for any spread of values, and
+differentiable to every order (it costs ``n`` times the memory of the scan).
+
+Where NumPy and PyTorch mean different things by one name, the spelling picks:
+``mg.median(x)`` and ``mg.median(x, axis)`` are NumPy's (the mean of the two middle values);
+``mg.median(x, dim=d)`` and ``x.median()`` are PyTorch's (the lower one, with its index).
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any, NamedTuple
+
+from ..backend import host_numpy
+from ..tensor import Tensor
+from . import math as mf
+from .arguments import as_tensor, one_axis
+from .indexing import index_add
+from .scatter import constant, host
+from .torch_idioms import ValuesIndices, _one_dim
+
+__all__ = ["kthvalue", "median", "nanmedian", "quantile", "nanquantile", "mode", "cummax", "cummin",
+           "logcumsumexp", "unique", "searchsorted", "bucketize", "histc", "bincount"]
+
+_UNSET: Any = object()
+
+
+def _picked(x: Tensor, idx: Tensor, d: int, keepdim: bool) -> ValuesIndices:
+    """The values at ``idx`` (keepdims-shaped, along ``d``) and the indices, as PyTorch returns them."""
+    values = mf.take_along_axis(x, idx, axis=d)
+    if not keepdim:
+        values, idx = mf.squeeze(values, d), mf.squeeze(idx, d)
+    return ValuesIndices(values, idx)
+
+
+def _as_row(name: str, x: Tensor, dim: Any) -> tuple[Tensor, int]:
+    """``x`` and the axis a selection runs along (a 0-d tensor as one element)."""
+    d = _one_dim(name, x, dim)
+    return (mf.reshape(x, (1,)), 0) if x.ndim == 0 else (x, d)
+
+
+def _zero_d(result: ValuesIndices, was_zero_d: bool) -> ValuesIndices:
+    if not was_zero_d:
+        return result
+    return ValuesIndices(*(mf.reshape(t, ()) for t in result))
+
+
+def _order(x: Tensor, d: int) -> Tensor:
+    """Indices that sort ``x`` along ``d`` (stable; NaNs last), a constant."""
+    return mf.argsort(x.detach(), axis=d)
+
+
+def _nan_count(x: Tensor, d: int) -> Tensor:
+    return mf.sum(mf.astype(mf.isnan(x.detach()), "int64"), axis=d, keepdims=True)
+
+
+def _at_rank(x: Tensor, d: int, rank: Any, keepdim: bool) -> ValuesIndices:
+    """The element of sorted rank ``rank`` (an int, or an int tensor of keepdims shape) along ``d``."""
+    order = _order(x, d)
+    if isinstance(rank, int):
+        rank = constant(host_numpy.full((1,) * x.ndim, rank, dtype=host_numpy.int64), x)
+    shape = tuple(1 if i == d else n for i, n in enumerate(x.shape))
+    idx = mf.take_along_axis(order, mf.broadcast_to(rank, shape), axis=d)
+    return _picked(x, idx, d, keepdim)
+
+
+def kthvalue(input: Any, k: int, dim: int = -1, keepdim: bool = False) -> ValuesIndices:  # noqa: A002
+    """The ``k``-th smallest value along ``dim`` (``k`` counts from 1) and its index, as
+    ``torch.kthvalue``; the gradient goes to that element."""
+    x0 = as_tensor(input)
+    x, d = _as_row("kthvalue", x0, dim)
+    n = x.shape[d]
+    if not 1 <= k <= n:
+        raise IndexError(f"kthvalue: k={k} is out of range for a dim of length {n} (1 <= k <= {n})")
+    return _zero_d(_at_rank(x, d, int(k) - 1, keepdim), x0.ndim == 0)
+
+
+def _lower_median(name: str, input: Any, dim: Any, keepdim: bool, skip_nan: bool) -> Any:  # noqa: A002
+    """PyTorch's median: the lower of the two middle values (a NaN if the slice has one,
+    unless ``skip_nan``), with its index along ``dim``; the whole tensor's for ``dim=None``."""
+    x0 = as_tensor(input)
+    if dim is None:
+        if x0.size == 0:
+            return mf.reshape(mf.sum(x0) * float("nan"), ())
+        return _lower_median(name, mf.ravel(x0), 0, False, skip_nan).values
+    x, d = _as_row(name, x0, dim)
+    n = x.shape[d]
+    if n == 0:
+        raise IndexError(f"{name}: dim {d} is empty; a median needs at least one element")
+    nans = _nan_count(x, d)
+    if skip_nan:  # the lower median of the numbers; of all NaNs, the first
+        rank = mf.astype(mf.floor(mf.maximum(n - 1 - nans, 0) / 2), "int64")
+    else:  # a NaN wins: the first NaN in sorted order
+        rank = mf.where(nans > 0, n - nans, (n - 1) // 2)
+    return _zero_d(_at_rank(x, d, rank, keepdim), x0.ndim == 0)
+
+
+def _quantile_positions(q: Any) -> tuple[Any, bool]:
+    qs = host_numpy.asarray(host(q) if isinstance(q, Tensor) else q, dtype=host_numpy.float64)
+    if qs.ndim > 1:
+        raise ValueError(f"quantile: q must be a number or 1-D, got {qs.ndim} dims")
+    if qs.size and (host_numpy.isnan(qs).any() or qs.min() < 0 or qs.max() > 1):
+        raise ValueError(f"quantile: q must lie in [0, 1], got {qs.tolist()}")
+    return qs.reshape(-1), qs.ndim == 0
+
+
+_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+
+
+def _lerp(a: Tensor, b: Tensor, t: Tensor) -> Tensor:
+    """``a + (b - a) t``, written from the nearer end (NumPy's and PyTorch's rounding)."""
+    diff = b - a
+    return mf.where(t >= 0.5, b - diff * (1 - t), a + diff * t)
+
+
+def _one_quantile(s: Tensor, d: int, count: Tensor, q: float, method: str) -> Tensor:
+    """The ``q``-quantile along ``d`` of ``s`` (sorted, NaNs last), ``count`` numbers per slice."""
+    pos = mf.astype(mf.maximum(count - 1, 0), "float64") * q
+    lo, hi = mf.floor(pos), mf.ceil(pos)
+    if method == "nearest":
+        lo = hi = mf.round(pos)
+    at = [mf.take_along_axis(s, mf.astype(i, "int64"), axis=d) for i in (lo, hi)]
+    if method in ("lower", "nearest"):
+        return at[0]
+    if method == "higher":
+        return at[1]
+    if method == "midpoint":
+        return (at[0] + at[1]) / 2
+    return _lerp(at[0], at[1], mf.astype(pos - lo, s.dtype))
+
+
+def _quantile(name: str, input: Any, q: Any, axis: Any, keepdims: bool, method: str,  # noqa: A002
+              skip_nan: bool) -> Tensor:
+    if method not in _METHODS:
+        raise ValueError(f"{name}: interpolation must be one of {_METHODS}, got {method!r}")
+    x0 = as_tensor(input)
+    if x0.dtype.kind != "f":
+        raise TypeError(f"{name}: the input must be a float tensor, got {x0.dtype}")
+    qs, scalar = _quantile_positions(q)
+    x, d = (mf.ravel(x0), 0) if axis is None else _as_row(name, x0, axis)
+    if x.shape[d] == 0:
+        raise IndexError(f"{name}: cannot take a quantile of an empty dim")
+    s = mf.sort(x, axis=d)
+    nans = _nan_count(x, d)
+    count = x.shape[d] - nans if skip_nan else nans * 0 + x.shape[d]
+    last = s[(slice(None),) * d + (slice(-1, None),)]  # a NaN where the slice has one (NaNs sort last)
+    outs = []
+    for qv in qs:
+        r = _one_quantile(s, d, count, float(qv), method)
+        if not skip_nan:  # the NaN itself, so its gradient goes there, as PyTorch's
+            r = mf.where(nans > 0, last, r)
+        if axis is None:
+            r = mf.reshape(r, (1,) * x0.ndim if keepdims else ())
+        elif not keepdims or x0.ndim == 0:
+            r = mf.squeeze(r, d)
+        outs.append(r)
+    return outs[0] if scalar else mf.stack(outs, axis=0)
+
+
+def _quantile_api(name: str, skip_nan: bool) -> Any:
+    def fn(input: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,  # noqa: A002
+           method: str = "linear", keepdims: bool = False, *, dim: Any = _UNSET, keepdim: Any = _UNSET,
+           interpolation: Any = _UNSET) -> Tensor:
+        if out is not None:
+            raise TypeError(f"{name}: out= is not supported (tensors here are values)")
+        if dim is not _UNSET:
+            if axis is not None:
+                raise TypeError(f"{name}: pass either axis= or dim=, not both")
+            axis = dim
+        keep = keepdims if keepdim is _UNSET else keepdim
+        how = method if interpolation is _UNSET else interpolation
+        return _quantile(name, input, q, axis, bool(keep), how, skip_nan)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"The ``q``-quantiles of ``input`` along ``axis`` (all of it for None), "
+                  f"{'ignoring NaNs' if skip_nan else 'NaN where a slice has one'}: NumPy's ``{name}`` and "
+                  f"PyTorch's alike.  ``q`` is a number or 1-D (then the quantiles stack along a new first "
+                  f"dim); ``method=`` (PyTorch: ``interpolation=``) is ``'linear'``, ``'lower'``, ``'higher'``, "
+                  f"``'nearest'`` or ``'midpoint'``; ``dim=``/``keepdim=`` as PyTorch.  Differentiable: the "
+                  f"gradient goes to the one or two order statistics each quantile interpolates.")
+    return fn
+
+
+quantile = _quantile_api("quantile", skip_nan=False)
+nanquantile = _quantile_api("nanquantile", skip_nan=True)
+
+
+def _median_api(name: str, skip_nan: bool) -> Any:
+    def fn(input: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,  # noqa: A002
+           keepdims: bool = False, *, dim: Any = _UNSET, keepdim: bool = False) -> Any:
+        if dim is not _UNSET:  # PyTorch's: the lower median and its index
+            if axis is not None:
+                raise TypeError(f"{name}: pass either axis= or dim=, not both (dim= returns (values, indices))")
+            return _lower_median(name, input, dim, keepdim, skip_nan)
+        x = as_tensor(input)
+        x = x if x.dtype.kind in "fc" else mf.astype(x, "float64")  # NumPy: the median of integers is a float
+        return _quantile(name, x, 0.5, axis, keepdims, "midpoint", skip_nan)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"NumPy's ``{name}``: the middle value along ``axis`` (all of it for None), the mean of the "
+                  f"two middle ones for an even count{', ignoring NaNs' if skip_nan else ''}.  With PyTorch's "
+                  f"``dim=`` it is ``torch.{name}``'s: the *lower* middle value and its index, a "
+                  f":class:`ValuesIndices` (``x.{name}()`` without a dim: that value of the whole tensor).  "
+                  f"The gradient goes to the middle element(s).")
+    return fn
+
+
+median = _median_api("median", skip_nan=False)
+nanmedian = _median_api("nanmedian", skip_nan=True)
+
+
+def _median_method(name: str) -> Any:
+    skip_nan = name == "nanmedian"
+
+    def method(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+        return _lower_median(name, self, dim, keepdim, skip_nan)
+
+    method.__name__ = name
+    method.__doc__ = (f"PyTorch's ``x.{name}()``: the lower middle value; ``x.{name}(dim)`` the pair "
+                      f"``(values, indices)``.")
+    return method
+
+
+def mode(input: Any, dim: int = -1, keepdim: bool = False) -> ValuesIndices:  # noqa: A002
+    """The most frequent value along ``dim`` (the smallest of those tied) and the index of its
+    last occurrence, as ``torch.mode``; the gradient goes to that element."""
+    x0 = as_tensor(input)
+    x, d = _as_row("mode", x0, dim)
+    n = x.shape[d]
+    if n == 0:
+        raise IndexError(f"mode: dim {d} is empty")
+    rows = host_numpy.moveaxis(host(x), d, -1).reshape(-1, n)
+    same = (rows[:, :, None] == rows[:, None, :]) | (host_numpy.isnan(rows[:, :, None])
+                                                     & host_numpy.isnan(rows[:, None, :]))
+    counts = same.sum(-1)
+    best = counts == counts.max(-1, keepdims=True)
+    fill = host_numpy.inf if rows.dtype.kind == "f" else host_numpy.iinfo(rows.dtype).max
+    value = host_numpy.where(best, rows, fill).min(-1, keepdims=True)  # the smallest of the most frequent
+    hit = (rows == value) | (host_numpy.isnan(rows) & host_numpy.isnan(value))
+    last = n - 1 - host_numpy.argmax(hit[:, ::-1], axis=-1)
+    shape = list(host_numpy.moveaxis(host_numpy.empty(x.shape), d, -1).shape[:-1]) + [1]
+    idx = constant(host_numpy.moveaxis(last.reshape(shape), -1, d).astype(host_numpy.int64), x)
+    return _zero_d(_picked(x, idx, d, keepdim), x0.ndim == 0)
+
+
+def _running(name: str, input: Any, dim: Any) -> ValuesIndices:  # noqa: A002
+    """PyTorch's ``cummax``/``cummin``: the running extremum and where it was last reached
+    (a NaN, once met, is the extremum from there; a later NaN takes over its index)."""
+    x0 = as_tensor(input)
+    x, d = _as_row(name, x0, dim)
+    h = host_numpy.moveaxis(host(x), d, 0)
+    idx = host_numpy.zeros(h.shape, host_numpy.int64)
+    best = h[0].copy() if h.shape[0] else h[:0]
+    better = host_numpy.greater_equal if name == "cummax" else host_numpy.less_equal
+    for i in range(1, h.shape[0]):
+        take = host_numpy.isnan(h[i]) | (~host_numpy.isnan(best) & better(h[i], best)) if h.dtype.kind == "f" \
+            else better(h[i], best)
+        best = host_numpy.where(take, h[i], best)
+        idx[i] = host_numpy.where(take, i, idx[i - 1])
+    indices = constant(host_numpy.ascontiguousarray(host_numpy.moveaxis(idx, 0, d)), x)
+    return _zero_d(ValuesIndices(mf.take_along_axis(x, indices, axis=d), indices), x0.ndim == 0)
+
+
+def cummax(input: Any, dim: int) -> ValuesIndices:  # noqa: A002
+    """The running maximum along ``dim`` and the index where each was (last) reached, as
+    ``torch.cummax``; the gradient goes to those elements."""
+    return _running("cummax", input, dim)
+
+
+def cummin(input: Any, dim: int) -> ValuesIndices:  # noqa: A002
+    """The running minimum along ``dim`` and the index where each was (last) reached, as
+    ``torch.cummin``; the gradient goes to those elements."""
+    return _running("cummin", input, dim)
+
+
+def logcumsumexp(input: Any, dim: int) -> Tensor:  # noqa: A002
+    """``log(cumsum(exp(x)))`` along ``dim`` without overflow or underflow, as
+    ``torch.logcumsumexp``: each prefix is a ``logsumexp`` (of a lower-triangular mask of
+    the row), so it is exact at any spread of values and differentiable to every order."""
+    x0 = as_tensor(input)
+    x, d = _as_row("logcumsumexp", x0, dim)
+    n = x.shape[d]
+    if n == 0:
+        return mf.clone(x0)
+    rows = mf.expand_dims(mf.moveaxis(x, d, -1), -2)  # (..., 1, n)
+    prefix = constant(host_numpy.tril(host_numpy.ones((n, n), bool)), x)
+    out = mf.moveaxis(mf.logsumexp(mf.where(prefix, rows, -float("inf")), axis=-1), -1, d)
+    return mf.reshape(out, ()) if x0.ndim == 0 else out
+
+
+class _Unique(NamedTuple):
+    values: Tensor
+    inverse: Tensor | None
+    counts: Tensor | None
+    index: Tensor | None
+
+
+def _unique(x: Tensor, axis: Any, first_index: bool, sort: bool) -> _Unique:
+    h = host(x)
+    if axis is None:
+        h, ax = h.reshape(-1), None
+    else:
+        ax = one_axis(axis, x.ndim)
+    values, index, inverse, counts = host_numpy.unique(h, return_index=True, return_inverse=True,
+                                                       return_counts=True, axis=ax)
+    inverse = inverse.reshape(x.shape if axis is None else (-1,))
+    del sort  # PyTorch's unique sorts on the CPU either way, as NumPy's
+    as_int = [constant(a.astype(host_numpy.int64), x) for a in (inverse, counts, index)]
+    return _Unique(constant(values, x), as_int[0], as_int[1], as_int[2] if first_index else None)
+
+
+def unique(ar: Any, return_index: bool = False, return_inverse: bool = False, return_counts: bool = False,
+           axis: Any = None, *, equal_nan: bool = True, sorted: bool = True, dim: Any = _UNSET) -> Any:  # noqa: A002
+    """The distinct values of ``ar``, sorted (NumPy's ``unique``; ``axis``/PyTorch's ``dim``: the
+    distinct slices along it), and as asked: ``return_index`` (where each first occurs),
+    ``return_inverse`` (each element's position among the values, ``ar``'s shape) and
+    ``return_counts``.  A tuple in NumPy's order when any is asked.  PyTorch's
+    ``torch.unique(x, sorted, return_inverse, return_counts, dim)`` is ``x.unique(...)``.
+    No gradient (as PyTorch)."""
+    x = as_tensor(ar)
+    if dim is not _UNSET:
+        if axis is not None:
+            raise TypeError("unique: pass either axis= or dim=, not both")
+        axis = dim
+    u = _unique(x, axis, return_index, sorted)
+    extra = [t for t, want in ((u.index, return_index), (u.inverse, return_inverse), (u.counts, return_counts))
+             if want]
+    return (u.values, *extra) if extra else u.values
+
+
+def _unique_method(self: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+                   return_counts: bool = False, dim: Any = None) -> Any:
+    """PyTorch's ``x.unique(sorted=True, return_inverse=False, return_counts=False, dim=None)``."""
+    return unique(self, False, return_inverse, return_counts, dim, sorted=sorted)
+
+
+def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None, *, right: bool = False,
+                 out_int32: bool = False) -> Tensor:
+    """Where each of ``v`` would be inserted into the sorted ``a`` to keep it sorted: NumPy's
+    ``searchsorted`` (``side="right"``: after equal values; PyTorch: ``right=True``).  As
+    ``torch.searchsorted``, an N-D ``a`` is a batch of sorted rows, one per row of ``v``.
+    int64 (``out_int32=True``: int32); no gradient."""
+    seq, vals = as_tensor(a), as_tensor(v)
+    side = "right" if right else side
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+    hs, hv = host(seq), host(vals)
+    if sorter is not None:
+        hs = host_numpy.take_along_axis(hs, host(as_tensor(sorter)).astype(host_numpy.int64), axis=-1)
+    if hs.ndim <= 1:
+        out = host_numpy.searchsorted(hs.reshape(-1), hv, side=side)
+    else:
+        if hs.shape[:-1] != hv.shape[:-1]:
+            raise RuntimeError(f"searchsorted: the leading dims of the sorted sequence {hs.shape[:-1]} and of "
+                               f"the values {hv.shape[:-1]} differ")
+        rows_s, rows_v = hs.reshape(-1, hs.shape[-1]), hv.reshape(-1, hv.shape[-1])
+        out = host_numpy.stack([host_numpy.searchsorted(r, w, side=side) for r, w in zip(rows_s, rows_v)])
+        out = out.reshape(hv.shape)
+    return constant(host_numpy.asarray(out).astype(host_numpy.int32 if out_int32 else host_numpy.int64), vals)
+
+
+def bucketize(input: Any, boundaries: Any, *, out_int32: bool = False, right: bool = False) -> Tensor:  # noqa: A002
+    """The bucket of each element among the sorted 1-D ``boundaries``, as ``torch.bucketize``:
+    ``boundaries[i-1] < x <= boundaries[i]`` (``right=True``: ``boundaries[i-1] <= x <
+    boundaries[i]``).  No gradient."""
+    b = as_tensor(boundaries)
+    if b.ndim != 1:
+        raise ValueError(f"bucketize: boundaries must be 1-D, got {b.ndim} dims")
+    return searchsorted(b, input, right=right, out_int32=out_int32)
+
+
+def histc(input: Any, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:  # noqa: A002
+    """A histogram of ``input``'s values: ``bins`` equal-width bins over ``[min, max]`` (the
+    data's own range if both are 0; widened by 1 each way if it is one value), values outside
+    ignored, as ``torch.histc``.  Counts in ``input``'s dtype; no gradient."""
+    x = as_tensor(input)
+    if bins <= 0:
+        raise ValueError(f"histc: bins must be positive, got {bins}")
+    if min > max:
+        raise ValueError(f"histc: min {min} is above max {max}")
+    h = host(x).reshape(-1)
+    lo, hi = float(min), float(max)
+    if lo == hi and h.size:
+        lo, hi = (float(h.min()), float(h.max())) if (min, max) == (0, 0) else (lo, hi)
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    counts, _ = host_numpy.histogram(h, bins=int(bins), range=(lo, hi))
+    return constant(counts.astype(x.dtype), x)
+
+
+def bincount(input: Any, weights: Any = None, minlength: int = 0) -> Tensor:  # noqa: A002
+    """How often each value ``0..max`` occurs in the 1-D non-negative integer ``input`` (at least
+    ``minlength`` counts), or the sum of ``weights`` at each: NumPy's and PyTorch's
+    ``bincount``.  Differentiable with respect to ``weights``."""
+    x = as_tensor(input)
+    if x.ndim != 1 or x.dtype.kind not in "iu":
+        raise TypeError(f"bincount: input must be a 1-D integer tensor, got {x.ndim}-D {x.dtype}")
+    h = host(x)
+    if h.size and h.min() < 0:
+        raise ValueError(f"bincount: input must be non-negative, got {h.min()}")
+    n = builtins.max(int(h.max()) + 1 if h.size else 0, int(minlength))
+    if weights is None:
+        return constant(host_numpy.bincount(h, minlength=n).astype(host_numpy.int64), x)
+    w = as_tensor(weights)
+    if w.shape != x.shape:
+        raise ValueError(f"bincount: weights of shape {w.shape} for an input of shape {x.shape}")
+    return index_add((n,), (x,), w)  # the adjoint of indexing: a differentiable scatter-add
+
+
+#: Tensor's methods of this module (PyTorch's meanings).
+METHODS: dict[str, Any] = {
+    "kthvalue": kthvalue, "median": _median_method("median"), "nanmedian": _median_method("nanmedian"),
+    "quantile": lambda self, q, dim=None, keepdim=False, *, interpolation="linear": quantile(
+        self, q, dim=dim, keepdim=keepdim, interpolation=interpolation),
+    "nanquantile": lambda self, q, dim=None, keepdim=False, *, interpolation="linear": nanquantile(
+        self, q, dim=dim, keepdim=keepdim, interpolation=interpolation),
+    "mode": mode, "cummax": cummax, "cummin": cummin, "logcumsumexp": logcumsumexp, "unique": _unique_method,
+    "histc": histc, "bincount": bincount,
+}
+IN_PLACE: tuple[str, ...] = ()

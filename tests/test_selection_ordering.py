@@ -1,0 +1,143 @@
+"""Selection and ordering (``kthvalue``, ``median``, ``quantile``, ``mode``, ``cummax``,
+``logcumsumexp``, ``unique``, ``searchsorted``, ``histc``, ``bincount``, ...): values against
+NumPy, gradients in both modes and to second order, the strict device, NumPy's and PyTorch's
+meanings of ``median``, and the errors.  PyTorch's answers are in ``test_operators_vs_torch.py``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from operator_checks import check_everywhere
+
+import minigrad_ckpt as mg
+
+rng = np.random.default_rng(5)
+
+
+def distinct(*shape):
+    n = int(np.prod(shape))
+    return (rng.permutation(n) * 0.37 - n * 0.15).reshape(shape)
+
+
+def test_kthvalue_and_topk_pick_order_statistics():
+    x = distinct(3, 5)
+    values, indices = mg.kthvalue(mg.tensor(x), 2, 1)
+    assert np.array_equal(values.numpy(), np.sort(x, 1)[:, 1])
+    assert np.array_equal(np.take_along_axis(x, indices.numpy()[:, None], 1)[:, 0], values.numpy())
+    assert mg.topk(mg.tensor(x), 2).values.shape == (3, 2)
+    check_everywhere(lambda t: mg.kthvalue(t, 3, 0, keepdim=True).values, x)
+    assert mg.kthvalue(mg.tensor(2.0), 1).values.shape == ()
+
+
+@pytest.mark.parametrize("method", ["linear", "lower", "higher", "nearest", "midpoint"])
+def test_quantile_is_numpys_and_differentiates(method):
+    x = distinct(4, 7)
+    q = [0.0, 0.3, 0.5, 0.95, 1.0]
+    got = mg.quantile(mg.tensor(x), q, axis=1, method=method, keepdims=True)
+    np.testing.assert_allclose(got.numpy(), np.quantile(x, q, axis=1, method=method, keepdims=True), rtol=1e-14)
+    np.testing.assert_allclose(mg.quantile(mg.tensor(x), 0.37, method=method).numpy(),
+                               np.quantile(x, 0.37, method=method), rtol=1e-14)
+    check_everywhere(lambda t: mg.quantile(t, [0.3, 0.8], dim=1, interpolation=method), x)
+
+
+def test_nan_aware_quantiles_and_medians():
+    x = np.array([[1.0, np.nan, 3.0, 0.0], [2.0, 0.5, -1.0, 7.0], [np.nan] * 4])
+    np.testing.assert_array_equal(mg.quantile(mg.tensor(x), 0.3, axis=1).numpy(), np.quantile(x, 0.3, axis=1))
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+        want = np.nanquantile(x, 0.3, axis=1)
+    np.testing.assert_allclose(mg.nanquantile(mg.tensor(x), 0.3, axis=1).numpy(), want, rtol=1e-14)
+    np.testing.assert_array_equal(mg.median(mg.tensor(x), 1).numpy(), np.median(x, 1))
+    with pytest.warns(RuntimeWarning):
+        want = np.nanmedian(x, 1)
+    np.testing.assert_array_equal(mg.nanmedian(mg.tensor(x), 1).numpy(), want)
+    check_everywhere(lambda t: mg.nanquantile(t, [0.2, 0.7], dim=1), x[:2])
+
+
+def test_median_is_numpys_mean_of_the_middle_and_pytorchs_lower_value_with_dim():
+    x = distinct(3, 6)
+    np.testing.assert_array_equal(mg.median(mg.tensor(x), 1).numpy(), np.median(x, 1))   # NumPy: the mean
+    np.testing.assert_array_equal(mg.median(mg.tensor(x)).numpy(), np.median(x))
+    lower = np.sort(x, 1)[:, 2]
+    values, indices = mg.median(mg.tensor(x), dim=1)                                     # PyTorch: the lower
+    assert np.array_equal(values.numpy(), lower) and np.array_equal(x[np.arange(3), indices.numpy()], lower)
+    assert np.array_equal(mg.tensor(x).median(1).values.numpy(), lower)
+    assert mg.tensor(x).median().item() == np.sort(x.ravel())[(x.size - 1) // 2]
+    assert mg.median(mg.tensor([1, 2, 3, 4])).item() == 2.5 and mg.tensor([1, 2, 3, 4]).median().item() == 2
+    check_everywhere(lambda t: mg.median(t, 1), x)
+    check_everywhere(lambda t: mg.median(t, dim=1).values, x)
+    check_everywhere(lambda t: mg.nanmedian(t, dim=0).values, x)
+
+
+def test_mode_cummax_cummin():
+    x = np.array([[1.0, 2.0, 2.0, 1.0, 3.0], [5.0, 4.0, 4.0, 5.0, 5.0]])
+    values, indices = mg.mode(mg.tensor(x), 1)
+    assert values.tolist() == [1.0, 5.0] and indices.tolist() == [3, 4]
+    y = distinct(4, 5)
+    values, indices = mg.cummax(mg.tensor(y), 1)
+    np.testing.assert_array_equal(values.numpy(), np.maximum.accumulate(y, 1))
+    np.testing.assert_array_equal(mg.cummin(mg.tensor(y), 0).values.numpy(), np.minimum.accumulate(y, 0))
+    assert mg.cummax(mg.tensor([1.0, 3.0, 3.0, 2.0]), 0).indices.tolist() == [0, 1, 2, 2]  # the last tie
+    check_everywhere(lambda t: mg.cummax(t, 1).values, y)
+    check_everywhere(lambda t: mg.cummin(t, 0).values, y)
+    check_everywhere(lambda t: mg.mode(t, 0).values, x)
+
+
+def test_logcumsumexp_is_stable_at_any_spread():
+    x = rng.standard_normal((3, 6)) * 20
+    np.testing.assert_allclose(mg.logcumsumexp(mg.tensor(x), 1).numpy(), np.logaddexp.accumulate(x, 1), rtol=1e-13)
+    wide = np.array([-1000.0, 0.0, 800.0, -5.0])
+    np.testing.assert_allclose(mg.logcumsumexp(mg.tensor(wide), 0).numpy(), np.logaddexp.accumulate(wide),
+                               rtol=1e-15)
+    check_everywhere(lambda t: mg.logcumsumexp(t, 1), x[:, :4] / 10)
+    check_everywhere(lambda t: mg.logcumsumexp(t, 0), wide)
+
+
+def test_unique_searchsorted_bucketize_histc_bincount():
+    i = np.array([[3, 1], [1, 2], [3, 3]])
+    for got, want in zip(mg.unique(mg.tensor(i), True, True, True), np.unique(i, True, True, True)):
+        np.testing.assert_array_equal(got.numpy(), want)
+    rows, inverse = mg.tensor(i).unique(dim=1, return_inverse=True)
+    np.testing.assert_array_equal(rows.numpy(), np.unique(i, axis=1))
+    assert inverse.shape == (2,)
+    a, v = np.array([1.0, 2.0, 2.0, 3.0]), np.array([[2.0, 0.0], [2.5, 9.0]])
+    for side in ("left", "right"):
+        np.testing.assert_array_equal(mg.searchsorted(mg.tensor(a), mg.tensor(v), side).numpy(),
+                                      np.searchsorted(a, v, side))
+    assert mg.searchsorted(mg.tensor(a), mg.tensor(v), right=True, out_int32=True).dtype == mg.int32
+    assert mg.bucketize(mg.tensor(v), mg.tensor(a)).tolist() == np.searchsorted(a, v).tolist()
+    x = rng.standard_normal(50)
+    np.testing.assert_array_equal(mg.histc(mg.tensor(x), 7, -1, 1).numpy(), np.histogram(x, 7, (-1, 1))[0])
+    c = np.array([1, 1, 3, 0])
+    np.testing.assert_array_equal(mg.bincount(mg.tensor(c), minlength=6).numpy(), np.bincount(c, minlength=6))
+    w = rng.standard_normal(4)
+    np.testing.assert_allclose(mg.bincount(mg.tensor(c), w).numpy(), np.bincount(c, w))
+    check_everywhere(lambda t: mg.bincount(mg.tensor(c, device=t.device), t), w)
+
+
+def test_results_stay_on_the_strict_device():
+    x = mg.tensor(distinct(3, 4), device="strict")
+    for out in (mg.unique(x), mg.histc(x, 3), mg.searchsorted(mg.sort(x[0]), x), mg.mode(x).indices,
+                mg.cummax(x, 1).indices, mg.median(x, dim=0).indices):
+        assert out.device == x.device
+
+
+def test_errors_name_the_problem():
+    x = mg.tensor(distinct(3, 4))
+    with pytest.raises(IndexError, match="kthvalue: k=5 is out of range for a dim of length 4"):
+        mg.kthvalue(x, 5)
+    with pytest.raises(ValueError, match=r"quantile: q must lie in \[0, 1\]"):
+        mg.quantile(x, 1.5)
+    with pytest.raises(ValueError, match="interpolation must be one of"):
+        mg.quantile(x, 0.5, method="cubic")
+    with pytest.raises(TypeError, match="float tensor"):
+        mg.quantile(mg.tensor([1, 2]), 0.5)
+    with pytest.raises(TypeError, match="either axis= or dim="):
+        mg.median(x, 0, dim=1)
+    with pytest.raises(TypeError, match="bincount: input must be a 1-D integer tensor"):
+        mg.bincount(x)
+    with pytest.raises(ValueError, match="non-negative"):
+        mg.bincount(mg.tensor([1, -1]))
+    with pytest.raises(ValueError, match="boundaries must be 1-D"):
+        mg.bucketize(x, x)
+    with pytest.raises(ValueError, match="histc: min 2 is above max 1"):
+        mg.histc(x, 4, 2, 1)
