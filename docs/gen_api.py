@@ -34,6 +34,7 @@ MODULES = [
     ("minigrad_ckpt.testing.strategies", "mg.testing.strategies (needs Hypothesis)"),
     ("minigrad_ckpt.testing.strict", "import minigrad_ckpt.testing.strict"),
     ("minigrad_ckpt.viz", "mg.viz"),
+    ("minigrad_ckpt.course", "from minigrad_ckpt import course (the course: docs/course.md)"),
     ("minigrad_ckpt.cuda", "mg.cuda"),
 ]
 

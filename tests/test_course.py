@@ -138,6 +138,20 @@ def test_a_file_that_does_not_import_names_its_line(tmp_path):
     assert "mine" not in " ".join(sys.modules)  # the learner's module is not left behind
 
 
+def test_an_endless_loop_is_stopped_and_reported(tmp_path):
+    path = tmp_path / "mine.py"
+    path.write_text("class Value:\n    def __init__(self, data):\n        while True:\n            pass\n",
+                    encoding="utf-8")
+    report = course.check(1, path, time_limit=0.5)
+    assert [f.check for f in report.failures] == ["Value(2.0) holds data and a zero grad"], str(report)
+    assert "still running after 0.5 s" in report.failures[0].got and "line 3 of mine.py" in report.failures[0].got
+    assert "endless loop" in report.failures[0].hint
+    looping_import = tmp_path / "loops.py"
+    looping_import.write_text("while True:\n    pass\n", encoding="utf-8")
+    report = course.check(1, looping_import, time_limit=0.5)
+    assert [f.check for f in report.failures] == ["import"] and "0.5 s" in report.failures[0].got
+
+
 def test_a_missing_name_is_named(tmp_path):
     path = tmp_path / "mine.py"
     path.write_text("class Valu:\n    pass\n", encoding="utf-8")

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import signal
 import sys
+import threading
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -22,7 +24,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-__all__ = ["Mismatch", "Failure", "Report", "Check", "load_learner_module", "grade", "property_check"]
+__all__ = ["Mismatch", "Failure", "Report", "Check", "CheckTimeout", "load_learner_module", "grade",
+           "property_check"]
+
+#: Seconds one check (or the import of the learner's file) may run before it is stopped.
+TIME_LIMIT = 60.0
 
 
 class Mismatch(AssertionError):
@@ -31,6 +37,11 @@ class Mismatch(AssertionError):
     def __init__(self, expected: str, got: str, hint: str) -> None:
         super().__init__(f"expected {expected}, got {got}")
         self.expected, self.got, self.hint = expected, got, hint
+
+
+class CheckTimeout(BaseException):
+    """A check ran past its time limit.  A BaseException, so that neither the learner's code nor
+    Hypothesis (which would try to shrink an endless loop) catches it on the way out."""
 
 
 @dataclass
@@ -138,14 +149,25 @@ def _hint_for(exc: BaseException) -> str:
     return "read the line above in your file; the step's docstring says what each function must do"
 
 
-def grade(step: int, title: str, module_path: Path, checks: Sequence[Check]) -> Report:
-    """Import ``module_path`` and run ``checks`` on it in order, stopping at the first failure."""
+def grade(step: int, title: str, module_path: Path, checks: Sequence[Check],
+          time_limit: float | None = TIME_LIMIT) -> Report:
+    """Import ``module_path`` and run ``checks`` on it in order, stopping at the first failure.
+
+    Each check (and the import) may run ``time_limit`` seconds; one that runs
+    longer -- an endless loop -- fails (where the platform has ``SIGALRM`` and
+    grading runs in the main thread; elsewhere there is no limit).
+    """
     report = Report(step, title)
     try:
         with _registry_restored():
-            module = load_learner_module(module_path)
+            try:
+                with _time_limit(time_limit):
+                    module = load_learner_module(module_path)
+            except CheckTimeout as exc:
+                raise Mismatch("your file to import", f"it was still running after {time_limit:g} s",
+                               _TIMEOUT_HINT) from exc
             for i, check in enumerate(checks):
-                failure = _run_one(check, module, module_path)
+                failure = _run_one(check, module, module_path, time_limit)
                 if failure is None:
                     report.passed.append(check.name)
                     continue
@@ -158,14 +180,40 @@ def grade(step: int, title: str, module_path: Path, checks: Sequence[Check]) -> 
     return report
 
 
-def _run_one(check: Check, module: ModuleType, path: Path) -> Failure | None:
+_TIMEOUT_HINT = ("an endless loop? A loop that walks a graph must mark what it has visited, and a loop that "
+                 "pops from a list must shrink it every turn")
+
+
+def _run_one(check: Check, module: ModuleType, path: Path, time_limit: float | None) -> Failure | None:
     try:
-        check.run(module)
+        with _time_limit(time_limit):
+            check.run(module)
+    except CheckTimeout as exc:
+        return Failure(check.name, f"the check to finish within {time_limit:g} s", raised(exc, path), _TIMEOUT_HINT)
     except Mismatch as exc:
         return Failure(check.name, exc.expected, exc.got, exc.hint)
     except Exception as exc:
         return Failure(check.name, "your code to run without an error", raised(exc, path), _hint_for(exc))
     return None
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise :class:`CheckTimeout` wherever the code is after ``seconds`` (an interval timer's signal)."""
+    if not seconds or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        raise CheckTimeout(f"still running after {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 @contextlib.contextmanager

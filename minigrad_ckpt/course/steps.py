@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from .grading import Check, Report, grade
+from .grading import TIME_LIMIT, Check, Report, grade
 
 __all__ = ["Step", "STEPS", "get_step", "start", "check", "STUBS", "SOLUTIONS"]
 
@@ -29,7 +29,7 @@ class Step:
     number: int
     name: str
     title: str
-    checks: Callable[[], Sequence[Check]]
+    checks: Callable[[], Sequence[Check]] = field(repr=False)  # imported when first graded
 
     @property
     def file_name(self) -> str:
@@ -116,10 +116,13 @@ def start(number: int, directory: Path | str = ".", force: bool = False) -> Path
     return target
 
 
-def check(number: int, path: Path | str | None = None) -> Report:
-    """Grade the learner's file for step ``number`` (default: the step's file name in the current directory)."""
+def check(number: int, path: Path | str | None = None, time_limit: float | None = TIME_LIMIT) -> Report:
+    """Grade the learner's file for step ``number`` (default: the step's file name in the current directory).
+
+    Each check may run ``time_limit`` seconds (``None``: no limit) before it is stopped and reported.
+    """
     step = get_step(number)
     path = Path(step.file_name if path is None else path)
     if not path.is_file():
         raise FileNotFoundError(f"{path} does not exist: write it with `minigrad-ckpt course start {number}`")
-    return grade(step.number, step.title, path, list(step.checks()))
+    return grade(step.number, step.title, path, list(step.checks()), time_limit)
