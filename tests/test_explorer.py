@@ -258,3 +258,63 @@ def test_random_programs_page_data_matches_backward_steps(program, checkpointed,
            [(s["op"], s["released_bytes"], s["replay"] is None, s["grad_output"], s["grad_inputs"]) for s in ref]
     text = render_page(data)
     assert len(re.findall(r'data-op="', text)) == len(ref)
+
+
+@pytest.mark.filterwarnings("ignore::minigrad_ckpt.checkpoint.CheckpointCostWarning")
+@pytest.mark.parametrize("how", ["nested", "remat"])
+def test_nested_segments_and_remat_regions_each_mark_their_replay(how, monkeypatch):
+    from minigrad_ckpt.checkpoint import checkpoint, remat
+
+    x = mg.tensor(np.linspace(-1, 1, 6).reshape(2, 3), requires_grad=True)
+
+    def inner(t):
+        return mg.sin(t) * t
+
+    def outer(t):
+        return mg.tanh(checkpoint(inner, t)) + t
+
+    with mg.memory.track(), pytest.MonkeyPatch.context() as mp:
+        reported = spy_on_steps(mp)
+        y = checkpoint(outer, x) if how == "nested" else remat(lambda t: mg.tanh(mg.sin(t) * t) + t)(x)
+        data = record_backward(y.sum())
+    replays = [(s["index"], s["replay"]) for s in reported if s["replay"] is not None]
+    assert replays and [(s["index"], s["replay"]) for s in data["steps"] if s["replay"] is not None] == replays
+    assert len(replays) == (2 if how == "nested" else 1)
+    segments = {s["index"]: s for s in data["segments"]}
+    for k, seg in replays:
+        assert k in segments[seg]["replayed_at"]
+    text = render_page(data)
+    for k, seg in replays:
+        assert re.search(rf'data-step="{k}" data-segment="{seg}"', text)
+
+
+def test_complex_values_and_the_strict_device(tmp_path):
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict stand-in devices)
+
+    z = mg.tensor(np.array([1 + 2j, 3 - 1j]), requires_grad=True)
+    data = record_backward((z * z.conj()).real.sum())
+    assert data["leaves"][0]["grad"] == {"shape": [2], "dtype": "complex128", "values": ["2+4j", "6-2j"]}
+    json.dumps(data, allow_nan=False)
+    mg.manual_seed(0)
+    model = mg.nn.Sequential(mg.nn.Linear(3, 4), mg.nn.Tanh(), mg.nn.Linear(4, 1)).to("strict-f32")
+    x = mg.randn(5, 3, dtype=np.float32).to("strict-f32")  # strict-f32 refuses any float64 array
+    with mg.memory.track(), pytest.MonkeyPatch.context() as mp:
+        reported = spy_on_steps(mp)
+        data = record_backward((model(x) ** 2).mean())
+    assert [(s["op"], s["released_bytes"], s["grad_output"]) for s in data["steps"]] == \
+           [(s["op"], s["released_bytes"], s["grad_output"]) for s in reported]
+    assert {leaf["grad"]["dtype"] for leaf in data["leaves"]} == {"float32"}
+
+
+def test_an_error_in_the_pass_is_raised_and_leaves_the_ledger_as_it_was(tmp_path):
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2.0
+    before = dict(vars(mg.memory.ledger))
+    loss = (y * y).sum()
+    with mg.no_grad():
+        y.mul_(3.0)  # Mul saved y: backward must refuse
+    with pytest.raises(RuntimeError, match="modified by an"):
+        mg.viz.explore(loss, tmp_path / "t.html")
+    assert not (tmp_path / "t.html").exists()
+    assert mg.memory.ledger.enabled is False and mg.memory.ledger.timeline is before["timeline"]
+    assert x.grad is None

@@ -113,3 +113,25 @@ def test_clicking_a_node_shows_its_value_and_gradient(browser, tmp_path, monkeyp
     text = browser.execute("return document.getElementById('details').textContent")
     assert f"#{reported[0]['seq']} {reported[0]['op']}" in text and "gradient" in text and "value" in text
     assert _errors(browser.console_log()) == []
+
+
+@pytest.mark.msgpack
+def test_the_page_of_a_snapshots_tape_plays_in_the_browser(browser, tmp_path, monkeypatch):
+    from minigrad_ckpt import nn
+    from minigrad_ckpt.cli import main
+    from minigrad_ckpt.snapshot import Snapshot, SnapshotConfig
+
+    mg.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))
+    ex = mg.Executor(model)
+    ex.record((model(mg.randn(5, 3)) ** 2).mean())
+    path = Snapshot.from_executor_with_config(ex, 1, SnapshotConfig.for_training()).save(tmp_path / "s.mgsnap")
+    reported = spy_on_steps(monkeypatch)
+    assert main(["explore", str(path), "--out", str(tmp_path / "tape.html")]) == 0
+    browser.console_log()
+    browser.get((tmp_path / "tape.html").resolve().as_uri())
+    nxt = browser.find('[data-action="next"]')
+    for k in range(len(reported)):
+        browser.click(nxt)
+        _check_step(browser.execute(_STATE), k, reported)
+    assert _errors(browser.console_log()) == []
