@@ -82,6 +82,8 @@ MISTAKES = [
      "save then load", "ascontiguousarray"),
     (7, (".reshape(e[\"shape\"]).copy()", ".reshape(e[\"shape\"])"), "save then load", "read-only"),
     (7, ("\"dtype\": a.dtype.str", "\"dtype\": \"<f8\""), "save then load", "dtype"),
+    (3, ("if n == 1 and summed.shape[i] != 1", "if n == 1 and summed.shape[i] > 1"),
+     "sum_to_shape of a few gradients", "sum_to_shape(grad of shape (2, 0), (1,)) to run without an error"),
     (3, ("raise ValueError(f\"shapes", "return None or ValueError(f\"shapes"),
      "broadcast_shape refuses", "ValueError"),
     (3, ("out.append(j if i == 1 else i)", "out.append(max(i, j))"), "broadcast_shape of a few shapes",
@@ -99,6 +101,23 @@ def test_a_planted_mistake_fails_with_an_explanation(tmp_path, number, change, c
     explanation = f"{failure.expected} {failure.got} {failure.hint}"
     assert words in explanation, str(report)
     assert failure.hint and failure.expected and failure.got
+
+
+def test_an_error_in_the_learners_code_names_the_case_and_the_line(tmp_path):
+    path = _mutant(tmp_path, 3, "if n == 1 and summed.shape[i] != 1", "if n == 1 and summed.shape[i] > 1")
+    failure = course.check(3, path).failures[0]
+    line = next(i for i, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                if "return summed.reshape(shape)" in text)
+    assert failure.got.startswith("ValueError: cannot reshape")
+    assert f"(line {line} of {path.name}: `return summed.reshape(shape)`)" in failure.got
+
+
+def test_a_gradient_failure_names_the_worst_element_without_dumping_matrices(tmp_path):
+    path = _mutant(tmp_path, 4, "return g * xp.exp(y), g * out", "return g * xp.exp(y), x * out")
+    failure = course.check(4, path).failures[0]
+    assert failure.check == "backward matches central differences (gradcheck)"
+    assert "input 1 (y)" in failure.expected and "worst at output element" in failure.got
+    assert "\n" not in failure.got and "[[" not in failure.got and "times g" in failure.hint
 
 
 def test_a_recursive_search_is_told_to_use_a_stack(tmp_path):

@@ -10,7 +10,7 @@ from types import ModuleType
 from typing import Any
 
 from ..backend import host_numpy as np
-from .grading import Check, Mismatch, attribute, property_check
+from .grading import Check, Mismatch, attribute, case, property_check
 
 __all__ = ["BROADCAST_CHECKS"]
 
@@ -27,7 +27,8 @@ def _sum_rule(module: ModuleType) -> Any:
 
 
 def _expect_shape(rule: Any, a: tuple, b: tuple, want: tuple) -> None:
-    got = rule(a, b)
+    with case(f"broadcast_shape({a}, {b})"):
+        got = rule(a, b)
     if tuple(got) != want or not isinstance(got, tuple):
         raise Mismatch(f"broadcast_shape({a}, {b}) == {want}", repr(got),
                        "align the shapes at the right (pad the shorter one with 1s on the left); per axis the "
@@ -72,17 +73,18 @@ def _engine_sum_to(g: np.ndarray, shape: tuple) -> np.ndarray:
 def _expect_sum(rule: Any, g: np.ndarray, shape: tuple) -> None:
     want = _engine_sum_to(g, shape)
     before = g.copy()
-    got = rule(g, shape)
-    case = f"sum_to_shape(grad of shape {g.shape}, {shape})"
+    call = f"sum_to_shape(grad of shape {g.shape}, {shape})"
+    with case(call):
+        got = rule(g, shape)
     if not np.array_equal(g, before):
-        raise Mismatch(f"{case} to leave grad unchanged", "grad was changed in place",
+        raise Mismatch(f"{call} to leave grad unchanged", "grad was changed in place",
                        "sum into a new array (grad.sum(...) makes one); never write into the gradient you get")
     if not hasattr(got, "shape") or got.shape != shape:
-        raise Mismatch(f"{case} to have shape {shape}", f"shape {getattr(got, 'shape', type(got).__name__)}",
+        raise Mismatch(f"{call} to have shape {shape}", f"shape {getattr(got, 'shape', type(got).__name__)}",
                        "sum over the leading axes the input did not have, then over the axes where the input "
                        "had size 1, keeping those (keepdims=True)")
     if not np.allclose(got, want, rtol=1e-12, atol=1e-12):
-        raise Mismatch(f"{case} == {want.tolist()} for grad {g.tolist()}", repr(np.asarray(got).tolist()),
+        raise Mismatch(f"{call} == {want.tolist()} for grad {g.tolist()}", repr(np.asarray(got).tolist()),
                        "an input element that was stretched over k positions gets the sum of those k gradients")
 
 

@@ -25,7 +25,7 @@ from types import ModuleType
 from typing import Any
 
 __all__ = ["Mismatch", "Failure", "Report", "Check", "CheckTimeout", "load_learner_module", "grade",
-           "property_check"]
+           "property_check", "case", "attribute"]
 
 #: Seconds one check (or the import of the learner's file) may run before it is stopped.
 TIME_LIMIT = 60.0
@@ -37,6 +37,25 @@ class Mismatch(AssertionError):
     def __init__(self, expected: str, got: str, hint: str) -> None:
         super().__init__(f"expected {expected}, got {got}")
         self.expected, self.got, self.hint = expected, got, hint
+
+
+class CaseError(Exception):
+    """The learner's code raised ``error`` while the check ran ``case`` (see :func:`case`)."""
+
+    def __init__(self, case: str, error: Exception) -> None:
+        super().__init__(f"{case}: {type(error).__name__}: {error}")
+        self.case, self.error = case, error
+
+
+@contextlib.contextmanager
+def case(description: str) -> Iterator[None]:
+    """Run learner code for one case: an error it raises is reported with ``description`` (the inputs)."""
+    try:
+        yield
+    except (Mismatch, CaseError):
+        raise
+    except Exception as exc:
+        raise CaseError(description, exc) from exc
 
 
 class CheckTimeout(BaseException):
@@ -98,7 +117,8 @@ def load_learner_module(path: Path) -> ModuleType:
     the learner's file; its ``if __name__ == "__main__":`` block does not run.
     Raises :class:`Mismatch` with the learner's line when the file does not import.
     """
-    name = f"minigrad_ckpt_course_learner_{abs(hash(str(path.resolve())))}"
+    path = Path(path).resolve()  # the frames of its code then name it the way raised() compares
+    name = f"minigrad_ckpt_course_learner_{abs(hash(str(path)))}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise Mismatch("a Python file", f"{path}, which Python cannot load", "give the file a .py name")
@@ -122,7 +142,7 @@ def raised(exc: BaseException, path: Path | None) -> str:
     deepest line of the learner's file it passed through."""
     text = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
     if path is not None:
-        mine = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == Path(path)]
+        mine = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == Path(path).resolve()]
         if mine:
             frame = mine[-1]
             text += f" (line {frame.lineno} of {Path(path).name}: `{(frame.line or '').strip()}`)"
@@ -192,6 +212,9 @@ def _run_one(check: Check, module: ModuleType, path: Path, time_limit: float | N
         return Failure(check.name, f"the check to finish within {time_limit:g} s", raised(exc, path), _TIMEOUT_HINT)
     except Mismatch as exc:
         return Failure(check.name, exc.expected, exc.got, exc.hint)
+    except CaseError as exc:
+        return Failure(check.name, f"{exc.case} to run without an error", raised(exc.error, path),
+                       _hint_for(exc.error))
     except Exception as exc:
         return Failure(check.name, "your code to run without an error", raised(exc, path), _hint_for(exc))
     return None

@@ -57,6 +57,12 @@ def _inputs(*arrays: np.ndarray) -> tuple:
     return tuple(tensor(a, dtype="float64", requires_grad=True) for a in arrays)
 
 
+def _words(exc: BaseException) -> str:
+    """A gradcheck or battery message without its matrices dump, on one line."""
+    text = str(exc).split("\nanalytic:\n")[0]
+    return " ".join(text.split()).replace("analytic ", "your derivative (analytic) ", 1)
+
+
 def _gradcheck(cls: type, arrays: Sequence[np.ndarray], modes: tuple[str, ...], hints: Sequence[str]) -> None:
     """gradcheck of the learner's op at ``arrays``; a failure names the input and its formula's hint."""
     from ..testing import GradcheckError, gradcheck
@@ -68,7 +74,7 @@ def _gradcheck(cls: type, arrays: Sequence[np.ndarray], modes: tuple[str, ...], 
         mode = "forward mode (jvp)" if exc.mode == "fwd" else "backward"
         shapes = " and ".join(f"{'xy'[i]}.shape {a.shape}" for i, a in enumerate(arrays))
         raise Mismatch(f"the {mode} derivative for {where} to match central differences at {shapes}",
-                       " ".join(str(exc).split())[:600],
+                       _words(exc),
                        hints[exc.input] if exc.input is not None and exc.input < len(hints) else hints[0]) from exc
 
 
@@ -85,10 +91,10 @@ def _battery(cls: type, reference: Callable, modes: tuple[str, ...], hints: Sequ
         property_check(pairs, lambda xy: check_op(cls, *xy, reference=reference, modes=modes), max_examples=4,
                        shrink=False)
     except OpCheckError as exc:
-        raise Mismatch(f"the op battery's check '{exc.check}' to pass", " ".join(str(exc).split())[:600],
+        raise Mismatch(f"the op battery's check '{exc.check}' to pass", _words(exc),
                        BATTERY_HINTS.get(exc.check, hints[0])) from exc
     except GradcheckError as exc:
-        raise Mismatch("the op battery's gradient checks to pass", " ".join(str(exc).split())[:600],
+        raise Mismatch("the op battery's gradient checks to pass", _words(exc),
                        hints[exc.input] if exc.input is not None and exc.input < len(hints) else hints[0]) from exc
 
 
@@ -99,8 +105,10 @@ def _mul_exp_reference(np_: Any, x: Any, y: Any) -> Any:
     return x * np_.exp(y)
 
 
-_MUL_EXP_HINTS = ("d out / d x = exp(y): return g * xp.exp(y) as the first gradient",
-                  "d out / d y = x * exp(y), which is out itself: declare save_output = True and return g * out")
+_MUL_EXP_HINTS = ("d out / d x = exp(y): return g * xp.exp(y) as the first gradient -- always times g, the "
+                  "gradient arriving (a backward that ignores g gives every output element the same gradient)",
+                  "d out / d y = x * exp(y), which is out itself: declare save_output = True and return g * out "
+                  "-- always times g, the gradient arriving")
 _X, _Y = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]]), np.array([[0.1, 0.2, -0.3], [-1.0, 0.5, 0.0]])
 
 

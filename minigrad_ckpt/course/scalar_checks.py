@@ -10,7 +10,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from .grading import Check, Mismatch, attribute, property_check
+from .grading import Check, Mismatch, attribute, case, property_check
 from .programs import Program, close, engine_gradients, programs
 
 __all__ = ["VALUE_CHECKS", "ORDER_CHECKS"]
@@ -35,7 +35,8 @@ def _compare(program: Program, make: Callable[[float], Any], backward: Callable[
              hint: str) -> None:
     """The learner's loss and leaf gradients for ``program`` against the engine's."""
     want_loss, want = engine_gradients(program)
-    loss, leaves = _grads_of(program, make, backward)
+    with case(f"the program {program}, then backward"):
+        loss, leaves = _grads_of(program, make, backward)
     if not close(float(loss.data), want_loss):
         raise Mismatch(f"loss.data == {want_loss!r} for {program}", repr(loss.data),
                        "check the forward computation of + and * (and tanh) first")

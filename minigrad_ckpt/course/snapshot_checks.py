@@ -17,7 +17,7 @@ from types import ModuleType
 from typing import Any
 
 from ..backend import host_numpy as np
-from .grading import Check, Mismatch, attribute, property_check
+from .grading import Check, Mismatch, attribute, case, property_check
 
 __all__ = ["SNAPSHOT_CHECKS"]
 
@@ -61,8 +61,10 @@ def _expect_same(saved: dict, loaded: Any, where: str) -> None:
 def _round_trip(save: Callable, load: Callable, state: dict, where: str = "") -> bytes:
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "state.snap"
-        save(path, state)
-        _expect_same(state, load(path), where)
+        with case(f"save(path, state) and load(path) {where}".rstrip()):
+            save(path, state)
+            loaded = load(path)
+        _expect_same(state, loaded, where)
         return path.read_bytes()
 
 
