@@ -1,9 +1,11 @@
 """A layered layout of the tape: columns by depth, rows ordered to keep edges short.
 
-A node's column is one more than the deepest node it reads (nodes that read
-only leaves are in column 1), so every edge goes left to right, in the
-order the forward pass ran.  A leaf sits one column left of its first
-consumer, next to where it is used.  Within a column, items are ordered by
+A node's column is one more than the deepest node it reads, so every edge
+goes left to right, in the order the forward pass ran; then each node that
+feeds others moves right, up to one column before its first consumer (a
+slice of a parameter taken late in the model sits next to where it is used,
+not in column 1 with a long edge).  A leaf sits one column left of its
+leftmost consumer.  Within a column, items are ordered by
 the mean row of the inputs already placed (the barycentre heuristic of
 Sugiyama-style drawings: one sweep, no crossing minimisation beyond that), so
 a chain stays on a line (an item takes the row of that mean when it is free);
@@ -29,9 +31,18 @@ def layered_layout(nodes: list[dict[str, Any]], leaves: list[dict[str, Any]]) ->
     for n in nodes:
         reads = [depth[e["ref"]] for e in n["inputs"] if e["kind"] == "node"]
         depth[n["id"]] = 1 + max(reads, default=0)
+    consumers: dict[str, list[str]] = {}
+    for n in nodes:
+        for e in n["inputs"]:
+            if e["kind"] == "node":
+                consumers.setdefault(e["ref"], []).append(n["id"])
+    for n in reversed(nodes):  # consumers come later on the tape: their columns are final
+        if n["id"] in consumers:
+            depth[n["id"]] = min(depth[c] for c in consumers[n["id"]]) - 1
+    for n in nodes:
         for e in n["inputs"]:
             if e["kind"] == "leaf":
-                leaf_col.setdefault(e["ref"], depth[n["id"]] - 1)
+                leaf_col[e["ref"]] = min(leaf_col.get(e["ref"], depth[n["id"]]), depth[n["id"]] - 1)
     columns: dict[int, list[tuple[str, list[str]]]] = {}
     for n in nodes:
         columns.setdefault(depth[n["id"]], []).append(

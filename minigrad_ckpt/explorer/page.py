@@ -206,7 +206,7 @@ def _ledger_svg(data: dict[str, Any]) -> str:
                 'count: run the forward pass inside <code>with mg.memory.track():</code> to see the timeline.'
                 '</p><svg id="ledger-chart" width="0" height="0"><rect id="ledger-mark" data-x0="0" x="0" '
                 'y="0" width="0" height="0" data-step="-1" data-released=""/></svg>')
-    w, h, left, top, bottom = 376, 150, 44, 10, 20
+    w, h, left, top, bottom = 376, 150, 64, 10, 20
     plot_w, plot_h = w - left - 8, h - top - bottom
     n = max(len(steps), 1)
     bw = plot_w / (n + 1)  # slot 0: before the first step
