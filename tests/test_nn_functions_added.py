@@ -53,6 +53,15 @@ CALLS = {
     "triplet_margin_loss": lambda x: F.triplet_margin_loss(x, x[::-1], x * 0.5 + 1, swap=True),
     "poisson_nll_loss": lambda x: F.poisson_nll_loss(x, _const(x, np.abs(SIGNS) * 3), full=True),
     "gaussian_nll_loss": lambda x: F.gaussian_nll_loss(x, x[::-1], mg.exp(x[:, :1]), full=True),
+    "interpolate_nearest": lambda x: F.interpolate(x[None], scale_factor=1.7),
+    "interpolate_nearest_exact": lambda x: F.interpolate(x[None, None], size=(3, 7), mode="nearest-exact"),
+    "interpolate_linear": lambda x: F.interpolate(x[None], size=8, mode="linear"),
+    "interpolate_bilinear_corners": lambda x: F.interpolate(x[None, None], size=(5, 3), mode="bilinear",
+                                                            align_corners=True),
+    "interpolate_bicubic": lambda x: F.interpolate(x[None, None], scale_factor=1.5, mode="bicubic"),
+    "interpolate_trilinear": lambda x: F.interpolate(mg.reshape(x, (1, 1, 2, 2, 5)), size=(3, 3, 3),
+                                                     mode="trilinear"),
+    "interpolate_area": lambda x: F.interpolate(x[None, None], size=(3, 2), mode="area"),
 }
 
 
@@ -170,7 +179,24 @@ def test_layers_call_their_functions():
     (lambda: F.gaussian_nll_loss(mg.ones(2, 3), mg.ones(2, 3), mg.ones(3, 2)), ValueError, "does not fit"),
     (lambda: F.triplet_margin_loss(mg.ones(2), mg.ones(2), mg.ones(2), margin=0.0), ValueError, "margin"),
     (lambda: F.soft_margin_loss(mg.ones(2), mg.ones(2), reduction="avg"), ValueError, "reduction"),
+    (lambda: F.interpolate(mg.ones(1, 1, 4), size=3, mode="bilinear"), ValueError, "2 spatial axes"),
+    (lambda: F.interpolate(mg.ones(1, 1, 4), size=3, mode="nearest", align_corners=True), ValueError, "align_corners"),
+    (lambda: F.interpolate(mg.ones(1, 1, 4), size=3, scale_factor=2), ValueError, "exactly one"),
+    (lambda: F.interpolate(mg.ones(1, 1, 4), mode="cubic", size=3), ValueError, "mode must be"),
+    (lambda: F.interpolate(mg.ones(4), size=3), ValueError, "3-D, 4-D or 5-D"),
+    (lambda: F.interpolate(mg.ones(1, 1, 4), scale_factor=0.1), ValueError, "empty output"),
+    (lambda: F.interpolate(mg.ones(1, 1, 4, 4), size=2, mode="bilinear", antialias=True), NotImplementedError,
+     "antialias"),
 ])
+
 def test_bad_arguments_are_clear_errors(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_interpolate_reads_a_non_finite_input_only_where_its_taps_do():
+    x = mg.tensor([[[1.0, np.inf, 3.0, 4.0, 5.0, 6.0]]], dtype="float64")
+    out = F.interpolate(x, size=3, mode="linear").numpy()[0, 0]  # sources 0.5, 2.5, 4.5
+    assert np.isinf(out[0]) and np.isfinite(out[1:]).all()
+    up = nn.Upsample(scale_factor=2, mode="nearest")(x).numpy()[0, 0]
+    assert np.isinf(up[2:4]).all() and np.isfinite(np.delete(up, [2, 3])).all()

@@ -4,7 +4,10 @@
 Every case is one call: a function of ``nn.functional``, ``linalg``, ``special`` or the top
 level, or a layer of ``nn`` built with the stored options.  Its outputs (integer pooling
 indices included) and the gradients of ``sum(out_i * cot_i)`` must match to float64
-round-off.
+round-off.  Where PyTorch's own backward is not the adjoint of its forward (``interpolate``
+with ``mode="nearest"``, 3 spatial axes and unequal scale factors), the fixture holds the
+adjoint read off PyTorch's forward (one call per one-hot input) and marks the case
+``adjoint_from_forward``.
 """
 
 from __future__ import annotations
@@ -87,3 +90,5 @@ def test_fixture_covers_the_keywords() -> None:
     kws = {k for m in CASES.values() for k, v in {**m["kwargs"], **m["init"]}.items() if v not in (False, None)}
     assert {"ceil_mode", "return_indices", "count_include_pad", "divisor_override", "dilation"} <= kws
     assert any(m["kwargs"].get("padding") == "same" and m["fn"] == "conv2d" for m in CASES.values())
+    modes = {m["kwargs"]["mode"] for m in CASES.values() if m["fn"] == "interpolate"}
+    assert modes == {"nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear", "area"}

@@ -68,6 +68,7 @@ from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm, RMSNo
 from .pooling import AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell
 from .transformer import TransformerEncoder, TransformerEncoderLayer
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
     "functional", "init", "parallel", "utils", "Module", "Parameter", "Sequential", "ModuleList", "ModuleDict",
@@ -82,5 +83,6 @@ __all__ = [
     "Threshold", "Softshrink", "Hardshrink", "RReLU", "Dropout1d", "Dropout3d", "AlphaDropout", "CosineSimilarity",
     "PairwiseDistance", "PixelShuffle", "PixelUnshuffle", "MarginRankingLoss", "HingeEmbeddingLoss",
     "SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss", "TripletMarginLoss",
-    "TripletMarginWithDistanceLoss", "PoissonNLLLoss", "GaussianNLLLoss",
+    "TripletMarginWithDistanceLoss", "PoissonNLLLoss", "GaussianNLLLoss", "Upsample", "UpsamplingNearest2d",
+    "UpsamplingBilinear2d",
 ]

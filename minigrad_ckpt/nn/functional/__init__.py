@@ -19,6 +19,7 @@ lives in a module of its own:
 ``embedding``          ``embedding``, ``one_hot``
 ``distance``           ``normalize``, ``cosine_similarity``, ``cdist``, ...
 ``pixel_shuffle``      ``pixel_shuffle``, ``pixel_unshuffle``
+``interpolation``      ``interpolate`` (nearest, linear, bicubic, area, ...)
 ``padding``            ``pad``
 ``attention``          ``scaled_dot_product_attention``
 ``loss``               ``cross_entropy``, ``mse_loss``, ``kl_div``, ...
@@ -38,6 +39,7 @@ from .distance import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .embedding import *  # noqa: F403
 from .inputs import _check_input_dtype  # noqa: F401  (the layers in nn/ check their inputs with it)
+from .interpolation import *  # noqa: F403
 from .likelihood_losses import *  # noqa: F403
 from .linear import *  # noqa: F403
 from .loss import *  # noqa: F403
@@ -59,5 +61,5 @@ __all__ = [
     "normalize", "cosine_similarity", "pairwise_distance", "pdist", "cdist", "pixel_shuffle", "pixel_unshuffle",
     "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
     "multi_margin_loss", "multilabel_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
-    "poisson_nll_loss", "gaussian_nll_loss",
+    "poisson_nll_loss", "gaussian_nll_loss", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
 ]

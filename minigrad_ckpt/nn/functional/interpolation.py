@@ -1,0 +1,166 @@
+"""``interpolate`` (PyTorch's ``F.interpolate``/``nn.Upsample``): resampling of the spatial
+axes of (N, C, L), (N, C, H, W) or (N, C, D, H, W) input, with PyTorch's source positions.
+
+Every mode is separable: each spatial axis is resampled in turn as a weighted sum of a few
+*taps*, ``sum_k w_k * take(x, i_k, axis)``, with integer positions ``i_k`` and weights
+``w_k`` computed on the host from the sizes alone:
+
+=================  =====  =====================================================
+mode               taps   source position of output ``j`` (``s`` = the scale)
+=================  =====  =====================================================
+``nearest``        1      ``floor(j s)`` (in float32, as PyTorch)
+``nearest-exact``  1      ``floor((j + 1/2) s)``
+``linear`` family  2      ``(j + 1/2) s - 1/2`` clamped at 0, or ``j (n-1)/(m-1)``
+                          with ``align_corners``; weights ``1 - t``, ``t``
+``bicubic``        4      as linear, unclamped; Keys' cubic with ``A = -0.75``,
+                          taps clamped to the edge
+``area``           window the adaptive-average windows, weights ``1 / length``
+=================  =====  =====================================================
+
+So the result is a composition of ``take`` and products (differentiable to any order, in
+both modes), and a non-finite input reaches only the outputs whose taps read it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ... import functional as mf
+from ...backend import host_numpy as np
+from ...functional import _tensor
+from ...tensor import Tensor
+
+__all__ = [
+    "interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
+]
+
+_SPATIAL = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+_MODES = ("nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear", "area")
+_CUBIC_A = -0.75
+
+
+def _output_sizes(name: str, spatial: tuple[int, ...], size: Any, scale_factor: Any) -> tuple[list[int], list]:
+    """The output sizes, and the scale factors PyTorch keeps for the source positions."""
+    n = len(spatial)
+    if (size is None) == (scale_factor is None):
+        raise ValueError(f"{name}: give exactly one of size and scale_factor")
+    if size is not None:
+        sizes = [int(size)] * n if isinstance(size, (int, np.integer)) else [int(s) for s in size]
+        if len(sizes) != n or min(sizes) < 1:
+            raise ValueError(f"{name}: size must be {n} positive int(s) for input of {n} spatial axes, got {size}")
+        return sizes, [None] * n
+    factors = [float(scale_factor)] * n if isinstance(scale_factor, (int, float)) else [float(f) for f in scale_factor]
+    if len(factors) != n or min(factors) <= 0:
+        raise ValueError(f"{name}: scale_factor must be {n} positive number(s), got {scale_factor}")
+    sizes = [int(math.floor(s * f)) for s, f in zip(spatial, factors)]
+    if min(sizes) < 1:
+        raise ValueError(f"{name}: scale_factor {scale_factor} makes an empty output from {spatial}")
+    return sizes, factors
+
+
+def _linear_scale(n_in: int, n_out: int, align_corners: bool, factor: float | None) -> float:
+    if align_corners:
+        return (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    return 1.0 / factor if factor is not None else n_in / n_out
+
+
+def _taps(mode: str, n_in: int, n_out: int, align_corners: bool, factor: float | None) -> list[tuple[Any, Any]]:
+    """``[(positions, weights or None), ...]`` for one axis: output ``j`` is ``sum_k w_k[j] x[i_k[j]]``."""
+    j = np.arange(n_out)
+    if mode in ("nearest", "nearest-exact"):
+        if n_in == n_out:
+            return [(j, None)]
+        s = np.float32(1.0 / factor if factor is not None else n_in / n_out)
+        pos = j.astype(np.float32) + np.float32(0.5 if mode == "nearest-exact" else 0.0)
+        return [(np.minimum(np.floor(pos * s).astype(np.int64), n_in - 1), None)]
+    if mode == "area":
+        start = (j * n_in) // n_out
+        stop = -((-(j + 1) * n_in) // n_out)
+        length = stop - start
+        return [(np.minimum(start + k, stop - 1), np.where(k < length, 1.0 / length, 0.0))
+                for k in range(int(length.max()))]
+    s = _linear_scale(n_in, n_out, align_corners, factor)
+    src = j * s if align_corners else (j + 0.5) * s - 0.5
+    if mode != "bicubic":
+        src = np.maximum(src, 0.0)
+        i0 = np.floor(src).astype(np.int64)
+        t = src - i0
+        return [(np.minimum(i0, n_in - 1), 1.0 - t), (np.minimum(i0 + 1, n_in - 1), t)]
+    i0 = np.floor(src).astype(np.int64)
+    t = src - i0
+    a = _CUBIC_A
+    near = lambda d: ((a + 2) * d - (a + 3)) * d * d + 1  # noqa: E731  |d| <= 1
+    far = lambda d: ((a * d - 5 * a) * d + 8 * a) * d - 4 * a  # noqa: E731  1 < |d| < 2
+    weights = (far(t + 1), near(t), near(1 - t), far(2 - t))
+    return [(np.clip(i0 - 1 + k, 0, n_in - 1), w) for k, w in enumerate(weights)]
+
+
+def _resample_axis(x: Tensor, axis: int, taps: list[tuple[Any, Any]]) -> Tensor:
+    xp = x.device.xp
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    out = None
+    for pos, w in taps:
+        term = mf.take(x, pos.tolist(), axis=axis)
+        if w is not None:
+            term = term * Tensor.constant(xp.asarray(w.astype(x.dtype).reshape(shape)), x.device)
+        out = term if out is None else out + term
+    return out
+
+
+def _check_mode(name: str, x: Tensor, mode: str, align_corners: Any, antialias: bool) -> None:
+    if mode not in _MODES:
+        raise ValueError(f"{name}: mode must be one of {_MODES}, got {mode!r}")
+    if x.ndim not in (3, 4, 5):
+        raise ValueError(f"{name}: expected a 3-D, 4-D or 5-D (N, C, *spatial) input, got shape {x.shape}")
+    want = _SPATIAL.get(mode)
+    if want is not None and x.ndim - 2 != want:
+        raise ValueError(f"{name}: mode {mode!r} needs {want} spatial axes ({want + 2}-D input), got shape {x.shape}")
+    if align_corners is not None and mode not in _SPATIAL:
+        raise ValueError(f"{name}: align_corners can only be set with the interpolating modes "
+                         f"(linear, bilinear, bicubic, trilinear), not {mode!r}")
+    if antialias:
+        raise NotImplementedError(f"{name}: antialias=True is not supported")
+    if x.dtype.kind != "f":
+        raise TypeError(f"{name}: expected a floating input, got {x.dtype}")
+
+
+def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+                align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
+                antialias: bool = False) -> Tensor:
+    """Resample the spatial axes of (N, C, *spatial) ``input`` to ``size`` or by ``scale_factor``.
+
+    ``mode``: ``"nearest"``, ``"nearest-exact"``, ``"linear"`` (3-D input), ``"bilinear"``,
+    ``"bicubic"`` (4-D), ``"trilinear"`` (5-D) or ``"area"`` (adaptive average pooling).
+    ``align_corners=True`` maps the corner pixels' centres onto each other (interpolating
+    modes only).  With ``scale_factor``, the source positions use ``1 / scale_factor``
+    unless ``recompute_scale_factor=True`` (then the sizes' ratio), as in PyTorch.
+    """
+    x = _tensor(input)
+    _check_mode("interpolate", x, mode, align_corners, antialias)
+    spatial = x.shape[2:]
+    sizes, factors = _output_sizes("interpolate", spatial, size, scale_factor)
+    if recompute_scale_factor:
+        factors = [None] * len(factors)
+    for k, (n_in, n_out, f) in enumerate(zip(spatial, sizes, factors)):
+        if n_in == 0:
+            raise ValueError(f"interpolate: spatial axis {k} of input {x.shape} is empty")
+        x = _resample_axis(x, 2 + k, _taps(mode, n_in, n_out, bool(align_corners), f))
+    return x
+
+
+def upsample(input: Any, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Tensor:
+    """PyTorch's older name: ``interpolate(input, size, scale_factor, mode, align_corners)``."""
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Any, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """PyTorch's older name: ``interpolate(input, size, scale_factor, mode="nearest")``."""
+    return interpolate(input, size, scale_factor, "nearest")
+
+
+def upsample_bilinear(input: Any, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """PyTorch's older name: ``interpolate(input, size, scale_factor, "bilinear", align_corners=True)``."""
+    return interpolate(input, size, scale_factor, "bilinear", True)

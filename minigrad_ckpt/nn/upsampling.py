@@ -1,0 +1,40 @@
+"""Upsampling layers: ``Upsample``, ``UpsamplingNearest2d``, ``UpsamplingBilinear2d`` (each calls
+``F.interpolate``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import functional as F
+from .function_layer import FunctionLayer
+
+__all__ = [
+    "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
+]
+
+
+class Upsample(FunctionLayer):
+    """Resample the spatial axes to ``size`` or by ``scale_factor`` with ``mode`` (``F.interpolate``)."""
+
+    fn = staticmethod(F.interpolate)
+    options = ("size", "scale_factor", "mode", "align_corners", "recompute_scale_factor")
+
+    def __init__(self, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None) -> None:
+        super().__init__()
+        self.size, self.scale_factor, self.mode = size, scale_factor, mode
+        self.align_corners, self.recompute_scale_factor = align_corners, recompute_scale_factor
+
+
+class UpsamplingNearest2d(Upsample):
+    """``Upsample(size, scale_factor, mode="nearest")`` for (N, C, H, W) input."""
+
+    def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
+        super().__init__(size, scale_factor, "nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    """``Upsample(size, scale_factor, mode="bilinear", align_corners=True)`` for (N, C, H, W) input."""
+
+    def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
+        super().__init__(size, scale_factor, "bilinear", True)
