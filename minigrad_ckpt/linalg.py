@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .functional.linalg import (  # noqa: F401
     EighResult,
+    EigResult,
     LstsqResult,
     QRResult,
     SlogdetResult,
@@ -21,7 +22,9 @@ from .functional.linalg import (  # noqa: F401
     __all__,
     cholesky,
     det,
+    eig,
     eigh,
+    eigvals,
     eigvalsh,
     inv,
     lstsq,

@@ -902,10 +902,48 @@ def _batch(draw: Any) -> tuple[int, ...]:
     return tuple(draw(st.lists(st.integers(0, 2), max_size=2)))
 
 
-def _orthogonal(draw: Any, n: int) -> np.ndarray:
-    seed = draw(st.integers(0, 2**32 - 1))
-    q, r = np.linalg.qr(np.random.default_rng(seed).standard_normal((n, n)))
-    return q * np.sign(np.diag(r))
+def _orthogonal(draw: Any, n: int, complex_: bool = False) -> np.ndarray:
+    """A random orthogonal matrix (unitary for ``complex_``)."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    a = rng.standard_normal((n, n))
+    if complex_:
+        a = a + 1j * rng.standard_normal((n, n))
+    q, r = np.linalg.qr(a)
+    d = np.diag(r)
+    return q * (d / np.abs(d))
+
+
+def _complex_draw(draw: Any, dtype: np.dtype) -> bool:
+    """Whether a matrix sample of a float ``dtype`` is drawn complex (half the time)."""
+    return dtype.kind == "f" and draw(st.booleans())
+
+
+def _with_imaginary(draw: Any, a: np.ndarray, dtype: np.dtype, scale: float = 0.5) -> np.ndarray:
+    """``a`` plus an imaginary part in ``[-scale, scale]``, of ``dtype``'s precision."""
+    im = _arr(draw, a.shape, np.dtype(np.float64), Dom(-scale, scale))
+    return (a + 1j * im).astype(complex_dtype(dtype))
+
+
+def _promoted(sample: Sample, dtype: np.dtype) -> np.dtype:
+    """The output dtype: complex of ``dtype``'s precision if an input is complex."""
+    cx = any(isinstance(v, np.ndarray) and v.dtype.kind == "c" for v in sample.inputs)
+    return complex_dtype(np.dtype(dtype)) if cx else np.dtype(dtype)
+
+
+def or_complex(sampler: Sampler, scale: float = 0.5) -> Sampler:
+    """``sampler``'s draws, half of them made complex: each float array input gets an
+    imaginary part in ``[-scale, scale]`` (small enough to keep a well-conditioned
+    matrix well conditioned)."""
+
+    def wrapped(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+        sample = sampler(draw, dtype, grad, max_size)
+        if not _complex_draw(draw, dtype):
+            return sample
+        inputs = tuple(_with_imaginary(draw, v, v.dtype, scale) if isinstance(v, np.ndarray) and v.dtype.kind == "f"
+                       else v for v in sample.inputs)
+        return Sample(sample.op, inputs, sample.diff)
+
+    return wrapped
 
 
 def _matrix_sample(draw: Any, max_size: int, square: bool = True) -> tuple[tuple[int, ...], int, int]:
@@ -940,55 +978,88 @@ def solve_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Samp
     return Sample(registry["Solve"](), (a, b), _diff(draw, [fl, fl]))
 
 
-def _spectral(draw: Any, n: int, values: np.ndarray) -> np.ndarray:
-    q = _orthogonal(draw, n)
-    return (q * values) @ q.T
+def _spectral(draw: Any, n: int, values: np.ndarray, complex_: bool = False) -> np.ndarray:
+    """The symmetric (Hermitian for ``complex_``) matrix with eigenvalues ``values``."""
+    q = _orthogonal(draw, n, complex_)
+    return (q * values) @ q.conj().T
+
+
+def _noise(draw: Any, shape: tuple[int, ...], complex_: bool) -> np.ndarray:
+    a = _arr(draw, shape, np.dtype(np.float64))
+    return a + 1j * _arr(draw, shape, np.dtype(np.float64)) if complex_ else a
 
 
 def spd_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
-    """Symmetric positive definite (eigenvalues in [0.5, 4]); the upper triangle is
+    """Symmetric (Hermitian) positive definite (eigenvalues in [0.5, 4]); the upper
+    triangle, and for complex matrices the imaginary part of the diagonal, are
     overwritten with noise, which Cholesky must ignore."""
     batch, n, _ = _matrix_sample(draw, max_size)
+    cx = _complex_draw(draw, dtype)
     mats = []
     for _ in range(_size(batch)):
         w = np.asarray(draw(st.lists(st.floats(0.5, 4.0), min_size=n, max_size=n)))
-        mats.append(_spectral(draw, n, w))
+        mats.append(_spectral(draw, n, w, cx))
     a = np.asarray(mats).reshape(batch + (n, n)) if mats else np.zeros(batch + (n, n))
-    noise = _arr(draw, batch + (n, n), np.dtype(np.float64))
+    noise = _noise(draw, batch + (n, n), cx)
     a = np.tril(a) + np.triu(noise, 1)
-    return Sample(registry["Cholesky"](), (a.astype(dtype),), (_float(dtype),))
+    if cx:
+        a = a + 1j * np.eye(n) * _arr(draw, batch + (1, n), np.dtype(np.float64))
+    return Sample(registry["Cholesky"](), (a.astype(complex_dtype(dtype) if cx else dtype),), (_float(dtype),))
 
 
 def eigh_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
     """Gradient checks: distinct eigenvalues at least 0.5 apart (the eigenvector gradient
     exists); forward checks: any symmetric lower triangle.  Upper triangle: noise."""
     batch, n, _ = _matrix_sample(draw, max_size)
+    cx = _complex_draw(draw, dtype)
     if grad:
         mats = []
         for _ in range(_size(batch)):
             w = np.asarray(draw(st.lists(st.integers(-6, 6), min_size=n, max_size=n, unique=True))) * 0.5
-            mats.append(_spectral(draw, n, w))
+            mats.append(_spectral(draw, n, w, cx))
         a = np.asarray(mats).reshape(batch + (n, n)) if mats else np.zeros(batch + (n, n))
     else:
-        a = _arr(draw, batch + (n, n), np.dtype(np.float64))
-    a = np.tril(a) + np.triu(_arr(draw, batch + (n, n), np.dtype(np.float64)), 1)
-    return Sample(registry["Eigh"](), (a.astype(dtype),), (_float(dtype),))
+        a = _noise(draw, batch + (n, n), cx)
+    a = np.tril(a) + np.triu(_noise(draw, batch + (n, n), cx), 1)
+    return Sample(registry["Eigh"](), (a.astype(complex_dtype(dtype) if cx else dtype),), (_float(dtype),))
+
+
+def eig_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """Gradient checks: ``P diag(w) P^-1`` with distinct eigenvalues at least 0.5 apart (real
+    ones, or complex for a complex matrix) and a well-conditioned ``P``; forward checks: any
+    matrix."""
+    batch, n, _ = _matrix_sample(draw, max_size)
+    cx = _complex_draw(draw, dtype)
+    if grad:
+        mats = []
+        for _ in range(_size(batch)):
+            w = np.asarray(draw(st.lists(st.integers(-6, 6), min_size=n, max_size=n, unique=True))) * 0.5
+            p = _noise(draw, (n, n), cx) * 0.2 + 2 * np.eye(n)
+            if cx:
+                w = w + 1j * np.asarray(draw(st.lists(st.floats(-1.0, 1.0), min_size=n, max_size=n)))
+            mats.append((p * w) @ np.linalg.inv(p))
+        a = np.asarray(mats).reshape(batch + (n, n)) if mats else np.zeros(batch + (n, n))
+    else:
+        a = _noise(draw, batch + (n, n), cx)
+    return Sample(registry["Eig"](), (a.astype(complex_dtype(dtype) if cx else dtype),), (_float(dtype),))
 
 
 def svd_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
     """Gradient checks: distinct singular values in [0.5, 4], at least 0.5 apart."""
     batch, m, n = _matrix_sample(draw, max_size, square=False)
     k = min(m, n)
+    cx = _complex_draw(draw, dtype)
     if grad:
         mats = []
         for _ in range(_size(batch)):
             s = np.asarray(draw(st.lists(st.integers(1, 8), min_size=k, max_size=k, unique=True))) * 0.5
-            u, v = _orthogonal(draw, m)[:, :k], _orthogonal(draw, n)[:, :k]
-            mats.append((u * s) @ v.T)
+            u, v = _orthogonal(draw, m, cx)[:, :k], _orthogonal(draw, n, cx)[:, :k]
+            mats.append((u * s) @ v.conj().T)
         a = np.asarray(mats).reshape(batch + (m, n)) if mats else np.zeros(batch + (m, n))
     else:
-        a = _arr(draw, batch + (m, n), np.dtype(np.float64))
-    return Sample(registry["Svd"](in_shape=a.shape), (a.astype(dtype),), (_float(dtype),))
+        a = _noise(draw, batch + (m, n), cx)
+    return Sample(registry["Svd"](in_shape=a.shape), (a.astype(complex_dtype(dtype) if cx else dtype),),
+                  (_float(dtype),))
 
 
 def full_rank(draw: Any, dtype: np.dtype, max_size: int) -> np.ndarray:
@@ -1159,14 +1230,16 @@ SPECS: list[OpSpec] = [
     _spec("LSTMCellOutput", lstm_cell_sampler("LSTMCellOutput")),
     _spec("GRUCell", gru_cell_sampler),
     # matrix functions: no stride-0 views (repeated rows are singular)
-    _spec("Inv", square_sampler("Inv"), broadcast_views=False),
-    _spec("Det", square_sampler("Det"), broadcast_views=False),
-    _spec("SlogDet", square_sampler("SlogDet"), broadcast_views=False),
-    _spec("Solve", solve_sampler, broadcast_views=False),
-    _spec("Cholesky", spd_sampler, broadcast_views=False),
-    _spec("Eigh", eigh_sampler, broadcast_views=False),
-    _spec("Svd", svd_sampler, broadcast_views=False),
-    _spec("Qr", qr_sampler, broadcast_views=False),
+    # (half the samples complex: Hermitian / unitary structure where the op needs it)
+    _spec("Inv", or_complex(square_sampler("Inv")), broadcast_views=False, out_dtype=_promoted),
+    _spec("Det", or_complex(square_sampler("Det")), broadcast_views=False, out_dtype=_promoted),
+    _spec("SlogDet", or_complex(square_sampler("SlogDet")), broadcast_views=False, out_dtype=_promoted),
+    _spec("Solve", or_complex(solve_sampler), broadcast_views=False, out_dtype=_promoted),
+    _spec("Cholesky", spd_sampler, broadcast_views=False, out_dtype=_promoted),
+    _spec("Eigh", eigh_sampler, broadcast_views=False, out_dtype=_promoted),
+    _spec("Eig", eig_sampler, broadcast_views=False, out_dtype=_complex_of),
+    _spec("Svd", svd_sampler, broadcast_views=False, out_dtype=_promoted),
+    _spec("Qr", or_complex(qr_sampler), broadcast_views=False, out_dtype=_promoted),
     _spec("Pinv", pinv_sampler, broadcast_views=False),
     _spec("VectorNorm", vector_norm_sampler),
     # complex numbers and Fourier transforms: complex samples (float32 draws complex64)

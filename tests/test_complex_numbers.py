@@ -172,11 +172,11 @@ def test_complex_through_save_load_and_snapshots(tmp_path):
     assert back["raw"].dtype == np.complex128
 
 
-@pytest.mark.parametrize("name", ["cholesky", "eigh", "svd", "qr", "slogdet", "pinv"])
+@pytest.mark.parametrize("name", ["pinv", "lstsq"])
 def test_linalg_without_a_complex_gradient_refuses_complex(name):
     a = mg.tensor(np.eye(3) * (1 + 1j))
     with pytest.raises(NotImplementedError, match=f"linalg.{name}: complex matrices are not supported"):
-        getattr(mg.linalg, name)(a)
+        getattr(mg.linalg, name)(*((a, a) if name == "lstsq" else (a,)))
 
 
 def test_holomorphic_linalg_takes_complex():

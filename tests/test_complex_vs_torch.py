@@ -3,7 +3,13 @@
 Complex-capable functions (cases ``cx_*``): elementwise arithmetic with complex
 and real operands, exp/log/sqrt/trig, abs, angle, the parts, ``complex``,
 ``polar``, ``view_as_real``/``view_as_complex``, reductions, ``matmul``,
-``einsum``, ``tensordot``, ``flip``, ``linalg.inv``/``det``/``solve``.
+``einsum``, ``tensordot``, ``flip``, ``linalg.inv``/``det``/``solve``/``norm``.
+
+Complex factorizations (cases ``cx_linalg_*``): ``eigh``, ``svd``, ``qr``,
+``cholesky``, ``slogdet``, ``eig``/``eigvals`` (of complex and real matrices),
+through the functions of ``tests/data/complex_linalg_cases.py`` that do not
+depend on the eigen- and singular vectors' phases (PyTorch keeps LAPACK's,
+minigrad_ckpt fixes them).
 
 The fixture ``tests/data/torch_complex_reference.npz`` was made offline by
 ``tests/data/make_torch_complex_reference.py`` (torch, complex128): for each
@@ -16,7 +22,9 @@ numbers compare without conversion.  No torch import here.
 
 from __future__ import annotations
 
+import functools
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +36,8 @@ FIXTURE = Path(__file__).with_name("data") / "torch_complex_reference.npz"
 with np.load(FIXTURE) as _npz:
     _ARRAYS = {k: _npz[k] for k in _npz.files}
 CASES = json.loads(_ARRAYS.pop("__meta__").tobytes().decode())
+sys.path.insert(0, str(FIXTURE.parent))
+import complex_linalg_cases  # noqa: E402
 
 
 def arr(case: str, name: str) -> np.ndarray:
@@ -35,6 +45,8 @@ def arr(case: str, name: str) -> np.ndarray:
 
 
 def function(name: str):
+    if name.startswith("cases."):  # a composition in tests/data/complex_linalg_cases.py
+        return functools.partial(getattr(complex_linalg_cases, name.removeprefix("cases.")), mg)
     obj = mg
     for part in name.split("."):
         obj = getattr(obj, part)

@@ -26,15 +26,21 @@ from ..tape import apply
 from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, broadcast_shapes, int_tuple, normalize_axis
+from .complex_numbers import conj, real
 from .math import astype, eye, matmul, moveaxis, not_equal, pad, reshape, squeeze, swapaxes, tril, triu
 
-__all__ = ["inv", "det", "slogdet", "solve", "cholesky", "eigh", "eigvalsh", "svd", "svdvals", "qr", "norm",
-           "pinv", "matrix_power", "lstsq", "solve_triangular"]
+__all__ = ["inv", "det", "slogdet", "solve", "cholesky", "eig", "eigvals", "eigh", "eigvalsh", "svd", "svdvals",
+           "qr", "norm", "pinv", "matrix_power", "lstsq", "solve_triangular"]
 
 
 class SlogdetResult(NamedTuple):
     sign: Tensor
     logabsdet: Tensor
+
+
+class EigResult(NamedTuple):
+    eigenvalues: Tensor
+    eigenvectors: Tensor
 
 
 class EighResult(NamedTuple):
@@ -65,7 +71,7 @@ def _real_only(name: str, a: Tensor) -> None:
     if a.dtype.kind == "c":
         raise NotImplementedError(
             f"linalg.{name}: complex matrices are not supported (its gradient is written for real "
-            f"ones); inv, det, solve and matrix_power accept complex input (docs/complex.md)")
+            f"ones); every other linalg function accepts complex input (docs/complex.md)")
 
 
 def _matrices(name: str, a: Any, square: bool = False) -> Tensor:
@@ -90,8 +96,12 @@ def det(a: Any) -> Tensor:
 
 
 def slogdet(a: Any) -> SlogdetResult:
-    """``(sign, log|det|)`` of each matrix; the sign carries no gradient."""
-    packed = apply(_mx.SlogDet(), _matrices("slogdet", a, square=True))
+    """``(sign, log|det|)`` of each matrix, ``log|det|`` real.  A real matrix's sign (+-1)
+    carries no gradient; a complex matrix's sign ``det / |det|`` is differentiable (PyTorch's)."""
+    a = _matrices("slogdet", a, square=True)
+    packed = apply(_mx.SlogDet(), a)
+    if a.dtype.kind == "c":
+        return SlogdetResult(packed[..., 0], real(packed[..., 1]))
     return SlogdetResult(packed[..., 0].detach(), packed[..., 1])
 
 
@@ -112,16 +122,23 @@ def solve(a: Any, b: Any) -> Tensor:
 
 def cholesky(a: Any, *, upper: bool = False) -> Tensor:
     """The lower (``upper=True``: upper) Cholesky factor, from the lower (upper) triangle,
-    as NumPy: the other triangle is not read (and gets no gradient)."""
+    as NumPy: the other triangle is not read (and gets no gradient).  A complex matrix is
+    Hermitian: ``a = L L^H``; the imaginary parts of its diagonal are not read either."""
     a = _matrices("cholesky", a, square=True)
     if upper:
-        return swapaxes(apply(_mx.Cholesky(), swapaxes(a, -1, -2)), -1, -2)
+        return _mH(apply(_mx.Cholesky(), _mH(a)))
     return apply(_mx.Cholesky(), a)
 
 
 def eigh(a: Any, UPLO: str = "L") -> EighResult:  # noqa: N803 - NumPy's name
-    """Eigenvalues (ascending) and eigenvectors of each symmetric matrix, from its
-    ``UPLO`` triangle as NumPy; eigenvector gradients need distinct eigenvalues.
+    """Eigenvalues (ascending, real) and eigenvectors of each symmetric (Hermitian) matrix,
+    from its ``UPLO`` triangle as NumPy; eigenvector gradients need distinct eigenvalues.
+
+    Each eigenvector is returned with its largest-magnitude entry real and positive,
+    which makes it a smooth function of the matrix: its derivatives are exact for
+    any loss.  (PyTorch keeps LAPACK's phases and asks for a loss that does not
+    depend on them; for such a loss -- ``|v|``, ``v v^H``, ``V f(w) V^H`` -- the
+    gradients agree.)
 
     At a repeated eigenvalue (equal to rounding) the eigenvectors are not unique.
     Gradients through the eigenvalues only (``sum(f(w))``) are exact there, and so
@@ -135,9 +152,27 @@ def eigh(a: Any, UPLO: str = "L") -> EighResult:  # noqa: N803 - NumPy's name
     if UPLO not in ("L", "U"):
         raise ValueError(f"linalg.eigh: UPLO must be 'L' or 'U', got {UPLO!r}")
     if UPLO == "U":
-        a = swapaxes(a, -1, -2)
+        a = _mH(a)
     packed = apply(_mx.Eigh(), a)
-    return EighResult(packed[..., 0, :], packed[..., 1:, :])
+    w = packed[..., 0, :]
+    return EighResult(real(w) if a.dtype.kind == "c" else w, packed[..., 1:, :])
+
+
+def eig(a: Any) -> EigResult:
+    """Eigenvalues and eigenvectors of each square matrix, complex even for real input
+    (PyTorch's rule; NumPy returns real arrays when every eigenvalue is real), in LAPACK's
+    order.  Each eigenvector has unit length and its largest-magnitude entry real and
+    positive, so derivatives are exact for any loss (PyTorch's agree for losses that do
+    not depend on the vectors' phases).  Eigenvector gradients need distinct eigenvalues;
+    the gradient of a real matrix is the real part.  Runs on the host on every device."""
+    packed = apply(_mx.Eig(), _matrices("eig", a, square=True))
+    return EigResult(packed[..., 0, :], packed[..., 1:, :])
+
+
+def eigvals(a: Any) -> Tensor:
+    """The eigenvalues of each square matrix (complex): ``eig(a).eigenvalues``; their
+    gradient ``V^-H diag(g) V^H`` needs a diagonalizable matrix."""
+    return eig(a).eigenvalues
 
 
 def eigvalsh(a: Any, UPLO: str = "L") -> Tensor:  # noqa: N803 - NumPy's name
@@ -159,15 +194,20 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: 
     function of ``a`` and carry no gradient.  ``hermitian`` is accepted and
     uses the general algorithm (the same values).  Gradients of ``U``/``Vh``
     need distinct (and, for non-square ``a``, non-zero) singular values.
+    ``S`` is real; for a complex ``a`` each column of ``U`` has its largest-magnitude
+    entry real and positive (the columns of ``V`` follow), so derivatives are exact
+    for any loss -- PyTorch's agree for losses that do not depend on that phase.
     """
     del hermitian
     a = _matrices("svd", a)
     m, n = a.shape[-2:]
     packed = apply(_mx.Svd(in_shape=a.shape), a)
     s = packed[..., m, :]
+    if a.dtype.kind == "c":
+        s = real(s)
     if not compute_uv:
         return s
-    u, vh = packed[..., :m, :], swapaxes(packed[..., m + 1:, :], -1, -2)
+    u, vh = packed[..., :m, :], _mH(packed[..., m + 1:, :])
     if full_matrices and m != n:
         xp = a.device.xp
         uf, _, vhf = xp.linalg.svd(a._data, full_matrices=True)
@@ -179,6 +219,12 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: 
     return SVDResult(u, s, vh)
 
 
+def _mH(a: Tensor) -> Tensor:
+    """The conjugate transpose of each matrix (the transpose of a real one)."""
+    t = swapaxes(a, -1, -2)
+    return conj(t) if a.dtype.kind == "c" else t
+
+
 def _join(x: Tensor, extra: Tensor, axis: int) -> Tensor:
     from .math import concatenate
 
@@ -186,8 +232,8 @@ def _join(x: Tensor, extra: Tensor, axis: int) -> Tensor:
 
 
 def qr(a: Any, mode: str = "reduced") -> Any:
-    """``Q, R`` with ``a = Q @ R`` and ``R``'s diagonal non-negative (NumPy keeps LAPACK's
-    signs, which jump: this QR is unique for full rank and smooth); ``mode`` is ``"reduced"``,
+    """``Q, R`` with ``a = Q @ R`` and ``R``'s diagonal real and non-negative (NumPy and PyTorch
+    keep LAPACK's signs, which jump: this QR is unique for full rank and smooth); ``mode`` is ``"reduced"``,
     ``"complete"`` or ``"r"``.  Gradients need full rank.  In ``"complete"`` mode the
     extra columns of a tall matrix's ``Q`` complete a basis and carry no gradient."""
     a = _matrices("qr", a)
@@ -208,8 +254,10 @@ def qr(a: Any, mode: str = "reduced") -> Any:
 
 
 _VECTOR_ORDS_NAMED = {"fro", "nuc"}
-#: The functions whose ops are holomorphic (``g * f'(A)`` backward), so complex input is right.
-_COMPLEX_OK = frozenset({"inv", "det", "solve", "matrix_power"})
+#: The functions that accept complex matrices: holomorphic ops (``g * f'(A)`` backward) and the
+#: factorizations whose ops are written with conjugate transposes.
+_COMPLEX_OK = frozenset({"inv", "det", "solve", "matrix_power", "slogdet", "cholesky", "eig", "eigh", "svd",
+                         "qr"})
 
 
 def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Tensor:  # noqa: A002
@@ -221,12 +269,12 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> T
     1, -1, 2, -2, inf, -inf.  ``axis=None`` with ``ord=None`` is the 2-norm of
     the flattened tensor.  Kinks take subgradients: 0 at a zero vector, ties
     of max/min split evenly.  A complex ``x`` has the norms of its moduli
-    ``|x|`` (all but the matrix 2, -2 and nuclear norms, which need a complex
-    SVD: NotImplementedError).
+    ``|x|``, but for the matrix 2, -2 and nuclear norms, which are of its
+    (complex) singular value decomposition.
     """
     x = as_tensor(x)
-    if x.dtype.kind == "c":
-        x = _moduli("norm", x, ord, axis)
+    if x.dtype.kind == "c" and not _spectral(x, ord, axis):
+        x = mf.abs(x)
     nd = x.ndim
     if axis is None:
         if ord is None:
@@ -254,14 +302,11 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> T
     raise ValueError(f"linalg.norm: axis must be an int or a pair of ints, got {axis!r}")
 
 
-def _moduli(name: str, x: Tensor, ord: Any, axis: Any) -> Tensor:  # noqa: A002
-    """``|x|`` for a complex ``x``: every vector norm, and the Frobenius, 1 and inf matrix norms,
-    are norms of the moduli (and their gradients follow through ``abs``: ``g z / |z|``)."""
+def _spectral(x: Tensor, ord: Any, axis: Any) -> bool:  # noqa: A002
+    """Is this a matrix norm of the singular values (2, -2, nuclear)?  Every other norm --
+    each vector norm, the Frobenius, 1 and inf matrix norms -- is a norm of the moduli ``|x|``."""
     matrix = (axis is None and ord is not None and x.ndim == 2) or (axis is not None and len(int_tuple(axis)) == 2)
-    if matrix and ord in (2, -2, "nuc"):
-        raise NotImplementedError(f"linalg.{name}: the matrix norm ord={ord!r} of a complex matrix needs a "
-                                  f"complex SVD, which is not supported (docs/complex.md)")
-    return mf.abs(x)
+    return matrix and ord in (2, -2, "nuc")
 
 
 def _bad_axis(a: Any, nd: int) -> int:

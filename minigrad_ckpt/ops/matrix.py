@@ -31,17 +31,21 @@ The gradients are the standard results (Giles 2008 for inv/det/solve, Murray
 * ``qr`` needs full rank (the leading square block for wide matrices);
 * ``pinv``: the formula holds where the rank is locally constant.
 
-Eigen- and singular vectors are defined up to sign; ``eigh`` and ``svd``
-return each with its largest-magnitude entry positive, and ``qr`` makes ``R``'s
-diagonal non-negative, so the results are the same on every device and
-continuous (LAPACK's own signs jump, e.g. where a column is already zero below
-the diagonal), which gradients need.
+Eigen- and singular vectors are defined up to sign (a phase, for complex
+ones); ``eigh``, ``eig`` and ``svd`` return each with its largest-magnitude
+entry real and positive, and ``qr`` makes ``R``'s diagonal real and
+non-negative, so the results are the same on every device and continuous
+(LAPACK's own signs jump, e.g. where a column is already zero below the
+diagonal), which gradients need.  The factorizations are written with
+conjugate transposes (``holomorphic = False``): the same code serves real and
+complex matrices (docs/complex.md).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..backend import host_numpy
 from .base import Op
 
 
@@ -49,14 +53,20 @@ def _mT(xp: Any, a: Any) -> Any:
     return xp.swapaxes(a, -1, -2)
 
 
+def _mH(xp: Any, a: Any) -> Any:
+    """The conjugate transpose (the plain transpose of a real matrix)."""
+    t = xp.swapaxes(a, -1, -2)
+    return xp.conj(t) if a.dtype.kind == "c" else t
+
+
 def _solve_right(xp: Any, x: Any, r: Any) -> Any:
     """``x @ inv(r)`` without forming the inverse."""
     return _mT(xp, xp.linalg.solve(_mT(xp, r), _mT(xp, x)))
 
 
-def _solve_right_t(xp: Any, x: Any, r: Any) -> Any:
-    """``x @ inv(r).T`` without forming the inverse."""
-    return _mT(xp, xp.linalg.solve(r, _mT(xp, x)))
+def _solve_right_h(xp: Any, x: Any, r: Any) -> Any:
+    """``x @ inv(r)^H`` without forming the inverse."""
+    return _mH(xp, xp.linalg.solve(r, _mH(xp, x)))
 
 
 def _safe_reciprocal_gaps(xp: Any, d: Any) -> Any:
@@ -74,7 +84,8 @@ def _near_equal(xp: Any, values: Any) -> Any:
     d = values[..., None, :] - values[..., :, None]
     n = values.shape[-1]
     scale = xp.max(xp.abs(values), axis=-1, keepdims=True)[..., None] if n else 0
-    return xp.abs(d) <= (10 * n * _EPS[values.dtype.itemsize]) * scale
+    eps = _EPS[values.dtype.itemsize // 2 if values.dtype.kind == "c" else values.dtype.itemsize]
+    return xp.abs(d) <= (10 * n * eps) * scale
 
 
 def _gap_reciprocals(xp: Any, values: Any, undefined: Any = None) -> Any:
@@ -117,12 +128,56 @@ def _undetermined_pairs(xp: Any, values: Any, m: Any, gw: Any = None) -> Any:
 
 
 def _positive_largest(xp: Any, v: Any) -> Any:
-    """The sign (+-1) per column that makes each column's largest-magnitude entry positive."""
+    """The factor per column that makes each column's largest-magnitude entry real and positive:
+    a sign (+-1) for real vectors, a unit phase ``conj(v_p) / |v_p|`` for complex ones."""
     if v.shape[-2] == 0:  # columns of no entries (an empty matrix): nothing to flip
         return xp.ones(v.shape[:-2] + (1, v.shape[-1]), dtype=v.dtype)
     idx = xp.argmax(xp.abs(v), axis=-2, keepdims=True)
-    s = xp.sign(xp.take_along_axis(v, idx, axis=-2))
+    largest = xp.take_along_axis(v, idx, axis=-2)
+    if v.dtype.kind == "c":
+        mag = xp.abs(largest)
+        return xp.where(mag == 0, 1, xp.conj(largest) / xp.where(mag == 0, 1, mag))
+    s = xp.sign(largest)
     return xp.where(s == 0, 1, s)
+
+
+# Complex eigen- and singular vectors are unique up to a phase per vector (a sign for real
+# ones).  The factorizations fix it (:func:`_positive_largest`), so their outputs are smooth
+# functions of the input and their derivatives exact: a tangent computed in any phase is
+# projected onto the fixed one by removing the rotation that would take each vector's
+# largest entry off the positive real axis; the backward applies the adjoint of that
+# projection to the cotangent.  For real vectors both are zero.
+
+def _largest_entry_mask(xp: Any, v: Any) -> Any:
+    """True at each column's largest-magnitude entry (the first of a tie), as the phase fix chose."""
+    mag = xp.abs(v)
+    rows = xp.cumsum(xp.ones_like(mag), axis=-2) - 1  # each entry's row number
+    return xp.equal(rows, xp.argmax(mag, axis=-2, keepdims=True))
+
+
+def _at_largest(xp: Any, mask: Any, x: Any) -> Any:
+    """``x``'s entry at each column's mask position, as a row ``(..., 1, k)``."""
+    return xp.sum(xp.where(mask, x, 0), axis=-2, keepdims=True)
+
+
+def _phase_rotation(xp: Any, v: Any, dv: Any) -> Any:
+    """``i Im(dv_p) / v_p`` per column: ``v`` times it is the part of a tangent ``dv`` that turns
+    the (real, positive) largest entry ``v_p`` of each column of ``v`` off the real axis."""
+    mask = _largest_entry_mask(xp, v)
+    return 1j * xp.imag(_at_largest(xp, mask, dv)) / xp.real(_at_largest(xp, mask, v))
+
+
+def _phase_cotangent(xp: Any, v: Any, c: Any) -> Any:
+    """The adjoint of removing ``v * _phase_rotation(v, dv)`` from ``dv``, for the row ``c`` of
+    the cotangent's components along ``i v`` (``c = Im diag(g^H v)``): ``i c / v_p`` at each
+    column's largest entry, 0 elsewhere."""
+    mask = _largest_entry_mask(xp, v)
+    return xp.where(mask, 1j * c / xp.real(_at_largest(xp, mask, v)), 0)
+
+
+def _diag_h(xp: Any, x: Any, y: Any) -> Any:
+    """``diag(x^H y)`` as a row ``(..., 1, k)``: each column of ``x`` with the same column of ``y``."""
+    return xp.sum(xp.conj(x) * y, axis=-2, keepdims=True)
 
 
 class Inv(Op):
@@ -170,21 +225,32 @@ class Det(Op):
 class SlogDet(Op):
     """``slogdet(A)`` packed as ``(..., 2)``: ``[sign, log|det|]``.
 
-    The sign is piecewise constant (gradient 0); ``d log|det| = tr(A^-1 dA)``.
+    ``d log|det| = Re t`` with ``t = tr(A^-1 dA)``.  The sign of a real matrix is
+    piecewise constant (gradient 0); a complex matrix's sign ``det / |det|`` is
+    on the unit circle and turns with ``d sign = i sign Im t``, so its gradient
+    is ``(g_logabsdet - i Im(conj(g_sign) sign)) A^-H`` (PyTorch's).
     """
+
+    save_output = True
+    holomorphic = False  # the complex sign and the real log|det| are written out below
 
     def forward(self, xp, a):
         sign, logdet = xp.linalg.slogdet(a)
         return xp.stack([sign, logdet], axis=-1)
 
     def backward(self, xp, g, out, a):
-        return g[..., 1][..., None, None] * _mT(xp, xp.linalg.inv(a))
+        coefficient = g[..., 1]
+        if a.dtype.kind == "c":
+            coefficient = xp.real(coefficient) - 1j * xp.imag(xp.conj(g[..., 0]) * out[..., 0])
+        return coefficient[..., None, None] * _mH(xp, xp.linalg.inv(a))
 
     def jvp(self, xp, tangents, out, a):
         (t,) = tangents
         if t is None:
             return None
         d = xp.sum(_mT(xp, xp.linalg.inv(a)) * t, axis=(-2, -1))
+        if a.dtype.kind == "c":
+            return xp.stack([1j * out[..., 0] * xp.imag(d), xp.real(d) + 0j], axis=-1)
         return xp.stack([d * 0, d], axis=-1)
 
     def reference(self, np, a):
@@ -224,40 +290,46 @@ def _phi(xp: Any, x: Any) -> Any:
 
 
 def _from_lower(xp: Any, a: Any) -> Any:
-    """The symmetric matrix whose lower triangle is ``a``'s (what LAPACK reads)."""
+    """The symmetric (Hermitian) matrix whose lower triangle is ``a``'s, as LAPACK reads it:
+    for a complex ``a`` the imaginary parts of the diagonal are not read."""
+    if a.dtype.kind == "c":
+        low = _phi(xp, a)
+        return low + _mH(xp, low)
     return xp.tril(a) + _mT(xp, xp.tril(a, -1))
 
 
 def _to_lower(xp: Any, s: Any) -> Any:
-    """The adjoint of :func:`_from_lower`: a gradient ``s`` with respect to the symmetric
+    """The adjoint of :func:`_from_lower`: a gradient ``s`` with respect to the Hermitian
     matrix, as a gradient of the lower triangle (off-diagonal entries appear twice)."""
-    return _phi(xp, s + _mT(xp, s))
+    return _phi(xp, s + _mH(xp, s))
 
 
 class Cholesky(Op):
-    """The lower Cholesky factor ``L`` of a symmetric positive-definite matrix.
+    """The lower Cholesky factor ``L`` (real positive diagonal) of a symmetric (Hermitian)
+    positive-definite matrix.
 
     Only the lower triangle is read, as NumPy (the upper one gets no
-    gradient).  Murray (2016): with ``S = L^-T Phi(L^T gL) L^-1`` the gradient
-    of the symmetric matrix is ``S``, folded onto the lower triangle.
+    gradient).  Murray (2016): with ``S = L^-H Phi(L^H gL) L^-1`` the gradient
+    of the Hermitian matrix is ``S``, folded onto the lower triangle.
     """
 
     save_inputs = False
     save_output = True
+    holomorphic = False  # written with conjugate transposes
 
     def forward(self, xp, a):
         return xp.linalg.cholesky(_from_lower(xp, a))
 
     def backward(self, xp, g, out, a):
-        p = _phi(xp, xp.matmul(_mT(xp, out), g))
-        s = _solve_right(xp, xp.linalg.solve(_mT(xp, out), p), out)
+        p = _phi(xp, xp.matmul(_mH(xp, out), g))
+        s = _solve_right(xp, xp.linalg.solve(_mH(xp, out), p), out)
         return _to_lower(xp, s)
 
     def jvp(self, xp, tangents, out, a):
         (t,) = tangents
         if t is None:
             return None
-        inner = _solve_right_t(xp, xp.linalg.solve(out, _from_lower(xp, t)), out)  # L^-1 dA L^-T
+        inner = _solve_right_h(xp, xp.linalg.solve(out, _from_lower(xp, t)), out)  # L^-1 dA L^-H
         return xp.matmul(out, _phi(xp, inner))
 
     def reference(self, np, a):
@@ -265,36 +337,42 @@ class Cholesky(Op):
 
 
 class Eigh(Op):
-    """Eigenvalues (ascending) and eigenvectors of the symmetric matrix given by
-    ``A``'s lower triangle (as NumPy's ``UPLO='L'``), packed as ``(..., n + 1, n)``:
-    row 0 holds ``w``, rows 1.. the columns of ``V``.
+    """Eigenvalues (ascending) and eigenvectors of the symmetric (Hermitian) matrix given
+    by ``A``'s lower triangle (as NumPy's ``UPLO='L'``), packed as ``(..., n + 1, n)``:
+    row 0 holds ``w``, rows 1.. the columns of ``V`` (each with its largest entry real
+    and positive).
 
-    The symmetric matrix's gradient is ``V (diag(gw) + F o (V^T gV)) V^T`` with
-    ``F_ij = 1 / (w_j - w_i)``, folded onto the lower triangle.  At a repeated
+    The Hermitian matrix's gradient is ``V (diag(gw) + F o (V^H gV)) V^H`` with
+    ``F_ij = 1 / (w_j - w_i)``, folded onto the lower triangle; for complex ``V`` the
+    cotangent first gets the adjoint of the phase fix.  At a repeated
     eigenvalue (equal to rounding) ``F_ij`` is 0 -- exact when only eigenvalue
     cotangents reach the repeated eigenvalue (no gap is divided by) and when only
     eigenvector cotangents do (a projector onto the whole eigenspace) -- and NaN
     where both do and the eigenvector cotangent couples the equal pair, as in a
-    matrix function ``V f(W) V^T``: there the gradient is not a function of the
+    matrix function ``V f(W) V^H``: there the gradient is not a function of the
     cotangents (see :func:`_undetermined_pairs`).  Forward mode: the eigenvector
     tangent is NaN where the tangent couples an equal pair (the eigenvectors have
-    no derivative there); the eigenvalue tangents are the diagonal of ``V^T dA V``.
+    no derivative there); the eigenvalue tangents are the diagonal of ``V^H dA V``.
     """
 
     save_inputs = False
     save_output = True
+    holomorphic = False  # written with conjugate transposes
 
     def forward(self, xp, a):
         w, v = xp.linalg.eigh(_from_lower(xp, a))
         v = v * _positive_largest(xp, v)
-        return xp.concatenate([w[..., None, :], v], axis=-2)
+        return xp.concatenate([w[..., None, :].astype(v.dtype), v], axis=-2)
 
     def backward(self, xp, g, out, a):
         w, v = out[..., 0, :], out[..., 1:, :]
         gw, gv = g[..., 0, :], g[..., 1:, :]
-        m = xp.matmul(_mT(xp, v), gv)
+        if v.dtype.kind == "c":
+            w, gw = xp.real(w), xp.real(gw)
+            gv = gv - _phase_cotangent(xp, v, xp.imag(_diag_h(xp, v, gv)))
+        m = xp.matmul(_mH(xp, v), gv)
         inner = _gap_reciprocals(xp, w, _undetermined_pairs(xp, w, m, gw)) * m
-        ga = xp.matmul(xp.matmul(v, inner) + v * gw[..., None, :], _mT(xp, v))
+        ga = xp.matmul(xp.matmul(v, inner) + v * gw[..., None, :], _mH(xp, v))
         return _to_lower(xp, ga)
 
     def jvp(self, xp, tangents, out, a):
@@ -302,36 +380,96 @@ class Eigh(Op):
         if t is None:
             return None
         w, v = out[..., 0, :], out[..., 1:, :]
+        complex_ = v.dtype.kind == "c"
         sv = xp.matmul(_from_lower(xp, t), v)
-        m = xp.matmul(_mT(xp, v), sv)
-        dw = xp.sum(v * sv, axis=-2)
+        m = xp.matmul(_mH(xp, v), sv)
+        dw = xp.sum(xp.conj(v) * sv if complex_ else v * sv, axis=-2)
+        if complex_:
+            w = xp.real(w)
         dv = xp.matmul(v, _gap_reciprocals(xp, w, _undetermined_pairs(xp, w, m)) * m)
+        if complex_:
+            dw = xp.real(dw) + 0j
+            dv = dv - v * _phase_rotation(xp, v, dv)
         return xp.concatenate([dw[..., None, :], dv], axis=-2)
 
     def reference(self, np, a):
         w, v = np.linalg.eigh(a)
-        return np.concatenate([w[..., None, :], v * _positive_largest(np, v)], axis=-2)
+        return np.concatenate([w[..., None, :].astype(v.dtype), v * _positive_largest(np, v)], axis=-2)
 
 
-class Svd(Op):
-    """The reduced SVD ``A = U diag(S) V^T`` (``k = min(m, n)``), packed as
-    ``(..., m + 1 + n, k)``: rows ``:m`` hold ``U``, row ``m`` holds ``S``
-    (descending), rows ``m + 1:`` hold ``V`` (not ``Vh``).
+class Eig(Op):
+    """Eigenvalues and eigenvectors of a general square matrix (LAPACK's ``geev``, in its
+    order), complex for real input too, packed as ``(..., n + 1, n)``: row 0 holds ``w``,
+    rows 1.. the columns of ``V``, each of unit length with its largest entry real and
+    positive.  Computed on the host (CuPy has no general eigensolver).
 
-    Townsend (2016): ``gA = U [J S + diag(gS) + S K] V^T + (I - U U^T) gU S^-1 V^T
-    + U S^-1 gV^T (I - V V^T)`` with ``J = F o (U^T gU - gU^T U)``,
-    ``K = F o (V^T gV - gV^T V)``, ``F_ij = 1 / (s_j^2 - s_i^2)``.
+    With ``M = V^-1 dA V``: ``dw = diag(M)``, ``dV = V (F o M)`` (``F_ij = 1 / (w_j - w_i)``)
+    projected back to unit, phase-fixed vectors; the gradient is
+    ``V^-H (diag(gw) + conj(F) o (V^H gV')) V^H`` with ``gV'`` the cotangent after the
+    adjoint of that projection (PyTorch's formula, plus the normalization's terms, which
+    vanish for losses that do not depend on the vectors' scale and phase).  Needs
+    distinct eigenvalues for the eigenvector gradient; a real input gets the real part.
     """
 
     save_inputs = False
     save_output = True
+    holomorphic = False  # written with conjugate transposes
+
+    def forward(self, xp, a):
+        complex_dtype = host_numpy.result_type(a.dtype, host_numpy.complex64)
+        w, v = host_numpy.linalg.eig(xp.to_host(a))
+        v = v.astype(complex_dtype)
+        v = v * _positive_largest(host_numpy, v)
+        return xp.asarray(host_numpy.concatenate([w[..., None, :].astype(complex_dtype), v], axis=-2))
+
+    def backward(self, xp, g, out, a):
+        w, v = out[..., 0, :], out[..., 1:, :]
+        gw, gv = g[..., 0, :], g[..., 1:, :]
+        d = _diag_h(xp, v, gv)
+        gv = gv - v * xp.real(d) - _phase_cotangent(xp, v, xp.imag(d))
+        inner = xp.conj(_gap_reciprocals(xp, w)) * xp.matmul(_mH(xp, v), gv)
+        vh = _mH(xp, v)
+        return xp.linalg.solve(vh, xp.matmul(inner, vh) + gw[..., :, None] * vh)
+
+    def jvp(self, xp, tangents, out, a):
+        (t,) = tangents
+        if t is None:
+            return None
+        w, v = out[..., 0, :], out[..., 1:, :]
+        m = xp.linalg.solve(v, xp.matmul(t, v))
+        dw = xp.diagonal(m, axis1=-2, axis2=-1)
+        dv = xp.matmul(v, _gap_reciprocals(xp, w) * m)
+        dv = dv - v * (xp.real(_diag_h(xp, v, dv)) + _phase_rotation(xp, v, dv))
+        return xp.concatenate([dw[..., None, :], dv], axis=-2)
+
+    def reference(self, np, a):
+        w, v = np.linalg.eig(a)
+        v = v.astype(np.result_type(a.dtype, np.complex64))
+        return np.concatenate([w[..., None, :].astype(v.dtype), v * _positive_largest(np, v)], axis=-2)
+
+
+class Svd(Op):
+    """The reduced SVD ``A = U diag(S) V^H`` (``k = min(m, n)``), packed as
+    ``(..., m + 1 + n, k)``: rows ``:m`` hold ``U`` (each column's largest entry real
+    and positive), row ``m`` holds ``S`` (descending), rows ``m + 1:`` hold ``V`` (not ``Vh``).
+
+    Townsend (2016): ``gA = U [J S + diag(gS) + S K] V^H + (I - U U^H) gU S^-1 V^H
+    + U S^-1 gV^H (I - V V^H)`` with ``J = F o (U^H gU - gU^H U)``,
+    ``K = F o (V^H gV - gV^H V)``, ``F_ij = 1 / (s_j^2 - s_i^2)``.  Complex
+    matrices add ``-i Im(diag(V^H gV)) / S`` to the diagonal (the relative phase
+    of ``u_j`` and ``v_j`` is fixed by ``A``) and the adjoint of the phase fix.
+    """
+
+    save_inputs = False
+    save_output = True
+    holomorphic = False  # written with conjugate transposes
     in_shape: tuple
 
     def forward(self, xp, a):
         u, s, vh = xp.linalg.svd(a, full_matrices=False)
-        sign = _positive_largest(xp, u)
-        v = _mT(xp, vh) * sign
-        return xp.concatenate([u * sign, s[..., None, :], v], axis=-2)
+        phase = _positive_largest(xp, u)
+        v = _mH(xp, vh) * phase
+        return xp.concatenate([u * phase, s[..., None, :].astype(u.dtype), v], axis=-2)
 
     def _parts(self, x: Any) -> tuple[Any, Any, Any]:
         m = self.in_shape[-2]
@@ -342,20 +480,26 @@ class Svd(Op):
         gu, gs, gv = self._parts(g)
         m, n = self.in_shape[-2:]
         k = min(m, n)
+        complex_ = u.dtype.kind == "c"
+        if complex_:
+            s, gs = xp.real(s), xp.real(gs)
+            gu = gu - _phase_cotangent(xp, u, xp.imag(_diag_h(xp, u, gu) + _diag_h(xp, v, gv)))
         s2 = s * s
         f = _gap_reciprocals(xp, s2)
-        utgu = xp.matmul(_mT(xp, u), gu)
-        vtgv = xp.matmul(_mT(xp, v), gv)
-        j = f * (utgu - _mT(xp, utgu))
-        kk = f * (vtgv - _mT(xp, vtgv))
+        utgu = xp.matmul(_mH(xp, u), gu)
+        vtgv = xp.matmul(_mH(xp, v), gv)
+        j = f * (utgu - _mH(xp, utgu))
+        kk = f * (vtgv - _mH(xp, vtgv))
         core = j * s[..., None, :] + s[..., :, None] * kk
-        ga = xp.matmul(xp.matmul(u, core) + u * gs[..., None, :], _mT(xp, v))
         with xp.errstate(divide="ignore", invalid="ignore"):
             inv_s = _safe_reciprocal_gaps(xp, s)
+        if complex_:
+            gs = gs - 1j * xp.imag(xp.diagonal(vtgv, axis1=-2, axis2=-1)) * inv_s
+        ga = xp.matmul(xp.matmul(u, core) + u * gs[..., None, :], _mH(xp, v))
         if m > k:
-            ga = ga + xp.matmul((gu - xp.matmul(u, utgu)) * inv_s[..., None, :], _mT(xp, v))
+            ga = ga + xp.matmul((gu - xp.matmul(u, utgu)) * inv_s[..., None, :], _mH(xp, v))
         if n > k:
-            ga = ga + xp.matmul(u * inv_s[..., None, :], _mT(xp, gv - xp.matmul(v, vtgv)))
+            ga = ga + xp.matmul(u * inv_s[..., None, :], _mH(xp, gv - xp.matmul(v, vtgv)))
         return ga
 
     def jvp(self, xp, tangents, out, a):
@@ -365,47 +509,65 @@ class Svd(Op):
         u, s, v = self._parts(out)
         m, n = self.in_shape[-2:]
         k = min(m, n)
-        s2 = s * s
-        f = _gap_reciprocals(xp, s2)
-        dp = xp.matmul(_mT(xp, u), xp.matmul(t, v))
-        ds = xp.sum(u * xp.matmul(t, v), axis=-2)
-        du = xp.matmul(u, f * (dp * s[..., None, :] + s[..., :, None] * _mT(xp, dp)))
-        dv = xp.matmul(v, f * (s[..., :, None] * dp + _mT(xp, dp) * s[..., None, :]))
+        complex_ = u.dtype.kind == "c"
+        if complex_:
+            s = xp.real(s)
+        f = _gap_reciprocals(xp, s * s)
+        tv = xp.matmul(t, v)
+        dp = xp.matmul(_mH(xp, u), tv)
+        dph = _mH(xp, dp)
+        du = xp.matmul(u, f * (dp * s[..., None, :] + s[..., :, None] * dph))
+        dv = xp.matmul(v, f * (s[..., :, None] * dp + dph * s[..., None, :]))
         inv_s = _safe_reciprocal_gaps(xp, s)
+        dp_diag = xp.diagonal(dp, axis1=-2, axis2=-1)
+        ds = xp.real(dp_diag) + 0j if complex_ else dp_diag
+        if complex_:  # the phase of v_j relative to u_j, from Im(u_j^H dA v_j)
+            dv = dv - v * (1j * xp.imag(dp_diag) * inv_s)[..., None, :]
         if m > k:
-            tv = xp.matmul(t, v)
-            du = du + (tv - xp.matmul(u, xp.matmul(_mT(xp, u), tv))) * inv_s[..., None, :]
+            du = du + (tv - xp.matmul(u, dp)) * inv_s[..., None, :]
         if n > k:
-            tu = xp.matmul(_mT(xp, t), u)
-            dv = dv + (tu - xp.matmul(v, xp.matmul(_mT(xp, v), tu))) * inv_s[..., None, :]
+            tu = xp.matmul(_mH(xp, t), u)
+            dv = dv + (tu - xp.matmul(v, xp.matmul(_mH(xp, v), tu))) * inv_s[..., None, :]
+        if complex_:
+            rotation = _phase_rotation(xp, u, du)
+            du, dv = du - u * rotation, dv - v * rotation
         return xp.concatenate([du, ds[..., None, :], dv], axis=-2)
 
     def reference(self, np, a):
         u, s, vh = np.linalg.svd(a, full_matrices=False)
-        idx = np.argmax(np.abs(u), axis=-2)[..., None, :]
-        sign = np.sign(np.take_along_axis(u, idx, axis=-2))
-        sign = np.where(sign == 0, 1, sign)
-        return np.concatenate([u * sign, s[..., None, :], np.swapaxes(vh, -1, -2) * sign], axis=-2)
+        phase = _positive_largest(np, u)
+        v = np.swapaxes(vh, -1, -2)
+        v = (np.conj(v) if v.dtype.kind == "c" else v) * phase
+        return np.concatenate([u * phase, s[..., None, :].astype(u.dtype), v], axis=-2)
+
+
+def _real_positive_diagonal(xp: Any, r: Any) -> Any:
+    """The unit factor per row of ``R`` that makes its diagonal real and non-negative
+    (LAPACK's diagonal is real but of either sign)."""
+    d = xp.diagonal(r, axis1=-2, axis2=-1)
+    mag = xp.abs(d)
+    return xp.where(mag == 0, 1, d / xp.where(mag == 0, 1, mag))
 
 
 class Qr(Op):
-    """The reduced QR ``A = Q R`` with ``R``'s diagonal non-negative, packed as
+    """The reduced QR ``A = Q R`` with ``R``'s diagonal real and non-negative, packed as
     ``(..., k, m + n)``: columns ``:m`` hold ``Q^T``, columns ``m:`` hold ``R``.
 
-    The gradient (TensorFlow's, after Walter & Lehmann) needs ``R`` invertible:
-    full rank for tall ``A``; for wide ``A = [X | Y]`` the square part ``X``.
+    The gradient (TensorFlow's, after Walter & Lehmann, with conjugate transposes)
+    needs ``R`` invertible: full rank for tall ``A``; for wide ``A = [X | Y]`` the
+    square part ``X``.
     """
 
     save_output = True
+    holomorphic = False  # written with conjugate transposes
     in_shape: tuple
 
     def forward(self, xp, a):
         q, r = xp.linalg.qr(a)
         # LAPACK's signs jump where a Householder reflector is the identity (a zero
         # below the diagonal); a non-negative diagonal of R makes QR unique and smooth
-        s = xp.sign(xp.diagonal(r, axis1=-2, axis2=-1))
-        s = xp.where(s == 0, 1, s)
-        return xp.concatenate([_mT(xp, q * s[..., None, :]), r * s[..., :, None]], axis=-1)
+        s = _real_positive_diagonal(xp, r)
+        return xp.concatenate([_mT(xp, q * s[..., None, :]), r * xp.conj(s)[..., :, None]], axis=-1)
 
     def _parts(self, xp: Any, x: Any) -> tuple[Any, Any]:
         m = self.in_shape[-2]
@@ -419,7 +581,7 @@ class Qr(Op):
             return _qr_grad_tall(xp, q, r, gq, gr)
         y, u = a[..., :, m:], r[..., :, :m]
         gu, gv = gr[..., :, :m], gr[..., :, m:]
-        gx = _qr_grad_tall(xp, q, u, gq + xp.matmul(y, _mT(xp, gv)), gu)
+        gx = _qr_grad_tall(xp, q, u, gq + xp.matmul(y, _mH(xp, gv)), gu)
         return xp.concatenate([gx, xp.matmul(q, gv)], axis=-1)
 
     def jvp(self, xp, tangents, out, a):
@@ -433,35 +595,36 @@ class Qr(Op):
         else:
             y, u = a[..., :, m:], r[..., :, :m]
             dq, du = _qr_jvp_tall(xp, q, u, t[..., :, :m])
-            dv = xp.matmul(_mT(xp, dq), y) + xp.matmul(_mT(xp, q), t[..., :, m:])
+            dv = xp.matmul(_mH(xp, dq), y) + xp.matmul(_mH(xp, q), t[..., :, m:])
             dr = xp.concatenate([du, dv], axis=-1)
         return xp.concatenate([_mT(xp, dq), dr], axis=-1)
 
     def reference(self, np, a):
         q, r = np.linalg.qr(a)
-        s = np.sign(np.diagonal(r, axis1=-2, axis2=-1))
-        s = np.where(s == 0, 1, s)
-        return np.concatenate([np.swapaxes(q * s[..., None, :], -1, -2), r * s[..., :, None]], axis=-1)
+        s = _real_positive_diagonal(np, r)
+        return np.concatenate([np.swapaxes(q * s[..., None, :], -1, -2), r * np.conj(s)[..., :, None]], axis=-1)
 
 
 def _qr_grad_tall(xp: Any, q: Any, r: Any, gq: Any, gr: Any) -> Any:
-    """``gA`` for ``A = Q R`` with ``m >= n`` and square invertible ``R``."""
-    qdq = xp.matmul(_mT(xp, q), gq)
-    rdr = xp.matmul(r, _mT(xp, gr))
-    low = xp.tril(qdq - _mT(xp, qdq) + rdr - _mT(xp, rdr))
-    grad_a = xp.matmul(q, gr + _solve_right_t(xp, low, r))
-    grad_b = _solve_right_t(xp, gq - xp.matmul(q, qdq), r)
+    """``gA`` for ``A = Q R`` with ``m >= n`` and square invertible ``R`` (the diagonal of
+    ``low`` is ``i Im`` of the diagonal, 0 for real matrices: ``R``'s diagonal stays real)."""
+    qdq = xp.matmul(_mH(xp, q), gq)
+    rdr = xp.matmul(r, _mH(xp, gr))
+    low = _phi(xp, qdq - _mH(xp, qdq) + rdr - _mH(xp, rdr))
+    grad_a = xp.matmul(q, gr + _solve_right_h(xp, low, r))
+    grad_b = _solve_right_h(xp, gq - xp.matmul(q, qdq), r)
     return grad_a + grad_b
 
 
 def _qr_jvp_tall(xp: Any, q: Any, r: Any, t: Any) -> tuple[Any, Any]:
-    """``(dQ, dR)`` for ``A = Q R`` (``m >= n``): with ``C = Q^T dA R^-1``,
-    ``Q^T dQ = Omega`` (antisymmetric, from C's strict lower triangle) and
+    """``(dQ, dR)`` for ``A = Q R`` (``m >= n``): with ``C = Q^H dA R^-1``,
+    ``Q^H dQ = Omega`` (skew-Hermitian, from C's strict lower triangle and the
+    imaginary part of its diagonal, so that ``dR``'s diagonal is real) and
     ``dR = (C - Omega) R``."""
     tr = _solve_right(xp, t, r)  # dA R^-1
-    c = xp.matmul(_mT(xp, q), tr)
-    low = xp.tril(c, -1)
-    omega = low - _mT(xp, low)
+    c = xp.matmul(_mH(xp, q), tr)
+    low = _phi(xp, c)
+    omega = low - _mH(xp, low)
     dr = xp.matmul(c - omega, r)
     dq = tr - xp.matmul(q, c - omega)
     return dq, dr

@@ -1,5 +1,6 @@
 """Regenerate ``tests/data/torch_complex_reference.npz``: PyTorch's derivatives of
-complex-capable functions and of every ``fft`` function, in float64/complex128.
+complex-capable functions, of every ``fft`` function and of the complex factorizations
+(through the phase-independent functions of ``complex_linalg_cases.py``), in float64/complex128.
 
     python tests/data/make_torch_complex_reference.py     # needs torch; the tests do not
 
@@ -30,11 +31,16 @@ collects it.
 
 from __future__ import annotations
 
+import functools
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
 import torch
+
+sys.path.insert(0, str(Path(__file__).parent))
+import complex_linalg_cases  # noqa: E402
 
 OUT = Path(__file__).with_name("torch_complex_reference.npz")
 rng = np.random.default_rng(20261201)
@@ -57,6 +63,8 @@ def like(a: np.ndarray) -> np.ndarray:
 
 
 def torch_function(name: str):
+    if name.startswith("cases."):  # a composition in complex_linalg_cases.py
+        return functools.partial(getattr(complex_linalg_cases, name.removeprefix("cases.")), torch)
     obj = torch
     for part in name.split("."):
         obj = getattr(obj, part)
@@ -183,9 +191,37 @@ def complex_cases() -> None:
     case("cx_sum_axis", "sum", {"x": c}, axis=0)
 
 
+def linalg_cases() -> None:
+    """Complex factorizations, through the phase-independent functions of complex_linalg_cases.py."""
+    sq, sq2, tall, wide = draw((4, 4), "c"), draw((2, 3, 3), "c"), draw((4, 3), "c"), draw((3, 5), "c")
+    real_sq = draw((4, 4), "r")
+    spd = draw((4, 4), "c")
+    spd = spd @ spd.conj().T + 4 * np.eye(4)
+    for fn, ins in [
+        ("eigh_values", {"x": sq}), ("eigh_moduli", {"x": sq}), ("eigh_projector", {"x": sq}),
+        ("eigh_projector", {"x": sq2}), ("eigh_exp", {"x": sq}),
+        ("svd_values", {"x": tall}), ("svd_values", {"x": wide}), ("svd_polar", {"x": tall}),
+        ("svd_polar", {"x": wide}), ("svd_left_projector", {"x": tall}), ("svd_right_moduli", {"x": wide}),
+        ("svd_polar", {"x": draw((2, 3, 4), "c")}),
+        ("qr_q", {"x": tall}), ("qr_r", {"x": tall}), ("qr_q", {"x": draw((3, 4), "c")}),
+        ("qr_r", {"x": draw((3, 4), "c")}), ("qr_r", {"x": sq2}),
+        ("cholesky", {"x": spd}),
+        ("slogdet_sign", {"x": sq}), ("slogdet_logabsdet", {"x": sq}), ("slogdet_sign", {"x": sq2}),
+        ("eig_exp", {"x": draw((3, 3), "c")}), ("eig_exp", {"x": real_sq}), ("eig_power_sum", {"x": sq}),
+        ("eigvals_exp_sum", {"x": real_sq}), ("eig_moduli_sum", {"x": draw((3, 3), "c")}),
+    ]:
+        shape = "x".join(map(str, ins["x"].shape))
+        kind = "real" if ins["x"].dtype.kind == "f" else "complex"
+        case(f"cx_linalg_{fn}_{kind}_{shape}", f"cases.{fn}", ins)
+    for ord_ in (2, -2, "nuc", "fro", 1, float("inf")):
+        case(f"cx_linalg_norm_matrix_{ord_}", "linalg.norm", {"x": tall}, ord=ord_)
+    case("cx_linalg_norm_vector_3", "linalg.norm", {"x": draw((5,), "c")}, ord=3)
+
+
 def main() -> None:
     fft_cases()
     complex_cases()
+    linalg_cases()
     meta = np.frombuffer(json.dumps(META).encode(), dtype=np.uint8)
     np.savez_compressed(OUT, __meta__=meta, **ARRAYS)
     print(f"wrote {OUT} ({len(META)} cases, {OUT.stat().st_size} bytes)")
