@@ -955,10 +955,11 @@ def _matrix_sample(draw: Any, max_size: int, square: bool = True) -> tuple[tuple
 
 
 def well_conditioned(draw: Any, dtype: np.dtype, max_size: int, grad: bool) -> np.ndarray:
-    """Entries in [-1, 1] plus 3 on the diagonal: far from singular."""
+    """Entries in [-1, 1] plus 4 on the diagonal: strictly diagonally dominant (n <= 3),
+    so far from singular (with 3 a row like [2, -1, -1] is singular)."""
     batch, n, _ = _matrix_sample(draw, max_size)
     a = _arr(draw, batch + (n, n), np.dtype(np.float64), Dom(-1.0, 1.0))
-    return (a + 3 * np.eye(n)).astype(dtype)
+    return (a + 4 * np.eye(n)).astype(dtype)
 
 
 def square_sampler(name: str) -> Sampler:
