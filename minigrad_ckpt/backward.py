@@ -142,15 +142,11 @@ class BackwardPass:
             _ledger.set_phase("idle")
 
     def steps(self) -> Iterator[Node]:
-        """Run the pass one node at a time, yielding each node when its step is done: send
-        its gradient through its op, accumulate what each input gets, release, go on.
-
-        The common case of each is inline here, the rest in the named steps below
-        (:meth:`replay`, :meth:`accumulate_leaf`, :meth:`hand_over`, :meth:`release`):
-        this loop runs once per node, and a call per step cost several percent of a
-        small op's time.
-        """
+        """Run the pass one node at a time, yielding each node when its step is done: send its gradient
+        through its op, accumulate what each input gets, release, go on.  The common case of each is
+        inline (a call per node costs several percent of a small op), the rest in the named steps below."""
         heap, pending, create_graph, watching = self.heap, self.pending, self.create_graph, self.watching
+        inline = not create_graph and type(self).call_backward is BackwardPass.call_backward  # not overridden
         while heap:
             node = heappop(heap)[1]
             # -- send the gradient through the op
@@ -159,6 +155,20 @@ class BackwardPass:
                 g = self.receive(node, g)  # hooks, the ledger, mg.grad's targets
             if g is None:  # reached, but no gradient: its inputs are still visited (and freed)
                 grads = (None,) * len(node.inputs)
+            elif (inline and type(node.saved) is tuple and not (op := node.op).contract_checks_left
+                  and not op.uses_needs_input_grad and ((dt := node.dtype) is _FLOAT64 or dt is _FLOAT32)
+                  and g.__class__ is node.xp.array_type):
+                # call_backward's common case: real values still saved, no needs_input_grad nor contract check
+                for box in node.versions:
+                    if box[0] > node.seq:
+                        raise _version_error(node)
+                try:
+                    grads = op.backward(node.xp, g, *node.saved)
+                except (TypeError, AttributeError) as exc:  # a broken op contract, explained
+                    _explain(op, exc, "backward", node.xp, node.saved)
+                    raise
+                if type(grads) is not tuple:
+                    grads = (grads,)
             else:
                 grads = self.call_backward(node, g)
             # -- accumulate what each input gets
@@ -171,7 +181,7 @@ class BackwardPass:
                 if gi is not None:
                     if gi.shape != edge.shape:  # undo broadcasting
                         gi = self._namespace(edge.xp).sum_to(gi, edge.shape)
-                    if gi.dtype != edge.dtype:  # a float32 input gets a float32 gradient
+                    if gi.dtype is not edge.dtype and gi.dtype != edge.dtype:  # float32 input: float32 gradient
                         gi = _cast_grad(self._namespace(edge.xp), gi, edge.dtype)
                 if edge in pending:
                     if gi is None:

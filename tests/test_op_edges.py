@@ -187,3 +187,18 @@ def test_logit_eps_solve_triangular_left_and_to_keywords():
     y = mg.tensor([1.0, 2.0])
     assert y.to(copy=True) is not y and y.to(copy=True).tolist() == [1.0, 2.0] and y.to("cpu") is y
     assert y.to(mg.float64, non_blocking=True, memory_format=None).dtype == np.float64
+
+
+def test_index_add_of_broadcast_values_gives_the_values_shaped_gradient():
+    # values broadcast against the indexed positions (a row added to three rows): the gradient
+    # of the values is summed back to their shape, in first and second order
+    rows = np.array([0, 2, 2])
+    v = mg.tensor(np.array([1.0, 2.0]), requires_grad=True)
+    w = mg.tensor(np.arange(8.0).reshape(4, 2))
+    out = mg.functional.indexing.index_add((4, 2), (rows,), v)
+    np.testing.assert_array_equal(out.numpy(), [[1, 2], [0, 0], [2, 4], [0, 0]])
+    (g,) = mg.grad((out * w).sum(), [v], create_graph=True)
+    np.testing.assert_array_equal(g.numpy(), w.numpy()[rows].sum(0))
+    (g * v).sum().backward()
+    np.testing.assert_array_equal(v.grad.numpy(), w.numpy()[rows].sum(0))
+    assert mg.testing.gradcheck(lambda a: mg.functional.indexing.index_add((4, 2), (rows,), a), (v,))

@@ -48,6 +48,10 @@ def index_add(shape: Any, index: Any, values: Any, unique: bool = False) -> Tens
     if not isinstance(index, tuple) or watched:
         probe = Tensor._wrap(values.device.xp.empty(shape, dtype=values.dtype), None, values.device)
         index = normalize_index(index, probe)
+    xp = values.device.xp
+    target = xp.broadcast_to(xp.zeros((), dtype=values.dtype), shape)[index].shape
+    if values.shape != target:  # broadcast here, so the op's gradient has its input's shape
+        values = broadcast_to(values, target)
     return watch_versions(apply(_ix.IndexAdd(shape=shape, index=index), values), watched)
 
 

@@ -341,6 +341,9 @@ class MgEngine:
         out = (g(leaf) * u).sum()
         if kind == "tape_grad":
             return mg.grad(out, [leaf], create_graph=True)[0]
+        # A backward inside g (a nested tape_backward whose function closes over ``leaf``)
+        # accumulated into leaf.grad already, as in PyTorch: start from none.
+        leaf.grad = None
         out.backward(create_graph=True)
         return leaf.grad
 
