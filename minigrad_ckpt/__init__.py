@@ -45,6 +45,14 @@ from .functional import ValuesIndices, cat, unsqueeze  # PyTorch's names
 from .functional.complex_numbers import (
     angle, complex, conj, imag, is_complex, polar, real, view_as_complex, view_as_real,
 )
+from .functional.elementwise_more import (  # more elementwise functions
+    copysign, deg2rad, floor_divide, fmax, fmin, frac, heaviside, isinf, isneginf, isposinf, ldexp, lerp, logit,
+    nan_to_num, nextafter, rad2deg, rsqrt, signbit, xlogy,
+)
+from .functional.statistics import (  # reductions and statistics
+    MinMax, aminmax, corrcoef, count_nonzero, cov, nanmean, nansum, std_mean, var_mean,
+)
+from .functional.differences import cumulative_trapezoid, diff, gradient, trapezoid
 from .functional.scatter import (  # PyTorch's gather/scatter family
     argwhere, gather, index_copy, index_fill, index_put, index_reduce, index_select, masked_fill, masked_scatter,
     masked_select, nonzero, put, scatter, scatter_add, scatter_reduce,
@@ -138,6 +146,12 @@ __all__ = [
     # PyTorch's gather/scatter family
     "gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill", "index_reduce",
     "index_put", "index_select", "masked_fill", "masked_select", "masked_scatter", "put", "nonzero", "argwhere",
+    # more elementwise functions
+    "rsqrt", "frac", "lerp", "deg2rad", "rad2deg", "ldexp", "copysign", "fmax", "fmin", "heaviside", "nan_to_num",
+    "floor_divide", "isinf", "isposinf", "isneginf", "signbit", "nextafter", "logit", "xlogy",
+    # reductions, statistics, differences and integrals
+    "nansum", "nanmean", "count_nonzero", "aminmax", "MinMax", "var_mean", "std_mean", "cov", "corrcoef", "diff",
+    "gradient", "trapezoid", "cumulative_trapezoid",
     # selection and ordering
     "topk", "kthvalue", "median", "nanmedian", "quantile", "nanquantile", "mode", "cummax", "cummin",
     "logcumsumexp", "unique", "searchsorted", "bucketize", "histc", "bincount", "chunk", "unbind", "clamp",

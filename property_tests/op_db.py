@@ -1169,6 +1169,8 @@ SPECS: list[OpSpec] = [
     # x on odd 32nds, y on odd halves: x / y is never within 1/150 of an integer (no jump nearby)
     _spec("Mod", binary(R["Mod"], doms=(GRID_X, ODD_HALVES), fwd_doms=(WIDE, DIVISOR_FWD))),
     _spec("Fmod", binary(R["Fmod"], doms=(GRID_X, ODD_HALVES), fwd_doms=(WIDE, DIVISOR_FWD))),
+    _spec("FloorDivide", binary(R["FloorDivide"], doms=(GRID_X, ODD_HALVES), fwd_doms=(WIDE, DIVISOR_FWD)),
+          forward_dtypes=INT_FWD),
     # forward-only elementwise
     _cmp("Equal"), _cmp("NotEqual"), _cmp("Less"), _cmp("LessEqual"), _cmp("Greater"),
     _cmp("GreaterEqual"),

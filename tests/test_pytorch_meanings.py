@@ -145,6 +145,12 @@ def test_median_is_the_mean_of_the_middle_in_numpy_and_the_lower_value_in_pytorc
     assert mg.median(x, dim=1).values.tolist() == [2.0] and mg.nanmedian(x, dim=1).indices.tolist() == [3]
 
 
+def test_heaviside_is_nan_at_nan_in_numpy_and_zero_in_pytorch():
+    x = mg.tensor([float("nan"), 0.0, 2.0])
+    assert np.isnan(mg.heaviside(x, 0.5).numpy()[0]) and mg.heaviside(x, 0.5).tolist()[1:] == [0.5, 1.0]
+    assert x.heaviside(mg.tensor(0.5)).tolist() == [0.0, 0.5, 1.0]
+
+
 def test_flatten_all_any_and_expand():
     x = mg.zeros(2, 3, 4)
     assert x.flatten().shape == (24,) and x.flatten(1).shape == (2, 12) and mg.flatten(x, 0, 1).shape == (6, 4)

@@ -150,13 +150,21 @@ def clip(x: Any, a_min: Any = None, a_max: Any = None) -> Tensor:
     return apply(_CLIP, x, lo, hi)
 
 
-def where(condition: Any, x: Any, y: Any) -> Tensor:
-    """``x`` where ``condition`` is true, else ``y``.
+def where(condition: Any, x: Any = None, y: Any = None) -> Any:
+    """``x`` where ``condition`` is true, else ``y``; with the condition alone, NumPy's and
+    PyTorch's ``where(condition)``: the indices where it is true, a tuple of index tensors.
 
     The gradient of the branch that was not selected is exactly zero at each
     element, and ops with a singular derivative turn a zero upstream gradient
     into a zero gradient -- so ``where(x > 0, sqrt(x), 0)`` has no NaN at 0.
     """
+    if x is None and y is None:
+        cond = as_tensor(condition)
+        xp = cond.device.xp
+        found = host_numpy.nonzero(xp.to_host(cond._data))
+        return tuple(Tensor._wrap(xp.asarray(i.astype(host_numpy.int64)), None, cond.device) for i in found)
+    if x is None or y is None:
+        raise TypeError("where: pass both x and y, or the condition alone")
     like = next((v for v in (condition, x, y) if isinstance(v, Tensor)), None)
     cond = as_tensor(condition, like)
     if cond.dtype != host_numpy.bool_:

@@ -23,6 +23,7 @@ from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, one_axis
+from .elementwise_more import lerp
 from .indexing import index_add
 from .scatter import constant, host
 from .torch_idioms import ValuesIndices, _one_dim
@@ -115,12 +116,6 @@ def _quantile_positions(q: Any) -> tuple[Any, bool]:
 _METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
 
 
-def _lerp(a: Tensor, b: Tensor, t: Tensor) -> Tensor:
-    """``a + (b - a) t``, written from the nearer end (NumPy's and PyTorch's rounding)."""
-    diff = b - a
-    return mf.where(t >= 0.5, b - diff * (1 - t), a + diff * t)
-
-
 def _one_quantile(s: Tensor, d: int, count: Tensor, q: float, method: str) -> Tensor:
     """The ``q``-quantile along ``d`` of ``s`` (sorted, NaNs last), ``count`` numbers per slice."""
     pos = mf.astype(mf.maximum(count - 1, 0), "float64") * q
@@ -134,7 +129,7 @@ def _one_quantile(s: Tensor, d: int, count: Tensor, q: float, method: str) -> Te
         return at[1]
     if method == "midpoint":
         return (at[0] + at[1]) / 2
-    return _lerp(at[0], at[1], mf.astype(pos - lo, s.dtype))
+    return lerp(at[0], at[1], mf.astype(pos - lo, s.dtype))
 
 
 def _quantile(name: str, input: Any, q: Any, axis: Any, keepdims: bool, method: str,  # noqa: A002

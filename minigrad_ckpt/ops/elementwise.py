@@ -1019,3 +1019,35 @@ def _quotient(xp: Any, out: Any, x: Any, y: Any) -> Any:
     """
     with xp.errstate(divide="ignore", invalid="ignore"):
         return xp.round((x - out) / y)
+
+
+class FloorDivide(BinaryElementwise):
+    """``floor(x / y)`` as NumPy and PyTorch compute it (``x // y``): from ``fmod``, so
+    ``1.0 // 0.1`` is 9 -- the ``q`` of ``x = q * y + mod(x, y)`` -- not ``floor(10.000000000000002)``;
+    ``x / y`` (a NaN or an infinity) where ``y == 0`` for floats, 0 for integers.  A step
+    function: both partial derivatives are 0."""
+
+    save_inputs = False
+
+    def forward(self, xp, x, y):
+        with xp.errstate(divide="ignore", invalid="ignore"):
+            if xp.result_type(x, y).kind in "iu":
+                q = (x - xp.mod(x, y)) / xp.where(y == 0, 1, y)
+                return xp.where(y == 0, 0, q).astype(xp.result_type(x, y))
+            m = xp.fmod(x, y)
+            div = (x - m) / y
+            div = xp.where(xp.logical_and(m != 0, (y < 0) != (m < 0)), div - 1, div)
+            q = xp.floor(div)
+            q = xp.where(div - q > 0.5, q + 1, q)
+            q = xp.where(div == 0, (x / y) * 0, q)  # a zero quotient takes the sign of x / y
+            return xp.where(y == 0, x / y, q)
+
+    def d_first(self, xp, out, x, y):
+        return 0
+
+    def d_second(self, xp, out, x, y):
+        return 0
+
+    def reference(self, np, x, y):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.floor_divide(x, y)

@@ -44,6 +44,8 @@ def _perm_index(n: int, k: int, cols: int) -> np.ndarray:
     return np.stack([_rng.permutation(n)[:k] for _ in range(cols)], axis=1).astype(np.int64)
 
 
+SPECIALS = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.5, -2.0, 1e308, -5e-324])
+
 CASES: list[Case] = [
     # ---- gather / scatter
     Case("gather_dim1", {"x": randn(3, 4), "i": ints(4, 3, 5)}, lambda T, x, i: T.gather(x, 1, i)),
@@ -143,4 +145,54 @@ CASES: list[Case] = [
     Case("histc_one_value", {"x": np.array([2.0, 2.0])}, lambda T, x: T.histc(x.detach(), bins=4)),
     Case("bincount", {"i": np.array([1, 1, 3, 0])}, lambda T, i: T.bincount(i, minlength=6)),
     Case("bincount_weights", {"i": np.array([1, 1, 3]), "w": randn(3)}, lambda T, i, w: i.bincount(w)),
+    # ---- elementwise
+    Case("rsqrt", {"x": np.abs(randn(5)) + 0.1}, lambda T, x: T.rsqrt(x)),
+    Case("float_classes", {"x": SPECIALS},
+         lambda T, x: (T.isinf(x), T.isposinf(x), T.isneginf(x), T.signbit(x), T.isnan(x), T.isfinite(x))),
+    Case("nan_to_num", {"x": SPECIALS}, lambda T, x: T.nan_to_num(x)),
+    Case("nan_to_num_values", {"x": SPECIALS}, lambda T, x: x.nan_to_num(1.5, 9.0, -9.0)),
+    Case("floor_divide", {"x": randn(6) * 4, "y": np.array([0.7, -0.7, 2.0, -3.0, 0.1, 1.0])},
+         lambda T, x, y: (T.floor_divide(x, y), x // 0.7, 3.0 // y)),
+    Case("floor_divide_ints", {"i": np.array([7, -7, 7, -7, 0]), "j": np.array([2, 2, -2, -2, 3])},
+         lambda T, i, j: (i // j, T.floor_divide(i, 2))),
+    Case("copysign", {"x": np.array([1.0, -2.0, 0.0, 3.0, -0.5]), "y": np.array([-1.0, 2.0, -0.0, 0.0, -3.0])},
+         lambda T, x, y: (T.copysign(x, y), x.copysign(-1.0))),
+    Case("fmax_fmin", {"x": np.array([1.0, np.nan, 3.0, np.nan]), "y": np.array([2.0, 1.0, np.nan, np.nan])},
+         lambda T, x, y: (T.fmax(x, y), T.fmin(x, y))),
+    Case("heaviside", {"x": np.array([-1.0, 0.0, 2.0, np.nan, -0.0]), "v": np.array([0.5, 0.25, 0.5, 0.5, 0.75])},
+         lambda T, x, v: x.heaviside(v)),
+    Case("lerp", {"a": randn(5), "b": randn(5), "w": np.array([0.0, 0.2, 0.5, 0.8, 1.0])},
+         lambda T, a, b, w: (T.lerp(a, b, w), a.lerp(b, 0.7))),
+    Case("frac_degrees", {"x": randn(5) * 5}, lambda T, x: (T.frac(x), T.deg2rad(x), x.rad2deg())),
+    Case("ldexp", {"x": randn(4), "e": np.array([3.0, -1.0, 0.5, 2.0])}, lambda T, x, e: T.ldexp(x, e)),
+    Case("nextafter", {"x": np.array([1.0, 0.0, -2.0]), "y": np.array([2.0, -1.0, -2.0])},
+         lambda T, x, y: T.nextafter(x.detach(), y.detach())),
+    Case("logit_eps", {"p": np.array([0.01, 0.2, 0.5, 0.97, 0.999])}, lambda T, p: T.logit(p, eps=0.05)),
+    Case("xlogy", {"x": np.array([0.0, 1.0, 2.0]), "y": np.array([0.5, 2.0, 3.0])}, lambda T, x, y: T.xlogy(x, y)),
+    Case("where_one_argument", {"m": np.array([[True, False], [True, True]])}, lambda T, m: T.where(m)),
+    # ---- reductions and statistics
+    Case("nansum_nanmean", {"x": np.array([[1.0, np.nan, 3.0], [np.nan, 5.0, 6.0]])},
+         lambda T, x: (T.nansum(x), T.nansum(x, dim=1), T.nanmean(x, dim=0, keepdim=True), x.nanmean())),
+    Case("count_nonzero", {"x": np.array([[0.0, 1.0, 2.0], [0.0, 0.0, 3.0]])},
+         lambda T, x: (T.count_nonzero(x), T.count_nonzero(x, dim=1))),
+    Case("aminmax", {"x": distinct(3, 4)}, lambda T, x: (*T.aminmax(x), *T.aminmax(x, dim=1, keepdim=True))),
+    Case("var_mean", {"x": randn(3, 4)}, lambda T, x: (*T.var_mean(x, 1), *T.var_mean(x, dim=0, correction=0))),
+    Case("std_mean", {"x": randn(3, 4)},
+         lambda T, x: (*T.std_mean(x), *T.std_mean(x, 1, unbiased=False, keepdim=True))),
+    Case("cov", {"x": randn(3, 6)}, lambda T, x: (T.cov(x), T.cov(x, correction=0), x[0].cov())),
+    Case("cov_weights", {"x": randn(2, 5), "f": np.array([1, 2, 1, 3, 1]), "a": np.abs(randn(5)) + 0.2},
+         lambda T, x, f, a: T.cov(x, fweights=f, aweights=a)),
+    Case("corrcoef", {"x": randn(3, 6)}, lambda T, x: T.corrcoef(x)),
+    # ---- differences and integrals
+    Case("diff", {"x": randn(3, 5), "p": randn(3, 1)},
+         lambda T, x, p: (T.diff(x), T.diff(x, n=2, dim=0), x.diff(1, 1, prepend=p, append=p))),
+    Case("gradient", {"x": randn(4, 5)}, lambda T, x: T.gradient(x)),
+    Case("gradient_spacing", {"x": randn(4, 5), "c": np.array([0.0, 0.5, 1.5, 1.75, 3.0])},
+         lambda T, x, c: T.gradient(x, spacing=(c.detach(),), dim=1, edge_order=2)),
+    Case("gradient_scalar_spacing", {"x": randn(4, 5)},
+         lambda T, x: T.gradient(x, spacing=2.0, dim=0, edge_order=2)),
+    Case("trapezoid", {"y": randn(3, 5), "x": np.cumsum(np.abs(randn(5))) + 0.1},
+         lambda T, y, x: (T.trapezoid(y, x), T.trapezoid(y, dx=0.5, dim=0), T.trapezoid(y))),
+    Case("cumulative_trapezoid", {"y": randn(3, 5), "x": np.cumsum(np.abs(randn(5))) + 0.1},
+         lambda T, y, x: (T.cumulative_trapezoid(y, x), T.cumulative_trapezoid(y, dx=0.5, dim=0))),
 ]

@@ -1,0 +1,220 @@
+"""NumPy's and PyTorch's further elementwise functions: ``rsqrt``, ``frac``, ``lerp``,
+``deg2rad``/``rad2deg``, ``ldexp``, ``copysign``, ``fmax``/``fmin``, ``heaviside``,
+``nan_to_num``, ``floor_divide`` (``//``), the tests ``isinf``/``isposinf``/``isneginf``/
+``signbit``, ``nextafter``, and PyTorch's names ``logit`` and ``xlogy`` as functions.
+
+Each differentiable one is a composition of the engine's elementwise ops and ``where``
+(so its derivative, forward mode and higher orders come from theirs); ``floor_divide`` is
+one op (:class:`~minigrad_ckpt.ops.elementwise.FloorDivide`), a step function whose
+derivative is 0.  The tests of a float's class and ``nextafter`` have no derivative:
+they return constants.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..backend import host_numpy
+from ..ops import elementwise as _ew
+from ..tensor import Tensor
+from . import math as mf
+from . import special
+from .arguments import as_tensor, binary, operand
+from .scatter import constant, host
+
+__all__ = ["rsqrt", "frac", "lerp", "deg2rad", "rad2deg", "ldexp", "copysign", "fmax", "fmin", "heaviside",
+           "nan_to_num", "floor_divide", "isinf", "isposinf", "isneginf", "signbit", "nextafter", "logit",
+           "xlogy"]
+
+_FLOOR_DIVIDE = _ew.FloorDivide()
+_PI = 3.141592653589793
+
+
+def _pair(x: Any, y: Any) -> tuple[Tensor, Tensor]:
+    """Two operands as tensors on one device; a Python number takes the other's device and,
+    where it fits, its dtype (a weak scalar, as in arithmetic)."""
+    if isinstance(y, Tensor) and not isinstance(x, Tensor):
+        b, a = _pair(y, x)
+        return a, b
+    x = as_tensor(x)
+    y = operand(y, x)
+    if not isinstance(y, Tensor):
+        fits = x.dtype.kind in "fc" or host_numpy.asarray(y).dtype.kind in "iub"
+        y = Tensor(y, dtype=x.dtype if fits else None, device=x.device)
+    return x, y
+
+
+def rsqrt(x: Any) -> Tensor:
+    """``1 / sqrt(x)`` (PyTorch's ``rsqrt``)."""
+    return mf.reciprocal(mf.sqrt(x))
+
+
+def frac(x: Any) -> Tensor:
+    """The fractional part, ``x - trunc(x)``, with ``x``'s sign (PyTorch's ``frac``); gradient 1."""
+    x = as_tensor(x)
+    return x - mf.trunc(x)
+
+
+def lerp(input: Any, end: Any, weight: Any) -> Tensor:  # noqa: A002
+    """``input + weight * (end - input)``, computed from the nearer end (``end - (end - input)
+    * (1 - weight)`` for ``weight >= 0.5``) so that ``weight = 1`` gives ``end`` exactly, as
+    ``torch.lerp``; differentiable in all three."""
+    start = as_tensor(input)
+    diff = operand(end, start) - start
+    w = operand(weight, start)
+    return mf.where(w >= 0.5, operand(end, start) - diff * (1 - w), start + diff * w)
+
+
+def deg2rad(x: Any) -> Tensor:
+    """Degrees to radians: ``x * pi / 180``."""
+    return as_tensor(x) * (_PI / 180.0)
+
+
+def rad2deg(x: Any) -> Tensor:
+    """Radians to degrees: ``x * 180 / pi``."""
+    return as_tensor(x) * (180.0 / _PI)
+
+
+def ldexp(x: Any, other: Any) -> Tensor:
+    """``x * 2 ** other`` (NumPy's and PyTorch's ``ldexp``), differentiable in both."""
+    x = as_tensor(x)
+    if x.dtype.kind != "f":
+        x = mf.astype(x, "float32" if x.dtype.itemsize <= 2 else "float64")
+    e = operand(other, x)
+    if isinstance(e, Tensor) and e.dtype.kind in "iub":
+        e = mf.astype(e, x.dtype)  # an integer exponent keeps x's precision (float32 stays float32)
+    return x * mf.exp2(e)
+
+
+def _signbit_of(y: Any, like: Tensor) -> Tensor:
+    if isinstance(y, Tensor):
+        return signbit(y)
+    return constant(host_numpy.signbit(host_numpy.asarray(y)), like)
+
+
+def copysign(x: Any, other: Any) -> Tensor:
+    """``|x|`` with the sign bit of ``other`` (``-0.0`` counts as negative), as NumPy's and
+    PyTorch's ``copysign``; the gradient is ``±sign(x)`` in ``x`` (0 at 0) and 0 in ``other``."""
+    x = as_tensor(x)
+    if x.dtype.kind != "f":
+        x = mf.astype(x, "float64" if x.dtype.itemsize > 4 else "float32")
+    magnitude = mf.abs(x)
+    return mf.where(_signbit_of(other, x), -magnitude, magnitude)
+
+
+def _nan_ignoring(name: str, pick: Any) -> Any:
+    def fn(x: Any, y: Any) -> Tensor:
+        x, y = _pair(x, y)
+        if x.dtype.kind not in "fc" and y.dtype.kind not in "fc":
+            return pick(x, y)
+        return mf.where(mf.isnan(y), x, mf.where(mf.isnan(x), y, pick(x, y)))
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"The elementwise {'maximum' if name == 'fmax' else 'minimum'}, ignoring NaNs: where one "
+                  f"of the two is NaN the other is taken (NaN only where both are), as NumPy's and "
+                  f"PyTorch's ``{name}``; the gradient goes to the element taken.")
+    return fn
+
+
+fmax = _nan_ignoring("fmax", mf.maximum)
+fmin = _nan_ignoring("fmin", mf.minimum)
+
+
+def heaviside(x: Any, values: Any, *, nan_is_nan: bool = True) -> Tensor:
+    """The step function: 0 for ``x < 0``, ``values`` where ``x == 0``, 1 for ``x > 0`` --
+    NumPy's ``heaviside``, NaN at NaN (PyTorch's ``x.heaviside(values)`` gives 0 there);
+    differentiable in ``values`` only."""
+    x, v = _pair(x, values)
+    step = mf.astype(mf.greater(x, 0), v.dtype if v.dtype.kind == "f" else x.dtype)
+    out = mf.where(mf.equal(x, 0), v, step)
+    return mf.where(mf.isnan(x), x, out) if nan_is_nan and x.dtype.kind == "f" else out
+
+
+def nan_to_num(x: Any, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
+    """``x`` with NaN replaced by ``nan`` and ±inf by ``posinf``/``neginf`` (by default the
+    dtype's largest and lowest finite values), as NumPy's and PyTorch's ``nan_to_num``; the
+    gradient is 1 where ``x`` was finite and 0 where it was replaced."""
+    x = as_tensor(x)
+    if x.dtype.kind not in "fc":
+        return mf.clone(x)
+    if x.dtype.kind == "c":
+        return mf.complex(nan_to_num(mf.real(x), nan, posinf, neginf), nan_to_num(mf.imag(x), nan, posinf, neginf))
+    info = host_numpy.finfo(x.dtype)
+    hi = float(info.max) if posinf is None else posinf
+    lo = float(info.min) if neginf is None else neginf
+    out = mf.where(mf.isnan(x), nan, x)
+    return mf.where(isposinf(x), hi, mf.where(isneginf(x), lo, out))
+
+
+def floor_divide(x: Any, y: Any) -> Tensor:
+    """``floor(x / y)`` as NumPy's ``floor_divide`` and PyTorch's (``x // y``): the ``q`` of
+    ``x = q * y + mod(x, y)``, so ``1.0 // 0.1`` is 9.  Integer inputs stay integers (dividing
+    by zero is an error, as in PyTorch).  Its derivative is 0 (a step function)."""
+    a, b = _pair(x, y)
+    if a.dtype.kind in "iu" and b.dtype.kind in "iu" and bool(host(mf.equal(b, 0)).any()):
+        raise ZeroDivisionError("floor_divide: integer division by zero")
+    return binary(_FLOOR_DIVIDE, x, y)
+
+
+def isinf(x: Any) -> Tensor:
+    """Where ``x`` is +inf or -inf (bool; no derivative)."""
+    x = as_tensor(x)
+    return constant(x.device.xp.isinf(x._data), x)
+
+
+def isposinf(x: Any) -> Tensor:
+    """Where ``x`` is +inf (bool; no derivative)."""
+    x = as_tensor(x)
+    return mf.logical_and(isinf(x), mf.greater(x.detach(), 0))
+
+
+def isneginf(x: Any) -> Tensor:
+    """Where ``x`` is -inf (bool; no derivative)."""
+    x = as_tensor(x)
+    return mf.logical_and(isinf(x), mf.less(x.detach(), 0))
+
+
+def signbit(x: Any) -> Tensor:
+    """Where ``x``'s sign bit is set: negative numbers, ``-0.0`` and negative NaNs (bool;
+    no derivative).  Read on the host: the sign bit is a bit, not a comparison."""
+    x = as_tensor(x)
+    return constant(host_numpy.signbit(host(x)), x)
+
+
+def nextafter(x: Any, other: Any) -> Tensor:
+    """The next representable float after ``x`` towards ``other``, elementwise (NumPy's and
+    PyTorch's ``nextafter``; no derivative).  Computed on the host, bit by bit."""
+    a, b = _pair(x, other)
+    return constant(host_numpy.nextafter(host(a), host(b)), a)
+
+
+def logit(x: Any, eps: float | None = None) -> Tensor:
+    """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` if ``eps`` is given
+    (PyTorch's ``logit``; :func:`mg.special.logit`)."""
+    return special.logit(x, eps)
+
+
+def xlogy(x: Any, y: Any) -> Tensor:
+    """``x * log(y)``, 0 where ``x == 0`` (also at ``y == 0``) -- PyTorch's ``xlogy``
+    (:func:`mg.special.xlogy`)."""
+    return special.xlogy(x, y)
+
+
+def _reflected(fn: Any) -> Any:
+    def method(self: Tensor, other: Any) -> Tensor:
+        return fn(other, self)
+    method.__name__ = fn.__name__
+    return method
+
+
+#: Tensor's methods of this module (PyTorch's meanings), and their in-place twins.
+METHODS: dict[str, Any] = {
+    "rsqrt": rsqrt, "frac": frac, "lerp": lerp, "deg2rad": deg2rad, "rad2deg": rad2deg, "ldexp": ldexp,
+    "copysign": copysign, "fmax": fmax, "fmin": fmin,
+    "heaviside": lambda self, values: heaviside(self, values, nan_is_nan=False), "nan_to_num": nan_to_num,
+    "floor_divide": floor_divide, "__floordiv__": floor_divide, "__rfloordiv__": _reflected(floor_divide),
+    "isinf": isinf, "isposinf": isposinf, "isneginf": isneginf, "signbit": signbit, "nextafter": nextafter,
+    "logit": logit,
+}
+IN_PLACE = ("rsqrt", "frac", "lerp", "deg2rad", "rad2deg", "ldexp", "copysign", "fmax", "fmin", "heaviside",
+            "nan_to_num", "floor_divide", "nextafter", "logit")

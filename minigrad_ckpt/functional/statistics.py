@@ -1,0 +1,174 @@
+"""Reductions beyond sum and mean: ``nansum``, ``nanmean``, ``count_nonzero``, ``aminmax``,
+``var_mean``/``std_mean``, and the covariance and correlation matrices ``cov`` and
+``corrcoef``.
+
+All are compositions of the engine's differentiable reductions, ``where`` and ``matmul``,
+so their derivatives in every mode and order are those of the pieces: a NaN that
+``nansum`` skips gets gradient 0, ``aminmax`` shares a tied extremum's gradient as
+``amin``/``amax`` do.  NumPy's keywords (``axis``, ``keepdims``, ``ddof``) and PyTorch's
+(``dim``, ``keepdim``, ``correction``) are both accepted, with the same meaning.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from ..backend import host_numpy
+from ..tensor import Tensor
+from . import math as mf
+from . import torch_idioms as ti
+from .arguments import as_tensor, normalize_axis
+from .complex_numbers import conj, real
+from .scatter import constant
+from .torch_idioms import with_dim
+
+__all__ = ["nansum", "nanmean", "count_nonzero", "aminmax", "MinMax", "var_mean", "std_mean", "cov", "corrcoef"]
+
+_UNSET: Any = ti._UNSET
+
+
+def _nansum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Tensor:
+    """The sum with NaNs counted as zero (NumPy's and PyTorch's ``nansum``); a NaN gets gradient 0."""
+    x = as_tensor(x)
+    if dtype is not None:
+        x = mf.astype(x, dtype)
+    if x.dtype.kind in "fc":
+        x = mf.where(mf.isnan(x), 0, x)
+    return mf.sum(x, axis, keepdims=keepdims)
+
+
+def _nanmean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Tensor:
+    """The mean of the numbers, NaNs left out (NumPy's and PyTorch's ``nanmean``); NaN where a
+    slice has no number."""
+    x = as_tensor(x)
+    if dtype is not None:
+        x = mf.astype(x, dtype)
+    numbers = mf.logical_not(mf.isnan(x.detach()))
+    count = mf.sum(mf.astype(numbers, x.dtype), axis, keepdims=keepdims)
+    return _nansum(x, axis, keepdims=keepdims) / count
+
+
+def _count_nonzero(x: Any, axis: Any = None, *, keepdims: bool = False) -> Tensor:
+    """How many elements are non-zero, over ``axis`` (all for None): int64, no derivative."""
+    x = as_tensor(x)
+    return mf.sum(mf.astype(mf.not_equal(x.detach(), 0), "int64"), axis, keepdims=keepdims)
+
+
+nansum = with_dim(_nansum)
+nanmean = with_dim(_nanmean)
+count_nonzero = with_dim(_count_nonzero)
+for _fn, _name in ((nansum, "nansum"), (nanmean, "nanmean"), (count_nonzero, "count_nonzero")):
+    _fn.__name__ = _fn.__qualname__ = _name
+
+
+class MinMax(NamedTuple):
+    """What ``aminmax`` returns, as ``torch.return_types.aminmax``."""
+
+    min: Tensor
+    max: Tensor
+
+
+def aminmax(input: Any, *, dim: Any = None, keepdim: bool = False) -> MinMax:  # noqa: A002
+    """The minimum and the maximum over ``dim`` (all elements for None), as ``torch.aminmax``;
+    tied extrema share the gradient (``amin``/``amax``)."""
+    x = as_tensor(input)
+    if dim is not None and x.ndim == 0:
+        normalize_axis(dim if dim != -1 else 0, 1)
+        dim = None
+    return MinMax(mf.min(x, dim, keepdims=keepdim), mf.max(x, dim, keepdims=keepdim))
+
+
+def _spread_and_mean(name: str) -> Any:
+    spread = ti.var if name == "var_mean" else ti.std
+
+    def fn(input: Any, dim: Any = None, unbiased: Any = _UNSET, keepdim: bool = False, *,  # noqa: A002
+           correction: Any = _UNSET) -> tuple[Tensor, Tensor]:
+        c = ti.correction_of(name, _UNSET, correction, unbiased, torch_default=True)
+        x = as_tensor(input)
+        return spread(x, dim, c, keepdim), mf.mean(x, dim, keepdims=keepdim)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"``({name.split('_')[0]}, mean)`` over ``dim`` in one call, as ``torch.{name}``: "
+                  f"PyTorch's ``correction=1`` (Bessel's) by default; ``unbiased=False`` or ``correction=0`` "
+                  f"divides by N.")
+    return fn
+
+
+var_mean = _spread_and_mean("var_mean")
+std_mean = _spread_and_mean("std_mean")
+
+
+def _observations(m: Any, y: Any, rowvar: bool) -> Tensor:
+    """Variables as rows, observations as columns (NumPy's ``cov`` layout)."""
+    x = as_tensor(m)
+    if x.ndim > 2:
+        raise ValueError(f"cov: the input must have at most 2 dims, got {x.ndim}")
+    x = mf.reshape(x, (1, -1)) if x.ndim < 2 else x
+    if not rowvar and x.shape[0] != 1:
+        x = mf.transpose(x)
+    if y is not None:
+        x = mf.concatenate([x, _observations(y, None, rowvar)], axis=0)
+    return x if x.dtype.kind in "fc" else mf.astype(x, "float64")
+
+
+def _on_device_of(v: Any, x: Tensor) -> Tensor:
+    """Weights as a tensor on ``x``'s device (host data becomes a constant there)."""
+    return v if isinstance(v, Tensor) else constant(host_numpy.asarray(v), x)
+
+
+def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: Any = None, fweights: Any = None,
+        aweights: Any = None, *, correction: Any = _UNSET) -> Tensor:
+    """The covariance matrix of the variables in ``m``'s rows (columns for ``rowvar=False``),
+    NumPy's ``cov`` with its frequency and importance weights; PyTorch's ``torch.cov(input,
+    correction=1, fweights, aweights)`` means the same.  0-d for one variable."""
+    x = _observations(m, y, rowvar)
+    if correction is not _UNSET:
+        ddof = correction
+    if ddof is None:
+        ddof = 0 if bias else 1
+    w = None
+    if fweights is not None:
+        w = mf.astype(_on_device_of(fweights, x), x.dtype)
+    if aweights is not None:
+        a = mf.astype(_on_device_of(aweights, x), x.dtype)
+        w = a if w is None else w * a
+    if w is None:
+        avg, fact = mf.mean(x, axis=1), x.shape[1] - ddof
+    else:
+        w_sum = mf.sum(w)
+        avg = mf.sum(x * w, axis=1) / w_sum
+        if ddof == 0:
+            fact = w_sum
+        elif aweights is None:
+            fact = w_sum - ddof
+        else:
+            fact = w_sum - ddof * mf.sum(w * a) / w_sum
+    centered = x - mf.expand_dims(avg, 1)
+    weighted = centered if w is None else centered * w
+    c = mf.matmul(centered, mf.transpose(conj(weighted))) / fact
+    return mf.reshape(c, ()) if c.shape == (1, 1) else c
+
+
+def corrcoef(x: Any, y: Any = None, rowvar: bool = True) -> Tensor:
+    """The correlation coefficients of the variables in ``x``'s rows: ``cov / (std_i std_j)``,
+    clipped to ``[-1, 1]`` for real inputs (NumPy's and PyTorch's ``corrcoef``)."""
+    c = cov(x, y, rowvar)
+    if c.ndim == 0:
+        return c / c
+    d = mf.sqrt(real(mf.diagonal(c)))
+    c = c / mf.expand_dims(d, 1) / mf.expand_dims(d, 0)
+    return c if c.dtype.kind == "c" else mf.clip(c, -1, 1)
+
+
+#: Tensor's methods of this module (PyTorch's meanings).
+METHODS: dict[str, Any] = {
+    "nansum": lambda self, dim=None, keepdim=False, *, dtype=None: nansum(self, dim=dim, keepdim=keepdim,
+                                                                         dtype=dtype),
+    "nanmean": lambda self, dim=None, keepdim=False, *, dtype=None: nanmean(self, dim=dim, keepdim=keepdim,
+                                                                           dtype=dtype),
+    "count_nonzero": lambda self, dim=None: count_nonzero(self, dim=dim),
+    "aminmax": aminmax, "cov": lambda self, *, correction=1, fweights=None, aweights=None: cov(
+        self, correction=correction, fweights=fweights, aweights=aweights),
+    "corrcoef": lambda self: corrcoef(self),
+}
+IN_PLACE: tuple[str, ...] = ()
