@@ -297,11 +297,31 @@ def scenario_snapshot_failure(out_dir: str) -> None:
         manager.save_snapshot(ex, 2)
     except dist.DistributedError as exc:
         errors["write"] = str(exc)
+    try:  # rank 0's write fails in the background: it removes every rank's file
+        handle = manager.save_snapshot(ex, 4, blocking=False)
+        try:
+            handle.wait()
+        except OSError as exc:
+            errors["async"] = str(exc)
     finally:
         snapmod.Snapshot.save = original
     dist.barrier()
+    own_write = manager._write_rank_state
+    if dist.get_rank() == 1:
+        def failing_rank_state(*args):
+            raise OSError("cannot write the rank file")
+        manager._write_rank_state = failing_rank_state
+    try:  # rank 1 cannot write its file: rank 0 deletes the one it wrote
+        manager.save_snapshot(ex, 5)
+    except dist.DistributedError as exc:
+        errors["rank_file"] = str(exc)
+    finally:
+        manager._write_rank_state = own_write
+    dist.barrier()
+    errors["left_after_failures"] = sorted(os.listdir(manager.directory))
     path = manager.save_snapshot(ex, 3)  # and the group still works
     errors["ok"] = os.path.basename(str(path))
+    errors["left"] = sorted(os.listdir(manager.directory))
     result(errors)
 
 

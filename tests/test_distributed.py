@@ -169,6 +169,13 @@ def test_collective_snapshot_failures_raise_on_every_rank(tmp_path):
         assert "differs from rank 0's" in r[rank]["drift"]
         assert "rank 0: OSError: disk full" in r[rank]["write"]
         assert r[rank]["ok"] == "snapshot-000000000003.mgsnap"
+        assert "rank 1: OSError: cannot write the rank file" in r[rank]["rank_file"]
+        # A collective save that did not commit leaves no rank file behind (none would ever be pruned)
+        assert not [f for f in r[rank]["left_after_failures"] if f.endswith(".mgrank")]
+        assert sorted(f for f in r[rank]["left"] if f.endswith(".mgrank")) == [
+            f for f in r[rank]["left"] if f.startswith("ranks-000000000003-")]
+        assert len([f for f in r[rank]["left"] if f.endswith(".mgrank")]) == 2
+    assert "disk full" in r[0]["async"]
 
 
 @pytest.mark.msgpack

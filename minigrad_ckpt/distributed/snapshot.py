@@ -90,8 +90,12 @@ class CollectiveSnapshots:
                 f"by DistributedDataParallel?)")
         it = int(ex.iteration if iteration is None else iteration)
         token = g.bcast_object(secrets.token_hex(8) if g.rank == 0 else None, root=0)
-        own = self._agree("save_snapshot (each rank writes its own state)",
-                          lambda: manager._write_rank_state(ex, it, token, g.rank, g.size))
+        try:
+            own = self._agree("save_snapshot (each rank writes its own state)",
+                              lambda: manager._write_rank_state(ex, it, token, g.rank, g.size))
+        except Exception:  # a rank could not write its file: the others delete theirs
+            manager._discard_rank_state(it, token, g.rank, g.size)
+            raise
         files = g.allgather_object(own)
 
         def write() -> Any:
@@ -103,7 +107,11 @@ class CollectiveSnapshots:
             return manager.save_snapshot(ex, it, config, meta, blocking=blocking, _local=True,
                                          _rank_files=[name for name, _ in files])
 
-        out = self._agree("save_snapshot (rank 0 writes)", write)
+        try:
+            out = self._agree("save_snapshot (rank 0 writes)", write)
+        except Exception:  # not committed: every rank deletes its own file (rank 0 already did all)
+            manager._discard_rank_state(it, token, g.rank, g.size)
+            raise
         path = g.bcast_object(str(out) if blocking or g.rank != 0 else str(out.path), root=0)
         if blocking:
             g.barrier()

@@ -282,11 +282,25 @@ class SnapshotManager:
             if reserved is not None and reserved.name not in {e["file"] for e in entries} and (
                     not os.path.lexists(reserved)):
                 path = reserved  # the name the caller was told, still free
-            snap.save(path)
-            entries = self._record(entries, path, it, snap, base, seq, rank_files)
-            self._write_manifest(entries)
+            try:
+                snap.save(path)
+                entries = self._record(entries, path, it, snap, base, seq, rank_files)
+                self._write_manifest(entries)
+            except BaseException:
+                self._remove_rank_files(rank_files or [])  # never committed: nothing will name them
+                raise
             self._prune(entries)
         return path
+
+    def _remove_rank_files(self, names: list[str]) -> None:
+        """Delete the rank files of a collective save that did not commit (each rank its own,
+        or rank 0 all of them): no manifest entry names them, so no prune would ever find them."""
+        for name in names:
+            if is_rank_file(name):  # only names the manager writes, never a path
+                try:
+                    (self.directory / name).unlink()
+                except FileNotFoundError:
+                    pass
 
     def _choose_base(self, entries: list[dict[str, Any]], it: int, config: SnapshotConfig) -> Snapshot | None:
         """The newest snapshot below ``it``, loaded (its content is compared), if the chain under it is
@@ -425,6 +439,12 @@ class SnapshotManager:
         if problems:
             warnings.warn("skipped damaged snapshots: " + "; ".join(problems), stacklevel=2)
         return snap
+
+    def _discard_rank_state(self, iteration: int, token: str, rank: int, world: int) -> None:
+        """Delete this rank's file of a collective save that failed (if it was written)."""
+        from .ranks import rank_file_name
+
+        self._remove_rank_files([rank_file_name(iteration, token, rank, world)])
 
     def _write_rank_state(self, ex: Executor, iteration: int, token: str, rank: int, world: int) -> tuple[str, int]:
         """This rank's file of a collective save: ``(name, CRC-32)``."""
