@@ -53,6 +53,10 @@ from .functional.statistics import (  # reductions and statistics
     MinMax, aminmax, corrcoef, count_nonzero, cov, nanmean, nansum, std_mean, var_mean,
 )
 from .functional.differences import cumulative_trapezoid, diff, gradient, trapezoid
+from .functional.shape_more import (  # more shape functions
+    atleast_1d, atleast_2d, atleast_3d, block_diag, broadcast_tensors, cartesian_prod, column_stack, combinations,
+    diag_embed, diagflat, dstack, hstack, movedim, narrow, rot90, tril_indices, triu_indices, unflatten, vstack,
+)
 from .functional.scatter import (  # PyTorch's gather/scatter family
     argwhere, gather, index_copy, index_fill, index_put, index_reduce, index_select, masked_fill, masked_scatter,
     masked_select, nonzero, put, scatter, scatter_add, scatter_reduce,
@@ -152,6 +156,10 @@ __all__ = [
     # reductions, statistics, differences and integrals
     "nansum", "nanmean", "count_nonzero", "aminmax", "MinMax", "var_mean", "std_mean", "cov", "corrcoef", "diff",
     "gradient", "trapezoid", "cumulative_trapezoid",
+    # more shape functions
+    "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "dstack", "column_stack", "block_diag",
+    "diag_embed", "diagflat", "rot90", "broadcast_tensors", "unflatten", "movedim", "narrow", "cartesian_prod",
+    "combinations", "tril_indices", "triu_indices",
     # selection and ordering
     "topk", "kthvalue", "median", "nanmedian", "quantile", "nanquantile", "mode", "cummax", "cummin",
     "logcumsumexp", "unique", "searchsorted", "bucketize", "histc", "bincount", "chunk", "unbind", "clamp",

@@ -151,6 +151,19 @@ def test_heaviside_is_nan_at_nan_in_numpy_and_zero_in_pytorch():
     assert x.heaviside(mg.tensor(0.5)).tolist() == [0.0, 0.5, 1.0]
 
 
+def test_triangle_indices_gradient_and_unique_follow_the_spelling():
+    rows, cols = mg.tril_indices(3)
+    assert rows.tolist() == [0, 1, 1, 2, 2, 2] and mg.tril_indices(3, col=3).shape == (2, 6)
+    with pytest.raises(TypeError, match="reads both ways|means"):
+        mg.tril_indices(3, 3)
+    f = mg.tensor([1.0, 2.0, 4.0])
+    assert isinstance(mg.gradient(f), mg.Tensor) and isinstance(mg.gradient(f, spacing=1.0), tuple)
+    x = mg.tensor([3, 1, 1])
+    values, first = mg.unique(x, True)                      # NumPy: the second argument is return_index
+    assert values.tolist() == [1, 3] and first.tolist() == [1, 0]
+    assert x.unique(True).tolist() == [1, 3]                # PyTorch: it is sorted=
+
+
 def test_flatten_all_any_and_expand():
     x = mg.zeros(2, 3, 4)
     assert x.flatten().shape == (24,) and x.flatten(1).shape == (2, 12) and mg.flatten(x, 0, 1).shape == (6, 4)

@@ -24,7 +24,17 @@ from ..backward import backward as _backward_pass
 from ..tape import apply
 from ..tensor import Tensor
 from . import complex_numbers as cn
-from . import differences, elementwise_more, namespace, scatter, selection, statistics, torch_idioms, torch_methods
+from . import (
+    differences,
+    elementwise_more,
+    namespace,
+    scatter,
+    selection,
+    shape_more,
+    statistics,
+    torch_idioms,
+    torch_methods,
+)
 from . import math as mf
 from .arguments import _FAST_OPERANDS, operand
 from .elementwise import _ADD, _DIV, _MOD, _MUL, _SUB
@@ -159,7 +169,7 @@ METHODS.update({name: getattr(torch_idioms, name) for name in (
 METHODS.update(torch_methods.METHODS)
 METHODS.update({name + "_": torch_methods.in_place(name) for name in torch_methods.IN_PLACE if name in METHODS})
 # PyTorch's operators beyond NumPy's (each module's table: its methods and their in-place twins).
-for _module in (scatter, selection, elementwise_more, statistics, differences):
+for _module in (scatter, selection, elementwise_more, statistics, differences, shape_more):
     METHODS.update(_module.METHODS)
     METHODS.update({name + "_": torch_methods.in_place(name) for name in _module.IN_PLACE})
 

@@ -1,0 +1,256 @@
+"""NumPy's and PyTorch's further shape functions: ``atleast_1d/2d/3d``, ``hstack``/``vstack``/
+``dstack``/``column_stack``, ``block_diag``, ``diag_embed``, ``diagflat``, ``rot90``,
+``broadcast_tensors``, ``unflatten``, ``movedim``, ``narrow``, ``cartesian_prod``,
+``combinations``, and the index grids ``tril_indices``/``triu_indices``.
+
+Each is a rearrangement -- reshapes, joins, flips, a gather or its adjoint -- of the
+engine's differentiable shape ops, so gradients in every mode and order are theirs.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+from ..backend import host_numpy
+from ..tensor import Tensor
+from . import math as mf
+from .arguments import as_tensor, broadcast_shapes, one_axis
+from .indexing import index_add
+from .scatter import constant
+from .torch_idioms import _one_dim
+
+__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "dstack", "column_stack", "block_diag",
+           "diag_embed", "diagflat", "rot90", "broadcast_tensors", "unflatten", "movedim", "narrow",
+           "cartesian_prod", "combinations", "tril_indices", "triu_indices"]
+
+
+def _many(name: str, tensors: Sequence[Any]) -> list[Tensor]:
+    """``f(a, b)`` and ``f((a, b))`` alike, as tensors."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if not tensors:
+        raise ValueError(f"{name}: needs at least one tensor")
+    return [as_tensor(t) for t in tensors]
+
+
+def _at_least(ndim: int, x: Tensor) -> Tensor:
+    if x.ndim >= ndim:
+        return x
+    if ndim == 3 and x.ndim == 2:
+        return mf.reshape(x, x.shape + (1,))
+    if ndim == 3 and x.ndim == 1:
+        return mf.reshape(x, (1, x.shape[0], 1))
+    return mf.reshape(x, (1,) * (ndim - x.ndim) + x.shape)
+
+
+def _atleast(ndim: int) -> Any:
+    def fn(*tensors: Any) -> Any:
+        out = tuple(_at_least(ndim, t) for t in _many(f"atleast_{ndim}d", tensors))
+        return out[0] if len(out) == 1 and not isinstance(tensors[0], (list, tuple)) else out
+
+    fn.__name__ = fn.__qualname__ = f"atleast_{ndim}d"
+    how = "(n,) becomes (1, n, 1), (m, n) becomes (m, n, 1)" if ndim == 3 else "new dims in front"
+    fn.__doc__ = (f"Each tensor with at least {ndim} dims ({how}); one tensor for one argument, else a "
+                  f"tuple (NumPy's and PyTorch's ``atleast_{ndim}d``).")
+    return fn
+
+
+atleast_1d, atleast_2d, atleast_3d = _atleast(1), _atleast(2), _atleast(3)
+
+
+def hstack(tensors: Sequence[Any]) -> Tensor:
+    """Join along the second dim (the first for 1-D tensors), as NumPy's and PyTorch's ``hstack``."""
+    ts = [_at_least(1, t) for t in _many("hstack", (tensors,))]
+    return mf.concatenate(ts, axis=0 if ts[0].ndim == 1 else 1)
+
+
+def vstack(tensors: Sequence[Any]) -> Tensor:
+    """Stack as rows: each made at least 2-D, joined along the first dim (``vstack``)."""
+    return mf.concatenate([_at_least(2, t) for t in _many("vstack", (tensors,))], axis=0)
+
+
+def dstack(tensors: Sequence[Any]) -> Tensor:
+    """Stack along the third dim, each made at least 3-D first (``dstack``)."""
+    return mf.concatenate([_at_least(3, t) for t in _many("dstack", (tensors,))], axis=2)
+
+
+def column_stack(tensors: Sequence[Any]) -> Tensor:
+    """Join as columns: 0-D and 1-D tensors become columns ``(n, 1)``, 2-D ones stay (``column_stack``)."""
+    ts = [mf.reshape(t, (t.size, 1)) if t.ndim < 2 else t for t in _many("column_stack", (tensors,))]
+    return mf.concatenate(ts, axis=1)
+
+
+def block_diag(*tensors: Any) -> Tensor:
+    """The tensors as the blocks of a block-diagonal matrix, zeros elsewhere (``torch.block_diag``,
+    SciPy's ``block_diag``): a 0-d tensor is a 1 x 1 block, a 1-D one a row."""
+    blocks = []
+    for t in _many("block_diag", tensors):
+        if t.ndim > 2:
+            raise ValueError(f"block_diag: blocks must have at most 2 dims, got {t.ndim}")
+        blocks.append(_at_least(2, t))
+    dtype = host_numpy.result_type(*[b.dtype for b in blocks])
+    width = sum(b.shape[1] for b in blocks)
+    rows, left = [], 0
+    for b in blocks:
+        b = b if b.dtype == dtype else mf.astype(b, dtype)
+        rows.append(mf.pad(b, ((0, 0), (left, width - left - b.shape[1]))))
+        left += b.shape[1]
+    return mf.concatenate(rows, axis=0)
+
+
+def diag_embed(input: Any, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:  # noqa: A002
+    """Tensors whose (``dim1``, ``dim2``) diagonals at ``offset`` are ``input``'s last dim, zeros
+    elsewhere (``torch.diag_embed``): a batch of diagonal matrices."""
+    x = as_tensor(input)
+    if x.ndim == 0:
+        raise ValueError("diag_embed: needs at least one dim, got a 0-d tensor")
+    n = x.shape[-1]
+    m = n + abs(offset)
+    d1, d2 = one_axis(dim1, x.ndim + 1), one_axis(dim2, x.ndim + 1)
+    if d1 == d2:
+        raise ValueError(f"diag_embed: dim1 and dim2 must differ, both are {d1}")
+    r = host_numpy.arange(n) + max(-offset, 0)
+    c = host_numpy.arange(n) + max(offset, 0)
+    square = index_add(x.shape[:-1] + (m, m), (Ellipsis, constant(r, x), constant(c, x)), x)
+    return mf.moveaxis(square, (-2, -1), (d1, d2))
+
+
+def diagflat(input: Any, offset: int = 0) -> Tensor:  # noqa: A002
+    """A 2-D matrix with ``input``, flattened, on its ``offset`` diagonal (``diagflat``)."""
+    return mf.diag(mf.ravel(as_tensor(input)), offset)
+
+
+def rot90(input: Any, k: int = 1, dims: Sequence[int] = (0, 1), *, axes: Any = None) -> Tensor:  # noqa: A002
+    """Rotated by ``k`` quarter turns in the plane of ``dims`` (NumPy: ``axes``), from the first
+    towards the second, as NumPy's and PyTorch's ``rot90``."""
+    x = as_tensor(input)
+    dims = tuple(axes if axes is not None else dims)
+    if len(dims) != 2:
+        raise ValueError(f"rot90: dims must name 2 dims, got {len(dims)}")
+    a, b = (one_axis(d, x.ndim) for d in dims)
+    if a == b:
+        raise ValueError(f"rot90: the two dims must differ, both are {a}")
+    k %= 4
+    if k == 0:
+        return mf.clone(x)
+    if k == 2:
+        return mf.flip(mf.flip(x, a), b)
+    if k == 1:
+        return mf.swapaxes(mf.flip(x, b), a, b)
+    return mf.flip(mf.swapaxes(x, a, b), b)
+
+
+def broadcast_tensors(*tensors: Any) -> tuple[Tensor, ...]:
+    """The tensors broadcast to their common shape (``torch.broadcast_tensors``, NumPy's
+    ``broadcast_arrays``); the gradients sum back."""
+    ts = _many("broadcast_tensors", tensors)
+    shape = broadcast_shapes("broadcast_tensors", *[t.shape for t in ts])
+    return tuple(t if t.shape == shape else mf.broadcast_to(t, shape) for t in ts)
+
+
+def unflatten(input: Any, dim: int, sizes: Sequence[int]) -> Tensor:  # noqa: A002
+    """Dim ``dim`` split into ``sizes`` (one may be -1), as ``torch.unflatten``."""
+    x = as_tensor(input)
+    d = _one_dim("unflatten", x, dim)
+    sizes = tuple(int(s) for s in sizes)
+    known = int(host_numpy.prod([s for s in sizes if s != -1]))
+    if sizes.count(-1) > 1 or (-1 not in sizes and known != x.shape[d]) or (
+            -1 in sizes and (known == 0 or x.shape[d] % known)):
+        raise ValueError(f"unflatten: sizes {sizes} do not split dim {d} of length {x.shape[d]}")
+    return mf.reshape(x, x.shape[:d] + sizes + x.shape[d + 1:])
+
+
+def movedim(input: Any, source: Any, destination: Any) -> Tensor:  # noqa: A002
+    """Dims ``source`` moved to positions ``destination`` (PyTorch's name for ``moveaxis``)."""
+    return mf.moveaxis(input, source, destination)
+
+
+def narrow(input: Any, dim: int, start: Any, length: int) -> Tensor:  # noqa: A002
+    """The ``length`` elements from ``start`` (negative: from the end) along ``dim``, as
+    ``torch.narrow``; out of range is an error, never a shorter result."""
+    x = as_tensor(input)
+    d = _one_dim("narrow", x, dim)
+    n = x.shape[d]
+    s = int(start.item() if isinstance(start, Tensor) else start)
+    s = s + n if s < 0 else s
+    if not (0 <= s <= n and 0 <= length and s + length <= n):
+        raise IndexError(f"narrow: start {start} and length {length} do not fit dim {d} of length {n}")
+    return x[(slice(None),) * d + (slice(s, s + length),)]
+
+
+def cartesian_prod(*tensors: Any) -> Tensor:
+    """Every combination of one element from each 1-D tensor, one per row (``torch.cartesian_prod``;
+    one tensor: itself)."""
+    ts = _many("cartesian_prod", tensors)
+    if any(t.ndim != 1 for t in ts):
+        raise ValueError("cartesian_prod: every tensor must be 1-D")
+    if len(ts) == 1:
+        return ts[0]
+    grids = mf.meshgrid(*ts, indexing="ij")
+    return mf.stack([mf.ravel(g) for g in grids], axis=1)
+
+
+def combinations(input: Any, r: int = 2, with_replacement: bool = False) -> Tensor:  # noqa: A002
+    """The length-``r`` combinations of the 1-D ``input``'s elements, one per row, in order
+    (``torch.combinations``, Python's ``itertools.combinations``); a gather, so differentiable."""
+    x = as_tensor(input)
+    if x.ndim != 1:
+        raise ValueError(f"combinations: the input must be 1-D, got {x.ndim} dims")
+    if r < 0:
+        raise ValueError(f"combinations: r must be non-negative, got {r}")
+    if r == 0:
+        return x[:0]
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    idx = host_numpy.array(list(pick(range(x.shape[0]), r)), dtype=host_numpy.int64).reshape(-1, r)
+    return x[constant(idx, x)]
+
+
+def _triangle(name: str, args: tuple, kwargs: dict) -> Any:
+    """NumPy's ``(n, k=0, m=None)`` -> a tuple of index tensors, or PyTorch's ``(row, col, offset=0)``
+    -> one (2, N) int64 tensor.  Two or more positional arguments could mean either, so they
+    must be named (``col=``/``offset=`` or ``k=``/``m=``)."""
+    torch_words, numpy_words = {"row", "col", "offset", "dtype", "device"}, {"n", "k", "m"}
+    if kwargs.keys() - torch_words - numpy_words:
+        raise TypeError(f"{name}: unexpected keywords {sorted(kwargs.keys() - torch_words - numpy_words)}")
+    torch_spelling = bool(kwargs.keys() & torch_words)
+    if torch_spelling and kwargs.keys() & numpy_words:
+        raise TypeError(f"{name}: mixes PyTorch's keywords (row, col, offset) with NumPy's (n, k, m)")
+    if len(args) > 1:
+        raise TypeError(f"{name}: {name}(3, 3) means (n=3, k=3) in NumPy and (row=3, col=3) in PyTorch; name "
+                        f"the arguments: {name}(3, col=3, offset=0) gives PyTorch's (2, N) tensor, {name}(3, k=0, "
+                        f"m=3) NumPy's pair")
+    device = kwargs.get("device")
+    if torch_spelling:
+        if "col" not in kwargs:
+            raise TypeError(f"{name}: PyTorch's form needs col= (the number of columns)")
+        row = args[0] if args else kwargs["row"]
+        rows, cols = host_numpy.tril_indices(row, kwargs.get("offset", 0), kwargs["col"]) if name == "tril_indices" \
+            else host_numpy.triu_indices(row, kwargs.get("offset", 0), kwargs["col"])
+        dtype = kwargs.get("dtype") or "int64"
+        return Tensor(host_numpy.stack([rows, cols]), dtype=dtype, device=device)
+    n = args[0] if args else kwargs["n"]
+    fn = host_numpy.tril_indices if name == "tril_indices" else host_numpy.triu_indices
+    return tuple(Tensor(a.astype(host_numpy.int64), device=device) for a in fn(n, kwargs.get("k", 0), kwargs.get("m")))
+
+
+def tril_indices(*args: Any, **kwargs: Any) -> Any:
+    """The indices of a lower triangle.  NumPy's ``tril_indices(n, k=0, m=None)``: a tuple
+    (rows, cols); PyTorch's ``tril_indices(row, col=..., offset=0)``: one (2, N) int64 tensor.
+    ``tril_indices(3, 3)`` would mean different things, so name the second argument."""
+    return _triangle("tril_indices", args, kwargs)
+
+
+def triu_indices(*args: Any, **kwargs: Any) -> Any:
+    """The indices of an upper triangle: NumPy's ``triu_indices(n, k=0, m=None)`` (a tuple) or
+    PyTorch's ``triu_indices(row, col=..., offset=0)`` (a (2, N) tensor); see :func:`tril_indices`."""
+    return _triangle("triu_indices", args, kwargs)
+
+
+#: Tensor's methods of this module (PyTorch's meanings).
+METHODS: dict[str, Any] = {
+    "diag_embed": diag_embed, "diagflat": diagflat, "rot90": rot90, "narrow": narrow, "unflatten": unflatten,
+    "movedim": movedim,
+}
+IN_PLACE: tuple[str, ...] = ()

@@ -1,0 +1,101 @@
+"""More shape functions (``hstack`` and friends, ``atleast_*d``, ``block_diag``, ``diag_embed``,
+``rot90``, ``broadcast_tensors``, ``narrow``, ``cartesian_prod``, ``combinations``, the triangle
+index grids): values against NumPy/SciPy, gradients in both modes and to second order, the
+strict device and the errors.  PyTorch's answers are in ``test_operators_vs_torch.py``."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+import scipy.linalg
+from operator_checks import check_everywhere
+
+import minigrad_ckpt as mg
+
+rng = np.random.default_rng(13)
+
+
+def test_stacks_and_atleast_match_numpy():
+    a, b, v = rng.standard_normal((2, 3)), rng.standard_normal((2, 3)), rng.standard_normal(3)
+    for name in ("hstack", "vstack", "dstack", "column_stack"):
+        np.testing.assert_array_equal(getattr(mg, name)([mg.tensor(a), mg.tensor(b)]).numpy(),
+                                      getattr(np, name)([a, b]), err_msg=name)
+        np.testing.assert_array_equal(getattr(mg, name)([mg.tensor(v), mg.tensor(v)]).numpy(),
+                                      getattr(np, name)([v, v]), err_msg=name)
+    for n in (1, 2, 3):
+        fn = getattr(mg, f"atleast_{n}d")
+        for x in (np.array(2.0), v, a):
+            assert fn(mg.tensor(x)).shape == getattr(np, f"atleast_{n}d")(x).shape
+        assert isinstance(fn(mg.tensor(v), mg.tensor(a)), tuple)
+    check_everywhere(lambda s, t: mg.hstack([s, t]), a, b)
+    check_everywhere(lambda s, t: mg.column_stack([s, t]), v, a.T)
+
+
+def test_block_diag_diag_embed_diagflat_rot90():
+    a, b, c = np.array(2.0), rng.standard_normal(3), rng.standard_normal((2, 2))
+    np.testing.assert_array_equal(mg.block_diag(mg.tensor(a), mg.tensor(b), mg.tensor(c)).numpy(),
+                                  scipy.linalg.block_diag(a, b, c))
+    x = rng.standard_normal((2, 3))
+    want = np.zeros((2, 4, 4))
+    for i in range(2):
+        want[i] = np.diag(x[i], 1)
+    np.testing.assert_array_equal(mg.diag_embed(mg.tensor(x), 1).numpy(), want)
+    np.testing.assert_array_equal(mg.diag_embed(mg.tensor(x), 0, 0, 2).numpy(),
+                                  np.moveaxis(np.stack([np.diag(r) for r in x]), (1, 2), (0, 2)))
+    np.testing.assert_array_equal(mg.diagflat(mg.tensor(c), -1).numpy(), np.diagflat(c, -1))
+    y = rng.standard_normal((2, 3, 4))
+    for k in range(-2, 6):
+        np.testing.assert_array_equal(mg.rot90(mg.tensor(y), k, (2, 0)).numpy(), np.rot90(y, k, (2, 0)))
+    check_everywhere(lambda s, t, u: mg.block_diag(s, t, u), a, b, c)
+    check_everywhere(lambda t: mg.diag_embed(t, -1, 0, 2), x)
+    check_everywhere(lambda t: mg.rot90(t, 3, (1, 2)), y)
+
+
+def test_broadcast_narrow_unflatten_movedim():
+    a, b = rng.standard_normal((3, 1)), rng.standard_normal(4)
+    for got, want in zip(mg.broadcast_tensors(mg.tensor(a), mg.tensor(b)), np.broadcast_arrays(a, b)):
+        np.testing.assert_array_equal(got.numpy(), want)
+    x = rng.standard_normal((2, 6))
+    np.testing.assert_array_equal(mg.narrow(mg.tensor(x), 1, -4, 3).numpy(), x[:, 2:5])
+    assert mg.unflatten(mg.tensor(x), 1, (3, -1)).shape == (2, 3, 2)
+    assert mg.movedim(mg.tensor(x), 0, 1).shape == (6, 2)
+    check_everywhere(lambda s, t: mg.broadcast_tensors(s, t)[0] * mg.broadcast_tensors(s, t)[1], a, b)
+    check_everywhere(lambda t: mg.narrow(t, 1, 1, 4), x)
+
+
+def test_products_combinations_and_triangle_indices():
+    a, b = rng.standard_normal(2), rng.standard_normal(3)
+    np.testing.assert_array_equal(mg.cartesian_prod(mg.tensor(a), mg.tensor(b)).numpy(),
+                                  np.array(list(itertools.product(a, b))))
+    x = rng.standard_normal(4)
+    np.testing.assert_array_equal(mg.combinations(mg.tensor(x), 3).numpy(),
+                                  np.array(list(itertools.combinations(x, 3))))
+    np.testing.assert_array_equal(mg.combinations(mg.tensor(x), 2, with_replacement=True).numpy(),
+                                  np.array(list(itertools.combinations_with_replacement(x, 2))))
+    rows, cols = mg.tril_indices(4, k=1, m=3)                              # NumPy's: a pair
+    assert [rows.tolist(), cols.tolist()] == [list(i) for i in np.tril_indices(4, 1, 3)]
+    pair = mg.triu_indices(3, col=4, offset=1)                             # PyTorch's: one (2, N) tensor
+    assert pair.tolist() == [list(i) for i in np.triu_indices(3, 1, 4)] and pair.dtype == mg.int64
+    check_everywhere(lambda s, t: mg.cartesian_prod(s, t), a, b)
+    check_everywhere(lambda t: mg.combinations(t, 2), x)
+
+
+def test_errors_name_the_problem():
+    with pytest.raises(TypeError, match=r"tril_indices\(3, 3\) means"):
+        mg.tril_indices(3, 3)
+    with pytest.raises(TypeError, match="needs col="):
+        mg.triu_indices(row=3)
+    with pytest.raises(IndexError, match="narrow: start 5 and length 2 do not fit dim 0 of length 6"):
+        mg.narrow(mg.zeros(6), 0, 5, 2)
+    with pytest.raises(ValueError, match="unflatten: sizes"):
+        mg.unflatten(mg.zeros((2, 6)), 1, (4, -1))
+    with pytest.raises(ValueError, match="rot90: the two dims must differ"):
+        mg.rot90(mg.zeros((2, 2)), 1, (0, 0))
+    with pytest.raises(ValueError, match="block_diag: blocks must have at most 2 dims"):
+        mg.block_diag(mg.zeros((1, 1, 1)))
+    with pytest.raises(ValueError, match="combinations: the input must be 1-D"):
+        mg.combinations(mg.zeros((2, 2)))
+    with pytest.raises(ValueError, match="cannot be broadcast"):
+        mg.broadcast_tensors(mg.zeros(2), mg.zeros(3))
