@@ -38,6 +38,22 @@ from .functional.linalg import (  # noqa: F401
     svd,
     svdvals,
 )
+from .functional.linalg_derived import __all__ as _derived
+from .functional.linalg_derived import (  # noqa: F401
+    cholesky_inverse,
+    cholesky_solve,
+    cond,
+    householder_product,
+    matrix_exp,
+    matrix_norm,
+    matrix_rank,
+    multi_dot,
+    tensorinv,
+    tensorsolve,
+    vecdot,
+    vector_norm,
+)
 from .functional.torch_idioms import with_dim  # noqa: E402
 
+__all__ = __all__ + _derived  # noqa: PLE0605
 norm = with_dim(norm)  # PyTorch's dim=/keepdim= beside axis=/keepdims=

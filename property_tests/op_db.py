@@ -969,6 +969,17 @@ def square_sampler(name: str) -> Sampler:
     return sampler
 
 
+def matrix_exp_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """Entries in [-2, 2]: 1-norms up to 6, so a few squarings run; ``squarings`` is what the
+    public function picks for the sample."""
+    from minigrad_ckpt.ops.matrix_exp import squarings
+
+    batch, n, _ = _matrix_sample(draw, max_size)
+    a = _arr(draw, batch + (n, n), np.dtype(np.float64), Dom(-2.0, 2.0)).astype(dtype)
+    s = squarings(float(np.abs(a).sum(axis=-2).max())) if a.size else 0
+    return Sample(registry["MatrixExp"](squarings=s), (a,), (_float(dtype),))
+
+
 def solve_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
     """``b`` is a stack of columns (``linalg.solve`` makes a vector a column); batch axes broadcast."""
     a = well_conditioned(draw, dtype, max_size, grad)
@@ -1244,6 +1255,7 @@ SPECS: list[OpSpec] = [
     _spec("Svd", svd_sampler, broadcast_views=False, out_dtype=_promoted),
     _spec("Qr", or_complex(qr_sampler), broadcast_views=False, out_dtype=_promoted),
     _spec("Pinv", pinv_sampler, broadcast_views=False),
+    _spec("MatrixExp", matrix_exp_sampler, broadcast_views=False),
     _spec("VectorNorm", vector_norm_sampler),
     # complex numbers and Fourier transforms: complex samples (float32 draws complex64)
     _spec("Real", complex_unary("Real"), out_dtype=_real_of),

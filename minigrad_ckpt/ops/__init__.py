@@ -17,6 +17,7 @@ from . import (  # noqa: F401
     linalg,
     loss,
     matrix,
+    matrix_exp,
     norm,
     recurrent,
     reduction,

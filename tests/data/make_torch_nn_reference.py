@@ -14,7 +14,9 @@ inputs from a fixed seed.  Stored, in one compressed ``.npz``:
 ``<case>|cot<i>``       a random cotangent per floating output; the gradients are
                         those of ``sum_i (out_i * cot_i).sum()``
 ``<case>|grad_<name>``  the gradients of the floating inputs
-``__meta__``            JSON: ``{case: {"ns", "fn", "args", "kwargs", "init", "grad"}}``
+``__meta__``            JSON: ``{case: {"ns", "fn", "args", "kwargs", "init", "grad", "mg_ns"}}``
+                        (``mg_ns``: where minigrad_ckpt has the function, when not at
+                        PyTorch's address: ``torch.cholesky_solve`` is ``mg.linalg``'s)
 
 ``tests/test_nn_vs_torch.py`` replays every case (no torch import).  Array
 arguments are written ``"@name"``; everything else is a literal.
@@ -59,7 +61,7 @@ NAMESPACES = {"F": F, "linalg": torch.linalg, "special": torch.special, "torch":
 
 
 def case(name: str, ns: str, fn: str, inputs: dict, args: list, kwargs: dict | None = None,
-         init: dict | None = None, grad: tuple[str, ...] | None = None) -> None:
+         init: dict | None = None, grad: tuple[str, ...] | None = None, mg_ns: str | None = None) -> None:
     """Run one call in float64, store inputs, outputs, cotangents and gradients."""
     assert name not in META, name
     kwargs = kwargs or {}
@@ -96,7 +98,7 @@ def case(name: str, ns: str, fn: str, inputs: dict, args: list, kwargs: dict | N
                     g, adjoint_from_forward = exact, True
             ARRAYS[f"{name}|grad_{k}"] = g
     META[name] = {"ns": ns, "fn": fn, "args": args, "kwargs": kwargs, "init": init or {}, "grad": list(grad),
-                  "adjoint_from_forward": adjoint_from_forward}
+                  "adjoint_from_forward": adjoint_from_forward, "mg_ns": mg_ns or ns}
 
 
 def forward_adjoint(f, args, kwargs, env, k, name) -> np.ndarray:
@@ -266,8 +268,49 @@ def interpolate_cases() -> None:
     case("layer_UpsamplingNearest2d", "nn", "UpsamplingNearest2d", {"x": inputs[2]}, ["@x"], init={"scale_factor": 3})
 
 
+def linalg_cases() -> None:
+    a, b = randn(2, 4, 4), randn(2, 4, 3)
+    spd = a @ a.transpose(0, 2, 1) + 4 * np.eye(4)
+    chol = np.linalg.cholesky(spd)
+    for ord_ in (2, 1, 3.5, float("inf"), -float("inf"), 0):
+        case(f"vector_norm_{ord_}", "linalg", "vector_norm", {"x": a}, ["@x", ord_], {"dim": [1, 2]})
+    case("vector_norm_all_keepdim", "linalg", "vector_norm", {"x": a}, ["@x"], {"keepdim": True})
+    for ord_ in ("fro", "nuc", 2, -2, 1, -1, float("inf"), -float("inf")):
+        case(f"matrix_norm_{ord_}", "linalg", "matrix_norm", {"x": a}, ["@x", ord_])
+    case("matrix_norm_dims_keepdim", "linalg", "matrix_norm", {"x": randn(3, 2, 4)}, ["@x"],
+         {"dim": [0, 2], "keepdim": True})
+    chain = {"v": randn(3), "m1": randn(3, 5), "m2": randn(5, 2), "m3": randn(2, 6), "w": randn(6)}
+    case("multi_dot_vectors", "linalg", "multi_dot", chain, [["@v", "@m1", "@m2", "@m3", "@w"]])
+    case("multi_dot_matrices", "linalg", "multi_dot", {"m1": randn(4, 5), "m2": randn(5, 2), "m3": randn(2, 6)},
+         [["@m1", "@m2", "@m3"]])
+    case("vecdot_broadcast", "linalg", "vecdot", {"x": a, "y": a[0]}, ["@x", "@y"], {"dim": 1})
+    for p in (None, 2, -2, "fro", "nuc", float("inf"), -float("inf"), 1, -1):
+        # PyTorch's backward through cond's inverse fails (an in-place write it then needs): values only
+        case(f"cond_{p}", "linalg", "cond", {"x": a}, ["@x", p], grad=None if p in (None, 2, -2) else ())
+    low_rank = randn(3, 5, 4)
+    low_rank[1] = low_rank[1][:, :1] @ randn(1, 4)
+    case("matrix_rank", "linalg", "matrix_rank", {"x": low_rank}, ["@x"], grad=())
+    case("matrix_rank_atol", "linalg", "matrix_rank", {"x": low_rank}, ["@x"], {"atol": 1.0}, grad=())
+    case("cholesky_solve", "torch", "cholesky_solve", {"b": b, "f": chol}, ["@b", "@f"], mg_ns="linalg")
+    case("cholesky_solve_upper", "torch", "cholesky_solve", {"b": b, "f": chol.transpose(0, 2, 1).copy()},
+         ["@b", "@f"], {"upper": True}, mg_ns="linalg")
+    case("cholesky_inverse", "torch", "cholesky_inverse", {"f": chol[0]}, ["@f"], mg_ns="linalg")
+    case("tensorsolve", "linalg", "tensorsolve", {"a": randn(2, 3, 6), "b": randn(2, 3)}, ["@a", "@b"])
+    case("tensorsolve_dims", "linalg", "tensorsolve", {"a": randn(6, 2, 3), "b": randn(2, 3)}, ["@a", "@b"],
+         {"dims": [0]})
+    case("tensorinv", "linalg", "tensorinv", {"a": randn(4, 6, 8, 3)}, ["@a"])
+    case("tensorinv_ind1", "linalg", "tensorinv", {"a": randn(6, 2, 3)}, ["@a"], {"ind": 1})
+    case("householder_product", "linalg", "householder_product", {"h": randn(2, 5, 3), "tau": randn(2, 2)},
+         ["@h", "@tau"])
+    case("householder_product_square", "linalg", "householder_product", {"h": randn(4, 4), "tau": randn(4)},
+         ["@h", "@tau"])
+    for scale in (0.1, 1.0, 4.0):
+        case(f"matrix_exp_{scale}", "linalg", "matrix_exp", {"a": randn(2, 3, 3) * scale}, ["@a"])
+    case("matrix_exp_nilpotent", "linalg", "matrix_exp", {"a": np.triu(randn(4, 4), 1)}, ["@a"])
+
+
 CASE_GROUPS = [pooling_cases, conv_same_cases, activation_cases, distance_cases, margin_loss_cases,
-               interpolate_cases]
+               interpolate_cases, linalg_cases]
 
 
 def main() -> None:

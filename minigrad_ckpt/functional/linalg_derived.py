@@ -1,0 +1,234 @@
+"""PyTorch's ``torch.linalg`` functions built on the others: ``vector_norm``, ``matrix_norm``,
+``multi_dot``, ``vecdot``, ``cond``, ``matrix_rank``, ``cholesky_solve``,
+``cholesky_inverse``, ``tensorsolve``, ``tensorinv``, ``householder_product`` -- and
+``matrix_exp``, an op of its own (:mod:`minigrad_ckpt.ops.matrix_exp`).
+
+Each is a composition of :mod:`.linalg`'s differentiable functions and the math, so
+its derivatives (forward and reverse, any order) are theirs; ``mg.linalg`` is their
+public address beside NumPy's names.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..backend import host_numpy
+from ..ops import matrix_exp as _expm
+from ..tape import apply
+from ..tensor import Tensor
+from . import linalg as _la
+from . import math as mf
+from .arguments import as_tensor, normalize_axis
+from .complex_numbers import conj
+
+__all__ = ["vector_norm", "matrix_norm", "multi_dot", "vecdot", "cond", "matrix_rank", "cholesky_solve",
+           "cholesky_inverse", "tensorsolve", "tensorinv", "householder_product", "matrix_exp"]
+
+
+def vector_norm(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,  # noqa: A002
+                dtype: Any = None) -> Tensor:
+    """The ``ord``-norm of ``x`` over ``dim`` (all axes for None) as a vector: ``inf``, ``-inf``, 0 (a
+    count) or any number ``p``, ``sum(|x|^p)^(1/p)``; ``dtype`` casts first (PyTorch's signature)."""
+    x = as_tensor(x)
+    if dtype is not None:
+        x = mf.astype(x, dtype)
+    if x.dtype.kind == "c":
+        x = mf.abs(x)
+    if isinstance(ord, str):
+        raise ValueError(f"linalg.vector_norm: ord must be a number, got {ord!r}")
+    axes = normalize_axis(dim, x.ndim) if x.ndim else ()
+    if x.ndim == 0:
+        x, axes = mf.reshape(x, (1,)), (0,)
+        out = _la._vector(x, ord, axes, False)
+        return mf.reshape(out, ()) if not keepdim else out
+    return _la._vector(x, ord, axes, bool(keepdim))
+
+
+def matrix_norm(a: Any, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *,  # noqa: A002
+                dtype: Any = None) -> Tensor:
+    """The ``ord`` norm of each matrix over the axis pair ``dim``: ``'fro'``, ``'nuc'``, 1, -1, 2, -2,
+    ``inf``, ``-inf`` (``linalg.norm``'s matrix norms, PyTorch's signature)."""
+    a = as_tensor(a)
+    if dtype is not None:
+        a = mf.astype(a, dtype)
+    if a.ndim < 2:
+        raise ValueError(f"linalg.matrix_norm: expected a matrix or a stack of them, got shape {a.shape}")
+    return _la.norm(a, ord, axis=tuple(dim), keepdims=keepdim)
+
+
+def _chain_order(shapes: list[tuple[int, int]]) -> Any:
+    """The cheapest parenthesization of a matrix chain (the textbook dynamic program)."""
+    n = len(shapes)
+    dims = [shapes[0][0]] + [s[1] for s in shapes]
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = math.inf
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+    return split
+
+
+def multi_dot(tensors: Any) -> Tensor:
+    """The product of a chain of matrices in the order of fewest multiplications; the first may
+    be a 1-D row vector and the last a 1-D column vector (NumPy's and PyTorch's rule)."""
+    ts = [as_tensor(t) for t in tensors]
+    if len(ts) < 2:
+        raise ValueError(f"linalg.multi_dot: needs at least 2 tensors, got {len(ts)}")
+    first_vector, last_vector = ts[0].ndim == 1, ts[-1].ndim == 1
+    if first_vector:
+        ts[0] = mf.reshape(ts[0], (1, -1))
+    if last_vector:
+        ts[-1] = mf.reshape(ts[-1], (-1, 1))
+    if any(t.ndim != 2 for t in ts):
+        raise ValueError(f"linalg.multi_dot: the inner tensors must be 2-D, got shapes {[t.shape for t in ts]}")
+    for a, b in zip(ts, ts[1:]):
+        if a.shape[1] != b.shape[0]:
+            raise ValueError(f"linalg.multi_dot: shapes {a.shape} and {b.shape} do not chain")
+    split = _chain_order([t.shape for t in ts])
+
+    def product(i: int, j: int) -> Tensor:
+        if i == j:
+            return ts[i]
+        k = split[i][j]
+        return mf.matmul(product(i, k), product(k + 1, j))
+
+    out = product(0, len(ts) - 1)
+    if first_vector:
+        out = mf.squeeze(out, 0)
+    if last_vector:
+        out = mf.squeeze(out, -1)
+    return out
+
+
+def vecdot(x: Any, y: Any, *, dim: int = -1) -> Tensor:
+    """``sum(conj(x) * y)`` over ``dim``, the two broadcast together."""
+    x = as_tensor(x)
+    y = as_tensor(y, x)
+    if x.dtype.kind == "c":
+        x = conj(x)
+    return mf.sum(x * y, axis=dim)
+
+
+def cond(a: Any, p: Any = None) -> Tensor:
+    """The condition number ``||A||_p ||A^-1||_p``: for ``p`` None/2 (-2) the ratio of the largest
+    to the smallest singular value (its inverse); for ``'fro'``, ``'nuc'``, ``inf``, ``-inf``, 1, -1
+    through the inverse (square, invertible ``A``)."""
+    a = as_tensor(a)
+    if a.ndim < 2:
+        raise ValueError(f"linalg.cond: expected a matrix or a stack of them, got shape {a.shape}")
+    if p in (None, 2, -2):
+        s = _la.svdvals(a)
+        ratio = s[..., 0] / s[..., -1]
+        return ratio if p != -2 else 1 / ratio
+    if p not in ("fro", "nuc", math.inf, -math.inf, 1, -1):
+        raise ValueError(f"linalg.cond: p must be None, 2, -2, 'fro', 'nuc', inf, -inf, 1 or -1, got {p!r}")
+    return matrix_norm(a, p) * matrix_norm(_la.inv(a), p)
+
+
+def matrix_rank(a: Any, atol: Any = None, rtol: Any = None, hermitian: bool = False, *, tol: Any = None) -> Tensor:
+    """The number of singular values above ``max(atol, rtol * largest)`` per matrix (int64, no
+    gradient).  Without either tolerance ``rtol = max(M, N) * eps``; with ``atol`` alone ``rtol`` is
+    0 (PyTorch's rule); ``tol`` is the older name of ``atol``.  ``hermitian`` is accepted."""
+    del hermitian
+    a = as_tensor(a)
+    if a.ndim < 2:
+        raise ValueError(f"linalg.matrix_rank: expected a matrix or a stack of them, got shape {a.shape}")
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    if rtol is None:
+        rtol = _la._default_rtol(a) if atol is None else 0.0
+    s = _la.svdvals(a).detach()
+    largest = mf.max(s, axis=-1, keepdims=True) if s.shape[-1] else s
+    bound = mf.maximum(largest * float(rtol), 0.0 if atol is None else atol)
+    return mf.astype(mf.sum(mf.astype(s > bound, "int64"), axis=-1), "int64")
+
+
+def cholesky_solve(b: Any, factor: Any, upper: bool = False) -> Tensor:
+    """``X`` with ``A X = B`` for ``A = L L^T`` given its Cholesky factor ``L`` (``U^T U`` with
+    ``upper=True``): two triangular solves; only that triangle of ``factor`` is read."""
+    f = as_tensor(factor)
+    b = as_tensor(b, f)
+    y = _la.solve_triangular(f, b, trans=1 if upper else 0, lower=not upper)
+    return _la.solve_triangular(f, y, trans=0 if upper else 1, lower=not upper)
+
+
+def cholesky_inverse(factor: Any, upper: bool = False) -> Tensor:
+    """``A^-1`` for ``A = L L^T`` (``U^T U`` with ``upper=True``) from the Cholesky factor."""
+    f = as_tensor(factor)
+    if f.ndim < 2 or f.shape[-1] != f.shape[-2]:
+        raise ValueError(f"cholesky_inverse: expected square matrices, got shape {f.shape}")
+    ident = mf.eye(f.shape[-1], dtype=f.dtype, device=f.device)
+    return cholesky_solve(mf.broadcast_to(ident, f.shape), f, upper)
+
+
+def tensorsolve(a: Any, b: Any, dims: Any = None) -> Tensor:
+    """``x`` with ``tensordot(a, x, x.ndim) == b`` (NumPy's ``tensorsolve``): ``a``'s leading axes
+    match ``b``, the rest are ``x``'s; ``dims`` moves those axes of ``a`` to the end first."""
+    a = as_tensor(a)
+    b = as_tensor(b, a)
+    if dims is not None:
+        src = normalize_axis(dims, a.ndim)
+        a = mf.moveaxis(a, src, tuple(range(a.ndim - len(src), a.ndim)))
+    x_shape = a.shape[b.ndim:]
+    n = int(host_numpy.prod(x_shape))
+    if a.shape[:b.ndim] != b.shape or int(host_numpy.prod(b.shape)) != n:
+        raise ValueError(f"linalg.tensorsolve: a of shape {a.shape} does not fit b of shape {b.shape}")
+    x = _la.solve(mf.reshape(a, (n, n)), mf.reshape(b, (n,)))
+    return mf.reshape(x, x_shape)
+
+
+def tensorinv(a: Any, ind: int = 2) -> Tensor:
+    """The inverse of ``a`` as a map from its last axes to its first ``ind`` (NumPy's ``tensorinv``):
+    ``tensordot(tensorinv(a), a, ind)`` is the identity of shape ``a.shape[ind:] * 2``."""
+    a = as_tensor(a)
+    if ind < 1:
+        raise ValueError(f"linalg.tensorinv: ind must be a positive int, got {ind}")
+    front, back = a.shape[:ind], a.shape[ind:]
+    n = int(host_numpy.prod(front))
+    if n != int(host_numpy.prod(back)):
+        raise ValueError(f"linalg.tensorinv: the first {ind} axes of shape {a.shape} and the rest differ in size")
+    return mf.reshape(_la.inv(mf.reshape(a, (n, n))), back + front)
+
+
+def householder_product(a: Any, tau: Any) -> Tensor:
+    """The first ``n`` columns of ``H_1 H_2 ... H_k`` for ``a`` (*, m, n) and ``tau`` (*, k):
+    ``H_i = I - tau_i v_i v_i^T`` with ``v_i`` the ``i``-th column of ``a`` below the diagonal and
+    1 on it (LAPACK's ``orgqr``; PyTorch's ``householder_product``)."""
+    a = as_tensor(a)
+    tau = as_tensor(tau, a)
+    if a.ndim < 2 or tau.ndim < 1:
+        raise ValueError(f"linalg.householder_product: expected a (*, m, n) and tau (*, k), got {a.shape}, "
+                         f"{tau.shape}")
+    m, n = a.shape[-2:]
+    k = tau.shape[-1]
+    if not k <= n <= m or a.shape[:-2] != tau.shape[:-1]:
+        raise ValueError(f"linalg.householder_product: need k <= n <= m and equal batches, got a {a.shape}, "
+                         f"tau {tau.shape}")
+    unit = mf.eye(m, dtype=a.dtype, device=a.device)
+    rows = Tensor.constant(a.device.xp.asarray(host_numpy.arange(m)[:, None]), a.device)
+    x = mf.broadcast_to(unit[:, :n], a.shape)
+    for i in reversed(range(k)):
+        below = mf.where(rows > i, a[..., :, i:i + 1], 0.0)
+        v = below + unit[:, i:i + 1]  # (*, m, 1): 1 at i, a's column below it, 0 above
+        x = x - tau[..., i:i + 1, None] * mf.matmul(v, mf.matmul(mf.swapaxes(v, -1, -2), x))
+    return x
+
+
+def matrix_exp(a: Any) -> Tensor:
+    """``expm(A) = sum_k A^k / k!`` of each square matrix, by scaling and squaring; exact
+    derivatives of every order (the Fréchet derivative, computed alongside)."""
+    a = as_tensor(a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"linalg.matrix_exp: expected square matrices, got shape {a.shape}")
+    if a.dtype.kind != "f":
+        raise TypeError(f"linalg.matrix_exp: expected a real floating input, got {a.dtype}")
+    xp = a.device.xp
+    one_norm = float(xp.scalar(xp.max(xp.sum(xp.abs(a._data), axis=-2)))) if a.size else 0.0
+    return apply(_expm.MatrixExp(squarings=_expm.squarings(one_norm)), a)
+
