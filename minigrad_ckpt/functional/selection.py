@@ -98,7 +98,7 @@ def _lower_median(name: str, input: Any, dim: Any, keepdim: bool, skip_nan: bool
         raise IndexError(f"{name}: dim {d} is empty; a median needs at least one element")
     nans = _nan_count(x, d)
     if skip_nan:  # the lower median of the numbers; of all NaNs, the first
-        rank = mf.astype(mf.floor(mf.maximum(n - 1 - nans, 0) / 2), "int64")
+        rank = mf.maximum(n - 1 - nans, 0) // 2
     else:  # a NaN wins: the first NaN in sorted order
         rank = mf.where(nans > 0, n - nans, (n - 1) // 2)
     return _zero_d(_at_rank(x, d, rank, keepdim), x0.ndim == 0)
@@ -118,7 +118,7 @@ _METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
 
 def _one_quantile(s: Tensor, d: int, count: Tensor, q: float, method: str) -> Tensor:
     """The ``q``-quantile along ``d`` of ``s`` (sorted, NaNs last), ``count`` numbers per slice."""
-    pos = mf.astype(mf.maximum(count - 1, 0), "float64") * q
+    pos = mf.astype(mf.maximum(count - 1, 0), s.dtype) * q  # in s's precision: float32 stays float32
     lo, hi = mf.floor(pos), mf.ceil(pos)
     if method == "nearest":
         lo = hi = mf.round(pos)

@@ -1031,9 +1031,8 @@ class FloorDivide(BinaryElementwise):
 
     def forward(self, xp, x, y):
         with xp.errstate(divide="ignore", invalid="ignore"):
-            if xp.result_type(x, y).kind in "iu":
-                q = (x - xp.mod(x, y)) / xp.where(y == 0, 1, y)
-                return xp.where(y == 0, 0, q).astype(xp.result_type(x, y))
+            if xp.result_type(x, y).kind in "iu":  # exact: x - mod(x, y) is a multiple of y
+                return xp.where(y == 0, 0, (x - xp.mod(x, y)) // xp.where(y == 0, 1, y))
             m = xp.fmod(x, y)
             div = (x - m) / y
             div = xp.where(xp.logical_and(m != 0, (y < 0) != (m < 0)), div - 1, div)
