@@ -239,3 +239,21 @@ def test_sigmoid_refuses_complex_and_names_the_way_out():
 def test_more_complex_capable_functions_against_central_differences(fn):
     z = mg.tensor(rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4)), requires_grad=True)
     gradcheck(fn, (z,))
+
+
+@pytest.mark.parametrize("name", ["erf", "erfc", "erfinv", "erfcinv", "gammaln", "digamma", "gamma", "logit",
+                                  "xlogy", "xlog1py", "betaln", "polygamma"])
+def test_real_special_functions_refuse_complex(name):
+    """Their kernels are written for the real line: given complex numbers they returned wrong
+    values (erf(1+1j) was 1.14+0.31j, not 1.32+0.19j; erfinv dropped the imaginary part)."""
+    z = mg.tensor([1.0 + 1.0j])
+    args = {"xlogy": (z, z), "xlog1py": (z, z), "betaln": (z, z), "polygamma": (1, z)}.get(name, (z,))
+    with pytest.raises(TypeError, match=f"{name}: implemented for real arguments only"):
+        getattr(mg.special, name)(*args)
+
+
+def test_func_grad_refuses_a_complex_output_as_backward_does():
+    z = mg.tensor([1.0 + 2.0j])
+    with pytest.raises(RuntimeError, match="grad: the function returns a complex tensor"):
+        mg.func.grad(lambda t: (t * t).sum())(z)
+    assert np.allclose(mg.func.grad(lambda t: (mg.abs(t) ** 2).sum())(z).numpy(), 2 * z.numpy())

@@ -297,7 +297,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, *,
                    has_aux: bool = False) -> Callable:
     """A function returning ``(f(*args), grad(f)(*args))`` from one forward and one backward.
 
-    ``f`` must return a one-element tensor (a scalar loss).  With
+    ``f`` must return a one-element real tensor (a scalar loss).  With
     ``has_aux=True``, ``f`` returns ``(loss, aux)`` and the value is that pair.
     The gradient has the structure of the differentiated arguments.
     """
@@ -309,6 +309,10 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, *,
             raise RuntimeError(f"grad: the function must return a one-element tensor (a scalar), "
                                f"got {got}; use jacrev or vjp for other outputs")
         out = rec.outs[0]
+        if out.dtype.kind == "c":  # no "the" derivative of a complex number to seed with 1 (docs/complex.md)
+            raise RuntimeError(f"grad: the function returns a complex tensor ({out.dtype}); grad needs a "
+                               f"real loss: differentiate a real function of it (mg.abs(z) ** 2, z.real), or "
+                               f"use vjp, whose cotangent plays the part of backward's gradient=")
         grads = rec.pullback([Tensor._wrap(out.device.xp.ones(out.shape, dtype=out.dtype), None,
                                            out.device)])
         value = rec.outputs()

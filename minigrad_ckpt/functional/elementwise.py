@@ -137,7 +137,10 @@ def sigmoid(x: Any) -> Tensor:
 
 
 def erf(x: Any) -> Tensor:
-    """The error function ``2/sqrt(pi) * integral_0^x exp(-t^2) dt``."""
+    """The error function ``2/sqrt(pi) * integral_0^x exp(-t^2) dt``, of real ``x`` (its kernel's
+    series and continued fraction are for the real line: complex input is refused)."""
+    if isinstance(x, Tensor) and x._data.dtype.kind == "c":
+        raise TypeError("erf: implemented for real arguments only, got a complex one")
     return apply(_ERF, x)
 
 

@@ -28,13 +28,23 @@ _ERFC, _ERFINV, _ERFCINV, _LOGIT = _sp.Erfc(), _sp.Erfinv(), _sp.Erfcinv(), _sp.
 _XLOGY, _XLOG1PY, _BETALN = _sp.Xlogy(), _sp.Xlog1py(), _sp.Betaln()
 
 
+def _real_only(name: str, *xs: Any) -> None:
+    """Refuse complex arguments: the kernels are series and recurrences for the real line,
+    which given a complex number would return wrong values, not an error."""
+    for x in xs:
+        if isinstance(x, complex) or getattr(getattr(x, "dtype", None), "kind", None) == "c":
+            raise TypeError(f"special.{name}: implemented for real arguments only, got a complex one")
+
+
 def gammaln(x: Any) -> Tensor:
     """``ln |Gamma(x)|``; +inf at 0 and the negative integers (its poles)."""
+    _real_only("gammaln", x)
     return apply(_GAMMALN, x)
 
 
 def digamma(x: Any) -> Tensor:
     """``psi(x) = d/dx ln Gamma(x)``; -inf at 0, NaN at the negative integers."""
+    _real_only("digamma", x)
     return apply(_DIGAMMA, x)
 
 
@@ -48,11 +58,13 @@ def polygamma(n: int, x: Any) -> Tensor:
         raise TypeError(f"special.polygamma: n must be a non-negative int, got {n!r}")
     if n == 0:
         return digamma(x)
+    _real_only("polygamma", x)
     return apply(_sp.Polygamma(n=int(n)), x)
 
 
 def gamma(x: Any) -> Tensor:
     """``Gamma(x)``; +inf at 0 and beyond 171.6, NaN at the negative integers."""
+    _real_only("gamma", x)
     return apply(_GAMMA, x)
 
 
@@ -61,22 +73,26 @@ erf = mf.erf
 
 def erfc(x: Any) -> Tensor:
     """``1 - erf(x)`` without cancellation (relative accuracy up to its underflow near 26.5)."""
+    _real_only("erfc", x)
     return apply(_ERFC, x)
 
 
 def erfinv(y: Any) -> Tensor:
     """The inverse of ``erf`` on ``[-1, 1]`` (``+-inf`` at ``+-1``, NaN outside)."""
+    _real_only("erfinv", y)
     return apply(_ERFINV, y)
 
 
 def erfcinv(z: Any) -> Tensor:
     """The inverse of ``erfc`` on ``[0, 2]`` (``+inf`` at 0, ``-inf`` at 2, NaN outside)."""
+    _real_only("erfcinv", z)
     return apply(_ERFCINV, z)
 
 
 def logit(p: Any, eps: float | None = None) -> Tensor:
     """``log(p / (1 - p))`` on ``[0, 1]`` (``-+inf`` at 0 and 1, NaN outside); PyTorch's ``eps``
     clamps ``p`` to ``[eps, 1 - eps]`` first (the gradient is 0 where it clamps)."""
+    _real_only("logit", p)
     if eps is not None:
         p = mf.clip(p, eps, 1 - eps)
     return apply(_LOGIT, p)
@@ -89,16 +105,19 @@ def expit(x: Any) -> Tensor:
 
 def xlogy(x: Any, y: Any) -> Tensor:
     """``x * log(y)``, 0 where ``x == 0`` (unless ``y`` is NaN)."""
+    _real_only("xlogy", x, y)
     return binary(_XLOGY, x, y)
 
 
 def xlog1py(x: Any, y: Any) -> Tensor:
     """``x * log1p(y)``, 0 where ``x == 0`` (unless ``y`` is NaN)."""
+    _real_only("xlog1py", x, y)
     return binary(_XLOG1PY, x, y)
 
 
 def betaln(a: Any, b: Any) -> Tensor:
     """``ln |B(a, b)|``; accurate for large arguments too (``betaln(1e6, 1)``)."""
+    _real_only("betaln", a, b)
     return binary(_BETALN, a, b)
 
 
