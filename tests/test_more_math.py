@@ -152,3 +152,16 @@ def test_errors_name_the_problem():
         mg.trapezoid(mg.tensor([1.0, 2.0]), mg.tensor([0.0, 1.0]), dx=1.0)
     with pytest.raises(ValueError, match="cov: the input must have at most 2 dims"):
         mg.cov(mg.tensor(np.zeros((2, 2, 2))))
+
+
+def test_edge_conventions_where_the_gradient_differs_from_pytorchs():
+    # copysign: d/dx is the sign factor everywhere, also at x = ±inf (PyTorch: result / x = NaN there)
+    x = mg.tensor([np.inf, -np.inf, 2.0], dtype="float64", requires_grad=True)
+    mg.copysign(x, -1.0).sum().backward()
+    assert x.grad.tolist() == [-1.0, 1.0, -1.0]
+    # logcumsumexp: an all -inf prefix carries no mass and passes gradient 0 (PyTorch: NaN)
+    y = mg.tensor([-np.inf, 0.0, 1.0], dtype="float64", requires_grad=True)
+    out = mg.logcumsumexp(y, 0)
+    assert out.tolist()[0] == -np.inf
+    out.sum().backward()
+    assert np.all(np.isfinite(y.grad.numpy())) and y.grad.tolist()[0] == 0.0

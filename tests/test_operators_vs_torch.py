@@ -19,6 +19,9 @@ import minigrad_ckpt as mg
 sys.path.insert(0, str(Path(__file__).parent / "data"))
 from operator_cases import CASES  # noqa: E402
 
+# The edge-value cases compute with inf and NaN: NumPy's overflow/invalid warnings are expected there.
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
 with np.load(Path(__file__).parent / "data" / "torch_operators.npz") as _npz:
     STORED = {k: _npz[k] for k in _npz.files}
 
@@ -45,7 +48,7 @@ def test_values_and_gradients_equal_pytorchs(case):
             term = (out * mg.tensor(STORED[key])).sum()
             total = term if total is None else total + term
     wrt = [k for k, t in tensors.items() if t.requires_grad]
-    if total is None or not wrt or f"{case.name}|backward_failed" in STORED:
+    if total is None or not wrt or f"{case.name}|backward_failed" in STORED or case.gradient_differs:
         return
     grads = mg.grad(total, [tensors[k] for k in wrt], allow_unused=True)
     for k, g in zip(wrt, grads):

@@ -102,22 +102,24 @@ def copysign(x: Any, other: Any) -> Tensor:
     return mf.where(_signbit_of(other, x), -magnitude, magnitude)
 
 
-def _nan_ignoring(name: str, pick: Any) -> Any:
+def _nan_ignoring(name: str, first_wins: Any) -> Any:
     def fn(x: Any, y: Any) -> Tensor:
         x, y = _pair(x, y)
-        if x.dtype.kind not in "fc" and y.dtype.kind not in "fc":
-            return pick(x, y)
-        return mf.where(mf.isnan(y), x, mf.where(mf.isnan(x), y, pick(x, y)))
+        keep_x = first_wins(x.detach(), y.detach())
+        if y.dtype.kind in "fc":
+            keep_x = mf.logical_or(keep_x, mf.isnan(y.detach()))
+        return mf.where(keep_x, x, y)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"The elementwise {'maximum' if name == 'fmax' else 'minimum'}, ignoring NaNs: where one "
                   f"of the two is NaN the other is taken (NaN only where both are), as NumPy's and "
-                  f"PyTorch's ``{name}``; the gradient goes to the element taken.")
+                  f"PyTorch's ``{name}``; the gradient goes to the element taken (the first at a tie, as "
+                  f"PyTorch's).")
     return fn
 
 
-fmax = _nan_ignoring("fmax", mf.maximum)
-fmin = _nan_ignoring("fmin", mf.minimum)
+fmax = _nan_ignoring("fmax", mf.greater_equal)
+fmin = _nan_ignoring("fmin", mf.less_equal)
 
 
 def heaviside(x: Any, values: Any, *, nan_is_nan: bool = True) -> Tensor:

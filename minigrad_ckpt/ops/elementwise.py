@@ -1030,7 +1030,7 @@ class FloorDivide(BinaryElementwise):
     save_inputs = False
 
     def forward(self, xp, x, y):
-        with xp.errstate(divide="ignore", invalid="ignore"):
+        with xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
             if xp.result_type(x, y).kind in "iu":  # exact: x - mod(x, y) is a multiple of y
                 return xp.where(y == 0, 0, (x - xp.mod(x, y)) // xp.where(y == 0, 1, y))
             m = xp.fmod(x, y)
