@@ -50,21 +50,22 @@ from .functional.elementwise_more import (  # more elementwise functions
     nan_to_num, nextafter, rad2deg, rsqrt, signbit, xlogy,
 )
 from .functional.statistics import (  # reductions and statistics
-    MinMax, aminmax, corrcoef, count_nonzero, cov, nanmean, nansum, std_mean, var_mean,
+    MinMax, aminmax, corrcoef, count_nonzero, cov, nanmean, nansum, renorm, std_mean, var_mean,
 )
 from .functional.differences import cumulative_trapezoid, diff, gradient, trapezoid
 from .functional.shape_more import (  # more shape functions
     atleast_1d, atleast_2d, atleast_3d, block_diag, broadcast_tensors, cartesian_prod, column_stack, combinations,
-    diag_embed, diagflat, dstack, hstack, movedim, narrow, rot90, tril_indices, triu_indices, unflatten, vstack,
+    diag_embed, diagflat, dsplit, dstack, hsplit, hstack, movedim, narrow, rot90, tensor_split, tril_indices,
+    triu_indices, unflatten, vsplit, vstack,
 )
 from .functional.scatter import (  # PyTorch's gather/scatter family
-    argwhere, gather, index_copy, index_fill, index_put, index_reduce, index_select, masked_fill, masked_scatter,
-    masked_select, nonzero, put, scatter, scatter_add, scatter_reduce,
+    argwhere, diagonal_scatter, gather, index_copy, index_fill, index_put, index_reduce, index_select, masked_fill,
+    masked_scatter, masked_select, nonzero, put, scatter, scatter_add, scatter_reduce, select_scatter, slice_scatter,
 )
 from .functional.scatter import index_add_along as index_add
 from .functional.selection import (  # selection and ordering
-    bincount, bucketize, cummax, cummin, histc, kthvalue, logcumsumexp, median, mode, nanmedian, nanquantile,
-    quantile, searchsorted, unique,
+    Histogram, bincount, bucketize, cummax, cummin, histc, histogram, kthvalue, logcumsumexp, median, mode,
+    nanmedian, nanquantile, quantile, searchsorted, unique, unique_consecutive,
 )
 from .functional.torch_idioms import chunk, clamp, topk, unbind
 from .functional.tensor_methods import bind as _bind
@@ -150,19 +151,21 @@ __all__ = [
     # PyTorch's gather/scatter family
     "gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill", "index_reduce",
     "index_put", "index_select", "masked_fill", "masked_select", "masked_scatter", "put", "nonzero", "argwhere",
+    "select_scatter", "slice_scatter", "diagonal_scatter",
     # more elementwise functions
     "rsqrt", "frac", "lerp", "deg2rad", "rad2deg", "ldexp", "copysign", "fmax", "fmin", "heaviside", "nan_to_num",
     "floor_divide", "isinf", "isposinf", "isneginf", "signbit", "nextafter", "logit", "xlogy",
     # reductions, statistics, differences and integrals
-    "nansum", "nanmean", "count_nonzero", "aminmax", "MinMax", "var_mean", "std_mean", "cov", "corrcoef", "diff",
-    "gradient", "trapezoid", "cumulative_trapezoid",
+    "nansum", "nanmean", "count_nonzero", "aminmax", "MinMax", "var_mean", "std_mean", "cov", "corrcoef", "renorm",
+    "diff", "gradient", "trapezoid", "cumulative_trapezoid",
     # more shape functions
     "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "dstack", "column_stack", "block_diag",
     "diag_embed", "diagflat", "rot90", "broadcast_tensors", "unflatten", "movedim", "narrow", "cartesian_prod",
-    "combinations", "tril_indices", "triu_indices",
+    "combinations", "tril_indices", "triu_indices", "tensor_split", "hsplit", "vsplit", "dsplit",
     # selection and ordering
     "topk", "kthvalue", "median", "nanmedian", "quantile", "nanquantile", "mode", "cummax", "cummin",
-    "logcumsumexp", "unique", "searchsorted", "bucketize", "histc", "bincount", "chunk", "unbind", "clamp",
+    "logcumsumexp", "unique", "unique_consecutive", "searchsorted", "bucketize", "histc", "histogram", "Histogram",
+    "bincount", "chunk", "unbind", "clamp",
     # complex numbers
     "complex", "real", "imag", "conj", "is_complex", "angle", "polar", "view_as_real", "view_as_complex",
     # the rest of the system

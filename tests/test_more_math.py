@@ -165,3 +165,12 @@ def test_edge_conventions_where_the_gradient_differs_from_pytorchs():
     assert out.tolist()[0] == -np.inf
     out.sum().backward()
     assert np.all(np.isfinite(y.grad.numpy())) and y.grad.tolist()[0] == 0.0
+
+
+def test_renorm_scales_the_slices_above_maxnorm():
+    x = rng.standard_normal((3, 4)) * 3
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    want = x * np.where(norms > 2.5, 2.5 / (norms + 1e-7), 1.0)
+    np.testing.assert_allclose(mg.renorm(mg.tensor(x), 2, 0, 2.5).numpy(), want, rtol=1e-14)
+    check_everywhere(lambda t: mg.renorm(t, 2, 0, 2.5), x)
+    check_everywhere(lambda t: mg.renorm(t, 3, 1, 1.0), x)

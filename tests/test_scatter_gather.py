@@ -191,3 +191,21 @@ def test_errors_name_the_problem():
         mg.masked_scatter(x, mg.tensor(np.ones((3, 4), bool)), mg.tensor([1.0]))
     with pytest.raises(IndexError, match="put: index 12 is out of range"):
         mg.put(x, [12], [1.0])
+
+
+def test_select_slice_and_diagonal_scatter():
+    x, s = rng.standard_normal((4, 3)), rng.standard_normal(3)
+    t, d = rng.standard_normal((2, 3)), rng.standard_normal(2)
+    want = x.copy()
+    want[2] = s
+    np.testing.assert_array_equal(mg.select_scatter(mg.tensor(x), s, 0, 2).numpy(), want)
+    want = x.copy()
+    want[1:4:2] = t
+    np.testing.assert_array_equal(mg.slice_scatter(mg.tensor(x), t, 0, 1, 4, 2).numpy(), want)
+    want = x.copy()
+    want[[0, 1], [1, 2]] = d
+    np.testing.assert_array_equal(mg.diagonal_scatter(mg.tensor(x), d, 1).numpy(), want)
+    check_everywhere(lambda a, b: mg.select_scatter(a, b, 0, 2), x, s)
+    check_everywhere(lambda a, b: mg.diagonal_scatter(a, b, 1), x, d)
+    with pytest.raises(RuntimeError, match="slice_scatter: src has shape"):
+        mg.slice_scatter(mg.tensor(x), mg.tensor(s), 0, 0, 2)

@@ -141,3 +141,14 @@ def test_errors_name_the_problem():
         mg.bucketize(x, x)
     with pytest.raises(ValueError, match="histc: min 2 is above max 1"):
         mg.histc(x, 4, 2, 1)
+
+
+def test_unique_consecutive_and_histogram():
+    i = np.array([1, 1, 2, 2, 3, 1, 1, 2])
+    values, inverse, counts = mg.unique_consecutive(mg.tensor(i), return_inverse=True, return_counts=True)
+    assert values.tolist() == [1, 2, 3, 1, 2] and counts.tolist() == [2, 2, 1, 2, 1]
+    assert np.array_equal(values.numpy()[inverse.numpy()], i)
+    x, w = rng.standard_normal(40), rng.random(40)
+    hist, edges = mg.histogram(mg.tensor(x), 6, (-2, 2), weights=mg.tensor(w))
+    want, want_edges = np.histogram(x, 6, (-2, 2), weights=w)
+    np.testing.assert_allclose(hist.numpy(), want) and np.testing.assert_allclose(edges.numpy(), want_edges)

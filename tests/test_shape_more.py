@@ -99,3 +99,22 @@ def test_errors_name_the_problem():
         mg.combinations(mg.zeros((2, 2)))
     with pytest.raises(ValueError, match="cannot be broadcast"):
         mg.broadcast_tensors(mg.zeros(2), mg.zeros(3))
+
+
+def test_splits_unfold_and_sum_to_size():
+    x = rng.standard_normal((4, 4, 2))
+    for got, want in zip(mg.tensor_split(mg.tensor(x), 3, 1), np.array_split(x, 3, 1)):
+        np.testing.assert_array_equal(got.numpy(), want)
+    for name in ("hsplit", "vsplit", "dsplit"):
+        for got, want in zip(getattr(mg, name)(mg.tensor(x), 2), getattr(np, name)(x, 2)):
+            np.testing.assert_array_equal(got.numpy(), want)
+    y = rng.standard_normal((3, 7))
+    np.testing.assert_array_equal(mg.tensor(y).unfold(1, 3, 2).numpy(),
+                                  np.lib.stride_tricks.sliding_window_view(y, 3, axis=1)[:, ::2])
+    assert mg.tensor(y).sum_to_size(1, 7).shape == (1, 7)
+    check_everywhere(lambda t: t.unfold(1, 3, 2), y)
+    check_everywhere(lambda t: mg.tensor_split(t, [1, 3], 1)[1], x)
+    with pytest.raises(ValueError, match="hsplit: 3 sections do not divide dim 1 of length 4 evenly"):
+        mg.hsplit(mg.tensor(x), 3)
+    with pytest.raises(ValueError, match="unfold: windows of size 8"):
+        mg.tensor(y).unfold(1, 8, 1)

@@ -35,7 +35,7 @@ from .torch_idioms import _one_dim
 
 __all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_add_along", "index_copy", "index_fill",
            "index_reduce", "index_put", "index_select", "masked_fill", "masked_select", "masked_scatter", "put",
-           "nonzero", "argwhere"]
+           "nonzero", "argwhere", "select_scatter", "slice_scatter", "diagonal_scatter"]
 
 _UNSET: Any = object()
 _REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
@@ -399,6 +399,38 @@ def argwhere(input: Any) -> Tensor:  # noqa: A002
     return constant(host_numpy.argwhere(host(x)).astype(host_numpy.int64), x)
 
 
+def _embedded(name: str, x: Tensor, view: Any, src: Any) -> Tensor:
+    """``x`` with the part ``view`` picks out (a function of a tensor) replaced by ``src``."""
+    positions = constant(host_numpy.arange(x.size).reshape(x.shape), x)
+    tgt = host(view(positions))
+    s = as_tensor(src)
+    if s.shape != tgt.shape:
+        raise RuntimeError(f"{name}: src has shape {s.shape}, the part it replaces {tgt.shape}")
+    return overwrite(x, tgt, mf.ravel(s))
+
+
+def select_scatter(input: Any, src: Any, dim: int, index: int) -> Tensor:  # noqa: A002
+    """``input`` with ``input.select(dim, index)`` replaced by ``src`` (``torch.select_scatter``)."""
+    x = as_tensor(input)
+    d = _one_dim("select_scatter", x, dim)
+    return _embedded("select_scatter", x, lambda t: t[(slice(None),) * d + (index,)], src)
+
+
+def slice_scatter(input: Any, src: Any, dim: int = 0, start: Any = None, end: Any = None,  # noqa: A002
+                  step: int = 1) -> Tensor:
+    """``input`` with the slice ``start:end:step`` along ``dim`` replaced by ``src`` (``torch.slice_scatter``)."""
+    x = as_tensor(input)
+    d = _one_dim("slice_scatter", x, dim)
+    return _embedded("slice_scatter", x, lambda t: t[(slice(None),) * d + (slice(start, end, step),)], src)
+
+
+def diagonal_scatter(input: Any, src: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:  # noqa: A002
+    """``input`` with its ``offset`` diagonal in (``dim1``, ``dim2``) replaced by ``src``
+    (``torch.diagonal_scatter``)."""
+    x = as_tensor(input)
+    return _embedded("diagonal_scatter", x, lambda t: mf.diagonal(t, offset, dim1, dim2), src)
+
+
 def _scatter_method(x: Tensor, dim: int, index: Any, src: Any = _UNSET, value: Any = _UNSET,
                     reduce: str | None = None) -> Tensor:
     """``x.scatter(dim, index, src)`` / ``x.scatter(dim, index, value=...)`` (PyTorch's)."""
@@ -418,7 +450,8 @@ METHODS: dict[str, Any] = {
     "index_add": index_add_along, "index_copy": index_copy, "index_fill": index_fill,
     "index_reduce": index_reduce, "index_put": index_put, "index_select": index_select,
     "masked_select": masked_select, "masked_scatter": masked_scatter, "put": put, "nonzero": _nonzero_method,
-    "argwhere": argwhere,
+    "argwhere": argwhere, "select_scatter": select_scatter, "slice_scatter": slice_scatter,
+    "diagonal_scatter": diagonal_scatter,
 }
 IN_PLACE = ("scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill", "index_reduce",
             "index_put", "masked_scatter", "put")

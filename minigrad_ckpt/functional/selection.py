@@ -29,7 +29,8 @@ from .scatter import constant, host
 from .torch_idioms import ValuesIndices, _one_dim
 
 __all__ = ["kthvalue", "median", "nanmedian", "quantile", "nanquantile", "mode", "cummax", "cummin",
-           "logcumsumexp", "unique", "searchsorted", "bucketize", "histc", "bincount"]
+           "logcumsumexp", "unique", "unique_consecutive", "searchsorted", "bucketize", "histc", "histogram",
+           "Histogram", "bincount"]
 
 _UNSET: Any = object()
 
@@ -337,6 +338,54 @@ def _unique_method(self: Tensor, sorted: bool = True, return_inverse: bool = Fal
     return unique(self, False, return_inverse, return_counts, dim, sorted=sorted)
 
 
+def unique_consecutive(input: Any, return_inverse: bool = False, return_counts: bool = False,  # noqa: A002
+                       dim: Any = None) -> Any:
+    """Each run of equal consecutive elements (slices along ``dim``) kept once, as
+    ``torch.unique_consecutive``; with ``return_inverse`` each element's run, with
+    ``return_counts`` each run's length.  No gradient."""
+    x = as_tensor(input)
+    h = host(x)
+    rows = h.reshape(-1, 1) if dim is None else host_numpy.moveaxis(h, one_axis(dim, x.ndim), 0)
+    rows = rows.reshape(rows.shape[0], -1)
+    new_run = host_numpy.ones(rows.shape[0], bool)
+    new_run[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+    kept = rows[new_run]
+    if dim is None:
+        values = kept.reshape(-1)
+    else:
+        d = one_axis(dim, x.ndim)
+        moved = host_numpy.moveaxis(h, d, 0)
+        values = host_numpy.moveaxis(kept.reshape((-1,) + moved.shape[1:]), 0, d)
+    inverse = (host_numpy.cumsum(new_run) - 1).reshape(x.shape if dim is None else (-1,))
+    counts = host_numpy.diff(host_numpy.append(host_numpy.flatnonzero(new_run), rows.shape[0]))
+    out = [constant(host_numpy.ascontiguousarray(values), x)]
+    out += [constant(a.astype(host_numpy.int64), x) for a, want in ((inverse, return_inverse),
+                                                                   (counts, return_counts)) if want]
+    return tuple(out) if len(out) > 1 else out[0]
+
+
+class Histogram(NamedTuple):
+    """What ``histogram`` returns, as ``torch.return_types.histogram``."""
+
+    hist: Tensor
+    bin_edges: Tensor
+
+
+def histogram(input: Any, bins: Any = 10, range: Any = None, density: bool = False,  # noqa: A002
+              weights: Any = None, *, weight: Any = None) -> Histogram:
+    """NumPy's and PyTorch's ``histogram``: the counts (or summed ``weights``; PyTorch's keyword
+    is ``weight``) in ``bins`` equal bins over ``range`` (the data's by default) or between
+    the given edges, and the edges; ``density`` normalizes to a density.  As PyTorch, the
+    counts have the input's float dtype.  No gradient."""
+    x = as_tensor(input)
+    w = weights if weight is None else weight
+    edges_in = host(bins) if isinstance(bins, Tensor) else bins
+    hist, edges = host_numpy.histogram(host(x).reshape(-1), bins=edges_in, range=range, density=density,
+                                       weights=None if w is None else host(as_tensor(w)).reshape(-1))
+    dtype = x.dtype if x.dtype.kind == "f" else host_numpy.float64
+    return Histogram(constant(hist.astype(dtype), x), constant(edges.astype(dtype), x))
+
+
 def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None, *, right: bool = False,
                  out_int32: bool = False) -> Tensor:
     """Where each of ``v`` would be inserted into the sorted ``a`` to keep it sorted: NumPy's
@@ -418,6 +467,8 @@ METHODS: dict[str, Any] = {
     "nanquantile": lambda self, q, dim=None, keepdim=False, *, interpolation="linear": nanquantile(
         self, q, dim=dim, keepdim=keepdim, interpolation=interpolation),
     "mode": mode, "cummax": cummax, "cummin": cummin, "logcumsumexp": logcumsumexp, "unique": _unique_method,
-    "histc": histc, "bincount": bincount,
+    "histc": histc, "bincount": bincount, "histogram": lambda self, bins=100, *, range=None, weight=None,  # noqa: A006
+    density=False: histogram(self, bins, range, density, weight=weight),
+    "unique_consecutive": unique_consecutive,
 }
 IN_PLACE: tuple[str, ...] = ()

@@ -16,6 +16,7 @@ from typing import Any
 from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
+from . import namespace
 from .arguments import as_tensor, broadcast_shapes, one_axis
 from .indexing import index_add
 from .scatter import constant
@@ -23,7 +24,8 @@ from .torch_idioms import _one_dim
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "dstack", "column_stack", "block_diag",
            "diag_embed", "diagflat", "rot90", "broadcast_tensors", "unflatten", "movedim", "narrow",
-           "cartesian_prod", "combinations", "tril_indices", "triu_indices"]
+           "cartesian_prod", "combinations", "tril_indices", "triu_indices", "tensor_split", "hsplit", "vsplit",
+           "dsplit"]
 
 
 def _many(name: str, tensors: Sequence[Any]) -> list[Tensor]:
@@ -207,6 +209,53 @@ def combinations(input: Any, r: int = 2, with_replacement: bool = False) -> Tens
     return x[constant(idx, x)]
 
 
+def tensor_split(input: Any, indices_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
+    """``torch.tensor_split`` (NumPy's ``array_split``): ``n`` pieces as equal as can be (the first
+    ``len % n`` one longer), or the pieces between the listed split points, along ``dim``."""
+    x = as_tensor(input)
+    d = _one_dim("tensor_split", x, dim)
+    ios = indices_or_sections
+    if isinstance(ios, Tensor):
+        ios = ios.tolist()
+    return tuple(namespace.array_split(x, ios, d))
+
+
+def _split_along(name: str, axis: int, min_ndim: int) -> Any:
+    def fn(input: Any, indices_or_sections: Any) -> tuple[Tensor, ...]:  # noqa: A002
+        x = as_tensor(input)
+        if x.ndim < min_ndim:
+            raise ValueError(f"{name}: needs at least {min_ndim} dims, got {x.ndim}")
+        ax = 0 if name == "hsplit" and x.ndim == 1 else axis
+        ios = indices_or_sections
+        if isinstance(ios, (int, host_numpy.integer)) and x.shape[ax] % int(ios):
+            raise ValueError(f"{name}: {ios} sections do not divide dim {ax} of length {x.shape[ax]} evenly")
+        return tuple(mf.split(x, list(ios) if isinstance(ios, (list, tuple)) else ios, ax))
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"Split into equal pieces (or at the listed points) along dim {axis}"
+                  f"{' (dim 0 for 1-D)' if name == 'hsplit' else ''}, as NumPy's and PyTorch's ``{name}``.")
+    return fn
+
+
+hsplit = _split_along("hsplit", 1, 1)
+vsplit = _split_along("vsplit", 0, 2)
+dsplit = _split_along("dsplit", 2, 3)
+
+
+def _unfold(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """PyTorch's ``x.unfold(dimension, size, step)``: the windows of ``size`` every ``step`` along
+    ``dimension``, that dim becoming the window count and a new last dim the window (a gather)."""
+    d = _one_dim("unfold", x, dimension)
+    n = (x.shape or (1,))[d]
+    if size < 0 or size > n or step <= 0:
+        raise ValueError(f"unfold: windows of size {size} every {step} do not fit dim {d} of length {n}")
+    starts = host_numpy.arange(0, n - size + 1, step)
+    idx = constant(starts[:, None] + host_numpy.arange(size)[None, :], x)
+    if x.ndim == 0:
+        return mf.reshape(x, (1, 1))[:, :size] if size else mf.reshape(x, (1, 0))
+    return mf.moveaxis(x[(slice(None),) * d + (idx,)], d + 1, -1)
+
+
 def _triangle(name: str, args: tuple, kwargs: dict) -> Any:
     """NumPy's ``(n, k=0, m=None)`` -> a tuple of index tensors, or PyTorch's ``(row, col, offset=0)``
     -> one (2, N) int64 tensor.  Two or more positional arguments could mean either, so they
@@ -251,6 +300,8 @@ def triu_indices(*args: Any, **kwargs: Any) -> Any:
 #: Tensor's methods of this module (PyTorch's meanings).
 METHODS: dict[str, Any] = {
     "diag_embed": diag_embed, "diagflat": diagflat, "rot90": rot90, "narrow": narrow, "unflatten": unflatten,
-    "movedim": movedim,
+    "movedim": movedim, "tensor_split": tensor_split, "hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit,
+    "unfold": _unfold, "sum_to_size": lambda self, *size: mf.sum_to(
+        self, tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size),
 }
 IN_PLACE: tuple[str, ...] = ()

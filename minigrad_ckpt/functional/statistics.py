@@ -22,7 +22,8 @@ from .complex_numbers import conj, real
 from .scatter import constant
 from .torch_idioms import with_dim
 
-__all__ = ["nansum", "nanmean", "count_nonzero", "aminmax", "MinMax", "var_mean", "std_mean", "cov", "corrcoef"]
+__all__ = ["nansum", "nanmean", "count_nonzero", "aminmax", "MinMax", "var_mean", "std_mean", "cov", "corrcoef",
+           "renorm"]
 
 _UNSET: Any = ti._UNSET
 
@@ -160,6 +161,19 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True) -> Tensor:
     return c if c.dtype.kind == "c" else mf.clip(c, -1, 1)
 
 
+def renorm(input: Any, p: float, dim: int, maxnorm: float) -> Tensor:  # noqa: A002
+    """Each slice along ``dim`` (the tensor with that index fixed) whose ``p``-norm exceeds
+    ``maxnorm`` scaled down to norm ``maxnorm`` (``torch.renorm``; the scale is
+    ``maxnorm / (norm + 1e-7)``, as PyTorch's); differentiable through the norm too."""
+    x = as_tensor(input)
+    d = ti._one_dim("renorm", x, dim)
+    if p <= 0:
+        raise ValueError(f"renorm: p must be positive, got {p}")
+    others = tuple(k for k in range(x.ndim) if k != d)
+    norm = mf.sum(mf.abs(x) ** p, others, keepdims=True) ** (1.0 / p)
+    return x * mf.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
+
+
 #: Tensor's methods of this module (PyTorch's meanings).
 METHODS: dict[str, Any] = {
     "nansum": lambda self, dim=None, keepdim=False, *, dtype=None: nansum(self, dim=dim, keepdim=keepdim,
@@ -169,6 +183,6 @@ METHODS: dict[str, Any] = {
     "count_nonzero": lambda self, dim=None: count_nonzero(self, dim=dim),
     "aminmax": aminmax, "cov": lambda self, *, correction=1, fweights=None, aweights=None: cov(
         self, correction=correction, fweights=fweights, aweights=aweights),
-    "corrcoef": lambda self: corrcoef(self),
+    "corrcoef": lambda self: corrcoef(self), "renorm": renorm,
 }
-IN_PLACE: tuple[str, ...] = ()
+IN_PLACE = ("renorm",)
