@@ -18,7 +18,7 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-from . import backend, ops, random, tape  # noqa: F401
+from . import anomaly, backend, ops, random, tape  # noqa: F401
 from .backend import Device, device, get_default_device, get_device, set_default_device
 from .creation import (
     arange, empty, full, full_like, get_default_dtype, linspace, ones, ones_like, rand, randint, randn, randperm,
@@ -72,6 +72,10 @@ from .functional.tensor_methods import bind as _bind
 from .grad_mode import enable_grad, is_grad_enabled, is_recomputing, no_grad, set_grad_enabled
 from .random import get_rng_state, manual_seed, set_rng_state
 from .backward import backward, grad
+from .anomaly import (
+    AnomalyError, detect_anomaly, is_anomaly_check_inf_enabled, is_anomaly_check_nan_enabled, is_anomaly_enabled,
+    set_detect_anomaly,
+)
 from .backward_steps import BackwardStep, backward_steps
 from .tensor import Tensor
 
@@ -133,6 +137,9 @@ __all__ = [
     # autograd
     "backward", "backward_steps", "BackwardStep", "grad", "no_grad", "enable_grad", "set_grad_enabled",
     "is_grad_enabled", "is_recomputing",
+    # anomaly mode
+    "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
+    "is_anomaly_check_inf_enabled", "AnomalyError",
     # math
     "abs", "add", "subtract", "multiply", "divide", "power", "negative", "exp", "log", "log1p", "sqrt", "sin",
     "cos", "tanh", "sigmoid", "erf", "sign", "maximum", "minimum", "clip", "where", "equal", "not_equal",
@@ -170,5 +177,5 @@ __all__ = [
     "complex", "real", "imag", "conj", "is_complex", "angle", "polar", "view_as_real", "view_as_complex",
     # the rest of the system
     "Executor", "fft", "func", "linalg", "special", "nn", "optim", "utils", "distributed", "checkpoint", "snapshot",
-    "testing", "memory", "viz", "cuda", "accelerator", "ops", "tape",
+    "testing", "memory", "viz", "cuda", "accelerator", "ops", "tape", "anomaly",
 ]

@@ -146,7 +146,7 @@ class BackwardPass:
         through its op, accumulate what each input gets, release, go on.  The common case of each is
         inline (a call per node costs several percent of a small op), the rest in the named steps below."""
         heap, pending, create_graph, watching = self.heap, self.pending, self.create_graph, self.watching
-        inline = not create_graph and type(self).call_backward is BackwardPass.call_backward  # not overridden
+        inline = not create_graph and tape._anomaly is None and type(self).call_backward is BackwardPass.call_backward
         while heap:
             node = heappop(heap)[1]
             # -- send the gradient through the op
@@ -259,6 +259,8 @@ class BackwardPass:
             grads = tuple(None if gi is None else xp.conj(gi) for gi in grads)
         if op.contract_checks_left:  # one of the first backward calls of its op class
             _check_contract(op, grads, node)
+        if tape._anomaly is not None:  # mg.detect_anomaly(): a NaN/inf gradient names its node
+            tape._anomaly.backward(node, g, grads)
         return grads
 
     def replay(self, node: Node) -> tuple:

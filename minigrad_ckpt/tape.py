@@ -86,6 +86,7 @@ class Node:
     input_tangents: tuple | None = None  # ... and of its constant inputs, by position
     segment: Any = None             # the checkpoint segment that owns this node
     replay: Any = None              # where replay takes each input from
+    source: Any = None              # the user's line that called the op (noted in anomaly mode)
 
     def __init__(self, op: Any, inputs: tuple, saved: Any, versions: tuple,
                  xp: Any, shape: tuple, dtype: Any) -> None:
@@ -129,10 +130,9 @@ def apply(op: Any, *args: Any) -> Any:
     The single argument of a unary op may also be anything ``mg.tensor``
     accepts (so ``mg.exp([1.0, 2.0])`` needs no conversion step of its own).
 
-    This is the one place where ops are executed and recorded, and it runs
-    once per op, so it is written for speed: one pass over the arguments (a
-    shortcut for the common one-tensor case), the forward, and a node only
-    when some input requires grad in grad mode.
+    The one place where ops are executed and recorded, once per op, so written
+    for speed: one pass over the arguments (a shortcut for one tensor), the
+    forward, and a node only when some input requires grad in grad mode.
     """
     if len(args) == 1:
         x = args[0]
@@ -179,7 +179,9 @@ def apply(op: Any, *args: Any) -> Any:
     else:
         t._node = None
         t._requires_grad = False
-    if _forward_push is not None:  # inside mg.func.jvp: push tangents beside the values
+    if _anomaly is not None:  # mg.detect_anomaly() is on: check the output (and push tangents)
+        _anomaly.forward(op, args, t)
+    elif _forward_push is not None:  # inside mg.func.jvp: push tangents beside the values
         _forward_push(op, args, t)
     return t
 
@@ -199,7 +201,9 @@ def apply_move(op: Any, x: Any, device: Any) -> Any:
     if x._requires_grad and _grad_state.enabled:
         t._node = _record(op, (x,), (x._data,), out, t._version, device.xp)
         t._requires_grad = True
-    if _forward_push is not None:
+    if _anomaly is not None:
+        _anomaly.forward(op, (x,), t)
+    elif _forward_push is not None:
         _forward_push(op, (x,), t)
     return t
 
@@ -215,6 +219,18 @@ def set_forward_push(push: Any) -> None:
     """Install (or, with ``None``, remove) forward mode's per-op hook."""
     global _forward_push
     _forward_push = push
+
+
+#: Anomaly mode's checks (:mod:`minigrad_ckpt.anomaly`): ``None`` except while
+#: ``mg.detect_anomaly()`` is on -- the one read per op the mode costs when off.
+#: While on, it also pushes forward mode's tangents, so it knows whose they are.
+_anomaly: Any = None
+
+
+def set_anomaly(checks: Any) -> None:
+    """Install (or, with ``None``, remove) anomaly mode's checks."""
+    global _anomaly
+    _anomaly = checks
 
 
 def _explain(op: Any, exc: BaseException, method: str, xp: Any, saved: Any = None) -> None:

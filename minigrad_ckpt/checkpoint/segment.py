@@ -36,6 +36,7 @@ import weakref
 import zlib
 from typing import Any
 
+from .. import tape as _tape
 from ..backend import to_host
 from ..grad_mode import set_recorder
 from ..grad_mode import state as _grad_state
@@ -385,6 +386,8 @@ class Segment:
                 f"({n.op!r}): the forward pass produced {n.dtype} {n.shape}, the replay "
                 f"{out.dtype} {tuple(out.shape)}"
             )
+        if _tape._anomaly is not None:  # mg.detect_anomaly(): a NaN/inf only the replay makes
+            _tape._anomaly.replay(self, n, ins, out)
         if n in self.checksums and _checksum(out) != self.checksums[n]:
             raise CheckpointError(
                 f"replay of checkpointed segment {self.index} diverged at node #{n.seq} "
