@@ -1,5 +1,6 @@
 """``mg.special``: SciPy's special functions (gammaln, digamma, polygamma, gamma, erfc,
-erfinv, erfcinv, logit, expit, xlogy, xlog1py, beta, betaln, logsumexp),
+erfinv, erfcinv, logit, expit, xlogy, xlog1py, beta, betaln, logsumexp, ndtr, ndtri,
+log_ndtr, erfcx, i0, i0e, i1, i1e, entr, multigammaln, sinc),
 differentiable and without SciPy at run time.  The functions live in
 :mod:`minigrad_ckpt.functional.special`; this module is their public address.
 
@@ -31,6 +32,21 @@ from .functional.special import (  # noqa: F401
     xlog1py,
     xlogy,
 )
+from .functional.special_extended import __all__ as _extended
+from .functional.special_extended import (  # noqa: F401
+    entr,
+    erfcx,
+    i0,
+    i0e,
+    i1,
+    i1e,
+    log_ndtr,
+    multigammaln,
+    ndtr,
+    ndtri,
+    sinc,
+)
 from .functional.torch_idioms import with_dim  # noqa: E402
 
+__all__ = __all__ + _extended  # noqa: PLE0605
 logsumexp = with_dim(logsumexp)  # PyTorch's dim=/keepdim= beside axis=/keepdims=

@@ -21,6 +21,7 @@ from . import (  # noqa: F401
     norm,
     recurrent,
     reduction,
+    scaled_special,
     shape,
     special,
 )

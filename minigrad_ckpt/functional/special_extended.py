@@ -1,0 +1,122 @@
+"""``mg.special``'s functions beyond the gamma and error families' core: the normal
+distribution (``ndtr``, ``ndtri``, ``log_ndtr``), the scaled complementary error function
+``erfcx``, the modified Bessel functions ``i0``, ``i0e``, ``i1``, ``i1e``, ``entr``,
+``multigammaln`` and ``sinc`` -- ``scipy.special``'s (and ``torch.special``'s) names.
+
+``erfcx``, ``i0e`` and ``i1e`` are ops (:mod:`minigrad_ckpt.ops.scaled_special`); the
+rest are compositions of them and of :mod:`.special`'s ops, written so that neither
+branch of a ``where`` ever sees an input it would turn into an inf or a NaN (which
+would reach the gradient as ``0 * inf``).  They are also the differentiable twins of
+the kernels ``xp.erfcx``, ``xp.i0e``, ``xp.i1e``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..backend import host_numpy
+from ..ops import scaled_special as _ss
+from ..tape import apply
+from ..tensor import Tensor
+from . import math as mf
+from .arguments import as_tensor
+from .special import erfc, erfcinv, gammaln
+
+__all__ = ["ndtr", "ndtri", "log_ndtr", "erfcx", "i0", "i0e", "i1", "i1e", "entr", "multigammaln", "sinc"]
+
+_ERFCX, _I0E, _I1E = _ss.Erfcx(), _ss.I0e(), _ss.I1e()
+_SQRT_2 = math.sqrt(2.0)
+sinc = mf.sinc
+
+
+def erfcx(x: Any) -> Tensor:
+    """``exp(x^2) erfc(x)``, finite where ``erfc`` underflows (``~ 1/(x sqrt(pi))`` for large x);
+    +inf from about -26.6 down."""
+    return apply(_ERFCX, x)
+
+
+def i0e(x: Any) -> Tensor:
+    """``exp(-|x|) I0(x)``, the exponentially scaled modified Bessel function of order 0."""
+    return apply(_I0E, x)
+
+
+def i1e(x: Any) -> Tensor:
+    """``exp(-|x|) I1(x)``, the exponentially scaled modified Bessel function of order 1."""
+    return apply(_I1E, x)
+
+
+def _unscale(scaled: Tensor, x: Tensor, odd: bool) -> Tensor:
+    """``scaled * exp(|x|)``; at ``+-inf`` (and NaN) the value is ``x`` itself for the odd ``I1``
+    and ``|x|`` for the even ``I0``."""
+    finite = mf.isfinite(x)
+    safe = mf.where(finite, x, 0.0)
+    return mf.where(finite, scaled * mf.exp(mf.abs(safe)), x if odd else mf.abs(x))
+
+
+def i0(x: Any) -> Tensor:
+    """``I0(x)``, the modified Bessel function of the first kind of order 0 (``i0e(x) exp(|x|)``)."""
+    x = as_tensor(x)
+    finite = mf.where(mf.isfinite(x), x, 0.0)
+    return _unscale(i0e(finite), x, odd=False)
+
+
+def i1(x: Any) -> Tensor:
+    """``I1(x)``, the modified Bessel function of the first kind of order 1 (``i1e(x) exp(|x|)``)."""
+    x = as_tensor(x)
+    finite = mf.where(mf.isfinite(x), x, 0.0)
+    return _unscale(i1e(finite), x, odd=True)
+
+
+def ndtr(x: Any) -> Tensor:
+    """The standard normal distribution function ``Phi(x) = erfc(-x / sqrt(2)) / 2`` (accurate in
+    the lower tail, where ``Phi`` is tiny)."""
+    x = as_tensor(x)
+    return erfc(x * (-1 / _SQRT_2)) * 0.5
+
+
+def ndtri(p: Any) -> Tensor:
+    """The inverse of ``ndtr``: ``-sqrt(2) erfcinv(2p)`` below 1/2 (accurate for tiny ``p``),
+    ``sqrt(2) erfcinv(2 - 2p)`` above; ``-inf`` at 0, ``+inf`` at 1, NaN outside [0, 1]."""
+    p = as_tensor(p)
+    low = p < 0.5
+    p_low = mf.where(low, p, 0.25)
+    p_high = mf.where(low, 0.75, p)
+    return mf.where(low, erfcinv(p_low * 2) * -_SQRT_2, erfcinv(2 - p_high * 2) * _SQRT_2)
+
+
+def log_ndtr(x: Any) -> Tensor:
+    """``log(Phi(x))`` without underflow: ``log(erfcx(-x/sqrt(2)) / 2) - x^2/2`` below -1,
+    ``log1p(-erfc(x/sqrt(2)) / 2)`` above (PyTorch's and SciPy's split)."""
+    x = as_tensor(x)
+    low = x < -1
+    x_low = mf.where(low, x, -1.0)
+    x_high = mf.where(low, -1.0, x)
+    tail = mf.log(erfcx(x_low * (-1 / _SQRT_2)) * 0.5) - x_low * x_low * 0.5
+    body = mf.log1p(erfc(x_high * (1 / _SQRT_2)) * -0.5)
+    return mf.where(low, tail, body)
+
+
+def entr(x: Any) -> Tensor:
+    """The entropy term ``-x log(x)``: 0 at 0, ``-inf`` below 0 (derivative ``-(1 + log x)``)."""
+    x = as_tensor(x)
+    pos = x > 0
+    safe = mf.where(pos, x, 1.0)
+    inside = -(safe * mf.log(safe))
+    return mf.where(pos, inside, mf.where(x == 0, 0.0, mf.where(mf.isnan(x), x, -host_numpy.inf)))
+
+
+def multigammaln(a: Any, p: int) -> Tensor:
+    """The log of the multivariate gamma function of dimension ``p``:
+    ``p (p - 1) / 4 log(pi) + sum_{j < p} gammaln(a - j / 2)``; every ``a`` must exceed
+    ``(p - 1) / 2`` (SciPy and PyTorch raise otherwise)."""
+    if not isinstance(p, (int, host_numpy.integer)) or isinstance(p, bool) or p < 1:
+        raise ValueError(f"special.multigammaln: p must be a positive int, got {p!r}")
+    a = as_tensor(a)
+    xp = a.device.xp
+    if a.size and not bool(xp.scalar(xp.all(a._data > (p - 1) / 2))):
+        raise ValueError(f"special.multigammaln: all elements must be greater than (p - 1) / 2 = {(p - 1) / 2}")
+    total = gammaln(a)
+    for j in range(1, int(p)):
+        total = total + gammaln(a - j / 2)
+    return total + p * (p - 1) / 4 * math.log(math.pi)

@@ -1,0 +1,113 @@
+"""``mg.special``'s normal-distribution, scaled and Bessel functions, ``entr``,
+``multigammaln`` and ``sinc`` against SciPy (a test dependency only), with derivatives of
+every order in both modes, float32, the strict device and their special values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.special as sp
+
+import minigrad_ckpt as mg
+from minigrad_ckpt.testing import gradcheck, gradgradcheck
+from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the "strict" device)
+
+S = mg.special
+GRID = np.concatenate([np.linspace(-45, 45, 3001), np.geomspace(1e-10, 1e4, 300), -np.geomspace(1e-10, 700, 300),
+                       [0.0, -0.0, 1.0, -1.0, 8.0, 27.0, 30.0, -30.0, 26.999, 27.001, 29.999, 30.001]])
+
+
+@pytest.mark.parametrize("name, rtol", [("ndtr", 1e-12), ("log_ndtr", 1e-12), ("erfcx", 1e-13), ("i0", 1e-13),
+                                        ("i0e", 1e-13), ("i1", 1e-13), ("i1e", 1e-13), ("entr", 1e-14),
+                                        ("sinc", 1e-14)])
+def test_values_match_scipy(name, rtol):
+    x = GRID
+    want = np.sinc(x) if name == "sinc" else getattr(sp, name)(x)
+    got = getattr(S, name)(mg.tensor(x)).numpy()
+    # SciPy's ndtr flushes to 0 below -38 where the true value is subnormal; compare normal numbers
+    normal = np.isfinite(want) & (np.abs(want) > 1e-300)
+    np.testing.assert_allclose(got[normal], want[normal], rtol=rtol, atol=0)
+    assert np.array_equal(np.isinf(got) & (np.abs(want) > 1e-300), np.isinf(want)), name
+
+
+def test_ndtri_and_multigammaln_match_scipy():
+    p = np.concatenate([np.linspace(0, 1, 1001), np.geomspace(1e-300, 0.1, 300), 1 - np.geomspace(1e-16, 0.1, 50)])
+    np.testing.assert_allclose(S.ndtri(mg.tensor(p)).numpy(), sp.ndtri(p), rtol=1e-12)
+    a = np.linspace(1.6, 40, 60)
+    for d in (1, 2, 4):
+        np.testing.assert_allclose(S.multigammaln(mg.tensor(a), d).numpy(), sp.multigammaln(a, d), rtol=1e-13)
+
+
+def test_special_values():
+    inf, nan = np.inf, np.nan
+    x = mg.tensor([inf, -inf, nan], dtype="float64")
+    np.testing.assert_array_equal(S.erfcx(x).numpy(), [0.0, inf, nan])
+    np.testing.assert_array_equal(S.i0(x).numpy(), [inf, inf, nan])
+    np.testing.assert_array_equal(S.i1(x).numpy(), [inf, -inf, nan])
+    np.testing.assert_array_equal(S.i0e(x).numpy(), [0.0, 0.0, nan])
+    np.testing.assert_array_equal(S.ndtr(x).numpy(), [1.0, 0.0, nan])
+    np.testing.assert_array_equal(S.log_ndtr(x).numpy(), [0.0, -inf, nan])
+    np.testing.assert_array_equal(S.entr(mg.tensor([0.0, -1.0, inf, nan])).numpy(), [0.0, -inf, -inf, nan])
+    np.testing.assert_array_equal(S.ndtri(mg.tensor([0.0, 1.0, -0.5, 1.5, nan])).numpy(), [-inf, inf, nan, nan, nan])
+    assert S.i0(mg.tensor(0.0)).item() == 1.0 and S.i1e(mg.tensor(0.0)).item() == 0.0
+
+
+CALLS = {
+    "ndtr": (S.ndtr, [-30.0, -3.0, -0.4, 0.0, 1.3, 7.0]),
+    "log_ndtr": (S.log_ndtr, [-40.0, -3.0, -1.0001, -0.9, 0.5, 6.0]),
+    "ndtri": (S.ndtri, [0.01, 0.3, 0.5, 0.7, 0.999]),
+    "erfcx": (S.erfcx, [-5.0, -0.3, 0.0, 2.0, 9.0, 40.0]),
+    "i0": (S.i0, [-40.0, -2.0, 0.0, 0.3, 5.0, 31.0]),
+    "i0e": (S.i0e, [-40.0, -2.0, -0.01, 0.3, 5.0, 31.0]),  # |x| makes a kink at 0
+    "i1": (S.i1, [-40.0, -2.0, 0.0, 0.3, 5.0, 31.0]),
+    "i1e": (S.i1e, [-40.0, -2.0, 1e-3, 0.3, 5.0, 31.0]),
+    "entr": (S.entr, [0.01, 0.3, 1.0, 4.0]),
+    "multigammaln": (lambda a: S.multigammaln(a, 3), [1.2, 2.0, 7.5]),
+    "sinc": (S.sinc, [-2.5, -0.3, 0.1, 1.7]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_derivatives_both_modes_and_second_order(name):
+    fn, values = CALLS[name]
+    x = mg.tensor(values, dtype="float64", requires_grad=True)
+    assert gradcheck(fn, x, modes=("rev", "fwd"))
+    assert gradgradcheck(fn, x)
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_float32_and_the_strict_device(name):
+    fn, values = CALLS[name]
+    x32 = mg.tensor(values, dtype="float32", requires_grad=True)
+    out = fn(x32)
+    (g,) = mg.grad(out.sum(), [x32])
+    assert out.dtype == np.float32 and g.dtype == np.float32
+    x, xs = (mg.tensor(values, dtype="float64", device=d, requires_grad=True) for d in ("cpu", "strict"))
+    np.testing.assert_allclose(fn(xs).numpy(), fn(x).numpy(), rtol=1e-14)
+    np.testing.assert_allclose(mg.grad(fn(xs).sum(), [xs])[0].numpy(), mg.grad(fn(x).sum(), [x])[0].numpy(),
+                               rtol=1e-14)
+
+
+def test_derivatives_match_the_closed_forms():
+    x = np.array([-3.0, -0.5, 0.2, 2.0, 12.0])
+    t = mg.tensor(x, requires_grad=True)
+    (g,) = mg.grad(S.i0(t).sum(), [t])
+    np.testing.assert_allclose(g.numpy(), sp.i1(x), rtol=1e-13)
+    (g,) = mg.grad(S.i1(t).sum(), [t])
+    np.testing.assert_allclose(g.numpy(), sp.i0(x) - sp.i1(x) / x, rtol=1e-13)
+    (g,) = mg.grad(S.log_ndtr(t).sum(), [t])
+    np.testing.assert_allclose(g.numpy(), np.exp(-x * x / 2) / np.sqrt(2 * np.pi) / sp.ndtr(x), rtol=1e-12)
+    big = mg.tensor([30.0, 1e3, 1e6], dtype="float64", requires_grad=True)  # 2x erfcx(x) - 2/sqrt(pi), no cancellation
+    (g,) = mg.grad(S.erfcx(big).sum(), [big])
+    b = big.numpy()
+    u = 1 / (2 * b * b)  # 2/sqrt(pi) (S - 1), S = sum_k (-1)^k (2k-1)!! u^k: no cancellation
+    terms = [np.prod(np.arange(1, 2 * k, 2.0)) * (-u) ** k for k in range(1, 12)]
+    np.testing.assert_allclose(g.numpy(), 2 / np.sqrt(np.pi) * np.sum(terms, axis=0), rtol=1e-12)
+    assert (g.numpy() < 0).all()
+
+
+def test_multigammaln_refuses_a_too_small_argument():
+    with pytest.raises(ValueError, match=r"greater than \(p - 1\) / 2"):
+        S.multigammaln(mg.tensor([0.9, 3.0]), 3)
+    with pytest.raises(ValueError, match="positive int"):
+        S.multigammaln(mg.tensor([3.0]), 0)
