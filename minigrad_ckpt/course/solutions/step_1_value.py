@@ -50,3 +50,10 @@ class Value:
 
     def __repr__(self):
         return f"Value(data={self.data}, grad={self.grad})"
+
+
+if __name__ == "__main__":
+    a, b = Value(2.0), Value(-3.0)
+    loss = a * b + a
+    loss.backward()
+    print(loss, a, b)  # a.grad should be b + 1 = -2.0, b.grad should be a = 2.0

@@ -75,3 +75,11 @@ def backward(root):
     root.grad = 1.0
     for v in reversed(topological_order(root)):
         v._backward()  # every user of v has already sent its share: v.grad is complete
+
+
+if __name__ == "__main__":
+    a, b = Value(1.5), Value(-2.0)
+    v1 = a * b
+    loss = v1 * v1 + v1
+    backward(loss)
+    print(a, b)  # a.grad = (2 * v1 + 1) * b = 10.0, b.grad = (2 * v1 + 1) * a = -7.5

@@ -101,4 +101,4 @@ if __name__ == "__main__":
     v1 = a * b
     loss = v1 * v1 + v1
     backward(loss)
-    print(a, b)  # a.grad = (2 * v1 + 1) * b = 14.0, b.grad = (2 * v1 + 1) * a = -7.5
+    print(a, b)  # a.grad = (2 * v1 + 1) * b = 10.0, b.grad = (2 * v1 + 1) * a = -7.5
