@@ -62,6 +62,17 @@ CALLS = {
     "interpolate_trilinear": lambda x: F.interpolate(mg.reshape(x, (1, 1, 2, 2, 5)), size=(3, 3, 3),
                                                      mode="trilinear"),
     "interpolate_area": lambda x: F.interpolate(x[None, None], size=(3, 2), mode="area"),
+    "adaptive_avg_pool1d": lambda x: F.adaptive_avg_pool1d(x[None], 3),
+    "adaptive_max_pool1d": lambda x: F.adaptive_max_pool1d(x[None], 3),
+    "max_unpool2d": lambda x: F.max_unpool2d(*F.max_pool2d(x[None, None], 2, return_indices=True), 2,
+                                             output_size=(4, 5)),
+    "max_unpool1d": lambda x: F.max_unpool1d(*F.max_pool1d(x, 2, return_indices=True), 2),
+    "unfold": lambda x: F.unfold(x[None, None], 2, padding=1, stride=(1, 2)),
+    "fold": lambda x: F.fold(mg.reshape(x, (1, 4, 5)), (2, 6), 2),
+    "local_response_norm": lambda x: F.local_response_norm(x[None, :, :, None], 3, alpha=0.5),
+    "instance_norm": lambda x: F.instance_norm(x[None], weight=_const(x, [1.0, 2.0, -1.0, 0.5]),
+                                               bias=_const(x, [0.0, 1.0, 2.0, 3.0])),
+    "conv_transpose1d": lambda x: F.conv_transpose1d(x[None], mg.reshape(x[:, :4] * 0.5, (4, 2, 2)), stride=2),
 }
 
 
@@ -145,6 +156,36 @@ def test_alpha_dropout_keeps_selu_statistics_and_channel_dropouts_drop_channels(
         np.testing.assert_array_equal(layer(x).numpy(), x.numpy())
 
 
+def test_block_layers():
+    x = mg.randn(2, 3, 6, 6, dtype="float64")
+    out, idx = nn.MaxPool2d(2, return_indices=True)(x)
+    np.testing.assert_array_equal(nn.MaxUnpool2d(2)(out, idx).numpy(), F.max_unpool2d(out, idx, 2).numpy())
+    assert nn.Fold((6, 6), 3)(nn.Unfold(3)(x)).shape == x.shape
+    norm = nn.InstanceNorm2d(3, affine=True, track_running_stats=True, dtype="float64")
+    norm(x)
+    assert not np.allclose(norm.running_mean.numpy(), 0)
+    norm.eval()
+    np.testing.assert_allclose(norm(x).numpy(), F.instance_norm(x, norm.running_mean, norm.running_var,
+                                                                norm.weight, norm.bias, False).numpy())
+    assert nn.InstanceNorm1d(3)(mg.randn(3, 7)).shape == (3, 7)
+    assert nn.LocalResponseNorm(2)(x).shape == x.shape
+    assert nn.ConvTranspose1d(3, 4, 3, stride=2)(mg.randn(3, 5)).shape == (4, 11)
+    out, idx = nn.AdaptiveMaxPool1d(2, return_indices=True)(mg.randn(2, 3, 5))
+    assert out.shape == idx.shape == (2, 3, 2) and nn.AdaptiveAvgPool1d(4)(mg.randn(3, 9)).shape == (3, 4)
+
+
+def test_max_unpool_writes_a_repeated_index_once():
+    # overlapping windows pick one element twice: it is written once (PyTorch's value); its gradient
+    # is the derivative of that write (PyTorch's backward gives both copies the gradient)
+    x = mg.tensor([[[0.0, 5.0, 1.0, 0.0]]], dtype="float64")
+    out, idx = F.max_pool1d(x, 2, 1, return_indices=True)
+    np.testing.assert_array_equal(idx.numpy(), [[[1, 1, 2]]])
+    v = out.detach().requires_grad_()
+    up = F.max_unpool1d(v, idx, 2, 1)
+    np.testing.assert_array_equal(up.numpy(), [[[0.0, 5.0, 1.0, 0.0]]])
+    assert gradcheck(lambda t: F.max_unpool1d(t, idx, 2, 1), v)
+
+
 def test_layers_call_their_functions():
     x = _input()
     assert np.allclose(nn.Softmin(dim=0)(x).numpy(), F.softmin(x, dim=0).numpy())
@@ -180,6 +221,15 @@ def test_layers_call_their_functions():
     (lambda: F.triplet_margin_loss(mg.ones(2), mg.ones(2), mg.ones(2), margin=0.0), ValueError, "margin"),
     (lambda: F.soft_margin_loss(mg.ones(2), mg.ones(2), reduction="avg"), ValueError, "reduction"),
     (lambda: F.interpolate(mg.ones(1, 1, 4), size=3, mode="bilinear"), ValueError, "2 spatial axes"),
+    (lambda: F.max_unpool2d(mg.ones(1, 1, 2, 2), mg.tensor([[[[0, 1], [2, 99]]]]), 2), ValueError, "outside"),
+    (lambda: F.max_unpool2d(mg.ones(1, 1, 2, 2), mg.ones(1, 1, 2, 2), 2), ValueError, "integers"),
+    (lambda: F.fold(mg.ones(1, 4, 3), (3, 3), 2), ValueError, "blocks"),
+    (lambda: F.unfold(mg.ones(1, 1, 2, 2), 3), ValueError, "does not fit"),
+    (lambda: F.instance_norm(mg.ones(2, 3)), ValueError, "spatial"),
+    (lambda: F.instance_norm(mg.ones(2, 3, 1)), ValueError, "more than 1 spatial"),
+    (lambda: F.instance_norm(mg.ones(2, 3, 4), use_input_stats=False), ValueError, "running statistics"),
+    (lambda: F.local_response_norm(mg.ones(2, 3), 2), ValueError, "spatial"),
+    (lambda: F.conv_transpose1d(mg.ones(1, 2, 3), mg.ones(2, 2)), ValueError, "3-D weight"),
     (lambda: F.interpolate(mg.ones(1, 1, 4), size=3, mode="nearest", align_corners=True), ValueError, "align_corners"),
     (lambda: F.interpolate(mg.ones(1, 1, 4), size=3, scale_factor=2), ValueError, "exactly one"),
     (lambda: F.interpolate(mg.ones(1, 1, 4), mode="cubic", size=3), ValueError, "mode must be"),

@@ -34,6 +34,18 @@ from .activation import (
     Threshold,
 )
 from .attention import MultiheadAttention, TransformerBlock
+from .blocks import (
+    AdaptiveAvgPool1d,
+    AdaptiveMaxPool1d,
+    ConvTranspose1d,
+    Fold,
+    InstanceNorm1d,
+    InstanceNorm2d,
+    LocalResponseNorm,
+    MaxUnpool1d,
+    MaxUnpool2d,
+    Unfold,
+)
 from .containers import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d
 from .distance import CosineSimilarity, PairwiseDistance, PixelShuffle, PixelUnshuffle
@@ -84,5 +96,6 @@ __all__ = [
     "PairwiseDistance", "PixelShuffle", "PixelUnshuffle", "MarginRankingLoss", "HingeEmbeddingLoss",
     "SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss", "TripletMarginLoss",
     "TripletMarginWithDistanceLoss", "PoissonNLLLoss", "GaussianNLLLoss", "Upsample", "UpsamplingNearest2d",
-    "UpsamplingBilinear2d",
+    "UpsamplingBilinear2d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "MaxUnpool1d", "MaxUnpool2d", "Fold", "Unfold",
+    "LocalResponseNorm", "InstanceNorm1d", "InstanceNorm2d", "ConvTranspose1d",
 ]

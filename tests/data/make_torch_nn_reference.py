@@ -309,8 +309,42 @@ def linalg_cases() -> None:
     case("matrix_exp_nilpotent", "linalg", "matrix_exp", {"a": np.triu(randn(4, 4), 1)}, ["@a"])
 
 
+def block_cases() -> None:
+    x1, x2 = randn(2, 3, 11), randn(2, 3, 6, 7)
+    case("adaptive_avg_pool1d", "F", "adaptive_avg_pool1d", {"x": x1}, ["@x", 4])
+    case("adaptive_max_pool1d", "F", "adaptive_max_pool1d", {"x": x1}, ["@x", 4], {"return_indices": True})
+    case("layer_AdaptiveAvgPool1d", "nn", "AdaptiveAvgPool1d", {"x": x1[0]}, ["@x"], init={"output_size": 3})
+    # windows that do not overlap: each index once (PyTorch's backward gives a repeated index's every
+    # source the gradient, which is not the derivative of its forward: the last write wins)
+    pooled, idx = F.max_pool2d(torch.tensor(x2), 2, return_indices=True)
+    case("max_unpool2d", "F", "max_unpool2d", {"x": pooled.numpy(), "i": idx.numpy()}, ["@x", "@i", 2],
+         {"output_size": [6, 7]})
+    pooled, idx = F.max_pool1d(torch.tensor(x1), 3, 3, 1, return_indices=True)
+    case("max_unpool1d", "F", "max_unpool1d", {"x": pooled.numpy(), "i": idx.numpy()}, ["@x", "@i", 3, 3, 1],
+         {"output_size": [11]})
+    for tag, kw in [("plain", {"kernel_size": 3}),
+                    ("strided", {"kernel_size": [2, 3], "dilation": [2, 1], "padding": 1, "stride": [2, 3]})]:
+        case(f"unfold_{tag}", "F", "unfold", {"x": x2}, ["@x"], kw)
+        cols = F.unfold(torch.tensor(x2), **kw)
+        case(f"fold_{tag}", "F", "fold", {"c": randn(*cols.shape)}, ["@c", [6, 7]], kw)
+    case("layer_Unfold_unbatched", "nn", "Unfold", {"x": x2[0]}, ["@x"], init={"kernel_size": 2, "stride": 2})
+    for size in (1, 2, 3, 4):
+        case(f"local_response_norm_{size}", "F", "local_response_norm", {"x": x2}, ["@x", size],
+             {"alpha": 0.3, "beta": 0.6, "k": 1.5})
+    case("local_response_norm_1d", "F", "local_response_norm", {"x": x1}, ["@x", 3])
+    case("instance_norm_affine", "F", "instance_norm", {"x": x2, "w": randn(3), "b": randn(3)},
+         ["@x"], {"weight": "@w", "bias": "@b"})
+    case("instance_norm_eval", "F", "instance_norm", {"x": x1, "m": randn(3), "v": np.abs(randn(3)) + 0.5},
+         ["@x", "@m", "@v"], {"use_input_stats": False}, grad=("x",))
+    case("layer_InstanceNorm1d", "nn", "InstanceNorm1d", {"x": x1}, ["@x"], init={"num_features": 3})
+    case("conv_transpose1d", "F", "conv_transpose1d", {"x": x1, "w": randn(3, 2, 3), "b": randn(2)},
+         ["@x", "@w", "@b"], {"stride": 2, "padding": 1, "output_padding": 1})
+    case("conv_transpose1d_groups_dilation", "F", "conv_transpose1d", {"x": randn(4, 5), "w": randn(4, 3, 2)},
+         ["@x", "@w"], {"groups": 2, "dilation": 2})
+
+
 CASE_GROUPS = [pooling_cases, conv_same_cases, activation_cases, distance_cases, margin_loss_cases,
-               interpolate_cases, linalg_cases]
+               interpolate_cases, linalg_cases, block_cases]
 
 
 def main() -> None:

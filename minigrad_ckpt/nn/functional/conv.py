@@ -18,7 +18,7 @@ from ...tensor import Tensor
 from .inputs import _check_input_dtype
 
 __all__ = [
-    "conv2d", "conv1d", "conv_transpose2d",
+    "conv2d", "conv1d", "conv_transpose2d", "conv_transpose1d",
 ]
 
 
@@ -190,3 +190,18 @@ def conv_transpose2d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, pad
     wf = mf.flip(wg, axis=(2, 3))
     out = conv2d(x, wf, bias, 1, 0, dl, groups)
     return mf.squeeze(out, 0) if unbatched else out
+
+
+def conv_transpose1d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
+                     output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
+    """The transpose of ``conv1d``: ``x`` (N, C_in, L) or (C_in, L), ``weight`` (C_in, C_out/groups, K);
+    ``conv_transpose2d`` on a height of 1."""
+    x = _tensor(x)
+    w = _tensor(weight, x)
+    if w.ndim != 3:
+        raise ValueError(f"conv_transpose1d: expected a 3-D weight (C_in, C_out/groups, K), got shape {w.shape}")
+    x2, unbatched = _as_2d(x, "conv_transpose1d")
+    out = conv_transpose2d(x2, mf.expand_dims(w, 2), bias, (1, _single(stride, "stride")),
+                           (0, _single(padding, "padding")), (0, _single(output_padding, "output_padding")),
+                           groups, (1, _single(dilation, "dilation")))
+    return _from_2d(out, unbatched)

@@ -15,7 +15,7 @@ from ...tensor import Tensor
 from .inputs import _check_input_dtype
 
 __all__ = [
-    "layer_norm", "batch_norm", "group_norm", "rms_norm",
+    "layer_norm", "batch_norm", "group_norm", "rms_norm", "instance_norm", "local_response_norm",
 ]
 
 
@@ -125,3 +125,62 @@ def rms_norm(x: Any, normalized_shape: Any, weight: Any = None, eps: float | Non
     if weight is not None:
         out = out * _tensor(weight, x)
     return out
+
+
+def instance_norm(x: Any, running_mean: Any = None, running_var: Any = None, weight: Any = None, bias: Any = None,
+                  use_input_stats: bool = True, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalize each channel of each sample over its spatial axes, then ``* weight + bias`` per channel.
+
+    With ``use_input_stats`` (training) the statistics are the sample's own, and given running
+    statistics are updated in place with their mean over the batch (unbiased variances, PyTorch's
+    ``momentum``); without, the running statistics normalize (evaluation).
+    """
+    x = _tensor(x)
+    if x.ndim < 3:
+        raise ValueError(f"instance_norm: expected (N, C, *spatial) input with a spatial axis, got {x.shape}")
+    _check_input_dtype("instance_norm", x, weight if isinstance(weight, Tensor) else None)
+    c = x.shape[1]
+    spatial = tuple(range(2, x.ndim))
+    bshape = (1, c) + (1,) * (x.ndim - 2)
+    if use_input_stats:
+        m = math.prod(x.shape[2:])
+        if m <= 1:
+            raise ValueError(f"instance_norm: expected more than 1 spatial element when training, got {x.shape}")
+        out = apply(_norm.Normalize(axes=spatial, eps=float(eps)), x)
+        if running_mean is not None and running_var is not None:
+            with no_grad():
+                xp = x.device.xp
+                mean = xp.mean(xp.mean(x._data, axis=spatial), axis=0)
+                var = xp.mean(xp.var(x._data, axis=spatial), axis=0) * (m / (m - 1))
+                running_mean.mul_(1 - momentum).add_(
+                    Tensor.constant(mean.astype(running_mean.dtype), x.device) * momentum)
+                running_var.mul_(1 - momentum).add_(
+                    Tensor.constant(var.astype(running_var.dtype), x.device) * momentum)
+    else:
+        if running_mean is None or running_var is None:
+            raise ValueError("instance_norm: running statistics are required when use_input_stats=False")
+        rm = mf.reshape(running_mean.detach(), bshape)
+        rv = mf.reshape(running_var.detach(), bshape)
+        out = (x - rm) * (1 / mf.sqrt(rv + eps))
+    if weight is not None:
+        out = out * mf.reshape(_tensor(weight, x), bshape)
+    if bias is not None:
+        out = out + mf.reshape(_tensor(bias, x), bshape)
+    return out
+
+
+def local_response_norm(x: Any, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
+    """``x / (k + alpha * mean(x^2 over the `size` neighbouring channels))^beta`` (AlexNet's
+    normalization; the window is zero-padded, ``size // 2`` channels before and ``(size - 1) // 2`` after)."""
+    x = _tensor(x)
+    if x.ndim < 3:
+        raise ValueError(f"local_response_norm: expected (N, C, *spatial) input, got shape {x.shape}")
+    if int(size) < 1:
+        raise ValueError(f"local_response_norm: size must be >= 1, got {size}")
+    size = int(size)
+    c = x.shape[1]
+    sq = mf.pad(x * x, [(0, 0), (size // 2, (size - 1) // 2)] + [(0, 0)] * (x.ndim - 2))
+    window = sq[:, 0:c]
+    for i in range(1, size):
+        window = window + sq[:, i:i + c]
+    return x / (window * (alpha / size) + k) ** beta

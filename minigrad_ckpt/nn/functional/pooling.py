@@ -7,13 +7,16 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
+from ...functional.scatter import scatter
 from ...ops import conv as _conv
 from ...tape import apply
 from ...tensor import Tensor
 from .conv import _as_2d, _batched, _from_2d, _pair, _single
+from .inputs import _zeros_like
 
 __all__ = [
     "max_pool2d", "avg_pool2d", "max_pool1d", "avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d",
+    "adaptive_avg_pool1d", "adaptive_max_pool1d", "max_unpool1d", "max_unpool2d",
 ]
 
 
@@ -226,3 +229,81 @@ def adaptive_max_pool2d(x: Any, output_size: Any, return_indices: bool = False) 
     if unbatched:
         out, idx = mf.squeeze(out, 0), mf.squeeze(idx, 0)
     return (out, idx) if return_indices else out
+
+
+def _adaptive_1d(x: Any, output_size: Any, name: str) -> tuple[Tensor, bool, tuple[int, int]]:
+    x2, unbatched = _as_2d(_tensor(x), name)
+    size = output_size[0] if isinstance(output_size, (tuple, list)) else output_size
+    return x2, unbatched, (1, size)
+
+
+def adaptive_avg_pool1d(x: Any, output_size: Any) -> Tensor:
+    """Average over PyTorch's adaptive windows of the last axis of (N, C, L) or (C, L)."""
+    x2, unbatched, size = _adaptive_1d(x, output_size, "adaptive_avg_pool1d")
+    return _from_2d(adaptive_avg_pool2d(x2, size), unbatched)
+
+
+def adaptive_max_pool1d(x: Any, output_size: Any, return_indices: bool = False) -> Any:
+    """Max over PyTorch's adaptive windows of the last axis of (N, C, L) or (C, L);
+    ``return_indices=True`` also returns the positions along L."""
+    x2, unbatched, size = _adaptive_1d(x, output_size, "adaptive_max_pool1d")
+    out = adaptive_max_pool2d(x2, size, return_indices=return_indices)
+    if return_indices:
+        return _from_2d(out[0], unbatched), _from_2d(out[1], unbatched)
+    return _from_2d(out, unbatched)
+
+
+def _unpool(name: str, x: Any, indices: Any, spatial_out: tuple[int, ...]) -> Tensor:
+    """Zeros of ``(N, C) + spatial_out`` with each ``x`` value put at its flat ``indices``
+    position in its plane (``max_pool``'s ``return_indices``); the gradient reads ``x``'s places back."""
+    x = _tensor(x)
+    idx = _tensor(indices, x)
+    if idx.shape != x.shape or idx.dtype.kind not in "iu":
+        raise ValueError(f"{name}: indices must be integers of the input's shape {x.shape}, got {idx.shape} "
+                         f"{idx.dtype}")
+    plane = int(host_numpy.prod(spatial_out))
+    xp = x.device.xp
+    if idx.size and not bool(xp.scalar(xp.all(xp.logical_and(idx._data >= 0, idx._data < plane)))):
+        raise ValueError(f"{name}: an index is outside the output plane of {plane} elements {spatial_out}")
+    lead = x.shape[:x.ndim - len(spatial_out)]
+    rows = int(host_numpy.prod(lead))
+    zeros = _zeros_like(x, (rows, plane))
+    # written, not added: overlapping windows may pick one position twice (with one value)
+    out = scatter(zeros, 1, mf.reshape(idx, (rows, -1)), mf.reshape(x, (rows, -1)))
+    return mf.reshape(out, lead + tuple(spatial_out))
+
+
+def _unpool_size(name: str, in_sizes: tuple[int, ...], kernel: tuple[int, ...], stride: tuple[int, ...],
+                 padding: tuple[int, ...], output_size: Any) -> tuple[int, ...]:
+    if output_size is not None:
+        sizes = tuple(int(v) for v in output_size)[-len(in_sizes):]
+        if len(sizes) != len(in_sizes):
+            raise ValueError(f"{name}: output_size {output_size} needs {len(in_sizes)} spatial sizes")
+        return sizes
+    return tuple((n - 1) * s - 2 * p + k for n, k, s, p in zip(in_sizes, kernel, stride, padding))
+
+
+def max_unpool2d(x: Any, indices: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Tensor:
+    """The partial inverse of ``max_pool2d``: each value of ``x`` (N, C, H, W) placed at its
+    ``indices`` (``max_pool2d(..., return_indices=True)``'s) in a zero plane of
+    ``(H - 1) * stride - 2 * padding + kernel_size`` (or ``output_size``)."""
+    x = _tensor(x)
+    if x.ndim not in (3, 4):
+        raise ValueError(f"max_unpool2d: expected a 3-D or 4-D input, got shape {x.shape}")
+    k = _pair(kernel_size, "kernel_size")
+    s = k if stride is None else _pair(stride, "stride")
+    size = _unpool_size("max_unpool2d", x.shape[-2:], k, s, _pair(padding, "padding"), output_size)
+    return _unpool("max_unpool2d", x, indices, size)
+
+
+def max_unpool1d(x: Any, indices: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Tensor:
+    """The partial inverse of ``max_pool1d`` on (N, C, L) or (C, L) (see ``max_unpool2d``)."""
+    x = _tensor(x)
+    if x.ndim not in (2, 3):
+        raise ValueError(f"max_unpool1d: expected a 2-D or 3-D input, got shape {x.shape}")
+    k = _single(kernel_size, "kernel_size")
+    s = k if stride is None else _single(stride, "stride")
+    size = _unpool_size("max_unpool1d", x.shape[-1:], (k,), (s,), (_single(padding, "padding"),), output_size)
+    return _unpool("max_unpool1d", x, indices, size)

@@ -1,0 +1,181 @@
+"""Layers over blocks and neighbourhoods: ``AdaptiveAvgPool1d``, ``AdaptiveMaxPool1d``,
+``MaxUnpool1d``/``2d``, ``Fold``, ``Unfold``, ``LocalResponseNorm``, ``InstanceNorm1d``/``2d``
+and ``ConvTranspose1d`` (each calls its function in :mod:`minigrad_ckpt.nn.functional`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..creation import ones, zeros
+from ..functional.arguments import as_tensor
+from ..tensor import Tensor
+from . import functional as F
+from .conv import _check_groups, _ConvNd
+from .function_layer import FunctionLayer
+from .module import Module, Parameter, _empty
+
+__all__ = [
+    "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "MaxUnpool1d", "MaxUnpool2d", "Fold", "Unfold", "LocalResponseNorm",
+    "InstanceNorm1d", "InstanceNorm2d", "ConvTranspose1d",
+]
+
+
+class AdaptiveAvgPool1d(FunctionLayer):
+    """Average pooling of (N, C, L) to a fixed ``output_size`` (``F.adaptive_avg_pool1d``)."""
+
+    fn = staticmethod(F.adaptive_avg_pool1d)
+    options = ("output_size",)
+
+    def __init__(self, output_size: Any) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+
+class AdaptiveMaxPool1d(FunctionLayer):
+    """Max pooling of (N, C, L) to a fixed ``output_size``; ``return_indices`` as ``F.adaptive_max_pool1d``."""
+
+    fn = staticmethod(F.adaptive_max_pool1d)
+    options = ("output_size", "return_indices")
+
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+
+class _MaxUnpool(Module):
+    fn: Any = None
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride or kernel_size, padding
+
+    def forward(self, x: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
+        return type(self).fn(x, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpool):
+    """The partial inverse of ``MaxPool1d``: ``layer(x, indices)`` (``F.max_unpool1d``)."""
+
+    fn = staticmethod(F.max_unpool1d)
+
+
+class MaxUnpool2d(_MaxUnpool):
+    """The partial inverse of ``MaxPool2d``: ``layer(x, indices)`` (``F.max_unpool2d``)."""
+
+    fn = staticmethod(F.max_unpool2d)
+
+
+class Unfold(FunctionLayer):
+    """The sliding blocks of (N, C, H, W) as columns (``F.unfold``)."""
+
+    fn = staticmethod(F.unfold)
+    options = ("kernel_size", "dilation", "padding", "stride")
+
+    def __init__(self, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> None:
+        super().__init__()
+        self.kernel_size, self.dilation, self.padding, self.stride = kernel_size, dilation, padding, stride
+
+
+class Fold(FunctionLayer):
+    """Columns summed back into their blocks of an ``output_size`` plane (``F.fold``)."""
+
+    fn = staticmethod(F.fold)
+    options = ("output_size", "kernel_size", "dilation", "padding", "stride")
+
+    def __init__(self, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+                 stride: Any = 1) -> None:
+        super().__init__()
+        self.output_size, self.kernel_size = output_size, kernel_size
+        self.dilation, self.padding, self.stride = dilation, padding, stride
+
+
+class LocalResponseNorm(FunctionLayer):
+    """Normalization by the neighbouring channels' mean square (``F.local_response_norm``)."""
+
+    fn = staticmethod(F.local_response_norm)
+    options = ("size", "alpha", "beta", "k")
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+
+class _InstanceNorm(Module):
+    _spatial: int = 1
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = False,
+                 track_running_stats: bool = False, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.num_features, self.eps, self.momentum = int(num_features), eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        self.weight = Parameter(ones(num_features, dtype=dtype, device=device)) if affine else None
+        self.bias = Parameter(zeros(num_features, dtype=dtype, device=device)) if affine else None
+        self.register_buffer("running_mean", zeros(num_features, dtype=dtype, device=device)
+                             if track_running_stats else None)
+        self.register_buffer("running_var", ones(num_features, dtype=dtype, device=device)
+                             if track_running_stats else None)
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)
+        unbatched = x.ndim == self._spatial + 1
+        if x.ndim not in (self._spatial + 1, self._spatial + 2) or x.shape[x.ndim - self._spatial - 1] != \
+                self.num_features:
+            raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} needs {self.num_features} channels and "
+                             f"{self._spatial} spatial axes")
+        if unbatched:
+            x = x[None]
+        use_input_stats = self.training or not self.track_running_stats
+        out = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
+                              use_input_stats, self.momentum, self.eps)
+        return out[0] if unbatched else out
+
+    def extra_repr(self) -> str:
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalization of (N, C, L) or (C, L) input (``F.instance_norm``)."""
+
+    _spatial = 1
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalization of (N, C, H, W) or (C, H, W) input (``F.instance_norm``)."""
+
+    _spatial = 2
+
+
+class ConvTranspose1d(_ConvNd):
+    """The transpose of Conv1d; weight (in_channels, out_channels/groups, k)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int, stride: int = 1, padding: int = 0,
+                 output_padding: int = 0, groups: int = 1, bias: bool = True, dilation: int = 1,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if padding_mode != "zeros":
+            raise ValueError(f"ConvTranspose1d: only padding_mode='zeros' is supported, got {padding_mode!r}")
+        _check_groups("ConvTranspose1d", in_channels, out_channels, groups)
+        self.in_channels, self.out_channels, self.groups = int(in_channels), int(out_channels), int(groups)
+        self.kernel_size, self.stride, self.padding = int(kernel_size), int(stride), int(padding)
+        self.output_padding, self.dilation = int(output_padding), int(dilation)
+        self.weight = _empty(in_channels, out_channels // groups, self.kernel_size, dtype=dtype, device=device)
+        self.bias = _empty(out_channels, dtype=dtype, device=device) if bias else None
+        self.reset_parameters()
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)
+        if x.ndim not in (2, 3) or x.shape[x.ndim - 2] != self.in_channels:
+            raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} does not match: expected "
+                             f"(N, {self.in_channels}, L) or ({self.in_channels}, L)")
+        return F.conv_transpose1d(x, self.weight, self.bias, self.stride, self.padding, self.output_padding,
+                                  self.groups, self.dilation)
+
+    def extra_repr(self) -> str:
+        return (f"{self.in_channels}, {self.out_channels}, kernel_size=({self.kernel_size},), "
+                f"stride=({self.stride},), padding=({self.padding},)")
+
+
