@@ -72,6 +72,12 @@ CALLS = {
     "local_response_norm": lambda x: F.local_response_norm(x[None, :, :, None], 3, alpha=0.5),
     "instance_norm": lambda x: F.instance_norm(x[None], weight=_const(x, [1.0, 2.0, -1.0, 0.5]),
                                                bias=_const(x, [0.0, 1.0, 2.0, 3.0])),
+    "embedding_bag_mean": lambda x: F.embedding_bag(mg.tensor([0, 3, 3, 1, 2], device=x.device), x,
+                                                    mg.tensor([0, 2, 2], device=x.device)),
+    "embedding_bag_weighted_sum": lambda x: F.embedding_bag(mg.tensor([[0, 3], [1, 2]], device=x.device), x,
+                                                            mode="sum", per_sample_weights=x[:2, :2] * 0.5),
+    "embedding_bag_max": lambda x: F.embedding_bag(mg.tensor([0, 3, 1, 2], device=x.device), x,
+                                                   mg.tensor([0, 3], device=x.device), mode="max"),
     "conv_transpose1d": lambda x: F.conv_transpose1d(x[None], mg.reshape(x[:, :4] * 0.5, (4, 2, 2)), stride=2),
 }
 
@@ -172,6 +178,9 @@ def test_block_layers():
     assert nn.ConvTranspose1d(3, 4, 3, stride=2)(mg.randn(3, 5)).shape == (4, 11)
     out, idx = nn.AdaptiveMaxPool1d(2, return_indices=True)(mg.randn(2, 3, 5))
     assert out.shape == idx.shape == (2, 3, 2) and nn.AdaptiveAvgPool1d(4)(mg.randn(3, 9)).shape == (3, 4)
+    bag = nn.EmbeddingBag(10, 3, mode="sum", padding_idx=0)
+    assert bag(mg.tensor([0, 4, 5]), mg.tensor([0, 1])).shape == (2, 3)
+    np.testing.assert_array_equal(bag(mg.tensor([0]), mg.tensor([0])).numpy(), 0.0)
 
 
 def test_max_unpool_writes_a_repeated_index_once():
@@ -230,6 +239,12 @@ def test_layers_call_their_functions():
     (lambda: F.instance_norm(mg.ones(2, 3, 4), use_input_stats=False), ValueError, "running statistics"),
     (lambda: F.local_response_norm(mg.ones(2, 3), 2), ValueError, "spatial"),
     (lambda: F.conv_transpose1d(mg.ones(1, 2, 3), mg.ones(2, 2)), ValueError, "3-D weight"),
+    (lambda: F.embedding_bag(mg.tensor([0, 1]), mg.ones(3, 2)), ValueError, "offsets"),
+    (lambda: F.embedding_bag(mg.tensor([[0, 1]]), mg.ones(3, 2), mg.tensor([0])), ValueError, "offsets must be None"),
+    (lambda: F.embedding_bag(mg.tensor([0, 1]), mg.ones(3, 2), mg.tensor([1])), ValueError, "start at 0"),
+    (lambda: F.embedding_bag(mg.tensor([0, 1]), mg.ones(3, 2), mg.tensor([0]), mode="min"), ValueError, "mode"),
+    (lambda: F.embedding_bag(mg.tensor([0, 1]), mg.ones(3, 2), mg.tensor([0]), per_sample_weights=mg.ones(2)),
+     ValueError, "mode='sum'"),
     (lambda: F.interpolate(mg.ones(1, 1, 4), size=3, mode="nearest", align_corners=True), ValueError, "align_corners"),
     (lambda: F.interpolate(mg.ones(1, 1, 4), size=3, scale_factor=2), ValueError, "exactly one"),
     (lambda: F.interpolate(mg.ones(1, 1, 4), mode="cubic", size=3), ValueError, "mode must be"),

@@ -50,7 +50,7 @@ from .containers import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d
 from .distance import CosineSimilarity, PairwiseDistance, PixelShuffle, PixelUnshuffle
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d
-from .embedding import Embedding
+from .embedding import Embedding, EmbeddingBag
 from .flatten import Flatten, Unflatten
 from .linear import Identity, Linear
 from .loss import (
@@ -97,5 +97,5 @@ __all__ = [
     "SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss", "TripletMarginLoss",
     "TripletMarginWithDistanceLoss", "PoissonNLLLoss", "GaussianNLLLoss", "Upsample", "UpsamplingNearest2d",
     "UpsamplingBilinear2d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "MaxUnpool1d", "MaxUnpool2d", "Fold", "Unfold",
-    "LocalResponseNorm", "InstanceNorm1d", "InstanceNorm2d", "ConvTranspose1d",
+    "LocalResponseNorm", "InstanceNorm1d", "InstanceNorm2d", "ConvTranspose1d", "EmbeddingBag",
 ]

@@ -1,4 +1,4 @@
-"""``Embedding``: a table of vectors looked up by integer id (``N(0, 1)`` initial rows)."""
+"""``Embedding`` and ``EmbeddingBag``: a table of vectors looked up by integer id (``N(0, 1)`` initial rows)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from . import init
 from .module import Module, _empty
 
 __all__ = [
-    "Embedding",
+    "Embedding", "EmbeddingBag",
 ]
 
 
@@ -55,3 +55,36 @@ class Embedding(Module):
         if self.max_norm is not None:
             s += f", max_norm={self.max_norm}"
         return s
+
+
+class EmbeddingBag(Module):
+    """Sums, means or maxima of bags of embedding rows: ``EmbeddingBag(n, dim)(ids, offsets)``
+    (``F.embedding_bag``; a 2-D ``ids`` is one bag per row)."""
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, max_norm: float | None = None,
+                 norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+                 include_last_offset: bool = False, padding_idx: int | None = None, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        if scale_grad_by_freq:
+            raise ValueError("EmbeddingBag: scale_grad_by_freq is not supported")
+        if mode not in ("sum", "mean", "max"):
+            raise ValueError(f"EmbeddingBag: mode must be 'sum', 'mean' or 'max', got {mode!r}")
+        self.num_embeddings, self.embedding_dim = int(num_embeddings), int(embedding_dim)
+        self.max_norm, self.norm_type, self.mode = max_norm, float(norm_type), mode
+        self.include_last_offset, self.padding_idx = include_last_offset, padding_idx
+        self.weight = _empty(num_embeddings, embedding_dim, dtype=dtype, device=device)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx] = 0.0
+
+    def forward(self, ids: Tensor, offsets: Tensor | None = None, per_sample_weights: Tensor | None = None) -> Tensor:
+        return F.embedding_bag(ids, self.weight, offsets, self.max_norm, self.norm_type, False, self.mode, False,
+                               per_sample_weights, self.include_last_offset, self.padding_idx)
+
+    def extra_repr(self) -> str:
+        return f"{self.num_embeddings}, {self.embedding_dim}, mode={self.mode!r}"

@@ -343,8 +343,22 @@ def block_cases() -> None:
          ["@x", "@w"], {"groups": 2, "dilation": 2})
 
 
+def embedding_bag_cases() -> None:
+    w = randn(10, 3)
+    ids, off = np.array([1, 2, 4, 5, 4, 3, 2, 9, 0]), np.array([0, 2, 2, 5])
+    for mode in ("sum", "mean", "max"):
+        for pad in (None, 2):
+            case(f"embedding_bag_{mode}_{pad}", "F", "embedding_bag", {"i": ids, "w": w, "o": off},
+                 ["@i", "@w", "@o"], {"mode": mode, "padding_idx": pad})
+        case(f"embedding_bag_2d_{mode}", "F", "embedding_bag", {"i": ids[:8].reshape(2, 4), "w": w}, ["@i", "@w"],
+             {"mode": mode})
+    case("embedding_bag_weights_last_offset", "F", "embedding_bag",
+         {"i": ids, "w": w, "o": np.array([0, 2, 2, 5, 9]), "p": randn(9)}, ["@i", "@w", "@o"],
+         {"mode": "sum", "per_sample_weights": "@p", "include_last_offset": True})
+
+
 CASE_GROUPS = [pooling_cases, conv_same_cases, activation_cases, distance_cases, margin_loss_cases,
-               interpolate_cases, linalg_cases, block_cases]
+               interpolate_cases, linalg_cases, block_cases, embedding_bag_cases]
 
 
 def main() -> None:

@@ -17,6 +17,7 @@ lives in a module of its own:
 ``normalization``      ``layer_norm``, ``batch_norm``, ``group_norm``, ``rms_norm``
 ``dropout``            ``dropout``, ``dropout1d``/``2d``/``3d``, ``alpha_dropout``
 ``embedding``          ``embedding``, ``one_hot``
+``embedding_bag``      ``embedding_bag``
 ``distance``           ``normalize``, ``cosine_similarity``, ``cdist``, ...
 ``pixel_shuffle``      ``pixel_shuffle``, ``pixel_unshuffle``
 ``interpolation``      ``interpolate`` (nearest, linear, bicubic, area, ...)
@@ -39,6 +40,7 @@ from .conv import *  # noqa: F403
 from .distance import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .embedding import *  # noqa: F403
+from .embedding_bag import *  # noqa: F403
 from .fold import *  # noqa: F403
 from .inputs import _check_input_dtype  # noqa: F401  (the layers in nn/ check their inputs with it)
 from .interpolation import *  # noqa: F403
@@ -65,5 +67,5 @@ __all__ = [
     "multi_margin_loss", "multilabel_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
     "poisson_nll_loss", "gaussian_nll_loss", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
     "adaptive_avg_pool1d", "adaptive_max_pool1d", "max_unpool1d", "max_unpool2d", "unfold", "fold",
-    "instance_norm", "local_response_norm", "conv_transpose1d",
+    "instance_norm", "local_response_norm", "conv_transpose1d", "embedding_bag",
 ]

@@ -1,0 +1,81 @@
+"""``embedding_bag``: the sum, mean or max of bags of embedding rows, without materializing
+the bags (PyTorch's ``F.embedding_bag``).
+
+The rows are looked up with ``embedding`` and reduced per bag: ``sum``/``mean`` as one
+``index_add`` of the (weighted) rows into their bags, ``max`` bag by bag.  Bags are the
+rows of a 2-D ``input``, or the runs of a 1-D ``input`` that ``offsets`` start.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import functional as mf
+from ...backend import host_numpy as np
+from ...functional import _tensor
+from ...tensor import Tensor
+from .embedding import embedding
+
+__all__ = [
+    "embedding_bag",
+]
+
+
+def _bags(name: str, ids: Tensor, offsets: Any, include_last_offset: bool) -> tuple[Tensor, Any, int]:
+    """The flat ids, per id its bag number (host), and the number of bags."""
+    if ids.ndim == 2:
+        if offsets is not None:
+            raise ValueError(f"{name}: offsets must be None for a 2-D input (each row is a bag)")
+        b, n = ids.shape
+        return mf.reshape(ids, (-1,)), np.repeat(np.arange(b), n), b
+    if ids.ndim != 1 or offsets is None:
+        raise ValueError(f"{name}: expected a 2-D input, or a 1-D input with offsets; got shape {ids.shape}")
+    off = np.asarray(ids.device.xp.to_host(_tensor(offsets, ids)._data), dtype=np.int64).reshape(-1)
+    ends = off[1:] if include_last_offset else np.append(off[1:], ids.shape[0])
+    starts = off[:-1] if include_last_offset else off
+    if starts.size and (starts[0] != 0 or (np.diff(off) < 0).any() or ends[-1] > ids.shape[0]):
+        raise ValueError(f"{name}: offsets must start at 0 and not decrease past the input's length, "
+                         f"got {off.tolist()}")
+    return ids, np.repeat(np.arange(starts.size), ends - starts), int(starts.size)
+
+
+def embedding_bag(input: Any, weight: Any, offsets: Any = None, max_norm: float | None = None,
+                  norm_type: float = 2, scale_grad_by_freq: bool = False, mode: str = "mean",
+                  sparse: bool = False, per_sample_weights: Any = None, include_last_offset: bool = False,
+                  padding_idx: int | None = None) -> Tensor:
+    """Per bag, the ``mode`` (``"sum"``, ``"mean"`` or ``"max"``) of ``weight``'s rows at its ids:
+    (bags, dim).  ``per_sample_weights`` scales each row (``"sum"`` only); ids equal to
+    ``padding_idx`` are left out of their bag (and of its mean's count); an empty bag is zeros.
+    ``sparse`` is accepted (the gradient is dense here)."""
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"embedding_bag: mode must be 'sum', 'mean' or 'max', got {mode!r}")
+    if scale_grad_by_freq:
+        raise ValueError("embedding_bag: scale_grad_by_freq is not supported")
+    if per_sample_weights is not None and mode != "sum":
+        raise ValueError("embedding_bag: per_sample_weights needs mode='sum'")
+    w = _tensor(weight)
+    ids, bag_of, n_bags = _bags("embedding_bag", _tensor(input, w), offsets, include_last_offset)
+    rows = embedding(ids, w, None, max_norm, norm_type)
+    keep = np.ones(bag_of.shape, dtype=bool)
+    if padding_idx is not None:
+        keep = np.asarray(ids.device.xp.to_host(ids._data)) != padding_idx % w.shape[0]
+    xp = w.device.xp
+    if per_sample_weights is not None:
+        psw = _tensor(per_sample_weights, w)
+        if psw.shape != tuple(_tensor(input, w).shape):
+            raise ValueError(f"embedding_bag: per_sample_weights must have the input's shape, got {psw.shape}")
+        rows = rows * mf.reshape(psw, (-1, 1))
+    if mode == "max":
+        bags = []
+        for b in range(n_bags):
+            members = np.flatnonzero((bag_of == b) & keep).tolist()
+            bags.append(mf.max(mf.take(rows, members, axis=0), axis=0) if members
+                        else mf.sum(rows[:0], axis=0))
+        return mf.stack(bags) if bags else mf.reshape(rows[:0], (0, w.shape[1]))
+    scale = keep.astype(w.dtype)
+    if mode == "mean":
+        counts = np.bincount(bag_of[keep], minlength=n_bags)
+        scale = scale / np.maximum(counts, 1)[bag_of]
+    scaled = rows * Tensor.constant(xp.asarray(scale.astype(w.dtype).reshape(-1, 1)), w.device)
+    where = Tensor.constant(xp.asarray(bag_of), w.device)
+    return mf.index_add((n_bags, w.shape[1]), (where,), scaled)
