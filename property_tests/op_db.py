@@ -1256,6 +1256,7 @@ SPECS: list[OpSpec] = [
     _spec("Qr", or_complex(qr_sampler), broadcast_views=False, out_dtype=_promoted),
     _spec("Pinv", pinv_sampler, broadcast_views=False),
     _spec("MatrixExp", matrix_exp_sampler, broadcast_views=False),
+    _spec("LuFactor", square_sampler("LuFactor"), broadcast_views=False),
     _spec("VectorNorm", vector_norm_sampler),
     # complex numbers and Fourier transforms: complex samples (float32 draws complex64)
     _spec("Real", complex_unary("Real"), out_dtype=_real_of),

@@ -47,6 +47,10 @@ CALLS = {
     "householder_product": lambda x: L.householder_product(x[0], x[1, 0, :2]),
     "householder_product_batched": lambda x: L.householder_product(x, x[:, 1] * 0.5),
     "matrix_exp": lambda x: L.matrix_exp(x * 0.7),
+    "lu_factor": lambda x: L.lu_factor(x).LU,
+    "lu_L_U": lambda x: L.lu(x).L * 2 + L.lu(x).U,
+    "lu_solve": lambda x: L.lu_solve(*L.lu_factor(x[0]), x[1]),
+    "lu_solve_adjoint_right": lambda x: L.lu_solve(*L.lu_factor(x[0]), x[1], left=False, adjoint=True),
 }
 
 
@@ -131,7 +135,23 @@ def test_multi_dot_picks_the_cheap_order_and_keeps_vectors():
     (lambda: L.matrix_exp(mg.ones(2, 3)), ValueError, "square"),
     (lambda: L.matrix_exp(mg.ones(2, 2, dtype="int64")), TypeError, "floating"),
     (lambda: L.cholesky_inverse(mg.ones(2, 3)), ValueError, "square"),
+    (lambda: L.lu_factor(mg.ones(2, 3)), ValueError, "square"),
+    (lambda: L.lu_factor(mg.eye(2), pivot=False), ValueError, "pivot=False"),
+    (lambda: L.lu_solve(mg.eye(2), mg.tensor([1, 2, 3]), mg.ones(2, 1)), ValueError, "do not fit"),
+    (lambda: L.lu_solve(mg.eye(2), mg.tensor([1, 5]), mg.ones(2, 1)), ValueError, "pivots must be"),
 ])
+
 def test_bad_arguments_are_clear_errors(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_lu_reconstructs_and_pivots_like_lapack():
+    a = mg.tensor(RNG.standard_normal((3, 5, 5)))
+    p, low, up = L.lu(a)
+    np.testing.assert_allclose((p @ low @ up).numpy(), a.numpy(), atol=1e-13)
+    assert np.all(np.abs(np.tril(low.numpy(), -1)) <= 1)  # partial pivoting: multipliers at most 1
+    _, piv = L.lu_factor(a)
+    assert piv.dtype == np.int32 and piv.shape == (3, 5)
+    x = L.lu_solve(*L.lu_factor(a), mg.ones(3, 5, 2, dtype="float64"))
+    np.testing.assert_allclose((a @ x).numpy(), 1.0, atol=1e-12)

@@ -11,9 +11,10 @@ public address beside NumPy's names.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..backend import host_numpy
+from ..ops import lu as _lu
 from ..ops import matrix_exp as _expm
 from ..tape import apply
 from ..tensor import Tensor
@@ -23,7 +24,8 @@ from .arguments import as_tensor, normalize_axis
 from .complex_numbers import conj
 
 __all__ = ["vector_norm", "matrix_norm", "multi_dot", "vecdot", "cond", "matrix_rank", "cholesky_solve",
-           "cholesky_inverse", "tensorsolve", "tensorinv", "householder_product", "matrix_exp"]
+           "cholesky_inverse", "tensorsolve", "tensorinv", "householder_product", "matrix_exp", "lu_factor", "lu",
+           "lu_solve"]
 
 
 def vector_norm(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,  # noqa: A002
@@ -232,3 +234,107 @@ def matrix_exp(a: Any) -> Tensor:
     one_norm = float(xp.scalar(xp.max(xp.sum(xp.abs(a._data), axis=-2)))) if a.size else 0.0
     return apply(_expm.MatrixExp(squarings=_expm.squarings(one_norm)), a)
 
+
+
+class LUFactorResult(NamedTuple):
+    LU: Tensor
+    pivots: Tensor
+
+
+class LUResult(NamedTuple):
+    P: Tensor
+    L: Tensor
+    U: Tensor
+
+
+def _lu_packed(name: str, a: Any, pivot: bool) -> Tensor:
+    a = as_tensor(a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"linalg.{name}: expected square matrices (non-square LU is not supported), got {a.shape}")
+    if a.dtype.kind != "f":
+        raise TypeError(f"linalg.{name}: expected a real floating input, got {a.dtype}")
+    if not pivot:
+        raise ValueError(f"linalg.{name}: pivot=False is not supported (PyTorch offers it on CUDA only)")
+    return apply(_lu.LuFactor(), a)
+
+
+def _perm_of(packed: Tensor) -> Any:
+    """The permutation row of the packed factorization as host integers (..., n)."""
+    xp = packed.device.xp
+    return host_numpy.asarray(xp.to_host(packed._data[..., -1, :])).astype(host_numpy.int64)
+
+
+def lu_factor(a: Any, *, pivot: bool = True) -> LUFactorResult:
+    """``(LU, pivots)``: ``L`` (unit diagonal implied) and ``U`` packed in one matrix, and LAPACK's
+    1-based row swaps (int32: row ``i`` was swapped with row ``pivots[i] - 1``, in order) -- PyTorch's
+    ``linalg.lu_factor``.  Partial pivoting; the derivative needs a non-singular ``a``."""
+    packed = _lu_packed("lu_factor", a, pivot)
+    n = packed.shape[-1]
+    perm = _perm_of(packed)
+    flat = perm.reshape(-1, n)
+    pivots = host_numpy.zeros(flat.shape, dtype=host_numpy.int32)
+    for b, target in enumerate(flat):  # replay the swaps that turned arange(n) into perm
+        order = list(range(n))
+        for k in range(n):
+            j = order.index(int(target[k]))
+            order[k], order[j] = order[j], order[k]
+            pivots[b, k] = j + 1
+    xp = packed.device.xp
+    return LUFactorResult(packed[..., :n, :],
+                          Tensor.constant(xp.asarray(pivots.reshape(perm.shape)), packed.device))
+
+
+def lu(a: Any, *, pivot: bool = True) -> LUResult:
+    """``(P, L, U)`` with ``a = P @ L @ U``: a permutation matrix, unit lower and upper triangular
+    factors (PyTorch's ``linalg.lu``)."""
+    packed = _lu_packed("lu", a, pivot)
+    n = packed.shape[-1]
+    lu_ = packed[..., :n, :]
+    perm = _perm_of(packed)
+    p = (host_numpy.arange(n)[:, None] == perm[..., None, :]).astype(packed.dtype)  # P[perm[i], i] = 1
+    xp = packed.device.xp
+    ident = mf.eye(n, dtype=packed.dtype, device=packed.device)
+    return LUResult(Tensor.constant(xp.asarray(p), packed.device), mf.tril(lu_, -1) + ident, mf.triu(lu_))
+
+
+def _perm_from_pivots(pivots: Tensor) -> Any:
+    piv = host_numpy.asarray(pivots.device.xp.to_host(pivots._data)).astype(host_numpy.int64)
+    n = piv.shape[-1]
+    flat = piv.reshape(-1, n)
+    perm = host_numpy.zeros(flat.shape, dtype=host_numpy.int64)
+    for b, swaps in enumerate(flat):
+        order = list(range(n))
+        for k, j in enumerate(swaps):
+            if not 1 <= j <= n:
+                raise ValueError(f"linalg.lu_solve: pivots must be in [1, {n}], got {int(j)}")
+            order[k], order[j - 1] = order[j - 1], order[k]
+        perm[b] = order
+    return perm.reshape(piv.shape)
+
+
+def lu_solve(LU: Any, pivots: Any, b: Any, *, left: bool = True, adjoint: bool = False) -> Tensor:  # noqa: N803
+    """``X`` with ``A X = B`` (``X A = B`` for ``left=False``; ``A^T`` for ``adjoint=True``) from
+    ``lu_factor``'s ``(LU, pivots)``: two triangular solves and the row permutation, each
+    differentiable (in ``LU`` and ``B``)."""
+    lu_ = as_tensor(LU)
+    b = as_tensor(b, lu_)
+    piv = as_tensor(pivots, lu_)
+    if lu_.ndim < 2 or lu_.shape[-1] != lu_.shape[-2] or piv.shape != lu_.shape[:-1]:
+        raise ValueError(f"linalg.lu_solve: LU {lu_.shape} and pivots {piv.shape} do not fit")
+    if not left:  # X A = B  <=>  A^T X^T = B^T
+        return mf.swapaxes(lu_solve(lu_, piv, mf.swapaxes(b, -1, -2), adjoint=not adjoint), -1, -2)
+    perm = _perm_from_pivots(piv)
+    xp = lu_.device.xp
+    if not adjoint:  # A = P L U: X = U^-1 L^-1 P^T B, and P^T B = B[perm]
+        rows = Tensor.constant(xp.asarray(host_numpy.broadcast_to(perm[..., None], perm.shape + (b.shape[-1],))),
+                               lu_.device)
+        y = _la.solve_triangular(lu_, mf.take_along_axis(mf.broadcast_to(b, perm.shape[:-1] + b.shape[-2:]), rows,
+                                                         axis=-2), lower=True, unit_diagonal=True)
+        return _la.solve_triangular(lu_, y, lower=False)
+    # A^T = U^T L^T P^T: X = P L^-T U^-T B, and (P Y)[perm] = Y
+    y = _la.solve_triangular(lu_, b, trans=1, lower=False)
+    y = _la.solve_triangular(lu_, y, trans=1, lower=True, unit_diagonal=True)
+    inverse = host_numpy.argsort(perm, axis=-1)
+    rows = Tensor.constant(xp.asarray(host_numpy.broadcast_to(inverse[..., None], inverse.shape + (y.shape[-1],))),
+                           lu_.device)
+    return mf.take_along_axis(y, rows, axis=-2)

@@ -16,6 +16,7 @@ from . import (  # noqa: F401
     indexing,
     linalg,
     loss,
+    lu,
     matrix,
     matrix_exp,
     norm,

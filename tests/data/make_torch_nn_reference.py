@@ -307,6 +307,14 @@ def linalg_cases() -> None:
     for scale in (0.1, 1.0, 4.0):
         case(f"matrix_exp_{scale}", "linalg", "matrix_exp", {"a": randn(2, 3, 3) * scale}, ["@a"])
     case("matrix_exp_nilpotent", "linalg", "matrix_exp", {"a": np.triu(randn(4, 4), 1)}, ["@a"])
+    case("lu_factor", "linalg", "lu_factor", {"a": a}, ["@a"])
+    case("lu", "linalg", "lu", {"a": a}, ["@a"])
+    lu_, piv = torch.linalg.lu_factor(torch.tensor(a))
+    for left in (True, False):
+        for adjoint in (False, True):
+            rhs = b if left else randn(2, 3, 4)
+            case(f"lu_solve_{left}_{adjoint}", "linalg", "lu_solve", {"f": lu_.numpy(), "p": piv.numpy(), "b": rhs},
+                 ["@f", "@p", "@b"], {"left": left, "adjoint": adjoint})
 
 
 def block_cases() -> None:
