@@ -23,6 +23,9 @@ def _const(x, values):
 SIGNS = np.array([[1, -1, 1, 1, -1], [-1, -1, 1, -1, 1], [1, 1, -1, 1, -1], [-1, 1, 1, -1, 1]])
 LABELS = np.array([[3, 0, -1, 1, 1], [1, 2, 3, -1, 0], [-1, 0, 0, 0, 0], [0, 1, 2, 3, 4]])
 
+GRID_IMAGE = np.arange(20.0).reshape(1, 1, 4, 5) ** 1.5 / 10
+GRID_POINTS = np.array([[[[0.13, -0.71], [1.31, 0.22]], [[-1.47, 0.93], [0.52, 1.77]]]])  # some outside [-1, 1]
+
 # every call takes one (4, 5) tensor
 CALLS = {
     "softmin": lambda x: F.softmin(x, dim=1),
@@ -78,6 +81,11 @@ CALLS = {
                                                             mode="sum", per_sample_weights=x[:2, :2] * 0.5),
     "embedding_bag_max": lambda x: F.embedding_bag(mg.tensor([0, 3, 1, 2], device=x.device), x,
                                                    mg.tensor([0, 3], device=x.device), mode="max"),
+    "affine_grid": lambda x: F.affine_grid(mg.reshape(x[:, :3][:2], (1, 2, 3)), (1, 1, 3, 4)),
+    "grid_sample_bilinear_grid": lambda x: F.grid_sample(mg.reshape(x, (1, 1, 4, 5)) * 0 + _const(x, GRID_IMAGE),
+                                                         mg.reshape(x[:, :4] * 0.37, (1, 2, 4, 2))),
+    "grid_sample_reflection": lambda x: F.grid_sample(mg.reshape(x, (1, 1, 4, 5)), _const(x, GRID_POINTS),
+                                                      padding_mode="reflection", align_corners=True),
     "conv_transpose1d": lambda x: F.conv_transpose1d(x[None], mg.reshape(x[:, :4] * 0.5, (4, 2, 2)), stride=2),
 }
 
@@ -240,6 +248,10 @@ def test_layers_call_their_functions():
     (lambda: F.local_response_norm(mg.ones(2, 3), 2), ValueError, "spatial"),
     (lambda: F.conv_transpose1d(mg.ones(1, 2, 3), mg.ones(2, 2)), ValueError, "3-D weight"),
     (lambda: F.embedding_bag(mg.tensor([0, 1]), mg.ones(3, 2)), ValueError, "offsets"),
+    (lambda: F.grid_sample(mg.ones(1, 1, 2, 2), mg.zeros(1, 2, 2, 2), mode="bicubic"), ValueError, "bicubic"),
+    (lambda: F.grid_sample(mg.ones(1, 1, 2, 2), mg.zeros(1, 2, 2, 2), padding_mode="wrap"), ValueError, "padding"),
+    (lambda: F.grid_sample(mg.ones(1, 1, 2, 2, 2), mg.zeros(1, 2, 2, 2, 3)), ValueError, "5-D"),
+    (lambda: F.affine_grid(mg.ones(1, 2, 3), (1, 1, 2, 2, 2)), ValueError, "theta"),
     (lambda: F.embedding_bag(mg.tensor([[0, 1]]), mg.ones(3, 2), mg.tensor([0])), ValueError, "offsets must be None"),
     (lambda: F.embedding_bag(mg.tensor([0, 1]), mg.ones(3, 2), mg.tensor([1])), ValueError, "start at 0"),
     (lambda: F.embedding_bag(mg.tensor([0, 1]), mg.ones(3, 2), mg.tensor([0]), mode="min"), ValueError, "mode"),

@@ -365,8 +365,22 @@ def embedding_bag_cases() -> None:
          {"mode": "sum", "per_sample_weights": "@p", "include_last_offset": True})
 
 
+def grid_cases() -> None:
+    theta, theta3 = randn(2, 2, 3), randn(2, 3, 4)
+    x, grid = randn(2, 3, 5, 6), rng.uniform(-1.6, 1.6, (2, 4, 7, 2))
+    for ac in (False, True):
+        case(f"affine_grid_2d_{ac}", "F", "affine_grid", {"t": theta}, ["@t", [2, 3, 4, 5]], {"align_corners": ac})
+        case(f"affine_grid_3d_{ac}", "F", "affine_grid", {"t": theta3}, ["@t", [2, 3, 2, 4, 5]],
+             {"align_corners": ac})
+        for pm in ("zeros", "border", "reflection"):
+            case(f"grid_sample_bilinear_{pm}_{ac}", "F", "grid_sample", {"x": x, "g": grid}, ["@x", "@g"],
+                 {"mode": "bilinear", "padding_mode": pm, "align_corners": ac})
+            case(f"grid_sample_nearest_{pm}_{ac}", "F", "grid_sample", {"x": x, "g": grid}, ["@x", "@g"],
+                 {"mode": "nearest", "padding_mode": pm, "align_corners": ac}, grad=("x",))
+
+
 CASE_GROUPS = [pooling_cases, conv_same_cases, activation_cases, distance_cases, margin_loss_cases,
-               interpolate_cases, linalg_cases, block_cases, embedding_bag_cases]
+               interpolate_cases, linalg_cases, block_cases, embedding_bag_cases, grid_cases]
 
 
 def main() -> None:

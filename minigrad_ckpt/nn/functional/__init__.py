@@ -22,6 +22,7 @@ lives in a module of its own:
 ``pixel_shuffle``      ``pixel_shuffle``, ``pixel_unshuffle``
 ``interpolation``      ``interpolate`` (nearest, linear, bicubic, area, ...)
 ``fold``               ``unfold`` (im2col), ``fold`` (col2im)
+``grid_sample``        ``affine_grid``, ``grid_sample`` (spatial transformers)
 ``padding``            ``pad``
 ``attention``          ``scaled_dot_product_attention``
 ``loss``               ``cross_entropy``, ``mse_loss``, ``kl_div``, ...
@@ -42,6 +43,7 @@ from .dropout import *  # noqa: F403
 from .embedding import *  # noqa: F403
 from .embedding_bag import *  # noqa: F403
 from .fold import *  # noqa: F403
+from .grid_sample import *  # noqa: F403
 from .inputs import _check_input_dtype  # noqa: F401  (the layers in nn/ check their inputs with it)
 from .interpolation import *  # noqa: F403
 from .likelihood_losses import *  # noqa: F403
@@ -67,5 +69,5 @@ __all__ = [
     "multi_margin_loss", "multilabel_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
     "poisson_nll_loss", "gaussian_nll_loss", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
     "adaptive_avg_pool1d", "adaptive_max_pool1d", "max_unpool1d", "max_unpool2d", "unfold", "fold",
-    "instance_norm", "local_response_norm", "conv_transpose1d", "embedding_bag",
+    "instance_norm", "local_response_norm", "conv_transpose1d", "embedding_bag", "affine_grid", "grid_sample",
 ]
