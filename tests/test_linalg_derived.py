@@ -155,3 +155,23 @@ def test_lu_reconstructs_and_pivots_like_lapack():
     assert piv.dtype == np.int32 and piv.shape == (3, 5)
     x = L.lu_solve(*L.lu_factor(a), mg.ones(3, 5, 2, dtype="float64"))
     np.testing.assert_allclose((a @ x).numpy(), 1.0, atol=1e-12)
+
+
+def test_batched_lstsq_solves_each_matrix_like_numpy():
+    a, b = RNG.standard_normal((2, 3, 5, 3)), RNG.standard_normal((2, 3, 5, 2))
+    r = L.lstsq(mg.tensor(a), mg.tensor(b))
+    for i in np.ndindex(2, 3):
+        x, res, rank, s = np.linalg.lstsq(a[i], b[i], rcond=None)
+        np.testing.assert_allclose(r.solution.numpy()[i], x, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(r.residuals.numpy()[i], res, rtol=1e-12)
+        assert r.rank.numpy()[i] == rank
+        np.testing.assert_allclose(r.singular_values.numpy()[i], s, rtol=1e-12)
+    assert L.lstsq(mg.tensor(a), mg.tensor(b[..., 0])).solution.shape == (2, 3, 3)
+    low = a.copy()
+    low[0, 0] = low[0, 0][:, :1] @ RNG.standard_normal((1, 3))  # one rank-1 matrix: no residuals, its rank 1
+    r = L.lstsq(mg.tensor(low), mg.tensor(b))
+    assert r.residuals.shape == (0,) and r.rank.numpy()[0, 0] == 1
+    x, y = mg.tensor(a[0], requires_grad=True), mg.tensor(b[0], requires_grad=True)
+    assert gradcheck(lambda p, q: L.lstsq(p, q).solution, [x, y], modes=("rev", "fwd"))
+    with pytest.raises(ValueError, match="does not match"):
+        L.lstsq(mg.tensor(a), mg.ones(2, 3, 4, 2, dtype="float64"))

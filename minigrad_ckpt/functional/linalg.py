@@ -390,16 +390,20 @@ def matrix_power(a: Any, n: int) -> Tensor:
 
 
 def lstsq(a: Any, b: Any, rcond: Any = None) -> LstsqResult:
-    """The least-squares solution of ``a @ x ~= b`` (``a`` 2-D, as NumPy), from the pseudo-inverse.
+    """The least-squares solution of ``a @ x ~= b``, from the pseudo-inverse.
 
     Returns ``(x, residuals, rank, s)`` like NumPy: residuals (squared
     2-norms of ``b - a @ x`` per column) only when ``rank == N < M``, else an
     empty tensor; ``rank`` an int64 0-d tensor; ``s`` the singular values.
+    A stack of matrices ``a`` (..., M, N) is PyTorch's batched ``lstsq``:
+    ``b`` (..., M, K) (or (..., M)), broadcast, and ``rank`` and ``s`` per matrix.
     """
     a = as_tensor(a)
     _real_only("lstsq", a)
+    if a.ndim > 2:
+        return _lstsq_batched(a, as_tensor(b, a), rcond)
     if a.ndim != 2:
-        raise ValueError(f"linalg.lstsq: a must be 2-D (as in NumPy), got shape {a.shape}")
+        raise ValueError(f"linalg.lstsq: a must be a matrix or a stack of them, got shape {a.shape}")
     b = as_tensor(b, a)
     m, n = a.shape
     if b.ndim not in (1, 2) or b.shape[0] != m:
@@ -419,6 +423,30 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> LstsqResult:
     else:
         res = Tensor._wrap(xp.zeros((0,), dtype=x.dtype), None, a.device)
     return LstsqResult(x, res, Tensor._wrap(xp.asarray(host_numpy.int64(rank)), None, a.device), s)
+
+
+def _lstsq_batched(a: Tensor, b: Tensor, rcond: Any) -> LstsqResult:
+    """``lstsq`` of a stack: each matrix's pseudo-inverse times its columns; residuals when every
+    matrix has full column rank ``N < M``."""
+    m, n = a.shape[-2:]
+    vector = b.ndim == a.ndim - 1
+    if vector:
+        b = mf.expand_dims(b, -1)
+    if b.ndim != a.ndim or b.shape[-2] != m:
+        raise ValueError(f"linalg.lstsq: b of shape {b.shape} does not match a of shape {a.shape}")
+    tol = _default_rtol(a) if rcond is None else float(rcond)
+    x = matmul(apply(_mx.Pinv(rcond=tol), a), b)
+    s = svd(a, compute_uv=False)
+    xp = a.device.xp
+    sd = s._data
+    largest = xp.max(sd, axis=-1, keepdims=True) if n and m else sd
+    rank = xp.sum(sd > tol * largest, axis=-1).astype(host_numpy.int64)
+    if m > n and bool(xp.scalar(xp.all(rank == n))):
+        diff = matmul(a, x) - b
+        res = mf.sum(diff * diff, axis=-2)
+    else:
+        res = Tensor._wrap(xp.zeros((0,), dtype=x.dtype), None, a.device)
+    return LstsqResult(squeeze(x, -1) if vector else x, res, Tensor._wrap(rank, None, a.device), s)
 
 
 def solve_triangular(a: Any, b: Any, trans: Any = 0, lower: bool = False,
