@@ -45,6 +45,7 @@ from .functional.special_extended import (  # noqa: F401
     ndtr,
     ndtri,
     sinc,
+    zeta,
 )
 from .functional.torch_idioms import with_dim  # noqa: E402
 

@@ -980,6 +980,14 @@ def matrix_exp_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) ->
     return Sample(registry["MatrixExp"](squarings=s), (a,), (_float(dtype),))
 
 
+def zeta_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """``x`` in [1.5, 6] (no derivative), ``q`` in [0.3, 5]; forward checks also at q's poles."""
+    shape = _shape(draw, max_size)
+    x = _arr(draw, shape, dtype, Dom(1.5, 6.0))
+    q = _arr(draw, shape, dtype, Dom(0.3, 5.0) if grad else Dom(-1.0, 5.0, specials=(0.0, -1.0, 1.0)))
+    return Sample(registry["Zeta"](), (x, q), (False, _float(dtype)))
+
+
 def solve_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
     """``b`` is a stack of columns (``linalg.solve`` makes a vector a column); batch axes broadcast."""
     a = well_conditioned(draw, dtype, max_size, grad)
@@ -1282,6 +1290,7 @@ SPECS: list[OpSpec] = [
     _spec("Logit", unary(R["Logit"], Dom(0.05, 0.95), Dom(-0.2, 1.2, specials=(0.0, 1.0, 0.5, 0.25)))),
     _spec("Erfcx", unary(R["Erfcx"], Dom(-3.0, 40.0), Dom(-27.0, 60.0, specials=(0.0, 1.0, 8.0, 27.0, -26.7)))),
     _spec("I0e", unary(R["I0e"], Dom(-40.0, 40.0), Dom(-50.0, 50.0, specials=(0.0, -0.0, 30.0, -30.0)))),
+    _spec("Zeta", zeta_sampler),
     _spec("I1e", unary(R["I1e"], Dom(-40.0, 40.0), Dom(-50.0, 50.0, specials=(0.0, -0.0, 30.0, -30.0)))),
     _spec("Xlogy", binary(R["Xlogy"], doms=(REAL, POSITIVE), fwd_doms=(WIDE, NONNEG_FWD))),
     _spec("Xlog1py", binary(R["Xlog1py"], doms=(REAL, Dom(-0.8, 5.0)),

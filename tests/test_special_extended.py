@@ -111,3 +111,23 @@ def test_multigammaln_refuses_a_too_small_argument():
         S.multigammaln(mg.tensor([0.9, 3.0]), 3)
     with pytest.raises(ValueError, match="positive int"):
         S.multigammaln(mg.tensor([3.0]), 0)
+
+
+def test_zeta_matches_scipy_and_differentiates_in_q():
+    x = np.array([1.01, 1.5, 2.0, 3.7, 10.0, 55.0])[:, None]
+    q = np.array([1e-3, 0.3, 1.0, 2.5, 40.0, 1e4])[None, :]
+    np.testing.assert_allclose(S.zeta(mg.tensor(x), mg.tensor(q)).numpy(), sp.zeta(x, q), rtol=1e-13)
+    np.testing.assert_allclose(S.zeta(mg.tensor([2.0, 4.0], dtype="float64")).numpy(), [np.pi ** 2 / 6, np.pi ** 4 / 90],
+                               rtol=1e-15)
+    qt = mg.tensor([0.4, 1.3, 7.0], dtype="float64", requires_grad=True)
+    s = mg.tensor([1.5, 2.5, 4.0], dtype="float64")
+    assert gradcheck(lambda t: S.zeta(s, t), qt, modes=("rev", "fwd"))
+    assert gradgradcheck(lambda t: S.zeta(s, t), qt)
+    (g,) = mg.grad(S.zeta(s, qt).sum(), [qt])
+    np.testing.assert_allclose(g.numpy(), -s.numpy() * sp.zeta(s.numpy() + 1, qt.numpy()), rtol=1e-13)
+    edges = S.zeta(mg.tensor([1.0, 0.5, 2.0, 2.0]), mg.tensor([1.0, 1.0, 0.0, -2.0])).numpy()
+    np.testing.assert_array_equal(edges, [np.inf, np.nan, np.inf, np.inf])
+    with pytest.raises(ValueError, match="derivative in x"):
+        S.zeta(mg.tensor([2.0], requires_grad=True), 1.0)
+    x32 = S.zeta(mg.tensor([2.0], dtype="float32"), mg.tensor([1.0], dtype="float32"))
+    assert x32.dtype == np.float32

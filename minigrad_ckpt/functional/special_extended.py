@@ -17,13 +17,14 @@ from typing import Any
 
 from ..backend import host_numpy
 from ..ops import scaled_special as _ss
+from ..ops import zeta as _zeta
 from ..tape import apply
 from ..tensor import Tensor
 from . import math as mf
-from .arguments import as_tensor
+from .arguments import as_tensor, binary
 from .special import erfc, erfcinv, gammaln
 
-__all__ = ["ndtr", "ndtri", "log_ndtr", "erfcx", "i0", "i0e", "i1", "i1e", "entr", "multigammaln", "sinc"]
+__all__ = ["ndtr", "ndtri", "log_ndtr", "erfcx", "i0", "i0e", "i1", "i1e", "entr", "multigammaln", "sinc", "zeta"]
 
 _ERFCX, _I0E, _I1E = _ss.Erfcx(), _ss.I0e(), _ss.I1e()
 _SQRT_2 = math.sqrt(2.0)
@@ -120,3 +121,18 @@ def multigammaln(a: Any, p: int) -> Tensor:
     for j in range(1, int(p)):
         total = total + gammaln(a - j / 2)
     return total + p * (p - 1) / 4 * math.log(math.pi)
+
+
+_ZETA = _zeta.Zeta()
+
+
+def zeta(x: Any, q: Any = None) -> Tensor:
+    """The Hurwitz zeta function ``sum_{k >= 0} (q + k)^-x`` (the Riemann zeta for ``q=None``) for
+    ``x > 1``, ``q > 0``; differentiable in ``q`` (``-x zeta(x + 1, q)``).  The derivative in ``x``
+    is not offered: an ``x`` that requires grad is refused, as PyTorch's backward refuses it."""
+    if isinstance(x, Tensor) and x.requires_grad:
+        raise ValueError("special.zeta: the derivative in x is not offered; pass x.detach()")
+    if q is None:  # the Riemann zeta: q = 1 of x's dtype
+        x = as_tensor(x)
+        q = x * 0 + 1 if x.dtype.kind == "f" else 1.0
+    return binary(_ZETA, x, q)

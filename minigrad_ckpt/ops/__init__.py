@@ -25,6 +25,7 @@ from . import (  # noqa: F401
     scaled_special,
     shape,
     special,
+    zeta,
 )
 from .base import Op, add_tangents, get_op, registry
 from .elementwise import BinaryElementwise, UnaryElementwise
