@@ -152,3 +152,27 @@ def test_unique_consecutive_and_histogram():
     hist, edges = mg.histogram(mg.tensor(x), 6, (-2, 2), weights=mg.tensor(w))
     want, want_edges = np.histogram(x, 6, (-2, 2), weights=w)
     np.testing.assert_allclose(hist.numpy(), want) and np.testing.assert_allclose(edges.numpy(), want_edges)
+
+
+def test_under_checkpointing_the_gradients_are_bit_for_bit_the_same():
+    x = mg.tensor(distinct(4, 5), requires_grad=True)
+
+    def block(t):
+        ordered = mg.quantile(t, [0.25, 0.75], dim=1) + mg.cummax(t, 1).values[:, -1]
+        return mg.logcumsumexp(ordered, 1) * mg.median(t, dim=0).values[:2].sum()
+
+    plain = mg.grad(block(x).sum(), [x])[0]
+    kept = mg.grad(mg.checkpoint.checkpoint(block, x).sum(), [x])[0]
+    np.testing.assert_array_equal(plain.numpy(), kept.numpy())
+
+
+def test_in_place_twins_of_the_new_methods():
+    x = mg.tensor([float("nan"), 2.5, -1.5])
+    with mg.no_grad():
+        x.nan_to_num_(0.0)
+        x.floor_divide_(2)
+        x.copysign_(-1.0)
+    assert x.tolist() == [-0.0, -1.0, -1.0]   # nan -> 0 -> -0; 2.5 // 2 = 1 -> -1; -1.5 // 2 = -1
+    leaf = mg.tensor([1.0], requires_grad=True)
+    with pytest.raises(RuntimeError):
+        leaf.nan_to_num_()
