@@ -125,7 +125,7 @@ LIBRARY_FUNCTIONS = (
     "full_like", "eye",
     # elementwise math
     "add", "subtract", "multiply", "divide", "negative", "power", "exp", "expm1",
-    "log", "log1p", "sqrt", "abs", "sign", "sin", "cos", "tan", "tanh", "cosh",
+    "log", "log1p", "sqrt", "abs", "sign", "signbit", "sin", "cos", "tan", "tanh", "cosh",
     "arctan", "maximum", "minimum", "clip", "where", "square", "reciprocal",
     "logical_and", "logical_or", "logical_not", "isnan", "isinf", "isfinite",
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",

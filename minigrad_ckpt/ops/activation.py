@@ -30,7 +30,7 @@ class Relu(UnaryElementwise):
         return out > 0  # a mask: multiplying by it keeps the gradient's dtype
 
     def reference(self, np, x):
-        return np.where(x > 0, x, 0).astype(x.dtype)
+        return np.where((x > 0) | np.isnan(x), x, 0).astype(x.dtype)  # NaN stays NaN, as PyTorch
 
 
 class LeakyRelu(UnaryElementwise):

@@ -341,7 +341,8 @@ def max_pool2d_backward(xp, g, routing, kernel, stride, padding, dilation):
             r, q = i * dh, j * dw
             # within one kernel offset every output has its own input position,
             # so a plain strided add is exact; overlaps across offsets add up
-            gx[:, :, r:r + sh * (ho - 1) + 1:sh, q:q + sw * (wo - 1) + 1:sw] += g * (idx == i * kw + j)
+            # (where, not g * mask: an infinite gradient must not make 0 * inf = NaN elsewhere)
+            gx[:, :, r:r + sh * (ho - 1) + 1:sh, q:q + sw * (wo - 1) + 1:sw] += xp.where(idx == i * kw + j, g, 0)
     return gx[:, :, ph:ph + h, pw:pw + w]
 
 
@@ -369,6 +370,7 @@ def _tiled_pool_backward(xp, g, routing, kh, kw):
     for s in slices[1:]:
         top = xp.maximum(top, s)
     has_nan = bool(xp.scalar(xp.isnan(top).any()))  # np.maximum propagates NaN: a NaN window has a NaN top
+    finite = bool(xp.scalar(xp.isfinite(g).all()))
     covered = h == ho * kh and w == wo * kw
     gx = (xp.empty if covered else xp.zeros)((c, n, h, w), dtype=g.dtype)  # channel-major, like the layers around it
     gx = xp.transpose(gx, (1, 0, 2, 3))
@@ -379,7 +381,10 @@ def _tiled_pool_backward(xp, g, routing, kh, kw):
             xp.logical_or(first, xp.isnan(s), out=first)
         if served is not None:
             xp.greater(first, served, out=first)  # first and not served (booleans)
-        xp.multiply(g, first, out=gx[:, :, k // kw:ho * kh:kh, k % kw:wo * kw:kw])
+        dst = gx[:, :, k // kw:ho * kh:kh, k % kw:wo * kw:kw]
+        xp.multiply(g, first, out=dst)
+        if not finite:  # 0 * inf is NaN: positions that are not a window's maximum get exactly 0
+            dst[...] = xp.where(first, dst, 0)
         if served is None:
             served = first
         elif k + 1 < len(slices):
@@ -425,8 +430,9 @@ class MaxPool2d(Op):
                         for u in range(kh):
                             for v in range(kw):
                                 y, x = i * sh + u * dh, j * sw + v * dw
-                                if pos is None or rp[a, b, y, x] > best:
-                                    best, pos = rp[a, b, y, x], (y, x)
+                                r = rp[a, b, y, x]  # the first NaN is the maximum, as in PyTorch
+                                if pos is None or r > best or (np.isnan(r) and not np.isnan(best)):
+                                    best, pos = r, (y, x)
                         out[a, b, i, j] = vp[a, b, pos[0], pos[1]]
         return out
 
@@ -468,7 +474,8 @@ class MaxPool2dBackward(Op):
                         for u in range(kh):
                             for v in range(kw):
                                 y, x = i * sh + u * dh, j * sw + v * dw
-                                if pos is None or rp[a, b, y, x] > best:
-                                    best, pos = rp[a, b, y, x], (y, x)
+                                r = rp[a, b, y, x]  # the first NaN is the maximum, as in PyTorch
+                                if pos is None or r > best or (np.isnan(r) and not np.isnan(best)):
+                                    best, pos = r, (y, x)
                         gx[a, b, pos[0], pos[1]] += g[a, b, i, j]
         return gx[:, :, ph:ph + h, pw:pw + w]

@@ -1,0 +1,194 @@
+"""The op battery's edge-value pass: every registered op at the values floating point is made of.
+
+For each op, a sample is drawn from its spec in :mod:`property_tests.op_db`
+(the forward domain) and some elements of each floating-point input are
+replaced by edge values -- ``+-inf``, NaN, ``-0.0``, the largest and smallest
+normal magnitudes and the smallest subnormal -- in float64 and float32.  The
+op's forward must then equal its NumPy ``reference`` run on the same arrays:
+the same shape and dtype, NaN exactly where the reference has NaN, infinities
+of the same sign, zeros of the same sign, and finite values to round-off.
+Elementwise ops are also run on empty inputs (shape ``(0,)`` and ``(2, 0)``)
+and on 0-d ones.
+
+Where this engine answers differently on purpose, the difference is a
+convention documented in ``docs/ops.md`` ("Edge values") and listed in
+:data:`CONVENTIONS` below with the reason; the test checks that every listed
+op still differs (a stale entry fails, so the list stays true).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, note, settings
+from hypothesis import strategies as st
+
+from minigrad_ckpt import from_numpy
+from minigrad_ckpt.ops import registry
+from minigrad_ckpt.ops.elementwise import BinaryElementwise, UnaryElementwise
+from minigrad_ckpt.tape import apply
+
+from .op_db import op_db
+
+OPS = sorted(n for n, c in registry.items() if c.__module__.startswith("minigrad_ckpt.") and n in op_db)
+
+
+def edge_values(dtype: Any) -> np.ndarray:
+    """The edge values of ``dtype``: infinities, NaN, signed zeros, extreme normals, a subnormal."""
+    fi = np.finfo(dtype)
+    sub = fi.smallest_subnormal
+    vals = [np.inf, -np.inf, np.nan, -0.0, 0.0, fi.max, -fi.max, fi.tiny, -fi.tiny, sub, -sub]
+    return np.array(vals, dtype=dtype)
+
+
+#: op name -> why its forward differs from its NumPy reference at edge values (docs/ops.md, "Edge values").
+#: The dtype is the one the difference shows in.
+CONVENTIONS: dict[str, tuple[str, str]] = {
+    "Polygamma": ("float64", "NaN at the poles (the negative integers, every float beyond -2^52) and at -inf"),
+    "Conv2dInputGrad": ("float64", "sums only the terms that exist: an infinite gradient meets no structural zero"),
+    "Conv2dWeightGrad": ("float64", "sums only the terms that exist: an infinite gradient meets no structural zero"),
+    "MatrixExp": ("float64", "an infinite entry makes every entry NaN (as PyTorch's for n > 1)"),
+    "Normalize": ("float32", "float32 in, float32 arithmetic: the variance of values below ~1e-19 underflows to 0"),
+}
+
+
+def _with_edges(data: Any, a: np.ndarray, label: str) -> np.ndarray:
+    """``a`` with some elements (at least one, if any) replaced by edge values of its dtype."""
+    if a.dtype.kind != "f" or a.size == 0:
+        return a
+    a = a.copy()
+    edges = edge_values(a.dtype)
+    flat = a.reshape(-1)
+    chosen = data.draw(st.lists(st.integers(0, a.size - 1), min_size=1, max_size=max(1, a.size // 2), unique=True),
+                       label=f"{label} positions")
+    for i in chosen:
+        flat[i] = edges[data.draw(st.integers(0, len(edges) - 1), label=f"{label} edge")]
+    return a
+
+
+def _forward(op: Any, inputs: tuple) -> np.ndarray:
+    args = [from_numpy(v) if isinstance(v, np.ndarray) else v for v in inputs]
+    if not any(isinstance(v, np.ndarray) for v in inputs):
+        args[0] = from_numpy(np.asarray(args[0]))
+    return np.asarray(apply(op, *args).numpy())
+
+
+def _reference(op: Any, inputs: tuple) -> np.ndarray:
+    return np.asarray(op.reference(np, *[v.copy() if isinstance(v, np.ndarray) else v for v in inputs]))
+
+
+def differences(got: np.ndarray, want: np.ndarray, signed_zeros: bool = True) -> list[str]:
+    """How ``got`` differs from ``want`` at edge values (empty: it does not); ``signed_zeros``:
+    whether the sign of a zero counts (for elementwise ops, where an output is its input's image)."""
+    if got.shape != want.shape:
+        return [f"shape {got.shape} != {want.shape}"]
+    if got.dtype != want.dtype and not (got.dtype.kind == want.dtype.kind == "f"):
+        return [f"dtype {got.dtype} != {want.dtype}"]
+    if got.dtype.kind not in "fc":
+        return [] if np.array_equal(got, want) else ["values"]
+    out = []
+    g, w = got.astype(np.complex128).ravel(), want.astype(np.complex128).ravel()
+    for part, gp, wp in (("real", g.real, w.real), ("imag", g.imag, w.imag)):
+        nan_g, nan_w = np.isnan(gp), np.isnan(wp)
+        if (nan_g != nan_w).any():
+            i = int(np.flatnonzero(nan_g != nan_w)[0])
+            out.append(f"{part}: {gp[i]!r} where the reference has {wp[i]!r} (flat index {i})")
+            continue
+        inf = np.isinf(gp) | np.isinf(wp)
+        if (gp[inf] != wp[inf]).any():
+            out.append(f"{part}: infinities differ ({gp[inf]} vs {wp[inf]})")
+        zero = (gp == 0) & (wp == 0)
+        if signed_zeros and (np.signbit(gp[zero]) != np.signbit(wp[zero])).any():
+            out.append(f"{part}: the sign of a zero differs")
+        fin = np.isfinite(gp) & np.isfinite(wp)
+        single = {got.dtype, want.dtype} & {np.dtype(np.float32), np.dtype(np.complex64)}
+        tol = 1e-5 if single else 1e-10
+        bad = np.abs(gp[fin] - wp[fin]) > tol * np.maximum(1.0, np.abs(wp[fin]))
+        if bad.any():
+            out.append(f"{part}: finite values differ ({gp[fin][bad][:3]} vs {wp[fin][bad][:3]})")
+    return out
+
+
+def _check(name: str, data: Any, dtype: str) -> list[str]:
+    spec = op_db[name]
+    sample = data.draw(spec.samples(dtype, grad=False, max_size=12), label="sample")
+    inputs = tuple(_with_edges(data, v, f"input {i}") if isinstance(v, np.ndarray) else v
+                   for i, v in enumerate(sample.inputs))
+    note(f"{sample.op!r} on {inputs!r}")
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            want = _reference(sample.op, inputs)
+        except (ValueError, np.linalg.LinAlgError, FloatingPointError, OverflowError):
+            return []  # the reference itself refuses these values: nothing to compare
+        try:
+            got = _forward(sample.op, inputs)
+        except (ValueError, np.linalg.LinAlgError, FloatingPointError, OverflowError) as exc:
+            return [f"raised {type(exc).__name__}: {exc} where the reference answers"]
+    return differences(got, want, signed_zeros=issubclass(registry[name], (UnaryElementwise, BinaryElementwise)))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", OPS)
+@settings(max_examples=10)
+@given(data=st.data())
+def test_forward_at_edge_values_equals_the_reference(name, dtype, data):
+    if dtype not in op_db[name].forward_dtypes and "float64" in op_db[name].forward_dtypes:
+        dtype = "float64"
+    problems = _check(name, data, dtype)
+    if name in CONVENTIONS:
+        return  # documented: test_every_convention_is_still_one checks it still differs
+    assert not problems, f"{name} at edge values ({dtype}): " + "; ".join(problems)
+
+
+ELEMENTWISE = [n for n in OPS if issubclass(registry[n], (UnaryElementwise, BinaryElementwise))]
+
+
+@pytest.mark.parametrize("shape", [(0,), (2, 0), ()])
+@pytest.mark.parametrize("name", ELEMENTWISE)
+def test_elementwise_ops_on_empty_and_0d_inputs(name, shape):
+    op_cls = registry[name]
+    n = 1 if issubclass(op_cls, UnaryElementwise) else 2
+    rng = np.random.default_rng(0)
+    inputs = tuple(np.asarray(rng.uniform(0.25, 0.75, shape)) for _ in range(n))
+    op = _default_instance(name)
+    with np.errstate(all="ignore"):
+        try:
+            want = _reference(op, inputs)
+        except (IndexError, ValueError):  # not defined on this shape (LSTM gates need 4 of them)
+            with pytest.raises((IndexError, ValueError)):
+                _forward(op, inputs)
+            return
+        got = _forward(op, inputs)
+    assert got.shape == want.shape == shape and got.dtype == want.dtype
+    assert not differences(got, want)
+
+
+def _default_instance(name: str) -> Any:
+    """The op as its spec builds it (static attributes included), from one drawn sample."""
+    found = []
+
+    @settings(max_examples=1, database=None)
+    @given(op_db[name].samples("float64", grad=False, max_size=4))
+    def grab(sample):
+        found.append(sample.op)
+
+    grab()
+    return found[0]
+
+
+@pytest.mark.parametrize("name", sorted(CONVENTIONS))
+def test_every_convention_is_still_one(name):
+    seen = []
+    dtype = CONVENTIONS[name][0]
+
+    @settings(max_examples=100, database=None)
+    @given(data=st.data())
+    def search(data):
+        seen.extend(_check(name, data, dtype))
+
+    search()
+    assert seen, f"{name} is listed in CONVENTIONS but equals the reference at every edge value drawn: remove it"
