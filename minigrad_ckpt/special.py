@@ -36,6 +36,8 @@ from .functional.special_extended import __all__ as _extended
 from .functional.special_extended import (  # noqa: F401
     entr,
     erfcx,
+    gammainc,
+    gammaincc,
     i0,
     i0e,
     i1,

@@ -988,6 +988,18 @@ def zeta_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sampl
     return Sample(registry["Zeta"](), (x, q), (False, _float(dtype)))
 
 
+def incomplete_gamma_sampler(name: str) -> Sampler:
+    """``a`` in [0.3, 8] (no derivative), ``x`` in [0.05, 12] (both sides of ``x = a + 1``);
+    forward checks also at 0 and below it."""
+    def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+        shape = _shape(draw, max_size)
+        a = _arr(draw, shape, dtype, Dom(0.3, 8.0))
+        x = _arr(draw, shape, dtype, Dom(0.05, 12.0) if grad else Dom(-1.0, 12.0, specials=(0.0, 1.0)))
+        return Sample(registry[name](), (a, x), (False, _float(dtype)))
+
+    return sampler
+
+
 def solve_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
     """``b`` is a stack of columns (``linalg.solve`` makes a vector a column); batch axes broadcast."""
     a = well_conditioned(draw, dtype, max_size, grad)
@@ -1291,6 +1303,8 @@ SPECS: list[OpSpec] = [
     _spec("Erfcx", unary(R["Erfcx"], Dom(-3.0, 40.0), Dom(-27.0, 60.0, specials=(0.0, 1.0, 8.0, 27.0, -26.7)))),
     _spec("I0e", unary(R["I0e"], Dom(-40.0, 40.0), Dom(-50.0, 50.0, specials=(0.0, -0.0, 30.0, -30.0)))),
     _spec("Zeta", zeta_sampler),
+    _spec("Gammainc", incomplete_gamma_sampler("Gammainc")),
+    _spec("Gammaincc", incomplete_gamma_sampler("Gammaincc")),
     _spec("I1e", unary(R["I1e"], Dom(-40.0, 40.0), Dom(-50.0, 50.0, specials=(0.0, -0.0, 30.0, -30.0)))),
     _spec("Xlogy", binary(R["Xlogy"], doms=(REAL, POSITIVE), fwd_doms=(WIDE, NONNEG_FWD))),
     _spec("Xlog1py", binary(R["Xlog1py"], doms=(REAL, Dom(-0.8, 5.0)),

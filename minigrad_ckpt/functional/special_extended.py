@@ -16,6 +16,7 @@ import math
 from typing import Any
 
 from ..backend import host_numpy
+from ..ops import incomplete_gamma as _ig
 from ..ops import scaled_special as _ss
 from ..ops import zeta as _zeta
 from ..tape import apply
@@ -24,7 +25,8 @@ from . import math as mf
 from .arguments import as_tensor, binary
 from .special import erfc, erfcinv, gammaln
 
-__all__ = ["ndtr", "ndtri", "log_ndtr", "erfcx", "i0", "i0e", "i1", "i1e", "entr", "multigammaln", "sinc", "zeta"]
+__all__ = ["ndtr", "ndtri", "log_ndtr", "erfcx", "i0", "i0e", "i1", "i1e", "entr", "multigammaln", "sinc", "zeta",
+           "gammainc", "gammaincc"]
 
 _ERFCX, _I0E, _I1E = _ss.Erfcx(), _ss.I0e(), _ss.I1e()
 _SQRT_2 = math.sqrt(2.0)
@@ -136,3 +138,25 @@ def zeta(x: Any, q: Any = None) -> Tensor:
         x = as_tensor(x)
         q = x * 0 + 1 if x.dtype.kind == "f" else 1.0
     return binary(_ZETA, x, q)
+
+
+_GAMMAINC, _GAMMAINCC = _ig.Gammainc(), _ig.Gammaincc()
+
+
+def _no_a_gradient(name: str, a: Any) -> None:
+    if isinstance(a, Tensor) and a.requires_grad:
+        raise ValueError(f"special.{name}: the derivative in a is not offered; pass a.detach()")
+
+
+def gammainc(a: Any, x: Any) -> Tensor:
+    """The regularized lower incomplete gamma function ``P(a, x) = gamma(a, x) / Gamma(a)`` for
+    ``a > 0``, ``x >= 0``; differentiable in ``x`` (``x^(a-1) e^-x / Gamma(a)``), not in ``a``."""
+    _no_a_gradient("gammainc", a)
+    return binary(_GAMMAINC, a, x)
+
+
+def gammaincc(a: Any, x: Any) -> Tensor:
+    """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``; differentiable in
+    ``x``, not in ``a``."""
+    _no_a_gradient("gammaincc", a)
+    return binary(_GAMMAINCC, a, x)

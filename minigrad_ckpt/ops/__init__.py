@@ -13,6 +13,7 @@ from . import (  # noqa: F401
     dropout,
     elementwise,
     fft,
+    incomplete_gamma,
     indexing,
     linalg,
     loss,
