@@ -26,7 +26,9 @@ const current = Array.from(document.querySelectorAll('[aria-current="step"]'));
 const mark = document.getElementById('ledger-mark');
 return {
   current: current.map(function (e) { return [e.dataset.op, e.dataset.step, e.id]; }),
-  mark: [mark.getAttribute('data-step'), mark.getAttribute('data-released')],
+  mark: [mark.getAttribute('data-step'), mark.getAttribute('data-released'), mark.getAttribute('data-op')],
+  bar: Array.from(document.querySelectorAll('#ledger-chart .ledger-bar.current')).map(function (e) {
+    return [e.dataset.step, e.dataset.released]; }),
   replaying: Array.from(document.querySelectorAll('#graph .node.replaying')).map(function (e) {
     return e.dataset.segment; }),
   position: document.getElementById('position').textContent,
@@ -60,14 +62,15 @@ def _page(tmp_path, monkeypatch, checkpointed: bool = True) -> tuple[str, list[d
 
 def _check_step(state: dict, k: int, reported: list[dict]) -> None:
     if k < 0:
-        assert state["current"] == [] and state["mark"][0] == "-1", state
+        assert state["current"] == [] and state["mark"][0] == "-1" and state["bar"] == [], state
         assert state["position"] == "before the first step" and state["prev"] and not state["next"]
         return
     s = reported[k]
     assert len(state["current"]) == 1, state
     op, step, node_id = state["current"][0]
     assert (op, int(step), node_id) == (s["op"], s["index"], f"n{s['seq']}"), (k, state)
-    assert state["mark"] == [str(k), str(s["released_bytes"])], (k, state)
+    assert state["mark"] == [str(k), str(s["released_bytes"]), s["op"]], (k, state)
+    assert state["bar"] == [[str(k), str(s["released_bytes"])]], (k, state)  # the highlighted bar of the chart
     if s["replay"] is None:
         assert state["replaying"] == []
     else:

@@ -120,6 +120,8 @@
     bars.forEach(function (el) { el.classList.toggle("current", Number(el.dataset.step) === cur); });
     mark.setAttribute("data-step", String(cur));
     mark.setAttribute("data-released", s === null || s.released_bytes === null ? "" : String(s.released_bytes));
+    mark.setAttribute("data-op", s === null ? "" : s.op);
+    mark.setAttribute("data-held", s === null || s.held_saved === null ? "" : String(s.held_saved + s.held_grad));
     const bar = bars[cur];
     mark.setAttribute("x", bar ? bar.getAttribute("x") : mark.dataset.x0);
     mark.setAttribute("visibility", cur >= 0 ? "visible" : "hidden");

@@ -14,7 +14,8 @@ it); the op of the current step has ``aria-current="step"``; the page opens
 before the first step (no op current).  Leaves are drawn too (``data-leaf``,
 their name): they are not steps of their own but receive gradients at their
 consumers' steps.  The ledger's mark (``#ledger-mark``) carries the current
-step (``data-step``) and the bytes it released (``data-released``).
+step (``data-step``), its op (``data-op``), the bytes it released
+(``data-released``) and the bytes held after it (``data-held``).
 """
 
 from __future__ import annotations
