@@ -26,8 +26,6 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from .explorer import explore
-from .explorer.record import known_outputs as _saved_outputs
 from .tape import DROPPED, FREED, Node, walk
 from .tensor import Tensor
 
@@ -98,7 +96,9 @@ def to_dot(tensor: Tensor, names: dict[int, str] | None = None, values: bool = T
     if not isinstance(tensor, Tensor):
         raise TypeError(f"to_dot needs a Tensor, got {type(tensor).__name__}")
     nodes = walk(tensor)
-    dot = _Dot(names or {}, values, max_values, _saved_outputs(nodes))
+    from .explorer.record import known_outputs
+
+    dot = _Dot(names or {}, values, max_values, known_outputs(nodes))
     for n in nodes:
         dot.add_op(n)
     dot.add_leaves()
@@ -170,6 +170,20 @@ class _Dot:
     def text(self) -> str:
         legend = "\\l".join(_STYLES[k][1] for k in _STYLES if k in self.used) + "\\l"
         return "\n".join(self.lines + [f'  legend [shape=note, fontsize=9, label="{legend}"];', "}"]) + "\n"
+
+
+def explore(loss: Tensor, path: str | Path, names: dict[int, str] | None = None,
+            retain_graph: bool | None = None, max_values: int = 8, title: str | None = None) -> Path:
+    """Write the tape explorer for ``loss`` to ``path``: one self-contained HTML page that plays
+    the backward pass node by node (values, gradients, checkpoint replays, the memory ledger).
+
+    It runs that backward pass (``mg.backward_steps``): afterwards the leaves'
+    ``.grad`` hold what ``loss.backward()`` leaves, and the graph is freed unless
+    ``retain_graph=True``.  See :func:`minigrad_ckpt.explorer.page.explore`.
+    """
+    from .explorer.page import explore as write_explorer  # loaded when first used, not with the package
+
+    return write_explorer(loss, path, names, retain_graph, max_values, title)
 
 
 def render(graph: Tensor | str, path: str | Path, format: str | None = None) -> Path:
