@@ -175,3 +175,18 @@ def test_batched_lstsq_solves_each_matrix_like_numpy():
     assert gradcheck(lambda p, q: L.lstsq(p, q).solution, [x, y], modes=("rev", "fwd"))
     with pytest.raises(ValueError, match="does not match"):
         L.lstsq(mg.tensor(a), mg.ones(2, 3, 4, 2, dtype="float64"))
+
+
+def test_pytorchs_tensor_methods_for_the_new_functions():
+    x = mg.tensor([[1.0, 2.0], [0.5, 3.0]], dtype="float64")
+    factor = L.cholesky(x @ x.T + mg.eye(2, dtype="float64"))
+    np.testing.assert_array_equal(x.matrix_exp().numpy(), L.matrix_exp(x).numpy())
+    np.testing.assert_array_equal(x.cholesky_solve(factor).numpy(), L.cholesky_solve(x, factor).numpy())
+    np.testing.assert_array_equal(factor.cholesky_inverse().numpy(), L.cholesky_inverse(factor).numpy())
+    np.testing.assert_array_equal(x.i0().numpy(), mg.special.i0(x).numpy())
+    np.testing.assert_array_equal(x.igamma(x * 2).numpy(), mg.special.gammainc(x, x * 2).numpy())
+    np.testing.assert_array_equal(x.igammac(x * 2).numpy(), mg.special.gammaincc(x, x * 2).numpy())
+    np.testing.assert_array_equal((x + 1).mvlgamma(2).numpy(), mg.special.multigammaln(x + 1, 2).numpy())
+    y = x.clone()
+    y.i0_()
+    np.testing.assert_array_equal(y.numpy(), mg.special.i0(x).numpy())

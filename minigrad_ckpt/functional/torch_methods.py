@@ -19,7 +19,7 @@ from ..backend import as_dtype, get_device, host_numpy
 from ..ops import activation as _act
 from ..tape import apply
 from ..tensor import Tensor
-from . import linalg, namespace, special
+from . import linalg, linalg_derived, namespace, special, special_extended
 from . import math as mf
 from . import torch_idioms as ti
 from .arguments import as_tensor, normalize_axis, one_axis, operand
@@ -331,9 +331,13 @@ SAME_AS_FUNCTION: dict[str, str] = {
     "pinverse": "linalg.pinv", "digamma": "special.digamma", "erfc": "special.erfc", "erfinv": "special.erfinv",
     "logit": "special.logit", "xlogy": "special.xlogy", "lgamma": "special.gammaln", "sinc": "sinc",
     "float_power": "power", "take_along_dim": "take_along_axis", "isinf": "namespace.isinf",
-    "count_nonzero": "namespace.count_nonzero",
+    "count_nonzero": "namespace.count_nonzero", "matrix_exp": "linalg_derived.matrix_exp",
+    "cholesky_solve": "linalg_derived.cholesky_solve", "cholesky_inverse": "linalg_derived.cholesky_inverse",
+    "i0": "special_extended.i0", "igamma": "special_extended.gammainc", "igammac": "special_extended.gammaincc",
+    "mvlgamma": "special_extended.multigammaln",
 }
-_HOMES = {"linalg": linalg, "special": special, "namespace": namespace}
+_HOMES = {"linalg": linalg, "special": special, "namespace": namespace, "linalg_derived": linalg_derived,
+          "special_extended": special_extended}
 
 
 def _resolve(path: str) -> Any:
@@ -412,4 +416,5 @@ IN_PLACE = (
     "trunc", "xlogy", "multiply", "subtract", "divide", "true_divide", "float_power", "polygamma", "eq", "ne",
     "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal", "not_equal", "logical_and",
     "logical_or", "logical_not", "logical_xor", "cumsum", "cumprod", "deg2rad", "rad2deg", "rsqrt", "frac", "lerp",
+    "i0", "igamma", "igammac", "mvlgamma",
 )
