@@ -86,6 +86,9 @@ CALLS = {
                                                          mg.reshape(x[:, :4] * 0.37, (1, 2, 4, 2))),
     "grid_sample_reflection": lambda x: F.grid_sample(mg.reshape(x, (1, 1, 4, 5)), _const(x, GRID_POINTS),
                                                       padding_mode="reflection", align_corners=True),
+    "conv3d": lambda x: F.conv3d(mg.reshape(x, (1, 2, 2, 5, 1)), mg.reshape(x[:2, :4], (2, 2, 2, 1, 1)) * 0.3,
+                                 padding=(1, 0, 0), stride=(1, 2, 1)),
+    "adaptive_avg_pool3d": lambda x: F.adaptive_avg_pool3d(mg.reshape(x, (1, 1, 2, 2, 5)), (1, 2, 3)),
     "conv_transpose1d": lambda x: F.conv_transpose1d(x[None], mg.reshape(x[:, :4] * 0.5, (4, 2, 2)), stride=2),
 }
 
@@ -186,6 +189,8 @@ def test_block_layers():
     assert nn.ConvTranspose1d(3, 4, 3, stride=2)(mg.randn(3, 5)).shape == (4, 11)
     out, idx = nn.AdaptiveMaxPool1d(2, return_indices=True)(mg.randn(2, 3, 5))
     assert out.shape == idx.shape == (2, 3, 2) and nn.AdaptiveAvgPool1d(4)(mg.randn(3, 9)).shape == (3, 4)
+    assert nn.Conv3d(3, 4, 2, padding="same")(mg.randn(2, 3, 4, 4, 4)).shape == (2, 4, 4, 4, 4)
+    assert nn.AdaptiveAvgPool3d((1, None, 2))(mg.randn(3, 4, 5, 6)).shape == (3, 1, 5, 2)
     bag = nn.EmbeddingBag(10, 3, mode="sum", padding_idx=0)
     assert bag(mg.tensor([0, 4, 5]), mg.tensor([0, 1])).shape == (2, 3)
     np.testing.assert_array_equal(bag(mg.tensor([0]), mg.tensor([0])).numpy(), 0.0)
@@ -249,6 +254,11 @@ def test_layers_call_their_functions():
     (lambda: F.conv_transpose1d(mg.ones(1, 2, 3), mg.ones(2, 2)), ValueError, "3-D weight"),
     (lambda: F.embedding_bag(mg.tensor([0, 1]), mg.ones(3, 2)), ValueError, "offsets"),
     (lambda: F.grid_sample(mg.ones(1, 1, 2, 2), mg.zeros(1, 2, 2, 2), mode="bicubic"), ValueError, "bicubic"),
+    (lambda: F.conv3d(mg.ones(1, 2, 3, 3, 3), mg.ones(1, 2, 2, 2)), ValueError, "5-D weight"),
+    (lambda: F.conv3d(mg.ones(1, 2, 3, 3, 3), mg.ones(1, 3, 2, 2, 2)), ValueError, "channels"),
+    (lambda: F.conv3d(mg.ones(1, 2, 1, 3, 3), mg.ones(1, 2, 2, 2, 2)), ValueError, "depth"),
+    (lambda: F.conv3d(mg.ones(1, 2, 3, 3, 3), mg.ones(1, 2, 2, 2, 2), stride=2, padding="same"), ValueError,
+     "stride 1"),
     (lambda: F.grid_sample(mg.ones(1, 1, 2, 2), mg.zeros(1, 2, 2, 2), padding_mode="wrap"), ValueError, "padding"),
     (lambda: F.grid_sample(mg.ones(1, 1, 2, 2, 2), mg.zeros(1, 2, 2, 2, 3)), ValueError, "5-D"),
     (lambda: F.affine_grid(mg.ones(1, 2, 3), (1, 1, 2, 2, 2)), ValueError, "theta"),

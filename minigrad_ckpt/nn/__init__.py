@@ -36,7 +36,9 @@ from .activation import (
 from .attention import MultiheadAttention, TransformerBlock
 from .blocks import (
     AdaptiveAvgPool1d,
+    AdaptiveAvgPool3d,
     AdaptiveMaxPool1d,
+    Conv3d,
     ConvTranspose1d,
     Fold,
     InstanceNorm1d,
@@ -98,4 +100,5 @@ __all__ = [
     "TripletMarginWithDistanceLoss", "PoissonNLLLoss", "GaussianNLLLoss", "Upsample", "UpsamplingNearest2d",
     "UpsamplingBilinear2d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "MaxUnpool1d", "MaxUnpool2d", "Fold", "Unfold",
     "LocalResponseNorm", "InstanceNorm1d", "InstanceNorm2d", "ConvTranspose1d", "EmbeddingBag",
+    "Conv3d", "AdaptiveAvgPool3d",
 ]

@@ -1,6 +1,7 @@
 """Layers over blocks and neighbourhoods: ``AdaptiveAvgPool1d``, ``AdaptiveMaxPool1d``,
-``MaxUnpool1d``/``2d``, ``Fold``, ``Unfold``, ``LocalResponseNorm``, ``InstanceNorm1d``/``2d``
-and ``ConvTranspose1d`` (each calls its function in :mod:`minigrad_ckpt.nn.functional`)."""
+``MaxUnpool1d``/``2d``, ``Fold``, ``Unfold``, ``LocalResponseNorm``, ``InstanceNorm1d``/``2d``,
+``ConvTranspose1d``, ``Conv3d`` and ``AdaptiveAvgPool3d`` (each calls its function in
+:mod:`minigrad_ckpt.nn.functional`)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from .module import Module, Parameter, _empty
 
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "MaxUnpool1d", "MaxUnpool2d", "Fold", "Unfold", "LocalResponseNorm",
-    "InstanceNorm1d", "InstanceNorm2d", "ConvTranspose1d",
+    "InstanceNorm1d", "InstanceNorm2d", "ConvTranspose1d", "Conv3d", "AdaptiveAvgPool3d",
 ]
 
 
@@ -179,3 +180,44 @@ class ConvTranspose1d(_ConvNd):
                 f"stride=({self.stride},), padding=({self.padding},)")
 
 
+
+
+def _triple(v: Any) -> tuple[int, int, int]:
+    return (int(v),) * 3 if isinstance(v, int) else tuple(int(a) for a in v)  # type: ignore[return-value]
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution over NCDHW input; weight (out_channels, in_channels/groups, kd, kh, kw)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 dilation: Any = 1, groups: int = 1, bias: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        _check_groups("Conv3d", in_channels, out_channels, groups)
+        self.in_channels, self.out_channels, self.groups = int(in_channels), int(out_channels), int(groups)
+        self.kernel_size, self.stride, self.dilation = _triple(kernel_size), _triple(stride), _triple(dilation)
+        self.padding = padding if isinstance(padding, str) else _triple(padding)
+        self.weight = _empty(out_channels, in_channels // groups, *self.kernel_size, dtype=dtype, device=device)
+        self.bias = _empty(out_channels, dtype=dtype, device=device) if bias else None
+        self.reset_parameters()
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)
+        if x.ndim not in (4, 5) or x.shape[x.ndim - 4] != self.in_channels:
+            raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} does not match: expected "
+                             f"(N, {self.in_channels}, D, H, W) or ({self.in_channels}, D, H, W)")
+        return F.conv3d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def extra_repr(self) -> str:
+        return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"padding={self.padding}")
+
+
+class AdaptiveAvgPool3d(FunctionLayer):
+    """Average pooling of (N, C, D, H, W) to a fixed ``output_size`` (``F.adaptive_avg_pool3d``)."""
+
+    fn = staticmethod(F.adaptive_avg_pool3d)
+    options = ("output_size",)
+
+    def __init__(self, output_size: Any) -> None:
+        super().__init__()
+        self.output_size = output_size

@@ -379,8 +379,19 @@ def grid_cases() -> None:
                  {"mode": "nearest", "padding_mode": pm, "align_corners": ac}, grad=("x",))
 
 
+def conv3d_cases() -> None:
+    x, w, b = randn(2, 4, 5, 6, 7), randn(6, 2, 3, 2, 3), randn(6)
+    for tag, kw in [("plain", {"groups": 2}), ("strided", {"stride": [2, 1, 2], "padding": 1, "dilation": [1, 2, 1],
+                                                          "groups": 2}),
+                    ("same", {"padding": "same", "groups": 2}), ("valid", {"padding": "valid", "groups": 2})]:
+        case(f"conv3d_{tag}", "F", "conv3d", {"x": x, "w": w, "b": b}, ["@x", "@w", "@b"], kw)
+    case("conv3d_unbatched", "F", "conv3d", {"x": x[0], "w": randn(3, 4, 1, 2, 2)}, ["@x", "@w"])
+    case("adaptive_avg_pool3d", "F", "adaptive_avg_pool3d", {"x": x}, ["@x", [2, None, 3]])
+    case("layer_AdaptiveAvgPool3d", "nn", "AdaptiveAvgPool3d", {"x": x[0]}, ["@x"], init={"output_size": 2})
+
+
 CASE_GROUPS = [pooling_cases, conv_same_cases, activation_cases, distance_cases, margin_loss_cases,
-               interpolate_cases, linalg_cases, block_cases, embedding_bag_cases, grid_cases]
+               interpolate_cases, linalg_cases, block_cases, embedding_bag_cases, grid_cases, conv3d_cases]
 
 
 def main() -> None:
