@@ -334,7 +334,7 @@ _ENGINE_FILES = {caller.__code__.co_filename, _tape.apply.__code__.co_filename}
 
 def _describe_node(node: Any) -> str:
     where = f", called at {node.source}" if node.source is not None else \
-        " (recorded while anomaly mode was off: where it was called is not known)"
+        " (where it was called is not known: recorded while anomaly mode was off, or restored from a snapshot)"
     return f"{node.op.name} (node #{node.seq}){where}"
 
 
