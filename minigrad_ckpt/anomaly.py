@@ -120,7 +120,8 @@ class AnomalyError(RuntimeError):
 
     ``op`` is the op's name, ``phase`` one of ``"forward"``, ``"backward"``,
     ``"replay"``, ``"jvp"``; ``source`` the :class:`Source` of the forward call
-    (``None`` if the op was recorded while anomaly mode was off); ``inputs``
+    (``None`` if the op was recorded while anomaly mode was off, or restored
+    from a snapshot); ``inputs``
     the op's inputs as :class:`ArraySummary` (``None`` where backward does not
     keep one); ``produced`` the bad values (the output, or each gradient or
     tangent the op returned, ``None`` where it returned none); ``node`` the
