@@ -137,8 +137,9 @@ class BackwardPass:
     def end(self) -> None:
         """Leave the pass (after the last step, or an error): grad mode and the ledger as before."""
         _grad_state.enabled = self._grad_mode_before
-        if self.ledger_on:
+        if self.ledger_on:  # what is left in flight: the leaves' totals go to .grad (or to mg.grad's caller)
             _ledger.release(_grad_arrays(self.pending.values(), self.create_graph))
+            _ledger.release(_grad_arrays(self.leaf_grads.values(), self.create_graph))
             _ledger.set_phase("idle")
 
     def steps(self) -> Iterator[Node]:
@@ -276,6 +277,8 @@ class BackwardPass:
         """Leaf ``t``'s gradient is final in the middle of the pass: run its tensor hooks,
         accumulate it into ``.grad`` and call its post-accumulate hooks now."""
         create_graph = self.create_graph
+        if self.ledger_on:  # no longer in flight: it becomes .grad now
+            _ledger.release(_grad_arrays((g,), create_graph))
         if not create_graph:
             g = t._device.xp.as_array(g)
         if t._hooks:

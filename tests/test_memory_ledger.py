@@ -328,3 +328,20 @@ def test_tracemalloc_sees_the_savings_the_ledger_reports():
         assert traced < traced_none, plan.describe()
         assert abs(traced_saving - ledger_saving) <= 0.25 * ledger_saving, (
             plan.describe(), traced_saving, ledger_saving)
+
+
+@pytest.mark.parametrize("post_hook", [False, True])
+def test_no_gradient_is_counted_in_flight_after_backward(post_hook):
+    # "grad" counts gradients inside backward that are not yet in .grad: after backward, none
+    # (a leaf with a post-accumulate hook gets its .grad in mid-pass, the others at the end)
+    x = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    w = mg.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    if post_hook:
+        x.register_post_accumulate_grad_hook(lambda t: None)
+    with mg.memory.track() as led:
+        ((x * w).tanh() * x).sum().backward()
+        assert led.peak("grad") > 0
+        assert led.live("grad") == 0 and led.live("saved") == 0
+    with mg.memory.track() as led:
+        (g,) = mg.grad(((x * w).tanh()).sum(), [x])
+        assert led.live("grad") == 0
