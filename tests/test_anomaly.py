@@ -449,6 +449,7 @@ def test_off_it_raises_nothing_and_runs_no_code_of_its_own():
             calls.append(frame.f_code.co_name)
 
     x = t64([0.0, -1.0])
+    previous = sys.getprofile()
     sys.setprofile(profile)
     try:
         y = (mg.sqrt(x) + mg.log(x)).sum()
@@ -456,7 +457,7 @@ def test_off_it_raises_nothing_and_runs_no_code_of_its_own():
         mg.func.jvp(lambda v: mg.sqrt(v).sum(), (x.detach(),), (mg.ones_like(x),))
         ck.checkpoint(lambda v: tape.apply(_NaNOnReplay(), mg.sqrt(v)), x).sum().backward()
     finally:
-        sys.setprofile(None)
+        sys.setprofile(previous)
     assert calls == []
     assert not np.isfinite(x.grad.numpy()).any()  # the NaN and inf went through unreported
 
@@ -476,11 +477,12 @@ def _global_reads_executed(fn, call):
                 reads.append(ins.argval)
         return trace
 
+    previous = sys.gettrace()  # a coverage tool's tracer, say: put back afterwards
     sys.settrace(trace)
     try:
         call()
     finally:
-        sys.settrace(None)
+        sys.settrace(previous)
     return reads
 
 
