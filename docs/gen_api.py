@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 import sys
 from pathlib import Path
 
@@ -48,9 +49,21 @@ def _first_paragraph(obj: object) -> str:
 
 def _signature(obj: object) -> str:
     try:
-        return str(inspect.signature(obj))
+        sig = str(inspect.signature(obj))
     except (TypeError, ValueError):
         return ""
+    # A sentinel default (``_UNSET = object()``) prints its address, which changes every run:
+    # the page would differ on each regeneration
+    sig = re.sub(r"<object object at 0x[0-9a-f]+>", "<unset>", sig)
+    return re.sub(r"<function (\S+) at 0x[0-9a-f]+>", r"\1", sig)  # a function default: its name
+
+
+def _value(obj: object) -> str:
+    """A constant as Python writes it; a set in sorted order (its own order changes with the hash seed)."""
+    if isinstance(obj, (set, frozenset)):
+        inner = ", ".join(repr(v) for v in sorted(obj, key=repr))
+        return f"{type(obj).__name__}({{{inner}}})"
+    return repr(obj)
 
 
 def _class_members(cls: type) -> list[str]:
@@ -108,7 +121,7 @@ def generate() -> str:
             elif callable(obj):
                 out.append(f"- **`{name}{_signature(obj)}`** — {_first_paragraph(obj)}")
             else:
-                out.append(f"- **`{name}`** = `{obj!r}`")
+                out.append(f"- **`{name}`** = `{_value(obj)}`")
         out.append("")
     return "\n".join(out).rstrip() + "\n"
 
