@@ -45,7 +45,7 @@ from .functional import ValuesIndices, cat, unsqueeze  # PyTorch's names
 from .functional.complex_numbers import (
     angle, complex, conj, imag, is_complex, polar, real, view_as_complex, view_as_real,
 )
-from .functional.elementwise_more import (  # more elementwise functions
+from .functional.elementwise_compositions import (  # more elementwise functions
     copysign, deg2rad, floor_divide, fmax, fmin, frac, heaviside, isinf, isneginf, isposinf, ldexp, lerp, logit,
     nan_to_num, nextafter, rad2deg, rsqrt, signbit, xlogy,
 )
@@ -53,7 +53,7 @@ from .functional.statistics import (  # reductions and statistics
     MinMax, aminmax, corrcoef, count_nonzero, cov, nanmean, nansum, renorm, std_mean, var_mean,
 )
 from .functional.differences import cumulative_trapezoid, diff, gradient, trapezoid
-from .functional.shape_more import (  # more shape functions
+from .functional.shape_compositions import (  # more shape functions
     atleast_1d, atleast_2d, atleast_3d, block_diag, broadcast_tensors, cartesian_prod, column_stack, combinations,
     diag_embed, diagflat, dsplit, dstack, hsplit, hstack, movedim, narrow, rot90, tensor_split, tril_indices,
     triu_indices, unflatten, vsplit, vstack,

@@ -23,7 +23,7 @@ from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, one_axis
-from .elementwise_more import lerp
+from .elementwise_compositions import lerp
 from .indexing import index_add
 from .scatter import constant, host
 from .torch_idioms import ValuesIndices, _one_dim

@@ -26,11 +26,11 @@ from ..tensor import Tensor
 from . import complex_numbers as cn
 from . import (
     differences,
-    elementwise_more,
+    elementwise_compositions,
     namespace,
     scatter,
     selection,
-    shape_more,
+    shape_compositions,
     statistics,
     torch_idioms,
     torch_methods,
@@ -169,7 +169,7 @@ METHODS.update({name: getattr(torch_idioms, name) for name in (
 METHODS.update(torch_methods.METHODS)
 METHODS.update({name + "_": torch_methods.in_place(name) for name in torch_methods.IN_PLACE if name in METHODS})
 # PyTorch's operators beyond NumPy's (each module's table: its methods and their in-place twins).
-for _module in (scatter, selection, elementwise_more, statistics, differences, shape_more):
+for _module in (scatter, selection, elementwise_compositions, statistics, differences, shape_compositions):
     METHODS.update(_module.METHODS)
     METHODS.update({name + "_": torch_methods.in_place(name) for name in _module.IN_PLACE})
 
