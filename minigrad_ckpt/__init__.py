@@ -67,7 +67,10 @@ from .functional.selection import (  # selection and ordering
     Histogram, bincount, bucketize, cummax, cummin, histc, histogram, kthvalue, logcumsumexp, median, mode,
     nanmedian, nanquantile, quantile, searchsorted, unique, unique_consecutive,
 )
-from .functional.torch_idioms import chunk, clamp, topk, unbind
+from .functional.torch_idioms import (  # PyTorch's names
+    absolute, acos, acosh, asin, asinh, atan, atan2, atanh, chunk, clamp, concat, div, eq, ge, gt, le, lt, mul,
+    ne, neg, numel, pow, sub, t, topk, true_divide, unbind,
+)
 from .functional.tensor_methods import bind as _bind
 from .grad_mode import enable_grad, is_grad_enabled, is_recomputing, no_grad, set_grad_enabled
 from .random import get_rng_state, manual_seed, set_rng_state
@@ -173,6 +176,9 @@ __all__ = [
     "topk", "kthvalue", "median", "nanmedian", "quantile", "nanquantile", "mode", "cummax", "cummin",
     "logcumsumexp", "unique", "unique_consecutive", "searchsorted", "bucketize", "histc", "histogram", "Histogram",
     "bincount", "chunk", "unbind", "clamp",
+    # PyTorch's names of the functions above
+    "mul", "sub", "div", "true_divide", "neg", "pow", "eq", "ne", "lt", "le", "gt", "ge", "acos", "asin", "atan",
+    "atan2", "acosh", "asinh", "atanh", "absolute", "concat", "t", "numel",
     # complex numbers
     "complex", "real", "imag", "conj", "is_complex", "angle", "polar", "view_as_real", "view_as_complex",
     # the rest of the system

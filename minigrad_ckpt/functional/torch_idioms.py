@@ -34,7 +34,8 @@ __all__ = [
     "sum", "mean", "prod", "var", "std", "logsumexp", "cumsum", "cumprod", "argmax", "argmin", "max", "min",
     "concatenate", "stack", "split", "flip", "squeeze", "expand_dims", "take", "sort", "argsort", "roll",
     "repeat", "take_along_axis", "cross", "flatten", "cat", "unsqueeze", "ValuesIndices", "transpose", "chunk",
-    "unbind", "topk", "clamp",
+    "unbind", "topk", "clamp", "mul", "sub", "div", "true_divide", "neg", "pow", "eq", "ne", "lt", "le", "gt", "ge",
+    "acos", "asin", "atan", "atan2", "acosh", "asinh", "atanh", "absolute", "concat", "t", "numel",
 ]
 
 _UNSET: Any = object()
@@ -305,6 +306,32 @@ def transpose(x: Any, *axes: Any) -> Tensor:
 def clamp(x: Any, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
     """PyTorch's name for :func:`clip`."""
     return mf.clip(x, min, max)
+
+
+# PyTorch's names of functions the package has under NumPy's: the same function with the same
+# meaning (``torch.mul`` is ``numpy.multiply``), so a ported program needs no rename.
+mul, sub, div, true_divide, neg, pow = mf.multiply, mf.subtract, mf.divide, mf.divide, mf.negative, mf.power  # noqa: A001
+eq, ne, lt, le, gt, ge = mf.equal, mf.not_equal, mf.less, mf.less_equal, mf.greater, mf.greater_equal
+acos, asin, atan, atan2 = mf.arccos, mf.arcsin, mf.arctan, mf.arctan2
+acosh, asinh, atanh, absolute = mf.arccosh, mf.arcsinh, mf.arctanh, mf.abs
+
+
+def concat(tensors: Any, dim: int = 0) -> Tensor:
+    """PyTorch's ``concat`` (``cat``): ``tensors`` joined along ``dim``."""
+    return concatenate(tensors, dim=dim)
+
+
+def t(x: Any) -> Tensor:
+    """PyTorch's ``t``: a 2-D tensor transposed; 0-d and 1-D tensors as they are."""
+    x = as_tensor(x)
+    if x.ndim > 2:
+        raise ValueError(f"t() expects a tensor with <= 2 dimensions, but it has {x.ndim}")
+    return mf.transpose(x) if x.ndim == 2 else x
+
+
+def numel(x: Any) -> int:
+    """PyTorch's ``numel``: how many elements ``x`` has."""
+    return int(as_tensor(x).size)
 
 
 sum = with_dim(mf.sum)  # noqa: A001 - NumPy's name

@@ -31,6 +31,33 @@ def _check_groups(layer: str, in_channels: int, out_channels: int, groups: int) 
                          f"and out_channels={out_channels}")
 
 
+PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
+
+
+def _check_padding_mode(layer: str, mode: str) -> str:
+    if mode not in PADDING_MODES:
+        raise ValueError(f"{layer}: padding_mode must be one of {PADDING_MODES}, got {mode!r}")
+    return mode
+
+
+def _pad_by_mode(x: Tensor, padding: Any, kernel: tuple[int, ...], dilation: tuple[int, ...],
+                 stride: tuple[int, ...], mode: str) -> tuple[Tensor, Any]:
+    """``(x, padding)`` for the convolution: with ``padding_mode`` other than ``"zeros"`` the input is
+    padded first by ``F.pad`` in that mode and the convolution pads nothing (PyTorch's order).
+    ``"same"`` puts an odd total's extra element after, as zero padding does."""
+    if mode == "zeros" or padding == "valid":
+        return x, padding
+    if padding == "same":
+        if any(st != 1 for st in stride):
+            raise ValueError("padding='same' is not supported for strided convolutions")
+        totals = [d * (k - 1) for k, d in zip(kernel, dilation)]
+        pairs = [(t // 2, t - t // 2) for t in totals]
+    else:
+        pairs = [(p, p) for p in padding]
+    widths = tuple(w for pair in reversed(pairs) for w in pair)  # F.pad: the last axis first
+    return F.pad(x, widths, mode=mode), (0,) * len(kernel)
+
+
 class _ConvNd(Module):
     """What the convolution layers share: PyTorch's initialisation of the weight and the bias."""
 
@@ -49,9 +76,10 @@ class Conv2d(_ConvNd):
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
                  padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
-                 device: Any = None, dtype: Any = None) -> None:
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         _check_groups("Conv2d", in_channels, out_channels, groups)
+        self.padding_mode = _check_padding_mode("Conv2d", padding_mode)
         self.in_channels, self.out_channels = int(in_channels), int(out_channels)
         self.kernel_size = _pair(kernel_size)
         self.stride, self.dilation = _pair(stride), _pair(dilation)
@@ -70,11 +98,14 @@ class Conv2d(_ConvNd):
                 f"{self!r}: input of shape {tuple(x.shape)} does not match weight of shape "
                 f"{self.weight.shape}: expected (N, {self.in_channels}, H, W) or ({self.in_channels}, H, W)"
             )
-        return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+        x, padding = _pad_by_mode(x, self.padding, self.kernel_size, self.dilation, self.stride,
+                                  self.padding_mode)
+        return F.conv2d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
     def extra_repr(self) -> str:
+        mode = "" if self.padding_mode == "zeros" else f", padding_mode={self.padding_mode!r}"
         return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
-                f"stride={self.stride}, padding={self.padding}")
+                f"stride={self.stride}, padding={self.padding}{mode}")
 
 
 def _single(v: Any) -> int:
@@ -88,8 +119,7 @@ class Conv1d(_ConvNd):
                  dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
                  device: Any = None, dtype: Any = None) -> None:
         super().__init__()
-        if padding_mode != "zeros":
-            raise ValueError(f"Conv1d: only padding_mode='zeros' is supported, got {padding_mode!r}")
+        self.padding_mode = _check_padding_mode("Conv1d", padding_mode)
         _check_groups("Conv1d", in_channels, out_channels, groups)
         self.in_channels, self.out_channels, self.groups = int(in_channels), int(out_channels), int(groups)
         self.kernel_size, self.stride, self.dilation = _single(kernel_size), _single(stride), _single(dilation)
@@ -103,11 +133,16 @@ class Conv1d(_ConvNd):
         if x.ndim not in (2, 3) or x.shape[-2] != self.in_channels:
             raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} does not match: expected "
                              f"(N, {self.in_channels}, L) or ({self.in_channels}, L)")
-        return F.conv1d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+        padding = self.padding if isinstance(self.padding, str) else (self.padding,)
+        x, padding = _pad_by_mode(x, padding, (self.kernel_size,), (self.dilation,), (self.stride,),
+                                  self.padding_mode)
+        padding = padding if isinstance(padding, str) else padding[0]
+        return F.conv1d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
     def extra_repr(self) -> str:
+        mode = "" if self.padding_mode == "zeros" else f", padding_mode={self.padding_mode!r}"
         return (f"{self.in_channels}, {self.out_channels}, kernel_size=({self.kernel_size},), "
-                f"stride=({self.stride},), padding={self.padding}")
+                f"stride=({self.stride},), padding={self.padding}{mode}")
 
 
 class ConvTranspose2d(_ConvNd):
