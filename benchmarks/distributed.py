@@ -44,7 +44,8 @@ sys.path.insert(0, str(ROOT))
 SIZES = (784, 1024, 1024, 10)
 
 
-def _worker(steps: int, batch: int, use_ddp: bool, bucket_cap_mb: float = 25, progress_thread: bool = True) -> dict:
+def _worker(steps: int, batch: int, use_ddp: bool, bucket_cap_mb: float | None = None,
+            progress_thread: bool = True) -> dict:
     import numpy as np
 
     import minigrad_ckpt as mg
@@ -145,7 +146,8 @@ def _time_into(parts: dict, model: Any, method: str, key: str) -> None:
     object.__setattr__(model, method, timed)
 
 
-def _launch(n: int, steps: int, batch: int, bucket_cap_mb: float = 25, progress_thread: bool = True) -> dict:
+def _launch(n: int, steps: int, batch: int, bucket_cap_mb: float | None = None,
+            progress_thread: bool = True) -> dict:
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
                PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     me = [sys.executable, str(Path(__file__).resolve()), "--worker", "--steps", str(steps), "--batch", str(batch)]
@@ -156,7 +158,9 @@ def _launch(n: int, steps: int, batch: int, bucket_cap_mb: float = 25, progress_
         mpiexec = str(exe) if exe.exists() else shutil.which("mpiexec")
         if mpiexec is None:
             raise SystemExit('benchmarks/distributed.py needs mpiexec: pip install ".[distributed]"')
-        cmd = [mpiexec, "-launcher", "fork", "-n", str(n), *me, "--ddp", "--bucket-cap-mb", str(bucket_cap_mb)]
+        cmd = [mpiexec, "-launcher", "fork", "-n", str(n), *me, "--ddp"]
+        if bucket_cap_mb is not None:
+            cmd += ["--bucket-cap-mb", str(bucket_cap_mb)]
         if not progress_thread:
             cmd.append("--no-progress-thread")
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
@@ -171,7 +175,8 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--steps", type=int, default=20, help="timed steps per job (median)")
     p.add_argument("--rounds", type=int, default=3, help="alternating 1-rank / 2-rank jobs")
     p.add_argument("--batch", type=int, default=256, help="batch per rank")
-    p.add_argument("--bucket-cap-mb", type=float, default=25, help="DDP bucket size (default 25, DDP's default)")
+    p.add_argument("--bucket-cap-mb", type=float, default=None,
+                   help="DDP bucket size in MiB (default: DDP's, 25 with a first bucket of 1)")
     p.add_argument("--no-progress-thread", action="store_true",
                    help="do not poll the open all-reduces from a thread (to see what the thread buys)")
     p.add_argument("--quick", action="store_true", help="3 steps, 1 round, batch 32 (smoke test)")

@@ -216,5 +216,21 @@ def test_benchmark_runs_in_quick_mode(capsys):
     from benchmarks import distributed as bench
 
     r = bench.main(["--quick"])
-    assert r["buckets"] == 1 and r["samples_per_s_2ranks"] > 0 and 0.0 <= r["hidden_share"] <= 1.0
+    assert r["buckets"] == 2  # DDP's default: the first bucket holds at most 1 MiB
+    assert r["samples_per_s_2ranks"] > 0 and 0.0 <= r["hidden_share"] <= 1.0
     assert "hidden behind backward" in capsys.readouterr().out
+
+
+def test_ddp_buckets_follow_pytorchs_first_bucket_rule():
+    # Left at its default (25 MiB), DDP's first bucket -- the last layers, ready first in
+    # backward -- holds at most 1 MiB, so its all-reduce starts early; an explicit
+    # bucket_cap_mb applies to every bucket (PyTorch's rule)
+    from minigrad_ckpt import nn
+    from minigrad_ckpt.nn.parallel import DistributedDataParallel as DDP
+
+    net = nn.Sequential(nn.Linear(784, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(), nn.Linear(1024, 10))
+    params = list(net.parameters())
+    default = DDP._make_buckets(params, 25, 1)
+    assert [len(b.params) for b in default] == [3, 3]  # 10x1024 + biases, then the 4 MiB and 3 MiB weights
+    assert default[0].nbytes <= 2**20 < default[1].nbytes
+    assert [len(b.params) for b in DDP._make_buckets(params, 25, 25)] == [6]

@@ -61,6 +61,10 @@ class _Bucket:
         return int(self.buffer.nbytes)
 
 
+_DEFAULT_BUCKET_MB = 25  # PyTorch's default bucket_cap_mb
+_FIRST_BUCKET_MB = 1     # and its first bucket's cap with that default (dist._DEFAULT_FIRST_BUCKET_BYTES)
+
+
 class DistributedDataParallel(Module):
     """Wrap ``module`` for data-parallel training (every rank must construct it).
 
@@ -70,7 +74,9 @@ class DistributedDataParallel(Module):
     rank 0, so all replicas start equal whatever each rank's seed was.
 
     ``bucket_cap_mb`` is the size of a gradient bucket in MiB (a parameter
-    larger than that gets a bucket of its own).  Calling the wrapper runs
+    larger than that gets a bucket of its own); left at its default (25), the
+    first bucket -- the last layers, whose gradients are ready first -- holds
+    at most 1 MiB, as in PyTorch, so its all-reduce starts early in backward.  Calling the wrapper runs
     ``module``; ``wrapper.module`` is the wrapped model.  ``backward()`` through
     its output averages the gradients across ranks before it returns.  A
     parameter that gets no gradient in a backward is reduced as zeros (its
@@ -82,12 +88,14 @@ class DistributedDataParallel(Module):
 
     _progress_thread = True  # poll open all-reduces from a thread (benchmarks/distributed.py compares)
 
-    def __init__(self, module: Module, bucket_cap_mb: float = 25, broadcast_buffers: bool = True) -> None:
+    def __init__(self, module: Module, bucket_cap_mb: float | None = None, broadcast_buffers: bool = True) -> None:
         super().__init__()
         from .. import distributed as dist
 
         if not isinstance(module, Module):
             raise TypeError(f"DistributedDataParallel wraps a Module, got {type(module).__name__}")
+        first_cap_mb = _FIRST_BUCKET_MB if bucket_cap_mb is None else bucket_cap_mb  # PyTorch's rule
+        bucket_cap_mb = _DEFAULT_BUCKET_MB if bucket_cap_mb is None else bucket_cap_mb
         if not bucket_cap_mb > 0:
             raise ValueError(f"bucket_cap_mb must be > 0, got {bucket_cap_mb}")
         self.module = module
@@ -98,7 +106,7 @@ class DistributedDataParallel(Module):
         self._verify_same_model(group)
         self._sync_from_rank0(group)
         params = [p for _, p in module.named_parameters() if p.requires_grad]
-        object.__setattr__(self, "_buckets", self._make_buckets(params, bucket_cap_mb))
+        object.__setattr__(self, "_buckets", self._make_buckets(params, bucket_cap_mb, first_cap_mb))
         where = {}
         for b in self._buckets:
             for p in b.params:
@@ -136,13 +144,13 @@ class DistributedDataParallel(Module):
             t.increment_version()  # MPI wrote into the array
 
     @staticmethod
-    def _make_buckets(params: list[Any], cap_mb: float) -> list[_Bucket]:
-        cap = cap_mb * 2**20
+    def _make_buckets(params: list[Any], cap_mb: float, first_cap_mb: float) -> list[_Bucket]:
         buckets: list[_Bucket] = []
         current: list[Any] = []
         size = 0
         for p in reversed(params):  # backward finishes the last-registered layers first
             nbytes = p.size * p.dtype.itemsize
+            cap = (cap_mb if buckets else first_cap_mb) * 2**20
             same_kind = not current or (current[0].dtype == p.dtype and current[0].device == p.device)
             if current and (size + nbytes > cap or not same_kind):
                 buckets.append(_Bucket(len(buckets), current, current[0]._device.xp, current[0].dtype))
