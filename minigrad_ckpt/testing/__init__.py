@@ -4,8 +4,10 @@
   derivatives (first and second order), of backward and of forward mode
   (``modes=("rev", "fwd")``, with the dot-product test between the two).
 * :func:`check_op` -- the battery the registry runs on every built-in op
-  (forward vs reference, gradcheck, gradgradcheck with zero cotangents,
-  non-contiguous inputs, float32, no mutation, no aliasing), for your own op.
+  (forward vs reference, gradcheck, gradgradcheck with zero cotangents, the
+  Hessian's symmetry through a zero cotangent, non-contiguous inputs, float32,
+  no mutation, no aliasing), for your own op; :class:`Draws` is where its
+  random material comes from (the registry's battery draws it with Hypothesis).
 * ``minigrad_ckpt.testing.strategies`` -- Hypothesis strategies for tensors,
   broadcastable shapes, axes and indices (needs ``pip install hypothesis``;
   imported on first use so the package itself does not depend on it).
@@ -26,7 +28,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .check_op import OpCheckError, check_op
+from .check_op import Draws, OpCheckError, check_op
 from .gradcheck import (
     ForwardModeNotCheckedWarning,
     GradcheckError,
@@ -40,7 +42,7 @@ from .gradcheck import (
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "ForwardModeNotCheckedWarning", "GradcheckKinkWarning",
            "numerical_jacobian",
-           "analytical_jacobian", "forward_jacobian", "check_op", "OpCheckError", "strategies"]
+           "analytical_jacobian", "forward_jacobian", "check_op", "OpCheckError", "Draws", "strategies"]
 
 
 def __getattr__(name: str) -> Any:

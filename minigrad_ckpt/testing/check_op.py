@@ -87,14 +87,15 @@ def check_op(op_or_function: Any, *sample_inputs: Any, reference: Callable | Non
     ``max_examples`` draws.  ``reference(np, *arrays)`` is the expected
     forward (default: the op's own ``reference``; a function without one
     skips that check).  ``grad_inputs`` lists the positions to differentiate
-    (default: every floating array).  ``skip`` names checks not to run
+    (default: every floating or complex array).  ``skip`` names checks not to run
     (for instance ``"gradgradcheck"`` for an op without second derivatives).
     ``modes`` are gradcheck's (default: ``("rev", "fwd")``, leaving forward mode
     out with a :class:`ForwardModeNotCheckedWarning` naming the op where an op
     has no ``jvp``; explicit ``modes`` make a missing ``jvp`` an error); ``eps``/``atol``/``rtol``
     too.
-    ``draws`` supplies upstream gradients, tangents and non-contiguous layouts
-    (default: :class:`Draws` seeded with ``seed``).  Raises :class:`OpCheckError`
+    ``draws`` supplies upstream gradients, tangents, cotangents and non-contiguous
+    layouts for the one sample given (default, and for a strategy's samples:
+    :class:`Draws` seeded with ``seed``).  Raises :class:`OpCheckError`
     (or :class:`GradcheckError`, which names the worst element) on a failure.
     """
     __tracebackhide__ = True
