@@ -82,6 +82,10 @@ def _density(xp: Any, a: Any, x: Any) -> Any:
 
 
 class _IncompleteGamma(Op):
+    """What Gammainc and Gammaincc share: the derivative in ``x`` is the gamma density (times
+    ``sign``); no gradient in ``a``."""
+
+    abstract = True  # a base class, not an op of its own: not registered
     sign = 1.0
 
     def backward(self, xp, g, out, a, x):
