@@ -921,7 +921,7 @@ def _complex_draw(draw: Any, dtype: np.dtype) -> bool:
 def _with_imaginary(draw: Any, a: np.ndarray, dtype: np.dtype, scale: float = 0.5) -> np.ndarray:
     """``a`` plus an imaginary part in ``[-scale, scale]``, of ``dtype``'s precision."""
     im = _arr(draw, a.shape, np.dtype(np.float64), Dom(-scale, scale))
-    return (a + 1j * im).astype(complex_dtype(dtype))
+    return np.asarray(a + 1j * im).astype(complex_dtype(dtype))  # asarray: 0-d stays an array
 
 
 def _promoted(sample: Sample, dtype: np.dtype) -> np.dtype:
@@ -1338,6 +1338,27 @@ SPECS: list[OpSpec] = [
     # losses
     _spec("SoftmaxCrossEntropy", softmax_cross_entropy_sampler),
 ]
+
+#: Ops defined on complex numbers whose specs above draw real samples: half of their float
+#: draws get an imaginary part in [-0.5, 0.5] (:func:`or_complex`).  The real parts'
+#: domains keep the complex points away from the branch cuts too (log, sqrt and the
+#: inverse functions cut along the real or imaginary axis beyond where the domains reach).
+COMPLEX_SAMPLES = (
+    "Add", "Sub", "Mul", "Div", "Pow", "Neg", "Exp", "Log", "Log1p", "Sqrt", "Sin", "Cos", "Tanh", "Tan",
+    "Sinh", "Cosh", "Arcsin", "Arccos", "Arctan", "Arcsinh", "Arccosh", "Arctanh", "Log2", "Log10", "Exp2",
+    "Expm1", "Sinc", "Square", "Reciprocal", "Where",
+    "Sum", "Mean", "Prod", "Var", "Std", "CumSum", "CumProd",
+    "Reshape", "Transpose", "BroadcastTo", "SumTo", "Concatenate", "Stack", "Flip", "Pad", "Clone", "Tile",
+    "Repeat", "Roll", "Tril", "Triu", "TakeAlongAxis", "ScatterAlongAxis", "GetItem", "IndexAdd",
+    "MatMul", "Einsum",
+)
+#: ... of which these return real numbers for complex input (a variance is real)
+_REAL_FROM_COMPLEX = ("Var", "Std")
+for _s in SPECS:
+    if _s.name in COMPLEX_SAMPLES:
+        _s.sampler = or_complex(_s.sampler)
+        if _s.name not in _REAL_FROM_COMPLEX:
+            _s.out_dtype = _promoted
 
 op_db: dict[str, OpSpec] = {}
 for _s in SPECS:

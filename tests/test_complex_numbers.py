@@ -257,3 +257,28 @@ def test_func_grad_refuses_a_complex_output_as_backward_does():
     with pytest.raises(RuntimeError, match="grad: the function returns a complex tensor"):
         mg.func.grad(lambda t: (t * t).sum())(z)
     assert np.allclose(mg.func.grad(lambda t: (mg.abs(t) ** 2).sum())(z).numpy(), 2 * z.numpy())
+
+
+@pytest.mark.parametrize("case", ["tensor**complex", "real**complex", "complex**tensor", "complex**real",
+                                  "tensor**tensor", "real**tensor", "negative**tensor", "tensor**real"])
+def test_power_with_a_complex_exponent(case):
+    """``x ** y`` with complex ``y`` (a Python complex or a tensor): the derivative in ``y``
+    is ``x ** y log x`` with the principal logarithm, also for a negative real base (these
+    raised TypeError: a Python complex exponent was taken for an array, and ``y >= 0`` has
+    no meaning for complex ``y``)."""
+    z = mg.tensor(rng.uniform(0.5, 2, 3) + 0.3j * rng.standard_normal(3), requires_grad=True)
+    r = mg.tensor(rng.uniform(0.5, 2, 3), requires_grad=True)
+    neg = mg.tensor(-rng.uniform(0.5, 2, 3), requires_grad=True)
+    w = mg.tensor(rng.standard_normal(3) + 1j * rng.standard_normal(3), requires_grad=True)
+    s = mg.tensor(rng.standard_normal(3), requires_grad=True)
+    fn, args = {
+        "tensor**complex": (lambda a: a ** (1.5 + 0.5j), (z,)), "real**complex": (lambda a: a ** (1.5 + 0.5j), (r,)),
+        "complex**tensor": (lambda b: (2 + 1j) ** b, (w,)), "complex**real": (lambda b: (2 + 1j) ** b, (s,)),
+        "tensor**tensor": (lambda a, b: a ** b, (z, w)), "real**tensor": (lambda a, b: a ** b, (r, w)),
+        "negative**tensor": (lambda a, b: a ** b, (neg, w)), "tensor**real": (lambda a, b: a ** b, (z, s)),
+    }[case]
+    assert gradcheck(fn, args)
+    assert gradgradcheck(fn, args)
+    want = np.power(*[a.numpy() for a in args]) if len(args) == 2 else None
+    if want is not None:
+        np.testing.assert_allclose(fn(*args).numpy(), want, rtol=1e-14)

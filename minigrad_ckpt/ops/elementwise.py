@@ -35,6 +35,7 @@ Two documented conventions live here:
 
 from __future__ import annotations
 
+import cmath
 import math
 from typing import Any, ClassVar
 
@@ -43,7 +44,7 @@ from .base import Op, add_tangents
 
 __all__ = ["UnaryElementwise", "BinaryElementwise", "times_local", "horner"]
 
-_CONST = (int, float, bool)  # Python scalars: weakly typed constants, never differentiated
+_CONST = (int, float, bool, complex)  # Python scalars: weakly typed constants, never differentiated
 #: What a ``quiet`` or ``singular`` op's derivative is evaluated under (infinities, overflow).
 _QUIET = {"divide": "ignore", "invalid": "ignore", "over": "ignore"}
 
@@ -62,7 +63,7 @@ def times_local(xp: Any, v: Any, local: Any) -> Any:
     number stays one (weakly typed: float32 stays float32).
     """
     if isinstance(local, _CONST):
-        return v * local if math.isfinite(local) else xp.where(v != 0, v * local, v * 0)
+        return v * local if cmath.isfinite(local) else xp.where(v != 0, v * local, v * 0)
     ok = xp.logical_or(xp.isfinite(local), v != 0)
     return v * xp.where(ok, local, 0)
 
@@ -254,7 +255,8 @@ class Div(BinaryElementwise):
     singular = True
 
     def forward(self, xp, x, y):
-        with xp.errstate(divide="ignore", invalid="ignore"):
+        # (NumPy's complex division by 0 signals "invalid" and "overflow", not "divide")
+        with xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return x / y
 
     def d_first(self, xp, out, x, y):
@@ -286,8 +288,15 @@ class Pow(BinaryElementwise):
         return xp.where(y == 0, 0, y * x ** (y - 1))
 
     def d_second(self, xp, out, x, y):
-        if isinstance(x, _CONST):  # a constant base: log taken on the host (a Python number)
+        if isinstance(x, complex):  # a constant base: log taken on the host (a Python number)
+            return out * (cmath.log(x) if x != 0 else 0.0)
+        if isinstance(x, _CONST):
             return out * (math.log(x) if x > 0 else (0.0 if x == 0 else math.nan))
+        if out.dtype.kind == "c":  # a complex power: the principal logarithm (log(-2) = log 2 + i pi);
+            # 0 ** y -> 0 as Re(y) > 0, so the derivative there is 0 as for real y >= 0
+            base = x if x.dtype.kind == "c" else x + 0j
+            ry = xp.real(y) if y.dtype.kind == "c" else y
+            return xp.where(xp.logical_and(x == 0, ry >= 0), 0, out * xp.log(base))
         return xp.where(xp.logical_and(x == 0, y >= 0), 0, out * xp.log(x))
 
     def reference(self, np, x, y):
@@ -798,14 +807,14 @@ class Reciprocal(UnaryElementwise):
     singular = True
 
     def forward(self, xp, x):
-        with xp.errstate(divide="ignore", over="ignore"):  # 1/0 and 1/subnormal: inf
-            return 1 / x
+        with xp.errstate(divide="ignore", over="ignore", invalid="ignore"):  # 1/0, 1/subnormal: inf
+            return 1 / x  # ("invalid": NumPy's complex 1/0 is inf+nanj)
 
     def derivative(self, xp, out, x):
         return -(out * out)
 
     def reference(self, np, x):
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):
             return np.reciprocal(x)
 
 
