@@ -18,6 +18,9 @@ unchanged; this module gives them the names they import:
                   (docs/tutorial.md, "Complex numbers"), the conjugate of
                   minigrad_ckpt's (and PyTorch's) ``du/dx + i du/dy``: the
                   adapter conjugates, so the tests see autograd's convention.
+``holomorphic_grad``  autograd's ``f'(z)`` of a holomorphic ``f``: minigrad_ckpt's
+                  vector-Jacobian product with cotangent 1 is ``conj(f'(z))``
+                  (docs/complex.md), so the adapter conjugates it.
 ``check_grads``   autograd's ``check_grads(fun, argnum, modes, order)(*args, **kwargs)``,
                   run as ``mg.testing.gradcheck`` (and ``gradgradcheck`` for
                   ``order >= 2``; ``order=3`` checks the vector-Jacobian
@@ -53,8 +56,8 @@ import numpy.random as npr  # noqa: F401  (imported by the ported tests)
 import minigrad_ckpt as mg
 from minigrad_ckpt.testing import gradcheck, gradgradcheck
 
-__all__ = ["np", "npr", "grad", "check_grads", "tuple", "combo_check", "stat_check", "unary_ufunc_check",
-           "binary_ufunc_check"]
+__all__ = ["np", "npr", "grad", "holomorphic_grad", "check_grads", "tuple", "combo_check", "stat_check",
+           "unary_ufunc_check", "binary_ufunc_check"]
 
 
 def _has_tensor(args: Any) -> bool:
@@ -140,6 +143,18 @@ def grad(fun: Any, argnum: int = 0) -> Any:
 
         g = mg.func.grad(at)(x)
         return mg.conj(g) if g.is_complex() else g
+
+    return gradfun
+
+
+def holomorphic_grad(fun: Any) -> Any:
+    """autograd's ``holomorphic_grad``: ``f'(z)`` for a holomorphic ``f`` of one argument."""
+
+    def gradfun(x: Any) -> mg.Tensor:
+        z = x if isinstance(x, mg.Tensor) else mg.tensor(onp.asarray(x, dtype=onp.complex128), requires_grad=True)
+        out = fun(z)
+        (g,) = mg.grad(out, [z], grad_outputs=mg.ones_like(out))
+        return mg.conj(g)
 
     return gradfun
 

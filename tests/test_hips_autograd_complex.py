@@ -7,8 +7,9 @@ conjugate of minigrad_ckpt's).  Upstream: HIPS/autograd@bff107b.
 """
 # ruff: noqa: E731  (autograd's lambdas, kept as written upstream)
 
+import numpy as onp
 import pytest
-from hips_autograd import check_grads, grad, np, npr
+from hips_autograd import check_grads, grad, holomorphic_grad, np, npr
 
 npr.seed(1)
 
@@ -94,7 +95,8 @@ def test_falseyness():
     check_grads(fun)(2.0 + 1j)
 
 
-# From autograd's tests/test_direct.py.  autograd raises TypeError for the gradient of a
+# From autograd's tests/test_direct.py (test_grad_complex_output, test_holomorphic_grad).
+# autograd raises TypeError for the gradient of a
 # complex output; minigrad_ckpt raises RuntimeError (a complex output's backward needs an
 # explicit ``gradient=``, as in PyTorch; ``mg.func.grad`` says to differentiate a real function of it):
 # the one change to the body.
@@ -106,3 +108,11 @@ def test_grad_complex_output():
 
     with pytest.raises(RuntimeError, match="complex"):
         grad(fun)(1.0)
+
+
+def test_holomorphic_grad():
+    def fun(x):
+        return x * (1.0 + 0.2j)
+
+    g = holomorphic_grad(fun)(1.0 + 0.0j)
+    assert 0.9999 < onp.real(g) < 1.0001
