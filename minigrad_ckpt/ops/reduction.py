@@ -177,7 +177,9 @@ class Prod(_Reduction):
 
 class Var(_Reduction):
     """Variance with NumPy's ``ddof`` (divides by ``max(N - ddof, 0)``; a real ``ddof`` such as
-    1.3 divides by ``N - 1.3``, as NumPy and PyTorch's ``correction`` do)."""
+    1.3 divides by ``N - 1.3``, as NumPy and PyTorch's ``correction`` do).  Of complex numbers:
+    the mean of ``|x - mean|^2``, real (NumPy's); its gradient ``2 (x - mean) / n`` is then the
+    gradient of this convention as it stands (docs/complex.md)."""
 
     ddof: float
 
@@ -198,14 +200,15 @@ class Var(_Reduction):
         d = x - xp.mean(x, axis=self.axes, keepdims=True) if self.count() else x
         n = self.denominator()
         with xp.errstate(divide="ignore", invalid="ignore"):
-            return xp.sum(d * tangents[0], axis=self.axes, keepdims=self.keepdims) * (2.0 / n if n else xp.inf)
+            return _real_dot(xp, d, tangents[0], self) * (2.0 / n if n else xp.inf)
 
     def reference(self, np, x):
         with np.errstate(divide="ignore", invalid="ignore"):
             m = np.sum(x, axis=self.axes, keepdims=True) / max(self.count(), 1)
             d = x - m
-            s = np.sum(d * d, axis=self.axes, keepdims=self.keepdims)
-            return s / x.dtype.type(max(self.count() - self.ddof, 0))
+            s = np.sum((d * np.conj(d)).real if x.dtype.kind == "c" else d * d, axis=self.axes,
+                       keepdims=self.keepdims)
+            return s / s.dtype.type(max(self.count() - self.ddof, 0))
 
 
 class Std(_Reduction):
@@ -231,20 +234,31 @@ class Std(_Reduction):
         s = self.expand(xp, out)
         with xp.errstate(divide="ignore", invalid="ignore"):
             local = xp.where(s == 0, 0, d / (s * Var.denominator(self)))
-            return xp.sum(local * tangents[0], axis=self.axes, keepdims=self.keepdims)
+            return _real_dot(xp, local, tangents[0], self)
 
     def reference(self, np, x):
         return np.sqrt(Var.reference(self, np, x))
 
 
 def _variance(op: _Reduction, xp: Any, x: Any) -> Any:
+    """``sum(|x - mean|^2) / (N - ddof)``: real, also for complex ``x``."""
     n = op.count()
+    complex_ = x.dtype.kind == "c"
     with xp.errstate(divide="ignore", invalid="ignore"):
         if n == 0:
-            return xp.sum(x, axis=op.axes, keepdims=op.keepdims) / 0
+            total = xp.sum(x, axis=op.axes, keepdims=op.keepdims)
+            return (xp.real(total) if complex_ else total) / 0
         d = x - xp.mean(x, axis=op.axes, keepdims=True)
-        denom = x.dtype.type(max(n - op.ddof, 0))
-        return xp.sum(d * d, axis=op.axes, keepdims=op.keepdims) / denom
+        sq = xp.real(d * xp.conj(d)) if complex_ else d * d
+        return xp.sum(sq, axis=op.axes, keepdims=op.keepdims) / sq.dtype.type(max(n - op.ddof, 0))
+
+
+def _real_dot(xp: Any, a: Any, t: Any, op: _Reduction) -> Any:
+    """``sum(a * t)`` over the op's axes, of complex numbers as pairs of reals (``Re sum(conj(a) t)``):
+    the tangent of a real reduction whose gradient is ``a``."""
+    if a.dtype.kind == "c" or getattr(t, "dtype", a.dtype).kind == "c":
+        return xp.real(xp.sum(xp.conj(a) * t, axis=op.axes, keepdims=op.keepdims))
+    return xp.sum(a * t, axis=op.axes, keepdims=op.keepdims)
 
 
 class LogSumExp(_Reduction):

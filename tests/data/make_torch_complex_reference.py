@@ -47,8 +47,8 @@ rng = np.random.default_rng(20261201)
 ARRAYS: dict[str, np.ndarray] = {}
 META: dict[str, dict] = {}
 
-#: NumPy's argument names -> PyTorch's (``torch.fft`` says ``dim``; the rest agree)
-TORCH_KWARGS = {"axis": "dim", "axes": "dim"}
+#: NumPy's argument names -> PyTorch's (``torch.fft`` says ``dim``, ``torch.var`` ``correction``)
+TORCH_KWARGS = {"axis": "dim", "axes": "dim", "ddof": "correction"}
 
 
 def draw(shape: tuple[int, ...], kind: str) -> np.ndarray:
@@ -81,9 +81,14 @@ def host(t: torch.Tensor) -> np.ndarray:
 
 
 def case(name: str, fn: str, inputs: dict[str, np.ndarray], mg_fn: str | None = None, prefix: tuple = (),
-         mg_kwargs: dict | None = None, **kwargs) -> None:
+         mg_kwargs: dict | None = None, jvp_promoted: bool = False, **kwargs) -> None:
     """One call ``fn(*prefix, *inputs, **kwargs)``; ``mg_fn`` and ``mg_kwargs`` are minigrad_ckpt's
-    spelling where it differs (``kwargs`` in NumPy's spelling are translated for torch)."""
+    spelling where it differs (``kwargs`` in NumPy's spelling are translated for torch).
+
+    ``jvp_promoted``: take the jvp with the real inputs (and tangents) made complex -- the
+    same function -- where PyTorch's own forward mode is wrong for mixed operands
+    (``torch.pow`` of a real and a complex tensor, torch 2.13: off by O(1) from central
+    differences, while the promoted call agrees with them to 1e-9)."""
     torch_f = torch_function(fn)
     tkw = {TORCH_KWARGS.get(k, k): (list(v) if isinstance(v, tuple) else v) for k, v in kwargs.items()}
 
@@ -99,7 +104,11 @@ def case(name: str, fn: str, inputs: dict[str, np.ndarray], mg_fn: str | None = 
     second = sum(inner(g, d) for g, d in zip(grads, dirs))
     gg = torch.autograd.grad(second, [*xs, cot], allow_unused=True)
     tans = [torch.from_numpy(like(inputs[n])) for n in names]
-    _, jvp = torch.func.jvp(lambda *a: f(*a, **tkw), tuple(x.detach() for x in xs), tuple(tans))
+    primals, directions = tuple(x.detach() for x in xs), tuple(tans)
+    if jvp_promoted:
+        primals = tuple(x.to(torch.complex128) for x in primals)
+        directions = tuple(t.to(torch.complex128) for t in directions)
+    _, jvp = torch.func.jvp(lambda *a: f(*a, **tkw), primals, directions)
     for n in names:
         ARRAYS[f"{name}|{n}"] = inputs[n]
     ARRAYS[f"{name}|out"] = host(out)
@@ -218,10 +227,38 @@ def linalg_cases() -> None:
     case("cx_linalg_norm_vector_3", "linalg.norm", {"x": draw((5,), "c")}, ord=3)
 
 
+def more_complex_cases() -> None:
+    """Powers with complex exponents, the rest of the elementwise functions, products and scans."""
+    c, d = draw((3, 4), "c"), draw((3, 4), "c")
+    r = draw((3, 4), "r")
+    base = c * 0.5 + 2.0  # away from 0 and the negative real axis (the principal logarithm's cut)
+    small = c * 0.3  # inside the unit disk: away from the cuts of arcsin, arctanh, log1p
+    for fn, mg_fn, ins in [
+        ("pow", "power", {"x": base, "y": d * 0.5}), ("pow", "power", {"x": np.abs(r) + 0.5, "y": d * 0.5}),
+        ("pow", "power", {"x": base, "y": r}),
+        ("tan", None, {"x": small}), ("sinh", None, {"x": c}), ("cosh", None, {"x": c}),
+        ("asin", "arcsin", {"x": small}), ("acos", "arccos", {"x": small}), ("atan", "arctan", {"x": small}),
+        ("asinh", "arcsinh", {"x": small}), ("atanh", "arctanh", {"x": small}), ("acosh", "arccosh", {"x": base}),
+        ("log10", None, {"x": base}), ("log2", None, {"x": base}), ("expm1", None, {"x": c}),
+        ("log1p", None, {"x": small}), ("exp2", None, {"x": c}), ("sinc", None, {"x": c}),
+        ("cumprod", None, {"x": base}), ("var", None, {"x": c}), ("std", None, {"x": c}),
+    ]:
+        name = "cx_" + fn + ("_real_operand" if any(v.dtype.kind == "f" for v in ins.values())
+                             and any(v.dtype.kind == "c" for v in ins.values()) else "")
+        while name in META:
+            name += "_"
+        kwargs = {"cumprod": {"axis": 1}, "var": {"ddof": 1}, "std": {"ddof": 1}}.get(fn, {})
+        mixed = "real_operand" in name
+        case(name, fn, ins, mg_fn=mg_fn, jvp_promoted=fn == "pow" and mixed, **kwargs)
+    case("cx_outer", "outer", {"x": c[0], "y": d[1]})
+    case("cx_kron", "kron", {"x": c[:2, :2], "y": d[:2, :3]})
+
+
 def main() -> None:
     fft_cases()
     complex_cases()
     linalg_cases()
+    more_complex_cases()
     meta = np.frombuffer(json.dumps(META).encode(), dtype=np.uint8)
     np.savez_compressed(OUT, __meta__=meta, **ARRAYS)
     print(f"wrote {OUT} ({len(META)} cases, {OUT.stat().st_size} bytes)")
