@@ -44,7 +44,7 @@ from .base import Op, add_tangents
 
 __all__ = ["UnaryElementwise", "BinaryElementwise", "times_local", "horner"]
 
-_CONST = (int, float, bool, complex)  # Python scalars: weakly typed constants, never differentiated
+_CONST = (int, float, bool)  # Python scalars: weakly typed constants, never differentiated
 #: What a ``quiet`` or ``singular`` op's derivative is evaluated under (infinities, overflow).
 _QUIET = {"divide": "ignore", "invalid": "ignore", "over": "ignore"}
 
@@ -63,7 +63,7 @@ def times_local(xp: Any, v: Any, local: Any) -> Any:
     number stays one (weakly typed: float32 stays float32).
     """
     if isinstance(local, _CONST):
-        return v * local if cmath.isfinite(local) else xp.where(v != 0, v * local, v * 0)
+        return v * local if math.isfinite(local) else xp.where(v != 0, v * local, v * 0)
     ok = xp.logical_or(xp.isfinite(local), v != 0)
     return v * xp.where(ok, local, 0)
 
@@ -295,12 +295,20 @@ class Pow(BinaryElementwise):
         if out.dtype.kind == "c":  # a complex power: the principal logarithm (log(-2) = log 2 + i pi);
             # 0 ** y -> 0 as Re(y) > 0, so the derivative there is 0 as for real y >= 0
             base = x if x.dtype.kind == "c" else x + 0j
-            ry = xp.real(y) if y.dtype.kind == "c" else y
+            ry = _real_part(xp, y)
             return xp.where(xp.logical_and(x == 0, ry >= 0), 0, out * xp.log(base))
         return xp.where(xp.logical_and(x == 0, y >= 0), 0, out * xp.log(x))
 
     def reference(self, np, x, y):
         return np.power(x, y)
+
+
+def _real_part(xp: Any, y: Any) -> Any:
+    """``Re(y)`` of an exponent: an array, or a Python number (a complex constant's gradient is
+    computed and dropped, as any constant's: only int, float and bool are skipped by type)."""
+    if isinstance(y, complex):
+        return y.real
+    return xp.real(y) if y.dtype.kind == "c" else y
 
 
 def _split_ties(v: Any, wins: Any, tie: Any) -> Any:
