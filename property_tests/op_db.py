@@ -919,8 +919,10 @@ def _complex_draw(draw: Any, dtype: np.dtype) -> bool:
 
 
 def _with_imaginary(draw: Any, a: np.ndarray, dtype: np.dtype, scale: float = 0.5) -> np.ndarray:
-    """``a`` plus an imaginary part in ``[-scale, scale]``, of ``dtype``'s precision."""
-    im = _arr(draw, a.shape, np.dtype(np.float64), Dom(-scale, scale))
+    """``a`` plus an imaginary part of magnitude in ``[scale / 10, scale]``, of ``dtype``'s precision
+    (never tiny: a real domain's exact zeros stay clear of 0 instead of becoming 1e-308j, whose
+    reciprocal overflows where the real domain keeps away from 0 on purpose)."""
+    im = _arr(draw, a.shape, np.dtype(np.float64), Dom(-scale, scale, gap=scale / 10))
     return np.asarray(a + 1j * im).astype(complex_dtype(dtype))  # asarray: 0-d stays an array
 
 
@@ -932,7 +934,7 @@ def _promoted(sample: Sample, dtype: np.dtype) -> np.dtype:
 
 def or_complex(sampler: Sampler, scale: float = 0.5) -> Sampler:
     """``sampler``'s draws, half of them made complex: each float array input gets an
-    imaginary part in ``[-scale, scale]`` (small enough to keep a well-conditioned
+    imaginary part of magnitude up to ``scale`` (small enough to keep a well-conditioned
     matrix well conditioned)."""
 
     def wrapped(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
