@@ -23,7 +23,7 @@ from ..tape import apply
 from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, binary
-from .special import erfc, erfcinv, gammaln
+from .special import _real_only, erfc, erfcinv, gammaln
 
 __all__ = ["ndtr", "ndtri", "log_ndtr", "erfcx", "i0", "i0e", "i1", "i1e", "entr", "multigammaln", "sinc", "zeta",
            "gammainc", "gammaincc"]
@@ -36,16 +36,19 @@ sinc = mf.sinc
 def erfcx(x: Any) -> Tensor:
     """``exp(x^2) erfc(x)``, finite where ``erfc`` underflows (``~ 1/(x sqrt(pi))`` for large x);
     +inf from about -26.6 down."""
+    _real_only("erfcx", x)
     return apply(_ERFCX, x)
 
 
 def i0e(x: Any) -> Tensor:
     """``exp(-|x|) I0(x)``, the exponentially scaled modified Bessel function of order 0."""
+    _real_only("i0e", x)
     return apply(_I0E, x)
 
 
 def i1e(x: Any) -> Tensor:
     """``exp(-|x|) I1(x)``, the exponentially scaled modified Bessel function of order 1."""
+    _real_only("i1e", x)
     return apply(_I1E, x)
 
 
@@ -132,6 +135,7 @@ def zeta(x: Any, q: Any = None) -> Tensor:
     """The Hurwitz zeta function ``sum_{k >= 0} (q + k)^-x`` (the Riemann zeta for ``q=None``) for
     ``x > 1``, ``q > 0``; differentiable in ``q`` (``-x zeta(x + 1, q)``).  The derivative in ``x``
     is not offered: an ``x`` that requires grad is refused, as PyTorch's backward refuses it."""
+    _real_only("zeta", x, q)
     if isinstance(x, Tensor) and x.requires_grad:
         raise ValueError("special.zeta: the derivative in x is not offered; pass x.detach()")
     if q is None:  # the Riemann zeta: q = 1 of x's dtype

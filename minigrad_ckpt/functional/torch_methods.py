@@ -22,7 +22,7 @@ from ..tensor import Tensor
 from . import linalg, linalg_derived, namespace, special, special_extended
 from . import math as mf
 from . import torch_idioms as ti
-from .arguments import as_tensor, normalize_axis, one_axis, operand
+from .arguments import as_tensor, normalize_axis, one_axis, operand, refuse_complex
 
 __all__ = ["METHODS", "reshape_method"]
 
@@ -170,6 +170,12 @@ def _reduction(fn: Any) -> Any:
     return method
 
 
+def _relu(x: Tensor) -> Tensor:
+    """PyTorch's ``x.relu()``: ``max(x, 0)``; complex input refused (no order), as PyTorch."""
+    refuse_complex("relu", x)
+    return apply(_act.Relu(), x)
+
+
 def _softmax(x: Tensor, dim: int = -1) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim``."""
     if x.ndim == 0:
@@ -280,7 +286,7 @@ METHODS: dict[str, Any] = {
     "repeat": _repeat, "sort": _sort, "argsort": _argsort, "split": _split, "chunk": ti.chunk,
     "unbind": ti.unbind, "topk": ti.topk, "flatten": ti.flatten, "unsqueeze": ti.unsqueeze,
     "all": _reduction(namespace.all), "any": _reduction(namespace.any),
-    "softmax": _softmax, "log_softmax": _log_softmax, "relu": lambda self: apply(_act.Relu(), self),
+    "softmax": _softmax, "log_softmax": _log_softmax, "relu": _relu,
     "norm": _norm, "masked_fill": _masked_fill, "clamp": ti.clamp, "clamp_min": lambda self, m: ti.clamp(self, m),
     "clamp_max": lambda self, m: ti.clamp(self, None, m), "pow": mf.power, "mm": mf.matmul,
     "neg": mf.negative, "negative": mf.negative, "add": _add, "sub": _sub, "subtract": _sub,

@@ -13,6 +13,7 @@ from typing import Any
 from ... import functional as mf
 from ... import random as _random
 from ...functional import _tensor, normalize_axis
+from ...functional.arguments import refuse_complex
 from ...ops import activation as _act
 from ...tape import apply
 from ...tensor import Tensor
@@ -30,20 +31,28 @@ _SILU = _act.Silu()
 
 
 def relu(x: Any) -> Tensor:
-    """``max(x, 0)``; the gradient at 0 is 0."""
+    """``max(x, 0)``; the gradient at 0 is 0.  Complex input is refused (no order), as PyTorch."""
+    x = _tensor(x)
+    refuse_complex("relu", x)
     return apply(_RELU, x)
 
 
 def leaky_relu(x: Any, negative_slope: float = 0.01) -> Tensor:
-    """``x`` for positive inputs, ``negative_slope * x`` otherwise."""
-    return apply(_act.LeakyRelu(negative_slope=float(negative_slope)), _tensor(x))
+    """``x`` for positive inputs, ``negative_slope * x`` otherwise (real input only, as PyTorch)."""
+    x = _tensor(x)
+    refuse_complex("leaky_relu", x)
+    return apply(_act.LeakyRelu(negative_slope=float(negative_slope)), x)
 
 
 def gelu(x: Any, approximate: str = "none") -> Tensor:
-    """GELU, exact (``approximate="none"``, with ``erf``) or the ``"tanh"`` approximation."""
+    """GELU, exact (``approximate="none"``, with ``erf``) or the ``"tanh"`` approximation
+    (real input only, as PyTorch: its ``erf`` is the real one)."""
+    x = _tensor(x)
+    if x.dtype.kind == "c":
+        raise TypeError("gelu: implemented for real input only (its erf is the real one), as PyTorch's")
     if approximate not in ("none", "tanh"):
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
-    return apply(_act.Gelu(approximate=approximate), _tensor(x))
+    return apply(_act.Gelu(approximate=approximate), x)
 
 
 def silu(x: Any) -> Tensor:

@@ -1,0 +1,38 @@
+"""Functions implemented for real numbers only refuse complex input with a clear error (as
+PyTorch's do) instead of returning a wrong value: relu and leaky_relu (no order), gelu (the real
+erf), and the special functions built on real-line series (erfcx, i0, i0e, i1, i1e, zeta)."""
+
+from __future__ import annotations
+
+import pytest
+
+import minigrad_ckpt as mg
+
+F = mg.nn.functional
+Z = mg.tensor([1 + 1j, -2 + 0.5j])
+
+
+@pytest.mark.parametrize("fn", [F.relu, F.leaky_relu, lambda z: z.relu(), lambda z: mg.nn.ReLU()(z),
+                                lambda z: mg.nn.LeakyReLU()(z)], ids=["relu", "leaky_relu", "method", "ReLU",
+                                                                      "LeakyReLU"])
+def test_ordering_activations_refuse_complex(fn):
+    with pytest.raises(TypeError, match="complex numbers have no order"):
+        fn(Z)
+
+
+def test_gelu_refuses_complex():
+    with pytest.raises(TypeError, match="gelu: implemented for real input only"):
+        F.gelu(Z)
+
+
+@pytest.mark.parametrize("name", ["erfcx", "i0", "i0e", "i1", "i1e", "zeta"])
+def test_real_line_special_functions_refuse_complex(name):
+    with pytest.raises(TypeError, match=f"special.{'i0e' if name == 'i0' else 'i1e' if name == 'i1' else name}"):
+        getattr(mg.special, name)(Z)
+
+
+def test_real_input_is_unchanged():
+    x = mg.tensor([-1.0, 2.0], requires_grad=True)
+    F.relu(x).sum().backward()
+    assert F.relu(x).numpy().tolist() == [0.0, 2.0] and x.grad.numpy().tolist() == [0.0, 1.0]
+    assert float(mg.special.zeta(2.0).numpy()) == pytest.approx(1.6449340668482264)
