@@ -89,6 +89,8 @@ CALLS = {
     "conv3d": lambda x: F.conv3d(mg.reshape(x, (1, 2, 2, 5, 1)), mg.reshape(x[:2, :4], (2, 2, 2, 1, 1)) * 0.3,
                                  padding=(1, 0, 0), stride=(1, 2, 1)),
     "adaptive_avg_pool3d": lambda x: F.adaptive_avg_pool3d(mg.reshape(x, (1, 1, 2, 2, 5)), (1, 2, 3)),
+    "max_pool3d": lambda x: F.max_pool3d(mg.reshape(x, (1, 1, 2, 2, 5)), 2, padding=1, ceil_mode=True),
+    "avg_pool3d": lambda x: F.avg_pool3d(mg.reshape(x, (1, 1, 2, 2, 5)), 2, 1, 1, count_include_pad=False),
     "conv_transpose1d": lambda x: F.conv_transpose1d(x[None], mg.reshape(x[:, :4] * 0.5, (4, 2, 2)), stride=2),
 }
 
@@ -255,6 +257,9 @@ def test_layers_call_their_functions():
     (lambda: F.embedding_bag(mg.tensor([0, 1]), mg.ones(3, 2)), ValueError, "offsets"),
     (lambda: F.grid_sample(mg.ones(1, 1, 2, 2), mg.zeros(1, 2, 2, 2), mode="bicubic"), ValueError, "bicubic"),
     (lambda: F.conv3d(mg.ones(1, 2, 3, 3, 3), mg.ones(1, 2, 2, 2)), ValueError, "5-D weight"),
+    (lambda: F.max_pool3d(mg.ones(2, 3, 3), 2), ValueError, "4-D"),
+    (lambda: F.avg_pool3d(mg.ones(1, 1, 3, 3, 3), 2, padding=2), ValueError, "padding"),
+    (lambda: F.avg_pool3d(mg.ones(1, 1, 3, 3, 3), 2, divisor_override=0), ValueError, "divisor_override"),
     (lambda: F.conv3d(mg.ones(1, 2, 3, 3, 3), mg.ones(1, 3, 2, 2, 2)), ValueError, "channels"),
     (lambda: F.conv3d(mg.ones(1, 2, 1, 3, 3), mg.ones(1, 2, 2, 2, 2)), ValueError, "depth"),
     (lambda: F.conv3d(mg.ones(1, 2, 3, 3, 3), mg.ones(1, 2, 2, 2, 2), stride=2, padding="same"), ValueError,

@@ -79,7 +79,16 @@ from .loss import (
 )
 from .module import Module, Parameter
 from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm, RMSNorm
-from .pooling import AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
+from .pooling import (
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    AvgPool3d,
+    MaxPool1d,
+    MaxPool2d,
+    MaxPool3d,
+)
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell
 from .transformer import TransformerEncoder, TransformerEncoderLayer
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
@@ -100,5 +109,5 @@ __all__ = [
     "TripletMarginWithDistanceLoss", "PoissonNLLLoss", "GaussianNLLLoss", "Upsample", "UpsamplingNearest2d",
     "UpsamplingBilinear2d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "MaxUnpool1d", "MaxUnpool2d", "Fold", "Unfold",
     "LocalResponseNorm", "InstanceNorm1d", "InstanceNorm2d", "ConvTranspose1d", "EmbeddingBag",
-    "Conv3d", "AdaptiveAvgPool3d",
+    "Conv3d", "AdaptiveAvgPool3d", "MaxPool3d", "AvgPool3d",
 ]

@@ -8,7 +8,8 @@ from . import functional as F
 from .function_layer import FunctionLayer
 
 __all__ = [
-    "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "MaxPool1d", "AvgPool1d",
+    "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "MaxPool1d", "AvgPool1d", "MaxPool3d",
+    "AvgPool3d",
 ]
 
 
@@ -93,3 +94,30 @@ class AvgPool1d(_Pool):
         super().__init__()
         self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
         self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+
+
+class MaxPool3d(_Pool):
+    """3-D max pooling over (N, C, D, H, W) or (C, D, H, W) (``F.max_pool3d``); ``return_indices=True``
+    makes it return ``(out, indices)``."""
+
+    fn = staticmethod(F.max_pool3d)
+    options = ("kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices")
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                 return_indices: bool = False, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.kernel_size, self.stride, self.padding, self.dilation = kernel_size, stride, padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+
+class AvgPool3d(_Pool):
+    """3-D average pooling over (N, C, D, H, W) or (C, D, H, W) (``F.avg_pool3d``)."""
+
+    fn = staticmethod(F.avg_pool3d)
+    options = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override")
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+                 count_include_pad: bool = True, divisor_override: int | None = None) -> None:
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+        self.ceil_mode, self.count_include_pad, self.divisor_override = ceil_mode, count_include_pad, divisor_override

@@ -388,6 +388,17 @@ def conv3d_cases() -> None:
     case("conv3d_unbatched", "F", "conv3d", {"x": x[0], "w": randn(3, 4, 1, 2, 2)}, ["@x", "@w"])
     case("adaptive_avg_pool3d", "F", "adaptive_avg_pool3d", {"x": x}, ["@x", [2, None, 3]])
     case("layer_AdaptiveAvgPool3d", "nn", "AdaptiveAvgPool3d", {"x": x[0]}, ["@x"], init={"output_size": 2})
+    for tag, kw in [("plain", {"kernel_size": 2}), ("ceil", {"kernel_size": 3, "stride": 2, "padding": 1,
+                                                            "ceil_mode": True})]:
+        case(f"max_pool3d_{tag}", "F", "max_pool3d", {"x": x}, ["@x"], {**kw, "return_indices": True})
+        for include in (True, False):
+            case(f"avg_pool3d_{tag}_{include}", "F", "avg_pool3d", {"x": x}, ["@x"],
+                 {**kw, "count_include_pad": include})
+    case("max_pool3d_dilation", "F", "max_pool3d", {"x": x}, ["@x"],
+         {"kernel_size": [2, 3, 2], "stride": [1, 2, 3], "dilation": [2, 1, 1], "ceil_mode": True})
+    case("avg_pool3d_override", "F", "avg_pool3d", {"x": x}, ["@x"], {"kernel_size": 2, "divisor_override": 3})
+    case("layer_MaxPool3d", "nn", "MaxPool3d", {"x": x[0]}, ["@x"], init={"kernel_size": 2, "return_indices": True})
+    case("layer_AvgPool3d", "nn", "AvgPool3d", {"x": x[0]}, ["@x"], init={"kernel_size": 2, "ceil_mode": True})
 
 
 CASE_GROUPS = [pooling_cases, conv_same_cases, activation_cases, distance_cases, margin_loss_cases,

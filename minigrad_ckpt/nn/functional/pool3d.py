@@ -1,0 +1,114 @@
+"""3-D pooling: ``max_pool3d`` and ``avg_pool3d`` over (N, C, D, H, W), PyTorch's keywords.
+
+Both read the ``kd * kh * kw`` strided slices of the padded input -- one per kernel offset,
+in row-major offset order -- stacked on a new leading axis.  ``avg_pool3d`` sums them and
+divides by PyTorch's divisor (``count_include_pad``, ``ceil_mode``'s clipped windows,
+``divisor_override``); ``max_pool3d`` takes, per output, the slice holding the window's
+first maximum (``take_along_axis`` at the host-found argmax, so the gradient goes to that
+one element, as PyTorch's).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import functional as mf
+from ...backend import host_numpy as np
+from ...functional import _tensor
+from ...tensor import Tensor
+from .pooling import _pooled_size, _window_counts
+
+__all__ = [
+    "max_pool3d", "avg_pool3d",
+]
+
+
+def _triple(v: Any, name: str, fn: str) -> tuple[int, int, int]:
+    if isinstance(v, (int, np.integer)):
+        v = (int(v),) * 3
+    v = tuple(int(a) for a in v)
+    if len(v) != 3:
+        raise ValueError(f"{fn}: {name} must be an int or a triple, got {v}")
+    return v  # type: ignore[return-value]
+
+
+def _geometry(fn: str, x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool):
+    k = _triple(kernel_size, "kernel_size", fn)
+    s = k if stride is None or stride == () or stride == [] else _triple(stride, "stride", fn)
+    p, d = _triple(padding, "padding", fn), _triple(dilation, "dilation", fn)
+    if min(k) < 1 or min(s) < 1 or min(d) < 1:
+        raise ValueError(f"{fn}: kernel_size, stride and dilation must be >= 1")
+    if any(pp < 0 or pp > kk // 2 for pp, kk in zip(p, k)):
+        raise ValueError(f"{fn}: padding {p} must be between 0 and half the kernel size {k}")
+    out = []
+    for n, kk, ss, pp, dd in zip(x.shape[2:], k, s, p, d):
+        if n + 2 * pp < dd * (kk - 1) + 1:
+            raise ValueError(f"{fn}: kernel {k} is larger than the padded input {x.shape[2:]}")
+        out.append(_pooled_size(n, kk, ss, pp, dd, ceil_mode))
+    return k, s, p, d, tuple(out)
+
+
+def _slices(x: Tensor, k: Any, s: Any, p: Any, d: Any, out: Any, fill: float) -> Tensor:
+    """The padded input's strided slices, one per kernel offset: (kd*kh*kw, N, C, Do, Ho, Wo)."""
+    widths = [(pp, max(pp, (o - 1) * ss + dd * (kk - 1) + 1 - n - pp))
+              for n, kk, ss, pp, dd, o in zip(x.shape[2:], k, s, p, d, out)]
+    xp_ = mf.pad(x, [(0, 0), (0, 0)] + widths, constant_values=fill)
+    parts = []
+    for i in range(k[0]):
+        for j in range(k[1]):
+            for m in range(k[2]):
+                a, b, c = i * d[0], j * d[1], m * d[2]
+                parts.append(xp_[:, :, a:a + s[0] * (out[0] - 1) + 1:s[0], b:b + s[1] * (out[1] - 1) + 1:s[1],
+                                 c:c + s[2] * (out[2] - 1) + 1:s[2]])
+    return mf.stack(parts)
+
+
+def _batched5(fn: str, x: Any) -> tuple[Tensor, bool]:
+    x = _tensor(x)
+    if x.ndim == 4:
+        return mf.expand_dims(x, 0), True
+    if x.ndim != 5:
+        raise ValueError(f"{fn}: expected a 4-D (C, D, H, W) or 5-D (N, C, D, H, W) input, got shape {x.shape}")
+    return x, False
+
+
+def max_pool3d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """Max over 3-D windows; the gradient goes to each window's first maximum.  ``return_indices``
+    also returns the flat positions ``(d * H + h) * W + w`` in the input volume."""
+    x, unbatched = _batched5("max_pool3d", x)
+    k, s, p, d, out = _geometry("max_pool3d", x, kernel_size, stride, padding, dilation, ceil_mode)
+    stacked = _slices(x, k, s, p, d, out, -float("inf"))
+    xp = x.device.xp
+    first = xp.argmax(stacked._data, axis=0)  # row-major offset order: the first maximum, NaN first
+    result = mf.take_along_axis(stacked, Tensor.constant(first[None], x.device), axis=0)[0]
+    if unbatched:
+        result = mf.squeeze(result, 0)
+    if not return_indices:
+        return result
+    offsets = np.stack(np.meshgrid(*(np.arange(kk) * dd for kk, dd in zip(k, d)), indexing="ij"), -1).reshape(-1, 3)
+    grids = np.meshgrid(*(np.arange(o) * ss - pp for o, ss, pp in zip(out, s, p)), indexing="ij")
+    host_first = np.asarray(xp.to_host(first))
+    pos = [grids[a] + offsets[host_first, a] for a in range(3)]
+    dd_, hh, ww = x.shape[2:]
+    flat = Tensor.constant(xp.asarray(((pos[0] * hh + pos[1]) * ww + pos[2]).astype(np.int64)), x.device)
+    return result, (mf.squeeze(flat, 0) if unbatched else flat)
+
+
+def avg_pool3d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+    """Mean over 3-D windows with PyTorch's divisors (``count_include_pad``, ``ceil_mode``'s clipped
+    windows, ``divisor_override``)."""
+    x, unbatched = _batched5("avg_pool3d", x)
+    if divisor_override is not None and int(divisor_override) == 0:
+        raise ValueError("avg_pool3d: divisor_override must be non-zero")
+    k, s, p, d, out = _geometry("avg_pool3d", x, kernel_size, stride, padding, 1, ceil_mode)
+    sums = mf.sum(_slices(x, k, s, p, d, out, 0.0), axis=0)
+    if divisor_override is not None:
+        result = sums * (1.0 / int(divisor_override))
+    else:
+        counts = [_window_counts(n, kk, ss, pp, o, count_include_pad)
+                  for n, kk, ss, pp, o in zip(x.shape[2:], k, s, p, out)]
+        div = counts[0][:, None, None] * counts[1][None, :, None] * counts[2][None, None, :]
+        result = sums / Tensor.constant(x.device.xp.asarray(div.astype(x.dtype)), x.device)
+    return mf.squeeze(result, 0) if unbatched else result
