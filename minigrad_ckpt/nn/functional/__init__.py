@@ -68,7 +68,7 @@ __all__ = [
     "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "kl_div", "cosine_embedding_loss",
     "softmin", "selu", "celu", "glu", "hardswish", "hardsigmoid", "softsign", "tanhshrink", "threshold",
     "softshrink", "hardshrink", "rrelu", "dropout1d", "dropout3d", "alpha_dropout",
-    "normalize", "cosine_similarity", "pairwise_distance", "pdist", "cdist", "pixel_shuffle", "pixel_unshuffle",
+    "normalize", "cosine_similarity", "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle",
     "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
     "multi_margin_loss", "multilabel_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
     "poisson_nll_loss", "gaussian_nll_loss", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear",

@@ -189,7 +189,8 @@ def hardsigmoid(x: Any) -> Tensor:
     """``relu6(x + 3) / 6``: 0 below -3, 1 above 3, the derivative 0 at and beyond +-3 (PyTorch)."""
     x = _tensor(x)
     inside = (x > -3) & (x < 3)
-    return mf.where(inside, x * (1.0 / 6) + 0.5, mf.astype(x >= 3, x.dtype))
+    # outside, the clamped value passes as a detached constant (as hardtanh's): no gradient, nothing kept
+    return mf.where(inside, x * (1.0 / 6) + 0.5, mf.clip(x * (1.0 / 6) + 0.5, 0.0, 1.0).detach())
 
 
 def softsign(x: Any) -> Tensor:

@@ -85,7 +85,7 @@ def alpha_dropout(x: Any, p: float = 0.5, training: bool = False) -> Tensor:
         return x
     if p == 1.0:
         return x * 0.0
-    ones = Tensor.constant(x.device.xp.ones(x.shape, dtype=x.dtype), x.device)
-    keep = dropout(ones, p, True) * (1.0 - p)  # 1 kept, 0 dropped, from one key on the tape
     a = 1.0 / ((_ALPHA_PRIME ** 2 * p + 1) * (1 - p)) ** 0.5
-    return x * (keep * a) + (keep - 1.0) * (_ALPHA_PRIME * a) + _ALPHA_PRIME * a * p
+    # a (keep x + (keep - 1) alpha') + alpha' a p  =  a (1 - p) dropout(x + alpha') - alpha' a (1 - p):
+    # one dropout of a value computed from x, so a checkpoint replays the mask from its key
+    return dropout(x + _ALPHA_PRIME, p, True) * (a * (1 - p)) - _ALPHA_PRIME * a * (1 - p)
