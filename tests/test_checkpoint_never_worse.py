@@ -106,6 +106,8 @@ LAYERS = {
     "Upsample": (lambda: nn.Upsample(scale_factor=2, mode="bilinear"), IMG),
     "UpsamplingBilinear2d": (lambda: nn.UpsamplingBilinear2d(scale_factor=2), IMG),
     "UpsamplingNearest2d": (lambda: nn.UpsamplingNearest2d(scale_factor=2), IMG),
+    "MaxPool3d": (lambda: nn.MaxPool3d(2), VOL),
+    "AvgPool3d": (lambda: nn.AvgPool3d(2, ceil_mode=True), (2, 3, 3, 4, 4)),
 }
 CONTAINERS = {"Module", "ModuleList", "ModuleDict", "RNNBase"}  # not layers one can call on a tensor
 
@@ -183,6 +185,8 @@ FUNCTIONALS = {
     "adaptive_avg_pool1d": ((2, 3, 10), lambda x: F.adaptive_avg_pool1d(x, 3)),
     "adaptive_max_pool1d": ((2, 3, 10), lambda x: F.adaptive_max_pool1d(x, 3)),
     "adaptive_avg_pool3d": (VOL, lambda x: F.adaptive_avg_pool3d(x, 2)),
+    "max_pool3d": (VOL, lambda x: F.max_pool3d(x, 2)),
+    "avg_pool3d": (VOL, lambda x: F.avg_pool3d(x, 3, 2, 1, count_include_pad=False)),
     "affine_grid": ((2, 2, 3), lambda x: F.affine_grid(x, (2, 1, 4, 4), align_corners=False)),
     "grid_sample": (IMG, lambda x: F.grid_sample(x, GRID, align_corners=False)),
     "alpha_dropout": ((4, 6), lambda x: F.alpha_dropout(x, 0.3, training=True)),
@@ -204,7 +208,6 @@ FUNCTIONALS = {
     "conv_transpose1d": ((2, 3, 10), lambda x: F.conv_transpose1d(x, W_CONV_T1, stride=2)),
     "cosine_similarity": ((4, 6), lambda x: F.cosine_similarity(x, TARGET)),
     "pairwise_distance": ((4, 6), lambda x: F.pairwise_distance(x, TARGET)),
-    "cdist": ((4, 6), lambda x: F.cdist(x, TARGET)),
     "pdist": ((4, 6), lambda x: F.pdist(x)),
     "fold": ((2, 12, 9), lambda x: F.fold(x, (4, 4), 2)),
     "unfold": (IMG, lambda x: F.unfold(x, 2)),

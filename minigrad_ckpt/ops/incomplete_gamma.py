@@ -59,7 +59,7 @@ def _split(xp: Any, a: Any, x: Any, upper: bool) -> Any:
         at_zero, at_inf = (1.0, 0.0) if upper else (0.0, 1.0)
         zero = value * 0  # the constants below as arrays of the inputs' dtype
         edge = xp.where(x == 0, zero + at_zero, xp.where(x == xp.inf, zero + at_inf, zero + xp.nan))
-        r = xp.where(ok, value, xp.where((a > 0) & (x >= 0), edge, zero + xp.nan))
+        r = xp.where(ok, value, xp.where((a > 0) & xp.isfinite(a) & (x >= 0), edge, zero + xp.nan))
         return xp.where(xp.isnan(a) | xp.isnan(x), a + x, r)
 
 
@@ -102,8 +102,12 @@ class _IncompleteGamma(Op):
         out = np.empty(aa.shape)
         for i in np.ndindex(aa.shape):
             s, v = aa[i], xx[i]
-            if not (s > 0 and v >= 0):
+            if not (s > 0 and v >= 0 and math.isfinite(s)):
                 out[i] = math.nan
+                continue
+            if v > 1e4 * max(1.0, s) or (s < 1e-200 and v > 0):  # P is 1 to double precision there (far
+                # beyond the mode; or a -> 0, where Gamma(a) ~ 1/a): the series would overflow
+                out[i] = 0.0 if upper else 1.0
                 continue
             term = total = 1 / s
             n = 1

@@ -43,6 +43,10 @@ def zeta(xp, x, q):
             power = power * inv_big2
         pole = (x == 1) | ((q <= 0) & (q == xp.round(q)) & (x > 1))
         r = xp.where(ok, total, xp.where(pole, total * 0 + xp.inf, total * 0 + xp.nan))  # x's dtype kept
+        # x = +inf: only the terms with q + k < 1 survive (SciPy's limits: 0 for q > 1, 1 at q = 1, inf below)
+        zero = xp.zeros_like(total)
+        at_inf = xp.where(q > 1, zero, xp.where(q == 1, zero + 1, zero + xp.inf))
+        r = xp.where((x == xp.inf) & (q > 0), at_inf, r)
         return xp.where(xp.isnan(x) | xp.isnan(q), x + q, r)
 
 
