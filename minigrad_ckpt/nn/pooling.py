@@ -20,11 +20,9 @@ class _Pool(FunctionLayer):
         return f"kernel_size={self.kernel_size}, stride={self.stride or self.kernel_size}, padding={self.padding}"
 
 
-class MaxPool2d(_Pool):
-    """2-D max pooling over (N, C, H, W): the largest value of each window (``F.max_pool2d``);
-    ``return_indices=True`` makes it return ``(out, indices)``."""
+class _MaxPool(_Pool):
+    """Max pooling in any number of dimensions: PyTorch's arguments, ``fn`` picks the dimensions."""
 
-    fn = staticmethod(F.max_pool2d)
     options = ("kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices")
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
@@ -34,10 +32,9 @@ class MaxPool2d(_Pool):
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
 
-class AvgPool2d(_Pool):
-    """2-D average pooling over (N, C, H, W): the mean of each window (``F.avg_pool2d``)."""
+class _AvgPool(_Pool):
+    """Average pooling in 2 or 3 dimensions: PyTorch's arguments, ``fn`` picks the dimensions."""
 
-    fn = staticmethod(F.avg_pool2d)
     options = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override")
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
@@ -46,6 +43,17 @@ class AvgPool2d(_Pool):
         self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
         self.ceil_mode, self.count_include_pad, self.divisor_override = ceil_mode, count_include_pad, divisor_override
 
+
+class MaxPool2d(_MaxPool):
+    """2-D max pooling over (N, C, H, W): the largest value of each window (``F.max_pool2d``);
+    ``return_indices=True`` makes it return ``(out, indices)``."""
+
+    fn = staticmethod(F.max_pool2d)
+
+class AvgPool2d(_AvgPool):
+    """2-D average pooling over (N, C, H, W): the mean of each window (``F.avg_pool2d``)."""
+
+    fn = staticmethod(F.avg_pool2d)
 
 class AdaptiveAvgPool2d(FunctionLayer):
     """Average pooling to a fixed ``output_size`` (int or pair; ``None`` keeps an axis), PyTorch's windows."""
@@ -70,18 +78,10 @@ class AdaptiveMaxPool2d(FunctionLayer):
         self.output_size, self.return_indices = output_size, return_indices
 
 
-class MaxPool1d(_Pool):
+class MaxPool1d(_MaxPool):
     """1-D max pooling over (N, C, L) or (C, L); ``return_indices=True`` makes it return ``(out, indices)``."""
 
     fn = staticmethod(F.max_pool1d)
-    options = ("kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices")
-
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
-                 return_indices: bool = False, ceil_mode: bool = False) -> None:
-        super().__init__()
-        self.kernel_size, self.stride, self.padding, self.dilation = kernel_size, stride, padding, dilation
-        self.return_indices, self.ceil_mode = return_indices, ceil_mode
-
 
 class AvgPool1d(_Pool):
     """1-D average pooling over (N, C, L) or (C, L)."""
@@ -96,28 +96,13 @@ class AvgPool1d(_Pool):
         self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
 
 
-class MaxPool3d(_Pool):
+class MaxPool3d(_MaxPool):
     """3-D max pooling over (N, C, D, H, W) or (C, D, H, W) (``F.max_pool3d``); ``return_indices=True``
     makes it return ``(out, indices)``."""
 
     fn = staticmethod(F.max_pool3d)
-    options = ("kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices")
 
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
-                 return_indices: bool = False, ceil_mode: bool = False) -> None:
-        super().__init__()
-        self.kernel_size, self.stride, self.padding, self.dilation = kernel_size, stride, padding, dilation
-        self.return_indices, self.ceil_mode = return_indices, ceil_mode
-
-
-class AvgPool3d(_Pool):
+class AvgPool3d(_AvgPool):
     """3-D average pooling over (N, C, D, H, W) or (C, D, H, W) (``F.avg_pool3d``)."""
 
     fn = staticmethod(F.avg_pool3d)
-    options = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override")
-
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
-                 count_include_pad: bool = True, divisor_override: int | None = None) -> None:
-        super().__init__()
-        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
-        self.ceil_mode, self.count_include_pad, self.divisor_override = ceil_mode, count_include_pad, divisor_override
