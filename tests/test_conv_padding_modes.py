@@ -70,3 +70,37 @@ def test_a_bad_padding_mode_and_strided_same_are_refused():
     with pytest.raises(ValueError, match="strided"):
         layer(mg.ones(1, 1, 5, 5))
     assert "padding_mode='circular'" in repr(nn.Conv1d(1, 1, 3, padding=1, padding_mode="circular"))
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+def test_padding_modes_at_the_seams(mode):
+    # checkpointed: the same gradients bit for bit; on the strict float32 stand-in device: the CPU's
+    # float32 values; forward mode through mg.func.jvp equals the reverse-mode directional derivative
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+    from minigrad_ckpt import checkpoint as ck
+
+    rng = np.random.default_rng(2)
+    mg.manual_seed(0)
+    layer = nn.Conv2d(2, 3, (2, 3), padding="same", padding_mode=mode)
+    xs = rng.standard_normal((1, 2, 4, 5)).astype(np.float32)
+    grads = []
+    for checkpointed in (False, True):
+        x = mg.tensor(xs, requires_grad=True)
+        layer.zero_grad()
+        y = ck.checkpoint(layer, x) if checkpointed else layer(x)
+        (y.tanh()).sum().backward()
+        grads.append((x.grad.numpy().copy(), layer.weight.grad.numpy().copy()))
+    for a, b in zip(*grads):
+        np.testing.assert_array_equal(a, b)
+    strict = mg.device("strict-f32")
+    on_strict = layer.to(strict)(mg.tensor(xs, device=strict))
+    np.testing.assert_allclose(on_strict.numpy(), layer.to("cpu")(mg.tensor(xs)).numpy(), rtol=1e-6, atol=1e-6)
+    v = rng.standard_normal(xs.shape).astype(np.float32)
+    _, tangent = mg.func.jvp(lambda a: layer(a).sum(), (mg.tensor(xs),), (mg.tensor(v),))
+    np.testing.assert_allclose(float(tangent.numpy()), float(np.sum(_grad_of_sum(layer, xs) * v)), rtol=1e-4)
+
+
+def _grad_of_sum(layer, xs):
+    x = mg.tensor(xs, requires_grad=True)
+    layer(x).sum().backward()
+    return x.grad.numpy()
