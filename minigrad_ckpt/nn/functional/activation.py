@@ -32,8 +32,10 @@ _SILU = _act.Silu()
 
 def relu(x: Any) -> Tensor:
     """``max(x, 0)``; the gradient at 0 is 0.  Complex input is refused (no order), as PyTorch."""
-    x = _tensor(x)
-    refuse_complex("relu", x)
+    if not isinstance(x, Tensor):
+        x = _tensor(x)
+    if x._data.dtype.kind == "c":  # inline: relu is on every small model's hot path
+        refuse_complex("relu", x)
     return apply(_RELU, x)
 
 
