@@ -361,3 +361,21 @@ def test_an_image_input_that_is_not_3d_or_4d_is_refused(name, shape):
 def test_conv2d_refuses_a_weight_that_is_not_4d():
     with pytest.raises(ValueError, match="4-D weight"):
         F.conv2d(mg.zeros(1, 3, 6, 6), mg.zeros(4, 3, 3))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("reduction", ["sum", "mean", "none"])
+def test_an_ignored_sample_adds_exactly_nothing_even_when_its_loss_is_infinite(dtype, reduction):
+    # PyTorch skips ignored targets: an infinite (or NaN-making) row contributes 0, not inf * 0
+    big = np.finfo(dtype).max
+    logits = np.array([[-big, big], [1.0, 2.0], [np.inf, 0.0]], dtype)
+    x = mg.tensor(logits, requires_grad=True)
+    loss = F.cross_entropy(x, mg.tensor([0, 1, 0]), ignore_index=0, reduction=reduction)
+    want = np.log1p(np.exp(-1.0))
+    expected = {"sum": want, "mean": want, "none": [0.0, want, 0.0]}[reduction]
+    np.testing.assert_allclose(loss.numpy(), expected, rtol=1e-6)
+    (loss.sum() if reduction == "none" else loss).backward()
+    g = x.grad.numpy()
+    np.testing.assert_array_equal(g[[0, 2]], 0.0)
+    p = 1 / (1 + np.exp(1.0))
+    np.testing.assert_allclose(g[1], [p, -p], rtol=1e-6)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -129,3 +130,12 @@ def test_forward_mode_equals_reverse_mode_through_a_program(seed):
     x = mg.tensor(x0)
     fwd, rev = mg.func.jacfwd(program)(x), mg.func.jacrev(program)(x)
     np.testing.assert_allclose(fwd.numpy(), rev.numpy(), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("scalar", [3.5e-112, 1e-50, 1e300, 2.0, 0.0, 2])
+def test_floor_divide_by_a_python_number_divides_by_it_rounded_to_the_arrays_dtype(scalar):
+    # NumPy rounds a Python number to float32 first: float32 // 1e-50 divides by 0
+    x = np.array([np.inf, 5.0, -3.0, 0.0], np.float32)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal((mg.tensor(x) // scalar).numpy(), np.floor_divide(x, scalar))
+        np.testing.assert_array_equal((scalar // mg.tensor(x)).numpy(), np.floor_divide(scalar, x))

@@ -1048,7 +1048,10 @@ class FloorDivide(BinaryElementwise):
 
     def forward(self, xp, x, y):
         with xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            if xp.result_type(x, y).kind in "iu":  # exact: x - mod(x, y) is a multiple of y
+            dt = xp.result_type(x, y)
+            # a Python number divides as the array's dtype rounds it (float32 // 1e-50 divides by 0)
+            x, y = (dt.type(v) if isinstance(v, _CONST) else v for v in (x, y))
+            if dt.kind in "iu":  # exact: x - mod(x, y) is a multiple of y
                 return xp.where(y == 0, 0, (x - xp.mod(x, y)) // xp.where(y == 0, 1, y))
             m = xp.fmod(x, y)
             div = (x - m) / y

@@ -22,11 +22,13 @@ _ITERATIONS = 400
 
 
 def _lower_series(xp: Any, a: Any, x: Any) -> Any:
-    term = total = 1 / a
+    # x^a e^-x / Gamma(a + 1) times the sum, not (1/a) x^a e^-x / Gamma(a): for a tiny
+    # (subnormal) a, 1/a overflows where the product is about 1
+    term = total = xp.ones_like(x)
     for n in range(1, _ITERATIONS):
         term = term * x / (a + n)
         total = total + term
-    return total * xp.exp(a * xp.log(x) - x - xp.gammaln(a))
+    return total * xp.exp(a * xp.log(x) - x - xp.gammaln(a + 1))
 
 
 def _upper_fraction(xp: Any, a: Any, x: Any) -> Any:

@@ -30,7 +30,9 @@ class SoftmaxCrossEntropy(Op):
     def _reduce(self, xp, per_sample):
         """The reduction of per-sample values (losses, or their tangents: it is linear)."""
         if self.valid is not None:
-            per_sample = per_sample * self.valid
+            # select, not multiply: an ignored sample's loss may be inf (inf * 0 is NaN);
+            # PyTorch skips ignored targets, so they add exactly 0
+            per_sample = xp.where(self.valid != 0, per_sample * self.valid, 0)
         if self.reduction == "none":
             return per_sample
         total = per_sample.sum()
@@ -59,7 +61,10 @@ class SoftmaxCrossEntropy(Op):
         # minus the one-hot target; each row has exactly one target, so the
         # scatter is a plain assignment (unique=True), not an accumulation
         onehot = xp.index_add(x.shape, (self.rows, self.target), scale, unique=True)
-        return p * (scale if scale.ndim == 0 else scale.reshape((n, 1))) - onehot
+        grad = p * (scale if scale.ndim == 0 else scale.reshape((n, 1))) - onehot
+        if self.valid is None:
+            return grad
+        return xp.where((self.valid != 0).reshape((n, 1)), grad, 0)  # an ignored row is exactly 0
 
     def _mean_weight(self):
         """``1 / N`` when every sample counts: a Python float (weakly typed, so
@@ -80,7 +85,7 @@ class SoftmaxCrossEntropy(Op):
         logp = x64 - m - np.log(np.exp(x64 - m).sum(axis=1, keepdims=True))
         rows, t = np.asarray(self.rows), np.asarray(self.target)
         valid = np.ones(rows.shape, np.float64) if self.valid is None else np.asarray(self.valid, np.float64)
-        losses = -logp[rows, t] * valid
+        losses = np.where(valid != 0, -logp[rows, t] * valid, 0.0)  # ignored: exactly 0, as PyTorch
         if self.reduction == "none":
             out = losses
         elif self.reduction == "sum":

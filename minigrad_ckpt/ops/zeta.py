@@ -32,15 +32,15 @@ def zeta(xp, x, q):
             total = total + xp.power(a + k, -s)
         big = a + _TERMS
         total = total + xp.power(big, 1 - s) / (s - 1) + 0.5 * xp.power(big, -s)
-        rising = s  # x (x + 1) ... (x + 2j - 2)
+        # x (x + 1) ... (x + 2j - 2) (q + N)^(-x-2j+1) as one running product, each step's
+        # factors divided by q + N first: kept apart, the rising factorial overflows (float32
+        # from x ~ 24) where the power underflows to 0, and inf * 0 is NaN
+        term = s * xp.power(big, -s - 1)
         fact = 2.0  # (2j)!
-        power = xp.power(big, -s - 1)
-        inv_big2 = 1 / (big * big)
         for j, b in enumerate(_BERNOULLI, start=1):
-            total = total + (b / fact) * rising * power
-            rising = rising * (s + 2 * j - 1) * (s + 2 * j)
+            total = total + (b / fact) * term
+            term = term * ((s + 2 * j - 1) / big) * ((s + 2 * j) / big)
             fact *= (2 * j + 1) * (2 * j + 2)
-            power = power * inv_big2
         pole = (x == 1) | ((q <= 0) & (q == xp.round(q)) & (x > 1))
         r = xp.where(ok, total, xp.where(pole, total * 0 + xp.inf, total * 0 + xp.nan))  # x's dtype kept
         # x = +inf: only the terms with q + k < 1 survive (SciPy's limits: 0 for q > 1, 1 at q = 1, inf below)
