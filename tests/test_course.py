@@ -3,11 +3,13 @@ usual mistakes are explained in words that point at the fix."""
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import runpy
 import shutil
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -50,14 +52,23 @@ def _registry_kept():
         registry.update(before)
 
 
+def _example(stub: Path) -> types.CodeType:
+    """The body of the stub's ``if __name__ == "__main__":`` block (the example a learner runs)."""
+    tree = ast.parse(stub.read_text(encoding="utf-8"))
+    block = next(node for node in tree.body if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test))
+    return compile(ast.Module(body=block.body, type_ignores=[]), str(stub), "exec")
+
+
 @pytest.mark.parametrize("number", STEP_NUMBERS)
-def test_the_example_at_the_end_of_each_file_runs_on_the_solution(number, tmp_path, monkeypatch, capsys):
+def test_the_example_at_the_end_of_each_stub_runs_on_the_solution(number, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)  # step 7's example writes a file
-    with _registry_kept():
-        runpy.run_path(str(course.get_step(number).solution), run_name="__main__")
+    step = course.get_step(number)
+    with _registry_kept():  # the stub's names, with what the learner writes taken from the solution
+        names = {**runpy.run_path(str(step.stub)), **runpy.run_path(str(step.solution))}
+        exec(_example(step.stub), names)
     assert capsys.readouterr().out.strip()
     with _registry_kept(), pytest.raises(NotImplementedError, match=f"step {number}"):
-        runpy.run_path(str(course.get_step(number).stub), run_name="__main__")
+        runpy.run_path(str(step.stub), run_name="__main__")
 
 
 def _mutant(tmp_path: Path, number: int, old: str, new: str) -> Path:

@@ -8,6 +8,7 @@ test suite grades like a learner's file: the solution must pass, the stub must f
 
 from __future__ import annotations
 
+import importlib
 import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -47,49 +48,25 @@ class Step:
         return SOLUTIONS / self.file_name
 
 
-def _value() -> Sequence[Check]:
-    from .scalar_checks import VALUE_CHECKS
-    return VALUE_CHECKS
-
-
-def _order() -> Sequence[Check]:
-    from .scalar_checks import ORDER_CHECKS
-    return ORDER_CHECKS
-
-
-def _broadcast() -> Sequence[Check]:
-    from .broadcast_checks import BROADCAST_CHECKS
-    return BROADCAST_CHECKS
-
-
-def _op() -> Sequence[Check]:
-    from .op_checks import OP_CHECKS
-    return OP_CHECKS
-
-
-def _jvp() -> Sequence[Check]:
-    from .op_checks import JVP_CHECKS
-    return JVP_CHECKS
-
-
-def _checkpoint() -> Sequence[Check]:
-    from .checkpoint_checks import CHECKPOINT_CHECKS
-    return CHECKPOINT_CHECKS
-
-
-def _snapshot() -> Sequence[Check]:
-    from .snapshot_checks import SNAPSHOT_CHECKS
-    return SNAPSHOT_CHECKS
+def _checks(module: str, name: str) -> Callable[[], Sequence[Check]]:
+    """The list ``name`` of checks in this package's module ``module``, imported when first asked for."""
+    return lambda: getattr(importlib.import_module(f".{module}", __package__), name)
 
 
 STEPS: tuple[Step, ...] = (
-    Step(1, "value", "a scalar Value: data, grad, +, * and backward()", _value),
-    Step(2, "order", "the tape and reverse order: why backward walks a topological order", _order),
-    Step(3, "broadcast", "broadcasting forward, summing gradients back to a shape", _broadcast),
-    Step(4, "op", "an op class: forward and backward side by side, checked by the op battery", _op),
-    Step(5, "jvp", "forward mode: an op's jvp, checked against differences and against backward", _jvp),
-    Step(6, "checkpoint", "checkpoint a segment: drop its activations, replay it in backward", _checkpoint),
-    Step(7, "snapshot", "a snapshot format: save a training state, resume bit for bit, refuse damage", _snapshot),
+    Step(1, "value", "a scalar Value: data, grad, +, * and backward()", _checks("scalar_checks", "VALUE_CHECKS")),
+    Step(2, "order", "the tape and reverse order: why backward walks a topological order",
+         _checks("scalar_checks", "ORDER_CHECKS")),
+    Step(3, "broadcast", "broadcasting forward, summing gradients back to a shape",
+         _checks("broadcast_checks", "BROADCAST_CHECKS")),
+    Step(4, "op", "an op class: forward and backward side by side, checked by the op battery",
+         _checks("op_checks", "OP_CHECKS")),
+    Step(5, "jvp", "forward mode: an op's jvp, checked against differences and against backward",
+         _checks("op_checks", "JVP_CHECKS")),
+    Step(6, "checkpoint", "checkpoint a segment: drop its activations, replay it in backward",
+         _checks("checkpoint_checks", "CHECKPOINT_CHECKS")),
+    Step(7, "snapshot", "a snapshot format: save a training state, resume bit for bit, refuse damage",
+         _checks("snapshot_checks", "SNAPSHOT_CHECKS")),
 )
 
 

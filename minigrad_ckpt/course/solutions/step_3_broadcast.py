@@ -26,7 +26,3 @@ def sum_to_shape(grad, shape):
     if stretched:
         summed = summed.sum(axis=stretched, keepdims=True)
     return summed.reshape(shape)
-
-
-if __name__ == "__main__":
-    print(broadcast_shape((3, 1), (4,)), sum_to_shape(np.ones((2, 3)), (3,)))

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import minigrad_ckpt as mg
 from minigrad_ckpt.ops import Op
-from minigrad_ckpt.tape import apply
 
 
 class MulExp(Op):
@@ -18,10 +16,3 @@ class MulExp(Op):
 
     def backward(self, xp, g, out, x, y):
         return g * xp.exp(y), g * out
-
-
-if __name__ == "__main__":
-    x = mg.tensor([0.5, -1.0], requires_grad=True)
-    y = mg.tensor([0.1, 2.0], requires_grad=True)
-    apply(MulExp(), x, y).sum().backward()
-    print(x.grad, y.grad)  # exp(y) and x * exp(y)

@@ -31,11 +31,3 @@ class Replay(Op):
 def checkpoint(fn, *inputs):
     """``fn(*inputs)``, with the activations inside ``fn`` recomputed in backward instead of kept."""
     return apply(Replay(fn=fn), *inputs)
-
-
-if __name__ == "__main__":
-    w = mg.tensor([[0.5, -0.2], [0.1, 0.3]], requires_grad=True)
-    x = mg.tensor([[1.0, 2.0]], requires_grad=True)
-    y = checkpoint(lambda h, w: mg.tanh(h @ w) @ w, x, w)
-    y.sum().backward()
-    print(w.grad, x.grad)

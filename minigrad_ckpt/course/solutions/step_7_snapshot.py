@@ -31,10 +31,3 @@ def load(path):
     entries = msgpack.unpackb(outer["payload"])
     return {name: np.frombuffer(e["data"], dtype=np.dtype(e["dtype"])).reshape(e["shape"]).copy()
             for name, e in entries.items()}
-
-
-if __name__ == "__main__":
-    state = {"weight": np.ones((2, 3), np.float32), "step": np.array(3)}
-    save("state.snap", state)
-    print(load("state.snap"))
-    print(hashlib.sha256(b"payload").hexdigest(), msgpack.packb({"a": 1}))

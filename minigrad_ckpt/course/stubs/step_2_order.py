@@ -1,7 +1,8 @@
 """Step 2: the tape and reverse order -- why backward walks a topological order.
 
-Here is a finished scalar ``Value`` (step 1's, with ``tanh``).  What is left is
-the order in which ``backward`` calls the ``_backward`` of each Value.
+``Value`` is step 1's, finished and imported from its reference solution (with
+``tanh`` added).  What is left is the order in which ``backward`` calls the
+``_backward`` of each Value.
 
 Take ``v1 = a * b; v2 = v1 * v1; loss = v2 + v1``.  ``v1`` is used twice, so
 its gradient is the sum of two shares: one from ``v2`` and one from ``loss``.
@@ -35,55 +36,9 @@ graphs with shared values (Hypothesis), and the gradients against the engine.
 
 from __future__ import annotations
 
-import math
-
-
-class Value:
-    """A number, its gradient, and how it was computed (finished: nothing to write here)."""
-
-    def __init__(self, data, _prev=(), _backward=None):
-        self.data = float(data)
-        self.grad = 0.0
-        self._prev = tuple(_prev)
-        self._backward = _backward or (lambda: None)
-
-    def __add__(self, other):
-        other = other if isinstance(other, Value) else Value(other)
-
-        def _backward():
-            self.grad += out.grad
-            other.grad += out.grad
-
-        out = Value(self.data + other.data, (self, other), _backward)
-        return out
-
-    def __mul__(self, other):
-        other = other if isinstance(other, Value) else Value(other)
-
-        def _backward():
-            self.grad += other.data * out.grad
-            other.grad += self.data * out.grad
-
-        out = Value(self.data * other.data, (self, other), _backward)
-        return out
-
-    __radd__ = __add__
-    __rmul__ = __mul__
-
-    def tanh(self):
-        t = math.tanh(self.data)
-
-        def _backward():
-            self.grad += (1.0 - t * t) * out.grad
-
-        out = Value(t, (self,), _backward)
-        return out
-
-    def backward(self):
-        backward(self)
-
-    def __repr__(self):
-        return f"Value(data={self.data}, grad={self.grad})"
+# Step 1's Value, finished (with tanh): data, grad, +, * and the _prev / _backward each Value
+# keeps.  Its own loss.backward() is step 1's depth-first walk, which this step replaces.
+from minigrad_ckpt.course.solutions.step_1_value import Value
 
 
 def topological_order(root):
