@@ -971,6 +971,14 @@ def square_sampler(name: str) -> Sampler:
     return sampler
 
 
+def lu_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """Square and non-square matrices, [-1, 1] plus 4 on the diagonal: every pivot (chosen or
+    not) is far from 0 and from a tie, with and without pivoting."""
+    batch, m, n = _matrix_sample(draw, max_size, square=False)
+    a = _arr(draw, batch + (m, n), np.dtype(np.float64), Dom(-1.0, 1.0)) + 4 * np.eye(m, n)
+    return Sample(registry["LuFactor"](pivot=draw(st.booleans())), (a.astype(dtype),), (_float(dtype),))
+
+
 def matrix_exp_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
     """Entries in [-2, 2]: 1-norms up to 6, so a few squarings run; ``squarings`` is what the
     public function picks for the sample."""
@@ -1278,7 +1286,7 @@ SPECS: list[OpSpec] = [
     _spec("Qr", or_complex(qr_sampler), broadcast_views=False, out_dtype=_promoted),
     _spec("Pinv", pinv_sampler, broadcast_views=False),
     _spec("MatrixExp", matrix_exp_sampler, broadcast_views=False),
-    _spec("LuFactor", square_sampler("LuFactor"), broadcast_views=False),
+    _spec("LuFactor", lu_sampler, broadcast_views=False),
     _spec("VectorNorm", vector_norm_sampler),
     # complex numbers and Fourier transforms: complex samples (float32 draws complex64)
     _spec("Real", complex_unary("Real"), out_dtype=_real_of),

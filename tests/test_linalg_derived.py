@@ -49,6 +49,10 @@ CALLS = {
     "matrix_exp": lambda x: L.matrix_exp(x * 0.7),
     "lu_factor": lambda x: L.lu_factor(x).LU,
     "lu_L_U": lambda x: L.lu(x).L * 2 + L.lu(x).U,
+    "lu_tall": lambda x: L.lu(x[:, :, :2]).L * 2 + L.lu_factor(x[:, :, :2]).LU,
+    "lu_wide": lambda x: L.lu(x[:, :2]).U * 2 + L.lu_factor(x[:, :2]).LU,
+    "lu_unpivoted": lambda x: L.lu(x, pivot=False).L * 2 + L.lu(x, pivot=False).U,
+    "lu_unpivoted_tall": lambda x: L.lu_factor(mg.swapaxes(x[:, :2], -1, -2), pivot=False).LU,
     "lu_solve": lambda x: L.lu_solve(*L.lu_factor(x[0]), x[1]),
     "lu_solve_adjoint_right": lambda x: L.lu_solve(*L.lu_factor(x[0]), x[1], left=False, adjoint=True),
 }
@@ -135,8 +139,9 @@ def test_multi_dot_picks_the_cheap_order_and_keeps_vectors():
     (lambda: L.matrix_exp(mg.ones(2, 3)), ValueError, "square"),
     (lambda: L.matrix_exp(mg.ones(2, 2, dtype="int64")), TypeError, "floating"),
     (lambda: L.cholesky_inverse(mg.ones(2, 3)), ValueError, "square"),
-    (lambda: L.lu_factor(mg.ones(2, 3)), ValueError, "square"),
-    (lambda: L.lu_factor(mg.eye(2), pivot=False), ValueError, "pivot=False"),
+    (lambda: L.lu_factor(mg.ones(3)), ValueError, "matrix"),
+    (lambda: L.lu(mg.tensor([[0.0, 1.0], [1.0, 0.0]]), pivot=False), np.linalg.LinAlgError, "pivot 0 is exactly zero"),
+    (lambda: L.lu_solve(*L.lu_factor(mg.ones(2, 3)), mg.ones(2, 1)), ValueError, "do not fit"),
     (lambda: L.lu_solve(mg.eye(2), mg.tensor([1, 2, 3]), mg.ones(2, 1)), ValueError, "do not fit"),
     (lambda: L.lu_solve(mg.eye(2), mg.tensor([1, 5]), mg.ones(2, 1)), ValueError, "pivots must be"),
 ])

@@ -249,52 +249,63 @@ class LUResult(NamedTuple):
 
 def _lu_packed(name: str, a: Any, pivot: bool) -> Tensor:
     a = as_tensor(a)
-    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-        raise ValueError(f"linalg.{name}: expected square matrices (non-square LU is not supported), got {a.shape}")
+    if a.ndim < 2:
+        raise ValueError(f"linalg.{name}: expected a matrix or a stack of them, got shape {a.shape}")
     if a.dtype.kind != "f":
         raise TypeError(f"linalg.{name}: expected a real floating input, got {a.dtype}")
-    if not pivot:
-        raise ValueError(f"linalg.{name}: pivot=False is not supported (PyTorch offers it on CUDA only)")
-    return apply(_lu.LuFactor(), a)
+    return apply(_lu.LuFactor(pivot=bool(pivot)), a)
 
 
 def _perm_of(packed: Tensor) -> Any:
-    """The permutation row of the packed factorization as host integers (..., n)."""
+    """The permutation column of the packed factorization as host integers (..., m)."""
     xp = packed.device.xp
-    return host_numpy.asarray(xp.to_host(packed._data[..., -1, :])).astype(host_numpy.int64)
+    return host_numpy.asarray(xp.to_host(packed._data[..., -1])).astype(host_numpy.int64)
+
+
+def _pivots_of(perm: Any, k: int) -> Any:
+    """LAPACK's 1-based row swaps (int32, ``(..., k)``) that turn ``arange(m)`` into ``perm``:
+    at step ``i`` row ``i`` is swapped with row ``pivots[i] - 1``."""
+    m = perm.shape[-1]
+    flat = perm.reshape(int(host_numpy.prod(perm.shape[:-1])), m)
+    pivots = host_numpy.zeros((flat.shape[0], k), dtype=host_numpy.int32)
+    for b, target in enumerate(flat):  # replay the swaps
+        order = list(range(m))
+        for i in range(k):
+            j = order.index(int(target[i]))
+            order[i], order[j] = order[j], order[i]
+            pivots[b, i] = j + 1
+    return pivots.reshape(perm.shape[:-1] + (k,))
 
 
 def lu_factor(a: Any, *, pivot: bool = True) -> LUFactorResult:
-    """``(LU, pivots)``: ``L`` (unit diagonal implied) and ``U`` packed in one matrix, and LAPACK's
-    1-based row swaps (int32: row ``i`` was swapped with row ``pivots[i] - 1``, in order) -- PyTorch's
-    ``linalg.lu_factor``.  Partial pivoting; the derivative needs a non-singular ``a``."""
+    """``(LU, pivots)`` of an ``m x n`` matrix: ``L`` (unit diagonal implied) and ``U`` packed in one
+    ``m x n`` matrix, and LAPACK's 1-based row swaps (int32, ``(..., min(m, n))``: row ``i`` was
+    swapped with row ``pivots[i] - 1``, in order) -- PyTorch's ``linalg.lu_factor``.  Partial
+    pivoting; ``pivot=False`` swaps nothing (``pivots = 1, 2, ...``; an exact zero pivot is a
+    ``LinAlgError``).  The derivative needs a full-rank ``a``."""
     packed = _lu_packed("lu_factor", a, pivot)
-    n = packed.shape[-1]
-    perm = _perm_of(packed)
-    flat = perm.reshape(-1, n)
-    pivots = host_numpy.zeros(flat.shape, dtype=host_numpy.int32)
-    for b, target in enumerate(flat):  # replay the swaps that turned arange(n) into perm
-        order = list(range(n))
-        for k in range(n):
-            j = order.index(int(target[k]))
-            order[k], order[j] = order[j], order[k]
-            pivots[b, k] = j + 1
-    xp = packed.device.xp
-    return LUFactorResult(packed[..., :n, :],
-                          Tensor.constant(xp.asarray(pivots.reshape(perm.shape)), packed.device))
+    m, n = packed.shape[-2], packed.shape[-1] - 1
+    pivots = _pivots_of(_perm_of(packed), min(m, n))
+    return LUFactorResult(packed[..., :n], Tensor.constant(packed.device.xp.asarray(pivots), packed.device))
 
 
 def lu(a: Any, *, pivot: bool = True) -> LUResult:
-    """``(P, L, U)`` with ``a = P @ L @ U``: a permutation matrix, unit lower and upper triangular
-    factors (PyTorch's ``linalg.lu``)."""
+    """``(P, L, U)`` with ``a = P @ L @ U`` for an ``m x n`` ``a``: a permutation matrix ``P``
+    (``m x m``), unit lower ``L`` (``m x k``) and upper ``U`` (``k x n``), ``k = min(m, n)``
+    (PyTorch's ``linalg.lu``).  With ``pivot=False``, ``a = L @ U`` and ``P`` is empty, shape
+    ``(0,)``, as PyTorch returns it."""
     packed = _lu_packed("lu", a, pivot)
-    n = packed.shape[-1]
-    lu_ = packed[..., :n, :]
-    perm = _perm_of(packed)
-    p = (host_numpy.arange(n)[:, None] == perm[..., None, :]).astype(packed.dtype)  # P[perm[i], i] = 1
+    m, n = packed.shape[-2], packed.shape[-1] - 1
+    k = min(m, n)
+    lu_ = packed[..., :n]
     xp = packed.device.xp
-    ident = mf.eye(n, dtype=packed.dtype, device=packed.device)
-    return LUResult(Tensor.constant(xp.asarray(p), packed.device), mf.tril(lu_, -1) + ident, mf.triu(lu_))
+    low = mf.tril(lu_[..., :, :k], -1) + mf.eye(m, k, dtype=packed.dtype, device=packed.device)
+    up = mf.triu(lu_[..., :k, :])
+    if not pivot:
+        return LUResult(Tensor.constant(xp.zeros((0,), dtype=packed.dtype), packed.device), low, up)
+    perm = _perm_of(packed)
+    p = (host_numpy.arange(m)[:, None] == perm[..., None, :]).astype(packed.dtype)  # P[perm[i], i] = 1
+    return LUResult(Tensor.constant(xp.asarray(p), packed.device), low, up)
 
 
 def _perm_from_pivots(pivots: Tensor) -> Any:

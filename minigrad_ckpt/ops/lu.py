@@ -1,24 +1,38 @@
-"""The LU factorization with partial pivoting, ``A = P L U``, and its derivative.
+"""The LU factorization ``A = P L U`` of an ``m x n`` matrix, and its derivative.
 
 NumPy has no LU, so the forward is Doolittle's elimination written with array-namespace
-functions (a loop over the columns, batched over leading axes): at step ``k`` the row with
-the largest ``|a_ik|`` (``i >= k``, the first on ties, as LAPACK) is swapped up, the
-column below the pivot divided by it, and the trailing block updated.  The op returns
-``L`` and ``U`` packed in one square matrix (``L``'s unit diagonal implied, as LAPACK's
-``getrf``) plus one more row: the permutation ``perm`` (as numbers) with
-``A[perm] = L U`` -- the tape stays one output per op, and the row's cotangent is ignored.
+functions (a loop over the ``k = min(m, n)`` columns, batched over leading axes): at step
+``k`` the row with the largest ``|a_ik|`` (``i >= k``, the first on ties, as LAPACK) is
+swapped up, the column below the pivot divided by it, and the trailing block updated.
+``L`` is ``m x k`` (unit lower), ``U`` is ``k x n`` (upper).  With ``pivot=False`` no row is
+swapped (plain Doolittle, ``P = I``); it exists only while every pivot it divides by is
+non-zero, and an exact zero one is a ``LinAlgError`` (never a silent ``inf``).
 
-Derivatives (square, non-singular ``A``; Walter & Lehmann): with ``M = L^-1 dA[perm] U^-1``,
-``dL = L tril(M, -1)`` and ``dU = triu(M) U``; the backward is
-``Abar[perm] = L^-T (tril(L^T Lbar, -1) + triu(Ubar U^T)) U^-T``.  Written with ``xp``
-functions, so under ``create_graph`` the backward is a graph: second derivatives come
-for free.  The permutation is piecewise constant (no derivative).
+The op returns ``L`` and ``U`` packed in one ``m x n`` matrix (``L``'s unit diagonal
+implied, as LAPACK's ``getrf``) plus one more column: the permutation ``perm`` (as numbers)
+with ``A[perm] = L U`` -- the tape stays one output per op, and that column's cotangent is
+ignored.
+
+Derivatives (full-rank ``A`` whose leading ``k x k`` block of ``P^T A`` is non-singular;
+Walter & Lehmann for the square case).  Write ``P^T A = [A1; A2]`` (tall, ``m >= n``) or
+``[A1, A2]`` (wide), ``A1`` square, so ``A1 = L1 U1`` is a square LU and the rest follows
+from it.  With ``M = L1^-1 dA1 U1^-1``: ``dL1 = L1 tril(M, -1)``, ``dU1 = triu(M) U1``, and
+tall: ``dL2 = dA2 U^-1 - L2 triu(M)``; wide: ``dU2 = L^-1 dA2 - tril(M, -1) U2``.
+Transposed (the backward, as PyTorch's ``linalg_lu_backward``):
+
+* tall: ``Abar1 = (Lbar1 + L1^-T triu(Ubar U^T - L^T Lbar)) U^-T``, ``Abar2 = Lbar2 U^-T``;
+* wide: ``Abar1 = L^-T (tril(L^T Lbar - Ubar U^T, -1) U1^-T + Ubar1)``, ``Abar2 = L^-T Ubar2``;
+
+(the square case is both), then ``Abar[perm] = [Abar1, Abar2]``.  Written with ``xp``
+functions, so under ``create_graph`` the backward is a graph: second derivatives come for
+free.  The permutation is piecewise constant (no derivative).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..backend import host_numpy
 from .base import Op
 
 
@@ -27,11 +41,12 @@ def _mT(xp: Any, a: Any) -> Any:
 
 
 def _factors(xp: Any, packed: Any) -> tuple[Any, Any, Any]:
-    """``L`` (unit lower), ``U`` and ``perm`` (as numbers) from the op's output."""
-    n = packed.shape[-1]
-    lu = packed[..., :n, :]
-    ident = xp.eye(n, dtype=packed.dtype)
-    return xp.tril(lu, -1) + ident, xp.triu(lu), packed[..., n, :]
+    """``L`` (``m x k``, unit lower), ``U`` (``k x n``) and ``perm`` (as numbers) from the op's output."""
+    m, n = packed.shape[-2], packed.shape[-1] - 1
+    k = min(m, n)
+    lu = packed[..., :n]
+    low = xp.tril(lu[..., :, :k], -1) + xp.eye(m, k, dtype=packed.dtype)
+    return low, xp.triu(lu[..., :k, :]), packed[..., n]
 
 
 def _rows(xp: Any, a: Any, order: Any) -> Any:
@@ -40,36 +55,63 @@ def _rows(xp: Any, a: Any, order: Any) -> Any:
     return xp.take_along_axis(a, xp.broadcast_to(idx[..., :, None], a.shape), axis=-2)
 
 
+def _right_solve(xp: Any, x: Any, u: Any) -> Any:
+    """``x U^-1`` for a square ``U``."""
+    return _mT(xp, xp.linalg.solve(_mT(xp, u), _mT(xp, x)))
+
+
+def _check_pivots(xp: Any, lu: Any) -> None:
+    """Unpivoted LU divides by ``U[j, j]`` for every ``j`` with rows below it: none may be 0."""
+    m, n = lu.shape[-2:]
+    used = xp.diagonal(lu, axis1=-2, axis2=-1)[..., :min(m - 1, n)]
+    if used.size and bool(xp.scalar(xp.any(used == 0))):
+        first = int(host_numpy.argmax(host_numpy.any(xp.to_host(used) == 0, axis=tuple(range(used.ndim - 1)))))
+        raise host_numpy.linalg.LinAlgError(
+            f"linalg.lu: the LU factorization without pivoting does not exist: pivot {first} is exactly zero "
+            f"(a leading principal minor is singular); use pivot=True")
+
+
 class LuFactor(Op):
-    """``A = P L U`` with partial pivoting: ``(..., n + 1, n)``, rows ``:n`` the packed ``L\\U``,
-    row ``n`` the permutation ``perm`` with ``A[perm] = L U``."""
+    """``A = P L U`` (``P = I`` for ``pivot=False``): ``(..., m, n + 1)``, columns ``:n`` the packed
+    ``L\\U``, column ``n`` the permutation ``perm`` with ``A[perm] = L U``."""
+
+    pivot: bool = True
 
     save_inputs = False
     save_output = True
 
     def forward(self, xp, a):
-        n = a.shape[-1]
+        m, n = a.shape[-2:]
         lu = xp.asarray(a).copy()
-        perm = xp.zeros(a.shape[:-2] + (n,), dtype=xp.int64) + xp.arange(n)
+        perm = xp.zeros(a.shape[:-2] + (m,), dtype=xp.int64) + xp.arange(m)
         with xp.errstate(divide="ignore", invalid="ignore"):
-            for k in range(n):
-                p = xp.argmax(xp.abs(lu[..., k:, k]), axis=-1) + k  # (batch,)
-                order = xp.zeros(perm.shape, dtype=xp.int64) + xp.arange(n)
-                xp.put_along_axis(order, p[..., None], k, axis=-1)
-                xp.put_along_axis(order, xp.zeros(p.shape + (1,), dtype=xp.int64) + k, p[..., None], axis=-1)
-                lu = xp.take_along_axis(lu, order[..., :, None] + xp.zeros(lu.shape, dtype=xp.int64), axis=-2)
-                perm = xp.take_along_axis(perm, order, axis=-1)
+            for k in range(min(m, n)):
+                if self.pivot:
+                    p = xp.argmax(xp.abs(lu[..., k:, k]), axis=-1) + k  # (batch,)
+                    order = xp.zeros(perm.shape, dtype=xp.int64) + xp.arange(m)
+                    xp.put_along_axis(order, p[..., None], k, axis=-1)
+                    xp.put_along_axis(order, xp.zeros(p.shape + (1,), dtype=xp.int64) + k, p[..., None], axis=-1)
+                    lu = xp.take_along_axis(lu, order[..., :, None] + xp.zeros(lu.shape, dtype=xp.int64), axis=-2)
+                    perm = xp.take_along_axis(perm, order, axis=-1)
                 lu[..., k + 1:, k] = lu[..., k + 1:, k] / lu[..., k:k + 1, k]
                 lu[..., k + 1:, k + 1:] = lu[..., k + 1:, k + 1:] - lu[..., k + 1:, k:k + 1] * lu[..., k:k + 1, k + 1:]
-        return xp.concatenate([lu, perm[..., None, :].astype(lu.dtype)], axis=-2)
+        if not self.pivot:
+            _check_pivots(xp, lu)
+        return xp.concatenate([lu, perm[..., :, None].astype(lu.dtype)], axis=-1)
 
     def backward(self, xp, g, out, a):
         low, up, perm = _factors(xp, out)
-        n = out.shape[-1]
-        gl, gu = xp.tril(g[..., :n, :], -1), xp.triu(g[..., :n, :])
-        inner = xp.tril(xp.matmul(_mT(xp, low), gl), -1) + xp.triu(xp.matmul(gu, _mT(xp, up)))
-        x = xp.linalg.solve(_mT(xp, low), inner)  # L^-T inner
-        x = _mT(xp, xp.linalg.solve(up, _mT(xp, x)))  # ... U^-T
+        m, n = low.shape[-2], up.shape[-1]
+        k = min(m, n)
+        gl, gu = xp.tril(g[..., :, :k], -1), xp.triu(g[..., :k, :n])
+        if m >= n:  # tall (or square): U is k x k
+            inner = xp.triu(xp.matmul(gu, _mT(xp, up)) - xp.matmul(_mT(xp, low), gl))
+            top = gl[..., :k, :] + xp.linalg.solve(_mT(xp, low[..., :k, :]), inner)
+            x = _right_solve(xp, xp.concatenate([top, gl[..., k:, :]], axis=-2), _mT(xp, up))
+        else:  # wide: L is k x k
+            inner = xp.tril(xp.matmul(_mT(xp, low), gl) - xp.matmul(gu, _mT(xp, up)), -1)
+            left = _right_solve(xp, inner, _mT(xp, up[..., :, :k])) + gu[..., :, :k]
+            x = xp.linalg.solve(_mT(xp, low), xp.concatenate([left, gu[..., :, k:]], axis=-1))
         return _rows(xp, x, xp.argsort(perm, axis=-1))  # Abar[perm] = x
 
     def jvp(self, xp, tangents, out, a):
@@ -77,23 +119,34 @@ class LuFactor(Op):
         if t is None:
             return None
         low, up, perm = _factors(xp, out)
-        m = xp.linalg.solve(low, _rows(xp, t, perm))  # L^-1 dA[perm]
-        m = _mT(xp, xp.linalg.solve(_mT(xp, up), _mT(xp, m)))  # ... U^-1
-        d = xp.matmul(low, xp.tril(m, -1)) + xp.matmul(xp.triu(m), up)
-        return xp.concatenate([d, xp.zeros(d.shape[:-2] + (1, d.shape[-1]), dtype=d.dtype)], axis=-2)
+        m, n = low.shape[-2], up.shape[-1]
+        k = min(m, n)
+        tp = _rows(xp, t, perm)  # P^T dA
+        low1, up1 = low[..., :k, :], up[..., :, :k]
+        mid = _right_solve(xp, xp.linalg.solve(low1, tp[..., :k, :k]), up1)  # L1^-1 dA1 U1^-1
+        d1 = xp.matmul(low1, xp.tril(mid, -1)) + xp.matmul(xp.triu(mid), up1)  # dL1 + dU1
+        if m >= n:  # dL2 = dA2 U^-1 - L2 triu(M)
+            d2 = _right_solve(xp, tp[..., k:, :], up) - xp.matmul(low[..., k:, :], xp.triu(mid))
+            d = xp.concatenate([d1, d2], axis=-2)
+        else:  # dU2 = L^-1 dA2 - tril(M, -1) U2
+            d2 = xp.linalg.solve(low, tp[..., :, k:]) - xp.matmul(xp.tril(mid, -1), up[..., :, k:])
+            d = xp.concatenate([d1, d2], axis=-1)
+        return xp.concatenate([d, xp.zeros(d.shape[:-1] + (1,), dtype=d.dtype)], axis=-1)
 
     def reference(self, np, a):
         # one matrix at a time, plainly: pick the pivot, swap, eliminate
-        n = a.shape[-1]
-        flat = np.asarray(a, dtype=np.float64).reshape(-1, n, n)
+        m, n = a.shape[-2:]
+        flat = np.asarray(a, dtype=np.float64).reshape(-1, m, n)
         outs = []
-        for m in flat:
-            lu, perm = m.copy(), np.arange(n)
-            for k in range(n):
-                p = k + int(np.argmax(np.abs(lu[k:, k])))
+        for mat in flat:
+            lu, perm = mat.copy(), np.arange(m)
+            for k in range(min(m, n)):
+                p = k + int(np.argmax(np.abs(lu[k:, k]))) if self.pivot else k
                 lu[[k, p]], perm[[k, p]] = lu[[p, k]], perm[[p, k]]
+                if lu[k, k] == 0 and not self.pivot and k < m - 1:
+                    raise np.linalg.LinAlgError(f"pivot {k} is exactly zero")
                 if lu[k, k] != 0:
                     lu[k + 1:, k] /= lu[k, k]
                 lu[k + 1:, k + 1:] -= np.outer(lu[k + 1:, k], lu[k, k + 1:])
-            outs.append(np.vstack([lu, perm[None].astype(np.float64)]))
-        return np.asarray(outs).reshape(a.shape[:-2] + (n + 1, n)).astype(a.dtype)
+            outs.append(np.hstack([lu, perm[:, None].astype(np.float64)]))
+        return np.asarray(outs).reshape(a.shape[:-2] + (m, n + 1)).astype(a.dtype)
