@@ -108,6 +108,9 @@ LAYERS = {
     "UpsamplingNearest2d": (lambda: nn.UpsamplingNearest2d(scale_factor=2), IMG),
     "MaxPool3d": (lambda: nn.MaxPool3d(2), VOL),
     "AvgPool3d": (lambda: nn.AvgPool3d(2, ceil_mode=True), (2, 3, 3, 4, 4)),
+    "ConvTranspose3d": (lambda: nn.ConvTranspose3d(3, 4, 3, stride=2, padding=1), VOL),
+    "AdaptiveMaxPool3d": (lambda: nn.AdaptiveMaxPool3d(3), VOL),
+    "MaxUnpool3d": (lambda: _PoolUnpool(nn.MaxPool3d(2, return_indices=True), nn.MaxUnpool3d(2)), VOL),
 }
 CONTAINERS = {"Module", "ModuleList", "ModuleDict", "RNNBase"}  # not layers one can call on a tensor
 
@@ -145,6 +148,7 @@ mg.manual_seed(0)
 W_LINEAR, W_CONV2D, W_CONV1D = (mg.randn(*s, requires_grad=True) for s in [(5, 6), (4, 3, 3, 3), (4, 3, 3)])
 W_CONV_T, W_PRELU = mg.randn(3, 4, 3, 3, requires_grad=True), mg.randn(3, requires_grad=True)
 W_CONV3D, W_CONV_T1 = mg.randn(4, 3, 3, 3, 3, requires_grad=True), mg.randn(3, 4, 3, requires_grad=True)
+W_CONV_T3 = mg.randn(3, 2, 2, 3, 2, requires_grad=True)
 GRID = mg.tensor(np.random.default_rng(1).uniform(-1, 1, (2, 5, 5, 2)).astype(np.float32))
 TARGET = mg.tensor(np.random.default_rng(0).random((4, 6)).astype(np.float32))
 
@@ -222,6 +226,9 @@ FUNCTIONALS = {
     "max_unpool2d": (IMG, lambda x: F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2)),
     "pixel_shuffle": ((2, 4, 3, 3), lambda x: F.pixel_shuffle(x, 2)),
     "pixel_unshuffle": (IMG, lambda x: F.pixel_unshuffle(x, 2)),
+    "conv_transpose3d": (VOL, lambda x: F.conv_transpose3d(x, W_CONV_T3, stride=(2, 1, 2), padding=1)),
+    "adaptive_max_pool3d": (VOL, lambda x: F.adaptive_max_pool3d(x, (3, 2, 3))),
+    "max_unpool3d": (VOL, lambda x: F.max_unpool3d(*F.max_pool3d(x, 2, return_indices=True), 2)),
 }
 # Losses take a target, which a checkpoint keeps as one of its inputs while a plain run
 # may not save it: their peak may exceed by the targets' bytes and no more.
@@ -286,7 +293,7 @@ def _step(fn, shape, checkpointed: bool, behind_tanh: bool):
 # above a plain run), or with a CheckpointCostWarning. Never a silent rise; checkpoint a longer
 # stretch of the model instead.
 SAVES_LESS_THAN_ITS_INPUT = {"MaxUnpool1d", "max_unpool1d", "MaxUnpool2d", "max_unpool2d", "PairwiseDistance",
-                             "pairwise_distance"}
+                             "pairwise_distance", "MaxUnpool3d", "max_unpool3d"}
 
 
 def _assert_never_worse(fn, shape, behind_tanh, slack=0, costly=False):

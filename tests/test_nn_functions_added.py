@@ -92,6 +92,13 @@ CALLS = {
     "max_pool3d": lambda x: F.max_pool3d(mg.reshape(x, (1, 1, 2, 2, 5)), 2, padding=1, ceil_mode=True),
     "avg_pool3d": lambda x: F.avg_pool3d(mg.reshape(x, (1, 1, 2, 2, 5)), 2, 1, 1, count_include_pad=False),
     "conv_transpose1d": lambda x: F.conv_transpose1d(x[None], mg.reshape(x[:, :4] * 0.5, (4, 2, 2)), stride=2),
+    "conv_transpose3d": lambda x: F.conv_transpose3d(mg.reshape(x, (1, 2, 2, 5, 1)), mg.reshape(x[:2, :4] * 0.3,
+                                                                                             (2, 1, 2, 2, 1)),
+                                                     x[0, :2], stride=(2, 1, 2), padding=(1, 0, 0),
+                                                     output_padding=(1, 0, 1), groups=2, dilation=(1, 2, 1)),
+    "adaptive_max_pool3d": lambda x: F.adaptive_max_pool3d(mg.reshape(x, (1, 1, 2, 2, 5)), (1, 2, 3)),
+    "max_unpool3d": lambda x: F.max_unpool3d(*F.max_pool3d(mg.reshape(x, (1, 1, 2, 2, 5)), (1, 2, 2),
+                                                            return_indices=True), (1, 2, 2), output_size=(2, 2, 5)),
 }
 
 

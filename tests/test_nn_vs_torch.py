@@ -1,5 +1,6 @@
-"""minigrad_ckpt against PyTorch's answers stored in ``tests/data/torch_nn_reference.npz``
-(made offline by ``tests/data/make_torch_nn_reference.py``; torch is not imported here).
+"""minigrad_ckpt against PyTorch's answers stored in ``tests/data/torch_nn_reference.npz`` and
+``torch_3d_ops.npz`` (made offline by ``tests/data/make_torch_nn_reference.py`` and
+``make_torch_3d_ops.py``; torch is not imported here).
 
 Every case is one call: a function of ``nn.functional``, ``linalg``, ``special`` or the top
 level, or a layer of ``nn`` built with the stored options.  Its outputs (integer pooling
@@ -22,10 +23,17 @@ import minigrad_ckpt as mg
 from minigrad_ckpt import nn
 from minigrad_ckpt.nn import functional as F
 
-FIXTURE = Path(__file__).with_name("data") / "torch_nn_reference.npz"
-with np.load(FIXTURE) as _npz:
-    ARRAYS = {k: _npz[k] for k in _npz.files}
-CASES = json.loads(ARRAYS.pop("__meta__").tobytes().decode())
+# the second file: the 3-D transposed convolution, adaptive max pooling and unpooling, some at edge values
+FIXTURES = [Path(__file__).with_name("data") / name for name in ("torch_nn_reference.npz", "torch_3d_ops.npz")]
+ARRAYS: dict = {}
+CASES: dict = {}
+for _path in FIXTURES:
+    with np.load(_path) as _npz:
+        _arrays = {k: _npz[k] for k in _npz.files}
+    _cases = json.loads(_arrays.pop("__meta__").tobytes().decode())
+    assert not set(_cases) & set(CASES), f"{_path.name} repeats case names"
+    ARRAYS.update(_arrays)
+    CASES.update(_cases)
 NAMESPACES = {"F": F, "linalg": mg.linalg, "special": mg.special, "torch": mg}
 RTOL = 1e-12
 # PyTorch's backward kernels of these take a constant in float32 (hardsigmoid's and hardswish's 1/6,
@@ -60,7 +68,8 @@ def close(got, want: np.ndarray, what: str, rtol: float = RTOL) -> None:
         np.testing.assert_array_equal(got, want, err_msg=what)
         return
     assert got.dtype == want.dtype, f"{what}: dtype {got.dtype}, PyTorch {want.dtype}"
-    scale = max(1.0, float(np.max(np.abs(want)))) if want.size else 1.0
+    finite = np.abs(want[np.isfinite(want)])  # infinities and NaNs must match exactly (assert_allclose)
+    scale = max(1.0, float(np.max(finite))) if finite.size else 1.0
     np.testing.assert_allclose(got, want, rtol=0, atol=rtol * scale * 10, err_msg=what)
 
 

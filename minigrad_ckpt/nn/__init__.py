@@ -46,10 +46,11 @@ from .blocks import (
     LocalResponseNorm,
     MaxUnpool1d,
     MaxUnpool2d,
+    MaxUnpool3d,
     Unfold,
 )
 from .containers import ModuleDict, ModuleList, Sequential
-from .conv import Conv1d, Conv2d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, ConvTranspose2d, ConvTranspose3d
 from .distance import CosineSimilarity, PairwiseDistance, PixelShuffle, PixelUnshuffle
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d
 from .embedding import Embedding, EmbeddingBag
@@ -82,6 +83,7 @@ from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm, RMSNo
 from .pooling import (
     AdaptiveAvgPool2d,
     AdaptiveMaxPool2d,
+    AdaptiveMaxPool3d,
     AvgPool1d,
     AvgPool2d,
     AvgPool3d,
@@ -109,5 +111,5 @@ __all__ = [
     "TripletMarginWithDistanceLoss", "PoissonNLLLoss", "GaussianNLLLoss", "Upsample", "UpsamplingNearest2d",
     "UpsamplingBilinear2d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "MaxUnpool1d", "MaxUnpool2d", "Fold", "Unfold",
     "LocalResponseNorm", "InstanceNorm1d", "InstanceNorm2d", "ConvTranspose1d", "EmbeddingBag",
-    "Conv3d", "AdaptiveAvgPool3d", "MaxPool3d", "AvgPool3d",
+    "Conv3d", "AdaptiveAvgPool3d", "MaxPool3d", "AvgPool3d", "ConvTranspose3d", "AdaptiveMaxPool3d", "MaxUnpool3d",
 ]

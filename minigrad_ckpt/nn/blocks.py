@@ -1,5 +1,5 @@
 """Layers over blocks and neighbourhoods: ``AdaptiveAvgPool1d``, ``AdaptiveMaxPool1d``,
-``MaxUnpool1d``/``2d``, ``Fold``, ``Unfold``, ``LocalResponseNorm``, ``InstanceNorm1d``/``2d``,
+``MaxUnpool1d``/``2d``/``3d``, ``Fold``, ``Unfold``, ``LocalResponseNorm``, ``InstanceNorm1d``/``2d``,
 ``ConvTranspose1d``, ``Conv3d`` and ``AdaptiveAvgPool3d`` (each calls its function in
 :mod:`minigrad_ckpt.nn.functional`)."""
 
@@ -11,13 +11,15 @@ from ..creation import ones, zeros
 from ..functional.arguments import as_tensor
 from ..tensor import Tensor
 from . import functional as F
-from .conv import _check_groups, _ConvNd
+from .conv import _check_groups, _ConvNd, _ConvTransposeNd
 from .function_layer import FunctionLayer
 from .module import Module, Parameter, _empty
+from .pooling import _AdaptiveMaxPool
 
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "MaxUnpool1d", "MaxUnpool2d", "Fold", "Unfold", "LocalResponseNorm",
     "InstanceNorm1d", "InstanceNorm2d", "ConvTranspose1d", "Conv3d", "AdaptiveAvgPool3d",
+    "MaxUnpool3d",
 ]
 
 
@@ -32,15 +34,10 @@ class AdaptiveAvgPool1d(FunctionLayer):
         self.output_size = output_size
 
 
-class AdaptiveMaxPool1d(FunctionLayer):
+class AdaptiveMaxPool1d(_AdaptiveMaxPool):
     """Max pooling of (N, C, L) to a fixed ``output_size``; ``return_indices`` as ``F.adaptive_max_pool1d``."""
 
     fn = staticmethod(F.adaptive_max_pool1d)
-    options = ("output_size", "return_indices")
-
-    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
-        super().__init__()
-        self.output_size, self.return_indices = output_size, return_indices
 
 
 class _MaxUnpool(Module):
@@ -67,6 +64,12 @@ class MaxUnpool2d(_MaxUnpool):
     """The partial inverse of ``MaxPool2d``: ``layer(x, indices)`` (``F.max_unpool2d``)."""
 
     fn = staticmethod(F.max_unpool2d)
+
+
+class MaxUnpool3d(_MaxUnpool):
+    """The partial inverse of ``MaxPool3d``: ``layer(x, indices)`` (``F.max_unpool3d``)."""
+
+    fn = staticmethod(F.max_unpool3d)
 
 
 class Unfold(FunctionLayer):
@@ -150,36 +153,13 @@ class InstanceNorm2d(_InstanceNorm):
     _spatial = 2
 
 
-class ConvTranspose1d(_ConvNd):
-    """The transpose of Conv1d; weight (in_channels, out_channels/groups, k)."""
+class ConvTranspose1d(_ConvTransposeNd):
+    """The transpose of Conv1d over (N, C, L); weight (in_channels, out_channels/groups, k);
+    ``forward(x, output_size=...)`` as PyTorch's."""
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: int, stride: int = 1, padding: int = 0,
-                 output_padding: int = 0, groups: int = 1, bias: bool = True, dilation: int = 1,
-                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
-        super().__init__()
-        if padding_mode != "zeros":
-            raise ValueError(f"ConvTranspose1d: only padding_mode='zeros' is supported, got {padding_mode!r}")
-        _check_groups("ConvTranspose1d", in_channels, out_channels, groups)
-        self.in_channels, self.out_channels, self.groups = int(in_channels), int(out_channels), int(groups)
-        self.kernel_size, self.stride, self.padding = int(kernel_size), int(stride), int(padding)
-        self.output_padding, self.dilation = int(output_padding), int(dilation)
-        self.weight = _empty(in_channels, out_channels // groups, self.kernel_size, dtype=dtype, device=device)
-        self.bias = _empty(out_channels, dtype=dtype, device=device) if bias else None
-        self.reset_parameters()
-
-    def forward(self, x: Tensor) -> Tensor:
-        x = as_tensor(x)
-        if x.ndim not in (2, 3) or x.shape[x.ndim - 2] != self.in_channels:
-            raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} does not match: expected "
-                             f"(N, {self.in_channels}, L) or ({self.in_channels}, L)")
-        return F.conv_transpose1d(x, self.weight, self.bias, self.stride, self.padding, self.output_padding,
-                                  self.groups, self.dilation)
-
-    def extra_repr(self) -> str:
-        return (f"{self.in_channels}, {self.out_channels}, kernel_size=({self.kernel_size},), "
-                f"stride=({self.stride},), padding=({self.padding},)")
-
-
+    fn = staticmethod(F.conv_transpose1d)
+    spatial = 1
+    axes = "L"
 
 
 def _triple(v: Any) -> tuple[int, int, int]:

@@ -1,4 +1,4 @@
-"""Convolution layers: ``Conv1d``, ``Conv2d``, ``ConvTranspose2d``.
+"""Convolution layers: ``Conv1d``, ``Conv2d``, ``ConvTranspose2d``, ``ConvTranspose3d``.
 
 Weights and biases are initialised as in PyTorch (Kaiming-uniform with
 ``a = sqrt(5)``, ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))`` biases) from the
@@ -8,16 +8,17 @@ engine generator.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 from ..functional.arguments import as_tensor
 from ..tensor import Tensor
 from . import functional as F
 from . import init
+from .functional.conv import _ntuple
 from .module import Module, _empty
 
 __all__ = [
-    "Conv2d", "Conv1d", "ConvTranspose2d",
+    "Conv2d", "Conv1d", "ConvTranspose2d", "ConvTranspose3d",
 ]
 
 
@@ -145,35 +146,80 @@ class Conv1d(_ConvNd):
                 f"stride=({self.stride},), padding={self.padding}{mode}")
 
 
-class ConvTranspose2d(_ConvNd):
-    """The transpose of Conv2d (a "deconvolution"); weight (in_channels, out_channels/groups, kh, kw).
+class _ConvTransposeNd(_ConvNd):
+    """The transpose of a convolution over ``spatial`` axes (a "deconvolution"); weight
+    (in_channels, out_channels/groups, *kernel_size).
 
-    Output size ``(H - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1``.
+    Output size per axis ``(n - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1``;
+    ``forward(x, output_size=...)`` picks the ``output_padding`` that gives that size, as PyTorch's.
     """
+
+    fn: ClassVar[Any] = None
+    spatial: ClassVar[int] = 2
+    axes: ClassVar[str] = "H, W"
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
                  output_padding: Any = 0, groups: int = 1, bias: bool = True, dilation: Any = 1,
                  padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
         super().__init__()
+        name, n = type(self).__name__, self.spatial
         if padding_mode != "zeros":
-            raise ValueError(f"ConvTranspose2d: only padding_mode='zeros' is supported, got {padding_mode!r}")
-        _check_groups("ConvTranspose2d", in_channels, out_channels, groups)
+            raise ValueError(f"{name}: only padding_mode='zeros' is supported, got {padding_mode!r}")
+        _check_groups(name, in_channels, out_channels, groups)
         self.in_channels, self.out_channels, self.groups = int(in_channels), int(out_channels), int(groups)
-        self.kernel_size = _pair(kernel_size)
-        self.stride, self.padding = _pair(stride), _pair(padding)
-        self.output_padding, self.dilation = _pair(output_padding), _pair(dilation)
+        self.kernel_size = _ntuple(kernel_size, n, "kernel_size", name)
+        self.stride, self.padding = _ntuple(stride, n, "stride", name), _ntuple(padding, n, "padding", name)
+        self.output_padding = _ntuple(output_padding, n, "output_padding", name)
+        self.dilation = _ntuple(dilation, n, "dilation", name)
         self.weight = _empty(in_channels, out_channels // groups, *self.kernel_size, dtype=dtype, device=device)
         self.bias = _empty(out_channels, dtype=dtype, device=device) if bias else None
         self.reset_parameters()
 
-    def forward(self, x: Tensor) -> Tensor:
+    def forward(self, x: Tensor, output_size: Any = None) -> Tensor:
         x = as_tensor(x)  # a list or an array works as it does for the functions
-        if x.ndim not in (3, 4) or x.shape[x.ndim - 3] != self.in_channels:
+        n = self.spatial
+        if x.ndim not in (n + 1, n + 2) or x.shape[x.ndim - n - 1] != self.in_channels:
             raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} does not match: expected "
-                             f"(N, {self.in_channels}, H, W) or ({self.in_channels}, H, W)")
-        return F.conv_transpose2d(x, self.weight, self.bias, self.stride, self.padding, self.output_padding,
-                                  self.groups, self.dilation)
+                             f"(N, {self.in_channels}, {self.axes}) or ({self.in_channels}, {self.axes})")
+        return type(self).fn(x, self.weight, self.bias, self.stride, self.padding,
+                             self._output_padding(x, output_size), self.groups, self.dilation)
+
+    def _output_padding(self, x: Tensor, output_size: Any) -> tuple[int, ...]:
+        """``output_padding`` for the requested ``output_size`` (the spatial sizes, or with the leading
+        batch and channel sizes too): each must lie within ``stride - 1`` above the smallest output."""
+        if output_size is None:
+            return self.output_padding
+        n = self.spatial
+        sizes = (int(output_size),) if isinstance(output_size, int) else tuple(int(v) for v in output_size)
+        sizes = sizes[len(sizes) - n:] if len(sizes) == x.ndim else sizes
+        if len(sizes) != n:
+            raise ValueError(f"{self!r}: output_size {output_size} must have {n} or {x.ndim} entries")
+        smallest = [(size - 1) * s - 2 * p + d * (k - 1) + 1 for size, s, p, d, k in
+                    zip(x.shape[-n:], self.stride, self.padding, self.dilation, self.kernel_size)]
+        for want, low, s in zip(sizes, smallest, self.stride):
+            if not low <= want <= low + s - 1:
+                raise ValueError(f"{self!r}: requested an output size of {sizes}, but valid sizes range from "
+                                 f"{tuple(smallest)} to {tuple(lo + s - 1 for lo, s in zip(smallest, self.stride))}")
+        return tuple(want - low for want, low in zip(sizes, smallest))
 
     def extra_repr(self) -> str:
         return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}, "
                 f"padding={self.padding}")
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """The transpose of Conv2d (a "deconvolution") over (N, C, H, W); weight (in_channels,
+    out_channels/groups, kh, kw).  Output size ``(H - 1) * stride - 2 * padding + dilation * (k - 1) +
+    output_padding + 1``; ``forward(x, output_size=...)`` as PyTorch's."""
+
+    fn = staticmethod(F.conv_transpose2d)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """The transpose of Conv3d over (N, C, D, H, W); weight (in_channels, out_channels/groups, kd, kh, kw).
+    Output size per axis ``(n - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1``;
+    ``forward(x, output_size=...)`` as PyTorch's."""
+
+    fn = staticmethod(F.conv_transpose3d)
+    spatial = 3
+    axes = "D, H, W"

@@ -1,4 +1,5 @@
-"""Pooling layers: ``MaxPool1d``/``2d``, ``AvgPool1d``/``2d``, ``AdaptiveAvgPool2d``, ``AdaptiveMaxPool2d``."""
+"""Pooling layers: ``MaxPool1d``/``2d``/``3d``, ``AvgPool1d``/``2d``/``3d``, ``AdaptiveAvgPool2d``,
+``AdaptiveMaxPool2d``/``3d``."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from .function_layer import FunctionLayer
 
 __all__ = [
     "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "MaxPool1d", "AvgPool1d", "MaxPool3d",
-    "AvgPool3d",
+    "AvgPool3d", "AdaptiveMaxPool3d",
 ]
 
 
@@ -66,16 +67,21 @@ class AdaptiveAvgPool2d(FunctionLayer):
         self.output_size = output_size
 
 
-class AdaptiveMaxPool2d(FunctionLayer):
-    """Max pooling to a fixed ``output_size`` (int or pair; ``None`` keeps an axis), PyTorch's windows;
-    ``return_indices=True`` makes it return ``(out, indices)``."""
+class _AdaptiveMaxPool(FunctionLayer):
+    """Max pooling to a fixed ``output_size`` in any number of dimensions, ``fn`` picks them."""
 
-    fn = staticmethod(F.adaptive_max_pool2d)
     options = ("output_size", "return_indices")
 
     def __init__(self, output_size: Any, return_indices: bool = False) -> None:
         super().__init__()
         self.output_size, self.return_indices = output_size, return_indices
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPool):
+    """Max pooling to a fixed ``output_size`` (int or pair; ``None`` keeps an axis), PyTorch's windows;
+    ``return_indices=True`` makes it return ``(out, indices)``."""
+
+    fn = staticmethod(F.adaptive_max_pool2d)
 
 
 class MaxPool1d(_MaxPool):
@@ -106,3 +112,11 @@ class AvgPool3d(_AvgPool):
     """3-D average pooling over (N, C, D, H, W) or (C, D, H, W) (``F.avg_pool3d``)."""
 
     fn = staticmethod(F.avg_pool3d)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPool):
+    """Max pooling of (N, C, D, H, W) or (C, D, H, W) to a fixed ``output_size`` (int or triple; ``None``
+    keeps an axis), PyTorch's windows (``F.adaptive_max_pool3d``); ``return_indices=True`` makes it
+    return ``(out, indices)``."""
+
+    fn = staticmethod(F.adaptive_max_pool3d)

@@ -231,17 +231,9 @@ class Conv2dInputGrad(Op):
                             None if tw is None else xp.conv2d_input_grad(g, tw, *a))
 
     def reference(self, np, g, w):
-        n, c, hh, ww = self.x_shape
-        out = np.zeros(self.x_shape, dtype=np.result_type(g, w))
-        # <conv(x, w), g> = <x, conv_input_grad(g, w)>: read the adjoint off one-hot inputs
-        flat = out.reshape(-1)
-        for i in range(flat.size):
-            e = np.zeros(flat.size, dtype=out.dtype)
-            e[i] = 1
-            y = _reference_conv(np, e.reshape(self.x_shape), w, self.stride, self.padding,
-                                self.dilation, self.groups)
-            flat[i] = np.sum(y * g)
-        return out
+        a = (self.stride, self.padding, self.dilation, self.groups)
+        return _reference_adjoint(np, self.x_shape, np.result_type(g, w), g,
+                                  lambda e: _reference_conv(np, e, w, *a))
 
 
 class Conv2dWeightGrad(Op):
@@ -268,15 +260,21 @@ class Conv2dWeightGrad(Op):
                             None if tg is None else xp.conv2d_weight_grad(x, tg, *a))
 
     def reference(self, np, x, g):
-        out = np.zeros(self.w_shape, dtype=np.result_type(x, g))
-        flat = out.reshape(-1)
-        for i in range(flat.size):
-            e = np.zeros(flat.size, dtype=out.dtype)
-            e[i] = 1
-            y = _reference_conv(np, x, e.reshape(self.w_shape), self.stride, self.padding,
-                                self.dilation, self.groups)
-            flat[i] = np.sum(y * g)
-        return out
+        a = (self.stride, self.padding, self.dilation, self.groups)
+        return _reference_adjoint(np, self.w_shape, np.result_type(x, g), g,
+                                  lambda e: _reference_conv(np, x, e, *a))
+
+
+def _reference_adjoint(np, shape, dtype, g, conv):
+    """The adjoint of the linear map ``conv`` applied to ``g``, read off one-hot inputs of ``shape``:
+    entry ``i`` is ``<conv(e_i), g>`` (``<conv(x, w), g> = <x, conv_input_grad(g, w)>``, and so in ``w``)."""
+    out = np.zeros(shape, dtype=dtype)
+    flat = out.reshape(-1)
+    for i in range(flat.size):
+        e = np.zeros(flat.size, dtype=dtype)
+        e[i] = 1
+        flat[i] = np.sum(conv(e.reshape(shape)) * g)
+    return out
 
 
 def _reference_conv(np, x, w, stride, padding, dilation, groups):

@@ -13,9 +13,9 @@ lives in a module of its own:
 ``activation``         ``relu``, ``gelu``, ``softmax``, ``softplus``, ...
 ``linear``             ``linear``
 ``conv``               ``conv1d``, ``conv2d``, ``conv_transpose1d``, ``conv_transpose2d``
-``conv3d``             ``conv3d`` (2-D convolutions over the depth), ``adaptive_avg_pool3d``
+``conv3d``             ``conv3d`` (2-D convolutions over the depth), ``conv_transpose3d``, ``adaptive_avg_pool3d``
 ``pooling``            max, average and adaptive pooling
-``pool3d``             ``max_pool3d``, ``avg_pool3d``
+``pool3d``             ``max_pool3d``, ``avg_pool3d``, ``adaptive_max_pool3d``, ``max_unpool3d``
 ``normalization``      ``layer_norm``, ``batch_norm``, ``group_norm``, ``rms_norm``
 ``dropout``            ``dropout``, ``dropout1d``/``2d``/``3d``, ``alpha_dropout``
 ``embedding``          ``embedding``, ``one_hot``
@@ -74,5 +74,6 @@ __all__ = [
     "poisson_nll_loss", "gaussian_nll_loss", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
     "adaptive_avg_pool1d", "adaptive_max_pool1d", "max_unpool1d", "max_unpool2d", "unfold", "fold",
     "instance_norm", "local_response_norm", "conv_transpose1d", "embedding_bag", "affine_grid", "grid_sample",
-    "conv3d", "adaptive_avg_pool3d", "max_pool3d", "avg_pool3d",
+    "conv3d", "adaptive_avg_pool3d", "max_pool3d", "avg_pool3d", "conv_transpose3d", "adaptive_max_pool3d",
+    "max_unpool3d",
 ]

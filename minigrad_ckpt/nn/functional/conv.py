@@ -22,22 +22,35 @@ __all__ = [
 ]
 
 
-def _pair(v: Any, name: str) -> tuple[int, int]:
+_COUNT_WORDS = {1: "a 1-tuple", 2: "a pair", 3: "a triple"}
+
+
+def _ntuple(v: Any, n: int, name: str, fn: str = "") -> tuple[int, ...]:
+    """``v`` as ``n`` ints: an int is repeated, a sequence must have ``n`` entries (``fn`` prefixes the error)."""
     if isinstance(v, (int, host_numpy.integer)):
-        v = (int(v), int(v))
+        v = (int(v),) * n
     v = tuple(int(a) for a in v)
-    if len(v) != 2:
-        raise ValueError(f"{name} must be an int or a pair, got {v}")
-    return v  # type: ignore[return-value]
+    if len(v) != n:
+        raise ValueError(f"{fn + ': ' if fn else ''}{name} must be an int or {_COUNT_WORDS[n]}, got {v}")
+    return v
 
 
-def _batched(x: Tensor, name: str) -> tuple[Tensor, bool]:
-    """An image input as (N, C, H, W): a (C, H, W) input gets a batch axis of 1,
+def _pair(v: Any, name: str) -> tuple[int, int]:
+    return _ntuple(v, 2, name)  # type: ignore[return-value]
+
+
+_AXES = {1: "L", 2: "H, W", 3: "D, H, W"}
+
+
+def _batched(x: Tensor, name: str, spatial: int = 2) -> tuple[Tensor, bool]:
+    """An input with ``spatial`` axes after (N, C): a (C, ...) input gets a batch axis of 1,
     and the flag says so, so that the caller can remove it from the result."""
-    if x.ndim == 3:
+    if x.ndim == spatial + 1:
         return mf.expand_dims(x, 0), True
-    if x.ndim != 4:
-        raise ValueError(f"{name}: expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got shape {x.shape}")
+    if x.ndim != spatial + 2:
+        axes = _AXES[spatial]
+        raise ValueError(f"{name}: expected a {spatial + 1}-D (C, {axes}) or {spatial + 2}-D (N, C, {axes}) input, "
+                         f"got shape {x.shape}")
     return x, False
 
 
@@ -140,6 +153,62 @@ def conv1d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any 
     return _from_2d(out, unbatched)
 
 
+def _spread(x: Tensor, stride: tuple[int, ...]) -> Tensor:
+    """``stride - 1`` zeros between neighbouring elements along each spatial axis: a new axis after
+    the spatial one, padded with the zeros and folded in, the trailing zeros trimmed.  Padding, not
+    a concatenated array of zeros, which a checkpoint would keep."""
+    for i, s in enumerate(stride):
+        if s == 1:
+            continue
+        axis, size = 2 + i, x.shape[2 + i]
+        widths = [(0, 0)] * (x.ndim + 1)
+        widths[axis + 1] = (0, s - 1)
+        x = mf.pad(mf.expand_dims(x, axis + 1), widths)
+        x = mf.reshape(x, x.shape[:axis] + (size * s,) + x.shape[axis + 2:])
+        x = x[(slice(None),) * axis + (slice(0, (size - 1) * s + 1),)]
+    return x
+
+
+def _pad_or_crop(x: Tensor, widths: list[tuple[int, int]]) -> Tensor:
+    """Each spatial axis padded by its (before, after) widths, or cropped where a width is negative
+    (padding that exceeds the kernel's reach)."""
+    x = mf.pad(x, [(0, 0), (0, 0)] + [(max(0, a), max(0, b)) for a, b in widths])
+    if any(a < 0 or b < 0 for a, b in widths):
+        x = x[(slice(None),) * 2 + tuple(slice(max(0, -a), n - max(0, -b))
+                                         for (a, b), n in zip(widths, x.shape[2:]))]
+    return x
+
+
+def _conv_transpose(name: str, conv: Any, x: Any, weight: Any, bias: Any, stride: Any, padding: Any,
+                    output_padding: Any, groups: int, dilation: Any, spatial: int) -> Tensor:
+    """The transpose (gradient) of ``conv`` over ``spatial`` axes, built from registered ops: zeros are
+    inserted between input elements (``stride - 1`` of them), the result is padded by
+    ``dilation * (k - 1) - padding`` (plus ``output_padding`` at the end), and ``conv`` (stride 1)
+    correlates it with the flipped kernel, in and out channels swapped within each group."""
+    x, unbatched = _batched(_tensor(x), name, spatial)
+    w = _tensor(weight, x)
+    _check_input_dtype(name, x, w)
+    if w.ndim != spatial + 2:
+        raise ValueError(f"{name}: expected a {spatial + 2}-D weight (C_in, C_out/groups, kernel...), got {w.shape}")
+    st, pd = _ntuple(stride, spatial, "stride", name), _ntuple(padding, spatial, "padding", name)
+    op, dl = _ntuple(output_padding, spatial, "output_padding", name), _ntuple(dilation, spatial, "dilation", name)
+    if min(st) < 1 or min(dl) < 1 or min(pd) < 0 or min(op) < 0:
+        raise ValueError(f"{name}: invalid stride={st}, padding={pd}, dilation={dl}, output_padding={op}")
+    if any(o >= max(s, d) for o, s, d in zip(op, st, dl)):
+        raise ValueError(f"{name}: output_padding {op} must be smaller than stride {st} or dilation {dl}")
+    cin, kernel = x.shape[1], tuple(w.shape[2:])
+    if groups < 1 or cin % groups or w.shape[0] != cin:
+        raise ValueError(f"{name}: input of shape {x.shape} needs a weight with {cin} input channels "
+                         f"divisible by groups={groups}, got weight {w.shape}")
+    reach = [d * (k - 1) - p for k, d, p in zip(kernel, dl, pd)]
+    x = _pad_or_crop(_spread(x, st), [(r, r + o) for r, o in zip(reach, op)])
+    cog = w.shape[1]
+    wg = mf.swapaxes(mf.reshape(w, (groups, cin // groups, cog) + kernel), 1, 2)
+    wf = mf.flip(mf.reshape(wg, (groups * cog, cin // groups) + kernel), axis=tuple(range(2, 2 + spatial)))
+    out = conv(x, wf, bias, 1, 0, dl, groups)
+    return mf.squeeze(out, 0) if unbatched else out
+
+
 def conv_transpose2d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
                      output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
     """The transpose (gradient) of ``conv2d``: ``x`` (N, C_in, H, W), ``weight`` (C_in, C_out/groups, KH, KW).
@@ -148,48 +217,8 @@ def conv_transpose2d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, pad
     (``stride - 1`` of them), the result is padded by ``dilation * (k - 1) - padding``
     (plus ``output_padding`` at the end), and convolved with the flipped kernel.
     """
-    x, unbatched = _batched(_tensor(x), "conv_transpose2d")
-    w = _tensor(weight, x)
-    _check_input_dtype("conv_transpose2d", x, w)
-    if w.ndim != 4:
-        raise ValueError(f"conv_transpose2d: expected a 4-D weight (C_in, C_out/groups, KH, KW), got {w.shape}")
-    st, pd = _pair(stride, "stride"), _pair(padding, "padding")
-    op, dl = _pair(output_padding, "output_padding"), _pair(dilation, "dilation")
-    if min(st) < 1 or min(dl) < 1 or min(pd) < 0 or min(op) < 0:
-        raise ValueError(f"conv_transpose2d: invalid stride={st}, padding={pd}, dilation={dl}, "
-                         f"output_padding={op}")
-    if any(o >= max(s, d) for o, s, d in zip(op, st, dl)):
-        raise ValueError(f"conv_transpose2d: output_padding {op} must be smaller than stride {st} or dilation {dl}")
-    cin = x.shape[1]
-    if groups < 1 or cin % groups or w.shape[0] != cin:
-        raise ValueError(f"conv_transpose2d: input of shape {x.shape} needs a weight with {cin} input channels "
-                         f"divisible by groups={groups}, got weight {w.shape}")
-    n, _, h, wd = x.shape
-    kh, kw = w.shape[2:]
-    # 1. insert stride-1 zeros between pixels (pad a new axis after each pixel, fold it in, trim
-    # the tail): padding, not a concatenated array of zeros, which a checkpoint would keep
-    if st[1] > 1:
-        x = mf.pad(mf.expand_dims(x, -1), [(0, 0)] * 4 + [(0, st[1] - 1)])
-        x = mf.reshape(x, (n, cin, h, wd * st[1]))[:, :, :, :(wd - 1) * st[1] + 1]
-        wd = x.shape[3]
-    if st[0] > 1:
-        x = mf.pad(mf.expand_dims(x, 3), [(0, 0)] * 3 + [(0, st[0] - 1), (0, 0)])
-        x = mf.reshape(x, (n, cin, h * st[0], wd))[:, :, :(h - 1) * st[0] + 1, :]
-    # 2. pad (or crop, where padding exceeds the kernel's reach)
-    widths = []
-    for k, d, p, o in zip((kh, kw), dl, pd, op):
-        widths.append((d * (k - 1) - p, d * (k - 1) - p + o))
-    crop = [(max(0, -a), max(0, -b)) for a, b in widths]
-    x = mf.pad(x, [(0, 0), (0, 0)] + [(max(0, a), max(0, b)) for a, b in widths])
-    if any(c for pair in crop for c in pair):
-        x = x[:, :, crop[0][0]:x.shape[2] - crop[0][1], crop[1][0]:x.shape[3] - crop[1][1]]
-    # 3. the flipped kernel with in/out swapped within each group: (C_out, C_in/groups, KH, KW)
-    cog = w.shape[1]
-    wg = mf.reshape(w, (groups, cin // groups, cog, kh, kw))
-    wg = mf.reshape(mf.swapaxes(wg, 1, 2), (groups * cog, cin // groups, kh, kw))
-    wf = mf.flip(wg, axis=(2, 3))
-    out = conv2d(x, wf, bias, 1, 0, dl, groups)
-    return mf.squeeze(out, 0) if unbatched else out
+    return _conv_transpose("conv_transpose2d", conv2d, x, weight, bias, stride, padding, output_padding,
+                           groups, dilation, 2)
 
 
 def conv_transpose1d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,

@@ -1,10 +1,12 @@
-"""``conv3d`` (NCDHW, PyTorch's arguments) as a sum of 2-D convolutions over the kernel's depth.
+"""``conv3d`` (NCDHW, PyTorch's arguments) as a sum of 2-D convolutions over the kernel's depth,
+and its transpose ``conv_transpose3d``.
 
 Output depth slice ``od`` is ``sum_i conv2d(x[:, :, od * sd + i * dd], w[:, :, i])``: for each
 kernel depth ``i`` the input's strided depth slices are folded into the batch and convolved
 with that slice of the kernel in one ``conv2d`` call -- ``kd`` calls in all, each an op whose
 derivatives of every order are convolutions again.  ``adaptive_avg_pool3d`` is
-``interpolate(mode="area")``, whose windows are the adaptive ones.
+``interpolate(mode="area")``, whose windows are the adaptive ones.  ``conv_transpose3d`` is
+``conv3d`` on the input spread out by the stride, as ``conv_transpose2d`` is ``conv2d``.
 """
 
 from __future__ import annotations
@@ -12,25 +14,20 @@ from __future__ import annotations
 from typing import Any
 
 from ... import functional as mf
-from ...backend import host_numpy
 from ...functional import _tensor
 from ...tensor import Tensor
-from .conv import conv2d
+from .conv import _batched, _conv_transpose, _ntuple, conv2d
 from .inputs import _check_input_dtype
 from .interpolation import interpolate
+from .pooling import _adaptive_sizes
 
 __all__ = [
-    "conv3d", "adaptive_avg_pool3d",
+    "conv3d", "adaptive_avg_pool3d", "conv_transpose3d",
 ]
 
 
 def _triple(v: Any, name: str) -> tuple[int, int, int]:
-    if isinstance(v, (int, host_numpy.integer)):
-        v = (int(v),) * 3
-    v = tuple(int(a) for a in v)
-    if len(v) != 3:
-        raise ValueError(f"conv3d: {name} must be an int or a triple, got {v}")
-    return v  # type: ignore[return-value]
+    return _ntuple(v, 3, name, "conv3d")  # type: ignore[return-value]
 
 
 def _padding(x: Tensor, padding: Any, stride: tuple[int, ...], dilation: tuple[int, ...],
@@ -61,11 +58,7 @@ def conv3d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any 
     w = _tensor(weight, x)
     if w.ndim != 5:
         raise ValueError(f"conv3d: expected a 5-D weight (O, C/groups, kd, kh, kw), got shape {w.shape}")
-    unbatched = x.ndim == 4
-    if unbatched:
-        x = mf.expand_dims(x, 0)
-    if x.ndim != 5:
-        raise ValueError(f"conv3d: expected a 4-D (C, D, H, W) or 5-D (N, C, D, H, W) input, got shape {x.shape}")
+    x, unbatched = _batched(x, "conv3d", 3)
     _check_input_dtype("conv3d", x, w)
     st, dl = _triple(stride, "stride"), _triple(dilation, "dilation")
     if min(st) < 1 or min(dl) < 1:
@@ -95,17 +88,19 @@ def conv3d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any 
     return mf.squeeze(out, 0) if unbatched else out
 
 
+def conv_transpose3d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
+                     output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
+    """The transpose (gradient) of ``conv3d``: ``x`` (N, C_in, D, H, W) or (C_in, D, H, W), ``weight``
+    (C_in, C_out/groups, kd, kh, kw); output size per axis ``(n - 1) * stride - 2 * padding +
+    dilation * (k - 1) + output_padding + 1``.  As ``conv_transpose2d``: zeros inserted between the
+    input's elements, padding, and ``conv3d`` with the flipped kernel."""
+    return _conv_transpose("conv_transpose3d", conv3d, x, weight, bias, stride, padding, output_padding,
+                           groups, dilation, 3)
+
+
 def adaptive_avg_pool3d(x: Any, output_size: Any) -> Tensor:
     """Average over PyTorch's adaptive windows of (N, C, D, H, W) or (C, D, H, W) so the output is
     ``output_size`` (an int or a triple; ``None`` keeps that axis)."""
-    x = _tensor(x)
-    unbatched = x.ndim == 4
-    if unbatched:
-        x = mf.expand_dims(x, 0)
-    if x.ndim != 5:
-        raise ValueError(f"adaptive_avg_pool3d: expected a 4-D or 5-D input, got shape {x.shape}")
-    sizes = (output_size,) * 3 if isinstance(output_size, (int, host_numpy.integer)) or output_size is None \
-        else tuple(output_size)
-    size = tuple(x.shape[2 + i] if s is None else int(s) for i, s in enumerate(sizes))
-    out = interpolate(x, size=size, mode="area")
+    x, unbatched = _batched(_tensor(x), "adaptive_avg_pool3d", 3)
+    out = interpolate(x, size=_adaptive_sizes(x, output_size, "adaptive_avg_pool3d"), mode="area")
     return mf.squeeze(out, 0) if unbatched else out

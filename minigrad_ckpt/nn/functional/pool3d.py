@@ -1,11 +1,13 @@
-"""3-D pooling: ``max_pool3d`` and ``avg_pool3d`` over (N, C, D, H, W), PyTorch's keywords.
+"""3-D pooling: ``max_pool3d``, ``avg_pool3d``, ``adaptive_max_pool3d`` and ``max_unpool3d`` over
+(N, C, D, H, W), PyTorch's keywords.
 
-Both read the ``kd * kh * kw`` strided slices of the padded input -- one per kernel offset,
+The first two read the ``kd * kh * kw`` strided slices of the padded input -- one per kernel offset,
 in row-major offset order -- stacked on a new leading axis.  ``avg_pool3d`` sums them and
 divides by PyTorch's divisor (``count_include_pad``, ``ceil_mode``'s clipped windows,
 ``divisor_override``); ``max_pool3d`` takes, per output, the slice holding the window's
 first maximum (``take_along_axis`` at the host-found argmax, so the gradient goes to that
-one element, as PyTorch's).
+one element, as PyTorch's).  ``adaptive_max_pool3d`` and ``max_unpool3d`` are the 2-D ones'
+code (:mod:`.pooling`) run over three axes.
 """
 
 from __future__ import annotations
@@ -16,20 +18,16 @@ from ... import functional as mf
 from ...backend import host_numpy as np
 from ...functional import _tensor
 from ...tensor import Tensor
-from .pooling import _pooled_size, _window_counts
+from .conv import _batched, _ntuple
+from .pooling import _adaptive_max_pool, _max_unpool, _pooled_size, _window_counts
 
 __all__ = [
-    "max_pool3d", "avg_pool3d",
+    "max_pool3d", "avg_pool3d", "adaptive_max_pool3d", "max_unpool3d",
 ]
 
 
 def _triple(v: Any, name: str, fn: str) -> tuple[int, int, int]:
-    if isinstance(v, (int, np.integer)):
-        v = (int(v),) * 3
-    v = tuple(int(a) for a in v)
-    if len(v) != 3:
-        raise ValueError(f"{fn}: {name} must be an int or a triple, got {v}")
-    return v  # type: ignore[return-value]
+    return _ntuple(v, 3, name, fn)  # type: ignore[return-value]
 
 
 def _geometry(fn: str, x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool):
@@ -64,12 +62,7 @@ def _slices(x: Tensor, k: Any, s: Any, p: Any, d: Any, out: Any, fill: float) ->
 
 
 def _batched5(fn: str, x: Any) -> tuple[Tensor, bool]:
-    x = _tensor(x)
-    if x.ndim == 4:
-        return mf.expand_dims(x, 0), True
-    if x.ndim != 5:
-        raise ValueError(f"{fn}: expected a 4-D (C, D, H, W) or 5-D (N, C, D, H, W) input, got shape {x.shape}")
-    return x, False
+    return _batched(_tensor(x), fn, 3)
 
 
 def max_pool3d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
@@ -112,3 +105,20 @@ def avg_pool3d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, c
         div = counts[0][:, None, None] * counts[1][None, :, None] * counts[2][None, None, :]
         result = sums / Tensor.constant(x.device.xp.asarray(div.astype(x.dtype)), x.device)
     return mf.squeeze(result, 0) if unbatched else result
+
+
+def adaptive_max_pool3d(x: Any, output_size: Any, return_indices: bool = False) -> Any:
+    """Max over PyTorch's adaptive windows of (N, C, D, H, W) or (C, D, H, W) so the output is
+    ``output_size`` (an int or a triple; ``None`` keeps that axis); the gradient goes to each
+    window's first maximum.  ``return_indices=True`` also returns the flat positions
+    ``(d * H + h) * W + w`` in the input volume (for ``max_unpool3d``)."""
+    return _adaptive_max_pool("adaptive_max_pool3d", x, output_size, return_indices, 3)
+
+
+def max_unpool3d(x: Any, indices: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Tensor:
+    """The partial inverse of ``max_pool3d``: each value of ``x`` (N, C, D, H, W) or (C, D, H, W)
+    placed at its ``indices`` (flat positions in the output volume, ``max_pool3d(...,
+    return_indices=True)``'s) in zeros of ``(n - 1) * stride - 2 * padding + kernel_size`` per
+    axis (or ``output_size``)."""
+    return _max_unpool("max_unpool3d", x, indices, kernel_size, stride, padding, output_size, 3)

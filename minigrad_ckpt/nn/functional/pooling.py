@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from ... import functional as mf
@@ -11,7 +12,7 @@ from ...functional.scatter import scatter
 from ...ops import conv as _conv
 from ...tape import apply
 from ...tensor import Tensor
-from .conv import _as_2d, _batched, _from_2d, _pair, _single
+from .conv import _as_2d, _batched, _from_2d, _ntuple, _pair, _single
 from .inputs import _zeros_like
 
 __all__ = [
@@ -165,14 +166,18 @@ def _adaptive_windows(size: int, out: int) -> list[tuple[int, int]]:
     return [((i * size) // out, -((-(i + 1) * size) // out)) for i in range(out)]
 
 
-def _adaptive_sizes(x: Tensor, output_size: Any, name: str) -> tuple[int, int]:
+def _adaptive_sizes(x: Tensor, output_size: Any, name: str) -> tuple[int, ...]:
+    """The output's spatial sizes: ``output_size`` is an int or one entry per spatial axis of the
+    batched ``x``, ``None`` keeping that axis's size."""
+    spatial = x.ndim - 2
     if isinstance(output_size, (int, host_numpy.integer)) or output_size is None:
-        output_size = (output_size, output_size)
-    oh, ow = (x.shape[2] if output_size[0] is None else int(output_size[0]),
-              x.shape[3] if output_size[1] is None else int(output_size[1]))
-    if oh < 1 or ow < 1:
+        output_size = (output_size,) * spatial
+    if len(output_size) != spatial:
+        raise ValueError(f"{name}: output_size {output_size} needs {spatial} sizes")
+    sizes = tuple(n if o is None else int(o) for n, o in zip(x.shape[2:], output_size))
+    if min(sizes) < 1:
         raise ValueError(f"{name}: output_size must be positive, got {output_size}")
-    return oh, ow
+    return sizes
 
 
 def _adaptive_pool2d(x: Any, output_size: Any, name: str, reduce: Any) -> Tensor:
@@ -186,19 +191,44 @@ def _adaptive_pool2d(x: Any, output_size: Any, name: str, reduce: Any) -> Tensor
     return mf.squeeze(out, 0) if unbatched else out
 
 
-def _adaptive_argmax(x: Tensor, oh: int, ow: int) -> Any:
-    """The flat position ``row * W + col`` of each adaptive window's first maximum (an int64 array)."""
+def _adaptive_argmax(x: Tensor, sizes: tuple[int, ...]) -> Any:
+    """The flat position (row-major over the spatial axes: ``row * W + col`` in a plane) of each
+    adaptive window's maximum, an int64 array of shape ``(N, C) + sizes``: the first maximum, or
+    the last NaN where the window has one (PyTorch's adaptive kernels replace the running maximum
+    by every NaN they meet; its ``max_pool`` keeps the first)."""
     xp = x.device.xp
-    data, width = x._data, x.shape[3]
-    rows = []
-    for h0, h1 in _adaptive_windows(x.shape[2], oh):
-        cols = []
-        for w0, w1 in _adaptive_windows(width, ow):
-            win = xp.reshape(data[:, :, h0:h1, w0:w1], data.shape[:2] + (-1,))
-            a = xp.argmax(win, axis=-1)
-            cols.append((h0 + a // (w1 - w0)) * width + w0 + a % (w1 - w0))
-        rows.append(xp.stack(cols, axis=-1))
-    return xp.asarray(xp.stack(rows, axis=-2), dtype=xp.int64)
+    data, spatial = x._data, x.shape[2:]
+    places = host_numpy.cumprod((1,) + spatial[:0:-1])[::-1]  # the flat step of each spatial axis
+    flat = []
+    for window in itertools.product(*(_adaptive_windows(n, o) for n, o in zip(spatial, sizes))):
+        part = data[(slice(None),) * 2 + tuple(slice(a, b) for a, b in window)]
+        part = xp.reshape(part, data.shape[:2] + (-1,))
+        nan = xp.isnan(part)
+        last_nan = part.shape[-1] - 1 - xp.argmax(nan[..., ::-1], axis=-1)
+        best = xp.where(xp.any(nan, axis=-1), last_nan, xp.argmax(part, axis=-1))
+        lengths = [stop - start for start, stop in window]
+        pos = 0
+        for i, ((start, _), place) in enumerate(zip(window, places)):
+            inner = int(host_numpy.prod(lengths[i + 1:]))  # a step along this axis in the window
+            pos = pos + (start + (best // inner) % lengths[i]) * int(place)
+        flat.append(pos)
+    return xp.reshape(xp.asarray(xp.stack(flat, axis=-1), dtype=xp.int64), data.shape[:2] + tuple(sizes))
+
+
+def _adaptive_max_pool(name: str, x: Any, output_size: Any, return_indices: bool, spatial: int) -> Any:
+    """Max over PyTorch's adaptive windows of ``spatial`` axes: a gather at each window's first maximum."""
+    x, unbatched = _batched(_tensor(x), name, spatial)
+    sizes = _adaptive_sizes(x, output_size, name)
+    n, c = x.shape[:2]
+    volume = int(host_numpy.prod(x.shape[2:]))
+    if volume == 0:
+        raise ValueError(f"{name}: the input {'plane' if spatial == 2 else 'volume'} {x.shape[2:]} is empty")
+    idx = Tensor.constant(_adaptive_argmax(x, sizes), x.device)
+    out = mf.take_along_axis(mf.reshape(x, (n, c, volume)), mf.reshape(idx, (n, c, -1)), axis=-1)
+    out = mf.reshape(out, (n, c) + sizes)
+    if unbatched:
+        out, idx = mf.squeeze(out, 0), mf.squeeze(idx, 0)
+    return (out, idx) if return_indices else out
 
 
 def adaptive_avg_pool2d(x: Any, output_size: Any) -> Tensor:
@@ -218,17 +248,7 @@ def adaptive_max_pool2d(x: Any, output_size: Any, return_indices: bool = False) 
     """Max over PyTorch's adaptive windows so the output is ``output_size``; the gradient goes to
     each window's first maximum.  ``return_indices=True`` returns ``(out, indices)`` (flat
     positions ``row * W + col``, as ``max_pool2d``'s)."""
-    x, unbatched = _batched(_tensor(x), "adaptive_max_pool2d")
-    oh, ow = _adaptive_sizes(x, output_size, "adaptive_max_pool2d")
-    n, c, h, w = x.shape
-    if h * w == 0:
-        raise ValueError(f"adaptive_max_pool2d: the input plane {x.shape[2:]} is empty")
-    idx = Tensor.constant(_adaptive_argmax(x, oh, ow), x.device)
-    out = mf.take_along_axis(mf.reshape(x, (n, c, h * w)), mf.reshape(idx, (n, c, oh * ow)), axis=-1)
-    out = mf.reshape(out, (n, c, oh, ow))
-    if unbatched:
-        out, idx = mf.squeeze(out, 0), mf.squeeze(idx, 0)
-    return (out, idx) if return_indices else out
+    return _adaptive_max_pool("adaptive_max_pool2d", x, output_size, return_indices, 2)
 
 
 def _adaptive_1d(x: Any, output_size: Any, name: str) -> tuple[Tensor, bool, tuple[int, int]]:
@@ -283,27 +303,27 @@ def _unpool_size(name: str, in_sizes: tuple[int, ...], kernel: tuple[int, ...], 
     return tuple((n - 1) * s - 2 * p + k for n, k, s, p in zip(in_sizes, kernel, stride, padding))
 
 
+def _max_unpool(name: str, x: Any, indices: Any, kernel_size: Any, stride: Any, padding: Any, output_size: Any,
+                spatial: int) -> Tensor:
+    """``max_unpool`` over the last ``spatial`` axes of a batched or unbatched input."""
+    x = _tensor(x)
+    if x.ndim not in (spatial + 1, spatial + 2):
+        raise ValueError(f"{name}: expected a {spatial + 1}-D or {spatial + 2}-D input, got shape {x.shape}")
+    k = _ntuple(kernel_size, spatial, "kernel_size", name)
+    s = k if stride is None else _ntuple(stride, spatial, "stride", name)
+    size = _unpool_size(name, x.shape[-spatial:], k, s, _ntuple(padding, spatial, "padding", name), output_size)
+    return _unpool(name, x, indices, size)
+
+
 def max_unpool2d(x: Any, indices: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
                  output_size: Any = None) -> Tensor:
     """The partial inverse of ``max_pool2d``: each value of ``x`` (N, C, H, W) placed at its
     ``indices`` (``max_pool2d(..., return_indices=True)``'s) in a zero plane of
     ``(H - 1) * stride - 2 * padding + kernel_size`` (or ``output_size``)."""
-    x = _tensor(x)
-    if x.ndim not in (3, 4):
-        raise ValueError(f"max_unpool2d: expected a 3-D or 4-D input, got shape {x.shape}")
-    k = _pair(kernel_size, "kernel_size")
-    s = k if stride is None else _pair(stride, "stride")
-    size = _unpool_size("max_unpool2d", x.shape[-2:], k, s, _pair(padding, "padding"), output_size)
-    return _unpool("max_unpool2d", x, indices, size)
+    return _max_unpool("max_unpool2d", x, indices, kernel_size, stride, padding, output_size, 2)
 
 
 def max_unpool1d(x: Any, indices: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
                  output_size: Any = None) -> Tensor:
     """The partial inverse of ``max_pool1d`` on (N, C, L) or (C, L) (see ``max_unpool2d``)."""
-    x = _tensor(x)
-    if x.ndim not in (2, 3):
-        raise ValueError(f"max_unpool1d: expected a 2-D or 3-D input, got shape {x.shape}")
-    k = _single(kernel_size, "kernel_size")
-    s = k if stride is None else _single(stride, "stride")
-    size = _unpool_size("max_unpool1d", x.shape[-1:], (k,), (s,), (_single(padding, "padding"),), output_size)
-    return _unpool("max_unpool1d", x, indices, size)
+    return _max_unpool("max_unpool1d", x, indices, kernel_size, stride, padding, output_size, 1)
