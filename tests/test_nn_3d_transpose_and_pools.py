@@ -173,3 +173,17 @@ def test_layers_call_their_functions():
     np.testing.assert_array_equal(nn.MaxUnpool3d(2)(pooled, where, output_size=(5, 4, 4)).numpy(),
                                   F.max_unpool3d(pooled, where, 2, output_size=(5, 4, 4)).numpy())
     assert repr(nn.MaxUnpool3d(2)) == "MaxUnpool3d(kernel_size=2, stride=2, padding=0)"
+
+
+def test_an_infinite_weight_in_a_transposed_convolution_meets_the_inserted_zeros():
+    # the convention docs/ops.md states: the spread-out input is correlated with the whole kernel, so an
+    # infinite weight times an inserted zero is NaN, where PyTorch (scattering each input element) gets
+    # inf at the 8 places that one weight reaches; an infinite input gives PyTorch's values
+    x, w = np.ones((1, 1, 2, 2, 2)), np.ones((1, 1, 2, 2, 2))
+    w[0, 0, 0, 0, 0] = np.inf
+    with np.errstate(all="ignore"):
+        out = F.conv_transpose3d(mg.tensor(x), mg.tensor(w), stride=2).numpy()
+        assert np.isnan(out).sum() == 56 and np.isposinf(out).sum() == 8
+        x[0, 0, 1, 1, 1], w[0, 0, 0, 0, 0] = np.inf, 1.0
+        out = F.conv_transpose3d(mg.tensor(x), mg.tensor(w), stride=2).numpy()
+    assert np.isposinf(out[0, 0, 2:, 2:, 2:]).all() and np.isfinite(out).sum() == 56
