@@ -3,7 +3,9 @@ checkpointed (bitwise the same gradients), on the strict float32 stand-in device
 values), under ``mg.func`` (forward mode equal to reverse mode), with PyTorch's parameter
 initialisation and ``output_size=``, and with clear errors.  Their values, gradients and edge values
 (+-inf, NaN, -0.0, subnormals) against PyTorch are in ``test_nn_vs_torch.py`` (``torch_3d_ops.npz``);
-derivatives of every order against central differences in ``test_nn_functions_added.py``."""
+derivatives of every order against central differences in ``test_nn_functions_added.py``.  Random
+geometries: the transpose is the adjoint of ``conv3d``; the adaptive max pool equals a loop over
+PyTorch's windows at edge values, and unpooling puts each value back at its index."""
 
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 import minigrad_ckpt as mg
 import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
@@ -187,3 +191,84 @@ def test_an_infinite_weight_in_a_transposed_convolution_meets_the_inserted_zeros
         x[0, 0, 1, 1, 1], w[0, 0, 0, 0, 0] = np.inf, 1.0
         out = F.conv_transpose3d(mg.tensor(x), mg.tensor(w), stride=2).numpy()
     assert np.isposinf(out[0, 0, 2:, 2:, 2:]).all() and np.isfinite(out).sum() == 56
+
+
+# ---------------------------------------------------------------- properties of random geometries
+
+EDGE_VALUES = [np.inf, -np.inf, np.nan, -0.0, 0.0, np.finfo(np.float64).max, np.finfo(np.float64).tiny, 5e-324]
+
+
+@st.composite
+def transposed_geometry(draw):
+    groups = draw(st.sampled_from([1, 2]))
+    cin, cog = groups * draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    kernel = tuple(draw(st.integers(1, 3)) for _ in range(3))
+    stride = tuple(draw(st.integers(1, 3)) for _ in range(3))
+    dilation = tuple(draw(st.integers(1, 2)) for _ in range(3))
+    padding = tuple(draw(st.integers(0, d * (k - 1) + 1)) for k, d in zip(kernel, dilation))
+    extra = tuple(draw(st.integers(0, max(s, d) - 1)) for s, d in zip(stride, dilation))
+    sizes = tuple(draw(st.integers(1, 3)) for _ in range(3))
+    out = [(n - 1) * s - 2 * p + d * (k - 1) + o + 1 for n, s, p, d, k, o in
+           zip(sizes, stride, padding, dilation, kernel, extra)]
+    assume(min(out) >= 1)  # padding beyond the kernel's reach crops; not below an empty output
+    return dict(cin=cin, cog=cog, groups=groups, kernel=kernel, stride=stride, dilation=dilation, padding=padding,
+                output_padding=extra, sizes=sizes, seed=draw(st.integers(0, 2**16)))
+
+
+@settings(max_examples=25, deadline=None)
+@given(transposed_geometry())
+def test_conv_transpose3d_is_the_adjoint_of_conv3d(geo):
+    # <conv_transpose3d(x, w), y> = <x, conv3d(y, w)> for every geometry: the transpose is what its name says
+    rng = np.random.default_rng(geo["seed"])
+    n = 2
+    x = rng.standard_normal((n, geo["cin"]) + geo["sizes"])
+    w = rng.standard_normal((geo["cin"], geo["cog"]) + geo["kernel"])
+    a = (geo["stride"], geo["padding"], geo["output_padding"], geo["groups"], geo["dilation"])
+    out = F.conv_transpose3d(mg.tensor(x), mg.tensor(w), None, *a)
+    y = rng.standard_normal(out.shape)
+    back = F.conv3d(mg.tensor(y), mg.tensor(w), None, geo["stride"], geo["padding"], geo["dilation"], geo["groups"])
+    # conv3d of the transposed output's shape covers x's shape (and a row more where output_padding >= stride)
+    back = back.numpy()[(slice(None),) * 2 + tuple(slice(0, s) for s in geo["sizes"])]
+    np.testing.assert_allclose(np.sum(out.numpy() * y), np.sum(x * back), rtol=1e-10, atol=1e-10)
+
+
+def _reference_adaptive_max(x, sizes):
+    """Loops over PyTorch's windows: the maximum, or the last NaN of a window that has one."""
+    n, c = x.shape[:2]
+    spatial = x.shape[2:]
+    out = np.zeros((n, c) + sizes)
+    idx = np.zeros((n, c) + sizes, dtype=np.int64)
+    for pos in np.ndindex(*sizes):
+        bounds = [((i * s) // o, -((-(i + 1) * s) // o)) for i, s, o in zip(pos, spatial, sizes)]
+        win = x[(slice(None),) * 2 + tuple(slice(a, b) for a, b in bounds)].reshape(n, c, -1)
+        for b in range(n):
+            for ch in range(c):
+                vals = win[b, ch]
+                nans = np.flatnonzero(np.isnan(vals))
+                k = int(nans[-1]) if nans.size else int(np.argmax(vals))
+                local = np.unravel_index(k, [hi - lo for lo, hi in bounds])
+                idx[(b, ch) + pos] = np.ravel_multi_index(tuple(lo + q for (lo, _), q in zip(bounds, local)), spatial)
+                out[(b, ch) + pos] = vals[k]
+    return out, idx
+
+
+@settings(max_examples=25, deadline=None)
+@given(shape=st.tuples(*[st.integers(1, 5)] * 3), sizes=st.tuples(*[st.integers(1, 5)] * 3),
+       edges=st.lists(st.tuples(st.integers(0, 10**6), st.sampled_from(EDGE_VALUES)), max_size=6),
+       seed=st.integers(0, 2**16))
+def test_adaptive_max_pool3d_and_max_unpool3d_at_edge_values(shape, sizes, edges, seed):
+    # random shapes and output sizes (smaller or larger than the input), some elements edge values:
+    # the values and indices of a loop over PyTorch's windows; max_unpool3d puts each value back at its index
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((2, 2) + shape)
+    flat = x.reshape(-1)
+    for i, v in edges:
+        flat[i % flat.size] = v
+    out, idx = F.adaptive_max_pool3d(mg.tensor(x), sizes, return_indices=True)
+    want, want_idx = _reference_adaptive_max(x, sizes)
+    np.testing.assert_array_equal(idx.numpy(), want_idx)
+    np.testing.assert_array_equal(out.numpy(), want)  # NaN where NaN, the very same numbers elsewhere
+    assert (np.signbit(out.numpy()) == np.signbit(want)).all()
+    unpooled = F.max_unpool3d(out, idx, 1, output_size=shape).numpy().reshape(2, 2, -1)
+    got = np.take_along_axis(unpooled, idx.numpy().reshape(2, 2, -1), axis=-1)
+    np.testing.assert_array_equal(got, out.numpy().reshape(2, 2, -1))
