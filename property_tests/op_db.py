@@ -34,6 +34,7 @@ from hypothesis.extra import numpy as hnp
 import minigrad_ckpt as mg
 from minigrad_ckpt import functional as mf
 from minigrad_ckpt.ops import registry
+from minigrad_ckpt.ops.ctc import ctc_states
 from minigrad_ckpt.tensor import normalize_index
 from minigrad_ckpt.testing import strategies as mst
 
@@ -578,6 +579,30 @@ def softmax_cross_entropy_sampler(draw: Any, dtype: np.dtype, grad: bool, max_si
     op = registry["SoftmaxCrossEntropy"](rows=np.arange(n), target=np.where(valid, target, 0),
                                          valid=mask, reduction=reduction)
     return Sample(op, (_arr(draw, (n, c), dtype, dom),), (_float(dtype),))
+
+
+def ctc_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """Log-probabilities (T, N, C) with the label states ``F.ctc_loss`` builds for random targets
+    (repeated labels too).  For gradients every target fits its input (an impossible one has
+    ``nll = inf``); for the forward, any lengths and ``zero_infinity`` either way."""
+    t, n, c = draw(st.integers(0 if not grad else 1, 4)), draw(st.integers(0, 3)), draw(st.integers(2, 4))
+    assume(t * n * c <= max_size)
+    blank = draw(st.integers(0, c - 1))
+    labels = [k for k in range(c) if k != blank]
+    rows, tl, il = [], [], []
+    for _ in range(n):
+        row = draw(st.lists(st.sampled_from(labels), max_size=3))
+        needed = len(row) + sum(a == b for a, b in zip(row, row[1:]))
+        length = draw(st.integers(needed, t) if grad and needed <= t else st.integers(0, t))
+        if grad and needed > t:
+            row, needed = [], 0
+        rows.append(row + [blank] * (3 - len(row)))
+        tl.append(len(row) if not grad or needed <= length else 0)
+        il.append(length)
+    states = ctc_states(np.array(rows, dtype=np.int64).reshape(n, 3), np.array(tl, dtype=np.int64), blank)
+    op = registry["CTCNegLogLikelihood"](**states, input_lengths=np.array(il, dtype=np.int64),
+                                         zero_infinity=draw(st.booleans()))
+    return Sample(op, (_arr(draw, (t, n, c), dtype, REAL if grad else WIDE),), (_float(dtype),))
 
 
 #: Subscripts as users write them; each is made explicit by functional's own
@@ -1347,6 +1372,7 @@ SPECS: list[OpSpec] = [
     _spec("MaxPool2dBackward", max_pool2d_backward_sampler),
     # losses
     _spec("SoftmaxCrossEntropy", softmax_cross_entropy_sampler),
+    _spec("CTCNegLogLikelihood", ctc_sampler),
 ]
 
 #: Ops defined on complex numbers whose specs above draw real samples: half of their float

@@ -237,6 +237,7 @@ VAR = mg.tensor(np.random.default_rng(2).random((4, 6)).astype(np.float32) + 0.5
 SIGNS = mg.tensor(np.where(np.random.default_rng(3).random((4, 6)) > 0.5, 1.0, -1.0).astype(np.float32))
 BINARY = mg.tensor((np.random.default_rng(4).random((4, 6)) > 0.5).astype(np.float32))
 MULTI_LABELS = mg.tensor([[1, 3, -1, 0, 0, 0], [0, -1, 0, 0, 0, 0], [5, 4, 2, -1, 0, 0], [2, -1, 0, 0, 0, 0]])
+SEQUENCE = mg.tensor([3, 3])
 LOSSES = {
     "cross_entropy": (lambda x: F.cross_entropy(x, LABELS), LABELS),
     "nll_loss": (lambda x: F.nll_loss(F.log_softmax(x, axis=-1), LABELS), LABELS),
@@ -256,6 +257,7 @@ LOSSES = {
     "multilabel_margin_loss": (lambda x: F.multilabel_margin_loss(x, MULTI_LABELS), MULTI_LABELS),
     "multilabel_soft_margin_loss": (lambda x: F.multilabel_soft_margin_loss(x, BINARY), BINARY),
     "poisson_nll_loss": (lambda x: F.poisson_nll_loss(x, TARGET), TARGET),
+    "ctc_loss": (lambda x: F.ctc_loss(F.log_softmax(x, axis=-1), SEQUENCE, (4,), (2,)), SEQUENCE),  # (T, C)
     "soft_margin_loss": (lambda x: F.soft_margin_loss(x, SIGNS), SIGNS),
     "triplet_margin_loss": (lambda x: F.triplet_margin_loss(x, TARGET, VAR), (TARGET, VAR)),
     "triplet_margin_with_distance_loss": (lambda x: F.triplet_margin_with_distance_loss(x, TARGET, VAR),
@@ -265,7 +267,7 @@ NOT_DIFFERENTIABLE = {"one_hot"}  # integer in, integer out: nothing for a check
 LOSS_LAYERS = {"CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss",
                "BCEWithLogitsLoss", "KLDivLoss", "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss",
                "MarginRankingLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
-               "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss"}
+               "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss", "CTCLoss"}
 
 
 def _first(y):

@@ -39,7 +39,7 @@ RTOL = 1e-12
 # PyTorch's backward kernels of these take a constant in float32 (hardsigmoid's and hardswish's 1/6,
 # celu's 1/alpha): their float64 gradients are off by ~1e-8 relative; the engine's are exact
 LOOSER = {"celu": 1e-7, "hardsigmoid": 1e-7, "hardswish": 1e-7, "layer_CELU": 1e-7, "layer_Hardsigmoid": 1e-7,
-          "layer_Hardswish": 1e-7}
+          "layer_Hardswish": 1e-7, "ctc_loss_float32": 1e-5}
 
 # PyTorch's gradient of a Cholesky factor treats every entry as used, though the forward reads one
 # triangle (LAPACK's potrs); the engine's is the derivative of what is computed, 0 off the triangle:

@@ -9,6 +9,7 @@ from . import (  # noqa: F401
     comparison,
     complex_numbers,
     conv,
+    ctc,
     device,
     dropout,
     elementwise,

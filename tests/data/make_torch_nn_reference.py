@@ -401,8 +401,43 @@ def conv3d_cases() -> None:
     case("layer_AvgPool3d", "nn", "AvgPool3d", {"x": x[0]}, ["@x"], init={"kernel_size": 2, "ceil_mode": True})
 
 
+def ctc_cases() -> None:
+    """Padded and concatenated targets with repeated labels, every reduction, impossible targets
+    (``inf``, NaN gradients; ``zero_infinity``), a blank other than 0, float32, an unbatched call,
+    and raw (not normalized) log-probabilities, where PyTorch's gradient is not the derivative."""
+    t, n, c = 6, 4, 5
+    logits = randn(t, n, c)
+    lp = logits - np.log(np.exp(logits).sum(axis=2, keepdims=True))
+    padded, tl = np.array([[1, 1, 2], [3, 3, 0], [4, 2, 4], [2, 0, 0]]), np.array([3, 2, 3, 1])
+    concat, il = np.array([1, 1, 2, 3, 3, 4, 2, 4, 2]), np.array([6, 5, 6, 4])
+    for red in ("mean", "sum", "none"):
+        case(f"ctc_loss_padded_{red}", "F", "ctc_loss", {"lp": lp, "tg": padded, "il": il, "tl": tl},
+             ["@lp", "@tg", "@il", "@tl"], {"reduction": red})
+        case(f"ctc_loss_concatenated_{red}", "F", "ctc_loss", {"lp": lp, "tg": concat},
+             ["@lp", "@tg", il.tolist(), tl.tolist()], {"reduction": red})
+        for zero in (False, True):  # too few frames for 1 1 2 and 3 3; none at all for a 1-label target
+            case(f"ctc_loss_impossible_{red}_{zero}", "F", "ctc_loss",
+                 {"lp": lp, "tg": padded, "il": np.array([3, 2, 6, 0]), "tl": tl}, ["@lp", "@tg", "@il", "@tl"],
+                 {"reduction": red, "zero_infinity": zero})
+    for blank in (2, 4):
+        relabel = np.where(padded == blank, 0, padded)
+        case(f"ctc_loss_blank{blank}", "F", "ctc_loss", {"lp": lp, "tg": relabel, "il": il, "tl": tl},
+             ["@lp", "@tg", "@il", "@tl"], {"blank": blank, "reduction": "none"})
+    case("ctc_loss_empty_targets", "F", "ctc_loss", {"lp": lp, "tg": padded, "il": np.array([6, 0, 3, 0]),
+         "tl": np.array([0, 0, 3, 1])}, ["@lp", "@tg", "@il", "@tl"], {"reduction": "none"})
+    case("ctc_loss_float32", "F", "ctc_loss", {"lp": lp.astype(np.float32), "tg": padded, "il": il, "tl": tl},
+         ["@lp", "@tg", "@il", "@tl"])
+    case("ctc_loss_raw_log_probs", "F", "ctc_loss", {"lp": logits, "tg": padded, "il": il, "tl": tl},
+         ["@lp", "@tg", "@il", "@tl"], {"reduction": "sum"})
+    case("ctc_loss_unbatched", "F", "ctc_loss", {"lp": lp[:, 0], "tg": padded[0], "il": np.array(6),
+         "tl": np.array(3)}, ["@lp", "@tg", "@il", "@tl"], {"reduction": "none"})
+    case("layer_CTCLoss", "nn", "CTCLoss", {"lp": lp, "tg": concat, "il": il, "tl": tl}, ["@lp", "@tg", "@il", "@tl"],
+         init={"blank": 0, "reduction": "mean", "zero_infinity": True})
+
+
 CASE_GROUPS = [pooling_cases, conv_same_cases, activation_cases, distance_cases, margin_loss_cases,
-               interpolate_cases, linalg_cases, block_cases, embedding_bag_cases, grid_cases, conv3d_cases]
+               interpolate_cases, linalg_cases, block_cases, embedding_bag_cases, grid_cases, conv3d_cases,
+               ctc_cases]
 
 
 def main() -> None:

@@ -28,6 +28,7 @@ lives in a module of its own:
 ``padding``            ``pad``
 ``attention``          ``scaled_dot_product_attention``
 ``loss``               ``cross_entropy``, ``mse_loss``, ``kl_div``, ...
+``ctc``                ``ctc_loss`` (connectionist temporal classification)
 ``margin_losses``      ``margin_ranking_loss``, ``triplet_margin_loss``, ...
 ``likelihood_losses``  ``poisson_nll_loss``, ``gaussian_nll_loss``
 ``inputs``             the checks they share (``dim=``, the dtype discipline)
@@ -41,6 +42,7 @@ from .activation import *  # noqa: F403
 from .attention import *  # noqa: F403
 from .conv import *  # noqa: F403
 from .conv3d import *  # noqa: F403
+from .ctc import *  # noqa: F403
 from .distance import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .embedding import *  # noqa: F403
@@ -75,5 +77,5 @@ __all__ = [
     "adaptive_avg_pool1d", "adaptive_max_pool1d", "max_unpool1d", "max_unpool2d", "unfold", "fold",
     "instance_norm", "local_response_norm", "conv_transpose1d", "embedding_bag", "affine_grid", "grid_sample",
     "conv3d", "adaptive_avg_pool3d", "max_pool3d", "avg_pool3d", "conv_transpose3d", "adaptive_max_pool3d",
-    "max_unpool3d",
+    "max_unpool3d", "ctc_loss",
 ]
