@@ -56,7 +56,15 @@ from .functional.linalg_derived import (  # noqa: F401
     vecdot,
     vector_norm,
 )
+from .functional.linalg_ldl import (  # noqa: F401
+    LDLFactorExResult,
+    LDLFactorResult,
+    ldl_factor,
+    ldl_factor_ex,
+    ldl_solve,
+)
+from .functional.linalg_ldl import __all__ as _ldl
 from .functional.torch_idioms import with_dim  # noqa: E402
 
-__all__ = __all__ + _derived  # noqa: PLE0605
+__all__ = __all__ + _derived + _ldl  # noqa: PLE0605
 norm = with_dim(norm)  # PyTorch's dim=/keepdim= beside axis=/keepdims=

@@ -1004,6 +1004,34 @@ def lu_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
     return Sample(registry["LuFactor"](pivot=draw(st.booleans())), (a.astype(dtype),), (_float(dtype),))
 
 
+def ldl_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """Symmetric indefinite matrices whose Bunch-Kaufman pivot choices are far from every
+    threshold (so finite differences stay on one branch): 1x1 blocks are diagonal entries of
+    size 3..4, 2x2 blocks two small diagonal entries joined by an off-diagonal one of size 3..4,
+    the rest in [-0.3, 0.3]; a random symmetric permutation makes rows swap.  The upper
+    triangle is noise (not read)."""
+    batch = _batch(draw)
+    blocks = draw(st.lists(st.sampled_from([1, 2]), min_size=0, max_size=2))
+    n = sum(blocks)
+    assume(_size(batch + (n, n)) <= max_size)
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    mats = []
+    for _ in range(_size(batch)):
+        s = rng.uniform(-0.3, 0.3, (n, n))
+        s = (s + s.T) / 2
+        starts = np.cumsum([0] + blocks[:-1]).astype(int)
+        for k, size in zip(starts, blocks):
+            big = rng.choice([-1.0, 1.0]) * rng.uniform(3.0, 4.0)
+            s[k, k] = big
+            if size == 2:
+                s[k, k], s[k + 1, k + 1] = rng.uniform(-0.1, 0.1, 2)
+                s[k, k + 1] = s[k + 1, k] = big
+        p = rng.permutation(n)
+        mats.append(np.tril(s[p][:, p]) + np.triu(rng.uniform(-1.0, 1.0, (n, n)), 1))
+    a = np.asarray(mats).reshape(batch + (n, n)) if mats else np.zeros(batch + (n, n))
+    return Sample(registry["LdlFactor"](), (a.astype(dtype),), (_float(dtype),))
+
+
 def matrix_exp_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
     """Entries in [-2, 2]: 1-norms up to 6, so a few squarings run; ``squarings`` is what the
     public function picks for the sample."""
@@ -1312,6 +1340,7 @@ SPECS: list[OpSpec] = [
     _spec("Pinv", pinv_sampler, broadcast_views=False),
     _spec("MatrixExp", matrix_exp_sampler, broadcast_views=False),
     _spec("LuFactor", lu_sampler, broadcast_views=False),
+    _spec("LdlFactor", ldl_sampler, broadcast_views=False),
     _spec("VectorNorm", vector_norm_sampler),
     # complex numbers and Fourier transforms: complex samples (float32 draws complex64)
     _spec("Real", complex_unary("Real"), out_dtype=_real_of),

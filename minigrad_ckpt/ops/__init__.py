@@ -16,6 +16,7 @@ from . import (  # noqa: F401
     fft,
     incomplete_gamma,
     indexing,
+    ldl,
     linalg,
     loss,
     lu,
