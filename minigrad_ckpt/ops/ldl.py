@@ -42,6 +42,15 @@ from .base import Op
 ALPHA = (1.0 + math.sqrt(17.0)) / 8.0
 
 
+def _idamax(x: Any) -> int:
+    """BLAS's ``idamax``: the first index of the largest ``|x_i|``; a NaN is never larger (the
+    reference BLAS compares with ``>``), so it wins only in the first place."""
+    v = np.abs(x)
+    if v.size == 0 or np.isnan(v[0]):
+        return 0
+    return int(np.argmax(np.where(np.isnan(v), -1.0, v)))
+
+
 def _choose_pivot(w: Any, k: int) -> tuple[int, int, bool]:
     """``(kstep, kp, zero)`` for step ``k``: a 1x1 (``kstep = 1``) or 2x2 block, the row ``kp``
     to swap in (0-based), and whether the column is exactly zero (or NaN): LAPACK's ``info``."""
@@ -49,15 +58,17 @@ def _choose_pivot(w: Any, k: int) -> tuple[int, int, bool]:
     absakk = abs(w[k, k])
     imax, colmax = k, 0.0
     if k < n - 1:
-        imax = k + 1 + int(np.argmax(np.abs(w[k + 1:, k])))
+        imax = k + 1 + _idamax(w[k + 1:, k])
         colmax = abs(w[imax, k])
     if max(absakk, colmax) == 0 or np.isnan(absakk):
         return 1, k, True
     if absakk >= ALPHA * colmax:
         return 1, k, False
-    rowmax = np.max(np.abs(w[imax, k:imax]))  # the largest off-diagonal in row (and column) imax
+    row = w[imax, k:imax]  # the largest off-diagonal entry in row (and column) imax
+    rowmax = abs(row[_idamax(row)])
     if imax < n - 1:
-        rowmax = max(rowmax, np.max(np.abs(w[imax + 1:, imax])))
+        below = w[imax + 1:, imax]
+        rowmax = max(rowmax, abs(below[_idamax(below)]))
     if absakk >= ALPHA * colmax * (colmax / rowmax):
         return 1, k, False
     if abs(w[imax, imax]) >= ALPHA * rowmax:

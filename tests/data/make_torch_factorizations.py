@@ -67,6 +67,8 @@ def ldl_inputs(rng: np.random.Generator) -> dict[str, np.ndarray]:
         "singular": singular,
         "zeros": np.zeros((3, 3)),
         "upper_ignored": upper_noise,
+        "nan_pivot": np.array([[np.nan, 0.0], [0.0, 1.0]]),  # info = 1, and the next column goes on
+        "inf_pivot": np.array([[1.0, 0.0], [0.0, np.inf]]),
     }
 
 
@@ -79,7 +81,7 @@ def ldl_cases(rng: np.random.Generator, out: dict[str, np.ndarray]) -> None:
         out[f"ldl.{name}.pivots"] = piv.numpy()
         out[f"ldl.{name}.info"] = info.numpy()
         out[f"ldl.{name}.b"] = b
-        if not info.any():
+        if not info.any() and np.isfinite(a).all():
             out[f"ldl.{name}.x"] = torch.linalg.ldl_solve(ld, piv, torch.tensor(b)).numpy()
 
 
