@@ -47,7 +47,8 @@ The contract, in full:
   namespace when its result must itself be differentiated (``mg.func.hessian``,
   nested ``jvp``).  :func:`add_tangents` sums the terms that are not ``None``.
   An op whose Jacobian is symmetric (elementwise ops, softmax) can return
-  its ``backward`` applied to the tangent.  The battery checks every ``jvp``
+  its ``backward`` applied to the tangent; a linear op (:class:`LinearOp`)
+  gets ``jvp`` from its ``forward``.  The battery checks every ``jvp``
   against finite differences and against ``backward``: ``<u, J v> == <J^T u, v>``.
 * What backward may read is declared: ``save_inputs`` (``True``, ``False`` or
   a tuple of input positions) and ``save_output``.  Values not declared arrive
@@ -93,7 +94,7 @@ import typing
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-__all__ = ["Op", "registry", "get_op", "add_tangents", "Array", "Index", "MissingJvpError"]
+__all__ = ["Op", "LinearOp", "registry", "get_op", "add_tangents", "Array", "Index", "MissingJvpError"]
 
 registry: dict[str, type[Op]] = {}
 
@@ -512,3 +513,18 @@ def get_op(name: str) -> type[Op]:
         return registry[name]
     except KeyError:
         raise KeyError(f"no op named {name!r} is registered") from None
+
+
+class LinearOp(Op):
+    """An op that is a linear map of its one input (reshape, transpose, sum, a Fourier transform):
+    its tangent is the same map applied to the input's tangent, so ``jvp`` is ``forward``.
+
+    A subclass writes ``forward`` with the names ``jvp`` may use (``xp.<function>``, operators
+    and the array methods of the contract above), since forward mode runs it on tangents.
+    """
+
+    abstract = True
+
+    def jvp(self, xp, tangents, out, x):
+        (t,) = tangents
+        return None if t is None else self.forward(xp, t)

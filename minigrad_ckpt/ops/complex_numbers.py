@@ -12,7 +12,7 @@ transpose on the pairs ``(Re, Im)``.
 from __future__ import annotations
 
 from ..backend import register_kernel
-from .base import Op
+from .base import LinearOp, Op
 
 
 @register_kernel
@@ -63,7 +63,7 @@ class Imag(Op):
         return np.imag(z)
 
 
-class Conj(Op):
+class Conj(LinearOp):
     """The complex conjugate."""
 
     holomorphic = False  # its backward is written for complex numbers
@@ -75,9 +75,6 @@ class Conj(Op):
 
     def backward(self, xp, g, out, z):
         return xp.conj(g)
-
-    def jvp(self, xp, tangents, out, z):
-        return xp.conj(tangents[0])
 
     def reference(self, np, z):
         return np.conj(z)

@@ -42,26 +42,34 @@ Every transform is linear, so each ``jvp`` is the transform of the tangent.
 
 from __future__ import annotations
 
-from .base import Op
+from .base import LinearOp
 
 #: The normalization of the adjoint transform: the scale moves to the other direction.
 ADJOINT_NORM = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 
 
-class FFT(Op):
+class _Transform(LinearOp):
+    """What the three transforms share: the axes they transform and the normalization;
+    a backward written for complex numbers; nothing saved (a linear map's gradient
+    reads no input)."""
+
+    abstract = True
+    holomorphic = False
+
+    axes: tuple[int, ...]
+    norm: str
+
+    save_inputs = False
+
+
+class FFT(_Transform):
     """``fftn`` (or ``ifftn`` when ``inverse``) over ``axes``; sizes unchanged.
 
     A real input is transformed as a complex one with zero imaginary part; its
     gradient is the real part of the complex one (the engine keeps it).
     """
 
-    holomorphic = False  # its backward is written for complex numbers
-
-    axes: tuple[int, ...]
-    norm: str
     inverse: bool
-
-    save_inputs = False
 
     def forward(self, xp, x):
         transform = xp.fft.ifftn if self.inverse else xp.fft.fftn
@@ -71,25 +79,16 @@ class FFT(Op):
         adjoint = xp.fft.fftn if self.inverse else xp.fft.ifftn
         return adjoint(g, axes=self.axes, norm=ADJOINT_NORM[self.norm])
 
-    def jvp(self, xp, tangents, out, x):
-        return self.forward(xp, tangents[0])
-
     def reference(self, np, x):
         transform = np.fft.ifftn if self.inverse else np.fft.fftn
         return transform(x, axes=self.axes, norm=self.norm)
 
 
-class RFFT(Op):
+class RFFT(_Transform):
     """``rfftn`` of a real input over ``axes``: the last axis of ``axes`` (length ``n``)
     keeps ``n // 2 + 1`` frequencies."""
 
-    holomorphic = False  # its backward is written for complex numbers
-
-    axes: tuple[int, ...]
-    norm: str
     n: int
-
-    save_inputs = False
 
     def forward(self, xp, x):
         return xp.fft.rfftn(x, axes=self.axes, norm=self.norm)
@@ -102,24 +101,15 @@ class RFFT(Op):
         full = xp.pad(g, widths)
         return xp.real(xp.fft.ifftn(full, axes=self.axes, norm=ADJOINT_NORM[self.norm]))
 
-    def jvp(self, xp, tangents, out, x):
-        return self.forward(xp, tangents[0])
-
     def reference(self, np, x):
         return np.fft.rfftn(x, axes=self.axes, norm=self.norm)
 
 
-class IRFFT(Op):
+class IRFFT(_Transform):
     """``irfftn`` over ``axes`` with output length ``n`` on the last of them; the input
     has exactly ``n // 2 + 1`` entries there (``mg.fft.irfft`` crops or pads it first)."""
 
-    holomorphic = False  # its backward is written for complex numbers
-
-    axes: tuple[int, ...]
-    norm: str
     n: int
-
-    save_inputs = False
 
     def forward(self, xp, x):
         sizes = [x.shape[a] for a in self.axes[:-1]] + [self.n]
@@ -128,9 +118,6 @@ class IRFFT(Op):
     def backward(self, xp, g, out, x):
         spectrum = xp.fft.rfftn(g, axes=self.axes, norm=ADJOINT_NORM[self.norm])
         return mirrored_bins_doubled(xp, spectrum, self.axes[-1], self.n)
-
-    def jvp(self, xp, tangents, out, x):
-        return self.forward(xp, tangents[0])
 
     def reference(self, np, x):
         sizes = [x.shape[a] for a in self.axes[:-1]] + [self.n]

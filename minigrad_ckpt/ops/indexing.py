@@ -10,10 +10,10 @@ the case that silently dropped gradients in early PyTorch.
 from __future__ import annotations
 
 from ..backend import register_kernel
-from .base import Index, Op
+from .base import Index, LinearOp, Op
 
 
-class GetItem(Op):
+class GetItem(LinearOp):
     index: Index
     in_shape: tuple[int, ...]
 
@@ -26,14 +26,11 @@ class GetItem(Op):
     def backward(self, xp, g, out, x):
         return xp.index_add(self.in_shape, self.index, g)
 
-    def jvp(self, xp, tangents, out, x):
-        return tangents[0][self.index]
-
     def reference(self, np, x):
         return x[self.index]
 
 
-class IndexAdd(Op):
+class IndexAdd(LinearOp):
     """A zero array of ``shape`` with ``x`` accumulated at ``index``."""
 
     shape: tuple[int, ...]
@@ -46,9 +43,6 @@ class IndexAdd(Op):
 
     def backward(self, xp, g, out, x):
         return g[self.index]
-
-    def jvp(self, xp, tangents, out, x):
-        return xp.index_add(self.shape, self.index, tangents[0])
 
     def reference(self, np, x):
         out = np.zeros(self.shape, dtype=x.dtype)

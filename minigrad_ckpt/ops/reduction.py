@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Op
+from .base import LinearOp, Op
 
 
 class _Reduction(Op):
@@ -45,7 +45,7 @@ class _Reduction(Op):
         return v.reshape(self.kept_shape())
 
 
-class Sum(_Reduction):
+class Sum(_Reduction, LinearOp):
     save_inputs = False
 
     def forward(self, xp, x):
@@ -53,9 +53,6 @@ class Sum(_Reduction):
 
     def backward(self, xp, g, out, x):
         return xp.broadcast_to(self.expand(xp, g), self.in_shape)
-
-    def jvp(self, xp, tangents, out, x):
-        return xp.sum(tangents[0], axis=self.axes, keepdims=self.keepdims)
 
     def reference(self, np, x):
         return np.sum(x, axis=self.axes, keepdims=self.keepdims)
@@ -85,53 +82,43 @@ class Mean(_Reduction):
             return np.sum(x, axis=self.axes, keepdims=self.keepdims) / self.count()
 
 
-class Max(_Reduction):
-    """Maximum over ``axes``; tied maxima share the gradient evenly."""
+class _Extreme(_Reduction):
+    """Max or min over ``axes``: tied extreme values share the gradient evenly."""
 
+    abstract = True
     save_output = True
+
+    def backward(self, xp, g, out, x):
+        hit = x == self.expand(xp, out)
+        ties = xp.sum(hit, axis=self.axes, keepdims=True).astype(g.dtype)
+        return hit * (self.expand(xp, g) / ties)
+
+    def jvp(self, xp, tangents, out, x):
+        # the mean of the tangents at the tied extremes: the transpose of backward
+        (t,) = tangents
+        hit = x == self.expand(xp, out)
+        ties = xp.sum(hit, axis=self.axes, keepdims=True).astype(t.dtype)
+        return xp.sum((t * hit) / ties, axis=self.axes, keepdims=self.keepdims)
+
+
+class Max(_Extreme):
+    """Maximum over ``axes``; tied maxima share the gradient evenly."""
 
     def forward(self, xp, x):
         return xp.max(x, axis=self.axes, keepdims=self.keepdims)
-
-    def backward(self, xp, g, out, x):
-        return _extreme_grad(self, xp, g, out, x)
-
-    def jvp(self, xp, tangents, out, x):
-        return _extreme_jvp(self, xp, tangents[0], out, x)
 
     def reference(self, np, x):
         return np.max(x, axis=self.axes, keepdims=self.keepdims)
 
 
-class Min(_Reduction):
+class Min(_Extreme):
     """Minimum over ``axes``; tied minima share the gradient evenly."""
-
-    save_output = True
 
     def forward(self, xp, x):
         return xp.min(x, axis=self.axes, keepdims=self.keepdims)
 
-    def backward(self, xp, g, out, x):
-        return _extreme_grad(self, xp, g, out, x)
-
-    def jvp(self, xp, tangents, out, x):
-        return _extreme_jvp(self, xp, tangents[0], out, x)
-
     def reference(self, np, x):
         return np.min(x, axis=self.axes, keepdims=self.keepdims)
-
-
-def _extreme_grad(op: _Reduction, xp: Any, g: Any, out: Any, x: Any) -> Any:
-    hit = x == op.expand(xp, out)
-    ties = xp.sum(hit, axis=op.axes, keepdims=True).astype(g.dtype)
-    return hit * (op.expand(xp, g) / ties)
-
-
-def _extreme_jvp(op: _Reduction, xp: Any, t: Any, out: Any, x: Any) -> Any:
-    # the mean of the tangents at the tied extremes: the transpose of _extreme_grad
-    hit = x == op.expand(xp, out)
-    ties = xp.sum(hit, axis=op.axes, keepdims=True).astype(t.dtype)
-    return xp.sum((t * hit) / ties, axis=op.axes, keepdims=op.keepdims)
 
 
 class Prod(_Reduction):
@@ -302,7 +289,7 @@ def _shift(xp: Any, x: Any, axes: tuple[int, ...]) -> Any:
     return xp.where(xp.isfinite(m), m, 0)
 
 
-class CumSum(Op):
+class CumSum(LinearOp):
     """Running sum along ``axis`` (``None``: over the flattened input)."""
 
     axis: int | None
@@ -317,9 +304,6 @@ class CumSum(Op):
         if self.axis is None:
             return xp.flip(xp.cumsum(xp.flip(g, 0), 0), 0).reshape(self.in_shape)
         return xp.flip(xp.cumsum(xp.flip(g, self.axis), self.axis), self.axis)
-
-    def jvp(self, xp, tangents, out, x):
-        return xp.cumsum(tangents[0], axis=self.axis)
 
     def reference(self, np, x):
         return np.cumsum(x, axis=self.axis)

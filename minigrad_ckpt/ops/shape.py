@@ -8,10 +8,10 @@ flip, pad, and the two twins the engine needs (``SumTo`` undoes broadcasting,
 
 from __future__ import annotations
 
-from .base import Op
+from .base import LinearOp, Op
 
 
-class Reshape(Op):
+class Reshape(LinearOp):
     shape: tuple[int, ...]
     in_shape: tuple[int, ...]
 
@@ -24,14 +24,11 @@ class Reshape(Op):
     def backward(self, xp, g, out, x):
         return g.reshape(self.in_shape)
 
-    def jvp(self, xp, tangents, out, x):
-        return tangents[0].reshape(self.shape)
-
     def reference(self, np, x):
         return np.reshape(x, self.shape)
 
 
-class Transpose(Op):
+class Transpose(LinearOp):
     """Permute axes: output axis ``i`` is input axis ``axes[i]``."""
 
     axes: tuple[int, ...]
@@ -48,14 +45,11 @@ class Transpose(Op):
             inverse[a] = i
         return xp.transpose(g, tuple(inverse))
 
-    def jvp(self, xp, tangents, out, x):
-        return xp.transpose(tangents[0], self.axes)
-
     def reference(self, np, x):
         return np.transpose(x, self.axes)
 
 
-class BroadcastTo(Op):
+class BroadcastTo(LinearOp):
     shape: tuple[int, ...]
     in_shape: tuple[int, ...]
 
@@ -68,14 +62,11 @@ class BroadcastTo(Op):
     def backward(self, xp, g, out, x):
         return xp.sum_to(g, self.in_shape)
 
-    def jvp(self, xp, tangents, out, x):
-        return xp.broadcast_to(tangents[0], self.shape)
-
     def reference(self, np, x):
         return np.broadcast_to(x, self.shape)
 
 
-class SumTo(Op):
+class SumTo(LinearOp):
     """Sum a broadcast value back down to ``shape`` (broadcasting's adjoint)."""
 
     shape: tuple[int, ...]
@@ -88,9 +79,6 @@ class SumTo(Op):
 
     def backward(self, xp, g, out, x):
         return xp.broadcast_to(g, self.in_shape)
-
-    def jvp(self, xp, tangents, out, x):
-        return xp.sum_to(tangents[0], self.shape)
 
     def reference(self, np, x):
         lead = x.ndim - len(self.shape)
@@ -149,7 +137,7 @@ class Stack(Op):
         return np.stack(xs, axis=self.axis)
 
 
-class Flip(Op):
+class Flip(LinearOp):
     """Reverse the order of elements along ``axes``."""
 
     axes: tuple[int, ...]
@@ -162,9 +150,6 @@ class Flip(Op):
 
     def backward(self, xp, g, out, x):
         return xp.flip(g, self.axes)
-
-    def jvp(self, xp, tangents, out, x):
-        return xp.flip(tangents[0], self.axes)
 
     def reference(self, np, x):
         return np.flip(x, self.axes)
@@ -192,7 +177,7 @@ class Pad(Op):
         return np.pad(x, self.pad_width or 0, mode="constant", constant_values=self.value)
 
 
-class AsType(Op):
+class AsType(LinearOp):
     """Cast to another floating dtype; the gradient is cast back by the engine."""
 
     dtype: str
@@ -204,9 +189,6 @@ class AsType(Op):
 
     def backward(self, xp, g, out, x):
         return g
-
-    def jvp(self, xp, tangents, out, x):
-        return tangents[0].astype(self.dtype)
 
     def reference(self, np, x):
         return x.astype(self.dtype)
@@ -231,7 +213,7 @@ class Clone(Op):
 
 
 # ------------------------------------------- tiling, repeating, rolling, triangles
-class Tile(Op):
+class Tile(LinearOp):
     """``tile(x, reps)`` with ``len(reps) == x.ndim`` (``functional.tile`` pads either side).
 
     The gradient sums the copies: ``g`` seen as ``(r0, n0, r1, n1, ...)`` is
@@ -251,15 +233,11 @@ class Tile(Op):
             split += [r, n]
         return g.reshape(tuple(split)).sum(axis=tuple(range(0, 2 * len(self.reps), 2)))
 
-    def jvp(self, xp, tangents, out, x):
-        (t,) = tangents
-        return None if t is None else xp.tile(t, self.reps)
-
     def reference(self, np, x):
         return np.tile(x, self.reps)
 
 
-class Repeat(Op):
+class Repeat(LinearOp):
     """Each element repeated ``repeats`` times along ``axis`` (an int count;
     per-element counts are a gather, built by ``functional.repeat``).
 
@@ -280,15 +258,11 @@ class Repeat(Op):
         split = self.in_shape[:ax] + (self.in_shape[ax], self.repeats) + self.in_shape[ax + 1:]
         return g.reshape(split).sum(axis=ax + 1)
 
-    def jvp(self, xp, tangents, out, x):
-        (t,) = tangents
-        return None if t is None else xp.repeat(t, self.repeats, axis=self.axis)
-
     def reference(self, np, x):
         return np.repeat(x, self.repeats, axis=self.axis)
 
 
-class Roll(Op):
+class Roll(LinearOp):
     """Shift elements cyclically by ``shifts[i]`` along ``axes[i]``; the gradient rolls back."""
 
     save_inputs = False
@@ -301,15 +275,11 @@ class Roll(Op):
     def backward(self, xp, g, out, x):
         return xp.roll(g, tuple(-s for s in self.shifts), axis=self.axes)
 
-    def jvp(self, xp, tangents, out, x):
-        (t,) = tangents
-        return None if t is None else xp.roll(t, self.shifts, axis=self.axes)
-
     def reference(self, np, x):
         return np.roll(x, self.shifts, axis=self.axes)
 
 
-class Tril(Op):
+class Tril(LinearOp):
     """The lower triangle (``j <= i + k``) of the last two axes; the gradient is masked alike."""
 
     save_inputs = False
@@ -320,10 +290,6 @@ class Tril(Op):
 
     def backward(self, xp, g, out, x):
         return xp.tril(g, self.k)
-
-    def jvp(self, xp, tangents, out, x):
-        (t,) = tangents
-        return None if t is None else xp.tril(t, self.k)
 
     def reference(self, np, x):
         return np.tril(x, self.k)
@@ -357,7 +323,7 @@ class TrilFill(Op):
         return np.where(np.tril(np.ones(x.shape[-2:], dtype=bool), self.k), x, x.dtype.type(self.value))
 
 
-class Triu(Op):
+class Triu(LinearOp):
     """The upper triangle (``j >= i + k``) of the last two axes; the gradient is masked alike."""
 
     save_inputs = False
@@ -368,10 +334,6 @@ class Triu(Op):
 
     def backward(self, xp, g, out, x):
         return xp.triu(g, self.k)
-
-    def jvp(self, xp, tangents, out, x):
-        (t,) = tangents
-        return None if t is None else xp.triu(t, self.k)
 
     def reference(self, np, x):
         return np.triu(x, self.k)
