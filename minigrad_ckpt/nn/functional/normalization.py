@@ -68,25 +68,14 @@ def batch_norm(x: Any, running_mean: Any, running_var: Any, weight: Any = None, 
                              f"got input of shape {x.shape}")
         out = apply(_norm.Normalize(axes=axes, eps=float(eps)), x)
         if running_mean is not None and running_var is not None:
-            with no_grad():
-                xp = x.device.xp
-                mean = xp.mean(x._data, axis=axes)
-                var = xp.var(x._data, axis=axes) * (n / (n - 1))
-                running_mean.mul_(1 - momentum).add_(
-                    Tensor.constant(mean.astype(running_mean.dtype), x.device) * momentum)
-                running_var.mul_(1 - momentum).add_(
-                    Tensor.constant(var.astype(running_var.dtype), x.device) * momentum)
+            xp = x.device.xp
+            mean = xp.mean(x._data, axis=axes)
+            var = xp.var(x._data, axis=axes) * (n / (n - 1))
+            _update_running(running_mean, running_var, mean, var, momentum, x.device)
     else:
-        if running_mean is None or running_var is None:
-            raise ValueError("batch_norm: running statistics are required when training=False")
-        rm = mf.reshape(running_mean.detach(), bshape)
-        rv = mf.reshape(running_var.detach(), bshape)
-        out = (x - rm) * (1 / mf.sqrt(rv + eps))
-    if weight is not None:
-        out = out * mf.reshape(_tensor(weight, x), bshape)
-    if bias is not None:
-        out = out + mf.reshape(_tensor(bias, x), bshape)
-    return out
+        out = _normalize_with(x, running_mean, running_var, eps, bshape, "batch_norm: running statistics are "
+                              "required when training=False")
+    return _per_channel_affine(out, x, weight, bias, bshape)
 
 
 def group_norm(x: Any, num_groups: int, weight: Any = None, bias: Any = None, eps: float = 1e-5) -> Tensor:
@@ -100,12 +89,7 @@ def group_norm(x: Any, num_groups: int, weight: Any = None, bias: Any = None, ep
     per_group = (c // num_groups) * math.prod(x.shape[2:])  # explicit: -1 cannot be inferred for an empty batch
     g = mf.reshape(x, (n, num_groups, per_group))
     out = mf.reshape(apply(_norm.Normalize(axes=(2,), eps=float(eps)), g), x.shape)
-    bshape = (1, c) + (1,) * (x.ndim - 2)
-    if weight is not None:
-        out = out * mf.reshape(_tensor(weight, x), bshape)
-    if bias is not None:
-        out = out + mf.reshape(_tensor(bias, x), bshape)
-    return out
+    return _per_channel_affine(out, x, weight, bias, (1, c) + (1,) * (x.ndim - 2))
 
 
 def rms_norm(x: Any, normalized_shape: Any, weight: Any = None, eps: float | None = None) -> Tensor:
@@ -148,25 +132,14 @@ def instance_norm(x: Any, running_mean: Any = None, running_var: Any = None, wei
             raise ValueError(f"instance_norm: expected more than 1 spatial element when training, got {x.shape}")
         out = apply(_norm.Normalize(axes=spatial, eps=float(eps)), x)
         if running_mean is not None and running_var is not None:
-            with no_grad():
-                xp = x.device.xp
-                mean = xp.mean(xp.mean(x._data, axis=spatial), axis=0)
-                var = xp.mean(xp.var(x._data, axis=spatial), axis=0) * (m / (m - 1))
-                running_mean.mul_(1 - momentum).add_(
-                    Tensor.constant(mean.astype(running_mean.dtype), x.device) * momentum)
-                running_var.mul_(1 - momentum).add_(
-                    Tensor.constant(var.astype(running_var.dtype), x.device) * momentum)
+            xp = x.device.xp
+            mean = xp.mean(xp.mean(x._data, axis=spatial), axis=0)
+            var = xp.mean(xp.var(x._data, axis=spatial), axis=0) * (m / (m - 1))
+            _update_running(running_mean, running_var, mean, var, momentum, x.device)
     else:
-        if running_mean is None or running_var is None:
-            raise ValueError("instance_norm: running statistics are required when use_input_stats=False")
-        rm = mf.reshape(running_mean.detach(), bshape)
-        rv = mf.reshape(running_var.detach(), bshape)
-        out = (x - rm) * (1 / mf.sqrt(rv + eps))
-    if weight is not None:
-        out = out * mf.reshape(_tensor(weight, x), bshape)
-    if bias is not None:
-        out = out + mf.reshape(_tensor(bias, x), bshape)
-    return out
+        out = _normalize_with(x, running_mean, running_var, eps, bshape, "instance_norm: running statistics are "
+                              "required when use_input_stats=False")
+    return _per_channel_affine(out, x, weight, bias, bshape)
 
 
 def local_response_norm(x: Any, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
@@ -184,3 +157,32 @@ def local_response_norm(x: Any, size: int, alpha: float = 1e-4, beta: float = 0.
     for i in range(1, size):
         window = window + sq[:, i:i + c]
     return x / (window * (alpha / size) + k) ** beta
+
+
+def _update_running(running_mean: Tensor, running_var: Tensor, mean: Any, var: Any, momentum: float,
+                    device: Any) -> None:
+    """``running = (1 - momentum) * running + momentum * batch``, in place, for the mean and
+    the (unbiased) variance arrays of a batch (PyTorch's ``momentum`` convention)."""
+    with no_grad():
+        for running, batch in ((running_mean, mean), (running_var, var)):
+            running.mul_(1 - momentum).add_(Tensor.constant(batch.astype(running.dtype), device) * momentum)
+
+
+def _normalize_with(x: Tensor, running_mean: Any, running_var: Any, eps: float, bshape: tuple,
+                    missing: str) -> Tensor:
+    """``x`` normalized per channel (axis 1) with the running statistics (evaluation);
+    ``ValueError(missing)`` when they are not given."""
+    if running_mean is None or running_var is None:
+        raise ValueError(missing)
+    rm = mf.reshape(running_mean.detach(), bshape)
+    rv = mf.reshape(running_var.detach(), bshape)
+    return (x - rm) * (1 / mf.sqrt(rv + eps))
+
+
+def _per_channel_affine(out: Tensor, x: Tensor, weight: Any, bias: Any, bshape: tuple) -> Tensor:
+    """``out * weight + bias`` with one weight and one bias per channel (axis 1), either optional."""
+    if weight is not None:
+        out = out * mf.reshape(_tensor(weight, x), bshape)
+    if bias is not None:
+        out = out + mf.reshape(_tensor(bias, x), bshape)
+    return out
