@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..backend import host_numpy
+from ..ops import Op
 from ..ops import special as _sp
 from ..tape import apply
 from ..tensor import Tensor
@@ -36,16 +37,20 @@ def _real_only(name: str, *xs: Any) -> None:
             raise TypeError(f"special.{name}: implemented for real arguments only, got a complex one")
 
 
+def _of_reals(name: str, op: Op, *xs: Any) -> Tensor:
+    """``op`` applied to ``xs`` (two arguments broadcast against each other), complex ones refused."""
+    _real_only(name, *xs)
+    return apply(op, *xs) if len(xs) == 1 else binary(op, *xs)
+
+
 def gammaln(x: Any) -> Tensor:
     """``ln |Gamma(x)|``; +inf at 0 and the negative integers (its poles)."""
-    _real_only("gammaln", x)
-    return apply(_GAMMALN, x)
+    return _of_reals("gammaln", _GAMMALN, x)
 
 
 def digamma(x: Any) -> Tensor:
     """``psi(x) = d/dx ln Gamma(x)``; -inf at 0, NaN at the negative integers."""
-    _real_only("digamma", x)
-    return apply(_DIGAMMA, x)
+    return _of_reals("digamma", _DIGAMMA, x)
 
 
 psi = digamma
@@ -58,14 +63,12 @@ def polygamma(n: int, x: Any) -> Tensor:
         raise TypeError(f"special.polygamma: n must be a non-negative int, got {n!r}")
     if n == 0:
         return digamma(x)
-    _real_only("polygamma", x)
-    return apply(_sp.Polygamma(n=int(n)), x)
+    return _of_reals("polygamma", _sp.Polygamma(n=int(n)), x)
 
 
 def gamma(x: Any) -> Tensor:
     """``Gamma(x)``; +inf at 0 and beyond 171.6, NaN at the negative integers."""
-    _real_only("gamma", x)
-    return apply(_GAMMA, x)
+    return _of_reals("gamma", _GAMMA, x)
 
 
 erf = mf.erf
@@ -73,20 +76,17 @@ erf = mf.erf
 
 def erfc(x: Any) -> Tensor:
     """``1 - erf(x)`` without cancellation (relative accuracy up to its underflow near 26.5)."""
-    _real_only("erfc", x)
-    return apply(_ERFC, x)
+    return _of_reals("erfc", _ERFC, x)
 
 
 def erfinv(y: Any) -> Tensor:
     """The inverse of ``erf`` on ``[-1, 1]`` (``+-inf`` at ``+-1``, NaN outside)."""
-    _real_only("erfinv", y)
-    return apply(_ERFINV, y)
+    return _of_reals("erfinv", _ERFINV, y)
 
 
 def erfcinv(z: Any) -> Tensor:
     """The inverse of ``erfc`` on ``[0, 2]`` (``+inf`` at 0, ``-inf`` at 2, NaN outside)."""
-    _real_only("erfcinv", z)
-    return apply(_ERFCINV, z)
+    return _of_reals("erfcinv", _ERFCINV, z)
 
 
 def logit(p: Any, eps: float | None = None) -> Tensor:
@@ -105,20 +105,17 @@ def expit(x: Any) -> Tensor:
 
 def xlogy(x: Any, y: Any) -> Tensor:
     """``x * log(y)``, 0 where ``x == 0`` (unless ``y`` is NaN)."""
-    _real_only("xlogy", x, y)
-    return binary(_XLOGY, x, y)
+    return _of_reals("xlogy", _XLOGY, x, y)
 
 
 def xlog1py(x: Any, y: Any) -> Tensor:
     """``x * log1p(y)``, 0 where ``x == 0`` (unless ``y`` is NaN)."""
-    _real_only("xlog1py", x, y)
-    return binary(_XLOG1PY, x, y)
+    return _of_reals("xlog1py", _XLOG1PY, x, y)
 
 
 def betaln(a: Any, b: Any) -> Tensor:
     """``ln |B(a, b)|``; accurate for large arguments too (``betaln(1e6, 1)``)."""
-    _real_only("betaln", a, b)
-    return binary(_BETALN, a, b)
+    return _of_reals("betaln", _BETALN, a, b)
 
 
 def beta(a: Any, b: Any) -> Tensor:

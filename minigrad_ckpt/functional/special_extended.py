@@ -19,11 +19,10 @@ from ..backend import host_numpy
 from ..ops import incomplete_gamma as _ig
 from ..ops import scaled_special as _ss
 from ..ops import zeta as _zeta
-from ..tape import apply
 from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, binary
-from .special import _real_only, erfc, erfcinv, gammaln
+from .special import _of_reals, _real_only, erfc, erfcinv, gammaln
 
 __all__ = ["ndtr", "ndtri", "log_ndtr", "erfcx", "i0", "i0e", "i1", "i1e", "entr", "multigammaln", "sinc", "zeta",
            "gammainc", "gammaincc"]
@@ -36,20 +35,17 @@ sinc = mf.sinc
 def erfcx(x: Any) -> Tensor:
     """``exp(x^2) erfc(x)``, finite where ``erfc`` underflows (``~ 1/(x sqrt(pi))`` for large x);
     +inf from about -26.6 down."""
-    _real_only("erfcx", x)
-    return apply(_ERFCX, x)
+    return _of_reals("erfcx", _ERFCX, x)
 
 
 def i0e(x: Any) -> Tensor:
     """``exp(-|x|) I0(x)``, the exponentially scaled modified Bessel function of order 0."""
-    _real_only("i0e", x)
-    return apply(_I0E, x)
+    return _of_reals("i0e", _I0E, x)
 
 
 def i1e(x: Any) -> Tensor:
     """``exp(-|x|) I1(x)``, the exponentially scaled modified Bessel function of order 1."""
-    _real_only("i1e", x)
-    return apply(_I1E, x)
+    return _of_reals("i1e", _I1E, x)
 
 
 def _unscale(scaled: Tensor, x: Tensor, odd: bool) -> Tensor:
