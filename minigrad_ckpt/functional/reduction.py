@@ -54,22 +54,23 @@ def mean(x: Any, axis: Any = None, keepdims: bool = False, *, dtype: Any = None,
     return _reduce(_red.Mean, x, axis, keepdims)
 
 
+def _extreme(name: str, cls: type, x: Any, axis: Any, keepdims: bool, out: Any) -> Tensor:
+    """Max or min: real numbers only (complex ones have no order) and no empty slice (no identity)."""
+    _numpy_protocol(name, None, out)
+    x = as_tensor(x)
+    refuse_complex(name, x)
+    check_nonempty(name, x, axis)
+    return _reduce(cls, x, axis, keepdims)
+
+
 def max(x: Any, axis: Any = None, keepdims: bool = False, *, out: Any = None) -> Tensor:  # noqa: A001
     """Maximum over ``axis``; tied maxima share the gradient evenly."""
-    _numpy_protocol("max", None, out)
-    x = as_tensor(x)
-    refuse_complex("max", x)
-    check_nonempty("max", x, axis)
-    return _reduce(_red.Max, x, axis, keepdims)
+    return _extreme("max", _red.Max, x, axis, keepdims, out)
 
 
 def min(x: Any, axis: Any = None, keepdims: bool = False, *, out: Any = None) -> Tensor:  # noqa: A001
     """Minimum over ``axis``; tied minima share the gradient evenly."""
-    _numpy_protocol("min", None, out)
-    x = as_tensor(x)
-    refuse_complex("min", x)
-    check_nonempty("min", x, axis)
-    return _reduce(_red.Min, x, axis, keepdims)
+    return _extreme("min", _red.Min, x, axis, keepdims, out)
 
 
 def prod(x: Any, axis: Any = None, keepdims: bool = False, *, dtype: Any = None, out: Any = None) -> Tensor:
@@ -106,35 +107,39 @@ def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
     return _reduce(_red.LogSumExp, as_tensor(x), axis, keepdims)
 
 
+def _scan(cls: type, x: Any, axis: int | None) -> Tensor:
+    """A running sum or product along ``axis`` (over the flattened tensor for None)."""
+    x = as_tensor(x)
+    ax = None if axis is None else one_axis(axis, x.ndim)
+    return apply(cls(axis=ax, in_shape=x.shape), x)
+
+
 def cumsum(x: Any, axis: int | None = None, *, dtype: Any = None, out: Any = None) -> Tensor:
     """Running sum along ``axis`` (over the flattened tensor for None)."""
     _numpy_protocol("cumsum", dtype, out)
+    return _scan(_red.CumSum, x, axis)
+
+
+def _arg_extreme(name: str, cls: type, x: Any, axis: int | None, keepdims: bool) -> Tensor:
+    """Argmax or argmin: real numbers only, and no empty slice (it has no extreme to point at)."""
     x = as_tensor(x)
     ax = None if axis is None else one_axis(axis, x.ndim)
-    return apply(_red.CumSum(axis=ax, in_shape=x.shape), x)
+    refuse_complex(name, x)
+    check_nonempty(name, x, ax)
+    return apply(cls(axis=ax, keepdims=bool(keepdims)), x)
 
 
 def argmax(x: Any, axis: int | None = None, keepdims: bool = False) -> Tensor:
     """Index of the maximum (first on ties); an int64 tensor, not differentiable."""
-    x = as_tensor(x)
-    ax = None if axis is None else one_axis(axis, x.ndim)
-    refuse_complex("argmax", x)
-    check_nonempty("argmax", x, ax)
-    return apply(_cmp.ArgMax(axis=ax, keepdims=bool(keepdims)), x)
+    return _arg_extreme("argmax", _cmp.ArgMax, x, axis, keepdims)
 
 
 def argmin(x: Any, axis: int | None = None, keepdims: bool = False) -> Tensor:
     """Index of the minimum (first on ties); an int64 tensor, not differentiable."""
-    x = as_tensor(x)
-    ax = None if axis is None else one_axis(axis, x.ndim)
-    refuse_complex("argmin", x)
-    check_nonempty("argmin", x, ax)
-    return apply(_cmp.ArgMin(axis=ax, keepdims=bool(keepdims)), x)
+    return _arg_extreme("argmin", _cmp.ArgMin, x, axis, keepdims)
 
 
 def cumprod(x: Any, axis: int | None = None, *, dtype: Any = None, out: Any = None) -> Tensor:
     """Running product along ``axis`` (over the flattened tensor for None); exact gradients with zeros."""
     _numpy_protocol("cumprod", dtype, out)
-    x = as_tensor(x)
-    ax = None if axis is None else one_axis(axis, x.ndim)
-    return apply(_red.CumProd(axis=ax, in_shape=x.shape), x)
+    return _scan(_red.CumProd, x, axis)
