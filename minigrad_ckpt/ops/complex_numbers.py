@@ -21,12 +21,18 @@ def complex_from_parts(xp, re, im):
     return re + im * 1j
 
 
-class Real(Op):
-    """The real part of a complex input (a copy, not a view)."""
+class _RealLinear(Op):
+    """A map that is linear over the reals but not holomorphic (a part of a complex number,
+    the conjugate, a complex number from its parts): its backward is written for complex
+    numbers, and reads no input."""
 
-    holomorphic = False  # its backward is written for complex numbers
-
+    abstract = True
+    holomorphic = False
     save_inputs = False
+
+
+class Real(_RealLinear):
+    """The real part of a complex input (a copy, not a view)."""
 
     def forward(self, xp, z):
         return xp.real(z).copy()
@@ -41,12 +47,8 @@ class Real(Op):
         return np.real(z)
 
 
-class Imag(Op):
+class Imag(_RealLinear):
     """The imaginary part of a complex input (a copy, not a view)."""
-
-    holomorphic = False  # its backward is written for complex numbers
-
-    save_inputs = False
 
     def forward(self, xp, z):
         return xp.imag(z).copy()
@@ -63,12 +65,8 @@ class Imag(Op):
         return np.imag(z)
 
 
-class Conj(LinearOp):
+class Conj(_RealLinear, LinearOp):
     """The complex conjugate."""
-
-    holomorphic = False  # its backward is written for complex numbers
-
-    save_inputs = False
 
     def forward(self, xp, z):
         return xp.conj(z)
@@ -80,13 +78,9 @@ class Conj(LinearOp):
         return np.conj(z)
 
 
-class Complex(Op):
+class Complex(_RealLinear):
     """``re + i im`` from two real tensors (``mg.complex``); each part's gradient is the
     matching part of the complex gradient."""
-
-    holomorphic = False  # its backward is written for complex numbers
-
-    save_inputs = False
 
     def forward(self, xp, re, im):
         return xp.complex_from_parts(re, im)
