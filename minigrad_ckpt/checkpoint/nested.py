@@ -92,21 +92,30 @@ def min_peak_bytes(profile: ChainProfile) -> int:
     """The smallest peak a plan reaches, nested plans included (the smallest feasible budget;
     where the nested planner works in coarse memory units, the smallest it finds)."""
     flat = flat_min_peak_bytes(profile)
-    if len(profile) == 0:
+    filled = _filled_tables(profile, flat)
+    if filled is None:
         return flat
-    ch = _LocalChain.of(profile)
-    if ch is None:
-        return flat
-    uniform = _is_uniform(ch, profile)
-    if not uniform and ch.n > MAX_HETEROGENEOUS_LAYERS:
-        return flat
-    c = _Chain(ch, profile, flat, uniform)
-    tables = _Tables(c)
-    for L in range(1, c.n + 1):
-        tables.fill(L)
+    c, tables = filled
     finite = np.flatnonzero(np.isfinite(tables.V["top"][0, c.n, 0]))
     # the fewest units a plan fits in: exact bytes when the unit divides every size
     return min(flat, int(finite[0]) * c.unit) if len(finite) else flat
+
+
+def _filled_tables(profile: ChainProfile, budget: int) -> tuple[_Chain, _Tables] | None:
+    """The nested planner's tables for the whole of ``profile``, in memory units that fit
+    ``budget``; ``None`` where the planner does not take the chain (an empty one, shared
+    constants or view layers, or too long and unequal)."""
+    ch = _LocalChain.of(profile)
+    if ch is None or ch.n == 0:
+        return None
+    uniform = _is_uniform(ch, profile)
+    if not uniform and ch.n > MAX_HETEROGENEOUS_LAYERS:
+        return None
+    c = _Chain(ch, profile, budget, uniform)
+    tables = _Tables(c)
+    for L in range(1, c.n + 1):
+        tables.fill(L)
+    return c, tables
 
 
 class _Chain:
@@ -245,16 +254,10 @@ def nested_plan_for_budget(profile: ChainProfile, budget: int) -> tuple[tuple[Bl
     """The nested plan with the least recompute work whose peak, in the model, fits
     ``budget`` (``None`` if none does, or the chain is not one this planner takes:
     shared constants or view layers, or too long and unequal)."""
-    ch = _LocalChain.of(profile)
-    if ch is None or ch.n == 0:
+    filled = _filled_tables(profile, budget)
+    if filled is None:
         return None
-    uniform = _is_uniform(ch, profile)
-    if not uniform and ch.n > MAX_HETEROGENEOUS_LAYERS:
-        return None
-    c = _Chain(ch, profile, budget, uniform)
-    tables = _Tables(c)
-    for L in range(1, c.n + 1):
-        tables.fill(L)
+    c, tables = filled
     work = float(tables.V["top"][0, c.n, 0, c.M])
     if not math.isfinite(work):
         return None
