@@ -15,7 +15,20 @@ __all__ = [
 ]
 
 
-class Embedding(Module):
+class _Table(Module):
+    """What both layers are: a ``(num_embeddings, embedding_dim)`` weight of ``N(0, 1)`` rows,
+    the ``padding_idx`` row (if any) zero."""
+
+    padding_idx: int | None
+
+    def reset_parameters(self) -> None:
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx] = 0.0
+
+
+class Embedding(_Table):
     """A lookup table: ``Embedding(num_embeddings, embedding_dim)(ids)``.
 
     ``padding_idx``: that row starts at zero and gets no gradient; ``max_norm``:
@@ -39,12 +52,6 @@ class Embedding(Module):
         self.weight = _empty(num_embeddings, embedding_dim, dtype=dtype, device=device)
         self.reset_parameters()
 
-    def reset_parameters(self) -> None:
-        init.normal_(self.weight)
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx] = 0.0
-
     def forward(self, ids: Tensor) -> Tensor:
         return F.embedding(ids, self.weight, self.padding_idx, self.max_norm, self.norm_type)
 
@@ -57,7 +64,7 @@ class Embedding(Module):
         return s
 
 
-class EmbeddingBag(Module):
+class EmbeddingBag(_Table):
     """Sums, means or maxima of bags of embedding rows: ``EmbeddingBag(n, dim)(ids, offsets)``
     (``F.embedding_bag``; a 2-D ``ids`` is one bag per row)."""
 
@@ -75,12 +82,6 @@ class EmbeddingBag(Module):
         self.include_last_offset, self.padding_idx = include_last_offset, padding_idx
         self.weight = _empty(num_embeddings, embedding_dim, dtype=dtype, device=device)
         self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        init.normal_(self.weight)
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx] = 0.0
 
     def forward(self, ids: Tensor, offsets: Tensor | None = None, per_sample_weights: Tensor | None = None) -> Tensor:
         return F.embedding_bag(ids, self.weight, offsets, self.max_norm, self.norm_type, False, self.mode, False,
