@@ -15,7 +15,7 @@ from ... import functional as mf
 from ...backend import host_numpy as np
 from ...functional import _tensor
 from ...tensor import Tensor
-from .conv import _pair
+from .conv import _batched, _pair
 
 __all__ = [
     "unfold", "fold",
@@ -42,12 +42,7 @@ def _geometry(name: str, spatial: tuple[int, int], kernel_size: Any, dilation: A
 
 def unfold(x: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
     """The sliding blocks of (N, C, H, W) (or (C, H, W)) as columns: (N, C * kh * kw, L)."""
-    x = _tensor(x)
-    if x.ndim not in (3, 4):
-        raise ValueError(f"unfold: expected a 3-D or 4-D input, got shape {x.shape}")
-    unbatched = x.ndim == 3
-    if unbatched:
-        x = mf.expand_dims(x, 0)
+    x, unbatched = _batched(_tensor(x), "unfold")
     n, c = x.shape[:2]
     pos, (hp, wp), p, _ = _geometry("unfold", x.shape[2:], kernel_size, dilation, padding, stride)
     padded = mf.pad(x, [(0, 0), (0, 0), (p[0], p[0]), (p[1], p[1])])
