@@ -490,20 +490,9 @@ def _leaf_edge_counts(roots: Sequence[Any]) -> dict[int, int]:
     """How many edges of the graph reach each leaf that has post-accumulate hooks:
     when the backward loop has passed them all, that leaf's gradient is final."""
     counts: dict[int, int] = {}
-    seen: set[Node] = set()
-    stack = [r._node for r in roots if r._node is not None]
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
+    for n in walk(*roots):
         for e in n.inputs:
-            if e is None:
-                continue
-            if type(e) is Node:
-                if e not in seen:
-                    stack.append(e)
-            elif e._post_hooks:
+            if e is not None and type(e) is not Node and e._post_hooks:
                 counts[id(e)] = counts.get(id(e), 0) + 1
     return counts
 
