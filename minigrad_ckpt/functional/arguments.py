@@ -63,6 +63,13 @@ def binary(op: Any, x: Any, y: Any) -> Tensor:
     return apply(op, x, operand(y, x))
 
 
+def ordered_binary(name: str, op: Any, x: Any, y: Any) -> Tensor:
+    """:func:`binary` for an op that orders its operands (``<``, ``maximum``): complex ones are
+    refused (:func:`refuse_complex`)."""
+    refuse_complex(name, x, y)
+    return binary(op, x, y)
+
+
 def int_tuple(v: Any) -> tuple:
     """An int (Python's or NumPy's) as a 1-tuple, a sequence as a tuple: ``axis=3`` or ``axis=(1, 3)``."""
     return (v,) if isinstance(v, (int, host_numpy.integer)) else tuple(v)

@@ -11,7 +11,7 @@ from typing import Any
 from ..ops import comparison as _cmp
 from ..tape import apply
 from ..tensor import Tensor
-from .arguments import binary, refuse_complex
+from .arguments import binary, ordered_binary
 
 __all__ = [
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
@@ -37,26 +37,22 @@ def not_equal(x: Any, y: Any) -> Tensor:
 
 def less(x: Any, y: Any) -> Tensor:
     """``x < y`` elementwise, a bool tensor (not differentiable)."""
-    refuse_complex("less", x, y)
-    return binary(_LT, x, y)
+    return ordered_binary("less", _LT, x, y)
 
 
 def less_equal(x: Any, y: Any) -> Tensor:
     """``x <= y`` elementwise, a bool tensor (not differentiable)."""
-    refuse_complex("less_equal", x, y)
-    return binary(_LE, x, y)
+    return ordered_binary("less_equal", _LE, x, y)
 
 
 def greater(x: Any, y: Any) -> Tensor:
     """``x > y`` elementwise, a bool tensor (not differentiable)."""
-    refuse_complex("greater", x, y)
-    return binary(_GT, x, y)
+    return ordered_binary("greater", _GT, x, y)
 
 
 def greater_equal(x: Any, y: Any) -> Tensor:
     """``x >= y`` elementwise, a bool tensor (not differentiable)."""
-    refuse_complex("greater_equal", x, y)
-    return binary(_GE, x, y)
+    return ordered_binary("greater_equal", _GE, x, y)
 
 
 def logical_and(x: Any, y: Any) -> Any:

@@ -15,7 +15,7 @@ from ..ops import elementwise as _ew
 from ..ops import special as _sp
 from ..tape import apply
 from ..tensor import Tensor
-from .arguments import as_tensor, binary, operand, refuse_complex
+from .arguments import as_tensor, binary, operand, ordered_binary, refuse_complex
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "negative", "exp", "log", "log1p",
@@ -69,14 +69,12 @@ def power(x: Any, y: Any) -> Tensor:
 
 def maximum(x: Any, y: Any) -> Tensor:
     """Elementwise maximum; ties split the gradient evenly."""
-    refuse_complex("maximum", x, y)
-    return binary(_MAXIMUM, x, y)
+    return ordered_binary("maximum", _MAXIMUM, x, y)
 
 
 def minimum(x: Any, y: Any) -> Tensor:
     """Elementwise minimum; ties split the gradient evenly."""
-    refuse_complex("minimum", x, y)
-    return binary(_MINIMUM, x, y)
+    return ordered_binary("minimum", _MINIMUM, x, y)
 
 
 def negative(x: Any) -> Tensor:
