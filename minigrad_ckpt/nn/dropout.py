@@ -11,69 +11,50 @@ __all__ = [
 ]
 
 
-def _probability(layer: str, p: float) -> float:
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"{layer}: p must be in [0, 1], got {p}")
-    return float(p)
+class _Dropout(FunctionLayer):
+    """What every dropout layer is: its function called with the probability ``p`` (in ``[0, 1]``)
+    of dropping, and whether the module is training."""
 
-
-class Dropout(FunctionLayer):
-    """Zeroes each element with probability ``p`` in training, scaling the rest by ``1/(1-p)``; identity in eval."""
-
-    fn = staticmethod(F.dropout)
     options = ("p", "training")
     shown = ("p",)
 
     def __init__(self, p: float = 0.5) -> None:
         super().__init__()
-        self.p = _probability("Dropout", p)
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"{type(self).__name__}: p must be in [0, 1], got {p}")
+        self.p = float(p)
 
 
-class Dropout2d(FunctionLayer):
+class Dropout(_Dropout):
+    """Zeroes each element with probability ``p`` in training, scaling the rest by ``1/(1-p)``; identity in eval."""
+
+    fn = staticmethod(F.dropout)
+
+
+class Dropout2d(_Dropout):
     """Zeroes whole channels of (N, C, H, W) or (C, H, W) input with probability ``p`` in training."""
 
     fn = staticmethod(F.dropout2d)
-    options = ("p", "training")
-    shown = ("p",)
 
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
-        super().__init__()
-        self.p = _probability("Dropout2d", p)
+        super().__init__(p)
         if inplace:
             raise ValueError("Dropout2d: inplace=True is not supported (it would change a value the tape may need)")
 
 
-class Dropout1d(FunctionLayer):
+class Dropout1d(_Dropout):
     """Zeroes whole channels of (N, C, L) or (C, L) input with probability ``p`` in training."""
 
     fn = staticmethod(F.dropout1d)
-    options = ("p", "training")
-    shown = ("p",)
-
-    def __init__(self, p: float = 0.5) -> None:
-        super().__init__()
-        self.p = _probability("Dropout1d", p)
 
 
-class Dropout3d(FunctionLayer):
+class Dropout3d(_Dropout):
     """Zeroes whole channels of (N, C, D, H, W) or (C, D, H, W) input with probability ``p`` in training."""
 
     fn = staticmethod(F.dropout3d)
-    options = ("p", "training")
-    shown = ("p",)
-
-    def __init__(self, p: float = 0.5) -> None:
-        super().__init__()
-        self.p = _probability("Dropout3d", p)
 
 
-class AlphaDropout(FunctionLayer):
+class AlphaDropout(_Dropout):
     """Dropout that keeps SELU activations' mean and variance (``F.alpha_dropout``); identity in eval."""
 
     fn = staticmethod(F.alpha_dropout)
-    options = ("p", "training")
-    shown = ("p",)
-
-    def __init__(self, p: float = 0.5) -> None:
-        super().__init__()
-        self.p = _probability("AlphaDropout", p)
