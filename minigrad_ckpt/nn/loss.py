@@ -16,10 +16,15 @@ __all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "BCEWithLogitsLoss", "L1Los
 
 class _Loss(Module):
     """A loss layer: ``forward(input, target) = fn(input, target, **options)``, the options being
-    the layer's attributes of those names (passed by keyword)."""
+    the layer's attributes of those names (passed by keyword).  Every loss takes a ``reduction``
+    (``"mean"``, ``"sum"`` or ``"none"``); a loss with no other option needs no constructor of its own."""
 
     fn: ClassVar[Any] = None
-    options: ClassVar[tuple[str, ...]] = ()
+    options: ClassVar[tuple[str, ...]] = ("reduction",)
+
+    def __init__(self, reduction: str = "mean") -> None:
+        super().__init__()
+        self.reduction = reduction
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return type(self).fn(input, target, **{name: getattr(self, name) for name in self.options})
@@ -53,11 +58,6 @@ class MSELoss(_Loss):
     """Mean squared error ``(input - target) ** 2``, reduced by ``reduction`` (``F.mse_loss``)."""
 
     fn = staticmethod(F.mse_loss)
-    options = ("reduction",)
-
-    def __init__(self, reduction: str = "mean") -> None:
-        super().__init__()
-        self.reduction = reduction
 
 
 class BCEWithLogitsLoss(_Loss):
@@ -75,11 +75,6 @@ class L1Loss(_Loss):
     """Mean absolute error ``|input - target|`` (``F.l1_loss``)."""
 
     fn = staticmethod(F.l1_loss)
-    options = ("reduction",)
-
-    def __init__(self, reduction: str = "mean") -> None:
-        super().__init__()
-        self.reduction = reduction
 
 
 class SmoothL1Loss(_Loss):
@@ -175,11 +170,6 @@ class SoftMarginLoss(_Loss):
     """``log(1 + exp(-target * input))`` (``F.soft_margin_loss``)."""
 
     fn = staticmethod(F.soft_margin_loss)
-    options = ("reduction",)
-
-    def __init__(self, reduction: str = "mean") -> None:
-        super().__init__()
-        self.reduction = reduction
 
 
 class MultiLabelSoftMarginLoss(_Loss):
@@ -210,11 +200,6 @@ class MultiLabelMarginLoss(_Loss):
     """The multi-label hinge loss over target class lists ended by -1 (``F.multilabel_margin_loss``)."""
 
     fn = staticmethod(F.multilabel_margin_loss)
-    options = ("reduction",)
-
-    def __init__(self, reduction: str = "mean") -> None:
-        super().__init__()
-        self.reduction = reduction
 
 
 class TripletMarginLoss(_ThreeInputLoss):
