@@ -19,15 +19,20 @@ __all__ = [
 ]
 
 
+def _tensor_and_probability(name: str, x: Any, p: float) -> Tensor:
+    """``x`` as a tensor, once ``p`` is checked to be a probability (a ValueError naming ``name``)."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"{name}: p must be in [0, 1], got {p}")
+    return _tensor(x)
+
+
 def dropout(x: Any, p: float = 0.5, training: bool = True) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)``.
 
     The randomness is one key drawn from the engine generator and stored on
     the op, so a checkpoint replay regenerates the same mask.
     """
-    x = _tensor(x)
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout: p must be in [0, 1], got {p}")
+    x = _tensor_and_probability("dropout", x, p)
     if not training or p == 0.0:
         return x
     if p == 1.0:
@@ -38,9 +43,7 @@ def dropout(x: Any, p: float = 0.5, training: bool = True) -> Tensor:
 def _channel_dropout(x: Any, p: float, training: bool, name: str, spatial: int) -> Tensor:
     """Zero whole channels of (N, C, *spatial) or (C, *spatial) input: a dropout of ones (one key
     on the tape, so a checkpoint replay regenerates it) broadcast over the ``spatial`` axes."""
-    x = _tensor(x)
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"{name}: p must be in [0, 1], got {p}")
+    x = _tensor_and_probability(name, x, p)
     if x.ndim not in (spatial + 1, spatial + 2):
         raise ValueError(f"{name}: expected a {spatial + 1}-D (C, ...) or {spatial + 2}-D (N, C, ...) input, "
                          f"got shape {x.shape}")
@@ -78,9 +81,7 @@ def alpha_dropout(x: Any, p: float = 0.5, training: bool = False) -> Tensor:
     """Dropout for SELU networks: dropped elements become SELU's negative saturation value
     and an affine map ``a * y + b`` restores zero mean and unit variance (PyTorch's formula,
     ``a = ((1 - p) (1 + p alpha'^2))^(-1/2)``); identity outside training."""
-    x = _tensor(x)
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"alpha_dropout: p must be in [0, 1], got {p}")
+    x = _tensor_and_probability("alpha_dropout", x, p)
     if not training or p == 0.0:
         return x
     if p == 1.0:
