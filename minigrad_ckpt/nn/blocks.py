@@ -14,7 +14,7 @@ from . import functional as F
 from .conv import _check_groups, _ConvNd, _ConvTransposeNd
 from .function_layer import FunctionLayer
 from .module import Module, Parameter, _empty
-from .pooling import _AdaptiveMaxPool
+from .pooling import _AdaptiveAvgPool, _AdaptiveMaxPool
 
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "MaxUnpool1d", "MaxUnpool2d", "Fold", "Unfold", "LocalResponseNorm",
@@ -23,15 +23,10 @@ __all__ = [
 ]
 
 
-class AdaptiveAvgPool1d(FunctionLayer):
+class AdaptiveAvgPool1d(_AdaptiveAvgPool):
     """Average pooling of (N, C, L) to a fixed ``output_size`` (``F.adaptive_avg_pool1d``)."""
 
     fn = staticmethod(F.adaptive_avg_pool1d)
-    options = ("output_size",)
-
-    def __init__(self, output_size: Any) -> None:
-        super().__init__()
-        self.output_size = output_size
 
 
 class AdaptiveMaxPool1d(_AdaptiveMaxPool):
@@ -192,12 +187,7 @@ class Conv3d(_ConvNd):
                 f"padding={self.padding}")
 
 
-class AdaptiveAvgPool3d(FunctionLayer):
+class AdaptiveAvgPool3d(_AdaptiveAvgPool):
     """Average pooling of (N, C, D, H, W) to a fixed ``output_size`` (``F.adaptive_avg_pool3d``)."""
 
     fn = staticmethod(F.adaptive_avg_pool3d)
-    options = ("output_size",)
-
-    def __init__(self, output_size: Any) -> None:
-        super().__init__()
-        self.output_size = output_size

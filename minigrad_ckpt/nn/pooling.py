@@ -56,15 +56,20 @@ class AvgPool2d(_AvgPool):
 
     fn = staticmethod(F.avg_pool2d)
 
-class AdaptiveAvgPool2d(FunctionLayer):
-    """Average pooling to a fixed ``output_size`` (int or pair; ``None`` keeps an axis), PyTorch's windows."""
+class _AdaptiveAvgPool(FunctionLayer):
+    """Average pooling to a fixed ``output_size`` in any number of dimensions, ``fn`` picks them."""
 
-    fn = staticmethod(F.adaptive_avg_pool2d)
     options = ("output_size",)
 
     def __init__(self, output_size: Any) -> None:
         super().__init__()
         self.output_size = output_size
+
+
+class AdaptiveAvgPool2d(_AdaptiveAvgPool):
+    """Average pooling to a fixed ``output_size`` (int or pair; ``None`` keeps an axis), PyTorch's windows."""
+
+    fn = staticmethod(F.adaptive_avg_pool2d)
 
 
 class _AdaptiveMaxPool(FunctionLayer):
