@@ -10,10 +10,18 @@ from __future__ import annotations
 from .base import Op
 
 
-class _Compare(Op):
+class _NoDerivative(Op):
+    """What every op here is: not differentiable (never recorded), and so saves nothing."""
+
     abstract = True
     differentiable = False
     save_inputs = False
+
+
+class _Compare(_NoDerivative):
+    """A binary comparison or logical op: the array function named ``fn``."""
+
+    abstract = True
     fn = ""
 
     def forward(self, xp, x, y):
@@ -55,85 +63,64 @@ class LogicalOr(_Compare):
     fn = "logical_or"
 
 
-class LogicalNot(Op):
-    differentiable = False
-    save_inputs = False
+class _Test(_NoDerivative):
+    """A unary test or piecewise-constant map: the array function named ``fn``."""
+
+    abstract = True
+    fn = ""
 
     def forward(self, xp, x):
-        return xp.logical_not(x)
+        return getattr(xp, self.fn)(x)
 
     def reference(self, np, x):
-        return np.logical_not(x)
+        return getattr(np, self.fn)(x)
 
 
-class Sign(Op):
+class LogicalNot(_Test):
+    fn = "logical_not"
+
+
+class Sign(_Test):
     """``sign(x)``: piecewise constant, so not differentiable (gradient 0 a.e.)."""
 
-    differentiable = False
-    save_inputs = False
-
-    def forward(self, xp, x):
-        return xp.sign(x)
-
-    def reference(self, np, x):
-        return np.sign(x)
+    fn = "sign"
 
 
-class ArgMax(Op):
+class IsNan(_Test):
+    fn = "isnan"
+
+
+class IsFinite(_Test):
+    fn = "isfinite"
+
+
+class _ArgExtreme(_NoDerivative):
+    """The index of the extreme value along ``axis`` (all of the input for None): ``fn`` is
+    ``"argmax"`` or ``"argmin"``."""
+
+    abstract = True
+    fn = ""
     axis: int | None
     keepdims: bool
 
-    differentiable = False
-    save_inputs = False
-
     def forward(self, xp, x):
-        return xp.argmax(x, axis=self.axis, keepdims=self.keepdims)
+        return getattr(xp, self.fn)(x, axis=self.axis, keepdims=self.keepdims)
 
     def reference(self, np, x):
-        return np.argmax(x, axis=self.axis, keepdims=self.keepdims)
+        return getattr(np, self.fn)(x, axis=self.axis, keepdims=self.keepdims)
 
 
-class ArgMin(Op):
-    axis: int | None
-    keepdims: bool
-
-    differentiable = False
-    save_inputs = False
-
-    def forward(self, xp, x):
-        return xp.argmin(x, axis=self.axis, keepdims=self.keepdims)
-
-    def reference(self, np, x):
-        return np.argmin(x, axis=self.axis, keepdims=self.keepdims)
+class ArgMax(_ArgExtreme):
+    fn = "argmax"
 
 
-class IsNan(Op):
-    differentiable = False
-    save_inputs = False
-
-    def forward(self, xp, x):
-        return xp.isnan(x)
-
-    def reference(self, np, x):
-        return np.isnan(x)
+class ArgMin(_ArgExtreme):
+    fn = "argmin"
 
 
-class IsFinite(Op):
-    differentiable = False
-    save_inputs = False
-
-    def forward(self, xp, x):
-        return xp.isfinite(x)
-
-    def reference(self, np, x):
-        return np.isfinite(x)
-
-
-class ArgSort(Op):
+class ArgSort(_NoDerivative):
     """Indices that sort along ``axis`` (stable: ties in order of appearance)."""
 
-    differentiable = False
-    save_inputs = False
     axis: int
 
     def forward(self, xp, x):
