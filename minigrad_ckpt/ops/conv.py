@@ -177,21 +177,31 @@ def _full_grid_input_grad(xp, g, w, x_shape, padding, dilation):
     return xp.transpose(gx, (1, 0, 2, 3))
 
 
-class Conv2d(Op):
-    """``conv2d(x, w)``; attributes ``stride``, ``padding``, ``dilation`` (pairs), ``groups``."""
+class _ConvGeometry(Op):
+    """What the three convolution ops share: the geometry every kernel call takes after its arrays."""
+
+    abstract = True
 
     stride: tuple[int, int]
     padding: tuple[int, int]
     dilation: tuple[int, int]
     groups: int
 
+    @property
+    def geometry(self) -> tuple:
+        return self.stride, self.padding, self.dilation, self.groups
+
+
+class Conv2d(_ConvGeometry):
+    """``conv2d(x, w)``; attributes ``stride``, ``padding``, ``dilation`` (pairs), ``groups``."""
+
     uses_needs_input_grad = True
 
     def forward(self, xp, x, w):
-        return xp.conv2d(x, w, self.stride, self.padding, self.dilation, self.groups)
+        return xp.conv2d(x, w, *self.geometry)
 
     def backward(self, xp, g, out, x, w, needs_input_grad=(True, True)):
-        a = (self.stride, self.padding, self.dilation, self.groups)
+        a = self.geometry
         gx = xp.conv2d_input_grad(g, w, x.shape, *a) if needs_input_grad[0] else None
         gw = xp.conv2d_weight_grad(x, g, w.shape, *a) if needs_input_grad[1] else None
         return gx, gw
@@ -199,70 +209,58 @@ class Conv2d(Op):
     def jvp(self, xp, tangents, out, x, w):
         # bilinear in (x, w)
         tx, tw = tangents
-        a = (self.stride, self.padding, self.dilation, self.groups)
+        a = self.geometry
         return add_tangents(None if tx is None else xp.conv2d(tx, w, *a),
                             None if tw is None else xp.conv2d(x, tw, *a))
 
     def reference(self, np, x, w):
-        return _reference_conv(np, x, w, self.stride, self.padding, self.dilation, self.groups)
+        return _reference_conv(np, x, w, *self.geometry)
 
 
-class Conv2dInputGrad(Op):
+class Conv2dInputGrad(_ConvGeometry):
     """``conv2d_input_grad(g, w)`` as an op (used for second derivatives)."""
 
     x_shape: tuple[int, ...]
-    stride: tuple[int, int]
-    padding: tuple[int, int]
-    dilation: tuple[int, int]
-    groups: int
 
     def forward(self, xp, g, w):
-        return xp.conv2d_input_grad(g, w, self.x_shape, self.stride, self.padding,
-                                    self.dilation, self.groups)
+        return xp.conv2d_input_grad(g, w, self.x_shape, *self.geometry)
 
     def backward(self, xp, h, out, g, w):
-        a = (self.stride, self.padding, self.dilation, self.groups)
+        a = self.geometry
         return xp.conv2d(h, w, *a), xp.conv2d_weight_grad(h, g, w.shape, *a)
 
     def jvp(self, xp, tangents, out, g, w):
         tg, tw = tangents
-        a = (self.x_shape, self.stride, self.padding, self.dilation, self.groups)
+        a = (self.x_shape,) + self.geometry
         return add_tangents(None if tg is None else xp.conv2d_input_grad(tg, w, *a),
                             None if tw is None else xp.conv2d_input_grad(g, tw, *a))
 
     def reference(self, np, g, w):
-        a = (self.stride, self.padding, self.dilation, self.groups)
         return _reference_adjoint(np, self.x_shape, np.result_type(g, w), g,
-                                  lambda e: _reference_conv(np, e, w, *a))
+                                  lambda e: _reference_conv(np, e, w, *self.geometry))
 
 
-class Conv2dWeightGrad(Op):
+class Conv2dWeightGrad(_ConvGeometry):
     """``conv2d_weight_grad(x, g)`` as an op (used for second derivatives)."""
 
     w_shape: tuple[int, ...]
-    stride: tuple[int, int]
-    padding: tuple[int, int]
-    dilation: tuple[int, int]
-    groups: int
 
     def forward(self, xp, x, g):
-        return xp.conv2d_weight_grad(x, g, self.w_shape, self.stride, self.padding,
-                                     self.dilation, self.groups)
+        return xp.conv2d_weight_grad(x, g, self.w_shape, *self.geometry)
 
     def backward(self, xp, h, out, x, g):
-        a = (self.stride, self.padding, self.dilation, self.groups)
+        a = self.geometry
         return xp.conv2d_input_grad(g, h, x.shape, *a), xp.conv2d(x, h, *a)
 
     def jvp(self, xp, tangents, out, x, g):
         tx, tg = tangents
-        a = (self.w_shape, self.stride, self.padding, self.dilation, self.groups)
+        a = (self.w_shape,) + self.geometry
         return add_tangents(None if tx is None else xp.conv2d_weight_grad(tx, g, *a),
                             None if tg is None else xp.conv2d_weight_grad(x, tg, *a))
 
     def reference(self, np, x, g):
-        a = (self.stride, self.padding, self.dilation, self.groups)
         return _reference_adjoint(np, self.w_shape, np.result_type(x, g), g,
-                                  lambda e: _reference_conv(np, x, e, *a))
+                                  lambda e: _reference_conv(np, x, e, *self.geometry))
 
 
 def _reference_adjoint(np, shape, dtype, g, conv):
@@ -390,8 +388,10 @@ def _tiled_pool_backward(xp, g, routing, kh, kw):
     return gx
 
 
-class MaxPool2d(Op):
-    """``max_pool2d(values, routing)``; the public function passes ``x`` as both."""
+class _PoolGeometry(Op):
+    """What the two max pooling ops share: the window geometry and the saved routing input."""
+
+    abstract = True
 
     kernel: tuple[int, int]
     stride: tuple[int, int]
@@ -400,80 +400,70 @@ class MaxPool2d(Op):
 
     save_inputs = (1,)
 
+    @property
+    def geometry(self) -> tuple:
+        return self.kernel, self.stride, self.padding, self.dilation
+
+    def _reference_picks(self, np, routing):
+        """Per output ``(a, b, i, j)``, the padded input position ``(y, x)`` of its window's first
+        maximum of ``routing`` (the first NaN, as in PyTorch), by direct loops: slow, obviously correct."""
+        (kh, kw), (sh, sw), (ph, pw), (dh, dw) = self.geometry
+        n, c, h, w = routing.shape
+        rp = np.pad(routing, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=-np.inf)
+        for a, b, i, j in np.ndindex(n, c, _out_size(h, kh, sh, ph, dh), _out_size(w, kw, sw, pw, dw)):
+            best, pos = -np.inf, None
+            for u in range(kh):
+                for v in range(kw):
+                    y, x = i * sh + u * dh, j * sw + v * dw
+                    r = rp[a, b, y, x]
+                    if pos is None or r > best or (np.isnan(r) and not np.isnan(best)):
+                        best, pos = r, (y, x)
+            yield (a, b, i, j), pos
+
+
+class MaxPool2d(_PoolGeometry):
+    """``max_pool2d(values, routing)``; the public function passes ``x`` as both."""
+
     def forward(self, xp, values, routing):
-        return xp.max_pool2d(values, routing, self.kernel, self.stride, self.padding, self.dilation)
+        return xp.max_pool2d(values, routing, *self.geometry)
 
     def backward(self, xp, g, out, values, routing):
-        a = (self.kernel, self.stride, self.padding, self.dilation)
-        return xp.max_pool2d_backward(g, routing, *a), None
+        return xp.max_pool2d_backward(g, routing, *self.geometry), None
 
     def jvp(self, xp, tangents, out, values, routing):
         # linear in values; the routing only picks positions (piecewise constant)
         if tangents[0] is None:
             return None
-        return xp.max_pool2d(tangents[0], routing, self.kernel, self.stride, self.padding, self.dilation)
+        return xp.max_pool2d(tangents[0], routing, *self.geometry)
 
     def reference(self, np, values, routing):
-        (kh, kw), (sh, sw), (ph, pw), (dh, dw) = self.kernel, self.stride, self.padding, self.dilation
+        (kh, kw), (sh, sw), (ph, pw), (dh, dw) = self.geometry
         n, c, h, w = routing.shape
-        rp = np.pad(routing, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=-np.inf)
         vp = np.pad(values, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
-        ho, wo = _out_size(h, kh, sh, ph, dh), _out_size(w, kw, sw, pw, dw)
-        out = np.zeros((n, c, ho, wo), dtype=values.dtype)
-        for a in range(n):
-            for b in range(c):
-                for i in range(ho):
-                    for j in range(wo):
-                        best, pos = -np.inf, None
-                        for u in range(kh):
-                            for v in range(kw):
-                                y, x = i * sh + u * dh, j * sw + v * dw
-                                r = rp[a, b, y, x]  # the first NaN is the maximum, as in PyTorch
-                                if pos is None or r > best or (np.isnan(r) and not np.isnan(best)):
-                                    best, pos = r, (y, x)
-                        out[a, b, i, j] = vp[a, b, pos[0], pos[1]]
+        out = np.zeros((n, c, _out_size(h, kh, sh, ph, dh), _out_size(w, kw, sw, pw, dw)), dtype=values.dtype)
+        for place, (y, x) in self._reference_picks(np, routing):
+            out[place] = vp[place[:2] + (y, x)]
         return out
 
 
-class MaxPool2dBackward(Op):
+class MaxPool2dBackward(_PoolGeometry):
     """``max_pool2d_backward(g, routing)`` as an op (for second derivatives)."""
 
-    kernel: tuple[int, int]
-    stride: tuple[int, int]
-    padding: tuple[int, int]
-    dilation: tuple[int, int]
-
-    save_inputs = (1,)
-
     def forward(self, xp, g, routing):
-        return xp.max_pool2d_backward(g, routing, self.kernel, self.stride, self.padding,
-                                      self.dilation)
+        return xp.max_pool2d_backward(g, routing, *self.geometry)
 
     def backward(self, xp, h, out, g, routing):
-        a = (self.kernel, self.stride, self.padding, self.dilation)
-        return xp.max_pool2d(h, routing, *a), None
+        return xp.max_pool2d(h, routing, *self.geometry), None
 
     def jvp(self, xp, tangents, out, g, routing):
         if tangents[0] is None:
             return None
-        return xp.max_pool2d_backward(tangents[0], routing, self.kernel, self.stride, self.padding,
-                                      self.dilation)
+        return xp.max_pool2d_backward(tangents[0], routing, *self.geometry)
 
     def reference(self, np, g, routing):
-        (kh, kw), (sh, sw), (ph, pw), (dh, dw) = self.kernel, self.stride, self.padding, self.dilation
+        (kh, kw), (sh, sw), (ph, pw), (dh, dw) = self.geometry
         n, c, h, w = routing.shape
-        rp = np.pad(routing, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=-np.inf)
         gx = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=g.dtype)
-        for a in range(n):
-            for b in range(c):
-                for i in range(g.shape[2]):
-                    for j in range(g.shape[3]):
-                        best, pos = -np.inf, None
-                        for u in range(kh):
-                            for v in range(kw):
-                                y, x = i * sh + u * dh, j * sw + v * dw
-                                r = rp[a, b, y, x]  # the first NaN is the maximum, as in PyTorch
-                                if pos is None or r > best or (np.isnan(r) and not np.isnan(best)):
-                                    best, pos = r, (y, x)
-                        gx[a, b, pos[0], pos[1]] += g[a, b, i, j]
+        for place, (y, x) in self._reference_picks(np, routing):
+            gx[place[:2] + (y, x)] += g[place]
         return gx[:, :, ph:ph + h, pw:pw + w]
