@@ -110,8 +110,8 @@ def avg_pool3d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, c
 def adaptive_max_pool3d(x: Any, output_size: Any, return_indices: bool = False) -> Any:
     """Max over PyTorch's adaptive windows of (N, C, D, H, W) or (C, D, H, W) so the output is
     ``output_size`` (an int or a triple; ``None`` keeps that axis); the gradient goes to each
-    window's first maximum.  ``return_indices=True`` also returns the flat positions
-    ``(d * H + h) * W + w`` in the input volume (for ``max_unpool3d``)."""
+    window's first maximum (the last NaN in a window with one, as PyTorch's).  ``return_indices=True``
+    also returns the flat positions ``(d * H + h) * W + w`` in the input volume (for ``max_unpool3d``)."""
     return _adaptive_max_pool("adaptive_max_pool3d", x, output_size, return_indices, 3)
 
 

@@ -216,7 +216,8 @@ def _adaptive_argmax(x: Tensor, sizes: tuple[int, ...]) -> Any:
 
 
 def _adaptive_max_pool(name: str, x: Any, output_size: Any, return_indices: bool, spatial: int) -> Any:
-    """Max over PyTorch's adaptive windows of ``spatial`` axes: a gather at each window's first maximum."""
+    """Max over PyTorch's adaptive windows of ``spatial`` axes: a gather at each window's maximum
+    (:func:`_adaptive_argmax` picks it)."""
     x, unbatched = _batched(_tensor(x), name, spatial)
     sizes = _adaptive_sizes(x, output_size, name)
     n, c = x.shape[:2]
@@ -246,8 +247,9 @@ def adaptive_avg_pool2d(x: Any, output_size: Any) -> Tensor:
 
 def adaptive_max_pool2d(x: Any, output_size: Any, return_indices: bool = False) -> Any:
     """Max over PyTorch's adaptive windows so the output is ``output_size``; the gradient goes to
-    each window's first maximum.  ``return_indices=True`` returns ``(out, indices)`` (flat
-    positions ``row * W + col``, as ``max_pool2d``'s)."""
+    each window's first maximum (the last NaN in a window that has one, as PyTorch's).
+    ``return_indices=True`` returns ``(out, indices)`` (flat positions ``row * W + col``, as
+    ``max_pool2d``'s)."""
     return _adaptive_max_pool("adaptive_max_pool2d", x, output_size, return_indices, 2)
 
 
