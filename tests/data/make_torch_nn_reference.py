@@ -435,9 +435,30 @@ def ctc_cases() -> None:
          init={"blank": 0, "reduction": "mean", "zero_infinity": True})
 
 
+def grid_bicubic_and_volume_cases() -> None:
+    """Bicubic sampling of 4-D input and (tri)linear and nearest sampling of 5-D input, with every
+    padding mode and both ``align_corners``; grids reach past [-1, 1] and hit -1, 0 and 1 exactly."""
+    x, grid = randn(2, 3, 5, 6), rng.uniform(-1.6, 1.6, (2, 4, 7, 2))
+    grid[0, 0, :3] = [[-1.0, -1.0], [0.0, 1.0], [1.0, 0.5]]
+    x5, grid5 = randn(2, 2, 4, 5, 3), rng.uniform(-1.6, 1.6, (2, 3, 2, 4, 3))
+    grid5[0, 0, 0, :2] = [[-1.0, 0.0, 1.0], [1.0, -1.0, 0.0]]
+    for ac in (False, True):
+        for pm in ("zeros", "border", "reflection"):
+            case(f"grid_sample_bicubic_{pm}_{ac}", "F", "grid_sample", {"x": x, "g": grid}, ["@x", "@g"],
+                 {"mode": "bicubic", "padding_mode": pm, "align_corners": ac})
+            case(f"grid_sample_5d_bilinear_{pm}_{ac}", "F", "grid_sample", {"x": x5, "g": grid5}, ["@x", "@g"],
+                 {"mode": "bilinear", "padding_mode": pm, "align_corners": ac})
+            case(f"grid_sample_5d_nearest_{pm}_{ac}", "F", "grid_sample", {"x": x5, "g": grid5}, ["@x", "@g"],
+                 {"mode": "nearest", "padding_mode": pm, "align_corners": ac}, grad=("x",))
+    edges = np.array([[[[-1.0, -1.0], [1.0, 1.0], [-1.0, 1.0], [0.25, 1.0]]]])  # PyTorch's grid gradient is 0 there
+    for pm in ("border", "reflection"):
+        case(f"grid_sample_bilinear_edges_{pm}", "F", "grid_sample", {"x": x[:1], "g": edges}, ["@x", "@g"],
+             {"mode": "bilinear", "padding_mode": pm, "align_corners": True})
+
+
 CASE_GROUPS = [pooling_cases, conv_same_cases, activation_cases, distance_cases, margin_loss_cases,
                interpolate_cases, linalg_cases, block_cases, embedding_bag_cases, grid_cases, conv3d_cases,
-               ctc_cases]
+               ctc_cases, grid_bicubic_and_volume_cases]
 
 
 def main() -> None:

@@ -1,26 +1,49 @@
 """Spatial transformers: ``affine_grid`` (the sampling grid of an affine map) and
 ``grid_sample`` (the input read at a grid of normalized coordinates), PyTorch's formulas.
 
-``grid_sample`` on (N, C, H, W) input: each grid point ``(x, y)`` in [-1, 1] becomes a pixel
-position (``align_corners`` decides whether -1 and 1 are the corner pixels' centres or their
-outer edges), is brought inside by ``padding_mode`` (``"zeros"`` reads 0 outside, ``"border"``
-clamps, ``"reflection"`` mirrors), and is read bilinearly (or at the nearest pixel).  A
-composition of ``take_along_axis`` and arithmetic: differentiable in the input and, for
-bilinear sampling, in the grid.
+``grid_sample`` on (N, C, H, W) or (N, C, D, H, W) input: each grid point ``(x, y)`` or
+``(x, y, z)`` in [-1, 1] becomes a pixel position (``align_corners`` decides whether -1 and 1
+are the corner pixels' centres or their outer edges), and is read from its neighbours:
+
+=============  ==================================================================
+mode           taps per axis, each an integer position and a weight
+=============  ==================================================================
+``nearest``    1: the position rounded (half to even); no weight
+``bilinear``   2: ``floor(c)``, ``floor(c) + 1`` with ``1 - t``, ``t`` (``t = c - floor(c)``);
+               trilinear on 5-D input
+``bicubic``    4: ``floor(c) - 1 .. floor(c) + 2`` with Keys' cubic weights
+               (``A = -0.75``); 4-D input only
+=============  ==================================================================
+
+and the output is the sum over every combination of one tap per axis of the read value
+times the product of the weights.  ``padding_mode`` says what is read outside the input:
+``"zeros"`` reads 0, ``"border"`` clamps, ``"reflection"`` mirrors.  As in PyTorch, nearest
+and bilinear sampling bring the *position* inside before taking taps (so the grid gradient
+is 0 where ``"border"`` or ``"reflection"`` clamps, the edge itself included, as PyTorch's),
+while bicubic sampling takes its taps around the raw
+position and brings each *tap* inside.  A composition of ``take_along_axis`` and
+arithmetic: differentiable in the input to any order and, for bilinear and bicubic
+sampling, in the grid (through the weights; the taps' integer positions are constants).
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 from typing import Any
 
 from ... import functional as mf
 from ...backend import host_numpy as np
 from ...functional import _tensor
 from ...tensor import Tensor
+from .interpolation import cubic_weights
 
 __all__ = [
     "affine_grid", "grid_sample",
 ]
+
+_MODES = ("bilinear", "nearest", "bicubic")
+_PADDING_MODES = ("zeros", "border", "reflection")
 
 
 def _base(n: int, align_corners: bool) -> Any:
@@ -55,32 +78,64 @@ def affine_grid(theta: Any, size: Any, align_corners: bool | None = None) -> Ten
     return mf.reshape(grid, (size[0],) + size[2:] + (k - 1,))
 
 
-def _reflect(c: Tensor, twice_low: float, twice_high: float) -> Tensor:
-    """PyTorch's ``reflect_coordinates``: mirror ``c`` into [low, high] (the interval's halves given)."""
+def _reflect(c: Any, twice_low: float, twice_high: float, lib: Any) -> Any:
+    """PyTorch's ``reflect_coordinates``: mirror ``c`` into [low, high] (the interval's halves given);
+    ``lib`` is ``minigrad_ckpt.functional`` for a Tensor, NumPy for host tap positions."""
     if twice_low == twice_high:
         return c * 0.0
     low, span = twice_low / 2, (twice_high - twice_low) / 2
-    a = mf.abs(c - low)
-    flips = mf.floor(a / span).detach()
+    a = lib.abs(c - low)
+    flips = lib.floor(a / span)  # piecewise constant: no derivative
     extra = a - flips * span
-    even = mf.fmod(flips, 2.0) == 0
-    return mf.where(even, extra + low, span - extra + low)
+    even = lib.fmod(flips, 2.0) == 0
+    return lib.where(even, extra + low, span - extra + low)
 
 
-def _pixel(c: Tensor, n: int, align_corners: bool, padding_mode: str) -> Tensor:
-    c = (c + 1) * ((n - 1) / 2) if align_corners else ((c + 1) * n - 1) / 2
+def _unnormalize(c: Tensor, n: int, align_corners: bool) -> Tensor:
+    return (c + 1) * ((n - 1) / 2) if align_corners else ((c + 1) * n - 1) / 2
+
+
+def _clip(c: Any, n: int, lib: Any) -> Any:
+    """``c`` clamped to [0, n - 1]; for a Tensor with PyTorch's ``clip_coordinates_set_grad``
+    derivative: 1 strictly inside, 0 from the edges on (the edges count as outside)."""
+    clipped = lib.clip(c, 0, n - 1)
+    if lib is np:
+        return clipped
+    return mf.where((c > 0) & (c < n - 1), c, clipped.detach())
+
+
+def _inside(c: Any, n: int, align_corners: bool, padding_mode: str, lib: Any = mf) -> Any:
+    """PyTorch's ``compute_coordinates``: a pixel position brought inside by ``padding_mode``."""
     if padding_mode == "border":
-        return mf.clip(c, 0, n - 1)
+        return _clip(c, n, lib)
     if padding_mode == "reflection":
-        c = _reflect(c, 0, 2 * (n - 1)) if align_corners else _reflect(c, -1, 2 * n - 1)
-        return mf.clip(c, 0, n - 1)
+        c = _reflect(c, 0, 2 * (n - 1), lib) if align_corners else _reflect(c, -1, 2 * n - 1, lib)
+        return _clip(c, n, lib)
     return c
 
 
-def _read(flat: Tensor, iy: Any, ix: Any, h: int, w: int) -> Tensor:
-    """``input[n, :, iy, ix]`` for integer positions (N, P) (host), 0 outside the image: (N, C, P)."""
-    inside = (iy >= 0) & (iy < h) & (ix >= 0) & (ix < w)
-    pos = np.where(inside, np.clip(iy, 0, h - 1) * w + np.clip(ix, 0, w - 1), 0)
+def _taps(mode: str, c: Tensor, n: int, align_corners: bool, padding_mode: str) -> list[tuple[Any, Any]]:
+    """``[(positions, weight or None), ...]`` along one axis for pixel positions ``c`` (N, P):
+    host int positions (N, P) and weights (N, 1, P)."""
+    if mode != "bicubic":
+        c = _inside(c, n, align_corners, padding_mode)
+    xp = c.device.xp
+    host = np.asarray(xp.to_host(c._data))
+    if mode == "nearest":
+        return [(np.round(host).astype(np.int64), None)]
+    start = np.floor(host)
+    t = mf.expand_dims(c - Tensor.constant(xp.asarray(start.astype(c.dtype)), c.device), 1)
+    if mode == "bilinear":
+        return [(start.astype(np.int64), 1 - t), (start.astype(np.int64) + 1, t)]
+    taps = (_inside(start + k, n, align_corners, padding_mode, np) for k in (-1, 0, 1, 2))
+    return [(tap.astype(np.int64), w) for tap, w in zip(taps, cubic_weights(t))]
+
+
+def _read(flat: Tensor, positions: list[Any], sizes: tuple[int, ...]) -> Tensor:
+    """``input[n, :, i_1, ..., i_k]`` for integer positions (N, P) per axis (host), 0 outside: (N, C, P)."""
+    inside = np.logical_and.reduce([(i >= 0) & (i < s) for i, s in zip(positions, sizes)])
+    pos = np.ravel_multi_index(tuple(np.clip(i, 0, s - 1) for i, s in zip(positions, sizes)), sizes)
+    pos = np.where(inside, pos, 0)
     n, c = flat.shape[:2]
     xp = flat.device.xp
     idx = Tensor.constant(xp.asarray(np.broadcast_to(pos[:, None, :], (n, c, pos.shape[1])).copy()), flat.device)
@@ -89,39 +144,45 @@ def _read(flat: Tensor, iy: Any, ix: Any, h: int, w: int) -> Tensor:
     return vals * mask
 
 
+def _check(x: Tensor, g: Tensor, mode: str, padding_mode: str) -> None:
+    if mode not in _MODES:
+        raise ValueError(f"grid_sample: mode must be 'bilinear', 'nearest' or 'bicubic', got {mode!r}")
+    if padding_mode not in _PADDING_MODES:
+        raise ValueError(f"grid_sample: padding_mode must be 'zeros', 'border' or 'reflection', got {padding_mode!r}")
+    k = x.ndim - 2
+    if x.ndim not in (4, 5) or g.ndim != x.ndim or g.shape[0] != x.shape[0] or g.shape[-1] != k:
+        raise ValueError(f"grid_sample: expected input (N, C, H, W) with grid (N, Ho, Wo, 2), or (N, C, D, H, W) "
+                         f"with (N, Do, Ho, Wo, 3), got {x.shape} and {g.shape}")
+    if mode == "bicubic" and k != 2:
+        raise ValueError("grid_sample: mode='bicubic' needs 4-D input (N, C, H, W), as in PyTorch")
+
+
 def grid_sample(input: Any, grid: Any, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners: bool | None = None) -> Tensor:
-    """``input`` (N, C, H, W) read at ``grid`` (N, Ho, Wo, 2) of normalized ``(x, y)``: (N, C, Ho, Wo).
+    """``input`` (N, C, H, W) read at ``grid`` (N, Ho, Wo, 2) of normalized ``(x, y)``: (N, C, Ho, Wo);
+    or (N, C, D, H, W) at (N, Do, Ho, Wo, 3) of ``(x, y, z)``: (N, C, Do, Ho, Wo).
 
-    ``mode``: ``"bilinear"`` or ``"nearest"``; ``padding_mode``: ``"zeros"``, ``"border"`` or
-    ``"reflection"``.  ``"nearest"`` reads are piecewise constant in the grid: the grid gets no
-    gradient (it is not connected; PyTorch returns zeros).  (Bicubic sampling and 5-D input are
-    not offered.)
+    ``mode``: ``"bilinear"`` (trilinear on 5-D input), ``"nearest"`` or ``"bicubic"`` (4-D only);
+    ``padding_mode``: ``"zeros"``, ``"border"`` or ``"reflection"`` (the module docstring
+    says how each mode reads).  ``"nearest"`` reads are piecewise constant in the grid: the grid
+    gets no gradient (it is not connected; PyTorch returns zeros).
     """
     x = _tensor(input)
     g = _tensor(grid, x)
-    if mode not in ("bilinear", "nearest"):
-        raise ValueError(f"grid_sample: mode must be 'bilinear' or 'nearest' (bicubic is not offered), got {mode!r}")
-    if padding_mode not in ("zeros", "border", "reflection"):
-        raise ValueError(f"grid_sample: padding_mode must be 'zeros', 'border' or 'reflection', got {padding_mode!r}")
-    if x.ndim != 4 or g.ndim != 4 or g.shape[0] != x.shape[0] or g.shape[-1] != 2:
-        raise ValueError(f"grid_sample: expected input (N, C, H, W) and grid (N, Ho, Wo, 2) (5-D input is not "
-                         f"offered), got {x.shape} and {g.shape}")
-    n, c, h, w = x.shape
-    ho, wo = g.shape[1:3]
+    _check(x, g, mode, padding_mode)
+    n, c = x.shape[:2]
+    sizes, out_sizes = x.shape[2:], g.shape[1:-1]
+    k, points = len(sizes), math.prod(out_sizes)
     ac = bool(align_corners)
-    px = mf.reshape(_pixel(g[..., 0], w, ac, padding_mode), (n, ho * wo))
-    py = mf.reshape(_pixel(g[..., 1], h, ac, padding_mode), (n, ho * wo))
-    flat = mf.reshape(x, (n, c, h * w))
-    xp = x.device.xp
-    hx, hy = np.asarray(xp.to_host(px._data)), np.asarray(xp.to_host(py._data))
-    if mode == "nearest":
-        out = _read(flat, np.round(hy).astype(np.int64), np.round(hx).astype(np.int64), h, w)
-        return mf.reshape(out, (n, c, ho, wo))
-    x0, y0 = np.floor(hx), np.floor(hy)
-    tx = mf.expand_dims(px - Tensor.constant(xp.asarray(x0.astype(x.dtype)), x.device), 1)  # (N, 1, P)
-    ty = mf.expand_dims(py - Tensor.constant(xp.asarray(y0.astype(x.dtype)), x.device), 1)
-    x0, y0 = x0.astype(np.int64), y0.astype(np.int64)
-    out = (_read(flat, y0, x0, h, w) * ((1 - tx) * (1 - ty)) + _read(flat, y0, x0 + 1, h, w) * (tx * (1 - ty))
-           + _read(flat, y0 + 1, x0, h, w) * ((1 - tx) * ty) + _read(flat, y0 + 1, x0 + 1, h, w) * (tx * ty))
-    return mf.reshape(out, (n, c, ho, wo))
+    # grid component j is the position along spatial axis k - 1 - j (x is the width)
+    per_axis = [_taps(mode, mf.reshape(_unnormalize(g[..., k - 1 - a], sizes[a], ac), (n, points)), sizes[a], ac,
+                      padding_mode) for a in range(k)]
+    flat = mf.reshape(x, (n, c, math.prod(sizes)))
+    out = None
+    for combination in itertools.product(*per_axis):
+        term = _read(flat, [pos for pos, _ in combination], sizes)
+        weights = [w for _, w in combination if w is not None]
+        if weights:
+            term = term * math.prod(weights[1:], start=weights[0])
+        out = term if out is None else out + term
+    return mf.reshape(out, (n, c) + out_sizes)

@@ -88,12 +88,18 @@ def _taps(mode: str, n_in: int, n_out: int, align_corners: bool, factor: float |
         t = src - i0
         return [(np.minimum(i0, n_in - 1), 1.0 - t), (np.minimum(i0 + 1, n_in - 1), t)]
     i0 = np.floor(src).astype(np.int64)
-    t = src - i0
+    weights = cubic_weights(src - i0)
+    return [(np.clip(i0 - 1 + k, 0, n_in - 1), w) for k, w in enumerate(weights)]
+
+
+def cubic_weights(t: Any) -> tuple[Any, Any, Any, Any]:
+    """Keys' cubic convolution weights (``A = -0.75``, PyTorch's) of the taps at ``-1, 0, 1, 2``
+    around a point ``t`` in [0, 1) past tap 0; arithmetic only, so ``t`` may be an array or a
+    Tensor (then the weights are differentiable in it: ``grid_sample``'s grid gradient)."""
     a = _CUBIC_A
     near = lambda d: ((a + 2) * d - (a + 3)) * d * d + 1  # noqa: E731  |d| <= 1
     far = lambda d: ((a * d - 5 * a) * d + 8 * a) * d - 4 * a  # noqa: E731  1 < |d| < 2
-    weights = (far(t + 1), near(t), near(1 - t), far(2 - t))
-    return [(np.clip(i0 - 1 + k, 0, n_in - 1), w) for k, w in enumerate(weights)]
+    return far(t + 1), near(t), near(1 - t), far(2 - t)
 
 
 def _resample_axis(x: Tensor, axis: int, taps: list[tuple[Any, Any]]) -> Tensor:
