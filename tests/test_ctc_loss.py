@@ -128,3 +128,13 @@ def test_the_layer_and_the_argument_forms_agree():
 def test_bad_arguments_are_clear_errors(call, error, match):
     with pytest.raises(error, match=match):
         call(F.log_softmax(_logits(), axis=2))
+
+
+def test_a_nan_log_prob_gives_a_nan_loss_and_gradient_even_with_zero_infinity():
+    lp = F.log_softmax(_logits(), axis=2).detach().numpy().copy()
+    lp[1, 0, 1] = np.nan
+    x = mg.tensor(lp, requires_grad=True)
+    loss = F.ctc_loss(x, TARGETS, INPUT_LENGTHS, TARGET_LENGTHS, reduction="none", zero_infinity=True)
+    (g,) = mg.grad(loss.sum(), [x])
+    assert np.isnan(loss.numpy()[0]) and np.isfinite(loss.numpy()[1:]).all()
+    assert np.isnan(g.numpy()[:5, 0]).any() and np.isfinite(g.numpy()[:, 1:]).all()

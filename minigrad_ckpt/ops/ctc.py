@@ -147,11 +147,11 @@ class CTCNegLogLikelihood(Op):
         e = self._emissions(xp, log_probs)
         alphas = self._alphas(xp, e)
         log_p = self._log_likelihood(xp, alphas)
-        possible = log_p > -xp.inf
+        possible = log_p != -xp.inf  # a NaN stays NaN (zero_infinity zeroes infinite losses only)
         shift = xp.where(possible, log_p, 0.0)[:, None]
         ab = alphas + self._betas(xp, e)
         # an emission of -inf has no path through it: its posterior is 0 (ab is -inf too)
-        live = e > -xp.inf
+        live = e != -xp.inf
         posterior = xp.where(live, xp.exp(ab - xp.where(live, e, 0.0) - shift), 0.0)  # (T, N, S)
         onehot = (xp.arange(log_probs.shape[2]) == self.labels[:, :, None]).astype(log_probs.dtype)  # (N, S, C)
         per_class = xp.swapaxes(xp.matmul(xp.swapaxes(posterior, 0, 1), onehot), 0, 1)  # (T, N, C)
