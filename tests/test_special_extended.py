@@ -159,7 +159,8 @@ def test_incomplete_gamma_matches_scipy_and_differentiates_in_x(name):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_special_functions_at_the_ends_of_the_float_range(dtype):
     """Far arguments, subnormals and infinities, where a kernel's intermediate overflows while
-    the answer does not (inf * 0, inf - inf, 1 / subnormal): each checked against SciPy."""
+    the answer does not (inf * 0, inf - inf, 1 / subnormal): each checked against SciPy.  float32
+    stays float32 arithmetic (the strict-f32 device allows no float64 inside)."""
     f = np.dtype(dtype).type
     big, tiny = np.finfo(dtype).max, np.finfo(dtype).smallest_subnormal
     x = np.array([30.0, 60.0, 1e10, 3.0, big], dtype)
@@ -175,8 +176,17 @@ def test_special_functions_at_the_ends_of_the_float_range(dtype):
                                rtol=2e-6 if dtype == "float32" else 1e-12)
     g = np.array([29.247044, 33.5, -2.5, 0.5], dtype)  # within float32's rounding of the exact value
     np.testing.assert_allclose(S.gamma(mg.tensor(g)).numpy(), sp.gamma(g.astype(np.float64)),
-                               rtol=1e-7 if dtype == "float32" else 1e-13)
+                               rtol=1e-6 if dtype == "float32" else 1e-13)
     e = np.array([tiny, 1e-30, 0.3, 1.7], dtype)
     np.testing.assert_allclose(S.erfcinv(mg.tensor(e)).numpy(), sp.erfcinv(e.astype(np.float64)) if tiny > 1e-300
-                               else [27.21412434, *sp.erfcinv(e[1:])], rtol=1e-6 if dtype == "float32" else 1e-9)
+                               else [27.21329321081295, *sp.erfcinv(e[1:])],  # mpmath's (SciPy says inf)
+                               rtol=1e-6 if dtype == "float32" else 1e-13)
     assert S.gammaln(mg.tensor(big)).item() == np.inf
+
+
+def test_far_special_values_on_the_float32_only_device_equal_the_cpu():
+    x = np.array([29.247044, 33.5, 0.5, -2.5], np.float32)
+    z = np.array([np.finfo(np.float32).smallest_subnormal, 1e-30, 0.3], np.float32)
+    for fn, v in ((S.gamma, x), (S.erfcinv, z)):
+        got = fn(mg.tensor(v).to("strict-f32")).to("cpu").numpy()
+        np.testing.assert_array_equal(got, fn(mg.tensor(v)).numpy())

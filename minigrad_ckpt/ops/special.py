@@ -237,15 +237,31 @@ def _cotpi(xp: Any, x: Any) -> Any:
     return xp.cos(math.pi * r) / xp.sin(math.pi * r)
 
 
+def _gamma_positive_f32(xp: Any, x: Any) -> Any:
+    """``Gamma(x)`` for ``x > 0`` in float32 arithmetic: ``Gamma(u)`` for ``u`` in [2, 3) times the
+    recurrence's factors (up to 33 roundings, ~1e-6), not ``exp(ln Gamma)``, whose ``ln Gamma``
+    rounding (7.6e-6 near 68) exp turns into a 1e-5 relative error.  Beyond 35.04 it overflows."""
+    u = xp.minimum(x, 36.0)
+    factor = u * 0 + 1
+    for _ in range(34):
+        down = u >= 3
+        u = xp.where(down, u - 1, u)
+        factor = xp.where(down, factor * u, factor)
+    for _ in range(2):
+        up = u < 2
+        factor = xp.where(up, factor / u, factor)
+        u = xp.where(up, u + 1, u)
+    return xp.exp(_gammaln_positive(xp, u)) * factor
+
+
 @register_kernel
 def gamma(xp, x):
     """``Gamma(x)`` (``xp.gamma``): ``exp(gammaln)`` with the sign of the reflection
     for ``x < 0``; +inf at 0, NaN at the negative integers, +inf beyond 171.6."""
-    if x.dtype == "float32":  # exp amplifies ln Gamma's float32 rounding (1e-5 at x ~ 30): round once
-        return gamma(xp, x.astype("float64")).astype(x.dtype)
     with xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
         pos = x > 0
-        g = xp.exp(_gammaln_positive(xp, xp.where(pos, x, 1 - x)))
+        xs = xp.where(pos, x, 1 - x)
+        g = _gamma_positive_f32(xp, xs) if x.dtype == "float32" else xp.exp(_gammaln_positive(xp, xs))
         s = _sinpi(xp, xp.where(pos, 0.5, x))
         neg = math.pi / (s * g)
         r = xp.where(pos, g, xp.where(x == 0, xp.inf, xp.where(s == 0, xp.nan, neg)))
@@ -339,6 +355,12 @@ def _erfcinv_tail(xp: Any, q: Any) -> Any:
     x = _erfinv_guess(xp, xp.log(q * (2 - q)))
     for _ in range(3):
         x = _halley(xp, x, lambda v: q - erfc(xp, v))
+    # Far out, erfc(x) and its derivative are subnormal (float32 from x ~ 9): their few digits
+    # stall Halley's step.  Newton on ln erfc(x) = ln erfcx(x) - x^2 = ln q underflows nowhere.
+    lq = xp.log(q)
+    for _ in range(2):
+        ex = xp.erfcx(x)
+        x = xp.where(q < 1e-20, x + (xp.log(ex) - x * x - lq) * ex * _SQRT_PI_2, x)
     return x
 
 
@@ -359,8 +381,6 @@ def erfinv(xp, y):
 @register_kernel
 def erfcinv(xp, z):
     """The inverse of ``erfc`` on ``[0, 2]`` (``xp.erfcinv``): ``+inf`` at 0, ``-inf`` at 2."""
-    if z.dtype == "float32":  # the tail loses float32's digits for subnormal z: round once
-        return erfcinv(xp, z.astype("float64")).astype(z.dtype)
     with xp.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
         mid = xp.logical_and(z > 0.5, z < 1.5)
         d = 1 - z  # exact on [1/2, 3/2]: erfcinv(z) = erfinv(1 - z) there
@@ -729,13 +749,24 @@ def _erfcinv_bisect(z: float) -> float:
     if z > 1:
         return -_erfcinv_bisect(2 - z)
     lo, hi = 0.0, 28.0  # erfc(28) is below the smallest subnormal
+    log_z = math.log(z)
     for _ in range(200):
         mid = 0.5 * (lo + hi)
-        if math.erfc(mid) > z:
+        if _log_erfc(mid) > log_z:
             lo = mid
         else:
             hi = mid
     return 0.5 * (lo + hi)
+
+
+def _log_erfc(x: float) -> float:
+    """``ln erfc(x)`` for ``x >= 0``, with all its digits where ``erfc(x)`` is subnormal: the
+    asymptotic series ``-x^2 - ln(x sqrt(pi)) + ln(1 - 1/(2x^2) + 3/(4x^4) - ...)`` from x = 20."""
+    if x < 20:
+        return math.log(math.erfc(x))
+    t = 1 / (2 * x * x)
+    series = 1 - t * (1 - 3 * t * (1 - 5 * t * (1 - 7 * t * (1 - 9 * t))))
+    return -x * x - math.log(x * math.sqrt(math.pi)) + math.log(series)
 
 
 def _erfinv_bisect(y: float) -> float:
