@@ -56,13 +56,14 @@ def _mask(values: Any, like: Tensor) -> Tensor:
     return _constant(values.astype(like.dtype), like)
 
 
-def _per_matrix(pivots: Any, fn: Any) -> list[Any]:
-    """``fn(ipiv)`` of each matrix's pivots, each result stacked back to the batch shape."""
+def _per_matrix(pivots: Any, fn: Any) -> tuple[Any, ...]:
+    """``fn(ipiv)`` (a tuple of host arrays) of each matrix's pivots, each stacked to the batch shape."""
     n = pivots.shape[-1]
     flat = pivots.reshape((-1, n)) if pivots.size else pivots.reshape((0, n))
-    results = [fn(p) for p in flat] if len(flat) else [fn(host_numpy.arange(1, n + 1))]
-    parts = zip(*[r if isinstance(r, tuple) else (r,) for r in results])
-    return [host_numpy.asarray(part)[:len(flat)].reshape(pivots.shape[:-1] + part[0].shape) for part in parts]
+    # an empty batch still needs the results' shapes: take them from the pivots that swap nothing
+    results = [fn(p) for p in flat] or [fn(host_numpy.arange(1, n + 1))]
+    return tuple(host_numpy.asarray(part)[:len(flat)].reshape(pivots.shape[:-1] + part[0].shape)
+                 for part in zip(*results))
 
 
 def _info(pivots: Any, diagonal: Any) -> Any:
@@ -92,7 +93,7 @@ def ldl_factor_ex(A: Any, *, hermitian: bool = False, check_errors: bool = False
     xp = packed.device.xp
     host = host_numpy.asarray(xp.to_host(packed._data))
     pivots = host[..., n + 2, :].astype(host_numpy.int32)
-    (rows,) = _per_matrix(pivots, lambda p: _ldl.swapped_rows(p, to_lapack=True))
+    (rows,) = _per_matrix(pivots, lambda p: (_ldl.swapped_rows(p, to_lapack=True),))
     ld = mf.take_along_axis(packed[..., :n, :], _constant(rows, packed), axis=-2)
     info = _info(pivots, host_numpy.diagonal(host[..., :n, :], axis1=-2, axis2=-1))
     if check_errors:
