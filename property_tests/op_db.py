@@ -1009,7 +1009,7 @@ def ldl_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample
     threshold (so finite differences stay on one branch): 1x1 blocks are diagonal entries of
     size 3..4, 2x2 blocks two small diagonal entries joined by an off-diagonal one of size 3..4,
     the rest in [-0.3, 0.3]; a random symmetric permutation makes rows swap.  The upper
-    triangle is noise (not read)."""
+    triangle is noise (not read), so half the draws made complex (complex symmetric) are too."""
     batch = _batch(draw)
     blocks = draw(st.lists(st.sampled_from([1, 2]), min_size=0, max_size=2))
     n = sum(blocks)
@@ -1340,7 +1340,7 @@ SPECS: list[OpSpec] = [
     _spec("Pinv", pinv_sampler, broadcast_views=False),
     _spec("MatrixExp", matrix_exp_sampler, broadcast_views=False),
     _spec("LuFactor", lu_sampler, broadcast_views=False),
-    _spec("LdlFactor", ldl_sampler, broadcast_views=False),
+    _spec("LdlFactor", or_complex(ldl_sampler, 0.3), broadcast_views=False, out_dtype=_promoted),
     _spec("VectorNorm", vector_norm_sampler),
     # complex numbers and Fourier transforms: complex samples (float32 draws complex64)
     _spec("Real", complex_unary("Real"), out_dtype=_real_of),

@@ -36,14 +36,14 @@ class LDLFactorExResult(NamedTuple):
     info: Tensor
 
 
-def _square_real(name: str, a: Tensor, what: str = "A") -> None:
+def _check_matrices(name: str, a: Tensor, hermitian: bool, what: str = "A") -> None:
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ValueError(f"linalg.{name}: {what} must be square matrices, got shape {a.shape}")
-    if a.dtype.kind == "c":
-        raise NotImplementedError(f"linalg.{name}: complex matrices (hermitian=True or not) are not supported; "
-                                  f"real symmetric ones are")
-    if a.dtype.kind != "f":
-        raise TypeError(f"linalg.{name}: expected a real floating {what}, got {a.dtype}")
+    if a.dtype.kind == "c" and hermitian:
+        raise NotImplementedError(f"linalg.{name}: hermitian=True with complex matrices (LAPACK's hetrf) is not "
+                                  f"supported; complex symmetric ones (hermitian=False) and real ones are")
+    if a.dtype.kind not in "fc":
+        raise TypeError(f"linalg.{name}: expected a floating or complex {what}, got {a.dtype}")
 
 
 def _constant(values: Any, like: Tensor) -> Tensor:
@@ -84,15 +84,16 @@ def ldl_factor_ex(A: Any, *, hermitian: bool = False, check_errors: bool = False
     positive ``p`` at ``k`` is a 1x1 block after swapping rows/columns ``k`` and ``p - 1``; ``-p``
     at ``k`` and ``k + 1`` is a 2x2 block after swapping ``k + 1`` and ``p - 1``.  ``info``
     (int32) is the first 1-based ``k`` with ``D[k, k]`` exactly zero (singular ``D``), else 0;
-    ``check_errors=True`` raises ``LinAlgError`` then.  ``hermitian`` is accepted: a real
-    symmetric matrix is Hermitian.  Differentiable in ``A`` where ``D`` is non-singular."""
+    ``check_errors=True`` raises ``LinAlgError`` then.  A complex ``A`` is complex symmetric
+    (``A^T = A``, LAPACK's ``zsytrf``; ``hermitian=True``, ``zhetrf``, is not supported); for a
+    real one ``hermitian`` changes nothing.  Differentiable in ``A`` where ``D`` is non-singular."""
     a = as_tensor(A)
-    _square_real("ldl_factor_ex", a)
+    _check_matrices("ldl_factor_ex", a, hermitian)
     n = a.shape[-1]
     packed = apply(_ldl.LdlFactor(), a)
     xp = packed.device.xp
     host = host_numpy.asarray(xp.to_host(packed._data))
-    pivots = host[..., n + 2, :].astype(host_numpy.int32)
+    pivots = host[..., n + 2, :].real.astype(host_numpy.int32)
     (rows,) = _per_matrix(pivots, lambda p: (_ldl.swapped_rows(p, to_lapack=True),))
     ld = mf.take_along_axis(packed[..., :n, :], _constant(rows, packed), axis=-2)
     info = _info(pivots, host_numpy.diagonal(host[..., :n, :], axis1=-2, axis2=-1))
@@ -133,10 +134,10 @@ def _check_pivots(pivots: Any) -> None:
 def ldl_solve(LD: Any, pivots: Any, B: Any, *, hermitian: bool = False) -> Tensor:  # noqa: N803
     """``X`` with ``A X = B`` from :func:`ldl_factor`'s ``(LD, pivots)``: ``A = P L D L^T P^T``, so
     ``X = P L^-T D^-1 L^-1 P^T B`` (two unit triangular solves and a block-diagonal one), each
-    differentiable in ``LD`` and ``B``.  ``B`` is ``(*, n, k)``; batch axes broadcast.
-    ``hermitian`` is accepted (real matrices only)."""
+    differentiable in ``LD`` and ``B``.  ``B`` is ``(*, n, k)``; batch axes broadcast.  As in
+    :func:`ldl_factor_ex`, a complex ``LD`` is complex symmetric (``hermitian=False``)."""
     ld = as_tensor(LD)
-    _square_real("ldl_solve", ld, "LD")
+    _check_matrices("ldl_solve", ld, hermitian, "LD")
     b = as_tensor(B, ld)
     piv = host_numpy.asarray(as_tensor(pivots).device.xp.to_host(as_tensor(pivots)._data))
     n = ld.shape[-1]
@@ -153,9 +154,8 @@ def ldl_solve(LD: Any, pivots: Any, B: Any, *, hermitian: bool = False) -> Tenso
     d = packed * _mask(eye + block, ld) + mf.swapaxes(packed * _mask(block, ld), -1, -2)
     batch = host_numpy.broadcast_shapes(ld.shape[:-2], b.shape[:-2])
     low, d = mf.broadcast_to(low, batch + (n, n)), mf.broadcast_to(d, batch + (n, n))
-    y = _la.solve_triangular(low, _take_rows(mf.broadcast_to(b, batch + b.shape[-2:]), perm), lower=True,
-                             unit_diagonal=True)  # L^-1 P^T B
-    y = _la.solve_triangular(low, _la.solve(d, y), trans=1, lower=True, unit_diagonal=True)
+    y = _la.solve(low, _take_rows(mf.broadcast_to(b, batch + b.shape[-2:]), perm))  # L^-1 P^T B (L is unit lower)
+    y = _la.solve(mf.swapaxes(low, -1, -2), _la.solve(d, y))  # L^-T D^-1 ... (a transpose, not conjugate)
     return _take_rows(y, host_numpy.argsort(perm, axis=-1))
 
 

@@ -7,7 +7,9 @@ block, and ``P`` a permutation chosen column by column so that the multipliers s
 :func:`bunch_kaufman` is LAPACK's unblocked ``dsytf2`` (``uplo="L"``) transcribed into host
 NumPy, one matrix at a time: the pivot choice branches on each matrix's values, so the
 matrices of a batch take different paths (2x2 blocks start at different columns) and do not
-share one vectorized loop.  Each step's row updates are vectorized.
+share one vectorized loop.  Each step's row updates are vectorized.  A complex matrix is
+complex symmetric (``A^T = A``, ``zsytf2``): the same steps, with sizes compared as
+``|re| + |im|``; every step is holomorphic, so the derivative below holds as written.
 
 LAPACK stores ``L`` unpermuted: the row swap of step ``k`` is applied to the columns not yet
 factored only, ``L = P1 L1 P2 L2 ...``.  The op works with the *fully swapped* ``L``
@@ -42,10 +44,16 @@ from .base import Op
 ALPHA = (1.0 + math.sqrt(17.0)) / 8.0
 
 
+def _size(x: Any) -> Any:
+    """The magnitude the pivot search compares: ``|x|``, for a complex number LAPACK's cheap
+    ``cabs1 = |re| + |im|`` (``zsytf2``, ``izamax``)."""
+    return np.abs(x.real) + np.abs(x.imag) if np.iscomplexobj(x) else np.abs(x)
+
+
 def _idamax(x: Any) -> int:
-    """BLAS's ``idamax``: the first index of the largest ``|x_i|``; a NaN is never larger (the
+    """BLAS's ``idamax``: the first index of the largest size; a NaN is never larger (the
     reference BLAS compares with ``>``), so it wins only in the first place."""
-    v = np.abs(x)
+    v = _size(x)
     if v.size == 0 or np.isnan(v[0]):
         return 0
     return int(np.argmax(np.where(np.isnan(v), -1.0, v)))
@@ -55,23 +63,23 @@ def _choose_pivot(w: Any, k: int) -> tuple[int, int, bool]:
     """``(kstep, kp, zero)`` for step ``k``: a 1x1 (``kstep = 1``) or 2x2 block, the row ``kp``
     to swap in (0-based), and whether the column is exactly zero (or NaN): LAPACK's ``info``."""
     n = w.shape[0]
-    absakk = abs(w[k, k])
+    absakk = _size(w[k, k])
     imax, colmax = k, 0.0
     if k < n - 1:
         imax = k + 1 + _idamax(w[k + 1:, k])
-        colmax = abs(w[imax, k])
+        colmax = _size(w[imax, k])
     if max(absakk, colmax) == 0 or np.isnan(absakk):
         return 1, k, True
     if absakk >= ALPHA * colmax:
         return 1, k, False
     row = w[imax, k:imax]  # the largest off-diagonal entry in row (and column) imax
-    rowmax = abs(row[_idamax(row)])
+    rowmax = _size(row[_idamax(row)])
     if imax < n - 1:
         below = w[imax + 1:, imax]
-        rowmax = max(rowmax, abs(below[_idamax(below)]))
+        rowmax = max(rowmax, _size(below[_idamax(below)]))
     if absakk >= ALPHA * colmax * (colmax / rowmax):
         return 1, k, False
-    if abs(w[imax, imax]) >= ALPHA * rowmax:
+    if _size(w[imax, imax]) >= ALPHA * rowmax:
         return 1, imax, False
     return 2, imax, False
 
@@ -172,7 +180,7 @@ def _mT(xp: Any, a: Any) -> Any:
 
 def _permute(xp: Any, a: Any, order: Any) -> Any:
     """``a[..., order, :][..., :, order]`` with a batched ``order`` (as numbers)."""
-    idx = order.astype(xp.int64)
+    idx = xp.real(order).astype(xp.int64)
     rows = xp.take_along_axis(a, xp.broadcast_to(idx[..., :, None], a.shape), axis=-2)
     return xp.take_along_axis(rows, xp.broadcast_to(idx[..., None, :], a.shape), axis=-1)
 
@@ -222,7 +230,7 @@ class LdlFactor(Op):
         psi = unknown * _right_solve(xp, xp.matmul(_mT(xp, low), g * unknown), d) + g * stored
         z = xp.linalg.solve(_mT(xp, low), psi)  # L^-T psi
         z = _mT(xp, xp.linalg.solve(_mT(xp, low), _mT(xp, z)))  # ... L^-1
-        y = _permute(xp, z, xp.argsort(perm, axis=-1))  # back to A's order
+        y = _permute(xp, z, xp.argsort(xp.real(perm), axis=-1))  # back to A's order
         return xp.tril(y) + xp.tril(_mT(xp, y), -1)  # A's lower triangle stands for both
 
     def jvp(self, xp, tangents, out, a):

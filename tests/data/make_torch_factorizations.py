@@ -8,7 +8,8 @@ gradient ``ga`` of ``sum(L * cl) + sum(U * cu)`` for the cotangents ``cl``, ``cu
 
 LDL (``ldl.<name>.*``): the input ``a`` (only its lower triangle is read), PyTorch's ``LD``,
 ``pivots`` and ``info`` (``linalg.ldl_factor_ex``), a right-hand side ``b`` and
-``x = linalg.ldl_solve(LD, pivots, b)``.  PyTorch offers no derivative of either.
+``x = linalg.ldl_solve(LD, pivots, b)``; complex symmetric matrices with ``hermitian=False``.
+PyTorch offers no derivative of either.
 """
 
 from __future__ import annotations
@@ -69,13 +70,15 @@ def ldl_inputs(rng: np.random.Generator) -> dict[str, np.ndarray]:
         "upper_ignored": upper_noise,
         "nan_pivot": np.array([[np.nan, 0.0], [0.0, 1.0]]),  # info = 1, and the next column goes on
         "inf_pivot": np.array([[1.0, 0.0], [0.0, np.inf]]),
+        "complex_symmetric": _symmetric(rng, (2, 6, 6)) + 1j * _symmetric(rng, (2, 6, 6)),  # A^T = A (not A^H)
     }
 
 
 def ldl_cases(rng: np.random.Generator, out: dict[str, np.ndarray]) -> None:
     for name, a in ldl_inputs(rng).items():
         ld, piv, info = torch.linalg.ldl_factor_ex(torch.tensor(a))
-        b = rng.standard_normal(a.shape[:-1] + (2,))
+        b = rng.standard_normal(a.shape[:-1] + (2,)) + (1j * rng.standard_normal(a.shape[:-1] + (2,))
+                                                         if np.iscomplexobj(a) else 0)
         out[f"ldl.{name}.a"] = a
         out[f"ldl.{name}.LD"] = ld.numpy()
         out[f"ldl.{name}.pivots"] = piv.numpy()
