@@ -62,7 +62,7 @@ class BackwardPass:
     ``create_graph`` every gradient is a Tensor and backward runs on the
     differentiable namespace, so the pass is itself recorded.
 
-    :meth:`run` goes through :meth:`steps` to the end; a caller may instead call
+    :meth:`run` goes through the whole pass in one call; a caller may instead call
     :meth:`begin`, iterate :meth:`steps` (or call :meth:`step` while :attr:`heap`
     is not empty), then :meth:`close_segments`, and :meth:`end` (always:
     ``try``/``finally``), to watch the pass node by node.
@@ -70,7 +70,7 @@ class BackwardPass:
 
     __slots__ = ("retain_graph", "create_graph", "root_grads", "pending", "heap", "leaf_grads", "leaves",
                  "target_nodes", "target_leaves", "contributing", "found", "remaining", "summed", "handed",
-                 "ledger_on", "watching", "segments", "_grad_mode_before", "_stepper")
+                 "ledger_on", "watching", "segments", "_grad_mode_before")
 
     def __init__(self, roots: Sequence[Any], root_grads: Sequence[Any] | None = None, *,
                  retain_graph: bool = False, create_graph: bool = False,
@@ -107,15 +107,13 @@ class BackwardPass:
         self.ledger_on = _ledger.enabled
         self.watching = self.ledger_on or targets is not None  # see receive
         self.segments: dict[Any, None] = {}  # checkpoint segments met, in order
-        self._stepper: Iterator[Node] | None = None  # steps(), for step()
 
     # ------------------------------------------------------------------ driving
     def run(self) -> dict[int, Any]:
         """Go through every node; return ``{id(tensor): gradient}`` (see :meth:`results`)."""
         self.begin()
         try:
-            for _ in self.steps():
-                pass
+            self._advance(one=False)
             self.close_segments()
         finally:
             self.end()
@@ -143,15 +141,24 @@ class BackwardPass:
             _ledger.set_phase("idle")
 
     def steps(self) -> Iterator[Node]:
-        """Run the pass one node at a time, yielding each node when its step is done: send its gradient
-        through its op, accumulate what each input gets, release, go on.  The common case of each is
-        inline (a call per node costs several percent of a small op), the rest in the named steps below."""
+        """Run the pass one node at a time, yielding each node when its step is done."""
+        while self.heap:
+            yield self._advance(one=True)
+
+    def step(self) -> Node:
+        """One step of :meth:`steps` (after :meth:`begin`): the next node, backpropagated."""
+        return self._advance(one=True)
+
+    def _advance(self, one: bool) -> Any:
+        """The pass: send each node's gradient through its op, accumulate what each input gets, release,
+        go on -- to the end, or (``one``) for one node, returned.  The common case of each is inline (a
+        call -- or a generator's yield, 1.8% of per_op -- per node costs percents), the rest below."""
         heap, pending, create_graph, watching = self.heap, self.pending, self.create_graph, self.watching
+        plain_release = not watching and not self.retain_graph
         inline = not create_graph and tape._anomaly is None and type(self).call_backward is BackwardPass.call_backward
         while heap:
             node = heappop(heap)[1]
-            # -- send the gradient through the op
-            g = pending.pop(node)
+            g = pending.pop(node)  # -- send the gradient through the op
             if g is not None and (watching or node.hooks):
                 g = self.receive(node, g)  # hooks, the ledger, mg.grad's targets
             if g is None:  # reached, but no gradient: its inputs are still visited (and freed)
@@ -168,8 +175,7 @@ class BackwardPass:
                 except (TypeError, AttributeError) as exc:  # a broken op contract, explained
                     _explain(op, exc, "backward", node.xp, node.saved)
                     raise
-                if type(grads) is not tuple:
-                    grads = (grads,)
+                grads = grads if type(grads) is tuple else (grads,)
             else:
                 grads = self.call_backward(node, g)
             # -- accumulate what each input gets
@@ -197,17 +203,12 @@ class BackwardPass:
                     _ledger.hold(_grad_arrays((pending[edge],), create_graph), "grad")
                     _ledger.release(_grad_arrays((prev,), create_graph))
             # -- release what the node saved, go on
-            if node.segment is None and not watching and not self.retain_graph:
+            if node.segment is None and plain_release:
                 node.saved = FREED  # the common case of release()
             else:
                 self.release(node)
-            yield node
-
-    def step(self) -> Node:
-        """One step of :meth:`steps` (after :meth:`begin`): the next node, backpropagated."""
-        if self._stepper is None:
-            self._stepper = self.steps()
-        return next(self._stepper)
+            if one:
+                return node
 
     # --------------------------------------------------------------- the steps
     def prune(self, roots: Sequence[Any], targets: Sequence[Any]) -> None:
