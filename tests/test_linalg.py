@@ -278,3 +278,18 @@ def test_linalg_runs_on_the_strict_device():
             outs.append((r.numpy(), g.numpy()))
         np.testing.assert_allclose(outs[0][0], outs[1][0], rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(outs[0][1], outs[1][1], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_one_eigenvector_of_a_repeated_eigenvalue_has_no_gradient_nan_not_a_finite_number(dtype):
+    # v[:, 0] of eigenvalue 1 (twice): any rotation of the eigenspace's basis is as good, and
+    # this loss changes under it -- no derivative exists; the eigenspace's own losses keep theirs
+    a = mg.tensor(_spectral([1.0, 1.0, 3.0, 5.0]).astype(dtype), requires_grad=True)
+    (g,) = mg.grad((L.eigh(a)[1][:, 0] ** 3).sum(), [a])
+    assert np.isnan(g.numpy()).any()
+    (g,) = mg.grad((L.eigh(a)[1][:, 3] ** 3).sum(), [a])  # the simple eigenvalue's vector: defined
+    assert np.isfinite(g.numpy()).all()
+    c = mg.tensor(RNG.standard_normal((4, 4)).astype(dtype))
+    v = L.eigh(a)[1][:, :2]
+    (g,) = mg.grad(((v @ v.T) * c).sum(), [a])  # the projector onto the whole eigenspace: defined
+    assert np.isfinite(g.numpy()).all()

@@ -124,7 +124,14 @@ def _undetermined_pairs(xp: Any, values: Any, m: Any, gw: Any = None) -> Any:
     if gw is None:
         return pairs
     eigenvalue_used = xp.any(xp.logical_and(tiny, (gw != 0)[..., None, :]), axis=-1)
-    return xp.logical_and(pairs, eigenvalue_used[..., :, None])
+    # A loss that depends on which basis of the eigenspace was chosen (one eigenvector of a
+    # repeated eigenvalue) has no gradient there: it changes under a rotation of the basis,
+    # whose generator is skew, so m's skew part within the eigenspace is not 0 (it is, to
+    # rounding, for every loss of the eigenspace alone)
+    skew = xp.abs(m - _mH(xp, m))
+    scale = xp.max(xp.abs(m), axis=(-2, -1), keepdims=True) if n else 0
+    basis_dependent = skew > (1e3 * _EPS[skew.dtype.itemsize]) * scale
+    return xp.logical_and(pairs, xp.logical_or(eigenvalue_used[..., :, None], basis_dependent))
 
 
 def _positive_largest(xp: Any, v: Any) -> Any:
@@ -350,7 +357,8 @@ class Eigh(Op):
     eigenvector cotangents do (a projector onto the whole eigenspace) -- and NaN
     where both do and the eigenvector cotangent couples the equal pair, as in a
     matrix function ``V f(W) V^H``: there the gradient is not a function of the
-    cotangents (see :func:`_undetermined_pairs`).  Forward mode: the eigenvector
+    cotangents -- and NaN where the loss depends on the basis chosen within the
+    eigenspace (one eigenvector of a repeated eigenvalue: see :func:`_undetermined_pairs`).  Forward mode: the eigenvector
     tangent is NaN where the tangent couples an equal pair (the eigenvectors have
     no derivative there); the eigenvalue tangents are the diagonal of ``V^H dA V``.
     """
