@@ -358,9 +358,9 @@ class Eigh(Op):
     where both do and the eigenvector cotangent couples the equal pair, as in a
     matrix function ``V f(W) V^H``: there the gradient is not a function of the
     cotangents -- and NaN where the loss depends on the basis chosen within the
-    eigenspace (one eigenvector of a repeated eigenvalue: see :func:`_undetermined_pairs`).  Forward mode: the eigenvector
-    tangent is NaN where the tangent couples an equal pair (the eigenvectors have
-    no derivative there); the eigenvalue tangents are the diagonal of ``V^H dA V``.
+    eigenspace (one eigenvector of a repeated eigenvalue: see :func:`_undetermined_pairs`).
+    Forward mode: the eigenvector tangent is NaN where the tangent couples an equal pair
+    (the eigenvectors have no derivative there); the eigenvalue tangents are the diagonal of ``V^H dA V``.
     """
 
     save_inputs = False
