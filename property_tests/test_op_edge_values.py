@@ -32,6 +32,7 @@ from minigrad_ckpt.ops.elementwise import BinaryElementwise, UnaryElementwise
 from minigrad_ckpt.tape import apply
 
 from .op_db import op_db
+from .test_op_battery_strict import run_on
 
 OPS = sorted(n for n, c in registry.items() if c.__module__.startswith("minigrad_ckpt.") and n in op_db)
 
@@ -194,3 +195,34 @@ def test_every_convention_is_still_one(name):
 
     search()
     assert seen, f"{name} is listed in CONVENTIONS but equals the reference at every edge value drawn: remove it"
+
+
+@pytest.mark.parametrize("device", ["strict", "strict-f32"])
+@pytest.mark.parametrize("name", OPS)
+@settings(max_examples=10)
+@given(data=st.data())
+def test_forward_at_edge_values_on_the_strict_device_equals_the_cpu(device, name, data):
+    """The same edge values on the strict stand-in devices (a GPU's rules: no host mixing, and on
+    ``strict-f32`` no float64 at all): the forward is bit for bit the CPU's."""
+    spec = op_db[name]
+    dtype = "float32" if device == "strict-f32" else "float64"
+    if dtype not in spec.forward_dtypes:
+        pytest.skip(f"{name} is not checked in {dtype}")
+    sample = data.draw(spec.samples(dtype, grad=False, max_size=12), label="sample")
+    inputs = [_with_edges(data, v, f"input {i}") if isinstance(v, np.ndarray) else v
+              for i, v in enumerate(sample.inputs)]
+    note(f"{sample.op!r} on {inputs!r}")
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            want, _ = run_on("cpu", sample, [v.copy() if isinstance(v, np.ndarray) else v for v in inputs], None)
+        except (ValueError, np.linalg.LinAlgError, FloatingPointError, OverflowError):
+            return  # refused on the CPU: the strict device's refusal is checked by the battery
+        if device == "strict-f32" and want.dtype in (np.float64, np.complex128):
+            return  # forbidden there (the battery checks the refusal)
+        got, _ = run_on(device, sample, [v.copy() if isinstance(v, np.ndarray) else v for v in inputs], None)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if got.dtype.kind == "c":  # see test_op_battery_strict._assert_same
+        np.testing.assert_allclose(got, want, rtol=4 * np.finfo(got.dtype).eps, atol=0)
+    else:
+        np.testing.assert_array_equal(got, want)
