@@ -153,5 +153,5 @@ class LogSoftmax(Op):
             return x.copy()
         x64 = x.astype(np.float64)
         m = np.max(x64, axis=self.axis, keepdims=True)
-        lse = np.log(np.sum(np.exp(x64 - m), axis=self.axis, keepdims=True)) + m
-        return (x64 - lse).astype(x.dtype)
+        # (x - m) - log(sum): adding m to the log-sum first rounds it away near the float's max
+        return ((x64 - m) - np.log(np.sum(np.exp(x64 - m), axis=self.axis, keepdims=True))).astype(x.dtype)
