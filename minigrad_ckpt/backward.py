@@ -150,9 +150,8 @@ class BackwardPass:
         return self._advance(one=True)
 
     def _advance(self, one: bool) -> Any:
-        """The pass: send each node's gradient through its op, accumulate what each input gets, release,
-        go on -- to the end, or (``one``) for one node, returned.  The common case of each is inline (a
-        call -- or a generator's yield, 1.8% of per_op -- per node costs percents), the rest below."""
+        """The pass: send each node's gradient through its op, accumulate what each input gets, release, go
+        on -- to the end, or (``one``) for one node, returned.  Common cases inline (a call per node costs %)."""
         heap, pending, create_graph, watching = self.heap, self.pending, self.create_graph, self.watching
         plain_release = not watching and not self.retain_graph
         inline = not create_graph and tape._anomaly is None and type(self).call_backward is BackwardPass.call_backward
@@ -163,15 +162,16 @@ class BackwardPass:
                 g = self.receive(node, g)  # hooks, the ledger, mg.grad's targets
             if g is None:  # reached, but no gradient: its inputs are still visited (and freed)
                 grads = (None,) * len(node.inputs)
-            elif (inline and type(node.saved) is tuple and not (op := node.op).contract_checks_left
+            elif (inline and type(saved := node.saved) is tuple and not (op := node.op).contract_checks_left
                   and not op.uses_needs_input_grad and ((dt := node.dtype) is _FLOAT64 or dt is _FLOAT32)
-                  and g.__class__ is node.xp.array_type):
-                # call_backward's common case: real values still saved, no needs_input_grad nor contract check
+                  and g.__class__ is node.xp.array_type):  # call_backward's case of real values still saved
                 for box in node.versions:
                     if box[0] > node.seq:
                         raise _version_error(node)
-                try:
-                    grads = op.backward(node.xp, g, *node.saved)
+                try:  # (out, x) and (out, x, y) called directly: a star-call is slow (see tape.apply)
+                    xp, n = node.xp, len(saved)
+                    grads = (op.backward(xp, g, saved[0], saved[1]) if n == 2 else op.backward(xp, g, *saved)
+                             if n != 3 else op.backward(xp, g, saved[0], saved[1], saved[2]))
                 except (TypeError, AttributeError) as exc:  # a broken op contract, explained
                     _explain(op, exc, "backward", node.xp, node.saved)
                     raise
