@@ -3,7 +3,8 @@
 On a shared 2-core VM the wall-clock medians of ``python -m benchmarks`` can
 drift by 1.5x between runs; the *ratios* of interleaved engines hold, but a
 5% improvement of our own code drowns.  Instruction counts are exact and
-repeatable (to about 0.5%), so every optimisation in docs/performance.md was
+repeatable (to a few hundred per step with the hash seed fixed, as here; a random one moves them ±0.8%
+through dict and set layouts), so every optimisation in docs/performance.md was
 judged by them first and by the interleaved timings second::
 
     python benchmarks/instructions.py                    # the quick set: per_op, mlp, regression, moons
@@ -59,7 +60,8 @@ def _child(workload: str, engine: str, n: int) -> None:
 
 
 def _count(workload: str, engine: str, n: int) -> int | None:
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    # a fixed hash seed: string hashes order dicts and sets, and a random one moves the count ±0.8%
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONHASHSEED="0")
     cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
            sys.executable, str(_HERE), "--child", workload, engine, str(n)]
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)
