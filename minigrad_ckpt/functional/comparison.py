@@ -12,6 +12,8 @@ from ..ops import comparison as _cmp
 from ..tape import apply
 from ..tensor import Tensor
 from .arguments import binary, ordered_binary
+from .elementwise import abs as _abs
+from .elementwise import divide, where
 
 __all__ = [
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
@@ -77,7 +79,15 @@ def logical_not(x: Any) -> Any:
 
 
 def sign(x: Any) -> Tensor:
-    """-1, 0 or 1 (not differentiable: the result does not require grad)."""
+    """-1, 0 or 1 (not differentiable: the result does not require grad).
+
+    For a complex ``z`` it is ``z / |z|`` (0 at 0), NumPy's and PyTorch's ``sgn``: the point
+    on the unit circle, which moves with ``z``, so it is differentiable (as a composition;
+    its gradient is 0 at 0, where the denominator is kept away from 0 for backward)."""
+    if isinstance(x, Tensor) and x.dtype.kind == "c":
+        size = _abs(x)
+        zero = equal(size, 0)
+        return where(zero, 0, divide(x, where(zero, 1, size)))
     return apply(_SIGN, x)
 
 

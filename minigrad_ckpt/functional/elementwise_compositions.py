@@ -17,6 +17,7 @@ from typing import Any
 from ..backend import host_numpy
 from ..ops import elementwise as _ew
 from ..tensor import Tensor
+from . import complex_numbers as cx
 from . import math as mf
 from . import special
 from .arguments import as_tensor, binary, operand
@@ -58,11 +59,13 @@ def frac(x: Any) -> Tensor:
 def lerp(input: Any, end: Any, weight: Any) -> Tensor:  # noqa: A002
     """``input + weight * (end - input)``, computed from the nearer end (``end - (end - input)
     * (1 - weight)`` for ``weight >= 0.5``) so that ``weight = 1`` gives ``end`` exactly, as
-    ``torch.lerp``; differentiable in all three."""
+    ``torch.lerp``; differentiable in all three.  A complex weight picks the end by ``|weight|``,
+    as PyTorch's."""
     start = as_tensor(input)
     diff = operand(end, start) - start
     w = operand(weight, start)
-    return mf.where(w >= 0.5, operand(end, start) - diff * (1 - w), start + diff * w)
+    near_end = (mf.abs(w) if isinstance(w, Tensor) and w.dtype.kind == "c" else w) >= 0.5
+    return mf.where(near_end, operand(end, start) - diff * (1 - w), start + diff * w)
 
 
 def deg2rad(x: Any) -> Tensor:
@@ -78,7 +81,7 @@ def rad2deg(x: Any) -> Tensor:
 def ldexp(x: Any, other: Any) -> Tensor:
     """``x * 2 ** other`` (NumPy's and PyTorch's ``ldexp``), differentiable in both."""
     x = as_tensor(x)
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fc":
         x = mf.astype(x, "float32" if x.dtype.itemsize <= 2 else "float64")
     e = operand(other, x)
     if isinstance(e, Tensor) and e.dtype.kind in "iub":
@@ -140,7 +143,7 @@ def nan_to_num(x: Any, nan: float = 0.0, posinf: float | None = None, neginf: fl
     if x.dtype.kind not in "fc":
         return mf.clone(x)
     if x.dtype.kind == "c":
-        return mf.complex(nan_to_num(mf.real(x), nan, posinf, neginf), nan_to_num(mf.imag(x), nan, posinf, neginf))
+        return cx.complex(nan_to_num(cx.real(x), nan, posinf, neginf), nan_to_num(cx.imag(x), nan, posinf, neginf))
     info = host_numpy.finfo(x.dtype)
     hi = float(info.max) if posinf is None else posinf
     lo = float(info.min) if neginf is None else neginf

@@ -21,6 +21,8 @@ case calls one function ``f`` on inputs drawn from a fixed NumPy seed
                          ``<vjp(cot), dir>`` (the real inner product) with
                          respect to each input
 ``<case>|ggcot``         ... and with respect to the cotangent
+``<case>|out32``         ``f(inputs)`` with the inputs in single precision (complex64,
+                         float32): the complex64 forward pass
 ``__meta__``             JSON: for each case the function (``"fft.rfft"``), its
                          keyword arguments in NumPy's spelling and the inputs
 
@@ -32,6 +34,7 @@ collects it.
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import sys
 from pathlib import Path
@@ -41,6 +44,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
 import complex_linalg_cases  # noqa: E402
+import complex_op_cases  # noqa: E402
 
 OUT = Path(__file__).with_name("torch_complex_reference.npz")
 rng = np.random.default_rng(20261201)
@@ -65,6 +69,8 @@ def like(a: np.ndarray) -> np.ndarray:
 def torch_function(name: str):
     if name.startswith("cases."):  # a composition in complex_linalg_cases.py
         return functools.partial(getattr(complex_linalg_cases, name.removeprefix("cases.")), torch)
+    if name.startswith("ops."):  # a function of complex_op_cases.py
+        return functools.partial(getattr(complex_op_cases, name.removeprefix("ops.")), torch)
     obj = torch
     for part in name.split("."):
         obj = getattr(obj, part)
@@ -78,6 +84,11 @@ def inner(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 def host(t: torch.Tensor) -> np.ndarray:
     return t.detach().resolve_conj().resolve_neg().numpy().copy()
+
+
+def single(a: np.ndarray) -> np.ndarray:
+    """``a`` in single precision: complex64 for complex128, float32 for float64, other dtypes kept."""
+    return a.astype({"c": np.complex64, "f": np.float32}.get(a.dtype.kind, a.dtype))
 
 
 def case(name: str, fn: str, inputs: dict[str, np.ndarray], mg_fn: str | None = None, prefix: tuple = (),
@@ -109,6 +120,8 @@ def case(name: str, fn: str, inputs: dict[str, np.ndarray], mg_fn: str | None = 
         primals = tuple(x.to(torch.complex128) for x in primals)
         directions = tuple(t.to(torch.complex128) for t in directions)
     _, jvp = torch.func.jvp(lambda *a: f(*a, **tkw), primals, directions)
+    out32 = f(*(torch.from_numpy(single(inputs[n])) for n in names), **tkw)
+    ARRAYS[f"{name}|out32"] = host(out32)
     for n in names:
         ARRAYS[f"{name}|{n}"] = inputs[n]
     ARRAYS[f"{name}|out"] = host(out)
@@ -254,11 +267,74 @@ def more_complex_cases() -> None:
     case("cx_kron", "kron", {"x": c[:2, :2], "y": d[:2, :3]})
 
 
+def op_cases() -> None:
+    """The shape, indexing, writing, reduction, product and elementwise functions of
+    complex_op_cases.py (one case each; ``y``/``v``/``w`` complex unless named ``real``)."""
+    c, d = draw((3, 4), "c"), draw((3, 4), "c")
+    c3, d3 = draw((2, 3, 4), "c"), draw((4, 2), "c")
+    sq, col, vec = draw((3, 3), "c"), draw((3, 1), "c"), draw((4,), "c")
+    away = c + 2.0 * np.sign(c.real)  # away from 0 and the negative real axis
+    holes = c.copy()
+    holes[1, 2] = complex(np.nan, 1.0)
+    nonfinite = c.copy()
+    nonfinite[0, 1], nonfinite[2, 3], nonfinite[1, 0] = complex(np.nan, 2.0), complex(1.0, np.inf), -np.inf
+    one = {"x": c}
+    two = {"x": c, "y": d}
+    written = {"x": c, "v": d}
+    special = {
+        "permute": {"x": c3}, "squeeze": {"x": draw((3, 1, 4), "c")}, "flatten": {"x": c3},
+        "unflatten": {"x": c}, "movedim": {"x": c3}, "swapaxes": {"x": c3}, "expand": {"x": col},
+        "broadcast_to": one, "dstack": two, "atleast_3d": {"x": vec},
+        "diagonal": one, "diag_of_vector": {"x": vec}, "diag_embed": {"x": c}, "diagflat": {"x": vec},
+        "trace": {"x": sq}, "block_diag": {"x": sq, "y": d},
+        "prod_dim": {"x": away}, "cumprod_dim0": {"x": away}, "logsumexp": {"x": c * 0.5},
+        "matmul_batched": {"x": c3, "y": d3}, "matmul_vector": {"x": c, "y": d3.T.copy()},
+        "einsum_trace": {"x": sq, "y": draw((3, 3), "c")}, "einsum_batched": {"x": c3, "y": d3},
+        "tensordot_int": {"x": c3, "y": d3}, "multi_dot": {"x": sq, "y": draw((3, 3), "c")},
+        "matrix_power": {"x": sq * 0.5}, "matrix_power_negative": {"x": sq + 3 * np.eye(3)},
+        "cov": {"x": draw((3, 5), "c")}, "corrcoef": {"x": draw((3, 5), "c")},
+        "where_real_operand": {"x": c, "y": draw((3, 4), "r")},
+        "rsqrt": {"x": away}, "sign": {"x": away}, "power_float": {"x": away}, "divide_scalar": {"x": away},
+        "abs_method": {"x": away}, "polar_of_parts": {"x": away},
+        "lerp_tensor": {"x": c, "y": d, "w": draw((3, 4), "c") * 0.5},
+        "rpow": {"x": c * 0.5}, "rpow_complex_base": {"x": c * 0.5},
+        "nansum": {"x": holes}, "nanmean": {"x": holes}, "nan_to_num": {"x": nonfinite},
+    }
+    for fn in [
+        "reshape", "view_method", "transpose", "permute", "matrix_transpose", "squeeze", "unsqueeze", "flatten",
+        "ravel", "unflatten", "movedim", "swapaxes", "cat", "stack", "hstack", "vstack", "dstack",
+        "column_stack", "split_sizes", "split_even", "chunk", "unbind", "tensor_split", "flip", "roll",
+        "roll_flat", "rot90", "broadcast_to", "expand", "tile", "repeat_method", "repeat_interleave", "pad",
+        "narrow", "atleast_3d", "tril", "triu", "diagonal", "diag_of_matrix", "diag_of_vector", "diag_embed",
+        "diagflat", "trace", "block_diag", "clone",
+        "getitem_slices", "getitem_int", "getitem_negative", "getitem_int_array", "getitem_two_arrays",
+        "getitem_mask", "getitem_none_ellipsis", "gather", "take_along_axis", "index_select", "take",
+        "masked_select", "where", "where_real_operand", "masked_fill", "index_fill",
+        "setitem_slice", "setitem_mask", "setitem_int_array", "setitem_then_read",
+        "scatter", "scatter_add", "index_add", "index_copy", "index_put", "index_put_accumulate",
+        "masked_scatter", "put", "select_scatter", "setitem_row", "slice_scatter", "diagonal_scatter",
+        "sum_keepdim", "mean_dim", "prod_dim", "cumsum_dim0", "cumprod_dim0", "var_dim", "std_biased",
+        "var_mean", "std_mean", "nansum", "nanmean", "logsumexp", "vector_norm_2", "vector_norm_1",
+        "vector_norm_inf", "matrix_norm_fro", "matrix_norm_nuc", "diff", "trapezoid", "cumulative_trapezoid",
+        "cov", "corrcoef",
+        "matmul_batched", "matmul_vector", "einsum_trace", "einsum_batched", "einsum_outer_sum",
+        "tensordot_int", "dot", "inner", "vecdot", "multi_dot", "cross", "matrix_power",
+        "matrix_power_negative",
+        "rsqrt", "sign", "deg2rad", "rad2deg", "lerp_scalar", "lerp_tensor", "ldexp", "nan_to_num", "power_int",
+        "power_float", "rpow", "rpow_complex_base", "divide_scalar", "abs_method", "conj_method",
+        "real_imag_attrs", "complex_from_parts", "polar_of_parts",
+    ]:
+        params = list(inspect.signature(getattr(complex_op_cases, fn)).parameters)[1:]
+        default = {("x",): one, ("x", "y"): two, ("x", "v"): written}[tuple(params)] if fn not in special else None
+        case(f"op_{fn}", f"ops.{fn}", special.get(fn, default))
+
+
 def main() -> None:
     fft_cases()
     complex_cases()
     linalg_cases()
     more_complex_cases()
+    op_cases()
     meta = np.frombuffer(json.dumps(META).encode(), dtype=np.uint8)
     np.savez_compressed(OUT, __meta__=meta, **ARRAYS)
     print(f"wrote {OUT} ({len(META)} cases, {OUT.stat().st_size} bytes)")
