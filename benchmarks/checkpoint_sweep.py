@@ -3,6 +3,7 @@
     python benchmarks/checkpoint_sweep.py            # the three workloads below
     python benchmarks/checkpoint_sweep.py --quick    # smaller, for a smoke run
     python benchmarks/checkpoint_sweep.py --json out.json
+    python benchmarks/checkpoint_sweep.py --clock wall   # wall-clock instead of CPU time
 
 * a 6-block causal transformer, d=128, T=128 (each block split into its
   attention and its MLP half: 12 layers for the planner);
@@ -14,7 +15,18 @@
 
 For each: the ledger's peak of activation bytes, the planner's prediction,
 memory relative to no checkpointing, and the median training-step time
-relative to no checkpointing (interleaved samples, order rotated).
+relative to no checkpointing (interleaved samples, order rotated).  Times are
+the process's CPU time by default (``--clock cpu``): on a machine other
+processes share, wall-clock time also counts the moments the step waited for
+a core, which no policy caused.  Run it with ``OMP_NUM_THREADS=1`` so that
+NumPy's matrix products use one thread (CPU time then is the step's work).
+
+Where torch is installed (and not ``--quick``), the same transformer written
+in torch -- the same ops: three projections, masked softmax attention, tanh
+GELU -- runs side by side without checkpointing and with
+``torch.utils.checkpoint`` around each block (PyTorch's usual use), its peak
+counted as the ledger counts: the bytes of the tensors autograd saved
+(parameters excluded, each storage once), through saved-tensor hooks.
 """
 
 from __future__ import annotations
@@ -89,6 +101,10 @@ def tanh_chain(depth: int, width: int) -> list:
     return [nn.Sequential(nn.Linear(width, width), nn.Tanh()) for _ in range(depth)]
 
 
+_CLOCKS = {"cpu": time.process_time, "wall": time.perf_counter}
+clock = time.process_time  # set by main(--clock)
+
+
 def measure(layers: list, x: mg.Tensor, plan: ck.Plan) -> tuple[int, object]:
     params = [p for layer in layers for p in layer.parameters()]
 
@@ -111,10 +127,9 @@ def sweep(name: str, layers: list, x: mg.Tensor, fractions: list[float], samples
     plans = [("none", base_plan, 0.0)]
     for frac in fractions:
         budget = max(int(base_peak * frac), smallest)
-        t0 = time.perf_counter()
+        t0 = clock()
         plan = ck.plan_for_budget(profile, budget)
-        plans.append((f"optimal {frac:.0%}" if budget > smallest else "optimal min", plan,
-                      time.perf_counter() - t0))
+        plans.append((f"optimal {frac:.0%}" if budget > smallest else "optimal min", plan, clock() - t0))
     rows, steps = [], {}
     for label, plan, planning in plans:
         peak, step = measure(layers, x, plan)
@@ -132,9 +147,9 @@ def _time(rows: list[dict], steps: dict, samples: int) -> None:
     for i in range(samples):  # interleaved rounds, rotating order (drift hits every policy alike)
         for r in rows[i % len(rows):] + rows[:i % len(rows)]:
             gc.collect()
-            t0 = time.perf_counter()
+            t0 = clock()
             steps[r["policy"]]()
-            r["times"].append(time.perf_counter() - t0)
+            r["times"].append(clock() - t0)
     base_t = statistics.median(rows[0]["times"])
     base_m = rows[0]["measured_peak"]
     for r in rows:
@@ -143,12 +158,125 @@ def _time(rows: list[dict], steps: dict, samples: int) -> None:
         r["memory_ratio"] = r["measured_peak"] / base_m
 
 
+# ---------------------------------------------------------------- torch, side by side
+class _SavedBytes:
+    """Saved-tensor hooks that count what autograd holds, as the ledger does: the bytes
+    of every storage some saved tensor lives in, each once, parameters excluded."""
+
+    def __init__(self, param_storages: set[int]) -> None:
+        self.params = param_storages
+        self.live: dict[int, list[int]] = {}  # storage pointer -> [bytes, holders]
+        self.bytes = self.peak = 0
+
+    def pack(self, t):
+        storage = t.untyped_storage()
+        key = storage.data_ptr()
+        if key in self.params:
+            return t
+        entry = self.live.setdefault(key, [storage.nbytes(), 0])
+        if entry[1] == 0:
+            self.bytes += entry[0]
+            self.peak = max(self.peak, self.bytes)
+        entry[1] += 1
+        return _Held(self, key, t)
+
+    @staticmethod
+    def unpack(held):
+        return held.t if isinstance(held, _Held) else held
+
+    def release(self, key: int) -> None:
+        entry = self.live[key]
+        entry[1] -= 1
+        if entry[1] == 0:
+            self.bytes -= entry[0]
+            del self.live[key]
+
+
+class _Held:
+    """A saved tensor, counted until autograd lets it go (its backward ran)."""
+
+    __slots__ = ("owner", "key", "t")
+
+    def __init__(self, owner: _SavedBytes, key: int, t) -> None:
+        self.owner, self.key, self.t = owner, key, t
+
+    def __del__(self) -> None:
+        self.owner.release(self.key)
+
+
+def torch_transformer(torch, n_blocks: int, d_model: int, heads: int) -> list:
+    """The sweep's transformer in torch, op for op: pre-norm blocks, three projections,
+    causal softmax attention written out (not a fused kernel), tanh GELU MLP."""
+    torch.manual_seed(0)
+    tnn = torch.nn
+
+    class Block(tnn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.ln1, self.ln2 = tnn.LayerNorm(d_model), tnn.LayerNorm(d_model)
+            self.q, self.k, self.v, self.o = (tnn.Linear(d_model, d_model) for _ in range(4))
+            self.fc1, self.fc2 = tnn.Linear(d_model, 4 * d_model), tnn.Linear(4 * d_model, d_model)
+
+        def forward(self, x):
+            b, t, _ = x.shape
+            h = self.ln1(x)
+
+            def heads_of(z):
+                return z.view(b, t, heads, d_model // heads).transpose(1, 2)
+
+            q, k, v = heads_of(self.q(h)), heads_of(self.k(h)), heads_of(self.v(h))
+            scores = (q @ k.transpose(-2, -1)) * (d_model // heads) ** -0.5
+            causal = torch.ones(t, t, dtype=torch.bool).triu(1)
+            att = scores.masked_fill(causal, float("-inf")).softmax(-1) @ v
+            x = x + self.o(att.transpose(1, 2).reshape(b, t, d_model))
+            return x + self.fc2(torch.nn.functional.gelu(self.fc1(self.ln2(x)), approximate="tanh"))
+
+    return [Block() for _ in range(n_blocks)]
+
+
+def torch_sweep(name: str, blocks: int, d: int, heads: int, t: int, batch: int, samples: int) -> list[dict]:
+    """The transformer in torch, without checkpointing and with ``torch.utils.checkpoint``
+    around each block; [] where torch is not installed."""
+    try:
+        import torch
+        from torch.utils.checkpoint import checkpoint
+    except ImportError:
+        return []
+    torch.set_num_threads(1)
+    model = torch_transformer(torch, blocks, d, heads)
+    params = [p for b in model for p in b.parameters()]
+    storages = {p.untyped_storage().data_ptr() for p in params}
+    # the reentrant checkpoint (whose replay the hooks see) needs an input that requires grad
+    x = torch.randn(batch, t, d, requires_grad=True)
+
+    def run(ckpt: bool) -> None:
+        for p in [x, *params]:
+            p.grad = None
+        h = x
+        for b in model:
+            h = checkpoint(b, h, use_reentrant=True) if ckpt else b(h)
+        h.sum().backward()
+
+    rows, steps = [], {}
+    for label, ckpt in (("none", False), ("checkpoint", True)):
+        counter = _SavedBytes(storages)
+        with torch.autograd.graph.saved_tensors_hooks(counter.pack, counter.unpack):
+            run(ckpt)  # the hooks also see the reentrant checkpoint's replay in backward
+        rows.append({"model": name, "policy": label, "plan_depth": int(ckpt), "measured_peak": counter.peak,
+                     "predicted_peak": None, "planning_s": 0.0, "recomputed_layers": blocks if ckpt else 0,
+                     "times": []})
+        steps[label] = (lambda ckpt=ckpt: run(ckpt))
+    _time(rows, steps, samples)
+    return rows
+
+
 def print_table(rows: list[dict]) -> None:
     print(f"{'model':<30} {'policy':<12} {'depth':>5} {'measured peak':>14} {'predicted':>12} {'mem vs none':>11} "
           f"{'step ms':>9} {'time vs none':>12} {'recomputed':>10} {'plan s':>7}")
     for r in rows:
+        predicted = "-" if r["predicted_peak"] is None else f"{r['predicted_peak']:,}"
         print(f"{r['model']:<30} {r['policy']:<12} {r['plan_depth']:>5} {r['measured_peak']:>14,} "
-              f"{r['predicted_peak']:>12,} {r['memory_ratio']:>10.1%} {r['median_step_s'] * 1e3:>9.1f} "
+              f"{predicted:>12} {r['memory_ratio']:>10.1%} {r['median_step_s'] * 1e3:>9.1f} "
               f"{r['time_ratio']:>11.2f}x {r['recomputed_layers']:>10,} {r['planning_s']:>7.2f}")
 
 
@@ -157,7 +285,12 @@ def main(argv: list[str] | None = None) -> list[dict]:
     p.add_argument("--quick", action="store_true", help="smaller models and fewer samples")
     p.add_argument("--samples", type=int, default=None)
     p.add_argument("--json", default=None, help="also write the rows as JSON here")
+    p.add_argument("--clock", choices=sorted(_CLOCKS), default="cpu",
+                   help="step and planning times: the process's CPU time (default) or wall-clock time")
+    p.add_argument("--no-torch", action="store_true", help="skip the torch rows (also skipped with --quick)")
     args = p.parse_args(argv)
+    global clock
+    clock = _CLOCKS[args.clock]
     q = args.quick
     samples = args.samples or (3 if q else 7)
     rows = []
@@ -165,6 +298,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
     x = mg.randn(batch, t, d)
     rows += sweep(f"transformer {blocks}x d{d} T{t} b{batch}", transformer_layers(blocks, d, heads), x,
                   [0.15], samples)
+    if not (q or args.no_torch):
+        rows += torch_sweep(f"torch transformer {blocks}x d{d}", blocks, d, heads, t, batch, samples)
     n_res, ch, hw, batch = (3, 4, 8, 2) if q else (8, 16, 32, 8)
     x = mg.randn(batch, ch, hw, hw)
     rows += sweep(f"resnet {n_res} blocks c{ch} {hw}x{hw} b{batch}", resnet_layers(n_res, ch), x, [0.3], samples)
