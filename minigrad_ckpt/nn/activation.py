@@ -1,5 +1,8 @@
 """Activation layers: ``ReLU``, ``GELU``, ``Softmax``, ``PReLU``, ... (each calls its function in
 :mod:`minigrad_ckpt.nn.functional`).
+
+First the elementwise activations without options (naming the function is the whole layer),
+then those with options, then ``PReLU`` with its learned slope.
 """
 
 from __future__ import annotations
@@ -21,28 +24,77 @@ __all__ = [
 ]
 
 
-class ReLU(FunctionLayer):
+class _Elementwise(FunctionLayer):
+    """An activation without options: ``fn`` applied to the input, elementwise."""
+
+    def __init__(self) -> None:
+        super().__init__()
+
+
+class ReLU(_Elementwise):
     """``max(x, 0)`` elementwise."""
 
     fn = staticmethod(F.relu)
 
 
-class SiLU(FunctionLayer):
+class SiLU(_Elementwise):
     """``x * sigmoid(x)`` elementwise (also called swish)."""
 
     fn = staticmethod(F.silu)
 
 
-class Tanh(FunctionLayer):
+class Tanh(_Elementwise):
     """``tanh(x)`` elementwise."""
 
     fn = staticmethod(F.tanh)
 
 
-class Sigmoid(FunctionLayer):
+class Sigmoid(_Elementwise):
     """``1 / (1 + exp(-x))`` elementwise."""
 
     fn = staticmethod(F.sigmoid)
+
+
+class Mish(_Elementwise):
+    """``x * tanh(softplus(x))`` elementwise."""
+
+    fn = staticmethod(F.mish)
+
+
+class LogSigmoid(_Elementwise):
+    """``log(sigmoid(x))`` elementwise, computed stably."""
+
+    fn = staticmethod(F.logsigmoid)
+
+
+class SELU(_Elementwise):
+    """The self-normalizing ``scale * elu(x, alpha)`` (``F.selu``)."""
+
+    fn = staticmethod(F.selu)
+
+
+class Hardswish(_Elementwise):
+    """``x * relu6(x + 3) / 6`` elementwise (``F.hardswish``)."""
+
+    fn = staticmethod(F.hardswish)
+
+
+class Hardsigmoid(_Elementwise):
+    """``relu6(x + 3) / 6`` elementwise (``F.hardsigmoid``)."""
+
+    fn = staticmethod(F.hardsigmoid)
+
+
+class Softsign(_Elementwise):
+    """``x / (1 + |x|)`` elementwise."""
+
+    fn = staticmethod(F.softsign)
+
+
+class Tanhshrink(_Elementwise):
+    """``x - tanh(x)`` elementwise."""
+
+    fn = staticmethod(F.tanhshrink)
 
 
 class LeakyReLU(FunctionLayer):
@@ -52,8 +104,7 @@ class LeakyReLU(FunctionLayer):
     options = ("negative_slope",)
 
     def __init__(self, negative_slope: float = 0.01) -> None:
-        super().__init__()
-        self.negative_slope = negative_slope
+        super().__init__(negative_slope=negative_slope)
 
 
 class GELU(FunctionLayer):
@@ -63,8 +114,7 @@ class GELU(FunctionLayer):
     options = ("approximate",)
 
     def __init__(self, approximate: str = "none") -> None:
-        super().__init__()
-        self.approximate = approximate
+        super().__init__(approximate=approximate)
 
 
 class Softmax(FunctionLayer):
@@ -75,14 +125,19 @@ class Softmax(FunctionLayer):
     shown = ()
 
     def __init__(self, axis: int = -1, *, dim: int | None = None) -> None:
-        super().__init__()
-        self.axis = dim if dim is not None else axis
+        super().__init__(axis=dim if dim is not None else axis)
 
 
 class LogSoftmax(Softmax):
     """``log(softmax(x))`` along ``axis``, computed stably."""
 
     fn = staticmethod(F.log_softmax)
+
+
+class Softmin(Softmax):
+    """``softmax(-x)`` along ``axis`` (``dim`` is accepted as PyTorch's name)."""
+
+    fn = staticmethod(F.softmin)
 
 
 class Softplus(FunctionLayer):
@@ -92,8 +147,7 @@ class Softplus(FunctionLayer):
     options = ("beta", "threshold")
 
     def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
-        super().__init__()
-        self.beta, self.threshold = beta, threshold
+        super().__init__(beta=beta, threshold=threshold)
 
 
 class Hardtanh(FunctionLayer):
@@ -103,10 +157,9 @@ class Hardtanh(FunctionLayer):
     options = ("min_val", "max_val")
 
     def __init__(self, min_val: float = -1.0, max_val: float = 1.0) -> None:
-        super().__init__()
         if min_val > max_val:
             raise ValueError(f"Hardtanh: min_val={min_val} is greater than max_val={max_val}")
-        self.min_val, self.max_val = min_val, max_val
+        super().__init__(min_val=min_val, max_val=max_val)
 
 
 class ELU(FunctionLayer):
@@ -116,20 +169,74 @@ class ELU(FunctionLayer):
     options = ("alpha",)
 
     def __init__(self, alpha: float = 1.0) -> None:
-        super().__init__()
-        self.alpha = alpha
+        super().__init__(alpha=alpha)
 
 
-class Mish(FunctionLayer):
-    """``x * tanh(softplus(x))`` elementwise."""
+class CELU(FunctionLayer):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` (``F.celu``)."""
 
-    fn = staticmethod(F.mish)
+    fn = staticmethod(F.celu)
+    options = ("alpha",)
+
+    def __init__(self, alpha: float = 1.0) -> None:
+        if alpha == 0:
+            raise ValueError("CELU: alpha must not be 0")
+        super().__init__(alpha=alpha)
 
 
-class LogSigmoid(FunctionLayer):
-    """``log(sigmoid(x))`` elementwise, computed stably."""
+class GLU(FunctionLayer):
+    """The gated linear unit over ``axis`` (``dim``): ``a * sigmoid(b)`` of its two halves (``F.glu``)."""
 
-    fn = staticmethod(F.logsigmoid)
+    fn = staticmethod(F.glu)
+    options = ("axis",)
+
+    def __init__(self, axis: int = -1, *, dim: int | None = None) -> None:
+        super().__init__(axis=dim if dim is not None else axis)
+
+
+class Threshold(FunctionLayer):
+    """``x`` where ``x > threshold``, else ``value`` (``F.threshold``)."""
+
+    fn = staticmethod(F.threshold)
+    options = ("threshold", "value")
+
+    def __init__(self, threshold: float, value: float) -> None:
+        super().__init__(threshold=threshold, value=value)
+
+
+class Softshrink(FunctionLayer):
+    """Shrink towards 0 by ``lambd``, 0 within ``[-lambd, lambd]`` (``F.softshrink``)."""
+
+    fn = staticmethod(F.softshrink)
+    options = ("lambd",)
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        if lambd < 0:
+            raise ValueError(f"Softshrink: lambd must be >= 0, got {lambd}")
+        super().__init__(lambd=lambd)
+
+
+class Hardshrink(FunctionLayer):
+    """``x`` where ``|x| > lambd``, else 0 (``F.hardshrink``)."""
+
+    fn = staticmethod(F.hardshrink)
+    options = ("lambd",)
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__(lambd=lambd)
+
+
+class RReLU(FunctionLayer):
+    """The randomized leaky ReLU: slopes drawn from ``[lower, upper]`` in training, their mean in eval."""
+
+    fn = staticmethod(F.rrelu)
+    options = ("lower", "upper", "training")
+    shown = ("lower", "upper")
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3) -> None:
+        if not 0 <= lower <= upper:
+            raise ValueError(f"RReLU: need 0 <= lower <= upper, got lower={lower}, upper={upper}")
+        super().__init__(lower=lower, upper=upper)
 
 
 class PReLU(Module):
@@ -149,112 +256,3 @@ class PReLU(Module):
 
     def extra_repr(self) -> str:
         return f"num_parameters={self.num_parameters}"
-
-
-class Softmin(Softmax):
-    """``softmax(-x)`` along ``axis`` (``dim`` is accepted as PyTorch's name)."""
-
-    fn = staticmethod(F.softmin)
-
-
-class SELU(FunctionLayer):
-    """The self-normalizing ``scale * elu(x, alpha)`` (``F.selu``)."""
-
-    fn = staticmethod(F.selu)
-
-
-class CELU(FunctionLayer):
-    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` (``F.celu``)."""
-
-    fn = staticmethod(F.celu)
-    options = ("alpha",)
-
-    def __init__(self, alpha: float = 1.0) -> None:
-        super().__init__()
-        if alpha == 0:
-            raise ValueError("CELU: alpha must not be 0")
-        self.alpha = alpha
-
-
-class GLU(FunctionLayer):
-    """The gated linear unit over ``axis`` (``dim``): ``a * sigmoid(b)`` of its two halves (``F.glu``)."""
-
-    fn = staticmethod(F.glu)
-    options = ("axis",)
-
-    def __init__(self, axis: int = -1, *, dim: int | None = None) -> None:
-        super().__init__()
-        self.axis = dim if dim is not None else axis
-
-
-class Hardswish(FunctionLayer):
-    """``x * relu6(x + 3) / 6`` elementwise (``F.hardswish``)."""
-
-    fn = staticmethod(F.hardswish)
-
-
-class Hardsigmoid(FunctionLayer):
-    """``relu6(x + 3) / 6`` elementwise (``F.hardsigmoid``)."""
-
-    fn = staticmethod(F.hardsigmoid)
-
-
-class Softsign(FunctionLayer):
-    """``x / (1 + |x|)`` elementwise."""
-
-    fn = staticmethod(F.softsign)
-
-
-class Tanhshrink(FunctionLayer):
-    """``x - tanh(x)`` elementwise."""
-
-    fn = staticmethod(F.tanhshrink)
-
-
-class Threshold(FunctionLayer):
-    """``x`` where ``x > threshold``, else ``value`` (``F.threshold``)."""
-
-    fn = staticmethod(F.threshold)
-    options = ("threshold", "value")
-
-    def __init__(self, threshold: float, value: float) -> None:
-        super().__init__()
-        self.threshold, self.value = threshold, value
-
-
-class Softshrink(FunctionLayer):
-    """Shrink towards 0 by ``lambd``, 0 within ``[-lambd, lambd]`` (``F.softshrink``)."""
-
-    fn = staticmethod(F.softshrink)
-    options = ("lambd",)
-
-    def __init__(self, lambd: float = 0.5) -> None:
-        super().__init__()
-        if lambd < 0:
-            raise ValueError(f"Softshrink: lambd must be >= 0, got {lambd}")
-        self.lambd = lambd
-
-
-class Hardshrink(FunctionLayer):
-    """``x`` where ``|x| > lambd``, else 0 (``F.hardshrink``)."""
-
-    fn = staticmethod(F.hardshrink)
-    options = ("lambd",)
-
-    def __init__(self, lambd: float = 0.5) -> None:
-        super().__init__()
-        self.lambd = lambd
-
-
-class RReLU(FunctionLayer):
-    """The randomized leaky ReLU: slopes drawn from ``[lower, upper]`` in training, their mean in eval."""
-
-    fn = staticmethod(F.rrelu)
-    options = ("lower", "upper", "training")
-    shown = ("lower", "upper")
-
-    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3) -> None:
-        super().__init__()
-        if not 0 <= lower <= upper:
-            raise ValueError(f"RReLU: need 0 <= lower <= upper, got lower={lower}, upper={upper}")
-        self.lower, self.upper = lower, upper

@@ -74,8 +74,7 @@ class Unfold(FunctionLayer):
     options = ("kernel_size", "dilation", "padding", "stride")
 
     def __init__(self, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> None:
-        super().__init__()
-        self.kernel_size, self.dilation, self.padding, self.stride = kernel_size, dilation, padding, stride
+        super().__init__(kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)
 
 
 class Fold(FunctionLayer):
@@ -86,9 +85,8 @@ class Fold(FunctionLayer):
 
     def __init__(self, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
                  stride: Any = 1) -> None:
-        super().__init__()
-        self.output_size, self.kernel_size = output_size, kernel_size
-        self.dilation, self.padding, self.stride = dilation, padding, stride
+        super().__init__(output_size=output_size, kernel_size=kernel_size, dilation=dilation, padding=padding,
+                         stride=stride)
 
 
 class LocalResponseNorm(FunctionLayer):
@@ -98,8 +96,7 @@ class LocalResponseNorm(FunctionLayer):
     options = ("size", "alpha", "beta", "k")
 
     def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
-        super().__init__()
-        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+        super().__init__(size=size, alpha=alpha, beta=beta, k=k)
 
 
 class _InstanceNorm(Module):

@@ -50,8 +50,7 @@ class PixelShuffle(FunctionLayer):
     options = ("upscale_factor",)
 
     def __init__(self, upscale_factor: Any) -> None:
-        super().__init__()
-        self.upscale_factor = int(upscale_factor)
+        super().__init__(upscale_factor=int(upscale_factor))
 
 
 class PixelUnshuffle(FunctionLayer):
@@ -61,5 +60,4 @@ class PixelUnshuffle(FunctionLayer):
     options = ("downscale_factor",)
 
     def __init__(self, downscale_factor: Any) -> None:
-        super().__init__()
-        self.downscale_factor = int(downscale_factor)
+        super().__init__(downscale_factor=int(downscale_factor))

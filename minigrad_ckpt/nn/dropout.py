@@ -19,10 +19,9 @@ class _Dropout(FunctionLayer):
     shown = ("p",)
 
     def __init__(self, p: float = 0.5) -> None:
-        super().__init__()
         if not 0.0 <= p <= 1.0:
             raise ValueError(f"{type(self).__name__}: p must be in [0, 1], got {p}")
-        self.p = float(p)
+        super().__init__(p=float(p))
 
 
 class Dropout(_Dropout):

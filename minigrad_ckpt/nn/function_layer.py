@@ -1,8 +1,9 @@
 """``FunctionLayer``: a layer that is one function of :mod:`minigrad_ckpt.nn.functional` applied to
 its input, with the layer's options as the function's keyword arguments.
 
-``ReLU``, ``LeakyReLU``, the pooling layers and ``Dropout`` are such layers: each names its
-function and its options, and ``forward`` and ``repr`` follow from them.
+``ReLU``, ``LeakyReLU``, the pooling layers, ``Dropout`` and the losses are such layers: each
+names its function and its options, and ``forward``, ``repr`` and storing the options follow from
+them.
 """
 
 from __future__ import annotations
@@ -20,12 +21,19 @@ class FunctionLayer(Module):
     """``forward(x) = fn(x, **{name: getattr(self, name) for name in options})``.
 
     ``options`` are attributes of the layer, passed by keyword; ``shown`` are those its
-    ``repr`` lists (all of ``options`` unless a class says otherwise).
+    ``repr`` lists (all of ``options`` unless a class says otherwise).  A subclass's
+    constructor states PyTorch's parameters, checks their values and hands them on by
+    name: ``super().__init__(negative_slope=negative_slope)`` stores each as an attribute.
     """
 
     fn: ClassVar[Any] = None
     options: ClassVar[tuple[str, ...]] = ()
     shown: ClassVar[tuple[str, ...] | None] = None
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__()
+        for name, value in options.items():
+            setattr(self, name, value)
 
     def forward(self, x: Tensor) -> Tensor:
         x = as_tensor(x)  # a list or an array works as it does for the functions

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from ..tensor import Tensor
 from . import functional as F
+from .function_layer import FunctionLayer
 from .module import Module
 
 __all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "BCEWithLogitsLoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
@@ -14,20 +15,24 @@ __all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "BCEWithLogitsLoss", "L1Los
            "TripletMarginWithDistanceLoss", "PoissonNLLLoss", "GaussianNLLLoss", "CTCLoss"]
 
 
-class _Loss(Module):
+class _Loss(FunctionLayer):
     """A loss layer: ``forward(input, target) = fn(input, target, **options)``, the options being
-    the layer's attributes of those names (passed by keyword).  Every loss takes a ``reduction``
-    (``"mean"``, ``"sum"`` or ``"none"``); a loss with no other option needs no constructor of its own."""
+    the layer's attributes of those names (passed by keyword, stored by :class:`FunctionLayer`; a
+    loss's ``repr`` lists none).  Every loss takes a ``reduction`` (``"mean"``, ``"sum"`` or ``"none"``)."""
 
-    fn: ClassVar[Any] = None
-    options: ClassVar[tuple[str, ...]] = ("reduction",)
-
-    def __init__(self, reduction: str = "mean") -> None:
-        super().__init__()
-        self.reduction = reduction
+    shown = ()
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return type(self).fn(input, target, **{name: getattr(self, name) for name in self.options})
+
+
+class _ReductionLoss(_Loss):
+    """A loss whose one option is ``reduction``: it needs no constructor of its own."""
+
+    options = ("reduction",)
+
+    def __init__(self, reduction: str = "mean") -> None:
+        super().__init__(reduction=reduction)
 
 
 class CrossEntropyLoss(_Loss):
@@ -38,9 +43,7 @@ class CrossEntropyLoss(_Loss):
 
     def __init__(self, weight: Any = None, ignore_index: int = -100, reduction: str = "mean",
                  label_smoothing: float = 0.0) -> None:
-        super().__init__()
-        self.weight, self.ignore_index = weight, ignore_index
-        self.reduction, self.label_smoothing = reduction, label_smoothing
+        super().__init__(reduction=reduction, weight=weight, ignore_index=ignore_index, label_smoothing=label_smoothing)
 
 
 class NLLLoss(_Loss):
@@ -50,11 +53,10 @@ class NLLLoss(_Loss):
     options = ("weight", "ignore_index", "reduction")
 
     def __init__(self, weight: Any = None, ignore_index: int = -100, reduction: str = "mean") -> None:
-        super().__init__()
-        self.weight, self.ignore_index, self.reduction = weight, ignore_index, reduction
+        super().__init__(reduction=reduction, weight=weight, ignore_index=ignore_index)
 
 
-class MSELoss(_Loss):
+class MSELoss(_ReductionLoss):
     """Mean squared error ``(input - target) ** 2``, reduced by ``reduction`` (``F.mse_loss``)."""
 
     fn = staticmethod(F.mse_loss)
@@ -67,11 +69,10 @@ class BCEWithLogitsLoss(_Loss):
     options = ("weight", "reduction", "pos_weight")
 
     def __init__(self, weight: Any = None, reduction: str = "mean", pos_weight: Any = None) -> None:
-        super().__init__()
-        self.weight, self.reduction, self.pos_weight = weight, reduction, pos_weight
+        super().__init__(reduction=reduction, weight=weight, pos_weight=pos_weight)
 
 
-class L1Loss(_Loss):
+class L1Loss(_ReductionLoss):
     """Mean absolute error ``|input - target|`` (``F.l1_loss``)."""
 
     fn = staticmethod(F.l1_loss)
@@ -84,8 +85,7 @@ class SmoothL1Loss(_Loss):
     options = ("reduction", "beta")
 
     def __init__(self, reduction: str = "mean", beta: float = 1.0) -> None:
-        super().__init__()
-        self.reduction, self.beta = reduction, beta
+        super().__init__(reduction=reduction, beta=beta)
 
 
 class HuberLoss(_Loss):
@@ -95,8 +95,7 @@ class HuberLoss(_Loss):
     options = ("reduction", "delta")
 
     def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
-        super().__init__()
-        self.reduction, self.delta = reduction, delta
+        super().__init__(reduction=reduction, delta=delta)
 
 
 class BCELoss(_Loss):
@@ -106,8 +105,7 @@ class BCELoss(_Loss):
     options = ("weight", "reduction")
 
     def __init__(self, weight: Any = None, reduction: str = "mean") -> None:
-        super().__init__()
-        self.weight, self.reduction = weight, reduction
+        super().__init__(reduction=reduction, weight=weight)
 
 
 class KLDivLoss(_Loss):
@@ -118,8 +116,7 @@ class KLDivLoss(_Loss):
     options = ("reduction", "log_target")
 
     def __init__(self, reduction: str = "mean", log_target: bool = False) -> None:
-        super().__init__()
-        self.reduction, self.log_target = reduction, log_target
+        super().__init__(reduction=reduction, log_target=log_target)
 
 
 class CosineEmbeddingLoss(Module):
@@ -134,11 +131,8 @@ class CosineEmbeddingLoss(Module):
         return F.cosine_embedding_loss(input1, input2, target, self.margin, self.reduction)
 
 
-class _ThreeInputLoss(Module):
+class _ThreeInputLoss(_Loss):
     """A loss of three tensors: ``forward(a, b, c) = fn(a, b, c, **options)``."""
-
-    fn: ClassVar[Any] = None
-    options: ClassVar[tuple[str, ...]] = ()
 
     def forward(self, input1: Tensor, input2: Tensor, input3: Tensor) -> Tensor:
         return type(self).fn(input1, input2, input3, **{name: getattr(self, name) for name in self.options})
@@ -151,8 +145,7 @@ class MarginRankingLoss(_ThreeInputLoss):
     options = ("margin", "reduction")
 
     def __init__(self, margin: float = 0.0, reduction: str = "mean") -> None:
-        super().__init__()
-        self.margin, self.reduction = margin, reduction
+        super().__init__(margin=margin, reduction=reduction)
 
 
 class HingeEmbeddingLoss(_Loss):
@@ -162,11 +155,10 @@ class HingeEmbeddingLoss(_Loss):
     options = ("margin", "reduction")
 
     def __init__(self, margin: float = 1.0, reduction: str = "mean") -> None:
-        super().__init__()
-        self.margin, self.reduction = margin, reduction
+        super().__init__(reduction=reduction, margin=margin)
 
 
-class SoftMarginLoss(_Loss):
+class SoftMarginLoss(_ReductionLoss):
     """``log(1 + exp(-target * input))`` (``F.soft_margin_loss``)."""
 
     fn = staticmethod(F.soft_margin_loss)
@@ -179,8 +171,7 @@ class MultiLabelSoftMarginLoss(_Loss):
     options = ("weight", "reduction")
 
     def __init__(self, weight: Any = None, reduction: str = "mean") -> None:
-        super().__init__()
-        self.weight, self.reduction = weight, reduction
+        super().__init__(reduction=reduction, weight=weight)
 
 
 class MultiMarginLoss(_Loss):
@@ -190,13 +181,12 @@ class MultiMarginLoss(_Loss):
     options = ("p", "margin", "weight", "reduction")
 
     def __init__(self, p: int = 1, margin: float = 1.0, weight: Any = None, reduction: str = "mean") -> None:
-        super().__init__()
         if p not in (1, 2):
             raise ValueError(f"MultiMarginLoss: p must be 1 or 2, got {p}")
-        self.p, self.margin, self.weight, self.reduction = p, margin, weight, reduction
+        super().__init__(reduction=reduction, p=p, margin=margin, weight=weight)
 
 
-class MultiLabelMarginLoss(_Loss):
+class MultiLabelMarginLoss(_ReductionLoss):
     """The multi-label hinge loss over target class lists ended by -1 (``F.multilabel_margin_loss``)."""
 
     fn = staticmethod(F.multilabel_margin_loss)
@@ -210,8 +200,7 @@ class TripletMarginLoss(_ThreeInputLoss):
 
     def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6, swap: bool = False,
                  reduction: str = "mean") -> None:
-        super().__init__()
-        self.margin, self.p, self.eps, self.swap, self.reduction = margin, p, eps, swap, reduction
+        super().__init__(margin=margin, p=p, eps=eps, swap=swap, reduction=reduction)
 
 
 class TripletMarginWithDistanceLoss(_ThreeInputLoss):
@@ -222,8 +211,7 @@ class TripletMarginWithDistanceLoss(_ThreeInputLoss):
 
     def __init__(self, *, distance_function: Any = None, margin: float = 1.0, swap: bool = False,
                  reduction: str = "mean") -> None:
-        super().__init__()
-        self.distance_function, self.margin, self.swap, self.reduction = distance_function, margin, swap, reduction
+        super().__init__(distance_function=distance_function, margin=margin, swap=swap, reduction=reduction)
 
 
 class PoissonNLLLoss(_Loss):
@@ -234,8 +222,7 @@ class PoissonNLLLoss(_Loss):
 
     def __init__(self, log_input: bool = True, full: bool = False, eps: float = 1e-8,
                  reduction: str = "mean") -> None:
-        super().__init__()
-        self.log_input, self.full, self.eps, self.reduction = log_input, full, eps, reduction
+        super().__init__(reduction=reduction, log_input=log_input, full=full, eps=eps)
 
 
 class GaussianNLLLoss(_ThreeInputLoss):
@@ -246,8 +233,7 @@ class GaussianNLLLoss(_ThreeInputLoss):
     options = ("full", "eps", "reduction")
 
     def __init__(self, *, full: bool = False, eps: float = 1e-6, reduction: str = "mean") -> None:
-        super().__init__()
-        self.full, self.eps, self.reduction = full, eps, reduction
+        super().__init__(full=full, eps=eps, reduction=reduction)
 
 
 class CTCLoss(Module):

@@ -28,9 +28,8 @@ class _MaxPool(_Pool):
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                  return_indices: bool = False, ceil_mode: bool = False) -> None:
-        super().__init__()
-        self.kernel_size, self.stride, self.padding, self.dilation = kernel_size, stride, padding, dilation
-        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+        super().__init__(kernel_size=kernel_size, stride=stride, padding=padding, dilation=dilation,
+                         return_indices=return_indices, ceil_mode=ceil_mode)
 
 
 class _AvgPool(_Pool):
@@ -40,9 +39,8 @@ class _AvgPool(_Pool):
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                  count_include_pad: bool = True, divisor_override: int | None = None) -> None:
-        super().__init__()
-        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
-        self.ceil_mode, self.count_include_pad, self.divisor_override = ceil_mode, count_include_pad, divisor_override
+        super().__init__(kernel_size=kernel_size, stride=stride, padding=padding, ceil_mode=ceil_mode,
+                         count_include_pad=count_include_pad, divisor_override=divisor_override)
 
 
 class MaxPool2d(_MaxPool):
@@ -62,8 +60,7 @@ class _AdaptiveAvgPool(FunctionLayer):
     options = ("output_size",)
 
     def __init__(self, output_size: Any) -> None:
-        super().__init__()
-        self.output_size = output_size
+        super().__init__(output_size=output_size)
 
 
 class AdaptiveAvgPool2d(_AdaptiveAvgPool):
@@ -78,8 +75,7 @@ class _AdaptiveMaxPool(FunctionLayer):
     options = ("output_size", "return_indices")
 
     def __init__(self, output_size: Any, return_indices: bool = False) -> None:
-        super().__init__()
-        self.output_size, self.return_indices = output_size, return_indices
+        super().__init__(output_size=output_size, return_indices=return_indices)
 
 
 class AdaptiveMaxPool2d(_AdaptiveMaxPool):
@@ -102,9 +98,8 @@ class AvgPool1d(_Pool):
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                  count_include_pad: bool = True) -> None:
-        super().__init__()
-        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
-        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+        super().__init__(kernel_size=kernel_size, stride=stride, padding=padding, ceil_mode=ceil_mode,
+                         count_include_pad=count_include_pad)
 
 
 class MaxPool3d(_MaxPool):

@@ -21,9 +21,8 @@ class Upsample(FunctionLayer):
 
     def __init__(self, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
                  align_corners: bool | None = None, recompute_scale_factor: bool | None = None) -> None:
-        super().__init__()
-        self.size, self.scale_factor, self.mode = size, scale_factor, mode
-        self.align_corners, self.recompute_scale_factor = align_corners, recompute_scale_factor
+        super().__init__(size=size, scale_factor=scale_factor, mode=mode, align_corners=align_corners,
+                         recompute_scale_factor=recompute_scale_factor)
 
 
 class UpsamplingNearest2d(Upsample):
