@@ -17,16 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .planner import (
-    ChainProfile,
-    Plan,
-    coarsen,
-    min_peak_bytes,
-    plan_for_budget,
-    plan_from_starts,
-    simulate_peak,
-    uniform_plan,
-)
+from .model import ChainProfile, simulate_peak
+from .nested import min_peak_bytes, plan_for_budget
+from .plans import Plan, coarsen, plan_from_starts, uniform_plan
 
 __all__ = [
     "CheckpointPolicy", "EveryNLayers", "SpecificLayers", "Automatic", "Optimal", "Custom", "Sqrt",

@@ -53,20 +53,20 @@ def _checks(module: str, name: str) -> Callable[[], Sequence[Check]]:
     return lambda: getattr(importlib.import_module(f".{module}", __package__), name)
 
 
+def _step(number: int, name: str, title: str, module: str) -> Step:
+    """Step ``number``, whose checks are the list ``<NAME>_CHECKS`` in this package's module ``module``."""
+    return Step(number, name, title, _checks(module, f"{name.upper()}_CHECKS"))
+
+
 STEPS: tuple[Step, ...] = (
-    Step(1, "value", "a scalar Value: data, grad, +, * and backward()", _checks("scalar_checks", "VALUE_CHECKS")),
-    Step(2, "order", "the tape and reverse order: why backward walks a topological order",
-         _checks("scalar_checks", "ORDER_CHECKS")),
-    Step(3, "broadcast", "broadcasting forward, summing gradients back to a shape",
-         _checks("broadcast_checks", "BROADCAST_CHECKS")),
-    Step(4, "op", "an op class: forward and backward side by side, checked by the op battery",
-         _checks("op_checks", "OP_CHECKS")),
-    Step(5, "jvp", "forward mode: an op's jvp, checked against differences and against backward",
-         _checks("op_checks", "JVP_CHECKS")),
-    Step(6, "checkpoint", "checkpoint a segment: drop its activations, replay it in backward",
-         _checks("checkpoint_checks", "CHECKPOINT_CHECKS")),
-    Step(7, "snapshot", "a snapshot format: save a training state, resume bit for bit, refuse damage",
-         _checks("snapshot_checks", "SNAPSHOT_CHECKS")),
+    _step(1, "value", "a scalar Value: data, grad, +, * and backward()", "scalar_checks"),
+    _step(2, "order", "the tape and reverse order: why backward walks a topological order", "scalar_checks"),
+    _step(3, "broadcast", "broadcasting forward, summing gradients back to a shape", "broadcast_checks"),
+    _step(4, "op", "an op class: forward and backward side by side, checked by the op battery", "op_checks"),
+    _step(5, "jvp", "forward mode: an op's jvp, checked against differences and against backward", "op_checks"),
+    _step(6, "checkpoint", "checkpoint a segment: drop its activations, replay it in backward", "checkpoint_checks"),
+    _step(7, "snapshot", "a snapshot format: save a training state, resume bit for bit, refuse damage",
+          "snapshot_checks"),
 )
 
 

@@ -43,6 +43,14 @@ class StrictDeviceError(TypeError):
 _HOST_SCALARS = (bool, int, float, numpy.generic)
 
 
+def _refusal(what: str) -> Any:
+    """A method of :class:`StrictArray` that refuses ``what``, an implicit read of device memory."""
+    def refuse(self: StrictArray, *args: Any) -> Any:
+        raise StrictDeviceError(f"{what} of a strict-device array reads device memory implicitly; "
+                                f"use xp.scalar(a) or xp.to_host(a)")
+    return refuse
+
+
 class StrictArray:
     """A NumPy array that refuses implicit host conversion and mixing with host arrays."""
 
@@ -59,33 +67,14 @@ class StrictArray:
         raise StrictDeviceError("implicit conversion of a strict-device array to a NumPy array; "
                                 "use xp.to_host(a) for an explicit copy")
 
-    def _refuse(self, what: str) -> Any:
-        raise StrictDeviceError(f"{what} of a strict-device array reads device memory implicitly; "
-                                f"use xp.scalar(a) or xp.to_host(a)")
-
-    def __float__(self) -> float:
-        return self._refuse("float()")
-
-    def __int__(self) -> int:
-        return self._refuse("int()")
-
-    def __index__(self) -> int:
-        return self._refuse("using as an index")
-
-    def __bool__(self) -> bool:
-        return self._refuse("bool()")
-
-    def __complex__(self) -> complex:
-        return self._refuse("complex()")
-
-    def item(self, *args: Any) -> Any:
-        return self._refuse(".item()")
-
-    def tolist(self) -> Any:
-        return self._refuse(".tolist()")
-
-    def __iter__(self) -> Any:
-        return self._refuse("iterating")
+    __float__ = _refusal("float()")
+    __int__ = _refusal("int()")
+    __index__ = _refusal("using as an index")
+    __bool__ = _refusal("bool()")
+    __complex__ = _refusal("complex()")
+    item = _refusal(".item()")
+    tolist = _refusal(".tolist()")
+    __iter__ = _refusal("iterating")
 
     def __repr__(self) -> str:
         return f"StrictArray(shape={self._a.shape}, dtype={self._a.dtype})"
