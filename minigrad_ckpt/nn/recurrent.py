@@ -10,7 +10,7 @@ sequence is one ``linear`` call; only the hidden-to-hidden product runs per step
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 from .. import functional as mf
 from ..ops import recurrent as _fused
@@ -196,31 +196,36 @@ class RNN(RNNBase):
         self.nonlinearity = nonlinearity
 
 
-class LSTM(RNNBase):
+class _GatedRNN(RNNBase):
+    """LSTM and GRU: PyTorch's arguments (there is no nonlinearity to choose); ``_gated_mode`` names
+    the cell (``"LSTM"`` or ``"GRU"``)."""
+
+    _gated_mode: ClassVar[str]
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
+                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__(self._gated_mode, input_size, hidden_size, num_layers, bias, batch_first, dropout,
+                         bidirectional, device, dtype)
+
+
+class LSTM(_GatedRNN):
     """Long short-term memory, gates ``i, f, g, o`` stacked in ``weight_ih_l{k}`` as in PyTorch.
 
     ``forward(input, (h_0, c_0)=None)`` returns ``(output, (h_n, c_n))``.
     """
 
-    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
-                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
-                 device: Any = None, dtype: Any = None) -> None:
-        super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout,
-                         bidirectional, device, dtype)
+    _gated_mode = "LSTM"
 
 
-class GRU(RNNBase):
+class GRU(_GatedRNN):
     """Gated recurrent unit, gates ``r, z, n`` as in PyTorch:
     ``n = tanh(W_in x + b_in + r * (W_hn h + b_hn))``, ``h' = (1 - z) * n + z * h``.
 
     ``forward(input, h_0=None)`` returns ``(output, h_n)``.
     """
 
-    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
-                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
-                 device: Any = None, dtype: Any = None) -> None:
-        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout,
-                         bidirectional, device, dtype)
+    _gated_mode = "GRU"
 
 
 class _CellBase(Module):
