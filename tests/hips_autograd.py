@@ -88,7 +88,7 @@ class _Dispatching:
     def __getattr__(self, name: str) -> Any:
         numpy_fn = getattr(self._np, name)
         mg_fn = getattr(self._mg, name, None)
-        if mg_fn is None or not callable(numpy_fn):
+        if mg_fn is None or not callable(numpy_fn) or isinstance(numpy_fn, type):  # dtypes stay NumPy's
             return numpy_fn
         return _either(name, mg_fn, numpy_fn)
 
@@ -125,7 +125,11 @@ tuple = builtins.tuple  # noqa: A001  (autograd's name; mg needs no container ty
 
 
 def _tensor(x: Any) -> mg.Tensor:
+    """A differentiable leaf: a float or complex NumPy array keeps its precision (autograd's
+    gradient has the argument's dtype); Python numbers and integers become float64/complex128."""
     a = onp.asarray(x)
+    if isinstance(x, onp.ndarray) and a.dtype.kind in "fc":
+        return mg.tensor(a, requires_grad=True)
     return mg.tensor(a, dtype="complex128" if a.dtype.kind == "c" else "float64", requires_grad=True)
 
 

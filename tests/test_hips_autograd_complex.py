@@ -1,6 +1,6 @@
 """HIPS autograd's complex-number tests (tests/test_complex.py of https://github.com/HIPS/autograd,
 MIT licence, by the autograd authors; and the complex tests of its tests/test_graphs.py,
-tests/test_logic.py and tests/test_direct.py),
+tests/test_logic.py, tests/test_direct.py, and test_dtypes of tests/test_wrappers.py),
 run against minigrad_ckpt through the adapter in tests/hips_autograd.py.  Every test body
 is autograd's, unchanged; ``grad`` follows autograd's complex convention there (the
 conjugate of minigrad_ckpt's).  Upstream: HIPS/autograd@bff107b.
@@ -116,3 +116,29 @@ def test_holomorphic_grad():
 
     g = holomorphic_grad(fun)(1.0 + 0.0j)
     assert 0.9999 < onp.real(g) < 1.0001
+
+
+# From autograd's tests/test_wrappers.py: the gradient has the argument's dtype.  The one
+# change: autograd also differentiates long doubles (float128, complex256); minigrad_ckpt
+# supports float16 to float64 and complex64/complex128, and refuses the long ones with a
+# TypeError that lists what it supports.
+
+
+def test_dtypes():
+    def f(x):
+        return np.real(np.sum(x**2))
+
+    # Array y with dtype np.float32
+    y = np.random.randn(10, 10).astype(np.float32)
+    assert grad(f)(y).dtype.type is np.float32
+
+    y = np.random.randn(10, 10).astype(np.float16)
+    assert grad(f)(y).dtype.type is np.float16
+
+    y = np.random.randn(10, 10).astype(np.longdouble)
+    with pytest.raises(TypeError, match="unsupported dtype float128"):
+        grad(f)(y)
+
+    y = np.random.randn(10, 10).astype(np.clongdouble)
+    with pytest.raises(TypeError, match="unsupported dtype complex256"):
+        grad(f)(y)

@@ -14,9 +14,11 @@ gives them what autograd's own test module imports:
 
 The closure tests (``test_enclosing_scope_ref``, ``..._2``) differentiate a
 function whose inner ``grad`` closes over the outer argument; they failed
-before the transforms kept the history of closed-over tensors.  The tests on
-complex numbers and on autograd's own error types are left out: mg has no
-complex dtype, and its errors have other types.
+before the transforms kept the history of closed-over tensors.  The two tests
+on complex numbers (``test_complex_mutating_outgrad_from_indexing``,
+``test_complex_separate_real_and_imaginary``) run through the complex adapter
+(``tests/hips_autograd.py``), in ``tests/test_hips_autograd_complex.py``.  The
+tests of autograd's own error types are left out: mg's errors have other types.
 """
 
 from __future__ import annotations
