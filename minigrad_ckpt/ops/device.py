@@ -21,6 +21,10 @@ class ToDevice(Op):
     source: str
 
     save_inputs = False
+    #: backward moves ``g`` as it is, complex numbers too (a copy's gradient); the engine's
+    #: ``conj`` around a holomorphic backward would run on the output's device with the
+    #: moved gradient already on the input's
+    holomorphic = False
 
     def forward(self, xp, x):
         return _transfer(x, backend.get_device(self.device))

@@ -271,7 +271,7 @@ class LogSumExp(_Reduction):
         return xp.sum(p * tangents[0], axis=self.axes, keepdims=self.keepdims)
 
     def reference(self, np, x):
-        x64 = x.astype(np.float64)
+        x64 = x.astype(np.result_type(x.dtype, np.float64))  # complex stays complex
         m = _shift(np, x64, self.axes)
         with np.errstate(divide="ignore"):
             r = np.log(np.sum(np.exp(x64 - m), axis=self.axes, keepdims=True)) + m
