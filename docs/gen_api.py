@@ -1,7 +1,9 @@
 """Generate docs/api.md from the package's docstrings: ``python docs/gen_api.py``.
 
 Every public name (each module's ``__all__``) gets its signature and the first
-paragraph of its docstring; classes list their public methods and properties.
+paragraph of its docstring; classes list their public methods and properties.  The math
+of ``mg``, ``mg.linalg``, ``mg.special`` and ``mg.fft`` comes under the section headings of
+the table of public names (``minigrad_ckpt/functional/public_names.py``), which declares it.
 ``tests/test_docs.py`` fails if docs/api.md is out of date.
 """
 
@@ -109,21 +111,37 @@ def generate() -> str:
     for modname, how in MODULES:
         mod = importlib.import_module(modname)
         out += [f"## `{modname}`", "", f"*{how}* — {_first_paragraph(mod)}", ""]
-        names = list(getattr(mod, "__all__", []))
-        for name in names:
-            obj = getattr(mod, name)
-            if inspect.ismodule(obj):
-                out.append(f"- **`{name}`** — module: {_first_paragraph(obj)}")
-            elif inspect.isclass(obj):
-                doc = " ".join((_own_doc(obj) or "").split("\n\n")[0].split())
-                out.append(f"- **class `{name}{_signature(obj)}`** — {doc}")
-                out += _class_members(obj)
-            elif callable(obj):
-                out.append(f"- **`{name}{_signature(obj)}`** — {_first_paragraph(obj)}")
-            else:
-                out.append(f"- **`{name}`** = `{_value(obj)}`")
+        declared = _sections(modname)
+        in_sections = {name for _, names in declared for name in names}
+        out += _entries(mod, [name for name in getattr(mod, "__all__", []) if name not in in_sections])
+        for title, names in declared:
+            out += ["", f"### {title}", ""] + _entries(mod, names)
         out.append("")
     return "\n".join(out).rstrip() + "\n"
+
+
+def _sections(modname: str) -> list[tuple[str, list[str]]]:
+    """``(title, names)`` of each section the table of public names exports from ``modname``."""
+    from minigrad_ckpt.functional import public_names
+
+    return [(s.title, [row.name for row in s.names]) for s in public_names.SECTIONS if s.home == modname]
+
+
+def _entries(mod: object, names: list[str]) -> list[str]:
+    out = []
+    for name in names:
+        obj = getattr(mod, name)
+        if inspect.ismodule(obj):
+            out.append(f"- **`{name}`** — module: {_first_paragraph(obj)}")
+        elif inspect.isclass(obj):
+            doc = " ".join((_own_doc(obj) or "").split("\n\n")[0].split())
+            out.append(f"- **class `{name}{_signature(obj)}`** — {doc}")
+            out += _class_members(obj)
+        elif callable(obj):
+            out.append(f"- **`{name}{_signature(obj)}`** — {_first_paragraph(obj)}")
+        else:
+            out.append(f"- **`{name}`** = `{_value(obj)}`")
+    return out
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """``mg.fft``: NumPy's ``numpy.fft``, differentiable, with PyTorch's ``dim=`` spelling.
 The functions live in :mod:`minigrad_ckpt.functional.fft`, which is also ``xp.fft``
-of the differentiable namespace; this module is their public address.  The
+of the differentiable namespace; this module is their public address (the table of
+public names, :mod:`minigrad_ckpt.functional.public_names`, says which they are).  The
 gradient convention for complex numbers is docs/complex.md's.
 
     import minigrad_ckpt as mg
@@ -14,24 +15,7 @@ gradient convention for complex numbers is docs/complex.md's.
 
 from __future__ import annotations
 
-from .functional.fft import (  # noqa: F401
-    __all__,
-    fft,
-    fft2,
-    fftfreq,
-    fftn,
-    fftshift,
-    hfft,
-    ifft,
-    ifft2,
-    ifftn,
-    ifftshift,
-    ihfft,
-    irfft,
-    irfft2,
-    irfftn,
-    rfft,
-    rfft2,
-    rfftfreq,
-    rfftn,
-)
+from .functional import public_names as _public_names
+
+globals().update(_public_names.exports(__name__))
+__all__ = list(_public_names.exports(__name__))

@@ -2,7 +2,8 @@
 erfinv, erfcinv, logit, expit, xlogy, xlog1py, beta, betaln, logsumexp, ndtr, ndtri,
 log_ndtr, erfcx, i0, i0e, i1, i1e, entr, multigammaln, sinc),
 differentiable and without SciPy at run time.  The functions live in
-:mod:`minigrad_ckpt.functional.special`; this module is their public address.
+:mod:`minigrad_ckpt.functional.special`; this module is their public address (the table of
+public names, :mod:`minigrad_ckpt.functional.public_names`, says which they are).
 
     import minigrad_ckpt as mg
 
@@ -13,43 +14,7 @@ differentiable and without SciPy at run time.  The functions live in
 
 from __future__ import annotations
 
-from .functional.special import (  # noqa: F401
-    __all__,
-    beta,
-    betaln,
-    digamma,
-    erf,
-    erfc,
-    erfcinv,
-    erfinv,
-    expit,
-    gamma,
-    gammaln,
-    logit,
-    logsumexp,
-    polygamma,
-    psi,
-    xlog1py,
-    xlogy,
-)
-from .functional.special_extended import __all__ as _extended
-from .functional.special_extended import (  # noqa: F401
-    entr,
-    erfcx,
-    gammainc,
-    gammaincc,
-    i0,
-    i0e,
-    i1,
-    i1e,
-    log_ndtr,
-    multigammaln,
-    ndtr,
-    ndtri,
-    sinc,
-    zeta,
-)
-from .functional.torch_idioms import with_dim  # noqa: E402
+from .functional import public_names as _public_names
 
-__all__ = __all__ + _extended  # noqa: PLE0605
-logsumexp = with_dim(logsumexp)  # PyTorch's dim=/keepdim= beside axis=/keepdims=
+globals().update(_public_names.exports(__name__))
+__all__ = list(_public_names.exports(__name__))

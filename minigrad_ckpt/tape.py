@@ -64,7 +64,7 @@ DROPPED = _Marker("DROPPED")
 #: (``create_graph=True``): the same names as an array namespace, but
 #: differentiable functions on Tensors.  It is built from the ops and the public
 #: math, which sit above this layer, so it is bound late, once, by
-#: :mod:`minigrad_ckpt.functional.tensor_methods` (the package's one binding point).
+#: :mod:`minigrad_ckpt.functional.public_names` (the package's one binding point).
 differentiable_namespace: Any = None
 
 

@@ -32,7 +32,7 @@ This module knows nothing of the layers above it (the tape, the ops, the
 public math).  Tensor's math methods and operators (``x + y``, ``x.sum()``),
 ``backward`` and the device/dtype conversions (``x.to("cuda")``) are sugar over
 those layers, so they are installed from above, in one place:
-:mod:`minigrad_ckpt.functional.tensor_methods` (the package's one binding point).
+:mod:`minigrad_ckpt.functional.public_names` (the package's one binding point).
 
 Also here, because ``__setitem__`` needs it and indexing ops reuse it:
 :func:`normalize_index`, which turns a user's index into plain data.

@@ -24,8 +24,12 @@ module of its own:
 ``special``              ``mg.special``'s functions (SciPy's names, no SciPy)
 ``namespace``            the differentiable namespace backward runs on for
                          higher-order gradients (math + constants + kernels)
-``tensor_methods``       Tensor's method and operator table, and the
-                         package's one binding point (:func:`bind`)
+``public_names``         the table of public names: each function and
+                         Tensor method declared once; the exports, Tensor's
+                         methods and docs/api.md are read off it, and its
+                         :func:`bind` is the package's one binding point
+``tensor_methods``       Tensor's operators, ``backward`` and conversions
+``torch_methods``        Tensor's methods with PyTorch's meaning
 ``torch_idioms``         PyTorch's spellings: ``dim=``/``keepdim=``, ``cat``,
                          ``max(dim=)`` -> (values, indices), ``view``, ...
 =======================  ==================================================

@@ -173,11 +173,3 @@ def cumulative_trapezoid(y: Any, x: Any = None, *, dx: Any = None, dim: Any = _U
     ``torch.cumulative_trapezoid`` and SciPy's ``cumulative_trapezoid`` without ``initial``."""
     ys, ax, widths = _integrand("cumulative_trapezoid", y, x, dx, axis, dim)
     return mf.cumsum(widths * (_slice(ys, ax, 1, None) + _slice(ys, ax, None, -1)) / 2, axis=ax)
-
-
-#: Tensor's methods of this module (PyTorch's meanings).
-METHODS: dict[str, Any] = {
-    "diff": lambda self, n=1, dim=-1, prepend=None, append=None: diff(self, n, dim=dim, prepend=prepend,
-                                                                      append=append),
-}
-IN_PLACE: tuple[str, ...] = ()

@@ -205,21 +205,8 @@ def xlogy(x: Any, y: Any) -> Tensor:
     return special.xlogy(x, y)
 
 
-def _reflected(fn: Any) -> Any:
+def reflected(fn: Any) -> Any:
     def method(self: Tensor, other: Any) -> Tensor:
         return fn(other, self)
     method.__name__ = fn.__name__
     return method
-
-
-#: Tensor's methods of this module (PyTorch's meanings), and their in-place twins.
-METHODS: dict[str, Any] = {
-    "rsqrt": rsqrt, "frac": frac, "lerp": lerp, "deg2rad": deg2rad, "rad2deg": rad2deg, "ldexp": ldexp,
-    "copysign": copysign, "fmax": fmax, "fmin": fmin,
-    "heaviside": lambda self, values: heaviside(self, values, nan_is_nan=False), "nan_to_num": nan_to_num,
-    "floor_divide": floor_divide, "__floordiv__": floor_divide, "__rfloordiv__": _reflected(floor_divide),
-    "isinf": isinf, "isposinf": isposinf, "isneginf": isneginf, "signbit": signbit, "nextafter": nextafter,
-    "logit": logit,
-}
-IN_PLACE = ("rsqrt", "frac", "lerp", "deg2rad", "rad2deg", "ldexp", "copysign", "fmax", "fmin", "heaviside",
-            "nan_to_num", "floor_divide", "nextafter", "logit")

@@ -431,7 +431,7 @@ def diagonal_scatter(input: Any, src: Any, offset: int = 0, dim1: int = 0, dim2:
     return _embedded("diagonal_scatter", x, lambda t: mf.diagonal(t, offset, dim1, dim2), src)
 
 
-def _scatter_method(x: Tensor, dim: int, index: Any, src: Any = _UNSET, value: Any = _UNSET,
+def scatter_method(x: Tensor, dim: int, index: Any, src: Any = _UNSET, value: Any = _UNSET,
                     reduce: str | None = None) -> Tensor:
     """``x.scatter(dim, index, src)`` / ``x.scatter(dim, index, value=...)`` (PyTorch's)."""
     if src is not _UNSET and not isinstance(src, Tensor) and value is _UNSET:
@@ -439,19 +439,6 @@ def _scatter_method(x: Tensor, dim: int, index: Any, src: Any = _UNSET, value: A
     return scatter(x, dim, index, src, value=value, reduce=reduce)
 
 
-def _nonzero_method(x: Tensor, *, as_tuple: bool = False) -> Any:
+def nonzero_method(x: Tensor, *, as_tuple: bool = False) -> Any:
     """PyTorch's ``x.nonzero()``: an int64 ``(count, ndim)`` tensor; ``as_tuple=True``: one per dim."""
     return nonzero(x, as_tuple=as_tuple)
-
-
-#: Tensor's methods of this module (PyTorch's meanings), and their in-place twins.
-METHODS: dict[str, Any] = {
-    "gather": gather, "scatter": _scatter_method, "scatter_add": scatter_add, "scatter_reduce": scatter_reduce,
-    "index_add": index_add_along, "index_copy": index_copy, "index_fill": index_fill,
-    "index_reduce": index_reduce, "index_put": index_put, "index_select": index_select,
-    "masked_select": masked_select, "masked_scatter": masked_scatter, "put": put, "nonzero": _nonzero_method,
-    "argwhere": argwhere, "select_scatter": select_scatter, "slice_scatter": slice_scatter,
-    "diagonal_scatter": diagonal_scatter,
-}
-IN_PLACE = ("scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill", "index_reduce",
-            "index_put", "masked_scatter", "put")

@@ -213,7 +213,7 @@ median = _median_api("median", skip_nan=False)
 nanmedian = _median_api("nanmedian", skip_nan=True)
 
 
-def _median_method(name: str) -> Any:
+def median_method(name: str) -> Any:
     skip_nan = name == "nanmedian"
 
     def method(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
@@ -332,7 +332,7 @@ def unique(ar: Any, return_index: bool = False, return_inverse: bool = False, re
     return (u.values, *extra) if extra else u.values
 
 
-def _unique_method(self: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+def unique_method(self: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
                    return_counts: bool = False, dim: Any = None) -> Any:
     """PyTorch's ``x.unique(sorted=True, return_inverse=False, return_counts=False, dim=None)``."""
     return unique(self, False, return_inverse, return_counts, dim, sorted=sorted)
@@ -459,16 +459,7 @@ def bincount(input: Any, weights: Any = None, minlength: int = 0) -> Tensor:  # 
     return index_add((n,), (x,), w)  # the adjoint of indexing: a differentiable scatter-add
 
 
-#: Tensor's methods of this module (PyTorch's meanings).
-METHODS: dict[str, Any] = {
-    "kthvalue": kthvalue, "median": _median_method("median"), "nanmedian": _median_method("nanmedian"),
-    "quantile": lambda self, q, dim=None, keepdim=False, *, interpolation="linear": quantile(
-        self, q, dim=dim, keepdim=keepdim, interpolation=interpolation),
-    "nanquantile": lambda self, q, dim=None, keepdim=False, *, interpolation="linear": nanquantile(
-        self, q, dim=dim, keepdim=keepdim, interpolation=interpolation),
-    "mode": mode, "cummax": cummax, "cummin": cummin, "logcumsumexp": logcumsumexp, "unique": _unique_method,
-    "histc": histc, "bincount": bincount, "histogram": lambda self, bins=100, *, range=None, weight=None,  # noqa: A006
-    density=False: histogram(self, bins, range, density, weight=weight),
-    "unique_consecutive": unique_consecutive,
-}
-IN_PLACE: tuple[str, ...] = ()
+def histogram_method(self: Tensor, bins: Any = 100, *, range: Any = None, weight: Any = None,  # noqa: A002
+                     density: bool = False) -> Any:
+    """PyTorch's ``x.histogram(bins=100, *, range=None, weight=None, density=False)``."""
+    return histogram(self, bins, range, density, weight=weight)

@@ -242,7 +242,7 @@ vsplit = _split_along("vsplit", 0, 2)
 dsplit = _split_along("dsplit", 2, 3)
 
 
-def _unfold(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
+def unfold_method(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
     """PyTorch's ``x.unfold(dimension, size, step)``: the windows of ``size`` every ``step`` along
     ``dimension``, that dim becoming the window count and a new last dim the window (a gather)."""
     d = _one_dim("unfold", x, dimension)
@@ -295,13 +295,3 @@ def triu_indices(*args: Any, **kwargs: Any) -> Any:
     """The indices of an upper triangle: NumPy's ``triu_indices(n, k=0, m=None)`` (a tuple) or
     PyTorch's ``triu_indices(row, col=..., offset=0)`` (a (2, N) tensor); see :func:`tril_indices`."""
     return _triangle("triu_indices", args, kwargs)
-
-
-#: Tensor's methods of this module (PyTorch's meanings).
-METHODS: dict[str, Any] = {
-    "diag_embed": diag_embed, "diagflat": diagflat, "rot90": rot90, "narrow": narrow, "unflatten": unflatten,
-    "movedim": movedim, "tensor_split": tensor_split, "hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit,
-    "unfold": _unfold, "sum_to_size": lambda self, *size: mf.sum_to(
-        self, tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size),
-}
-IN_PLACE: tuple[str, ...] = ()

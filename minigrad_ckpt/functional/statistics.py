@@ -172,17 +172,3 @@ def renorm(input: Any, p: float, dim: int, maxnorm: float) -> Tensor:  # noqa: A
     others = tuple(k for k in range(x.ndim) if k != d)
     norm = mf.sum(mf.abs(x) ** p, others, keepdims=True) ** (1.0 / p)
     return x * mf.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
-
-
-#: Tensor's methods of this module (PyTorch's meanings).
-METHODS: dict[str, Any] = {
-    "nansum": lambda self, dim=None, keepdim=False, *, dtype=None: nansum(self, dim=dim, keepdim=keepdim,
-                                                                         dtype=dtype),
-    "nanmean": lambda self, dim=None, keepdim=False, *, dtype=None: nanmean(self, dim=dim, keepdim=keepdim,
-                                                                           dtype=dtype),
-    "count_nonzero": lambda self, dim=None: count_nonzero(self, dim=dim),
-    "aminmax": aminmax, "cov": lambda self, *, correction=1, fweights=None, aweights=None: cov(
-        self, correction=correction, fweights=fweights, aweights=aweights),
-    "corrcoef": lambda self: corrcoef(self), "renorm": renorm,
-}
-IN_PLACE = ("renorm",)

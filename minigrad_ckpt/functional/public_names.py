@@ -1,0 +1,792 @@
+"""The public math API, declared once: a table of every public name.
+
+Each row names one public function or Tensor method and says, in one place,
+
+* its **function** -- what ``mg.<name>`` (or ``mg.linalg.<name>``, ...) is;
+* its **home** -- the namespace that exports it (the row's :class:`Section`);
+* Tensor's **method** of that name -- the function itself (:data:`AS_METHOD`: ``x.exp()`` is
+  ``mg.exp(x)``), another function where PyTorch's method means something else (``x.max(1)``
+  is ``(values, indices)``; :mod:`~minigrad_ckpt.functional.torch_methods`), or none;
+* whether Tensor has the **in-place twin** ``x.<name>_(...)``: the method, copied back into
+  ``x`` under the in-place rules (:func:`in_place`).
+
+Everything else is read off the table: the package's exports and ``__all__``
+(:func:`exports`, used by ``minigrad_ckpt/__init__.py``, ``linalg.py``, ``special.py`` and
+``fft.py``), Tensor's methods (:func:`methods`, put on the class once by :func:`bind`), and the
+sections of ``docs/api.md`` (``docs/gen_api.py``).  To add a public function, write it in the
+module of its concept and add its row here; ``tests/test_public_names.py`` checks that every
+name is declared once.
+
+The functions themselves live by concept (:mod:`~minigrad_ckpt.functional.math` and its parts,
+:mod:`~minigrad_ckpt.functional.torch_idioms` for the PyTorch spellings such as ``dim=``, ...);
+the table only says where each one is public.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
+
+from .. import tape
+from ..tensor import Tensor
+from . import complex_numbers as cn
+from . import differences as diffs
+from . import elementwise_compositions as ewc
+from . import fft as ft
+from . import linalg as la
+from . import linalg_derived as lad
+from . import linalg_ldl as ldl
+from . import math as mf
+from . import namespace
+from . import scatter as sc
+from . import selection as sel
+from . import shape_compositions as shapes
+from . import special as sp
+from . import special_extended as spx
+from . import statistics as stats
+from . import tensor_methods as tm
+from . import torch_idioms as ti
+from . import torch_methods as tmeth
+from .arguments import as_tensor, one_axis
+from .elementwise import _ADD, _DIV, _MOD, _MUL, _SUB
+from .torch_idioms import with_dim
+
+#: The namespaces a section's names are exported from (``None``: Tensor's methods only).
+MG, LINALG, SPECIAL, FFT, TENSOR = (
+    "minigrad_ckpt",
+    "minigrad_ckpt.linalg",
+    "minigrad_ckpt.special",
+    "minigrad_ckpt.fft",
+    None,
+)
+
+#: A row's method is its function itself: ``x.<name>(...)`` is ``<name>(x, ...)``.
+AS_METHOD: Any = object()
+
+
+class Public(NamedTuple):
+    """One public name: its function (``None`` for a Tensor method only), Tensor's method of
+    that name (``None``: no method), and whether Tensor has the in-place twin ``<name>_``."""
+
+    name: str
+    function: Callable[..., Any] | None
+    method: Any = None
+    in_place: bool = False
+
+
+def public(name: str, function: Callable[..., Any], method: Any = None, *, in_place: bool = False) -> Public:
+    """A row for a public function; ``method`` is :data:`AS_METHOD`, another function, or None."""
+    return Public(name, function, function if method is AS_METHOD else method, in_place)
+
+
+def tensor_method(name: str, method: Any, *, in_place: bool = False) -> Public:
+    """A row for a Tensor method (or property, or operator) that no namespace exports."""
+    return Public(name, None, method, in_place)
+
+
+class Section(NamedTuple):
+    """Rows under one heading of ``docs/api.md``, exported from ``home``."""
+
+    title: str
+    home: str | None
+    names: tuple[Public, ...]
+
+
+SECTIONS: tuple[Section, ...] = (
+    Section(
+        "Arithmetic and elementwise functions",
+        MG,
+        (
+            public("abs", mf.abs, AS_METHOD, in_place=True),
+            public("add", mf.add, tmeth.add_method),
+            public("subtract", mf.subtract, tmeth.sub_method, in_place=True),
+            public("multiply", mf.multiply, AS_METHOD, in_place=True),
+            public("divide", mf.divide, AS_METHOD, in_place=True),
+            public("power", mf.power),
+            public("negative", mf.negative, AS_METHOD, in_place=True),
+            public("exp", mf.exp, AS_METHOD, in_place=True),
+            public("log", mf.log, AS_METHOD, in_place=True),
+            public("log1p", mf.log1p, AS_METHOD, in_place=True),
+            public("sqrt", mf.sqrt, AS_METHOD, in_place=True),
+            public("sin", mf.sin, AS_METHOD, in_place=True),
+            public("cos", mf.cos, AS_METHOD, in_place=True),
+            public("tanh", mf.tanh, AS_METHOD, in_place=True),
+            public("sigmoid", mf.sigmoid, AS_METHOD, in_place=True),
+            public("erf", mf.erf, AS_METHOD, in_place=True),
+            public("maximum", mf.maximum, AS_METHOD),
+            public("minimum", mf.minimum, AS_METHOD),
+            public("clip", mf.clip, AS_METHOD, in_place=True),
+            public("where", mf.where, lambda self, condition, other: mf.where(condition, self, other)),
+            public("tan", mf.tan, AS_METHOD, in_place=True),
+            public("sinh", mf.sinh, AS_METHOD, in_place=True),
+            public("cosh", mf.cosh, AS_METHOD, in_place=True),
+            public("arcsin", mf.arcsin, AS_METHOD, in_place=True),
+            public("arccos", mf.arccos, AS_METHOD, in_place=True),
+            public("arctan", mf.arctan, AS_METHOD, in_place=True),
+            public("arctan2", mf.arctan2, AS_METHOD, in_place=True),
+            public("arcsinh", mf.arcsinh, AS_METHOD, in_place=True),
+            public("arccosh", mf.arccosh, AS_METHOD, in_place=True),
+            public("arctanh", mf.arctanh, AS_METHOD, in_place=True),
+            public("log2", mf.log2, AS_METHOD, in_place=True),
+            public("log10", mf.log10, AS_METHOD, in_place=True),
+            public("exp2", mf.exp2, AS_METHOD, in_place=True),
+            public("expm1", mf.expm1, AS_METHOD, in_place=True),
+            public("hypot", mf.hypot, AS_METHOD, in_place=True),
+            public("logaddexp", mf.logaddexp, AS_METHOD),
+            public("logaddexp2", mf.logaddexp2, AS_METHOD),
+            public("sinc", mf.sinc, AS_METHOD, in_place=True),
+            public("square", mf.square, AS_METHOD, in_place=True),
+            public("reciprocal", mf.reciprocal, AS_METHOD, in_place=True),
+            public("cbrt", mf.cbrt, AS_METHOD),
+            public("floor", mf.floor, AS_METHOD, in_place=True),
+            public("ceil", mf.ceil, AS_METHOD, in_place=True),
+            public("round", mf.round, AS_METHOD, in_place=True),
+            public("around", mf.around),
+            public("trunc", mf.trunc, AS_METHOD, in_place=True),
+            public("mod", mf.mod),
+            public("remainder", mf.remainder, AS_METHOD, in_place=True),
+            public("fmod", mf.fmod, AS_METHOD, in_place=True),
+        ),
+    ),
+    Section(
+        "Comparisons and logical functions",
+        MG,
+        (
+            public("sign", mf.sign, AS_METHOD, in_place=True),
+            public(
+                "equal",
+                mf.equal,
+                lambda self, other: self.shape == as_tensor(other).shape and bool(mf.equal(self, other).numpy().all()),
+            ),
+            public("not_equal", mf.not_equal, AS_METHOD, in_place=True),
+            public("less", mf.less, AS_METHOD, in_place=True),
+            public("less_equal", mf.less_equal, AS_METHOD, in_place=True),
+            public("greater", mf.greater, AS_METHOD, in_place=True),
+            public("greater_equal", mf.greater_equal, AS_METHOD, in_place=True),
+            public("logical_and", mf.logical_and, AS_METHOD, in_place=True),
+            public("logical_or", mf.logical_or, AS_METHOD, in_place=True),
+            public("logical_not", mf.logical_not, AS_METHOD, in_place=True),
+            public("isnan", mf.isnan, AS_METHOD),
+            public("isfinite", mf.isfinite, AS_METHOD),
+        ),
+    ),
+    Section(
+        "Reductions",
+        MG,
+        (
+            public("sum", ti.sum, AS_METHOD),
+            public("mean", ti.mean, AS_METHOD),
+            public("max", ti.max, tmeth.extremum_method("max")),
+            public("min", ti.min, tmeth.extremum_method("min")),
+            public("prod", ti.prod, AS_METHOD),
+            public("var", ti.var, tmeth.spread_method("var")),
+            public("std", ti.std, tmeth.spread_method("std")),
+            public("logsumexp", ti.logsumexp, AS_METHOD),
+            public("cumsum", ti.cumsum, AS_METHOD, in_place=True),
+            public("argmax", ti.argmax, AS_METHOD),
+            public("argmin", ti.argmin, AS_METHOD),
+            public("cumprod", ti.cumprod, AS_METHOD, in_place=True),
+        ),
+    ),
+    Section(
+        "Products",
+        MG,
+        (
+            public("matmul", mf.matmul, AS_METHOD),
+            public("einsum", mf.einsum),
+            public("tensordot", mf.tensordot),
+            public("dot", mf.dot, AS_METHOD),
+            public("inner", mf.inner, AS_METHOD),
+            public("outer", mf.outer, AS_METHOD),
+            public("kron", mf.kron, AS_METHOD),
+            public("cross", ti.cross, mf.cross),
+        ),
+    ),
+    Section(
+        "Shape functions",
+        MG,
+        (
+            public("reshape", mf.reshape, tmeth.reshape_method),
+            public("transpose", ti.transpose, tmeth.transpose_method),
+            public("permute", mf.permute, AS_METHOD),
+            public("swapaxes", mf.swapaxes, AS_METHOD),
+            public("moveaxis", mf.moveaxis, AS_METHOD),
+            public("expand_dims", ti.expand_dims, AS_METHOD),
+            public("squeeze", ti.squeeze, AS_METHOD),
+            public("broadcast_to", mf.broadcast_to, AS_METHOD),
+            public("sum_to", mf.sum_to, AS_METHOD),
+            public("concatenate", ti.concatenate),
+            public("stack", ti.stack),
+            public("split", ti.split, tmeth.split_method),
+            public("flip", ti.flip, AS_METHOD),
+            public("pad", mf.pad, AS_METHOD),
+            public("ravel", mf.ravel, AS_METHOD),
+            public("flatten", ti.flatten, AS_METHOD),
+            public("tile", mf.tile, AS_METHOD),
+            public("repeat", ti.repeat, tmeth.repeat_method),
+            public("roll", ti.roll, lambda self, shifts, dims=None: mf.roll(self, shifts, dims)),
+            public("meshgrid", mf.meshgrid),
+        ),
+    ),
+    Section(
+        "Indexing and sorting",
+        MG,
+        (
+            public("getitem", mf.getitem),
+            public("take", ti.take, AS_METHOD),
+            public("sort", ti.sort, tmeth.sort_method),
+            public("argsort", ti.argsort, tmeth.argsort_method),
+            public("take_along_axis", ti.take_along_axis),
+        ),
+    ),
+    Section(
+        "Diagonals and triangles",
+        MG,
+        (
+            public("eye", mf.eye),
+            public("diag", mf.diag, AS_METHOD),
+            public("diagonal", mf.diagonal, AS_METHOD),
+            public("trace", mf.trace, AS_METHOD),
+            public("tril", mf.tril, AS_METHOD, in_place=True),
+            public("triu", mf.triu, AS_METHOD, in_place=True),
+        ),
+    ),
+    Section(
+        "Conversion",
+        MG,
+        (
+            public("astype", mf.astype, AS_METHOD),
+            public("clone", mf.clone, AS_METHOD),
+        ),
+    ),
+    Section(
+        "Complex numbers",
+        MG,
+        (
+            public("complex", cn.complex),
+            public(
+                "real",
+                cn.real,
+                property(cn.real, doc="The real part (differentiable; the tensor itself if it is real)."),
+            ),
+            public(
+                "imag",
+                cn.imag,
+                property(cn.imag, doc="The imaginary part (differentiable; zeros if the tensor is real)."),
+            ),
+            public("conj", cn.conj, AS_METHOD),
+            public("is_complex", cn.is_complex, lambda self: self.dtype.kind == "c"),
+            public("angle", cn.angle, AS_METHOD),
+            public("polar", cn.polar),
+            public("view_as_real", cn.view_as_real),
+            public("view_as_complex", cn.view_as_complex),
+        ),
+    ),
+    Section(
+        "More elementwise functions",
+        MG,
+        (
+            public("rsqrt", ewc.rsqrt, AS_METHOD, in_place=True),
+            public("frac", ewc.frac, AS_METHOD, in_place=True),
+            public("lerp", ewc.lerp, AS_METHOD, in_place=True),
+            public("deg2rad", ewc.deg2rad, AS_METHOD, in_place=True),
+            public("rad2deg", ewc.rad2deg, AS_METHOD, in_place=True),
+            public("ldexp", ewc.ldexp, AS_METHOD, in_place=True),
+            public("copysign", ewc.copysign, AS_METHOD, in_place=True),
+            public("fmax", ewc.fmax, AS_METHOD, in_place=True),
+            public("fmin", ewc.fmin, AS_METHOD, in_place=True),
+            public(
+                "heaviside",
+                ewc.heaviside,
+                lambda self, values: ewc.heaviside(self, values, nan_is_nan=False),
+                in_place=True,
+            ),
+            public("nan_to_num", ewc.nan_to_num, AS_METHOD, in_place=True),
+            public("floor_divide", ewc.floor_divide, AS_METHOD, in_place=True),
+            public("isinf", ewc.isinf, AS_METHOD),
+            public("isposinf", ewc.isposinf, AS_METHOD),
+            public("isneginf", ewc.isneginf, AS_METHOD),
+            public("signbit", ewc.signbit, AS_METHOD),
+            public("nextafter", ewc.nextafter, AS_METHOD, in_place=True),
+            public("logit", ewc.logit, AS_METHOD, in_place=True),
+            public("xlogy", ewc.xlogy, sp.xlogy, in_place=True),
+        ),
+    ),
+    Section(
+        "Statistics, differences and integrals",
+        MG,
+        (
+            public(
+                "nansum",
+                stats.nansum,
+                lambda self, dim=None, keepdim=False, *, dtype=None: stats.nansum(
+                    self, dim=dim, keepdim=keepdim, dtype=dtype
+                ),
+            ),
+            public(
+                "nanmean",
+                stats.nanmean,
+                lambda self, dim=None, keepdim=False, *, dtype=None: stats.nanmean(
+                    self, dim=dim, keepdim=keepdim, dtype=dtype
+                ),
+            ),
+            public("count_nonzero", stats.count_nonzero, lambda self, dim=None: stats.count_nonzero(self, dim=dim)),
+            public("aminmax", stats.aminmax, AS_METHOD),
+            public("MinMax", stats.MinMax),
+            public("var_mean", stats.var_mean),
+            public("std_mean", stats.std_mean),
+            public(
+                "cov",
+                stats.cov,
+                lambda self, *, correction=1, fweights=None, aweights=None: stats.cov(
+                    self, correction=correction, fweights=fweights, aweights=aweights
+                ),
+            ),
+            public("corrcoef", stats.corrcoef, lambda self: stats.corrcoef(self)),
+            public("renorm", stats.renorm, AS_METHOD, in_place=True),
+            public(
+                "diff",
+                diffs.diff,
+                lambda self, n=1, dim=-1, prepend=None, append=None: diffs.diff(
+                    self, n, dim=dim, prepend=prepend, append=append
+                ),
+            ),
+            public("gradient", diffs.gradient),
+            public("trapezoid", diffs.trapezoid),
+            public("cumulative_trapezoid", diffs.cumulative_trapezoid),
+        ),
+    ),
+    Section(
+        "More shape functions",
+        MG,
+        (
+            public("atleast_1d", shapes.atleast_1d),
+            public("atleast_2d", shapes.atleast_2d),
+            public("atleast_3d", shapes.atleast_3d),
+            public("hstack", shapes.hstack),
+            public("vstack", shapes.vstack),
+            public("dstack", shapes.dstack),
+            public("column_stack", shapes.column_stack),
+            public("block_diag", shapes.block_diag),
+            public("diag_embed", shapes.diag_embed, AS_METHOD),
+            public("diagflat", shapes.diagflat, AS_METHOD),
+            public("rot90", shapes.rot90, AS_METHOD),
+            public("broadcast_tensors", shapes.broadcast_tensors),
+            public("unflatten", shapes.unflatten, AS_METHOD),
+            public("movedim", shapes.movedim, AS_METHOD),
+            public("narrow", shapes.narrow, AS_METHOD),
+            public("cartesian_prod", shapes.cartesian_prod),
+            public("combinations", shapes.combinations),
+            public("tril_indices", shapes.tril_indices),
+            public("triu_indices", shapes.triu_indices),
+            public("tensor_split", shapes.tensor_split, AS_METHOD),
+            public("hsplit", shapes.hsplit, AS_METHOD),
+            public("vsplit", shapes.vsplit, AS_METHOD),
+            public("dsplit", shapes.dsplit, AS_METHOD),
+        ),
+    ),
+    Section(
+        "PyTorch's gather and scatter family",
+        MG,
+        (
+            public("gather", sc.gather, AS_METHOD),
+            public("scatter", sc.scatter, sc.scatter_method, in_place=True),
+            public("scatter_add", sc.scatter_add, AS_METHOD, in_place=True),
+            public("scatter_reduce", sc.scatter_reduce, AS_METHOD, in_place=True),
+            public("index_add", sc.index_add_along, AS_METHOD, in_place=True),
+            public("index_copy", sc.index_copy, AS_METHOD, in_place=True),
+            public("index_fill", sc.index_fill, AS_METHOD, in_place=True),
+            public("index_reduce", sc.index_reduce, AS_METHOD, in_place=True),
+            public("index_put", sc.index_put, AS_METHOD, in_place=True),
+            public("index_select", sc.index_select, AS_METHOD),
+            public("masked_fill", sc.masked_fill, tmeth.masked_fill_method, in_place=True),
+            public("masked_select", sc.masked_select, AS_METHOD),
+            public("masked_scatter", sc.masked_scatter, AS_METHOD, in_place=True),
+            public("put", sc.put, AS_METHOD, in_place=True),
+            public("nonzero", sc.nonzero, sc.nonzero_method),
+            public("argwhere", sc.argwhere, AS_METHOD),
+            public("select_scatter", sc.select_scatter, AS_METHOD),
+            public("slice_scatter", sc.slice_scatter, AS_METHOD),
+            public("diagonal_scatter", sc.diagonal_scatter, AS_METHOD),
+        ),
+    ),
+    Section(
+        "Selection and ordering",
+        MG,
+        (
+            public("kthvalue", sel.kthvalue, AS_METHOD),
+            public("median", sel.median, sel.median_method("median")),
+            public("nanmedian", sel.nanmedian, sel.median_method("nanmedian")),
+            public(
+                "quantile",
+                sel.quantile,
+                lambda self, q, dim=None, keepdim=False, *, interpolation="linear": sel.quantile(
+                    self, q, dim=dim, keepdim=keepdim, interpolation=interpolation
+                ),
+            ),
+            public(
+                "nanquantile",
+                sel.nanquantile,
+                lambda self, q, dim=None, keepdim=False, *, interpolation="linear": sel.nanquantile(
+                    self, q, dim=dim, keepdim=keepdim, interpolation=interpolation
+                ),
+            ),
+            public("mode", sel.mode, AS_METHOD),
+            public("cummax", sel.cummax, AS_METHOD),
+            public("cummin", sel.cummin, AS_METHOD),
+            public("logcumsumexp", sel.logcumsumexp, AS_METHOD),
+            public("unique", sel.unique, sel.unique_method),
+            public("unique_consecutive", sel.unique_consecutive, AS_METHOD),
+            public("searchsorted", sel.searchsorted),
+            public("bucketize", sel.bucketize),
+            public("histc", sel.histc, AS_METHOD),
+            public("histogram", sel.histogram, sel.histogram_method),
+            public("Histogram", sel.Histogram),
+            public("bincount", sel.bincount, AS_METHOD),
+        ),
+    ),
+    Section(
+        "PyTorch's names",
+        MG,
+        (
+            public("cat", ti.cat),
+            public("unsqueeze", ti.unsqueeze, AS_METHOD),
+            public("ValuesIndices", ti.ValuesIndices),
+            public("topk", ti.topk, AS_METHOD),
+            public("chunk", ti.chunk, AS_METHOD),
+            public("unbind", ti.unbind, AS_METHOD),
+            public("clamp", ti.clamp, AS_METHOD, in_place=True),
+            public("mul", mf.multiply, AS_METHOD),
+            public("sub", mf.subtract, tmeth.sub_method),
+            public("div", mf.divide, AS_METHOD),
+            public("true_divide", mf.divide, AS_METHOD, in_place=True),
+            public("neg", mf.negative, AS_METHOD, in_place=True),
+            public("pow", mf.power, AS_METHOD, in_place=True),
+            public("eq", mf.equal, AS_METHOD, in_place=True),
+            public("ne", mf.not_equal, AS_METHOD, in_place=True),
+            public("lt", mf.less, AS_METHOD, in_place=True),
+            public("le", mf.less_equal, AS_METHOD, in_place=True),
+            public("gt", mf.greater, AS_METHOD, in_place=True),
+            public("ge", mf.greater_equal, AS_METHOD, in_place=True),
+            public("acos", mf.arccos, AS_METHOD, in_place=True),
+            public("asin", mf.arcsin, AS_METHOD, in_place=True),
+            public("atan", mf.arctan, AS_METHOD, in_place=True),
+            public("atan2", mf.arctan2, AS_METHOD, in_place=True),
+            public("acosh", mf.arccosh, AS_METHOD, in_place=True),
+            public("asinh", mf.arcsinh, AS_METHOD, in_place=True),
+            public("atanh", mf.arctanh, AS_METHOD, in_place=True),
+            public("absolute", mf.abs, AS_METHOD, in_place=True),
+            public("concat", ti.concat),
+            public("t", ti.t, tmeth.t_method),
+            public("numel", ti.numel, lambda self: int(self._data.size)),
+        ),
+    ),
+    Section(
+        "Linear algebra",
+        LINALG,
+        (
+            public("inv", la.inv),
+            public("det", la.det, AS_METHOD),
+            public("slogdet", la.slogdet, AS_METHOD),
+            public("solve", la.solve),
+            public(
+                "cholesky",
+                la.cholesky,
+                lambda self, upper=False: mf.swapaxes(la.cholesky(self), -1, -2) if upper else la.cholesky(self),
+            ),
+            public("eig", la.eig),
+            public("eigvals", la.eigvals),
+            public("eigh", la.eigh),
+            public("eigvalsh", la.eigvalsh),
+            public("svd", la.svd, lambda self, some=True: tmeth.svd_method(self, some)),
+            public("svdvals", la.svdvals),
+            public("qr", la.qr, lambda self, some=True: la.qr(self, "reduced" if some else "complete")),
+            public("norm", with_dim(la.norm)),
+            public("pinv", la.pinv),
+            public("matrix_power", la.matrix_power, AS_METHOD),
+            public("lstsq", la.lstsq),
+            public("solve_triangular", la.solve_triangular),
+            public("vector_norm", lad.vector_norm),
+            public("matrix_norm", lad.matrix_norm),
+            public("multi_dot", lad.multi_dot),
+            public("vecdot", lad.vecdot),
+            public("cond", lad.cond),
+            public("matrix_rank", lad.matrix_rank),
+            public("cholesky_solve", lad.cholesky_solve, AS_METHOD),
+            public("cholesky_inverse", lad.cholesky_inverse, AS_METHOD),
+            public("tensorsolve", lad.tensorsolve),
+            public("tensorinv", lad.tensorinv),
+            public("householder_product", lad.householder_product),
+            public("matrix_exp", lad.matrix_exp, AS_METHOD),
+            public("lu_factor", lad.lu_factor),
+            public("lu", lad.lu),
+            public("lu_solve", lad.lu_solve),
+            public("ldl_factor", ldl.ldl_factor),
+            public("ldl_factor_ex", ldl.ldl_factor_ex),
+            public("ldl_solve", ldl.ldl_solve),
+        ),
+    ),
+    Section(
+        "Special functions",
+        SPECIAL,
+        (
+            public("gammaln", sp.gammaln),
+            public("digamma", sp.digamma, AS_METHOD, in_place=True),
+            public("psi", sp.psi),
+            public("polygamma", sp.polygamma, lambda self, n: sp.polygamma(n, self), in_place=True),
+            public("gamma", sp.gamma),
+            public("erf", mf.erf),
+            public("erfc", sp.erfc, AS_METHOD, in_place=True),
+            public("erfinv", sp.erfinv, AS_METHOD, in_place=True),
+            public("erfcinv", sp.erfcinv),
+            public("logit", sp.logit),
+            public("expit", sp.expit),
+            public("xlogy", sp.xlogy),
+            public("xlog1py", sp.xlog1py),
+            public("beta", sp.beta),
+            public("betaln", sp.betaln),
+            public("logsumexp", with_dim(sp.logsumexp)),
+            public("ndtr", spx.ndtr),
+            public("ndtri", spx.ndtri),
+            public("log_ndtr", spx.log_ndtr),
+            public("erfcx", spx.erfcx),
+            public("i0", spx.i0, AS_METHOD, in_place=True),
+            public("i0e", spx.i0e),
+            public("i1", spx.i1),
+            public("i1e", spx.i1e),
+            public("entr", spx.entr),
+            public("multigammaln", spx.multigammaln),
+            public("sinc", mf.sinc),
+            public("zeta", spx.zeta),
+            public("gammainc", spx.gammainc),
+            public("gammaincc", spx.gammaincc),
+        ),
+    ),
+    Section(
+        "Fourier transforms",
+        FFT,
+        (
+            public("fft", ft.fft),
+            public("ifft", ft.ifft),
+            public("rfft", ft.rfft),
+            public("irfft", ft.irfft),
+            public("hfft", ft.hfft),
+            public("ihfft", ft.ihfft),
+            public("fft2", ft.fft2),
+            public("ifft2", ft.ifft2),
+            public("rfft2", ft.rfft2),
+            public("irfft2", ft.irfft2),
+            public("fftn", ft.fftn),
+            public("ifftn", ft.ifftn),
+            public("rfftn", ft.rfftn),
+            public("irfftn", ft.irfftn),
+            public("fftfreq", ft.fftfreq),
+            public("rfftfreq", ft.rfftfreq),
+            public("fftshift", ft.fftshift),
+            public("ifftshift", ft.ifftshift),
+        ),
+    ),
+    Section(
+        "Operators",
+        TENSOR,
+        (
+            tensor_method("__add__", tm.operator_method(_ADD)),
+            tensor_method("__radd__", tm.operator_method(_ADD, reflected=True)),
+            tensor_method("__sub__", tm.operator_method(_SUB)),
+            tensor_method("__rsub__", tm.operator_method(_SUB, reflected=True)),
+            tensor_method("__mul__", tm.operator_method(_MUL)),
+            tensor_method("__rmul__", tm.operator_method(_MUL, reflected=True)),
+            tensor_method("__truediv__", tm.operator_method(_DIV)),
+            tensor_method("__rtruediv__", tm.operator_method(_DIV, reflected=True)),
+            tensor_method("__pow__", mf.power),
+            tensor_method("__rpow__", tm.rpow),
+            tensor_method("__matmul__", mf.matmul),
+            tensor_method("__rmatmul__", tm.rmatmul),
+            tensor_method("__neg__", mf.negative),
+            tensor_method("__pos__", lambda x: x),
+            tensor_method("__abs__", mf.abs),
+            tensor_method("__eq__", mf.equal),
+            tensor_method("__ne__", mf.not_equal),
+            tensor_method("__lt__", mf.less),
+            tensor_method("__le__", mf.less_equal),
+            tensor_method("__gt__", mf.greater),
+            tensor_method("__ge__", mf.greater_equal),
+            tensor_method("__getitem__", mf.getitem),
+            tensor_method("__and__", mf.logical_and),
+            tensor_method("__or__", mf.logical_or),
+            tensor_method("__invert__", mf.logical_not),
+            tensor_method("__mod__", tm.operator_method(_MOD)),
+            tensor_method("__rmod__", tm.operator_method(_MOD, reflected=True)),
+            tensor_method("__round__", mf.round),
+            tensor_method("__format__", tmeth.format_method),
+            tensor_method("__floordiv__", ewc.floor_divide),
+            tensor_method("__rfloordiv__", ewc.reflected(ewc.floor_divide)),
+        ),
+    ),
+    Section(
+        "Autograd, devices and dtypes",
+        TENSOR,
+        (
+            tensor_method("backward", tm.backward_method),
+            tensor_method("to", tm.to_method),
+            tensor_method("cpu", tm.cpu_method),
+            tensor_method("cuda", tm.cuda_method),
+            tensor_method("float", tm.cast_method("float32", "A float32 copy (differentiable).")),
+            tensor_method("double", tm.cast_method("float64", "A float64 copy (differentiable).")),
+            tensor_method("half", tm.cast_method("float16", "A float16 copy (differentiable).")),
+            tensor_method("long", tm.cast_method("int64", "An int64 copy (cuts the tape).")),
+            tensor_method("int", tm.cast_method("int32", "An int32 copy (cuts the tape).")),
+            tensor_method("bool", tm.cast_method("bool", "A bool copy (cuts the tape).")),
+            tensor_method("type", tmeth.type_method),
+            tensor_method("type_as", lambda self, o: self.to(o.dtype)),
+            tensor_method("is_cuda", property(lambda self: self.device.type == "cuda")),
+            tensor_method("is_cpu", property(lambda self: self.device.type == "cpu")),
+            tensor_method("get_device", lambda self: -1 if self.device.type == "cpu" else self.device.index),
+            tensor_method("byte", lambda self: self.to(dtype="uint8")),
+            tensor_method("char", lambda self: self.to(dtype="int8")),
+            tensor_method("short", lambda self: self.to(dtype="int16")),
+            tensor_method("T", property(lambda self: mf.transpose(self), doc="The transpose (axes reversed).")),
+            tensor_method(
+                "mT", property(lambda self: mf.swapaxes(self, -1, -2), doc="The matrix transpose of the last two axes.")
+            ),
+        ),
+    ),
+    Section(
+        "Tensor methods of PyTorch's",
+        TENSOR,
+        (
+            tensor_method("view", tmeth.view_method),
+            tensor_method("view_as", lambda self, other: tmeth.reshape_method(self, other.shape)),
+            tensor_method("reshape_as", lambda self, other: tmeth.reshape_method(self, other.shape)),
+            tensor_method("expand", tmeth.expand_method),
+            tensor_method("expand_as", lambda self, other: mf.broadcast_to(self, other.shape)),
+            tensor_method("nelement", lambda self: int(self._data.size)),
+            tensor_method("dim", lambda self: self.ndim),
+            tensor_method("ndimension", lambda self: self.ndim),
+            tensor_method("swapdims", mf.swapaxes),
+            tensor_method("all", tmeth.reduction_method(namespace.all)),
+            tensor_method("any", tmeth.reduction_method(namespace.any)),
+            tensor_method("softmax", tmeth.softmax_method),
+            tensor_method("log_softmax", tmeth.log_softmax_method),
+            tensor_method("relu", tmeth.relu_method, in_place=True),
+            tensor_method("norm", tmeth.norm_method),
+            tensor_method("clamp_min", lambda self, m: ti.clamp(self, m), in_place=True),
+            tensor_method("clamp_max", lambda self, m: ti.clamp(self, None, m), in_place=True),
+            tensor_method("mm", mf.matmul),
+            tensor_method("new_zeros", tmeth.new_method(0)),
+            tensor_method("new_ones", tmeth.new_method(1)),
+            tensor_method("new_empty", tmeth.new_method(0)),
+            tensor_method("new_full", tmeth.new_full_method),
+            tensor_method("new_tensor", tmeth.new_tensor_method),
+            tensor_method("addcmul_", tmeth.addc_method("addcmul_", lambda a, b: a * b)),
+            tensor_method("addcdiv_", tmeth.addc_method("addcdiv_", lambda a, b: a / b)),
+            tensor_method("fix", mf.trunc, in_place=True),
+            tensor_method("sgn", mf.sign, in_place=True),
+            tensor_method("ger", mf.outer),
+            tensor_method("bmm", mf.matmul),
+            tensor_method("mv", mf.matmul),
+            tensor_method("vdot", mf.dot),
+            tensor_method("inverse", la.inv),
+            tensor_method("pinverse", la.pinv),
+            tensor_method("lgamma", sp.gammaln, in_place=True),
+            tensor_method("float_power", mf.power, in_place=True),
+            tensor_method("take_along_dim", mf.take_along_axis),
+            tensor_method("igamma", spx.gammainc, in_place=True),
+            tensor_method("igammac", spx.gammaincc, in_place=True),
+            tensor_method("mvlgamma", spx.multigammaln, in_place=True),
+            tensor_method("positive", lambda self: self),
+            tensor_method("fliplr", lambda self: mf.flip(self, 1)),
+            tensor_method("flipud", lambda self: mf.flip(self, 0)),
+            tensor_method("amax", tmeth.reduction_method(mf.max)),
+            tensor_method("amin", tmeth.reduction_method(mf.min)),
+            tensor_method("is_floating_point", lambda self: self.dtype.kind == "f"),
+            tensor_method("is_signed", lambda self: self.dtype.kind in "fic"),
+            tensor_method("element_size", lambda self: self.dtype.itemsize),
+            tensor_method("is_contiguous", lambda self: True),
+            tensor_method("contiguous", lambda self: self),
+            tensor_method("logdet", lambda self: mf.log(la.det(self))),
+            tensor_method("dist", lambda self, other, p=2: la.norm(mf.ravel(self - other), None if p == 2 else p)),
+            tensor_method(
+                "logical_xor",
+                lambda self, other: mf.not_equal(mf.astype(self, "bool"), mf.astype(as_tensor(other), "bool")),
+                in_place=True,
+            ),
+            tensor_method("is_nonzero", lambda self: bool(self)),
+            tensor_method("is_same_size", lambda self, other: self.shape == other.shape),
+            tensor_method(
+                "isclose",
+                lambda self, other, rtol=1e-05, atol=1e-08, equal_nan=False: tmeth.isclose_method(
+                    self, other, rtol, atol, equal_nan
+                ),
+            ),
+            tensor_method(
+                "allclose",
+                lambda self, other, rtol=1e-05, atol=1e-08, equal_nan=False: bool(
+                    tmeth.isclose_method(self, other, rtol, atol, equal_nan).numpy().all()
+                ),
+            ),
+            tensor_method("repeat_interleave", lambda self, repeats, dim=None: mf.repeat(self, repeats, dim)),
+            tensor_method("msort", lambda self: ti.sort_pair(self, 0).values),
+            tensor_method(
+                "split_with_sizes", lambda self, split_sizes, dim=0: ti.split_sizes(self, list(split_sizes), dim)
+            ),
+            tensor_method(
+                "select",
+                lambda self, dim, index: mf.getitem(self, (slice(None),) * one_axis(dim, self.ndim) + (index,)),
+            ),
+            tensor_method("unfold", shapes.unfold_method),
+            tensor_method(
+                "sum_to_size",
+                lambda self, *size: mf.sum_to(
+                    self, tuple(size[0]) if len(size) == 1 and (not isinstance(size[0], int)) else size
+                ),
+            ),
+        ),
+    ),
+)
+
+
+def rows(home: Any = ...) -> Iterator[tuple[Section, Public]]:
+    """Every ``(section, row)`` of the table (of ``home`` only, when it is given)."""
+    for section in SECTIONS:
+        if home is ... or section.home == home:
+            for row in section.names:
+                yield section, row
+
+
+def exports(home: str) -> dict[str, Any]:
+    """``{name: function}`` for every name the namespace ``home`` exports, in the table's order."""
+    return {row.name: row.function for _, row in rows(home)}
+
+
+def in_place(name: str) -> Any:
+    """Tensor's ``<name>_``: the method ``<name>``, its result copied back into the tensor."""
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return self.copy_(getattr(self, name)(*args, **kwargs))
+
+    method.__name__ = name + "_"
+    method.__doc__ = (
+        f"``x.{name}_(...)``: ``x.copy_(x.{name}(...))`` -- in place, under the in-place rules "
+        f"(refused on a tensor that requires grad outside ``mg.no_grad()``; tangents carried)."
+    )
+    return method
+
+
+def methods() -> dict[str, Any]:
+    """Tensor's methods, operators and properties as the table declares them, in-place twins included."""
+    table: dict[str, Any] = {}
+    for _, row in rows():
+        if row.method is not None:
+            table[row.name] = row.method
+        if row.in_place:
+            table[row.name + "_"] = in_place(row.name)
+    return table
+
+
+def bind() -> None:
+    """Put :func:`methods` on Tensor and hand the tape its differentiable namespace: the package's one
+    binding point (DeZero's ``setup_variable``), called once by its ``__init__``."""
+    for name, method in methods().items():
+        setattr(Tensor, name, method)
+    tape.differentiable_namespace = namespace
