@@ -254,6 +254,13 @@ class ArrayNamespace:
         """True if ``a`` is not a view into another array's memory."""
         return a.base is None
 
+    def memory_owner(self, a: Any) -> Any:
+        """The object that owns the memory ``a`` views: the same object for any two arrays
+        that share memory (the end of the ``base`` chain), so its identity names the memory."""
+        while getattr(a, "base", None) is not None:
+            a = a.base
+        return a
+
     # ---- adapter: helpers written once on top of the namespace ------------
     def sum_to(self, a: Any, shape: tuple[int, ...]) -> Any:
         """Sum ``a`` down to ``shape``, undoing NumPy broadcasting.

@@ -26,7 +26,9 @@ What outer layers (``nn``, ``optim``, ``checkpoint``, ``snapshot``) need:
   device) while keeping its identity (``Module.to``);
 * :meth:`Tensor.version` -- the current stamp, to tell later whether a tensor
   changed; :meth:`Tensor.increment_version` -- restamp after a write the engine
-  could not see (MPI filling the array, a DLPack consumer, ``.data``).
+  could not see (MPI filling the array, a DLPack consumer, ``.data``), and
+  :meth:`Tensor.prepare_write` before it (an asynchronous snapshot may still
+  need the old values: every in-place method calls the *write guard* first).
 
 This module knows nothing of the layers above it (the tape, the ops, the
 public math).  Tensor's math methods and operators (``x + y``, ``x.sum()``),
@@ -96,6 +98,19 @@ class _PostHooks(list):
         if self:
             post_hook_count[0] -= 1
         super().clear()
+
+
+#: Called with a tensor just before an in-place write into its array (``None``, the usual
+#: case: nobody needs to know).  An asynchronous snapshot that still holds references to
+#: arrays it has not copied yet installs one (:mod:`minigrad_ckpt.snapshot.copy_on_write`):
+#: it copies the values the write would change first.  So a write pays one test.
+_write_guard: Callable[[Tensor], None] | None = None
+
+
+def set_write_guard(guard: Callable[[Tensor], None] | None) -> None:
+    """Install ``guard`` (or remove it, with ``None``): see :data:`_write_guard`."""
+    global _write_guard
+    _write_guard = guard
 
 
 class ElementCount(int):
@@ -201,6 +216,17 @@ class Tensor:
         themselves.
         """
         self._bump_version()
+
+    def prepare_write(self) -> None:
+        """Call just before writing into this tensor's array behind the engine's back (an MPI
+        collective filling it, a DLPack consumer), and :meth:`increment_version` after.
+
+        An asynchronous snapshot that still has to save this memory's current values
+        copies them first (``SnapshotManager.save_snapshot(..., blocking=False)``).  The
+        in-place methods (``add_``, ``copy_``, ``t[i] = v``, ...) do this by themselves.
+        """
+        if _write_guard is not None:
+            _write_guard(self)
 
     def version(self) -> int:
         """The version stamp: the engine clock's value at the latest in-place change (0: never)."""
@@ -463,6 +489,8 @@ class Tensor:
             if value._device is not self._device:
                 raise RuntimeError(f"{what}: value is on {value.device}, tensor is on {self.device}")
             value = value._data
+        if _write_guard is not None:
+            _write_guard(self)
         self._data[...] = value
         self._bump_version()
         if tangents is not None:
@@ -477,6 +505,8 @@ class Tensor:
             if value._device is not self._device:
                 raise RuntimeError(f"__setitem__: value is on {value.device}, tensor is on {self.device}")
             value = value._data
+        if _write_guard is not None:
+            _write_guard(self)
         self._data[idx] = value
         self._bump_version()
         if tangents is not None:
@@ -499,6 +529,8 @@ class Tensor:
             if other._device is not self._device:
                 raise RuntimeError(f"{fn}_: operand is on {other.device}, tensor is on {self.device}")
             other = other._data
+        if _write_guard is not None:
+            _write_guard(self)
         getattr(self._device.xp, fn)(self._data, other, out=self._data, casting="same_kind")
         self._bump_version()
         if tangents is not None:

@@ -535,6 +535,56 @@ def scenario_gather0d() -> None:
     result({"shapes": [list(s) for s in shapes], "values": [float(g.numpy()) for g in got]})
 
 
+def scenario_async_copy_on_write(out_dir: str) -> None:
+    """An asynchronous collective save, then at once the writes a data-parallel step makes into
+    the captured arrays (DDP's buffer broadcast, the gradient all-reduce and Adam's step, an
+    explicit all_reduce and broadcast of a parameter) while rank 0's writer is held busy: the
+    snapshot is bitwise the state of the call on every rank."""
+    import threading
+
+    from minigrad_ckpt.executor import Executor
+    from minigrad_ckpt.snapshot import Snapshot, SnapshotManager
+
+    mg.set_default_dtype("float64")
+    rank, world = dist.get_rank(), dist.get_world_size()
+    mg.manual_seed(3)
+    model = DDP(nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16), nn.Tanh(), nn.Linear(16, 4)))
+    opt = optim.Adam(model.parameters(), lr=0.01)
+    ex = Executor(model, opt)
+    manager = SnapshotManager(os.path.join(out_dir, "snapshots"))
+
+    def step(i):
+        x, y = data("mlp", i, 8)
+        shard = slice(rank * 8 // world, (rank + 1) * 8 // world)
+        opt.zero_grad()
+        nn.functional.cross_entropy(model(mg.tensor(x[shard])), mg.tensor(y[shard])).backward()
+        opt.step()
+        ex.step()
+
+    for i in range(2):
+        step(i)
+    # A copy, at the call, of what the snapshot stores: rank 0's state (BatchNorm's statistics
+    # differ between the ranks until the next forward broadcasts rank 0's)
+    want = dist.group().bcast_object({k: v.tobytes() for k, v in Snapshot.from_executor(ex).tensors.items()})
+    gate = threading.Event()
+    if rank == 0:
+        manager._writer.submit(lambda: gate.wait(60), -1)
+    handle = manager.save_snapshot(ex, blocking=False)
+    step(2)
+    step(3)
+    dist.all_reduce(model.module[0].weight)
+    dist.broadcast(model.module[3].bias, 0)
+    gate.set()
+    handle.wait()
+    dist.barrier()
+    snap = manager.load_latest()
+    got = {k: v.tobytes() for k, v in snap.tensors.items()}
+    assert got.keys() == want.keys(), (sorted(got), sorted(want))
+    differ = sorted(k for k in want if got[k] != want[k])
+    assert not differ, differ
+    result({"iteration": snap.metadata.iteration, "tensors": len(got)})
+
+
 if __name__ == "__main__":
     name, *args = sys.argv[1:]
     if name not in ("single", "nccl", "elastic"):

@@ -179,6 +179,12 @@ def test_collective_snapshot_failures_raise_on_every_rank(tmp_path):
 
 
 @pytest.mark.msgpack
+def test_an_asynchronous_collective_save_is_the_state_of_the_call(tmp_path):
+    r = results(launch("async_copy_on_write", str(tmp_path)))
+    assert r[0] == r[1] and r[0]["iteration"] == 2 and r[0]["tensors"] > 6
+
+
+@pytest.mark.msgpack
 def test_demo_trains_data_parallel_under_mpiexec(tmp_path):
     out = tmp_path / "run"
     cmd = [mpiexec(), "-launcher", "fork", "-n", "2", sys.executable, "-m", "minigrad_ckpt", "demo", "--steps", "4",

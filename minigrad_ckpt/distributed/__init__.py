@@ -157,6 +157,7 @@ def all_reduce(tensor: Tensor, op: str = "sum") -> Tensor:
     arr = _array_of(tensor, "all_reduce")
     if op == "mean" and arr.dtype.kind not in "fc":
         raise TypeError(f"all_reduce(op='mean') needs a floating tensor, got {arr.dtype}")
+    tensor.prepare_write()
     group().all_reduce(arr, ReduceOp(op))
     tensor.increment_version()  # MPI wrote into the array
     return tensor
@@ -167,7 +168,9 @@ def broadcast(tensor: Tensor, src: int = 0) -> Tensor:
     g = group()
     if not 0 <= src < g.size:
         raise ValueError(f"src must be a rank in [0, {g.size}), got {src}")
-    g.broadcast(_array_of(tensor, "broadcast"), src)
+    arr = _array_of(tensor, "broadcast")
+    tensor.prepare_write()
+    g.broadcast(arr, src)
     tensor.increment_version()
     return tensor
 

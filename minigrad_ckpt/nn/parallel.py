@@ -140,8 +140,9 @@ class DistributedDataParallel(Module):
 
     def _sync_from_rank0(self, group: Any) -> None:
         for t in list(self.module.parameters()) + list(self.module.buffers()):
+            t.prepare_write()  # MPI writes into the array
             group.broadcast(t._data, 0)
-            t.increment_version()  # MPI wrote into the array
+            t.increment_version()
 
     @staticmethod
     def _make_buckets(params: list[Any], cap_mb: float, first_cap_mb: float) -> list[_Bucket]:
@@ -172,6 +173,7 @@ class DistributedDataParallel(Module):
             self._join.announce(self, active=True, sync=self._require_sync)
         if self.broadcast_buffers and self._group.size > 1:
             for b in self.module.buffers():
+                b.prepare_write()
                 self._group.broadcast(b._data, 0)
                 b.increment_version()
         object.__setattr__(self, "_sync_next", self._require_sync)
@@ -336,6 +338,7 @@ class DistributedDataParallel(Module):
         """What a forward/backward of the ranks with data does collectively, with nothing to add."""
         if self.broadcast_buffers:
             for b in self.module.buffers():
+                b.prepare_write()
                 self._group.broadcast(b._data, 0)
                 b.increment_version()
         if state.syncing:
@@ -349,6 +352,7 @@ class DistributedDataParallel(Module):
         counts = self._group.allgather_object(state.iterations)
         src = counts.index(max(counts))  # ran to the end: its replica is the current one
         for t in list(self.module.parameters()) + list(self.module.buffers()):
+            t.prepare_write()
             self._group.broadcast(t._data, src)
             t.increment_version()
         if optimizer is not None:

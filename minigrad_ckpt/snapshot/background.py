@@ -1,14 +1,17 @@
 """Saving without stopping: the background writer of ``save_snapshot(..., blocking=False)``.
 
-The training loop pays only for the *capture* -- a copy of every array, taken
-at the call, so the snapshot is the state of that moment whatever the next
-steps change -- and goes on while one background thread per manager writes,
-checksums and commits the snapshots in the order they were asked for, exactly
-as a blocking save does (atomic file, then the manifest).  The copies go into
-*staging* buffers that are reused from one save to the next (once a save is
-written its buffers are free again): a copy into memory already mapped is a
-memcpy, while fresh memory pays a page fault per 4 KiB -- several times the
-copy itself.
+The training loop pays only for the *capture*: references to every array, and
+the plain data beside them (RNG, optimizer scalars, registered objects).  The
+arrays are copied by copy-on-write (:mod:`.copy_on_write`): the writer thread
+copies them first, beside the loop, and a write the loop makes into an array
+not copied yet copies it just before -- so the snapshot is the state of the
+call whatever the next steps change.  Then one background thread per manager
+writes, checksums and commits the snapshots in the order they were asked for,
+exactly as a blocking save does (atomic file, then the manifest).  The copies
+go into *staging* buffers that are reused from one save to the next (once a
+save is written its buffers are free again): a copy into memory already mapped
+is a memcpy, while fresh memory pays a page fault per 4 KiB -- several times
+the copy itself.
 
 :class:`SaveHandle` is what the call returns: ``wait()``, ``done()``,
 ``result()`` (the snapshot's path).  A save that failed is raised by its
@@ -24,6 +27,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from .copy_on_write import PendingArrays
 
 __all__ = ["SaveHandle", "BackgroundWriter"]
 
@@ -80,29 +85,31 @@ class BackgroundWriter:
         self._lock = threading.Lock()
         self._free: dict[str, Any] = {}   # name -> a staging buffer no save is using
 
-    def stage(self, arrays: dict[str, Any]) -> dict[str, Any]:
-        """Copies of ``arrays``, in free staging buffers of the same shape, dtype and kind where
-        there are some (else fresh copies)."""
+    def pending(self, arrays: dict[str, Any]) -> PendingArrays:
+        """``arrays`` held by reference until copied (:mod:`.copy_on_write`), each copy going
+        into a free staging buffer of the same shape, dtype and kind where there is one."""
         with self._lock:
             free, self._free = self._free, {}
-        out = {}
-        for name, arr in arrays.items():
-            buf = free.get(name)
+
+        def stage(name: str, arr: Any) -> Any:
+            buf = free.pop(name, None)
             if buf is not None and type(buf) is type(arr) and buf.shape == arr.shape and buf.dtype == arr.dtype:
                 buf[...] = arr
-                out[name] = buf
-            else:
-                out[name] = arr.copy()
-        return out
+                return buf
+            return arr.copy()
 
-    def submit(self, write: Callable[[], Path], iteration: int, staged: dict[str, Any] | None = None) -> SaveHandle:
+        return PendingArrays(arrays, stage)
+
+    def submit(self, write: Callable[[], Path], iteration: int, pending: PendingArrays | None = None) -> SaveHandle:
+        """Run ``write`` on the writer thread, after copying ``pending``'s arrays (if given)."""
         def run() -> Path:
             try:
                 return write()
             finally:
-                if staged is not None:
+                if pending is not None:
+                    pending.release()  # a save that failed before copying: stop waiting
                     with self._lock:
-                        self._free = staged  # written: the next capture may reuse them
+                        self._free = dict(pending.copies)  # written: the next capture may reuse them
 
         with self._lock:
             if self._pool is None:

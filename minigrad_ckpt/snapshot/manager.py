@@ -219,9 +219,10 @@ class SnapshotManager:
         saves from several processes are applied one after the other.
 
         ``blocking=False`` returns at once with a :class:`~.background.SaveHandle`
-        (``wait()``, ``done()``, ``result()`` -> the path): the state is copied at
-        the call (consistent, whatever the next steps change) and a background
-        thread writes and commits it as a blocking save would.  A failed save is
+        (``wait()``, ``done()``, ``result()`` -> the path): the state is captured at
+        the call by reference and copied on write (:mod:`.copy_on_write`: the
+        snapshot holds the values of the call, whatever the next steps change) and
+        a background thread copies, writes and commits it as a blocking save would.  A failed save is
         raised by its handle and by the next ``save_snapshot`` or :meth:`wait`;
         the interpreter finishes saves in flight before it exits.
 
@@ -238,17 +239,31 @@ class SnapshotManager:
         config = config or self.config
         it = _check_iteration(ex.iteration if iteration is None else iteration)
         if not blocking:
-            captured = _capture.capture(ex, it, config, copy=False)
-            captured.tensors = self._writer.stage(captured.tensors)  # the stall: one copy of the arrays
-            captured.versions = {}
+            return self._save_in_background(ex, it, config, metadata, _rank_files)
+        return self._commit(ex, None, it, config, metadata, _rank_files, None)
+
+    def _save_in_background(self, ex: Executor, it: int, config: SnapshotConfig, metadata: dict[str, str] | None,
+                            rank_files: list[str] | None) -> SaveHandle:
+        """Capture ``ex`` by reference (copy-on-write, :mod:`.copy_on_write`), reserve the
+        snapshot's name, and leave the copies, the write and the commit to the writer thread."""
+        captured = _capture.capture(ex, it, config, copy=False)
+        captured.versions = {}  # copy-on-write keeps the values of the call: no later write is refused
+        pending = self._writer.pending(captured.tensors)
+        try:
             with self._lock(exclusive=True):
                 entries, _ = self._read_manifest()
                 reserved = self._free_path(it, 1 + max((e.get("seq", 0) for e in entries), default=0), entries)
-            handle = self._writer.submit(lambda: self._commit(None, captured, it, config, metadata, _rank_files,
-                                                              reserved), it, captured.tensors)
-            handle.path = reserved
-            return handle
-        return self._commit(ex, None, it, config, metadata, _rank_files, None)
+        except BaseException:
+            pending.release()
+            raise
+
+        def write() -> Path:
+            captured.tensors = pending.copy_all()  # first, beside the loop; then no live array is read
+            return self._commit(None, captured, it, config, metadata, rank_files, reserved)
+
+        handle = self._writer.submit(write, it, pending)
+        handle.path = reserved
+        return handle
 
     def wait(self) -> None:
         """Finish every asynchronous save in flight; raise the first failure not yet raised."""

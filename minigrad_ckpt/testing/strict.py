@@ -241,6 +241,10 @@ class StrictNamespace(ArrayNamespace):
     def owns_memory(self, a: Any) -> bool:
         return a._a.base is None
 
+    def memory_owner(self, a: Any) -> Any:
+        # the wrapped NumPy array's owner: a wrapper is made per result, its memory is NumPy's
+        return super().memory_owner(a._a)
+
     def as_strided(self, a: Any, shape: tuple[int, ...], strides: tuple[int, ...]) -> Any:
         return self._wrap(numpy.lib.stride_tricks.as_strided(self._unwrap(a, "as_strided"), shape, strides,
                                                              writeable=False))
