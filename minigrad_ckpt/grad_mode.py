@@ -17,32 +17,53 @@ __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "is_
 _Fn = TypeVar("_Fn", bound=Callable[..., Any])
 
 
+class _ThreadCount:
+    """How many threads are in some non-default state right now (a lock guards changes).
+
+    Reading a thread-local attribute costs several hundred instructions, and
+    ``tape.apply`` runs once per op; while a count is 0 -- always, in a plain
+    training step -- the tape skips the thread-local read.  The count lives in
+    the instance (``__init__``), where CPython specializes the read.
+    """
+
+    def __init__(self) -> None:
+        self.active = 0
+        self.lock = threading.Lock()
+
+    def change(self, by: int) -> None:
+        if by:
+            with self.lock:
+                self.active += by
+
+
+#: Threads with recording switched off (``no_grad``, a backward pass): while 0,
+#: ``tape.apply`` knows recording is on without reading ``state.enabled``.
+grad_off = _ThreadCount()
+#: Threads with a recorder installed (a checkpoint segment or a profiler): while
+#: 0, ``tape._record`` skips reading ``state.recorder``.
+recorders = _ThreadCount()
+
+
 class _State(threading.local):
-    # ``enabled`` is read on every op, so it is a plain attribute of a
-    # thread-local object: one attribute lookup, no function call.
-    enabled = True
-    recomputing = 0
     # The innermost active checkpoint segment (or profiler): it receives every
     # node recorded in this thread (see minigrad_ckpt.checkpoint).
     recorder = None
+    recomputing = 0
+    _enabled = True
+
+    @property
+    def enabled(self) -> bool:
+        """Whether this thread records ops (``grad_off`` counts the threads where not)."""
+        return self._enabled
+
+    @enabled.setter
+    def enabled(self, mode: bool) -> None:
+        mode = bool(mode)
+        grad_off.change(self._enabled - mode)  # on -> off: +1, off -> on: -1
+        self._enabled = mode
 
 
 state = _State()
-
-
-class _RecorderCount:
-    """How many threads have a recorder installed right now.
-
-    Reading a thread-local attribute costs several hundred instructions, and
-    ``_record`` runs once per op; while this count is 0 -- always, outside
-    checkpointing and profiling -- it skips reading ``state.recorder``.
-    """
-
-    active = 0
-
-
-recorders = _RecorderCount()
-_recorders_lock = threading.Lock()
 
 
 class _ForwardMode:
@@ -72,8 +93,7 @@ def set_recorder(recorder: Any) -> Any:
     the previous recorder is put back with ``set_recorder(previous)``.
     """
     previous = state.recorder
-    with _recorders_lock:
-        recorders.active += (recorder is not None) - (previous is not None)
+    recorders.change((recorder is not None) - (previous is not None))
     state.recorder = recorder
     return previous
 

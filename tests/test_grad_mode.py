@@ -184,3 +184,63 @@ def test_backward_restores_grad_mode():
     y = (x * x).sum()
     y.backward(create_graph=True)
     assert mg.is_grad_enabled()
+
+
+# ------------------------------------------------ the count of threads with recording off
+# ``tape.apply`` reads the thread-local switch only while some thread has recording off
+# (``grad_mode.grad_off``); these check that the count always tells the truth.
+def test_every_way_of_switching_leaves_the_count_at_zero():
+    from minigrad_ckpt.grad_mode import grad_off
+
+    assert grad_off.active == 0
+
+    @mg.no_grad
+    def bare():
+        return records()
+
+    @mg.enable_grad()
+    def inner():
+        return records()
+
+    with mg.no_grad():
+        assert grad_off.active == 1 and not records()
+        with mg.enable_grad():
+            assert grad_off.active == 0 and records()
+        assert inner() and not records()
+    assert not bare() and records()
+    mg.set_grad_enabled(False)
+    assert grad_off.active == 1 and not records()
+    mg.set_grad_enabled(False)  # switching to the mode already on changes nothing
+    assert grad_off.active == 1
+    mg.set_grad_enabled(True)
+    assert grad_off.active == 0 and records()
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    (x * x).sum().backward()  # a backward pass switches recording off while it runs
+    mg.grad((x * x).sum(), x, create_graph=True)
+    assert grad_off.active == 0 and records()
+
+
+@pytest.mark.parametrize("worker_mode", [False, True])
+def test_a_thread_with_recording_off_never_changes_what_another_records(worker_mode):
+    from minigrad_ckpt.grad_mode import grad_off
+
+    switched, release = threading.Event(), threading.Event()
+    seen = {}
+
+    def worker():
+        with mg.set_grad_enabled(worker_mode):
+            switched.set()
+            release.wait(5)
+            seen["worker"] = records()
+
+    t = threading.Thread(target=worker)
+    t.start()
+    assert switched.wait(5)
+    assert grad_off.active == (0 if worker_mode else 1)
+    seen["main"] = records()
+    with mg.no_grad():
+        seen["main_off"] = records()
+    release.set()
+    t.join(5)
+    assert seen == {"main": True, "main_off": False, "worker": worker_mode}
+    assert grad_off.active == 0
