@@ -251,6 +251,44 @@ def test_matrix_function_through_eigh_at_a_repeated_eigenvalue_is_nan_not_wrong(
     assert np.isfinite(g.numpy()).all()
 
 
+def test_equal_cotangents_with_different_gradients_at_a_repeated_eigenvalue_are_nan():
+    # At A = 2I (eigh returns V = I), with C's diagonal 0: <C, V V^T> (constant, gradient 0)
+    # and <C, V e^(W - 2) V^T> (= <C, e^(A - 2I)>, gradient sym(C)) send eigh the same
+    # cotangents -- gw = 0 for both -- so no rule over them is right for both: NaN, not 0.
+    c = RNG.standard_normal((3, 3))
+    np.fill_diagonal(c, 0.0)
+
+    def projector(x):
+        w, v = L.eigh(x)
+        return ((v @ v.T) * mg.tensor(c)).sum()
+
+    def shifted_exp(x):
+        w, v = L.eigh(x)
+        return (((v * mg.exp(w - 2.0)[None, :]) @ v.T) * mg.tensor(c)).sum()
+
+    cotangents = []
+    for loss in (projector, shifted_exp):
+        a = _t(2 * np.eye(3))
+        w, v = L.eigh(a)
+        assert np.array_equal(v.numpy(), np.eye(3))
+        (g,) = mg.grad(loss(a), [a])
+        assert np.isnan(g.numpy()[np.tril_indices(3, -1)]).all()
+        wv = L.eigh(_t(2 * np.eye(3)))
+        tw, tv = mg.tensor(wv[0].numpy(), requires_grad=True), mg.tensor(wv[1].numpy(), requires_grad=True)
+        body = (((tv * (mg.exp(tw - 2.0) if loss is shifted_exp else 1.0 + 0 * tw)[None, :]) @ tv.T)
+                * mg.tensor(c)).sum()
+        cotangents.append([t.numpy() for t in mg.grad(body, [tw, tv])])
+    for x, y in zip(*cotangents):
+        np.testing.assert_array_equal(x, y)
+    # with C's diagonal not 0 the eigenvector cotangent shows it: exact where gw = 0 says G = 0
+    c_full = RNG.standard_normal((3, 3))
+    for loss, want in ((lambda w, v: (v @ v.T), np.zeros((3, 3))),
+                       (lambda w, v: (v * ((w - 2.0) ** 2 + 1.0)[None, :]) @ v.T, np.zeros((3, 3)))):
+        a = _t(2 * np.eye(3))
+        (g,) = mg.grad((loss(*L.eigh(a)) * mg.tensor(c_full)).sum(), [a])
+        np.testing.assert_array_equal(g.numpy(), want)
+
+
 def test_eigenvalues_and_projector_together_at_a_repeated_eigenvalue_are_nan():
     # both cotangents reach the repeated eigenvalue: the gradient is not a function of them
     c = _t(RNG.standard_normal((3, 3)), requires_grad=False)

@@ -113,8 +113,11 @@ def _undetermined_pairs(xp: Any, values: Any, m: Any, gw: Any = None) -> Any:
     that does not depend on the basis chosen there is a symmetric matrix ``G`` of which the
     cotangents show only the diagonal (``gw`` in this basis).  A loss through eigenvectors
     alone there (a projector onto the whole eigenspace) has ``G = 0``, and 0 for
-    ``F_ij m_ij`` is right; a matrix function ``V f(W) V^T`` has ``G = f'(w) V^T sym(C) V``,
-    which ``gw`` shows only the diagonal of -- no finite value would be right in general.
+    ``F_ij m_ij`` is right; a matrix function ``V f(W) V^T`` has ``G = f'(w) S`` with
+    ``S = V^T sym(C) V`` and ``m = 2 f(w) S``, of which ``gw = f'(w) diag(S)`` shows only the
+    diagonal -- no finite value would be right in general.  ``gw = 0`` says ``G = 0`` only
+    where ``m``'s diagonal is not 0 there too: ``<C, V V^T>`` (``G = 0``) and ``<C, V e^(W-2)
+    V^T>`` (``G = S``) with ``C``'s diagonal 0 in the eigenbasis have the same cotangents.
     """
     n = values.shape[-1]
     tiny = _near_equal(xp, values)
@@ -123,7 +126,10 @@ def _undetermined_pairs(xp: Any, values: Any, m: Any, gw: Any = None) -> Any:
     pairs = xp.logical_and(off, used)
     if gw is None:
         return pairs
-    eigenvalue_used = xp.any(xp.logical_and(tiny, (gw != 0)[..., None, :]), axis=-1)
+    # on each repeated eigenvalue: a non-zero eigenvalue cotangent, or no evidence that G is 0
+    shown = xp.diagonal(m, axis1=-2, axis2=-1) != 0
+    eigenvalue_used = xp.logical_or(xp.any(xp.logical_and(tiny, (gw != 0)[..., None, :]), axis=-1),
+                                    xp.logical_not(xp.any(xp.logical_and(tiny, shown[..., None, :]), axis=-1)))
     # A loss that depends on which basis of the eigenspace was chosen (one eigenvector of a
     # repeated eigenvalue) has no gradient there: it changes under a rotation of the basis,
     # whose generator is skew, so m's skew part within the eigenspace is not 0 (it is, to
