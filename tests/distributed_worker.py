@@ -585,6 +585,40 @@ def scenario_async_copy_on_write(out_dir: str) -> None:
     result({"iteration": snap.metadata.iteration, "tensors": len(got)})
 
 
+def scenario_orphans(out_dir: str, phase: str) -> None:
+    """``crash``: a committed save, then rank 0 dies while writing the next snapshot (every rank's
+    file of it is written: orphans).  ``resume``: the next successful save deletes the orphans and
+    keeps the committed snapshots' rank files."""
+    from minigrad_ckpt.executor import Executor
+    from minigrad_ckpt.snapshot import SnapshotManager
+
+    mg.set_default_dtype("float64")
+    dist.manual_seed_per_rank(5)
+    model = DDP(mlp())
+    ex = Executor(model, optim.SGD(model.parameters(), lr=0.1))
+    manager = SnapshotManager(os.path.join(out_dir, "snapshots"), max_snapshots=None)
+    listing = lambda: sorted(f for f in os.listdir(manager.directory) if f.endswith(".mgrank"))  # noqa: E731
+    if phase == "crash":
+        manager.save_snapshot(ex, 1)
+        dist.barrier()
+        if dist.get_rank() == 0:
+            import minigrad_ckpt.snapshot.snapshot as snapmod
+
+            def die(self, path):
+                sys.stdout.flush()
+                os._exit(7)  # killed between the rank files and the commit
+
+            snapmod.Snapshot.save = die
+        manager.save_snapshot(ex, 2)
+        return
+    snap = manager.load_latest()
+    before = listing()
+    manager.save_snapshot(ex, 3)
+    dist.barrier()
+    result({"loaded": snap.metadata.iteration, "before": before, "after": listing(),
+            "claims": sorted(f for f in os.listdir(manager.directory) if f.startswith(".saving-"))})
+
+
 if __name__ == "__main__":
     name, *args = sys.argv[1:]
     if name not in ("single", "nccl", "elastic"):

@@ -185,6 +185,18 @@ def test_an_asynchronous_collective_save_is_the_state_of_the_call(tmp_path):
 
 
 @pytest.mark.msgpack
+def test_a_crash_between_the_rank_files_and_the_commit_leaves_orphans_the_next_save_deletes(tmp_path):
+    crashed = launch("orphans", str(tmp_path), "crash")
+    assert crashed.returncode != 0
+    r = results(launch("orphans", str(tmp_path), "resume"))
+    for rank in (0, 1):
+        assert r[rank]["loaded"] == 1
+        assert len([f for f in r[rank]["before"] if f.startswith("ranks-000000000002-")]) == 2  # the orphans
+        assert [f.split("-")[1] for f in r[rank]["after"]] == ["000000000001"] * 2 + ["000000000003"] * 2
+        assert r[rank]["claims"] == []
+
+
+@pytest.mark.msgpack
 def test_demo_trains_data_parallel_under_mpiexec(tmp_path):
     out = tmp_path / "run"
     cmd = [mpiexec(), "-launcher", "fork", "-n", "2", sys.executable, "-m", "minigrad_ckpt", "demo", "--steps", "4",

@@ -8,8 +8,8 @@ import json
 import pytest
 
 import minigrad_ckpt as mg
-from minigrad_ckpt.snapshot import SnapshotManager
-from minigrad_ckpt.snapshot.ranks import RANK_FILES_KEY, WORLD_KEY, rank_file_name, write_rank_state
+from minigrad_ckpt.snapshot import Snapshot, SnapshotManager, claims
+from minigrad_ckpt.snapshot.ranks import RANK_FILES_KEY, WORLD_KEY, assign, rank_file_name, write_rank_state
 from minigrad_ckpt.utils.data import DataLoader, DistributedSampler, TensorDataset
 
 pytestmark = pytest.mark.msgpack
@@ -87,3 +87,78 @@ def test_a_damaged_or_missing_rank_file_skips_the_snapshot_and_pruning_deletes_t
     victim.unlink()
     with pytest.warns(UserWarning, match=r"1-of-2\.mgrank.*No such file"):
         assert manager.load_latest().metadata.iteration == 2
+
+
+def _dead_save(directory, iteration, token):
+    """The rank files of a collective save whose job died before rank 0 committed it."""
+    names = [rank_file_name(iteration, token, r, 2) for r in range(2)]
+    for r, name in enumerate(names):
+        write_rank_state(directory, name, iteration, r, 2, mg.get_rng_state(), None)
+    return names
+
+
+def _rank_files(directory):
+    return sorted(p.name for p in directory.glob("*.mgrank"))
+
+
+def test_orphaned_rank_files_are_deleted_at_the_next_successful_save(tmp_path):
+    """Orphans (a job died between its rank files and the commit) were never deleted; now the
+    next successful save deletes them -- never a committed snapshot's, never a claimed save's."""
+    manager = SnapshotManager(tmp_path, max_snapshots=None)
+    committed = [f[0] for f in _save_two_ranks(manager, 1, "00000001")[0]]
+    orphans = _dead_save(tmp_path, 2, "00000002")
+    stale = "00000004"  # a dead process's claim: the file is there, nobody holds its lock
+    (tmp_path / f".saving-{stale}.lock").write_bytes(b"")
+    orphans += _dead_save(tmp_path, 4, stale)
+    in_flight = claims.claim(tmp_path)  # a save still running (in another process, or queued)
+    pending = _dead_save(tmp_path, 3, in_flight)
+    assert _rank_files(tmp_path) == sorted(committed + orphans + pending)
+    manager.save_snapshot(mg.Executor(), 5)
+    assert _rank_files(tmp_path) == sorted(committed + pending)
+    assert not (tmp_path / f".saving-{stale}.lock").exists()
+    assert manager.load_latest(_rank=(1, 2)).metadata.iteration == 5
+    assert [manager.load_latest(_rank=(r, 2)) for r in range(2)]  # (rank files checked on load)
+    claims.release(tmp_path, in_flight)  # that save died too
+    manager.save_snapshot(mg.Executor(), 6)
+    assert _rank_files(tmp_path) == sorted(committed)
+    snap = Snapshot.load(manager.path_for(1))
+    assert assign(snap, 1, 2).state["rng"]["seed"] == 101  # the committed snapshot's rank files intact
+
+
+def test_rank_files_named_only_by_a_snapshot_header_are_kept(tmp_path):
+    """The manifest is lost (rebuilt from the files on disk, without rank lists): the rank files
+    its snapshots name in their headers are still theirs; an unreadable snapshot stops the cleanup."""
+    manager = SnapshotManager(tmp_path, max_snapshots=None)
+    committed = [f[0] for f in _save_two_ranks(manager, 1, "00000001")[0]]
+    (tmp_path / "MANIFEST.msgpack").unlink()
+    orphans = _dead_save(tmp_path, 2, "00000002")
+    (tmp_path / "snapshot-000000000009.mgsnap").write_bytes(b"not a snapshot")
+    manager.save_snapshot(mg.Executor(), 3)
+    assert _rank_files(tmp_path) == sorted(committed + orphans)  # a header it cannot read: delete nothing
+    (tmp_path / "snapshot-000000000009.mgsnap").unlink()
+    manager.save_snapshot(mg.Executor(), 4)
+    assert _rank_files(tmp_path) == sorted(committed)
+    assert assign(Snapshot.load(manager.path_for(1)), 1, 2).state["rng"]["seed"] == 101
+
+
+def test_a_queued_asynchronous_save_keeps_its_rank_files_while_a_later_save_commits(tmp_path):
+    """Within one job: rank 0's asynchronous save waits for the writer while a later save
+    commits and cleans up; the waiting save's rank files are claimed, so they stay."""
+    import threading
+
+    manager = SnapshotManager(tmp_path, max_snapshots=None)
+    token = manager._claim_save()
+    ex, _, _, _ = _rank(0)
+    files = [[name, write_rank_state(tmp_path, name, 7, r, 2, mg.get_rng_state(), ex.object_states())]
+             for r, name in enumerate(rank_file_name(7, token, r, 2) for r in range(2))]
+    gate = threading.Event()
+    manager._writer.submit(lambda: gate.wait(60), -1)
+    handle = manager.save_snapshot(ex, 7, metadata={RANK_FILES_KEY: json.dumps(files), WORLD_KEY: "2"},
+                                   blocking=False, _local=True, _rank_files=[f[0] for f in files])
+    manager.save_snapshot(mg.Executor(), 8)  # commits (in this thread) and cleans up
+    assert _rank_files(tmp_path) == sorted(f[0] for f in files)
+    gate.set()
+    handle.wait()
+    assert manager.load_latest(_rank=(1, 2)).metadata.iteration == 8
+    assert assign(Snapshot.load(handle.path), 1, 2).metadata.iteration == 7
+    assert not list(tmp_path.glob(".saving-*"))  # the claim ended with the commit

@@ -24,7 +24,6 @@ or a shared file system).
 from __future__ import annotations
 
 import json
-import secrets
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -89,7 +88,21 @@ class CollectiveSnapshots:
                 f"a data-parallel snapshot stores one replicated copy (are the gradients averaged, e.g. "
                 f"by DistributedDataParallel?)")
         it = int(ex.iteration if iteration is None else iteration)
-        token = g.bcast_object(secrets.token_hex(8) if g.rank == 0 else None, root=0)
+        # Rank 0 claims the save before anyone knows its token: until it commits or fails, its
+        # rank files are not orphans (snapshot/claims.py); the commit ends the claim.
+        claim = self._agree("claiming the save", lambda: manager._claim_save() if g.rank == 0 else None)
+        token = g.bcast_object(claim, root=0)
+        try:
+            return self._save_claimed(manager, ex, it, token, config, metadata, blocking)
+        except BaseException:
+            if g.rank == 0:
+                manager._end_claim(token)
+            raise
+
+    def _save_claimed(self, manager: Any, ex: Any, it: int, token: str, config: Any,
+                      metadata: dict[str, str] | None, blocking: bool) -> Any:
+        """Every rank writes its file, rank 0 the snapshot and the manifest (see the module docstring)."""
+        g = self.group
         try:
             own = self._agree("save_snapshot (each rank writes its own state)",
                               lambda: manager._write_rank_state(ex, it, token, g.rank, g.size))

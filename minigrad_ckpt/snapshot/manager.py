@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import re
 import stat
@@ -42,11 +43,12 @@ from typing import Any
 from ..distributed.snapshot import collective as _collective
 from ..executor import Executor
 from . import capture as _capture
+from . import claims
 from .background import BackgroundWriter, SaveHandle, completed
 from .config import SnapshotConfig
 from .format import INT64_MAX, SnapshotError, msgpack, open_regular
 from .fsutil import atomic_write
-from .ranks import assign, is_rank_file, write_rank_state
+from .ranks import RANK_FILES_KEY, assign, is_rank_file, write_rank_state
 from .sections import read_header
 from .snapshot import Snapshot
 
@@ -258,7 +260,13 @@ class SnapshotManager:
             raise
 
         def write() -> Path:
-            captured.tensors = pending.copy_all()  # first, beside the loop; then no live array is read
+            try:
+                captured.tensors = pending.copy_all()  # first, beside the loop; then no live array is read
+            except BaseException:
+                self._remove_rank_files(rank_files or [])
+                if rank_files:
+                    claims.release(self.directory, claims.token_of(rank_files[0]))
+                raise
             return self._commit(None, captured, it, config, metadata, rank_files, reserved)
 
         handle = self._writer.submit(write, it, pending)
@@ -280,32 +288,72 @@ class SnapshotManager:
                 metadata: dict[str, str] | None, rank_files: list[str] | None, reserved: Path | None) -> Path:
         """Write the snapshot of ``ex`` (captured now, without a copy) or of ``captured``, record it in the
         manifest (the commit point) and prune -- all holding the directory's lock."""
-        with self._lock(exclusive=True):
-            entries, _ = self._read_manifest()
-            base = self._choose_base(entries, it, config) if config.incremental else None
-            if config.incremental and base is None:
-                config = replace(config, incremental=False)
-            if captured is None:
-                snap = Snapshot.from_executor_with_config(ex, it, config, base=base, copy=False)  # saved at once
-            else:
-                snap = Snapshot(captured.metadata, captured.tensors, captured.state, config)
-                snap.base = base
-            for k, v in (metadata or {}).items():
-                snap.add_metadata(k, v)
-            seq = 1 + max((e.get("seq", 0) for e in entries), default=0)
-            path = self._free_path(it, seq, entries)
-            if reserved is not None and reserved.name not in {e["file"] for e in entries} and (
-                    not os.path.lexists(reserved)):
-                path = reserved  # the name the caller was told, still free
-            try:
-                snap.save(path)
-                entries = self._record(entries, path, it, snap, base, seq, rank_files)
-                self._write_manifest(entries)
-            except BaseException:
-                self._remove_rank_files(rank_files or [])  # never committed: nothing will name them
-                raise
-            self._prune(entries)
+        try:
+            with self._lock(exclusive=True):
+                return self._commit_locked(ex, captured, it, config, metadata, rank_files, reserved)
+        finally:
+            if rank_files:  # committed or failed: the save's claim on its rank files ends
+                claims.release(self.directory, claims.token_of(rank_files[0]))
+
+    def _commit_locked(self, ex: Executor | None, captured: Any, it: int, config: SnapshotConfig,
+                       metadata: dict[str, str] | None, rank_files: list[str] | None, reserved: Path | None) -> Path:
+        """:meth:`_commit`'s work, with the directory's lock held."""
+        entries, _ = self._read_manifest()
+        base = self._choose_base(entries, it, config) if config.incremental else None
+        if config.incremental and base is None:
+            config = replace(config, incremental=False)
+        if captured is None:
+            snap = Snapshot.from_executor_with_config(ex, it, config, base=base, copy=False)  # saved at once
+        else:
+            snap = Snapshot(captured.metadata, captured.tensors, captured.state, config)
+            snap.base = base
+        for k, v in (metadata or {}).items():
+            snap.add_metadata(k, v)
+        seq = 1 + max((e.get("seq", 0) for e in entries), default=0)
+        path = self._free_path(it, seq, entries)
+        if reserved is not None and reserved.name not in {e["file"] for e in entries} and (
+                not os.path.lexists(reserved)):
+            path = reserved  # the name the caller was told, still free
+        try:
+            snap.save(path)
+            entries = self._record(entries, path, it, snap, base, seq, rank_files)
+            self._write_manifest(entries)
+        except BaseException:
+            self._remove_rank_files(rank_files or [])  # never committed: nothing will name them
+            raise
+        self._prune(entries)
+        self._remove_orphans(entries)
         return path
+
+    def _remove_orphans(self, entries: list[dict[str, Any]]) -> None:
+        """Delete the rank files of collective saves that never committed and never will
+        (:mod:`.claims`): named by no manifest entry and no snapshot on disk, claimed by no live save.
+        Called after a successful save, with the lock held; if a snapshot's header cannot be
+        read, nothing is deleted."""
+        found = claims.orphans(self.directory, {r for e in entries for r in e.get("ranks", [])})
+        if not found:
+            return
+        named = self._rank_files_named_on_disk()
+        if named is None:
+            return
+        self._remove_rank_files([n for n in found if n not in named])
+
+    def _rank_files_named_on_disk(self) -> set[str] | None:
+        """The rank files every snapshot-named file in the directory lists (from the headers);
+        None if one cannot be read."""
+        named: set[str] = set()
+        for entry in os.scandir(self.directory):
+            if _parse_name(entry.name) is None:
+                continue
+            try:
+                f, size, _ = open_regular(self.directory / entry.name)
+                with f:
+                    header, _, _ = read_header(f, size, self.config.limits)
+                listed = header["custom"].get(RANK_FILES_KEY)
+                named.update(name for name, _ in (json.loads(listed) if listed is not None else []))
+            except (SnapshotError, OSError, ValueError, TypeError):
+                return None
+        return named
 
     def _remove_rank_files(self, names: list[str]) -> None:
         """Delete the rank files of a collective save that did not commit (each rank its own,
@@ -454,6 +502,13 @@ class SnapshotManager:
         if problems:
             warnings.warn("skipped damaged snapshots: " + "; ".join(problems), stacklevel=2)
         return snap
+
+    def _claim_save(self) -> str:
+        """A fresh token for a collective save, claimed until it commits or fails (:mod:`.claims`)."""
+        return claims.claim(self.directory)
+
+    def _end_claim(self, token: str) -> None:
+        claims.release(self.directory, token)
 
     def _discard_rank_state(self, iteration: int, token: str, rank: int, world: int) -> None:
         """Delete this rank's file of a collective save that failed (if it was written)."""
