@@ -20,7 +20,7 @@ from ..tensor import Tensor
 from . import complex_numbers as cx
 from . import math as mf
 from . import special
-from .arguments import as_tensor, binary, operand
+from .arguments import as_tensor, binary, operand, refuse_complex
 from .scatter import constant, host
 
 __all__ = ["rsqrt", "frac", "lerp", "deg2rad", "rad2deg", "ldexp", "copysign", "fmax", "fmin", "heaviside",
@@ -52,6 +52,7 @@ def rsqrt(x: Any) -> Tensor:
 
 def frac(x: Any) -> Tensor:
     """The fractional part, ``x - trunc(x)``, with ``x``'s sign (PyTorch's ``frac``); gradient 1."""
+    refuse_complex("frac", x)  # truncation rounds towards 0 along the real line
     x = as_tensor(x)
     return x - mf.trunc(x)
 
@@ -98,6 +99,7 @@ def _signbit_of(y: Any, like: Tensor) -> Tensor:
 def copysign(x: Any, other: Any) -> Tensor:
     """``|x|`` with the sign bit of ``other`` (``-0.0`` counts as negative), as NumPy's and
     PyTorch's ``copysign``; the gradient is ``±sign(x)`` in ``x`` (0 at 0) and 0 in ``other``."""
+    refuse_complex("copysign", x, other)  # a sign bit is a real number's
     x = as_tensor(x)
     if x.dtype.kind != "f":
         x = mf.astype(x, "float64" if x.dtype.itemsize > 4 else "float32")
@@ -107,6 +109,7 @@ def copysign(x: Any, other: Any) -> Tensor:
 
 def _nan_ignoring(name: str, first_wins: Any) -> Any:
     def fn(x: Any, y: Any) -> Tensor:
+        refuse_complex(name, x, y)
         x, y = _pair(x, y)
         keep_x = first_wins(x.detach(), y.detach())
         if y.dtype.kind in "fc":
@@ -129,6 +132,7 @@ def heaviside(x: Any, values: Any, *, nan_is_nan: bool = True) -> Tensor:
     """The step function: 0 for ``x < 0``, ``values`` where ``x == 0``, 1 for ``x > 0`` --
     NumPy's ``heaviside``, NaN at NaN (PyTorch's ``x.heaviside(values)`` gives 0 there);
     differentiable in ``values`` only."""
+    refuse_complex("heaviside", x, values)
     x, v = _pair(x, values)
     step = mf.astype(mf.greater(x, 0), v.dtype if v.dtype.kind == "f" else x.dtype)
     out = mf.where(mf.equal(x, 0), v, step)
@@ -169,12 +173,14 @@ def isinf(x: Any) -> Tensor:
 
 def isposinf(x: Any) -> Tensor:
     """Where ``x`` is +inf (bool; no derivative)."""
+    refuse_complex("isposinf", x)
     x = as_tensor(x)
     return mf.logical_and(isinf(x), mf.greater(x.detach(), 0))
 
 
 def isneginf(x: Any) -> Tensor:
     """Where ``x`` is -inf (bool; no derivative)."""
+    refuse_complex("isneginf", x)
     x = as_tensor(x)
     return mf.logical_and(isinf(x), mf.less(x.detach(), 0))
 

@@ -200,8 +200,8 @@ def tensorinv(a: Any, ind: int = 2) -> Tensor:
 
 def householder_product(a: Any, tau: Any) -> Tensor:
     """The first ``n`` columns of ``H_1 H_2 ... H_k`` for ``a`` (*, m, n) and ``tau`` (*, k):
-    ``H_i = I - tau_i v_i v_i^T`` with ``v_i`` the ``i``-th column of ``a`` below the diagonal and
-    1 on it (LAPACK's ``orgqr``; PyTorch's ``householder_product``)."""
+    ``H_i = I - tau_i v_i v_i^H`` with ``v_i`` the ``i``-th column of ``a`` below the diagonal and
+    1 on it (LAPACK's ``orgqr``/``ungqr``; PyTorch's ``householder_product``)."""
     a = as_tensor(a)
     tau = as_tensor(tau, a)
     if a.ndim < 2 or tau.ndim < 1:
@@ -218,7 +218,10 @@ def householder_product(a: Any, tau: Any) -> Tensor:
     for i in reversed(range(k)):
         below = mf.where(rows > i, a[..., :, i:i + 1], 0.0)
         v = below + unit[:, i:i + 1]  # (*, m, 1): 1 at i, a's column below it, 0 above
-        x = x - tau[..., i:i + 1, None] * mf.matmul(v, mf.matmul(mf.swapaxes(v, -1, -2), x))
+        v_h = mf.swapaxes(v, -1, -2)
+        if v_h.dtype.kind == "c":  # a complex reflector is I - tau v v^H (unitary for LAPACK's tau)
+            v_h = conj(v_h)
+        x = x - tau[..., i:i + 1, None] * mf.matmul(v, mf.matmul(v_h, x))
     return x
 
 

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
-from .arguments import as_tensor, one_axis
+from .arguments import as_tensor, one_axis, refuse_complex
 from .elementwise_compositions import lerp
 from .indexing import index_add
 from .scatter import constant, host
@@ -77,6 +77,7 @@ def _at_rank(x: Tensor, d: int, rank: Any, keepdim: bool) -> ValuesIndices:
 def kthvalue(input: Any, k: int, dim: int = -1, keepdim: bool = False) -> ValuesIndices:  # noqa: A002
     """The ``k``-th smallest value along ``dim`` (``k`` counts from 1) and its index, as
     ``torch.kthvalue``; the gradient goes to that element."""
+    refuse_complex("kthvalue", input)
     x0 = as_tensor(input)
     x, d = _as_row("kthvalue", x0, dim)
     n = x.shape[d]
@@ -228,6 +229,7 @@ def median_method(name: str) -> Any:
 def mode(input: Any, dim: int = -1, keepdim: bool = False) -> ValuesIndices:  # noqa: A002
     """The most frequent value along ``dim`` (the smallest of those tied) and the index of its
     last occurrence, as ``torch.mode``; the gradient goes to that element."""
+    refuse_complex("mode", input)
     x0 = as_tensor(input)
     x, d = _as_row("mode", x0, dim)
     n = x.shape[d]
@@ -268,12 +270,14 @@ def _running(name: str, input: Any, dim: Any) -> ValuesIndices:  # noqa: A002
 def cummax(input: Any, dim: int) -> ValuesIndices:  # noqa: A002
     """The running maximum along ``dim`` and the index where each was (last) reached, as
     ``torch.cummax``; the gradient goes to those elements."""
+    refuse_complex("cummax", input)
     return _running("cummax", input, dim)
 
 
 def cummin(input: Any, dim: int) -> ValuesIndices:  # noqa: A002
     """The running minimum along ``dim`` and the index where each was (last) reached, as
     ``torch.cummin``; the gradient goes to those elements."""
+    refuse_complex("cummin", input)
     return _running("cummin", input, dim)
 
 
@@ -321,6 +325,7 @@ def unique(ar: Any, return_index: bool = False, return_inverse: bool = False, re
     ``return_counts``.  A tuple in NumPy's order when any is asked.  PyTorch's
     ``torch.unique(x, sorted, return_inverse, return_counts, dim)`` is ``x.unique(...)``.
     No gradient (as PyTorch)."""
+    refuse_complex("unique", ar)
     x = as_tensor(ar)
     if dim is not _UNSET:
         if axis is not None:
@@ -343,6 +348,7 @@ def unique_consecutive(input: Any, return_inverse: bool = False, return_counts: 
     """Each run of equal consecutive elements (slices along ``dim``) kept once, as
     ``torch.unique_consecutive``; with ``return_inverse`` each element's run, with
     ``return_counts`` each run's length.  No gradient."""
+    refuse_complex("unique_consecutive", input)
     x = as_tensor(input)
     h = host(x)
     rows = h.reshape(-1, 1) if dim is None else host_numpy.moveaxis(h, one_axis(dim, x.ndim), 0)
@@ -377,6 +383,7 @@ def histogram(input: Any, bins: Any = 10, range: Any = None, density: bool = Fal
     is ``weight``) in ``bins`` equal bins over ``range`` (the data's by default) or between
     the given edges, and the edges; ``density`` normalizes to a density.  As PyTorch, the
     counts have the input's float dtype.  No gradient."""
+    refuse_complex("histogram", input)
     x = as_tensor(input)
     w = weights if weight is None else weight
     edges_in = host(bins) if isinstance(bins, Tensor) else bins
@@ -392,6 +399,7 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None, *, righ
     ``searchsorted`` (``side="right"``: after equal values; PyTorch: ``right=True``).  As
     ``torch.searchsorted``, an N-D ``a`` is a batch of sorted rows, one per row of ``v``.
     int64 (``out_int32=True``: int32); no gradient."""
+    refuse_complex("searchsorted", a, v)
     seq, vals = as_tensor(a), as_tensor(v)
     side = "right" if right else side
     if side not in ("left", "right"):
@@ -415,6 +423,7 @@ def bucketize(input: Any, boundaries: Any, *, out_int32: bool = False, right: bo
     """The bucket of each element among the sorted 1-D ``boundaries``, as ``torch.bucketize``:
     ``boundaries[i-1] < x <= boundaries[i]`` (``right=True``: ``boundaries[i-1] <= x <
     boundaries[i]``).  No gradient."""
+    refuse_complex("bucketize", input, boundaries)
     b = as_tensor(boundaries)
     if b.ndim != 1:
         raise ValueError(f"bucketize: boundaries must be 1-D, got {b.ndim} dims")
@@ -425,6 +434,7 @@ def histc(input: Any, bins: int = 100, min: float = 0, max: float = 0) -> Tensor
     """A histogram of ``input``'s values: ``bins`` equal-width bins over ``[min, max]`` (the
     data's own range if both are 0; widened by 1 each way if it is one value), values outside
     ignored, as ``torch.histc``.  Counts in ``input``'s dtype; no gradient."""
+    refuse_complex("histc", input)
     x = as_tensor(input)
     if bins <= 0:
         raise ValueError(f"histc: bins must be positive, got {bins}")

@@ -17,7 +17,7 @@ from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
 from . import torch_idioms as ti
-from .arguments import as_tensor, normalize_axis
+from .arguments import as_tensor, normalize_axis, refuse_complex
 from .complex_numbers import conj, real
 from .scatter import constant
 from .torch_idioms import with_dim
@@ -72,6 +72,7 @@ class MinMax(NamedTuple):
 def aminmax(input: Any, *, dim: Any = None, keepdim: bool = False) -> MinMax:  # noqa: A002
     """The minimum and the maximum over ``dim`` (all elements for None), as ``torch.aminmax``;
     tied extrema share the gradient (``amin``/``amax``)."""
+    refuse_complex("aminmax", input)
     x = as_tensor(input)
     if dim is not None and x.ndim == 0:
         normalize_axis(dim if dim != -1 else 0, 1)

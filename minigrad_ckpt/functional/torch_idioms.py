@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
-from .arguments import as_tensor, one_axis
+from .arguments import as_tensor, one_axis, refuse_complex
 
 __all__ = [
     "sum", "mean", "prod", "var", "std", "logsumexp", "cumsum", "cumprod", "argmax", "argmin", "max", "min",
@@ -279,6 +279,7 @@ def argsort(x: Any, axis: Any = -1, kind: str | None = None, order: Any = None, 
 def topk(x: Any, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> ValuesIndices:  # noqa: A002
     """The ``k`` largest (``largest=False``: smallest) values along ``dim`` and their indices,
     as ``torch.topk``; the gradient goes to the chosen elements."""
+    refuse_complex("topk", x)
     x = as_tensor(x)
     n = 1 if x.ndim == 0 else x.shape[_one_dim("topk", x, dim)]
     if not 0 <= k <= n:

@@ -235,6 +235,60 @@ def clone(F, x):
     return F.clone(x)
 
 
+def atleast_1d(F, x):
+    return F.atleast_1d(x)  # x is 0-d
+
+
+def atleast_2d(F, x):
+    return F.atleast_2d(x)
+
+
+def expand_dims(F, x):
+    return F.unsqueeze(x, 1) if _torch(F) else F.expand_dims(x, 1)
+
+
+def matrix_t(F, x):
+    return F.t(x)
+
+
+def concatenate(F, x, y):
+    return F.cat([x, y]) if _torch(F) else F.concatenate([x, y])
+
+
+def hsplit(F, x):
+    return _weighted(F.hsplit(x, 2))
+
+
+def vsplit(F, x):
+    return _weighted(F.vsplit(x, 2))  # x is (4, 3)
+
+
+def dsplit(F, x):
+    return _weighted(F.dsplit(x, 2))  # x is (2, 3, 4)
+
+
+def broadcast_tensors(F, x, y):
+    a, b = F.broadcast_tensors(x, y)  # (3, 1) and (4,)
+    return a * b
+
+
+def meshgrid(F, x, y):
+    a, b = F.meshgrid(x, y, indexing="ij")
+    return a * b
+
+
+def cartesian_prod(F, x, y):
+    return F.cartesian_prod(x, y)
+
+
+def combinations(F, x):
+    return F.combinations(x, 2)
+
+
+def sum_to(F, x):
+    return x.sum_to_size(1, 4) if _torch(F) else F.sum_to(x, (1, 4))
+
+
 # ---------------------------------------------------------------------------
 # reading: indexing, gathers, selections
 # ---------------------------------------------------------------------------
@@ -264,6 +318,10 @@ def getitem_mask(F, x):
 
 def getitem_none_ellipsis(F, x):
     return x[..., None, 1:3]
+
+
+def getitem_function(F, x):
+    return x[1:, _index(F, np.array([3, 0]))] if _torch(F) else F.getitem(x, (slice(1, None), F.tensor([3, 0])))
 
 
 def gather(F, x):
@@ -361,6 +419,12 @@ def index_put(F, x, v):
 def index_put_accumulate(F, x, v):
     idx = (_index(F, np.array([0, 2, 0])), _index(F, np.array([3, 0, 3])))
     return F.index_put(x, idx, v[0, :3], accumulate=True)
+
+
+def scatter_reduce_sum(F, x, v):
+    """PyTorch's scatter_reduce has no complex derivatives: its ``"sum"`` is scatter_add."""
+    index, src = _index(F, np.array([[3, 3], [1, 2], [0, 0]])), v[:, :2]
+    return F.scatter_add(x, 1, index, src) if _torch(F) else F.scatter_reduce(x, 1, index, src, "sum")
 
 
 def masked_scatter(F, x, v):
@@ -475,6 +539,18 @@ def matrix_norm_nuc(F, x):
     return F.linalg.matrix_norm(x, "nuc")
 
 
+def logcumsumexp(F, x):
+    return F.logcumsumexp(x, 0)
+
+
+def renorm(F, x):
+    return F.renorm(x, 2, 0, 1.5)
+
+
+def gradient(F, x):
+    return _weighted(F.gradient(x, dim=1))
+
+
 def diff(F, x):
     return F.diff(x, dim=1)
 
@@ -550,6 +626,30 @@ def matrix_power_negative(F, x):
     return F.linalg.matrix_power(x, -2)
 
 
+def cond(F, x):
+    return F.linalg.cond(x)
+
+
+def eigvalsh(F, x):
+    return F.linalg.eigvalsh((x + x.mT.conj()) / 2)
+
+
+def svdvals(F, x):
+    return F.linalg.svdvals(x)
+
+
+def householder_product(F, x, tau):
+    return F.linalg.householder_product(x, tau)
+
+
+def tensorinv(F, x):
+    return F.linalg.tensorinv(x, 1)  # x is (4, 2, 2)
+
+
+def tensorsolve(F, x, y):
+    return F.linalg.tensorsolve(x, y)  # x is (6, 2, 3), y (6,)
+
+
 # ---------------------------------------------------------------------------
 # elementwise
 # ---------------------------------------------------------------------------
@@ -606,6 +706,10 @@ def rpow(F, x):
 
 def rpow_complex_base(F, x):
     return (1.5 - 0.5j) ** x
+
+
+def true_divide(F, x, y):
+    return F.true_divide(x, y)
 
 
 def divide_scalar(F, x):

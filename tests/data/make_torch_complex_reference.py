@@ -329,12 +329,34 @@ def op_cases() -> None:
         case(f"op_{fn}", f"ops.{fn}", special.get(fn, default))
 
 
+def more_op_cases() -> None:
+    """The rest of the complex-capable public functions (aliases and the linalg helpers)."""
+    c, d = draw((3, 4), "c"), draw((3, 4), "c")
+    away = d + 2.0 * np.sign(d.real)
+    for fn, ins in [
+        ("atleast_1d", {"x": draw((), "c")}), ("atleast_2d", {"x": draw((4,), "c")}), ("expand_dims", {"x": c}),
+        ("matrix_t", {"x": c}), ("concatenate", {"x": c, "y": d}), ("hsplit", {"x": c}),
+        ("vsplit", {"x": draw((4, 3), "c")}), ("dsplit", {"x": draw((2, 3, 4), "c")}),
+        ("broadcast_tensors", {"x": draw((3, 1), "c"), "y": draw((4,), "c")}),
+        ("meshgrid", {"x": draw((3,), "c"), "y": draw((2,), "c")}),
+        ("cartesian_prod", {"x": draw((3,), "c"), "y": draw((2,), "c")}), ("combinations", {"x": draw((4,), "c")}),
+        ("sum_to", {"x": c}), ("getitem_function", {"x": c}), ("scatter_reduce_sum", {"x": c, "v": d}),
+        ("logcumsumexp", {"x": c}), ("renorm", {"x": c}), ("gradient", {"x": c}),
+        ("cond", {"x": draw((3, 3), "c") + 2 * np.eye(3)}), ("eigvalsh", {"x": draw((3, 3), "c")}),
+        ("svdvals", {"x": c}), ("householder_product", {"x": draw((4, 3), "c"), "tau": draw((2,), "c")}),
+        ("tensorinv", {"x": draw((4, 2, 2), "c")}), ("tensorsolve", {"x": draw((6, 2, 3), "c"), "y": draw((6,), "c")}),
+        ("true_divide", {"x": c, "y": away}),
+    ]:
+        case(f"op_{fn}", f"ops.{fn}", ins)
+
+
 def main() -> None:
     fft_cases()
     complex_cases()
     linalg_cases()
     more_complex_cases()
     op_cases()
+    more_op_cases()
     meta = np.frombuffer(json.dumps(META).encode(), dtype=np.uint8)
     np.savez_compressed(OUT, __meta__=meta, **ARRAYS)
     print(f"wrote {OUT} ({len(META)} cases, {OUT.stat().st_size} bytes)")
