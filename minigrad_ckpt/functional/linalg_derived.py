@@ -156,6 +156,8 @@ def cholesky_solve(b: Any, factor: Any, upper: bool = False) -> Tensor:
     ``upper=True``): two triangular solves; only that triangle of ``factor`` is read."""
     f = as_tensor(factor)
     b = as_tensor(b, f)
+    for m in (f, b):
+        _la._real_only("cholesky_solve", m)  # its triangular solves are real-only
     y = _la.solve_triangular(f, b, trans=1 if upper else 0, lower=not upper)
     return _la.solve_triangular(f, y, trans=0 if upper else 1, lower=not upper)
 
@@ -165,6 +167,7 @@ def cholesky_inverse(factor: Any, upper: bool = False) -> Tensor:
     f = as_tensor(factor)
     if f.ndim < 2 or f.shape[-1] != f.shape[-2]:
         raise ValueError(f"cholesky_inverse: expected square matrices, got shape {f.shape}")
+    _la._real_only("cholesky_inverse", f)
     ident = mf.eye(f.shape[-1], dtype=f.dtype, device=f.device)
     return cholesky_solve(mf.broadcast_to(ident, f.shape), f, upper)
 

@@ -1,0 +1,277 @@
+"""Every public function of ``mg``, ``mg.linalg`` and ``mg.fft`` on complex input, classified.
+
+One table says, for each name, what it does with a complex tensor:
+
+* ``FIXTURES`` -- it is differentiable there, and PyTorch fixtures check its value,
+  gradient, jvp, second derivative and complex64 forward pass: the table names the
+  functions of ``tests/data/torch_complex_reference.npz`` that call it (``"exp"``,
+  ``"fft.rfft"``, ``"ops.getitem_mask"`` -- ``tests/data/complex_op_cases.py`` --,
+  ``"cases.qr_r"`` -- ``tests/data/complex_linalg_cases.py``), and each must be there;
+* ``FORWARD_ONLY`` -- it takes complex input and has no derivative (tests, counts,
+  indices, constructors): its result is checked against NumPy's;
+* ``GRADCHECKED`` -- it is differentiable there but PyTorch has no complex derivatives
+  for it (``cdist``, ``index_reduce``): ``mg.testing.gradcheck`` and ``gradgradcheck``
+  check its first and second derivatives, both modes, against central differences;
+* ``REFUSED`` -- it has no meaning for complex numbers (an order, rounding, a real-only
+  kernel, a factorization whose gradient is written for real matrices): a clear error
+  that names it, as PyTorch's;
+* ``NO_TENSOR_INPUT`` -- it takes no tensor to make complex (sizes, seeds, state, files,
+  the autograd entry points);
+* ``ELSEWHERE`` -- its complex support is another part's: the special functions.
+
+A public function that is in none of them fails ``test_every_public_function_is_classified``:
+adding one means saying what it does with complex numbers.  Aliases (``absolute`` of
+``abs``) share their function's entry.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt.testing import gradcheck, gradgradcheck
+
+with np.load(Path(__file__).with_name("data") / "torch_complex_reference.npz") as _npz:
+    FIXTURE_FUNCTIONS = {case["fn"] for case in json.loads(_npz["__meta__"].tobytes().decode()).values()}
+
+#: public name -> the fixture functions that call it (each must be in the fixture)
+FIXTURES: dict[str, tuple[str, ...]] = {
+    # elementwise
+    "abs": ("abs", "ops.abs_method"), "angle": ("angle",), "arccos": ("arccos",), "arccosh": ("arccosh",),
+    "arcsin": ("arcsin",), "arcsinh": ("arcsinh",), "arctan": ("arctan",), "arctanh": ("arctanh",),
+    "add": ("add",), "subtract": ("subtract",), "multiply": ("multiply",), "divide": ("divide", "ops.true_divide"),
+    "negative": ("negative",), "power": ("power", "ops.power_int", "ops.power_float", "ops.rpow"),
+    "reciprocal": ("reciprocal",), "square": ("square",), "sqrt": ("sqrt",), "rsqrt": ("ops.rsqrt",),
+    "exp": ("exp",), "exp2": ("exp2",), "expm1": ("expm1",), "log": ("log",), "log10": ("log10",),
+    "log1p": ("log1p",), "log2": ("log2",), "sin": ("sin",), "cos": ("cos",), "tan": ("tan",),
+    "sinh": ("sinh",), "cosh": ("cosh",), "tanh": ("tanh",), "sinc": ("sinc",), "sign": ("ops.sign",),
+    "deg2rad": ("ops.deg2rad",), "rad2deg": ("ops.rad2deg",), "lerp": ("ops.lerp_scalar", "ops.lerp_tensor"),
+    "ldexp": ("ops.ldexp",), "nan_to_num": ("ops.nan_to_num",), "where": ("ops.where", "ops.where_real_operand"),
+    # complex parts and construction
+    "real": ("real", "ops.real_imag_attrs"), "imag": ("imag",), "conj": ("conj", "ops.conj_method"),
+    "complex": ("complex", "ops.complex_from_parts"), "polar": ("polar", "ops.polar_of_parts"),
+    "view_as_real": ("view_as_real",), "view_as_complex": ("view_as_complex",), "clone": ("ops.clone",),
+    # reductions, scans, statistics
+    "sum": ("sum", "ops.sum_keepdim"), "mean": ("mean", "ops.mean_dim"), "prod": ("prod", "ops.prod_dim"),
+    "cumsum": ("cumsum", "ops.cumsum_dim0"), "cumprod": ("cumprod", "ops.cumprod_dim0"),
+    "var": ("var", "ops.var_dim"), "std": ("std", "ops.std_biased"), "var_mean": ("ops.var_mean",),
+    "std_mean": ("ops.std_mean",), "nansum": ("ops.nansum",), "nanmean": ("ops.nanmean",),
+    "logsumexp": ("ops.logsumexp",), "logcumsumexp": ("ops.logcumsumexp",), "renorm": ("ops.renorm",),
+    "diff": ("ops.diff",), "gradient": ("ops.gradient",), "trapezoid": ("ops.trapezoid",),
+    "cumulative_trapezoid": ("ops.cumulative_trapezoid",), "cov": ("ops.cov",), "corrcoef": ("ops.corrcoef",),
+    "trace": ("ops.trace",), "sum_to": ("ops.sum_to",),
+    # products
+    "matmul": ("matmul", "ops.matmul_batched", "ops.matmul_vector"),
+    "einsum": ("einsum", "ops.einsum_trace", "ops.einsum_batched", "ops.einsum_outer_sum"),
+    "tensordot": ("tensordot", "ops.tensordot_int"), "dot": ("ops.dot",), "inner": ("ops.inner",),
+    "outer": ("outer",), "kron": ("kron",), "cross": ("ops.cross",),
+    # shape and layout
+    "reshape": ("ops.reshape", "ops.view_method"), "transpose": ("ops.transpose",), "permute": ("ops.permute",),
+    "t": ("ops.matrix_t",), "swapaxes": ("ops.swapaxes",), "moveaxis": ("ops.movedim",), "movedim": ("ops.movedim",),
+    "squeeze": ("ops.squeeze",), "unsqueeze": ("ops.unsqueeze",), "expand_dims": ("ops.expand_dims",),
+    "flatten": ("ops.flatten",), "ravel": ("ops.ravel",), "unflatten": ("ops.unflatten",),
+    "atleast_1d": ("ops.atleast_1d",), "atleast_2d": ("ops.atleast_2d",), "atleast_3d": ("ops.atleast_3d",),
+    "cat": ("ops.cat",), "concat": ("ops.cat",), "concatenate": ("ops.concatenate",), "stack": ("ops.stack",),
+    "hstack": ("ops.hstack",), "vstack": ("ops.vstack",), "dstack": ("ops.dstack",),
+    "column_stack": ("ops.column_stack",), "split": ("ops.split_sizes", "ops.split_even"), "chunk": ("ops.chunk",),
+    "unbind": ("ops.unbind",), "tensor_split": ("ops.tensor_split",), "hsplit": ("ops.hsplit",),
+    "vsplit": ("ops.vsplit",), "dsplit": ("ops.dsplit",), "flip": ("flip", "ops.flip"),
+    "roll": ("ops.roll", "ops.roll_flat"), "rot90": ("ops.rot90",), "broadcast_to": ("ops.broadcast_to",),
+    "broadcast_tensors": ("ops.broadcast_tensors",), "tile": ("ops.tile",), "repeat": ("ops.repeat_interleave",),
+    "pad": ("ops.pad",), "narrow": ("ops.narrow",), "tril": ("ops.tril",), "triu": ("ops.triu",),
+    "diagonal": ("ops.diagonal",), "diag": ("ops.diag_of_matrix", "ops.diag_of_vector"),
+    "diag_embed": ("ops.diag_embed",), "diagflat": ("ops.diagflat",), "block_diag": ("ops.block_diag",),
+    "meshgrid": ("ops.meshgrid",), "cartesian_prod": ("ops.cartesian_prod",), "combinations": ("ops.combinations",),
+    # indexing and writes (out of place; in-place writes are the ``setitem_*`` cases)
+    "getitem": ("ops.getitem_function",), "gather": ("ops.gather",), "take_along_axis": ("ops.take_along_axis",),
+    "index_select": ("ops.index_select",), "take": ("ops.take",), "masked_select": ("ops.masked_select",),
+    "masked_fill": ("ops.masked_fill",), "index_fill": ("ops.index_fill",), "scatter": ("ops.scatter",),
+    "scatter_add": ("ops.scatter_add",), "scatter_reduce": ("ops.scatter_reduce_sum",),
+    "index_add": ("ops.index_add",), "index_copy": ("ops.index_copy",),
+    "index_put": ("ops.index_put", "ops.index_put_accumulate"), "masked_scatter": ("ops.masked_scatter",),
+    "put": ("ops.put",), "select_scatter": ("ops.select_scatter",), "slice_scatter": ("ops.slice_scatter",),
+    "diagonal_scatter": ("ops.diagonal_scatter",),
+    # mg.linalg
+    "linalg.inv": ("linalg.inv",), "linalg.det": ("linalg.det",), "linalg.solve": ("linalg.solve",),
+    "linalg.norm": ("linalg.norm",), "linalg.vector_norm": ("ops.vector_norm_1", "ops.vector_norm_2"),
+    "linalg.matrix_norm": ("ops.matrix_norm_fro", "ops.matrix_norm_nuc"), "linalg.vecdot": ("ops.vecdot",),
+    "linalg.multi_dot": ("ops.multi_dot",), "linalg.matrix_power": ("ops.matrix_power", "ops.matrix_power_negative"),
+    "linalg.eigh": ("cases.eigh_values", "cases.eigh_projector"), "linalg.eigvalsh": ("ops.eigvalsh",),
+    "linalg.svd": ("cases.svd_values", "cases.svd_polar"), "linalg.svdvals": ("ops.svdvals",),
+    "linalg.qr": ("cases.qr_q", "cases.qr_r"), "linalg.cholesky": ("cases.cholesky",),
+    "linalg.slogdet": ("cases.slogdet_sign", "cases.slogdet_logabsdet"), "linalg.eig": ("cases.eig_exp",),
+    "linalg.eigvals": ("cases.eigvals_exp_sum",), "linalg.cond": ("ops.cond",),
+    "linalg.householder_product": ("ops.householder_product",), "linalg.tensorinv": ("ops.tensorinv",),
+    "linalg.tensorsolve": ("ops.tensorsolve",),
+    # mg.fft
+    **{f"fft.{n}": (f"fft.{n}",) for n in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2",
+                                           "irfft2", "fftn", "ifftn", "rfftn", "irfftn", "fftshift", "ifftshift")},
+}
+
+#: public name -> a function of one complex tensor (3, 2) that calls it, for gradcheck
+GRADCHECKED = {
+    "cdist": lambda z: mg.cdist(z, z[:2] * 1.5 + 1.0),  # distances of complex vectors: sqrt(sum |x - y|^2)
+    "index_reduce": lambda z: (mg.index_reduce(z, 0, mg.tensor([0, 2, 0]), z * z, "prod")
+                               + mg.index_reduce(z, 0, mg.tensor([1, 1, 0]), z, "mean")),
+}
+
+Z = np.array([[1.5 - 2.0j, 0.0 + 0.0j, -0.5 + 1.0j], [2.0 + 0.0j, 0.0 - 3.0j, 1.5 - 2.0j]])
+
+#: public name -> (what it does with ``z``, the same with NumPy) for the non-differentiable functions
+FORWARD_ONLY = {
+    "equal": (lambda z: mg.equal(z, z[0]), lambda a: a == a[0]),
+    "not_equal": (lambda z: mg.not_equal(z, z[0]), lambda a: a != a[0]),
+    "isnan": (mg.isnan, np.isnan), "isfinite": (mg.isfinite, np.isfinite), "isinf": (mg.isinf, np.isinf),
+    "logical_and": (lambda z: mg.logical_and(z, z[::-1]), lambda a: np.logical_and(a, a[::-1])),
+    "logical_or": (lambda z: mg.logical_or(z, z[::-1]), lambda a: np.logical_or(a, a[::-1])),
+    "logical_not": (mg.logical_not, np.logical_not),
+    "count_nonzero": (mg.count_nonzero, np.count_nonzero), "argwhere": (mg.argwhere, np.argwhere),
+    "nonzero": (lambda z: mg.stack(mg.nonzero(z)), lambda a: np.stack(np.nonzero(a))),
+    "is_complex": (mg.is_complex, np.iscomplexobj), "numel": (mg.numel, np.size),
+    "zeros_like": (mg.zeros_like, np.zeros_like), "ones_like": (mg.ones_like, np.ones_like),
+    "full_like": (lambda z: mg.full_like(z, 2 - 1j), lambda a: np.full_like(a, 2 - 1j)),
+    "astype": (lambda z: mg.astype(z, "complex64"), lambda a: a.astype(np.complex64)),
+    # rounding each part, as NumPy's (PyTorch refuses round of complex numbers); derivative 0
+    "round": (lambda z: mg.round(z * 1.3), lambda a: np.round(a * 1.3)),
+    "tensor": (mg.tensor, np.asarray), "from_numpy": (lambda z: mg.from_numpy(z.numpy()), np.asarray),
+    "from_dlpack": (lambda z: mg.from_dlpack(z.numpy()), np.asarray),
+    "linalg.matrix_rank": (lambda z: mg.linalg.matrix_rank(z), np.linalg.matrix_rank),
+}
+
+#: public name -> a call that refuses complex input, and the error: (call, type, what the message says)
+ORDER = "complex numbers have no order"
+_M = mg.tensor(np.array([[2.0 + 1.0j, 0.5], [0.5j, 3.0]]))  # a complex matrix for the linalg refusals
+REFUSED = {
+    **{n: (lambda z, n=n: getattr(mg, n)(z, z), TypeError, ORDER)
+       for n in ("maximum", "minimum", "greater", "greater_equal", "less", "less_equal", "fmax", "fmin",
+                 "heaviside", "copysign")},
+    **{n: (lambda z, n=n: getattr(mg, n)(z), TypeError, ORDER)
+       for n in ("max", "min", "argmax", "argmin", "sort", "argsort", "aminmax", "unique", "unique_consecutive",
+                 "histc", "histogram", "isposinf", "isneginf", "frac", "mode")},
+    "clip": (lambda z: mg.clip(z, 0, 1), TypeError, ORDER), "clamp": (lambda z: mg.clamp(z, 0, 1), TypeError, ORDER),
+    "cummax": (lambda z: mg.cummax(z, 0), TypeError, ORDER), "cummin": (lambda z: mg.cummin(z, 0), TypeError, ORDER),
+    "kthvalue": (lambda z: mg.kthvalue(z, 1), TypeError, ORDER), "topk": (lambda z: mg.topk(z, 1), TypeError, ORDER),
+    "searchsorted": (lambda z: mg.searchsorted(z[0], z[1]), TypeError, ORDER),
+    "bucketize": (lambda z: mg.bucketize(z, mg.tensor([0.0, 1.0])), TypeError, ORDER),
+    "median": (mg.median, TypeError, "float tensor"), "nanmedian": (mg.nanmedian, TypeError, "float tensor"),
+    "quantile": (lambda z: mg.quantile(z, 0.5), TypeError, "float tensor"),
+    "nanquantile": (lambda z: mg.nanquantile(z, 0.5), TypeError, "float tensor"),
+    "sigmoid": (mg.sigmoid, TypeError, "real input"),
+    # NumPy's ufuncs for the real line, which name themselves
+    **{n: (lambda z, n=n: getattr(mg, n)(z), TypeError, f"ufunc '{n}'")
+       for n in ("floor", "ceil", "trunc", "cbrt", "signbit")},
+    **{n: (lambda z, n=n: getattr(mg, n)(z, z), TypeError, f"ufunc '{u}'")
+       for n, u in (("arctan2", "arctan2"), ("hypot", "hypot"), ("logaddexp", "logaddexp"),
+                    ("logaddexp2", "logaddexp2"), ("mod", "remainder"), ("fmod", "fmod"), ("nextafter", "nextafter"))},
+    "floor_divide": (lambda z: mg.floor_divide(z, z), TypeError, "ufunc 'fmod'"),
+    "bincount": (mg.bincount, TypeError, "integer tensor"),
+    # factorizations whose gradients are written for real matrices
+    "linalg.pinv": (lambda z: mg.linalg.pinv(_M), NotImplementedError, "complex matrices are not supported"),
+    "linalg.lstsq": (lambda z: mg.linalg.lstsq(_M, _M), NotImplementedError, "complex matrices are not supported"),
+    "linalg.solve_triangular": (lambda z: mg.linalg.solve_triangular(_M, _M, upper=True), NotImplementedError,
+                                "complex matrices are not supported"),
+    "linalg.cholesky_solve": (lambda z: mg.linalg.cholesky_solve(_M, _M), NotImplementedError,
+                              "complex matrices are not supported"),
+    "linalg.cholesky_inverse": (lambda z: mg.linalg.cholesky_inverse(_M), NotImplementedError,
+                                "complex matrices are not supported"),
+    "linalg.lu": (lambda z: mg.linalg.lu(_M), TypeError, "real floating input"),
+    "linalg.lu_factor": (lambda z: mg.linalg.lu_factor(_M), TypeError, "real floating input"),
+    "linalg.matrix_exp": (lambda z: mg.linalg.matrix_exp(_M), TypeError, "real floating input"),
+}
+
+#: PyTorch's spellings whose errors use NumPy's name
+ALSO_CALLED = {"clamp": "clip"}
+
+#: no tensor argument to make complex: sizes, seeds, state, files, devices, the autograd entry points
+NO_TENSOR_INPUT = {
+    "arange", "linspace", "zeros", "ones", "empty", "full", "eye", "rand", "randn", "randint", "randperm",
+    "tril_indices", "triu_indices", "manual_seed", "get_rng_state", "set_rng_state", "get_default_dtype",
+    "set_default_dtype", "get_default_device", "set_default_device", "device", "is_grad_enabled",
+    "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "is_anomaly_check_inf_enabled", "is_recomputing",
+    "save", "load", "grad", "backward", "backward_steps", "fft.fftfreq", "fft.rfftfreq",
+}
+
+#: complex support that belongs to another part of the engine
+ELSEWHERE = {
+    "erf": "the special functions (mg.special): real-only kernels, complex erf and erfc in their own work",
+    "xlogy": "the special functions (mg.special.xlogy)",
+    "logit": "the special functions (mg.special.logit)",
+    # the linalg functions below take complex matrices: the op battery's complex samples
+    # check them (LdlFactor), and their results are integer pivots or a factorization
+    "linalg.ldl_factor": "the op battery's complex LdlFactor samples",
+    "linalg.ldl_factor_ex": "the op battery's complex LdlFactor samples",
+    "linalg.ldl_solve": "solves with the factors of the op battery's complex LdlFactor samples",
+    "linalg.lu_solve": "solves with lu_factor's factors, which are real (lu_factor refuses complex input)",
+}
+
+
+def public_functions() -> dict[str, object]:
+    found = {}
+    for prefix, module in (("", mg), ("linalg.", mg.linalg), ("fft.", mg.fft)):
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if callable(obj) and not inspect.isclass(obj) and not inspect.ismodule(obj):
+                found[prefix + name] = obj
+    return found
+
+
+def entry(name: str, functions: dict[str, object]) -> str | None:
+    """Which table ``name`` is in, directly or as an alias of a name that is."""
+    for table_name, table in (("FIXTURES", FIXTURES), ("GRADCHECKED", GRADCHECKED),
+                              ("FORWARD_ONLY", FORWARD_ONLY), ("REFUSED", REFUSED),
+                              ("NO_TENSOR_INPUT", NO_TENSOR_INPUT), ("ELSEWHERE", ELSEWHERE)):
+        if name in table or any(functions[other] is functions[name] for other in table if other in functions):
+            return table_name
+    return None
+
+
+def test_every_public_function_is_classified():
+    functions = public_functions()
+    missing = sorted(n for n in functions if entry(n, functions) is None)
+    assert not missing, f"public functions with no entry for complex input: {missing}"
+    tables = (FIXTURES, GRADCHECKED, FORWARD_ONLY, REFUSED, NO_TENSOR_INPUT, ELSEWHERE)
+    twice = sorted(n for n in functions if sum(n in t for t in tables) > 1)
+    assert not twice, f"in two tables: {twice}"
+    stale = sorted(n for t in tables for n in t if n not in functions)
+    assert not stale, f"table entries that are not public functions: {stale}"
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURES))
+def test_differentiable_functions_have_torch_fixtures(name):
+    absent = [fn for fn in FIXTURES[name] if fn not in FIXTURE_FUNCTIONS]
+    assert not absent, f"{name}: no case of {absent} in tests/data/torch_complex_reference.npz"
+
+
+@pytest.mark.parametrize("name", sorted(GRADCHECKED))
+def test_derivatives_without_torch_fixtures_match_central_differences(name):
+    rng = np.random.default_rng(3)
+    z = mg.tensor(rng.standard_normal((3, 2)) + 1j * rng.standard_normal((3, 2)), requires_grad=True)
+    assert gradcheck(GRADCHECKED[name], (z,), modes=("rev", "fwd"))
+    assert gradgradcheck(GRADCHECKED[name], (z,), modes=("rev", "fwd"))
+
+
+@pytest.mark.parametrize("name", sorted(FORWARD_ONLY))
+def test_forward_only_functions_match_numpy(name):
+    fn, reference = FORWARD_ONLY[name]
+    got = fn(mg.tensor(Z))
+    want = reference(Z)
+    got_np = got.numpy() if isinstance(got, mg.Tensor) else np.asarray(got)
+    assert np.array_equal(got_np, want), f"{name}: {got_np} != NumPy's {want}"
+    assert got_np.dtype == np.asarray(want).dtype or np.ndim(want) == 0
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_refusals_name_the_function(name):
+    call, error, says = REFUSED[name]
+    with pytest.raises(error) as info:
+        call(mg.tensor(Z))
+    message = str(info.value)
+    assert says in message, f"{name}: {message!r} does not say {says!r}"
+    short = ALSO_CALLED.get(name, name.removeprefix("linalg."))
+    assert short in message or (says.startswith("ufunc") and says in message), \
+        f"{name}: the error does not name the function: {message!r}"
