@@ -7,6 +7,8 @@
 * on a uniform chain whose layers' backward reads only their input, at a budget of
   ``s + 1`` layers' activations, the layer forwards it recomputes are Revolve's optimum
   ``revolve_extra_forwards(n, s) - (n - 1)`` -- in the model and counted in the engine;
+  on one whose layers' backward reads their input and output (a tanh MLP), the same
+  count at ``s + 2`` layers' activations: a checkpointed block keeps its output;
 * the two old defects: the last layer of a block whose replay skips it is not charged,
   and an outer replay does not run the layers of the segments nested in it.
 """
@@ -29,8 +31,8 @@ def cost_eq(a, b):
 
 
 def uniform_profile(n, a=8, saves_output=False):
-    return ChainProfile([LayerProfile(i, i + 1, {i: a, i + 1: a}, True, saves_output, forward_seconds=1.0)
-                         for i in range(n)])
+    return ChainProfile([LayerProfile(i, i + 1, {i: a, i + 1: a}, True, saves_output, forward_seconds=1.0,
+                                      keeps_output=saves_output) for i in range(n)])
 
 
 def local_profile(rng, n):
@@ -40,8 +42,10 @@ def local_profile(rng, n):
     for i in range(n):
         local = {(i, 0): rng.choice([4, 8, 16])} if rng.random() < 0.3 else {}
         external = {(i, 1): rng.choice([4, 8])} if rng.random() < 0.2 else {}
+        saves_output = rng.random() < 0.5
         layers.append(LayerProfile(i, i + 1, {i: sizes[i], i + 1: sizes[i + 1]}, rng.random() < 0.7,
-                                   rng.random() < 0.5, local, external, forward_seconds=float(rng.randint(1, 9))))
+                                   saves_output, local, external, forward_seconds=float(rng.randint(1, 9)),
+                                   keeps_output=saves_output and rng.random() < 0.6))
     return ChainProfile(layers)
 
 
@@ -138,6 +142,30 @@ def test_recompute_on_a_200_layer_uniform_chain_is_revolves_optimum(s):
         assert ck.recomputed_layers(profile, plan) == 2271
 
 
+@pytest.mark.parametrize("s", [1, 2, 3, 4, 5])
+def test_recompute_on_a_chain_of_tanh_like_layers_is_revolves_optimum_one_activation_up(s):
+    # a layer that saves its input and output holds one activation more while it is
+    # reversed; a checkpointed block keeps its output, so its replay never reruns its last
+    # layer just to make that output again: Revolve's count at s + 2 layers' budget
+    for n in [*range(1, 41), 200]:
+        profile = uniform_profile(n, saves_output=True)
+        plan = ck.plan_for_budget(profile, (s + 2) * 8)
+        assert plan.predicted_peak_bytes == ck.simulate_peak(profile, plan) <= (s + 2) * 8
+        assert ck.recomputed_layers(profile, plan) == ck.revolve_extra_forwards(n, s) - (n - 1), (n, plan)
+
+
+def test_a_block_keeps_its_output_where_its_last_layer_saves_it():
+    keeps = uniform_profile(3, saves_output=True)
+    recomputes = ChainProfile([LayerProfile(i, i + 1, {i: 8, i + 1: 8}, True, True, forward_seconds=1.0)
+                               for i in range(3)])
+    block = (Block(0, 2, True), Block(2, 3, False))
+    # kept: the replay runs layer 0 only, and the block holds its input and output (16 B)
+    assert ck.recomputed_layers(keeps, block) == 1 and ck.recomputed_layers(recomputes, block) == 2
+    assert keeps.kept_items(0, 2) == {("B", 0): 8, ("B", 2): 8} and recomputes.kept_items(0, 2) == {("B", 0): 8}
+    # layer 2 saves its input, the same array: the peak is the same either way
+    assert ck.simulate_peak(keeps, block) == ck.simulate_peak(recomputes, block) == 24
+
+
 # ------------------------------------------------------------------------------ the engine
 class Scale(nn.Module):
     """``x * w``: one op whose backward reads only its input (and w, a parameter)."""
@@ -201,6 +229,25 @@ def test_nested_plans_train_bitwise_with_dropout_and_the_ledger_equals_the_model
         np.testing.assert_array_equal(g, h)
 
 
+@pytest.mark.parametrize("s", [1, 2, 3])
+def test_the_engine_keeps_a_tanh_blocks_output_and_recomputes_revolves_count(s):
+    n, width = 14, 6
+    mg.manual_seed(0)
+    layers = [nn.Sequential(nn.Linear(width, width), nn.Tanh()) for _ in range(n)]
+    x = mg.randn(3, width)
+    a = 3 * width * 4
+    profile = ck.profile_chain(layers, x)
+    assert all(lp.keeps_output for lp in profile.layers)
+    plan = ck.plan_for_budget(profile, (s + 2) * a)
+    _, plain_grads, _ = _step(layers, x, ck.NoCheckpointing().plan(n))
+    peak, grads, ops = _step(layers, x, plan)
+    assert ck.recomputed_layers(profile, plan) == ck.revolve_extra_forwards(n, s) - (n - 1)
+    assert ops == 2 * ck.recomputed_layers(profile, plan)  # a Linear and a Tanh per layer
+    assert peak == plan.predicted_peak_bytes <= (s + 2) * a
+    for g, h in zip(plain_grads, grads):
+        np.testing.assert_array_equal(g, h)
+
+
 def test_a_hand_written_nested_plan_runs_bitwise_with_the_predicted_peak():
     layers = _dropout_chain(8)
     x = mg.randn(4, 8)
@@ -227,6 +274,8 @@ def test_a_thousand_layer_chain_trains_at_twelve_layers_of_activations():
         ck.flat_plan_for_budget(profile, 12 * a)
     plan = ck.plan_for_budget(profile, 12 * a)
     assert plan.depth >= 2 and plan.predicted_peak_bytes <= 12 * a
+    # Revolve's optimum for 10 snapshots: a tanh layer holds its input and output reversed
+    assert ck.recomputed_layers(profile, plan) == ck.revolve_extra_forwards(n, 10) - (n - 1) == 2637
     with mg.memory.track() as ledger:
         ck.run_plan(layers, plan, x).sum().backward()
     assert ledger.peak("saved") == plan.predicted_peak_bytes

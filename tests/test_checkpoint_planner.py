@@ -86,7 +86,8 @@ def check_plan_for_budget(profile):
 # ----------------------------------------------------------------------------------------------
 def random_profile(rng, n):
     """A random chain in the planner's model: unequal boundary sizes, view layers (output
-    buffer = input buffer), layers that save their input and/or output, local saved
+    buffer = input buffer), layers that save their input and/or output (and some whose
+    checkpointed blocks keep that output, as a tanh's do), local saved
     arrays, constants read from outside (some shared by several layers: one buffer), and
     sometimes a parameter input (0 bytes)."""
     shared = {("shared", j): rng.randint(1, 60) for j in range(rng.choice([0, 0, 1, 2]))}
@@ -109,7 +110,8 @@ def random_profile(rng, n):
                     local[k] = v
         local.update({k: v for k, v in external.items() if rng.random() < 0.5})
         layers.append(LayerProfile(key, out, {key: sizes[key], out: sizes[out]}, saves_in, saves_out,
-                                   local, external, forward_seconds=float(rng.randint(1, 9))))
+                                   local, external, forward_seconds=float(rng.randint(1, 9)),
+                                   keeps_output=saves_out and rng.random() < 0.5))
         key = out
     return ChainProfile(layers)
 

@@ -123,11 +123,14 @@ def checkpoint(function: Callable[..., Any], *args: Any, preserve_rng_state: boo
 
 
 def _run_segment(function: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any], stats: Any,
-                 determinism_check: str, label: str = "") -> Any:
+                 determinism_check: str, label: str = "", keep_result: bool = False) -> Any:
     if not is_grad_enabled():
         return function(*args, **kwargs)
-    with Segment(stats=stats, determinism_check=determinism_check, label=label):
-        return function(*args, **kwargs)
+    with Segment(stats=stats, determinism_check=determinism_check, label=label) as seg:
+        out = function(*args, **kwargs)
+    if keep_result:  # a chain block: its result is kept where its op saves it (see Segment.keep_result)
+        seg.keep_result(out)
+    return out
 
 
 def plan_chain(layers: Sequence[Callable[[Any], Any]], x: Any, policy: CheckpointPolicy | CheckpointingConfig,
@@ -195,10 +198,10 @@ def _run_blocks(layers: Sequence[Callable[[Any], Any]], blocks: Sequence[Block],
             x = _chain(layers[b.start:b.stop], x)
         elif b.blocks:
             x = _run_segment(_run_blocks, (layers, b.blocks, x, stats, check), {}, stats, check,
-                             label=f"layers {b.start}-{b.stop - 1}")
+                             label=f"layers {b.start}-{b.stop - 1}", keep_result=True)
         else:
             x = _run_segment(_chain, (layers[b.start:b.stop], x), {}, stats, check,
-                             label=f"layers {b.start}-{b.stop - 1}")
+                             label=f"layers {b.start}-{b.stop - 1}", keep_result=True)
     return x
 
 

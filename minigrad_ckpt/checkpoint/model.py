@@ -57,13 +57,17 @@ class LayerProfile:
     local_saved: dict[int, int] = field(default_factory=dict)     # internal arrays its nodes save
     local_external: dict[int, int] = field(default_factory=dict)  # constants read from outside
     forward_seconds: float = 0.0
+    # Its output is saved by the op that makes it (a tanh saves its output): a checkpointed
+    # block ending with this layer keeps that output from its forward pass instead of
+    # recomputing it (the layer after the block mostly holds it anyway).
+    keeps_output: bool = False
 
     @property
     def skipped_when_last(self) -> bool:
-        """True if its backward reads nothing it computed (only its input, or nothing): the
-        replay of a block that ends with this layer fills its values from its input and
-        runs none of its forward."""
-        return not self.saves_output and not self.local_saved
+        """True if the replay of a block that ends with this layer runs none of its forward:
+        its backward reads nothing it computed (only its input, or nothing), or only its
+        output, which the block kept."""
+        return not self.local_saved and (not self.saves_output or self.keeps_output)
 
     def saved_items(self) -> dict[Any, int]:
         """``S_i``: what a plain run of this layer holds until its backward."""
@@ -82,13 +86,18 @@ class ChainProfile:
     def __len__(self) -> int:
         return len(self.layers)
 
-    def kept_items(self, start: int, stop: int) -> dict[Any, int]:
-        """``K``: what a checkpointed block keeps to replay from."""
-        first = self.layers[start]
+    def kept_items(self, start: int, stop: int, output: bool = True) -> dict[Any, int]:
+        """``K``: what a checkpointed block keeps to replay from -- its input and the
+        constants its layers read -- and its output where its last layer keeps it
+        (``output=False`` leaves that out: inside the replay the output belongs to the
+        last inner block, which lets it go after its backward)."""
+        first, last = self.layers[start], self.layers[stop - 1]
         items: dict[Any, int] = {("B", first.input_key): first.boundary_bytes[first.input_key]}
         for lp in self.layers[start:stop]:
             for k, v in lp.local_external.items():
                 items[("L", k)] = v
+        if output and last.keeps_output:
+            items[("B", last.output_key)] = last.boundary_bytes[last.output_key]
         return items
 
     def recompute_seconds(self, start: int, stop: int) -> float:
@@ -132,10 +141,11 @@ def _level_peak(profile: ChainProfile, blocks: Sequence[Block], base: dict[Any, 
     peak = _bytes(everything)
     # what the blocks before each one hold, grown as we go
     for b, h in zip(blocks, holds):
-        if b.checkpointed:
+        if b.checkpointed:  # replays on top of its input and constants (its kept output is its last block's)
+            replay_base = profile.kept_items(b.start, b.stop, output=False)
             inner_base = dict(prefix)
-            added = sum(v for k, v in h.items() if k not in prefix)
-            inner_base.update(h)
+            added = sum(v for k, v in replay_base.items() if k not in prefix)
+            inner_base.update(replay_base)
             peak = max(peak, _level_peak(profile, b.inner, inner_base, prefix_bytes + added))
         for k, v in h.items():
             if k not in prefix:
@@ -269,7 +279,13 @@ class _Transitions:
             last = 0.0 if layers[i].skipped_when_last else layers[i].forward_seconds
             # the block keeps its input; its output is that same buffer if its layers are all views
             nxt = shared_kept | {in_key} if layers[i].output_key == layers[s].input_key else shared_kept
-            yield Block(s, e, True), kept, full, cost + last, (e, nxt)
+            out_kept = 0
+            if layers[i].keeps_output:  # and its output, made by an op that saves it
+                out_key = ("B", layers[i].output_key)
+                if out_key not in kept_keys and out_key not in held:
+                    out_kept = layers[i].boundary_bytes[layers[i].output_key]
+                nxt = nxt | {out_key}
+            yield Block(s, e, True), kept + out_kept, full, cost + last, (e, frozenset(nxt))
             cost += layers[i].forward_seconds
 
 
@@ -486,7 +502,8 @@ class _LocalChain:
     is a difference of prefix sums:
 
     * a plain layer ``s`` adds ``S_s`` (less its input if the prefix holds it);
-    * a checkpointed ``[s..e]`` keeps ``K = a_s + X[e] - X[s]`` and replays
+    * a checkpointed ``[s..e]`` keeps ``K = a_s + X[e] - X[s] + ko[e]`` (its output
+      too where its last layer keeps it) and replays
       ``phi(s) + U[e]``, where ``a_s`` is its input's size (0 if held), ``X`` sums
       the layers' outside constants and ``U`` their arrays, each boundary once.
 
@@ -515,6 +532,10 @@ class _LocalChain:
         self.a = [lp.boundary_bytes[lp.input_key] for lp in layers]
         self.si = [lp.saves_input for lp in layers]
         self.so = [lp.saves_output for lp in layers]
+        # a checkpointed block ending at e keeps its output too where its last layer does:
+        # ``ko[e]`` more bytes, and the layer at e finds its input held (``kb[e]``)
+        self.kb = [0] + [int(lp.keeps_output) for lp in layers]
+        self.ko = [0] + [lp.boundary_bytes[lp.output_key] if lp.keeps_output else 0 for lp in layers]
         self.saved = [_bytes(lp.saved_items()) for lp in layers]
         self.t = [lp.forward_seconds for lp in layers]
         W = [0] * (n + 1)   # arrays of layers < e (each layer's saved and outside ones, once)
@@ -538,7 +559,7 @@ class _LocalChain:
         return self.saved[s] - (self.a[s] if held and self.si[s] else 0)
 
     def kappa(self, s: int, held: int) -> int:
-        """``K`` of a block from ``s`` is ``kappa + X[e]``."""
+        """``K`` of a block from ``s`` is ``kappa + X[e] + ko[e]``."""
         return (0 if held else self.a[s]) - self.X[s]
 
     def phi(self, s: int, held: int) -> int:
@@ -553,8 +574,8 @@ class _LocalChain:
         G = [[math.inf, math.inf] for _ in range(n + 1)]
         G[n] = [0, 0]
         Ua = np.asarray(U, dtype=np.float64)
-        A = np.full(n + 1, np.inf)  # X[e] + G[e][0]: what a block ending at e leaves after it
-        A[n] = X[n]
+        A = np.full(n + 1, np.inf)  # X[e] + ko[e] + G[e][kb[e]]: what a block ending at e leaves after it
+        A[n] = X[n] + self.ko[n]
         for s in range(n - 1, -1, -1):
             for held in (0, 1):
                 best = self.plain(s, held) + G[s + 1][int(self.so[s])] if allow_plain else math.inf
@@ -566,7 +587,8 @@ class _LocalChain:
                     vals = np.maximum(kap + A[s + 1:stop], phi + Ua[s + 1:stop])
                     best = min(best, float(vals.min()))
                 G[s][held] = best
-            A[s] = X[s] + G[s][0]
+            if s > 0:
+                A[s] = X[s] + self.ko[s] + G[s][self.kb[s]]
         return G
 
 
@@ -626,7 +648,7 @@ def _budget_local(ch: _LocalChain, budget: int) -> tuple[tuple[Block, ...] | Non
     """:func:`flat_plan_for_budget` for a local chain, whole frontiers at a time.
 
     Going forward, a checkpointed block from a partial plan ``(hold H, cost c)``
-    at ``s`` reaches ``e`` as ``(H + kappa_s + X[e], c - P[s] + P_end[e])`` and may
+    at ``s`` reaches ``e`` as ``(H + kappa_s + X[e] + ko[e], c - P[s] + P_end[e])`` and may
     run only while ``H + phi_s + U[e] <= budget``.  So each partial plan enters a
     pool once, as ``(H + kappa_s, c - P[s], q = H + phi_s)``; the blocks reaching
     ``e`` are the pool's members with ``q <= budget - U[e]`` (a threshold that only
@@ -674,7 +696,7 @@ class _LocalWalk:
         if live < len(PQ):  # the threshold only falls: drop the dead for good
             self.pool = PH, PC, PQ, PI, PS = tuple(a[:live] for a in self.pool)
         if len(PH):
-            cand[0].append((PH + ch.X[e], PC + ch.P_end[e], PI, PS, True))
+            cand[ch.kb[e]].append((PH + ch.X[e] + ch.ko[e], PC + ch.P_end[e], PI, PS, True))
         self.front = {}
         for held, parts in cand.items():
             if parts:

@@ -147,6 +147,10 @@ class _Chain:
                          np.asarray([units(v - d) for v, d in zip(s1, dup)]))}
         self.XC = np.concatenate(([0], np.cumsum([units(v) for v in xc])))
         self.so = np.asarray(ch.so, dtype=np.int64)
+        # a checkpointed block ending at e keeps its output too where its last layer does
+        # (``KO[e]`` units); the level after it then finds its input held (``kb[e]``)
+        self.kb = np.asarray(ch.kb, dtype=np.int64)
+        self.KO = np.asarray([units(v) for v in ch.ko])
         self.skip = np.asarray([lp.skipped_when_last for lp in profile.layers])
         t = np.asarray(ch.t, dtype=np.float64)
         self.t = np.full(n, t.mean()) if uniform and n else t
@@ -166,7 +170,8 @@ class _Chain:
 def _is_uniform(ch: _LocalChain, profile: ChainProfile) -> bool:
     """Every layer holds the same arrays (sizes and kinds), and every boundary is alike."""
     layers = profile.layers
-    sig = {(ch.a[i], ch.saved[i], ch.si[i], ch.so[i], ch.X[i + 1] - ch.X[i], layers[i].skipped_when_last)
+    sig = {(ch.a[i], ch.saved[i], ch.si[i], ch.so[i], ch.X[i + 1] - ch.X[i], layers[i].skipped_when_last,
+            layers[i].keeps_output)
            for i in range(ch.n)}
     return len(sig) == 1 and layers[-1].boundary_bytes[layers[-1].output_key] == ch.a[0]
 
@@ -224,8 +229,9 @@ class _Tables:
             sj = s[None, :] + j                                  # (J, P): where the rest starts
             K = (0 if held else 1) * c.a[s][None, :] + c.constants(kind, s[None, :], sj)
             child = self.V["child"][1][j[:, 0]][:, self.row("child", s)]        # (J, P, M+1)
-            rest = self.V[follow][0][L - j, self.row(follow, sj)]               # (J, P, M+1)
-            val = _shifted(child, K[..., None], m) + _shifted(rest, K[..., None], m)
+            rest = self.V[follow][c.kb[sj], L - j, self.row(follow, sj)]        # (J, P, M+1)
+            # the replay runs on top of K; the rest of the level also on the kept output
+            val = _shifted(child, K[..., None], m) + _shifted(rest, (K + c.KO[sj])[..., None], m)
             if replay:  # blocks but the last run in this level's replay
                 val = val + ((j < L) * (c.T[sj] - c.T[s][None, :]))[..., None]
             jbest = np.argmin(val, axis=0)                       # (P, M+1)
@@ -281,8 +287,8 @@ def _read_back(tables: _Tables, c: _Chain, units: int) -> tuple[Block, ...]:
                 inner = level("child", 1, j, s, m - K)  # depth is bounded by the memory units
                 nested = any(b.checkpointed for b in inner)
                 out.append(Block(s, s + j, True, tuple(inner) if nested else ()))
-                m -= K
-                held, s, L = 0, s + j, L - j
+                m -= K + int(c.KO[s + j])
+                held, s, L = int(c.kb[s + j]), s + j, L - j
             if kind == "child":
                 kind = "rest"
         return out

@@ -109,6 +109,9 @@ def _classify(prof: _Profiler, boundaries: list[Any]) -> ChainProfile:
         param = isinstance(t, Tensor) and (t._requires_grad if t._node is None else is_parameter_edge(t._node))
         bbytes[k] = 0 if param else int(_base(arr).nbytes)
     layers = []
+    # the nodes whose op saves its own output (not a view): what Segment.keep_result keeps
+    saves_own = {id(n) for nodes in prof.nodes for n in nodes
+                 if not n.op.is_view and type(n.saved) is tuple and n.saved[0] is not None}
     for i, nodes in enumerate(prof.nodes):
         in_k, out_k = bkeys[i], bkeys[i + 1]
         mine = set(map(id, nodes))
@@ -128,6 +131,7 @@ def _classify(prof: _Profiler, boundaries: list[Any]) -> ChainProfile:
             if is_param or k == in_k or (producer is not None and id(producer) in mine) or k in produced:
                 continue
             lp.local_external[k] = int(_base(arr).nbytes)
+        lp.keeps_output = id(getattr(boundaries[i + 1], "_node", None)) in saves_own
         for n in nodes:  # values no longer needed: the profile keeps only sizes
             n.saved = FREED
         layers.append(lp)

@@ -78,6 +78,10 @@ class Segment:
         # takes them as they are instead of recomputing them (``remat``'s policies)
         self.keep = keep
         self._kept_outputs: dict[Node, Any] = {}
+        # Nodes of this segment whose outputs are the results of checkpointed chain blocks
+        # (``keep_result``): kept from when they are computed until their own backward.
+        self._result_nodes: set[Node] = set()
+        self._block_result: Node | None = None  # the node whose output is this segment's kept result
         self.stats = stats
         self.check = determinism_check
         self.parent: Segment | None = None
@@ -246,6 +250,38 @@ class Segment:
                 if to_host or not is_parameter_edge(n):  # a parameter's view is not the tape's memory
                     _ledger.hold([v], "host" if to_host else "saved")
 
+    def keep_result(self, result: Any) -> None:
+        """Keep this segment's result for its own replay, where the op that made it saves it.
+
+        A chain block ending in a tanh (whose backward reads its output) would otherwise
+        recompute the block's last layer in its replay only to make that output again,
+        while the layer after the block held it a moment before.  So the result is kept
+        from the forward pass (this segment is outermost) or from the moment an enclosing
+        segment's replay computes it, until its node's backward ran; the replay takes it
+        as it is and runs none of the ops that only lead to it.  The planner's model
+        (``LayerProfile.keeps_output``) counts it as part of what the block keeps.
+        """
+        node = getattr(result, "_node", None)
+        if node is None or node.op.is_view or node.segment is None:
+            return
+        owner = node.segment
+        seg: Segment | None = owner
+        while seg is not None and seg is not self:
+            seg = seg.parent
+        if seg is None or not owner._saved_slots[node][0]:
+            return  # made outside this segment, or its op does not save it
+        owner._result_nodes.add(node)
+        self._block_result = node
+        if self.parent is None:
+            owner._keep_result(node, result._data)
+
+    def _keep_result(self, node: Node, value: Any) -> None:
+        if node in self._kept_outputs or self.freed:
+            return
+        self._kept_outputs[node] = value
+        if _ledger.enabled:
+            _ledger.hold([value])
+
     def _kept_output(self, node: Node) -> Any:
         """A kept output, on the node's device (brought back from the host if offloaded)."""
         value = self._kept_outputs[node]
@@ -317,6 +353,9 @@ class Segment:
                 dead.add(n)
         run: set[Node] = set()
         wanted: set[Node] = set(feeds) | self.checksums.keys()
+        # the results the blocks nested right inside keep: computed here (unless kept already) and
+        # handed over (deeper ones get theirs when the block around them replays)
+        wanted.update(r for r in self._child_results() if r not in dead)
         for n in reversed(self.subtree):
             if n in dead:
                 continue
@@ -331,10 +370,14 @@ class Segment:
                     wanted.add(src)
         return run, dead, wanted
 
+    def _child_results(self) -> set[Node]:
+        return {c._block_result for c in self.children if not c.freed and c._block_result is not None}
+
     def _replay(self, feeds: dict[Node, list[Segment]], run: set[Node], dead: set[Node],
                 wanted: set[Node]) -> None:
         """Run the demanded nodes in recording order; fill this segment's nodes' saved values."""
         values: dict[Node, Any] = {}
+        child_results = self._child_results()
         last_use: dict[Node, int] = {}  # a replayed value is let go after its last reader
         for pos, n in enumerate(self.subtree):
             for src in n.replay or ():
@@ -346,6 +389,8 @@ class Segment:
                 ins = [self._input(n, src, values) for src in n.replay] if n in run or mine else []
                 if n in run:
                     out = self._forward(n, ins)
+                    if n in child_results:
+                        n.segment._keep_result(n, out)
                 else:  # kept by a remat policy if wanted, else not needed
                     out = n.segment._kept_output(n) if n in wanted and n not in dead else None
                 if mine:
@@ -416,11 +461,16 @@ class Segment:
             _ledger.hold(saved_arrays(n))
 
     def release(self, node: Node, retain_graph: bool) -> None:
-        """Drop the replayed values of ``node`` once its backward has run."""
+        """Drop the replayed values of ``node`` once its backward has run (and its kept
+        result: no replay needs it any more)."""
         if type(node.saved) is tuple:
             if _ledger.enabled:
                 _ledger.release(saved_arrays(node))
             node.saved = DROPPED if retain_graph else FREED
+        if not retain_graph and node in self._result_nodes:
+            value = self._kept_outputs.pop(node, None)
+            if value is not None and _ledger.enabled:
+                _ledger.release([value])
 
     def backward_done(self, retain_graph: bool) -> None:
         """The engine passed this segment's first node: nothing here is needed any more."""
