@@ -15,8 +15,10 @@ Every MPI collective is started non-blocking and waited for with a deadline
 complete -- a rank died, diverged into other collectives, or stopped calling
 them -- raises :class:`DistributedError` on the ranks that wait, instead of
 hanging, and the job is ended (``MPI_Abort``) when that error is not handled,
-or at exit if it was.  NCCL collectives are queued on the GPU stream and
-cannot be timed out this way; their barrier is.
+or at exit if it was.  NCCL collectives are queued on the GPU stream and the
+host does not wait for them: each is followed by a CUDA event that a watchdog
+thread holds to the same deadline (:mod:`._watchdog`), aborting the
+communicator and ending the job when one is missed.
 
 mpi4py and CuPy are imported here, lazily, when a group is created.
 """
@@ -34,6 +36,7 @@ from typing import Any
 
 from ..backend import cupy_nccl
 from ..backend import host_numpy as numpy
+from ._watchdog import EventRequest, Watchdog
 
 __all__ = ["ProcessGroup", "ReduceOp", "Work", "DistributedError", "DEFAULT_TIMEOUT"]
 
@@ -105,6 +108,8 @@ class ProcessGroup:
         self.size = size
         self._MPI = MPI
         self._nccl: Any = None
+        self._watchdog: Watchdog | None = None
+        self._nccl_aborted = False
         self._closed = False
         self._old_hooks: tuple | None = None
         self.local_rank = 0
@@ -133,9 +138,22 @@ class ProcessGroup:
         cupy.cuda.Device(self.local_rank % cupy.cuda.runtime.getDeviceCount()).use()
         uid = nccl.get_unique_id() if self.rank == 0 else None
         uid = self.comm.bcast(uid, root=0)
-        self._nccl = nccl.NcclCommunicator(self.size, uid, self.rank)
+        self._use_nccl(cupy, nccl, nccl.NcclCommunicator(self.size, uid, self.rank))
+
+    def _use_nccl(self, cupy: Any, nccl: Any, communicator: Any) -> None:
+        """Communicate through ``communicator`` (CuPy's ``NcclCommunicator``; ``nccl`` is the
+        module of its constants), with its collectives held to the timeout by a watchdog."""
+        self._nccl = communicator
         self._cupy = cupy
         self._nccl_mod = nccl
+        self._watchdog = Watchdog(self)
+
+    def _queued(self, what: str) -> Any:
+        """After an NCCL collective was queued: a CUDA event on the stream behind it, watched."""
+        event = self._cupy.cuda.Event(block=False, disable_timing=True)
+        event.record(self._cupy.cuda.get_current_stream())
+        self._watchdog.watch(event, what)
+        return event
 
     # ------------------------------------------------------- helpers (NCCL)
     def _nccl_dtype(self, dtype: Any) -> int:
@@ -169,23 +187,36 @@ class ProcessGroup:
     def wait_for(self, req: Any, what: str) -> None:
         """Complete the started MPI request ``req``, or raise :class:`DistributedError` once
         ``self.timeout`` seconds have passed (polling: MPI's Wait cannot be interrupted)."""
-        if req.Test():
-            return
-        deadline = time.monotonic() + self.timeout
-        pause, spins = 0.0, 0
-        while not req.Test():
-            if time.monotonic() > deadline:
-                self._fail(what)
-            spins += 1
-            if spins > 200:  # a short spin keeps small collectives fast; then back off
-                pause = min(0.005, max(1e-5, pause * 2))
-                time.sleep(pause)
+        if not req.Test():
+            deadline = time.monotonic() + self.timeout
+            pause, spins = 0.0, 0
+            while not req.Test() and self.failed is None:
+                if time.monotonic() > deadline:
+                    self._fail(what)
+                spins += 1
+                if spins > 200:  # a short spin keeps small collectives fast; then back off
+                    pause = min(0.005, max(1e-5, pause * 2))
+                    time.sleep(pause)
+        if self.failed is not None:  # the NCCL watchdog failed the group meanwhile (its abort ends waits)
+            raise DistributedError(f"{what} cannot be trusted: {self.failed}; ending the job")
 
     def _fail(self, what: str) -> None:
         self.failed = (f"{what} did not complete within {self.timeout:g} s on rank {self.rank} of {self.size}: "
                        f"another rank died, diverged into other collectives, or stopped calling them")
         atexit.register(self._abort_at_exit)  # a caught error still ends the job
+        if self._nccl is not None:
+            self._abort_nccl()
         raise DistributedError(self.failed + "; ending the job")
+
+    def _abort_nccl(self) -> None:
+        """``ncclCommAbort``: the queued collectives' kernels return (a host waiting is released)."""
+        if self._nccl_aborted:
+            return
+        communicator, self._nccl_aborted = self._nccl, True
+        try:
+            communicator.abort()
+        except Exception as exc:  # already aborted, or an NCCL too old to abort: nothing else to do
+            sys.stderr.write(f"[rank {self.rank}] could not abort the NCCL communicator: {exc}\n")
 
     def _abort_at_exit(self) -> None:
         sys.stderr.write(f"[rank {self.rank}] {self.failed}; aborting all {self.size} ranks\n")
@@ -204,6 +235,7 @@ class ProcessGroup:
             stream = self._cupy.cuda.get_current_stream()
             self._nccl.allReduce(buf.data.ptr, buf.data.ptr, buf.size, self._nccl_dtype(buf.dtype),
                                  self._nccl_op(op), stream.ptr)
+            self._queued("all_reduce")
         else:
             buf, copied = _contiguous(arr, numpy)
             self._mpi(self.comm.Iallreduce(self._MPI.IN_PLACE, buf, op=self._mpi_op(op)), "all_reduce")
@@ -221,6 +253,7 @@ class ProcessGroup:
             # later work on the stream sees the result, no host round trip.
             self._nccl.allReduce(buf.data.ptr, buf.data.ptr, buf.size, self._nccl_dtype(buf.dtype),
                                  self._nccl_mod.NCCL_SUM, stream.ptr)
+            self._queued("a gradient all-reduce")
             return Work(None)
         return Work(self.comm.Iallreduce(self._MPI.IN_PLACE, buf, op=self._MPI.SUM), self, "a gradient all-reduce")
 
@@ -236,6 +269,7 @@ class ProcessGroup:
             buf, copied = _contiguous(arr, self._cupy)
             stream = self._cupy.cuda.get_current_stream()
             self._nccl.bcast(buf.data.ptr, buf.size, self._nccl_dtype(buf.dtype), src, stream.ptr)
+            self._queued("broadcast")
         else:
             buf, copied = _contiguous(arr, numpy)
             self._mpi(self.comm.Ibcast(buf, root=src), "broadcast")
@@ -251,6 +285,7 @@ class ProcessGroup:
             out = xp.empty((self.size, *arr.shape), dtype=arr.dtype)
             stream = xp.cuda.get_current_stream()
             self._nccl.allGather(buf.data.ptr, out.data.ptr, buf.size, self._nccl_dtype(buf.dtype), stream.ptr)
+            self._queued("all_gather")
             return out
         buf, _ = _contiguous(arr, numpy)
         out = numpy.empty((self.size, *arr.shape), dtype=arr.dtype)
@@ -259,8 +294,8 @@ class ProcessGroup:
 
     def barrier(self) -> None:
         self._usable()
-        if self.backend == "nccl":
-            self._cupy.cuda.get_current_stream().synchronize()
+        if self.backend == "nccl":  # the GPU's queued collectives first, within the timeout
+            self.wait_for(EventRequest(self._queued("barrier")), "barrier (waiting for the GPU's collectives)")
         self._mpi(self.comm.Ibarrier(), "barrier")
 
     def allgather_object(self, obj: Any) -> list[Any]:
@@ -326,7 +361,9 @@ class ProcessGroup:
         self._closed = True
         if self._old_hooks is not None:
             sys.excepthook, threading.excepthook = self._old_hooks
-        if self._nccl is not None:
+        if self._watchdog is not None:
+            self._watchdog.stop()
+        if self._nccl is not None and not self._nccl_aborted:
             self._nccl.destroy()
         self.comm.Free()
 
