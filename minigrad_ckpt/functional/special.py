@@ -120,14 +120,15 @@ def betaln(a: Any, b: Any) -> Tensor:
 
 def beta(a: Any, b: Any) -> Tensor:
     """``B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b)``, as ``sign * exp(betaln(a, b))``
-    (the sign, from the gammas, is piecewise constant: no gradient)."""
+    (the sign is piecewise constant: no gradient).  At the poles: finite where two cancel
+    (``beta(-3, 2) = 1/6``), ``+inf`` at 0, NaN at the other poles below 0 (the sign flips
+    across them, as ``gamma``'s); 0 where ``betaln`` is ``-inf``."""
     lb = betaln(a, b)
     ta = as_tensor(a, lb)
     tb = as_tensor(b, lb)
     xp = lb.device.xp
-    with xp.errstate(over="ignore", invalid="ignore"):
-        sign = (xp.sign(xp.gamma(ta._data)) * xp.sign(xp.gamma(tb._data))
-                * xp.sign(xp.gamma(ta._data + tb._data))).astype(lb.dtype)
+    sign = _sp.beta_sign(xp, ta._data, tb._data)
+    sign = xp.where(lb._data == -xp.inf, 1, sign).astype(lb.dtype)  # |B| = 0: its sign does not matter
     return mf.exp(lb) * Tensor._wrap(sign, None, lb.device)
 
 

@@ -408,31 +408,92 @@ def _stirling_corr(xp: Any, x: Any) -> Any:
     return c / x
 
 
+def _at_pole(xp: Any, x: Any) -> Any:
+    """Where ``Gamma(x)`` has a pole: ``x`` is 0 or a negative integer (not ``-inf``)."""
+    return xp.logical_and(xp.logical_and(x <= 0, x == xp.floor(x)), x > -xp.inf)
+
+
+def _a_count(xp: Any, x: Any) -> Any:
+    """Where ``x`` is a positive integer (not ``+inf``)."""
+    return xp.logical_and(xp.logical_and(x >= 1, x == xp.floor(x)), x < xp.inf)
+
+
+def _poles_cancel(xp: Any, x: Any, n: Any) -> Any:
+    """Where ``Gamma(x)``'s pole cancels ``Gamma(x + n)``'s: ``x`` is a pole and ``n`` a positive
+    integer with ``x + n <= 0``.  For an integer ``n``, ``B(x, n) = (n-1)! / (x (x+1) ... (x+n-1))``
+    is a rational function of ``x``, finite there: the limit of ``B(x, n)`` as ``x`` moves, ``n``
+    held (SciPy's value too).  ``|B(x, n)| = |B(1 - x - n, n)|`` and ``B(x, n)`` has the sign
+    ``(-1)^n`` there."""
+    return xp.logical_and(xp.logical_and(_at_pole(xp, x), _a_count(xp, n)), n <= -x)
+
+
 @register_kernel
 def betaln(xp, a, b):
     """``ln |B(a, b)|`` (``xp.betaln``).  For large arguments the Stirling terms are
     combined analytically, so ``betaln(1e6, 1)`` keeps its digits (the plain
-    ``gammaln(a) + gammaln(b) - gammaln(a + b)`` cancels 1e7-sized terms)."""
+    ``gammaln(a) + gammaln(b) - gammaln(a + b)`` cancels 1e7-sized terms).
+
+    At the poles: ``+inf`` where ``Gamma(a)`` or ``Gamma(b)`` has one (both, too), unless
+    ``Gamma(a + b)``'s cancels it: finite there (``betaln(-3, 2) = ln(1/6)``, :func:`_poles_cancel`),
+    ``-inf`` where only ``Gamma(a + b)`` has one.  At infinities, the limits where they exist:
+    ``betaln(a, inf)`` is ``-inf`` for ``a > 0`` (``inf`` too) and ``+inf`` for ``a <= 0``; ``betaln(a, -inf)``
+    is ``-inf`` for a positive integer ``a``, ``+inf`` at the poles and NaN otherwise (``B``
+    takes every value between its poles, which crowd towards ``-inf``)."""
     with xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
         lo, hi = xp.minimum(a, b), xp.maximum(a, b)
-        s = lo + hi
-        direct = gammaln(xp, lo) + gammaln(xp, hi) - gammaln(xp, s)
-        los = xp.where(lo >= 10, lo, 10)
-        his = xp.where(hi >= 10, hi, 10)
-        ss = xp.where(hi >= 10, s, 20)
-        ratio = xp.where(hi >= 10, lo, 1) / ss
-        corr_hs = _stirling_corr(xp, his) - _stirling_corr(xp, ss)
-        both = (_LS2PI - 0.5 * xp.log(ss) + (los - 0.5) * xp.log(los / ss) + (his - 0.5) * xp.log1p(-ratio)
-                + _stirling_corr(xp, los) + corr_hs)
-        lo_o = xp.where(hi >= 10, lo, 1)
-        # Stirling for hi and s only: ln|Gamma(lo)| may be any (also negative) lo's, as long as
-        # s >= 10 -- beyond float's range the direct sum is inf - inf
-        one = gammaln(xp, lo_o) + (his - 0.5) * xp.log1p(-ratio) - lo_o * xp.log(ss) + lo_o + corr_hs
-        big = xp.logical_and(hi >= 10, s >= 10)
-        r = xp.where(big, xp.where(lo >= 10, both, one), direct)
-        # B(a, b) ~ Gamma(a) b^-a as b -> inf: to 0 for a > 0, to infinity for a <= 0 (as SciPy)
+        cancel = _poles_cancel(xp, lo, hi)
+        c = (1 - hi) - lo  # >= 1 where the poles cancel: betaln(lo, hi) = betaln(c, hi) there
+        lo, hi = xp.where(cancel, xp.minimum(c, hi), lo), xp.where(cancel, xp.maximum(c, hi), hi)
+        r = _betaln_finite(xp, lo, hi)
         inf = xp.full_like(r, xp.inf)  # r's dtype: a float32 input stays float32
-        return xp.where(xp.logical_and(hi == xp.inf, xp.isfinite(lo)), xp.where(lo > 0, -inf, inf), r)
+        # a pole of Gamma(a) or Gamma(b) that nothing cancels (a + b may round onto a pole,
+        # as in -1e300 + 0.5, but the exact sum is one only where the poles cancel)
+        r = xp.where(xp.logical_or(_at_pole(xp, lo), _at_pole(xp, hi)), inf, r)
+        # B(a, b) ~ Gamma(a) b^-a as b -> inf: to 0 for a > 0 (also a -> inf), to infinity for a <= 0
+        r = xp.where(xp.logical_and(hi == xp.inf, lo > -xp.inf), xp.where(lo > 0, -inf, inf), r)
+        at_minus_inf = xp.where(_at_pole(xp, hi), inf, xp.where(_a_count(xp, hi), -inf, xp.nan))
+        return xp.where(lo == -xp.inf, xp.where(xp.isfinite(hi), at_minus_inf, xp.nan), r)
+
+
+def _betaln_finite(xp: Any, lo: Any, hi: Any) -> Any:
+    """``ln |B(lo, hi)|`` for ``lo <= hi`` away from cancelling poles: the sum of log-gammas,
+    or Stirling's series where the arguments are large."""
+    s = lo + hi
+    direct = gammaln(xp, lo) + gammaln(xp, hi) - gammaln(xp, s)
+    los = xp.where(lo >= 10, lo, 10)
+    his = xp.where(hi >= 10, hi, 10)
+    ss = xp.where(hi >= 10, s, 20)
+    ratio = xp.where(hi >= 10, lo, 1) / ss
+    corr_hs = _stirling_corr(xp, his) - _stirling_corr(xp, ss)
+    both = (_LS2PI - 0.5 * xp.log(ss) + (los - 0.5) * xp.log(los / ss) + (his - 0.5) * xp.log1p(-ratio)
+            + _stirling_corr(xp, los) + corr_hs)
+    lo_o = xp.where(hi >= 10, lo, 1)
+    # Stirling for hi and s only: ln|Gamma(lo)| may be any (also negative) lo's, as long as
+    # s >= 10 -- beyond float's range the direct sum is inf - inf
+    one = gammaln(xp, lo_o) + (his - 0.5) * xp.log1p(-ratio) - lo_o * xp.log(ss) + lo_o + corr_hs
+    big = xp.logical_and(hi >= 10, s >= 10)
+    return xp.where(big, xp.where(lo >= 10, both, one), direct)
+
+
+def beta_sign(xp: Any, a: Any, b: Any) -> Any:
+    """The sign of ``B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b)`` as an array of ``a``'s dtype:
+    each gamma's sign from the reflection formula (``sign(sin(pi x))`` below 0, so no
+    gamma is evaluated: ``Gamma(-200.5)`` underflows), ``(-1)^n`` where two poles cancel
+    (:func:`_poles_cancel`), NaN at a pole of ``Gamma(a)`` or ``Gamma(b)`` below 0 (``B``
+    changes sign across it) or at ``-inf``; ``+1`` at ``0`` (as ``gamma(0) = +inf``) and where
+    ``1/Gamma(a + b)`` is 0."""
+    with xp.errstate(invalid="ignore"):
+        lo, hi = xp.minimum(a, b), xp.maximum(a, b)
+        s = lo + hi
+        sign = _gamma_sign(xp, lo) * _gamma_sign(xp, hi)
+        sign = sign * xp.where(_at_pole(xp, s), 1, _gamma_sign(xp, s))
+        return xp.where(_poles_cancel(xp, lo, hi), 1 - 2 * xp.mod(hi, 2), sign)
+
+
+def _gamma_sign(xp: Any, x: Any) -> Any:
+    """``sign(Gamma(x))``: 1 for ``x >= 0``, ``sign(sin(pi x))`` below (NaN at the poles)."""
+    s = xp.sign(_sinpi(xp, xp.where(x < 0, x, 0.5)))
+    return xp.where(x >= 0, 1, xp.where(s == 0, xp.nan, s))
 
 
 # ------------------------------------------------------------------------- ops
@@ -654,21 +715,41 @@ class Xlog1py(_XLog):
 
 
 class Betaln(BinaryElementwise):
-    """``ln |B(a, b)|`` for ``a, b > 0``; ``d/da = psi(a) - psi(a + b)``."""
+    """``ln |B(a, b)|``; ``d/da = psi(a) - psi(a + b)``, NaN at the poles (see :func:`_d_betaln`)."""
+
+    quiet = True  # psi(inf) - psi(inf) at the infinities
 
     def forward(self, xp, a, b):
         return xp.betaln(a, b)
 
     def d_first(self, xp, out, a, b):
-        return xp.digamma(a) - xp.digamma(a + b)
+        return _d_betaln(xp, a, b)
 
     def d_second(self, xp, out, a, b):
-        return xp.digamma(b) - xp.digamma(a + b)
+        return _d_betaln(xp, b, a)
 
     def reference(self, np, a, b):
         a64, b64 = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
         dt = next(v.dtype for v in (a, b) if isinstance(v, np.ndarray))
         return np.vectorize(_betaln_ref, otypes=[np.float64])(a64, b64).astype(dt)
+
+
+def _d_betaln(xp: Any, x: Any, y: Any) -> Any:
+    """``d/dx ln |B(x, y)| = psi(x) - psi(x + y)``.  Where the poles of ``Gamma(x)`` and
+    ``Gamma(x + y)`` cancel (:func:`_poles_cancel`) ``B(x, y)`` is a rational function of ``x``,
+    and its derivative the limit ``psi(1 - x) - psi(1 - x - y)`` (reflection).  NaN at every
+    other pole of ``x``, ``y`` or ``x + y`` -- also in ``y`` where ``Gamma(y)``'s pole cancels:
+    ``B(x, .)`` is infinite on both sides of that ``y``.  Each ``psi`` sees only arguments off
+    its poles, so a second derivative is NaN-free wherever the first is finite."""
+    if isinstance(y, _CONST):
+        y = xp.full_like(x, y)
+    s = x + y
+    cancel = _poles_cancel(xp, x, y)
+    regular = xp.logical_not(xp.logical_or(xp.logical_or(_at_pole(xp, x), _at_pole(xp, y)), _at_pole(xp, s)))
+    xc, yc = xp.where(cancel, x, -1), xp.where(cancel, y, 1)
+    xr, yr = xp.where(regular, x, 1), xp.where(regular, y, 1)
+    limit = xp.digamma(1 - xc) - xp.digamma(1 - xc - yc)
+    return xp.where(cancel, limit, xp.where(regular, xp.digamma(xr) - xp.digamma(xr + yr), xp.nan))
 
 
 # --------------------------------------------------------- references (host)
@@ -684,10 +765,25 @@ def _host(np: Any, fn: Any, x: Any) -> Any:
     return np.vectorize(safe, otypes=[np.float64])(x.astype(np.float64)).astype(x.dtype)
 
 
+def _is_pole(v: float) -> bool:
+    return math.isfinite(v) and v <= 0 and v == math.floor(v)
+
+
 def _betaln_ref(a: float, b: float) -> float:
+    if math.isnan(a) or math.isnan(b):
+        return math.nan
     small, big = sorted((a, b))
-    if big == math.inf and math.isfinite(small):
+    if small == -math.inf:  # B(n, x) -> 0 as x -> -inf for an integer n > 0; no limit for others
+        if not math.isfinite(big):
+            return math.nan
+        return math.inf if _is_pole(big) else (-math.inf if big >= 1 and big == math.floor(big) else math.nan)
+    if big == math.inf:
         return -math.inf if small > 0 else math.inf
+    if _is_pole(small) and big == math.floor(big) and 0 < big <= -small:
+        # B(x, n) = (n-1)! / (x (x+1) ... (x+n-1)): at x = -m, (-1)^n (n-1)! (m-n)! / m!
+        return _betaln_ref(1 - small - big, big)
+    if _is_pole(small) or _is_pole(big):  # an uncancelled pole (a + b may round onto a pole)
+        return math.inf
     scale = max(abs(small), 1.0)
     if math.isfinite(small) and big > 1e6 * scale * scale:  # (float ** 2 raises on overflow)
         # lgamma(big) - lgamma(big + small) cancels to nothing there (or is inf - inf): it is
