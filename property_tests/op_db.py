@@ -1430,7 +1430,7 @@ SPECS: list[OpSpec] = [
 COMPLEX_SAMPLES = (
     "Add", "Sub", "Mul", "Div", "Pow", "Neg", "Exp", "Log", "Log1p", "Sqrt", "Sin", "Cos", "Tanh", "Tan",
     "Sinh", "Cosh", "Arcsin", "Arccos", "Arctan", "Arcsinh", "Arccosh", "Arctanh", "Log2", "Log10", "Exp2",
-    "Expm1", "Sinc", "Square", "Reciprocal", "Where",
+    "Expm1", "Sinc", "Square", "Reciprocal", "Where", "Erf", "Erfc",
     "Sum", "Mean", "Prod", "Var", "Std", "CumSum", "CumProd",
     "Reshape", "Transpose", "BroadcastTo", "SumTo", "Concatenate", "Stack", "Flip", "Pad", "Clone", "Tile",
     "Repeat", "Roll", "Tril", "Triu", "TakeAlongAxis", "ScatterAlongAxis", "GetItem", "IndexAdd",

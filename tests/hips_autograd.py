@@ -7,6 +7,8 @@ on functions written against ``autograd.numpy``.  The files
 ``tests/test_hips_autograd_*.py`` are those tests, ported with their bodies
 unchanged; this module gives them the names they import:
 
+``special``       ``scipy.special`` the same way (``special.erf`` -> ``mg.special.erf`` on
+                  a Tensor); ``None`` where SciPy is not installed.
 ``np``            NumPy's namespace where every function dispatches on its
                   arguments: given an ``mg.Tensor`` it runs ``mg``'s function
                   (``np.fft.rfft`` -> ``mg.fft.rfft``, ``np.linalg.norm`` ->
@@ -56,7 +58,7 @@ import numpy.random as npr  # noqa: F401  (imported by the ported tests)
 import minigrad_ckpt as mg
 from minigrad_ckpt.testing import gradcheck, gradgradcheck
 
-__all__ = ["np", "npr", "grad", "holomorphic_grad", "check_grads", "tuple", "combo_check", "stat_check",
+__all__ = ["np", "npr", "special", "grad", "holomorphic_grad", "check_grads", "tuple", "combo_check", "stat_check",
            "unary_ufunc_check", "binary_ufunc_check"]
 
 
@@ -121,6 +123,12 @@ class _Numpy(_Dispatching):
 
 
 np = _Numpy(mg, onp)
+try:
+    import scipy.special as _scipy_special
+except ImportError:  # a test-only dependency: the ported scipy.special tests skip
+    special = None
+else:
+    special = _Dispatching(mg.special, _scipy_special)
 tuple = builtins.tuple  # noqa: A001  (autograd's name; mg needs no container type)
 
 

@@ -75,8 +75,9 @@ erf = mf.erf
 
 
 def erfc(x: Any) -> Tensor:
-    """``1 - erf(x)`` without cancellation (relative accuracy up to its underflow near 26.5)."""
-    return _of_reals("erfc", _ERFC, x)
+    """``1 - erf(x)`` without cancellation (relative accuracy up to its underflow near 26.5); of
+    a complex ``x`` too (``exp(-x^2) w(ix)``, the Faddeeva function)."""
+    return apply(_ERFC, x)
 
 
 def erfinv(y: Any) -> Tensor:

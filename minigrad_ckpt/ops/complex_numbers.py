@@ -11,14 +11,20 @@ transpose on the pairs ``(Re, Im)``.
 
 from __future__ import annotations
 
+import math
+
 from ..backend import register_kernel
 from .base import LinearOp, Op
 
 
 @register_kernel
 def complex_from_parts(xp, re, im):
-    """``re + i im`` from two real arrays (broadcast), in the complex type of their precision."""
-    return re + im * 1j
+    """``re + i im`` from two real arrays (broadcast), in the complex type of their precision.
+    An infinite ``im`` is added as a complex constant: ``im * 1j`` is ``(im + 0i)(0 + 1i)``,
+    whose real part ``inf * 0`` is NaN."""
+    with xp.errstate(invalid="ignore"):
+        z = re + xp.where(xp.isinf(im), 0, im) * 1j
+        return xp.where(im == xp.inf, z + complex(0, math.inf), xp.where(im == -xp.inf, z + complex(0, -math.inf), z))
 
 
 class _RealLinear(Op):
