@@ -10,7 +10,7 @@ One table says, for each name, what it does with a complex tensor:
 * ``FORWARD_ONLY`` -- it takes complex input and has no derivative (tests, counts,
   indices, constructors): its result is checked against NumPy's;
 * ``GRADCHECKED`` -- it is differentiable there but PyTorch has no complex derivatives
-  for it (``cdist``, ``index_reduce``): ``mg.testing.gradcheck`` and ``gradgradcheck``
+  for it (``cdist``, ``index_reduce``, ``erf``): ``mg.testing.gradcheck`` and ``gradgradcheck``
   check its first and second derivatives, both modes, against central differences;
 * ``REFUSED`` -- it has no meaning for complex numbers (an order, rounding, a real-only
   kernel, a factorization whose gradient is written for real matrices): a clear error
@@ -116,6 +116,7 @@ FIXTURES: dict[str, tuple[str, ...]] = {
 #: public name -> a function of one complex tensor (3, 2) that calls it, for gradcheck
 GRADCHECKED = {
     "cdist": lambda z: mg.cdist(z, z[:2] * 1.5 + 1.0),  # distances of complex vectors: sqrt(sum |x - y|^2)
+    "erf": mg.erf,  # PyTorch's erf refuses complex input (SciPy's values: tests/test_special_complex.py)
     "index_reduce": lambda z: (mg.index_reduce(z, 0, mg.tensor([0, 2, 0]), z * z, "prod")
                                + mg.index_reduce(z, 0, mg.tensor([1, 1, 0]), z, "mean")),
 }
@@ -198,7 +199,6 @@ NO_TENSOR_INPUT = {
 
 #: complex support that belongs to another part of the engine
 ELSEWHERE = {
-    "erf": "the special functions (mg.special): real-only kernels, complex erf and erfc in their own work",
     "xlogy": "the special functions (mg.special.xlogy)",
     "logit": "the special functions (mg.special.logit)",
     # the linalg functions below take complex matrices: the op battery's complex samples
