@@ -1,6 +1,7 @@
 """Functions implemented for real numbers only refuse complex input with a clear error (as
-PyTorch's do) instead of returning a wrong value: relu and leaky_relu (no order), gelu (the real
-erf), and the special functions built on real-line series (erfcx, i0, i0e, i1, i1e, zeta)."""
+PyTorch's do) instead of returning a wrong value: relu and leaky_relu and the max pools (no
+order: NumPy's lexicographic one is not offered), gelu (the real erf), and the special functions
+built on real-line series (erfcx, i0, i0e, i1, i1e, zeta)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,17 @@ Z = mg.tensor([1 + 1j, -2 + 0.5j])
 def test_ordering_activations_refuse_complex(fn):
     with pytest.raises(TypeError, match="complex numbers have no order"):
         fn(Z)
+
+
+@pytest.mark.parametrize("name, shape", [("max_pool1d", (1, 2, 4)), ("max_pool2d", (1, 2, 4, 4)),
+                                         ("max_pool3d", (1, 1, 2, 4, 4)), ("adaptive_max_pool1d", (1, 2, 4)),
+                                         ("adaptive_max_pool2d", (1, 2, 4, 4)),
+                                         ("adaptive_max_pool3d", (1, 1, 2, 4, 4))])
+def test_max_pools_refuse_complex(name, shape):
+    z = mg.ones(shape, dtype="complex128") * (1 + 2j)
+    args = (2,) if name.startswith("max") else (1,)
+    with pytest.raises(TypeError, match=f"{name}: complex numbers have no order"):
+        getattr(F, name)(z, *args)
 
 
 def test_gelu_refuses_complex():

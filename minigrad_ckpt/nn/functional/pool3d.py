@@ -17,6 +17,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy as np
 from ...functional import _tensor
+from ...functional.arguments import refuse_complex
 from ...tensor import Tensor
 from .conv import _batched, _ntuple
 from .pooling import _adaptive_max_pool, _max_unpool, _pooled_size, _window_counts
@@ -69,6 +70,7 @@ def max_pool3d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, d
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """Max over 3-D windows; the gradient goes to each window's first maximum.  ``return_indices``
     also returns the flat positions ``(d * H + h) * W + w`` in the input volume."""
+    refuse_complex("max_pool3d", x)
     x, unbatched = _batched5("max_pool3d", x)
     k, s, p, d, out = _geometry("max_pool3d", x, kernel_size, stride, padding, dilation, ceil_mode)
     stacked = _slices(x, k, s, p, d, out, -float("inf"))

@@ -8,6 +8,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
+from ...functional.arguments import refuse_complex
 from ...functional.scatter import scatter
 from ...ops import conv as _conv
 from ...tape import apply
@@ -77,6 +78,7 @@ def max_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, d
     its left padding); ``return_indices=True`` returns ``(out, indices)``, the flat
     position ``row * W + col`` of each maximum in its input plane (for ``max_unpool2d``).
     """
+    refuse_complex("max_pool2d", x)
     x, unbatched = _batched(_tensor(x), "max_pool2d")
     k, s, p, d = _pool_args(x, kernel_size, stride, padding, dilation, "max_pool2d")
     extra = _ceil_extra(x.shape[2:], k, s, p, d, ceil_mode)
@@ -140,6 +142,7 @@ def max_pool1d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, d
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """Max over windows of the last axis of (N, C, L) or (C, L); the keywords as ``max_pool2d``'s
     (``return_indices`` gives positions along L)."""
+    refuse_complex("max_pool1d", x)
     x2, unbatched = _as_2d(_tensor(x), "max_pool1d")
     k = _single(kernel_size, "kernel_size")
     s = k if stride is None or stride == () or stride == [] else _single(stride, "stride")
@@ -218,6 +221,7 @@ def _adaptive_argmax(x: Tensor, sizes: tuple[int, ...]) -> Any:
 def _adaptive_max_pool(name: str, x: Any, output_size: Any, return_indices: bool, spatial: int) -> Any:
     """Max over PyTorch's adaptive windows of ``spatial`` axes: a gather at each window's maximum
     (:func:`_adaptive_argmax` picks it)."""
+    refuse_complex(name, x)
     x, unbatched = _batched(_tensor(x), name, spatial)
     sizes = _adaptive_sizes(x, output_size, name)
     n, c = x.shape[:2]
@@ -268,6 +272,7 @@ def adaptive_avg_pool1d(x: Any, output_size: Any) -> Tensor:
 def adaptive_max_pool1d(x: Any, output_size: Any, return_indices: bool = False) -> Any:
     """Max over PyTorch's adaptive windows of the last axis of (N, C, L) or (C, L);
     ``return_indices=True`` also returns the positions along L."""
+    refuse_complex("adaptive_max_pool1d", x)
     x2, unbatched, size = _adaptive_1d(x, output_size, "adaptive_max_pool1d")
     out = adaptive_max_pool2d(x2, size, return_indices=return_indices)
     if return_indices:
