@@ -1,8 +1,8 @@
 """Activation layers: ``ReLU``, ``GELU``, ``Softmax``, ``PReLU``, ... (each calls its function in
 :mod:`minigrad_ckpt.nn.functional`).
 
-First the elementwise activations without options (naming the function is the whole layer),
-then those with options, then ``PReLU`` with its learned slope.
+First the elementwise activations without options (naming the function is the whole layer), then
+those along an axis, then those with one option and with two, then ``PReLU`` with its learned slope.
 """
 
 from __future__ import annotations
@@ -29,6 +29,15 @@ class _Elementwise(FunctionLayer):
 
     def __init__(self) -> None:
         super().__init__()
+
+
+class _AlongAxis(FunctionLayer):
+    """An activation along one ``axis`` (``dim`` is accepted as PyTorch's name)."""
+
+    options = ("axis",)
+
+    def __init__(self, axis: int = -1, *, dim: int | None = None) -> None:
+        super().__init__(axis=dim if dim is not None else axis)
 
 
 class ReLU(_Elementwise):
@@ -97,35 +106,11 @@ class Tanhshrink(_Elementwise):
     fn = staticmethod(F.tanhshrink)
 
 
-class LeakyReLU(FunctionLayer):
-    """``x`` where positive, ``negative_slope * x`` elsewhere."""
-
-    fn = staticmethod(F.leaky_relu)
-    options = ("negative_slope",)
-
-    def __init__(self, negative_slope: float = 0.01) -> None:
-        super().__init__(negative_slope=negative_slope)
-
-
-class GELU(FunctionLayer):
-    """The Gaussian error linear unit ``x * Phi(x)``; ``approximate='tanh'`` uses the tanh formula."""
-
-    fn = staticmethod(F.gelu)
-    options = ("approximate",)
-
-    def __init__(self, approximate: str = "none") -> None:
-        super().__init__(approximate=approximate)
-
-
-class Softmax(FunctionLayer):
+class Softmax(_AlongAxis):
     """``exp(x) / sum(exp(x))`` along ``axis`` (``dim`` is accepted as PyTorch's name)."""
 
     fn = staticmethod(F.softmax)
-    options = ("axis",)
     shown = ()
-
-    def __init__(self, axis: int = -1, *, dim: int | None = None) -> None:
-        super().__init__(axis=dim if dim is not None else axis)
 
 
 class LogSoftmax(Softmax):
@@ -138,6 +123,76 @@ class Softmin(Softmax):
     """``softmax(-x)`` along ``axis`` (``dim`` is accepted as PyTorch's name)."""
 
     fn = staticmethod(F.softmin)
+
+
+class GLU(_AlongAxis):
+    """The gated linear unit over ``axis`` (``dim``): ``a * sigmoid(b)`` of its two halves (``F.glu``)."""
+
+    fn = staticmethod(F.glu)
+
+
+class LeakyReLU(FunctionLayer):
+    """``x`` where positive, ``negative_slope * x`` elsewhere."""
+
+    fn = staticmethod(F.leaky_relu)
+    options = ("negative_slope",)
+
+    def __init__(self, negative_slope: float = 0.01) -> None:
+        super().__init__(negative_slope=negative_slope)
+
+
+class ELU(FunctionLayer):
+    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere (``F.elu``)."""
+
+    fn = staticmethod(F.elu)
+    options = ("alpha",)
+
+    def __init__(self, alpha: float = 1.0) -> None:
+        super().__init__(alpha=alpha)
+
+
+class GELU(FunctionLayer):
+    """The Gaussian error linear unit ``x * Phi(x)``; ``approximate='tanh'`` uses the tanh formula."""
+
+    fn = staticmethod(F.gelu)
+    options = ("approximate",)
+
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__(approximate=approximate)
+
+
+class Hardshrink(FunctionLayer):
+    """``x`` where ``|x| > lambd``, else 0 (``F.hardshrink``)."""
+
+    fn = staticmethod(F.hardshrink)
+    options = ("lambd",)
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__(lambd=lambd)
+
+
+class CELU(FunctionLayer):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` (``F.celu``)."""
+
+    fn = staticmethod(F.celu)
+    options = ("alpha",)
+
+    def __init__(self, alpha: float = 1.0) -> None:
+        if alpha == 0:
+            raise ValueError("CELU: alpha must not be 0")
+        super().__init__(alpha=alpha)
+
+
+class Softshrink(FunctionLayer):
+    """Shrink towards 0 by ``lambd``, 0 within ``[-lambd, lambd]`` (``F.softshrink``)."""
+
+    fn = staticmethod(F.softshrink)
+    options = ("lambd",)
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        if lambd < 0:
+            raise ValueError(f"Softshrink: lambd must be >= 0, got {lambd}")
+        super().__init__(lambd=lambd)
 
 
 class Softplus(FunctionLayer):
@@ -162,38 +217,6 @@ class Hardtanh(FunctionLayer):
         super().__init__(min_val=min_val, max_val=max_val)
 
 
-class ELU(FunctionLayer):
-    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere (``F.elu``)."""
-
-    fn = staticmethod(F.elu)
-    options = ("alpha",)
-
-    def __init__(self, alpha: float = 1.0) -> None:
-        super().__init__(alpha=alpha)
-
-
-class CELU(FunctionLayer):
-    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` (``F.celu``)."""
-
-    fn = staticmethod(F.celu)
-    options = ("alpha",)
-
-    def __init__(self, alpha: float = 1.0) -> None:
-        if alpha == 0:
-            raise ValueError("CELU: alpha must not be 0")
-        super().__init__(alpha=alpha)
-
-
-class GLU(FunctionLayer):
-    """The gated linear unit over ``axis`` (``dim``): ``a * sigmoid(b)`` of its two halves (``F.glu``)."""
-
-    fn = staticmethod(F.glu)
-    options = ("axis",)
-
-    def __init__(self, axis: int = -1, *, dim: int | None = None) -> None:
-        super().__init__(axis=dim if dim is not None else axis)
-
-
 class Threshold(FunctionLayer):
     """``x`` where ``x > threshold``, else ``value`` (``F.threshold``)."""
 
@@ -202,28 +225,6 @@ class Threshold(FunctionLayer):
 
     def __init__(self, threshold: float, value: float) -> None:
         super().__init__(threshold=threshold, value=value)
-
-
-class Softshrink(FunctionLayer):
-    """Shrink towards 0 by ``lambd``, 0 within ``[-lambd, lambd]`` (``F.softshrink``)."""
-
-    fn = staticmethod(F.softshrink)
-    options = ("lambd",)
-
-    def __init__(self, lambd: float = 0.5) -> None:
-        if lambd < 0:
-            raise ValueError(f"Softshrink: lambd must be >= 0, got {lambd}")
-        super().__init__(lambd=lambd)
-
-
-class Hardshrink(FunctionLayer):
-    """``x`` where ``|x| > lambd``, else 0 (``F.hardshrink``)."""
-
-    fn = staticmethod(F.hardshrink)
-    options = ("lambd",)
-
-    def __init__(self, lambd: float = 0.5) -> None:
-        super().__init__(lambd=lambd)
 
 
 class RReLU(FunctionLayer):

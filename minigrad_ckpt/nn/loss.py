@@ -1,4 +1,8 @@
-"""Loss modules: thin Module wrappers around ``nn.functional`` losses."""
+"""Loss modules: thin Module wrappers around ``nn.functional`` losses.
+
+The shared bases first (each loss is a :class:`FunctionLayer` of its inputs); then the losses
+that only name their function, the two with a ``forward`` of their own, the losses with options,
+and the margin losses."""
 
 from __future__ import annotations
 
@@ -35,6 +39,83 @@ class _ReductionLoss(_Loss):
         super().__init__(reduction=reduction)
 
 
+class _WeightedLoss(_Loss):
+    """A loss whose options are a class ``weight`` and ``reduction`` (PyTorch's ``_WeightedLoss``)."""
+
+    options = ("weight", "reduction")
+
+    def __init__(self, weight: Any = None, reduction: str = "mean") -> None:
+        super().__init__(reduction=reduction, weight=weight)
+
+
+class _ThreeInputLoss(_Loss):
+    """A loss of three tensors: ``forward(a, b, c) = fn(a, b, c, **options)``."""
+
+    def forward(self, input1: Tensor, input2: Tensor, input3: Tensor) -> Tensor:
+        return type(self).fn(input1, input2, input3, **{name: getattr(self, name) for name in self.options})
+
+
+class MSELoss(_ReductionLoss):
+    """Mean squared error ``(input - target) ** 2``, reduced by ``reduction`` (``F.mse_loss``)."""
+
+    fn = staticmethod(F.mse_loss)
+
+
+class L1Loss(_ReductionLoss):
+    """Mean absolute error ``|input - target|`` (``F.l1_loss``)."""
+
+    fn = staticmethod(F.l1_loss)
+
+
+class SoftMarginLoss(_ReductionLoss):
+    """``log(1 + exp(-target * input))`` (``F.soft_margin_loss``)."""
+
+    fn = staticmethod(F.soft_margin_loss)
+
+
+class MultiLabelMarginLoss(_ReductionLoss):
+    """The multi-label hinge loss over target class lists ended by -1 (``F.multilabel_margin_loss``)."""
+
+    fn = staticmethod(F.multilabel_margin_loss)
+
+
+class BCELoss(_WeightedLoss):
+    """Binary cross entropy of probabilities (``F.binary_cross_entropy``; logs clamped at -100)."""
+
+    fn = staticmethod(F.binary_cross_entropy)
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    """Per-class logistic loss averaged over the classes (``F.multilabel_soft_margin_loss``)."""
+
+    fn = staticmethod(F.multilabel_soft_margin_loss)
+
+
+class CosineEmbeddingLoss(Module):
+    """``1 - cos`` for pairs labelled 1, ``max(0, cos - margin)`` for pairs labelled -1
+    (``F.cosine_embedding_loss``)."""
+
+    def __init__(self, margin: float = 0.0, reduction: str = "mean") -> None:
+        super().__init__()
+        self.margin, self.reduction = margin, reduction
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        return F.cosine_embedding_loss(input1, input2, target, self.margin, self.reduction)
+
+
+class CTCLoss(Module):
+    """The connectionist temporal classification loss (``F.ctc_loss``); called as
+    ``loss(log_probs, targets, input_lengths, target_lengths)``."""
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> None:
+        super().__init__()
+        self.blank, self.reduction, self.zero_infinity = blank, reduction, zero_infinity
+
+    def forward(self, log_probs: Tensor, targets: Any, input_lengths: Any, target_lengths: Any) -> Tensor:
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=self.blank,
+                          reduction=self.reduction, zero_infinity=self.zero_infinity)
+
+
 class CrossEntropyLoss(_Loss):
     """Cross entropy of logits against class indices or probabilities (``F.cross_entropy``)."""
 
@@ -56,12 +137,6 @@ class NLLLoss(_Loss):
         super().__init__(reduction=reduction, weight=weight, ignore_index=ignore_index)
 
 
-class MSELoss(_ReductionLoss):
-    """Mean squared error ``(input - target) ** 2``, reduced by ``reduction`` (``F.mse_loss``)."""
-
-    fn = staticmethod(F.mse_loss)
-
-
 class BCEWithLogitsLoss(_Loss):
     """Binary cross entropy of logits, computed stably from the logits (``F.binary_cross_entropy_with_logits``)."""
 
@@ -70,12 +145,6 @@ class BCEWithLogitsLoss(_Loss):
 
     def __init__(self, weight: Any = None, reduction: str = "mean", pos_weight: Any = None) -> None:
         super().__init__(reduction=reduction, weight=weight, pos_weight=pos_weight)
-
-
-class L1Loss(_ReductionLoss):
-    """Mean absolute error ``|input - target|`` (``F.l1_loss``)."""
-
-    fn = staticmethod(F.l1_loss)
 
 
 class SmoothL1Loss(_Loss):
@@ -98,16 +167,6 @@ class HuberLoss(_Loss):
         super().__init__(reduction=reduction, delta=delta)
 
 
-class BCELoss(_Loss):
-    """Binary cross entropy of probabilities (``F.binary_cross_entropy``; logs clamped at -100)."""
-
-    fn = staticmethod(F.binary_cross_entropy)
-    options = ("weight", "reduction")
-
-    def __init__(self, weight: Any = None, reduction: str = "mean") -> None:
-        super().__init__(reduction=reduction, weight=weight)
-
-
 class KLDivLoss(_Loss):
     """KL divergence of log-probability ``input`` from ``target`` (``F.kl_div``; prefer
     ``reduction="batchmean"``)."""
@@ -117,101 +176,6 @@ class KLDivLoss(_Loss):
 
     def __init__(self, reduction: str = "mean", log_target: bool = False) -> None:
         super().__init__(reduction=reduction, log_target=log_target)
-
-
-class CosineEmbeddingLoss(Module):
-    """``1 - cos`` for pairs labelled 1, ``max(0, cos - margin)`` for pairs labelled -1
-    (``F.cosine_embedding_loss``)."""
-
-    def __init__(self, margin: float = 0.0, reduction: str = "mean") -> None:
-        super().__init__()
-        self.margin, self.reduction = margin, reduction
-
-    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
-        return F.cosine_embedding_loss(input1, input2, target, self.margin, self.reduction)
-
-
-class _ThreeInputLoss(_Loss):
-    """A loss of three tensors: ``forward(a, b, c) = fn(a, b, c, **options)``."""
-
-    def forward(self, input1: Tensor, input2: Tensor, input3: Tensor) -> Tensor:
-        return type(self).fn(input1, input2, input3, **{name: getattr(self, name) for name in self.options})
-
-
-class MarginRankingLoss(_ThreeInputLoss):
-    """``max(0, -target * (input1 - input2) + margin)`` (``F.margin_ranking_loss``)."""
-
-    fn = staticmethod(F.margin_ranking_loss)
-    options = ("margin", "reduction")
-
-    def __init__(self, margin: float = 0.0, reduction: str = "mean") -> None:
-        super().__init__(margin=margin, reduction=reduction)
-
-
-class HingeEmbeddingLoss(_Loss):
-    """``input`` for targets 1, ``max(0, margin - input)`` for targets -1 (``F.hinge_embedding_loss``)."""
-
-    fn = staticmethod(F.hinge_embedding_loss)
-    options = ("margin", "reduction")
-
-    def __init__(self, margin: float = 1.0, reduction: str = "mean") -> None:
-        super().__init__(reduction=reduction, margin=margin)
-
-
-class SoftMarginLoss(_ReductionLoss):
-    """``log(1 + exp(-target * input))`` (``F.soft_margin_loss``)."""
-
-    fn = staticmethod(F.soft_margin_loss)
-
-
-class MultiLabelSoftMarginLoss(_Loss):
-    """Per-class logistic loss averaged over the classes (``F.multilabel_soft_margin_loss``)."""
-
-    fn = staticmethod(F.multilabel_soft_margin_loss)
-    options = ("weight", "reduction")
-
-    def __init__(self, weight: Any = None, reduction: str = "mean") -> None:
-        super().__init__(reduction=reduction, weight=weight)
-
-
-class MultiMarginLoss(_Loss):
-    """The multi-class hinge loss (``F.multi_margin_loss``)."""
-
-    fn = staticmethod(F.multi_margin_loss)
-    options = ("p", "margin", "weight", "reduction")
-
-    def __init__(self, p: int = 1, margin: float = 1.0, weight: Any = None, reduction: str = "mean") -> None:
-        if p not in (1, 2):
-            raise ValueError(f"MultiMarginLoss: p must be 1 or 2, got {p}")
-        super().__init__(reduction=reduction, p=p, margin=margin, weight=weight)
-
-
-class MultiLabelMarginLoss(_ReductionLoss):
-    """The multi-label hinge loss over target class lists ended by -1 (``F.multilabel_margin_loss``)."""
-
-    fn = staticmethod(F.multilabel_margin_loss)
-
-
-class TripletMarginLoss(_ThreeInputLoss):
-    """``max(d(a, p) - d(a, n) + margin, 0)`` with the ``p``-norm distance (``F.triplet_margin_loss``)."""
-
-    fn = staticmethod(F.triplet_margin_loss)
-    options = ("margin", "p", "eps", "swap", "reduction")
-
-    def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6, swap: bool = False,
-                 reduction: str = "mean") -> None:
-        super().__init__(margin=margin, p=p, eps=eps, swap=swap, reduction=reduction)
-
-
-class TripletMarginWithDistanceLoss(_ThreeInputLoss):
-    """The triplet loss with any ``distance_function`` (``F.triplet_margin_with_distance_loss``)."""
-
-    fn = staticmethod(F.triplet_margin_with_distance_loss)
-    options = ("distance_function", "margin", "swap", "reduction")
-
-    def __init__(self, *, distance_function: Any = None, margin: float = 1.0, swap: bool = False,
-                 reduction: str = "mean") -> None:
-        super().__init__(distance_function=distance_function, margin=margin, swap=swap, reduction=reduction)
 
 
 class PoissonNLLLoss(_Loss):
@@ -236,14 +200,55 @@ class GaussianNLLLoss(_ThreeInputLoss):
         super().__init__(full=full, eps=eps, reduction=reduction)
 
 
-class CTCLoss(Module):
-    """The connectionist temporal classification loss (``F.ctc_loss``); called as
-    ``loss(log_probs, targets, input_lengths, target_lengths)``."""
+class HingeEmbeddingLoss(_Loss):
+    """``input`` for targets 1, ``max(0, margin - input)`` for targets -1 (``F.hinge_embedding_loss``)."""
 
-    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> None:
-        super().__init__()
-        self.blank, self.reduction, self.zero_infinity = blank, reduction, zero_infinity
+    fn = staticmethod(F.hinge_embedding_loss)
+    options = ("margin", "reduction")
 
-    def forward(self, log_probs: Tensor, targets: Any, input_lengths: Any, target_lengths: Any) -> Tensor:
-        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=self.blank,
-                          reduction=self.reduction, zero_infinity=self.zero_infinity)
+    def __init__(self, margin: float = 1.0, reduction: str = "mean") -> None:
+        super().__init__(reduction=reduction, margin=margin)
+
+
+class MarginRankingLoss(_ThreeInputLoss):
+    """``max(0, -target * (input1 - input2) + margin)`` (``F.margin_ranking_loss``)."""
+
+    fn = staticmethod(F.margin_ranking_loss)
+    options = ("margin", "reduction")
+
+    def __init__(self, margin: float = 0.0, reduction: str = "mean") -> None:
+        super().__init__(margin=margin, reduction=reduction)
+
+
+class MultiMarginLoss(_Loss):
+    """The multi-class hinge loss (``F.multi_margin_loss``)."""
+
+    fn = staticmethod(F.multi_margin_loss)
+    options = ("p", "margin", "weight", "reduction")
+
+    def __init__(self, p: int = 1, margin: float = 1.0, weight: Any = None, reduction: str = "mean") -> None:
+        if p not in (1, 2):
+            raise ValueError(f"MultiMarginLoss: p must be 1 or 2, got {p}")
+        super().__init__(reduction=reduction, p=p, margin=margin, weight=weight)
+
+
+class TripletMarginLoss(_ThreeInputLoss):
+    """``max(d(a, p) - d(a, n) + margin, 0)`` with the ``p``-norm distance (``F.triplet_margin_loss``)."""
+
+    fn = staticmethod(F.triplet_margin_loss)
+    options = ("margin", "p", "eps", "swap", "reduction")
+
+    def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6, swap: bool = False,
+                 reduction: str = "mean") -> None:
+        super().__init__(margin=margin, p=p, eps=eps, swap=swap, reduction=reduction)
+
+
+class TripletMarginWithDistanceLoss(_ThreeInputLoss):
+    """The triplet loss with any ``distance_function`` (``F.triplet_margin_with_distance_loss``)."""
+
+    fn = staticmethod(F.triplet_margin_with_distance_loss)
+    options = ("distance_function", "margin", "swap", "reduction")
+
+    def __init__(self, *, distance_function: Any = None, margin: float = 1.0, swap: bool = False,
+                 reduction: str = "mean") -> None:
+        super().__init__(distance_function=distance_function, margin=margin, swap=swap, reduction=reduction)

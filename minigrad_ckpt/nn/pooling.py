@@ -32,6 +32,26 @@ class _MaxPool(_Pool):
                          return_indices=return_indices, ceil_mode=ceil_mode)
 
 
+class MaxPool1d(_MaxPool):
+    """1-D max pooling over (N, C, L) or (C, L); ``return_indices=True`` makes it return ``(out, indices)``."""
+
+    fn = staticmethod(F.max_pool1d)
+
+
+class MaxPool2d(_MaxPool):
+    """2-D max pooling over (N, C, H, W): the largest value of each window (``F.max_pool2d``);
+    ``return_indices=True`` makes it return ``(out, indices)``."""
+
+    fn = staticmethod(F.max_pool2d)
+
+
+class MaxPool3d(_MaxPool):
+    """3-D max pooling over (N, C, D, H, W) or (C, D, H, W) (``F.max_pool3d``); ``return_indices=True``
+    makes it return ``(out, indices)``."""
+
+    fn = staticmethod(F.max_pool3d)
+
+
 class _AvgPool(_Pool):
     """Average pooling in 2 or 3 dimensions: PyTorch's arguments, ``fn`` picks the dimensions."""
 
@@ -43,16 +63,29 @@ class _AvgPool(_Pool):
                          count_include_pad=count_include_pad, divisor_override=divisor_override)
 
 
-class MaxPool2d(_MaxPool):
-    """2-D max pooling over (N, C, H, W): the largest value of each window (``F.max_pool2d``);
-    ``return_indices=True`` makes it return ``(out, indices)``."""
+class AvgPool1d(_Pool):
+    """1-D average pooling over (N, C, L) or (C, L)."""
 
-    fn = staticmethod(F.max_pool2d)
+    fn = staticmethod(F.avg_pool1d)
+    options = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad")
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+                 count_include_pad: bool = True) -> None:
+        super().__init__(kernel_size=kernel_size, stride=stride, padding=padding, ceil_mode=ceil_mode,
+                         count_include_pad=count_include_pad)
+
 
 class AvgPool2d(_AvgPool):
     """2-D average pooling over (N, C, H, W): the mean of each window (``F.avg_pool2d``)."""
 
     fn = staticmethod(F.avg_pool2d)
+
+
+class AvgPool3d(_AvgPool):
+    """3-D average pooling over (N, C, D, H, W) or (C, D, H, W) (``F.avg_pool3d``)."""
+
+    fn = staticmethod(F.avg_pool3d)
+
 
 class _AdaptiveAvgPool(FunctionLayer):
     """Average pooling to a fixed ``output_size`` in any number of dimensions, ``fn`` picks them."""
@@ -83,35 +116,6 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPool):
     ``return_indices=True`` makes it return ``(out, indices)``."""
 
     fn = staticmethod(F.adaptive_max_pool2d)
-
-
-class MaxPool1d(_MaxPool):
-    """1-D max pooling over (N, C, L) or (C, L); ``return_indices=True`` makes it return ``(out, indices)``."""
-
-    fn = staticmethod(F.max_pool1d)
-
-class AvgPool1d(_Pool):
-    """1-D average pooling over (N, C, L) or (C, L)."""
-
-    fn = staticmethod(F.avg_pool1d)
-    options = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad")
-
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
-                 count_include_pad: bool = True) -> None:
-        super().__init__(kernel_size=kernel_size, stride=stride, padding=padding, ceil_mode=ceil_mode,
-                         count_include_pad=count_include_pad)
-
-
-class MaxPool3d(_MaxPool):
-    """3-D max pooling over (N, C, D, H, W) or (C, D, H, W) (``F.max_pool3d``); ``return_indices=True``
-    makes it return ``(out, indices)``."""
-
-    fn = staticmethod(F.max_pool3d)
-
-class AvgPool3d(_AvgPool):
-    """3-D average pooling over (N, C, D, H, W) or (C, D, H, W) (``F.avg_pool3d``)."""
-
-    fn = staticmethod(F.avg_pool3d)
 
 
 class AdaptiveMaxPool3d(_AdaptiveMaxPool):
