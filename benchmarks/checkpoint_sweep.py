@@ -21,6 +21,14 @@ processes share, wall-clock time also counts the moments the step waited for
 a core, which no policy caused.  Run it with ``OMP_NUM_THREADS=1`` so that
 NumPy's matrix products use one thread (CPU time then is the step's work).
 
+Freed memory is kept for reuse (``--malloc keep``, the default, on glibc):
+checkpointing frees activations and allocates them again in its replays, and
+with glibc's defaults every large array comes from fresh pages that the kernel
+zeroes on first touch -- which made a step's forward pass take twice as long
+here, and a checkpointed step pay that again for each replay.  Caching
+allocators (PyTorch's, jemalloc's) avoid it; ``mallopt`` does it for NumPy.
+``--malloc system`` leaves glibc's defaults, for comparison.
+
 Where torch is installed (and not ``--quick``), the same transformer written
 in torch -- the same ops: three projections, masked softmax attention, tanh
 GELU -- runs side by side without checkpointing and with
@@ -32,6 +40,7 @@ counted as the ledger counts: the bytes of the tensors autograd saved
 from __future__ import annotations
 
 import argparse
+import ctypes
 import gc
 import json
 import statistics
@@ -101,6 +110,18 @@ def tanh_chain(depth: int, width: int) -> list:
     return [nn.Sequential(nn.Linear(width, width), nn.Tanh()) for _ in range(depth)]
 
 
+def keep_freed_memory() -> bool:
+    """glibc only: large arrays from the heap (not each its own mapping) and freed memory
+    kept there for reuse, so allocating an array again touches no fresh pages.  False
+    where that allocator is not there."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        m_trim_threshold, m_mmap_threshold = -1, -3  # malloc.h
+        return bool(libc.mallopt(m_mmap_threshold, 32 * 2**20) and libc.mallopt(m_trim_threshold, 2**31 - 1))
+    except (OSError, AttributeError):
+        return False
+
+
 _CLOCKS = {"cpu": time.process_time, "wall": time.perf_counter}
 clock = time.process_time  # set by main(--clock)
 
@@ -120,7 +141,7 @@ def measure(layers: list, x: mg.Tensor, plan: ck.Plan) -> tuple[int, object]:
 
 def sweep(name: str, layers: list, x: mg.Tensor, fractions: list[float], samples: int) -> list[dict]:
     """No checkpointing and the optimal plan at each fraction of its peak (or the smallest)."""
-    profile = ck.profile_chain(layers, x)
+    profile = ck.profile_chain(layers, x, repeats=3)  # times: the best of three runs
     base_plan = ck.NoCheckpointing().plan(len(layers))
     base_peak = ck.simulate_peak(profile, base_plan)
     smallest = ck.min_peak_bytes(profile)
@@ -288,10 +309,15 @@ def main(argv: list[str] | None = None) -> list[dict]:
     p.add_argument("--clock", choices=sorted(_CLOCKS), default="cpu",
                    help="step and planning times: the process's CPU time (default) or wall-clock time")
     p.add_argument("--no-torch", action="store_true", help="skip the torch rows (also skipped with --quick)")
+    p.add_argument("--malloc", choices=["keep", "system"], default="keep",
+                   help="keep freed memory for reuse (default, not with --quick; glibc's mallopt) or leave the "
+                        "system's allocator")
     args = p.parse_args(argv)
     global clock
     clock = _CLOCKS[args.clock]
     q = args.quick
+    if args.malloc == "keep" and not q and not keep_freed_memory():  # a --quick smoke run changes nothing
+        print("(glibc's mallopt is not available: the system's allocator settings stay)")
     samples = args.samples or (3 if q else 7)
     rows = []
     blocks, d, heads, t, batch = (2, 32, 2, 16, 2) if q else (6, 128, 4, 128, 4)

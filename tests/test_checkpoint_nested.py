@@ -45,7 +45,8 @@ def local_profile(rng, n):
         saves_output = rng.random() < 0.5
         layers.append(LayerProfile(i, i + 1, {i: sizes[i], i + 1: sizes[i + 1]}, rng.random() < 0.7,
                                    saves_output, local, external, forward_seconds=float(rng.randint(1, 9)),
-                                   keeps_output=saves_output and rng.random() < 0.6))
+                                   keeps_output=saves_output and rng.random() < 0.6,
+                                   kept_output_seconds=rng.choice([None, 0.5, 2.0])))
     return ChainProfile(layers)
 
 
@@ -244,6 +245,41 @@ def test_the_engine_keeps_a_tanh_blocks_output_and_recomputes_revolves_count(s):
     assert ck.recomputed_layers(profile, plan) == ck.revolve_extra_forwards(n, s) - (n - 1)
     assert ops == 2 * ck.recomputed_layers(profile, plan)  # a Linear and a Tanh per layer
     assert peak == plan.predicted_peak_bytes <= (s + 2) * a
+    for g, h in zip(plain_grads, grads):
+        np.testing.assert_array_equal(g, h)
+
+
+class Residual(nn.Module):
+    """relu(x + conv(relu(conv(x)))): its backward reads its input, its inner relu's output
+    and its own output (the last relu's)."""
+
+    def __init__(self, channels: int) -> None:
+        super().__init__()
+        self.c1 = nn.Conv2d(channels, channels, 3, padding=1)
+        self.c2 = nn.Conv2d(channels, channels, 3, padding=1)
+
+    def forward(self, x):
+        return nn.functional.relu(x + self.c2(nn.functional.relu(self.c1(x))))
+
+
+def test_a_residual_blocks_replay_skips_its_second_convolution_when_the_block_keeps_its_output():
+    mg.manual_seed(0)
+    layers = [Residual(3) for _ in range(3)]
+    x = mg.randn(2, 3, 6, 6)
+    profile = ck.profile_chain(layers, x)
+    lp = profile.layers[1]
+    assert lp.keeps_output and lp.local_saved and 0 < lp.last_seconds < lp.forward_seconds
+    plan = Plan((Block(0, 2, True), Block(2, 3, False)))
+    assert cost_eq(plan_cost(profile, plan), profile.layers[0].forward_seconds + lp.last_seconds)
+    _, plain_grads, _ = _step(layers, x, ck.NoCheckpointing().plan(3))
+    _, _, kept = _step(layers, x, Plan((Block(0, 1, True), Block(1, 2, False), Block(2, 3, False))))
+    _, _, three = _step(layers, x, Plan((Block(0, 3, True),)))
+    peak, grads, ops = _step(layers, x, plan)
+    # a replay runs every op of a layer before the last (``full``), and of the last only its
+    # first convolution and relu (``kept``): its output is the block's, kept
+    full = three - ops
+    assert 0 < kept < full and ops == full + kept
+    assert peak == ck.simulate_peak(profile, plan)
     for g, h in zip(plain_grads, grads):
         np.testing.assert_array_equal(g, h)
 

@@ -111,7 +111,8 @@ def random_profile(rng, n):
         local.update({k: v for k, v in external.items() if rng.random() < 0.5})
         layers.append(LayerProfile(key, out, {key: sizes[key], out: sizes[out]}, saves_in, saves_out,
                                    local, external, forward_seconds=float(rng.randint(1, 9)),
-                                   keeps_output=saves_out and rng.random() < 0.5))
+                                   keeps_output=saves_out and rng.random() < 0.5,
+                                   kept_output_seconds=rng.choice([None, 0.5, 2.0])))
         key = out
     return ChainProfile(layers)
 

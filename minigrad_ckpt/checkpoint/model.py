@@ -61,6 +61,10 @@ class LayerProfile:
     # block ending with this layer keeps that output from its forward pass instead of
     # recomputing it (the layer after the block mostly holds it anyway).
     keeps_output: bool = False
+    # Forward seconds of the ops the replay of a block ending with this layer still runs
+    # when the block kept its output (those that make what its backward reads besides the
+    # output: a residual block's first convolution, not its second); None: all of them.
+    kept_output_seconds: float | None = None
 
     @property
     def skipped_when_last(self) -> bool:
@@ -68,6 +72,15 @@ class LayerProfile:
         its backward reads nothing it computed (only its input, or nothing), or only its
         output, which the block kept."""
         return not self.local_saved and (not self.saves_output or self.keeps_output)
+
+    @property
+    def last_seconds(self) -> float:
+        """Forward seconds the replay of a block ending with this layer spends on it."""
+        if self.skipped_when_last:
+            return 0.0
+        if self.keeps_output and self.kept_output_seconds is not None:
+            return min(self.kept_output_seconds, self.forward_seconds)
+        return self.forward_seconds
 
     def saved_items(self) -> dict[Any, int]:
         """``S_i``: what a plain run of this layer holds until its backward."""
@@ -158,7 +171,8 @@ def plan_cost(profile: ChainProfile, blocks: Sequence[Block] | Plan) -> float:
     """Recompute seconds of a plan: every replay's forward work (see :func:`replay_work`)."""
     blocks = blocks.blocks if isinstance(blocks, Plan) else blocks
     seconds = [lp.forward_seconds for lp in profile.layers]
-    return sum(replay_work(profile, b, seconds) for b in blocks if b.checkpointed)
+    last = [lp.last_seconds for lp in profile.layers]
+    return sum(replay_work(profile, b, seconds, last) for b in blocks if b.checkpointed)
 
 
 def recomputed_layers(profile: ChainProfile, plan: Plan | Sequence[Block]) -> int:
@@ -168,13 +182,15 @@ def recomputed_layers(profile: ChainProfile, plan: Plan | Sequence[Block]) -> in
     return sum(replay_work(profile, b, ones) for b in blocks if b.checkpointed)
 
 
-def replay_work(profile: ChainProfile, block: Block, per_layer: Sequence[Any]) -> Any:
+def replay_work(profile: ChainProfile, block: Block, per_layer: Sequence[Any],
+                last_layer: Sequence[Any] | None = None) -> Any:
     """The forward work of replaying checkpointed ``block`` and, later, its inner ones.
 
     A replay runs what backward or a later replay needs: every inner block but the
     last (whose result only the layers after the block read), plus the last one if it
     is a plain layer that saves something it computed (``skipped_when_last`` says it
-    does not).  An inner checkpointed block then replays itself.
+    does not; ``last_layer[i]``, where given, is layer ``i``'s work there instead of
+    ``per_layer[i]``).  An inner checkpointed block then replays itself.
     """
     total = 0
     stack = [block]
@@ -187,9 +203,15 @@ def replay_work(profile: ChainProfile, block: Block, per_layer: Sequence[Any]) -
                 stack.append(sub)
                 if not last:
                     total += sum(per_layer[sub.start:sub.stop])
+            elif not last:
+                total += sum(per_layer[sub.start:sub.stop])
             else:
-                skip = last and profile.layers[sub.stop - 1].skipped_when_last
-                total += sum(per_layer[sub.start:sub.stop - 1 if skip else sub.stop])
+                end = sub.stop - 1
+                total += sum(per_layer[sub.start:end])
+                if last_layer is not None:
+                    total += last_layer[end]
+                elif not profile.layers[end].skipped_when_last:
+                    total += per_layer[end]
     return total
 
 
@@ -275,8 +297,8 @@ class _Transitions:
                 return
             if grew:
                 shared_kept = frozenset(base | (shared & kept_keys))
-            # the last layer of the block runs in its replay only if it saves what it computes
-            last = 0.0 if layers[i].skipped_when_last else layers[i].forward_seconds
+            # the last layer of the block runs in its replay only as far as its backward needs
+            last = layers[i].last_seconds
             # the block keeps its input; its output is that same buffer if its layers are all views
             nxt = shared_kept | {in_key} if layers[i].output_key == layers[s].input_key else shared_kept
             out_kept = 0
@@ -550,7 +572,7 @@ class _LocalChain:
             P[i + 1] = P[i] + lp.forward_seconds
         self.X, self.P = X, P
         # what a block ending at e costs on top of -P[s]: its last layer is free if its replay skips it
-        self.P_end = [P[0]] + [P[e] - (layers[e - 1].forward_seconds if layers[e - 1].skipped_when_last else 0.0)
+        self.P_end = [P[0]] + [P[e] - layers[e - 1].forward_seconds + layers[e - 1].last_seconds
                                for e in range(1, n + 1)]
         self.U = [W[e] - D[e] for e in range(n + 1)]
         self.W, self.D = W, D

@@ -151,9 +151,11 @@ class _Chain:
         # (``KO[e]`` units); the level after it then finds its input held (``kb[e]``)
         self.kb = np.asarray(ch.kb, dtype=np.int64)
         self.KO = np.asarray([units(v) for v in ch.ko])
-        self.skip = np.asarray([lp.skipped_when_last for lp in profile.layers])
         t = np.asarray(ch.t, dtype=np.float64)
+        t_last = np.asarray([lp.last_seconds for lp in profile.layers], dtype=np.float64)
         self.t = np.full(n, t.mean()) if uniform and n else t
+        # a plain layer's work when it ends a replayed level (the block around it ends there)
+        self.t_last = np.full(n, t_last.mean()) if uniform and n else t_last
         self.T = np.concatenate(([0.0], np.cumsum(self.t)))
         self.uniform = uniform
 
@@ -221,7 +223,7 @@ class _Tables:
         sub = self.V[follow][c.so[s], L - 1, self.row(follow, s + 1)]
         best = _shifted(sub, c.saved(kind, held)[s][:, None], m)
         if replay:
-            best = best + (c.t[s] * ((L > 1) | ~c.skip[s]))[:, None]
+            best = best + (c.t[s] if L > 1 else c.t_last[s])[:, None]
         choice = np.zeros(best.shape, dtype=np.int32)
         J = L - (kind == "child")  # a child level is not one block covering it all
         if J >= 1:

@@ -33,9 +33,26 @@ class _Profiler:
         self.layer = -1
         self.nodes: list[list[Any]] = []
         self.consumed: list[list[tuple[Any, bool, Any]]] = []
+        self.sources: dict[int, list[Any]] = {}  # id(node) -> the nodes that made its inputs
+        self.slots: dict[int, tuple[bool, ...]] = {}
+        self.outputs: list[Any] = []  # the node that made each layer's output
+        self.seconds: list[list[float]] = []     # per layer, each node's time since the one before
+        self.mark = 0.0
+
+    def start_layer(self) -> None:
+        self.layer += 1
+        self.nodes.append([])
+        self.consumed.append([])
+        self.seconds.append([])
+        self.mark = time.perf_counter()
 
     def record(self, node: Any, args: tuple, arrays: list, out: Any) -> None:
+        now = time.perf_counter()
+        self.seconds[self.layer].append(now - self.mark)
+        self.mark = now
         self.nodes[self.layer].append(node)
+        self.sources[id(node)] = [a._node if isinstance(a, Tensor) else None for a in args]
+        self.slots[id(node)] = tuple(v is not None for v in node.saved)  # which of (out, *inputs) it saves
         for a, v in zip(args, arrays):
             if not hasattr(v, "nbytes"):
                 continue
@@ -68,6 +85,7 @@ def profile_chain(layers: Sequence[Callable[[Any], Any]], x: Any, repeats: int =
 
 def _profile_runs(layers: Sequence[Callable[[Any], Any]], x: Any, repeats: int, times: list[float]) -> ChainProfile:
     profile = None
+    node_seconds: list[list[float]] | None = None
     for _ in range(max(1, repeats)):
         prof = _Profiler()
         outer = _grad_state.recorder
@@ -79,18 +97,44 @@ def _profile_runs(layers: Sequence[Callable[[Any], Any]], x: Any, repeats: int, 
             try:
                 h = x
                 for i, layer in enumerate(layers):
-                    prof.layer = i
-                    prof.nodes.append([])
-                    prof.consumed.append([])
+                    prof.start_layer()
                     t0 = time.perf_counter()
                     h = layer(h)
                     times[i] = min(times[i], time.perf_counter() - t0)
                     boundaries.append(h)
+                    prof.outputs.append(getattr(h, "_node", None))
             finally:
                 set_recorder(outer)
+        if node_seconds is None or [len(t) for t in node_seconds] != [len(t) for t in prof.seconds]:
+            node_seconds = prof.seconds
+        else:  # the best of the runs, node by node
+            node_seconds = [[min(a, b) for a, b in zip(u, v)] for u, v in zip(node_seconds, prof.seconds)]
         if profile is None:
-            profile = _classify(prof, boundaries)
+            profile, first = _classify(prof, boundaries), prof
+    for lp, nodes, secs, out in zip(profile.layers, first.nodes, node_seconds, first.outputs):
+        if lp.keeps_output and len(secs) == len(nodes):
+            lp.kept_output_seconds = _kept_output_seconds(first, nodes, secs, out)
     return profile
+
+
+def _kept_output_seconds(prof: _Profiler, nodes: list[Any], seconds: list[float], kept: Any) -> float:
+    """Seconds of the layer's nodes a replay runs when ``kept`` (the node that made the
+    layer's output) is kept: those whose outputs its nodes save, and what they are computed
+    from -- the rule ``Segment._demand`` follows, inside one layer."""
+    mine = {id(n): i for i, n in enumerate(nodes)}
+    wanted = [False] * len(nodes)
+    total = 0.0
+    for i in range(len(nodes) - 1, -1, -1):
+        n = nodes[i]
+        slots = prof.slots[id(n)]
+        if slots[0]:
+            wanted[i] = True
+        running = wanted[i] and n is not kept
+        total += seconds[i] if running else 0.0
+        for j, src in enumerate(prof.sources[id(n)]):
+            if src is not None and id(src) in mine and (running or (j + 1 < len(slots) and slots[j + 1])):
+                wanted[mine[id(src)]] = True
+    return total
 
 
 def _classify(prof: _Profiler, boundaries: list[Any]) -> ChainProfile:
