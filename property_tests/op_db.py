@@ -1421,6 +1421,13 @@ SPECS: list[OpSpec] = [
     # losses
     _spec("SoftmaxCrossEntropy", softmax_cross_entropy_sampler),
     _spec("CTCNegLogLikelihood", ctc_sampler),
+    # the regression losses of d = input - target: gradients on a grid that misses the kinks at |d| = beta
+    _spec("SmoothL1", attrs_unary("SmoothL1", lambda d: {"beta": d(st.sampled_from([0.5, 1.0, 2.0]))},
+                                  Dom(-4.0, 4.0, grid=0.25, offset=0.125),
+                                  Dom(-1e3, 1e3, specials=(0.0, -0.0, 0.5, -1.0, 2.0)))),
+    _spec("Huber", attrs_unary("Huber", lambda d: {"delta": d(st.sampled_from([0.5, 1.0, 2.0]))},
+                               Dom(-4.0, 4.0, grid=0.25, offset=0.125),
+                               Dom(-1e3, 1e3, specials=(0.0, -0.0, 0.5, -1.0, 2.0)))),
 ]
 
 #: Ops defined on complex numbers whose specs above draw real samples: half of their float

@@ -25,6 +25,7 @@ from . import (  # noqa: F401
     norm,
     recurrent,
     reduction,
+    regression_loss,
     scaled_special,
     shape,
     special,

@@ -11,6 +11,7 @@ from typing import Any
 from ... import functional as mf
 from ...functional import _tensor
 from ...ops import loss as _ce
+from ...ops import regression_loss as _regression
 from ...tape import apply
 from ...tensor import Tensor
 from .activation import log_softmax
@@ -265,11 +266,9 @@ def smooth_l1_loss(input: Any, target: Any, reduction: str = "mean", beta: float
     if beta < 0:
         raise ValueError(f"smooth_l1_loss: beta must be >= 0, got {beta}")
     x, y = _input_and_target("smooth_l1_loss", input, target)
-    d = x - y
-    a = mf.abs(d)
     if beta == 0:
-        return _reduce(a, reduction)
-    return _reduce(mf.where(a < beta, d * d * (0.5 / beta), a - 0.5 * beta), reduction)
+        return _reduce(mf.abs(x - y), reduction)
+    return _reduce(apply(_regression.SmoothL1(beta=float(beta)), x - y), reduction)
 
 
 def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 1.0) -> Tensor:
@@ -278,9 +277,7 @@ def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 
     if delta <= 0:
         raise ValueError(f"huber_loss: delta must be > 0, got {delta}")
     x, y = _input_and_target("huber_loss", input, target)
-    d = x - y
-    a = mf.abs(d)
-    return _reduce(mf.where(a <= delta, d * d * 0.5, (a - 0.5 * delta) * delta), reduction)
+    return _reduce(apply(_regression.Huber(delta=float(delta)), x - y), reduction)
 
 
 def _clamped_log(p: Tensor) -> Tensor:
