@@ -22,9 +22,12 @@ of ``K``)::
                       min_j fwd_{s..s+j} + V_child(j, s)[m - K] + V(L-j, s+j)[m - K] )
 
 A replayed level pays the forwards its replay runs: every block but its last
-one (a checkpointed last block replays itself later; a plain last layer whose
-backward reads only its input is filled without running).  The top level's
-forward is the training step's own, not recomputation.  Kinds: ``"top"`` (the
+one (a checkpointed last block replays itself later; a plain last layer runs
+only as far as its backward needs -- ``LayerProfile.last_seconds`` -- since the
+block kept its output where the op that made it saves it).  A checkpointed
+block that keeps its output holds it too (``KO``): the rest of its level runs
+on top of ``K + KO`` with its first input held, its own replay on top of ``K``.
+The top level's forward is the training step's own, not recomputation.  Kinds: ``"top"`` (the
 plan's level, only suffixes ``s + L = n``), ``"child"`` (a checkpointed
 block's level: its input is held, and it may not be one block covering it all)
 and ``"rest"`` (what follows a level's first block).
