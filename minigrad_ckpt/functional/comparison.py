@@ -6,6 +6,7 @@ non-differentiable op of :mod:`minigrad_ckpt.ops.comparison`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..ops import comparison as _cmp
@@ -13,7 +14,7 @@ from ..tape import apply
 from ..tensor import Tensor
 from .arguments import binary, ordered_binary
 from .elementwise import abs as _abs
-from .elementwise import divide, where
+from .elementwise import divide, unary_function, where
 
 __all__ = [
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
@@ -27,34 +28,26 @@ _AND, _OR, _NOT = _cmp.LogicalAnd(), _cmp.LogicalOr(), _cmp.LogicalNot()
 _SIGN, _ISNAN, _ISFINITE = _cmp.Sign(), _cmp.IsNan(), _cmp.IsFinite()
 
 
-def equal(x: Any, y: Any) -> Tensor:
-    """``x == y`` elementwise, a bool tensor (not differentiable)."""
-    return binary(_EQ, x, y)
+def _comparison(name: str, op: Any, symbol: str, *, orders: bool) -> Callable[[Any, Any], Tensor]:
+    """The public function ``name(x, y)``: ``x <symbol> y`` elementwise, broadcast, a bool
+    tensor; a comparison that ``orders`` its operands (``<``) refuses complex ones."""
+    if orders:
+        def compare(x: Any, y: Any) -> Tensor:
+            return ordered_binary(name, op, x, y)
+    else:
+        def compare(x: Any, y: Any) -> Tensor:
+            return binary(op, x, y)
+    compare.__name__ = compare.__qualname__ = name
+    compare.__doc__ = f"``x {symbol} y`` elementwise, a bool tensor (not differentiable)."
+    return compare
 
 
-def not_equal(x: Any, y: Any) -> Tensor:
-    """``x != y`` elementwise, a bool tensor (not differentiable)."""
-    return binary(_NE, x, y)
-
-
-def less(x: Any, y: Any) -> Tensor:
-    """``x < y`` elementwise, a bool tensor (not differentiable)."""
-    return ordered_binary("less", _LT, x, y)
-
-
-def less_equal(x: Any, y: Any) -> Tensor:
-    """``x <= y`` elementwise, a bool tensor (not differentiable)."""
-    return ordered_binary("less_equal", _LE, x, y)
-
-
-def greater(x: Any, y: Any) -> Tensor:
-    """``x > y`` elementwise, a bool tensor (not differentiable)."""
-    return ordered_binary("greater", _GT, x, y)
-
-
-def greater_equal(x: Any, y: Any) -> Tensor:
-    """``x >= y`` elementwise, a bool tensor (not differentiable)."""
-    return ordered_binary("greater_equal", _GE, x, y)
+equal = _comparison("equal", _EQ, "==", orders=False)
+not_equal = _comparison("not_equal", _NE, "!=", orders=False)
+less = _comparison("less", _LT, "<", orders=True)
+less_equal = _comparison("less_equal", _LE, "<=", orders=True)
+greater = _comparison("greater", _GT, ">", orders=True)
+greater_equal = _comparison("greater_equal", _GE, ">=", orders=True)
 
 
 def logical_and(x: Any, y: Any) -> Any:
@@ -91,11 +84,5 @@ def sign(x: Any) -> Tensor:
     return apply(_SIGN, x)
 
 
-def isnan(x: Any) -> Tensor:
-    """True where ``x`` is NaN."""
-    return apply(_ISNAN, x)
-
-
-def isfinite(x: Any) -> Tensor:
-    """True where ``x`` is neither infinite nor NaN."""
-    return apply(_ISFINITE, x)
+isnan = unary_function("isnan", _ISNAN, "True where ``x`` is NaN.")
+isfinite = unary_function("isfinite", _ISFINITE, "True where ``x`` is neither infinite nor NaN.")

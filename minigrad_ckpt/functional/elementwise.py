@@ -7,6 +7,7 @@ as weak scalars (see :mod:`~minigrad_ckpt.functional.arguments`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..backend import host_numpy
@@ -32,8 +33,39 @@ _NEG, _EXP, _LOG, _LOG1P = _ew.Neg(), _ew.Exp(), _ew.Log(), _ew.Log1p()
 _SQRT, _ABS, _SIN, _COS = _ew.Sqrt(), _ew.Abs(), _ew.Sin(), _ew.Cos()
 _TANH, _SIGMOID, _ERF = _ew.Tanh(), _ew.Sigmoid(), _sp.Erf()
 _CLIP, _WHERE = _ew.Clip(), _ew.Where()
+_TAN, _SINH, _COSH = _ew.Tan(), _ew.Sinh(), _ew.Cosh()
+_ARCSIN, _ARCCOS, _ARCTAN = _ew.Arcsin(), _ew.Arccos(), _ew.Arctan()
+_ARCSINH, _ARCCOSH, _ARCTANH = _ew.Arcsinh(), _ew.Arccosh(), _ew.Arctanh()
+_LOG2, _LOG10, _EXP2, _EXPM1 = _ew.Log2(), _ew.Log10(), _ew.Exp2(), _ew.Expm1()
+_SINC, _SQUARE, _RECIPROCAL, _CBRT = _ew.Sinc(), _ew.Square(), _ew.Reciprocal(), _ew.Cbrt()
+_FLOOR, _CEIL, _TRUNC = _ew.Floor(), _ew.Ceil(), _ew.Trunc()
+_ARCTAN2, _HYPOT = _ew.Arctan2(), _ew.Hypot()
+_LOGADDEXP, _LOGADDEXP2 = _ew.LogAddExp(), _ew.LogAddExp2()
+_MOD, _FMOD = _ew.Mod(), _ew.Fmod()
 
 
+def unary_function(name: str, op: Any, doc: str) -> Callable[[Any], Tensor]:
+    """The public function ``name(x)`` that applies the elementwise ``op`` to ``x`` and does
+    nothing else (``exp``, ``sin``, ``floor``, ...): the one-line ``def`` of each, written once."""
+    def function(x: Any) -> Tensor:
+        return apply(op, x)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    return function
+
+
+def binary_function(name: str, op: Any, doc: str) -> Callable[[Any, Any], Tensor]:
+    """The public function ``name(x1, x2)`` that applies the elementwise ``op`` to the two
+    operands broadcast together (:func:`~minigrad_ckpt.functional.arguments.binary`), and
+    does nothing else (``hypot``, ``logaddexp``, ``fmod``, ...)."""
+    def function(x1: Any, x2: Any) -> Tensor:
+        return binary(op, x1, x2)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    return function
+
+
+# Arithmetic
 def add(x: Any, y: Any, *, alpha: Any = 1) -> Tensor:
     """``x + y`` with broadcasting; PyTorch's ``alpha`` scales ``y`` (``x + alpha * y``)."""
     return binary(_ADD, x, y if alpha == 1 else multiply(y, alpha))
@@ -77,29 +109,7 @@ def minimum(x: Any, y: Any) -> Tensor:
     return ordered_binary("minimum", _MINIMUM, x, y)
 
 
-def negative(x: Any) -> Tensor:
-    """``-x`` elementwise."""
-    return apply(_NEG, x)
-
-
-def exp(x: Any) -> Tensor:
-    """``e ** x`` elementwise; its gradient is its output."""
-    return apply(_EXP, x)
-
-
-def log(x: Any) -> Tensor:
-    """Natural log (``-inf`` at 0, NaN below, as NumPy, without warnings)."""
-    return apply(_LOG, x)
-
-
-def log1p(x: Any) -> Tensor:
-    """``log(1 + x)``, accurate for small ``x``."""
-    return apply(_LOG1P, x)
-
-
-def sqrt(x: Any) -> Tensor:
-    """Square root (NaN below 0, as NumPy); gradient ``1 / (2 sqrt(x))``, infinite at 0."""
-    return apply(_SQRT, x)
+negative = unary_function("negative", _NEG, "``-x`` elementwise.")
 
 
 def abs(x: Any) -> Tensor:  # noqa: A001 - NumPy's name
@@ -110,19 +120,18 @@ def abs(x: Any) -> Tensor:  # noqa: A001 - NumPy's name
     return apply(_ABS, x)
 
 
-def sin(x: Any) -> Tensor:
-    """Sine (radians); gradient ``cos(x)``."""
-    return apply(_SIN, x)
-
-
-def cos(x: Any) -> Tensor:
-    """Cosine (radians); gradient ``-sin(x)``."""
-    return apply(_COS, x)
-
-
-def tanh(x: Any) -> Tensor:
-    """Hyperbolic tangent; gradient ``1 - tanh(x)**2`` from the saved output."""
-    return apply(_TANH, x)
+# Exponentials, logarithms and powers
+exp = unary_function("exp", _EXP, "``e ** x`` elementwise; its gradient is its output.")
+log = unary_function("log", _LOG, "Natural log (``-inf`` at 0, NaN below, as NumPy, without warnings).")
+log1p = unary_function("log1p", _LOG1P, "``log(1 + x)``, accurate for small ``x``.")
+sqrt = unary_function("sqrt", _SQRT, "Square root (NaN below 0); gradient ``1 / (2 sqrt(x))``, infinite at 0.")
+log2 = unary_function("log2", _LOG2, "Base-2 logarithm (``-inf`` at 0, NaN below).")
+log10 = unary_function("log10", _LOG10, "Base-10 logarithm (``-inf`` at 0, NaN below).")
+exp2 = unary_function("exp2", _EXP2, "``2 ** x``.")
+expm1 = unary_function("expm1", _EXPM1, "``exp(x) - 1``, accurate for small ``x``.")
+square = unary_function("square", _SQUARE, "``x * x``.")
+reciprocal = unary_function("reciprocal", _RECIPROCAL, "``1 / x`` (``inf`` at 0).")
+cbrt = unary_function("cbrt", _CBRT, "The real cube root; the derivative is infinite at 0.")
 
 
 def sigmoid(x: Any) -> Tensor:
@@ -171,135 +180,30 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Any:
     return apply(_WHERE, cond, operand(x, cond), operand(y, cond))
 
 
-_TAN, _SINH, _COSH = _ew.Tan(), _ew.Sinh(), _ew.Cosh()
-_ARCSIN, _ARCCOS, _ARCTAN = _ew.Arcsin(), _ew.Arccos(), _ew.Arctan()
-_ARCSINH, _ARCCOSH, _ARCTANH = _ew.Arcsinh(), _ew.Arccosh(), _ew.Arctanh()
-_LOG2, _LOG10, _EXP2, _EXPM1 = _ew.Log2(), _ew.Log10(), _ew.Exp2(), _ew.Expm1()
-_SINC, _SQUARE, _RECIPROCAL, _CBRT = _ew.Sinc(), _ew.Square(), _ew.Reciprocal(), _ew.Cbrt()
-_FLOOR, _CEIL, _TRUNC = _ew.Floor(), _ew.Ceil(), _ew.Trunc()
-_ARCTAN2, _HYPOT = _ew.Arctan2(), _ew.Hypot()
-_LOGADDEXP, _LOGADDEXP2 = _ew.LogAddExp(), _ew.LogAddExp2()
-_MOD, _FMOD = _ew.Mod(), _ew.Fmod()
+# Trigonometric and hyperbolic functions
+sin = unary_function("sin", _SIN, "Sine (radians); gradient ``cos(x)``.")
+cos = unary_function("cos", _COS, "Cosine (radians); gradient ``-sin(x)``.")
+tan = unary_function("tan", _TAN, "Tangent; poles at ``pi/2 + k pi``.")
+arcsin = unary_function("arcsin", _ARCSIN, "Inverse sine on ``[-1, 1]`` (NaN outside); infinite slope at ``+-1``.")
+arccos = unary_function("arccos", _ARCCOS, "Inverse cosine on ``[-1, 1]`` (NaN outside); infinite slope at ``+-1``.")
+arctan = unary_function("arctan", _ARCTAN, "Inverse tangent; gradient ``1 / (1 + x**2)``.")
+sinh = unary_function("sinh", _SINH, "Hyperbolic sine; gradient ``cosh(x)``.")
+cosh = unary_function("cosh", _COSH, "Hyperbolic cosine; gradient ``sinh(x)``.")
+tanh = unary_function("tanh", _TANH, "Hyperbolic tangent; gradient ``1 - tanh(x)**2`` from the saved output.")
+arcsinh = unary_function("arcsinh", _ARCSINH, "Inverse hyperbolic sine; gradient ``1 / sqrt(x**2 + 1)``.")
+arccosh = unary_function("arccosh", _ARCCOSH, "Inverse hyperbolic cosine on ``[1, inf)``; infinite slope at 1.")
+arctanh = unary_function("arctanh", _ARCTANH, "Inverse hyperbolic tangent on ``(-1, 1)``; ``+-inf`` at ``+-1``.")
+sinc = unary_function("sinc", _SINC, "The normalized sinc ``sin(pi x) / (pi x)``, 1 at 0 (NumPy's ``sinc``).")
+arctan2 = binary_function("arctan2", _ARCTAN2, "The angle of the point ``(x2, x1)``; gradient 0 at the origin.")
+hypot = binary_function("hypot", _HYPOT, "``sqrt(x1**2 + x2**2)`` without overflow; gradient 0 at the origin (a kink).")
+logaddexp = binary_function("logaddexp", _LOGADDEXP, "``log(exp(x1) + exp(x2))`` without overflow.")
+logaddexp2 = binary_function("logaddexp2", _LOGADDEXP2, "``log2(2**x1 + 2**x2)`` without overflow.")
 
 
-def tan(x: Any) -> Tensor:
-    """Tangent; poles at ``pi/2 + k pi``."""
-    return apply(_TAN, x)
-
-
-def sinh(x: Any) -> Tensor:
-    """Hyperbolic sine; gradient ``cosh(x)``."""
-    return apply(_SINH, x)
-
-
-def cosh(x: Any) -> Tensor:
-    """Hyperbolic cosine; gradient ``sinh(x)``."""
-    return apply(_COSH, x)
-
-
-def arcsin(x: Any) -> Tensor:
-    """Inverse sine on ``[-1, 1]`` (NaN outside); the derivative is infinite at ``+-1``."""
-    return apply(_ARCSIN, x)
-
-
-def arccos(x: Any) -> Tensor:
-    """Inverse cosine on ``[-1, 1]`` (NaN outside); the derivative is infinite at ``+-1``."""
-    return apply(_ARCCOS, x)
-
-
-def arctan(x: Any) -> Tensor:
-    """Inverse tangent; gradient ``1 / (1 + x**2)``."""
-    return apply(_ARCTAN, x)
-
-
-def arctan2(x1: Any, x2: Any) -> Tensor:
-    """The angle of the point ``(x2, x1)``, NumPy's ``arctan2(y, x)``; gradient 0 at the origin."""
-    return binary(_ARCTAN2, x1, x2)
-
-
-def arcsinh(x: Any) -> Tensor:
-    """Inverse hyperbolic sine; gradient ``1 / sqrt(x**2 + 1)``."""
-    return apply(_ARCSINH, x)
-
-
-def arccosh(x: Any) -> Tensor:
-    """Inverse hyperbolic cosine on ``[1, inf)``; the derivative is infinite at 1."""
-    return apply(_ARCCOSH, x)
-
-
-def arctanh(x: Any) -> Tensor:
-    """Inverse hyperbolic tangent on ``(-1, 1)``; ``+-inf`` at ``+-1``."""
-    return apply(_ARCTANH, x)
-
-
-def log2(x: Any) -> Tensor:
-    """Base-2 logarithm (``-inf`` at 0, NaN below)."""
-    return apply(_LOG2, x)
-
-
-def log10(x: Any) -> Tensor:
-    """Base-10 logarithm (``-inf`` at 0, NaN below)."""
-    return apply(_LOG10, x)
-
-
-def exp2(x: Any) -> Tensor:
-    """``2 ** x``."""
-    return apply(_EXP2, x)
-
-
-def expm1(x: Any) -> Tensor:
-    """``exp(x) - 1``, accurate for small ``x``."""
-    return apply(_EXPM1, x)
-
-
-def hypot(x1: Any, x2: Any) -> Tensor:
-    """``sqrt(x1**2 + x2**2)`` without overflow; gradient 0 at the origin (a kink)."""
-    return binary(_HYPOT, x1, x2)
-
-
-def logaddexp(x1: Any, x2: Any) -> Tensor:
-    """``log(exp(x1) + exp(x2))`` without overflow."""
-    return binary(_LOGADDEXP, x1, x2)
-
-
-def logaddexp2(x1: Any, x2: Any) -> Tensor:
-    """``log2(2**x1 + 2**x2)`` without overflow."""
-    return binary(_LOGADDEXP2, x1, x2)
-
-
-def sinc(x: Any) -> Tensor:
-    """The normalized sinc ``sin(pi x) / (pi x)``, 1 at 0 (NumPy's ``sinc``)."""
-    return apply(_SINC, x)
-
-
-def square(x: Any) -> Tensor:
-    """``x * x``."""
-    return apply(_SQUARE, x)
-
-
-def reciprocal(x: Any) -> Tensor:
-    """``1 / x`` (``inf`` at 0)."""
-    return apply(_RECIPROCAL, x)
-
-
-def cbrt(x: Any) -> Tensor:
-    """The real cube root; the derivative is infinite at 0."""
-    return apply(_CBRT, x)
-
-
-def floor(x: Any) -> Tensor:
-    """The largest integer ``<= x``; gradient 0 (a step function)."""
-    return apply(_FLOOR, x)
-
-
-def ceil(x: Any) -> Tensor:
-    """The smallest integer ``>= x``; gradient 0 (a step function)."""
-    return apply(_CEIL, x)
-
-
-def trunc(x: Any) -> Tensor:
-    """``x`` rounded towards 0; gradient 0 (a step function)."""
-    return apply(_TRUNC, x)
+# Rounding and remainders
+floor = unary_function("floor", _FLOOR, "The largest integer ``<= x``; gradient 0 (a step function).")
+ceil = unary_function("ceil", _CEIL, "The smallest integer ``>= x``; gradient 0 (a step function).")
+trunc = unary_function("trunc", _TRUNC, "``x`` rounded towards 0; gradient 0 (a step function).")
 
 
 def round(x: Any, decimals: int = 0) -> Tensor:  # noqa: A001 - NumPy's name
@@ -310,16 +214,6 @@ def round(x: Any, decimals: int = 0) -> Tensor:  # noqa: A001 - NumPy's name
 
 
 around = round
-
-
-def mod(x1: Any, x2: Any) -> Tensor:
-    """``x1 mod x2`` with the sign of ``x2`` (Python's ``%``); ``d/dx2 = -floor(x1 / x2)``."""
-    return binary(_MOD, x1, x2)
-
-
+mod = binary_function("mod", _MOD, "``x1 mod x2``, the sign of ``x2`` (Python's ``%``); ``d/dx2 = -floor(x1 / x2)``.")
 remainder = mod
-
-
-def fmod(x1: Any, x2: Any) -> Tensor:
-    """``x1 mod x2`` with the sign of ``x1`` (C's ``fmod``); ``d/dx2 = -trunc(x1 / x2)``."""
-    return binary(_FMOD, x1, x2)
+fmod = binary_function("fmod", _FMOD, "``x1 mod x2``, the sign of ``x1`` (C's ``fmod``); ``d/dx2 = -trunc(x1 / x2)``.")

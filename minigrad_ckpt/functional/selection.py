@@ -162,6 +162,25 @@ def _quantile(name: str, input: Any, q: Any, axis: Any, keepdims: bool, method: 
     return outs[0] if scalar else mf.stack(outs, axis=0)
 
 
+_QUANTILE_DOC = """The ``q``-quantiles of ``input`` along ``axis`` (all of it for None), {nans}:
+NumPy's ``{name}`` and PyTorch's alike.  ``q`` is a number or 1-D (then the quantiles stack along a
+new first dim); ``method=`` (PyTorch: ``interpolation=``) is ``'linear'``, ``'lower'``, ``'higher'``,
+``'nearest'`` or ``'midpoint'``; ``dim=``/``keepdim=`` as PyTorch.  Differentiable: the gradient goes
+to the one or two order statistics each quantile interpolates."""
+
+_MEDIAN_DOC = """NumPy's ``{name}``: the middle value along ``axis`` (all of it for None), the mean of the
+two middle ones for an even count{nans}.  With PyTorch's ``dim=`` it is ``torch.{name}``'s: the
+*lower* middle value and its index, a :class:`ValuesIndices` (``x.{name}()`` without a dim: that
+value of the whole tensor).  The gradient goes to the middle element(s)."""
+
+
+def _named(fn: Any, name: str, doc: str) -> Any:
+    """``fn`` under the public ``name``, with ``doc``: one of the functions a factory below makes."""
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
 def _quantile_api(name: str, skip_nan: bool) -> Any:
     def fn(input: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,  # noqa: A002
            method: str = "linear", keepdims: bool = False, *, dim: Any = _UNSET, keepdim: Any = _UNSET,
@@ -176,14 +195,8 @@ def _quantile_api(name: str, skip_nan: bool) -> Any:
         how = method if interpolation is _UNSET else interpolation
         return _quantile(name, input, q, axis, bool(keep), how, skip_nan)
 
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = (f"The ``q``-quantiles of ``input`` along ``axis`` (all of it for None), "
-                  f"{'ignoring NaNs' if skip_nan else 'NaN where a slice has one'}: NumPy's ``{name}`` and "
-                  f"PyTorch's alike.  ``q`` is a number or 1-D (then the quantiles stack along a new first "
-                  f"dim); ``method=`` (PyTorch: ``interpolation=``) is ``'linear'``, ``'lower'``, ``'higher'``, "
-                  f"``'nearest'`` or ``'midpoint'``; ``dim=``/``keepdim=`` as PyTorch.  Differentiable: the "
-                  f"gradient goes to the one or two order statistics each quantile interpolates.")
-    return fn
+    nans = "ignoring NaNs" if skip_nan else "NaN where a slice has one"
+    return _named(fn, name, _QUANTILE_DOC.format(name=name, nans=nans))
 
 
 quantile = _quantile_api("quantile", skip_nan=False)
@@ -201,13 +214,7 @@ def _median_api(name: str, skip_nan: bool) -> Any:
         x = x if x.dtype.kind in "fc" else mf.astype(x, "float64")  # NumPy: the median of integers is a float
         return _quantile(name, x, 0.5, axis, keepdims, "midpoint", skip_nan)
 
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = (f"NumPy's ``{name}``: the middle value along ``axis`` (all of it for None), the mean of the "
-                  f"two middle ones for an even count{', ignoring NaNs' if skip_nan else ''}.  With PyTorch's "
-                  f"``dim=`` it is ``torch.{name}``'s: the *lower* middle value and its index, a "
-                  f":class:`ValuesIndices` (``x.{name}()`` without a dim: that value of the whole tensor).  "
-                  f"The gradient goes to the middle element(s).")
-    return fn
+    return _named(fn, name, _MEDIAN_DOC.format(name=name, nans=", ignoring NaNs" if skip_nan else ""))
 
 
 median = _median_api("median", skip_nan=False)

@@ -16,6 +16,7 @@ from ..backend import as_dtype, device_or_dtype
 from ..backward import backward as _backward_pass
 from ..tape import apply
 from ..tensor import Tensor
+from . import complex_numbers as cn
 from . import math as mf
 from .arguments import _FAST_OPERANDS, operand
 
@@ -99,3 +100,11 @@ def cpu_method(self: Tensor) -> Tensor:
 def cuda_method(self: Tensor, index: int = 0) -> Tensor:
     """This tensor on GPU ``index`` (differentiable)."""
     return to_method(self, f"cuda:{index}")
+
+
+# ----------------------------------------------------------- properties
+transpose_property = property(lambda self: mf.transpose(self), doc="The transpose (axes reversed).")
+matrix_transpose_property = property(lambda self: mf.swapaxes(self, -1, -2),
+                                     doc="The matrix transpose of the last two axes.")
+real_property = property(cn.real, doc="The real part (differentiable; the tensor itself if it is real).")
+imag_property = property(cn.imag, doc="The imaginary part (differentiable; zeros if the tensor is real).")

@@ -19,10 +19,14 @@ from ..backend import as_dtype, get_device, host_numpy
 from ..ops import activation as _act
 from ..tape import apply
 from ..tensor import Tensor
+from . import differences as diffs
+from . import elementwise_compositions as ewc
 from . import linalg
 from . import math as mf
+from . import selection as sel
+from . import statistics as stats
 from . import torch_idioms as ti
-from .arguments import as_tensor, normalize_axis, operand, refuse_complex
+from .arguments import as_tensor, normalize_axis, one_axis, operand, refuse_complex
 
 _UNSET: Any = ti._UNSET
 
@@ -274,16 +278,91 @@ def format_method(self: Tensor, spec: str) -> str:
 
 
 
-def isclose_method(x: Tensor, other: Any, rtol: float, atol: float, equal_nan: bool) -> Tensor:
-    """``|x - other| <= atol + rtol * |other|`` elementwise, a bool constant (PyTorch's ``isclose``)."""
-    xp, a, b = x.device.xp, x._data, as_tensor(other)._data
-    close = xp.abs(a - b) <= atol + rtol * xp.abs(b)
-    if equal_nan:
-        close = close | (xp.isnan(a) & xp.isnan(b))
-    return Tensor.constant(xp.asarray(close), x.device)
-
-
 def svd_method(x: Tensor, some: bool = True) -> tuple[Tensor, Tensor, Tensor]:
     """PyTorch's ``Tensor.svd``: ``(U, S, V)`` with ``x = U diag(S) V^T`` (``V``, not ``V^T``)."""
     u, s, vh = linalg.svd(x, full_matrices=not some)
     return u, s, mf.swapaxes(vh, -1, -2)
+
+
+def equal_method(self: Tensor, other: Any) -> bool:
+    """PyTorch's ``x.equal(other)``: True if both have the same shape and elements (one bool)."""
+    return self.shape == as_tensor(other).shape and bool(mf.equal(self, other).numpy().all())
+
+
+def heaviside_method(self: Tensor, values: Any) -> Tensor:
+    """PyTorch's ``x.heaviside(values)``: 0 below 0, 1 above, ``values`` at 0 (a NaN input gives ``values``)."""
+    return ewc.heaviside(self, values, nan_is_nan=False)
+
+
+def nansum_method(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """PyTorch's ``x.nansum(dim, keepdim, dtype=)``: the sum, NaNs counted as zero."""
+    return stats.nansum(self, dim=dim, keepdim=keepdim, dtype=dtype)
+
+
+def nanmean_method(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """PyTorch's ``x.nanmean(dim, keepdim, dtype=)``: the mean of the elements that are not NaN."""
+    return stats.nanmean(self, dim=dim, keepdim=keepdim, dtype=dtype)
+
+
+def cov_method(self: Tensor, *, correction: int = 1, fweights: Any = None, aweights: Any = None) -> Tensor:
+    """PyTorch's ``x.cov(correction=1, fweights=None, aweights=None)``: rows are variables."""
+    return stats.cov(self, correction=correction, fweights=fweights, aweights=aweights)
+
+
+def diff_method(self: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
+    """PyTorch's ``x.diff(n=1, dim=-1, prepend=None, append=None)``: the ``n``-th differences along ``dim``."""
+    return diffs.diff(self, n, dim=dim, prepend=prepend, append=append)
+
+
+def quantile_method(self: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *,
+                    interpolation: str = "linear") -> Tensor:
+    """PyTorch's ``x.quantile(q, dim=None, keepdim=False, interpolation='linear')``."""
+    return sel.quantile(self, q, dim=dim, keepdim=keepdim, interpolation=interpolation)
+
+
+def nanquantile_method(self: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *,
+                       interpolation: str = "linear") -> Tensor:
+    """PyTorch's ``x.nanquantile(q, dim=None, keepdim=False, interpolation='linear')``, NaNs ignored."""
+    return sel.nanquantile(self, q, dim=dim, keepdim=keepdim, interpolation=interpolation)
+
+
+def cholesky_method(self: Tensor, upper: bool = False) -> Tensor:
+    """PyTorch's ``x.cholesky(upper=False)``: the lower factor ``L`` (``upper=True``: ``L^T``)."""
+    lower = linalg.cholesky(self)
+    return mf.swapaxes(lower, -1, -2) if upper else lower
+
+
+def logical_xor_method(self: Tensor, other: Any) -> Tensor:
+    """PyTorch's ``x.logical_xor(other)``: where exactly one of the two is true (a bool tensor)."""
+    return mf.not_equal(mf.astype(self, "bool"), mf.astype(as_tensor(other), "bool"))
+
+
+def isclose_method(self: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
+                   equal_nan: bool = False) -> Tensor:
+    """``|x - other| <= atol + rtol * |other|`` elementwise, a bool constant (PyTorch's ``isclose``)."""
+    xp, a, b = self.device.xp, self._data, as_tensor(other)._data
+    close = xp.abs(a - b) <= atol + rtol * xp.abs(b)
+    if equal_nan:
+        close = close | (xp.isnan(a) & xp.isnan(b))
+    return Tensor.constant(xp.asarray(close), self.device)
+
+
+def allclose_method(self: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
+                    equal_nan: bool = False) -> bool:
+    """PyTorch's ``x.allclose(other)``: :func:`isclose_method` everywhere (one bool)."""
+    return bool(isclose_method(self, other, rtol, atol, equal_nan).numpy().all())
+
+
+def select_method(self: Tensor, dim: int, index: int) -> Tensor:
+    """PyTorch's ``x.select(dim, index)``: the slice at ``index`` along ``dim``, that dim removed."""
+    return mf.getitem(self, (slice(None),) * one_axis(dim, self.ndim) + (index,))
+
+
+def sum_to_size_method(self: Tensor, *size: Any) -> Tensor:
+    """PyTorch's ``x.sum_to_size(*size)``: summed down to the broadcastable ``size``."""
+    return mf.sum_to(self, tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size)
+
+
+def split_with_sizes_method(self: Tensor, split_sizes: Any, dim: int = 0) -> list[Tensor]:
+    """PyTorch's ``x.split_with_sizes(split_sizes, dim=0)``: pieces of the listed sizes along ``dim``."""
+    return ti.split_sizes(self, list(split_sizes), dim)
