@@ -101,3 +101,45 @@ def test_a_method_and_its_in_place_twin_agree():
         y = x.clone()
         assert getattr(y, name + "_")(*args) is y
         assert (y.numpy() == expected).all()
+
+
+# The differentiable namespace (``xp`` of a backward that builds a graph) holds the math with NumPy's
+# meaning; the package exports the same functions, or PyTorch-extended ones whose NumPy call is the same.
+PYTORCH_EXTENDED = {
+    "var", "std",  # correction=/unbiased= and PyTorch's default under dim=
+    "transpose",  # two dims: PyTorch's swap
+    "split",  # dim=: pieces of a size
+    "sort", "argsort",  # dim=/descending=: PyTorch's (values, indices)
+    "flatten",  # start_dim/end_dim
+    "index_add",  # mg.index_add is PyTorch's; xp.index_add is the adjoint of indexing
+}
+NAMESPACE_ONLY = {"to_device"}  # a move between devices: Tensor.to is its public face
+
+
+def test_the_differentiable_namespace_math_is_the_tables():
+    from minigrad_ckpt.functional import math as mf
+    from minigrad_ckpt.functional import namespace
+
+    exported = table.exports("minigrad_ckpt")
+    differs = set()
+    for name in mf.__all__:
+        assert getattr(namespace, name) is getattr(mf, name)
+        public = exported.get(name)
+        if public is not getattr(mf, name) and getattr(public, "__wrapped__", None) is not getattr(mf, name):
+            differs.add(name)
+    assert differs == PYTORCH_EXTENDED | NAMESPACE_ONLY
+    assert [name for name in PYTORCH_EXTENDED if name not in exported] == []
+
+
+NUMPY_CALLS = {"var": (1,), "std": (1, 1), "sort": (1,), "argsort": (0,), "transpose": ((1, 0),), "split": (2,),
+               "flatten": ()}
+
+
+@pytest.mark.parametrize("name", sorted(NUMPY_CALLS))
+def test_a_pytorch_extended_function_called_numpys_way_is_the_namespaces(name):
+    from minigrad_ckpt.functional import namespace
+
+    x = mg.tensor([[3.0, 1.0, 2.0], [0.5, 4.0, -1.0]], dtype="float64")
+    got, want = getattr(mg, name)(x, *NUMPY_CALLS[name]), getattr(namespace, name)(x, *NUMPY_CALLS[name])
+    got, want = (got, want) if isinstance(want, list) else ([got], [want])
+    assert [g.tolist() for g in got] == [w.tolist() for w in want]

@@ -18,8 +18,6 @@ from . import math as mf
 from .arguments import as_tensor, one_axis, operand
 from .scatter import constant, host
 
-__all__ = ["diff", "gradient", "trapezoid", "cumulative_trapezoid"]
-
 _UNSET: Any = object()
 
 

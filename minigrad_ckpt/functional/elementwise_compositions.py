@@ -23,10 +23,6 @@ from . import special
 from .arguments import as_tensor, binary, operand, refuse_complex
 from .scatter import constant, host
 
-__all__ = ["rsqrt", "frac", "lerp", "deg2rad", "rad2deg", "ldexp", "copysign", "fmax", "fmin", "heaviside",
-           "nan_to_num", "floor_divide", "isinf", "isposinf", "isneginf", "signbit", "nextafter", "logit",
-           "xlogy"]
-
 _FLOOR_DIVIDE = _ew.FloorDivide()
 _PI = 3.141592653589793
 

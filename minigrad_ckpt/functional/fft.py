@@ -25,9 +25,6 @@ from .arguments import as_tensor, normalize_axis, one_axis
 from .complex_numbers import conj
 from .math import astype, getitem, pad, roll
 
-__all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2",
-           "fftn", "ifftn", "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
-
 _UNSET: Any = object()
 
 

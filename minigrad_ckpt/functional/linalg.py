@@ -29,9 +29,6 @@ from .arguments import as_tensor, broadcast_shapes, int_tuple, normalize_axis
 from .complex_numbers import conj, real
 from .math import astype, eye, matmul, moveaxis, not_equal, pad, reshape, squeeze, swapaxes, tril, triu
 
-__all__ = ["inv", "det", "slogdet", "solve", "cholesky", "eig", "eigvals", "eigh", "eigvalsh", "svd", "svdvals",
-           "qr", "norm", "pinv", "matrix_power", "lstsq", "solve_triangular"]
-
 
 class SlogdetResult(NamedTuple):
     sign: Tensor

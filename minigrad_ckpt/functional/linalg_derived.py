@@ -23,10 +23,6 @@ from . import math as mf
 from .arguments import as_tensor, normalize_axis
 from .complex_numbers import conj
 
-__all__ = ["vector_norm", "matrix_norm", "multi_dot", "vecdot", "cond", "matrix_rank", "cholesky_solve",
-           "cholesky_inverse", "tensorsolve", "tensorinv", "householder_product", "matrix_exp", "lu_factor", "lu",
-           "lu_solve"]
-
 
 def vector_norm(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,  # noqa: A002
                 dtype: Any = None) -> Tensor:
@@ -239,7 +235,6 @@ def matrix_exp(a: Any) -> Tensor:
     xp = a.device.xp
     one_norm = float(xp.scalar(xp.max(xp.sum(xp.abs(a._data), axis=-2)))) if a.size else 0.0
     return apply(_expm.MatrixExp(squarings=_expm.squarings(one_norm)), a)
-
 
 
 class LUFactorResult(NamedTuple):

@@ -22,8 +22,6 @@ from . import linalg as _la
 from . import math as mf
 from .arguments import as_tensor
 
-__all__ = ["ldl_factor", "ldl_factor_ex", "ldl_solve"]
-
 
 class LDLFactorResult(NamedTuple):
     LD: Tensor

@@ -506,7 +506,7 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("T", tm.transpose_property),
         tensor_method("mT", tm.matrix_transpose_property),
     )),
-    Section("Tensor methods of PyTorch's", TENSOR, (
+    Section("PyTorch's Tensor methods", TENSOR, (
         tensor_method("view", tmeth.view_method),
         tensor_method("view_as", lambda self, other: tmeth.reshape_method(self, other.shape)),
         tensor_method("reshape_as", lambda self, other: tmeth.reshape_method(self, other.shape)),

@@ -33,10 +33,6 @@ from .arguments import as_tensor, broadcast_shapes, operand
 from .indexing import _index_array, index_add
 from .torch_idioms import _one_dim
 
-__all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_add_along", "index_copy", "index_fill",
-           "index_reduce", "index_put", "index_select", "masked_fill", "masked_select", "masked_scatter", "put",
-           "nonzero", "argwhere", "select_scatter", "slice_scatter", "diagonal_scatter"]
-
 _UNSET: Any = object()
 _REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
 

@@ -28,10 +28,6 @@ from .indexing import index_add
 from .scatter import constant, host
 from .torch_idioms import ValuesIndices, _one_dim
 
-__all__ = ["kthvalue", "median", "nanmedian", "quantile", "nanquantile", "mode", "cummax", "cummin",
-           "logcumsumexp", "unique", "unique_consecutive", "searchsorted", "bucketize", "histc", "histogram",
-           "Histogram", "bincount"]
-
 _UNSET: Any = object()
 
 

@@ -22,11 +22,6 @@ from .indexing import index_add
 from .scatter import constant
 from .torch_idioms import _one_dim
 
-__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "dstack", "column_stack", "block_diag",
-           "diag_embed", "diagflat", "rot90", "broadcast_tensors", "unflatten", "movedim", "narrow",
-           "cartesian_prod", "combinations", "tril_indices", "triu_indices", "tensor_split", "hsplit", "vsplit",
-           "dsplit"]
-
 
 def _many(name: str, tensors: Sequence[Any]) -> list[Tensor]:
     """``f(a, b)`` and ``f((a, b))`` alike, as tensors."""

@@ -21,9 +21,6 @@ from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, binary
 
-__all__ = ["gammaln", "digamma", "psi", "polygamma", "gamma", "erf", "erfc", "erfinv", "erfcinv", "logit",
-           "expit", "xlogy", "xlog1py", "beta", "betaln", "logsumexp"]
-
 _GAMMALN, _DIGAMMA, _GAMMA = _sp.Gammaln(), _sp.Digamma(), _sp.Gamma()
 _ERFC, _ERFINV, _ERFCINV, _LOGIT = _sp.Erfc(), _sp.Erfinv(), _sp.Erfcinv(), _sp.Logit()
 _XLOGY, _XLOG1PY, _BETALN = _sp.Xlogy(), _sp.Xlog1py(), _sp.Betaln()

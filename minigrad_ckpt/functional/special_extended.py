@@ -24,9 +24,6 @@ from . import math as mf
 from .arguments import as_tensor, binary
 from .special import _of_reals, _real_only, erfc, erfcinv, gammaln
 
-__all__ = ["ndtr", "ndtri", "log_ndtr", "erfcx", "i0", "i0e", "i1", "i1e", "entr", "multigammaln", "sinc", "zeta",
-           "gammainc", "gammaincc"]
-
 _ERFCX, _I0E, _I1E = _ss.Erfcx(), _ss.I0e(), _ss.I1e()
 _SQRT_2 = math.sqrt(2.0)
 sinc = mf.sinc

@@ -22,9 +22,6 @@ from .complex_numbers import conj, real
 from .scatter import constant
 from .torch_idioms import with_dim
 
-__all__ = ["nansum", "nanmean", "count_nonzero", "aminmax", "MinMax", "var_mean", "std_mean", "cov", "corrcoef",
-           "renorm"]
-
 _UNSET: Any = ti._UNSET
 
 
