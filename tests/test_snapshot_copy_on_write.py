@@ -239,3 +239,23 @@ def test_any_writes_after_the_call(tmp_path_factory, plan, steps, hold):
             _step(model, opt, ex)
 
     _assert_same_as_blocking(tmp_path_factory.mktemp("cow"), ex, mutate, hold)
+
+
+def test_a_forked_child_does_not_copy_for_its_parents_save(tmp_path):
+    import multiprocessing
+
+    model, opt, ex, z = _setup()
+    manager = SnapshotManager(tmp_path)
+    gate = _held(manager)
+    handle = manager.save_snapshot(ex, blocking=False)
+    assert tensor_module._write_guard is not None
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=lambda: queue.put(tensor_module._write_guard is None))
+    child.start()
+    try:
+        assert queue.get(timeout=60) is True
+    finally:
+        child.join(60)
+        gate.set()
+    handle.wait()

@@ -29,6 +29,7 @@ call it.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -43,6 +44,16 @@ __all__ = ["PendingArrays"]
 # refers to it), so an id cannot be reused while it is here.
 _waiting: dict[int, set[tuple[PendingArrays, str]]] = {}
 _registry_lock = threading.Lock()
+
+
+def _forget_in_child() -> None:
+    """A forked child (a DataLoader worker) has no writer thread to finish these saves: its
+    writes need no copies."""
+    _waiting.clear()
+    set_write_guard(None)
+
+
+os.register_at_fork(after_in_child=_forget_in_child)
 
 
 def _owner_id(arr: Any) -> int:
