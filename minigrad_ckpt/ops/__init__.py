@@ -31,7 +31,8 @@ from . import (  # noqa: F401
     special,
     zeta,
 )
-from .base import LinearOp, Op, add_tangents, get_op, registry
+from .base import FunctionOp, LinearOp, Op, add_tangents, get_op, registry
 from .elementwise import BinaryElementwise, UnaryElementwise
 
-__all__ = ["Op", "LinearOp", "registry", "get_op", "add_tangents", "UnaryElementwise", "BinaryElementwise"]
+__all__ = ["Op", "LinearOp", "FunctionOp", "registry", "get_op", "add_tangents", "UnaryElementwise",
+           "BinaryElementwise"]

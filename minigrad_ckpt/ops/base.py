@@ -94,7 +94,7 @@ import typing
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-__all__ = ["Op", "LinearOp", "registry", "get_op", "add_tangents", "Array", "Index", "MissingJvpError"]
+__all__ = ["Op", "LinearOp", "FunctionOp", "registry", "get_op", "add_tangents", "Array", "Index", "MissingJvpError"]
 
 registry: dict[str, type[Op]] = {}
 
@@ -528,3 +528,36 @@ class LinearOp(Op):
     def jvp(self, xp, tangents, out, x):
         (t,) = tangents
         return None if t is None else self.forward(xp, t)
+
+
+class FunctionOp(Op):
+    """An op whose ``forward`` is one function of the array namespace, named by ``fn``:
+    ``forward`` is ``xp.<fn>(*inputs, **keywords)`` and ``reference`` is NumPy's function of
+    that name, called the same way (a class may still write either itself, as an op whose
+    reference is computed otherwise does).
+
+    ``keywords`` names the op's attributes passed to the function by keyword (``axis``,
+    ``decimals``).  ``ignore`` lists the floating-point errors ``forward`` ignores (NumPy's
+    ``errstate``), where the function itself is infinite or NaN: ``("divide", "invalid")``
+    for ``log``.
+    """
+
+    abstract = True
+    fn: ClassVar[str] = ""
+    keywords: ClassVar[tuple[str, ...]] = ()
+    ignore: ClassVar[tuple[str, ...]] = ()
+    _errstate: ClassVar[dict[str, str]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._errstate = dict.fromkeys(cls.ignore, "ignore")
+
+    def forward(self, xp, *inputs):
+        kw = {name: getattr(self, name) for name in self.keywords} if self.keywords else {}
+        if self._errstate:
+            with xp.errstate(**self._errstate):
+                return getattr(xp, self.fn)(*inputs, **kw)
+        return getattr(xp, self.fn)(*inputs, **kw)
+
+    def reference(self, np, *inputs):
+        return getattr(np, self.fn)(*inputs, **{name: getattr(self, name) for name in self.keywords})

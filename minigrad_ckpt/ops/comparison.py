@@ -7,90 +7,65 @@ require grad.
 
 from __future__ import annotations
 
-from .base import Op
+from .base import FunctionOp
 
 
-class _NoDerivative(Op):
-    """What every op here is: not differentiable (never recorded), and so saves nothing."""
+class _NoDerivative(FunctionOp):
+    """What every op here is: not differentiable (never recorded), and so saves nothing; most
+    are the array function named ``fn`` (a comparison, a logical op, a test)."""
 
     abstract = True
     differentiable = False
     save_inputs = False
 
 
-class _Compare(_NoDerivative):
-    """A binary comparison or logical op: the array function named ``fn``."""
-
-    abstract = True
-    fn = ""
-
-    def forward(self, xp, x, y):
-        return getattr(xp, self.fn)(x, y)
-
-    def reference(self, np, x, y):
-        return getattr(np, self.fn)(x, y)
-
-
-class Equal(_Compare):
+class Equal(_NoDerivative):
     fn = "equal"
 
 
-class NotEqual(_Compare):
+class NotEqual(_NoDerivative):
     fn = "not_equal"
 
 
-class Less(_Compare):
+class Less(_NoDerivative):
     fn = "less"
 
 
-class LessEqual(_Compare):
+class LessEqual(_NoDerivative):
     fn = "less_equal"
 
 
-class Greater(_Compare):
+class Greater(_NoDerivative):
     fn = "greater"
 
 
-class GreaterEqual(_Compare):
+class GreaterEqual(_NoDerivative):
     fn = "greater_equal"
 
 
-class LogicalAnd(_Compare):
+class LogicalAnd(_NoDerivative):
     fn = "logical_and"
 
 
-class LogicalOr(_Compare):
+class LogicalOr(_NoDerivative):
     fn = "logical_or"
 
 
-class _Test(_NoDerivative):
-    """A unary test or piecewise-constant map: the array function named ``fn``."""
-
-    abstract = True
-    fn = ""
-
-    def forward(self, xp, x):
-        return getattr(xp, self.fn)(x)
-
-    def reference(self, np, x):
-        return getattr(np, self.fn)(x)
-
-
-class LogicalNot(_Test):
+class LogicalNot(_NoDerivative):
     fn = "logical_not"
 
 
-class Sign(_Test):
+class Sign(_NoDerivative):
     """``sign(x)``: piecewise constant, so not differentiable (gradient 0 a.e.)."""
 
     fn = "sign"
 
 
-class IsNan(_Test):
+class IsNan(_NoDerivative):
     fn = "isnan"
 
 
-class IsFinite(_Test):
+class IsFinite(_NoDerivative):
     fn = "isfinite"
 
 
@@ -99,15 +74,9 @@ class _ArgExtreme(_NoDerivative):
     ``"argmax"`` or ``"argmin"``."""
 
     abstract = True
-    fn = ""
+    keywords = ("axis", "keepdims")
     axis: int | None
     keepdims: bool
-
-    def forward(self, xp, x):
-        return getattr(xp, self.fn)(x, axis=self.axis, keepdims=self.keepdims)
-
-    def reference(self, np, x):
-        return getattr(np, self.fn)(x, axis=self.axis, keepdims=self.keepdims)
 
 
 class ArgMax(_ArgExtreme):

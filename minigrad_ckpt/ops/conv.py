@@ -191,6 +191,12 @@ class _ConvGeometry(Op):
     def geometry(self) -> tuple:
         return self.stride, self.padding, self.dilation, self.groups
 
+    def jvp(self, xp, tangents, out, a, b):
+        # each of the three is bilinear in its two inputs: f(ta, b) + f(a, tb)
+        ta, tb = tangents
+        return add_tangents(None if ta is None else self.forward(xp, ta, b),
+                            None if tb is None else self.forward(xp, a, tb))
+
 
 class Conv2d(_ConvGeometry):
     """``conv2d(x, w)``; attributes ``stride``, ``padding``, ``dilation`` (pairs), ``groups``."""
@@ -205,13 +211,6 @@ class Conv2d(_ConvGeometry):
         gx = xp.conv2d_input_grad(g, w, x.shape, *a) if needs_input_grad[0] else None
         gw = xp.conv2d_weight_grad(x, g, w.shape, *a) if needs_input_grad[1] else None
         return gx, gw
-
-    def jvp(self, xp, tangents, out, x, w):
-        # bilinear in (x, w)
-        tx, tw = tangents
-        a = self.geometry
-        return add_tangents(None if tx is None else xp.conv2d(tx, w, *a),
-                            None if tw is None else xp.conv2d(x, tw, *a))
 
     def reference(self, np, x, w):
         return _reference_conv(np, x, w, *self.geometry)
@@ -229,12 +228,6 @@ class Conv2dInputGrad(_ConvGeometry):
         a = self.geometry
         return xp.conv2d(h, w, *a), xp.conv2d_weight_grad(h, g, w.shape, *a)
 
-    def jvp(self, xp, tangents, out, g, w):
-        tg, tw = tangents
-        a = (self.x_shape,) + self.geometry
-        return add_tangents(None if tg is None else xp.conv2d_input_grad(tg, w, *a),
-                            None if tw is None else xp.conv2d_input_grad(g, tw, *a))
-
     def reference(self, np, g, w):
         return _reference_adjoint(np, self.x_shape, np.result_type(g, w), g,
                                   lambda e: _reference_conv(np, e, w, *self.geometry))
@@ -251,12 +244,6 @@ class Conv2dWeightGrad(_ConvGeometry):
     def backward(self, xp, h, out, x, g):
         a = self.geometry
         return xp.conv2d_input_grad(g, h, x.shape, *a), xp.conv2d(x, h, *a)
-
-    def jvp(self, xp, tangents, out, x, g):
-        tx, tg = tangents
-        a = (self.w_shape,) + self.geometry
-        return add_tangents(None if tx is None else xp.conv2d_weight_grad(tx, g, *a),
-                            None if tg is None else xp.conv2d_weight_grad(x, tg, *a))
 
     def reference(self, np, x, g):
         return _reference_adjoint(np, self.w_shape, np.result_type(x, g), g,
@@ -404,13 +391,24 @@ class _PoolGeometry(Op):
     def geometry(self) -> tuple:
         return self.kernel, self.stride, self.padding, self.dilation
 
+    def jvp(self, xp, tangents, out, first, routing):
+        # linear in the first input; the routing only picks positions (piecewise constant)
+        if tangents[0] is None:
+            return None
+        return self.forward(xp, tangents[0], routing)
+
+    def _pooled_shape(self, in_shape: tuple) -> tuple:
+        """The shape max pooling gives an input of shape ``in_shape`` (N, C, H, W)."""
+        (kh, kw), (sh, sw), (ph, pw), (dh, dw) = self.geometry
+        n, c, h, w = in_shape
+        return n, c, _out_size(h, kh, sh, ph, dh), _out_size(w, kw, sw, pw, dw)
+
     def _reference_picks(self, np, routing):
         """Per output ``(a, b, i, j)``, the padded input position ``(y, x)`` of its window's first
         maximum of ``routing`` (the first NaN, as in PyTorch), by direct loops: slow, obviously correct."""
         (kh, kw), (sh, sw), (ph, pw), (dh, dw) = self.geometry
-        n, c, h, w = routing.shape
         rp = np.pad(routing, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=-np.inf)
-        for a, b, i, j in np.ndindex(n, c, _out_size(h, kh, sh, ph, dh), _out_size(w, kw, sw, pw, dw)):
+        for a, b, i, j in np.ndindex(self._pooled_shape(routing.shape)):
             best, pos = -np.inf, None
             for u in range(kh):
                 for v in range(kw):
@@ -430,17 +428,10 @@ class MaxPool2d(_PoolGeometry):
     def backward(self, xp, g, out, values, routing):
         return xp.max_pool2d_backward(g, routing, *self.geometry), None
 
-    def jvp(self, xp, tangents, out, values, routing):
-        # linear in values; the routing only picks positions (piecewise constant)
-        if tangents[0] is None:
-            return None
-        return xp.max_pool2d(tangents[0], routing, *self.geometry)
-
     def reference(self, np, values, routing):
-        (kh, kw), (sh, sw), (ph, pw), (dh, dw) = self.geometry
-        n, c, h, w = routing.shape
+        ph, pw = self.padding
         vp = np.pad(values, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
-        out = np.zeros((n, c, _out_size(h, kh, sh, ph, dh), _out_size(w, kw, sw, pw, dw)), dtype=values.dtype)
+        out = np.zeros(self._pooled_shape(routing.shape), dtype=values.dtype)
         for place, (y, x) in self._reference_picks(np, routing):
             out[place] = vp[place[:2] + (y, x)]
         return out
@@ -455,14 +446,8 @@ class MaxPool2dBackward(_PoolGeometry):
     def backward(self, xp, h, out, g, routing):
         return xp.max_pool2d(h, routing, *self.geometry), None
 
-    def jvp(self, xp, tangents, out, g, routing):
-        if tangents[0] is None:
-            return None
-        return xp.max_pool2d_backward(tangents[0], routing, *self.geometry)
-
     def reference(self, np, g, routing):
-        (kh, kw), (sh, sw), (ph, pw), (dh, dw) = self.geometry
-        n, c, h, w = routing.shape
+        (ph, pw), (n, c, h, w) = self.padding, routing.shape
         gx = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=g.dtype)
         for place, (y, x) in self._reference_picks(np, routing):
             gx[place[:2] + (y, x)] += g[place]

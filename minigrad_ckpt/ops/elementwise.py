@@ -37,16 +37,18 @@ from __future__ import annotations
 
 import cmath
 import math
+import operator
 from typing import Any, ClassVar
 
 from ..backend import register_kernel
-from .base import Op, add_tangents
+from .base import FunctionOp, Op, add_tangents
 
 __all__ = ["UnaryElementwise", "BinaryElementwise", "times_local", "horner"]
 
 _CONST = (int, float, bool)  # Python scalars: weakly typed constants, never differentiated
 #: What a ``quiet`` or ``singular`` op's derivative is evaluated under (infinities, overflow).
 _QUIET = {"divide": "ignore", "invalid": "ignore", "over": "ignore"}
+_LN2 = math.log(2.0)
 
 
 def times_local(xp: Any, v: Any, local: Any) -> Any:
@@ -86,12 +88,13 @@ def horner(coeffs: tuple[float, ...], x: Any) -> Any:
 
 
 # ------------------------------------------------------------ the base classes
-class UnaryElementwise(Op):
+class UnaryElementwise(FunctionOp):
     """An elementwise ``f(x)`` stated by its local derivative ``f'(x)``.
 
-    A subclass defines ``forward``, ``reference`` and ``derivative(xp, out,
-    x)`` (it may read ``out = f(x)`` if it declares ``save_output``, ``x``
-    unless it declares ``save_inputs = False``).  ``backward`` is ``g * f'(x)``,
+    A subclass names its array function ``fn`` (``forward`` is ``xp.<fn>(x)``,
+    ``reference`` NumPy's: :class:`~.base.FunctionOp`) or writes them, and
+    defines ``derivative(xp, out, x)`` (it may read ``out = f(x)`` if it
+    declares ``save_output``, ``x`` unless it declares ``save_inputs = False``).  ``backward`` is ``g * f'(x)``,
     ``jvp`` is ``t * f'(x)``.  Class settings: ``singular = True`` where
     ``f'`` is infinite somewhere (a zero gradient or tangent stays zero there,
     :func:`times_local`); ``quiet = True`` to evaluate ``f'`` with NumPy's
@@ -139,12 +142,13 @@ class UnaryElementwise(Op):
         return self.times_derivative(xp, t, out, x)
 
 
-class BinaryElementwise(Op):
+class BinaryElementwise(FunctionOp):
     """An elementwise ``f(x, y)`` stated by its two partial derivatives.
 
-    A subclass defines ``forward``, ``reference``, ``d_first(xp, out, x, y)``
-    (``df/dx``, with respect to the first input) and ``d_second(xp, out, x,
-    y)`` (``df/dy``).  A Python number as an input is a constant: it gets no
+    A subclass names its array function ``fn`` or writes ``forward`` and
+    ``reference`` (as for :class:`UnaryElementwise`), and defines
+    ``d_first(xp, out, x, y)`` (``df/dx``, with respect to the first input)
+    and ``d_second(xp, out, x, y)`` (``df/dy``).  A Python number as an input is a constant: it gets no
     gradient, and its partial is never computed.  ``backward`` is ``(g df/dx,
     g df/dy)``, ``jvp`` is ``tx df/dx + ty df/dy``.  ``singular`` and ``quiet``
     are as for :class:`UnaryElementwise`, and a partial best written as a
@@ -203,7 +207,10 @@ class BinaryElementwise(Op):
 
 
 # ----------------------------------------------------------------- binary ops
+# Add, Sub and Mul (Neg and Square below too) write ``forward`` out with an operator: the
+# hottest ops look nothing up; their ``fn`` names the reference's NumPy function.
 class Add(BinaryElementwise):
+    fn = "add"
     save_inputs = False
 
     def forward(self, xp, x, y):
@@ -215,11 +222,9 @@ class Add(BinaryElementwise):
     def times_d_second(self, xp, v, out, x, y):
         return v
 
-    def reference(self, np, x, y):
-        return np.add(x, y)
-
 
 class Sub(BinaryElementwise):
+    fn = "subtract"
     save_inputs = False
 
     def forward(self, xp, x, y):
@@ -231,11 +236,10 @@ class Sub(BinaryElementwise):
     def times_d_second(self, xp, v, out, x, y):
         return -v
 
-    def reference(self, np, x, y):
-        return np.subtract(x, y)
-
 
 class Mul(BinaryElementwise):
+    fn = "multiply"
+
     def forward(self, xp, x, y):
         return x * y
 
@@ -244,9 +248,6 @@ class Mul(BinaryElementwise):
 
     def d_second(self, xp, out, x, y):
         return x
-
-    def reference(self, np, x, y):
-        return np.multiply(x, y)
 
 
 class Div(BinaryElementwise):
@@ -316,40 +317,37 @@ def _split_ties(v: Any, wins: Any, tie: Any) -> Any:
     return v * wins + (v * 0.5) * tie
 
 
-class Maximum(BinaryElementwise):
+class _Extremum(BinaryElementwise):
+    """Elementwise maximum or minimum (``fn``): the operand that wins gets the gradient, tied
+    operands share it evenly.  ``beats(a, b)`` is where ``a`` wins over ``b``."""
+
+    abstract = True
+    beats: ClassVar[Any] = None
+
+    def times_d_first(self, xp, v, out, x, y):
+        return _split_ties(v, self.beats(x, y), x == y)
+
+    def times_d_second(self, xp, v, out, x, y):
+        return _split_ties(v, self.beats(y, x), x == y)
+
+
+class Maximum(_Extremum):
     """Elementwise maximum; tied elements share the gradient evenly."""
 
-    def forward(self, xp, x, y):
-        return xp.maximum(x, y)
-
-    def times_d_first(self, xp, v, out, x, y):
-        return _split_ties(v, x > y, x == y)
-
-    def times_d_second(self, xp, v, out, x, y):
-        return _split_ties(v, x < y, x == y)
-
-    def reference(self, np, x, y):
-        return np.maximum(x, y)
+    fn = "maximum"
+    beats = staticmethod(operator.gt)
 
 
-class Minimum(BinaryElementwise):
+class Minimum(_Extremum):
     """Elementwise minimum; tied elements share the gradient evenly."""
 
-    def forward(self, xp, x, y):
-        return xp.minimum(x, y)
-
-    def times_d_first(self, xp, v, out, x, y):
-        return _split_ties(v, x < y, x == y)
-
-    def times_d_second(self, xp, v, out, x, y):
-        return _split_ties(v, x > y, x == y)
-
-    def reference(self, np, x, y):
-        return np.minimum(x, y)
+    fn = "minimum"
+    beats = staticmethod(operator.lt)
 
 
 # ------------------------------------------------------------------ unary ops
 class Neg(UnaryElementwise):
+    fn = "negative"
     save_inputs = False
 
     def forward(self, xp, x):
@@ -358,103 +356,68 @@ class Neg(UnaryElementwise):
     def derivative(self, xp, out, x):
         return -1
 
-    def reference(self, np, x):
-        return np.negative(x)
-
 
 class Exp(UnaryElementwise):
+    fn = "exp"
     save_inputs = False
     save_output = True
-
-    def forward(self, xp, x):
-        return xp.exp(x)
 
     def derivative(self, xp, out, x):
         return out
 
-    def reference(self, np, x):
-        return np.exp(x)
-
 
 class Log(UnaryElementwise):
+    fn = "log"
+    ignore = ("divide", "invalid")
     singular = True
-
-    def forward(self, xp, x):
-        with xp.errstate(divide="ignore", invalid="ignore"):
-            return xp.log(x)
 
     def derivative(self, xp, out, x):
         return 1 / x
 
-    def reference(self, np, x):
-        return np.log(x)
-
 
 class Log1p(UnaryElementwise):
+    fn = "log1p"
+    ignore = ("divide", "invalid")
     singular = True
-
-    def forward(self, xp, x):
-        with xp.errstate(divide="ignore", invalid="ignore"):
-            return xp.log1p(x)
 
     def derivative(self, xp, out, x):
         return 1 / (1 + x)
-
-    def reference(self, np, x):
-        return np.log1p(x)
 
 
 class Sqrt(UnaryElementwise):
     """``sqrt``; its derivative at 0 is ``+inf`` (0 for a zero upstream gradient)."""
 
+    fn = "sqrt"
+    ignore = ("invalid",)
     save_inputs = False
     save_output = True
     singular = True
 
-    def forward(self, xp, x):
-        with xp.errstate(invalid="ignore"):
-            return xp.sqrt(x)
-
     def derivative(self, xp, out, x):
         return 0.5 / out
-
-    def reference(self, np, x):
-        return np.sqrt(x)
 
 
 class Abs(UnaryElementwise):
     """``abs``; subgradient 0 at 0."""
 
-    def forward(self, xp, x):
-        return xp.abs(x)
+    fn = "abs"
 
     def derivative(self, xp, out, x):
         return xp.sign(x)
 
-    def reference(self, np, x):
-        return np.abs(x)
-
 
 class Sin(UnaryElementwise):
-    def forward(self, xp, x):
-        return xp.sin(x)
+    fn = "sin"
 
     def derivative(self, xp, out, x):
         return xp.cos(x)
-
-    def reference(self, np, x):
-        return np.sin(x)
 
 
 class Cos(UnaryElementwise):
-    def forward(self, xp, x):
-        return xp.cos(x)
+    fn = "cos"
 
     def derivative(self, xp, out, x):
         return -xp.sin(x)
-
-    def reference(self, np, x):
-        return np.cos(x)
 
 
 class Tanh(UnaryElementwise):
@@ -481,11 +444,9 @@ def sigmoid(xp, x):
 class Sigmoid(UnaryElementwise):
     """``1 / (1 + exp(-x))``, computed without overflow for large ``|x|``."""
 
+    fn = "sigmoid"
     save_inputs = False
     save_output = True
-
-    def forward(self, xp, x):
-        return xp.sigmoid(x)
 
     def derivative(self, xp, out, x):
         return out * (1 - out)
@@ -564,200 +525,145 @@ class Where(Op):
 class Tan(UnaryElementwise):
     """``tan``; ``tan' = 1 + tan^2`` (poles at ``pi/2 + k pi``)."""
 
+    fn = "tan"
     quiet = True  # poles: 1 + tan^2 overflows
     save_inputs = False
     save_output = True
 
-    def forward(self, xp, x):
-        return xp.tan(x)
-
     def derivative(self, xp, out, x):
         return 1 + out * out
 
-    def reference(self, np, x):
-        return np.tan(x)
 
+class _Hyperbolic(UnaryElementwise):
+    """``sinh`` or ``cosh`` (``fn``), whose derivative is the other one (``other``): both
+    overflow beyond ``|x| ~ 710``, the function and its derivative alike."""
 
-class Sinh(UnaryElementwise):
-    quiet = True  # cosh overflows where sinh does
-
-    def forward(self, xp, x):
-        with xp.errstate(over="ignore"):
-            return xp.sinh(x)
-
-    def derivative(self, xp, out, x):
-        return xp.cosh(x)
-
-    def reference(self, np, x):
-        return np.sinh(x)
-
-
-class Cosh(UnaryElementwise):
-    quiet = True  # sinh overflows where cosh does
-
-    def forward(self, xp, x):
-        with xp.errstate(over="ignore"):
-            return xp.cosh(x)
+    abstract = True
+    ignore = ("over",)
+    quiet = True
+    other = ""
 
     def derivative(self, xp, out, x):
-        return xp.sinh(x)
+        return getattr(xp, self.other)(x)
 
-    def reference(self, np, x):
-        return np.cosh(x)
+
+class Sinh(_Hyperbolic):
+    fn = "sinh"
+    other = "cosh"
+
+
+class Cosh(_Hyperbolic):
+    fn = "cosh"
+    other = "sinh"
 
 
 class Arcsin(UnaryElementwise):
     """``arcsin`` on ``[-1, 1]``; ``1 / sqrt(1 - x^2)`` is infinite at ``x = +-1``."""
 
+    fn = "arcsin"
+    ignore = ("invalid",)
     singular = True
-
-    def forward(self, xp, x):
-        with xp.errstate(invalid="ignore"):
-            return xp.arcsin(x)
 
     def derivative(self, xp, out, x):
         return 1 / xp.sqrt(1 - x * x)
-
-    def reference(self, np, x):
-        return np.arcsin(x)
 
 
 class Arccos(UnaryElementwise):
     """``arccos`` on ``[-1, 1]``; ``-1 / sqrt(1 - x^2)`` is infinite at ``x = +-1``."""
 
+    fn = "arccos"
+    ignore = ("invalid",)
     singular = True
-
-    def forward(self, xp, x):
-        with xp.errstate(invalid="ignore"):
-            return xp.arccos(x)
 
     def derivative(self, xp, out, x):
         return -1 / xp.sqrt(1 - x * x)
 
-    def reference(self, np, x):
-        return np.arccos(x)
-
 
 class Arctan(UnaryElementwise):
+    fn = "arctan"
     quiet = True  # x * x overflows for huge x
-
-    def forward(self, xp, x):
-        return xp.arctan(x)
 
     def derivative(self, xp, out, x):
         return 1 / (1 + x * x)
 
-    def reference(self, np, x):
-        return np.arctan(x)
-
 
 class Arcsinh(UnaryElementwise):
+    fn = "arcsinh"
     quiet = True  # x * x overflows for huge x
-
-    def forward(self, xp, x):
-        return xp.arcsinh(x)
 
     def derivative(self, xp, out, x):
         return 1 / xp.sqrt(x * x + 1)
-
-    def reference(self, np, x):
-        return np.arcsinh(x)
 
 
 class Arccosh(UnaryElementwise):
     """``arccosh`` on ``[1, inf)``; ``1 / sqrt(x^2 - 1)`` is infinite at ``x = 1``."""
 
+    fn = "arccosh"
+    ignore = ("invalid",)
     singular = True
-
-    def forward(self, xp, x):
-        with xp.errstate(invalid="ignore"):
-            return xp.arccosh(x)
 
     def derivative(self, xp, out, x):
         return 1 / xp.sqrt(x * x - 1)
-
-    def reference(self, np, x):
-        return np.arccosh(x)
 
 
 class Arctanh(UnaryElementwise):
     """``arctanh`` on ``(-1, 1)``; ``1 / (1 - x^2)`` is infinite at ``x = +-1``."""
 
+    fn = "arctanh"
+    ignore = ("divide", "invalid")
     singular = True
-
-    def forward(self, xp, x):
-        with xp.errstate(divide="ignore", invalid="ignore"):
-            return xp.arctanh(x)
 
     def derivative(self, xp, out, x):
         return 1 / (1 - x * x)
 
-    def reference(self, np, x):
-        return np.arctanh(x)
 
+class _LogBase(UnaryElementwise):
+    """``log`` to a base (``fn``); like ``log``, singular at 0: ``1 / (x ln(base))``."""
 
-class Log2(UnaryElementwise):
-    """``log2``; like ``log``, singular at 0."""
-
+    abstract = True
+    ignore = ("divide", "invalid")
     singular = True
-
-    def forward(self, xp, x):
-        with xp.errstate(divide="ignore", invalid="ignore"):
-            return xp.log2(x)
+    ln_base = 1.0
 
     def derivative(self, xp, out, x):
-        return 1 / (x * _LN2)
-
-    def reference(self, np, x):
-        return np.log2(x)
+        return 1 / (x * self.ln_base)
 
 
-class Log10(UnaryElementwise):
-    """``log10``; like ``log``, singular at 0."""
-
-    singular = True
-
-    def forward(self, xp, x):
-        with xp.errstate(divide="ignore", invalid="ignore"):
-            return xp.log10(x)
-
-    def derivative(self, xp, out, x):
-        return 1 / (x * _LN10)
-
-    def reference(self, np, x):
-        return np.log10(x)
+class Log2(_LogBase):
+    fn = "log2"
+    ln_base = _LN2
 
 
-class Exp2(UnaryElementwise):
+class Log10(_LogBase):
+    fn = "log10"
+    ln_base = math.log(10.0)
+
+
+class _ExpLike(UnaryElementwise):
+    """An exponential (``fn``) whose derivative is read off its output; it overflows quietly to inf."""
+
+    abstract = True
+    ignore = ("over",)
     save_inputs = False
     save_output = True
 
-    def forward(self, xp, x):
-        with xp.errstate(over="ignore"):
-            return xp.exp2(x)
+
+class Exp2(_ExpLike):
+    """``2**x``; derivative ``2**x ln 2``."""
+
+    fn = "exp2"
 
     def derivative(self, xp, out, x):
         return out * _LN2
 
-    def reference(self, np, x):
-        return np.exp2(x)
 
+class Expm1(_ExpLike):
+    """``exp(x) - 1``, accurate for small ``x``; derivative ``exp(x)``."""
 
-class Expm1(UnaryElementwise):
-    """``exp(x) - 1``, accurate for small ``x``."""
-
-    save_inputs = False
-    save_output = True
-
-    def forward(self, xp, x):
-        with xp.errstate(over="ignore"):
-            return xp.expm1(x)
+    fn = "expm1"
 
     def derivative(self, xp, out, x):
         return out + 1
-
-    def reference(self, np, x):
-        return np.expm1(x)
 
 
 class Sinc(UnaryElementwise):
@@ -797,14 +703,12 @@ _SINC_D = tuple((-1) ** (k + 1) * 2 * (k + 1) * math.pi ** 2 / math.factorial(2 
 
 
 class Square(UnaryElementwise):
+    fn = "square"
     def forward(self, xp, x):
         return x * x
 
     def derivative(self, xp, out, x):
         return 2 * x
-
-    def reference(self, np, x):
-        return np.square(x)
 
 
 class Reciprocal(UnaryElementwise):
@@ -829,22 +733,13 @@ class Reciprocal(UnaryElementwise):
 class Cbrt(UnaryElementwise):
     """The real cube root; ``1 / (3 cbrt(x)^2)`` is infinite at 0."""
 
+    fn = "cbrt"
     save_inputs = False
     save_output = True
     singular = True
 
-    def forward(self, xp, x):
-        return xp.cbrt(x)
-
     def derivative(self, xp, out, x):
         return 1 / (3 * (out * out))
-
-    def reference(self, np, x):
-        return np.cbrt(x)
-
-
-_LN2 = math.log(2.0)
-_LN10 = math.log(10.0)
 
 
 class _Step(UnaryElementwise):
@@ -856,16 +751,9 @@ class _Step(UnaryElementwise):
 
     abstract = True
     save_inputs = False
-    fn = ""
-
-    def forward(self, xp, x):
-        return getattr(xp, self.fn)(x)
 
     def derivative(self, xp, out, x):
         return 0
-
-    def reference(self, np, x):
-        return getattr(np, self.fn)(x)
 
 
 class Floor(_Step):
@@ -883,13 +771,9 @@ class Trunc(_Step):
 class Round(_Step):
     """Round half to even to ``decimals`` places (NumPy's ``round``); gradient 0."""
 
+    fn = "round"
+    keywords = ("decimals",)
     decimals: int
-
-    def forward(self, xp, x):
-        return xp.round(x, self.decimals)
-
-    def reference(self, np, x):
-        return np.round(x, self.decimals)
 
 
 # ---------------------------------------------------------- more binary math
@@ -906,8 +790,7 @@ class Arctan2(BinaryElementwise):
     where neither exists, both are taken as 0.
     """
 
-    def forward(self, xp, y, x):
-        return xp.arctan2(y, x)
+    fn = "arctan2"
 
     def d_first(self, xp, out, y, x):
         return _at_origin_zero(xp, x, x * x + y * y)
@@ -915,17 +798,12 @@ class Arctan2(BinaryElementwise):
     def d_second(self, xp, out, y, x):
         return _at_origin_zero(xp, -y, x * x + y * y)
 
-    def reference(self, np, y, x):
-        return np.arctan2(y, x)
-
 
 class Hypot(BinaryElementwise):
     """``sqrt(x^2 + y^2)`` without overflow; gradient ``(x, y) / hypot``, 0 at the origin (a kink)."""
 
+    fn = "hypot"
     save_output = True
-
-    def forward(self, xp, x, y):
-        return xp.hypot(x, y)
 
     def d_first(self, xp, out, x, y):
         return _at_origin_zero(xp, x, out)
@@ -933,11 +811,6 @@ class Hypot(BinaryElementwise):
     def d_second(self, xp, out, x, y):
         return _at_origin_zero(xp, y, out)
 
-    def reference(self, np, x, y):
-        return np.hypot(x, y)
-
-
-_LN2 = math.log(2.0)
 
 
 def _weight(xp: Any, a: Any, b: Any, out: Any, scale: float) -> Any:
@@ -950,43 +823,36 @@ def _weight(xp: Any, a: Any, b: Any, out: Any, scale: float) -> Any:
     return xp.where(out == -xp.inf, 0, xp.sigmoid(d))
 
 
-class LogAddExp(BinaryElementwise):
+class _LogAddExp(BinaryElementwise):
+    """``log(b**x + b**y) / log(b)`` (``fn``, base ``b``) without overflow; the gradients are the
+    softmax weights ``b**x / (b**x + b**y)`` and its twin, 0 where both operands are ``-inf``
+    (the result is ``-inf`` there)."""
+
+    abstract = True
+    save_output = True
+    ln_base = 1.0
+
+    def d_first(self, xp, out, x, y):
+        return _weight(xp, x, y, out, self.ln_base)
+
+    def d_second(self, xp, out, x, y):
+        return _weight(xp, y, x, out, self.ln_base)
+
+
+class LogAddExp(_LogAddExp):
     """``log(exp(x) + exp(y))`` without overflow; gradients are the softmax weights.
 
     Where both operands are ``-inf`` the result is ``-inf`` and the gradients 0.
     """
 
-    save_output = True
-
-    def forward(self, xp, x, y):
-        return xp.logaddexp(x, y)
-
-    def d_first(self, xp, out, x, y):
-        return _weight(xp, x, y, out, 1.0)
-
-    def d_second(self, xp, out, x, y):
-        return _weight(xp, y, x, out, 1.0)
-
-    def reference(self, np, x, y):
-        return np.logaddexp(x, y)
+    fn = "logaddexp"
 
 
-class LogAddExp2(BinaryElementwise):
+class LogAddExp2(_LogAddExp):
     """``log2(2**x + 2**y)`` without overflow; gradients ``2**x / (2**x + 2**y)`` and its twin."""
 
-    save_output = True
-
-    def forward(self, xp, x, y):
-        return xp.logaddexp2(x, y)
-
-    def d_first(self, xp, out, x, y):
-        return _weight(xp, x, y, out, _LN2)
-
-    def d_second(self, xp, out, x, y):
-        return _weight(xp, y, x, out, _LN2)
-
-    def reference(self, np, x, y):
-        return np.logaddexp2(x, y)
+    fn = "logaddexp2"
+    ln_base = _LN2
 
 
 class _Remainder(BinaryElementwise):
@@ -995,6 +861,7 @@ class _Remainder(BinaryElementwise):
     one-sided value is returned); ``y == 0`` gives NaN, as NumPy."""
 
     abstract = True
+    ignore = ("divide", "invalid")
     save_output = True
 
     def d_first(self, xp, out, x, y):
@@ -1008,23 +875,13 @@ class Mod(_Remainder):
     """``x mod y`` with the sign of ``y`` (Python's ``%``, NumPy's ``mod``/``remainder``):
     ``x - floor(x / y) * y``."""
 
-    def forward(self, xp, x, y):
-        with xp.errstate(divide="ignore", invalid="ignore"):
-            return xp.mod(x, y)
-
-    def reference(self, np, x, y):
-        return np.mod(x, y)
+    fn = "mod"
 
 
 class Fmod(_Remainder):
     """``x mod y`` with the sign of ``x`` (C's ``fmod``): ``x - trunc(x / y) * y``."""
 
-    def forward(self, xp, x, y):
-        with xp.errstate(divide="ignore", invalid="ignore"):
-            return xp.fmod(x, y)
-
-    def reference(self, np, x, y):
-        return np.fmod(x, y)
+    fn = "fmod"
 
 
 def _quotient(xp: Any, out: Any, x: Any, y: Any) -> Any:

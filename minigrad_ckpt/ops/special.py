@@ -606,8 +606,7 @@ def _gamma_sign(xp: Any, x: Any) -> Any:
 class Gammaln(UnaryElementwise):
     """``ln |Gamma(x)|``; derivative ``digamma(x)`` (poles at 0, -1, -2, ...)."""
 
-    def forward(self, xp, x):
-        return xp.gammaln(x)
+    fn = "gammaln"
 
     def derivative(self, xp, out, x):
         return xp.digamma(x)
@@ -619,8 +618,7 @@ class Gammaln(UnaryElementwise):
 class Digamma(UnaryElementwise):
     """``psi(x)``; derivative ``polygamma(1, x)``."""
 
-    def forward(self, xp, x):
-        return xp.digamma(x)
+    fn = "digamma"
 
     def derivative(self, xp, out, x):
         return xp.polygamma(1, x)
@@ -657,11 +655,9 @@ class Polygamma(UnaryElementwise):
 class Gamma(UnaryElementwise):
     """``Gamma(x)``; derivative ``Gamma(x) psi(x)``."""
 
+    fn = "gamma"
     save_output = True
     quiet = True  # Gamma overflows beyond 171.6: inf * psi, and inf * 0 at the poles
-
-    def forward(self, xp, x):
-        return xp.gamma(x)
 
     def derivative(self, xp, out, x):
         return out * xp.digamma(x)
@@ -700,35 +696,34 @@ class Erfc(UnaryElementwise):
         return _host(np, math.erfc, x)
 
 
-class Erfinv(UnaryElementwise):
-    """The inverse error function; derivative ``sqrt(pi)/2 exp(erfinv(y)^2)``, infinite at ``+-1``."""
+class _InverseErf(UnaryElementwise):
+    """``erfinv`` or ``erfcinv`` (``fn``): the derivative ``sign sqrt(pi)/2 exp(out^2)`` is read off
+    the output, and is infinite where the output is."""
 
+    abstract = True
     save_inputs = False
     save_output = True
     singular = True
-
-    def forward(self, xp, y):
-        return xp.erfinv(y)
+    sign = 1.0
 
     def derivative(self, xp, out, y):
-        return _SQRT_PI_2 * xp.exp(out * out)
+        return self.sign * _SQRT_PI_2 * xp.exp(out * out)
+
+
+class Erfinv(_InverseErf):
+    """The inverse error function; derivative ``sqrt(pi)/2 exp(erfinv(y)^2)``, infinite at ``+-1``."""
+
+    fn = "erfinv"
 
     def reference(self, np, y):
         return _host(np, _erfinv_bisect, y)
 
 
-class Erfcinv(UnaryElementwise):
+class Erfcinv(_InverseErf):
     """The inverse of ``erfc``; derivative ``-sqrt(pi)/2 exp(erfcinv(z)^2)``, infinite at 0 and 2."""
 
-    save_inputs = False
-    save_output = True
-    singular = True
-
-    def forward(self, xp, z):
-        return xp.erfcinv(z)
-
-    def derivative(self, xp, out, z):
-        return -_SQRT_PI_2 * xp.exp(out * out)
+    fn = "erfcinv"
+    sign = -1.0
 
     def reference(self, np, z):
         return _host(np, _erfcinv_bisect, z)
