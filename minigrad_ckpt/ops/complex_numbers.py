@@ -20,10 +20,11 @@ from .base import LinearOp, Op
 @register_kernel
 def complex_from_parts(xp, re, im):
     """``re + i im`` from two real arrays (broadcast), in the complex type of their precision.
-    An infinite ``im`` is added as a complex constant: ``im * 1j`` is ``(im + 0i)(0 + 1i)``,
-    whose real part ``inf * 0`` is NaN."""
+    A non-finite ``im`` is added as a complex constant: ``im * 1j`` is ``(im + 0i)(0 + 1i)``,
+    whose real part ``inf * 0`` (``nan * 0``) is NaN, and a sum adds the parts apart."""
     with xp.errstate(invalid="ignore"):
-        z = re + xp.where(xp.isinf(im), 0, im) * 1j
+        z = re + xp.where(xp.isfinite(im), im, 0) * 1j
+        z = xp.where(xp.isnan(im), z + complex(0, math.nan), z)
         return xp.where(im == xp.inf, z + complex(0, math.inf), xp.where(im == -xp.inf, z + complex(0, -math.inf), z))
 
 
@@ -103,7 +104,11 @@ class Complex(_RealLinear):
         return xp.complex_from_parts(t_re, t_im)
 
     def reference(self, np, re, im):
-        return re + 1j * im
+        # the parts stored as they are (re + 1j * im would make inf * 1j's real part NaN)
+        re, im = np.broadcast_arrays(np.asarray(re), np.asarray(im))
+        out = np.empty(re.shape, np.result_type(re.dtype, im.dtype, np.complex64))
+        out.real, out.imag = re, im
+        return out
 
 
 def _parts_over(xp, z, power):
