@@ -29,16 +29,22 @@ from .ranks import is_rank_file
 
 __all__ = ["claim", "release", "orphans", "token_of"]
 
-# claim file path -> the descriptor holding its lock (closed in a forked child: see _close_in_child)
+#: The descriptors holding a ``flock`` now: the claims here and the manager's directory lock.
+#: A flock belongs to the open file, which a forked child (a DataLoader worker started while a
+#: background save holds the lock) shares: the lock would stay held until the child exits.  The
+#: child closes its copies at once, so only this process holds it.
+LOCK_FDS: set[int] = set()
+# claim file path -> the descriptor holding its lock
 _held: dict[str, int] = {}
 
 
 def _close_in_child() -> None:
-    for fd in _held.values():
+    for fd in LOCK_FDS:
         try:
             os.close(fd)
         except OSError:
             pass
+    LOCK_FDS.clear()
     _held.clear()
 
 
@@ -65,6 +71,7 @@ def claim(directory: Path) -> str:
         os.close(fd)
         raise
     _held[str(path)] = fd
+    LOCK_FDS.add(fd)
     return token
 
 
@@ -74,6 +81,7 @@ def release(directory: Path, token: str) -> None:
     fd = _held.pop(str(path), None)
     if fd is None:
         return
+    LOCK_FDS.discard(fd)
     try:
         path.unlink()
     except FileNotFoundError:

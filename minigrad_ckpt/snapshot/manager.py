@@ -60,24 +60,6 @@ _NAME = re.compile(r"^snapshot-(\d{12,19})(?:\.(\d{1,19}))?\.mgsnap$")
 _MANIFEST_BYTES = 64 << 20
 
 
-# The descriptors of the locks held now.  A flock belongs to the open file, which a forked child
-# (a DataLoader worker started while a background save holds the lock) shares: the lock would stay
-# held until the child exits.  The child closes its copies at once, so only this process holds it.
-_LOCK_FDS: set[int] = set()
-
-
-def _close_inherited_locks() -> None:
-    for fd in list(_LOCK_FDS):
-        try:
-            os.close(fd)
-        except OSError:
-            pass
-    _LOCK_FDS.clear()
-
-
-os.register_at_fork(after_in_child=_close_inherited_locks)
-
-
 def _parse_name(name: str) -> tuple[int, int] | None:
     """``(iteration, seq)`` for a name the manager writes (canonical digits only), else None."""
     m = _NAME.match(name)
@@ -134,7 +116,7 @@ class SnapshotManager:
                                     f"{exc.strerror or exc}") from None
             yield
             return
-        _LOCK_FDS.add(fd)
+        claims.LOCK_FDS.add(fd)  # closed in a forked child (see claims.LOCK_FDS)
         try:
             regular = stat.S_ISREG(os.fstat(fd).st_mode)
             if regular:
@@ -143,7 +125,7 @@ class SnapshotManager:
                 raise SnapshotError(f"{self.directory / LOCK} is not a regular file; remove it")
             yield
         finally:
-            _LOCK_FDS.discard(fd)
+            claims.LOCK_FDS.discard(fd)
             os.close(fd)  # closing releases the lock
 
     # ------------------------------------------------------------ manifest
