@@ -1,12 +1,13 @@
 """The convolution and pooling kernels' fast paths against their definitions.
 
-``conv2d`` is one matrix product over the whole batch, ``conv2d_input_grad`` a
-transposed convolution computed as an ordinary one, ``conv2d_weight_grad`` one
-product per group: each is checked against the direct-loop reference and by the
-adjoint identities <conv(x, w), g> = <x, input_grad(g, w)> = <w, weight_grad(x, g)>,
-over strides, paddings (including more padding than ``dilation * (k - 1)``, the
-second branch of the input gradient), dilations and groups.  Max pooling's tiled
-backward (stride = kernel) and its one-pass forward against the reference ops.
+``conv2d`` is one matrix product per group and chunk of images,
+``conv2d_input_grad`` the columns' gradient added back per kernel offset
+("col2im"), ``conv2d_weight_grad`` one product per group and chunk: each is
+checked against the direct-loop reference and by the adjoint identities
+<conv(x, w), g> = <x, input_grad(g, w)> = <w, weight_grad(x, g)>, over
+strides, paddings (including more padding than ``dilation * (k - 1)``),
+dilations, groups and chunk sizes.  Max pooling's tiled backward (stride =
+kernel) and its one-pass forward against the reference ops.
 """
 
 from __future__ import annotations
@@ -56,26 +57,49 @@ def test_tiled_max_pool_matches_reference(shape, k):
     np.testing.assert_allclose(got, bwd.reference(np, g, x), rtol=0, atol=0)
 
 
-FULL_GRID_CASES = [  # n, c, o, h, w, k, padding, dilation: stride 1, more output than input channels
-    (2, 1, 4, 7, 6, 3, 0, 1), (3, 2, 8, 6, 7, 3, 1, 1), (2, 1, 6, 9, 8, 3, 2, 2), (2, 2, 9, 5, 6, 2, 0, 1),
-    (1, 1, 5, 6, 6, 3, 3, 1),
-]
+@pytest.mark.parametrize("chunk_bytes", [1, 700, 1 << 21])
+@pytest.mark.parametrize("h,w,k,s,p,d,groups", CASES)
+def test_kernels_cut_the_batch_into_chunks_without_changing_the_result(h, w, k, s, p, d, groups, chunk_bytes,
+                                                                        monkeypatch):
+    """One image per chunk, a few, or the whole batch: the same numbers to rounding (BLAS blocks
+    a narrower product differently), and the reference adjoint's gradients, in float32 and float64."""
+    rng = np.random.default_rng(h * 10 + k)
+    a = ((s, s), (p, p), (d, d), groups)
+    x = rng.standard_normal((5, 3 * groups, h, w))
+    wt = rng.standard_normal((2 * groups, 3, k, k))
+    whole = C.conv2d(xp, x, wt, *a)
+    monkeypatch.setattr(C, "_CHUNK_BYTES", chunk_bytes)
+    for dtype, tol in ((np.float64, 1e-12), (np.float32, 2e-5)):
+        xd, wd = x.astype(dtype), wt.astype(dtype)
+        out = C.conv2d(xp, xd, wd, *a)
+        assert out.dtype == dtype
+        np.testing.assert_allclose(out, whole, rtol=tol, atol=tol)
+        g = rng.standard_normal(out.shape).astype(dtype)
+        gx = C.conv2d_input_grad(xp, g, wd, x.shape, *a)
+        gw = C.conv2d_weight_grad(xp, xd, g, wt.shape, *a)
+        assert gx.dtype == dtype and gw.dtype == dtype
+        ref = C.Conv2dInputGrad(x_shape=x.shape, stride=(s, s), padding=(p, p), dilation=(d, d), groups=groups)
+        np.testing.assert_allclose(gx, ref.reference(np, g.astype(np.float64), wt), rtol=tol, atol=tol * 10)
+        ref = C.Conv2dWeightGrad(w_shape=wt.shape, stride=(s, s), padding=(p, p), dilation=(d, d), groups=groups)
+        np.testing.assert_allclose(gw, ref.reference(np, x, g.astype(np.float64)), rtol=tol, atol=tol * 100)
 
 
-@pytest.mark.parametrize("n,c,o,h,w,k,p,d", FULL_GRID_CASES)
-def test_full_grid_input_grad_matches_the_transposed_convolution(n, c, o, h, w, k, p, d):
-    """Stride-1 input gradients with few input channels take the full grid (no column
-    matrix); they agree with the transposed convolution and with the reference adjoint."""
-    rng = np.random.default_rng(n * 1000 + o * 10 + h)
-    x_shape = (n, c, h, w)
-    wt = rng.standard_normal((o, c, k, k))
-    a = ((1, 1), (p, p), (d, d), 1)
-    assert C._full_grid_applies(xp, (1, 1), (p, p), 1, x_shape, wt)
-    g = rng.standard_normal(C.conv2d(xp, np.zeros(x_shape), wt, *a).shape)
-    got = C.conv2d_input_grad(xp, g, wt, x_shape, *a)
-    np.testing.assert_allclose(got, C.Conv2dInputGrad(x_shape=x_shape, stride=(1, 1), padding=(p, p),
-                                                       dilation=(d, d), groups=1).reference(np, g, wt),
-                               rtol=1e-12, atol=1e-12)
-    bad = wt.copy()
-    bad[0, 0, 0, 0] = np.inf  # a non-finite weight goes the column way: no 0 * inf from the extra outputs
-    assert not C._full_grid_applies(xp, (1, 1), (p, p), 1, x_shape, bad)
+def test_chunks_cover_the_batch_once():
+    for n, per in [(0, 10), (1, 10), (7, 1), (64, 700_000), (5, 1 << 30)]:
+        parts = C._image_chunks(xp, n, per)
+        assert [i for part in parts for i in range(n)[part]] == list(range(n))
+
+
+@pytest.mark.parametrize("g_layout", [(0, 1, 2, 3), (1, 0, 2, 3), (3, 2, 1, 0)])
+def test_tiled_max_pool_backward_takes_a_gradient_of_any_layout(g_layout):
+    """The routing channel-major (as a convolution leaves it), the gradient laid out otherwise
+    (a flatten leaves it batch-major): copied into the routing's layout, the same bits."""
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 3, (3, 2, 6, 6)).astype(np.float32).transpose(1, 0, 2, 3)  # (2, 3, 6, 6), channel-major
+    g = rng.standard_normal((2, 3, 3, 3)).astype(np.float32)
+    g_other = np.ascontiguousarray(g.transpose(g_layout)).transpose(np.argsort(g_layout))
+    np.testing.assert_array_equal(g_other, g)
+    ref = C.MaxPool2dBackward(kernel=(2, 2), stride=(2, 2), padding=(0, 0), dilation=(1, 1)).reference(np, g, x)
+    got = C.max_pool2d_backward(xp, g_other, x, (2, 2), (2, 2), (0, 0), (1, 1))
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, ref)
