@@ -103,3 +103,33 @@ def test_tiled_max_pool_backward_takes_a_gradient_of_any_layout(g_layout):
     got = C.max_pool2d_backward(xp, g_other, x, (2, 2), (2, 2), (0, 0), (1, 1))
     assert got.dtype == np.float32
     np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("h,w,k,p,d", [(4, 4, 3, 1, 1), (7, 6, 3, 0, 1), (9, 8, 3, 2, 2), (6, 6, 2, 3, 1),
+                                       (20, 19, 3, 1, 1)])
+def test_the_grid_and_col2im_input_gradients_are_the_same_bits(h, w, k, p, d, monkeypatch):
+    """Stride 1 and one group: the grid path (narrow images) and col2im add the same products in
+    the same order; with one image per chunk too (a chunk's extra outputs add zeros to the next)."""
+    rng = np.random.default_rng(h * w)
+    x_shape = (4, 3, h, w)
+    wt = rng.standard_normal((5, 3, k, k))
+    a = ((1, 1), (p, p), (d, d), 1)
+    g = rng.standard_normal(C.conv2d(xp, np.zeros(x_shape), wt, *a).shape)
+    col2im = C._col2im_input_grad(xp, g, wt, x_shape, *a)
+    np.testing.assert_array_equal(C._grid_input_grad(xp, g, wt, x_shape, (p, p), (d, d)), col2im)
+    monkeypatch.setattr(C, "_CHUNK_BYTES", 1)
+    np.testing.assert_array_equal(C._grid_input_grad(xp, g, wt, x_shape, (p, p), (d, d)), col2im)
+
+
+def test_a_non_finite_kernel_takes_col2im():
+    """On the grid an infinite weight would meet an extra output's zero gradient (0 * inf = nan)
+    where no true window pairs them: such a kernel goes the col2im way."""
+    rng = np.random.default_rng(1)
+    x_shape, a = (2, 2, 5, 5), ((1, 1), (1, 1), (1, 1), 1)
+    wt = rng.standard_normal((3, 2, 3, 3))
+    wt[0, 0, 2, 2] = np.inf
+    g = rng.standard_normal((2, 3, 5, 5))
+    got = C.conv2d_input_grad(xp, g, wt, x_shape, *a)
+    np.testing.assert_array_equal(got, C._col2im_input_grad(xp, g, wt, x_shape, *a))
+    grid = C._grid_input_grad(xp, g, wt, x_shape, (1, 1), (1, 1))
+    assert np.isnan(grid).sum() > np.isnan(got).sum()  # what the rule avoids
