@@ -283,14 +283,16 @@ class DistributedDataParallel(Module):
             object.__setattr__(self, "wait_seconds", time.perf_counter() - start)
             divisor = self._divisor
             for b in self._buckets:
-                buf = b.buffer
-                buf /= divisor  # the sum is the same bits on every rank, so is the mean
+                xp = b.params[0]._device.xp
                 for p, off in zip(b.params, b.offsets):
-                    avg = buf[off:off + p.size].reshape(p.shape)
+                    # the mean written straight into .grad: one pass over the bucket, not a
+                    # division and a copy (the sum is the same bits on every rank, so is the mean)
+                    total = b.buffer[off:off + p.size].reshape(p.shape)
                     if p._grad is None:
-                        p._grad = Tensor.constant(avg.copy(), p._device)
+                        p._grad = Tensor.constant(total / divisor, p._device)
                     else:
-                        p._grad.data[...] = avg
+                        xp.divide(total, divisor, out=p._grad._data)
+                        p._grad.increment_version()
         finally:
             self._stop_poller()
             object.__setattr__(self, "_active", False)
