@@ -85,6 +85,7 @@ class Segment:
         self.stats = stats
         self.check = determinism_check
         self.parent: Segment | None = None
+        self._root_segment = self  # the outermost segment around this one (set on entering)
         self.children: list[Segment] = []
         self.nodes: list[Node] = []          # nodes this segment owns
         self.kept: list[_Kept] = []          # values replay starts from
@@ -99,7 +100,7 @@ class Segment:
         self.kept_bytes = 0
         self.replay_extra_bytes = 0
         # buffers already counted in dropped_bytes / kept_bytes (each once, as the ledger counts)
-        self._counted: tuple[Any, Any] | None = (weakref.WeakValueDictionary(), weakref.WeakValueDictionary())
+        self._counted: tuple[dict, dict] | None = ({}, {})
         self._out_bytes: dict[Node, int] = {}  # bytes counted for each node's saved output
         # Which of (out, *inputs) the tape saved for each node: replay re-fills exactly those,
         # so the save rule (tape._record) is applied in one place only.
@@ -117,6 +118,7 @@ class Segment:
         self._outer_recorder = outer
         if isinstance(outer, Segment):
             self.parent = outer
+            self._root_segment = outer._root_segment
             outer.children.append(self)
         elif outer is not None:
             raise CheckpointError("checkpoint() cannot be used while the planner is profiling a model")
@@ -156,8 +158,7 @@ class Segment:
         are held on top of what a run without checkpointing holds at that moment."""
         saved = {id(_base(k.value)) for n in self.nodes for k, slot in zip(n.replay, self._saved_slots[n][1:])
                  if slot and type(k) is _Kept and hasattr(k.value, "nbytes")}
-        return _new_bytes(weakref.WeakValueDictionary(), [k.value for k in self.kept if not k.param
-                                                          and id(_base(k.value)) not in saved])
+        return _new_bytes({}, [k.value for k in self.kept if not k.param and id(_base(k.value)) not in saved])
 
     def _all_nodes(self) -> list[Node]:
         out = list(self.nodes)
@@ -165,31 +166,27 @@ class Segment:
             out.extend(c._all_nodes())
         return out
 
-    def _root(self) -> Segment:
-        s = self
-        while s.parent is not None:
-            s = s.parent
-        return s
-
     def record(self, node: Node, args: tuple, arrays: list, out: Any) -> None:
-        """Called by the tape for every node recorded while this segment is active."""
+        """Called by the tape for every node recorded while this segment is active (once
+        per op of the forward pass: what it does is what checkpointing costs there)."""
         node.segment = self
-        dropped = saved_arrays(node)
-        self._saved_slots[node] = slots = tuple(v is not None for v in node.saved)
-        op_saves_out = slots[0]
+        saved = node.saved
+        self._saved_slots[node] = slots = tuple([v is not None for v in saved])
+        dropped = saved_arrays(node) if any(slots) else None
         node.saved = DROPPED
-        root = self._root()
+        root = self._root_segment
         sources = []
         kept_now = []
         for a, v in zip(args, arrays):
-            producer = a._node if isinstance(a, Tensor) else None
+            is_tensor = isinstance(a, Tensor)
+            producer = a._node if is_tensor else None
             if producer is None:  # a detached value (``x.detach()``) may still be one made here
                 producer = root._made_here(v)
-            if producer is not None and producer.segment is not None and producer.segment._root() is root:
+            if producer is not None and producer.segment is not None and producer.segment._root_segment is root:
                 sources.append(producer)  # recomputed by replay
                 continue
-            is_param = isinstance(a, Tensor) and (a._requires_grad if a._node is None else is_parameter_edge(a._node))
-            k = _Kept(v, a._version if isinstance(a, Tensor) else None, is_param)
+            is_param = is_tensor and (a._requires_grad if a._node is None else is_parameter_edge(a._node))
+            k = _Kept(v, a._version if is_tensor else None, is_param)
             sources.append(k)
             if hasattr(v, "nbytes"):
                 self.kept.append(k)
@@ -207,15 +204,19 @@ class Segment:
             pass
         if self.check == "value":
             self.checksums[node] = _checksum(out)
-        if kept_now and _ledger.enabled:
-            _ledger.hold(kept_now)
-        out_saved = dropped[:1] if op_saves_out else []  # saved_arrays lists the output first
-        self.dropped_bytes += _new_bytes(self._counted[0], dropped[len(out_saved):])
-        # A node's own output counts as dropped only if it stays inside the segment;
-        # an output that leaves it (the segment's result) lives on regardless.
-        self._out_bytes[node] = _new_bytes(self._counted[0], out_saved)
-        self.dropped_bytes += self._out_bytes[node]
-        self.kept_bytes += _new_bytes(self._counted[1], kept_now)
+        if kept_now:
+            if _ledger.enabled:
+                _ledger.hold(kept_now)
+            self.kept_bytes += _new_bytes(self._counted[1], kept_now)
+        if dropped:
+            counted = self._counted[0]
+            if slots[0]:  # saved_arrays lists the output first
+                # A node's own output counts as dropped only if it stays inside the segment;
+                # an output that leaves it (the segment's result) lives on regardless.
+                self._out_bytes[node] = out_bytes = _new_bytes(counted, dropped[:1])
+                self.dropped_bytes += out_bytes
+                dropped = dropped[1:]
+            self.dropped_bytes += _new_bytes(counted, dropped)
 
     def _made_here(self, value: Any) -> Node | None:
         """The node of this (root) segment whose output ``value`` is, if any.
@@ -512,16 +513,17 @@ class Segment:
                 f"{len(self.kept)} kept values, {self.replays} replays)")
 
 
-def _new_bytes(counted: Any, arrays: list) -> int:
-    """Bytes of the buffers of ``arrays`` not in ``counted`` yet (a weak map, so a new
-    array that reuses a dead one's id is still counted)."""
+def _new_bytes(counted: dict, arrays: list) -> int:
+    """Bytes of the buffers of ``arrays`` not in ``counted`` yet (``id -> weak reference``,
+    so a new array that reuses a dead one's id is still counted)."""
     n = 0
     for a in arrays:
         b = _base(a)
-        if counted.get(id(b)) is b:
+        seen = counted.get(id(b))
+        if seen is not None and seen() is b:
             continue
         try:
-            counted[id(b)] = b
+            counted[id(b)] = weakref.ref(b)
         except TypeError:  # not weakly referenceable (a NumPy scalar): count it each time
             pass
         n += int(b.nbytes)
