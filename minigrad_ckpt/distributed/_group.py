@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import atexit
 import enum
+import os
 import pickle
 import sys
 import threading
@@ -106,6 +107,7 @@ class Work:
 # or one that died, which the deadline catches -- sleeps, at most _MAX_PAUSE per test.
 _SPIN_SECONDS = 0.05
 _MAX_PAUSE = 0.001
+_yield = getattr(os, "sched_yield", lambda: time.sleep(0))
 
 
 class ProcessGroup:
@@ -207,6 +209,8 @@ class ProcessGroup:
                 if now - start > _SPIN_SECONDS:  # a long wait: back off, but keep testing often
                     pause = min(_MAX_PAUSE, max(1e-5, pause * 2))
                     time.sleep(pause)
+                else:  # spinning: let a process this one waits for have the core, if they share one
+                    _yield()
         if self.failed is not None:  # the NCCL watchdog failed the group meanwhile (its abort ends waits)
             raise DistributedError(f"{what} cannot be trusted: {self.failed}; ending the job")
 
