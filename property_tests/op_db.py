@@ -722,8 +722,10 @@ def _conv_geometry(draw: Any, max_size: int) -> dict[str, Any]:
 def conv2d_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
     geo = _conv_geometry(draw, max_size)
     fl = _float(dtype)
-    return Sample(registry["Conv2d"](**geo["attrs"]),
-                  (_arr(draw, geo["x"], dtype), _arr(draw, geo["w"], dtype)), _diff(draw, [fl, fl]))
+    inputs = (_arr(draw, geo["x"], dtype), _arr(draw, geo["w"], dtype))
+    if draw(st.booleans()):  # with the bias input: added in place to the fresh result
+        inputs += (_arr(draw, (geo["w"][0],), dtype),)
+    return Sample(registry["Conv2d"](**geo["attrs"]), inputs, _diff(draw, [fl] * len(inputs)))
 
 
 def conv2d_input_grad_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:

@@ -105,12 +105,14 @@ def conv2d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any 
         if size + 2 * p < d * (k - 1) + 1:
             raise ValueError(f"conv2d: kernel {tuple(w.shape[2:])} (dilation {dl}) is larger than "
                              f"the padded input {tuple(x.shape[2:])} + padding {pd}")
-    out = apply(_conv.Conv2d(stride=st, padding=pd, dilation=dl, groups=int(groups)), x, w)
-    if bias is not None:
+    op = _conv.Conv2d(stride=st, padding=pd, dilation=dl, groups=int(groups))
+    if bias is None:
+        out = apply(op, x, w)
+    else:
         b = _tensor(bias, x)
         if b.shape != (w.shape[0],):
             raise ValueError(f"conv2d: bias must have shape ({w.shape[0]},), got {b.shape}")
-        out = out + mf.reshape(b, (1, -1, 1, 1))
+        out = apply(op, x, w, b)
     return mf.squeeze(out, 0) if unbatched else out
 
 
