@@ -309,6 +309,11 @@ def main(argv: list[str] | None = None) -> list[dict]:
     p.add_argument("--clock", choices=sorted(_CLOCKS), default="cpu",
                    help="step and planning times: the process's CPU time (default) or wall-clock time")
     p.add_argument("--no-torch", action="store_true", help="skip the torch rows (also skipped with --quick)")
+    p.add_argument("--transformer-budgets", type=float, nargs="+", default=[0.15], metavar="FRACTION",
+                   help="budgets for the transformer, as fractions of its peak without checkpointing (default "
+                        "0.15, the target; more show where the time goes: at 0.17 every half-block is replayed once)")
+    p.add_argument("--resnet-budgets", type=float, nargs="+", default=[0.3], metavar="FRACTION",
+                   help="budgets for the residual net, as fractions of its peak (default 0.3, the target)")
     p.add_argument("--malloc", choices=["keep", "system"], default="keep",
                    help="keep freed memory for reuse (default, not with --quick; glibc's mallopt) or leave the "
                         "system's allocator")
@@ -323,12 +328,13 @@ def main(argv: list[str] | None = None) -> list[dict]:
     blocks, d, heads, t, batch = (2, 32, 2, 16, 2) if q else (6, 128, 4, 128, 4)
     x = mg.randn(batch, t, d)
     rows += sweep(f"transformer {blocks}x d{d} T{t} b{batch}", transformer_layers(blocks, d, heads), x,
-                  [0.15], samples)
+                  args.transformer_budgets, samples)
     if not (q or args.no_torch):
         rows += torch_sweep(f"torch transformer {blocks}x d{d}", blocks, d, heads, t, batch, samples)
     n_res, ch, hw, batch = (3, 4, 8, 2) if q else (8, 16, 32, 8)
     x = mg.randn(batch, ch, hw, hw)
-    rows += sweep(f"resnet {n_res} blocks c{ch} {hw}x{hw} b{batch}", resnet_layers(n_res, ch), x, [0.3], samples)
+    rows += sweep(f"resnet {n_res} blocks c{ch} {hw}x{hw} b{batch}", resnet_layers(n_res, ch), x,
+                  args.resnet_budgets, samples)
     depth, width, batch = (60, 8, 4) if q else (1000, 64, 32)
     layers = tanh_chain(depth, width)
     x = mg.randn(batch, width)
