@@ -2,11 +2,12 @@
 
 A convolution is a matrix product over *windows*: the windows of the padded
 input are a strided view (``xp.as_strided``, no copy), reshaped into columns
-(the "im2col" copy) and multiplied by the weight matrix.  Its two adjoints
-have kernels of their own:
+(the "im2col" copy) and multiplied by the weight matrix, a chunk of images at
+a time.  Its two adjoints have kernels of their own:
 
-``conv2d_input_grad(g, w, ...)``   a transposed convolution, computed as an
-                                    ordinary one with the flipped kernel
+``conv2d_input_grad(g, w, ...)``   the columns' gradient ``wᵀ g`` added back
+                                    per kernel offset ("col2im"), or on the
+                                    padded input's grid for narrow images
 ``conv2d_weight_grad(x, g, ...)``  ``g`` times the input's columns
 
 and ops of their own, so that second derivatives through a convolution are
