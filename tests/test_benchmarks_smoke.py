@@ -124,3 +124,44 @@ def test_cnn_and_transposed_chain_benchmarks_quick(capsys):
     results = run.main(["--quick", "--only", ",".join(wanted)])
     assert set(results["benchmarks"]) == set(wanted)
     assert results["problems"] == []
+
+
+def test_residual_recompute_bound_small_cases():
+    from benchmarks.residual_recompute_bound import least_convolutions
+
+    assert least_convolutions(1, 3) == 0  # the block's input, relu output and output, all held
+    assert least_convolutions(2, 3) is None  # block 1 reads x_1, r_1 and x_2, and x_0 stays
+    assert least_convolutions(2, 4) == 1  # hold x_0, x_1, r_1, x_2: only r_0 is made again
+
+
+def test_planner_reaches_the_residual_recompute_bound(monkeypatch):
+    """At every budget, the planner's plan for the sweep's residual net replays exactly as
+    many convolutions as the fewest any schedule of held and recomputed arrays needs."""
+    import minigrad_ckpt as mg
+    from benchmarks import checkpoint_sweep
+    from benchmarks.residual_recompute_bound import least_convolutions
+    from minigrad_ckpt import checkpoint as ck
+    from minigrad_ckpt.checkpoint.segment import Segment
+
+    blocks = 4
+    layers = checkpoint_sweep.resnet_layers(blocks, 2)
+    x = mg.randn(1, 2, 4, 4)
+    profile = ck.profile_chain(layers, x, repeats=1)
+    for lp in profile.layers:  # time in convolutions: a block runs two, its replay as a last layer one
+        lp.forward_seconds, lp.kept_output_seconds = 2.0, 1.0
+    replayed = []
+    forward = Segment._forward
+
+    def counting(self, node, ins):
+        replayed.append(node.op.name)
+        return forward(self, node, ins)
+
+    monkeypatch.setattr(Segment, "_forward", counting)
+    array = 2 * 4 * 4 * 4  # bytes of one activation
+    for held in range(4, 2 * blocks + 2):
+        plan = ck.plan_for_budget(profile, held * array)
+        replayed.clear()
+        ck.run_plan(layers, plan, x).sum().backward()
+        assert replayed.count("Conv2d") == least_convolutions(blocks, held), (held, plan.describe())
+    with pytest.raises(ck.InfeasibleBudgetError):
+        ck.plan_for_budget(profile, 3 * array)
