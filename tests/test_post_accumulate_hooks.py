@@ -132,6 +132,44 @@ def test_early_grad_does_not_alias_another_leafs_gradient():
     np.testing.assert_array_equal(y.grad.numpy(), [1.0, 1.0])
 
 
+@pytest.mark.parametrize("hooked", ["x", "y", "both"])
+def test_an_early_grad_never_shares_an_array_still_in_flight(hooked):
+    # Add hands one array to x and to the node that made h: x's .grad, given out while that
+    # array is still on its way to y (through h), must be a copy -- whichever of the two
+    # leaves is handed over early.  (Arrays nothing else holds are handed over as they are.)
+    x, y = leaf([1.0, 2.0]), leaf([3.0, 4.0])
+    for t in {"x": [x], "y": [y], "both": [x, y]}[hooked]:
+        t.register_post_accumulate_grad_hook(lambda t: t.grad.data.__imul__(7))
+    h = y * 2.0
+    (x + h).sum().backward()
+    scale_x = 7.0 if hooked in ("x", "both") else 1.0
+    scale_y = 7.0 if hooked in ("y", "both") else 1.0
+    np.testing.assert_array_equal(x.grad.numpy(), [scale_x, scale_x])
+    np.testing.assert_array_equal(y.grad.numpy(), [2.0 * scale_y, 2.0 * scale_y])
+
+
+def test_an_early_grad_is_the_ops_own_array_when_nothing_else_holds_it(monkeypatch):
+    # a matmul's weight gradient reaches only w: handed over without a copy (DDP's hooks
+    # made every parameter's gradient a copy, 2.3 ms a step for 7 MiB)
+    from minigrad_ckpt.ops.linalg import MatMul
+
+    made = []
+    backward = MatMul.backward
+
+    def spy(self, *args, **kwargs):
+        grads = backward(self, *args, **kwargs)
+        made.extend(id(g) for g in grads if g is not None)
+        return grads
+
+    monkeypatch.setattr(MatMul, "backward", spy)
+    x, w = mg.randn(4, 3), leaf(np.ones((3, 2)))
+    seen = []
+    w.register_post_accumulate_grad_hook(lambda t: seen.append(id(t.grad._data)))
+    (x @ w).sum().backward()
+    assert len(seen) == 1 and seen[0] in made
+    np.testing.assert_allclose(w.grad.numpy(), np.repeat(x.numpy().sum(0)[:, None], 2, axis=1))
+
+
 def test_float32_leaf_and_create_graph():
     x = leaf([1.0, 2.0], dtype="float32")
     seen = []
