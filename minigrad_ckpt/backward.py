@@ -69,8 +69,10 @@ class BackwardPass:
     ``try``/``finally``), to watch the pass node by node.
     """
 
+    keeps_what_it_sends = False  # mg.backward_steps' pass keeps every gradient it sent (see _in_flight)
+
     __slots__ = ("retain_graph", "create_graph", "root_grads", "pending", "heap", "leaf_grads", "leaves",
-                 "target_nodes", "target_leaves", "contributing", "found", "remaining", "summed", "handed",
+                 "target_nodes", "target_leaves", "contributing", "found", "remaining", "summed", "handed", "exposed",
                  "ledger_on", "watching", "segments", "_grad_mode_before")
 
     def __init__(self, roots: Sequence[Any], root_grads: Sequence[Any] | None = None, *,
@@ -105,6 +107,7 @@ class BackwardPass:
         self.remaining = _leaf_edge_counts(roots) if post_hook_count[0] and targets is None else None
         self.summed: set[int] = set()  # leaves whose gradient is a sum we made (not an op's array)
         self.handed = set() if handed is None else handed  # arrays already in some .grad
+        self.exposed: set[int] = set()  # memory a tensor hook has seen (see _in_flight)
         self.ledger_on = _ledger.enabled
         self.watching = self.ledger_on or targets is not None  # see receive
         self.segments: dict[Any, None] = {}  # checkpoint segments met, in order
@@ -296,17 +299,24 @@ class BackwardPass:
         _fire_post_hooks(t)
 
     def _in_flight(self, g: Any, sent: tuple, xp: Any) -> bool:
-        """Does ``g``'s memory also carry a gradient still on its way to another input --
-        among ``sent`` (the node's gradients), on the frontier, or held for another leaf?  Only then
-        must a ``.grad`` handed over mid-pass be a copy (a post-accumulate hook may write
-        to it: DDP's mean does); every other array is handed over as it is, as at the end
-        of a pass (copying DDP's 7 MiB of gradients cost 2.3 ms a step)."""
-        owner = xp.memory_owner(g)
-        here = sum(xp.memory_owner(v) is owner for v in sent if v is not None)
+        """May ``g``'s memory be seen elsewhere -- a gradient still on its way to another
+        input (among ``sent``, the node's gradients; on the frontier; held for another
+        leaf), an array a tensor hook kept or returned, or a pass that keeps what it sends
+        (``mg.backward_steps``)?  Only then must a ``.grad`` handed over mid-pass be a copy
+        (a post-accumulate hook may write to it: DDP's mean does); every other array is
+        handed over as it is, as at the end of a pass (copying DDP's 7 MiB of gradients
+        cost 2.3 ms a step).  Arrays of another class live on another device: never the same
+        memory."""
+        if self.keeps_what_it_sends:
+            return True
+        owner, kind = xp.memory_owner(g), g.__class__
+        if id(owner) in self.exposed:
+            return True
+        here = sum(v.__class__ is kind and xp.memory_owner(v) is owner for v in sent if v is not None)
         if here > any(v is g for v in sent):  # beyond g itself, if g came as it is
             return True
         for v in itertools.chain(self.pending.values(), self.leaf_grads.values()):
-            if v is not None and xp.memory_owner(v) is owner:
+            if v is not None and v.__class__ is kind and xp.memory_owner(v) is owner:
                 return True
         return False
 
@@ -357,6 +367,8 @@ class BackwardPass:
             g = node.xp.as_array(g)  # hooks get an array, not a NumPy scalar
         if node.hooks:
             g = _call_hooks(node.hooks, g, create_graph)
+            if not create_graph:  # a hook may have kept it, or returned an array of its own
+                self.exposed.add(id(node.xp.memory_owner(g)))
         target_nodes = self.target_nodes
         if target_nodes is not None:  # mg.grad: collect, and skip what no target needs
             if node in target_nodes:

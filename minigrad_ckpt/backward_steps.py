@@ -68,6 +68,7 @@ class _SteppedPass(BackwardPass):
     """A :class:`BackwardPass` that remembers what its last step sent and gave to leaves."""
 
     __slots__ = ("sent", "shares")
+    keeps_what_it_sends = True  # its steps show the gradients: a .grad handed over early is a copy
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -207,3 +207,47 @@ def test_only_on_leaves():
         (x * 2).register_post_accumulate_grad_hook(lambda t: None)
     with pytest.raises(RuntimeError, match="does not require grad"):
         mg.tensor([1.0]).register_post_accumulate_grad_hook(lambda t: None)
+
+
+def _halve_grad_in_place(t):
+    t.grad._data.__imul__(0.5)  # what DDP's mean does: divide(..., out=.grad)
+
+
+@pytest.mark.parametrize("kind", ["returned", "kept"])
+def test_an_early_grad_is_a_copy_of_what_a_tensor_hook_returned_or_kept(kind):
+    # a hook on a non-leaf may return an array of its own, or keep the one it got; Clone passes
+    # it on as it is, so the leaf's .grad, written in place by its post-accumulate hook, must not
+    # be that array
+    x = leaf([1.0, 1.0, 1.0])
+    x.register_post_accumulate_grad_hook(_halve_grad_in_place)
+    fixed, kept = mg.tensor(np.array([1.0, 2.0, 3.0])), []
+    y = x.clone()
+    y.register_hook((lambda g: fixed) if kind == "returned" else kept.append)
+    (y * 2.0).sum().backward()
+    if kind == "returned":
+        np.testing.assert_array_equal(fixed.numpy(), [1.0, 2.0, 3.0])
+        np.testing.assert_array_equal(x.grad.numpy(), [0.5, 1.0, 1.5])
+    else:
+        np.testing.assert_array_equal(kept[0].numpy(), [2.0, 2.0, 2.0])
+        np.testing.assert_array_equal(x.grad.numpy(), [1.0, 1.0, 1.0])
+
+
+def test_an_early_grad_on_one_device_with_gradients_in_flight_on_another():
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict device)
+
+    z = mg.randn(3, device="cpu", requires_grad=True)
+    v = z * 3.0
+    x = mg.randn(3, device="strict", requires_grad=True)
+    x.register_post_accumulate_grad_hook(lambda t: None)
+    ((x * 2.0).to("cpu").sum() + v.sum()).backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(z.grad.numpy(), [3.0, 3.0, 3.0])
+
+
+def test_backward_steps_keep_what_they_sent_when_a_hook_writes_grad():
+    w = leaf([1.0, 1.0, 1.0])
+    w.register_post_accumulate_grad_hook(_halve_grad_in_place)
+    steps = list(mg.backward_steps((w * mg.tensor(np.array([1.0, 2.0, 3.0]))).sum()))
+    np.testing.assert_array_equal(steps[1].accumulated[0][1].numpy(), [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(steps[1].grad_inputs[0].numpy(), [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(w.grad.numpy(), [0.5, 1.0, 1.5])
