@@ -133,3 +133,38 @@ def test_a_non_finite_kernel_takes_col2im():
     np.testing.assert_array_equal(got, C._col2im_input_grad(xp, g, wt, x_shape, *a))
     grid = C._grid_input_grad(xp, g, wt, x_shape, (1, 1), (1, 1))
     assert np.isnan(grid).sum() > np.isnan(got).sum()  # what the rule avoids
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict-f32"])
+def test_chunked_convolutions_with_bias_replay_bitwise_under_checkpointing(device, monkeypatch):
+    """Seams of the chunked kernels and the bias inside Conv2d: a float32 conv-relu-pool-conv
+    block, one image per chunk, on the CPU and the float32-only strict device; checkpointed,
+    its replay gives the same bits as the plain step, and forward mode agrees with reverse."""
+    import minigrad_ckpt as mg
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+    from minigrad_ckpt.nn import functional as F
+
+    monkeypatch.setattr(C, "_CHUNK_BYTES", 1)
+    rng = np.random.default_rng(7)
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in [(3, 2, 9, 8), (4, 2, 3, 3), (4,), (3, 4, 3, 3), (3,)]]
+
+    def block(x, w1, b1, w2, b2):
+        h = F.max_pool2d(F.relu(F.conv2d(x, w1, b1, padding=1)), 2)
+        return F.conv2d(h, w2, b2, stride=1, padding=1)
+
+    def grads(checkpointed):
+        ts = [mg.tensor(a, device=device, requires_grad=True) for a in arrays]
+        out = mg.checkpoint.checkpoint(block, *ts) if checkpointed else block(*ts)
+        (out * out).sum().backward()
+        return [t.grad.numpy() for t in ts]
+
+    plain, replayed = grads(False), grads(True)
+    for a, b in zip(plain, replayed):
+        assert a.dtype == np.float32
+        np.testing.assert_array_equal(a, b)
+    # forward mode: the directional derivative of the loss equals <reverse gradient, direction>
+    ts = [mg.tensor(a, device=device) for a in arrays]
+    dirs = [mg.tensor(rng.standard_normal(a.shape).astype(np.float32), device=device) for a in arrays]
+    _, tangent = mg.func.jvp(lambda *xs: (block(*xs) ** 2).sum(), tuple(ts), tuple(dirs))
+    expected = sum(float(np.sum(g.astype(np.float64) * d.numpy())) for g, d in zip(plain, dirs))
+    assert float(tangent.numpy()) == pytest.approx(expected, rel=1e-4)
