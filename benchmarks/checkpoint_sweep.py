@@ -9,6 +9,9 @@
   attention and its MLP half: 12 layers for the planner);
 * a ResNet-style residual net (conv-relu-conv plus skip blocks: not a chain
   inside, a chain of blocks outside);
+* a ResNet built as ResNets are, of basic blocks (conv-BN-relu-conv-BN plus
+  skip, then relu; batch norm in training mode: its running statistics are
+  updated once a step, never by a replay);
 * a 1,000-layer tanh MLP at a budget of 12 layers' activations (nested plans;
   one level cannot go below about 2 sqrt(n)), its recomputed layer forwards
   next to Revolve's optimum.
@@ -103,6 +106,26 @@ class ResidualBlock(nn.Module):
 def resnet_layers(n_blocks: int, channels: int) -> list:
     mg.manual_seed(0)
     return [ResidualBlock(channels) for _ in range(n_blocks)]
+
+
+class BasicBlock(nn.Module):
+    """ResNet's basic block (He et al. 2016): conv-BN-relu-conv-BN plus the skip, then relu.
+    The convolutions have no bias: the batch norm after each one subtracts the mean."""
+
+    def __init__(self, channels: int) -> None:
+        super().__init__()
+        self.c1 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(channels)
+        self.c2 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(channels)
+
+    def forward(self, x):
+        return F.relu(x + self.bn2(self.c2(F.relu(self.bn1(self.c1(x))))))
+
+
+def resnet_bn_layers(n_blocks: int, channels: int) -> list:
+    mg.manual_seed(0)
+    return [BasicBlock(channels) for _ in range(n_blocks)]
 
 
 def tanh_chain(depth: int, width: int) -> list:
@@ -314,6 +337,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
                         "0.15, the target; more show where the time goes: at 0.17 every half-block is replayed once)")
     p.add_argument("--resnet-budgets", type=float, nargs="+", default=[0.3], metavar="FRACTION",
                    help="budgets for the residual net, as fractions of its peak (default 0.3, the target)")
+    p.add_argument("--bn-resnet-budgets", type=float, nargs="+", default=[0.3], metavar="FRACTION",
+                   help="budgets for the residual net with batch norm, as fractions of its peak (default 0.3)")
     p.add_argument("--malloc", choices=["keep", "system"], default="keep",
                    help="keep freed memory for reuse (default, not with --quick; glibc's mallopt) or leave the "
                         "system's allocator")
@@ -335,6 +360,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
     x = mg.randn(batch, ch, hw, hw)
     rows += sweep(f"resnet {n_res} blocks c{ch} {hw}x{hw} b{batch}", resnet_layers(n_res, ch), x,
                   args.resnet_budgets, samples)
+    rows += sweep(f"resnet-BN {n_res} blocks c{ch} {hw}x{hw} b{batch}", resnet_bn_layers(n_res, ch), x,
+                  args.bn_resnet_budgets, samples)
     depth, width, batch = (60, 8, 4) if q else (1000, 64, 32)
     layers = tanh_chain(depth, width)
     x = mg.randn(batch, width)
