@@ -19,6 +19,7 @@ from minigrad_ckpt import checkpoint as ck
 from minigrad_ckpt import nn
 from minigrad_ckpt.checkpoint import model
 from minigrad_ckpt.checkpoint.planner import Block, ChainProfile, LayerProfile, Plan, plan_cost
+from minigrad_ckpt.nn import functional as F
 
 
 # ----------------------------------------------------------------------------------------------
@@ -316,6 +317,19 @@ def test_profile_leaves_no_trace():
     assert mg.get_rng_state() == rng
     for a, b in zip(bn, layers[1].buffers()):
         assert a.tobytes() == b.numpy().tobytes(), "profiling changed BatchNorm's running statistics"
+
+
+def test_profile_leaves_batch_norm_alone_wherever_it_sits():
+    """A layer that is a plain function around a BatchNorm (it has no buffers to ask for),
+    and batch_norm called with running statistics of one's own: profiling puts them back."""
+    mg.manual_seed(0)
+    bn = nn.BatchNorm1d(6)
+    mean, var = mg.zeros(6), mg.ones(6)
+    layers = [nn.Linear(4, 6), lambda h: bn(h), lambda h: F.batch_norm(h, mean, var, training=True)]
+    x = mg.randn(5, 4)
+    state = [t.numpy().tobytes() for t in (*bn.buffers(), mean, var)]
+    ck.profile_chain(layers, x, repeats=2)
+    assert [t.numpy().tobytes() for t in (*bn.buffers(), mean, var)] == state
 
 
 def test_profile_sizes_are_exact():

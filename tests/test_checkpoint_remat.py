@@ -131,6 +131,66 @@ def test_plan_graph_is_measured_at_its_prediction_and_refuses_an_infeasible_budg
     assert "GraphPlan(keep" in loose.describe()
 
 
+def basic_block():
+    """ResNet's basic block, batch norm in training mode, as a closure (no module to ask
+    for buffers): conv-BN-relu-conv-BN plus the skip, then relu."""
+    mg.manual_seed(0)
+    c1, c2 = nn.Conv2d(3, 3, 3, padding=1, bias=False), nn.Conv2d(3, 3, 3, padding=1, bias=False)
+    bn1, bn2 = nn.BatchNorm2d(3), nn.BatchNorm2d(3)
+
+    def block(x):
+        return F.relu(x + bn2(c2(F.relu(bn1(c1(x))))))
+
+    return block, [*c1.parameters(), *c2.parameters(), *bn1.parameters(), *bn2.parameters()], [bn1, bn2]
+
+
+def batch_norm_state(bns):
+    return [b.numpy().tobytes() for bn in bns for b in bn.buffers()]
+
+
+def test_plan_graph_leaves_batch_norm_statistics_alone_and_its_remat_step_is_the_plain_one():
+    """Planning runs the function once, as a measurement: the running statistics and the
+    batch counter are what they were.  The planned step then updates them once, as the
+    plain step does, and its gradients are bitwise the plain step's."""
+    block, params, bns = basic_block()
+    x = mg.randn(4, 3, 6, 6, requires_grad=True)
+    before = batch_norm_state(bns)
+    with pytest.raises(ck.InfeasibleBudgetError) as info:
+        ck.plan_graph(block, x, budget_bytes=0)
+    smallest = info.value.smallest_feasible_bytes
+    assert batch_norm_state(bns) == before, "planning updated BatchNorm's running statistics"
+    # (the plan keeps every output: in a region of its own each one is saved for backward anyway)
+    for policy in (ck.plan_graph(block, x, budget_bytes=smallest), ck.save_matmuls, ck.save_nothing):
+        plain, plain_params, plain_bns = basic_block()  # a fresh copy stepped without checkpointing
+        for b, bn in zip(bns, plain_bns):  # from the statistics this block has now
+            for mine, theirs in zip(b.buffers(), bn.buffers()):
+                theirs.copy_(mine)
+        _, want, _ = step(plain, x, plain_params, square=False)
+        ledger, grads, ops = step(ck.remat(block, policy), x, params, square=False)
+        assert ops > 0 or isinstance(policy, ck.GraphPlan)  # replayed, batch norm included
+        assert [g.tobytes() for g in grads] == [g.tobytes() for g in want]
+        assert batch_norm_state(bns) == batch_norm_state(plain_bns) != before
+        if isinstance(policy, ck.GraphPlan):
+            assert ledger.peak("saved") == policy.predicted_peak_bytes
+
+
+def test_planning_keeps_an_installed_write_guard_working():
+    """An asynchronous snapshot's copy-on-write guard sees the writes made while planning
+    (before they are undone), and is installed again afterwards."""
+    tensor_module = importlib.import_module("minigrad_ckpt.tensor")  # mg.tensor is the function
+    block, _, bns = basic_block()
+    x = mg.randn(4, 3, 6, 6)
+    seen = []
+    tensor_module.set_write_guard(seen.append)
+    try:
+        ck.plan_graph(block, x, budget_bytes=10**9)
+        assert tensor_module._write_guard == seen.append
+    finally:
+        tensor_module.set_write_guard(None)
+    running = {id(b) for bn in bns for b in bn.buffers()}
+    assert running <= {id(t) for t in seen}  # the statistics' writes, and their undoing
+
+
 def test_a_plan_for_another_function_is_refused():
     block, _ = residual_block()
     x = mg.randn(5, 12, requires_grad=True)

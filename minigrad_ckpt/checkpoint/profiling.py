@@ -4,15 +4,18 @@
 its layer, then classifies every array a node saved or read: the layer's input
 or output boundary, an internal array, or a constant from outside.  Sizes are
 exact bytes of the underlying buffers (views share their base), times the best
-of ``repeats`` runs.  Profiling leaves no trace: the random generator and the
-modules' buffers are put back.
+of ``repeats`` runs.  Profiling leaves no trace (:func:`leaving_no_trace`): the
+random generator is put back, and so is every tensor written in place while
+the model ran (BatchNorm's running statistics).
 """
 
 from __future__ import annotations
 
 import math
+import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from .. import random as _random
@@ -20,10 +23,50 @@ from ..grad_mode import enable_grad, no_grad, set_recorder
 from ..grad_mode import state as _grad_state
 from ..memory import _base, is_parameter_edge, saved_arrays
 from ..tape import FREED
-from ..tensor import Tensor
+from ..tensor import Tensor, set_write_guard
 from .model import ChainProfile, LayerProfile
 
-__all__ = ["profile_chain"]
+# the module (``minigrad_ckpt.tensor`` the attribute is the function that makes tensors):
+# its write guard is read when a block starts, as it is then
+_tensor_module = sys.modules[Tensor.__module__]
+
+__all__ = ["profile_chain", "leaving_no_trace"]
+
+
+@contextmanager
+def leaving_no_trace() -> Iterator[None]:
+    """Run a model for measuring, not for training: afterwards the random generator is where
+    it was and every tensor written in place meanwhile holds its old values again.
+
+    A training-mode forward pass has side effects outside the tape -- BatchNorm
+    updates its running statistics and counts its batches -- which a profiling run
+    must not leave behind, wherever the module sits: a layer, a closure, a global.
+    The tensor layer calls its *write guard* before every in-place write
+    (:func:`minigrad_ckpt.tensor.set_write_guard`); this one copies each tensor's
+    values at its first write, and writes them back in reverse order at the end (so
+    tensors sharing memory get the oldest values).  A guard already installed (an
+    asynchronous snapshot's copy-on-write) is called as before.
+    """
+    rng_state = _random.get_rng_state()
+    before = _tensor_module._write_guard
+    originals: dict[int, tuple[Tensor, Any]] = {}
+
+    def remember(t: Tensor) -> None:
+        if id(t) not in originals:  # the tensor stays alive here, so its id is not reused
+            originals[id(t)] = (t, t._data.copy())
+        if before is not None:
+            before(t)
+
+    set_write_guard(remember)
+    try:
+        yield
+    finally:
+        if _tensor_module._write_guard is remember:
+            set_write_guard(before)
+        _random.set_rng_state(rng_state)
+        with no_grad():
+            for t, values in reversed(originals.values()):
+                t.copy_(values)
 
 
 class _Profiler:
@@ -64,20 +107,10 @@ class _Profiler:
 def profile_chain(layers: Sequence[Callable[[Any], Any]], x: Any, repeats: int = 2) -> ChainProfile:
     """Run ``layers`` on ``x`` and measure what each holds (bytes) and costs (seconds)."""
     times = [math.inf] * len(layers)
-    profile = None
-    # Profiling runs the layers, which may draw random keys (dropout): put the
-    # generator back afterwards, so planning leaves no trace in the results.
-    rng_state = _random.get_rng_state()
-    # Module buffers too (BatchNorm's running statistics): profiling is not a training step.
-    buffers = [(b, b._data.copy()) for layer in layers if callable(getattr(layer, "buffers", None))
-               for b in layer.buffers() if b is not None]
-    try:
+    # The layers may draw random keys (dropout) and update running statistics (BatchNorm):
+    # profiling is not a training step, so planning leaves no trace in the results.
+    with leaving_no_trace():
         profile = _profile_runs(layers, x, repeats, times)
-    finally:
-        _random.set_rng_state(rng_state)
-        with no_grad():
-            for b, v in buffers:
-                b.copy_(v)
     for lp, t in zip(profile.layers, times):
         lp.forward_seconds = t
     return profile

@@ -35,13 +35,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import random as _random
 from ..grad_mode import is_grad_enabled
 from ..memory import _base
 from ..memory import ledger as _ledger
 from ..tape import Node
 from .plans import InfeasibleBudgetError
 from .policy import DEFAULT_STATISTICS
+from .profiling import leaving_no_trace
 from .segment import CheckpointError, Segment
 
 __all__ = ["remat", "save_nothing", "save_everything", "save_matmuls", "save_names", "name", "offload_to_host",
@@ -250,13 +250,13 @@ def _time_forward(n: Node, ins: list[Any], repeats: int = 2) -> float:
 
 
 def _profile(fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> _GraphModel:
-    """Run ``fn`` once as a remat region and measure it; leaves no trace (generator, ledger)."""
+    """Run ``fn`` once as a remat region and measure it; leaves no trace (generator, ledger,
+    tensors written in place)."""
     outputs: dict[Node, Any] = {}
 
     def watch(node: Node) -> bool:
         return False
 
-    rng = _random.get_rng_state()
     was = _ledger.enabled
     _ledger.enabled = False
     try:
@@ -268,12 +268,11 @@ def _profile(fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> _Gr
             outputs[node] = out
 
         seg.record = record_keeping_outputs  # type: ignore[method-assign]
-        with seg:
+        with leaving_no_trace(), seg:  # BatchNorm's running statistics are put back, too
             fn(*args, **kwargs)
         return _GraphModel(seg, outputs)
     finally:
         _ledger.enabled = was
-        _random.set_rng_state(rng)
 
 
 def plan_graph(fn: Callable[..., Any], *args: Any, budget_bytes: int, exact_up_to: int = 16,
