@@ -113,11 +113,12 @@ def _worker(steps: int, batch: int, use_ddp: bool, bucket_cap_mb: float | None =
         # The same buckets as blocking all-reduces, nothing to overlap with.
         g = dist.group()
         blocking = []
+        arrays = [a for b in model._buckets for a in b.arrays()]  # what DDP's collectives reduce
         for _ in range(steps):
             g.barrier()
             t0 = time.perf_counter()
-            for b in model._buckets:
-                g.all_reduce(b.buffer)
+            for a in arrays:
+                g.all_reduce(a)
             blocking.append(time.perf_counter() - t0)
         # The rank that reaches the end of backward last waits only for the
         # communication still in flight; the other one also waits for it.

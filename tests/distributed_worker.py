@@ -393,6 +393,64 @@ def scenario_nccl() -> None:
     result(out)
 
 
+class WideNet(nn.Module):
+    """Parameters of 1 MiB and more (their gradients are reduced in place in ``.grad``) beside
+    small ones: ``t`` is used transposed (its gradient arrives as a transposed view, which is
+    copied before reducing) and ``unused`` never gets a gradient (it takes part as zeros)."""
+
+    def __init__(self, dtype: str):
+        super().__init__()
+        width = 2**20 // (np.dtype(dtype).itemsize * 64)  # a 64 x width matrix is exactly 1 MiB
+        self.inp = nn.Linear(8, 64).to(dtype)
+        self.wide = nn.Linear(64, width).to(dtype)
+        self.t = nn.Parameter(mg.tensor(np.random.default_rng(3).standard_normal((64, width)) / 64, dtype=dtype))
+        self.unused = nn.Parameter(mg.zeros((width, 64), dtype=dtype))
+        self.out = nn.Linear(64, 4).to(dtype)
+
+    def forward(self, x):
+        h = mg.tanh(self.inp(x.to(self.inp.weight.dtype)))  # the shared data is float64
+        return self.out(mg.tanh(self.wide(h) @ self.t.T))
+
+
+def scenario_large_gradients(dtype: str) -> None:
+    """Gradients of 1 MiB and more are all-reduced in place: the same training as one process on
+    the whole batch, with no_sync accumulation and with uneven inputs under join()."""
+    mg.set_default_dtype(dtype)
+    rank, world = dist.get_rank(), dist.get_world_size()
+    tol = 1e-12 if dtype == "float64" else 2e-5
+    out = {}
+    for micro in (1, 2):
+        mg.manual_seed(0)
+        ref = WideNet(dtype)
+        ref_opt = optim.SGD(ref.parameters(), lr=0.1, momentum=0.9)
+        train(ref, ref_opt, "mlp", 3, 8, slice(None), no_sync_micro=micro)
+        mg.manual_seed(0)
+        model = DDP(WideNet(dtype))
+        opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        train(model, opt, "mlp", 3, 8, slice(rank * 4, rank * 4 + 4), no_sync_micro=micro)
+        assert_same_on_all_ranks(model, f"{micro} micro-batches")
+        out[f"err_{micro}"] = max(rel_err(p.numpy(), q.numpy()) for p, q in zip(model.module.parameters(),
+                                                                                ref.parameters()))
+        large = [b.large for b in model._buckets]
+        out["large"] = sorted(p.size * p.dtype.itemsize for ps in large for p in ps)
+        wide = model.module.wide.weight
+        out["in_place"] = any(p is wide and np.shares_memory(a, wide.grad.numpy())
+                              for b in model._buckets for p, a in b.alone)
+        assert out[f"err_{micro}"] <= tol, out
+    mg.manual_seed(0)
+    model = DDP(WideNet(dtype))
+    opt = optim.SGD(model.parameters(), lr=0.1)
+    with model.join():  # rank 1 has one batch more: rank 0 shadows it with zeros
+        for k in range(2 + rank):
+            x, y = data("mlp", 10 * rank + k, 4)
+            opt.zero_grad()
+            nn.functional.cross_entropy(model(mg.tensor(x)), mg.tensor(y)).backward()
+            opt.step()
+    assert_same_on_all_ranks(model, "after join")
+    out["joined"] = True
+    result(out)
+
+
 def scenario_join(divide: str) -> None:
     """Uneven inputs: rank r has 3 + 2r batches. Inside ddp.join() every rank finishes; the
     parameters equal a one-process simulation of the same averaging; replicas end in sync."""

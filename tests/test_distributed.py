@@ -120,6 +120,14 @@ def test_buckets_no_sync_checkpointing_unused_and_create_graph():
     assert "does not support backward(create_graph=True)" in r["create_graph_error"]
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_large_gradients_are_reduced_in_place_and_train_as_one_process(dtype):
+    r = results(launch("large_gradients", dtype))
+    assert r[0] == r[1]
+    assert r[0]["large"] == [2**20] * 3  # wide.weight, t and unused (nothing else): 1 MiB each
+    assert r[0]["in_place"] and r[0]["joined"]
+
+
 def test_mismatched_models_raise_on_every_rank():
     r = results(launch("mismatch"))
     for rank in (0, 1):

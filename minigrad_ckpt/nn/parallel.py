@@ -5,9 +5,12 @@ backward the gradients are averaged across ranks so that every rank takes the
 same optimizer step.  How (see ``docs/distributed.md``):
 
 * **Buckets.**  The parameters, in reverse registration order (roughly the
-  order backward finishes them), are packed into flat buffers of about
-  ``bucket_cap_mb`` each -- one all-reduce per bucket instead of one per
-  parameter.
+  order backward finishes them), are grouped into buckets of about
+  ``bucket_cap_mb`` each.  A bucket's small gradients are copied into one
+  flat buffer and reduced by one all-reduce instead of one per parameter;
+  a gradient of 1 MiB or more is reduced in place in ``.grad``, by an
+  all-reduce of its own started at the same moment (copying it would cost
+  more than the extra collective).
 * **The ready hook.**  Every parameter has a post-accumulate-grad hook: the
   engine calls it the moment that parameter's ``.grad`` is final, *during*
   backward.  When a bucket's last gradient is ready, its ``Iallreduce`` starts
@@ -41,24 +44,47 @@ from .module import Module
 __all__ = ["DistributedDataParallel"]
 
 
+#: A gradient at least this large is all-reduced where it lies, in ``.grad`` (one collective of
+#: its own), not copied into its bucket's flat buffer first: the copy of DDP's 7 MiB of weight
+#: gradients cost 1 ms a step, one more collective tens of microseconds.
+_IN_PLACE_BYTES = 2**20
+
+
 class _Bucket:
-    __slots__ = ("index", "params", "offsets", "buffer", "pending", "work")
+    """Parameters whose gradients are all-reduced together, started at one moment.
+
+    The small ones (``packed``) are copied into one flat ``buffer`` and reduced
+    by one collective; each large one is reduced in place by one of its own.
+    Every rank issues the same collectives in the same order: what is packed
+    depends on the parameters' sizes only."""
+
+    __slots__ = ("index", "params", "packed", "large", "offsets", "buffer", "dtype", "pending", "works", "alone")
 
     def __init__(self, index: int, params: list[Any], xp: Any, dtype: Any) -> None:
         self.index = index
         self.params = params
+        self.packed = [p for p in params if p.size * p.dtype.itemsize < _IN_PLACE_BYTES]
+        self.large = [p for p in params if p.size * p.dtype.itemsize >= _IN_PLACE_BYTES]
         self.offsets = []
         n = 0
-        for p in params:
+        for p in self.packed:
             self.offsets.append(n)
             n += p.size
         self.buffer = xp.empty((n,), dtype=dtype)
+        self.dtype = dtype
         self.pending = len(params)
-        self.work: Any = None
+        self.works: list[Any] = []              # the started collectives
+        self.alone: list[tuple[Any, Any]] = []  # (parameter, the array reduced for it alone)
 
     @property
     def nbytes(self) -> int:
-        return int(self.buffer.nbytes)
+        return sum(int(p.size) for p in self.params) * self.buffer.dtype.itemsize
+
+    def arrays(self) -> list[Any]:
+        """What the bucket's collectives reduce, in launch order: zeros (a rank that shadows)."""
+        xp = self.params[0]._device.xp
+        out = [self.buffer] if self.packed else []
+        return out + [xp.zeros((p.size,), dtype=self.dtype) for p in self.large]
 
 
 _DEFAULT_BUCKET_MB = 25  # PyTorch's default bucket_cap_mb
@@ -211,7 +237,7 @@ class DistributedDataParallel(Module):
         object.__setattr__(self, "_next", 0)
         for b in self._buckets:
             b.pending = len(b.params)
-            b.work = None
+            b.works = []
         queue_callback(self._finish)
 
     def _on_backward_start(self, grad: Tensor) -> None:
@@ -240,13 +266,13 @@ class DistributedDataParallel(Module):
         # While backward computes (NumPy releases the GIL in its kernels), this
         # thread keeps calling Test so the all-reduces progress meanwhile.
         self._stop.clear()
-        works = [b for b in self._buckets]
+        buckets = self._buckets
 
         def poll() -> None:
             while not self._stop.wait(0.0005):
                 with self._mpi_lock:
-                    for b in works:
-                        if b.work is None or not b.work.test():
+                    for work in [w for b in buckets for w in b.works]:
+                        if not work.test():
                             break
 
         t = threading.Thread(target=poll, name="ddp-allreduce-progress", daemon=True)
@@ -260,16 +286,38 @@ class DistributedDataParallel(Module):
             object.__setattr__(self, "_poller", None)
 
     def _launch(self, b: _Bucket) -> None:
-        buf = b.buffer
-        for p, off in zip(b.params, b.offsets):
-            g = p._grad
-            if g is None:  # no gradient in this backward: it takes part as zeros
-                buf[off:off + p.size] = 0
-            else:
-                buf[off:off + p.size] = g._data.reshape(-1)
-        with self._mpi_lock:
-            b.work = self._group.iall_reduce(buf)
+        b.works, b.alone = [], []
+        if b.packed:
+            buf = b.buffer
+            for p, off in zip(b.packed, b.offsets):
+                g = p._grad
+                if g is None:  # no gradient in this backward: it takes part as zeros
+                    buf[off:off + p.size] = 0
+                else:
+                    buf[off:off + p.size] = g._data.reshape(-1)
+            self._start_reduce(b, buf)
+        for p in b.large:
+            arr = self._reducible_grad(p, b.dtype)
+            b.alone.append((p, arr))
+            self._start_reduce(b, arr)
         object.__setattr__(self, "_next", b.index + 1)
+
+    def _start_reduce(self, b: _Bucket, arr: Any) -> None:
+        with self._mpi_lock:
+            b.works.append(self._group.iall_reduce(arr))
+
+    @staticmethod
+    def _reducible_grad(p: Tensor, dtype: Any) -> Any:
+        """``p``'s gradient as a flat contiguous array to reduce in place: its own memory when it
+        can be (the engine hands ``.grad`` over when no other gradient shares it), a copy when not."""
+        g = p._grad
+        xp = p._device.xp
+        if g is None:
+            return xp.zeros((p.size,), dtype=dtype)
+        if g._data.dtype == dtype and g._data.flags.c_contiguous:
+            g.prepare_write()  # the collective writes into .grad behind the engine's back
+            return g._data.reshape(-1)
+        return xp.ascontiguousarray(g._data, dtype=dtype).reshape(-1)
 
     def _finish(self) -> None:
         try:
@@ -279,23 +327,27 @@ class DistributedDataParallel(Module):
             start = time.perf_counter()
             self._stop_poller()
             for b in self._buckets:
-                b.work.wait()
+                for work in b.works:
+                    work.wait()
             object.__setattr__(self, "wait_seconds", time.perf_counter() - start)
-            divisor = self._divisor
             for b in self._buckets:
-                xp = b.params[0]._device.xp
-                for p, off in zip(b.params, b.offsets):
-                    # the mean written straight into .grad: one pass over the bucket, not a
-                    # division and a copy (the sum is the same bits on every rank, so is the mean)
-                    total = b.buffer[off:off + p.size].reshape(p.shape)
-                    if p._grad is None:
-                        p._grad = Tensor.constant(total / divisor, p._device)
-                    else:
-                        xp.divide(total, divisor, out=p._grad._data)
-                        p._grad.increment_version()
+                for p, off in zip(b.packed, b.offsets):
+                    self._write_mean(p, b.buffer[off:off + p.size])
+                for p, arr in b.alone:
+                    self._write_mean(p, arr)
         finally:
             self._stop_poller()
             object.__setattr__(self, "_active", False)
+
+    def _write_mean(self, p: Tensor, total: Any) -> None:
+        # the mean written straight into .grad: one pass, not a division and a copy (the sum
+        # is the same bits on every rank, so is the mean); in place when .grad was reduced
+        total = total.reshape(p.shape)
+        if p._grad is None:
+            p._grad = Tensor.constant(total / self._divisor, p._device)
+        else:
+            p._device.xp.divide(total, self._divisor, out=p._grad._data)
+            p._grad.increment_version()
 
     # ----------------------------------------------------------------- join
     @contextlib.contextmanager
@@ -345,10 +397,12 @@ class DistributedDataParallel(Module):
                 b.increment_version()
         if state.syncing:
             for b in self._buckets:  # in index order, as every rank starts them
-                b.buffer[...] = 0
-                with self._mpi_lock:
-                    work = self._group.iall_reduce(b.buffer)
-                work.wait()
+                for arr in b.arrays():
+                    if arr is b.buffer:
+                        arr[...] = 0
+                    with self._mpi_lock:
+                        work = self._group.iall_reduce(arr)
+                    work.wait()
 
     def _sync_after_join(self, state: _Join, optimizer: Any) -> None:
         counts = self._group.allgather_object(state.iterations)
