@@ -315,11 +315,11 @@ def torch_sweep(name: str, blocks: int, d: int, heads: int, t: int, batch: int, 
 
 
 def print_table(rows: list[dict]) -> None:
-    print(f"{'model':<30} {'policy':<12} {'depth':>5} {'measured peak':>14} {'predicted':>12} {'mem vs none':>11} "
+    print(f"{'model':<32} {'policy':<12} {'depth':>5} {'measured peak':>14} {'predicted':>12} {'mem vs none':>11} "
           f"{'step ms':>9} {'time vs none':>12} {'recomputed':>10} {'plan s':>7}")
     for r in rows:
         predicted = "-" if r["predicted_peak"] is None else f"{r['predicted_peak']:,}"
-        print(f"{r['model']:<30} {r['policy']:<12} {r['plan_depth']:>5} {r['measured_peak']:>14,} "
+        print(f"{r['model']:<32} {r['policy']:<12} {r['plan_depth']:>5} {r['measured_peak']:>14,} "
               f"{predicted:>12} {r['memory_ratio']:>10.1%} {r['median_step_s'] * 1e3:>9.1f} "
               f"{r['time_ratio']:>11.2f}x {r['recomputed_layers']:>10,} {r['planning_s']:>7.2f}")
 
