@@ -169,26 +169,28 @@ def test_planner_reaches_the_residual_recompute_bound(monkeypatch):
 
 def test_batch_norm_resnet_checkpointed_equals_the_plain_step():
     """The sweep's ResNet of basic blocks (batch norm in training mode), planned at 30% of its
-    peak: the ledger's peak is the planner's prediction, and the step's gradients and the
-    batch norms' running statistics are bitwise those of the step without checkpointing --
-    its replays recompute the batch norms without updating their statistics again."""
+    peak and at its smallest (nested seven deep): the ledger's peak is the planner's
+    prediction, and the step's gradients and the batch norms' running statistics are bitwise
+    those of the step without checkpointing -- its replays, replays inside replays too,
+    recompute the batch norms without updating their statistics again."""
     import minigrad_ckpt as mg
     from benchmarks import checkpoint_sweep
     from minigrad_ckpt import checkpoint as ck
 
     blocks = 8  # fewer do not fit in 30%: reversing a block holds six arrays besides the kept inputs
     x = mg.randn(2, 3, 6, 6)
-    plain, checkpointed = (checkpoint_sweep.resnet_bn_layers(blocks, 3) for _ in range(2))
-    profile = ck.profile_chain(checkpointed, x, repeats=1)
+    profile = ck.profile_chain(checkpoint_sweep.resnet_bn_layers(blocks, 3), x, repeats=1)
     base = ck.NoCheckpointing().plan(blocks)
-    plan = ck.plan_for_budget(profile, int(0.3 * ck.simulate_peak(profile, base)))
-    assert any(b.checkpointed for b in plan.blocks), plan.describe()
+    thirty = ck.plan_for_budget(profile, int(0.3 * ck.simulate_peak(profile, base)))
+    smallest = ck.plan_for_budget(profile, ck.min_peak_bytes(profile))
+    assert thirty.depth == 1 and smallest.depth == blocks - 1, (thirty.describe(), smallest.describe())
     results = []
-    for layers, p in ((plain, base), (checkpointed, plan)):
+    for plan in (base, thirty, smallest):
+        layers = checkpoint_sweep.resnet_bn_layers(blocks, 3)  # the same weights and statistics each time
         with mg.memory.track() as ledger:
-            ck.run_plan(layers, p, x).sum().backward()
-        assert ledger.peak("saved") == ck.simulate_peak(profile, p), p.describe()
+            ck.run_plan(layers, plan, x).sum().backward()
+        assert ledger.peak("saved") == ck.simulate_peak(profile, plan), plan.describe()
         results.append([a.numpy().tobytes() for layer in layers
                         for a in [*(q.grad for q in layer.parameters()), *layer.buffers()]])
     assert len(results[0]) == blocks * 12  # 2 convolution weights, 2 x 2 batch norm weights, 2 x 3 buffers
-    assert results[0] == results[1]
+    assert results[0] == results[1] == results[2]
