@@ -191,6 +191,26 @@ def test_planning_keeps_an_installed_write_guard_working():
     assert running <= {id(t) for t in seen}  # the statistics' writes, and their undoing
 
 
+def test_planning_undoes_only_the_writes_of_its_own_thread():
+    """A write another thread makes while the function is profiled (a loader filling a
+    buffer) is not the model's side effect: it stays; the model's own write is undone."""
+    import threading
+
+    counter, loaded = mg.zeros(()), mg.zeros(3)
+
+    def fn(x):
+        with mg.no_grad():
+            counter.add_(1)  # the model's side effect
+        loader = threading.Thread(target=lambda: loaded.copy_(mg.ones(3)))
+        loader.start()
+        loader.join()
+        return mg.tanh(x)
+
+    ck.plan_graph(fn, mg.randn(2, requires_grad=True), budget_bytes=10**6)
+    assert counter.item() == 0
+    assert loaded.numpy().tolist() == [1.0, 1.0, 1.0]
+
+
 def test_a_plan_for_another_function_is_refused():
     block, _ = residual_block()
     x = mg.randn(5, 12, requires_grad=True)

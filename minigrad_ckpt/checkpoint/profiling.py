@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -44,15 +45,18 @@ def leaving_no_trace() -> Iterator[None]:
     The tensor layer calls its *write guard* before every in-place write
     (:func:`minigrad_ckpt.tensor.set_write_guard`); this one copies each tensor's
     values at its first write, and writes them back in reverse order at the end (so
-    tensors sharing memory get the oldest values).  A guard already installed (an
-    asynchronous snapshot's copy-on-write) is called as before.
+    tensors sharing memory get the oldest values).  Only this thread's writes are the
+    model's: another thread's (a loader filling a buffer) stay.  A guard already
+    installed (an asynchronous snapshot's copy-on-write) is called as before.
     """
     rng_state = _random.get_rng_state()
     before = _tensor_module._write_guard
     originals: dict[int, tuple[Tensor, Any]] = {}
+    mine = threading.get_ident()
 
     def remember(t: Tensor) -> None:
-        if id(t) not in originals:  # the tensor stays alive here, so its id is not reused
+        # the tensor stays alive in ``originals``, so its id is not reused meanwhile
+        if id(t) not in originals and threading.get_ident() == mine:
             originals[id(t)] = (t, t._data.copy())
         if before is not None:
             before(t)
