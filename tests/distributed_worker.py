@@ -416,7 +416,7 @@ def scenario_large_gradients(dtype: str) -> None:
     """Gradients of 1 MiB and more are all-reduced in place: the same training as one process on
     the whole batch, with no_sync accumulation and with uneven inputs under join()."""
     mg.set_default_dtype(dtype)
-    rank, world = dist.get_rank(), dist.get_world_size()
+    rank = dist.get_rank()
     tol = 1e-12 if dtype == "float64" else 2e-5
     out = {}
     for micro in (1, 2):

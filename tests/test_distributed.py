@@ -128,6 +128,29 @@ def test_large_gradients_are_reduced_in_place_and_train_as_one_process(dtype):
     assert r[0]["in_place"] and r[0]["joined"]
 
 
+def test_a_gradient_memory_shared_by_two_parameters_is_reduced_in_place_once():
+    """Two parameters whose ``.grad`` were set by hand to one array: the first is reduced where it
+    lies, the second from a copy (two in-place reductions of one buffer would add it twice); a
+    transposed gradient is copied, a missing one is zeros."""
+    import numpy as np
+
+    import minigrad_ckpt as mg
+    from minigrad_ckpt.nn.parallel import DistributedDataParallel as DDP
+
+    f64 = "float64"
+    a, b = mg.zeros((4, 3), dtype=f64, requires_grad=True), mg.zeros((4, 3), dtype=f64, requires_grad=True)
+    a.grad = b.grad = mg.ones((4, 3), dtype=f64)
+    taken: set[int] = set()
+    first = DDP._reducible_grad(a, np.dtype("float64"), taken)
+    second = DDP._reducible_grad(b, np.dtype("float64"), taken)
+    assert np.shares_memory(first, a.grad.numpy()) and not np.shares_memory(second, a.grad.numpy())
+    c = mg.zeros((3, 4), dtype=f64, requires_grad=True)
+    c.grad = mg.tensor(np.ones((4, 3))).T  # a transposed view
+    assert not np.shares_memory(DDP._reducible_grad(c, np.dtype("float64"), taken), c.grad.numpy())
+    e = mg.zeros((5,), dtype=f64, requires_grad=True)
+    assert DDP._reducible_grad(e, np.dtype("float64"), taken).tolist() == [0.0] * 5
+
+
 def test_mismatched_models_raise_on_every_rank():
     r = results(launch("mismatch"))
     for rank in (0, 1):

@@ -144,6 +144,7 @@ class DistributedDataParallel(Module):
         object.__setattr__(self, "_next", 0)           # the next bucket to start
         object.__setattr__(self, "wait_seconds", 0.0)  # time the last backward waited for all-reduces
         object.__setattr__(self, "_poller", None)
+        object.__setattr__(self, "_reduced_in_place", set())  # memory of the .grads reduced where they lie
         object.__setattr__(self, "_stop", threading.Event())
         object.__setattr__(self, "_mpi_lock", threading.Lock())  # one thread in MPI on our requests at a time
         object.__setattr__(self, "_join", None)           # the join() block in progress, if any
@@ -238,6 +239,7 @@ class DistributedDataParallel(Module):
         for b in self._buckets:
             b.pending = len(b.params)
             b.works = []
+        self._reduced_in_place.clear()
         queue_callback(self._finish)
 
     def _on_backward_start(self, grad: Tensor) -> None:
@@ -297,7 +299,7 @@ class DistributedDataParallel(Module):
                     buf[off:off + p.size] = g._data.reshape(-1)
             self._start_reduce(b, buf)
         for p in b.large:
-            arr = self._reducible_grad(p, b.dtype)
+            arr = self._reducible_grad(p, b.dtype, self._reduced_in_place)
             b.alone.append((p, arr))
             self._start_reduce(b, arr)
         object.__setattr__(self, "_next", b.index + 1)
@@ -307,17 +309,22 @@ class DistributedDataParallel(Module):
             b.works.append(self._group.iall_reduce(arr))
 
     @staticmethod
-    def _reducible_grad(p: Tensor, dtype: Any) -> Any:
+    def _reducible_grad(p: Tensor, dtype: Any, taken: set[int]) -> Any:
         """``p``'s gradient as a flat contiguous array to reduce in place: its own memory when it
-        can be (the engine hands ``.grad`` over when no other gradient shares it), a copy when not."""
+        can be (the engine hands ``.grad`` over when no other gradient shares it), a copy when
+        not -- or when another parameter's ``.grad`` in this backward shares that memory (set by
+        hand: two in-place reductions of one buffer would add it twice).  ``taken`` holds the
+        memory reduced in place so far."""
         g = p._grad
         xp = p._device.xp
         if g is None:
             return xp.zeros((p.size,), dtype=dtype)
-        if g._data.dtype == dtype and g._data.flags.c_contiguous:
+        owner = id(xp.memory_owner(g._data))
+        if g._data.dtype == dtype and g._data.flags.c_contiguous and owner not in taken:
+            taken.add(owner)
             g.prepare_write()  # the collective writes into .grad behind the engine's back
             return g._data.reshape(-1)
-        return xp.ascontiguousarray(g._data, dtype=dtype).reshape(-1)
+        return g._data.astype(dtype, order="C").reshape(-1)  # astype copies, always
 
     def _finish(self) -> None:
         try:
