@@ -172,12 +172,7 @@ class Linear(Op):
 
     def forward(self, xp, x, w, b):
         out = _matmul(xp, x, w.T)
-        if b is None:
-            return out
-        if b.dtype == out.dtype and b.ndim <= 1:  # into the fresh product: no second output-sized array
-            out += b
-            return out
-        return out + b  # b promotes the result, or broadcasts beyond it
+        return out if b is None else out + b
 
     def backward(self, xp, g, out, x, w, b, needs_input_grad=(True, True, True)):
         gx = _matmul(xp, g, w) if needs_input_grad[0] else None
