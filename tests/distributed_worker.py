@@ -395,8 +395,8 @@ def scenario_nccl() -> None:
 
 class WideNet(nn.Module):
     """Parameters of 1 MiB and more (their gradients are reduced in place in ``.grad``) beside
-    small ones: ``t`` is used transposed (its gradient arrives as a transposed view, which is
-    copied before reducing) and ``unused`` never gets a gradient (it takes part as zeros)."""
+    small ones: ``t`` is used transposed and ``unused`` never gets a gradient (it takes part
+    as zeros)."""
 
     def __init__(self, dtype: str):
         super().__init__()
@@ -410,6 +410,38 @@ class WideNet(nn.Module):
     def forward(self, x):
         h = mg.tanh(self.inp(x.to(self.inp.weight.dtype)))  # the shared data is float64
         return self.out(mg.tanh(self.wide(h) @ self.t.T))
+
+
+def _a_hook_after_ddps_sees_its_own_gradient(dtype: str, rank: int) -> bool:
+    """A post-accumulate hook registered after DDP's on a 1 MiB last weight -- a bucket of its
+    own, started by DDP's hook just before this one runs, a gradient DDP would reduce in place --
+    sees this rank's own gradient, not a sum in progress, and its write into ``.grad`` cannot
+    make the replicas differ.  The ranks sleep differently in the hook, so that an in-place
+    reduction would be well under way."""
+    import time
+
+    width = 2**20 // (np.dtype(dtype).itemsize * 64)
+
+    def make():
+        mg.manual_seed(0)
+        return nn.Sequential(nn.Linear(8, 64), nn.Tanh(), nn.Linear(64, width, bias=False)).to(dtype)
+
+    plain, model = make(), DDP(make())
+    seen = []
+
+    def hook(p):
+        time.sleep(0.03 if rank else 0.002)
+        seen.append(p.grad.numpy().copy())
+        p.grad.mul_(0.5)
+
+    last = model.module[2].weight
+    last.register_post_accumulate_grad_hook(hook)
+    x, y = data("mlp", 7, 8)
+    x, y = mg.tensor(x[rank * 4:rank * 4 + 4]).to(dtype), mg.tensor(y[rank * 4:rank * 4 + 4])
+    nn.functional.cross_entropy(model(x), y).backward()
+    nn.functional.cross_entropy(plain(x), y).backward()
+    every = dist.group().allgather_object(hashlib.sha256(last.grad.numpy().tobytes()).hexdigest())
+    return len(set(every)) == 1 and np.array_equal(seen[0], plain[2].weight.grad.numpy())
 
 
 def scenario_large_gradients(dtype: str) -> None:
@@ -434,9 +466,12 @@ def scenario_large_gradients(dtype: str) -> None:
         large = [b.large for b in model._buckets]
         out["large"] = sorted(p.size * p.dtype.itemsize for ps in large for p in ps)
         wide = model.module.wide.weight
-        out["in_place"] = any(p is wide and np.shares_memory(a, wide.grad.numpy())
-                              for b in model._buckets for p, a in b.alone)
+        owner = wide.grad.numpy()
+        while owner.base is not None:
+            owner = owner.base
+        out["in_place"] = id(owner) in model._reduced_in_place  # its .grad was reduced where it lies
         assert out[f"err_{micro}"] <= tol, out
+    out["hook_saw_its_own_gradient"] = _a_hook_after_ddps_sees_its_own_gradient(dtype, rank)
     mg.manual_seed(0)
     model = DDP(WideNet(dtype))
     opt = optim.SGD(model.parameters(), lr=0.1)

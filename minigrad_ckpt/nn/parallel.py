@@ -299,7 +299,9 @@ class DistributedDataParallel(Module):
                     buf[off:off + p.size] = g._data.reshape(-1)
             self._start_reduce(b, buf)
         for p in b.large:
-            arr = self._reducible_grad(p, b.dtype, self._reduced_in_place)
+            hooks = p._post_hooks  # a user's hook after ours runs while the collective writes .grad
+            watched = bool(hooks) and hooks[-1] != self._on_grad_ready
+            arr = self._reducible_grad(p, b.dtype, self._reduced_in_place, watched)
             b.alone.append((p, arr))
             self._start_reduce(b, arr)
         object.__setattr__(self, "_next", b.index + 1)
@@ -309,18 +311,20 @@ class DistributedDataParallel(Module):
             b.works.append(self._group.iall_reduce(arr))
 
     @staticmethod
-    def _reducible_grad(p: Tensor, dtype: Any, taken: set[int]) -> Any:
+    def _reducible_grad(p: Tensor, dtype: Any, taken: set[int], watched: bool = False) -> Any:
         """``p``'s gradient as a flat contiguous array to reduce in place: its own memory when it
         can be (the engine hands ``.grad`` over when no other gradient shares it), a copy when
-        not -- or when another parameter's ``.grad`` in this backward shares that memory (set by
-        hand: two in-place reductions of one buffer would add it twice).  ``taken`` holds the
-        memory reduced in place so far."""
+        not.  Also a copy when another parameter's ``.grad`` in this backward shares that memory
+        (set by hand: two in-place reductions of one buffer would add it twice; ``taken`` holds
+        the memory reduced in place so far), or when ``watched``: a post-accumulate hook of the
+        user's runs after DDP's, and must see (and may change) this rank's own gradient, not a
+        sum in progress -- the copy is taken before it runs, as the bucket's copies always were."""
         g = p._grad
         xp = p._device.xp
         if g is None:
             return xp.zeros((p.size,), dtype=dtype)
         owner = id(xp.memory_owner(g._data))
-        if g._data.dtype == dtype and g._data.flags.c_contiguous and owner not in taken:
+        if not watched and g._data.dtype == dtype and g._data.flags.c_contiguous and owner not in taken:
             taken.add(owner)
             g.prepare_write()  # the collective writes into .grad behind the engine's back
             return g._data.reshape(-1)
@@ -342,6 +346,7 @@ class DistributedDataParallel(Module):
                     self._write_mean(p, b.buffer[off:off + p.size])
                 for p, arr in b.alone:
                     self._write_mean(p, arr)
+                b.works, b.alone = [], []  # the copies may be large: not kept until the next backward
         finally:
             self._stop_poller()
             object.__setattr__(self, "_active", False)
