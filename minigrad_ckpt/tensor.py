@@ -45,6 +45,8 @@ from __future__ import annotations
 import builtins
 import copy
 import itertools
+import os
+import threading
 import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -102,15 +104,52 @@ class _PostHooks(list):
 
 #: Called with a tensor just before an in-place write into its array (``None``, the usual
 #: case: nobody needs to know).  An asynchronous snapshot that still holds references to
-#: arrays it has not copied yet installs one (:mod:`minigrad_ckpt.snapshot.copy_on_write`):
-#: it copies the values the write would change first.  So a write pays one test.
+#: arrays it has not copied yet adds a guard (:mod:`minigrad_ckpt.snapshot.copy_on_write`):
+#: it copies the values the write would change first; planning adds one that undoes the
+#: profiling run's writes (:func:`minigrad_ckpt.checkpoint.profiling.leaving_no_trace`).  With
+#: one guard this *is* that guard, with several a function calling each: a write pays one test.
 _write_guard: Callable[[Tensor], None] | None = None
+_guards: list[Callable[[Tensor], None]] = []  # in the order they were added
+_guards_lock = threading.Lock()  # guards come and go on other threads (a snapshot's writer)
 
 
-def set_write_guard(guard: Callable[[Tensor], None] | None) -> None:
-    """Install ``guard`` (or remove it, with ``None``): see :data:`_write_guard`."""
+def add_write_guard(guard: Callable[[Tensor], None]) -> None:
+    """Call ``guard(t)`` before every in-place write into a tensor ``t``, until
+    :func:`remove_write_guard`; the guards already there keep being called, first."""
+    with _guards_lock:
+        _guards.append(guard)
+        _install_guards()
+
+
+def remove_write_guard(guard: Callable[[Tensor], None]) -> None:
+    """Stop calling ``guard`` (added by :func:`add_write_guard`; a no-op if it is not there)."""
+    with _guards_lock:
+        if guard in _guards:  # by equality: a bound method is a new object each time it is read
+            _guards.remove(guard)
+        _install_guards()
+
+
+def _install_guards() -> None:
     global _write_guard
-    _write_guard = guard
+    guards = tuple(_guards)
+    if len(guards) <= 1:
+        _write_guard = guards[0] if guards else None
+        return
+
+    def every_guard(t: Tensor) -> None:
+        for g in guards:
+            g(t)
+
+    _write_guard = every_guard
+
+
+def _guards_in_child() -> None:
+    # a forked child has no other threads: a lock one of them held at the fork would stay held
+    global _guards_lock
+    _guards_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_guards_in_child)
 
 
 class ElementCount(int):

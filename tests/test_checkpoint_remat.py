@@ -181,12 +181,13 @@ def test_planning_keeps_an_installed_write_guard_working():
     block, _, bns = basic_block()
     x = mg.randn(4, 3, 6, 6)
     seen = []
-    tensor_module.set_write_guard(seen.append)
+    tensor_module.add_write_guard(seen.append)
     try:
         ck.plan_graph(block, x, budget_bytes=10**9)
         assert tensor_module._write_guard == seen.append
     finally:
-        tensor_module.set_write_guard(None)
+        tensor_module.remove_write_guard(seen.append)
+    assert tensor_module._write_guard is None
     running = {id(b) for bn in bns for b in bn.buffers()}
     assert running <= {id(t) for t in seen}  # the statistics' writes, and their undoing
 
@@ -209,6 +210,74 @@ def test_planning_undoes_only_the_writes_of_its_own_thread():
     ck.plan_graph(fn, mg.randn(2, requires_grad=True), budget_bytes=10**6)
     assert counter.item() == 0
     assert loaded.numpy().tolist() == [1.0, 1.0, 1.0]
+
+
+def test_an_asynchronous_snapshot_coming_and_going_while_planning_keeps_the_undo():
+    """A snapshot's copy-on-write that finishes, or starts and ends, while the function is
+    profiled removes its own write guard only: planning still undoes the statistics' writes."""
+    from minigrad_ckpt.snapshot.copy_on_write import PendingArrays
+
+    tensor_module = importlib.import_module("minigrad_ckpt.tensor")
+    block, _, bns = basic_block()
+    x = mg.randn(4, 3, 6, 6)
+    before = batch_norm_state(bns)
+    other = mg.ones(5)
+    started_before = PendingArrays({"w": other._data}, lambda name, a: a.copy())
+
+    def fn(t):
+        started_before.copy_all()  # the writer finishes while the model runs
+        inside = PendingArrays({"w": other._data}, lambda name, a: a.copy())
+        out = block(t)
+        inside.copy_all()
+        return out
+
+    ck.plan_graph(fn, x, budget_bytes=10**9)
+    assert batch_norm_state(bns) == before
+    assert tensor_module._write_guard is None
+
+
+def test_profiling_in_two_threads_leaves_no_guard_behind():
+    import threading
+
+    tensor_module = importlib.import_module("minigrad_ckpt.tensor")
+    entered, release = threading.Barrier(2), threading.Event()
+
+    def profile(block_first):
+        with ck.profiling.leaving_no_trace():
+            entered.wait()
+            if block_first:
+                release.wait()
+            else:
+                release.set()
+
+    a = threading.Thread(target=profile, args=(False,))
+    b = threading.Thread(target=profile, args=(True,))
+    a.start(), b.start()
+    a.join(), b.join()
+    assert tensor_module._write_guard is None
+
+
+def test_writes_through_aliases_copy_their_memory_once_and_temporaries_are_not_kept():
+    import gc
+    import tracemalloc
+    import weakref
+
+    big = mg.zeros(2**18)  # 1 MiB in float32
+    gc.collect()
+    tracemalloc.start()
+    with ck.profiling.leaving_no_trace(), mg.no_grad():
+        for i in range(100):  # a new alias each time: one copy of the memory, not 100
+            big.data[i:i + 1] = 1.0
+        temp = mg.zeros(2**18)
+        temp.add_(1.0)
+        gone = weakref.ref(temp._data)
+        del temp
+        gc.collect()
+        assert gone() is None  # written in place, then dropped: not held until the block ends
+        peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 4 * 2**20
+    assert big.numpy()[:100].tolist() == [0.0] * 100
 
 
 def test_a_plan_for_another_function_is_refused():

@@ -12,7 +12,7 @@ first:
 * the loop itself, when it is about to write into memory an array still
   waiting shares (an optimizer step, ``p.data -= g``, ``load_state_dict``, an
   MPI broadcast): every in-place write calls the tensor layer's *write guard*
-  (:func:`minigrad_ckpt.tensor.set_write_guard`, installed here while any array
+  (:func:`minigrad_ckpt.tensor.add_write_guard`, added here while any array
   waits) with the tensor, and the guard copies those arrays before the write.
 
 A copy is made under its save's lock, so it holds the values of the call: a
@@ -35,7 +35,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..backend import device_of
-from ..tensor import Tensor, set_write_guard
+from ..tensor import Tensor, add_write_guard, remove_write_guard
 
 __all__ = ["PendingArrays"]
 
@@ -46,11 +46,26 @@ _waiting: dict[int, set[tuple[PendingArrays, str]]] = {}
 _registry_lock = threading.Lock()
 
 
+_guarding = [False]  # is _before_write among the tensor layer's write guards?
+
+
+def _update_guard() -> None:
+    """Add the guard while some array waits, remove it when none does (holding the registry lock)."""
+    if _waiting and not _guarding[0]:
+        add_write_guard(_before_write)
+        _guarding[0] = True
+    elif not _waiting and _guarding[0]:
+        remove_write_guard(_before_write)
+        _guarding[0] = False
+
+
 def _forget_in_child() -> None:
     """A forked child (a DataLoader worker) has no writer thread to finish these saves: its
     writes need no copies."""
+    global _registry_lock
+    _registry_lock = threading.Lock()  # one of the parent's other threads may have held it
     _waiting.clear()
-    set_write_guard(None)
+    _update_guard()
 
 
 os.register_at_fork(after_in_child=_forget_in_child)
@@ -84,8 +99,7 @@ class PendingArrays:
         with _registry_lock:
             for name, key in self._owners.items():
                 _waiting.setdefault(key, set()).add((self, name))
-            if _waiting:
-                set_write_guard(_before_write)
+            _update_guard()
 
     def copy(self, name: str) -> None:
         """Copy the array ``name`` if it still waits (a no-op once copied or released)."""
@@ -128,5 +142,4 @@ class PendingArrays:
                 entries.discard((self, name))
                 if not entries:
                     del _waiting[key]
-            if not _waiting:
-                set_write_guard(None)
+            _update_guard()
