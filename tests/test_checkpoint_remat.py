@@ -262,13 +262,13 @@ def test_writes_through_aliases_copy_their_memory_once_and_temporaries_are_not_k
     import tracemalloc
     import weakref
 
-    big = mg.zeros(2**18)  # 1 MiB in float32
+    big = mg.zeros(2**18, dtype="float32")  # 1 MiB
     gc.collect()
     tracemalloc.start()
     with ck.profiling.leaving_no_trace(), mg.no_grad():
         for i in range(100):  # a new alias each time: one copy of the memory, not 100
             big.data[i:i + 1] = 1.0
-        temp = mg.zeros(2**18)
+        temp = mg.zeros(2**18, dtype="float32")
         temp.add_(1.0)
         gone = weakref.ref(temp._data)
         del temp
