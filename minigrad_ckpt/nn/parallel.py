@@ -58,7 +58,7 @@ class _Bucket:
     Every rank issues the same collectives in the same order: what is packed
     depends on the parameters' sizes only."""
 
-    __slots__ = ("index", "params", "packed", "large", "offsets", "buffer", "dtype", "pending", "works", "alone")
+    __slots__ = ("index", "params", "packed", "large", "offsets", "buffer", "pending", "works", "alone")
 
     def __init__(self, index: int, params: list[Any], xp: Any, dtype: Any) -> None:
         self.index = index
@@ -71,7 +71,6 @@ class _Bucket:
             self.offsets.append(n)
             n += p.size
         self.buffer = xp.empty((n,), dtype=dtype)
-        self.dtype = dtype
         self.pending = len(params)
         self.works: list[Any] = []              # the started collectives
         self.alone: list[tuple[Any, Any]] = []  # (parameter, the array reduced for it alone)
@@ -84,7 +83,7 @@ class _Bucket:
         """What the bucket's collectives reduce, in launch order: zeros (a rank that shadows)."""
         xp = self.params[0]._device.xp
         out = [self.buffer] if self.packed else []
-        return out + [xp.zeros((p.size,), dtype=self.dtype) for p in self.large]
+        return out + [xp.zeros((p.size,), dtype=self.buffer.dtype) for p in self.large]
 
 
 _DEFAULT_BUCKET_MB = 25  # PyTorch's default bucket_cap_mb
@@ -301,7 +300,7 @@ class DistributedDataParallel(Module):
         for p in b.large:
             hooks = p._post_hooks  # a user's hook after ours runs while the collective writes .grad
             watched = bool(hooks) and hooks[-1] != self._on_grad_ready
-            arr = self._reducible_grad(p, b.dtype, self._reduced_in_place, watched)
+            arr = self._reducible_grad(p, b.buffer.dtype, self._reduced_in_place, watched)
             b.alone.append((p, arr))
             self._start_reduce(b, arr)
         object.__setattr__(self, "_next", b.index + 1)
