@@ -56,6 +56,9 @@ class _Marker:
         return self.name
 
 
+#: The Python numbers an elementwise op takes as constants: never differentiated.
+_NUMBER = (int, float)
+
 #: ``node.saved`` after backward released it.
 FREED = _Marker("FREED")
 #: ``node.saved`` of a checkpointed node: recomputed by replay when needed.
@@ -245,21 +248,17 @@ def _explain(op: Any, exc: BaseException, method: str, xp: Any, saved: Any = Non
 def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_version: list, xp: Any) -> Node:
     """Build the node for one op application: its edges, what to save, their versions.
 
-    An edge is the input's producing node, the input itself for a leaf that
-    requires grad, or ``None`` for a constant.  The version boxes of saved
-    tensors are kept so backward can detect a later in-place change.
-
-    This is the one place the save rule -- what backward may read -- is
-    applied: ``save_output`` keeps the output, ``save_inputs`` every input
-    (``True``), none (``False``) or the listed positions; the rest is ``None``.
-    A checkpointed segment re-fills a replayed node with the slots recorded
-    here (``Segment.record``), so replay can never save differently.
+    An edge is the input's producing node, the input itself for a leaf that requires grad, or
+    ``None`` for a constant; the version boxes of saved tensors let backward detect a later
+    in-place change.  This is the one place the save rule -- what backward may read -- is
+    applied (``save_inputs``, ``save_output``, and beside a Python number
+    ``reads_beside_number``: ``x * 2`` keeps no ``x``, as in PyTorch); the rest is ``None``.
+    Checkpoint replay re-fills the slots recorded here, so it never saves differently.
     """
     dtype = out.dtype
     if dtype.kind not in "fc":
         raise TypeError(f"{op.name}: a differentiable op produced {dtype}")
-    which = op.save_inputs
-    out_saved = out if op.save_output else None
+    which, out_saved = op.save_inputs, (out if op.save_output else None)
     if len(args) == 1:  # unary: the input requires grad (or there would be no node)
         x = args[0]
         edges = [x._node or x]
@@ -268,8 +267,7 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_version: 
         else:
             saved, versions = (out_saved, None), []
     else:
-        edges = []
-        versions = []
+        edges, versions, number_at = [], [], -1
         for i, a in enumerate(args):
             if isinstance(a, Tensor):
                 edges.append((a._node or a) if a._requires_grad else None)
@@ -277,7 +275,14 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_version: 
                     versions.append(a._version)
             else:
                 edges.append(None)
-        if which is True:  # the common case: backward reads every input
+                number_at = i
+        if number_at >= 0 and (beside := op.reads_beside_number) is not None and isinstance(args[number_at], _NUMBER):
+            keep_out, keep_other = beside[number_at]  # (no comprehension here: it would cost more than the node)
+            out_saved = out_saved if keep_out else None
+            saved = ((out_saved, arrays[0] if keep_other else None, arrays[1]) if number_at
+                     else (out_saved, arrays[0], arrays[1] if keep_other else None))
+            versions = versions if keep_other else []
+        elif which is True:  # the common case: backward reads every input
             saved = (out_saved, *arrays)
         elif which is False:
             saved = (out_saved,) + (None,) * len(arrays)

@@ -136,6 +136,11 @@ class Op:
     #: backward reads the inputs (True, False, or the positions it reads) / the output.
     save_inputs: ClassVar[bool | tuple[int, ...]] = True
     save_output: ClassVar[bool] = False
+    #: A binary op with a Python number as one operand (``x * 2``): that operand's position ->
+    #: whether backward still reads ``(the output, the other operand)`` (a number gets no
+    #: gradient, so what only its partial would read is not kept).  None: ``save_inputs`` and
+    #: ``save_output`` hold for every call.
+    reads_beside_number: ClassVar[dict[int, tuple[bool, bool]] | None] = None
     #: False for ops with no derivative (comparisons, argmax): never recorded.
     differentiable: ClassVar[bool] = True
     #: The output may be a view of input 0, so it shares its version stamp.

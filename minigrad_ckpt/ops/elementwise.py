@@ -158,6 +158,11 @@ class BinaryElementwise(FunctionOp):
     abstract = True
     singular: ClassVar[bool] = False
     quiet: ClassVar[bool] = False
+    #: What each partial reads, ``(d_first's, d_second's)``, named ``"out"``, ``"x"``, ``"y"``,
+    #: where a subclass states it: with a Python number as one operand only the other partial
+    #: is taken, so ``x * 2`` keeps nothing for backward and ``x ** 2`` keeps only ``x``
+    #: (``Op.reads_beside_number``).
+    partials_read: ClassVar[tuple[tuple[str, ...], tuple[str, ...]] | None] = None
     _plain: ClassVar[bool] = True  # as for UnaryElementwise
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -165,6 +170,11 @@ class BinaryElementwise(FunctionOp):
         cls._plain = not (cls.singular or cls.quiet) and (
             cls.times_d_first is BinaryElementwise.times_d_first
             and cls.times_d_second is BinaryElementwise.times_d_second)
+        reads = cls.partials_read
+        if reads is not None and cls.save_inputs is True:
+            first, second = reads
+            cls.reads_beside_number = {1: (cls.save_output and "out" in first, "x" in first),
+                                        0: (cls.save_output and "out" in second, "y" in second)}
 
     def d_first(self, xp: Any, out: Any, x: Any, y: Any) -> Any:
         """``df/dx``, the partial derivative with respect to the first input."""
@@ -239,6 +249,7 @@ class Sub(BinaryElementwise):
 
 class Mul(BinaryElementwise):
     fn = "multiply"
+    partials_read = (("y",), ("x",))  # d/dx = y, d/dy = x
 
     def forward(self, xp, x, y):
         return x * y
@@ -254,6 +265,7 @@ class Div(BinaryElementwise):
     """``x / y``; singular at ``y == 0``."""
 
     singular = True
+    partials_read = (("y",), ("x", "y"))  # d/dx = 1/y, d/dy = -x/y^2
 
     def forward(self, xp, x, y):
         # (NumPy's complex division by 0 signals "invalid" and "overflow", not "divide")
@@ -278,6 +290,7 @@ class Pow(BinaryElementwise):
 
     save_output = True
     singular = True
+    partials_read = (("x", "y"), ("out", "x", "y"))  # d/dx = y x^(y-1), d/dy = out log x (0 at 0^y)
 
     def forward(self, xp, x, y):
         with xp.errstate(divide="ignore", invalid="ignore"):
@@ -863,6 +876,7 @@ class _Remainder(BinaryElementwise):
     abstract = True
     ignore = ("divide", "invalid")
     save_output = True
+    partials_read = ((), ("out", "x", "y"))  # d/dx = 1, d/dy = -q(x / y)
 
     def d_first(self, xp, out, x, y):
         return 1

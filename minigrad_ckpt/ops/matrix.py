@@ -273,8 +273,10 @@ class SlogDet(Op):
 
 class Solve(Op):
     """``X = solve(A, B)`` for ``B`` of shape ``(..., M, K)`` (``functional`` makes a
-    vector a column); batch axes broadcast.  ``gB = solve(A^T, g)``, ``gA = -gB X^T``."""
+    vector a column); batch axes broadcast.  ``gB = solve(A^T, g)``, ``gA = -gB X^T``: neither
+    reads ``B``, so it is not kept."""
 
+    save_inputs = (0,)
     save_output = True
     uses_needs_input_grad = True
 

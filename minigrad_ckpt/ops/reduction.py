@@ -127,10 +127,9 @@ class Prod(_Reduction):
     The first derivative of a factor ``x_i`` is the product of the others,
     computed as ``prod / x_i`` when no factor is 0: accurate, but its own
     derivative (``create_graph``) loses precision for factors near the smallest
-    floats (below ~1e-150 in float64) -- a known limitation.
+    floats (below ~1e-150 in float64) -- a known limitation.  The product is recomputed
+    without the zeros, so the output is not kept.
     """
-
-    save_output = True
 
     def forward(self, xp, x):
         return xp.prod(x, axis=self.axes, keepdims=self.keepdims)
