@@ -327,6 +327,37 @@ def test_mha_causal_output_ignores_future_positions(batch_first):
     assert not np.allclose(out[tuple(first)], run(x)[tuple(first)])
 
 
+@pytest.mark.parametrize("layout", ["batch_first", "seq_first", "unbatched"])
+@pytest.mark.parametrize("pattern", ["query is key is value", "key is value", "all different"])
+def test_mha_projects_shared_inputs_once_with_the_same_results(layout, pattern):
+    """Self-attention is one packed in-projection and key-is-value one joint key/value
+    projection (PyTorch's paths), whatever the layout; the results equal those of three
+    separate tensors holding the same numbers, values and gradients."""
+    mg.manual_seed(3)
+    mha = nn.MultiheadAttention(8, 2, batch_first=layout == "batch_first", dtype="float64")
+    shape = {"batch_first": (2, 5, 8), "seq_first": (5, 2, 8), "unbatched": (5, 8)}[layout]
+    rng = np.random.default_rng(4)
+    a, b = rng.standard_normal(shape), rng.standard_normal(shape)
+    values = {"query is key is value": (a, a, a), "key is value": (a, b, b), "all different": (a, b, a)}[pattern]
+
+    def run(shared: bool):
+        mha.zero_grad()
+        made: dict[int, mg.Tensor] = {}
+        ts = [made.setdefault(id(v), mg.tensor(v, requires_grad=True)) if shared else
+              mg.tensor(v, requires_grad=True) for v in values]
+        out, weights = mha(*ts)
+        (out.sum() + (weights ** 2).sum()).backward()
+        linears = sum(n.op.name == "Linear" for n in mg.tape.walk(out))
+        return out.numpy(), mha.in_proj_weight.grad.numpy(), linears
+
+    out, grad, linears = run(shared=True)
+    apart_out, apart_grad, apart_linears = run(shared=False)
+    np.testing.assert_allclose(out, apart_out, rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(grad, apart_grad, rtol=1e-13, atol=1e-14)
+    expected = {"query is key is value": 2, "key is value": 3, "all different": 4}[pattern]  # with out_proj
+    assert (linears, apart_linears) == (expected, 4)
+
+
 @pytest.mark.parametrize("causal", [True, False])
 def test_transformer_block_causality(causal):
     mg.manual_seed(1)

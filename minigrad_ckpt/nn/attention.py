@@ -58,11 +58,11 @@ class MultiheadAttention(Module):
         query, key, value = as_tensor(query), as_tensor(key), as_tensor(value)  # lists work, as for functions
         unbatched = query.ndim == 2
         if unbatched:
-            query, key, value = (mf.expand_dims(t, 1) for t in (query, key, value))
+            query, key, value = _each(lambda t: mf.expand_dims(t, 1), query, key, value)
             if key_padding_mask is not None:
                 key_padding_mask = mf.expand_dims(_as_tensor(key_padding_mask, query), 0)
         elif self.batch_first:
-            query, key, value = (mf.swapaxes(t, 0, 1) for t in (query, key, value))
+            query, key, value = _each(lambda t: mf.swapaxes(t, 0, 1), query, key, value)
         for t in (query, key, value):
             F._check_input_dtype("MultiheadAttention", t, self.in_proj_weight)
         # now (L, N, E)
@@ -76,9 +76,13 @@ class MultiheadAttention(Module):
         src_len = key.shape[0]
         w, b = self.in_proj_weight, self.in_proj_bias
         h, d = self.num_heads, self.head_dim
-        if query is key and key is value:
-            qkv = F.linear(query, w, b)
-            q, k, v = mf.split(qkv, 3, axis=-1)
+        if query is key and key is value:  # self-attention: one projection (PyTorch's packed path)
+            q, k, v = mf.split(F.linear(query, w, b), 3, axis=-1)
+        elif key is value:  # encoder-decoder attention: key and value projected together
+            wq, wkv = mf.split(w, [e], axis=0)
+            bq, bkv = mf.split(b, [e], axis=0) if b is not None else (None, None)
+            q = F.linear(query, wq, bq)
+            k, v = mf.split(F.linear(key, wkv, bkv), 2, axis=-1)
         else:
             wq, wk, wv = mf.split(w, 3, axis=0)
             bq, bk, bv = mf.split(b, 3, axis=0) if b is not None else (None, None, None)
@@ -138,6 +142,18 @@ class MultiheadAttention(Module):
 
     def extra_repr(self) -> str:
         return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, batch_first={self.batch_first}"
+
+
+def _each(f: Any, query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """``f`` of each of query, key and value, keeping which of them are the same tensor: self-attention
+    stays one packed in-projection (as in PyTorch, which takes the same care), and f runs once."""
+    if query is key and key is value:
+        query = key = value = f(query)
+        return query, key, value
+    if key is value:
+        key = value = f(key)
+        return f(query), key, value
+    return f(query), f(key), f(value)
 
 
 def _as_tensor(m: Any, like: Tensor) -> Tensor:
