@@ -260,6 +260,10 @@ class Mul(BinaryElementwise):
     def d_second(self, xp, out, x, y):
         return x
 
+    def backward(self, xp, g, out, x, y):
+        # the inherited rule with the partials written in: two calls fewer per product (per_op -0.5%)
+        return None if isinstance(x, _CONST) else g * y, None if isinstance(y, _CONST) else g * x
+
 
 class Div(BinaryElementwise):
     """``x / y``; singular at ``y == 0``."""
