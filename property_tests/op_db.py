@@ -875,6 +875,16 @@ def tril_fill_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> 
     return Sample(op, (_arr(draw, shape, dtype),), (_float(dtype),))
 
 
+def scaled_softmax_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """``k >= 0``: every row keeps an entry (a row masked out whole is NaN, as softmax of -inf
+    is, with NumPy's warning); scales as attention's ``1 / sqrt(head_dim)`` and above 1."""
+    shape = _shape(draw, max_size, min_dims=2)
+    op = registry["ScaledSoftmax"](scale=draw(st.sampled_from([0.125, 0.37, 1.0, 2.5])),
+                                   causal=draw(st.booleans()), k=draw(st.integers(0, 2)))
+    dom = REAL if grad else Dom(-30.0, 30.0, specials=(1e4, -1e4, 0.0))
+    return Sample(op, (_arr(draw, shape, dtype, dom),), (_float(dtype),))
+
+
 def cumprod_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
     """Gradient checks away from 0 (the second derivative at an exact zero is a known
     limitation); forward checks and the zero tests in tests/test_math_shape.py with zeros."""
@@ -1411,6 +1421,7 @@ SPECS: list[OpSpec] = [
     _spec("Silu", unary(R["Silu"])),
     _spec("Softmax", softmax_sampler("Softmax")),
     _spec("LogSoftmax", softmax_sampler("LogSoftmax")),
+    _spec("ScaledSoftmax", scaled_softmax_sampler),
     # normalization, dropout
     _spec("Normalize", normalize_sampler),
     _spec("Dropout", dropout_sampler),

@@ -379,3 +379,55 @@ def test_an_ignored_sample_adds_exactly_nothing_even_when_its_loss_is_infinite(d
     np.testing.assert_array_equal(g[[0, 2]], 0.0)
     p = 1 / (1 + np.exp(1.0))
     np.testing.assert_allclose(g[1], [p, -p], rtol=1e-6)
+
+
+# ------------------------------------------------ attention's scaled, masked softmax as one op
+def _softmax_chain(t, scale, causal, k):
+    """The three ops ScaledSoftmax stands for: scale, causal fill, softmax."""
+    import math
+
+    from minigrad_ckpt.ops.shape import TrilFill
+    from minigrad_ckpt.tape import apply
+    s = t * scale
+    if causal:
+        s = apply(TrilFill(k=k, value=-math.inf), s)
+    return F.softmax(s, axis=-1)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("causal, k", [(True, 0), (True, 2), (True, -1), (False, 0)])
+def test_scaled_softmax_is_the_chain_it_replaces_bit_for_bit(dtype, causal, k):
+    """Values, gradients, second derivatives and tangents equal those of Mul, TrilFill and
+    Softmax exactly -- also the NaN rows of a diagonal offset that masks a whole row."""
+    from minigrad_ckpt.ops.activation import ScaledSoftmax
+    from minigrad_ckpt.tape import apply
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((2, 3, 5, 6)).astype(dtype)
+    g = mg.tensor(rng.standard_normal(a.shape).astype(dtype))
+    scale = 0.37
+    results = []
+    with np.errstate(invalid="ignore"):
+        for fn in (lambda t: apply(ScaledSoftmax(scale=scale, causal=causal, k=k), t),
+                   lambda t: _softmax_chain(t, scale, causal, k)):
+            x = mg.tensor(a, requires_grad=True)
+            y = fn(x)
+            (gx,) = mg.grad((y * g).sum(), [x], create_graph=True)
+            (ggx,) = mg.grad((gx * g).sum(), [x])
+            _, tangent = mg.func.jvp(fn, (mg.tensor(a),), (g,))
+            results.append([r.numpy() for r in (y, gx, ggx, tangent)])
+    for mine, chain in zip(*results):
+        np.testing.assert_array_equal(mine, chain)
+
+
+@pytest.mark.parametrize("where", ["sdpa", "mha"])
+def test_causal_attention_records_one_softmax_op(where):
+    """The attention paths without a mask array use the one op (no scores kept beside it)."""
+    mg.manual_seed(0)
+    x = mg.randn(2, 5, 8, requires_grad=True)
+    if where == "sdpa":
+        out = F.scaled_dot_product_attention(x, x, x, is_causal=True)
+    else:
+        out = mg.nn.MultiheadAttention(8, 2, batch_first=True)(x, x, x, need_weights=False, is_causal=True)[0]
+    names = [n.op.name for n in mg.tape.walk(out)]
+    assert names.count("ScaledSoftmax") == 1
+    assert not {"Softmax", "TrilFill"} & set(names)

@@ -9,6 +9,7 @@ from typing import Any
 from .. import functional as mf
 from ..creation import zeros
 from ..functional.arguments import as_tensor
+from ..ops.activation import ScaledSoftmax
 from ..ops.shape import TrilFill
 from ..tape import apply
 from ..tensor import Tensor
@@ -92,13 +93,16 @@ class MultiheadAttention(Module):
             return mf.transpose(mf.reshape(t, (length, bsz, h, d)), (1, 2, 0, 3))
 
         q, k, v = heads(q, tgt_len), heads(k, src_len), heads(v, src_len)
-        scores = mf.matmul(q, mf.swapaxes(k, -1, -2)) * (1.0 / math.sqrt(d))
-        if attn_mask is None and is_causal:  # masked by the op itself: no mask array to keep
-            scores = apply(TrilFill(k=0, value=-math.inf), scores)
+        scores = mf.matmul(q, mf.swapaxes(k, -1, -2))
+        causal = attn_mask is None and is_causal  # masked by the op itself: no mask array to keep
         mask = self._combined_mask(attn_mask, key_padding_mask, tgt_len, src_len, bsz, scores)
-        if mask is not None:
-            scores = scores + mask
-        attn = F.softmax(scores, axis=-1)
+        if mask is None:  # scale, causal mask and softmax in one op (the same numbers)
+            attn = apply(ScaledSoftmax(scale=1.0 / math.sqrt(d), causal=causal), scores)
+        else:
+            scores = scores * (1.0 / math.sqrt(d))
+            if causal:
+                scores = apply(TrilFill(k=0, value=-math.inf), scores)
+            attn = F.softmax(scores + mask, axis=-1)
         if self.dropout > 0.0 and self.training:
             attn = F.dropout(attn, self.dropout)
         out = mf.matmul(attn, v)                                    # (N, H, L, D)

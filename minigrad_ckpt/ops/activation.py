@@ -1,5 +1,5 @@
 """Activation functions: relu, leaky_relu, gelu (exact and tanh), silu,
-softmax and log_softmax.
+softmax (also scaled and causally masked, for attention) and log_softmax.
 
 ``relu`` and ``leaky_relu`` take the subgradient at 0 from the left branch
 (``relu'(0) = 0``), as PyTorch does.
@@ -115,9 +115,7 @@ class Softmax(Op):
         return self._times_jacobian(xp, tangents[0], out)
 
     def _times_jacobian(self, xp, v, out):
-        """``J v`` for ``J = diag(s) - s s^T``: symmetric, so also ``J^T v`` (both modes)."""
-        sv = v * out
-        return sv - out * xp.sum(sv, axis=self.axis, keepdims=True)
+        return _softmax_times_jacobian(xp, v, out, self.axis)
 
     def reference(self, np, x):
         if x.size == 0:
@@ -125,6 +123,62 @@ class Softmax(Op):
         x64 = x.astype(np.float64)
         e = np.exp(x64 - np.max(x64, axis=self.axis, keepdims=True))
         return (e / np.sum(e, axis=self.axis, keepdims=True)).astype(x.dtype)
+
+
+def _softmax_times_jacobian(xp, v, out, axis):
+    """``J v`` for softmax's ``J = diag(s) - s s^T`` (``s = out``): symmetric, so also ``J^T v``."""
+    sv = v * out
+    return sv - out * xp.sum(sv, axis=axis, keepdims=True)
+
+
+class ScaledSoftmax(Op):
+    """``softmax(scale * x)`` along the last axis, with the entries above the ``k``-th
+    diagonal of the last two axes (``j > i + k``) left out -- weight 0 -- when ``causal``:
+    attention's scores to weights as one op.
+
+    Value for value it is ``Softmax(TrilFill(x * scale, k, -inf))`` (the same operations
+    in the same order, forward and backward), but written into one array in place where
+    the three ops make five, and saving only its output.
+    """
+
+    scale: float
+    causal: bool
+    k: int = 0
+
+    save_inputs = False
+    save_output = True
+
+    def forward(self, xp, x):
+        s = x * self.scale  # a new array: the steps below write into it
+        if s.size == 0:
+            return s
+        if self.causal:
+            s = xp.where(xp.tril(xp.ones(s.shape[-2:], dtype=bool), self.k), s, s.dtype.type(-math.inf))
+        s -= xp.max(s, axis=-1, keepdims=True)
+        xp.exp(s, out=s)
+        s /= xp.sum(s, axis=-1, keepdims=True)
+        return s
+
+    # The Jacobian is symmetric (as Softmax's); each mode applies its three factors in the
+    # order the three ops would, so that both modes round as they do.
+    def backward(self, xp, g, out, x):
+        v = _softmax_times_jacobian(xp, g, out, -1)
+        if self.causal:  # 0 there already, unless g held inf or NaN where the mask is
+            v = xp.tril(v, self.k)
+        return v * self.scale
+
+    def jvp(self, xp, tangents, out, x):
+        t = tangents[0] * self.scale
+        return _softmax_times_jacobian(xp, xp.tril(t, self.k) if self.causal else t, out, -1)
+
+    def reference(self, np, x):
+        s = x.astype(np.float64) * self.scale
+        if self.causal:
+            s = np.where(np.tril(np.ones(s.shape[-2:], dtype=bool), self.k), s, -np.inf)
+        if s.size == 0:
+            return s.astype(x.dtype)
+        e = np.exp(s - np.max(s, axis=-1, keepdims=True))
+        return (e / np.sum(e, axis=-1, keepdims=True)).astype(x.dtype)
 
 
 class LogSoftmax(Op):

@@ -8,7 +8,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
-from ...ops.shape import TrilFill
+from ...ops.activation import ScaledSoftmax
 from ...tape import apply
 from ...tensor import Tensor
 from .activation import softmax
@@ -38,16 +38,13 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
     if is_causal and attn_mask is not None:
         raise ValueError("scaled_dot_product_attention: pass attn_mask or is_causal, not both")
     s = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
-    scores = mf.matmul(q, mf.swapaxes(k, -1, -2)) * s
-    if is_causal:
-        scores = apply(TrilFill(k=0, value=-math.inf), scores)  # masked by the op: no mask array kept
-    elif attn_mask is not None:
+    scores = mf.matmul(q, mf.swapaxes(k, -1, -2))
+    if attn_mask is None:  # scale, causal mask (by the op: no mask array kept) and softmax in one op
+        attn = apply(ScaledSoftmax(scale=s, causal=bool(is_causal)), scores)
+    else:
         m = _tensor(attn_mask, q)
-        if m.dtype == host_numpy.bool_:
-            scores = mf.where(m, scores, -math.inf)
-        else:
-            scores = scores + m
-    attn = softmax(scores, axis=-1)
+        scores = scores * s
+        attn = softmax(mf.where(m, scores, -math.inf) if m.dtype == host_numpy.bool_ else scores + m, axis=-1)
     if dropout_p > 0.0 and training:
         attn = dropout(attn, dropout_p)
     return mf.matmul(attn, v)
