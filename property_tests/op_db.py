@@ -690,6 +690,25 @@ def normalize_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> 
     return Sample(registry["Normalize"](axes=axes, eps=eps), (x,), (_float(dtype),))
 
 
+def affine_normalize_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """Normalize's samples with a weight and a bias broadcastable to x: layer norm's (the
+    normalized axes), batch norm's (one per channel, as (1, C, 1, ...)), or any shape that
+    broadcasts without growing x (some axes kept, the rest 1, leading ones dropped)."""
+    norm = normalize_sampler(draw, dtype, grad, max_size)
+    (x,), axes = norm.inputs, norm.op.axes
+    kind = draw(st.sampled_from(["normalized", "channel", "any"]))
+    if kind == "normalized":
+        shape = x.shape[min(axes):] if axes else ()
+    elif kind == "channel" and x.ndim >= 2:
+        shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    else:
+        kept = draw(st.lists(st.booleans(), min_size=x.ndim, max_size=x.ndim))
+        shape = tuple(n if k else 1 for n, k in zip(x.shape, kept))[draw(st.integers(0, x.ndim)):]
+    w, b = (_arr(draw, shape, dtype, REAL) for _ in range(2))
+    op = registry["AffineNormalize"](axes=norm.op.axes, eps=norm.op.eps)
+    return Sample(op, (x, w, b), (_float(dtype),) * 3)
+
+
 def dropout_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
     x = _arr(draw, _shape(draw, max_size), dtype)
     op = registry["Dropout"](p=draw(st.sampled_from([0.1, 0.5, 0.9])),
@@ -1424,6 +1443,7 @@ SPECS: list[OpSpec] = [
     _spec("ScaledSoftmax", scaled_softmax_sampler),
     # normalization, dropout
     _spec("Normalize", normalize_sampler),
+    _spec("AffineNormalize", affine_normalize_sampler),
     _spec("Dropout", dropout_sampler),
     # convolution and pooling
     _spec("Conv2d", conv2d_sampler),

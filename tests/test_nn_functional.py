@@ -431,3 +431,56 @@ def test_causal_attention_records_one_softmax_op(where):
     names = [n.op.name for n in mg.tape.walk(out)]
     assert names.count("ScaledSoftmax") == 1
     assert not {"Softmax", "TrilFill"} & set(names)
+
+
+# ------------------------------------------------ normalization with its affine as one op
+def _norm_chain(kind, x, w, b):
+    """What AffineNormalize replaces: Normalize, then Mul and Add."""
+    from minigrad_ckpt.ops.norm import Normalize
+    from minigrad_ckpt.tape import apply
+    if kind == "layer":
+        return apply(Normalize(axes=(2, 3), eps=1e-5), x) * w + b
+    axes = (0, 2, 3) if kind == "batch" else (2, 3)
+    return apply(Normalize(axes=axes, eps=1e-5), x) * mg.reshape(w, (1, 3, 1, 1)) + mg.reshape(b, (1, 3, 1, 1))
+
+
+def _norm_fused(kind, x, w, b):
+    if kind == "layer":
+        return F.layer_norm(x, (5, 5), w, b)
+    if kind == "batch":
+        return F.batch_norm(x, None, None, w, b, training=True)
+    return F.instance_norm(x, weight=w, bias=b)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("kind", ["layer", "batch", "instance"])
+def test_norm_layers_are_their_three_ops_bit_for_bit_keeping_one_array_less(dtype, kind):
+    """layer/batch/instance norm with weight and bias are one op (AffineNormalize): values,
+    gradients of x, weight and bias, and tangents equal Normalize-Mul-Add's exactly, and
+    the op keeps x only -- not also the normalized x, as the Mul did."""
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((4, 3, 5, 5)).astype(dtype)
+    pshape = (5, 5) if kind == "layer" else (3,)
+    wa, ba = (rng.standard_normal(pshape).astype(dtype) for _ in range(2))
+    g = mg.tensor(rng.standard_normal(a.shape).astype(dtype))
+    results, saved = [], []
+    for fn in (_norm_fused, _norm_chain):
+        x, w, b = (mg.tensor(v, requires_grad=True) for v in (a, wa, ba))
+        h = mg.tanh(x)  # not a leaf: the ledger counts what is kept of it
+        with mg.memory.track() as ledger:
+            y = fn(kind, h, w, b)
+        saved.append(ledger.peak("saved"))
+        grads = mg.grad((y * g).sum(), [x, w, b])
+        _, tangent = mg.func.jvp(lambda t, fn=fn, w=w, b=b: fn(kind, t, w, b), (mg.tensor(a),), (g,))
+        results.append([v.numpy() for v in (y, *grads, tangent)])
+    for mine, chain in zip(*results):
+        np.testing.assert_array_equal(mine, chain)
+    assert saved == [a.nbytes, 2 * a.nbytes]  # h alone, against h and the normalized h
+
+
+def test_norm_without_weight_or_bias_keeps_the_separate_ops():
+    x = mg.randn(2, 3, 4, requires_grad=True)
+    for y, expected in ((F.layer_norm(x, (4,)), {"Normalize"}),
+                        (F.layer_norm(x, (4,), weight=mg.ones(4)), {"Normalize", "Mul"}),
+                        (F.layer_norm(x, (4,), mg.ones(4), mg.zeros(4)), {"AffineNormalize"})):
+        assert {n.op.name for n in mg.tape.walk(y)} == expected

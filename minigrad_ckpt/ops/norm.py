@@ -7,7 +7,7 @@ math on top.  The variance is the biased one (divide by N), as in PyTorch.
 
 from __future__ import annotations
 
-from .base import Op
+from .base import Op, add_tangents
 
 
 class Normalize(Op):
@@ -17,33 +17,13 @@ class Normalize(Op):
     save_output = True
 
     def forward(self, xp, x):
-        if x.size == 0:  # empty slices: nothing to normalize (and no mean to take)
-            return x + 0
-        mu = xp.mean(x, axis=self.axes, keepdims=True)
-        d = x - mu
-        var = xp.mean(d * d, axis=self.axes, keepdims=True)
-        return d * (1 / xp.sqrt(var + self.eps))
+        return _normalized(xp, x, self.axes, self.eps)[0]
 
     def backward(self, xp, g, out, x):
-        return self._times_jacobian(xp, g, out, x)
+        return _times_jacobian(xp, g, out, _rstd(xp, x, self.axes, self.eps), self.axes)
 
     def jvp(self, xp, tangents, out, x):
-        return self._times_jacobian(xp, tangents[0], out, x)
-
-    def _times_jacobian(self, xp, v, out, x):
-        """``J v`` for ``J = rstd (I - 1/N - xhat xhat^T / N)``: symmetric, so also ``J^T v``.
-
-        With ``xhat = out`` and ``rstd = 1/sqrt(var + eps)`` that is
-        ``rstd * (v - mean(v) - xhat * mean(v * xhat))``.  ``rstd`` is recomputed
-        from ``x`` (not saved), so with create_graph the expression is
-        differentiable in ``x`` as well as in ``v``.
-        """
-        if x.size == 0:
-            return v
-        rstd = 1 / xp.sqrt(xp.var(x, axis=self.axes, keepdims=True) + self.eps)
-        v_mean = xp.mean(v, axis=self.axes, keepdims=True)
-        vx_mean = xp.mean(v * out, axis=self.axes, keepdims=True)
-        return rstd * (v - v_mean - out * vx_mean)
+        return _times_jacobian(xp, tangents[0], out, _rstd(xp, x, self.axes, self.eps), self.axes)
 
     def reference(self, np, x):
         if x.size == 0:
@@ -52,3 +32,68 @@ class Normalize(Op):
         mu = x64.mean(axis=self.axes, keepdims=True)
         var = ((x64 - mu) ** 2).mean(axis=self.axes, keepdims=True)
         return ((x64 - mu) / np.sqrt(var + self.eps)).astype(x.dtype)
+
+
+class AffineNormalize(Op):
+    """:class:`Normalize`, then ``* weight + bias``: layer, batch and instance norm with their
+    learned scale and shift as one op, as PyTorch's native norms are.
+
+    Value for value it is the three ops it replaces (Normalize, Mul, Add: the same operations
+    in the same order, in both modes), but it keeps only ``x`` and ``weight``: the normalized
+    values are recomputed in backward, where the Mul kept them -- one more array the size of
+    ``x`` per norm layer.  ``weight`` and ``bias`` come broadcastable to ``x`` (``(1, C, 1, 1)``
+    for batch norm).
+    """
+
+    axes: tuple[int, ...]
+    eps: float
+
+    save_inputs = (0, 1)
+
+    def forward(self, xp, x, w, b):
+        return _normalized(xp, x, self.axes, self.eps)[0] * w + b
+
+    def backward(self, xp, g, out, x, w, b):
+        xhat, rstd = _normalized(xp, x, self.axes, self.eps)  # the forward's numbers, bit for bit
+        return _times_jacobian(xp, g * w, xhat, rstd, self.axes), g * xhat, g
+
+    def jvp(self, xp, tangents, out, x, w, b):
+        tx, tw, tb = tangents
+        xhat, rstd = _normalized(xp, x, self.axes, self.eps)
+        dxhat = None if tx is None else _times_jacobian(xp, tx, xhat, rstd, self.axes)
+        scaled = add_tangents(None if dxhat is None else dxhat * w, None if tw is None else tw * xhat)
+        return add_tangents(scaled, tb)
+
+    def reference(self, np, x, w, b):
+        x64 = x.astype(np.float64)
+        if x.size:
+            mu = x64.mean(axis=self.axes, keepdims=True)
+            x64 = (x64 - mu) / np.sqrt(((x64 - mu) ** 2).mean(axis=self.axes, keepdims=True) + self.eps)
+        return (x64 * np.asarray(w, dtype=np.float64) + np.asarray(b, dtype=np.float64)).astype(x.dtype)
+
+
+def _normalized(xp, x, axes, eps):
+    """``((x - mean) * rstd, rstd)`` over ``axes``, ``rstd = 1 / sqrt(var + eps)`` (the biased
+    variance, taken as NumPy's ``var`` takes it, so :func:`_rstd` gives the same numbers)."""
+    if x.size == 0:  # empty slices: nothing to normalize (and no mean to take)
+        return x + 0, None
+    mu = xp.mean(x, axis=axes, keepdims=True)
+    d = x - mu
+    rstd = 1 / xp.sqrt(xp.mean(d * d, axis=axes, keepdims=True) + eps)
+    return d * rstd, rstd
+
+
+def _rstd(xp, x, axes, eps):
+    """``1 / sqrt(var + eps)`` recomputed from ``x`` (not saved), so that with create_graph the
+    backward is differentiable in ``x`` as well as in the incoming gradient."""
+    return None if x.size == 0 else 1 / xp.sqrt(xp.var(x, axis=axes, keepdims=True) + eps)
+
+
+def _times_jacobian(xp, v, xhat, rstd, axes):
+    """``J v`` for ``J = rstd (I - 1/N - xhat xhat^T / N)``: symmetric, so also ``J^T v``:
+    ``rstd * (v - mean(v) - xhat * mean(v * xhat))``."""
+    if rstd is None:  # empty slices
+        return v
+    v_mean = xp.mean(v, axis=axes, keepdims=True)
+    vx_mean = xp.mean(v * xhat, axis=axes, keepdims=True)
+    return rstd * (v - v_mean - xhat * vx_mean)

@@ -31,6 +31,8 @@ def layer_norm(x: Any, normalized_shape: Any, weight: Any = None, bias: Any = No
         )
     axes = tuple(range(x.ndim - k, x.ndim))
     _check_input_dtype("layer_norm", x, weight if isinstance(weight, Tensor) else None)
+    if weight is not None and bias is not None:  # one op: keeps x, not also the normalized x
+        return apply(_norm.AffineNormalize(axes=axes, eps=float(eps)), x, _tensor(weight, x), _tensor(bias, x))
     out = apply(_norm.Normalize(axes=axes, eps=float(eps)), x)
     if weight is not None:
         out = out * _tensor(weight, x)
@@ -66,12 +68,13 @@ def batch_norm(x: Any, running_mean: Any, running_var: Any, weight: Any = None, 
         if n <= 1:
             raise ValueError(f"batch_norm: expected more than 1 value per channel when training, "
                              f"got input of shape {x.shape}")
-        out = apply(_norm.Normalize(axes=axes, eps=float(eps)), x)
+        out = _normalize_affine(x, axes, eps, weight, bias, bshape)
         if running_mean is not None and running_var is not None:
             xp = x.device.xp
             mean = xp.mean(x._data, axis=axes)
             var = xp.var(x._data, axis=axes) * (n / (n - 1))
             _update_running(running_mean, running_var, mean, var, momentum, x.device)
+        return out
     else:
         out = _normalize_with(x, running_mean, running_var, eps, bshape, "batch_norm: running statistics are "
                               "required when training=False")
@@ -130,12 +133,13 @@ def instance_norm(x: Any, running_mean: Any = None, running_var: Any = None, wei
         m = math.prod(x.shape[2:])
         if m <= 1:
             raise ValueError(f"instance_norm: expected more than 1 spatial element when training, got {x.shape}")
-        out = apply(_norm.Normalize(axes=spatial, eps=float(eps)), x)
+        out = _normalize_affine(x, spatial, eps, weight, bias, bshape)
         if running_mean is not None and running_var is not None:
             xp = x.device.xp
             mean = xp.mean(xp.mean(x._data, axis=spatial), axis=0)
             var = xp.mean(xp.var(x._data, axis=spatial), axis=0) * (m / (m - 1))
             _update_running(running_mean, running_var, mean, var, momentum, x.device)
+        return out
     else:
         out = _normalize_with(x, running_mean, running_var, eps, bshape, "instance_norm: running statistics are "
                               "required when use_input_stats=False")
@@ -177,6 +181,15 @@ def _normalize_with(x: Tensor, running_mean: Any, running_var: Any, eps: float, 
     rm = mf.reshape(running_mean.detach(), bshape)
     rv = mf.reshape(running_var.detach(), bshape)
     return (x - rm) * (1 / mf.sqrt(rv + eps))
+
+
+def _normalize_affine(x: Tensor, axes: tuple, eps: float, weight: Any, bias: Any, bshape: tuple) -> Tensor:
+    """``x`` normalized over ``axes`` with its own statistics, then the per-channel affine: one op
+    when both weight and bias are given (it keeps x, not also the normalized x)."""
+    if weight is not None and bias is not None:
+        w, b = (mf.reshape(_tensor(t, x), bshape) for t in (weight, bias))
+        return apply(_norm.AffineNormalize(axes=axes, eps=float(eps)), x, w, b)
+    return _per_channel_affine(apply(_norm.Normalize(axes=axes, eps=float(eps)), x), x, weight, bias, bshape)
 
 
 def _per_channel_affine(out: Tensor, x: Tensor, weight: Any, bias: Any, bshape: tuple) -> Tensor:
