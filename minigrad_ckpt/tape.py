@@ -252,7 +252,8 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_version: 
     ``None`` for a constant; the version boxes of saved tensors let backward detect a later
     in-place change.  This is the one place the save rule -- what backward may read -- is
     applied (``save_inputs``, ``save_output``, and beside a Python number
-    ``reads_beside_number``: ``x * 2`` keeps no ``x``, as in PyTorch); the rest is ``None``.
+    ``reads_beside_number``: ``x * 2`` keeps no ``x``, as in PyTorch, nor ``x * mask`` for an op
+    that ``drops_beside_constant``); the rest is ``None``.
     Checkpoint replay re-fills the slots recorded here, so it never saves differently.
     """
     dtype = out.dtype
@@ -284,6 +285,9 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_version: 
             versions = versions if keep_other else []
         elif which is True:  # the common case: backward reads every input
             saved = (out_saved, *arrays)
+            if op.drops_beside_constant and (edges[0] is None or edges[1] is None):  # ``x * mask``
+                saved = (out_saved, None, arrays[1]) if edges[0] is not None else (out_saved, arrays[0], None)
+                versions = versions[1:] if edges[0] is not None else versions[:1]
         elif which is False:
             saved = (out_saved,) + (None,) * len(arrays)
         else:
@@ -291,14 +295,9 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_version: 
     if out_saved is not None:
         versions.append(out_version)
     node = _new_node(Node)
-    node.op = op
-    node.inputs = tuple(edges)
-    node.saved = saved
-    node.versions = tuple(versions)
-    node.seq = next(_seq)
-    node.xp = xp
-    node.shape = out.shape
-    node.dtype = dtype
+    node.op, node.inputs, node.saved = op, tuple(edges), saved  # (three at a time: no tuple is built)
+    node.versions, node.seq, node.xp = tuple(versions), next(_seq), xp
+    node.shape, node.dtype = out.shape, dtype
     recorder = _grad_state.recorder if _recorders.active else None
     if recorder is not None:
         recorder.record(node, args, arrays, out)  # an active checkpoint segment or profiler

@@ -50,7 +50,7 @@ def test_each_partial_reads_only_what_it_declares(name):
     (lambda x: x * 2.0, False, False), (lambda x: 2.0 * x, False, False), (lambda x: x / 4, False, False),
     (lambda x: x * True, False, False), (lambda x: 3 / x, True, False),
     (lambda x: x ** 2, True, False), (lambda x: 2.0 ** x, True, True), (lambda x: x % 0.75, False, False),
-    (lambda x: x * 1j, True, False),  # a complex number's partial is taken (and dropped): x is read
+    (lambda x: x * 1j, False, False),  # a complex number becomes a constant Tensor: as a mask
 ])
 def test_what_the_node_keeps_beside_a_number(make, keeps, keeps_out):
     x = _leaf([1.0, 2.0, 3.0])
@@ -144,6 +144,45 @@ def test_a_checkpointed_scale_replays_bitwise_and_the_ledger_equals_the_predicti
     grad, peak = step(plan)
     np.testing.assert_array_equal(grad, plain_grad)
     assert peak == ck.simulate_peak(profile, plan) < plain_peak
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_a_product_with_a_constant_tensor_keeps_only_the_constant(dtype):
+    """``x * mask`` (a Tensor that needs no gradient): only the mask is kept, on either side,
+    so a write to x before backward is fine, a write to the mask is still refused, and the
+    gradient is the same (the mask's partial is not taken)."""
+    x = _leaf([0.5, -1.0, 2.0], dtype)
+    mask = mg.tensor(np.array([1.0, 0.0, 3.0], dtype=dtype))
+    h = mg.tanh(x)
+    for y in (h * mask, mask * h):
+        kept = [v for v in y._node.saved if v is not None]
+        assert len(kept) == 1 and kept[0] is mask._data
+    with mg.memory.track() as ledger:
+        y = (h * mask).sum() + (mask * h).sum()
+    assert ledger.peak("saved") == h._data.nbytes  # tanh's output; nothing for the products
+    with mg.no_grad():
+        x.add_(1.0)  # x's tanh (kept by tanh) is unchanged: only x moved
+    y.backward()
+    expected = 2 * mask.numpy() * (1 - np.tanh(x.numpy() - 1.0) ** 2)
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-6)
+    z = (x * mask).sum()
+    with mg.no_grad():
+        mask.mul_(2.0)
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        z.backward()
+
+
+def test_a_constant_tensor_with_a_tangent_still_moves_second_order_forward_mode():
+    """Forward over reverse: a Tensor constant in the inner backward that carries a tangent
+    (here x, a constant of grad(f) in w) -- the product keeps it, so the hvp is exact."""
+    x, w = mg.tensor([1.0, 2.0]), mg.tensor([0.5, -1.5])
+
+    def grad_w(x_):
+        return mg.func.grad(lambda w_: (mg.tanh(w_) * x_ * x_).sum())(w)
+
+    _, tangent = mg.func.jvp(grad_w, (x,), (mg.tensor([1.0, 0.0]),))
+    expected = 2 * x.numpy() * (1 - np.tanh(w.numpy()) ** 2) * np.array([1.0, 0.0])
+    np.testing.assert_allclose(tangent.numpy(), expected, rtol=1e-12)
 
 
 def test_the_strict_device_keeps_nothing_beside_numbers():

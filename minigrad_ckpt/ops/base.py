@@ -141,6 +141,10 @@ class Op:
     #: gradient, so what only its partial would read is not kept).  None: ``save_inputs`` and
     #: ``save_output`` hold for every call.
     reads_beside_number: ClassVar[dict[int, tuple[bool, bool]] | None] = None
+    #: A binary op whose backward takes no partial for an operand when the other one is not
+    #: kept (``None``): beside a Tensor that needs no gradient (``x * mask``) the tape keeps
+    #: that Tensor only, as beside a number.
+    drops_beside_constant: ClassVar[bool] = False
     #: False for ops with no derivative (comparisons, argmax): never recorded.
     differentiable: ClassVar[bool] = True
     #: The output may be a view of input 0, so it shares its version stamp.

@@ -260,9 +260,13 @@ class Mul(BinaryElementwise):
     def d_second(self, xp, out, x, y):
         return x
 
+    drops_beside_constant = True
+
     def backward(self, xp, g, out, x, y):
-        # the inherited rule with the partials written in: two calls fewer per product (per_op -0.5%)
-        return None if isinstance(x, _CONST) else g * y, None if isinstance(y, _CONST) else g * x
+        # the inherited rule with the partials written in: two calls fewer per product (per_op -0.5%);
+        # an operand not kept (None) means the other needs no gradient (tape._record: ``x * mask``)
+        return (None if isinstance(x, _CONST) or y is None else g * y,
+                None if isinstance(y, _CONST) or x is None else g * x)
 
 
 class Div(BinaryElementwise):
