@@ -440,6 +440,9 @@ def _norm_chain(kind, x, w, b):
     from minigrad_ckpt.tape import apply
     if kind == "layer":
         return apply(Normalize(axes=(2, 3), eps=1e-5), x) * w + b
+    if kind == "group":  # three groups of one channel each, as group_norm reshaped them before
+        normalized = mg.reshape(apply(Normalize(axes=(2,), eps=1e-5), mg.reshape(x, (4, 3, 25))), x.shape)
+        return normalized * mg.reshape(w, (1, 3, 1, 1)) + mg.reshape(b, (1, 3, 1, 1))
     axes = (0, 2, 3) if kind == "batch" else (2, 3)
     return apply(Normalize(axes=axes, eps=1e-5), x) * mg.reshape(w, (1, 3, 1, 1)) + mg.reshape(b, (1, 3, 1, 1))
 
@@ -449,13 +452,15 @@ def _norm_fused(kind, x, w, b):
         return F.layer_norm(x, (5, 5), w, b)
     if kind == "batch":
         return F.batch_norm(x, None, None, w, b, training=True)
+    if kind == "group":
+        return F.group_norm(x, 3, w, b)
     return F.instance_norm(x, weight=w, bias=b)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("kind", ["layer", "batch", "instance"])
+@pytest.mark.parametrize("kind", ["layer", "batch", "instance", "group"])
 def test_norm_layers_are_their_three_ops_bit_for_bit_keeping_one_array_less(dtype, kind):
-    """layer/batch/instance norm with weight and bias are one op (AffineNormalize): values,
+    """layer/batch/instance/group norm with weight and bias are one op (AffineNormalize): values,
     gradients of x, weight and bias, and tangents equal Normalize-Mul-Add's exactly, and
     the op keeps x only -- not also the normalized x, as the Mul did."""
     rng = np.random.default_rng(7)

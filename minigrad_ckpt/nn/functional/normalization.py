@@ -89,6 +89,12 @@ def group_norm(x: Any, num_groups: int, weight: Any = None, bias: Any = None, ep
                          f"num_groups={num_groups}")
     _check_input_dtype("group_norm", x, weight if isinstance(weight, Tensor) else None)
     n, c = x.shape[0], x.shape[1]
+    if weight is not None and bias is not None:  # one op on (N, G, C/G, *spatial): it keeps x only
+        grouped = (n, num_groups, c // num_groups) + x.shape[2:]  # (the statistics are the same numbers)
+        w, b = (mf.reshape(_tensor(t, x), (1, num_groups, c // num_groups) + (1,) * (x.ndim - 2))
+                for t in (weight, bias))
+        op = _norm.AffineNormalize(axes=tuple(range(2, x.ndim + 1)), eps=float(eps))
+        return mf.reshape(apply(op, mf.reshape(x, grouped), w, b), x.shape)
     per_group = (c // num_groups) * math.prod(x.shape[2:])  # explicit: -1 cannot be inferred for an empty batch
     g = mf.reshape(x, (n, num_groups, per_group))
     out = mf.reshape(apply(_norm.Normalize(axes=(2,), eps=float(eps)), g), x.shape)
