@@ -250,6 +250,7 @@ class Sub(BinaryElementwise):
 class Mul(BinaryElementwise):
     fn = "multiply"
     partials_read = (("y",), ("x",))  # d/dx = y, d/dy = x
+    drops_beside_constant = True
 
     def forward(self, xp, x, y):
         return x * y
@@ -259,8 +260,6 @@ class Mul(BinaryElementwise):
 
     def d_second(self, xp, out, x, y):
         return x
-
-    drops_beside_constant = True
 
     def backward(self, xp, g, out, x, y):
         # the inherited rule with the partials written in: two calls fewer per product (per_op -0.5%);
