@@ -286,8 +286,9 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_version: 
         elif which is True:  # the common case: backward reads every input
             saved = (out_saved, *arrays)
             if op.drops_beside_constant and (edges[0] is None or edges[1] is None):  # ``x * mask``
-                saved = (out_saved, None, arrays[1]) if edges[0] is not None else (out_saved, arrays[0], None)
-                versions = versions[1:] if edges[0] is not None else versions[:1]
+                kept = 1 if edges[0] is not None else 0  # the constant: the one kept
+                saved = (out_saved, None, arrays[1]) if kept else (out_saved, arrays[0], None)
+                versions = [args[kept]._version] if isinstance(args[kept], Tensor) else []
         elif which is False:
             saved = (out_saved,) + (None,) * len(arrays)
         else:

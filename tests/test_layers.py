@@ -358,6 +358,19 @@ def test_mha_projects_shared_inputs_once_with_the_same_results(layout, pattern):
     assert (linears, apart_linears) == (expected, 4)
 
 
+@pytest.mark.parametrize("flag", [np.True_, 1, 0, None, np.False_])
+def test_mha_and_transformer_block_take_any_truthy_causal_flag(flag):
+    """``is_causal`` / ``causal`` as NumPy booleans, ints or None mean what ``bool()`` says."""
+    mg.manual_seed(2)
+    x = mg.randn(2, 4, 8, dtype="float64")
+    mha = nn.MultiheadAttention(8, 2, batch_first=True, dtype="float64")
+    got = mha(x, x, x, need_weights=False, is_causal=flag)[0].numpy()
+    want = mha(x, x, x, need_weights=False, is_causal=bool(flag))[0].numpy()
+    np.testing.assert_array_equal(got, want)
+    block = nn.TransformerBlock(8, 2, causal=flag, dtype="float64")
+    block(x).sum().backward()
+
+
 @pytest.mark.parametrize("causal", [True, False])
 def test_transformer_block_causality(causal):
     mg.manual_seed(1)

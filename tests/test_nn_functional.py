@@ -489,3 +489,9 @@ def test_norm_without_weight_or_bias_keeps_the_separate_ops():
                         (F.layer_norm(x, (4,), weight=mg.ones(4)), {"Normalize", "Mul"}),
                         (F.layer_norm(x, (4,), mg.ones(4), mg.zeros(4)), {"AffineNormalize"})):
         assert {n.op.name for n in mg.tape.walk(y)} == expected
+
+
+def test_softmax_of_integers_is_a_float_distribution():
+    y = F.softmax(mg.tensor(np.array([1, 2, 3])), axis=0)
+    assert y.dtype == np.float64
+    np.testing.assert_allclose(y.numpy(), np.exp([1, 2, 3]) / np.exp([1, 2, 3]).sum())

@@ -191,3 +191,15 @@ def test_the_strict_device_keeps_nothing_beside_numbers():
     assert all(v is None or isinstance(v, (int, float)) for v in y._node.saved)
     y.sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [0.5, 0.5])
+
+
+@pytest.mark.parametrize("make", [lambda x: 2j * x, lambda x: x * 2j, lambda x: np.array([1.0, 3.0]) * x])
+def test_a_constant_on_either_side_leaves_no_version_check_on_x(make):
+    """The version kept is the constant's (when it is a Tensor), chosen by argument: a complex
+    number on the left is no Tensor, and x, not kept, must not be checked."""
+    x = _leaf([1.0, 2.0])
+    y = make(x)
+    with mg.no_grad():
+        x.add_(10.0)
+    (mg.abs(y) ** 2).sum().backward()
+    assert x.grad is not None

@@ -94,7 +94,7 @@ class MultiheadAttention(Module):
 
         q, k, v = heads(q, tgt_len), heads(k, src_len), heads(v, src_len)
         scores = mf.matmul(q, mf.swapaxes(k, -1, -2))
-        causal = attn_mask is None and is_causal  # masked by the op itself: no mask array to keep
+        causal = attn_mask is None and bool(is_causal)  # masked by the op itself: no mask array to keep
         mask = self._combined_mask(attn_mask, key_padding_mask, tgt_len, src_len, bsz, scores)
         if mask is None:  # scale, causal mask and softmax in one op (the same numbers)
             attn = apply(ScaledSoftmax(scale=1.0 / math.sqrt(d), causal=causal), scores)

@@ -120,7 +120,10 @@ class Softmax(Op):
         if x.size == 0:  # an empty axis: nothing to normalize (the max would have no value)
             return x + 0
         e = x - xp.max(x, axis=self.axis, keepdims=True)  # one new array, written in place
-        xp.exp(e, out=e)
+        if e.dtype.kind in "fc":
+            xp.exp(e, out=e)
+        else:  # integers: the exponential is a float array (NumPy's)
+            e = xp.exp(e)
         e /= xp.sum(e, axis=self.axis, keepdims=True)
         return e
 

@@ -312,6 +312,8 @@ class Pow(BinaryElementwise):
         if isinstance(x, complex):  # a constant base: log taken on the host (a Python number)
             return out * (cmath.log(x) if x != 0 else 0.0)
         if isinstance(x, _CONST):
+            if x < 0 and out.dtype.kind == "c":  # a complex power of a negative base: log(-2) = log 2 + i pi
+                return out * cmath.log(x)
             return out * (math.log(x) if x > 0 else (0.0 if x == 0 else math.nan))
         if out.dtype.kind == "c":  # a complex power: the principal logarithm (log(-2) = log 2 + i pi);
             # 0 ** y -> 0 as Re(y) > 0, so the derivative there is 0 as for real y >= 0

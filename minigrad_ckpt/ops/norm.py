@@ -39,7 +39,9 @@ class AffineNormalize(Op):
     learned scale and shift as one op, as PyTorch's native norms are.
 
     Value for value it is the three ops it replaces (Normalize, Mul, Add: the same operations
-    in the same order, in both modes), but it keeps only ``x`` and ``weight``: the normalized
+    in the same order, in both modes; second derivatives to round-off, as ``rstd`` is
+    differentiated through ``mean(d * d)`` where Normalize goes through NumPy's ``var``, the
+    same numbers by another graph), but it keeps only ``x`` and ``weight``: the normalized
     values are recomputed in backward, where the Mul kept them -- one more array the size of
     ``x`` per norm layer.  ``weight`` and ``bias`` come broadcastable to ``x`` (``(1, C, 1, 1)``
     for batch norm).
@@ -74,7 +76,7 @@ class AffineNormalize(Op):
 
 def _normalized(xp, x, axes, eps):
     """``((x - mean) * rstd, rstd)`` over ``axes``, ``rstd = 1 / sqrt(var + eps)`` (the biased
-    variance, taken as NumPy's ``var`` takes it, so :func:`_rstd` gives the same numbers)."""
+    variance as ``mean(d * d)``: for real ``x`` the same numbers as NumPy's ``var``)."""
     if x.size == 0:  # empty slices: nothing to normalize (and no mean to take)
         return x + 0, None
     mu = xp.mean(x, axis=axes, keepdims=True)
@@ -85,8 +87,14 @@ def _normalized(xp, x, axes, eps):
 
 def _rstd(xp, x, axes, eps):
     """``1 / sqrt(var + eps)`` recomputed from ``x`` (not saved), so that with create_graph the
-    backward is differentiable in ``x`` as well as in the incoming gradient."""
-    return None if x.size == 0 else 1 / xp.sqrt(xp.var(x, axis=axes, keepdims=True) + eps)
+    backward is differentiable in ``x`` as well as in the incoming gradient -- as the forward
+    takes it (``mean(d * d)``: for complex ``x`` that is not NumPy's ``var``, ``mean(|d|^2)``)."""
+    if x.size == 0:
+        return None
+    if x.dtype.kind != "c":  # the same numbers (and, with create_graph, the same second derivatives)
+        return 1 / xp.sqrt(xp.var(x, axis=axes, keepdims=True) + eps)
+    d = x - xp.mean(x, axis=axes, keepdims=True)
+    return 1 / xp.sqrt(xp.mean(d * d, axis=axes, keepdims=True) + eps)
 
 
 def _times_jacobian(xp, v, xhat, rstd, axes):
