@@ -56,7 +56,8 @@ class _Marker:
         return self.name
 
 
-#: The Python numbers an elementwise op takes as constants: never differentiated.
+#: The Python numbers an elementwise op takes as constants: never differentiated (a complex
+#: number's partial is taken and dropped, unless the op ``drops_beside_constant``).
 _NUMBER = (int, float)
 
 #: ``node.saved`` after backward released it.
@@ -252,8 +253,8 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_version: 
     ``None`` for a constant; the version boxes of saved tensors let backward detect a later
     in-place change.  This is the one place the save rule -- what backward may read -- is
     applied (``save_inputs``, ``save_output``, and beside a Python number
-    ``reads_beside_number``: ``x * 2`` keeps no ``x``, as in PyTorch, nor ``x * mask`` for an op
-    that ``drops_beside_constant``); the rest is ``None``.
+    ``reads_beside_number``: ``x * 2`` keeps no ``x``, as in PyTorch -- nor ``x * mask``, a Tensor
+    without a gradient taken as a number, for an op that ``drops_beside_constant``); the rest is ``None``.
     Checkpoint replay re-fills the slots recorded here, so it never saves differently.
     """
     dtype = out.dtype
@@ -268,7 +269,7 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_version: 
         else:
             saved, versions = (out_saved, None), []
     else:
-        edges, versions, number_at = [], [], -1
+        edges, versions, constant_at = [], [], -1
         for i, a in enumerate(args):
             if isinstance(a, Tensor):
                 edges.append((a._node or a) if a._requires_grad else None)
@@ -276,19 +277,19 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_version: 
                     versions.append(a._version)
             else:
                 edges.append(None)
-                number_at = i
-        if number_at >= 0 and (beside := op.reads_beside_number) is not None and isinstance(args[number_at], _NUMBER):
-            keep_out, keep_other = beside[number_at]  # (no comprehension here: it would cost more than the node)
+                constant_at = i
+        if constant_at < 0 and op.drops_beside_constant and (edges[0] is None or edges[1] is None):
+            constant_at = 0 if edges[0] is None else 1  # ``x * mask``: the mask as a number
+        if (constant_at >= 0 and (beside := op.reads_beside_number) is not None
+                and (op.drops_beside_constant or isinstance(args[constant_at], _NUMBER))):
+            keep_out, keep_other = beside[constant_at]  # (no comprehension here: it would cost more than the node)
             out_saved = out_saved if keep_out else None
-            saved = ((out_saved, arrays[0] if keep_other else None, arrays[1]) if number_at
+            saved = ((out_saved, arrays[0] if keep_other else None, arrays[1]) if constant_at
                      else (out_saved, arrays[0], arrays[1] if keep_other else None))
-            versions = versions if keep_other else []
+            if not keep_other:  # only the constant's version, if it is a Tensor (then both have one)
+                versions = [versions[constant_at]] if len(versions) == 2 else []
         elif which is True:  # the common case: backward reads every input
             saved = (out_saved, *arrays)
-            if op.drops_beside_constant and (edges[0] is None or edges[1] is None):  # ``x * mask``
-                kept = 1 if edges[0] is not None else 0  # the constant: the one kept
-                saved = (out_saved, None, arrays[1]) if kept else (out_saved, arrays[0], None)
-                versions = [args[kept]._version] if isinstance(args[kept], Tensor) else []
         elif which is False:
             saved = (out_saved,) + (None,) * len(arrays)
         else:

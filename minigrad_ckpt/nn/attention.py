@@ -9,15 +9,13 @@ from typing import Any
 from .. import functional as mf
 from ..creation import zeros
 from ..functional.arguments import as_tensor
-from ..ops.activation import ScaledSoftmax
-from ..ops.shape import TrilFill
-from ..tape import apply
 from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .activation import GELU, ReLU, SiLU
 from .containers import Sequential
 from .dropout import Dropout
+from .functional.attention import _attention_weights
 from .linear import Linear
 from .module import Module, Parameter
 from .normalization import LayerNorm
@@ -94,15 +92,8 @@ class MultiheadAttention(Module):
 
         q, k, v = heads(q, tgt_len), heads(k, src_len), heads(v, src_len)
         scores = mf.matmul(q, mf.swapaxes(k, -1, -2))
-        causal = attn_mask is None and bool(is_causal)  # masked by the op itself: no mask array to keep
         mask = self._combined_mask(attn_mask, key_padding_mask, tgt_len, src_len, bsz, scores)
-        if mask is None:  # scale, causal mask and softmax in one op (the same numbers)
-            attn = apply(ScaledSoftmax(scale=1.0 / math.sqrt(d), causal=causal), scores)
-        else:
-            scores = scores * (1.0 / math.sqrt(d))
-            if causal:
-                scores = apply(TrilFill(k=0, value=-math.inf), scores)
-            attn = F.softmax(scores + mask, axis=-1)
+        attn = _attention_weights(scores, 1.0 / math.sqrt(d), attn_mask is None and bool(is_causal), mask)
         if self.dropout > 0.0 and self.training:
             attn = F.dropout(attn, self.dropout)
         out = mf.matmul(attn, v)                                    # (N, H, L, D)

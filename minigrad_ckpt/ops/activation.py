@@ -11,6 +11,7 @@ import math
 
 from .base import Op
 from .elementwise import UnaryElementwise
+from .shape import TrilFill
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _INV_SQRT_2 = 1.0 / math.sqrt(2.0)
@@ -172,7 +173,7 @@ class ScaledSoftmax(Op):
         if s.size == 0:
             return s
         if self.causal:
-            s = xp.where(xp.tril(xp.ones(s.shape[-2:], dtype=bool), self.k), s, s.dtype.type(-math.inf))
+            s = TrilFill(k=self.k, value=-math.inf).forward(xp, s)
         s -= xp.max(s, axis=-1, keepdims=True)
         xp.exp(s, out=s)
         s /= xp.sum(s, axis=-1, keepdims=True)
@@ -193,11 +194,8 @@ class ScaledSoftmax(Op):
     def reference(self, np, x):
         s = x.astype(np.float64) * self.scale
         if self.causal:
-            s = np.where(np.tril(np.ones(s.shape[-2:], dtype=bool), self.k), s, -np.inf)
-        if s.size == 0:
-            return s.astype(x.dtype)
-        e = np.exp(s - np.max(s, axis=-1, keepdims=True))
-        return (e / np.sum(e, axis=-1, keepdims=True)).astype(x.dtype)
+            s = TrilFill(k=self.k, value=-math.inf).reference(np, s)
+        return Softmax(axis=(s.ndim - 1,)).reference(np, s).astype(x.dtype)
 
 
 class LogSoftmax(Op):

@@ -67,11 +67,8 @@ class AffineNormalize(Op):
         return add_tangents(scaled, tb)
 
     def reference(self, np, x, w, b):
-        x64 = x.astype(np.float64)
-        if x.size:
-            mu = x64.mean(axis=self.axes, keepdims=True)
-            x64 = (x64 - mu) / np.sqrt(((x64 - mu) ** 2).mean(axis=self.axes, keepdims=True) + self.eps)
-        return (x64 * np.asarray(w, dtype=np.float64) + np.asarray(b, dtype=np.float64)).astype(x.dtype)
+        xhat = Normalize(axes=self.axes, eps=self.eps).reference(np, x.astype(np.float64))
+        return (xhat * np.asarray(w, dtype=np.float64) + np.asarray(b, dtype=np.float64)).astype(x.dtype)
 
 
 def _normalized(xp, x, axes, eps):
@@ -93,8 +90,7 @@ def _rstd(xp, x, axes, eps):
         return None
     if x.dtype.kind != "c":  # the same numbers (and, with create_graph, the same second derivatives)
         return 1 / xp.sqrt(xp.var(x, axis=axes, keepdims=True) + eps)
-    d = x - xp.mean(x, axis=axes, keepdims=True)
-    return 1 / xp.sqrt(xp.mean(d * d, axis=axes, keepdims=True) + eps)
+    return _normalized(xp, x, axes, eps)[1]
 
 
 def _times_jacobian(xp, v, xhat, rstd, axes):

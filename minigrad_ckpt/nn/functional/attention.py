@@ -9,6 +9,7 @@ from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
 from ...ops.activation import ScaledSoftmax
+from ...ops.shape import TrilFill
 from ...tape import apply
 from ...tensor import Tensor
 from .activation import softmax
@@ -38,13 +39,20 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
     if is_causal and attn_mask is not None:
         raise ValueError("scaled_dot_product_attention: pass attn_mask or is_causal, not both")
     s = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
-    scores = mf.matmul(q, mf.swapaxes(k, -1, -2))
-    if attn_mask is None:  # scale, causal mask (by the op: no mask array kept) and softmax in one op
-        attn = apply(ScaledSoftmax(scale=s, causal=bool(is_causal)), scores)
-    else:
-        m = _tensor(attn_mask, q)
-        scores = scores * s
-        attn = softmax(mf.where(m, scores, -math.inf) if m.dtype == host_numpy.bool_ else scores + m, axis=-1)
+    mask = None if attn_mask is None else _tensor(attn_mask, q)
+    attn = _attention_weights(mf.matmul(q, mf.swapaxes(k, -1, -2)), s, bool(is_causal), mask)
     if dropout_p > 0.0 and training:
         attn = dropout(attn, dropout_p)
     return mf.matmul(attn, v)
+
+
+def _attention_weights(scores: Tensor, scale: float, causal: bool, mask: Tensor | None) -> Tensor:
+    """``softmax(scores * scale)`` over the last axis, future keys left out when ``causal`` (by
+    the op: no mask array is made or kept), then a ``mask``: boolean (True = attend) or added.
+    Without a mask array it is one op, :class:`~minigrad_ckpt.ops.activation.ScaledSoftmax`."""
+    if mask is None:
+        return apply(ScaledSoftmax(scale=scale, causal=causal), scores)
+    scores = scores * scale
+    if causal:
+        scores = apply(TrilFill(k=0, value=-math.inf), scores)
+    return softmax(mf.where(mask, scores, -math.inf) if mask.dtype == host_numpy.bool_ else scores + mask, axis=-1)
