@@ -21,6 +21,8 @@ from minigrad_ckpt.ops import conv as C
 CASES = [  # h, w, k, stride, padding, dilation, groups
     (7, 6, 3, 1, 1, 1, 1), (7, 6, 3, 2, 1, 1, 1), (8, 8, 3, 2, 0, 1, 2), (9, 7, 2, 3, 1, 2, 1),
     (6, 6, 3, 1, 3, 1, 1), (5, 8, 1, 2, 0, 1, 3), (10, 9, 3, 3, 2, 2, 1), (6, 7, 3, 1, 2, 1, 1),
+    # narrow images: channels-last columns, the input gradient as a flipped convolution
+    (4, 4, 3, 1, 1, 1, 1), (3, 4, 3, 1, 2, 2, 1), (5, 3, 2, 1, 0, 1, 1), (4, 3, 2, 1, 2, 1, 1), (6, 4, 3, 2, 1, 1, 1),
 ]
 
 
@@ -168,3 +170,54 @@ def test_chunked_convolutions_with_bias_replay_bitwise_under_checkpointing(devic
     _, tangent = mg.func.jvp(lambda *xs: (block(*xs) ** 2).sum(), tuple(ts), tuple(dirs))
     expected = sum(float(np.sum(g.astype(np.float64) * d.numpy())) for g, d in zip(plain, dirs))
     assert float(tangent.numpy()) == pytest.approx(expected, rel=1e-4)
+
+
+PATHS = [  # x shape, w shape, stride, padding, dilation: each runs channels-last somewhere
+    ((3, 4, 4, 4), (5, 4, 3, 3), 1, 1, 1), ((2, 6, 8, 8), (3, 6, 3, 3), 1, 1, 1), ((2, 8, 5, 4), (4, 8, 3, 2), 1, 2, 2),
+    ((2, 5, 7, 9), (3, 5, 3, 3), 2, 1, 1), ((2, 16, 10, 12), (4, 16, 3, 3), 1, 0, 1),
+    ((0, 4, 4, 4), (2, 4, 3, 3), 1, 1, 1), ((2, 4, 2, 2), (3, 4, 3, 3), 1, 0, 1),
+]
+
+
+@pytest.mark.parametrize("x_shape,w_shape,s,p,d", PATHS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128])
+def test_channels_last_and_channel_major_kernels_agree(x_shape, w_shape, s, p, d, dtype, monkeypatch):
+    """Every kernel with the channels-last columns taken wherever they may be (the width limits
+    lifted) against the same kernel with them never taken: the same numbers to rounding, the
+    dtype kept, the results channel-major (the layout the per-channel reductions after them
+    read fast), and the weight gradient contiguous."""
+    rng = np.random.default_rng(sum(x_shape) + sum(w_shape))
+    cast = (lambda a: a.astype(dtype)) if dtype != np.complex128 else (lambda a: (a + 1j * a[::-1]).astype(dtype))
+    x, wt = cast(rng.standard_normal(x_shape)), cast(rng.standard_normal(w_shape))
+    a = ((s, s), (p, p), (d, d), 1)
+    g = cast(rng.standard_normal(C.conv2d(xp, x, wt, *a).shape))
+
+    def kernels():
+        return (C.conv2d(xp, x, wt, *a), C.conv2d_input_grad(xp, g, wt, x_shape, *a),
+                C.conv2d_weight_grad(xp, x, g, w_shape, *a))
+
+    monkeypatch.setattr(C, "_CHANNELS_LAST_FORWARD_MAX_WIDTH", 1 << 30)
+    monkeypatch.setattr(C, "_FLIPPED_INPUT_GRAD_MAX_WIDTH", 1 << 30)
+    channels_last = kernels()
+    monkeypatch.setattr(C, "_channels_last_pays", lambda *args: False)
+    channel_major = kernels()
+    tol = 2e-5 if dtype == np.float32 else 1e-12
+    for got, want in zip(channels_last, channel_major):
+        assert got.dtype == want.dtype == dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    out, gx, gw = channels_last
+    for arr in (out, gx):
+        assert C._axis_order(arr)[0] == 1 or arr.size == 0  # channels outermost in memory
+    assert gw.flags.c_contiguous
+
+
+def test_the_narrow_paths_are_taken_where_they_pay():
+    """The routes, by shape: the digits CNN's 16 -> 32 layer on 4x4 images goes channels-last in
+    all three kernels; one input channel (runs of 3 against rows of 8) stays channel-major; a
+    26-wide output keeps the channel-major forward but takes channels-last weight gradients."""
+    geo = ((1, 1), (1, 1), (1, 1), 1)
+    assert C._channels_last_pays((64, 16, 4, 4), (32, 16, 3, 3), *geo)
+    assert not C._channels_last_pays((64, 1, 8, 8), (16, 1, 3, 3), *geo)
+    assert C._channels_last_pays((64, 32, 26, 26), (64, 32, 3, 3), (1, 1), (0, 0), (1, 1), 1)
+    assert not C._channels_last_pays((64, 32, 26, 26), (64, 32, 3, 3), (1, 1), (0, 0), (1, 1), 2)  # groups
+    assert C._out_size(26, 3, 1, 0, 1) > C._CHANNELS_LAST_FORWARD_MAX_WIDTH
