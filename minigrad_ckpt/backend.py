@@ -144,7 +144,7 @@ LIBRARY_FUNCTIONS = (
     "broadcast_to", "broadcast_shapes", "concatenate", "stack", "split", "flip",
     "pad", "take", "take_along_axis", "put_along_axis", "ascontiguousarray",
     "array_split", "tile", "repeat", "tril", "triu", "nonzero",
-    "sort", "argsort", "roll", "diagonal",
+    "sort", "argsort", "roll", "diagonal", "copyto",
     # misc
     "errstate", "iinfo", "finfo", "result_type", "can_cast", "shares_memory",
 )
@@ -322,7 +322,7 @@ def register_kernel(fn: Any) -> Any:
 DIFFERENTIABLE_ADAPTER = ("sum_to", "index_add", "to_device")
 #: Whitelisted functions that write into an argument: never in a backward,
 #: which must not mutate what it is given.
-IN_PLACE_FUNCTIONS = ("put_along_axis",)
+IN_PLACE_FUNCTIONS = ("put_along_axis", "copyto")
 #: Sub-namespaces, each with its own whitelist (``xp.linalg.inv``: :data:`LINALG_FUNCTIONS`;
 #: ``xp.fft.fftn``: :data:`FFT_FUNCTIONS`).
 SUB_NAMESPACES = ("linalg", "fft")

@@ -11,7 +11,7 @@ import math
 
 from .base import Op
 from .elementwise import UnaryElementwise
-from .shape import TrilFill
+from .shape import TrilFill, fill_above_diagonal
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _INV_SQRT_2 = 1.0 / math.sqrt(2.0)
@@ -173,7 +173,7 @@ class ScaledSoftmax(Op):
         if s.size == 0:
             return s
         if self.causal:
-            s = TrilFill(k=self.k, value=-math.inf).forward(xp, s)
+            fill_above_diagonal(xp, s, self.k, -math.inf)
         s -= xp.max(s, axis=-1, keepdims=True)
         xp.exp(s, out=s)
         s /= xp.sum(s, axis=-1, keepdims=True)
