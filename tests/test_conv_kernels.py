@@ -221,3 +221,59 @@ def test_the_narrow_paths_are_taken_where_they_pay():
     assert C._channels_last_pays((64, 32, 26, 26), (64, 32, 3, 3), (1, 1), (0, 0), (1, 1), 1)
     assert not C._channels_last_pays((64, 32, 26, 26), (64, 32, 3, 3), (1, 1), (0, 0), (1, 1), 2)  # groups
     assert C._out_size(26, 3, 1, 0, 1) > C._CHANNELS_LAST_FORWARD_MAX_WIDTH
+
+
+def test_a_non_finite_kernel_on_narrow_images_takes_col2im_too():
+    """Inputs 4 wide take the flipped convolution, whose padding of g meets every weight:
+    an infinite weight there would make NaN where no true window pairs it, so such a kernel
+    goes the col2im way, as on the grid."""
+    rng = np.random.default_rng(2)
+    x_shape, a = (2, 6, 4, 4), ((1, 1), (1, 1), (1, 1), 1)
+    wt = rng.standard_normal((5, 6, 3, 3))
+    g = rng.standard_normal((2, 5, 4, 4))
+    assert C._channels_last_pays(g.shape, C._flipped_shape(wt.shape), (1, 1), (1, 1), (1, 1), 1)
+    finite = C.conv2d_input_grad(xp, g, wt, x_shape, *a)
+    np.testing.assert_allclose(finite, C._col2im_input_grad(xp, g, wt, x_shape, *a), rtol=1e-12, atol=1e-12)
+    wt[1, 2, 0, 0] = np.inf
+    got = C.conv2d_input_grad(xp, g, wt, x_shape, *a)
+    np.testing.assert_array_equal(got, C._col2im_input_grad(xp, g, wt, x_shape, *a))
+    flipped = C._channels_last_conv2d(xp, g, C._flipped_kernel(xp, wt), (1, 1), (1, 1), (1, 1))
+    assert np.isnan(flipped).sum() > np.isnan(got).sum()  # what the rule avoids
+
+
+@pytest.mark.parametrize("layout", [(0, 1, 2, 3), (1, 0, 2, 3), (0, 2, 3, 1)])
+def test_tiled_max_pool_backward_follows_the_routings_layout(layout):
+    """The gradient is written in the routing's memory layout (NCHW, channel-major or NHWC),
+    so the layers around the pooling read one layout; the values are the reference's."""
+    rng = np.random.default_rng(4)
+    x = rng.integers(0, 3, (2, 3, 6, 6)).astype(np.float64)
+    routing = np.ascontiguousarray(x.transpose(layout)).transpose(np.argsort(layout))
+    g = rng.standard_normal((2, 3, 3, 3))
+    got = C.max_pool2d_backward(xp, g, routing, (2, 2), (2, 2), (0, 0), (1, 1))
+    assert C._axis_order(got) == C._axis_order(routing) == list(layout)
+    ref = C.MaxPool2dBackward(kernel=(2, 2), stride=(2, 2), padding=(0, 0), dilation=(1, 1)).reference(np, g, x)
+    np.testing.assert_array_equal(got, ref)
+
+
+def test_a_pointwise_convolution_keeps_its_free_columns():
+    """A 1x1 kernel with stride 1 and no padding: its columns are the input itself, a view of
+    a channel-major input, so the channels-last copy never pays however many channels."""
+    geo = ((1, 1), (0, 0), (1, 1), 1)
+    assert not C._channels_last_pays((64, 64, 8, 8), (64, 64, 1, 1), *geo)
+    assert C._channels_last_pays((64, 64, 8, 8), (64, 64, 1, 1), (1, 1), (1, 1), (1, 1), 1)  # padded: copied anyway
+
+
+def test_channels_last_columns_are_taken_a_chunk_at_a_time(monkeypatch):
+    """The padded channels-last copy is made per chunk of images, as the columns are: with
+    one image per chunk no array the size of the padded batch is made."""
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((6, 8, 4, 4))
+    wt = rng.standard_normal((3, 8, 3, 3))
+    seen = []
+    real = C._padded_channels_last
+    monkeypatch.setattr(C, "_padded_channels_last", lambda xp_, a, p: seen.append(a.shape[0]) or real(xp_, a, p))
+    monkeypatch.setattr(C, "_CHUNK_BYTES", 1)
+    a = ((1, 1), (1, 1), (1, 1), 1)
+    out = C.conv2d(xp, x, wt, *a)
+    C.conv2d_weight_grad(xp, x, out, wt.shape, *a)
+    assert seen and max(seen) == 1

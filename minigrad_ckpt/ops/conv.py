@@ -3,11 +3,15 @@
 A convolution is a matrix product over *windows*: the windows of the padded
 input are a strided view (``xp.as_strided``, no copy), reshaped into columns
 (the "im2col" copy) and multiplied by the weight matrix, a chunk of images at
-a time.  Its two adjoints have kernels of their own:
+a time; the columns are taken channel-major or, where their copy's runs are
+longer so, channels-last (see "channels last" below).  Its two adjoints have
+kernels of their own:
 
 ``conv2d_input_grad(g, w, ...)``   the columns' gradient ``wᵀ g`` added back
                                     per kernel offset ("col2im"), or on the
-                                    padded input's grid for narrow images
+                                    padded input's grid for narrow images, or
+                                    (the narrowest) a convolution of ``g`` with
+                                    the flipped kernel
 ``conv2d_weight_grad(x, g, ...)``  ``g`` times the input's columns
 
 and ops of their own, so that second derivatives through a convolution are
@@ -119,7 +123,9 @@ def conv2d_input_grad(xp, g, w, x_shape, stride, padding, dilation, groups):
     """The adjoint of ``conv2d`` in ``x``: ``g`` (N, O, Ho, Wo) back to ``x_shape``.
 
     With stride 1, one group and a finite kernel: for inputs at most 4 wide where
-    channels-last columns pay, as a convolution of ``g`` with the flipped kernel
+    channels-last columns pay and the padding is at most ``dilation * (kernel - 1)``
+    (the flipped convolution's padding is the difference), as a convolution of ``g``
+    with the flipped kernel
     (:func:`_flipped_kernel`); else for outputs at most 16 wide on the padded
     input's grid (:func:`_grid_input_grad`).  Otherwise by "col2im"
     (:func:`_col2im_input_grad`).  The grid and col2im add the same products in
@@ -127,12 +133,14 @@ def conv2d_input_grad(xp, g, w, x_shape, stride, padding, dilation, groups):
     position's products in one matrix product: the same terms in another order,
     so the last bits differ (an intended rounding change).
     """
-    if tuple(stride) == (1, 1) and groups == 1 and bool(xp.scalar(xp.isfinite(w.sum()))):
+    if tuple(stride) == (1, 1) and groups == 1:
         flipped = _flipped_padding(w.shape, padding, dilation)
-        if (min(flipped) >= 0 and x_shape[3] <= _FLIPPED_INPUT_GRAD_MAX_WIDTH
-                and _channels_last_pays(g.shape, _flipped_shape(w.shape), stride, flipped, dilation, 1)):
-            return _channels_last_conv2d(xp, g, _flipped_kernel(xp, w), stride, flipped, dilation)
-        if g.shape[3] <= _GRID_MAX_WIDTH:
+        flip = (min(flipped) >= 0 and x_shape[3] <= _FLIPPED_INPUT_GRAD_MAX_WIDTH
+                and _channels_last_pays(g.shape, _flipped_shape(w.shape), stride, flipped, dilation, 1))
+        # the finiteness test last: on a GPU it waits for the device
+        if (flip or g.shape[3] <= _GRID_MAX_WIDTH) and bool(xp.scalar(xp.isfinite(w.sum()))):
+            if flip:
+                return _channels_last_conv2d(xp, g, _flipped_kernel(xp, w), stride, flipped, dilation)
             return _grid_input_grad(xp, g, w, x_shape, padding, dilation)
     return _col2im_input_grad(xp, g, w, x_shape, stride, padding, dilation, groups)
 
@@ -165,22 +173,26 @@ def _col2im_input_grad(xp, g, w, x_shape, stride, padding, dilation, groups):
 # The column copy is what a convolution of small images costs: NumPy copies the
 # strided window view one contiguous run at a time, and channel-major columns
 # (C, KH, KW, N, Ho, Wo) have runs of one output row, Wo elements.  Taken
-# channels-last, (N, Ho, Wo, KH, KW, C) from an (N, Hp, Wp, C) copy of the input,
-# a window row's KW pixels of C channels are one run of KW*C.  The results stay
-# channel-major, the layout the rest of the engine reduces per channel fast (NumPy
-# sums an (N*H*W, C) array's columns 5-10x slower than a (C, N*H*W) array's rows:
-# batch norm and the bias gradients): the forward's product is taken as rows,
-# (N*Ho*Wo, O), and copied transposed (BLAS runs that orientation faster when O is
-# small, 0.11 against 0.19 ms for the digits CNN's 16 -> 32 layer in float32).
+# channels-last, (N, Ho, Wo, KH, KW, C) from an (N, Hp, Wp, C) copy of each chunk
+# of the input, a window row's KW pixels of C channels are one run of KW*C.
+#
+# The results stay channel-major, the layout the rest of the engine reduces per
+# channel fast: NumPy summed a (32*16*16, C) float32 array's columns 5-10x slower
+# than a (C, 32*16*16) array's rows for C = 8 to 32, 2-7x on the digits and MNIST
+# shapes (batch norm, the bias gradients).  So the forward's product is taken as
+# rows, (N*Ho*Wo, O), and copied transposed: BLAS runs that orientation faster
+# when O is small (0.11 against 0.19 ms for the digits CNN's 16 -> 32 layer in
+# float32).
+#
 # Measured one thread, float32, ms, channel-major -> channels-last: the weight
 # gradient of the digits CNN's 16 -> 32 layer on 4x4 images 0.49 -> 0.18, of the
 # MNIST example's 32 -> 64 layer on 26x26 21.8 -> 19.4, of 16 -> 32 channels on
-# 16x16 4.3 -> 2.8; the forward on 4x4 0.35 -> 0.19 and on 8x8 0.20 -> 0.16, but
-# 1.0-1.1x slower on 16 to 32 wide images (the transposed copies of the input and
-# the result cost more than the longer runs save there); the input gradient as a
-# flipped convolution (below) on 4x4 0.42 -> 0.27, slower from 8x8 up.  With 1 or
-# 3 input channels channel-major stays faster (runs of 3 or 9 against rows of 28
-# or 32), and so the rule compares the two run lengths.
+# 16x16 4.3 -> 2.8; the forward on 4x4 0.35 -> 0.19 and of 8 -> 16 channels on
+# 8x8 0.20 -> 0.16, but 0.85-1.17x from 16 to 32 wide (the transposed copies of
+# the input and the result cost about what the longer runs save there); the input
+# gradient as a flipped convolution (below) on 4x4 0.42 -> 0.27 (against the
+# grid), slower from 8x8 up.  With 1 or 3 input channels channel-major stays
+# faster (runs of 3 or 9 against rows of 28 or 32): the rule compares the runs.
 
 
 _CHANNELS_LAST_FORWARD_MAX_WIDTH = 8
@@ -189,11 +201,14 @@ _FLIPPED_INPUT_GRAD_MAX_WIDTH = 4
 
 def _channels_last_pays(x_shape, w_shape, stride, padding, dilation, groups) -> bool:
     """Take the channels-last columns when their runs (KW*C, or C with dilation) are at
-    least as long as the channel-major ones (Wo, or 1 with stride): one group only."""
-    c, kw = w_shape[1], w_shape[3]
+    least as long as the channel-major ones (Wo, or 1 with stride): one group only, and
+    never for a 1x1 kernel with stride 1 and no padding, whose columns are the input
+    itself (channel-major, a view of a channel-major input: no copy at all)."""
+    c, kh, kw = w_shape[1:]
+    if groups != 1 or (kh == kw == 1 and tuple(stride) == (1, 1) and tuple(padding) == (0, 0)):
+        return False
     wo = _out_size(x_shape[3], kw, stride[1], padding[1], dilation[1])
-    cl_run = c * (kw if dilation[1] == 1 else 1)
-    return groups == 1 and cl_run >= (wo if stride[1] == 1 else 1)
+    return c * (kw if dilation[1] == 1 else 1) >= (wo if stride[1] == 1 else 1)
 
 
 def _padded_channels_last(xp, x, padding):
@@ -223,11 +238,11 @@ def _channels_last_conv2d(xp, x, w, stride, padding, dilation):
     result (an (N, O, Ho, Wo) view of an (O, N, Ho, Wo) array, as the other path's)."""
     n, (o, c, kh, kw) = x.shape[0], w.shape
     (ho, wo), per_image = _geometry_sizes(x.shape, w.shape, stride, padding, dilation)
-    padded = _padded_channels_last(xp, x, padding)
     wt = xp.transpose(w, (2, 3, 1, 0)).reshape(kh * kw * c, o)  # rows ordered (i, j, c), as the columns
     out = xp.empty((o, n * ho * wo), dtype=xp.result_type(x, w))
     for part in _image_chunks(xp, n, per_image * x.dtype.itemsize):
-        cols = _channels_last_columns(xp, padded[part], (kh, kw), stride, dilation, (ho, wo))
+        padded = _padded_channels_last(xp, x[part], padding)  # a chunk at a time: no batch-sized copy
+        cols = _channels_last_columns(xp, padded, (kh, kw), stride, dilation, (ho, wo))
         out[:, part.start * ho * wo:part.stop * ho * wo] = xp.transpose(xp.matmul(cols, wt))
     return xp.transpose(out.reshape(o, n, ho, wo), (1, 0, 2, 3))
 
@@ -238,11 +253,11 @@ def _channels_last_weight_grad(xp, x, g, w_shape, stride, padding, dilation):
     in turn, the (O, KH, KW, C) sum copied to the weight's layout."""
     n, (o, c, kh, kw) = x.shape[0], w_shape
     (ho, wo), per_image = _geometry_sizes(x.shape, w_shape, stride, padding, dilation)
-    padded = _padded_channels_last(xp, x, padding)
     gf = _channels_first(xp, g, 1)[0]
     gw = None
     for part in _image_chunks(xp, n, per_image * x.dtype.itemsize):
-        cols = _channels_last_columns(xp, padded[part], (kh, kw), stride, dilation, (ho, wo))
+        padded = _padded_channels_last(xp, x[part], padding)
+        cols = _channels_last_columns(xp, padded, (kh, kw), stride, dilation, (ho, wo))
         term = xp.matmul(gf[:, part.start * ho * wo:part.stop * ho * wo], cols)
         gw = term if gw is None else xp.add(gw, term, out=gw)
     return xp.ascontiguousarray(xp.transpose(gw.reshape(o, kh, kw, c), (0, 3, 1, 2)))
@@ -251,8 +266,8 @@ def _channels_last_weight_grad(xp, x, g, w_shape, stride, padding, dilation):
 # The input gradient with stride 1 is a convolution of the output gradient with the
 # kernel flipped in space and its two channel axes swapped, padded by d*(k-1) - p:
 # input position y collects w[:, :, i] times g at y + p - i*d, which is that
-# correlation.  Only where the padding is not wider than the dilated kernel (the
-# flipped padding would be negative) and, as on the grid, only for a finite kernel:
+# correlation.  Only where p <= d*(k-1) (else the flipped padding would be negative)
+# and, as on the grid, only for a finite kernel:
 # the zeros of g's padding meet every weight, and 0 * inf = nan where no true
 # window pairs them.
 def _flipped_padding(w_shape, padding, dilation) -> tuple[int, int]:
@@ -310,7 +325,8 @@ def _grid_input_grad(xp, g, w, x_shape, padding, dilation):
 @register_kernel
 def conv2d_weight_grad(xp, x, g, w_shape, stride, padding, dilation, groups):
     """The adjoint of ``conv2d`` in ``w``: ``g`` against the input's columns, one matrix
-    product per group and chunk of images, the chunks' products added in turn.  (KH*KW
+    product per group and chunk of images, the chunks' products added in turn; the
+    columns channels-last wherever :func:`_channels_last_pays`.  (KH*KW
     products over shifted slices of a flattened grid were slower on every shape measured:
     1.1x for the MNIST example's second layer, 9x with one input channel.)"""
     if _channels_last_pays(x.shape, w_shape, stride, padding, dilation, groups):
