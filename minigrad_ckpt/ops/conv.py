@@ -125,13 +125,12 @@ def conv2d_input_grad(xp, g, w, x_shape, stride, padding, dilation, groups):
     With stride 1, one group and a finite kernel: for inputs at most 4 wide where
     channels-last columns pay and the padding is at most ``dilation * (kernel - 1)``
     (the flipped convolution's padding is the difference), as a convolution of ``g``
-    with the flipped kernel
-    (:func:`_flipped_kernel`); else for outputs at most 16 wide on the padded
-    input's grid (:func:`_grid_input_grad`).  Otherwise by "col2im"
-    (:func:`_col2im_input_grad`).  The grid and col2im add the same products in
-    the same order: the same bits.  The flipped convolution sums each input
-    position's products in one matrix product: the same terms in another order,
-    so the last bits differ (an intended rounding change).
+    with the flipped kernel (:func:`_flipped_kernel`); else for outputs at most 16
+    wide on the padded input's grid (:func:`_grid_input_grad`).  Otherwise by
+    "col2im" (:func:`_col2im_input_grad`).  The grid and col2im add the same
+    products in the same order: the same bits.  The flipped convolution sums each
+    input position's products in one matrix product: the same terms in another
+    order, so the last bits differ (an intended rounding change).
     """
     if tuple(stride) == (1, 1) and groups == 1:
         flipped = _flipped_padding(w.shape, padding, dilation)
