@@ -265,10 +265,9 @@ def _channels_last_weight_grad(xp, x, g, w_shape, stride, padding, dilation):
 # The input gradient with stride 1 is a convolution of the output gradient with the
 # kernel flipped in space and its two channel axes swapped, padded by d*(k-1) - p:
 # input position y collects w[:, :, i] times g at y + p - i*d, which is that
-# correlation.  Only where p <= d*(k-1) (else the flipped padding would be negative)
-# and, as on the grid, only for a finite kernel:
-# the zeros of g's padding meet every weight, and 0 * inf = nan where no true
-# window pairs them.
+# correlation.  Only where p <= d*(k-1) (else the flipped padding would be
+# negative) and, as on the grid, only for a finite kernel: the zeros of g's padding
+# meet every weight, and 0 * inf = nan where no true window pairs them.
 def _flipped_padding(w_shape, padding, dilation) -> tuple[int, int]:
     return tuple(d * (k - 1) - p for k, p, d in zip(w_shape[2:], padding, dilation))
 
