@@ -277,3 +277,53 @@ def test_channels_last_columns_are_taken_a_chunk_at_a_time(monkeypatch):
     out = C.conv2d(xp, x, wt, *a)
     C.conv2d_weight_grad(xp, x, out, wt.shape, *a)
     assert seen and max(seen) == 1
+
+
+def _narrow_net_routes(monkeypatch) -> list:
+    """Record which channels-last kernels run (``x`` is 4 wide with 3 channels: the forward, the
+    weight gradient and the flipped input gradient all take them)."""
+    routes = []
+    for name in ("_channels_last_conv2d", "_channels_last_weight_grad"):
+        real = getattr(C, name)
+        monkeypatch.setattr(C, name, lambda *a, _real=real, _name=name: routes.append(_name) or _real(*a))
+    return routes
+
+
+def test_narrow_convolutions_through_transforms_closures_and_second_derivatives(monkeypatch):
+    """The channels-last routes under the engine's other parts: a function closing over its
+    weights, differentiated by ``mg.func.grad`` and ``jacfwd`` (forward mode), agrees with a
+    plain backward; its Hessian-vector product (second derivatives through the kernels' own
+    ops) agrees with central differences of the gradient; and an in-place write to the input
+    after the forward is refused at backward, as for any saved input."""
+    import minigrad_ckpt as mg
+    from minigrad_ckpt.nn import functional as F
+
+    routes = _narrow_net_routes(monkeypatch)
+    rng = np.random.default_rng(11)
+    w1 = mg.tensor(rng.standard_normal((4, 3, 3, 3)), requires_grad=True)
+    w2 = mg.tensor(rng.standard_normal((2, 4, 3, 3)), requires_grad=True)
+    x0 = rng.standard_normal((2, 3, 4, 4))
+
+    def f(x):  # closes over w1 and w2
+        return (F.conv2d(F.tanh(F.conv2d(x, w1, padding=1)), w2, padding=1) ** 2).sum()
+
+    x = mg.tensor(x0, requires_grad=True)
+    f(x).backward()
+    plain = x.grad.numpy()
+    assert {"_channels_last_conv2d", "_channels_last_weight_grad"} <= set(routes)
+    np.testing.assert_allclose(mg.func.grad(f)(mg.tensor(x0)).numpy(), plain, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(mg.func.jacfwd(f)(mg.tensor(x0)).numpy(), plain, rtol=1e-10, atol=1e-10)
+
+    v = rng.standard_normal(x0.shape)
+    _, hv = mg.func.hvp(f, (mg.tensor(x0),), (mg.tensor(v),))
+    eps = 1e-6
+    numeric = (mg.func.grad(f)(mg.tensor(x0 + eps * v)).numpy() - mg.func.grad(f)(mg.tensor(x0 - eps * v)).numpy())
+    np.testing.assert_allclose((hv[0] if isinstance(hv, tuple) else hv).numpy(), numeric / (2 * eps),
+                               rtol=1e-5, atol=1e-6)
+
+    h = mg.tensor(x0.copy(), requires_grad=True) * 1.0
+    y = F.conv2d(h, w1, padding=1)  # saves h: its weight gradient reads it
+    with mg.no_grad():
+        h.add_(1.0)
+    with pytest.raises(RuntimeError, match="in place|modified|version"):
+        y.sum().backward()

@@ -713,6 +713,37 @@ def test_restored_tape_of_the_ops_that_keep_the_least(tmp_path):
     assert grads(model2) == reference
 
 
+def test_restored_tape_of_narrow_convolutions(tmp_path):
+    """A tape of convolutions on narrow images, which take the channels-last columns (the
+    forward, the weight gradient and, for the 4-wide second layer, the input gradient as a
+    flipped convolution) and keep their channel-major results: restored into a fresh executor,
+    it gives the same gradients to float32 round-off.  Not bitwise: a snapshot stores each saved
+    array C-contiguous, not in the memory layout the forward left it (channel-major here), and a
+    reduction over another layout sums in another order (the first bias's gradient differs in
+    its last bit; so it did before the channels-last columns).  Storing each array's axis order
+    would make it bitwise; the format does not have that field."""
+    def setup(seed):
+        mg.manual_seed(seed)
+        model = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                              nn.Conv2d(4, 4, 3, padding=1), nn.ReLU(), nn.Flatten(), nn.Linear(64, 2))
+        model.to("float32")
+        return model, mg.Executor(model, optim.SGD(model.parameters(), lr=0.1))
+
+    model, ex = setup(0)
+    loss = ((model(mg.randn(2, 3, 8, 8, dtype="float32")) - 0.25) ** 2).mean()
+    ex.record(loss)
+    path = Snapshot.from_executor_with_config(ex, 1, SnapshotConfig.for_training()).save(tmp_path / "t.mgsnap")
+    assert {"Conv2d", "MaxPool2d"} <= {n["op"] for n in objects(path.read_bytes())[0][2]["tape"]["nodes"]}
+    loss.backward()
+    reference = {n: p.grad.numpy() for n, p in model.named_parameters()}
+    model2, ex2 = setup(5)
+    Snapshot.load(path).restore_into(ex2)
+    ex2.tape.backward()
+    for n, p in model2.named_parameters():
+        assert p.grad.dtype == np.float32
+        np.testing.assert_allclose(p.grad.numpy(), reference[n], rtol=1e-6, atol=1e-7, err_msg=n)
+
+
 def test_tape_requires_a_recorded_and_intact_graph(tmp_path):
     model, opt, sched, ex = build()
     with pytest.raises(SnapshotError, match="record"):
