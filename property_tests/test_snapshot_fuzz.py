@@ -44,6 +44,7 @@ TENSORS = {
     "d": np.zeros((0, 2), np.uint8),
     "e": np.array([True, False, True]),
     "f": np.array([np.nan, -0.0, np.inf], np.float16),
+    "g": np.arange(24, dtype=np.float32).reshape(3, 2, 4).transpose(1, 0, 2),  # channel-major: an "order" field
 }
 ZTENSORS = {"zeros": np.zeros(4096, np.float32), "ramp": np.arange(512, dtype=np.int32),
             "noise": np.random.default_rng(0).standard_normal(64).astype(np.float32)}

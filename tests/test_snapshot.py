@@ -717,11 +717,10 @@ def test_restored_tape_of_narrow_convolutions(tmp_path):
     """A tape of convolutions on narrow images, which take the channels-last columns (the
     forward, the weight gradient and, for the 4-wide second layer, the input gradient as a
     flipped convolution) and keep their channel-major results: restored into a fresh executor,
-    it gives the same gradients to float32 round-off.  Not bitwise: a snapshot stores each saved
-    array C-contiguous, not in the memory layout the forward left it (channel-major here), and a
-    reduction over another layout sums in another order (the first bias's gradient differs in
-    its last bit; so it did before the channels-last columns).  Storing each array's axis order
-    would make it bitwise; the format does not have that field."""
+    it gives bitwise the same gradients.  That needs the saved arrays back in the memory layout
+    the forward left them (channel-major here), not only with their values: a reduction over
+    another layout sums in another order (stored C-contiguous, the first bias's gradient
+    differed in its last bit).  A snapshot stores such an array's axis order beside its bytes."""
     def setup(seed):
         mg.manual_seed(seed)
         model = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
@@ -741,7 +740,7 @@ def test_restored_tape_of_narrow_convolutions(tmp_path):
     ex2.tape.backward()
     for n, p in model2.named_parameters():
         assert p.grad.dtype == np.float32
-        np.testing.assert_allclose(p.grad.numpy(), reference[n], rtol=1e-6, atol=1e-7, err_msg=n)
+        np.testing.assert_array_equal(p.grad.numpy(), reference[n], err_msg=n)
 
 
 def test_tape_requires_a_recorded_and_intact_graph(tmp_path):

@@ -92,6 +92,7 @@ def valid_file(tmp: Path, kind: str = "raw") -> bytes:
         cfg = SnapshotConfig(enable_compression=kind == "zlib", fsync=False)
         ex = training_executor()
         ex.add_tensor("empty", np.zeros((0, 4), np.float32))
+        ex.add_tensor("channel_major", np.arange(24.0).reshape(3, 2, 4).transpose(1, 0, 2))  # an entry with "order"
         if kind == "zlib":
             ex.add_tensor("zeros", np.zeros(4096, np.float32))
         snap = Snapshot.from_executor_with_config(ex, None, cfg)
@@ -116,7 +117,8 @@ MSGPACK_VALUES = st.one_of(
 )
 HEADER_FIELDS = ["format", "version", "iteration", "timestamp", "custom", "rng", "optimizer", "scheduler", "tape",
                  "base", "tensors", "data_bytes", "objects"]
-ENTRY_FIELDS = ["name", "dtype", "shape", "nbytes", "crc32", "offset", "stored", "codec", "ref", "stored_crc32"]
+ENTRY_FIELDS = ["name", "dtype", "shape", "nbytes", "crc32", "offset", "stored", "codec", "ref", "stored_crc32",
+                "order"]
 # paths one level down, where the reader or restore_into reads inside a field
 NESTED = [("rng", "seed"), ("rng", "counter"), ("optimizer", "type"), ("optimizer", "param_groups"),
           ("optimizer", "scalars"), ("scheduler", "type"), ("scheduler", "state"), ("custom", "note")]
@@ -353,7 +355,7 @@ def test_a_header_of_many_small_objects_costs_a_small_multiple_of_its_size(tmp_p
 def test_bytes_after_a_zlib_stream_or_a_changed_stored_crc_are_refused(tmp_path):
     raw = valid_file(tmp_path, "zlib")
     header, payload = parts(raw)
-    z = next(e for e in header["tensors"] if e["codec"] == "zlib")
+    z = next(e for e in header["tensors"] if e["name"] == "zeros" and e["codec"] == "zlib")
     start, stored = z["offset"], z["stored"]
     stream = payload[start:start + stored]
     assert zlib.decompress(stream) == np.zeros(4096, np.float32).tobytes()
@@ -380,7 +382,7 @@ def test_bytes_after_a_zlib_stream_or_a_changed_stored_crc_are_refused(tmp_path)
     assert_one_error_line(*cli("snapshot", "verify", str(p)))
     # the stored bytes' own checksum is checked too
     header, payload = parts(raw)
-    z = next(e for e in header["tensors"] if e["codec"] == "zlib")
+    z = next(e for e in header["tensors"] if e["name"] == "zeros" and e["codec"] == "zlib")
     z["stored_crc32"] = (zlib.crc32(b"other")).to_bytes(4, "big")
     p.write_bytes(sealed(header, payload))
     with pytest.raises(SnapshotError, match="checksum"):

@@ -168,6 +168,11 @@ HOSTILE = {
     "crc_3_bytes": mutate(lambda h, d: _set(h["tensors"][0], crc32=b"abc")),
     "unknown_codec": mutate(lambda h, d: _set(h["tensors"][0], codec="lz4")),
     "unknown_ref": mutate(lambda h, d: _set(h["tensors"][0], ref="../other")),
+    # the axis order of a payload: a permutation of the entry's axes other than the identity
+    **{f"order_{i}": mutate(lambda h, d, bad=bad: _set(h["tensors"][1], order=bad))
+       for i, bad in enumerate([[0, 1], [1, 1], [1], [1, 0, 2], [2, 0], [True, False], [1.0, 0.0], "10", None,
+                                {"1": 0}, [[1], [0]], [2**63, 0]])},
+    "order_of_a_vector": mutate(lambda h, d: _set(h["tensors"][0], order=[0])),
     "entry_not_a_map": mutate(lambda h, d: h["tensors"].append([1, 2])),
     "tensors_not_a_list": mutate(lambda h, d: _set(h, tensors={"a": 1})),
     "iteration_str": mutate(lambda h, d: _set(h, iteration="5")),

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .copy_on_write import PendingArrays
+from .layout import copy_keeping_layout, memory_order
 
 __all__ = ["SaveHandle", "BackgroundWriter"]
 
@@ -87,16 +88,18 @@ class BackgroundWriter:
 
     def pending(self, arrays: dict[str, Any]) -> PendingArrays:
         """``arrays`` held by reference until copied (:mod:`.copy_on_write`), each copy going
-        into a free staging buffer of the same shape, dtype and kind where there is one."""
+        into a free staging buffer of the same shape, dtype, kind and memory layout where there
+        is one (the copy keeps the array's layout, which the snapshot stores: :mod:`.layout`)."""
         with self._lock:
             free, self._free = self._free, {}
 
         def stage(name: str, arr: Any) -> Any:
             buf = free.pop(name, None)
-            if buf is not None and type(buf) is type(arr) and buf.shape == arr.shape and buf.dtype == arr.dtype:
+            if (buf is not None and type(buf) is type(arr) and buf.shape == arr.shape and buf.dtype == arr.dtype
+                    and memory_order(buf) == memory_order(arr)):
                 buf[...] = arr
                 return buf
-            return arr.copy()
+            return copy_keeping_layout(arr)
 
         return PendingArrays(arrays, stage)
 

@@ -16,6 +16,7 @@ from ..executor import Executor
 from . import sections as _sections
 from .config import SnapshotConfig, SnapshotMetadata
 from .format import SnapshotError
+from .layout import copy_keeping_layout
 
 __all__ = ["Capture", "capture", "check_unchanged"]
 
@@ -39,7 +40,7 @@ def capture(ex: Executor, iteration: int | None, config: SnapshotConfig, *, copy
     versions = {}
     for name, t in sorted(ex.tensors.items()):
         if copy:
-            tensors[name] = t._data.copy()
+            tensors[name] = copy_keeping_layout(t._data)
         else:
             tensors[name] = t._data
             versions[name] = (t._version, t._version[0])

@@ -9,8 +9,9 @@ walk (``msgpack.Unpacker(open(path, "rb"))``):
    (2..65 bytes) and a ``bin 32`` object holding the tensor's bytes, so that
    every payload starts at a multiple of 64 bytes in the file.
 
-Payloads are C-order, little-endian, exactly ``prod(shape) * itemsize`` bytes
-(or a zlib stream when ``codec == "zlib"``).  ``docs/snapshot-format.md``
+Payloads are little-endian, exactly ``prod(shape) * itemsize`` bytes (or a
+zlib stream when ``codec == "zlib"``), in C order -- or, for an entry with an
+``order``, in that axis order: the array's own memory layout (:mod:`.layout`).  ``docs/snapshot-format.md``
 documents every byte.  Writing streams each array straight from its memory;
 reading ``readinto``s preallocated arrays -- no extra copy of the state.
 
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from ..backend import host_numpy as np
+from .layout import inverse
 
 try:
     import msgpack
@@ -96,6 +98,7 @@ class TensorEntry:
     codec: str = "raw"
     ref: str | None = None  # "base": take it from the base snapshot
     stored_crc32: int | None = None  # zlib: CRC-32 of the stored (compressed) bytes
+    order: tuple[int, ...] | None = None  # the payload's axis order (slowest first) when not C order
 
     def to_msgpack(self) -> dict[str, Any]:
         # The CRC is a fixed 4-byte bin, so the header keeps its length when the
@@ -105,6 +108,8 @@ class TensorEntry:
              "codec": self.codec, "ref": self.ref}
         if self.codec == "zlib":
             d["stored_crc32"] = (self.stored_crc32 or 0).to_bytes(4, "big")
+        if self.order is not None:
+            d["order"] = list(self.order)
         return d
 
 
@@ -529,7 +534,7 @@ def _validate_entry(i: int, t: Any, limits: LoadLimits, file_size: int) -> Tenso
     if not isinstance(t, dict):
         raise SnapshotError(f"tensor entry {i} is not a map")
     codec = t.get("codec")
-    keys = ENTRY_KEYS | {"stored_crc32"} if codec == "zlib" else ENTRY_KEYS
+    keys = (ENTRY_KEYS | {"stored_crc32"} if codec == "zlib" else ENTRY_KEYS) | ({"order"} & set(t))
     if set(t) != keys:
         raise SnapshotError(f"tensor entry {i} has fields {short(sorted(map(str, t)))}, want {sorted(keys)}")
     name, dtype, shape = t["name"], t["dtype"], t["shape"]
@@ -565,7 +570,18 @@ def _validate_entry(i: int, t: Any, limits: LoadLimits, file_size: int) -> Tenso
             raise SnapshotError(f"tensor {name!r} has an invalid offset {offset} (overlap, misalignment "
                                 f"or outside the file)")
     return TensorEntry(name, dtype, tuple(shape), nbytes, int.from_bytes(crc, "big"), offset, stored, codec, ref,
-                       int.from_bytes(stored_crc, "big") if codec == "zlib" else None)
+                       int.from_bytes(stored_crc, "big") if codec == "zlib" else None,
+                       _order(name, t["order"], len(shape)) if "order" in t else None)
+
+
+def _order(name: str, order: Any, ndim: int) -> tuple[int, ...]:
+    """An entry's axis order, when it has the field: a permutation of ``range(ndim)`` other than
+    the identity (C order is written as no field at all, so each layout has one spelling)."""
+    if not (isinstance(order, list) and all(is_int(k) for k in order) and sorted(order) == list(range(ndim))
+            and order != list(range(ndim))):
+        raise SnapshotError(f"tensor {name!r} has an invalid order {short(order)} (a permutation of its "
+                            f"{ndim} axes, not the identity)")
+    return tuple(order)
 
 
 def _element_count(name: str, shape: Any, itemsize: int, limits: LoadLimits, file_size: int, in_base: bool) -> int:
@@ -587,7 +603,8 @@ def _element_count(name: str, shape: Any, itemsize: int, limits: LoadLimits, fil
 
 
 def read_tensor(f: IO[bytes], entry: TensorEntry, data_start: int, worker: CrcWorker | None = None) -> Any:
-    """Read one tensor's payload into a fresh, writable NumPy array.
+    """Read one tensor's payload into a fresh, writable NumPy array, laid out in the entry's
+    ``order`` (a transposed view of the C buffer the payload is read into) or in C order.
 
     With a ``worker``, a raw payload's chunks are queued for checksumming
     (compare with :func:`check_crcs` afterwards).  A compressed payload is
@@ -601,8 +618,9 @@ def read_tensor(f: IO[bytes], entry: TensorEntry, data_start: int, worker: CrcWo
     prefix = f.read(5)
     if len(prefix) != 5 or prefix[0] != 0xC6 or struct.unpack(">I", prefix[1:])[0] != entry.stored:
         raise SnapshotError(f"tensor {entry.name!r}: its msgpack bin header does not match the header table")
-    arr = np.empty(entry.shape, dtype=np.dtype(entry.dtype))
-    mv = memoryview(arr).cast("B") if entry.nbytes else memoryview(b"")
+    order = entry.order or tuple(range(len(entry.shape)))
+    buf = np.empty([entry.shape[k] for k in order], dtype=np.dtype(entry.dtype))
+    mv = memoryview(buf).cast("B") if entry.nbytes else memoryview(b"")
     if entry.codec == "zlib":
         _inflate_into(f, entry, mv, check=worker is not None)
     elif entry.nbytes:
@@ -613,8 +631,9 @@ def read_tensor(f: IO[bytes], entry: TensorEntry, data_start: int, worker: CrcWo
                 raise SnapshotError(f"tensor {entry.name!r}: the file ends inside its payload")
             if worker is not None:
                 worker.feed(entry.name, chunk)
+    arr = buf if entry.order is None else buf.transpose(inverse(entry.order))  # the layout it was saved in
     if arr.dtype.byteorder == "<" and not _LITTLE:
-        arr = arr.astype(arr.dtype.newbyteorder("="))
+        arr = arr.astype(arr.dtype.newbyteorder("="))  # (order "K": the layout is kept)
     return arr
 
 

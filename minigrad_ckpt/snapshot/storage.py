@@ -13,7 +13,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from ..backend import host_numpy, to_host
+from ..backend import host_numpy
 from . import sections as _sections
 from .config import SnapshotConfig, SnapshotMetadata
 from .format import (
@@ -33,6 +33,7 @@ from .format import (
     write_snapshot,
 )
 from .fsutil import atomic_write
+from .layout import host_keeping_layout, stored_view
 from .sections import read_header, validate_header
 
 __all__ = ["save", "load", "all_entries"]
@@ -84,18 +85,19 @@ def _plan_payloads(snap: Any) -> tuple[list[TensorEntry], list[Any]]:
 
     An incremental snapshot takes a tensor from its base only if its *content*
     equals the base's (bytes compared, never a checksum alone: a CRC-32 is easy
-    to collide on purpose).
+    to collide on purpose) and so does its memory layout (the ``order``: equal
+    values in another layout are stored again, so they load in their new layout).
     """
     entries, payloads = [], []
     base_entries: dict[str, TensorEntry] = {}
     if snap.config.incremental and snap.base is not None:
         base_entries = all_entries(snap.base)
     for name, arr in snap._tensors.items():
-        host = little_endian_contiguous(to_host(arr))
+        host, order = _payload_array(arr)
         code = dtype_code(host)
-        entry = TensorEntry(name, code, tuple(int(s) for s in host.shape), int(host.nbytes), 0)
+        entry = TensorEntry(name, code, tuple(int(s) for s in arr.shape), int(host.nbytes), 0, order=order)
         b = base_entries.get(name)
-        if b is not None and (b.dtype, b.shape) == (entry.dtype, entry.shape) and _same_bytes(
+        if b is not None and (b.dtype, b.shape, b.order) == (entry.dtype, entry.shape, entry.order) and _same_bytes(
                 host, snap.base._tensors.get(name)):
             entry.ref, entry.crc32 = "base", b.crc32
             entries.append(entry)
@@ -104,7 +106,7 @@ def _plan_payloads(snap: Any) -> tuple[list[TensorEntry], list[Any]]:
         payload: Any = host
         if snap.config.enable_compression and host.nbytes >= 64:
             packed = _maybe_compress(host)
-            if packed is not None:
+            if packed is not None:  # (the CRC is of the payload's bytes, in its order)
                 entry.codec, entry.crc32 = "zlib", crc32_of(host)
                 payload = packed
         entries.append(entry)
@@ -112,13 +114,22 @@ def _plan_payloads(snap: Any) -> tuple[list[TensorEntry], list[Any]]:
     return entries, payloads
 
 
+def _payload_array(arr: Any) -> tuple[Any, tuple[int, ...] | None]:
+    """``(payload, order)``: ``arr`` on the host as C-contiguous little-endian memory in its own axis
+    order (:mod:`.layout`: no copy for a permuted C-contiguous host array), and that order."""
+    view, order = stored_view(host_keeping_layout(arr))
+    return little_endian_contiguous(view), order
+
+
 def _same_bytes(host: Any, other: Any) -> bool:
-    """Whether two arrays hold the same bytes (NaN payloads and -0.0 included), compared in chunks."""
+    """Whether two arrays hold the same payload bytes (NaN payloads and -0.0 included), compared in chunks."""
     if other is None:
         return False
-    other = little_endian_contiguous(to_host(other))
+    other, _ = _payload_array(other)
     if other.dtype != host.dtype or other.shape != host.shape:
         return False
+    if not host.nbytes:  # (and a memoryview cannot cast an empty array of several axes)
+        return True
     a, b = memoryview(host).cast("B"), memoryview(other).cast("B")
     step = 1 << 22
     return all(a[i:i + step] == b[i:i + step] for i in range(0, len(a), step))
@@ -171,9 +182,9 @@ def all_entries(snap: Any) -> dict[str, TensorEntry]:
     """``snap``'s entries with their CRCs (computed for a snapshot that was never written)."""
     if not snap._entries:
         for name, arr in snap._tensors.items():
-            host = to_host(arr)
-            snap._entries[name] = TensorEntry(name, dtype_code(host), tuple(host.shape), int(host.nbytes),
-                                              crc32_of(host))
+            host, order = _payload_array(arr)
+            snap._entries[name] = TensorEntry(name, dtype_code(host), tuple(arr.shape), int(host.nbytes),
+                                              crc32_of(host), order=order)
     return snap._entries
 
 
@@ -257,7 +268,7 @@ class _BaseChain:
         wanted = []
         for name, ref in self.needed.items():
             e = by_name.get(name)
-            if e is None or (e.dtype, e.shape, e.crc32) != (ref.dtype, ref.shape, ref.crc32):
+            if e is None or (e.dtype, e.shape, e.crc32, e.order) != (ref.dtype, ref.shape, ref.crc32, ref.order):
                 raise SnapshotError(f"tensor {name!r} should come from the base {_name(cur)}, which does not hold it")
             wanted.append(e)
         return wanted

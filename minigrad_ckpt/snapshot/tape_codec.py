@@ -22,11 +22,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..backend import host_numpy, to_host
+from ..backend import host_numpy
 from ..ops import get_op, registry
 from ..tape import DROPPED, FREED, Node, walk
 from ..tensor import Tensor
 from .format import DTYPES, SnapshotError
+from .layout import device_keeping_layout, host_keeping_layout
 
 __all__ = ["encode_tape", "decode_tape", "check_tape"]
 
@@ -48,7 +49,8 @@ class _Arrays:
             name = f"__tape__/{len(self._names)}"
             self._names[key] = name
             self._keep.append(arr)
-            self.arrays[name] = to_host(arr)
+            # in its memory layout: a saved array's layout decides the order backward sums in
+            self.arrays[name] = host_keeping_layout(arr)
         return self._names[key]
 
 
@@ -91,7 +93,7 @@ def _dec(v: Any, arrays: dict[str, Any] | None, xp: Any) -> Any:
                 return _ArrayRef()
             if v["v"] not in arrays:
                 raise SnapshotError(f"tape: attribute array {v['v']!r} is missing from the snapshot")
-            return xp.asarray(arrays[v["v"]])
+            return device_keeping_layout(xp, arrays[v["v"]])
     raise SnapshotError(f"tape: cannot decode attribute value {v!r}")
 
 
@@ -205,4 +207,4 @@ def decode_tape(tape: Any, arrays: dict[str, Any], leaves: dict[str, Tensor], de
     out = tape.get("output")
     if not built or out not in arrays:
         raise SnapshotError("tape: the output value is missing")
-    return Tensor._wrap(xp.asarray(arrays[out]), built[-1], device)
+    return Tensor._wrap(device_keeping_layout(xp, arrays[out]), built[-1], device)
