@@ -281,6 +281,21 @@ def test_a_copy_made_on_write_keeps_the_layout(tmp_path):
     assert_same_layout(got, channel_major(data))
 
 
+# ------------------------------------------------------------------ mg.save files are snapshots too
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_mg_save_keeps_the_layout_of_tensors_and_arrays(tmp_path, device):
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+
+    data = np.random.default_rng(4).standard_normal((2, 3, 4, 4))
+    t = mg.tensor(channel_major(data), device=device)
+    assert memory_order(t._data) == (1, 0, 2, 3)  # a tensor made from it keeps the layout
+    mg.save({"t": t, "a": channel_major(data)}, tmp_path / "obj.mgsnap")
+    back = mg.load(tmp_path / "obj.mgsnap", map_location=device)
+    assert back["t"].numpy().tobytes() == data.tobytes()
+    assert memory_order(back["t"]._data) == (1, 0, 2, 3)
+    assert_same_layout(back["a"], channel_major(data))
+
+
 # ------------------------------------------------------------------ a restored tape replays bitwise
 def _conv_net(seed: int, device: str, dtype: str):
     mg.manual_seed(seed)

@@ -16,10 +16,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..backend import get_device, host_numpy, is_array, to_host
+from ..backend import get_device, host_numpy, is_array
 from ..tensor import Tensor
 from .config import SnapshotConfig, SnapshotMetadata
 from .format import SnapshotError
+from .layout import copy_keeping_layout, host_keeping_layout
 from .snapshot import Snapshot
 
 __all__ = ["save", "load"]
@@ -76,12 +77,12 @@ def _encode(obj: Any, path: list[Any], tensors: dict[str, Any], depth: int, seen
         return seen[id(obj)]
     if isinstance(obj, Tensor):
         name = _name(path, tensors)
-        tensors[name] = to_host(obj._data).copy()
+        tensors[name] = copy_keeping_layout(host_keeping_layout(obj._data))  # (a snapshot stores its layout)
         seen[id(obj)] = {"t": "tensor", "name": name, "requires_grad": bool(obj.requires_grad)}
         return seen[id(obj)]
     if isinstance(obj, host_numpy.ndarray) or is_array(obj):
         name = _name(path, tensors)
-        tensors[name] = host_numpy.array(to_host(obj), copy=True)
+        tensors[name] = copy_keeping_layout(host_keeping_layout(obj))
         seen[id(obj)] = {"t": "array", "name": name}
         return seen[id(obj)]
     if isinstance(obj, host_numpy.generic):
