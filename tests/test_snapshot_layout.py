@@ -8,8 +8,9 @@ its axis order (``order``, slowest first) and its memory as it is; loading retur
 layout.  Covered here: the layout itself (any shape, size-0 and size-1 axes, every dtype),
 through raw and compressed payloads, incremental snapshots (equal values in another layout are
 not taken from the base), asynchronous saves (the copies and their reused staging buffers keep
-the layout) and the strict stand-in device; a restored conv net's tape gives bitwise the
-original's gradients; files without the field load as before; a bad ``order`` is refused."""
+the layout), ``mg.save`` files, and device tapes (the strict stand-in devices; CuPy where a GPU
+is present); a restored conv net's tape gives bitwise the original's gradients; files without
+the field load as before; a bad ``order`` is refused."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ import minigrad_ckpt as mg
 from minigrad_ckpt import nn, optim
 from minigrad_ckpt.snapshot import Snapshot, SnapshotConfig, SnapshotError, SnapshotManager, SnapshotMetadata
 from minigrad_ckpt.snapshot.layout import inverse, memory_order
+from minigrad_ckpt.tape import walk
 
 msgpack = pytest.importorskip("msgpack", reason="msgpack (a runtime dependency) is not installed")
 pytestmark = pytest.mark.msgpack
@@ -334,3 +336,31 @@ def test_a_restored_conv_net_tape_gives_bitwise_the_same_gradients(tmp_path, dev
     for name, want in reference.items():
         assert got[name].dtype == np.dtype(dtype)
         np.testing.assert_array_equal(got[name], want, err_msg=name)
+
+
+def _saved_arrays(output) -> list:
+    """Every array the tape behind ``output`` saved for backward, in recording order."""
+    return [v for n in walk(output) for v in n.saved if hasattr(v, "strides")]
+
+
+@pytest.mark.parametrize("device", ["strict", "strict-f32", pytest.param("cuda", marks=[
+    pytest.mark.gpu, pytest.mark.skipif(not mg.cuda.is_available(), reason="no CUDA GPU")])])
+def test_a_device_tape_comes_back_in_the_layouts_it_was_saved_in(tmp_path, device):
+    """The device arrays cross to the host and back as their C-contiguous transposed views (a
+    device's own host copy, CuPy's ``asnumpy``, and CuPy's ``asarray`` make C order of them):
+    every saved array of the restored tape has its original's layout and bytes."""
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+
+    model, ex = _conv_net(0, device, "float32")
+    x = mg.tensor(np.random.default_rng(3).standard_normal((2, 3, 8, 8)), dtype="float32", device=device)
+    loss = ((model(x) - 0.25) ** 2).mean()
+    ex.record(loss)
+    path = Snapshot.from_executor_with_config(ex, 1, SnapshotConfig.for_training()).save(tmp_path / "t.mgsnap")
+    model2, ex2 = _conv_net(5, device, "float32")
+    Snapshot.load(path).restore_into(ex2)
+    before, after = _saved_arrays(loss), _saved_arrays(ex2.tape)
+    assert len(before) == len(after) and any(memory_order(a) is not None for a in before)
+    xp = mg.get_device(device).xp
+    for a, b in zip(before, after):
+        assert type(b) is type(a) and memory_order(b) == memory_order(a)
+        assert xp.to_host(b).tobytes() == xp.to_host(a).tobytes()
