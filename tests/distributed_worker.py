@@ -657,6 +657,7 @@ def scenario_async_copy_on_write(out_dir: str) -> None:
     snapshot is bitwise the state of the call on every rank."""
     import threading
 
+    from minigrad_ckpt.distributed.snapshot import model_buffers
     from minigrad_ckpt.executor import Executor
     from minigrad_ckpt.snapshot import Snapshot, SnapshotManager
 
@@ -678,9 +679,11 @@ def scenario_async_copy_on_write(out_dir: str) -> None:
 
     for i in range(2):
         step(i)
-    # A copy, at the call, of what the snapshot stores: rank 0's state (BatchNorm's statistics
-    # differ between the ranks until the next forward broadcasts rank 0's)
-    want = dist.group().bcast_object({k: v.tobytes() for k, v in Snapshot.from_executor(ex).tensors.items()})
+    # A copy, at the call, of what the snapshot stores: rank 0's state, but each rank's own
+    # BatchNorm statistics (they differ between the ranks until the next forward broadcasts rank 0's)
+    mine = {k: v.tobytes() for k, v in Snapshot.from_executor(ex).tensors.items()}
+    want = dist.group().bcast_object(mine)
+    want.update({k: mine[k] for k in model_buffers(ex)})
     gate = threading.Event()
     if rank == 0:
         manager._writer.submit(lambda: gate.wait(60), -1)

@@ -40,7 +40,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..backend import to_host
 from ..distributed.snapshot import collective as _collective
+from ..distributed.snapshot import model_buffers
 from ..executor import Executor
 from . import capture as _capture
 from . import claims
@@ -498,14 +500,17 @@ class SnapshotManager:
 
         self._remove_rank_files([rank_file_name(iteration, token, rank, world)])
 
-    def _write_rank_state(self, ex: Executor, iteration: int, token: str, rank: int, world: int) -> tuple[str, int]:
-        """This rank's file of a collective save: ``(name, CRC-32)``."""
+    def _write_rank_state(self, ex: Executor, iteration: int, token: str, rank: int, world: int,
+                          own_buffers: bool = False) -> tuple[str, int]:
+        """This rank's file of a collective save: ``(name, CRC-32)``; with ``own_buffers`` it holds
+        the model's buffers too (they differ from rank 0's, which the snapshot holds)."""
         from .. import random as _random
         from .ranks import rank_file_name
 
         name = rank_file_name(iteration, token, rank, world)
+        buffers = {n: to_host(t._data) for n, t in model_buffers(ex).items()} if own_buffers else None
         crc = write_rank_state(self.directory, name, iteration, rank, world, _random.get_rng_state(),
-                               ex.object_states(), fsync=self.config.fsync)
+                               ex.object_states(), fsync=self.config.fsync, buffers=buffers)
         return name, crc
 
 

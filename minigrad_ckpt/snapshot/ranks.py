@@ -8,13 +8,16 @@ small *rank file* beside the snapshot::
     ranks-<iteration>-<token>.<rank>-of-<N>.mgrank
 
 (a msgpack map ``{"format", "version", "rank", "world_size", "iteration",
-"rng", "objects"}`` followed by its CRC-32, written atomically).  Rank 0 then
+"rng", "objects"}`` followed by its CRC-32, written atomically).  A rank whose
+model buffers differ from rank 0's -- BatchNorm statistics of its own batches,
+which ``DistributedDataParallel(broadcast_buffers=False)`` never overwrites --
+adds ``"buffers"``: ``{snapshot tensor name: {"dtype", "shape", "data"}}``.  Rank 0 then
 writes the snapshot, whose metadata lists the rank files and their CRCs
 (``distributed.rank_files``), and last the manifest -- the commit point: a
 crash of any rank at any moment leaves the previous snapshot the newest one.
 
-Loading with M ranks (:func:`assign`): rank ``r`` gets old rank ``r``'s RNG
-and object states when ``r < N``; a rank the old run did not have gets rank
+Loading with M ranks (:func:`assign`): rank ``r`` gets old rank ``r``'s RNG,
+object states and buffers when ``r < N``; a rank the old run did not have gets rank
 0's objects and rank 0's RNG seed plus ``r`` (what ``manual_seed_per_rank``
 would have given it).  When ``M != N`` (an elastic resume) every old rank's
 object states also go to the in-memory section ``ranks``, from which objects
@@ -33,7 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import random as _random
-from .format import SnapshotError, msgpack, open_regular
+from ..backend import host_numpy
+from .format import SnapshotError, msgpack, open_regular, short
 from .fsutil import atomic_write
 from .sections import SECTIONS
 
@@ -57,10 +61,15 @@ def is_rank_file(name: Any) -> bool:
 
 
 def write_rank_state(directory: Path, name: str, iteration: int, rank: int, world: int, rng: Any, objects: Any,
-                     fsync: bool = True) -> int:
-    """Write this rank's state atomically; returns the file's CRC-32 (the snapshot records it)."""
-    body = msgpack.packb({"format": _FORMAT, "version": 1, "rank": rank, "world_size": world,
-                          "iteration": iteration, "rng": rng, "objects": objects}, use_bin_type=True)
+                     fsync: bool = True, buffers: dict[str, Any] | None = None) -> int:
+    """Write this rank's state atomically; returns the file's CRC-32 (the snapshot records it).
+    ``buffers`` (snapshot name -> host array): this rank's own model buffers, if they are."""
+    state = {"format": _FORMAT, "version": 1, "rank": rank, "world_size": world,
+             "iteration": iteration, "rng": rng, "objects": objects}
+    if buffers:
+        state["buffers"] = {n: {"dtype": str(a.dtype), "shape": list(a.shape),
+                                "data": host_numpy.ascontiguousarray(a).tobytes()} for n, a in buffers.items()}
+    body = msgpack.packb(state, use_bin_type=True)
     crc = zlib.crc32(body)
     atomic_write(directory / name, lambda f: f.write(body + struct.pack(">I", crc)), fsync=fsync)
     return crc
@@ -121,6 +130,7 @@ def assign(snap: Any, rank: int, world: int) -> Any:
         rng = {"seed": (rng["seed"] + rank) & _random._MASK64, "counter": rng["counter"]}
     snap.state["rng"] = rng
     snap.state["objects"] = mine["objects"]
+    _take_buffers(snap, mine.get("buffers"))
     snap.state["ranks"] = None if len(old) == world else {
         "rank": rank, "world_size": world, "states": [o["objects"] for o in old]}
     return snap
@@ -136,3 +146,25 @@ def world_of(snap: Any) -> int:
             raise SnapshotError(f"{snap.path.name}: its list of rank files is malformed") from None
     world = snap.get_metadata(WORLD_KEY)
     return int(world) if world is not None and world.isdigit() else 1
+
+
+def _take_buffers(snap: Any, buffers: Any) -> None:
+    """Put a rank's own model buffers (from its rank file) in place of rank 0's in ``snap``'s
+    tensors, each checked against the one it replaces: a model tensor of the same dtype and
+    shape, and exactly its number of bytes."""
+    if buffers is None:
+        return
+    if not isinstance(buffers, dict):
+        raise SnapshotError("a rank file's buffers are not a map")
+    new = {}
+    for name, entry in buffers.items():
+        old = snap._tensors.get(name) if isinstance(name, str) and name.startswith("model.") else None
+        if old is None:
+            raise SnapshotError(f"a rank file holds the buffer {short(name)}, which the snapshot's model lacks")
+        if not (isinstance(entry, dict) and set(entry) == {"dtype", "shape", "data"}
+                and entry["dtype"] == str(old.dtype) and entry["shape"] == list(old.shape)
+                and isinstance(entry["data"], bytes) and len(entry["data"]) == old.nbytes):
+            raise SnapshotError(f"a rank file's buffer {name} is not a {old.dtype} array of shape "
+                                f"{tuple(old.shape)}")
+        new[name] = host_numpy.frombuffer(entry["data"], dtype=old.dtype).reshape(old.shape).copy()
+    snap._tensors.update(new)

@@ -1,0 +1,74 @@
+"""Scenarios of tests/test_state_seams.py, each run under ``mpiexec -n 2`` (under a timeout).
+
+    mpiexec -n 2 python tests/state_seams_worker.py SCENARIO [ARGS...]
+
+A scenario asserts on every rank (a failed assertion aborts the job); what the
+test reads is printed as ``RESULT <rank> <json>`` lines.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+
+import numpy as np
+
+import minigrad_ckpt as mg
+from minigrad_ckpt import distributed as dist
+from minigrad_ckpt import nn, optim
+from minigrad_ckpt.nn.parallel import DistributedDataParallel as DDP
+
+
+def result(value) -> None:
+    sys.stdout.write(f"RESULT {dist.get_rank()} {json.dumps(value)}\n")
+    sys.stdout.flush()
+
+
+def state_digest(module) -> str:
+    """Every parameter and buffer, bit for bit."""
+    h = hashlib.sha256()
+    for name, t in module.state_dict().items():
+        h.update(name.encode())
+        h.update(np.ascontiguousarray(t.numpy()).tobytes())
+    return h.hexdigest()
+
+
+def scenario_own_buffers(out_dir: str, mode: str) -> None:
+    """DDP with ``broadcast_buffers=False``: each rank's BatchNorm statistics follow its own
+    batches.  ``fresh`` trains 6 steps with a snapshot after step 3; ``resume`` restores that
+    snapshot and trains steps 4-6.  Each rank reports the digest of its parameters and buffers."""
+    from minigrad_ckpt.snapshot import SnapshotManager
+
+    mg.set_default_dtype("float64")
+    rank = dist.get_rank()
+    mg.manual_seed(0)
+    net = nn.Sequential(nn.Linear(4, 6), nn.BatchNorm1d(6), nn.ReLU(), nn.Linear(6, 6),
+                        nn.BatchNorm1d(6, momentum=None), nn.Linear(6, 2))
+    model = DDP(net, broadcast_buffers=False)
+    opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    ex = mg.Executor(model, opt)
+    manager = SnapshotManager(os.path.join(out_dir, "snapshots"))
+    rng = np.random.default_rng(rank)
+    batches = [mg.tensor(rng.standard_normal((5, 4))) for _ in range(6)]
+    start = 0
+    if mode == "resume":
+        manager.load_latest().restore_into(ex)
+        start = ex.iteration
+    for i in range(start, 6):
+        loss = (model(batches[i]) ** 2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        ex.step()
+        if mode == "fresh" and ex.iteration == 3:
+            manager.save_snapshot(ex)
+    result({"digest": state_digest(net), "start": start})
+
+
+if __name__ == "__main__":
+    name, *args = sys.argv[1:]
+    dist.init_process_group("mpi", timeout=60)
+    globals()[f"scenario_{name}"](*args)
+    dist.destroy_process_group()
