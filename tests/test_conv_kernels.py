@@ -59,6 +59,70 @@ def test_tiled_max_pool_matches_reference(shape, k):
     np.testing.assert_allclose(got, bwd.reference(np, g, x), rtol=0, atol=0)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape,k", [((2, 3, 8, 8), 2), ((2, 2, 7, 9), 2), ((1, 2, 9, 6), 3), ((2, 1, 4, 4), 1)])
+def test_tiled_max_pool_backward_takes_the_saved_maxima_bitwise(shape, k, dtype):
+    """Given the forward's output as the window maxima, the tiled backward sends every gradient
+    where it does when it takes the maxima again: ties, NaN (the first NaN wins), infinities,
+    signed zeros, an infinite gradient (exactly 0 beside it), and every memory layout."""
+    rng = np.random.default_rng(k)
+    specials = np.array([0.0, -0.0, 1.0, np.nan, np.inf, -np.inf], dtype=dtype)
+    x = rng.choice(specials, size=shape)
+    for layout in [(0, 1, 2, 3), (1, 0, 2, 3), (0, 2, 3, 1)]:
+        routing = np.ascontiguousarray(x.transpose(layout)).transpose(np.argsort(layout))
+        geo = ((k, k), (k, k), (0, 0), (1, 1))
+        top = C.max_pool2d(xp, routing, routing, *geo)
+        g = rng.standard_normal(top.shape).astype(dtype)
+        g.flat[::5] = np.inf
+        again = C.max_pool2d_backward(xp, g, routing, *geo)
+        saved = C.max_pool2d_backward(xp, g, routing, *geo, top=top)
+        assert saved.dtype == again.dtype and C._axis_order(saved) == C._axis_order(again)
+        assert np.ascontiguousarray(saved).tobytes() == np.ascontiguousarray(again).tobytes()
+        ref = C.MaxPool2dBackward(kernel=(k, k), stride=(k, k), padding=(0, 0), dilation=(1, 1)).reference(np, g, x)
+        np.testing.assert_array_equal(saved, ref)
+
+
+def test_max_pool2d_hands_its_backward_the_saved_maxima(monkeypatch):
+    """``F.max_pool2d`` passes ``x`` as values and routing, marks the op ``own_max`` and the
+    tiled backward reads the saved output instead of taking the maxima again; with
+    ``ceil_mode`` padding (values padded with 0, routing with -inf) it does not: the
+    gradients are the reference's both ways, and what checkpoint replay gives."""
+    import minigrad_ckpt as mg
+    from minigrad_ckpt.nn import functional as F
+
+    tops = []
+    real = C._tiled_pool_backward
+    monkeypatch.setattr(C, "_tiled_pool_backward", lambda xp_, g, r, kh, kw, top=None: tops.append(top is not None)
+                        or real(xp_, g, r, kh, kw, top))
+    rng = np.random.default_rng(3)
+    for ceil, shape, expect in [(False, (2, 3, 6, 6), True), (True, (2, 3, 7, 7), False)]:
+        data = rng.integers(-2, 3, shape).astype(np.float64)
+        x = mg.tensor(data, requires_grad=True)
+        out = F.max_pool2d(x, 2, ceil_mode=ceil)
+        assert out.grad_fn.op.own_max is expect
+        g = rng.standard_normal(out.shape)
+        out.backward(mg.tensor(g))
+        assert tops[-1] is expect
+        plain = x.grad.numpy().copy()
+        x2 = mg.tensor(data, requires_grad=True)
+        mg.checkpoint.checkpoint(lambda t, c=ceil: F.max_pool2d(t * 1.0, 2, ceil_mode=c), x2).backward(mg.tensor(g))
+        np.testing.assert_array_equal(x2.grad.numpy(), plain)
+        if not ceil:
+            ref = C.MaxPool2dBackward(kernel=(2, 2), stride=(2, 2), padding=(0, 0), dilation=(1, 1)).reference(
+                np, g, data)
+            np.testing.assert_array_equal(plain, ref)
+    # values routed by another array (a second derivative's op): the output is no maximum of the
+    # routing, and backward must not take it for one
+    attrs = dict(kernel=(2, 2), stride=(2, 2), padding=(0, 0), dilation=(1, 1))
+    routing, values = rng.standard_normal((2, 3, 6, 6)), rng.standard_normal((2, 3, 6, 6))
+    op = C.MaxPool2d(**attrs)
+    assert op.own_max is False
+    out = op.forward(xp, values, routing)
+    g = rng.standard_normal(out.shape)
+    gx, _ = op.backward(xp, g, out, None, routing)
+    np.testing.assert_array_equal(gx, C.MaxPool2dBackward(**attrs).reference(np, g, routing))
+
+
 @pytest.mark.parametrize("chunk_bytes", [1, 700, 1 << 21])
 @pytest.mark.parametrize("h,w,k,s,p,d,groups", CASES)
 def test_kernels_cut_the_batch_into_chunks_without_changing_the_result(h, w, k, s, p, d, groups, chunk_bytes,

@@ -181,7 +181,8 @@ def max_pool2d(values: Any, routing: Any, kernel: Any, stride: Any, padding: Any
 
 
 def max_pool2d_backward(g: Any, routing: Any, kernel: Any, stride: Any, padding: Any,
-                        dilation: Any) -> Tensor:
+                        dilation: Any, top: Any = None) -> Tensor:
+    del top  # the array kernel's shortcut (the window maxima, known already): the op takes them again
     op = _conv.MaxPool2dBackward(kernel=tuple(kernel), stride=tuple(stride), padding=tuple(padding),
                                  dilation=tuple(dilation))
     return apply(op, as_tensor(g), as_tensor(routing))

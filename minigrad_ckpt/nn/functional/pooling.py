@@ -85,7 +85,7 @@ def max_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, d
     values, routing = x, x.detach()
     if any(extra):  # the partial windows' missing places: never the maximum, no gradient
         values, routing = _pad_right(x, extra, 0.0), _pad_right(routing, extra, -float("inf"))
-    out = apply(_conv.MaxPool2d(kernel=k, stride=s, padding=p, dilation=d), values, routing)
+    out = apply(_conv.MaxPool2d(kernel=k, stride=s, padding=p, dilation=d, own_max=values is x), values, routing)
     if unbatched:
         out = mf.squeeze(out, 0)
     if not return_indices:
