@@ -351,9 +351,13 @@ class DataLoader:
         The interrupted epoch's batches not yet handed out on any old rank are
         pooled (old rank order) and dealt out again, index ``k`` to new rank
         ``k % world_size``, in batches of this loader's ``batch_size``: across
-        the new ranks every sample of the epoch is seen exactly once.  The
-        sampler's state (a :class:`DistributedSampler`'s epoch) and the
-        generator come from the old rank with this rank's number, or rank 0.
+        the new ranks every sample of the epoch is seen exactly once.  With
+        ``drop_last`` no batch may be short, so the pooled indices are cut into
+        whole batches and batch ``k`` goes to new rank ``k % world_size`` (a
+        tail too short for a batch, possible only when ``batch_size`` changed,
+        is dropped as an epoch's is).  The sampler's state (a
+        :class:`DistributedSampler`'s epoch) and the generator come from the
+        old rank with this rank's number, or rank 0.
         """
         own = states[rank] if rank < len(states) else states[0]
         out = dict(own)
@@ -365,8 +369,12 @@ class DataLoader:
         n = len(self.dataset)
         parts = [_Epoch.from_state(e, n, self._auto_collation).remaining() for e in epochs]
         pooled = [i for part in parts for i in part]
-        mine = pooled[rank::world_size]
         size = self.batch_size or 1
+        if self.drop_last and self._auto_collation:  # whole batches, never a short one
+            batches = [pooled[i:i + size] for i in range(0, len(pooled) - size + 1, size)]
+            mine = [i for b in batches[rank::world_size] for i in b]
+        else:
+            mine = pooled[rank::world_size]
         out["epoch"] = _Epoch(mine, "fixed" if self._auto_collation else "single", size, 0,
                               epochs[0]["base_seed"], epochs[0]["sampler_epoch"]).state()
         return out
