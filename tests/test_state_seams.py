@@ -80,3 +80,67 @@ def test_an_elastic_resume_with_drop_last_hands_out_whole_batches_only(n, batch_
             norm(x)
             seen.extend(ids.tolist())
     assert sorted(seen) == left
+
+
+class _Augmented:
+    """A dataset whose samples draw a random augmentation (from the engine generator, which a
+    worker sets per batch from the epoch's base seed)."""
+
+    def __len__(self) -> int:
+        return 24
+
+    def __getitem__(self, i):
+        import minigrad_ckpt as mg
+
+        return mg.tensor([float(i)]) + mg.rand(1)
+
+
+def test_after_an_elastic_resume_each_ranks_workers_draw_their_own_augmentations():
+    """Resumed on 3 ranks, the workers of every rank drew rank 0's random stream (the old rank
+    0's epoch base seed), from its start: the same augmentation on every rank, and the one
+    the old rank 0 had already applied to its first batch."""
+    import minigrad_ckpt as mg
+    from minigrad_ckpt.utils.data import DataLoader, DistributedSampler
+
+    ds = _Augmented()
+
+    def noise(batch) -> list[float]:  # the drawn fractions, to float32's round-off at these magnitudes
+        return [round(v, 4) for v in (batch[:, 0] - batch[:, 0].floor()).numpy().tolist()]
+
+    states, used = [], []
+    for r in range(2):
+        mg.manual_seed(100 + r)  # each rank its own engine seed, as manual_seed_per_rank gives
+        loader = DataLoader(ds, batch_size=2, sampler=DistributedSampler(ds, 2, r, seed=1), num_workers=1)
+        it = iter(loader)
+        used.append(noise(next(it)))
+        states.append(loader.state_dict())
+        del it
+    resumed = []
+    for r in range(3):
+        loader = DataLoader(ds, batch_size=2, sampler=DistributedSampler(ds, 3, r, seed=1), num_workers=1)
+        loader.load_state_dict(loader.reshard_state_dict(states, r, 3))
+        resumed.append(noise(next(iter(loader))))
+    assert len({tuple(n) for n in resumed + used}) == 5
+
+
+def test_a_rank_new_in_an_elastic_resume_does_not_shuffle_as_rank_0():
+    """A loader shuffling with its own generator (each rank seeds its own) gives a rank the old run
+    did not have rank 0's generator seeded apart (seed + rank, as the engine generator's):
+    its next epochs are not rank 0's orders."""
+    import minigrad_ckpt as mg
+    from minigrad_ckpt.utils.data import DataLoader, TensorDataset
+
+    ds = TensorDataset(mg.arange(12))
+    states = []
+    for r in range(2):
+        loader = DataLoader(ds, batch_size=4, shuffle=True, generator=mg.random.Generator(10 + r))
+        for _ in loader:
+            pass
+        states.append(loader.state_dict())
+    orders = []
+    for r in range(3):
+        loader = DataLoader(ds, batch_size=4, shuffle=True, generator=mg.random.Generator(0))
+        loader.load_state_dict(loader.reshard_state_dict(states, r, 3))
+        orders.append([i for (b,) in loader for i in b.tolist()])
+    assert len({tuple(o) for o in orders}) == 3
+    assert all(sorted(o) == list(range(12)) for o in orders)

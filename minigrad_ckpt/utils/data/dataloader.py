@@ -356,11 +356,21 @@ class DataLoader:
         whole batches and batch ``k`` goes to new rank ``k % world_size`` (a
         tail too short for a batch, possible only when ``batch_size`` changed,
         is dropped as an epoch's is).  The sampler's state (a
-        :class:`DistributedSampler`'s epoch) and the generator come from the
-        old rank with this rank's number, or rank 0.
+        :class:`DistributedSampler`'s epoch) and the generators come from the
+        old rank with this rank's number; a rank the old run did not have
+        takes rank 0's, with each generator's seed plus ``rank`` (as the
+        engine generator's, ``snapshot/ranks.py``), so that it does not draw
+        rank 0's orders.  The resumed epoch's base seed is this rank's own,
+        a function of the old one, the rank and the world size: the ranks'
+        workers never draw the same random stream (augmentations), nor the
+        one the old epoch already drew.
         """
         own = states[rank] if rank < len(states) else states[0]
         out = dict(own)
+        if rank >= len(states):
+            out["generator"] = _seeded_apart(out.get("generator"), rank)
+            if isinstance(out.get("sampler"), Mapping) and "generator" in out["sampler"]:
+                out["sampler"] = {**out["sampler"], "generator": _seeded_apart(out["sampler"]["generator"], rank)}
         epochs = [s["epoch"] for s in states]
         if any(e is None for e in epochs):
             if not all(e is None for e in epochs):
@@ -375,14 +385,24 @@ class DataLoader:
             mine = [i for b in batches[rank::world_size] for i in b]
         else:
             mine = pooled[rank::world_size]
+        m = _random._mix64
+        base_seed = m(m(m(epochs[rank if rank < len(epochs) else 0]["base_seed"]) ^ world_size) ^ rank)
         out["epoch"] = _Epoch(mine, "fixed" if self._auto_collation else "single", size, 0,
-                              epochs[0]["base_seed"], epochs[0]["sampler_epoch"]).state()
+                              base_seed, epochs[0]["sampler_epoch"]).state()
         return out
 
     def __repr__(self) -> str:
         return (f"DataLoader(dataset={type(self.dataset).__name__} of {len(self.dataset)}, "
                 f"batch_size={self.batch_size}, sampler={type(self.sampler).__name__}, "
                 f"drop_last={self.drop_last}, num_workers={self.num_workers})")
+
+
+def _seeded_apart(state: Any, rank: int) -> Any:
+    """A generator state for new rank ``rank`` from rank 0's: its seed plus ``rank``
+    (anything but a generator's state is left to ``load_state_dict`` to refuse)."""
+    if not (isinstance(state, Mapping) and _is_int(state.get("seed"))):
+        return state
+    return {**state, "seed": (state["seed"] + rank) & _random._MASK64}
 
 
 def _from_batch_lists(state: Mapping[str, Any], auto_collation: bool) -> dict[str, Any] | None:
