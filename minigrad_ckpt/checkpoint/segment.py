@@ -96,6 +96,7 @@ class Segment:
         self.checksums: dict[Node, int] = {}
         self.replays = 0
         self.freed = False
+        self.recording = False  # between __enter__ and __exit__: the forward pass is still running
         self.dropped_bytes = 0
         self.kept_bytes = 0
         self.replay_extra_bytes = 0
@@ -123,11 +124,13 @@ class Segment:
         elif outer is not None:
             raise CheckpointError("checkpoint() cannot be used while the planner is profiling a model")
         set_recorder(self)
+        self.recording = True
         self._t0 = time.perf_counter()
         return self
 
     def __exit__(self, *exc: object) -> None:
         set_recorder(self._outer_recorder)
+        self.recording = False
         self.forward_time = time.perf_counter() - self._t0
         if self.parent is None:
             self._outputs = {}  # let the forward pass's arrays go
@@ -300,6 +303,9 @@ class Segment:
             )
         if node is not None and node.saved is not DROPPED:
             return node.saved
+        if self._root_segment.recording:
+            self._replay_while_recording()
+            return None if node is None else node.saved
         if self.external - self.boundary.keys():
             if self.parent is None:
                 raise CheckpointError("internal error: a segment reads nodes outside its replay range")
@@ -319,6 +325,29 @@ class Segment:
         if self.stats is not None:
             self.stats._replayed(time.perf_counter() - t0)
         return None if node is None else node.saved
+
+    def _replay_while_recording(self) -> None:
+        """Fill this segment's dropped nodes during the forward pass of its outermost segment.
+
+        A backward pass can run *inside* a checkpointed function: ``mg.func.grad``,
+        ``mg.grad`` or ``.backward()`` called there, on values computed there.  The
+        segment tree is still being recorded, so its replay range is not known yet;
+        what it recorded so far is, and every value it needs is among the outermost
+        segment's kept values.  So the replay runs over the whole tree recorded so
+        far, as far as this segment's saved values need it.  Nothing is freed while
+        the forward pass runs (see :meth:`finish`): its own backward comes later.
+        """
+        t0 = time.perf_counter()
+        whole_range, self.subtree = self.subtree, sorted(self._root_segment._all_nodes(), key=lambda n: n.seq)
+        _grad_state.recomputing += 1
+        try:
+            self._replay({}, *self._demand({}))
+        finally:
+            _grad_state.recomputing -= 1
+            self.subtree = whole_range
+        self.replays += 1
+        if self.stats is not None:
+            self.stats._replayed(time.perf_counter() - t0)
 
     def _feeds(self) -> dict[Node, list[Segment]]:
         """Which nested segments read each node: the replay hands them its value."""
@@ -475,6 +504,7 @@ class Segment:
 
     def backward_done(self, retain_graph: bool) -> None:
         """The engine passed this segment's first node: nothing here is needed any more."""
+        retain_graph = retain_graph or self._root_segment.recording  # see finish
         for n in self.subtree:
             if n.segment is self:
                 self.release(n, retain_graph)
@@ -485,7 +515,13 @@ class Segment:
             self.stats._backward_done(self)
 
     def finish(self, retain_graph: bool) -> None:
-        """End of a backward pass: release anything a pruned backward left behind."""
+        """End of a backward pass: release anything a pruned backward left behind.
+
+        A backward pass inside the forward pass (:meth:`_replay_while_recording`)
+        releases what it did not reach as if it retained the graph: the
+        checkpointed function goes on, and the backward of its result needs it all.
+        """
+        retain_graph = retain_graph or self._root_segment.recording
         for n in self.nodes:
             self.release(n, retain_graph)
         self._drop_boundary()

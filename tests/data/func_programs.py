@@ -5,10 +5,12 @@ elements.  It is a stack of *levels*: level ``i`` applies a transform (``grad``,
 ``jacrev``, ``jvp``, ``hessian``, ...) to the function of the level below,
 which *closes over* the current variable and every outer one, at a point that is
 either that variable itself or a constant; then it mixes the derivative back
-into its variable.  The innermost level is a body of smooth ops that reads every
-closed-over variable and a parameter ``w`` (which may require grad), optionally
-through a module (a Linear layer, a BatchNorm in training or evaluation mode), a
-checkpointed segment, dropout with a fixed generator and in-place writes.
+into its variable (a level may run as a checkpointed segment, ``segments``: its
+transform's backward pass then runs while the segment is recording).  The
+innermost level is a body of smooth ops that reads every closed-over variable
+and a parameter ``w`` (which may require grad), optionally through a module (a
+Linear layer, a BatchNorm in training or evaluation mode), a checkpointed
+segment, dropout with a fixed generator and in-place writes.
 
 A program is plain data (a *spec*, JSON-able), so ``tests/data/
 make_torch_func_reference.py`` builds the same program on ``torch.func`` and
@@ -215,6 +217,10 @@ def _level(E: Any, spec: dict, closures: dict, i: int, env: list) -> Any:
         g = _level(E, spec, closures, i + 1, env + [y])
         point = y if spec["at_point"][i] else p0
         return _mix(E, spec["mix"][i], y, _transform(E, spec["kinds"][i], g, point, u, u2, closures))
+
+    if spec.get("segments") and i < len(spec["kinds"]) and spec["segments"][i]:
+        # the level as a checkpointed segment: its transform's backward runs while the segment records
+        return lambda y: E.checkpoint(h, y)
     return h
 
 

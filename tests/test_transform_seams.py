@@ -1,0 +1,136 @@
+"""Where the function transforms meet the rest of the engine: checkpointing, closures, in-place writes.
+
+Each test is a whole program that crosses a seam -- a backward pass run
+*inside* a checkpointed function, a transform of a function that closes over
+what another part made -- checked against float64 central differences, or
+against the same program without the seam (``checkpoint`` replaced by a plain
+call), which must give bit for bit the same numbers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt import checkpoint as ck
+from minigrad_ckpt import func as F
+
+X0 = np.array([0.3, 0.5, -0.2])
+W0 = np.array([0.7, -0.4, 0.9])
+
+
+def t64(values, requires_grad=False):
+    return mg.tensor(np.asarray(values, dtype=np.float64), requires_grad=requires_grad)
+
+
+def central_jacobian(fn, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    """d fn / d x by central differences; ``fn`` maps a float64 array to an array."""
+    x = np.array(x, dtype=np.float64)
+    cols = []
+    for j in range(x.size):
+        e = np.zeros(x.size)
+        e[j] = eps
+        plus = np.asarray(fn((x.reshape(-1) + e).reshape(x.shape)), dtype=np.float64)
+        minus = np.asarray(fn((x.reshape(-1) - e).reshape(x.shape)), dtype=np.float64)
+        cols.append(((plus - minus) / (2 * eps)).reshape(-1))
+    out_shape = np.asarray(fn(x)).shape
+    return np.stack(cols, axis=-1).reshape(out_shape + x.shape)
+
+
+# ---------------------------------------------------------------------------
+# A backward pass inside a checkpointed function
+# ---------------------------------------------------------------------------
+# The segment is still recording when the inner backward needs the saved values
+# it dropped: they are replayed from what it recorded so far, and nothing is freed
+# that the backward of the segment's result needs afterwards.
+WRAPPERS = {
+    "plain": lambda f, *a: f(*a),
+    "checkpoint": lambda f, *a: ck.checkpoint(f, *a),
+    "nested checkpoints": lambda f, *a: ck.checkpoint(lambda *b: ck.checkpoint(f, *b) * 1.0, *a),
+    "a closed checkpoint before the grad": lambda f, *a: ck.checkpoint(
+        lambda x, w: f(ck.checkpoint(lambda t: mg.sin(t) + t, x) - mg.sin(x), w), *a),
+    "remat, saving nothing": lambda f, *a: ck.remat(f)(*a),
+    "remat, saving everything": lambda f, *a: ck.remat(f, ck.save_everything)(*a),
+}
+
+
+def _grads_inside(x, w):
+    """A gradient and a gradient of a gradient taken inside, closing over ``w``."""
+    h = lambda a: (mg.sin(a * w) * mg.exp(a)).sum()  # noqa: E731
+    g = F.grad(h)(x)
+    gg = F.grad(lambda a: (F.grad(h)(a) ** 2).sum())(x)
+    return mg.tanh(g * w) + gg * x
+
+
+def _mg_grad_inside(x, w):
+    y = mg.sin(x * w) * x
+    (g,) = mg.grad(y.sum(), [x], create_graph=True)
+    (h,) = mg.grad((mg.exp(x) * w).sum(), [x], retain_graph=True)  # no graph: a constant from here on
+    return g * w + h * x
+
+
+def _backward_inside(x, w):
+    p = mg.tensor([1.0, 2.0, 3.0], dtype="float64", requires_grad=True)
+    (mg.sin(x.detach() * p) ** 2).sum().backward()
+    return x * p.grad * w
+
+
+@pytest.mark.parametrize("wrap", WRAPPERS)
+@pytest.mark.parametrize("body", [_grads_inside, _mg_grad_inside, _backward_inside])
+def test_a_backward_pass_inside_a_checkpointed_function(wrap, body):
+    """The reproducer: ``mg.func.grad`` (or ``mg.grad``, or ``.backward()``) called in a
+    checkpointed function met the dropped saved values and failed with a TypeError."""
+    x, w = t64(X0, True), t64(W0, True)
+    out = WRAPPERS[wrap](body, x, w)
+    xr, wr = t64(X0, True), t64(W0, True)
+    ref = body(xr, wr)
+    np.testing.assert_array_equal(out.numpy(), ref.numpy())
+    (out ** 2).sum().backward()
+    (ref ** 2).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), xr.grad.numpy())
+    np.testing.assert_array_equal(w.grad.numpy(), wr.grad.numpy())
+
+
+@pytest.mark.parametrize("wrap", ["checkpoint", "nested checkpoints", "remat, saving nothing"])
+def test_second_derivatives_through_a_segment_that_took_a_gradient(wrap):
+    x, w = t64(X0, True), t64(W0, True)
+    out = WRAPPERS[wrap](_grads_inside, x, w)
+    (gx,) = mg.grad(out.sum(), [x], create_graph=True)
+    (gw,) = mg.grad((gx ** 2).sum(), [w])
+    xr, wr = t64(X0, True), t64(W0, True)
+    (gxr,) = mg.grad(_grads_inside(xr, wr).sum(), [xr], create_graph=True)
+    (gwr,) = mg.grad((gxr ** 2).sum(), [wr])
+    np.testing.assert_allclose(gw.numpy(), gwr.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_jacobians_of_a_function_whose_checkpointed_segment_takes_a_gradient():
+    def f(x):  # d/db sum(sin(b) b^2), times x: the segment runs a backward pass in its forward
+        return ck.checkpoint(lambda a: F.grad(lambda b: (mg.sin(b) * b ** 2).sum())(a) * a, x)
+
+    def f_np(b):
+        return (np.cos(b) * b ** 2 + 2 * b * np.sin(b)) * b
+
+    want = central_jacobian(f_np, X0)
+    np.testing.assert_allclose(F.jacrev(f)(t64(X0)).numpy(), want, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(F.jacfwd(f)(t64(X0)).numpy(), want, rtol=1e-6, atol=1e-7)
+    hess = central_jacobian(lambda a: central_jacobian(lambda b: f_np(b).sum(), a, 1e-5), X0, 1e-4)
+    np.testing.assert_allclose(F.hessian(lambda x: f(x).sum())(t64(X0)).numpy(), hess, rtol=1e-4, atol=1e-5)
+
+
+def test_a_backward_without_retain_graph_inside_frees_only_what_it_went_through():
+    """As without checkpointing: the nodes it passed are freed (a second backward through
+    them is an error), the rest of the segment stays for the backward of its result."""
+    x = t64(X0, True)
+
+    def body(a):
+        y = mg.sin(a) * a
+        (g,) = mg.grad(y.sum(), [a])
+        z = mg.exp(a) * g
+        return z, y
+
+    z, y = ck.checkpoint(body, x)
+    z.sum().backward()  # the exp and the product after the inner backward: still replayable
+    np.testing.assert_allclose(x.grad.numpy(), np.exp(X0) * (np.cos(X0) * X0 + np.sin(X0)))
+    with pytest.raises(RuntimeError, match="second time"):
+        y.sum().backward()
