@@ -657,7 +657,7 @@ def scenario_async_copy_on_write(out_dir: str) -> None:
     snapshot is bitwise the state of the call on every rank."""
     import threading
 
-    from minigrad_ckpt.distributed.snapshot import model_buffers
+    from minigrad_ckpt.distributed.snapshot import rank_tensors
     from minigrad_ckpt.executor import Executor
     from minigrad_ckpt.snapshot import Snapshot, SnapshotManager
 
@@ -683,7 +683,7 @@ def scenario_async_copy_on_write(out_dir: str) -> None:
     # BatchNorm statistics (they differ between the ranks until the next forward broadcasts rank 0's)
     mine = {k: v.tobytes() for k, v in Snapshot.from_executor(ex).tensors.items()}
     want = dist.group().bcast_object(mine)
-    want.update({k: mine[k] for k in model_buffers(ex)})
+    want.update({k: mine[k] for k in rank_tensors(ex)})
     gate = threading.Event()
     if rank == 0:
         manager._writer.submit(lambda: gate.wait(60), -1)

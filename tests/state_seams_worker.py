@@ -35,10 +35,11 @@ def state_digest(module) -> str:
     return h.hexdigest()
 
 
-def scenario_own_buffers(out_dir: str, mode: str) -> None:
+def scenario_own_state(out_dir: str, mode: str) -> None:
     """DDP with ``broadcast_buffers=False``: each rank's BatchNorm statistics follow its own
-    batches.  ``fresh`` trains 6 steps with a snapshot after step 3; ``resume`` restores that
-    snapshot and trains steps 4-6.  Each rank reports the digest of its parameters and buffers."""
+    batches; a user tensor sums the rank's own inputs.  ``fresh`` trains 6 steps with a snapshot
+    after step 3; ``resume`` restores that snapshot and trains steps 4-6.  Each rank reports the
+    digest of its parameters and buffers, and its sum."""
     from minigrad_ckpt.snapshot import SnapshotManager
 
     mg.set_default_dtype("float64")
@@ -49,6 +50,7 @@ def scenario_own_buffers(out_dir: str, mode: str) -> None:
     model = DDP(net, broadcast_buffers=False)
     opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     ex = mg.Executor(model, opt)
+    seen = ex.add_tensor("seen", np.zeros(4))
     manager = SnapshotManager(os.path.join(out_dir, "snapshots"))
     rng = np.random.default_rng(rank)
     batches = [mg.tensor(rng.standard_normal((5, 4))) for _ in range(6)]
@@ -56,7 +58,9 @@ def scenario_own_buffers(out_dir: str, mode: str) -> None:
     if mode == "resume":
         manager.load_latest().restore_into(ex)
         start = ex.iteration
+        seen = ex.get_tensor("seen")  # the restored tensor (restore_into installs new ones)
     for i in range(start, 6):
+        seen.add_(batches[i].sum(0))
         loss = (model(batches[i]) ** 2).mean()
         opt.zero_grad()
         loss.backward()
@@ -64,7 +68,7 @@ def scenario_own_buffers(out_dir: str, mode: str) -> None:
         ex.step()
         if mode == "fresh" and ex.iteration == 3:
             manager.save_snapshot(ex)
-    result({"digest": state_digest(net), "start": start})
+    result({"digest": state_digest(net), "seen": ex.get_tensor("seen").numpy().tolist(), "start": start})
 
 
 if __name__ == "__main__":

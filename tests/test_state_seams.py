@@ -29,16 +29,19 @@ def _results(proc, n: int = 2) -> dict[int, dict]:
 
 
 @pytest.mark.msgpack
-def test_each_rank_resumes_its_own_batchnorm_statistics(tmp_path):
-    """With ``broadcast_buffers=False`` a rank's running statistics are its own state: a snapshot
-    keeps each rank's (in its rank file), so a resumed rank continues with its own, not rank 0's."""
+def test_each_rank_resumes_its_own_batchnorm_statistics_and_user_tensors(tmp_path):
+    """With ``broadcast_buffers=False`` a rank's running statistics are its own state, and so is a
+    user tensor it sums its own inputs into: a snapshot keeps each rank's (in its rank file), so a
+    resumed rank continues with its own, not rank 0's."""
     pytest.importorskip("mpi4py", reason='mpi4py is not installed: pip install ".[distributed]"')
-    whole = _results(_launch("own_buffers", str(tmp_path / "whole"), "fresh"))
+    whole = _results(_launch("own_state", str(tmp_path / "whole"), "fresh"))
     assert whole[0]["digest"] != whole[1]["digest"]  # the ranks' statistics did differ
+    assert whole[0]["seen"] != whole[1]["seen"]
     shutil.copytree(tmp_path / "whole", tmp_path / "resumed")
-    resumed = _results(_launch("own_buffers", str(tmp_path / "resumed"), "resume"))
+    resumed = _results(_launch("own_state", str(tmp_path / "resumed"), "resume"))
     assert [resumed[r]["start"] for r in (0, 1)] == [3, 3]
     assert [resumed[r]["digest"] for r in (0, 1)] == [whole[r]["digest"] for r in (0, 1)]
+    assert [resumed[r]["seen"] for r in (0, 1)] == [whole[r]["seen"] for r in (0, 1)]
 
 
 # ---------------------------------------------------------------- elastic resume of a DataLoader

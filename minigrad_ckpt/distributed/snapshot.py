@@ -8,7 +8,8 @@ While a process group of more than one rank exists, the manager asks
   of one of them).  Then **each rank writes its own rank file** -- its RNG
   state, its registered objects (its DataLoader's position, its sampler's
   epoch) and, where they differ from rank 0's, its model's buffers (BatchNorm
-  statistics of its own batches: ``broadcast_buffers=False``) -- and rank 0
+  statistics of its own batches: ``broadcast_buffers=False``) and its user
+  tensors (``Executor.add_tensor``: a rank's own counters) -- and rank 0
   writes **one** snapshot of the replicated state (model, optimizer,
   scheduler, iteration, user tensors) listing the rank files and their CRCs,
   and last the manifest: the commit point.  With
@@ -33,7 +34,7 @@ from typing import Any
 
 from ..backend import to_host
 
-__all__ = ["CollectiveSnapshots", "collective", "model_buffers", "RANK_FILES_KEY", "WORLD_KEY"]
+__all__ = ["CollectiveSnapshots", "collective", "rank_tensors", "RANK_FILES_KEY", "WORLD_KEY"]
 
 RANK_FILES_KEY = "distributed.rank_files"  # JSON list of [rank file, CRC-32], in rank order (snapshot/ranks.py)
 WORLD_KEY = "distributed.world_size"
@@ -79,7 +80,7 @@ class CollectiveSnapshots:
                       metadata: dict[str, str] | None, blocking: bool = True) -> Any:
         g = self.group
         self._agree("the previous asynchronous save", manager._writer.raise_failure)
-        fingerprint = self._agree("preparing the snapshot", lambda: (_replicated_checksum(ex), _buffer_checksum(ex)))
+        fingerprint = self._agree("preparing the snapshot", lambda: (_replicated_checksum(ex), _rank_checksum(ex)))
         prints = g.allgather_object(fingerprint)
         differ = [r for r, f in enumerate(prints) if f[0] != prints[0][0]]
         if differ:
@@ -94,21 +95,21 @@ class CollectiveSnapshots:
         # rank files are not orphans (snapshot/claims.py); the commit ends the claim.
         claim = self._agree("claiming the save", lambda: manager._claim_save() if g.rank == 0 else None)
         token = g.bcast_object(claim, root=0)
-        own_buffers = prints[g.rank][1] != prints[0][1]  # this rank's statistics are its own: keep them
+        own_tensors = prints[g.rank][1] != prints[0][1]  # this rank's statistics are its own: keep them
         try:
-            return self._save_claimed(manager, ex, it, token, config, metadata, blocking, own_buffers)
+            return self._save_claimed(manager, ex, it, token, config, metadata, blocking, own_tensors)
         except BaseException:
             if g.rank == 0:
                 manager._end_claim(token)
             raise
 
     def _save_claimed(self, manager: Any, ex: Any, it: int, token: str, config: Any,
-                      metadata: dict[str, str] | None, blocking: bool, own_buffers: bool) -> Any:
+                      metadata: dict[str, str] | None, blocking: bool, own_tensors: bool) -> Any:
         """Every rank writes its file, rank 0 the snapshot and the manifest (see the module docstring)."""
         g = self.group
         try:
             own = self._agree("save_snapshot (each rank writes its own state)",
-                              lambda: manager._write_rank_state(ex, it, token, g.rank, g.size, own_buffers))
+                              lambda: manager._write_rank_state(ex, it, token, g.rank, g.size, own_tensors))
         except Exception:  # a rank could not write its file: the others delete theirs
             manager._discard_rank_state(it, token, g.rank, g.size)
             raise
@@ -163,18 +164,19 @@ def _replicated_checksum(ex: Any) -> int:
     return crc
 
 
-def _buffer_checksum(ex: Any) -> int:
-    """A checksum of the model's saved buffers: a rank whose differs from rank 0's writes its own."""
+def _rank_checksum(ex: Any) -> int:
+    """A checksum of :func:`rank_tensors`: a rank whose differs from rank 0's writes its own."""
     crc = 0
-    for name, t in model_buffers(ex).items():
+    for name, t in rank_tensors(ex).items():
         crc = zlib.crc32(name.encode(), crc)
         crc = zlib.crc32(to_host(t._data).tobytes(), crc)
     return crc
 
 
-def model_buffers(ex: Any) -> dict[str, Any]:
-    """The model's buffers a snapshot holds (the persistent ones), by their snapshot names."""
-    out: dict[str, Any] = {}
+def rank_tensors(ex: Any) -> dict[str, Any]:
+    """What may differ between the ranks of a data-parallel run, by snapshot name: the user
+    tensors and the model's buffers a snapshot holds (the persistent ones)."""
+    out: dict[str, Any] = dict(ex._tensors)
     if ex.model is None:
         return out
     for prefix, m in ex.model.named_modules():  # as Module.state_dict names them

@@ -42,7 +42,7 @@ from typing import Any
 
 from ..backend import to_host
 from ..distributed.snapshot import collective as _collective
-from ..distributed.snapshot import model_buffers
+from ..distributed.snapshot import rank_tensors
 from ..executor import Executor
 from . import capture as _capture
 from . import claims
@@ -501,16 +501,17 @@ class SnapshotManager:
         self._remove_rank_files([rank_file_name(iteration, token, rank, world)])
 
     def _write_rank_state(self, ex: Executor, iteration: int, token: str, rank: int, world: int,
-                          own_buffers: bool = False) -> tuple[str, int]:
-        """This rank's file of a collective save: ``(name, CRC-32)``; with ``own_buffers`` it holds
-        the model's buffers too (they differ from rank 0's, which the snapshot holds)."""
+                          own_tensors: bool = False) -> tuple[str, int]:
+        """This rank's file of a collective save: ``(name, CRC-32)``; with ``own_tensors`` it holds
+        the model's buffers and the user tensors too (they differ from rank 0's, which the
+        snapshot holds)."""
         from .. import random as _random
         from .ranks import rank_file_name
 
         name = rank_file_name(iteration, token, rank, world)
-        buffers = {n: to_host(t._data) for n, t in model_buffers(ex).items()} if own_buffers else None
+        tensors = {n: to_host(t._data) for n, t in rank_tensors(ex).items()} if own_tensors else None
         crc = write_rank_state(self.directory, name, iteration, rank, world, _random.get_rng_state(),
-                               ex.object_states(), fsync=self.config.fsync, buffers=buffers)
+                               ex.object_states(), fsync=self.config.fsync, tensors=tensors)
         return name, crc
 
 

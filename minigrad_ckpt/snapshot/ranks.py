@@ -9,15 +9,16 @@ small *rank file* beside the snapshot::
 
 (a msgpack map ``{"format", "version", "rank", "world_size", "iteration",
 "rng", "objects"}`` followed by its CRC-32, written atomically).  A rank whose
-model buffers differ from rank 0's -- BatchNorm statistics of its own batches,
-which ``DistributedDataParallel(broadcast_buffers=False)`` never overwrites --
-adds ``"buffers"``: ``{snapshot tensor name: {"dtype", "shape", "data"}}``.  Rank 0 then
+model buffers or user tensors differ from rank 0's -- BatchNorm statistics of
+its own batches, which ``DistributedDataParallel(broadcast_buffers=False)``
+never overwrites, its own counters -- adds them as ``"tensors"``: ``{snapshot
+tensor name: {"dtype", "shape", "data"}}``.  Rank 0 then
 writes the snapshot, whose metadata lists the rank files and their CRCs
 (``distributed.rank_files``), and last the manifest -- the commit point: a
 crash of any rank at any moment leaves the previous snapshot the newest one.
 
 Loading with M ranks (:func:`assign`): rank ``r`` gets old rank ``r``'s RNG,
-object states and buffers when ``r < N``; a rank the old run did not have gets rank
+object states and tensors when ``r < N``; a rank the old run did not have gets rank
 0's objects and rank 0's RNG seed plus ``r`` (what ``manual_seed_per_rank``
 would have given it).  When ``M != N`` (an elastic resume) every old rank's
 object states also go to the in-memory section ``ranks``, from which objects
@@ -61,14 +62,14 @@ def is_rank_file(name: Any) -> bool:
 
 
 def write_rank_state(directory: Path, name: str, iteration: int, rank: int, world: int, rng: Any, objects: Any,
-                     fsync: bool = True, buffers: dict[str, Any] | None = None) -> int:
+                     fsync: bool = True, tensors: dict[str, Any] | None = None) -> int:
     """Write this rank's state atomically; returns the file's CRC-32 (the snapshot records it).
-    ``buffers`` (snapshot name -> host array): this rank's own model buffers, if they are."""
+    ``tensors`` (snapshot name -> host array): this rank's own buffers and user tensors, if they are."""
     state = {"format": _FORMAT, "version": 1, "rank": rank, "world_size": world,
              "iteration": iteration, "rng": rng, "objects": objects}
-    if buffers:
-        state["buffers"] = {n: {"dtype": str(a.dtype), "shape": list(a.shape),
-                                "data": host_numpy.ascontiguousarray(a).tobytes()} for n, a in buffers.items()}
+    if tensors:
+        state["tensors"] = {n: {"dtype": str(a.dtype), "shape": list(a.shape),
+                                "data": host_numpy.ascontiguousarray(a).tobytes()} for n, a in tensors.items()}
     body = msgpack.packb(state, use_bin_type=True)
     crc = zlib.crc32(body)
     atomic_write(directory / name, lambda f: f.write(body + struct.pack(">I", crc)), fsync=fsync)
@@ -130,7 +131,7 @@ def assign(snap: Any, rank: int, world: int) -> Any:
         rng = {"seed": (rng["seed"] + rank) & _random._MASK64, "counter": rng["counter"]}
     snap.state["rng"] = rng
     snap.state["objects"] = mine["objects"]
-    _take_buffers(snap, mine.get("buffers"))
+    _take_tensors(snap, mine.get("tensors"))
     snap.state["ranks"] = None if len(old) == world else {
         "rank": rank, "world_size": world, "states": [o["objects"] for o in old]}
     return snap
@@ -148,23 +149,24 @@ def world_of(snap: Any) -> int:
     return int(world) if world is not None and world.isdigit() else 1
 
 
-def _take_buffers(snap: Any, buffers: Any) -> None:
-    """Put a rank's own model buffers (from its rank file) in place of rank 0's in ``snap``'s
-    tensors, each checked against the one it replaces: a model tensor of the same dtype and
-    shape, and exactly its number of bytes."""
-    if buffers is None:
+def _take_tensors(snap: Any, tensors: Any) -> None:
+    """Put a rank's own buffers and user tensors (from its rank file) in place of rank 0's in
+    ``snap``'s tensors, each checked against the one it replaces: a tensor of the snapshot (not
+    an optimizer's or a tape's) of the same dtype and shape, and exactly its number of bytes."""
+    if tensors is None:
         return
-    if not isinstance(buffers, dict):
-        raise SnapshotError("a rank file's buffers are not a map")
+    if not isinstance(tensors, dict):
+        raise SnapshotError("a rank file's tensors are not a map")
     new = {}
-    for name, entry in buffers.items():
-        old = snap._tensors.get(name) if isinstance(name, str) and name.startswith("model.") else None
+    for name, entry in tensors.items():
+        ours = isinstance(name, str) and not name.startswith(("optimizer.", "__tape__/"))
+        old = snap._tensors.get(name) if ours else None
         if old is None:
-            raise SnapshotError(f"a rank file holds the buffer {short(name)}, which the snapshot's model lacks")
+            raise SnapshotError(f"a rank file holds the tensor {short(name)}, which the snapshot lacks")
         if not (isinstance(entry, dict) and set(entry) == {"dtype", "shape", "data"}
                 and entry["dtype"] == str(old.dtype) and entry["shape"] == list(old.shape)
                 and isinstance(entry["data"], bytes) and len(entry["data"]) == old.nbytes):
-            raise SnapshotError(f"a rank file's buffer {name} is not a {old.dtype} array of shape "
+            raise SnapshotError(f"a rank file's tensor {name} is not a {old.dtype} array of shape "
                                 f"{tuple(old.shape)}")
         new[name] = host_numpy.frombuffer(entry["data"], dtype=old.dtype).reshape(old.shape).copy()
     snap._tensors.update(new)
