@@ -171,6 +171,9 @@ REFUSED = {
                     ("logaddexp2", "logaddexp2"), ("mod", "remainder"), ("fmod", "fmod"), ("nextafter", "nextafter"))},
     "floor_divide": (lambda z: mg.floor_divide(z, z), TypeError, "ufunc 'fmod'"),
     "bincount": (mg.bincount, TypeError, "integer tensor"),
+    **{n: (lambda z, n=n: getattr(mg, n)(z, z), TypeError, "integer and bool")
+       for n in ("bitwise_and", "bitwise_or", "bitwise_xor")},
+    "bitwise_not": (mg.bitwise_not, TypeError, "integer and bool"),
     # factorizations whose gradients are written for real matrices
     "linalg.pinv": (lambda z: mg.linalg.pinv(_M), NotImplementedError, "complex matrices are not supported"),
     "linalg.lstsq": (lambda z: mg.linalg.lstsq(_M, _M), NotImplementedError, "complex matrices are not supported"),

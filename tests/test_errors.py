@@ -181,7 +181,7 @@ def test_transpose_bad_permutation():
 
 def test_squeeze_non_unit_axis():
     with pytest.raises(ValueError, match="axis 0 has size 2, not 1"):
-        mg.ones(2, 3).squeeze(0)
+        mg.ones(2, 3).squeeze(axis=0)                 # NumPy's spelling; x.squeeze(0) is PyTorch's no-op
 
 
 def test_negative_dimension_in_creation():

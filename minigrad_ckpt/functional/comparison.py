@@ -6,19 +6,21 @@ non-differentiable op of :mod:`minigrad_ckpt.ops.comparison`.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import Any
 
+from ..backend import host_numpy
 from ..ops import comparison as _cmp
 from ..tape import apply
 from ..tensor import Tensor
-from .arguments import binary, ordered_binary
+from .arguments import as_tensor, binary, ordered_binary
 from .elementwise import abs as _abs
 from .elementwise import divide, unary_function, where
 
 __all__ = [
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
-    "logical_not", "sign", "isnan", "isfinite",
+    "logical_not", "sign", "isnan", "isfinite", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
 ]
 
 
@@ -69,6 +71,53 @@ def logical_not(x: Any) -> Any:
     if isinstance(x, bool):
         return not x
     return apply(_NOT, x)
+
+
+def _bits(name: str, x: Any, like: Tensor | None) -> Any:
+    """A bitwise op's operand: a tensor's array or a Python int/bool (kept weakly typed, as
+    NumPy and PyTorch keep it), refusing floating and complex ones as both libraries do:
+    ``&`` on floats has no meaning, and a silent logical ``and`` would be neither's answer."""
+    if isinstance(x, (bool, int, host_numpy.integer, host_numpy.bool_)):
+        return x.item() if isinstance(x, host_numpy.generic) else x
+    t = x if isinstance(x, Tensor) else as_tensor(x, like) if like is not None else as_tensor(x)
+    if t.dtype.kind not in "biu":
+        raise TypeError(f"{name}: only integer and bool tensors have bits, got {t.dtype} "
+                        "(compare first, e.g. (x > 0) & (y > 0), or cast with .long())")
+    return t._data
+
+
+def _is_bool(x: Any) -> bool:
+    return isinstance(x, (bool, host_numpy.bool_)) or (isinstance(x, Tensor) and x.dtype.kind == "b")
+
+
+def _bitwise(name: str, symbol: str, logical: Callable[[Any, Any], Tensor],
+             operator_of: Callable[[Any, Any], Any]) -> Callable[..., Tensor]:
+    """The public ``name``: ``x <symbol> y`` bit by bit for integers and, on bools, the logical
+    op (NumPy's and PyTorch's meaning of ``&``, ``|``, ``^``). Not differentiable."""
+    def bitwise(x: Any, y: Any) -> Tensor:
+        if _is_bool(x) and _is_bool(y):
+            return logical(as_tensor(x), y) if not isinstance(x, Tensor) else logical(x, y)
+        like = x if isinstance(x, Tensor) else y if isinstance(y, Tensor) else as_tensor(x)
+        out = operator_of(_bits(name, x, like), _bits(name, y, like))  # the arrays' own operator
+        return Tensor.constant(like.device.xp.asarray(out), like.device)
+    bitwise.__name__ = bitwise.__qualname__ = name
+    bitwise.__doc__ = (f"``x {symbol} y`` bit by bit for integer tensors, the logical op for bool ones "
+                       f"(NumPy's and PyTorch's ``{name}``); floats are a TypeError. Not differentiable.")
+    return bitwise
+
+
+bitwise_and = _bitwise("bitwise_and", "&", logical_and, operator.and_)
+bitwise_or = _bitwise("bitwise_or", "|", logical_or, operator.or_)
+bitwise_xor = _bitwise("bitwise_xor", "^", not_equal, operator.xor)
+
+
+def bitwise_not(x: Any) -> Tensor:
+    """``~x``: every bit flipped for an integer tensor (``~5 == -6``), logical not for a bool
+    one (NumPy's ``invert`` and PyTorch's ``bitwise_not``); floats are a TypeError."""
+    t = as_tensor(x)
+    if t.dtype.kind == "b":
+        return logical_not(t)
+    return Tensor.constant(~_bits("bitwise_not", t, t), t.device)
 
 
 def sign(x: Any) -> Tensor:

@@ -81,12 +81,36 @@ def multiply(x: Any, y: Any) -> Tensor:
     return binary(_MUL, x, y)
 
 
+def _integral(v: Any) -> bool:
+    if isinstance(v, Tensor):
+        return v.dtype.kind in "biu"
+    return isinstance(v, (int, host_numpy.integer, host_numpy.bool_))
+
+
+def _integer_quotient(x: Any, y: Any, rounding_mode: str) -> Tensor:
+    """``div(x, y, rounding_mode=)`` of integers as PyTorch's: computed in integers (a float
+    quotient would round large ones), the result integer (no gradient), a zero divisor a
+    ZeroDivisionError instead of NumPy's 0 with a warning."""
+    like = x if isinstance(x, Tensor) else y if isinstance(y, Tensor) else as_tensor(x)
+    a, b = (v._data if isinstance(v, Tensor) else int(v) for v in (x, y))
+    xp = like.device.xp
+    if bool(xp.asarray(b == 0).any()):
+        raise ZeroDivisionError("divide: integer division by zero (PyTorch raises; NumPy would give 0)")
+    q = a // b
+    if rounding_mode == "trunc":  # floor, moved up by one where the quotient is negative and inexact
+        q = q + ((q * b != a) & ((a < 0) != (b < 0)))
+    return Tensor.constant(xp.asarray(q), like.device)
+
+
 def divide(x: Any, y: Any, *, rounding_mode: str | None = None) -> Tensor:
     """``x / y`` with broadcasting (true division); PyTorch's ``rounding_mode="trunc"`` rounds
-    the quotient toward zero and ``"floor"`` down (their gradients are 0 almost everywhere)."""
-    q = binary(_DIV, x, y)
+    the quotient toward zero and ``"floor"`` down (their gradients are 0 almost everywhere);
+    of two integer operands, an integer quotient, as PyTorch's."""
     if rounding_mode is None:
-        return q
+        return binary(_DIV, x, y)
+    if _integral(x) and _integral(y) and rounding_mode in ("trunc", "floor"):
+        return _integer_quotient(x, y, rounding_mode)
+    q = binary(_DIV, x, y)
     if rounding_mode == "trunc":
         return trunc(q)
     if rounding_mode == "floor":

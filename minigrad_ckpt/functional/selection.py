@@ -244,7 +244,11 @@ def mode(input: Any, dim: int = -1, keepdim: bool = False) -> ValuesIndices:  # 
     counts = same.sum(-1)
     best = counts == counts.max(-1, keepdims=True)
     fill = host_numpy.inf if rows.dtype.kind == "f" else host_numpy.iinfo(rows.dtype).max
-    value = host_numpy.where(best, rows, fill).min(-1, keepdims=True)  # the smallest of the most frequent
+    # the smallest of the most frequent, NaN ordered above every number (PyTorch's order)
+    numbers = best & ~host_numpy.isnan(rows)
+    value = host_numpy.where(numbers, rows, fill).min(-1, keepdims=True)
+    if rows.dtype.kind == "f":
+        value = host_numpy.where(numbers.any(-1, keepdims=True), value, host_numpy.nan).astype(rows.dtype)
     hit = (rows == value) | (host_numpy.isnan(rows) & host_numpy.isnan(value))
     last = n - 1 - host_numpy.argmax(hit[:, ::-1], axis=-1)
     shape = list(host_numpy.moveaxis(host_numpy.empty(x.shape), d, -1).shape[:-1]) + [1]

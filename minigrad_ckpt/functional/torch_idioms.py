@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
-from .arguments import as_tensor, one_axis, refuse_complex
+from .arguments import as_tensor, normalize_axis, one_axis, refuse_complex
 
 __all__ = [
     "sum", "mean", "prod", "var", "std", "logsumexp", "cumsum", "cumprod", "argmax", "argmin", "max", "min",
@@ -263,7 +263,17 @@ def sort_pair(x: Tensor, dim: int = -1, descending: bool = False) -> ValuesIndic
     if descending:  # a stable ascending sort of the negated keys keeps ties in their order
         key = -(mf.astype(key, "int64") if key.dtype.kind in "bu" else key)
     idx = mf.argsort(key, axis=d)
+    if descending and key.dtype.kind == "f":
+        idx = _nans_first(key, idx, d)
     return ValuesIndices(mf.take_along_axis(x, idx, axis=d), idx)
+
+
+def _nans_first(key: Tensor, idx: Tensor, d: int) -> Tensor:
+    """``idx`` (an ascending sort of the negated keys, NaNs last) reordered so that the NaNs
+    come first: PyTorch orders NaN above every number, so a descending sort (and ``topk``)
+    starts with them; a second stable sort on "is a number" keeps the rest in order."""
+    is_number = mf.astype(mf.logical_not(mf.isnan(mf.take_along_axis(key, idx, axis=d))), "int8")
+    return mf.take_along_axis(idx, mf.argsort(is_number, axis=d), axis=d)
 
 
 def argsort(x: Any, axis: Any = -1, kind: str | None = None, order: Any = None, *, dim: Any = _UNSET,
@@ -350,13 +360,34 @@ min = _extremum(mf.min, mf.minimum)  # noqa: A001
 concatenate = with_dim(mf.concatenate, axis_of_the_input=False)
 stack = with_dim(mf.stack, axis_of_the_input=False)
 flip = with_dim(mf.flip)
-squeeze = with_dim(mf.squeeze)
 expand_dims = with_dim(mf.expand_dims, axis_of_the_input=False)
 take = with_dim(mf.take)
 roll = with_dim(mf.roll)
 repeat = with_dim(mf.repeat)
 take_along_axis = with_dim(mf.take_along_axis)
 cross = with_dim(mf.cross)
+
+
+def squeeze(x: Any, axis: Any = None, *, dim: Any = _UNSET) -> Tensor:
+    """NumPy's ``squeeze``: the size-1 axes removed (all of them for None; naming an axis of
+    another size is an error).  With PyTorch's ``dim=`` (an int or a tuple), PyTorch's: the
+    named dims of size 1 removed and any other named dim left as it is."""
+    if dim is _UNSET:
+        return mf.squeeze(x, axis)
+    if axis is not None:
+        raise TypeError("squeeze: pass either axis= or dim=, not both (they are the same argument)")
+    return squeeze_dims(as_tensor(x), dim)
+
+
+def squeeze_dims(x: Tensor, dim: Any) -> Tensor:
+    """PyTorch's ``squeeze(x, dim)``: of the dims named (every dim for None), those of size 1
+    removed; a 0-d tensor takes ``dim`` 0 or -1 and stays as it is."""
+    if x.ndim == 0:
+        if dim is not None and not _names_the_zero_d_element(x, dim):
+            raise IndexError(f"squeeze: dim {dim!r} is out of range for a 0-d tensor (expected 0 or -1)")
+        return mf.squeeze(x, None)
+    named = normalize_axis(dim, x.ndim)
+    return mf.squeeze(x, tuple(d for d in named if x.shape[d] == 1))
 
 
 def cat(tensors: Sequence[Any], dim: int = 0, *, axis: int | None = None) -> Tensor:

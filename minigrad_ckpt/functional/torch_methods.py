@@ -97,6 +97,29 @@ def extremum_method(name: str) -> Any:
     return method
 
 
+def floating(name: str, x: Tensor) -> Tensor:
+    """``x``, checked to be floating or complex: PyTorch's ``mean``, ``std``, ``var`` and
+    ``norm`` refuse integer and bool tensors (they cannot say which float to answer in)
+    where NumPy answers in float64; ``dtype=`` or ``x.float()`` says which."""
+    if x.dtype.kind in "biu":
+        raise TypeError(f"{name}(): input dtype must be floating point or complex, got {x.dtype} "
+                        "(as PyTorch's; cast first with x.float() or x.double())")
+    return x
+
+
+def mean_method(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+                axis: Any = _UNSET, keepdims: Any = _UNSET, out: Any = None) -> Tensor:
+    """PyTorch's ``x.mean(dim=None, keepdim=False, *, dtype=None)``: floating or complex input
+    (an integer one is an error, or is cast to ``dtype`` first).  NumPy's ``axis=``/``keepdims=``
+    (and ``np.mean(x)``, which passes them) give NumPy's meaning, integers answered in float64."""
+    if axis is not _UNSET or keepdims is not _UNSET or out is not None:
+        if dim is not None:
+            raise TypeError("mean: pass either axis= or dim=, not both")
+        return mf.mean(self, None if axis is _UNSET else axis, bool(keepdims is True), dtype=dtype, out=out)
+    x = floating("mean", self if dtype is None else mf.astype(self, dtype))
+    return ti.mean(x, dim=dim, keepdim=keepdim)
+
+
 def spread_method(name: str) -> Any:
     plain = getattr(ti, name)
 
@@ -106,7 +129,7 @@ def spread_method(name: str) -> Any:
             return plain(self, None if axis is _UNSET else axis, 0 if ddof is _UNSET else ddof,
                          bool(keepdims is True))
         c = ti.correction_of(name, _UNSET, correction, unbiased, torch_default=True)
-        return plain(self, dim, c, keepdim)
+        return plain(floating(name, self), dim, c, keepdim)
 
     method.__name__ = name
     method.__doc__ = (f"PyTorch's ``x.{name}(dim, unbiased, keepdim, correction=)``: Bessel's correction (N - 1) "
@@ -178,23 +201,100 @@ def relu_method(x: Tensor) -> Tensor:
     return apply(_act.Relu(), x)
 
 
-def softmax_method(x: Tensor, dim: int = -1) -> Tensor:
-    """``exp(x) / sum(exp(x))`` along ``dim``."""
+def _one_int_dim(name: str, dim: Any) -> int:
+    """PyTorch's ``softmax(dim)``: one int, no default (a missing or tuple ``dim`` is an error,
+    never a guess)."""
+    if dim is _UNSET:
+        raise TypeError(f"{name}() missing required argument 'dim' (PyTorch's x.{name}(dim) has no default)")
+    if not isinstance(dim, (int, host_numpy.integer)) or isinstance(dim, bool):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+    return int(dim)
+
+
+def softmax_method(x: Tensor, dim: Any = _UNSET) -> Tensor:
+    """``exp(x) / sum(exp(x))`` along ``dim`` (required, as PyTorch's ``x.softmax(dim)``)."""
+    dim = _one_int_dim("softmax", dim)
     if x.ndim == 0:
         return ti.along_zero_d(lambda t, axis: softmax_method(t, axis), x, dim, (), {})
     return apply(_act.Softmax(axis=normalize_axis(dim, x.ndim)), x)
 
 
-def log_softmax_method(x: Tensor, dim: int = -1) -> Tensor:
-    """``x - logsumexp(x)`` along ``dim``."""
+def log_softmax_method(x: Tensor, dim: Any = _UNSET) -> Tensor:
+    """``x - logsumexp(x)`` along ``dim`` (required, as PyTorch's ``x.log_softmax(dim)``)."""
+    dim = _one_int_dim("log_softmax", dim)
     if x.ndim == 0:
         return ti.along_zero_d(lambda t, axis: log_softmax_method(t, axis), x, dim, (), {})
     return apply(_act.LogSoftmax(axis=normalize_axis(dim, x.ndim)), x)
 
 
+def float_power_method(self: Tensor, exponent: Any) -> Tensor:
+    """PyTorch's ``x.float_power(exponent)``: the power computed in double precision -- float64
+    (complex128 if either operand is complex), whatever the inputs' dtypes."""
+    def wide(v: Any) -> Any:
+        if not isinstance(v, Tensor):
+            return complex(v) if isinstance(v, complex) else float(v)
+        return mf.astype(v, "complex128" if v.dtype.kind == "c" else "float64")
+    return mf.power(wide(self), wide(exponent))
+
+
+def along_dim_method(fn: Any) -> Any:
+    """``x.cumsum(dim, *, dtype=None)``, ``x.cumprod(dim)``, ``x.logsumexp(dim, keepdim=False)``:
+    PyTorch's ``dim`` is required -- without it NumPy would flatten (``cumsum``) or reduce
+    everything (``logsumexp``), an answer PyTorch never gives.  NumPy's ``axis=`` keeps
+    NumPy's meaning (``axis=None``: the flattened tensor); ``dtype=`` casts first, as PyTorch."""
+    name = fn.__name__
+
+    def method(self: Tensor, *args: Any, dtype: Any = None, **kwargs: Any) -> Tensor:
+        if not args and "dim" not in kwargs and "axis" not in kwargs:
+            raise TypeError(f"{name}() missing required argument 'dim' (PyTorch's x.{name}(dim) has no "
+                            f"default; NumPy's x.{name}(axis=None) is over the flattened tensor)")
+        if args and "axis" not in kwargs and "dim" not in kwargs:
+            kwargs["dim"], args = args[0], args[1:]
+        return fn(self if dtype is None else mf.astype(self, dtype), *args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = fn.__doc__
+    return method
+
+
+def flip_method(self: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
+    """PyTorch's ``x.flip(dims)``: ``x.flip(0)``, ``x.flip(0, 1)``, ``x.flip((0, 1))``,
+    ``x.flip(dims=[0])``; the dims are required (NumPy's flip of every axis is
+    ``x.flip(axis=None)``)."""
+    if "dims" in kwargs:
+        dims = (kwargs.pop("dims"),)
+    if "axis" in kwargs or "dim" in kwargs:
+        if dims:
+            raise TypeError("flip: pass the dims either positionally or by keyword, not both")
+        return ti.flip(self, **kwargs)
+    if kwargs:
+        raise TypeError(f"flip() got an unexpected keyword argument {next(iter(kwargs))!r}")
+    if not dims:
+        raise TypeError("flip() missing required argument 'dims' (PyTorch's x.flip(dims); "
+                        "NumPy's flip of every axis is x.flip(axis=None))")
+    return ti.flip(self, dim=dims[0] if len(dims) == 1 else dims)
+
+
+def squeeze_method(self: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
+    """PyTorch's ``x.squeeze(dim=None)``: the size-1 dims among ``dim`` (an int, a tuple, or
+    several ints) removed, any other named dim left as it is -- no error, unlike NumPy's
+    ``squeeze``, which ``x.squeeze(axis=...)`` keeps; every size-1 dim without ``dim``."""
+    if "axis" in kwargs:
+        if dims or len(kwargs) > 1:
+            raise TypeError("squeeze: pass either axis= (NumPy's) or dim (PyTorch's), not both")
+        return mf.squeeze(self, kwargs["axis"])
+    if "dim" in kwargs:
+        if dims or len(kwargs) > 1:
+            raise TypeError("squeeze() takes one dim argument, positionally or as dim=")
+        dims = (kwargs["dim"],)
+    elif kwargs:
+        raise TypeError(f"squeeze() got an unexpected keyword argument {next(iter(kwargs))!r}")
+    return ti.squeeze_dims(self, None if not dims else dims[0] if len(dims) == 1 else dims)
+
+
 def norm_method(x: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
     """PyTorch's ``x.norm(p='fro', dim=None, keepdim=False)``: the 2-norm of all elements by
-    default, a vector norm along ``dim``."""
+    default, a vector norm along ``dim``; floating or complex input, as PyTorch's."""
+    floating("norm", x)
     if dim is None:
         flat = mf.ravel(x)
         out = linalg.norm(flat, None if p in ("fro", 2) else p)
@@ -301,6 +401,7 @@ def nansum_method(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype
 
 def nanmean_method(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """PyTorch's ``x.nanmean(dim, keepdim, dtype=)``: the mean of the elements that are not NaN."""
+    floating("nanmean", self)  # PyTorch refuses integers here, even with dtype=
     return stats.nanmean(self, dim=dim, keepdim=keepdim, dtype=dtype)
 
 

@@ -58,7 +58,7 @@ CASES = {
                    + mg.prod(a[:, :3], axis=1) + mg.cumsum(a, axis=1)[:, -1], X),
     "matmul": (lambda a, b: a @ b, X, Y),
     "einsum": (lambda a, b: mg.einsum("ij,jk->ik", a, b), X, Y),
-    "shape": (lambda a: mg.concatenate([a.T, a.T], axis=1).reshape(-1)[::3].flip(), X),
+    "shape": (lambda a: mg.concatenate([a.T, a.T], axis=1).reshape(-1)[::3].flip(0), X),
     "indexing": (lambda a: a[[0, 0, 3, 1, 0], 2:], X),
     "conv_pool": (lambda x, w: F.max_pool2d(F.conv2d(x, w, padding=1, stride=1), 2)
                   + F.avg_pool2d(F.conv2d(x, w, padding=1), 2), IMG, W),

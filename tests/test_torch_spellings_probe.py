@@ -1,0 +1,156 @@
+"""PyTorch's spellings mean PyTorch's answers, never NumPy's in disguise.
+
+A differential probe called torch 2.13 and minigrad_ckpt with the same arguments over the
+Tensor methods, ``mg.*`` functions and ``nn.functional`` names the two share.  Each test here is
+a spelling where the engine silently gave NumPy's answer (or a logical one where both libraries
+are bitwise); the expected values were computed with torch offline and are written out.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+
+NAN = float("nan")
+
+
+def _same(t: mg.Tensor, expected: list, dtype: str) -> None:
+    assert str(t.dtype) == dtype
+    np.testing.assert_allclose(t.numpy(), np.array(expected, dtype=dtype), rtol=2e-6, atol=1e-7, equal_nan=True)
+
+
+# ---------------------------------------------------------------- squeeze(dim)
+def test_squeezing_a_dim_that_is_not_of_size_one_leaves_it_as_pytorch_does():
+    x = mg.ones(2, 1, 3, 1)
+    assert x.squeeze(0).shape == (2, 1, 3, 1)                      # torch: a no-op, NumPy: an error
+    assert x.squeeze(dim=-1).shape == (2, 1, 3)
+    assert x.squeeze((0, 1, 3)).shape == (2, 3) and x.squeeze(0, 1, 3).shape == (2, 3)
+    assert mg.squeeze(x, dim=0).shape == (2, 1, 3, 1) and mg.squeeze(x, dim=(0, 1)).shape == (2, 3, 1)
+    assert x.squeeze().shape == (2, 3) and mg.tensor(1.0).squeeze(0).shape == ()
+    with pytest.raises(ValueError, match="size 2"):                # NumPy's spellings keep NumPy's meaning
+        mg.squeeze(x, 0)
+    with pytest.raises(ValueError, match="size 2"):
+        x.squeeze(axis=0)
+    with pytest.raises(IndexError):
+        mg.tensor(1.0).squeeze(1)
+
+
+def test_squeeze_of_a_named_dim_passes_the_gradient_back_in_the_input_shape():
+    x = mg.tensor(np.arange(6.0).reshape(2, 1, 3), requires_grad=True)
+    (x.squeeze(0).squeeze(1) * mg.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert x.grad.shape == (2, 1, 3) and x.grad.numpy()[1, 0].tolist() == [1.0, 2.0, 3.0]
+
+
+# ------------------------------------------------------- & | ^ ~ on integer tensors
+def test_bitwise_operators_on_integers_are_bitwise_not_logical():
+    a = mg.tensor([3, 5, -6])
+    assert (a & 6).tolist() == [2, 4, 2] and (12 & a).tolist() == [0, 4, 8]
+    assert (a | 8).tolist() == [11, 13, -6]
+    assert (a ^ mg.tensor([1, 4, 2])).tolist() == [2, 1, -8]
+    assert (~a).tolist() == [-4, -6, 5] and (~a).dtype == mg.int64
+    assert mg.bitwise_and(a, 6).tolist() == [2, 4, 2] and a.bitwise_not().tolist() == [-4, -6, 5]
+    assert str((mg.tensor([1, 2], dtype="int32") & 3).dtype) == "int32"
+
+
+def test_bitwise_operators_on_bools_stay_logical_and_floats_are_refused():
+    b = mg.tensor([True, False])
+    assert (b ^ True).tolist() == [False, True] and (~b).tolist() == [False, True]
+    assert (b & mg.tensor([True, True])).tolist() == [True, False] and (b | b).dtype == mg.bool_
+    assert (mg.tensor([True]) | 2).tolist() == [3]                # a bool and an int: bitwise, as torch
+    x = mg.tensor([0.5, 2.0])
+    for spell in (lambda: ~x, lambda: x & (x > 1), lambda: 1 | x):
+        with pytest.raises(TypeError, match="integer and bool"):
+            spell()
+
+
+# --------------------------------------------------- NaN in descending order
+def test_a_descending_sort_and_topk_put_nan_first_as_pytorch_orders_it_above_every_number():
+    x = mg.tensor([[2.0, NAN, 5.0, 1.0], [NAN, 3.0, NAN, 3.0]])
+    values, indices = x.sort(descending=True)
+    _same(values, [[NAN, 5, 2, 1], [NAN, NAN, 3, 3]], "float32")
+    assert indices.tolist() == [[1, 2, 0, 3], [0, 2, 1, 3]]
+    values, indices = x.topk(2)
+    _same(values, [[NAN, 5], [NAN, NAN]], "float32")
+    assert indices.tolist() == [[1, 2], [0, 2]]
+    values, indices = x.topk(2, largest=False)
+    _same(values, [[1, 2], [3, 3]], "float32")
+    assert indices.tolist() == [[3, 0], [1, 3]]
+    assert mg.argsort(x, dim=1, descending=True).tolist() == [[1, 2, 0, 3], [0, 2, 1, 3]]
+
+
+def test_the_gradient_of_a_descending_sort_with_nan_goes_to_the_sorted_positions():
+    x = mg.tensor([2.0, NAN, 5.0, 1.0], dtype="float64", requires_grad=True)
+    values, _ = x.sort(descending=True)
+    (values * mg.tensor([1.0, 10.0, 100.0, 1000.0], dtype="float64")).sum().backward()
+    assert x.grad.tolist() == [100.0, 1.0, 10.0, 1000.0]           # torch's autograd gives the same
+
+
+def test_mode_orders_nan_above_the_numbers():
+    assert mg.tensor([1.0, NAN, 3.0]).mode().values.item() == 1.0  # torch: 1
+    assert math.isnan(mg.tensor([NAN, NAN, 1.0]).mode().values.item())
+    assert mg.tensor([NAN, 1.0, 1.0]).mode().values.item() == 1.0
+
+
+# ------------------------------------------ methods whose dim PyTorch requires
+@pytest.mark.parametrize("name", ["cumsum", "cumprod", "logsumexp", "softmax", "log_softmax", "flip"])
+def test_a_method_without_the_dim_pytorch_requires_is_an_error_not_a_flattened_answer(name):
+    with pytest.raises(TypeError, match="missing required argument 'dim"):
+        getattr(mg.ones(2, 3), name)()
+
+
+def test_the_dim_methods_answer_as_pytorch():
+    y = mg.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]])
+    _same(y.cumsum(1), [[1, -1, 2], [0.5, 4.5, 3.5]], "float32")
+    _same(y.cumprod(dim=0), [[1, -2, 3], [0.5, -8, -3]], "float32")
+    _same(y.logsumexp(1), [3.1328452, 4.0362697], "float32")
+    _same(y.softmax(0), [[0.6224594, 0.0024726, 0.9820138], [0.3775407, 0.9975274, 0.0179862]], "float32")
+    _same(y.flip(0, 1), [[-1, 4, 0.5], [3, -2, 1]], "float32")
+    _same(y.flip(dims=[1]), [[3, -2, 1], [-1, 4, 0.5]], "float32")
+    _same(mg.tensor([[1, 2], [4, 7]]).cumsum(1, dtype=mg.float64), [[1, 3], [4, 11]], "float64")
+    assert y.cumsum(axis=None).shape == (6,) and y.flip(axis=None).tolist()[0] == [-1.0, 4.0, 0.5]  # NumPy's
+
+
+# ------------------------------------------- mean / std / var / norm of integers
+@pytest.mark.parametrize("call", [
+    lambda x: x.mean(), lambda x: x.mean(1), lambda x: x.std(), lambda x: x.var(0, correction=0),
+    lambda x: x.nanmean(), lambda x: x.norm(), lambda x: x.bool().mean(),
+])
+def test_pytorch_refuses_the_mean_and_spread_of_integers_and_so_does_the_method(call):
+    with pytest.raises(TypeError, match="floating point or complex"):
+        call(mg.tensor([[1, 2], [4, 7]]))
+
+
+def test_the_mean_of_integers_with_a_dtype_or_numpy_keywords_is_answered():
+    i = mg.tensor([[1, 2], [4, 7]])
+    _same(i.mean(dtype=mg.float64), 3.5, "float64")
+    _same(i.mean(axis=0), [2.5, 4.5], "float64")                   # NumPy's spelling: NumPy's answer
+    _same(i.var(ddof=0), 5.25, "float64")
+    _same(mg.mean(i), 3.5, "float64")
+
+
+# ---------------------------------------------------------- float_power, div
+def test_float_power_computes_in_double_precision():
+    x = mg.tensor([1.5, 2.0], requires_grad=True)
+    y = x.float_power(2)
+    _same(y, [2.25, 4.0], "float64")
+    y.sum().backward()
+    _same(x.grad, [3.0, 4.0], "float32")
+    _same(mg.tensor([2, 3]).float_power(-1), [0.5, 1 / 3], "float64")  # NumPy's int power would refuse
+
+
+def test_div_with_a_rounding_mode_keeps_integers_integer():
+    q = mg.div(mg.tensor([7, -7, -6]), mg.tensor([2, 2, 4]), rounding_mode="trunc")
+    assert q.tolist() == [3, -3, -1] and q.dtype == mg.int64
+    q = mg.tensor([7, -7, -6]).div(-2, rounding_mode="floor")
+    assert q.tolist() == [-4, 3, 3] and q.dtype == mg.int64
+    q = mg.div(mg.tensor([7, -7], dtype="int32"), 2, rounding_mode="trunc")
+    assert q.tolist() == [3, -3] and str(q.dtype) == "int32"
+    big = 2**53 + 1                                                # a float quotient would round it
+    assert mg.div(mg.tensor([big]), 1, rounding_mode="floor").tolist() == [big]
+    with pytest.raises(ZeroDivisionError):
+        mg.div(mg.tensor([1, 2]), mg.tensor([1, 0]), rounding_mode="floor")
+    _same(mg.div(mg.tensor([7.0, -7.0]), 2, rounding_mode="trunc"), [3, -3], "float32")
