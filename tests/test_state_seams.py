@@ -147,3 +147,28 @@ def test_a_rank_new_in_an_elastic_resume_does_not_shuffle_as_rank_0():
         orders.append([i for (b,) in loader for i in b.tolist()])
     assert len({tuple(o) for o in orders}) == 3
     assert all(sorted(o) == list(range(12)) for o in orders)
+
+
+def test_a_registered_random_sampler_new_in_an_elastic_resume_does_not_shuffle_as_rank_0():
+    """The same for a RandomSampler registered with the executor on its own."""
+    import minigrad_ckpt as mg
+    from minigrad_ckpt.snapshot.sections import RanksSection
+    from minigrad_ckpt.utils.data import RandomSampler
+
+    data = list(range(12))
+    states = []
+    for r in range(2):
+        sampler = RandomSampler(data, generator=mg.random.Generator(10 + r))
+        list(sampler)
+        states.append({"sampler": {"type": "RandomSampler", "state": sampler.state_dict()}})
+    orders = []
+    for r in range(3):
+        ex = mg.Executor()
+        sampler = ex.register_state("sampler", RandomSampler(data, generator=mg.random.Generator(0)))
+        sampler.load_state_dict(states[r if r < 2 else 0]["sampler"]["state"])  # the objects section's part
+        section = RanksSection()
+        built = section.build(ex, {"rank": r, "world_size": 3, "states": states}, None)
+        if built is not None:
+            section.install(ex, built)
+        orders.append(list(sampler))
+    assert len({tuple(o) for o in orders}) == 3

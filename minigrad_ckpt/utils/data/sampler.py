@@ -107,6 +107,18 @@ class RandomSampler(Sampler):
             check.set_state(state["generator"])  # validates before anything changes
             self.generator.set_state(state["generator"])
 
+    def reshard_state_dict(self, states: list[dict[str, Any]], rank: int, world_size: int) -> dict[str, Any]:
+        """The state for rank ``rank`` of ``world_size`` resuming a run whose ranks saved ``states``
+        (an elastic resume): the old rank's with this number; a rank the old run did not have
+        takes rank 0's generator with its seed plus ``rank`` (as the engine generator's), so that
+        it does not draw rank 0's orders."""
+        if rank < len(states):
+            return states[rank]
+        gen = states[0].get("generator") if isinstance(states[0], dict) else None
+        if not (isinstance(gen, dict) and isinstance(gen.get("seed"), int)):
+            return states[0]  # the engine generator's (None), or malformed: load_state_dict decides
+        return {**states[0], "generator": {**gen, "seed": (gen["seed"] + rank) & _random._MASK64}}
+
 
 class BatchSampler(Sampler):
     """Group the indices of ``sampler`` into lists of ``batch_size`` (the last one shorter
