@@ -134,3 +134,53 @@ def test_a_backward_without_retain_graph_inside_frees_only_what_it_went_through(
     np.testing.assert_allclose(x.grad.numpy(), np.exp(X0) * (np.cos(X0) * X0 + np.sin(X0)))
     with pytest.raises(RuntimeError, match="second time"):
         y.sum().backward()
+
+
+# ---------------------------------------------------------------------------
+# Forward mode through in-place writes, on the strict stand-in devices
+# ---------------------------------------------------------------------------
+# ``t[index] = value`` inside jvp computed the written region's size on the device
+# (``int(xp.prod(xp.asarray(shape)))``): an implicit read of device memory, and a
+# float64 array on a float32-only device; and a write into an empty region (a mask
+# that selects nothing, an empty slice) failed with an IndexError.  Every write, on
+# every device, must give the tangent the CPU gives, and that central differences give.
+WRITES = {
+    "an element": lambda y, x: y.__setitem__(1, x[4]),
+    "a slice": lambda y, x: y.__setitem__(slice(0, 2), x[4:]),
+    "an index tensor, twice": lambda y, x: y.__setitem__(_index(x, [2, 2]), x[4:]),
+    "a mask": lambda y, x: y.__setitem__(y > 0.25, x[5]),
+    "a mask that selects nothing": lambda y, x: y.__setitem__(y > 5.0, x[5]),
+    "an empty slice": lambda y, x: y.__setitem__(slice(1, 1), x[5]),
+    "a constant": lambda y, x: y.__setitem__(0, 1.5),
+    "everything": lambda y, x: y.__setitem__(Ellipsis, x[3:]),
+    "index_put_": lambda y, x: y.index_put_((_index(x, [0, 2]),), x[4:]),
+    "masked_fill_": lambda y, x: y.masked_fill_(_index(x, [True, False, True]), x[5]),
+    "mul_": lambda y, x: y.mul_(x[:3]),
+    "clamp_": lambda y, x: y.clamp_(min=x[3:]),
+}
+
+
+def _index(like, values):
+    return mg.tensor(np.array(values), device=like.device)
+
+
+def _written(write, x):
+    y = x[:3] * x[3:]
+    write(y, x)
+    return y * 1.0
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict", "strict-f32"])
+@pytest.mark.parametrize("write", WRITES)
+def test_in_place_writes_carry_tangents_on_every_device(device, write):
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the devices)
+
+    x0 = np.array([0.3, 0.8, 0.45, 0.6, 0.35, 0.7], dtype=np.float32)
+    v0 = np.array([1.0, -0.5, 0.25, 2.0, -1.0, 0.5], dtype=np.float32)
+    fn = lambda x: _written(WRITES[write], x)  # noqa: E731
+    y, dy = F.jvp(fn, (mg.tensor(x0, device=device),), (mg.tensor(v0, device=device),))
+    ycpu, dycpu = F.jvp(fn, (mg.tensor(x0),), (mg.tensor(v0),))
+    assert dy.device == y.device == mg.tensor(x0, device=device).device and dy.dtype == np.float32
+    np.testing.assert_allclose(dy.numpy(), dycpu.numpy(), rtol=1e-6, atol=1e-6)
+    want = central_jacobian(lambda a: _written(WRITES[write], t64(a)).numpy(), x0.astype(np.float64)) @ v0
+    np.testing.assert_allclose(dycpu.numpy(), want, rtol=1e-4, atol=1e-4)

@@ -23,6 +23,7 @@ saved for backward) would leave the others without the tangent.
 
 from __future__ import annotations
 
+import math
 import sys
 from typing import Any
 
@@ -92,8 +93,11 @@ def _setitem(old: Tensor, value: Any, index: Any) -> Tensor:
     """``old`` with ``old[index] = value``, out of place: every element names its source."""
     xp = old._device.xp
     region = old._data[index].shape
+    size = math.prod(region)  # from the shape, on the host: no read of device memory
+    if size == 0:
+        return old  # nothing is written (a mask that selects nothing, an empty slice)
     source = xp.full(old.shape, -1, dtype="int64")
-    source[index] = xp.arange(int(xp.prod(xp.asarray(region))), dtype="int64").reshape(region)
+    source[index] = xp.arange(size, dtype="int64").reshape(region)
     written = source >= 0
     placed = _F.reshape(_F.broadcast_to(_as_operand(value, old), region), (-1,))
     gathered = _F.take(placed, Tensor._wrap(xp.where(written, source, 0), None, old._device))
