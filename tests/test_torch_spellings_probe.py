@@ -154,3 +154,20 @@ def test_div_with_a_rounding_mode_keeps_integers_integer():
     with pytest.raises(ZeroDivisionError):
         mg.div(mg.tensor([1, 2]), mg.tensor([1, 0]), rounding_mode="floor")
     _same(mg.div(mg.tensor([7.0, -7.0]), 2, rounding_mode="trunc"), [3, -3], "float32")
+
+
+# ------------------------------------------------- F.softmax without a dim
+def test_softmax_without_a_dim_takes_pytorchs_implicit_dim_and_warns():
+    import minigrad_ckpt.nn.functional as F
+    x = mg.arange(8.0).reshape(2, 2, 2) / 4                        # 3-D: PyTorch picks dim 0, not the last
+    with pytest.warns(UserWarning, match="Implicit dimension choice for softmax"):
+        _same(F.softmax(x), [[[0.2689414] * 2] * 2, [[0.7310586] * 2] * 2], "float32")
+    with pytest.warns(UserWarning, match="log_softmax"):          # 4-D: dim 1, the channels
+        out = F.log_softmax(mg.arange(8.0).reshape(1, 2, 2, 2) / 4)
+    _same(out, [[[[-1.3132616] * 2] * 2, [[-0.3132617] * 2] * 2]], "float32")
+    with pytest.warns(UserWarning, match="softmin"):
+        _same(F.softmin(mg.tensor([1.0, 2.0])), [0.7310586, 0.2689414], "float32")
+    with pytest.warns(UserWarning):
+        _same(mg.nn.Softmax()(x)[0], [[0.2689414] * 2] * 2, "float32")
+    _same(mg.nn.Softmax(dim=-1)(x)[0], [[0.4378235, 0.5621765]] * 2, "float32")
+    _same(F.softmax(mg.tensor([[1.0, 2.0]]), 1, dtype=mg.float64), [[0.2689414, 0.7310586]], "float64")

@@ -107,10 +107,14 @@ class Tanhshrink(_Elementwise):
 
 
 class Softmax(_AlongAxis):
-    """``exp(x) / sum(exp(x))`` along ``axis`` (``dim`` is accepted as PyTorch's name)."""
+    """``exp(x) / sum(exp(x))`` along ``axis`` (``dim`` is accepted as PyTorch's name); without
+    either, PyTorch's implicit choice (``F.softmax``'s), with its deprecation warning."""
 
     fn = staticmethod(F.softmax)
     shown = ()
+
+    def __init__(self, axis: int | None = None, *, dim: int | None = None) -> None:
+        FunctionLayer.__init__(self, axis=dim if dim is not None else axis)
 
 
 class LogSoftmax(Softmax):

@@ -8,6 +8,7 @@ into the gradient.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from ... import functional as mf
@@ -66,22 +67,39 @@ sigmoid = mf.sigmoid
 tanh = mf.tanh
 
 
-def softmax(x: Any, axis: int | None = None, *, dim: int | None = None) -> Tensor:
-    """``exp(x) / sum(exp(x))`` along ``axis`` (default the last)."""
+def _softmax_axis(name: str, x: Tensor, axis: Any, dim: Any) -> tuple[int, ...]:
+    """The axis of ``softmax``/``log_softmax``/``softmin``: ``axis`` or PyTorch's ``dim``; given
+    neither, PyTorch's implicit choice -- dim 0 for a 0-, 1- or 3-D input, else dim 1 (the
+    channels of ``(N, C, ...)``) -- with PyTorch's deprecation warning.  Not the last axis:
+    for a 3-D input that would be another answer under PyTorch's spelling."""
+    if axis is None and dim is None:
+        warnings.warn(f"Implicit dimension choice for {name} has been deprecated. "
+                      "Change the call to include dim=X as an argument.", UserWarning, stacklevel=3)
+        return (0 if x.ndim in (0, 1, 3) else 1,)
+    return normalize_axis(_axis(axis, dim), x.ndim)
+
+
+def _softmax_input(x: Any, dtype: Any) -> Tensor:
+    """The input, cast to ``dtype`` first when one is given (PyTorch's ``dtype=``)."""
     x = _tensor(x)
+    return x if dtype is None else mf.astype(x, dtype)
+
+
+def softmax(x: Any, axis: int | None = None, *, dim: int | None = None, dtype: Any = None) -> Tensor:
+    """``exp(x) / sum(exp(x))`` along ``axis`` (PyTorch: ``dim``; without either, PyTorch's
+    implicit choice, see :func:`_softmax_axis`); ``dtype=`` casts the input first."""
+    x = _softmax_input(x, dtype)
     if x.ndim == 0:  # PyTorch: a 0-d tensor is its own (one-element) slice
-        return mf.reshape(softmax(mf.reshape(x, (1,))), ())
-    ax = normalize_axis(_axis(axis, dim), x.ndim)
-    return apply(_act.Softmax(axis=ax), x)
+        return mf.reshape(softmax(mf.reshape(x, (1,)), 0), ())
+    return apply(_act.Softmax(axis=_softmax_axis("softmax", x, axis, dim)), x)
 
 
-def log_softmax(x: Any, axis: int | None = None, *, dim: int | None = None) -> Tensor:
-    """``x - logsumexp(x)`` along ``axis`` (default the last), stable for huge logits."""
-    x = _tensor(x)
+def log_softmax(x: Any, axis: int | None = None, *, dim: int | None = None, dtype: Any = None) -> Tensor:
+    """``x - logsumexp(x)`` along ``axis`` (as :func:`softmax`), stable for huge logits."""
+    x = _softmax_input(x, dtype)
     if x.ndim == 0:
-        return mf.reshape(log_softmax(mf.reshape(x, (1,))), ())
-    ax = normalize_axis(_axis(axis, dim), x.ndim)
-    return apply(_act.LogSoftmax(axis=ax), x)
+        return mf.reshape(log_softmax(mf.reshape(x, (1,)), 0), ())
+    return apply(_act.LogSoftmax(axis=_softmax_axis("log_softmax", x, axis, dim)), x)
 
 
 def softplus(x: Any, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
@@ -143,9 +161,12 @@ def prelu(x: Any, weight: Any) -> Tensor:
     return mf.where(x > 0, x, w * x)
 
 
-def softmin(x: Any, axis: int | None = None, *, dim: int | None = None) -> Tensor:
-    """``softmax(-x)`` along ``axis`` (default the last)."""
-    return softmax(-_tensor(x), axis, dim=dim)
+def softmin(x: Any, axis: int | None = None, *, dim: int | None = None, dtype: Any = None) -> Tensor:
+    """``softmax(-x)`` along ``axis`` (as :func:`softmax`)."""
+    x = _softmax_input(x, dtype)
+    if x.ndim and axis is None and dim is None:
+        axis = _softmax_axis("softmin", x, None, None)[0]
+    return softmax(-x, axis, dim=dim)
 
 
 # SELU's constants (Klambauer et al. 2017), as PyTorch spells them
