@@ -87,6 +87,34 @@ def test_an_elastic_resume_with_drop_last_hands_out_whole_batches_only(n, batch_
     assert sorted(seen) == left
 
 
+def test_an_elastic_resume_deals_a_batch_samplers_batches_out_whole():
+    """A custom batch sampler makes the batches (by length buckets, say): resumed at another
+    world size, the new ranks get its remaining batches intact -- before, they were split
+    into batches of one sample."""
+    import minigrad_ckpt as mg
+    from minigrad_ckpt.utils.data import DataLoader, TensorDataset
+
+    dataset = TensorDataset(mg.arange(20))
+
+    def buckets(rank: int) -> list[list[int]]:
+        own = list(range(rank, 20, 2))
+        return [own[i:i + 3] for i in range(0, len(own), 3)]
+
+    states, left = [], []
+    for r in range(2):
+        loader = DataLoader(dataset, batch_sampler=buckets(r))
+        next(iter(loader))
+        states.append(loader.state_dict())
+        left.extend(buckets(r)[1:])
+    for world in (1, 3):
+        got = []
+        for r in range(world):
+            loader = DataLoader(dataset, batch_sampler=buckets(0))
+            loader.load_state_dict(loader.reshard_state_dict(states, r, world))
+            got.extend(b.tolist() for (b,) in loader)
+        assert sorted(got) == sorted(left)
+
+
 class _Augmented:
     """A dataset whose samples draw a random augmentation (from the engine generator, which a
     worker sets per batch from the epoch's base seed)."""

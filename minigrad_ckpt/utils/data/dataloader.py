@@ -355,7 +355,8 @@ class DataLoader:
         ``drop_last`` no batch may be short, so the pooled indices are cut into
         whole batches and batch ``k`` goes to new rank ``k % world_size`` (a
         tail too short for a batch, possible only when ``batch_size`` changed,
-        is dropped as an epoch's is).  The sampler's state (a
+        is dropped as an epoch's is); a loader with a ``batch_sampler`` deals
+        its batches out whole, batch ``k`` to new rank ``k % world_size``.  The sampler's state (a
         :class:`DistributedSampler`'s epoch) and the generators come from the
         old rank with this rank's number; a rank the old run did not have
         takes rank 0's, with each generator's seed plus ``rank`` (as the
@@ -377,16 +378,20 @@ class DataLoader:
                 raise ValueError("the ranks' saved loaders disagree on whether an epoch is in progress")
             return out
         n = len(self.dataset)
-        parts = [_Epoch.from_state(e, n, self._auto_collation).remaining() for e in epochs]
-        pooled = [i for part in parts for i in part]
+        old = [_Epoch.from_state(e, n, self._auto_collation) for e in epochs]
+        m = _random._mix64
+        base_seed = m(m(m(epochs[rank if rank < len(epochs) else 0]["base_seed"]) ^ world_size) ^ rank)
+        if self._auto_collation and self.batch_size is None:  # a batch sampler's batches: dealt whole
+            batches = [ep.batch(k) for ep in old for k in range(ep.position, len(ep))]
+            out["epoch"] = _Epoch.of(batches[rank::world_size], True, base_seed, epochs[0]["sampler_epoch"]).state()
+            return out
+        pooled = [i for ep in old for i in ep.remaining()]
         size = self.batch_size or 1
         if self.drop_last and self._auto_collation:  # whole batches, never a short one
             batches = [pooled[i:i + size] for i in range(0, len(pooled) - size + 1, size)]
             mine = [i for b in batches[rank::world_size] for i in b]
         else:
             mine = pooled[rank::world_size]
-        m = _random._mix64
-        base_seed = m(m(m(epochs[rank if rank < len(epochs) else 0]["base_seed"]) ^ world_size) ^ rank)
         out["epoch"] = _Epoch(mine, "fixed" if self._auto_collation else "single", size, 0,
                               base_seed, epochs[0]["sampler_epoch"]).state()
         return out
