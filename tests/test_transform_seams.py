@@ -184,3 +184,60 @@ def test_in_place_writes_carry_tangents_on_every_device(device, write):
     np.testing.assert_allclose(dy.numpy(), dycpu.numpy(), rtol=1e-6, atol=1e-6)
     want = central_jacobian(lambda a: _written(WRITES[write], t64(a)).numpy(), x0.astype(np.float64)) @ v0
     np.testing.assert_allclose(dycpu.numpy(), want, rtol=1e-4, atol=1e-4)
+
+
+# ---------------------------------------------------------------------------
+# Complex numbers: refused where a transform would silently drop a part
+# ---------------------------------------------------------------------------
+# jacrev of a holomorphic function gave conj(J) (reverse mode's gradient convention)
+# where jacfwd gave J; jacrev of a real-to-complex function kept only the real part
+# of each column; a complex tangent or cotangent for a real value lost its imaginary
+# part with only a NumPy warning.  Each is now a TypeError that says what to use.
+Z0 = np.array([0.3 + 0.2j, -0.5 + 1.0j])
+
+
+@pytest.mark.parametrize("jac", [F.jacfwd, F.jacrev])
+@pytest.mark.parametrize("case", ["complex to complex", "real to complex", "complex to real", "in a pytree"])
+def test_jacobians_of_complex_inputs_or_outputs_are_refused(jac, case):
+    x, z = t64(X0[:2]), mg.tensor(Z0)
+    f, args = {
+        "complex to complex": (lambda z: mg.sin(z) * z, (z,)),
+        "real to complex": (lambda x: mg.exp(x * 1j), (x,)),
+        "complex to real": (lambda z: mg.abs(z) ** 2, (z,)),
+        "in a pytree": (lambda d: d["a"] * mg.abs(d["b"]), ({"a": x, "b": z},)),
+    }[case]
+    with pytest.raises(TypeError, match=r"complex \(complex128\).*jvp .*vjp"):
+        jac(f)(*args)
+
+
+def test_the_hessian_of_a_real_function_of_complex_numbers_is_refused():
+    with pytest.raises(TypeError, match="complex"):
+        F.hessian(lambda z: (mg.abs(z) ** 2).sum())(mg.tensor(Z0))
+
+
+def test_a_real_function_with_complex_values_inside_still_has_a_jacobian():
+    def f(x):
+        return mg.real(mg.exp(x * 1j) * (1 + 2j)) * x
+
+    def f_np(x):
+        return np.real(np.exp(x * 1j) * (1 + 2j)) * x
+
+    want = central_jacobian(f_np, X0)
+    np.testing.assert_allclose(F.jacrev(f)(t64(X0)).numpy(), want, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(F.jacfwd(f)(t64(X0)).numpy(), want, rtol=1e-7, atol=1e-9)
+
+
+def test_a_complex_tangent_or_cotangent_for_a_real_value_is_refused():
+    x = t64(X0)
+    v = mg.tensor(X0 + 1j)
+    with pytest.raises(TypeError, match="tangents 0 is complex .* primal is real"):
+        F.jvp(mg.sin, (x,), (v,))
+    with pytest.raises(TypeError, match="cotangents 0 is complex .* output is real"):
+        F.vjp(mg.sin, x)[1](v)
+    with pytest.raises(TypeError, match="tangents 0 is complex"):
+        F.linearize(mg.sin, x)[1](v)
+    with pytest.raises(TypeError, match="tangents 0 is complex"):
+        F.hvp(lambda t: mg.sin(t).sum(), (x,), (v,))
+    # a real tangent for a complex primal is exact, and works
+    _, dz = F.jvp(lambda z: z * z, (mg.tensor(Z0),), (t64([1.0, 0.0]),))
+    np.testing.assert_allclose(dz.numpy(), [2 * Z0[0], 0.0])

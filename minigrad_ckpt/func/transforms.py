@@ -95,8 +95,8 @@ class _Chosen:
         self.nums, self.single = _argnums(argnums, len(args), what)
         chosen = args[self.nums[0]] if self.single else tuple(args[i] for i in self.nums)
         leaves, self.tree = flatten(chosen)
-        name = f"argument {self.nums[0]}" if self.single else "the arguments in argnums"
-        self.leaves = _differentiable(leaves, self.tree, what, name)
+        self.name = f"argument {self.nums[0]}" if self.single else "the arguments in argnums"
+        self.leaves = _differentiable(leaves, self.tree, what, self.name)
         self.f, self.args, self.kwargs = f, args, kwargs
 
     def __call__(self, *leaves: Tensor) -> Any:
@@ -136,8 +136,30 @@ def _matching(values: Any, like: list[Tensor], tree: Tree, what: str, name: str)
             raise ValueError(f"{what}: {name} {i} has shape {v.shape} but should have {p.shape}")
         if v.device is not p.device:
             raise ValueError(f"{what}: {name} {i} is on {v.device} but should be on {p.device}")
+        if v.dtype.kind == "c" and p.dtype.kind != "c":
+            raise TypeError(f"{what}: {name} {i} is complex ({v.dtype}) but its "
+                            f"{'primal' if name == 'tangents' else 'output'} is real ({p.dtype}): the "
+                            f"imaginary part would be dropped; pass a real {name[:-1]}")
         out.append(v if v.dtype == p.dtype else _F.astype(v, p.dtype))
     return out
+
+
+def _refuse_complex(tensors: list[Tensor], tree: Tree, what: str, name: str) -> None:
+    """A Jacobian of complex inputs or outputs is refused (``torch.func`` and JAX refuse it too).
+
+    A complex input or output has no one Jacobian matrix: forward mode pushes
+    ``J v``, reverse mode the gradient convention (``v * conj(f'(z))``,
+    ``docs/complex.md``), so ``jacrev`` would give ``conj(J)``, and a real input
+    would keep only the real part of its column.
+    """
+    for t, path in zip(tensors, paths(tree, name)):
+        if t.dtype.kind == "c":
+            raise TypeError(
+                f"{what}: {path} is complex ({t.dtype}); Jacobians are taken of real inputs and outputs "
+                f"only, as in torch.func and JAX: the two modes disagree on complex numbers (forward "
+                f"mode gives J, reverse mode conj(J)). Use jvp (J @ v) or vjp (the gradient "
+                f"convention of docs/complex.md), or differentiate the real and imaginary parts "
+                f"(mg.real, mg.imag, mg.view_as_real)")
 
 
 def _assemble(out_tree: Tree, in_tree: Tree, table: list[list[Tensor]]) -> Any:
@@ -227,6 +249,7 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, *, has_aux: bool = Fal
     def jac(*args: Any, **kwargs: Any) -> Any:
         chosen = _Chosen(f, args, kwargs, argnums, "jacfwd")
         ps = chosen.leaves
+        _refuse_complex(ps, chosen.tree, "jacfwd", chosen.name)
         columns, owner = [], []
         for i, p in enumerate(ps):
             for j in range(p.size):
@@ -235,6 +258,7 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, *, has_aux: bool = Fal
                 columns.append(col)
                 owner.append(i)
         outs, out_tree, per_level, aux = _forward_pass(chosen, ps, columns, has_aux, "jacfwd")
+        _refuse_complex(outs, out_tree, "jacfwd", "output")
         table = [[_block([per_level[c][k] for c in range(len(columns)) if owner[c] == i], o, p, -1)
                   for i, p in enumerate(ps)] for k, o in enumerate(outs)]
         result = _assemble(out_tree, chosen.tree, table)
@@ -344,7 +368,9 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, *, has_aux: bool = Fal
     """
     def jac(*args: Any, **kwargs: Any) -> Any:
         chosen = _Chosen(f, args, kwargs, argnums, "jacrev")
+        _refuse_complex(chosen.leaves, chosen.tree, "jacrev", chosen.name)
         rec = _Recording(chosen, chosen.leaves, has_aux, "jacrev")
+        _refuse_complex(rec.outs, rec.out_tree, "jacrev", "output")
         table = []
         for k, o in enumerate(rec.outs):
             rows = []
