@@ -58,7 +58,6 @@ def scenario_own_state(out_dir: str, mode: str) -> None:
     if mode == "resume":
         manager.load_latest().restore_into(ex)
         start = ex.iteration
-        seen = ex.get_tensor("seen")  # the restored tensor (restore_into installs new ones)
     for i in range(start, 6):
         seen.add_(batches[i].sum(0))
         loss = (model(batches[i]) ** 2).mean()

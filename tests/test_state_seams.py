@@ -295,3 +295,30 @@ def test_a_training_program_resumed_from_a_snapshot_continues_bit_for_bit(tmp_pa
     Snapshot.load(path).restore_into(ex2)
     assert train2(6, []) == want
     assert {k: v.numpy().tobytes() for k, v in model2.state_dict().items()} == want_state
+
+
+def test_restore_into_keeps_the_user_tensors_a_training_loop_holds(tmp_path):
+    """A loop that keeps the tensor ``add_tensor`` returned (a running sum) and resumes with
+    ``restore_into`` goes on updating the executor's tensor: it takes the snapshot's values in
+    place, as the model's parameters do, so the next snapshot saves what the loop summed --
+    before, it was replaced and the loop's updates went to an orphan."""
+    import numpy as np
+
+    import minigrad_ckpt as mg
+    from minigrad_ckpt.snapshot import Snapshot
+
+    def run(restore_from=None):
+        ex = mg.Executor()
+        total = ex.add_tensor("total", np.zeros(3))
+        if restore_from is not None:
+            Snapshot.load(restore_from).restore_into(ex)
+        start = int(total.numpy()[0])
+        for i in range(start, start + 2):
+            total.add_(mg.tensor([1.0, float(i), 0.5]))
+        return ex
+
+    first = run()
+    Snapshot.from_executor(first).save(tmp_path / "a.mgsnap")
+    second = run(tmp_path / "a.mgsnap")
+    Snapshot.from_executor(second).save(tmp_path / "b.mgsnap")
+    assert Snapshot.load(tmp_path / "b.mgsnap").tensors["total"].tolist() == [4.0, 6.0, 2.0]

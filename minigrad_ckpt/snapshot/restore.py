@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..executor import Executor
+from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import sections as _sections
 from .format import SnapshotError
@@ -44,9 +45,12 @@ def restore_into(snap: Any, ex: Executor) -> Executor:
     iteration = _iteration(snap)
     # ---------------- phase 1: check and build; ex is not touched ----------------
     model_sd = _model_state(ex, tensors) if ex.model is not None else None
-    users = {name: Tensor(arr, dtype=arr.dtype) for name, arr in tensors.items()
+    fresh = {name: Tensor(arr, dtype=arr.dtype) for name, arr in tensors.items()
              if not name.startswith(("model.", "optimizer.", "__tape__/"))}
-    ctx = Restoring(tensors, users)
+    # A user tensor the executor already holds, of the same shape and dtype, takes the values in
+    # place, as the model's parameters do: a reference the caller kept stays the executor's tensor.
+    in_place = {name: ex._tensors[name] for name, t in fresh.items() if _fits(ex._tensors.get(name), t)}
+    ctx = Restoring(tensors, {**fresh, **in_place})  # the tape's user leaves: the ones that stay
     built = [(s, s.build(ex, snap.state.get(s.key), ctx)) for s in _sections.SECTIONS]
     built = [(s, b) for s, b in built if b is not None]
     # ---------------- phase 2: install (validated above: nothing here depends on the file) ----------------
@@ -55,12 +59,20 @@ def restore_into(snap: Any, ex: Executor) -> Executor:
             section.install(ex, b)
     if model_sd is not None:
         ex.model.load_state_dict(model_sd)
-    ex._tensors.update(users)
+    with no_grad():
+        for name, own in in_place.items():
+            own.copy_(Tensor(fresh[name], device=own.device))
+    ex._tensors.update({name: t for name, t in fresh.items() if name not in in_place})
     for section, b in built:
         if not section.may_refuse:
             section.install(ex, b)
     ex.iteration = iteration
     return ex
+
+
+def _fits(own: Any, new: Tensor) -> bool:
+    """Whether the executor's tensor ``own`` can take ``new``'s values in place."""
+    return isinstance(own, Tensor) and own.is_leaf and own.shape == new.shape and own.dtype == new.dtype
 
 
 def _iteration(snap: Any) -> int:

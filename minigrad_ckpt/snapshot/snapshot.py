@@ -134,6 +134,9 @@ class Snapshot:
         """Load model parameters and buffers, optimizer and scheduler state, RNG state,
         iteration, user tensors and the tape into ``ex``.
 
+        Parameters, buffers and the user tensors ``ex`` already holds with the same shape
+        and dtype take the snapshot's values in place: references to them stay valid.
+
         Everything is checked first (names, shapes, dtypes, optimizer type, groups and
         moments, scheduler fields, RNG state, the tape); on any problem a SnapshotError is
         raised and ``ex`` -- model, optimizer, scheduler, RNG, tensors, iteration -- is
