@@ -96,7 +96,7 @@ def _bind_line() -> int:
 def test_a_method_and_its_in_place_twin_agree():
     x = mg.tensor([0.25, 0.5, 0.75], dtype="float64")
     for name in ("exp", "clamp", "logit", "xlogy"):
-        args = (x,) if name == "xlogy" else ()
+        args = (x,) if name == "xlogy" else (0.4,) if name == "clamp" else ()  # clamp() with no bound is an error
         expected = getattr(x, name)(*args).numpy()
         y = x.clone()
         assert getattr(y, name + "_")(*args) is y

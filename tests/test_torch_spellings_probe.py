@@ -171,3 +171,35 @@ def test_softmax_without_a_dim_takes_pytorchs_implicit_dim_and_warns():
         _same(mg.nn.Softmax()(x)[0], [[0.2689414] * 2] * 2, "float32")
     _same(mg.nn.Softmax(dim=-1)(x)[0], [[0.4378235, 0.5621765]] * 2, "float32")
     _same(F.softmax(mg.tensor([[1.0, 2.0]]), 1, dtype=mg.float64), [[0.2689414, 0.7310586]], "float64")
+
+
+# -------------------------------------------------- cross, sign, take, clamp
+def test_the_cross_method_reads_its_second_argument_as_pytorchs_dim():
+    a = mg.tensor(np.arange(9.0).reshape(3, 3))
+    b = mg.tensor([[1.0, 0.0, 2.0], [0.0, 1.0, 3.0], [1.0, 1.0, 0.0]])
+    torch_dim0 = [[3.0, -3.0, -24.0], [6.0, -1.0, 16.0], [-3.0, 1.0, -4.0]]   # torch.cross(a, b, 0)
+    assert a.cross(b, 0).tolist() == torch_dim0 and a.cross(b, dim=0).tolist() == torch_dim0
+    with pytest.warns(UserWarning, match="first dim of size 3"):
+        assert a.cross(b).tolist() == torch_dim0                    # PyTorch's default: the first size-3 dim
+    assert mg.cross(a, b).tolist() == np.cross(a.numpy(), b.numpy()).tolist()   # NumPy's: the last axis
+    x = mg.tensor(np.arange(9.0).reshape(3, 3), dtype="float64", requires_grad=True)
+    (x.cross(mg.tensor(b.numpy(), dtype="float64"), 0) * mg.arange(9.0, dtype="float64").reshape(3, 3)).sum().backward()
+    assert x.grad.tolist() == [[-3.0, 3.0, 24.0], [-6.0, 1.0, -16.0], [3.0, -1.0, 4.0]]   # torch's autograd
+
+
+def test_the_sign_method_is_zero_at_nan_as_pytorchs():
+    x = mg.tensor([NAN, -2.0, 0.0, 3.0])
+    assert x.sign().tolist() == [0.0, -1.0, 0.0, 1.0] and x.sgn().tolist() == [0.0, -1.0, 0.0, 1.0]
+    assert math.isnan(mg.sign(x).tolist()[0])                      # NumPy's spelling: NumPy's NaN
+    assert mg.tensor([-3, 0, 2]).sign().tolist() == [-1, 0, 1]
+
+
+def test_take_has_no_axis_and_clamp_needs_a_bound_as_in_pytorch():
+    x = mg.arange(6.0).reshape(2, 3)
+    assert x.take(mg.tensor([0, 5])).tolist() == [0.0, 5.0]
+    with pytest.raises(TypeError):
+        x.take(mg.tensor([1]), 0)                                  # NumPy's axis: mg.take(x, i, 0)
+    assert mg.take(x, mg.tensor([1]), 0).tolist() == [[3.0, 4.0, 5.0]]
+    for call in (lambda: x.clamp(), lambda: mg.clamp(x)):
+        with pytest.raises(TypeError, match="min or max"):
+            call()

@@ -139,7 +139,7 @@ SECTIONS: tuple[Section, ...] = (
         public("fmod", mf.fmod, AS_METHOD, in_place=True),
     )),
     Section("Comparisons and logical functions", MG, (
-        public("sign", mf.sign, AS_METHOD, in_place=True),
+        public("sign", mf.sign, tmeth.sign_method, in_place=True),
         public("equal", mf.equal, tmeth.equal_method),
         public("not_equal", mf.not_equal, AS_METHOD, in_place=True),
         public("less", mf.less, AS_METHOD, in_place=True),
@@ -178,7 +178,7 @@ SECTIONS: tuple[Section, ...] = (
         public("inner", mf.inner, AS_METHOD),
         public("outer", mf.outer, AS_METHOD),
         public("kron", mf.kron, AS_METHOD),
-        public("cross", ti.cross, mf.cross),
+        public("cross", ti.cross, tmeth.cross_method),
     )),
     Section("Shape functions", MG, (
         public("reshape", mf.reshape, tmeth.reshape_method),
@@ -204,7 +204,7 @@ SECTIONS: tuple[Section, ...] = (
     )),
     Section("Indexing and sorting", MG, (
         public("getitem", mf.getitem),
-        public("take", ti.take, AS_METHOD),
+        public("take", ti.take, tmeth.take_method),
         public("sort", ti.sort, tmeth.sort_method),
         public("argsort", ti.argsort, tmeth.argsort_method),
         public("take_along_axis", ti.take_along_axis),
@@ -541,7 +541,7 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("addcmul_", tmeth.addc_method("addcmul_", lambda a, b: a * b)),
         tensor_method("addcdiv_", tmeth.addc_method("addcdiv_", lambda a, b: a / b)),
         tensor_method("fix", mf.trunc, in_place=True),
-        tensor_method("sgn", mf.sign, in_place=True),
+        tensor_method("sgn", tmeth.sign_method, in_place=True),
         tensor_method("ger", mf.outer),
         tensor_method("bmm", mf.matmul),
         tensor_method("mv", mf.matmul),

@@ -315,7 +315,9 @@ def transpose(x: Any, *axes: Any) -> Tensor:
 
 
 def clamp(x: Any, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
-    """PyTorch's name for :func:`clip`."""
+    """PyTorch's name for :func:`clip`; at least one bound is required, as PyTorch's."""
+    if min is None and max is None:
+        raise TypeError("clamp: at least one of min or max must be given (PyTorch raises too)")
     return mf.clip(x, min, max)
 
 

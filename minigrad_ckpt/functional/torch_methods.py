@@ -13,6 +13,7 @@ public names (:mod:`~minigrad_ckpt.functional.public_names`) declares which name
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from ..backend import as_dtype, get_device, host_numpy
@@ -225,6 +226,39 @@ def log_softmax_method(x: Tensor, dim: Any = _UNSET) -> Tensor:
     if x.ndim == 0:
         return ti.along_zero_d(lambda t, axis: log_softmax_method(t, axis), x, dim, (), {})
     return apply(_act.LogSoftmax(axis=normalize_axis(dim, x.ndim)), x)
+
+
+def cross_method(self: Tensor, other: Any, dim: Any = None) -> Tensor:
+    """PyTorch's ``x.cross(other, dim=None)``: the cross product along ``dim`` -- a second
+    positional argument is that dim, not NumPy's ``axisa`` -- and without ``dim`` along the
+    first dim of size 3, with PyTorch's deprecation warning (``mg.cross(x, y)`` is NumPy's,
+    along the last)."""
+    if dim is None:
+        other = as_tensor(other, self)
+        shape = host_numpy.broadcast_shapes(self.shape, other.shape)
+        sizes3 = [d for d, n in enumerate(shape) if n == 3]
+        if not sizes3:
+            raise ValueError(f"cross: no dimension of size 3 in the input of shape {shape}")
+        warnings.warn("Using cross without specifying the dim arg is deprecated (PyTorch): it takes the "
+                      "first dim of size 3; pass dim= or use mg.cross(x, y) for the last", UserWarning,
+                      stacklevel=2)
+        dim = sizes3[0] - len(shape)
+    return ti.cross(self, other, dim=dim)
+
+
+def sign_method(self: Tensor) -> Tensor:
+    """PyTorch's ``x.sign()`` (and ``x.sgn()``): -1, 0 or 1, and 0 at NaN (PyTorch's answer;
+    ``mg.sign`` is NumPy's, NaN at NaN)."""
+    s = mf.sign(self)
+    if self.dtype.kind != "f":
+        return s
+    return mf.where(mf.isnan(self), 0.0, s)
+
+
+def take_method(self: Tensor, index: Any) -> Tensor:
+    """PyTorch's ``x.take(index)``: the elements of the flattened ``x`` at ``index`` (there is
+    no axis argument: NumPy's ``take(indices, axis)`` is ``mg.take``)."""
+    return ti.take(self, index)
 
 
 def float_power_method(self: Tensor, exponent: Any) -> Tensor:
