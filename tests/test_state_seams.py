@@ -322,3 +322,32 @@ def test_restore_into_keeps_the_user_tensors_a_training_loop_holds(tmp_path):
     second = run(tmp_path / "a.mgsnap")
     Snapshot.from_executor(second).save(tmp_path / "b.mgsnap")
     assert Snapshot.load(tmp_path / "b.mgsnap").tensors["total"].tolist() == [4.0, 6.0, 2.0]
+
+
+def test_a_checkpointed_forward_thrown_away_leaves_no_active_checkpoint():
+    """A forward pass in grad mode whose result is dropped without a backward (an evaluation
+    loop that forgot ``no_grad``): once its graph is gone, ``statistics()`` counts no active
+    checkpoint and the ledger holds nothing for it -- before, both kept counting every such
+    pass forever."""
+    import gc
+    import warnings
+
+    import minigrad_ckpt as mg
+    from minigrad_ckpt import checkpoint as ck
+    from minigrad_ckpt import nn
+
+    mg.manual_seed(0)
+    block = nn.Sequential(nn.Linear(8, 8), nn.Tanh(), nn.Linear(8, 8), nn.Tanh())
+    x = mg.randn(4, 8)  # no gradient: the segments keep it
+    ck.reset_statistics()
+    with warnings.catch_warnings(), mg.memory.track() as ledger:
+        warnings.simplefilter("ignore", ck.CheckpointCostWarning)
+        for _ in range(3):
+            y = ck.checkpoint(lambda t: ck.checkpoint(block, t) * 2, x)  # two segments, nested
+            assert ck.statistics().active_checkpoints == 2
+            assert ledger.live("saved") > 0
+            del y
+            gc.collect()
+            assert ck.statistics().active_checkpoints == 0
+            assert ledger.live("saved") == 0
+    assert ck.statistics().forward_passes == 6

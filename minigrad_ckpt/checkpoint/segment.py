@@ -528,6 +528,16 @@ class Segment:
         if not retain_graph:
             self._free_kept()
 
+    def __del__(self) -> None:
+        # A graph dropped without its backward (a forward under grad mode whose result is thrown
+        # away): the segment holds nothing any more, and statistics().active_checkpoints and the
+        # ledger say so -- its backward would have freed it.
+        if not getattr(self, "freed", True) and not getattr(self, "recording", False):
+            try:
+                self._free_kept()
+            except Exception:  # noqa: S110 -- at interpreter exit the modules it reaches may be gone
+                pass
+
     def _free_kept(self) -> None:
         if self.freed:
             return
