@@ -112,6 +112,7 @@ PYTORCH_EXTENDED = {
     "sort", "argsort",  # dim=/descending=: PyTorch's (values, indices)
     "flatten",  # start_dim/end_dim
     "squeeze",  # dim=: a named dim of another size than 1 stays
+    "mean",  # dim=: integer input refused, dtype= casts first
     "index_add",  # mg.index_add is PyTorch's; xp.index_add is the adjoint of indexing
 }
 NAMESPACE_ONLY = {"to_device"}  # a move between devices: Tensor.to is its public face

@@ -203,3 +203,29 @@ def test_take_has_no_axis_and_clamp_needs_a_bound_as_in_pytorch():
     for call in (lambda: x.clamp(), lambda: mg.clamp(x)):
         with pytest.raises(TypeError, match="min or max"):
             call()
+
+
+# ------------------------------------------------ unique of NaN, mean(dim=) of ints
+def test_the_unique_method_keeps_each_nan_as_pytorchs_does():
+    x = mg.tensor([1.0, NAN, 3.0, NAN, 1.0])
+    values, inverse, counts = x.unique(return_inverse=True, return_counts=True)
+    _same(values, [1.0, 3.0, NAN, NAN], "float32")                 # torch.unique: NaN != NaN
+    assert inverse.tolist() == [0, 2, 1, 3, 0] and counts.tolist() == [2, 1, 1, 1]
+    assert mg.unique(x).shape == (3,)                              # NumPy's: equal_nan=True merges them
+    assert mg.unique(x, equal_nan=False).shape == (4,)             # and the keyword is honoured
+
+
+@pytest.mark.parametrize("call", [
+    lambda i: mg.mean(i, dim=0), lambda i: mg.nanmean(i, dim=1), lambda i: mg.nanmean(i, dim=1, dtype=mg.float64),
+    lambda i: mg.var(i, dim=0), lambda i: mg.std(i, correction=0), lambda i: mg.std(i, unbiased=True),
+])
+def test_pytorchs_spelling_of_the_mean_and_spread_functions_refuses_integers(call):
+    with pytest.raises(TypeError, match="floating point or complex"):
+        call(mg.tensor([[1, 2], [4, 7]]))
+
+
+def test_numpys_spelling_of_the_mean_of_integers_is_answered_and_dtype_casts():
+    i = mg.tensor([[1, 2], [4, 7]])
+    _same(mg.mean(i, 0), [2.5, 4.5], "float64")
+    _same(mg.var(i), 5.25, "float64")
+    _same(mg.mean(i, dim=0, dtype=mg.float64), [2.5, 4.5], "float64")   # torch.mean(i, 0, dtype=float64)

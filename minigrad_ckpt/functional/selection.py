@@ -310,14 +310,14 @@ class _Unique(NamedTuple):
     index: Tensor | None
 
 
-def _unique(x: Tensor, axis: Any, first_index: bool, sort: bool) -> _Unique:
+def _unique(x: Tensor, axis: Any, first_index: bool, sort: bool, equal_nan: bool = True) -> _Unique:
     h = host(x)
     if axis is None:
         h, ax = h.reshape(-1), None
     else:
         ax = one_axis(axis, x.ndim)
     values, index, inverse, counts = host_numpy.unique(h, return_index=True, return_inverse=True,
-                                                       return_counts=True, axis=ax)
+                                                       return_counts=True, axis=ax, equal_nan=equal_nan)
     inverse = inverse.reshape(x.shape if axis is None else (-1,))
     del sort  # PyTorch's unique sorts on the CPU either way, as NumPy's
     as_int = [constant(a.astype(host_numpy.int64), x) for a in (inverse, counts, index)]
@@ -338,7 +338,7 @@ def unique(ar: Any, return_index: bool = False, return_inverse: bool = False, re
         if axis is not None:
             raise TypeError("unique: pass either axis= or dim=, not both")
         axis = dim
-    u = _unique(x, axis, return_index, sorted)
+    u = _unique(x, axis, return_index, sorted, equal_nan)
     extra = [t for t, want in ((u.index, return_index), (u.inverse, return_inverse), (u.counts, return_counts))
              if want]
     return (u.values, *extra) if extra else u.values
@@ -346,8 +346,9 @@ def unique(ar: Any, return_index: bool = False, return_inverse: bool = False, re
 
 def unique_method(self: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
                    return_counts: bool = False, dim: Any = None) -> Any:
-    """PyTorch's ``x.unique(sorted=True, return_inverse=False, return_counts=False, dim=None)``."""
-    return unique(self, False, return_inverse, return_counts, dim, sorted=sorted)
+    """PyTorch's ``x.unique(sorted=True, return_inverse=False, return_counts=False, dim=None)``:
+    each NaN is its own value, as PyTorch's (NumPy's ``unique`` merges them: ``equal_nan=True``)."""
+    return unique(self, False, return_inverse, return_counts, dim, sorted=sorted, equal_nan=False)
 
 
 def unique_consecutive(input: Any, return_inverse: bool = False, return_counts: bool = False,  # noqa: A002

@@ -53,7 +53,7 @@ def _count_nonzero(x: Any, axis: Any = None, *, keepdims: bool = False) -> Tenso
 
 
 nansum = with_dim(_nansum)
-nanmean = with_dim(_nanmean)
+nanmean = ti.floating_under_dim("nanmean", with_dim(_nanmean), dtype_casts_integers=False)
 count_nonzero = with_dim(_count_nonzero)
 for _fn, _name in ((nansum, "nansum"), (nanmean, "nanmean"), (count_nonzero, "count_nonzero")):
     _fn.__name__ = _fn.__qualname__ = _name

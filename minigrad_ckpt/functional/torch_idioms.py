@@ -172,6 +172,32 @@ def correction_of(name: str, ddof: Any, correction: Any, unbiased: Any, torch_de
     return 1 if torch_default else 0
 
 
+def floating(name: str, x: Any) -> Any:
+    """``x``, checked to be floating or complex: PyTorch's ``mean``, ``std``, ``var`` and
+    ``norm`` refuse integer and bool tensors (they cannot say which float to answer in)
+    where NumPy answers in float64; ``dtype=`` or ``x.float()`` says which."""
+    if isinstance(x, Tensor) and x.dtype.kind in "biu":
+        raise TypeError(f"{name}(): input dtype must be floating point or complex, got {x.dtype} "
+                        "(as PyTorch's; cast first with x.float() or x.double())")
+    return x
+
+
+def floating_under_dim(name: str, fn: Callable[..., Any], *, dtype_casts_integers: bool) -> Callable[..., Any]:
+    """``fn`` (a :func:`with_dim` reduction) under PyTorch's ``dim=`` as PyTorch's: integer
+    input refused (``mg.mean(i, dim=0)``; ``mg.mean(i, 0)`` is NumPy's question, answered in
+    float64) unless ``dtype=`` names the float and ``dtype_casts_integers`` (``mean`` does,
+    ``nanmean`` does not); ``dtype=`` casts the input first."""
+    @functools.wraps(fn)
+    def wrapper(x: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("dim", _UNSET) is _UNSET:
+            return fn(x, *args, **kwargs)
+        dtype = kwargs.pop("dtype", None)
+        if dtype is None or not dtype_casts_integers:
+            floating(name, x)
+        return fn(x if dtype is None else mf.astype(x, dtype), *args, **kwargs)
+    return wrapper
+
+
 def _spread(fn: Callable[..., Any]) -> Callable[..., Any]:
     name = fn.__name__
 
@@ -185,6 +211,8 @@ def _spread(fn: Callable[..., Any]) -> Callable[..., Any]:
         if keepdim is not _UNSET:
             keepdims = keepdim
         c = correction_of(name, ddof, correction, unbiased, torch_spelling)
+        if torch_spelling:
+            floating(name, x)
         if dim is not _UNSET and _names_the_zero_d_element(x, dim):
             return along_zero_d(lambda t, axis: fn(t, axis, c, keepdims, **kwargs), x, dim, (), {})
         return fn(x, axis, c, keepdims, **kwargs)
@@ -348,7 +376,7 @@ def numel(x: Any) -> int:
 
 
 sum = with_dim(mf.sum)  # noqa: A001 - NumPy's name
-mean = with_dim(mf.mean)
+mean = floating_under_dim("mean", with_dim(mf.mean), dtype_casts_integers=True)
 prod = with_dim(mf.prod)
 var = _spread(mf.var)
 std = _spread(mf.std)

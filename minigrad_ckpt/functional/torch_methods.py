@@ -98,16 +98,6 @@ def extremum_method(name: str) -> Any:
     return method
 
 
-def floating(name: str, x: Tensor) -> Tensor:
-    """``x``, checked to be floating or complex: PyTorch's ``mean``, ``std``, ``var`` and
-    ``norm`` refuse integer and bool tensors (they cannot say which float to answer in)
-    where NumPy answers in float64; ``dtype=`` or ``x.float()`` says which."""
-    if x.dtype.kind in "biu":
-        raise TypeError(f"{name}(): input dtype must be floating point or complex, got {x.dtype} "
-                        "(as PyTorch's; cast first with x.float() or x.double())")
-    return x
-
-
 def mean_method(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
                 axis: Any = _UNSET, keepdims: Any = _UNSET, out: Any = None) -> Tensor:
     """PyTorch's ``x.mean(dim=None, keepdim=False, *, dtype=None)``: floating or complex input
@@ -117,7 +107,7 @@ def mean_method(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: 
         if dim is not None:
             raise TypeError("mean: pass either axis= or dim=, not both")
         return mf.mean(self, None if axis is _UNSET else axis, bool(keepdims is True), dtype=dtype, out=out)
-    x = floating("mean", self if dtype is None else mf.astype(self, dtype))
+    x = ti.floating("mean", self if dtype is None else mf.astype(self, dtype))
     return ti.mean(x, dim=dim, keepdim=keepdim)
 
 
@@ -130,7 +120,7 @@ def spread_method(name: str) -> Any:
             return plain(self, None if axis is _UNSET else axis, 0 if ddof is _UNSET else ddof,
                          bool(keepdims is True))
         c = ti.correction_of(name, _UNSET, correction, unbiased, torch_default=True)
-        return plain(floating(name, self), dim, c, keepdim)
+        return plain(ti.floating(name, self), dim, c, keepdim)
 
     method.__name__ = name
     method.__doc__ = (f"PyTorch's ``x.{name}(dim, unbiased, keepdim, correction=)``: Bessel's correction (N - 1) "
@@ -328,7 +318,7 @@ def squeeze_method(self: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
 def norm_method(x: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
     """PyTorch's ``x.norm(p='fro', dim=None, keepdim=False)``: the 2-norm of all elements by
     default, a vector norm along ``dim``; floating or complex input, as PyTorch's."""
-    floating("norm", x)
+    ti.floating("norm", x)
     if dim is None:
         flat = mf.ravel(x)
         out = linalg.norm(flat, None if p in ("fro", 2) else p)
@@ -435,7 +425,7 @@ def nansum_method(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype
 
 def nanmean_method(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """PyTorch's ``x.nanmean(dim, keepdim, dtype=)``: the mean of the elements that are not NaN."""
-    floating("nanmean", self)  # PyTorch refuses integers here, even with dtype=
+    ti.floating("nanmean", self)  # PyTorch refuses integers here, even with dtype=
     return stats.nanmean(self, dim=dim, keepdim=keepdim, dtype=dtype)
 
 
