@@ -351,3 +351,30 @@ def test_a_checkpointed_forward_thrown_away_leaves_no_active_checkpoint():
             assert ck.statistics().active_checkpoints == 0
             assert ledger.live("saved") == 0
     assert ck.statistics().forward_passes == 6
+
+
+@pytest.mark.parametrize("name, entry, why", [
+    ("model.0.weight", {"dtype": "float32", "shape": [2], "data": bytes(8)}, "not a float64 array of shape"),
+    ("model.0.weight", {"dtype": "float64", "shape": [3], "data": bytes(24)}, "not a float64 array of shape"),
+    ("model.0.weight", {"dtype": "float64", "shape": [2], "data": bytes(15)}, "not a float64 array of shape"),
+    ("model.0.weight", {"dtype": "float64", "shape": [2]}, "not a float64 array of shape"),
+    ("optimizer.state.w.exp_avg", {"dtype": "float64", "shape": [2], "data": bytes(16)}, "which the snapshot lacks"),
+    ("model.gone", {"dtype": "float64", "shape": [2], "data": bytes(16)}, "which the snapshot lacks"),
+])
+def test_a_rank_files_own_tensors_are_checked_against_the_ones_they_replace(name, entry, why):
+    """A rank's own tensors replace rank 0's only as arrays of the same dtype, shape and size,
+    and never an optimizer's or the tape's (the rank file is input like the snapshot)."""
+    import numpy as np
+
+    from minigrad_ckpt.snapshot import SnapshotError
+    from minigrad_ckpt.snapshot.ranks import _take_tensors
+
+    class Snap:
+        _tensors = {"model.0.weight": np.zeros(2), "optimizer.state.w.exp_avg": np.zeros(2)}
+
+    with pytest.raises(SnapshotError, match=why):
+        _take_tensors(Snap(), {name: entry})
+    good = {"dtype": "float64", "shape": [2], "data": np.array([1.5, -2.0]).tobytes()}
+    snap = Snap()
+    _take_tensors(snap, {"model.0.weight": good})
+    assert snap._tensors["model.0.weight"].tolist() == [1.5, -2.0]
