@@ -229,3 +229,16 @@ def test_numpys_spelling_of_the_mean_of_integers_is_answered_and_dtype_casts():
     _same(mg.mean(i, 0), [2.5, 4.5], "float64")
     _same(mg.var(i), 5.25, "float64")
     _same(mg.mean(i, dim=0, dtype=mg.float64), [2.5, 4.5], "float64")   # torch.mean(i, 0, dtype=float64)
+
+
+# ------------------------------------------------------ keepdim=, angle of NaN
+def test_keepdim_is_pytorchs_word_so_std_and_var_take_pytorchs_correction():
+    x = mg.tensor([[1.5, -2.5, 0.5, 2.0], [0.0, 3.25, -0.75, 1.0], [2.0, 2.0, -1.0, 0.0]])
+    _same(mg.std(x, keepdim=True), [[1.6108063]], "float32")        # torch.std(x, keepdim=True)
+    _same(mg.var(x, 0, keepdim=True), [[1.0833334, 9.145833, 0.6458333, 1.0]], "float32")
+    _same(mg.std(x, keepdims=True), [[1.5422295]], "float32")       # NumPy's keepdims=: ddof=0
+
+
+def test_the_angle_of_nan_is_nan_in_numpy_and_pytorch_alike():
+    _same(mg.angle(mg.tensor([1.0, NAN, -1.0, 0.0])), [0.0, NAN, math.pi, 0.0], "float32")
+    _same(mg.tensor([NAN, -2.0]).angle(), [NAN, math.pi], "float32")

@@ -68,12 +68,14 @@ def complex_from_parts(re: Any, im: Any) -> Tensor:
 
 def angle(x: Any) -> Tensor:
     """The argument (phase) ``atan2(Im x, Re x)`` in ``(-pi, pi]``, in radians; for a real
-    tensor ``pi`` where it is negative and 0 elsewhere (a constant, as NumPy's ``angle``)."""
+    tensor ``pi`` where it is negative, NaN where it is NaN and 0 elsewhere (a constant, as
+    NumPy's and PyTorch's ``angle``)."""
     x = as_tensor(x)
     if x.dtype.kind == "c":
         return apply(_cx.Angle(), x)
     pi = x._device.xp.asarray(3.141592653589793, dtype=x.dtype if x.dtype.kind == "f" else "float64")
-    return where(x.detach() < 0, Tensor._wrap(pi, None, x._device), 0.0 * pi)
+    phase = where(x.detach() < 0, Tensor._wrap(pi, None, x._device), 0.0 * pi)
+    return where(x.detach() != x.detach(), float("nan"), phase) if x.dtype.kind == "f" else phase
 
 
 def polar(abs: Any, angle: Any) -> Tensor:  # noqa: A002 - PyTorch's names

@@ -203,7 +203,8 @@ def _spread(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     def wrapper(x: Any, axis: Any = None, ddof: Any = _UNSET, keepdims: bool = False, *, dim: Any = _UNSET,
                 keepdim: Any = _UNSET, correction: Any = _UNSET, unbiased: Any = _UNSET, **kwargs: Any) -> Tensor:
-        torch_spelling = dim is not _UNSET or correction is not _UNSET or unbiased is not _UNSET
+        torch_spelling = (dim is not _UNSET or correction is not _UNSET or unbiased is not _UNSET
+                          or keepdim is not _UNSET)  # keepdim= is PyTorch's word too (NumPy's: keepdims=)
         if dim is not _UNSET:
             if axis is not None:
                 raise TypeError(f"{name}: pass either axis= or dim=, not both")
