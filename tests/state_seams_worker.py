@@ -70,8 +70,28 @@ def scenario_own_state(out_dir: str, mode: str) -> None:
     result({"digest": state_digest(net), "seen": ex.get_tensor("seen").numpy().tolist(), "start": start})
 
 
+def scenario_before_init() -> None:
+    """What needs this rank's place in the job, asked for before ``init_process_group``: refused
+    (every rank would be rank 0 of 1), then, after it, each rank's own shard and seed."""
+    from minigrad_ckpt.utils.data import DistributedSampler
+
+    refused = []
+    for what, call in (("DistributedSampler", lambda: DistributedSampler(list(range(8)))),
+                       ("manual_seed_per_rank", lambda: dist.manual_seed_per_rank(3))):
+        try:
+            call()
+        except RuntimeError as exc:
+            assert "init_process_group() first" in str(exc), exc
+            refused.append(what)
+    dist.init_process_group("mpi", timeout=60)
+    shard = list(DistributedSampler(list(range(8)), seed=0))
+    dist.manual_seed_per_rank(3)
+    result({"refused": refused, "shard": shard, "seed": mg.get_rng_state()["seed"]})
+
+
 if __name__ == "__main__":
     name, *args = sys.argv[1:]
-    dist.init_process_group("mpi", timeout=60)
+    if name != "before_init":
+        dist.init_process_group("mpi", timeout=60)
     globals()[f"scenario_{name}"](*args)
     dist.destroy_process_group()

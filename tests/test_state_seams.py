@@ -378,3 +378,15 @@ def test_a_rank_files_own_tensors_are_checked_against_the_ones_they_replace(name
     snap = Snap()
     _take_tensors(snap, {"model.0.weight": good})
     assert snap._tensors["model.0.weight"].tolist() == [1.5, -2.0]
+
+
+def test_a_rank_asking_for_its_shard_or_seed_before_the_process_group_is_refused():
+    """Under a launcher of two ranks, a DistributedSampler or manual_seed_per_rank made before
+    init_process_group took every rank for rank 0 of 1: each rank iterated the whole dataset and
+    drew rank 0's dropout masks.  Now it is an error naming the fix; after init, each rank has
+    its own shard and seed."""
+    pytest.importorskip("mpi4py", reason='mpi4py is not installed: pip install ".[distributed]"')
+    got = _results(_launch("before_init", timeout=60))
+    assert [got[r]["refused"] for r in (0, 1)] == [["DistributedSampler", "manual_seed_per_rank"]] * 2
+    assert sorted(got[0]["shard"] + got[1]["shard"]) == list(range(8))
+    assert [got[r]["seed"] for r in (0, 1)] == [3, 4]

@@ -210,8 +210,23 @@ def abort(message: str = "", code: int = 1) -> None:
 def manual_seed_per_rank(seed: int) -> _random.Generator:
     """``mg.manual_seed(seed + rank)``: the idiom for data-parallel runs, so that each
     rank draws its own dropout masks (parameters still start equal: DDP broadcasts
-    them from rank 0)."""
-    return _random.manual_seed(seed + get_rank())
+    them from rank 0).  Call it after :func:`init_process_group`: before, under a
+    launcher of several ranks, it is an error (every rank would take rank 0's seed)."""
+    return _random.manual_seed(seed + _place_in_job("manual_seed_per_rank")[0])
+
+
+def _place_in_job(what: str) -> tuple[int, int]:
+    """``(rank, world size)`` for ``what``, which needs this process's own place in the job.
+
+    Without a process group a process is rank 0 of 1 -- but one that an MPI launcher
+    started as one of several ranks is not: every rank would take rank 0's seed, or
+    rank 0's shard (the whole dataset).  That is an error naming the fix.
+    """
+    if _group is None and launched_by_mpi():
+        raise RuntimeError(f"{what}: this process is one of several ranks an MPI launcher started, but there is "
+                           f"no process group yet, so every rank would be rank 0 of 1 (rank 0's seed, the whole "
+                           f"dataset on every rank); call minigrad_ckpt.distributed.init_process_group() first")
+    return get_rank(), get_world_size()
 
 
 def print0(*args: Any, **kwargs: Any) -> None:

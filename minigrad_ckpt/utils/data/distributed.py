@@ -29,7 +29,8 @@ class DistributedSampler(Sampler):
     """The indices of ``dataset`` that rank ``rank`` of ``num_replicas`` visits.
 
     ``num_replicas`` / ``rank`` default to the process group's world size and
-    rank (1 and 0 without one).  ``shuffle`` permutes with a key made from
+    rank (1 and 0 without one; an error in a process an MPI launcher started as
+    one of several ranks before ``init_process_group``).  ``shuffle`` permutes with a key made from
     ``seed`` and the epoch (:meth:`set_epoch`); ``drop_last`` drops the tail
     that does not divide evenly instead of repeating indices to pad it.
     """
@@ -40,8 +41,9 @@ class DistributedSampler(Sampler):
         if num_replicas is None or rank is None:
             from ... import distributed as dist
 
-            num_replicas = dist.get_world_size() if num_replicas is None else num_replicas
-            rank = dist.get_rank() if rank is None else rank
+            own_rank, world = dist._place_in_job("DistributedSampler")  # never rank 0 of 1 by mistake
+            num_replicas = world if num_replicas is None else num_replicas
+            rank = own_rank if rank is None else rank
         if not isinstance(num_replicas, int) or num_replicas < 1:
             raise ValueError(f"DistributedSampler: num_replicas must be a positive int, got {num_replicas!r}")
         if not isinstance(rank, int) or not 0 <= rank < num_replicas:
