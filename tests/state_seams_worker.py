@@ -70,6 +70,30 @@ def scenario_own_state(out_dir: str, mode: str) -> None:
     result({"digest": state_digest(net), "seen": ex.get_tensor("seen").numpy().tolist(), "start": start})
 
 
+def scenario_tape(out_dir: str) -> None:
+    """A collective save with ``include_tape``: each rank recorded the loss of its own batch.
+    Refused on every rank (a snapshot holds rank 0's replicated state only), and nothing is
+    committed; then the same save without the tape."""
+    from minigrad_ckpt.snapshot import SnapshotConfig, SnapshotManager
+
+    mg.set_default_dtype("float64")
+    rank = dist.get_rank()
+    mg.manual_seed(0)
+    model = DDP(nn.Sequential(nn.Linear(4, 3), nn.Tanh(), nn.Linear(3, 1)))
+    ex = mg.Executor(model)
+    manager = SnapshotManager(os.path.join(out_dir, "snapshots"), config=SnapshotConfig(include_tape=True))
+    loss = model(mg.tensor(np.full((2, 4), float(rank + 1)))).sum()
+    ex.record(loss)
+    try:
+        manager.save_snapshot(ex, 1)
+        refused = None
+    except dist.DistributedError as exc:
+        refused = str(exc)
+    listed = [p.name for p in manager.list_snapshots()]
+    manager.save_snapshot(ex, 2, config=SnapshotConfig())
+    result({"refused": refused, "listed": listed, "after": [p.name for p in manager.list_snapshots()]})
+
+
 def scenario_before_init() -> None:
     """What needs this rank's place in the job, asked for before ``init_process_group``: refused
     (every rank would be rank 0 of 1), then, after it, each rank's own shard and seed."""

@@ -390,3 +390,16 @@ def test_a_rank_asking_for_its_shard_or_seed_before_the_process_group_is_refused
     assert [got[r]["refused"] for r in (0, 1)] == [["DistributedSampler", "manual_seed_per_rank"]] * 2
     assert sorted(got[0]["shard"] + got[1]["shard"]) == list(range(8))
     assert [got[r]["seed"] for r in (0, 1)] == [3, 4]
+
+
+def test_a_collective_snapshot_refuses_the_ranks_own_tapes(tmp_path):
+    """Each rank's recorded tape is its own forward pass (its batch): a data-parallel snapshot,
+    which holds rank 0's replicated state, resumed every rank with rank 0's tape (rank 1's
+    restored loss was rank 0's).  ``include_tape`` is refused on every rank instead, before
+    anything is written."""
+    pytest.importorskip("mpi4py", reason='mpi4py is not installed: pip install ".[distributed]"')
+    got = _results(_launch("tape", str(tmp_path)))
+    for r in (0, 1):
+        assert "include_tape" in got[r]["refused"] and "rank 0's tape" in got[r]["refused"]
+        assert got[r]["listed"] == []
+        assert len(got[r]["after"]) == 1

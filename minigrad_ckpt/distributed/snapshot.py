@@ -80,7 +80,7 @@ class CollectiveSnapshots:
                       metadata: dict[str, str] | None, blocking: bool = True) -> Any:
         g = self.group
         self._agree("the previous asynchronous save", manager._writer.raise_failure)
-        fingerprint = self._agree("preparing the snapshot", lambda: (_replicated_checksum(ex), _rank_checksum(ex)))
+        fingerprint = self._agree("preparing the snapshot", lambda: _fingerprint(ex, config or manager.config))
         prints = g.allgather_object(fingerprint)
         differ = [r for r, f in enumerate(prints) if f[0] != prints[0][0]]
         if differ:
@@ -149,6 +149,15 @@ class CollectiveSnapshots:
             raise DistributedError(f"load_latest: the ranks loaded different snapshots {ids}; they must share "
                                    f"the snapshot directory")
         return snap
+
+
+def _fingerprint(ex: Any, config: Any) -> tuple[int, int]:
+    """What the ranks compare before a collective save (a tape is refused: it is each rank's own)."""
+    if config.include_tape:
+        raise ValueError("include_tape: a recorded tape is this rank's own forward pass (its batch, its "
+                         "dropout masks), but a data-parallel snapshot holds one copy of the replicated state: "
+                         "every rank would resume with rank 0's tape; save without include_tape")
+    return _replicated_checksum(ex), _rank_checksum(ex)
 
 
 def _replicated_checksum(ex: Any) -> int:
