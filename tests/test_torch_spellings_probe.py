@@ -242,3 +242,28 @@ def test_keepdim_is_pytorchs_word_so_std_and_var_take_pytorchs_correction():
 def test_the_angle_of_nan_is_nan_in_numpy_and_pytorch_alike():
     _same(mg.angle(mg.tensor([1.0, NAN, -1.0, 0.0])), [0.0, NAN, math.pi, 0.0], "float32")
     _same(mg.tensor([NAN, -2.0]).angle(), [NAN, math.pi], "float32")
+
+
+# ----------------------------------------- vdot conjugates; products check ranks
+def test_vdot_conjugates_its_first_vector_as_numpy_and_pytorch_do():
+    assert mg.tensor([1j, 2 + 1j]).vdot(mg.tensor([1j, 1 + 0j])).item() == pytest.approx(3 - 1j)   # torch: 3-1j
+    assert mg.tensor([1.0, 2.0]).vdot(mg.tensor([3.0, 4.0])).item() == 11.0
+
+
+@pytest.mark.parametrize("call", [
+    lambda: mg.ones(2, 2).dot(mg.ones(2, 2)), lambda: mg.ones(2, 2).outer(mg.ones(2)),
+    lambda: mg.ones(2, 2).ger(mg.ones(2)), lambda: mg.ones(2, 2, 2).mm(mg.ones(2, 2)),
+    lambda: mg.ones(2, 2).bmm(mg.ones(2, 2)), lambda: mg.ones(2).mv(mg.ones(2)),
+])
+def test_a_fixed_rank_product_method_refuses_other_ranks_as_pytorch(call):
+    with pytest.raises(ValueError, match="as PyTorch's"):          # not NumPy's dot/outer or matmul's answer
+        call()
+
+
+def test_the_fixed_rank_products_of_the_right_ranks_answer():
+    assert mg.tensor([1.0, 2.0]).dot(mg.tensor([3.0, 4.0])).item() == 11.0
+    assert mg.ones(2, 3).mm(mg.ones(3, 2)).tolist() == [[3.0, 3.0], [3.0, 3.0]]
+    assert mg.ones(2, 3).mv(mg.ones(3)).tolist() == [3.0, 3.0]
+    assert mg.ones(4, 2, 3).bmm(mg.ones(4, 3, 1)).shape == (4, 2, 1)
+    assert mg.tensor([1.0, 2.0]).outer(mg.tensor([1.0, 2.0, 3.0])).shape == (2, 3)
+    assert mg.dot(mg.ones(2, 2), mg.ones(2, 2)).tolist() == [[2.0, 2.0], [2.0, 2.0]]   # NumPy's function keeps NumPy's

@@ -20,6 +20,7 @@ from ..backend import as_dtype, get_device, host_numpy
 from ..ops import activation as _act
 from ..tape import apply
 from ..tensor import Tensor
+from . import complex_numbers as cn
 from . import differences as diffs
 from . import elementwise_compositions as ewc
 from . import linalg
@@ -249,6 +250,27 @@ def take_method(self: Tensor, index: Any) -> Tensor:
     """PyTorch's ``x.take(index)``: the elements of the flattened ``x`` at ``index`` (there is
     no axis argument: NumPy's ``take(indices, axis)`` is ``mg.take``)."""
     return ti.take(self, index)
+
+
+def product_method(name: str, fn: Any, ranks: tuple[int, int]) -> Any:
+    """PyTorch's ``x.<name>(other)`` for a product of fixed ranks (``dot``: 1-D and 1-D, ``mm``:
+    2-D and 2-D, ...): other ranks are an error, as PyTorch's, not NumPy's or ``matmul``'s
+    answer for them (``x.dot(y)`` of matrices would silently be their matrix product)."""
+    def method(self: Tensor, other: Any) -> Tensor:
+        other = as_tensor(other, self)
+        if (self.ndim, other.ndim) != ranks:
+            raise ValueError(f"{name}: expects {ranks[0]}-D and {ranks[1]}-D tensors (as PyTorch's), got "
+                             f"{self.ndim}-D and {other.ndim}-D; mg.{name if name in ('dot', 'outer') else 'matmul'} "
+                             "takes other ranks")
+        return fn(self, other)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"PyTorch's ``x.{name}(other)``: {ranks[0]}-D and {ranks[1]}-D operands only."
+    return method
+
+
+def _vdot(x: Tensor, y: Tensor) -> Tensor:
+    """``sum(conj(x) * y)``: the first vector conjugated, as NumPy's and PyTorch's ``vdot``."""
+    return mf.dot(cn.conj(x), y)
 
 
 def float_power_method(self: Tensor, exponent: Any) -> Tensor:
