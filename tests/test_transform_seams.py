@@ -241,3 +241,49 @@ def test_a_complex_tangent_or_cotangent_for_a_real_value_is_refused():
     # a real tangent for a complex primal is exact, and works
     _, dz = F.jvp(lambda z: z * z, (mg.tensor(Z0),), (t64([1.0, 0.0]),))
     np.testing.assert_allclose(dz.numpy(), [2 * Z0[0], 0.0])
+
+
+# ---------------------------------------------------------------------------
+# Tensors passed to nn.functional: none is a silent constant
+# ---------------------------------------------------------------------------
+# F.batch_norm / F.instance_norm in evaluation detached the running statistics: a
+# mean or variance that requires grad, or carries a tangent (an argument of jvp, a
+# parameter the function closes over), got a zero derivative without a word.
+def _eval_norms():
+    import minigrad_ckpt.nn.functional as NF
+
+    return {
+        "batch_norm": lambda x, m, v: NF.batch_norm(x, m, v, t64([1.5, 0.5, 2.0]), t64([0.1, 0.2, 0.3])),
+        "instance_norm": lambda x, m, v: NF.instance_norm(x[..., None], m, v, use_input_stats=False)[..., 0],
+    }
+
+
+@pytest.mark.parametrize("norm", ["batch_norm", "instance_norm"])
+@pytest.mark.parametrize("which", [1, 2])
+def test_running_statistics_in_evaluation_are_differentiated(norm, which):
+    rng = np.random.default_rng(3)
+    arrays = [rng.standard_normal((4, 3)), rng.standard_normal(3), rng.uniform(0.5, 1.5, 3)]
+    u = t64(rng.standard_normal((4, 3)))
+    fn = _eval_norms()[norm]
+
+    def normalized(x, stat):  # the statistic ``which`` replaced by ``stat``
+        args = [x] + [t64(a) for a in arrays[1:]]
+        args[which] = stat
+        return fn(*args)
+
+    def of(stat):
+        return normalized(t64(arrays[0]), stat)
+
+    jac = central_jacobian(lambda a: of(t64(a)).numpy(), arrays[which])
+    v = rng.standard_normal(3)
+    np.testing.assert_allclose(F.jvp(of, (t64(arrays[which]),), (t64(v),))[1].numpy(), jac @ v, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(F.jacrev(of)(t64(arrays[which])).numpy(), jac, rtol=1e-6, atol=1e-8)
+
+    def penalty(stat):  # closes over the statistic: the gradient of a gradient penalty reaches it
+        g = F.grad(lambda x: (normalized(x, stat) ** 2 * u).sum())(t64(arrays[0]))
+        return (g ** 2).sum()
+
+    stat = t64(arrays[which], requires_grad=True)
+    penalty(stat).backward()
+    want = central_jacobian(lambda a: penalty(t64(a)).numpy(), arrays[which])
+    np.testing.assert_allclose(stat.grad.numpy(), want, rtol=1e-5, atol=1e-7)

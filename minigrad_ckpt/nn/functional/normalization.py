@@ -184,8 +184,10 @@ def _normalize_with(x: Tensor, running_mean: Any, running_var: Any, eps: float, 
     ``ValueError(missing)`` when they are not given."""
     if running_mean is None or running_var is None:
         raise ValueError(missing)
-    rm = mf.reshape(running_mean.detach(), bshape)
-    rv = mf.reshape(running_var.detach(), bshape)
+    # Not detached: a module's buffers have no history anyway, and statistics passed in that
+    # do -- or that carry a forward-mode tangent -- are differentiated like any input.
+    rm = mf.reshape(_tensor(running_mean, x), bshape)
+    rv = mf.reshape(_tensor(running_var, x), bshape)
     return (x - rm) * (1 / mf.sqrt(rv + eps))
 
 
