@@ -39,7 +39,7 @@ from .grad_mode import state as _grad_state
 from .memory import ledger as _ledger
 from .memory import saved_arrays
 from .tape import DROPPED, FREED, Node, _explain, _version_error, walk
-from .tensor import Tensor, post_hook_count
+from .tensor import Tensor, _seq, post_hook_count
 
 __all__ = ["BackwardPass", "backward", "grad", "queue_callback", "current_backward", "BackwardCall"]
 
@@ -246,7 +246,10 @@ class BackwardPass:
                 raise _version_error(node)
         op = node.op
         xp = tape.differentiable_namespace if self.create_graph else node.xp
-        args = _graph_args(node, saved) if self.create_graph else saved
+        if self.create_graph:
+            args, start = _graph_args(node, saved), next(_seq)  # nodes made from here on are its backward's
+        else:
+            args = saved
         dt = node.dtype  # float32/float64 by identity first: the common case pays two comparisons
         conjugate = dt is not _FLOAT64 and dt is not _FLOAT32 and dt.kind == "c" and op.holomorphic
         if conjugate:  # g * f'(z) written for reals, applied as g * conj(f'(z)) (docs/complex.md)
@@ -263,6 +266,8 @@ class BackwardPass:
             grads = (grads,)
         if conjugate:
             grads = tuple(None if gi is None else xp.conj(gi) for gi in grads)
+        if self.create_graph and node.versions:
+            _watch_saved_values(node, args, grads, start)
         if op.contract_checks_left:  # one of the first backward calls of its op class
             _check_contract(op, grads, node)
         if tape._anomaly is not None:  # mg.detect_anomaly(): a NaN/inf gradient names its node
@@ -448,6 +453,30 @@ def _graph_args(node: Node, saved: tuple) -> tuple:
         else:
             args.append(edge)  # the leaf itself
     return tuple(args)
+
+
+def _watch_saved_values(node: Node, args: tuple, grads: tuple, start: int) -> None:
+    """The nodes ``node``'s recorded backward made that read one of its saved values watch
+    the version boxes ``node`` watches.
+
+    :func:`_graph_args` wraps each saved array in a Tensor of its own, with a
+    version box of its own; without this, a value changed in place after the
+    first backward (``w.mul_(2)`` between ``mg.grad(..., create_graph=True)`` and
+    the second backward, or before a ``linearize`` product) would go unnoticed
+    by a second backward that never reaches ``node`` itself, and the second
+    derivative would silently use the new values.
+    """
+    wrappers = {id(a._version) for a in args if isinstance(a, Tensor)}
+    stack = [gi._node for gi in grads if isinstance(gi, Tensor) and gi._node is not None and gi._node.seq > start]
+    seen: set[Node] = set()
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        if any(id(b) in wrappers for b in n.versions):
+            n.versions = n.versions + node.versions
+        stack.extend(e for e in n.inputs if type(e) is Node and e.seq > start)
 
 
 def _hook_name(h: Any) -> str:

@@ -287,3 +287,31 @@ def test_running_statistics_in_evaluation_are_differentiated(norm, which):
     penalty(stat).backward()
     want = central_jacobian(lambda a: penalty(t64(a)).numpy(), arrays[which])
     np.testing.assert_allclose(stat.grad.numpy(), want, rtol=1e-5, atol=1e-7)
+
+
+# ---------------------------------------------------------------------------
+# A value changed in place between a recorded backward and a second one
+# ---------------------------------------------------------------------------
+# A recorded backward (create_graph) wraps each saved array in a Tensor of its own; the
+# second-order nodes watched those wrappers' versions, not the original tensors'.  A
+# second backward that never reaches the first-order node -- with respect to the
+# cotangent, as linearize's product is -- silently used the changed values.
+def test_linearize_after_a_closed_over_tensor_changed_in_place_is_refused():
+    w = t64([1.0, 2.0])
+    _, jvp_fn = F.linearize(lambda x: mg.sin(x * w) * w, t64([0.5, 0.7]))
+    np.testing.assert_allclose(jvp_fn(t64([1.0, 1.0])).numpy(), np.cos([0.5, 1.4]) * [1.0, 4.0])
+    w.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        jvp_fn(t64([1.0, 1.0]))
+
+
+def test_a_second_backward_with_respect_to_the_cotangent_sees_in_place_changes():
+    w = t64([1.0, 2.0])
+    x = t64([0.5, 0.7], True)
+    u = t64([1.0, 1.0], True)
+    (g,) = mg.grad(mg.sin(x * w) * w, [x], grad_outputs=[u], create_graph=True)
+    (d,) = mg.grad(g.sum(), [u], retain_graph=True)  # before the change: the derivative
+    np.testing.assert_allclose(d.numpy(), np.cos([0.5, 1.4]) * [1.0, 4.0])
+    w.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        mg.grad(g.sum(), [u])
