@@ -156,6 +156,20 @@ def test_div_with_a_rounding_mode_keeps_integers_integer():
     _same(mg.div(mg.tensor([7.0, -7.0]), 2, rounding_mode="trunc"), [3, -3], "float32")
 
 
+@pytest.mark.parametrize("device", ["strict", "strict-f32"])
+def test_integer_division_with_a_rounding_mode_reads_the_device_explicitly(device):
+    """The zero-divisor check is one explicit device read (a GPU array has no ``bool()``)."""
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the devices)
+
+    x = mg.tensor([7, -7, -6], device=device)
+    q = mg.div(x, mg.tensor([2, 2, 4], device=device), rounding_mode="trunc")
+    assert q.device == x.device and q.cpu().tolist() == [3, -3, -1]
+    assert mg.div(x, -2, rounding_mode="floor").cpu().tolist() == [-4, 3, 3]
+    for zero in (0, mg.tensor([1, 0, 1], device=device)):
+        with pytest.raises(ZeroDivisionError):
+            mg.div(x, zero, rounding_mode="floor")
+
+
 # ------------------------------------------------- F.softmax without a dim
 def test_softmax_without_a_dim_takes_pytorchs_implicit_dim_and_warns():
     import minigrad_ckpt.nn.functional as F

@@ -94,7 +94,7 @@ def _integer_quotient(x: Any, y: Any, rounding_mode: str) -> Tensor:
     like = x if isinstance(x, Tensor) else y if isinstance(y, Tensor) else as_tensor(x)
     a, b = (v._data if isinstance(v, Tensor) else int(v) for v in (x, y))
     xp = like.device.xp
-    if bool(xp.asarray(b == 0).any()):
+    if b == 0 if isinstance(b, int) else bool(xp.scalar(xp.any(b == 0))):  # one explicit device read
         raise ZeroDivisionError("divide: integer division by zero (PyTorch raises; NumPy would give 0)")
     q = a // b
     if rounding_mode == "trunc":  # floor, moved up by one where the quotient is negative and inexact
