@@ -315,3 +315,29 @@ def test_a_second_backward_with_respect_to_the_cotangent_sees_in_place_changes()
     w.mul_(2)
     with pytest.raises(RuntimeError, match="modified by an in-place operation"):
         mg.grad(g.sum(), [u])
+
+
+# ---------------------------------------------------------------------------
+# A gradient hook registered inside a transform belongs to that transform
+# ---------------------------------------------------------------------------
+# ``h.register_hook(fn)`` in the function changes the gradient the transform computes.
+# jacrev(grad(f)) differentiates that gradient as a function of x; its backward went
+# through the same node and applied ``fn`` again (torch.func applies it once, and so
+# did mg's own hessian, forward over reverse).
+def _hooked(x):
+    h = mg.sin(x)
+    h.register_hook(lambda g: g * 3)
+    return (h * x).sum()
+
+
+def test_a_hook_inside_an_inner_transform_does_not_fire_in_the_outer_one():
+    x = t64(X0)
+    g = F.grad(_hooked)(x)  # the hook triples d/dh: 3 x cos x + sin x
+    np.testing.assert_allclose(g.numpy(), 3 * X0 * np.cos(X0) + np.sin(X0))
+    want = np.diag(4 * np.cos(X0) - 3 * X0 * np.sin(X0))
+    np.testing.assert_allclose(F.jacrev(F.grad(_hooked))(x).numpy(), want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(F.jacfwd(F.grad(_hooked))(x).numpy(), want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(F.hessian(_hooked)(x).numpy(), want, rtol=1e-12, atol=1e-12)
+    xr = t64(X0, True)
+    F.grad(_hooked)(xr).sum().backward()  # the tape's own backward of the gradient: the same
+    np.testing.assert_allclose(xr.grad.numpy(), np.diag(want), rtol=1e-12, atol=1e-12)

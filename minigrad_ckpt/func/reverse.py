@@ -50,6 +50,7 @@ class Scope:
     def __init__(self) -> None:
         self.start = next(_seq)                 # nodes recorded from now on are inside
         self.recording = _grad_state.enabled    # whether the caller wants results with history
+        self.hooks: list[tuple[Node, list]] = []  # the inside nodes' gradient hooks (see hide_hooks)
 
     # ------------------------------------------------------------- inputs
     def input(self, p: Tensor) -> Tensor:
@@ -137,6 +138,26 @@ class Scope:
             d._node.tangents = d._tangents
         return d
 
+    def hide_hooks(self, outputs: Sequence[Tensor]) -> None:
+        """Keep the gradient hooks the function registered inside for this scope's own passes.
+
+        ``h.register_hook(fn)`` in the function changes the gradient *this*
+        transform computes; a backward of an outer transform that goes through
+        the same nodes (``jacrev(grad(f))``) differentiates that gradient as a
+        function, and must not apply ``fn`` a second time (as in ``torch.func``).
+        """
+        seen: set[Node] = set()
+        stack = [t._node for t in outputs if t._node is not None]
+        while stack:
+            n = stack.pop()
+            if n in seen or n.seq < self.start:
+                continue
+            seen.add(n)
+            if n.hooks:
+                self.hooks.append((n, n.hooks))
+                n.hooks = None
+            stack.extend(e for e in n.inputs if type(e) is Node)
+
     def backward(self, outputs: Sequence[Tensor], inputs: Sequence[Tensor],
                  cotangents: Sequence[Tensor], *, graph: bool = False) -> list[Tensor | None]:
         """``J^T cotangents`` for ``inputs`` (``None`` where unused), one backward pass.
@@ -149,9 +170,15 @@ class Scope:
             return [None] * len(inputs)
         outside, moving = self.survey(list(outputs) + list(cotangents))
         graph = graph or moving or (outside and self.recording and _grad_state.enabled)
-        with enable_grad():
-            gs = _tape_grad(list(outputs), list(inputs), grad_outputs=list(cotangents),
-                            retain_graph=True, create_graph=graph, allow_unused=True)
+        for n, hooks in self.hooks:
+            n.hooks = hooks
+        try:
+            with enable_grad():
+                gs = _tape_grad(list(outputs), list(inputs), grad_outputs=list(cotangents),
+                                retain_graph=True, create_graph=graph, allow_unused=True)
+        finally:
+            for n, _ in self.hooks:
+                n.hooks = None
         return list(gs)
 
 

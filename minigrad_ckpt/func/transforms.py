@@ -280,6 +280,7 @@ class _Recording:
             self.ins = [self.scope.input(p) for p in primals]
             result, aux = _split_aux(f(*self.ins), has_aux, what)
         self.outs, self.out_tree = tensor_leaves(result, what, "output")
+        self.scope.hide_hooks(self.outs)
         self.aux = _map_tensors(aux, self.scope.hand_out)
 
     def outputs(self) -> Any:
