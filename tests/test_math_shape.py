@@ -90,8 +90,13 @@ def test_tensor_methods_where_numpy_has_them():
     a = r(3, 3)
     t = _t(a)
     for name, args in [("ravel", ()), ("flatten", ()), ("diagonal", (1,)), ("trace", ()),
-                       ("cumprod", (1,)), ("dot", (a,)), ("argsort", (0,))]:
+                       ("cumprod", (1,)), ("argsort", (0,))]:
         np.testing.assert_allclose(getattr(t, name)(*args).numpy(), getattr(a, name)(*args), rtol=1e-12)
+    # dot is PyTorch's on the method (1-D vectors only); mg.dot keeps NumPy's other ranks
+    np.testing.assert_allclose(t[0].dot(t[1]).numpy(), a[0].dot(a[1]), rtol=1e-12)
+    np.testing.assert_allclose(mg.dot(t, a).numpy(), a.dot(a), rtol=1e-12)
+    with pytest.raises(ValueError, match="1-D"):
+        t.dot(a)
     # repeat is PyTorch's on the method (it tiles); NumPy's keyword selects NumPy's meaning
     np.testing.assert_allclose(t.repeat(2, axis=0).numpy(), a.repeat(2, 0), rtol=1e-12)
     np.testing.assert_allclose(t.repeat(2, 1).numpy(), np.tile(a, (2, 1)), rtol=1e-12)
