@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_func_closures import central_jacobian, t64
 
 import minigrad_ckpt as mg
 from minigrad_ckpt import checkpoint as ck
@@ -18,24 +19,6 @@ from minigrad_ckpt import func as F
 
 X0 = np.array([0.3, 0.5, -0.2])
 W0 = np.array([0.7, -0.4, 0.9])
-
-
-def t64(values, requires_grad=False):
-    return mg.tensor(np.asarray(values, dtype=np.float64), requires_grad=requires_grad)
-
-
-def central_jacobian(fn, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
-    """d fn / d x by central differences; ``fn`` maps a float64 array to an array."""
-    x = np.array(x, dtype=np.float64)
-    cols = []
-    for j in range(x.size):
-        e = np.zeros(x.size)
-        e[j] = eps
-        plus = np.asarray(fn((x.reshape(-1) + e).reshape(x.shape)), dtype=np.float64)
-        minus = np.asarray(fn((x.reshape(-1) - e).reshape(x.shape)), dtype=np.float64)
-        cols.append(((plus - minus) / (2 * eps)).reshape(-1))
-    out_shape = np.asarray(fn(x)).shape
-    return np.stack(cols, axis=-1).reshape(out_shape + x.shape)
 
 
 # ---------------------------------------------------------------------------
