@@ -380,3 +380,49 @@ def test_offload_to_host_keeps_values_in_host_memory_counted_apart(device):
     assert on_device.peak("host") == 0
     assert offloaded.peak("saved") < on_device.peak("saved")
     assert offloaded.peak("total") <= offloaded.peak("saved") + offloaded.peak("grad")  # host not in total
+
+
+# ------------------------------------------------------------------------------ statistics
+def _forward_held(fn, h):
+    """The ledger's bytes at the end of ``fn(h)``'s forward pass, and the statistics of it."""
+    ck.reset_statistics()
+    with mg.memory.track() as ledger:
+        fn(h)
+        return ledger.live("saved"), ck.statistics()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("policy", ["save_everything", "save_matmuls"])
+def test_statistics_count_the_outputs_a_policy_keeps_as_the_ledger_does(dtype, policy):
+    # The matmul's output is read by an add (which saves nothing), the tanh saves its output:
+    # a plain run holds h and the tanh's output; save_matmuls holds h and the matmul's output,
+    # save_everything h and the tanh's output -- nothing saved either way. The statistics
+    # counted only the kept inputs and reported the tanh's output as saved.
+    w = mg.tensor(np.linspace(-1, 1, 16).reshape(4, 4).astype(dtype), requires_grad=True)
+    h = mg.tensor(np.linspace(-2, 2, 12).reshape(3, 4).astype(dtype), requires_grad=True) * 2.0
+
+    def fn(t):
+        return mg.tanh(t @ w + 1.0).sum()
+
+    plain, _ = _forward_held(fn, h)
+    held, stats = _forward_held(ck.remat(fn, POLICIES[policy]), h)
+    assert stats.memory_saved_bytes == plain - held == 0
+    # a kept matmul output no replayed node saves is held on top of what a plain replay holds
+    assert stats.replay_extra_bytes == (h.nbytes if policy == "save_matmuls" else 0)
+
+
+def test_a_policy_keeping_more_than_it_drops_is_reported_as_costing_memory():
+    # save_matmuls keeps a (3, 16) product to recompute a tanh of a (3,) sum from: the
+    # segment holds 384 bytes instead of 24. The statistics said 24 bytes saved, no warning.
+    w = mg.tensor(np.linspace(-1, 1, 64).reshape(4, 16), requires_grad=True)
+    h = mg.tensor(np.linspace(-2, 2, 12).reshape(3, 4), requires_grad=True) * 2.0
+
+    def wide(t):
+        return mg.tanh((t @ w).sum(axis=1)).sum()
+
+    plain, _ = _forward_held(wide, h)
+    with pytest.warns(ck.CheckpointCostWarning, match="wide costs memory"):
+        held, stats = _forward_held(ck.remat(wide, ck.save_matmuls), h)
+    assert stats.memory_saved_bytes == plain - held == 3 * 8 - 3 * 16 * 8
+    assert stats.costly_segments == ["test_a_policy_keeping_more_than_it_drops_is_reported_as_costing_memory."
+                                     "<locals>.wide"]

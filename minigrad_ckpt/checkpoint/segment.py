@@ -134,7 +134,6 @@ class Segment:
         self.forward_time = time.perf_counter() - self._t0
         if self.parent is None:
             self._outputs = {}  # let the forward pass's arrays go
-        self._counted = None
         self.subtree = sorted(self._all_nodes(), key=lambda n: n.seq)
         self.first = self.subtree[0] if self.subtree else None
         inside = set(self.subtree)
@@ -150,18 +149,33 @@ class Segment:
             if n not in consumed:  # the segment's result: not memory the segment saved
                 self.dropped_bytes -= nbytes
         self._out_bytes = {}
-        self.replay_extra_bytes = self._kept_unsaved_bytes()
         if self._kept_outputs:
             self._hold_wanted_outputs()
+        self._counted = None
+        self.replay_extra_bytes = self._kept_unsaved_bytes()
         if self.stats is not None and exc[0] is None:
             self.stats._segment_recorded(self)
 
     def _kept_unsaved_bytes(self) -> int:
-        """Bytes of kept values that no node of this segment saves: during the replay they
-        are held on top of what a run without checkpointing holds at that moment."""
+        """Bytes of kept values -- inputs, and outputs a ``remat`` policy keeps on the device --
+        that no node of this segment saves: during the replay they are held on top of what a
+        run without checkpointing holds at that moment."""
         saved = {id(_base(k.value)) for n in self.nodes for k, slot in zip(n.replay, self._saved_slots[n][1:])
                  if slot and type(k) is _Kept and hasattr(k.value, "nbytes")}
-        return _new_bytes({}, [k.value for k in self.kept if not k.param and id(_base(k.value)) not in saved])
+        # a kept output its node saves, or a node saves as its input, is what the replay fills anyway
+        saved_outputs = {n for n in self.nodes if self._saved_slots[n][0]}
+        saved_outputs.update(src for n in self.nodes for src, slot in zip(n.replay, self._saved_slots[n][1:])
+                             if slot and type(src) is Node)
+        unsaved = [k.value for k in self.kept if not k.param and id(_base(k.value)) not in saved]
+        unsaved += [v for n, v in self._device_kept_outputs() if n not in saved_outputs]
+        return _new_bytes({}, unsaved)
+
+    def _device_kept_outputs(self) -> list[tuple[Node, Any]]:
+        """The kept outputs the ledger counts as ``"saved"``: not offloaded to the host, and not a
+        view of a parameter (which exists whatever the tape does)."""
+        if getattr(self.keep, "to_host", False):
+            return []
+        return [(n, v) for n, v in self._kept_outputs.items() if not is_parameter_edge(n)]
 
     def _all_nodes(self) -> list[Node]:
         out = list(self.nodes)
@@ -248,6 +262,8 @@ class Segment:
         them would only cost memory).  The ledger counts what stays from here on."""
         wanted = self._demand({})[2]
         self._kept_outputs = {n: v for n, v in self._kept_outputs.items() if n in wanted}
+        # what the segment keeps instead of what it dropped: the statistics count it as the ledger does
+        self.kept_bytes += _new_bytes(self._counted[1], [v for _, v in self._device_kept_outputs()])
         if _ledger.enabled:
             to_host = getattr(self.keep, "to_host", False)
             for n, v in self._kept_outputs.items():
