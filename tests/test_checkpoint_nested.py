@@ -112,10 +112,23 @@ def test_plan_for_budget_is_the_least_recompute_among_nested_plans(seed):
             assert plan.predicted_peak_bytes == ck.simulate_peak(profile, plan) <= budget
             assert cost_eq(plan.recompute_seconds, best), (budget, plan)
         assert ck.min_peak_bytes(profile) == peaks[0]
-        if peaks[0] > 0:
+        # just below the smallest peak -- also where that is 0 (a chain that saves nothing), and a
+        # negative budget, which made the nested planner index its tables at -1 (IndexError)
+        for budget in (peaks[0] - 1, -1):
             with pytest.raises(ck.InfeasibleBudgetError) as info:
-                ck.plan_for_budget(profile, peaks[0] - 1)
+                ck.plan_for_budget(profile, budget)
             assert info.value.smallest_feasible_bytes == peaks[0]
+
+
+def test_a_budget_below_zero_is_infeasible_for_a_chain_that_saves_nothing():
+    # BatchNorm on a leaf input then a product by a number: the leaf is not counted, the product
+    # saves nothing, so the smallest peak is 0 -- and a budget of -1 raised IndexError
+    layers = [nn.BatchNorm1d(6), lambda t: t * 3.0]
+    profile = ck.profile_chain(layers, mg.randn(4, 6, requires_grad=True))
+    assert ck.min_peak_bytes(profile) == 0
+    with pytest.raises(ck.InfeasibleBudgetError) as info:
+        ck.plan_for_budget(profile, -1)
+    assert info.value.smallest_feasible_bytes == 0
 
 
 def test_brute_force_nested_plans_are_every_nesting():

@@ -265,6 +265,8 @@ def nested_plan_for_budget(profile: ChainProfile, budget: int) -> tuple[tuple[Bl
     """The nested plan with the least recompute work whose peak, in the model, fits
     ``budget`` (``None`` if none does, or the chain is not one this planner takes:
     shared constants or view layers, or too long and unequal)."""
+    if budget < 0:  # no plan holds fewer than zero bytes (and the tables have no column for it)
+        return None
     filled = _filled_tables(profile, budget)
     if filled is None:
         return None
