@@ -38,7 +38,9 @@ a device (:func:`to_array`).
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import numpy
@@ -466,6 +468,27 @@ def device_or_dtype(target: Any) -> tuple[Device | None, numpy.dtype | None]:
 def set_default_device(spec: Any) -> None:
     """Make ``spec`` the device new tensors are created on (per thread)."""
     _default.device = get_device(spec)
+
+
+@contextlib.contextmanager
+def default_device_set_to(device: Device) -> Iterator[None]:
+    """Within the block, ``device`` is the default device (of this thread); restored after.
+
+    The engine runs a recorded backward (``create_graph=True``) and a
+    forward-mode rule on Tensors inside this, with the device of the values
+    they differentiate -- as PyTorch's engine makes a node's device current
+    while it runs: a constant the rule creates with no tensor to follow
+    (``xp.eye(n)``, ``xp.zeros(shape)``) then lives beside the tensors it meets.
+    """
+    previous = getattr(_default, "device", None)
+    _default.device = device
+    try:
+        yield
+    finally:
+        if previous is None:
+            del _default.device
+        else:
+            _default.device = previous
 
 
 class CupyNamespace(ArrayNamespace):

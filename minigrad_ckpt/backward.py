@@ -34,7 +34,7 @@ from heapq import heapify, heappop, heappush
 from typing import Any
 
 from . import tape
-from .backend import host_numpy
+from .backend import default_device_set_to, host_numpy
 from .grad_mode import state as _grad_state
 from .memory import ledger as _ledger
 from .memory import saved_arrays
@@ -255,7 +255,9 @@ class BackwardPass:
         if conjugate:  # g * f'(z) written for reals, applied as g * conj(f'(z)) (docs/complex.md)
             g = xp.conj(g)
         try:
-            if op.uses_needs_input_grad:
+            if self.create_graph:
+                grads = self._recorded_backward(node, g, args)
+            elif op.uses_needs_input_grad:
                 grads = op.backward(xp, g, *args, needs_input_grad=self._needs_input_grad(node))
             else:
                 grads = op.backward(xp, g, *args)
@@ -273,6 +275,15 @@ class BackwardPass:
         if tape._anomaly is not None:  # mg.detect_anomaly(): a NaN/inf gradient names its node
             tape._anomaly.backward(node, g, grads)
         return grads
+
+    def _recorded_backward(self, node: Node, g: Tensor, args: tuple) -> Any:
+        """``node``'s backward on Tensors (``create_graph``), run with ``g``'s device as the
+        default: a constant it makes with no tensor to follow (``xp.eye(n)``) goes there too."""
+        op, xp = node.op, tape.differentiable_namespace
+        with default_device_set_to(g._device):
+            if op.uses_needs_input_grad:
+                return op.backward(xp, g, *args, needs_input_grad=self._needs_input_grad(node))
+            return op.backward(xp, g, *args)
 
     def replay(self, node: Node) -> tuple:
         """``node``'s saved values when the tape no longer holds them: recomputed by its

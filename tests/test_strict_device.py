@@ -124,3 +124,38 @@ def test_the_strict_device_refuses_implicit_host_access():
     assert x.sum().item() == 3.0  # Tensor.item is an explicit, user-requested read
     with pytest.raises(StrictDeviceError, match="float64"):
         mg.ones(2, dtype="float64", device="strict-f32")
+
+
+def _sym(x):
+    return x + x.mT
+
+
+HIGHER_ORDER = {  # each backward or jvp rule makes a constant with no tensor to follow (xp.eye(n), ...)
+    "eigh": lambda x: mg.linalg.eigh(_sym(x)).eigenvectors ** 2,
+    "einsum_ii": lambda x: mg.einsum("ii,ij->j", x, x),
+    "lu_factor": lambda x: mg.linalg.lu_factor(x).LU ** 2,
+    "ldl_factor": lambda x: mg.linalg.ldl_factor(_sym(x)).LD ** 2,
+    "ctc_loss": lambda x: F.ctc_loss(F.log_softmax(x[:, None, :], -1), mg.tensor([[1]], device=x.device),
+                                     mg.tensor([3], device=x.device), mg.tensor([1], device=x.device)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HIGHER_ORDER))
+def test_second_derivatives_on_the_strict_device_match_the_cpu_bitwise(name):
+    """A recorded backward (create_graph) and a forward-mode rule on Tensors run with the
+    device of their values as the default, so ``xp.eye(n)`` inside them lands there: before,
+    it went to the CPU and the op mixing it with the device's tensors failed."""
+    f = HIGHER_ORDER[name]
+    rng = np.random.default_rng(0)
+    a, t = rng.standard_normal((3, 3)) + np.eye(3), rng.standard_normal((3, 3))
+    results = []
+    for device in ("cpu", "strict"):
+        x = mg.tensor(a, device=device, requires_grad=True)
+        tangent = mg.tensor(t, device=device)
+        (g,) = mg.grad(f(x).sum(), [x], create_graph=True)
+        (hv,) = mg.grad((g * tangent).sum(), [x])  # reverse over reverse
+        _, jj = mg.func.jvp(lambda z, v=tangent: mg.func.jvp(f, (z,), (v,))[1], (x.detach(),), (tangent,))
+        results.append((hv.numpy(), jj.numpy()))
+        assert mg.get_default_device() == mg.device("cpu")  # the default is the caller's again
+    for got, want in zip(results[1], results[0]):
+        np.testing.assert_array_equal(got, want)

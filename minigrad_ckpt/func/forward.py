@@ -45,6 +45,7 @@ import threading
 from typing import Any
 
 from .. import tape as _tape
+from ..backend import default_device_set_to
 from ..functional import arguments as _arguments
 from ..grad_mode import forward_mode as _forward
 from ..grad_mode import state as _grad_state
@@ -246,7 +247,8 @@ def _tangent(op: Any, args: tuple, tangents: tuple, out: Tensor, level: int) -> 
     _tls.ceiling = _group_start.get(level, level)
     try:
         _F = _tape.differentiable_namespace  # what backward runs on with create_graph=True
-        r = op.jvp(_F, tangents, out, *args)
+        with default_device_set_to(out._device):  # the rule's own constants (xp.eye(n)) go there
+            r = op.jvp(_F, tangents, out, *args)
         if r is None:
             return None
         if not isinstance(r, Tensor):

@@ -22,9 +22,12 @@ The names a backward may use are one list,
 * a differentiable twin of each registered kernel (``backend.register_kernel``),
   with the kernel's argument order.
 
-Creation functions with no tensor argument (``zeros(shape)``) make their
-constant on the default device (or ``device=``); prefer the ``*_like`` forms
-in backward code, which follow their argument's device.
+Creation functions with no tensor argument (``zeros(shape)``, ``eye(n)``) make
+their constant on the default device (or ``device=``).  The engine runs a
+recorded backward, and a forward-mode rule on Tensors, with the device of the
+values they differentiate as the default (as PyTorch makes a node's device
+current), so ``xp.eye(n)`` in a backward lands beside its tensors; the
+``*_like`` forms, which follow their argument, say so without that help.
 """
 
 from __future__ import annotations
