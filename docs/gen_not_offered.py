@@ -51,9 +51,6 @@ GROUPS = [
      "`mg.linalg.lstsq`, `mg.linalg.solve`, `mg.linalg.solve_triangular`",
      lambda n: n in ("eig", "symeig", "lstsq", "solve", "triangular_solve", "lu", "lu_solve", "geqrf", "orgqr",
                      "ormqr")),
-    ("Fused BLAS forms", "write the expression (`beta * c + alpha * (a @ b)`): the tape records the matmul and the "
-     "add, with the same gradients",
-     lambda n: n.rstrip("_") in ("addbmm", "addmm", "addmv", "addr", "baddbmm", "addcdiv", "addcmul")),
     ("Layers' functions", "they are `mg.nn.functional`'s (`F.prelu(x, w)`, `F.hardshrink(x)`), which the tensor "
      "layer sits below", lambda n: n in ("prelu", "hardshrink")),
 ]

@@ -337,17 +337,6 @@ def squeeze_method(self: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
     return ti.squeeze_dims(self, None if not dims else dims[0] if len(dims) == 1 else dims)
 
 
-def norm_method(x: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
-    """PyTorch's ``x.norm(p='fro', dim=None, keepdim=False)``: the 2-norm of all elements by
-    default, a vector norm along ``dim``; floating or complex input, as PyTorch's."""
-    ti.floating("norm", x)
-    if dim is None:
-        flat = mf.ravel(x)
-        out = linalg.norm(flat, None if p in ("fro", 2) else p)
-        return mf.reshape(out, (1,) * x.ndim) if keepdim else out
-    if p == "fro":
-        p = None
-    return linalg.norm(x, p, dim, keepdim)
 
 
 def masked_fill_method(x: Tensor, mask: Any, value: Any) -> Tensor:
@@ -379,12 +368,6 @@ def new_tensor_method(self: Tensor, data: Any, *, dtype: Any = None, device: Any
     return Tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
-def addc_method(name: str, combine: Any) -> Any:
-    def method(self: Tensor, tensor1: Any, tensor2: Any, *, value: float = 1) -> Tensor:
-        return self.add_(combine(as_tensor(tensor1), as_tensor(tensor2)) * value)
-    method.__name__ = name
-    method.__doc__ = f"``self += value * tensor1 {'*' if 'mul' in name else '/'} tensor2`` in place."
-    return method
 
 
 def add_method(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
@@ -484,20 +467,8 @@ def logical_xor_method(self: Tensor, other: Any) -> Tensor:
     return mf.not_equal(mf.astype(self, "bool"), mf.astype(as_tensor(other), "bool"))
 
 
-def isclose_method(self: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
-                   equal_nan: bool = False) -> Tensor:
-    """``|x - other| <= atol + rtol * |other|`` elementwise, a bool constant (PyTorch's ``isclose``)."""
-    xp, a, b = self.device.xp, self._data, as_tensor(other)._data
-    close = xp.abs(a - b) <= atol + rtol * xp.abs(b)
-    if equal_nan:
-        close = close | (xp.isnan(a) & xp.isnan(b))
-    return Tensor.constant(xp.asarray(close), self.device)
 
 
-def allclose_method(self: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
-                    equal_nan: bool = False) -> bool:
-    """PyTorch's ``x.allclose(other)``: :func:`isclose_method` everywhere (one bool)."""
-    return bool(isclose_method(self, other, rtol, atol, equal_nan).numpy().all())
 
 
 def select_method(self: Tensor, dim: int, index: int) -> Tensor:

@@ -21,10 +21,12 @@ from .activation import (
     Mish,
     PReLU,
     ReLU,
+    ReLU6,
     RReLU,
     Sigmoid,
     SiLU,
     Softmax,
+    Softmax2d,
     Softmin,
     Softplus,
     Softshrink,
@@ -43,6 +45,7 @@ from .blocks import (
     Fold,
     InstanceNorm1d,
     InstanceNorm2d,
+    InstanceNorm3d,
     LocalResponseNorm,
     MaxUnpool1d,
     MaxUnpool2d,
@@ -51,11 +54,11 @@ from .blocks import (
 )
 from .containers import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d, ConvTranspose3d
-from .distance import CosineSimilarity, PairwiseDistance, PixelShuffle, PixelUnshuffle
-from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d
+from .distance import ChannelShuffle, CosineSimilarity, PairwiseDistance, PixelShuffle, PixelUnshuffle
+from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .embedding import Embedding, EmbeddingBag
 from .flatten import Flatten, Unflatten
-from .linear import Identity, Linear
+from .linear import Bilinear, Identity, Linear
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -80,7 +83,9 @@ from .loss import (
     TripletMarginWithDistanceLoss,
 )
 from .module import Module, Parameter
-from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm, RMSNorm
+from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, LayerNorm, RMSNorm
+from .padding import *  # noqa: F403  (ZeroPad1d ... CircularPad3d)
+from .padding import __all__ as _padding_names
 from .pooling import (
     AdaptiveAvgPool2d,
     AdaptiveMaxPool2d,
@@ -88,6 +93,9 @@ from .pooling import (
     AvgPool1d,
     AvgPool2d,
     AvgPool3d,
+    LPPool1d,
+    LPPool2d,
+    LPPool3d,
     MaxPool1d,
     MaxPool2d,
     MaxPool3d,
@@ -113,4 +121,6 @@ __all__ = [
     "UpsamplingBilinear2d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "MaxUnpool1d", "MaxUnpool2d", "Fold", "Unfold",
     "LocalResponseNorm", "InstanceNorm1d", "InstanceNorm2d", "ConvTranspose1d", "EmbeddingBag",
     "Conv3d", "AdaptiveAvgPool3d", "MaxPool3d", "AvgPool3d", "ConvTranspose3d", "AdaptiveMaxPool3d", "MaxUnpool3d",
+    "ReLU6", "Softmax2d", "Bilinear", "LPPool1d", "LPPool2d", "LPPool3d", "FeatureAlphaDropout", "BatchNorm3d",
+    "InstanceNorm3d", "ChannelShuffle", *_padding_names,
 ]

@@ -20,7 +20,7 @@ from .module import Module, Parameter
 __all__ = [
     "ReLU", "LeakyReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Softplus", "Hardtanh",
     "ELU", "Mish", "LogSigmoid", "PReLU", "Softmin", "SELU", "CELU", "GLU", "Hardswish", "Hardsigmoid", "Softsign",
-    "Tanhshrink", "Threshold", "Softshrink", "Hardshrink", "RReLU",
+    "Tanhshrink", "Threshold", "Softshrink", "Hardshrink", "RReLU", "ReLU6", "Softmax2d",
 ]
 
 
@@ -219,6 +219,26 @@ class Hardtanh(FunctionLayer):
         if min_val > max_val:
             raise ValueError(f"Hardtanh: min_val={min_val} is greater than max_val={max_val}")
         super().__init__(min_val=min_val, max_val=max_val)
+
+
+class ReLU6(FunctionLayer):
+    """``min(max(x, 0), 6)`` (``F.relu6``); ``inplace=True`` is refused, as by ``F.relu6``."""
+
+    fn = staticmethod(F.relu6)
+
+    def __init__(self, inplace: bool = False) -> None:
+        F.activation._refuse_inplace("ReLU6", inplace)
+        super().__init__()
+
+
+class Softmax2d(FunctionLayer):
+    """Softmax over the channels (axis -3) of (N, C, H, W) or (C, H, W) input, at each position."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = as_tensor(x)
+        if x.ndim not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {x.ndim}D instead")
+        return F.softmax(x, -3)
 
 
 class Threshold(FunctionLayer):

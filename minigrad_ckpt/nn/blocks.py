@@ -18,7 +18,7 @@ from .pooling import _AdaptiveAvgPool, _AdaptiveMaxPool
 
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "MaxUnpool1d", "MaxUnpool2d", "Fold", "Unfold", "LocalResponseNorm",
-    "InstanceNorm1d", "InstanceNorm2d", "ConvTranspose1d", "Conv3d", "AdaptiveAvgPool3d",
+    "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "ConvTranspose1d", "Conv3d", "AdaptiveAvgPool3d",
     "MaxUnpool3d",
 ]
 
@@ -143,6 +143,12 @@ class InstanceNorm2d(_InstanceNorm):
     """Instance normalization of (N, C, H, W) or (C, H, W) input (``F.instance_norm``)."""
 
     _spatial = 2
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalization of (N, C, D, H, W) or (C, D, H, W) input (``F.instance_norm``)."""
+
+    _spatial = 3
 
 
 class ConvTranspose1d(_ConvTransposeNd):

@@ -11,7 +11,7 @@ from .function_layer import FunctionLayer
 from .module import Module
 
 __all__ = [
-    "CosineSimilarity", "PairwiseDistance", "PixelShuffle", "PixelUnshuffle",
+    "CosineSimilarity", "PairwiseDistance", "PixelShuffle", "PixelUnshuffle", "ChannelShuffle",
 ]
 
 
@@ -61,3 +61,13 @@ class PixelUnshuffle(FunctionLayer):
 
     def __init__(self, downscale_factor: Any) -> None:
         super().__init__(downscale_factor=int(downscale_factor))
+
+
+class ChannelShuffle(FunctionLayer):
+    """Interleave the channels of ``groups`` groups (``F.channel_shuffle``)."""
+
+    fn = staticmethod(F.channel_shuffle)
+    options = ("groups",)
+
+    def __init__(self, groups: int) -> None:
+        super().__init__(groups=int(groups))

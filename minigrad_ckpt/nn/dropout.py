@@ -7,7 +7,7 @@ from . import functional as F
 from .function_layer import FunctionLayer
 
 __all__ = [
-    "Dropout", "Dropout2d", "Dropout1d", "Dropout3d", "AlphaDropout",
+    "Dropout", "Dropout2d", "Dropout1d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
 ]
 
 
@@ -57,3 +57,17 @@ class AlphaDropout(_Dropout):
     """Dropout that keeps SELU activations' mean and variance (``F.alpha_dropout``); identity in eval."""
 
     fn = staticmethod(F.alpha_dropout)
+
+
+class FeatureAlphaDropout(_Dropout):
+    """Alpha dropout of whole channels (``F.feature_alpha_dropout``); identity in eval."""
+
+    fn = staticmethod(F.feature_alpha_dropout)
+    shown = ("p", "inplace")
+
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__(p)
+        self.inplace = bool(inplace)
+        if inplace:
+            raise ValueError("FeatureAlphaDropout: inplace=True is not supported (it would change a value the tape "
+                             "may need)")

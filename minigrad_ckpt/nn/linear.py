@@ -17,7 +17,7 @@ from . import init
 from .module import Module, _empty
 
 __all__ = [
-    "Identity", "Linear",
+    "Identity", "Linear", "Bilinear",
 ]
 
 
@@ -57,3 +57,32 @@ class Linear(Module):
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class Bilinear(Module):
+    """``y = x1^T A x2 + b`` for each output feature: weight (out_features, in1_features, in2_features)
+    (``F.bilinear``); weight and bias drawn from ``U(-1/sqrt(in1_features), 1/sqrt(in1_features))``."""
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.in1_features, self.in2_features = int(in1_features), int(in2_features)
+        self.out_features = int(out_features)
+        self.weight = _empty(out_features, in1_features, in2_features, dtype=dtype, device=device)
+        self.bias = _empty(out_features, dtype=dtype, device=device) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.in1_features <= 0:
+            raise ValueError(f"in1_features must be > 0, but got (in1_features={self.in1_features})")
+        bound = 1 / math.sqrt(self.in1_features)
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return F.bilinear(as_tensor(input1), as_tensor(input2), self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")

@@ -14,7 +14,7 @@ from . import functional as F
 from .module import Module, Parameter
 
 __all__ = [
-    "LayerNorm", "BatchNorm1d", "BatchNorm2d", "GroupNorm", "RMSNorm",
+    "LayerNorm", "BatchNorm1d", "BatchNorm2d", "GroupNorm", "RMSNorm", "BatchNorm3d",
 ]
 
 
@@ -101,6 +101,12 @@ class BatchNorm2d(_BatchNorm):
     """Batch norm over (N, C, H, W) input."""
 
     _expected_ndim = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch norm over (N, C, D, H, W) input."""
+
+    _expected_ndim = (5,)
 
 
 class GroupNorm(Module):

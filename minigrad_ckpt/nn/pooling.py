@@ -10,7 +10,7 @@ from .function_layer import FunctionLayer
 
 __all__ = [
     "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "MaxPool1d", "AvgPool1d", "MaxPool3d",
-    "AvgPool3d", "AdaptiveMaxPool3d",
+    "AvgPool3d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d", "LPPool3d",
 ]
 
 
@@ -124,3 +124,30 @@ class AdaptiveMaxPool3d(_AdaptiveMaxPool):
     return ``(out, indices)``."""
 
     fn = staticmethod(F.adaptive_max_pool3d)
+
+
+class _LPPool(FunctionLayer):
+    """Power-average pooling (``F.lp_pool1d``/``2d``/``3d``): the ``norm_type``-norm of each window."""
+
+    options = ("norm_type", "kernel_size", "stride", "ceil_mode")
+
+    def __init__(self, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> None:
+        super().__init__(norm_type=norm_type, kernel_size=kernel_size, stride=stride, ceil_mode=ceil_mode)
+
+
+class LPPool1d(_LPPool):
+    """1-D power-average pooling over (N, C, L) or (C, L)."""
+
+    fn = staticmethod(F.lp_pool1d)
+
+
+class LPPool2d(_LPPool):
+    """2-D power-average pooling over (N, C, H, W) or (C, H, W)."""
+
+    fn = staticmethod(F.lp_pool2d)
+
+
+class LPPool3d(_LPPool):
+    """3-D power-average pooling over (N, C, D, H, W) or (C, D, H, W)."""
+
+    fn = staticmethod(F.lp_pool3d)

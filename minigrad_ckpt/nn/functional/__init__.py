@@ -16,6 +16,7 @@ lives in a module of its own:
 ``conv3d``             ``conv3d`` (2-D convolutions over the depth), ``conv_transpose3d``, ``adaptive_avg_pool3d``
 ``pooling``            max, average and adaptive pooling
 ``pool3d``             ``max_pool3d``, ``avg_pool3d``, ``adaptive_max_pool3d``, ``max_unpool3d``
+``lp_pool``            ``lp_pool1d``, ``lp_pool2d``, ``lp_pool3d`` (power-average pooling)
 ``normalization``      ``layer_norm``, ``batch_norm``, ``group_norm``, ``rms_norm``
 ``dropout``            ``dropout``, ``dropout1d``/``2d``/``3d``, ``alpha_dropout``
 ``embedding``          ``embedding``, ``one_hot``
@@ -54,6 +55,7 @@ from .interpolation import *  # noqa: F403
 from .likelihood_losses import *  # noqa: F403
 from .linear import *  # noqa: F403
 from .loss import *  # noqa: F403
+from .lp_pool import *  # noqa: F403
 from .margin_losses import *  # noqa: F403
 from .normalization import *  # noqa: F403
 from .padding import *  # noqa: F403
@@ -77,5 +79,6 @@ __all__ = [
     "adaptive_avg_pool1d", "adaptive_max_pool1d", "max_unpool1d", "max_unpool2d", "unfold", "fold",
     "instance_norm", "local_response_norm", "conv_transpose1d", "embedding_bag", "affine_grid", "grid_sample",
     "conv3d", "adaptive_avg_pool3d", "max_pool3d", "avg_pool3d", "conv_transpose3d", "adaptive_max_pool3d",
-    "max_unpool3d", "ctc_loss",
+    "max_unpool3d", "ctc_loss", "relu6", "bilinear", "lp_pool1d", "lp_pool2d", "lp_pool3d", "feature_alpha_dropout",
+    "channel_shuffle",
 ]

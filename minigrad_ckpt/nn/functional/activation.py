@@ -23,7 +23,7 @@ from .inputs import _axis, _check_input_dtype
 __all__ = [
     "relu", "leaky_relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "softplus", "logsigmoid",
     "mish", "elu", "hardtanh", "prelu", "softmin", "selu", "celu", "glu", "hardswish", "hardsigmoid", "softsign",
-    "tanhshrink", "threshold", "softshrink", "hardshrink", "rrelu",
+    "tanhshrink", "threshold", "softshrink", "hardshrink", "rrelu", "relu6",
 ]
 
 
@@ -144,6 +144,19 @@ def hardtanh(x: Any, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
     x = _tensor(x)
     inside = (x > min_val) & (x < max_val)
     return mf.where(inside, x, mf.clip(x, min_val, max_val).detach())
+
+
+def _refuse_inplace(name: str, inplace: bool) -> None:
+    if inplace:
+        raise ValueError(f"{name}: inplace=True is not supported (it would overwrite a value the tape may need); "
+                         "drop the argument, the result is the same")
+
+
+def relu6(x: Any, inplace: bool = False) -> Tensor:
+    """``min(max(x, 0), 6)``: PyTorch's ``hardtanh(x, 0, 6)``, gradient 0 at and beyond the bounds;
+    ``inplace=True`` is refused, as by ``nn.Dropout2d`` (it would overwrite a value the tape may need)."""
+    _refuse_inplace("relu6", inplace)
+    return hardtanh(x, 0.0, 6.0)
 
 
 def prelu(x: Any, weight: Any) -> Tensor:

@@ -15,7 +15,7 @@ from ...tape import apply
 from ...tensor import Tensor
 
 __all__ = [
-    "dropout", "dropout2d", "dropout1d", "dropout3d", "alpha_dropout",
+    "dropout", "dropout2d", "dropout1d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
 ]
 
 
@@ -90,3 +90,22 @@ def alpha_dropout(x: Any, p: float = 0.5, training: bool = False) -> Tensor:
     # a (keep x + (keep - 1) alpha') + alpha' a p  =  a (1 - p) dropout(x + alpha') - alpha' a (1 - p):
     # one dropout of a value computed from x, so a checkpoint replays the mask from its key
     return dropout(x + _ALPHA_PRIME, p, True) * (a * (1 - p)) - _ALPHA_PRIME * a * (1 - p)
+
+
+def feature_alpha_dropout(x: Any, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    """Alpha dropout of whole channels: the mask is drawn per ``(N, C)`` pair (axes 0 and 1, as
+    PyTorch's, also for a 2-D input) and broadcast over the rest; :func:`alpha_dropout`'s affine
+    map.  ``inplace=True`` is refused (it would overwrite a value the tape may need)."""
+    x = _tensor_and_probability("feature_alpha_dropout", x, p)
+    if inplace:
+        raise ValueError("feature_alpha_dropout: inplace=True is not supported (it would overwrite a value the tape "
+                         "may need); drop the argument, the result is the same")
+    if x.ndim < 2:
+        raise ValueError(f"feature_alpha_dropout: expected at least a 2-D (N, C, ...) input, got shape {x.shape}")
+    if not training or p == 0.0:
+        return x
+    if p == 1.0:
+        return x * 0.0
+    a = 1.0 / ((_ALPHA_PRIME ** 2 * p + 1) * (1 - p)) ** 0.5
+    ones = Tensor.constant(x.device.xp.ones(x.shape[:2] + (1,) * (x.ndim - 2), dtype=x.dtype), x.device)
+    return (x + _ALPHA_PRIME) * dropout(ones, p, True) * (a * (1 - p)) - _ALPHA_PRIME * a * (1 - p)

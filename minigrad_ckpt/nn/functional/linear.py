@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ... import functional as mf
 from ...functional import _tensor
 from ...ops import linalg as _la
 from ...tape import apply
@@ -11,7 +12,7 @@ from ...tensor import Tensor
 from .inputs import _check_input_dtype
 
 __all__ = [
-    "linear",
+    "linear", "bilinear",
 ]
 
 
@@ -36,3 +37,17 @@ def linear(x: Any, weight: Any, bias: Any = None) -> Tensor:
         if b.shape != (w.shape[0],):
             raise ValueError(f"linear: bias of shape {b.shape} does not match weight of shape {w.shape}")
     return apply(_LINEAR, x, w, b)
+
+
+def bilinear(input1: Any, input2: Any, weight: Any, bias: Any = None) -> Tensor:
+    """``y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o]`` (PyTorch's
+    ``F.bilinear``; ``weight`` is (out_features, in1_features, in2_features)): one einsum."""
+    x1 = _tensor(input1)
+    x2, w = _tensor(input2, x1), _tensor(weight, x1)
+    if w.ndim != 3 or x1.shape[-1:] != w.shape[1:2] or x2.shape[-1:] != w.shape[2:] or x1.shape[:-1] != x2.shape[:-1]:
+        raise ValueError(f"bilinear: inputs of shapes {x1.shape} and {x2.shape} do not match weight of shape "
+                         f"{w.shape} (expects (..., in1), (..., in2) and (out, in1, in2))")
+    _check_input_dtype("bilinear", x1, w)
+    _check_input_dtype("bilinear", x2, w)
+    y = mf.einsum("...i,oij,...j->...o", x1, w, x2)
+    return y if bias is None else y + _tensor(bias, x1)

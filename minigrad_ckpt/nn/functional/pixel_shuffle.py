@@ -10,7 +10,7 @@ from ...functional import _tensor
 from ...tensor import Tensor
 
 __all__ = [
-    "pixel_shuffle", "pixel_unshuffle",
+    "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
 ]
 
 
@@ -46,3 +46,16 @@ def pixel_unshuffle(x: Any, downscale_factor: int) -> Tensor:
     y = mf.reshape(x, (*lead, c, h // r, r, w // r, r))
     y = mf.transpose(y, tuple(range(nd)) + tuple(nd + a for a in (0, 2, 4, 1, 3)))
     return mf.reshape(y, (*lead, c * r * r, h // r, w // r))
+
+
+def channel_shuffle(x: Any, groups: int) -> Tensor:
+    """Interleave the channels (axis 1) of ``groups`` groups: (N, g * k, *) viewed as (N, g, k, *),
+    the two swapped, viewed back (PyTorch's ``F.channel_shuffle``, ShuffleNet's)."""
+    x = _tensor(x)
+    g = int(groups)
+    if x.ndim < 3 or g <= 0 or x.shape[1] % g:
+        raise ValueError(f"channel_shuffle: expected (N, C, *) input with C divisible by groups > 0, got shape "
+                         f"{x.shape} and groups={groups}")
+    n, c, rest = x.shape[0], x.shape[1], x.shape[2:]
+    y = mf.swapaxes(mf.reshape(x, (n, g, c // g, *rest)), 1, 2)
+    return mf.reshape(y, x.shape)

@@ -1,0 +1,185 @@
+"""PyTorch's top-level functions that a ported program calls by ``torch.<name>``: ``mg.amax``,
+``mg.norm``, ``mg.addmm``, ``mg.isclose``, ``mg.lgamma``...
+
+Each is a composition of the public math (no op class of its own): the tape records the
+matmul and the add of ``addmm``, the reduction of ``amax``, so gradients, forward mode and
+checkpointing come with the parts.  The signatures and the corner cases are PyTorch's:
+``amax(x, dim=())`` reduces every dim, ``norm(x, 'nuc')`` is the matrix norm,
+``addmm(..., beta=0)`` ignores ``input`` (a NaN there does not reach the result), and
+``isclose`` calls two equal infinities close.  Tensor's methods of the same names are these
+functions (``x.amax(1)`` is ``mg.amax(x, 1)``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..tensor import Tensor
+from . import linalg_derived as lad
+from . import math as mf
+from . import namespace
+from . import special as sp
+from . import special_extended as spx
+from . import torch_idioms as ti
+from .arguments import as_tensor
+
+
+def _dims(dim: Any) -> Any:
+    """PyTorch's ``dim`` of a reduction: None and the empty tuple both mean every dim."""
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        return None
+    return tuple(dim) if isinstance(dim, list) else dim
+
+
+def amax(input: Any, dim: Any = (), keepdim: bool = False) -> Tensor:  # noqa: A002
+    """The maximum over ``dim`` (every dim for ``()``), as ``torch.amax``: values only, and the
+    gradient shared evenly among tied maxima."""
+    return mf.max(as_tensor(input), axis=_dims(dim), keepdims=bool(keepdim))
+
+
+def amin(input: Any, dim: Any = (), keepdim: bool = False) -> Tensor:  # noqa: A002
+    """The minimum over ``dim`` (every dim for ``()``), as ``torch.amin``."""
+    return mf.min(as_tensor(input), axis=_dims(dim), keepdims=bool(keepdim))
+
+
+def all(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001,A002
+    """Whether every element (along ``dim``) is non-zero, a bool tensor (``torch.all``)."""
+    return namespace.all(as_tensor(input), axis=_dims(dim), keepdims=bool(keepdim))
+
+
+def any(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001,A002
+    """Whether some element (along ``dim``) is non-zero, a bool tensor (``torch.any``)."""
+    return namespace.any(as_tensor(input), axis=_dims(dim), keepdims=bool(keepdim))
+
+
+def norm(input: Any, p: Any = "fro", dim: Any = None, keepdim: bool = False,  # noqa: A002
+         dtype: Any = None) -> Tensor:
+    """``torch.norm``'s routing: a number ``p`` (None: 2) is the vector norm over ``dim`` (every
+    element for None); ``'fro'`` over at most two dims is the vector 2-norm; ``'nuc'`` (and
+    ``'fro'`` over more dims) is the matrix norm over ``dim`` (all dims for None)."""
+    x = as_tensor(input)
+    if dtype is None:
+        ti.floating("norm", x)
+    dims = [dim] if isinstance(dim, int) else dim
+    if not isinstance(p, str):
+        return lad.vector_norm(x, 2.0 if p is None else p, dims, keepdim, dtype=dtype)
+    if p == "fro" and (dims is None or len(dims) <= 2):
+        return lad.vector_norm(x, 2, dims, keepdim, dtype=dtype)
+    return lad.matrix_norm(x, p, list(range(x.ndim)) if dims is None else dims, keepdim, dtype=dtype)
+
+
+def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
+            equal_nan: bool = False) -> Tensor:
+    """``input == other``, or a finite ``|input - other| <= atol + rtol * |other|``: a bool
+    constant (``torch.isclose``: equal infinities are close, NaNs only with ``equal_nan``)."""
+    x = as_tensor(input)
+    xp, a, b = x.device.xp, x._data, as_tensor(other, x)._data
+    with namespace.errstate(invalid="ignore", over="ignore"):
+        error = xp.abs(a - b)
+        close = (a == b) | (xp.isfinite(error) & (error <= atol + xp.abs(rtol * b)))
+    if equal_nan:
+        close = close | (xp.isnan(a) & xp.isnan(b))
+    return Tensor.constant(xp.asarray(close), x.device)
+
+
+def allclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
+             equal_nan: bool = False) -> bool:
+    """Whether :func:`isclose` holds everywhere (one Python bool, as ``torch.allclose``)."""
+    return bool(isclose(input, other, rtol, atol, equal_nan).numpy().all())
+
+
+def msort(input: Any) -> Tensor:  # noqa: A002
+    """The values sorted along dim 0 (``torch.msort``: ``torch.sort(input, 0).values``)."""
+    return ti.sort_pair(as_tensor(input), 0).values
+
+
+def clamp_min(input: Any, min: Any) -> Tensor:  # noqa: A002
+    """``max(input, min)`` (``torch.clamp_min``; the gradient flows where ``input >= min``)."""
+    return ti.clamp(input, min, None)
+
+
+def clamp_max(input: Any, max: Any) -> Tensor:  # noqa: A002
+    """``min(input, max)`` (``torch.clamp_max``)."""
+    return ti.clamp(input, None, max)
+
+
+def polygamma(n: int, input: Any) -> Tensor:  # noqa: A002
+    """``psi^(n)(input)``, PyTorch's argument order (``torch.polygamma(n, input)``)."""
+    return sp.polygamma(n, input)
+
+
+def mvlgamma(input: Any, p: int) -> Tensor:  # noqa: A002
+    """The log of the multivariate gamma function of dimension ``p`` (``torch.mvlgamma``)."""
+    return spx.multigammaln(input, p)
+
+
+def vander(x: Any, N: int | None = None, increasing: bool = False) -> Tensor:  # noqa: N803
+    """The Vandermonde matrix of the 1-D ``x``: column ``j`` is ``x ** (N - 1 - j)`` (``x ** j``
+    when ``increasing``), as ``torch.vander``.  Built as PyTorch's, by a cumulative product of
+    copies of ``x``, so the gradient at ``x = 0`` is finite; integer input gives int64."""
+    x = as_tensor(x)
+    if x.ndim != 1:
+        raise ValueError(f"vander: x must be a one-dimensional tensor, got {x.ndim}-D")
+    n = x.shape[0] if N is None else int(N)
+    if n < 0:
+        raise ValueError(f"vander: N must be non-negative, got {n}")
+    if x.dtype.kind in "biu":
+        x = mf.astype(x, "int64")
+    columns = [Tensor.constant(x.device.xp.ones((x.shape[0], min(n, 1)), x.dtype), x.device)]
+    if n > 1:
+        columns.append(ti.cumprod(mf.broadcast_to(mf.reshape(x, (-1, 1)), (x.shape[0], n - 1)), dim=1))
+    out = ti.cat(columns, dim=1)
+    return out if increasing else mf.flip(out, 1)
+
+
+# PyTorch's fused BLAS forms: ``beta * input + alpha * (product)``.  Written as the expression,
+# the tape records the product and the sum; with ``beta=0`` the input is ignored, NaNs included.
+def _scaled_sum(input: Any, product: Tensor, beta: Any, alpha: Any) -> Tensor:  # noqa: A002
+    if alpha != 1:
+        product = alpha * product
+    x = as_tensor(input, product)
+    if beta == 0:  # PyTorch: "input is ignored, and nan and inf in it will not be propagated"
+        return product + mf.where(False, x, 0)
+    return (x if beta == 1 else beta * x) + product
+
+
+def _ranks(name: str, *tensors_and_ranks: tuple[Any, int]) -> list[Tensor]:
+    out = []
+    for t, rank in tensors_and_ranks:
+        t = as_tensor(t)
+        if t.ndim != rank:
+            raise ValueError(f"{name}: expected a {rank}-D tensor, got {t.ndim}-D (as PyTorch's)")
+        out.append(t)
+    return out
+
+
+def _fused_form(name: str, ranks: tuple[int, int], product: Any, doc: str) -> Any:
+    """PyTorch's ``torch.<name>(input, a, b, *, beta=1, alpha=1)``: ``beta * input + alpha * product(a, b)``
+    of operands of the given ranks."""
+    def fn(input: Any, a: Any, b: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002
+        a, b = _ranks(name, (a, ranks[0]), (b, ranks[1]))
+        return _scaled_sum(input, product(a, b), beta, alpha)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
+addmm = _fused_form("addmm", (2, 2), mf.matmul, "``beta * input + alpha * (mat1 @ mat2)`` of 2-D ``mat1``, ``mat2``.")
+addmv = _fused_form("addmv", (2, 1), mf.matmul, "``beta * input + alpha * (mat @ vec)``, a 2-D ``mat``, 1-D ``vec``.")
+addr = _fused_form("addr", (1, 1), mf.outer, "``beta * input + alpha * outer(vec1, vec2)`` of 1-D vectors.")
+baddbmm = _fused_form("baddbmm", (3, 3), mf.matmul,
+                      "``beta * input + alpha * (batch1 @ batch2)``, matrix by matrix of 3-D batches.")
+addbmm = _fused_form("addbmm", (3, 3), lambda a, b: ti.sum(mf.matmul(a, b), dim=0),
+                     "``beta * input + alpha * sum_b (batch1[b] @ batch2[b])``: the batch's products summed.")
+
+
+def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:  # noqa: A002
+    """``input + value * tensor1 * tensor2``, rounded in PyTorch's order (``torch.addcmul``)."""
+    t1 = as_tensor(tensor1)
+    return as_tensor(input, t1) + (t1 if value == 1 else value * t1) * tensor2
+
+
+def addcdiv(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:  # noqa: A002
+    """``input + value * tensor1 / tensor2``, rounded in PyTorch's order (``torch.addcdiv``)."""
+    t1 = as_tensor(tensor1)
+    return as_tensor(input, t1) + (t1 if value == 1 else value * t1) / tensor2
