@@ -305,3 +305,37 @@ def test_power_of_a_negative_real_number_with_a_complex_exponent():
     (g,) = mg.grad((mg.abs((-2.0) ** z) ** 2).sum(), [z])
     (h,) = mg.grad((mg.abs(mg.tensor(np.complex128(-2.0)) ** z) ** 2).sum(), [z])
     np.testing.assert_allclose(g.numpy(), h.numpy(), rtol=1e-12)
+
+
+def test_arccosh_left_of_the_imaginary_axis_has_its_own_derivative():
+    """arccosh's principal branch differentiates to 1 / (sqrt(z - 1) sqrt(z + 1)), which is
+    -1 / sqrt(z^2 - 1) where Re z < 0: the real formula gave the gradient's negative there.
+    PyTorch's: z = torch.tensor(points, dtype=torch.complex128, requires_grad=True);
+    y = torch.acosh(z); (y.real.sum() + 2 * y.imag.sum()).backward(); z.grad."""
+    points = np.array([-2 + 0.5j, -0.5 - 1j, 1.5 + 2j, -3 - 0.1j])
+    torch_grad = np.array([-0.85111915 - 0.86372764j, 1.18075971 - 1.04235368j,
+                           -0.44497445 + 0.74803192j, -0.32655644 - 0.71929558j])
+    z = mg.tensor(points, requires_grad=True)
+    y = mg.arccosh(z)
+    (y.real.sum() + 2 * y.imag.sum()).backward()
+    np.testing.assert_allclose(z.grad.numpy(), torch_grad, atol=1e-8)
+    # forward mode states the same derivative: jvp along t is the central difference
+    t, h = np.array([0.3 - 0.2j, 1j, -0.4 + 0.1j, 0.5 + 0.5j]), 1e-6
+    _, jv = mg.func.jvp(mg.arccosh, (mg.tensor(points),), (mg.tensor(t),))
+    np.testing.assert_allclose(jv.numpy(), (np.arccosh(points + h * t) - np.arccosh(points - h * t)) / (2 * h),
+                               atol=1e-8)
+    assert gradgradcheck(mg.arccosh, (mg.tensor(points, requires_grad=True),))
+
+
+def test_logsumexp_of_complex_numbers_is_the_principal_logarithm():
+    """The max shift takes the real parts only: shifting by a complex maximum added its
+    imaginary part to the phase of the sum, off by 2 pi i in the first row here.
+    PyTorch's: torch.logsumexp(torch.tensor(x, dtype=torch.complex128), 1)."""
+    x = np.array([[1.0 + 3.0j, 1.0 - 3.0j, 0.9 - 2.5j], [1.0 + 0.5j, 3.0 + 2.9j, 2.5 - 3.1j]])
+    torch_value = np.array([2.01471005 - 2.94400441j, 3.39516619 + 2.95260303j])
+    for dt in ("complex128", "complex64"):
+        got = mg.logsumexp(mg.tensor(x.astype(dt)), 1)
+        assert got.dtype == np.dtype(dt)
+        np.testing.assert_allclose(got.numpy(), torch_value, rtol=1e-6)
+        np.testing.assert_allclose(mg.logsumexp(mg.tensor(x.astype(dt)), 1, keepdims=True).numpy()[:, 0],
+                                   torch_value, rtol=1e-6)

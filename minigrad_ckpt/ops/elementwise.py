@@ -618,13 +618,22 @@ class Arcsinh(UnaryElementwise):
 
 
 class Arccosh(UnaryElementwise):
-    """``arccosh`` on ``[1, inf)``; ``1 / sqrt(x^2 - 1)`` is infinite at ``x = 1``."""
+    """``arccosh`` on ``[1, inf)``; ``1 / sqrt(x^2 - 1)`` is infinite at ``x = 1``.
+
+    For complex ``z`` the principal branch is ``log(z + sqrt(z - 1) sqrt(z + 1))``,
+    whose derivative is ``1 / (sqrt(z - 1) sqrt(z + 1))``: where ``Re z < 0`` that
+    product of roots is ``-sqrt(z^2 - 1)``, so the real formula would give the
+    other branch's derivative there.  Real ``x <= -1`` (a NaN output) keeps the
+    real formula's number, as PyTorch's gradient does.
+    """
 
     fn = "arccosh"
     ignore = ("invalid",)
     singular = True
 
     def derivative(self, xp, out, x):
+        if x.dtype.kind == "c":
+            return 1 / (xp.sqrt(x - 1) * xp.sqrt(x + 1))
         return 1 / xp.sqrt(x * x - 1)
 
 

@@ -281,10 +281,15 @@ class LogSumExp(_Reduction):
 
 def _shift(xp: Any, x: Any, axes: tuple[int, ...]) -> Any:
     """The slice maxima logsumexp shifts by (0 where not finite, and over an empty slice, whose
-    sum is 0 and log -inf)."""
+    sum is 0 and log -inf).
+
+    For complex ``x``, the maxima of the real parts: a real shift bounds every ``|exp(x - m)|``
+    by 1 as well, and leaves the phase of the sum alone, so the result's imaginary part is the
+    principal ``Arg(sum(exp(x)))`` (PyTorch's).  Shifting by a complex ``m`` added ``Im(m)``
+    to the argument of ``sum(exp(x - m))``, a logarithm off by ``2 pi i`` for some inputs."""
     if any(x.shape[a] == 0 for a in axes) or (not axes and x.size == 0):
         return xp.zeros(tuple(1 if i in axes or not axes else n for i, n in enumerate(x.shape)), dtype=x.dtype)
-    m = xp.max(x, axis=axes, keepdims=True)
+    m = xp.max(xp.real(x) if x.dtype.kind == "c" else x, axis=axes, keepdims=True)
     return xp.where(xp.isfinite(m), m, 0)
 
 
