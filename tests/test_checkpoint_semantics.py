@@ -25,6 +25,7 @@ from minigrad_ckpt.grad_mode import state as grad_state
 from minigrad_ckpt.ops import registry
 from minigrad_ckpt.ops.base import Op
 from minigrad_ckpt.tape import apply, walk
+from minigrad_ckpt.testing import strict  # noqa: F401 -- registers the "strict" stand-in device
 
 DTYPES = ["float32", "float64"]
 
@@ -789,6 +790,65 @@ def test_modified_value_in_an_earlier_segment_raises_without_partial_grads():
     with pytest.raises(ck.CheckpointError):
         out.sum().backward()
     assert w1.grad is None and w2.grad is None
+
+
+# A value the function reads and then writes in place, *inside* the forward pass: an op that does
+# not save it (an add) reads it before the write, so a plain run's gradient does not depend on
+# the write -- and the replay must read what the op read, not the value after the write.
+WRITES_INSIDE = {
+    "mul_": lambda c: c.mul_(2.0),                 # bumps the version: the replay refused it
+    "setitem_view": lambda c: c[1:].fill_(0.5),    # through a view, which shares the version
+    "through_data": lambda c: c.data.mul_(2.0),    # .data has a version of its own: silently wrong
+}
+
+
+def _reads_then_writes(write, on_device):
+    def fn(x):
+        c = mg.tensor(np.linspace(-1.0, 1.0, 12).reshape(3, 4), device=on_device, dtype=x.dtype)
+        y = x + c           # keeps nothing of c
+        write(c)
+        return (mg.tanh(y) * (x * c)).sum()
+    return fn
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("how", sorted(WRITES_INSIDE))
+@pytest.mark.parametrize("wrap", ["checkpoint", "nested", "save_matmuls", "save_everything"])
+def test_a_value_written_in_place_inside_the_function_replays_as_the_op_read_it(how, wrap, dtype, device):
+    fn = _reads_then_writes(WRITES_INSIDE[how], device)
+    run = {"checkpoint": lambda x: ck.checkpoint(fn, x),
+           "nested": lambda x: ck.checkpoint(lambda h: ck.checkpoint(fn, h * 1.0), x),
+           "save_matmuls": ck.remat(fn, ck.save_matmuls),
+           "save_everything": ck.remat(fn, ck.save_everything)}[wrap]
+    values = np.linspace(-2.0, 2.0, 12).reshape(3, 4).astype(dtype)
+    x = mg.tensor(values, requires_grad=True, device=device)
+    fn(x).backward()
+    y = mg.tensor(values, requires_grad=True, device=device)
+    with mg.memory.track() as ledger:
+        run(y).backward()
+    np.testing.assert_array_equal(y.grad.numpy(), x.grad.numpy())
+    assert ledger.live("saved") == 0  # the copy is let go with the segment
+
+
+def test_a_value_written_in_place_after_the_forward_pass_is_still_refused():
+    c = mg.tensor(np.linspace(-1.0, 1.0, 12).reshape(3, 4))
+    x = mg.tensor(np.ones((3, 4)), requires_grad=True)
+    out = ck.checkpoint(lambda t: mg.tanh(t + c).sum(), x)
+    c.mul_(2.0)
+    with pytest.raises(ck.CheckpointError, match=r"\(Add\).*modified in place after the forward pass"):
+        out.backward()
+
+
+def test_a_value_written_inside_that_an_op_saved_is_refused_as_without_checkpointing():
+    def fn(x):
+        c = mg.tensor(np.linspace(-1.0, 1.0, 12).reshape(3, 4))
+        y = x * c           # saves c for its backward
+        c.mul_(2.0)
+        return y.sum()
+    for run in (fn, lambda x: ck.checkpoint(fn, x)):
+        with pytest.raises(RuntimeError, match=r"modified by an in-place operation after Mul"):
+            run(mg.tensor(np.ones((3, 4)), requires_grad=True)).backward()
 
 
 @pytest.fixture

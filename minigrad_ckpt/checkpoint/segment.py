@@ -31,6 +31,7 @@ inputs it will replay from.
 
 from __future__ import annotations
 
+import threading
 import time
 import weakref
 import zlib
@@ -43,7 +44,7 @@ from ..grad_mode import state as _grad_state
 from ..memory import _base, is_parameter_edge, saved_arrays
 from ..memory import ledger as _ledger
 from ..tape import DROPPED, FREED, Node, _version_error
-from ..tensor import Tensor
+from ..tensor import Tensor, add_write_guard, remove_write_guard
 
 __all__ = ["Segment", "CheckpointError"]
 
@@ -53,12 +54,13 @@ class CheckpointError(RuntimeError):
 
 
 class _Kept:
-    """A value a segment replays from: an array (or scalar) and its version box."""
+    """A value a segment replays from: an array (or scalar), its version box and, for a
+    tensor's array, its device's namespace."""
 
-    __slots__ = ("value", "box", "param")
+    __slots__ = ("value", "box", "param", "xp")
 
-    def __init__(self, value: Any, box: list | None, param: bool) -> None:
-        self.value, self.box, self.param = value, box, param
+    def __init__(self, value: Any, box: list | None, param: bool, xp: Any = None) -> None:
+        self.value, self.box, self.param, self.xp = value, box, param, xp
 
 
 _counter = [0]
@@ -109,6 +111,12 @@ class Segment:
         # The arrays nodes of this segment (as the root, of its whole tree) produced in the
         # forward pass, by id, so a detached copy of one is recognised; cleared on exit.
         self._outputs: dict[int, tuple[weakref.ref, Node]] = {}
+        # Kept values that a write in place could still change while the forward pass runs (the
+        # root segment's, for its whole tree): those kept since the last write, and the earlier
+        # ones by the memory they view, indexed when a write comes (see _copy_before_write).
+        self._unindexed: list[tuple[Segment, _Kept]] = []
+        self._writable: dict[int, list[tuple[Segment, _Kept]]] = {}
+        self._guard_thread: int | None = None
         self.forward_time = 0.0
         self._outer_recorder: Any = None
         self._t0 = 0.0
@@ -123,6 +131,9 @@ class Segment:
             outer.children.append(self)
         elif outer is not None:
             raise CheckpointError("checkpoint() cannot be used while the planner is profiling a model")
+        else:  # the root: values written in place while its tree records are copied first
+            self._guard_thread = threading.get_ident()
+            add_write_guard(self._copy_before_write)
         set_recorder(self)
         self.recording = True
         self._t0 = time.perf_counter()
@@ -131,6 +142,10 @@ class Segment:
     def __exit__(self, *exc: object) -> None:
         set_recorder(self._outer_recorder)
         self.recording = False
+        if self._guard_thread is not None:  # the root's forward pass is over: writes now are stale
+            remove_write_guard(self._copy_before_write)
+            self._guard_thread = None
+            self._writable, self._unindexed = {}, []
         self.forward_time = time.perf_counter() - self._t0
         if self.parent is None:
             self._outputs = {}  # let the forward pass's arrays go
@@ -203,7 +218,11 @@ class Segment:
                 sources.append(producer)  # recomputed by replay
                 continue
             is_param = is_tensor and (a._requires_grad if a._node is None else is_parameter_edge(a._node))
-            k = _Kept(v, a._version if is_tensor else None, is_param)
+            if is_tensor:
+                k = _Kept(v, a._version, is_param, a._device.xp)
+                root._unindexed.append((self, k))
+            else:
+                k = _Kept(v, None, False)
             sources.append(k)
             if hasattr(v, "nbytes"):
                 self.kept.append(k)
@@ -234,6 +253,36 @@ class Segment:
                 self.dropped_bytes += out_bytes
                 dropped = dropped[1:]
             self.dropped_bytes += _new_bytes(counted, dropped)
+
+    def _copy_before_write(self, t: Tensor) -> None:
+        """A write guard: ``t`` is about to be written in place while this segment tree records.
+
+        An op here read ``t`` and did not save it (``x + c`` keeps nothing of ``c``), so
+        without checkpointing the write changes nothing the backward reads; but the replay
+        reads ``t`` again.  So the value the op read is copied now, and the replay takes the
+        copy -- where a write *after* the forward pass (the value is stale then) is refused.
+        Writes are matched by memory, not version: a view, or ``t.data``, writes it too.
+        """
+        if threading.get_ident() != self._guard_thread:
+            return  # another thread's write (a loader filling a buffer) is not this forward pass's
+        for seg, k in self._unindexed:  # indexed here, so that recording pays almost nothing
+            self._writable.setdefault(id(k.xp.memory_owner(k.value)), []).append((seg, k))
+        self._unindexed = []
+        watched = self._writable.pop(id(t._device.xp.memory_owner(t._data)), None)
+        copies: dict[int, Any] = {}  # one copy of an array several ops read
+        for seg, k in watched or ():
+            old = k.value
+            k.value = copies.get(id(old))
+            if k.value is None:
+                k.value = copies[id(old)] = old.copy()
+            k.box = None  # the copy is the segment's own: nothing writes into it
+            if _ledger.enabled:
+                _ledger.hold([k.value])
+                if not k.param:
+                    _ledger.release([old])
+            if k.param:  # a parameter's array is not the tape's memory; its copy is
+                k.param = False
+                seg.kept_bytes += int(k.value.nbytes)
 
     def _made_here(self, value: Any) -> Node | None:
         """The node of this (root) segment whose output ``value`` is, if any.
