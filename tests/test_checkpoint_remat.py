@@ -426,3 +426,24 @@ def test_a_policy_keeping_more_than_it_drops_is_reported_as_costing_memory():
     assert stats.memory_saved_bytes == plain - held == 3 * 8 - 3 * 16 * 8
     assert stats.costly_segments == ["test_a_policy_keeping_more_than_it_drops_is_reported_as_costing_memory."
                                      "<locals>.wide"]
+
+
+# ------------------------------------------------------------------------------ bad policies
+@pytest.mark.parametrize("offload", [False, True])
+def test_a_policy_answer_with_no_truth_value_is_a_clear_error(offload):
+    # NumPy's "truth value of an array ... is ambiguous" came out of the tape's recording before
+    def ambiguous(node):
+        return np.array([True, False])
+
+    policy = ck.offload_to_host(ambiguous) if offload else ambiguous
+    tensor_module = importlib.import_module("minigrad_ckpt.tensor")
+    x = mg.tensor(np.ones((3, 4)), requires_grad=True)
+    with pytest.raises(TypeError, match=r"policy .*ambiguous.* returned ndarray for node #\d+ \(Mul\); a policy "
+                                        r"returns True"):
+        ck.remat(lambda t: mg.tanh(t * 2.0), policy)(x)
+    assert mg.grad_mode.state.recorder is None and tensor_module._write_guard is None  # nothing left behind
+    # answers with a truth value are taken by it, as Python takes them
+    for truthy in (lambda n: None, lambda n: 1, lambda n: np.bool_(True), lambda n: frozenset({"h"})):
+        x.grad = None
+        ck.remat(lambda t: mg.tanh(t * 2.0), truthy)(x).sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), 2.0 * (1.0 - np.tanh(2.0) ** 2) * np.ones((3, 4)))

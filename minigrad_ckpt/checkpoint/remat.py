@@ -86,7 +86,7 @@ def name(tensor: Any, label: str) -> Any:
     if node is not None:
         node.remat_names = getattr(node, "remat_names", frozenset()) | {label}
         seg = node.segment  # the node was recorded before its name: ask the policy again
-        if seg is not None and seg.keep is not None and node not in seg._kept_outputs and seg.keep(node):
+        if seg is not None and seg.keep is not None and node not in seg._kept_outputs and seg.keeps(node):
             seg._keep_output(node, tensor._data)
     return tensor
 
@@ -106,8 +106,8 @@ class offload_to_host:  # noqa: N801 -- wraps a policy, used like one
             raise TypeError(f"offload_to_host needs a policy (a callable on nodes), got {type(policy).__name__}")
         self.policy = policy
 
-    def __call__(self, node: Node) -> bool:
-        return bool(self.policy(node))
+    def __call__(self, node: Node) -> Any:
+        return self.policy(node)  # its truth value: the segment asks for it
 
     def __repr__(self) -> str:
         return f"offload_to_host({getattr(self.policy, '__name__', self.policy)!r})"

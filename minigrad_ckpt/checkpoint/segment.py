@@ -232,7 +232,7 @@ class Segment:
         self.nodes.append(node)
         if self.keep is not None:
             node.remat_position = len(self.nodes) - 1
-            if self.keep(node):
+            if self.keeps(node):
                 self._keep_output(node, out)
         try:  # weakly: the forward pass must be free to let its arrays go
             root._outputs[id(out)] = (weakref.ref(out), node)
@@ -294,6 +294,17 @@ class Segment:
         """
         hit = self._outputs.get(id(value))
         return hit[1] if hit is not None and hit[0]() is value else None
+
+    def keeps(self, node: Node) -> bool:
+        """The policy's answer for ``node``, as a bool (an answer with no truth value -- an
+        array of several -- is a ``TypeError`` naming the policy and the node)."""
+        answer = self.keep(node)
+        try:
+            return bool(answer)
+        except (TypeError, ValueError) as e:
+            raise TypeError(
+                f"the checkpoint policy {self.keep!r} returned {type(answer).__name__} for node #{node.seq} "
+                f"({node.op.name}); a policy returns True (keep the output) or False (recompute it)") from e
 
     def _keep_output(self, node: Node, out: Any) -> None:
         """Keep ``node``'s output for the replay: on the device, or -- a policy wrapped in
