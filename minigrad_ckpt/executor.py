@@ -213,12 +213,14 @@ class Executor:
             raise ValueError(f"parameter group {gi}: the optimizer's parameters differ from the state's")
         hyper = {k: v for k, v in g_saved.items() if k != "params"}
         own_hyper = {k: v for k, v in g_own.items() if k != "params"}
+        # a snapshot written before the groups kept PyTorch's flags: those take the optimizer's values
+        hyper.update({k: own_hyper[k] for k in _LATER_FLAGS if k in own_hyper and k not in hyper})
         if set(hyper) != set(own_hyper):
             raise ValueError(f"parameter group {gi} has hyper-parameters {sorted(hyper)}, the optimizer "
                              f"{sorted(own_hyper)}")
         entry = {}
         for k, v in hyper.items():
-            if not _same_kind(v, own_hyper[k]):
+            if not (_same_kind(v, own_hyper[k]) or k in _LATER_FLAGS and (v is None or isinstance(v, bool))):
                 raise ValueError(f"parameter group {gi}: hyper-parameter {k!r} = {v!r} is not of the kind "
                                  f"the optimizer uses ({own_hyper[k]!r})")
             entry[k] = tuple(v) if isinstance(v, list) else v
@@ -289,6 +291,10 @@ def _plain(v: Any) -> Any:
     if isinstance(v, Tensor) or is_array(v):
         return to_host(v._data if isinstance(v, Tensor) else v).tolist()
     raise TypeError(f"cannot store {type(v).__name__} in a snapshot header")
+
+
+# PyTorch's keyword flags the optimizers' groups keep (``foreach`` and ``fused`` are True, False or None)
+_LATER_FLAGS = ("maximize", "foreach", "fused", "capturable", "differentiable", "decoupled_weight_decay")
 
 
 def _same_kind(saved: Any, own: Any) -> bool:

@@ -33,6 +33,10 @@ PAIRS = {
                                        lrs.ExponentialLR(o, gamma=0.8)], milestones=[3])),
     "adam_amsgrad_plateau": (lambda ps: optim.Adam(ps, lr=0.01, amsgrad=True),
                              lambda o: lrs.ReduceLROnPlateau(o, factor=0.5, patience=0, threshold=0.2)),
+    "asgd_step": (lambda ps: optim.ASGD(ps, lr=0.05, lambd=0.01, t0=2, weight_decay=0.01),
+                  lambda o: lrs.StepLR(o, step_size=3, gamma=0.5)),
+    "rprop_cosine": (lambda ps: optim.Rprop(ps, lr=0.01, etas=(0.4, 1.3)),
+                     lambda o: lrs.CosineAnnealingLR(o, T_max=5)),
 }
 
 
@@ -107,7 +111,7 @@ def test_state_dict_round_trip_is_bitwise_exact(pair):
     assert _state(model2, opt2) == want
 
 
-# RMSprop, Adagrad, Adamax, NAdam and RAdam, each with the options that change its update rule
+# RMSprop, Adagrad, Adamax, NAdam, RAdam, ASGD and Rprop, each with the options that change its update rule
 OPTIMIZER_VARIANTS = [
     lambda ps: optim.RMSprop(ps, lr=0.01, momentum=0.9, centered=True, weight_decay=0.1),
     lambda ps: optim.Adagrad(ps, lr=0.1, lr_decay=0.1, weight_decay=0.1, initial_accumulator_value=0.5),
@@ -116,6 +120,9 @@ OPTIMIZER_VARIANTS = [
     lambda ps: optim.NAdam(ps, weight_decay=0.1, decoupled_weight_decay=True),
     lambda ps: optim.RAdam(ps, weight_decay=0.1),
     lambda ps: optim.RAdam(ps, betas=(0.9, 0.9), weight_decay=0.1, decoupled_weight_decay=True),
+    lambda ps: optim.ASGD(ps, lr=0.05, lambd=0.01, t0=3, weight_decay=0.1),
+    lambda ps: optim.Rprop(ps, lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.2)),
+    lambda ps: optim.Adam(ps, maximize=True, amsgrad=True),
 ]
 
 

@@ -204,6 +204,17 @@ def momentum_of(group) -> float:
 
 
 def run_train(case: str, meta: dict) -> None:
+    # the fixture's torch ran under set_default_dtype(float64): NAdam's mu_product (a 0-d tensor of the
+    # scalar dtype there) is float64 then, and float32 under the engine's float32 default
+    before = mg.get_default_dtype()
+    mg.set_default_dtype("float64")
+    try:
+        _run_train(case, meta)
+    finally:
+        mg.set_default_dtype(before)
+
+
+def _run_train(case: str, meta: dict) -> None:
     model = mlp()
     model.load_state_dict({n: arr("mlp", f"init.{n}") for n in meta["params"]})
     params = dict(model.named_parameters())

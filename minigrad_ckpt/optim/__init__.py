@@ -1,4 +1,4 @@
-"""Optimizers (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, LBFGS) and learning-rate
+"""Optimizers (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, ASGD, Rprop, LBFGS) and learning-rate
 schedules (``optim.lr_scheduler``), with PyTorch's update rules, defaults and state dicts."""
 
 from . import lr_scheduler
@@ -6,14 +6,16 @@ from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .adamax import Adamax
+from .asgd import ASGD
 from .lbfgs import LBFGS
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
 from .rmsprop import RMSprop
+from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = [
     "Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "LBFGS", "NAdam", "RAdam",
-    "lr_scheduler",
+    "ASGD", "Rprop", "lr_scheduler",
 ]

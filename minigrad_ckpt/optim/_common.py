@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..backend import host_numpy
+from ..creation import get_default_dtype
 from ..tensor import Tensor
 
 
@@ -27,6 +29,27 @@ def check_hyper(name: str, **values: Any) -> None:
     bad = {k: v for k, v in values.items() if not v >= 0}
     if bad:
         raise ValueError(f"{name}: invalid {', '.join(f'{k}={v}' for k, v in bad.items())} (must be >= 0)")
+
+
+def scalar_state(value: float, times: float | None = None) -> float:
+    """``value`` (times ``times``) as PyTorch keeps a scalar of an optimizer's state (ASGD's ``eta`` and
+    ``mu``, NAdam's ``mu_product``): a 0-d tensor of float64 when the default dtype is float64, of
+    float32 otherwise -- so under a float32 default it is rounded, and a product is taken in float32."""
+    if host_numpy.dtype(get_default_dtype()) == host_numpy.float64:
+        return float(value) if times is None else float(value) * times
+    narrow = host_numpy.float32(value)
+    return float(narrow if times is None else narrow * host_numpy.float32(times))
+
+
+def kernel_flags(name: str, **flags: Any) -> dict[str, Any]:
+    """PyTorch's keyword arguments beside the hyper-parameters, kept in each group as PyTorch keeps
+    them: ``maximize`` (the step ascends; the base step negates the gradient), and ``foreach``,
+    ``fused``, ``capturable``, which pick PyTorch's kernels, not its math, so they change nothing
+    here.  ``differentiable=True`` (autograd through the step itself) is refused: the step runs
+    under ``no_grad``."""
+    if flags.get("differentiable"):
+        raise ValueError(f"{name}: differentiable=True is not supported (the step is not recorded on the tape)")
+    return flags
 
 
 def check_betas(name: str, betas: Any) -> tuple[float, float]:

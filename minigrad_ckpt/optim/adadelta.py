@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..tensor import Tensor
-from ._common import check_hyper, zeros_state
+from ._common import check_hyper, kernel_flags, zeros_state
 from .optimizer import Optimizer
 
 __all__ = ["Adadelta"]
@@ -26,11 +26,13 @@ class Adadelta(Optimizer):
     """
 
     def __init__(self, params: Iterable[Any], lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6,
-                 weight_decay: float = 0.0) -> None:
+                 weight_decay: float = 0.0, foreach: bool | None = None, *, capturable: bool = False,
+                 maximize: bool = False, differentiable: bool = False) -> None:
         check_hyper("Adadelta", lr=lr, eps=eps, weight_decay=weight_decay)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Adadelta: invalid rho={rho} (must be in [0, 1])")
-        super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay))
+        super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, **kernel_flags(
+            "Adadelta", foreach=foreach, capturable=capturable, maximize=maximize, differentiable=differentiable)))
 
     def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
         return {"step": 0, "square_avg": zeros_state(p), "acc_delta": zeros_state(p)}

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..tensor import Tensor
-from ._common import check_hyper, zeros_state
+from ._common import check_hyper, kernel_flags, zeros_state
 from .optimizer import Optimizer
 
 __all__ = ["Adagrad"]
@@ -22,11 +22,14 @@ class Adagrad(Optimizer):
     """
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, lr_decay: float = 0.0, weight_decay: float = 0.0,
-                 initial_accumulator_value: float = 0.0, eps: float = 1e-10) -> None:
+                 initial_accumulator_value: float = 0.0, eps: float = 1e-10, foreach: bool | None = None, *,
+                 maximize: bool = False, differentiable: bool = False, fused: bool | None = None) -> None:
         check_hyper("Adagrad", lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
                     initial_accumulator_value=initial_accumulator_value, eps=eps)
         super().__init__(params, dict(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
-                                      initial_accumulator_value=initial_accumulator_value, eps=eps))
+                                      initial_accumulator_value=initial_accumulator_value, eps=eps,
+                                      **kernel_flags("Adagrad", foreach=foreach, maximize=maximize,
+                                                     differentiable=differentiable, fused=fused)))
         # PyTorch creates the state at construction (so it exists before the first step)
         for group in self.param_groups:
             for p in group["params"]:

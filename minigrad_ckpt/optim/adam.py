@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..tensor import Tensor
-from ._common import check_betas, check_hyper, update_moments, zeros_state
+from ._common import check_betas, check_hyper, kernel_flags, update_moments, zeros_state
 from .optimizer import Optimizer
 
 __all__ = ["Adam", "AdamW"]
@@ -21,23 +21,23 @@ class Adam(Optimizer):
         p = p - lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
     """
 
-    _decoupled = False
-
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 0.0, amsgrad: bool = False) -> None:
+                 eps: float = 1e-8, weight_decay: float = 0.0, amsgrad: bool = False, *, foreach: bool | None = None,
+                 maximize: bool = False, capturable: bool = False, differentiable: bool = False,
+                 fused: bool | None = None, decoupled_weight_decay: bool = False) -> None:
         name = type(self).__name__
         check_hyper(name, lr=lr, eps=eps, weight_decay=weight_decay)
         super().__init__(params, dict(lr=lr, betas=check_betas(name, betas), eps=eps, weight_decay=weight_decay,
-                                      amsgrad=amsgrad))
+                                      amsgrad=amsgrad, **kernel_flags(
+                                          name, foreach=foreach, maximize=maximize, capturable=capturable,
+                                          differentiable=differentiable, fused=fused),
+                                      decoupled_weight_decay=decoupled_weight_decay))
 
     def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
         st = {"step": 0, "exp_avg": zeros_state(p), "exp_avg_sq": zeros_state(p)}
         if group["amsgrad"]:
             st["max_exp_avg_sq"] = zeros_state(p)
         return st
-
-    def decouples_weight_decay(self, group: dict[str, Any]) -> bool:
-        return self._decoupled
 
     def update_one(self, p: Tensor, g: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
         xp = p.device.xp
@@ -57,8 +57,10 @@ class Adam(Optimizer):
 class AdamW(Adam):
     """Adam with decoupled weight decay: ``p = p * (1 - lr * weight_decay)`` before the Adam step."""
 
-    _decoupled = True
-
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 1e-2, amsgrad: bool = False) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad)
+                 eps: float = 1e-8, weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None, capturable: bool = False, differentiable: bool = False,
+                 fused: bool | None = None) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
+                         capturable=capturable, differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..tensor import Tensor
-from ._common import check_betas, check_hyper, zeros_state
+from ._common import check_betas, check_hyper, kernel_flags, zeros_state
 from .optimizer import Optimizer
 
 __all__ = ["Adamax"]
@@ -22,10 +22,13 @@ class Adamax(Optimizer):
     """
 
     def __init__(self, params: Iterable[Any], lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 0.0) -> None:
+                 eps: float = 1e-8, weight_decay: float = 0.0, foreach: bool | None = None, *,
+                 maximize: bool = False, differentiable: bool = False, capturable: bool = False) -> None:
         check_hyper("Adamax", lr=lr, eps=eps, weight_decay=weight_decay)
         super().__init__(params, dict(lr=lr, betas=check_betas("Adamax", betas), eps=eps,
-                                      weight_decay=weight_decay))
+                                      weight_decay=weight_decay, **kernel_flags(
+                                          "Adamax", foreach=foreach, maximize=maximize,
+                                          differentiable=differentiable, capturable=capturable)))
 
     def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
         return {"step": 0, "exp_avg": zeros_state(p), "exp_inf": zeros_state(p)}

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..tensor import Tensor
-from ._common import check_betas, check_hyper, update_moments, zeros_state
+from ._common import check_betas, check_hyper, kernel_flags, scalar_state, update_moments, zeros_state
 from .optimizer import Optimizer
 
 __all__ = ["NAdam"]
@@ -22,16 +22,20 @@ class NAdam(Optimizer):
         p = p - lr * (1 - mu_t) / (1 - prod) * g / denom
               - lr * mu_{t+1} / (1 - prod * mu_{t+1}) * m / denom
 
-    ``mu_product`` is per-parameter state (a Python float), as in PyTorch.
+    ``mu_product`` is per-parameter state (a Python float), rounded to float32 under a float32 default
+    dtype as PyTorch's 0-d state tensor is.
     """
 
     def __init__(self, params: Iterable[Any], lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 0.0, momentum_decay: float = 4e-3,
-                 decoupled_weight_decay: bool = False) -> None:
+                 decoupled_weight_decay: bool = False, *, foreach: bool | None = None, maximize: bool = False,
+                 capturable: bool = False, differentiable: bool = False) -> None:
         check_hyper("NAdam", lr=lr, eps=eps, weight_decay=weight_decay, momentum_decay=momentum_decay)
         super().__init__(params, dict(lr=lr, betas=check_betas("NAdam", betas), eps=eps,
                                       weight_decay=weight_decay, momentum_decay=momentum_decay,
-                                      decoupled_weight_decay=decoupled_weight_decay))
+                                      decoupled_weight_decay=decoupled_weight_decay, **kernel_flags(
+                                          "NAdam", foreach=foreach, maximize=maximize, capturable=capturable,
+                                          differentiable=differentiable)))
 
     def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
         return {"step": 0, "mu_product": 1.0, "exp_avg": zeros_state(p), "exp_avg_sq": zeros_state(p)}
@@ -40,7 +44,7 @@ class NAdam(Optimizer):
         lr, (b1, b2), md, t = group["lr"], group["betas"], group["momentum_decay"], state["step"]
         mu = b1 * (1.0 - 0.5 * (0.96 ** (t * md)))
         mu_next = b1 * (1.0 - 0.5 * (0.96 ** ((t + 1) * md)))
-        state["mu_product"] *= mu
+        state["mu_product"] = scalar_state(state["mu_product"], mu)  # float32 under a float32 default
         prod = state["mu_product"]
         m, v = update_moments(state, g, b1, b2)
         denom = p.device.xp.sqrt(v / (1 - b2**t))

@@ -116,6 +116,8 @@ class Optimizer:
         if "step" in st:
             st["step"] += 1
         g = p.grad._data
+        if group.get("maximize"):  # PyTorch's order: negate first, then weight decay
+            g = -g
         wd = group.get("weight_decay", 0)
         if wd:
             if self.decouples_weight_decay(group):

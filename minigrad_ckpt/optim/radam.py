@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..tensor import Tensor
-from ._common import check_betas, check_hyper, update_moments, zeros_state
+from ._common import check_betas, check_hyper, kernel_flags, update_moments, zeros_state
 from .optimizer import Optimizer
 
 __all__ = ["RAdam"]
@@ -25,10 +25,14 @@ class RAdam(Optimizer):
     """
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 0.0, decoupled_weight_decay: bool = False) -> None:
+                 eps: float = 1e-8, weight_decay: float = 0.0, decoupled_weight_decay: bool = False, *,
+                 foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False) -> None:
         check_hyper("RAdam", lr=lr, eps=eps, weight_decay=weight_decay)
         super().__init__(params, dict(lr=lr, betas=check_betas("RAdam", betas), eps=eps,
-                                      weight_decay=weight_decay, decoupled_weight_decay=decoupled_weight_decay))
+                                      weight_decay=weight_decay, decoupled_weight_decay=decoupled_weight_decay,
+                                      **kernel_flags("RAdam", foreach=foreach, maximize=maximize,
+                                                     capturable=capturable, differentiable=differentiable)))
 
     def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
         return {"step": 0, "exp_avg": zeros_state(p), "exp_avg_sq": zeros_state(p)}

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..tensor import Tensor
-from ._common import check_hyper, zeros_state
+from ._common import check_hyper, kernel_flags, zeros_state
 from .optimizer import Optimizer
 
 __all__ = ["RMSprop"]
@@ -24,10 +24,13 @@ class RMSprop(Optimizer):
     """
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
-                 weight_decay: float = 0.0, momentum: float = 0.0, centered: bool = False) -> None:
+                 weight_decay: float = 0.0, momentum: float = 0.0, centered: bool = False, capturable: bool = False,
+                 foreach: bool | None = None, maximize: bool = False, differentiable: bool = False) -> None:
         check_hyper("RMSprop", lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum)
         super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
-                                      momentum=momentum, centered=centered))
+                                      momentum=momentum, centered=centered, **kernel_flags(
+                                          "RMSprop", capturable=capturable, foreach=foreach, maximize=maximize,
+                                          differentiable=differentiable)))
 
     def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
         st = {"step": 0, "square_avg": zeros_state(p)}

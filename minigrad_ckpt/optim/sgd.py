@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..tensor import Tensor
+from ._common import kernel_flags
 from .optimizer import Optimizer
 
 __all__ = ["SGD"]
@@ -22,13 +23,17 @@ class SGD(Optimizer):
     """
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0.0,
-                 dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False) -> None:
+                 dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False, *,
+                 maximize: bool = False, foreach: bool | None = None, differentiable: bool = False,
+                 fused: bool | None = None) -> None:
         if lr < 0 or momentum < 0 or weight_decay < 0:
             raise ValueError(f"SGD: invalid lr={lr}, momentum={momentum} or weight_decay={weight_decay}")
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("SGD: Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
-                                      weight_decay=weight_decay, nesterov=nesterov))
+                                      weight_decay=weight_decay, nesterov=nesterov,
+                                      **kernel_flags("SGD", maximize=maximize, foreach=foreach,
+                                                     differentiable=differentiable, fused=fused)))
 
     def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
         # the buffer is the first step's gradient itself, made in update_one

@@ -1,0 +1,51 @@
+"""Rprop: resilient backpropagation -- a step size per weight, grown or shrunk by the gradient's sign."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ..tensor import Tensor
+from ._common import kernel_flags, zeros_state
+from .optimizer import Optimizer
+
+__all__ = ["Rprop"]
+
+
+class Rprop(Optimizer):
+    """Rprop, as PyTorch computes it (each step size starts at ``lr``)::
+
+        s = sign(g * prev):  etaplus where s > 0, etaminus where s < 0, 1 where s == 0
+        step_size = clamp(step_size * s, *step_sizes)
+        g = 0 where the sign flipped (s == etaminus);  p = p - sign(g) * step_size;  prev = g
+
+    Only the gradient's sign is used, so the rule suits full-batch training.
+    """
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-2, etas: tuple[float, float] = (0.5, 1.2),
+                 step_sizes: tuple[float, float] = (1e-6, 50), *, capturable: bool = False,
+                 foreach: bool | None = None, maximize: bool = False, differentiable: bool = False) -> None:
+        if not lr >= 0.0:
+            raise ValueError(f"Rprop: invalid lr={lr} (must be >= 0)")
+        etaminus, etaplus = etas
+        if not 0.0 < etaminus < 1.0 < etaplus:
+            raise ValueError(f"Rprop: invalid etas={etas} (need 0 < etaminus < 1 < etaplus)")
+        super().__init__(params, dict(lr=lr, etas=tuple(etas), step_sizes=tuple(step_sizes), **kernel_flags(
+            "Rprop", capturable=capturable, foreach=foreach, maximize=maximize, differentiable=differentiable)))
+
+    def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        return {"step": 0, "prev": zeros_state(p), "step_size": zeros_state(p, group["lr"])}
+
+    def update_one(self, p: Tensor, g: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
+        xp = p.device.xp
+        (etaminus, etaplus), (lo, hi) = group["etas"], group["step_sizes"]
+        factor = xp.sign(g * state["prev"]._data)  # then PyTorch's three writes, in its order (NaN stays NaN)
+        factor[factor > 0] = etaplus
+        factor[factor < 0] = etaminus
+        factor[factor == 0] = 1
+        step_size = state["step_size"]
+        step_size.copy_(xp.clip(step_size._data * factor, lo, hi))
+        g = g.copy()
+        g[factor == etaminus] = 0  # a sign flip: no step now, and no flip counted next time
+        p.sub_(xp.sign(g) * step_size._data)
+        state["prev"].copy_(g)
