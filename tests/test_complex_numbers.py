@@ -339,3 +339,37 @@ def test_logsumexp_of_complex_numbers_is_the_principal_logarithm():
         np.testing.assert_allclose(got.numpy(), torch_value, rtol=1e-6)
         np.testing.assert_allclose(mg.logsumexp(mg.tensor(x.astype(dt)), 1, keepdims=True).numpy()[:, 0],
                                    torch_value, rtol=1e-6)
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_real_and_imag_are_views_that_writes_go_through(device):
+    """z.real and z.imag are views, as PyTorch's: a write into them is a write into z. They
+    were copies, so each write below silently changed nothing (an initialisation such as
+    p.imag.zero_() left the parameter as it was). PyTorch's: z = torch.tensor([1+1j, 2+2j]);
+    z.real[0] = 5; z.imag.mul_(3); z is [5+3j, 2+6j]."""
+    z = mg.tensor([1 + 1j, 2 + 2j], device=device)
+    z.real[0] = 5
+    z.imag.mul_(3)
+    np.testing.assert_array_equal(z.numpy(), [5 + 3j, 2 + 6j])
+    p = mg.tensor([1 + 1j, 2 - 2j], requires_grad=True, device=device)
+    with mg.no_grad():
+        p.imag.zero_()
+        p.real.add_(1)
+    np.testing.assert_array_equal(p.numpy(), [2, 3])
+    assert p.requires_grad and p.dtype == np.complex64
+
+
+def test_a_view_of_the_parts_shares_the_version_counter():
+    z = mg.tensor([1 + 1j, 2 + 2j])
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    y = (z.real * x).sum()  # saves z.real for x's gradient
+    z.mul_(2)  # changes z.real too
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        y.backward()
+    # forward mode: a write into the part of a tensor that carries a tangent is refused, not lost
+    def f(v):
+        w = v * 1
+        w.real.mul_(2)
+        return w
+    with pytest.raises(RuntimeError, match="cannot carry its forward-mode tangent"):
+        mg.func.jvp(f, (mg.tensor([1 + 1j]),), (mg.tensor([1 + 0j]),))

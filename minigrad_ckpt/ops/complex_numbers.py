@@ -39,10 +39,13 @@ class _RealLinear(Op):
 
 
 class Real(_RealLinear):
-    """The real part of a complex input (a copy, not a view)."""
+    """The real part of a complex input: a view, as PyTorch's and NumPy's (a write into
+    ``z.real`` writes into ``z``; they share the version counter)."""
+
+    is_view = True
 
     def forward(self, xp, z):
-        return xp.real(z).copy()
+        return xp.real(z)
 
     def backward(self, xp, g, out, z):
         return g  # the engine makes it complex: g + 0i
@@ -55,10 +58,12 @@ class Real(_RealLinear):
 
 
 class Imag(_RealLinear):
-    """The imaginary part of a complex input (a copy, not a view)."""
+    """The imaginary part of a complex input: a view, as :class:`Real`."""
+
+    is_view = True
 
     def forward(self, xp, z):
-        return xp.imag(z).copy()
+        return xp.imag(z)
 
     def backward(self, xp, g, out, z):
         # i g, built from its parts: no complex multiplication, whose own derivative would enter
