@@ -111,6 +111,19 @@ LAYERS = {
     "ConvTranspose3d": (lambda: nn.ConvTranspose3d(3, 4, 3, stride=2, padding=1), VOL),
     "AdaptiveMaxPool3d": (lambda: nn.AdaptiveMaxPool3d(3), VOL),
     "MaxUnpool3d": (lambda: _PoolUnpool(nn.MaxPool3d(2, return_indices=True), nn.MaxUnpool3d(2)), VOL),
+    "BatchNorm3d": (lambda: nn.BatchNorm3d(3), VOL),
+    "InstanceNorm3d": (lambda: nn.InstanceNorm3d(3), VOL),
+    "Bilinear": (lambda: _WithTarget(nn.Bilinear(6, 6, 5)), (4, 6)),
+    "ChannelShuffle": (lambda: nn.ChannelShuffle(2), (2, 4, 3, 3)),
+    "FeatureAlphaDropout": (lambda: nn.FeatureAlphaDropout(0.3), IMG),
+    "LPPool1d": (lambda: nn.LPPool1d(2, 2), (2, 3, 10)),
+    "LPPool2d": (lambda: nn.LPPool2d(2, 2), IMG),
+    "LPPool3d": (lambda: nn.LPPool3d(2, 2), VOL),
+    "ReLU6": (lambda: nn.ReLU6(), (4, 6)),
+    "Softmax2d": (lambda: nn.Softmax2d(), IMG),
+    **{f"{kind}Pad{d}d": ((lambda kind=kind, d=d: getattr(nn, f"{kind}Pad{d}d")(*(
+        (1, 0.5) if kind == "Constant" else (1,)))), {1: (2, 3, 10), 2: IMG, 3: VOL}[d])
+       for kind in ("Zero", "Constant", "Reflection", "Replication", "Circular") for d in (1, 2, 3)},
 }
 CONTAINERS = {"Module", "ModuleList", "ModuleDict", "RNNBase"}  # not layers one can call on a tensor
 
@@ -149,6 +162,7 @@ W_LINEAR, W_CONV2D, W_CONV1D = (mg.randn(*s, requires_grad=True) for s in [(5, 6
 W_CONV_T, W_PRELU = mg.randn(3, 4, 3, 3, requires_grad=True), mg.randn(3, requires_grad=True)
 W_CONV3D, W_CONV_T1 = mg.randn(4, 3, 3, 3, 3, requires_grad=True), mg.randn(3, 4, 3, requires_grad=True)
 W_CONV_T3 = mg.randn(3, 2, 2, 3, 2, requires_grad=True)
+W_BILINEAR = mg.randn(5, 6, 6, requires_grad=True)
 GRID = mg.tensor(np.random.default_rng(1).uniform(-1, 1, (2, 5, 5, 2)).astype(np.float32))
 TARGET = mg.tensor(np.random.default_rng(0).random((4, 6)).astype(np.float32))
 
@@ -229,6 +243,13 @@ FUNCTIONALS = {
     "conv_transpose3d": (VOL, lambda x: F.conv_transpose3d(x, W_CONV_T3, stride=(2, 1, 2), padding=1)),
     "adaptive_max_pool3d": (VOL, lambda x: F.adaptive_max_pool3d(x, (3, 2, 3))),
     "max_unpool3d": (VOL, lambda x: F.max_unpool3d(*F.max_pool3d(x, 2, return_indices=True), 2)),
+    "bilinear": ((4, 6), lambda x: F.bilinear(x, TARGET, W_BILINEAR)),
+    "channel_shuffle": ((2, 4, 3, 3), lambda x: F.channel_shuffle(x, 2)),
+    "feature_alpha_dropout": (IMG, lambda x: F.feature_alpha_dropout(x, 0.3, training=True)),
+    "lp_pool1d": ((2, 3, 10), lambda x: F.lp_pool1d(x, 2, 2)),
+    "lp_pool2d": (IMG, lambda x: F.lp_pool2d(x, 3, 2)),
+    "lp_pool3d": (VOL, lambda x: F.lp_pool3d(x, 2, 2)),
+    "relu6": ((4, 6), lambda x: F.relu6(x)),
 }
 # Losses take a target, which a checkpoint keeps as one of its inputs while a plain run
 # may not save it: their peak may exceed by the targets' bytes and no more.
