@@ -37,6 +37,14 @@ PAIRS = {
                   lambda o: lrs.StepLR(o, step_size=3, gamma=0.5)),
     "rprop_cosine": (lambda ps: optim.Rprop(ps, lr=0.01, etas=(0.4, 1.3)),
                      lambda o: lrs.CosineAnnealingLR(o, T_max=5)),
+    "sgd_cyclic": (lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9),
+                   lambda o: lrs.CyclicLR(o, 0.01, 0.1, step_size_up=3, mode="triangular2")),
+    "adam_chained": (lambda ps: optim.Adam(ps, lr=0.01, maximize=False),
+                     lambda o: lrs.ChainedScheduler([lrs.ConstantLR(o, factor=0.5, total_iters=3),
+                                                     lrs.ExponentialLR(o, gamma=0.9)])),
+    "asgd_polynomial": (lambda ps: optim.ASGD(ps, lr=0.05, t0=2), lambda o: lrs.PolynomialLR(o, total_iters=6)),
+    "rprop_multiplicative": (lambda ps: optim.Rprop(ps, lr=0.01),
+                             lambda o: lrs.MultiplicativeLR(o, lambda e: 0.95)),
 }
 
 

@@ -1,7 +1,8 @@
 """Learning-rate schedules with PyTorch's names, arguments and formulas.
 
 StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR, CosineAnnealingWarmRestarts,
-LinearLR, LambdaLR, OneCycleLR, SequentialLR and ReduceLROnPlateau.  Each
+LinearLR, LambdaLR, MultiplicativeLR, ConstantLR, PolynomialLR, CyclicLR, OneCycleLR,
+SequentialLR, ChainedScheduler and ReduceLROnPlateau.  Each
 ``step()`` advances one epoch (ReduceLROnPlateau: ``step(metric)``) and writes
 the new ``lr`` into every parameter group, with PyTorch's recursive formulas
 (so values match its schedulers to round-off).  ``state_dict()`` is plain data
@@ -19,7 +20,7 @@ from .optimizer import Optimizer
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
            "CosineAnnealingWarmRestarts", "LinearLR", "LambdaLR", "OneCycleLR", "SequentialLR",
-           "ReduceLROnPlateau"]
+           "ReduceLROnPlateau", "MultiplicativeLR", "ConstantLR", "PolynomialLR", "CyclicLR", "ChainedScheduler"]
 
 
 class LRScheduler:
@@ -38,8 +39,19 @@ class LRScheduler:
             g.setdefault("initial_lr", g["lr"])
         self.base_lrs = [g["initial_lr"] for g in optimizer.param_groups]
         self.last_epoch = last_epoch
+        self._initial_step()
+
+    # True only during the step a scheduler takes when built (PyTorch's ``_is_initial``); an attribute of
+    # the instance only then, so it is never part of the state
+    _in_initial_step = False
+
+    def _initial_step(self) -> None:
         self._step_count = 0
-        self.step()
+        self._in_initial_step = True
+        try:
+            self.step()
+        finally:
+            del self._in_initial_step
 
     def get_lr(self) -> list[float]:
         raise NotImplementedError
@@ -212,6 +224,17 @@ class ExponentialLR(LRScheduler):
         return [b * self.gamma**self.last_epoch for b in self.base_lrs]
 
 
+def _lr_lambdas(name: str, optimizer: Any, lr_lambda: Any) -> list[Callable[[int], float]]:
+    """One function per parameter group: ``lr_lambda`` for each, or the list given (one per group)."""
+    n = len(optimizer.param_groups) if isinstance(optimizer, Optimizer) else 0
+    fns = list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else [lr_lambda] * n
+    if len(fns) != n:
+        raise ValueError(f"{name}: expected {n} lr_lambdas (one per parameter group), got {len(fns)}")
+    if not all(callable(f) for f in fns):
+        raise TypeError(f"{name}: lr_lambda must be callable (or a list of callables)")
+    return fns
+
+
 class LambdaLR(LRScheduler):
     """``lr = base_lr * lr_lambda(epoch)``; one function, or one per parameter group.
 
@@ -222,13 +245,7 @@ class LambdaLR(LRScheduler):
 
     def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | Sequence[Callable[[int], float]],
                  last_epoch: int = -1) -> None:
-        n = len(optimizer.param_groups) if isinstance(optimizer, Optimizer) else 0
-        fns = list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else [lr_lambda] * n
-        if len(fns) != n:
-            raise ValueError(f"LambdaLR: expected {n} lr_lambdas (one per parameter group), got {len(fns)}")
-        if not all(callable(f) for f in fns):
-            raise TypeError("LambdaLR: lr_lambda must be callable (or a list of callables)")
-        self.lr_lambdas = fns
+        self.lr_lambdas = _lr_lambdas("LambdaLR", optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
@@ -236,6 +253,68 @@ class LambdaLR(LRScheduler):
 
     def state_dict(self) -> dict[str, Any]:
         return {k: v for k, v in super().state_dict().items() if k != "lr_lambdas"}
+
+
+class MultiplicativeLR(LRScheduler):
+    """Multiply each group's lr by ``lr_lambda(epoch)`` every epoch (not at construction);
+    one function, or one per parameter group.  The functions are code, not state (as LambdaLR's)."""
+
+    def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | Sequence[Callable[[int], float]],
+                 last_epoch: int = -1) -> None:
+        self.lr_lambdas = _lr_lambdas("MultiplicativeLR", optimizer, lr_lambda)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        groups = self.optimizer.param_groups
+        if self._in_initial_step:  # the step taken at construction keeps the lr
+            return [g["lr"] for g in groups]
+        return [g["lr"] * f(self.last_epoch) for f, g in zip(self.lr_lambdas, groups)]
+
+    def state_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in super().state_dict().items() if k != "lr_lambdas"}
+
+
+class ConstantLR(LRScheduler):
+    """Scale the lr by ``factor`` until epoch ``total_iters``, then restore it."""
+
+    def __init__(self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5,
+                 last_epoch: int = -1) -> None:
+        if factor > 1.0 or factor < 0:
+            raise ValueError(f"ConstantLR: factor must be in [0, 1], got {factor}")
+        self.factor, self.total_iters = float(factor), int(total_iters)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        lrs = [g["lr"] for g in self.optimizer.param_groups]
+        if self.last_epoch == 0:
+            return [lr * self.factor for lr in lrs]
+        if self.last_epoch != self.total_iters:
+            return lrs
+        return [lr * (1.0 / self.factor) for lr in lrs]
+
+    def _closed_form_lr(self) -> list[float]:
+        f = self.factor
+        return [b * (f + (self.last_epoch >= self.total_iters) * (1 - f)) for b in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """Decay the lr to 0 over ``total_iters`` epochs as ``(1 - epoch / total_iters) ** power``."""
+
+    def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0, last_epoch: int = -1) -> None:
+        self.total_iters, self.power = int(total_iters), float(power)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        lrs = [g["lr"] for g in self.optimizer.param_groups]
+        e, n = self.last_epoch, self.total_iters
+        if self._in_initial_step or e > n:
+            return lrs
+        decay = ((1.0 - e / n) / (1.0 - (e - 1) / n)) ** self.power
+        return [lr * decay for lr in lrs]
+
+    def _closed_form_lr(self) -> list[float]:
+        n = self.total_iters
+        return [b * (1.0 - min(n, self.last_epoch) / n) ** self.power for b in self.base_lrs]
 
 
 class CosineAnnealingWarmRestarts(LRScheduler):
@@ -418,8 +497,7 @@ class SequentialLR(LRScheduler):
         for s in schedulers:  # undo the step each took at construction
             _undo(s)
         first = self._schedulers[bisect_right(self._milestones, 0)]
-        first._step_count = 0
-        first.step()
+        first._initial_step()
         self._last_lr = first.get_last_lr()
 
     def step(self) -> None:
@@ -441,11 +519,116 @@ class SequentialLR(LRScheduler):
         state = dict(state)
         subs = state.pop("_schedulers")
         if len(subs) != len(self._schedulers):
-            raise ValueError(f"SequentialLR: the state holds {len(subs)} schedulers, this one has "
+            raise ValueError(f"{type(self).__name__}: the state holds {len(subs)} schedulers, this one has "
                              f"{len(self._schedulers)}")
         self.__dict__.update(state)
         for s, sub in zip(self._schedulers, subs):
             s.load_state_dict(sub)
+
+
+class CyclicLR(LRScheduler):
+    """Cycle the lr between ``base_lr`` and ``max_lr`` (up over ``step_size_up`` steps, down over
+    ``step_size_down``), with momentum (or Adam's beta1) cycling the other way; ``mode``
+    ``"triangular"``, ``"triangular2"`` (the height halves each cycle) or ``"exp_range"`` (scaled by
+    ``gamma ** step``), or a ``scale_fn`` of the cycle (``scale_mode="cycle"``) or of the step.  Step it
+    once per batch.  ``scale_fn`` is code, not state: build the scheduler with it before loading."""
+
+    def __init__(self, optimizer: Optimizer, base_lr: float | Sequence[float], max_lr: float | Sequence[float],
+                 step_size_up: int = 2000, step_size_down: int | None = None, mode: str = "triangular",
+                 gamma: float = 1.0, scale_fn: Callable[[float], float] | None = None, scale_mode: str = "cycle",
+                 cycle_momentum: bool = True, base_momentum: float | Sequence[float] = 0.8,
+                 max_momentum: float | Sequence[float] = 0.9, last_epoch: int = -1) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"CyclicLR needs an Optimizer, got {type(optimizer).__name__}")
+        groups = optimizer.param_groups
+        base_lrs = _per_group("base_lr", groups, base_lr)
+        if last_epoch == -1:
+            for lr, g in zip(base_lrs, groups):
+                g["lr"] = lr
+        self.max_lrs = _per_group("max_lr", groups, max_lr)
+        up = float(step_size_up)
+        self.total_size = up + (float(step_size_down) if step_size_down is not None else up)
+        self.step_ratio = up / self.total_size
+        if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
+            raise ValueError(f"CyclicLR: mode must be 'triangular', 'triangular2' or 'exp_range', got {mode!r}")
+        self.mode, self.gamma, self._scale_fn_custom = mode, float(gamma), scale_fn
+        # PyTorch's rule: a built-in mode fixes its scale mode; a custom scale_fn keeps the one given
+        self.scale_mode = scale_mode if scale_fn is not None else ("iterations" if mode == "exp_range" else "cycle")
+        self.cycle_momentum = bool(cycle_momentum)
+        if self.cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError(f"CyclicLR: {type(optimizer).__name__} has no momentum or betas to cycle; "
+                                 "pass cycle_momentum=False")
+            self.use_beta1 = "betas" in optimizer.defaults
+            self.base_momentums = _per_group("base_momentum", groups, base_momentum)
+            self.max_momentums = _per_group("max_momentum", groups, max_momentum)
+            if last_epoch == -1:
+                for hi, lo, g in zip(self.max_momentums, self.base_momentums, groups):
+                    _set_momentum(g, hi, self.use_beta1)
+                    g["max_momentum"], g["base_momentum"] = hi, lo
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs  # after the first step, as PyTorch (which takes that one from initial_lr)
+
+    def scale_fn(self, x: float) -> float:
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        if self.mode == "triangular2":
+            return 1 / (2.0 ** (x - 1))
+        return self.gamma**x if self.mode == "exp_range" else 1.0
+
+    def get_lr(self) -> list[float]:
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        scale_factor = x / self.step_ratio if x <= self.step_ratio else (x - 1) / (self.step_ratio - 1)
+        scale = self.scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
+        lrs = [b + (hi - b) * scale_factor * scale for b, hi in zip(self._base_lrs(), self.max_lrs)]
+        if self.cycle_momentum:
+            for g, lo, hi in zip(self.optimizer.param_groups, self.base_momentums, self.max_momentums):
+                _set_momentum(g, hi - (hi - lo) * scale_factor * scale, self.use_beta1)
+        return lrs
+
+    def state_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in super().state_dict().items() if k != "_scale_fn_custom"}
+
+
+def _set_momentum(group: dict[str, Any], value: float, use_beta1: bool) -> None:
+    if use_beta1:
+        group["betas"] = (value, *group["betas"][1:])
+    else:
+        group["momentum"] = value
+
+
+class ChainedScheduler(LRScheduler):
+    """Step every scheduler of ``schedulers`` at each ``step()``, in order: their changes compose
+    (a warm-up ``ConstantLR`` over an ``ExponentialLR``).  Unlike the others it takes no step
+    when built -- each of its schedulers took its own."""
+
+    def __init__(self, schedulers: Sequence[LRScheduler], optimizer: Optimizer | None = None) -> None:
+        schedulers = list(schedulers)
+        if not schedulers:
+            raise ValueError("ChainedScheduler expects at least one scheduler to be chained, but got none")
+        optimizer = optimizer or schedulers[0].optimizer
+        for i, s in enumerate(schedulers):
+            if isinstance(s, ReduceLROnPlateau):
+                raise ValueError(f"ChainedScheduler: scheduler {i} is a ReduceLROnPlateau, which needs a metric "
+                                 "in step(); it cannot be chained")
+            if not hasattr(s, "optimizer") or s.optimizer is not optimizer:
+                raise ValueError(f"ChainedScheduler: scheduler {i} ({type(s).__name__}) does not belong to the "
+                                 "same optimizer")
+        self._schedulers = schedulers
+        self.optimizer = optimizer
+        self._last_lr = [g["lr"] for g in optimizer.param_groups]
+
+    def step(self) -> None:  # type: ignore[override]
+        for s in self._schedulers:
+            s.step()
+        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+
+    def __repr__(self) -> str:
+        return f"ChainedScheduler([{', '.join(type(s).__name__ for s in self._schedulers)}])"
+
+    state_dict = SequentialLR.state_dict
+    load_state_dict = SequentialLR.load_state_dict
 
 
 def _undo(s: LRScheduler) -> None:
