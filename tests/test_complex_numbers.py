@@ -373,3 +373,30 @@ def test_a_view_of_the_parts_shares_the_version_counter():
         return w
     with pytest.raises(RuntimeError, match="cannot carry its forward-mode tangent"):
         mg.func.jvp(f, (mg.tensor([1 + 1j]),), (mg.tensor([1 + 0j]),))
+
+
+MASK = mg.tensor([False, True])
+
+
+@pytest.mark.parametrize("write", [
+    lambda x: x.masked_fill_(MASK, 2j),
+    lambda x: x.index_fill_(0, mg.tensor([1]), 1j),
+    lambda x: x.lerp_(mg.tensor([1j, 1j]), 0.5),
+    lambda x: x.masked_scatter_(MASK, mg.tensor([3j])),
+    lambda x: x.scatter_(0, mg.tensor([1]), mg.tensor([3j])),
+    lambda x: x.index_put_((mg.tensor([1]),), mg.tensor([3j]), accumulate=True),
+    lambda x: x.index_copy(0, mg.tensor([1]), mg.tensor([3j])),
+    lambda x: x.scatter_reduce(0, mg.tensor([1]), mg.tensor([3j]), "sum"),
+])
+def test_complex_values_written_into_a_real_tensor_are_refused(write):
+    """Writing complex values into a real tensor dropped their imaginary parts with only
+    NumPy's ComplexWarning: x.<op>_(...) is x.copy_(x.<op>(...)), and the scatter family
+    casts the values to the written tensor's dtype. PyTorch refuses each
+    (x.masked_fill_(mask, 2j): 'value cannot be converted to type float';
+    x.masked_scatter_(mask, src): 'expected self and source to have same dtypes')."""
+    x = mg.tensor([1.0, 2.0])
+    with pytest.raises(RuntimeError, match="imaginary part"):
+        write(x)
+    np.testing.assert_array_equal(x.numpy(), [1.0, 2.0])
+    z = mg.tensor([1.0 + 0j, 2.0])  # into a complex tensor the same writes are fine
+    assert write(z).numpy()[1].imag != 0

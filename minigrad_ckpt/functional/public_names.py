@@ -613,12 +613,18 @@ def in_place(name: str) -> Any:
     """Tensor's ``<name>_``: the method ``<name>``, its result copied back into the tensor."""
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return self.copy_(getattr(self, name)(*args, **kwargs))
+        result = getattr(self, name)(*args, **kwargs)
+        if result.dtype.kind == "c" and self.dtype.kind != "c":
+            # copy_ would drop the imaginary part with only NumPy's ComplexWarning; PyTorch refuses
+            raise RuntimeError(f"{name}_: result type {result.dtype} can't be cast to the desired "
+                               f"output type {self.dtype} (the imaginary part would be lost)")
+        return self.copy_(result)
 
     method.__name__ = name + "_"
     method.__doc__ = (
         f"``x.{name}_(...)``: ``x.copy_(x.{name}(...))`` -- in place, under the in-place rules "
-        f"(refused on a tensor that requires grad outside ``mg.no_grad()``; tangents carried)."
+        f"(refused on a tensor that requires grad outside ``mg.no_grad()``; tangents carried; "
+        f"a complex result for a real ``x`` is an error, as PyTorch's)."
     )
     return method
 

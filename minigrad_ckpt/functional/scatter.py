@@ -88,9 +88,21 @@ def _flat_index(tgt: Any, like: Tensor) -> tuple[Tensor]:
 
 
 # ------------------------------------------------------- the three writes
+def _in_dtype_of(x: Tensor, values: Tensor) -> Tensor:
+    """``values`` cast to ``x``'s dtype, the written tensor's (PyTorch's rule) -- except complex
+    values into a real tensor, refused as PyTorch does: the cast would drop the imaginary
+    parts with only NumPy's ComplexWarning."""
+    if values.dtype == x.dtype:
+        return values
+    if values.dtype.kind == "c" and x.dtype.kind != "c":
+        raise RuntimeError(f"cannot write {values.dtype} values into a {x.dtype} tensor: the imaginary "
+                           f"parts would be lost (make the tensor complex first, x.to({values.dtype.name}))")
+    return mf.astype(values, x.dtype)
+
+
 def accumulate(x: Tensor, tgt: Any, values: Tensor) -> Tensor:
     """``x`` with ``values`` (flat, one per target) added at flat positions ``tgt``."""
-    values = mf.astype(values, x.dtype) if values.dtype != x.dtype else values
+    values = _in_dtype_of(x, values)
     added = index_add((x.size,), _flat_index(tgt, x), values)
     return x + mf.reshape(added, x.shape)
 
@@ -107,7 +119,7 @@ def overwrite(x: Tensor, tgt: Any, values: Any) -> Tensor:
     last[tgt] = host_numpy.arange(tgt.size)  # NumPy assigns repeated positions in order: the last stays
     written = host_numpy.flatnonzero(hit)
     winners = mf.getitem(values, _flat_index(last[written], x))
-    winners = mf.astype(winners, x.dtype) if winners.dtype != x.dtype else winners
+    winners = _in_dtype_of(x, winners)
     placed = index_add((x.size,), _flat_index(written, x), winners)
     return mf.where(constant(hit.reshape(x.shape), x), mf.reshape(placed, x.shape), x)
 
@@ -133,7 +145,7 @@ def reduce_at(x: Tensor, tgt: Any, values: Tensor, reduce: str, include_self: bo
     tgt = host_numpy.asarray(tgt, dtype=host_numpy.int64).ravel()
     if tgt.size == 0:
         return mf.clone(x)
-    values = mf.astype(values, x.dtype) if values.dtype != x.dtype else values
+    values = _in_dtype_of(x, values)
     counts = host_numpy.bincount(tgt, minlength=x.size)
     order = host_numpy.argsort(tgt, kind="stable")
     rank = host_numpy.arange(tgt.size) - (host_numpy.cumsum(counts) - counts)[tgt[order]]
