@@ -116,7 +116,16 @@ class Segment:
         # ones by the memory they view, indexed when a write comes (see _copy_before_write).
         self._unindexed: list[tuple[Segment, _Kept]] = []
         self._writable: dict[int, list[tuple[Segment, _Kept]]] = {}
+        # The same for the memory of the tree's nodes' outputs (weakly), and the nodes whose
+        # output memory was written in place meanwhile: ops recorded after that read the written
+        # values as kept values, since replaying the node gives the values from before.
+        self._unindexed_outputs: list[tuple[Any, Node]] = []
+        self._output_memory: dict[int, list[tuple[Any, Node]]] = {}
+        self._written: set[Node] = set()
         self._guard_thread: int | None = None
+        # The version box of each node's output, as the ops reading it here saw it: a kept
+        # output written in place since (through ``.detach()``) is recomputed, not taken.
+        self._out_boxes: dict[Node, list] = {}
         self.forward_time = 0.0
         self._outer_recorder: Any = None
         self._t0 = 0.0
@@ -146,6 +155,7 @@ class Segment:
             remove_write_guard(self._copy_before_write)
             self._guard_thread = None
             self._writable, self._unindexed = {}, []
+            self._unindexed_outputs, self._output_memory, self._written = [], {}, set()
         self.forward_time = time.perf_counter() - self._t0
         if self.parent is None:
             self._outputs = {}  # let the forward pass's arrays go
@@ -214,8 +224,11 @@ class Segment:
             producer = a._node if is_tensor else None
             if producer is None:  # a detached value (``x.detach()``) may still be one made here
                 producer = root._made_here(v)
-            if producer is not None and producer.segment is not None and producer.segment._root_segment is root:
+            if (producer is not None and producer.segment is not None and producer.segment._root_segment is root
+                    and producer not in root._written):
                 sources.append(producer)  # recomputed by replay
+                if is_tensor:
+                    producer.segment._out_boxes.setdefault(producer, a._version)
                 continue
             is_param = is_tensor and (a._requires_grad if a._node is None else is_parameter_edge(a._node))
             if is_tensor:
@@ -238,6 +251,7 @@ class Segment:
             root._outputs[id(out)] = (weakref.ref(out), node)
         except TypeError:
             pass
+        root._unindexed_outputs.append((_weak(node.xp.memory_owner(out)), node))
         if self.check == "value":
             self.checksums[node] = _checksum(out)
         if kept_now:
@@ -268,7 +282,9 @@ class Segment:
         for seg, k in self._unindexed:  # indexed here, so that recording pays almost nothing
             self._writable.setdefault(id(k.xp.memory_owner(k.value)), []).append((seg, k))
         self._unindexed = []
-        watched = self._writable.pop(id(t._device.xp.memory_owner(t._data)), None)
+        memory = t._device.xp.memory_owner(t._data)
+        self._mark_written(memory)
+        watched = self._writable.pop(id(memory), None)
         copies: dict[int, Any] = {}  # one copy of an array several ops read
         for seg, k in watched or ():
             old = k.value
@@ -283,6 +299,26 @@ class Segment:
             if k.param:  # a parameter's array is not the tape's memory; its copy is
                 k.param = False
                 seg.kept_bytes += int(k.value.nbytes)
+
+    def _mark_written(self, memory: Any) -> None:
+        """(On the root) the nodes whose output lives in ``memory``, about to be written in place:
+        from now on ops read their values as kept values (the write is not on the tape)."""
+        for ref, node in self._unindexed_outputs:
+            owner = ref()
+            if owner is not None:
+                self._output_memory.setdefault(id(owner), []).append((ref, node))
+        self._unindexed_outputs = []
+        for ref, node in self._output_memory.get(id(memory), ()):
+            if ref() is memory:
+                self._written.add(node)
+
+    def _takes_kept(self, node: Node) -> bool:
+        """Whether the replay takes ``node``'s kept output as it is: kept, and not written in
+        place since the ops here read it (then it is recomputed, as they saw it)."""
+        if node not in self._kept_outputs:
+            return False
+        box = self._out_boxes.get(node)
+        return box is None or box[0] <= node.seq
 
     def _made_here(self, value: Any) -> Node | None:
         """The node of this (root) segment whose output ``value`` is, if any.
@@ -321,7 +357,7 @@ class Segment:
         read, and let the others go (a policy may select values no backward needs: keeping
         them would only cost memory).  The ledger counts what stays from here on."""
         wanted = self._demand({})[2]
-        self._kept_outputs = {n: v for n, v in self._kept_outputs.items() if n in wanted}
+        self._kept_outputs = {n: v for n, v in self._kept_outputs.items() if n in wanted and self._takes_kept(n)}
         # what the segment keeps instead of what it dropped: the statistics count it as the ledger does
         self.kept_bytes += _new_bytes(self._counted[1], [v for _, v in self._device_kept_outputs()])
         if _ledger.enabled:
@@ -468,7 +504,7 @@ class Segment:
             mine = n.segment is self and n.saved is DROPPED
             if mine and self._saved_slots[n][0]:
                 wanted.add(n)
-            if n in wanted and n not in n.segment._kept_outputs:
+            if n in wanted and not n.segment._takes_kept(n):
                 run.add(n)
             slots = self._saved_slots[n][1:] if mine else ()
             for j, src in enumerate(n.replay):
@@ -633,6 +669,14 @@ class Segment:
     def __repr__(self) -> str:
         return (f"Segment({self.index}{', ' + self.label if self.label else ''}: {len(self.nodes)} nodes, "
                 f"{len(self.kept)} kept values, {self.replays} replays)")
+
+
+def _weak(a: Any) -> Any:
+    """A weak reference to ``a`` (one that holds it, where ``a`` takes none)."""
+    try:
+        return weakref.ref(a)
+    except TypeError:
+        return lambda: a
 
 
 def _new_bytes(counted: dict, arrays: list) -> int:
