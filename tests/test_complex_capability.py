@@ -110,7 +110,8 @@ FIXTURES: dict[str, tuple[str, ...]] = {
     "linalg.tensorsolve": ("ops.tensorsolve",),
     # mg.fft
     **{f"fft.{n}": (f"fft.{n}",) for n in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2",
-                                           "irfft2", "fftn", "ifftn", "rfftn", "irfftn", "fftshift", "ifftshift")},
+                                           "irfft2", "fftn", "ifftn", "rfftn", "irfftn", "hfft2", "ihfft2", "hfftn",
+                                           "ihfftn", "fftshift", "ifftshift")},
 }
 
 #: public name -> a function of one complex tensor (3, 2) that calls it, for gradcheck

@@ -211,3 +211,24 @@ def test_complex_tensors_survive_save_and_load(tmp_path):
     for k, v in (("z", z), ("w", w)):
         assert back[k].dtype == v.dtype
         np.testing.assert_array_equal(back[k].numpy(), v.numpy())
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict", "strict-f32"])
+def test_the_n_dimensional_hermitian_transforms(device):
+    """hfft2/ihfft2/hfftn/ihfftn (PyTorch's; NumPy has none): ihfftn undoes hfftn on a
+    Hermitian half spectrum, hfftn over one axis is hfft, and the float32 device keeps
+    single precision.  PyTorch's values, gradients, jvps and second derivatives are in
+    tests/test_complex_vs_torch.py (cases hfft2_*, ihfft2_*, hfftn*, ihfftn*)."""
+    dt = "float32" if device == "strict-f32" else "float64"
+    signal = rng.standard_normal((3, 6)).astype(dt)
+    x = mg.tensor(signal, device=device)
+    half = mg.fft.ihfft2(x, norm="ortho")
+    assert half.shape == (3, 4) and half.dtype == (np.complex64 if dt == "float32" else np.complex128)
+    back = mg.fft.hfft2(half, s=(3, 6), norm="ortho")
+    assert back.dtype == np.dtype(dt)
+    np.testing.assert_allclose(back.numpy(), signal, atol=1e-5 if dt == "float32" else 1e-12)
+    spectrum = cplx(2, 5).astype("complex64" if dt == "float32" else "complex128")
+    np.testing.assert_allclose(mg.fft.hfftn(mg.tensor(spectrum, device=device), dim=(1,), s=(7,)).numpy(),
+                               np.fft.hfft(spectrum, 7), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(mg.fft.ihfftn(x, dim=(0,)).numpy(), np.fft.ihfft(signal, axis=0),
+                               rtol=1e-5, atol=1e-6)

@@ -211,6 +211,31 @@ def irfft2(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *
     return irfftn(a, s, _pick("irfft2", axes, dim, (-2, -1), "axes"), norm)
 
 
+def hfftn(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
+    """PyTorch's ``hfftn``: the n-dimensional FFT of a signal with Hermitian symmetry given by
+    its half along the last axis -- a real output, ``s[-1]`` long there (``irfftn(conj(a))``
+    with the norm swapped, as :func:`hfft` in one dimension; NumPy has no n-dimensional one)."""
+    axes = _pick("hfftn", axes, dim, None, "axes")
+    return irfftn(conj(a), s, axes, _fft.ADJOINT_NORM[_norm("hfftn", norm)])
+
+
+def ihfftn(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
+    """The inverse of :func:`hfftn`: ``conj(rfftn(a))`` with the norm swapped (a real input; the
+    last axis keeps ``n // 2 + 1`` frequencies)."""
+    axes = _pick("ihfftn", axes, dim, None, "axes")
+    return conj(rfftn(a, s, axes, _fft.ADJOINT_NORM[_norm("ihfftn", norm)]))
+
+
+def hfft2(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
+    """:func:`hfftn` over the last two axes."""
+    return hfftn(a, s, _pick("hfft2", axes, dim, (-2, -1), "axes"), norm)
+
+
+def ihfft2(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
+    """:func:`ihfftn` over the last two axes."""
+    return ihfftn(a, s, _pick("ihfft2", axes, dim, (-2, -1), "axes"), norm)
+
+
 # ---------------------------------------------------------------------------
 # Frequencies and shifts
 # ---------------------------------------------------------------------------

@@ -350,6 +350,21 @@ def more_op_cases() -> None:
         case(f"op_{fn}", f"ops.{fn}", ins)
 
 
+def hermitian_fft_cases() -> None:
+    """PyTorch's n-dimensional Hermitian transforms (NumPy has hfft and ihfft only); drawn last,
+    so the cases before keep their inputs."""
+    c2, c3, r2, r3 = draw((3, 4), "c"), draw((2, 3, 4), "c"), draw((3, 5), "r"), draw((2, 3, 4), "r")
+    for norm in (None, "ortho", "forward"):
+        case(f"hfft2_{norm}", "fft.hfft2", {"x": c2}, norm=norm)
+        case(f"ihfft2_{norm}", "fft.ihfft2", {"x": r2}, norm=norm)
+    case("hfft2_s", "fft.hfft2", {"x": c2}, s=(4, 7))
+    case("ihfft2_s", "fft.ihfft2", {"x": r2}, s=(2, 6))
+    case("hfftn", "fft.hfftn", {"x": c3})
+    case("hfftn_s_axes", "fft.hfftn", {"x": c3}, s=(3, 5), axes=(2, 0))
+    case("ihfftn", "fft.ihfftn", {"x": r3}, norm="ortho")
+    case("ihfftn_s_axes", "fft.ihfftn", {"x": r3}, s=(4, 3), axes=(0, 1))
+
+
 def main() -> None:
     fft_cases()
     complex_cases()
@@ -357,6 +372,7 @@ def main() -> None:
     more_complex_cases()
     op_cases()
     more_op_cases()
+    hermitian_fft_cases()
     meta = np.frombuffer(json.dumps(META).encode(), dtype=np.uint8)
     np.savez_compressed(OUT, __meta__=meta, **ARRAYS)
     print(f"wrote {OUT} ({len(META)} cases, {OUT.stat().st_size} bytes)")
