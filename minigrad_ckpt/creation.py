@@ -24,7 +24,8 @@ from .tensor import Tensor
 __all__ = [
     "tensor", "zeros", "ones", "full", "empty", "arange", "linspace", "zeros_like",
     "ones_like", "full_like", "rand", "randn", "randint", "randperm", "get_default_dtype",
-    "set_default_dtype",
+    "set_default_dtype", "empty_like", "rand_like", "randn_like", "randint_like", "logspace", "scalar_tensor",
+    "as_tensor", "asarray",
 ]
 
 def _dtype_or_default(dtype: Any) -> Any:
@@ -128,6 +129,11 @@ def full_like(x: Any, fill_value: Any, dtype: Any = None, device: Any = None,
     return _make(dev.xp.full(shape, fill_value, dtype=dt), dev, requires_grad)
 
 
+def empty_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A tensor with ``x``'s shape, dtype and device unless given, its values unspecified (zeros here)."""
+    return zeros_like(x, dtype, device, requires_grad)
+
+
 def _check_float(dtype: Any, name: str) -> Any:
     dt = _dtype_or_default(dtype)
     if dt.kind != "f":
@@ -176,3 +182,60 @@ def randperm(n: int, dtype: Any = "int64", device: Any = None) -> Tensor:
     dev = get_device(device)
     perm = _random.permutation(dev.xp, _random.next_key(), int(n))
     return _make(perm.astype(as_dtype(dtype)), dev, False)
+
+
+def rand_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """:func:`rand` with ``x``'s shape, and its dtype and device unless given."""
+    (shape, dt), dev = _like(x, dtype, device)
+    return rand(*shape, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def randn_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """:func:`randn` with ``x``'s shape, and its dtype and device unless given."""
+    (shape, dt), dev = _like(x, dtype, device)
+    return randn(*shape, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def randint_like(x: Any, low: int, high: int | None = None, *, dtype: Any = None, device: Any = None) -> Tensor:
+    """:func:`randint` with ``x``'s shape (``randint_like(x, high)`` draws from ``[0, high)``), and its
+    dtype and device unless given."""
+    (shape, dt), dev = _like(x, dtype, device)
+    return randint(low, high, shape, dtype=dt, device=dev)
+
+
+def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False) -> Tensor:
+    """``steps`` values from ``base ** start`` to ``base ** end``, evenly spaced in the exponent
+    (``torch.logspace``)."""
+    dev = get_device(device)
+    host = (base ** host_numpy.linspace(start, end, steps)).astype(_dtype_or_default(dtype))
+    return _make(dev.xp.asarray(host), dev, requires_grad)
+
+
+def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A 0-d tensor holding ``s``, of the default float dtype unless given (``torch.scalar_tensor``)."""
+    return Tensor(float(s) if dtype is None else s, dtype=_dtype_or_default(dtype), device=device,
+                  requires_grad=requires_grad)
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """``data`` as a tensor, sharing memory where it can (``torch.as_tensor``): a Tensor of that dtype
+    and device is returned itself, a CPU NumPy array of that dtype is wrapped without a copy;
+    anything else is converted (a copy)."""
+    dt = as_dtype(dtype) if dtype is not None else None
+    if isinstance(data, Tensor):
+        return data.to(device=device if device is not None else data.device, dtype=dt or data.dtype)
+    dev = get_device(device)
+    if isinstance(data, host_numpy.ndarray) and dev.type == "cpu" and dt in (None, data.dtype):
+        return Tensor.constant(data, dev)
+    return tensor(data, dtype=dt, device=dev)
+
+
+def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | None = None,
+            requires_grad: bool = False) -> Tensor:
+    """``torch.asarray``: :func:`as_tensor`, or always a copy with ``copy=True``; ``requires_grad`` makes
+    the result a leaf that records."""
+    out = tensor(obj, dtype=dtype, device=device) if copy else as_tensor(obj, dtype, device)
+    if copy is False and out is not obj and not (isinstance(obj, host_numpy.ndarray) and out._data is obj):
+        raise ValueError("asarray: copy=False, but the data cannot be shared (another dtype or device)")
+    return out.requires_grad_(True) if requires_grad else out

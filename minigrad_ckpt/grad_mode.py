@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "is_recomputing"]
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "is_recomputing", "inference_mode"]
 
 _Fn = TypeVar("_Fn", bound=Callable[..., Any])
 
@@ -175,6 +175,24 @@ class enable_grad(_DecoratorOrContext):
     """Record ops again inside a ``no_grad`` block (or decorated function)."""
 
     _mode = True
+
+
+class inference_mode(_GradModeContext):
+    """PyTorch's ``torch.inference_mode``: no recording inside, as :class:`no_grad` (``mode=False``: the
+    mode is left as it is); a context manager or a decorator, bare or called.  PyTorch's inference
+    tensors are also barred from later autograd; here the results are plain constants."""
+
+    def __new__(cls, mode: Any = True) -> Any:
+        self = super().__new__(cls)
+        self._inference = True if callable(mode) else bool(mode)
+        return self(mode) if callable(mode) else self
+
+    def __init__(self, mode: Any = True) -> None:
+        pass
+
+    @property
+    def _mode(self) -> bool:  # read on entering: off for inference, else whatever it is then
+        return False if self._inference else state.enabled
 
 
 class set_grad_enabled(_GradModeContext):

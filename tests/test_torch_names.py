@@ -265,3 +265,100 @@ def test_feature_alpha_dropout_keeps_selu_statistics_drops_channels_and_replays(
     mg.manual_seed(5)
     expected = block(w).numpy()
     np.testing.assert_array_equal(out.numpy(), expected)
+
+
+def test_top_level_names_of_tensor_methods_are_the_methods():
+    x = mg.tensor(_array())
+    sq = x[:, :4]
+    pairs = [(mg.mm(sq, sq.T), sq.mm(sq.T)), (mg.mv(sq, x[0, :4]), sq.mv(x[0, :4])),
+             (mg.bmm(x[None], x.T[None]), x[None].bmm(x.T[None])), (mg.det(sq), sq.det()),
+             (mg.inverse(sq), sq.inverse()), (mg.logdet(sq @ sq.T), (sq @ sq.T).logdet()),
+             (mg.matrix_power(sq, 3), sq.matrix_power(3)), (mg.fliplr(x), x.fliplr()), (mg.flipud(x), x.flipud()),
+             (mg.swapdims(x, 0, 1), x.swapdims(0, 1)), (mg.select(x, 1, 2), x.select(1, 2)),
+             (mg.sgn(x), x.sgn()), (mg.fix(x), x.fix()), (mg.erfc(x), mg.special.erfc(x)),
+             (mg.float_power(x, 2), x.float_power(2)), (mg.softmax(x, 1), x.softmax(1)), (mg.relu(x), x.relu())]
+    for a, b in pairs:
+        assert np.array_equal(a.numpy(), b.numpy())
+    # made offline with torch 2.13, x = torch.tensor([[1., 2.], [3., 5.]]) (float32)
+    y = mg.tensor([[1.0, 2.0], [3.0, 5.0]])
+    assert math.isnan(mg.logdet(y).item()) and mg.logdet(mg.tensor([[2.0, 1.0], [1.0, 3.0]])).item() == \
+        pytest.approx(1.6094379425048828, rel=1e-7)
+    assert mg.dist(y, 2 * y, 1).item() == 11.0
+    assert mg.repeat_interleave(mg.tensor([1, 2]), mg.tensor([2, 1])).tolist() == [1, 1, 2]
+    assert mg.take_along_dim(y, mg.tensor([3, 0])).tolist() == [5.0, 1.0]
+    assert mg.isin(y, mg.tensor([2.0, 5.0])).tolist() == [[False, True], [False, True]]
+    assert mg.isreal(mg.tensor([1 + 1j, 2])).tolist() == [False, True]
+    assert [t.tolist() for t in mg.unravel_index(mg.tensor([3, 1, -1]), (2, 2))] == [[1, 0, 1], [1, 1, 1]]
+    assert mg.softmax(y, 1, dtype="float64").dtype == np.float64
+    assert mg.is_tensor(y) and not mg.is_tensor(y.numpy()) and mg.is_floating_point(y) and mg.is_nonzero(y[0, 0])
+    assert mg.broadcast_shapes((2, 1), (3,)) == (2, 3) and mg.finfo().eps == np.finfo(np.float32).eps
+    assert mg.iinfo(mg.int32).max == 2**31 - 1
+
+
+def test_creation_names():
+    # torch.logspace(0, 1, 5) (float32), made offline
+    assert mg.logspace(0, 1, 5).tolist() == [1.0, 1.778279423713684, 3.1622776985168457, 5.6234130859375, 10.0]
+    assert mg.scalar_tensor(3).dtype == np.float32 and mg.scalar_tensor(3).ndim == 0
+    a = np.ones(3)
+    t = mg.as_tensor(a)
+    a[0] = 5.0  # shared, as torch.as_tensor of a CPU array
+    assert t.tolist() == [5.0, 1.0, 1.0] and mg.as_tensor(t) is t
+    assert mg.asarray(a, copy=True).tolist() == [5.0, 1.0, 1.0] and mg.asarray([1.0], requires_grad=True).requires_grad
+    z = mg.zeros(2, 3, dtype="float64")
+    assert mg.empty_like(z).shape == (2, 3) and mg.rand_like(z).dtype == np.float64 and mg.randn_like(z).shape == (2, 3)
+    r = mg.randint_like(z, 4)
+    assert r.dtype == np.float64 and set(np.unique(r.numpy())) <= {0.0, 1.0, 2.0, 3.0}
+
+
+def test_inference_mode_records_nothing_inside():
+    x = mg.ones(2, requires_grad=True)
+    with mg.inference_mode():
+        assert not (x * 2).requires_grad
+    with mg.inference_mode(False):
+        assert (x * 2).requires_grad
+
+    @mg.inference_mode
+    def f():
+        return (x * 2).requires_grad
+
+    assert f() is False
+
+
+def test_to_takes_pytorchs_device_keyword_and_another_tensor():
+    x = mg.ones(2)
+    assert x.to(device="cpu") is x
+    assert x.to(device="cpu", dtype=mg.float64).dtype == np.float64
+    assert x.to(mg.zeros(1, dtype="float64")).dtype == np.float64
+    with pytest.raises(TypeError, match="twice"):
+        x.to("cpu", device="cpu")
+
+
+INPLACE_FUNCTIONS = {  # PyTorch's functions with inplace= (always their last parameter) and their other arguments
+    "relu": (), "leaky_relu": (0.2,), "elu": (1.0,), "celu": (1.0,), "selu": (), "silu": (), "mish": (),
+    "hardtanh": (-1.0, 1.0), "hardswish": (), "hardsigmoid": (), "threshold": (0.1, 0.0), "rrelu": (0.1, 0.3, False),
+    "relu6": (), "dropout": (0.5, False), "dropout1d": (0.5, False), "dropout2d": (0.5, False),
+    "dropout3d": (0.5, False), "alpha_dropout": (0.5, False), "feature_alpha_dropout": (0.5, False),
+}
+INPLACE_LAYERS = ["ReLU", "ReLU6", "LeakyReLU", "ELU", "CELU", "SELU", "SiLU", "Mish", "Hardtanh", "Hardswish",
+                  "Hardsigmoid", "RReLU", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+                  "FeatureAlphaDropout"]
+
+
+@pytest.mark.parametrize("name", sorted(INPLACE_FUNCTIONS))
+def test_inplace_false_is_the_function_and_true_is_refused(name):
+    x = mg.tensor(_array()[None] if name.endswith("1d") else _array()[None, None])
+    fn, args = getattr(MF, name), INPLACE_FUNCTIONS[name]
+    assert np.array_equal(fn(x, *args, False).numpy(), fn(x, *args).numpy())  # positional, as PyTorch's
+    assert np.array_equal(fn(x, *args, inplace=False).numpy(), fn(x, *args).numpy())
+    with pytest.raises(ValueError, match="inplace=True"):
+        fn(x, *args, inplace=True)
+
+
+@pytest.mark.parametrize("name", INPLACE_LAYERS)
+def test_layers_take_inplace_false_and_refuse_true(name):
+    layer = getattr(mg.nn, name)(inplace=False).eval()
+    x = mg.tensor(_array()[None] if name.endswith("1d") else _array()[None, None])
+    assert np.array_equal(layer(x).numpy(), getattr(mg.nn, name)().eval()(x).numpy())
+    with pytest.raises(ValueError, match="inplace=True"):
+        getattr(mg.nn, name)(inplace=True)
+    assert mg.nn.Threshold(0.1, 0.0, inplace=False)(x).shape == x.shape

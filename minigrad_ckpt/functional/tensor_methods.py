@@ -58,15 +58,22 @@ def backward_method(self: Tensor, gradient: Any = None, retain_graph: bool | Non
 
 # ----------------------------------------------------------- conversion
 def to_method(self: Tensor, target: Any = None, dtype: Any = None, non_blocking: bool = False, copy: bool = False,
-              memory_format: Any = None) -> Tensor:
+              memory_format: Any = None, *, device: Any = None) -> Tensor:
     """A copy on another device and/or with another dtype (``self`` if nothing changes).
 
-    ``t.to("cuda")``, ``t.to(mg.float64)``, ``t.to("cpu", "float32")``.  The
+    ``t.to("cuda")``, ``t.to(mg.float64)``, ``t.to("cpu", "float32")``, PyTorch's
+    ``t.to(device=d, dtype=dt)``, and ``t.to(other)`` (``other``'s device and dtype).  The
     result is differentiable: gradients flow back across the move or cast.
     PyTorch's keywords: ``copy=True`` returns a new tensor even when nothing changes;
     ``non_blocking`` and ``memory_format`` are accepted and change nothing here (every
     copy is synchronous, every array C-contiguous).
     """
+    if device is not None:
+        if target is not None:
+            raise TypeError("to(): the device is given twice (as the first argument and as device=)")
+        target = device
+    if isinstance(target, Tensor):
+        target, dtype = target.device, target.dtype
     t = _move(self, target, dtype)
     return mf.clone(t) if copy and t is self else t
 

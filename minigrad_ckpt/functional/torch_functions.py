@@ -14,13 +14,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..backend import as_dtype, get_default_dtype, host_numpy
 from ..tensor import Tensor
+from . import linalg as la
 from . import linalg_derived as lad
 from . import math as mf
 from . import namespace
 from . import special as sp
 from . import special_extended as spx
 from . import torch_idioms as ti
+from . import torch_methods as tmeth
 from .arguments import as_tensor
 
 
@@ -183,3 +186,113 @@ def addcdiv(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor
     """``input + value * tensor1 / tensor2``, rounded in PyTorch's order (``torch.addcdiv``)."""
     t1 = as_tensor(tensor1)
     return as_tensor(input, t1) + (t1 if value == 1 else value * t1) / tensor2
+
+
+# PyTorch's top-level names of Tensor methods (``torch.mm(a, b)`` is ``a.mm(b)``) and small queries.
+def logdet(input: Any) -> Tensor:  # noqa: A002
+    """``log(det(input))``: NaN for a negative determinant, ``-inf`` for zero (``torch.logdet``)."""
+    return mf.log(la.det(input))
+
+
+def dist(input: Any, other: Any, p: float = 2) -> Tensor:  # noqa: A002
+    """The ``p``-norm of ``input - other`` over every element (``torch.dist``)."""
+    diff = as_tensor(input) - other
+    return la.norm(mf.ravel(diff), None if p == 2 else p)
+
+
+def fliplr(input: Any) -> Tensor:  # noqa: A002
+    """Reversed along dim 1 (``torch.fliplr``)."""
+    return mf.flip(as_tensor(input), 1)
+
+
+def flipud(input: Any) -> Tensor:  # noqa: A002
+    """Reversed along dim 0 (``torch.flipud``)."""
+    return mf.flip(as_tensor(input), 0)
+
+
+def repeat_interleave(input: Any, repeats: Any, dim: int | None = None, *,  # noqa: A002
+                      output_size: int | None = None) -> Tensor:
+    """Each element repeated ``repeats`` times along ``dim`` (flattened for None), as ``torch.repeat_interleave``;
+    ``repeats`` is a count or one count per element (a list or a tensor)."""
+    if isinstance(repeats, Tensor):
+        repeats = repeats.tolist()
+    return mf.repeat(as_tensor(input), repeats, dim)
+
+
+def take_along_dim(input: Any, indices: Any, dim: int | None = None) -> Tensor:  # noqa: A002
+    """``input`` gathered at ``indices`` along ``dim`` (both flattened for None), as ``torch.take_along_dim``."""
+    return mf.take_along_axis(as_tensor(input), indices, dim)
+
+
+def positive(input: Any) -> Tensor:  # noqa: A002
+    """``input`` itself (``torch.positive``)."""
+    return as_tensor(input)
+
+
+def is_floating_point(input: Any) -> bool:  # noqa: A002
+    """Whether ``input``'s dtype is a float dtype (``torch.is_floating_point``)."""
+    return as_tensor(input).dtype.kind == "f"
+
+
+def is_nonzero(input: Any) -> bool:  # noqa: A002
+    """The truth of a one-element tensor (``torch.is_nonzero``; more elements raise)."""
+    return bool(as_tensor(input))
+
+
+def is_tensor(obj: Any) -> bool:
+    """Whether ``obj`` is a Tensor (``torch.is_tensor``)."""
+    return isinstance(obj, Tensor)
+
+
+def softmax(input: Any, dim: Any = tmeth._UNSET, dtype: Any = None) -> Tensor:  # noqa: A002
+    """``exp(x) / sum(exp(x))`` along ``dim`` (required, as PyTorch's), cast to ``dtype`` first (``torch.softmax``)."""
+    x = as_tensor(input)
+    return tmeth.softmax_method(x if dtype is None else mf.astype(x, dtype), dim)
+
+
+def log_softmax(input: Any, dim: Any = tmeth._UNSET, dtype: Any = None) -> Tensor:  # noqa: A002
+    """``x - logsumexp(x)`` along ``dim``, cast to ``dtype`` first (``torch.log_softmax``)."""
+    x = as_tensor(input)
+    return tmeth.log_softmax_method(x if dtype is None else mf.astype(x, dtype), dim)
+
+
+def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    """Where ``elements`` is one of ``test_elements``, a bool constant (``torch.isin``)."""
+    x = as_tensor(elements)
+    test = as_tensor(test_elements, x)._data.reshape(-1)
+    found = (x._data[..., None] == test).any(axis=-1)
+    return Tensor.constant(~found if invert else found, x.device)
+
+
+def isreal(input: Any) -> Tensor:  # noqa: A002
+    """Where ``input``'s imaginary part is zero (everywhere, for a real dtype), as ``torch.isreal``."""
+    x = as_tensor(input)
+    real = x._data.imag == 0 if x.dtype.kind == "c" else x.device.xp.ones(x.shape, dtype=bool)
+    return Tensor.constant(real, x.device)
+
+
+def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:
+    """The coordinates in ``shape`` of flat ``indices``, one int64 tensor per dim (``torch.unravel_index``)."""
+    idx = as_tensor(indices)
+    shape = (int(shape),) if isinstance(shape, int) else tuple(int(s) for s in shape)
+    rest, coords = idx._data.astype("int64"), []
+    for size in reversed(shape):  # the last dim varies fastest (row-major)
+        coords.append(rest % size)
+        rest = rest // size
+    return tuple(Tensor.constant(c, idx.device) for c in reversed(coords))
+
+
+def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
+    """The shape the given shapes broadcast to (``torch.broadcast_shapes``)."""
+    return tuple(host_numpy.broadcast_shapes(*((s,) if isinstance(s, int) else tuple(s) for s in shapes)))
+
+
+def finfo(dtype: Any = None) -> Any:
+    """Limits of a float dtype (the default dtype for None): ``eps``, ``max``, ``min``, ``tiny``,
+    ``smallest_normal``, ``resolution``, ``bits`` (``torch.finfo``)."""
+    return host_numpy.finfo(get_default_dtype() if dtype is None else as_dtype(dtype))
+
+
+def iinfo(dtype: Any) -> Any:
+    """Limits of an integer dtype: ``max``, ``min``, ``bits`` (``torch.iinfo``)."""
+    return host_numpy.iinfo(as_dtype(dtype))

@@ -31,6 +31,14 @@ class _Elementwise(FunctionLayer):
         super().__init__()
 
 
+class _ElementwiseInPlace(_Elementwise):
+    """An activation without options that PyTorch gives ``inplace=`` (``False`` only; see ``F.relu``)."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        F.inputs.refuse_inplace(type(self).__name__, inplace)
+        super().__init__()
+
+
 class _AlongAxis(FunctionLayer):
     """An activation along one ``axis`` (``dim`` is accepted as PyTorch's name)."""
 
@@ -40,13 +48,13 @@ class _AlongAxis(FunctionLayer):
         super().__init__(axis=dim if dim is not None else axis)
 
 
-class ReLU(_Elementwise):
+class ReLU(_ElementwiseInPlace):
     """``max(x, 0)`` elementwise."""
 
     fn = staticmethod(F.relu)
 
 
-class SiLU(_Elementwise):
+class SiLU(_ElementwiseInPlace):
     """``x * sigmoid(x)`` elementwise (also called swish)."""
 
     fn = staticmethod(F.silu)
@@ -64,7 +72,7 @@ class Sigmoid(_Elementwise):
     fn = staticmethod(F.sigmoid)
 
 
-class Mish(_Elementwise):
+class Mish(_ElementwiseInPlace):
     """``x * tanh(softplus(x))`` elementwise."""
 
     fn = staticmethod(F.mish)
@@ -76,19 +84,19 @@ class LogSigmoid(_Elementwise):
     fn = staticmethod(F.logsigmoid)
 
 
-class SELU(_Elementwise):
+class SELU(_ElementwiseInPlace):
     """The self-normalizing ``scale * elu(x, alpha)`` (``F.selu``)."""
 
     fn = staticmethod(F.selu)
 
 
-class Hardswish(_Elementwise):
+class Hardswish(_ElementwiseInPlace):
     """``x * relu6(x + 3) / 6`` elementwise (``F.hardswish``)."""
 
     fn = staticmethod(F.hardswish)
 
 
-class Hardsigmoid(_Elementwise):
+class Hardsigmoid(_ElementwiseInPlace):
     """``relu6(x + 3) / 6`` elementwise (``F.hardsigmoid``)."""
 
     fn = staticmethod(F.hardsigmoid)
@@ -141,7 +149,8 @@ class LeakyReLU(FunctionLayer):
     fn = staticmethod(F.leaky_relu)
     options = ("negative_slope",)
 
-    def __init__(self, negative_slope: float = 0.01) -> None:
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
+        F.inputs.refuse_inplace("LeakyReLU", inplace)
         super().__init__(negative_slope=negative_slope)
 
 
@@ -151,7 +160,8 @@ class ELU(FunctionLayer):
     fn = staticmethod(F.elu)
     options = ("alpha",)
 
-    def __init__(self, alpha: float = 1.0) -> None:
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        F.inputs.refuse_inplace("ELU", inplace)
         super().__init__(alpha=alpha)
 
 
@@ -181,7 +191,8 @@ class CELU(FunctionLayer):
     fn = staticmethod(F.celu)
     options = ("alpha",)
 
-    def __init__(self, alpha: float = 1.0) -> None:
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        F.inputs.refuse_inplace("CELU", inplace)
         if alpha == 0:
             raise ValueError("CELU: alpha must not be 0")
         super().__init__(alpha=alpha)
@@ -215,7 +226,8 @@ class Hardtanh(FunctionLayer):
     fn = staticmethod(F.hardtanh)
     options = ("min_val", "max_val")
 
-    def __init__(self, min_val: float = -1.0, max_val: float = 1.0) -> None:
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
+        F.inputs.refuse_inplace("Hardtanh", inplace)
         if min_val > max_val:
             raise ValueError(f"Hardtanh: min_val={min_val} is greater than max_val={max_val}")
         super().__init__(min_val=min_val, max_val=max_val)
@@ -227,7 +239,7 @@ class ReLU6(FunctionLayer):
     fn = staticmethod(F.relu6)
 
     def __init__(self, inplace: bool = False) -> None:
-        F.activation._refuse_inplace("ReLU6", inplace)
+        F.inputs.refuse_inplace("ReLU6", inplace)
         super().__init__()
 
 
@@ -247,7 +259,8 @@ class Threshold(FunctionLayer):
     fn = staticmethod(F.threshold)
     options = ("threshold", "value")
 
-    def __init__(self, threshold: float, value: float) -> None:
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        F.inputs.refuse_inplace("Threshold", inplace)
         super().__init__(threshold=threshold, value=value)
 
 
@@ -258,7 +271,8 @@ class RReLU(FunctionLayer):
     options = ("lower", "upper", "training")
     shown = ("lower", "upper")
 
-    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3) -> None:
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False) -> None:
+        F.inputs.refuse_inplace("RReLU", inplace)
         if not 0 <= lower <= upper:
             raise ValueError(f"RReLU: need 0 <= lower <= upper, got lower={lower}, upper={upper}")
         super().__init__(lower=lower, upper=upper)

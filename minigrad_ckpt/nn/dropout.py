@@ -18,7 +18,8 @@ class _Dropout(FunctionLayer):
     options = ("p", "training")
     shown = ("p",)
 
-    def __init__(self, p: float = 0.5) -> None:
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        F.inputs.refuse_inplace(type(self).__name__, inplace)
         if not 0.0 <= p <= 1.0:
             raise ValueError(f"{type(self).__name__}: p must be in [0, 1], got {p}")
         super().__init__(p=float(p))
@@ -34,11 +35,6 @@ class Dropout2d(_Dropout):
     """Zeroes whole channels of (N, C, H, W) or (C, H, W) input with probability ``p`` in training."""
 
     fn = staticmethod(F.dropout2d)
-
-    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
-        super().__init__(p)
-        if inplace:
-            raise ValueError("Dropout2d: inplace=True is not supported (it would change a value the tape may need)")
 
 
 class Dropout1d(_Dropout):
@@ -63,11 +59,3 @@ class FeatureAlphaDropout(_Dropout):
     """Alpha dropout of whole channels (``F.feature_alpha_dropout``); identity in eval."""
 
     fn = staticmethod(F.feature_alpha_dropout)
-    shown = ("p", "inplace")
-
-    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
-        super().__init__(p)
-        self.inplace = bool(inplace)
-        if inplace:
-            raise ValueError("FeatureAlphaDropout: inplace=True is not supported (it would change a value the tape "
-                             "may need)")

@@ -18,7 +18,7 @@ from ...functional.arguments import refuse_complex
 from ...ops import activation as _act
 from ...tape import apply
 from ...tensor import Tensor
-from .inputs import _axis, _check_input_dtype
+from .inputs import _axis, _check_input_dtype, refuse_inplace
 
 __all__ = [
     "relu", "leaky_relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "softplus", "logsigmoid",
@@ -31,8 +31,10 @@ _RELU = _act.Relu()
 _SILU = _act.Silu()
 
 
-def relu(x: Any) -> Tensor:
+def relu(x: Any, inplace: bool = False) -> Tensor:
     """``max(x, 0)``; the gradient at 0 is 0.  Complex input is refused (no order), as PyTorch."""
+    if inplace:  # a test, not a call: relu is on every small model's hot path
+        refuse_inplace("relu", inplace)
     if not isinstance(x, Tensor):
         x = _tensor(x)
     if x._data.dtype.kind == "c":  # inline: relu is on every small model's hot path
@@ -40,8 +42,9 @@ def relu(x: Any) -> Tensor:
     return apply(_RELU, x)
 
 
-def leaky_relu(x: Any, negative_slope: float = 0.01) -> Tensor:
+def leaky_relu(x: Any, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` for positive inputs, ``negative_slope * x`` otherwise (real input only, as PyTorch)."""
+    refuse_inplace("leaky_relu", inplace)
     x = _tensor(x)
     refuse_complex("leaky_relu", x)
     return apply(_act.LeakyRelu(negative_slope=float(negative_slope)), x)
@@ -58,8 +61,10 @@ def gelu(x: Any, approximate: str = "none") -> Tensor:
     return apply(_act.Gelu(approximate=approximate), x)
 
 
-def silu(x: Any) -> Tensor:
+def silu(x: Any, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)``."""
+    if inplace:
+        refuse_inplace("silu", inplace)
     return apply(_SILU, x)
 
 
@@ -123,22 +128,25 @@ def logsigmoid(x: Any) -> Tensor:
     return -mf.logaddexp(0.0, -x)
 
 
-def mish(x: Any) -> Tensor:
+def mish(x: Any, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
+    refuse_inplace("mish", inplace)
     x = _tensor(x)
     return x * mf.tanh(softplus(x))
 
 
-def elu(x: Any, alpha: float = 1.0) -> Tensor:
+def elu(x: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` for ``x > 0``, else ``alpha * (exp(x) - 1)``; the derivative at 0 is ``alpha`` (PyTorch)."""
+    refuse_inplace("elu", inplace)
     x = _tensor(x)
     pos = x > 0
     neg = mf.where(pos, 0.0, x)  # the exp only ever sees x <= 0: no overflow, no inf * 0
     return mf.where(pos, x, mf.expm1(neg) * alpha)
 
 
-def hardtanh(x: Any, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+def hardtanh(x: Any, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` clamped to ``[min_val, max_val]``; the gradient is 0 at and beyond the bounds (PyTorch)."""
+    refuse_inplace("hardtanh", inplace)
     if min_val > max_val:
         raise ValueError(f"hardtanh: min_val={min_val} is greater than max_val={max_val}")
     x = _tensor(x)
@@ -146,16 +154,10 @@ def hardtanh(x: Any, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
     return mf.where(inside, x, mf.clip(x, min_val, max_val).detach())
 
 
-def _refuse_inplace(name: str, inplace: bool) -> None:
-    if inplace:
-        raise ValueError(f"{name}: inplace=True is not supported (it would overwrite a value the tape may need); "
-                         "drop the argument, the result is the same")
-
-
 def relu6(x: Any, inplace: bool = False) -> Tensor:
     """``min(max(x, 0), 6)``: PyTorch's ``hardtanh(x, 0, 6)``, gradient 0 at and beyond the bounds;
     ``inplace=True`` is refused, as by ``nn.Dropout2d`` (it would overwrite a value the tape may need)."""
-    _refuse_inplace("relu6", inplace)
+    refuse_inplace("relu6", inplace)
     return hardtanh(x, 0.0, 6.0)
 
 
@@ -187,13 +189,15 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def selu(x: Any) -> Tensor:
+def selu(x: Any, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with the self-normalizing constants ``alpha = 1.6733``, ``scale = 1.0507``."""
+    refuse_inplace("selu", inplace)
     return elu(x, _SELU_ALPHA) * _SELU_SCALE
 
 
-def celu(x: Any, alpha: float = 1.0) -> Tensor:
+def celu(x: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``: an ELU with a derivative of 1 at 0."""
+    refuse_inplace("celu", inplace)
     if alpha == 0:
         raise ValueError("celu: alpha must not be 0")
     x = _tensor(x)
@@ -214,15 +218,17 @@ def glu(x: Any, axis: int | None = None, *, dim: int | None = None) -> Tensor:
     return a * mf.sigmoid(b)
 
 
-def hardswish(x: Any) -> Tensor:
+def hardswish(x: Any, inplace: bool = False) -> Tensor:
     """``x * relu6(x + 3) / 6``: 0 up to -3, ``x`` from 3 on; PyTorch's derivative at the corners
     (0 at -3, 1 at 3)."""
+    refuse_inplace("hardswish", inplace)
     x = _tensor(x)
     return mf.where(x <= -3, 0.0, mf.where(x < 3, x * (x + 3) * (1.0 / 6), x))
 
 
-def hardsigmoid(x: Any) -> Tensor:
+def hardsigmoid(x: Any, inplace: bool = False) -> Tensor:
     """``relu6(x + 3) / 6``: 0 below -3, 1 above 3, the derivative 0 at and beyond +-3 (PyTorch)."""
+    refuse_inplace("hardsigmoid", inplace)
     x = _tensor(x)
     inside = (x > -3) & (x < 3)
     # outside, the clamped value passes as a detached constant (as hardtanh's): no gradient, nothing kept
@@ -241,8 +247,9 @@ def tanhshrink(x: Any) -> Tensor:
     return x - mf.tanh(x)
 
 
-def threshold(x: Any, threshold: float, value: float) -> Tensor:
+def threshold(x: Any, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x`` where ``x > threshold``, else ``value`` (PyTorch's argument order)."""
+    refuse_inplace("threshold", inplace)
     x = _tensor(x)
     return mf.where(x > threshold, x, float(value))
 
@@ -261,10 +268,12 @@ def hardshrink(x: Any, lambd: float = 0.5) -> Tensor:
     return mf.where((x > lambd) | (x < -lambd), x, 0.0)
 
 
-def rrelu(x: Any, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
+def rrelu(x: Any, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
     """The randomized leaky ReLU: ``x`` for ``x > 0``, else ``a * x`` with ``a`` drawn uniformly from
     ``[lower, upper]`` per element in training (from the engine generator) and ``(lower + upper) / 2``
     in evaluation."""
+    refuse_inplace("rrelu", inplace)
     if not 0 <= lower <= upper:
         raise ValueError(f"rrelu: need 0 <= lower <= upper, got lower={lower}, upper={upper}")
     x = _tensor(x)

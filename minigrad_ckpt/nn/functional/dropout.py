@@ -13,6 +13,7 @@ from ...functional import _tensor
 from ...ops import dropout as _drop
 from ...tape import apply
 from ...tensor import Tensor
+from .inputs import refuse_inplace
 
 __all__ = [
     "dropout", "dropout2d", "dropout1d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
@@ -26,12 +27,13 @@ def _tensor_and_probability(name: str, x: Any, p: float) -> Tensor:
     return _tensor(x)
 
 
-def dropout(x: Any, p: float = 0.5, training: bool = True) -> Tensor:
+def dropout(x: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)``.
 
     The randomness is one key drawn from the engine generator and stored on
     the op, so a checkpoint replay regenerates the same mask.
     """
+    refuse_inplace("dropout", inplace)
     x = _tensor_and_probability("dropout", x, p)
     if not training or p == 0.0:
         return x
@@ -54,22 +56,25 @@ def _channel_dropout(x: Any, p: float, training: bool, name: str, spatial: int) 
     return x * dropout(ones, p, True)
 
 
-def dropout1d(x: Any, p: float = 0.5, training: bool = True) -> Tensor:
+def dropout1d(x: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels (axis 1 of (N, C, L), axis 0 of (C, L)) with probability ``p``."""
+    refuse_inplace("dropout1d", inplace)
     return _channel_dropout(x, p, training, "dropout1d", 1)
 
 
-def dropout2d(x: Any, p: float = 0.5, training: bool = True) -> Tensor:
+def dropout2d(x: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels (axis 1 of (N, C, H, W), axis 0 of (C, H, W)) with probability ``p``.
 
     The channel mask is a dropout of ones (one key on the tape), broadcast over
     the spatial axes: a checkpoint replay regenerates it exactly.
     """
+    refuse_inplace("dropout2d", inplace)
     return _channel_dropout(x, p, training, "dropout2d", 2)
 
 
-def dropout3d(x: Any, p: float = 0.5, training: bool = True) -> Tensor:
+def dropout3d(x: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels (axis 1 of (N, C, D, H, W), axis 0 of (C, D, H, W)) with probability ``p``."""
+    refuse_inplace("dropout3d", inplace)
     return _channel_dropout(x, p, training, "dropout3d", 3)
 
 
@@ -77,10 +82,11 @@ def dropout3d(x: Any, p: float = 0.5, training: bool = True) -> Tensor:
 _ALPHA_PRIME = 1.7580993408473766
 
 
-def alpha_dropout(x: Any, p: float = 0.5, training: bool = False) -> Tensor:
+def alpha_dropout(x: Any, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
     """Dropout for SELU networks: dropped elements become SELU's negative saturation value
     and an affine map ``a * y + b`` restores zero mean and unit variance (PyTorch's formula,
     ``a = ((1 - p) (1 + p alpha'^2))^(-1/2)``); identity outside training."""
+    refuse_inplace("alpha_dropout", inplace)
     x = _tensor_and_probability("alpha_dropout", x, p)
     if not training or p == 0.0:
         return x
@@ -97,9 +103,7 @@ def feature_alpha_dropout(x: Any, p: float = 0.5, training: bool = False, inplac
     PyTorch's, also for a 2-D input) and broadcast over the rest; :func:`alpha_dropout`'s affine
     map.  ``inplace=True`` is refused (it would overwrite a value the tape may need)."""
     x = _tensor_and_probability("feature_alpha_dropout", x, p)
-    if inplace:
-        raise ValueError("feature_alpha_dropout: inplace=True is not supported (it would overwrite a value the tape "
-                         "may need); drop the argument, the result is the same")
+    refuse_inplace("feature_alpha_dropout", inplace)
     if x.ndim < 2:
         raise ValueError(f"feature_alpha_dropout: expected at least a 2-D (N, C, ...) input, got shape {x.shape}")
     if not training or p == 0.0:

@@ -41,3 +41,12 @@ def _zeros_like(x: Tensor, shape: tuple[int, ...] | None = None) -> Tensor:
     xp = x.device.xp
     return Tensor.constant(xp.broadcast_to(xp.zeros((), dtype=x.dtype), x.shape if shape is None else shape),
                            x.device)
+
+
+def refuse_inplace(name: str, inplace: bool) -> None:
+    """PyTorch's ``inplace=`` keyword: ``False`` (its default) is the function itself; ``True`` is refused,
+    as ``nn.Dropout2d`` refuses it -- it would overwrite a value the tape may need, and the engine refuses
+    in-place writes to tensors that require grad."""
+    if inplace:
+        raise ValueError(f"{name}: inplace=True is not supported (it would overwrite a value the tape may need); "
+                         "drop the argument, the result is the same")
