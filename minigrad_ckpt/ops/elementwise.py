@@ -251,6 +251,9 @@ class Sub(BinaryElementwise):
     def times_d_second(self, xp, v, out, x, y):
         return -v
 
+    def backward(self, xp, g, out, x, y):
+        return g, -g  # as Add's: nothing saved, the partials written in
+
 
 class Mul(BinaryElementwise):
     fn = "multiply"
