@@ -362,3 +362,42 @@ def test_layers_take_inplace_false_and_refuse_true(name):
     with pytest.raises(ValueError, match="inplace=True"):
         getattr(mg.nn, name)(inplace=True)
     assert mg.nn.Threshold(0.1, 0.0, inplace=False)(x).shape == x.shape
+
+
+def test_parameter_containers_register_their_parameters():
+    class Model(mg.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ws = mg.nn.ParameterList([mg.nn.Parameter(mg.ones(2)), mg.zeros(2, 3)])
+            self.d = mg.nn.ParameterDict({"a": mg.ones(1)})
+
+        def forward(self, x):
+            return (self.ws[0] * x).sum() + self.ws[1].sum() + self.d["a"].sum()
+
+    m = Model()
+    assert [n for n, _ in m.named_parameters()] == ["ws.0", "ws.1", "d.a"]
+    assert all(isinstance(p, mg.nn.Parameter) and p.requires_grad for p in m.parameters())
+    m(mg.ones(2)).backward()
+    mg.optim.SGD(m.parameters(), lr=0.5).step()
+    assert m.ws[0].tolist() == [0.5, 0.5] and m.ws[-1].shape == (2, 3)
+    m2 = Model()
+    m2.load_state_dict(m.state_dict())
+    assert m2.ws[0].tolist() == [0.5, 0.5]
+    m.ws[1] = mg.ones(1)
+    m.d["b"] = mg.nn.Parameter(mg.zeros(2))
+    assert [n for n, _ in m.named_parameters()] == ["ws.0", "ws.1", "d.a", "d.b"] and "b" in m.d and len(m.d) == 2
+    assert repr(m.ws) == ("ParameterList(\n  (0): Parameter containing: [float32 of size 2]\n"
+                          "  (1): Parameter containing: [float32 of size 1]\n)")
+    with pytest.raises(TypeError, match="Parameters"):
+        mg.nn.ParameterList([3.0])
+
+
+def test_lr_scheduler_keeps_pytorchs_older_base_class_name():
+    class Halving(mg.optim.lr_scheduler._LRScheduler):
+        def get_lr(self):
+            return [b * 0.5 ** self.last_epoch for b in self.base_lrs]
+
+    opt = mg.optim.SGD([mg.zeros(1, requires_grad=True)], lr=1.0)
+    s = Halving(opt)
+    s.step()
+    assert s.get_last_lr() == [0.5]

@@ -52,7 +52,7 @@ from .blocks import (
     MaxUnpool3d,
     Unfold,
 )
-from .containers import ModuleDict, ModuleList, Sequential
+from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d, ConvTranspose3d
 from .distance import ChannelShuffle, CosineSimilarity, PairwiseDistance, PixelShuffle, PixelUnshuffle
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
@@ -122,5 +122,5 @@ __all__ = [
     "LocalResponseNorm", "InstanceNorm1d", "InstanceNorm2d", "ConvTranspose1d", "EmbeddingBag",
     "Conv3d", "AdaptiveAvgPool3d", "MaxPool3d", "AvgPool3d", "ConvTranspose3d", "AdaptiveMaxPool3d", "MaxUnpool3d",
     "ReLU6", "Softmax2d", "Bilinear", "LPPool1d", "LPPool2d", "LPPool3d", "FeatureAlphaDropout", "BatchNorm3d",
-    "InstanceNorm3d", "ChannelShuffle", *_padding_names,
+    "InstanceNorm3d", "ChannelShuffle", "ParameterList", "ParameterDict", *_padding_names,
 ]

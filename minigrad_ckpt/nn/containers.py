@@ -1,4 +1,4 @@
-"""Containers: Sequential, ModuleList, ModuleDict."""
+"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..checkpoint import enable_checkpointing
-from .module import Module
+from ..tensor import Tensor
+from .module import Module, Parameter
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict"]
+__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
 class Sequential(Module):
@@ -127,3 +128,102 @@ class ModuleDict(Module):
 
     def items(self) -> Iterable[tuple[str, Module]]:
         return self._modules.items()
+
+
+def _parameter_lines(parameters: Any) -> str:
+    """PyTorch's listing of a parameter container: ``(name): Parameter containing: [float32 of size 2x3]``."""
+    return "\n".join(f"({k}): Parameter containing: [{p.dtype} of size {'x'.join(map(str, p.shape))}]"
+                     for k, p in parameters.items())
+
+
+def _as_parameter(value: Any, holder: str) -> Parameter:
+    """A Parameter as PyTorch's containers store one: a Parameter itself, a Tensor wrapped (no copy)."""
+    if isinstance(value, Parameter):
+        return value
+    if isinstance(value, Tensor):
+        return Parameter(value)
+    raise TypeError(f"{holder} holds Parameters (or Tensors, which it wraps), got {type(value).__name__}")
+
+
+class ParameterList(Module):
+    """A list of parameters whose parent module sees them (named ``"0"``, ``"1"``, ...): PyTorch's
+    ``nn.ParameterList``; a Tensor appended becomes a Parameter."""
+
+    def __init__(self, values: Iterable[Any] | None = None) -> None:
+        super().__init__()
+        for v in values or ():
+            self.append(v)
+
+    def append(self, value: Any) -> ParameterList:
+        self.register_parameter(str(len(self)), _as_parameter(value, "ParameterList"))
+        return self
+
+    def extend(self, values: Iterable[Any]) -> ParameterList:
+        for v in values:
+            self.append(v)
+        return self
+
+    def __getitem__(self, idx: int | slice) -> Any:
+        items = list(self._parameters.values())
+        return ParameterList(items[idx]) if isinstance(idx, slice) else items[idx]
+
+    def __setitem__(self, idx: int, value: Any) -> None:
+        name = str(range(len(self))[idx])  # an IndexError outside, negative indices from the end
+        self.register_parameter(name, _as_parameter(value, "ParameterList"))
+
+    def __len__(self) -> int:
+        return len(self._parameters)
+
+    def __iter__(self) -> Iterator[Parameter]:
+        return iter(list(self._parameters.values()))
+
+    def extra_repr(self) -> str:
+        return _parameter_lines(self._parameters)
+
+
+class ParameterDict(Module):
+    """A dict of parameters whose parent module sees them under their keys: PyTorch's ``nn.ParameterDict``."""
+
+    def __init__(self, parameters: Any = None) -> None:
+        super().__init__()
+        self.update(parameters or {})
+
+    def update(self, parameters: Any) -> None:
+        for k, v in (parameters.items() if hasattr(parameters, "items") else parameters):
+            self[k] = v
+
+    def __getitem__(self, key: str) -> Parameter:
+        return self._parameters[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.register_parameter(key, _as_parameter(value, "ParameterDict"))
+
+    def __delitem__(self, key: str) -> None:
+        del self._parameters[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._parameters
+
+    def __len__(self) -> int:
+        return len(self._parameters)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._parameters))
+
+    def keys(self) -> Iterable[str]:
+        return self._parameters.keys()
+
+    def values(self) -> Iterable[Parameter]:
+        return self._parameters.values()
+
+    def items(self) -> Iterable[tuple[str, Parameter]]:
+        return self._parameters.items()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._parameters.get(key, default)
+
+    def pop(self, key: str) -> Parameter:
+        return self._parameters.pop(key)
+
+    def extra_repr(self) -> str:
+        return _parameter_lines(self._parameters)

@@ -388,7 +388,8 @@ class Module:
             lines.append(f"({name}): {sub}")
         body = ""
         if lines:
-            body = "\n  " + "\n  ".join(lines) + "\n" if self._modules else lines[0]
+            # one line inline, as PyTorch; several (an extra_repr of many lines, or children) indented below
+            body = "\n  " + "\n  ".join(lines) + "\n" if self._modules or len(lines) > 1 else lines[0]
         return f"{type(self).__name__}({body})"
 
     def __dir__(self) -> list[str]:

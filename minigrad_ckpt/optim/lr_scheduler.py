@@ -106,6 +106,10 @@ class LRScheduler:
         self.__dict__.update(state)
 
 
+# PyTorch's older name of the base class, which user-written schedulers still subclass
+_LRScheduler = LRScheduler
+
+
 def _check_epoch_args(name: str, **values: Any) -> None:
     for k, v in values.items():
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
