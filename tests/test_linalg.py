@@ -331,3 +331,43 @@ def test_one_eigenvector_of_a_repeated_eigenvalue_has_no_gradient_nan_not_a_fini
     v = L.eigh(a)[1][:, :2]
     (g,) = mg.grad(((v @ v.T) * c).sum(), [a])  # the projector onto the whole eigenspace: defined
     assert np.isfinite(g.numpy()).all()
+
+
+SINGULAR = [  # (matrix, its cofactor matrix adj(A)^T = d det / dA, from the definition)
+    ([[1.0, 2.0], [2.0, 4.0]], [[4.0, -2.0], [-2.0, 1.0]]),
+    ([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]], [[4.0, 4.0, -4.0], [-2.0, -2.0, 2.0], [0.0, 0.0, 0.0]]),
+    ([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [3.0, 6.0, 9.0]], [[0.0] * 3] * 3),  # rank 1: all 2x2 minors vanish
+    ([[0.0] * 3] * 3, [[0.0] * 3] * 3),
+]
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("a,cofactors", SINGULAR)
+def test_det_has_its_gradient_at_a_singular_matrix(a, cofactors, device):
+    """det is a polynomial: its gradient, the cofactor matrix, exists everywhere. At an exactly
+    singular matrix the backward's inv(a) raised NumPy's LinAlgError (PyTorch 2.13 answers
+    zeros there, wrong for rank n - 1: [[1, 2], [2, 4]] has cofactors [[4, -2], [-2, 1]])."""
+    a = np.array(a)
+    x = mg.tensor(a, requires_grad=True, device=device)
+    mg.linalg.det(x).backward()
+    np.testing.assert_allclose(x.grad.numpy(), cofactors, atol=1e-12)
+    _, along_identity = mg.func.jvp(mg.linalg.det, (mg.tensor(a, device=device),),
+                                    (mg.tensor(np.eye(len(a)), device=device),))
+    np.testing.assert_allclose(along_identity.numpy(), np.trace(np.array(cofactors)), atol=1e-12)
+
+
+def test_det_second_derivative_at_a_singular_matrix_and_in_a_batch():
+    """The cofactors of a singular matrix are determinants of its minors, taken with det
+    again: the second derivative is the polynomial's too (d cofactor_00 / dA of this rank-1
+    matrix: the 2x2 minor's cofactors [[9, -6], [-6, 4]] in the lower block)."""
+    x = mg.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [3.0, 6.0, 9.0]], requires_grad=True)
+    (g,) = mg.grad(mg.linalg.det(x), [x], create_graph=True)
+    (h,) = mg.grad(g[0, 0], [x])
+    np.testing.assert_allclose(h.numpy(), [[0, 0, 0], [0, 9, -6], [0, -6, 4]], atol=1e-12)
+    batch = mg.tensor([[[1.0, 2.0], [2.0, 4.0]], [[2.0, 1.0], [1.0, 3.0]]], requires_grad=True)
+    mg.linalg.det(batch).sum().backward()  # one singular matrix beside a regular one
+    np.testing.assert_allclose(batch.grad.numpy(), [[[4, -2], [-2, 1]], [[3, -1], [-1, 2]]], atol=1e-12)
+    z = mg.tensor([[1 + 1j, 2.0], [2 + 2j, 4.0]], requires_grad=True)  # complex: conj(cofactors) * (1 + 2i)
+    d = mg.linalg.det(z)
+    (d.real + 2 * d.imag).backward()
+    np.testing.assert_allclose(z.grad.numpy(), np.conj([[4.0, -2 - 2j], [-2.0, 1 + 1j]]) * (1 + 2j), atol=1e-12)

@@ -215,7 +215,9 @@ class Inv(Op):
 
 
 class Det(Op):
-    """``det(A)``; ``d det = det * tr(A^-1 dA)`` (non-singular ``A``)."""
+    """``det(A)``; ``d det = tr(adj(A) dA)``: the derivative is the cofactor matrix
+    ``adj(A)^T``, which is ``det * A^-T`` for a non-singular ``A`` and exists for a singular
+    one too (:func:`_cofactors`)."""
 
     save_output = True
 
@@ -223,16 +225,41 @@ class Det(Op):
         return xp.linalg.det(a)
 
     def backward(self, xp, g, out, a):
-        return (g * out)[..., None, None] * _mT(xp, xp.linalg.inv(a))
+        return g[..., None, None] * _cofactors(xp, a, out)
 
     def jvp(self, xp, tangents, out, a):
         (t,) = tangents
         if t is None:
             return None
-        return out * xp.sum(_mT(xp, xp.linalg.inv(a)) * t, axis=(-2, -1))
+        return xp.sum(_cofactors(xp, a, out) * t, axis=(-2, -1))
 
     def reference(self, np, a):
         return np.linalg.det(a)
+
+
+def _cofactors(xp: Any, a: Any, det: Any) -> Any:
+    """The cofactor matrix ``adj(A)^T`` of each matrix, given its determinant.
+
+    ``det * inv(A)^T`` where ``det != 0``.  Where LU met an exact zero pivot (``det == 0``,
+    and ``inv`` would fail) the definition gives it: entry ``(i, j)`` is ``(-1)^(i+j)``
+    times the determinant of ``A`` without row ``i`` and column ``j`` -- not zero for rank
+    ``n - 1`` (``[[1, 2], [2, 4]]`` has cofactors ``[[4, -2], [-2, 1]]``).  Those minors go
+    through ``det`` again, so every derivative is the polynomial's own, at any order.  Only
+    when some matrix is singular (one explicit device read) are the ``n^2`` minors taken."""
+    singular = det == 0
+    found = xp.any(singular)
+    if not (bool(xp.scalar(found)) if hasattr(xp, "scalar") else bool(found)):
+        return det[..., None, None] * _mT(xp, xp.linalg.inv(a))
+    n = a.shape[-1]
+    mask = singular[..., None, None]
+    stand_in = xp.where(mask, xp.eye(n, dtype=a.dtype), a)  # invertible where a is not
+    regular = det[..., None, None] * _mT(xp, xp.linalg.inv(stand_in))
+    others = host_numpy.array([[k for k in range(n) if k != i] for i in range(n)], dtype=host_numpy.int64)
+    rows = xp.asarray(others[:, None, :, None])  # (n, 1, n-1, 1): minor (i, j) drops row i ...
+    cols = xp.asarray(others[None, :, None, :])  # (1, n, 1, n-1): ... and column j
+    signs = xp.asarray(((-1.0) ** host_numpy.add.outer(host_numpy.arange(n), host_numpy.arange(n))).astype(a.dtype))
+    by_minors = xp.linalg.det(a[..., rows, cols]) * signs
+    return xp.where(mask, by_minors, regular)
 
 
 class SlogDet(Op):
