@@ -25,7 +25,7 @@ __all__ = [
     "tensor", "zeros", "ones", "full", "empty", "arange", "linspace", "zeros_like",
     "ones_like", "full_like", "rand", "randn", "randint", "randperm", "get_default_dtype",
     "set_default_dtype", "empty_like", "rand_like", "randn_like", "randint_like", "logspace", "scalar_tensor",
-    "as_tensor", "asarray",
+    "as_tensor", "asarray", "bernoulli", "multinomial", "normal",
 ]
 
 def _dtype_or_default(dtype: Any) -> Any:
@@ -239,3 +239,62 @@ def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | Non
     if copy is False and out is not obj and not (isinstance(obj, host_numpy.ndarray) and out._data is obj):
         raise ValueError("asarray: copy=False, but the data cannot be shared (another dtype or device)")
     return out.requires_grad_(True) if requires_grad else out
+
+
+# ---- PyTorch's sampling functions: draws from the engine generator, one key per call ----
+def bernoulli(input: Any, p: float | None = None) -> Tensor:  # noqa: A002
+    """1 with probability ``input`` (or ``p`` everywhere), else 0, in ``input``'s float dtype
+    (``torch.bernoulli``; a constant: the draw has no gradient)."""
+    x = input if isinstance(input, Tensor) else tensor(input)
+    if x.dtype.kind != "f":
+        raise TypeError(f"bernoulli: input must be floating point, got {x.dtype}")
+    xp = x.device.xp
+    u = _random.uniform(xp, _random.next_key(), x.shape, x.dtype)
+    prob = x._data if p is None else p
+    return Tensor.constant((u < prob).astype(x.dtype), x.device)
+
+
+def multinomial(input: Any, num_samples: int, replacement: bool = False) -> Tensor:  # noqa: A002
+    """Indices drawn from the categories of each row of ``input`` (1-D or 2-D non-negative weights,
+    not necessarily normalized), as ``torch.multinomial``: with ``replacement`` by the inverse of the
+    cumulative distribution, without it by an exponential race (each category's ``-log(u) / weight``;
+    the ``num_samples`` smallest win, in order), so zero-weight categories come last.  int64."""
+    w = input if isinstance(input, Tensor) else tensor(input)
+    if w.ndim not in (1, 2) or w.dtype.kind != "f":
+        raise ValueError(f"multinomial: input must be a 1-D or 2-D float tensor, got {w.ndim}-D {w.dtype}")
+    rows = w._data.reshape(-1, w.shape[-1])
+    xp, n = w.device.xp, int(num_samples)
+    if n <= 0 or (not replacement and n > rows.shape[1]):
+        raise ValueError(f"multinomial: cannot draw {n} samples from {rows.shape[1]} categories "
+                         f"{'with' if replacement else 'without'} replacement")
+    total = rows.sum(axis=1, keepdims=True)
+    if bool(xp.scalar(xp.any((rows < 0) | ~xp.isfinite(rows)))) or bool(xp.scalar(xp.any(total <= 0))):
+        raise ValueError("multinomial: weights must be finite, non-negative, with a positive sum in each row")
+    key = _random.next_key()
+    if replacement:
+        cdf = xp.cumsum(rows / total, axis=1)
+        u = _random.uniform(xp, key, (rows.shape[0], n), w.dtype)
+        idx = (u[:, :, None] >= cdf[:, None, :]).sum(axis=2)
+        idx = xp.minimum(idx, rows.shape[1] - 1)  # a cdf that rounds below 1 never yields an index past the end
+    else:
+        u = _random.uniform(xp, key, rows.shape, w.dtype)
+        race = xp.where(rows > 0, -xp.log(1 - u) / xp.where(rows > 0, rows, 1), xp.inf)
+        idx = xp.argsort(race, axis=1, kind="stable")[:, :n]
+    out = idx.astype("int64")
+    return Tensor.constant(out.reshape(n) if w.ndim == 1 else out, w.device)
+
+
+def normal(mean: Any, std: Any = 1.0, size: Any = None, *, dtype: Any = None, device: Any = None,
+           requires_grad: bool = False) -> Tensor:
+    """``mean + std * z`` with ``z`` standard normal (``torch.normal``): tensors ``mean`` and/or ``std``
+    broadcast and keep their dtype, and the result is differentiable in both (``z`` is a constant);
+    two numbers need ``size`` (the default dtype unless given)."""
+    if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
+        if size is None:
+            raise TypeError("normal: with a number mean and std, give size")
+        out = randn(*_shape((size,)), dtype=dtype, device=device) * std + mean
+        return out.requires_grad_(True) if requires_grad else out
+    like = mean if isinstance(mean, Tensor) else std
+    shape = host_numpy.broadcast_shapes(getattr(mean, "shape", ()), getattr(std, "shape", ()))
+    z = Tensor.constant(_random.normal(like.device.xp, _random.next_key(), shape, like.dtype), like.device)
+    return mean + std * z

@@ -401,3 +401,41 @@ def test_lr_scheduler_keeps_pytorchs_older_base_class_name():
     s = Halving(opt)
     s.step()
     assert s.get_last_lr() == [0.5]
+
+
+def test_sampling_functions_draw_pytorchs_distributions():
+    mg.manual_seed(0)
+    w = mg.tensor([0.1, 0.0, 0.6, 0.3])
+    with_replacement = mg.multinomial(w, 20000, replacement=True).numpy()
+    assert with_replacement.dtype == np.int64 and 1 not in with_replacement
+    np.testing.assert_allclose(np.bincount(with_replacement, minlength=4) / 20000, [0.1, 0.0, 0.6, 0.3], atol=0.015)
+    rows = mg.multinomial(mg.stack([w] * 4000), 3).numpy()  # 2-D: one draw of 3 per row
+    assert rows.shape == (4000, 3) and all(len(set(r)) == 3 for r in rows[:50]) and not (rows == 1).any()
+    np.testing.assert_allclose(np.bincount(rows[:, 0], minlength=4) / 4000, [0.1, 0.0, 0.6, 0.3], atol=0.03)
+    assert sorted(w.multinomial(4).tolist())[0] == 0 and w.multinomial(4).tolist()[-1] == 1  # zero weight last
+    with pytest.raises(ValueError, match="cannot draw"):
+        mg.multinomial(w, 5)
+    with pytest.raises(ValueError, match="non-negative"):
+        mg.multinomial(mg.tensor([1.0, -1.0]), 1)
+    b = mg.bernoulli(mg.full((20000,), 0.3))
+    assert b.dtype == np.float32 and set(np.unique(b.numpy())) == {0.0, 1.0} and abs(b.numpy().mean() - 0.3) < 0.015
+    assert mg.full((3,), 0.3).bernoulli(1.0).tolist() == [1.0, 1.0, 1.0]
+    mean, std = mg.zeros(20000, requires_grad=True), mg.ones(20000, requires_grad=True)
+    y = mg.normal(mean, std * 2)
+    assert abs(float(y.numpy().std()) - 2) < 0.05
+    y.sum().backward()  # differentiable in mean and std, as torch.normal
+    assert np.array_equal(mean.grad.numpy(), np.ones(20000, np.float32))
+    np.testing.assert_allclose(std.grad.numpy(), y.detach().numpy(), rtol=1e-6)  # d/d(std) = 2 z = y / std
+    assert mg.normal(2.0, 3.0, size=(2,)).dtype == np.float32 and mg.normal(mg.zeros(2, dtype="float64")).dtype \
+        == np.float64
+
+
+def test_sampling_on_the_strict_device_draws_the_cpus_numbers():
+    for device in ("cpu", "strict"):
+        mg.manual_seed(4)
+        w = mg.tensor([0.1, 0.5, 0.4], device=device)
+        drawn = (mg.multinomial(w, 6, True).numpy(), mg.multinomial(w, 2).numpy(), mg.bernoulli(w).numpy(),
+                 mg.normal(w, 0.5).numpy())
+        if device == "cpu":
+            cpu = drawn
+    assert all(np.array_equal(a, b) for a, b in zip(cpu, drawn))

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
-from .. import tape
+from .. import creation, tape
 from ..tensor import Tensor
 from . import complex_numbers as cn
 from . import differences as diffs
@@ -427,6 +427,8 @@ SECTIONS: tuple[Section, ...] = (
         public("broadcast_shapes", tf.broadcast_shapes),
         public("finfo", tf.finfo),
         public("iinfo", tf.iinfo),
+        public("bernoulli", creation.bernoulli, AS_METHOD),
+        public("multinomial", creation.multinomial, AS_METHOD),
     )),
     Section("Linear algebra", LINALG, (
         public("inv", la.inv),
