@@ -104,6 +104,10 @@ class Segment:
         self.replay_extra_bytes = 0
         # buffers already counted in dropped_bytes / kept_bytes (each once, as the ledger counts)
         self._counted: tuple[dict, dict] | None = ({}, {})
+        # Kept values the tape holds anyway, by buffer: the saved output of the node before the
+        # segment (a tanh's). Keeping them costs nothing over a run without checkpointing, and
+        # not saving them saves nothing.
+        self._held_anyway: set[int] = set()
         self._out_bytes: dict[Node, int] = {}  # bytes counted for each node's saved output
         # Which of (out, *inputs) the tape saved for each node: replay re-fills exactly those,
         # so the save rule (tape._record) is applied in one place only.
@@ -191,7 +195,8 @@ class Segment:
         saved_outputs = {n for n in self.nodes if self._saved_slots[n][0]}
         saved_outputs.update(src for n in self.nodes for src, slot in zip(n.replay, self._saved_slots[n][1:])
                              if slot and type(src) is Node)
-        unsaved = [k.value for k in self.kept if not k.param and id(_base(k.value)) not in saved]
+        unsaved = [k.value for k in self.kept if not k.param and id(_base(k.value)) not in saved
+                   and id(_base(k.value)) not in self._held_anyway]
         unsaved += [v for n, v in self._device_kept_outputs() if n not in saved_outputs]
         return _new_bytes({}, unsaved)
 
@@ -241,6 +246,8 @@ class Segment:
                 self.kept.append(k)
                 if not is_param:
                     kept_now.append(v)
+                    if producer is not None and _tape_holds(producer, v):
+                        self._held_anyway.add(id(_base(v)))
         node.replay = tuple(sources)
         self.nodes.append(node)
         if self.keep is not None:
@@ -257,7 +264,8 @@ class Segment:
         if kept_now:
             if _ledger.enabled:
                 _ledger.hold(kept_now)
-            self.kept_bytes += _new_bytes(self._counted[1], kept_now)
+            self.kept_bytes += _new_bytes(self._counted[1], [v for v in kept_now
+                                                             if id(_base(v)) not in self._held_anyway])
         if dropped:
             counted = self._counted[0]
             if slots[0]:  # saved_arrays lists the output first
@@ -266,7 +274,9 @@ class Segment:
                 self._out_bytes[node] = out_bytes = _new_bytes(counted, dropped[:1])
                 self.dropped_bytes += out_bytes
                 dropped = dropped[1:]
-            self.dropped_bytes += _new_bytes(counted, dropped)
+            held = self._held_anyway  # not dropping what the tape holds anyway saves nothing
+            self.dropped_bytes += _new_bytes(counted, [d for d in dropped if id(_base(d)) not in held] if held
+                                             else dropped)
 
     def _copy_before_write(self, t: Tensor) -> None:
         """A write guard: ``t`` is about to be written in place while this segment tree records.
@@ -669,6 +679,17 @@ class Segment:
     def __repr__(self) -> str:
         return (f"Segment({self.index}{', ' + self.label if self.label else ''}: {len(self.nodes)} nodes, "
                 f"{len(self.kept)} kept values, {self.replays} replays)")
+
+
+def _tape_holds(node: Node, value: Any) -> bool:
+    """Whether the tape holds ``value`` anyway: as the output ``node`` (recorded outside the
+    segment tree) saved, or kept as a chain block's result."""
+    saved = node.saved
+    if type(saved) is tuple:
+        return bool(saved) and saved[0] is not None and _base(saved[0]) is _base(value)
+    seg = node.segment
+    kept = seg._kept_outputs.get(node) if seg is not None and not getattr(seg.keep, "to_host", False) else None
+    return kept is not None and _base(kept) is _base(value)
 
 
 def _weak(a: Any) -> Any:
