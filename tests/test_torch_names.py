@@ -439,3 +439,20 @@ def test_sampling_on_the_strict_device_draws_the_cpus_numbers():
         if device == "cpu":
             cpu = drawn
     assert all(np.array_equal(a, b) for a, b in zip(cpu, drawn))
+
+
+def test_gumbel_softmax_samples_the_categorical_and_passes_the_soft_gradient_straight_through():
+    probs = np.array([0.2, 0.5, 0.3])
+    mg.manual_seed(0)
+    logits = mg.tensor(np.log(np.tile(probs, (20000, 1))), requires_grad=True)
+    hard = MF.gumbel_softmax(logits, tau=0.5, hard=True)
+    assert set(np.unique(hard.numpy())) == {0.0, 1.0} and (hard.numpy().sum(axis=1) == 1).all()
+    np.testing.assert_allclose(hard.numpy().mean(axis=0), probs, atol=0.015)  # the Gumbel-max trick
+    weights = mg.tensor([1.0, 2.0, 3.0], dtype="float64")
+    (g_hard,) = mg.grad((hard * weights).sum(), [logits])
+    mg.manual_seed(0)
+    soft = MF.gumbel_softmax(logits, tau=0.5)
+    (g_soft,) = mg.grad((soft * weights).sum(), [logits])
+    assert np.array_equal(g_hard.numpy(), g_soft.numpy())  # the same draw: hard's gradient is soft's
+    np.testing.assert_allclose(soft.numpy().sum(axis=1), 1.0, rtol=1e-12)
+    assert MF.gumbel_softmax(mg.zeros(3, 4), dim=0, hard=True).sum(0).tolist() == [1.0] * 4

@@ -80,5 +80,5 @@ __all__ = [
     "instance_norm", "local_response_norm", "conv_transpose1d", "embedding_bag", "affine_grid", "grid_sample",
     "conv3d", "adaptive_avg_pool3d", "max_pool3d", "avg_pool3d", "conv_transpose3d", "adaptive_max_pool3d",
     "max_unpool3d", "ctc_loss", "relu6", "bilinear", "lp_pool1d", "lp_pool2d", "lp_pool3d", "feature_alpha_dropout",
-    "channel_shuffle",
+    "channel_shuffle", "gumbel_softmax",
 ]

@@ -23,7 +23,7 @@ from .inputs import _axis, _check_input_dtype, refuse_inplace
 __all__ = [
     "relu", "leaky_relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "softplus", "logsigmoid",
     "mish", "elu", "hardtanh", "prelu", "softmin", "selu", "celu", "glu", "hardswish", "hardsigmoid", "softsign",
-    "tanhshrink", "threshold", "softshrink", "hardshrink", "rrelu", "relu6",
+    "tanhshrink", "threshold", "softshrink", "hardshrink", "rrelu", "relu6", "gumbel_softmax",
 ]
 
 
@@ -282,3 +282,21 @@ def rrelu(x: Any, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool
     u = _random.uniform(x.device.xp, _random.next_key(), x.shape, x.dtype)
     slopes = Tensor.constant(u * (upper - lower) + lower, x.device)
     return mf.where(x > 0, x, x * slopes)
+
+
+def gumbel_softmax(logits: Any, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
+    """A sample of the Gumbel-softmax (concrete) distribution: ``softmax((logits + g) / tau)`` along ``dim``
+    with ``g = -log(E)``, ``E`` exponential (from the engine generator), as PyTorch's; ``hard`` gives the
+    one-hot of the largest in the forward pass and the soft sample's gradient (straight through).
+    ``eps`` is PyTorch's deprecated, ignored argument."""
+    x = _tensor(logits)
+    u = _random.uniform(x.device.xp, _random.next_key(), x.shape, x.dtype)
+    gumbels = Tensor.constant(-x.device.xp.log(-x.device.xp.log1p(-u)), x.device)  # E = -log(1 - u) > 0
+    y_soft = softmax((x + gumbels) / tau, dim)
+    if not hard:
+        return y_soft
+    xp, (d,) = x.device.xp, normalize_axis(dim, x.ndim)
+    winner = xp.argmax(y_soft._data, axis=d)  # the first of tied maxima, as PyTorch's max(dim)[1]
+    position = xp.arange(x.shape[d]).reshape([-1 if i == d else 1 for i in range(x.ndim)])
+    y_hard = Tensor.constant((position == xp.expand_dims(winner, d)).astype(x.dtype), x.device)
+    return y_hard - y_soft.detach() + y_soft
