@@ -125,7 +125,8 @@ LAYERS = {
         (1, 0.5) if kind == "Constant" else (1,)))), {1: (2, 3, 10), 2: IMG, 3: VOL}[d])
        for kind in ("Zero", "Constant", "Reflection", "Replication", "Circular") for d in (1, 2, 3)},
 }
-CONTAINERS = {"Module", "ModuleList", "ModuleDict", "RNNBase"}  # not layers one can call on a tensor
+# not layers one can call on a tensor
+CONTAINERS = {"Module", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "RNNBase"}
 
 
 class _WithTarget(nn.Module):
