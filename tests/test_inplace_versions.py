@@ -264,3 +264,28 @@ def test_accumulated_grad_does_not_alias_previous_grad():
     (x * 3).sum().backward()
     np.testing.assert_array_equal(first.numpy(), first_data)  # the old Tensor is untouched
     np.testing.assert_array_equal(x.grad.numpy(), [5.0, 5.0])
+
+
+@pytest.mark.parametrize("write", [
+    lambda x: x.sqrt_(), lambda x: x.exp_(), lambda x: x.tanh_(), lambda x: x.pow_(0.5),
+    lambda x: x.clamp_(0, 3.5), lambda x: x.xlogy_(2),
+])
+def test_an_in_place_float_result_into_an_integer_tensor_is_refused(write):
+    """x.<op>_(...) is x.copy_(x.<op>(...)): a float result went into the integer x cut to
+    its integer part (mg.tensor([1, 4]).sqrt_() gave [1, 2], exp_ [2, 54]). PyTorch:
+    'result type Float can't be cast to the desired output type Long'."""
+    x = mg.tensor([1, 4])
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type int64"):
+        write(x)
+    np.testing.assert_array_equal(x.numpy(), [1, 4])
+
+
+def test_in_place_writes_whose_value_takes_the_tensors_dtype_still_cast():
+    """PyTorch converts the value of masked_fill_, index_fill_ and scatter_ to the tensor's
+    dtype (torch.tensor([1, 2]).masked_fill_(mask, 2.5) is [2, 2]); same-kind results pass."""
+    mask = mg.tensor([True, False])
+    np.testing.assert_array_equal(mg.tensor([1, 2]).masked_fill_(mask, 2.5).numpy(), [2, 2])
+    np.testing.assert_array_equal(mg.tensor([1, 2]).index_fill_(0, mg.tensor([0]), 2.5).numpy(), [2, 2])
+    np.testing.assert_array_equal(mg.tensor([1, 2]).scatter_(0, mg.tensor([0]), 2.5).numpy(), [2, 2])
+    np.testing.assert_array_equal(mg.tensor([1, -5]).clamp_(0, 3).numpy(), [1, 0])
+    np.testing.assert_array_equal(mg.tensor([1.0, 4.0]).sqrt_().numpy(), [1.0, 2.0])

@@ -627,22 +627,37 @@ def exports(home: str) -> dict[str, Any]:
     return {row.name: row.function for _, row in rows(home)}
 
 
+#: In-place twins whose value PyTorch converts to the tensor's dtype (``x.masked_fill_(m, 2.5)`` of
+#: an integer ``x`` writes 2): a float result of the twin goes in as a float would.
+_VALUE_TAKES_DTYPE = frozenset({"masked_fill", "index_fill", "scatter", "index_put", "put"})
+
+
+def _lost_in_place(name: str, result: Any, target: Any) -> str | None:
+    """What writing a ``result``-typed value into a ``target``-typed tensor would lose, as
+    PyTorch's rule for in-place results (the same kind or a wider one): None if nothing."""
+    if result.kind == "c" and target.kind != "c":
+        return "imaginary part"
+    if result.kind == "f" and target.kind in "iub" and name not in _VALUE_TAKES_DTYPE:
+        return "fraction"
+    return None
+
+
 def in_place(name: str) -> Any:
     """Tensor's ``<name>_``: the method ``<name>``, its result copied back into the tensor."""
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         result = getattr(self, name)(*args, **kwargs)
-        if result.dtype.kind == "c" and self.dtype.kind != "c":
-            # copy_ would drop the imaginary part with only NumPy's ComplexWarning; PyTorch refuses
+        lost = _lost_in_place(name, result.dtype, self.dtype)
+        if lost:  # copy_ would drop it (a complex part with only NumPy's ComplexWarning); PyTorch refuses
             raise RuntimeError(f"{name}_: result type {result.dtype} can't be cast to the desired "
-                               f"output type {self.dtype} (the imaginary part would be lost)")
+                               f"output type {self.dtype} (the {lost} would be lost)")
         return self.copy_(result)
 
     method.__name__ = name + "_"
     method.__doc__ = (
         f"``x.{name}_(...)``: ``x.copy_(x.{name}(...))`` -- in place, under the in-place rules "
         f"(refused on a tensor that requires grad outside ``mg.no_grad()``; tangents carried; "
-        f"a complex result for a real ``x`` is an error, as PyTorch's)."
+        f"a complex result for a real ``x``, or a float one for an integer ``x``, is an error, as PyTorch's)."
     )
     return method
 
