@@ -716,6 +716,11 @@ def dropout_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sa
     return Sample(op, (x,), (_float(dtype),))
 
 
+def add_gumbel_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    x = _arr(draw, _shape(draw, max_size), dtype)
+    return Sample(registry["AddGumbel"](key=draw(st.integers(0, 2**64 - 1))), (x,), (_float(dtype),))
+
+
 def _conv_geometry(draw: Any, max_size: int) -> dict[str, Any]:
     """Shapes and attributes that ``nn.functional.conv2d`` accepts, kept small."""
     groups = draw(st.sampled_from([1, 1, 2]))
@@ -1445,6 +1450,7 @@ SPECS: list[OpSpec] = [
     _spec("Normalize", normalize_sampler),
     _spec("AffineNormalize", affine_normalize_sampler),
     _spec("Dropout", dropout_sampler),
+    _spec("AddGumbel", add_gumbel_sampler),
     # convolution and pooling
     _spec("Conv2d", conv2d_sampler),
     _spec("Conv2dInputGrad", conv2d_input_grad_sampler),

@@ -251,6 +251,7 @@ FUNCTIONALS = {
     "lp_pool2d": (IMG, lambda x: F.lp_pool2d(x, 3, 2)),
     "lp_pool3d": (VOL, lambda x: F.lp_pool3d(x, 2, 2)),
     "relu6": ((4, 6), lambda x: F.relu6(x)),
+    "gumbel_softmax": ((4, 6), lambda x: F.gumbel_softmax(x, tau=0.5)),
 }
 # Losses take a target, which a checkpoint keeps as one of its inputs while a plain run
 # may not save it: their peak may exceed by the targets' bytes and no more.

@@ -16,6 +16,7 @@ from ... import random as _random
 from ...functional import _tensor, normalize_axis
 from ...functional.arguments import refuse_complex
 from ...ops import activation as _act
+from ...ops import dropout as _drop
 from ...tape import apply
 from ...tensor import Tensor
 from .inputs import _axis, _check_input_dtype, refuse_inplace
@@ -290,9 +291,8 @@ def gumbel_softmax(logits: Any, tau: float = 1, hard: bool = False, eps: float =
     one-hot of the largest in the forward pass and the soft sample's gradient (straight through).
     ``eps`` is PyTorch's deprecated, ignored argument."""
     x = _tensor(logits)
-    u = _random.uniform(x.device.xp, _random.next_key(), x.shape, x.dtype)
-    gumbels = Tensor.constant(-x.device.xp.log(-x.device.xp.log1p(-u)), x.device)  # E = -log(1 - u) > 0
-    y_soft = softmax((x + gumbels) / tau, dim)
+    # the noise is made from a key the tape keeps (a checkpoint replays it, keeping no noise array)
+    y_soft = softmax(apply(_drop.AddGumbel(key=_random.next_key()), x) / tau, dim)
     if not hard:
         return y_soft
     xp, (d,) = x.device.xp, normalize_axis(dim, x.ndim)
