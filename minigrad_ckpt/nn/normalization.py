@@ -62,6 +62,22 @@ class _BatchNorm(Module):
             self.register_buffer("running_var", None)
             self.register_buffer("num_batches_tracked", None)
 
+    def reset_running_stats(self) -> None:
+        """Running mean 0, running variance 1, no batches tracked (PyTorch's)."""
+        if self.track_running_stats:
+            with no_grad():
+                self.running_mean.zero_()
+                self.running_var.fill_(1)
+                self.num_batches_tracked.zero_()
+
+    def reset_parameters(self) -> None:
+        """:meth:`reset_running_stats`, and the affine weight 1 and bias 0 (PyTorch's)."""
+        self.reset_running_stats()
+        if self.affine:
+            with no_grad():
+                self.weight.fill_(1)
+                self.bias.zero_()
+
     def forward(self, x: Tensor) -> Tensor:
         x = as_tensor(x)  # a list or an array works as it does for the functions
         if x.ndim not in self._expected_ndim or x.shape[1] != self.num_features:

@@ -1,7 +1,7 @@
 """Optimizers (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, ASGD, Rprop, LBFGS) and learning-rate
 schedules (``optim.lr_scheduler``), with PyTorch's update rules, defaults and state dicts."""
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
@@ -17,5 +17,5 @@ from .sgd import SGD
 
 __all__ = [
     "Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "LBFGS", "NAdam", "RAdam",
-    "ASGD", "Rprop", "lr_scheduler",
+    "ASGD", "Rprop", "lr_scheduler", "swa_utils",
 ]
