@@ -876,6 +876,12 @@ def irfft_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Samp
     return Sample(op, (_carr(draw, shape, dtype),), (True,))
 
 
+def pairs_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """A real input whose last axis holds (real, imaginary) pairs, for ``view_as_complex``."""
+    shape = _shape(draw, max(max_size // 2, 1), max_dims=3) + (2,)
+    return Sample(registry["ViewAsComplex"](), (_arr(draw, shape, dtype),), (True,))
+
+
 def _real_of(sample: Sample, dtype: np.dtype) -> np.dtype:
     return np.dtype(np.float32 if np.dtype(dtype) in (np.float32, np.complex64) else np.float64)
 
@@ -1402,6 +1408,8 @@ SPECS: list[OpSpec] = [
     _spec("Imag", complex_unary("Imag"), out_dtype=_real_of),
     _spec("Conj", complex_unary("Conj"), out_dtype=_complex_of),
     _spec("Complex", binary(R["Complex"], scalars=False), out_dtype=_complex_of),
+    _spec("ViewAsReal", complex_unary("ViewAsReal"), out_dtype=_real_of),
+    _spec("ViewAsComplex", pairs_sampler, out_dtype=_complex_of),
     _spec("ComplexAbs", complex_unary("ComplexAbs", AWAY_FROM_0), out_dtype=_real_of),
     _spec("Angle", complex_unary("Angle", AWAY_FROM_0), out_dtype=_real_of),
     _spec("FFT", fft_sampler, out_dtype=_complex_of),

@@ -400,3 +400,24 @@ def test_complex_values_written_into_a_real_tensor_are_refused(write):
     np.testing.assert_array_equal(x.numpy(), [1.0, 2.0])
     z = mg.tensor([1.0 + 0j, 2.0])  # into a complex tensor the same writes are fine
     assert write(z).numpy()[1].imag != 0
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict", "strict-f32"])
+def test_view_as_real_and_view_as_complex_are_views(device):
+    """Both were copies, so writing into their result silently changed nothing. PyTorch's:
+    z = torch.tensor([1+1j, 2+2j]); torch.view_as_real(z)[0, 1] = 7 makes z [1+7j, 2+2j];
+    x = torch.tensor([[1., 2.], [3., 4.]]); torch.view_as_complex(x)[0] = 9j makes x [[0, 9], [3, 4]]."""
+    z = mg.tensor(np.array([1 + 1j, 2 + 2j], dtype=np.complex64), device=device)
+    pairs = mg.view_as_real(z)
+    pairs[0, 1] = 7
+    np.testing.assert_array_equal(z.numpy(), [1 + 7j, 2 + 2j])
+    x = mg.tensor([[1.0, 2.0], [3.0, 4.0]], device=device)
+    numbers = mg.view_as_complex(x)
+    numbers[0] = 9j
+    np.testing.assert_array_equal(x.numpy(), [[0, 9], [3, 4]])
+    assert numbers.dtype == np.complex64 and pairs.dtype == np.float32
+    # pairs that are not contiguous (a transpose) are copied, values unchanged
+    w = mg.tensor((np.arange(6.0).reshape(2, 3, 1) * (1 + 1j)).astype(np.complex64), device=device)
+    np.testing.assert_array_equal(mg.view_as_real(w.mT).numpy(), mg.view_as_real(w).numpy().transpose(0, 2, 1, 3))
+    t = mg.tensor(np.arange(12.0, dtype=np.float32).reshape(2, 2, 3), device=device).mT
+    np.testing.assert_array_equal(mg.view_as_complex(t).numpy(), t.numpy()[..., 0] + 1j * t.numpy()[..., 1])

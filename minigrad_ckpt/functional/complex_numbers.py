@@ -16,7 +16,6 @@ from ..tape import apply
 from ..tensor import Tensor
 from .arguments import as_tensor, broadcast_shapes
 from .elementwise import cos, multiply, sin, where
-from .shape import stack
 
 __all__ = ["real", "imag", "conj", "is_complex", "complex", "complex_from_parts", "angle", "polar",
            "view_as_real", "view_as_complex"]
@@ -85,17 +84,18 @@ def polar(abs: Any, angle: Any) -> Tensor:  # noqa: A002 - PyTorch's names
 
 def view_as_real(z: Any) -> Tensor:
     """A complex tensor as floats with a last axis of two: ``(..., 2)`` (real, imaginary).
-    Differentiable; a copy here, where PyTorch returns a view."""
+    Differentiable, and a view as PyTorch's: a write into it is a write into ``z``."""
     z = as_tensor(z)
     if z.dtype.kind != "c":
         raise TypeError(f"view_as_real: expects a complex tensor, got {z.dtype}")
-    return stack([real(z), imag(z)], axis=-1)
+    return apply(_cx.ViewAsReal(), z)
 
 
 def view_as_complex(x: Any) -> Tensor:
-    """The inverse of :func:`view_as_real`: floats of shape ``(..., 2)`` as complex numbers."""
+    """The inverse of :func:`view_as_real`: floats of shape ``(..., 2)`` as complex numbers,
+    a view as PyTorch's (a write into it is a write into ``x``)."""
     x = as_tensor(x)
     if x.dtype.kind != "f" or not x.ndim or x.shape[-1] != 2:
         raise TypeError(f"view_as_complex: expects a float tensor whose last axis has size 2, got "
                         f"{x.dtype} of shape {x.shape}")
-    return complex(x[..., 0], x[..., 1])
+    return apply(_cx.ViewAsComplex(), x)

@@ -90,6 +90,59 @@ class Conj(_RealLinear, LinearOp):
         return np.conj(z)
 
 
+class ViewAsReal(_RealLinear):
+    """``view_as_real``: complex ``(...)`` as real ``(..., 2)`` (real, imaginary) -- a view of
+    the same memory, as PyTorch's, where the last axis is contiguous (a copy otherwise: the
+    pairs are not evenly spaced then)."""
+
+    is_view = True
+
+    def forward(self, xp, z):
+        try:
+            return z.view(xp.real(z).dtype).reshape(z.shape + (2,))
+        except ValueError:  # a last axis with gaps: no real view of it exists
+            return xp.stack([xp.real(z), xp.imag(z)], axis=-1)
+
+    def backward(self, xp, g, out, z):
+        return xp.complex_from_parts(g[..., 0], g[..., 1])
+
+    def jvp(self, xp, tangents, out, z):
+        return xp.stack([xp.real(tangents[0]), xp.imag(tangents[0])], axis=-1)
+
+    def reference(self, np, z):
+        return np.stack([np.real(z), np.imag(z)], axis=-1)
+
+
+_COMPLEX_OF = {"float32": "complex64", "float64": "complex128"}
+
+
+class ViewAsComplex(_RealLinear):
+    """``view_as_complex``: real ``(..., 2)`` as complex ``(...)`` -- a view where the pairs
+    are contiguous (a copy otherwise), the inverse of :class:`ViewAsReal`."""
+
+    is_view = True
+
+    def forward(self, xp, x):
+        complex_type = _COMPLEX_OF.get(x.dtype.name)
+        if complex_type is not None:  # (float16 has no complex type of its size)
+            try:
+                return x.view(complex_type).reshape(x.shape[:-1])
+            except ValueError:  # pairs with gaps between their parts
+                pass
+        return xp.complex_from_parts(x[..., 0], x[..., 1])
+
+    def backward(self, xp, g, out, x):
+        return xp.stack([xp.real(g), xp.imag(g)], axis=-1)
+
+    def jvp(self, xp, tangents, out, x):
+        return xp.complex_from_parts(tangents[0][..., 0], tangents[0][..., 1])
+
+    def reference(self, np, x):
+        z = np.empty(x.shape[:-1], dtype=np.result_type(x.dtype, np.complex64))
+        z.real, z.imag = x[..., 0], x[..., 1]  # each part as it is (x + 1j * y would mix inf into both)
+        return z
+
+
 class Complex(_RealLinear):
     """``re + i im`` from two real tensors (``mg.complex``); each part's gradient is the
     matching part of the complex gradient."""
