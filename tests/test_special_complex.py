@@ -112,3 +112,22 @@ def test_a_complex_number_from_an_infinite_imaginary_part():
     """``complex(re, +-inf)``: ``im * 1j`` made the real part ``inf * 0 = NaN``."""
     z = mg.complex(mg.tensor([1.0, -2.0, 3.0]), mg.tensor([math.inf, -math.inf, 0.5])).numpy()
     np.testing.assert_array_equal(z, np.array([complex(1, math.inf), complex(-2, -math.inf), 3 + 0.5j]))
+
+
+def test_scipy_logsumexp_of_complex_numbers_with_weights_and_sign():
+    """special.logsumexp with b= (or return_sign=) on complex input compared the sum with 0
+    and raised 'less: complex numbers have no order'; SciPy answers the principal complex log,
+    and with return_sign the real log|sum| and the phase. SciPy 1.17's values:
+    logsumexp(a, b=b), logsumexp(a, b=b, return_sign=True), logsumexp(a, return_sign=True)."""
+    a = mg.tensor([1 + 3j, 1 - 3j, 0.9 - 2.5j], dtype="complex128")
+    b = mg.tensor([1.0, 2.0, 0.5], dtype="float64")
+    np.testing.assert_allclose(mg.special.logsumexp(a, b=b).numpy(), 2.2112821395621234 - 3.0186188183265017j)
+    value, sign = mg.special.logsumexp(a, b=b, return_sign=True)
+    np.testing.assert_allclose(value.numpy(), 2.2112821395621234)
+    np.testing.assert_allclose(sign.numpy(), -0.9924482419493847 - 0.12266412291935862j)
+    value, sign = mg.special.logsumexp(a, return_sign=True)
+    np.testing.assert_allclose(value.numpy(), 2.014710052150295)
+    np.testing.assert_allclose(sign.numpy(), -0.9805428697821879 - 0.19630507002956277j)
+    z = mg.tensor(a.numpy(), requires_grad=True)
+    w = mg.tensor(b.numpy() + 0.5j, requires_grad=True)
+    assert gradgradcheck(lambda t, u: mg.special.logsumexp(t, b=u), (z, w))

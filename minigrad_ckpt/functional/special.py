@@ -130,6 +130,17 @@ def beta(a: Any, b: Any) -> Tensor:
     return mf.exp(lb) * Tensor._wrap(sign, None, lb.device)
 
 
+def _complex_logsumexp(s: Tensor, shift: Tensor, axis: Any, keepdims: bool, return_sign: bool) -> Any:
+    """:func:`logsumexp`'s end for a complex sum ``s`` of the shifted terms: ``log(s) + shift``,
+    or with ``return_sign`` the real ``log|s| + shift`` and the phase ``s / |s|``."""
+    axes = tuple(range(s.ndim)) if axis is None else axis
+    squeeze = (lambda t: t) if keepdims else (lambda t: mf.squeeze(t, axes))
+    if not return_sign:
+        return squeeze(mf.log(s) + shift)
+    magnitude = mf.abs(s)
+    return squeeze(mf.log(magnitude) + shift), squeeze(s / magnitude).detach()
+
+
 def logsumexp(a: Any, axis: Any = None, b: Any = None, keepdims: bool = False,
               return_sign: bool = False) -> Any:
     """``log(sum(b * exp(a)))`` over ``axis``, without overflow (SciPy's ``logsumexp``).
@@ -139,6 +150,8 @@ def logsumexp(a: Any, axis: Any = None, b: Any = None, keepdims: bool = False,
     all ``-inf`` slice gives ``-inf`` (and a zero gradient).
     """
     a = as_tensor(a)
+    if b is None and return_sign and a.dtype.kind == "c":
+        b = 1.0  # the sign of a complex sum is its phase: the general path below
     if b is None:
         if a.size == 0:
             r = mf.log(mf.sum(mf.exp(a), axis=axis, keepdims=keepdims))
@@ -150,10 +163,13 @@ def logsumexp(a: Any, axis: Any = None, b: Any = None, keepdims: bool = False,
         return r, Tensor._wrap(xp.where(xp.isnan(r._data), xp.nan, 1).astype(r.dtype), None, r.device)
     bt = as_tensor(b, a)
     xp = a.device.xp
-    m = xp.max(a._data, axis=axis, keepdims=True) if a.size else xp.zeros((1,) * a.ndim, dtype=a.dtype)
+    parts = xp.real(a._data) if a.dtype.kind == "c" else a._data  # a real shift keeps the phase
+    m = xp.max(parts, axis=axis, keepdims=True) if a.size else xp.zeros((1,) * a.ndim, dtype=parts.dtype)
     m = xp.where(xp.isfinite(m), m, 0)  # a constant shift: exact, and no inf - inf
     shift = Tensor._wrap(m, None, a.device)
     s = mf.sum(bt * mf.exp(a - shift), axis=axis, keepdims=True)
+    if s.dtype.kind == "c":  # SciPy's: the principal complex log; the sign is the phase s / |s|
+        return _complex_logsumexp(s, shift, axis, keepdims, return_sign)
     with xp.errstate(divide="ignore", invalid="ignore"):
         sign = xp.sign(s._data)
     r = mf.log(mf.abs(s)) + shift
