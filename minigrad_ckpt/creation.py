@@ -200,6 +200,8 @@ def randint_like(x: Any, low: int, high: int | None = None, *, dtype: Any = None
     """:func:`randint` with ``x``'s shape (``randint_like(x, high)`` draws from ``[0, high)``), and its
     dtype and device unless given."""
     (shape, dt), dev = _like(x, dtype, device)
+    if dt.kind == "c":
+        raise TypeError(f"randint_like: the dtype must be an integer, float or bool dtype, got {dt}")
     return randint(low, high, shape, dtype=dt, device=dev)
 
 
@@ -295,6 +297,8 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, dtype: Any = None, de
         out = randn(*_shape((size,)), dtype=dtype, device=device) * std + mean
         return out.requires_grad_(True) if requires_grad else out
     like = mean if isinstance(mean, Tensor) else std
+    if any(isinstance(t, Tensor) and t.dtype.kind == "c" for t in (mean, std)):
+        raise TypeError("normal: complex mean or std are not supported here (PyTorch draws complex normals)")
     shape = host_numpy.broadcast_shapes(getattr(mean, "shape", ()), getattr(std, "shape", ()))
     z = Tensor.constant(_random.normal(like.device.xp, _random.next_key(), shape, like.dtype), like.device)
     return mean + std * z

@@ -120,6 +120,22 @@ GRADCHECKED = {
     "erf": mg.erf,  # PyTorch's erf refuses complex input (SciPy's values: tests/test_special_complex.py)
     "index_reduce": lambda z: (mg.index_reduce(z, 0, mg.tensor([0, 2, 0]), z * z, "prod")
                                + mg.index_reduce(z, 0, mg.tensor([1, 1, 0]), z, "mean")),
+    # PyTorch's top-level names: compositions of the functions above (their fixtures are the parts')
+    "addmm": lambda z: mg.addmm(z[:, :1], z, z.T, beta=0.5, alpha=2),
+    "addmv": lambda z: mg.addmv(z[:, 0], z, z[0], beta=2),
+    "addr": lambda z: mg.addr(z, z[:, 0], z[0], alpha=0.5),
+    "baddbmm": lambda z: mg.baddbmm(z[None], z[None], z.T[None][:, :, :2], beta=1.5, alpha=0.3),
+    "addbmm": lambda z: mg.addbmm(z, z[None], z.T[None][:, :, :2]),
+    "addcmul": lambda z: mg.addcmul(z, z, z[::-1], value=0.5),
+    "addcdiv": lambda z: mg.addcdiv(z, z, z[::-1] + 3, value=0.5),
+    "mm": lambda z: mg.mm(z, z.T), "mv": lambda z: mg.mv(z, z[0]), "bmm": lambda z: mg.bmm(z[None], z.T[None]),
+    "vdot": lambda z: mg.vdot(z[:, 0], z[:, 1]), "dist": lambda z: mg.dist(z, 2 * z[::-1]),
+    "norm": lambda z: mg.norm(z) + mg.norm(z, 3, dim=1).sum(), "fliplr": mg.fliplr, "flipud": mg.flipud,
+    "positive": lambda z: mg.positive(z) * 2, "float_power": lambda z: mg.float_power(z, 2),
+    "logdet": lambda z: mg.logdet(z[:2] + 2), "repeat_interleave": lambda z: mg.repeat_interleave(z, 2, 0),
+    "select": lambda z: mg.select(z, 1, 0), "sgn": mg.sgn,
+    "take_along_dim": lambda z: mg.take_along_dim(z, mg.tensor([[1, 0], [0, 1], [1, 1]]), 1),
+    "vander": lambda z: mg.vander(z[:, 0], N=3),
 }
 
 Z = np.array([[1.5 - 2.0j, 0.0 + 0.0j, -0.5 + 1.0j], [2.0 + 0.0j, 0.0 - 3.0j, 1.5 - 2.0j]])
@@ -143,6 +159,14 @@ FORWARD_ONLY = {
     "tensor": (mg.tensor, np.asarray), "from_numpy": (lambda z: mg.from_numpy(z.numpy()), np.asarray),
     "from_dlpack": (lambda z: mg.from_dlpack(z.numpy()), np.asarray),
     "linalg.matrix_rank": (lambda z: mg.linalg.matrix_rank(z), np.linalg.matrix_rank),
+    "all": (mg.all, np.all), "any": (mg.any, np.any),
+    "isclose": (lambda z: mg.isclose(z, z * 1.0000001), lambda a: np.isclose(a, a * 1.0000001)),
+    "allclose": (lambda z: mg.allclose(z, z * 1.01), lambda a: np.allclose(a, a * 1.01)),
+    "as_tensor": (mg.as_tensor, np.asarray), "asarray": (mg.asarray, np.asarray),
+    "empty_like": (mg.empty_like, np.zeros_like), "is_floating_point": (mg.is_floating_point, lambda a: False),
+    "is_nonzero": (lambda z: mg.is_nonzero(z[0, 0]), lambda a: bool(a[0, 0])),
+    "is_tensor": (mg.is_tensor, lambda a: True), "isreal": (mg.isreal, np.isreal),
+    "logical_xor": (lambda z: mg.logical_xor(z, z[::-1]), lambda a: np.logical_xor(a, a[::-1])),
 }
 
 #: public name -> a call that refuses complex input, and the error: (call, type, what the message says)
@@ -187,10 +211,23 @@ REFUSED = {
     "linalg.lu": (lambda z: mg.linalg.lu(_M), TypeError, "real floating input"),
     "linalg.lu_factor": (lambda z: mg.linalg.lu_factor(_M), TypeError, "real floating input"),
     "linalg.matrix_exp": (lambda z: mg.linalg.matrix_exp(_M), TypeError, "real floating input"),
+    **{n: (lambda z, n=n: getattr(mg, n)(z), TypeError, ORDER) for n in ("amax", "amin", "msort", "relu")},
+    "clamp_min": (lambda z: mg.clamp_min(z, 0), TypeError, ORDER),
+    "clamp_max": (lambda z: mg.clamp_max(z, 0), TypeError, ORDER),
+    # sampling needs real probabilities and dtypes; PyTorch refuses these too (it draws complex normals)
+    "bernoulli": (mg.bernoulli, TypeError, "floating point"),
+    "multinomial": (lambda z: mg.multinomial(z, 1), ValueError, "float tensor"),
+    "rand_like": (mg.rand_like, TypeError, "float dtype"), "randn_like": (mg.randn_like, TypeError, "float dtype"),
+    "randint_like": (lambda z: mg.randint_like(z, 3), TypeError, "integer, float or bool"),
+    "normal": (mg.normal, TypeError, "complex"),
+    "softmax": (lambda z: mg.softmax(z, 1), TypeError, "complex"),
+    "log_softmax": (lambda z: mg.log_softmax(z, 1), TypeError, "complex"),
+    "isin": (lambda z: mg.isin(z, z[0]), TypeError, "complex"),
 }
 
 #: PyTorch's spellings whose errors use NumPy's name
-ALSO_CALLED = {"clamp": "clip"}
+ALSO_CALLED = {"clamp": "clip", "clamp_min": "clip", "clamp_max": "clip", "amax": "max", "amin": "min",
+               "msort": "argsort", "rand_like": "rand", "randn_like": "randn"}
 
 #: no tensor argument to make complex: sizes, seeds, state, files, devices, the autograd entry points
 NO_TENSOR_INPUT = {
@@ -199,12 +236,16 @@ NO_TENSOR_INPUT = {
     "set_default_dtype", "get_default_device", "set_default_device", "device", "is_grad_enabled",
     "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "is_anomaly_check_inf_enabled", "is_recomputing",
     "save", "load", "grad", "backward", "backward_steps", "fft.fftfreq", "fft.rfftfreq",
+    "broadcast_shapes", "finfo", "iinfo", "logspace", "scalar_tensor",
+    "unravel_index",  # its tensor holds integer indices
 }
 
 #: complex support that belongs to another part of the engine
 ELSEWHERE = {
     "xlogy": "the special functions (mg.special.xlogy)",
     "logit": "the special functions (mg.special.logit)",
+    **{n: "the special functions (mg.special)" for n in ("digamma", "erfinv", "erfc", "i0", "lgamma", "mvlgamma",
+                                                          "polygamma")},
     # the linalg functions below take complex matrices: the op battery's complex samples
     # check them (LdlFactor), and their results are integer pivots or a factorization
     "linalg.ldl_factor": "the op battery's complex LdlFactor samples",

@@ -456,3 +456,20 @@ def test_gumbel_softmax_samples_the_categorical_and_passes_the_soft_gradient_str
     assert np.array_equal(g_hard.numpy(), g_soft.numpy())  # the same draw: hard's gradient is soft's
     np.testing.assert_allclose(soft.numpy().sum(axis=1), 1.0, rtol=1e-12)
     assert MF.gumbel_softmax(mg.zeros(3, 4), dim=0, hard=True).sum(0).tolist() == [1.0] * 4
+
+
+def test_conjugate_transposes_and_complex_casts():
+    z = np.array([[1 + 2j, 3], [4, 5j]])
+    x = mg.tensor(z)
+    assert np.array_equal(x.H.numpy(), z.conj().T) and np.array_equal(x.adjoint().numpy(), z.conj().T)
+    b = mg.tensor(np.arange(24.0).reshape(2, 3, 4) * (1 - 1j))
+    assert np.array_equal(b.mH.numpy(), np.swapaxes(b.numpy(), -1, -2).conj())
+    with pytest.raises(ValueError, match="2-D"):
+        b.H
+    with pytest.raises(ValueError, match="matri"):
+        mg.ones(3).mH
+    assert np.array_equal(x.conj_physical().numpy(), z.conj()) and x.resolve_conj() is x and x.resolve_neg() is x
+    assert x.is_conj() is False and x.is_neg() is False
+    assert mg.tensor([1.0, 2.0]).cfloat().dtype == np.complex64 and mg.tensor([1, 2]).cdouble().dtype == np.complex128
+    r = mg.tensor(_array(), requires_grad=True)
+    assert gradcheck(lambda t: t.mH * mg.tensor(np.arange(20.0).reshape(5, 4)), r, modes=("rev", "fwd"))

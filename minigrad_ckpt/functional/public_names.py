@@ -581,6 +581,17 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("short", lambda self: self.to(dtype="int16")),
         tensor_method("T", tm.transpose_property),
         tensor_method("mT", tm.matrix_transpose_property),
+        tensor_method("H", tm.conj_transpose_property),
+        tensor_method("mH", tm.matrix_conj_transpose_property),
+        tensor_method("adjoint", tm.adjoint_method),
+        tensor_method("cfloat", tm.cast_method("complex64", "A complex64 copy (differentiable).")),
+        tensor_method("cdouble", tm.cast_method("complex128", "A complex128 copy (differentiable).")),
+        tensor_method("conj_physical", cn.conj, in_place=True),
+        # the engine keeps no lazy conjugate or negative bit: every tensor is already resolved
+        tensor_method("resolve_conj", lambda self: self),
+        tensor_method("resolve_neg", lambda self: self),
+        tensor_method("is_conj", lambda self: False),
+        tensor_method("is_neg", lambda self: False),
     )),
     Section("PyTorch's Tensor methods", TENSOR, (
         tensor_method("view", tmeth.view_method),

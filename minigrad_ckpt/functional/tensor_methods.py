@@ -113,5 +113,24 @@ def cuda_method(self: Tensor, index: int = 0) -> Tensor:
 transpose_property = property(lambda self: mf.transpose(self), doc="The transpose (axes reversed).")
 matrix_transpose_property = property(lambda self: mf.swapaxes(self, -1, -2),
                                      doc="The matrix transpose of the last two axes.")
+
+
+def _matrix_adjoint(self: Tensor) -> Tensor:
+    """PyTorch's ``x.mH`` / ``x.adjoint()``: the conjugate transpose of the last two axes (differentiable)."""
+    if self.ndim < 2:
+        raise ValueError(f"mH / adjoint(): expects a matrix or a batch of matrices, got a {self.ndim}-D tensor")
+    return cn.conj(mf.swapaxes(self, -1, -2))
+
+
+def _adjoint_2d(self: Tensor) -> Tensor:
+    if self.ndim != 2:
+        raise ValueError(f"x.H is only supported on matrices (2-D tensors), got {self.ndim}-D; use x.mH for batches")
+    return _matrix_adjoint(self)
+
+
+conj_transpose_property = property(_adjoint_2d, doc="PyTorch's ``x.H``: the conjugate transpose of a matrix.")
+matrix_conj_transpose_property = property(_matrix_adjoint, doc="PyTorch's ``x.mH``: the conjugate transpose of "
+                                                                "the last two axes.")
+adjoint_method = _matrix_adjoint
 real_property = property(cn.real, doc="The real part (differentiable; the tensor itself if it is real).")
 imag_property = property(cn.imag, doc="The imaginary part (differentiable; zeros if the tensor is real).")
