@@ -424,3 +424,21 @@ def test_module_dict():
         md["x"] = 3
     with pytest.raises(KeyError):
         md["missing"]
+
+
+def test_to_a_complex_dtype_casts_complex_parameters_too():
+    """module.to(mg.complex128) cast the float parameters to complex128 and left a complex64
+    one as it was (PyTorch casts both); a real dtype still leaves complex parameters complex."""
+    class Net(mg.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.z = mg.nn.Parameter(mg.tensor(np.array([1 + 2j], dtype=np.complex64)))
+            self.w = mg.nn.Parameter(mg.tensor([1.0]))
+
+    net = Net()
+    z = net.z
+    (mg.abs(net.z) ** 2 + net.w).sum().backward()
+    net.to(mg.complex128)
+    assert net.z is z and net.z.dtype == net.w.dtype == net.z.grad.dtype == np.complex128
+    np.testing.assert_array_equal(net.z.numpy(), [1 + 2j])
+    assert Net().to("float64").z.dtype == Net().double().z.dtype == np.complex64

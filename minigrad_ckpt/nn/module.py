@@ -250,6 +250,9 @@ class Module:
 
         Parameters keep their identity (an optimizer built before ``to`` still
         holds them).  Integer buffers (``num_batches_tracked``) are never cast.
+        A complex dtype casts the complex tensors too (``to(mg.complex128)``, as
+        PyTorch); a real one leaves them complex (PyTorch would drop their
+        imaginary parts).
         """
         dev, dt = None, None
         if target is not None:
@@ -257,9 +260,12 @@ class Module:
         if dtype is not None:
             dt = as_dtype(dtype)
 
+        def cast(kind: str) -> bool:
+            return dt is not None and (kind == "f" or kind == dt.kind == "c")
+
         def convert(t: Tensor) -> None:
             new = t
-            if dt is not None and t.dtype.kind == "f" and t.dtype != dt:
+            if cast(t.dtype.kind) and t.dtype != dt:
                 new = Tensor(new, dtype=dt)
             if dev is not None and new.device is not dev:
                 new = Tensor(new, device=dev)
@@ -267,7 +273,7 @@ class Module:
                 t.set_(new)
                 if t.grad is not None:
                     g = t.grad
-                    if dt is not None and g.dtype.kind == "f":
+                    if cast(g.dtype.kind):
                         g = Tensor(g, dtype=dt)
                     if dev is not None:
                         g = Tensor(g, device=dev)
