@@ -68,3 +68,24 @@ def test_complex64_parameters_stay_complex64():
     (mg.fft.fft(z).real.sum() + z.imag.sum()).backward()
     opt.step()
     assert z.dtype == np.complex64 and z.grad.dtype == np.complex64
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict-f32"])
+def test_gradient_clipping_of_complex_gradients(device):
+    """clip_grad_norm_ returned the total norm of complex gradients as a complex number
+    (5.916+0j); it is real, as PyTorch's (float64 5.9161 for these); on the CPU it held a NumPy
+    scalar, so total.numpy() raised 'Cannot set flags on array scalars'. clip_grad_value_ clamped
+    complex gradients in NumPy's lexicographic order (3+4j became 1+0j); PyTorch refuses
+    ('clamp is not supported for complex types')."""
+    ct = np.complex64 if device == "strict-f32" else np.complex128
+    z = mg.tensor(np.zeros(2, dtype=ct), requires_grad=True, device=device)
+    w = mg.tensor(np.zeros(2, dtype=np.float32 if device == "strict-f32" else np.float64), requires_grad=True,
+                  device=device)
+    z.grad = mg.tensor(np.array([3 + 4j, 1 - 2j], dtype=ct), device=device)
+    w.grad = mg.tensor(np.array([2.0, -1.0], dtype=w.dtype), device=device)
+    total = mg.nn.utils.clip_grad_norm_([z, w], 1.0)
+    assert total.dtype == (np.float32 if device == "strict-f32" else np.float64)
+    np.testing.assert_allclose(total.numpy(), np.sqrt(35), rtol=1e-6)
+    np.testing.assert_allclose(z.grad.numpy(), np.array([3 + 4j, 1 - 2j]) / (np.sqrt(35) + 1e-6), rtol=1e-6)
+    with pytest.raises(TypeError, match="no order to clamp in"):
+        mg.nn.utils.clip_grad_value_([z], 1.0)

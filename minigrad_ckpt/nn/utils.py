@@ -6,6 +6,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+from ..backend import host_numpy
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 
@@ -35,7 +36,9 @@ def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0,
             # in the gradients' dtype, as PyTorch does (a float32-only device has no float64)
             norms = [xp.sum(xp.abs(g._data) ** norm_type) for g in grads]
             total = xp.sum(xp.stack(norms)) ** (1.0 / norm_type)
-        total_t = Tensor.constant(total.astype(grads[0].dtype), grads[0].device)
+        # real, as each |g| is: a complex gradient's norm is no complex number (PyTorch's)
+        # (xp.asarray: NumPy's reductions give scalars, and a Tensor holds an array)
+        total_t = Tensor.constant(xp.asarray(total.astype(host_numpy.finfo(grads[0].dtype).dtype)), grads[0].device)
         total_host = xp.scalar(total)  # the one device-to-host read: is clipping needed?
         if error_if_nonfinite and not math.isfinite(total_host):
             raise RuntimeError(f"the total norm of order {norm_type} of the gradients is non-finite")
@@ -47,8 +50,13 @@ def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0,
 
 
 def clip_grad_value_(parameters: Iterable[Tensor] | Tensor, clip_value: float) -> None:
-    """Clamp every gradient element to ``[-clip_value, clip_value]`` in place."""
+    """Clamp every gradient element to ``[-clip_value, clip_value]`` in place (real gradients:
+    a complex one has no order to clamp in, and is refused as PyTorch does)."""
     params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
+    complex_grads = [p.grad.dtype for p in params if p.grad is not None and p.grad.dtype.kind == "c"]
+    if complex_grads:  # NumPy's clip would order complex numbers lexicographically: 3+4j -> 1+0j
+        raise TypeError(f"clip_grad_value_: a {complex_grads[0]} gradient has no order to clamp in; "
+                        f"clip its norm instead (clip_grad_norm_)")
     with no_grad():
         for p in params:
             if p.grad is not None:
