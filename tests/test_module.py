@@ -69,6 +69,48 @@ def test_reassigning_and_deleting_attributes():
     assert net.state_dict()["steps"].item() == 1
 
 
+def test_tying_a_parameter_keeps_its_place_as_in_pytorch():
+    # word_language_model's `self.decoder.weight = self.encoder.weight`: PyTorch 2.13 keeps
+    # decoder.weight where it was -- list(m.state_dict()) is the order below (made with torch).
+    # The order moved it after decoder.bias, so a state dict's order and parameters() differed.
+    class Tied(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encoder = nn.Embedding(5, 3)
+            self.decoder = nn.Linear(3, 5)
+            self.decoder.weight = self.encoder.weight
+
+    m = Tied()
+    assert list(m.state_dict()) == ["encoder.weight", "decoder.weight", "decoder.bias"]
+    assert [n for n, _ in m.named_parameters()] == ["encoder.weight", "decoder.bias"]
+    seq = nn.Sequential(nn.Linear(2, 2), nn.ReLU(), nn.Sigmoid())
+    seq[0] = nn.Tanh()  # a module replaced in place stays first (a TypeError before: no __setitem__)
+    assert [type(c).__name__ for c in seq] == ["Tanh", "ReLU", "Sigmoid"]
+    del seq[0]  # torch renumbers: list(seq._modules) == ['0', '1']
+    assert list(seq._modules) == ["0", "1"] and type(seq[0]).__name__ == "ReLU"
+    layers = nn.ModuleList([nn.ReLU(), nn.Tanh()])
+    layers[-1] = nn.Sigmoid()
+    assert [type(c).__name__ for c in layers] == ["ReLU", "Sigmoid"]
+
+
+def test_a_registered_name_takes_only_its_own_kind_as_in_pytorch():
+    # torch: lin.weight = torch.zeros(2, 2) raises "cannot assign 'torch.FloatTensor' as parameter
+    # 'weight' (torch.nn.Parameter or None expected)"; here the weight became a plain attribute
+    # and silently left parameters() and the state dict.
+    lin = nn.Linear(2, 2)
+    with pytest.raises(TypeError, match="as parameter 'weight'"):
+        lin.weight = mg.zeros(2, 2)
+    with pytest.raises(TypeError, match="as parameter 'weight'"):
+        lin.weight = 3
+    seq = nn.Sequential(nn.Linear(2, 2))
+    with pytest.raises(TypeError, match="as child module '0'"):
+        setattr(seq, "0", 5)
+    bn = nn.BatchNorm1d(2)
+    with pytest.raises(TypeError, match="as buffer 'running_mean'"):
+        bn.running_mean = 5
+    assert list(lin.state_dict()) == ["weight", "bias"]
+
+
 def test_assignment_before_super_init_is_a_clear_error():
     class Bad(nn.Module):
         def __init__(self) -> None:

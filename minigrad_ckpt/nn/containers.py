@@ -13,6 +13,24 @@ from .module import Module, Parameter
 __all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
+def _key_at(container: Module, idx: int) -> str:
+    """The registered name of the ``idx``-th module (negative counts from the end), as PyTorch indexes."""
+    keys = list(container._modules)
+    if not -len(keys) <= idx < len(keys):
+        raise IndexError(f"{type(container).__name__} index {idx} is out of range for {len(keys)} modules")
+    return keys[idx]
+
+
+def _delete_and_renumber(container: Module, idx: int | slice) -> None:
+    """``del seq[i]`` / ``del seq[a:b]``: the rest are numbered 0, 1, ... again, as PyTorch does."""
+    keys = list(container._modules)[idx] if isinstance(idx, slice) else [_key_at(container, idx)]
+    for key in keys:
+        delattr(container, key)
+    renumbered = OrderedDict((str(i), m) for i, m in enumerate(container._modules.values()))
+    container._modules.clear()
+    container._modules.update(renumbered)
+
+
 class Sequential(Module):
     """Modules applied in order: ``Sequential(Linear(2, 8), ReLU(), Linear(8, 1))``.
 
@@ -58,6 +76,13 @@ class Sequential(Module):
     def __iter__(self) -> Iterator[Module]:
         return iter(list(self._modules.values()))
 
+    def __setitem__(self, idx: int, module: Module) -> None:
+        """``seq[0] = nn.Tanh()`` replaces a layer where it stands."""
+        setattr(self, _key_at(self, idx), module)
+
+    def __delitem__(self, idx: int | slice) -> None:
+        _delete_and_renumber(self, idx)
+
     def append(self, module: Module) -> Sequential:
         self.add_module(str(len(self)), module)
         return self
@@ -87,6 +112,12 @@ class ModuleList(Module):
         if isinstance(idx, slice):
             return ModuleList(items[idx])
         return items[idx]
+
+    def __setitem__(self, idx: int, module: Module) -> None:
+        setattr(self, _key_at(self, idx), module)
+
+    def __delitem__(self, idx: int | slice) -> None:
+        _delete_and_renumber(self, idx)
 
     def __len__(self) -> int:
         return len(self._modules)

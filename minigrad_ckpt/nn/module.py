@@ -75,27 +75,47 @@ class Module:
 
     # ------------------------------------------------------------ registration
     def __setattr__(self, name: str, value: Any) -> None:
+        """PyTorch's registration rules: a Parameter, Module or buffer assigned to a name keeps that name's
+        place in ``state_dict()`` and ``parameters()`` (tying ``decoder.weight = encoder.weight`` does not
+        reorder an optimizer's parameters), and a name that holds a parameter, module or buffer takes only
+        its own kind (or None): anything else is a TypeError, as in PyTorch, not a plain attribute."""
         if "_parameters" not in self.__dict__:
             raise AttributeError(
                 f"cannot assign {name!r} before Module.__init__() is called "
                 f"(call super().__init__() first in {type(self).__name__}.__init__)"
             )
         params, modules, buffers = self._parameters, self._modules, self._buffers
-        for d in (params, modules, buffers):
-            if name in d and not (d is buffers and (value is None or isinstance(value, Tensor))):
-                del d[name]
         if isinstance(value, Parameter):
+            self._forget(name, modules, buffers)
             params[name] = value
-        elif isinstance(value, Module):
-            modules[name] = value
-        elif name in buffers:
-            buffers[name] = value
-        elif name in params and value is None:
+        elif name in params:
+            self._check_kind(name, value, "parameter", "nn.Parameter")
             params[name] = None
+        elif isinstance(value, Module):
+            self._forget(name, params, buffers)
+            modules[name] = value
+        elif name in modules:
+            self._check_kind(name, value, "child module", "nn.Module")
+            modules[name] = None
+        elif name in buffers:
+            if value is not None and not isinstance(value, Tensor):
+                self._check_kind(name, value, "buffer", "Tensor")
+            buffers[name] = value
         else:
             object.__setattr__(self, name, value)
-            return
+
+    def _forget(self, name: str, *stores: dict) -> None:
+        """Drop ``name`` from the other registries (and the instance dict) before it is registered anew."""
         self.__dict__.pop(name, None)
+        for store in stores:
+            if name in store:
+                del store[name]
+                self._non_persistent.discard(name)
+
+    @staticmethod
+    def _check_kind(name: str, value: Any, kind: str, expected: str) -> None:
+        if value is not None:
+            raise TypeError(f"cannot assign {type(value).__name__!r} as {kind} {name!r} ({expected} or None expected)")
 
     def __getattr__(self, name: str) -> Any:
         d = self.__dict__
