@@ -1,4 +1,5 @@
-"""Training utilities: gradient clipping, parameters as one vector and back."""
+"""Training utilities: gradient clipping, parameters as one vector and back; ``rnn``: padding
+variable-length sequences into one batch."""
 
 from __future__ import annotations
 
@@ -6,11 +7,12 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from ..backend import host_numpy
-from ..grad_mode import no_grad
-from ..tensor import Tensor
+from ...backend import host_numpy
+from ...grad_mode import no_grad
+from ...tensor import Tensor
+from . import rnn
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
+__all__ = ["rnn", "clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
 
 
 def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0,
@@ -23,7 +25,7 @@ def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0,
     params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
     grads = [p.grad for p in params if p.grad is not None]
     if not grads:
-        from ..creation import tensor
+        from ...creation import tensor
 
         return tensor(0.0)
     xp = grads[0].device.xp
@@ -65,7 +67,7 @@ def clip_grad_value_(parameters: Iterable[Tensor] | Tensor, clip_value: float) -
 
 def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
     """All parameters flattened and concatenated into one 1-D tensor (differentiable, as in PyTorch)."""
-    from .. import functional as mf
+    from ... import functional as mf
 
     params = list(parameters)
     if not params:
