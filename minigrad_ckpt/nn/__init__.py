@@ -101,7 +101,13 @@ from .pooling import (
     MaxPool3d,
 )
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell
-from .transformer import TransformerEncoder, TransformerEncoderLayer
+from .transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
@@ -122,5 +128,6 @@ __all__ = [
     "LocalResponseNorm", "InstanceNorm1d", "InstanceNorm2d", "ConvTranspose1d", "EmbeddingBag",
     "Conv3d", "AdaptiveAvgPool3d", "MaxPool3d", "AvgPool3d", "ConvTranspose3d", "AdaptiveMaxPool3d", "MaxUnpool3d",
     "ReLU6", "Softmax2d", "Bilinear", "LPPool1d", "LPPool2d", "LPPool3d", "FeatureAlphaDropout", "BatchNorm3d",
-    "InstanceNorm3d", "ChannelShuffle", "ParameterList", "ParameterDict", *_padding_names,
+    "InstanceNorm3d", "ChannelShuffle", "ParameterList", "ParameterDict", "Transformer", "TransformerDecoder",
+    "TransformerDecoderLayer", *_padding_names,
 ]

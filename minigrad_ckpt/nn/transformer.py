@@ -1,6 +1,7 @@
-"""TransformerEncoderLayer and TransformerEncoder with PyTorch's arguments, computation and
-parameter names (``self_attn.in_proj_weight``, ``linear1.weight``, ``norm1.bias``, ...),
-so a PyTorch ``state_dict`` loads and gives the same numbers.
+"""TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer, TransformerDecoder and
+Transformer with PyTorch's arguments, computation and parameter names (``self_attn.in_proj_weight``,
+``multihead_attn.out_proj.weight``, ``linear1.weight``, ``norm1.bias``, ...), so a PyTorch
+``state_dict`` loads and gives the same numbers.
 """
 
 from __future__ import annotations
@@ -8,9 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..creation import full
 from ..functional.arguments import as_tensor
+from ..functional.math import triu
 from ..tensor import Tensor
 from . import functional as F
+from . import init
 from .attention import MultiheadAttention
 from .containers import ModuleList
 from .dropout import Dropout
@@ -18,9 +22,20 @@ from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
 
-__all__ = ["TransformerEncoderLayer", "TransformerEncoder"]
+__all__ = ["TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder",
+           "Transformer"]
 
 _ACTIVATIONS: dict[str, Callable[[Tensor], Tensor]] = {"relu": F.relu, "gelu": F.gelu}
+
+
+def _activation(owner: str, activation: Any) -> Callable[[Tensor], Tensor]:
+    if isinstance(activation, str):
+        if activation not in _ACTIVATIONS:
+            raise ValueError(f"{owner}: activation must be 'relu', 'gelu' or a callable, got {activation!r}")
+        return _ACTIVATIONS[activation]
+    if callable(activation):
+        return activation
+    raise TypeError(f"{owner}: activation must be a string or a callable, got {type(activation).__name__}")
 
 
 class TransformerEncoderLayer(Module):
@@ -38,16 +53,7 @@ class TransformerEncoderLayer(Module):
                  batch_first: bool = False, norm_first: bool = False, bias: bool = True,
                  device: Any = None, dtype: Any = None) -> None:
         super().__init__()
-        if isinstance(activation, str):
-            if activation not in _ACTIVATIONS:
-                raise ValueError(f"TransformerEncoderLayer: activation must be 'relu', 'gelu' or a callable, "
-                                 f"got {activation!r}")
-            act = _ACTIVATIONS[activation]
-        elif callable(activation):
-            act = activation
-        else:
-            raise TypeError(f"TransformerEncoderLayer: activation must be a string or a callable, got "
-                            f"{type(activation).__name__}")
+        act = _activation(type(self).__name__, activation)
         self._init_args = dict(d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward, dropout=dropout,
                                activation=activation, layer_norm_eps=layer_norm_eps, batch_first=batch_first,
                                norm_first=norm_first, bias=bias, device=device, dtype=dtype)
@@ -120,3 +126,127 @@ class TransformerEncoder(Module):
         for layer in self.layers:
             x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=bool(is_causal))
         return self.norm(x) if self.norm is not None else x
+
+
+_DECODER_ORDER = ("self_attn", "multihead_attn", "linear1", "dropout", "linear2", "norm1", "norm2", "norm3", "dropout1",
+                  "dropout2", "dropout3")
+
+
+class TransformerDecoderLayer(TransformerEncoderLayer):
+    """Self-attention over the target, attention over the encoder's ``memory``, then a feed-forward
+    block, each with a residual connection and LayerNorm (``norm1``, ``norm2``, ``norm3``; pre-norm with
+    ``norm_first``): PyTorch's ``TransformerDecoderLayer``, its arguments and parameter names.
+
+    ``forward(tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+    memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False)``.
+    """
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation: str | Callable[[Tensor], Tensor] = "relu", layer_norm_eps: float = 1e-5,
+                 batch_first: bool = False, norm_first: bool = False, bias: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                         norm_first, bias, device, dtype)
+        kw = dict(device=device, dtype=dtype)
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
+                                                 **kw)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.dropout3 = Dropout(dropout)
+        for name in _DECODER_ORDER:  # PyTorch's order of the submodules, so state dicts list them alike
+            self._modules.move_to_end(name)
+
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Any = None, memory_mask: Any = None,  # type: ignore[override]
+                tgt_key_padding_mask: Any = None, memory_key_padding_mask: Any = None, tgt_is_causal: bool = False,
+                memory_is_causal: bool = False) -> Tensor:
+        x, mem = as_tensor(tgt), as_tensor(memory)
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
+            x = x + self._mha_block(self.norm2(x), mem, memory_mask, memory_key_padding_mask, memory_is_causal)
+            return x + self._ff_block(self.norm3(x))
+        x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
+        x = self.norm2(x + self._mha_block(x, mem, memory_mask, memory_key_padding_mask, memory_is_causal))
+        return self.norm3(x + self._ff_block(x))
+
+    def _mha_block(self, x: Tensor, mem: Tensor, mask: Any, key_padding_mask: Any, is_causal: bool) -> Tensor:
+        out, _ = self.multihead_attn(x, mem, mem, attn_mask=mask, key_padding_mask=key_padding_mask,
+                                     need_weights=False, is_causal=is_causal)
+        return self.dropout2(out)
+
+    def _ff_block(self, x: Tensor) -> Tensor:
+        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+class TransformerDecoder(Module):
+    """``num_layers`` copies of ``decoder_layer`` (same initial weights, as PyTorch's deep copy), then an
+    optional ``norm``; ``forward(tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+    memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False)``."""
+
+    def __init__(self, decoder_layer: TransformerDecoderLayer, num_layers: int, norm: Module | None = None) -> None:
+        super().__init__()
+        if not isinstance(decoder_layer, TransformerDecoderLayer):
+            raise TypeError(f"TransformerDecoder: decoder_layer must be a TransformerDecoderLayer, got "
+                            f"{type(decoder_layer).__name__}")
+        if not isinstance(num_layers, int) or num_layers < 1:
+            raise ValueError(f"TransformerDecoder: num_layers must be a positive int, got {num_layers!r}")
+        self.layers = ModuleList([decoder_layer._clone() for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Any = None, memory_mask: Any = None,
+                tgt_key_padding_mask: Any = None, memory_key_padding_mask: Any = None,
+                tgt_is_causal: bool | None = None, memory_is_causal: bool = False) -> Tensor:
+        x = as_tensor(tgt)
+        for layer in self.layers:
+            x = layer(x, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                      tgt_key_padding_mask=tgt_key_padding_mask, memory_key_padding_mask=memory_key_padding_mask,
+                      tgt_is_causal=bool(tgt_is_causal), memory_is_causal=memory_is_causal)
+        return self.norm(x) if self.norm is not None else x
+
+
+class Transformer(Module):
+    """PyTorch's ``nn.Transformer``: an encoder of ``num_encoder_layers`` and a decoder of
+    ``num_decoder_layers`` (each followed by a LayerNorm), every weight matrix drawn Xavier-uniform;
+    ``forward(src, tgt, src_mask=None, tgt_mask=None, memory_mask=None, src_key_padding_mask=None,
+    tgt_key_padding_mask=None, memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
+    memory_is_causal=False)``; ``Transformer.generate_square_subsequent_mask(n)`` is the causal mask."""
+
+    def __init__(self, d_model: int = 512, nhead: int = 8, num_encoder_layers: int = 6, num_decoder_layers: int = 6,
+                 dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation: str | Callable[[Tensor], Tensor] = "relu", custom_encoder: Module | None = None,
+                 custom_decoder: Module | None = None, layer_norm_eps: float = 1e-5, batch_first: bool = False,
+                 norm_first: bool = False, bias: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        kw = dict(device=device, dtype=dtype)
+        layer_args = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first,
+                      bias)
+        self.encoder = custom_encoder if custom_encoder is not None else TransformerEncoder(
+            TransformerEncoderLayer(*layer_args, **kw), num_encoder_layers,
+            LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw))
+        self.decoder = custom_decoder if custom_decoder is not None else TransformerDecoder(
+            TransformerDecoderLayer(*layer_args, **kw), num_decoder_layers,
+            LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw))
+        for p in self.parameters():
+            if p.ndim > 1:
+                init.xavier_uniform_(p)
+        self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
+
+    def forward(self, src: Tensor, tgt: Tensor, src_mask: Any = None, tgt_mask: Any = None, memory_mask: Any = None,
+                src_key_padding_mask: Any = None, tgt_key_padding_mask: Any = None,
+                memory_key_padding_mask: Any = None, src_is_causal: bool | None = None,
+                tgt_is_causal: bool | None = None, memory_is_causal: bool = False) -> Tensor:
+        src, tgt = as_tensor(src), as_tensor(tgt)
+        batch = 0 if self.batch_first else 1
+        if src.ndim == 3 and tgt.ndim == 3 and src.shape[batch] != tgt.shape[batch]:
+            raise ValueError("Transformer: the batch number of src and tgt must be equal")
+        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+            raise ValueError("Transformer: the feature number of src and tgt must be equal to d_model")
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask, tgt_is_causal=tgt_is_causal,
+                            memory_is_causal=memory_is_causal)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = None) -> Tensor:
+        """The causal mask of ``sz`` positions: ``-inf`` above the diagonal, 0 on and below it (float)."""
+        return triu(full((sz, sz), float("-inf"), dtype=dtype, device=device), 1)

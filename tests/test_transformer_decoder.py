@@ -1,0 +1,100 @@
+"""nn.TransformerDecoderLayer, nn.TransformerDecoder and nn.Transformer against PyTorch's: the same
+parameter names, and with the same weights the same outputs (eval mode), post-norm and pre-norm,
+with a causal target mask and padding masks.
+
+Each model is built once over a namespace ``T`` (``mg`` here), its parameters set by name from one
+seeded NumPy generator, so the same code ran offline with ``T = torch`` (torch 2.13, float64) to
+make ``EXPECTED``: ``[out.sum(), (out.ravel() * cos(arange(out.size))).sum()]``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+
+
+def _fill(T, model):  # noqa: N803  (T: the namespace, mg or torch)
+    rng = np.random.default_rng(7)
+    with T.no_grad():
+        for _, p in sorted(model.named_parameters()):
+            p.copy_(T.tensor(rng.standard_normal(tuple(p.shape)) * 0.3))
+    return model.eval()
+
+
+def _inputs(T, batch_first=False):  # noqa: N803
+    rng = np.random.default_rng(1)
+    src, tgt = rng.standard_normal((5, 2, 8)), rng.standard_normal((4, 2, 8))
+    if batch_first:
+        src, tgt = src.transpose(1, 0, 2), tgt.transpose(1, 0, 2)
+    return T.tensor(src), T.tensor(tgt)
+
+
+CASES = {
+    "transformer": lambda T: (lambda m, s, t: m(s, t, tgt_mask=T.nn.Transformer.generate_square_subsequent_mask(4)))(
+        _fill(T, T.nn.Transformer(8, 2, 1, 2, 16, 0.0).double()), *_inputs(T)),
+    "transformer_norm_first_gelu_batch_first": lambda T: (lambda m, s, t: m(
+        s, t, src_key_padding_mask=T.tensor(np.array([[False] * 4 + [True], [False] * 5])),
+        memory_key_padding_mask=T.tensor(np.array([[False] * 4 + [True], [False] * 5]))))(
+        _fill(T, T.nn.Transformer(8, 2, 2, 1, 12, 0.0, "gelu", batch_first=True, norm_first=True).double()),
+        *_inputs(T, batch_first=True)),
+    "decoder_layer": lambda T: (lambda m, s, t: m(t, s))(
+        _fill(T, T.nn.TransformerDecoderLayer(8, 4, 16, 0.0).double()), *_inputs(T)),
+    "decoder_with_norm": lambda T: (lambda m, s, t: m(
+        t, s, tgt_mask=T.nn.Transformer.generate_square_subsequent_mask(4)))(
+        _fill(T, T.nn.TransformerDecoder(T.nn.TransformerDecoderLayer(8, 2, 16, 0.0), 2,
+                                         T.nn.LayerNorm(8)).double()), *_inputs(T)),
+}
+
+
+def _summary(out):
+    flat = np.asarray(out, dtype=np.float64).ravel()
+    return [flat.sum(), (flat * np.cos(np.arange(flat.size))).sum()]
+
+
+# made offline: _summary(CASES[name](torch).detach().numpy())
+EXPECTED = {
+    "decoder_layer": [-0.3585203412097808, -0.35514510710728525],
+    "decoder_with_norm": [20.701256728100418, 0.7915946819661872],
+    "transformer": [20.86818178505428, 0.7360978260028331],
+    "transformer_norm_first_gelu_batch_first": [-18.15356844739697, 1.942754010490273],
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_outputs_are_pytorchs(name):
+    np.testing.assert_allclose(_summary(CASES[name](mg).numpy()), EXPECTED[name], rtol=1e-12, atol=1e-12)
+
+
+# list(dict(torch.nn.Transformer(8, 2, 1, 1, 16).named_parameters())), made offline: the names and their order
+TORCH_NAMES = [
+    "encoder.layers.0.self_attn.in_proj_weight", "encoder.layers.0.self_attn.in_proj_bias",
+    "encoder.layers.0.self_attn.out_proj.weight", "encoder.layers.0.self_attn.out_proj.bias",
+    "encoder.layers.0.linear1.weight", "encoder.layers.0.linear1.bias", "encoder.layers.0.linear2.weight",
+    "encoder.layers.0.linear2.bias", "encoder.layers.0.norm1.weight", "encoder.layers.0.norm1.bias",
+    "encoder.layers.0.norm2.weight", "encoder.layers.0.norm2.bias", "encoder.norm.weight", "encoder.norm.bias",
+    "decoder.layers.0.self_attn.in_proj_weight", "decoder.layers.0.self_attn.in_proj_bias",
+    "decoder.layers.0.self_attn.out_proj.weight", "decoder.layers.0.self_attn.out_proj.bias",
+    "decoder.layers.0.multihead_attn.in_proj_weight", "decoder.layers.0.multihead_attn.in_proj_bias",
+    "decoder.layers.0.multihead_attn.out_proj.weight", "decoder.layers.0.multihead_attn.out_proj.bias",
+    "decoder.layers.0.linear1.weight", "decoder.layers.0.linear1.bias", "decoder.layers.0.linear2.weight",
+    "decoder.layers.0.linear2.bias", "decoder.layers.0.norm1.weight", "decoder.layers.0.norm1.bias",
+    "decoder.layers.0.norm2.weight", "decoder.layers.0.norm2.bias", "decoder.layers.0.norm3.weight",
+    "decoder.layers.0.norm3.bias", "decoder.norm.weight", "decoder.norm.bias"
+]
+
+
+def test_parameter_names_are_pytorchs():
+    assert [n for n, _ in mg.nn.Transformer(8, 2, 1, 1, 16).named_parameters()] == TORCH_NAMES
+    mask = mg.nn.Transformer.generate_square_subsequent_mask(3)
+    assert mask.tolist() == [[0.0, -np.inf, -np.inf], [0.0, 0.0, -np.inf], [0.0, 0.0, 0.0]]
+
+
+def test_a_transformer_trains():
+    mg.manual_seed(0)
+    model = mg.nn.Transformer(8, 2, 1, 1, 16, dropout=0.1)
+    src, tgt = mg.randn(5, 2, 8), mg.randn(4, 2, 8)
+    out = model(src, tgt, tgt_mask=mg.nn.Transformer.generate_square_subsequent_mask(4))
+    out.pow(2).mean().backward()
+    assert all(p.grad is not None for p in model.parameters())
