@@ -283,28 +283,27 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_version: 
         x = args[0]
         edges = (x._node or x,)
         if which is True or (which is not False and 0 in which):
-            saved, versions = (out_saved, arrays[0]), [x._version]
+            saved, versions = (out_saved, arrays[0]), (x._version,)
         else:
-            saved, versions = (out_saved, None), []
+            saved, versions = (out_saved, None), ()
     elif n == 2 and not isinstance(y := args[1], Tensor):  # ``x * 2``: the commonest binary op, inline
         x = args[0]  # (the only Tensor: it requires grad)
         edges = (x._node or x, None)
-        versions = [x._version] if which is True or (which is not False and 0 in which) else []
+        keep_x = which is True or (which is not False and 0 in which)
         if (beside := op.reads_beside_number) is not None and (op.drops_beside_constant or isinstance(y, _NUMBER)):
-            keep_out, keep_x = beside[1]
+            keep_out, keep_x = beside[1][0], keep_x and beside[1][1]
             out_saved = out_saved if keep_out else None
             saved = (out_saved, arrays[0] if keep_x else None, y)
-            if not keep_x:
-                versions = []
         else:
             saved = (out_saved, None, None) if which is False else _saved_by_rule(which, out_saved, arrays)
+        versions = (x._version,) if keep_x else ()
     else:
         edges, saved, versions, out_saved = _slots(op, args, arrays, which, out_saved)
     if out_saved is not None:
-        versions.append(out_version)
+        versions += (out_version,)
     node = _new_node(Node)
     node.op, node.inputs, node.saved = op, edges, saved  # (three at a time: no tuple is built)
-    node.versions, node.seq, node.xp = tuple(versions), next(_seq), xp
+    node.versions, node.seq, node.xp = versions, next(_seq), xp
     node.shape, node.dtype = out.shape, dtype
     recorder = _grad_state.recorder if _recorders.active else None
     if recorder is not None:
@@ -347,7 +346,7 @@ def _slots(op: Any, args: tuple, arrays: Sequence[Any], which: Any, out_saved: A
             versions = [versions[constant_at]] if len(versions) == 2 else []
     else:
         saved = _saved_by_rule(which, out_saved, arrays)
-    return tuple(edges), saved, versions, out_saved
+    return tuple(edges), saved, tuple(versions), out_saved
 
 def watch_versions(out: Any, tensors: Iterable[Any]) -> Any:
     """Make the backward of ``out``'s node fail if any of ``tensors`` changes in place first.
