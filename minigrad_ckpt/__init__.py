@@ -21,13 +21,14 @@ __version__ = "0.1.0"
 from . import anomaly, backend, ops, random, tape  # noqa: F401
 from .backend import Device, device, get_default_device, get_device, set_default_device
 from .creation import (
-    arange, as_tensor, asarray, empty, empty_like, full, full_like, get_default_dtype, linspace, logspace, normal,
-    ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like, randperm, scalar_tensor,
-    set_default_dtype, tensor, zeros, zeros_like,
+    arange, as_tensor, asarray, bartlett_window, blackman_window, empty, empty_like, full, full_like,
+    get_default_dtype, hamming_window, hann_window, kaiser_window, linspace, logspace, normal, ones, ones_like, rand,
+    rand_like, randint, randint_like, randn, randn_like, randperm, scalar_tensor, set_default_dtype, tensor, zeros,
+    zeros_like,
 )
 from .functional import public_names as _public_names
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, is_recomputing, no_grad, set_grad_enabled
-from .random import get_rng_state, manual_seed, set_rng_state
+from .random import Generator, get_rng_state, manual_seed, set_rng_state
 from .backward import backward, grad
 from .anomaly import (
     AnomalyError, detect_anomaly, is_anomaly_check_inf_enabled, is_anomaly_check_nan_enabled, is_anomaly_enabled,
@@ -88,12 +89,13 @@ __all__ = [
     "Tensor", "tensor", "zeros", "ones", "full", "empty", "arange", "linspace", "zeros_like", "ones_like",
     "full_like", "rand", "randn", "randint", "randperm", "from_dlpack", "from_numpy", "get_default_dtype",
     "set_default_dtype", "empty_like", "rand_like", "randn_like", "randint_like", "logspace", "scalar_tensor",
-    "as_tensor", "asarray", "normal",
+    "as_tensor", "asarray", "normal", "hann_window", "hamming_window", "blackman_window", "bartlett_window",
+    "kaiser_window",
     "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool_", "complex64", "complex128",
     "double", "half", "long", "short",  # mg.float, mg.int, mg.bool too, kept out of ``import *`` (builtins)
     # devices and randomness
     "Device", "device", "get_device", "get_default_device", "set_default_device", "manual_seed",
-    "get_rng_state", "set_rng_state",
+    "get_rng_state", "set_rng_state", "Generator",
     # autograd
     "backward", "backward_steps", "BackwardStep", "grad", "no_grad", "enable_grad", "set_grad_enabled",
     "is_grad_enabled", "is_recomputing", "inference_mode",

@@ -25,7 +25,8 @@ __all__ = [
     "tensor", "zeros", "ones", "full", "empty", "arange", "linspace", "zeros_like",
     "ones_like", "full_like", "rand", "randn", "randint", "randperm", "get_default_dtype",
     "set_default_dtype", "empty_like", "rand_like", "randn_like", "randint_like", "logspace", "scalar_tensor",
-    "as_tensor", "asarray", "bernoulli", "multinomial", "normal",
+    "as_tensor", "asarray", "bernoulli", "multinomial", "normal", "hann_window", "hamming_window",
+    "blackman_window", "bartlett_window", "kaiser_window",
 ]
 
 def _dtype_or_default(dtype: Any) -> Any:
@@ -302,3 +303,60 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, dtype: Any = None, de
     shape = host_numpy.broadcast_shapes(getattr(mean, "shape", ()), getattr(std, "shape", ()))
     z = Tensor.constant(_random.normal(like.device.xp, _random.next_key(), shape, like.dtype), like.device)
     return mean + std * z
+
+
+# ---- PyTorch's window functions (signal processing): formulas of the position, computed in float64 ----
+def _window(name: str, length: int, periodic: bool, formula: Any, dtype: Any, device: Any,
+            requires_grad: bool) -> Tensor:
+    """``formula(n, N)`` at ``n = 0..length-1`` over a window of ``N`` points (``length + 1`` when
+    ``periodic``: the symmetric window one longer, its last point dropped, as PyTorch's)."""
+    if not isinstance(length, (int, host_numpy.integer)) or length < 0:
+        raise ValueError(f"{name}: window_length must be a non-negative int, got {length!r}")
+    dt = _check_float(dtype, name)
+    if length <= 1:
+        host = host_numpy.ones(length)
+    else:
+        n = host_numpy.arange(length, dtype=host_numpy.float64)
+        host = formula(n, length + 1 if periodic else length)
+    dev = get_device(device)
+    return _make(dev.xp.asarray(host.astype(dt)), dev, requires_grad)
+
+
+def hann_window(window_length: int, periodic: bool = True, *, dtype: Any = None, device: Any = None,
+                requires_grad: bool = False) -> Tensor:
+    """``0.5 - 0.5 cos(2 pi n / (N - 1))`` (``torch.hann_window``)."""
+    return _window("hann_window", window_length, periodic,
+                   lambda n, N: 0.5 - 0.5 * host_numpy.cos(2 * host_numpy.pi * n / (N - 1)), dtype, device,
+                   requires_grad)
+
+
+def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.54, beta: float = 0.46, *,
+                   dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """``alpha - beta cos(2 pi n / (N - 1))`` (``torch.hamming_window``)."""
+    return _window("hamming_window", window_length, periodic,
+                   lambda n, N: alpha - beta * host_numpy.cos(2 * host_numpy.pi * n / (N - 1)), dtype, device,
+                   requires_grad)
+
+
+def blackman_window(window_length: int, periodic: bool = True, *, dtype: Any = None, device: Any = None,
+                    requires_grad: bool = False) -> Tensor:
+    """``0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1))`` (``torch.blackman_window``)."""
+    def formula(n: Any, N: int) -> Any:  # noqa: N803
+        x = 2 * host_numpy.pi * n / (N - 1)
+        return 0.42 - 0.5 * host_numpy.cos(x) + 0.08 * host_numpy.cos(2 * x)
+    return _window("blackman_window", window_length, periodic, formula, dtype, device, requires_grad)
+
+
+def bartlett_window(window_length: int, periodic: bool = True, *, dtype: Any = None, device: Any = None,
+                    requires_grad: bool = False) -> Tensor:
+    """The triangle ``1 - |2 n / (N - 1) - 1|`` (``torch.bartlett_window``)."""
+    return _window("bartlett_window", window_length, periodic,
+                   lambda n, N: 1 - host_numpy.abs(2 * n / (N - 1) - 1), dtype, device, requires_grad)
+
+
+def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0, *, dtype: Any = None,
+                  device: Any = None, requires_grad: bool = False) -> Tensor:
+    """``I0(beta sqrt(1 - (2 n / (N - 1) - 1)^2)) / I0(beta)`` (``torch.kaiser_window``)."""
+    return _window("kaiser_window", window_length, periodic,
+                   lambda n, N: host_numpy.i0(beta * host_numpy.sqrt(1 - (2 * n / (N - 1) - 1) ** 2))
+                   / host_numpy.i0(beta), dtype, device, requires_grad)

@@ -62,10 +62,21 @@ class Generator:
 
     __slots__ = ("seed", "counter", "_lock")
 
-    def __init__(self, seed: int = 0) -> None:
+    def __init__(self, seed: int = 0, device: Any = None) -> None:
+        # ``device`` is PyTorch's ``torch.Generator(device=...)``: keys are pure numbers, the same for every device
         self.seed = int(seed) & _MASK64
         self.counter = 0
         self._lock = threading.Lock()
+
+    def manual_seed(self, seed: int) -> Generator:
+        """Restart from ``seed`` (PyTorch's ``g.manual_seed(seed)``, which returns the generator)."""
+        with self._lock:
+            self.seed, self.counter = int(seed) & _MASK64, 0
+        return self
+
+    def initial_seed(self) -> int:
+        """The seed this generator started from (PyTorch's ``g.initial_seed()``)."""
+        return self.seed
 
     def next_key(self) -> int:
         """Draw one 64-bit key and advance the generator."""

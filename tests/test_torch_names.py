@@ -473,3 +473,30 @@ def test_conjugate_transposes_and_complex_casts():
     assert mg.tensor([1.0, 2.0]).cfloat().dtype == np.complex64 and mg.tensor([1, 2]).cdouble().dtype == np.complex128
     r = mg.tensor(_array(), requires_grad=True)
     assert gradcheck(lambda t: t.mH * mg.tensor(np.arange(20.0).reshape(5, 4)), r, modes=("rev", "fwd"))
+
+
+# getattr(torch, name)(*args, dtype=torch.float64).tolist(), made offline with torch 2.13
+WINDOWS = {
+    "hann_window": ((5,), [0.0, 0.3454915028125263, 0.9045084971874737, 0.9045084971874737, 0.3454915028125264]),
+    "hamming_window": ((6, False), [0.08000000000000002, 0.3978521825875242, 0.9121478174124757, 0.912147817412476,
+                                    0.3978521825875243, 0.08000000000000002]),
+    "blackman_window": ((5,), [0.0, 0.20077014326253045, 0.8492298567374694, 0.8492298567374696,
+                               0.20077014326253056]),
+    "bartlett_window": ((6,), [0.0, 0.3333333333333333, 0.6666666666666666, 1.0, 0.6666666666666667,
+                               0.3333333333333335]),
+    "kaiser_window": ((5, True, 8.0), [0.002338830512733327, 0.22677684133642736, 0.8598020817729667,
+                                       0.8598020817729667, 0.22677684133642736]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WINDOWS))
+def test_windows_are_pytorchs(name):
+    args, want = WINDOWS[name]
+    np.testing.assert_allclose(getattr(mg, name)(*args, dtype=mg.float64).numpy(), want, rtol=0, atol=1e-15)
+    w = getattr(mg, name)(*args)
+    assert w.dtype == np.float32 and getattr(mg, name)(1).tolist() == [1.0] and getattr(mg, name)(0).shape == (0,)
+
+
+def test_generator_takes_pytorchs_calls():
+    g = mg.Generator(device="cpu").manual_seed(5)
+    assert isinstance(g, mg.random.Generator) and g.initial_seed() == 5
