@@ -1,6 +1,7 @@
 """Regenerate ``tests/data/ported_reference.npz``: the PyTorch runs of the programs in
 ``examples/ported/`` (pytorch/examples ``mnist``, ``time_sequence_prediction``,
-``regression``, and micrograd's moons demo run on ``torch`` tensors).
+``regression``, and micrograd's moons demo run on ``torch`` tensors; and the programs
+``RUN_AS_TORCH`` lists, run from their ported source with the rename undone).
 
     python tests/data/make_ported_reference.py        # needs torch; the tests do not
 
@@ -10,12 +11,26 @@ the initial weights (``<prog>|init|<name>``; the MNIST net's come from ``ported_
 the random draws for ``regression``), the
 losses (``<prog>|losses``) and the final weights (``<prog>|final|<name>``).  Dropout is
 switched off in the MNIST net on both sides (``p = 0``): two engines' random masks differ.
+
+The ``RUN_AS_TORCH`` programs (``vae``, ``word_language_model``, ``dcgan``, ``reinforce``,
+``triplet``, ``transformer_classifier``) are read from ``examples/ported/`` and run as torch
+programs after the reverse rename (``mg.`` -> ``torch.``, ``minigrad_ckpt`` -> ``torch``), so
+the two sides cannot drift apart.  Each ``main(argv, init)`` calls ``init(key, model)`` on its
+freshly built models: here it records their weights (``<run>|init|<key>|<name>``).  The random
+draws the program makes (``torch.randn``, ``randn_like``, ``multinomial``) are recorded in order
+(``<run>|draw|<i>``, their function names in ``<run>|draw_fns``) for the test to replay; stored
+too: ``main``'s returned history (``<run>|history``) and the final weights
+(``<run>|final|<key>|<name>``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import random
+import re
 import sys
+import types
 from itertools import count
 from pathlib import Path
 
@@ -260,6 +275,61 @@ def optimizers() -> None:
             ARRAYS[f"optim|{name}|{i}"] = np.concatenate(params)
 
 
+# ------------------------------------------------ programs run from their ported source
+RUN_AS_TORCH = {  # run name: (program in examples/ported, argv)
+    "vae": ("vae", []),
+    "wlm_lstm": ("word_language_model", ["--dropout", "0"]),
+    "wlm_gru_tied_f64": ("word_language_model", ["--dropout", "0", "--model", "GRU", "--tied", "--double"]),
+    "dcgan": ("dcgan", []),
+    "reinforce": ("reinforce", []),
+    "triplet": ("triplet", []),
+    "transformer_classifier": ("transformer_classifier", []),
+}
+RECORDED_DRAWS = ("randn", "randn_like", "multinomial")
+
+
+def as_torch_program(name: str) -> types.ModuleType:
+    """``examples/ported/<name>.py`` with the rename undone, as a module."""
+    src = (HERE.parents[1] / "examples" / "ported" / f"{name}.py").read_text()
+    src = src.replace("import minigrad_ckpt as mg", "import torch").replace("minigrad_ckpt", "torch")
+    module = types.ModuleType(f"torch_{name}")
+    exec(compile(re.sub(r"\bmg\.", "torch.", src), f"{name}.py", "exec"), module.__dict__)
+    return module
+
+
+def run_as_torch(run: str, program: str, argv: list[str]) -> None:
+    module = as_torch_program(program)
+    draws: list[tuple[str, np.ndarray]] = []
+    originals = {fn: getattr(torch, fn) for fn in RECORDED_DRAWS}
+
+    def recording(fn):
+        def draw(*args, **kwargs):
+            out = originals[fn](*args, **kwargs)
+            draws.append((fn, out.numpy().copy()))
+            return out
+        return draw
+
+    def init(key, model):
+        store_state(run, f"init|{key}", model)
+
+    for fn in RECORDED_DRAWS:
+        setattr(torch, fn, recording(fn))
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            history, models = module.main(argv, init=init)
+    finally:
+        for fn, original in originals.items():
+            setattr(torch, fn, original)
+    ARRAYS[f"{run}|history"] = np.array(history, dtype=np.float64)
+    ARRAYS[f"{run}|draw_fns"] = np.array([fn for fn, _ in draws] or [""])
+    for i, (_, value) in enumerate(draws):
+        ARRAYS[f"{run}|draw|{i}"] = value
+    keys = [k[len(run) + 6:].split("|")[0] for k in ARRAYS if k.startswith(f"{run}|init|")]
+    models = models if isinstance(models, tuple) else (models,)
+    for key, model in zip(dict.fromkeys(keys), models):
+        store_state(run, f"final|{key}", model)
+
+
 if __name__ == "__main__":
     torch.set_num_threads(1)
     mnist()
@@ -267,5 +337,8 @@ if __name__ == "__main__":
     regression()
     moons()
     optimizers()
+    for run, (program, argv) in RUN_AS_TORCH.items():
+        torch.manual_seed(0)
+        run_as_torch(run, program, argv)
     np.savez_compressed(OUT, **ARRAYS)
     print(f"wrote {OUT} ({OUT.stat().st_size} bytes, {len(ARRAYS)} arrays)")
