@@ -70,6 +70,9 @@ LAYERS = {
     "TransformerBlock": (lambda: nn.TransformerBlock(6, 2, causal=True), (2, 3, 6)),
     "TransformerEncoderLayer": (lambda: nn.TransformerEncoderLayer(6, 2, 12, dropout=0.1), (3, 2, 6)),
     "TransformerEncoder": (lambda: nn.TransformerEncoder(nn.TransformerEncoderLayer(6, 2, 12), 2), (3, 2, 6)),
+    "TransformerDecoderLayer": (lambda: _Memory(nn.TransformerDecoderLayer(6, 2, 12, dropout=0.1)), (3, 2, 6)),
+    "TransformerDecoder": (lambda: _Memory(nn.TransformerDecoder(nn.TransformerDecoderLayer(6, 2, 12), 2)), (3, 2, 6)),
+    "Transformer": (lambda: _Memory(nn.Transformer(6, 2, 1, 1, 12)), (3, 2, 6)),
     "Sequential": (lambda: nn.Sequential(nn.Linear(6, 6), nn.Tanh(), nn.Linear(6, 3)), (4, 6)),
     "AdaptiveAvgPool1d": (lambda: nn.AdaptiveAvgPool1d(3), (2, 3, 10)),
     "AdaptiveMaxPool1d": (lambda: nn.AdaptiveMaxPool1d(3), (2, 3, 10)),
@@ -138,6 +141,17 @@ class _WithTarget(nn.Module):
 
     def forward(self, x):
         return self.layer(x, TARGET)
+
+
+class _Memory(nn.Module):
+    """A decoder (or a whole Transformer) reading its input as both its target and its memory (source)."""
+
+    def __init__(self, layer: nn.Module) -> None:
+        super().__init__()
+        self.layer = layer
+
+    def forward(self, x):
+        return self.layer(x, x)
 
 
 class _PoolUnpool(nn.Module):
