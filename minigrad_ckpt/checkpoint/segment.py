@@ -109,6 +109,9 @@ class Segment:
         # not saving them saves nothing.
         self._held_anyway: set[int] = set()
         self._out_bytes: dict[Node, int] = {}  # bytes counted for each node's saved output
+        # The results of this segment and the ones nested in it that none of them reads: not
+        # counted as dropped -- unless a segment around them reads (and so replays) them.
+        self._result_bytes: dict[Node, int] = {}
         # Which of (out, *inputs) the tape saved for each node: replay re-fills exactly those,
         # so the save rule (tape._record) is applied in one place only.
         self._saved_slots: dict[Node, tuple[bool, ...]] = {}
@@ -141,6 +144,7 @@ class Segment:
         if isinstance(outer, Segment):
             self.parent = outer
             self._root_segment = outer._root_segment
+            self._counted = outer._counted  # a buffer counts once in the whole tree, as in the ledger
             outer.children.append(self)
         elif outer is not None:
             raise CheckpointError("checkpoint() cannot be used while the planner is profiling a model")
@@ -177,13 +181,27 @@ class Segment:
         for n, nbytes in self._out_bytes.items():
             if n not in consumed:  # the segment's result: not memory the segment saved
                 self.dropped_bytes -= nbytes
+                self._result_bytes[n] = nbytes
         self._out_bytes = {}
+        self._count_nested_results(consumed)
         if self._kept_outputs:
             self._hold_wanted_outputs()
         self._counted = None
         self.replay_extra_bytes = self._kept_unsaved_bytes()
         if self.stats is not None and exc[0] is None:
             self.stats._segment_recorded(self)
+
+    def _count_nested_results(self, consumed: set[Node]) -> None:
+        """The results of nested segments that nodes of this one read are dropped after all:
+        this segment's replay makes them (counted here; a node that saves one too found it
+        counted in the tree's shared count); the others pass on outwards."""
+        for c in self.children:
+            for n, nbytes in c._result_bytes.items():
+                if n in consumed:
+                    self.dropped_bytes += nbytes
+                else:
+                    self._result_bytes[n] = nbytes
+            c._result_bytes = {}
 
     def _kept_unsaved_bytes(self) -> int:
         """Bytes of kept values -- inputs, and outputs a ``remat`` policy keeps on the device --
