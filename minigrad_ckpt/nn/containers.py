@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from ..checkpoint import enable_checkpointing
@@ -220,7 +220,16 @@ class ParameterDict(Module):
         self.update(parameters or {})
 
     def update(self, parameters: Any) -> None:
-        for k, v in (parameters.items() if hasattr(parameters, "items") else parameters):
+        """Add ``parameters``: an OrderedDict or ParameterDict in its order, a plain mapping in sorted
+        key order (as PyTorch, so parameters() and an optimizer built on it list them as torch's do),
+        or ``(key, value)`` pairs in order."""
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            pairs: Any = parameters.items()
+        elif isinstance(parameters, Mapping):
+            pairs = sorted(parameters.items())
+        else:
+            pairs = parameters
+        for k, v in pairs:
             self[k] = v
 
     def __getitem__(self, key: str) -> Parameter:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..backend import as_dtype, device_or_dtype
 from ..creation import zeros
@@ -52,6 +52,20 @@ class _HookHandle:
 
     def remove(self) -> None:
         self._hooks.pop(self._key, None)
+
+
+class _IncompatibleKeys(NamedTuple):
+    """What :meth:`Module.load_state_dict` returns: PyTorch's named pair of key lists."""
+
+    missing_keys: list[str]
+    unexpected_keys: list[str]
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return f"_IncompatibleKeys(missing_keys={self.missing_keys!r}, unexpected_keys={self.unexpected_keys!r})"
+
+    __str__ = __repr__
 
 
 class Module:
@@ -183,15 +197,21 @@ class Module:
         return _HookHandle(self._forward_pre_hooks, Module._hook_counter)
 
     # --------------------------------------------------------------- traversal
-    def named_modules(self, memo: set | None = None, prefix: str = "") -> Iterator[tuple[str, Module]]:
-        memo = set() if memo is None else memo
-        if id(self) in memo:
-            return
-        memo.add(id(self))
+    def named_modules(self, memo: set | None = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
+        """``(dotted name, module)`` for this module and every submodule, parents first.
+
+        A module reachable under two names (one block used twice) appears once, under its first
+        name, unless ``remove_duplicate=False``, as in PyTorch."""
+        if remove_duplicate:
+            memo = set() if memo is None else memo
+            if id(self) in memo:
+                return
+            memo.add(id(self))
         yield prefix, self
         for name, m in self._modules.items():
             if m is not None:
-                yield from m.named_modules(memo, f"{prefix}.{name}" if prefix else name)
+                yield from m.named_modules(memo, f"{prefix}.{name}" if prefix else name, remove_duplicate)
 
     def modules(self) -> Iterator[Module]:
         for _, m in self.named_modules():
@@ -206,26 +226,30 @@ class Module:
         for _, m in self.named_children():
             yield m
 
-    def _named(self, store: str, prefix: str, recurse: bool) -> Iterator[tuple[str, Tensor]]:
+    def _named(self, store: str, prefix: str, recurse: bool,
+               remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
         seen: set[int] = set()
-        mods = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        mods = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
         for mprefix, m in mods:
             for name, t in getattr(m, store).items():
-                if t is None or id(t) in seen:
+                if t is None or (remove_duplicate and id(t) in seen):
                     continue
                 seen.add(id(t))
                 yield (f"{mprefix}.{name}" if mprefix else name), t
 
-    def named_parameters(self, prefix: str = "", recurse: bool = True) -> Iterator[tuple[str, Parameter]]:
-        """``(dotted name, parameter)`` pairs; a parameter shared by two modules appears once."""
-        yield from self._named("_parameters", prefix, recurse)  # type: ignore[misc]
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """``(dotted name, parameter)`` pairs; a parameter shared by two modules (tied weights) appears
+        once, under its first name, unless ``remove_duplicate=False``."""
+        yield from self._named("_parameters", prefix, recurse, remove_duplicate)  # type: ignore[misc]
 
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
-    def named_buffers(self, prefix: str = "", recurse: bool = True) -> Iterator[tuple[str, Tensor]]:
-        yield from self._named("_buffers", prefix, recurse)
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        yield from self._named("_buffers", prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
         for _, b in self.named_buffers(recurse=recurse):
@@ -240,9 +264,14 @@ class Module:
 
     # ------------------------------------------------------------------ modes
     def train(self, mode: bool = True) -> Module:
-        """Set training mode (dropout active, batch norm uses batch statistics)."""
-        for m in self.modules():
-            object.__setattr__(m, "training", bool(mode))
+        """Set training mode (dropout active, batch norm uses batch statistics) here and, by calling
+        each child's own ``train(mode)`` as PyTorch does, in every submodule: a child that overrides
+        ``train`` (to keep its batch norm frozen, say) is asked, not bypassed."""
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        object.__setattr__(self, "training", mode)
+        for m in self.children():
+            m.train(mode)
         return self
 
     def eval(self) -> Module:
@@ -323,26 +352,41 @@ class Module:
         return self.to(f"cuda:{index}")
 
     # ------------------------------------------------------------- state dict
-    def state_dict(self, prefix: str = "") -> OrderedDict[str, Tensor]:
-        """Every parameter and persistent buffer by dotted name (detached, sharing memory)."""
-        out: OrderedDict[str, Tensor] = OrderedDict()
-        for mprefix, m in self.named_modules(prefix=prefix):
-            p = f"{mprefix}." if mprefix else ""
+    def _walk(self, prefix: str = "") -> Iterator[tuple[str, Module]]:
+        """``(key prefix, module)`` as PyTorch's state dicts walk the tree: every path, so a module
+        used twice is saved (and loaded) under both names, and ``prefix`` is glued on as given."""
+        yield prefix, self
+        for name, m in self._modules.items():
+            if m is not None:
+                yield from m._walk(f"{prefix}{name}.")
+
+    def state_dict(self, *, destination: dict | None = None, prefix: str = "",
+                   keep_vars: bool = False) -> OrderedDict[str, Tensor]:
+        """Every parameter and persistent buffer by dotted name (detached and sharing memory, or the
+        live tensors with ``keep_vars=True``), added to ``destination`` if given.
+
+        As in PyTorch, ``prefix`` is put before each key as it is (``prefix="model."`` gives
+        ``"model.0.weight"``) and a module reachable by two paths appears under both."""
+        out: Any = OrderedDict() if destination is None else destination
+        for p, m in self._walk(prefix):
             for name, t in m._parameters.items():
                 if t is not None:
-                    out[p + name] = t.detach()
+                    out[p + name] = t if keep_vars else t.detach()
             for name, t in m._buffers.items():
                 if t is not None and name not in m._non_persistent:
-                    out[p + name] = t.detach()
+                    out[p + name] = t if keep_vars else t.detach()
         return out
 
-    def load_state_dict(self, state_dict: dict[str, Any], strict: bool = True) -> tuple[list[str], list[str]]:
-        """Copy values from ``state_dict`` into this module's parameters and buffers.
+    def load_state_dict(self, state_dict: dict[str, Any], strict: bool = True,
+                        assign: bool = False) -> _IncompatibleKeys:
+        """Copy values from ``state_dict`` into this module's parameters and buffers (or, with
+        ``assign=True``, put the given tensors in their places, as PyTorch: a parameter's keeps
+        the old one's ``requires_grad``).
 
         Everything is checked before anything is copied, so an error never
         leaves the module half-loaded: with ``strict`` the keys must match
-        exactly, and a shape mismatch is always an error.  Returns
-        ``(missing_keys, unexpected_keys)``.
+        exactly, and a shape mismatch is always an error.  Returns PyTorch's
+        named pair ``(missing_keys, unexpected_keys)``.
         """
         own = self.state_dict()
         missing = [k for k in own if k not in state_dict]
@@ -352,53 +396,60 @@ class Module:
             problems.append("missing keys: " + ", ".join(missing))
         if strict and unexpected:
             problems.append("unexpected keys: " + ", ".join(unexpected))
+        plan = self._load_plan(own, state_dict, problems)
+        if problems:
+            raise RuntimeError(
+                f"Error(s) in loading state_dict for {type(self).__name__}:\n  " + "\n  ".join(problems)
+            )
+        slots = {key: (m, name, t) for key, m, name, t in self._live_slots()}
+        with no_grad():
+            for k, v in plan:
+                m, name, t = slots[k]
+                if assign:
+                    is_param = isinstance(t, Parameter) and not isinstance(v, Parameter)
+                    setattr(m, name, Parameter(v, requires_grad=t.requires_grad) if is_param else v)
+                    continue
+                src = v if v.device is t.device else Tensor(v, device=t.device)
+                t.copy_(src)
+        return _IncompatibleKeys(missing, unexpected)
+
+    @staticmethod
+    def _load_plan(own: dict[str, Tensor], state_dict: dict[str, Any], problems: list[str]) -> list:
+        """``(key, Tensor)`` for each value to load, each checked against its target; what is wrong
+        goes into ``problems`` instead."""
         plan = []
         for k, target in own.items():
             if k not in state_dict:
                 continue
             v = state_dict[k]
-            if not hasattr(v, "shape"):
-                if not isinstance(v, (list, tuple, int, float)):
-                    problems.append(f"{k}: expected a Tensor or an array of shape {target.shape}, got a "
-                                    f"{type(v).__name__}")
-                    continue
-                try:  # nested lists of numbers are arrays written out
+            if not hasattr(v, "shape") and not isinstance(v, (list, tuple, int, float)):
+                problems.append(f"{k}: expected a Tensor or an array of shape {target.shape}, got a "
+                                f"{type(v).__name__}")
+                continue
+            if not isinstance(v, Tensor):  # nested lists of numbers are arrays written out
+                try:
                     v = Tensor(v, dtype=target.dtype)
                 except (TypeError, ValueError) as exc:
                     problems.append(f"{k}: cannot convert the {type(v).__name__} to {target.dtype}: {exc}")
                     continue
-            shape = tuple(v.shape)
-            if shape != target.shape:
-                problems.append(f"size mismatch for {k}: expected {target.shape}, got {shape}")
+            if tuple(v.shape) != target.shape:
+                problems.append(f"size mismatch for {k}: expected {target.shape}, got {tuple(v.shape)}")
                 continue
-            if not isinstance(v, Tensor):  # convert now, so a bad value fails before anything is copied
-                try:
-                    v = Tensor(v, dtype=target.dtype)
-                except (TypeError, ValueError) as exc:
-                    problems.append(f"cannot convert {k} to {target.dtype}: {exc}")
-                    continue
             plan.append((k, v))
-        if problems:
-            raise RuntimeError(
-                f"Error(s) in loading state_dict for {type(self).__name__}:\n  " + "\n  ".join(problems)
-            )
-        live = dict(self._live_tensors())
-        with no_grad():
-            for k, v in plan:
-                t = live[k]
-                src = v if isinstance(v, Tensor) else Tensor(v, dtype=t.dtype)
-                if src.device is not t.device:
-                    src = Tensor(src, device=t.device)
-                t.copy_(src)
-        return missing, unexpected
+        return plan
 
-    def _live_tensors(self) -> Iterator[tuple[str, Tensor]]:
-        for mprefix, m in self.named_modules():
-            p = f"{mprefix}." if mprefix else ""
+    def _live_slots(self) -> Iterator[tuple[str, Module, str, Tensor]]:
+        """``(state-dict key, owning module, attribute name, tensor)`` for every parameter and buffer
+        (non-persistent ones too), along every path as :meth:`state_dict` names them."""
+        for p, m in self._walk():
             for store in (m._parameters, m._buffers):
                 for name, t in store.items():
                     if t is not None:
-                        yield p + name, t
+                        yield p + name, m, name, t
+
+    def _live_tensors(self) -> Iterator[tuple[str, Tensor]]:
+        for key, _, _, t in self._live_slots():
+            yield key, t
 
     # ------------------------------------------------------------------ print
     def extra_repr(self) -> str:
