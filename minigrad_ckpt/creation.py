@@ -47,6 +47,16 @@ def _shape(args: tuple) -> tuple[int, ...]:
     return shape
 
 
+def _torch_name(name: str, own: str, own_value: Any, torch_name: str, torch_value: Any) -> Any:
+    """The argument given under NumPy's name ``own`` or PyTorch's ``torch_name`` (``size=`` for
+    ``shape``, ``end=`` for ``stop``, ``steps=`` for ``num``): the same argument, so not both."""
+    if torch_value is None:
+        return own_value
+    if own_value is not None and own_value != ():
+        raise TypeError(f"{name}: pass either {own} or {torch_name}=, not both (they are the same argument)")
+    return torch_value
+
+
 def _make(arr: Any, dev: Device, requires_grad: bool) -> Tensor:
     t = Tensor._wrap(arr, None, dev)
     if requires_grad:
@@ -54,26 +64,34 @@ def _make(arr: Any, dev: Device, requires_grad: bool) -> Tensor:
     return t
 
 
-def zeros(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))``."""
+def zeros(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+          size: Any = None) -> Tensor:
+    """A tensor of zeros: ``zeros(2, 3)``, ``zeros((2, 3))`` or PyTorch's ``zeros(size=(2, 3))``."""
     dev = get_device(device)
+    shape = _torch_name("zeros", "a shape", shape, "size", None if size is None else (size,))
     return _make(dev.xp.zeros(_shape(shape), dtype=_dtype_or_default(dtype)), dev, requires_grad)
 
 
-def ones(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    """A tensor of ones."""
+def ones(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+         size: Any = None) -> Tensor:
+    """A tensor of ones (``size=``: PyTorch's name for the shape)."""
     dev = get_device(device)
+    shape = _torch_name("ones", "a shape", shape, "size", None if size is None else (size,))
     return _make(dev.xp.ones(_shape(shape), dtype=_dtype_or_default(dtype)), dev, requires_grad)
 
 
-def empty(*shape: Any, dtype: Any = None, device: Any = None) -> Tensor:
+def empty(*shape: Any, dtype: Any = None, device: Any = None, size: Any = None) -> Tensor:
     """A tensor with unspecified values (filled with zeros here, so nothing leaks)."""
-    return zeros(*shape, dtype=dtype, device=device)
+    return zeros(*shape, dtype=dtype, device=device, size=size)
 
 
-def full(shape: Any, fill_value: Any, dtype: Any = None, device: Any = None,
-         requires_grad: bool = False) -> Tensor:
-    """A tensor filled with ``fill_value`` (dtype inferred from it if not given)."""
+def full(shape: Any = None, fill_value: Any = None, dtype: Any = None, device: Any = None,
+         requires_grad: bool = False, *, size: Any = None) -> Tensor:
+    """A tensor filled with ``fill_value`` (dtype inferred from it if not given); ``size=`` is
+    PyTorch's name for ``shape``."""
+    shape = _torch_name("full", "shape", shape, "size", size)
+    if shape is None or fill_value is None:
+        raise TypeError("full() needs a shape (size=) and a fill_value")
     dev = get_device(device)
     if dtype is None:
         dtype = host_numpy.array(fill_value).dtype if not isinstance(fill_value, float) else None
@@ -82,9 +100,15 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, device: Any = None,
     return _make(arr, dev, requires_grad)
 
 
-def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None,
-           device: Any = None, requires_grad: bool = False) -> Tensor:
-    """Evenly spaced values in ``[start, stop)`` (ints give int64, floats the default dtype)."""
+def arange(start: Any = None, stop: Any = None, step: Any = 1, dtype: Any = None,
+           device: Any = None, requires_grad: bool = False, *, end: Any = None) -> Tensor:
+    """Evenly spaced values in ``[start, stop)`` (ints give int64, floats the default dtype);
+    ``end=`` is PyTorch's name for ``stop`` (``arange(end=5)`` starts at 0)."""
+    stop = _torch_name("arange", "stop", stop, "end", end)
+    if start is None:
+        if end is None:
+            raise TypeError("arange() missing its first argument: start (or end=)")
+        start = 0
     if stop is None:
         start, stop = 0, start
     if dtype is None:
@@ -95,9 +119,16 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None,
     return _make(dev.xp.asarray(host), dev, requires_grad)
 
 
-def linspace(start: float, stop: float, num: int = 50, dtype: Any = None,
-             device: Any = None, requires_grad: bool = False) -> Tensor:
-    """``num`` evenly spaced values from ``start`` to ``stop`` inclusive."""
+def linspace(start: float, stop: float | None = None, num: int | None = None, dtype: Any = None,
+             device: Any = None, requires_grad: bool = False, *, end: float | None = None,
+             steps: int | None = None) -> Tensor:
+    """``num`` (default 50) evenly spaced values from ``start`` to ``stop`` inclusive; ``end=`` and
+    ``steps=`` are PyTorch's names for ``stop`` and ``num``."""
+    stop = _torch_name("linspace", "stop", stop, "end", end)
+    num = _torch_name("linspace", "num", num, "steps", steps)
+    if stop is None:
+        raise TypeError("linspace() missing its second argument: stop (or end=)")
+    num = 50 if num is None else num
     dev = get_device(device)
     host = host_numpy.linspace(start, stop, num).astype(_dtype_or_default(dtype))
     return _make(dev.xp.asarray(host), dev, requires_grad)

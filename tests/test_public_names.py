@@ -114,6 +114,7 @@ PYTORCH_EXTENDED = {
     "squeeze",  # dim=: a named dim of another size than 1 stays
     "mean",  # dim=: integer input refused, dtype= casts first
     "index_add",  # mg.index_add is PyTorch's; xp.index_add is the adjoint of indexing
+    "flip", "roll",  # dims=, shifts=: PyTorch's keyword names
 }
 NAMESPACE_ONLY = {"to_device"}  # a move between devices: Tensor.to is its public face
 

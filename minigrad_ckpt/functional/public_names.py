@@ -87,14 +87,22 @@ class Section(NamedTuple):
     names: tuple[Public, ...]
 
 
+# PyTorch's keyword names for the second operand (mg.mul(x, other=2), mg.pow(x, exponent=2)); one
+# function each, shared by the NumPy and PyTorch names, so that mg.mul is mg.multiply.
+_MULTIPLY = ti.torch_keywords(mf.multiply, other="y")
+_SUBTRACT = ti.torch_keywords(mf.subtract, other="y")
+_DIVIDE = ti.torch_keywords(mf.divide, other="y")
+_POWER = ti.torch_keywords(mf.power, exponent="y")
+
+
 SECTIONS: tuple[Section, ...] = (
     Section("Arithmetic and elementwise functions", MG, (
         public("abs", mf.abs, AS_METHOD, in_place=True),
-        public("add", mf.add, tmeth.add_method),
-        public("subtract", mf.subtract, tmeth.sub_method, in_place=True),
-        public("multiply", mf.multiply, AS_METHOD, in_place=True),
-        public("divide", mf.divide, AS_METHOD, in_place=True),
-        public("power", mf.power),
+        public("add", ti.torch_keywords(mf.add, other="y"), tmeth.add_method),
+        public("subtract", _SUBTRACT, tmeth.sub_method, in_place=True),
+        public("multiply", _MULTIPLY, AS_METHOD, in_place=True),
+        public("divide", _DIVIDE, AS_METHOD, in_place=True),
+        public("power", _POWER),
         public("negative", mf.negative, AS_METHOD, in_place=True),
         public("exp", mf.exp, AS_METHOD, in_place=True),
         public("log", mf.log, AS_METHOD, in_place=True),
@@ -107,7 +115,7 @@ SECTIONS: tuple[Section, ...] = (
         public("erf", mf.erf, AS_METHOD, in_place=True),
         public("maximum", mf.maximum, AS_METHOD),
         public("minimum", mf.minimum, AS_METHOD),
-        public("clip", mf.clip, AS_METHOD, in_place=True),
+        public("clip", ti.torch_keywords(mf.clip, min="a_min", max="a_max"), AS_METHOD, in_place=True),
         public("where", mf.where, lambda self, condition, other: mf.where(condition, self, other)),
         public("tan", mf.tan, AS_METHOD, in_place=True),
         public("sinh", mf.sinh, AS_METHOD, in_place=True),
@@ -173,8 +181,8 @@ SECTIONS: tuple[Section, ...] = (
     )),
     Section("Products", MG, (
         public("matmul", mf.matmul, AS_METHOD),
-        public("einsum", mf.einsum),
-        public("tensordot", mf.tensordot),
+        public("einsum", ti.operands_as_list(mf.einsum, 1)),
+        public("tensordot", ti.torch_keywords(mf.tensordot, dims="axes")),
         public("dot", mf.dot, tmeth.product_method("dot", mf.dot, (1, 1))),
         public("inner", mf.inner, AS_METHOD),
         public("outer", mf.outer, tmeth.product_method("outer", mf.outer, (1, 1))),
@@ -183,8 +191,9 @@ SECTIONS: tuple[Section, ...] = (
     )),
     Section("Shape functions", MG, (
         public("reshape", mf.reshape, tmeth.reshape_method),
-        public("transpose", ti.transpose, tmeth.transpose_method),
-        public("permute", mf.permute, AS_METHOD),
+        public("transpose", ti.torch_keywords(ti.transpose, dim0=ti.POSITIONAL, dim1=ti.POSITIONAL),
+               ti.torch_keywords(tmeth.transpose_method, dim0=ti.POSITIONAL, dim1=ti.POSITIONAL)),
+        public("permute", ti.torch_keywords(mf.permute, dims=ti.POSITIONAL), AS_METHOD),
         public("swapaxes", mf.swapaxes, AS_METHOD),
         public("moveaxis", mf.moveaxis, AS_METHOD),
         public("expand_dims", ti.expand_dims, AS_METHOD),
@@ -193,15 +202,16 @@ SECTIONS: tuple[Section, ...] = (
         public("sum_to", mf.sum_to, AS_METHOD),
         public("concatenate", ti.concatenate),
         public("stack", ti.stack),
-        public("split", ti.split, tmeth.split_method),
-        public("flip", ti.flip, tmeth.flip_method),
+        public("split", ti.split, ti.torch_keywords(tmeth.split_method, split_size="split_size_or_sections")),
+        public("flip", ti.torch_keywords(ti.flip, dims="axis"), tmeth.flip_method),
         public("pad", mf.pad, AS_METHOD),
         public("ravel", mf.ravel, AS_METHOD),
         public("flatten", ti.flatten, AS_METHOD),
-        public("tile", mf.tile, AS_METHOD),
+        public("tile", ti.torch_keywords(mf.tile, dims="reps"), AS_METHOD),
         public("repeat", ti.repeat, tmeth.repeat_method),
-        public("roll", ti.roll, lambda self, shifts, dims=None: mf.roll(self, shifts, dims)),
-        public("meshgrid", mf.meshgrid),
+        public("roll", ti.torch_keywords(ti.roll, shifts="shift", dims="axis"),
+               lambda self, shifts, dims=None: mf.roll(self, shifts, dims)),
+        public("meshgrid", ti.operands_as_list(mf.meshgrid, 0)),
     )),
     Section("Indexing and sorting", MG, (
         public("getitem", mf.getitem),
@@ -212,11 +222,11 @@ SECTIONS: tuple[Section, ...] = (
     )),
     Section("Diagonals and triangles", MG, (
         public("eye", mf.eye),
-        public("diag", mf.diag, AS_METHOD),
-        public("diagonal", mf.diagonal, AS_METHOD),
+        public("diag", ti.torch_keywords(mf.diag, diagonal="k"), AS_METHOD),
+        public("diagonal", ti.torch_keywords(mf.diagonal, dim1="axis1", dim2="axis2"), AS_METHOD),
         public("trace", mf.trace, AS_METHOD),
-        public("tril", mf.tril, AS_METHOD, in_place=True),
-        public("triu", mf.triu, AS_METHOD, in_place=True),
+        public("tril", ti.torch_keywords(mf.tril, diagonal="k"), AS_METHOD, in_place=True),
+        public("triu", ti.torch_keywords(mf.triu, diagonal="k"), AS_METHOD, in_place=True),
     )),
     Section("Conversion", MG, (
         public("astype", mf.astype, AS_METHOD),
@@ -343,12 +353,12 @@ SECTIONS: tuple[Section, ...] = (
         public("chunk", ti.chunk, AS_METHOD),
         public("unbind", ti.unbind, AS_METHOD),
         public("clamp", ti.clamp, AS_METHOD, in_place=True),
-        public("mul", mf.multiply, AS_METHOD),
-        public("sub", mf.subtract, tmeth.sub_method),
-        public("div", mf.divide, AS_METHOD),
-        public("true_divide", mf.divide, AS_METHOD, in_place=True),
+        public("mul", _MULTIPLY, AS_METHOD),
+        public("sub", _SUBTRACT, tmeth.sub_method),
+        public("div", _DIVIDE, AS_METHOD),
+        public("true_divide", _DIVIDE, AS_METHOD, in_place=True),
         public("neg", mf.negative, AS_METHOD, in_place=True),
-        public("pow", mf.power, AS_METHOD, in_place=True),
+        public("pow", _POWER, AS_METHOD, in_place=True),
         public("eq", mf.equal, AS_METHOD, in_place=True),
         public("ne", mf.not_equal, AS_METHOD, in_place=True),
         public("lt", mf.less, AS_METHOD, in_place=True),

@@ -225,10 +225,19 @@ def _spread(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def split(x: Any, indices_or_sections: Any, axis: Any = _UNSET, *, dim: Any = _UNSET) -> list[Tensor]:
+def split(x: Any, indices_or_sections: Any = _UNSET, axis: Any = _UNSET, *, dim: Any = _UNSET,
+          split_size_or_sections: Any = _UNSET) -> list[Tensor]:
     """NumPy's ``split`` (``k`` equal pieces, or pieces between split points) along ``axis``;
-    with PyTorch's ``dim=``, PyTorch's: pieces *of* ``split_size`` (the last may be shorter),
-    or pieces of the listed sizes."""
+    with PyTorch's ``dim=`` or its ``split_size_or_sections=``, PyTorch's: pieces *of*
+    ``split_size`` (the last may be shorter), or pieces of the listed sizes."""
+    if split_size_or_sections is not _UNSET:
+        if indices_or_sections is not _UNSET or axis is not _UNSET:
+            raise TypeError("split: split_size_or_sections= is PyTorch's split; pass dim=, not a NumPy "
+                            "indices_or_sections or axis")
+        return split_sizes(as_tensor(x), split_size_or_sections, 0 if dim is _UNSET else dim)
+    if indices_or_sections is _UNSET:
+        raise TypeError("split() missing its second argument: indices_or_sections (NumPy) or "
+                        "split_size_or_sections (PyTorch)")
     if dim is _UNSET:
         return mf.split(x, indices_or_sections, 0 if axis is _UNSET else axis)
     if axis is not _UNSET:
@@ -330,6 +339,50 @@ def topk(x: Any, k: int, dim: int = -1, largest: bool = True, sorted: bool = Tru
     lead = (slice(None),) * d + (slice(0, k),)
     idx = idx[lead]
     return ValuesIndices(mf.take_along_axis(x, idx, axis=d), idx)
+
+
+POSITIONAL = "*"
+
+
+def torch_keywords(fn: Callable[..., Any], **renames: str) -> Callable[..., Any]:
+    """``fn`` also taking PyTorch's keyword names for arguments it already takes under NumPy's
+    name, with the same meaning: ``torch_keywords(tril, diagonal="k")`` makes
+    ``tril(x, diagonal=1)`` (``torch.tril``'s spelling) ``tril(x, k=1)``.  A rename to ``"*"``
+    hands the value on as the last positional argument (``permute(x, dims=(1, 0))``).  Only
+    names that NumPy's function lacks are renamed, so no spelling changes meaning; giving both
+    names is a TypeError."""
+    name = fn.__name__
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        for torch_name, own in renames.items():
+            if torch_name not in kwargs:
+                continue
+            value = kwargs.pop(torch_name)
+            if own == POSITIONAL:
+                args = (*args, value)
+            elif own in kwargs:
+                raise TypeError(f"{name}: pass either {own}= or {torch_name}=, not both (they are the same argument)")
+            else:
+                kwargs[own] = value
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def operands_as_list(fn: Callable[..., Any], first: int) -> Callable[..., Any]:
+    """``fn(*leading, *operands)`` also taking the operands as one list or tuple, as PyTorch's
+    ``einsum("ij,jk", [a, b])`` and ``meshgrid([x, y])`` do (NumPy's take them spread out)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        rest = args[first:]
+        if len(rest) == 1 and isinstance(rest[0], (list, tuple)) and rest[0] \
+                and all(isinstance(o, Tensor) for o in rest[0]):
+            args = (*args[:first], *rest[0])
+        return fn(*args, **kwargs)
+
+    return wrapper
 
 
 def transpose(x: Any, *axes: Any) -> Tensor:
