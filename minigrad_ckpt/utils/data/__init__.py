@@ -12,12 +12,12 @@ an :class:`~minigrad_ckpt.Executor` can register, so a snapshot taken
 mid-epoch resumes with exactly the batches that were still to come.
 """
 
-from .dataloader import DataLoader, default_collate
+from .dataloader import DataLoader, default_collate, default_convert
 from .dataset import ConcatDataset, Dataset, Subset, TensorDataset, random_split
 from .distributed import DistributedSampler
-from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler, WeightedRandomSampler
 from .workers import WorkerInfo, get_worker_info
 
 __all__ = ["Dataset", "TensorDataset", "Subset", "ConcatDataset", "random_split", "Sampler",
            "SequentialSampler", "RandomSampler", "BatchSampler", "DistributedSampler", "DataLoader", "default_collate",
-           "get_worker_info", "WorkerInfo"]
+           "default_convert", "SubsetRandomSampler", "WeightedRandomSampler", "get_worker_info", "WorkerInfo"]

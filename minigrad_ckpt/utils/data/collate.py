@@ -1,8 +1,9 @@
 """``default_collate``: a list of samples into one batch, as PyTorch merges them.
 
-Numbers become one tensor as ``mg.tensor`` would make it (every sample's type
-counts); tensors and arrays are stacked with NumPy's promotion; containers are
-collated field by field and keep their type; a ragged batch is refused with
+Python floats become a float64 tensor and ints an int64 one, as PyTorch's
+(every sample's type counts, not only the first's); tensors and arrays are
+stacked with NumPy's promotion; containers are collated field by field and
+keep their type; a ragged batch is refused with
 the field and the shapes it found.
 """
 
@@ -12,23 +13,25 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...backend import host_numpy
-from ...creation import tensor
+from ...creation import as_tensor, tensor
 from ...functional import stack
 from ...tensor import Tensor
 
-__all__ = ["default_collate"]
+__all__ = ["default_collate", "default_convert"]
 
 
 def default_collate(batch: list[Any]) -> Any:
     """Merge a list of samples into a batch, as PyTorch's ``default_collate`` does.
 
-    * Python numbers become one tensor exactly as ``mg.tensor(batch)`` would make
-      it: any float gives the default float dtype, bools with ints give int64 --
-      the first sample's type never decides (``[1, 2.5]`` stays ``[1.0, 2.5]``).
+    * Python numbers become one tensor with PyTorch's dtypes: floats give float64
+      (not the default float dtype: PyTorch's ``default_collate`` makes Python
+      floats double), ints int64, bools bool. Every sample's type counts -- a
+      float anywhere makes the batch float64 (``[1, 2.5]`` stays ``[1.0, 2.5]``,
+      where PyTorch, looking at the first sample only, would make it float32).
     * Tensors and NumPy arrays (or NumPy scalars) are stacked along a new first
       axis with NumPy's type promotion (tensors on their device).
     * Tuples, lists, dicts and namedtuples are collated field by field and keep
-      their type; strings stay a list.
+      their type; strings (and bytes) stay a list.
 
     A ragged batch -- samples whose arrays differ in shape, or sequences that
     differ in length -- is refused with a ``ValueError`` naming the field
@@ -51,8 +54,10 @@ def _collate(batch: list[Any], field: str) -> Any:
         return tensor(host_numpy.stack(arrays))  # np.stack promotes (np.result_type of all)
     if isinstance(first, (bool, int, float)):
         _same_kind(batch, (bool, int, float), field)
-        return tensor(batch)  # mg.tensor's promotion over every sample
-    if isinstance(first, str):
+        if any(isinstance(b, float) for b in batch):
+            return tensor(batch, dtype="float64")
+        return tensor(batch)  # int64, or bool if all are bools
+    if isinstance(first, (str, bytes)):
         return list(batch)
     if isinstance(first, Mapping):
         _same_kind(batch, Mapping, field)
@@ -94,3 +99,28 @@ def _stack_tensors(batch: list[Any], field: str) -> Tensor:
     _same_shapes([t.shape for t in batch], field)
     dtype = host_numpy.result_type(*[t.dtype for t in batch])
     return stack([t if t.dtype == dtype else t.to(dtype) for t in batch])
+
+
+def default_convert(data: Any) -> Any:
+    """What a DataLoader with ``batch_size=None`` does to each sample, as PyTorch's ``default_convert``:
+    NumPy arrays and NumPy scalars become tensors (sharing the array's memory, as ``mg.as_tensor``),
+    inside dicts, namedtuples and sequences too (a tuple becomes a list, as in PyTorch); Python
+    numbers, strings, tensors and arrays of strings stay as they are."""
+    np = host_numpy
+    if isinstance(data, (np.ndarray, np.generic)):
+        if data.dtype.kind in "USO":  # strings and objects have no tensor
+            return data
+        return as_tensor(data)
+    if isinstance(data, Mapping):
+        converted = {k: default_convert(v) for k, v in data.items()}
+        try:
+            return type(data)(converted)  # type: ignore[call-arg]
+        except TypeError:  # a mapping type that cannot be built from a dict
+            return converted
+    if isinstance(data, tuple) and hasattr(data, "_fields"):  # a namedtuple keeps its type
+        return type(data)(*(default_convert(d) for d in data))
+    if isinstance(data, tuple):
+        return [default_convert(d) for d in data]
+    if isinstance(data, list):
+        return [default_convert(d) for d in data]
+    return data

@@ -14,12 +14,12 @@ from typing import Any
 from ... import random as _random
 from ...backend import host_numpy
 from ...tensor import Tensor
-from .collate import default_collate
+from .collate import default_collate, default_convert
 from .dataset import Subset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 from .workers import WorkerPool
 
-__all__ = ["DataLoader", "default_collate"]
+__all__ = ["DataLoader", "default_collate", "default_convert"]
 
 
 def _fetch_tensor_batch(dataset: Any, indices: list[int]) -> tuple[Tensor, ...] | None:
@@ -160,13 +160,14 @@ def _is_int(v: Any) -> bool:
 class DataLoader:
     """Iterate over ``dataset`` in batches.
 
-    ``DataLoader(dataset, batch_size=1, shuffle=False, sampler=None,
-    batch_sampler=None, num_workers=0, collate_fn=None, drop_last=False,
-    timeout=0, worker_init_fn=None, multiprocessing_context=None,
-    generator=None, *, prefetch_factor=None, persistent_workers=False)`` with
-    PyTorch's meanings: ``shuffle=True`` uses a :class:`RandomSampler`
-    (drawing from the engine's generator, or ``generator``); ``batch_size=None``
-    yields single samples without collation; ``num_workers > 0`` makes the
+    ``DataLoader(dataset, batch_size=1, shuffle=None, sampler=None,
+    batch_sampler=None, num_workers=0, collate_fn=None, pin_memory=False,
+    drop_last=False, timeout=0, worker_init_fn=None, multiprocessing_context=None,
+    generator=None, *, prefetch_factor=None, persistent_workers=False,
+    pin_memory_device="", in_order=True)`` with PyTorch's meanings:
+    ``shuffle=True`` uses a :class:`RandomSampler` (drawing from the engine's
+    generator, or ``generator``); ``batch_size=None`` yields single samples
+    without collation (NumPy arrays in them become tensors: :func:`default_convert`); ``num_workers > 0`` makes the
     batches in worker processes (:mod:`.workers`) -- the same batches, in the
     same order, as ``num_workers=0``.
 
@@ -184,13 +185,18 @@ class DataLoader:
     and snapshots resume mid-epoch with the same batches.
     """
 
-    def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool = False,
+    def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool | None = None,
                  sampler: Iterable[int] | None = None, batch_sampler: Iterable[list[int]] | None = None,
                  num_workers: int = 0, collate_fn: Callable[[list[Any]], Any] | None = None,
-                 drop_last: bool = False, timeout: float = 0, worker_init_fn: Callable[[int], None] | None = None,
-                 multiprocessing_context: Any = None, generator: _random.Generator | None = None, *,
-                 prefetch_factor: int | None = None, persistent_workers: bool = False) -> None:
+                 pin_memory: bool = False, drop_last: bool = False, timeout: float = 0,
+                 worker_init_fn: Callable[[int], None] | None = None, multiprocessing_context: Any = None,
+                 generator: _random.Generator | None = None, *, prefetch_factor: int | None = None,
+                 persistent_workers: bool = False, pin_memory_device: str = "", in_order: bool = True) -> None:
+        # pin_memory, pin_memory_device and in_order are PyTorch's (in its argument order, so a positional
+        # call means the same): page-locked host memory is a CUDA matter, and batches are always in order
+        del pin_memory, pin_memory_device, in_order
         _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers)
+        shuffle = False if shuffle is None else shuffle  # PyTorch's default, None, means no shuffling
         if not isinstance(shuffle, bool):
             raise TypeError(f"DataLoader: shuffle must be a bool, got {shuffle!r}")
         if sampler is not None and shuffle:
@@ -225,7 +231,7 @@ class DataLoader:
         self.persistent_workers = persistent_workers
         self._auto_collation = batch_sampler is not None
         self.collate_fn = collate_fn if collate_fn is not None else (
-            default_collate if self._auto_collation else _no_collate)
+            default_collate if self._auto_collation else default_convert)
         self._fetch = _Fetcher(dataset, self.collate_fn, self._auto_collation, collate_fn is None)
         self._epoch: _Epoch | None = None    # the epoch in progress, once started
         self._epochs_started = 0
@@ -434,7 +440,3 @@ def _check_worker_options(num_workers: Any, timeout: Any, prefetch_factor: Any, 
         raise ValueError(f"DataLoader: prefetch_factor must be a positive int, got {prefetch_factor!r}")
     if num_workers == 0 and persistent:
         raise ValueError("DataLoader: persistent_workers=True needs num_workers > 0")
-
-
-def _no_collate(sample: Any) -> Any:
-    return sample

@@ -3,7 +3,8 @@
 ``SequentialSampler`` visits ``0..n-1``; ``RandomSampler`` a permutation (or,
 with ``replacement=True``, independent draws) taken from the engine's
 generator, one key per epoch, so ``mg.manual_seed`` fixes every epoch's order;
-``BatchSampler`` groups any sampler's indices into lists.
+``SubsetRandomSampler`` a permutation of given indices; ``WeightedRandomSampler``
+indices drawn by weight; ``BatchSampler`` groups any sampler's indices into lists.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from collections.abc import Iterable, Iterator, Sized
 from typing import Any
 
 from ... import random as _random
-from ...backend import cpu
+from ...backend import cpu, host_numpy
 
-__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "BatchSampler"]
+__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
+           "BatchSampler"]
 
 
 class Sampler:
@@ -118,6 +120,79 @@ class RandomSampler(Sampler):
         if not (isinstance(gen, dict) and isinstance(gen.get("seed"), int)):
             return states[0]  # the engine generator's (None), or malformed: load_state_dict decides
         return {**states[0], "generator": {**gen, "seed": (gen["seed"] + rank) & _random._MASK64}}
+
+
+def _own_generator(generator: Any, who: str) -> _random.Generator | None:
+    if generator is not None and not isinstance(generator, _random.Generator):
+        raise TypeError(f"{who}: generator must be a minigrad_ckpt.random.Generator, got {type(generator).__name__}")
+    return generator
+
+
+class SubsetRandomSampler(Sampler):
+    """The given ``indices`` in a random order, a fresh permutation each ``iter()`` (one key from
+    ``generator``, or the engine's generator), as PyTorch's ``SubsetRandomSampler``: the usual way
+    to draw a training split from one dataset."""
+
+    def __init__(self, indices: Iterable[int], generator: _random.Generator | None = None) -> None:
+        super().__init__(None)
+        self.indices = list(indices)
+        self.generator = _own_generator(generator, "SubsetRandomSampler")
+
+    def __iter__(self) -> Iterator[int]:
+        gen = self.generator or _random.default_generator
+        perm = _random.permutation(cpu.xp, gen.next_key(), len(self.indices)).tolist()
+        return iter([self.indices[i] for i in perm])
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+    state_dict = RandomSampler.state_dict          # its own generator's state, as RandomSampler's
+    load_state_dict = RandomSampler.load_state_dict
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices in ``[0, len(weights))``, index ``i`` drawn with probability
+    ``weights[i] / sum(weights)``, as PyTorch's ``WeightedRandomSampler`` (``torch.multinomial`` of
+    the weights): with ``replacement`` (the default) independent draws; without it each index at
+    most once, so ``num_samples`` may not exceed the number of positive weights.  A zero weight is
+    never drawn.  One key from ``generator`` (or the engine's generator) per ``iter()``."""
+
+    def __init__(self, weights: Any, num_samples: int, replacement: bool = True,
+                 generator: _random.Generator | None = None) -> None:
+        super().__init__(None)
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples!r}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement!r}")
+        w = host_numpy.asarray(weights.tolist() if hasattr(weights, "tolist") else weights, dtype="float64")
+        if w.ndim != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(w.shape)}")
+        if not (host_numpy.isfinite(w).all() and (w >= 0).all() and w.sum() > 0):
+            raise ValueError("WeightedRandomSampler: weights must be finite, non-negative, with a positive sum")
+        self.weights, self.num_samples, self.replacement = w, num_samples, replacement
+        self.generator = _own_generator(generator, "WeightedRandomSampler")
+
+    def __iter__(self) -> Iterator[int]:
+        gen = self.generator or _random.default_generator
+        w, n = self.weights, self.num_samples
+        u = _random.uniform(cpu.xp, gen.next_key(), (n if self.replacement else len(w),), "float64")
+        if self.replacement:  # the inverse of the cumulative distribution; a zero weight's step is empty
+            cdf = host_numpy.cumsum(w)
+            idx = host_numpy.searchsorted(cdf, u * cdf[-1], side="right")
+            idx = host_numpy.minimum(idx, host_numpy.flatnonzero(w)[-1])  # u * total rounding up to total
+        else:  # an exponential race: each index's -log(1 - u) / weight, the num_samples smallest win
+            if n > int((w > 0).sum()):
+                raise RuntimeError(f"WeightedRandomSampler: cannot draw {n} samples without replacement from "
+                                   f"{int((w > 0).sum())} positive weights")
+            race = host_numpy.where(w > 0, -host_numpy.log1p(-u) / host_numpy.where(w > 0, w, 1), host_numpy.inf)
+            idx = host_numpy.argsort(race, kind="stable")[:n]
+        return iter(idx.astype(host_numpy.int64).tolist())
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+    state_dict = RandomSampler.state_dict
+    load_state_dict = RandomSampler.load_state_dict
 
 
 class BatchSampler(Sampler):

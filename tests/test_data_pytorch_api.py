@@ -1,0 +1,107 @@
+"""utils.data against PyTorch 2.13's meanings: what a ported input pipeline gets. The expected values
+are torch 2.13's for the same calls (the torch expression quoted beside each); torch is not imported.
+Random streams differ by design (the engine has its own generator), so samplers are checked by their
+properties: lengths, which indices, reproducibility, frequencies."""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt.utils.data import (
+    DataLoader,
+    SubsetRandomSampler,
+    TensorDataset,
+    WeightedRandomSampler,
+    default_collate,
+    default_convert,
+)
+
+Pair = collections.namedtuple("Pair", "a b")
+
+
+def test_python_floats_collate_to_float64_as_in_pytorch():
+    # torch: default_collate([1.5, 2.5]).dtype == torch.float64; ints int64; bools bool
+    assert default_collate([1.5, 2.5]).dtype == np.float64
+    assert default_collate([2.5, 1]).dtype == np.float64
+    assert default_collate([1, 2]).dtype == np.int64
+    assert default_collate([True, False]).dtype == np.bool_
+    # torch: default_collate([{"a": 1, "b": 2.0}, ...])["b"].dtype == torch.float64, and in a namedtuple
+    assert default_collate([{"a": 1, "b": 2.0}, {"a": 3, "b": 4.0}])["b"].dtype == np.float64
+    batch = default_collate([Pair(1, 2.0), Pair(3, 4.0)])
+    assert isinstance(batch, Pair) and batch.b.dtype == np.float64 and batch.b.tolist() == [2.0, 4.0]
+    # torch: next(iter(DataLoader([(1, 2.0), (3, 4.0)], batch_size=2)))[1].dtype == torch.float64
+    assert next(iter(DataLoader([(1, 2.0), (3, 4.0)], batch_size=2)))[1].dtype == np.float64
+
+
+def test_bytes_collate_to_a_list_as_strings_do():
+    # torch: default_collate([b"a", b"b"]) == [b'a', b'b']
+    assert default_collate([b"a", b"b"]) == [b"a", b"b"]
+
+
+def test_batch_size_none_converts_numpy_samples_to_tensors():
+    # torch: [b for b in DataLoader([np.ones(2), np.zeros(2)], batch_size=None)] are float64 tensors
+    out = list(DataLoader([np.ones(2), np.zeros(2)], batch_size=None))
+    assert all(isinstance(b, mg.Tensor) and b.dtype == np.float64 for b in out)
+    assert [b.tolist() for b in out] == [[1.0, 1.0], [0.0, 0.0]]
+    # torch: Python numbers stay numbers; a tuple sample becomes a list; a dict keeps its keys
+    assert list(DataLoader([1.5, 2.5], batch_size=None)) == [1.5, 2.5]
+    (sample,) = DataLoader([(np.float32(1.0), "s", {"k": np.arange(2)})], batch_size=None)
+    assert isinstance(sample, list) and isinstance(sample[0], mg.Tensor) and sample[0].dtype == np.float32
+    assert sample[1] == "s" and sample[2]["k"].tolist() == [0, 1]
+    arr = np.arange(3.0)
+    assert np.shares_memory(default_convert(arr).numpy(), arr)  # as torch.as_tensor
+    assert default_convert(np.array(["a"])).tolist() == ["a"]  # strings have no tensor: left as they are
+
+
+def test_loader_takes_pytorchs_arguments_in_pytorchs_positions():
+    # torch: DataLoader(ds, shuffle=None) is unshuffled; pin_memory=True is accepted on the CPU;
+    # DataLoader(ds, 2, None, None, None, 0, None, False, True) is batch_size=2 with drop_last=True
+    assert [b.tolist() for b in DataLoader(range(4), shuffle=None, batch_size=2)] == [[0, 1], [2, 3]]
+    assert len(DataLoader(range(10), batch_size=2, pin_memory=True, pin_memory_device="", in_order=True)) == 5
+    loader = DataLoader(range(5), 2, None, None, None, 0, None, False, True)
+    assert loader.drop_last and len(loader) == 2
+
+
+def test_subset_random_sampler():
+    # torch: sorted(SubsetRandomSampler([5, 7, 9])) == [5, 7, 9], len 3; a fresh order per iter()
+    g = mg.random.Generator(3)
+    sampler = SubsetRandomSampler([5, 7, 9, 11, 13, 15], generator=g)
+    orders = [list(sampler) for _ in range(4)]
+    assert all(sorted(o) == [5, 7, 9, 11, 13, 15] for o in orders) and len(sampler) == 6
+    assert len({tuple(o) for o in orders}) > 1
+    again = SubsetRandomSampler([5, 7, 9, 11, 13, 15], generator=mg.random.Generator(3))
+    assert [list(again) for _ in range(4)] == orders  # the same seed, the same orders
+
+
+def test_weighted_random_sampler_frequencies_and_zero_weights():
+    mg.manual_seed(0)
+    draws = np.array(list(WeightedRandomSampler([1.0, 3.0, 0.0], 20000)))
+    assert len(draws) == 20000 and len(WeightedRandomSampler([1.0], 7)) == 7
+    freq = np.bincount(draws, minlength=3) / 20000
+    np.testing.assert_allclose(freq, [0.25, 0.75, 0.0], atol=0.015)  # a zero weight is never drawn
+    # torch: sorted(WeightedRandomSampler([1., 1., 1.], 3, replacement=False)) == [0, 1, 2]
+    assert sorted(WeightedRandomSampler([1.0, 1.0, 1.0], 3, replacement=False)) == [0, 1, 2]
+    assert set(WeightedRandomSampler(mg.tensor([0.0, 2.0, 0.0, 1.0]), 2, replacement=False)) == {1, 3}
+    with pytest.raises(RuntimeError, match="without replacement"):
+        list(WeightedRandomSampler([1.0, 0.0], 2, replacement=False))
+    with pytest.raises(ValueError, match="num_samples"):
+        WeightedRandomSampler([1.0], 0)
+
+
+def test_weighted_sampler_resumes_mid_epoch_in_a_loader():
+    def loader() -> DataLoader:
+        ds = TensorDataset(mg.arange(12))
+        return DataLoader(ds, batch_size=4, sampler=WeightedRandomSampler(np.ones(12), 12,
+                                                                          generator=mg.random.Generator(1)))
+    first = loader()
+    it = iter(first)
+    next(it)
+    state = first.state_dict()
+    rest = [b.tolist() for (b,) in it]
+    resumed = loader()
+    resumed.load_state_dict(state)
+    assert [b.tolist() for (b,) in resumed] == rest
