@@ -67,6 +67,27 @@ def test_nested_blocks_must_cover_their_block_with_absolute_indices():
     assert "[0:4]*{[0:2]* [2:4]} [4:5]" in plan.describe()
 
 
+def test_a_plan_must_cover_every_layer_of_the_chain_it_runs():
+    # A gap, a reversed block, or a plan shorter or longer than the chain skipped layers (or ran
+    # past the end) without a word: run_plan([l0, l1, l2], Plan((Block(0, 2, True),)), x) ran two
+    # layers, simulate_peak predicted for the wrong length
+    with pytest.raises(ValueError, match=r"in order.*\(0, 1\), \(2, 3\)"):
+        Plan((Block(0, 1, True), Block(2, 3, False)))
+    with pytest.raises(ValueError, match="in order"):
+        Plan((Block(2, 1, True),))
+    mg.manual_seed(0)
+    layers = [nn.Linear(4, 4), nn.Tanh(), nn.Linear(4, 4)]
+    x = mg.randn(2, 4)
+    profile = ck.profile_chain(layers, x)
+    for blocks in [(Block(0, 2, True),), (Block(0, 2, True), Block(2, 5, False))]:
+        with pytest.raises(ValueError, match=f"covers {blocks[-1].stop} layers, but there are 3"):
+            ck.run_plan(layers, Plan(blocks), x)
+        with pytest.raises(ValueError, match=f"covers {blocks[-1].stop} layers, but there are 3"):
+            ck.simulate_peak(profile, Plan(blocks))
+        with pytest.raises(ValueError, match=f"covers {blocks[-1].stop} layers, but there are 3"):
+            ck.checkpoint_sequential(layers, Plan(blocks), x)
+
+
 # ------------------------------------------------------------------------- the model and DP
 def test_the_last_layer_of_a_block_is_free_when_its_replay_skips_it():
     # layer 1 is slow and its backward reads only its input: a block ending with it replays

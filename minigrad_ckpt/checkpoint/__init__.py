@@ -40,6 +40,7 @@ from .planner import (
     simulate_peak,
     uniform_plan,
 )
+from .plans import check_covers
 from .policy import (
     DEFAULT_STATISTICS,
     Automatic,
@@ -170,14 +171,13 @@ def checkpoint_sequential(functions: Sequence[Callable[[Any], Any]] | Any, segme
         plan = plan_chain(layers, input, config or CheckpointingConfig(segments))
     else:
         plan = segments
-    if plan.n_layers != len(layers):
-        raise ValueError(f"the plan covers {plan.n_layers} layers, but there are {len(layers)}")
-    return run_plan(layers, plan, input, config)
+    return run_plan(layers, plan, input, config)  # (which checks that the plan covers every layer)
 
 
 def run_plan(layers: Sequence[Callable[[Any], Any]], plan: Plan, x: Any,
              config: CheckpointingConfig | None = None) -> Any:
-    """Run ``layers`` on ``x`` block by block as ``plan`` says."""
+    """Run ``layers`` on ``x`` block by block as ``plan`` says (covering every layer)."""
+    check_covers(plan.blocks, len(layers))
     stats: Any = _default_stats
     check = "shape"
     if config is not None:

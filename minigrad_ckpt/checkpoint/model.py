@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..backend import host_numpy as np
-from .plans import Block, InfeasibleBudgetError, Plan
+from .plans import Block, InfeasibleBudgetError, Plan, check_covers
 
 __all__ = [
     "LayerProfile", "ChainProfile", "simulate_peak", "plan_cost", "pareto_plans", "flat_plan_for_budget",
@@ -132,6 +132,7 @@ def simulate_peak(profile: ChainProfile, plan: Plan | Sequence[Block]) -> int:
     which peaks by the same rule one level down.
     """
     blocks = plan.blocks if isinstance(plan, Plan) else tuple(plan)
+    check_covers(blocks, len(profile))
     return _level_peak(profile, blocks, {}, 0)
 
 

@@ -85,6 +85,9 @@ class Plan:
     recompute_seconds: float | None = None
     policy: str = ""
 
+    def __post_init__(self) -> None:
+        check_covers(self.blocks)
+
     @property
     def n_layers(self) -> int:
         return self.blocks[-1].stop if self.blocks else 0
@@ -116,6 +119,20 @@ class Plan:
         return f"Plan({self.policy or 'custom'}: {_describe(self.blocks)} (* = checkpointed){peak})"
 
     __str__ = describe
+
+
+def check_covers(blocks: Sequence[Block], n_layers: int | None = None) -> None:
+    """``ValueError`` unless ``blocks`` cover layers ``0, 1, ...`` in order, each block at least
+    one layer -- and, given ``n_layers``, all of them: a gap or a shorter plan would skip
+    layers without a word, a longer one run past the chain's end."""
+    at = 0
+    for b in blocks:
+        if b.start != at or b.stop <= b.start:
+            raise ValueError(f"a plan's blocks must cover layers 0, 1, ... in order, each at least one layer: "
+                             f"got {[(b.start, b.stop) for b in blocks]}")
+        at = b.stop
+    if n_layers is not None and at != n_layers:
+        raise ValueError(f"the plan covers {at} layers, but there are {n_layers}")
 
 
 def _describe(blocks: tuple[Block, ...]) -> str:
