@@ -405,3 +405,19 @@ def test_statistics_of_nested_blocks_count_each_buffer_once_as_the_ledger_does(m
         ck.run_plan(layers, Plan((Block(0, 2, True, inner),)), x)
         ckpt = ledger.live("saved")
     assert ck.statistics().memory_saved_bytes == plain - ckpt
+
+
+@pytest.mark.parametrize("budget", [float("nan"), float("inf"), "1000", None, True])
+def test_a_budget_that_is_not_a_number_of_bytes_is_a_clear_error(budget):
+    # NaN gave "cannot convert float NaN to integer", Optimal("1000") "'<' not supported between
+    # 'str' and 'int'", plan_for_budget(profile, "1000") a plan for 1,000 bytes
+    layers = [nn.Linear(4, 4), nn.Tanh(), nn.Linear(4, 4)]
+    x = mg.randn(2, 4, requires_grad=True)
+    profile = ck.profile_chain(layers, x)
+    calls = {"Optimal": lambda: ck.Optimal(budget), "plan_for_budget": lambda: ck.plan_for_budget(profile, budget),
+             "plan_graph": lambda: ck.plan_graph(lambda t: mg.tanh(t), x, budget_bytes=budget)}
+    if budget is None:
+        del calls["Optimal"]  # Optimal(None): the smallest peak there is
+    for who, call in calls.items():
+        with pytest.raises((TypeError, ValueError), match=f"{who}: the budget is a number of bytes"):
+            call()

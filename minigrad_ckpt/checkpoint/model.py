@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..backend import host_numpy as np
-from .plans import Block, InfeasibleBudgetError, Plan, check_covers
+from .plans import Block, InfeasibleBudgetError, Plan, budget_in_bytes, check_covers
 
 __all__ = [
     "LayerProfile", "ChainProfile", "simulate_peak", "plan_cost", "pareto_plans", "flat_plan_for_budget",
@@ -463,7 +463,7 @@ def flat_plan_for_budget(profile: ChainProfile, budget_bytes: int, policy: str =
     dropped.  Chains whose arrays are all local (see :class:`_LocalChain`, the
     usual case) take a vectorized path that handles 10,000 layers in seconds.
     """
-    budget = int(budget_bytes)
+    budget = budget_in_bytes(budget_bytes, "flat_plan_for_budget")
     plain = tuple(Block(i, i + 1, False) for i in range(len(profile)))
     if simulate_peak(profile, plain) <= budget:  # nothing recomputed: no plan is cheaper
         return Plan(plain, predicted_peak_bytes=simulate_peak(profile, plain), recompute_seconds=0.0,

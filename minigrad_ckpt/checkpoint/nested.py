@@ -49,7 +49,7 @@ from typing import Any
 
 from ..backend import host_numpy as np
 from .model import ChainProfile, _LocalChain, flat_min_peak_bytes, flat_plan_for_budget, plan_cost, simulate_peak
-from .plans import Block, InfeasibleBudgetError, Plan
+from .plans import Block, InfeasibleBudgetError, Plan, budget_in_bytes
 
 __all__ = ["plan_for_budget", "min_peak_bytes", "nested_plan_for_budget", "MAX_HETEROGENEOUS_LAYERS"]
 
@@ -72,7 +72,7 @@ def plan_for_budget(profile: ChainProfile, budget_bytes: int, policy: str = "Opt
     figures computed by the model itself.  An infeasible budget raises
     :class:`InfeasibleBudgetError` with the smallest feasible budget.
     """
-    budget = int(budget_bytes)
+    budget = budget_in_bytes(budget_bytes, "plan_for_budget")
     try:
         flat: Plan | None = flat_plan_for_budget(profile, budget, policy)
     except InfeasibleBudgetError:

@@ -11,6 +11,7 @@ in memory and time is :mod:`.model`'s business.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -119,6 +120,16 @@ class Plan:
         return f"Plan({self.policy or 'custom'}: {_describe(self.blocks)} (* = checkpointed){peak})"
 
     __str__ = describe
+
+
+def budget_in_bytes(value: object, who: str) -> int:
+    """``value`` as a whole number of bytes: a finite real number (a float is rounded down, as
+    ``int`` does), never a string, a bool or NaN -- those are a clear error, not a plan."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{who}: the budget is a number of bytes, got {type(value).__name__} {value!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"{who}: the budget is a number of bytes, got {value!r}")
+    return int(value)
 
 
 def check_covers(blocks: Sequence[Block], n_layers: int | None = None) -> None:

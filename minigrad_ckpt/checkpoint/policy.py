@@ -19,7 +19,7 @@ from typing import Any
 
 from .model import ChainProfile, simulate_peak
 from .nested import min_peak_bytes, plan_for_budget
-from .plans import Plan, coarsen, plan_from_starts, uniform_plan
+from .plans import Plan, budget_in_bytes, coarsen, plan_from_starts, uniform_plan
 
 __all__ = [
     "CheckpointPolicy", "EveryNLayers", "SpecificLayers", "Automatic", "Optimal", "Custom", "Sqrt",
@@ -115,9 +115,10 @@ class Optimal(CheckpointPolicy):
     needs_profile = True
 
     def __init__(self, budget_bytes: int | None = None) -> None:
-        if budget_bytes is not None and budget_bytes < 0:
+        budget = None if budget_bytes is None else budget_in_bytes(budget_bytes, type(self).__name__)
+        if budget is not None and budget < 0:
             raise ValueError(f"{type(self).__name__} needs a non-negative byte budget, got {budget_bytes!r}")
-        self.budget_bytes = None if budget_bytes is None else int(budget_bytes)
+        self.budget_bytes = budget
 
     def plan(self, n_layers: int, profile: ChainProfile | None = None) -> Plan:
         if profile is None:

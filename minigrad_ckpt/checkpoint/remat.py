@@ -39,7 +39,7 @@ from ..grad_mode import is_grad_enabled
 from ..memory import _base
 from ..memory import ledger as _ledger
 from ..tape import Node
-from .plans import InfeasibleBudgetError
+from .plans import InfeasibleBudgetError, budget_in_bytes
 from .policy import DEFAULT_STATISTICS
 from .profiling import leaving_no_trace
 from .segment import CheckpointError, Segment
@@ -290,7 +290,7 @@ def plan_graph(fn: Callable[..., Any], *args: Any, budget_bytes: int, exact_up_t
     if not is_grad_enabled():
         raise RuntimeError("plan_graph profiles a training step: call it with gradients enabled")
     model = _profile(fn, args, kwargs)
-    budget = int(budget_bytes)
+    budget = budget_in_bytes(budget_bytes, "plan_graph")
     smallest = model.peak(set())
     if smallest > budget:
         raise InfeasibleBudgetError(budget, smallest)
