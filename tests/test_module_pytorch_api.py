@@ -114,3 +114,113 @@ def test_parameter_dict_from_a_plain_dict_is_sorted_as_in_pytorch():
     assert list(pd) == ["a", "b"] and list(pd.parameters()) == [p2, p1]
     assert list(nn.ParameterDict(OrderedDict(b=p1, a=p2))) == ["b", "a"]
     assert list(nn.ParameterDict([("b", p1), ("a", p2)])) == ["b", "a"]
+
+
+# ---------------------------------------------------------------- forward hooks
+class Scaled(nn.Module):
+    def forward(self, x, scale=1.0):
+        if scale < 0:
+            raise ValueError("negative scale")
+        return x * scale
+
+
+def test_forward_hooks_with_kwargs_see_and_may_replace_the_keyword_arguments():
+    m, seen = Scaled(), []
+    m.register_forward_pre_hook(lambda mod, args, kwargs: (args, {**kwargs, "scale": 10.0}), with_kwargs=True)
+    m.register_forward_hook(lambda mod, args, kwargs, out: seen.append((len(args), dict(kwargs), out.tolist())),
+                            with_kwargs=True)
+    # torch: the pre-hook's (args, kwargs) replace the call's; the hook sees the kwargs forward got
+    assert m(mg.tensor([1.0]), scale=3.0).tolist() == [10.0]
+    assert seen == [(1, {"scale": 10.0}, [10.0])]
+
+
+def test_forward_hook_prepend_and_always_call():
+    m, order = Scaled(), []
+    m.register_forward_hook(lambda mod, args, out: order.append("first"))
+    m.register_forward_hook(lambda mod, args, out: order.append("prepended"), prepend=True)
+    m(mg.ones(1))
+    assert order == ["prepended", "first"]  # torch: prepend=True runs before the hooks already there
+    called = []
+    m.register_forward_hook(lambda mod, args, out: called.append(out), always_call=True)
+    with pytest.raises(ValueError, match="negative"):
+        m(mg.ones(1), scale=-1.0)
+    assert called == [None]  # torch: an always_call hook runs with output None, then the error propagates
+
+
+def test_hook_handle_is_a_context_manager():
+    m, seen = Scaled(), []
+    with m.register_forward_hook(lambda mod, args, out: seen.append(1)):
+        m(mg.ones(1))
+    m(mg.ones(1))
+    assert seen == [1]  # torch: removed on leaving the with block
+
+
+# ---------------------------------------------------------------- lookup and registration
+def test_get_submodule_parameter_and_buffer_by_dotted_path():
+    net = nn.Sequential(nn.Sequential(nn.Linear(1, 2)), nn.BatchNorm1d(3))
+    assert net.get_submodule("0.0") is net[0][0] and net.get_submodule("") is net
+    assert net.get_parameter("0.0.weight") is net[0][0].weight
+    assert net.get_buffer("1.running_mean") is net[1].running_mean
+    with pytest.raises(AttributeError):
+        net.get_submodule("0.5")
+    with pytest.raises(AttributeError):
+        net.get_parameter("1.running_mean")  # a buffer, not a parameter
+
+
+def test_registration_refuses_what_pytorch_refuses():
+    m = nn.Module()
+    with pytest.raises(TypeError):  # torch: TypeError("int is not a Module subclass")
+        m.register_module("a", 3)  # type: ignore[arg-type]
+    with pytest.raises(KeyError):  # torch: KeyError('module name can\'t contain ".", got: a.b')
+        m.add_module("a.b", nn.ReLU())
+    with pytest.raises(KeyError):
+        m.register_parameter("w.x", nn.Parameter(mg.ones(1)))
+    m.note = 3
+    with pytest.raises(KeyError, match="already exists"):  # torch: KeyError("attribute 'note' already exists")
+        m.register_buffer("note", mg.ones(1))
+    m.register_parameter("w", nn.Parameter(mg.ones(1)))
+    with pytest.raises(KeyError, match="already exists"):
+        m.register_buffer("w", mg.ones(1))
+    m.register_buffer("b", mg.ones(1), persistent=False)
+    m.register_buffer("b", mg.ones(1))  # torch: registering it again as persistent puts it in the state dict
+    assert list(m.state_dict()) == ["w", "b"]
+
+
+# ---------------------------------------------------------------- containers
+def test_sequential_insert_extend_pop_and_add():
+    def kinds(seq):
+        return [(k, type(v).__name__) for k, v in seq._modules.items()]
+
+    seq = nn.Sequential(nn.ReLU(), nn.Sigmoid())
+    seq.insert(1, nn.Tanh())
+    # torch: [('0', 'ReLU'), ('1', 'Tanh'), ('2', 'Sigmoid')]
+    assert kinds(seq) == [("0", "ReLU"), ("1", "Tanh"), ("2", "Sigmoid")]
+    assert type(seq.pop(0)).__name__ == "ReLU" and kinds(seq) == [("0", "Tanh"), ("1", "Sigmoid")]
+    seq.extend([nn.ReLU()])
+    both = seq + nn.Sequential(nn.Identity())
+    assert isinstance(both, nn.Sequential) and len(both) == 4 and len(seq) == 3
+    seq += nn.Sequential(nn.Identity())
+    assert kinds(seq)[-1] == ("3", "Identity")
+
+
+def test_module_list_insert_pop_add_and_index_errors():
+    ml = nn.ModuleList([nn.ReLU(), nn.Sigmoid()])
+    ml.insert(1, nn.Tanh())
+    assert [type(m).__name__ for m in ml] == ["ReLU", "Tanh", "Sigmoid"] and list(ml._modules) == ["0", "1", "2"]
+    assert type(ml.pop(-1)).__name__ == "Sigmoid" and len(ml) == 2
+    ml += [nn.Identity()]
+    assert len(ml) == 3 and len(ml + nn.ModuleList([nn.ReLU()])) == 4
+    with pytest.raises(IndexError, match="out of range"):  # torch: IndexError('index 5 is out of range')
+        ml[5]
+
+
+def test_module_dict_update_pop_del_clear_and_pairs():
+    md = nn.ModuleDict([("b", nn.ReLU()), ("a", nn.Tanh())])  # torch: pairs keep their order: ['b', 'a']
+    assert list(md) == ["b", "a"]
+    md.update({"c": nn.Sigmoid()})
+    assert list(md) == ["b", "a", "c"]
+    assert type(md.pop("b")).__name__ == "ReLU"
+    del md["a"]
+    assert list(md) == ["c"] and [n for n, _ in md.named_children()] == ["c"]
+    md.clear()
+    assert len(md) == 0

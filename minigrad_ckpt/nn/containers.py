@@ -31,6 +31,25 @@ def _delete_and_renumber(container: Module, idx: int | slice) -> None:
     container._modules.update(renumbered)
 
 
+def _insert(container: Module, index: int, module: Module) -> None:
+    """``insert(index, module)`` as PyTorch's: the modules from ``index`` on move up one number."""
+    if not isinstance(module, Module):
+        raise AssertionError(f"module should be of type: {Module}")
+    n = len(container._modules)
+    if not -n <= index <= n:
+        raise IndexError(f"Index out of range: {index}")
+    index = index + n if index < 0 else index
+    for i in range(n, index, -1):
+        container._modules[str(i)] = container._modules[str(i - 1)]
+    container._modules[str(index)] = module
+
+
+def _pop(container: Any, key: int | slice) -> Any:
+    value = container[key]
+    del container[key]
+    return value
+
+
 class Sequential(Module):
     """Modules applied in order: ``Sequential(Linear(2, 8), ReLU(), Linear(8, 1))``.
 
@@ -87,6 +106,32 @@ class Sequential(Module):
         self.add_module(str(len(self)), module)
         return self
 
+    def insert(self, index: int, module: Module) -> Sequential:
+        _insert(self, index, module)
+        return self
+
+    def extend(self, sequential: Iterable[Module]) -> Sequential:
+        """Append each module of ``sequential`` (any iterable of modules), in order."""
+        for layer in sequential:
+            self.add_module(str(len(self)), layer)
+        return self
+
+    def pop(self, key: int | slice) -> Any:
+        """Remove and return the module at ``key`` (the rest renumbered)."""
+        return _pop(self, key)
+
+    def __add__(self, other: Sequential) -> Sequential:
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, but "
+                             f"{type(other)} is given.")
+        return Sequential(*self, *other)
+
+    def __iadd__(self, other: Sequential) -> Sequential:
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, but "
+                             f"{type(other)} is given.")
+        return self.extend(list(other))
+
 
 class ModuleList(Module):
     """A list of modules whose parameters the parent module sees."""
@@ -107,11 +152,25 @@ class ModuleList(Module):
             self.append(m)
         return self
 
+    def insert(self, index: int, module: Module) -> None:
+        """Put ``module`` before position ``index`` (the ones after it renumbered), as ``list.insert``."""
+        _insert(self, index, module)
+
+    def pop(self, key: int | slice) -> Any:
+        """Remove and return the module at ``key`` (the rest renumbered)."""
+        return _pop(self, key)
+
+    def __add__(self, other: Iterable[Module]) -> ModuleList:
+        return ModuleList([*self, *other])
+
+    def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
+        return self.extend(modules)
+
     def __getitem__(self, idx: int | slice) -> Any:
         items = list(self._modules.values())
         if isinstance(idx, slice):
             return ModuleList(items[idx])
-        return items[idx]
+        return self._modules[_key_at(self, idx)]
 
     def __setitem__(self, idx: int, module: Module) -> None:
         setattr(self, _key_at(self, idx), module)
@@ -129,10 +188,26 @@ class ModuleList(Module):
 class ModuleDict(Module):
     """A dict of modules whose parameters the parent module sees."""
 
-    def __init__(self, modules: dict[str, Module] | None = None) -> None:
+    def __init__(self, modules: Any = None) -> None:
         super().__init__()
-        for k, m in (modules or {}).items():
+        if modules is not None:
+            self.update(modules)
+
+    def update(self, modules: Any) -> None:
+        """Add a mapping's modules (in its order) or ``(key, module)`` pairs, as PyTorch's."""
+        for k, m in (modules.items() if isinstance(modules, (Mapping, ModuleDict)) else modules):
             self[k] = m
+
+    def pop(self, key: str) -> Module:
+        module = self[key]
+        del self[key]
+        return module
+
+    def clear(self) -> None:
+        self._modules.clear()
+
+    def __delitem__(self, key: str) -> None:
+        del self._modules[key]
 
     def __getitem__(self, key: str) -> Module:
         return self._modules[key]

@@ -47,11 +47,23 @@ def _empty(*shape: int, dtype: Any = None, device: Any = None) -> Parameter:
 
 
 class _HookHandle:
-    def __init__(self, hooks: dict, key: int) -> None:
-        self._hooks, self._key = hooks, key
+    """What ``register_*_hook`` returns: ``remove()`` takes the hook off (twice is harmless), and as a
+    context manager (``with m.register_forward_hook(f): ...``) it removes the hook on exit, as PyTorch's."""
+
+    def __init__(self, hooks: dict, key: int, *extra: dict) -> None:
+        self._hooks, self._key, self._extra = hooks, key, extra
+        self.id = key
 
     def remove(self) -> None:
         self._hooks.pop(self._key, None)
+        for d in self._extra:  # the hook's options (with_kwargs, always_call)
+            d.pop(self._key, None)
+
+    def __enter__(self) -> _HookHandle:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.remove()
 
 
 class _IncompatibleKeys(NamedTuple):
@@ -85,6 +97,8 @@ class Module:
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "_forward_hooks", OrderedDict())
         object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
+        object.__setattr__(self, "_hooks_with_kwargs", {})   # hook key -> True: called with the kwargs too
+        object.__setattr__(self, "_hooks_always_called", {})  # hook key -> True: run even if forward raises
         object.__setattr__(self, "training", True)
 
     # ------------------------------------------------------------ registration
@@ -146,22 +160,45 @@ class Module:
                 return
         object.__delattr__(self, name)
 
+    def _check_new_name(self, name: Any, kind: str, store: dict) -> None:
+        """PyTorch's checks on a name to register: a non-empty str with no '.', not already a plain
+        attribute (a parameter, buffer or module of the same kind is replaced)."""
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        taken = name in self.__dict__ or any(name in other for other in (self._parameters, self._buffers,
+                                                                           self._modules) if other is not store)
+        if taken and name not in store:
+            raise KeyError(f"attribute '{name}' already exists")
+
     def register_parameter(self, name: str, param: Parameter | None) -> None:
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        self._check_new_name(name, "parameter", self._parameters)
         if param is not None and not isinstance(param, Parameter):
-            raise TypeError(f"register_parameter: {name!r} must be a Parameter or None")
+            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
+                            f"(torch.nn.Parameter or None required)")
         self._parameters[name] = param
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         """Add state that is part of ``state_dict`` (if persistent) but not trained."""
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"register_buffer: {name!r} must be a Tensor or None")
-        if "." in name or not name:
-            raise KeyError(f"buffer name {name!r} must be non-empty and contain no '.'")
+        self._check_new_name(name, "buffer", self._buffers)
         self._buffers[name] = tensor
-        if not persistent:
+        if persistent:
+            self._non_persistent.discard(name)
+        else:
             self._non_persistent.add(name)
 
     def register_module(self, name: str, module: Module | None) -> None:
+        """Add ``module`` as the child ``name`` (``add_module`` is the same)."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        self._check_new_name(name, "module", self._modules)
         self._modules[name] = module
 
     add_module = register_module
@@ -173,28 +210,60 @@ class Module:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not (self._forward_pre_hooks or self._forward_hooks):  # the usual case: no hooks
             return self.forward(*args, **kwargs)
-        for hook in list(self._forward_pre_hooks.values()):
-            r = hook(self, args)
-            if r is not None:
-                args = r if isinstance(r, tuple) else (r,)
-        out = self.forward(*args, **kwargs)
-        for hook in list(self._forward_hooks.values()):
-            r = hook(self, args, out)
+        with_kwargs = self.__dict__.get("_hooks_with_kwargs", {})
+        for key, hook in list(self._forward_pre_hooks.items()):
+            if key in with_kwargs:
+                r = hook(self, args, kwargs)
+                if r is not None:
+                    if not (isinstance(r, tuple) and len(r) == 2):
+                        raise RuntimeError(f"forward pre-hook must return None or a tuple of (new_args, "
+                                           f"new_kwargs), but got {r}.")
+                    args, kwargs = r
+            else:
+                r = hook(self, args)
+                if r is not None:
+                    args = r if isinstance(r, tuple) else (r,)
+        try:
+            out = self.forward(*args, **kwargs)
+        except Exception:
+            always = self.__dict__.get("_hooks_always_called", {})
+            for key, hook in list(self._forward_hooks.items()):
+                if key in always:  # PyTorch runs these even when forward raises, then re-raises
+                    hook(self, args, kwargs, None) if key in with_kwargs else hook(self, args, None)
+            raise
+        for key, hook in list(self._forward_hooks.items()):
+            r = hook(self, args, kwargs, out) if key in with_kwargs else hook(self, args, out)
             if r is not None:
                 out = r
         return out
 
-    def register_forward_hook(self, hook: Callable) -> _HookHandle:
-        """``hook(module, inputs, output)`` after every forward; may return a new output."""
+    def _add_hook(self, store: dict, hook: Callable, prepend: bool, with_kwargs: bool,
+                  always_call: bool = False) -> _HookHandle:
         Module._hook_counter += 1
-        self._forward_hooks[Module._hook_counter] = hook
-        return _HookHandle(self._forward_hooks, Module._hook_counter)
+        key = Module._hook_counter
+        store[key] = hook
+        if prepend:
+            store.move_to_end(key, last=False)  # type: ignore[attr-defined]
+        options = (self.__dict__.setdefault("_hooks_with_kwargs", {}),
+                   self.__dict__.setdefault("_hooks_always_called", {}))
+        if with_kwargs:
+            options[0][key] = True
+        if always_call:
+            options[1][key] = True
+        return _HookHandle(store, key, *options)
 
-    def register_forward_pre_hook(self, hook: Callable) -> _HookHandle:
-        """``hook(module, inputs)`` before every forward; may return new inputs."""
-        Module._hook_counter += 1
-        self._forward_pre_hooks[Module._hook_counter] = hook
-        return _HookHandle(self._forward_pre_hooks, Module._hook_counter)
+    def register_forward_hook(self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False) -> _HookHandle:
+        """``hook(module, args, output)`` after every forward (``hook(module, args, kwargs, output)``
+        with ``with_kwargs``); may return a new output.  ``prepend`` puts it before the hooks already
+        there; ``always_call`` runs it (with ``output=None``) even when forward raises."""
+        return self._add_hook(self._forward_hooks, hook, prepend, with_kwargs, always_call)
+
+    def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> _HookHandle:
+        """``hook(module, args)`` before every forward; may return new args (a tuple, or one value).
+        With ``with_kwargs``, ``hook(module, args, kwargs)``, which may return ``(new_args, new_kwargs)``."""
+        return self._add_hook(self._forward_pre_hooks, hook, prepend, with_kwargs)
 
     # --------------------------------------------------------------- traversal
     def named_modules(self, memo: set | None = None, prefix: str = "",
@@ -212,6 +281,35 @@ class Module:
         for name, m in self._modules.items():
             if m is not None:
                 yield from m.named_modules(memo, f"{prefix}.{name}" if prefix else name, remove_duplicate)
+
+    def get_submodule(self, target: str) -> Module:
+        """The submodule at the dotted path ``target`` (``""`` is this module), as PyTorch's:
+        ``net.get_submodule("encoder.layers.0")``; an AttributeError names the missing step."""
+        if target == "":
+            return self
+        mod: Module = self
+        for item in target.split("."):
+            sub = mod._modules.get(item) if isinstance(mod, Module) else None
+            if sub is None:
+                raise AttributeError(f"{type(mod).__name__} has no attribute `{item}`")
+            mod = sub
+        return mod
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at the dotted path ``target`` (``"encoder.0.weight"``), as PyTorch's."""
+        return self._get_member(target, "_parameters", "parameter")  # type: ignore[return-value]
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at the dotted path ``target`` (``"bn.running_mean"``), as PyTorch's."""
+        return self._get_member(target, "_buffers", "buffer")
+
+    def _get_member(self, target: str, store: str, kind: str) -> Tensor:
+        owner, _, name = target.rpartition(".")
+        mod = self.get_submodule(owner)
+        member = getattr(mod, store).get(name)
+        if member is None:
+            raise AttributeError(f"{type(mod).__name__} has no {kind} `{name}`")
+        return member
 
     def modules(self) -> Iterator[Module]:
         for _, m in self.named_modules():
