@@ -30,6 +30,8 @@ MODULES = [
     ("minigrad_ckpt.optim.lr_scheduler", "mg.optim.lr_scheduler"),
     ("minigrad_ckpt.utils.data", "mg.utils.data"),
     ("minigrad_ckpt.func", "mg.func"),
+    ("minigrad_ckpt.autograd", "mg.autograd"),
+    ("minigrad_ckpt.autograd.functional", "mg.autograd.functional"),
     ("minigrad_ckpt.anomaly", "mg.anomaly"),
     ("minigrad_ckpt.checkpoint", "mg.checkpoint"),
     ("minigrad_ckpt.memory", "mg.memory"),

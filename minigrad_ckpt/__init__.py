@@ -77,8 +77,8 @@ def from_numpy(array: Any) -> Tensor:
 
 
 from . import (  # noqa: E402  (need the names above)
-    accelerator, checkpoint, cuda, distributed, fft, func, linalg, memory, nn, optim, snapshot, special, testing,
-    utils, viz,
+    accelerator, autograd, checkpoint, cuda, distributed, fft, func, linalg, memory, nn, optim, snapshot, special,
+    testing, utils, viz,
 )
 from .executor import Executor  # noqa: E402
 from .nn.functional.distance import cdist  # noqa: E402  (PyTorch has it at the top level only)
@@ -108,5 +108,5 @@ __all__ = [
     "save", "load", "cdist",
     # the rest of the system
     "Executor", "fft", "func", "linalg", "special", "nn", "optim", "utils", "distributed", "checkpoint", "snapshot",
-    "testing", "memory", "viz", "cuda", "accelerator", "ops", "tape", "anomaly",
+    "testing", "memory", "viz", "cuda", "accelerator", "ops", "tape", "anomaly", "autograd",
 ]

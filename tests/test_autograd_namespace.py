@@ -1,0 +1,80 @@
+"""``mg.autograd``: PyTorch's ``torch.autograd`` path for the engine's functions. A ported WGAN-GP
+(``torch.autograd.grad(..., create_graph=True, only_inputs=True)``) or a ported Hessian
+(``torch.autograd.functional.hessian``) was an AttributeError: there was no ``mg.autograd``.
+Expected values: the same code on torch 2.13 (float64), printed with ``.tolist()``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+import minigrad_ckpt.autograd.functional as AF
+from minigrad_ckpt.autograd import grad
+
+X = [0.5, -1.0, 2.0]
+W = [[1.0, -2.0, 0.5], [0.3, 0.2, -1.0]]
+
+
+def _x(**kw):
+    return mg.tensor(X, dtype=mg.float64, **kw)
+
+
+def _f(t):
+    return (t ** 3 * t.sin()).sum()
+
+
+def test_gradient_penalty_as_wgan_gp_writes_it():
+    w = mg.tensor(W, dtype=mg.float64)
+    xi = mg.tensor([[0.5, -1.0, 2.0], [1.0, 0.0, -0.5]], dtype=mg.float64, requires_grad=True)
+    out = mg.tanh(xi @ w.T).sum(dim=1, keepdim=True)
+    g = mg.autograd.grad(outputs=out, inputs=xi, grad_outputs=mg.ones_like(out), create_graph=True,
+                         retain_graph=True, only_inputs=True)[0]
+    gp = ((g.norm(2, dim=1) - 1) ** 2).mean()
+    gp.backward()
+    assert gp.item() == pytest.approx(0.4967129487315977, rel=1e-12)
+    np.testing.assert_allclose(xi.grad.numpy(), [
+        [-0.038642119760120386, -0.02050087181948024, 0.12124503767078876],
+        [-0.5648422106349362, 1.0875572801863809, -0.22186334000994873]], rtol=1e-10)
+
+
+def test_materialize_grads_gives_zeros_for_an_unused_input():
+    y = mg.tensor([1.0, 2.0], requires_grad=True)
+    z = mg.tensor([3.0], requires_grad=True)
+    gy, gz = grad((y * 2).sum(), [y, z], materialize_grads=True)
+    assert gy.tolist() == [2.0, 2.0] and gz.tolist() == [0.0]
+    with pytest.raises(ValueError):
+        grad((y * 2).sum(), [y, z], materialize_grads=True, allow_unused=False)
+
+
+def test_functional_jacobian_and_hessian_with_pytorchs_calling_convention():
+    np.testing.assert_allclose(AF.hessian(_f, _x()).numpy(), np.diag(
+        [2.6947222663226427, 7.44916875924832, -6.350334369828692]), rtol=1e-12, atol=1e-15)
+    J = AF.jacobian(lambda t: t.sin() * t[0], _x())
+    np.testing.assert_allclose(J.numpy(), [[0.9182168195493894, 0.0, 0.0],
+                                           [-0.8414709848078965, 0.2701511529340699, 0.0],
+                                           [0.9092974268256817, 0.0, -0.2080734182735712]], rtol=1e-12, atol=1e-15)
+    ja, jb = AF.jacobian(lambda a, b: a * b.exp(), (_x(), _x()))
+    np.testing.assert_allclose(np.diag(ja.numpy()), [1.6487212707001282, 0.36787944117144233, 7.38905609893065])
+    np.testing.assert_allclose(np.diag(jb.numpy()), [0.8243606353500641, -0.36787944117144233, 14.7781121978613])
+    assert not J.requires_grad  # detached without create_graph, as PyTorch's
+
+
+def test_functional_vjp_jvp_hvp():
+    out, v = AF.vjp(_f, _x())
+    assert out.item() == pytest.approx(8.175778591738876, rel=1e-12)
+    np.testing.assert_allclose(v.numpy(), [0.46926697418944885, -3.064715260291829, 7.582394429531041], rtol=1e-12)
+    out, t = AF.jvp(lambda t: t.sin() * t[0], _x(), mg.ones(3, dtype=mg.float64))
+    np.testing.assert_allclose(out.numpy(), [0.2397127693021015, -0.42073549240394825, 0.45464871341284085])
+    np.testing.assert_allclose(t.numpy(), [0.9182168195493894, -0.5713198318738266, 0.7012240085521105], rtol=1e-12)
+    out, hv = AF.hvp(_f, _x(), mg.tensor([1.0, 0.0, -1.0], dtype=mg.float64))
+    np.testing.assert_allclose(hv.numpy(), [2.6947222663226427, 0.0, 6.350334369828694], rtol=1e-12, atol=1e-15)
+
+
+def test_the_grad_mode_and_anomaly_names_are_the_engines():
+    assert mg.autograd.no_grad is mg.no_grad and mg.autograd.set_grad_enabled is mg.set_grad_enabled
+    assert mg.autograd.backward is mg.backward and mg.autograd.detect_anomaly is mg.detect_anomaly
+    x = _x(requires_grad=True)
+    mg.autograd.backward([(x * x).sum()])
+    assert x.grad.tolist() == [1.0, -2.0, 4.0]
