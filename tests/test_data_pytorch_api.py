@@ -12,7 +12,10 @@ import pytest
 
 import minigrad_ckpt as mg
 from minigrad_ckpt.utils.data import (
+    ChainDataset,
     DataLoader,
+    IterableDataset,
+    StackDataset,
     SubsetRandomSampler,
     TensorDataset,
     WeightedRandomSampler,
@@ -105,3 +108,61 @@ def test_weighted_sampler_resumes_mid_epoch_in_a_loader():
     resumed = loader()
     resumed.load_state_dict(state)
     assert [b.tolist() for (b,) in resumed] == rest
+
+
+class Counting(IterableDataset):
+    """``0.0, 1.0, ..., n - 1`` from an iterator, as a streaming dataset yields samples."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __iter__(self):
+        return iter([float(i) for i in range(self.n)])
+
+
+class CountingWithLength(Counting):
+    def __len__(self) -> int:
+        return self.n
+
+
+def test_iterable_dataset_in_a_loader():
+    # torch: [b.tolist() for b in DataLoader(Counting(5), batch_size=2)] == [[0.0, 1.0], [2.0, 3.0], [4.0]]
+    loader = DataLoader(Counting(5), batch_size=2)
+    assert [b.tolist() for b in loader] == [[0.0, 1.0], [2.0, 3.0], [4.0]]
+    assert [b.tolist() for b in loader] == [[0.0, 1.0], [2.0, 3.0], [4.0]]  # a fresh iterator each epoch
+    assert next(iter(loader)).dtype == np.float64
+    assert [b.tolist() for b in DataLoader(Counting(5), batch_size=2, drop_last=True)] == [[0.0, 1.0], [2.0, 3.0]]
+    assert list(DataLoader(Counting(3), batch_size=None)) == [0.0, 1.0, 2.0]
+    # torch: len() is the dataset's in batches: 3, 2 with drop_last, 5 unbatched; a TypeError without __len__
+    assert len(DataLoader(CountingWithLength(5), batch_size=2)) == 3
+    assert len(DataLoader(CountingWithLength(5), batch_size=2, drop_last=True)) == 2
+    assert len(DataLoader(CountingWithLength(5), batch_size=None)) == 5
+    with pytest.raises(TypeError):
+        len(DataLoader(Counting(5), batch_size=2))
+
+
+def test_iterable_dataset_refusals():
+    # torch: ValueError('DataLoader with IterableDataset: expected unspecified shuffle option, but got shuffle=True')
+    with pytest.raises(ValueError, match="expected unspecified shuffle"):
+        DataLoader(Counting(3), shuffle=True)
+    with pytest.raises(ValueError, match="expected unspecified sampler"):
+        DataLoader(Counting(3), sampler=[0])
+    assert len(list(DataLoader(Counting(3), shuffle=False))) == 3
+    with pytest.raises(ValueError, match="num_workers"):  # here: samples are made in this process
+        DataLoader(Counting(3), num_workers=2)
+    with pytest.raises(TypeError, match="cannot be saved"):
+        DataLoader(Counting(3)).state_dict()
+
+
+def test_chain_and_stack_datasets():
+    # torch: list(Counting(2) + Counting(3)) == [0.0, 1.0, 0.0, 1.0, 2.0]
+    chained = Counting(2) + Counting(3)
+    assert isinstance(chained, ChainDataset) and list(chained) == [0.0, 1.0, 0.0, 1.0, 2.0]
+    assert len(ChainDataset([CountingWithLength(2), CountingWithLength(3)])) == 5
+    # torch: StackDataset([1, 2], [3, 4])[1] == (2, 4); StackDataset(a=[1, 2], b=[3, 4])[1] == {'a': 2, 'b': 4}
+    assert StackDataset([1, 2], [3, 4])[1] == (2, 4) and len(StackDataset([1, 2], [3, 4])) == 2
+    assert StackDataset(a=[1, 2], b=[3, 4])[1] == {"a": 2, "b": 4}
+    with pytest.raises(ValueError, match="Size mismatch"):
+        StackDataset([1, 2], [3])
+    batch = next(iter(DataLoader(StackDataset(x=np.ones((4, 2)), y=[0, 1, 2, 3]), batch_size=4)))
+    assert batch["x"].shape == (4, 2) and batch["y"].tolist() == [0, 1, 2, 3]

@@ -13,11 +13,21 @@ mid-epoch resumes with exactly the batches that were still to come.
 """
 
 from .dataloader import DataLoader, default_collate, default_convert
-from .dataset import ConcatDataset, Dataset, Subset, TensorDataset, random_split
+from .dataset import (
+                      ChainDataset,
+                      ConcatDataset,
+                      Dataset,
+                      IterableDataset,
+                      StackDataset,
+                      Subset,
+                      TensorDataset,
+                      random_split,
+)
 from .distributed import DistributedSampler
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler, WeightedRandomSampler
 from .workers import WorkerInfo, get_worker_info
 
 __all__ = ["Dataset", "TensorDataset", "Subset", "ConcatDataset", "random_split", "Sampler",
            "SequentialSampler", "RandomSampler", "BatchSampler", "DistributedSampler", "DataLoader", "default_collate",
-           "default_convert", "SubsetRandomSampler", "WeightedRandomSampler", "get_worker_info", "WorkerInfo"]
+           "default_convert", "SubsetRandomSampler", "WeightedRandomSampler", "get_worker_info", "WorkerInfo",
+           "IterableDataset", "ChainDataset", "StackDataset"]

@@ -9,13 +9,14 @@ is in them, and the state of every generator it or its sampler draws from.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from itertools import islice
 from typing import Any
 
 from ... import random as _random
 from ...backend import host_numpy
 from ...tensor import Tensor
 from .collate import default_collate, default_convert
-from .dataset import Subset, TensorDataset
+from .dataset import IterableDataset, Subset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 from .workers import WorkerPool
 
@@ -197,6 +198,9 @@ class DataLoader:
         del pin_memory, pin_memory_device, in_order
         _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers)
         shuffle = False if shuffle is None else shuffle  # PyTorch's default, None, means no shuffling
+        self._iterable = isinstance(dataset, IterableDataset)
+        if self._iterable:
+            _check_iterable_options(shuffle, sampler, batch_sampler, num_workers)
         if not isinstance(shuffle, bool):
             raise TypeError(f"DataLoader: shuffle must be a bool, got {shuffle!r}")
         if sampler is not None and shuffle:
@@ -239,9 +243,16 @@ class DataLoader:
         self._pool: WorkerPool | None = None  # persistent workers, kept between epochs
 
     def __len__(self) -> int:
+        if self._iterable:  # the dataset's own length, in batches (a TypeError if it has none)
+            n = len(self.dataset)
+            if self.batch_size is None:
+                return n
+            return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
         return len(self.batch_sampler if self._auto_collation else self.sampler)  # type: ignore[arg-type]
 
     def __iter__(self) -> Iterator[Any]:
+        if self._iterable:
+            return self._run_iterable()
         epoch = self._epoch
         if not (self._resume and epoch is not None and epoch.sampler_epoch == self._sampler_epoch()):
             epoch = self._new_epoch()  # (set_epoch with another epoch than the restored one: start it afresh)
@@ -265,6 +276,20 @@ class DataLoader:
         self._epochs_started += 1
         source = self.batch_sampler if self._auto_collation else self.sampler
         return _Epoch.of(list(source), self._auto_collation, base_seed, self._sampler_epoch())
+
+    def _run_iterable(self) -> Iterator[Any]:
+        """An IterableDataset's samples in its own order, in batches of ``batch_size`` (the last one
+        shorter unless ``drop_last``), or one by one with ``batch_size=None``."""
+        samples = iter(self.dataset)
+        if not self._auto_collation:
+            for sample in samples:
+                yield self.collate_fn(sample)
+            return
+        while True:
+            batch = list(islice(samples, self.batch_size))
+            if not batch or (self.drop_last and len(batch) < self.batch_size):  # type: ignore[operator]
+                return
+            yield self.collate_fn(batch)
 
     def _run_here(self, epoch: _Epoch) -> Iterator[Any]:
         while self._epoch is epoch and epoch.position < len(epoch):
@@ -312,6 +337,9 @@ class DataLoader:
         :class:`RandomSampler`'s generator, a :class:`DistributedSampler`'s
         epoch).
         """
+        if self._iterable:
+            raise TypeError("DataLoader.state_dict: the position in an IterableDataset cannot be saved (its "
+                            "samples come from its own iterator); use a map-style Dataset to resume mid-epoch")
         sampler = self._stateful_sampler()
         return {"epoch": None if self._epoch is None else self._epoch.state(),
                 "epochs_started": self._epochs_started,
@@ -427,6 +455,18 @@ def _from_batch_lists(state: Mapping[str, Any], auto_collation: bool) -> dict[st
     epoch = _Epoch.of(list(batches), auto_collation, 0, None)
     epoch.position = pos
     return epoch.state()
+
+
+def _check_iterable_options(shuffle: bool, sampler: Any, batch_sampler: Any, num_workers: int) -> None:
+    """PyTorch's refusals for an IterableDataset (its own iterator decides the order), and this
+    engine's: its samples are made in this process."""
+    for name, value in (("shuffle", shuffle or None), ("sampler", sampler), ("batch_sampler", batch_sampler)):
+        if value is not None:
+            raise ValueError(f"DataLoader with IterableDataset: expected unspecified {name} option, but got "
+                             f"{name}={value!r}")
+    if num_workers:
+        raise ValueError("DataLoader with IterableDataset: num_workers must be 0 here (worker processes "
+                         "fetch by index; an iterable dataset's samples are made in this process)")
 
 
 def _check_worker_options(num_workers: Any, timeout: Any, prefetch_factor: Any, persistent: Any) -> None:

@@ -16,7 +16,8 @@ from ... import random as _random
 from ...backend import cpu, host_numpy
 from ...tensor import Tensor
 
-__all__ = ["Dataset", "TensorDataset", "Subset", "ConcatDataset", "random_split"]
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "Subset", "ConcatDataset", "ChainDataset",
+           "random_split"]
 
 
 class Dataset:
@@ -30,6 +31,40 @@ class Dataset:
 
     def __add__(self, other: Dataset) -> ConcatDataset:
         return ConcatDataset([self, other])
+
+
+class IterableDataset(Dataset):
+    """Base class of iterable-style datasets: define ``__iter__`` (samples in the order a
+    DataLoader batches them: no sampler, no shuffling), and ``__len__`` if ``len(loader)`` should
+    work.  ``a + b`` chains two of them (:class:`ChainDataset`)."""
+
+    def __iter__(self) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must define __iter__")
+
+    def __getitem__(self, index: int) -> Any:
+        raise TypeError(f"{type(self).__name__} is an IterableDataset: iterate over it, it has no indices")
+
+    def __len__(self) -> int:
+        raise TypeError(f"{type(self).__name__} (an IterableDataset) does not define __len__")
+
+    def __add__(self, other: Any) -> ChainDataset:  # type: ignore[override]
+        return ChainDataset([self, other])
+
+
+class ChainDataset(IterableDataset):
+    """Several iterable datasets one after another, as PyTorch's ``ChainDataset``."""
+
+    def __init__(self, datasets: Sequence[Any]) -> None:
+        self.datasets = list(datasets)
+
+    def __iter__(self) -> Any:
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self) -> int:
+        return sum(len(d) for d in self.datasets)
 
 
 class TensorDataset(Dataset):
@@ -57,6 +92,31 @@ class TensorDataset(Dataset):
 
     def __len__(self) -> int:
         return self.tensors[0].shape[0]
+
+
+class StackDataset(Dataset):
+    """Samples of several datasets of one length, side by side, as PyTorch's ``StackDataset``:
+    ``StackDataset(x, y)[i] == (x[i], y[i])``, ``StackDataset(image=x, label=y)[i]`` a dict."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like "
+                             "input/output, but both types are given.")
+        parts = list(args) or list(kwargs.values())
+        if not parts:
+            raise ValueError("At least one dataset should be passed")
+        self._length = len(parts[0])
+        if any(len(d) != self._length for d in parts):
+            raise ValueError("Size mismatch between datasets")
+        self.datasets: Any = tuple(args) if args else dict(kwargs)
+
+    def __getitem__(self, index: int) -> Any:
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __len__(self) -> int:
+        return self._length
 
 
 class Subset(Dataset):
