@@ -173,24 +173,27 @@ def _check_float(dtype: Any, name: str) -> Any:
     return dt
 
 
-def rand(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    """Uniform samples in [0, 1) from the engine generator (see :func:`manual_seed`)."""
+def rand(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+         generator: _random.Generator | None = None) -> Tensor:
+    """Uniform samples in [0, 1) from the engine generator (see :func:`manual_seed`), or from
+    ``generator`` (every sampling function here takes PyTorch's ``generator=``)."""
     dev = get_device(device)
     dt = _check_float(dtype, "rand")
-    arr = _random.uniform(dev.xp, _random.next_key(), _shape(shape), dt)
+    arr = _random.uniform(dev.xp, _random.key_from(generator, "rand"), _shape(shape), dt)
     return _make(arr, dev, requires_grad)
 
 
-def randn(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    """Standard-normal samples from the engine generator."""
+def randn(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+          generator: _random.Generator | None = None) -> Tensor:
+    """Standard-normal samples from the engine generator (or ``generator``)."""
     dev = get_device(device)
     dt = _check_float(dtype, "randn")
-    arr = _random.normal(dev.xp, _random.next_key(), _shape(shape), dt)
+    arr = _random.normal(dev.xp, _random.key_from(generator, "randn"), _shape(shape), dt)
     return _make(arr, dev, requires_grad)
 
 
 def randint(low: int, high: int | None = None, size: Any = (), dtype: Any = "int64",
-            device: Any = None) -> Tensor:
+            device: Any = None, *, generator: _random.Generator | None = None) -> Tensor:
     """Uniform integers in ``[low, high)`` from the engine generator."""
     if high is None:
         low, high = 0, low
@@ -201,18 +204,19 @@ def randint(low: int, high: int | None = None, size: Any = (), dtype: Any = "int
     n = 1
     for s in shape:
         n *= s
-    bits = dev.xp.uniform_bits(_random.next_key(), n)
+    bits = dev.xp.uniform_bits(_random.key_from(generator, "randint"), n)
     span = high - low
     vals = (bits % dev.xp.uint64(span)).astype(as_dtype(dtype)) + low
     return _make(vals.reshape(shape), dev, False)
 
 
-def randperm(n: int, dtype: Any = "int64", device: Any = None) -> Tensor:
+def randperm(n: int, dtype: Any = "int64", device: Any = None, *,
+             generator: _random.Generator | None = None) -> Tensor:
     """A random permutation of ``0..n-1`` from the engine generator (one key per call)."""
     if not isinstance(n, (int, host_numpy.integer)) or isinstance(n, bool) or n < 0:
         raise ValueError(f"randperm: n must be a non-negative int, got {n!r}")
     dev = get_device(device)
-    perm = _random.permutation(dev.xp, _random.next_key(), int(n))
+    perm = _random.permutation(dev.xp, _random.key_from(generator, "randperm"), int(n))
     return _make(perm.astype(as_dtype(dtype)), dev, False)
 
 
@@ -276,19 +280,21 @@ def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | Non
 
 
 # ---- PyTorch's sampling functions: draws from the engine generator, one key per call ----
-def bernoulli(input: Any, p: float | None = None) -> Tensor:  # noqa: A002
+def bernoulli(input: Any, p: float | None = None, *,  # noqa: A002
+              generator: _random.Generator | None = None) -> Tensor:
     """1 with probability ``input`` (or ``p`` everywhere), else 0, in ``input``'s float dtype
     (``torch.bernoulli``; a constant: the draw has no gradient)."""
     x = input if isinstance(input, Tensor) else tensor(input)
     if x.dtype.kind != "f":
         raise TypeError(f"bernoulli: input must be floating point, got {x.dtype}")
     xp = x.device.xp
-    u = _random.uniform(xp, _random.next_key(), x.shape, x.dtype)
+    u = _random.uniform(xp, _random.key_from(generator, "bernoulli"), x.shape, x.dtype)
     prob = x._data if p is None else p
     return Tensor.constant((u < prob).astype(x.dtype), x.device)
 
 
-def multinomial(input: Any, num_samples: int, replacement: bool = False) -> Tensor:  # noqa: A002
+def multinomial(input: Any, num_samples: int, replacement: bool = False, *,  # noqa: A002
+                generator: _random.Generator | None = None) -> Tensor:
     """Indices drawn from the categories of each row of ``input`` (1-D or 2-D non-negative weights,
     not necessarily normalized), as ``torch.multinomial``: with ``replacement`` by the inverse of the
     cumulative distribution, without it by an exponential race (each category's ``-log(u) / weight``;
@@ -304,7 +310,7 @@ def multinomial(input: Any, num_samples: int, replacement: bool = False) -> Tens
     total = rows.sum(axis=1, keepdims=True)
     if bool(xp.scalar(xp.any((rows < 0) | ~xp.isfinite(rows)))) or bool(xp.scalar(xp.any(total <= 0))):
         raise ValueError("multinomial: weights must be finite, non-negative, with a positive sum in each row")
-    key = _random.next_key()
+    key = _random.key_from(generator, "multinomial")
     if replacement:
         cdf = xp.cumsum(rows / total, axis=1)
         u = _random.uniform(xp, key, (rows.shape[0], n), w.dtype)
@@ -318,21 +324,22 @@ def multinomial(input: Any, num_samples: int, replacement: bool = False) -> Tens
     return Tensor.constant(out.reshape(n) if w.ndim == 1 else out, w.device)
 
 
-def normal(mean: Any, std: Any = 1.0, size: Any = None, *, dtype: Any = None, device: Any = None,
-           requires_grad: bool = False) -> Tensor:
+def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: _random.Generator | None = None,
+           dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """``mean + std * z`` with ``z`` standard normal (``torch.normal``): tensors ``mean`` and/or ``std``
     broadcast and keep their dtype, and the result is differentiable in both (``z`` is a constant);
     two numbers need ``size`` (the default dtype unless given)."""
     if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
         if size is None:
             raise TypeError("normal: with a number mean and std, give size")
-        out = randn(*_shape((size,)), dtype=dtype, device=device) * std + mean
+        out = randn(*_shape((size,)), dtype=dtype, device=device, generator=generator) * std + mean
         return out.requires_grad_(True) if requires_grad else out
     like = mean if isinstance(mean, Tensor) else std
     if any(isinstance(t, Tensor) and t.dtype.kind == "c" for t in (mean, std)):
         raise TypeError("normal: complex mean or std are not supported here (PyTorch draws complex normals)")
     shape = host_numpy.broadcast_shapes(getattr(mean, "shape", ()), getattr(std, "shape", ()))
-    z = Tensor.constant(_random.normal(like.device.xp, _random.next_key(), shape, like.dtype), like.device)
+    z = Tensor.constant(_random.normal(like.device.xp, _random.key_from(generator, "normal"), shape, like.dtype),
+                        like.device)
     return mean + std * z
 
 

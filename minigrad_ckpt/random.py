@@ -128,6 +128,16 @@ def next_key() -> int:
     return default_generator.next_key()
 
 
+def key_from(generator: Generator | None, name: str) -> int:
+    """One key from PyTorch's ``generator=`` argument of a sampling function (``mg.randn(3,
+    generator=g)``), or from the engine's generator for None."""
+    if generator is None:
+        return default_generator.next_key()
+    if not isinstance(generator, Generator):
+        raise TypeError(f"{name}: generator must be a mg.Generator, got {type(generator).__name__}")
+    return generator.next_key()
+
+
 def get_rng_state() -> dict[str, int]:
     """The generator's state as plain data: ``{"seed": ..., "counter": ...}``."""
     return default_generator.get_state()
