@@ -224,3 +224,24 @@ def test_module_dict_update_pop_del_clear_and_pairs():
     assert list(md) == ["c"] and [n for n, _ in md.named_children()] == ["c"]
     md.clear()
     assert len(md) == 0
+
+
+def test_a_shared_child_is_visited_once_by_children_apply_and_train():
+    lin = nn.Linear(1, 1)
+    seq = nn.Sequential(lin, lin)
+    # torch: [n for n, _ in seq.named_children()] == ['0']; seq.apply(f) calls f twice (lin, seq)
+    assert [n for n, _ in seq.named_children()] == ["0"] and list(seq.children()) == [lin]
+    calls: list[str] = []
+    seq.apply(lambda m: calls.append(type(m).__name__))
+    assert calls == ["Linear", "Sequential"]
+
+
+def test_to_refuses_an_integer_dtype_and_takes_non_blocking():
+    lin = nn.Linear(1, 1)
+    # torch: TypeError('nn.Module.to only accepts floating point or complex dtypes, but got desired dtype=torch.int64')
+    with pytest.raises(TypeError, match="floating point or complex"):
+        lin.to(mg.int64)
+    with pytest.raises(TypeError, match="floating point or complex"):
+        lin.to(dtype="int32")
+    assert lin.weight.dtype == np.float32
+    assert lin.to("cpu", non_blocking=True) is lin

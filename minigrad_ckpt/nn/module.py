@@ -316,8 +316,12 @@ class Module:
             yield m
 
     def named_children(self) -> Iterator[tuple[str, Module]]:
+        """``(name, child)`` for each direct submodule; a module held under two names comes once (its
+        first), as PyTorch: ``apply`` and ``train`` then visit a shared block once."""
+        seen: set[int] = set()
         for name, m in self._modules.items():
-            if m is not None:
+            if m is not None and id(m) not in seen:
+                seen.add(id(m))
                 yield name, m
 
     def children(self) -> Iterator[Module]:
@@ -392,7 +396,8 @@ class Module:
                     p.grad.zero_()
 
     # ------------------------------------------------------------ conversion
-    def to(self, target: Any = None, dtype: Any = None) -> Module:
+    def to(self, target: Any = None, dtype: Any = None, non_blocking: bool = False, *,
+           memory_format: Any = None) -> Module:
         """Move parameters and buffers to a device and/or cast floating ones to a dtype, in place.
 
         Parameters keep their identity (an optimizer built before ``to`` still
@@ -401,11 +406,15 @@ class Module:
         PyTorch); a real one leaves them complex (PyTorch would drop their
         imaginary parts).
         """
+        del non_blocking, memory_format  # PyTorch's: copies here are synchronous, and layouts are NumPy's
         dev, dt = None, None
         if target is not None:
             dev, dt = device_or_dtype(target)
         if dtype is not None:
             dt = as_dtype(dtype)
+        if dt is not None and dt.kind not in "fc":  # PyTorch's refusal: an integer model has no gradients
+            raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired "
+                            f"dtype={dt}")
 
         def cast(kind: str) -> bool:
             return dt is not None and (kind == "f" or kind == dt.kind == "c")
