@@ -36,3 +36,24 @@ def test_shared_parameters_of_a_state_dict_round_trip(tmp_path):
     out = mg.load(mg.save(sd, tmp_path / "tied.mgsnap"))
     assert out["enc.weight"] is out["dec.weight"] and out["enc.weight"].requires_grad
     assert out["enc.weight"].numpy().tobytes() == w.numpy().tobytes()
+
+
+def test_save_and_load_take_a_file_object_and_pytorchs_load_keywords(tmp_path):
+    # torch.save(obj, buf) / torch.load(buf, weights_only=True) ported by the rename: mg.save raised
+    # "expected str, bytes or os.PathLike object, not BytesIO", and weights_only= was a TypeError.
+    import io
+
+    net = mg.nn.Sequential(mg.nn.Linear(2, 3), mg.nn.BatchNorm1d(3))
+    buf = io.BytesIO()
+    assert mg.save({"model": net.state_dict(), "epoch": 3}, buf) is None
+    buf.seek(0)
+    ck = mg.load(buf, weights_only=True)
+    assert ck["epoch"] == 3
+    for name, value in net.state_dict().items():
+        np.testing.assert_array_equal(ck["model"][name].numpy(), value.numpy())
+    with open(tmp_path / "ck.pt", "wb") as f:
+        mg.save(ck, f)
+    with open(tmp_path / "ck.pt", "rb") as f:
+        again = mg.load(f, map_location="cpu", weights_only=False, mmap=False)
+    assert again["model"]["1.num_batches_tracked"].item() == 0 and again["epoch"] == 3
+    assert mg.load(tmp_path / "ck.pt")["epoch"] == 3  # the file object wrote the same snapshot file

@@ -12,6 +12,7 @@ runs no code from the file: anything it does not recognise is a ``SnapshotError`
 from __future__ import annotations
 
 import os
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -30,14 +31,25 @@ _MAX_DEPTH = 64
 _SCALARS = (bool, int, float, str, type(None))
 
 
-def save(obj: Any, path: str | os.PathLike) -> Path:
-    """Write ``obj`` -- a Tensor, an array, or dicts / lists / tuples of them, numbers, strings
-    and None (a ``state_dict()``, an optimizer's ``state_dict()``, a checkpoint dict) -- to ``path``.
+def _is_file_object(f: Any) -> bool:
+    """A binary file object (``open(p, "wb")``, ``io.BytesIO()``), which PyTorch's save/load take
+    as well as a path."""
+    return not isinstance(f, (str, bytes, os.PathLike)) and (hasattr(f, "write") or hasattr(f, "read"))
 
-    Returns the path written. Tensors keep their dtype and shape bit for bit; they are
-    stored from the host (a GPU tensor is copied once). Other objects are refused with a
-    ``TypeError``: nothing is pickled.
+
+def save(obj: Any, path: str | os.PathLike | Any) -> Path | None:
+    """Write ``obj`` -- a Tensor, an array, or dicts / lists / tuples of them, numbers, strings
+    and None (a ``state_dict()``, an optimizer's ``state_dict()``, a checkpoint dict) -- to ``path``,
+    or, as PyTorch's ``save``, to a binary file object (``io.BytesIO()``, ``open(p, "wb")``).
+
+    Returns the path written (None for a file object). Tensors keep their dtype and shape bit
+    for bit; they are stored from the host (a GPU tensor is copied once). Other objects are
+    refused with a ``TypeError``: nothing is pickled.
     """
+    if _is_file_object(path):  # the snapshot writer works on paths: write one, hand on its bytes
+        with tempfile.TemporaryDirectory() as tmp:
+            path.write(save(obj, Path(tmp) / "object.mgsnap").read_bytes())
+        return None
     tensors: dict[str, Any] = {}
     tree = _encode(obj, [], tensors, 0, {})
     meta = SnapshotMetadata(iteration=0, timestamp=time.time())
@@ -47,9 +59,18 @@ def save(obj: Any, path: str | os.PathLike) -> Path:
     return Snapshot(meta, tensors, state, SnapshotConfig()).save(path)
 
 
-def load(path: str | os.PathLike, map_location: Any = None) -> Any:
-    """Read an object written by :func:`save`. Tensors come back on the CPU, or on
-    ``map_location`` (a device or its name, e.g. ``"cuda:0"``); arrays as NumPy arrays."""
+def load(path: str | os.PathLike | Any, map_location: Any = None, *, weights_only: bool | None = None,
+         mmap: bool | None = None) -> Any:
+    """Read an object written by :func:`save`, from a path or a binary file object. Tensors come
+    back on the CPU, or on ``map_location`` (a device or its name, e.g. ``"cuda:0"``); arrays as
+    NumPy arrays. PyTorch's ``weights_only=`` and ``mmap=`` are taken and change nothing: no
+    code is ever loaded (what ``weights_only=True`` asks for), and the file is read whole."""
+    del weights_only, mmap
+    if _is_file_object(path):
+        with tempfile.TemporaryDirectory() as tmp:
+            copy = Path(tmp) / "object.mgsnap"
+            copy.write_bytes(path.read())
+            return load(copy, map_location)
     snap = Snapshot.load(path)
     objects = snap.state.get("objects")
     entry = objects.get(_KEY) if isinstance(objects, dict) else None
