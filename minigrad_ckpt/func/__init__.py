@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from ..grad_mode import forward_mode as _forward_mode
 from .inplace import tangents_after_write as _tangents_after_write
+from .module_call import functional_call
 from .transforms import grad, hessian, hvp, jacfwd, jacobian, jacrev, jvp, linearize, value_and_grad, vjp
 
 _forward_mode.written = _tangents_after_write  # in-place writes carry tangents (see .inplace)
 
 __all__ = ["jvp", "vjp", "grad", "value_and_grad", "jacfwd", "jacrev", "jacobian", "hessian",
-           "hvp", "linearize"]
+           "hvp", "linearize", "functional_call"]
