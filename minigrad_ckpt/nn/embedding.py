@@ -8,7 +8,7 @@ from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import functional as F
 from . import init
-from .module import Module, _empty
+from .module import Module, Parameter, _empty
 
 __all__ = [
     "Embedding", "EmbeddingBag",
@@ -20,6 +20,28 @@ class _Table(Module):
     the ``padding_idx`` row (if any) zero."""
 
     padding_idx: int | None
+
+    def _set_weight(self, shape: tuple[int, int], weight: Tensor | None, freeze: bool, dtype: Any,
+                    device: Any) -> None:
+        """A fresh ``N(0, 1)`` table, or PyTorch's ``_weight=``: the given tensor itself as the
+        weight (no copy, nothing drawn, its padding row kept as given), trained unless ``freeze``."""
+        if weight is None:
+            self.weight = _empty(*shape, dtype=dtype, device=device)
+            self.reset_parameters()
+            return
+        if tuple(weight.shape) != shape:
+            raise ValueError(f"{type(self).__name__}: _weight has shape {tuple(weight.shape)}, expected {shape}")
+        self.weight = Parameter(weight, requires_grad=not freeze)
+
+    @classmethod
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True, **options: Any) -> Any:
+        """PyTorch's ``from_pretrained``: the layer over a given ``(rows, dim)`` table -- its weight
+        *is* ``embeddings`` (shared memory), frozen unless ``freeze=False``; ``options`` are the
+        constructor's (``padding_idx``, ``max_norm``, ``mode`` for a bag, ...)."""
+        if embeddings.ndim != 2:
+            raise ValueError(f"{cls.__name__}.from_pretrained: embeddings must be 2-D, got shape {embeddings.shape}")
+        rows, cols = embeddings.shape
+        return cls(rows, cols, _weight=embeddings, _freeze=freeze, **options)
 
     def reset_parameters(self) -> None:
         init.normal_(self.weight)
@@ -38,7 +60,8 @@ class Embedding(_Table):
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
                  max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
-                 sparse: bool = False, device: Any = None, dtype: Any = None) -> None:
+                 sparse: bool = False, _weight: Tensor | None = None, _freeze: bool = False, device: Any = None,
+                 dtype: Any = None) -> None:
         super().__init__()
         if scale_grad_by_freq or sparse:
             raise ValueError("Embedding: scale_grad_by_freq and sparse gradients are not supported")
@@ -49,8 +72,7 @@ class Embedding(_Table):
                                  f"{self.num_embeddings} embeddings")
             padding_idx %= self.num_embeddings
         self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, float(norm_type)
-        self.weight = _empty(num_embeddings, embedding_dim, dtype=dtype, device=device)
-        self.reset_parameters()
+        self._set_weight((self.num_embeddings, self.embedding_dim), _weight, _freeze, dtype, device)
 
     def forward(self, ids: Tensor) -> Tensor:
         return F.embedding(ids, self.weight, self.padding_idx, self.max_norm, self.norm_type)
@@ -70,8 +92,8 @@ class EmbeddingBag(_Table):
 
     def __init__(self, num_embeddings: int, embedding_dim: int, max_norm: float | None = None,
                  norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
-                 include_last_offset: bool = False, padding_idx: int | None = None, device: Any = None,
-                 dtype: Any = None) -> None:
+                 include_last_offset: bool = False, padding_idx: int | None = None, _weight: Tensor | None = None,
+                 _freeze: bool = False, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         if scale_grad_by_freq:
             raise ValueError("EmbeddingBag: scale_grad_by_freq is not supported")
@@ -80,8 +102,7 @@ class EmbeddingBag(_Table):
         self.num_embeddings, self.embedding_dim = int(num_embeddings), int(embedding_dim)
         self.max_norm, self.norm_type, self.mode = max_norm, float(norm_type), mode
         self.include_last_offset, self.padding_idx = include_last_offset, padding_idx
-        self.weight = _empty(num_embeddings, embedding_dim, dtype=dtype, device=device)
-        self.reset_parameters()
+        self._set_weight((self.num_embeddings, self.embedding_dim), _weight, _freeze, dtype, device)
 
     def forward(self, ids: Tensor, offsets: Tensor | None = None, per_sample_weights: Tensor | None = None) -> Tensor:
         return F.embedding_bag(ids, self.weight, offsets, self.max_norm, self.norm_type, False, self.mode, False,

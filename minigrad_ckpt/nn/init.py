@@ -45,6 +45,11 @@ def _fans(t: Tensor) -> tuple[int, int]:
     return t.shape[1] * receptive, t.shape[0] * receptive
 
 
+# PyTorch's private name, which custom reset_parameters() copied from torch's layers call
+# (fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)).
+_calculate_fan_in_and_fan_out = _fans
+
+
 def _fill(t: Tensor, values: Any) -> Tensor:
     with no_grad():
         t.copy_(Tensor.constant(values, t.device))
