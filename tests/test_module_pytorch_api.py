@@ -245,3 +245,62 @@ def test_to_refuses_an_integer_dtype_and_takes_non_blocking():
         lin.to(dtype="int32")
     assert lin.weight.dtype == np.float32
     assert lin.to("cpu", non_blocking=True) is lin
+
+
+# ---------------------------------------------------------------- full backward hooks
+def _linear_1_minus_2() -> nn.Linear:
+    lin = nn.Linear(2, 1, dtype="float64")
+    with mg.no_grad():
+        lin.weight.copy_(mg.tensor([[1.0, -2.0]], dtype="float64"))
+        lin.bias.zero_()
+    return lin
+
+
+def _as_lists(grads):
+    return [None if g is None else g.tolist() for g in grads]
+
+
+def test_full_backward_hook_gets_pytorchs_grad_input_and_grad_output():
+    lin, seen = _linear_1_minus_2(), []
+    lin.register_full_backward_hook(lambda m, gi, go: seen.append((_as_lists(gi), _as_lists(go))))
+    x = mg.tensor([[1.0, 2.0], [3.0, 4.0]], dtype="float64", requires_grad=True)
+    (lin(x) * mg.tensor([[2.0], [3.0]], dtype="float64")).sum().backward()
+    # torch: grad_input ([[2, -4], [3, -6]],), grad_output ([[2], [3]],)
+    assert seen == [([[[2.0, -4.0], [3.0, -6.0]]], [[[2.0], [3.0]]])]
+    assert x.grad.tolist() == [[2.0, -4.0], [3.0, -6.0]]
+
+
+def test_full_backward_hook_without_input_grads_replacing_and_order():
+    lin, seen = _linear_1_minus_2(), []
+    lin.register_full_backward_hook(lambda m, gi, go: seen.append((_as_lists(gi), _as_lists(go))))
+    lin(mg.tensor([[1.0, 2.0]], dtype="float64")).sum().backward()
+    assert seen == [([None], [[[1.0]]])]  # torch: grad_input (None,) once grad_output is known
+    lin = _linear_1_minus_2()
+    lin.register_full_backward_hook(lambda m, gi, go: (gi[0] * 10,))
+    x = mg.tensor([[1.0, 2.0]], dtype="float64", requires_grad=True)
+    lin(x).sum().backward()
+    assert x.grad.tolist() == [[10.0, -20.0]] and lin.weight.grad.tolist() == [[1.0, 2.0]]  # torch's
+    seq, order = nn.Sequential(_linear_1_minus_2(), nn.Tanh()), []
+    seq[0].register_full_backward_hook(lambda m, gi, go: order.append("linear"))
+    seq[1].register_full_backward_hook(lambda m, gi, go: order.append("tanh"))
+    handle = seq.register_full_backward_hook(lambda m, gi, go: order.append("sequential"))
+    seq(x).sum().backward()
+    assert order == ["tanh", "linear", "sequential"]  # torch: innermost last layer first
+    handle.remove()
+    with mg.no_grad():
+        seq(x)
+    assert order == ["tanh", "linear", "sequential"]
+
+
+def test_full_backward_hook_inside_a_checkpoint_fires_once_with_the_plain_gradients():
+    def grads(checkpointed: bool) -> list:
+        lin, seen = _linear_1_minus_2(), []
+        lin.register_full_backward_hook(lambda m, gi, go: seen.append(_as_lists(gi)))
+        x = mg.tensor([[0.5, 0.25]], dtype="float64", requires_grad=True)
+        f = lambda t: mg.tanh(lin(t))  # noqa: E731
+        y = mg.checkpoint.checkpoint(f, x) if checkpointed else f(x)
+        y.sum().backward()
+        return seen
+
+    plain = grads(False)
+    assert len(plain) == 1 and grads(True) == plain

@@ -16,6 +16,7 @@ from ..backend import as_dtype, device_or_dtype
 from ..creation import zeros
 from ..grad_mode import no_grad
 from ..tensor import Tensor
+from .backward_hooks import call_with_backward_hooks
 
 __all__ = ["Module", "Parameter"]
 
@@ -97,6 +98,7 @@ class Module:
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "_forward_hooks", OrderedDict())
         object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
+        object.__setattr__(self, "_backward_hooks", OrderedDict())
         object.__setattr__(self, "_hooks_with_kwargs", {})   # hook key -> True: called with the kwargs too
         object.__setattr__(self, "_hooks_always_called", {})  # hook key -> True: run even if forward raises
         object.__setattr__(self, "training", True)
@@ -208,8 +210,16 @@ class Module:
         raise NotImplementedError(f"{type(self).__name__} does not define forward()")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not (self._forward_pre_hooks or self._forward_hooks):  # the usual case: no hooks
-            return self.forward(*args, **kwargs)
+        if not (self._forward_pre_hooks or self._forward_hooks or self.__dict__.get("_backward_hooks")):
+            return self.forward(*args, **kwargs)  # the usual case: no hooks
+        backward_hooks = self.__dict__.get("_backward_hooks")
+        if backward_hooks:
+            return call_with_backward_hooks(self, list(backward_hooks.values()), args,
+                                            lambda a: self._call_forward(a, kwargs))
+        return self._call_forward(args, kwargs)
+
+    def _call_forward(self, args: tuple, kwargs: dict) -> Any:
+        """``forward`` with the forward pre-hooks before it and the forward hooks after it."""
         with_kwargs = self.__dict__.get("_hooks_with_kwargs", {})
         for key, hook in list(self._forward_pre_hooks.items()):
             if key in with_kwargs:
@@ -258,6 +268,13 @@ class Module:
         with ``with_kwargs``); may return a new output.  ``prepend`` puts it before the hooks already
         there; ``always_call`` runs it (with ``output=None``) even when forward raises."""
         return self._add_hook(self._forward_hooks, hook, prepend, with_kwargs, always_call)
+
+    def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> _HookHandle:
+        """``hook(module, grad_input, grad_output)`` once the gradients with respect to this module's
+        positional inputs are computed (None for an input that is not a tensor requiring grad);
+        ``grad_output`` holds the gradients with respect to its outputs.  The hook may return a new
+        ``grad_input`` (here: for a call with one tensor input that requires grad)."""
+        return self._add_hook(self.__dict__.setdefault("_backward_hooks", OrderedDict()), hook, prepend, False)
 
     def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
                                   with_kwargs: bool = False) -> _HookHandle:
