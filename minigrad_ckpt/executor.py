@@ -76,7 +76,8 @@ class Executor:
         out: OrderedDict[str, Tensor] = OrderedDict(self._tensors)
         if self.model is not None:
             for k, v in self.model.state_dict().items():
-                out[f"model.{k}"] = v
+                if isinstance(v, Tensor):  # not a module's get_extra_state() (plain Python data)
+                    out[f"model.{k}"] = v
         if self.optimizer is not None:
             names = self._param_names()
             for p, st in self.optimizer.state.items():

@@ -304,3 +304,52 @@ def test_full_backward_hook_inside_a_checkpoint_fires_once_with_the_plain_gradie
 
     plain = grads(False)
     assert len(plain) == 1 and grads(True) == plain
+
+
+# ---------------------------------------------------------------- extra state
+class Counter(nn.Module):
+    """A layer with state that is not a tensor (a step count), saved through get/set_extra_state."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = nn.Linear(1, 1)
+        self.steps = 0
+
+    def get_extra_state(self):
+        return {"steps": self.steps}
+
+    def set_extra_state(self, state):
+        self.steps = state["steps"]
+
+
+def test_extra_state_goes_through_state_dicts_as_in_pytorch():
+    net = nn.Sequential(Counter())
+    net[0].steps = 5
+    sd = net.state_dict()
+    # torch: list(sd) == ['0._extra_state', '0.lin.weight', '0.lin.bias']; loading sets it back
+    assert list(sd) == ["0._extra_state", "0.lin.weight", "0.lin.bias"] and sd["0._extra_state"] == {"steps": 5}
+    fresh = nn.Sequential(Counter())
+    assert repr(fresh.load_state_dict(sd)) == "<All keys matched successfully>" and fresh[0].steps == 5
+    del sd["0._extra_state"]
+    assert fresh.load_state_dict(sd, strict=False).missing_keys == ["0._extra_state"]
+    # torch: a module without extra state reports the key as unexpected
+    result = nn.Linear(1, 1).load_state_dict({"weight": mg.ones(1, 1), "bias": mg.ones(1), "_extra_state": 3},
+                                             strict=False)
+    assert result.unexpected_keys == ["_extra_state"]
+
+
+def test_a_model_with_extra_state_snapshots_and_restores(tmp_path):
+    from minigrad_ckpt.snapshot import Snapshot
+
+    model = nn.Sequential(Counter())
+    model[0].steps = 2
+    ex = mg.Executor(model)
+    Snapshot.from_executor(ex).save(tmp_path / "s.mgsnap")
+    ex2 = Snapshot.load(tmp_path / "s.mgsnap").restore()
+    assert sorted(ex2.tensors) == ["model.0.lin.bias", "model.0.lin.weight"]
+    np.testing.assert_array_equal(ex2.get_tensor("model.0.lin.weight").numpy(), model[0].lin.weight.numpy())
+    other = nn.Sequential(Counter())
+    other[0].steps = 9
+    Snapshot.load(tmp_path / "s.mgsnap").restore_into(mg.Executor(other))
+    np.testing.assert_array_equal(other[0].lin.weight.numpy(), model[0].lin.weight.numpy())
+    assert other[0].steps == 9  # extra state is not in snapshots: the model keeps its own

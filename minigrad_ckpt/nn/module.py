@@ -499,6 +499,8 @@ class Module:
             for name, t in m._buffers.items():
                 if t is not None and name not in m._non_persistent:
                     out[p + name] = t if keep_vars else t.detach()
+            if m._has_extra_state():
+                out[p + "_extra_state"] = m.get_extra_state()
         return out
 
     def load_state_dict(self, state_dict: dict[str, Any], strict: bool = True,
@@ -520,7 +522,8 @@ class Module:
             problems.append("missing keys: " + ", ".join(missing))
         if strict and unexpected:
             problems.append("unexpected keys: " + ", ".join(unexpected))
-        plan = self._load_plan(own, state_dict, problems)
+        extras = {p + "_extra_state": m for p, m in self._walk() if m._has_extra_state()}
+        plan = self._load_plan({k: v for k, v in own.items() if k not in extras}, state_dict, problems)
         if problems:
             raise RuntimeError(
                 f"Error(s) in loading state_dict for {type(self).__name__}:\n  " + "\n  ".join(problems)
@@ -535,7 +538,22 @@ class Module:
                     continue
                 src = v if v.device is t.device else Tensor(v, device=t.device)
                 t.copy_(src)
+        for key, m in extras.items():
+            if key in state_dict:
+                m.set_extra_state(state_dict[key])
         return _IncompatibleKeys(missing, unexpected)
+
+    def _has_extra_state(self) -> bool:
+        return type(self).get_extra_state is not Module.get_extra_state
+
+    def get_extra_state(self) -> Any:
+        """State beyond parameters and buffers for ``state_dict()`` (under ``"<prefix>_extra_state"``),
+        as PyTorch's: override it together with :meth:`set_extra_state`; a module that does not has none."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called.")
+
+    def set_extra_state(self, state: Any) -> None:
+        """Take back what :meth:`get_extra_state` returned, in ``load_state_dict``."""
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called.")
 
     @staticmethod
     def _load_plan(own: dict[str, Tensor], state_dict: dict[str, Any], problems: list[str]) -> list:

@@ -84,11 +84,13 @@ def _iteration(snap: Any) -> int:
 
 def _model_state(ex: Executor, tensors: dict[str, Any]) -> dict[str, Tensor]:
     own = ex.model.state_dict()
+    # a module's get_extra_state() (plain data, not a tensor) is not in snapshots: the model keeps its own
+    out: dict[str, Any] = {k: v for k, v in own.items() if not isinstance(v, Tensor)}
+    own = {k: v for k, v in own.items() if k not in out}
     missing = [k for k in own if f"model.{k}" not in tensors]
     extra = [n[6:] for n in tensors if n.startswith("model.") and n[6:] not in own]
     if missing or extra:
         raise SnapshotError(f"the snapshot does not match the model: missing {missing}, unexpected {extra}")
-    out = {}
     for k, t in own.items():
         arr = tensors[f"model.{k}"]
         if tuple(arr.shape) != t.shape or arr.dtype != t.dtype:
