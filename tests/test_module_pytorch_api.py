@@ -353,3 +353,13 @@ def test_a_model_with_extra_state_snapshots_and_restores(tmp_path):
     Snapshot.load(tmp_path / "s.mgsnap").restore_into(mg.Executor(other))
     np.testing.assert_array_equal(other[0].lin.weight.numpy(), model[0].lin.weight.numpy())
     assert other[0].steps == 9  # extra state is not in snapshots: the model keeps its own
+
+
+def test_instance_norm_with_running_stats_has_pytorchs_state_dict():
+    norm = nn.InstanceNorm1d(3, affine=True, track_running_stats=True)
+    # torch: list(nn.InstanceNorm1d(3, affine=True, track_running_stats=True).state_dict())
+    assert list(norm.state_dict()) == ["weight", "bias", "running_mean", "running_var", "num_batches_tracked"]
+    assert norm.num_batches_tracked.dtype == np.int64 and norm.num_batches_tracked.shape == ()
+    norm(mg.randn(2, 3, 4))
+    assert int(norm.num_batches_tracked) == 0  # torch: tensor(0) after a training forward (never advanced)
+    assert list(nn.InstanceNorm2d(3).state_dict()) == []

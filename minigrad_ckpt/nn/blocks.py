@@ -113,6 +113,10 @@ class _InstanceNorm(Module):
                              if track_running_stats else None)
         self.register_buffer("running_var", ones(num_features, dtype=dtype, device=device)
                              if track_running_stats else None)
+        # PyTorch's InstanceNorm has the counter too (from _NormBase) and never advances it: kept so that
+        # its state dicts load here and ours load there
+        self.register_buffer("num_batches_tracked", zeros((), dtype="int64", device=device)
+                             if track_running_stats else None)
 
     def forward(self, x: Tensor) -> Tensor:
         x = as_tensor(x)
