@@ -77,8 +77,8 @@ def from_numpy(array: Any) -> Tensor:
 
 
 from . import (  # noqa: E402  (need the names above)
-    accelerator, autograd, backends, checkpoint, cuda, distributed, fft, func, linalg, memory, nn, optim, snapshot,
-    special, testing, utils, viz,
+    accelerator, autograd, backends, checkpoint, cuda, distributed, distributions, fft, func, linalg, memory, nn,
+    optim, snapshot, special, testing, utils, viz,
 )
 from .compiler import compile  # noqa: E402, A004  (PyTorch's torch.compile; kept out of ``import *``: a builtin)
 from .executor import Executor  # noqa: E402
@@ -110,4 +110,5 @@ __all__ = [
     # the rest of the system
     "Executor", "fft", "func", "linalg", "special", "nn", "optim", "utils", "distributed", "checkpoint", "snapshot",
     "testing", "memory", "viz", "cuda", "accelerator", "ops", "tape", "anomaly", "autograd", "backends",
+    "distributions",
 ]

@@ -1,0 +1,16 @@
+"""``mg.distributions``: PyTorch's ``Categorical``, ``Normal`` and ``Bernoulli`` with their
+formulas (``log_prob``, ``entropy``, ``sample``, the reparameterized ``Normal.rsample``) and
+``kl_divergence`` between two of a kind -- what REINFORCE, actor-critic and VAE programs use.
+
+Each is a composition of the engine's differentiable ops, so ``log_prob`` and ``entropy``
+carry gradients to the parameters (and ``rsample`` to ``loc`` and ``scale``); samples are drawn
+from the engine's generator, so PyTorch's numbers for a seed are not reproduced, its
+distributions are.  Other distributions, transforms and ``validate_args`` checks of values
+are not offered (the constructors do check their parameters, as PyTorch's).
+"""
+
+from __future__ import annotations
+
+from .distributions import Bernoulli, Categorical, Distribution, Normal, kl_divergence
+
+__all__ = ["Distribution", "Categorical", "Normal", "Bernoulli", "kl_divergence"]
