@@ -363,3 +363,15 @@ def test_instance_norm_with_running_stats_has_pytorchs_state_dict():
     norm(mg.randn(2, 3, 4))
     assert int(norm.num_batches_tracked) == 0  # torch: tensor(0) after a training forward (never advanced)
     assert list(nn.InstanceNorm2d(3).state_dict()) == []
+
+
+def test_module_list_repr_folds_repeated_modules_as_pytorch():
+    blocks = nn.ModuleList([nn.Linear(1, 1), nn.Linear(1, 1), nn.ReLU(), nn.Sequential(nn.Tanh()),
+                            nn.Sequential(nn.Tanh())])
+    # torch: repr(nn.ModuleList([...the same five...]))
+    assert repr(blocks) == ("ModuleList(\n  (0-1): 2 x Linear(in_features=1, out_features=1, bias=True)\n"
+                            "  (2): ReLU()\n  (3-4): 2 x Sequential(\n    (0): Tanh()\n  )\n)")
+    assert repr(nn.ModuleList()) == "ModuleList()"
+    # torch: repr(nn.Sequential(nn.ModuleList([nn.ReLU(), nn.ReLU()])))
+    assert repr(nn.Sequential(nn.ModuleList([nn.ReLU(), nn.ReLU()]))) == \
+        "Sequential(\n  (0): ModuleList(\n    (0-1): 2 x ReLU()\n  )\n)"

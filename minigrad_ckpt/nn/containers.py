@@ -184,6 +184,21 @@ class ModuleList(Module):
     def __iter__(self) -> Iterator[Module]:
         return iter(list(self._modules.values()))
 
+    def __repr__(self) -> str:
+        """PyTorch's listing: a run of modules that print the same is one line, ``(0-11): 12 x Block(...)``."""
+        if not self._modules:
+            return "ModuleList()"
+        runs: list[list[Any]] = []  # [first index, last index, repr]
+        for i, m in enumerate(self):
+            r = repr(m)
+            if runs and runs[-1][2] == r:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, r])
+        lines = [(f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}").replace("\n", "\n  ")
+                 for a, b, r in runs]
+        return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
+
 
 class ModuleDict(Module):
     """A dict of modules whose parameters the parent module sees."""
