@@ -69,7 +69,7 @@ def test_a_bad_padding_mode_and_strided_same_are_refused():
     layer = nn.Conv2d(1, 1, 3, stride=2, padding="same", padding_mode="reflect")
     with pytest.raises(ValueError, match="strided"):
         layer(mg.ones(1, 1, 5, 5))
-    assert "padding_mode='circular'" in repr(nn.Conv1d(1, 1, 3, padding=1, padding_mode="circular"))
+    assert "padding_mode=circular" in repr(nn.Conv1d(1, 1, 3, padding=1, padding_mode="circular"))  # torch's
 
 
 @pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])

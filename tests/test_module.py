@@ -393,7 +393,7 @@ def test_repr_names_layers_and_nesting():
     assert r.startswith("Sequential(")
     assert "(0): Linear(in_features=2, out_features=3, bias=True)" in r
     assert "(1): ReLU()" in r
-    assert "(2): Sequential(" in r and "Conv2d(1, 4, kernel_size=(3, 3)" in r and "Dropout(p=0.2)" in r
+    assert "(2): Sequential(" in r and "Conv2d(1, 4, kernel_size=(3, 3)" in r and "Dropout(p=0.2, inplace=False)" in r
     for name in ("BatchNorm1d(8", "LayerNorm((5,)", "Embedding(10, 3)", "GELU(approximate='tanh')",
                  "MultiheadAttention(", "TransformerBlock("):
         assert name in repr(nn.ModuleList([nn.BatchNorm1d(8), nn.LayerNorm(5), nn.Embedding(10, 3),

@@ -375,3 +375,21 @@ def test_module_list_repr_folds_repeated_modules_as_pytorch():
     # torch: repr(nn.Sequential(nn.ModuleList([nn.ReLU(), nn.ReLU()])))
     assert repr(nn.Sequential(nn.ModuleList([nn.ReLU(), nn.ReLU()]))) == \
         "Sequential(\n  (0): ModuleList(\n    (0-1): 2 x ReLU()\n  )\n)"
+
+
+def test_layer_reprs_are_pytorchs():
+    # each string is repr(<the same layer>) in torch 2.13
+    assert repr(nn.Conv2d(2, 3, (3, 1), stride=2, padding=1, bias=False)) == \
+        "Conv2d(2, 3, kernel_size=(3, 1), stride=(2, 2), padding=(1, 1), bias=False)"
+    assert repr(nn.Conv2d(2, 3, 3)) == "Conv2d(2, 3, kernel_size=(3, 3), stride=(1, 1))"
+    assert repr(nn.Conv1d(2, 4, 3, groups=2, dilation=2)) == \
+        "Conv1d(2, 4, kernel_size=(3,), stride=(1,), dilation=(2,), groups=2)"
+    assert repr(nn.Conv2d(2, 4, 3, padding="same", padding_mode="reflect")) == \
+        "Conv2d(2, 4, kernel_size=(3, 3), stride=(1, 1), padding=same, padding_mode=reflect)"
+    assert repr(nn.Conv3d(2, 4, 3, groups=2)) == "Conv3d(2, 4, kernel_size=(3, 3, 3), stride=(1, 1, 1), groups=2)"
+    assert repr(nn.ConvTranspose2d(2, 3, 3, stride=2, output_padding=1)) == \
+        "ConvTranspose2d(2, 3, kernel_size=(3, 3), stride=(2, 2), output_padding=(1, 1))"
+    assert repr(nn.ConvTranspose3d(2, 3, 3, bias=False)) == \
+        "ConvTranspose3d(2, 3, kernel_size=(3, 3, 3), stride=(1, 1, 1), bias=False)"
+    assert repr(nn.Dropout(0.3)) == "Dropout(p=0.3, inplace=False)"
+    assert repr(nn.Softmax(dim=1)) == "Softmax(dim=1)" and repr(nn.LogSoftmax(dim=-1)) == "LogSoftmax(dim=-1)"

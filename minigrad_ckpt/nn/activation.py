@@ -124,6 +124,9 @@ class Softmax(_AlongAxis):
     def __init__(self, axis: int | None = None, *, dim: int | None = None) -> None:
         FunctionLayer.__init__(self, axis=dim if dim is not None else axis)
 
+    def extra_repr(self) -> str:
+        return f"dim={self.axis}"  # PyTorch's: Softmax(dim=1), Softmax(dim=None) for the implicit choice
+
 
 class LogSoftmax(Softmax):
     """``log(softmax(x))`` along ``axis``, computed stably."""

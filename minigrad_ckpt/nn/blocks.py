@@ -189,10 +189,6 @@ class Conv3d(_ConvNd):
                              f"(N, {self.in_channels}, D, H, W) or ({self.in_channels}, D, H, W)")
         return F.conv3d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
-    def extra_repr(self) -> str:
-        return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}, "
-                f"padding={self.padding}")
-
 
 class AdaptiveAvgPool3d(_AdaptiveAvgPool):
     """Average pooling of (N, C, D, H, W) to a fixed ``output_size`` (``F.adaptive_avg_pool3d``)."""

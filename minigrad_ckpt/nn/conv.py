@@ -71,6 +71,28 @@ class _ConvNd(Module):
             bound = 1 / math.sqrt(fan_in) if fan_in else 0.0
             init.uniform_(self.bias, -bound, bound)
 
+    def extra_repr(self) -> str:
+        """PyTorch's: the sizes as tuples, and each other setting only where it is not the default
+        (``Conv2d(2, 3, kernel_size=(3, 3), stride=(1, 1), bias=False)``)."""
+        n = self.weight.ndim - 2
+
+        def spelled(v: Any) -> Any:
+            return v if isinstance(v, (tuple, str)) else (v,) * n
+
+        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={spelled(self.kernel_size)}, "
+             f"stride={spelled(self.stride)}")
+        for name, default in (("padding", 0), ("dilation", 1), ("output_padding", 0)):
+            value = spelled(getattr(self, name, default))
+            if value != (default,) * n:
+                s += f", {name}={value}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if getattr(self, "padding_mode", "zeros") != "zeros":
+            s += f", padding_mode={self.padding_mode}"
+        return s
+
 
 class Conv2d(_ConvNd):
     """2-D convolution over NCHW input; weight (out_channels, in_channels/groups, kh, kw)."""
@@ -103,12 +125,6 @@ class Conv2d(_ConvNd):
                                   self.padding_mode)
         return F.conv2d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
-    def extra_repr(self) -> str:
-        mode = "" if self.padding_mode == "zeros" else f", padding_mode={self.padding_mode!r}"
-        return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
-                f"stride={self.stride}, padding={self.padding}{mode}")
-
-
 def _single(v: Any) -> int:
     return int(v[0]) if isinstance(v, (tuple, list)) else int(v)
 
@@ -139,12 +155,6 @@ class Conv1d(_ConvNd):
                                   self.padding_mode)
         padding = padding if isinstance(padding, str) else padding[0]
         return F.conv1d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
-
-    def extra_repr(self) -> str:
-        mode = "" if self.padding_mode == "zeros" else f", padding_mode={self.padding_mode!r}"
-        return (f"{self.in_channels}, {self.out_channels}, kernel_size=({self.kernel_size},), "
-                f"stride=({self.stride},), padding={self.padding}{mode}")
-
 
 class _ConvTransposeNd(_ConvNd):
     """The transpose of a convolution over ``spatial`` axes (a "deconvolution"); weight
@@ -201,11 +211,6 @@ class _ConvTransposeNd(_ConvNd):
                 raise ValueError(f"{self!r}: requested an output size of {sizes}, but valid sizes range from "
                                  f"{tuple(smallest)} to {tuple(lo + s - 1 for lo, s in zip(smallest, self.stride))}")
         return tuple(want - low for want, low in zip(sizes, smallest))
-
-    def extra_repr(self) -> str:
-        return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}, "
-                f"padding={self.padding}")
-
 
 class ConvTranspose2d(_ConvTransposeNd):
     """The transpose of Conv2d (a "deconvolution") over (N, C, H, W); weight (in_channels,

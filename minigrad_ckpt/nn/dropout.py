@@ -24,6 +24,9 @@ class _Dropout(FunctionLayer):
             raise ValueError(f"{type(self).__name__}: p must be in [0, 1], got {p}")
         super().__init__(p=float(p))
 
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace=False"  # PyTorch's (in-place dropout is refused here)
+
 
 class Dropout(_Dropout):
     """Zeroes each element with probability ``p`` in training, scaling the rest by ``1/(1-p)``; identity in eval."""
