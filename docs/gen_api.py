@@ -34,6 +34,7 @@ MODULES = [
     ("minigrad_ckpt.autograd.functional", "mg.autograd.functional"),
     ("minigrad_ckpt.backends", "mg.backends"),
     ("minigrad_ckpt.distributions", "mg.distributions"),
+    ("minigrad_ckpt.amp", "mg.amp"),
     ("minigrad_ckpt.anomaly", "mg.anomaly"),
     ("minigrad_ckpt.checkpoint", "mg.checkpoint"),
     ("minigrad_ckpt.memory", "mg.memory"),

@@ -77,9 +77,10 @@ def from_numpy(array: Any) -> Tensor:
 
 
 from . import (  # noqa: E402  (need the names above)
-    accelerator, autograd, backends, checkpoint, cuda, distributed, distributions, fft, func, linalg, memory, nn,
+    accelerator, amp, autograd, backends, checkpoint, cuda, distributed, distributions, fft, func, linalg, memory, nn,
     optim, snapshot, special, testing, utils, viz,
 )
+from .amp import autocast  # noqa: E402  (PyTorch's torch.autocast)
 from .compiler import compile  # noqa: E402, A004  (PyTorch's torch.compile; kept out of ``import *``: a builtin)
 from .executor import Executor  # noqa: E402
 from .nn.functional.distance import cdist  # noqa: E402  (PyTorch has it at the top level only)
@@ -110,5 +111,5 @@ __all__ = [
     # the rest of the system
     "Executor", "fft", "func", "linalg", "special", "nn", "optim", "utils", "distributed", "checkpoint", "snapshot",
     "testing", "memory", "viz", "cuda", "accelerator", "ops", "tape", "anomaly", "autograd", "backends",
-    "distributions",
+    "distributions", "amp", "autocast",
 ]

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .backend import _cupy, get_device
+from ..backend import _cupy, get_device
 
-__all__ = ["is_available", "device_count", "synchronize", "memory_used_bytes"]
+__all__ = ["is_available", "device_count", "synchronize", "memory_used_bytes", "amp"]
 
 
 def is_available() -> bool:
@@ -47,3 +47,6 @@ def memory_used_bytes(device: Any = None) -> int:
     dev = get_device(device if device is not None else "cuda:0")
     with cupy.cuda.Device(dev.index):
         return int(cupy.get_default_memory_pool().used_bytes())
+
+
+from . import amp  # noqa: E402  (PyTorch's torch.cuda.amp; it reads is_available above)

@@ -1,0 +1,175 @@
+"""``mg.amp``: PyTorch's mixed-precision helpers, ``GradScaler`` and ``autocast``, so that a
+training loop written for them runs after the rename.
+
+``GradScaler`` is PyTorch's dynamic loss scaling, step for step: ``scale(loss)`` multiplies by
+the scale (2**16 to start), ``unscale_``/``step`` divide the gradients back and skip the
+optimizer's step when any is inf or NaN, ``update()`` halves the scale after such a step and
+doubles it after ``growth_interval`` clean ones.  As PyTorch's, it is enabled only where its
+device is: ``GradScaler()`` (device ``"cuda"``) without a GPU is a pass-through, ``"cpu"`` always
+scales.  Scaling by a power of two is exact, so gradients and steps are those of the plain loop.
+
+``autocast`` cannot lower precision here (there are no float16/bfloat16 kernels): ops run in
+their inputs' dtype; enabled where its device is, it says so once with a warning rather than
+silently computing at another precision than PyTorch would.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from . import cuda as _cuda
+from .grad_mode import no_grad
+from .tensor import Tensor
+
+__all__ = ["GradScaler", "autocast"]
+
+_READY, _UNSCALED, _STEPPED = "ready", "unscaled", "stepped"
+
+
+def _device_available(device: str) -> bool:
+    kind = str(device).split(":")[0]
+    return kind == "cpu" or (kind == "cuda" and _cuda.is_available())
+
+
+class GradScaler:
+    """PyTorch's ``torch.amp.GradScaler(device, init_scale, growth_factor, backoff_factor,
+    growth_interval, enabled)``."""
+
+    def __init__(self, device: str = "cuda", init_scale: float = 2.0 ** 16, growth_factor: float = 2.0,
+                 backoff_factor: float = 0.5, growth_interval: int = 2000, enabled: bool = True) -> None:
+        if enabled and not _device_available(device):
+            warnings.warn(f"GradScaler is enabled, but device {device!r} is not available; disabling",
+                          UserWarning, stacklevel=2)
+            enabled = False
+        if enabled and not (growth_factor > 1.0 and backoff_factor < 1.0):
+            raise ValueError("GradScaler: growth_factor must be > 1 and backoff_factor < 1")
+        self._enabled = bool(enabled)
+        self._scale, self._growth_tracker = float(init_scale), 0
+        self._growth_factor, self._backoff_factor = float(growth_factor), float(backoff_factor)
+        self._growth_interval = int(growth_interval)
+        self._per_optimizer: dict[int, dict[str, Any]] = {}
+
+    def is_enabled(self) -> bool:
+        return self._enabled
+
+    def get_scale(self) -> float:
+        """The current scale (1.0 when disabled, as PyTorch's)."""
+        return self._scale if self._enabled else 1.0
+
+    def scale(self, outputs: Any) -> Any:
+        """``outputs`` (a Tensor, or lists/tuples of them) times the scale; unchanged when disabled."""
+        if not self._enabled:
+            return outputs
+        if isinstance(outputs, Tensor):
+            return outputs * self._scale
+        if isinstance(outputs, (list, tuple)):
+            return type(outputs)(self.scale(o) for o in outputs)
+        raise ValueError("outputs must be a Tensor or an iterable of Tensors")
+
+    def _state(self, optimizer: Any) -> dict[str, Any]:
+        return self._per_optimizer.setdefault(id(optimizer), {"stage": _READY, "found_inf": False})
+
+    def unscale_(self, optimizer: Any) -> None:
+        """Divide ``optimizer``'s gradients by the scale, in place, noting whether any is inf/NaN."""
+        if not self._enabled:
+            return
+        state = self._state(optimizer)
+        if state["stage"] == _UNSCALED:
+            raise RuntimeError("unscale_() has already been called on this optimizer since the last update().")
+        if state["stage"] == _STEPPED:
+            raise RuntimeError("unscale_() is being called after step().")
+        inv_scale = 1.0 / self._scale
+        found_inf = False
+        with no_grad():
+            for group in optimizer.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    if p.grad.dtype == "float16":
+                        raise ValueError("Attempting to unscale FP16 gradients.")
+                    found_inf = found_inf or not bool(p.grad.isfinite().all().item())
+                    p.grad.mul_(inv_scale)
+        state["found_inf"], state["stage"] = found_inf, _UNSCALED
+
+    def step(self, optimizer: Any, *args: Any, **kwargs: Any) -> Any:
+        """``optimizer.step()`` on the unscaled gradients, skipped if any was inf/NaN (returns None then)."""
+        if not self._enabled:
+            return optimizer.step(*args, **kwargs)
+        if "closure" in kwargs:
+            raise RuntimeError("Closure use is not currently supported if GradScaler is enabled.")
+        state = self._state(optimizer)
+        if state["stage"] == _STEPPED:
+            raise RuntimeError("step() has already been called since the last update().")
+        if state["stage"] == _READY:
+            self.unscale_(optimizer)
+        result = None if state["found_inf"] else optimizer.step(*args, **kwargs)
+        state["stage"] = _STEPPED
+        return result
+
+    def update(self, new_scale: float | Tensor | None = None) -> None:
+        """Back off after a skipped step, grow after ``growth_interval`` clean ones (or set ``new_scale``)."""
+        if not self._enabled:
+            return
+        if new_scale is not None:
+            self._scale = float(new_scale.item() if isinstance(new_scale, Tensor) else new_scale)
+        else:
+            if not self._per_optimizer:
+                raise AssertionError("No inf checks were recorded prior to update.")
+            if any(s["found_inf"] for s in self._per_optimizer.values()):
+                self._scale *= self._backoff_factor
+                self._growth_tracker = 0
+            elif self._growth_tracker + 1 == self._growth_interval:
+                self._scale *= self._growth_factor
+                self._growth_tracker = 0
+            else:
+                self._growth_tracker += 1
+            self._scale = min(self._scale, 3.4028234663852886e38)  # PyTorch's scale is a float32
+        self._per_optimizer.clear()
+
+    def state_dict(self) -> dict[str, Any]:
+        if not self._enabled:
+            return {}
+        return {"scale": self._scale, "growth_factor": self._growth_factor, "backoff_factor": self._backoff_factor,
+                "growth_interval": self._growth_interval, "_growth_tracker": self._growth_tracker}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        if not self._enabled:
+            return
+        if not state_dict:
+            raise RuntimeError("The source state dict is empty, possibly because it was saved from a disabled "
+                               "instance of GradScaler.")
+        self._scale = float(state_dict["scale"])
+        self._growth_factor, self._backoff_factor = state_dict["growth_factor"], state_dict["backoff_factor"]
+        self._growth_interval, self._growth_tracker = state_dict["growth_interval"], state_dict["_growth_tracker"]
+
+
+class autocast:  # noqa: N801  (PyTorch's name)
+    """PyTorch's ``torch.autocast(device_type, dtype=None, enabled=True, cache_enabled=None)`` as a
+    context manager or decorator: ops keep their inputs' dtype here (see the module docstring)."""
+
+    _warned = False
+
+    def __init__(self, device_type: str = "cuda", dtype: Any = None, enabled: bool = True,
+                 cache_enabled: bool | None = None) -> None:
+        self.device_type, self.fast_dtype = device_type, dtype
+        self.enabled = bool(enabled) and _device_available(device_type)
+        if self.enabled and not autocast._warned:
+            autocast._warned = True
+            warnings.warn("autocast: lower-precision kernels are not offered; ops run in their inputs' dtype "
+                          "(float32 stays float32)", UserWarning, stacklevel=2)
+
+    def __enter__(self) -> autocast:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+    def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self:
+                return fn(*args, **kwargs)
+        return wrapper
