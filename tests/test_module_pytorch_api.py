@@ -393,3 +393,13 @@ def test_layer_reprs_are_pytorchs():
         "ConvTranspose3d(2, 3, kernel_size=(3, 3, 3), stride=(1, 1, 1), bias=False)"
     assert repr(nn.Dropout(0.3)) == "Dropout(p=0.3, inplace=False)"
     assert repr(nn.Softmax(dim=1)) == "Softmax(dim=1)" and repr(nn.LogSoftmax(dim=-1)) == "LogSoftmax(dim=-1)"
+
+
+def test_conv1d_keeps_its_sizes_as_one_element_tuples():
+    conv = nn.Conv1d(2, 4, 3, stride=2, padding=1, dilation=2)
+    # torch: conv.kernel_size == (3,), stride (2,), padding (1,), dilation (2,); "same" stays a string
+    assert (conv.kernel_size, conv.stride, conv.padding, conv.dilation) == ((3,), (2,), (1,), (2,))
+    assert nn.Conv1d(2, 4, 3, padding="same").padding == "same"
+    length = (10 + 2 * conv.padding[0] - conv.dilation[0] * (conv.kernel_size[0] - 1) - 1) // conv.stride[0] + 1
+    assert conv(mg.randn(1, 2, 10)).shape == (1, 4, length)
+    assert nn.Conv1d(2, 4, 3, padding="same", padding_mode="circular")(mg.randn(1, 2, 7)).shape == (1, 4, 7)

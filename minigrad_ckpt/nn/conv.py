@@ -139,9 +139,11 @@ class Conv1d(_ConvNd):
         self.padding_mode = _check_padding_mode("Conv1d", padding_mode)
         _check_groups("Conv1d", in_channels, out_channels, groups)
         self.in_channels, self.out_channels, self.groups = int(in_channels), int(out_channels), int(groups)
-        self.kernel_size, self.stride, self.dilation = _single(kernel_size), _single(stride), _single(dilation)
-        self.padding = padding if isinstance(padding, str) else _single(padding)
-        self.weight = _empty(out_channels, in_channels // groups, self.kernel_size, dtype=dtype, device=device)
+        # one-element tuples, as PyTorch's Conv1d keeps them (conv.kernel_size[0] is how programs read them)
+        self.kernel_size, self.stride = (_single(kernel_size),), (_single(stride),)
+        self.dilation = (_single(dilation),)
+        self.padding = padding if isinstance(padding, str) else (_single(padding),)
+        self.weight = _empty(out_channels, in_channels // groups, *self.kernel_size, dtype=dtype, device=device)
         self.bias = _empty(out_channels, dtype=dtype, device=device) if bias else None
         self.reset_parameters()
 
@@ -150,10 +152,7 @@ class Conv1d(_ConvNd):
         if x.ndim not in (2, 3) or x.shape[-2] != self.in_channels:
             raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} does not match: expected "
                              f"(N, {self.in_channels}, L) or ({self.in_channels}, L)")
-        padding = self.padding if isinstance(self.padding, str) else (self.padding,)
-        x, padding = _pad_by_mode(x, padding, (self.kernel_size,), (self.dilation,), (self.stride,),
-                                  self.padding_mode)
-        padding = padding if isinstance(padding, str) else padding[0]
+        x, padding = _pad_by_mode(x, self.padding, self.kernel_size, self.dilation, self.stride, self.padding_mode)
         return F.conv1d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 class _ConvTransposeNd(_ConvNd):
