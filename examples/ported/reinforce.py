@@ -3,9 +3,8 @@ mechanical rename.
 
     python examples/ported/reinforce.py --episodes 3
 
-A policy network, actions sampled with ``mg.multinomial`` (the original's
-``Categorical(probs).sample()`` and ``.log_prob``, spelled with the functions: ``multinomial``
-and ``log_softmax(...).gather``), discounted returns normalized with ``.std()``, and Adam.
+A policy network, actions sampled from ``Categorical(probs)`` (``mg.distributions``) with their
+``log_prob`` kept, discounted returns normalized with ``.std()``, and Adam.
 The environment is a small corridor written here (no ``gym``): the agent starts in the middle
 and is paid for reaching the right end; the lines that differ are listed in ``README.md``.
 """
@@ -18,6 +17,7 @@ import minigrad_ckpt as mg
 import minigrad_ckpt.nn as nn
 import minigrad_ckpt.nn.functional as F
 import minigrad_ckpt.optim as optim
+from minigrad_ckpt.distributions import Categorical
 
 eps = np.finfo(np.float32).eps.item()
 
@@ -66,8 +66,9 @@ class Policy(nn.Module):
 def select_action(policy, state):
     state = mg.from_numpy(state).float().unsqueeze(0)
     probs = policy(state)
-    action = mg.multinomial(probs, 1)
-    policy.saved_log_probs.append(mg.log(probs.gather(1, action)).squeeze())
+    m = Categorical(probs)
+    action = m.sample()
+    policy.saved_log_probs.append(m.log_prob(action))
     return action.item()
 
 

@@ -85,8 +85,10 @@ class Categorical(Distribution):
         n = 1
         for s in shape:
             n *= s
+        from .. import multinomial  # the public function, as PyTorch's sample calls torch.multinomial
+
         rows = self.probs.reshape(-1, self._num_events)
-        drawn = creation.multinomial(rows, n, replacement=True)  # (batch, n)
+        drawn = multinomial(rows, n, replacement=True)  # (batch, n)
         return drawn.T.reshape(*shape, *self.batch_shape)
 
     def log_prob(self, value: Tensor) -> Tensor:
