@@ -82,3 +82,26 @@ def test_creation_takes_pytorchs_size_end_and_steps():
 def test_one_argument_under_two_names_is_an_error(call):
     with pytest.raises(TypeError):
         call(_x())
+
+
+X3 = [[3.0, 1.0, 4.0, 1.0], [5.0, 9.0, 2.0, 6.0], [5.0, 3.0, 5.0, 8.0]]
+
+
+@pytest.mark.parametrize("call, values, indices", [
+    # torch.max(x, 1, keepdim=True) and the like: keepdim= is PyTorch's spelling, so PyTorch's pair;
+    # mg.max gave NumPy's maxima alone, and mg.median ignored keepdim= (torch 2.13's values)
+    (lambda x: mg.max(x, 1, keepdim=True), [[4.0], [9.0], [8.0]], [[2], [1], [3]]),
+    (lambda x: mg.min(x, 0, keepdim=True), [[3.0, 1.0, 2.0, 1.0]], [[0, 0, 1, 0]]),
+    (lambda x: mg.median(x, 1, keepdim=True), [[1.0], [5.0], [5.0]], [[3], [0], [0]]),
+    (lambda x: mg.nanmedian(x, 0, keepdim=True), [[5.0, 3.0, 4.0, 6.0]], [[1, 2, 0, 1]]),
+])
+def test_keepdim_beside_a_positional_dim_is_pytorchs_pair(call, values, indices):
+    out = call(mg.tensor(X3))
+    np.testing.assert_array_equal(out.values.numpy(), values)
+    np.testing.assert_array_equal(out.indices.numpy(), indices)
+
+
+def test_keepdims_and_a_positional_axis_alone_stay_numpys():
+    x = mg.tensor(X3)
+    np.testing.assert_array_equal(mg.max(x, 1, keepdims=True).numpy(), [[4.0], [9.0], [8.0]])
+    np.testing.assert_array_equal(mg.median(x, 1).numpy(), [2.0, 5.5, 5.0])  # NumPy: mean of the middle two

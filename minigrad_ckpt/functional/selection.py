@@ -165,9 +165,9 @@ new first dim); ``method=`` (PyTorch: ``interpolation=``) is ``'linear'``, ``'lo
 to the one or two order statistics each quantile interpolates."""
 
 _MEDIAN_DOC = """NumPy's ``{name}``: the middle value along ``axis`` (all of it for None), the mean of the
-two middle ones for an even count{nans}.  With PyTorch's ``dim=`` it is ``torch.{name}``'s: the
-*lower* middle value and its index, a :class:`ValuesIndices` (``x.{name}()`` without a dim: that
-value of the whole tensor).  The gradient goes to the middle element(s)."""
+two middle ones for an even count{nans}.  With PyTorch's ``dim=`` (or ``keepdim=`` beside a dim)
+it is ``torch.{name}``'s: the *lower* middle value and its index, a :class:`ValuesIndices`
+(``x.{name}()`` without a dim: that value of the whole tensor).  The gradient goes to the middle element(s)."""
 
 
 def _named(fn: Any, name: str, doc: str) -> Any:
@@ -201,11 +201,15 @@ nanquantile = _quantile_api("nanquantile", skip_nan=True)
 
 def _median_api(name: str, skip_nan: bool) -> Any:
     def fn(input: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,  # noqa: A002
-           keepdims: bool = False, *, dim: Any = _UNSET, keepdim: bool = False) -> Any:
+           keepdims: bool = False, *, dim: Any = _UNSET, keepdim: Any = _UNSET) -> Any:
+        if dim is _UNSET and keepdim is not _UNSET and isinstance(axis, (int, host_numpy.integer)):
+            dim, axis = axis, None  # PyTorch's spelling: median(x, 0, keepdim=True) is its pair
         if dim is not _UNSET:  # PyTorch's: the lower median and its index
             if axis is not None:
                 raise TypeError(f"{name}: pass either axis= or dim=, not both (dim= returns (values, indices))")
-            return _lower_median(name, input, dim, keepdim, skip_nan)
+            return _lower_median(name, input, dim, bool(keepdim is not _UNSET and keepdim), skip_nan)
+        if keepdim is not _UNSET:
+            keepdims = keepdim
         x = as_tensor(input)
         x = x if x.dtype.kind in "fc" else mf.astype(x, "float64")  # NumPy: the median of integers is a float
         return _quantile(name, x, 0.5, axis, keepdims, "midpoint", skip_nan)

@@ -139,6 +139,9 @@ def _extremum(fn: Callable[..., Any], elementwise: Callable[..., Any]) -> Callab
             return elementwise(x, axis)
         if dim is _UNSET:
             if keepdim is not _UNSET:
+                if isinstance(axis, (int, host_numpy.integer)) and not kwargs:
+                    # PyTorch's spelling: torch.max(x, 1, keepdim=True) is the (values, indices) pair
+                    return extremum_along(name, x, axis, bool(keepdim))
                 keepdims = keepdim
             return plain(x, axis, keepdims, **kwargs)
         if axis is not None:
@@ -149,7 +152,8 @@ def _extremum(fn: Callable[..., Any], elementwise: Callable[..., Any]) -> Callab
 
     wrapper.__signature__ = inspect.signature(plain)  # type: ignore[attr-defined]
     wrapper.__doc__ = (fn.__doc__ or "") + (
-        f"\n\nWith PyTorch's ``dim=`` it returns ``(values, indices)`` (a :class:`ValuesIndices`), "
+        f"\n\nWith PyTorch's ``dim=`` (or ``keepdim=`` beside a dim) it returns ``(values, indices)`` "
+        f"(a :class:`ValuesIndices`), "
         f"as ``torch.{name}(x, dim)`` does; the gradient goes to the element at ``indices``.  "
         f"A tensor as the second argument is PyTorch's elementwise ``torch.{name}(x, other)``.")
     return wrapper
