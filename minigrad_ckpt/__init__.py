@@ -85,6 +85,11 @@ from .compiler import compile  # noqa: E402, A004  (PyTorch's torch.compile; kep
 from .executor import Executor  # noqa: E402
 from .nn.functional.distance import cdist  # noqa: E402  (PyTorch has it at the top level only)
 from .snapshot.saveload import load, save  # noqa: E402
+from .settings import (  # noqa: E402  (PyTorch's process-wide settings; see settings.py)
+    are_deterministic_algorithms_enabled, get_float32_matmul_precision, get_num_threads,
+    is_deterministic_algorithms_warn_only_enabled, set_float32_matmul_precision, set_num_threads,
+    use_deterministic_algorithms,
+)
 
 __all__ = [
     # tensors and creation
@@ -107,7 +112,9 @@ __all__ = [
     # the public math, section by section (functional/public_names.py)
     *_public_names.exports(__name__),
     # PyTorch's names
-    "save", "load", "cdist",
+    "save", "load", "cdist", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+    "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision", "get_float32_matmul_precision",
+    "set_num_threads", "get_num_threads",
     # the rest of the system
     "Executor", "fft", "func", "linalg", "special", "nn", "optim", "utils", "distributed", "checkpoint", "snapshot",
     "testing", "memory", "viz", "cuda", "accelerator", "ops", "tape", "anomaly", "autograd", "backends",

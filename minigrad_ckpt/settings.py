@@ -1,0 +1,69 @@
+"""PyTorch's process-wide settings that training scripts set at the top --
+``torch.use_deterministic_algorithms(True)``, ``torch.set_float32_matmul_precision("high")``,
+``torch.set_num_threads(4)`` -- so that they run after the rename.
+
+None of them changes a result here: every op of the engine is deterministic already (the
+same inputs give the same bits, run after run), matrix products are full float32/float64
+(no TF32 or bfloat16 passes), and the CPU's thread count is NumPy's BLAS's, set by its
+environment variables (``OMP_NUM_THREADS``) before the process starts.  Each setting keeps
+what is written and reads it back, as PyTorch's.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+__all__ = ["use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+           "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision",
+           "get_float32_matmul_precision", "set_num_threads", "get_num_threads"]
+
+_state: dict[str, object] = {"deterministic": False, "warn_only": False, "matmul_precision": "highest",
+                             "num_threads": None}
+
+
+def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
+    """Record PyTorch's determinism switch (the engine is deterministic either way)."""
+    if not isinstance(mode, bool):
+        raise TypeError(f"use_deterministic_algorithms: mode must be a bool, got {type(mode).__name__}")
+    _state["deterministic"], _state["warn_only"] = mode, bool(warn_only)
+
+
+def are_deterministic_algorithms_enabled() -> bool:
+    """What :func:`use_deterministic_algorithms` last set (False to start)."""
+    return bool(_state["deterministic"])
+
+
+def is_deterministic_algorithms_warn_only_enabled() -> bool:
+    """The ``warn_only`` that :func:`use_deterministic_algorithms` last set."""
+    return bool(_state["warn_only"])
+
+
+def set_float32_matmul_precision(precision: str) -> None:
+    """Record ``"highest"``, ``"high"`` or ``"medium"``; products stay full precision here.  Another
+    value is ignored with a warning, as PyTorch's."""
+    if precision not in ("highest", "high", "medium"):
+        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current "
+                      "set_float32_matmul_precision call has no effect.", UserWarning, stacklevel=2)
+        return
+    _state["matmul_precision"] = precision
+
+
+def get_float32_matmul_precision() -> str:
+    """What :func:`set_float32_matmul_precision` last set (``"highest"`` to start)."""
+    return str(_state["matmul_precision"])
+
+
+def set_num_threads(n: int) -> None:
+    """Record PyTorch's intra-op thread count (NumPy's BLAS keeps the count it started with)."""
+    if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+        raise RuntimeError(f"set_num_threads expects a positive integer, got {n!r}")
+    _state["num_threads"] = n
+
+
+def get_num_threads() -> int:
+    """The count last set, else ``OMP_NUM_THREADS`` or the CPU count (PyTorch's default)."""
+    if _state["num_threads"] is not None:
+        return int(_state["num_threads"])  # type: ignore[arg-type]
+    env = os.environ.get("OMP_NUM_THREADS", "")
+    return int(env) if env.isdigit() and int(env) > 0 else (os.cpu_count() or 1)
