@@ -20,7 +20,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from . import cuda as _cuda
+from .backend import cuda_device_count
 from .grad_mode import no_grad
 from .tensor import Tensor
 
@@ -31,7 +31,7 @@ _READY, _UNSCALED, _STEPPED = "ready", "unscaled", "stepped"
 
 def _device_available(device: str) -> bool:
     kind = str(device).split(":")[0]
-    return kind == "cpu" or (kind == "cuda" and _cuda.is_available())
+    return kind == "cpu" or (kind == "cuda" and cuda_device_count() > 0)
 
 
 class GradScaler:

@@ -565,6 +565,17 @@ def _cupy() -> Any:
     return cupy
 
 
+def cuda_device_count() -> int:
+    """The number of CUDA GPUs CuPy sees (0 without CuPy or a GPU); ``mg.cuda`` and ``mg.amp`` ask here."""
+    cupy = _cupy()
+    if cupy is None:
+        return 0
+    try:
+        return int(cupy.cuda.runtime.getDeviceCount())
+    except Exception:
+        return 0
+
+
 def cupy_nccl() -> tuple[Any, Any]:
     """CuPy and its NCCL bindings (``cupy.cuda.nccl``), for ``minigrad_ckpt.distributed``;
     an ImportError naming the fix when either is missing."""

@@ -239,6 +239,10 @@ NO_TENSOR_INPUT = {
     "broadcast_shapes", "finfo", "iinfo", "logspace", "scalar_tensor", "hann_window", "hamming_window",
     "blackman_window", "bartlett_window", "kaiser_window",
     "unravel_index",  # its tensor holds integer indices
+    # PyTorch's process-wide settings
+    "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+    "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision",
+    "get_float32_matmul_precision", "set_num_threads", "get_num_threads",
 }
 
 #: complex support that belongs to another part of the engine

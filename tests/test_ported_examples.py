@@ -150,6 +150,8 @@ def _replay_torch_draws(monkeypatch, run: str) -> list[str]:
 
     for fn in set(fns):
         monkeypatch.setattr(mg, fn, replay(fn))
+    if "multinomial" in fns:  # distributions.Categorical draws through it, as torch's through torch.multinomial
+        monkeypatch.setattr(mg.creation, "multinomial", mg.multinomial)
     return called
 
 

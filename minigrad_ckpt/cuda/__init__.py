@@ -7,31 +7,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..backend import _cupy, get_device
+from ..backend import _cupy, cuda_device_count, get_device
 
 __all__ = ["is_available", "device_count", "synchronize", "memory_used_bytes", "amp"]
 
 
 def is_available() -> bool:
     """True if CuPy is installed and sees at least one CUDA GPU."""
-    cupy = _cupy()
-    if cupy is None:
-        return False
-    try:
-        return cupy.cuda.runtime.getDeviceCount() > 0
-    except Exception:
-        return False
+    return cuda_device_count() > 0
 
 
 def device_count() -> int:
     """The number of visible CUDA GPUs (0 without CuPy or a GPU)."""
-    cupy = _cupy()
-    if cupy is None:
-        return 0
-    try:
-        return int(cupy.cuda.runtime.getDeviceCount())
-    except Exception:
-        return 0
+    return cuda_device_count()
 
 
 def synchronize(device: Any = None) -> None:

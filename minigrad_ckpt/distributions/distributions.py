@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from .. import creation
+from ..backend import host_numpy
+from ..functional.elementwise import where
 from ..grad_mode import no_grad
 from ..nn import functional as F
 from ..tensor import Tensor
@@ -24,18 +24,16 @@ def _as_float_tensor(value: Any, like: Tensor | None = None) -> Tensor:
 
 def _clamp_probs(probs: Tensor) -> Tensor:
     """PyTorch's ``clamp_probs``: into ``[eps, 1 - eps]`` of the dtype, so their logs are finite."""
-    eps = float(np.finfo(probs.dtype).eps)
+    eps = float(host_numpy.finfo(probs.dtype).eps)
     return probs.clamp(min=eps, max=1 - eps)
 
 
 def _broadcast(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
-    return tuple(np.broadcast_shapes(tuple(a), tuple(b)))
+    return tuple(host_numpy.broadcast_shapes(tuple(a), tuple(b)))
 
 
 def _where(mask: Tensor, value: float, t: Tensor) -> Tensor:
     """``t`` with ``value`` where ``mask`` (PyTorch's formulas write ``t[mask] = value``)."""
-    from .. import where  # the package's public function, there once the package is imported
-
     return where(mask.expand(*t.shape), creation.full_like(t, value), t)
 
 
@@ -85,10 +83,9 @@ class Categorical(Distribution):
         n = 1
         for s in shape:
             n *= s
-        from .. import multinomial  # the public function, as PyTorch's sample calls torch.multinomial
-
         rows = self.probs.reshape(-1, self._num_events)
-        drawn = multinomial(rows, n, replacement=True)  # (batch, n)
+        # (batch, n), drawn as PyTorch's sample draws them: one torch.multinomial call
+        drawn = creation.multinomial(rows, n, replacement=True)
         return drawn.T.reshape(*shape, *self.batch_shape)
 
     def log_prob(self, value: Tensor) -> Tensor:
@@ -99,7 +96,7 @@ class Categorical(Distribution):
         return log_pmf.gather(-1, value.expand(*shape)).squeeze(-1)
 
     def entropy(self) -> Tensor:
-        min_real = float(np.finfo(self.logits.dtype).min)
+        min_real = float(host_numpy.finfo(self.logits.dtype).min)
         return -(self.logits.clamp(min=min_real) * self.probs).sum(-1)
 
 
