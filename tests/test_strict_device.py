@@ -159,3 +159,22 @@ def test_second_derivatives_on_the_strict_device_match_the_cpu_bitwise(name):
         assert mg.get_default_device() == mg.device("cpu")  # the default is the caller's again
     for got, want in zip(results[1], results[0]):
         np.testing.assert_array_equal(got, want)
+
+
+def test_strict_scalars_round_as_the_numpy_scalars_the_cpu_holds():
+    """Where NumPy on the CPU hands back a scalar (an op on 0-d arrays), the strict device hands
+    back a 0-d array that still computes as that scalar: NumPy's scalar math rounds a complex
+    product differently from its array loop, and the complex arccosh's forward-mode derivative
+    at a 0-d input differed from the CPU's in the last bit."""
+    z = np.array(2.9375 - 0.5j)
+    xp = mg.device("strict").xp
+    s = xp.asarray(z)
+    want = 1 / (np.sqrt(z - 1) * np.sqrt(z + 1))
+    got = xp.to_host(1 / (xp.sqrt(s - 1) * xp.sqrt(s + 1)))
+    assert isinstance(got, np.ndarray) and got.shape == ()
+    assert got.tobytes() == np.asarray(want).tobytes()
+    tangents = []
+    for device in ("cpu", "strict"):
+        x, t = mg.tensor(z, device=device), mg.tensor(np.array(0.125 + 0.125j), device=device)
+        tangents.append(mg.func.jvp(mg.arccosh, (x,), (t,))[1].numpy())
+    assert tangents[0].tobytes() == tangents[1].tobytes()

@@ -33,7 +33,7 @@ import numpy
 
 from ..backend import ArrayNamespace, Device, _lookup, register_device_type
 
-__all__ = ["StrictArray", "StrictNamespace", "StrictDeviceError"]
+__all__ = ["StrictArray", "StrictScalar", "StrictNamespace", "StrictDeviceError"]
 
 
 class StrictDeviceError(TypeError):
@@ -58,7 +58,7 @@ class StrictArray:
     __array_ufunc__ = None  # NumPy must not compute on it behind the namespace's back
     __hash__ = None  # type: ignore[assignment]
 
-    def __init__(self, a: numpy.ndarray, ns: StrictNamespace) -> None:
+    def __init__(self, a: numpy.ndarray | numpy.generic, ns: StrictNamespace) -> None:
         self._a = a
         self._ns = ns
 
@@ -108,6 +108,19 @@ class StrictArray:
 
     def __setitem__(self, index: Any, value: Any) -> None:
         self._a[self._ns._unwrap(index, "indexing")] = self._ns._unwrap(value, "assignment")
+
+
+class StrictScalar(StrictArray):
+    """A 0-d strict array where NumPy on the CPU hands back a scalar (a ufunc's 0-d result).
+
+    It computes as that scalar does, and its class is not the namespace's array type, as
+    a NumPy scalar's is not ``ndarray``: the engine turns it into an array where it turns
+    the CPU's scalar into one (``xp.as_array``), and an operator between such values is
+    NumPy's scalar math -- which rounds a complex product unlike the array loop -- on both
+    devices alike.  So the strict device's numbers stay the CPU's, bit for bit.
+    """
+
+    __slots__ = ()
 
 
 def _binary(fn: Any, reflected: bool = False) -> Any:
@@ -189,9 +202,8 @@ class StrictNamespace(ArrayNamespace):
             self._check(v)
             return StrictArray(v, self)
         if isinstance(v, numpy.generic):  # never hand out host scalars: 0-d arrays, like CuPy
-            arr = numpy.asarray(v)
-            self._check(arr)
-            return StrictArray(arr, self)
+            self._check(v)
+            return StrictScalar(v, self)
         if isinstance(v, tuple):
             return tuple(self._wrap(x) for x in v)
         if isinstance(v, list):
@@ -229,7 +241,7 @@ class StrictNamespace(ArrayNamespace):
     def to_host(self, a: Any) -> numpy.ndarray:
         if not isinstance(a, StrictArray):
             raise StrictDeviceError(f"to_host expects a strict-device array, got {type(a).__name__}")
-        return a._a.copy()
+        return numpy.array(a._a)
 
     def scatter_add(self, target: Any, index: Any, values: Any) -> None:
         numpy.add.at(self._unwrap(target, "scatter_add"), self._unwrap(index, "scatter_add"),
