@@ -102,15 +102,29 @@ def slogdet(a: Any) -> SlogdetResult:
     return SlogdetResult(packed[..., 0].detach(), packed[..., 1])
 
 
-def solve(a: Any, b: Any) -> Tensor:
-    """``x`` with ``a @ x == b``: ``b`` is a vector if 1-D (NumPy 2's rule), else a stack of matrices."""
+def solve(a: Any, b: Any, *, left: bool = True) -> Tensor:
+    """``x`` with ``a @ x == b`` (``left=False``: ``x @ a == b``), batched, PyTorch's rule for
+    which ``b`` is a vector: a 1-D ``b``, or a stack of vectors whose shape is ``a.shape[:-1]``
+    (``a`` of shape ``(2, 3, 3)`` with ``b`` of shape ``(2, 3)`` solves two systems, one per
+    matrix, and returns shape ``(2, 3)``).  Any other ``b`` is a stack of matrices ``(..., n, k)``
+    whose batch axes broadcast against ``a``'s."""
     a = _matrices("solve", a, square=True)
     b = as_tensor(b, a)
+    vector = b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1])
+    if left:
+        return _solve(a, b, vector)
+    if vector:  # PyTorch refuses this too: x @ a == b for a vector b is x = solve(a^T, b)
+        raise RuntimeError(f"linalg.solve: left=False needs b to be a matrix (or a stack of them), "
+                           f"got shape {b.shape} for a of shape {a.shape}")
+    return swapaxes(_solve(swapaxes(a, -1, -2), swapaxes(b, -1, -2), False), -1, -2)
+
+
+def _solve(a: Tensor, b: Tensor, vector: bool) -> Tensor:
+    """``solve`` once the caller has decided whether ``b`` is a (stack of) vector(s)."""
     n = a.shape[-1]
-    vector = b.ndim == 1
     if vector:
-        b = reshape(b, (b.shape[0], 1))
-    if b.shape[-2] != n:
+        b = mf.expand_dims(b, -1)
+    if b.ndim < 2 or b.shape[-2] != n:
         raise ValueError(f"linalg.solve: a of shape {a.shape} and b of shape {b.shape} do not match")
     broadcast_shapes("linalg.solve", a.shape[:-2], b.shape[:-2])
     x = apply(_mx.Solve(), a, b)
@@ -477,4 +491,5 @@ def solve_triangular(a: Any, b: Any, trans: Any = 0, lower: bool = False,
         t = tril(a) if lower else triu(a)
     if transpose_:
         t = swapaxes(t, -1, -2)
-    return solve(t, b)
+    b = as_tensor(b, a)
+    return _solve(t, b, vector=b.ndim == 1)  # SciPy's rule (PyTorch's solve_triangular takes no vectors)

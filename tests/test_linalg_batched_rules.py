@@ -1,0 +1,87 @@
+"""PyTorch's batching rules in ``mg.linalg`` where they differ from NumPy's.
+
+``torch.linalg.solve(A, B)`` reads ``B`` as a stack of vectors when it is 1-D *or*
+when its shape is ``A.shape[:-1]`` (``linalg_solve_is_vector_rhs`` in ATen);
+NumPy 2 only for 1-D.  For ``A`` of shape ``(2, 2, 2)`` and ``B`` of shape
+``(2, 2)`` the two rules give different, equally well-shaped answers, so the
+wrong rule is silent.  The references here are per-matrix ``numpy.linalg.solve``
+loops, the gradients central differences.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+from minigrad_ckpt.testing import gradcheck, gradgradcheck
+
+RNG = np.random.default_rng(7)
+
+
+def _well(*shape):
+    return RNG.uniform(-1, 1, shape) + 3 * np.eye(shape[-1])
+
+
+def _t(a, dtype="float64", device=None):
+    return mg.tensor(np.asarray(a).astype(dtype), requires_grad=True, device=device)
+
+
+@pytest.mark.parametrize("a_shape,b_shape", [((2, 2, 2), (2, 2)), ((2, 3, 3), (2, 3)), ((2, 4, 3, 3), (2, 4, 3))])
+def test_solve_reads_b_of_shape_a_batch_as_vectors(a_shape, b_shape):
+    # torch.linalg.solve(torch.randn(2, 2, 2), torch.randn(2, 2)).shape == (2, 2): one system per matrix
+    a, b = _well(*a_shape), RNG.standard_normal(b_shape)
+    x = mg.linalg.solve(_t(a), _t(b))
+    expected = np.linalg.solve(a, b[..., None])[..., 0]
+    assert x.shape == b_shape
+    np.testing.assert_allclose(x.numpy(), expected, rtol=1e-12)
+    assert gradcheck(mg.linalg.solve, [_t(a), _t(b)], modes=("rev", "fwd"))
+    assert gradgradcheck(mg.linalg.solve, [_t(a), _t(b)])
+
+
+@pytest.mark.parametrize("a_shape,b_shape,x_shape", [
+    ((2, 3, 3), (3,), (2, 3)), ((2, 3, 3), (3, 1), (2, 3, 1)), ((3, 3), (2, 3, 4), (2, 3, 4)),
+    ((1, 3, 3), (2, 3, 2), (2, 3, 2)), ((2, 1, 3, 3), (5, 3, 1), (2, 5, 3, 1))])
+def test_solve_broadcasts_batch_axes_and_sums_their_gradients(a_shape, b_shape, x_shape):
+    # the shapes are torch.linalg.solve's for these inputs
+    a, b = _t(_well(*a_shape)), _t(RNG.standard_normal(b_shape))
+    assert mg.linalg.solve(a, b).shape == x_shape
+    assert gradcheck(mg.linalg.solve, [a, b], modes=("rev", "fwd"))
+
+
+@pytest.mark.parametrize("b_shape", [(2, 3), (1, 3), (5, 3)])
+def test_solve_refuses_what_torch_refuses(b_shape):
+    # torch: "Incompatible shapes of A and B for the equation AX = B (3x3 and 2x3)" and alike
+    with pytest.raises(ValueError, match="do not match"):
+        mg.linalg.solve(_t(_well(3, 3) if b_shape != (5, 3) else _well(2, 1, 3, 3)), _t(RNG.standard_normal(b_shape)))
+
+
+def test_solve_left_false_solves_x_a_equals_b():
+    a, b = _well(2, 3, 3), RNG.standard_normal((4, 3))
+    x = mg.linalg.solve(_t(a), _t(b), left=False)
+    np.testing.assert_allclose((x.numpy() @ a), np.broadcast_to(b, (2, 4, 3)), atol=1e-12)
+    assert gradcheck(lambda p, q: mg.linalg.solve(p, q, left=False), [_t(a), _t(b)], modes=("rev", "fwd"))
+    with pytest.raises(RuntimeError, match="left=False"):  # torch refuses a vector b here too
+        mg.linalg.solve(_t(a), _t(RNG.standard_normal((2, 3))), left=False)
+
+
+def test_solve_triangular_keeps_matrices_as_torch_does():
+    # torch.linalg.solve_triangular(A (2, 2, 2), B (2, 2), upper=True).shape == (2, 2, 2): B is a matrix
+    a, b = np.triu(_well(2, 2, 2)), RNG.standard_normal((2, 2))
+    x = mg.linalg.solve_triangular(_t(a), _t(b), upper=True)
+    np.testing.assert_allclose(x.numpy(), np.linalg.solve(a, b), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_batched_vector_solve_on_the_strict_device(dtype):
+    a, b = _well(2, 3, 3), RNG.standard_normal((2, 3))
+    results = []
+    for device in ("cpu", "strict"):
+        ta, tb = _t(a, dtype, device), _t(b, dtype, device)
+        x = mg.linalg.solve(ta, tb)
+        assert x.dtype == np.dtype(dtype) and x.shape == (2, 3)
+        ga, gb = mg.grad(x.sum(), [ta, tb])
+        results.append([x.numpy(), ga.numpy(), gb.numpy()])
+    for cpu, strict in zip(*results):
+        np.testing.assert_array_equal(cpu, strict)
