@@ -40,6 +40,52 @@ def test_python_floats_collate_to_float64_as_in_pytorch():
     assert next(iter(DataLoader([(1, 2.0), (3, 4.0)], batch_size=2)))[1].dtype == np.float64
 
 
+class _Tagged(list):
+    """A list subclass: default_collate keeps its type (PyTorch copies the first sample)."""
+
+
+def test_containers_collate_with_pytorchs_types():
+    # torch: default_collate([(1, 2.0), (3, 4.0)]) == [tensor([1, 3]), tensor([2., 4.], dtype=float64)] (a list)
+    batch = default_collate([(1, 2.0), (3, 4.0)])
+    assert type(batch) is list and batch[0].tolist() == [1, 3] and batch[1].dtype == np.float64
+    # torch: a mix of tuple and list samples, and a list subclass
+    assert type(default_collate([(1, 2), [3, 4]])) is list
+    assert type(default_collate([_Tagged([1, 2]), _Tagged([3, 4])])) is _Tagged
+    # torch: default_collate([range(2), range(2)]) == [tensor([0, 0]), tensor([1, 1])]
+    assert [t.tolist() for t in default_collate([range(2), range(2)])] == [[0, 0], [1, 1]]
+    # torch: strings in a tuple field stay the tuple zip made; at the top the batch's list
+    batch = default_collate([("a", 1), ("b", 2)])
+    assert batch[0] == ("a", "b") and batch[1].tolist() == [1, 2]
+    assert default_collate(["a", "b"]) == ["a", "b"]
+    # torch: nested -- [{'x': [tensor([1, 4]), [tensor([2, 5]), tensor([3, 6])]]}, ('s', 't')]
+    nested = default_collate([({"x": (1, [2, 3])}, "s"), ({"x": (4, [5, 6])}, "t")])
+    assert type(nested) is list and type(nested[0]["x"]) is list and nested[1] == ("s", "t")
+    assert [t.tolist() for t in nested[0]["x"][1]] == [[2, 5], [3, 6]]
+    # torch: an OrderedDict / defaultdict keeps its type (a copy of the first sample, updated)
+    od = default_collate([collections.OrderedDict(b=1, a=2), collections.OrderedDict(b=3, a=4)])
+    assert type(od) is collections.OrderedDict and list(od) == ["b", "a"]
+    dd = default_collate([collections.defaultdict(int, a=1), collections.defaultdict(int, a=2)])
+    assert type(dd) is collections.defaultdict and dd.default_factory is int
+    # torch: the first sample's keys; a missing one is a KeyError, an extra one is left out
+    assert list(default_collate([{"x": 1}, {"x": 2, "y": 3}])) == ["x"]
+    with pytest.raises(KeyError, match="'x'"):
+        default_collate([{"x": 1}, {"y": 2}])
+
+
+def test_numpy_samples_collate_as_pytorch():
+    # torch: default_collate([np.float32(1), np.float32(2)]).dtype == torch.float32; np.bool_ -> bool
+    assert default_collate([np.float32(1), np.float32(2)]).dtype == np.float32
+    assert default_collate([np.bool_(True), np.bool_(False)]).tolist() == [True, False]
+    # torch: default_collate([1, np.int64(2)]) == tensor([1, 2]); [np.ones(2), torch.ones(2)] float64
+    assert default_collate([1, np.int64(2)]).tolist() == [1, 2]
+    mixed = default_collate([np.ones(2), mg.ones(2, dtype=mg.float64)])
+    assert mixed.dtype == np.float64 and mixed.shape == (2, 2)
+    # torch: arrays of strings have no tensor -- TypeError; np.str_ samples stay a list
+    with pytest.raises(TypeError, match="collate_fn"):
+        default_collate([np.array(["a"]), np.array(["b"])])
+    assert default_collate([np.str_("a"), np.str_("b")]) == ["a", "b"]
+
+
 def test_bytes_collate_to_a_list_as_strings_do():
     # torch: default_collate([b"a", b"b"]) == [b'a', b'b']
     assert default_collate([b"a", b"b"]) == [b"a", b"b"]

@@ -26,15 +26,16 @@ from minigrad_ckpt.utils.data import DataLoader, Dataset, RandomSampler, TensorD
 
 # ------------------------------------------------------------------ collation
 def _numbers_as_collated(batch):
-    """What default_collate makes of Python numbers: mg.tensor's promotion over every sample, with
-    PyTorch's float64 for Python floats (torch: default_collate([1.5, 2.5]).dtype == torch.float64)."""
-    return mg.tensor(batch, dtype="float64" if any(isinstance(b, float) for b in batch) else None)
+    """What default_collate makes of Python numbers, as PyTorch's: the first sample decides -- a float
+    gives float64 (collate_float_fn), an int or bool mg.tensor(batch) (collate_int_fn's torch.tensor)."""
+    return mg.tensor(batch, dtype="float64" if isinstance(batch[0], float) else None)
 
 
-def test_a_batch_of_numbers_collates_as_mg_tensor_would():
-    assert default_collate([1, 2.5]).tolist() == [1.0, 2.5]          # was [1, 2]: the first int decided
-    assert default_collate([1, 2.5]).dtype == np.float64
-    b = default_collate([True, 2])                                    # was [True, True]
+def test_a_batch_of_numbers_collates_as_pytorch_by_its_first_sample():
+    # torch: default_collate([1, 2.5]) == tensor([1.0, 2.5]) (float32: torch.tensor of the batch)
+    assert default_collate([1, 2.5]).tolist() == [1.0, 2.5]
+    assert default_collate([1, 2.5]).dtype == np.float32
+    b = default_collate([True, 2])                                    # torch: tensor([1, 2]), int64
     assert b.dtype == np.int64 and b.tolist() == [1, 2]
     assert default_collate([True, False]).dtype == np.bool_
     for batch in ([1, 2], [2.5, 1], [False, 3, 1.5], [True, 0]):
@@ -65,16 +66,18 @@ def test_containers_recurse_and_keep_their_type():
     out = default_collate([Point(np.ones(2), 1), Point(np.zeros(2), 2.5)])
     assert isinstance(out, Point) and out.x.shape == (2, 2) and out.label.tolist() == [1.0, 2.5]
     out = default_collate([{"a": [1, (2, "s")]}, {"a": [3, (4.5, "t")]}])
-    assert isinstance(out["a"], list) and isinstance(out["a"][1], tuple)
-    assert out["a"][0].tolist() == [1, 3] and out["a"][1][0].tolist() == [2.0, 4.5] and out["a"][1][1] == ["s", "t"]
+    # torch: {'a': [tensor([1, 3]), [tensor([2., 4.5]), ('s', 't')]]} -- the tuple field becomes a list
+    assert isinstance(out["a"], list) and isinstance(out["a"][1], list)
+    assert out["a"][0].tolist() == [1, 3] and out["a"][1][0].tolist() == [2.0, 4.5] and out["a"][1][1] == ("s", "t")
 
 
 def test_a_ragged_batch_is_refused_naming_the_field_and_the_shapes():
-    with pytest.raises(ValueError, match=r"batch\[i\]\[1\]\['x'\].*\(2,\).*\(3,\)"):
+    # torch raises RuntimeError for these (stack expects each tensor to be equal size)
+    with pytest.raises(RuntimeError, match=r"batch\[i\]\[1\]\['x'\].*\(2,\).*\(3,\)"):
         default_collate([(0, {"x": np.ones(2)}), (1, {"x": np.ones(3)})])
-    with pytest.raises(ValueError, match=r"batch\[i\].*\(2, 2\).*\(2, 3\)"):
+    with pytest.raises(RuntimeError, match=r"batch\[i\].*\(2, 2\).*\(2, 3\)"):
         default_collate([mg.ones(2, 2), mg.ones(2, 3)])
-    with pytest.raises(ValueError, match="different lengths"):
+    with pytest.raises(RuntimeError, match="different lengths"):
         default_collate([(1, 2), (3,)])
     with pytest.raises(TypeError, match=r"batch\[i\]\[0\] mix int and Tensor"):
         default_collate([(1,), (mg.ones(()),)])

@@ -1,15 +1,16 @@
 """``default_collate``: a list of samples into one batch, as PyTorch merges them.
 
-Python floats become a float64 tensor and ints an int64 one, as PyTorch's
-(every sample's type counts, not only the first's); tensors and arrays are
-stacked with NumPy's promotion; containers are collated field by field and
-keep their type; a ragged batch is refused with
-the field and the shapes it found.
+Python numbers become a tensor with PyTorch's dtypes (the first sample decides,
+as in PyTorch); tensors and arrays are stacked with NumPy's promotion;
+containers are collated field by field with PyTorch's container rules (a batch
+of tuples gives a list); a ragged batch is refused with the field and the
+shapes it found.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import copy
+from collections.abc import Mapping, MutableMapping, MutableSequence, Sequence
 from typing import Any
 
 from ...backend import host_numpy
@@ -23,64 +24,101 @@ __all__ = ["default_collate", "default_convert"]
 def default_collate(batch: list[Any]) -> Any:
     """Merge a list of samples into a batch, as PyTorch's ``default_collate`` does.
 
-    * Python numbers become one tensor with PyTorch's dtypes: floats give float64
-      (not the default float dtype: PyTorch's ``default_collate`` makes Python
-      floats double), ints int64, bools bool. Every sample's type counts -- a
-      float anywhere makes the batch float64 (``[1, 2.5]`` stays ``[1.0, 2.5]``,
-      where PyTorch, looking at the first sample only, would make it float32).
+    * Python numbers become one tensor with PyTorch's dtypes, decided by the
+      first sample as in PyTorch: a float first gives float64 (PyTorch's
+      ``collate_float_fn``), an int or bool first gives ``mg.tensor(batch)``:
+      int64, bool for all bools, the default float dtype if a float follows
+      (``[1, 2.5]`` is float32 ``[1.0, 2.5]``, ``[2.5, 1]`` float64).
     * Tensors and NumPy arrays (or NumPy scalars) are stacked along a new first
       axis with NumPy's type promotion (tensors on their device).
-    * Tuples, lists, dicts and namedtuples are collated field by field and keep
-      their type; strings (and bytes) stay a list.
+    * A sequence sample gives a *list* of batched fields -- a batch of tuples
+      too, as PyTorch's (``[(x, y), ...]`` collates to ``[xs, ys]``); a list
+      subclass keeps its type, a namedtuple keeps its type, a mapping keeps
+      its type (a dict, an OrderedDict) with the first sample's keys.
+    * Strings (and bytes) stay as they come: the batch's list at the top, a
+      tuple of them inside a sequence field (PyTorch's ``zip`` leaves them so).
 
     A ragged batch -- samples whose arrays differ in shape, or sequences that
-    differ in length -- is refused with a ``ValueError`` naming the field
-    (``batch[i][1]['x']``) and the shapes: pad the samples, or pass a
-    ``collate_fn``.
+    differ in length -- is refused with a ``RuntimeError`` (PyTorch's kind of
+    error) naming the field (``batch[i][1]['x']``) and the shapes: pad the
+    samples, or pass a ``collate_fn``.
     """
     if not batch:
         raise ValueError("default_collate got an empty batch")
-    return _collate(list(batch), "batch[i]")
+    return _collate(batch, "batch[i]")
 
 
-def _collate(batch: list[Any], field: str) -> Any:
+def _collate(batch: Sequence[Any], field: str) -> Any:
     first = batch[0]
     if isinstance(first, Tensor):
         return _stack_tensors(batch, field)
     if isinstance(first, (host_numpy.ndarray, host_numpy.generic)) and not isinstance(first, host_numpy.str_):
-        _same_kind(batch, (host_numpy.ndarray, host_numpy.generic), field)
-        arrays = [host_numpy.asarray(b) for b in batch]
-        _same_shapes([a.shape for a in arrays], field)
-        return tensor(host_numpy.stack(arrays))  # np.stack promotes (np.result_type of all)
+        return _stack_arrays(batch, field)
     if isinstance(first, (bool, int, float)):
-        _same_kind(batch, (bool, int, float), field)
-        if any(isinstance(b, float) for b in batch):
-            return tensor(batch, dtype="float64")
-        return tensor(batch)  # int64, or bool if all are bools
+        _same_kind(batch, (bool, int, float, host_numpy.number, host_numpy.bool_), field)
+        # PyTorch looks at the first sample only: collate_float_fn or collate_int_fn
+        return tensor(list(batch), dtype="float64" if isinstance(first, float) else None)
     if isinstance(first, (str, bytes)):
-        return list(batch)
+        return batch
     if isinstance(first, Mapping):
-        _same_kind(batch, Mapping, field)
-        keys = list(first)
-        for b in batch:
-            if set(b) != set(keys):
-                raise ValueError(f"default_collate: the samples at {field} have different keys "
-                                 f"({sorted(map(str, keys))} and {sorted(map(str, b))})")
-        return {k: _collate([b[k] for b in batch], f"{field}[{k!r}]") for k in keys}
-    if isinstance(first, (tuple, list)):
-        _same_kind(batch, (tuple, list), field)
-        if any(len(b) != len(first) for b in batch):
-            raise ValueError(f"default_collate: the samples at {field} have different lengths "
-                             f"({sorted({len(b) for b in batch})}); pad them or pass a collate_fn")
-        fields = [_collate(list(f), f"{field}[{j}]") for j, f in enumerate(zip(*batch))]
-        if isinstance(first, tuple) and hasattr(first, "_fields"):  # a namedtuple keeps its type
-            return type(first)(*fields)
-        return tuple(fields) if isinstance(first, tuple) else fields
+        return _collate_mapping(batch, field)
+    if isinstance(first, tuple) and hasattr(first, "_fields"):  # a namedtuple keeps its type
+        _same_kind(batch, tuple, field)
+        return type(first)(*_collate_fields(batch, field))
+    if isinstance(first, Sequence):
+        _same_kind(batch, Sequence, field)
+        return _rebuild_sequence(first, _collate_fields(batch, field))
     raise TypeError(f"default_collate cannot batch samples of type {type(first).__name__} (at {field}); pass "
                     f"a collate_fn")
 
 
-def _same_kind(batch: list[Any], kinds: Any, field: str) -> None:
+def _collate_fields(batch: Sequence[Any], field: str) -> list[Any]:
+    """Each position of equally long sequence samples, collated."""
+    if any(len(b) != len(batch[0]) for b in batch):
+        raise RuntimeError(f"default_collate: the samples at {field} have different lengths "
+                           f"({sorted({len(b) for b in batch})}); pad them or pass a collate_fn")
+    return [_collate(samples, f"{field}[{j}]") for j, samples in enumerate(zip(*batch))]
+
+
+def _rebuild_sequence(first: Sequence[Any], fields: list[Any]) -> Any:
+    """PyTorch's container rule: a tuple gives a list (PyTorch keeps that for backward compatibility);
+    a mutable sequence keeps its type (a copy of the first sample, its items replaced); another
+    sequence type is built from the list if it can be, else the list."""
+    if isinstance(first, tuple):
+        return fields
+    try:
+        if isinstance(first, MutableSequence):
+            clone = copy.copy(first)
+            for i, value in enumerate(fields):
+                clone[i] = value
+            return clone
+        return type(first)(fields)  # type: ignore[call-arg]
+    except TypeError:  # a sequence type that cannot be copied or built from a list (range)
+        return fields
+
+
+def _collate_mapping(batch: Sequence[Any], field: str) -> Any:
+    """A mapping keeps its type and the first sample's keys (PyTorch's); a key missing from a later
+    sample is a KeyError naming it."""
+    _same_kind(batch, Mapping, field)
+    first = batch[0]
+    for b in batch:
+        missing = [k for k in first if k not in b]
+        if missing:
+            raise KeyError(f"default_collate: a sample at {field} lacks the key(s) {missing} that the first "
+                           f"sample has; pass a collate_fn")
+    out = {k: _collate([b[k] for b in batch], f"{field}[{k!r}]") for k in first}
+    try:
+        if isinstance(first, MutableMapping):
+            clone = copy.copy(first)  # keeps the type's own state (a defaultdict's factory)
+            clone.update(out)
+            return clone
+        return type(first)(out)  # type: ignore[call-arg]
+    except TypeError:  # a mapping type that cannot be copied or built from a dict
+        return out
+
+
+def _same_kind(batch: Sequence[Any], kinds: Any, field: str) -> None:
     for b in batch:
         if not isinstance(b, kinds) or isinstance(b, str):
             raise TypeError(f"default_collate: the samples at {field} mix {type(batch[0]).__name__} and "
@@ -90,11 +128,25 @@ def _same_kind(batch: list[Any], kinds: Any, field: str) -> None:
 def _same_shapes(shapes: list[tuple[int, ...]], field: str) -> None:
     if any(s != shapes[0] for s in shapes):
         distinct = sorted(set(shapes))
-        raise ValueError(f"default_collate: the samples at {field} have different shapes {distinct} "
-                         f"(a ragged batch); pad them to one shape or pass a collate_fn")
+        raise RuntimeError(f"default_collate: the samples at {field} have different shapes {distinct} "
+                           f"(a ragged batch); pad them to one shape or pass a collate_fn")
 
 
-def _stack_tensors(batch: list[Any], field: str) -> Tensor:
+def _stack_arrays(batch: Sequence[Any], field: str) -> Tensor:
+    """NumPy samples (a tensor among them too, as PyTorch's ``as_tensor`` of each) into one tensor."""
+    np = host_numpy
+    if any(isinstance(b, Tensor) for b in batch):
+        return _stack_tensors([b if isinstance(b, Tensor) else as_tensor(b) for b in batch], field)
+    _same_kind(batch, (np.ndarray, np.generic), field)
+    arrays = [np.asarray(b) for b in batch]
+    if arrays[0].dtype.kind in "SaUO":  # PyTorch's np_str_obj_array_pattern: strings and objects
+        raise TypeError(f"default_collate: the samples at {field} are NumPy arrays of {arrays[0].dtype}, which "
+                        f"have no tensor; pass a collate_fn")
+    _same_shapes([a.shape for a in arrays], field)
+    return tensor(np.stack(arrays))  # np.stack promotes (np.result_type of all)
+
+
+def _stack_tensors(batch: Sequence[Any], field: str) -> Tensor:
     _same_kind(batch, Tensor, field)
     _same_shapes([t.shape for t in batch], field)
     dtype = host_numpy.result_type(*[t.dtype for t in batch])

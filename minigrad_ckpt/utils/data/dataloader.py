@@ -23,9 +23,10 @@ from .workers import WorkerPool
 __all__ = ["DataLoader", "default_collate", "default_convert"]
 
 
-def _fetch_tensor_batch(dataset: Any, indices: list[int]) -> tuple[Tensor, ...] | None:
+def _fetch_tensor_batch(dataset: Any, indices: list[int]) -> list[Tensor] | None:
     """``default_collate([dataset[i] for i in indices])`` in one indexing op per tensor,
-    for a TensorDataset (or a Subset of one); None for any other dataset."""
+    for a TensorDataset (or a Subset of one); None for any other dataset. A list, as
+    ``default_collate`` makes of a batch of tuples."""
     while isinstance(dataset, Subset):
         indices = [dataset.indices[i] for i in indices]
         dataset = dataset.dataset
@@ -35,7 +36,7 @@ def _fetch_tensor_batch(dataset: Any, indices: list[int]) -> tuple[Tensor, ...] 
     if any(not -n <= i < n for i in indices):
         raise IndexError(f"sampler index out of range for a dataset of {n} samples")
     idx = host_numpy.asarray(indices, dtype=host_numpy.int64)
-    return tuple(t[idx] for t in dataset.tensors)
+    return [t[idx] for t in dataset.tensors]
 
 
 class _Fetcher:
