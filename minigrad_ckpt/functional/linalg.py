@@ -27,7 +27,7 @@ from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, broadcast_shapes, int_tuple, normalize_axis
 from .complex_numbers import conj, real
-from .math import astype, eye, matmul, moveaxis, not_equal, pad, reshape, squeeze, swapaxes, tril, triu
+from .math import astype, eye, matmul, moveaxis, not_equal, reshape, squeeze, swapaxes, tril, triu
 
 
 class SlogdetResult(NamedTuple):
@@ -246,22 +246,17 @@ def qr(a: Any, mode: str = "reduced") -> Any:
     """``Q, R`` with ``a = Q @ R`` and ``R``'s diagonal real and non-negative (NumPy and PyTorch
     keep LAPACK's signs, which jump: this QR is unique for full rank and smooth); ``mode`` is ``"reduced"``,
     ``"complete"`` or ``"r"``.  Gradients need full rank.  In ``"complete"`` mode the
-    extra columns of a tall matrix's ``Q`` complete a basis and carry no gradient."""
+    extra columns of a tall matrix's ``Q`` are one arbitrary basis of the complement, with no
+    derivative: differentiating that QR (``Q`` or ``R``) raises ``RuntimeError``, as PyTorch's."""
     a = _matrices("qr", a)
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"linalg.qr: mode must be 'reduced', 'complete' or 'r' ('raw' is not supported), got {mode!r}")
     m, n = a.shape[-2:]
-    packed = apply(_mx.Qr(in_shape=a.shape), a)
+    packed = apply(_mx.Qr(in_shape=a.shape, complete=mode == "complete" and m > n), a)
     r = packed[..., m:]
     if mode == "r":
         return r
-    q = swapaxes(packed[..., :m], -1, -2)
-    if mode == "complete" and m > n:
-        xp = a.device.xp
-        qf, _ = xp.linalg.qr(a._data, mode="complete")
-        q = _join(q, Tensor._wrap(xp.ascontiguousarray(qf[..., :, n:]), None, a.device), -1)
-        r = pad(r, ((0, 0),) * (r.ndim - 2) + ((0, m - n), (0, 0)))
-    return QRResult(q, r)
+    return QRResult(swapaxes(packed[..., :m], -1, -2), r)
 
 
 _VECTOR_ORDS_NAMED = {"fro", "nuc"}

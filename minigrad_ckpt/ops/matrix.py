@@ -599,24 +599,43 @@ class Qr(Op):
     The gradient (TensorFlow's, after Walter & Lehmann, with conjugate transposes)
     needs ``R`` invertible: full rank for tall ``A``; for wide ``A = [X | Y]`` the
     square part ``X``.
+
+    ``complete=True`` packs the complete QR (``k = m``) of a tall ``A``: the last
+    ``m - n`` columns of ``Q`` are LAPACK's basis of the orthogonal complement of
+    ``A``'s columns -- any other orthonormal basis is as good, so they are not a
+    function of ``A`` and have no derivative.  Both modes then refuse, as PyTorch's.
     """
 
     save_output = True
     holomorphic = False  # written with conjugate transposes
     in_shape: tuple
+    complete: bool = False
 
     def forward(self, xp, a):
-        q, r = xp.linalg.qr(a)
+        q, r = xp.linalg.qr(a, mode="complete" if self.complete else "reduced")
         # LAPACK's signs jump where a Householder reflector is the identity (a zero
         # below the diagonal); a non-negative diagonal of R makes QR unique and smooth
         s = _real_positive_diagonal(xp, r)
+        extra = q.shape[-1] - s.shape[-1]  # complete mode's complement columns keep LAPACK's signs
+        if extra:
+            s = xp.concatenate([s, xp.ones(s.shape[:-1] + (extra,), dtype=s.dtype)], axis=-1)
         return xp.concatenate([_mT(xp, q * s[..., None, :]), r * xp.conj(s)[..., :, None]], axis=-1)
+
+    def _refuse_complete(self) -> None:
+        m, n = self.in_shape[-2:]
+        if self.complete and m > n:
+            raise RuntimeError(
+                "linalg.qr: the QR decomposition is not differentiable when mode='complete' and nrows > "
+                f"ncols ({m} > {n}; PyTorch refuses too): the last {m - n} columns of Q are one arbitrary "
+                "orthonormal basis of the complement. Differentiate mode='reduced' instead; the projector "
+                "onto the complement is I - Q @ Q.mH of the reduced Q")
 
     def _parts(self, xp: Any, x: Any) -> tuple[Any, Any]:
         m = self.in_shape[-2]
         return _mT(xp, x[..., :m]), x[..., m:]
 
     def backward(self, xp, g, out, a):
+        self._refuse_complete()
         q, r = self._parts(xp, out)
         gq, gr = self._parts(xp, g)
         m, n = self.in_shape[-2:]
@@ -631,6 +650,7 @@ class Qr(Op):
         (t,) = tangents
         if t is None:
             return None
+        self._refuse_complete()
         q, r = self._parts(xp, out)
         m, n = self.in_shape[-2:]
         if m >= n:
@@ -643,9 +663,12 @@ class Qr(Op):
         return xp.concatenate([_mT(xp, dq), dr], axis=-1)
 
     def reference(self, np, a):
-        q, r = np.linalg.qr(a)
-        s = _real_positive_diagonal(np, r)
-        return np.concatenate([np.swapaxes(q * s[..., None, :], -1, -2), r * np.conj(s)[..., :, None]], axis=-1)
+        q, r = np.linalg.qr(a, mode="complete" if self.complete else "reduced")
+        d = np.diagonal(r, axis1=-2, axis2=-1)
+        s, k = np.where(d == 0, 1, d / np.where(d == 0, 1, np.abs(d))), d.shape[-1]
+        q = np.concatenate([q[..., :k] * s[..., None, :], q[..., k:]], axis=-1)
+        r = np.concatenate([r[..., :k, :] * np.conj(s)[..., :, None], r[..., k:, :]], axis=-2)
+        return np.concatenate([np.swapaxes(q, -1, -2), r], axis=-1)
 
 
 def _qr_grad_tall(xp: Any, q: Any, r: Any, gq: Any, gr: Any) -> Any:

@@ -1,4 +1,5 @@
-"""PyTorch's batching rules in ``mg.linalg`` where they differ from NumPy's.
+"""PyTorch's rules in ``mg.linalg`` where they differ from NumPy's, or where a wrong
+gradient would be silent.
 
 ``torch.linalg.solve(A, B)`` reads ``B`` as a stack of vectors when it is 1-D *or*
 when its shape is ``A.shape[:-1]`` (``linalg_solve_is_vector_rhs`` in ATen);
@@ -85,3 +86,36 @@ def test_batched_vector_solve_on_the_strict_device(dtype):
         results.append([x.numpy(), ga.numpy(), gb.numpy()])
     for cpu, strict in zip(*results):
         np.testing.assert_array_equal(cpu, strict)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_complete_qr_of_a_tall_matrix_refuses_its_gradient_as_torch(dtype, device):
+    # torch.linalg.qr(A (4, 2), mode="complete"), then backward through Q or R: "RuntimeError: The QR
+    # decomposition is not differentiable when mode='complete' and nrows > ncols". Q's last two columns
+    # are any basis of the complement; the engine gave them no gradient, silently (a loss on the
+    # complement's projector Q2 Q2^H = I - Q1 Q1^H has one).
+    a = RNG.standard_normal((4, 2)) + (1j * RNG.standard_normal((4, 2)) if dtype == "complex128" else 0)
+    x = mg.tensor(a, requires_grad=True, device=device)
+    q, r = mg.linalg.qr(x, mode="complete")
+    assert q.shape == (4, 4) and r.shape == (4, 2)
+    qn, rn = q.numpy(), r.numpy()
+    np.testing.assert_allclose(qn @ rn, a, atol=1e-12)
+    np.testing.assert_allclose(qn.conj().T @ qn, np.eye(4), atol=1e-12)
+    reduced_q, reduced_r = mg.linalg.qr(mg.tensor(a, device=device))
+    np.testing.assert_allclose(qn[:, :2], reduced_q.numpy(), atol=1e-12)
+    np.testing.assert_allclose(rn, np.vstack([reduced_r.numpy(), np.zeros((2, 2))]), atol=1e-12)
+    for loss in (q[:, 2:].abs().sum(), r.abs().sum()):
+        with pytest.raises(RuntimeError, match="mode='complete' and nrows > ncols"):
+            mg.grad(loss, [x])
+    with pytest.raises(RuntimeError, match="mode='complete' and nrows > ncols"):
+        mg.func.jvp(lambda t: mg.linalg.qr(t, mode="complete").Q, (mg.tensor(a, device=device),),
+                    (mg.tensor(np.ones_like(a), device=device),))
+
+
+@pytest.mark.parametrize("shape", [(2, 4), (3, 3), (2, 2, 3)])
+def test_complete_qr_of_a_wide_or_square_matrix_is_differentiable(shape):
+    # m <= n: the complete QR is the reduced one, and torch differentiates it
+    fn = lambda a: mg.linalg.qr(a, mode="complete")  # noqa: E731
+    assert gradcheck(fn, [_t(RNG.standard_normal(shape))], modes=("rev", "fwd"))
+    assert gradgradcheck(fn, [_t(RNG.standard_normal(shape))])
