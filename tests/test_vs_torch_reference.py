@@ -1,6 +1,7 @@
 """minigrad_ckpt against PyTorch's answers, stored in ``tests/data/torch_reference.npz``.
 
-The fixture was made by ``tests/data/make_torch_reference.py`` (torch, float64);
+The fixture was made by ``tests/data/make_torch_reference.py`` (torch, float64; the cases of
+``torch_module_api.npz``, by ``make_torch_module_api.py``, are replayed here too);
 this file replays every case -- functional calls, MultiheadAttention, a
 TransformerBlock, BatchNorm modules over several steps, 10-step trainings of
 an MLP with each optimizer and gradient clipping, LR schedules -- with
@@ -21,11 +22,19 @@ from minigrad_ckpt import nn, optim
 from minigrad_ckpt.nn import functional as F
 
 FIXTURE = Path(__file__).with_name("data") / "torch_reference.npz"
-with np.load(FIXTURE) as _npz:
-    _ARRAYS = {k: _npz[k] for k in _npz.files}
-_META = json.loads(_ARRAYS.pop("__meta__").tobytes().decode())
-CASES = _META["cases"]
-ALIASES = _META["aliases"]
+# layer options made by make_torch_module_api.py, in the same layout; its cases' names are their own
+MODULE_API_FIXTURE = Path(__file__).with_name("data") / "torch_module_api.npz"
+_ARRAYS: dict[str, np.ndarray] = {}
+CASES: dict[str, dict] = {}
+ALIASES: dict[str, str] = {}
+for _path in (FIXTURE, MODULE_API_FIXTURE):
+    with np.load(_path) as _npz:
+        _arrays = {k: _npz[k] for k in _npz.files}
+    _META = json.loads(_arrays.pop("__meta__").tobytes().decode())
+    assert not set(_META["cases"]) & set(CASES), f"{_path.name} repeats case names"
+    _ARRAYS.update(_arrays)
+    CASES.update(_META["cases"])
+    ALIASES.update(_META["aliases"])
 
 # float64 round-off: relative to the largest value of the array compared
 RTOL = 1e-12

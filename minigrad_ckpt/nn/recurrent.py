@@ -43,13 +43,23 @@ def _check_float_input(module: Module, x: Tensor, param: Tensor) -> None:
     F._check_input_dtype(type(module).__name__, x, param)
 
 
+def _check_proj_size(mode: str, proj_size: Any, hidden_size: int) -> None:
+    """PyTorch's rules for ``proj_size``, with its messages."""
+    if not isinstance(proj_size, int) or isinstance(proj_size, bool) or proj_size < 0:
+        raise ValueError("proj_size should be a positive integer or zero to disable projections")
+    if proj_size >= hidden_size:
+        raise ValueError("proj_size has to be smaller than hidden_size")
+    if proj_size and mode != "LSTM":
+        raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+
+
 class RNNBase(Module):
     """The shared machinery of RNN, LSTM and GRU (``mode`` is ``"RNN_TANH"``, ``"RNN_RELU"``,
     ``"LSTM"`` or ``"GRU"``)."""
 
     def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
                  batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
-                 device: Any = None, dtype: Any = None) -> None:
+                 proj_size: int = 0, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         if mode not in _GATES:
             raise ValueError(f"unknown recurrent mode {mode!r}")
@@ -58,27 +68,32 @@ class RNNBase(Module):
                 raise ValueError(f"{type(self).__name__}: {name} must be a positive int, got {v!r}")
         if not isinstance(dropout, (int, float)) or isinstance(dropout, bool) or not 0 <= dropout <= 1:
             raise ValueError(f"{type(self).__name__}: dropout must be a number in [0, 1], got {dropout!r}")
-        self.mode = mode
+        _check_proj_size(mode, proj_size, hidden_size)
+        self.mode, self.proj_size = mode, proj_size
         self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
         self.bias, self.batch_first = bool(bias), bool(batch_first)
         self.dropout, self.bidirectional = float(dropout), bool(bidirectional)
         gates = _GATES[mode] * hidden_size
         D = 2 if bidirectional else 1
+        out_size = proj_size or hidden_size  # what h_t (and so each step's output) holds
         self._flat_names: list[str] = []
         for layer in range(num_layers):
-            in_size = input_size if layer == 0 else hidden_size * D
+            in_size = input_size if layer == 0 else out_size * D
             for d in range(D):
                 sfx = f"_l{layer}" + ("_reverse" if d else "")
-                shapes = [("weight_ih", (gates, in_size)), ("weight_hh", (gates, hidden_size))]
+                shapes = [("weight_ih", (gates, in_size)), ("weight_hh", (gates, out_size))]
                 if bias:
                     shapes += [("bias_ih", (gates,)), ("bias_hh", (gates,))]
+                if proj_size:  # PyTorch's LSTM with projections: h_t = W_hr (o_t * tanh(c_t))
+                    shapes.append(("weight_hr", (proj_size, hidden_size)))
                 for name, shape in shapes:
                     setattr(self, name + sfx, _empty(*shape, dtype=dtype, device=device))
                     self._flat_names.append(name + sfx)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        """Every weight and bias ``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))``, as PyTorch."""
+        """Every weight and bias ``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))``, as PyTorch (the
+        projection ``weight_hr`` too)."""
         k = 1.0 / math.sqrt(self.hidden_size)
         for name in self._flat_names:
             init.uniform_(getattr(self, name), -k, k)
@@ -111,24 +126,15 @@ class RNNBase(Module):
         if L == 0:
             raise ValueError(f"{name}: the input sequence is empty")
         D = 2 if self.bidirectional else 1
-        H = self.hidden_size
         lstm = self.mode == "LSTM"
-        state_shape = (self.num_layers * D, N, H)
-        h0, c0 = self._initial_state(hx, state_shape, unbatched, x, lstm)
+        h0, c0 = self._initial_state(hx, (self.num_layers * D, N), unbatched, x, lstm)
         h_n, c_n = [], []
         for layer in range(self.num_layers):
             outs = []
             for d in range(D):
-                w_ih, w_hh, b_ih, b_hh = self._params(layer, d)
-                xg = F.linear(x, w_ih, b_ih)            # (L, N, gates * H): all steps at once
-                h = h0[layer * D + d]
                 c = c0[layer * D + d] if lstm else None
-                steps = range(L - 1, -1, -1) if d else range(L)
-                ys: list[Tensor] = [None] * L  # type: ignore[list-item]
-                for t in steps:
-                    h, c = _cell_step(self.mode, xg[t], h, c, w_hh, b_hh)
-                    ys[t] = h
-                outs.append(mf.stack(ys, axis=0))
+                ys, h, c = self._run_direction(x, layer, d, h0[layer * D + d], c)
+                outs.append(ys)
                 h_n.append(h)
                 if lstm:
                     c_n.append(c)
@@ -144,32 +150,55 @@ class RNNBase(Module):
             x = mf.swapaxes(x, 0, 1)
         return x, ((hn, cn) if lstm else hn)
 
-    def _initial_state(self, hx: Any, shape: tuple[int, int, int], unbatched: bool, x: Tensor, lstm: bool
+    def _run_direction(self, x: Tensor, layer: int, d: int, h: Tensor, c: Tensor | None
+                       ) -> tuple[Tensor, Tensor, Tensor | None]:
+        """One layer in one direction over the whole sequence: its outputs ``(L, N, H_out)`` stacked,
+        and the last ``h`` (and ``c``)."""
+        w_ih, w_hh, b_ih, b_hh = self._params(layer, d)
+        w_hr = self.__getattr__(f"weight_hr_l{layer}" + ("_reverse" if d else "")) if self.proj_size else None
+        xg = F.linear(x, w_ih, b_ih)            # (L, N, gates * H): all steps at once
+        L = x.shape[0]
+        steps = range(L - 1, -1, -1) if d else range(L)
+        ys: list[Tensor] = [None] * L  # type: ignore[list-item]
+        for t in steps:
+            h, c = _cell_step(self.mode, xg[t], h, c, w_hh, b_hh)
+            if w_hr is not None:
+                h = F.linear(h, w_hr)
+            ys[t] = h
+        return mf.stack(ys, axis=0), h, c
+
+    def _initial_state(self, hx: Any, layers_batch: tuple[int, int], unbatched: bool, x: Tensor, lstm: bool
                        ) -> tuple[Tensor, Tensor | None]:
+        """``(h_0, c_0)``: zeros, or the given states checked against PyTorch's shapes -- ``h_0`` holds
+        ``proj_size`` features where the LSTM projects, ``c_0`` always ``hidden_size``."""
         name = type(self).__name__
+        shapes = [(*layers_batch, self.proj_size or self.hidden_size), (*layers_batch, self.hidden_size)]
         if hx is None:
             xp = x.device.xp
-            zero = Tensor.constant(xp.zeros(shape, dtype=x.dtype), x.device)
-            return zero, (zero if lstm else None)
+            h0, c0 = (Tensor.constant(xp.zeros(shape, dtype=x.dtype), x.device) for shape in shapes)
+            return h0, (c0 if lstm else None)
         if lstm:
             if not (isinstance(hx, (tuple, list)) and len(hx) == 2):
                 raise TypeError(f"{name}: the initial state must be a pair (h_0, c_0)")
             states = list(hx)
         else:
             states = [hx]
-        want = (shape[0], shape[2]) if unbatched else shape
         out = []
-        for s, label in zip(states, ("h_0", "c_0")):
+        sizes = ("proj_size" if self.proj_size else "hidden_size", "hidden_size")
+        for s, label, shape, size in zip(states, ("h_0", "c_0"), shapes, sizes):
+            want = (shape[0], shape[2]) if unbatched else shape
             if not isinstance(s, Tensor) or tuple(s.shape) != want:
                 got = tuple(s.shape) if isinstance(s, Tensor) else type(s).__name__
                 raise ValueError(f"{name}: {label} must have shape {want} (num_layers * num_directions, "
-                                 f"batch, hidden_size), got {got}")
+                                 f"batch, {size}), got {got}")
             _check_float_input(self, s, self._params(0, 0)[0])
             out.append(mf.expand_dims(s, 1) if unbatched else s)
         return out[0], (out[1] if lstm else None)
 
     def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size:
+            s += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
         for k, default in (("bias", True), ("batch_first", False), ("dropout", 0.0), ("bidirectional", False)):
@@ -188,11 +217,12 @@ class RNN(RNNBase):
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, nonlinearity: str = "tanh",
                  bias: bool = True, batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
-                 device: Any = None, dtype: Any = None) -> None:
+                 device: Any = None, dtype: Any = None, proj_size: int = 0) -> None:
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"RNN: nonlinearity must be 'tanh' or 'relu', got {nonlinearity!r}")
         super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size, hidden_size,
-                         num_layers, bias, batch_first, dropout, bidirectional, device, dtype)
+                         num_layers, bias, batch_first, dropout, bidirectional, proj_size=proj_size,
+                         device=device, dtype=dtype)
         self.nonlinearity = nonlinearity
 
 
@@ -204,15 +234,18 @@ class _GatedRNN(RNNBase):
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
                  batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
-                 device: Any = None, dtype: Any = None) -> None:
+                 proj_size: int = 0, device: Any = None, dtype: Any = None) -> None:
         super().__init__(self._gated_mode, input_size, hidden_size, num_layers, bias, batch_first, dropout,
-                         bidirectional, device, dtype)
+                         bidirectional, proj_size, device, dtype)
 
 
 class LSTM(_GatedRNN):
     """Long short-term memory, gates ``i, f, g, o`` stacked in ``weight_ih_l{k}`` as in PyTorch.
 
-    ``forward(input, (h_0, c_0)=None)`` returns ``(output, (h_n, c_n))``.
+    ``forward(input, (h_0, c_0)=None)`` returns ``(output, (h_n, c_n))``. With ``proj_size > 0``
+    each step's hidden state is projected, ``h_t = W_hr (o_t * tanh(c_t))`` with ``weight_hr_l{k}``
+    of shape ``(proj_size, hidden_size)``: the output and ``h_n`` hold ``proj_size`` features,
+    ``c_n`` still ``hidden_size`` (PyTorch's shapes and parameter names).
     """
 
     _gated_mode = "LSTM"

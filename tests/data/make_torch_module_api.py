@@ -1,0 +1,59 @@
+"""Regenerate ``tests/data/torch_module_api.npz``: PyTorch's answers for layer options that
+``torch_reference.npz`` does not cover (LSTM ``proj_size``, MultiheadAttention ``kdim``/``vdim``),
+in float64, in the same layout (see ``make_torch_reference.py``, whose helpers this reuses).
+
+    python tests/data/make_torch_module_api.py        # needs torch; the tests do not
+
+A file of its own so that regenerating it leaves ``torch_reference.npz`` byte for byte as it is.
+Besides the arrays, each case's ``__meta__`` entry lists torch's ``state_dict()`` keys in order.
+``tests/test_module_api_vs_torch.py`` replays the cases.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+import make_torch_reference as ref  # noqa: E402  (sets torch's default dtype to float64)
+from torch import nn  # noqa: E402
+
+OUT = Path(__file__).with_name("torch_module_api.npz")
+ref.rng = np.random.default_rng(20261203)
+randn = ref.randn
+
+
+def case(name: str, kind: str, module: nn.Module, init: dict, inputs: dict, call: dict) -> None:
+    ref.module_case(name, kind, module, init, inputs, call, tuple(inputs))
+    ref.META[name]["state_keys"] = list(module.state_dict())
+
+
+def lstm_projection_cases() -> None:
+    L, N, I, H, P = 4, 3, 5, 6, 3
+    specs = [
+        ("lstm_proj", {"input_size": I, "hidden_size": H, "proj_size": P}, {"x": randn(L, N, I)},
+         {"input": "@x"}),
+        ("lstm_proj_2layers_bidir_bf_states", {"input_size": I, "hidden_size": H, "proj_size": P, "num_layers": 2,
+                                               "batch_first": True, "bidirectional": True},
+         {"x": randn(N, L, I), "h0": randn(4, N, P), "c0": randn(4, N, H)}, {"input": "@x", "hx": ["@h0", "@c0"]}),
+        ("lstm_proj_unbatched_nobias", {"input_size": I, "hidden_size": H, "proj_size": 1, "bias": False},
+         {"x": randn(L, I)}, {"input": "@x"}),
+    ]
+    for name, init, inputs, call in specs:
+        case(name, "module", nn.LSTM(**init), init, inputs, call)
+        ref.META[name]["cls"] = "LSTM"
+
+
+def main() -> None:
+    lstm_projection_cases()
+    meta = {"torch": ref.torch.__version__, "numpy": np.__version__, "cases": ref.META, "aliases": ref.ALIASES}
+    ref.ARRAYS["__meta__"] = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)
+    np.savez_compressed(OUT, **ref.ARRAYS)
+    print(f"wrote {OUT} ({OUT.stat().st_size / 1024:.0f} KiB, {len(ref.META)} cases)")
+
+
+if __name__ == "__main__":
+    main()
