@@ -119,3 +119,37 @@ def test_complete_qr_of_a_wide_or_square_matrix_is_differentiable(shape):
     fn = lambda a: mg.linalg.qr(a, mode="complete")  # noqa: E731
     assert gradcheck(fn, [_t(RNG.standard_normal(shape))], modes=("rev", "fwd"))
     assert gradgradcheck(fn, [_t(RNG.standard_normal(shape))])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_slogdet_gradient_at_a_singular_matrix_is_infinite_there_only(dtype, device):
+    # torch.linalg.slogdet(A).logabsdet.sum().backward() for A = [[[1, 2], [2, 4]], [[2, 1], [1, 3]]]:
+    # A.grad = [[[-inf, inf], [inf, -inf]], [[0.6, -0.2], [-0.2, 0.4]]] (the sign of the infinities is
+    # that of LU's zero pivot, -0.0 under MKL). The engine raised LinAlgError from inv in backward,
+    # losing the regular matrix's gradient too. log|det| is -inf at the singular matrix: inv(A) =
+    # adj(A) / 0 is +-inf where a cofactor is not 0 and NaN where it is (a rank-1 3x3 has all zero).
+    a = np.array([[[1.0, 2.0], [2.0, 4.0]], [[2.0, 1.0], [1.0, 3.0]]]).astype(dtype)
+    x = mg.tensor(a, requires_grad=True, device=device)
+    sign, logabsdet = mg.linalg.slogdet(x)
+    assert logabsdet.numpy()[0] == -np.inf and sign.numpy()[0] == 0
+    (g,) = mg.grad(logabsdet.sum(), [x])
+    tol = 1e-6 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(g.numpy()[1], [[0.6, -0.2], [-0.2, 0.4]], rtol=tol)
+    assert np.isinf(g.numpy()[0].real).all()
+    rank_one = mg.tensor(np.outer([1.0, 2.0, 3.0], [1.0, 2.0, 3.0]).astype(dtype), requires_grad=True, device=device)
+    (g,) = mg.grad(mg.linalg.slogdet(rank_one).logabsdet, [rank_one])
+    assert np.isnan(g.numpy()).all()
+    _, tangent = mg.func.jvp(lambda m: mg.linalg.slogdet(m).logabsdet, (mg.tensor(a, device=device),),
+                             (mg.tensor(np.ones_like(a), device=device),))
+    assert np.isinf(tangent.numpy()[0]) and np.isclose(tangent.numpy()[1], 0.6, rtol=tol)  # tr(A^-1 ones)
+
+
+def test_slogdet_of_a_regular_matrix_with_a_tiny_determinant_keeps_its_gradient():
+    # det = 1e-400 underflows to 0 in float64 while LU's pivots are not 0: still regular
+    a = np.diag([1e-200, 1e-200, 1.0])
+    x = mg.tensor(a, requires_grad=True)
+    (g,) = mg.grad(mg.linalg.slogdet(x).logabsdet, [x])
+    np.testing.assert_allclose(g.numpy(), np.diag([1e200, 1e200, 1.0]), rtol=1e-12)
+    assert gradcheck(lambda m: mg.linalg.slogdet(m).logabsdet, [_t(_well(2, 3, 3))], modes=("rev", "fwd"))
+    assert gradgradcheck(lambda m: mg.linalg.slogdet(m).logabsdet, [_t(_well(2, 3, 3))])

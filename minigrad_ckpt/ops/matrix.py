@@ -269,6 +269,11 @@ class SlogDet(Op):
     piecewise constant (gradient 0); a complex matrix's sign ``det / |det|`` is
     on the unit circle and turns with ``d sign = i sign Im t``, so its gradient
     is ``(g_logabsdet - i Im(conj(g_sign) sign)) A^-H`` (PyTorch's).
+
+    At an exactly singular matrix (sign 0, ``log|det| = -inf``) no derivative exists;
+    ``A^-1 = adj(A) / det`` is then IEEE's division by zero, as PyTorch's: +-inf where
+    a cofactor is not 0 and NaN where it is, in that matrix's gradient only -- the
+    other matrices of a batch keep theirs (``inv`` would fail for the whole batch).
     """
 
     save_output = True
@@ -282,20 +287,33 @@ class SlogDet(Op):
         coefficient = g[..., 1]
         if a.dtype.kind == "c":
             coefficient = xp.real(coefficient) - 1j * xp.imag(xp.conj(g[..., 0]) * out[..., 0])
-        return coefficient[..., None, None] * _mH(xp, xp.linalg.inv(a))
+        cofactors, det = _cofactors_over_det(xp, a, out[..., 0])
+        with xp.errstate(divide="ignore", invalid="ignore"):  # det == 0: +-inf or NaN, PyTorch's
+            return coefficient[..., None, None] * xp.conj(cofactors) / det[..., None, None]
 
     def jvp(self, xp, tangents, out, a):
         (t,) = tangents
         if t is None:
             return None
-        d = xp.sum(_mT(xp, xp.linalg.inv(a)) * t, axis=(-2, -1))
+        cofactors, det = _cofactors_over_det(xp, a, out[..., 0])
+        with xp.errstate(divide="ignore", invalid="ignore"):
+            d = xp.sum(cofactors * t, axis=(-2, -1)) / det
         if a.dtype.kind == "c":
             return xp.stack([1j * out[..., 0] * xp.imag(d), xp.real(d) + 0j], axis=-1)
-        return xp.stack([d * 0, d], axis=-1)
+        return xp.stack([xp.zeros_like(d), d], axis=-1)  # a real sign is constant (0 * inf is NaN)
 
     def reference(self, np, a):
         sign, logdet = np.linalg.slogdet(a)
         return np.stack([sign, logdet], axis=-1)
+
+
+def _cofactors_over_det(xp: Any, a: Any, sign: Any) -> tuple[Any, Any]:
+    """``(C, d)`` with ``A^-T = C / d`` for each matrix: ``(A^-T, 1)`` where ``A`` is regular,
+    ``(adj(A)^T, 0)`` where slogdet's ``sign`` is 0 (``inv`` would fail there).  Scaling by
+    ``|sign|`` rather than by ``det`` keeps a regular matrix whose ``det`` under- or overflows
+    exact."""
+    magnitude = xp.abs(sign)
+    return _cofactors(xp, a, magnitude), magnitude
 
 
 class Solve(Op):
