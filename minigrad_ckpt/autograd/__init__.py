@@ -5,7 +5,8 @@ Everything here is the engine's own function under PyTorch's path: :func:`grad` 
 ``mg.grad``; PyTorch's deprecated ``only_inputs=`` is taken and, as there, has no effect),
 :func:`backward`, the grad-mode switches, anomaly detection, and :mod:`.functional`
 (``jacobian``, ``hessian``, ``vjp``, ``jvp``, ``hvp`` with PyTorch's calling convention, on top of
-:mod:`minigrad_ckpt.func`).  Custom ``autograd.Function`` classes are not offered.
+:mod:`minigrad_ckpt.func`), and custom functions: :class:`Function`, its ``ctx`` and
+:func:`once_differentiable` (:mod:`.function`, also under PyTorch's path ``mg.autograd.function``).
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ from ..anomaly import detect_anomaly, set_detect_anomaly
 from ..backward import backward
 from ..backward import grad as _engine_grad
 from ..grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
-from . import functional
+from . import function, functional
+from .function import Function, FunctionCtx, once_differentiable
 
-__all__ = ["grad", "backward", "functional", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+__all__ = ["grad", "backward", "functional", "function", "Function", "FunctionCtx", "once_differentiable",
+           "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "detect_anomaly", "set_detect_anomaly"]
 
 

@@ -1,0 +1,529 @@
+"""``mg.autograd.Function``: PyTorch's custom autograd functions, as one node on the tape.
+
+A ported program defines a function with its own derivative exactly as in PyTorch::
+
+    class Exp(mg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            result = x.exp()
+            ctx.save_for_backward(result)
+            return result
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (result,) = ctx.saved_tensors
+            return grad_output * result
+
+    y = Exp.apply(x)
+
+How it sits on the engine: ``Exp.apply`` runs one op, :class:`FunctionNode`, through the
+tape's ``apply`` -- so it is one node, recorded like any op, played back by the ordinary
+backward pass, seen by hooks, ``mg.grad``, the ``mg.func`` transforms and anomaly mode.  The
+op's ``forward`` calls the user's ``forward`` on Tensors around the input arrays with
+recording off (its inner ops are not on the tape); its ``backward`` calls the user's
+``backward`` with the node's gradient -- on arrays wrapped as constants, or, with
+``create_graph=True``, on Tensors connected to the graph, so a backward written with
+differentiable ops has a derivative itself (double backward); its ``jvp`` calls the user's
+``jvp`` (forward mode, ``mg.func.jvp``).
+
+What ``backward`` reads is declared as for every op: a saved *input* is one of the node's
+saved inputs (its version is checked: an in-place change before backward is an error), a
+saved *output* the node's saved output; any other saved tensor (an intermediate) is kept by
+the context.  Inside ``mg.checkpoint`` the node's saved values are dropped like any other
+node's, and the replay runs the user's ``forward`` again to rebuild them -- the one place a
+replay runs user code, as PyTorch's checkpoint re-runs the forward.
+
+Several outputs: the differentiable ones are packed into the node's one output (flattened
+and concatenated, the engine's way for ``eigh``) and handed out as views of it; the
+gradients the user's ``backward`` receives are the pieces of the node's gradient.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any
+
+from .. import tape as _tape
+from ..grad_mode import no_grad
+from ..grad_mode import state as _grad_state
+from ..ops.base import MissingJvpError, Op
+from ..tensor import Tensor
+
+__all__ = ["Function", "FunctionCtx", "FunctionNode", "once_differentiable"]
+
+
+class FunctionCtx:
+    """The ``ctx`` a custom function's ``forward`` (or ``setup_context``), ``backward`` and
+    ``jvp`` share: what to save, which outputs have no gradient, and any attribute the user
+    sets on it (``ctx.constant = 3``)."""
+
+    def __init__(self) -> None:
+        self.needs_input_grad: tuple[bool, ...] = ()
+        self.materialize_grads = True
+        self._reset()
+
+    def _reset(self) -> None:
+        self.to_save: tuple = ()
+        self.to_save_forward: tuple = ()
+        self.non_differentiable: tuple = ()
+        self.dirty_tensors: tuple = ()
+        self._unpacked: tuple | None = None
+
+    def save_for_backward(self, *tensors: Tensor | None) -> None:
+        """Keep ``tensors`` (inputs, outputs or intermediates; None allowed) for ``backward``,
+        which reads them as :attr:`saved_tensors`.  A saved input or output changed in place
+        before backward makes backward raise, as in PyTorch."""
+        _check_saveable(tensors, "save_for_backward")
+        self.to_save = tensors
+
+    def save_for_forward(self, *tensors: Tensor | None) -> None:
+        """Keep ``tensors`` for ``jvp`` (forward mode), which reads them as :attr:`saved_tensors`."""
+        _check_saveable(tensors, "save_for_forward")
+        self.to_save_forward = tensors
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """What ``save_for_backward`` saved (in ``backward``) or ``save_for_forward`` (in ``jvp``)."""
+        if self._unpacked is None:
+            raise RuntimeError("ctx.saved_tensors can be read in backward (or jvp) only, after "
+                               "save_for_backward (or save_for_forward) in forward")
+        return self._unpacked
+
+    def mark_non_differentiable(self, *tensors: Tensor) -> None:
+        """These outputs get no gradient: they do not require grad, and ``backward`` receives
+        zeros for them (or None, after ``set_materialize_grads(False)``)."""
+        self.non_differentiable = tensors
+
+    def mark_dirty(self, *tensors: Tensor) -> None:
+        """These inputs were changed in place by ``forward`` (which must return them): the
+        input tensor itself is the output, its history now this node."""
+        self.dirty_tensors = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """False: ``backward`` receives None, not zeros, for an output that got no gradient
+        (an output with no gradient here: a non-differentiable or non-Tensor one)."""
+        self.materialize_grads = bool(value)
+
+
+def _check_saveable(tensors: tuple, what: str) -> None:
+    for i, t in enumerate(tensors):
+        if t is not None and not isinstance(t, Tensor):
+            raise TypeError(f"{what} can only save tensors, but argument {i} is of type {type(t).__name__}")
+
+
+class Function:
+    """Base class of a custom differentiable function (PyTorch's ``torch.autograd.Function``).
+
+    A subclass defines the static methods ``forward(ctx, *args, **kwargs)`` and
+    ``backward(ctx, *grad_outputs)`` -- or ``forward(*args)`` with a separate
+    ``setup_context(ctx, inputs, output)`` -- and optionally ``jvp(ctx, *tangents)``, and is
+    called as ``MyFunction.apply(*args)``.  ``backward`` returns one gradient per argument of
+    ``forward`` (None for a non-tensor argument or one that needs none).
+    """
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("a Function subclass must define the staticmethod forward")
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
+        raise NotImplementedError("setup_context is not overridden")
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        raise NotImplementedError("a Function subclass must define the staticmethod backward "
+                                  "(or vjp) to be differentiated")
+
+    @staticmethod
+    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        raise NotImplementedError("jvp is not overridden")
+
+    @staticmethod
+    def vjp(ctx: Any, *grad_outputs: Any) -> Any:
+        """PyTorch's other name for ``backward``: a subclass defines one of the two."""
+        raise NotImplementedError("a Function subclass must define the staticmethod backward (or vjp)")
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        """Run the function on ``args``, recording one node that ``backward`` differentiates."""
+        if _overrides(cls, "setup_context"):  # PyTorch binds keywords to positions here
+            signature = inspect.signature(cls.forward)
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, {}
+        op = FunctionNode(function=cls, keywords=kwargs)
+        if not any(isinstance(a, Tensor) for a in args):  # nothing to record or to move
+            return op.run_user_forward(args, None)
+        op.prepare(args)
+        packed = _tape.apply(op, *args)
+        return op.hand_out(packed, args)
+
+
+def _overrides(cls: type, name: str) -> bool:
+    return inspect.getattr_static(cls, name) is not inspect.getattr_static(Function, name)
+
+
+_DROPPED_CONSTANT = ("dropped",)
+
+
+class FunctionNode(Op):
+    """The op one ``Function.apply`` call records (see the module docstring).
+
+    One class for every custom function, kept out of the op registry: its attributes are the
+    user's class and keywords, code the snapshot decoder must never build from a file.  The
+    state of one call -- the ``ctx``, which arguments are Tensors, the outputs' layout and the
+    saved-tensor descriptors -- lives on the instance, set by ``forward`` (and set again by a
+    checkpoint replay, which calls ``forward`` anew).
+    """
+
+    abstract = True  # not registered (see above); apply needs no registration
+    holomorphic = False  # the user's backward gets the gradient as PyTorch passes it
+    function: Any
+    keywords: Any
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        """As PyTorch names the node: ``LegendrePolynomial3Backward``."""
+        return f"{self.function.__name__}Backward"
+
+    def __repr__(self) -> str:
+        return f"{self.name}()"
+
+    def explain_error(self, exc: BaseException, method: str, xp: Any, saved: tuple | None = None) -> None:
+        """None: an error inside the user's forward or backward is theirs, shown as raised (the
+        engine's hints about an op's declared saved values do not apply to user code)."""
+        return None
+
+    # ------------------------------------------------------------------ forward
+    def prepare(self, args: tuple) -> None:
+        """Before the tape runs ``forward``: what the arguments are (forward sees arrays only)."""
+        self.ctx = FunctionCtx()
+        self.device = next(a._device for a in args if isinstance(a, Tensor))
+        self.is_tensor = tuple(isinstance(a, Tensor) for a in args)
+        self.in_shapes = tuple(a._data.shape if isinstance(a, Tensor) else None for a in args)
+        self.requires = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        self.ctx.needs_input_grad = tuple(r and _grad_state.enabled for r in self.requires)
+        # The first forward's inputs share the arguments' version boxes: an in-place change
+        # there (mark_dirty) is a change of the argument.  A replay's inputs are its own.
+        self._boxes: list | None = [a._version if isinstance(a, Tensor) else None for a in args]
+
+    def run_user_forward(self, args: tuple, ctx: FunctionCtx | None) -> Any:
+        """The user's ``forward`` (and ``setup_context``) on ``args``, recording nothing."""
+        fn = self.function
+        ctx = FunctionCtx() if ctx is None else ctx
+        with no_grad():
+            if _overrides(fn, "setup_context"):
+                result = fn.forward(*args)
+                fn.setup_context(ctx, args, result)
+            else:
+                result = fn.forward(ctx, *args, **self.keywords)
+        return result
+
+    def forward(self, xp, *values):
+        boxes, self._boxes = self._boxes, None
+        args = tuple(_input_tensor(v, self.device, self.requires[i], None if boxes is None else boxes[i])
+                     if self.is_tensor[i] else v for i, v in enumerate(values))
+        self.ctx._reset()
+        self.args = args
+        result = self.run_user_forward(args, self.ctx)
+        self._layout(xp, result)
+        self.saved = self._descriptors(self.ctx.to_save)
+        self.saved_forward = self._descriptors(self.ctx.to_save_forward)
+        # what the node's saved slots keep: the saved inputs, and the output when backward reads
+        # it -- or reads an intermediate, which only running ``forward`` again rebuilds
+        self.save_inputs = tuple(sorted({d[1] for d in self.saved if d[0] == "in"}))
+        self.user_saved_output = any(d[0] == "out" for d in self.saved)
+        self.save_output = self.user_saved_output or any(d[0] == "const" for d in self.saved)
+        packed = self._pack(xp)
+        # the user's outputs and inputs stay only until apply hands them out (a replay's, not at all):
+        # the node must not hold their arrays beyond what it saves
+        replay = boxes is None
+        self.args_seen = None if replay or not self.ctx.dirty_tensors else args
+        self.args, self.outputs = None, None if replay else self.outputs
+        return packed
+
+    def _layout(self, xp: Any, result: Any) -> None:
+        """Which outputs are differentiable, and where each lies in the packed output."""
+        self.single = not isinstance(result, tuple)
+        outs = (result,) if self.single else result
+        no_grad_ids = {id(t) for t in self.ctx.non_differentiable}
+        self.outputs, self.parts, start = outs, [], 0
+        self.out_meta = [(o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None for o in outs]
+        for j, o in enumerate(outs):
+            if isinstance(o, Tensor) and id(o) not in no_grad_ids and o._data.dtype.kind in "fc":
+                if o._device is not self.device:
+                    raise RuntimeError(f"{self.function.__name__}.forward returned output {j} on {o.device}, "
+                                       f"its inputs are on {self.device}")
+                size = int(o._data.size)
+                self.parts.append((j, tuple(o._data.shape), start, start + size))
+                start += size
+        self.differentiable = bool(self.parts)  # no node for a function with nothing to differentiate
+        dtypes = {outs[j]._data.dtype for j, *_ in self.parts}
+        if len(dtypes) > 1:
+            raise NotImplementedError(
+                f"{self.function.__name__}.forward returned differentiable outputs of several dtypes "
+                f"{sorted(map(str, dtypes))}; the engine packs them into one array: cast them to one dtype")
+
+    def _pack(self, xp: Any) -> Any:
+        if not self.parts:
+            return xp.zeros(())
+        if len(self.parts) == 1:
+            return self.outputs[self.parts[0][0]]._data
+        return xp.concatenate([self.outputs[j]._data.reshape(-1) for j, *_ in self.parts])
+
+    def _descriptors(self, tensors: tuple) -> tuple:
+        """Where each saved tensor is found at backward: ``("in", i)`` the node's saved input i,
+        ``("out", k)`` piece k of its output, ``("const", tensor, box)`` kept here."""
+        out = []
+        parts = {j: k for k, (j, *_) in enumerate(self.parts)}
+        for t in tensors:
+            if t is None:
+                out.append(("none",))
+            elif any(t is a for a in self.args):
+                out.append(("in", next(i for i, a in enumerate(self.args) if t is a)))
+            elif any(t is o for o in self.outputs) and _index(self.outputs, t) in parts:
+                out.append(("out", parts[_index(self.outputs, t)]))
+            else:
+                out.append(("const", Tensor._wrap(t._data, None, t._device), t._version))
+        return tuple(out)
+
+    # ------------------------------------------------------------------ handing out
+    def hand_out(self, packed: Tensor, args: tuple) -> Any:
+        """The user-visible outputs of ``apply``: pieces of the node's output (one output is the
+        output itself), the non-differentiable ones as ``forward`` made them."""
+        outs = list(self.outputs)
+        if self.differentiable:
+            if len(self.parts) == 1:
+                outs[self.parts[0][0]] = packed
+            else:
+                for j, shape, start, stop in self.parts:
+                    outs[j] = packed[start:stop].reshape(shape)
+        for o in outs:
+            if isinstance(o, Tensor) and o._node is None and not (self.differentiable and o is packed):
+                o._requires_grad = False  # a non-differentiable output (maybe an input's handle)
+        node = packed._node if self.differentiable else None
+        if node is not None:
+            self._settle_versions(node, packed)
+        if self.ctx.dirty_tensors:
+            outs = self._rebind_dirty(outs, args, packed, node)
+        self.outputs = self.args_seen = None
+        return outs[0] if self.single else tuple(outs)
+
+    def _settle_versions(self, node: Any, packed: Tensor) -> None:
+        boxes = tuple(d[2] for d in self.saved if d[0] == "const")
+        if self.save_output and not self.user_saved_output:  # kept for replay, not read: not watched
+            node.versions = tuple(b for b in node.versions if b is not packed._version)
+        node.versions = node.versions + boxes
+        if node.saved is _tape.DROPPED:  # checkpointed: the replay rebuilds the intermediates
+            self.saved = tuple(_DROPPED_CONSTANT if d[0] == "const" else d for d in self.saved)
+
+    def _rebind_dirty(self, outs: list, args: tuple, packed: Tensor, node: Any) -> list:
+        """``mark_dirty``: the input changed in place is itself the output, its history this node."""
+        for t in self.ctx.dirty_tensors:
+            i = _index(self.args_seen, t)
+            if i is None:
+                raise RuntimeError("mark_dirty: only inputs of forward can be marked dirty")
+            x = args[i]
+            if len(self.parts) != 1 or outs[self.parts[0][0]] is not packed or packed._data is not t._data:
+                raise NotImplementedError(
+                    f"{self.function.__name__}: mark_dirty needs the dirty input returned as the one "
+                    f"differentiable output (several outputs are packed into one array, a copy)")
+            if x._requires_grad and x._node is None and _grad_state.enabled:
+                raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+            if node is not None:
+                if node.saved is _tape.DROPPED:
+                    raise RuntimeError(f"{self.function.__name__}: mark_dirty inside mg.checkpoint would "
+                                       f"apply the in-place change again when the segment replays")
+                node.versions = tuple(x._version if b is packed._version else b for b in node.versions)
+                x._node, x._requires_grad = node, True
+            x._tangents = packed._tangents
+            outs[self.parts[0][0]] = x
+        return outs
+
+    # ------------------------------------------------------------------ backward
+    def backward(self, xp, g, out, *inputs):
+        graph = isinstance(g, Tensor)  # create_graph: Tensors on the graph, recording on
+        ctx = self.ctx
+        ctx._unpacked = self._unpack(self.saved, out, inputs, graph)
+        fn = self.function
+        user_backward = fn.vjp if _overrides(fn, "vjp") and not _overrides(fn, "backward") else fn.backward
+        try:
+            result = user_backward(ctx, *self._grad_outputs(g, graph))
+        finally:
+            ctx._unpacked = None
+        return self._input_grads(result, graph)
+
+    def _unpack(self, descriptors: tuple, out: Any, inputs: tuple, graph: bool) -> tuple:
+        """The saved tensors, from the node's saved slots (Tensors on the graph with
+        ``create_graph``) and the constants kept here."""
+        found = []
+        for d in descriptors:
+            kind = d[0]
+            if kind == "none":
+                found.append(None)
+            elif kind == "in":
+                found.append(self._tensor(inputs[d[1]]))
+            elif kind == "out":
+                found.append(self._tensor(self._piece(out, d[1])))
+            elif kind == "const":
+                found.append(d[1])
+            else:
+                raise RuntimeError(f"{self.name}: the saved intermediates were dropped by mg.checkpoint "
+                                   f"and not rebuilt (internal error)")
+        return tuple(found)
+
+    def _tensor(self, v: Any) -> Tensor:
+        return v if isinstance(v, Tensor) else Tensor._wrap(v, None, self.device)
+
+    def _zeros(self, shape: tuple, dtype: Any) -> Tensor:
+        return Tensor._wrap(self.device.xp.zeros(shape, dtype=dtype), None, self.device)
+
+    def _piece(self, packed: Any, k: int) -> Any:
+        """Piece ``k`` of the packed output (or gradient, or tangent): an array or a Tensor."""
+        if len(self.parts) == 1:
+            return packed
+        _, shape, start, stop = self.parts[k]
+        return packed[start:stop].reshape(shape)
+
+    def _grad_outputs(self, g: Any, graph: bool) -> list:
+        """One gradient per output of forward: the pieces of ``g``; zeros (or None, after
+        ``set_materialize_grads(False)``) for a non-differentiable Tensor output; None otherwise."""
+        grads: list = [None] * len(self.out_meta)
+        for k, (j, *_) in enumerate(self.parts):
+            grads[j] = self._tensor(self._piece(g, k))
+        if self.ctx.materialize_grads:
+            for j, meta in enumerate(self.out_meta):
+                if grads[j] is None and meta is not None:
+                    grads[j] = self._zeros(*meta)
+        return grads
+
+    def _input_grads(self, result: Any, graph: bool) -> tuple:
+        """The user's gradients checked as PyTorch checks them, one per argument of ``apply``."""
+        result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
+        n = len(self.is_tensor)
+        if len(result) < n or any(r is not None for r in result[n:]):
+            raise RuntimeError(f"function {self.name} returned an incorrect number of gradients "
+                               f"(expected {n}, got {len(result)})")
+        grads = []
+        for i, r in enumerate(result[:n]):
+            if r is None:
+                grads.append(None)
+                continue
+            if not self.is_tensor[i]:
+                raise RuntimeError(f"function {self.name} returned a gradient different than None at position "
+                                   f"{i + 1}, but the corresponding forward input was not a Variable")
+            if not isinstance(r, Tensor):
+                raise TypeError(f"function {self.name} returned a {type(r).__name__} as the gradient at "
+                                f"index {i}; a gradient is a Tensor (or None)")
+            if not _expandable(self.in_shapes[i], tuple(r.shape)):
+                raise RuntimeError(f"Function {self.name} returned an invalid gradient at index {i} - got "
+                                   f"{list(r.shape)} but expected shape compatible with {list(self.in_shapes[i])}")
+            grads.append(r if graph else r._data)
+        return tuple(grads)
+
+    # ------------------------------------------------------------------ forward mode
+    def jvp(self, xp, tangents, out, *inputs):
+        fn = self.function
+        if not _overrides(fn, "jvp"):
+            raise _missing_jvp(self.name, fn.__name__)
+        graph = isinstance(out, Tensor)
+        ts = [None if not self.is_tensor[i] else self._tensor(t) if t is not None
+              else self._zeros(_array(inputs[i]).shape, _array(inputs[i]).dtype)
+              for i, t in enumerate(tangents)]
+        ctx = self.ctx
+        ctx._unpacked = self._unpack(self.saved_forward, out, inputs, graph)
+        try:
+            result = fn.jvp(ctx, *ts)
+        finally:
+            ctx._unpacked = None
+        result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
+        if len(result) != len(self.out_meta):
+            raise RuntimeError(f"{fn.__name__}.jvp returned {len(result)} tangents for "
+                               f"{len(self.out_meta)} outputs of forward")
+        pieces = []
+        for j, *_ in self.parts:
+            r = result[j]
+            if r is None:
+                r = self._zeros(*self.out_meta[j])
+            pieces.append(r if graph else r._data)
+        if len(pieces) == 1:
+            return pieces[0]
+        return xp.concatenate([p.reshape(-1) for p in pieces])
+
+
+def _missing_jvp(node: str, function: str) -> MissingJvpError:
+    err = MissingJvpError(node)
+    err.args = (f"{function} has no jvp, so forward mode (mg.func.jvp, jacfwd, hessian) cannot run it: "
+                f"define a @staticmethod jvp(ctx, *tangents) on {function} returning the output tangents "
+                f"(ctx.save_for_forward keeps what it reads), as in PyTorch",)
+    return err
+
+
+def _input_tensor(value: Any, device: Any, requires_grad: bool, box: list | None) -> Tensor:
+    """The Tensor ``forward`` gets for an input array: its memory, its version box on the first
+    call, and, as in PyTorch, its ``requires_grad`` (recording is off inside)."""
+    t = Tensor._wrap(value, None, device)
+    t._requires_grad = requires_grad
+    if box is not None:
+        t._version = box
+    return t
+
+
+def _array(v: Any) -> Any:
+    return v._data if isinstance(v, Tensor) else v
+
+
+def _index(items: Any, t: Any) -> int | None:
+    return next((i for i, o in enumerate(items) if o is t), None)
+
+
+def _expandable(shape: tuple, grad_shape: tuple) -> bool:
+    """``shape`` broadcasts to ``grad_shape`` (the engine sums such a gradient back down)."""
+    if len(grad_shape) < len(shape):
+        return False
+    return all(s == gs or s == 1 for s, gs in zip(shape[::-1], grad_shape[::-1]))
+
+
+# ---------------------------------------------------------------------------
+# once_differentiable
+# ---------------------------------------------------------------------------
+class OnceDifferentiable(Op):
+    """The identity on a gradient that a ``@once_differentiable`` backward returned: its own
+    derivative is an error, as PyTorch's ``DelayedError`` node (inputs: the gradient, then the
+    incoming gradients that required grad, which connect it to the graph)."""
+
+    abstract = True  # an internal marker, not a math op: outside the registry and its battery
+    name = "OnceDifferentiable"
+    save_inputs = False
+
+    def forward(self, xp, value, *connected):
+        return value
+
+    def backward(self, xp, g, out, value, *connected):
+        raise RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable")
+
+    def jvp(self, xp, tangents, out, value, *connected):
+        raise RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable")
+
+
+def once_differentiable(fn: Any) -> Any:
+    """Decorate a custom function's ``backward`` that is not itself differentiable (written with
+    ``.numpy()``, say): it runs with recording off, and differentiating its result -- a double
+    backward through it -- is an error, not a silent zero (PyTorch's decorator)."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx: Any, *args: Any) -> Any:
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not _grad_state.enabled:
+            return outputs
+        connected = [a for a in args if isinstance(a, Tensor) and a._requires_grad]
+        if not connected:
+            return outputs
+        single = not isinstance(outputs, tuple)
+        marked = tuple(_tape.apply(OnceDifferentiable(), o, *connected)
+                       if isinstance(o, Tensor) and o._data.dtype.kind in "fc" else o
+                       for o in ((outputs,) if single else outputs))
+        return marked[0] if single else marked
+    return wrapper

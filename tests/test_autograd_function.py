@@ -1,0 +1,415 @@
+"""``mg.autograd.Function``: PyTorch's custom autograd functions, one node on the tape.
+
+The torch values below were made offline with torch 2.13 (float64), running the same classes
+written against ``torch.autograd.Function``::
+
+    x = torch.tensor([0.3, -1.2, 2.0, 0.7], dtype=torch.float64, requires_grad=True)
+    w = torch.tensor([1.0, -2.0, 0.5, 3.0], dtype=torch.float64)
+    y = (LegendrePolynomial3.apply(x) * w).sum() + (Exp.apply(x * 0.5) * w).sum()
+    g, = torch.autograd.grad(y, x, create_graph=True)
+    gg, = torch.autograd.grad((g * g).sum(), x)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt.autograd.function import once_differentiable
+from minigrad_ckpt.testing import gradcheck, gradgradcheck
+from minigrad_ckpt.testing import strict as _strict  # noqa: F401 -- registers the "strict" device
+
+TORCH_Y = float.fromhex("0x1.242b3b3a388ebp+4")
+TORCH_G = [float.fromhex(h) for h in ("-0x1.f3e1b96a09514p-3", "-0x1.3261884f649c0p+4",
+                                      "0x1.ddbf0a8b14577p+3", "0x1.14ea4d524de68p+3")]
+TORCH_GG = [float.fromhex(h) for h in ("-0x1.2b5535283412bp+1", "-0x1.560d2468654f2p+10",
+                                       "0x1.ca08662735745p+8", "0x1.19cc68e04a909p+9")]
+
+
+class LegendrePolynomial3(mg.autograd.Function):
+    """The PyTorch tutorial's function (polynomial_custom_function.py): P3(x) = (5x^3 - 3x) / 2."""
+
+    @staticmethod
+    def forward(ctx, input):
+        ctx.save_for_backward(input)
+        return 0.5 * (5 * input ** 3 - 3 * input)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (input,) = ctx.saved_tensors
+        return grad_output * 1.5 * (5 * input ** 2 - 1)
+
+
+class Exp(mg.autograd.Function):
+    """PyTorch's docs example: exp, saving its output; with a jvp for forward mode."""
+
+    @staticmethod
+    def forward(ctx, x):
+        result = x.exp()
+        ctx.save_for_backward(result)
+        ctx.save_for_forward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (result,) = ctx.saved_tensors
+        return grad_output * result
+
+    @staticmethod
+    def jvp(ctx, tangent):
+        (result,) = ctx.saved_tensors
+        return tangent * result
+
+
+def _x(dtype=mg.float64, device="cpu"):
+    return mg.tensor([0.3, -1.2, 2.0, 0.7], dtype=dtype, requires_grad=True, device=device)
+
+
+def _loss(x):
+    w = mg.tensor([1.0, -2.0, 0.5, 3.0], dtype=x.dtype, device=x.device)
+    return (LegendrePolynomial3.apply(x) * w).sum() + (Exp.apply(x * 0.5) * w).sum()
+
+
+def test_value_gradient_and_double_backward_match_torch():
+    x = _x()
+    y = _loss(x)
+    (g,) = mg.grad(y, x, create_graph=True)
+    (gg,) = mg.grad((g * g).sum(), x)
+    np.testing.assert_allclose(y.item(), TORCH_Y, rtol=1e-14)
+    np.testing.assert_allclose(g.numpy(), TORCH_G, rtol=1e-14)
+    np.testing.assert_allclose(gg.numpy(), TORCH_GG, rtol=1e-13)
+    y2 = _loss(x)
+    y2.backward()
+    np.testing.assert_allclose(x.grad.numpy(), TORCH_G, rtol=1e-14)
+
+
+@pytest.mark.parametrize("fn", [LegendrePolynomial3, Exp], ids=lambda f: f.__name__)
+def test_gradcheck_against_central_differences(fn):
+    x = mg.tensor([0.3, -1.2, 2.0, 0.7], dtype=mg.float64, requires_grad=True)
+    modes = ("rev", "fwd") if fn is Exp else ("rev",)
+    assert gradcheck(fn.apply, (x,), modes=modes)
+    assert gradgradcheck(fn.apply, (x,), modes=("rev",))
+
+
+def test_one_node_on_the_tape_and_forward_records_nothing():
+    x = _x()
+    y = LegendrePolynomial3.apply(x)
+    assert y._node.op.name == "LegendrePolynomial3Backward"
+    assert y._node.inputs == (x,)  # the leaf itself: the pow/mul/sub inside are not on the tape
+    assert len(mg.tape.walk(y)) == 1
+
+
+def test_float32_stays_float32_and_the_strict_device_runs_it():
+    for device in ("cpu", "strict"):
+        x = _x(mg.float32, device)
+        y = _loss(x)
+        y.backward()
+        assert y.dtype == mg.float32 and x.grad.dtype == mg.float32 and str(x.grad.device).startswith(device)
+        np.testing.assert_allclose(mg.tensor(x.grad, device="cpu").numpy(), TORCH_G, rtol=1e-5)
+
+
+class ScaleAndDouble(mg.autograd.Function):
+    """Several outputs, a non-tensor argument, a None gradient, needs_input_grad."""
+
+    seen: list = []
+
+    @staticmethod
+    def forward(ctx, x, k, y):
+        ctx.k = k
+        ctx.save_for_backward(x)
+        return x * k, y * 2
+
+    @staticmethod
+    def backward(ctx, gx, gy):
+        ScaleAndDouble.seen.append((gx.numpy().copy(), gy.numpy().copy(), ctx.needs_input_grad))
+        return gx * ctx.k, None, gy * 2
+
+
+def test_several_outputs_non_tensor_argument_and_materialized_zeros():
+    ScaleAndDouble.seen.clear()
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    y = mg.tensor([[3.0]], requires_grad=True)
+    a, b = ScaleAndDouble.apply(x, 3, y)
+    assert a.shape == (2,) and b.shape == (1, 1) and a.requires_grad and b.requires_grad
+    # torch: gx = [1, 1], gy = [[0]] (materialized), needs_input_grad (True, False, True)
+    a.sum().backward(retain_graph=True)
+    gx, gy, needs = ScaleAndDouble.seen[0]
+    np.testing.assert_array_equal(gx, [1.0, 1.0])
+    np.testing.assert_array_equal(gy, [[0.0]])
+    assert needs == (True, False, True)
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 3.0])
+    np.testing.assert_array_equal(y.grad.numpy(), [[0.0]])  # torch 2.13 gives zeros too
+    b.sum().backward()
+    np.testing.assert_array_equal(y.grad.numpy(), [[2.0]])
+
+
+class SortWithIndices(mg.autograd.Function):
+    """A non-differentiable output (integer indices), saved for backward."""
+
+    @staticmethod
+    def forward(ctx, x):
+        idx = mg.argsort(x)
+        ctx.mark_non_differentiable(idx)
+        ctx.save_for_backward(idx)
+        return x[idx], idx
+
+    @staticmethod
+    def backward(ctx, g, g_idx):
+        (idx,) = ctx.saved_tensors
+        out = mg.zeros_like(g)
+        out[idx] = g
+        return out
+
+
+def test_non_differentiable_output_and_saved_intermediate():
+    x = mg.tensor([3.0, 1.0, 2.0], requires_grad=True)
+    values, idx = SortWithIndices.apply(x)
+    assert not idx.requires_grad and values.requires_grad
+    (values * mg.tensor([1.0, 10.0, 100.0])).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [100.0, 1.0, 10.0])
+    values, idx = SortWithIndices.apply(x)
+    idx.add_(0)  # the saved indices changed in place: backward refuses, as torch does
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        values.sum().backward()
+
+
+class NoMaterialize(mg.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.set_materialize_grads(False)
+        return x * 2, (x > 0)
+
+    @staticmethod
+    def backward(ctx, g, g_mask):
+        assert g_mask is None  # torch: None for the boolean output when grads are not materialized
+        return g * 2
+
+
+def test_set_materialize_grads_false_passes_none():
+    x = mg.tensor([1.0, -1.0], requires_grad=True)
+    y, mask = NoMaterialize.apply(x)
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0])
+
+
+def test_saved_input_or_output_changed_in_place_raises_unsaved_output_does_not():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    h = x * 1
+    y = LegendrePolynomial3.apply(h)
+    with mg.no_grad():
+        h.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        y.sum().backward()
+    e = Exp.apply(x * 1)  # saves its output
+    with mg.no_grad():
+        e.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        e.sum().backward()
+    p = LegendrePolynomial3.apply(x)  # saves its input only: its output may change
+    with mg.no_grad():
+        p.add_(1)
+    p.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [6.0, 28.5])
+
+
+class MulAdd(mg.autograd.Function):
+    """The newer style: forward without ctx, setup_context apart; a keyword bound to its position."""
+
+    @staticmethod
+    def forward(x, y, alpha=1.0):
+        return x * y + alpha
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, y, alpha = inputs
+        ctx.save_for_backward(x, y)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        return g * y, g * x, None
+
+
+def test_setup_context_style_with_keywords():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    y = mg.tensor([3.0, 4.0], requires_grad=True)
+    out = MulAdd.apply(x, y, alpha=5.0)
+    np.testing.assert_array_equal(out.numpy(), [8.0, 13.0])
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 4.0])
+    np.testing.assert_array_equal(y.grad.numpy(), [1.0, 2.0])
+
+
+class OnceExp(mg.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        r = x.exp()
+        ctx.save_for_backward(r)
+        return r
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, g):
+        (r,) = ctx.saved_tensors
+        return g * r
+
+
+def test_once_differentiable():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    (g,) = mg.grad(OnceExp.apply(x).sum(), x, create_graph=True)
+    assert not g.requires_grad  # torch: the incoming gradient needs none, so neither does g
+    np.testing.assert_allclose(g.numpy(), np.exp([1.0, 2.0]))
+    # a gradient that requires grad flows in: the result is connected, and differentiating it fails
+    y = OnceExp.apply(x)
+    (g,) = mg.grad(y, x, grad_outputs=mg.ones(2, requires_grad=True), create_graph=True)
+    assert g.requires_grad
+    with pytest.raises(RuntimeError, match="once_differentiable"):
+        g.sum().backward()
+
+
+def test_backward_results_are_checked_as_torch_checks_them():
+    class TooFew(mg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            return x * y
+
+        @staticmethod
+        def backward(ctx, g):
+            return (g,)
+
+    class NonNoneForNumber(mg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k):
+            return x * k
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, g
+
+    class WrongShape(mg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return mg.ones(3)
+
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"incorrect number of gradients \(expected 2, got 1\)"):
+        TooFew.apply(x, x).sum().backward()
+    with pytest.raises(RuntimeError, match="different than None at position 2"):
+        NonNoneForNumber.apply(x, 3).sum().backward()
+    with pytest.raises(RuntimeError, match=r"got \[3\] but expected shape compatible with \[2\]"):
+        WrongShape.apply(x).sum().backward()
+
+
+def test_forward_mode_uses_jvp_and_names_a_missing_one():
+    x = mg.tensor([0.5, -1.0], dtype=mg.float64)
+    t = mg.tensor([1.0, 2.0], dtype=mg.float64)
+    out, tangent = mg.func.jvp(Exp.apply, (x,), (t,))
+    np.testing.assert_allclose(tangent.numpy(), np.exp([0.5, -1.0]) * [1.0, 2.0], rtol=1e-15)
+    with pytest.raises(NotImplementedError, match="LegendrePolynomial3 has no jvp"):
+        mg.func.jvp(LegendrePolynomial3.apply, (x,), (t,))
+    # forward over reverse: the Hessian of sum(exp(x)) is diag(exp(x))
+    h = mg.func.hessian(lambda v: Exp.apply(v).sum())(x)
+    np.testing.assert_allclose(h.numpy(), np.diag(np.exp([0.5, -1.0])), rtol=1e-14)
+
+
+def test_reverse_transforms_and_closures():
+    x = mg.tensor([0.3, -1.2], dtype=mg.float64)
+    g = mg.func.grad(lambda v: LegendrePolynomial3.apply(v).sum())(x)
+    np.testing.assert_allclose(g.numpy(), 1.5 * (5 * x.numpy() ** 2 - 1), rtol=1e-15)
+    w = mg.tensor([2.0, 3.0], dtype=mg.float64, requires_grad=True)
+    g = mg.func.grad(lambda v: (Exp.apply(v * w)).sum())(x)  # closes over w: the result depends on it
+    g.sum().backward()
+    expected = np.exp(x.numpy() * w.detach().numpy()) * (1 + x.numpy() * w.detach().numpy())
+    np.testing.assert_allclose(w.grad.numpy(), expected, rtol=1e-14)
+    out, vjp_fn = mg.func.vjp(Exp.apply, x)
+    np.testing.assert_allclose(vjp_fn(mg.ones(2, dtype=mg.float64))[0].numpy(), np.exp(x.numpy()))
+
+
+class CountingTanh(mg.autograd.Function):
+    """Saves an intermediate (neither input nor output): a checkpoint replay must rebuild it."""
+
+    calls = 0
+
+    @staticmethod
+    def forward(ctx, x):
+        CountingTanh.calls += 1
+        t = x.tanh()
+        slope = 1 - t * t
+        ctx.save_for_backward(slope)
+        return t
+
+    @staticmethod
+    def backward(ctx, g):
+        (slope,) = ctx.saved_tensors
+        return g * slope
+
+
+def test_checkpoint_replays_the_custom_function():
+    def block(v):
+        return CountingTanh.apply(v * 2) * 3
+
+    x = mg.tensor([0.1, -0.4, 0.9], dtype=mg.float64, requires_grad=True)
+    block(x).sum().backward()
+    plain = x.grad.numpy().copy()
+    x.grad = None
+    CountingTanh.calls = 0
+    y = mg.checkpoint.checkpoint(block, x)
+    node = y._node.inputs[0]
+    assert node.op.name == "CountingTanhBackward" and node.op.saved[0][0] == "dropped"
+    y.sum().backward()
+    assert CountingTanh.calls == 2  # the forward pass and the replay, as torch's checkpoint
+    np.testing.assert_array_equal(x.grad.numpy(), plain)
+
+
+def test_tensor_hook_on_an_output_and_a_hook_on_the_input():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    y = Exp.apply(x)
+    y.register_hook(lambda g: g * 10)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 10 * np.exp([1.0, 2.0]), rtol=1e-6)
+
+
+class DoubleInPlace(mg.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        x.mul_(2)
+        ctx.mark_dirty(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+
+
+def test_mark_dirty():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    h = x * 1
+    out = DoubleInPlace.apply(h)
+    assert out is h and h._node.op.name == "DoubleInPlaceBackward"  # torch: the input object, rebound
+    np.testing.assert_array_equal(h.numpy(), [2.0, 4.0])
+    (h * h).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [8.0, 16.0])
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        DoubleInPlace.apply(mg.tensor([1.0], requires_grad=True))
+
+
+def test_no_tensor_arguments_and_no_grad_mode():
+    class Plain(mg.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            return a + b
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, g
+
+    assert Plain.apply(2, 3) == 5
+    x = mg.tensor([1.0], requires_grad=True)
+    with mg.no_grad():
+        y = LegendrePolynomial3.apply(x)
+    assert not y.requires_grad and y._node is None
