@@ -92,11 +92,6 @@ def _projected_lstm_grads(device: str, checkpointed: bool = False):
     return [x.grad.numpy()] + [p.grad.numpy() for p in lstm.parameters()]
 
 
-def test_projected_lstm_on_the_strict_device_and_checkpointed_matches_the_cpu_bitwise():
-    cpu = _projected_lstm_grads("cpu")
-    for got in (_projected_lstm_grads("strict-f32"), _projected_lstm_grads("cpu", checkpointed=True)):
-        for a, b in zip(got, cpu):
-            np.testing.assert_array_equal(a, b)
 
 
 def test_projected_lstm_second_derivative_matches_finite_differences():
@@ -113,6 +108,42 @@ def test_projected_lstm_second_derivative_matches_finite_differences():
     shifted = [(x.detach() + s * eps * v).requires_grad_() for s in (1, -1)]
     fd = (grad_dot_v(shifted[0]).item() - grad_dot_v(shifted[1]).item()) / (2 * eps)
     assert abs((hv * v).sum().item() - fd) < 1e-6
+
+
+def _cross_attention_grads(device: str, checkpointed: bool = False):
+    mg.manual_seed(0)
+    mha = nn.MultiheadAttention(4, 2, add_bias_kv=True, add_zero_attn=True, kdim=3, vdim=5).to(device)
+    rng = np.random.default_rng(2)
+    q, k, v = (mg.tensor(rng.standard_normal(shape).astype(np.float32), device=device, requires_grad=True)
+               for shape in ((2, 3, 4), (6, 3, 3), (6, 3, 5)))
+    kpm = mg.tensor(np.array([[False] * 5 + [True]] * 3), device=device)
+    run = (lambda *a, **kw: mg.checkpoint.checkpoint(mha, *a, **kw)) if checkpointed else mha
+    out, weights = run(q, k, v, key_padding_mask=kpm)
+    assert out.shape == (2, 3, 4) and weights.shape == (3, 2, 8)  # 6 keys, the bias key and the zero key
+    (out.sum() + (weights * weights).sum()).backward()
+    return [t.grad.numpy() for t in (q, k, v)] + [p.grad.numpy() for p in mha.parameters()]
+
+
+@pytest.mark.parametrize("grads", [_projected_lstm_grads, "attention"])
+def test_on_the_strict_device_and_checkpointed_the_gradients_are_the_cpus_bitwise(grads):
+    grads = _cross_attention_grads if grads == "attention" else grads
+    cpu = grads("cpu")
+    for got in (grads("strict-f32"), grads("cpu", checkpointed=True)):
+        for a, b in zip(got, cpu):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_multihead_attention_parameters_are_pytorchs():
+    # torch: [n for n, _ in nn.MultiheadAttention(8, 2, kdim=3, vdim=5).named_parameters()]
+    names = [n for n, _ in nn.MultiheadAttention(8, 2, kdim=3, vdim=5).named_parameters()]
+    assert names == ["q_proj_weight", "k_proj_weight", "v_proj_weight", "in_proj_bias", "out_proj.weight",
+                     "out_proj.bias"]
+    packed = nn.MultiheadAttention(8, 2, kdim=8, vdim=8)  # torch: the packed in_proj_weight, the others None
+    assert packed.in_proj_weight.shape == (24, 8) and packed.q_proj_weight is None
+    separate = nn.MultiheadAttention(8, 2, kdim=3)
+    assert separate.in_proj_weight is None and separate.vdim == 8 and separate.v_proj_weight.shape == (8, 8)
+    with pytest.raises(ValueError, match="kdim=3"):
+        separate(mg.randn(2, 1, 8), mg.randn(2, 1, 8), mg.randn(2, 1, 8))
 
 
 def test_proj_size_is_refused_as_pytorch_refuses_it():

@@ -33,23 +33,57 @@ class MultiheadAttention(Module):
     ``attn_mask`` / ``key_padding_mask`` marks positions that are **not**
     allowed to attend (True = masked); float masks are added to the scores.
     ``is_causal=True`` without a mask applies the causal mask.
+
+    As PyTorch's: keys and values of other widths (``kdim``, ``vdim``) are projected by
+    ``k_proj_weight`` ``(E, kdim)`` and ``v_proj_weight`` ``(E, vdim)`` beside ``q_proj_weight``
+    (``in_proj_weight`` is then None); ``add_bias_kv`` appends the learned ``bias_k``/``bias_v``
+    ``(1, 1, E)`` to the projected keys and values, ``add_zero_attn`` a zero key and value to each
+    head, both as one more source position that no mask hides.
     """
 
     def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
-                 batch_first: bool = False, device: Any = None, dtype: Any = None) -> None:
+                 add_bias_kv: bool = False, add_zero_attn: bool = False, kdim: int | None = None,
+                 vdim: int | None = None, batch_first: bool = False, device: Any = None,
+                 dtype: Any = None) -> None:
         super().__init__()
         if embed_dim % num_heads:
             raise ValueError(f"MultiheadAttention: embed_dim={embed_dim} must be divisible by "
                              f"num_heads={num_heads}")
         self.embed_dim, self.num_heads = int(embed_dim), int(num_heads)
+        self.kdim = int(kdim) if kdim is not None else self.embed_dim
+        self.vdim = int(vdim) if vdim is not None else self.embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
         self.head_dim = embed_dim // num_heads
         self.dropout, self.batch_first = float(dropout), batch_first
-        self.in_proj_weight = Parameter(zeros(3 * embed_dim, embed_dim, dtype=dtype, device=device))
-        self.in_proj_bias = Parameter(zeros(3 * embed_dim, dtype=dtype, device=device)) if bias else None
+        self.add_zero_attn = bool(add_zero_attn)
+        made = {"dtype": dtype, "device": device}
+        if self._qkv_same_embed_dim:  # PyTorch's packed weight; the separate names are None parameters
+            self.in_proj_weight = Parameter(zeros(3 * embed_dim, embed_dim, **made))
+            for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
+                self.register_parameter(name, None)
+        else:
+            self.q_proj_weight = Parameter(zeros(embed_dim, embed_dim, **made))
+            self.k_proj_weight = Parameter(zeros(embed_dim, self.kdim, **made))
+            self.v_proj_weight = Parameter(zeros(embed_dim, self.vdim, **made))
+            self.register_parameter("in_proj_weight", None)
+        self.register_parameter("in_proj_bias", Parameter(zeros(3 * embed_dim, **made)) if bias else None)
+        for name in ("bias_k", "bias_v"):
+            self.register_parameter(name, Parameter(zeros(1, 1, embed_dim, **made)) if add_bias_kv else None)
         self.out_proj = Linear(embed_dim, embed_dim, bias=bias, device=device, dtype=dtype)
-        init.xavier_uniform_(self.in_proj_weight)
-        if bias:
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        """PyTorch's initialisation: Xavier-uniform projections (each separate one on its own),
+        zero biases, Xavier-normal ``bias_k``/``bias_v``."""
+        for w in (self.in_proj_weight, self.q_proj_weight, self.k_proj_weight, self.v_proj_weight):
+            if w is not None:
+                init.xavier_uniform_(w)
+        if self.in_proj_bias is not None:
+            init.zeros_(self.in_proj_bias)
             init.zeros_(self.out_proj.bias)
+        for b in (self.bias_k, self.bias_v):
+            if b is not None:
+                init.xavier_normal_(b)
 
     def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Any = None,
                 need_weights: bool = True, attn_mask: Any = None, average_attn_weights: bool = True,
@@ -62,37 +96,27 @@ class MultiheadAttention(Module):
                 key_padding_mask = mf.expand_dims(_as_tensor(key_padding_mask, query), 0)
         elif self.batch_first:
             query, key, value = _each(lambda t: mf.swapaxes(t, 0, 1), query, key, value)
-        for t in (query, key, value):
-            F._check_input_dtype("MultiheadAttention", t, self.in_proj_weight)
-        # now (L, N, E)
-        if query.ndim != 3 or query.shape[-1] != self.embed_dim:
-            raise ValueError(f"{self._label()}: query of shape {tuple(query.shape)} does not match "
-                             f"embed_dim={self.embed_dim}")
-        if key.shape[-1] != self.embed_dim or value.shape[-1] != self.embed_dim:
-            raise ValueError(f"{self._label()}: key {tuple(key.shape)} / value {tuple(value.shape)} "
-                             f"must have embed_dim={self.embed_dim} as their last axis")
+        self._check_inputs(query, key, value)  # now (L, N, E)
         tgt_len, bsz, e = query.shape
         src_len = key.shape[0]
-        w, b = self.in_proj_weight, self.in_proj_bias
         h, d = self.num_heads, self.head_dim
-        if query is key and key is value:  # self-attention: one projection (PyTorch's packed path)
-            q, k, v = mf.split(F.linear(query, w, b), 3, axis=-1)
-        elif key is value:  # encoder-decoder attention: key and value projected together
-            wq, wkv = mf.split(w, [e], axis=0)
-            bq, bkv = mf.split(b, [e], axis=0) if b is not None else (None, None)
-            q = F.linear(query, wq, bq)
-            k, v = mf.split(F.linear(key, wkv, bkv), 2, axis=-1)
-        else:
-            wq, wk, wv = mf.split(w, 3, axis=0)
-            bq, bk, bv = mf.split(b, 3, axis=0) if b is not None else (None, None, None)
-            q, k, v = F.linear(query, wq, bq), F.linear(key, wk, bk), F.linear(value, wv, bv)
+        q, k, v = self._project(query, key, value)
+        if self.bias_k is not None:  # one more source position: the learned bias key and value
+            k = mf.concatenate([k, mf.broadcast_to(self.bias_k, (1, bsz, e))], axis=0)
+            v = mf.concatenate([v, mf.broadcast_to(self.bias_v, (1, bsz, e))], axis=0)
 
-        def heads(t: Tensor, length: int) -> Tensor:  # (L, N, E) -> (N, H, L, D)
-            return mf.transpose(mf.reshape(t, (length, bsz, h, d)), (1, 2, 0, 3))
+        def heads(t: Tensor) -> Tensor:  # (L, N, E) -> (N, H, L, D)
+            return mf.transpose(mf.reshape(t, (t.shape[0], bsz, h, d)), (1, 2, 0, 3))
 
-        q, k, v = heads(q, tgt_len), heads(k, src_len), heads(v, src_len)
+        q, k, v = heads(q), heads(k), heads(v)
+        if self.add_zero_attn:  # and a zero key and value in every head
+            zero = mf.zeros_like(k[:, :, :1])
+            k, v = mf.concatenate([k, zero], axis=2), mf.concatenate([v, zero], axis=2)
         scores = mf.matmul(q, mf.swapaxes(k, -1, -2))
         mask = self._combined_mask(attn_mask, key_padding_mask, tgt_len, src_len, bsz, scores)
+        if mask is not None and k.shape[2] > src_len:  # the added positions are never masked
+            extra = mf.zeros_like(mask[..., :1])
+            mask = mf.concatenate([mask] + [extra] * (k.shape[2] - src_len), axis=-1)
         attn = _attention_weights(scores, 1.0 / math.sqrt(d), attn_mask is None and bool(is_causal), mask)
         if self.dropout > 0.0 and self.training:
             attn = F.dropout(attn, self.dropout)
@@ -109,6 +133,36 @@ class MultiheadAttention(Module):
             if unbatched:
                 weights = mf.squeeze(weights, 0)
         return out, weights
+
+    def _check_inputs(self, query: Tensor, key: Tensor, value: Tensor) -> None:
+        """The dtypes (the parameters') and the widths (``embed_dim``, ``kdim``, ``vdim``) of (L, N, E) inputs."""
+        weight = self.in_proj_weight if self._qkv_same_embed_dim else self.q_proj_weight
+        for t in (query, key, value):
+            F._check_input_dtype("MultiheadAttention", t, weight)
+        if query.ndim != 3 or query.shape[-1] != self.embed_dim:
+            raise ValueError(f"{self._label()}: query of shape {tuple(query.shape)} does not match "
+                             f"embed_dim={self.embed_dim}")
+        if key.shape[-1] != self.kdim or value.shape[-1] != self.vdim:
+            raise ValueError(f"{self._label()}: key {tuple(key.shape)} / value {tuple(value.shape)} "
+                             f"must have kdim={self.kdim} / vdim={self.vdim} as their last axis")
+
+    def _project(self, query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        """The in-projections of query, key and value, (L, N, E) each, as PyTorch computes them."""
+        e, b, w = self.embed_dim, self.in_proj_bias, self.in_proj_weight
+        if self._qkv_same_embed_dim and query is key and key is value:  # self-attention: one projection
+            q, k, v = mf.split(F.linear(query, w, b), 3, axis=-1)      # (PyTorch's packed path)
+            return q, k, v
+        if self._qkv_same_embed_dim and key is value:  # encoder-decoder: key and value projected together
+            wq, wkv = mf.split(w, [e], axis=0)
+            bq, bkv = mf.split(b, [e], axis=0) if b is not None else (None, None)
+            k, v = mf.split(F.linear(key, wkv, bkv), 2, axis=-1)
+            return F.linear(query, wq, bq), k, v
+        bq, bk, bv = mf.split(b, 3, axis=0) if b is not None else (None, None, None)
+        if self._qkv_same_embed_dim:
+            wq, wk, wv = mf.split(w, 3, axis=0)
+        else:  # separate weights for keys and values of other widths
+            wq, wk, wv = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
+        return F.linear(query, wq, bq), F.linear(key, wk, bk), F.linear(value, wv, bv)
 
     def _combined_mask(self, attn_mask: Any, key_padding_mask: Any, tgt_len: int,
                        src_len: int, bsz: int, like: Tensor) -> Tensor | None:
@@ -136,7 +190,10 @@ class MultiheadAttention(Module):
         return f"MultiheadAttention(embed_dim={self.embed_dim}, num_heads={self.num_heads})"
 
     def extra_repr(self) -> str:
-        return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, batch_first={self.batch_first}"
+        s = f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, batch_first={self.batch_first}"
+        if not self._qkv_same_embed_dim:
+            s += f", kdim={self.kdim}, vdim={self.vdim}"
+        return s
 
 
 def _each(f: Any, query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor, Tensor]:

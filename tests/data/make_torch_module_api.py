@@ -1,6 +1,7 @@
 """Regenerate ``tests/data/torch_module_api.npz``: PyTorch's answers for layer options that
-``torch_reference.npz`` does not cover (LSTM ``proj_size``, MultiheadAttention ``kdim``/``vdim``),
-in float64, in the same layout (see ``make_torch_reference.py``, whose helpers this reuses).
+``torch_reference.npz`` does not cover (LSTM ``proj_size``; MultiheadAttention ``kdim``/``vdim``,
+``add_bias_kv``, ``add_zero_attn``), in float64, in the same layout (see ``make_torch_reference.py``,
+whose helpers this reuses).
 
     python tests/data/make_torch_module_api.py        # needs torch; the tests do not
 
@@ -27,7 +28,8 @@ randn = ref.randn
 
 
 def case(name: str, kind: str, module: nn.Module, init: dict, inputs: dict, call: dict) -> None:
-    ref.module_case(name, kind, module, init, inputs, call, tuple(inputs))
+    floating = tuple(k for k, a in inputs.items() if a.dtype.kind == "f" and not k.endswith("mask"))
+    ref.module_case(name, kind, module, init, inputs, call, floating)
     ref.META[name]["state_keys"] = list(module.state_dict())
 
 
@@ -47,8 +49,38 @@ def lstm_projection_cases() -> None:
         ref.META[name]["cls"] = "LSTM"
 
 
+def mha_kdim_vdim_cases() -> None:
+    e, h, L, S, N, kd, vd = 8, 2, 4, 5, 3, 3, 6
+    kpm = np.zeros((N, S), dtype=bool)
+    kpm[1, 3:] = True
+    am = np.zeros((L, S), dtype=bool)
+    am[0, 2] = True
+    cross = {"query": "@q", "key": "@k", "value": "@v"}
+    specs = [
+        ("mha_kdim_vdim", {"kdim": kd, "vdim": vd}, {"q": randn(L, N, e), "k": randn(S, N, kd), "v": randn(S, N, vd)},
+         cross),
+        ("mha_kdim_vdim_bf_masks_heads", {"kdim": kd, "vdim": vd, "batch_first": True},
+         {"q": randn(N, L, e), "k": randn(N, S, kd), "v": randn(N, S, vd), "kpm_mask": kpm, "am_mask": am},
+         {**cross, "key_padding_mask": "@kpm_mask", "attn_mask": "@am_mask", "average_attn_weights": False}),
+        ("mha_kdim_nobias_unbatched", {"kdim": kd, "vdim": kd, "bias": False},
+         {"q": randn(L, e), "kv": randn(S, kd)}, {"query": "@q", "key": "@kv", "value": "@kv"}),
+        ("mha_bias_kv_zero_attn_masks", {"add_bias_kv": True, "add_zero_attn": True},
+         {"q": randn(L, N, e), "k": randn(S, N, e), "v": randn(S, N, e), "kpm_mask": kpm, "am_mask": am},
+         {**cross, "key_padding_mask": "@kpm_mask", "attn_mask": "@am_mask"}),
+        ("mha_bias_kv_self", {"add_bias_kv": True}, {"x": randn(L, N, e)},
+         {"query": "@x", "key": "@x", "value": "@x"}),
+        ("mha_zero_attn_kdim_float_mask", {"add_zero_attn": True, "kdim": kd, "vdim": vd},
+         {"q": randn(L, N, e), "k": randn(S, N, kd), "v": randn(S, N, vd), "am_mask": randn(L, S)},
+         {**cross, "attn_mask": "@am_mask"}),
+    ]
+    for name, extra, inputs, call in specs:
+        init = {"embed_dim": e, "num_heads": h, **extra}
+        case(name, "mha", nn.MultiheadAttention(**init), init, inputs, call)
+
+
 def main() -> None:
     lstm_projection_cases()
+    mha_kdim_vdim_cases()
     meta = {"torch": ref.torch.__version__, "numpy": np.__version__, "cases": ref.META, "aliases": ref.ALIASES}
     ref.ARRAYS["__meta__"] = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)
     np.savez_compressed(OUT, **ref.ARRAYS)
