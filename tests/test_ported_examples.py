@@ -191,3 +191,22 @@ def test_program_run_as_torch_matches_pytorch(monkeypatch, run):
 def test_each_port_has_its_notes_of_every_changed_line(name):
     notes = (PORTED / "README.md").read_text()
     assert f"`{name}.py`" in notes
+
+
+def test_polynomial_custom_function_matches_pytorch_in_float32():
+    """The tutorial's LegendrePolynomial3 (an ``autograd.Function``) fitted to sin(x) by 2000 steps
+    of gradient descent from its fixed start.  torch's numbers (2.13, CPU), made offline by running
+    this very source with ``import minigrad_ckpt as mg`` -> ``import torch as mg``: the losses it
+    prints (every 100 steps) and the final a, b, c, d."""
+    torch_losses = [float.fromhex(h) for h in (
+        "0x1.a3eaacp+7", "0x1.215204p+7", "0x1.92cf5cp+6", "0x1.1c240ap+6", "0x1.97d3fep+5", "0x1.2b399ep+5",
+        "0x1.c34f54p+4", "0x1.5f922ap+4", "0x1.1bee80p+4", "0x1.dc17acp+3", "0x1.9dd106p+3", "0x1.738ca4p+3",
+        "0x1.56db32p+3", "0x1.43601cp+3", "0x1.3625bap+3", "0x1.2d29fep+3", "0x1.271058p+3", "0x1.22ebd0p+3",
+        "0x1.201b8ap+3", "0x1.1e3250p+3")]
+    torch_abcd = [float.fromhex(h) for h in ("-0x1.7108e2p-31", "-0x1.1ab102p+1", "-0x1.750708p-32", "0x1.059e26p-2")]
+    poly = _load("polynomial_custom_function")
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        losses, abcd = poly.main()
+    assert out.getvalue().splitlines()[-1].startswith("Result: y = ")
+    np.testing.assert_allclose(losses, torch_losses, rtol=1e-5)  # float32 sums in another order
+    np.testing.assert_allclose(abcd, torch_abcd, rtol=1e-6, atol=1e-8)  # a and c are 0 up to round-off
