@@ -341,7 +341,7 @@ class BackwardPass:
         if seg is None:
             if not self.retain_graph and type(node.saved) is tuple:
                 if self.ledger_on:
-                    _ledger.release(saved_arrays(node))
+                    _ledger.release(saved_arrays(node), node)
                 node.saved = FREED
             return
         seg.release(node, self.retain_graph)

@@ -9,6 +9,11 @@ What is counted (each array once, by the memory buffer it views):
 ``host``     values a checkpoint policy offloaded to host memory
              (``offload_to_host``): counted apart, outside ``"total"``
 
+An array is counted while a holder holds it: a tape node holds its saved arrays
+until its backward releases them -- or until the node itself is garbage-collected,
+when a graph is dropped without a backward pass (``loss = model(x).sum(); del
+loss``): the ledger lets go when the memory does (``hold(..., owner=node)``).
+
 Parameters (leaf tensors that require grad) are not counted: they exist
 whatever the tape does.  Arrays that only user code holds are not counted
 either: the ledger is about what the *engine* keeps alive, which is exactly
@@ -27,6 +32,7 @@ Use::
 from __future__ import annotations
 
 import contextlib
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -50,6 +56,8 @@ class Ledger:
         self.timeline: list[tuple[int, str, int, int]] = []
         self.dtypes: set[str] = set()   # every dtype held (float32 models should see no float64)
         self._events = 0
+        # weak reference to an owner (a tape node) -> the buffers it holds, released when it dies
+        self._owners: dict[weakref.ref, list[int]] = {}
 
     def __repr__(self) -> str:
         def kib(n: int) -> str:
@@ -81,12 +89,19 @@ class Ledger:
         self._mark()
 
     # ----------------------------------------------------------- accounting
-    def hold(self, arrays: Any, category: str = "saved") -> None:
-        """One more holder of each array in ``arrays`` (arrays of any backend)."""
+    def hold(self, arrays: Any, category: str = "saved", owner: Any = None) -> None:
+        """One more holder of each array in ``arrays`` (arrays of any backend).
+
+        With an ``owner`` (a tape node) the arrays are released when ``owner`` is
+        garbage-collected, unless :meth:`release` with the same owner came first:
+        a graph dropped without a backward pass leaves the ledger as its memory does.
+        """
         changed = False
+        keys = []
         for a in arrays:
             base = _base(a)
             key = id(base)
+            keys.append(key)
             entry = self._buffers.get(key)
             if entry is None:
                 self.dtypes.add(a.dtype.name)
@@ -95,14 +110,29 @@ class Ledger:
                 changed = True
             else:
                 entry[0] += 1
+        if owner is not None and keys:
+            # The owner's death runs the callback before its attributes are cleared, so the
+            # buffers are still alive then and their ids still name them.
+            self._owners.setdefault(weakref.ref(owner, self._owner_gone), []).extend(keys)
         if changed:
             self._mark()
 
-    def release(self, arrays: Any) -> None:
-        """One holder fewer of each array; its bytes leave the ledger with the last holder."""
+    def release(self, arrays: Any, owner: Any = None) -> None:
+        """One holder fewer of each array; its bytes leave the ledger with the last holder.
+
+        ``owner``: the one :meth:`hold` named -- it lets go now, not when it dies."""
+        if owner is not None and self._owners:
+            self._owners.pop(weakref.ref(owner), None)
+        self._release_keys([id(_base(a)) for a in arrays])
+
+    def _owner_gone(self, ref: weakref.ref) -> None:
+        keys = self._owners.pop(ref, None)
+        if keys:
+            self._release_keys(keys)
+
+    def _release_keys(self, keys: list[int]) -> None:
         changed = False
-        for a in arrays:
-            key = id(_base(a))
+        for key in keys:
             entry = self._buffers.get(key)
             if entry is None:
                 continue

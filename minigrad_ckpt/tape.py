@@ -84,7 +84,7 @@ class Node:
     """
 
     __slots__ = ("op", "inputs", "saved", "versions", "seq", "xp", "shape", "dtype",
-                 "__dict__")
+                 "__dict__", "__weakref__")  # weakly referenced: the memory ledger follows its death
 
     hooks: list | None = None       # gradient hooks of the output tensor
     tangents: dict | None = None    # forward-mode tangents of the output (mg.func)
@@ -309,7 +309,7 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_version: 
     if recorder is not None:
         recorder.record(node, args, arrays, out)  # an active checkpoint segment or profiler
     elif _ledger.enabled:
-        _ledger.hold(saved_arrays(node))
+        _ledger.hold(saved_arrays(node), "saved", node)
     return node
 
 

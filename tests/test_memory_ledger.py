@@ -345,3 +345,62 @@ def test_no_gradient_is_counted_in_flight_after_backward(post_hook):
     with mg.memory.track() as led:
         (g,) = mg.grad(((x * w).tanh()).sum(), [x])
         assert led.live("grad") == 0
+
+
+def _dropped_graph_programs():
+    """Ways a graph becomes unreachable without a backward pass (each returns nothing)."""
+    w = mg.randn(8, 8, requires_grad=True)
+    x = mg.randn(4, 8)
+
+    def discarded_loss():
+        loss = mg.tanh(x @ w).sum()
+        del loss
+
+    def discarded_outputs():
+        mg.tanh(mg.exp(x @ w))  # a forward whose outputs the caller throws away
+
+    def checkpointed_then_dropped():
+        loss = ck.checkpoint(lambda t: mg.tanh(mg.tanh(t @ w)), x * 1.0).sum()
+        del loss
+
+    def nested_segments_then_dropped():
+        ck.checkpoint(lambda t: ck.checkpoint(lambda u: mg.tanh(u @ w), mg.tanh(t)) * 2.0, x * 1.0).sum()
+
+    def kept_by_an_exception():
+        try:
+            y = mg.tanh(x @ w)
+            raise ValueError(y)
+        except ValueError:
+            pass
+
+    def replayed_then_the_backward_failed():
+        def block(t):
+            h = mg.tanh(t @ w)
+            h.register_hook(lambda g: 1 / 0)  # fails inside the segment, after its replay
+            return mg.tanh(h)
+
+        with pytest.raises(ZeroDivisionError):
+            (ck.checkpoint(block, x * 1.0) ** 2).sum().backward()
+
+    def remat_kept_outputs_dropped():
+        ck.remat(lambda t: mg.tanh(t @ w) @ w, ck.save_matmuls)(x * 1.0).sum()
+
+    return [discarded_loss, discarded_outputs, checkpointed_then_dropped, nested_segments_then_dropped,
+            kept_by_an_exception, replayed_then_the_backward_failed, remat_kept_outputs_dropped]
+
+
+@pytest.mark.parametrize("program", _dropped_graph_programs(), ids=lambda f: f.__name__)
+def test_a_graph_dropped_without_backward_leaves_the_ledger_as_it_found_it(program):
+    # The nodes of a graph nobody can reach are garbage-collected, and their saved arrays with
+    # them; the ledger used to count those arrays for ever (the whole tracked block).
+    gc.collect()
+    with mg.memory.track() as ledger:
+        keep = mg.randn(4, 8, requires_grad=True) * 2.0
+        held = mg.tanh(keep)  # a live graph: its bytes must stay counted
+        before = (ledger.live("saved"), ledger.live("grad"), ledger.live("host"))
+        assert before[0] > 0
+        program()
+        gc.collect()  # a checkpointed graph is a reference cycle (nodes <-> their segment)
+        assert (ledger.live("saved"), ledger.live("grad"), ledger.live("host")) == before
+        held.sum().backward()
+        assert ledger.live("total") == 0

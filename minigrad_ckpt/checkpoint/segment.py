@@ -628,14 +628,14 @@ class Segment:
         """``n.saved`` from replayed values: the slots the tape saved when it recorded ``n``."""
         n.saved = tuple(v if kept else None for v, kept in zip((out, *ins), self._saved_slots[n]))
         if _ledger.enabled:
-            _ledger.hold(saved_arrays(n))
+            _ledger.hold(saved_arrays(n), "saved", n)
 
     def release(self, node: Node, retain_graph: bool) -> None:
         """Drop the replayed values of ``node`` once its backward has run (and its kept
         result: no replay needs it any more)."""
         if type(node.saved) is tuple:
             if _ledger.enabled:
-                _ledger.release(saved_arrays(node))
+                _ledger.release(saved_arrays(node), node)
             node.saved = DROPPED if retain_graph else FREED
         if not retain_graph and node in self._result_nodes:
             value = self._kept_outputs.pop(node, None)
@@ -674,6 +674,7 @@ class Segment:
         # ledger say so -- its backward would have freed it.
         if not getattr(self, "freed", True) and not getattr(self, "recording", False):
             try:
+                self._drop_boundary()
                 self._free_kept()
             except Exception:  # noqa: S110 -- at interpreter exit the modules it reaches may be gone
                 pass
@@ -689,6 +690,8 @@ class Segment:
         self.kept = []
         self._kept_outputs = {}
         for n in self.nodes:
+            if type(n.saved) is tuple and _ledger.enabled:  # replayed, and its backward never came
+                _ledger.release(saved_arrays(n), n)
             n.saved = FREED
             n.replay = None
         if self.stats is not None:

@@ -199,7 +199,7 @@ def _ledger_for(nodes: list[Node]) -> Iterator[str]:
     try:
         with track():
             for n in nodes:
-                _ledger.hold(saved_arrays(n))  # what tape._record holds for each node
+                _ledger.hold(saved_arrays(n), "saved", n)  # what tape._record holds for each node
             yield "counted"
     finally:
         vars(_ledger).clear()

@@ -231,9 +231,9 @@ def hardsigmoid(x: Any, inplace: bool = False) -> Tensor:
     """``relu6(x + 3) / 6``: 0 below -3, 1 above 3, the derivative 0 at and beyond +-3 (PyTorch)."""
     refuse_inplace("hardsigmoid", inplace)
     x = _tensor(x)
-    inside = (x > -3) & (x < 3)
-    # outside, the clamped value passes as a detached constant (as hardtanh's): no gradient, nothing kept
-    return mf.where(inside, x * (1.0 / 6) + 0.5, mf.clip(x * (1.0 / 6) + 0.5, 0.0, 1.0).detach())
+    # outside, the clamped values 0 and 1 are Python numbers: no gradient there, and no node made
+    # only to be detached (a checkpoint's replay would recompute it, and refill what it saves)
+    return mf.where(x >= 3, 1.0, mf.where(x > -3, x * (1.0 / 6) + 0.5, 0.0))
 
 
 def softsign(x: Any) -> Tensor:
