@@ -405,3 +405,14 @@ def test_no_tensor_arguments_and_no_grad_mode():
     with mg.no_grad():
         y = LegendrePolynomial3.apply(x)
     assert not y.requires_grad and y._node is None
+
+
+def test_a_snapshot_refuses_a_tape_with_a_custom_function_by_name():
+    from minigrad_ckpt.snapshot.format import SnapshotError
+    from minigrad_ckpt.snapshot.tape_codec import encode_tape
+
+    x = mg.tensor([0.5, 1.0], requires_grad=True)
+    y = (Exp.apply(x * 2) * 3).sum()
+    with pytest.raises(SnapshotError, match=r"ExpBackward\) runs code that is not an op of the registry"):
+        encode_tape(y, {id(x): "x"})
+    assert mg.tape.walk(y)[1].op.attrs == {}  # what pictures of the tape show: forward's keywords

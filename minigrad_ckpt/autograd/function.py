@@ -187,6 +187,12 @@ class FunctionNode(Op):
         """As PyTorch names the node: ``LegendrePolynomial3Backward``."""
         return f"{self.function.__name__}Backward"
 
+    @property
+    def attrs(self) -> dict[str, Any]:
+        """The keyword arguments ``forward`` was called with (the pictures of the tape show them);
+        the function itself is the node's name, the rest is per-call state, not attributes."""
+        return dict(self.keywords)
+
     def __repr__(self) -> str:
         return f"{self.name}()"
 

@@ -116,6 +116,12 @@ def encode_tape(output: Tensor, leaf_names: dict[int, str]) -> tuple[dict[str, A
                 f"the tape (Executor.record) after the forward pass and snapshot before backward, or run "
                 f"backward with retain_graph=True, without checkpointing"
             )
+        if registry.get(n.op.name) is not type(n.op):  # a custom autograd.Function: user code, not data
+            raise SnapshotError(
+                f"cannot store the tape: node #{n.seq} ({n.op.name}) runs code that is not an op of the "
+                f"registry (a custom function, mg.autograd.Function), and a snapshot stores ops by name; "
+                f"snapshot the tensors without the tape"
+            )
         inputs = []
         for e in n.inputs:
             if e is None:
