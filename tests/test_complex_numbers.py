@@ -421,3 +421,22 @@ def test_view_as_real_and_view_as_complex_are_views(device):
     np.testing.assert_array_equal(mg.view_as_real(w.mT).numpy(), mg.view_as_real(w).numpy().transpose(0, 2, 1, 3))
     t = mg.tensor(np.arange(12.0, dtype=np.float32).reshape(2, 2, 3), device=device).mT
     np.testing.assert_array_equal(mg.view_as_complex(t).numpy(), t.numpy()[..., 0] + 1j * t.numpy()[..., 1])
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_conj_of_a_complex_tensor_is_a_copy_that_never_writes_back(device):
+    # The engine's choice (docs/complex.md): PyTorch's z.conj() is a lazy view (a write into it
+    # reaches z conjugated); NumPy has no such view, so conj, mH, H and adjoint of a complex tensor
+    # copy. Neither side of the copy changes the other; conj of a real tensor is the tensor itself
+    # and mH/H of a real matrix its transposed view, as PyTorch's.
+    z = mg.tensor([[1 + 1j, 2 + 2j], [3 - 1j, 4j]], device=device)
+    copies = [z.conj(), mg.conj(z), z.mH, z.adjoint(), z.conj_physical()]
+    for c in copies:
+        c[0, 0] = 9
+    np.testing.assert_array_equal(z.numpy()[0, 0], 1 + 1j)
+    z[1, 1] = 5
+    assert all(c.numpy()[1, 1] == -4j for c in copies)
+    x = mg.tensor([[1.0, 2.0], [3.0, 4.0]], device=device)
+    assert x.conj() is x
+    x.mH[0, 1] = 7
+    assert x.numpy()[1, 0] == 7
