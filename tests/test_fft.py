@@ -232,3 +232,28 @@ def test_the_n_dimensional_hermitian_transforms(device):
                                np.fft.hfft(spectrum, 7), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(mg.fft.ihfftn(x, dim=(0,)).numpy(), np.fft.ihfft(signal, axis=0),
                                rtol=1e-5, atol=1e-6)
+
+
+FFT_FUNCTIONS = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2",
+                 "hfft2", "ihfft2", "fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn"]
+
+
+@pytest.mark.parametrize("name", FFT_FUNCTIONS)
+@pytest.mark.parametrize("source", ["int64", "uint8", "bool"])
+@pytest.mark.parametrize("default,device", [("float32", "cpu"), ("float64", "cpu"), ("float32", "strict-f32")])
+def test_integer_and_bool_input_is_transformed_in_the_default_float_dtype(name, source, default, device):
+    # torch.fft.fft(torch.arange(4)).dtype == complex64 (torch.float64 as the default: complex128),
+    # torch.fft.irfft(torch.arange(4)).dtype == float32: every torch.fft function casts integers and
+    # bools to the default float dtype first (NumPy's fft takes float64, which the engine followed)
+    a = (np.arange(12).reshape(3, 4) % 3).astype(source)
+    previous = mg.get_default_dtype()
+    mg.set_default_dtype(default)
+    try:
+        result = getattr(mg.fft, name)(mg.tensor(a, device=device))
+        expected = getattr(mg.fft, name)(mg.tensor(a.astype(default), device=device))
+    finally:
+        mg.set_default_dtype(previous)
+    assert result.dtype == expected.dtype
+    assert result.dtype in (np.dtype(default), np.result_type(default, np.complex64))
+    np.testing.assert_array_equal(result.numpy(), expected.numpy())
+    np.testing.assert_allclose(mg.fft.fft(mg.tensor(np.arange(4))).numpy(), [6, -2 + 2j, -2, -2 - 2j])

@@ -98,16 +98,20 @@ def _resized(x: Tensor, axes: Sequence[int], sizes: Sequence[int | None]) -> Ten
 def _real_input(name: str, x: Tensor) -> Tensor:
     if x.dtype.kind == "c":
         raise TypeError(f"{name} expects a real input, got {x.dtype} (use fft/fftn for complex input)")
-    if x.dtype.kind != "f":  # integers and bools: NumPy computes in float64
-        x = astype(x, "float64")
-    return x
+    return _floating(x)
+
+
+def _floating(x: Tensor) -> Tensor:
+    """Integers and bools are transformed in the default float dtype, as PyTorch's
+    (``torch.fft.fft(torch.arange(4))`` is complex64); NumPy would take float64."""
+    return x if x.dtype.kind in "fc" else astype(x, get_default_dtype())
 
 
 # ---------------------------------------------------------------------------
 # The n-dimensional transforms (each a resize and one op)
 # ---------------------------------------------------------------------------
 def _c2c(name: str, a: Any, s: Any, axes: Any, norm: str | None, inverse: bool) -> Tensor:
-    x = as_tensor(a)
+    x = _floating(as_tensor(a))
     axes, sizes = _axes_and_sizes(name, x, s, axes)
     x = _resized(x, axes, sizes)
     return apply(_fft.FFT(axes=axes, norm=_norm(name, norm), inverse=inverse), x)
@@ -135,7 +139,7 @@ def rfftn(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *,
 def irfftn(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
     """The inverse of :func:`rfftn`: a real output, ``s[-1]`` long on the last axis
     (``2 * (m - 1)`` for an input with ``m`` frequencies there, by default)."""
-    x = as_tensor(a)
+    x = _floating(as_tensor(a))
     axes, sizes = _axes_and_sizes("irfftn", x, s, _pick("irfftn", axes, dim, None, "axes"))
     last = axes[-1]
     n = sizes[-1] if sizes[-1] is not None else 2 * (x.shape[last] - 1)
