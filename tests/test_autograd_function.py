@@ -193,6 +193,31 @@ def test_set_materialize_grads_false_passes_none():
     np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0])
 
 
+class TwoWithoutMaterialize(mg.autograd.Function):
+    seen: list = []
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.set_materialize_grads(False)
+        return x * 2, x * 3
+
+    @staticmethod
+    def backward(ctx, ga, gb):
+        TwoWithoutMaterialize.seen.append((ga is None, gb is None))
+        return (0 if ga is None else ga * 2) + (0 if gb is None else gb * 3)
+
+
+def test_set_materialize_grads_false_with_several_outputs_passes_none_for_the_unreached():
+    TwoWithoutMaterialize.seen.clear()
+    x = mg.tensor([1.0, -1.0], requires_grad=True)
+    a, b = TwoWithoutMaterialize.apply(x)
+    a.sum().backward(retain_graph=True)  # torch 2.13: backward gets (ones, None)
+    (a.sum() + b.sum()).backward(retain_graph=True)
+    b.sum().backward()
+    assert TwoWithoutMaterialize.seen == [(False, True), (False, False), (True, False)]
+    np.testing.assert_array_equal(x.grad.numpy(), [10.0, 10.0])
+
+
 def test_saved_input_or_output_changed_in_place_raises_unsaved_output_does_not():
     x = mg.tensor([1.0, 2.0], requires_grad=True)
     h = x * 1
@@ -416,3 +441,37 @@ def test_a_snapshot_refuses_a_tape_with_a_custom_function_by_name():
     with pytest.raises(SnapshotError, match=r"ExpBackward\) runs code that is not an op of the registry"):
         encode_tape(y, {id(x): "x"})
     assert mg.tape.walk(y)[1].op.attrs == {}  # what pictures of the tape show: forward's keywords
+
+
+class SinCos(mg.autograd.Function):
+    """Two differentiable outputs, both saved, and a non-tensor output."""
+
+    @staticmethod
+    def forward(ctx, x):
+        s, c = x.sin(), x.cos()
+        ctx.save_for_backward(s, c)
+        return s, c, 7
+
+    @staticmethod
+    def backward(ctx, gs, gc, g_seven):
+        assert g_seven is None  # torch: None for a non-tensor output
+        s, c = ctx.saved_tensors
+        return gs * c - gc * s
+
+
+def test_saved_outputs_of_several_give_second_derivatives():
+    x = mg.tensor([0.3, 1.1], dtype=mg.float64, requires_grad=True)
+    s, c, seven = SinCos.apply(x)
+    assert seven == 7
+    (g,) = mg.grad((s * s + 2 * c).sum(), x, create_graph=True)
+    (gg,) = mg.grad(g.sum(), x)
+    v = x.detach().numpy()
+    np.testing.assert_allclose(g.detach().numpy(), np.sin(2 * v) - 2 * np.sin(v), rtol=1e-14)
+    np.testing.assert_allclose(gg.numpy(), 2 * np.cos(2 * v) - 2 * np.cos(v), rtol=1e-14)
+    assert gradcheck(lambda t: SinCos.apply(t)[:2], (x,), modes=("rev",))
+    assert gradgradcheck(lambda t: SinCos.apply(t)[:2], (x,), modes=("rev",))
+
+
+def test_calling_an_instance_is_torchs_legacy_error():
+    with pytest.raises(RuntimeError, match="Legacy autograd function with non-static forward"):
+        Exp()(mg.ones(2))

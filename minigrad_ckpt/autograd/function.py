@@ -29,7 +29,7 @@ differentiable ops has a derivative itself (double backward); its ``jvp`` calls 
 What ``backward`` reads is declared as for every op: a saved *input* is one of the node's
 saved inputs (its version is checked: an in-place change before backward is an error), a
 saved *output* the node's saved output; any other saved tensor (an intermediate) is kept by
-the context.  Inside ``mg.checkpoint`` the node's saved values are dropped like any other
+the context (outside the memory ledger's count).  Inside ``mg.checkpoint`` the node's saved values are dropped like any other
 node's, and the replay runs the user's ``forward`` again to rebuild them -- the one place a
 replay runs user code, as PyTorch's checkpoint re-runs the forward.
 
@@ -101,8 +101,7 @@ class FunctionCtx:
         self.dirty_tensors = tensors
 
     def set_materialize_grads(self, value: bool) -> None:
-        """False: ``backward`` receives None, not zeros, for an output that got no gradient
-        (an output with no gradient here: a non-differentiable or non-Tensor one)."""
+        """False: ``backward`` receives None, not zeros, for an output no gradient reached."""
         self.materialize_grads = bool(value)
 
 
@@ -143,6 +142,12 @@ class Function:
     def vjp(ctx: Any, *grad_outputs: Any) -> Any:
         """PyTorch's other name for ``backward``: a subclass defines one of the two."""
         raise NotImplementedError("a Function subclass must define the staticmethod backward (or vjp)")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use new-style "
+            "autograd function with static forward method. (Example: MyFunction.apply(x), with forward and "
+            "backward as @staticmethod)")
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
@@ -305,6 +310,8 @@ class FunctionNode(Op):
             else:
                 for j, shape, start, stop in self.parts:
                     outs[j] = packed[start:stop].reshape(shape)
+                if not self.ctx.materialize_grads:
+                    self._watch_pieces(outs)
         for o in outs:
             if isinstance(o, Tensor) and o._node is None and not (self.differentiable and o is packed):
                 o._requires_grad = False  # a non-differentiable output (maybe an input's handle)
@@ -315,6 +322,19 @@ class FunctionNode(Op):
             outs = self._rebind_dirty(outs, args, packed, node)
         self.outputs = self.args_seen = None
         return outs[0] if self.single else tuple(outs)
+
+    def _watch_pieces(self, outs: list) -> None:
+        """``set_materialize_grads(False)`` with several outputs: the node's gradient is one packed
+        array, where a piece no gradient reached is zeros -- so each piece's node notes that a
+        gradient reached it (a gradient hook), and ``backward`` passes None for the others."""
+        self.reached: set[int] = set()
+        for k, (j, *_) in enumerate(self.parts):
+            node = outs[j]._node
+            if node is not None:
+                node.hooks = [*(node.hooks or ()), functools.partial(self._note_reached, k)]
+
+    def _note_reached(self, k: int, g: Any) -> None:
+        self.reached.add(k)
 
     def _settle_versions(self, node: Any, packed: Tensor) -> None:
         boxes = tuple(d[2] for d in self.saved if d[0] == "const")
@@ -396,8 +416,12 @@ class FunctionNode(Op):
         """One gradient per output of forward: the pieces of ``g``; zeros (or None, after
         ``set_materialize_grads(False)``) for a non-differentiable Tensor output; None otherwise."""
         grads: list = [None] * len(self.out_meta)
+        reached = getattr(self, "reached", None)  # None: every piece counts as reached
         for k, (j, *_) in enumerate(self.parts):
-            grads[j] = self._tensor(self._piece(g, k))
+            if reached is None or k in reached:
+                grads[j] = self._tensor(self._piece(g, k))
+        if reached is not None:
+            reached.clear()  # the next backward pass notes its own
         if self.ctx.materialize_grads:
             for j, meta in enumerate(self.out_meta):
                 if grads[j] is None and meta is not None:
