@@ -88,6 +88,16 @@ class _IncompatibleKeys(NamedTuple):
     __str__ = __repr__
 
 
+def _key_problems(strict: bool, missing: list[str], unexpected: list[str]) -> list[str]:
+    """What ``strict`` loading says of the keys that did not match."""
+    problems = []
+    if strict and missing:
+        problems.append("missing keys: " + ", ".join(missing))
+    if strict and unexpected:
+        problems.append("unexpected keys: " + ", ".join(unexpected))
+    return problems
+
+
 class Module:
     """Base class of every layer and model.
 
@@ -476,6 +486,31 @@ class Module:
     def half(self) -> Module:
         return self.to(dtype="float16")
 
+    def bfloat16(self) -> Module:
+        """Refused: NumPy (and so the engine) has no bfloat16; ``half()`` gives float16, ``float()``
+        float32."""
+        raise TypeError("Module.bfloat16: the engine computes with NumPy, which has no bfloat16 dtype; use "
+                        ".half() (float16) or .float() (float32)")
+
+    def type(self, dst_type: Any) -> Module:
+        """Cast *every* parameter and buffer to ``dst_type`` (a dtype, or a name such as
+        ``'torch.DoubleTensor'``), in place, as PyTorch's ``Module.type``: integer buffers too
+        (``num_batches_tracked``), unlike :meth:`to`. A parameter that requires grad cannot become an
+        integer tensor (PyTorch's RuntimeError, raised before anything changes)."""
+        pairs = [(t, t.type(dst_type)) for m in self.modules() for store in (m._parameters, m._buffers)
+                 for t in store.values() if t is not None]
+        for t, new in pairs:
+            if t.requires_grad and new.dtype.kind not in "fc":
+                raise RuntimeError("data set to a tensor that requires gradients must be floating point or "
+                                   "complex dtype")
+        with no_grad():
+            for t, new in pairs:
+                if new is not t:
+                    t.set_(new)
+                    if t.grad is not None:
+                        t.grad = t.grad.type(dst_type)
+        return self
+
     def cpu(self) -> Module:
         return self.to("cpu")
 
@@ -499,16 +534,81 @@ class Module:
         As in PyTorch, ``prefix`` is put before each key as it is (``prefix="model."`` gives
         ``"model.0.weight"``) and a module reachable by two paths appears under both."""
         out: Any = OrderedDict() if destination is None else destination
-        for p, m in self._walk(prefix):
-            for name, t in m._parameters.items():
-                if t is not None:
-                    out[p + name] = t if keep_vars else t.detach()
-            for name, t in m._buffers.items():
-                if t is not None and name not in m._non_persistent:
-                    out[p + name] = t if keep_vars else t.detach()
-            if m._has_extra_state():
-                out[p + "_extra_state"] = m.get_extra_state()
+        return self._save_state(out, prefix, keep_vars)
+
+    def _save_state(self, out: Any, prefix: str, keep_vars: bool) -> Any:
+        """PyTorch's order: this module's state-dict pre-hooks, its own entries, its children's, then its
+        post-hooks. A hook registered with the private ``_register_state_dict_hook`` may return a new
+        dict (kept at the root only, as PyTorch); a public post-hook must return None."""
+        for hook in self.__dict__.get("_state_dict_pre_hooks", {}).values():
+            hook(self, prefix, keep_vars)
+        self._save_own_state(out, prefix, keep_vars)
+        for name, m in self._modules.items():
+            if m is not None:
+                m._save_state(out, f"{prefix}{name}.", keep_vars)
+        public = self.__dict__.get("_public_hooks", {})
+        for key, hook in self.__dict__.get("_state_dict_hooks", {}).items():
+            result = hook(self, out, prefix, {"version": getattr(self, "_version", 1)})
+            if result is not None and key in public:
+                raise RuntimeError("state_dict post-hook must return None")
+            out = out if result is None else result
         return out
+
+    def _save_own_state(self, out: Any, prefix: str, keep_vars: bool) -> None:
+        for name, t in self._parameters.items():
+            if t is not None:
+                out[prefix + name] = t if keep_vars else t.detach()
+        for name, t in self._buffers.items():
+            if t is not None and name not in self._non_persistent:
+                out[prefix + name] = t if keep_vars else t.detach()
+        if self._has_extra_state():
+            out[prefix + "_extra_state"] = self.get_extra_state()
+
+    def _own_state(self) -> OrderedDict[str, Tensor]:
+        """The state dict's tensors without running any hook: what ``load_state_dict`` loads into."""
+        out: OrderedDict[str, Tensor] = OrderedDict()
+        for p, m in self._walk():
+            m._save_own_state(out, p, False)
+        return out
+
+    # ------------------------------------------------------- state-dict hooks
+    def register_state_dict_pre_hook(self, hook: Callable) -> _HookHandle:
+        """``hook(module, prefix, keep_vars)`` before this module's entries are put in a state dict."""
+        return self._add_hook(self.__dict__.setdefault("_state_dict_pre_hooks", OrderedDict()), hook, False,
+                              False)
+
+    def register_state_dict_post_hook(self, hook: Callable) -> _HookHandle:
+        """``hook(module, state_dict, prefix, local_metadata)`` once this module's entries (its
+        children's too) are in the state dict; it may change the dict in place and must return None."""
+        handle = self._register_state_dict_hook(hook)
+        self.__dict__.setdefault("_public_hooks", {})[handle.id] = True
+        return handle
+
+    def _register_state_dict_hook(self, hook: Callable) -> _HookHandle:
+        """PyTorch's older, private form of :meth:`register_state_dict_post_hook`: the hook may return
+        a new state dict, which ``state_dict()`` returns (when registered on the root module)."""
+        return self._add_hook(self.__dict__.setdefault("_state_dict_hooks", OrderedDict()), hook, False, False)
+
+    def register_load_state_dict_pre_hook(self, hook: Callable) -> _HookHandle:
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+        error_msgs)`` before anything is loaded: it may rename or convert entries of ``state_dict`` (a
+        copy of the caller's) in place, and append to the three lists."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def _register_load_state_dict_pre_hook(self, hook: Callable, with_module: bool = False) -> _HookHandle:
+        """PyTorch's private form: without ``with_module`` the hook is called without the module."""
+        handle = self._add_hook(self.__dict__.setdefault("_load_state_dict_pre_hooks", OrderedDict()), hook,
+                                False, False)
+        if with_module:
+            self.__dict__.setdefault("_public_hooks", {})[handle.id] = True
+        return handle
+
+    def register_load_state_dict_post_hook(self, hook: Callable) -> _HookHandle:
+        """``hook(module, incompatible_keys)`` after loading, children first: it may take keys out of
+        ``incompatible_keys.missing_keys`` / ``.unexpected_keys`` in place before ``strict`` judges them
+        (it must return None)."""
+        return self._add_hook(self.__dict__.setdefault("_load_state_dict_post_hooks", OrderedDict()), hook,
+                              False, False)
 
     def load_state_dict(self, state_dict: dict[str, Any], strict: bool = True,
                         assign: bool = False) -> _IncompatibleKeys:
@@ -520,21 +620,21 @@ class Module:
         leaves the module half-loaded: with ``strict`` the keys must match
         exactly, and a shape mismatch is always an error.  Returns PyTorch's
         named pair ``(missing_keys, unexpected_keys)``.
+
+        PyTorch's hooks run: ``register_load_state_dict_pre_hook`` ones first (they may rewrite a copy
+        of ``state_dict``), ``register_load_state_dict_post_hook`` ones after loading, children first.
+        A post-hook may forgive missing or unexpected keys, so where there are post-hooks the keys are
+        judged after loading (as PyTorch judges them, leaving the module loaded).
         """
-        own = self.state_dict()
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        problems = []
-        if strict and missing:
-            problems.append("missing keys: " + ", ".join(missing))
-        if strict and unexpected:
-            problems.append("unexpected keys: " + ", ".join(unexpected))
+        state_dict, missing, unexpected, problems = self._run_load_pre_hooks(state_dict, strict)
+        own = self._own_state()
+        missing += [k for k in own if k not in state_dict and k not in missing]
+        unexpected += [k for k in state_dict if k not in own and k not in unexpected]
         extras = {p + "_extra_state": m for p, m in self._walk() if m._has_extra_state()}
         plan = self._load_plan({k: v for k, v in own.items() if k not in extras}, state_dict, problems)
-        if problems:
-            raise RuntimeError(
-                f"Error(s) in loading state_dict for {type(self).__name__}:\n  " + "\n  ".join(problems)
-            )
+        post_hooks = [m for _, m in self._walk() if m.__dict__.get("_load_state_dict_post_hooks")]
+        # Everything is judged before anything is copied, unless post-hooks may still forgive keys
+        self._raise_load_problems(problems + ([] if post_hooks else _key_problems(strict, missing, unexpected)))
         slots = {key: (m, name, t) for key, m, name, t in self._live_slots()}
         with no_grad():
             for k, v in plan:
@@ -548,7 +648,47 @@ class Module:
         for key, m in extras.items():
             if key in state_dict:
                 m.set_extra_state(state_dict[key])
+        if post_hooks:
+            self._run_load_post_hooks(_IncompatibleKeys(missing, unexpected))
+            self._raise_load_problems(_key_problems(strict, missing, unexpected))
         return _IncompatibleKeys(missing, unexpected)
+
+    def _run_load_pre_hooks(self, state_dict: Any, strict: bool
+                            ) -> tuple[Any, list[str], list[str], list[str]]:
+        """Every module's load pre-hooks, parents first, on a shallow copy of ``state_dict``."""
+        missing: list[str] = []
+        unexpected: list[str] = []
+        errors: list[str] = []
+        hooked = [(p, m) for p, m in self._walk() if m.__dict__.get("_load_state_dict_pre_hooks")]
+        if not hooked:
+            return state_dict, missing, unexpected, errors
+        state_dict = OrderedDict(state_dict)
+        for prefix, m in hooked:
+            public = m.__dict__.get("_public_hooks", {})
+            for key, hook in list(m._load_state_dict_pre_hooks.items()):
+                args = (state_dict, prefix, {}, strict, missing, unexpected, errors)
+                if key in public:  # registered with the module as its first argument
+                    hook(m, *args)
+                else:
+                    hook(*args)
+        return state_dict, missing, unexpected, errors
+
+    def _run_load_post_hooks(self, incompatible: _IncompatibleKeys) -> None:
+        """Every module's load post-hooks, children before their parent, as PyTorch calls them."""
+        for m in self._modules.values():
+            if m is not None:
+                m._run_load_post_hooks(incompatible)
+        for hook in list(self.__dict__.get("_load_state_dict_post_hooks", {}).values()):
+            if hook(self, incompatible) is not None:
+                raise AssertionError("Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                                     "expected to return new values, if incompatible_keys need to be "
+                                     "modified, it should be done inplace.")
+
+    def _raise_load_problems(self, problems: list[str]) -> None:
+        if problems:
+            raise RuntimeError(
+                f"Error(s) in loading state_dict for {type(self).__name__}:\n  " + "\n  ".join(problems)
+            )
 
     def _has_extra_state(self) -> bool:
         return type(self).get_extra_state is not Module.get_extra_state

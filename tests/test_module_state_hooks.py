@@ -1,0 +1,151 @@
+"""Module state-dict hooks, ``Module.type`` and ``Module.bfloat16`` against PyTorch 2.13.
+
+The expected values are what the same calls give in torch 2.13 (written beside each); torch is not
+imported here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt import nn
+
+
+def build() -> nn.Sequential:
+    mg.manual_seed(0)
+    return nn.Sequential(nn.Linear(2, 2), nn.Sequential(nn.Linear(2, 1)))
+
+
+def named(m: nn.Module) -> dict[int, str]:
+    return {id(mod): n or "root" for n, mod in m.named_modules()}
+
+
+def test_state_dict_pre_and_post_hooks_run_in_pytorchs_order():
+    m, log = build(), []
+    names = named(m)
+    for mod in m.modules():
+        mod.register_state_dict_pre_hook(lambda mod, prefix, keep_vars: log.append(("pre", names[id(mod)], prefix)))
+        mod.register_state_dict_post_hook(
+            lambda mod, sd, prefix, meta: log.append(("post", names[id(mod)], prefix, len(sd), sorted(meta))))
+    assert list(m.state_dict(prefix="x.")) == ["x.0.weight", "x.0.bias", "x.1.0.weight", "x.1.0.bias"]
+    # torch: the same list for the same model and hooks
+    assert log == [("pre", "root", "x."), ("pre", "0", "x.0."), ("post", "0", "x.0.", 2, ["version"]),
+                   ("pre", "1", "x.1."), ("pre", "1.0", "x.1.0."), ("post", "1.0", "x.1.0.", 4, ["version"]),
+                   ("post", "1", "x.1.", 4, ["version"]), ("post", "root", "x.", 4, ["version"])]
+
+
+def test_state_dict_post_hooks_change_the_dict_in_place_and_private_ones_may_replace_it():
+    m = build()
+
+    def drop_bias(mod, sd, prefix, meta):
+        del sd[prefix + "0.bias"]
+    handle = m.register_state_dict_post_hook(drop_bias)
+    assert list(m.state_dict()) == ["0.weight", "1.0.weight", "1.0.bias"]  # torch: the same
+    handle.remove()
+    assert list(m.state_dict()) == ["0.weight", "0.bias", "1.0.weight", "1.0.bias"]
+    m.register_state_dict_post_hook(lambda mod, sd, prefix, meta: {"only": 1})
+    with pytest.raises(RuntimeError, match="state_dict post-hook must return None"):
+        m.state_dict()
+    # torch: the private hook's new dict is state_dict()'s at the root; a child's is dropped
+    root = build()
+    root._register_state_dict_hook(lambda mod, sd, prefix, meta: {"only": 1})
+    assert root.state_dict() == {"only": 1}
+    child = build()
+    child[1]._register_state_dict_hook(lambda mod, sd, prefix, meta: {"only": 1})
+    assert list(child.state_dict()) == ["0.weight", "0.bias", "1.0.weight", "1.0.bias"]
+
+
+def test_load_pre_hook_renames_keys_of_an_old_checkpoint():
+    want = build().state_dict()
+    old = {k.replace("0.", "first.", 1) if k.startswith("0.") else k: v.numpy() * 2 for k, v in want.items()}
+    m = build()
+    calls = []
+
+    def rename(mod, sd, prefix, meta, strict, missing, unexpected, errors):
+        calls.append((mod is m, prefix, strict))
+        for k in list(sd):
+            if k.startswith(prefix + "first."):
+                sd["0." + k[len(prefix + "first."):]] = sd.pop(k)
+    m.register_load_state_dict_pre_hook(rename)
+    keys = m.load_state_dict(old)
+    assert repr(keys) == "<All keys matched successfully>" and calls == [(True, "", True)]
+    assert "first.weight" in old  # the caller's dict is left as it was (torch: a copy is hooked)
+    np.testing.assert_array_equal(m[0].weight.numpy(), want["0.weight"].numpy() * 2)
+    got = []  # torch's private form, on a child: hook(state_dict, prefix, ...), no module
+    m[1]._register_load_state_dict_pre_hook(lambda sd, prefix, *rest: got.append((prefix, len(rest))))
+    m.load_state_dict(want)
+    assert got == [("1.", 5)]
+
+
+def test_load_post_hooks_run_children_first_and_may_forgive_keys():
+    partial = {k: v for k, v in build().state_dict().items() if k != "1.0.bias"}
+    partial["extra"] = mg.zeros(1)
+    m, log = build(), []
+    names = named(m)
+    for mod in m.modules():
+        mod.register_load_state_dict_post_hook(
+            lambda mod, keys: log.append((names[id(mod)], list(keys.unexpected_keys))))
+    with pytest.raises(RuntimeError, match=r"missing keys: 1\.0\.bias"):
+        m.load_state_dict(partial)
+    # torch: children before their parent; every hook sees the unexpected key
+    assert log == [("0", ["extra"]), ("1.0", ["extra"]), ("1", ["extra"]), ("root", ["extra"])]
+    forgiving = build()
+
+    def forgive(mod, keys):
+        keys.missing_keys.clear()
+        keys.unexpected_keys.clear()
+    forgiving.register_load_state_dict_post_hook(forgive)
+    assert repr(forgiving.load_state_dict(partial)) == "<All keys matched successfully>"  # torch: the same
+    returning = build()
+    returning.register_load_state_dict_post_hook(lambda mod, keys: 1)
+    with pytest.raises(AssertionError, match="not expected to return new values"):
+        returning.load_state_dict(build().state_dict())
+
+
+def test_without_post_hooks_a_strict_failure_loads_nothing():
+    m = build()
+    before = m[0].weight.numpy().copy()
+    sd = {k: v.numpy() + 1 for k, v in build().state_dict().items() if k != "1.0.bias"}
+    with pytest.raises(RuntimeError, match="missing keys"):
+        m.load_state_dict(sd)
+    np.testing.assert_array_equal(m[0].weight.numpy(), before)
+
+
+def test_state_dict_hooks_see_a_snapshot_round_trip(tmp_path):
+    m = build()
+    m.register_state_dict_post_hook(lambda mod, sd, prefix, meta: sd.__setitem__(prefix + "scale", mg.ones(1)))
+    m.register_load_state_dict_pre_hook(lambda mod, sd, prefix, *rest: sd.pop(prefix + "scale"))
+    mg.save(m.state_dict(), tmp_path / "m.pt")
+    assert "scale" in mg.load(tmp_path / "m.pt")
+    fresh = build()
+    fresh.register_load_state_dict_pre_hook(lambda mod, sd, prefix, *rest: sd.pop(prefix + "scale"))
+    fresh.load_state_dict(mg.load(tmp_path / "m.pt"))
+
+
+@pytest.mark.parametrize("dst", [mg.float64, "torch.DoubleTensor", "float64"])
+def test_module_type_casts_every_tensor_integer_buffers_too(dst):
+    bn = nn.BatchNorm1d(2)
+    weight = bn.weight
+    assert bn.type(dst) is bn
+    # torch: nn.BatchNorm1d(2).type(torch.float64).num_batches_tracked.dtype == torch.float64
+    assert bn.num_batches_tracked.dtype == np.float64 and bn.weight.dtype == np.float64
+    assert bn.weight is weight  # the same Parameter (an optimizer built before keeps it)
+    out = bn(mg.randn(3, 2, dtype="float64"))
+    assert out.dtype == np.float64
+
+
+def test_module_type_to_an_integer_dtype_is_refused_for_trainable_parameters():
+    lin = nn.Linear(2, 2)
+    with pytest.raises(RuntimeError, match="must be floating point or complex"):
+        lin.type(mg.int64)
+    assert lin.weight.dtype == np.float32 and lin.bias.dtype == np.float32  # nothing changed
+    # torch: nn.Linear(2, 2).requires_grad_(False).type(torch.int64).weight.dtype == torch.int64
+    assert nn.Linear(2, 2).requires_grad_(False).type(mg.int64).weight.dtype == np.int64
+
+
+def test_half_works_and_bfloat16_is_refused_naming_what_to_use():
+    assert nn.Linear(2, 2).half().weight.dtype == np.float16
+    with pytest.raises(TypeError, match=r"no bfloat16.*\.half\(\).*\.float\(\)"):
+        nn.Linear(2, 2).bfloat16()
