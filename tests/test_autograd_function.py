@@ -475,3 +475,131 @@ def test_saved_outputs_of_several_give_second_derivatives():
 def test_calling_an_instance_is_torchs_legacy_error():
     with pytest.raises(RuntimeError, match="Legacy autograd function with non-static forward"):
         Exp()(mg.ones(2))
+
+
+class HandWrittenCheckpoint(mg.autograd.Function):
+    """The reentrant checkpoint many PyTorch repositories carry (guided-diffusion's
+    CheckpointFunction): forward keeps its argument objects on ctx, backward re-runs the function
+    with recording on and asks for gradients with respect to those very objects (the parameters)."""
+
+    @staticmethod
+    def forward(ctx, run_function, length, *args):
+        ctx.run_function = run_function
+        ctx.input_tensors = list(args[:length])
+        ctx.input_params = list(args[length:])
+        with mg.no_grad():
+            return ctx.run_function(*ctx.input_tensors)
+
+    @staticmethod
+    def backward(ctx, *output_grads):
+        ctx.input_tensors = [x.detach().requires_grad_(True) for x in ctx.input_tensors]
+        with mg.enable_grad():
+            shallow_copies = [x.view_as(x) for x in ctx.input_tensors]
+            output_tensors = ctx.run_function(*shallow_copies)
+        input_grads = mg.autograd.grad(output_tensors, ctx.input_tensors + ctx.input_params, output_grads,
+                                       allow_unused=True)
+        return (None, None) + input_grads
+
+
+def test_forward_gets_the_argument_objects_and_backward_may_run_a_backward_pass():
+    mg.manual_seed(0)
+    lin = mg.nn.Linear(3, 2).double()
+    x = mg.randn(4, 3, dtype=mg.float64, requires_grad=True)
+
+    def f(v):
+        return mg.tanh(lin(v))
+
+    HandWrittenCheckpoint.apply(f, 1, x, *lin.parameters()).sum().backward()
+    got = [x.grad.numpy().copy()] + [p.grad.numpy().copy() for p in lin.parameters()]
+    x.grad = None
+    lin.zero_grad()
+    f(x).sum().backward()
+    for g, want in zip(got, [x.grad] + [p.grad for p in lin.parameters()]):
+        np.testing.assert_allclose(g, want.numpy(), rtol=1e-14)
+
+
+class Cube(mg.autograd.Function):
+    """A backward written with another custom function, whose backward gives the second derivative."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 3
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return CubeBackward.apply(g, x)
+
+
+class CubeBackward(mg.autograd.Function):
+    @staticmethod
+    def forward(ctx, g, x):
+        ctx.save_for_backward(g, x)
+        return g * 3 * x ** 2
+
+    @staticmethod
+    def backward(ctx, gg):
+        g, x = ctx.saved_tensors
+        return gg * 3 * x ** 2, gg * g * 6 * x
+
+
+def test_a_backward_built_from_another_custom_function():
+    x = mg.tensor([1.0, 2.0], dtype=mg.float64, requires_grad=True)
+    (g,) = mg.grad(Cube.apply(x).sum(), x, create_graph=True)
+    assert g._node.op.name == "CubeBackwardBackward"
+    (gg,) = mg.grad(g.sum(), x)
+    np.testing.assert_array_equal(g.detach().numpy(), [3.0, 12.0])
+    np.testing.assert_array_equal(gg.numpy(), [6.0, 12.0])
+
+
+class ExpOfP3(mg.autograd.Function):
+    """forward calls a custom function that has no jvp; its own jvp gives the tangent."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.call = CountingTanh.calls  # what forward set on ctx stays through a checkpoint replay
+        p = LegendrePolynomial3.apply(x)
+        ctx.save_for_forward(x, p.exp())
+        return p.exp()
+
+    @staticmethod
+    def backward(ctx, g):
+        raise AssertionError("not used")
+
+    @staticmethod
+    def jvp(ctx, t):
+        x, e = ctx.saved_tensors
+        return t * 1.5 * (5 * x ** 2 - 1) * e
+
+
+def test_forward_pushes_no_tangents_of_its_own():
+    x = mg.tensor([0.2, -0.5], dtype=mg.float64)
+    _, tangent = mg.func.jvp(ExpOfP3.apply, (x,), (mg.ones(2, dtype=mg.float64),))
+    v = x.numpy()
+    np.testing.assert_allclose(tangent.numpy(), 1.5 * (5 * v ** 2 - 1) * np.exp(0.5 * (5 * v ** 3 - 3 * v)),
+                               rtol=1e-14)
+
+
+class RecordsCall(CountingTanh):
+    seen: list = []
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.call = CountingTanh.calls + 1
+        return CountingTanh.forward(ctx, x)
+
+    @staticmethod
+    def backward(ctx, g):
+        RecordsCall.seen.append(ctx.call)
+        return CountingTanh.backward(ctx, g)
+
+
+def test_a_checkpoint_replay_rebuilds_saved_tensors_and_keeps_the_ctx():
+    RecordsCall.seen.clear()
+    CountingTanh.calls = 0
+    x = mg.tensor([0.1, -0.4], dtype=mg.float64, requires_grad=True)
+    y = mg.checkpoint.checkpoint(lambda v: RecordsCall.apply(v * 2) * 3, x)
+    y.sum().backward()
+    assert CountingTanh.calls == 2 and RecordsCall.seen == [1]  # the replay's forward set 2 on another ctx
+    np.testing.assert_allclose(x.grad.numpy(), 6 * (1 - np.tanh(2 * x.numpy()) ** 2), rtol=1e-14)

@@ -29,9 +29,14 @@ differentiable ops has a derivative itself (double backward); its ``jvp`` calls 
 What ``backward`` reads is declared as for every op: a saved *input* is one of the node's
 saved inputs (its version is checked: an in-place change before backward is an error), a
 saved *output* the node's saved output; any other saved tensor (an intermediate) is kept by
-the context (outside the memory ledger's count).  Inside ``mg.checkpoint`` the node's saved values are dropped like any other
-node's, and the replay runs the user's ``forward`` again to rebuild them -- the one place a
-replay runs user code, as PyTorch's checkpoint re-runs the forward.
+the context (outside the memory ledger's count).  Inside ``mg.checkpoint`` the node's saved
+values are dropped like any other node's, and the replay runs the user's ``forward`` again to
+rebuild them -- the one place a replay runs user code, as PyTorch's checkpoint re-runs the
+forward; the ctx keeps what the first ``forward`` set on it.
+
+The first ``forward`` gets the argument Tensors themselves, as in PyTorch (code keeps them on
+``ctx`` and later asks for gradients with respect to them); a replay gets Tensors around the
+replayed arrays.
 
 Several outputs: the differentiable ones are packed into the node's one output (flattened
 and concatenated, the engine's way for ``eigh``) and handed out as views of it; the
@@ -215,50 +220,62 @@ class FunctionNode(Op):
         self.in_shapes = tuple(a._data.shape if isinstance(a, Tensor) else None for a in args)
         self.requires = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         self.ctx.needs_input_grad = tuple(r and _grad_state.enabled for r in self.requires)
-        # The first forward's inputs share the arguments' version boxes: an in-place change
-        # there (mark_dirty) is a change of the argument.  A replay's inputs are its own.
-        self._boxes: list | None = [a._version if isinstance(a, Tensor) else None for a in args]
+        # The first forward gets the argument objects themselves, as PyTorch's: code keeps them on
+        # ctx and asks for gradients with respect to them (a hand-written checkpoint does).
+        self._arguments: tuple | None = args
 
     def run_user_forward(self, args: tuple, ctx: FunctionCtx | None) -> Any:
-        """The user's ``forward`` (and ``setup_context``) on ``args``, recording nothing."""
+        """The user's ``forward`` (and ``setup_context``) on ``args``, recording nothing and
+        pushing no forward-mode tangents (the function's own ``jvp`` gives the output's)."""
         fn = self.function
         ctx = FunctionCtx() if ctx is None else ctx
-        with no_grad():
-            if _overrides(fn, "setup_context"):
-                result = fn.forward(*args)
-                fn.setup_context(ctx, args, result)
-            else:
-                result = fn.forward(ctx, *args, **self.keywords)
+        push = _tape._forward_push
+        _tape.set_forward_push(None)
+        try:
+            with no_grad():
+                if _overrides(fn, "setup_context"):
+                    result = fn.forward(*args)
+                    fn.setup_context(ctx, args, result)
+                else:
+                    result = fn.forward(ctx, *args, **self.keywords)
+        finally:
+            _tape.set_forward_push(push)
         return result
 
     def forward(self, xp, *values):
-        boxes, self._boxes = self._boxes, None
-        args = tuple(_input_tensor(v, self.device, self.requires[i], None if boxes is None else boxes[i])
-                     if self.is_tensor[i] else v for i, v in enumerate(values))
-        self.ctx._reset()
-        self.args = args
-        result = self.run_user_forward(args, self.ctx)
-        self._layout(xp, result)
-        self.saved = self._descriptors(self.ctx.to_save)
-        self.saved_forward = self._descriptors(self.ctx.to_save_forward)
+        args, self._arguments = self._arguments, None
+        replay = args is None  # a checkpoint replay: Tensors around the replayed arrays
+        if replay:
+            args = tuple(_input_tensor(v, self.device, self.requires[i]) if self.is_tensor[i] else v
+                         for i, v in enumerate(values))
+        # A replay rebuilds the saved tensors only: the ctx keeps what the first forward set on
+        # it (attributes, marks), as PyTorch's checkpoint recomputes saved tensors, not the ctx.
+        ctx = self.ctx if not replay else self._scratch_ctx()
+        result = self.run_user_forward(args, ctx)
+        self._layout(xp, result, ctx)
+        self.saved = self._descriptors(ctx.to_save, args)
+        if not replay:
+            self.saved_forward = self._descriptors(ctx.to_save_forward, args)
         # what the node's saved slots keep: the saved inputs, and the output when backward reads
         # it -- or reads an intermediate, which only running ``forward`` again rebuilds
         self.save_inputs = tuple(sorted({d[1] for d in self.saved if d[0] == "in"}))
         self.user_saved_output = any(d[0] == "out" for d in self.saved)
         self.save_output = self.user_saved_output or any(d[0] == "const" for d in self.saved)
         packed = self._pack(xp)
-        # the user's outputs and inputs stay only until apply hands them out (a replay's, not at all):
-        # the node must not hold their arrays beyond what it saves
-        replay = boxes is None
-        self.args_seen = None if replay or not self.ctx.dirty_tensors else args
-        self.args, self.outputs = None, None if replay else self.outputs
+        if replay:  # the node must not hold the user's outputs beyond what it saves
+            self.outputs = None
         return packed
 
-    def _layout(self, xp: Any, result: Any) -> None:
+    def _scratch_ctx(self) -> FunctionCtx:
+        ctx = FunctionCtx()
+        ctx.needs_input_grad, ctx.materialize_grads = self.ctx.needs_input_grad, self.ctx.materialize_grads
+        return ctx
+
+    def _layout(self, xp: Any, result: Any, ctx: FunctionCtx) -> None:
         """Which outputs are differentiable, and where each lies in the packed output."""
         self.single = not isinstance(result, tuple)
         outs = (result,) if self.single else result
-        no_grad_ids = {id(t) for t in self.ctx.non_differentiable}
+        no_grad_ids = {id(t) for t in ctx.non_differentiable}
         self.outputs, self.parts, start = outs, [], 0
         self.out_meta = [(o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None for o in outs]
         for j, o in enumerate(outs):
@@ -283,7 +300,7 @@ class FunctionNode(Op):
             return self.outputs[self.parts[0][0]]._data
         return xp.concatenate([self.outputs[j]._data.reshape(-1) for j, *_ in self.parts])
 
-    def _descriptors(self, tensors: tuple) -> tuple:
+    def _descriptors(self, tensors: tuple, args: tuple) -> tuple:
         """Where each saved tensor is found at backward: ``("in", i)`` the node's saved input i,
         ``("out", k)`` piece k of its output, ``("const", tensor, box)`` kept here."""
         out = []
@@ -291,8 +308,8 @@ class FunctionNode(Op):
         for t in tensors:
             if t is None:
                 out.append(("none",))
-            elif any(t is a for a in self.args):
-                out.append(("in", next(i for i, a in enumerate(self.args) if t is a)))
+            elif _index(args, t) is not None:
+                out.append(("in", _index(args, t)))
             elif any(t is o for o in self.outputs) and _index(self.outputs, t) in parts:
                 out.append(("out", parts[_index(self.outputs, t)]))
             else:
@@ -312,15 +329,15 @@ class FunctionNode(Op):
                     outs[j] = packed[start:stop].reshape(shape)
                 if not self.ctx.materialize_grads:
                     self._watch_pieces(outs)
-        for o in outs:
-            if isinstance(o, Tensor) and o._node is None and not (self.differentiable and o is packed):
-                o._requires_grad = False  # a non-differentiable output (maybe an input's handle)
+        for o in outs:  # a non-differentiable output made by forward (an argument stays as it is)
+            if isinstance(o, Tensor) and o._node is None and o is not packed and _index(args, o) is None:
+                o._requires_grad = False
         node = packed._node if self.differentiable else None
         if node is not None:
             self._settle_versions(node, packed)
         if self.ctx.dirty_tensors:
             outs = self._rebind_dirty(outs, args, packed, node)
-        self.outputs = self.args_seen = None
+        self.outputs = None
         return outs[0] if self.single else tuple(outs)
 
     def _watch_pieces(self, outs: list) -> None:
@@ -347,7 +364,7 @@ class FunctionNode(Op):
     def _rebind_dirty(self, outs: list, args: tuple, packed: Tensor, node: Any) -> list:
         """``mark_dirty``: the input changed in place is itself the output, its history this node."""
         for t in self.ctx.dirty_tensors:
-            i = _index(self.args_seen, t)
+            i = _index(args, t)
             if i is None:
                 raise RuntimeError("mark_dirty: only inputs of forward can be marked dirty")
             x = args[i]
@@ -490,13 +507,11 @@ def _missing_jvp(node: str, function: str) -> MissingJvpError:
     return err
 
 
-def _input_tensor(value: Any, device: Any, requires_grad: bool, box: list | None) -> Tensor:
-    """The Tensor ``forward`` gets for an input array: its memory, its version box on the first
-    call, and, as in PyTorch, its ``requires_grad`` (recording is off inside)."""
+def _input_tensor(value: Any, device: Any, requires_grad: bool) -> Tensor:
+    """The Tensor a replayed ``forward`` gets for an input array: its memory and, as the
+    argument had, its ``requires_grad`` (recording is off inside)."""
     t = Tensor._wrap(value, None, device)
     t._requires_grad = requires_grad
-    if box is not None:
-        t._version = box
     return t
 
 
