@@ -21,7 +21,15 @@ from timeouts import deadline
 
 import minigrad_ckpt as mg
 from minigrad_ckpt import nn, optim
-from minigrad_ckpt.utils.data import DataLoader, Dataset, RandomSampler, TensorDataset, default_collate, get_worker_info
+from minigrad_ckpt.utils.data import (
+    DataLoader,
+    Dataset,
+    IterableDataset,
+    RandomSampler,
+    TensorDataset,
+    default_collate,
+    get_worker_info,
+)
 
 
 # ------------------------------------------------------------------ collation
@@ -265,6 +273,76 @@ def test_worker_info_init_fn_seeds_and_persistent_workers():
         plain = DataLoader(WhoAmI(), batch_size=2, num_workers=2)
         pids = [{int(b[0, 4]) for b in plain} for _ in range(2)]
         assert pids[0].isdisjoint(pids[1])  # without persistent_workers, new workers each epoch
+
+
+class Sharded(IterableDataset):
+    """PyTorch's documented pattern: each worker takes its contiguous shard by get_worker_info()."""
+
+    def __init__(self, n):
+        self.start, self.end = 0, n
+
+    def __iter__(self):
+        info = get_worker_info()
+        if info is None:
+            return iter(range(self.start, self.end))
+        per = -(-(self.end - self.start) // info.num_workers)
+        lo = self.start + info.id * per
+        return iter(range(lo, min(lo + per, self.end)))
+
+
+class Uneven(IterableDataset):
+    """Worker 0 has 5 samples, worker w 1 + w: the workers run out at different times."""
+
+    def __iter__(self):
+        info = get_worker_info()
+        wid = 0 if info is None else info.id
+        return iter([wid * 100 + k for k in range(5 if wid == 0 else 1 + wid)])
+
+
+class Unsharded(IterableDataset):
+    def __iter__(self):
+        return iter(range(3))
+
+
+def _lists(loader):
+    return [b.tolist() if isinstance(b, mg.Tensor) else b for b in loader]
+
+
+def test_an_iterable_dataset_with_workers_gives_pytorchs_batches():
+    with deadline(90, "a DataLoader over an IterableDataset with workers"):
+        # torch 2.13, the same datasets and arguments: list(DataLoader(...)) as lists
+        assert _lists(DataLoader(Sharded(10), batch_size=2, num_workers=2)) == [
+            [0, 1], [5, 6], [2, 3], [7, 8], [4], [9]]
+        assert _lists(DataLoader(Sharded(10), batch_size=3, num_workers=3)) == [
+            [0, 1, 2], [4, 5, 6], [8, 9], [3], [7]]
+        assert _lists(DataLoader(Sharded(10), batch_size=3, num_workers=2, drop_last=True)) == [
+            [0, 1, 2], [5, 6, 7]]
+        assert _lists(DataLoader(Sharded(5), batch_size=None, num_workers=2)) == [0, 3, 1, 4, 2]
+        for prefetch in (1, 2):
+            assert _lists(DataLoader(Uneven(), batch_size=2, num_workers=3, prefetch_factor=prefetch)) == [
+                [0, 1], [100, 101], [200, 201], [2, 3], [202], [4]]
+        # without sharding every worker yields the whole dataset (PyTorch's documented duplication)
+        assert _lists(DataLoader(Unsharded(), batch_size=2, num_workers=2)) == [[0, 1], [0, 1], [2], [2]]
+
+
+def test_an_iterable_dataset_with_persistent_workers_and_worker_init_fn():
+    def shard(worker_id):  # PyTorch's docs' worker_init_fn: narrow the worker's copy of the dataset
+        info = get_worker_info()
+        ds = info.dataset
+        per = -(-(ds.end - ds.start) // info.num_workers)
+        ds.start, ds.end = ds.start + worker_id * per, min(ds.start + (worker_id + 1) * per, ds.end)
+
+    class Plain(Sharded):
+        def __iter__(self):
+            return iter(range(self.start, self.end))
+
+    with deadline(90, "an IterableDataset with persistent workers"):
+        loader = DataLoader(Plain(6), batch_size=2, num_workers=2, persistent_workers=True, worker_init_fn=shard)
+        # torch: [[0, 1], [3, 4], [2], [5]] for each of two epochs
+        assert [_lists(loader) for _ in range(2)] == [[[0, 1], [3, 4], [2], [5]]] * 2
+        it = iter(loader)
+        assert next(it).tolist() == [0, 1]  # an epoch left early: the next one starts afresh
+        assert _lists(loader) == [[0, 1], [3, 4], [2], [5]]
 
 
 def test_a_loader_with_workers_resumes_mid_epoch_exactly():

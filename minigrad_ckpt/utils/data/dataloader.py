@@ -18,7 +18,7 @@ from ...tensor import Tensor
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset, Subset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
-from .workers import WorkerPool
+from .workers import Exhausted, WorkerPool
 
 __all__ = ["DataLoader", "default_collate", "default_convert"]
 
@@ -57,6 +57,29 @@ class _Fetcher:
             if fast is not None:
                 return fast
         return self.collate_fn([self.dataset[i] for i in item])
+
+
+class _IterableFetcher:
+    """An IterableDataset's next batch, in a worker process: the worker's own iterator over its copy
+    of the dataset, started afresh for each epoch (the serial in the request tells)."""
+
+    def __init__(self, dataset: Any, collate_fn: Callable[[Any], Any], batch_size: int | None,
+                 drop_last: bool) -> None:
+        self.dataset, self.collate_fn = dataset, collate_fn
+        self.batch_size, self.drop_last = batch_size, drop_last
+        self.serial: int | None = None
+        self.samples: Iterator[Any] = iter(())
+
+    def __call__(self, item: tuple[str, int]) -> Any:
+        if item[1] != self.serial:
+            self.serial, self.samples = item[1], iter(self.dataset)
+        if self.batch_size is None:
+            sample = next(self.samples, Exhausted)
+            return Exhausted() if sample is Exhausted else self.collate_fn(sample)
+        batch = list(islice(self.samples, self.batch_size))
+        if not batch or (self.drop_last and len(batch) < self.batch_size):
+            return Exhausted()
+        return self.collate_fn(batch)
 
 
 class _Epoch:
@@ -201,7 +224,7 @@ class DataLoader:
         shuffle = False if shuffle is None else shuffle  # PyTorch's default, None, means no shuffling
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
-            _check_iterable_options(shuffle, sampler, batch_sampler, num_workers)
+            _check_iterable_options(shuffle, sampler, batch_sampler)
         if not isinstance(shuffle, bool):
             raise TypeError(f"DataLoader: shuffle must be a bool, got {shuffle!r}")
         if sampler is not None and shuffle:
@@ -271,16 +294,23 @@ class DataLoader:
         # The workers' base seed: a function of the generator's state and of how many epochs this
         # loader started -- drawn without advancing the generator, so a loader leaves the random
         # stream (dropout, ...) exactly where the model code expects it, with or without workers.
+        source = self.batch_sampler if self._auto_collation else self.sampler
+        return _Epoch.of(list(source), self._auto_collation, self._new_base_seed(), self._sampler_epoch())
+
+    def _new_base_seed(self) -> int:
         gen = self.generator or _random.default_generator
         m = _random._mix64
         base_seed = m(m(m(gen.seed) ^ gen.counter) ^ self._epochs_started)
         self._epochs_started += 1
-        source = self.batch_sampler if self._auto_collation else self.sampler
-        return _Epoch.of(list(source), self._auto_collation, base_seed, self._sampler_epoch())
+        return base_seed
 
     def _run_iterable(self) -> Iterator[Any]:
         """An IterableDataset's samples in its own order, in batches of ``batch_size`` (the last one
-        shorter unless ``drop_last``), or one by one with ``batch_size=None``."""
+        shorter unless ``drop_last``), or one by one with ``batch_size=None``. With workers, each
+        worker iterates its own copy, as PyTorch's (:meth:`WorkerPool.run_iterable`)."""
+        if self.num_workers:
+            yield from self._run_iterable_in_workers()
+            return
         samples = iter(self.dataset)
         if not self._auto_collation:
             for sample in samples:
@@ -300,13 +330,30 @@ class DataLoader:
         if self._epoch is epoch:
             self._epoch = None
 
-    def _run_in_workers(self, epoch: _Epoch) -> Iterator[Any]:
+    def _worker_pool(self, base_seed: int) -> WorkerPool:
+        """The persistent pool if there is one alive, else a new one (kept if ``persistent_workers``)."""
         pool = self._pool
         if pool is None or pool.closed:
-            pool = WorkerPool(self._fetch, self.dataset, self.num_workers, epoch.base_seed, self.worker_init_fn,
+            fetch: Any = self._fetch
+            if self._iterable:
+                fetch = _IterableFetcher(self.dataset, self.collate_fn, self.batch_size, self.drop_last)
+            pool = WorkerPool(fetch, self.dataset, self.num_workers, base_seed, self.worker_init_fn,
                               self.multiprocessing_context, self.timeout, self.prefetch_factor)
             if self.persistent_workers:
                 self._pool = pool
+        return pool
+
+    def _run_iterable_in_workers(self) -> Iterator[Any]:
+        base_seed = self._new_base_seed()
+        pool = self._worker_pool(base_seed)
+        try:
+            yield from pool.run_iterable(base_seed)
+        finally:
+            if not self.persistent_workers:
+                pool.shutdown()
+
+    def _run_in_workers(self, epoch: _Epoch) -> Iterator[Any]:
+        pool = self._worker_pool(epoch.base_seed)
         try:
             yield from pool.run(epoch, epoch.base_seed)
             if self._epoch is epoch and epoch.position == len(epoch):
@@ -458,16 +505,12 @@ def _from_batch_lists(state: Mapping[str, Any], auto_collation: bool) -> dict[st
     return epoch.state()
 
 
-def _check_iterable_options(shuffle: bool, sampler: Any, batch_sampler: Any, num_workers: int) -> None:
-    """PyTorch's refusals for an IterableDataset (its own iterator decides the order), and this
-    engine's: its samples are made in this process."""
+def _check_iterable_options(shuffle: bool, sampler: Any, batch_sampler: Any) -> None:
+    """PyTorch's refusals for an IterableDataset (its own iterator decides the order)."""
     for name, value in (("shuffle", shuffle or None), ("sampler", sampler), ("batch_sampler", batch_sampler)):
         if value is not None:
             raise ValueError(f"DataLoader with IterableDataset: expected unspecified {name} option, but got "
                              f"{name}={value!r}")
-    if num_workers:
-        raise ValueError("DataLoader with IterableDataset: num_workers must be 0 here (worker processes "
-                         "fetch by index; an iterable dataset's samples are made in this process)")
 
 
 def _check_worker_options(num_workers: Any, timeout: Any, prefetch_factor: Any, persistent: Any) -> None:

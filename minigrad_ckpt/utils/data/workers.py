@@ -27,13 +27,14 @@ import queue
 import random as _pyrandom
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from ... import random as _random
 
-__all__ = ["WorkerInfo", "get_worker_info", "WorkerPool", "batch_seed"]
+__all__ = ["WorkerInfo", "get_worker_info", "WorkerPool", "batch_seed", "Exhausted"]
 
 _POLL_SECONDS = 0.1  # how often a wait for a batch checks that the workers are alive
 
@@ -60,6 +61,10 @@ def get_worker_info() -> WorkerInfo | None:
 def batch_seed(base_seed: int, index: int) -> int:
     """The generator seed a worker uses for batch ``index`` of an epoch with ``base_seed``."""
     return _random._mix64((base_seed + index) & _random._MASK64)
+
+
+class Exhausted:
+    """What a worker sends back for an iterable dataset whose copy in it has no more batches."""
 
 
 class _Failure:
@@ -154,6 +159,49 @@ class WorkerPool:
                 self.index_qs[sent % nw].put((serial, sent, batches.batch(sent), batch_seed(base_seed, sent)))
                 sent += 1
             yield data
+
+    def run_iterable(self, base_seed: int) -> Iterator[Any]:
+        """An IterableDataset's batches as PyTorch's workers give them: each worker iterates its own copy
+        of the dataset (``get_worker_info()`` lets it take its shard) and makes whole batches; they are
+        taken from the workers in turn, 0, 1, ..., a worker leaving the turn once its copy is exhausted.
+        The fetch object gets ``("next", epoch_serial)`` and restarts its iterator on a new serial."""
+        self.serial += 1
+        serial, nw = self.serial, len(self.index_qs)
+        pending: list[deque[int]] = [deque() for _ in range(nw)]  # each worker's requests, in order
+        asked = [0] * nw
+        sent = 0
+        ready: dict[int, tuple[Any, _Failure | None]] = {}
+
+        def ask(w: int) -> None:
+            nonlocal sent
+            # worker w's k-th batch of the epoch draws from a stream of its own, as a map-style batch does
+            key = batch_seed(batch_seed(base_seed, w), asked[w])
+            self.index_qs[w].put((serial, sent, ("next", serial), key))
+            pending[w].append(sent)
+            asked[w] += 1
+            sent += 1
+
+        for _ in range(self.in_flight // nw):
+            for w in range(nw):
+                ask(w)
+        active = list(range(nw))
+        while active:
+            for w in list(active):
+                want = pending[w].popleft()
+                while want not in ready:
+                    s, index, data, failure = self._receive()
+                    if s is None:
+                        failure.reraise()  # worker_init_fn failed
+                    if s == serial:
+                        ready[index] = (data, failure)
+                data, failure = ready.pop(want)
+                if failure is not None:
+                    failure.reraise()
+                if isinstance(data, Exhausted):
+                    active.remove(w)
+                    continue
+                ask(w)
+                yield data
 
     def _receive(self) -> tuple[Any, int, Any, _Failure | None]:
         start = time.monotonic()
