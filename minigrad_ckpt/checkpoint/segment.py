@@ -21,7 +21,9 @@ kept values go when the engine passes the segment's first node.
 No user code runs during replay -- only recorded array math -- so side
 effects (BatchNorm statistics, hooks, counters) happen once, and a dropout
 mask, being a function of the key stored on its node, comes out bit for bit
-the same without touching the random generator.
+the same without touching the random generator.  (The one exception: the node of a
+custom ``mg.autograd.Function`` is user code, and its ``forward`` runs again
+where the replay needs its output or what it saved.)
 
 Nesting: a segment opened inside another records its nodes as its own; the
 outer segment's replay computes through the inner nodes (it needs their
