@@ -24,7 +24,8 @@ from typing import Any
 
 from .backend import as_dtype, register_kernel
 
-__all__ = ["manual_seed", "seed", "next_key", "get_rng_state", "set_rng_state", "Generator", "permutation"]
+__all__ = ["manual_seed", "seed", "initial_seed", "next_key", "get_rng_state", "set_rng_state", "Generator",
+           "permutation"]
 
 _MASK64 = (1 << 64) - 1
 
@@ -121,6 +122,14 @@ def manual_seed(seed: int) -> Generator:
 
 
 seed = manual_seed
+
+
+def initial_seed() -> int:
+    """The seed the engine's generator started from (PyTorch's ``torch.initial_seed()``): the last
+    ``manual_seed``'s, and in a DataLoader worker its own seed (base seed + worker id) -- what
+    PyTorch's reproducibility recipe's ``worker_init_fn`` reads (``torch.initial_seed() % 2**32``).
+    While a worker makes a batch the generator is set to that batch's stream, and this is its seed."""
+    return default_generator.initial_seed()
 
 
 def next_key() -> int:

@@ -345,6 +345,35 @@ def test_an_iterable_dataset_with_persistent_workers_and_worker_init_fn():
         assert _lists(loader) == [[0, 1], [3, 4], [2], [5]]
 
 
+class InitialSeeds(Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        return np.array([get_worker_info().seed % 2**32, _SEEN_AT_INIT[0]])
+
+
+_SEEN_AT_INIT = [-1]
+
+
+def _seed_worker(worker_id):
+    # PyTorch's reproducibility recipe: worker_seed = torch.initial_seed() % 2**32
+    _SEEN_AT_INIT[0] = mg.initial_seed() % 2**32
+    np.random.seed(_SEEN_AT_INIT[0])
+    random.seed(_SEEN_AT_INIT[0])
+
+
+def test_initial_seed_is_the_workers_seed_in_worker_init_fn():
+    mg.manual_seed(123)
+    assert mg.initial_seed() == 123  # torch: torch.manual_seed(123); torch.initial_seed() == 123
+    with deadline(60, "a DataLoader whose worker_init_fn reads mg.initial_seed()"):
+        rows = [b.numpy()[0] for b in DataLoader(InitialSeeds(), batch_size=2, num_workers=2,
+                                                  worker_init_fn=_seed_worker)]
+    assert [int(r[0]) for r in rows] == [int(r[1]) for r in rows]  # what worker_init_fn saw: the worker's seed
+    assert rows[0][0] != rows[1][0]
+    assert mg.initial_seed() == 123  # the main process's generator is left alone
+
+
 def test_a_loader_with_workers_resumes_mid_epoch_exactly():
     with deadline(90, "resuming a DataLoader with workers"):
         mg.manual_seed(11)
