@@ -1,0 +1,72 @@
+"""``mg.autograd.gradcheck`` and ``gradgradcheck``: PyTorch's gradient checks under PyTorch's
+names and keywords (``check_forward_ad=``, ``check_backward_ad=``, ...), on top of the engine's
+own :mod:`minigrad_ckpt.testing.gradcheck` -- the check a ported test of a custom
+``autograd.Function`` calls::
+
+    assert mg.autograd.gradcheck(MyFunction.apply, (x,), eps=1e-6, atol=1e-4)
+
+As PyTorch's, an input element at a kink (one-sided differences disagree) is a mismatch, not
+skipped, and a mismatch raises (``raise_exception=True``) or returns False.  Checks PyTorch
+makes with ``vmap`` (``check_batched_grad``, ``check_batched_forward_grad``) have no
+counterpart here: asking for them is a ``NotImplementedError``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["gradcheck", "gradgradcheck"]
+
+
+def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+              raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True,
+              check_grad_dtypes: bool = False, check_batched_grad: bool = False,
+              check_batched_forward_grad: bool = False, check_forward_ad: bool = False,
+              check_backward_ad: bool = True, fast_mode: bool = False, masked: bool | None = None) -> bool:
+    """PyTorch's ``torch.autograd.gradcheck``: the derivatives of ``func`` at ``inputs`` (those
+    that require grad) against central differences -- backward (``check_backward_ad``) and
+    forward mode (``check_forward_ad``, through each op's or custom function's ``jvp``).
+    ``check_undefined_grad`` and ``check_grad_dtypes`` are taken: the engine passes zeros for an
+    output without a gradient and casts every gradient to its input's dtype."""
+    from ..testing.gradcheck import gradcheck as engine_gradcheck
+
+    _refuse_vmap(check_batched_grad or check_batched_forward_grad, masked)
+    modes = _modes(check_backward_ad, check_forward_ad)
+    if not modes:
+        return True
+    return engine_gradcheck(func, inputs, eps, atol, rtol, raise_exception, nondet_tol, modes=modes,
+                            fast_mode=fast_mode, kinks="fail")
+
+
+def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps: float = 1e-6,
+                  atol: float = 1e-5, rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False,
+                  raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True,
+                  check_grad_dtypes: bool = False, check_batched_grad: bool = False,
+                  check_fwd_over_rev: bool = False, check_rev_over_rev: bool = True, fast_mode: bool = False,
+                  masked: bool = False) -> bool:
+    """PyTorch's ``torch.autograd.gradgradcheck``: second derivatives of ``func`` (the derivatives
+    of its backward, ``grad_outputs`` random where not given) against central differences of
+    its gradients -- reverse over reverse (``check_rev_over_rev``) and forward over reverse
+    (``check_fwd_over_rev``).  Every Jacobian is compared in full (``fast_mode`` is taken)."""
+    from ..testing.gradcheck import gradgradcheck as engine_gradgradcheck
+
+    _refuse_vmap(check_batched_grad, masked or None)
+    modes = _modes(check_rev_over_rev, check_fwd_over_rev)
+    if not modes:
+        return True
+    return engine_gradgradcheck(func, inputs, grad_outputs, eps, atol, rtol, raise_exception, nondet_tol,
+                                modes=modes, kinks="fail")
+
+
+def _modes(reverse: bool, forward: bool) -> tuple[str, ...]:
+    return (("rev",) if reverse else ()) + (("fwd",) if forward else ())
+
+
+def _refuse_vmap(batched: bool, masked: Any) -> None:
+    if batched:
+        raise NotImplementedError("gradcheck: check_batched_grad / check_batched_forward_grad check derivatives "
+                                  "under vmap, which the engine does not offer; leave them False")
+    if masked:
+        raise NotImplementedError("gradcheck: masked=True checks sparse masked tensors, which the engine "
+                                  "does not have")
