@@ -100,13 +100,26 @@ def test_one_node_on_the_tape_and_forward_records_nothing():
     assert len(mg.tape.walk(y)) == 1
 
 
-def test_float32_stays_float32_and_the_strict_device_runs_it():
-    for device in ("cpu", "strict"):
+def test_float32_stays_float32_and_the_strict_devices_run_it():
+    for device in ("cpu", "strict", "strict-f32"):  # strict-f32 refuses any float64 array
         x = _x(mg.float32, device)
         y = _loss(x)
         y.backward()
         assert y.dtype == mg.float32 and x.grad.dtype == mg.float32 and str(x.grad.device).startswith(device)
         np.testing.assert_allclose(mg.tensor(x.grad, device="cpu").numpy(), TORCH_G, rtol=1e-5)
+        assert mg.tensor(ArgsortOnly.apply(x), device="cpu").tolist() == [1, 0, 3, 2]
+
+
+class ArgsortOnly(mg.autograd.Function):
+    """No differentiable output: nothing is recorded."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return mg.argsort(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        raise AssertionError("never called")
 
 
 class ScaleAndDouble(mg.autograd.Function):

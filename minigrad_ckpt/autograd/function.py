@@ -294,8 +294,8 @@ class FunctionNode(Op):
                 f"{sorted(map(str, dtypes))}; the engine packs them into one array: cast them to one dtype")
 
     def _pack(self, xp: Any) -> Any:
-        if not self.parts:
-            return xp.zeros(())
+        if not self.parts:  # nothing is recorded: a placeholder (bool, so no float64 appears on a float32 device)
+            return xp.zeros((), dtype=bool)
         if len(self.parts) == 1:
             return self.outputs[self.parts[0][0]]._data
         return xp.concatenate([self.outputs[j]._data.reshape(-1) for j, *_ in self.parts])
