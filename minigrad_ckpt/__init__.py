@@ -28,7 +28,7 @@ from .creation import (
 )
 from .functional import public_names as _public_names
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, is_recomputing, no_grad, set_grad_enabled
-from .random import Generator, get_rng_state, initial_seed, manual_seed, set_rng_state
+from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .backward import backward, grad
 from .anomaly import (
     AnomalyError, detect_anomaly, is_anomaly_check_inf_enabled, is_anomaly_check_nan_enabled, is_anomaly_enabled,
@@ -102,7 +102,7 @@ __all__ = [
     "double", "half", "long", "short",  # mg.float, mg.int, mg.bool too, kept out of ``import *`` (builtins)
     # devices and randomness
     "Device", "device", "get_device", "get_default_device", "set_default_device", "manual_seed",
-    "initial_seed", "get_rng_state", "set_rng_state", "Generator",
+    "initial_seed", "seed", "get_rng_state", "set_rng_state", "Generator",
     # autograd
     "backward", "backward_steps", "BackwardStep", "grad", "no_grad", "enable_grad", "set_grad_enabled",
     "is_grad_enabled", "is_recomputing", "inference_mode",

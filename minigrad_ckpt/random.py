@@ -19,6 +19,7 @@ Why this design:
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import Any
 
@@ -121,7 +122,12 @@ def manual_seed(seed: int) -> Generator:
     return default_generator
 
 
-seed = manual_seed
+def seed() -> int:
+    """Reseed the engine's generator with a non-deterministic 64-bit number and return it, as
+    PyTorch's ``torch.seed()`` (``manual_seed(n)`` is the reproducible form)."""
+    fresh = int.from_bytes(os.urandom(8), "little")
+    manual_seed(fresh)
+    return fresh
 
 
 def initial_seed() -> int:

@@ -232,7 +232,8 @@ ALSO_CALLED = {"clamp": "clip", "clamp_min": "clip", "clamp_max": "clip", "amax"
 #: no tensor argument to make complex: sizes, seeds, state, files, devices, the autograd entry points
 NO_TENSOR_INPUT = {
     "arange", "linspace", "zeros", "ones", "empty", "full", "eye", "rand", "randn", "randint", "randperm",
-    "tril_indices", "triu_indices", "manual_seed", "initial_seed", "get_rng_state", "set_rng_state", "get_default_dtype",
+    "tril_indices", "triu_indices", "manual_seed", "initial_seed", "seed", "get_rng_state", "set_rng_state",
+    "get_default_dtype",
     "set_default_dtype", "get_default_device", "set_default_device", "device", "is_grad_enabled",
     "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "is_anomaly_check_inf_enabled", "is_recomputing",
     "save", "load", "grad", "backward", "backward_steps", "fft.fftfreq", "fft.rfftfreq",

@@ -374,6 +374,15 @@ def test_initial_seed_is_the_workers_seed_in_worker_init_fn():
     assert mg.initial_seed() == 123  # the main process's generator is left alone
 
 
+def test_seed_reseeds_non_deterministically_and_returns_the_seed():
+    # torch: torch.seed() takes no argument, reseeds from the OS and returns the new 64-bit seed
+    first, second = mg.seed(), mg.seed()
+    assert first != second and mg.initial_seed() == second and 0 <= second < 2**64
+    again = mg.randn(3)
+    mg.manual_seed(second)
+    assert mg.randn(3).tolist() == again.tolist()
+
+
 def test_a_loader_with_workers_resumes_mid_epoch_exactly():
     with deadline(90, "resuming a DataLoader with workers"):
         mg.manual_seed(11)
