@@ -137,11 +137,11 @@ def test_nonzero_keeps_numpys_meaning_and_as_tuple_selects_pytorchs():
 
 
 def test_methods_and_their_in_place_twins():
-    x = mg.tensor(np.zeros((3, 2)))
+    x = mg.tensor(np.zeros((3, 2)))  # float64: the sources must be too, as PyTorch's
     with mg.no_grad():
-        x.scatter_(0, np.array([[2, 0]]), mg.tensor([[1.0, 2.0]]))
+        x.scatter_(0, np.array([[2, 0]]), mg.tensor([[1.0, 2.0]], dtype="float64"))
         x.index_fill_(1, [1], 9.0)
-        x.index_add_(0, [0], mg.tensor([[1.0, 1.0]]))
+        x.index_add_(0, [0], mg.tensor([[1.0, 1.0]], dtype="float64"))
     assert x.tolist() == [[1.0, 10.0], [0.0, 9.0], [1.0, 9.0]]
     y = mg.tensor(np.zeros(3))
     assert y.scatter(0, np.array([1]), 5.0).tolist() == [0.0, 5.0, 0.0]
@@ -170,7 +170,7 @@ def test_errors_name_the_problem():
     with pytest.raises(IndexError, match="gather: index 4 is out of bounds for dim 1 with size 4"):
         mg.gather(x, 1, np.array([[4]]))
     with pytest.raises(IndexError, match="out of bounds"):
-        mg.scatter_add(x, 0, np.array([[-1]]), mg.tensor([[1.0]]))
+        mg.scatter_add(x, 0, np.array([[-1]]), mg.tensor([[1.0]], dtype="float64"))
     with pytest.raises(RuntimeError, match="index has 1 dims, the input 2"):
         mg.gather(x, 0, np.array([0]))
     with pytest.raises(RuntimeError, match="longer than the input on dim 1"):
@@ -180,7 +180,7 @@ def test_errors_name_the_problem():
     with pytest.raises(IndexError, match="integers"):
         mg.gather(x, 0, np.zeros((1, 1)))
     with pytest.raises(ValueError, match="reduce must be one of"):
-        mg.scatter_reduce(x, 0, np.zeros((1, 1), int), mg.tensor([[1.0]]), "max")
+        mg.scatter_reduce(x, 0, np.zeros((1, 1), int), mg.tensor([[1.0]], dtype="float64"), "max")
     with pytest.raises(IndexError, match="index_add: index 3 is out of range for dim 0 with size 3"):
         mg.index_add(x, 0, [3], mg.tensor(np.ones((1, 4))))
     with pytest.raises(RuntimeError, match="source has shape"):
@@ -188,7 +188,7 @@ def test_errors_name_the_problem():
     with pytest.raises(TypeError, match="bool"):
         mg.masked_select(x, np.ones((3, 4)))
     with pytest.raises(RuntimeError, match="masked_scatter: the mask selects 12 positions"):
-        mg.masked_scatter(x, mg.tensor(np.ones((3, 4), bool)), mg.tensor([1.0]))
+        mg.masked_scatter(x, mg.tensor(np.ones((3, 4), bool)), mg.tensor([1.0], dtype="float64"))
     with pytest.raises(IndexError, match="put: index 12 is out of range"):
         mg.put(x, [12], [1.0])
 

@@ -316,7 +316,7 @@ SECTIONS: tuple[Section, ...] = (
         public("index_reduce", sc.index_reduce, AS_METHOD, in_place=True),
         public("index_put", sc.index_put, AS_METHOD, in_place=True),
         public("index_select", sc.index_select, AS_METHOD),
-        public("masked_fill", sc.masked_fill, tmeth.masked_fill_method, in_place=True),
+        public("masked_fill", sc.masked_fill, AS_METHOD, in_place=True),
         public("masked_select", sc.masked_select, AS_METHOD),
         public("masked_scatter", sc.masked_scatter, AS_METHOD, in_place=True),
         public("put", sc.put, AS_METHOD, in_place=True),
@@ -653,9 +653,16 @@ def exports(home: str) -> dict[str, Any]:
 _VALUE_TAKES_DTYPE = frozenset({"masked_fill", "index_fill", "scatter", "index_put", "put"})
 
 
+#: In-place twins whose result dtype must be the tensor's own: ``float_power`` computes in double
+#: precision, and PyTorch refuses ``x.float_power_(2)`` for a float32 ``x`` rather than round.
+_RESULT_DTYPE_EXACT = frozenset({"float_power"})
+
+
 def _lost_in_place(name: str, result: Any, target: Any) -> str | None:
     """What writing a ``result``-typed value into a ``target``-typed tensor would lose, as
     PyTorch's rule for in-place results (the same kind or a wider one): None if nothing."""
+    if name in _RESULT_DTYPE_EXACT and result != target:
+        return "precision the operation requires"
     if result.kind == "c" and target.kind != "c":
         return "imaginary part"
     if result.kind == "f" and target.kind in "iub" and name not in _VALUE_TAKES_DTYPE:

@@ -100,6 +100,56 @@ def _in_dtype_of(x: Tensor, values: Tensor) -> Tensor:
     return mf.astype(values, x.dtype)
 
 
+def same_dtype(name: str, x: Tensor, source: Any) -> Tensor:
+    """``source`` as a tensor of ``x``'s dtype, by PyTorch's rule for the ops that write a source
+    tensor (``index_add``, ``scatter``, ``index_put``, ...): a Tensor of another dtype is refused
+    -- a cast would truncate silently (a float source added into an integer tensor).  A list or
+    array (which PyTorch does not take) is converted where that loses nothing of its kind."""
+    if not isinstance(source, Tensor):
+        source = as_tensor(source)
+        if source.dtype != x.dtype and host_numpy.can_cast(source.dtype, x.dtype, "same_kind"):
+            source = mf.astype(source, x.dtype)
+    if source.dtype != x.dtype:
+        lost = " (a cast would lose its imaginary part)" if source.dtype.kind == "c" and x.dtype.kind != "c" else ""
+        raise RuntimeError(f"{name}: self ({x.dtype}) and source ({source.dtype}) must have the same dtype, "
+                           f"as PyTorch's{lost}; cast one of them (source.to({x.dtype.name}))")
+    return source
+
+
+def fill_value(name: str, value: Any, x: Tensor) -> Tensor:
+    """A fill ``value`` (a number or a 0-d tensor) as a 0-d tensor of ``x``'s dtype: PyTorch's
+    rule for ``masked_fill``, ``index_fill`` and ``scatter(value=)``, whose result keeps the
+    input's dtype (2.7 into an integer tensor writes 2, as C's cast).  Refused as PyTorch
+    does: a tensor of more dimensions, a complex value into a real tensor, and a number
+    the dtype cannot hold (300 into uint8, NaN into integers, 1e40 into float32)."""
+    value = operand(value, x)
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(f"{name}: only a 0-dimensional value tensor is supported, got {value.ndim} dimension(s)")
+        if value.dtype.kind == "c" and x.dtype.kind != "c":
+            raise RuntimeError(f"{name}: a {value.dtype} value cannot be written into a {x.dtype} tensor "
+                               f"(its imaginary part would be lost)")
+        return value if value.dtype == x.dtype else mf.astype(value, x.dtype)
+    if isinstance(value, complex) and x.dtype.kind != "c":
+        raise RuntimeError(f"{name}: value {value!r} cannot be converted to type {x.dtype} (its imaginary part "
+                           f"would be lost)")
+    if not _fits(value, x.dtype):
+        raise RuntimeError(f"{name}: value {value!r} cannot be converted to type {x.dtype} without overflow")
+    return constant(host_numpy.asarray(value).astype(x.dtype), x)
+
+
+def _fits(number: Any, dtype: Any) -> bool:
+    """Whether ``dtype`` holds the Python number (bool holds any real number)."""
+    if isinstance(number, complex):
+        number = abs(number)
+    if dtype.kind in "iu":
+        info = host_numpy.iinfo(dtype)
+        return bool(host_numpy.isfinite(number)) and info.min <= number <= info.max
+    if dtype.kind in "fc" and host_numpy.isfinite(number):
+        return abs(number) <= float(host_numpy.finfo(dtype).max)
+    return True
+
+
 def accumulate(x: Tensor, tgt: Any, values: Tensor) -> Tensor:
     """``x`` with ``values`` (flat, one per target) added at flat positions ``tgt``."""
     values = _in_dtype_of(x, values)
@@ -192,16 +242,18 @@ def scatter(input: Any, dim: int, index: Any, src: Any = _UNSET, *, value: Any =
     Gradients: to ``input`` where nothing was written, to each written ``src`` element."""
     x = as_tensor(input)
     s = _source("scatter", src, value)
-    if isinstance(s, Tensor):
+    if isinstance(s, Tensor) or host_numpy.ndim(s):
+        s = same_dtype("scatter", x, s)
         tgt, _ = _dim_targets("scatter", x, dim, index, s)
         vals = _leading(s, tgt.shape)
         if reduce is None:
             return overwrite(x, tgt, vals)
     else:
         tgt, _ = _dim_targets("scatter", x, dim, index)
+        s = fill_value("scatter", s, x)
         if reduce is None:
             return overwrite(x, tgt, s)
-        vals = mf.astype(constant(host_numpy.full(tgt.size, s), x), x.dtype)
+        vals = mf.broadcast_to(s, (tgt.size,))
     if reduce == "add":
         return accumulate(x, tgt, vals)
     if reduce == "multiply":
@@ -212,7 +264,8 @@ def scatter(input: Any, dim: int, index: Any, src: Any = _UNSET, *, value: Any =
 def scatter_add(input: Any, dim: int, index: Any, src: Any) -> Tensor:  # noqa: A002
     """``input`` with ``src``'s elements added at ``index`` along ``dim`` (``torch.scatter_add``);
     repeated indices accumulate."""
-    x, s = as_tensor(input), as_tensor(src)
+    x = as_tensor(input)
+    s = same_dtype("scatter_add", x, src)
     tgt, _ = _dim_targets("scatter_add", x, dim, index, s)
     return accumulate(x, tgt, _leading(s, tgt.shape))
 
@@ -223,7 +276,8 @@ def scatter_reduce(input: Any, dim: int, index: Any, src: Any, reduce: str, *,  
     becomes the ``reduce`` (``"sum"``, ``"prod"``, ``"mean"``, ``"amax"``, ``"amin"``) of the
     ``src`` elements sent there, and of its own value if ``include_self``; the others keep
     theirs.  ``amax``/``amin`` share the gradient evenly among tied elements, as PyTorch."""
-    x, s = as_tensor(input), as_tensor(src)
+    x = as_tensor(input)
+    s = same_dtype("scatter_reduce", x, src)
     tgt, _ = _dim_targets("scatter_reduce", x, dim, index, s)
     return reduce_at(x, tgt, _leading(s, tgt.shape), reduce, include_self)
 
@@ -253,7 +307,7 @@ def _along(name: str, x: Tensor, dim: int, index: Any, rows: tuple[int, ...] | N
 
 
 def _matching_source(name: str, x: Tensor, source: Any, tgt: Any, d: int) -> Tensor:
-    s = as_tensor(source)
+    s = same_dtype(name, x, source)
     if s.size != tgt.size or (x.ndim and s.shape != tgt.shape):
         raise RuntimeError(f"{name}: source has shape {s.shape}; the input's shape {x.shape} with the index's "
                            f"length on dim {d} is {tgt.shape}")
@@ -284,9 +338,7 @@ def index_fill(input: Any, dim: int, index: Any, value: Any) -> Tensor:  # noqa:
     (a number or a 0-d tensor, which gets their gradient)."""
     x = as_tensor(input)
     tgt, _ = _along("index_fill", x, dim, index)
-    if isinstance(value, Tensor) and value.ndim:
-        raise RuntimeError(f"index_fill: value must be a number or a 0-d tensor, got shape {value.shape}")
-    return overwrite(x, tgt, value)
+    return overwrite(x, tgt, fill_value("index_fill", value, x))
 
 
 def index_reduce(input: Any, dim: int, index: Any, source: Any, reduce: str, *,  # noqa: A002
@@ -328,7 +380,11 @@ def index_put(input: Any, indices: Any, values: Any, accumulate: bool = False) -
     ``accumulate``.  ``x[indices] = values`` without changing ``x``."""
     x = as_tensor(input)
     tgt = _flat_targets_of_index("index_put", x, indices)
-    v = mf.ravel(mf.broadcast_to(operand(values, x), tgt.shape))
+    if isinstance(values, Tensor) or host_numpy.ndim(values):
+        values = same_dtype("index_put", x, values)
+    else:  # a number (which PyTorch does not take): written in x's dtype, as a fill value
+        values = fill_value("index_put", values, x)
+    v = mf.ravel(mf.broadcast_to(values, tgt.shape))
     return globals()["accumulate"](x, tgt, v) if accumulate else overwrite(x, tgt, v)
 
 
@@ -340,7 +396,7 @@ def put(input: Any, index: Any, source: Any, accumulate: bool = False) -> Tensor
     if idx.size and (idx.min() < -x.size or idx.max() >= x.size):
         raise IndexError(f"put: index {idx.min() if idx.min() < -x.size else idx.max()} is out of range "
                          f"for a tensor of {x.size} elements")
-    s = as_tensor(source)
+    s = same_dtype("put", x, source)
     if s.size != idx.size:
         raise RuntimeError(f"put: {idx.size} indices and {s.size} source elements")
     tgt = host_numpy.where(idx < 0, idx + x.size, idx)
@@ -357,10 +413,11 @@ def _mask(name: str, mask: Any, x: Tensor) -> Tensor:
 
 
 def masked_fill(input: Any, mask: Any, value: Any) -> Tensor:  # noqa: A002
-    """``value`` where ``mask`` (broadcast) is true, ``input`` elsewhere (``torch.masked_fill``);
-    the gradient flows where it is false (and to a tensor ``value`` where it is true)."""
+    """``value`` where ``mask`` (broadcast) is true, ``input`` elsewhere (``torch.masked_fill``),
+    in ``input``'s dtype (:func:`fill_value`); the gradient flows where it is false (and to a
+    tensor ``value`` where it is true)."""
     x = as_tensor(input)
-    return mf.where(_mask("masked_fill", mask, x), operand(value, x), x)
+    return mf.where(_mask("masked_fill", mask, x), fill_value("masked_fill", value, x), x)
 
 
 def masked_select(input: Any, mask: Any) -> Tensor:  # noqa: A002
@@ -380,7 +437,7 @@ def masked_scatter(input: Any, mask: Any, source: Any) -> Tensor:  # noqa: A002
     x = as_tensor(input)
     m = host(_mask("masked_scatter", mask, x))
     tgt = host_numpy.flatnonzero(host_numpy.broadcast_to(m, x.shape))
-    s = mf.ravel(as_tensor(source))
+    s = mf.ravel(same_dtype("masked_scatter", x, source))
     if s.size < tgt.size:
         raise RuntimeError(f"masked_scatter: the mask selects {tgt.size} positions, source has {s.size} elements")
     return overwrite(x, tgt, s[:tgt.size])

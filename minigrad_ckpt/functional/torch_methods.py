@@ -28,7 +28,7 @@ from . import math as mf
 from . import selection as sel
 from . import statistics as stats
 from . import torch_idioms as ti
-from .arguments import as_tensor, normalize_axis, one_axis, operand, refuse_complex
+from .arguments import as_tensor, normalize_axis, one_axis, refuse_complex
 
 _UNSET: Any = ti._UNSET
 
@@ -337,11 +337,6 @@ def squeeze_method(self: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
     return ti.squeeze_dims(self, None if not dims else dims[0] if len(dims) == 1 else dims)
 
 
-
-
-def masked_fill_method(x: Tensor, mask: Any, value: Any) -> Tensor:
-    """``value`` where ``mask`` is true, ``x`` elsewhere (the gradient flows where it is false)."""
-    return mf.where(mask, operand(value, x), x)
 
 
 def new_method(fill: Any) -> Any:
