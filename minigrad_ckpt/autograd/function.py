@@ -335,6 +335,8 @@ class FunctionNode(Op):
         node = packed._node if self.differentiable else None
         if node is not None:
             self._settle_versions(node, packed)
+        if self.differentiable and len(self.parts) == 1 and not self.ctx.dirty_tensors:
+            _share_version_with_viewed_argument(packed, args, node)
         if self.ctx.dirty_tensors:
             outs = self._rebind_dirty(outs, args, packed, node)
         self.outputs = None
@@ -497,6 +499,20 @@ class FunctionNode(Op):
         if len(pieces) == 1:
             return pieces[0]
         return xp.concatenate([p.reshape(-1) for p in pieces])
+
+
+def _share_version_with_viewed_argument(out: Tensor, args: tuple, node: Any) -> None:
+    """An output that is an argument's memory (``return x``, ``return x[:2]``) shares its version
+    box, as a view does: an in-place change of either is then seen by every node that saved the
+    other (PyTorch: the output is a view of the input)."""
+    xp = out._device.xp
+    memory = xp.memory_owner(out._data)
+    for a in args:
+        if isinstance(a, Tensor) and xp.memory_owner(a._data) is memory:
+            if node is not None:
+                node.versions = tuple(a._version if b is out._version else b for b in node.versions)
+            out._version = a._version
+            return
 
 
 def _missing_jvp(node: str, function: str) -> MissingJvpError:
