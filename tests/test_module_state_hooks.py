@@ -149,3 +149,44 @@ def test_half_works_and_bfloat16_is_refused_naming_what_to_use():
     assert nn.Linear(2, 2).half().weight.dtype == np.float16
     with pytest.raises(TypeError, match=r"no bfloat16.*\.half\(\).*\.float\(\)"):
         nn.Linear(2, 2).bfloat16()
+
+
+# ------------------------------------------------------------------ model surgery and overrides
+def test_set_submodule_as_pytorch():
+    m = nn.Sequential(nn.Linear(2, 2), nn.Sequential(nn.ReLU()))
+    m.set_submodule("1.0", nn.GELU())
+    assert isinstance(m[1][0], nn.GELU)
+    m.set_submodule("1.new", nn.Tanh())  # torch: a new name is added unless strict
+    assert [n for n, _ in m.named_modules()] == ["", "0", "1", "1.0", "1.new"]
+    # torch: the same kinds of error and messages for each
+    for target, module, strict, kind, message in [
+            ("", nn.ReLU(), False, ValueError, "without a target name"),
+            ("1.0", 3, False, ValueError, "is not an nn.Module"),
+            ("2.x", nn.ReLU(), False, AttributeError, "Sequential has no attribute `2`"),
+            ("0.weight", nn.ReLU(), False, AttributeError, "`weight` is not an nn.Module"),
+            ("1.zzz", nn.ReLU(), True, AttributeError, "Sequential has no attribute `zzz`")]:
+        with pytest.raises(kind, match=message):
+            m.set_submodule(target, module, strict=strict)
+
+
+def test_an_overridden_save_to_state_dict_is_heard_and_hooks_see_the_version():
+    class Scaled(nn.Linear):
+        def _save_to_state_dict(self, destination, prefix, keep_vars):
+            super()._save_to_state_dict(destination, prefix, keep_vars)
+            destination[prefix + "scale"] = mg.tensor(2.0)
+
+    m = nn.Sequential(Scaled(2, 2))
+    assert list(m.state_dict()) == ["0.weight", "0.bias", "0.scale"]  # torch: the same
+    seen = []
+    m.register_state_dict_post_hook(lambda mod, sd, prefix, meta: seen.append(meta))
+    m.state_dict()
+    assert seen == [{"version": 1}]
+    assert m.load_state_dict(m.state_dict(), strict=False).unexpected_keys == ["0.scale"]  # torch: the same
+
+
+def test_module_compile_is_accepted_and_changes_nothing():
+    m = nn.Linear(2, 2)
+    x = mg.randn(3, 2)
+    before = m(x).numpy()
+    assert m.compile(mode="max-autotune", fullgraph=True) is None  # torch: returns None, in place
+    np.testing.assert_array_equal(m(x).numpy(), before)

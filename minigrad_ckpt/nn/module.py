@@ -107,6 +107,8 @@ class Module:
     """
 
     _hook_counter = 0
+    #: PyTorch's state-dict format version of a module class (``local_metadata["version"]`` in hooks)
+    _version: int = 1
 
     def __init__(self) -> None:
         object.__setattr__(self, "_parameters", OrderedDict())
@@ -329,6 +331,22 @@ class Module:
             mod = sub
         return mod
 
+    def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
+        """Put ``module`` at the dotted path ``target`` (model surgery: ``net.set_submodule("blocks.0.act",
+        nn.GELU())``), as PyTorch's: the parents must exist; with ``strict`` the last name must too; a name
+        that holds something other than a module is an AttributeError."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        *path, name = target.split(".")
+        parent = self.get_submodule(".".join(path))
+        if strict and not hasattr(parent, name):
+            raise AttributeError(f"{type(parent).__name__} has no attribute `{name}`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError(f"`{name}` is not an nn.Module")
+        setattr(parent, name, module)
+
     def get_parameter(self, target: str) -> Parameter:
         """The parameter at the dotted path ``target`` (``"encoder.0.weight"``), as PyTorch's."""
         return self._get_member(target, "_parameters", "parameter")  # type: ignore[return-value]
@@ -511,6 +529,11 @@ class Module:
                         t.grad = t.grad.type(dst_type)
         return self
 
+    def compile(self, *args: Any, **kwargs: Any) -> None:
+        """PyTorch's in-place ``model.compile(...)``: as :func:`minigrad_ckpt.compile`, there is nothing
+        to compile here (ops run as NumPy calls); the options are accepted and the module runs as it is."""
+        del args, kwargs
+
     def cpu(self) -> Module:
         return self.to("cpu")
 
@@ -542,19 +565,22 @@ class Module:
         dict (kept at the root only, as PyTorch); a public post-hook must return None."""
         for hook in self.__dict__.get("_state_dict_pre_hooks", {}).values():
             hook(self, prefix, keep_vars)
-        self._save_own_state(out, prefix, keep_vars)
+        self._save_to_state_dict(out, prefix, keep_vars)
         for name, m in self._modules.items():
             if m is not None:
                 m._save_state(out, f"{prefix}{name}.", keep_vars)
         public = self.__dict__.get("_public_hooks", {})
         for key, hook in self.__dict__.get("_state_dict_hooks", {}).items():
-            result = hook(self, out, prefix, {"version": getattr(self, "_version", 1)})
+            result = hook(self, out, prefix, {"version": self._version})
             if result is not None and key in public:
                 raise RuntimeError("state_dict post-hook must return None")
             out = out if result is None else result
         return out
 
-    def _save_own_state(self, out: Any, prefix: str, keep_vars: bool) -> None:
+    def _save_to_state_dict(self, destination: Any, prefix: str, keep_vars: bool) -> None:
+        """This module's own entries (not its children's), under PyTorch's name and signature, so that a
+        subclass overriding it (to save a derived form of a weight) is heard by ``state_dict()``."""
+        out = destination
         for name, t in self._parameters.items():
             if t is not None:
                 out[prefix + name] = t if keep_vars else t.detach()
@@ -568,7 +594,7 @@ class Module:
         """The state dict's tensors without running any hook: what ``load_state_dict`` loads into."""
         out: OrderedDict[str, Tensor] = OrderedDict()
         for p, m in self._walk():
-            m._save_own_state(out, p, False)
+            Module._save_to_state_dict(m, out, p, False)  # the tensors themselves, whatever an override saves
         return out
 
     # ------------------------------------------------------- state-dict hooks
