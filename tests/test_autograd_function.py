@@ -674,3 +674,22 @@ def test_an_output_in_an_arguments_memory_shares_its_version(fn):
     z = fn.apply(x * 1)
     z.sum().backward()  # without a change it is the identity (or the head)
     np.testing.assert_array_equal(x.grad.numpy(), [1.0, 1.0, 1.0 if fn is Identity else 0.0])
+
+
+def test_vjp_is_backward_by_another_name_and_a_missing_one_is_torchs_error():
+    class ExpByVjp(mg.autograd.Function):
+        forward = Exp.forward
+
+        @staticmethod
+        def vjp(ctx, g):
+            (result,) = ctx.saved_tensors
+            return g * result
+
+    class ForwardOnly(mg.autograd.Function):
+        forward = Exp.forward
+
+    x = mg.tensor([0.5, 1.5], dtype=mg.float64, requires_grad=True)
+    ExpByVjp.apply(x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.exp([0.5, 1.5]), rtol=1e-15)
+    with pytest.raises(NotImplementedError, match="You must implement either the backward or vjp method"):
+        ForwardOnly.apply(x).sum().backward()

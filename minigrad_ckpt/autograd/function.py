@@ -116,6 +116,10 @@ def _check_saveable(tensors: tuple, what: str) -> None:
             raise TypeError(f"{what} can only save tensors, but argument {i} is of type {type(t).__name__}")
 
 
+_NO_BACKWARD = ("You must implement either the backward or vjp method for your custom autograd.Function "
+                "to use it with backward mode AD.")  # PyTorch's words
+
+
 class Function:
     """Base class of a custom differentiable function (PyTorch's ``torch.autograd.Function``).
 
@@ -136,8 +140,7 @@ class Function:
 
     @staticmethod
     def backward(ctx: Any, *grad_outputs: Any) -> Any:
-        raise NotImplementedError("a Function subclass must define the staticmethod backward "
-                                  "(or vjp) to be differentiated")
+        raise NotImplementedError(_NO_BACKWARD)
 
     @staticmethod
     def jvp(ctx: Any, *grad_inputs: Any) -> Any:
@@ -146,7 +149,7 @@ class Function:
     @staticmethod
     def vjp(ctx: Any, *grad_outputs: Any) -> Any:
         """PyTorch's other name for ``backward``: a subclass defines one of the two."""
-        raise NotImplementedError("a Function subclass must define the staticmethod backward (or vjp)")
+        raise NotImplementedError(_NO_BACKWARD)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(
