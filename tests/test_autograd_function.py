@@ -693,3 +693,34 @@ def test_vjp_is_backward_by_another_name_and_a_missing_one_is_torchs_error():
     np.testing.assert_allclose(x.grad.numpy(), np.exp([0.5, 1.5]), rtol=1e-15)
     with pytest.raises(NotImplementedError, match="You must implement either the backward or vjp method"):
         ForwardOnly.apply(x).sum().backward()
+
+
+def test_forward_hides_tangents_in_its_own_thread_only():
+    import threading
+
+    inside, finish = threading.Event(), threading.Event()
+
+    class Waits(mg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            inside.set()
+            finish.wait(10)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    def f(v):  # inside this jvp, another thread sits in a custom function's forward
+        worker = threading.Thread(target=Waits.apply, args=(mg.ones(1),))
+        worker.start()
+        inside.wait(10)
+        try:
+            return mg.sin(v)
+        finally:
+            finish.set()
+            worker.join()
+
+    x = mg.tensor([0.5, 1.0], dtype=mg.float64)
+    _, tangent = mg.func.jvp(f, (x,), (mg.ones(2, dtype=mg.float64),))
+    np.testing.assert_allclose(tangent.numpy(), np.cos([0.5, 1.0]), rtol=1e-15)

@@ -50,6 +50,7 @@ import inspect
 from typing import Any
 
 from .. import tape as _tape
+from ..func.forward import hide_levels, unhide_levels
 from ..grad_mode import no_grad
 from ..grad_mode import state as _grad_state
 from ..ops.base import MissingJvpError, Op
@@ -232,8 +233,7 @@ class FunctionNode(Op):
         pushing no forward-mode tangents (the function's own ``jvp`` gives the output's)."""
         fn = self.function
         ctx = FunctionCtx() if ctx is None else ctx
-        push = _tape._forward_push
-        _tape.set_forward_push(None)
+        hidden = hide_levels()  # in this thread only: another one's mg.func.jvp goes on
         try:
             with no_grad():
                 if _overrides(fn, "setup_context"):
@@ -242,7 +242,7 @@ class FunctionNode(Op):
                 else:
                     result = fn.forward(ctx, *args, **self.keywords)
         finally:
-            _tape.set_forward_push(push)
+            unhide_levels(hidden)
         return result
 
     def forward(self, xp, *values):

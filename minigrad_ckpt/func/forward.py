@@ -54,7 +54,7 @@ from ..tape import apply, set_forward_push
 from ..tensor import Tensor
 
 __all__ = ["enter_level", "enter_levels", "exit_level", "exit_levels", "make_dual", "tangent_of",
-           "strip_level", "strip_levels", "push"]
+           "strip_level", "strip_levels", "push", "hide_levels", "unhide_levels"]
 
 _level_ids = itertools.count(1)
 _lock = threading.Lock()
@@ -104,6 +104,21 @@ def exit_levels(levels: list[int]) -> None:
         _forward.active = len(_forward.levels)
         if not _forward.levels:
             set_forward_push(None)
+
+
+def hide_levels() -> float:
+    """Hide every open level from :func:`push` in this thread (until :func:`unhide_levels` with
+    the value returned): ops run meanwhile carry no tangents.  A custom ``autograd.Function``'s
+    ``forward`` runs so -- its ``jvp`` gives the output's tangent -- without touching forward
+    mode in other threads."""
+    previous = _tls.ceiling
+    _tls.ceiling = 0  # levels are numbered from 1: none is below the ceiling
+    return previous
+
+
+def unhide_levels(previous: float) -> None:
+    """Undo :func:`hide_levels`."""
+    _tls.ceiling = previous
 
 
 def make_dual(primal: Tensor, tangent: Tensor | dict[int, Tensor], level: int | None = None) -> Tensor:
