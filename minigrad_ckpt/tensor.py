@@ -110,7 +110,10 @@ class _PostHooks(list):
 #: one guard this *is* that guard, with several a function calling each: a write pays one test.
 _write_guard: Callable[[Tensor], None] | None = None
 _guards: list[Callable[[Tensor], None]] = []  # in the order they were added
-_guards_lock = threading.Lock()  # guards come and go on other threads (a snapshot's writer)
+# Guards come and go on other threads (a snapshot's writer), and from finalizers: a checkpoint
+# segment's ``__del__`` removes its guard, and the garbage collector may run it while this very
+# thread holds the lock (an allocation inside add_write_guard) -- so it is re-entrant.
+_guards_lock = threading.RLock()
 
 
 def add_write_guard(guard: Callable[[Tensor], None]) -> None:
@@ -146,7 +149,7 @@ def _install_guards() -> None:
 def _guards_in_child() -> None:
     # a forked child has no other threads: a lock one of them held at the fork would stay held
     global _guards_lock
-    _guards_lock = threading.Lock()
+    _guards_lock = threading.RLock()
 
 
 os.register_at_fork(after_in_child=_guards_in_child)

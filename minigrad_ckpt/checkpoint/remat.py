@@ -39,6 +39,7 @@ from ..grad_mode import is_grad_enabled
 from ..memory import _base
 from ..memory import ledger as _ledger
 from ..tape import Node
+from . import stale_writes
 from .plans import InfeasibleBudgetError, budget_in_bytes
 from .policy import DEFAULT_STATISTICS
 from .profiling import leaving_no_trace
@@ -270,6 +271,7 @@ def _profile(fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> _Gr
         seg.record = record_keeping_outputs  # type: ignore[method-assign]
         with leaving_no_trace(), seg:  # BatchNorm's running statistics are put back, too
             fn(*args, **kwargs)
+        stale_writes.unwatch(seg)  # a measurement: no backward will replay it
         return _GraphModel(seg, outputs)
     finally:
         _ledger.enabled = was

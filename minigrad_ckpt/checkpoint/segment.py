@@ -47,6 +47,7 @@ from ..memory import _base, is_parameter_edge, saved_arrays
 from ..memory import ledger as _ledger
 from ..tape import DROPPED, FREED, Node, _version_error
 from ..tensor import Tensor, add_write_guard, remove_write_guard
+from . import stale_writes
 
 __all__ = ["Segment", "CheckpointError"]
 
@@ -57,12 +58,14 @@ class CheckpointError(RuntimeError):
 
 class _Kept:
     """A value a segment replays from: an array (or scalar), its version box and, for a
-    tensor's array, its device's namespace."""
+    tensor's array, its device's namespace; ``written`` once a write the version box does not
+    see (through ``.data``) changed it after the forward pass (see :mod:`.stale_writes`)."""
 
-    __slots__ = ("value", "box", "param", "xp")
+    __slots__ = ("value", "box", "param", "xp", "written")
 
     def __init__(self, value: Any, box: list | None, param: bool, xp: Any = None) -> None:
         self.value, self.box, self.param, self.xp = value, box, param, xp
+        self.written = False
 
 
 _counter = [0]
@@ -135,6 +138,10 @@ class Segment:
         # The version box of each node's output, as the ops reading it here saw it: a kept
         # output written in place since (through ``.detach()``) is recomputed, not taken.
         self._out_boxes: dict[Node, list] = {}
+        # After the forward pass: the memory of kept values watched for writes the version boxes
+        # miss, and the kept outputs written so (recomputed, not taken; see stale_writes)
+        self._watched_memory: set[int] = set()
+        self._written_outputs: set[Node] = set()
         self.forward_time = 0.0
         self._outer_recorder: Any = None
         self._t0 = 0.0
@@ -192,6 +199,32 @@ class Segment:
         self.replay_extra_bytes = self._kept_unsaved_bytes()
         if self.stats is not None and exc[0] is None:
             self.stats._segment_recorded(self)
+        if self.parent is None and exc[0] is None:
+            self._watch_kept_memory()
+
+    def _watch_kept_memory(self) -> None:
+        """(The root, at the end of the forward pass) watch the memory of the tree's kept values
+        for writes through aliases with a version counter of their own (``.data``)."""
+        for seg in [self, *self._descendants()]:
+            for k in seg.kept:
+                if k.xp is not None and k.box is not None:  # (box None: a copy of the segment's own)
+                    stale_writes.watch(seg, k.xp.memory_owner(k.value), k)
+            if not getattr(seg.keep, "to_host", False):  # (a host copy is the segment's own)
+                for n, v in seg._kept_outputs.items():
+                    stale_writes.watch(seg, n.xp.memory_owner(v), n)
+
+    def _descendants(self) -> list[Segment]:
+        out = []
+        for c in self.children:
+            out += [c, *c._descendants()]
+        return out
+
+    def _written_after_forward(self, item: Any) -> None:
+        """A kept value (or the kept output of node ``item``) is about to be written in place."""
+        if isinstance(item, _Kept):
+            item.written = True
+        else:
+            self._written_outputs.add(item)
 
     def _count_nested_results(self, consumed: set[Node]) -> None:
         """The results of nested segments that nodes of this one read are dropped after all:
@@ -345,7 +378,7 @@ class Segment:
     def _takes_kept(self, node: Node) -> bool:
         """Whether the replay takes ``node``'s kept output as it is: kept, and not written in
         place since the ops here read it (then it is recomputed, as they saw it)."""
-        if node not in self._kept_outputs:
+        if node not in self._kept_outputs or node in self._written_outputs:
             return False
         box = self._out_boxes.get(node)
         return box is None or box[0] <= node.seq
@@ -420,6 +453,8 @@ class Segment:
         self._block_result = node
         if self.parent is None:
             owner._keep_result(node, result._data)
+            if node in owner._kept_outputs:  # the caller holds it: watched as the tree's other kept values
+                stale_writes.watch(owner, node.xp.memory_owner(result._data), node)
 
     def _keep_result(self, node: Node, value: Any) -> None:
         if node in self._kept_outputs or self.freed:
@@ -586,6 +621,13 @@ class Segment:
                 f"a value that checkpointed node #{n.seq} ({n.op.name}) replays from was "
                 f"modified in place after the forward pass; replaying would give different results"
             )
+        if src.written:
+            raise CheckpointError(
+                f"a value that checkpointed node #{n.seq} ({n.op.name}) replays from was written "
+                f"after the forward pass through an alias its version counter does not see (.data, "
+                f"or a tensor sharing its memory); replaying would recompute the forward pass from the "
+                f"new values. Compute on a copy, or make the change after backward"
+            )
         return src.value
 
     def _forward(self, n: Node, ins: list) -> Any:
@@ -685,6 +727,8 @@ class Segment:
         if self.freed:
             return
         self.freed = True
+        if self._watched_memory:
+            stale_writes.unwatch(self)
         if _ledger.enabled:
             _ledger.release([k.value for k in self.kept if not k.param])
             _ledger.release([v for n, v in self._kept_outputs.items() if not is_parameter_edge(n)
