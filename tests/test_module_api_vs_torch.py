@@ -53,21 +53,22 @@ def call(module: nn.Module, case: str, meta: dict, dtype: str) -> list:
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_state_dict_keys_and_shapes_are_pytorchs(case):
-    """torch's state dict loads strictly (the outputs and gradients are checked by
+    """torch's parameters load, only the buffers missing (the outputs and gradients are checked by
     test_vs_torch_reference.py, which replays these cases with the others)."""
     meta = CASES[case]
     module = build(meta, "float64")
     assert list(module.state_dict()) == meta["state_keys"]
     assert {n: tuple(p.shape) for n, p in module.named_parameters()} == {
         n: arr(case, f"p.{n}").shape for n in meta["params"]}
-    module.load_state_dict({n: arr(case, f"p.{n}") for n in meta["params"]}, strict=True)
+    missing, unexpected = module.load_state_dict({n: arr(case, f"p.{n}") for n in meta["params"]}, strict=False)
+    assert not unexpected and set(missing) == set(meta["state_keys"]) - set(meta["params"])  # the buffers
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_state_dict_round_trip_and_float32(case, tmp_path):
     meta = CASES[case]
     module = build(meta, "float64")
-    module.load_state_dict({n: arr(case, f"p.{n}") for n in meta["params"]})
+    module.load_state_dict({n: arr(case, f"p.{n}") for n in meta["params"]}, strict=False)
     mg.save(module.state_dict(), tmp_path / "m.pt")
     again = build(meta, "float32")
     again.load_state_dict(mg.load(tmp_path / "m.pt"))  # float64 values into float32 parameters
@@ -159,3 +160,17 @@ def test_proj_size_is_refused_as_pytorch_refuses_it():
         "LSTM(3, 5, proj_size=2, num_layers=2, bidirectional=True)"
     with pytest.raises(ValueError, match=r"h_0 must have shape \(1, 2, 2\).*proj_size"):
         nn.LSTM(3, 5, proj_size=2)(mg.randn(4, 2, 3), (mg.zeros(1, 2, 5), mg.zeros(1, 2, 5)))
+
+
+def test_norms_without_bias_keep_pytorchs_keys_and_repr():
+    # torch: the reprs and state-dict keys of the same constructions
+    assert repr(nn.BatchNorm1d(3, bias=False)) == \
+        "BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=True, bias=False, track_running_stats=True)"
+    assert repr(nn.GroupNorm(1, 3)) == "GroupNorm(1, 3, eps=1e-05, affine=True, bias=True)"
+    assert list(nn.BatchNorm1d(3, bias=False).state_dict()) == ["weight", "running_mean", "running_var",
+                                                                "num_batches_tracked"]
+    assert list(nn.InstanceNorm1d(3, affine=True, bias=False).state_dict()) == ["weight"]
+    bn = nn.BatchNorm2d(3, bias=False)
+    bn.reset_parameters()
+    out = bn(input=mg.randn(2, 3, 2, 2))  # torch's argument name
+    assert out.shape == (2, 3, 2, 2) and bn.bias is None

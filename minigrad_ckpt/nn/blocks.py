@@ -103,12 +103,13 @@ class _InstanceNorm(Module):
     _spatial: int = 1
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = False,
-                 track_running_stats: bool = False, device: Any = None, dtype: Any = None) -> None:
+                 track_running_stats: bool = False, device: Any = None, dtype: Any = None, *,
+                 bias: bool = True) -> None:
         super().__init__()
         self.num_features, self.eps, self.momentum = int(num_features), eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         self.weight = Parameter(ones(num_features, dtype=dtype, device=device)) if affine else None
-        self.bias = Parameter(zeros(num_features, dtype=dtype, device=device)) if affine else None
+        self.bias = Parameter(zeros(num_features, dtype=dtype, device=device)) if affine and bias else None
         self.register_buffer("running_mean", zeros(num_features, dtype=dtype, device=device)
                              if track_running_stats else None)
         self.register_buffer("running_var", ones(num_features, dtype=dtype, device=device)
@@ -118,8 +119,8 @@ class _InstanceNorm(Module):
         self.register_buffer("num_batches_tracked", zeros((), dtype="int64", device=device)
                              if track_running_stats else None)
 
-    def forward(self, x: Tensor) -> Tensor:
-        x = as_tensor(x)
+    def forward(self, input: Tensor) -> Tensor:  # PyTorch's argument name
+        x = as_tensor(input)
         unbatched = x.ndim == self._spatial + 1
         if x.ndim not in (self._spatial + 1, self._spatial + 2) or x.shape[x.ndim - self._spatial - 1] != \
                 self.num_features:
@@ -134,7 +135,7 @@ class _InstanceNorm(Module):
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"track_running_stats={self.track_running_stats}")
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 
 class InstanceNorm1d(_InstanceNorm):
@@ -182,8 +183,8 @@ class Conv3d(_ConvNd):
         self.bias = _empty(out_channels, dtype=dtype, device=device) if bias else None
         self.reset_parameters()
 
-    def forward(self, x: Tensor) -> Tensor:
-        x = as_tensor(x)
+    def forward(self, input: Tensor) -> Tensor:  # PyTorch's argument name
+        x = as_tensor(input)
         if x.ndim not in (4, 5) or x.shape[x.ndim - 4] != self.in_channels:
             raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} does not match: expected "
                              f"(N, {self.in_channels}, D, H, W) or ({self.in_channels}, D, H, W)")

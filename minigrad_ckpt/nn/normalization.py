@@ -30,8 +30,8 @@ class LayerNorm(Module):
         self.bias = (Parameter(zeros(*shape, dtype=dtype, device=device))
                      if elementwise_affine and bias else None)
 
-    def forward(self, x: Tensor) -> Tensor:
-        x = as_tensor(x)  # a list or an array works as it does for the functions
+    def forward(self, input: Tensor) -> Tensor:  # PyTorch's argument name
+        x = as_tensor(input)  # a list or an array works as it does for the functions
         k = len(self.normalized_shape)
         if x.shape[x.ndim - k:] != self.normalized_shape:
             raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} does not end with "
@@ -47,12 +47,13 @@ class _BatchNorm(Module):
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, device: Any = None,
-                 dtype: Any = None) -> None:
+                 dtype: Any = None, *, bias: bool = True) -> None:
         super().__init__()
         self.num_features, self.eps, self.momentum = int(num_features), float(eps), momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         self.weight = Parameter(ones(num_features, dtype=dtype, device=device)) if affine else None
-        self.bias = Parameter(zeros(num_features, dtype=dtype, device=device)) if affine else None
+        # PyTorch's keyword-only ``bias=False``: an affine scale without a shift
+        self.bias = Parameter(zeros(num_features, dtype=dtype, device=device)) if affine and bias else None
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, dtype=dtype, device=device))
             self.register_buffer("running_var", ones(num_features, dtype=dtype, device=device))
@@ -76,10 +77,11 @@ class _BatchNorm(Module):
         if self.affine:
             with no_grad():
                 self.weight.fill_(1)
-                self.bias.zero_()
+                if self.bias is not None:
+                    self.bias.zero_()
 
-    def forward(self, x: Tensor) -> Tensor:
-        x = as_tensor(x)  # a list or an array works as it does for the functions
+    def forward(self, input: Tensor) -> Tensor:  # PyTorch's argument name
+        x = as_tensor(input)  # a list or an array works as it does for the functions
         if x.ndim not in self._expected_ndim or x.shape[1] != self.num_features:
             raise ValueError(
                 f"{self!r}: input of shape {tuple(x.shape)} does not match num_features="
@@ -104,7 +106,7 @@ class _BatchNorm(Module):
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"track_running_stats={self.track_running_stats}")
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
@@ -130,22 +132,23 @@ class GroupNorm(Module):
     per-channel scale and shift."""
 
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
-                 device: Any = None, dtype: Any = None) -> None:
+                 device: Any = None, dtype: Any = None, *, bias: bool = True) -> None:
         super().__init__()
         if num_channels % num_groups:
             raise ValueError(f"GroupNorm: num_channels={num_channels} must be divisible by num_groups={num_groups}")
         self.num_groups, self.num_channels, self.eps, self.affine = int(num_groups), int(num_channels), eps, affine
         self.weight = Parameter(ones(num_channels, dtype=dtype, device=device)) if affine else None
-        self.bias = Parameter(zeros(num_channels, dtype=dtype, device=device)) if affine else None
+        self.bias = Parameter(zeros(num_channels, dtype=dtype, device=device)) if affine and bias else None
 
-    def forward(self, x: Tensor) -> Tensor:
-        x = as_tensor(x)  # a list or an array works as it does for the functions
+    def forward(self, input: Tensor) -> Tensor:  # PyTorch's argument name
+        x = as_tensor(input)  # a list or an array works as it does for the functions
         if x.ndim < 2 or x.shape[1] != self.num_channels:
             raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} needs {self.num_channels} channels on axis 1")
         return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+                f"bias={self.bias is not None}")
 
 
 class RMSNorm(Module):
@@ -159,7 +162,7 @@ class RMSNorm(Module):
         self.normalized_shape, self.eps = shape, eps
         self.weight = Parameter(ones(*shape, dtype=dtype, device=device)) if elementwise_affine else None
 
-    def forward(self, x: Tensor) -> Tensor:
+    def forward(self, x: Tensor) -> Tensor:  # PyTorch's argument name (x, unlike the other norms)
         x = as_tensor(x)  # a list or an array works as it does for the functions
         return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
 

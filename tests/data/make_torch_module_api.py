@@ -1,7 +1,7 @@
 """Regenerate ``tests/data/torch_module_api.npz``: PyTorch's answers for layer options that
 ``torch_reference.npz`` does not cover (LSTM ``proj_size``; MultiheadAttention ``kdim``/``vdim``,
-``add_bias_kv``, ``add_zero_attn``), in float64, in the same layout (see ``make_torch_reference.py``,
-whose helpers this reuses).
+``add_bias_kv``, ``add_zero_attn``; the norms' ``bias=False``), in float64, in the same layout (see
+``make_torch_reference.py``, whose helpers this reuses).
 
     python tests/data/make_torch_module_api.py        # needs torch; the tests do not
 
@@ -78,9 +78,23 @@ def mha_kdim_vdim_cases() -> None:
         case(name, "mha", nn.MultiheadAttention(**init), init, inputs, call)
 
 
+def norm_without_bias_cases() -> None:
+    """PyTorch's keyword-only ``bias=False`` of the norms: an affine scale, no shift."""
+    specs = [
+        ("batchnorm2d_nobias", "BatchNorm2d", {"num_features": 3, "bias": False}, randn(4, 3, 2, 2)),
+        ("groupnorm_nobias", "GroupNorm", {"num_groups": 2, "num_channels": 4, "bias": False}, randn(3, 4, 5)),
+        ("instancenorm1d_affine_nobias", "InstanceNorm1d", {"num_features": 3, "affine": True, "bias": False},
+         randn(2, 3, 6)),
+    ]
+    for name, cls, init, x in specs:
+        case(name, "module", getattr(nn, cls)(**init), init, {"x": x}, {"input": "@x"})
+        ref.META[name]["cls"] = cls
+
+
 def main() -> None:
     lstm_projection_cases()
     mha_kdim_vdim_cases()
+    norm_without_bias_cases()
     meta = {"torch": ref.torch.__version__, "numpy": np.__version__, "cases": ref.META, "aliases": ref.ALIASES}
     ref.ARRAYS["__meta__"] = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)
     np.savez_compressed(OUT, **ref.ARRAYS)
