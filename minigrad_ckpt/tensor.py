@@ -573,7 +573,13 @@ class Tensor:
             other = other._data
         if _write_guard is not None:
             _write_guard(self)
-        getattr(self._device.xp, fn)(self._data, other, out=self._data, casting="same_kind")
+        try:
+            getattr(self._device.xp, fn)(self._data, other, out=self._data, casting="same_kind")
+        except TypeError as e:  # NumPy's UFuncTypeError: PyTorch's in-place rule, with its error
+            result = getattr(self._device.xp, fn)(self._data, other).dtype
+            name = {"subtract": "sub", "multiply": "mul", "divide": "div"}.get(fn, fn)
+            raise RuntimeError(f"{name}_: result type {result} can't be cast to the desired output type "
+                               f"{self.dtype}") from e
         self._bump_version()
         if tangents is not None:
             self._tangents = tangents or None

@@ -110,3 +110,15 @@ def test_float_power_in_place_needs_a_double_tensor(dtype):
     assert x.tolist() == [1, 2]
     y = mg.tensor([1.0, 2.0], dtype="float64")
     assert y.float_power_(mg.tensor([2.0])).tolist() == [1.0, 4.0]
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("write", [lambda x: x.add_(1.5), lambda x: x.sub_(mg.tensor([0.5, 0.5], device=x.device)),
+                                   lambda x: x.mul_(1j), lambda x: x.div_(2)])
+def test_in_place_arithmetic_that_cannot_keep_the_dtype_is_pytorchs_runtime_error(write, device):
+    # torch.tensor([1, 2]).add_(1.5): "RuntimeError: result type Float can't be cast to the desired
+    # output type Long"; the engine let NumPy's UFuncTypeError (a TypeError) through
+    x = mg.tensor([1, 2], device=device)
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type int64"):
+        write(x)
+    assert x.tolist() == [1, 2]
