@@ -8,7 +8,9 @@ the seams (the strict device, checkpointing, second derivatives).
 
 from __future__ import annotations
 
+import contextlib
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -174,3 +176,38 @@ def test_norms_without_bias_keep_pytorchs_keys_and_repr():
     bn.reset_parameters()
     out = bn(input=mg.randn(2, 3, 2, 2))  # torch's argument name
     assert out.shape == (2, 3, 2, 2) and bn.bias is None
+
+
+_LEGACY_LOSSES = ["BCELoss", "BCEWithLogitsLoss", "CosineEmbeddingLoss", "CrossEntropyLoss", "HingeEmbeddingLoss",
+                  "KLDivLoss", "L1Loss", "MSELoss", "MarginRankingLoss", "MultiLabelMarginLoss",
+                  "MultiLabelSoftMarginLoss", "MultiMarginLoss", "NLLLoss", "PoissonNLLLoss", "SmoothL1Loss",
+                  "SoftMarginLoss", "TripletMarginLoss"]
+
+
+@pytest.mark.parametrize("name", _LEGACY_LOSSES)
+def test_losses_take_pytorchs_legacy_size_average_and_reduce(name):
+    cls = getattr(nn, name)
+    # torch: nn.<Loss>(size_average=False).reduction == 'sum', reduce=False -> 'none', both None -> reduction
+    for kwargs, want in [({"size_average": False}, "sum"), ({"reduce": False}, "none"),
+                         ({"size_average": True, "reduction": "sum"}, "mean"),
+                         ({"reduce": False, "size_average": False}, "none"), ({"reduction": "sum"}, "sum")]:
+        legacy = "size_average" in kwargs or "reduce" in kwargs
+        with pytest.warns(UserWarning, match=f"please use reduction='{want}'") if legacy else _no_warning():
+            assert cls(**kwargs).reduction == want
+
+
+def test_a_legacy_loss_computes_as_its_reduction():
+    x, y = mg.randn(4, 3), mg.tensor([0, 2, 1, 2])
+    with pytest.warns(UserWarning):
+        legacy = nn.CrossEntropyLoss(size_average=False)
+    assert legacy(x, y).item() == nn.CrossEntropyLoss(reduction="sum")(x, y).item()
+    # torch's positional order: NLLLoss(weight, size_average, ignore_index)
+    assert nn.NLLLoss(None, None, 1).ignore_index == 1
+
+
+@contextlib.contextmanager
+def _no_warning():
+    """Any warning is an error inside (a loss built with ``reduction=`` alone warns of nothing)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        yield

@@ -6,6 +6,7 @@ and the margin losses."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from ..tensor import Tensor
@@ -17,6 +18,20 @@ __all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "BCEWithLogitsLoss", "L1Los
            "BCELoss", "KLDivLoss", "CosineEmbeddingLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss",
            "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss", "TripletMarginLoss",
            "TripletMarginWithDistanceLoss", "PoissonNLLLoss", "GaussianNLLLoss", "CTCLoss"]
+
+
+def _reduction_of(size_average: Any, reduce: Any, reduction: str) -> str:
+    """PyTorch's legacy ``size_average``/``reduce`` arguments, still accepted by its losses: either one
+    given decides the reduction (``size_average=False`` sums, ``reduce=False`` keeps every element)
+    over ``reduction``, with PyTorch's deprecation warning."""
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    legacy = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{legacy}' instead.",
+                  stacklevel=3)
+    return legacy
 
 
 class _Loss(FunctionLayer):
@@ -35,8 +50,8 @@ class _ReductionLoss(_Loss):
 
     options = ("reduction",)
 
-    def __init__(self, reduction: str = "mean") -> None:
-        super().__init__(reduction=reduction)
+    def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> None:
+        super().__init__(reduction=_reduction_of(size_average, reduce, reduction))
 
 
 class _WeightedLoss(_Loss):
@@ -44,8 +59,9 @@ class _WeightedLoss(_Loss):
 
     options = ("weight", "reduction")
 
-    def __init__(self, weight: Any = None, reduction: str = "mean") -> None:
-        super().__init__(reduction=reduction, weight=weight)
+    def __init__(self, weight: Any = None, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(reduction=_reduction_of(size_average, reduce, reduction), weight=weight)
 
 
 class _ThreeInputLoss(_Loss):
@@ -95,9 +111,10 @@ class CosineEmbeddingLoss(Module):
     """``1 - cos`` for pairs labelled 1, ``max(0, cos - margin)`` for pairs labelled -1
     (``F.cosine_embedding_loss``)."""
 
-    def __init__(self, margin: float = 0.0, reduction: str = "mean") -> None:
+    def __init__(self, margin: float = 0.0, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean") -> None:
         super().__init__()
-        self.margin, self.reduction = margin, reduction
+        self.margin, self.reduction = margin, _reduction_of(size_average, reduce, reduction)
 
     def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
         return F.cosine_embedding_loss(input1, input2, target, self.margin, self.reduction)
@@ -122,9 +139,11 @@ class CrossEntropyLoss(_Loss):
     fn = staticmethod(F.cross_entropy)
     options = ("weight", "reduction", "ignore_index", "label_smoothing")
 
-    def __init__(self, weight: Any = None, ignore_index: int = -100, reduction: str = "mean",
+    def __init__(self, weight: Any = None, size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
+                 reduction: str = "mean",
                  label_smoothing: float = 0.0) -> None:
-        super().__init__(reduction=reduction, weight=weight, ignore_index=ignore_index, label_smoothing=label_smoothing)
+        super().__init__(reduction=_reduction_of(size_average, reduce, reduction), weight=weight,
+                         ignore_index=ignore_index, label_smoothing=label_smoothing)
 
 
 class NLLLoss(_Loss):
@@ -133,8 +152,10 @@ class NLLLoss(_Loss):
     fn = staticmethod(F.nll_loss)
     options = ("weight", "ignore_index", "reduction")
 
-    def __init__(self, weight: Any = None, ignore_index: int = -100, reduction: str = "mean") -> None:
-        super().__init__(reduction=reduction, weight=weight, ignore_index=ignore_index)
+    def __init__(self, weight: Any = None, size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(reduction=_reduction_of(size_average, reduce, reduction), weight=weight,
+                         ignore_index=ignore_index)
 
 
 class BCEWithLogitsLoss(_Loss):
@@ -143,8 +164,10 @@ class BCEWithLogitsLoss(_Loss):
     fn = staticmethod(F.binary_cross_entropy_with_logits)
     options = ("weight", "reduction", "pos_weight")
 
-    def __init__(self, weight: Any = None, reduction: str = "mean", pos_weight: Any = None) -> None:
-        super().__init__(reduction=reduction, weight=weight, pos_weight=pos_weight)
+    def __init__(self, weight: Any = None, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
+                 pos_weight: Any = None) -> None:
+        super().__init__(reduction=_reduction_of(size_average, reduce, reduction), weight=weight,
+                         pos_weight=pos_weight)
 
 
 class SmoothL1Loss(_Loss):
@@ -153,8 +176,9 @@ class SmoothL1Loss(_Loss):
     fn = staticmethod(F.smooth_l1_loss)
     options = ("reduction", "beta")
 
-    def __init__(self, reduction: str = "mean", beta: float = 1.0) -> None:
-        super().__init__(reduction=reduction, beta=beta)
+    def __init__(self, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean", beta: float = 1.0) -> None:
+        super().__init__(reduction=_reduction_of(size_average, reduce, reduction), beta=beta)
 
 
 class HuberLoss(_Loss):
@@ -174,8 +198,9 @@ class KLDivLoss(_Loss):
     fn = staticmethod(F.kl_div)
     options = ("reduction", "log_target")
 
-    def __init__(self, reduction: str = "mean", log_target: bool = False) -> None:
-        super().__init__(reduction=reduction, log_target=log_target)
+    def __init__(self, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean", log_target: bool = False) -> None:
+        super().__init__(reduction=_reduction_of(size_average, reduce, reduction), log_target=log_target)
 
 
 class PoissonNLLLoss(_Loss):
@@ -184,9 +209,10 @@ class PoissonNLLLoss(_Loss):
     fn = staticmethod(F.poisson_nll_loss)
     options = ("log_input", "full", "eps", "reduction")
 
-    def __init__(self, log_input: bool = True, full: bool = False, eps: float = 1e-8,
-                 reduction: str = "mean") -> None:
-        super().__init__(reduction=reduction, log_input=log_input, full=full, eps=eps)
+    def __init__(self, log_input: bool = True, full: bool = False, size_average: Any = None, eps: float = 1e-8,
+                 reduce: Any = None, reduction: str = "mean") -> None:
+        super().__init__(reduction=_reduction_of(size_average, reduce, reduction), log_input=log_input, full=full,
+                         eps=eps)
 
 
 class GaussianNLLLoss(_ThreeInputLoss):
@@ -206,8 +232,9 @@ class HingeEmbeddingLoss(_Loss):
     fn = staticmethod(F.hinge_embedding_loss)
     options = ("margin", "reduction")
 
-    def __init__(self, margin: float = 1.0, reduction: str = "mean") -> None:
-        super().__init__(reduction=reduction, margin=margin)
+    def __init__(self, margin: float = 1.0, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(reduction=_reduction_of(size_average, reduce, reduction), margin=margin)
 
 
 class MarginRankingLoss(_ThreeInputLoss):
@@ -216,8 +243,9 @@ class MarginRankingLoss(_ThreeInputLoss):
     fn = staticmethod(F.margin_ranking_loss)
     options = ("margin", "reduction")
 
-    def __init__(self, margin: float = 0.0, reduction: str = "mean") -> None:
-        super().__init__(margin=margin, reduction=reduction)
+    def __init__(self, margin: float = 0.0, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(margin=margin, reduction=_reduction_of(size_average, reduce, reduction))
 
 
 class MultiMarginLoss(_Loss):
@@ -226,10 +254,12 @@ class MultiMarginLoss(_Loss):
     fn = staticmethod(F.multi_margin_loss)
     options = ("p", "margin", "weight", "reduction")
 
-    def __init__(self, p: int = 1, margin: float = 1.0, weight: Any = None, reduction: str = "mean") -> None:
+    def __init__(self, p: int = 1, margin: float = 1.0, weight: Any = None, size_average: Any = None,
+                 reduce: Any = None,
+                 reduction: str = "mean") -> None:
         if p not in (1, 2):
             raise ValueError(f"MultiMarginLoss: p must be 1 or 2, got {p}")
-        super().__init__(reduction=reduction, p=p, margin=margin, weight=weight)
+        super().__init__(reduction=_reduction_of(size_average, reduce, reduction), p=p, margin=margin, weight=weight)
 
 
 class TripletMarginLoss(_ThreeInputLoss):
@@ -239,8 +269,9 @@ class TripletMarginLoss(_ThreeInputLoss):
     options = ("margin", "p", "eps", "swap", "reduction")
 
     def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6, swap: bool = False,
-                 reduction: str = "mean") -> None:
-        super().__init__(margin=margin, p=p, eps=eps, swap=swap, reduction=reduction)
+                 size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> None:
+        super().__init__(margin=margin, p=p, eps=eps, swap=swap, reduction=_reduction_of(size_average, reduce,
+                                                                                          reduction))
 
 
 class TripletMarginWithDistanceLoss(_ThreeInputLoss):
