@@ -11,7 +11,7 @@ from ..creation import ones, zeros
 from ..functional.arguments import as_tensor
 from ..tensor import Tensor
 from . import functional as F
-from .conv import _check_groups, _ConvNd, _ConvTransposeNd
+from .conv import _check_groups, _check_padding_mode, _ConvNd, _ConvTransposeNd, _pad_by_mode
 from .function_layer import FunctionLayer
 from .module import Module, Parameter, _empty
 from .pooling import _AdaptiveAvgPool, _AdaptiveMaxPool
@@ -173,9 +173,11 @@ class Conv3d(_ConvNd):
     """3-D convolution over NCDHW input; weight (out_channels, in_channels/groups, kd, kh, kw)."""
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
-                 dilation: Any = 1, groups: int = 1, bias: bool = True, device: Any = None, dtype: Any = None) -> None:
+                 dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         _check_groups("Conv3d", in_channels, out_channels, groups)
+        self.padding_mode = _check_padding_mode("Conv3d", padding_mode)
         self.in_channels, self.out_channels, self.groups = int(in_channels), int(out_channels), int(groups)
         self.kernel_size, self.stride, self.dilation = _triple(kernel_size), _triple(stride), _triple(dilation)
         self.padding = padding if isinstance(padding, str) else _triple(padding)
@@ -188,7 +190,8 @@ class Conv3d(_ConvNd):
         if x.ndim not in (4, 5) or x.shape[x.ndim - 4] != self.in_channels:
             raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} does not match: expected "
                              f"(N, {self.in_channels}, D, H, W) or ({self.in_channels}, D, H, W)")
-        return F.conv3d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+        x, padding = _pad_by_mode(x, self.padding, self.kernel_size, self.dilation, self.stride, self.padding_mode)
+        return F.conv3d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 
 class AdaptiveAvgPool3d(_AdaptiveAvgPool):

@@ -1,7 +1,7 @@
 """Regenerate ``tests/data/torch_module_api.npz``: PyTorch's answers for layer options that
 ``torch_reference.npz`` does not cover (LSTM ``proj_size``; MultiheadAttention ``kdim``/``vdim``,
-``add_bias_kv``, ``add_zero_attn``; the norms' ``bias=False``), in float64, in the same layout (see
-``make_torch_reference.py``, whose helpers this reuses).
+``add_bias_kv``, ``add_zero_attn``; the norms' ``bias=False``; Conv3d's ``padding_mode``), in float64, in
+the same layout (see ``make_torch_reference.py``, whose helpers this reuses).
 
     python tests/data/make_torch_module_api.py        # needs torch; the tests do not
 
@@ -91,10 +91,21 @@ def norm_without_bias_cases() -> None:
         ref.META[name]["cls"] = cls
 
 
+def conv3d_padding_mode_cases() -> None:
+    """Conv3d's ``padding_mode``: the input padded in that mode first, then a convolution without padding."""
+    for mode, padding, stride in (("reflect", 1, 1), ("replicate", (1, 2, 0), 2), ("circular", "same", 1)):
+        init = {"in_channels": 2, "out_channels": 3, "kernel_size": 3, "padding": padding, "stride": stride,
+                "padding_mode": mode}
+        name = f"conv3d_padding_{mode}"
+        case(name, "module", nn.Conv3d(**init), init, {"x": randn(2, 2, 4, 5, 3)}, {"input": "@x"})
+        ref.META[name]["cls"] = "Conv3d"
+
+
 def main() -> None:
     lstm_projection_cases()
     mha_kdim_vdim_cases()
     norm_without_bias_cases()
+    conv3d_padding_mode_cases()
     meta = {"torch": ref.torch.__version__, "numpy": np.__version__, "cases": ref.META, "aliases": ref.ALIASES}
     ref.ARRAYS["__meta__"] = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)
     np.savez_compressed(OUT, **ref.ARRAYS)
