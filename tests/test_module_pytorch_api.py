@@ -418,3 +418,35 @@ def test_deep_copied_parameters_start_without_gradients():
     t = mg.ones(2, requires_grad=True)
     t.grad = mg.ones(2)
     assert copy.deepcopy(t).grad is not None  # torch: a plain tensor's deep copy keeps its .grad
+
+
+def test_full_backward_pre_hook_sees_and_replaces_grad_output():
+    lin = nn.Linear(2, 1)
+    with mg.no_grad():
+        lin.weight.fill_(0.5)
+    seen, order = [], []
+    lin.register_full_backward_hook(lambda m, gi, go: order.append(("full", go[0].tolist())))
+    handle = lin.register_full_backward_pre_hook(
+        lambda m, go: (seen.append(go[0].tolist()), order.append("pre"), (go[0] * 10,))[-1])
+    x = mg.ones(3, 2, requires_grad=True)
+    lin(x).sum().backward()
+    # torch, the same module and hooks: seen == [[[1.0], [1.0], [1.0]]], x.grad all 5.0, weight.grad [[30, 30]];
+    # the full backward hook runs after the pre-hook and sees the replaced grad_output
+    assert seen == [[[1.0], [1.0], [1.0]]]
+    assert x.grad.tolist() == [[5.0, 5.0]] * 3 and lin.weight.grad.tolist() == [[30.0, 30.0]]
+    assert order == ["pre", ("full", [[10.0], [10.0], [10.0]])]
+    handle.remove()
+    x.grad = None
+    lin(x).sum().backward()
+    assert x.grad.tolist() == [[0.5, 0.5]] * 3
+
+
+def test_full_backward_pre_hook_on_a_module_of_several_outputs_is_refused_clearly():
+    class Two(nn.Module):
+        def forward(self, x):
+            return x * 2, x * 3
+
+    two = Two()
+    two.register_full_backward_pre_hook(lambda m, go: None)
+    with pytest.raises(RuntimeError, match="one output that requires grad"):
+        two(mg.randn(3, requires_grad=True))

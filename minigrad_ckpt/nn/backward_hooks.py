@@ -23,8 +23,12 @@ def _needs_grad(x: Any) -> bool:
     return isinstance(x, Tensor) and x.requires_grad
 
 
-def call_with_backward_hooks(module: Any, hooks: list[Callable], args: tuple, run: Callable[[tuple], Any]) -> Any:
-    """``run(args)`` with ``hooks`` called as full backward hooks of ``module``."""
+def call_with_backward_hooks(module: Any, hooks: list[Callable], args: tuple, run: Callable[[tuple], Any],
+                             pre_hooks: list[Callable] | None = None) -> Any:
+    """``run(args)`` with ``hooks`` called as full backward hooks of ``module``, and ``pre_hooks`` as its
+    full backward pre-hooks: ``hook(module, grad_output)`` before the gradient enters the module, which
+    may return a new ``grad_output`` (here: for a module with one output that requires grad)."""
+    pre_hooks = pre_hooks or []
     if not is_grad_enabled():
         return run(args)
     watched = [i for i, a in enumerate(args) if _needs_grad(a)]
@@ -34,6 +38,9 @@ def call_with_backward_hooks(module: Any, hooks: list[Callable], args: tuple, ru
     out_watched = [k for k, o in enumerate(outs) if _needs_grad(o)]
     if not out_watched:
         return out
+    if pre_hooks and len(out_watched) > 1:
+        raise RuntimeError(f"{type(module).__name__}: full backward pre-hooks are supported here for a module "
+                           f"with one output that requires grad; this call has {len(out_watched)}")
     outs = tuple(o.view_as(o) if k in out_watched else o for k, o in enumerate(outs))
     state: dict[str, Any] = {"grad_output": [None] * len(outs), "outputs_left": len(out_watched),
                              "grad_input": [None] * len(args), "inputs_left": len(watched)}
@@ -47,12 +54,19 @@ def call_with_backward_hooks(module: Any, hooks: list[Callable], args: tuple, ru
                 result = r
         return result
 
-    def on_output(k: int) -> Callable[[Tensor], None]:
-        def hook(g: Tensor) -> None:
+    def on_output(k: int) -> Callable[[Tensor], Tensor | None]:
+        def hook(g: Tensor) -> Tensor | None:
+            replaced = None
+            for pre in pre_hooks:  # one watched output: its gradient is all of grad_output
+                grad_output = tuple(g if j == k else None for j in range(len(outs)))
+                r = pre(module, grad_output)
+                if r is not None:
+                    g = replaced = r[k]
             state["grad_output"][k] = g
             state["outputs_left"] -= 1
-            if state["outputs_left"] == 0 and not watched:
+            if state["outputs_left"] == 0 and not watched and hooks:
                 fire()  # no input asks for a gradient: PyTorch calls the hooks with grad_input of Nones
+            return replaced
         return hook
 
     def on_input(i: int) -> Callable[[Tensor], Tensor | None]:
@@ -70,6 +84,6 @@ def call_with_backward_hooks(module: Any, hooks: list[Callable], args: tuple, ru
 
     for k in out_watched:
         outs[k].register_hook(on_output(k))
-    for i in watched:
+    for i in watched if hooks else ():
         args[i].register_hook(on_input(i))
     return outs if isinstance(out, tuple) else outs[0]

@@ -229,12 +229,14 @@ class Module:
         raise NotImplementedError(f"{type(self).__name__} does not define forward()")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not (self._forward_pre_hooks or self._forward_hooks or self.__dict__.get("_backward_hooks")):
-            return self.forward(*args, **kwargs)  # the usual case: no hooks
         backward_hooks = self.__dict__.get("_backward_hooks")
-        if backward_hooks:
-            return call_with_backward_hooks(self, list(backward_hooks.values()), args,
-                                            lambda a: self._call_forward(a, kwargs))
+        pre_hooks = self.__dict__.get("_backward_pre_hooks")
+        if not (self._forward_pre_hooks or self._forward_hooks or backward_hooks or pre_hooks):
+            return self.forward(*args, **kwargs)  # the usual case: no hooks
+        if backward_hooks or pre_hooks:
+            return call_with_backward_hooks(self, list((backward_hooks or {}).values()), args,
+                                            lambda a: self._call_forward(a, kwargs),
+                                            list((pre_hooks or {}).values()))
         return self._call_forward(args, kwargs)
 
     def _call_forward(self, args: tuple, kwargs: dict) -> Any:
@@ -294,6 +296,13 @@ class Module:
         ``grad_output`` holds the gradients with respect to its outputs.  The hook may return a new
         ``grad_input`` (here: for a call with one tensor input that requires grad)."""
         return self._add_hook(self.__dict__.setdefault("_backward_hooks", OrderedDict()), hook, prepend, False)
+
+    def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> _HookHandle:
+        """``hook(module, grad_output)`` when the gradients with respect to this module's outputs are
+        known, before they enter the module; it may return a new ``grad_output`` (a tuple), which the
+        module's backward then uses (here: for a call with one output that requires grad)."""
+        return self._add_hook(self.__dict__.setdefault("_backward_pre_hooks", OrderedDict()), hook, prepend,
+                              False)
 
     def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
                                   with_kwargs: bool = False) -> _HookHandle:
