@@ -122,3 +122,27 @@ def test_in_place_arithmetic_that_cannot_keep_the_dtype_is_pytorchs_runtime_erro
     with pytest.raises(RuntimeError, match="can't be cast to the desired output type int64"):
         write(x)
     assert x.tolist() == [1, 2]
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_setitem_through_an_index_array_needs_the_tensors_dtype(device):
+    # torch: x = torch.tensor([1, 2, 3]); x[torch.tensor([0, 1])] = torch.tensor([2.7, 1.2]) raises "Index put
+    # requires the source and destination dtypes match"; the engine truncated to [2, 1, 3] (and a complex
+    # value into a float tensor lost its imaginary part). Basic indexing and a bool mask with one value
+    # cast, as PyTorch's (copy_ and masked_fill).
+    x = mg.tensor([1, 2, 3], device=device)
+    refused = [(mg.tensor([0, 1], device=device), mg.tensor([2.7, 1.2], device=device)),
+               ([0, 1], mg.tensor([2.7, 1.2], device=device)),
+               (mg.tensor(MASK, device=device), mg.tensor([2.7, 1.2], device=device)),
+               (mg.tensor([0], device=device), mg.tensor(2.7, device=device))]
+    for index, value in refused:
+        with pytest.raises(RuntimeError, match="dtypes match"):
+            x[index] = value
+    assert x.tolist() == [1, 2, 3]
+    z = mg.tensor([1.0, 2.0], device=device)
+    with pytest.raises(RuntimeError, match="dtypes match"):
+        z[mg.tensor([0], device=device)] = mg.tensor([1j], device=device)
+    x[0:2] = mg.tensor([2.7, 1.2], device=device)
+    x[mg.tensor(MASK, device=device)] = mg.tensor([5.5], device=device)
+    x[mg.tensor([1], device=device)] = mg.tensor([7], device=device)
+    assert x.tolist() == [5, 7, 5]
