@@ -243,6 +243,18 @@ def set_forward_push(push: Any) -> None:
     _forward_push = push
 
 
+#: Checkpointing's hook, ``hook(node)``, for each node recorded outside any segment after a
+#: segment's forward pass ended: its statistics see what the tape saves after it (see
+#: ``checkpoint.segment._count_again_if_the_tape_holds``).  ``None`` once a backward pass begins.
+_after_segment: Any = None
+
+
+def set_after_segment(hook: Any) -> None:
+    """Install (or, with ``None``, remove) checkpointing's hook for nodes recorded after a segment."""
+    global _after_segment
+    _after_segment = hook
+
+
 #: Anomaly mode's checks (:mod:`minigrad_ckpt.anomaly`): ``None`` except while
 #: ``mg.detect_anomaly()`` is on -- the one read per op the mode costs when off.
 #: While on, it also pushes forward mode's tangents, so it knows whose they are.
@@ -308,9 +320,17 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_version: 
     recorder = _grad_state.recorder if _recorders.active else None
     if recorder is not None:
         recorder.record(node, args, arrays, out)  # an active checkpoint segment or profiler
-    elif _ledger.enabled:
-        _ledger.hold(saved_arrays(node), "saved", node)
+    elif _ledger.enabled or _after_segment is not None:
+        _after_record(node)
     return node
+
+
+def _after_record(node: Node) -> None:
+    """The memory ledger's and checkpointing's look at a node recorded outside any segment."""
+    if _ledger.enabled:
+        _ledger.hold(saved_arrays(node), "saved", node)
+    if _after_segment is not None:
+        _after_segment(node)
 
 
 def _saved_by_rule(which: Any, out_saved: Any, arrays: Sequence[Any]) -> tuple:

@@ -282,6 +282,11 @@ class CheckpointStatistics:
                 f"stretch of the model"), stacklevel=4)
         self.forward_time_us += seg.forward_time * 1e6
 
+    def _held_by_the_tape(self, nbytes: int) -> None:
+        """A buffer counted as kept (``nbytes > 0``) or dropped (``< 0``) is saved by an op after
+        the segment: the ledger holds it with or without checkpointing."""
+        self.memory_saved_bytes += nbytes
+
     def _replayed(self, seconds: float) -> None:
         self.recompute_count += 1
         self.additional_compute_time_us += seconds * 1e6

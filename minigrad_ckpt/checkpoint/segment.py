@@ -174,6 +174,7 @@ class Segment:
             self._writable, self._unindexed = {}, []
             self._unindexed_outputs, self._output_memory, self._written = [], {}, set()
         self.forward_time = time.perf_counter() - self._t0
+        outputs = self._outputs
         if self.parent is None:
             self._outputs = {}  # let the forward pass's arrays go
         self.subtree = sorted(self._all_nodes(), key=lambda n: n.seq)
@@ -195,6 +196,8 @@ class Segment:
         self._count_nested_results(consumed)
         if self._kept_outputs:
             self._hold_wanted_outputs()
+        if self.parent is None and self.stats is not None and exc[0] is None:
+            _count_again_if_the_tape_holds(self, outputs)
         self._counted = None
         self.replay_extra_bytes = self._kept_unsaved_bytes()
         if self.stats is not None and exc[0] is None:
@@ -729,6 +732,8 @@ class Segment:
         self.freed = True
         if self._watched_memory:
             stale_writes.unwatch(self)
+        if self.parent is None and _counted_buffers:
+            _stop_counting(self.index)
         if _ledger.enabled:
             _ledger.release([k.value for k in self.kept if not k.param])
             _ledger.release([v for n, v in self._kept_outputs.items() if not is_parameter_edge(n)
@@ -746,6 +751,56 @@ class Segment:
     def __repr__(self) -> str:
         return (f"Segment({self.index}{', ' + self.label if self.label else ''}: {len(self.nodes)} nodes, "
                 f"{len(self.kept)} kept values, {self.replays} replays)")
+
+
+# Buffers a segment tree counted as kept (+ their bytes) or dropped (-) in its statistics, by id:
+# (weak buffer, bytes, statistics, the root segment's index). A node recorded later outside any segment that saves one
+# makes the ledger hold it in both runs: the statistics take it back (see _count_again_if_the_tape_holds).
+_counted_buffers: dict[int, tuple[Any, int, Any, int]] = {}
+
+
+def _count_again_if_the_tape_holds(root: Segment, outputs: dict) -> None:
+    """(At the root's exit) Watch the buffers the tree's statistics counted, until backward begins.
+
+    The statistics say what the ledger holds less at the end of the forward pass, but a
+    segment's exit is not the end: an op after it may save a kept buffer (``y @ w`` where ``y``
+    is a view of the segment's input, the result of a segment of views) -- kept then costs
+    nothing -- or a dropped one (the input, read again) -- dropping it then saves nothing.
+    """
+    if _tape._after_segment is None:  # a backward pass ended the previous forward pass
+        _counted_buffers.clear()
+        _tape.set_after_segment(_taken_back_if_saved)
+    dropped, kept = root._counted
+    results = {id(_base(ref())) for ref, n in outputs.values() if n in root._result_bytes and ref() is not None}
+    signed: dict[int, list] = {}
+    for sign, counted in ((-1, dropped), (1, kept)):
+        for key, ref in counted.items():
+            b = ref()
+            if b is not None and not (sign < 0 and key in results):  # (a result is not counted dropped)
+                signed.setdefault(key, [ref, 0])[1] += sign * int(b.nbytes)
+    for key, (ref, nbytes) in signed.items():
+        if nbytes:
+            _counted_buffers[key] = (ref, nbytes, root.stats, root.index)
+
+
+def _stop_counting(root_index: int) -> None:
+    """A tree let its kept values go (its backward, or its graph dropped): its buffers are done
+    with, and with the last of them the tape stops calling the hook (one call per op saved)."""
+    for key in [k for k, hit in _counted_buffers.items() if hit[3] == root_index]:
+        del _counted_buffers[key]
+    if not _counted_buffers:
+        _tape.set_after_segment(None)
+
+
+def _taken_back_if_saved(node: Node) -> None:
+    """The tape's hook for a node recorded outside any segment (see _count_again_if_the_tape_holds)."""
+    if not _counted_buffers:
+        return
+    for a in saved_arrays(node):
+        b = _base(a)
+        hit = _counted_buffers.pop(id(b), None)
+        if hit is not None and hit[0]() is b:
+            hit[2]._held_by_the_tape(hit[1])
 
 
 def _tape_holds(node: Node, value: Any) -> bool:
