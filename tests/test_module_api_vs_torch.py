@@ -211,3 +211,22 @@ def _no_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         yield
+
+
+def test_loss_functions_take_pytorchs_legacy_arguments_in_its_order():
+    from minigrad_ckpt.nn import functional as F
+    logp = F.log_softmax(mg.randn(4, 3), dim=1)
+    y = mg.tensor([0, 2, 1, 2])
+    # the old pytorch/examples MNIST test loop: F.nll_loss(output, target, size_average=False).item()
+    with pytest.warns(UserWarning, match="please use reduction='sum'"):
+        summed = F.nll_loss(logp, y, size_average=False)
+    assert summed.item() == F.nll_loss(logp, y, reduction="sum").item()
+    # torch's positions: (input, target, weight, size_average, ignore_index, reduce, reduction)
+    assert F.nll_loss(logp, y, None, None, 2).item() == F.nll_loss(logp, y, ignore_index=2).item()
+    assert F.cross_entropy(logp, y, None, None, 2).item() == F.cross_entropy(logp, y, ignore_index=2).item()
+    x, t = mg.rand(5), mg.rand(5)
+    for fn in (F.mse_loss, F.l1_loss, F.smooth_l1_loss, F.binary_cross_entropy, F.binary_cross_entropy_with_logits,
+               F.kl_div):
+        with pytest.warns(UserWarning, match="please use reduction='none'"):
+            kept = fn(x, t, reduce=False)
+        assert kept.shape == (5,), fn.__name__

@@ -6,32 +6,18 @@ and the margin losses."""
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 from ..tensor import Tensor
 from . import functional as F
 from .function_layer import FunctionLayer
+from .functional.loss import _reduction_of
 from .module import Module
 
 __all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "BCEWithLogitsLoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
            "BCELoss", "KLDivLoss", "CosineEmbeddingLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss",
            "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss", "TripletMarginLoss",
            "TripletMarginWithDistanceLoss", "PoissonNLLLoss", "GaussianNLLLoss", "CTCLoss"]
-
-
-def _reduction_of(size_average: Any, reduce: Any, reduction: str) -> str:
-    """PyTorch's legacy ``size_average``/``reduce`` arguments, still accepted by its losses: either one
-    given decides the reduction (``size_average=False`` sums, ``reduce=False`` keeps every element)
-    over ``reduction``, with PyTorch's deprecation warning."""
-    if size_average is None and reduce is None:
-        return reduction
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    legacy = "mean" if size_average and reduce else "sum" if reduce else "none"
-    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{legacy}' instead.",
-                  stacklevel=3)
-    return legacy
 
 
 class _Loss(FunctionLayer):

@@ -6,6 +6,7 @@ shapes that PyTorch would broadcast with only a warning are an error here.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from ... import functional as mf
@@ -93,8 +94,22 @@ def _check_targets(name: str, x: Tensor, target: Tensor, ignore_index: int,
     return t, valid, n_classes
 
 
-def nll_loss(input: Any, target: Any, weight: Any = None, ignore_index: int = -100,
-             reduction: str = "mean") -> Tensor:
+def _reduction_of(size_average: Any, reduce: Any, reduction: str) -> str:
+    """PyTorch's legacy ``size_average``/``reduce`` arguments, still accepted by its losses: either one
+    given decides the reduction (``size_average=False`` sums, ``reduce=False`` keeps every element)
+    over ``reduction``, with PyTorch's deprecation warning."""
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    legacy = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{legacy}' instead.",
+                  stacklevel=3)
+    return legacy
+
+
+def nll_loss(input: Any, target: Any, weight: Any = None, size_average: Any = None, ignore_index: int = -100,
+             reduce: Any = None, reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of class ``target`` under log-probabilities ``input``.
 
     ``input`` is (N, C) or (N, C, d1, ...) (or (C,) for one sample); ``target``
@@ -102,6 +117,7 @@ def nll_loss(input: Any, target: Any, weight: Any = None, ignore_index: int = -1
     ``ignore_index`` contribute nothing; ``"mean"`` divides by the total weight
     of the targets that count, as in PyTorch.
     """
+    reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     x = _tensor(input)
     tgt = _tensor(target, x)
@@ -125,14 +141,15 @@ def nll_loss(input: Any, target: Any, weight: Any = None, ignore_index: int = -1
     return mf.sum(losses) / mf.sum(wt)
 
 
-def cross_entropy(input: Any, target: Any, weight: Any = None, reduction: str = "mean",
-                  ignore_index: int = -100, label_smoothing: float = 0.0) -> Tensor:
+def cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any = None, ignore_index: int = -100,
+                  reduce: Any = None, reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
     """Cross entropy between ``softmax(input)`` and class indices (or class probabilities).
 
     ``label_smoothing`` mixes the one-hot target with the uniform distribution
     (``(1 - e) * nll + e * mean_c(-log p_c)``), as PyTorch does.  With float
     ``target`` of ``input``'s shape, targets are probabilities.
     """
+    reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got {label_smoothing}")
@@ -220,26 +237,29 @@ def _uniform_target_loss(x: Tensor, logp: Tensor, tgt: Tensor, axis: int, weight
     return mf.sum(smooth) / denom
 
 
-def mse_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:
+def mse_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
     """Mean squared error ``(input - target) ** 2``; the shapes must be equal.
 
     PyTorch only warns when they differ and then broadcasts, which silently
     computes something else; here it is an error.
     """
+    reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     x, y = _input_and_target("mse_loss", input, target)
     d = x - y
     return _reduce(d * d, reduction)
 
 
-def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None,
-                                     reduction: str = "mean", pos_weight: Any = None) -> Tensor:
+def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None, size_average: Any = None,
+                                     reduce: Any = None, reduction: str = "mean",
+                                     pos_weight: Any = None) -> Tensor:
     """``-[y log sigmoid(x) + (1 - y) log(1 - sigmoid(x))]``, computed stably from logits.
 
     Uses ``log sigmoid(x) = -softplus(-x)`` with ``softplus(z) = logsumexp(0, z)``,
     so logits of ±1e4 are fine and the gradient at ``x = 0`` is exact (``-1/2``;
     ``max(z, 0) + log1p(exp(-|z|))`` would give 0 there).
     """
+    reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     x, y = _input_and_target("binary_cross_entropy_with_logits", input, target)
     softplus_neg = mf.logaddexp(0.0, -x)  # -log sigmoid(x); 0 a number: nothing for a checkpoint to keep
@@ -253,15 +273,18 @@ def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None
     return _reduce(loss, reduction)
 
 
-def l1_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:
+def l1_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
     """Mean absolute error ``|input - target|`` (the shapes must be equal)."""
+    reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     x, y = _input_and_target("l1_loss", input, target)
     return _reduce(mf.abs(x - y), reduction)
 
 
-def smooth_l1_loss(input: Any, target: Any, reduction: str = "mean", beta: float = 1.0) -> Tensor:
+def smooth_l1_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
+                   beta: float = 1.0) -> Tensor:
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``d = input - target``)."""
+    reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     if beta < 0:
         raise ValueError(f"smooth_l1_loss: beta must be >= 0, got {beta}")
@@ -287,9 +310,11 @@ def _clamped_log(p: Tensor) -> Tensor:
     return mf.maximum(mf.where(pos, mf.log(mf.where(pos, p, 1.0)), -100.0), -100.0)
 
 
-def binary_cross_entropy(input: Any, target: Any, weight: Any = None, reduction: str = "mean") -> Tensor:
+def binary_cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any = None, reduce: Any = None,
+                         reduction: str = "mean") -> Tensor:
     """``-[y log p + (1 - y) log(1 - p)]`` on probabilities ``p`` in [0, 1]; each log is clamped
     at -100, as in PyTorch (prefer ``binary_cross_entropy_with_logits`` on logits)."""
+    reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     p, y = _input_and_target("binary_cross_entropy", input, target)
     if p.size:
@@ -307,10 +332,12 @@ def binary_cross_entropy(input: Any, target: Any, weight: Any = None, reduction:
     return _reduce(loss, reduction)
 
 
-def kl_div(input: Any, target: Any, reduction: str = "mean", log_target: bool = False) -> Tensor:
+def kl_div(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
+           log_target: bool = False) -> Tensor:
     """``target * (log target - input)`` with ``input`` log-probabilities (``log_target``: the
     target is log-probabilities too). ``reduction="batchmean"`` divides the sum by the batch size
     (the mathematically right KL divergence); ``"mean"`` averages over every element, as in PyTorch."""
+    reduction = _reduction_of(size_average, reduce, reduction)
     if reduction not in _REDUCTIONS + ("batchmean",):
         raise ValueError(f"kl_div: reduction must be one of {_REDUCTIONS + ('batchmean',)}, got {reduction!r}")
     x, t = _input_and_target("kl_div", input, target)
