@@ -23,10 +23,11 @@ FIELDS = {"_data", "_device", "_node", "_requires_grad", "_version"}
 ENGINE_ONLY = {"_wrap", "_bump_version"}
 # The engine: the Tensor itself, the tape and the backward pass that build Tensors and nodes, the
 # creation functions and the public math (they build constants with _wrap),
-# forward mode (it builds dual tensors beside the tape), and the tape decoder
-# (it rebuilds a graph).
+# forward mode (it builds dual tensors beside the tape), the tape decoder
+# (it rebuilds a graph), and custom autograd functions (a user's forward recorded as
+# one node: its outputs get that node, their version boxes, and requires_grad).
 CORE = ("tensor.py", "tape.py", "backward.py", "backward_steps.py", "creation.py", "functional/", "func/",
-        "snapshot/tape_codec.py")
+        "snapshot/tape_codec.py", "autograd/function.py")
 
 
 def _offences(source: str) -> list[str]:
