@@ -230,3 +230,16 @@ def test_loss_functions_take_pytorchs_legacy_arguments_in_its_order():
         with pytest.warns(UserWarning, match="please use reduction='none'"):
             kept = fn(x, t, reduce=False)
         assert kept.shape == (5,), fn.__name__
+
+
+def test_recurrent_layers_have_pytorchs_flat_weights_and_flatten_parameters():
+    lstm = nn.LSTM(2, 3, proj_size=1)
+    lstm.flatten_parameters()  # torch: a cuDNN step that programs call in forward; nothing to do here
+    # torch: the same names and shapes for nn.LSTM(2, 3, proj_size=1)
+    assert lstm._flat_weights_names == ["weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0", "weight_hr_l0"]
+    assert [tuple(w.shape) for ws in lstm.all_weights for w in ws] == [(12, 2), (12, 1), (12,), (12,), (1, 3)]
+    assert lstm._flat_weights[4] is lstm.weight_hr_l0
+    gru = nn.GRU(2, 3, num_layers=2, bidirectional=True, bias=False)
+    # torch: [[(9, 2), (9, 3)], [(9, 2), (9, 3)], [(9, 6), (9, 3)], [(9, 6), (9, 3)]]
+    assert [[tuple(w.shape) for w in ws] for ws in gru.all_weights] == [
+        [(9, 2), (9, 3)], [(9, 2), (9, 3)], [(9, 6), (9, 3)], [(9, 6), (9, 3)]]

@@ -91,6 +91,27 @@ class RNNBase(Module):
                     self._flat_names.append(name + sfx)
         self.reset_parameters()
 
+    def flatten_parameters(self) -> None:
+        """PyTorch's cuDNN step (its weights made one contiguous block): nothing to do here, the
+        weights are read where they are; programs call it in ``forward``, so it is accepted."""
+
+    @property
+    def _flat_weights_names(self) -> list[str]:
+        """The parameters' names in PyTorch's order: per layer and direction ``weight_ih``, ``weight_hh``,
+        ``bias_ih``, ``bias_hh`` (and ``weight_hr`` with ``proj_size``)."""
+        return list(self._flat_names)
+
+    @property
+    def _flat_weights(self) -> list[Tensor]:
+        return [self.__getattr__(name) for name in self._flat_names]
+
+    @property
+    def all_weights(self) -> list[list[Tensor]]:
+        """The parameters grouped per layer and direction, as PyTorch's ``all_weights``."""
+        per = len(self._flat_names) // (self.num_layers * (2 if self.bidirectional else 1))
+        flat = self._flat_weights
+        return [flat[i:i + per] for i in range(0, len(flat), per)]
+
     def reset_parameters(self) -> None:
         """Every weight and bias ``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))``, as PyTorch (the
         projection ``weight_hr`` too)."""
