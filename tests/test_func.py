@@ -402,3 +402,26 @@ def test_gradcheck_order_2_checks_forward_over_reverse():
 
     sq = _Square()
     assert gradcheck(lambda a: mg.tape.apply(sq, a), x, order=2)
+
+
+def test_named_tuple_results_come_back_as_their_type():
+    """A function returning a named tuple (slogdet's (sign, logabsdet), a user's own) goes
+    through every transform, and the results are that named tuple, as torch.func's: it was a
+    leaf, so jvp said 'not a Tensor'.  Values: torch.func.jvp/jacrev of torch.linalg.slogdet
+    at a = [[2, 1], [0.5, 3]], t = [[0.1, 0.2], [0.3, -0.4]] (torch 2.13)."""
+    from collections import namedtuple
+
+    a, t = t64([[2.0, 1.0], [0.5, 3.0]]), t64([[0.1, 0.2], [0.3, -0.4]])
+    out, tan = jvp(mg.linalg.slogdet, (a,), (t,))
+    assert type(out) is type(mg.linalg.slogdet(a)) and type(tan) is type(out)
+    np.testing.assert_allclose(tan.logabsdet.numpy(), -0.16363636363636364, rtol=1e-14)
+    assert float(tan.sign) == 0.0
+    jac = jacrev(mg.linalg.slogdet)(a)
+    np.testing.assert_allclose(jac.logabsdet.numpy(), [[6 / 11, -1 / 11], [-2 / 11, 4 / 11]], rtol=1e-14)
+    pair = namedtuple("Pair", "first second")
+    out, pull = vjp(lambda x: pair(x * 2, {"s": x.sum()}), a)
+    assert type(out) is pair and list(out.second) == ["s"]
+    (g,) = pull(pair(mg.ones_like(a), {"s": t64(3.0)}))
+    np.testing.assert_array_equal(g.numpy(), np.full((2, 2), 5.0))
+    with pytest.raises(TypeError, match=r"output\.first"):
+        grad(lambda x: pair(1.0, x.sum()))(a)

@@ -9,7 +9,9 @@ list, and rebuilds the caller's structure for the results::
     unflatten(tree, grads)              # {"w": gw, "b": (gb1, gb2)}
 
 A leaf is anything that is not a tuple, list, dict or ``None`` (``None`` is an
-empty container, as in JAX).  Dict keys keep their insertion order.
+empty container, as in JAX).  Dict keys keep their insertion order, and a
+named tuple (``mg.linalg.slogdet``'s ``(sign, logabsdet)``) comes back as its
+own type, as JAX and ``torch.func`` rebuild it.
 """
 
 from __future__ import annotations
@@ -26,9 +28,9 @@ __all__ = ["Tree", "flatten", "unflatten", "paths", "tensor_leaves"]
 class Tree:
     """The shape of a pytree without its leaves: what :func:`unflatten` rebuilds."""
 
-    kind: str                         # "leaf", "tuple", "list", "dict" or "none"
+    kind: str                         # "leaf", "tuple", "list", "dict", "namedtuple" or "none"
     children: tuple[Tree, ...] = ()
-    keys: tuple = ()                  # a dict's keys, in order
+    keys: tuple = ()                  # a dict's keys, in order; a named tuple's (type,)
 
     @property
     def n_leaves(self) -> int:
@@ -49,8 +51,10 @@ def flatten(tree: Any) -> tuple[list[Any], Tree]:
 def _flatten(tree: Any, leaves: list[Any]) -> Tree:
     if tree is None:
         return Tree("none")
-    if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):  # a namedtuple is a leaf
-        return Tree(type(tree).__name__, tuple(_flatten(t, leaves) for t in tree))
+    if isinstance(tree, tuple) and hasattr(tree, "_fields"):  # a named tuple: rebuilt as its type
+        return Tree("namedtuple", tuple(_flatten(t, leaves) for t in tree), (type(tree),))
+    if isinstance(tree, (tuple, list)):
+        return Tree("list" if isinstance(tree, list) else "tuple", tuple(_flatten(t, leaves) for t in tree))
     if isinstance(tree, dict):
         return Tree("dict", tuple(_flatten(v, leaves) for v in tree.values()), tuple(tree))
     leaves.append(tree)
@@ -80,6 +84,8 @@ def _unflatten(tree: Tree, it: Any) -> Any:
     children = [_unflatten(c, it) for c in tree.children]
     if tree.kind == "dict":
         return dict(zip(tree.keys, children))
+    if tree.kind == "namedtuple":
+        return tree.keys[0](*children)
     return tuple(children) if tree.kind == "tuple" else children
 
 
@@ -91,6 +97,9 @@ def paths(tree: Tree, prefix: str = "") -> list[str]:
         return []
     out = []
     for i, c in enumerate(tree.children):
+        if tree.kind == "namedtuple":
+            out.extend(paths(c, f"{prefix}.{tree.keys[0]._fields[i]}"))
+            continue
         key = repr(tree.keys[i]) if tree.kind == "dict" else str(i)
         out.extend(paths(c, f"{prefix}[{key}]"))
     return out
