@@ -243,3 +243,16 @@ def test_recurrent_layers_have_pytorchs_flat_weights_and_flatten_parameters():
     # torch: [[(9, 2), (9, 3)], [(9, 2), (9, 3)], [(9, 6), (9, 3)], [(9, 6), (9, 3)]]
     assert [[tuple(w.shape) for w in ws] for ws in gru.all_weights] == [
         [(9, 2), (9, 3)], [(9, 2), (9, 3)], [(9, 6), (9, 3)], [(9, 6), (9, 3)]]
+
+
+def test_layers_have_pytorchs_attributes():
+    # torch 2.13: the same attributes of the same constructions
+    assert nn.Softmax(dim=1).dim == 1 and nn.LogSoftmax(dim=0).dim == 0
+    assert nn.LayerNorm(3).elementwise_affine is True and nn.RMSNorm(3, elementwise_affine=False).elementwise_affine \
+        is False
+    emb = nn.Embedding(5, 3)
+    assert emb.sparse is False and emb.scale_grad_by_freq is False
+    assert nn.Conv2d(2, 3, 3).transposed is False and nn.Conv2d(2, 3, 3).output_padding == (0, 0)
+    assert nn.Conv1d(2, 3, 3).output_padding == (0,) and nn.Conv3d(2, 3, 3).output_padding == (0, 0, 0)
+    up = nn.ConvTranspose2d(2, 3, 3)
+    assert up.transposed is True and up.padding_mode == "zeros" and up.output_padding == (0, 0)

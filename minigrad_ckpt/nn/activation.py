@@ -47,6 +47,15 @@ class _AlongAxis(FunctionLayer):
     def __init__(self, axis: int = -1, *, dim: int | None = None) -> None:
         super().__init__(axis=dim if dim is not None else axis)
 
+    @property
+    def dim(self) -> int | None:
+        """PyTorch's name of :attr:`axis` (``nn.Softmax(dim=1).dim == 1``)."""
+        return self.axis
+
+    @dim.setter
+    def dim(self, value: int | None) -> None:
+        self.axis = value
+
 
 class ReLU(_ElementwiseInPlace):
     """``max(x, 0)`` elementwise."""

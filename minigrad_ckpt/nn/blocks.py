@@ -178,6 +178,7 @@ class Conv3d(_ConvNd):
         super().__init__()
         _check_groups("Conv3d", in_channels, out_channels, groups)
         self.padding_mode = _check_padding_mode("Conv3d", padding_mode)
+        self.output_padding = (0, 0, 0)  # PyTorch's attribute of a plain convolution
         self.in_channels, self.out_channels, self.groups = int(in_channels), int(out_channels), int(groups)
         self.kernel_size, self.stride, self.dilation = _triple(kernel_size), _triple(stride), _triple(dilation)
         self.padding = padding if isinstance(padding, str) else _triple(padding)

@@ -62,6 +62,8 @@ def _pad_by_mode(x: Tensor, padding: Any, kernel: tuple[int, ...], dilation: tup
 class _ConvNd(Module):
     """What the convolution layers share: PyTorch's initialisation of the weight and the bias."""
 
+    transposed: ClassVar[bool] = False  # PyTorch's attribute: True for the transposed convolutions
+
     def reset_parameters(self) -> None:
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
@@ -103,6 +105,7 @@ class Conv2d(_ConvNd):
         super().__init__()
         _check_groups("Conv2d", in_channels, out_channels, groups)
         self.padding_mode = _check_padding_mode("Conv2d", padding_mode)
+        self.output_padding = (0,) * 2  # PyTorch's attribute of a plain convolution
         self.in_channels, self.out_channels = int(in_channels), int(out_channels)
         self.kernel_size = _pair(kernel_size)
         self.stride, self.dilation = _pair(stride), _pair(dilation)
@@ -137,6 +140,7 @@ class Conv1d(_ConvNd):
                  device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         self.padding_mode = _check_padding_mode("Conv1d", padding_mode)
+        self.output_padding = (0,) * 1  # PyTorch's attribute of a plain convolution
         _check_groups("Conv1d", in_channels, out_channels, groups)
         self.in_channels, self.out_channels, self.groups = int(in_channels), int(out_channels), int(groups)
         # one-element tuples, as PyTorch's Conv1d keeps them (conv.kernel_size[0] is how programs read them)
@@ -163,6 +167,8 @@ class _ConvTransposeNd(_ConvNd):
     ``forward(x, output_size=...)`` picks the ``output_padding`` that gives that size, as PyTorch's.
     """
 
+    transposed: ClassVar[bool] = True
+
     fn: ClassVar[Any] = None
     spatial: ClassVar[int] = 2
     axes: ClassVar[str] = "H, W"
@@ -174,6 +180,7 @@ class _ConvTransposeNd(_ConvNd):
         name, n = type(self).__name__, self.spatial
         if padding_mode != "zeros":
             raise ValueError(f"{name}: only padding_mode='zeros' is supported, got {padding_mode!r}")
+        self.padding_mode = padding_mode  # PyTorch's attribute
         _check_groups(name, in_channels, out_channels, groups)
         self.in_channels, self.out_channels, self.groups = int(in_channels), int(out_channels), int(groups)
         self.kernel_size = _ntuple(kernel_size, n, "kernel_size", name)

@@ -72,6 +72,7 @@ class Embedding(_Table):
                                  f"{self.num_embeddings} embeddings")
             padding_idx %= self.num_embeddings
         self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, float(norm_type)
+        self.scale_grad_by_freq, self.sparse = False, False  # PyTorch's attributes (True is refused above)
         self._set_weight((self.num_embeddings, self.embedding_dim), _weight, _freeze, dtype, device)
 
     def forward(self, ids: Tensor) -> Tensor:
@@ -102,6 +103,7 @@ class EmbeddingBag(_Table):
         self.num_embeddings, self.embedding_dim = int(num_embeddings), int(embedding_dim)
         self.max_norm, self.norm_type, self.mode = max_norm, float(norm_type), mode
         self.include_last_offset, self.padding_idx = include_last_offset, padding_idx
+        self.scale_grad_by_freq, self.sparse = False, sparse  # PyTorch's attributes
         self._set_weight((self.num_embeddings, self.embedding_dim), _weight, _freeze, dtype, device)
 
     def forward(self, ids: Tensor, offsets: Tensor | None = None, per_sample_weights: Tensor | None = None) -> Tensor:

@@ -26,6 +26,7 @@ class LayerNorm(Module):
         super().__init__()
         shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
         self.normalized_shape, self.eps = shape, float(eps)
+        self.elementwise_affine = elementwise_affine  # PyTorch's attribute
         self.weight = Parameter(ones(*shape, dtype=dtype, device=device)) if elementwise_affine else None
         self.bias = (Parameter(zeros(*shape, dtype=dtype, device=device))
                      if elementwise_affine and bias else None)
@@ -160,6 +161,7 @@ class RMSNorm(Module):
         super().__init__()
         shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
         self.normalized_shape, self.eps = shape, eps
+        self.elementwise_affine = elementwise_affine  # PyTorch's attribute
         self.weight = Parameter(ones(*shape, dtype=dtype, device=device)) if elementwise_affine else None
 
     def forward(self, x: Tensor) -> Tensor:  # PyTorch's argument name (x, unlike the other norms)
