@@ -447,6 +447,8 @@ def test_a_segment_that_keeps_more_than_it_drops_is_reported_with_a_warning_nami
     stats = ck.statistics()
     assert stats.costly_segments == ["test_a_segment_that_keeps_more_than_it_drops_is_reported_with_a_warning_"
                                      "naming_it.<locals>.only_tanh"]
-    assert stats.memory_saved_bytes == -96
+    # what the ledger holds less: a plain run's tape holds the tanh's output, this one h (the
+    # warning weighs the segment alone: the caller holds its result whatever the tape does)
+    assert stats.memory_saved_bytes == 0
     assert stats.replay_extra_bytes == 96  # tanh saves its output, not the kept input
     assert stats.as_dict()["costly_segments"] == stats.costly_segments

@@ -174,7 +174,6 @@ class Segment:
             self._writable, self._unindexed = {}, []
             self._unindexed_outputs, self._output_memory, self._written = [], {}, set()
         self.forward_time = time.perf_counter() - self._t0
-        outputs = self._outputs
         if self.parent is None:
             self._outputs = {}  # let the forward pass's arrays go
         self.subtree = sorted(self._all_nodes(), key=lambda n: n.seq)
@@ -197,7 +196,7 @@ class Segment:
         if self._kept_outputs:
             self._hold_wanted_outputs()
         if self.parent is None and self.stats is not None and exc[0] is None:
-            _count_again_if_the_tape_holds(self, outputs)
+            _count_again_if_the_tape_holds(self)
         self._counted = None
         self.replay_extra_bytes = self._kept_unsaved_bytes()
         if self.stats is not None and exc[0] is None:
@@ -458,6 +457,7 @@ class Segment:
             owner._keep_result(node, result._data)
             if node in owner._kept_outputs:  # the caller holds it: watched as the tree's other kept values
                 stale_writes.watch(owner, node.xp.memory_owner(result._data), node)
+                _taken_back(result._data)  # kept: the ledger holds it as the plain run's tape does
 
     def _keep_result(self, node: Node, value: Any) -> None:
         if node in self._kept_outputs or self.freed:
@@ -759,24 +759,27 @@ class Segment:
 _counted_buffers: dict[int, tuple[Any, int, Any, int]] = {}
 
 
-def _count_again_if_the_tape_holds(root: Segment, outputs: dict) -> None:
+def _count_again_if_the_tape_holds(root: Segment) -> None:
     """(At the root's exit) Watch the buffers the tree's statistics counted, until backward begins.
 
     The statistics say what the ledger holds less at the end of the forward pass, but a
     segment's exit is not the end: an op after it may save a kept buffer (``y @ w`` where ``y``
     is a view of the segment's input, the result of a segment of views) -- kept then costs
-    nothing -- or a dropped one (the input, read again) -- dropping it then saves nothing.
+    nothing -- or a dropped one (the input, read again; the tree's result) -- dropping it then
+    saves nothing.  The tree's results whose ops save them count as dropped here (a plain run's
+    tape holds them; the segments' own counts leave them out, for their costs warning: the
+    caller holds a result whatever the tape does) until an op after it saves them too.
     """
     if _tape._after_segment is None:  # a backward pass ended the previous forward pass
         _counted_buffers.clear()
         _tape.set_after_segment(_taken_back_if_saved)
     dropped, kept = root._counted
-    results = {id(_base(ref())) for ref, n in outputs.values() if n in root._result_bytes and ref() is not None}
+    root.stats._held_by_the_tape(sum(root._result_bytes.values()))
     signed: dict[int, list] = {}
     for sign, counted in ((-1, dropped), (1, kept)):
         for key, ref in counted.items():
             b = ref()
-            if b is not None and not (sign < 0 and key in results):  # (a result is not counted dropped)
+            if b is not None:
                 signed.setdefault(key, [ref, 0])[1] += sign * int(b.nbytes)
     for key, (ref, nbytes) in signed.items():
         if nbytes:
@@ -794,13 +797,17 @@ def _stop_counting(root_index: int) -> None:
 
 def _taken_back_if_saved(node: Node) -> None:
     """The tape's hook for a node recorded outside any segment (see _count_again_if_the_tape_holds)."""
-    if not _counted_buffers:
-        return
-    for a in saved_arrays(node):
-        b = _base(a)
-        hit = _counted_buffers.pop(id(b), None)
-        if hit is not None and hit[0]() is b:
-            hit[2]._held_by_the_tape(hit[1])
+    if _counted_buffers:
+        for a in saved_arrays(node):
+            _taken_back(a)
+
+
+def _taken_back(value: Any) -> None:
+    """The tape holds ``value`` in both runs now: its buffer counts neither way any more."""
+    b = _base(value)
+    hit = _counted_buffers.pop(id(b), None)
+    if hit is not None and hit[0]() is b:
+        hit[2]._held_by_the_tape(hit[1])
 
 
 def _tape_holds(node: Node, value: Any) -> bool:
