@@ -424,6 +424,21 @@ def test_a_budget_that_is_not_a_number_of_bytes_is_a_clear_error(budget):
             call()
 
 
+def _ledger_and_statistics_agree(program):
+    """Run ``program(checkpointed)`` plainly and checkpointed, each output held while the ledger is
+    read; the statistics of the second must be what the ledger holds less. Returns both readings."""
+    with mg.memory.track() as ledger:
+        _graph = program(False)
+        plain = ledger.live("saved")
+    ck.reset_statistics()
+    with warnings.catch_warnings(), mg.memory.track() as ledger:
+        warnings.simplefilter("ignore", ck.CheckpointCostWarning)
+        _graph = program(True)
+        held = ledger.live("saved")
+    assert ck.statistics().memory_saved_bytes == plain - held
+    return plain, held
+
+
 _VIEWS_ONLY = {
     "view-transpose": lambda t: t.view(6, 4).transpose(0, 1),
     "slice": lambda t: t[1:3],
@@ -450,15 +465,7 @@ def test_statistics_of_a_segment_of_views_equal_the_ledger_whatever_comes_after_
         y = ck.checkpoint(fn, h) if checkpointed else fn(h)
         return (h * h, y) if _AFTER[after] is None else _AFTER[after](y)
 
-    with mg.memory.track() as ledger:
-        _plain = program(False)
-        plain = ledger.live("saved")
-    ck.reset_statistics()
-    with warnings.catch_warnings(), mg.memory.track() as ledger:
-        warnings.simplefilter("ignore", ck.CheckpointCostWarning)
-        _graph = program(True)
-        held = ledger.live("saved")
-    assert ck.statistics().memory_saved_bytes == plain - held
+    plain, held = _ledger_and_statistics_agree(program)
     assert held - plain == (4 * 6 * np.dtype(dtype).itemsize if after == "reads it only" else 0)
 
 
@@ -521,12 +528,4 @@ def test_statistics_of_a_result_its_op_saves_equal_the_ledger_whatever_comes_aft
         cp = ck.checkpoint if checkpointed else (lambda f, *args: f(*args))
         return _RESULT_AFTER[after](cp(_SEGMENTS[segment], h, cp))
 
-    with mg.memory.track() as ledger:
-        _graph = program(False)
-        plain = ledger.live("saved")
-    ck.reset_statistics()
-    with warnings.catch_warnings(), mg.memory.track() as ledger:
-        warnings.simplefilter("ignore", ck.CheckpointCostWarning)
-        _graph = program(True)
-        held = ledger.live("saved")
-    assert ck.statistics().memory_saved_bytes == plain - held
+    _ledger_and_statistics_agree(program)
