@@ -16,7 +16,7 @@ from ..tensor import Tensor
 
 __all__ = [
     "calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "xavier_uniform_",
-    "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
+    "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "trunc_normal_", "orthogonal_", "eye_", "dirac_",
 ]
 
 
@@ -113,3 +113,67 @@ def kaiming_normal_(t: Tensor, a: float = 0.0, mode: str = "fan_in",
     fan_in, fan_out = _fans(t)
     fan = fan_in if mode == "fan_in" else fan_out
     return normal_(t, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan) if fan else 0.0)
+
+
+def trunc_normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
+                  generator: Any = None) -> Tensor:
+    """Fill with N(mean, std^2) conditioned on ``[a, b]`` (absolute bounds, as PyTorch's; ViT-style
+    initialisation). Drawn by rejection: values outside are drawn again with fresh keys, so the law is
+    exactly the truncated normal (PyTorch inverts the CDF instead: the same law, other numbers)."""
+    if not a < b:
+        raise ValueError(f"trunc_normal_: a={a} must be below b={b}")
+    gen = generator or _random.default_generator
+    xp = t.device.xp
+    values = _random.normal(xp, gen.next_key(), t.shape, t.dtype) * std + mean
+    outside = (values < a) | (values > b)
+    for _ in range(1000):  # a bound an std or more from the mean rejects few; [a, b] far out needs more
+        if not bool(xp.scalar(outside.any())):
+            return _fill(t, values)
+        fresh = _random.normal(xp, gen.next_key(), t.shape, t.dtype) * std + mean
+        values = xp.where(outside, fresh, values)
+        outside = (values < a) | (values > b)
+    raise ValueError(f"trunc_normal_: [{a}, {b}] holds too little of N({mean}, {std}^2) to draw from")
+
+
+def orthogonal_(t: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    """Fill with a (semi-)orthogonal matrix (the trailing axes flattened), times ``gain``: PyTorch's
+    recipe, the Q of a Gaussian matrix's QR with R's diagonal signs folded in (a uniform draw)."""
+    if t.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if t.numel() == 0:
+        return t
+    rows, cols = t.shape[0], t.numel() // t.shape[0]
+    xp = t.device.xp
+    gen = generator or _random.default_generator
+    flat = _random.normal(xp, gen.next_key(), (rows, cols), "float64" if t.dtype.itemsize == 8 else "float32")
+    if rows < cols:
+        flat = flat.T
+    q, r = xp.linalg.qr(flat)
+    q = q * xp.sign(xp.diagonal(r))
+    if rows < cols:
+        q = q.T
+    return _fill(t, (q * gain).reshape(t.shape).astype(t.dtype))
+
+
+def eye_(t: Tensor) -> Tensor:
+    """Fill a 2-D tensor with the identity (ones on the diagonal), as PyTorch's ``eye_``."""
+    if t.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    return _fill(t, t.device.xp.eye(*t.shape, dtype=t.dtype))
+
+
+def dirac_(t: Tensor, groups: int = 1) -> Tensor:
+    """Fill a 3-, 4- or 5-D convolution weight with the Dirac delta: the convolution passes its input
+    channels through (per group), as PyTorch's ``dirac_``."""
+    if t.ndim not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    out_per_group = t.shape[0] // groups
+    if t.shape[0] % groups:
+        raise ValueError("dim 0 must be divisible by groups")
+    xp = t.device.xp
+    values = xp.zeros(t.shape, dtype=t.dtype)
+    centre = tuple(k // 2 for k in t.shape[2:])
+    for g in range(groups):
+        for d in range(min(out_per_group, t.shape[1])):
+            values[(g * out_per_group + d, d, *centre)] = 1
+    return _fill(t, values)

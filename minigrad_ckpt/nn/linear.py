@@ -22,7 +22,12 @@ __all__ = [
 
 
 class Identity(Module):
-    """Returns its input unchanged (a placeholder, e.g. where a block has no projection)."""
+    """Returns its input unchanged (a placeholder, e.g. where a block has no projection); any
+    arguments are accepted and ignored, as PyTorch's (``nn.Identity(54, unused_argument=0.1)``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+        del args, kwargs
 
     def forward(self, x: Any) -> Any:
         return x
