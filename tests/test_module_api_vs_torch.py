@@ -256,3 +256,15 @@ def test_layers_have_pytorchs_attributes():
     assert nn.Conv1d(2, 3, 3).output_padding == (0,) and nn.Conv3d(2, 3, 3).output_padding == (0, 0, 0)
     up = nn.ConvTranspose2d(2, 3, 3)
     assert up.transposed is True and up.padding_mode == "zeros" and up.output_padding == (0, 0)
+
+
+def test_layers_take_pytorchs_argument_names_by_keyword():
+    # torch: each call below works with these keyword names
+    a, p, n = mg.randn(3, 4), mg.randn(3, 4), mg.randn(3, 4)
+    triplet = nn.TripletMarginLoss()
+    assert triplet(anchor=a, positive=p, negative=n).item() == triplet(a, p, n).item()
+    assert nn.TripletMarginWithDistanceLoss()(anchor=a, positive=p, negative=n).shape == ()
+    assert nn.MarginRankingLoss()(input1=a[:, 0], input2=p[:, 0], target=mg.ones(3)).shape == ()
+    assert nn.GaussianNLLLoss()(input=a, target=p, var=mg.ones(3, 4)).shape == ()
+    assert nn.PoissonNLLLoss()(log_input=a, target=p.abs()).shape == ()
+    assert nn.ReLU()(input=a).shape == (3, 4) and nn.Dropout(0.5)(input=a).shape == (3, 4)

@@ -35,8 +35,8 @@ class FunctionLayer(Module):
         for name, value in options.items():
             setattr(self, name, value)
 
-    def forward(self, x: Tensor) -> Tensor:
-        x = as_tensor(x)  # a list or an array works as it does for the functions
+    def forward(self, input: Tensor) -> Tensor:  # PyTorch's argument name (``layer(input=x)`` works)
+        x = as_tensor(input)  # a list or an array works as it does for the functions
         return type(self).fn(x, **{name: getattr(self, name) for name in self.options})
 
     def extra_repr(self) -> str:

@@ -200,6 +200,9 @@ class PoissonNLLLoss(_Loss):
         super().__init__(reduction=_reduction_of(size_average, reduce, reduction), log_input=log_input, full=full,
                          eps=eps)
 
+    def forward(self, log_input: Tensor, target: Tensor) -> Tensor:  # PyTorch's argument names
+        return super().forward(log_input, target)
+
 
 class GaussianNLLLoss(_ThreeInputLoss):
     """The Gaussian negative log-likelihood of ``target`` given mean ``input`` and ``var``
@@ -210,6 +213,9 @@ class GaussianNLLLoss(_ThreeInputLoss):
 
     def __init__(self, *, full: bool = False, eps: float = 1e-6, reduction: str = "mean") -> None:
         super().__init__(full=full, eps=eps, reduction=reduction)
+
+    def forward(self, input: Tensor, target: Tensor, var: Any) -> Tensor:  # PyTorch's argument names
+        return super().forward(input, target, var)
 
 
 class HingeEmbeddingLoss(_Loss):
@@ -233,6 +239,9 @@ class MarginRankingLoss(_ThreeInputLoss):
                  reduction: str = "mean") -> None:
         super().__init__(margin=margin, reduction=_reduction_of(size_average, reduce, reduction))
 
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:  # PyTorch's argument names
+        return super().forward(input1, input2, target)
+
 
 class MultiMarginLoss(_Loss):
     """The multi-class hinge loss (``F.multi_margin_loss``)."""
@@ -248,7 +257,14 @@ class MultiMarginLoss(_Loss):
         super().__init__(reduction=_reduction_of(size_average, reduce, reduction), p=p, margin=margin, weight=weight)
 
 
-class TripletMarginLoss(_ThreeInputLoss):
+class _TripletLoss(_ThreeInputLoss):
+    """The triplet losses: ``forward(anchor, positive, negative)``, PyTorch's argument names."""
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return super().forward(anchor, positive, negative)
+
+
+class TripletMarginLoss(_TripletLoss):
     """``max(d(a, p) - d(a, n) + margin, 0)`` with the ``p``-norm distance (``F.triplet_margin_loss``)."""
 
     fn = staticmethod(F.triplet_margin_loss)
@@ -260,7 +276,7 @@ class TripletMarginLoss(_ThreeInputLoss):
                                                                                           reduction))
 
 
-class TripletMarginWithDistanceLoss(_ThreeInputLoss):
+class TripletMarginWithDistanceLoss(_TripletLoss):
     """The triplet loss with any ``distance_function`` (``F.triplet_margin_with_distance_loss``)."""
 
     fn = staticmethod(F.triplet_margin_with_distance_loss)
