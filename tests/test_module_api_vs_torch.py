@@ -268,3 +268,6 @@ def test_layers_take_pytorchs_argument_names_by_keyword():
     assert nn.GaussianNLLLoss()(input=a, target=p, var=mg.ones(3, 4)).shape == ()
     assert nn.PoissonNLLLoss()(log_input=a, target=p.abs()).shape == ()
     assert nn.ReLU()(input=a).shape == (3, 4) and nn.Dropout(0.5)(input=a).shape == (3, 4)
+    assert nn.Linear(4, 2)(input=a).shape == (3, 2) and nn.Sequential(nn.Flatten())(input=a).shape == (3, 4)
+    assert nn.Embedding(5, 2)(input=mg.tensor([1, 2])).shape == (2, 2)
+    assert nn.Conv1d(3, 2, 1)(input=a).shape == (2, 4) and nn.ZeroPad1d(1)(input=a).shape == (3, 6)

@@ -258,7 +258,8 @@ class ReLU6(FunctionLayer):
 class Softmax2d(FunctionLayer):
     """Softmax over the channels (axis -3) of (N, C, H, W) or (C, H, W) input, at each position."""
 
-    def forward(self, x: Tensor) -> Tensor:
+    def forward(self, input: Tensor) -> Tensor:
+        x = input  # PyTorch's argument name
         x = as_tensor(x)
         if x.ndim not in (3, 4):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {x.ndim}D instead")
@@ -301,7 +302,8 @@ class PReLU(Module):
         with no_grad():
             self.weight.mul_(float(init))
 
-    def forward(self, x: Tensor) -> Tensor:
+    def forward(self, input: Tensor) -> Tensor:
+        x = input  # PyTorch's argument name
         x = as_tensor(x)  # a list or an array works as it does for the functions
         return F.prelu(x, self.weight)
 

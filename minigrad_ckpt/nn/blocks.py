@@ -42,7 +42,8 @@ class _MaxUnpool(Module):
         super().__init__()
         self.kernel_size, self.stride, self.padding = kernel_size, stride or kernel_size, padding
 
-    def forward(self, x: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
+    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
+        x = input  # PyTorch's argument name
         return type(self).fn(x, indices, self.kernel_size, self.stride, self.padding, output_size)
 
     def extra_repr(self) -> str:

@@ -68,7 +68,8 @@ class Sequential(Module):
                     raise TypeError(f"Sequential: argument {i} is a {type(m).__name__}, not a Module")
                 self.add_module(str(i), m)
 
-    def forward(self, x: Any) -> Any:
+    def forward(self, input: Any) -> Any:
+        x = input  # PyTorch's argument name
         for m in self._modules.values():
             x = m(x)
         return x

@@ -116,7 +116,8 @@ class Conv2d(_ConvNd):
         self.bias = _empty(out_channels, dtype=dtype, device=device) if bias else None
         self.reset_parameters()
 
-    def forward(self, x: Tensor) -> Tensor:
+    def forward(self, input: Tensor) -> Tensor:
+        x = input  # PyTorch's argument name
         x = as_tensor(x)  # a list or an array works as it does for the functions
         channel_axis = x.ndim - 3
         if x.ndim not in (3, 4) or x.shape[channel_axis] != self.in_channels:
@@ -151,7 +152,8 @@ class Conv1d(_ConvNd):
         self.bias = _empty(out_channels, dtype=dtype, device=device) if bias else None
         self.reset_parameters()
 
-    def forward(self, x: Tensor) -> Tensor:
+    def forward(self, input: Tensor) -> Tensor:
+        x = input  # PyTorch's argument name
         x = as_tensor(x)  # a list or an array works as it does for the functions
         if x.ndim not in (2, 3) or x.shape[-2] != self.in_channels:
             raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} does not match: expected "
@@ -191,7 +193,8 @@ class _ConvTransposeNd(_ConvNd):
         self.bias = _empty(out_channels, dtype=dtype, device=device) if bias else None
         self.reset_parameters()
 
-    def forward(self, x: Tensor, output_size: Any = None) -> Tensor:
+    def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
+        x = input  # PyTorch's argument name
         x = as_tensor(x)  # a list or an array works as it does for the functions
         n = self.spatial
         if x.ndim not in (n + 1, n + 2) or x.shape[x.ndim - n - 1] != self.in_channels:

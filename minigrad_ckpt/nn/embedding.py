@@ -75,7 +75,8 @@ class Embedding(_Table):
         self.scale_grad_by_freq, self.sparse = False, False  # PyTorch's attributes (True is refused above)
         self._set_weight((self.num_embeddings, self.embedding_dim), _weight, _freeze, dtype, device)
 
-    def forward(self, ids: Tensor) -> Tensor:
+    def forward(self, input: Tensor) -> Tensor:
+        ids = input  # PyTorch's argument name
         return F.embedding(ids, self.weight, self.padding_idx, self.max_norm, self.norm_type)
 
     def extra_repr(self) -> str:
@@ -106,7 +107,8 @@ class EmbeddingBag(_Table):
         self.scale_grad_by_freq, self.sparse = False, sparse  # PyTorch's attributes
         self._set_weight((self.num_embeddings, self.embedding_dim), _weight, _freeze, dtype, device)
 
-    def forward(self, ids: Tensor, offsets: Tensor | None = None, per_sample_weights: Tensor | None = None) -> Tensor:
+    def forward(self, input: Tensor, offsets: Tensor | None = None, per_sample_weights: Tensor | None = None) -> Tensor:
+        ids = input  # PyTorch's argument name
         return F.embedding_bag(ids, self.weight, offsets, self.max_norm, self.norm_type, False, self.mode, False,
                                per_sample_weights, self.include_last_offset, self.padding_idx)
 

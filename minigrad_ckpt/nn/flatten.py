@@ -21,7 +21,8 @@ class Flatten(Module):
         super().__init__()
         self.start_dim, self.end_dim = start_dim, end_dim
 
-    def forward(self, x: Tensor) -> Tensor:
+    def forward(self, input: Tensor) -> Tensor:
+        x = input  # PyTorch's argument name
         x = as_tensor(x)  # a list or an array works as it does for the functions
         s = self.start_dim % x.ndim if x.ndim else 0
         e = self.end_dim % x.ndim if x.ndim else 0
@@ -41,7 +42,8 @@ class Unflatten(Module):
         super().__init__()
         self.dim, self.unflattened_size = int(dim), tuple(int(s) for s in unflattened_size)
 
-    def forward(self, x: Tensor) -> Tensor:
+    def forward(self, input: Tensor) -> Tensor:
+        x = input  # PyTorch's argument name
         x = as_tensor(x)  # a list or an array works as it does for the functions
         d = self.dim % x.ndim if x.ndim else 0
         return mf.reshape(x, x.shape[:d] + self.unflattened_size + x.shape[d + 1:])

@@ -29,7 +29,8 @@ class Identity(Module):
         super().__init__()
         del args, kwargs
 
-    def forward(self, x: Any) -> Any:
+    def forward(self, input: Any) -> Any:
+        x = input  # PyTorch's argument name
         return x
 
 
@@ -50,7 +51,8 @@ class Linear(Module):
             bound = 1 / math.sqrt(self.in_features) if self.in_features else 0.0
             init.uniform_(self.bias, -bound, bound)
 
-    def forward(self, x: Tensor) -> Tensor:
+    def forward(self, input: Tensor) -> Tensor:
+        x = input  # PyTorch's argument name
         x = as_tensor(x)  # a list or an array works as it does for the functions
         if x.ndim == 0 or x.shape[-1] != self.in_features:
             raise ValueError(

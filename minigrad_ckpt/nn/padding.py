@@ -32,7 +32,8 @@ class _Pad(FunctionLayer):
             raise ValueError(f"{type(self).__name__}: padding must be an int or {n} ints, got {padding}")
         super().__init__(padding=padding, pad=padding, mode=self.pad_mode, value=value)
 
-    def forward(self, x: Any) -> Any:
+    def forward(self, input: Any) -> Any:
+        x = input  # PyTorch's argument name
         if self.pad_mode != "constant" and getattr(x, "ndim", None) not in (self.spatial + 1, self.spatial + 2):
             raise ValueError(f"{type(self).__name__}: expected a {self.spatial + 1}-D or {self.spatial + 2}-D input, "
                              f"got {getattr(x, 'ndim', None)}-D")
