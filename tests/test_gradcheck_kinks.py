@@ -72,3 +72,37 @@ def test_gradgradcheck_reports_kinks_of_the_gradient():
     relu = mg.nn.functional.relu
     with pytest.warns(GradcheckKinkWarning):
         assert gradgradcheck(lambda t: relu(t) * t, [_x([0.0, 0.5])])
+
+
+class _TanhWithWrongBackward(mg.autograd.Function):
+    """tanh whose backward says 1 - y instead of 1 - y**2: right at 0 only."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = mg.tanh(x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return grad * (1 - y)
+
+
+@pytest.mark.parametrize("dtype", [mg.float32, mg.complex64])
+def test_float32_rounding_is_not_a_kink_that_hides_a_wrong_gradient(dtype):
+    # in float32, f(x +- 1e-6) differ from f(x) in their last bits only: the one-sided differences
+    # are noise, which was taken for kinks at 1 and 2, left out, and the wrong backward passed
+    x = mg.tensor(np.array([0.0, 1.0, 2.0]), dtype=dtype, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the float32 warning
+        warnings.simplefilter("error", GradcheckKinkWarning)
+        with pytest.raises(GradcheckError, match=r"(?s)input element \((1|2),.*input 0 is "
+                                                 + dtype.name + ": finite differences with eps=1e-06"):
+            gradcheck(_TanhWithWrongBackward.apply, [x], modes="rev")
+        # a real kink is still one in float32 (relu at 0), and a right gradient passes with float32's tolerances
+        relu = mg.nn.functional.relu
+        with pytest.warns(GradcheckKinkWarning, match=r"input 0 at \(1,\)"):
+            assert gradcheck(lambda t: relu(t), [mg.tensor([-1.0, 0.0, 2.0], requires_grad=True)], eps=1e-3,
+                             atol=1e-3, rtol=1e-2)
+        assert gradcheck(mg.tanh, [x], eps=1e-3, atol=1e-3, rtol=1e-2)
