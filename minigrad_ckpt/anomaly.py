@@ -39,7 +39,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from . import tape as _tape
@@ -57,11 +57,17 @@ _NUMPY_BOOL = host_numpy.bool_
 
 @dataclass(frozen=True)
 class Source:
-    """Where an op was called: a file, a line number and the function it is in."""
+    """Where an op was called: a file, a line number and the function it is in -- and, for an
+    op recorded by a backward pass (``create_graph=True``: the ops of a first derivative, which a
+    second one differentiates), ``backward_of``: ``(op name, node number, Source)`` of the node
+    whose backward recorded it, whose source is the forward line that set it all up (PyTorch's
+    "forward call that induced the previous calculation").  A description, not the node: a
+    derivative must not keep the graph it came from alive."""
 
     filename: str
     lineno: int
     function: str
+    backward_of: tuple[str, int, Source | None] | None = field(default=None, compare=False, repr=False)
 
     @property
     def line(self) -> str:
@@ -282,17 +288,20 @@ def caller() -> Source:
     Where every frame is the package's own (its demo, say), the innermost frame
     that is not the engine's recording machinery."""
     frame = sys._getframe(1)
-    fallback = None
+    fallback = backward_of = None
     while frame is not None:
         filename = frame.f_code.co_filename
         if not filename.startswith(_PACKAGE_DIR):
-            return Source(filename, frame.f_lineno, frame.f_code.co_name)
+            return Source(filename, frame.f_lineno, frame.f_code.co_name, backward_of)
         if fallback is None and filename not in _ENGINE_FILES:
             fallback = frame
+        if backward_of is None and frame.f_code is _CALL_BACKWARD:  # recorded by a node's backward
+            node = frame.f_locals.get("node")
+            backward_of = None if node is None else (node.op.name, node.seq, node.source)
         frame = frame.f_back
     if fallback is None:
-        return Source("<unknown>", 0, "<unknown>")
-    return Source(fallback.f_code.co_filename, fallback.f_lineno, fallback.f_code.co_name)
+        return Source("<unknown>", 0, "<unknown>", backward_of)
+    return Source(fallback.f_code.co_filename, fallback.f_lineno, fallback.f_code.co_name, backward_of)
 
 
 class _Context(threading.local):
@@ -334,9 +343,15 @@ _ENGINE_FILES = {caller.__code__.co_filename, _tape.apply.__code__.co_filename}
 
 
 def _describe_node(node: Any) -> str:
-    where = f", called at {node.source}" if node.source is not None else \
+    return _describe(node.op.name, node.seq, node.source)
+
+
+def _describe(op: str, seq: int, source: Source | None) -> str:
+    where = f", called at {source}" if source is not None else \
         " (where it was called is not known: recorded while anomaly mode was off, or restored from a snapshot)"
-    return f"{node.op.name} (node #{node.seq}){where}"
+    if source is not None and source.backward_of is not None:  # a derivative's op: the forward op it differentiates
+        where += f"\n    recorded (create_graph=True) by the backward of {_describe(*source.backward_of)}"
+    return f"{op} (node #{seq}){where}"
 
 
 def _list(title: str, summaries: tuple, missing: str = "none") -> str:

@@ -227,6 +227,28 @@ def test_create_graph_names_the_op_inside_the_backward_and_the_node_it_belongs_t
     assert f"while running the backward of Sqrt (node #{y._node.seq}), called at {__file__}:{line}" in str(err)
 
 
+def test_a_second_derivative_that_goes_bad_names_the_forward_line_it_differentiates():
+    # x ** 1.5 has a finite first derivative at 0 but an infinite second one: the bad node is an op
+    # of Pow's backward (recorded by mg.grad); the error also names the forward line of the Pow,
+    # as PyTorch's "forward call that induced the previous calculation" does
+    x = t64([0.0, 1.0])
+    with mg.detect_anomaly():
+        forward_line = _next_line()
+        y = (x ** 1.5).sum()
+        grad_line = _next_line()
+        (g,) = mg.grad(y, x, create_graph=True)
+        with pytest.raises(mg.AnomalyError) as info:
+            g.sum().backward()
+    err = info.value
+    assert err.phase == "backward" and err.source.lineno == grad_line
+    op, seq, source = err.source.backward_of
+    assert (op, seq, source.lineno) == ("Pow", y._node.inputs[0].seq, forward_line)
+    assert (f"recorded (create_graph=True) by the backward of Pow (node #{seq}), called at "
+            f"{__file__}:{forward_line}") in str(err)
+    del y  # a description, not the node: the first derivative's ops do not keep the forward graph alive
+    assert not isinstance(err.source.backward_of[2], mg.Tensor)
+
+
 def test_backward_steps_stops_at_the_same_node():
     x = t64(0.0)
     with mg.detect_anomaly():
