@@ -127,9 +127,9 @@ class BackwardPass:
         """Enter the pass: grad mode on exactly when ``create_graph``, the ledger's phase."""
         self._grad_mode_before = _grad_state.enabled
         _grad_state.enabled = self.create_graph
-        if tape._after_segment is not None:  # the forward pass is over: checkpoint statistics are final
-            tape.set_after_segment(None)
         if self.ledger_on:
+            if tape._after_segment is not None:  # the forward pass is over: checkpoint statistics are final
+                tape.set_after_segment(None)
             _ledger.set_phase("backward")
             _ledger.hold(_grad_arrays(self.pending.values(), self.create_graph), "grad")
 

@@ -244,8 +244,9 @@ def set_forward_push(push: Any) -> None:
 
 
 #: Checkpointing's hook, ``hook(node)``, for each node recorded outside any segment after a
-#: segment's forward pass ended: its statistics see what the tape saves after it (see
-#: ``checkpoint.segment._count_again_if_the_tape_holds``).  ``None`` once a backward pass begins.
+#: segment's forward pass ended, while the memory ledger tracks: its statistics see what the tape
+#: saves after it (see ``checkpoint.segment._count_again_if_the_tape_holds``).  ``None`` once a
+#: backward pass begins.  Read only when the ledger is on: nothing is added to the untracked path.
 _after_segment: Any = None
 
 
@@ -320,17 +321,11 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_version: 
     recorder = _grad_state.recorder if _recorders.active else None
     if recorder is not None:
         recorder.record(node, args, arrays, out)  # an active checkpoint segment or profiler
-    elif _ledger.enabled or _after_segment is not None:
-        _after_record(node)
-    return node
-
-
-def _after_record(node: Node) -> None:
-    """The memory ledger's and checkpointing's look at a node recorded outside any segment."""
-    if _ledger.enabled:
+    elif _ledger.enabled:
         _ledger.hold(saved_arrays(node), "saved", node)
-    if _after_segment is not None:
-        _after_segment(node)
+        if _after_segment is not None:  # (installed only while the ledger tracks)
+            _after_segment(node)
+    return node
 
 
 def _saved_by_rule(which: Any, out_saved: Any, arrays: Sequence[Any]) -> tuple:
