@@ -651,7 +651,10 @@ def gradgradcheck(fn: Callable, inputs: Any, grad_outputs: Any = None, eps: floa
     if grad_outputs is None:
         vs = [tensor(_random_like(rng, outs[i]), device=outs[i].device, requires_grad=True) for i in diff_outs]
     else:
-        vs = [v if isinstance(v, Tensor) else tensor(v) for v in _as_tuple(grad_outputs)]
+        # given as arrays or lists: on the device (and of the dtype) of the output each belongs to
+        like = [outs[i] for i in diff_outs] + [None] * len(_as_tuple(grad_outputs))
+        vs = [v if isinstance(v, Tensor) else tensor(v) if o is None else tensor(v, dtype=o.dtype, device=o.device)
+              for v, o in zip(_as_tuple(grad_outputs), like)]
         vs = [v.detach().requires_grad_() if _differentiable(v) else v for v in vs]
     n_in = len(inputs)
     wrt_idx = [k for k, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
