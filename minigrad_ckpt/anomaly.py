@@ -7,7 +7,8 @@ op's result is checked as it is produced, and the first NaN or ±inf raises
 
 * the op (``err.op``) and the phase that produced the value (``err.phase``):
   ``"forward"``, ``"backward"`` (a gradient an op's backward returned),
-  ``"replay"`` (a checkpointed segment recomputing its values in backward) or
+  ``"replay"`` (a checkpointed segment recomputing its values in backward, a
+  custom Function's forward run again included) or
   ``"jvp"`` (a forward-mode tangent);
 * the line of *your* code that called the op in the forward pass
   (``err.source``): the first stack frame outside this package, noted on the
@@ -338,6 +339,22 @@ def _circumstances(frame: Any) -> str:
 
 
 _CALL_BACKWARD = BackwardPass.call_backward.__code__
+_REPLAY = BackwardPass.replay.__code__
+
+
+def _replayed_segment(frame: Any) -> Any:
+    """The checkpointed segment whose replay is running, looking up the stack from ``frame``
+    (``None`` outside a replay): the ops that run there through ``tape.apply`` are a custom
+    Function's forward, run again to rebuild what its node saved.  Read only when an error is
+    being written, as :func:`_circumstances`."""
+    while frame is not None:
+        if frame.f_code is _REPLAY:
+            node = frame.f_locals.get("node")
+            return None if node is None else node.segment
+        if frame.f_code is _CALL_BACKWARD:  # inside a backward rule, not a replay
+            return None
+        frame = frame.f_back
+    return None
 #: The files of the recording machinery, which :func:`caller` never names.
 _ENGINE_FILES = {caller.__code__.co_filename, _tape.apply.__code__.co_filename}
 
@@ -388,12 +405,16 @@ class _Checks:
         if _is_bad(t._data, t._device.xp):
             inputs = tuple(ArraySummary.of(a) for a in args)
             produced = (ArraySummary.of(t._data),)
+            replayed = _replayed_segment(sys._getframe(1))
+            when = "in the forward pass" if replayed is None else (
+                f"in the replay of checkpointed segment {_segment_name(replayed)} (recomputing dropped "
+                f"values during backward: a custom Function's forward runs again)")
             raise AnomalyError(
-                f"{op.name} produced {_what(produced)} in the forward pass\n"
+                f"{op.name} produced {_what(produced)} {when}\n"
                 f"  called at {source}\n{_circumstances(sys._getframe(1))}"
                 f"{_list('inputs', inputs)}  output: {produced[0]}\n{_already(inputs)}",
-                op=op.name, phase="forward", source=source, inputs=inputs, produced=produced, node=node,
-                segment=None if node is None else node.segment)
+                op=op.name, phase="forward" if replayed is None else "replay", source=source, inputs=inputs,
+                produced=produced, node=node, segment=replayed if node is None else node.segment)
         push = _tape._forward_push
         if push is not None:
             _context.jvp.append(op.name)

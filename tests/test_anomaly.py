@@ -303,6 +303,43 @@ def test_a_nan_that_only_the_replay_makes_is_named_as_coming_from_the_replay():
     assert "the forward pass made finite values here" in str(err)
 
 
+class _CustomNaNOnReplay(mg.autograd.Function):
+    """x * 1 the first time its forward runs, x * nan when a checkpoint replay runs it again."""
+
+    calls = 0
+
+    @staticmethod
+    def forward(ctx, x):
+        _CustomNaNOnReplay.calls += 1
+        ctx.save_for_backward(x)
+        _CustomNaNOnReplay.line = _next_line()
+        return x * (1.0 if _CustomNaNOnReplay.calls == 1 else float("nan"))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * x
+
+
+def test_a_nan_that_a_custom_functions_forward_makes_only_in_the_replay_is_named_as_replay():
+    # its inner ops run through apply, so they were reported as "in the forward pass", phase "forward"
+    x = t64([1.0, 2.0])
+    _CustomNaNOnReplay.calls = 0
+    with mg.detect_anomaly():
+        loss = ck.checkpoint(lambda v: mg.tanh(_CustomNaNOnReplay.apply(v)), x).sum()  # clean
+        with pytest.raises(mg.AnomalyError) as info:
+            loss.backward()
+    err = info.value
+    assert (err.op, err.phase) == ("Mul", "replay") and _is_here(err, _CustomNaNOnReplay.line)
+    assert err.segment is not None and f"in the replay of checkpointed segment {err.segment.index}" in str(err)
+    assert "while running the backward of Tanh" in str(err)
+    # the same function outside a replay: the forward pass, its line
+    _CustomNaNOnReplay.calls = 1
+    with mg.detect_anomaly(), pytest.raises(mg.AnomalyError) as info:
+        _CustomNaNOnReplay.apply(x)
+    assert info.value.phase == "forward" and info.value.segment is None
+
+
 def test_a_bad_gradient_inside_a_checkpointed_segment_says_its_values_were_replayed():
     x = t64([0.0, 1.0])
 
