@@ -44,7 +44,9 @@ def _fmt_values(value: Any, max_values: int) -> str | None:
         return None
     from .backend import to_host
 
-    flat = [f"{float(v):.4g}" for v in to_host(value).reshape(-1)]
+    host = to_host(value)
+    as_number = complex if host.dtype.kind == "c" else float  # float() would drop an imaginary part
+    flat = [f"{as_number(v):.4g}" for v in host.reshape(-1)]
     return flat[0] if value.ndim == 0 else "[" + ", ".join(flat) + "]"
 
 

@@ -8,6 +8,7 @@ import importlib.util
 import re
 import shutil
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,18 @@ def test_to_dot_shows_small_values_gradients_constants_and_shapes():
     for words in ("blue box", "green ellipse", "dotted ellipse", "bold ellipse"):
         assert words in legend
     assert "dashed orange" not in legend  # only the styles the picture uses
+
+
+def test_to_dot_shows_complex_values_whole():
+    # they were cast to float: 1+2j was drawn as 1 (with a ComplexWarning)
+    z = mg.tensor([1 + 2j, -0.5j], requires_grad=True)
+    loss = (z * mg.tensor([2 - 1j, 1j])).abs().sum()
+    loss.backward(retain_graph=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dot = mg.viz.to_dot(loss, {id(z): "z"})
+    assert "value [1+2j, -0-0.5j]" in dot and "constant\\n[2-1j, 0+1j]" in dot
+    assert re.search(r"grad \[[^]]*j, [^]]*j\]", dot)
 
 
 def test_to_dot_hides_large_values_and_can_hide_all():
