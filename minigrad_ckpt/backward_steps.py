@@ -36,8 +36,9 @@ __all__ = ["BackwardStep", "backward_steps"]
 class BackwardStep:
     """What one node of a backward pass did (see :func:`backward_steps`).
 
-    ``grad_output`` is the gradient that arrived at the node (``None``: it was
-    reached, but nothing was sent to it); ``grad_inputs`` has one gradient per
+    ``grad_output`` is the gradient that arrived at the node, after the output
+    tensor's hooks (what the op's backward received; ``None``: it was reached, but
+    nothing was sent to it); ``grad_inputs`` has one gradient per
     input of the op, ``None`` where none is sent (a constant, an integer input,
     or no gradient arriving); ``accumulated`` lists the leaves this node sends a
     gradient to, each with what it receives (summed down to the leaf's shape).
@@ -67,15 +68,17 @@ class BackwardStep:
 class _SteppedPass(BackwardPass):
     """A :class:`BackwardPass` that remembers what its last step sent and gave to leaves."""
 
-    __slots__ = ("sent", "shares")
+    __slots__ = ("sent", "shares", "arrived")
     keeps_what_it_sends = True  # its steps show the gradients: a .grad handed over early is a copy
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.sent: tuple = ()
         self.shares: list[tuple[Any, Any]] = []
+        self.arrived: Any = None
 
     def call_backward(self, node: Node, g: Any) -> tuple:
+        self.arrived = g  # after the node's tensor hooks: what the op is differentiated with
         self.sent = grads = super().call_backward(node, g)
         return grads
 
@@ -117,7 +120,7 @@ def backward_steps(tensors: Any, grad_tensors: Any = None, retain_graph: bool | 
 def _take_step(bp: _SteppedPass, call: BackwardCall, index: int, user_grad_mode: bool) -> tuple[BackwardStep, bool]:
     """One node of the pass (and, after the last one, the end of ``backward()``)."""
     node = bp.heap[0][1]
-    grad_output = bp.pending[node]
+    bp.arrived = bp.pending[node]  # replaced by what the hooks made of it, when the op is called
     replay = node.segment if node.saved is DROPPED else None
     released_before = _ledger.released_bytes
     bp.shares = []
@@ -132,7 +135,7 @@ def _take_step(bp: _SteppedPass, call: BackwardCall, index: int, user_grad_mode:
     last = not bp.heap and _finish(bp, call, user_grad_mode)
     released = _ledger.released_bytes - released_before if bp.ledger_on else None
     step = BackwardStep(
-        index=index, op=node.op.name, node=node, grad_output=_as_tensor(grad_output, node),
+        index=index, op=node.op.name, node=node, grad_output=_as_tensor(bp.arrived, node),
         grad_inputs=tuple(None if e is None else _as_tensor(g, node) for e, g in zip(node.inputs, bp.sent)),
         accumulated=tuple((leaf, _as_tensor(g, node)) for leaf, g in bp.shares),
         released_bytes=released, replay=replay,

@@ -121,6 +121,22 @@ def test_a_step_reports_its_gradients_ops_and_leaf_shares():
     assert "Mul" in repr(mul)
 
 
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_grad_output_is_what_the_op_received_after_the_tensors_hooks(create_graph):
+    # it was the gradient before h's hook: Mul #h said it received 1 and sent 30 (= 10 * 3)
+    w = mg.tensor(np.array([1.0, 2.0]), requires_grad=True)
+    h = w * 3.0
+    h.register_hook(lambda g: g * 10.0)
+    loss = (h * 1.0).sum()
+    steps = {s.node: s for s in mg.backward_steps(loss, create_graph=create_graph)}
+    step = steps[h._node]
+    np.testing.assert_array_equal(step.grad_output.numpy(), [10.0, 10.0])
+    np.testing.assert_array_equal(step.grad_inputs[0].numpy(), [30.0, 30.0])
+    np.testing.assert_array_equal(w.grad.numpy(), [30.0, 30.0])
+    # a node without hooks: what arrived, unchanged
+    np.testing.assert_array_equal(steps[loss._node].grad_output.numpy(), 1.0)
+
+
 def test_released_bytes_come_from_the_ledger():
     x = mg.tensor(np.ones(1000), requires_grad=True)
     with mg.memory.track() as ledger:
