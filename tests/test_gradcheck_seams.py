@@ -17,3 +17,23 @@ def test_gradgradcheck_grad_outputs_given_as_arrays_go_to_the_outputs_device(dev
     # they were built on the cpu whatever the device: "gradient is on cpu but the output is on strict:0"
     x = mg.tensor(np.array([0.3, -1.2, 2.0]), dtype=mg.float64, device=device, requires_grad=True)
     assert gradgradcheck(lambda t: t * t * t, [x], grad_outputs=[given])
+
+
+def test_a_random_function_is_named_as_such_not_as_a_nondeterministic_backward():
+    # each call draws a new dropout mask: it was reported as "backward is not deterministic"
+    from minigrad_ckpt import checkpoint as ck
+    from minigrad_ckpt.testing import GradcheckError, gradcheck
+
+    x = mg.tensor(np.array([0.3, -1.2, 2.0, 0.7]), dtype=mg.float64, requires_grad=True)
+
+    def dropped(t):
+        return ck.checkpoint(lambda u: mg.nn.functional.dropout(mg.tanh(u), 0.5, training=True), t)
+
+    with pytest.raises(GradcheckError, match="fn is not deterministic: two calls with the same inputs"):
+        gradcheck(dropped, [x])
+
+    def seeded(t):
+        mg.manual_seed(0)
+        return dropped(t)
+
+    assert gradcheck(seeded, [x], fast_mode=True) and gradcheck(seeded, [x])

@@ -556,6 +556,7 @@ def _gradcheck(fn: Callable, inputs: Any, eps: float, atol: float, rtol: float, 
     try:
         with enable_grad():
             outs = _outputs(fn, inputs)
+        _check_fn_deterministic(fn, inputs, outs, nondet_tol, names)
         out_shapes = [_real_shape(o) for o in outs]
         in_shapes = [_real_shape(x) for x in inputs]
         parts = any(_real_shape(t) != tuple(getattr(t, "shape", ())) for t in (*outs, *inputs))
@@ -591,6 +592,23 @@ def _gradcheck(fn: Callable, inputs: Any, eps: float, atol: float, rtol: float, 
             raise
         return False
     return True
+
+
+def _check_fn_deterministic(fn: Callable, inputs: tuple, outs: tuple, nondet_tol: float, names: _Names) -> None:
+    """A second call of ``fn`` on the same inputs gives the same values (to ``nondet_tol``): a function
+    that draws random numbers (dropout) makes finite differences and every comparison meaningless,
+    and would otherwise be reported as a backward that is not deterministic."""
+    __tracebackhide__ = True
+    with enable_grad():
+        again = _outputs(fn, inputs)
+    for i, (a, b) in enumerate(zip(outs, again)):
+        diff = np.abs(_real_flat(a) - _real_flat(b))
+        if diff.size and not (diff.max() <= nondet_tol or np.array_equal(_real_flat(a), _real_flat(b), equal_nan=True)):
+            raise names.error(
+                f"fn is not deterministic: two calls with the same inputs gave {names.output(i)} values that "
+                f"differ by {_plain(np.nanmax(diff))} (nondet_tol={nondet_tol}); it draws random numbers "
+                f"(dropout?) or reads changing state: seed it inside fn (mg.manual_seed) or fix what it draws",
+                output=i)
 
 
 def _report_kinks(kink_masks: list, in_shapes: list, names: _Names, kinks: str) -> None:
