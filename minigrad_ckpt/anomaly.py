@@ -456,8 +456,9 @@ class _Checks:
             notes += f"  output (as saved): {ArraySummary.of(saved[0])}\n"
         notes += f"  gradient arriving: {arriving}\n"
         notes += _list("gradients returned", produced)
-        if arriving.bad:
-            notes += "  (the gradient arriving already held NaN/inf)\n"
+        if arriving.bad:  # made upstream, or by a hook: hooks run outside any op's check
+            hooked = ": a gradient hook on this op's output (register_hook) may have returned it" if node.hooks else ""
+            notes += f"  (the gradient arriving already held NaN/inf{hooked})\n"
         if node.segment is not None:
             notes += (f"  (its saved values were recomputed by replaying checkpointed segment "
                       f"{_segment_name(node.segment)})\n")

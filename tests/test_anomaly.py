@@ -206,6 +206,18 @@ def test_the_gradient_arriving_already_bad_is_said_so():
             y.backward(mg.tensor(np.array([np.nan])))
 
 
+def test_a_bad_gradient_a_hook_returned_is_pointed_at_the_hook():
+    # hooks run outside every op's check: the report named only the op whose backward met it
+    x = t64([1.0, 2.0])
+    with mg.detect_anomaly():
+        y = x * 3.0
+        y.register_hook(lambda g: mg.tensor(np.array([np.nan, 0.0])))
+        with pytest.raises(mg.AnomalyError, match=r"arriving already held NaN/inf: a gradient hook on this "
+                                                  r"op's output \(register_hook\) may have returned it") as info:
+            mg.tanh(y).sum().backward()
+    assert info.value.op == "Mul"
+
+
 def test_a_node_recorded_with_the_mode_off_still_names_its_op():
     x = t64(0.0)
     y = mg.sqrt(x)
