@@ -164,6 +164,19 @@ def test_no_aliasing(scratch_ops) -> None:
     assert "no aliasing" in check_op(Leaky(), X)
 
 
+def test_a_function_returning_a_view_made_by_a_view_op_is_not_aliasing(scratch_ops) -> None:
+    # t.T, t[1:]: views PyTorch's functions return too; check_op failed every such function with
+    # "an op whose output is a view must declare is_view = True", which its Transpose/GetItem do
+    for view in (lambda t: t.T, lambda t: t[1:], lambda t: mg.transpose(t, 0, 1)[::-1]):
+        assert "no aliasing" in check_op(view, X)
+    # a function's output sharing memory through an op that does not declare a view is still reported
+    Same = _op("Same", lambda xp, x: x, lambda xp, g, out, x: g, lambda np, x: x, save_inputs=False)
+    with pytest.raises(OpCheckError, match=r"input 0 \(Same, the op that made it, does not declare is_view"):
+        check_op(lambda t: apply(Same(), t), X)
+    with pytest.raises(OpCheckError, match=r"input 0 \(the function returns an input tensor itself\)"):
+        check_op(lambda t: t, X)
+
+
 def test_bad_arguments() -> None:
     with pytest.raises(ValueError, match="unknown check"):
         check_op(registry["Exp"](), X, skip=("speed",))

@@ -547,11 +547,13 @@ class _Battery:
         args, wrt = self.args(arrays)
         out = self.fn(*args)
         ins = [(f"input {k}", v) for k, v in enumerate(arrays) if isinstance(v, np.ndarray)]
-        if not self.target.is_view:
+        # a function's output may be a view (t.T, t[1:]) when the op that made it declares one
+        maker = out._node.op if self.target.op is None and out._node is not None else self.target.op
+        if not (maker is not None and type(maker).is_view):
             for what, v in ins:
                 if np.shares_memory(out.numpy(), v):
-                    raise OpCheckError("no aliasing", f"the output shares memory with {what} (an op whose "
-                                                      f"output is a view must declare is_view = True)")
+                    raise OpCheckError("no aliasing", f"the output shares memory with {what} "
+                                                      f"({_undeclared_view(self.target.op, maker)})")
         if not wrt or out.dtype.kind not in "fc" or not out.requires_grad:
             return
         g = self.draws.upstream(out.shape, out.dtype)
@@ -561,6 +563,16 @@ class _Battery:
         for via, results in (("mg.grad", [r.numpy() for r in grads if r is not None]),
                              (".backward()", [t.grad.numpy() for t in wrt if t.grad is not None])):
             _check_disjoint(via, results, others)
+
+
+def _undeclared_view(target_op: Any, maker: Any) -> str:
+    """Why an output that shares an input's memory is reported: for an Op checked, or for a
+    function, the op that made its output."""
+    if target_op is not None:
+        return "an op whose output is a view must declare is_view = True"
+    if maker is None:
+        return "the function returns an input tensor itself"
+    return f"{maker.name}, the op that made it, does not declare is_view = True, as an op whose output is a view must"
 
 
 def _check_disjoint(via: str, grads: list[Any], others: list[tuple[str, Any]]) -> None:
