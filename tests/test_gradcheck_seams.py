@@ -37,3 +37,20 @@ def test_a_random_function_is_named_as_such_not_as_a_nondeterministic_backward()
         return dropped(t)
 
     assert gradcheck(seeded, [x], fast_mode=True) and gradcheck(seeded, [x])
+
+
+def test_one_tensor_passed_twice_is_one_variable_as_in_pytorch():
+    # backward gives the total derivative at each position, the finite differences perturbed one
+    # position's copy only: gradcheck(lambda a, b: a * b, (x, x)) failed (analytic 2x, numeric x);
+    # torch 2.13's gradcheck, fast mode and gradgradcheck pass all three below
+    from minigrad_ckpt.testing import GradcheckError, gradcheck
+
+    x = mg.tensor(np.array([0.3, -1.2]), dtype=mg.float64, requires_grad=True)
+    z = mg.tensor(np.array([0.3 + 1j, -1.2]), dtype=mg.complex128, requires_grad=True)
+    assert gradcheck(lambda a, b: a * b, (x, x))
+    assert gradcheck(lambda a, b: a * b, (x, x), fast_mode=True)
+    assert gradgradcheck(lambda a, b: a * b * a, (x, x))
+    assert gradcheck(lambda a, k, b: a * b.conj() * k, (z, 2.0, z))
+    # a wrong derivative through one of the positions is still found
+    with pytest.raises(GradcheckError, match="with respect to input 0"):
+        gradcheck(lambda a, b: a * b.detach(), (x, x))

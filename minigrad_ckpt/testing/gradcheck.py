@@ -465,15 +465,37 @@ def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5,
     if order == 2:
         return gradgradcheck(fn, inputs, eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception,
                              nondet_tol=nondet_tol, modes=None if fwd_optional else modes, kinks=kinks)
+    tied_fn, tied_inputs = _tie_repeated_inputs(fn, _as_tuple(inputs))
     try:
-        if fast_mode and _projections_agree(fn, _as_tuple(inputs), eps, atol, rtol, modes, fwd_optional):
+        if fast_mode and _projections_agree(tied_fn, tied_inputs, eps, atol, rtol, modes, fwd_optional):
             return True
-        return _gradcheck(fn, inputs, eps, atol, rtol, raise_exception, nondet_tol, modes, detach=True,
+        return _gradcheck(tied_fn, tied_inputs, eps, atol, rtol, raise_exception, nondet_tol, modes, detach=True,
                           names=_Names(1), fwd_optional=fwd_optional, kinks=kinks)
     except GradcheckError as e:
         e.call = ("gradcheck", fn, _as_tuple(inputs), dict(eps=eps, atol=atol, rtol=rtol, nondet_tol=nondet_tol,
                                                            modes=None if fwd_optional else modes, kinks=kinks))
         raise
+
+
+def _tie_repeated_inputs(fn: Callable, inputs: tuple) -> tuple[Callable, tuple]:
+    """One tensor passed at several positions (``gradcheck(f, (x, x))``) is one variable, as in
+    PyTorch's gradcheck: its derivative is checked once, at its first position, and includes every
+    position it is used at.  Perturbing one position's copy alone would compare backward's total
+    derivative with a partial one.  The later positions get a placeholder (``x.detach()``) that
+    ``fn`` never sees: it is handed the first position's value there."""
+    first: dict[int, int] = {}
+    source = []
+    for k, x in enumerate(inputs):
+        tied = isinstance(x, Tensor) and x.requires_grad
+        source.append(first.setdefault(id(x), k) if tied else k)
+    if source == list(range(len(inputs))):
+        return fn, inputs
+
+    def tied_fn(*args: Any) -> Any:
+        __tracebackhide__ = True
+        return fn(*(args[s] for s in source))
+
+    return tied_fn, tuple(x if s == k else x.detach() for k, (x, s) in enumerate(zip(inputs, source)))
 
 
 #: How many independent random projections ``u^T J v`` ``gradcheck(fast_mode=True)`` compares.
@@ -662,7 +684,8 @@ def gradgradcheck(fn: Callable, inputs: Any, grad_outputs: Any = None, eps: floa
     __tracebackhide__ = True
     fwd_optional = modes is None
     modes = _check_modes(modes, 2)
-    inputs = _as_tuple(inputs)
+    original_fn, original_inputs = fn, _as_tuple(inputs)
+    fn, inputs = _tie_repeated_inputs(original_fn, original_inputs)
     outs = _outputs(fn, inputs)
     diff_outs = [i for i, o in enumerate(outs) if o.requires_grad and _differentiable(o)]
     rng = np.random.default_rng(seed)
@@ -694,7 +717,7 @@ def gradgradcheck(fn: Callable, inputs: Any, grad_outputs: Any = None, eps: floa
                           nondet_tol, modes, detach=False, names=_Names(2, n_in, wrt_idx, diff_outs),
                           fwd_optional=fwd_optional, kinks=kinks)
     except GradcheckError as e:
-        e.call = ("gradgradcheck", fn, inputs, dict(grad_outputs=list(vs), eps=eps, atol=atol, rtol=rtol,
-                                                    nondet_tol=nondet_tol, modes=None if fwd_optional else modes,
-                                                    kinks=kinks))
+        e.call = ("gradgradcheck", original_fn, original_inputs,
+                  dict(grad_outputs=list(vs), eps=eps, atol=atol, rtol=rtol, nondet_tol=nondet_tol,
+                       modes=None if fwd_optional else modes, kinks=kinks))
         raise
