@@ -59,6 +59,31 @@ def test_a_lambda_is_carried_as_its_own_text(tmp_path):
     assert "fn = lambda t: mg.sin(hooked(t * 1.0))" in script  # hooked is not carried: a global of the test
 
 
+class SquareWithHalfTheGradient(mg.autograd.Function):
+    """x * x whose backward forgot the 2."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * x
+
+
+def test_a_custom_functions_apply_is_carried_as_its_class(tmp_path):
+    # the script held the source of Function.apply itself (fn = apply), which fails with a NameError
+    with pytest.raises(GradcheckError) as info:
+        gradcheck(SquareWithHalfTheGradient.apply, _inputs(), modes=("rev",))
+    script = info.value.repro_script()
+    assert "class SquareWithHalfTheGradient(mg.autograd.Function):" in script
+    assert "fn = SquareWithHalfTheGradient.apply" in script
+    run = _run(Path(info.value.save_repro(tmp_path / "repro.py")))
+    assert run.returncode != 0 and "GradcheckError" in run.stderr and "first derivatives" in run.stderr
+
+
 def test_gradgradcheck_failures_carry_their_cotangents(tmp_path):
     with pytest.raises(GradcheckError) as info:
         gradgradcheck(doubled_gradient_square, _inputs(), modes=("rev",))

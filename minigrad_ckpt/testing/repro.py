@@ -47,6 +47,13 @@ def _value(v: Any) -> str:
 
 def _function_source(fn: Callable) -> str:
     """``fn = ...``: the function's own source, or a note where it cannot be found."""
+    owner = getattr(fn, "__self__", None)
+    if inspect.ismethod(fn) and inspect.isclass(owner):  # MyFunction.apply: the user's class, not apply's
+        try:
+            source = textwrap.dedent(inspect.getsource(owner))
+        except (OSError, TypeError):
+            return f"# the source of class {owner.__name__} could not be found: define it here\nfn = None"
+        return f"{source}\n\nfn = {owner.__name__}.{fn.__name__}"
     try:
         source = textwrap.dedent(inspect.getsource(fn))
     except (OSError, TypeError):
