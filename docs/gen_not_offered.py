@@ -45,8 +45,6 @@ GROUPS = [
      "out-of-place form (`x = x.squeeze(0)`, `x = x.detach()`)",
      lambda n: n in ("squeeze_", "unsqueeze_", "t_", "transpose_", "swapaxes_", "swapdims_", "detach_",
                      "fill_diagonal_")),
-    ("Gradients of non-leaf tensors", "`.grad` is filled for leaves only; ask for any tensor's gradient with "
-     "`mg.grad(loss, [x])` or watch it with `x.register_hook`", lambda n: n in ("retain_grad", "retains_grad")),
     ("Deprecated or removed in PyTorch itself", "PyTorch points to `torch.linalg` instead: use `mg.linalg.eigh`, "
      "`mg.linalg.lstsq`, `mg.linalg.solve`, `mg.linalg.solve_triangular`",
      lambda n: n in ("eig", "symeig", "lstsq", "solve", "triangular_solve", "lu", "lu_solve", "geqrf", "orgqr",

@@ -41,7 +41,7 @@ from .grad_mode import recorders as _recorders
 from .grad_mode import state as _grad_state
 from .memory import ledger as _ledger
 from .memory import saved_arrays
-from .tensor import Tensor, _seq
+from .tensor import Tensor, _seq, shared_version
 
 __all__ = ["Node", "apply", "apply_move", "FREED", "DROPPED", "walk", "watch_versions"]
 
@@ -172,7 +172,7 @@ def apply(op: Any, *args: Any) -> Any:
     t = _new_tensor(Tensor)
     t._data = out
     t._device = device
-    t._version = args[0]._version if op.is_view else [0]
+    t._version = shared_version(args[0]) if op.is_view else [0]
     if needs_grad and (_grad_off.active == 0 or _grad_state.enabled) and op.differentiable:
         t._node = _record(op, args, arrays, out, t._version, xp)
         t._requires_grad = True

@@ -172,6 +172,41 @@ class ElementCount(int):
         return self.shape if dim is None else self.shape[dim]
 
 
+def shared_version(t: Tensor) -> list:
+    """``t``'s version box, for a new tensor that shares ``t``'s memory (a view, a detached
+    alias), marked as shared by a second entry: a recorded in-place change gives ``t`` new
+    memory (:meth:`Tensor._rebase`), which a tensor sharing the old would not see, so it refuses."""
+    box = t._version
+    if len(box) == 1:
+        box.append(True)
+    return box
+
+
+class _RetainGrad:
+    """The hook :meth:`Tensor.retain_grad` puts on a tensor's node: the gradient summed into the
+    tensor's ``.grad`` while the node is still the tensor's (a recorded in-place change moves it)."""
+
+    def __init__(self, t: Tensor) -> None:
+        self.tensor, self.node = weakref.ref(t), t._node
+
+    def __call__(self, g: Tensor) -> None:
+        t = self.tensor()
+        if t is None or t._node is not self.node:
+            return
+        kept = g if g._node is not None else Tensor._wrap(g._data.copy(), None, g._device)  # a later hook
+        t._grad = kept if t._grad is None else t._grad + kept  # may change g in place
+
+
+#: The out-of-place twins of ``x[i] = v``, ``copy_``, ``fill_`` and ``zero_`` (``"setitem"``, ...: a
+#: function of the old tensor, the value and the index), built from differentiable ops by the
+#: forward-mode layer (``func/inplace.py``), which installs them: the recorded writes use them.
+out_of_place_writes: dict[str, Callable[[Any, Any, Any], Any]] = {}
+
+#: the out-of-place operators of the in-place arithmetic (the recorded ``x += y``)
+_ARITH = {"add": lambda x, y: x + y, "subtract": lambda x, y: x - y, "multiply": lambda x, y: x * y,
+          "divide": lambda x, y: x / y}
+
+
 class Tensor:
     """An n-dimensional array that can record the ops applied to it.
 
@@ -450,7 +485,7 @@ class Tensor:
     def detach(self) -> Tensor:
         """The same values (shared memory), cut off from the tape."""
         t = Tensor._wrap(self._data, None, self._device)
-        t._version = self._version  # shares memory, so shares the version stamp
+        t._version = shared_version(self)  # shares memory, so shares the version stamp
         return t
 
     def register_hook(self, fn: Callable[[Tensor], Tensor | None]) -> _HookHandle:
@@ -472,6 +507,22 @@ class Tensor:
             hooks = self._hooks
         hooks.append(fn)
         return _HookHandle(hooks, fn)
+
+    def retain_grad(self) -> None:
+        """PyTorch's: keep this non-leaf tensor's gradient in ``.grad`` (summed over backward
+        passes, as a leaf's), ``mg.grad``'s passes included; a leaf keeps its own already.  After
+        a recorded in-place change it is the gradient of the tensor's new value, as in PyTorch."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._node is None or self.retains_grad:
+            return
+        self._retains_grad = True
+        self.register_hook(_RetainGrad(self))
+
+    @property
+    def retains_grad(self) -> bool:
+        """Whether :meth:`retain_grad` was called on this non-leaf tensor (False for a leaf)."""
+        return self._node is not None and self.__dict__.get("_retains_grad", False)
 
     def register_post_accumulate_grad_hook(self, fn: Callable[[Tensor], None]) -> _HookHandle:
         """Call ``fn(self)`` once per ``backward()``, as soon as this leaf's ``.grad``
@@ -499,6 +550,57 @@ class Tensor:
         # a node can tell "changed after I saved it" by comparing with its own seq.
         self._version[0] = next(_seq)
 
+    def _records_write(self, value: Any = None) -> bool:
+        """Whether an in-place change of this tensor by ``value`` must be recorded: grad mode is
+        on and this tensor or the value requires grad (else it is a plain write, checked by
+        :meth:`_check_inplace`)."""
+        return _grad_state.enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
+
+    def _check_rebase(self, what: str) -> None:
+        """The in-place changes :meth:`_rebase` records, and PyTorch's refusals beside them."""
+        if self._node is None and self._requires_grad:
+            raise RuntimeError(f"{what}: a leaf Variable that requires grad is being used in an in-place "
+                               f"operation (PyTorch's refusal); update it under mg.no_grad(), or work on "
+                               f"a copy (x = x.clone())")
+        if len(self._version) > 1:
+            raise RuntimeError(f"{what}: an in-place change that the tape records is not supported on a tensor "
+                               f"that shares its memory with another (a view, the base of a view, a detached "
+                               f"alias): the other would not see it; write it out of place (y = x + 1), or "
+                               f"on a copy")
+        if self._tangents and _forward.written is None and not _forward.levels.isdisjoint(self._tangents):
+            raise RuntimeError(f"{what}: in-place changes to a tensor that carries a forward-mode tangent "
+                               f"(inside mg.func.jvp) would leave the tangent stale; use the out-of-place op")
+
+    def _rebase(self, result: Tensor, what: str) -> Tensor:
+        """A recorded in-place change, as PyTorch rebases a tensor's history: this tensor takes
+        ``result`` -- computed out of place from it, so the tape holds the op -- as its value and
+        its history (``x += y`` is ``x = x + y`` for every holder of ``x``).  Its old memory is
+        left as it was, so every node that saved the old value still reads what it saved: no
+        "modified by an in-place operation" error where the values are intact.  Only a tensor
+        no other tensor aliases gets here (:meth:`_check_rebase`): a view would keep the old values.
+        """
+        if result is self:  # nothing was written (an empty region)
+            return self
+        if result.shape != self.shape:
+            raise RuntimeError(f"{what}: output with shape {list(self.shape)} doesn't match the broadcast "
+                               f"shape {list(result.shape)}")
+        if result.dtype != self.dtype:  # PyTorch keeps the tensor's dtype (the cast is recorded too)
+            result = result.to(self.dtype)
+        if len(result._version) > 1:  # a view of the value (copy_ of a tensor): memory of its own
+            result = result.clone()
+        if self._requires_grad and not result._requires_grad:  # fill_, zero_: still on the tape, as in
+            never = Tensor._wrap(self._device.xp.zeros((), dtype=bool), None, self._device)  # PyTorch, its
+            result = self.where(never, result)  # gradient 0 (a where that never picks the old value)
+        box = result._version  # the result's own box: a node that saved it sees later changes of this tensor
+        box[0] = result._node.seq if result._node is not None else next(_seq)  # a newer stamp, not newer than
+        self._data, self._node, self._version = result._data, result._node, box  # the node's own (no false error)
+        self._requires_grad = result._requires_grad
+        if self.__dict__.get("_retains_grad") and self._node is not None:  # PyTorch moves it to the new value
+            self.register_hook(_RetainGrad(self))
+        if result._tangents is not None or self._tangents is not None:
+            self._tangents = result._tangents
+        return self
+
     def _check_inplace(self, what: str, value: Any = None) -> None:
         if _forward.written is None and self._tangents and not _forward.levels.isdisjoint(self._tangents):
             raise RuntimeError(
@@ -525,6 +627,9 @@ class Tensor:
         return _forward.written(self, kind, operand, index) if _forward.active else None
 
     def _set_inplace(self, value: Any, what: str) -> Tensor:
+        if self._records_write(value):  # copy_, fill_, zero_ on the tape: the value broadcast, as a result
+            self._check_rebase(what)
+            return self._rebase(out_of_place_writes[what.rstrip("_")](self, value, None), what)
         self._check_inplace(what, value)
         tangents = self._carry_tangents(what.rstrip("_"), value)
         if isinstance(value, Tensor):
@@ -540,6 +645,10 @@ class Tensor:
         return self
 
     def __setitem__(self, index: Any, value: Any) -> None:
+        if self._records_write(value):  # x[i] = v on the tape: x becomes x with v placed at i
+            self._check_rebase("__setitem__")
+            self._rebase(out_of_place_writes["setitem"](self, value, normalize_index(index, self)), "__setitem__")
+            return
         self._check_inplace("__setitem__", value)
         idx = normalize_index(index, self)
         tangents = self._carry_tangents("setitem", value, idx)
@@ -569,6 +678,9 @@ class Tensor:
         return self._set_inplace(0, "zero_")
 
     def _arith_inplace(self, other: Any, fn: str) -> Tensor:
+        if self._records_write(other):  # x += y on the tape: x = x + y for every holder of x
+            self._check_rebase(fn + "_")
+            return self._rebase(_ARITH[fn](self, other), fn + "_")
         self._check_inplace(fn + "_", other)
         tangents = self._carry_tangents(fn, other)
         if isinstance(other, Tensor):

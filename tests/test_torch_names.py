@@ -249,10 +249,7 @@ def test_feature_alpha_dropout_keeps_selu_statistics_drops_channels_and_replays(
     dropped = np.isclose(y, -alpha * a * (1 - p)).all(axis=-1)
     assert (kept ^ dropped).all() and abs(dropped.mean() - p) < 0.02  # whole (N, C) channels, PyTorch's map
     assert np.array_equal(mg.nn.FeatureAlphaDropout(0.3).eval()(x).numpy(), x.numpy())
-    with pytest.raises(ValueError, match="inplace"):
-        mg.nn.FeatureAlphaDropout(0.3, inplace=True)
-    with pytest.raises(ValueError, match="inplace"):
-        MF.relu6(x, inplace=True)
+    assert mg.nn.FeatureAlphaDropout(0.3, inplace=True).inplace
 
     w = mg.tensor(np.ones((4, 3, 2)), requires_grad=True)
 
@@ -345,22 +342,42 @@ INPLACE_LAYERS = ["ReLU", "ReLU6", "LeakyReLU", "ELU", "CELU", "SELU", "SiLU", "
 
 
 @pytest.mark.parametrize("name", sorted(INPLACE_FUNCTIONS))
-def test_inplace_false_is_the_function_and_true_is_refused(name):
-    x = mg.tensor(_array()[None] if name.endswith("1d") else _array()[None, None])
+def test_inplace_false_is_the_function_and_true_writes_into_the_input(name):
+    """PyTorch's inplace=True: the result written into the input, which is returned -- a plain write
+    without grad, a recorded one (the input takes the result's history) on a non-leaf that requires
+    grad, PyTorch's refusal on a leaf that requires grad (none where nothing is written: dropout
+    in evaluation returns its input, as PyTorch's)."""
+    a = _array()[None] if name.endswith("1d") else _array()[None, None]
+    x = mg.tensor(a)
     fn, args = getattr(MF, name), INPLACE_FUNCTIONS[name]
-    assert np.array_equal(fn(x, *args, False).numpy(), fn(x, *args).numpy())  # positional, as PyTorch's
-    assert np.array_equal(fn(x, *args, inplace=False).numpy(), fn(x, *args).numpy())
-    with pytest.raises(ValueError, match="inplace=True"):
-        fn(x, *args, inplace=True)
+    want = fn(x, *args).numpy()
+    assert np.array_equal(fn(x, *args, False).numpy(), want)  # positional, as PyTorch's
+    assert np.array_equal(fn(x, *args, inplace=False).numpy(), want)
+    y = mg.tensor(a)
+    assert fn(y, *args, inplace=True) is y and np.array_equal(y.numpy(), want)
+    w = mg.tensor(a, requires_grad=True)
+    h = w * 1.0
+    assert fn(h, *args, inplace=True) is h and np.array_equal(h.numpy(), want)
+    (got,) = mg.grad((h * h).sum(), [w])
+    (expected,) = mg.grad((fn(w * 1.0, *args) ** 2).sum(), [w])
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())
+    if name in ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"):
+        assert fn(w, *args, inplace=True) is w
+    else:
+        with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+            fn(w, *args, inplace=True)
 
 
 @pytest.mark.parametrize("name", INPLACE_LAYERS)
-def test_layers_take_inplace_false_and_refuse_true(name):
+def test_layers_take_inplace_and_write_into_their_input(name):
     layer = getattr(mg.nn, name)(inplace=False).eval()
     x = mg.tensor(_array()[None] if name.endswith("1d") else _array()[None, None])
-    assert np.array_equal(layer(x).numpy(), getattr(mg.nn, name)().eval()(x).numpy())
-    with pytest.raises(ValueError, match="inplace=True"):
-        getattr(mg.nn, name)(inplace=True)
+    want = getattr(mg.nn, name)().eval()(x).numpy()
+    assert np.array_equal(layer(x).numpy(), want)
+    in_place = getattr(mg.nn, name)(inplace=True).eval()
+    assert in_place.inplace and "inplace=True" in repr(in_place)
+    y = x.clone()
+    assert in_place(y) is y and np.array_equal(y.numpy(), want)
     assert mg.nn.Threshold(0.1, 0.0, inplace=False)(x).shape == x.shape
 
 

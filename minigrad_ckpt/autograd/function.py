@@ -54,7 +54,7 @@ from ..func.forward import hide_levels, unhide_levels
 from ..grad_mode import no_grad
 from ..grad_mode import state as _grad_state
 from ..ops.base import MissingJvpError, Op
-from ..tensor import Tensor
+from ..tensor import Tensor, shared_version
 
 __all__ = ["Function", "FunctionCtx", "FunctionNode", "once_differentiable"]
 
@@ -514,7 +514,7 @@ def _share_version_with_viewed_argument(out: Tensor, args: tuple, node: Any) -> 
         if isinstance(a, Tensor) and xp.memory_owner(a._data) is memory:
             if node is not None:
                 node.versions = tuple(a._version if b is out._version else b for b in node.versions)
-            out._version = a._version
+            out._version = shared_version(a)
             return
 
 

@@ -51,7 +51,7 @@ from ..grad_mode import forward_mode as _forward
 from ..grad_mode import state as _grad_state
 from ..ops.shape import Reshape
 from ..tape import apply, set_forward_push
-from ..tensor import Tensor
+from ..tensor import Tensor, shared_version
 
 __all__ = ["enter_level", "enter_levels", "exit_level", "exit_levels", "make_dual", "tangent_of",
            "strip_level", "strip_levels", "push", "hide_levels", "unhide_levels"]
@@ -135,7 +135,7 @@ def make_dual(primal: Tensor, tangent: Tensor | dict[int, Tensor], level: int | 
         dual = _alias(primal)
     else:
         dual = Tensor._wrap(primal._data, None, primal._device)
-        dual._version = primal._version
+        dual._version = shared_version(primal)
         if primal._tangents:
             dual._tangents = dict(primal._tangents)
     tangents = dict(dual._tangents) if dual._tangents else {}

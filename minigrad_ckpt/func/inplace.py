@@ -29,7 +29,7 @@ from typing import Any
 
 from .. import functional as _F
 from ..grad_mode import forward_mode as _forward
-from ..tensor import Tensor
+from ..tensor import Tensor, out_of_place_writes
 
 __all__ = ["tangents_after_write"]
 
@@ -118,3 +118,4 @@ _TWINS = {
     "multiply": lambda old, other, index: old * _as_operand(other, old),
     "divide": lambda old, other, index: old / _as_operand(other, old),
 }
+out_of_place_writes.update(_TWINS)  # the recorded writes of the tape use them too

@@ -33,7 +33,7 @@ from ..grad_mode import enable_grad
 from ..grad_mode import forward_mode as _forward
 from ..grad_mode import state as _grad_state
 from ..tape import Node
-from ..tensor import Tensor, _seq
+from ..tensor import Tensor, _seq, shared_version
 from .forward import _alias
 
 __all__ = ["Scope"]
@@ -64,7 +64,7 @@ class Scope:
         if p._requires_grad and _grad_state.enabled:
             return _alias(p)
         x = Tensor._wrap(p._data, None, p._device)
-        x._version = p._version
+        x._version = shared_version(p)
         x._requires_grad = True
         if p._tangents:
             x._tangents = dict(p._tangents)
@@ -132,7 +132,7 @@ class Scope:
             d = _alias(t)
         else:
             d = Tensor._wrap(t._data, None, t._device)
-            d._version = t._version
+            d._version = shared_version(t)
         d._tangents = {k: self.hand_out(v) for k, v in open_tangents.items()} if open_tangents else None
         if d._node is not None:
             d._node.tangents = d._tangents

@@ -32,11 +32,12 @@ class _Elementwise(FunctionLayer):
 
 
 class _ElementwiseInPlace(_Elementwise):
-    """An activation without options that PyTorch gives ``inplace=`` (``False`` only; see ``F.relu``)."""
+    """An activation without options that PyTorch gives ``inplace=`` (see ``F.relu``)."""
+
+    options = ("inplace",)
 
     def __init__(self, inplace: bool = False) -> None:
-        F.inputs.refuse_inplace(type(self).__name__, inplace)
-        super().__init__()
+        FunctionLayer.__init__(self, inplace=bool(inplace))
 
 
 class _AlongAxis(FunctionLayer):
@@ -159,22 +160,20 @@ class LeakyReLU(FunctionLayer):
     """``x`` where positive, ``negative_slope * x`` elsewhere."""
 
     fn = staticmethod(F.leaky_relu)
-    options = ("negative_slope",)
+    options = ("negative_slope", "inplace")
 
     def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
-        F.inputs.refuse_inplace("LeakyReLU", inplace)
-        super().__init__(negative_slope=negative_slope)
+        super().__init__(negative_slope=negative_slope, inplace=bool(inplace))
 
 
 class ELU(FunctionLayer):
     """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere (``F.elu``)."""
 
     fn = staticmethod(F.elu)
-    options = ("alpha",)
+    options = ("alpha", "inplace")
 
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
-        F.inputs.refuse_inplace("ELU", inplace)
-        super().__init__(alpha=alpha)
+        super().__init__(alpha=alpha, inplace=bool(inplace))
 
 
 class GELU(FunctionLayer):
@@ -201,13 +200,12 @@ class CELU(FunctionLayer):
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` (``F.celu``)."""
 
     fn = staticmethod(F.celu)
-    options = ("alpha",)
+    options = ("alpha", "inplace")
 
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
-        F.inputs.refuse_inplace("CELU", inplace)
         if alpha == 0:
             raise ValueError("CELU: alpha must not be 0")
-        super().__init__(alpha=alpha)
+        super().__init__(alpha=alpha, inplace=bool(inplace))
 
 
 class Softshrink(FunctionLayer):
@@ -236,23 +234,22 @@ class Hardtanh(FunctionLayer):
     """Clamp to ``[min_val, max_val]`` (``F.hardtanh``)."""
 
     fn = staticmethod(F.hardtanh)
-    options = ("min_val", "max_val")
+    options = ("min_val", "max_val", "inplace")
 
     def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
-        F.inputs.refuse_inplace("Hardtanh", inplace)
         if min_val > max_val:
             raise ValueError(f"Hardtanh: min_val={min_val} is greater than max_val={max_val}")
-        super().__init__(min_val=min_val, max_val=max_val)
+        super().__init__(min_val=min_val, max_val=max_val, inplace=bool(inplace))
 
 
 class ReLU6(FunctionLayer):
-    """``min(max(x, 0), 6)`` (``F.relu6``); ``inplace=True`` is refused, as by ``F.relu6``."""
+    """``min(max(x, 0), 6)`` (``F.relu6``)."""
 
     fn = staticmethod(F.relu6)
+    options = ("inplace",)
 
     def __init__(self, inplace: bool = False) -> None:
-        F.inputs.refuse_inplace("ReLU6", inplace)
-        super().__init__()
+        super().__init__(inplace=bool(inplace))
 
 
 class Softmax2d(FunctionLayer):
@@ -270,25 +267,23 @@ class Threshold(FunctionLayer):
     """``x`` where ``x > threshold``, else ``value`` (``F.threshold``)."""
 
     fn = staticmethod(F.threshold)
-    options = ("threshold", "value")
+    options = ("threshold", "value", "inplace")
 
     def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
-        F.inputs.refuse_inplace("Threshold", inplace)
-        super().__init__(threshold=threshold, value=value)
+        super().__init__(threshold=threshold, value=value, inplace=bool(inplace))
 
 
 class RReLU(FunctionLayer):
     """The randomized leaky ReLU: slopes drawn from ``[lower, upper]`` in training, their mean in eval."""
 
     fn = staticmethod(F.rrelu)
-    options = ("lower", "upper", "training")
+    options = ("lower", "upper", "training", "inplace")
     shown = ("lower", "upper")
 
     def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False) -> None:
-        F.inputs.refuse_inplace("RReLU", inplace)
         if not 0 <= lower <= upper:
             raise ValueError(f"RReLU: need 0 <= lower <= upper, got lower={lower}, upper={upper}")
-        super().__init__(lower=lower, upper=upper)
+        super().__init__(lower=lower, upper=upper, inplace=bool(inplace))
 
 
 class PReLU(Module):

@@ -15,17 +15,16 @@ class _Dropout(FunctionLayer):
     """What every dropout layer is: its function called with the probability ``p`` (in ``[0, 1]``)
     of dropping, and whether the module is training."""
 
-    options = ("p", "training")
+    options = ("p", "training", "inplace")
     shown = ("p",)
 
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
-        F.inputs.refuse_inplace(type(self).__name__, inplace)
         if not 0.0 <= p <= 1.0:
             raise ValueError(f"{type(self).__name__}: p must be in [0, 1], got {p}")
-        super().__init__(p=float(p))
+        super().__init__(p=float(p), inplace=bool(inplace))
 
     def extra_repr(self) -> str:
-        return f"p={self.p}, inplace=False"  # PyTorch's (in-place dropout is refused here)
+        return f"p={self.p}, inplace={self.inplace}"  # PyTorch's
 
 
 class Dropout(_Dropout):

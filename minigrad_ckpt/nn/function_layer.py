@@ -41,7 +41,10 @@ class FunctionLayer(Module):
 
     def extra_repr(self) -> str:
         names = self.options if self.shown is None else self.shown
-        return ", ".join(_option(name, getattr(self, name)) for name in names)
+        shown = [_option(name, getattr(self, name)) for name in names if name != "inplace"]
+        if getattr(self, "inplace", False):  # PyTorch shows it only when set
+            shown.append("inplace=True")
+        return ", ".join(shown)
 
 
 def _option(name: str, value: Any) -> str:

@@ -24,12 +24,9 @@ GATHER = np.array([[3, 0, 0], [1, 2, 1], [0, 3, 2]])  # (3, 3) into a (3, 4)
 SCATTER = np.array([[3, 0], [1, 2], [0, 3]])  # distinct per row: a scatter without collisions
 
 
-#: In-place writes: minigrad_ckpt carries tangents through them (forward mode, ``mg.func.jvp``)
-#: but does not record them for reverse mode, for real tensors as for complex ones -- writing
-#: into a tensor that requires grad is a ``RuntimeError`` that points to the out-of-place twins
-#: (``index_put``, ``masked_scatter``, ``select_scatter``, ``slice_scatter``: cases of their
-#: own).  For these the replay checks the value, the jvp and that refusal.
-FORWARD_MODE_ONLY = ("setitem_slice", "setitem_mask", "setitem_int_array", "setitem_row", "setitem_then_read")
+#: In-place writes (``setitem_*``): minigrad_ckpt carries tangents through them (forward mode)
+#: and records them for reverse mode as PyTorch does, for real tensors as for complex ones; the
+#: replay checks their values, gradients, jvps and second derivatives like every other case.
 
 
 def _torch(F) -> bool:

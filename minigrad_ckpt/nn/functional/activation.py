@@ -19,7 +19,7 @@ from ...ops import activation as _act
 from ...ops import dropout as _drop
 from ...tape import apply
 from ...tensor import Tensor
-from .inputs import _axis, _check_input_dtype, refuse_inplace
+from .inputs import _axis, _check_input_dtype, written_in_place
 
 __all__ = [
     "relu", "leaky_relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "softplus", "logsigmoid",
@@ -35,7 +35,7 @@ _SILU = _act.Silu()
 def relu(x: Any, inplace: bool = False) -> Tensor:
     """``max(x, 0)``; the gradient at 0 is 0.  Complex input is refused (no order), as PyTorch."""
     if inplace:  # a test, not a call: relu is on every small model's hot path
-        refuse_inplace("relu", inplace)
+        return written_in_place("relu", x, relu(x))
     if not isinstance(x, Tensor):
         x = _tensor(x)
     if x._data.dtype.kind == "c":  # inline: relu is on every small model's hot path
@@ -45,7 +45,8 @@ def relu(x: Any, inplace: bool = False) -> Tensor:
 
 def leaky_relu(x: Any, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` for positive inputs, ``negative_slope * x`` otherwise (real input only, as PyTorch)."""
-    refuse_inplace("leaky_relu", inplace)
+    if inplace:
+        return written_in_place("leaky_relu", x, leaky_relu(x, negative_slope))
     x = _tensor(x)
     refuse_complex("leaky_relu", x)
     return apply(_act.LeakyRelu(negative_slope=float(negative_slope)), x)
@@ -65,7 +66,7 @@ def gelu(x: Any, approximate: str = "none") -> Tensor:
 def silu(x: Any, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)``."""
     if inplace:
-        refuse_inplace("silu", inplace)
+        return written_in_place("silu", x, silu(x))
     return apply(_SILU, x)
 
 
@@ -131,14 +132,16 @@ def logsigmoid(x: Any) -> Tensor:
 
 def mish(x: Any, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
-    refuse_inplace("mish", inplace)
+    if inplace:
+        return written_in_place("mish", x, mish(x))
     x = _tensor(x)
     return x * mf.tanh(softplus(x))
 
 
 def elu(x: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` for ``x > 0``, else ``alpha * (exp(x) - 1)``; the derivative at 0 is ``alpha`` (PyTorch)."""
-    refuse_inplace("elu", inplace)
+    if inplace:
+        return written_in_place("elu", x, elu(x, alpha))
     x = _tensor(x)
     pos = x > 0
     neg = mf.where(pos, 0.0, x)  # the exp only ever sees x <= 0: no overflow, no inf * 0
@@ -147,7 +150,8 @@ def elu(x: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 
 def hardtanh(x: Any, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` clamped to ``[min_val, max_val]``; the gradient is 0 at and beyond the bounds (PyTorch)."""
-    refuse_inplace("hardtanh", inplace)
+    if inplace:
+        return written_in_place("hardtanh", x, hardtanh(x, min_val, max_val))
     if min_val > max_val:
         raise ValueError(f"hardtanh: min_val={min_val} is greater than max_val={max_val}")
     x = _tensor(x)
@@ -156,9 +160,9 @@ def hardtanh(x: Any, min_val: float = -1.0, max_val: float = 1.0, inplace: bool 
 
 
 def relu6(x: Any, inplace: bool = False) -> Tensor:
-    """``min(max(x, 0), 6)``: PyTorch's ``hardtanh(x, 0, 6)``, gradient 0 at and beyond the bounds;
-    ``inplace=True`` is refused, as by ``nn.Dropout2d`` (it would overwrite a value the tape may need)."""
-    refuse_inplace("relu6", inplace)
+    """``min(max(x, 0), 6)``: PyTorch's ``hardtanh(x, 0, 6)``, gradient 0 at and beyond the bounds."""
+    if inplace:
+        return written_in_place("relu6", x, relu6(x))
     return hardtanh(x, 0.0, 6.0)
 
 
@@ -192,13 +196,15 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 def selu(x: Any, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with the self-normalizing constants ``alpha = 1.6733``, ``scale = 1.0507``."""
-    refuse_inplace("selu", inplace)
+    if inplace:
+        return written_in_place("selu", x, selu(x))
     return elu(x, _SELU_ALPHA) * _SELU_SCALE
 
 
 def celu(x: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``: an ELU with a derivative of 1 at 0."""
-    refuse_inplace("celu", inplace)
+    if inplace:
+        return written_in_place("celu", x, celu(x, alpha))
     if alpha == 0:
         raise ValueError("celu: alpha must not be 0")
     x = _tensor(x)
@@ -222,14 +228,16 @@ def glu(x: Any, axis: int | None = None, *, dim: int | None = None) -> Tensor:
 def hardswish(x: Any, inplace: bool = False) -> Tensor:
     """``x * relu6(x + 3) / 6``: 0 up to -3, ``x`` from 3 on; PyTorch's derivative at the corners
     (0 at -3, 1 at 3)."""
-    refuse_inplace("hardswish", inplace)
+    if inplace:
+        return written_in_place("hardswish", x, hardswish(x))
     x = _tensor(x)
     return mf.where(x <= -3, 0.0, mf.where(x < 3, x * (x + 3) * (1.0 / 6), x))
 
 
 def hardsigmoid(x: Any, inplace: bool = False) -> Tensor:
     """``relu6(x + 3) / 6``: 0 below -3, 1 above 3, the derivative 0 at and beyond +-3 (PyTorch)."""
-    refuse_inplace("hardsigmoid", inplace)
+    if inplace:
+        return written_in_place("hardsigmoid", x, hardsigmoid(x))
     x = _tensor(x)
     # outside, the clamped values 0 and 1 are Python numbers: no gradient there, and no node made
     # only to be detached (a checkpoint's replay would recompute it, and refill what it saves)
@@ -250,9 +258,9 @@ def tanhshrink(x: Any) -> Tensor:
 
 def threshold(x: Any, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x`` where ``x > threshold``, else ``value`` (PyTorch's argument order)."""
-    refuse_inplace("threshold", inplace)
     x = _tensor(x)
-    return mf.where(x > threshold, x, float(value))
+    result = mf.where(x > threshold, x, float(value))
+    return written_in_place("threshold", x, result) if inplace else result
 
 
 def softshrink(x: Any, lambd: float = 0.5) -> Tensor:
@@ -274,7 +282,8 @@ def rrelu(x: Any, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool
     """The randomized leaky ReLU: ``x`` for ``x > 0``, else ``a * x`` with ``a`` drawn uniformly from
     ``[lower, upper]`` per element in training (from the engine generator) and ``(lower + upper) / 2``
     in evaluation."""
-    refuse_inplace("rrelu", inplace)
+    if inplace:
+        return written_in_place("rrelu", x, rrelu(x, lower, upper, training))
     if not 0 <= lower <= upper:
         raise ValueError(f"rrelu: need 0 <= lower <= upper, got lower={lower}, upper={upper}")
     x = _tensor(x)

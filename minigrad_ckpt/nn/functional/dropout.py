@@ -13,7 +13,7 @@ from ...functional import _tensor
 from ...ops import dropout as _drop
 from ...tape import apply
 from ...tensor import Tensor
-from .inputs import refuse_inplace
+from .inputs import written_in_place
 
 __all__ = [
     "dropout", "dropout2d", "dropout1d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
@@ -33,7 +33,8 @@ def dropout(x: Any, p: float = 0.5, training: bool = True, inplace: bool = False
     The randomness is one key drawn from the engine generator and stored on
     the op, so a checkpoint replay regenerates the same mask.
     """
-    refuse_inplace("dropout", inplace)
+    if inplace:
+        return written_in_place("dropout", x, dropout(x, p, training))
     x = _tensor_and_probability("dropout", x, p)
     if not training or p == 0.0:
         return x
@@ -58,7 +59,8 @@ def _channel_dropout(x: Any, p: float, training: bool, name: str, spatial: int) 
 
 def dropout1d(x: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels (axis 1 of (N, C, L), axis 0 of (C, L)) with probability ``p``."""
-    refuse_inplace("dropout1d", inplace)
+    if inplace:
+        return written_in_place("dropout1d", x, dropout1d(x, p, training))
     return _channel_dropout(x, p, training, "dropout1d", 1)
 
 
@@ -68,13 +70,15 @@ def dropout2d(x: Any, p: float = 0.5, training: bool = True, inplace: bool = Fal
     The channel mask is a dropout of ones (one key on the tape), broadcast over
     the spatial axes: a checkpoint replay regenerates it exactly.
     """
-    refuse_inplace("dropout2d", inplace)
+    if inplace:
+        return written_in_place("dropout2d", x, dropout2d(x, p, training))
     return _channel_dropout(x, p, training, "dropout2d", 2)
 
 
 def dropout3d(x: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels (axis 1 of (N, C, D, H, W), axis 0 of (C, D, H, W)) with probability ``p``."""
-    refuse_inplace("dropout3d", inplace)
+    if inplace:
+        return written_in_place("dropout3d", x, dropout3d(x, p, training))
     return _channel_dropout(x, p, training, "dropout3d", 3)
 
 
@@ -86,7 +90,8 @@ def alpha_dropout(x: Any, p: float = 0.5, training: bool = False, inplace: bool 
     """Dropout for SELU networks: dropped elements become SELU's negative saturation value
     and an affine map ``a * y + b`` restores zero mean and unit variance (PyTorch's formula,
     ``a = ((1 - p) (1 + p alpha'^2))^(-1/2)``); identity outside training."""
-    refuse_inplace("alpha_dropout", inplace)
+    if inplace:
+        return written_in_place("alpha_dropout", x, alpha_dropout(x, p, training))
     x = _tensor_and_probability("alpha_dropout", x, p)
     if not training or p == 0.0:
         return x
@@ -101,9 +106,10 @@ def alpha_dropout(x: Any, p: float = 0.5, training: bool = False, inplace: bool 
 def feature_alpha_dropout(x: Any, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
     """Alpha dropout of whole channels: the mask is drawn per ``(N, C)`` pair (axes 0 and 1, as
     PyTorch's, also for a 2-D input) and broadcast over the rest; :func:`alpha_dropout`'s affine
-    map.  ``inplace=True`` is refused (it would overwrite a value the tape may need)."""
+    map."""
     x = _tensor_and_probability("feature_alpha_dropout", x, p)
-    refuse_inplace("feature_alpha_dropout", inplace)
+    if inplace:
+        return written_in_place("feature_alpha_dropout", x, feature_alpha_dropout(x, p, training))
     if x.ndim < 2:
         raise ValueError(f"feature_alpha_dropout: expected at least a 2-D (N, C, ...) input, got shape {x.shape}")
     if not training or p == 0.0:

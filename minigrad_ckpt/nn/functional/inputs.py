@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...tensor import Tensor
 
 
@@ -43,10 +45,17 @@ def _zeros_like(x: Tensor, shape: tuple[int, ...] | None = None) -> Tensor:
                            x.device)
 
 
-def refuse_inplace(name: str, inplace: bool) -> None:
-    """PyTorch's ``inplace=`` keyword: ``False`` (its default) is the function itself; ``True`` is refused,
-    as ``nn.Dropout2d`` refuses it -- it would overwrite a value the tape may need, and the engine refuses
-    in-place writes to tensors that require grad."""
-    if inplace:
-        raise ValueError(f"{name}: inplace=True is not supported (it would overwrite a value the tape may need); "
-                         "drop the argument, the result is the same")
+def written_in_place(name: str, x: Any, result: Tensor) -> Tensor:
+    """PyTorch's ``inplace=True``: ``result`` (the function of ``x``) written into ``x``, which is
+    returned.  Where the tape records it (``x`` requires grad in grad mode) ``x`` takes the
+    result's value and history, as ``x.relu_()`` does; elsewhere it is a plain write.  As in
+    PyTorch, a leaf that requires grad is refused, and so is a tensor another one aliases."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}: inplace=True needs a Tensor input, got {type(x).__name__}")
+    if result is x:  # nothing to write (dropout in evaluation, p = 0)
+        return x
+    what = f"{name}(inplace=True)"
+    if x._records_write(result):
+        x._check_rebase(what)
+        return x._rebase(result, what)
+    return x._set_inplace(result, what)
