@@ -749,12 +749,17 @@ def _check_outputs(outputs: Sequence[Any]) -> None:
 
 
 def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
-             create_graph: bool = False) -> None:
+             create_graph: bool = False, inputs: Any = None) -> None:
     """Accumulate d(tensors)/d(leaf) into every reachable leaf's ``.grad``.
 
     This is what ``Tensor.backward`` calls.  Gradients *accumulate*: two
-    backward calls add up, as in PyTorch; zero them between steps.
+    backward calls add up, as in PyTorch; zero them between steps.  PyTorch's
+    ``inputs=`` (a tensor or a sequence) accumulates into those tensors' ``.grad``
+    only, leaves or not, and leaves every other ``.grad`` as it was.
     """
+    if inputs is not None:
+        _backward_into(tensors, grad_tensors, retain_graph, create_graph, inputs)
+        return
     bp = backward_pass(tensors, grad_tensors, retain_graph, create_graph)
     call = BackwardCall(create_graph)
     _running.append(call)
@@ -762,6 +767,20 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
         hand_out(bp, bp.run(), call)
     finally:
         _running.pop()
+
+
+def _backward_into(tensors: Any, grad_tensors: Any, retain_graph: bool | None, create_graph: bool,
+                   inputs: Any) -> None:
+    listed = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    if not listed:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    if grad_tensors is not None and (isinstance(grad_tensors, Tensor) or hasattr(grad_tensors, "shape")):
+        grad_tensors = [grad_tensors]
+    outputs = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    grads = grad(outputs, listed, grad_tensors, retain_graph, create_graph, allow_unused=True)
+    for t, g in zip(listed, grads):
+        if g is not None:  # an input the outputs do not reach keeps its .grad, as PyTorch's
+            t.grad = g if t.grad is None else t.grad + g
 
 
 def backward_pass(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,

@@ -191,3 +191,24 @@ def test_zero_d_input_gives_zero_d_array():
     for g in (gx, ga):
         assert type(g._data) is np.ndarray and g.shape == ()
     assert gx.item() == 2.0 and ga.item() == 1.5
+
+
+def test_backward_with_inputs_accumulates_into_those_only():
+    """PyTorch's backward(inputs=): torch 2.13 at x = [1, 2], w = [3, 4], l = sum((2 x w)^2) gives
+    w.grad [24, 128] and y.grad (y = x * w, a non-leaf) [24, 64], x.grad untouched; a second call
+    adds; an input the output does not reach keeps None; an empty list is refused."""
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    w = mg.tensor([3.0, 4.0], requires_grad=True)
+    y = x * w
+    loss = ((y * 2) * (y * 2)).sum()
+    loss.backward(inputs=[w, y], retain_graph=True)
+    assert x.grad is None and w.grad.tolist() == [24.0, 128.0] and y.grad.tolist() == [24.0, 64.0]
+    loss.backward(inputs=w)
+    assert w.grad.tolist() == [48.0, 256.0]
+    u = mg.tensor([1.0], requires_grad=True)
+    (x * 2).sum().backward(inputs=[u])
+    assert u.grad is None and x.grad is None
+    with pytest.raises(RuntimeError, match="cannot be empty"):
+        (x * 2).sum().backward(inputs=[])
+    mg.autograd.backward([(x * w).sum()], inputs=[x])
+    assert x.grad.tolist() == [3.0, 4.0]

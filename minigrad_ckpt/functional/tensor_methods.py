@@ -46,14 +46,15 @@ def operator_method(op: Any, reflected: bool = False) -> Any:
 
 # ------------------------------------------------------------- autograd
 def backward_method(self: Tensor, gradient: Any = None, retain_graph: bool | None = None,
-                    create_graph: bool = False) -> None:
+                    create_graph: bool = False, inputs: Any = None) -> None:
     """Accumulate the gradient of this tensor into the ``.grad`` of every leaf.
 
     ``gradient`` is required unless this tensor has one element.  The
     graph's saved values are freed afterwards unless ``retain_graph``.
+    PyTorch's ``inputs=``: accumulate into those tensors' ``.grad`` only.
     """
     grads = None if gradient is None else [gradient]
-    _backward_pass(self, grads, retain_graph=retain_graph, create_graph=create_graph)
+    _backward_pass(self, grads, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
 
 
 # ----------------------------------------------------------- conversion
