@@ -172,7 +172,7 @@ def apply(op: Any, *args: Any) -> Any:
     t = _new_tensor(Tensor)
     t._data = out
     t._device = device
-    t._version = shared_version(args[0]) if op.is_view else [0]
+    t._version = shared_version(args[0], t) if op.is_view else [0]
     if needs_grad and (_grad_off.active == 0 or _grad_state.enabled) and op.differentiable:
         t._node = _record(op, args, arrays, out, t._version, xp)
         t._requires_grad = True

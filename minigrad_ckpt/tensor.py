@@ -172,14 +172,33 @@ class ElementCount(int):
         return self.shape if dim is None else self.shape[dim]
 
 
-def shared_version(t: Tensor) -> list:
-    """``t``'s version box, for a new tensor that shares ``t``'s memory (a view, a detached
-    alias), marked as shared by a second entry: a recorded in-place change gives ``t`` new
-    memory (:meth:`Tensor._rebase`), which a tensor sharing the old would not see, so it refuses."""
+def shared_version(source: Tensor, new: Tensor) -> list:
+    """``source``'s version box, for ``new``, a tensor that shares ``source``'s memory (a view, a
+    detached alias).  The box's second entry lists weak references to the tensors that share it:
+    a recorded in-place change gives a tensor new memory (:meth:`Tensor._rebase`), which another
+    *live* tensor sharing the old would not see, so then it refuses (a view that is gone is no
+    obstacle: ``x[i] = x[i] + v``).  A parameter's views are not listed (``w.T`` in every step):
+    their in-place changes are refused, as PyTorch refuses them."""
+    box = source._version
+    if len(box) == 1:
+        box.append(_A_PARAMETERS if source._node is None and source._requires_grad else [weakref.ref(source)])
+    sharers = box[1]
+    if sharers is not _A_PARAMETERS:
+        if len(sharers) > 16:  # the dead dropped now and then (a weak set costs 40x more to make)
+            sharers[:] = [r for r in sharers if r() is not None]
+        sharers.append(weakref.ref(new))
+    return box
+
+
+_A_PARAMETERS = ()  # box[1] of a parameter's memory: shared with views that are not listed
+
+
+def _shares_memory(t: Tensor) -> bool:
+    """Whether another live tensor shares ``t``'s memory (see :func:`shared_version`)."""
     box = t._version
     if len(box) == 1:
-        box.append(True)
-    return box
+        return False
+    return box[1] is _A_PARAMETERS or any((o := r()) is not None and o is not t for r in box[1])
 
 
 class _RetainGrad:
@@ -485,7 +504,7 @@ class Tensor:
     def detach(self) -> Tensor:
         """The same values (shared memory), cut off from the tape."""
         t = Tensor._wrap(self._data, None, self._device)
-        t._version = shared_version(self)  # shares memory, so shares the version stamp
+        t._version = shared_version(self, t)  # shares memory, so shares the version stamp
         return t
 
     def register_hook(self, fn: Callable[[Tensor], Tensor | None]) -> _HookHandle:
@@ -562,14 +581,12 @@ class Tensor:
             raise RuntimeError(f"{what}: a leaf Variable that requires grad is being used in an in-place "
                                f"operation (PyTorch's refusal); update it under mg.no_grad(), or work on "
                                f"a copy (x = x.clone())")
-        if len(self._version) > 1:
+        if _shares_memory(self):
             raise RuntimeError(f"{what}: an in-place change that the tape records is not supported on a tensor "
                                f"that shares its memory with another (a view, the base of a view, a detached "
-                               f"alias): the other would not see it; write it out of place (y = x + 1), or "
-                               f"on a copy")
-        if self._tangents and _forward.written is None and not _forward.levels.isdisjoint(self._tangents):
-            raise RuntimeError(f"{what}: in-place changes to a tensor that carries a forward-mode tangent "
-                               f"(inside mg.func.jvp) would leave the tangent stale; use the out-of-place op")
+                               f"alias): the other would not see it; write it out of place (y = x + 1; for "
+                               f"x[i] += v write x[i] = x[i] + v), or on a copy")
+        self._check_tangent_write(what)
 
     def _rebase(self, result: Tensor, what: str) -> Tensor:
         """A recorded in-place change, as PyTorch rebases a tensor's history: this tensor takes
@@ -586,7 +603,7 @@ class Tensor:
                                f"shape {list(result.shape)}")
         if result.dtype != self.dtype:  # PyTorch keeps the tensor's dtype (the cast is recorded too)
             result = result.to(self.dtype)
-        if len(result._version) > 1:  # a view of the value (copy_ of a tensor): memory of its own
+        if _shares_memory(result):  # a view of the value (copy_ of a tensor): memory of its own
             result = result.clone()
         if self._requires_grad and not result._requires_grad:  # fill_, zero_: still on the tape, as in
             never = Tensor._wrap(self._device.xp.zeros((), dtype=bool), None, self._device)  # PyTorch, its
@@ -601,12 +618,16 @@ class Tensor:
             self._tangents = result._tangents
         return self
 
-    def _check_inplace(self, what: str, value: Any = None) -> None:
+    def _check_tangent_write(self, what: str) -> None:
+        """Outside the forward-mode transforms, a tensor that carries a tangent is not written."""
         if _forward.written is None and self._tangents and not _forward.levels.isdisjoint(self._tangents):
             raise RuntimeError(
                 f"{what}: in-place changes to a tensor that carries a forward-mode tangent "
                 f"(inside mg.func.jvp) would leave the tangent stale; use the out-of-place op"
             )
+
+    def _check_inplace(self, what: str, value: Any = None) -> None:
+        self._check_tangent_write(what)
         if not _grad_state.enabled:
             return
         if self._requires_grad:
@@ -627,10 +648,11 @@ class Tensor:
         return _forward.written(self, kind, operand, index) if _forward.active else None
 
     def _set_inplace(self, value: Any, what: str) -> Tensor:
-        if self._records_write(value):  # copy_, fill_, zero_ on the tape: the value broadcast, as a result
+        # copy_, fill_, zero_ on the tape: the value broadcast, as a result (the test inline, as above)
+        if _grad_state.enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
             self._check_rebase(what)
             return self._rebase(out_of_place_writes[what.rstrip("_")](self, value, None), what)
-        self._check_inplace(what, value)
+        self._check_tangent_write(what)  # (nothing here requires grad in grad mode)
         tangents = self._carry_tangents(what.rstrip("_"), value)
         if isinstance(value, Tensor):
             if value._device is not self._device:
@@ -649,7 +671,7 @@ class Tensor:
             self._check_rebase("__setitem__")
             self._rebase(out_of_place_writes["setitem"](self, value, normalize_index(index, self)), "__setitem__")
             return
-        self._check_inplace("__setitem__", value)
+        self._check_tangent_write("__setitem__")  # (nothing here requires grad in grad mode)
         idx = normalize_index(index, self)
         tangents = self._carry_tangents("setitem", value, idx)
         if isinstance(value, Tensor):
@@ -678,10 +700,11 @@ class Tensor:
         return self._set_inplace(0, "zero_")
 
     def _arith_inplace(self, other: Any, fn: str) -> Tensor:
-        if self._records_write(other):  # x += y on the tape: x = x + y for every holder of x
+        # x += y on the tape: x = x + y for every holder of x (the test inline: optimizers step here)
+        if _grad_state.enabled and (self._requires_grad or (isinstance(other, Tensor) and other._requires_grad)):
             self._check_rebase(fn + "_")
             return self._rebase(_ARITH[fn](self, other), fn + "_")
-        self._check_inplace(fn + "_", other)
+        self._check_tangent_write(fn + "_")  # (nothing here requires grad in grad mode)
         tangents = self._carry_tangents(fn, other)
         if isinstance(other, Tensor):
             if other._device is not self._device:

@@ -181,6 +181,15 @@ def test_refusals():
     with pytest.raises(RuntimeError, match="shares its memory"):
         g.relu_()
     assert d.tolist() == [1.0, -2.0]
+    del v, d  # once no other tensor holds the memory, the change is recorded
+    h += 1.0
+    g.relu_()
+    assert h.tolist() == [2.0, -1.0] and g.tolist() == [1.0, 0.0]
+    r = w * 1.0
+    r[r > 0] = r[r > 0] * 3  # the read's temporary is gone when the write comes
+    r[1] = r[1] + 1
+    (r * r).sum().backward()
+    assert w.grad.tolist() == [18.0, -2.0]
     k = w * 1.0
     with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
         k += mg.ones(3, 2)

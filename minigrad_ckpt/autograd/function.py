@@ -514,7 +514,7 @@ def _share_version_with_viewed_argument(out: Tensor, args: tuple, node: Any) -> 
         if isinstance(a, Tensor) and xp.memory_owner(a._data) is memory:
             if node is not None:
                 node.versions = tuple(a._version if b is out._version else b for b in node.versions)
-            out._version = shared_version(a)
+            out._version = shared_version(a, out)
             return
 
 

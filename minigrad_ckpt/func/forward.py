@@ -135,7 +135,7 @@ def make_dual(primal: Tensor, tangent: Tensor | dict[int, Tensor], level: int | 
         dual = _alias(primal)
     else:
         dual = Tensor._wrap(primal._data, None, primal._device)
-        dual._version = shared_version(primal)
+        dual._version = shared_version(primal, dual)
         if primal._tangents:
             dual._tangents = dict(primal._tangents)
     tangents = dict(dual._tangents) if dual._tangents else {}

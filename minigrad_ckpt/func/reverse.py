@@ -64,7 +64,7 @@ class Scope:
         if p._requires_grad and _grad_state.enabled:
             return _alias(p)
         x = Tensor._wrap(p._data, None, p._device)
-        x._version = shared_version(p)
+        x._version = shared_version(p, x)
         x._requires_grad = True
         if p._tangents:
             x._tangents = dict(p._tangents)
@@ -132,7 +132,7 @@ class Scope:
             d = _alias(t)
         else:
             d = Tensor._wrap(t._data, None, t._device)
-            d._version = shared_version(t)
+            d._version = shared_version(t, d)
         d._tangents = {k: self.hand_out(v) for k, v in open_tangents.items()} if open_tangents else None
         if d._node is not None:
             d._node.tangents = d._tangents

@@ -39,6 +39,10 @@ class _ElementwiseInPlace(_Elementwise):
     def __init__(self, inplace: bool = False) -> None:
         FunctionLayer.__init__(self, inplace=bool(inplace))
 
+    def forward(self, input: Tensor) -> Tensor:  # no keyword dict: every small model's ReLU comes here
+        x = as_tensor(input)
+        return type(self).fn(x, inplace=True) if self.inplace else type(self).fn(x)
+
 
 class _AlongAxis(FunctionLayer):
     """An activation along one ``axis`` (``dim`` is accepted as PyTorch's name)."""
@@ -242,14 +246,10 @@ class Hardtanh(FunctionLayer):
         super().__init__(min_val=min_val, max_val=max_val, inplace=bool(inplace))
 
 
-class ReLU6(FunctionLayer):
+class ReLU6(_ElementwiseInPlace):
     """``min(max(x, 0), 6)`` (``F.relu6``)."""
 
     fn = staticmethod(F.relu6)
-    options = ("inplace",)
-
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__(inplace=bool(inplace))
 
 
 class Softmax2d(FunctionLayer):
