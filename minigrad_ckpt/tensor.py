@@ -184,8 +184,9 @@ def shared_version(source: Tensor, new: Tensor) -> list:
         box.append(_A_PARAMETERS if source._node is None and source._requires_grad else [weakref.ref(source)])
     sharers = box[1]
     if sharers is not _A_PARAMETERS:
-        if len(sharers) > 16:  # the dead dropped now and then (a weak set costs 40x more to make)
-            sharers[:] = [r for r in sharers if r() is not None]
+        n = len(sharers)
+        if n >= 16 and not n & (n - 1):  # the dead dropped at sizes 16, 32, 64, ...: linear in the views made
+            sharers[:] = [r for r in sharers if r() is not None]  # (a weak set costs 40x more to make)
         sharers.append(weakref.ref(new))
     return box
 
