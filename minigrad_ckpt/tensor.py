@@ -576,6 +576,18 @@ class Tensor:
         :meth:`_check_inplace`)."""
         return _grad_state.enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
 
+    def _write_result(self, result: Tensor, what: str) -> Tensor:
+        """The last step of an in-place method computed out of place (``x.relu_()``,
+        ``inplace=True``): ``result`` written into this tensor, which is returned -- recorded
+        (:meth:`_rebase`) where this tensor or the result requires grad in grad mode, a plain
+        write elsewhere."""
+        if result is self:  # nothing to write (dropout in evaluation, p = 0)
+            return self
+        if self._records_write(result):
+            self._check_rebase(what)
+            return self._rebase(result, what)
+        return self.copy_(result)  # (forward mode carries the tangent as for any copy_)
+
     def _check_rebase(self, what: str) -> None:
         """The in-place changes :meth:`_rebase` records, and PyTorch's refusals beside them."""
         if self._node is None and self._requires_grad:

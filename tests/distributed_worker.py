@@ -45,8 +45,8 @@ def mlp():
 
 def cnn():
     # narrow images: both convolutions take channels-last columns, the second (3 wide) also
-    # its input gradient as a flipped convolution
-    return nn.Sequential(nn.Conv2d(2, 3, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+    # its input gradient as a flipped convolution; the ReLU writes in place (recorded on the tape)
+    return nn.Sequential(nn.Conv2d(2, 3, 3, padding=1), nn.ReLU(inplace=True), nn.MaxPool2d(2),
                          nn.Conv2d(3, 4, 3, padding=1), nn.Tanh(), nn.Flatten(), nn.Linear(4 * 3 * 3, 4))
 
 

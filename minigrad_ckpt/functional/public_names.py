@@ -670,27 +670,16 @@ def _lost_in_place(name: str, result: Any, target: Any) -> str | None:
     return None
 
 
-def _first_requiring_grad(args: tuple, kwargs: dict) -> Any:
-    """The first Tensor argument that requires grad (``None``: none does)."""
-    for a in (*args, *kwargs.values()):
-        if isinstance(a, Tensor) and a._requires_grad:
-            return a
-    return None
-
-
 def in_place(name: str) -> Any:
     """Tensor's ``<name>_``: the method ``<name>``, its result copied back into the tensor."""
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        recorded = self._records_write(_first_requiring_grad(args, kwargs))
-        if recorded:  # checked before the result exists: a result that were a view would mark x shared
-            self._check_rebase(name + "_")
         result = getattr(self, name)(*args, **kwargs)
         lost = _lost_in_place(name, result.dtype, self.dtype)
         if lost:  # copy_ would drop it (a complex part with only NumPy's ComplexWarning); PyTorch refuses
             raise RuntimeError(f"{name}_: result type {result.dtype} can't be cast to the desired "
                                f"output type {self.dtype} (the {lost} would be lost)")
-        return self._rebase(result, name + "_") if recorded else self.copy_(result)
+        return self._write_result(result, name + "_")
 
     method.__name__ = name + "_"
     method.__doc__ = (

@@ -47,15 +47,8 @@ def _zeros_like(x: Tensor, shape: tuple[int, ...] | None = None) -> Tensor:
 
 def written_in_place(name: str, x: Any, result: Tensor) -> Tensor:
     """PyTorch's ``inplace=True``: ``result`` (the function of ``x``) written into ``x``, which is
-    returned.  Where the tape records it (``x`` requires grad in grad mode) ``x`` takes the
-    result's value and history, as ``x.relu_()`` does; elsewhere it is a plain write.  As in
-    PyTorch, a leaf that requires grad is refused, and so is a tensor another one aliases."""
+    returned, as ``x.relu_()`` writes (:meth:`Tensor._write_result`): on the tape where ``x``
+    requires grad, PyTorch's refusal for a leaf that requires grad."""
     if not isinstance(x, Tensor):
         raise TypeError(f"{name}: inplace=True needs a Tensor input, got {type(x).__name__}")
-    if result is x:  # nothing to write (dropout in evaluation, p = 0)
-        return x
-    what = f"{name}(inplace=True)"
-    if x._records_write(result):
-        x._check_rebase(what)
-        return x._rebase(result, what)
-    return x._set_inplace(result, what)
+    return x._write_result(result, f"{name}(inplace=True)")
