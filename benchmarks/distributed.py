@@ -45,7 +45,7 @@ SIZES = (784, 1024, 1024, 10)
 
 
 def _worker(steps: int, batch: int, use_ddp: bool, bucket_cap_mb: float | None = None,
-            progress_thread: bool = True) -> dict:
+            progress_thread: bool = True, shared_memory: bool = True) -> dict:
     import numpy as np
 
     import minigrad_ckpt as mg
@@ -62,6 +62,7 @@ def _worker(steps: int, batch: int, use_ddp: bool, bucket_cap_mb: float | None =
         if i < len(SIZES) - 2:
             layers.append(nn.ReLU())
     net = nn.Sequential(*layers).float()
+    nn.parallel.DistributedDataParallel._shared_memory = shared_memory
     model = nn.parallel.DistributedDataParallel(net, bucket_cap_mb=bucket_cap_mb) if use_ddp else net
     if use_ddp and not progress_thread:
         object.__setattr__(model, "_progress_thread", False)
@@ -110,21 +111,27 @@ def _worker(steps: int, batch: int, use_ddp: bool, bucket_cap_mb: float | None =
     out = {"step_s": statistics.median(times), "cpu_s": statistics.median(cpus), "world": dist.get_world_size(),
            "parts_s": {clock: {k: v / steps for k, v in d.items()} for clock, d in parts.items()}}
     if use_ddp:
-        # The same buckets as blocking all-reduces, nothing to overlap with.
+        # The same buckets, summed as DDP sums them, with nothing to overlap with.
         g = dist.group()
         blocking = []
         arrays = [a for b in model._buckets for a in b.arrays()]  # what DDP's collectives reduce
+        node_sum = model._node_sum
         for _ in range(steps):
             g.barrier()
             t0 = time.perf_counter()
-            for a in arrays:
-                g.all_reduce(a)
+            if node_sum is not None:  # through shared memory: start every slot, then complete them
+                for w in [node_sum.start(i, a) for i, a in enumerate(arrays)]:
+                    w.wait()
+            else:
+                for a in arrays:
+                    g.all_reduce(a)
             blocking.append(time.perf_counter() - t0)
         # The rank that reaches the end of backward last waits only for the
         # communication still in flight; the other one also waits for it.
         every = g.allgather_object(waits)
         residue = [min(w) for w in zip(*every)]
         out.update(wait_s=statistics.median(residue), blocking_s=statistics.median(blocking),
+                   path="shared memory" if node_sum is not None else "MPI Iallreduce",
                    buckets=len(model._buckets), bucket_mb=[round(b.nbytes / 2**20, 2) for b in model._buckets])
         dist.destroy_process_group()
     if rank == 0:
@@ -148,7 +155,7 @@ def _time_into(parts: dict, model: Any, method: str, key: str) -> None:
 
 
 def _launch(n: int, steps: int, batch: int, bucket_cap_mb: float | None = None,
-            progress_thread: bool = True) -> dict:
+            progress_thread: bool = True, shared_memory: bool = True) -> dict:
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
                PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     me = [sys.executable, str(Path(__file__).resolve()), "--worker", "--steps", str(steps), "--batch", str(batch)]
@@ -164,6 +171,8 @@ def _launch(n: int, steps: int, batch: int, bucket_cap_mb: float | None = None,
             cmd += ["--bucket-cap-mb", str(bucket_cap_mb)]
         if not progress_thread:
             cmd.append("--no-progress-thread")
+        if not shared_memory:
+            cmd.append("--mpi-allreduce")
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}")
@@ -180,18 +189,22 @@ def main(argv: list[str] | None = None) -> dict:
                    help="DDP bucket size in MiB (default: DDP's, 25 with a first bucket of 1)")
     p.add_argument("--no-progress-thread", action="store_true",
                    help="do not poll the open all-reduces from a thread (to see what the thread buys)")
+    p.add_argument("--mpi-allreduce", action="store_true",
+                   help="sum the gradients with MPI's Iallreduce, not through shared memory (to compare)")
     p.add_argument("--quick", action="store_true", help="3 steps, 1 round, batch 32 (smoke test)")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--ddp", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
-        return _worker(args.steps, args.batch, args.ddp, args.bucket_cap_mb, not args.no_progress_thread)
+        return _worker(args.steps, args.batch, args.ddp, args.bucket_cap_mb, not args.no_progress_thread,
+                       not args.mpi_allreduce)
     if args.quick:
         args.steps, args.rounds, args.batch = 3, 1, 32
     one, two = [], []
     for _ in range(args.rounds):
         one.append(_launch(1, args.steps, args.batch))
-        two.append(_launch(2, args.steps, args.batch, args.bucket_cap_mb, not args.no_progress_thread))
+        two.append(_launch(2, args.steps, args.batch, args.bucket_cap_mb, not args.no_progress_thread,
+                           not args.mpi_allreduce))
     t1 = statistics.median(r["step_s"] for r in one)
     t2 = statistics.median(r["step_s"] for r in two)
     wait = statistics.median(r["wait_s"] for r in two)
@@ -206,6 +219,7 @@ def main(argv: list[str] | None = None) -> dict:
         "allreduce_blocking_s": blocking, "allreduce_wait_s": wait,
         "hidden_share": max(0.0, 1.0 - wait / blocking) if blocking > 0 else 0.0,
         "buckets": two[0]["buckets"], "bucket_mb": two[0]["bucket_mb"], "rounds": args.rounds, "steps": args.steps,
+        "path": two[0]["path"],
     }
     print(f"DistributedDataParallel weak scaling: MLP {result['mlp']}, float32, batch {args.batch} per rank, "
           f"1 BLAS thread per rank, median of {args.rounds} x {args.steps} steps")
@@ -222,7 +236,8 @@ def main(argv: list[str] | None = None) -> dict:
                   + ", ".join(f"{k} {v * 1e3:.1f}" for k, v in parts.items()) + " ms")
     print("    (backward includes the bucket copies and the finish: the wait for the all-reduces, the mean, "
           "the copy back into .grad)")
-    print(f"  all-reduce of {result['buckets']} bucket(s) {result['bucket_mb']} MiB: blocking {blocking * 1e3:.1f} ms, "
+    print(f"  all-reduce of {result['buckets']} bucket(s) {result['bucket_mb']} MiB ({result['path']}): "
+          f"blocking {blocking * 1e3:.1f} ms, "
           f"still waited for after backward {wait * 1e3:.1f} ms -> {result['hidden_share']:.0%} hidden behind backward")
     return result
 

@@ -620,25 +620,87 @@ def scenario_timeout(kind: str) -> None:
     """Rank 1 stops calling collectives: rank 0's next collective raises DistributedError after
     the timeout instead of hanging, and the job ends even though rank 0 catches it."""
     import datetime
-    import time
 
     dist.destroy_process_group()
     timeout = datetime.timedelta(seconds=2) if kind == "timedelta" else 2
     dist.init_process_group("mpi", timeout=timeout)
     dist.barrier()
+    _rank_1_stalls_while_rank_0(lambda: dist.all_reduce(mg.tensor([1.0])))
+    if dist.get_rank() == 1:
+        return
+    try:
+        dist.barrier()
+    except dist.DistributedError as exc:
+        print(f"then: {exc}", flush=True)
+
+
+def scenario_node_sums() -> None:
+    """Sums through shared memory (every rank on this machine): each slot's result is the
+    ranks' values added in rank order, bitwise, divided when asked; slots of every size (none,
+    fewer values than ranks, uneven parts), reused; DDP through it trains as through MPI."""
+    from functools import reduce
+
+    from minigrad_ckpt.distributed._node_sum import NodeSum
+
+    group = dist.group()
+    rank, k = group.rank, group.size
+    assert group.node_comm is not None, "the ranks of one machine share it"
+    specs = [(0, np.float64), (1, np.float32), (k + 1, np.float64), (1001, np.float32), (5, np.complex128)]
+    sums = NodeSum(group, specs)
+
+    def values(r: int, rnd: int, size: int, dtype) -> np.ndarray:
+        rng = np.random.default_rng([r, rnd, size])
+        v = rng.standard_normal(size) * 10.0 ** rng.uniform(-8, 8, size)
+        return (v + 1j * rng.standard_normal(size) if np.dtype(dtype).kind == "c" else v).astype(dtype)
+
+    for rnd, divisor in ((0, None), (1, k), (2, None)):  # slots reused, all started before any wait
+        arrays = [values(rank, rnd, n, dt) for n, dt in specs]
+        works = [sums.start(i, a, divisor=divisor) for i, a in enumerate(arrays)]
+        for w in reversed(works):
+            w.wait()
+        for (n, dt), got in zip(specs, arrays):
+            want = reduce(np.add, [values(r, rnd, n, dt) for r in range(k)])
+            want = want if divisor is None else want / divisor
+            assert got.dtype == np.dtype(dt) and np.array_equal(got, want), (rnd, n, dt)
+    out = {"node": group.node_comm.Get_size()}
+    # DDP sums through it by default; the same training through MPI's all-reduce
+    for shared in (True, False):
+        DDP._shared_memory = shared
+        mg.manual_seed(0)
+        model = DDP(make_model("mlp").double())
+        assert (model._node_sum is not None) is shared
+        opt = make_opt("sgd", model.parameters())
+        train(model, opt, "mlp", 3, 4 * k, slice(rank * 4, rank * 4 + 4))
+        assert_same_on_all_ranks(model, f"shared memory {shared}")
+        out[str(shared)] = digest(model)
+    DDP._shared_memory = True
+    out["same_as_mpi"] = out["True"] == out["False"]
+    result(out)
+
+
+def scenario_node_sum_timeout() -> None:
+    """A rank that never joins a sum through shared memory: the others raise after the timeout."""
+    from minigrad_ckpt.distributed._node_sum import NodeSum
+
+    dist.destroy_process_group()
+    dist.init_process_group("mpi", timeout=2)
+    sums = NodeSum(dist.group(), [(10, np.float64)])
+    _rank_1_stalls_while_rank_0(lambda: sums.start(0, np.ones(10)).wait())
+
+
+def _rank_1_stalls_while_rank_0(collective) -> None:
+    """Rank 1 stops calling collectives; rank 0 calls ``collective`` and prints the error it catches."""
+    import time
+
     if dist.get_rank() == 1:
         time.sleep(60)  # stuck (the abort from rank 0 ends it)
         result({"rank1": "was not ended"})
         return
     start = time.monotonic()
     try:
-        dist.all_reduce(mg.tensor([1.0]))
+        collective()
     except dist.DistributedError as exc:
         print(f"caught after {time.monotonic() - start:.1f} s: {exc}", flush=True)
-    try:
-        dist.barrier()
-    except dist.DistributedError as exc:
-        print(f"then: {exc}", flush=True)
 
 
 def scenario_gather0d() -> None:

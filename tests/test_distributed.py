@@ -110,6 +110,26 @@ def test_two_ranks_equal_one_process_and_each_other():
     assert all(err <= 1e-12 for err in r[0].values())
 
 
+@pytest.mark.parametrize("n", [2, 3])
+def test_sums_through_shared_memory_are_in_rank_order_and_train_as_mpi(n):
+    # every slot size (none, fewer values than ranks, uneven parts), float32/float64/complex, with
+    # and without the mean, slots reused: bitwise the rank-order sum; DDP's training through it is
+    # bitwise that through MPI's all-reduce for two ranks (a + b is b + a), the same on every rank
+    r = results(launch("node_sums", n=n), n=n)
+    assert all(r[i] == r[0] for i in range(n)) and r[0]["node"] == n
+    if n == 2:
+        assert r[0]["same_as_mpi"]
+
+
+def test_a_rank_that_never_joins_a_shared_memory_sum_times_out():
+    start = time.monotonic()
+    proc = launch("node_sum_timeout", timeout=45)
+    assert proc.returncode != 0, proc.stdout  # the job was ended, though rank 0 caught the error
+    assert "caught after 2." in proc.stdout and "a gradient all-reduce did not complete within 2 s" in proc.stdout
+    assert "was not ended" not in proc.stdout
+    assert time.monotonic() - start < 40
+
+
 def test_buckets_no_sync_checkpointing_unused_and_create_graph():
     r = results(launch("variants"))[0]
     assert r["tiny_buckets"] == [1] * 6 and r["one_buckets"] == [6]
@@ -268,6 +288,7 @@ def test_benchmark_runs_in_quick_mode(capsys):
     r = bench.main(["--quick"])
     assert r["buckets"] == 2  # DDP's default: the first bucket holds at most 1 MiB
     assert r["samples_per_s_2ranks"] > 0 and 0.0 <= r["hidden_share"] <= 1.0
+    assert r["path"] == "shared memory"  # both ranks on this machine
     assert "hidden behind backward" in capsys.readouterr().out
 
 

@@ -127,6 +127,8 @@ class ProcessGroup:
         self.local_rank = 0
         self.timeout = DEFAULT_TIMEOUT
         self.failed: str | None = None  # why a collective timed out: the group is unusable then
+        self.node_comm: Any = None  # every rank, when all run on one machine (else None)
+        self._windows: list[Any] = []  # shared-memory windows, freed with the group
 
     # ------------------------------------------------------------ creation
     @classmethod
@@ -137,9 +139,12 @@ class ProcessGroup:
         comm = MPI.COMM_WORLD.Dup()  # our own context: user MPI traffic cannot match ours
         group = cls(backend, comm, comm.Get_rank(), comm.Get_size(), MPI)
         if group.size > 1:  # this rank's index among the ranks on its machine (picks its GPU)
-            node = comm.Split_type(MPI.COMM_TYPE_SHARED)
+            node = comm.Split_type(MPI.COMM_TYPE_SHARED, key=group.rank)
             group.local_rank = node.Get_rank()
-            node.Free()
+            if node.Get_size() == group.size:  # one machine: sums can go through shared memory
+                group.node_comm = node
+            else:
+                node.Free()
         if backend == "nccl":
             group._init_nccl()
         return group
@@ -379,7 +384,20 @@ class ProcessGroup:
             self._watchdog.stop()
         if self._nccl is not None and not self._nccl_aborted:
             self._nccl.destroy()
+        if self.failed is None:  # freeing a window waits for every rank: not after one failed
+            for win in self._windows:
+                win.Unlock_all()
+                win.Free()
+        self._windows = []
+        if self.node_comm is not None:
+            self.node_comm.Free()
+            self.node_comm = None
         self.comm.Free()
+
+    def register_window(self, win: Any) -> None:
+        """Keep a shared-memory window made on ``node_comm`` until the group is destroyed
+        (freeing one is collective: it happens in ``close``, which every rank calls)."""
+        self._windows.append(win)
 
     def __repr__(self) -> str:
         return f"ProcessGroup(backend={self.backend!r}, rank={self.rank}, size={self.size})"

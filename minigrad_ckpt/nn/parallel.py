@@ -58,7 +58,8 @@ class _Bucket:
     Every rank issues the same collectives in the same order: what is packed
     depends on the parameters' sizes only."""
 
-    __slots__ = ("index", "params", "packed", "large", "offsets", "buffer", "pending", "works", "alone")
+    __slots__ = ("index", "params", "packed", "large", "offsets", "buffer", "pending", "works", "alone",
+                 "first_slot", "averaged")
 
     def __init__(self, index: int, params: list[Any], xp: Any, dtype: Any) -> None:
         self.index = index
@@ -74,6 +75,8 @@ class _Bucket:
         self.pending = len(params)
         self.works: list[Any] = []              # the started collectives
         self.alone: list[tuple[Any, Any]] = []  # (parameter, the array reduced for it alone)
+        self.first_slot = 0  # its first array's slot in the shared-memory sums, when those are used
+        self.averaged = False  # whether its collectives wrote the mean (shared memory), not the sum
 
     @property
     def nbytes(self) -> int:
@@ -84,6 +87,11 @@ class _Bucket:
         xp = self.params[0]._device.xp
         out = [self.buffer] if self.packed else []
         return out + [xp.zeros((p.size,), dtype=self.buffer.dtype) for p in self.large]
+
+    def sizes(self) -> list[tuple[int, Any]]:
+        """``(size, dtype)`` of what its collectives reduce, in launch order."""
+        return [(int(a.size), a.dtype) for a in ([self.buffer] if self.packed else [])] + [
+            (int(p.size), self.buffer.dtype) for p in self.large]
 
 
 _DEFAULT_BUCKET_MB = 25  # PyTorch's default bucket_cap_mb
@@ -112,6 +120,7 @@ class DistributedDataParallel(Module):
     """
 
     _progress_thread = True  # poll open all-reduces from a thread (benchmarks/distributed.py compares)
+    _shared_memory = True    # ranks of one machine sum through shared memory (benchmarks/distributed.py compares)
 
     def __init__(self, module: Module, bucket_cap_mb: float | None = None, broadcast_buffers: bool = True) -> None:
         super().__init__()
@@ -137,6 +146,7 @@ class DistributedDataParallel(Module):
             for p in b.params:
                 where[id(p)] = b
         object.__setattr__(self, "_where", where)
+        object.__setattr__(self, "_node_sum", self._make_node_sum(group))
         object.__setattr__(self, "_require_sync", True)
         object.__setattr__(self, "_sync_next", True)   # decided at forward time, as in PyTorch
         object.__setattr__(self, "_active", False)     # a backward with reduction is running
@@ -187,6 +197,21 @@ class DistributedDataParallel(Module):
         if current:
             buckets.append(_Bucket(len(buckets), current, current[0]._device.xp, current[0].dtype))
         return buckets
+
+    def _make_node_sum(self, group: Any) -> Any:
+        """Shared-memory slots for the buckets' sums when every rank runs on this machine (CPU
+        tensors, MPI): a sum there costs about half of MPI's all-reduce (see ``_node_sum``)."""
+        if not (self._shared_memory and group.backend == "mpi" and group.node_comm is not None and self._buckets):
+            return None
+        if any(b.buffer.dtype.kind not in "fc" or type(b.buffer).__module__ != "numpy" for b in self._buckets):
+            return None
+        from ..distributed._node_sum import NodeSum
+
+        specs: list[tuple[int, Any]] = []
+        for b in self._buckets:
+            b.first_slot = len(specs)
+            specs += b.sizes()
+        return NodeSum(group, specs)
 
     @property
     def bucket_sizes(self) -> list[int]:
@@ -259,7 +284,8 @@ class DistributedDataParallel(Module):
         buckets = self._buckets
         while self._next < len(buckets) and buckets[self._next].pending == 0:
             self._launch(buckets[self._next])
-        if self._poller is None and self._progress_thread and self._group.backend == "mpi" and self._group.size > 1:
+        if (self._poller is None and self._progress_thread and self._group.backend == "mpi" and self._group.size > 1
+                and not self._summing_in_shared_memory()):
             self._start_poller()
 
     def _start_poller(self) -> None:
@@ -305,7 +331,15 @@ class DistributedDataParallel(Module):
             self._start_reduce(b, arr)
         object.__setattr__(self, "_next", b.index + 1)
 
+    def _summing_in_shared_memory(self) -> bool:
+        # not inside join(): a rank that shadows the others reduces through MPI, so all do then
+        return self._node_sum is not None and self._join is None
+
     def _start_reduce(self, b: _Bucket, arr: Any) -> None:
+        b.averaged = self._summing_in_shared_memory()
+        if b.averaged:  # the sums come back divided: one pass over them, not two
+            b.works.append(self._node_sum.start(b.first_slot + len(b.works), arr, divisor=self._divisor))
+            return
         with self._mpi_lock:
             b.works.append(self._group.iall_reduce(arr))
 
@@ -342,23 +376,29 @@ class DistributedDataParallel(Module):
             object.__setattr__(self, "wait_seconds", time.perf_counter() - start)
             for b in self._buckets:
                 for p, off in zip(b.packed, b.offsets):
-                    self._write_mean(p, b.buffer[off:off + p.size])
+                    self._write_mean(p, b.buffer[off:off + p.size], b.averaged)
                 for p, arr in b.alone:
-                    self._write_mean(p, arr)
+                    self._write_mean(p, arr, b.averaged)
                 b.works, b.alone = [], []  # the copies may be large: not kept until the next backward
         finally:
             self._stop_poller()
             object.__setattr__(self, "_active", False)
 
-    def _write_mean(self, p: Tensor, total: Any) -> None:
+    def _write_mean(self, p: Tensor, total: Any, averaged: bool = False) -> None:
         # the mean written straight into .grad: one pass, not a division and a copy (the sum
-        # is the same bits on every rank, so is the mean); in place when .grad was reduced
+        # is the same bits on every rank, so is the mean); in place when .grad was reduced.
+        # ``averaged``: ``total`` is the mean already (nothing to do where it is .grad's memory)
         total = total.reshape(p.shape)
+        xp = p._device.xp
         if p._grad is None:
-            p._grad = Tensor.constant(total / self._divisor, p._device)
-        else:
-            p._device.xp.divide(total, self._divisor, out=p._grad._data)
-            p._grad.increment_version()
+            p._grad = Tensor.constant(total.copy() if averaged else total / self._divisor, p._device)
+            return
+        out = p._grad._data
+        if not averaged:
+            xp.divide(total, self._divisor, out=out)
+        elif xp.memory_owner(out) is not xp.memory_owner(total):
+            out[...] = total
+        p._grad.increment_version()
 
     # ----------------------------------------------------------------- join
     @contextlib.contextmanager
