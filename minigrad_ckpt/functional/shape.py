@@ -106,11 +106,15 @@ def moveaxis(x: Any, source: Any, destination: Any) -> Tensor:
 def expand_dims(x: Any, axis: Any) -> Tensor:
     """Insert size-1 axes at ``axis`` (an int or a tuple, positions in the result)."""
     x = as_tensor(x)
-    axes = int_tuple(axis)
-    nd = x.ndim + len(axes)
-    pos = normalize_axis(axes, nd)
-    it = iter(x.shape)
-    shape = tuple(1 if i in pos else next(it) for i in range(nd))
+    if type(axis) is int:  # unsqueeze(x, 1): one axis, the common case, without the general walk
+        a = one_axis(axis, x.ndim + 1)
+        shape = x.shape[:a] + (1,) + x.shape[a:]
+    else:
+        axes = int_tuple(axis)
+        nd = x.ndim + len(axes)
+        pos = normalize_axis(axes, nd)
+        it = iter(x.shape)
+        shape = tuple(1 if i in pos else next(it) for i in range(nd))
     return apply(_sh.Reshape(shape=shape, in_shape=x.shape), x)
 
 
@@ -154,13 +158,12 @@ def concatenate(tensors: Sequence[Any], axis: int = 0) -> Tensor:
     ax = one_axis(axis, ts[0].ndim) if ts[0].ndim else None
     if ax is None:
         raise ValueError("concatenate: zero-dimensional tensors cannot be concatenated")
+    first = ts[0].shape
+    others = first[:ax] + first[ax + 1:]
     for t in ts[1:]:
-        if t.ndim != ts[0].ndim or any(
-            a != b for i, (a, b) in enumerate(zip(t.shape, ts[0].shape)) if i != ax
-        ):
-            raise ValueError(
-                f"concatenate: shapes {ts[0].shape} and {t.shape} differ outside axis {ax}"
-            )
+        s = t.shape
+        if len(s) != len(first) or s[:ax] + s[ax + 1:] != others:
+            raise ValueError(f"concatenate: shapes {first} and {s} differ outside axis {ax}")
     return apply(_sh.Concatenate(axis=ax, sizes=tuple(t.shape[ax] for t in ts)), *ts)
 
 

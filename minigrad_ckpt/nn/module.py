@@ -407,8 +407,30 @@ class Module:
         yield from self._named("_parameters", prefix, recurse, remove_duplicate)  # type: ignore[misc]
 
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
-        for _, p in self.named_parameters(recurse=recurse):
-            yield p
+        cls = type(self)
+        if cls.named_parameters is not Module.named_parameters or cls.named_modules is not Module.named_modules:
+            for _, p in self.named_parameters(recurse=recurse):  # an override decides, as in PyTorch
+                yield p
+            return
+        # named_parameters' walk without building the names nobody reads (zero_grad, every step)
+        seen: set[int] = set()
+        for m in self._unique_modules() if recurse else (self,):
+            for p in m._parameters.values():
+                if p is not None and id(p) not in seen:
+                    seen.add(id(p))
+                    yield p
+
+    def _unique_modules(self) -> Iterator[Module]:
+        """``named_modules()``'s modules, in its order (parents first), without their names."""
+        memo: set[int] = set()
+        stack: list[Module] = [self]
+        while stack:
+            m = stack.pop()
+            if id(m) in memo:
+                continue
+            memo.add(id(m))
+            yield m
+            stack.extend(reversed([c for c in m._modules.values() if c is not None]))
 
     def named_buffers(self, prefix: str = "", recurse: bool = True,
                       remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
