@@ -23,6 +23,7 @@ next sum keeps every rank from writing what another still reads).
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from ..backend import host_numpy as numpy
@@ -50,23 +51,49 @@ class NodeSumWork:
             self.done = True
 
 
+def _layout(specs: list[tuple[int, Any]], k: int) -> tuple[list[int], int]:
+    """Each slot's offset in the window, and the window's size in bytes."""
+    offsets, total = [], 0
+    for size, dtype in specs:
+        total = -(-total // _ALIGN) * _ALIGN
+        offsets.append(total)
+        total += (k + 1) * size * numpy.dtype(dtype).itemsize
+    return offsets, total
+
+
+def _room_for(nbytes: int) -> bool:
+    """Whether the memory file system shared windows live in (MPICH maps files in /dev/shm) has
+    room for ``nbytes`` twice over: a container's is often 64 MiB, and touching a page beyond
+    it kills the process (SIGBUS) instead of raising."""
+    try:
+        st = os.statvfs("/dev/shm")
+    except (OSError, AttributeError):  # no such file system here: MPI maps memory another way
+        return True
+    return st.f_bavail * st.f_frsize >= 2 * nbytes
+
+
 class NodeSum:
     """Slots in one shared window for arrays of the given ``(size, dtype)`` s, in that order.
 
     Made collectively, by every rank of ``group`` with the same ``specs``;
     ``group`` must run on one machine (``group.node_comm`` is its communicator).
+    :meth:`create` makes one only where the memory is there.
     """
+
+    @classmethod
+    def create(cls, group: Any, specs: list[tuple[int, Any]]) -> NodeSum | None:
+        """A ``NodeSum``, or None on every rank when some rank's shared memory lacks the room."""
+        total = _layout(specs, group.size)[1]
+        if not all(group.allgather_object(_room_for(total))):
+            return None
+        return cls(group, specs)
 
     def __init__(self, group: Any, specs: list[tuple[int, Any]]) -> None:
         self._group = group
         self._comm = group.node_comm
         k, self._rank = group.size, group.rank
         MPI = group._MPI
-        offsets, total = [], 0
-        for size, dtype in specs:
-            total = -(-total // _ALIGN) * _ALIGN
-            offsets.append(total)
-            total += (k + 1) * size * numpy.dtype(dtype).itemsize
+        offsets, total = _layout(specs, k)
         # rank 0 allocates all of it (one contiguous block); the others map it
         self._win = MPI.Win.Allocate_shared(total if self._rank == 0 else 0, 1, comm=self._comm)
         self._win.Lock_all(MPI.MODE_NOCHECK)  # a passive epoch for Win.Sync, the memory fence

@@ -211,7 +211,7 @@ class DistributedDataParallel(Module):
         for b in self._buckets:
             b.first_slot = len(specs)
             specs += b.sizes()
-        return NodeSum(group, specs)
+        return NodeSum.create(group, specs)  # None where shared memory lacks the room: MPI then
 
     @property
     def bucket_sizes(self) -> list[int]:
