@@ -1,0 +1,64 @@
+"""``is_contiguous()`` and ``contiguous()`` tell the truth about the memory layout, as PyTorch's do.
+
+They answered ``True`` and returned ``self`` for every tensor, a transpose
+included: code that copies a non-contiguous tensor before handing its memory on
+(``x.contiguous().numpy()`` to a C routine) got the strided view.  The
+expected answers are PyTorch 2.13's for the same expressions.  (One layout
+differs on purpose: ``clone()`` makes a row-major copy here, where PyTorch's
+keeps the strides of a non-contiguous tensor.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+
+# (expression, torch 2.13's x.is_contiguous() for it) on x of shape (3, 4) unless the expression builds its own
+CASES = [
+    (lambda x: x, True),
+    (lambda x: x.T, False),
+    (lambda x: x.transpose(0, 1), False),
+    (lambda x: x.permute(1, 0), False),
+    (lambda x: x[1:], True),
+    (lambda x: x[:, 1:], False),
+    (lambda x: x[::2], False),
+    (lambda x: x[1], True),
+    (lambda x: x[:, 1], False),
+    (lambda x: x.unsqueeze(0), True),
+    (lambda x: x[:1].expand(3, 4), False),
+    (lambda x: x.reshape(4, 3), True),
+    (lambda x: x.T + 1, False),  # an elementwise result keeps its input's layout
+    (lambda x: x.T.contiguous(), True),
+    (lambda x: x[:, :1], False),
+    (lambda x: x[:1, :], True),
+    (lambda x: x.new_zeros((0, 4)), True),
+]
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_is_contiguous_is_pytorchs_answer(case, device):
+    make, want = CASES[case]
+    x = mg.tensor(np.arange(12.0).reshape(3, 4)).to(device)
+    assert make(x).is_contiguous() is want
+
+
+def test_contiguous_is_the_tensor_itself_or_a_differentiable_row_major_copy():
+    x = mg.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)
+    assert x.contiguous() is x
+    t = x.T
+    c = t.contiguous()
+    assert c is not t and c.is_contiguous() and np.array_equal(c.numpy(), t.numpy())
+    assert c.numpy().flags.c_contiguous
+    (c * mg.tensor(np.arange(12.0).reshape(4, 3))).sum().backward()
+    assert np.array_equal(x.grad.numpy(), np.arange(12.0).reshape(4, 3).T)
+
+
+def test_another_memory_format_is_refused_by_name():
+    x = mg.zeros((1, 2, 3, 4))
+    for method in (x.is_contiguous, x.contiguous):
+        with pytest.raises(TypeError, match="only the default layout"):
+            method(memory_format="channels_last")
