@@ -263,6 +263,10 @@ class ArrayNamespace:
             a = a.base
         return a
 
+    def address(self, a: Any) -> int:
+        """The address of ``a``'s first element (PyTorch's ``data_ptr()``)."""
+        return int(a.__array_interface__["data"][0])
+
     # ---- adapter: helpers written once on top of the namespace ------------
     def sum_to(self, a: Any, shape: tuple[int, ...]) -> Any:
         """Sum ``a`` down to ``shape``, undoing NumPy broadcasting.
@@ -524,6 +528,9 @@ class CupyNamespace(ArrayNamespace):
 
     def to_host(self, a: Any) -> numpy.ndarray:
         return self.library.asnumpy(a)
+
+    def address(self, a: Any) -> int:
+        return int(a.data.ptr)
 
     def holds(self, a: Any) -> bool:
         return isinstance(a, self.array_type) and a.device.id == self.index

@@ -62,3 +62,33 @@ def test_another_memory_format_is_refused_by_name():
     for method in (x.is_contiguous, x.contiguous):
         with pytest.raises(TypeError, match="only the default layout"):
             method(memory_format="channels_last")
+
+
+# (expression on x = arange(12.0, float32).reshape(3, 4), torch 2.13's stride(), its data_ptr() - x's
+# or None for new memory)
+STRIDES = [
+    ("x", (4, 1), 0),
+    ("x.T", (1, 4), 0),
+    ("x[1:]", (4, 1), 16),
+    ("x[:, 1:]", (4, 1), 4),
+    ("x[::2]", (8, 1), 0),
+    ("x[:, 1]", (4,), 4),
+    ("x.unsqueeze(1)", (4, 4, 1), 0),
+    ("x[:1].expand(3, 4)", (0, 1), 0),
+    ("x.reshape(4, 3)", (3, 1), 0),
+    ("x.T + 1", (1, 4), None),
+    ("x.T.contiguous()", (3, 1), None),
+]
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("expr, stride, offset", STRIDES)
+def test_stride_and_data_ptr_are_pytorchs(expr, stride, offset, device):
+    x = mg.tensor(np.arange(12.0, dtype=np.float32).reshape(3, 4)).to(device)
+    v = eval(expr)
+    assert v.stride() == stride and all(v.stride(d) == s for d, s in enumerate(stride))
+    assert v.stride(-1) == stride[-1]
+    if offset is None:  # new memory: outside x's 48 bytes
+        assert not x.data_ptr() <= v.data_ptr() < x.data_ptr() + 48
+    else:
+        assert v.data_ptr() - x.data_ptr() == offset

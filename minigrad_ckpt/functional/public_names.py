@@ -627,6 +627,8 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("element_size", lambda self: self.dtype.itemsize),
         tensor_method("is_contiguous", tmeth.is_contiguous_method),
         tensor_method("contiguous", tmeth.contiguous_method),
+        tensor_method("stride", tmeth.stride_method),
+        tensor_method("data_ptr", tmeth.data_ptr_method),
         tensor_method("is_same_size", lambda self, other: self.shape == other.shape),
         tensor_method("split_with_sizes", tmeth.split_with_sizes_method),
         tensor_method("unfold", shapes.unfold_method),

@@ -80,6 +80,20 @@ def contiguous_method(x: Tensor, memory_format: Any = None) -> Tensor:
     return x if x._data.flags.c_contiguous else mf.clone(x)
 
 
+def stride_method(x: Tensor, dim: int | None = None) -> tuple[int, ...] | int:
+    """PyTorch's ``stride()``: how many elements apart in memory the neighbours along each dim
+    are (one dim's, given ``dim``).  An expanded dim has stride 0; a flipped one, which this
+    engine views where PyTorch copies, a negative stride."""
+    steps = tuple(s // x.dtype.itemsize for s in x._data.strides)
+    return steps if dim is None else steps[one_axis(dim, x.ndim)]
+
+
+def data_ptr_method(x: Tensor) -> int:
+    """PyTorch's ``data_ptr()``: the address of the first element; two tensors share memory
+    where their ranges overlap (a view's is inside its base's)."""
+    return x._device.xp.address(x._data)
+
+
 def transpose_method(x: Tensor, *axes: Any) -> Tensor:
     """``x.transpose(dim0, dim1)``: PyTorch's swap of two dims; ``x.transpose()`` or an
     axes tuple: NumPy's permutation."""

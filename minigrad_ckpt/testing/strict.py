@@ -257,6 +257,9 @@ class StrictNamespace(ArrayNamespace):
         # the wrapped NumPy array's owner: a wrapper is made per result, its memory is NumPy's
         return super().memory_owner(a._a)
 
+    def address(self, a: Any) -> int:
+        return super().address(a._a)
+
     def as_strided(self, a: Any, shape: tuple[int, ...], strides: tuple[int, ...]) -> Any:
         return self._wrap(numpy.lib.stride_tricks.as_strided(self._unwrap(a, "as_strided"), shape, strides,
                                                              writeable=False))
