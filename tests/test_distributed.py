@@ -288,7 +288,8 @@ def test_benchmark_runs_in_quick_mode(capsys):
     r = bench.main(["--quick"])
     assert r["buckets"] == 2  # DDP's default: the first bucket holds at most 1 MiB
     assert r["samples_per_s_2ranks"] > 0 and 0.0 <= r["hidden_share"] <= 1.0
-    assert r["path"] == "shared memory"  # both ranks on this machine
+    # both ranks on this machine: shared memory, unless /dev/shm lacks room for the 21 MiB window twice over
+    assert r["path"] in ("shared memory", "MPI Iallreduce")
     assert "hidden behind backward" in capsys.readouterr().out
 
 
