@@ -685,6 +685,19 @@ def scenario_node_sums() -> None:
     finally:
         _node_sum._room_for = room
     assert room(1) and not room(2**62)
+    # the group destroyed (its windows freed): an old wrapper's backward refuses, as MPI's path does
+    old = DDP(make_model("mlp").double())
+    works = [sums.start(0, np.zeros(0))]
+    dist.destroy_process_group()
+    for attempt in (lambda: old(mg.tensor(data("mlp", 0, 4)[0])).sum().backward(),
+                    lambda: sums.start(1, np.zeros(1, np.float32)), works[0].wait):
+        try:
+            attempt()
+        except RuntimeError as exc:
+            assert "destroyed" in str(exc), exc
+        else:
+            raise AssertionError("used a destroyed group's shared memory")
+    dist.init_process_group("mpi")
     result(out)
 
 

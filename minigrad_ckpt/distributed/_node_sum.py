@@ -111,6 +111,7 @@ class NodeSum:
         """Begin summing the flat contiguous ``arr`` over the ranks, in place: hand over the
         parts other ranks add up.  ``wait()`` the result: the sum, or the sum divided by
         ``divisor`` (the mean, in the same pass that copies the sums back)."""
+        self._group._usable()  # a destroyed group freed the window: refuse, as its collectives do
         rows = self._rows[slot]
         if arr.shape != rows.shape[1:] or arr.dtype != rows.dtype:
             raise ValueError(f"slot {slot} holds {rows.shape[1]} values of {rows.dtype}, "
@@ -122,6 +123,7 @@ class NodeSum:
         return NodeSumWork(self, slot, arr, divisor)
 
     def _finish(self, slot: int, arr: Any, divisor: int | None) -> None:
+        self._group._usable()
         rows, parts, mine = self._rows[slot], self._parts[slot], self._rank
         k = len(parts)
         self._barrier()  # every rank's parts are in the window
