@@ -679,12 +679,21 @@ def scenario_node_sums() -> None:
     from minigrad_ckpt.distributed import _node_sum
 
     room = _node_sum._room_for
-    _node_sum._room_for = lambda nbytes: rank != k - 1
+    _node_sum._room_for = lambda nbytes, reserved=0: rank != k - 1
     try:
         assert NodeSum.create(group, specs) is None and DDP(make_model("mlp"))._node_sum is None
     finally:
         _node_sum._room_for = room
-    assert room(1) and not room(2**62)
+    assert room(1) and not room(2**62) and not room(1, reserved=2**62)  # earlier windows count
+    # the pages cannot be reserved on rank 0 (a full /dev/shm): every rank goes through MPI, the window freed
+    held = group.shared_window_bytes
+    assert held > 0
+    reserve = _node_sum._reserve_pages
+    _node_sum._reserve_pages = lambda raw: False
+    try:
+        assert NodeSum.create(group, specs) is None and group.shared_window_bytes == held
+    finally:
+        _node_sum._reserve_pages = reserve
     # the group destroyed (its windows freed): an old wrapper's backward refuses, as MPI's path does
     old = DDP(make_model("mlp").double())
     works = [sums.start(0, np.zeros(0))]
@@ -699,6 +708,22 @@ def scenario_node_sums() -> None:
             raise AssertionError("used a destroyed group's shared memory")
     dist.init_process_group("mpi")
     result(out)
+
+
+def scenario_destroy_alone() -> None:
+    """Rank 1 exits without destroy_process_group(): rank 0's destroy does not wait for it
+    forever (freeing a shared window would), it lets the windows go at exit."""
+    import time
+
+    model = DDP(make_model("mlp"))
+    assert model._node_sum is not None
+    model(mg.tensor(data("mlp", 0, 4)[0], dtype="float32")).sum().backward()
+    if dist.get_rank() == 0:
+        start = time.monotonic()
+        dist.destroy_process_group()
+        print(f"rank 0 destroyed the group in {time.monotonic() - start:.0f} s", flush=True)
+    else:
+        dist._group = None  # leaves without destroying it (MPI is finalized at exit)
 
 
 def scenario_node_sum_timeout() -> None:

@@ -130,6 +130,13 @@ def test_a_rank_that_never_joins_a_shared_memory_sum_times_out():
     assert time.monotonic() - start < 40
 
 
+def test_destroying_the_group_does_not_wait_forever_for_a_rank_that_left():
+    proc = launch("destroy_alone", timeout=45)
+    assert "rank 0 destroyed the group in" in proc.stdout, proc.stdout + proc.stderr
+    took = int(proc.stdout.split("rank 0 destroyed the group in ")[1].split(" s")[0])
+    assert took <= 12  # its wait for the others is bounded (10 s), not the group's 30-minute timeout
+
+
 def test_buckets_no_sync_checkpointing_unused_and_create_graph():
     r = results(launch("variants"))[0]
     assert r["tiny_buckets"] == [1] * 6 and r["one_buckets"] == [6]

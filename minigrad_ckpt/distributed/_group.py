@@ -128,7 +128,7 @@ class ProcessGroup:
         self.timeout = DEFAULT_TIMEOUT
         self.failed: str | None = None  # why a collective timed out: the group is unusable then
         self.node_comm: Any = None  # every rank, when all run on one machine (else None)
-        self._windows: list[Any] = []  # shared-memory windows, freed with the group
+        self._windows: list[tuple[Any, int]] = []  # shared-memory windows and their bytes, freed with the group
 
     # ------------------------------------------------------------ creation
     @classmethod
@@ -384,20 +384,42 @@ class ProcessGroup:
             self._watchdog.stop()
         if self._nccl is not None and not self._nccl_aborted:
             self._nccl.destroy()
-        if self.failed is None:  # freeing a window waits for every rank: not after one failed
-            for win in self._windows:
+        if self._windows and self.failed is None and self._all_ranks_closing():
+            for win, _ in self._windows:  # freeing one waits for every rank: all are here
                 win.Unlock_all()
                 win.Free()
-        self._windows = []
+        self._windows = []  # else MPI's finalize at exit lets them go
         if self.node_comm is not None:
             self.node_comm.Free()
             self.node_comm = None
         self.comm.Free()
 
-    def register_window(self, win: Any) -> None:
+    def register_window(self, win: Any, nbytes: int) -> None:
         """Keep a shared-memory window made on ``node_comm`` until the group is destroyed
         (freeing one is collective: it happens in ``close``, which every rank calls)."""
-        self._windows.append(win)
+        self._windows.append((win, nbytes))
+
+    def free_window(self, win: Any) -> None:
+        """Free a window every rank registered and frees now (collective)."""
+        self._windows = [(w, n) for w, n in self._windows if w is not win]
+        win.Unlock_all()
+        win.Free()
+
+    @property
+    def shared_window_bytes(self) -> int:
+        """The bytes of the shared-memory windows this group holds."""
+        return sum(n for _, n in self._windows)
+
+    def _all_ranks_closing(self, seconds: float = 10.0) -> bool:
+        """Whether every rank reaches ``close`` within ``seconds`` (a rank that exits without
+        destroying the group never does; freeing a window would wait for it forever)."""
+        req = self.node_comm.Ibarrier()
+        deadline = time.monotonic() + min(seconds, self.timeout)
+        while not req.Test():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.001)
+        return True
 
     def __repr__(self) -> str:
         return f"ProcessGroup(backend={self.backend!r}, rank={self.rank}, size={self.size})"

@@ -61,15 +61,40 @@ def _layout(specs: list[tuple[int, Any]], k: int) -> tuple[list[int], int]:
     return offsets, total
 
 
-def _room_for(nbytes: int) -> bool:
+def _room_for(nbytes: int, reserved: int = 0) -> bool:
     """Whether the memory file system shared windows live in (MPICH maps files in /dev/shm) has
-    room for ``nbytes`` twice over: a container's is often 64 MiB, and touching a page beyond
-    it kills the process (SIGBUS) instead of raising."""
+    room for ``nbytes`` twice over, beyond ``reserved`` (this group's earlier windows, whose
+    pages may not be written yet: a window's file takes no space until then).  A container's
+    is often 64 MiB, and touching a page beyond it kills the process (SIGBUS), not an error."""
     try:
         st = os.statvfs("/dev/shm")
     except (OSError, AttributeError):  # no such file system here: MPI maps memory another way
         return True
-    return st.f_bavail * st.f_frsize >= 2 * nbytes
+    return st.f_bavail * st.f_frsize >= 2 * nbytes + reserved
+
+
+_MADV_POPULATE_WRITE = 23  # Linux >= 5.14: fault every page in now, an error (not SIGBUS) if it cannot
+
+
+def _reserve_pages(raw: Any) -> bool:
+    """Make the window's pages real now, so that a full /dev/shm is an error here and not a
+    SIGBUS in some later backward.  False if the memory is not there; True where the kernel
+    cannot be asked (not Linux, or older than 5.14: the room check is all there is then)."""
+    if raw.size == 0:
+        return True
+    try:
+        import ctypes
+        import mmap
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        page = mmap.PAGESIZE
+        start = raw.ctypes.data // page * page
+        length = raw.ctypes.data + raw.size - start
+        if libc.madvise(ctypes.c_void_p(start), ctypes.c_size_t(length), _MADV_POPULATE_WRITE) == 0:
+            return True
+        return ctypes.get_errno() not in (12, 14)  # ENOMEM, EFAULT: no room; EINVAL: cannot ask
+    except (OSError, AttributeError):
+        return True
 
 
 class NodeSum:
@@ -82,11 +107,16 @@ class NodeSum:
 
     @classmethod
     def create(cls, group: Any, specs: list[tuple[int, Any]]) -> NodeSum | None:
-        """A ``NodeSum``, or None on every rank when some rank's shared memory lacks the room."""
+        """A ``NodeSum``, or None on every rank when some rank's shared memory lacks the room
+        (checked, then the pages reserved on rank 0, which owns them)."""
         total = _layout(specs, group.size)[1]
-        if not all(group.allgather_object(_room_for(total))):
+        if not all(group.allgather_object(_room_for(total, group.shared_window_bytes))):
             return None
-        return cls(group, specs)
+        made = cls(group, specs)
+        if not all(group.allgather_object(made._reserved)):
+            group.free_window(made._win)
+            return None
+        return made
 
     def __init__(self, group: Any, specs: list[tuple[int, Any]]) -> None:
         self._group = group
@@ -97,9 +127,10 @@ class NodeSum:
         # rank 0 allocates all of it (one contiguous block); the others map it
         self._win = MPI.Win.Allocate_shared(total if self._rank == 0 else 0, 1, comm=self._comm)
         self._win.Lock_all(MPI.MODE_NOCHECK)  # a passive epoch for Win.Sync, the memory fence
-        group.register_window(self._win)
+        group.register_window(self._win, total)
         buf, _ = self._win.Shared_query(0)
         raw = numpy.frombuffer(buf, dtype=numpy.uint8, count=total) if total else numpy.zeros(0, numpy.uint8)
+        self._reserved = _reserve_pages(raw) if self._rank == 0 else True
         self._rows: list[Any] = []   # per slot: (k + 1, size): row j what rank j hands over, row k the sums
         self._parts: list[list[slice]] = []
         for (size, dtype), off in zip(specs, offsets):
