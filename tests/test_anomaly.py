@@ -274,25 +274,18 @@ def test_backward_steps_stops_at_the_same_node():
 
 def test_a_tape_recorded_in_anomaly_mode_snapshots_and_restores(tmp_path):
     pytest.importorskip("msgpack", reason="msgpack (a runtime dependency) is not installed")
-    from minigrad_ckpt.snapshot import Snapshot, SnapshotConfig
+    from tape_snapshots import gradients_before_and_after_restore
 
     def build():
         mg.manual_seed(0)
         model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))
         return model, mg.Executor(model, mg.optim.SGD(model.parameters(), lr=0.1))
 
-    model, ex = build()
     x = mg.tensor([[0.0, 1.0, 2.0], [1.0, 0.0, 4.0]])
-    with mg.detect_anomaly():
-        loss = mg.sqrt(model(x) ** 2 + 1.0).sum()  # finite everywhere
-        ex.record(loss)
-        path = Snapshot.from_executor_with_config(ex, 1, SnapshotConfig.for_training()).save(tmp_path / "t.mgsnap")
-        loss.backward()
-        reference = [p.grad.numpy().tobytes() for p in model.parameters()]
-        model2, ex2 = build()
-        Snapshot.load(path).restore_into(ex2)
-        ex2.tape.backward()
-    assert [p.grad.numpy().tobytes() for p in model2.parameters()] == reference
+    before, after = gradients_before_and_after_restore(
+        build, lambda m: mg.sqrt(m(x) ** 2 + 1.0).sum(),  # finite everywhere
+        tmp_path / "t.mgsnap", context=mg.detect_anomaly)
+    assert after == before
 
 
 # ------------------------------------------------------------------ checkpoint replays
