@@ -92,3 +92,30 @@ def test_stride_and_data_ptr_are_pytorchs(expr, stride, offset, device):
         assert not x.data_ptr() <= v.data_ptr() < x.data_ptr() + 48
     else:
         assert v.data_ptr() - x.data_ptr() == offset
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_contiguous_at_the_seams_transforms_checkpointing_and_in_place_writes(device):
+    from minigrad_ckpt import checkpoint as ck
+
+    values = np.arange(12.0).reshape(3, 4)
+    weights = mg.tensor(np.arange(12.0).reshape(4, 3) / 7).to(device)  # closed over
+
+    def f(x):
+        c = x.T.contiguous()
+        assert c.is_contiguous() and c.stride() == (3, 1)
+        return (c * weights).sum()
+
+    want = (np.arange(12.0).reshape(4, 3) / 7).T
+    got = mg.func.grad(f)(mg.tensor(values).to(device))
+    assert np.array_equal(got.numpy(), want)
+    plain, ckpt = (mg.tensor(values).to(device).requires_grad_() for _ in range(2))
+    f(plain).backward()
+    ck.checkpoint(f, ckpt).backward()
+    assert np.array_equal(ckpt.grad.numpy(), plain.grad.numpy())
+    # the copy is a tensor of its own: an in-place change to it is recorded, the base untouched
+    x = mg.tensor(values).to(device).requires_grad_()
+    c = x.T.contiguous()
+    c.mul_(3.0)
+    (c * weights).sum().backward()
+    assert np.array_equal(x.grad.numpy(), 3.0 * want) and np.array_equal(x.numpy(), values)

@@ -115,3 +115,36 @@ def test_concatenate_checks_every_axis_but_its_own():
     for bad in (mg.zeros((2, 5, 3)), mg.zeros((3, 5, 4)), mg.zeros((2, 5))):
         with pytest.raises(ValueError, match="differ outside axis 1"):
             mg.concatenate([a, bad], axis=1)
+
+
+# ---------------------------------------------------------------- the shortcuts at the seams
+@pytest.mark.parametrize("device, dtype", [("cpu", "float64"), ("cpu", "float32"), ("strict", "float64"),
+                                           ("strict-f32", "float32")])
+def test_power_and_mean_shortcuts_under_transforms_checkpointing_and_in_place_writes(device, dtype):
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+    from minigrad_ckpt import checkpoint as ck
+
+    values = np.array([[0.5, -1.5, 2.0], [1.0, 0.25, -3.0]], dtype=dtype)
+    x = mg.tensor(values).to(device)
+    tol = 1e-5 if dtype == "float32" else 1e-12
+
+    def f(t):
+        return mg.mean(t ** 3, axis=1).sum()  # d/dt: 3 t^2 / 3 = t^2 per element
+
+    got = mg.func.grad(f)(x).numpy()
+    assert got.dtype == np.dtype(dtype) and np.allclose(got, values ** 2, rtol=tol)
+    _, tangent = mg.func.jvp(f, (x,), (mg.ones_like(x),))  # sum of t^2
+    assert np.allclose(tangent.numpy(), (values ** 2).sum(), rtol=tol)
+    hess = mg.func.hessian(f)(x).numpy().reshape(6, 6)
+    assert np.allclose(hess, np.diag(2 * values.ravel()), rtol=tol, atol=tol)
+    # checkpointed, bitwise the plain gradient; and after an in-place write recorded on the tape
+    plain = mg.tensor(values).to(device).requires_grad_()
+    f(plain).backward()
+    ckpt = mg.tensor(values).to(device).requires_grad_()
+    ck.checkpoint(f, ckpt).backward()
+    assert np.array_equal(ckpt.grad.numpy(), plain.grad.numpy())
+    w = mg.tensor(values).to(device).requires_grad_()
+    h = w * 1.0
+    h **= 2  # recorded in place: h = w^2
+    mg.mean(h).backward()
+    assert np.allclose(w.grad.numpy(), 2 * values / values.size, rtol=tol)
