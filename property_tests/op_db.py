@@ -652,6 +652,22 @@ def attrs_unary(name: str, attrs: Callable[[Any], dict], grad_dom: Dom = REAL, f
     return sampler
 
 
+def difference_loss_sampler(name: str, attrs: Callable[[Any], dict]) -> Sampler:
+    """A regression loss of ``input - target`` (one shape), reduced by a drawn ``reduction``.
+    For gradients the input lies on a grid offset from the target's by half a step, so the
+    difference is never 0 or ``±beta`` (the kinks); forward values meet them and zeros."""
+
+    def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+        shape = _shape(draw, max_size)
+        on_grid = Dom(-4.0, 4.0, grid=0.25, offset=0.125) if grad else Dom(-1e3, 1e3, specials=(0.0, -0.0, 0.5, -1.0))
+        x = _arr(draw, shape, dtype, on_grid)
+        y = _arr(draw, shape, dtype, Dom(-4.0, 4.0, grid=0.25) if grad else on_grid)
+        op = registry[name](reduction=draw(st.sampled_from(["mean", "sum", "none"])), **attrs(draw))
+        return Sample(op, (x, y), _diff(draw, [_float(dtype), _float(dtype)]))
+
+    return sampler
+
+
 def softmax_sampler(name: str) -> Sampler:
     """``axis`` normalized as ``nn.functional.softmax`` does (a sorted tuple; default -1)."""
 
@@ -1468,13 +1484,13 @@ SPECS: list[OpSpec] = [
     # losses
     _spec("SoftmaxCrossEntropy", softmax_cross_entropy_sampler),
     _spec("CTCNegLogLikelihood", ctc_sampler),
-    # the regression losses of d = input - target: gradients on a grid that misses the kinks at |d| = beta
-    _spec("SmoothL1", attrs_unary("SmoothL1", lambda d: {"beta": d(st.sampled_from([0.5, 1.0, 2.0]))},
-                                  Dom(-4.0, 4.0, grid=0.25, offset=0.125),
-                                  Dom(-1e3, 1e3, specials=(0.0, -0.0, 0.5, -1.0, 2.0)))),
-    _spec("Huber", attrs_unary("Huber", lambda d: {"delta": d(st.sampled_from([0.5, 1.0, 2.0]))},
-                               Dom(-4.0, 4.0, grid=0.25, offset=0.125),
-                               Dom(-1e3, 1e3, specials=(0.0, -0.0, 0.5, -1.0, 2.0)))),
+    # the regression losses of d = input - target, reduced: gradients where d misses 0 and |d| = beta
+    _spec("MSELoss", difference_loss_sampler("MSELoss", lambda d: {})),
+    _spec("L1Loss", difference_loss_sampler("L1Loss", lambda d: {})),
+    _spec("SmoothL1Loss", difference_loss_sampler("SmoothL1Loss",
+                                                  lambda d: {"beta": d(st.sampled_from([0.5, 1.0, 2.0]))})),
+    _spec("HuberLoss", difference_loss_sampler("HuberLoss",
+                                               lambda d: {"delta": d(st.sampled_from([0.5, 1.0, 2.0]))})),
 ]
 
 #: Ops defined on complex numbers whose specs above draw real samples: half of their float

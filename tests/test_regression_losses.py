@@ -1,8 +1,12 @@
-"""Smooth L1 and Huber as one op each: bitwise the composite they replace, and right at ±inf."""
+"""The regression losses (mse, l1, smooth L1, Huber) as one op each, reduction included: bitwise
+the composite of ops they replace in values, gradients and tangents, right at ±inf, and at the
+seams (second derivatives, function transforms with a closed-over target, checkpointing, in-place
+writes recorded on the tape, float32 and the strict devices)."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -11,13 +15,18 @@ import minigrad_ckpt as mg
 from minigrad_ckpt import checkpoint
 
 F = mg.nn.functional
+KINDS = ["mse", "l1", "smooth_l1", "huber"]
 
 
 def composite(x, y, p, reduction, kind):
-    """The seven-node form the ops replace (their arithmetic, term for term)."""
+    """The nodes the ops replace (their arithmetic, term for term)."""
     d = x - y
     a = mg.abs(d)
-    if kind == "smooth_l1":
+    if kind == "mse":
+        loss = d * d
+    elif kind == "l1":
+        loss = a
+    elif kind == "smooth_l1":
         loss = mg.where(a < p, d * d * (0.5 / p), a - 0.5 * p)
     else:
         loss = mg.where(a <= p, d * d * 0.5, (a - 0.5 * p) * p)
@@ -25,30 +34,43 @@ def composite(x, y, p, reduction, kind):
 
 
 def fused(x, y, p, reduction, kind):
+    if kind == "mse":
+        return F.mse_loss(x, y, reduction=reduction)
+    if kind == "l1":
+        return F.l1_loss(x, y, reduction=reduction)
     if kind == "smooth_l1":
         return F.smooth_l1_loss(x, y, reduction=reduction, beta=p)
     return F.huber_loss(x, y, reduction=reduction, delta=p)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(dtype=st.sampled_from(["float32", "float64"]), reduction=st.sampled_from(["mean", "sum", "none"]),
-       kind=st.sampled_from(["smooth_l1", "huber"]), p=st.sampled_from([0.5, 1.0, 1.3]),
-       data=st.data())
-def test_values_and_gradients_are_the_composites_bit_for_bit(dtype, reduction, kind, p, data):
-    n = data.draw(st.integers(1, 12))
+       kind=st.sampled_from(KINDS), p=st.sampled_from([0.5, 1.0, 1.3]), data=st.data())
+def test_values_gradients_and_tangents_are_the_composites_bit_for_bit(dtype, reduction, kind, p, data):
+    shape = data.draw(st.sampled_from([(), (1,), (5,), (3, 4), (0,)]))
     elems = st.one_of(st.sampled_from([0.0, -0.0, p, -p, 2 * p]), st.floats(-50, 50, width=32))
-    xv = data.draw(hnp.arrays(dtype, n, elements=elems))
-    yv = data.draw(hnp.arrays(dtype, n, elements=elems))
-    gv = data.draw(hnp.arrays(dtype, n, elements=st.floats(-2, 2, width=32)))
+    xv, yv, tx, ty = (data.draw(hnp.arrays(dtype, shape, elements=elems)) for _ in range(4))
+    gv = data.draw(hnp.arrays(dtype, shape, elements=st.floats(-2, 2, width=32)))
     results = []
     for f in (fused, composite):
         x, y = mg.tensor(xv, requires_grad=True), mg.tensor(yv, requires_grad=True)
         loss = f(x, y, p, reduction, kind)
         grads = mg.grad(loss, [x, y], grad_outputs=[mg.tensor(gv)] if reduction == "none" else None)
-        results.append([loss.numpy(), *(g.numpy() for g in grads)])
-    for a, b in zip(*results):
-        assert a.dtype == np.dtype(dtype)
+        _, tangent = mg.func.jvp(lambda a, b, f=f: f(a, b, p, reduction, kind), (mg.tensor(xv), mg.tensor(yv)),
+                                 (mg.tensor(tx), mg.tensor(ty)))
+        results.append([loss.numpy(), *(g.numpy() for g in grads), tangent.numpy()])
+    for a, b in zip(results[0], results[1]):
+        assert a.dtype == np.dtype(dtype) and a.shape == b.shape
+    for a, b in zip(results[0][:3], results[1][:3]):
         np.testing.assert_array_equal(a, b)
+    # the tangent: bitwise for mse and l1; smooth L1 and Huber apply their gradient's rule to it,
+    # whose quadratic branch rounds (v c) d twice where the composite rounds (v d + d v) c
+    tangent, expected = results[0][3], results[1][3]
+    if kind in ("mse", "l1"):
+        np.testing.assert_array_equal(tangent, expected)
+    else:
+        tol = 1e-6 if dtype == "float32" else 1e-14
+        np.testing.assert_allclose(tangent, expected, rtol=tol, atol=tol * float(np.abs(tx).sum() + 1))
 
 
 def test_infinite_differences_get_the_linear_branchs_gradient_as_in_pytorch():
@@ -63,10 +85,24 @@ def test_infinite_differences_get_the_linear_branchs_gradient_as_in_pytorch():
     np.testing.assert_array_equal(g.numpy(), [1.5, -1.5, 0.5])
 
 
-def test_one_node_per_loss_and_second_derivatives_through_it():
+@pytest.mark.parametrize("kind, op", [("mse", "MSELoss"), ("l1", "L1Loss"), ("smooth_l1", "SmoothL1Loss"),
+                                      ("huber", "HuberLoss")])
+def test_one_node_per_loss(kind, op):
+    x = mg.tensor(np.array([0.3, -2.0, 1.0]), requires_grad=True)
+    nodes = mg.tape.walk(fused(x * 1.0, mg.zeros(3), 0.5, "mean", kind))
+    assert [n.op.name for n in nodes] == ["Mul", op]
+
+
+def test_complex_differences_keep_the_composite():
+    z = mg.tensor(np.array([1 + 2j, -1j]), requires_grad=True)
+    np.testing.assert_allclose(F.mse_loss(z, mg.zeros(2, dtype="complex128")).numpy(), ((1 + 2j) ** 2 - 1) / 2)
+    np.testing.assert_allclose(F.l1_loss(z, mg.zeros(2, dtype="complex128")).numpy(), (5 ** 0.5 + 1) / 2)
+    assert "MSELoss" not in [n.op.name for n in mg.tape.walk(F.mse_loss(z, mg.zeros(2, dtype="complex128")))]
+
+
+def test_second_derivatives_through_the_op():
     x = mg.tensor(np.array([0.3, -2.0, 1.0]), requires_grad=True)
     loss = F.smooth_l1_loss(x, mg.zeros(3), beta=0.5)
-    assert [n.op.name for n in mg.tape.walk(loss)][-2:] == ["SmoothL1", "Mean"]
     (g,) = mg.grad(loss, [x], create_graph=True)
     (h,) = mg.grad((g * g).sum(), [x])  # d/dx sum(g^2) = 2 g g' ; g' = 1/(3 beta) inside, 0 outside
     np.testing.assert_allclose(h.numpy(), [2 * (0.3 / 0.5 / 3) / (3 * 0.5), 0.0, 0.0])
@@ -83,3 +119,40 @@ def test_inside_a_checkpoint_the_gradient_is_bitwise_the_same():
     (plain,) = mg.grad(body(w), [w])
     (ckpt,) = mg.grad(checkpoint.checkpoint(body, w), [w])
     np.testing.assert_array_equal(plain.numpy(), ckpt.numpy())
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("device, dtype", [("cpu", "float64"), ("cpu", "float32"), ("strict", "float64"),
+                                           ("strict-f32", "float32")])
+def test_at_the_seams_transforms_with_a_closed_over_target_checkpointing_and_in_place(kind, device, dtype):
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+
+    rng = np.random.default_rng(5)
+    xv, yv = rng.standard_normal((3, 4)).astype(dtype), rng.standard_normal((3, 4)).astype(dtype)
+    target = mg.tensor(yv).to(device)  # closed over by the functions below, never an argument
+    tol = 1e-5 if dtype == "float32" else 1e-12
+
+    def loss(t):
+        return fused(t, target, 0.8, "mean", kind)
+
+    def reference(t):
+        return composite(t, target, 0.8, "mean", kind)
+
+    x = mg.tensor(xv).to(device)
+    assert np.array_equal(mg.func.grad(loss)(x).numpy(), mg.func.grad(reference)(x).numpy())
+    v = mg.tensor(rng.standard_normal((3, 4)).astype(dtype)).to(device)
+    np.testing.assert_allclose(mg.func.jvp(loss, (x,), (v,))[1].numpy(), mg.func.jvp(reference, (x,), (v,))[1].numpy(),
+                               rtol=tol, atol=tol)
+    if kind != "l1":  # l1's Hessian is 0 almost everywhere: nothing to compare but zeros
+        np.testing.assert_allclose(mg.func.hessian(loss)(x).numpy(), mg.func.hessian(reference)(x).numpy(),
+                                   rtol=tol, atol=tol)
+    # checkpointed, bitwise the plain gradient; and through an in-place write recorded on the tape
+    plain, ckpt = (mg.tensor(xv).to(device).requires_grad_() for _ in range(2))
+    loss(plain * 2.0).backward()
+    checkpoint.checkpoint(lambda t: loss(t * 2.0), ckpt).backward()
+    assert np.array_equal(ckpt.grad.numpy(), plain.grad.numpy())
+    w = mg.tensor(xv).to(device).requires_grad_()
+    h = w * 1.0
+    h *= 2.0  # recorded in place
+    loss(h).backward()
+    assert np.array_equal(w.grad.numpy(), plain.grad.numpy())

@@ -1,21 +1,126 @@
-"""Smooth L1 and Huber: a regression loss as one elementwise op of the difference.
+"""Regression losses of the difference ``d = input - target``: each one op, its reduction included.
 
-Written out, ``smooth_l1_loss`` is seven nodes per call (``|d|``, a
-comparison, ``d * d``, a scale, a shift, ``where``, then the reduction); a
-small regression program spends more time recording them than computing, so
-each loss is one op of ``d = input - target``.  The arithmetic is the
-composite's, term for term, so values and gradients are bitwise the same as
-the seven nodes' -- except at ``d = ±inf``, where the composite's masked
-quadratic branch sent ``0 * inf = NaN`` into the gradient and the op gives
-the linear branch's ``±g``, as PyTorch does.
+Written out, ``mse_loss`` is three nodes per call (the difference, its square,
+the mean) and ``smooth_l1_loss`` seven (``|d|``, a comparison, ``d * d``, a
+scale, a shift, ``where``, the mean).  A small regression program spends more
+time recording and reversing them than computing, so each loss is one op of
+``(input, target)`` -- as PyTorch's ``MseLossBackward`` is one node -- that
+saves the two operands and makes ``d`` again in backward (one subtraction).
+
+Each loss states its pointwise value of ``d`` and ``v`` times its derivative
+once; the reduction's value and spread are written once here, and backward and
+forward mode both follow.  The arithmetic is the composite's, term for term, so
+values and gradients are bitwise the same as the nodes' -- except smooth L1 and
+Huber at ``d = ±inf``, where the composite's masked quadratic branch sent
+``0 * inf = NaN`` into the gradient and the op gives the linear branch's ``±g``,
+as PyTorch does.  Tangents are bitwise the composite's for ``mse`` and ``l1``;
+smooth L1's and Huber's quadratic branch rounds ``(v c) d`` twice where the
+composite's rounds ``(v d + d v) c``: the same up to the last bit.
 """
 
 from __future__ import annotations
 
-from .elementwise import UnaryElementwise
+import math
+
+from .base import Op
 
 
-class SmoothL1(UnaryElementwise):
+def _reduce(xp, loss, reduction):
+    """``loss`` summed, averaged or kept: ``mean`` as :class:`~.reduction.Mean` computes it."""
+    if reduction == "none":
+        return loss
+    axes = tuple(range(loss.ndim))
+    if reduction == "sum":
+        return xp.sum(loss, axis=axes)
+    n = loss.size
+    if n == 0:
+        with xp.errstate(invalid="ignore", divide="ignore"):
+            return xp.sum(loss, axis=axes) / n
+    if loss.dtype.kind == "f" and loss.dtype.itemsize > 2:
+        return xp.sum(loss, axis=axes) / n
+    return xp.mean(loss, axis=axes)
+
+
+def _spread(g, d, reduction):
+    """The reduction's backward: what each element of the loss receives of ``g`` (a scalar
+    for ``mean`` and ``sum``: it broadcasts in the product with the derivative at ``d``)."""
+    if reduction != "mean":
+        return g
+    n = math.prod(d.shape)  # not d.size: with create_graph these are Tensors
+    return g * (1.0 / n) if n else g * 0
+
+
+def _reduce_tangent(xp, t, reduction):
+    """The reduction's forward mode: linear, so the reduction of the tangent (``mean`` as
+    :class:`~.reduction.Mean` writes it: the sum times ``1/n``)."""
+    if reduction == "none":
+        return t
+    s = xp.sum(t, axis=tuple(range(t.ndim)))
+    if reduction == "sum":
+        return s
+    n = math.prod(t.shape)
+    return s * (1.0 / n if n else 0.0)
+
+
+class _DifferenceLoss(Op):
+    """``reduction(f(input - target))``; a subclass states ``pointwise`` (``f(d)``) and
+    ``times_derivative`` (``v f'(d)``)."""
+
+    abstract = True
+    reduction: str
+
+    def pointwise(self, xp, d):
+        raise NotImplementedError
+
+    def times_derivative(self, xp, v, d):
+        raise NotImplementedError
+
+    def forward(self, xp, x, y):
+        return _reduce(xp, self.pointwise(xp, x - y), self.reduction)
+
+    def backward(self, xp, g, out, x, y):
+        d = x - y
+        gd = self.times_derivative(xp, _spread(g, d, self.reduction), d)
+        return gd, -gd
+
+    def jvp(self, xp, tangents, out, x, y):
+        tx, ty = tangents
+        if tx is None and ty is None:
+            return None
+        td = -ty if tx is None else tx if ty is None else tx - ty
+        return _reduce_tangent(xp, self.times_derivative(xp, td, x - y), self.reduction)
+
+    def reference(self, np, x, y):
+        loss = self.pointwise(np, np.subtract(x, y))
+        if self.reduction == "none":
+            return loss
+        with np.errstate(invalid="ignore", divide="ignore"):  # the mean of nothing is NaN, as NumPy's
+            return np.sum(loss) if self.reduction == "sum" else np.sum(loss) / loss.size
+
+
+class MSELoss(_DifferenceLoss):
+    """``d²``; ``v`` times the derivative is ``v d + v d``, as the composite's ``d * d``
+    sends ``v d`` back along each of its two edges."""
+
+    def pointwise(self, xp, d):
+        return d * d
+
+    def times_derivative(self, xp, v, d):
+        q = v * d
+        return q + q
+
+
+class L1Loss(_DifferenceLoss):
+    """``|d|``; subgradient 0 at 0 (``sign``), as ``abs``'s."""
+
+    def pointwise(self, xp, d):
+        return xp.abs(d)
+
+    def times_derivative(self, xp, v, d):
+        return v * xp.sign(d)
+
+
+class SmoothL1Loss(_DifferenceLoss):
     """``0.5 d² / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``beta > 0``).
 
     Derivative ``d / beta`` inside, ``sign(d)`` outside: continuous at ``|d| = beta``.
@@ -23,21 +128,17 @@ class SmoothL1(UnaryElementwise):
 
     beta: float
 
-    def forward(self, xp, d):
+    def pointwise(self, xp, d):
         a = xp.abs(d)
         return xp.where(a < self.beta, d * d * (0.5 / self.beta), a - 0.5 * self.beta)
 
-    def times_derivative(self, xp, v, out, d):
+    def times_derivative(self, xp, v, d):
         # (v c) d twice, as the composite's product d * d sends it back to d: bitwise the same
         q = v * (0.5 / self.beta) * d
         return xp.where(xp.abs(d) < self.beta, q + q, v * xp.sign(d))
 
-    def reference(self, np, d):
-        a = np.abs(d)
-        return np.where(a < self.beta, 0.5 * d * d / self.beta, a - 0.5 * self.beta)
 
-
-class Huber(UnaryElementwise):
+class HuberLoss(_DifferenceLoss):
     """``0.5 d²`` where ``|d| <= delta``, else ``delta (|d| - 0.5 delta)`` (``delta > 0``).
 
     Derivative ``d`` inside, ``delta sign(d)`` outside: continuous at ``|d| = delta``.
@@ -45,14 +146,10 @@ class Huber(UnaryElementwise):
 
     delta: float
 
-    def forward(self, xp, d):
+    def pointwise(self, xp, d):
         a = xp.abs(d)
         return xp.where(a <= self.delta, d * d * 0.5, (a - 0.5 * self.delta) * self.delta)
 
-    def times_derivative(self, xp, v, out, d):
-        q = v * 0.5 * d  # as in SmoothL1: the composite's d * d, bitwise
+    def times_derivative(self, xp, v, d):
+        q = v * 0.5 * d  # as in SmoothL1Loss: the composite's d * d, bitwise
         return xp.where(xp.abs(d) <= self.delta, q + q, v * self.delta * xp.sign(d))
-
-    def reference(self, np, d):
-        a = np.abs(d)
-        return np.where(a <= self.delta, 0.5 * d * d, self.delta * (a - 0.5 * self.delta))

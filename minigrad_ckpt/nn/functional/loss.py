@@ -49,6 +49,12 @@ def _input_and_target(name: str, input: Any, target: Any) -> tuple[Tensor, Tenso
     return x, y
 
 
+def _complex(x: Tensor, y: Tensor) -> bool:
+    """A complex difference: ``mse_loss`` and ``l1_loss`` keep their composites of ops that
+    know complex numbers (``abs`` of a complex number is not the real rule)."""
+    return x.dtype.kind == "c" or y.dtype.kind == "c"
+
+
 def _class_last(x: Tensor) -> Tensor:
     """(N, C, d1, ...) -> (N * d1 * ..., C); (C,) -> (1, C); (N, C) unchanged."""
     if x.ndim == 1:
@@ -246,8 +252,10 @@ def mse_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = No
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     x, y = _input_and_target("mse_loss", input, target)
-    d = x - y
-    return _reduce(d * d, reduction)
+    if _complex(x, y):
+        d = x - y
+        return _reduce(d * d, reduction)
+    return apply(_regression.MSELoss(reduction=reduction), x, y)
 
 
 def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None, size_average: Any = None,
@@ -278,7 +286,9 @@ def l1_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = Non
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     x, y = _input_and_target("l1_loss", input, target)
-    return _reduce(mf.abs(x - y), reduction)
+    if _complex(x, y):
+        return _reduce(mf.abs(x - y), reduction)
+    return apply(_regression.L1Loss(reduction=reduction), x, y)
 
 
 def smooth_l1_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
@@ -290,8 +300,8 @@ def smooth_l1_loss(input: Any, target: Any, size_average: Any = None, reduce: An
         raise ValueError(f"smooth_l1_loss: beta must be >= 0, got {beta}")
     x, y = _input_and_target("smooth_l1_loss", input, target)
     if beta == 0:
-        return _reduce(mf.abs(x - y), reduction)
-    return _reduce(apply(_regression.SmoothL1(beta=float(beta)), x - y), reduction)
+        return l1_loss(x, y, reduction=reduction)
+    return apply(_regression.SmoothL1Loss(beta=float(beta), reduction=reduction), x, y)
 
 
 def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 1.0) -> Tensor:
@@ -300,7 +310,7 @@ def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 
     if delta <= 0:
         raise ValueError(f"huber_loss: delta must be > 0, got {delta}")
     x, y = _input_and_target("huber_loss", input, target)
-    return _reduce(apply(_regression.Huber(delta=float(delta)), x - y), reduction)
+    return apply(_regression.HuberLoss(delta=float(delta), reduction=reduction), x, y)
 
 
 def _clamped_log(p: Tensor) -> Tensor:
