@@ -633,8 +633,9 @@ def _sole_views(found: dict[int, Any]) -> set[int]:
     tell a sole view from a shared one it is None, and every view is copied.
     """
     if _SOLE_VIEW_COUNTS is None:
-        return set()
-    return {id(found[k]) for k in found if _view_refcounts(found, k) == _SOLE_VIEW_COUNTS}
+        return set()  # (the base read first: most gradients own their memory, and a call costs more)
+    return {id(found[k]) for k in found
+            if getattr(found[k], "base", None) is not None and _view_refcounts(found, k) == _SOLE_VIEW_COUNTS}
 
 
 def _view_refcounts(found: dict[int, Any], k: int) -> tuple[int, int] | None:
