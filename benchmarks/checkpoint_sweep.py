@@ -43,7 +43,6 @@ counted as the ledger counts: the bytes of the tensors autograd saved
 from __future__ import annotations
 
 import argparse
-import ctypes
 import gc
 import json
 import statistics
@@ -54,6 +53,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import minigrad_ckpt as mg  # noqa: E402
+from benchmarks.allocator import keep_freed_memory  # noqa: E402
 from minigrad_ckpt import checkpoint as ck  # noqa: E402
 from minigrad_ckpt import nn  # noqa: E402
 from minigrad_ckpt.nn import functional as F  # noqa: E402
@@ -131,18 +131,6 @@ def resnet_bn_layers(n_blocks: int, channels: int) -> list:
 def tanh_chain(depth: int, width: int) -> list:
     mg.manual_seed(0)
     return [nn.Sequential(nn.Linear(width, width), nn.Tanh()) for _ in range(depth)]
-
-
-def keep_freed_memory() -> bool:
-    """glibc only: large arrays from the heap (not each its own mapping) and freed memory
-    kept there for reuse, so allocating an array again touches no fresh pages.  False
-    where that allocator is not there."""
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-        m_trim_threshold, m_mmap_threshold = -1, -3  # malloc.h
-        return bool(libc.mallopt(m_mmap_threshold, 32 * 2**20) and libc.mallopt(m_trim_threshold, 2**31 - 1))
-    except (OSError, AttributeError):
-        return False
 
 
 _CLOCKS = {"cpu": time.process_time, "wall": time.perf_counter}

@@ -5,6 +5,7 @@
     python -m benchmarks --only per_op,mlp      # a subset (the names: see --help)
     python -m benchmarks --json results.json
     python -m benchmarks --all                  # also the checkpointing sweep and the snapshot benchmark
+    python -m benchmarks --malloc keep          # no engine pays page faults for memory freed and taken again
 
 Method: BLAS pinned to 1 thread (set before NumPy is imported), every
 engine's first step checked against the hand-written NumPy floor, warm-up,
@@ -87,9 +88,17 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--json", default=None, help="write the results here")
     p.add_argument("--all", action="store_true", help="also run the checkpoint sweep and snapshot throughput")
     p.add_argument("--quick", action="store_true", help="fewer rounds (a smoke run)")
+    p.add_argument("--malloc", choices=("system", "keep"), default="system",
+                   help="leave glibc's allocator settings (default) or keep freed memory for reuse, so that no "
+                        "engine's step pays page faults for arrays allocated again (benchmarks/allocator.py)")
     args = p.parse_args(argv)
     _pin_threads(args.threads)
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    if args.malloc == "keep":
+        from benchmarks.allocator import keep_freed_memory
+
+        print("allocator: freed memory kept for reuse" if keep_freed_memory()
+              else "(glibc's mallopt is not available: the system's allocator settings stay)")
     from benchmarks.harness import run_benchmarks
 
     rounds = 3 if args.quick else args.rounds
