@@ -305,26 +305,45 @@ def _flipped_kernel(xp, w):
 _GRID_MAX_WIDTH = 16  # interleaved, grid / col2im time: 0.5-0.9x at widths 4-16, 0.9-1.1x at 24, 1.35-1.6x at 26
 
 
+class _FlatGrid:
+    """The padded input's grid flattened channel-major, (C, N*Hp*Wp), plus room for the
+    largest shift: what the grid and the wide rows add each kernel offset's columns into,
+    the offset (i, j) a shift of the flat index by i*dh*Wp + j*dw."""
+
+    def __init__(self, xp, g, w, x_shape, padding, dilation) -> None:
+        self.n, self.c, self.h, self.w = x_shape
+        self.o, _, self.kh, self.kw = w.shape
+        (self.ph, self.pw), (self.dh, self.dw) = padding, dilation
+        self.hp, self.wp = self.h + 2 * self.ph, self.w + 2 * self.pw
+        self.ho, self.wo = g.shape[2:]
+        self.dtype = xp.result_type(g, w)
+
+    def shift(self, k: int) -> int:
+        """The flat index's shift for kernel offset ``k`` (row-major over (KH, KW))."""
+        return (k // self.kw) * self.dh * self.wp + (k % self.kw) * self.dw
+
+    def zeros(self, xp):
+        return xp.zeros((self.c, self.n * self.hp * self.wp + self.shift(self.kh * self.kw - 1)), dtype=self.dtype)
+
+    def input_grad(self, xp, flat):
+        """The (N, C, H, W) gradient: the padding and the room past the last image cut off."""
+        q = self
+        grid = flat[:, :q.n * q.hp * q.wp].reshape(q.c, q.n, q.hp, q.wp)
+        return xp.transpose(grid[:, :, q.ph:q.ph + q.h, q.pw:q.pw + q.w], (1, 0, 2, 3))
+
+
 def _grid_input_grad(xp, g, w, x_shape, padding, dilation):
-    n, c, h, wd = x_shape
-    o, _, kh, kw = w.shape
-    (ph, pw), (dh, dw) = padding, dilation
-    hp, wp = h + 2 * ph, wd + 2 * pw
-    ho, wo = g.shape[2:]
-    dtype = xp.result_type(g, w)
-    wt = xp.transpose(w, (2, 3, 1, 0)).reshape(kh * kw * c, o)  # rows ordered (i, j, c)
-    reach = (kh - 1) * dh * wp + (kw - 1) * dw  # the largest shift: past the grid's end
-    gx = xp.zeros((c, n * hp * wp + reach), dtype=dtype)
-    for part in _image_chunks(xp, n, kh * kw * c * hp * wp * dtype.itemsize):
-        a, z = part.start * hp * wp, part.stop * hp * wp
-        on_grid = xp.zeros((o, part.stop - part.start, hp, wp), dtype=dtype)
-        on_grid[:, :, :ho, :wo] = xp.transpose(g[part], (1, 0, 2, 3))
-        cols = xp.matmul(wt, on_grid.reshape(o, z - a))
-        for k in range(kh * kw):
-            shift = (k // kw) * dh * wp + (k % kw) * dw
-            gx[:, a + shift:z + shift] += cols[k * c:(k + 1) * c]
-    gx = gx[:, :n * hp * wp].reshape(c, n, hp, wp)[:, :, ph:ph + h, pw:pw + wd]
-    return xp.transpose(gx, (1, 0, 2, 3))
+    q = _FlatGrid(xp, g, w, x_shape, padding, dilation)
+    wt = xp.transpose(w, (2, 3, 1, 0)).reshape(q.kh * q.kw * q.c, q.o)  # rows ordered (i, j, c)
+    gx = q.zeros(xp)
+    for part in _image_chunks(xp, q.n, q.kh * q.kw * q.c * q.hp * q.wp * q.dtype.itemsize):
+        a, z = part.start * q.hp * q.wp, part.stop * q.hp * q.wp
+        on_grid = xp.zeros((q.o, part.stop - part.start, q.hp, q.wp), dtype=q.dtype)
+        on_grid[:, :, :q.ho, :q.wo] = xp.transpose(g[part], (1, 0, 2, 3))
+        cols = xp.matmul(wt, on_grid.reshape(q.o, z - a))
+        for k in range(q.kh * q.kw):
+            gx[:, a + q.shift(k):z + q.shift(k)] += cols[k * q.c:(k + 1) * q.c]
+    return q.input_grad(xp, gx)
 
 
 # ---------------------------------------------------------------- wide rows
@@ -345,26 +364,20 @@ _WIDE_ROWS_MIN_CHANNELS = 4
 
 
 def _wide_rows_input_grad(xp, g, w, x_shape, padding, dilation):
-    n, c, h, wd = x_shape
-    o, _, kh, kw = w.shape
-    (ph, pw), (dh, dw) = padding, dilation
-    hp, wp = h + 2 * ph, wd + 2 * pw
-    ho, wo = g.shape[2:]
-    dtype = xp.result_type(g, w)
-    wt = xp.transpose(w.reshape(o, c * kh * kw))  # (C*KH*KW, O)
-    reach = (kh - 1) * dh * wp + (kw - 1) * dw  # the largest shift: past the last image
-    gx = xp.zeros((c, n * hp * wp + reach), dtype=dtype)
-    for part in _image_chunks(xp, n, c * kh * kw * ho * wp * dtype.itemsize):
+    q = _FlatGrid(xp, g, w, x_shape, padding, dilation)
+    wt = xp.transpose(w.reshape(q.o, q.c * q.kh * q.kw))  # (C*KH*KW, O)
+    gx = q.zeros(xp)
+    image, row = q.hp * q.wp, q.ho * q.wp  # an image's place on the grid; a widened g's image
+    for part in _image_chunks(xp, q.n, q.c * q.kh * q.kw * row * q.dtype.itemsize):
         b = part.stop - part.start
-        wide = xp.empty((o, b, ho, wp), dtype=dtype)
-        wide[:, :, :, wo:] = 0
-        wide[:, :, :, :wo] = xp.transpose(g[part], (1, 0, 2, 3))
-        cols = xp.matmul(wt, wide.reshape(o, b * ho * wp)).reshape(c, kh, kw, b, ho * wp)
-        for k in range(kh * kw):
-            start = part.start * hp * wp + (k // kw) * dh * wp + (k % kw) * dw
-            gx[:, start:start + b * hp * wp].reshape(c, b, hp * wp)[:, :, :ho * wp] += cols[:, k // kw, k % kw]
-    gx = gx[:, :n * hp * wp].reshape(c, n, hp, wp)[:, :, ph:ph + h, pw:pw + wd]
-    return xp.transpose(gx, (1, 0, 2, 3))
+        wide = xp.empty((q.o, b, q.ho, q.wp), dtype=q.dtype)
+        wide[:, :, :, q.wo:] = 0
+        wide[:, :, :, :q.wo] = xp.transpose(g[part], (1, 0, 2, 3))
+        cols = xp.matmul(wt, wide.reshape(q.o, b * row)).reshape(q.c, q.kh * q.kw, b, row)
+        for k in range(q.kh * q.kw):
+            start = part.start * image + q.shift(k)
+            gx[:, start:start + b * image].reshape(q.c, b, image)[:, :, :row] += cols[:, k]
+    return q.input_grad(xp, gx)
 
 
 @register_kernel
