@@ -156,3 +156,26 @@ def test_at_the_seams_transforms_with_a_closed_over_target_checkpointing_and_in_
     h *= 2.0  # recorded in place
     loss(h).backward()
     assert np.array_equal(w.grad.numpy(), plain.grad.numpy())
+
+
+def test_a_tape_with_the_losses_snapshots_and_restores_bitwise(tmp_path):
+    """The ops are plain data (their reduction and beta/delta are attributes the snapshot
+    decoder checks): a recorded tape holding all four restores and backpropagates the same bits."""
+    from tape_snapshots import gradients_before_and_after_restore
+
+    nn = mg.nn
+
+    def build():
+        mg.manual_seed(0)
+        model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))
+        return model, mg.Executor(model, mg.optim.SGD(model.parameters(), lr=0.1))
+
+    x, y = mg.tensor([[0.0, 1.0, 2.0], [1.0, 0.0, 4.0]]), mg.tensor([[0.5, -1.0], [2.0, 0.0]])
+
+    def loss_of(model):
+        out = model(x)
+        return (F.mse_loss(out, y) + F.l1_loss(out, y, reduction="sum") + F.smooth_l1_loss(out, y, beta=0.5)
+                + F.huber_loss(out, y, delta=0.7, reduction="none").sum())
+
+    before, after = gradients_before_and_after_restore(build, loss_of, tmp_path / "t.mgsnap")
+    assert after == before
