@@ -6,6 +6,7 @@
     python -m benchmarks --json results.json
     python -m benchmarks --all                  # also the checkpointing sweep and the snapshot benchmark
     python -m benchmarks --malloc keep          # no engine pays page faults for memory freed and taken again
+    python -m benchmarks --blas-core SkylakeX   # NumPy's OpenBLAS with its AVX-512 kernels (benchmarks/blas.py)
 
 Method: BLAS pinned to 1 thread (set before NumPy is imported), every
 engine's first step checked against the hand-written NumPy floor, warm-up,
@@ -88,12 +89,20 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--json", default=None, help="write the results here")
     p.add_argument("--all", action="store_true", help="also run the checkpoint sweep and snapshot throughput")
     p.add_argument("--quick", action="store_true", help="fewer rounds (a smoke run)")
+    p.add_argument("--blas-core", default=None, metavar="CORE",
+                   help="OpenBLAS kernels for NumPy (OPENBLAS_CORETYPE, e.g. SkylakeX for AVX-512): by default "
+                        "OpenBLAS's own choice, which the header reports (benchmarks/blas.py)")
     p.add_argument("--malloc", choices=("system", "keep"), default="system",
                    help="leave glibc's allocator settings (default) or keep freed memory for reuse, so that no "
                         "engine's step pays page faults for arrays allocated again (benchmarks/allocator.py)")
     args = p.parse_args(argv)
     _pin_threads(args.threads)
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from benchmarks import blas
+
+    if args.blas_core:
+        blas.choose_core(args.blas_core)
+    print(f"NumPy's OpenBLAS kernels: {blas.openblas_core() or 'not found'}")
     if args.malloc == "keep":
         from benchmarks.allocator import keep_freed_memory
 

@@ -194,3 +194,25 @@ def test_batch_norm_resnet_checkpointed_equals_the_plain_step():
                         for a in [*(q.grad for q in layer.parameters()), *layer.buffers()]])
     assert len(results[0]) == blocks * 12  # 2 convolution weights, 2 x 2 batch norm weights, 2 x 3 buffers
     assert results[0] == results[1] == results[2]
+
+
+def test_the_blas_kernels_are_reported_and_chosen_only_before_numpy_loads():
+    """``--blas-core``: the kernels OpenBLAS runs are read back from the library, a choice made
+    after NumPy loaded it is refused (it would silently do nothing), and in a fresh process the
+    named kernels are the ones that run."""
+    import platform
+    import subprocess
+
+    from benchmarks import blas
+
+    core = blas.openblas_core()
+    assert core is None or (isinstance(core, str) and core)
+    with pytest.raises(RuntimeError, match="before NumPy"):
+        blas.choose_core("Haswell")  # this process imported NumPy long ago
+    if core is None or platform.machine() not in ("x86_64", "AMD64"):
+        return  # another BLAS, or kernels named otherwise: nothing more to choose here
+    root = Path(__file__).resolve().parent.parent
+    code = "from benchmarks import blas; blas.choose_core('Nehalem'); print(blas.openblas_core())"
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "Nehalem"  # SSE4.2: every x86-64 CPU of the last fifteen years runs these
