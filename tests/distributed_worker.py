@@ -64,15 +64,32 @@ class _Attention(nn.Module):
         return self.out(mg.reshape(h, (x.shape[0], 16)) * 0.5)
 
 
+def wide_regression():
+    # images 18 wide: the second convolution (4 input channels) takes its input gradient by
+    # widened rows; trained on the fused regression losses (see regression_loss below)
+    return nn.Sequential(nn.Conv2d(2, 4, 3, padding=1), nn.Tanh(), nn.Conv2d(4, 4, 3, padding=1), nn.Flatten(),
+                         nn.Linear(4 * 3 * 18, 4))
+
+
 def make_model(kind: str):
-    return {"mlp": mlp, "cnn": cnn, "attention": _Attention}[kind]()
+    return {"mlp": mlp, "cnn": cnn, "attention": _Attention, "wide": wide_regression}[kind]()
 
 
 def data(kind: str, step: int, batch: int):
     rng = np.random.default_rng(1000 + step)
-    x = rng.standard_normal((batch, 2, 6, 6) if kind == "cnn" else (batch, 8))
-    y = rng.integers(0, 4, size=batch)
+    x = rng.standard_normal({"cnn": (batch, 2, 6, 6), "wide": (batch, 2, 3, 18)}.get(kind, (batch, 8)))
+    y = rng.standard_normal((batch, 4)) if kind == "wide" else rng.integers(0, 4, size=batch)
     return x, y
+
+
+def summed_loss(kind: str, out, y):
+    """The batch's summed loss: cross-entropy for classes, three regression losses (each one op
+    of input and target) for the wide model."""
+    if kind != "wide":
+        return nn.functional.cross_entropy(out, y, reduction="sum")
+    F = nn.functional
+    return (F.mse_loss(out, y, reduction="sum") + F.smooth_l1_loss(out, y, reduction="sum", beta=0.5)
+            + F.l1_loss(out, y, reduction="sum"))
 
 
 def make_opt(name: str, params):
@@ -110,7 +127,7 @@ def train(model, opt, kind, steps, batch, shard, no_sync_micro=1, check=None):
             ctx = model.no_sync() if (isinstance(model, DDP) and i < len(micro) - 1) else _null()
             with ctx:
                 out = model(xin)
-                loss = nn.functional.cross_entropy(out, mg.tensor(y[rows]), reduction="sum") * (1.0 / batch * (
+                loss = summed_loss(kind, out, mg.tensor(y[rows])) * (1.0 / batch * (
                     dist.get_world_size() if isinstance(model, DDP) else 1))
                 loss.backward()
         opt.step()
@@ -134,7 +151,8 @@ def scenario_equivalence() -> None:
     worst = {}
     # (not Adam for attention: its key bias has a zero gradient in exact arithmetic -- softmax
     # ignores a constant per row -- and Adam turns that gradient's round-off into steps of lr)
-    for kind, optimizers in (("mlp", ("sgd", "adam")), ("cnn", ("sgd", "adam")), ("attention", ("sgd",))):
+    for kind, optimizers in (("mlp", ("sgd", "adam")), ("cnn", ("sgd", "adam")), ("attention", ("sgd",)),
+                             ("wide", ("sgd",))):
         for opt_name in optimizers:
             mg.manual_seed(0)
             ref = make_model(kind)
