@@ -58,28 +58,41 @@ class Sum(_Reduction, LinearOp):
         return np.sum(x, axis=self.axes, keepdims=self.keepdims)
 
 
+def mean_value(xp: Any, x: Any, axes: tuple[int, ...], keepdims: bool, n: int) -> Any:
+    """The mean of ``x`` over ``axes`` (``n`` values each): :class:`Mean`'s forward, also the
+    fused losses' (``ops/regression_loss.py``)."""
+    if n == 0:
+        with xp.errstate(invalid="ignore", divide="ignore"):
+            return xp.sum(x, axis=axes, keepdims=keepdims) / n
+    if x.dtype.kind == "f" and x.dtype.itemsize > 2:
+        # NumPy's mean is this sum and division (in float64 for float32, which rounds the
+        # same: double rounding is innocuous for division), without its Python-level wrapper
+        return xp.sum(x, axis=axes, keepdims=keepdims) / n
+    return xp.mean(x, axis=axes, keepdims=keepdims)
+
+
+def mean_share(g: Any, n: int) -> Any:
+    """What each of the ``n`` averaged values receives of the mean's gradient ``g``."""
+    return g * (1.0 / n) if n else g * 0
+
+
+def mean_tangent(xp: Any, t: Any, axes: tuple[int, ...], keepdims: bool, n: int) -> Any:
+    """The mean's tangent: linear, the sum of ``t`` times ``1/n`` (an empty slice has nothing
+    to move: its tangent is 0)."""
+    return xp.sum(t, axis=axes, keepdims=keepdims) * (1.0 / n if n else 0.0)
+
+
 class Mean(_Reduction):
     save_inputs = False
 
     def forward(self, xp, x):
-        n = self.count()
-        if n == 0:
-            with xp.errstate(invalid="ignore", divide="ignore"):
-                return xp.sum(x, axis=self.axes, keepdims=self.keepdims) / n
-        if x.dtype.kind == "f" and x.dtype.itemsize > 2:
-            # NumPy's mean is this sum and division (in float64 for float32, which rounds the
-            # same: double rounding is innocuous for division), without its Python-level wrapper
-            return xp.sum(x, axis=self.axes, keepdims=self.keepdims) / n
-        return xp.mean(x, axis=self.axes, keepdims=self.keepdims)
+        return mean_value(xp, x, self.axes, self.keepdims, self.count())
 
     def backward(self, xp, g, out, x):
-        n = self.count()
-        scaled = g * (1.0 / n) if n else g * 0
-        return xp.broadcast_to(self.expand(xp, scaled), self.in_shape)
+        return xp.broadcast_to(self.expand(xp, mean_share(g, self.count())), self.in_shape)
 
     def jvp(self, xp, tangents, out, x):
-        n = self.count()  # an empty slice has nothing to move: its tangent is 0
-        return xp.sum(tangents[0], axis=self.axes, keepdims=self.keepdims) * (1.0 / n if n else 0.0)
+        return mean_tangent(xp, tangents[0], self.axes, self.keepdims, self.count())
 
     def reference(self, np, x):
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -23,22 +23,17 @@ from __future__ import annotations
 import math
 
 from .base import Op
+from .reduction import mean_share, mean_tangent, mean_value
 
 
 def _reduce(xp, loss, reduction):
-    """``loss`` summed, averaged or kept: ``mean`` as :class:`~.reduction.Mean` computes it."""
+    """``loss`` summed, averaged (as :class:`~.reduction.Mean` does) or kept."""
     if reduction == "none":
         return loss
     axes = tuple(range(loss.ndim))
     if reduction == "sum":
         return xp.sum(loss, axis=axes)
-    n = loss.size
-    if n == 0:
-        with xp.errstate(invalid="ignore", divide="ignore"):
-            return xp.sum(loss, axis=axes) / n
-    if loss.dtype.kind == "f" and loss.dtype.itemsize > 2:
-        return xp.sum(loss, axis=axes) / n
-    return xp.mean(loss, axis=axes)
+    return mean_value(xp, loss, axes, False, loss.size)
 
 
 def _spread(g, d, reduction):
@@ -46,20 +41,17 @@ def _spread(g, d, reduction):
     for ``mean`` and ``sum``: it broadcasts in the product with the derivative at ``d``)."""
     if reduction != "mean":
         return g
-    n = math.prod(d.shape)  # not d.size: with create_graph these are Tensors
-    return g * (1.0 / n) if n else g * 0
+    return mean_share(g, math.prod(d.shape))  # not d.size: with create_graph these are Tensors
 
 
 def _reduce_tangent(xp, t, reduction):
-    """The reduction's forward mode: linear, so the reduction of the tangent (``mean`` as
-    :class:`~.reduction.Mean` writes it: the sum times ``1/n``)."""
+    """The reduction's forward mode: linear, so the reduction of the tangent."""
     if reduction == "none":
         return t
-    s = xp.sum(t, axis=tuple(range(t.ndim)))
+    axes = tuple(range(t.ndim))
     if reduction == "sum":
-        return s
-    n = math.prod(t.shape)
-    return s * (1.0 / n if n else 0.0)
+        return xp.sum(t, axis=axes)
+    return mean_tangent(xp, t, axes, False, math.prod(t.shape))
 
 
 class _DifferenceLoss(Op):
