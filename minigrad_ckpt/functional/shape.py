@@ -106,16 +106,17 @@ def moveaxis(x: Any, source: Any, destination: Any) -> Tensor:
 def expand_dims(x: Any, axis: Any) -> Tensor:
     """Insert size-1 axes at ``axis`` (an int or a tuple, positions in the result)."""
     x = as_tensor(x)
+    in_shape = x._data.shape
     if type(axis) is int:  # unsqueeze(x, 1): one axis, the common case, without the general walk
-        a = one_axis(axis, x.ndim + 1)
-        shape = x.shape[:a] + (1,) + x.shape[a:]
+        a = one_axis(axis, len(in_shape) + 1)
+        shape = in_shape[:a] + (1,) + in_shape[a:]
     else:
         axes = int_tuple(axis)
-        nd = x.ndim + len(axes)
+        nd = len(in_shape) + len(axes)
         pos = normalize_axis(axes, nd)
-        it = iter(x.shape)
+        it = iter(in_shape)
         shape = tuple(1 if i in pos else next(it) for i in range(nd))
-    return apply(_sh.Reshape(shape=shape, in_shape=x.shape), x)
+    return apply(_sh.Reshape(shape=shape, in_shape=in_shape), x)
 
 
 def squeeze(x: Any, axis: Any = None) -> Tensor:
@@ -155,16 +156,18 @@ def sum_to(x: Any, shape: Any) -> Tensor:
 def concatenate(tensors: Sequence[Any], axis: int = 0) -> Tensor:
     """Join tensors along an existing axis."""
     ts = tensor_list("concatenate", tensors)
-    ax = one_axis(axis, ts[0].ndim) if ts[0].ndim else None
-    if ax is None:
+    first = ts[0]._data.shape  # (the arrays' shapes: Tensor.shape is a property call each)
+    if not first:
         raise ValueError("concatenate: zero-dimensional tensors cannot be concatenated")
-    first = ts[0].shape
+    ax = one_axis(axis, len(first))
     others = first[:ax] + first[ax + 1:]
-    for t in ts[1:]:
-        s = t.shape
-        if len(s) != len(first) or s[:ax] + s[ax + 1:] != others:
+    sizes = []
+    for t in ts:
+        s = t._data.shape
+        if s[:ax] + s[ax + 1:] != others or len(s) != len(first):
             raise ValueError(f"concatenate: shapes {first} and {s} differ outside axis {ax}")
-    return apply(_sh.Concatenate(axis=ax, sizes=tuple(t.shape[ax] for t in ts)), *ts)
+        sizes.append(s[ax])
+    return apply(_sh.Concatenate(axis=ax, sizes=tuple(sizes)), *ts)
 
 
 def stack(tensors: Sequence[Any], axis: int = 0) -> Tensor:

@@ -49,7 +49,9 @@ class Sum(_Reduction, LinearOp):
     save_inputs = False
 
     def forward(self, xp, x):
-        return xp.sum(x, axis=self.axes, keepdims=self.keepdims)
+        # the array's method, not xp.sum: the same reduction without NumPy's Python-level
+        # dispatch (about 0.7 us a call on small arrays)
+        return x.sum(axis=self.axes, keepdims=self.keepdims)
 
     def backward(self, xp, g, out, x):
         return xp.broadcast_to(self.expand(xp, g), self.in_shape)
@@ -66,8 +68,8 @@ def mean_value(xp: Any, x: Any, axes: tuple[int, ...], keepdims: bool, n: int) -
             return xp.sum(x, axis=axes, keepdims=keepdims) / n
     if x.dtype.kind == "f" and x.dtype.itemsize > 2:
         # NumPy's mean is this sum and division (in float64 for float32, which rounds the
-        # same: double rounding is innocuous for division), without its Python-level wrapper
-        return xp.sum(x, axis=axes, keepdims=keepdims) / n
+        # same: double rounding is innocuous for division), without its Python-level wrappers
+        return x.sum(axis=axes, keepdims=keepdims) / n
     return xp.mean(x, axis=axes, keepdims=keepdims)
 
 
@@ -79,7 +81,7 @@ def mean_share(g: Any, n: int) -> Any:
 def mean_tangent(xp: Any, t: Any, axes: tuple[int, ...], keepdims: bool, n: int) -> Any:
     """The mean's tangent: linear, the sum of ``t`` times ``1/n`` (an empty slice has nothing
     to move: its tangent is 0)."""
-    return xp.sum(t, axis=axes, keepdims=keepdims) * (1.0 / n if n else 0.0)
+    return t.sum(axis=axes, keepdims=keepdims) * (1.0 / n if n else 0.0)
 
 
 class Mean(_Reduction):
