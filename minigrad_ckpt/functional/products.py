@@ -30,18 +30,19 @@ def matmul(x: Any, y: Any) -> Tensor:
     """Matrix product with NumPy's rules (1-D promotion, batch broadcasting)."""
     x = as_tensor(x, y if isinstance(y, Tensor) else None)
     y = as_tensor(y, x)
-    if x.ndim == 0 or y.ndim == 0:
-        raise ValueError(f"matmul: operands must not be 0-d (got shapes {x.shape} and {y.shape})")
-    k1 = x.shape[-1]
-    k2 = y.shape[0] if y.ndim == 1 else y.shape[-2]
+    xs, ys = x._data.shape, y._data.shape  # (read once: Tensor.shape is a property call each time)
+    if not xs or not ys:
+        raise ValueError(f"matmul: operands must not be 0-d (got shapes {xs} and {ys})")
+    k1 = xs[-1]
+    k2 = ys[0] if len(ys) == 1 else ys[-2]
     if k1 != k2:
         raise ValueError(
-            f"matmul: shapes {x.shape} and {y.shape} are not aligned: "
-            f"{k1} (last axis of the first) != {k2} ({'only' if y.ndim == 1 else 'second-to-last'} "
+            f"matmul: shapes {xs} and {ys} are not aligned: "
+            f"{k1} (last axis of the first) != {k2} ({'only' if len(ys) == 1 else 'second-to-last'} "
             f"axis of the second)"
         )
-    if x.ndim > 2 and y.ndim > 2:
-        broadcast_shapes("matmul", x.shape[:-2], y.shape[:-2])
+    if len(xs) > 2 and len(ys) > 2:
+        broadcast_shapes("matmul", xs[:-2], ys[:-2])
     return apply(_MATMUL, x, y)
 
 

@@ -54,7 +54,8 @@ class Linear(Module):
     def forward(self, input: Tensor) -> Tensor:
         x = input  # PyTorch's argument name
         x = as_tensor(x)  # a list or an array works as it does for the functions
-        if x.ndim == 0 or x.shape[-1] != self.in_features:
+        shape = x._data.shape
+        if not shape or shape[-1] != self.in_features:
             raise ValueError(
                 f"{self!r}: input of shape {tuple(x.shape)} does not match weight of shape "
                 f"{self.weight.shape}: the input's last dimension must be in_features={self.in_features}"

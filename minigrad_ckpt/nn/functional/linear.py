@@ -23,19 +23,20 @@ def linear(x: Any, weight: Any, bias: Any = None) -> Tensor:
     """``x @ weight.T + bias`` (weight is (out_features, in_features))."""
     x = _tensor(x)
     w = _tensor(weight, x)
-    if x.ndim == 0 or x.shape[-1] != w.shape[-1]:
+    xs, ws = x._data.shape, w._data.shape  # (read once: Tensor.shape is a property call each time)
+    if not xs or xs[-1] != ws[-1]:
         raise ValueError(
-            f"linear: input of shape {x.shape} does not match weight of shape {w.shape} "
-            f"(expects in_features={w.shape[-1]} as the input's last axis)"
+            f"linear: input of shape {xs} does not match weight of shape {ws} "
+            f"(expects in_features={ws[-1]} as the input's last axis)"
         )
-    if w.ndim != 2:
-        raise ValueError(f"linear: weight must be 2-D (out_features, in_features), got {w.shape}")
+    if len(ws) != 2:
+        raise ValueError(f"linear: weight must be 2-D (out_features, in_features), got {ws}")
     _check_input_dtype("linear", x, w)
     b = None
     if bias is not None:
         b = _tensor(bias, x)
-        if b.shape != (w.shape[0],):
-            raise ValueError(f"linear: bias of shape {b.shape} does not match weight of shape {w.shape}")
+        if b._data.shape != ws[:1]:
+            raise ValueError(f"linear: bias of shape {b.shape} does not match weight of shape {ws}")
     return apply(_LINEAR, x, w, b)
 
 

@@ -44,7 +44,7 @@ def _input_and_target(name: str, input: Any, target: Any) -> tuple[Tensor, Tenso
     """``input`` and ``target`` as tensors (the target on the input's device), of one shape."""
     x = _tensor(input)
     y = _tensor(target, x)
-    if x.shape != y.shape:
+    if x._data.shape != y._data.shape:  # (the arrays': Tensor.shape is a property call)
         raise ValueError(f"{name}: input shape {x.shape} and target shape {y.shape} differ")
     return x, y
 
