@@ -84,6 +84,36 @@ def test_from_attrs_checks_values_in_full() -> None:
         Sum.from_attrs([("axes", (0,))])
 
 
+def test_shared_ops_are_built_once_per_value(monkeypatch) -> None:
+    from minigrad_ckpt.ops import base
+
+    Sum, Reshape = registry["Sum"], registry["Reshape"]
+    op = Sum.shared((0,), False, (3,))
+    assert op is Sum.shared((0,), False, (3,)) and op == Sum(axes=(0,), keepdims=False, in_shape=(3,))
+    assert Sum.shared((0,), True, (3,)).keepdims is True
+    assert registry["Mean"].shared((0,), False, (3,)) is not op  # the class is part of the key
+    with pytest.raises(TypeError, match=r"Sum.shared takes 3 values \(axes, keepdims, in_shape\), got 2"):
+        Sum.shared((0,), False)
+    with pytest.raises(TypeError, match="'in_shape' must be"):  # built by the constructor: checked as it checks
+        Reshape.shared((3,), 3)
+    with pytest.raises(TypeError, match="unhashable"):  # the values are the key
+        Reshape.shared((3,), [3])
+    monkeypatch.setattr(base, "_SHARED", {})
+    monkeypatch.setattr(base, "_SHARED_LIMIT", 4)
+    for n in range(1, 10):
+        Reshape.shared((n,), (n, 1))
+        assert len(base._SHARED) <= 4  # bounded: ever new shapes do not grow it
+
+
+def test_nodes_share_an_op_and_differentiate_as_before() -> None:
+    x = mg.tensor(np.arange(6.0), requires_grad=True)
+    a, b = mg.reshape(x, (2, 3)), mg.reshape(x * 2, (2, 3))
+    assert a._node.op is b._node.op
+    c = mg.cat([mg.unsqueeze(x, 1), mg.unsqueeze(x ** 2, 1)], 1)
+    (a.sum() + (b * b).sum() + c.sum(axis=0).sum()).backward()
+    np.testing.assert_array_equal(x.grad.numpy(), 1 + 8 * np.arange(6.0) + 1 + 2 * np.arange(6.0))
+
+
 def test_declarations_defaults_classvars_and_reserved_names(scratch_ops) -> None:
     class Scale(Op):
         """A user op with one required and one optional attribute."""

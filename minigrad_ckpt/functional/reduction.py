@@ -34,7 +34,9 @@ def _numpy_protocol(name: str, dtype: Any, out: Any) -> None:
 def _reduce(cls: type, x: Any, axis: Any, keepdims: bool, **extra: Any) -> Tensor:
     x = as_tensor(x)
     axes = normalize_axis(axis, x.ndim)
-    return apply(cls(axes=axes, keepdims=bool(keepdims), in_shape=x.shape, **extra), x)
+    if extra:
+        return apply(cls(axes=axes, keepdims=bool(keepdims), in_shape=x.shape, **extra), x)
+    return apply(cls.shared(axes, bool(keepdims), x._data.shape), x)
 
 
 def sum(x: Any, axis: Any = None, keepdims: bool = False, *, dtype: Any = None,  # noqa: A001

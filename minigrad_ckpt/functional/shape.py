@@ -58,7 +58,7 @@ def reshape(x: Any, shape: Any) -> Tensor:
         raise ValueError(
             f"reshape: cannot reshape a tensor of shape {x.shape} ({x.size} elements) into {shape}"
         )
-    return apply(_sh.Reshape(shape=shape, in_shape=x.shape), x)
+    return apply(_sh.Reshape.shared(shape, x._data.shape), x)
 
 
 def transpose(x: Any, axes: Any = None) -> Tensor:
@@ -70,7 +70,7 @@ def transpose(x: Any, axes: Any = None) -> Tensor:
         perm = tuple(int(a) % x.ndim if x.ndim else int(a) for a in axes)
         if sorted(perm) != list(range(x.ndim)):
             raise ValueError(f"transpose: axes {tuple(axes)} are not a permutation of {x.ndim} axes")
-    return apply(_sh.Transpose(axes=perm), x)
+    return apply(_sh.Transpose.shared(perm), x)
 
 
 def permute(x: Any, *axes: Any) -> Tensor:
@@ -86,7 +86,7 @@ def swapaxes(x: Any, axis1: int, axis2: int) -> Tensor:
     a, b = one_axis(axis1, x.ndim), one_axis(axis2, x.ndim)
     perm = list(range(x.ndim))
     perm[a], perm[b] = perm[b], perm[a]
-    return apply(_sh.Transpose(axes=tuple(perm)), x)
+    return apply(_sh.Transpose.shared(tuple(perm)), x)
 
 
 def moveaxis(x: Any, source: Any, destination: Any) -> Tensor:
@@ -116,7 +116,7 @@ def expand_dims(x: Any, axis: Any) -> Tensor:
         pos = normalize_axis(axes, nd)
         it = iter(in_shape)
         shape = tuple(1 if i in pos else next(it) for i in range(nd))
-    return apply(_sh.Reshape(shape=shape, in_shape=in_shape), x)
+    return apply(_sh.Reshape.shared(shape, in_shape), x)
 
 
 def squeeze(x: Any, axis: Any = None) -> Tensor:
@@ -130,7 +130,7 @@ def squeeze(x: Any, axis: Any = None) -> Tensor:
             if x.shape[a] != 1:
                 raise ValueError(f"squeeze: axis {a} has size {x.shape[a]}, not 1")
     shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
-    return apply(_sh.Reshape(shape=shape, in_shape=x.shape), x)
+    return apply(_sh.Reshape.shared(shape, x._data.shape), x)
 
 
 def broadcast_to(x: Any, shape: Any) -> Tensor:
@@ -167,7 +167,7 @@ def concatenate(tensors: Sequence[Any], axis: int = 0) -> Tensor:
         if s[:ax] + s[ax + 1:] != others or len(s) != len(first):
             raise ValueError(f"concatenate: shapes {first} and {s} differ outside axis {ax}")
         sizes.append(s[ax])
-    return apply(_sh.Concatenate(axis=ax, sizes=tuple(sizes)), *ts)
+    return apply(_sh.Concatenate.shared(ax, tuple(sizes)), *ts)
 
 
 def stack(tensors: Sequence[Any], axis: int = 0) -> Tensor:

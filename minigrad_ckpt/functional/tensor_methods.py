@@ -35,6 +35,8 @@ def operator_method(op: Any, reflected: bool = False) -> Any:
     one call less than ``add(x, y)`` on the hottest path of eager code."""
     if reflected:
         def method(self: Tensor, other: Any) -> Tensor:
+            if type(other) in _FAST_OPERANDS:  # ``0.1 * t``: a Python number needs no conversion
+                return apply(op, other, self)
             return apply(op, operand(other, self), self)
     else:
         def method(self: Tensor, other: Any) -> Tensor:
