@@ -48,7 +48,7 @@ from . import tensor_methods as tm
 from . import torch_functions as tf
 from . import torch_idioms as ti
 from . import torch_methods as tmeth
-from .elementwise import _ADD, _DIV, _MOD, _MUL, _SUB
+from .elementwise import _ADD, _DIV, _MOD, _MUL, _POW, _SUB
 from .torch_idioms import with_dim
 
 #: The namespaces a section's names are exported from (``None``: Tensor's methods only).
@@ -542,7 +542,7 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("__rmul__", tm.operator_method(_MUL, reflected=True)),
         tensor_method("__truediv__", tm.operator_method(_DIV)),
         tensor_method("__rtruediv__", tm.operator_method(_DIV, reflected=True)),
-        tensor_method("__pow__", mf.power),
+        tensor_method("__pow__", tm.operator_method(_POW)),
         tensor_method("__rpow__", tm.rpow),
         tensor_method("__matmul__", mf.matmul),
         tensor_method("__rmatmul__", tm.rmatmul),
