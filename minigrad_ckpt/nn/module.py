@@ -414,7 +414,7 @@ class Module:
             return
         # named_parameters' walk without building the names nobody reads (zero_grad, every step)
         seen: set[int] = set()
-        for m in self._unique_modules() if recurse else (self,):
+        for m in self._unique_modules() if recurse and self._modules else (self,):  # (a leaf module: no walk)
             for p in m._parameters.values():
                 if p is not None and id(p) not in seen:
                     seen.add(id(p))
