@@ -97,7 +97,10 @@ def test_shared_ops_are_built_once_per_value(monkeypatch) -> None:
     with pytest.raises(TypeError, match="'in_shape' must be"):  # built by the constructor: checked as it checks
         Reshape.shared((3,), 3)
     with pytest.raises(TypeError, match="unhashable"):  # the values are the key
-        Reshape.shared((3,), [3])
+        Reshape.shared((3,), (3, [1]))
+    for bad in (0.0, -0.0, float("nan"), np.int64(3), [3]):  # equal would not mean the same op
+        with pytest.raises(TypeError, match=r"Sum.shared takes ints, bools, strings, None and tuples"):
+            Sum.shared((0,), False, bad)
     monkeypatch.setattr(base, "_SHARED", {})
     monkeypatch.setattr(base, "_SHARED_LIMIT", 4)
     for n in range(1, 10):

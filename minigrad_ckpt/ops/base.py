@@ -113,6 +113,7 @@ Index = tuple[int | slice | None | types.EllipsisType | Array, ...]
 #: The ops :meth:`Op.shared` has built, by (class, attribute values), and how many it keeps.
 _SHARED: dict[tuple, Op] = {}
 _SHARED_LIMIT = 4096
+_SHAREABLE = frozenset({int, bool, str, tuple, type(None)})  # (checked per call: the cache compares by ==)
 
 #: How many backward calls of each op class the engine validates (shapes, count).
 CONTRACT_CHECKS = 3
@@ -211,9 +212,13 @@ class Op:
 
         An op is an immutable value, so one object can stand in every node with the same
         attributes; building one (keywords, type checks) costs ~0.6 us, as much as NumPy
-        takes for a small reshape, and a lookup ~0.1 us.  The caller passes normalized,
-        hashable values (Python ints and bools): the cache compares by ``==``, for which
-        ``1 == True``."""
+        takes for a small reshape, and a lookup ~0.1 us.  The cache compares values by
+        ``==``, so it takes only values for which equal means the same op: Python ints,
+        bools, strings, None and tuples of those.  A float is refused (``-0.0 == 0.0``, and
+        NaN equals nothing): build an op with float attributes with its constructor."""
+        if not _SHAREABLE.issuperset(map(type, values)):
+            raise TypeError(f"{cls.__name__}.shared takes ints, bools, strings, None and tuples of them, "
+                            f"got {values!r}: build this op with {cls.__name__}(...)")
         key = (cls, values)
         op = _SHARED.get(key)
         if op is None:
