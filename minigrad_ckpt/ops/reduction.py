@@ -49,8 +49,8 @@ class Sum(_Reduction, LinearOp):
     save_inputs = False
 
     def forward(self, xp, x):
-        # the array's method, not xp.sum: the same reduction without NumPy's Python-level
-        # dispatch (about 0.7 us a call on small arrays)
+        # the array's method, not xp.sum: the same add.reduce without np.sum's Python-level
+        # wrapper (about 0.75 us a call on small arrays)
         return x.sum(axis=self.axes, keepdims=self.keepdims)
 
     def backward(self, xp, g, out, x):
