@@ -26,14 +26,15 @@ from .base import Op
 from .reduction import mean_share, mean_tangent, mean_value
 
 
-def _reduce(xp, loss, reduction):
-    """``loss`` summed, averaged (as :class:`~.reduction.Mean` does) or kept."""
+def _reduce(xp, v, reduction, mean=mean_value):
+    """``v`` summed, averaged or kept: the loss (``mean_value``, as :class:`~.reduction.Mean`
+    averages) or, with ``mean=mean_tangent``, its tangent (the reduction is linear)."""
     if reduction == "none":
-        return loss
-    axes = tuple(range(loss.ndim))
+        return v
+    axes = tuple(range(v.ndim))
     if reduction == "sum":
-        return loss.sum(axis=axes)
-    return mean_value(xp, loss, axes, False, loss.size)
+        return v.sum(axis=axes)
+    return mean(xp, v, axes, False, math.prod(v.shape))  # not v.size: tangents may be Tensors
 
 
 def _spread(g, d, reduction):
@@ -42,16 +43,6 @@ def _spread(g, d, reduction):
     if reduction != "mean":
         return g
     return mean_share(g, math.prod(d.shape))  # not d.size: with create_graph these are Tensors
-
-
-def _reduce_tangent(xp, t, reduction):
-    """The reduction's forward mode: linear, so the reduction of the tangent."""
-    if reduction == "none":
-        return t
-    axes = tuple(range(t.ndim))
-    if reduction == "sum":
-        return t.sum(axis=axes)
-    return mean_tangent(xp, t, axes, False, math.prod(t.shape))
 
 
 class _DifferenceLoss(Op):
@@ -80,7 +71,7 @@ class _DifferenceLoss(Op):
         if tx is None and ty is None:
             return None
         td = -ty if tx is None else tx if ty is None else tx - ty
-        return _reduce_tangent(xp, self.times_derivative(xp, td, x - y), self.reduction)
+        return _reduce(xp, self.times_derivative(xp, td, x - y), self.reduction, mean_tangent)
 
     def reference(self, np, x, y):
         loss = self.pointwise(np, np.subtract(x, y))
