@@ -7,7 +7,8 @@
   rounding is innocuous for division); other dtypes keep ``numpy.mean``;
 * ``Module.parameters()`` walks the modules without building names: the same
   parameters, in the same order, as ``named_parameters()``;
-* ``expand_dims`` with one int axis and ``concatenate``'s shape check.
+* ``expand_dims`` with one int axis and ``concatenate``'s shape check;
+* ``x ** y`` straight to the op, with ``pow(x, y, m)`` refused as for NumPy's arrays.
 """
 
 from __future__ import annotations
@@ -47,6 +48,22 @@ def test_a_negative_or_fractional_power_is_still_silent_at_zero():
         want = [x.numpy() ** -1, x.numpy() ** 0.5]
     for g, w in zip(got, want):
         assert np.array_equal(g, w, equal_nan=True)
+
+
+@pytest.mark.parametrize("modulo", [3, 2.0, mg.tensor(3.0)])
+def test_pow_with_a_modulus_is_pythons_type_error_as_for_numpy_arrays(modulo):
+    x = mg.tensor([2.0, 3.0])
+    with pytest.raises(TypeError) as ours:
+        pow(x, 2, modulo)
+    if isinstance(modulo, mg.Tensor):
+        assert str(ours.value) == "unsupported operand type(s) for ** or pow(): 'Tensor', 'int', 'Tensor'"
+    else:  # (a float modulus: float's own error, which Python tries next)
+        with pytest.raises(TypeError) as numpys:
+            pow(np.array([2.0, 3.0]), 2, modulo)
+        assert str(ours.value) == str(numpys.value).replace("numpy.ndarray", "Tensor")
+    # without a modulus the power is the operator's, whatever the exponent's kind
+    for y in (2, 2.0, mg.tensor(2.0), np.float64(2.0), [2.0, 2.0]):
+        assert np.array_equal(pow(x, y).numpy(), [4.0, 9.0]) and np.array_equal((x ** y).numpy(), [4.0, 9.0])
 
 
 _DTYPES = ["float16", "float32", "float64", "complex64", "complex128", "int32", "int64"]

@@ -542,7 +542,7 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("__rmul__", tm.operator_method(_MUL, reflected=True)),
         tensor_method("__truediv__", tm.operator_method(_DIV)),
         tensor_method("__rtruediv__", tm.operator_method(_DIV, reflected=True)),
-        tensor_method("__pow__", tm.operator_method(_POW)),
+        tensor_method("__pow__", tm.power_method(_POW)),
         tensor_method("__rpow__", tm.rpow),
         tensor_method("__matmul__", mf.matmul),
         tensor_method("__rmatmul__", tm.rmatmul),

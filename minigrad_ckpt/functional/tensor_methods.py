@@ -46,6 +46,20 @@ def operator_method(op: Any, reflected: bool = False) -> Any:
     return method
 
 
+def power_method(op: Any) -> Any:
+    """``Tensor.__pow__``: ``x ** y`` by the operators' fast path, and ``pow(x, y, m)``
+    refused as NumPy's arrays and PyTorch's tensors refuse it: returning NotImplemented
+    for a modulus makes Python raise its own ``TypeError`` ("unsupported operand type(s)
+    for ** or pow(): 'Tensor', 'int', 'int'") instead of one about this method's arity."""
+    def method(self: Tensor, other: Any, modulo: Any = None) -> Tensor:
+        if modulo is not None:
+            return NotImplemented
+        if type(other) in _FAST_OPERANDS or isinstance(other, Tensor):
+            return apply(op, self, other)
+        return apply(op, self, operand(other, self))
+    return method
+
+
 # ------------------------------------------------------------- autograd
 def backward_method(self: Tensor, gradient: Any = None, retain_graph: bool | None = None,
                     create_graph: bool = False, inputs: Any = None) -> None:
