@@ -102,7 +102,12 @@ def main(argv: list[str] | None = None) -> dict:
 
     if args.blas_core:
         blas.choose_core(args.blas_core)
-    print(f"NumPy's OpenBLAS kernels: {blas.openblas_core() or 'not found'}")
+    core = blas.openblas_core()
+    print(f"NumPy's OpenBLAS kernels: {core or 'not found'}")
+    if blas.unused_avx512(core):
+        print(f"  (this CPU has AVX-512, which OpenBLAS's {core} kernels leave unused -- on AMD Zen 5, "
+              "OpenBLAS 0.3.31 misidentifies the CPU, OpenMathLib/OpenBLAS#6029; --blas-core SkylakeX runs "
+              "its AVX-512 kernels for every engine: benchmarks/blas.py)")
     if args.malloc == "keep":
         from benchmarks.allocator import keep_freed_memory
 

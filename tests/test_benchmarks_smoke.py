@@ -196,6 +196,18 @@ def test_batch_norm_resnet_checkpointed_equals_the_plain_step():
     assert results[0] == results[1] == results[2]
 
 
+def test_avx512_left_unused_is_named_only_for_avx2_kernels_on_a_cpu_with_every_flag_they_need():
+    from benchmarks import blas
+
+    every = {"avx2", "fma", "avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"}
+    assert blas.unused_avx512("Haswell", every) and blas.unused_avx512("Zen", every)
+    assert not blas.unused_avx512("SkylakeX", every)  # AVX-512 already
+    assert not blas.unused_avx512(None, every)  # not OpenBLAS
+    assert not blas.unused_avx512("Haswell", every - {"avx512vl"})  # SkylakeX's kernels need VL too
+    assert not blas.unused_avx512("Haswell", {"avx2", "fma"})
+    assert isinstance(blas.unused_avx512(blas.openblas_core()), bool)  # this machine's own flags
+
+
 def test_the_blas_kernels_are_reported_and_chosen_only_before_numpy_loads():
     """``--blas-core``: the kernels OpenBLAS runs are read back from the library, a choice made
     after NumPy loaded it is refused (it would silently do nothing), and in a fresh process the
