@@ -39,24 +39,65 @@ def _mix64(key: int) -> int:
     return z ^ (z >> 31)
 
 
-@register_kernel
-def uniform_bits(xp: Any, key: int, n: int) -> Any:
-    """``n`` pseudo-random uint64 values, a pure function of ``key`` (``xp.uniform_bits``).
+_GOLDEN = 0x9E3779B97F4A7C15  # SplitMix64's increment: index i is mixed from i * _GOLDEN + mix(key)
 
-    SplitMix64's output function applied to ``key * GOLDEN + i``: the same
-    integer arithmetic on every device, so a key gives the same bits on the
-    CPU and on a GPU.
-    """
+# On the CPU the values are mixed a block at a time: each of the mixing's passes then runs over
+# 256 KiB that stay in the cache, where passes over the whole array stream 8 bytes a value through
+# memory and allocate four arrays of its full size.  The MNIST example's dropout mask of 64 x 9216
+# values (made in forward and again in backward), interleaved in one process: 1.25 -> 0.89 ms with
+# freed memory kept, 3.4 -> 1.2 ms with glibc's default allocator, where full-size arrays page-fault.
+# A GPU mixes one block of everything: a launch per block would cost it more than the cache saves.
+_BLOCK = 1 << 15
+
+
+def _block_size(xp: Any, n: int) -> int:
+    return min(n, _BLOCK) if xp.name == "numpy" else n
+
+
+def _golden_steps(xp: Any, size: int) -> Any:
+    """``j * _GOLDEN`` for ``j < size`` (uint64, wrapping): what every block adds its offset to."""
+    with xp.errstate(over="ignore"):
+        steps = xp.arange(size, dtype=xp.uint64)
+        steps *= xp.uint64(_GOLDEN)
+        return steps
+
+
+def _mixed(xp: Any, steps: Any, key: int, start: int) -> Any:
+    """SplitMix64's output function of indices ``start + j`` of ``key``'s stream (``steps`` from
+    :func:`_golden_steps`): ``(start + j) * _GOLDEN + mix(key)`` is ``steps[j]`` plus one offset."""
     with xp.errstate(over="ignore"):  # in place: one temporary per shift, not two per line (0.9x the time)
-        z = xp.arange(n, dtype=xp.uint64)
-        z *= xp.uint64(0x9E3779B97F4A7C15)
-        z += xp.uint64(_mix64(key))
+        z = steps + xp.uint64((start * _GOLDEN + _mix64(key)) & _MASK64)
         z ^= z >> xp.uint64(30)
         z *= xp.uint64(0xBF58476D1CE4E5B9)
         z ^= z >> xp.uint64(27)
         z *= xp.uint64(0x94D049BB133111EB)
         z ^= z >> xp.uint64(31)
         return z
+
+
+def _blocks(xp: Any, key: int, n: int, size: int) -> Any:
+    """``(start, stop, values)`` for each block of ``size`` indices of ``key``'s first ``n``."""
+    steps = _golden_steps(xp, size)
+    for start in range(0, n, size):
+        stop = min(n, start + size)
+        yield start, stop, _mixed(xp, steps[:stop - start], key, start)
+
+
+@register_kernel
+def uniform_bits(xp: Any, key: int, n: int) -> Any:
+    """``n`` pseudo-random uint64 values, a pure function of ``key`` (``xp.uniform_bits``).
+
+    SplitMix64's output function applied to ``i * GOLDEN + mix(key)`` for index ``i``:
+    the same integer arithmetic on every device, so a key gives the same bits on
+    the CPU and on a GPU (and in blocks or in one piece: each value is its index's).
+    """
+    size = _block_size(xp, n)
+    if size == n:
+        return _mixed(xp, _golden_steps(xp, n), key, 0)
+    out = xp.empty(n, dtype=xp.uint64)
+    for start, stop, values in _blocks(xp, key, n, size):
+        out[start:stop] = values
+    return out
 
 
 class Generator:
@@ -204,9 +245,15 @@ def bernoulli_keep(xp: Any, key: int, shape: tuple[int, ...], p_drop: float) -> 
     n = 1
     for s in shape:
         n *= s
-    threshold = min(int(p_drop * 2.0**64), _MASK64)
-    bits = xp.uniform_bits(key, n)
-    return (bits >= xp.uint64(threshold)).reshape(shape)
+    threshold = xp.uint64(min(int(p_drop * 2.0**64), _MASK64))
+    size = _block_size(xp, n)
+    if size == n:
+        return (xp.uniform_bits(key, n) >= threshold).reshape(shape)
+    # block by block, so that the mask (a byte a value) is all that is ever made at its full size
+    keep = xp.empty(n, dtype=bool)
+    for start, stop, values in _blocks(xp, key, n, size):
+        xp.greater_equal(values, threshold, out=keep[start:stop])
+    return keep.reshape(shape)
 
 
 def permutation(xp: Any, key: int, n: int) -> Any:

@@ -1,0 +1,119 @@
+"""The generator's bits, made a block at a time on the CPU and in one piece elsewhere.
+
+Every random draw is SplitMix64's output function of ``index * GOLDEN + mix(key)``;
+the CPU mixes 2**15 values at a time (cache-sized passes) and dropout's mask is
+compared block by block, so no uint64 array of the mask's full size is made.
+The bits must not depend on any of that: they are checked here against the
+formula in Python integers, across block boundaries, against the strict device
+(which mixes everything in one piece), through dropout's forward, backward and
+checkpoint replay, and for the memory the mask takes to make.
+"""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+from minigrad_ckpt import checkpoint as ck
+from minigrad_ckpt import random as R
+from minigrad_ckpt.backend import get_device
+from minigrad_ckpt.nn import functional as F
+
+_M = (1 << 64) - 1
+BLOCK = R._BLOCK
+SIZES = [0, 1, 100, BLOCK - 1, BLOCK, BLOCK + 1, 3 * BLOCK + 7]
+KEYS = [0, 1, 12345, _M, (1 << 70) + 3]
+
+
+def splitmix(key: int, i: int) -> int:
+    """The value of index ``i`` of ``key``'s stream, in Python integers."""
+    z = (i * 0x9E3779B97F4A7C15 + R._mix64(key)) & _M
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M
+    return z ^ (z >> 31)
+
+
+def _indices(n: int) -> list[int]:
+    around = {0, 1, n - 1, n // 2}
+    for b in range(BLOCK, n, BLOCK):
+        around |= {b - 1, b, b + 1}
+    return sorted(i for i in around if 0 <= i < n)
+
+
+@pytest.mark.parametrize("key", KEYS)
+@pytest.mark.parametrize("n", SIZES)
+def test_uniform_bits_are_splitmix64_of_each_index_across_block_boundaries(key, n):
+    cpu = get_device("cpu").xp
+    bits = cpu.uniform_bits(key, n)
+    assert bits.dtype == np.uint64 and bits.shape == (n,)
+    for i in _indices(n):
+        assert int(bits[i]) == splitmix(key, i), (key, n, i)
+
+
+@pytest.mark.parametrize("device", ["strict", "strict-f32"])
+@pytest.mark.parametrize("n", SIZES)
+def test_the_cpus_blocks_give_the_bits_and_masks_one_piece_gives_on_another_device(device, n):
+    cpu, other = get_device("cpu").xp, get_device(device).xp
+    for key in KEYS[:3]:
+        assert np.array_equal(cpu.uniform_bits(key, n), other.to_host(other.uniform_bits(key, n)))
+        for p in (0.0, 1e-9, 0.25, 0.5, 1.0 - 1e-9, 1.0):
+            mask = R.bernoulli_keep(cpu, key, (n,), p)
+            assert mask.dtype == bool
+            assert np.array_equal(mask, other.to_host(R.bernoulli_keep(other, key, (n,), p)))
+            threshold = min(int(p * 2.0**64), _M)
+            assert np.array_equal(mask, cpu.uniform_bits(key, n) >= np.uint64(threshold))
+
+
+@pytest.mark.parametrize("shape", [(), (0, 5), (3, 1), (64, 64, 12, 12), (2, BLOCK + 3)])
+def test_a_mask_keeps_its_shape_and_its_rate(shape):
+    cpu = get_device("cpu").xp
+    mask = R.bernoulli_keep(cpu, 99, shape, 0.25)
+    assert mask.shape == shape and mask.dtype == bool
+    if mask.size > 10_000:
+        assert abs(mask.mean() - 0.75) < 0.01
+
+
+def test_making_a_mask_takes_its_own_bytes_and_a_few_blocks_not_eight_bytes_a_value():
+    cpu = get_device("cpu").xp
+    n = 1 << 21
+    R.bernoulli_keep(cpu, 5, (n,), 0.5)  # warm: nothing first-time is counted
+    tracemalloc.start()
+    try:
+        mask = R.bernoulli_keep(cpu, 5, (n,), 0.5)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert mask.nbytes == n
+    assert peak <= n + 6 * BLOCK * 8, peak  # the mask, the steps, a block and its shift's temporary
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_dropout_larger_than_a_block_is_one_mask_in_forward_backward_and_replay(device):
+    """The forward's mask, the backward's (made again from the key) and a checkpoint replay's
+    are the same; and the same on the strict device as on the CPU."""
+    shape = (4, BLOCK // 2 + 5)  # two blocks and a bit
+    x0 = np.random.default_rng(0).standard_normal(shape).astype(np.float32) + 5.0  # no zeros
+    results = {}
+    for dev in ("cpu", device):
+        mg.manual_seed(3)
+        x = mg.tensor(x0, device=dev, requires_grad=True)
+        y = F.dropout(x, 0.3)
+        (y * 2.0).sum().backward()
+        grad = x.grad.numpy() if dev == "cpu" else get_device(dev).xp.to_host(x.grad._data)
+        out = y.detach().numpy() if dev == "cpu" else get_device(dev).xp.to_host(y.detach()._data)
+        results[dev] = (out, grad)
+        kept = out != 0
+        assert np.array_equal(grad, np.where(kept, np.float32(2.0 / 0.7), 0).astype(np.float32))
+        # a checkpointed step replays the same mask from the key: bitwise the plain gradient
+        mg.manual_seed(3)
+        xc = mg.tensor(x0, device=dev, requires_grad=True)
+        yc = ck.checkpoint(lambda t: F.dropout(t, 0.3) * 2.0, xc)
+        yc.sum().backward()
+        gc = xc.grad.numpy() if dev == "cpu" else get_device(dev).xp.to_host(xc.grad._data)
+        assert np.array_equal(gc, grad)
+    assert np.array_equal(results["cpu"][0], results[device][0])
+    assert np.array_equal(results["cpu"][1], results[device][1])
