@@ -75,12 +75,13 @@ def _mixed(xp: Any, steps: Any, key: int, start: int) -> Any:
         return z
 
 
-def _blocks(xp: Any, key: int, n: int, size: int) -> Any:
-    """``(start, stop, values)`` for each block of ``size`` indices of ``key``'s first ``n``."""
+def _blocks(xp: Any, key: int, n: int, size: int, offset: int = 0) -> Any:
+    """``(start, stop, values)`` for each block of ``size`` of ``n`` indices of ``key``'s stream
+    (``values``: those of indices ``offset + start`` to ``offset + stop``)."""
     steps = _golden_steps(xp, size)
     for start in range(0, n, size):
         stop = min(n, start + size)
-        yield start, stop, _mixed(xp, steps[:stop - start], key, start)
+        yield start, stop, _mixed(xp, steps[:stop - start], key, offset + start)
 
 
 @register_kernel
@@ -210,31 +211,52 @@ def uniform(xp: Any, key: int, shape: tuple[int, ...], dtype: Any) -> Any:
     n = 1
     for s in shape:
         n *= s
-    bits = xp.uniform_bits(key, n)
-    if as_dtype(dtype).itemsize == 8:
-        u = (bits >> xp.uint64(11)).astype(xp.float64) * (1.0 / (1 << 53))
-    else:
-        # 24 bits fill a float32 mantissa exactly: every value is representable,
-        # so the result is the same whatever the working precision.
-        u = (bits >> xp.uint64(40)).astype(xp.float32) * xp.float32(1.0 / (1 << 24))
+    wide = as_dtype(dtype).itemsize == 8
+    size = _block_size(xp, n)
+    if size == n:
+        u = _uniform_of(xp, xp.uniform_bits(key, n), wide)
+    else:  # block by block: no array of bits (8 bytes a value) at the result's full size
+        u = xp.empty(n, dtype=xp.float64 if wide else xp.float32)
+        for start, stop, bits in _blocks(xp, key, n, size):
+            u[start:stop] = _uniform_of(xp, bits, wide)
     return u.reshape(shape).astype(dtype, copy=False)
 
 
+def _uniform_of(xp: Any, bits: Any, wide: bool) -> Any:
+    if wide:
+        return (bits >> xp.uint64(11)).astype(xp.float64) * (1.0 / (1 << 53))
+    # 24 bits fill a float32 mantissa exactly: every value is representable,
+    # so the result is the same whatever the working precision.
+    return (bits >> xp.uint64(40)).astype(xp.float32) * xp.float32(1.0 / (1 << 24))
+
+
 def normal(xp: Any, key: int, shape: tuple[int, ...], dtype: Any) -> Any:
-    """Standard normal numbers (Box-Muller), a pure function of ``key``."""
+    """Standard normal numbers (Box-Muller), a pure function of ``key``: value ``i`` from the
+    bits of indices ``i`` and ``n + i``."""
     n = 1
     for s in shape:
         n *= s
-    bits = xp.uniform_bits(key, 2 * n)
     if as_dtype(dtype).itemsize == 8:
-        shift, ftype, scale = 11, xp.float64, 1.0 / (1 << 53)
+        form = 11, xp.float64, 1.0 / (1 << 53)
     else:
         # float32 throughout (a float32-only device has no float64): 24-bit uniforms
-        shift, ftype, scale = 40, xp.float32, xp.float32(1.0 / (1 << 24))
-    u1 = ((bits[:n] >> xp.uint64(shift)).astype(ftype) + ftype(0.5)) * scale  # in (0, 1)
-    u2 = (bits[n:] >> xp.uint64(shift)).astype(ftype) * scale
-    z = xp.sqrt(ftype(-2.0) * xp.log(u1)) * xp.cos(ftype(2.0 * 3.141592653589793) * u2)
+        form = 40, xp.float32, xp.float32(1.0 / (1 << 24))
+    size = _block_size(xp, n)
+    if size == n:
+        bits = xp.uniform_bits(key, 2 * n)
+        z = _box_muller(xp, bits[:n], bits[n:], *form)
+    else:  # block by block, each block's two halves of the stream side by side
+        z = xp.empty(n, dtype=form[1])
+        for (start, stop, first), (_, _, second) in zip(_blocks(xp, key, n, size),
+                                                        _blocks(xp, key, n, size, offset=n)):
+            z[start:stop] = _box_muller(xp, first, second, *form)
     return z.reshape(shape).astype(dtype, copy=False)
+
+
+def _box_muller(xp: Any, first: Any, second: Any, shift: int, ftype: Any, scale: Any) -> Any:
+    u1 = ((first >> xp.uint64(shift)).astype(ftype) + ftype(0.5)) * scale  # in (0, 1)
+    u2 = (second >> xp.uint64(shift)).astype(ftype) * scale
+    return xp.sqrt(ftype(-2.0) * xp.log(u1)) * xp.cos(ftype(2.0 * 3.141592653589793) * u2)
 
 
 def bernoulli_keep(xp: Any, key: int, shape: tuple[int, ...], p_drop: float) -> Any:

@@ -68,6 +68,44 @@ def test_the_cpus_blocks_give_the_bits_and_masks_one_piece_gives_on_another_devi
             assert np.array_equal(mask, cpu.uniform_bits(key, n) >= np.uint64(threshold))
 
 
+@pytest.mark.parametrize("device", ["strict", "strict-f32"])
+@pytest.mark.parametrize("n", SIZES)
+def test_uniform_and_normal_numbers_in_blocks_are_one_pieces_numbers(device, n):
+    """``rand``/``randn``'s numbers: made block by block on the CPU, in one piece on the strict
+    devices (NumPy's math behind a wall), the same values -- float16, float32 and float64."""
+    cpu, other = get_device("cpu").xp, get_device(device).xp
+    dtypes = ["float16", "float32"] + (["float64"] if device == "strict" else [])
+    for dtype in dtypes:
+        for draw in (R.uniform, R.normal):
+            here = draw(cpu, 42, (n,), dtype)
+            there = other.to_host(draw(other, 42, (n,), dtype))
+            assert here.dtype == there.dtype == np.dtype(dtype)
+            assert np.array_equal(here, there), (draw.__name__, dtype)
+    # value i of randn is Box-Muller of the bits of indices i and n + i
+    if n:
+        bits = cpu.uniform_bits(42, 2 * n)
+        i = n - 1
+        u1 = ((float(bits[i] >> np.uint64(11)) + 0.5) * 2.0**-53)
+        u2 = float(bits[n + i] >> np.uint64(11)) * 2.0**-53
+        want = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * 3.141592653589793 * u2)
+        assert np.isclose(R.normal(cpu, 42, (n,), "float64")[i], want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("draw, dtype, bound", [(R.uniform, "float32", 1.0), (R.normal, "float32", 1.0),
+                                                (R.uniform, "float64", 1.0), (R.normal, "float64", 1.0)])
+def test_drawing_numbers_takes_about_the_results_bytes(draw, dtype, bound):
+    cpu = get_device("cpu").xp
+    n = 1 << 20
+    draw(cpu, 8, (n,), dtype)
+    tracemalloc.start()
+    try:
+        out = draw(cpu, 8, (n,), dtype)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak <= bound * out.nbytes + 12 * BLOCK * 8, (peak, out.nbytes)  # a few blocks' temporaries
+
+
 @pytest.mark.parametrize("shape", [(), (0, 5), (3, 1), (64, 64, 12, 12), (2, BLOCK + 3)])
 def test_a_mask_keeps_its_shape_and_its_rate(shape):
     cpu = get_device("cpu").xp
