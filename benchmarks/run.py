@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> dict:
         blas.choose_core(args.blas_core)
     core = blas.openblas_core()
     print(f"NumPy's OpenBLAS kernels: {core or 'not found'}")
-    if blas.unused_avx512(core):
+    if not args.blas_core and blas.unused_avx512(core):  # (OpenBLAS's own choice, not one asked for)
         print(f"  (this CPU has AVX-512, which OpenBLAS's {core} kernels leave unused -- on AMD Zen 5, "
               "OpenBLAS 0.3.31 misidentifies the CPU, OpenMathLib/OpenBLAS#6029; --blas-core SkylakeX runs "
               "its AVX-512 kernels for every engine: benchmarks/blas.py)")

@@ -37,6 +37,22 @@ def splitmix(key: int, i: int) -> int:
     return z ^ (z >> 31)
 
 
+def traced_peak(fn):
+    """``fn()`` and the most memory it held at once beyond what was held before (tracemalloc;
+    started and stopped here unless the caller's run already traces)."""
+    started = not tracemalloc.is_tracing()
+    if started:
+        tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        out = fn()
+        return out, tracemalloc.get_traced_memory()[1] - before
+    finally:
+        if started:
+            tracemalloc.stop()
+
+
 def _indices(n: int) -> list[int]:
     around = {0, 1, n - 1, n // 2}
     for b in range(BLOCK, n, BLOCK):
@@ -97,12 +113,7 @@ def test_drawing_numbers_takes_about_the_results_bytes(draw, dtype, bound):
     cpu = get_device("cpu").xp
     n = 1 << 20
     draw(cpu, 8, (n,), dtype)
-    tracemalloc.start()
-    try:
-        out = draw(cpu, 8, (n,), dtype)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    out, peak = traced_peak(lambda: draw(cpu, 8, (n,), dtype))
     assert peak <= bound * out.nbytes + 12 * BLOCK * 8, (peak, out.nbytes)  # a few blocks' temporaries
 
 
@@ -119,17 +130,30 @@ def test_making_a_mask_takes_its_own_bytes_and_a_few_blocks_not_eight_bytes_a_va
     cpu = get_device("cpu").xp
     n = 1 << 21
     R.bernoulli_keep(cpu, 5, (n,), 0.5)  # warm: nothing first-time is counted
-    tracemalloc.start()
-    try:
-        mask = R.bernoulli_keep(cpu, 5, (n,), 0.5)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    mask, peak = traced_peak(lambda: R.bernoulli_keep(cpu, 5, (n,), 0.5))
     assert mask.nbytes == n
     assert peak <= n + 6 * BLOCK * 8, peak  # the mask, the steps, a block and its shift's temporary
 
 
-@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_one_piece_adds_its_offset_in_place():
+    """Where the bits are made in one piece (a GPU; the strict device here), the values and one
+    shift's temporary are all that is held: 16 bytes a value, as before the blocks."""
+    strict = get_device("strict").xp
+    n = 1 << 20
+    strict.uniform_bits(1, n)
+    _, peak = traced_peak(lambda: strict.uniform_bits(1, n))
+    assert peak <= 2 * 8 * n + (1 << 16), peak
+
+
+@pytest.mark.parametrize("key", [np.uint64(5), np.int64(7), np.uint64(_M), np.int32(3)])
+def test_numpy_integer_keys_and_sizes_are_their_python_integers(key):
+    cpu = get_device("cpu").xp
+    for n in (10, BLOCK + 3, np.int64(BLOCK + 3)):
+        assert np.array_equal(cpu.uniform_bits(key, n), cpu.uniform_bits(int(key), int(n)))
+        assert np.array_equal(R.normal(cpu, key, (n,), "float32"), R.normal(cpu, int(key), (int(n),), "float32"))
+
+
+@pytest.mark.parametrize("device", ["strict", "strict-f32"])
 def test_dropout_larger_than_a_block_is_one_mask_in_forward_backward_and_replay(device):
     """The forward's mask, the backward's (made again from the key) and a checkpoint replay's
     are the same; and the same on the strict device as on the CPU."""

@@ -21,7 +21,9 @@ from . import math as mf
 from .arguments import _FAST_OPERANDS, operand
 
 
-def rpow(x: Any, y: Any) -> Tensor:
+def rpow(x: Any, y: Any, modulo: Any = None) -> Tensor:
+    if modulo is not None:  # pow(y, x, m), which Python 3.14 sends here too: see power_method
+        return NotImplemented
     return mf.power(y, x)
 
 
