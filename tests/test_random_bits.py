@@ -179,3 +179,39 @@ def test_dropout_larger_than_a_block_is_one_mask_in_forward_backward_and_replay(
         assert np.array_equal(gc, grad)
     assert np.array_equal(results["cpu"][0], results[device][0])
     assert np.array_equal(results["cpu"][1], results[device][1])
+
+
+def _wide_dropout_net(seed: int):
+    mg.manual_seed(seed)
+    from minigrad_ckpt import nn, optim
+
+    model = nn.Sequential(nn.Linear(6, BLOCK // 4 + 3), nn.Tanh(), nn.Dropout(0.4), nn.Linear(BLOCK // 4 + 3, 2))
+    return model, optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+
+
+def _wide_steps(model, opt, start: int, stop: int) -> None:
+    for i in range(start, stop):  # batch 8: each dropout mask spans two blocks and a bit
+        x = mg.tensor(np.random.default_rng(i).standard_normal((8, 6)).astype(np.float32))
+        loss = (model(x) ** 2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+@pytest.mark.msgpack
+def test_a_resumed_run_draws_the_same_masks_over_several_blocks(tmp_path):
+    """Snapshot and resume in the middle of training with dropout masks of several blocks: the
+    generator's state is a key counter, so the resumed run is bitwise the run without a stop."""
+    from minigrad_ckpt.snapshot import Snapshot
+
+    model, opt = _wide_dropout_net(0)
+    _wide_steps(model, opt, 0, 4)
+    want = {k: v.numpy().tobytes() for k, v in model.state_dict().items()}
+    model, opt = _wide_dropout_net(0)
+    _wide_steps(model, opt, 0, 2)
+    path = Snapshot.from_executor(mg.Executor(model, opt), 2).save(tmp_path / "s.mgsnap")
+    model2, opt2 = _wide_dropout_net(9)  # another seed: the generator's state must come from the snapshot
+    Snapshot.load(path).restore_into(mg.Executor(model2, opt2))
+    _wide_steps(model2, opt2, 2, 4)
+    assert {k: v.numpy().tobytes() for k, v in model2.state_dict().items()} == want
+
