@@ -215,3 +215,37 @@ def test_a_resumed_run_draws_the_same_masks_over_several_blocks(tmp_path):
     _wide_steps(model2, opt2, 2, 4)
     assert {k: v.numpy().tobytes() for k, v in model2.state_dict().items()} == want
 
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_mask_of_several_blocks_under_transforms_closing_over_a_weight_and_in_place(dtype):
+    """``mg.func.grad``, ``vjp`` and ``jvp`` of a function that closes over a weight and drops
+    out over two blocks and a bit: each regenerates the forward's mask from the op's key, so the
+    gradient is the mask times the scale (times the weight), and the tangent agrees with it.
+    Dropout written in place (``inplace=True``) draws the same mask."""
+    n = 2 * BLOCK + 11
+    w = mg.tensor(np.linspace(0.5, 1.5, n).astype(dtype))  # closed over, not differentiated
+    x0 = mg.tensor(np.random.default_rng(1).standard_normal(n).astype(dtype) + 4.0)  # no zeros
+
+    def f(x):
+        mg.manual_seed(11)  # the same key on every call: the transforms compare one mask
+        return (F.dropout(x * w, 0.4) * 3.0).sum()
+
+    g = mg.func.grad(f)(x0)
+    mg.manual_seed(11)
+    kept = F.dropout(mg.ones(n, dtype=dtype), 0.4).numpy() != 0
+    scale = np.asarray(1.0 / 0.6, dtype=dtype)
+    want = np.where(kept, (w.numpy() * scale) * np.asarray(3.0, dtype=dtype), 0).astype(dtype)
+    assert g.dtype == np.dtype(dtype) and np.allclose(g.numpy(), want, rtol=1e-6, atol=0)
+    assert 0.55 < kept.mean() < 0.65
+    _, pullback = mg.func.vjp(f, x0)
+    assert np.array_equal(pullback(mg.tensor(np.asarray(1.0, dtype=dtype)))[0].numpy(), g.numpy())
+    t = mg.tensor(np.random.default_rng(2).standard_normal(n).astype(dtype))
+    _, tangent = mg.func.jvp(f, (x0,), (t,))
+    assert np.isclose(float(tangent.numpy()), float((g.numpy().astype(np.float64) * t.numpy()).sum()), rtol=1e-4)
+    mg.manual_seed(11)
+    out_of_place = F.dropout(x0 * w, 0.4).numpy()
+    mg.manual_seed(11)
+    y = (x0 * w).detach()
+    assert F.dropout(y, 0.4, inplace=True) is y
+    assert np.array_equal(y.numpy(), out_of_place)
+
