@@ -79,6 +79,44 @@ def test_frequencies():
     assert not mg.fft.fftfreq(4).requires_grad
 
 
+# PyTorch 2.13's values (made offline): the integer steps times 1 / (n * d) rounded to the
+# dtype.  NumPy's float64 quotient cast to float32 differs at 6/7 (0.85714287).
+_TORCH_FREQUENCIES = [
+    (("fftfreq", 7, 0.5, "float32"), [0.0, 0.2857142984867096, 0.5714285969734192, 0.8571429252624512,
+                                      -0.8571429252624512, -0.5714285969734192, -0.2857142984867096]),
+    (("rfftfreq", 9, 1 / 3, "float32"), [0.0, 0.3333333432674408, 0.6666666865348816, 1.0, 1.3333333730697632]),
+    (("fftfreq", 7, 1 / 3, "float16"), [0.0, 0.428466796875, 0.85693359375, 1.28515625, -1.28515625,
+                                        -0.85693359375, -0.428466796875]),
+]
+
+
+@pytest.mark.parametrize("call, expected", _TORCH_FREQUENCIES)
+def test_frequencies_round_as_pytorch(call, expected):
+    name, n, d, dtype = call
+    got = getattr(mg.fft, name)(n, d=d, dtype=dtype).numpy()
+    assert got.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(got, np.array(expected, dtype=dtype))
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 8, 33])
+@pytest.mark.parametrize("d", [1.0, 0.1, 1 / 3, 7.7])
+def test_frequencies_are_steps_times_the_rounded_scale(n, d):
+    scale32 = np.float32(1.0 / (n * d))
+    steps = np.concatenate([np.arange((n + 1) // 2), np.arange(-(n // 2), 0)])
+    np.testing.assert_array_equal(mg.fft.fftfreq(n, d, dtype="float32").numpy(), steps.astype(np.float32) * scale32)
+    np.testing.assert_array_equal(mg.fft.rfftfreq(n, d, dtype="float32").numpy(),
+                                  np.arange(n // 2 + 1).astype(np.float32) * scale32)
+    np.testing.assert_array_equal(mg.fft.fftfreq(n, d, dtype="float64").numpy(), np.fft.fftfreq(n, d))
+
+
+def test_frequencies_refuse_an_integer_dtype():
+    with pytest.raises(ValueError, match="fftfreq requires a floating point or complex dtype"):
+        mg.fft.fftfreq(4, dtype="int64")
+    with pytest.raises(ValueError, match="rfftfreq requires a floating point"):
+        mg.fft.rfftfreq(4, dtype=mg.int32)
+    assert mg.fft.fftfreq(4, dtype="complex64").dtype == mg.complex64
+
+
 def test_errors_name_the_function():
     x = mg.tensor(cplx(4))
     with pytest.raises(TypeError, match="rfft.* expects a real input"):

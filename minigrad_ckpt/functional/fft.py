@@ -243,21 +243,34 @@ def ihfft2(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *
 # ---------------------------------------------------------------------------
 # Frequencies and shifts
 # ---------------------------------------------------------------------------
-def _frequencies(values: Any, dtype: Any, device: Any) -> Tensor:
-    dt = get_default_dtype() if dtype is None else as_dtype(dtype)
+def _frequencies(name: str, steps: Any, n: int, d: float, dtype: Any, device: Any) -> Tensor:
+    """``steps / (n * d)`` as PyTorch makes it: the integer steps in ``dtype`` times the
+    scale ``1 / (n * d)`` rounded to ``dtype`` (NumPy's float64 quotient rounded to float32
+    afterwards differs in the last bit: 6/7 is 0.85714287, not torch's 0.8571429).  Half
+    precision multiplies in float32 and rounds the product once, as torch's CPU does."""
+    dt = host_numpy.dtype(get_default_dtype() if dtype is None else as_dtype(dtype))
+    if dt.kind not in "fc":
+        raise ValueError(f"{name} requires a floating point or complex dtype, got {dt.name}")
+    work = host_numpy.dtype(host_numpy.float32) if dt.kind == "f" and dt.itemsize < 4 else dt
+    values = steps.astype(work) * work.type(dt.type(1.0 / (n * d)))
     dev = get_device(device)
     return Tensor._wrap(dev.xp.asarray(values.astype(dt)), None, dev)
 
 
 def fftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None) -> Tensor:
     """The sample frequencies of :func:`fft`'s outputs for ``n`` samples ``d`` apart
-    (a constant, in the default float dtype unless ``dtype`` is given)."""
-    return _frequencies(host_numpy.fft.fftfreq(_size("fftfreq", n), d), dtype, device)
+    (a constant, in the default float dtype unless ``dtype`` is given):
+    ``[0, 1, ..., -(n // 2), ..., -1] / (n * d)``."""
+    n = _size("fftfreq", n)
+    steps = host_numpy.arange(n)
+    steps[(n + 1) // 2:] -= n
+    return _frequencies("fftfreq", steps, n, d, dtype, device)
 
 
 def rfftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None) -> Tensor:
     """The sample frequencies of :func:`rfft`'s outputs (the ``n // 2 + 1`` non-negative ones)."""
-    return _frequencies(host_numpy.fft.rfftfreq(_size("rfftfreq", n), d), dtype, device)
+    n = _size("rfftfreq", n)
+    return _frequencies("rfftfreq", host_numpy.arange(n // 2 + 1), n, d, dtype, device)
 
 
 def _shift(name: str, x: Any, axes: Any, dim: Any, sign: int) -> Tensor:
