@@ -39,7 +39,7 @@ def test_gelu_refuses_complex():
 
 @pytest.mark.parametrize("name", ["erfcx", "i0", "i0e", "i1", "i1e", "zeta"])
 def test_real_line_special_functions_refuse_complex(name):
-    with pytest.raises(TypeError, match=f"special.{'i0e' if name == 'i0' else 'i1e' if name == 'i1' else name}"):
+    with pytest.raises(TypeError, match=f"special.{name}: implemented for real arguments only"):
         getattr(mg.special, name)(Z)
 
 

@@ -5,6 +5,8 @@ SciPy signature.  SciPy is a test-only dependency."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -116,8 +118,8 @@ def test_betaln_keeps_its_digits_for_large_arguments():
 
 def test_special_values_match_scipy():
     cases = [
-        (S.gammaln, sc.gammaln, [0.0, -1.0, -2.0, np.inf, -np.inf, np.nan]),
-        (S.digamma, sc.digamma, [0.0, -1.0, np.inf, np.nan]),
+        (S.gammaln, sc.gammaln, [0.0, -1.0, -2.0, np.inf, np.nan]),
+        (S.digamma, sc.digamma, [0.0, -0.0, -1.0, np.inf, np.nan]),
         (S.gamma, sc.gamma, [0.0, -1.0, 200.0, np.inf, np.nan]),
         (S.erfc, sc.erfc, [np.inf, -np.inf, 30.0, np.nan]),
         (S.erfinv, sc.erfinv, [1.0, -1.0, 1.5, 0.0, np.nan]),
@@ -130,6 +132,20 @@ def test_special_values_match_scipy():
     np.testing.assert_array_equal(S.xlogy(_t([0.0, 0.0, 1.0]), _t([0.0, np.nan, 0.0])).numpy(),
                                   sc.xlogy([0.0, 0.0, 1.0], [0.0, np.nan, 0.0]))
     assert S.polygamma(1, _t(0.0)).item() == np.inf and S.polygamma(2, _t(0.0)).item() == -np.inf
+
+
+def test_where_scipy_and_pytorch_differ_the_pytorch_value():
+    # ln|Gamma(-inf)| is +inf for C's lgamma, Python's math.lgamma and PyTorch; SciPy says -inf
+    assert S.gammaln(_t(-np.inf)).item() == np.inf == math.lgamma(-math.inf)
+    assert mg.lgamma(_t([-np.inf])).numpy()[0] == np.inf
+    # psi's pole at 0 from either side, in float32 as well
+    for dtype in ("float64", "float32"):
+        np.testing.assert_array_equal(S.digamma(mg.tensor([0.0, -0.0], dtype=dtype)).numpy(), [-np.inf, np.inf])
+        assert S.digamma(mg.tensor([-0.0], dtype=dtype)).numpy().dtype == np.dtype(dtype)
+    # logit's derivative is NaN where its value is (outside [0, 1]), finite or infinite inside
+    p = mg.tensor([-0.5, 0.0, 0.25, 1.0, 1.5], dtype="float64", requires_grad=True)
+    S.logit(p).sum().backward()
+    np.testing.assert_array_equal(p.grad.numpy(), [np.nan, np.inf, 1 / (0.25 * 0.75), np.inf, np.nan])
 
 
 def test_float32_stays_float32_and_close():

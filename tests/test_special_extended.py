@@ -190,3 +190,38 @@ def test_far_special_values_on_the_float32_only_device_equal_the_cpu():
     for fn, v in ((S.gamma, x), (S.erfcinv, z)):
         got = fn(mg.tensor(v).to("strict-f32")).to("cpu").numpy()
         np.testing.assert_array_equal(got, fn(mg.tensor(v)).numpy())
+
+
+_TINY = np.array([1e-300, -1e-300, 1e-20, 1e-8, -1e-8, 1e-4, 0.1, 2.0, -5.0, 40.0])
+
+
+def _gradient(fn, values):
+    x = mg.tensor(values, dtype="float64", requires_grad=True)
+    fn(x).sum().backward()
+    return x.grad.numpy()
+
+
+def test_bessel_derivatives_near_zero_keep_every_digit():
+    # I0' = I1 and I1' = I0 - I1/x.  Taken through i0e(x) exp(|x|), the terms cancel near 0:
+    # I0'(1e-8) came out with 8 correct digits and I0'(1e-300) as 0.
+    np.testing.assert_allclose(_gradient(S.i0, _TINY), sp.i1(_TINY), rtol=1e-14, atol=0)
+    want = np.where(np.abs(_TINY) < 1e-7, 0.5, sp.i0(_TINY) - sp.i1(_TINY) / _TINY)
+    np.testing.assert_allclose(_gradient(S.i1, _TINY), want, rtol=1e-13, atol=0)
+
+
+def test_bessel_derivatives_at_infinities_and_nan():
+    inf, nan = np.inf, np.nan
+    edges = np.array([inf, -inf, nan, 1.7e308, -1.7e308])
+    np.testing.assert_array_equal(_gradient(S.i0, edges), [inf, -inf, nan, inf, -inf])  # I1, odd
+    np.testing.assert_array_equal(_gradient(S.i1, edges), [inf, inf, nan, inf, inf])  # even, growing
+    np.testing.assert_array_equal(S.i0(mg.tensor(edges)).numpy(), [inf, inf, nan, inf, inf])
+    np.testing.assert_array_equal(S.i1(mg.tensor(edges)).numpy(), [inf, -inf, nan, inf, -inf])
+
+
+def test_unscaled_bessel_overflows_only_past_the_float_range():
+    # I0(712) = 2.47e307 is a float64; exp(712) alone is not
+    x = np.array([700.0, 712.0, -712.0, 713.9])
+    np.testing.assert_allclose(S.i0(mg.tensor(x)).numpy(), sp.i0e(x) * np.exp(np.abs(x) / 2) * np.exp(np.abs(x) / 2),
+                               rtol=1e-13)
+    assert np.isfinite(S.i1(mg.tensor(x)).numpy()).all()
+    assert np.isinf(S.i0(mg.tensor([714.0], dtype="float64")).numpy()).all()

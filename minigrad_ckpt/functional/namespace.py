@@ -57,7 +57,7 @@ from .special import (  # noqa: F401  (kernel twins: xp.digamma and friends)
     gammaln,
     polygamma,
 )
-from .special_extended import erfcx, gammainc, gammaincc, i0e, i1e, zeta  # noqa: F401  (kernel twins)
+from .special_extended import erfcx, gammainc, gammaincc, i0, i0e, i1, i1e, zeta  # noqa: F401  (kernel twins)
 
 # Constants and dtypes, so backward code can write ``xp.inf`` or ``xp.float32``
 # in either namespace.

@@ -24,7 +24,7 @@ from . import math as mf
 from .arguments import as_tensor, binary
 from .special import _of_reals, _real_only, erfc, erfcinv, gammaln
 
-_ERFCX, _I0E, _I1E = _ss.Erfcx(), _ss.I0e(), _ss.I1e()
+_ERFCX, _I0E, _I1E, _I0, _I1 = _ss.Erfcx(), _ss.I0e(), _ss.I1e(), _ss.I0(), _ss.I1()
 _SQRT_2 = math.sqrt(2.0)
 sinc = mf.sinc
 
@@ -45,26 +45,15 @@ def i1e(x: Any) -> Tensor:
     return _of_reals("i1e", _I1E, x)
 
 
-def _unscale(scaled: Tensor, x: Tensor, odd: bool) -> Tensor:
-    """``scaled * exp(|x|)``; at ``+-inf`` (and NaN) the value is ``x`` itself for the odd ``I1``
-    and ``|x|`` for the even ``I0``."""
-    finite = mf.isfinite(x)
-    safe = mf.where(finite, x, 0.0)
-    return mf.where(finite, scaled * mf.exp(mf.abs(safe)), x if odd else mf.abs(x))
-
-
 def i0(x: Any) -> Tensor:
-    """``I0(x)``, the modified Bessel function of the first kind of order 0 (``i0e(x) exp(|x|)``)."""
-    x = as_tensor(x)
-    finite = mf.where(mf.isfinite(x), x, 0.0)
-    return _unscale(i0e(finite), x, odd=False)
+    """``I0(x)``, the modified Bessel function of the first kind of order 0 (``i0e(x) exp(|x|)``);
+    its derivative is ``i1``."""
+    return _of_reals("i0", _I0, x)
 
 
 def i1(x: Any) -> Tensor:
     """``I1(x)``, the modified Bessel function of the first kind of order 1 (``i1e(x) exp(|x|)``)."""
-    x = as_tensor(x)
-    finite = mf.where(mf.isfinite(x), x, 0.0)
-    return _unscale(i1e(finite), x, odd=True)
+    return _of_reals("i1", _I1, x)
 
 
 def ndtr(x: Any) -> Tensor:

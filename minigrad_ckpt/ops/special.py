@@ -113,7 +113,7 @@ def _gammaln_positive(xp: Any, x: Any) -> Any:
 
 @register_kernel
 def gammaln(xp, x):
-    """``ln |Gamma(x)|`` (``xp.gammaln``); +inf at 0 and the negative integers."""
+    """``ln |Gamma(x)|`` (``xp.gammaln``); +inf at 0, the negative integers and +-inf."""
     with xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
         pos = x > 0
         xs = xp.where(pos, x, 1 - x)  # reflection: Gamma(x) Gamma(1 - x) = pi / sin(pi x)
@@ -124,8 +124,9 @@ def gammaln(xp, x):
         # Near 0, ln|Gamma(x)| = -ln|x| - 0.5772 x + ...: exact to round-off below 2^-60, where
         # sin(pi x) of a subnormal x has lost the digits the reflection needs (4% at 5e-324)
         r = xp.where(xp.abs(x) < 2.0 ** -60, -xp.log(xp.abs(x)), r)
-        # SciPy's +-inf at +-inf: |Gamma| falls towards 0 between the poles as x -> -inf
-        return xp.where(xp.isnan(x), x, xp.where(xp.isinf(x), x, r))
+        # +inf at -inf as C's lgamma, Python's math.lgamma and PyTorch (SciPy says -inf: |Gamma|
+        # falls towards 0 between the poles, but it has a pole at every integer on the way)
+        return xp.where(xp.isnan(x), x, xp.where(xp.isinf(x), xp.abs(x), r))
 
 
 # -------------------------------------------------------------------- digamma
@@ -159,7 +160,8 @@ def _digamma_positive(xp: Any, x: Any) -> Any:
 
 @register_kernel
 def digamma(xp, x):
-    """``psi(x) = d/dx ln Gamma(x)`` (``xp.digamma``); -inf at 0, NaN at negative integers."""
+    """``psi(x) = d/dx ln Gamma(x)`` (``xp.digamma``); -inf at +0 and +inf at -0 (the pole's two
+    sides, as SciPy and PyTorch), NaN at negative integers."""
     with xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
         pos = x > 0
         xs = xp.where(pos, x, 1 - x)  # reflection: psi(1 - x) - psi(x) = pi / tan(pi x)
@@ -167,7 +169,8 @@ def digamma(xp, x):
         xn = xp.where(pos, 0.5, x)
         neg = p - math.pi / _tanpi(xp, xn)
         at_int = xn == xp.round(xn)
-        r = xp.where(pos, p, xp.where(x == 0, -xp.inf, xp.where(at_int, xp.nan, neg)))
+        pole = -1 / x  # at +-0: -inf at +0, +inf at -0 (in x's dtype)
+        r = xp.where(pos, p, xp.where(x == 0, pole, xp.where(at_int, xp.nan, neg)))
         r = xp.where(x == xp.inf, xp.inf, r)
         return xp.where(xp.isnan(x), x, r)
 
@@ -746,7 +749,8 @@ class Logit(UnaryElementwise):
             return xp.where(xp.logical_or(p < 0, p > 1), xp.nan, r)
 
     def derivative(self, xp, out, p):
-        return 1 / (p * (1 - p))
+        # NaN outside [0, 1], where the value is (PyTorch's too): 1 / (p (1 - p)) is finite there
+        return xp.where(xp.logical_or(p < 0, p > 1), xp.nan, 1 / (p * (1 - p)))
 
     def reference(self, np, p):
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -932,7 +936,7 @@ def _betaln_ref(a: float, b: float) -> float:
 
 def _lgamma_ref(v: float) -> float:
     if math.isinf(v):
-        return v  # as SciPy (math.lgamma says +inf at -inf)
+        return math.inf  # as math.lgamma, C and PyTorch (SciPy says -inf at -inf)
     if v <= 0 and v == math.floor(v):
         return math.inf
     try:
@@ -958,7 +962,7 @@ def _digamma_reference(np: Any, x: Any) -> Any:
 
     def psi(v: float) -> float:
         if v <= 0 and v == math.floor(v):
-            return -math.inf if v == 0 else math.nan
+            return -math.copysign(math.inf, v) if v == 0 else math.nan
         acc = 0.0
         while v < 20:  # psi(v) = psi(v + 1) - 1/v
             acc -= 1 / v
