@@ -750,7 +750,9 @@ class Tensor:
     def mul_(self, other: Any) -> Tensor:
         return self._arith_inplace(other, "multiply")
 
-    def div_(self, other: Any) -> Tensor:
+    def div_(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+        if rounding_mode is not None:  # PyTorch's floor/trunc division, written back (``divide_``)
+            return self.divide_(other, rounding_mode=rounding_mode)
         return self._arith_inplace(other, "divide")
 
     def __iadd__(self, other: Any) -> Tensor:

@@ -42,6 +42,7 @@ _FLOOR, _CEIL, _TRUNC = _ew.Floor(), _ew.Ceil(), _ew.Trunc()
 _ARCTAN2, _HYPOT = _ew.Arctan2(), _ew.Hypot()
 _LOGADDEXP, _LOGADDEXP2 = _ew.LogAddExp(), _ew.LogAddExp2()
 _MOD, _FMOD = _ew.Mod(), _ew.Fmod()
+_FLOOR_DIVIDE = _ew.FloorDivide()
 
 
 def unary_function(name: str, op: Any, doc: str) -> Callable[[Any], Tensor]:
@@ -104,17 +105,18 @@ def _integer_quotient(x: Any, y: Any, rounding_mode: str) -> Tensor:
 
 def divide(x: Any, y: Any, *, rounding_mode: str | None = None) -> Tensor:
     """``x / y`` with broadcasting (true division); PyTorch's ``rounding_mode="trunc"`` rounds
-    the quotient toward zero and ``"floor"`` down (their gradients are 0 almost everywhere);
-    of two integer operands, an integer quotient, as PyTorch's."""
+    the quotient toward zero, and ``"floor"`` is ``x // y`` (floor division, as PyTorch's: the
+    ``q`` of ``x = q * y + mod(x, y)``, so ``div(1.0, 0.1, rounding_mode="floor")`` is 9, not
+    ``floor(1.0 / 0.1) = 10``); both gradients are 0; of two integer operands, an integer
+    quotient, as PyTorch's."""
     if rounding_mode is None:
         return binary(_DIV, x, y)
     if _integral(x) and _integral(y) and rounding_mode in ("trunc", "floor"):
         return _integer_quotient(x, y, rounding_mode)
-    q = binary(_DIV, x, y)
     if rounding_mode == "trunc":
-        return trunc(q)
+        return trunc(binary(_DIV, x, y))
     if rounding_mode == "floor":
-        return floor(q)
+        return binary(_FLOOR_DIVIDE, x, y)
     raise ValueError(f"divide: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}")
 
 

@@ -950,8 +950,8 @@ class FloorDivide(BinaryElementwise):
             dt = xp.result_type(x, y)
             # a Python number divides as the array's dtype rounds it (float32 // 1e-50 divides by 0)
             x, y = (dt.type(v) if isinstance(v, _CONST) else v for v in (x, y))
-            if dt.kind in "iu":  # exact: x - mod(x, y) is a multiple of y
-                return xp.where(y == 0, 0, (x - xp.mod(x, y)) // xp.where(y == 0, 1, y))
+            if dt.kind in "iu":  # integers divide exactly (x - mod(x, y) would overflow near the limits)
+                return xp.where(y == 0, 0, x // xp.where(y == 0, 1, y))
             m = xp.fmod(x, y)
             div = (x - m) / y
             div = xp.where(xp.logical_and(m != 0, (y < 0) != (m < 0)), div - 1, div)
