@@ -178,6 +178,28 @@ def test_isclose_calls_equal_infinities_close_as_pytorch():
     assert mg.allclose(mg.ones(2), 1.0) is True and mg.allclose(a[:1], mg.tensor([math.inf])) is True
 
 
+def test_isclose_measures_integers_exactly_as_pytorch():
+    # torch.isclose / torch.allclose of these tensors (torch 2.13): the difference of two int32
+    # near the limits wraps in int32 (to -1), which looked close
+    i32 = mg.int32
+    big, small = mg.tensor([2**31 - 1], dtype=i32), mg.tensor([-2**31], dtype=i32)
+    assert mg.isclose(big, small).tolist() == [False] and mg.isclose(small, big).tolist() == [False]
+    assert mg.allclose(big, small) is False
+    a = mg.tensor([2**31 - 1, -2**31, 5, 100], dtype=i32)
+    b = mg.tensor([-2**31, 2**31 - 1, 6, 100], dtype=i32)
+    assert mg.isclose(a, b, rtol=0.5, atol=3).tolist() == [False, False, True, True]
+    assert mg.isclose(mg.tensor([2**63 - 1]), mg.tensor([-2**63])).tolist() == [False]  # int64
+    assert mg.isclose(mg.tensor([2**62]), mg.tensor([2**62 + 1000])).tolist() == [True]
+    # uint8: torch.isclose(u, v), (atol=1), (rtol=0.01); 250 - 251 wraps to 255 in uint8
+    u = mg.tensor([0, 255, 3, 250], dtype=mg.uint8)
+    v = mg.tensor([255, 0, 2, 251], dtype=mg.uint8)
+    assert mg.isclose(u, v).tolist() == [False, False, False, False]
+    assert mg.isclose(u, v, atol=1).tolist() == [False, False, True, True]
+    assert mg.isclose(u, v, rtol=0.01).tolist() == [False, False, False, True]
+    # bools are measured as floats: torch.isclose(tensor([True, False]), tensor([False, False]))
+    assert mg.isclose(mg.tensor([True, False]), mg.tensor([False, False])).tolist() == [False, True]
+
+
 def test_reductions_take_pytorchs_dims():
     x = mg.tensor([[1.0, 0.0], [2.0, 3.0]])
     assert mg.all(x, dim=1).numpy().tolist() == [False, True]

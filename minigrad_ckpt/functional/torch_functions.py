@@ -77,12 +77,24 @@ def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,  #
     constant (``torch.isclose``: equal infinities are close, NaNs only with ``equal_nan``)."""
     x = as_tensor(input)
     xp, a, b = x.device.xp, x._data, as_tensor(other, x)._data
+    if a.dtype.kind == "b" and b.dtype.kind == "b":  # PyTorch measures bools as the default float
+        a, b = a.astype(get_default_dtype()), b.astype(get_default_dtype())
     with namespace.errstate(invalid="ignore", over="ignore"):
-        error = xp.abs(a - b)
+        error = _distance(xp, a, b)
         close = (a == b) | (xp.isfinite(error) & (error <= atol + xp.abs(rtol * b)))
     if equal_nan:
         close = close | (xp.isnan(a) & xp.isnan(b))
     return Tensor.constant(xp.asarray(close), x.device)
+
+
+def _distance(xp: Any, a: Any, b: Any) -> Any:
+    """``|a - b|``, exact for integers: the larger less the smaller in the unsigned type of
+    their width (``2**31 - 1 - (-2**31)`` overflows int32, and wrapped it looked close)."""
+    kind = xp.result_type(a, b)
+    if kind.kind not in "iu":
+        return xp.abs(a - b)
+    unsigned = host_numpy.dtype(f"u{kind.itemsize}")
+    return xp.maximum(a, b).astype(kind).astype(unsigned) - xp.minimum(a, b).astype(kind).astype(unsigned)
 
 
 def allclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
