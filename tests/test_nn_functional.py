@@ -396,9 +396,12 @@ def _softmax_chain(t, scale, causal, k):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("causal, k", [(True, 0), (True, 2), (True, -1), (False, 0)])
-def test_scaled_softmax_is_the_chain_it_replaces_bit_for_bit(dtype, causal, k):
+@pytest.mark.parametrize("zero_empty_rows", [True, False])
+def test_scaled_softmax_is_the_chain_it_replaces_bit_for_bit(dtype, causal, k, zero_empty_rows):
     """Values, gradients, second derivatives and tangents equal those of Mul, TrilFill and
-    Softmax exactly -- also the NaN rows of a diagonal offset that masks a whole row."""
+    Softmax exactly -- also the NaN rows of a diagonal offset that masks a whole row, unless
+    ``zero_empty_rows``: then those rows are 0 (attention's convention), and so are their
+    gradients and tangents."""
     from minigrad_ckpt.ops.activation import ScaledSoftmax
     from minigrad_ckpt.tape import apply
     rng = np.random.default_rng(5)
@@ -407,7 +410,8 @@ def test_scaled_softmax_is_the_chain_it_replaces_bit_for_bit(dtype, causal, k):
     scale = 0.37
     results = []
     with np.errstate(invalid="ignore"):
-        for fn in (lambda t: apply(ScaledSoftmax(scale=scale, causal=causal, k=k), t),
+        for fn in (lambda t: apply(ScaledSoftmax(scale=scale, causal=causal, k=k,
+                                                 zero_empty_rows=zero_empty_rows), t),
                    lambda t: _softmax_chain(t, scale, causal, k)):
             x = mg.tensor(a, requires_grad=True)
             y = fn(x)
@@ -415,8 +419,76 @@ def test_scaled_softmax_is_the_chain_it_replaces_bit_for_bit(dtype, causal, k):
             (ggx,) = mg.grad((gx * g).sum(), [x])
             _, tangent = mg.func.jvp(fn, (mg.tensor(a),), (g,))
             results.append([r.numpy() for r in (y, gx, ggx, tangent)])
+    empty_rows = np.zeros(a.shape[-2], bool)
+    if causal and k < 0:
+        empty_rows[:-k] = True  # row i keeps the keys j <= i + k: none for i < -k
     for mine, chain in zip(*results):
+        if zero_empty_rows:
+            assert (mine[..., empty_rows, :] == 0).all()
+            mine, chain = mine[..., ~empty_rows, :], chain[..., ~empty_rows, :]
         np.testing.assert_array_equal(mine, chain)
+
+
+# torch 2.13, float64: q, k, v, the mask and the upstream gradient below, then
+#   o = F.scaled_dot_product_attention(q, k, v, attn_mask=m); o.backward(g)
+# with m's float form (0 / -inf) the same values. The middle query attends to nothing.
+_SDPA_Q = [[[0.5, -1.0], [1.5, 0.25], [-0.75, 2.0]]]
+_SDPA_K = [[[1.0, 0.5], [-0.5, 1.25], [0.25, -1.5]]]
+_SDPA_V = [[[2.0, -1.0], [0.5, 1.0], [-1.5, 0.75]]]
+_SDPA_MASK = [[True, False, True], [False, False, False], [True, True, False]]
+_SDPA_G = [[[1.0, -2.0], [0.5, 0.25], [-1.0, 3.0]]]
+_SDPA_OUT = [[[-0.6576797877936053, 0.3288398938968026], [0.0, 0.0], [0.7027277190088881, 0.729696374654816]]]
+_SDPA_GRADS = (
+    [[[0.6784035197245653, 1.8090760525988405], [0.0, 0.0], [-0.9298208469217148, 0.4649104234608574]]],
+    [[[0.9171794366105676, -2.144299155528374], [-0.46491042346085754, 1.2397611292289532],
+      [-0.45226901314971013, 0.9045380262994203]]],
+    [[[0.10551110510066358, -0.07587039752873515], [-0.864848187327408, 2.594544561982224],
+      [0.7593370822267443, -1.5186741644534887]]],
+)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("mask_kind", ["bool", "float"])
+def test_sdpa_query_with_every_key_masked_gives_zero_and_zero_gradient_as_torch(dtype, mask_kind):
+    """PyTorch's attention (``_safe_softmax``) gives 0 to a query that may attend to no key,
+    and its gradient 0, where a plain softmax gives 0/0 = NaN."""
+    tol = dict(rtol=1e-6, atol=1e-6) if dtype == "float32" else dict(rtol=1e-13, atol=1e-14)
+    q, k, v = (mg.tensor(np.array(a, dtype), requires_grad=True) for a in (_SDPA_Q, _SDPA_K, _SDPA_V))
+    allowed = np.array(_SDPA_MASK)
+    mask = allowed if mask_kind == "bool" else np.where(allowed, 0.0, -np.inf).astype(dtype)
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    assert out.dtype == np.dtype(dtype)
+    np.testing.assert_allclose(out.numpy(), _SDPA_OUT, **tol)
+    out.backward(mg.tensor(np.array(_SDPA_G, dtype)))
+    for t, want in zip((q, k, v), _SDPA_GRADS):
+        np.testing.assert_allclose(t.grad.numpy(), want, **tol)
+    # forward mode and a second derivative stay finite (0 on the empty row)
+    _, tangent = mg.func.jvp(lambda a: F.scaled_dot_product_attention(a, k, v, attn_mask=mask),
+                             (q.detach(),), (mg.ones_like(q),))
+    assert (tangent.numpy()[0, 1] == 0).all() and np.isfinite(tangent.numpy()).all()
+    (gq,) = mg.grad(F.scaled_dot_product_attention(q, k, v, attn_mask=mask).sum(), [q], create_graph=True)
+    (ggq,) = mg.grad((gq * gq).sum(), [q])
+    assert np.isfinite(ggq.numpy()).all()
+
+
+def test_multihead_attention_empty_rows_nan_with_weights_zero_without_as_torch():
+    """PyTorch's MultiheadAttention: a softmax when it returns the weights (NaN for a query
+    with every key masked), ``scaled_dot_product_attention`` when it does not (0; the output
+    is then out_proj's bias there). torch 2.13, train mode:
+    ``mha(x, x, x, attn_mask=[[True, True], [False, False]], need_weights=...)``."""
+    mg.manual_seed(0)
+    mha = mg.nn.MultiheadAttention(4, 2)
+    mg.nn.init.normal_(mha.out_proj.bias)
+    x = mg.randn(2, 1, 4, requires_grad=True)
+    masked = np.array([[True, True], [False, False]])  # True = masked, in MultiheadAttention
+    out, weights = mha(x, x, x, attn_mask=masked)
+    assert np.isnan(out.numpy()[0]).all() and np.isnan(weights.numpy()[0, 0]).all()
+    assert np.isfinite(out.numpy()[1]).all()
+    out, weights = mha(x, x, x, attn_mask=masked, need_weights=False)
+    assert weights is None
+    np.testing.assert_array_equal(out.numpy()[0, 0], mha.out_proj.bias.numpy())
+    out.sum().backward()
+    assert np.isfinite(x.grad.numpy()).all()
 
 
 @pytest.mark.parametrize("where", ["sdpa", "mha"])

@@ -117,7 +117,8 @@ class MultiheadAttention(Module):
         if mask is not None and k.shape[2] > src_len:  # the added positions are never masked
             extra = mf.zeros_like(mask[..., :1])
             mask = mf.concatenate([mask] + [extra] * (k.shape[2] - src_len), axis=-1)
-        attn = _attention_weights(scores, 1.0 / math.sqrt(d), attn_mask is None and bool(is_causal), mask)
+        attn = _attention_weights(scores, 1.0 / math.sqrt(d), attn_mask is None and bool(is_causal), mask,
+                                  zero_empty_rows=not need_weights)  # PyTorch: NaN rows only with the weights
         if self.dropout > 0.0 and self.training:
             attn = F.dropout(attn, self.dropout)
         out = mf.matmul(attn, v)                                    # (N, H, L, D)

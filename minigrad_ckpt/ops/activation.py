@@ -159,11 +159,18 @@ class ScaledSoftmax(Op):
     Value for value it is ``Softmax(TrilFill(x * scale, k, -inf))`` (the same operations
     in the same order, forward and backward), but written into one array in place where
     the three ops make five, and saving only its output.
+
+    A row with nothing to attend to (every entry ``-inf``: masked out whole) is all 0 when
+    ``zero_empty_rows``, as in PyTorch's ``scaled_dot_product_attention`` (its
+    ``_safe_softmax``), where the plain softmax gives ``0 / 0 = NaN``; its gradient is then
+    0 too (the backward multiplies by the output). ``zero_empty_rows=False`` keeps the NaN
+    (PyTorch's ``MultiheadAttention`` when it returns the weights).
     """
 
     scale: float
     causal: bool
     k: int = 0
+    zero_empty_rows: bool = True
 
     save_inputs = False
     save_output = True
@@ -174,9 +181,15 @@ class ScaledSoftmax(Op):
             return s
         if self.causal:
             fill_above_diagonal(xp, s, self.k, -math.inf)
-        s -= xp.max(s, axis=-1, keepdims=True)
+        top = xp.max(s, axis=-1, keepdims=True)
+        if self.zero_empty_rows:  # no device sync: two steps of one number per row
+            # a row of -inf only is shifted by 0, so it is exp(-inf) = 0 and not 0/0; divided
+            # by 1: every other row's sum is already >= 1 (exp(0) at its max), kept as it is
+            top = xp.where(top == -math.inf, top.dtype.type(0), top)
+        s -= top
         xp.exp(s, out=s)
-        s /= xp.sum(s, axis=-1, keepdims=True)
+        total = xp.sum(s, axis=-1, keepdims=True)
+        s /= xp.maximum(total, total.dtype.type(1)) if self.zero_empty_rows else total
         return s
 
     # The Jacobian is symmetric (as Softmax's); each mode applies its three factors in the
@@ -195,7 +208,11 @@ class ScaledSoftmax(Op):
         s = x.astype(np.float64) * self.scale
         if self.causal:
             s = TrilFill(k=self.k, value=-math.inf).reference(np, s)
-        return Softmax(axis=(s.ndim - 1,)).reference(np, s).astype(x.dtype)
+        with np.errstate(invalid="ignore"):
+            w = Softmax(axis=(s.ndim - 1,)).reference(np, s)
+        if self.zero_empty_rows:
+            w = np.where(np.all(s == -math.inf, axis=-1, keepdims=True), 0.0, w)
+        return w.astype(x.dtype)
 
 
 class LogSoftmax(Op):

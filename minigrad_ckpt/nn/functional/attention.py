@@ -12,7 +12,6 @@ from ...ops.activation import ScaledSoftmax
 from ...ops.shape import TrilFill
 from ...tape import apply
 from ...tensor import Tensor
-from .activation import softmax
 from .dropout import dropout
 
 __all__ = [
@@ -46,13 +45,20 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
     return mf.matmul(attn, v)
 
 
-def _attention_weights(scores: Tensor, scale: float, causal: bool, mask: Tensor | None) -> Tensor:
+def _attention_weights(scores: Tensor, scale: float, causal: bool, mask: Tensor | None,
+                       zero_empty_rows: bool = True) -> Tensor:
     """``softmax(scores * scale)`` over the last axis, future keys left out when ``causal`` (by
     the op: no mask array is made or kept), then a ``mask``: boolean (True = attend) or added.
-    Without a mask array it is one op, :class:`~minigrad_ckpt.ops.activation.ScaledSoftmax`."""
+    One op, :class:`~minigrad_ckpt.ops.activation.ScaledSoftmax`, after the mask if there is one.
+
+    A query whose keys are all masked gets weights 0 (PyTorch's ``scaled_dot_product_attention``
+    and its gradient); ``zero_empty_rows=False`` leaves softmax's NaN there (PyTorch's
+    ``MultiheadAttention`` with ``need_weights=True``)."""
     if mask is None:
-        return apply(ScaledSoftmax(scale=scale, causal=causal), scores)
+        return apply(ScaledSoftmax(scale=scale, causal=causal, zero_empty_rows=zero_empty_rows), scores)
     scores = scores * scale
     if causal:
         scores = apply(TrilFill(k=0, value=-math.inf), scores)
-    return softmax(mf.where(mask, scores, -math.inf) if mask.dtype == host_numpy.bool_ else scores + mask, axis=-1)
+    scores = mf.where(mask, scores, -math.inf) if mask.dtype == host_numpy.bool_ else scores + mask
+    # scale 1 is exact: the softmax's own bits (Softmax's operations in Softmax's order)
+    return apply(ScaledSoftmax(scale=1.0, causal=False, zero_empty_rows=zero_empty_rows), scores)
