@@ -8,6 +8,7 @@ block.  The switch is per thread, like PyTorch's.
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -129,18 +130,58 @@ class _GradModeContext:
         return f"{type(self).__name__}({arg}) (recording {'on' if self._mode else 'off'} inside)"
 
     def __call__(self, fn: _Fn) -> _Fn:
-        mode = self._mode
+        if inspect.isgeneratorfunction(fn):
+            return _in_mode_at_each_resumption(self, fn)  # type: ignore[return-value]
 
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             prev = state.enabled
-            state.enabled = mode
+            state.enabled = self._mode
             try:
                 return fn(*args, **kwargs)
             finally:
                 state.enabled = prev
 
         return wrapper  # type: ignore[return-value]
+
+
+def _in_mode_at_each_resumption(context: _GradModeContext, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A generator function whose body runs in ``context``'s mode, as PyTorch's ``_wrap_generator``.
+
+    Calling a generator function runs none of its body: the body runs a piece at a
+    time, each time the caller resumes it (``next``, ``send``, ``throw``, ``close``).
+    So the mode is set around each resumption, and the caller's own mode is back
+    while the generator waits at a ``yield`` -- a decorated ``for`` loop body sees
+    the mode it was in, not the generator's.
+    """
+
+    @functools.wraps(fn)
+    def generator(*args: Any, **kwargs: Any) -> Any:
+        gen = fn(*args, **kwargs)
+        resume: Callable[[Any], Any] = gen.send
+        arg: Any = None
+        while True:
+            prev = state.enabled
+            state.enabled = context._mode
+            try:
+                response = resume(arg)
+            except StopIteration as stop:
+                return stop.value
+            finally:
+                state.enabled = prev
+            try:
+                resume, arg = gen.send, (yield response)
+            except GeneratorExit:  # the caller closes us: the generator's cleanup runs in its mode too
+                prev, state.enabled = state.enabled, context._mode
+                try:
+                    gen.close()
+                finally:
+                    state.enabled = prev
+                raise
+            except BaseException as exc:  # thrown in by the caller: raised inside the generator
+                resume, arg = gen.throw, exc
+
+    return generator
 
 
 class _DecoratorOrContext(_GradModeContext):
@@ -178,9 +219,10 @@ class enable_grad(_DecoratorOrContext):
 
 
 class inference_mode(_GradModeContext):
-    """PyTorch's ``torch.inference_mode``: no recording inside, as :class:`no_grad` (``mode=False``: the
-    mode is left as it is); a context manager or a decorator, bare or called.  PyTorch's inference
-    tensors are also barred from later autograd; here the results are plain constants."""
+    """PyTorch's ``torch.inference_mode``: no recording inside, as :class:`no_grad`; a context manager or
+    a decorator, bare or called.  ``mode=False`` turns recording *on*, as PyTorch's does (its guard sets
+    grad mode to ``not mode``).  PyTorch's inference tensors are also barred from later autograd; here
+    the results are plain constants."""
 
     def __new__(cls, mode: Any = True) -> Any:
         self = super().__new__(cls)
@@ -191,8 +233,8 @@ class inference_mode(_GradModeContext):
         pass
 
     @property
-    def _mode(self) -> bool:  # read on entering: off for inference, else whatever it is then
-        return False if self._inference else state.enabled
+    def _mode(self) -> bool:
+        return not self._inference
 
 
 class set_grad_enabled(_GradModeContext):

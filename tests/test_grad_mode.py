@@ -244,3 +244,95 @@ def test_a_thread_with_recording_off_never_changes_what_another_records(worker_m
     t.join(5)
     assert seen == {"main": True, "main_off": False, "worker": worker_mode}
     assert grad_off.active == 0
+
+
+# Generators: PyTorch (torch/utils/_contextlib.py, _wrap_generator) sets the mode around each
+# resumption of the body and gives the caller its own mode back at each yield.  The expected
+# values below are what torch 2.13 gives for the same programs with torch.no_grad & co.
+_GENERATOR_MODES = [
+    (lambda: mg.no_grad(), False), (lambda: mg.no_grad, False), (lambda: mg.enable_grad(), True),
+    (lambda: mg.enable_grad, True), (lambda: mg.inference_mode(), False), (lambda: mg.inference_mode, False),
+    (lambda: mg.set_grad_enabled(False), False), (lambda: mg.set_grad_enabled(True), True),
+]
+
+
+@pytest.mark.parametrize(("deco", "inside"), _GENERATOR_MODES)
+@pytest.mark.parametrize("outer", [True, False])
+def test_decorated_generator_runs_in_the_mode_and_yields_to_the_callers(deco, inside, outer):
+    @deco()
+    def gen(x):
+        """Docstring kept."""
+        got = yield records(), mg.is_grad_enabled(), (x * 2).requires_grad
+        yield got, mg.is_grad_enabled()
+        return "done"
+
+    with mg.set_grad_enabled(outer):
+        g = gen(mg.tensor([1.0], requires_grad=True))
+        assert mg.is_grad_enabled() is outer  # calling it runs nothing
+        assert next(g) == (inside, inside, inside)
+        assert mg.is_grad_enabled() is outer  # between yields: the caller's mode
+        assert records() is outer
+        assert g.send("sent") == ("sent", inside)
+        assert mg.is_grad_enabled() is outer
+        with pytest.raises(StopIteration) as stop:
+            next(g)
+        assert stop.value.value == "done"
+        assert mg.is_grad_enabled() is outer
+    assert gen.__doc__ == "Docstring kept."
+
+
+def test_no_grad_generator_as_in_the_report():
+    # torch: list(gen()) == [False] under @torch.no_grad()
+    x = mg.tensor([1.0], requires_grad=True)
+
+    @mg.no_grad()
+    def gen():
+        yield (x * 2).requires_grad
+
+    assert list(gen()) == [False]
+
+
+@pytest.mark.parametrize(("deco", "inside"), _GENERATOR_MODES[:4])
+def test_decorated_generator_throw_and_close_run_in_the_mode(deco, inside):
+    seen = []
+
+    @deco()
+    def gen():
+        try:
+            yield 1
+        except ValueError:
+            seen.append(("caught", mg.is_grad_enabled()))
+            yield 2
+        finally:
+            seen.append(("finally", mg.is_grad_enabled()))
+
+    for outer in (True, False):
+        seen.clear()
+        with mg.set_grad_enabled(outer):
+            g = gen()
+            next(g)
+            assert g.throw(ValueError("in")) == 2
+            assert mg.is_grad_enabled() is outer
+            g.close()
+            assert mg.is_grad_enabled() is outer
+        assert seen == [("caught", inside), ("finally", inside)]
+        g = gen()
+        next(g)
+        with pytest.raises(KeyError):  # not caught inside: it comes out, the caller's mode back
+            g.throw(KeyError("out"))
+        assert mg.is_grad_enabled()
+
+
+def test_inference_mode_false_turns_recording_on_as_pytorchs():
+    # torch 2.13: under torch.no_grad(), `with torch.inference_mode(False)` and a generator decorated
+    # with it both see torch.is_grad_enabled() == True (its guard sets grad mode to `not mode`)
+    @mg.inference_mode(False)
+    def gen():
+        yield mg.is_grad_enabled()
+
+    for outer in (True, False):
+        with mg.set_grad_enabled(outer):
+            assert list(gen()) == [True]
+            with mg.inference_mode(False):
+                assert records()
+            assert mg.is_grad_enabled() is outer
