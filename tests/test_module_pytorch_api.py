@@ -450,3 +450,72 @@ def test_full_backward_pre_hook_on_a_module_of_several_outputs_is_refused_clearl
     two.register_full_backward_pre_hook(lambda m, go: None)
     with pytest.raises(RuntimeError, match="one output that requires grad"):
         two(mg.randn(3, requires_grad=True))
+
+
+# A forward pre-hook that replaces the input: the full backward hook's grad_input is w.r.t. what
+# forward got, as PyTorch's (it sets up the backward hook after the pre-hooks).  Expected values from
+# torch 2.13: m = torch.nn.Tanh(); m.register_forward_pre_hook(lambda mod, i: (i[0] * 2,)); a full
+# backward hook recording gi[0]; x = torch.tensor([0.5, -1.25], dtype=...); m(x).sum().backward().
+_TANH_2X_GRAD_INPUT = {"float64": [0.41997434161402614, 0.02659222668316057],
+                       "float32": [0.41997429728507996, 0.026592249050736427]}
+_TANH_2X_X_GRAD = {"float64": [0.8399486832280523, 0.05318445336632114],
+                   "float32": [0.8399485945701599, 0.053184498101472855]}
+
+
+def _tanh_of_doubled_input(hook):
+    m = mg.nn.Tanh()
+    m.register_forward_pre_hook(lambda mod, i: (i[0] * 2,))
+    m.register_full_backward_hook(hook)
+    return m
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_full_backward_hook_grad_input_is_wrt_what_a_forward_pre_hook_gave(dtype):
+    seen = []
+    m = _tanh_of_doubled_input(lambda mod, gi, go: seen.append((gi[0].numpy().copy(), go[0].numpy().copy())))
+    x = mg.tensor([0.5, -1.25], dtype=dtype, requires_grad=True)
+    m(x).sum().backward()
+    (grad_input, grad_output), = seen
+    tol = 1e-13 if dtype == "float64" else 1e-6
+    np.testing.assert_allclose(grad_input, _TANH_2X_GRAD_INPUT[dtype], rtol=tol)
+    np.testing.assert_allclose(grad_output, [1.0, 1.0])
+    np.testing.assert_allclose(x.grad.numpy(), _TANH_2X_X_GRAD[dtype], rtol=tol)
+    assert x.grad.dtype == np.dtype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_full_backward_hook_replacing_grad_input_after_a_forward_pre_hook(dtype):
+    # torch 2.13, the hook returning (gi[0] * 3,): x.grad
+    expected = {"float64": [2.5198460496841566, 0.15955336009896343],
+                "float32": [2.519845724105835, 0.15955349802970886]}[dtype]
+    m = _tanh_of_doubled_input(lambda mod, gi, go: (gi[0] * 3,))
+    x = mg.tensor([0.5, -1.25], dtype=dtype, requires_grad=True)
+    m(x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-13 if dtype == "float64" else 1e-6)
+
+
+def test_full_backward_hook_after_a_forward_pre_hook_create_graph():
+    # torch 2.13: grad(m(x).sum(), x, create_graph=True), then grad of the hook's gi[0].sum() w.r.t. x
+    kept = []
+    m = _tanh_of_doubled_input(lambda mod, gi, go: kept.append(gi[0]))
+    x = mg.tensor([0.5, -1.25], dtype="float64", requires_grad=True)
+    (g,) = mg.autograd.grad(m(x).sum(), [x], create_graph=True)
+    np.testing.assert_allclose(g.numpy(), _TANH_2X_X_GRAD["float64"], rtol=1e-13)
+    np.testing.assert_allclose(kept[0].numpy(), _TANH_2X_GRAD_INPUT["float64"], rtol=1e-13)
+    (g2,) = mg.autograd.grad(kept[0].sum(), [x])
+    np.testing.assert_allclose(g2.numpy(), [-1.2794000168984492, 0.10494508426116081], rtol=1e-14)
+
+
+def test_full_backward_hook_sees_the_forward_pre_hooks_kwargs():
+    class Scale(mg.nn.Module):
+        def forward(self, x, *, by=1.0):
+            return x * by
+
+    m = Scale()
+    m.register_forward_pre_hook(lambda mod, args, kwargs: ((args[0] * 2,), {"by": 5.0}), with_kwargs=True)
+    seen = []
+    m.register_full_backward_hook(lambda mod, gi, go: seen.append(gi[0].numpy().copy()))
+    x = mg.tensor([1.0], dtype="float64", requires_grad=True)
+    m(x, by=3.0).sum().backward()
+    np.testing.assert_allclose(seen[0], [5.0])  # d(5 u)/du at u = 2x: torch gives 5 as well
+    np.testing.assert_allclose(x.grad.numpy(), [10.0])

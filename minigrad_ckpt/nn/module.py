@@ -233,14 +233,15 @@ class Module:
         pre_hooks = self.__dict__.get("_backward_pre_hooks")
         if not (self._forward_pre_hooks or self._forward_hooks or backward_hooks or pre_hooks):
             return self.forward(*args, **kwargs)  # the usual case: no hooks
-        if backward_hooks or pre_hooks:
+        args, kwargs = self._run_forward_pre_hooks(args, kwargs)
+        if backward_hooks or pre_hooks:  # after the pre-hooks: grad_input is w.r.t. what forward gets (PyTorch's)
             return call_with_backward_hooks(self, list((backward_hooks or {}).values()), args,
                                             lambda a: self._call_forward(a, kwargs),
                                             list((pre_hooks or {}).values()))
         return self._call_forward(args, kwargs)
 
-    def _call_forward(self, args: tuple, kwargs: dict) -> Any:
-        """``forward`` with the forward pre-hooks before it and the forward hooks after it."""
+    def _run_forward_pre_hooks(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        """The arguments ``forward`` gets: each forward pre-hook may replace them."""
         with_kwargs = self.__dict__.get("_hooks_with_kwargs", {})
         for key, hook in list(self._forward_pre_hooks.items()):
             if key in with_kwargs:
@@ -254,6 +255,11 @@ class Module:
                 r = hook(self, args)
                 if r is not None:
                     args = r if isinstance(r, tuple) else (r,)
+        return args, kwargs
+
+    def _call_forward(self, args: tuple, kwargs: dict) -> Any:
+        """``forward`` (on the arguments the pre-hooks gave) with the forward hooks after it."""
+        with_kwargs = self.__dict__.get("_hooks_with_kwargs", {})
         try:
             out = self.forward(*args, **kwargs)
         except Exception:
