@@ -363,6 +363,13 @@ def kl_div(input: Any, target: Any, size_average: Any = None, reduce: Any = None
     return _reduce(loss, reduction)
 
 
+def _hinge(z: Tensor) -> Tensor:
+    """``max(z, 0)`` as PyTorch's losses write it, ``clamp_min(z, 0)``: its gradient at the hinge
+    ``z == 0`` is 1 (``relu``'s is 0, ``maximum``'s 1/2), so a pair exactly at the margin is
+    still pushed."""
+    return mf.clip(z, 0, None)
+
+
 def cosine_embedding_loss(input1: Any, input2: Any, target: Any, margin: float = 0.0,
                           reduction: str = "mean") -> Tensor:
     """``1 - cos(x1, x2)`` where ``target == 1``, ``max(0, cos(x1, x2) - margin)`` where ``target == -1``.
@@ -383,5 +390,5 @@ def cosine_embedding_loss(input1: Any, input2: Any, target: Any, margin: float =
     m2 = mf.sum(b * b, axis=-1) + eps
     cos = dot / mf.sqrt(m1 * m2)
     zero = _zeros_like(cos)
-    loss = mf.where(y == 1, 1 - cos, mf.where(y == -1, mf.maximum(cos - margin, zero), zero))
+    loss = mf.where(y == 1, 1 - cos, mf.where(y == -1, _hinge(cos - margin), zero))
     return _reduce(loss, reduction)

@@ -3,8 +3,9 @@
 ``multi_margin_loss``, ``multilabel_margin_loss``, ``triplet_margin_loss`` and
 ``triplet_margin_with_distance_loss``.
 
-Each is a composition of the engine's ops; the hinge ``max(0, .)`` has PyTorch's
-subgradient 0 at the kink.
+Each is a composition of the engine's ops, with PyTorch's gradient at the hinge
+``max(0, z)``'s kink ``z = 0``: 1 where PyTorch writes ``clamp_min`` (margin ranking, hinge
+embedding, triplet), 0 where its kernel tests ``z > 0`` (multi-margin, multi-label margin).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from ...tensor import Tensor
 from .activation import logsigmoid, relu
 from .distance import pairwise_distance
 from .inputs import _zeros_like
-from .loss import _check_reduction, _reduce
+from .loss import _check_reduction, _hinge, _reduce
 
 __all__ = [
     "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
@@ -33,7 +34,7 @@ def margin_ranking_loss(input1: Any, input2: Any, target: Any, margin: float = 0
     _check_reduction(reduction)
     a = _tensor(input1)
     b, y = _tensor(input2, a), _tensor(target, a)
-    return _reduce(relu(-y * (a - b) + margin), reduction)
+    return _reduce(_hinge(-y * (a - b) + margin), reduction)
 
 
 def hinge_embedding_loss(input: Any, target: Any, margin: float = 1.0, reduction: str = "mean") -> Tensor:
@@ -43,7 +44,7 @@ def hinge_embedding_loss(input: Any, target: Any, margin: float = 1.0, reduction
     x = _tensor(input)
     y = _tensor(target, x)
     zero = _zeros_like(x)
-    loss = mf.where(y != 1, relu(margin - x), zero) + mf.where(y != -1, x, zero)
+    loss = mf.where(y != 1, _hinge(margin - x), zero) + mf.where(y != -1, x, zero)
     return _reduce(loss, reduction)
 
 
@@ -110,7 +111,7 @@ def multi_margin_loss(input: Any, target: Any, p: int = 1, margin: float = 1.0, 
 def multilabel_margin_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:
     """The multi-label hinge: for each sample, ``sum_{j in targets, i not in targets}
     max(0, 1 - (x[j] - x[i])) / C``; a row of ``target`` lists the class indices, ended by the
-    first -1 (PyTorch's layout)."""
+    first -1 (PyTorch's layout). A class listed twice counts twice, as in PyTorch."""
     _check_reduction(reduction)
     x = _tensor(input)
     rows = _class_rows("multilabel_margin_loss", x)
@@ -118,12 +119,14 @@ def multilabel_margin_loss(input: Any, target: Any, reduction: str = "mean") -> 
     t = _host_indices(target, x).reshape(n, -1)
     if t.shape != (n, c) or (t < -1).any() or (t >= c).any():
         raise ValueError(f"multilabel_margin_loss: target must be {tuple(x.shape)} class indices or -1")
-    is_target = host_numpy.zeros((n, c), dtype=bool)
+    # how often each class is listed: PyTorch's kernel loops over the list, so a class listed
+    # twice counts its hinges twice (the non-targets are those never listed)
+    listed = host_numpy.zeros((n, c), dtype=host_numpy.int64)
     for row, labels in enumerate(t):
         stop = int(host_numpy.argmax(labels < 0)) if (labels < 0).any() else c
-        is_target[row, labels[:stop]] = True
+        host_numpy.add.at(listed[row], labels[:stop], 1)
     xp = x.device.xp
-    pair = Tensor.constant(xp.asarray(is_target[:, :, None] & ~is_target[:, None, :], dtype=x.dtype), x.device)
+    pair = Tensor.constant(xp.asarray(listed[:, :, None] * (listed[:, None, :] == 0), dtype=x.dtype), x.device)
     # hinge[n, j, i] = max(0, 1 - x[n, j] + x[n, i]) for target j, non-target i
     hinge = relu(1 - mf.expand_dims(rows, 2) + mf.expand_dims(rows, 1))
     loss = mf.sum(hinge * pair, axis=(1, 2)) * (1.0 / c)
@@ -132,7 +135,7 @@ def multilabel_margin_loss(input: Any, target: Any, reduction: str = "mean") -> 
 
 def triplet_margin_loss(anchor: Any, positive: Any, negative: Any, margin: float = 1.0, p: float = 2,
                         eps: float = 1e-6, swap: bool = False, reduction: str = "mean") -> Tensor:
-    """``max(d(a, p) - d(a, n) + margin, 0)`` with ``d`` the ``pairwise_distance`` (``p``, ``eps``);
+    """``max(margin + d(a, p) - d(a, n), 0)`` with ``d`` the ``pairwise_distance`` (``p``, ``eps``);
     ``swap=True`` uses ``min(d(a, n), d(p, n))`` as the negative distance."""
     def dist(u: Any, v: Any) -> Tensor:
         return pairwise_distance(u, v, p, eps)
@@ -143,7 +146,7 @@ def triplet_margin_loss(anchor: Any, positive: Any, negative: Any, margin: float
 def triplet_margin_with_distance_loss(anchor: Any, positive: Any, negative: Any, *,
                                       distance_function: Callable[[Any, Any], Tensor] | None = None,
                                       margin: float = 1.0, swap: bool = False, reduction: str = "mean") -> Tensor:
-    """``max(d(a, p) - d(a, n) + margin, 0)`` for any ``distance_function`` (default
+    """``max(margin + d(a, p) - d(a, n), 0)`` for any ``distance_function`` (default
     ``pairwise_distance``); ``swap=True`` takes the smaller of ``d(a, n)`` and ``d(p, n)``."""
     _check_reduction(reduction)
     if margin <= 0:
@@ -154,4 +157,4 @@ def triplet_margin_with_distance_loss(anchor: Any, positive: Any, negative: Any,
     d_pos, d_neg = d(a, pos), d(a, neg)
     if swap:
         d_neg = mf.minimum(d_neg, d(pos, neg))
-    return _reduce(relu(d_pos - d_neg + margin), reduction)
+    return _reduce(_hinge(margin + d_pos - d_neg), reduction)  # PyTorch's order: it rounds so
