@@ -180,6 +180,8 @@ def apply(op: Any, *args: Any) -> Any:
     else:
         t._node = None
         t._requires_grad = False
+        if op.is_view and (needs_grad or args[0]._no_grad_view):  # a view made in no_grad: PyTorch
+            t._no_grad_view = True  # refuses its in-place changes in grad mode (Tensor._check_write)
     if _anomaly is not None:  # mg.detect_anomaly() is on: check the output (and push tangents)
         _anomaly.forward(op, args, t)
     elif _forward_push is not None:  # inside mg.func.jvp: push tangents beside the values

@@ -47,6 +47,7 @@ import copy
 import itertools
 import os
 import threading
+import warnings
 import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -242,6 +243,7 @@ class Tensor:
     _hooks: list | None = None
     _post_hooks: list | None = None
     _tangents: dict | None = None
+    _no_grad_view: bool = False  # a view made in no_grad mode of a tensor that requires grad (or of such a view)
     # NumPy must defer to our reflected operators (``array * tensor``).
     __array_ufunc__ = None
 
@@ -599,7 +601,7 @@ class Tensor:
                                f"that shares its memory with another (a view, the base of a view, a detached "
                                f"alias): the other would not see it; write it out of place (y = x + 1; for "
                                f"x[i] += v write x[i] = x[i] + v), or on a copy")
-        self._check_tangent_write(what)
+        self._check_write(what)
 
     def _rebase(self, result: Tensor, what: str) -> Tensor:
         """A recorded in-place change, as PyTorch rebases a tensor's history: this tensor takes
@@ -631,8 +633,16 @@ class Tensor:
             self._tangents = result._tangents
         return self
 
-    def _check_tangent_write(self, what: str) -> None:
-        """Outside the forward-mode transforms, a tensor that carries a tangent is not written."""
+    def _check_write(self, what: str) -> None:
+        """What every in-place change checks first: a view made in no_grad mode of a tensor that
+        requires grad is not changed in grad mode (PyTorch's refusal: the change would be half
+        recorded), and outside the forward-mode transforms a tensor that carries a tangent is
+        not written."""
+        if self._no_grad_view and _grad_state.enabled:
+            raise RuntimeError(
+                f"{what}: a view was created in no_grad mode and is being modified in place with grad mode "
+                f"enabled (PyTorch's refusal: the change would not reach its base's history); make the view "
+                f"and the change both inside the no_grad block, or both outside it")
         if _forward.written is None and self._tangents and not _forward.levels.isdisjoint(self._tangents):
             raise RuntimeError(
                 f"{what}: in-place changes to a tensor that carries a forward-mode tangent "
@@ -640,7 +650,7 @@ class Tensor:
             )
 
     def _check_inplace(self, what: str, value: Any = None) -> None:
-        self._check_tangent_write(what)
+        self._check_write(what)
         if not _grad_state.enabled:
             return
         if self._requires_grad:
@@ -665,7 +675,7 @@ class Tensor:
         if _grad_state.enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
             self._check_rebase(what)
             return self._rebase(out_of_place_writes[what.rstrip("_")](self, value, None), what)
-        self._check_tangent_write(what)  # (nothing here requires grad in grad mode)
+        self._check_write(what)  # (nothing here requires grad in grad mode)
         tangents = self._carry_tangents(what.rstrip("_"), value)
         if isinstance(value, Tensor):
             if value._device is not self._device:
@@ -684,7 +694,7 @@ class Tensor:
             self._check_rebase("__setitem__")
             self._rebase(out_of_place_writes["setitem"](self, value, normalize_index(index, self)), "__setitem__")
             return
-        self._check_tangent_write("__setitem__")  # (nothing here requires grad in grad mode)
+        self._check_write("__setitem__")  # (nothing here requires grad in grad mode)
         idx = normalize_index(index, self)
         tangents = self._carry_tangents("setitem", value, idx)
         if isinstance(value, Tensor):
@@ -717,7 +727,7 @@ class Tensor:
         if _grad_state.enabled and (self._requires_grad or (isinstance(other, Tensor) and other._requires_grad)):
             self._check_rebase(fn + "_")
             return self._rebase(_ARITH[fn](self, other), fn + "_")
-        self._check_tangent_write(fn + "_")  # (nothing here requires grad in grad mode)
+        self._check_write(fn + "_")  # (nothing here requires grad in grad mode)
         tangents = self._carry_tangents(fn, other)
         if isinstance(other, Tensor):
             if other._device is not self._device:
@@ -880,6 +890,10 @@ def normalize_index(index: Any, x: Tensor) -> tuple:
     a wrong dtype, a second ellipsis, too many indices and out-of-range
     integers are an ``IndexError`` here (CuPy would silently wrap).
     """
+    if type(index) is list and _list_reads_as_tuple(index):
+        warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated (in PyTorch too); "
+                      "use x[tuple(seq)] instead of x[seq]", UserWarning, stacklevel=3)
+        index = tuple(index)
     items = index if type(index) is tuple else (index,)
     xp = x._device.xp
     out = []
@@ -910,6 +924,16 @@ def normalize_index(index: Any, x: Tensor) -> tuple:
             out.append(xp.asarray(arr))
     _check_index_bounds(out, x)
     return tuple(out)
+
+
+def _list_reads_as_tuple(index: list) -> bool:
+    """PyTorch's (and old NumPy's) reading of a short list holding a sequence, a tensor, a
+    slice, ``None`` or ``...``: a tuple of indices, one per dim (``x[[[0, 2], [1, 1]]]`` is
+    ``x[[0, 2], [1, 1]]``, two elements; NumPy 1.23+ reads one integer array instead)."""
+    if len(index) >= 32:
+        return False
+    return builtins.any(it is None or it is Ellipsis or isinstance(it, (list, tuple, slice, Tensor))
+                        or hasattr(it, "__len__") for it in index)
 
 
 def _check_index_bounds(items: list[Any], x: Tensor) -> None:

@@ -35,6 +35,7 @@ import minigrad_ckpt as mg
 from minigrad_ckpt import functional as mf
 from minigrad_ckpt.ops import registry
 from minigrad_ckpt.ops.ctc import ctc_states
+from minigrad_ckpt.ops.indexing import advanced
 from minigrad_ckpt.tensor import normalize_index
 from minigrad_ckpt.testing import strategies as mst
 
@@ -475,9 +476,10 @@ def plain_unary(name: str, **attrs: Any) -> Sampler:
 # ---------------------------------------------------------------------------
 # Samplers: indexing
 # ---------------------------------------------------------------------------
-def _index(draw: Any, shape: tuple[int, ...]) -> tuple:
-    """An index of one of four kinds, normalized the way ``functional.getitem`` does."""
-    kinds = ["basic"]
+def _index(draw: Any, shape: tuple[int, ...], arrays_only: bool = False) -> tuple:
+    """An index of one of four kinds (of the three with an array: ``arrays_only``), normalized
+    the way ``functional.getitem`` does."""
+    kinds = [] if arrays_only else ["basic"]
     if shape:
         kinds += ["int_arrays", "mask"]
     if len(shape) >= 2:
@@ -497,13 +499,23 @@ def _index(draw: Any, shape: tuple[int, ...]) -> tuple:
     return normalize_index(index, mg.from_numpy(np.empty(shape)))
 
 
-def getitem_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
-    shape = _shape(draw, max(1, max_size // 2), max_dims=3)
-    idx = _index(draw, shape)
-    out_shape = np.empty(shape)[idx].shape
-    assume(_size(out_shape) <= 2 * max_size)
-    op = registry["GetItem"](index=idx, in_shape=shape)
-    return Sample(op, (_arr(draw, shape, dtype),), (_float(dtype),))
+def _getitem_sampler(arrays_only: bool) -> Callable:
+    """``x[index]`` of any kind (GetItem, a view: or GetItemCopy where the index holds an
+    array), or only of the array kinds (GetItemCopy's own spec)."""
+
+    def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+        shape = _shape(draw, max(1, max_size // 2), max_dims=3)
+        assume(shape or not arrays_only)
+        idx = _index(draw, shape, arrays_only)
+        out_shape = np.empty(shape)[idx].shape
+        assume(_size(out_shape) <= 2 * max_size)
+        op = registry["GetItemCopy" if advanced(idx) else "GetItem"](index=idx, in_shape=shape)
+        return Sample(op, (_arr(draw, shape, dtype),), (_float(dtype),))
+
+    return sampler
+
+
+getitem_sampler = _getitem_sampler(arrays_only=False)
 
 
 def index_add_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
@@ -1394,6 +1406,7 @@ SPECS: list[OpSpec] = [
     _spec("ArgSort", sort_sampler("ArgSort"), forward_dtypes=CMP_FWD, forward_only=True),
     # indexing
     _spec("GetItem", getitem_sampler, forward_dtypes=INT_FWD),
+    _spec("GetItemCopy", _getitem_sampler(arrays_only=True), forward_dtypes=INT_FWD),
     _spec("IndexAdd", index_add_sampler, forward_dtypes=INT_FWD),
     # linear algebra
     _spec("MatMul", matmul_sampler, forward_dtypes=INT_FWD),
@@ -1506,7 +1519,7 @@ COMPLEX_SAMPLES = (
     "Expm1", "Sinc", "Square", "Reciprocal", "Where", "Erf", "Erfc",
     "Sum", "Mean", "Prod", "Var", "Std", "CumSum", "CumProd",
     "Reshape", "Transpose", "BroadcastTo", "SumTo", "Concatenate", "Stack", "Flip", "Pad", "Clone", "Tile",
-    "Repeat", "Roll", "Tril", "Triu", "TakeAlongAxis", "ScatterAlongAxis", "GetItem", "IndexAdd",
+    "Repeat", "Roll", "Tril", "Triu", "TakeAlongAxis", "ScatterAlongAxis", "GetItem", "GetItemCopy", "IndexAdd",
     "MatMul", "Einsum", "LogSumExp", "Linear", "ToDevice",
 )
 #: (``mg.linalg.vector_norm`` of a complex tensor is the norm of ``mg.abs(z)``: its op, VectorNorm,

@@ -25,7 +25,8 @@ def getitem(x: Any, index: Any) -> Tensor:
     """``x[index]``: basic, integer-array and boolean indexing, as NumPy."""
     x = as_tensor(x)
     idx = normalize_index(index, x)
-    out = apply(_ix.GetItem(index=idx, in_shape=x.shape), x)
+    op = _ix.GetItemCopy if _ix.advanced(idx) else _ix.GetItem  # a copy, or a view of x
+    out = apply(op(index=idx, in_shape=x.shape), x)
     if out._node is not None:  # the op holds index tensors' arrays: watch them (host arrays were copied)
         watch_versions(out, _index_tensors(index))
     return out

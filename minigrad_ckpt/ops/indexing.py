@@ -30,6 +30,20 @@ class GetItem(LinearOp):
         return x[self.index]
 
 
+class GetItemCopy(GetItem):
+    """``x[index]`` for an index holding an integer or boolean array (NumPy's advanced
+    indexing): the result is a copy with memory of its own, not a view, so it has its own
+    version and an in-place change of it is nobody else's (``h[idx] += 1`` writes the copy,
+    then ``h[idx] = copy``: PyTorch's idiom)."""
+
+    is_view = False
+
+
+def advanced(index: tuple) -> bool:
+    """Whether a normalized index selects by an array (an integer or boolean one): a copy."""
+    return any(hasattr(part, "shape") for part in index)
+
+
 class IndexAdd(LinearOp):
     """A zero array of ``shape`` with ``x`` accumulated at ``index``."""
 
