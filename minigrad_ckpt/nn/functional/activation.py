@@ -8,6 +8,7 @@ into the gradient.
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -235,13 +236,16 @@ def hardswish(x: Any, inplace: bool = False) -> Tensor:
 
 
 def hardsigmoid(x: Any, inplace: bool = False) -> Tensor:
-    """``relu6(x + 3) / 6``: 0 below -3, 1 above 3, the derivative 0 at and beyond +-3 (PyTorch)."""
+    """``relu6(x + 3) / 6``: 0 below -3, 1 above 3, the derivative 0 at and beyond +-3 (PyTorch);
+    NaN stays NaN, with gradient 0 (PyTorch's)."""
     if inplace:
         return written_in_place("hardsigmoid", x, hardsigmoid(x))
     x = _tensor(x)
     # outside, the clamped values 0 and 1 are Python numbers: no gradient there, and no node made
-    # only to be detached (a checkpoint's replay would recompute it, and refill what it saves)
-    return mf.where(x >= 3, 1.0, mf.where(x > -3, x * (1.0 / 6) + 0.5, 0.0))
+    # only to be detached (a checkpoint's replay would recompute it, and refill what it saves);
+    # NaN fails every comparison: it lands in the last branch, a NaN without gradient (PyTorch's)
+    inside = mf.where(x < 3, x * (1.0 / 6) + 0.5, math.nan)
+    return mf.where(x >= 3, 1.0, mf.where(x <= -3, 0.0, inside))
 
 
 def softsign(x: Any) -> Tensor:
@@ -257,24 +261,25 @@ def tanhshrink(x: Any) -> Tensor:
 
 
 def threshold(x: Any, threshold: float, value: float, inplace: bool = False) -> Tensor:
-    """``x`` where ``x > threshold``, else ``value`` (PyTorch's argument order)."""
+    """``x`` where ``x > threshold``, else ``value`` (PyTorch's argument order); NaN stays NaN."""
     x = _tensor(x)
-    result = mf.where(x > threshold, x, float(value))
+    result = mf.where(x <= threshold, float(value), x)  # (NaN fails the test: it stays, as in PyTorch)
     return written_in_place("threshold", x, result) if inplace else result
 
 
 def softshrink(x: Any, lambd: float = 0.5) -> Tensor:
-    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between."""
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between; NaN stays NaN."""
     if lambd < 0:
         raise ValueError(f"softshrink: lambd must be >= 0, got {lambd}")
     x = _tensor(x)
-    return mf.where(x > lambd, x - lambd, mf.where(x < -lambd, x + lambd, 0.0))
+    # NaN fails both tests: it takes the branch x - lambd and stays NaN (PyTorch's)
+    return mf.where(x < -lambd, x + lambd, mf.where(x <= lambd, 0.0, x - lambd))
 
 
 def hardshrink(x: Any, lambd: float = 0.5) -> Tensor:
-    """``x`` where ``|x| > lambd``, else 0."""
+    """``x`` where ``|x| > lambd``, else 0; NaN stays NaN (PyTorch's)."""
     x = _tensor(x)
-    return mf.where((x > lambd) | (x < -lambd), x, 0.0)
+    return mf.where((x >= -lambd) & (x <= lambd), 0.0, x)  # NaN fails the test: it stays
 
 
 def rrelu(x: Any, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
