@@ -64,6 +64,26 @@ def test_all_targets_ignored_gives_nan_mean_like_torch():
     assert F.cross_entropy(x, mg.tensor([-100, -100]), reduction="sum").item() == 0.0
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("label_smoothing", [0.0, 0.1])
+@pytest.mark.parametrize("shape", [(2, 3), (2, 3, 2)])
+def test_all_targets_ignored_gives_a_zero_gradient_like_torch(dtype, weighted, label_smoothing, shape):
+    """The mean is 0/0 = NaN, but the gradient is 0, in PyTorch (torch 2.13:
+    ``F.cross_entropy(x, full(-100), weight=w, label_smoothing=e).backward()`` gives
+    ``x.grad == 0`` for every w and e; ``F.nll_loss`` too)."""
+    weight = mg.tensor(np.array([1.0, 2.0, 3.0], dtype)) if weighted else None
+    target = mg.tensor(np.full((shape[0],) + shape[2:], -100))
+    for loss_of in (lambda x: F.cross_entropy(x, target, weight=weight, label_smoothing=label_smoothing),
+                    lambda x: F.nll_loss(x, target, weight=weight)):
+        x = mg.tensor(np.random.default_rng(0).standard_normal(shape).astype(dtype), requires_grad=True)
+        loss = loss_of(x)
+        assert np.isnan(loss.item()) and loss.dtype == np.dtype(dtype)
+        loss.backward()
+        np.testing.assert_array_equal(x.grad.numpy(), np.zeros(shape, dtype))
+        np.testing.assert_array_equal(mg.func.grad(loss_of)(x.detach()).numpy(), np.zeros(shape, dtype))
+
+
 @pytest.mark.parametrize("call, match", [
     (lambda: F.cross_entropy(mg.randn(4, 3), mg.tensor([0, 1, 2])), r"\(4,3\).*\(4,\).*\(3,\)"),
     (lambda: F.cross_entropy(mg.randn(4, 3), mg.tensor([0.5, 1.0, 0.2, 0.1])), r"classindicesmustbeintegers"),

@@ -139,7 +139,10 @@ def nll_loss(input: Any, target: Any, weight: Any = None, size_average: Any = No
         wt = mf.getitem(w, (safe_t,)) * Tensor.constant(valid, x.device)
     else:
         wt = Tensor.constant(valid.astype(x.dtype), x.device)
-    losses = -(picked * wt)
+    # the ignored targets' losses are 0 by selection, not by a product with 0: with every target
+    # ignored the mean is 0/0, and its infinite gradient must not meet them (inf * 0 = NaN);
+    # PyTorch's gradient there is 0
+    losses = mf.where(Tensor.constant(valid, x.device), -(picked * wt), 0)
     if reduction == "none":
         return mf.reshape(losses, tgt.shape)
     if reduction == "sum":
@@ -230,7 +233,7 @@ def _uniform_target_loss(x: Tensor, logp: Tensor, tgt: Tensor, axis: int, weight
     terms = logp
     if weight is not None:
         terms = terms * _class_weights(weight, x, axis)
-    smooth = -mf.reshape(mf.sum(terms, axis=axis), (-1,)) * Tensor.constant(valid.astype(x.dtype), x.device)
+    smooth = mf.where(Tensor.constant(valid, x.device), -mf.reshape(mf.sum(terms, axis=axis), (-1,)), 0)  # as nll_loss
     if reduction == "none":
         return mf.reshape(smooth, tgt.shape)
     if reduction == "sum":
