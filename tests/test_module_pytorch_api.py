@@ -519,3 +519,31 @@ def test_full_backward_hook_sees_the_forward_pre_hooks_kwargs():
     m(x, by=3.0).sum().backward()
     np.testing.assert_allclose(seen[0], [5.0])  # d(5 u)/du at u = 2x: torch gives 5 as well
     np.testing.assert_allclose(x.grad.numpy(), [10.0])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("layer, shape", [(nn.InstanceNorm1d, (2, 3, 4)), (nn.InstanceNorm2d, (2, 3, 2, 2)),
+                                          (nn.InstanceNorm3d, (2, 3, 2, 2, 2))])
+def test_instance_norm_with_momentum_none_keeps_its_running_statistics(layer, shape, dtype):
+    """PyTorch passes ``momentum if momentum is not None else 0.0``: training runs and the running
+    statistics stay 0 and 1, the counter 0 (torch 2.13: ``InstanceNorm1d(3,
+    track_running_stats=True, momentum=None)`` after two training calls). The output and gradient
+    are the instance's own statistics', as with any momentum."""
+    rng = np.random.default_rng(0)
+    data = (rng.standard_normal(shape) * 3 + 1).astype(dtype)
+    norm = layer(3, track_running_stats=True, momentum=None, affine=True, dtype=dtype)
+    usual = layer(3, track_running_stats=True, affine=True, dtype=dtype)
+    assert "momentum=None" in repr(norm)
+    for _ in range(2):
+        x, y = mg.tensor(data, requires_grad=True), mg.tensor(data, requires_grad=True)
+        out = norm(x)
+        out.backward(mg.tensor(data))
+        usual(y).backward(mg.tensor(data))
+        np.testing.assert_array_equal(out.numpy(), usual(mg.tensor(data)).numpy())
+        np.testing.assert_array_equal(x.grad.numpy(), y.grad.numpy())
+    np.testing.assert_array_equal(norm.running_mean.numpy(), np.zeros(3, dtype))
+    np.testing.assert_array_equal(norm.running_var.numpy(), np.ones(3, dtype))
+    assert norm.num_batches_tracked.item() == 0
+    norm.eval()  # evaluation normalizes with the (unchanged) running statistics
+    np.testing.assert_allclose(norm(mg.tensor(data)).numpy(), data / np.sqrt(np.asarray(1 + 1e-5, dtype)),
+                               rtol=1e-6)

@@ -103,7 +103,7 @@ class LocalResponseNorm(FunctionLayer):
 class _InstanceNorm(Module):
     _spatial: int = 1
 
-    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = False,
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = False,
                  track_running_stats: bool = False, device: Any = None, dtype: Any = None, *,
                  bias: bool = True) -> None:
         super().__init__()
@@ -130,8 +130,11 @@ class _InstanceNorm(Module):
         if unbatched:
             x = x[None]
         use_input_stats = self.training or not self.track_running_stats
+        # momentum=None is BatchNorm's cumulative average; InstanceNorm counts no batches, and
+        # PyTorch passes 0 for it: the running statistics keep their values
+        momentum = 0.0 if self.momentum is None else self.momentum
         out = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
-                              use_input_stats, self.momentum, self.eps)
+                              use_input_stats, momentum, self.eps)
         return out[0] if unbatched else out
 
     def extra_repr(self) -> str:
