@@ -178,6 +178,23 @@ def test_flatten_all_any_and_expand():
     assert y.expand_as(mg.zeros(2, 5)).shape == (2, 5)
 
 
+def test_an_empty_dim_list_is_every_dim_and_an_empty_axis_none():
+    k = _k()
+    assert mg.sum(k, ()).tolist() == k.tolist() and k.sum(axis=()).tolist() == k.tolist()        # NumPy
+    assert k.sum(()).item() == 15 and mg.sum(k, dim=[]).item() == 15 and k.std(()).item() == pytest.approx(1.8708286933869707)
+    assert mg.linalg.vector_norm(k, dim=()).item() == pytest.approx(55 ** 0.5)                 # PyTorch
+    assert k.all(()).tolist() == [[False, True, True], [True, True, True]]
+
+
+def test_dim_0_of_a_0d_tensor_is_its_element():
+    z = mg.tensor(3.0)
+    assert z.sum(0).item() == 3 and z.amax(-1).item() == 3 and z.argmax(0).item() == 0          # PyTorch
+    assert z.std(0).isnan().item() and mg.std_mean(z, dim=0)[1].item() == 3
+    for numpys in (lambda: mg.sum(z, 0), lambda: z.sum(axis=0)):
+        with pytest.raises(ValueError, match="out of bounds"):
+            numpys()
+
+
 # ----------------------------------------------------------------- the methods list
 def _torch_names() -> list[str]:
     lines = (HERE / "data" / "torch_tensor_methods.txt").read_text().splitlines()

@@ -98,6 +98,15 @@ def normalize_axis(axis: Any, ndim: int, *, allow_none: bool = True) -> tuple[in
     return tuple(sorted(out))
 
 
+def reduction_dims(dim: Any) -> Any:
+    """PyTorch's ``dim`` of a reduction (``sum``, ``mean``, ``std``, ``norm``...): an empty list
+    or tuple means every dim, as None does (``x.sum(dim=())`` is the total).  NumPy's
+    ``axis=()`` means no axis at all; the ``dim=`` spellings call this, ``axis=`` ones do not."""
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        return None
+    return dim
+
+
 def one_axis(axis: Any, ndim: int) -> int:
     """One ``axis`` as an int in ``range(ndim)``."""
     if not isinstance(axis, (int, host_numpy.integer)) or isinstance(axis, bool):

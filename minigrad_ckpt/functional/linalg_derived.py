@@ -20,7 +20,7 @@ from ..tape import apply
 from ..tensor import Tensor
 from . import linalg as _la
 from . import math as mf
-from .arguments import as_tensor, normalize_axis
+from .arguments import as_tensor, normalize_axis, reduction_dims
 from .complex_numbers import conj
 
 
@@ -35,7 +35,7 @@ def vector_norm(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,
         x = mf.abs(x)
     if isinstance(ord, str):
         raise ValueError(f"linalg.vector_norm: ord must be a number, got {ord!r}")
-    axes = normalize_axis(dim, x.ndim) if x.ndim else ()
+    axes = normalize_axis(reduction_dims(dim), x.ndim) if x.ndim else ()
     if x.ndim == 0:
         x, axes = mf.reshape(x, (1,)), (0,)
         out = _la._vector(x, ord, axes, False)

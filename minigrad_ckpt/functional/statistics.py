@@ -17,7 +17,7 @@ from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
 from . import torch_idioms as ti
-from .arguments import as_tensor, normalize_axis, refuse_complex
+from .arguments import as_tensor, normalize_axis, reduction_dims, refuse_complex
 from .complex_numbers import conj, real
 from .scatter import constant
 from .torch_idioms import with_dim
@@ -52,9 +52,9 @@ def _count_nonzero(x: Any, axis: Any = None, *, keepdims: bool = False) -> Tenso
     return mf.sum(mf.astype(mf.not_equal(x.detach(), 0), "int64"), axis, keepdims=keepdims)
 
 
-nansum = with_dim(_nansum)
-nanmean = ti.floating_under_dim("nanmean", with_dim(_nanmean), dtype_casts_integers=False)
-count_nonzero = with_dim(_count_nonzero)
+nansum = with_dim(_nansum, reduces=True)
+nanmean = ti.floating_under_dim("nanmean", with_dim(_nanmean, reduces=True), dtype_casts_integers=False)
+count_nonzero = with_dim(_count_nonzero, reduces=True)
 for _fn, _name in ((nansum, "nansum"), (nanmean, "nanmean"), (count_nonzero, "count_nonzero")):
     _fn.__name__ = _fn.__qualname__ = _name
 
@@ -74,6 +74,7 @@ def aminmax(input: Any, *, dim: Any = None, keepdim: bool = False) -> MinMax:  #
     if dim is not None and x.ndim == 0:
         normalize_axis(dim if dim != -1 else 0, 1)
         dim = None
+    dim = reduction_dims(dim)
     return MinMax(mf.min(x, dim, keepdims=keepdim), mf.max(x, dim, keepdims=keepdim))
 
 
@@ -84,6 +85,7 @@ def _spread_and_mean(name: str) -> Any:
            correction: Any = _UNSET) -> tuple[Tensor, Tensor]:
         c = ti.correction_of(name, _UNSET, correction, unbiased, torch_default=True)
         x = as_tensor(input)
+        dim = ti.reduction_axis(x, dim)
         return spread(x, dim, c, keepdim), mf.mean(x, dim, keepdims=keepdim)
 
     fn.__name__ = fn.__qualname__ = name

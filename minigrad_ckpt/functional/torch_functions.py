@@ -27,32 +27,41 @@ from . import torch_methods as tmeth
 from .arguments import as_tensor
 
 
-def _dims(dim: Any) -> Any:
-    """PyTorch's ``dim`` of a reduction: None and the empty tuple both mean every dim."""
-    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
-        return None
+def _dims(x: Tensor, dim: Any) -> Any:
+    """PyTorch's ``dim`` of a reduction: None and the empty tuple both mean every dim; a 0-d
+    ``x`` takes 0 or -1."""
+    dim = ti.reduction_axis(x, dim)
     return tuple(dim) if isinstance(dim, list) else dim
+
+
+def _truth(name: str, input: Any, dim: Any, keepdim: bool) -> Tensor:  # noqa: A002
+    """``all``/``any`` as PyTorch's: an empty ``dim`` list reduces nothing -- each element's
+    truth, as a bool tensor of the input's shape (unlike ``sum``, for which it means every dim)."""
+    x, nothing = as_tensor(input), isinstance(dim, (tuple, list)) and len(dim) == 0  # NumPy's axis=() too
+    return getattr(namespace, name)(x, axis=() if nothing else _dims(x, dim), keepdims=bool(keepdim))
 
 
 def amax(input: Any, dim: Any = (), keepdim: bool = False) -> Tensor:  # noqa: A002
     """The maximum over ``dim`` (every dim for ``()``), as ``torch.amax``: values only, and the
     gradient shared evenly among tied maxima."""
-    return mf.max(as_tensor(input), axis=_dims(dim), keepdims=bool(keepdim))
+    x = as_tensor(input)
+    return mf.max(x, axis=_dims(x, dim), keepdims=bool(keepdim))
 
 
 def amin(input: Any, dim: Any = (), keepdim: bool = False) -> Tensor:  # noqa: A002
     """The minimum over ``dim`` (every dim for ``()``), as ``torch.amin``."""
-    return mf.min(as_tensor(input), axis=_dims(dim), keepdims=bool(keepdim))
+    x = as_tensor(input)
+    return mf.min(x, axis=_dims(x, dim), keepdims=bool(keepdim))
 
 
 def all(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001,A002
     """Whether every element (along ``dim``) is non-zero, a bool tensor (``torch.all``)."""
-    return namespace.all(as_tensor(input), axis=_dims(dim), keepdims=bool(keepdim))
+    return _truth("all", input, dim, keepdim)
 
 
 def any(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001,A002
     """Whether some element (along ``dim``) is non-zero, a bool tensor (``torch.any``)."""
-    return namespace.any(as_tensor(input), axis=_dims(dim), keepdims=bool(keepdim))
+    return _truth("any", input, dim, keepdim)
 
 
 def norm(input: Any, p: Any = "fro", dim: Any = None, keepdim: bool = False,  # noqa: A002

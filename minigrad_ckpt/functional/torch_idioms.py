@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
-from .arguments import as_tensor, normalize_axis, one_axis, refuse_complex
+from .arguments import as_tensor, normalize_axis, one_axis, reduction_dims, refuse_complex
 
 __all__ = [
     "sum", "mean", "prod", "var", "std", "logsumexp", "cumsum", "cumprod", "argmax", "argmin", "max", "min",
@@ -55,11 +55,20 @@ def _names_the_zero_d_element(x: Any, dim: Any) -> bool:
     return all(isinstance(d, (int, host_numpy.integer)) and d in (0, -1) for d in dims)
 
 
-def with_dim(fn: Callable[..., Any], axis_of_the_input: bool = True) -> Callable[..., Any]:
+def reduction_axis(x: Any, dim: Any) -> Any:
+    """PyTorch's ``dim`` of a reduction over ``x`` as NumPy's ``axis``: an empty list or tuple
+    is every dim (None, :func:`reduction_dims`), and for a 0-d ``x``, 0 or -1 names its one
+    element -- no axis to reduce, ``()`` (``tensor(3.).amax(0)`` is 3, NumPy's axis 0 an error)."""
+    dim = reduction_dims(dim)
+    return () if _names_the_zero_d_element(x, dim) else dim
+
+
+def with_dim(fn: Callable[..., Any], axis_of_the_input: bool = True, *, reduces: bool = False) -> Callable[..., Any]:
     """``fn`` (which takes ``axis``) also taking PyTorch's ``dim=`` and, where it takes
     ``keepdims``, ``keepdim=``; giving both spellings is a TypeError.  With ``dim=``, a 0-d
     input takes ``dim`` 0 or -1 as PyTorch does (``axis_of_the_input``: the axis is one of the
-    input's, not a new one as for ``stack``)."""
+    input's, not a new one as for ``stack``); ``reduces``: ``fn`` is a reduction, whose empty
+    ``dim=()`` means every dim (:func:`reduction_dims`)."""
     sig = inspect.signature(fn)
     names = list(sig.parameters)
     axis_pos = names.index("axis")
@@ -72,7 +81,7 @@ def with_dim(fn: Callable[..., Any], axis_of_the_input: bool = True) -> Callable
         if dim is not _UNSET:
             if "axis" in kwargs or len(args) > axis_pos:
                 raise TypeError(f"{name}: pass either axis= or dim=, not both (they are the same argument)")
-            kwargs["axis"] = dim
+            kwargs["axis"] = dim = reduction_dims(dim) if reduces else dim
         if keepdim is not _UNSET:
             if not has_keepdims:
                 raise TypeError(f"{name}() got an unexpected keyword argument 'keepdim'")
@@ -212,7 +221,7 @@ def _spread(fn: Callable[..., Any]) -> Callable[..., Any]:
         if dim is not _UNSET:
             if axis is not None:
                 raise TypeError(f"{name}: pass either axis= or dim=, not both")
-            axis = dim
+            axis = dim = reduction_dims(dim)
         if keepdim is not _UNSET:
             keepdims = keepdim
         c = correction_of(name, ddof, correction, unbiased, torch_spelling)
@@ -433,12 +442,12 @@ def numel(x: Any) -> int:
     return int(as_tensor(x).size)
 
 
-sum = with_dim(mf.sum)  # noqa: A001 - NumPy's name
-mean = floating_under_dim("mean", with_dim(mf.mean), dtype_casts_integers=True)
-prod = with_dim(mf.prod)
+sum = with_dim(mf.sum, reduces=True)  # noqa: A001 - NumPy's name
+mean = floating_under_dim("mean", with_dim(mf.mean, reduces=True), dtype_casts_integers=True)
+prod = with_dim(mf.prod, reduces=True)
 var = _spread(mf.var)
 std = _spread(mf.std)
-logsumexp = with_dim(mf.logsumexp)
+logsumexp = with_dim(mf.logsumexp, reduces=True)
 cumsum = with_dim(mf.cumsum)
 cumprod = with_dim(mf.cumprod)
 argmax = with_dim(mf.argmax)

@@ -156,7 +156,7 @@ def spread_method(name: str) -> Any:
             return plain(self, None if axis is _UNSET else axis, 0 if ddof is _UNSET else ddof,
                          bool(keepdims is True))
         c = ti.correction_of(name, _UNSET, correction, unbiased, torch_default=True)
-        return plain(ti.floating(name, self), dim, c, keepdim)
+        return plain(ti.floating(name, self), ti.reduction_axis(self, dim), c, keepdim)
 
     method.__name__ = name
     method.__doc__ = (f"PyTorch's ``x.{name}(dim, unbiased, keepdim, correction=)``: Bessel's correction (N - 1) "
@@ -216,8 +216,30 @@ def reduction_method(fn: Any) -> Any:
     """``x.all(dim)``, ``x.any(dim)``: PyTorch's ``dim``/``keepdim`` beside NumPy's ``axis``."""
     def method(self: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None,
                keepdims: bool = False) -> Tensor:
-        return fn(self, axis=axis if dim is None else dim, keepdims=bool(keepdims or keepdim))
+        axis = axis if dim is None else dim  # an empty list, as torch's x.all([]), reduces nothing
+        return fn(self, axis=tuple(axis) if isinstance(axis, list) else axis, keepdims=bool(keepdims or keepdim))
     method.__name__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method
+
+
+def dim_first_method(fn: Any, positional: tuple[str, ...] = ("dim", "keepdim", "dtype")) -> Any:
+    """``x.sum(dim, keepdim, dtype)``, ``x.prod(...)``, ``x.argmax(dim, keepdim)``: the positional
+    arguments are PyTorch's, so ``x.sum(())`` is the total (PyTorch's empty ``dim``; NumPy's
+    ``axis=()`` reduces nothing, and ``x.sum(axis=())`` still does) and ``tensor(3.).sum(0)``
+    is 3 (NumPy's axis 0 of a 0-d array is an error)."""
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        if args and "axis" not in kwargs:
+            if len(args) > len(positional):
+                raise TypeError(f"{fn.__name__}() takes at most {len(positional)} positional arguments "
+                                f"({', '.join(positional)})")
+            for name, value in zip(positional, args):
+                if name in kwargs:
+                    raise TypeError(f"{fn.__name__}() got multiple values for argument '{name}'")
+                kwargs[name] = value
+            args = ()
+        return fn(self, *args, **kwargs)
+    method.__name__ = method.__qualname__ = fn.__name__
     method.__doc__ = fn.__doc__
     return method
 
