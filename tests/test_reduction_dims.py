@@ -39,8 +39,10 @@ EMPTY_DIM = {
             [[-0.3415650255319866, -0.14638501094227996], [0.04879500364742666, 0.43915503282683993]]),
     "std_function": (lambda x, d: mg.std(x, dim=d), 1.707825127659933,
                      [[-0.3415650255319866, -0.14638501094227996], [0.04879500364742666, 0.43915503282683993]]),
-    "var": (lambda x, d: mg.var(x, dim=d), 2.9166666666666665, [[-1.1666666666666665, -0.5], [0.16666666666666666, 1.5]]),
-    "var_method": (lambda x, d: x.var(d), 2.9166666666666665, [[-1.1666666666666665, -0.5], [0.16666666666666666, 1.5]]),
+    "var": (lambda x, d: mg.var(x, dim=d), 2.9166666666666665,
+            [[-1.1666666666666665, -0.5], [0.16666666666666666, 1.5]]),
+    "var_method": (lambda x, d: x.var(d), 2.9166666666666665,
+                   [[-1.1666666666666665, -0.5], [0.16666666666666666, 1.5]]),
     # sum(torch.std_mean(x)) and sum(torch.var_mean(x)) (the same values as with dim=())
     "std_mean": (lambda x, d: sum(mg.std_mean(x, dim=d)), 4.457825127659933,
                  [[-0.09156502553198659, 0.10361498905772004], [0.29879500364742667, 0.6891550328268399]]),
@@ -117,8 +119,8 @@ def test_all_and_any_with_an_empty_dim_reduce_nothing_as_pytorchs():
 def test_numpys_axis_spelling_keeps_numpys_empty_axis():
     x = mg.tensor(X)
     assert mg.sum(x, axis=()).tolist() == X and x.sum(axis=()).tolist() == X   # np.sum(a, axis=()): a
-    assert mg.sum(x, ()).tolist() == X                                          # the function's positional axis is NumPy's
-    assert x.sum(()).item() == 11.0                                             # the method's is PyTorch's dim
+    assert mg.sum(x, ()).tolist() == X          # the function's positional axis is NumPy's
+    assert x.sum(()).item() == 11.0             # the method's is PyTorch's dim
 
 
 # ---------------------------------------------------------------- a 0-d tensor and dim 0 / -1
