@@ -162,6 +162,7 @@ ODD_HALVES = Dom(-4.0, 4.0, grid=1.0, offset=0.5)
 DIVISOR_FWD = Dom(-3.0, 3.0, specials=(0.0, 1.0, -1.5, 0.5))
 # Ties and repeated values on purpose (forward checks of max/min/argmax/comparisons).
 TIES = Dom(-2.0, 2.0, grid=0.5)
+PROBABILITY_FWD = Dom(0.0, 1.0, specials=(0.0, 1.0))
 
 
 def _arr(draw: Any, shape: tuple[int, ...], dtype: np.dtype, dom: Dom = REAL) -> np.ndarray:
@@ -1500,6 +1501,9 @@ SPECS: list[OpSpec] = [
     # losses
     _spec("SoftmaxCrossEntropy", softmax_cross_entropy_sampler),
     _spec("CTCNegLogLikelihood", ctc_sampler),
+    # probabilities away from 0 and 1 for gradients (d/dy is infinite there); forward meets them
+    _spec("BinaryCrossEntropy", binary(R["BinaryCrossEntropy"], doms=(Dom(0.05, 0.95), Dom(0.0, 1.0)),
+                                       fwd_doms=(PROBABILITY_FWD, PROBABILITY_FWD), scalars=False)),
     # the regression losses of d = input - target, reduced: gradients where d misses 0 and |d| = beta
     _spec("MSELoss", difference_loss_sampler("MSELoss", lambda d: {})),
     _spec("L1Loss", difference_loss_sampler("L1Loss", lambda d: {})),

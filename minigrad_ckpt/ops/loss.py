@@ -1,4 +1,5 @@
-"""Fused softmax cross-entropy: one node for ``log_softmax`` + pick + reduce.
+"""Fused softmax cross-entropy: one node for ``log_softmax`` + pick + reduce; and binary
+cross-entropy's elementwise loss (:class:`BinaryCrossEntropy`), one op for PyTorch's gradients.
 
 The composite form (``log_softmax``, an index gather, a mask, a sum and a
 division) records half a dozen nodes; a classifier's loss is computed every
@@ -14,6 +15,7 @@ of the samples that count), ``reduction`` (``"mean"``, ``"sum"``, ``"none"``).
 from __future__ import annotations
 
 from .base import Array, Op
+from .elementwise import BinaryElementwise
 
 
 class SoftmaxCrossEntropy(Op):
@@ -95,3 +97,41 @@ class SoftmaxCrossEntropy(Op):
                 out = losses.sum() / valid.sum()
         return np.asarray(out).astype(x.dtype)
 
+
+
+#: PyTorch's floor under ``p (1 - p)`` in binary cross-entropy's gradient: ``1e-12`` as a C
+#: ``float`` (9.99999996e-13), so that ``d/dp`` at ``p = 0, y = 1`` is torch's -1.000000004e12.
+_BCE_EPSILON = 9.999999960041972e-13
+
+
+class BinaryCrossEntropy(BinaryElementwise):
+    """``-[y log p + (1 - y) log(1 - p)]`` elementwise, each log clamped at -100 (PyTorch's
+    ``binary_cross_entropy`` before its reduction).
+
+    The partials are PyTorch's formulas, not the clamped logs' derivatives (those are 0 where
+    a clamp holds, so ``p = 0, y = 1`` got no push towards 1): ``d/dp = (p - y) / max(p (1 - p),
+    1e-12)`` -- ``-1e12`` at ``p = 0, y = 1``, 0 where ``p == y`` -- and ``d/dy = -logit(p) =
+    log((1 - p) / p)``, infinite at ``p = 0`` and ``p = 1`` as PyTorch's.  Both operands are
+    arrays of one shape (``F.binary_cross_entropy`` makes them so).
+    """
+
+    quiet = True  # log(0) in forward and d/dy, by design
+    partials_read = (("x", "y"), ("x",))  # d/dp = (p - y) / max(p (1 - p), eps), d/dy = -logit(p)
+
+    def forward(self, xp, p, y):
+        with xp.errstate(divide="ignore"):
+            log_p = xp.maximum(xp.log(p), -100)
+            log_q = xp.maximum(xp.log(1 - p), -100)
+        # = -(y log p + (1 - y) log q), with the target as the only other operand
+        return -(log_q + y * (log_p - log_q))
+
+    def d_first(self, xp, out, p, y):
+        return (p - y) / xp.maximum(p * (1 - p), _BCE_EPSILON)
+
+    def d_second(self, xp, out, p, y):
+        return -xp.log(p / (1 - p))
+
+    def reference(self, np, p, y):
+        with np.errstate(divide="ignore"):
+            log_p, log_q = np.maximum(np.log(p), -100), np.maximum(np.log(1 - p), -100)
+        return -(log_q + y * (log_p - log_q))  # forward's order (a target of inf: +inf, not inf - inf)

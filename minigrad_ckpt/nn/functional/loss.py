@@ -25,6 +25,7 @@ __all__ = [
 
 
 _REDUCTIONS = ("mean", "sum", "none")
+_BCE = _ce.BinaryCrossEntropy()
 
 
 def _check_reduction(reduction: str) -> None:
@@ -316,13 +317,6 @@ def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 
     return apply(_regression.HuberLoss(delta=float(delta), reduction=reduction), x, y)
 
 
-def _clamped_log(p: Tensor) -> Tensor:
-    """``max(log p, -100)``, and where ``p == 0`` the constant -100 with a zero gradient
-    (``log`` never sees the 0, so no ``0 * inf`` NaN reaches the gradient)."""
-    pos = p > 0
-    return mf.maximum(mf.where(pos, mf.log(mf.where(pos, p, 1.0)), -100.0), -100.0)
-
-
 def binary_cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any = None, reduce: Any = None,
                          reduction: str = "mean") -> Tensor:
     """``-[y log p + (1 - y) log(1 - p)]`` on probabilities ``p`` in [0, 1]; each log is clamped
@@ -335,11 +329,7 @@ def binary_cross_entropy(input: Any, target: Any, weight: Any = None, size_avera
         lo, hi = xp.scalar(xp.min(p._data)), xp.scalar(xp.max(p._data))
         if not (0.0 <= lo and hi <= 1.0):
             raise ValueError(f"binary_cross_entropy: input values must be in [0, 1], got [{lo}, {hi}]")
-    log_p = _clamped_log(p)
-    log_q = _clamped_log(1 - p)
-    # = -(y log p + (1 - y) log q), written so that the only constant is the target itself
-    # (a checkpoint keeps its constants; 1 - y would be a second copy of the target)
-    loss = -(log_q + y * (log_p - log_q))
+    loss = apply(_BCE, p, y)  # one op: PyTorch's gradients, not the clamped logs' (see the op)
     if weight is not None:
         loss = loss * _tensor(weight, p)
     return _reduce(loss, reduction)
