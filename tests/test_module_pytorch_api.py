@@ -547,3 +547,41 @@ def test_instance_norm_with_momentum_none_keeps_its_running_statistics(layer, sh
     norm.eval()  # evaluation normalizes with the (unchanged) running statistics
     np.testing.assert_allclose(norm(mg.tensor(data)).numpy(), data / np.sqrt(np.asarray(1 + 1e-5, dtype)),
                                rtol=1e-6)
+
+
+@pytest.mark.parametrize("make", [lambda: nn.BatchNorm1d(3), lambda: nn.BatchNorm2d(3, dtype="float64"),
+                                  lambda: nn.InstanceNorm1d(3, track_running_stats=True)])
+def test_a_norm_state_dict_without_num_batches_tracked_loads_strictly(make):
+    """PyTorch's ``_NormBase._load_from_state_dict`` fills in a missing ``num_batches_tracked``
+    (from before its state format's version 2) with the module's own, unchanged. torch 2.13:
+    ``bn.num_batches_tracked.fill_(7); bn.load_state_dict({k: v for k, v in sd.items() if k !=
+    "num_batches_tracked"})`` gives <All keys matched successfully> and the counter stays 7; the
+    same inside a Sequential."""
+    source, norm = make(), make()
+    with mg.no_grad():
+        for t in source.state_dict().values():
+            t.add_(1)
+        norm.num_batches_tracked.fill_(7)
+    older = {k: v for k, v in source.state_dict().items() if k != "num_batches_tracked"}
+    result = norm.load_state_dict(older)
+    assert result.missing_keys == [] and result.unexpected_keys == []
+    assert norm.num_batches_tracked.item() == 7
+    np.testing.assert_array_equal(norm.running_mean.numpy(), source.running_mean.numpy())
+    model = nn.Sequential(nn.Linear(2, 3), make())
+    model.load_state_dict({k: v for k, v in model.state_dict().items() if "num_batches" not in k})
+    assert norm._version == 2  # torch: nn.BatchNorm1d._version, nn.InstanceNorm1d._version
+
+
+def test_a_norm_state_dict_of_version_2_without_num_batches_tracked_is_refused():
+    """With PyTorch's metadata saying version 2 the key is really missing (torch 2.13: RuntimeError
+    'Missing key(s) in state_dict: "num_batches_tracked"'); without running statistics nothing is
+    asked for."""
+    bn = nn.BatchNorm1d(3)
+    older = OrderedDict((k, v) for k, v in bn.state_dict().items() if k != "num_batches_tracked")
+    older._metadata = {"": {"version": 2}}
+    with pytest.raises(RuntimeError, match="num_batches_tracked"):
+        bn.load_state_dict(older)
+    no_stats = nn.BatchNorm1d(3, track_running_stats=False)
+    assert list(no_stats.state_dict()) == ["weight", "bias"]
+    with pytest.raises(RuntimeError, match="missing"):
+        no_stats.load_state_dict({"weight": mg.ones(3)})

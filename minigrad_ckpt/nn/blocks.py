@@ -14,6 +14,7 @@ from . import functional as F
 from .conv import _check_groups, _check_padding_mode, _ConvNd, _ConvTransposeNd, _pad_by_mode
 from .function_layer import FunctionLayer
 from .module import Module, Parameter, _empty
+from .normalization import _batches_tracked_default
 from .pooling import _AdaptiveAvgPool, _AdaptiveMaxPool
 
 __all__ = [
@@ -102,6 +103,10 @@ class LocalResponseNorm(FunctionLayer):
 
 class _InstanceNorm(Module):
     _spatial: int = 1
+    _version = 2  # PyTorch's (_NormBase's)
+
+    def _older_format_defaults(self, prefix: str, version: int | None) -> dict[str, Any]:
+        return _batches_tracked_default(self, prefix, version)
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = False,
                  track_running_stats: bool = False, device: Any = None, dtype: Any = None, *,

@@ -690,6 +690,7 @@ class Module:
         judged after loading (as PyTorch judges them, leaving the module loaded).
         """
         state_dict, missing, unexpected, problems = self._run_load_pre_hooks(state_dict, strict)
+        state_dict = self._with_older_format_defaults(state_dict)
         own = self._own_state()
         missing += [k for k in own if k not in state_dict and k not in missing]
         unexpected += [k for k in state_dict if k not in own and k not in unexpected]
@@ -715,6 +716,26 @@ class Module:
             self._run_load_post_hooks(_IncompatibleKeys(missing, unexpected))
             self._raise_load_problems(_key_problems(strict, missing, unexpected))
         return _IncompatibleKeys(missing, unexpected)
+
+    def _with_older_format_defaults(self, state_dict: Any) -> Any:
+        """``state_dict`` with the entries an older format of a module's state lacks filled in by the
+        module (:meth:`_older_format_defaults`; PyTorch's classes do it in ``_load_from_state_dict``),
+        a copy if any is. Its version is ``state_dict._metadata[module path]["version"]`` when the
+        dict carries PyTorch's metadata, else None (unknown: as old as can be)."""
+        metadata = getattr(state_dict, "_metadata", None)
+        filled = None
+        for prefix, m in self._walk():
+            version = metadata.get(prefix[:-1], {}).get("version") if metadata is not None else None
+            for key, value in m._older_format_defaults(prefix, version).items():
+                if key not in state_dict:
+                    filled = OrderedDict(state_dict) if filled is None else filled
+                    filled[key] = value
+        return state_dict if filled is None else filled
+
+    def _older_format_defaults(self, prefix: str, version: int | None) -> dict[str, Any]:
+        """The entries (keys with ``prefix``) to load when a state dict of format ``version`` lacks
+        them; none here. A class whose state gained an entry overrides it."""
+        return {}
 
     def _run_load_pre_hooks(self, state_dict: Any, strict: bool
                             ) -> tuple[Any, list[str], list[str], list[str]]:

@@ -45,6 +45,10 @@ class LayerNorm(Module):
 
 class _BatchNorm(Module):
     _expected_ndim: tuple[int, ...] = ()
+    _version = 2  # PyTorch's: version 2 added num_batches_tracked
+
+    def _older_format_defaults(self, prefix: str, version: int | None) -> dict[str, Any]:
+        return _batches_tracked_default(self, prefix, version)
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, device: Any = None,
@@ -170,3 +174,11 @@ class RMSNorm(Module):
 
     def extra_repr(self) -> str:
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.weight is not None}"
+
+
+def _batches_tracked_default(norm: Module, prefix: str, version: int | None) -> dict[str, Any]:
+    """PyTorch's ``_NormBase._load_from_state_dict``: a state dict from before version 2 (or of no
+    known version) without ``num_batches_tracked`` loads, the counter keeping its value."""
+    if (version is None or version < 2) and norm.track_running_stats:
+        return {prefix + "num_batches_tracked": norm.num_batches_tracked}
+    return {}
