@@ -1468,6 +1468,7 @@ SPECS: list[OpSpec] = [
     _spec("Gammaincc", incomplete_gamma_sampler("Gammaincc")),
     _spec("I1e", unary(R["I1e"], Dom(-40.0, 40.0), Dom(-50.0, 50.0, specials=(0.0, -0.0, 30.0, -30.0)))),
     # the unscaled ones: smooth everywhere (no |x| corner), finite up to |x| = 713
+    _spec("Entr", unary(R["Entr"], POSITIVE, Dom(-2.0, 8.0, specials=(0.0, -0.0, 1.0, math.inf)))),
     _spec("I0", unary(R["I0"], Dom(-20.0, 20.0), Dom(-720.0, 720.0, specials=(0.0, -0.0, 1e-300, 30.0, 712.0)))),
     _spec("I1", unary(R["I1"], Dom(-20.0, 20.0), Dom(-720.0, 720.0, specials=(0.0, -0.0, 1e-300, -30.0, -712.0)))),
     _spec("Xlogy", binary(R["Xlogy"], doms=(REAL, POSITIVE), fwd_doms=(WIDE, NONNEG_FWD))),

@@ -225,3 +225,36 @@ def test_unscaled_bessel_overflows_only_past_the_float_range():
                                rtol=1e-13)
     assert np.isfinite(S.i1(mg.tensor(x)).numpy()).all()
     assert np.isinf(S.i0(mg.tensor([714.0], dtype="float64")).numpy()).all()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_entr_derivative_is_pytorchs_at_zero_below_and_at_the_edges(dtype):
+    inf, nan = np.inf, np.nan
+    points = [0.0, -0.0, 0.5, 2.0, -1.0, inf, nan]
+    # x.grad of torch.special.entr(x).sum().backward() (and torch.func.jvp's tangent) for
+    # x = tensor(points, dtype): -(1 + log x), +inf at 0 where the value is 0
+    want = {"float32": [inf, inf, -0.3068528175354004, -1.6931471824645996, nan, -inf, nan],
+            "float64": [inf, inf, -0.3068528194400547, -1.6931471805599454, nan, -inf, nan]}[dtype]
+    x = mg.tensor(points, dtype=dtype, requires_grad=True)
+    S.entr(x).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.array(want, dtype=dtype))
+    np.testing.assert_array_equal(mg.func.grad(lambda v: S.entr(v).sum())(x.detach()).numpy(),
+                                  np.array(want, dtype=dtype))
+    _, tangent = mg.func.jvp(S.entr, (x.detach(),), (mg.ones_like(x),))
+    np.testing.assert_array_equal(tangent.numpy(), np.array(want, dtype=dtype))
+    # torch: entr(x) of the same points (values unchanged), float32 stays float32
+    value = S.entr(x)
+    assert value.dtype == x.dtype
+    np.testing.assert_array_equal(value.numpy()[[0, 1, 4, 5, 6]], [0.0, 0.0, -inf, -inf, nan])
+    # a zero gradient at 0 stays zero (the house rule for singular points): where() hands the
+    # unselected branch zeros, and entr' = inf there must not make them NaN
+    z = mg.tensor([0.0, 1.0], dtype=dtype, requires_grad=True)
+    mg.where(z > 0, S.entr(z), z).sum().backward()
+    np.testing.assert_array_equal(z.grad.numpy(), [1.0, -1.0])
+
+
+def test_entr_second_derivative_is_minus_one_over_x():
+    x = mg.tensor([0.5, 2.0], dtype="float64", requires_grad=True)
+    (g,) = mg.autograd.grad(S.entr(x).sum(), x, create_graph=True)
+    (gg,) = mg.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(gg.numpy(), [-2.0, -0.5], rtol=1e-15)  # torch: same, -1/x

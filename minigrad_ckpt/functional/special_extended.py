@@ -18,6 +18,7 @@ from typing import Any
 from ..backend import host_numpy
 from ..ops import incomplete_gamma as _ig
 from ..ops import scaled_special as _ss
+from ..ops import special as _sp
 from ..ops import zeta as _zeta
 from ..tensor import Tensor
 from . import math as mf
@@ -25,6 +26,7 @@ from .arguments import as_tensor, binary
 from .special import _of_reals, _real_only, erfc, erfcinv, gammaln
 
 _ERFCX, _I0E, _I1E, _I0, _I1 = _ss.Erfcx(), _ss.I0e(), _ss.I1e(), _ss.I0(), _ss.I1()
+_ENTR = _sp.Entr()
 _SQRT_2 = math.sqrt(2.0)
 sinc = mf.sinc
 
@@ -86,12 +88,9 @@ def log_ndtr(x: Any) -> Tensor:
 
 
 def entr(x: Any) -> Tensor:
-    """The entropy term ``-x log(x)``: 0 at 0, ``-inf`` below 0 (derivative ``-(1 + log x)``)."""
-    x = as_tensor(x)
-    pos = x > 0
-    safe = mf.where(pos, x, 1.0)
-    inside = -(safe * mf.log(safe))
-    return mf.where(pos, inside, mf.where(x == 0, 0.0, mf.where(mf.isnan(x), x, -host_numpy.inf)))
+    """The entropy term ``-x log(x)``: 0 at 0, ``-inf`` below 0 (derivative ``-(1 + log x)``,
+    PyTorch's: +inf at 0, NaN below 0; :class:`~minigrad_ckpt.ops.special.Entr`)."""
+    return _of_reals("entr", _ENTR, x)
 
 
 def multigammaln(a: Any, p: int) -> Tensor:

@@ -757,6 +757,29 @@ class Logit(UnaryElementwise):
             return np.log(p) - np.log1p(-p)
 
 
+class Entr(UnaryElementwise):
+    """The entropy term ``-x log x``: 0 at 0, ``-inf`` below 0 and at +inf, NaN at NaN.
+
+    Its derivative ``-(1 + log x)`` is PyTorch's everywhere: +inf at 0, NaN below 0 (the log of
+    a negative number), -inf at +inf.  Singular at 0: a zero gradient stays zero there.
+    """
+
+    singular = True
+
+    def forward(self, xp, x):
+        with xp.errstate(divide="ignore", invalid="ignore"):
+            inside = -(x * xp.log(xp.where(x > 0, x, 1)))
+            return xp.where(x > 0, inside, xp.where(x == 0, 0, xp.where(x != x, x, -xp.inf)))
+
+    def derivative(self, xp, out, x):
+        return -(1 + xp.log(x))
+
+    def reference(self, np, x):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            below = np.where(x == 0, 0, np.where(np.isnan(x), x, -np.inf))
+            return np.where(x > 0, -x * np.log(np.where(x > 0, x, 1)), below)
+
+
 def _const_log(y: float, log1p: bool) -> float:
     """``log(y)`` / ``log1p(y)`` of a Python scalar as a Python float (weakly typed:
     ``xp.log`` would make a float64 NumPy scalar, which upcasts float32)."""
