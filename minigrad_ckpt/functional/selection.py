@@ -89,7 +89,7 @@ def _lower_median(name: str, input: Any, dim: Any, keepdim: bool, skip_nan: bool
     if dim is None:
         if x0.size == 0:
             return mf.reshape(mf.sum(x0) * float("nan"), ())
-        return _lower_median(name, mf.ravel(x0), 0, False, skip_nan).values
+        return _shared_median(name, mf.ravel(x0), skip_nan)
     x, d = _as_row(name, x0, dim)
     n = x.shape[d]
     if n == 0:
@@ -100,6 +100,16 @@ def _lower_median(name: str, input: Any, dim: Any, keepdim: bool, skip_nan: bool
     else:  # a NaN wins: the first NaN in sorted order
         rank = mf.where(nans > 0, n - nans, (n - 1) // 2)
     return _zero_d(_at_rank(x, d, rank, keepdim), x0.ndim == 0)
+
+
+def _shared_median(name: str, flat: Tensor, skip_nan: bool) -> Tensor:
+    """The whole tensor's median, its gradient shared evenly by every element equal to it (by
+    every NaN when it is NaN), as PyTorch's ``x.median()``; ``x.median(dim)`` gives it to the
+    element at its index instead.  The maximum of those equal elements is the median exactly,
+    and a maximum shares the gradient among ties in both modes."""
+    m = _lower_median(name, flat, 0, False, skip_nan).values.detach()
+    equal = mf.logical_or(mf.equal(flat.detach(), m), mf.logical_and(mf.isnan(flat.detach()), mf.isnan(m)))
+    return mf.max(flat[equal])
 
 
 def _quantile_positions(q: Any) -> tuple[Any, bool]:

@@ -351,16 +351,18 @@ def _split_ties(v: Any, wins: Any, tie: Any) -> Any:
 
 class _Extremum(BinaryElementwise):
     """Elementwise maximum or minimum (``fn``): the operand that wins gets the gradient, tied
-    operands share it evenly.  ``beats(a, b)`` is where ``a`` wins over ``b``."""
+    operands share it evenly.  ``beats(a, b)`` is where ``a`` wins over ``b``.  Where either
+    is NaN (the result is NaN) each operand gets the whole gradient, as PyTorch's backward
+    gives it (its comparisons are all false there, so neither is masked out)."""
 
     abstract = True
     beats: ClassVar[Any] = None
 
     def times_d_first(self, xp, v, out, x, y):
-        return _split_ties(v, self.beats(x, y), x == y)
+        return _split_ties(v, self.beats(x, y) | (x != x) | (y != y), x == y)
 
     def times_d_second(self, xp, v, out, x, y):
-        return _split_ties(v, self.beats(y, x), x == y)
+        return _split_ties(v, self.beats(y, x) | (x != x) | (y != y), x == y)
 
 
 class Maximum(_Extremum):

@@ -7,7 +7,8 @@ broadcast the gradient back.
 
 Conventions (documented in ``docs/ops.md``):
 
-* ``max``/``min``: tied extreme values share the gradient evenly.
+* ``max``/``min``: tied extreme values share the gradient evenly; a NaN is the extreme of its
+  slice, and the slice's NaNs share the gradient (PyTorch's ``max()``).
 * ``prod``: exact with zeros -- one zero in a slice gets the product of the
   others, every other element 0; two or more zeros give 0 everywhere.
 * ``var``/``std`` follow NumPy's ``ddof``; for ``N - ddof <= 0`` the value is
@@ -107,16 +108,21 @@ class _Extreme(_Reduction):
     abstract = True
     save_output = True
 
+    def _ties(self, xp, x, out, dtype):
+        """Where ``x`` is its slice's extreme, and how many share it.  A NaN in a slice makes
+        the extreme NaN, which equals nothing: the NaNs are the extremes then (``x != x``;
+        a slice without one has none of those)."""
+        hit = (x == self.expand(xp, out)) | (x != x)
+        return hit, xp.sum(hit, axis=self.axes, keepdims=True).astype(dtype)
+
     def backward(self, xp, g, out, x):
-        hit = x == self.expand(xp, out)
-        ties = xp.sum(hit, axis=self.axes, keepdims=True).astype(g.dtype)
+        hit, ties = self._ties(xp, x, out, g.dtype)
         return hit * (self.expand(xp, g) / ties)
 
     def jvp(self, xp, tangents, out, x):
         # the mean of the tangents at the tied extremes: the transpose of backward
         (t,) = tangents
-        hit = x == self.expand(xp, out)
-        ties = xp.sum(hit, axis=self.axes, keepdims=True).astype(t.dtype)
+        hit, ties = self._ties(xp, x, out, t.dtype)
         return xp.sum((t * hit) / ties, axis=self.axes, keepdims=self.keepdims)
 
 
