@@ -348,3 +348,89 @@ def test_construction_errors_are_clear():
         L.ChainedScheduler([L.ConstantLR(o), L.ReduceLROnPlateau(o)])
     with pytest.raises(ValueError, match="same optimizer"):
         L.ChainedScheduler([L.ConstantLR(_opt(mg)), L.ConstantLR(_opt(mg))])
+
+
+# ------------------------------------------------ PyTorch's deprecated scheduler.step(epoch)
+def _deprecated_step_schedules(L):  # noqa: N803  (L: the lr_scheduler module, mg's or torch's)
+    return {
+        "StepLR": lambda o: L.StepLR(o, step_size=2, gamma=0.5),
+        "MultiStepLR": lambda o: L.MultiStepLR(o, milestones=[2, 4, 4], gamma=0.5),
+        "ExponentialLR": lambda o: L.ExponentialLR(o, gamma=0.9),
+        "CosineAnnealingLR": lambda o: L.CosineAnnealingLR(o, T_max=4, eta_min=0.01),
+        "LinearLR": lambda o: L.LinearLR(o, start_factor=0.25, total_iters=4),
+        "ConstantLR": lambda o: L.ConstantLR(o, factor=0.5, total_iters=3),
+        "PolynomialLR": lambda o: L.PolynomialLR(o, total_iters=4, power=2.0),
+        "LambdaLR": lambda o: L.LambdaLR(o, lambda e: 1.0 / (1 + e)),
+        "MultiplicativeLR": lambda o: L.MultiplicativeLR(o, lambda e: 0.9),
+        "CyclicLR": lambda o: L.CyclicLR(o, base_lr=0.01, max_lr=0.1, step_size_up=3),
+        "OneCycleLR": lambda o: L.OneCycleLR(o, max_lr=0.1, total_steps=20),
+        "CosineAnnealingWarmRestarts": lambda o: L.CosineAnnealingWarmRestarts(o, T_0=3, T_mult=2),
+    }
+
+
+_EPOCHS = [None, None, 5, None, 2, None, 7]  # None: step(); a number: step(epoch)
+# torch 2.13, the same code with torch for mg: SGD([zeros(1)], lr=0.1, momentum=0.9), the scheduler built
+# as above, then for e in _EPOCHS: s.step() or s.step(e); the group's lr after each call, how many
+# EPOCH_DEPRECATION_WARNINGs each call gave, and s.last_epoch at the end (7 for all). The closed forms
+# (StepLR ... PolynomialLR) jump; the others evaluate get_lr() at the epoch; CosineAnnealingWarmRestarts has
+# its own step(epoch), without the warning.
+_DEPRECATED_STEP_EXPECTED = {
+    "StepLR": [0.1, 0.05, 0.025, 0.0125, 0.05, 0.05, 0.0125],
+    "MultiStepLR": [0.1, 0.05, 0.0125, 0.0125, 0.05, 0.05, 0.0125],
+    "ExponentialLR": [0.09000000000000001, 0.08100000000000002, 0.05904900000000001, 0.053144100000000014,
+                      0.08100000000000002, 0.07290000000000002, 0.04782969000000001],
+    "CosineAnnealingLR": [0.08681980515339464, 0.05500000000000001, 0.023180194846605356, 0.055,
+                          0.05500000000000001, 0.023180194846605363, 0.08681980515339464],
+    "LinearLR": [0.043750000000000004, 0.06250000000000001, 0.1, 0.1, 0.0625, 0.08125, 0.1],
+    "ConstantLR": [0.05, 0.05, 0.1, 0.1, 0.05, 0.1, 0.1],
+    "PolynomialLR": [0.05625, 0.024999999999999998, 0.0, 0.0, 0.025, 0.00625, 0.0],
+    "LambdaLR": [0.05, 0.03333333333333333, 0.016666666666666666, 0.014285714285714285, 0.03333333333333333,
+                 0.025, 0.0125],
+    "MultiplicativeLR": [0.09000000000000001, 0.08100000000000002, 0.07290000000000002, 0.06561000000000002,
+                         0.05904900000000002, 0.05314410000000002, 0.04782969000000002],
+    "CyclicLR": [0.040000000000000015, 0.06999999999999999, 0.03999999999999998, 0.01, 0.06999999999999999, 0.1,
+                 0.040000000000000056],
+    "OneCycleLR": [0.013167184270002533, 0.037167184270002526, 0.1, 0.09874640062350874, 0.037167184270002526,
+                   0.06683281572999747, 0.09504846320134738],
+    "CosineAnnealingWarmRestarts": [0.07500000000000001, 0.025000000000000012, 0.07500000000000001, 0.05,
+                                    0.025000000000000012, 0.1, 0.025000000000000012],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_DEPRECATED_STEP_EXPECTED))
+def test_step_with_an_epoch_jumps_there_with_pytorchs_warning(name):
+    import warnings
+
+    from minigrad_ckpt.optim import lr_scheduler as L
+    opt = mg.optim.SGD([mg.zeros(1, requires_grad=True)], lr=0.1, momentum=0.9)
+    sched = _deprecated_step_schedules(L)[name](opt)
+    lrs, warned = [], []
+    for e in _EPOCHS:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            sched.step() if e is None else sched.step(e)
+        warned.append(sum(str(w.message) == L.EPOCH_DEPRECATION_WARNING for w in caught))
+        lrs.append(opt.param_groups[0]["lr"])
+    np.testing.assert_allclose(lrs, _DEPRECATED_STEP_EXPECTED[name], rtol=1e-13, atol=1e-17)
+    deprecated = name != "CosineAnnealingWarmRestarts"
+    assert warned == [int(deprecated and e is not None) for e in _EPOCHS]
+    assert sched.last_epoch == 7
+
+
+def test_reduce_lr_on_plateau_step_with_an_epoch_sets_last_epoch_with_pytorchs_warning():
+    """torch 2.13: ReduceLROnPlateau(SGD(lr=0.1), patience=1); step(1.0), step(2.0, 5), step(2.0),
+    step(2.0, 9), step(0.5) give (lr, last_epoch) as below, the warning on the calls with an epoch."""
+    import warnings
+
+    from minigrad_ckpt.optim import lr_scheduler as L
+    opt = mg.optim.SGD([mg.zeros(1, requires_grad=True)], lr=0.1, momentum=0.9)
+    sched = L.ReduceLROnPlateau(opt, patience=1)
+    got = []
+    for metric, epoch in [(1.0, None), (2.0, 5), (2.0, None), (2.0, 9), (0.5, None)]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            sched.step(metric) if epoch is None else sched.step(metric, epoch)
+        assert len(caught) == int(epoch is not None)
+        got.append((opt.param_groups[0]["lr"], sched.last_epoch))
+    assert got == [(0.1, 1), (0.1, 5), (0.010000000000000002, 6), (0.010000000000000002, 9),
+                   (0.010000000000000002, 10)]

@@ -12,6 +12,7 @@ the new ``lr`` into every parameter group, with PyTorch's recursive formulas
 from __future__ import annotations
 
 import math
+import warnings
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -21,6 +22,15 @@ from .optimizer import Optimizer
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
            "CosineAnnealingWarmRestarts", "LinearLR", "LambdaLR", "OneCycleLR", "SequentialLR",
            "ReduceLROnPlateau", "MultiplicativeLR", "ConstantLR", "PolynomialLR", "CyclicLR", "ChainedScheduler"]
+
+
+# PyTorch's words, so that a filter written for its warning catches this one
+EPOCH_DEPRECATION_WARNING = (
+    "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where possible. "
+    "Please use `scheduler.step()` to step the scheduler. During the deprecation, if epoch is different from "
+    "None, the closed form is used instead of the new chainable form, where available. Please open an issue "
+    "if you are unable to replicate your use case: https://github.com/pytorch/pytorch/issues/new/choose."
+)
 
 
 class LRScheduler:
@@ -56,9 +66,14 @@ class LRScheduler:
     def get_lr(self) -> list[float]:
         raise NotImplementedError
 
-    def step(self) -> None:
+    def step(self, epoch: int | None = None) -> None:
+        """One epoch on. PyTorch's deprecated ``step(epoch)`` still works, with its warning: it sets
+        ``last_epoch = epoch`` and takes the closed form of the schedule where there is one
+        (``_get_closed_form_lr``), else ``get_lr()`` at that epoch."""
         self._step_count += 1
-        self._update_lr()
+        if epoch is not None:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
 
     def _update_lr(self, epoch: int | None = None) -> None:
         """One epoch on (``epoch=None``), or jump to ``epoch`` by the closed form where the
@@ -68,7 +83,7 @@ class LRScheduler:
             lrs = self.get_lr()
         else:
             self.last_epoch = epoch
-            closed = getattr(self, "_closed_form_lr", None)
+            closed = getattr(self, "_get_closed_form_lr", None)
             lrs = closed() if closed is not None else self.get_lr()
         for g, lr in zip(self.optimizer.param_groups, lrs):
             g["lr"] = lr
@@ -131,7 +146,7 @@ class StepLR(LRScheduler):
             return lrs
         return [lr * self.gamma for lr in lrs]
 
-    def _closed_form_lr(self) -> list[float]:
+    def _get_closed_form_lr(self) -> list[float]:
         return [b * self.gamma ** (self.last_epoch // self.step_size) for b in self.base_lrs]
 
 
@@ -157,7 +172,7 @@ class CosineAnnealingLR(LRScheduler):
         return [(1 + math.cos(math.pi * e / t)) / (1 + math.cos(math.pi * (e - 1) / t)) * (g["lr"] - lo) + lo
                 for g in groups]
 
-    def _closed_form_lr(self) -> list[float]:
+    def _get_closed_form_lr(self) -> list[float]:
         lo = self.eta_min
         return [lo + (b - lo) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2 for b in self.base_lrs]
 
@@ -182,7 +197,7 @@ class LinearLR(LRScheduler):
             return [g["lr"] for g in groups]
         return [g["lr"] * (1.0 + (f - s) / (n * s + (e - 1) * (f - s))) for g in groups]
 
-    def _closed_form_lr(self) -> list[float]:
+    def _get_closed_form_lr(self) -> list[float]:
         s, f, n = self.start_factor, self.end_factor, self.total_iters
         return [b * (s + (f - s) * min(n, self.last_epoch) / n) for b in self.base_lrs]
 
@@ -207,7 +222,7 @@ class MultiStepLR(LRScheduler):
             return lrs
         return [lr * self.gamma**count for lr in lrs]
 
-    def _closed_form_lr(self) -> list[float]:
+    def _get_closed_form_lr(self) -> list[float]:
         return [b * self.gamma ** bisect_right(self.milestones, self.last_epoch) for b in self.base_lrs]
 
 
@@ -224,7 +239,7 @@ class ExponentialLR(LRScheduler):
             return lrs
         return [lr * self.gamma for lr in lrs]
 
-    def _closed_form_lr(self) -> list[float]:
+    def _get_closed_form_lr(self) -> list[float]:
         return [b * self.gamma**self.last_epoch for b in self.base_lrs]
 
 
@@ -296,7 +311,7 @@ class ConstantLR(LRScheduler):
             return lrs
         return [lr * (1.0 / self.factor) for lr in lrs]
 
-    def _closed_form_lr(self) -> list[float]:
+    def _get_closed_form_lr(self) -> list[float]:
         f = self.factor
         return [b * (f + (self.last_epoch >= self.total_iters) * (1 - f)) for b in self.base_lrs]
 
@@ -316,7 +331,7 @@ class PolynomialLR(LRScheduler):
         decay = ((1.0 - e / n) / (1.0 - (e - 1) / n)) ** self.power
         return [lr * decay for lr in lrs]
 
-    def _closed_form_lr(self) -> list[float]:
+    def _get_closed_form_lr(self) -> list[float]:
         n = self.total_iters
         return [b * (1.0 - min(n, self.last_epoch) / n) ** self.power for b in self.base_lrs]
 
@@ -681,10 +696,15 @@ class ReduceLROnPlateau:
         self.cooldown_counter = 0
         self.num_bad_epochs = 0
 
-    def step(self, metrics: Any) -> None:
-        """Record this epoch's metric (a number or a one-element tensor) and maybe reduce the lr."""
+    def step(self, metrics: Any, epoch: int | None = None) -> None:
+        """Record this epoch's metric (a number or a one-element tensor) and maybe reduce the lr;
+        PyTorch's deprecated ``epoch`` (with its warning) sets ``last_epoch``."""
         current = float(metrics)
-        self.last_epoch += 1
+        if epoch is None:
+            epoch = self.last_epoch + 1
+        else:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self.last_epoch = epoch
         if self._is_better(current, self.best):
             self.best = current
             self.num_bad_epochs = 0
