@@ -301,7 +301,12 @@ class Pow(BinaryElementwise):
     """``x ** y``.  ``d/dx`` is 0 where ``y == 0`` (so ``0 ** 0`` has gradient 0);
     ``d/dy`` is 0 where ``x == 0`` and ``y >= 0``; negative bases give NaN for
     ``d/dy`` (``log`` of a negative number).  Both are infinite at some points
-    (``x ** -1`` at 0), where a zero gradient stays zero."""
+    (``x ** -1`` at 0), where a zero gradient stays zero.
+
+    A real tensor to the Python number -0.5 is ``1 / sqrt(x)``, as PyTorch's (its ``rsqrt``):
+    ``-0.0 ** -0.5`` is ``-inf`` and ``-inf ** -0.5`` NaN there (C's ``pow`` gives +inf and 0),
+    and every other value is ``1 / sqrt(x)``'s rounding, which ``pow`` misses by an ulp at times.
+    """
 
     save_output = True
     singular = True
@@ -311,6 +316,8 @@ class Pow(BinaryElementwise):
         if type(y) is int and y >= 0 and x.dtype.kind == "f":  # x ** 2: nothing to silence (saves the errstate)
             return x ** y
         with xp.errstate(divide="ignore", invalid="ignore"):
+            if y.__class__ is float and y == -0.5 and x.dtype.kind == "f":
+                return 1 / xp.sqrt(x)
             return x ** y
 
     def d_first(self, xp, out, x, y):
@@ -333,6 +340,8 @@ class Pow(BinaryElementwise):
         return xp.where(xp.logical_and(x == 0, y >= 0), 0, out * xp.log(x))
 
     def reference(self, np, x, y):
+        if y.__class__ is float and y == -0.5 and x.dtype.kind == "f":  # PyTorch's rsqrt (see above)
+            return 1 / np.sqrt(x)
         return np.power(x, y)
 
 
