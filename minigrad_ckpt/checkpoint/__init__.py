@@ -129,6 +129,7 @@ def _run_segment(function: Callable[..., Any], args: Sequence[Any], kwargs: dict
         return function(*args, **kwargs)
     with Segment(stats=stats, determinism_check=determinism_check, label=label) as seg:
         out = function(*args, **kwargs)
+    seg.returned(out)
     if keep_result:  # a chain block: its result is kept where its op saves it (see Segment.keep_result)
         seg.keep_result(out)
     return out

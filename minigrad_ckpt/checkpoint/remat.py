@@ -128,8 +128,9 @@ def remat(fn: Callable[..., Any], policy: Callable[[Node], bool] = save_nothing)
         if not is_grad_enabled():
             return fn(*args, **kwargs)
         keep = None if policy is save_nothing else policy
-        with Segment(stats=DEFAULT_STATISTICS, label=label, keep=keep):
-            return fn(*args, **kwargs)
+        with Segment(stats=DEFAULT_STATISTICS, label=label, keep=keep) as seg:
+            out = fn(*args, **kwargs)
+        return seg.returned(out)
 
     run.__name__ = f"remat({label})"
     run.__wrapped__ = fn  # type: ignore[attr-defined]

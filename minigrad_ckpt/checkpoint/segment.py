@@ -16,7 +16,9 @@ In backward, the first dropped node the engine meets calls
 node it recorded, in recording order, from the kept values, fills in each
 node's ``saved``, and backward continues as if nothing had been dropped.  Each
 node's values are released right after its backward (:meth:`release`); the
-kept values go when the engine passes the segment's first node.
+kept values go when the engine passes the segment's first node -- unless a tensor the
+function returned is alive and has not had its backward yet (``a, b = checkpoint(f, x)``,
+then a backward through ``a`` alone): they stay for that one (:meth:`returned`).
 
 No user code runs during replay -- only recorded array math -- so side
 effects (BatchNorm statistics, hooks, counters) happen once, and a dropout
@@ -143,6 +145,12 @@ class Segment:
         self._watched_memory: set[int] = set()
         self._written_outputs: set[Node] = set()
         self.forward_time = 0.0
+        # (On the root) the tensors the tree's functions returned, weakly, with their nodes: while
+        # one of them is alive and its backward has not run, the tree keeps what replay needs
+        # (see _awaits_backward); ``_in_backward``: a backward pass is inside the tree right now;
+        # ``_waiting``: a backward pass left it waiting for the backward of one of them.
+        self._returned: list[tuple[Node, weakref.ref]] = []
+        self._in_backward = self._waiting = False
         self._outer_recorder: Any = None
         self._t0 = 0.0
 
@@ -473,6 +481,22 @@ class Segment:
             return node.xp.asarray(value) if node.xp.name != "numpy" else value.copy()
         return value
 
+    def returned(self, out: Any) -> Any:
+        """Note the tensors in ``out`` (a tensor, or tuples, lists and dicts of them), what the
+        function run in this segment returned, and give ``out`` back (front ends call it).
+
+        A segment whose function returns several tensors may see a backward through one of them
+        first and through another later, as a run without checkpointing may: what replay needs
+        is kept until each returned tensor still alive has had its backward (or has died).
+        Without this call the first backward through the segment frees it.
+        """
+        root = self._root_segment
+        for t in _tensors_in(out):
+            n = t._node
+            if n is not None and n.segment is not None and n.segment._root_segment is root:
+                root._returned.append((n, weakref.ref(t, root._returned_tensor_died)))
+        return out
+
     # --------------------------------------------------------------- backward
     def rematerialize(self, node: Node | None = None) -> Any:
         """Replay this segment's recorded ops and fill in its nodes' saved values."""
@@ -679,25 +703,25 @@ class Segment:
 
     def release(self, node: Node, retain_graph: bool) -> None:
         """Drop the replayed values of ``node`` once its backward has run (and its kept
-        result: no replay needs it any more)."""
+        result: no replay needs it any more).  Without ``retain_graph`` the node is
+        ``FREED`` even if it never replayed (reached with no gradient): a second
+        backward through it is an error, as without checkpointing."""
+        self._root_segment._in_backward = True
         if type(node.saved) is tuple:
             if _ledger.enabled:
                 _ledger.release(saved_arrays(node), node)
             node.saved = DROPPED if retain_graph else FREED
+        elif node.saved is DROPPED and not retain_graph:
+            node.saved = FREED
         if not retain_graph and node in self._result_nodes:
             value = self._kept_outputs.pop(node, None)
             if value is not None and _ledger.enabled:
                 _ledger.release([value])
 
     def backward_done(self, retain_graph: bool) -> None:
-        """The engine passed this segment's first node: nothing here is needed any more."""
-        retain_graph = retain_graph or self._root_segment.recording  # see finish
-        for n in self.subtree:
-            if n.segment is self:
-                self.release(n, retain_graph)
-        self._drop_boundary()
-        if not retain_graph:
-            self._free_kept()
+        """The engine passed this segment's first node: nothing here is needed any more by
+        this pass (a later one may still need it: see :meth:`_end_of_backward`)."""
+        self._end_of_backward(retain_graph)
         if self.stats is not None:
             self.stats._backward_done(self)
 
@@ -708,12 +732,46 @@ class Segment:
         releases what it did not reach as if it retained the graph: the
         checkpointed function goes on, and the backward of its result needs it all.
         """
+        self._end_of_backward(retain_graph)
+        self._root_segment._in_backward = False
+
+    def _end_of_backward(self, retain_graph: bool) -> None:
+        """Release the replayed values of this segment's nodes; without ``retain_graph`` also
+        what replay starts from -- unless a tensor the tree returned, still alive, has its
+        backward to come (then the nodes this pass did not reach are ``DROPPED`` again)."""
         retain_graph = retain_graph or self._root_segment.recording
+        awaited = not retain_graph and self._awaits_backward()
         for n in self.nodes:
-            self.release(n, retain_graph)
+            self.release(n, retain_graph or awaited)
         self._drop_boundary()
-        if not retain_graph:
-            self._free_kept()
+        if awaited:
+            self._root_segment._waiting = True
+        elif not retain_graph:
+            self._free_tree()
+
+    def _awaits_backward(self) -> bool:
+        """Whether a tensor the tree returned is alive with its backward to come, and may reach
+        this segment: made at or after its first node (an earlier one cannot read its nodes).
+        In one pass through them all, each is freed before the pass gets to this segment's
+        first node, so the segment is freed there, as without several outputs."""
+        first = self.first
+        return first is not None and any(
+            n.seq >= first.seq and n.saved is not FREED and ref() is not None
+            for n, ref in self._root_segment._returned)
+
+    def _free_tree(self) -> None:
+        """Free this segment and the ones nested in it (those a later pass only would have reached)."""
+        self._free_kept()
+        for c in self._descendants():
+            if not c.freed:
+                c._drop_boundary()
+                c._free_kept()
+
+    def _returned_tensor_died(self, ref: weakref.ref) -> None:
+        """(On the root) a returned tensor died: if the tree waited for its backward alone,
+        what replay needs goes now rather than when the garbage collector finds the tree."""
+        if self._waiting and not self.freed and not self._in_backward and not self._awaits_backward():
+            self._free_tree()
 
     def __del__(self) -> None:
         # A graph dropped without its backward (a forward under grad mode whose result is thrown
@@ -851,6 +909,21 @@ def _new_bytes(counted: dict, arrays: list) -> int:
             pass
         n += int(b.nbytes)
     return n
+
+
+def _tensors_in(out: Any) -> list[Tensor]:
+    """The tensors in ``out``: a tensor, or tuples, lists and dict values holding them."""
+    found: list[Tensor] = []
+    stack = [out]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Tensor):
+            found.append(x)
+        elif isinstance(x, (tuple, list)):
+            stack.extend(x)
+        elif isinstance(x, dict):
+            stack.extend(x.values())
+    return found
 
 
 def _checksum(a: Any) -> int:

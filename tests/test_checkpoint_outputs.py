@@ -1,0 +1,254 @@
+"""A checkpointed function with several outputs, backwarded through one output and later through another.
+
+Without checkpointing, a backward through ``a`` frees what ``a``'s nodes saved and leaves ``b``'s graph
+alone, so a second backward through ``b`` works (PyTorch's ``use_reentrant=False`` checkpoint too).  A
+checkpointed segment must behave the same: what its replay starts from stays until every returned
+tensor still alive has had its backward, and a backward that fails without checkpointing (through a
+node the first one freed) fails with it.  Gradients are compared bitwise with the run without checkpoint.
+"""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt import checkpoint as ck
+
+FREED_MSG = "backward through the graph a second time"
+
+
+def _sin_cos(t):
+    return t.sin(), t.cos()
+
+
+def _no_checkpoint(fn, *args):
+    return fn(*args)
+
+
+def _checkpointed(fn, *args):
+    return ck.checkpoint(fn, *args)
+
+
+def _remat_everything(fn, *args):
+    return ck.remat(fn, policy=ck.save_everything)(*args)
+
+
+def _nested(fn, *args):
+    # an outer segment around the inner one: both return the two outputs
+    return ck.checkpoint(lambda *a: ck.checkpoint(fn, *a), *args)
+
+
+RUNS = [_checkpointed, _remat_everything, _nested]
+
+
+def _x(dtype):
+    return mg.tensor([0.1, 0.2, -0.7], dtype=dtype, requires_grad=True)
+
+
+def _grads_one_by_one(run, fn, dtype, order=(0, 1), use_grad=False):
+    x = _x(dtype)
+    outs = run(fn, x)
+    found = []
+    for k in order:
+        if use_grad:
+            found.append(mg.autograd.grad(outs[k].sum(), [x])[0].numpy())
+        else:
+            outs[k].sum().backward()
+            found.append(x.grad.numpy().copy())
+    return found
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("run", RUNS)
+@pytest.mark.parametrize("order", [(0, 1), (1, 0)])
+@pytest.mark.parametrize("use_grad", [False, True])
+def test_backward_through_one_output_then_another(dtype, run, order, use_grad):
+    expected = _grads_one_by_one(_no_checkpoint, _sin_cos, dtype, order, use_grad)
+    got = _grads_one_by_one(run, _sin_cos, dtype, order, use_grad)
+    for e, g in zip(expected, got):
+        assert g.dtype == np.dtype(dtype)
+        np.testing.assert_array_equal(g, e)
+
+
+def test_the_reported_case():
+    x = mg.tensor([0.1, 0.2], dtype="float64", requires_grad=True)
+    a, b = ck.checkpoint(lambda t: (t.sin(), t.cos()), x)
+    a.sum().backward()
+    b.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.cos([0.1, 0.2]) - np.sin([0.1, 0.2]), rtol=1e-15)
+
+
+def _dropout_branches(t):
+    # (no node shared by the two: a second backward through a shared one fails without checkpoint)
+    a = (mg.nn.functional.dropout(t * 3.0, p=0.5).tanh() * t).sum()
+    return a, mg.nn.functional.dropout(t.exp(), p=0.3).sum()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("run", RUNS)
+def test_dropout_inside_is_bitwise_the_run_without_checkpoint(dtype, run):
+    def grads(run_with):
+        mg.manual_seed(7)
+        x = mg.tensor(np.linspace(-1, 1, 64), dtype=dtype, requires_grad=True)
+        a, b = run_with(_dropout_branches, x)
+        b.backward()
+        first = x.grad.numpy().copy()
+        a.backward()
+        return first, x.grad.numpy().copy(), mg.rand(3).numpy()  # the generator's position too
+
+    for e, g in zip(grads(_no_checkpoint), grads(run)):
+        np.testing.assert_array_equal(g, e)
+
+
+def _shared(t):
+    s = t.sin()
+    return s * 2.0, s * 3.0
+
+
+def _output_and_its_consumer(t):
+    s = t.sin()
+    return s, s.exp()
+
+
+@pytest.mark.parametrize("fn", [_shared, _output_and_its_consumer])
+@pytest.mark.parametrize("run", [_no_checkpoint, *RUNS])
+def test_outputs_sharing_a_node_fail_the_second_time_as_without_checkpoint(fn, run):
+    # the first backward frees the shared node's saved values (sin saves its input): the
+    # second backward reaches it again -- an error without checkpointing, so with it too
+    x = _x("float64")
+    a, b = run(fn, x)
+    b.sum().backward()
+    with pytest.raises(RuntimeError, match=FREED_MSG):
+        a.sum().backward()
+
+
+@pytest.mark.parametrize("fn", [_shared, _output_and_its_consumer])
+@pytest.mark.parametrize("run", RUNS)
+def test_outputs_sharing_a_node_with_retain_graph(fn, run):
+    def grads(run_with):
+        x = _x("float64")
+        a, b = run_with(fn, x)
+        b.sum().backward(retain_graph=True)
+        first = x.grad.numpy().copy()
+        a.sum().backward()
+        return first, x.grad.numpy()
+
+    for e, g in zip(grads(_no_checkpoint), grads(run)):
+        np.testing.assert_array_equal(g, e)
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_the_same_output_twice_fails_as_without_checkpoint(run):
+    x = _x("float64")
+    a, b = run(_sin_cos, x)
+    a.sum().backward()
+    with pytest.raises(RuntimeError, match="second time"):
+        a.sum().backward()
+    b.sum().backward()  # the other output's graph is untouched
+    np.testing.assert_allclose(x.grad.numpy(), np.cos(x.numpy()) - np.sin(x.numpy()), rtol=1e-15)
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_second_derivatives_one_output_at_a_time(run):
+    def grads(run_with):
+        x = _x("float64")
+        a, b = run_with(lambda t: ((t * t).sin(), t.exp() * t), x)
+        (ga,) = mg.autograd.grad(a.sum(), [x], create_graph=True)
+        (gb,) = mg.autograd.grad(b.sum(), [x], create_graph=True)
+        (hess_diag,) = mg.autograd.grad((ga + gb).sum(), [x])
+        return ga.numpy(), gb.numpy(), hess_diag.numpy()
+
+    for e, g in zip(grads(_no_checkpoint), grads(run)):
+        np.testing.assert_array_equal(g, e)
+
+
+def test_nested_segments_each_with_two_outputs():
+    def inner(t):
+        return t.sin(), t.cos()
+
+    def outer_fn(t):
+        p, q = ck.checkpoint(inner, t)
+        return (p * t).tanh(), (q + t).exp()
+
+    def grads(run_outer):
+        x = _x("float64")
+        a, b = run_outer(outer_fn, x)
+        a.sum().backward()
+        first = x.grad.numpy().copy()
+        b.sum().backward()
+        return first, x.grad.numpy()
+
+    def without(fn, x):
+        p, q = inner(x)
+        return (p * x).tanh(), (q + x).exp()
+
+    for e, g in zip(grads(lambda fn, x: without(fn, x)), grads(_checkpointed)):
+        np.testing.assert_array_equal(g, e)
+
+
+def test_jacrev_of_a_checkpointed_function_of_two_outputs():
+    f_plain = lambda t: (t.sin() * t, t.cos())  # noqa: E731
+    x = mg.tensor([0.3, -0.4], dtype="float64")
+    expected = mg.func.jacrev(f_plain)(x)
+    got = mg.func.jacrev(lambda t: ck.checkpoint(f_plain, t))(x)
+    for e, g in zip(expected, got):
+        np.testing.assert_array_equal(g.numpy(), e.numpy())
+
+
+def _weights(requires_grad=True):
+    return mg.tensor(np.linspace(-1, 1, 256).reshape(16, 16), dtype="float64", requires_grad=requires_grad)
+
+
+def _layers(t, w):
+    # an input that is not a parameter (the segment keeps it, and the ledger counts it), no node shared
+    return (t @ w).tanh().sin(), (t @ w).cos()
+
+
+@pytest.mark.parametrize("together", [False, True])
+def test_the_segment_is_freed_after_the_last_output_and_the_ledger_is_back_to_zero(together):
+    x, w = _weights(requires_grad=False), _weights()
+    gc.collect()
+    active = ck.statistics().active_checkpoints
+    with mg.memory.track() as ledger:
+        a, b = ck.checkpoint(_layers, x, w)
+        if together:  # one backward through both: freed at the segment's first node, as before
+            (a.sum() + b.sum()).backward()
+        else:
+            a.sum().backward()
+            assert ck.statistics().active_checkpoints == active + 1  # b's backward is still to come
+            b.sum().backward()
+        assert ledger.live("saved") == 0
+    assert ck.statistics().active_checkpoints == active
+
+
+def test_an_output_dropped_without_backward_lets_the_segment_go():
+    x, w = _weights(requires_grad=False), _weights()
+    active = ck.statistics().active_checkpoints
+    with mg.memory.track() as ledger:
+        a, b = ck.checkpoint(_layers, x, w)
+        a.sum().backward()
+        assert ledger.live("saved") > 0  # held for b's backward
+        del b  # ... which will never come
+        assert ledger.live("saved") == 0
+    assert ck.statistics().active_checkpoints == active
+
+
+def test_an_output_dropped_before_the_first_backward_is_not_waited_for():
+    x, w = _weights(requires_grad=False), _weights()
+    with mg.memory.track() as ledger:
+        a, b = ck.checkpoint(_layers, x, w)
+        del b
+        a.sum().backward()
+        assert ledger.live("saved") == 0
+
+
+def test_an_output_not_returned_is_not_waited_for():
+    # (a value the function computes and drops has no backward to come)
+    x, w = _weights(requires_grad=False), _weights()
+    with mg.memory.track() as ledger:
+        a = ck.checkpoint(lambda t, v: _layers(t, v)[0], x, w)
+        a.sum().backward()
+        assert ledger.live("saved") == 0
