@@ -22,6 +22,13 @@ from .functional.linalg import (  # noqa: F401  (the result types, as torch.lina
     SlogdetResult,
     SVDResult,
 )
+from .functional.linalg_ex import (  # noqa: F401  (the result types, and the error mg.linalg raises)
+    CholeskyExResult,
+    InvExResult,
+    LinAlgError,
+    LUFactorExResult,
+    SolveExResult,
+)
 from .functional.linalg_ldl import LDLFactorExResult, LDLFactorResult  # noqa: F401
 
 globals().update(_public_names.exports(__name__))

@@ -136,6 +136,13 @@ GRADCHECKED = {
     "select": lambda z: mg.select(z, 1, 0), "sgn": mg.sgn,
     "take_along_dim": lambda z: mg.take_along_dim(z, mg.tensor([[1, 0], [0, 1], [1, 1]]), 1),
     "vander": lambda z: mg.vander(z[:, 0], N=3),
+    # torch.linalg's names beside NumPy's: the functions above with other defaults, or reporting info
+    "linalg.vander": lambda z: mg.linalg.vander(z[:, 0], N=3),
+    "linalg.cross": lambda z: mg.linalg.cross(z.T, z.T[::-1] * 2),
+    "linalg.diagonal": lambda z: mg.linalg.diagonal(z, offset=-1),
+    "linalg.inv_ex": lambda z: mg.linalg.inv_ex(z[:2] + 2).inverse,
+    "linalg.solve_ex": lambda z: mg.linalg.solve_ex(z[:2] + 2, z[2]).result,
+    "linalg.cholesky_ex": lambda z: mg.linalg.cholesky_ex(z[:2] @ mg.conj(z[:2]).T + 3 * mg.eye(2)).L,
 }
 
 Z = np.array([[1.5 - 2.0j, 0.0 + 0.0j, -0.5 + 1.0j], [2.0 + 0.0j, 0.0 - 3.0j, 1.5 - 2.0j]])
@@ -210,6 +217,7 @@ REFUSED = {
                                 "complex matrices are not supported"),
     "linalg.lu": (lambda z: mg.linalg.lu(_M), TypeError, "real floating input"),
     "linalg.lu_factor": (lambda z: mg.linalg.lu_factor(_M), TypeError, "real floating input"),
+    "linalg.lu_factor_ex": (lambda z: mg.linalg.lu_factor_ex(_M), TypeError, "real floating input"),
     "linalg.matrix_exp": (lambda z: mg.linalg.matrix_exp(_M), TypeError, "real floating input"),
     **{n: (lambda z, n=n: getattr(mg, n)(z), TypeError, ORDER) for n in ("amax", "amin", "msort", "relu")},
     "clamp_min": (lambda z: mg.clamp_min(z, 0), TypeError, ORDER),

@@ -263,7 +263,7 @@ _VECTOR_ORDS_NAMED = {"fro", "nuc"}
 #: The functions that accept complex matrices: holomorphic ops (``g * f'(A)`` backward) and the
 #: factorizations whose ops are written with conjugate transposes.
 _COMPLEX_OK = frozenset({"inv", "det", "solve", "matrix_power", "slogdet", "cholesky", "eig", "eigh", "svd",
-                         "qr"})
+                         "qr", "inv_ex", "solve_ex", "cholesky_ex"})
 
 
 def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Tensor:  # noqa: A002

@@ -20,6 +20,7 @@ from ..tape import apply
 from ..tensor import Tensor
 from . import linalg as _la
 from . import math as mf
+from . import products as _products
 from .arguments import as_tensor, normalize_axis, reduction_dims
 from .complex_numbers import conj
 
@@ -116,10 +117,13 @@ def vecdot(x: Any, y: Any, *, dim: int = -1) -> Tensor:
 def cond(a: Any, p: Any = None) -> Tensor:
     """The condition number ``||A||_p ||A^-1||_p``: for ``p`` None/2 (-2) the ratio of the largest
     to the smallest singular value (its inverse); for ``'fro'``, ``'nuc'``, ``inf``, ``-inf``, 1, -1
-    through the inverse (square, invertible ``A``)."""
+    through the inverse (square, invertible ``A``).  0 for an empty (0 x 0) matrix, as PyTorch."""
     a = as_tensor(a)
     if a.ndim < 2:
         raise ValueError(f"linalg.cond: expected a matrix or a stack of them, got shape {a.shape}")
+    if a.shape[-1] == a.shape[-2] == 0:
+        real = mf.abs(a).dtype if a.dtype.kind == "c" else a.dtype
+        return Tensor.constant(a.device.xp.zeros(a.shape[:-2], dtype=real), a.device)
     if p in (None, 2, -2):
         s = _la.svdvals(a)
         ratio = s[..., 0] / s[..., -1]
@@ -278,16 +282,32 @@ def _pivots_of(perm: Any, k: int) -> Any:
     return pivots.reshape(perm.shape[:-1] + (k,))
 
 
+def lu_factor_ex_parts(a: Any, pivot: bool = True, name: str = "lu_factor") -> tuple[Tensor, Tensor]:
+    """The packed ``LU`` and LAPACK's pivots of :func:`lu_factor`, whether or not a pivot is zero."""
+    packed = _lu_packed(name, a, pivot)
+    m, n = packed.shape[-2], packed.shape[-1] - 1
+    pivots = _pivots_of(_perm_of(packed), min(m, n))
+    return packed[..., :n], Tensor.constant(packed.device.xp.asarray(pivots), packed.device)
+
+
 def lu_factor(a: Any, *, pivot: bool = True) -> LUFactorResult:
     """``(LU, pivots)`` of an ``m x n`` matrix: ``L`` (unit diagonal implied) and ``U`` packed in one
     ``m x n`` matrix, and LAPACK's 1-based row swaps (int32, ``(..., min(m, n))``: row ``i`` was
     swapped with row ``pivots[i] - 1``, in order) -- PyTorch's ``linalg.lu_factor``.  Partial
-    pivoting; ``pivot=False`` swaps nothing (``pivots = 1, 2, ...``; an exact zero pivot is a
-    ``LinAlgError``).  The derivative needs a full-rank ``a``."""
-    packed = _lu_packed("lu_factor", a, pivot)
-    m, n = packed.shape[-2], packed.shape[-1] - 1
-    pivots = _pivots_of(_perm_of(packed), min(m, n))
-    return LUFactorResult(packed[..., :n], Tensor.constant(packed.device.xp.asarray(pivots), packed.device))
+    pivoting; ``pivot=False`` swaps nothing (``pivots = 1, 2, ...``).  A zero pivot ``U[k, k]``
+    is a ``LinAlgError``, as PyTorch's (``lu_factor_ex`` returns the factorization with
+    ``info``).  The derivative needs a full-rank ``a``."""
+    packed, pivots = lu_factor_ex_parts(a, pivot)
+    diag = host_numpy.diagonal(host_numpy.asarray(packed.device.xp.to_host(packed._data)), axis1=-2, axis2=-1)
+    bad = diag == 0
+    if bad.any():
+        flat = bad.reshape(-1, bad.shape[-1])
+        k = int(host_numpy.argmax(flat[flat.any(axis=-1)][0])) + 1  # the first failed matrix's first zero
+        raise host_numpy.linalg.LinAlgError(
+            f"linalg.lu_factor: U[{k},{k}] is zero and using it on lu_solve would result in a division by "
+            f"zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) or "
+            f"linalg.lu_factor_ex(A, pivot)")
+    return LUFactorResult(packed, pivots)
 
 
 def lu(a: Any, *, pivot: bool = True) -> LUResult:
@@ -350,3 +370,37 @@ def lu_solve(LU: Any, pivots: Any, b: Any, *, left: bool = True, adjoint: bool =
     rows = Tensor.constant(xp.asarray(host_numpy.broadcast_to(inverse[..., None], inverse.shape + (y.shape[-1],))),
                            lu_.device)
     return mf.take_along_axis(y, rows, axis=-2)
+
+
+def cross(input: Any, other: Any, *, dim: int = -1) -> Tensor:  # noqa: A002
+    """The cross product of the 3-vectors along ``dim`` (``torch.linalg.cross``): both inputs
+    have the same number of dimensions, the others broadcast."""
+    a, b = as_tensor(input), as_tensor(other)
+    if a.ndim != b.ndim:
+        raise ValueError(f"linalg.cross: inputs must have the same number of dimensions, got {a.ndim} and {b.ndim}")
+    return _products.cross(a, b, axis=dim)
+
+
+def vander(x: Any, *, N: int | None = None) -> Tensor:  # noqa: N803
+    """The Vandermonde matrices of ``x`` (``(..., n)`` to ``(..., n, N)``): column ``j`` is ``x ** j``
+    (increasing powers, ``torch.linalg.vander``; ``N`` defaults to ``n`` and must be above 1), by
+    a cumulative product of copies of ``x`` as PyTorch's, so the gradient at 0 is finite; integer
+    input gives int64, bool is refused."""
+    x = as_tensor(x)
+    n = (x.shape[-1] if x.ndim else 1) if N is None else int(N)
+    if n <= 1:
+        raise ValueError(f"linalg.vander: N must be greater than 1, got {n}")
+    if x.dtype.kind == "b":
+        raise TypeError("linalg.vander supports floating point, complex, and integer tensors, but got bool")
+    if x.dtype.kind in "iu":
+        x = mf.astype(x, "int64")
+    column = mf.reshape(x, x.shape + (1,))
+    powers = mf.cumprod(mf.broadcast_to(column, x.shape + (n - 1,)), axis=-1)
+    ones = Tensor.constant(x.device.xp.ones(column.shape, dtype=x.dtype), x.device)
+    return mf.concatenate([ones, powers], axis=-1)
+
+
+def diagonal(A: Any, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:  # noqa: N803
+    """The diagonals of the matrices (``torch.linalg.diagonal``): ``mg.diagonal`` with the last
+    two dims as the default plane."""
+    return mf.diagonal(A, offset, dim1, dim2)

@@ -35,6 +35,7 @@ from . import elementwise_compositions as ewc
 from . import fft as ft
 from . import linalg as la
 from . import linalg_derived as lad
+from . import linalg_ex as lex
 from . import linalg_ldl as ldl
 from . import math as mf
 from . import namespace
@@ -476,6 +477,14 @@ SECTIONS: tuple[Section, ...] = (
         public("ldl_factor", ldl.ldl_factor),
         public("ldl_factor_ex", ldl.ldl_factor_ex),
         public("ldl_solve", ldl.ldl_solve),
+        public("inv_ex", lex.inv_ex),
+        public("solve_ex", lex.solve_ex),
+        public("cholesky_ex", lex.cholesky_ex),
+        public("lu_factor_ex", lex.lu_factor_ex),
+        public("cross", lad.cross),
+        public("vander", lad.vander),
+        public("matmul", mf.matmul),
+        public("diagonal", lad.diagonal),
     )),
     Section("Special functions", SPECIAL, (
         public("gammaln", sp.gammaln),

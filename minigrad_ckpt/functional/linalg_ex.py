@@ -1,0 +1,198 @@
+"""PyTorch's ``torch.linalg`` functions that report a failed factorization instead of raising:
+``inv_ex``, ``solve_ex``, ``cholesky_ex`` and ``lu_factor_ex`` return the result beside
+``info``, LAPACK's code for each matrix (int32, the batch's shape): 0 where the matrix
+factored, else the 1-based ``k`` of the first zero pivot of its LU factorization (``U[k, k]
+== 0``; ``inv_ex``, ``solve_ex``, ``lu_factor_ex``) or the order ``k`` of the first leading
+minor that is not positive definite (``cholesky_ex``).  ``check_errors=True`` raises
+``mg.linalg.LinAlgError`` for the first failed matrix instead, with PyTorch's message.
+
+A batch's failed matrices do not spoil the others: those are factored on their own (a
+failed one is replaced by the identity, then its result by NaN -- PyTorch leaves LAPACK's
+partial result there, which its documentation calls undefined), so values and gradients of
+the good matrices are what :func:`~.linalg.inv`, :func:`~.linalg.solve` and
+:func:`~.linalg.cholesky` give.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+from ..backend import host_numpy
+from ..grad_mode import no_grad
+from ..tensor import Tensor
+from . import linalg as _la
+from . import linalg_derived as _lad
+from . import math as mf
+from .arguments import as_tensor
+
+LinAlgError = host_numpy.linalg.LinAlgError
+
+
+class InvExResult(NamedTuple):
+    inverse: Tensor
+    info: Tensor
+
+
+class SolveExResult(NamedTuple):
+    result: Tensor
+    info: Tensor
+
+
+class CholeskyExResult(NamedTuple):
+    L: Tensor
+    info: Tensor
+
+
+class LUFactorExResult(NamedTuple):
+    LU: Tensor
+    pivots: Tensor
+    info: Tensor
+
+
+def _host(t: Tensor) -> Any:
+    return host_numpy.asarray(t.device.xp.to_host(t._data))
+
+
+def _first_zero_pivot(lu_packed: Tensor) -> Any:
+    """``getrf``'s info for each packed ``(..., m, n)`` LU: the first 1-based ``k`` with ``U[k, k]
+    == 0``, else 0 (int32, the batch's shape)."""
+    diag = host_numpy.diagonal(_host(lu_packed), axis1=-2, axis2=-1)
+    k = diag.shape[-1]
+    first = host_numpy.where(diag == 0, host_numpy.arange(1, k + 1), k + 1).min(axis=-1, initial=k + 1)
+    return host_numpy.where(first > k, 0, first).astype(host_numpy.int32)
+
+
+def _lu_info(a: Tensor) -> Any:
+    if a.dtype.kind == "c":  # (the LU op is real only)
+        return _per_matrix(_host(a), _getrf_failure)
+    with no_grad():  # the factorization only reads the pivots here: nothing to record
+        return _first_zero_pivot(_lad.lu_factor_ex_parts(a)[0])
+
+
+def _getrf_failure(m: Any) -> int:
+    """``getrf``'s info for one matrix: Gaussian elimination with partial pivoting (the largest
+    modulus in the column), the first 1-based column whose pivot is exactly 0, else 0."""
+    u = m.copy()
+    n = u.shape[-1]
+    first = 0
+    for j in range(n):
+        p = j + int(host_numpy.argmax(host_numpy.abs(u[j:, j])))
+        if u[p, j] == 0:
+            first = first or j + 1  # LAPACK goes on (the column is already eliminated)
+            continue
+        u[[j, p]] = u[[p, j]]
+        u[j + 1:, j:] -= host_numpy.outer(u[j + 1:, j] / u[j, j], u[j, j:])
+    return first
+
+
+def _per_matrix(host: Any, failure: Any) -> Any:
+    """``failure(m)`` of each matrix of a host stack, as int32 of the batch's shape."""
+    n = host.shape[-1]
+    flat = host.reshape((-1, n, n))
+    return host_numpy.array([failure(m) for m in flat], dtype=host_numpy.int32).reshape(host.shape[:-2])
+
+
+def _cholesky_failure(m: Any) -> int:
+    """``potrf``'s info for one Hermitian matrix (its lower triangle): the order of the first
+    leading minor whose pivot ``a[j, j] - |L[j, :j]|^2`` is not positive (NaN included)."""
+    n = m.shape[-1]
+    low = host_numpy.zeros_like(m)
+    for j in range(n):
+        pivot = (m[j, j] - host_numpy.vdot(low[j, :j], low[j, :j])).real
+        if not pivot > 0:
+            return j + 1
+        low[j, j] = math.sqrt(pivot)
+        low[j + 1:, j] = (m[j + 1:, j] - low[j + 1:, :j] @ low[j, :j].conj()) / low[j, j]
+    return 0
+
+
+def _cholesky_info(a: Tensor) -> Any:
+    def failure(m: Any) -> int:
+        try:
+            factored = bool(host_numpy.isfinite(host_numpy.linalg.cholesky(m)).all())
+        except LinAlgError:
+            factored = False
+        return 0 if factored else _cholesky_failure(m)  # (LAPACK's potrf stops at a NaN pivot too)
+
+    return _per_matrix(_host(a), failure)
+
+
+def _raise_first(name: str, info: Any, what: Any) -> None:
+    if info.any():
+        flat = info.reshape(-1)
+        b = int(host_numpy.flatnonzero(flat)[0])
+        where = f"(Batch element {b}): " if info.ndim else ""
+        raise LinAlgError(f"linalg.{name}: {where}{what(int(flat[b]))}")
+
+
+def _singular(k: int) -> str:
+    return (f"The diagonal element {k} is zero, the inversion could not be completed because the input "
+            f"matrix is singular.")
+
+
+def _not_definite(k: int) -> str:
+    return (f"The factorization could not be completed because the input is not positive-definite (the "
+            f"leading minor of order {k} is not positive-definite).")
+
+
+def _around_failures(a: Tensor, info: Any, fn: Any) -> Tensor:
+    """``fn(a)`` where every matrix factored; else ``fn`` of ``a`` with each failed matrix
+    replaced by the identity, and NaN in the failed matrices' places of the result."""
+    if not info.any():
+        return fn(a)
+    xp = a.device.xp
+    ok = Tensor.constant(xp.asarray(info == 0).reshape(info.shape + (1, 1)), a.device)
+    eye = Tensor.constant(xp.eye(a.shape[-1], dtype=a.dtype), a.device)
+    out = fn(mf.where(ok, a, eye))
+    ok = mf.reshape(ok, info.shape + (1,) * (out.ndim - info.ndim))  # a stack of vectors: one axis
+    return mf.where(ok, out, math.nan)
+
+
+def _info_tensor(info: Any, like: Tensor) -> Tensor:
+    return Tensor.constant(like.device.xp.asarray(info), like.device)
+
+
+def inv_ex(A: Any, *, check_errors: bool = False) -> InvExResult:  # noqa: N803
+    """``(inverse, info)``: the inverse of each square matrix, and ``info`` its LU
+    factorization's first zero pivot (0: invertible; the inverse is NaN where it is not)."""
+    a = _la._matrices("inv_ex", A, square=True)
+    info = _lu_info(a)
+    if check_errors:
+        _raise_first("inv_ex", info, _singular)
+    return InvExResult(_around_failures(a, info, _la.inv), _info_tensor(info, a))
+
+
+def solve_ex(A: Any, B: Any, *, left: bool = True, check_errors: bool = False) -> SolveExResult:  # noqa: N803
+    """``(result, info)``: :func:`~.linalg.solve` of each system, and ``info`` as
+    :func:`inv_ex`'s (the result is NaN for a singular ``A``)."""
+    a = _la._matrices("solve_ex", A, square=True)
+    info = _lu_info(a)
+    if check_errors:
+        _raise_first("solve_ex", info, _singular)
+    return SolveExResult(_around_failures(a, info, lambda m: _la.solve(m, B, left=left)), _info_tensor(info, a))
+
+
+def cholesky_ex(A: Any, *, upper: bool = False, check_errors: bool = False) -> CholeskyExResult:  # noqa: N803
+    """``(L, info)``: :func:`~.linalg.cholesky` of each matrix (from its lower triangle, or
+    its upper one with ``upper=True``), and ``info`` the order of the first leading minor that
+    is not positive definite (0: it factored; ``L`` is NaN where it did not)."""
+    a = _la._matrices("cholesky_ex", A, square=True)
+    info = _cholesky_info(_la._mH(a) if upper else a)
+    if check_errors:
+        _raise_first("cholesky_ex", info, _not_definite)
+    factor = _around_failures(a, info, lambda m: _la.cholesky(m, upper=upper))
+    return CholeskyExResult(factor, _info_tensor(info, a))
+
+
+def lu_factor_ex(A: Any, *, pivot: bool = True, check_errors: bool = False) -> LUFactorExResult:  # noqa: N803
+    """``(LU, pivots, info)``: :func:`~.linalg_derived.lu_factor`'s factorization, which
+    completes for a singular matrix too, and ``info`` its first zero pivot ``U[k, k]``
+    (1-based; 0 if none).  ``pivot=False`` with an exactly zero pivot is still a
+    ``LinAlgError`` (the factorization cannot go on without a swap)."""
+    a = as_tensor(A)
+    packed, pivots = _lad.lu_factor_ex_parts(a, pivot, "lu_factor_ex")
+    info = _first_zero_pivot(packed)
+    if check_errors:
+        _raise_first("lu_factor_ex", info, lambda k: f"U[{k},{k}] is zero")
+    return LUFactorExResult(packed, pivots, _info_tensor(info, packed))
