@@ -5,6 +5,8 @@ meanings of ``median``, and the errors.  PyTorch's answers are in ``test_operato
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from operator_checks import check_everywhere
@@ -176,3 +178,56 @@ def test_in_place_twins_of_the_new_methods():
     leaf = mg.tensor([1.0], requires_grad=True)
     with pytest.raises(RuntimeError):
         leaf.nan_to_num_()
+
+
+# torch 2.13: torch.tensor(values).mode() -- a NaN equals nothing, so each counts once, and
+# where NaNs sit decides ties: torch sorts with `<`, which a NaN never satisfies
+NAN = math.nan
+MODE_WITH_NANS = [
+    ([NAN, NAN, NAN, 1.0, 1.0, 2.0], 1.0, 4),
+    ([NAN, NAN, 1.0, 1.0], 1.0, 3),
+    ([NAN, NAN, 1.0, 1.0, 1.0], 1.0, 4),
+    ([1.0, NAN, 2.0], 1.0, 0),
+    ([NAN, NAN, NAN], NAN, 0),
+    ([NAN, NAN, 1.0], NAN, 0),
+    ([3.0, NAN, 2.0, 1.0], 1.0, 3),       # 2 and 1 jump to the front past the NaN; 3 stays behind it
+    ([3.0, NAN, NAN, 3.0], 3.0, 0),       # the two 3s, a NaN between them, are two runs of one
+    ([3.0, NAN, 2.0, 2.0], 2.0, 2),
+]
+
+
+TORCH_MODE_VALUES = [2.0, 0.0, 1.0, 3.0, 2.0, 0.0]
+TORCH_MODE_INDICES = [6, 8, 8, 2, 5, 5]       # row 3, [3 0 3 nan 3 0 1 2 nan]: the 3 at 2, not at 4
+
+
+def test_mode_of_rows_with_nans_matches_pytorchs_up_to_16_elements():
+    # torch.tensor(rows).mode(1) for these rows (rng = np.random.default_rng(5), values 0..3, 30% NaN)
+    rng = np.random.default_rng(5)
+    rows = rng.integers(0, 4, (6, 9)).astype(np.float64)
+    rows[rng.random((6, 9)) < 0.3] = NAN
+    m = mg.tensor(rows).mode(1)
+    np.testing.assert_array_equal(m.values.numpy(), TORCH_MODE_VALUES)
+    assert m.indices.tolist() == TORCH_MODE_INDICES
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize(("values", "value", "index"), MODE_WITH_NANS)
+def test_mode_counts_each_nan_once_as_pytorch(values, value, index, dtype):
+    x = mg.tensor(values, dtype=dtype, requires_grad=True)
+    m = x.mode()
+    np.testing.assert_equal(m.values.item(), value)
+    assert m.indices.item() == index and m.values.dtype == dtype
+    m.values.backward()                                       # the gradient goes to that element
+    assert x.grad.tolist() == [1.0 if i == index else 0.0 for i in range(len(values))]
+    _, t = mg.func.jvp(lambda v: v.mode().values, (x.detach(),), (mg.arange(len(values), dtype=dtype),))
+    assert t.item() == index
+
+
+def test_mode_of_bools_and_integers():
+    # torch.tensor([True, False, True]).mode(); torch.tensor([[True, False, True], [False, False, True]]).mode(1)
+    m = mg.tensor([True, False, True]).mode()
+    assert m.values.item() is True and m.values.dtype == "bool" and m.indices.item() == 2
+    rows = mg.tensor([[True, False, True], [False, False, True]]).mode(1)
+    assert rows.values.tolist() == [True, False] and rows.indices.tolist() == [2, 1]
+    assert mg.tensor([1, 1, 2]).mode().indices.item() == 1
+    assert mg.tensor([1, 1, 2], dtype="uint8").mode().values.item() == 1

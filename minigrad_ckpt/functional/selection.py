@@ -245,7 +245,8 @@ def median_method(name: str) -> Any:
 
 def mode(input: Any, dim: int = -1, keepdim: bool = False) -> ValuesIndices:  # noqa: A002
     """The most frequent value along ``dim`` (the smallest of those tied) and the index of its
-    last occurrence, as ``torch.mode``; the gradient goes to that element."""
+    last occurrence, as ``torch.mode``; the gradient goes to that element.  A slice with NaNs
+    is answered as PyTorch's CPU kernel does (:func:`_mode_index_with_nans`)."""
     refuse_complex("mode", input)
     x0 = as_tensor(input)
     x, d = _as_row("mode", x0, dim)
@@ -253,21 +254,44 @@ def mode(input: Any, dim: int = -1, keepdim: bool = False) -> ValuesIndices:  # 
     if n == 0:
         raise IndexError(f"mode: dim {d} is empty")
     rows = host_numpy.moveaxis(host(x), d, -1).reshape(-1, n)
-    same = (rows[:, :, None] == rows[:, None, :]) | (host_numpy.isnan(rows[:, :, None])
-                                                     & host_numpy.isnan(rows[:, None, :]))
-    counts = same.sum(-1)
+    counts = (rows[:, :, None] == rows[:, None, :]).sum(-1)
     best = counts == counts.max(-1, keepdims=True)
-    fill = host_numpy.inf if rows.dtype.kind == "f" else host_numpy.iinfo(rows.dtype).max
+    kind = rows.dtype.kind
+    fill = host_numpy.inf if kind == "f" else True if kind == "b" else host_numpy.iinfo(rows.dtype).max
     # the smallest of the most frequent, NaN ordered above every number (PyTorch's order)
-    numbers = best & ~host_numpy.isnan(rows)
+    numbers = best & ~host_numpy.isnan(rows) if kind == "f" else best
     value = host_numpy.where(numbers, rows, fill).min(-1, keepdims=True)
-    if rows.dtype.kind == "f":
-        value = host_numpy.where(numbers.any(-1, keepdims=True), value, host_numpy.nan).astype(rows.dtype)
-    hit = (rows == value) | (host_numpy.isnan(rows) & host_numpy.isnan(value))
-    last = n - 1 - host_numpy.argmax(hit[:, ::-1], axis=-1)
+    last = n - 1 - host_numpy.argmax((rows == value)[:, ::-1], axis=-1)
+    if kind == "f":
+        for r in host_numpy.flatnonzero(host_numpy.isnan(rows).any(-1)):
+            last[r] = _mode_index_with_nans(rows[r].tolist())
     shape = list(host_numpy.moveaxis(host_numpy.empty(x.shape), d, -1).shape[:-1]) + [1]
     idx = constant(host_numpy.moveaxis(last.reshape(shape), -1, d).astype(host_numpy.int64), x)
     return _zero_d(_picked(x, idx, d, keepdim), x0.ndim == 0)
+
+
+def _mode_index_with_nans(row: list[float]) -> int:
+    """Where PyTorch's ``mode`` finds the mode of a slice with NaNs.  Its CPU kernel sorts the
+    slice with ``a < b`` (false for a NaN either side, so a NaN stays where insertion sort meets
+    it) and takes the first longest run of ``!=``-equal neighbours (each NaN a run of its own),
+    answering the run's last index.  This replays the insertion sort libstdc++'s ``std::sort``
+    runs on up to 16 elements: ``mode([nan, nan, nan, 1, 1, 2])`` is 1 at 4, ``mode([nan, nan,
+    1])`` NaN at 0.  Longer slices there go through introsort first, whose NaN placement is
+    not replayed (only slices with NaNs differ: without, every sort agrees)."""
+    order: list[int] = []
+    for i, v in enumerate(row):
+        at = 0 if order and v < row[order[0]] else len(order)  # below the first: to the front
+        while 0 < at and v < row[order[at - 1]]:
+            at -= 1
+        order.insert(at, i)
+    best, longest, run = 0, 0, 0
+    for k, i in enumerate(order):
+        run += 1
+        if k == len(order) - 1 or row[i] != row[order[k + 1]]:
+            if run > longest:
+                best, longest = i, run
+            run = 0
+    return best
 
 
 def _running(name: str, input: Any, dim: Any) -> ValuesIndices:  # noqa: A002
