@@ -70,3 +70,57 @@ def test_identity_accepts_and_ignores_arguments():
     # torch: nn.Identity(54, unused_argument1=0.1, unused_argument2=False)(x) is x
     x = mg.randn(2)
     assert nn.Identity(54, unused_argument1=0.1, unused_argument2=False)(x) is x
+
+
+# ------------------------------------------------ PyTorch's keyword names
+# torch 2.13: inspect.signature(torch.nn.init.<name>) for each name, the parameters after `tensor`;
+# every one of these calls ran there with the keywords written out (torch.nn.init.constant_(tensor=t, val=3.0)).
+_INIT_KEYWORDS = {
+    "uniform_": dict(a=-0.5, b=0.5), "normal_": dict(mean=1.0, std=0.5),
+    "xavier_uniform_": dict(gain=2.0), "xavier_normal_": dict(gain=2.0),
+    "kaiming_uniform_": dict(a=0.1, mode="fan_out", nonlinearity="relu"),
+    "kaiming_normal_": dict(a=0.1, mode="fan_out", nonlinearity="relu"),
+    "trunc_normal_": dict(mean=0.0, std=1.0, a=-1.0, b=1.0), "orthogonal_": dict(gain=1.5),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", sorted(_INIT_KEYWORDS))
+def test_random_inits_take_tensor_and_generator_by_keyword(name, dtype):
+    """``init.<name>(tensor=w, ..., generator=g)``: the draw is g's (repeatable from its seed) and
+    leaves the engine's generator alone, as ``torch.nn.init`` does with a ``torch.Generator``."""
+    init = getattr(mg.nn.init, name)
+    kwargs = _INIT_KEYWORDS[name]
+    draws = []
+    for _ in range(2):
+        state = mg.random.get_rng_state()
+        w = init(tensor=mg.empty(3, 4, dtype=dtype), generator=mg.Generator().manual_seed(7), **kwargs)
+        assert mg.random.get_rng_state() == state and w.dtype == np.dtype(dtype)
+        draws.append(w.numpy())
+    np.testing.assert_array_equal(*draws)
+    other = init(mg.empty(3, 4, dtype=dtype), generator=mg.Generator().manual_seed(8), **kwargs)
+    assert not np.array_equal(other.numpy(), draws[0])
+    with pytest.raises(TypeError, match="generator"):
+        init(mg.empty(3, 4), generator=7, **kwargs)
+
+
+def test_deterministic_inits_take_tensor_and_val_by_keyword():
+    """torch 2.13: constant_(tensor=t, val=3.0) fills 3; zeros_/ones_/eye_/dirac_(tensor=...) too."""
+    assert mg.nn.init.constant_(tensor=mg.empty(2), val=3.0).tolist() == [3.0, 3.0]
+    assert mg.nn.init.zeros_(tensor=mg.empty(2)).tolist() == [0.0, 0.0]
+    assert mg.nn.init.ones_(tensor=mg.empty(2)).tolist() == [1.0, 1.0]
+    assert mg.nn.init.eye_(tensor=mg.empty(2, 2)).tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    assert mg.nn.init.dirac_(tensor=mg.empty(2, 2, 1), groups=2).numpy().sum() == 2.0
+
+
+def test_clip_grad_takes_pytorchs_foreach_and_it_changes_nothing():
+    """torch 2.13: clip_grad_norm_([p], 1.0, foreach=True) with p.grad = [1, 1] returns 1.4142 and
+    leaves [0.7071, 0.7071], as foreach=False; clip_grad_value_ takes foreach too."""
+    for foreach in (None, True, False):
+        p = mg.zeros(2, requires_grad=True)
+        p.grad = mg.ones(2)
+        total = mg.nn.utils.clip_grad_norm_([p], 1.0, foreach=foreach)
+        np.testing.assert_allclose(total.item(), 2 ** 0.5, rtol=1e-6)
+        np.testing.assert_allclose(p.grad.numpy(), [2 ** -0.5] * 2, rtol=1e-5)
+        mg.nn.utils.clip_grad_value_([p], 0.5, foreach=foreach)
+        np.testing.assert_allclose(p.grad.numpy(), [0.5, 0.5])

@@ -56,124 +56,126 @@ def _fill(t: Tensor, values: Any) -> Tensor:
     return t
 
 
-def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
-    """Fill with samples from U(a, b)."""
-    u = _random.uniform(t.device.xp, _random.next_key(), t.shape, t.dtype)
-    return _fill(t, u * (b - a) + a)
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
+    """Fill with samples from U(a, b), drawn from ``generator`` (a :class:`mg.Generator`) or the engine's."""
+    u = _random.uniform(tensor.device.xp, _random.key_from(generator, "uniform_"), tensor.shape, tensor.dtype)
+    return _fill(tensor, u * (b - a) + a)
 
 
-def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
-    """Fill with samples from N(mean, std^2)."""
-    z = _random.normal(t.device.xp, _random.next_key(), t.shape, t.dtype)
-    return _fill(t, z * std + mean)
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
+    """Fill with samples from N(mean, std^2), drawn from ``generator`` or the engine's."""
+    z = _random.normal(tensor.device.xp, _random.key_from(generator, "normal_"), tensor.shape, tensor.dtype)
+    return _fill(tensor, z * std + mean)
 
 
-def constant_(t: Tensor, value: float) -> Tensor:
-    """Fill ``t`` with ``value`` in place (not recorded on the tape); returns ``t``."""
+def constant_(tensor: Tensor, val: float) -> Tensor:
+    """Fill ``tensor`` with ``val`` in place (not recorded on the tape); returns ``tensor``."""
     with no_grad():
-        t.fill_(value)
-    return t
+        tensor.fill_(val)
+    return tensor
 
 
-def zeros_(t: Tensor) -> Tensor:
-    """Fill ``t`` with zeros in place; returns ``t``."""
-    return constant_(t, 0.0)
+def zeros_(tensor: Tensor) -> Tensor:
+    """Fill ``tensor`` with zeros in place; returns ``tensor``."""
+    return constant_(tensor, 0.0)
 
 
-def ones_(t: Tensor) -> Tensor:
-    """Fill ``t`` with ones in place; returns ``t``."""
-    return constant_(t, 1.0)
+def ones_(tensor: Tensor) -> Tensor:
+    """Fill ``tensor`` with ones in place; returns ``tensor``."""
+    return constant_(tensor, 1.0)
 
 
-def xavier_uniform_(t: Tensor, gain: float = 1.0) -> Tensor:
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     """Glorot uniform: ``U(-b, b)`` with ``b = gain * sqrt(6 / (fan_in + fan_out))``, in place."""
-    fan_in, fan_out = _fans(t)
+    fan_in, fan_out = _fans(tensor)
     bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
-    return uniform_(t, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
-def xavier_normal_(t: Tensor, gain: float = 1.0) -> Tensor:
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     """Glorot normal: ``N(0, std)`` with ``std = gain * sqrt(2 / (fan_in + fan_out))``, in place."""
-    fan_in, fan_out = _fans(t)
-    return normal_(t, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)))
+    fan_in, fan_out = _fans(tensor)
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)), generator)
 
 
-def kaiming_uniform_(t: Tensor, a: float = 0.0, mode: str = "fan_in",
-                     nonlinearity: str = "leaky_relu") -> Tensor:
+def kaiming_uniform_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in",
+                     nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:
     """He initialisation: U(-b, b) with ``b = gain * sqrt(3 / fan)``."""
-    fan_in, fan_out = _fans(t)
+    fan_in, fan_out = _fans(tensor)
     fan = fan_in if mode == "fan_in" else fan_out
     bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / fan) if fan else 0.0
-    return uniform_(t, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
-def kaiming_normal_(t: Tensor, a: float = 0.0, mode: str = "fan_in",
-                    nonlinearity: str = "leaky_relu") -> Tensor:
+def kaiming_normal_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in",
+                    nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:
     """He normal: ``N(0, gain / sqrt(fan))`` for the ``nonlinearity``'s gain and ``mode``'s fan, in place."""
-    fan_in, fan_out = _fans(t)
+    fan_in, fan_out = _fans(tensor)
     fan = fan_in if mode == "fan_in" else fan_out
-    return normal_(t, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan) if fan else 0.0)
+    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan) if fan else 0.0, generator)
 
 
-def trunc_normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
+def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
                   generator: Any = None) -> Tensor:
     """Fill with N(mean, std^2) conditioned on ``[a, b]`` (absolute bounds, as PyTorch's; ViT-style
     initialisation). Drawn by rejection: values outside are drawn again with fresh keys, so the law is
     exactly the truncated normal (PyTorch inverts the CDF instead: the same law, other numbers)."""
     if not a < b:
         raise ValueError(f"trunc_normal_: a={a} must be below b={b}")
-    gen = generator or _random.default_generator
-    xp = t.device.xp
-    values = _random.normal(xp, gen.next_key(), t.shape, t.dtype) * std + mean
+    xp = tensor.device.xp
+
+    def draw() -> Any:  # a fresh key each time, from generator or the engine's
+        return _random.normal(xp, _random.key_from(generator, "trunc_normal_"), tensor.shape, tensor.dtype) * std + mean
+
+    values = draw()
     outside = (values < a) | (values > b)
     for _ in range(1000):  # a bound an std or more from the mean rejects few; [a, b] far out needs more
         if not bool(xp.scalar(outside.any())):
-            return _fill(t, values)
-        fresh = _random.normal(xp, gen.next_key(), t.shape, t.dtype) * std + mean
-        values = xp.where(outside, fresh, values)
+            return _fill(tensor, values)
+        values = xp.where(outside, draw(), values)
         outside = (values < a) | (values > b)
     raise ValueError(f"trunc_normal_: [{a}, {b}] holds too little of N({mean}, {std}^2) to draw from")
 
 
-def orthogonal_(t: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     """Fill with a (semi-)orthogonal matrix (the trailing axes flattened), times ``gain``: PyTorch's
     recipe, the Q of a Gaussian matrix's QR with R's diagonal signs folded in (a uniform draw)."""
-    if t.ndim < 2:
+    if tensor.ndim < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
-    if t.numel() == 0:
-        return t
-    rows, cols = t.shape[0], t.numel() // t.shape[0]
-    xp = t.device.xp
-    gen = generator or _random.default_generator
-    flat = _random.normal(xp, gen.next_key(), (rows, cols), "float64" if t.dtype.itemsize == 8 else "float32")
+    if tensor.numel() == 0:
+        return tensor
+    rows, cols = tensor.shape[0], tensor.numel() // tensor.shape[0]
+    xp = tensor.device.xp
+    wide = "float64" if tensor.dtype.itemsize == 8 else "float32"
+    flat = _random.normal(xp, _random.key_from(generator, "orthogonal_"), (rows, cols), wide)
     if rows < cols:
         flat = flat.T
     q, r = xp.linalg.qr(flat)
     q = q * xp.sign(xp.diagonal(r))
     if rows < cols:
         q = q.T
-    return _fill(t, (q * gain).reshape(t.shape).astype(t.dtype))
+    return _fill(tensor, (q * gain).reshape(tensor.shape).astype(tensor.dtype))
 
 
-def eye_(t: Tensor) -> Tensor:
+def eye_(tensor: Tensor) -> Tensor:
     """Fill a 2-D tensor with the identity (ones on the diagonal), as PyTorch's ``eye_``."""
-    if t.ndim != 2:
+    if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    return _fill(t, t.device.xp.eye(*t.shape, dtype=t.dtype))
+    return _fill(tensor, tensor.device.xp.eye(*tensor.shape, dtype=tensor.dtype))
 
 
-def dirac_(t: Tensor, groups: int = 1) -> Tensor:
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
     """Fill a 3-, 4- or 5-D convolution weight with the Dirac delta: the convolution passes its input
     channels through (per group), as PyTorch's ``dirac_``."""
-    if t.ndim not in (3, 4, 5):
+    if tensor.ndim not in (3, 4, 5):
         raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
-    out_per_group = t.shape[0] // groups
-    if t.shape[0] % groups:
+    out_per_group = tensor.shape[0] // groups
+    if tensor.shape[0] % groups:
         raise ValueError("dim 0 must be divisible by groups")
-    xp = t.device.xp
-    values = xp.zeros(t.shape, dtype=t.dtype)
-    centre = tuple(k // 2 for k in t.shape[2:])
+    xp = tensor.device.xp
+    values = xp.zeros(tensor.shape, dtype=tensor.dtype)
+    centre = tuple(k // 2 for k in tensor.shape[2:])
     for g in range(groups):
-        for d in range(min(out_per_group, t.shape[1])):
+        for d in range(min(out_per_group, tensor.shape[1])):
             values[(g * out_per_group + d, d, *centre)] = 1
-    return _fill(t, values)
+    return _fill(tensor, values)

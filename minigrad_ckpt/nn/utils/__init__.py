@@ -16,11 +16,12 @@ __all__ = ["rnn", "clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
 
 
 def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0,
-                    error_if_nonfinite: bool = False) -> Tensor:
+                    error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
     """Scale gradients in place so their joint norm is at most ``max_norm``.
 
     Returns the total norm before clipping (a 0-d tensor), as PyTorch does:
-    ``clip_coef = max_norm / (total_norm + 1e-6)``, applied when below 1.
+    ``clip_coef = max_norm / (total_norm + 1e-6)``, applied when below 1. PyTorch's ``foreach``
+    picks its kernels (one per tensor or grouped), not the result: accepted, and it changes nothing.
     """
     params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
     grads = [p.grad for p in params if p.grad is not None]
@@ -51,9 +52,10 @@ def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0,
     return total_t
 
 
-def clip_grad_value_(parameters: Iterable[Tensor] | Tensor, clip_value: float) -> None:
+def clip_grad_value_(parameters: Iterable[Tensor] | Tensor, clip_value: float, foreach: bool | None = None) -> None:
     """Clamp every gradient element to ``[-clip_value, clip_value]`` in place (real gradients:
-    a complex one has no order to clamp in, and is refused as PyTorch does)."""
+    a complex one has no order to clamp in, and is refused as PyTorch does); ``foreach`` as in
+    :func:`clip_grad_norm_`."""
     params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
     complex_grads = [p.grad.dtype for p in params if p.grad is not None and p.grad.dtype.kind == "c"]
     if complex_grads:  # NumPy's clip would order complex numbers lexicographically: 3+4j -> 1+0j
