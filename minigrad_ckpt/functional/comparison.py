@@ -30,15 +30,26 @@ _AND, _OR, _NOT = _cmp.LogicalAnd(), _cmp.LogicalOr(), _cmp.LogicalNot()
 _SIGN, _ISNAN, _ISFINITE = _cmp.Sign(), _cmp.IsNan(), _cmp.IsFinite()
 
 
+def _in_dtype(v: Any, other: Any) -> Any:
+    """A Python int compared with an integer tensor, cast to the tensor's dtype as PyTorch casts
+    it: wrapped, so ``uint8_tensor >= -3`` compares with 253 (NumPy compares the exact numbers)."""
+    if v.__class__ is int and isinstance(other, Tensor) and other.dtype.kind in "iu":
+        info = host_numpy.iinfo(other.dtype)
+        if not info.min <= v <= info.max:
+            return (v - info.min) % (info.max - info.min + 1) + info.min
+    return v
+
+
 def _comparison(name: str, op: Any, symbol: str, *, orders: bool) -> Callable[[Any, Any], Tensor]:
     """The public function ``name(x, y)``: ``x <symbol> y`` elementwise, broadcast, a bool
-    tensor; a comparison that ``orders`` its operands (``<``) refuses complex ones."""
+    tensor; a comparison that ``orders`` its operands (``<``) refuses complex ones.  A Python
+    int beside an integer tensor takes the tensor's dtype first (:func:`_in_dtype`)."""
     if orders:
         def compare(x: Any, y: Any) -> Tensor:
-            return ordered_binary(name, op, x, y)
+            return ordered_binary(name, op, _in_dtype(x, y), _in_dtype(y, x))
     else:
         def compare(x: Any, y: Any) -> Tensor:
-            return binary(op, x, y)
+            return binary(op, _in_dtype(x, y), _in_dtype(y, x))
     compare.__name__ = compare.__qualname__ = name
     compare.__doc__ = f"``x {symbol} y`` elementwise, a bool tensor (not differentiable)."
     return compare
