@@ -539,3 +539,33 @@ def test_windows_are_pytorchs(name):
 def test_generator_takes_pytorchs_calls():
     g = mg.Generator(device="cpu").manual_seed(5)
     assert isinstance(g, mg.random.Generator) and g.initial_seed() == 5
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_take_along_dim_without_a_dim_flattens_both(dtype):
+    # torch.take_along_dim(x, i) for x = [[10., 30., 20.], [60., 40., 50.]], i = [[0, 2], [1, 0]]:
+    # [10., 20., 30., 10.], x.grad after .sum().backward(): [[2., 1., 1.], [0., 0., 0.]]
+    x = mg.tensor([[10.0, 30.0, 20.0], [60.0, 40.0, 50.0]], dtype=dtype, requires_grad=True)
+    i = mg.tensor([[0, 2], [1, 0]])
+    out = mg.take_along_dim(x, i)
+    assert out.tolist() == [10.0, 20.0, 30.0, 10.0] and out.dtype == dtype and x.take_along_dim(i).shape == (4,)
+    (g,) = mg.autograd.grad(out.sum(), x, create_graph=True)
+    assert g.tolist() == [[2.0, 1.0, 1.0], [0.0, 0.0, 0.0]]
+    # torch.func.jvp(lambda v: torch.take_along_dim(v, i), (x,), (torch.arange(6.).reshape(2, 3),)): [0, 2, 1, 0]
+    _, t = mg.func.jvp(lambda v: mg.take_along_dim(v, i), (x.detach(),), (mg.arange(6, dtype=dtype).reshape(2, 3),))
+    assert t.tolist() == [0.0, 2.0, 1.0, 0.0]
+    # torch.take_along_dim(x, torch.tensor([5, 0, 5])), torch.take_along_dim(x, torch.tensor(4))
+    assert mg.take_along_dim(x, mg.tensor([5, 0, 5])).tolist() == [50.0, 10.0, 50.0]
+    assert mg.take_along_dim(x, mg.tensor(4)).tolist() == [40.0]
+
+
+def test_repeat_interleave_of_counts_alone_repeats_each_index():
+    # torch.repeat_interleave(torch.tensor([1, 0, 2])): [0, 2, 2]; of torch.tensor(3): [0, 0, 0]
+    out = mg.repeat_interleave(mg.tensor([1, 0, 2]))
+    assert out.tolist() == [0, 2, 2] and out.dtype == "int64"
+    assert mg.repeat_interleave(mg.tensor(3)).tolist() == [0, 0, 0]
+    assert mg.repeat_interleave(mg.tensor([1, 0, 2]), output_size=3).tolist() == [0, 2, 2]
+    assert mg.repeat_interleave(mg.tensor([], dtype="int64")).tolist() == []
+    for bad in (mg.tensor([[1, 2]]), mg.tensor([1.0, 2.0])):    # torch: only a 1-D integer tensor
+        with pytest.raises(TypeError, match="counts"):
+            mg.repeat_interleave(bad)

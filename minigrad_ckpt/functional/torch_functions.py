@@ -231,10 +231,19 @@ def flipud(input: Any) -> Tensor:  # noqa: A002
     return mf.flip(as_tensor(input), 0)
 
 
-def repeat_interleave(input: Any, repeats: Any, dim: int | None = None, *,  # noqa: A002
+def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *,  # noqa: A002
                       output_size: int | None = None) -> Tensor:
     """Each element repeated ``repeats`` times along ``dim`` (flattened for None), as ``torch.repeat_interleave``;
-    ``repeats`` is a count or one count per element (a list or a tensor)."""
+    ``repeats`` is a count or one count per element (a list or a tensor).  With ``input`` alone, it is
+    the counts and each index is repeated by its own (``repeat_interleave(tensor([1, 0, 2]))`` is
+    ``[0, 2, 2]``)."""
+    if repeats is None:
+        counts = as_tensor(input)
+        if counts.ndim > 1 or counts.dtype.kind not in "iu":
+            raise TypeError(f"repeat_interleave: the counts must be a 0-d or 1-D integer tensor, "
+                            f"got {counts.ndim} dims of {counts.dtype}")
+        indices = namespace.arange(counts.size, dtype="int64", device=counts.device)
+        return mf.repeat(indices, mf.reshape(counts, (-1,)).tolist()) if counts.size else indices
     if isinstance(repeats, Tensor):
         repeats = repeats.tolist()
     return mf.repeat(as_tensor(input), repeats, dim)
@@ -242,7 +251,10 @@ def repeat_interleave(input: Any, repeats: Any, dim: int | None = None, *,  # no
 
 def take_along_dim(input: Any, indices: Any, dim: int | None = None) -> Tensor:  # noqa: A002
     """``input`` gathered at ``indices`` along ``dim`` (both flattened for None), as ``torch.take_along_dim``."""
-    return mf.take_along_axis(as_tensor(input), indices, dim)
+    x = as_tensor(input)
+    if dim is None:  # PyTorch flattens both; NumPy's axis=None wants 1-D indices
+        return mf.take_along_axis(mf.ravel(x), mf.ravel(as_tensor(indices, x)), 0)
+    return mf.take_along_axis(x, indices, dim)
 
 
 def positive(input: Any) -> Tensor:  # noqa: A002
