@@ -380,13 +380,15 @@ class BackwardPass:
             _ledger.release(_grad_arrays((g,), create_graph))
             if node.segment is not None:
                 _ledger.set_phase(f"backward:{node.segment.index}")
+        target_nodes = self.target_nodes
+        if target_nodes is not None and node not in self.contributing and node not in target_nodes:
+            return None  # mg.grad: no requested input is behind it -- PyTorch runs neither it nor its hooks
         if not create_graph:
             g = node.xp.as_array(g)  # hooks get an array, not a NumPy scalar
         if node.hooks:
             g = _call_hooks(node.hooks, g, create_graph)
             if not create_graph:  # a hook may have kept it, or returned an array of its own
                 self.exposed.add(id(node.xp.memory_owner(g)))
-        target_nodes = self.target_nodes
         if target_nodes is not None:  # mg.grad: collect, and skip what no target needs
             if node in target_nodes:
                 k = target_nodes[node]

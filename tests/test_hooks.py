@@ -178,3 +178,66 @@ def test_grad_keeps_the_leafs_dtype():
     assert x.grad.dtype == mg.float32
     with pytest.raises(TypeError, match="grad has dtype float64, tensor has dtype float32"):
         x.grad = mg.zeros(2, dtype="float64")
+
+
+# mg.grad (and backward(inputs=...)) runs only the nodes some requested input is behind, and so
+# only their tensor hooks, as PyTorch.  The expected lists are torch 2.13's for the same programs
+# (torch.autograd.grad / loss.backward(inputs=[w]) with the same register_hook calls).
+def _hooked_program(fired):
+    w = mg.tensor([1.0, 2.0], requires_grad=True)
+    v = mg.tensor([3.0, 4.0], requires_grad=True)
+    a = w * 2
+    a.register_hook(lambda g: fired.append("a"))
+    b = v * 3
+    b.register_hook(lambda g: fired.append("b"))
+    c = a * b
+    c.register_hook(lambda g: fired.append("c"))
+    v.register_hook(lambda g: fired.append("v"))
+    return w, b, c.sum() + (b * b).sum()
+
+
+@pytest.mark.parametrize("how", ["grad", "grad_create_graph", "backward_inputs"])
+def test_grad_fires_no_hook_on_a_branch_the_requested_inputs_are_not_behind(how):
+    fired = []
+    w, _, loss = _hooked_program(fired)
+    if how == "backward_inputs":
+        loss.backward(inputs=[w])
+        g = w.grad
+    else:
+        (g,) = mg.autograd.grad(loss, [w], create_graph=how == "grad_create_graph")
+    assert g.tolist() == [18.0, 24.0]
+    assert fired == ["c", "a"]  # torch: b's and v's hooks do not run
+
+
+def _hooked_branches(w, v, fired):
+    a = w * 2
+    a.register_hook(lambda g: fired.append("a"))
+    b = v * 3
+    b.register_hook(lambda g: fired.append("b"))
+    return a, b
+
+
+def test_grad_wrt_an_intermediate_fires_its_hooks_and_none_behind_it():
+    fired = []
+    w = mg.tensor([1.0, 2.0], requires_grad=True)
+    v = mg.tensor([3.0, 4.0], requires_grad=True)
+    a, b = _hooked_branches(w, v, fired)
+    v.register_hook(lambda g: fired.append("v"))
+    (g,) = mg.autograd.grad((a * b).sum(), [b])
+    assert g.tolist() == [2.0, 4.0]
+    assert fired == ["b"]  # torch 2.13: ['b']
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_grad_through_a_checkpoint_fires_no_hook_on_a_branch_the_inputs_are_not_behind(dtype):
+    fired = []
+
+    def fn(w, v):
+        a, b = _hooked_branches(w, v, fired)
+        return (a * b).sum() + (b * b).sum()
+
+    w = mg.tensor([1.0, 2.0], dtype=dtype, requires_grad=True)
+    v = mg.tensor([3.0, 4.0], dtype=dtype, requires_grad=True)
+    (g,) = mg.autograd.grad(mg.checkpoint.checkpoint(fn, w, v), [w])
+    assert g.tolist() == [18.0, 24.0] and g.dtype == np.dtype(dtype)
+    assert fired == ["a"]
