@@ -172,3 +172,49 @@ def test_a_0d_tensors_argmax_and_pairs_with_dim_0():
         z.amax(1)
     with pytest.raises(ValueError, match="out of bounds"):
         mg.sum(z, axis=0)                                            # NumPy's spelling keeps NumPy's rule
+
+
+# ---------------------------------------------------------------- dtype= casts the input first
+# torch 2.13, f = torch.tensor([[1., 2.], [3., 4.]], dtype=torch.float64, requires_grad=True):
+# f.prod(dtype=torch.float32) is 24. (float32), f.grad [[24., 12.], [8., 6.]] (float64);
+# torch.cumsum(f, dim=1, dtype=torch.float32).sum(): 14., grad [[2., 1.], [2., 1.]];
+# torch.cumprod(f, 1, dtype=torch.float32).sum(): 18., grad [[3., 1.], [5., 3.]]
+DTYPE_CASES = {
+    "sum": (lambda x, dt: x.sum(dtype=dt), 10.0, [[1.0, 1.0], [1.0, 1.0]]),
+    "sum_dim": (lambda x, dt: mg.sum(x, dim=0, dtype=dt).sum(), 10.0, [[1.0, 1.0], [1.0, 1.0]]),
+    "sum_numpy": (lambda x, dt: mg.sum(x, 0, dtype=dt).sum(), 10.0, [[1.0, 1.0], [1.0, 1.0]]),
+    "prod": (lambda x, dt: x.prod(dtype=dt), 24.0, [[24.0, 12.0], [8.0, 6.0]]),
+    "mean": (lambda x, dt: mg.mean(x, dtype=dt), 2.5, [[0.25, 0.25], [0.25, 0.25]]),
+    "cumsum": (lambda x, dt: mg.cumsum(x, dim=1, dtype=dt).sum(), 14.0, [[2.0, 1.0], [2.0, 1.0]]),
+    "cumprod": (lambda x, dt: mg.cumprod(x, 1, dtype=dt).sum(), 18.0, [[3.0, 1.0], [5.0, 3.0]]),
+}
+
+
+@pytest.mark.parametrize(("source", "target"), [("float64", "float32"), ("float32", "float64")])
+@pytest.mark.parametrize("name", sorted(DTYPE_CASES))
+def test_dtype_casts_the_input_and_the_gradient_comes_back_in_its_dtype(name, source, target):
+    reduce, value, grad = DTYPE_CASES[name]
+    x = mg.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=source, requires_grad=True)
+    out = reduce(x, target)
+    assert out.dtype == target and out.item() == value
+    out.backward()
+    assert x.grad.dtype == source and x.grad.tolist() == grad
+    direction = mg.ones(2, 2, dtype=source)
+    _, tangent = mg.func.jvp(lambda v: reduce(v, target), (x.detach(),), (direction,))
+    assert tangent.dtype == target and tangent.item() == sum(map(sum, grad))
+
+
+def test_an_integer_dtype_is_the_results_dtype():
+    # torch.tensor([[1, 2], [3, 4]], dtype=torch.int32).sum(dtype=torch.int32).dtype: int32 (int64 without);
+    # .cumsum(0, dtype=torch.int32): int32; .mean(dtype=torch.float32): 2.5
+    i = mg.tensor([[1, 2], [3, 4]], dtype="int32")
+    assert i.sum(dtype="int32").dtype == "int32" and i.sum().dtype == "int64"
+    assert i.cumsum(0, dtype="int32").dtype == "int32" and i.prod(dtype="int32").item() == 24
+    assert i.mean(dtype="float32").item() == 2.5 and mg.mean(i, dtype="float32").dtype == "float32"
+
+
+def test_second_derivatives_pass_the_dtype_cast():
+    x = mg.tensor([[1.0, 2.0], [3.0, 4.0]], dtype="float64")
+    through_float32 = mg.func.hessian(lambda v: v.prod(dtype="float32"))(x)
+    assert through_float32.dtype == "float64"    # the gradient of the cast is cast back
+    np.testing.assert_allclose(through_float32.numpy(), mg.func.hessian(lambda v: v.prod())(x).numpy(), rtol=1e-6)

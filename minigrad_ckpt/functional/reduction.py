@@ -16,6 +16,7 @@ from ..ops import reduction as _red
 from ..tape import apply
 from ..tensor import Tensor
 from .arguments import as_tensor, check_nonempty, normalize_axis, one_axis, refuse_complex
+from .conversion import astype
 
 __all__ = ["sum", "mean", "max", "min", "prod", "var", "std", "logsumexp", "cumsum", "argmax", "argmin", "cumprod"]
 
@@ -26,6 +27,22 @@ def _numpy_protocol(name: str, dtype: Any, out: Any) -> None:
     if dtype is not None:
         raise TypeError(f"{name}: dtype={dtype!r} is not supported (results keep the input's "
                         f"dtype); cast first with astype() to reduce in another dtype")
+    _refuse_out(name, out)
+
+
+def _in_dtype(name: str, x: Any, dtype: Any, out: Any) -> Tensor:
+    """``x`` cast to ``dtype`` first (PyTorch's ``x.sum(dtype=...)``, and NumPy's, which reduces
+    in that dtype): the gradient comes back through the cast, in ``x``'s dtype."""
+    _refuse_out(name, out)
+    return as_tensor(x) if dtype is None else astype(x, dtype)
+
+
+def _keep_dtype(result: Tensor, dtype: Any) -> Tensor:
+    """``result`` in the ``dtype`` asked for: a sum of int32 is int64 unless ``dtype`` says int32."""
+    return result if dtype is None else astype(result, dtype)
+
+
+def _refuse_out(name: str, out: Any) -> None:
     if out is not None:
         raise TypeError(f"{name}: out= is not supported: every result is a new tensor, recorded "
                         f"on the tape; assign the result instead")
@@ -41,19 +58,18 @@ def _reduce(cls: type, x: Any, axis: Any, keepdims: bool, **extra: Any) -> Tenso
 
 def sum(x: Any, axis: Any = None, keepdims: bool = False, *, dtype: Any = None,  # noqa: A001
         out: Any = None) -> Tensor:
-    """Sum over ``axis`` (all axes for None; ``()`` for none).
+    """Sum over ``axis`` (all axes for None; ``()`` for none), in ``dtype`` if one is given
+    (the input is cast to it first).
 
-    ``dtype`` and ``out`` exist for NumPy's reduction protocol (``numpy.sum(t)``
-    calls ``t.sum(axis=..., dtype=None, out=None)``): only None is accepted.
+    ``out`` exists for NumPy's reduction protocol (``numpy.sum(t)`` calls
+    ``t.sum(axis=..., dtype=None, out=None)``): only None is accepted.
     """
-    _numpy_protocol("sum", dtype, out)
-    return _reduce(_red.Sum, x, axis, keepdims)
+    return _keep_dtype(_reduce(_red.Sum, _in_dtype("sum", x, dtype, out), axis, keepdims), dtype)
 
 
 def mean(x: Any, axis: Any = None, keepdims: bool = False, *, dtype: Any = None, out: Any = None) -> Tensor:
-    """Arithmetic mean over ``axis`` (NaN over an empty axis, like NumPy)."""
-    _numpy_protocol("mean", dtype, out)
-    return _reduce(_red.Mean, x, axis, keepdims)
+    """Arithmetic mean over ``axis`` (NaN over an empty axis, like NumPy), in ``dtype`` if one is given."""
+    return _reduce(_red.Mean, _in_dtype("mean", x, dtype, out), axis, keepdims)
 
 
 def _extreme(name: str, cls: type, x: Any, axis: Any, keepdims: bool, out: Any) -> Tensor:
@@ -76,9 +92,8 @@ def min(x: Any, axis: Any = None, keepdims: bool = False, *, out: Any = None) ->
 
 
 def prod(x: Any, axis: Any = None, keepdims: bool = False, *, dtype: Any = None, out: Any = None) -> Tensor:
-    """Product over ``axis``, with exact gradients when factors are zero."""
-    _numpy_protocol("prod", dtype, out)
-    return _reduce(_red.Prod, x, axis, keepdims)
+    """Product over ``axis``, with exact gradients when factors are zero; in ``dtype`` if one is given."""
+    return _keep_dtype(_reduce(_red.Prod, _in_dtype("prod", x, dtype, out), axis, keepdims), dtype)
 
 
 def _ddof(name: str, ddof: Any) -> int | float:
@@ -117,9 +132,8 @@ def _scan(cls: type, x: Any, axis: int | None) -> Tensor:
 
 
 def cumsum(x: Any, axis: int | None = None, *, dtype: Any = None, out: Any = None) -> Tensor:
-    """Running sum along ``axis`` (over the flattened tensor for None)."""
-    _numpy_protocol("cumsum", dtype, out)
-    return _scan(_red.CumSum, x, axis)
+    """Running sum along ``axis`` (over the flattened tensor for None), in ``dtype`` if one is given."""
+    return _keep_dtype(_scan(_red.CumSum, _in_dtype("cumsum", x, dtype, out), axis), dtype)
 
 
 def _arg_extreme(name: str, cls: type, x: Any, axis: int | None, keepdims: bool) -> Tensor:
@@ -142,6 +156,6 @@ def argmin(x: Any, axis: int | None = None, keepdims: bool = False) -> Tensor:
 
 
 def cumprod(x: Any, axis: int | None = None, *, dtype: Any = None, out: Any = None) -> Tensor:
-    """Running product along ``axis`` (over the flattened tensor for None); exact gradients with zeros."""
-    _numpy_protocol("cumprod", dtype, out)
-    return _scan(_red.CumProd, x, axis)
+    """Running product along ``axis`` (over the flattened tensor for None); exact gradients with zeros;
+    in ``dtype`` if one is given."""
+    return _keep_dtype(_scan(_red.CumProd, _in_dtype("cumprod", x, dtype, out), axis), dtype)

@@ -353,7 +353,8 @@ def along_dim_method(fn: Any) -> Any:
                             f"default; NumPy's x.{name}(axis=None) is over the flattened tensor)")
         if args and "axis" not in kwargs and "dim" not in kwargs:
             kwargs["dim"], args = args[0], args[1:]
-        return fn(self if dtype is None else mf.astype(self, dtype), *args, **kwargs)
+        out = fn(self if dtype is None else mf.astype(self, dtype), *args, **kwargs)
+        return out if dtype is None else mf.astype(out, dtype)  # an int32 running sum stays int32
     method.__name__ = method.__qualname__ = name
     method.__doc__ = fn.__doc__
     return method
