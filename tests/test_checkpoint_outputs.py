@@ -252,3 +252,25 @@ def test_an_output_not_returned_is_not_waited_for():
         a = ck.checkpoint(lambda t, v: _layers(t, v)[0], x, w)
         a.sum().backward()
         assert ledger.live("saved") == 0
+
+
+def test_a_long_chain_nested_in_one_block_asks_in_constant_time():
+    # Each inner block's end of backward asks whether a returned tensor still waits: those done with
+    # for good come off the list as it goes (a scan of every block's result made 4,000 blocks take
+    # 5.3 s instead of 0.7 s).  What is left at the end shows it: nothing.
+    from minigrad_ckpt.checkpoint.planner import Block, Plan
+
+    n = 300
+    inner = tuple(Block(i, i + 1, True) for i in range(n))
+    x = mg.tensor([0.1, 0.2], dtype="float64", requires_grad=True)
+    y = ck.run_plan([mg.tanh] * n, Plan((Block(0, n, True, inner),), policy="nested"), x)
+    root = y._node.segment._root_segment
+    assert len(root._returned) == n + 1  # each inner block's result, and the outer one's
+    y.sum().backward()
+    assert root._returned == []
+    expected = mg.tensor([0.1, 0.2], dtype="float64", requires_grad=True)
+    z = expected
+    for _ in range(n):
+        z = z.tanh()
+    z.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), expected.grad.numpy())

@@ -39,6 +39,7 @@ import threading
 import time
 import weakref
 import zlib
+from bisect import insort
 from typing import Any
 
 from .. import tape as _tape
@@ -494,7 +495,7 @@ class Segment:
         for t in _tensors_in(out):
             n = t._node
             if n is not None and n.segment is not None and n.segment._root_segment is root:
-                root._returned.append((n, weakref.ref(t, root._returned_tensor_died)))
+                insort(root._returned, (n, weakref.ref(t, root._returned_tensor_died)), key=_seq_of_entry)
         return out
 
     # --------------------------------------------------------------- backward
@@ -754,10 +755,15 @@ class Segment:
         this segment: made at or after its first node (an earlier one cannot read its nodes).
         In one pass through them all, each is freed before the pass gets to this segment's
         first node, so the segment is freed there, as without several outputs."""
-        first = self.first
-        return first is not None and any(
-            n.seq >= first.seq and n.saved is not FREED and ref() is not None
-            for n, ref in self._root_segment._returned)
+        root, first = self._root_segment, self.first
+        # (The list is in recording order, so the latest tensor still waiting decides: made at or
+        # after the first node, it may read this segment; made before, so were all the others.
+        # Those done with for good come off the top: a chain of many blocks nested in one asks
+        # once per block, in constant time -- a scan of the list made it quadratic.)
+        waiting = root._returned  # in recording order: the latest on top
+        while waiting and (waiting[-1][0].saved is FREED or waiting[-1][1]() is None):
+            waiting.pop()  # backwarded, or dead: for good
+        return first is not None and bool(waiting) and waiting[-1][0].seq >= first.seq
 
     def _free_tree(self) -> None:
         """Free this segment and the ones nested in it (those a later pass only would have reached)."""
@@ -909,6 +915,10 @@ def _new_bytes(counted: dict, arrays: list) -> int:
             pass
         n += int(b.nbytes)
     return n
+
+
+def _seq_of_entry(entry: tuple[Node, Any]) -> int:
+    return entry[0].seq
 
 
 def _tensors_in(out: Any) -> list[Tensor]:
