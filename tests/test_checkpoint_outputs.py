@@ -16,6 +16,7 @@ import pytest
 
 import minigrad_ckpt as mg
 from minigrad_ckpt import checkpoint as ck
+from minigrad_ckpt.testing import strict as _strict  # noqa: F401 -- registers the "strict" stand-in device
 
 FREED_MSG = "backward through the graph a second time"
 
@@ -44,20 +45,20 @@ def _nested(fn, *args):
 RUNS = [_checkpointed, _remat_everything, _nested]
 
 
-def _x(dtype):
-    return mg.tensor([0.1, 0.2, -0.7], dtype=dtype, requires_grad=True)
+def _x(dtype, device="cpu"):
+    return mg.tensor([0.1, 0.2, -0.7], dtype=dtype, requires_grad=True, device=device)
 
 
-def _grads_one_by_one(run, fn, dtype, order=(0, 1), use_grad=False):
-    x = _x(dtype)
+def _grads_one_by_one(run, fn, dtype, order=(0, 1), use_grad=False, device="cpu"):
+    x = _x(dtype, device)
     outs = run(fn, x)
     found = []
     for k in order:
         if use_grad:
-            found.append(mg.autograd.grad(outs[k].sum(), [x])[0].numpy())
+            found.append(mg.autograd.grad(outs[k].sum(), [x])[0].cpu().numpy())
         else:
             outs[k].sum().backward()
-            found.append(x.grad.numpy().copy())
+            found.append(x.grad.cpu().numpy().copy())
     return found
 
 
@@ -71,6 +72,16 @@ def test_backward_through_one_output_then_another(dtype, run, order, use_grad):
     for e, g in zip(expected, got):
         assert g.dtype == np.dtype(dtype)
         np.testing.assert_array_equal(g, e)
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_one_output_then_another_on_the_strict_device(run):
+    # (the strict stand-in device refuses implicit host access and host/device mixing)
+    expected = _grads_one_by_one(_no_checkpoint, _sin_cos, "float32", device="strict")
+    got = _grads_one_by_one(run, _sin_cos, "float32", device="strict")
+    for e, g in zip(expected, got):
+        np.testing.assert_array_equal(g, e)
+    np.testing.assert_array_equal(got[0], _grads_one_by_one(run, _sin_cos, "float32")[0])
 
 
 def test_the_reported_case():
