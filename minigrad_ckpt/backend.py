@@ -636,6 +636,51 @@ def device_of(array: Any) -> Device:
     raise TypeError(f"not an array of a known device: {type(array).__name__}")
 
 
+_PYTHON_SCALARS = (bool, int, float, complex)
+_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}  # PyTorch's categories: bool < integer < float < complex
+
+
+def _leaf_dtypes(data: Any, found: set) -> bool:
+    """Gather the dtypes of the NumPy scalars and arrays inside nested lists (Python scalars as their
+    ``type``); False when a leaf is something else (then NumPy's own inference stands)."""
+    kinds = set(map(type, data))  # one C-level pass: a long flat list of floats costs little
+    for t in kinds - {list, tuple, numpy.ndarray}:
+        if t in _PYTHON_SCALARS:
+            found.add(t)
+        elif issubclass(t, numpy.generic):
+            found.add(numpy.dtype(t))
+        else:
+            return False
+    if kinds & {list, tuple, numpy.ndarray}:
+        for item in data:
+            if isinstance(item, numpy.ndarray):
+                found.add(item.dtype)
+            elif isinstance(item, (list, tuple)) and not _leaf_dtypes(item, found):
+                return False
+    return True
+
+
+def _nested_numpy_dtype(data: Any, numpy_guess: Any) -> Any:
+    """The dtype PyTorch infers for a list holding NumPy scalars or arrays, or None (all Python scalars).
+
+    PyTorch gives each leaf its own type (a NumPy ``float64`` is float64, a Python float the default
+    float) and promotes them by category, not by size: ``[np.float64(.1), 1.0]`` is float64,
+    ``[np.int32(1), np.int32(2)]`` int32, ``[np.float16(1), 2]`` float16 (NumPy's guesses: float64,
+    int64 after our Python-int rule, float64)."""
+    found: set = set()
+    if numpy_guess.kind not in _KIND_RANK or not _leaf_dtypes(data, found):
+        return None
+    if all(not isinstance(d, numpy.dtype) for d in found):
+        return None
+    python_as = {bool: numpy.dtype(bool), int: numpy.dtype("int64"), float: numpy.dtype(_default_dtype[0]),
+                 complex: numpy.result_type(_default_dtype[0], numpy.complex64)}
+    dtypes = [python_as.get(d, d) for d in found]
+    top = max(_KIND_RANK[d.kind] for d in dtypes)
+    # within the top category sizes promote as NumPy does; a complex result also takes the floats' width
+    keep = [d for d in dtypes if _KIND_RANK[d.kind] == top or (top == 3 and d.kind == "f")]
+    return as_dtype(numpy.result_type(*keep))
+
+
 def to_array(data: Any, dtype: Any = None, device: Any = None) -> tuple[Any, Device]:
     """``data`` (a number, nested lists, a NumPy or device array) as a fresh array on ``device``.
 
@@ -659,6 +704,8 @@ def to_array(data: Any, dtype: Any = None, device: Any = None) -> tuple[Any, Dev
         host = host.astype(host.dtype.newbyteorder("="))  # big-endian input: same values, native order
     if host.dtype == object:
         raise TypeError(f"cannot make a tensor from {type(data).__name__} data of mixed types")
+    if dt is None and isinstance(data, (list, tuple)):
+        dt = _nested_numpy_dtype(data, host.dtype)
     if dt is None:
         python_data = not isinstance(data, (numpy.ndarray, numpy.generic))
         if python_data and host.dtype.kind == "f":

@@ -6,7 +6,8 @@ dtype rules (PyTorch's for Python data, NumPy's for arrays):
 * Python floats (and lists of them) become the default float dtype,
   ``float32`` unless changed with :func:`set_default_dtype`; Python ints
   become ``int64``; bools ``bool``.
-* NumPy arrays and scalars keep their dtype.
+* NumPy arrays and scalars keep their dtype; inside a list they are promoted
+  with the Python numbers by PyTorch's categories (``[np.float64(.1), 1.0]`` is float64).
 * ``mg.tensor`` always copies: a tensor never aliases the caller's array.
 
 The conversion itself is :func:`minigrad_ckpt.backend.to_array` (the dtype
