@@ -19,7 +19,16 @@ from __future__ import annotations
 from typing import Any
 
 from . import random as _random
-from .backend import Device, _default_dtype, as_dtype, get_default_dtype, get_device, host_numpy, set_default_dtype
+from .backend import (
+    Device,
+    _default_dtype,
+    as_dtype,
+    get_default_dtype,
+    get_device,
+    host_numpy,
+    set_default_dtype,
+    to_host,
+)
 from .tensor import Tensor
 
 __all__ = [
@@ -35,8 +44,28 @@ def _dtype_or_default(dtype: Any) -> Any:
 
 
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    """A new leaf tensor holding a copy of ``data`` (a number, nested lists, an array, a Tensor)."""
-    return Tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
+    """A new leaf tensor holding a copy of ``data`` (a number, nested lists, an array, a Tensor).
+    One-element tensors inside lists are numbers of their dtype, as PyTorch reads them
+    (``mg.tensor([r[0], r[1]])``, ``mg.tensor([[x.max()], [2.0]])``)."""
+    try:
+        return Tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
+    except TypeError:
+        if not isinstance(data, (list, tuple)):
+            raise
+        # (tried second: a list of plain numbers never pays for the walk)
+        return Tensor(_tensors_as_numbers(data), dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def _tensors_as_numbers(data: Any) -> Any:
+    """Nested lists with each Tensor in them replaced by its one value, a NumPy scalar of its dtype."""
+    if isinstance(data, Tensor):
+        if data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars "
+                             f"(a tensor of shape {tuple(data.shape)} inside a list)")
+        return to_host(data._data).reshape(())[()]
+    if isinstance(data, (list, tuple)):
+        return [_tensors_as_numbers(item) for item in data]
+    return data
 
 
 def _shape(args: tuple) -> tuple[int, ...]:
@@ -116,7 +145,12 @@ def arange(start: Any = None, stop: Any = None, step: Any = 1, dtype: Any = None
         is_float = any(isinstance(v, float) for v in (start, stop, step))
         dtype = _default_dtype[0] if is_float else host_numpy.dtype("int64")
     dev = get_device(device)
-    host = host_numpy.arange(start, stop, step, dtype=as_dtype(dtype))
+    dt = as_dtype(dtype)
+    if dt.kind == "f":  # PyTorch's values: start + i * step in double precision, rounded once
+        count = len(host_numpy.arange(start, stop, step))  # (NumPy's length is PyTorch's ceil((stop - start) / step))
+        host = (start + host_numpy.arange(count, dtype=host_numpy.float64) * step).astype(dt)
+    else:  # (NumPy's float arange adds i times the float32 step: 0.1 * 9 is 0.90000004, not 0.9)
+        host = host_numpy.arange(start, stop, step, dtype=dt)
     return _make(dev.xp.asarray(host), dev, requires_grad)
 
 
@@ -195,7 +229,10 @@ def randn(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: boo
 
 def randint(low: int, high: int | None = None, size: Any = (), dtype: Any = "int64",
             device: Any = None, *, generator: _random.Generator | None = None) -> Tensor:
-    """Uniform integers in ``[low, high)`` from the engine generator."""
+    """Uniform integers in ``[low, high)`` from the engine generator; ``randint(high, size)`` is
+    PyTorch's two-argument form (a sequence as the second argument is the size)."""
+    if high is not None and not isinstance(high, (int, host_numpy.integer)) and size == ():
+        high, size = None, high  # randint(5, (2, 3))
     if high is None:
         low, high = 0, low
     if high <= low:
