@@ -1,6 +1,7 @@
 """``mg.distributions``: PyTorch's ``Categorical``, ``Normal`` and ``Bernoulli`` with their
 formulas (``log_prob``, ``entropy``, ``sample``, the reparameterized ``Normal.rsample``) and
-``kl_divergence`` between two of a kind -- what REINFORCE, actor-critic and VAE programs use.
+``kl_divergence`` between two of a kind (``kl``: PyTorch's module, with ``register_kl``) -- what
+REINFORCE, actor-critic and VAE programs use.
 
 Each is a composition of the engine's differentiable ops, so ``log_prob`` and ``entropy``
 carry gradients to the parameters (and ``rsample`` to ``loc`` and ``scale``); samples are drawn
@@ -11,6 +12,8 @@ are not offered (the constructors do check their parameters, as PyTorch's).
 
 from __future__ import annotations
 
-from .distributions import Bernoulli, Categorical, Distribution, Normal, kl_divergence
+from . import kl
+from .distributions import Bernoulli, Categorical, Distribution, Normal
+from .kl import kl_divergence, register_kl
 
-__all__ = ["Distribution", "Categorical", "Normal", "Bernoulli", "kl_divergence"]
+__all__ = ["Distribution", "Categorical", "Normal", "Bernoulli", "kl", "kl_divergence", "register_kl"]

@@ -7,12 +7,13 @@ from typing import Any
 
 from .. import creation
 from ..backend import host_numpy
-from ..functional.elementwise import where
+from ..functional.elementwise import erf, where
+from ..functional.special import erfinv
 from ..grad_mode import no_grad
 from ..nn import functional as F
 from ..tensor import Tensor
 
-__all__ = ["Distribution", "Categorical", "Normal", "Bernoulli", "kl_divergence"]
+__all__ = ["Distribution", "Categorical", "Normal", "Bernoulli"]
 
 
 def _as_float_tensor(value: Any, like: Tensor | None = None) -> Tensor:
@@ -42,9 +43,34 @@ def _shape(sample_shape: Any) -> tuple[int, ...]:
 
 
 class Distribution:
-    """The shared surface: ``batch_shape``, ``sample``, ``log_prob``, ``entropy``."""
+    """The shared surface: ``batch_shape``, ``event_shape``, ``sample``, ``log_prob``, ``entropy``.
+
+    Every distribution here is of scalars (one category, one real, one bit), so ``event_shape``
+    is ``()`` and a sample's shape is ``sample_shape + batch_shape``, as PyTorch's.
+    """
 
     batch_shape: tuple[int, ...] = ()
+    event_shape: tuple[int, ...] = ()
+    has_enumerate_support = False
+
+    @property
+    def stddev(self) -> Tensor:
+        """The standard deviation, ``variance.sqrt()`` (PyTorch's default)."""
+        return self.variance.sqrt()
+
+    def perplexity(self) -> Tensor:
+        """``exp(entropy)``: the number of equally likely outcomes with the same entropy."""
+        return self.entropy().exp()
+
+    def sample_n(self, n: int) -> Tensor:
+        """``sample((n,))`` (PyTorch's older spelling)."""
+        return self.sample((n,))
+
+    def _enumerate(self, values: Tensor, expand: bool) -> Tensor:
+        """``values`` (the support, 1-D) as a column over the batch dims: ``(K, 1, ..., 1)``, or
+        ``(K, *batch_shape)`` when ``expand`` -- what PyTorch's ``enumerate_support`` gives."""
+        values = values.reshape(-1, *(1,) * len(self.batch_shape))
+        return values.expand(-1, *self.batch_shape) if expand else values
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         with no_grad():
@@ -78,6 +104,40 @@ class Categorical(Distribution):
             self.probs = F.softmax(self.logits, dim=-1)
         self._num_events = self.probs.shape[-1]
         self.batch_shape = tuple(self.probs.shape[:-1])
+
+    has_enumerate_support = True
+
+    @property
+    def param_shape(self) -> tuple[int, ...]:
+        return tuple(self.probs.shape)
+
+    @property
+    def mean(self) -> Tensor:
+        """NaN for every batch element, as PyTorch's: category labels have no mean."""
+        return creation.full(self.batch_shape, math.nan, dtype=self.probs.dtype)
+
+    @property
+    def variance(self) -> Tensor:
+        """NaN, as :attr:`mean`."""
+        return creation.full(self.batch_shape, math.nan, dtype=self.probs.dtype)
+
+    @property
+    def mode(self) -> Tensor:
+        """The most probable category (the first of ties), an int64 tensor of ``batch_shape``."""
+        return self.probs.argmax(-1)
+
+    def enumerate_support(self, expand: bool = True) -> Tensor:
+        """Every category ``0..K-1`` along a new first dim (int64), for summing over outcomes."""
+        return self._enumerate(creation.arange(self._num_events), expand)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Categorical:
+        """The same distribution repeated over a larger ``batch_shape`` (views, no copy)."""
+        shape = _shape(batch_shape)
+        new = object.__new__(Categorical)
+        new.probs = self.probs.expand(*shape, self._num_events)
+        new.logits = self.logits.expand(*shape, self._num_events)
+        new._num_events, new.batch_shape = self._num_events, shape
+        return new
 
     def _draw(self, shape: tuple[int, ...]) -> Tensor:
         n = 1
@@ -127,6 +187,23 @@ class Normal(Distribution):
     def variance(self) -> Tensor:
         return self.scale.pow(2)
 
+    @property
+    def mode(self) -> Tensor:
+        return self.loc
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Normal:
+        shape = _shape(batch_shape)
+        return Normal(self.loc.expand(*shape), self.scale.expand(*shape))
+
+    def cdf(self, value: Any) -> Tensor:
+        """``P(X <= value) = (1 + erf((value - loc) / (scale * sqrt 2))) / 2``, differentiable in
+        all three."""
+        return 0.5 * (1 + erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
+
+    def icdf(self, value: Any) -> Tensor:
+        """The quantile function, :meth:`cdf`'s inverse: ``loc + scale * sqrt 2 * erfinv(2 value - 1)``."""
+        return self.loc + self.scale * erfinv(2 * value - 1) * math.sqrt(2)
+
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         """``loc + eps * scale`` with ``eps`` standard normal: differentiable in ``loc`` and ``scale``."""
         eps = creation.randn(*_shape(sample_shape), *self.batch_shape, dtype=self.loc.dtype)
@@ -157,9 +234,34 @@ class Bernoulli(Distribution):
             self.probs = self.logits.sigmoid()
         self.batch_shape = tuple(self.probs.shape)
 
+    has_enumerate_support = True
+
     @property
     def mean(self) -> Tensor:
         return self.probs
+
+    @property
+    def variance(self) -> Tensor:
+        return self.probs * (1 - self.probs)
+
+    @property
+    def mode(self) -> Tensor:
+        """1 where ``probs > 1/2``, 0 where below, NaN at exactly 1/2 (no single mode), as PyTorch's."""
+        with no_grad():
+            mode = (self.probs >= 0.5).to(self.probs.dtype)
+            return _where(self.probs == 0.5, math.nan, mode)
+
+    def enumerate_support(self, expand: bool = True) -> Tensor:
+        """The two outcomes ``0., 1.`` (in the probabilities' dtype) along a new first dim."""
+        return self._enumerate(creation.arange(2, dtype=self.probs.dtype), expand)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Bernoulli:
+        shape = _shape(batch_shape)
+        # both kept (not recomputed from one another), so an expanded copy's numbers are the original's
+        new = object.__new__(Bernoulli)
+        new.probs, new.logits = self.probs.expand(*shape), self.logits.expand(*shape)
+        new.batch_shape = shape
+        return new
 
     def _draw(self, shape: tuple[int, ...]) -> Tensor:
         return creation.bernoulli(self.probs.expand(*shape, *self.batch_shape))
@@ -170,23 +272,3 @@ class Bernoulli(Distribution):
 
     def entropy(self) -> Tensor:
         return F.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
-
-
-def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
-    """``KL(p || q)`` for two distributions of the same kind (Normal, Categorical, Bernoulli), by
-    PyTorch's closed forms."""
-    if isinstance(p, Normal) and isinstance(q, Normal):
-        var_ratio = (p.scale / q.scale).pow(2)
-        t1 = ((p.loc - q.loc) / q.scale).pow(2)
-        return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
-    if isinstance(p, Categorical) and isinstance(q, Categorical):
-        t = p.probs * (p.logits - q.logits)
-        t = _where(p.probs == 0, 0.0, _where(q.probs == 0, math.inf, t))
-        return t.sum(-1)
-    if isinstance(p, Bernoulli) and isinstance(q, Bernoulli):
-        t1 = p.probs * (F.softplus(-q.logits) - F.softplus(-p.logits))
-        t1 = _where(p.probs == 0, 0.0, _where(q.probs == 0, math.inf, t1))
-        t2 = (1 - p.probs) * (F.softplus(q.logits) - F.softplus(p.logits))
-        t2 = _where(p.probs == 1, 0.0, _where(q.probs == 1, math.inf, t2))
-        return t1 + t2
-    raise NotImplementedError(f"kl_divergence: no formula for {type(p).__name__} and {type(q).__name__}")

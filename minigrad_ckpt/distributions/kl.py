@@ -1,0 +1,81 @@
+"""``mg.distributions.kl``: ``kl_divergence(p, q)`` and ``register_kl`` -- PyTorch's module.
+
+KL formulas are kept in a table keyed by the pair of distribution classes; ``kl_divergence``
+looks up the most specific registered pair that ``(type(p), type(q))`` are subclasses of, so a
+program can add a formula for its own distributions (or override one) with ``@register_kl``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from ..nn import functional as F
+from ..tensor import Tensor
+from .distributions import Bernoulli, Categorical, Distribution, Normal, _where
+
+__all__ = ["kl_divergence", "register_kl"]
+
+KLFunction = Callable[[Distribution, Distribution], Tensor]
+
+#: (type of p, type of q) -> the function computing KL(p || q)
+_KL_REGISTRY: dict[tuple[type, type], KLFunction] = {}
+
+
+def register_kl(type_p: type, type_q: type) -> Callable[[KLFunction], KLFunction]:
+    """Decorator: ``@register_kl(Normal, Normal) def kl(p, q): ...`` makes ``kl_divergence`` use
+    it for those classes (and their subclasses, unless a more specific pair is registered)."""
+    if not (isinstance(type_p, type) and issubclass(type_p, Distribution)):
+        raise TypeError(f"Expected type_p to be a Distribution subclass but got {type_p}")
+    if not (isinstance(type_q, type) and issubclass(type_q, Distribution)):
+        raise TypeError(f"Expected type_q to be a Distribution subclass but got {type_q}")
+
+    def decorator(fun: KLFunction) -> KLFunction:
+        _KL_REGISTRY[type_p, type_q] = fun
+        return fun
+
+    return decorator
+
+
+def _dispatch(type_p: type, type_q: type) -> KLFunction | None:
+    """The registered function for the nearest ancestors of the pair (nearest by position in each
+    class's MRO, ``p``'s first), or None."""
+    mro_p, mro_q = type_p.__mro__, type_q.__mro__
+    matches = [(mro_p.index(sp), mro_q.index(sq), fun) for (sp, sq), fun in _KL_REGISTRY.items()
+               if issubclass(type_p, sp) and issubclass(type_q, sq)]
+    return min(matches, key=lambda m: m[:2])[2] if matches else None
+
+
+def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
+    """``KL(p || q) = E_p[log p(x) - log q(x)]``, per batch element, by the closed form registered
+    for the pair (Normal, Categorical and Bernoulli against their own kind are, PyTorch's
+    formulas); differentiable in both distributions' parameters. ``NotImplementedError`` for a
+    pair with none, as PyTorch's."""
+    fun = _dispatch(type(p), type(q))
+    if fun is None:
+        raise NotImplementedError(f"No KL(p || q) is implemented for p type {type(p).__name__} "
+                                  f"and q type {type(q).__name__}")
+    return fun(p, q)
+
+
+@register_kl(Normal, Normal)
+def _kl_normal_normal(p: Normal, q: Normal) -> Tensor:
+    var_ratio = (p.scale / q.scale).pow(2)
+    t1 = ((p.loc - q.loc) / q.scale).pow(2)
+    return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
+
+
+@register_kl(Categorical, Categorical)
+def _kl_categorical_categorical(p: Categorical, q: Categorical) -> Tensor:
+    t = p.probs * (p.logits - q.logits)
+    t = _where(p.probs == 0, 0.0, _where(q.probs == 0, math.inf, t))
+    return t.sum(-1)
+
+
+@register_kl(Bernoulli, Bernoulli)
+def _kl_bernoulli_bernoulli(p: Bernoulli, q: Bernoulli) -> Tensor:
+    t1 = p.probs * (F.softplus(-q.logits) - F.softplus(-p.logits))
+    t1 = _where(p.probs == 0, 0.0, _where(q.probs == 0, math.inf, t1))
+    t2 = (1 - p.probs) * (F.softplus(q.logits) - F.softplus(p.logits))
+    t2 = _where(p.probs == 1, 0.0, _where(q.probs == 1, math.inf, t2))
+    return t1 + t2
