@@ -48,3 +48,42 @@ def test_tensor_infers_pytorch_dtype_from_numpy_scalars_in_lists(data, dtype):
 def test_numpy_float64_in_list_keeps_its_precision():
     t = mg.tensor([np.float64(0.1), 1.0])
     assert t.numpy()[0] == np.float64(0.1)  # not float32(0.1)
+
+
+# --- weighted losses hold their weights as buffers -------------------------------------------------
+WEIGHTED_LOSSES = ["CrossEntropyLoss", "NLLLoss", "BCELoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
+                   "BCEWithLogitsLoss"]
+
+
+@pytest.mark.parametrize("name", WEIGHTED_LOSSES)
+def test_weighted_loss_weight_is_a_buffer_in_the_state_dict(name):
+    # torch: list(nn.<name>(weight=w).state_dict()) == ['weight']; nn.<name>().state_dict() is empty
+    loss = getattr(mg.nn, name)(weight=mg.tensor([1.0, 2.0, 3.0]))
+    assert list(loss.state_dict()) == ["weight"]
+    assert [n for n, _ in loss.named_buffers()] == ["weight"]
+    assert list(getattr(mg.nn, name)().state_dict()) == []
+    assert getattr(mg.nn, name)().weight is None
+
+
+def test_bce_with_logits_pos_weight_is_a_buffer():
+    # torch: list(nn.BCEWithLogitsLoss(weight=w, pos_weight=p).state_dict()) == ['weight', 'pos_weight']
+    both = mg.nn.BCEWithLogitsLoss(weight=mg.ones(2), pos_weight=mg.ones(2))
+    assert list(both.state_dict()) == ["weight", "pos_weight"]
+    assert list(mg.nn.BCEWithLogitsLoss(pos_weight=mg.ones(2)).state_dict()) == ["pos_weight"]
+
+
+def test_strict_load_of_a_model_holding_a_weighted_loss():
+    # a torch state dict of Sequential(Linear(2, 3), CrossEntropyLoss(weight=w)) has '1.weight'
+    model = mg.nn.Sequential(mg.nn.Linear(2, 3), mg.nn.CrossEntropyLoss(weight=mg.ones(3)))
+    state = {"0.weight": mg.zeros(3, 2), "0.bias": mg.zeros(3), "1.weight": mg.tensor([1.0, 2.0, 3.0])}
+    result = model.load_state_dict(state, strict=True)
+    assert result.missing_keys == [] and result.unexpected_keys == []
+    assert model[1].weight.tolist() == [1.0, 2.0, 3.0]
+
+
+def test_weighted_loss_casts_its_weight_and_still_weights():
+    loss = mg.nn.CrossEntropyLoss(weight=mg.tensor([1.0, 2.0, 3.0])).double()
+    assert loss.weight.dtype == mg.float64
+    logits = mg.tensor([[1.0, 2.0, 0.5], [0.1, 0.2, 3.0]], dtype=mg.float64)
+    # torch.nn.CrossEntropyLoss(weight=torch.tensor([1., 2., 3.]))(logits, torch.tensor([0, 2])).item()
+    assert abs(loss(logits, mg.tensor([0, 2])).item() - 0.4482932984828949) < 1e-6

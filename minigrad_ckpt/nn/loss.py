@@ -6,8 +6,9 @@ and the margin losses."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
+from ..functional.arguments import as_tensor
 from ..tensor import Tensor
 from . import functional as F
 from .function_layer import FunctionLayer
@@ -26,6 +27,15 @@ class _Loss(FunctionLayer):
     loss's ``repr`` lists none).  Every loss takes a ``reduction`` (``"mean"``, ``"sum"`` or ``"none"``)."""
 
     shown = ()
+    #: the options that are tensors of the loss, registered as buffers as PyTorch's are: in
+    #: ``state_dict()`` (when not None), moved and cast by ``to()``/``double()``
+    buffers: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, **options: Any) -> None:
+        held = {name: options.pop(name) for name in self.buffers if name in options}
+        super().__init__(**options)
+        for name, value in held.items():
+            self.register_buffer(name, value if value is None or isinstance(value, Tensor) else as_tensor(value))
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return type(self).fn(input, target, **{name: getattr(self, name) for name in self.options})
@@ -44,6 +54,7 @@ class _WeightedLoss(_Loss):
     """A loss whose options are a class ``weight`` and ``reduction`` (PyTorch's ``_WeightedLoss``)."""
 
     options = ("weight", "reduction")
+    buffers = ("weight",)
 
     def __init__(self, weight: Any = None, size_average: Any = None, reduce: Any = None,
                  reduction: str = "mean") -> None:
@@ -124,6 +135,7 @@ class CrossEntropyLoss(_Loss):
 
     fn = staticmethod(F.cross_entropy)
     options = ("weight", "reduction", "ignore_index", "label_smoothing")
+    buffers = ("weight",)
 
     def __init__(self, weight: Any = None, size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
                  reduction: str = "mean",
@@ -137,6 +149,7 @@ class NLLLoss(_Loss):
 
     fn = staticmethod(F.nll_loss)
     options = ("weight", "ignore_index", "reduction")
+    buffers = ("weight",)
 
     def __init__(self, weight: Any = None, size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
                  reduction: str = "mean") -> None:
@@ -149,6 +162,7 @@ class BCEWithLogitsLoss(_Loss):
 
     fn = staticmethod(F.binary_cross_entropy_with_logits)
     options = ("weight", "reduction", "pos_weight")
+    buffers = ("weight", "pos_weight")
 
     def __init__(self, weight: Any = None, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
                  pos_weight: Any = None) -> None:
@@ -248,6 +262,7 @@ class MultiMarginLoss(_Loss):
 
     fn = staticmethod(F.multi_margin_loss)
     options = ("p", "margin", "weight", "reduction")
+    buffers = ("weight",)
 
     def __init__(self, p: int = 1, margin: float = 1.0, weight: Any = None, size_average: Any = None,
                  reduce: Any = None,
