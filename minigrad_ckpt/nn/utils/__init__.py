@@ -12,7 +12,8 @@ from ...grad_mode import no_grad
 from ...tensor import Tensor
 from . import rnn
 
-__all__ = ["rnn", "clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
+__all__ = ["rnn", "clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_",
+           "parameters_to_vector", "vector_to_parameters"]
 
 
 def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0,
@@ -50,6 +51,52 @@ def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0,
             for g in grads:
                 g.mul_(coef)
     return total_t
+
+
+def get_total_norm(tensors: Iterable[Tensor] | Tensor, norm_type: float = 2.0,
+                   error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
+    """The ``norm_type``-norm of all ``tensors`` taken as one vector (PyTorch 2.6's first half of
+    :func:`clip_grad_norm_`): the norm of each, then the norm of those norms, outside the tape.
+
+    Usually called on gradients, ``get_total_norm([p.grad for p in params])``, so a program can
+    all-reduce or log the norm before :func:`clip_grads_with_norm_` scales by it. Any order
+    ``torch.linalg.vector_norm`` takes (``inf``, ``-inf``, ``0``, fractional); no tensors give
+    ``tensor(0.)``. ``foreach`` as in :func:`clip_grad_norm_`.
+    """
+    from ...functional.linalg_derived import vector_norm
+    from ...functional.shape import stack
+
+    tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    norm_type = float(norm_type)
+    if not tensors:
+        from ...creation import tensor
+
+        return tensor(0.0)
+    with no_grad():
+        total = vector_norm(stack([vector_norm(t, norm_type) for t in tensors]), norm_type)
+    if error_if_nonfinite and not math.isfinite(total.item()):
+        raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, "
+                           f"so it cannot be clipped. To disable this error and scale the gradients by the "
+                           f"non-finite norm anyway, set `error_if_nonfinite=False`")
+    return total
+
+
+def clip_grads_with_norm_(parameters: Iterable[Tensor] | Tensor, max_norm: float, total_norm: Tensor,
+                          foreach: bool | None = None) -> None:
+    """Scale every gradient in place by ``min(max_norm / (total_norm + 1e-6), 1)`` (PyTorch 2.6's
+    second half of :func:`clip_grad_norm_`, with a norm computed beforehand, e.g. by
+    :func:`get_total_norm` and summed across workers). ``total_norm`` is a tensor, as PyTorch requires."""
+    if not isinstance(total_norm, Tensor):
+        raise TypeError(f"clip_grads_with_norm_: total_norm must be a Tensor, got {type(total_norm).__name__}")
+    params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
+    grads = [p.grad for p in params if p.grad is not None]
+    if not grads:
+        return
+    with no_grad():
+        # always multiplied (by 1 when not clipping), as PyTorch: no device-to-host read to decide
+        coef = (float(max_norm) / (total_norm + 1e-6)).clamp(max=1.0)
+        for g in grads:
+            g.mul_(coef.to(g.dtype))
 
 
 def clip_grad_value_(parameters: Iterable[Tensor] | Tensor, clip_value: float, foreach: bool | None = None) -> None:
