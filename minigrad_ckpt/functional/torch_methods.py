@@ -229,6 +229,8 @@ def dim_first_method(fn: Any, positional: tuple[str, ...] = ("dim", "keepdim", "
     ``axis=()`` reduces nothing, and ``x.sum(axis=())`` still does) and ``tensor(3.).sum(0)``
     is 3 (NumPy's axis 0 of a 0-d array is an error)."""
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        if len(args) == 1 and not kwargs and type(args[0]) is int and self.ndim:
+            return fn(self, args[0])  # one int dim of a tensor that has dims: NumPy's axis means the same
         if args and "axis" not in kwargs:
             if len(args) > len(positional):
                 raise TypeError(f"{fn.__name__}() takes at most {len(positional)} positional arguments "
