@@ -114,7 +114,7 @@ class CosineEmbeddingLoss(Module):
         self.margin, self.reduction = margin, _reduction_of(size_average, reduce, reduction)
 
     def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
-        return F.cosine_embedding_loss(input1, input2, target, self.margin, self.reduction)
+        return F.cosine_embedding_loss(input1, input2, target, self.margin, reduction=self.reduction)
 
 
 class CTCLoss(Module):

@@ -33,42 +33,42 @@ _RELU = _act.Relu()
 _SILU = _act.Silu()
 
 
-def relu(x: Any, inplace: bool = False) -> Tensor:
+def relu(input: Any, inplace: bool = False) -> Tensor:
     """``max(x, 0)``; the gradient at 0 is 0.  Complex input is refused (no order), as PyTorch."""
     if inplace:  # a test, not a call: relu is on every small model's hot path
-        return written_in_place("relu", x, relu(x))
-    if not isinstance(x, Tensor):
-        x = _tensor(x)
-    if x._data.dtype.kind == "c":  # inline: relu is on every small model's hot path
-        refuse_complex("relu", x)
-    return apply(_RELU, x)
+        return written_in_place("relu", input, relu(input))
+    if not isinstance(input, Tensor):
+        input = _tensor(input)
+    if input._data.dtype.kind == "c":  # inline: relu is on every small model's hot path
+        refuse_complex("relu", input)
+    return apply(_RELU, input)
 
 
-def leaky_relu(x: Any, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
-    """``x`` for positive inputs, ``negative_slope * x`` otherwise (real input only, as PyTorch)."""
+def leaky_relu(input: Any, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """``input`` for positive inputs, ``negative_slope * x`` otherwise (real input only, as PyTorch)."""
     if inplace:
-        return written_in_place("leaky_relu", x, leaky_relu(x, negative_slope))
-    x = _tensor(x)
-    refuse_complex("leaky_relu", x)
-    return apply(_act.LeakyRelu(negative_slope=float(negative_slope)), x)
+        return written_in_place("leaky_relu", input, leaky_relu(input, negative_slope))
+    input = _tensor(input)
+    refuse_complex("leaky_relu", input)
+    return apply(_act.LeakyRelu(negative_slope=float(negative_slope)), input)
 
 
-def gelu(x: Any, approximate: str = "none") -> Tensor:
+def gelu(input: Any, approximate: str = "none") -> Tensor:
     """GELU, exact (``approximate="none"``, with ``erf``) or the ``"tanh"`` approximation
     (real input only, as PyTorch: its ``erf`` is the real one)."""
-    x = _tensor(x)
-    if x.dtype.kind == "c":
+    input = _tensor(input)
+    if input.dtype.kind == "c":
         raise TypeError("gelu: implemented for real input only (its erf is the real one), as PyTorch's")
     if approximate not in ("none", "tanh"):
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
-    return apply(_act.Gelu(approximate=approximate), x)
+    return apply(_act.Gelu(approximate=approximate), input)
 
 
-def silu(x: Any, inplace: bool = False) -> Tensor:
+def silu(input: Any, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)``."""
     if inplace:
-        return written_in_place("silu", x, silu(x))
-    return apply(_SILU, x)
+        return written_in_place("silu", input, silu(input))
+    return apply(_SILU, input)
 
 
 sigmoid = mf.sigmoid
@@ -93,101 +93,101 @@ def _softmax_input(x: Any, dtype: Any) -> Tensor:
     return x if dtype is None else mf.astype(x, dtype)
 
 
-def softmax(x: Any, axis: int | None = None, *, dim: int | None = None, dtype: Any = None) -> Tensor:
+def softmax(input: Any, axis: int | None = None, *, dim: int | None = None, dtype: Any = None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``axis`` (PyTorch: ``dim``; without either, PyTorch's
     implicit choice, see :func:`_softmax_axis`); ``dtype=`` casts the input first."""
-    x = _softmax_input(x, dtype)
-    if x.ndim == 0:  # PyTorch: a 0-d tensor is its own (one-element) slice
-        return mf.reshape(softmax(mf.reshape(x, (1,)), 0), ())
-    return apply(_act.Softmax(axis=_softmax_axis("softmax", x, axis, dim)), x)
+    input = _softmax_input(input, dtype)
+    if input.ndim == 0:  # PyTorch: a 0-d tensor is its own (one-element) slice
+        return mf.reshape(softmax(mf.reshape(input, (1,)), 0), ())
+    return apply(_act.Softmax(axis=_softmax_axis("softmax", input, axis, dim)), input)
 
 
-def log_softmax(x: Any, axis: int | None = None, *, dim: int | None = None, dtype: Any = None) -> Tensor:
+def log_softmax(input: Any, axis: int | None = None, *, dim: int | None = None, dtype: Any = None) -> Tensor:
     """``x - logsumexp(x)`` along ``axis`` (as :func:`softmax`), stable for huge logits."""
-    x = _softmax_input(x, dtype)
-    if x.ndim == 0:
-        return mf.reshape(log_softmax(mf.reshape(x, (1,)), 0), ())
-    return apply(_act.LogSoftmax(axis=_softmax_axis("log_softmax", x, axis, dim)), x)
+    input = _softmax_input(input, dtype)
+    if input.ndim == 0:
+        return mf.reshape(log_softmax(mf.reshape(input, (1,)), 0), ())
+    return apply(_act.LogSoftmax(axis=_softmax_axis("log_softmax", input, axis, dim)), input)
 
 
-def softplus(x: Any, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
-    """``log(1 + exp(beta * x)) / beta``, and ``x`` itself where ``beta * x > threshold``.
+def softplus(input: Any, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """``log(1 + exp(beta * x)) / beta``, and ``input`` itself where ``beta * x > threshold``.
 
-    Computed as ``logaddexp(0, beta * x)``: stable for any ``x``, exact
+    Computed as ``logaddexp(0, beta * x)``: stable for any ``input``, exact
     gradient ``sigmoid(beta * x)`` (1/2 at 0).  The 0 is a Python number, not
     an array: a checkpoint keeps nothing for it.
     """
-    x = _tensor(x)
-    z = x * beta if beta != 1.0 else x
+    input = _tensor(input)
+    z = input * beta if beta != 1.0 else input
     soft = mf.logaddexp(0.0, z)
     if beta != 1.0:
         soft = soft * (1.0 / beta)
-    return mf.where(z > threshold, x, soft)
+    return mf.where(z > threshold, input, soft)
 
 
-def logsigmoid(x: Any) -> Tensor:
+def logsigmoid(input: Any) -> Tensor:
     """``log(sigmoid(x)) = -softplus(-x)``, stable for large ``|x|``."""
-    x = _tensor(x)
-    return -mf.logaddexp(0.0, -x)
+    input = _tensor(input)
+    return -mf.logaddexp(0.0, -input)
 
 
-def mish(x: Any, inplace: bool = False) -> Tensor:
+def mish(input: Any, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
     if inplace:
-        return written_in_place("mish", x, mish(x))
-    x = _tensor(x)
-    return x * mf.tanh(softplus(x))
+        return written_in_place("mish", input, mish(input))
+    input = _tensor(input)
+    return input * mf.tanh(softplus(input))
 
 
-def elu(x: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    """``x`` for ``x > 0``, else ``alpha * (exp(x) - 1)``; the derivative at 0 is ``alpha`` (PyTorch)."""
+def elu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``input`` for ``x > 0``, else ``alpha * (exp(x) - 1)``; the derivative at 0 is ``alpha`` (PyTorch)."""
     if inplace:
-        return written_in_place("elu", x, elu(x, alpha))
-    x = _tensor(x)
-    pos = x > 0
-    neg = mf.where(pos, 0.0, x)  # the exp only ever sees x <= 0: no overflow, no inf * 0
-    return mf.where(pos, x, mf.expm1(neg) * alpha)
+        return written_in_place("elu", input, elu(input, alpha))
+    input = _tensor(input)
+    pos = input > 0
+    neg = mf.where(pos, 0.0, input)  # the exp only ever sees x <= 0: no overflow, no inf * 0
+    return mf.where(pos, input, mf.expm1(neg) * alpha)
 
 
-def hardtanh(x: Any, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
-    """``x`` clamped to ``[min_val, max_val]``; the gradient is 0 at and beyond the bounds (PyTorch)."""
+def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    """``input`` clamped to ``[min_val, max_val]``; the gradient is 0 at and beyond the bounds (PyTorch)."""
     if inplace:
-        return written_in_place("hardtanh", x, hardtanh(x, min_val, max_val))
+        return written_in_place("hardtanh", input, hardtanh(input, min_val, max_val))
     if min_val > max_val:
         raise ValueError(f"hardtanh: min_val={min_val} is greater than max_val={max_val}")
-    x = _tensor(x)
-    inside = (x > min_val) & (x < max_val)
-    return mf.where(inside, x, mf.clip(x, min_val, max_val).detach())
+    input = _tensor(input)
+    inside = (input > min_val) & (input < max_val)
+    return mf.where(inside, input, mf.clip(input, min_val, max_val).detach())
 
 
-def relu6(x: Any, inplace: bool = False) -> Tensor:
+def relu6(input: Any, inplace: bool = False) -> Tensor:
     """``min(max(x, 0), 6)``: PyTorch's ``hardtanh(x, 0, 6)``, gradient 0 at and beyond the bounds."""
     if inplace:
-        return written_in_place("relu6", x, relu6(x))
-    return hardtanh(x, 0.0, 6.0)
+        return written_in_place("relu6", input, relu6(input))
+    return hardtanh(input, 0.0, 6.0)
 
 
-def prelu(x: Any, weight: Any) -> Tensor:
-    """``x`` for ``x > 0``, else ``weight * x``; ``weight`` has one value or one per channel (axis 1)."""
-    x = _tensor(x)
-    w = _tensor(weight, x)
-    _check_input_dtype("prelu", x, w)
+def prelu(input: Any, weight: Any) -> Tensor:
+    """``input`` for ``x > 0``, else ``weight * x``; ``weight`` has one value or one per channel (axis 1)."""
+    input = _tensor(input)
+    w = _tensor(weight, input)
+    _check_input_dtype("prelu", input, w)
     if w.size == 1 and w.ndim <= 1:  # one slope, 0-d or (1,): the output keeps the input's shape
         w = mf.reshape(w, ())
-    elif w.ndim != 1 or x.ndim < 2 or x.shape[1] != w.shape[0]:
+    elif w.ndim != 1 or input.ndim < 2 or input.shape[1] != w.shape[0]:
         raise ValueError(f"prelu: weight of shape {w.shape} needs one value (a 0-d or 1-element weight) or one "
-                         f"per channel (dim 1) of input {x.shape}")
+                         f"per channel (dim 1) of input {input.shape}")
     else:
-        w = mf.reshape(w, (1, -1) + (1,) * (x.ndim - 2))
-    return mf.where(x > 0, x, w * x)
+        w = mf.reshape(w, (1, -1) + (1,) * (input.ndim - 2))
+    return mf.where(input > 0, input, w * input)
 
 
-def softmin(x: Any, axis: int | None = None, *, dim: int | None = None, dtype: Any = None) -> Tensor:
+def softmin(input: Any, axis: int | None = None, *, dim: int | None = None, dtype: Any = None) -> Tensor:
     """``softmax(-x)`` along ``axis`` (as :func:`softmax`)."""
-    x = _softmax_input(x, dtype)
-    if x.ndim and axis is None and dim is None:
-        axis = _softmax_axis("softmin", x, None, None)[0]
-    return softmax(-x, axis, dim=dim)
+    input = _softmax_input(input, dtype)
+    if input.ndim and axis is None and dim is None:
+        axis = _softmax_axis("softmin", input, None, None)[0]
+    return softmax(-input, axis, dim=dim)
 
 
 # SELU's constants (Klambauer et al. 2017), as PyTorch spells them
@@ -195,108 +195,108 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def selu(x: Any, inplace: bool = False) -> Tensor:
+def selu(input: Any, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with the self-normalizing constants ``alpha = 1.6733``, ``scale = 1.0507``."""
     if inplace:
-        return written_in_place("selu", x, selu(x))
-    return elu(x, _SELU_ALPHA) * _SELU_SCALE
+        return written_in_place("selu", input, selu(input))
+    return elu(input, _SELU_ALPHA) * _SELU_SCALE
 
 
-def celu(x: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+def celu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``: an ELU with a derivative of 1 at 0."""
     if inplace:
-        return written_in_place("celu", x, celu(x, alpha))
+        return written_in_place("celu", input, celu(input, alpha))
     if alpha == 0:
         raise ValueError("celu: alpha must not be 0")
-    x = _tensor(x)
-    pos = x > 0
-    neg = mf.where(pos, 0.0, x)  # the exp only sees x <= 0
-    return mf.where(pos, x, mf.expm1(neg * (1.0 / alpha)) * alpha)
+    input = _tensor(input)
+    pos = input > 0
+    neg = mf.where(pos, 0.0, input)  # the exp only sees x <= 0
+    return mf.where(pos, input, mf.expm1(neg * (1.0 / alpha)) * alpha)
 
 
-def glu(x: Any, axis: int | None = None, *, dim: int | None = None) -> Tensor:
-    """The gated linear unit: ``a * sigmoid(b)`` for the two halves ``a``, ``b`` of ``x`` along ``axis``."""
-    x = _tensor(x)
-    if x.ndim == 0:
+def glu(input: Any, axis: int | None = None, *, dim: int | None = None) -> Tensor:
+    """The gated linear unit: ``a * sigmoid(b)`` for the two halves ``a``, ``b`` of ``input`` along ``axis``."""
+    input = _tensor(input)
+    if input.ndim == 0:
         raise ValueError("glu: a 0-d input has no axis to halve")
-    (ax,) = normalize_axis(_axis(axis, dim), x.ndim)
-    if x.shape[ax] % 2:
-        raise ValueError(f"glu: the halved axis {ax} of shape {x.shape} must have an even length")
-    a, b = mf.split(x, 2, axis=ax)
+    (ax,) = normalize_axis(_axis(axis, dim), input.ndim)
+    if input.shape[ax] % 2:
+        raise ValueError(f"glu: the halved axis {ax} of shape {input.shape} must have an even length")
+    a, b = mf.split(input, 2, axis=ax)
     return a * mf.sigmoid(b)
 
 
-def hardswish(x: Any, inplace: bool = False) -> Tensor:
-    """``x * relu6(x + 3) / 6``: 0 up to -3, ``x`` from 3 on; PyTorch's derivative at the corners
+def hardswish(input: Any, inplace: bool = False) -> Tensor:
+    """``x * relu6(x + 3) / 6``: 0 up to -3, ``input`` from 3 on; PyTorch's derivative at the corners
     (0 at -3, 1 at 3)."""
     if inplace:
-        return written_in_place("hardswish", x, hardswish(x))
-    x = _tensor(x)
-    return mf.where(x <= -3, 0.0, mf.where(x < 3, x * (x + 3) * (1.0 / 6), x))
+        return written_in_place("hardswish", input, hardswish(input))
+    input = _tensor(input)
+    return mf.where(input <= -3, 0.0, mf.where(input < 3, input * (input + 3) * (1.0 / 6), input))
 
 
-def hardsigmoid(x: Any, inplace: bool = False) -> Tensor:
+def hardsigmoid(input: Any, inplace: bool = False) -> Tensor:
     """``relu6(x + 3) / 6``: 0 below -3, 1 above 3, the derivative 0 at and beyond +-3 (PyTorch);
     NaN stays NaN, with gradient 0 (PyTorch's)."""
     if inplace:
-        return written_in_place("hardsigmoid", x, hardsigmoid(x))
-    x = _tensor(x)
+        return written_in_place("hardsigmoid", input, hardsigmoid(input))
+    input = _tensor(input)
     # outside, the clamped values 0 and 1 are Python numbers: no gradient there, and no node made
     # only to be detached (a checkpoint's replay would recompute it, and refill what it saves);
     # NaN fails every comparison: it lands in the last branch, a NaN without gradient (PyTorch's)
-    inside = mf.where(x < 3, x * (1.0 / 6) + 0.5, math.nan)
-    return mf.where(x >= 3, 1.0, mf.where(x <= -3, 0.0, inside))
+    inside = mf.where(input < 3, input * (1.0 / 6) + 0.5, math.nan)
+    return mf.where(input >= 3, 1.0, mf.where(input <= -3, 0.0, inside))
 
 
-def softsign(x: Any) -> Tensor:
+def softsign(input: Any) -> Tensor:
     """``x / (1 + |x|)``."""
-    x = _tensor(x)
-    return x / (mf.abs(x) + 1)
+    input = _tensor(input)
+    return input / (mf.abs(input) + 1)
 
 
-def tanhshrink(x: Any) -> Tensor:
+def tanhshrink(input: Any) -> Tensor:
     """``x - tanh(x)``."""
-    x = _tensor(x)
-    return x - mf.tanh(x)
+    input = _tensor(input)
+    return input - mf.tanh(input)
 
 
-def threshold(x: Any, threshold: float, value: float, inplace: bool = False) -> Tensor:
-    """``x`` where ``x > threshold``, else ``value`` (PyTorch's argument order); NaN stays NaN."""
-    x = _tensor(x)
-    result = mf.where(x <= threshold, float(value), x)  # (NaN fails the test: it stays, as in PyTorch)
-    return written_in_place("threshold", x, result) if inplace else result
+def threshold(input: Any, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """``input`` where ``x > threshold``, else ``value`` (PyTorch's argument order); NaN stays NaN."""
+    input = _tensor(input)
+    result = mf.where(input <= threshold, float(value), input)  # (NaN fails the test: it stays, as in PyTorch)
+    return written_in_place("threshold", input, result) if inplace else result
 
 
-def softshrink(x: Any, lambd: float = 0.5) -> Tensor:
+def softshrink(input: Any, lambd: float = 0.5) -> Tensor:
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between; NaN stays NaN."""
     if lambd < 0:
         raise ValueError(f"softshrink: lambd must be >= 0, got {lambd}")
-    x = _tensor(x)
+    input = _tensor(input)
     # NaN fails both tests: it takes the branch x - lambd and stays NaN (PyTorch's)
-    return mf.where(x < -lambd, x + lambd, mf.where(x <= lambd, 0.0, x - lambd))
+    return mf.where(input < -lambd, input + lambd, mf.where(input <= lambd, 0.0, input - lambd))
 
 
-def hardshrink(x: Any, lambd: float = 0.5) -> Tensor:
-    """``x`` where ``|x| > lambd``, else 0; NaN stays NaN (PyTorch's)."""
-    x = _tensor(x)
-    return mf.where((x >= -lambd) & (x <= lambd), 0.0, x)  # NaN fails the test: it stays
+def hardshrink(input: Any, lambd: float = 0.5) -> Tensor:
+    """``input`` where ``|x| > lambd``, else 0; NaN stays NaN (PyTorch's)."""
+    input = _tensor(input)
+    return mf.where((input >= -lambd) & (input <= lambd), 0.0, input)  # NaN fails the test: it stays
 
 
-def rrelu(x: Any, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+def rrelu(input: Any, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
           inplace: bool = False) -> Tensor:
-    """The randomized leaky ReLU: ``x`` for ``x > 0``, else ``a * x`` with ``a`` drawn uniformly from
+    """The randomized leaky ReLU: ``input`` for ``x > 0``, else ``a * x`` with ``a`` drawn uniformly from
     ``[lower, upper]`` per element in training (from the engine generator) and ``(lower + upper) / 2``
     in evaluation."""
     if inplace:
-        return written_in_place("rrelu", x, rrelu(x, lower, upper, training))
+        return written_in_place("rrelu", input, rrelu(input, lower, upper, training))
     if not 0 <= lower <= upper:
         raise ValueError(f"rrelu: need 0 <= lower <= upper, got lower={lower}, upper={upper}")
-    x = _tensor(x)
+    input = _tensor(input)
     if not training:
-        return mf.where(x > 0, x, x * ((lower + upper) / 2))
-    u = _random.uniform(x.device.xp, _random.next_key(), x.shape, x.dtype)
-    slopes = Tensor.constant(u * (upper - lower) + lower, x.device)
-    return mf.where(x > 0, x, x * slopes)
+        return mf.where(input > 0, input, input * ((lower + upper) / 2))
+    u = _random.uniform(input.device.xp, _random.next_key(), input.shape, input.dtype)
+    slopes = Tensor.constant(u * (upper - lower) + lower, input.device)
+    return mf.where(input > 0, input, input * slopes)
 
 
 def gumbel_softmax(logits: Any, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:

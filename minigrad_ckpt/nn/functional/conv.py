@@ -73,46 +73,46 @@ def _string_padding(x: Tensor, padding: str, stride: tuple[int, int], dilation: 
     return x, left
 
 
-def conv2d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
+def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Tensor:
-    """2-D cross-correlation, NCHW: ``x`` (N, C, H, W) or (C, H, W), ``weight`` (O, C/groups, KH, KW).
+    """2-D cross-correlation, NCHW: ``input`` (N, C, H, W) or (C, H, W), ``weight`` (O, C/groups, KH, KW).
 
     ``padding`` is an int, a pair, ``"valid"`` (0) or ``"same"`` (stride 1 only; with an even
     effective kernel the extra row/column of zeros goes on the bottom/right, as in PyTorch).
     """
-    x, unbatched = _batched(_tensor(x), "conv2d")
-    w = _tensor(weight, x)
+    input, unbatched = _batched(_tensor(input), "conv2d")
+    w = _tensor(weight, input)
     if w.ndim != 4:
         raise ValueError(f"conv2d: expected a 4-D weight (O, C/groups, KH, KW), got shape {w.shape}")
-    _check_input_dtype("conv2d", x, w)
+    _check_input_dtype("conv2d", input, w)
     st, dl = _pair(stride, "stride"), _pair(dilation, "dilation")
     if isinstance(padding, str):
-        x, pd = _string_padding(x, padding, st, dl, w.shape[2:])
+        input, pd = _string_padding(input, padding, st, dl, w.shape[2:])
     else:
         pd = _pair(padding, "padding")
     if min(st) < 1 or min(dl) < 1 or min(pd) < 0:
         raise ValueError(f"conv2d: stride and dilation must be >= 1 and padding >= 0, got "
                          f"stride={st}, dilation={dl}, padding={pd}")
-    if groups < 1 or x.shape[1] % groups or w.shape[0] % groups:
-        raise ValueError(f"conv2d: groups={groups} must divide the input channels {x.shape[1]} "
+    if groups < 1 or input.shape[1] % groups or w.shape[0] % groups:
+        raise ValueError(f"conv2d: groups={groups} must divide the input channels {input.shape[1]} "
                          f"and the output channels {w.shape[0]}")
-    if x.shape[1] != w.shape[1] * groups:
+    if input.shape[1] != w.shape[1] * groups:
         raise ValueError(
-            f"conv2d: input of shape {x.shape} has {x.shape[1]} channels, but weight of shape "
+            f"conv2d: input of shape {input.shape} has {input.shape[1]} channels, but weight of shape "
             f"{w.shape} expects {w.shape[1] * groups} (in_channels / groups = {w.shape[1]})"
         )
-    for size, k, p, d in zip(x.shape[2:], w.shape[2:], pd, dl):
+    for size, k, p, d in zip(input.shape[2:], w.shape[2:], pd, dl):
         if size + 2 * p < d * (k - 1) + 1:
             raise ValueError(f"conv2d: kernel {tuple(w.shape[2:])} (dilation {dl}) is larger than "
-                             f"the padded input {tuple(x.shape[2:])} + padding {pd}")
+                             f"the padded input {tuple(input.shape[2:])} + padding {pd}")
     op = _conv.Conv2d(stride=st, padding=pd, dilation=dl, groups=int(groups))
     if bias is None:
-        out = apply(op, x, w)
+        out = apply(op, input, w)
     else:
-        b = _tensor(bias, x)
+        b = _tensor(bias, input)
         if b.shape != (w.shape[0],):
             raise ValueError(f"conv2d: bias must have shape ({w.shape[0]},), got {b.shape}")
-        out = apply(op, x, w, b)
+        out = apply(op, input, w, b)
     return mf.squeeze(out, 0) if unbatched else out
 
 
@@ -138,17 +138,17 @@ def _from_2d(out: Tensor, unbatched: bool) -> Tensor:
     return mf.squeeze(out, 0) if unbatched else out
 
 
-def conv1d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
+def conv1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
            groups: int = 1) -> Tensor:
-    """1-D cross-correlation: ``x`` (N, C, L) or (C, L), ``weight`` (O, C/groups, K).
+    """1-D cross-correlation: ``input`` (N, C, L) or (C, L), ``weight`` (O, C/groups, K).
 
     Runs ``conv2d`` on a height of 1 (``padding`` is an int, ``"valid"`` or ``"same"``).
     """
-    x = _tensor(x)
-    w = _tensor(weight, x)
+    input = _tensor(input)
+    w = _tensor(weight, input)
     if w.ndim != 3:
         raise ValueError(f"conv1d: expected a 3-D weight (O, C/groups, K), got shape {w.shape}")
-    x2, unbatched = _as_2d(x, "conv1d")
+    x2, unbatched = _as_2d(input, "conv1d")
     pad2 = padding if isinstance(padding, str) else (0, _single(padding, "padding"))
     out = conv2d(x2, mf.expand_dims(w, 2), bias, (1, _single(stride, "stride")), pad2,
                  (1, _single(dilation, "dilation")), groups)
@@ -211,27 +211,27 @@ def _conv_transpose(name: str, conv: Any, x: Any, weight: Any, bias: Any, stride
     return mf.squeeze(out, 0) if unbatched else out
 
 
-def conv_transpose2d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
+def conv_transpose2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
                      output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
-    """The transpose (gradient) of ``conv2d``: ``x`` (N, C_in, H, W), ``weight`` (C_in, C_out/groups, KH, KW).
+    """The transpose (gradient) of ``conv2d``: ``input`` (N, C_in, H, W), ``weight`` (C_in, C_out/groups, KH, KW).
 
     Built from registered ops: zeros are inserted between input pixels
     (``stride - 1`` of them), the result is padded by ``dilation * (k - 1) - padding``
     (plus ``output_padding`` at the end), and convolved with the flipped kernel.
     """
-    return _conv_transpose("conv_transpose2d", conv2d, x, weight, bias, stride, padding, output_padding,
+    return _conv_transpose("conv_transpose2d", conv2d, input, weight, bias, stride, padding, output_padding,
                            groups, dilation, 2)
 
 
-def conv_transpose1d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
+def conv_transpose1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
                      output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
-    """The transpose of ``conv1d``: ``x`` (N, C_in, L) or (C_in, L), ``weight`` (C_in, C_out/groups, K);
+    """The transpose of ``conv1d``: ``input`` (N, C_in, L) or (C_in, L), ``weight`` (C_in, C_out/groups, K);
     ``conv_transpose2d`` on a height of 1."""
-    x = _tensor(x)
-    w = _tensor(weight, x)
+    input = _tensor(input)
+    w = _tensor(weight, input)
     if w.ndim != 3:
         raise ValueError(f"conv_transpose1d: expected a 3-D weight (C_in, C_out/groups, K), got shape {w.shape}")
-    x2, unbatched = _as_2d(x, "conv_transpose1d")
+    x2, unbatched = _as_2d(input, "conv_transpose1d")
     out = conv_transpose2d(x2, mf.expand_dims(w, 2), bias, (1, _single(stride, "stride")),
                            (0, _single(padding, "padding")), (0, _single(output_padding, "output_padding")),
                            groups, (1, _single(dilation, "dilation")))

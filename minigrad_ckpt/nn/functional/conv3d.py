@@ -50,24 +50,24 @@ def _padding(x: Tensor, padding: Any, stride: tuple[int, ...], dilation: tuple[i
     return mf.pad(x, [(0, 0), (0, 0)] + widths), (0, 0, 0)
 
 
-def conv3d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
+def conv3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
            groups: int = 1) -> Tensor:
-    """3-D cross-correlation: ``x`` (N, C, D, H, W) or (C, D, H, W), ``weight`` (O, C/groups, kd, kh, kw);
+    """3-D cross-correlation: ``input`` (N, C, D, H, W) or (C, D, H, W), ``weight`` (O, C/groups, kd, kh, kw);
     ``padding`` an int, a triple, ``"valid"`` or ``"same"`` (stride 1)."""
-    x = _tensor(x)
-    w = _tensor(weight, x)
+    input = _tensor(input)
+    w = _tensor(weight, input)
     if w.ndim != 5:
         raise ValueError(f"conv3d: expected a 5-D weight (O, C/groups, kd, kh, kw), got shape {w.shape}")
-    x, unbatched = _batched(x, "conv3d", 3)
-    _check_input_dtype("conv3d", x, w)
+    input, unbatched = _batched(input, "conv3d", 3)
+    _check_input_dtype("conv3d", input, w)
     st, dl = _triple(stride, "stride"), _triple(dilation, "dilation")
     if min(st) < 1 or min(dl) < 1:
         raise ValueError(f"conv3d: stride and dilation must be >= 1, got {st}, {dl}")
-    if x.shape[1] != w.shape[1] * groups:
-        raise ValueError(f"conv3d: input of shape {x.shape} has {x.shape[1]} channels, but weight of shape "
+    if input.shape[1] != w.shape[1] * groups:
+        raise ValueError(f"conv3d: input of shape {input.shape} has {input.shape[1]} channels, but weight of shape "
                          f"{w.shape} expects {w.shape[1] * groups}")
-    x, _ = _padding(x, padding, st, dl, tuple(w.shape[2:]))
-    n, c, d = x.shape[:3]
+    input, _ = _padding(input, padding, st, dl, tuple(w.shape[2:]))
+    n, c, d = input.shape[:3]
     kd = w.shape[2]
     depth = (d - dl[0] * (kd - 1) - 1) // st[0] + 1
     if depth < 1:
@@ -75,32 +75,32 @@ def conv3d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any 
     out = None
     for i in range(kd):
         start = i * dl[0]
-        sl = x[:, :, start:start + st[0] * (depth - 1) + 1:st[0]]  # (N, C, Do, H, W)
+        sl = input[:, :, start:start + st[0] * (depth - 1) + 1:st[0]]  # (N, C, Do, H, W)
         flat = mf.reshape(mf.moveaxis(sl, 2, 1), (n * depth, c) + sl.shape[3:])
         part = conv2d(flat, w[:, :, i], None, st[1:], 0, dl[1:], groups)
         out = part if out is None else out + part
     out = mf.moveaxis(mf.reshape(out, (n, depth) + out.shape[1:]), 1, 2)  # (N, O, Do, Ho, Wo)
     if bias is not None:
-        b = _tensor(bias, x)
+        b = _tensor(bias, input)
         if b.shape != (w.shape[0],):
             raise ValueError(f"conv3d: bias must have shape ({w.shape[0]},), got {b.shape}")
         out = out + mf.reshape(b, (1, -1, 1, 1, 1))
     return mf.squeeze(out, 0) if unbatched else out
 
 
-def conv_transpose3d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
+def conv_transpose3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
                      output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
-    """The transpose (gradient) of ``conv3d``: ``x`` (N, C_in, D, H, W) or (C_in, D, H, W), ``weight``
+    """The transpose (gradient) of ``conv3d``: ``input`` (N, C_in, D, H, W) or (C_in, D, H, W), ``weight``
     (C_in, C_out/groups, kd, kh, kw); output size per axis ``(n - 1) * stride - 2 * padding +
     dilation * (k - 1) + output_padding + 1``.  As ``conv_transpose2d``: zeros inserted between the
     input's elements, padding, and ``conv3d`` with the flipped kernel."""
-    return _conv_transpose("conv_transpose3d", conv3d, x, weight, bias, stride, padding, output_padding,
+    return _conv_transpose("conv_transpose3d", conv3d, input, weight, bias, stride, padding, output_padding,
                            groups, dilation, 3)
 
 
-def adaptive_avg_pool3d(x: Any, output_size: Any) -> Tensor:
+def adaptive_avg_pool3d(input: Any, output_size: Any) -> Tensor:
     """Average over PyTorch's adaptive windows of (N, C, D, H, W) or (C, D, H, W) so the output is
     ``output_size`` (an int or a triple; ``None`` keeps that axis)."""
-    x, unbatched = _batched(_tensor(x), "adaptive_avg_pool3d", 3)
-    out = interpolate(x, size=_adaptive_sizes(x, output_size, "adaptive_avg_pool3d"), mode="area")
+    input, unbatched = _batched(_tensor(input), "adaptive_avg_pool3d", 3)
+    out = interpolate(input, size=_adaptive_sizes(input, output_size, "adaptive_avg_pool3d"), mode="area")
     return mf.squeeze(out, 0) if unbatched else out

@@ -26,11 +26,12 @@ def _p_norm(x: Tensor, p: float, axis: int, keepdims: bool = False) -> Tensor:
     return _linalg.norm(x, float(p), axis=axis, keepdims=keepdims)
 
 
-def normalize(x: Any, p: float = 2.0, axis: int | None = None, eps: float = 1e-12, *, dim: int | None = None) -> Tensor:
+def normalize(input: Any, p: float = 2.0, axis: int | None = None, eps: float = 1e-12, *,
+              dim: int | None = None) -> Tensor:
     """``x / max(||x||_p, eps)`` along ``axis`` (PyTorch's default ``dim=1``)."""
-    x = _tensor(x)
+    input = _tensor(input)
     ax = _axis(axis, dim, default=1)
-    return x / mf.maximum(_p_norm(x, p, ax, keepdims=True), eps)
+    return input / mf.maximum(_p_norm(input, p, ax, keepdims=True), eps)
 
 
 def cosine_similarity(x1: Any, x2: Any, axis: int | None = None, eps: float = 1e-8, *,
@@ -59,17 +60,17 @@ def pairwise_distance(x1: Any, x2: Any, p: float = 2.0, eps: float = 1e-6, keepd
     return _p_norm(d, p, -1, keepdims=keepdim)
 
 
-def pdist(x: Any, p: float = 2.0) -> Tensor:
-    """The ``p``-norm distances between the rows of an (N, M) ``x``, upper triangle row by row:
+def pdist(input: Any, p: float = 2.0) -> Tensor:
+    """The ``p``-norm distances between the rows of an (N, M) ``input``, upper triangle row by row:
     ``N (N - 1) / 2`` values."""
-    x = _tensor(x)
-    if x.ndim != 2:
-        raise ValueError(f"pdist: expected a 2-D (N, M) input, got shape {x.shape}")
+    input = _tensor(input)
+    if input.ndim != 2:
+        raise ValueError(f"pdist: expected a 2-D (N, M) input, got shape {input.shape}")
     if p < 0:
         raise ValueError(f"pdist: p must be >= 0, got {p}")
-    n = x.shape[0]
+    n = input.shape[0]
     i, j = (a.tolist() for a in host_numpy.triu_indices(n, 1))
-    return _p_norm(mf.take(x, i, axis=0) - mf.take(x, j, axis=0), p, -1)
+    return _p_norm(mf.take(input, i, axis=0) - mf.take(input, j, axis=0), p, -1)
 
 
 def cdist(x1: Any, x2: Any, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:

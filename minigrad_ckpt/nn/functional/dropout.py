@@ -27,20 +27,20 @@ def _tensor_and_probability(name: str, x: Any, p: float) -> Tensor:
     return _tensor(x)
 
 
-def dropout(x: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)``.
 
     The randomness is one key drawn from the engine generator and stored on
     the op, so a checkpoint replay regenerates the same mask.
     """
     if inplace:
-        return written_in_place("dropout", x, dropout(x, p, training))
-    x = _tensor_and_probability("dropout", x, p)
+        return written_in_place("dropout", input, dropout(input, p, training))
+    input = _tensor_and_probability("dropout", input, p)
     if not training or p == 0.0:
-        return x
+        return input
     if p == 1.0:
-        return x * 0.0
-    return apply(_drop.Dropout(p=float(p), key=_random.next_key()), x)
+        return input * 0.0
+    return apply(_drop.Dropout(p=float(p), key=_random.next_key()), input)
 
 
 def _channel_dropout(x: Any, p: float, training: bool, name: str, spatial: int) -> Tensor:
@@ -57,65 +57,66 @@ def _channel_dropout(x: Any, p: float, training: bool, name: str, spatial: int) 
     return x * dropout(ones, p, True)
 
 
-def dropout1d(x: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+def dropout1d(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels (axis 1 of (N, C, L), axis 0 of (C, L)) with probability ``p``."""
     if inplace:
-        return written_in_place("dropout1d", x, dropout1d(x, p, training))
-    return _channel_dropout(x, p, training, "dropout1d", 1)
+        return written_in_place("dropout1d", input, dropout1d(input, p, training))
+    return _channel_dropout(input, p, training, "dropout1d", 1)
 
 
-def dropout2d(x: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+def dropout2d(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels (axis 1 of (N, C, H, W), axis 0 of (C, H, W)) with probability ``p``.
 
     The channel mask is a dropout of ones (one key on the tape), broadcast over
     the spatial axes: a checkpoint replay regenerates it exactly.
     """
     if inplace:
-        return written_in_place("dropout2d", x, dropout2d(x, p, training))
-    return _channel_dropout(x, p, training, "dropout2d", 2)
+        return written_in_place("dropout2d", input, dropout2d(input, p, training))
+    return _channel_dropout(input, p, training, "dropout2d", 2)
 
 
-def dropout3d(x: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+def dropout3d(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels (axis 1 of (N, C, D, H, W), axis 0 of (C, D, H, W)) with probability ``p``."""
     if inplace:
-        return written_in_place("dropout3d", x, dropout3d(x, p, training))
-    return _channel_dropout(x, p, training, "dropout3d", 3)
+        return written_in_place("dropout3d", input, dropout3d(input, p, training))
+    return _channel_dropout(input, p, training, "dropout3d", 3)
 
 
 # -alpha * scale of SELU: the value SELU gives very negative inputs, which alpha dropout drops to
 _ALPHA_PRIME = 1.7580993408473766
 
 
-def alpha_dropout(x: Any, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+def alpha_dropout(input: Any, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
     """Dropout for SELU networks: dropped elements become SELU's negative saturation value
     and an affine map ``a * y + b`` restores zero mean and unit variance (PyTorch's formula,
     ``a = ((1 - p) (1 + p alpha'^2))^(-1/2)``); identity outside training."""
     if inplace:
-        return written_in_place("alpha_dropout", x, alpha_dropout(x, p, training))
-    x = _tensor_and_probability("alpha_dropout", x, p)
+        return written_in_place("alpha_dropout", input, alpha_dropout(input, p, training))
+    input = _tensor_and_probability("alpha_dropout", input, p)
     if not training or p == 0.0:
-        return x
+        return input
     if p == 1.0:
-        return x * 0.0
+        return input * 0.0
     a = 1.0 / ((_ALPHA_PRIME ** 2 * p + 1) * (1 - p)) ** 0.5
     # a (keep x + (keep - 1) alpha') + alpha' a p  =  a (1 - p) dropout(x + alpha') - alpha' a (1 - p):
     # one dropout of a value computed from x, so a checkpoint replays the mask from its key
-    return dropout(x + _ALPHA_PRIME, p, True) * (a * (1 - p)) - _ALPHA_PRIME * a * (1 - p)
+    return dropout(input + _ALPHA_PRIME, p, True) * (a * (1 - p)) - _ALPHA_PRIME * a * (1 - p)
 
 
-def feature_alpha_dropout(x: Any, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+def feature_alpha_dropout(input: Any, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
     """Alpha dropout of whole channels: the mask is drawn per ``(N, C)`` pair (axes 0 and 1, as
     PyTorch's, also for a 2-D input) and broadcast over the rest; :func:`alpha_dropout`'s affine
     map."""
-    x = _tensor_and_probability("feature_alpha_dropout", x, p)
+    input = _tensor_and_probability("feature_alpha_dropout", input, p)
     if inplace:
-        return written_in_place("feature_alpha_dropout", x, feature_alpha_dropout(x, p, training))
-    if x.ndim < 2:
-        raise ValueError(f"feature_alpha_dropout: expected at least a 2-D (N, C, ...) input, got shape {x.shape}")
+        return written_in_place("feature_alpha_dropout", input, feature_alpha_dropout(input, p, training))
+    if input.ndim < 2:
+        raise ValueError(f"feature_alpha_dropout: expected at least a 2-D (N, C, ...) input, got shape {input.shape}")
     if not training or p == 0.0:
-        return x
+        return input
     if p == 1.0:
-        return x * 0.0
+        return input * 0.0
     a = 1.0 / ((_ALPHA_PRIME ** 2 * p + 1) * (1 - p)) ** 0.5
-    ones = Tensor.constant(x.device.xp.ones(x.shape[:2] + (1,) * (x.ndim - 2), dtype=x.dtype), x.device)
-    return (x + _ALPHA_PRIME) * dropout(ones, p, True) * (a * (1 - p)) - _ALPHA_PRIME * a * (1 - p)
+    mask_shape = input.shape[:2] + (1,) * (input.ndim - 2)
+    ones = Tensor.constant(input.device.xp.ones(mask_shape, dtype=input.dtype), input.device)
+    return (input + _ALPHA_PRIME) * dropout(ones, p, True) * (a * (1 - p)) - _ALPHA_PRIME * a * (1 - p)

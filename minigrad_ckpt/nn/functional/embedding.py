@@ -63,16 +63,16 @@ def _embedding_renorm_(w: Tensor, ids: Tensor, max_norm: float, norm_type: float
         w[rows] = sel * scale[:, None]  # in place under no_grad: restamps the version
 
 
-def one_hot(t: Any, num_classes: int = -1) -> Tensor:
+def one_hot(input: Any, num_classes: int = -1) -> Tensor:
     """Integer class indices to a one-hot int64 tensor with a new last axis."""
-    t = _tensor(t)
-    if t.dtype.kind not in "iu":
-        raise TypeError(f"one_hot: expects integers, got {t.dtype}")
-    xp = t.device.xp
-    lo = xp.scalar(xp.min(t._data)) if t.size else 0
-    hi = xp.scalar(xp.max(t._data)) if t.size else -1
+    input = _tensor(input)
+    if input.dtype.kind not in "iu":
+        raise TypeError(f"one_hot: expects integers, got {input.dtype}")
+    xp = input.device.xp
+    lo = xp.scalar(xp.min(input._data)) if input.size else 0
+    hi = xp.scalar(xp.max(input._data)) if input.size else -1
     n = hi + 1 if num_classes < 0 else num_classes
-    if t.size and (lo < 0 or hi >= n):
+    if input.size and (lo < 0 or hi >= n):
         raise IndexError(f"one_hot: class values must be in [0, {n})")
-    out = (t._data[..., None] == xp.arange(n)).astype(xp.int64)
-    return Tensor.constant(out, t.device)
+    out = (input._data[..., None] == xp.arange(n)).astype(xp.int64)
+    return Tensor.constant(out, input.device)

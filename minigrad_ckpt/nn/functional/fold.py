@@ -40,36 +40,37 @@ def _geometry(name: str, spatial: tuple[int, int], kernel_size: Any, dilation: A
     return rows * wp + cols, (hp, wp), p, (blocks[0], blocks[1])
 
 
-def unfold(x: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
+def unfold(input: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
     """The sliding blocks of (N, C, H, W) (or (C, H, W)) as columns: (N, C * kh * kw, L)."""
-    x, unbatched = _batched(_tensor(x), "unfold")
-    n, c = x.shape[:2]
-    pos, (hp, wp), p, _ = _geometry("unfold", x.shape[2:], kernel_size, dilation, padding, stride)
-    padded = mf.pad(x, [(0, 0), (0, 0), (p[0], p[0]), (p[1], p[1])])
+    input, unbatched = _batched(_tensor(input), "unfold")
+    n, c = input.shape[:2]
+    pos, (hp, wp), p, _ = _geometry("unfold", input.shape[2:], kernel_size, dilation, padding, stride)
+    padded = mf.pad(input, [(0, 0), (0, 0), (p[0], p[0]), (p[1], p[1])])
     cols = mf.take(mf.reshape(padded, (n, c, hp * wp)), pos.reshape(-1).tolist(), axis=2)
     out = mf.reshape(cols, (n, c * pos.shape[0], pos.shape[1]))
     return mf.squeeze(out, 0) if unbatched else out
 
 
-def fold(x: Any, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
+def fold(input: Any, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+         stride: Any = 1) -> Tensor:
     """Sum the columns of (N, C * kh * kw, L) (or 2-D) back into their blocks of an
     (N, C) + ``output_size`` plane: ``unfold``'s adjoint."""
-    x = _tensor(x)
-    if x.ndim not in (2, 3):
-        raise ValueError(f"fold: expected a 2-D or 3-D input, got shape {x.shape}")
-    unbatched = x.ndim == 2
+    input = _tensor(input)
+    if input.ndim not in (2, 3):
+        raise ValueError(f"fold: expected a 2-D or 3-D input, got shape {input.shape}")
+    unbatched = input.ndim == 2
     if unbatched:
-        x = mf.expand_dims(x, 0)
+        input = mf.expand_dims(input, 0)
     size = _pair(output_size, "output_size")
     pos, (hp, wp), p, blocks = _geometry("fold", size, kernel_size, dilation, padding, stride)
-    n, ck, length = x.shape
+    n, ck, length = input.shape
     k = pos.shape[0]
     if ck % k or length != pos.shape[1]:
-        raise ValueError(f"fold: input of shape {x.shape} needs C * {k} channels and {pos.shape[1]} blocks "
+        raise ValueError(f"fold: input of shape {input.shape} needs C * {k} channels and {pos.shape[1]} blocks "
                          f"({blocks[0]} x {blocks[1]}) for output_size {size}")
     c = ck // k
-    where = Tensor.constant(x.device.xp.asarray(pos.reshape(-1)), x.device)
+    where = Tensor.constant(input.device.xp.asarray(pos.reshape(-1)), input.device)
     flat = mf.index_add((n, c, hp * wp), (slice(None), slice(None), where),
-                        mf.reshape(x, (n, c, k * length)))
+                        mf.reshape(input, (n, c, k * length)))
     out = mf.reshape(flat, (n, c, hp, wp))[:, :, p[0]:p[0] + size[0], p[1]:p[1] + size[1]]
     return mf.squeeze(out, 0) if unbatched else out

@@ -9,18 +9,19 @@ from typing import Any
 from ... import functional as mf
 from ...functional import _tensor
 from ...tensor import Tensor
-from .loss import _check_reduction, _reduce
+from .loss import _check_reduction, _reduce, _reduction_of
 
 __all__ = [
     "poisson_nll_loss", "gaussian_nll_loss",
 ]
 
 
-def poisson_nll_loss(input: Any, target: Any, log_input: bool = True, full: bool = False, eps: float = 1e-8,
-                     reduction: str = "mean") -> Tensor:
+def poisson_nll_loss(input: Any, target: Any, log_input: bool = True, full: bool = False, size_average: Any = None,
+                     eps: float = 1e-8, reduce: Any = None, reduction: str = "mean") -> Tensor:
     """The Poisson negative log-likelihood of ``target`` counts: ``exp(input) - target * input``
     (``log_input=True``) or ``input - target * log(input + eps)``; ``full=True`` adds the Stirling
     term ``target log(target) - target + log(2 pi target) / 2`` where ``target > 1``."""
+    reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     x = _tensor(input)
     y = _tensor(target, x)

@@ -19,11 +19,11 @@ __all__ = [
 _LINEAR = _la.Linear()
 
 
-def linear(x: Any, weight: Any, bias: Any = None) -> Tensor:
+def linear(input: Any, weight: Any, bias: Any = None) -> Tensor:
     """``x @ weight.T + bias`` (weight is (out_features, in_features))."""
-    x = _tensor(x)
-    w = _tensor(weight, x)
-    xs, ws = x._data.shape, w._data.shape  # (read once: Tensor.shape is a property call each time)
+    input = _tensor(input)
+    w = _tensor(weight, input)
+    xs, ws = input._data.shape, w._data.shape  # (read once: Tensor.shape is a property call each time)
     if not xs or xs[-1] != ws[-1]:
         raise ValueError(
             f"linear: input of shape {xs} does not match weight of shape {ws} "
@@ -31,13 +31,13 @@ def linear(x: Any, weight: Any, bias: Any = None) -> Tensor:
         )
     if len(ws) != 2:
         raise ValueError(f"linear: weight must be 2-D (out_features, in_features), got {ws}")
-    _check_input_dtype("linear", x, w)
+    _check_input_dtype("linear", input, w)
     b = None
     if bias is not None:
-        b = _tensor(bias, x)
+        b = _tensor(bias, input)
         if b._data.shape != ws[:1]:
             raise ValueError(f"linear: bias of shape {b.shape} does not match weight of shape {ws}")
-    return apply(_LINEAR, x, w, b)
+    return apply(_LINEAR, input, w, b)
 
 
 def bilinear(input1: Any, input2: Any, weight: Any, bias: Any = None) -> Tensor:

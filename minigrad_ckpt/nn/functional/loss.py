@@ -247,15 +247,34 @@ def _uniform_target_loss(x: Tensor, logp: Tensor, tgt: Tensor, axis: int, weight
     return mf.sum(smooth) / denom
 
 
-def mse_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
+def _weighted(name: str, losses: Tensor, weight: Any, reduction: str, mean_by_weight: bool) -> Tensor:
+    """PyTorch's ``weight=`` of the regression losses: each element's loss times its weight, then
+    ``"mean"`` divides by the weights' sum (``mean_by_weight``: mse, l1) or by the count (huber)."""
+    w = _tensor(weight, losses)
+    if w.shape != losses.shape:
+        raise ValueError(f"{name}: weights and input must have the same size, got {w.shape} and {losses.shape}")
+    weighted = losses * w
+    if reduction == "none":
+        return weighted
+    if reduction == "sum" or not mean_by_weight:
+        return _reduce(weighted, reduction)
+    return mf.sum(weighted) / mf.sum(w)
+
+
+def mse_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
+             weight: Any = None) -> Tensor:
     """Mean squared error ``(input - target) ** 2``; the shapes must be equal.
 
     PyTorch only warns when they differ and then broadcasts, which silently
-    computes something else; here it is an error.
+    computes something else; here it is an error. ``weight`` (the input's shape) weighs each
+    element; the mean is then over the weights' sum, as PyTorch's.
     """
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     x, y = _input_and_target("mse_loss", input, target)
+    if weight is not None:
+        d = x - y
+        return _weighted("mse_loss", d * d, weight, reduction, mean_by_weight=True)
     if _complex(x, y):
         d = x - y
         return _reduce(d * d, reduction)
@@ -285,11 +304,15 @@ def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None
     return _reduce(loss, reduction)
 
 
-def l1_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
-    """Mean absolute error ``|input - target|`` (the shapes must be equal)."""
+def l1_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
+            weight: Any = None) -> Tensor:
+    """Mean absolute error ``|input - target|`` (the shapes must be equal); ``weight`` as
+    :func:`mse_loss`'s."""
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     x, y = _input_and_target("l1_loss", input, target)
+    if weight is not None:
+        return _weighted("l1_loss", mf.abs(x - y), weight, reduction, mean_by_weight=True)
     if _complex(x, y):
         return _reduce(mf.abs(x - y), reduction)
     return apply(_regression.L1Loss(reduction=reduction), x, y)
@@ -308,12 +331,16 @@ def smooth_l1_loss(input: Any, target: Any, size_average: Any = None, reduce: An
     return apply(_regression.SmoothL1Loss(beta=float(beta), reduction=reduction), x, y)
 
 
-def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 1.0) -> Tensor:
-    """``0.5 d^2`` where ``|d| <= delta``, else ``delta (|d| - 0.5 delta)``."""
+def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 1.0, weight: Any = None) -> Tensor:
+    """``0.5 d^2`` where ``|d| <= delta``, else ``delta (|d| - 0.5 delta)``; ``weight`` (the input's
+    shape) weighs each element, and the mean stays over the count (PyTorch's, unlike mse's)."""
     _check_reduction(reduction)
     if delta <= 0:
         raise ValueError(f"huber_loss: delta must be > 0, got {delta}")
     x, y = _input_and_target("huber_loss", input, target)
+    if weight is not None:
+        losses = apply(_regression.HuberLoss(delta=float(delta), reduction="none"), x, y)
+        return _weighted("huber_loss", losses, weight, reduction, mean_by_weight=False)
     return apply(_regression.HuberLoss(delta=float(delta), reduction=reduction), x, y)
 
 
@@ -364,11 +391,12 @@ def _hinge(z: Tensor) -> Tensor:
 
 
 def cosine_embedding_loss(input1: Any, input2: Any, target: Any, margin: float = 0.0,
-                          reduction: str = "mean") -> Tensor:
+                          size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
     """``1 - cos(x1, x2)`` where ``target == 1``, ``max(0, cos(x1, x2) - margin)`` where ``target == -1``.
 
     The cosine is over the last axis, with PyTorch's ``eps = 1e-12`` guard on each squared norm.
     """
+    reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     a = _tensor(input1)
     b = _tensor(input2, a)

@@ -37,16 +37,16 @@ def _lp_pool(spatial: int, x: Any, norm_type: float, kernel_size: Any, stride: A
     return mf.power(mf.sign(out) * relu(mf.abs(out)) * size, 1.0 / norm_type)
 
 
-def lp_pool1d(x: Any, norm_type: float, kernel_size: int, stride: Any = None, ceil_mode: bool = False) -> Tensor:
+def lp_pool1d(input: Any, norm_type: float, kernel_size: int, stride: Any = None, ceil_mode: bool = False) -> Tensor:
     """The ``norm_type``-norm of each window of the last axis of (N, C, L) or (C, L)."""
-    return _lp_pool(1, x, norm_type, kernel_size, stride, ceil_mode)
+    return _lp_pool(1, input, norm_type, kernel_size, stride, ceil_mode)
 
 
-def lp_pool2d(x: Any, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
+def lp_pool2d(input: Any, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
     """The ``norm_type``-norm of each window of (N, C, H, W) or (C, H, W)."""
-    return _lp_pool(2, x, norm_type, kernel_size, stride, ceil_mode)
+    return _lp_pool(2, input, norm_type, kernel_size, stride, ceil_mode)
 
 
-def lp_pool3d(x: Any, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
+def lp_pool3d(input: Any, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
     """The ``norm_type``-norm of each window of (N, C, D, H, W) or (C, D, H, W)."""
-    return _lp_pool(3, x, norm_type, kernel_size, stride, ceil_mode)
+    return _lp_pool(3, input, norm_type, kernel_size, stride, ceil_mode)

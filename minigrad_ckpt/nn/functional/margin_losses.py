@@ -20,7 +20,7 @@ from ...tensor import Tensor
 from .activation import logsigmoid, relu
 from .distance import pairwise_distance
 from .inputs import _zeros_like
-from .loss import _check_reduction, _hinge, _reduce
+from .loss import _check_reduction, _hinge, _reduce, _reduction_of
 
 __all__ = [
     "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
@@ -29,17 +29,20 @@ __all__ = [
 
 
 def margin_ranking_loss(input1: Any, input2: Any, target: Any, margin: float = 0.0,
-                        reduction: str = "mean") -> Tensor:
+                        size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
     """``max(0, -target * (input1 - input2) + margin)``: ``target = 1`` asks ``input1`` to rank higher."""
+    reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     a = _tensor(input1)
     b, y = _tensor(input2, a), _tensor(target, a)
     return _reduce(_hinge(-y * (a - b) + margin), reduction)
 
 
-def hinge_embedding_loss(input: Any, target: Any, margin: float = 1.0, reduction: str = "mean") -> Tensor:
+def hinge_embedding_loss(input: Any, target: Any, margin: float = 1.0, size_average: Any = None,
+                         reduce: Any = None, reduction: str = "mean") -> Tensor:
     """``input`` where ``target == 1``, ``max(0, margin - input)`` where ``target == -1`` (PyTorch adds
     both terms for any other target value)."""
+    reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     x = _tensor(input)
     y = _tensor(target, x)
@@ -48,17 +51,21 @@ def hinge_embedding_loss(input: Any, target: Any, margin: float = 1.0, reduction
     return _reduce(loss, reduction)
 
 
-def soft_margin_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:
+def soft_margin_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None,
+                     reduction: str = "mean") -> Tensor:
     """``log(1 + exp(-target * input))`` (targets +-1), computed stably."""
+    reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     x = _tensor(input)
     y = _tensor(target, x)
     return _reduce(-logsigmoid(y * x), reduction)
 
 
-def multilabel_soft_margin_loss(input: Any, target: Any, weight: Any = None, reduction: str = "mean") -> Tensor:
+def multilabel_soft_margin_loss(input: Any, target: Any, weight: Any = None, size_average: Any = None,
+                                reduce: Any = None, reduction: str = "mean") -> Tensor:
     """Binary cross entropy of logits per class (targets 0/1), optionally weighted, averaged over
     the classes (the last axis), then reduced over the batch."""
+    reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     x = _tensor(input)
     y = _tensor(target, x)
@@ -84,9 +91,10 @@ def _class_rows(name: str, x: Tensor) -> Tensor:
 
 
 def multi_margin_loss(input: Any, target: Any, p: int = 1, margin: float = 1.0, weight: Any = None,
-                      reduction: str = "mean") -> Tensor:
+                      size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
     """The multi-class hinge: ``sum_{i != y} max(0, margin - x[y] + x[i])^p / C`` per sample
     (``p`` 1 or 2), times ``weight[y]`` when given."""
+    reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     if p not in (1, 2):
         raise ValueError(f"multi_margin_loss: p must be 1 or 2, got {p}")
@@ -108,10 +116,12 @@ def multi_margin_loss(input: Any, target: Any, p: int = 1, margin: float = 1.0, 
     return _reduce(loss if x.ndim == 2 else mf.reshape(loss, ()), reduction)
 
 
-def multilabel_margin_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:
+def multilabel_margin_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None,
+                           reduction: str = "mean") -> Tensor:
     """The multi-label hinge: for each sample, ``sum_{j in targets, i not in targets}
     max(0, 1 - (x[j] - x[i])) / C``; a row of ``target`` lists the class indices, ended by the
     first -1 (PyTorch's layout). A class listed twice counts twice, as in PyTorch."""
+    reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     x = _tensor(input)
     rows = _class_rows("multilabel_margin_loss", x)
@@ -134,13 +144,14 @@ def multilabel_margin_loss(input: Any, target: Any, reduction: str = "mean") -> 
 
 
 def triplet_margin_loss(anchor: Any, positive: Any, negative: Any, margin: float = 1.0, p: float = 2,
-                        eps: float = 1e-6, swap: bool = False, reduction: str = "mean") -> Tensor:
+                        eps: float = 1e-6, swap: bool = False, size_average: Any = None, reduce: Any = None,
+                        reduction: str = "mean") -> Tensor:
     """``max(margin + d(a, p) - d(a, n), 0)`` with ``d`` the ``pairwise_distance`` (``p``, ``eps``);
     ``swap=True`` uses ``min(d(a, n), d(p, n))`` as the negative distance."""
     def dist(u: Any, v: Any) -> Tensor:
         return pairwise_distance(u, v, p, eps)
     return triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=dist, margin=margin,
-                                             swap=swap, reduction=reduction)
+                                             swap=swap, reduction=_reduction_of(size_average, reduce, reduction))
 
 
 def triplet_margin_with_distance_loss(anchor: Any, positive: Any, negative: Any, *,

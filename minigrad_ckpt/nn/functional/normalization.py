@@ -19,29 +19,30 @@ __all__ = [
 ]
 
 
-def layer_norm(x: Any, normalized_shape: Any, weight: Any = None, bias: Any = None,
+def layer_norm(input: Any, normalized_shape: Any, weight: Any = None, bias: Any = None,
                eps: float = 1e-5) -> Tensor:
     """Normalize over the trailing ``normalized_shape`` axes, then ``* weight + bias``."""
-    x = _tensor(x)
+    input = _tensor(input)
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
-    if k == 0 or x.shape[x.ndim - k:] != shape:
+    if k == 0 or input.shape[input.ndim - k:] != shape:
         raise ValueError(
-            f"layer_norm: input of shape {x.shape} does not end with normalized_shape {shape}"
+            f"layer_norm: input of shape {input.shape} does not end with normalized_shape {shape}"
         )
-    axes = tuple(range(x.ndim - k, x.ndim))
-    _check_input_dtype("layer_norm", x, weight if isinstance(weight, Tensor) else None)
+    axes = tuple(range(input.ndim - k, input.ndim))
+    _check_input_dtype("layer_norm", input, weight if isinstance(weight, Tensor) else None)
     if weight is not None and bias is not None:  # one op: keeps x, not also the normalized x
-        return apply(_norm.AffineNormalize(axes=axes, eps=float(eps)), x, _tensor(weight, x), _tensor(bias, x))
-    out = apply(_norm.Normalize(axes=axes, eps=float(eps)), x)
+        affine = _tensor(weight, input), _tensor(bias, input)
+        return apply(_norm.AffineNormalize(axes=axes, eps=float(eps)), input, *affine)
+    out = apply(_norm.Normalize(axes=axes, eps=float(eps)), input)
     if weight is not None:
-        out = out * _tensor(weight, x)
+        out = out * _tensor(weight, input)
     if bias is not None:
-        out = out + _tensor(bias, x)
+        out = out + _tensor(bias, input)
     return out
 
 
-def batch_norm(x: Any, running_mean: Any, running_var: Any, weight: Any = None, bias: Any = None,
+def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = None, bias: Any = None,
                training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Batch normalization over every axis but the channel axis 1.
 
@@ -50,77 +51,77 @@ def batch_norm(x: Any, running_mean: Any, running_var: Any, weight: Any = None, 
     ``momentum`` convention: ``new = (1 - momentum) * old + momentum * batch``).
     In evaluation, normalize with the running statistics.
     """
-    x = _tensor(x)
-    if x.ndim < 2:
-        raise ValueError(f"batch_norm: expected at least 2-D input (N, C, ...), got {x.shape}")
-    c = x.shape[1]
+    input = _tensor(input)
+    if input.ndim < 2:
+        raise ValueError(f"batch_norm: expected at least 2-D input (N, C, ...), got {input.shape}")
+    c = input.shape[1]
     for t in (weight, running_mean):
-        _check_input_dtype("batch_norm", x, t if isinstance(t, Tensor) else None)
-    axes = (0,) + tuple(range(2, x.ndim))
-    bshape = (1, c) + (1,) * (x.ndim - 2)
+        _check_input_dtype("batch_norm", input, t if isinstance(t, Tensor) else None)
+    axes = (0,) + tuple(range(2, input.ndim))
+    bshape = (1, c) + (1,) * (input.ndim - 2)
     for name, t in (("running_mean", running_mean), ("running_var", running_var),
                     ("weight", weight), ("bias", bias)):
         if t is not None and tuple(t.shape) != (c,):
-            raise ValueError(f"batch_norm: {name} must have shape ({c},) for input {x.shape}, "
+            raise ValueError(f"batch_norm: {name} must have shape ({c},) for input {input.shape}, "
                              f"got {tuple(t.shape)}")
     if training:
-        n = x.size // c
+        n = input.size // c
         if n <= 1:
             raise ValueError(f"batch_norm: expected more than 1 value per channel when training, "
-                             f"got input of shape {x.shape}")
-        out = _normalize_affine(x, axes, eps, weight, bias, bshape)
+                             f"got input of shape {input.shape}")
+        out = _normalize_affine(input, axes, eps, weight, bias, bshape)
         if running_mean is not None and running_var is not None:
-            xp = x.device.xp
-            mean = xp.mean(x._data, axis=axes)
-            var = xp.var(x._data, axis=axes) * (n / (n - 1))
-            _update_running(running_mean, running_var, mean, var, momentum, x.device)
+            xp = input.device.xp
+            mean = xp.mean(input._data, axis=axes)
+            var = xp.var(input._data, axis=axes) * (n / (n - 1))
+            _update_running(running_mean, running_var, mean, var, momentum, input.device)
         return out
     else:
-        out = _normalize_with(x, running_mean, running_var, eps, bshape, "batch_norm: running statistics are "
+        out = _normalize_with(input, running_mean, running_var, eps, bshape, "batch_norm: running statistics are "
                               "required when training=False")
-    return _per_channel_affine(out, x, weight, bias, bshape)
+    return _per_channel_affine(out, input, weight, bias, bshape)
 
 
-def group_norm(x: Any, num_groups: int, weight: Any = None, bias: Any = None, eps: float = 1e-5) -> Tensor:
+def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None, eps: float = 1e-5) -> Tensor:
     """Normalize over groups of channels (axis 1) and all spatial axes, then ``* weight + bias`` per channel."""
-    x = _tensor(x)
-    if x.ndim < 2 or x.shape[1] % num_groups:
-        raise ValueError(f"group_norm: input of shape {x.shape} needs channels (axis 1) divisible by "
+    input = _tensor(input)
+    if input.ndim < 2 or input.shape[1] % num_groups:
+        raise ValueError(f"group_norm: input of shape {input.shape} needs channels (axis 1) divisible by "
                          f"num_groups={num_groups}")
-    _check_input_dtype("group_norm", x, weight if isinstance(weight, Tensor) else None)
-    n, c = x.shape[0], x.shape[1]
+    _check_input_dtype("group_norm", input, weight if isinstance(weight, Tensor) else None)
+    n, c = input.shape[0], input.shape[1]
     if weight is not None and bias is not None:  # one op on (N, G, C/G, *spatial): it keeps x only
-        grouped = (n, num_groups, c // num_groups) + x.shape[2:]  # (the statistics are the same numbers)
-        w, b = (mf.reshape(_tensor(t, x), (1, num_groups, c // num_groups) + (1,) * (x.ndim - 2))
+        grouped = (n, num_groups, c // num_groups) + input.shape[2:]  # (the statistics are the same numbers)
+        w, b = (mf.reshape(_tensor(t, input), (1, num_groups, c // num_groups) + (1,) * (input.ndim - 2))
                 for t in (weight, bias))
-        op = _norm.AffineNormalize(axes=tuple(range(2, x.ndim + 1)), eps=float(eps))
-        return mf.reshape(apply(op, mf.reshape(x, grouped), w, b), x.shape)
-    per_group = (c // num_groups) * math.prod(x.shape[2:])  # explicit: -1 cannot be inferred for an empty batch
-    g = mf.reshape(x, (n, num_groups, per_group))
-    out = mf.reshape(apply(_norm.Normalize(axes=(2,), eps=float(eps)), g), x.shape)
-    return _per_channel_affine(out, x, weight, bias, (1, c) + (1,) * (x.ndim - 2))
+        op = _norm.AffineNormalize(axes=tuple(range(2, input.ndim + 1)), eps=float(eps))
+        return mf.reshape(apply(op, mf.reshape(input, grouped), w, b), input.shape)
+    per_group = (c // num_groups) * math.prod(input.shape[2:])  # explicit: -1 cannot be inferred for an empty batch
+    g = mf.reshape(input, (n, num_groups, per_group))
+    out = mf.reshape(apply(_norm.Normalize(axes=(2,), eps=float(eps)), g), input.shape)
+    return _per_channel_affine(out, input, weight, bias, (1, c) + (1,) * (input.ndim - 2))
 
 
-def rms_norm(x: Any, normalized_shape: Any, weight: Any = None, eps: float | None = None) -> Tensor:
+def rms_norm(input: Any, normalized_shape: Any, weight: Any = None, eps: float | None = None) -> Tensor:
     """``x / sqrt(mean(x^2 over the trailing normalized_shape axes) + eps) * weight``.
 
     ``eps=None`` is the dtype's machine epsilon, as in PyTorch.
     """
-    x = _tensor(x)
+    input = _tensor(input)
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
-    if k == 0 or x.shape[x.ndim - k:] != shape:
-        raise ValueError(f"rms_norm: input of shape {x.shape} does not end with normalized_shape {shape}")
-    _check_input_dtype("rms_norm", x, weight if isinstance(weight, Tensor) else None)
-    e = float(host_numpy.finfo(x.dtype).eps) if eps is None else float(eps)
-    axes = tuple(range(x.ndim - k, x.ndim))
-    out = x * (1 / mf.sqrt(mf.mean(x * x, axis=axes, keepdims=True) + e))
+    if k == 0 or input.shape[input.ndim - k:] != shape:
+        raise ValueError(f"rms_norm: input of shape {input.shape} does not end with normalized_shape {shape}")
+    _check_input_dtype("rms_norm", input, weight if isinstance(weight, Tensor) else None)
+    e = float(host_numpy.finfo(input.dtype).eps) if eps is None else float(eps)
+    axes = tuple(range(input.ndim - k, input.ndim))
+    out = input * (1 / mf.sqrt(mf.mean(input * input, axis=axes, keepdims=True) + e))
     if weight is not None:
-        out = out * _tensor(weight, x)
+        out = out * _tensor(weight, input)
     return out
 
 
-def instance_norm(x: Any, running_mean: Any = None, running_var: Any = None, weight: Any = None, bias: Any = None,
+def instance_norm(input: Any, running_mean: Any = None, running_var: Any = None, weight: Any = None, bias: Any = None,
                   use_input_stats: bool = True, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalize each channel of each sample over its spatial axes, then ``* weight + bias`` per channel.
 
@@ -128,45 +129,45 @@ def instance_norm(x: Any, running_mean: Any = None, running_var: Any = None, wei
     statistics are updated in place with their mean over the batch (unbiased variances, PyTorch's
     ``momentum``); without, the running statistics normalize (evaluation).
     """
-    x = _tensor(x)
-    if x.ndim < 3:
-        raise ValueError(f"instance_norm: expected (N, C, *spatial) input with a spatial axis, got {x.shape}")
-    _check_input_dtype("instance_norm", x, weight if isinstance(weight, Tensor) else None)
-    c = x.shape[1]
-    spatial = tuple(range(2, x.ndim))
-    bshape = (1, c) + (1,) * (x.ndim - 2)
+    input = _tensor(input)
+    if input.ndim < 3:
+        raise ValueError(f"instance_norm: expected (N, C, *spatial) input with a spatial axis, got {input.shape}")
+    _check_input_dtype("instance_norm", input, weight if isinstance(weight, Tensor) else None)
+    c = input.shape[1]
+    spatial = tuple(range(2, input.ndim))
+    bshape = (1, c) + (1,) * (input.ndim - 2)
     if use_input_stats:
-        m = math.prod(x.shape[2:])
+        m = math.prod(input.shape[2:])
         if m <= 1:
-            raise ValueError(f"instance_norm: expected more than 1 spatial element when training, got {x.shape}")
-        out = _normalize_affine(x, spatial, eps, weight, bias, bshape)
+            raise ValueError(f"instance_norm: expected more than 1 spatial element when training, got {input.shape}")
+        out = _normalize_affine(input, spatial, eps, weight, bias, bshape)
         if running_mean is not None and running_var is not None:
-            xp = x.device.xp
-            mean = xp.mean(xp.mean(x._data, axis=spatial), axis=0)
-            var = xp.mean(xp.var(x._data, axis=spatial), axis=0) * (m / (m - 1))
-            _update_running(running_mean, running_var, mean, var, momentum, x.device)
+            xp = input.device.xp
+            mean = xp.mean(xp.mean(input._data, axis=spatial), axis=0)
+            var = xp.mean(xp.var(input._data, axis=spatial), axis=0) * (m / (m - 1))
+            _update_running(running_mean, running_var, mean, var, momentum, input.device)
         return out
     else:
-        out = _normalize_with(x, running_mean, running_var, eps, bshape, "instance_norm: running statistics are "
+        out = _normalize_with(input, running_mean, running_var, eps, bshape, "instance_norm: running statistics are "
                               "required when use_input_stats=False")
-    return _per_channel_affine(out, x, weight, bias, bshape)
+    return _per_channel_affine(out, input, weight, bias, bshape)
 
 
-def local_response_norm(x: Any, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
+def local_response_norm(input: Any, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
     """``x / (k + alpha * mean(x^2 over the `size` neighbouring channels))^beta`` (AlexNet's
     normalization; the window is zero-padded, ``size // 2`` channels before and ``(size - 1) // 2`` after)."""
-    x = _tensor(x)
-    if x.ndim < 3:
-        raise ValueError(f"local_response_norm: expected (N, C, *spatial) input, got shape {x.shape}")
+    input = _tensor(input)
+    if input.ndim < 3:
+        raise ValueError(f"local_response_norm: expected (N, C, *spatial) input, got shape {input.shape}")
     if int(size) < 1:
         raise ValueError(f"local_response_norm: size must be >= 1, got {size}")
     size = int(size)
-    c = x.shape[1]
-    sq = mf.pad(x * x, [(0, 0), (size // 2, (size - 1) // 2)] + [(0, 0)] * (x.ndim - 2))
+    c = input.shape[1]
+    sq = mf.pad(input * input, [(0, 0), (size // 2, (size - 1) // 2)] + [(0, 0)] * (input.ndim - 2))
     window = sq[:, 0:c]
     for i in range(1, size):
         window = window + sq[:, i:i + c]
-    return x / (window * (alpha / size) + k) ** beta
+    return input / (window * (alpha / size) + k) ** beta
 
 
 def _update_running(running_mean: Tensor, running_var: Tensor, mean: Any, var: Any, momentum: float,

@@ -17,32 +17,32 @@ __all__ = [
 _INDEX_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
 
 
-def pad(x: Any, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
+def pad(input: Any, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
     """PyTorch's ``F.pad``: ``pad`` lists (before, after) pairs from the *last* axis backwards.
 
     ``mode``: ``"constant"`` (``value``, default 0), ``"reflect"`` (mirrored, the edge not
     repeated), ``"replicate"`` (the edge repeated) or ``"circular"`` (wrapped around).  A
     negative width crops.  The gradient of a repeated element is the sum over its copies.
     """
-    x = _tensor(x)
+    input = _tensor(input)
     if not isinstance(mode, str):  # pad(x, pad, 1.5): the value, as this function once took it third
         mode, value = "constant", mode
     pad = tuple(int(p) for p in pad)
-    if len(pad) % 2 or len(pad) // 2 > x.ndim:
+    if len(pad) % 2 or len(pad) // 2 > input.ndim:
         raise ValueError(f"pad: expected an even number of values, at most 2 * ndim, got {pad}")
     if mode != "constant" and mode not in _INDEX_MODES:
         raise ValueError(f"pad: mode must be 'constant', 'reflect', 'replicate' or 'circular', got {mode!r}")
-    widths = [(0, 0)] * x.ndim
+    widths = [(0, 0)] * input.ndim
     for i in range(len(pad) // 2):
-        widths[x.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
-    x = _crop(x, widths)
+        widths[input.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    input = _crop(input, widths)
     grow = [(max(lo, 0), max(hi, 0)) for lo, hi in widths]
     if mode == "constant":
-        return mf.pad(x, grow, constant_values=0.0 if value is None else value)
+        return mf.pad(input, grow, constant_values=0.0 if value is None else value)
     for axis, (lo, hi) in enumerate(grow):
         if lo or hi:
-            x = mf.take(x, _indices(mode, x.shape[axis], lo, hi), axis=axis)
-    return x
+            input = mf.take(input, _indices(mode, input.shape[axis], lo, hi), axis=axis)
+    return input
 
 
 def _crop(x: Tensor, widths: list[tuple[int, int]]) -> Tensor:

@@ -66,17 +66,17 @@ def _batched5(fn: str, x: Any) -> tuple[Tensor, bool]:
     return _batched(_tensor(x), fn, 3)
 
 
-def max_pool3d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+def max_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """Max over 3-D windows; the gradient goes to each window's first maximum.  ``return_indices``
     also returns the flat positions ``(d * H + h) * W + w`` in the input volume."""
-    refuse_complex("max_pool3d", x)
-    x, unbatched = _batched5("max_pool3d", x)
-    k, s, p, d, out = _geometry("max_pool3d", x, kernel_size, stride, padding, dilation, ceil_mode)
-    stacked = _slices(x, k, s, p, d, out, -float("inf"))
-    xp = x.device.xp
+    refuse_complex("max_pool3d", input)
+    input, unbatched = _batched5("max_pool3d", input)
+    k, s, p, d, out = _geometry("max_pool3d", input, kernel_size, stride, padding, dilation, ceil_mode)
+    stacked = _slices(input, k, s, p, d, out, -float("inf"))
+    xp = input.device.xp
     first = xp.argmax(stacked._data, axis=0)  # row-major offset order: the first maximum, NaN first
-    result = mf.take_along_axis(stacked, Tensor.constant(first[None], x.device), axis=0)[0]
+    result = mf.take_along_axis(stacked, Tensor.constant(first[None], input.device), axis=0)[0]
     if unbatched:
         result = mf.squeeze(result, 0)
     if not return_indices:
@@ -85,42 +85,42 @@ def max_pool3d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, d
     grids = np.meshgrid(*(np.arange(o) * ss - pp for o, ss, pp in zip(out, s, p)), indexing="ij")
     host_first = np.asarray(xp.to_host(first))
     pos = [grids[a] + offsets[host_first, a] for a in range(3)]
-    dd_, hh, ww = x.shape[2:]
-    flat = Tensor.constant(xp.asarray(((pos[0] * hh + pos[1]) * ww + pos[2]).astype(np.int64)), x.device)
+    dd_, hh, ww = input.shape[2:]
+    flat = Tensor.constant(xp.asarray(((pos[0] * hh + pos[1]) * ww + pos[2]).astype(np.int64)), input.device)
     return result, (mf.squeeze(flat, 0) if unbatched else flat)
 
 
-def avg_pool3d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+def avg_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """Mean over 3-D windows with PyTorch's divisors (``count_include_pad``, ``ceil_mode``'s clipped
     windows, ``divisor_override``)."""
-    x, unbatched = _batched5("avg_pool3d", x)
+    input, unbatched = _batched5("avg_pool3d", input)
     if divisor_override is not None and int(divisor_override) == 0:
         raise ValueError("avg_pool3d: divisor_override must be non-zero")
-    k, s, p, d, out = _geometry("avg_pool3d", x, kernel_size, stride, padding, 1, ceil_mode)
-    sums = mf.sum(_slices(x, k, s, p, d, out, 0.0), axis=0)
+    k, s, p, d, out = _geometry("avg_pool3d", input, kernel_size, stride, padding, 1, ceil_mode)
+    sums = mf.sum(_slices(input, k, s, p, d, out, 0.0), axis=0)
     if divisor_override is not None:
         result = sums * (1.0 / int(divisor_override))
     else:
         counts = [_window_counts(n, kk, ss, pp, o, count_include_pad)
-                  for n, kk, ss, pp, o in zip(x.shape[2:], k, s, p, out)]
+                  for n, kk, ss, pp, o in zip(input.shape[2:], k, s, p, out)]
         div = counts[0][:, None, None] * counts[1][None, :, None] * counts[2][None, None, :]
-        result = sums / Tensor.constant(x.device.xp.asarray(div.astype(x.dtype)), x.device)
+        result = sums / Tensor.constant(input.device.xp.asarray(div.astype(input.dtype)), input.device)
     return mf.squeeze(result, 0) if unbatched else result
 
 
-def adaptive_max_pool3d(x: Any, output_size: Any, return_indices: bool = False) -> Any:
+def adaptive_max_pool3d(input: Any, output_size: Any, return_indices: bool = False) -> Any:
     """Max over PyTorch's adaptive windows of (N, C, D, H, W) or (C, D, H, W) so the output is
     ``output_size`` (an int or a triple; ``None`` keeps that axis); the gradient goes to each
     window's first maximum (the last NaN in a window with one, as PyTorch's).  ``return_indices=True``
     also returns the flat positions ``(d * H + h) * W + w`` in the input volume (for ``max_unpool3d``)."""
-    return _adaptive_max_pool("adaptive_max_pool3d", x, output_size, return_indices, 3)
+    return _adaptive_max_pool("adaptive_max_pool3d", input, output_size, return_indices, 3)
 
 
-def max_unpool3d(x: Any, indices: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+def max_unpool3d(input: Any, indices: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
                  output_size: Any = None) -> Tensor:
-    """The partial inverse of ``max_pool3d``: each value of ``x`` (N, C, D, H, W) or (C, D, H, W)
+    """The partial inverse of ``max_pool3d``: each value of ``input`` (N, C, D, H, W) or (C, D, H, W)
     placed at its ``indices`` (flat positions in the output volume, ``max_pool3d(...,
     return_indices=True)``'s) in zeros of ``(n - 1) * stride - 2 * padding + kernel_size`` per
     axis (or ``output_size``)."""
-    return _max_unpool("max_unpool3d", x, indices, kernel_size, stride, padding, output_size, 3)
+    return _max_unpool("max_unpool3d", input, indices, kernel_size, stride, padding, output_size, 3)

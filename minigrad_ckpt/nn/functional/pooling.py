@@ -70,7 +70,7 @@ def _window_argmax(routing: Tensor, k: Any, s: Any, p: Any, d: Any, width: int) 
     return Tensor.constant(xp.asarray(rows * width + cols, dtype=xp.int64), routing.device)
 
 
-def max_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+def max_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """Max over windows; the gradient goes to the first maximum of each window (PyTorch).
 
@@ -78,19 +78,19 @@ def max_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, d
     its left padding); ``return_indices=True`` returns ``(out, indices)``, the flat
     position ``row * W + col`` of each maximum in its input plane (for ``max_unpool2d``).
     """
-    refuse_complex("max_pool2d", x)
-    x, unbatched = _batched(_tensor(x), "max_pool2d")
-    k, s, p, d = _pool_args(x, kernel_size, stride, padding, dilation, "max_pool2d")
-    extra = _ceil_extra(x.shape[2:], k, s, p, d, ceil_mode)
-    values, routing = x, x.detach()
+    refuse_complex("max_pool2d", input)
+    input, unbatched = _batched(_tensor(input), "max_pool2d")
+    k, s, p, d = _pool_args(input, kernel_size, stride, padding, dilation, "max_pool2d")
+    extra = _ceil_extra(input.shape[2:], k, s, p, d, ceil_mode)
+    values, routing = input, input.detach()
     if any(extra):  # the partial windows' missing places: never the maximum, no gradient
-        values, routing = _pad_right(x, extra, 0.0), _pad_right(routing, extra, -float("inf"))
-    out = apply(_conv.MaxPool2d(kernel=k, stride=s, padding=p, dilation=d, own_max=values is x), values, routing)
+        values, routing = _pad_right(input, extra, 0.0), _pad_right(routing, extra, -float("inf"))
+    out = apply(_conv.MaxPool2d(kernel=k, stride=s, padding=p, dilation=d, own_max=values is input), values, routing)
     if unbatched:
         out = mf.squeeze(out, 0)
     if not return_indices:
         return out
-    indices = _window_argmax(routing, k, s, p, d, x.shape[3])
+    indices = _window_argmax(routing, k, s, p, d, input.shape[3])
     return out, (mf.squeeze(indices, 0) if unbatched else indices)
 
 
@@ -104,7 +104,7 @@ def _window_counts(size: int, k: int, s: int, p: int, out: int, include_pad: boo
     return host_numpy.minimum(end, size) - host_numpy.maximum(start, 0)
 
 
-def avg_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+def avg_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """Mean over windows (a depthwise convolution with a constant kernel), PyTorch's divisors.
 
@@ -112,15 +112,15 @@ def avg_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, c
     ``ceil_mode=True`` keeps a last partial window, whose divisor counts only the places
     inside the padded input; ``divisor_override`` divides every window's sum by that number.
     """
-    x, unbatched = _batched(_tensor(x), "avg_pool2d")
-    k, s, p, _ = _pool_args(x, kernel_size, stride, padding, 1, "avg_pool2d")
+    input, unbatched = _batched(_tensor(input), "avg_pool2d")
+    k, s, p, _ = _pool_args(input, kernel_size, stride, padding, 1, "avg_pool2d")
     if divisor_override is not None and int(divisor_override) == 0:
         raise ValueError("avg_pool2d: divisor_override must be non-zero")
-    n, c, h, w = x.shape
+    n, c, h, w = input.shape
     extra = _ceil_extra((h, w), k, s, p, (1, 1), ceil_mode)
-    xp = x.device.xp
-    ones = Tensor.constant(xp.full((1, 1) + k, 1.0, dtype=x.dtype), x.device)
-    flat = mf.reshape(x, (n * c, 1, h, w))
+    xp = input.device.xp
+    ones = Tensor.constant(xp.full((1, 1) + k, 1.0, dtype=input.dtype), input.device)
+    flat = mf.reshape(input, (n * c, 1, h, w))
     if any(extra):
         flat = _pad_right(flat, extra, 0.0)
     sums = apply(_conv.Conv2d(stride=s, padding=p, dilation=(1, 1), groups=1), flat, ones)
@@ -133,17 +133,17 @@ def avg_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, c
         if (counts == counts.flat[0]).all():  # one divisor for every window: a scalar
             out = sums * (1.0 / int(counts.flat[0]))
         else:
-            out = sums / Tensor.constant(xp.asarray(counts.astype(x.dtype)), x.device)
+            out = sums / Tensor.constant(xp.asarray(counts.astype(input.dtype)), input.device)
     out = mf.reshape(out, (n, c) + out.shape[2:])
     return mf.squeeze(out, 0) if unbatched else out
 
 
-def max_pool1d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+def max_pool1d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """Max over windows of the last axis of (N, C, L) or (C, L); the keywords as ``max_pool2d``'s
     (``return_indices`` gives positions along L)."""
-    refuse_complex("max_pool1d", x)
-    x2, unbatched = _as_2d(_tensor(x), "max_pool1d")
+    refuse_complex("max_pool1d", input)
+    x2, unbatched = _as_2d(_tensor(input), "max_pool1d")
     k = _single(kernel_size, "kernel_size")
     s = k if stride is None or stride == () or stride == [] else _single(stride, "stride")
     out = max_pool2d(x2, (1, k), (1, s), (0, _single(padding, "padding")), (1, _single(dilation, "dilation")),
@@ -153,10 +153,10 @@ def max_pool1d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, d
     return _from_2d(out, unbatched)
 
 
-def avg_pool1d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+def avg_pool1d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:
     """Mean over windows of the last axis of (N, C, L) or (C, L); the keywords as ``avg_pool2d``'s."""
-    x2, unbatched = _as_2d(_tensor(x), "avg_pool1d")
+    x2, unbatched = _as_2d(_tensor(input), "avg_pool1d")
     k = _single(kernel_size, "kernel_size")
     s = k if stride is None or stride == () or stride == [] else _single(stride, "stride")
     out = avg_pool2d(x2, (1, k), (1, s), (0, _single(padding, "padding")), ceil_mode=ceil_mode,
@@ -236,10 +236,10 @@ def _adaptive_max_pool(name: str, x: Any, output_size: Any, return_indices: bool
     return (out, idx) if return_indices else out
 
 
-def adaptive_avg_pool2d(x: Any, output_size: Any) -> Tensor:
+def adaptive_avg_pool2d(input: Any, output_size: Any) -> Tensor:
     """Average over PyTorch's adaptive windows so the output is ``output_size`` (an int, a pair,
     ``None`` keeps that axis); evenly dividing sizes are one ``avg_pool2d``."""
-    xt = _tensor(x)
+    xt = _tensor(input)
     if xt.ndim in (3, 4):
         h, w = xt.shape[-2:]
         size = (output_size, output_size) if isinstance(output_size, (int, host_numpy.integer)) else output_size
@@ -249,12 +249,12 @@ def adaptive_avg_pool2d(x: Any, output_size: Any) -> Tensor:
     return _adaptive_pool2d(xt, output_size, "adaptive_avg_pool2d", mf.mean)
 
 
-def adaptive_max_pool2d(x: Any, output_size: Any, return_indices: bool = False) -> Any:
+def adaptive_max_pool2d(input: Any, output_size: Any, return_indices: bool = False) -> Any:
     """Max over PyTorch's adaptive windows so the output is ``output_size``; the gradient goes to
     each window's first maximum (the last NaN in a window that has one, as PyTorch's).
     ``return_indices=True`` returns ``(out, indices)`` (flat positions ``row * W + col``, as
     ``max_pool2d``'s)."""
-    return _adaptive_max_pool("adaptive_max_pool2d", x, output_size, return_indices, 2)
+    return _adaptive_max_pool("adaptive_max_pool2d", input, output_size, return_indices, 2)
 
 
 def _adaptive_1d(x: Any, output_size: Any, name: str) -> tuple[Tensor, bool, tuple[int, int]]:
@@ -263,17 +263,17 @@ def _adaptive_1d(x: Any, output_size: Any, name: str) -> tuple[Tensor, bool, tup
     return x2, unbatched, (1, size)
 
 
-def adaptive_avg_pool1d(x: Any, output_size: Any) -> Tensor:
+def adaptive_avg_pool1d(input: Any, output_size: Any) -> Tensor:
     """Average over PyTorch's adaptive windows of the last axis of (N, C, L) or (C, L)."""
-    x2, unbatched, size = _adaptive_1d(x, output_size, "adaptive_avg_pool1d")
+    x2, unbatched, size = _adaptive_1d(input, output_size, "adaptive_avg_pool1d")
     return _from_2d(adaptive_avg_pool2d(x2, size), unbatched)
 
 
-def adaptive_max_pool1d(x: Any, output_size: Any, return_indices: bool = False) -> Any:
+def adaptive_max_pool1d(input: Any, output_size: Any, return_indices: bool = False) -> Any:
     """Max over PyTorch's adaptive windows of the last axis of (N, C, L) or (C, L);
     ``return_indices=True`` also returns the positions along L."""
-    refuse_complex("adaptive_max_pool1d", x)
-    x2, unbatched, size = _adaptive_1d(x, output_size, "adaptive_max_pool1d")
+    refuse_complex("adaptive_max_pool1d", input)
+    x2, unbatched, size = _adaptive_1d(input, output_size, "adaptive_max_pool1d")
     out = adaptive_max_pool2d(x2, size, return_indices=return_indices)
     if return_indices:
         return _from_2d(out[0], unbatched), _from_2d(out[1], unbatched)
@@ -322,15 +322,15 @@ def _max_unpool(name: str, x: Any, indices: Any, kernel_size: Any, stride: Any, 
     return _unpool(name, x, indices, size)
 
 
-def max_unpool2d(x: Any, indices: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+def max_unpool2d(input: Any, indices: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
                  output_size: Any = None) -> Tensor:
-    """The partial inverse of ``max_pool2d``: each value of ``x`` (N, C, H, W) placed at its
+    """The partial inverse of ``max_pool2d``: each value of ``input`` (N, C, H, W) placed at its
     ``indices`` (``max_pool2d(..., return_indices=True)``'s) in a zero plane of
     ``(H - 1) * stride - 2 * padding + kernel_size`` (or ``output_size``)."""
-    return _max_unpool("max_unpool2d", x, indices, kernel_size, stride, padding, output_size, 2)
+    return _max_unpool("max_unpool2d", input, indices, kernel_size, stride, padding, output_size, 2)
 
 
-def max_unpool1d(x: Any, indices: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+def max_unpool1d(input: Any, indices: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
                  output_size: Any = None) -> Tensor:
     """The partial inverse of ``max_pool1d`` on (N, C, L) or (C, L) (see ``max_unpool2d``)."""
-    return _max_unpool("max_unpool1d", x, indices, kernel_size, stride, padding, output_size, 1)
+    return _max_unpool("max_unpool1d", input, indices, kernel_size, stride, padding, output_size, 1)
