@@ -63,3 +63,45 @@ def test_bad_arguments():
         DistributedSampler(DATA, num_replicas=0, rank=0)
     with pytest.raises(ValueError, match="epoch must be"):
         DistributedSampler(DATA, 1, 0).set_epoch(-1)
+
+
+# Where a loop of the documented exact-resume recipe can take its snapshot: after the k-th batch
+# of an epoch (k = 2 is the epoch's last batch, still inside the loop), after the loop has ended
+# (before the next set_epoch), and after the next set_epoch.
+SAVE_POINTS = [("batch", 1), ("batch", 2), ("after_loop", None), ("after_set_epoch", None)]
+
+
+def _run_recipe(epochs, snap_epoch=None, where=None, snapshot=None):
+    """The recipe of docs/distributed.md (Snapshots and exact resume) on one rank: the batches
+    it sees, as (epoch, indices), and the snapshot taken at ``where`` in epoch ``snap_epoch``."""
+    ds = TensorDataset(mg.arange(8))
+    sampler = DistributedSampler(ds, num_replicas=1, rank=0, seed=0)
+    loader = DataLoader(ds, batch_size=4, sampler=sampler)
+    ex = mg.Executor()
+    ex.register_state("loader", loader)
+    if snapshot is not None:
+        snapshot.restore_into(ex)
+    seen, taken = [], []
+
+    def save(point, of_epoch):
+        if (of_epoch, point) == (snap_epoch, where):
+            taken.append(mg.snapshot.Snapshot.from_executor(ex))
+
+    for epoch in range(sampler.epoch, epochs):
+        sampler.set_epoch(epoch)
+        if epoch > 0:
+            save(("after_set_epoch", None), epoch - 1)  # the next epoch set, its loop not started
+        for k, (xb,) in enumerate(loader, 1):
+            seen.append((epoch, xb.tolist()))
+            save(("batch", k), epoch)
+        save(("after_loop", None), epoch)
+    return seen, taken
+
+
+@pytest.mark.parametrize("where", SAVE_POINTS, ids=lambda w: f"{w[0]}{w[1] or ''}")
+def test_the_exact_resume_recipe_neither_replays_nor_skips_an_epoch(where):
+    full, _ = _run_recipe(3)
+    seen, (snap,) = _run_recipe(3, 0, where)
+    done = {("batch", 1): 1, ("batch", 2): 2, ("after_loop", None): 2, ("after_set_epoch", None): 2}[where]
+    resumed, _ = _run_recipe(3, snapshot=snap)
+    assert seen[:done] + resumed == full

@@ -263,6 +263,7 @@ class DataLoader:
         self._fetch = _Fetcher(dataset, self.collate_fn, self._auto_collation, collate_fn is None)
         self._epoch: _Epoch | None = None    # the epoch in progress, once started
         self._epochs_started = 0
+        self._finished_epoch: int | None = None  # the sampler epoch of the last epoch run to its end
         self._resume = False
         self._pool: WorkerPool | None = None  # persistent workers, kept between epochs
 
@@ -281,7 +282,7 @@ class DataLoader:
         if not (self._resume and epoch is not None and epoch.sampler_epoch == self._sampler_epoch()):
             epoch = self._new_epoch()  # (set_epoch with another epoch than the restored one: start it afresh)
         self._resume = False
-        self._epoch = epoch
+        self._epoch, self._finished_epoch = epoch, None
         if self.num_workers == 0:
             return self._run_here(epoch)
         return self._run_in_workers(epoch)
@@ -328,7 +329,7 @@ class DataLoader:
             epoch.position += 1
             yield self._fetch(item)
         if self._epoch is epoch:
-            self._epoch = None
+            self._epoch, self._finished_epoch = None, epoch.sampler_epoch
 
     def _worker_pool(self, base_seed: int) -> WorkerPool:
         """The persistent pool if there is one alive, else a new one (kept if ``persistent_workers``)."""
@@ -357,7 +358,7 @@ class DataLoader:
         try:
             yield from pool.run(epoch, epoch.base_seed)
             if self._epoch is epoch and epoch.position == len(epoch):
-                self._epoch = None
+                self._epoch, self._finished_epoch = None, epoch.sampler_epoch
         finally:
             if not self.persistent_workers:
                 pool.shutdown()
@@ -384,6 +385,12 @@ class DataLoader:
         ``sampler`` the sampler's ``state_dict()`` if it has one (a
         :class:`RandomSampler`'s generator, a :class:`DistributedSampler`'s
         epoch).
+
+        Between epochs -- after epoch ``e``'s loop ran to its end, before
+        ``set_epoch`` picks another -- the saved sampler epoch is ``e + 1``: the
+        epoch to start from.  So ``for epoch in range(sampler.epoch, epochs)``
+        after a restore neither replays epoch ``e`` nor skips one, wherever the
+        snapshot was taken (mid-epoch, the saved epoch is the one in progress).
         """
         if self._iterable:
             raise TypeError("DataLoader.state_dict: the position in an IterableDataset cannot be saved (its "
@@ -392,7 +399,17 @@ class DataLoader:
         return {"epoch": None if self._epoch is None else self._epoch.state(),
                 "epochs_started": self._epochs_started,
                 "generator": None if self.generator is None else self.generator.get_state(),
-                "sampler": None if sampler is None else sampler.state_dict()}
+                "sampler": None if sampler is None else self._sampler_state(sampler)}
+
+    def _sampler_state(self, sampler: Any) -> Any:
+        """``sampler.state_dict()``, with the next epoch's number once its epoch's loop has ended."""
+        state = sampler.state_dict()
+        done = self._finished_epoch
+        if (self._epoch is None and done is not None and sampler is self.sampler
+                and self._sampler_epoch() == done and isinstance(state, dict) and state.get("epoch") == done):
+            # the loop of epoch `done` is over: a resumed `range(sampler.epoch, ...)` starts after it
+            state = {**state, "epoch": done + 1}
+        return state
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Continue the saved epoch at the next ``iter()`` (everything is validated first)."""
@@ -424,7 +441,7 @@ class DataLoader:
         if gen is not None:
             self.generator.set_state(gen.get_state())
         self._epoch, self._resume = epoch, epoch is not None
-        self._epochs_started = state["epochs_started"]
+        self._epochs_started, self._finished_epoch = state["epochs_started"], None
 
     def reshard_state_dict(self, states: list[Mapping[str, Any]], rank: int, world_size: int) -> dict[str, Any]:
         """The state for rank ``rank`` of ``world_size`` resuming a run whose ranks saved ``states``
