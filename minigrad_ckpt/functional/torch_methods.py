@@ -82,8 +82,7 @@ def contiguous_method(x: Tensor, memory_format: Any = None) -> Tensor:
 
 def stride_method(x: Tensor, dim: int | None = None) -> tuple[int, ...] | int:
     """PyTorch's ``stride()``: how many elements apart in memory the neighbours along each dim
-    are (one dim's, given ``dim``).  An expanded dim has stride 0; a flipped one, which this
-    engine views where PyTorch copies, a negative stride."""
+    are (one dim's, given ``dim``).  An expanded dim has stride 0."""
     steps = tuple(s // x.dtype.itemsize for s in x._data.strides)
     return steps if dim is None else steps[one_axis(dim, x.ndim)]
 

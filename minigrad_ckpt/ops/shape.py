@@ -138,18 +138,22 @@ class Stack(Op):
 
 
 class Flip(LinearOp):
-    """Reverse the order of elements along ``axes``."""
+    """Reverse the order of elements along ``axes``: a copy, as PyTorch's ``flip`` (NumPy's is a
+    view, and a write into it would change the input)."""
 
     axes: tuple[int, ...]
 
     save_inputs = False
-    is_view = True
 
     def forward(self, xp, x):
-        return xp.flip(x, self.axes)
+        return xp.flip(x, self.axes).copy()
 
     def backward(self, xp, g, out, x):
         return xp.flip(g, self.axes)
+
+    def jvp(self, xp, tangents, out, x):  # (a tangent may be a Tensor, which has no .copy: the flip suffices)
+        (t,) = tangents
+        return None if t is None else xp.flip(t, self.axes)
 
     def reference(self, np, x):
         return np.flip(x, self.axes)
