@@ -1,5 +1,6 @@
 """Training utilities: gradient clipping, parameters as one vector and back; ``rnn``: padding
-variable-length sequences into one batch."""
+variable-length sequences into one batch; the reparameterizations ``weight_norm`` and
+``spectral_norm`` (PyTorch's hook-based forms)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,12 @@ from ...backend import host_numpy
 from ...grad_mode import no_grad
 from ...tensor import Tensor
 from . import rnn
+from .spectral_norm import remove_spectral_norm, spectral_norm
+from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["rnn", "clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_",
-           "parameters_to_vector", "vector_to_parameters"]
+           "parameters_to_vector", "vector_to_parameters", "weight_norm", "remove_weight_norm",
+           "spectral_norm", "remove_spectral_norm"]
 
 
 def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0,
