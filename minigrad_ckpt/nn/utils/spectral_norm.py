@@ -19,6 +19,7 @@ from ...grad_mode import no_grad
 from ...tensor import Tensor
 from .. import functional as F
 from ..module import Module, Parameter
+from .weight_norm import find_reparameterization, remove_reparameterization
 
 __all__ = ["SpectralNorm", "spectral_norm", "remove_spectral_norm"]
 
@@ -57,9 +58,8 @@ class SpectralNorm:
 
     @staticmethod
     def apply(module: Module, name: str, n_power_iterations: int, dim: int, eps: float) -> SpectralNorm:
-        for hook in module._forward_pre_hooks.values():
-            if isinstance(hook, SpectralNorm) and hook.name == name:
-                raise RuntimeError(f"Cannot register two spectral_norm hooks on the same parameter {name}")
+        if find_reparameterization(module, SpectralNorm, name) is not None:
+            raise RuntimeError(f"Cannot register two spectral_norm hooks on the same parameter {name}")
         fn = SpectralNorm(name, n_power_iterations, dim, eps)
         weight = module._parameters.get(name)
         if weight is None:
@@ -108,9 +108,4 @@ def spectral_norm(module: ModuleT, name: str = "weight", n_power_iterations: int
 def remove_spectral_norm(module: ModuleT, name: str = "weight") -> ModuleT:
     """Undo :func:`spectral_norm`: ``<name>`` becomes one parameter again, holding the current
     ``weight_orig / sigma`` (no power iteration)."""
-    for key, hook in list(module._forward_pre_hooks.items()):
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[key]
-            return module
-    raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    return remove_reparameterization(module, SpectralNorm, name, "spectral_norm")

@@ -32,6 +32,25 @@ def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:  # noqa:
     return vector_norm(v, pow, dim=tuple(d for d in range(v.ndim) if d != dim), keepdim=True)
 
 
+def find_reparameterization(module: Module, kind: type, name: str) -> int | None:
+    """The key of ``module``'s forward pre-hook of class ``kind`` for parameter ``name``, or None:
+    how ``weight_norm`` and ``spectral_norm`` find their own hook to refuse a second or remove it."""
+    for key, hook in module._forward_pre_hooks.items():
+        if isinstance(hook, kind) and hook.name == name:
+            return key
+    return None
+
+
+def remove_reparameterization(module: ModuleT, kind: type, name: str, what: str) -> ModuleT:
+    """Run the ``kind`` hook's ``remove`` (``<name>`` a parameter again) and drop the hook."""
+    key = find_reparameterization(module, kind, name)
+    if key is None:
+        raise ValueError(f"{what} of '{name}' not found in {module}")
+    module._forward_pre_hooks[key].remove(module)
+    del module._forward_pre_hooks[key]
+    return module
+
+
 class WeightNorm:
     """The forward pre-hook: ``module.<name> = g * v / ||v||`` from ``<name>_g`` and ``<name>_v``."""
 
@@ -45,9 +64,8 @@ class WeightNorm:
 
     @staticmethod
     def apply(module: Module, name: str, dim: int | None) -> WeightNorm:
-        for hook in module._forward_pre_hooks.values():
-            if isinstance(hook, WeightNorm) and hook.name == name:
-                raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")
+        if find_reparameterization(module, WeightNorm, name) is not None:
+            raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")
         fn = WeightNorm(name, dim)
         weight = getattr(module, name)
         del module._parameters[name]
@@ -84,9 +102,4 @@ def weight_norm(module: ModuleT, name: str = "weight", dim: int | None = 0) -> M
 def remove_weight_norm(module: ModuleT, name: str = "weight") -> ModuleT:
     """Undo :func:`weight_norm`: ``<name>`` becomes one parameter again, holding the current
     ``g * v / ||v||``."""
-    for key, hook in list(module._forward_pre_hooks.items()):
-        if isinstance(hook, WeightNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[key]
-            return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    return remove_reparameterization(module, WeightNorm, name, "weight_norm")
