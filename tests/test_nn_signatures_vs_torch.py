@@ -131,13 +131,10 @@ TORCH_KEYWORDS = {
     "adaptive_max_pool3d": "input output_size return_indices",
 }
 
-# torch 2.13's names minigrad does not take (yet): F.sigmoid and F.tanh are mg.sigmoid and mg.tanh (x);
-# _stacklevel is a private warning depth; normalize(out=) writes into a given tensor; enable_gqa is
-# grouped-query attention, not implemented here
+# torch 2.13's names minigrad does not take (yet): normalize(out=) writes into a given tensor;
+# enable_gqa is grouped-query attention, not implemented here
 KNOWN_MISSING = {
-    "log_softmax": {"_stacklevel"}, "softmax": {"_stacklevel"}, "softmin": {"_stacklevel"},
     "normalize": {"out"}, "scaled_dot_product_attention": {"enable_gqa"},
-    "sigmoid": {"input"}, "tanh": {"input"},
 }
 
 
@@ -261,3 +258,21 @@ def test_margin_losses_take_pytorchs_legacy_size_average_and_reduce(call):
     with pytest.warns(UserWarning, match="size_average and reduce"):
         each = call(a, b, y, reduce=False)
     np.testing.assert_allclose(each.numpy(), call(a, b, y, reduction="none").numpy())
+
+
+def test_softmax_takes_pytorchs_positions_and_warning_depth():
+    """torch 2.13: F.softmax(input, dim=None, _stacklevel=3, dtype=None); F.softmax(x, 1, 3, torch.float64)
+    is softmax over dim 1 in float64; the implicit-dim warning points at the caller (stacklevel 3)."""
+    import warnings
+
+    x = mg.tensor(np.array([[1.0, 2.0], [0.5, -1.0]], np.float32))
+    for fn in (F.softmax, F.log_softmax, F.softmin):
+        got = fn(x, 1, 3, "float64")
+        assert got.dtype == np.float64
+        np.testing.assert_array_equal(got.numpy(), fn(x, dim=1, dtype="float64").numpy())
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fn(x)
+        assert caught and caught[0].filename == __file__
+    np.testing.assert_array_equal(F.sigmoid(input=x).numpy(), mg.sigmoid(x).numpy())
+    np.testing.assert_array_equal(F.tanh(input=x).numpy(), mg.tanh(x).numpy())

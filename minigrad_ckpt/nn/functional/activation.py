@@ -71,18 +71,24 @@ def silu(input: Any, inplace: bool = False) -> Tensor:
     return apply(_SILU, input)
 
 
-sigmoid = mf.sigmoid
-tanh = mf.tanh
+def sigmoid(input: Any) -> Tensor:
+    """``1 / (1 + exp(-input))``: :func:`minigrad_ckpt.sigmoid` under PyTorch's argument name."""
+    return mf.sigmoid(input)
 
 
-def _softmax_axis(name: str, x: Tensor, axis: Any, dim: Any) -> tuple[int, ...]:
+def tanh(input: Any) -> Tensor:
+    """The hyperbolic tangent: :func:`minigrad_ckpt.tanh` under PyTorch's argument name."""
+    return mf.tanh(input)
+
+
+def _softmax_axis(name: str, x: Tensor, axis: Any, dim: Any, stacklevel: int = 3) -> tuple[int, ...]:
     """The axis of ``softmax``/``log_softmax``/``softmin``: ``axis`` or PyTorch's ``dim``; given
     neither, PyTorch's implicit choice -- dim 0 for a 0-, 1- or 3-D input, else dim 1 (the
     channels of ``(N, C, ...)``) -- with PyTorch's deprecation warning.  Not the last axis:
     for a 3-D input that would be another answer under PyTorch's spelling."""
     if axis is None and dim is None:
         warnings.warn(f"Implicit dimension choice for {name} has been deprecated. "
-                      "Change the call to include dim=X as an argument.", UserWarning, stacklevel=3)
+                      "Change the call to include dim=X as an argument.", UserWarning, stacklevel=stacklevel)
         return (0 if x.ndim in (0, 1, 3) else 1,)
     return normalize_axis(_axis(axis, dim), x.ndim)
 
@@ -93,21 +99,24 @@ def _softmax_input(x: Any, dtype: Any) -> Tensor:
     return x if dtype is None else mf.astype(x, dtype)
 
 
-def softmax(input: Any, axis: int | None = None, *, dim: int | None = None, dtype: Any = None) -> Tensor:
+def softmax(input: Any, axis: int | None = None, _stacklevel: int = 3, dtype: Any = None, *,
+            dim: int | None = None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``axis`` (PyTorch: ``dim``; without either, PyTorch's
-    implicit choice, see :func:`_softmax_axis`); ``dtype=`` casts the input first."""
+    implicit choice, see :func:`_softmax_axis`, whose warning ``_stacklevel`` frames up, as PyTorch's);
+    ``dtype`` casts the input first. PyTorch's positions: ``softmax(x, 1, 3, "float64")``."""
     input = _softmax_input(input, dtype)
     if input.ndim == 0:  # PyTorch: a 0-d tensor is its own (one-element) slice
         return mf.reshape(softmax(mf.reshape(input, (1,)), 0), ())
-    return apply(_act.Softmax(axis=_softmax_axis("softmax", input, axis, dim)), input)
+    return apply(_act.Softmax(axis=_softmax_axis("softmax", input, axis, dim, _stacklevel)), input)
 
 
-def log_softmax(input: Any, axis: int | None = None, *, dim: int | None = None, dtype: Any = None) -> Tensor:
+def log_softmax(input: Any, axis: int | None = None, _stacklevel: int = 3, dtype: Any = None, *,
+                dim: int | None = None) -> Tensor:
     """``x - logsumexp(x)`` along ``axis`` (as :func:`softmax`), stable for huge logits."""
     input = _softmax_input(input, dtype)
     if input.ndim == 0:
         return mf.reshape(log_softmax(mf.reshape(input, (1,)), 0), ())
-    return apply(_act.LogSoftmax(axis=_softmax_axis("log_softmax", input, axis, dim)), input)
+    return apply(_act.LogSoftmax(axis=_softmax_axis("log_softmax", input, axis, dim, _stacklevel)), input)
 
 
 def softplus(input: Any, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
@@ -182,11 +191,12 @@ def prelu(input: Any, weight: Any) -> Tensor:
     return mf.where(input > 0, input, w * input)
 
 
-def softmin(input: Any, axis: int | None = None, *, dim: int | None = None, dtype: Any = None) -> Tensor:
+def softmin(input: Any, axis: int | None = None, _stacklevel: int = 3, dtype: Any = None, *,
+            dim: int | None = None) -> Tensor:
     """``softmax(-x)`` along ``axis`` (as :func:`softmax`)."""
     input = _softmax_input(input, dtype)
     if input.ndim and axis is None and dim is None:
-        axis = _softmax_axis("softmin", input, None, None)[0]
+        axis = _softmax_axis("softmin", input, None, None, _stacklevel)[0]
     return softmax(-input, axis, dim=dim)
 
 
