@@ -191,6 +191,8 @@ def _quantile_api(name: str, skip_nan: bool) -> Any:
     def fn(input: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,  # noqa: A002
            method: str = "linear", keepdims: bool = False, *, dim: Any = _UNSET, keepdim: Any = _UNSET,
            interpolation: Any = _UNSET) -> Tensor:
+        if isinstance(out, bool):  # PyTorch's fourth argument: quantile(x, q, dim, keepdim)
+            out, keepdims = None, out
         if out is not None:
             raise TypeError(f"{name}: out= is not supported (tensors here are values)")
         if dim is not _UNSET:

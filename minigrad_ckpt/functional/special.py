@@ -149,6 +149,8 @@ def logsumexp(a: Any, axis: Any = None, b: Any = None, keepdims: bool = False,
     NaN unless ``return_sign=True``, which returns ``(log|sum|, sign)``.  An
     all ``-inf`` slice gives ``-inf`` (and a zero gradient).
     """
+    if isinstance(b, bool):  # PyTorch's third argument: torch.special.logsumexp(x, dim, keepdim)
+        b, keepdims = None, b
     a = as_tensor(a)
     if b is None and return_sign and a.dtype.kind == "c":
         b = 1.0  # the sign of a complex sum is its phase: the general path below

@@ -37,7 +37,10 @@ def _nansum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False)
 
 def _nanmean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Tensor:
     """The mean of the numbers, NaNs left out (NumPy's and PyTorch's ``nanmean``); NaN where a
-    slice has no number."""
+    slice has no number.  A bool third argument is PyTorch's ``keepdim`` (NumPy's is ``dtype``,
+    which a bool never is): ``mg.nanmean(x, 0, True)``."""
+    if isinstance(dtype, bool):
+        dtype, keepdims = None, dtype
     x = as_tensor(x)
     if dtype is not None:
         x = mf.astype(x, dtype)

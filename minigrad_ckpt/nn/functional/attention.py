@@ -20,15 +20,22 @@ __all__ = [
 
 
 def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: Any = None,
-                                 is_causal: bool = False, dropout_p: float = 0.0,
-                                 scale: float | None = None, training: bool = True) -> Tensor:
-    """``softmax(q k^T * scale + mask) v`` over the last two axes, PyTorch's semantics.
+                                 dropout_p: float = 0.0, is_causal: bool = False, *,
+                                 scale: float | None = None, enable_gqa: bool = False,
+                                 training: bool = True) -> Tensor:
+    """``softmax(q k^T * scale + mask) v`` over the last two axes, PyTorch's semantics and
+    argument order (``attn_mask, dropout_p, is_causal``; ``scale`` and ``enable_gqa`` by keyword).
 
     ``attn_mask`` is boolean (True = attend) or additive float; ``is_causal``
     masks future positions (query i attends to keys 0..i, aligned at the top
     left, as in PyTorch).  ``scale`` defaults to ``1 / sqrt(head_dim)``.
+    ``enable_gqa``: grouped-query attention, a key and value with fewer heads (dim -3) than the
+    query, each repeated for its group of ``query_heads // kv_heads`` query heads.
+    ``training=False`` (an extension) turns the dropout off.
     """
     q, k, v = _tensor(query), _tensor(key, query), _tensor(value, query)
+    if enable_gqa:
+        k, v = _grouped(q, k), _grouped(q, v)
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(f"scaled_dot_product_attention: query {q.shape} and key {k.shape} "
                          f"have different head dimensions")
@@ -43,6 +50,19 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
     if dropout_p > 0.0 and training:
         attn = dropout(attn, dropout_p)
     return mf.matmul(attn, v)
+
+
+def _grouped(q: Tensor, kv: Tensor) -> Tensor:
+    """A key or value of ``h`` heads repeated for ``q``'s ``H`` heads (``H`` a multiple of ``h``):
+    head ``j`` serves query heads ``j * H/h`` to ``(j + 1) * H/h - 1``, as PyTorch's grouped-query
+    attention (``repeat_interleave`` over dim -3)."""
+    if q.ndim < 3 or kv.ndim < 3 or q.shape[-3] % kv.shape[-3]:
+        raise ValueError(f"scaled_dot_product_attention: enable_gqa needs the query's heads (dim -3) to be "
+                         f"a multiple of the key's and value's, got {q.shape} and {kv.shape}")
+    group = q.shape[-3] // kv.shape[-3]
+    lead, (h, t, d) = kv.shape[:-3], kv.shape[-3:]
+    spread = mf.broadcast_to(mf.reshape(kv, lead + (h, 1, t, d)), lead + (h, group, t, d))
+    return mf.reshape(spread, lead + (h * group, t, d))
 
 
 def _attention_weights(scores: Tensor, scale: float, causal: bool, mask: Tensor | None,
