@@ -144,6 +144,7 @@ ZERO_D = {
     "cumsum": (lambda z, d: z.cumsum(d), 3.0, 1.0),
     "softmax": (lambda z, d: z.softmax(d), 1.0, 0.0),
     "norm": (lambda z, d: mg.linalg.vector_norm(z, dim=d), 3.0, 1.0),
+    "normalize": (lambda z, d: mg.nn.functional.normalize(z, dim=d), 1.0, 0.0),  # F.normalize(z, dim=0)
 }
 
 
@@ -218,3 +219,27 @@ def test_second_derivatives_pass_the_dtype_cast():
     through_float32 = mg.func.hessian(lambda v: v.prod(dtype="float32"))(x)
     assert through_float32.dtype == "float64"    # the gradient of the cast is cast back
     np.testing.assert_allclose(through_float32.numpy(), mg.func.hessian(lambda v: v.prod())(x).numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_normalize_over_an_empty_dim_divides_by_the_whole_norm(dtype):
+    # torch.nn.functional.normalize(x, dim=()) for x = [[1., 2.], [3., 5.]]: x / 6.244997998398398;
+    # with p=1: x / 11; the gradient of .sum() (torch, float64) below
+    x = mg.tensor(X, dtype=dtype, requires_grad=True)
+    out = mg.nn.functional.normalize(x, dim=())
+    np.testing.assert_allclose(out.detach().numpy(), np.array(X) / 6.244997998398398, rtol=1e-6)
+    np.testing.assert_allclose(mg.nn.functional.normalize(x, p=1, dim=[]).detach().numpy(), np.array(X) / 11,
+                               rtol=1e-6)
+    out.sum().backward()
+    every = mg.tensor(X, dtype=dtype, requires_grad=True)
+    mg.nn.functional.normalize(every.reshape(-1), dim=0).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), every.grad.numpy(), rtol=1e-6)
+
+
+def test_a_0d_tensor_refuses_other_dims_in_a_vector_norm():
+    # torch.linalg.vector_norm(torch.tensor(3.), dim=1) and F.normalize(torch.tensor(3.)) (dim=1): IndexError
+    z = mg.tensor(3.0)
+    with pytest.raises(ValueError, match="out of bounds"):
+        mg.linalg.vector_norm(z, dim=1)
+    with pytest.raises(ValueError, match="out of bounds"):
+        mg.nn.functional.normalize(z)

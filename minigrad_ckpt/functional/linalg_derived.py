@@ -36,7 +36,8 @@ def vector_norm(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,
         x = mf.abs(x)
     if isinstance(ord, str):
         raise ValueError(f"linalg.vector_norm: ord must be a number, got {ord!r}")
-    axes = normalize_axis(reduction_dims(dim), x.ndim) if x.ndim else ()
+    # a 0-d x answers to dim 0 or -1 (PyTorch's wrapping), as if it had one dim; other dims are errors
+    axes = normalize_axis(reduction_dims(dim), max(x.ndim, 1))
     if x.ndim == 0:
         x, axes = mf.reshape(x, (1,)), (0,)
         out = _la._vector(x, ord, axes, False)

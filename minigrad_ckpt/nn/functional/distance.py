@@ -14,6 +14,7 @@ from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
 from ...functional import linalg as _linalg
+from ...functional.linalg_derived import vector_norm
 from ...tensor import Tensor
 from .inputs import _axis
 
@@ -28,10 +29,11 @@ def _p_norm(x: Tensor, p: float, axis: int, keepdims: bool = False) -> Tensor:
 
 def normalize(input: Any, p: float = 2.0, axis: int | None = None, eps: float = 1e-12, *,
               dim: int | None = None) -> Tensor:
-    """``x / max(||x||_p, eps)`` along ``axis`` (PyTorch's default ``dim=1``)."""
+    """``x / max(||x||_p, eps)`` along ``axis`` (PyTorch's default ``dim=1``; a tuple of dims, ``()``
+    for every dim, and dim 0 of a 0-d tensor too, as PyTorch's vector norm takes them)."""
     input = _tensor(input)
     ax = _axis(axis, dim, default=1)
-    return input / mf.maximum(_p_norm(input, p, ax, keepdims=True), eps)
+    return input / mf.maximum(vector_norm(input, float(p), ax, keepdim=True), eps)
 
 
 def cosine_similarity(x1: Any, x2: Any, axis: int | None = None, eps: float = 1e-8, *,
