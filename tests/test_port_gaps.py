@@ -6,6 +6,9 @@ torch is not imported here.
 
 from __future__ import annotations
 
+import contextlib
+import warnings
+
 import numpy as np
 import pytest
 
@@ -87,3 +90,51 @@ def test_weighted_loss_casts_its_weight_and_still_weights():
     logits = mg.tensor([[1.0, 2.0, 0.5], [0.1, 0.2, 3.0]], dtype=mg.float64)
     # torch.nn.CrossEntropyLoss(weight=torch.tensor([1., 2., 3.]))(logits, torch.tensor([0, 2])).item()
     assert abs(loss(logits, mg.tensor([0, 2])).item() - 0.4482932984828949) < 1e-6
+
+
+# --- channel dropout reads its input's dims as PyTorch does ------------------------------------------
+# For each (function, ndim): the axes the mask is drawn along (constant along the others), or the error
+# class; from torch 2.13: y = F.<fn>(torch.ones(shape), 0.5, True) and checking along which axes y's zero
+# pattern varies, and the warnings recorded (dropout2d: a 3-D input is (N, C, L), a UserWarning).
+CHANNEL_DROPOUT_AXES = [
+    ("dropout1d", 2, [0], None), ("dropout1d", 3, [0, 1], None),
+    ("dropout2d", 2, [0, 1], "Received a 2-D input to dropout2d"),
+    ("dropout2d", 3, [0, 1], "Received a 3D input to dropout2d and assuming that channel-wise 1D dropout"),
+    ("dropout2d", 4, [0, 1], None), ("dropout2d", 5, [0, 1], "Received a 5-D input to dropout2d"),
+    ("dropout3d", 1, [0], "Received a 1-D input to dropout3d"), ("dropout3d", 3, [0], "Received a 3-D input"),
+    ("dropout3d", 4, [0], None), ("dropout3d", 5, [0, 1], None), ("dropout3d", 6, [0], "Received a 6-D input"),
+]
+
+
+@pytest.mark.parametrize(("name", "ndim", "axes", "warning"), CHANNEL_DROPOUT_AXES)
+def test_channel_dropout_mask_axes_and_warnings_match_pytorch(name, ndim, axes, warning):
+    mg.manual_seed(0)
+    shape = (9, 8, 3, 3, 3, 3)[:ndim]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        y = getattr(mg.nn.functional, name)(mg.ones(*shape, dtype=mg.float64), 0.5, True).numpy()
+    kept = y != 0
+    for ax in range(ndim):
+        constant = bool((kept == kept.take([0], axis=ax)).all())
+        assert constant == (ax not in axes), (ax, axes)
+    assert set(np.unique(y)) <= {0.0, 2.0}
+    messages = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+    assert (warning is None and messages == []) or (len(messages) == 1 and warning in messages[0])
+
+
+def test_dropout2d_module_on_3d_input_zeroes_whole_rows_with_pytorchs_warning():
+    mg.manual_seed(1)
+    with pytest.warns(UserWarning, match=r"input is interpreted as shape \(N, C, L\)"):
+        y = mg.nn.Dropout2d(0.5)(mg.ones(16, 5, 7)).numpy()
+    assert ((y == 0).all(axis=2) | (y != 0).all(axis=2)).all()
+    assert 0 < (y == 0).all(axis=2).sum() < 80
+
+
+@pytest.mark.parametrize(("name", "ndim", "error"), [("dropout1d", 1, RuntimeError), ("dropout1d", 4, RuntimeError),
+                                                     ("dropout2d", 1, RuntimeError)])
+def test_channel_dropout_refusals_are_pytorchs(name, ndim, error):
+    # torch: F.dropout1d(torch.ones(4), 0.5) -> RuntimeError "dropout1d: Expected 2D or 3D input, ...";
+    # F.dropout2d(torch.ones(4), 0.5) -> a warning, then RuntimeError "Feature dropout requires at least 2 ..."
+    with pytest.warns() if name == "dropout2d" else contextlib.nullcontext(), pytest.raises(error):
+        getattr(mg.nn.functional, name)(mg.ones(*(4,) * ndim), 0.5, True)
+

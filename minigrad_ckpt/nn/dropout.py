@@ -34,7 +34,8 @@ class Dropout(_Dropout):
 
 
 class Dropout2d(_Dropout):
-    """Zeroes whole channels of (N, C, H, W) or (C, H, W) input with probability ``p`` in training."""
+    """Zeroes whole channels of (N, C, H, W) input with probability ``p`` in training; a 3-D input is
+    (N, C, L), as PyTorch reads it (with its warning): see ``F.dropout2d``."""
 
     fn = staticmethod(F.dropout2d)
 

@@ -6,6 +6,7 @@ op, so a checkpoint replay regenerates the same mask.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from ... import random as _random
@@ -43,43 +44,80 @@ def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = F
     return apply(_drop.Dropout(p=float(p), key=_random.next_key()), input)
 
 
-def _channel_dropout(x: Any, p: float, training: bool, name: str, spatial: int) -> Tensor:
-    """Zero whole channels of (N, C, *spatial) or (C, *spatial) input: a dropout of ones (one key
-    on the tape, so a checkpoint replay regenerates it) broadcast over the ``spatial`` axes."""
-    x = _tensor_and_probability(name, x, p)
-    if x.ndim not in (spatial + 1, spatial + 2):
-        raise ValueError(f"{name}: expected a {spatial + 1}-D (C, ...) or {spatial + 2}-D (N, C, ...) input, "
-                         f"got shape {x.shape}")
+def _feature_dropout(x: Tensor, p: float, training: bool, batched: bool) -> Tensor:
+    """PyTorch's ``feature_dropout``: zero whole channels, the mask drawn per (N, C) pair of a batched
+    input (per index of axis 0 of an unbatched one) and broadcast over the other axes; a dropout of
+    ones (one key on the tape, so a checkpoint replay regenerates it)."""
     if not training or p == 0.0:
         return x
-    shape = x.shape[:x.ndim - spatial] + (1,) * spatial
+    if batched and x.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    kept = 2 if batched else 1
+    shape = x.shape[:kept] + (1,) * (x.ndim - kept)
     ones = Tensor.constant(x.device.xp.ones(shape, dtype=x.dtype), x.device)
     return x * dropout(ones, p, True)
+
+
+def _warn_dims(name: str, ndim: int, spatial: int) -> None:
+    """PyTorch's deprecation warning for an input of other than ``spatial + 1`` or ``+ 2`` dims."""
+    warnings.warn(
+        f"{name}: Received a {ndim}-D input to {name}, which is deprecated "
+        "and will result in an error in a future release. To retain the behavior "
+        f"and silence this warning, please use dropout instead. Note that {name} "
+        f"exists to provide channel-wise dropout on inputs with {spatial} spatial dimensions, "
+        f"a channel dimension, and an optional batch dimension (i.e. {spatial + 1}D or {spatial + 2}D inputs).",
+        stacklevel=3,
+    )
 
 
 def dropout1d(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels (axis 1 of (N, C, L), axis 0 of (C, L)) with probability ``p``."""
     if inplace:
         return written_in_place("dropout1d", input, dropout1d(input, p, training))
-    return _channel_dropout(input, p, training, "dropout1d", 1)
+    x = _tensor_and_probability("dropout1d", input, p)
+    if x.ndim not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {x.ndim}D input. "
+            "Note that dropout1d exists to provide channel-wise dropout on inputs with 1 "
+            "spatial dimension, a channel dimension, and an optional batch dimension "
+            "(i.e. 2D or 3D inputs).")
+    return _feature_dropout(x, p, training, batched=x.ndim == 3)
 
 
 def dropout2d(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    """Zero whole channels (axis 1 of (N, C, H, W), axis 0 of (C, H, W)) with probability ``p``.
+    """Zero whole channels (axis 1 of (N, C, H, W)) with probability ``p``.
 
-    The channel mask is a dropout of ones (one key on the tape), broadcast over
-    the spatial axes: a checkpoint replay regenerates it exactly.
+    As PyTorch's: a 3-D input is read as (N, C, L) -- batched 1-D, each (n, c) row zeroed whole --
+    not as an unbatched (C, H, W), with PyTorch's warning (``dropout1d`` says so without one, and
+    ``dropout2d(x.unsqueeze(0)).squeeze(0)`` drops the channels of one (C, H, W)); other than 3-D or
+    4-D input is deprecated (a warning) and dropped per (axis 0, axis 1) pair.
     """
     if inplace:
         return written_in_place("dropout2d", input, dropout2d(input, p, training))
-    return _channel_dropout(input, p, training, "dropout2d", 2)
+    x = _tensor_and_probability("dropout2d", input, p)
+    if x.ndim not in (3, 4):
+        _warn_dims("dropout2d", x.ndim, 2)
+    if x.ndim == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise "
+            "1D dropout behavior is desired - input is interpreted as shape (N, C, L), where C "
+            "is the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=2,
+        )
+    return _feature_dropout(x, p, training, batched=True)
 
 
 def dropout3d(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    """Zero whole channels (axis 1 of (N, C, D, H, W), axis 0 of (C, D, H, W)) with probability ``p``."""
+    """Zero whole channels (axis 1 of (N, C, D, H, W), axis 0 of (C, D, H, W)) with probability ``p``;
+    other input is deprecated (PyTorch's warning) and read as unbatched, dropped per index of axis 0."""
     if inplace:
         return written_in_place("dropout3d", input, dropout3d(input, p, training))
-    return _channel_dropout(input, p, training, "dropout3d", 3)
+    x = _tensor_and_probability("dropout3d", input, p)
+    if x.ndim not in (4, 5):
+        _warn_dims("dropout3d", x.ndim, 3)
+    return _feature_dropout(x, p, training, batched=x.ndim == 5)
 
 
 # -alpha * scale of SELU: the value SELU gives very negative inputs, which alpha dropout drops to
