@@ -11,11 +11,12 @@ from typing import Any
 from ...backend import host_numpy
 from ...grad_mode import no_grad
 from ...tensor import Tensor
-from . import rnn
+from . import parametrizations, parametrize, rnn
 from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
 
-__all__ = ["rnn", "clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_",
+__all__ = ["rnn", "parametrize", "parametrizations", "clip_grad_norm_",
+           "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_",
            "parameters_to_vector", "vector_to_parameters", "weight_norm", "remove_weight_norm",
            "spectral_norm", "remove_spectral_norm"]
 

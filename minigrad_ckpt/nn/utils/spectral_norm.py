@@ -26,6 +26,13 @@ __all__ = ["SpectralNorm", "spectral_norm", "remove_spectral_norm"]
 ModuleT = TypeVar("ModuleT", bound=Module)
 
 
+def random_unit(n: int, like: Tensor, eps: float) -> Tensor:
+    """A random unit vector of length ``n`` in ``like``'s dtype and device: a power iteration's
+    start, from the engine's generator (so not PyTorch's numbers for a seed)."""
+    with no_grad():
+        return F.normalize(creation.randn(n, dtype=like.dtype, device=like.device), dim=0, eps=eps)
+
+
 class SpectralNorm:
     """The forward pre-hook: ``module.<name> = <name>_orig / sigma`` (see the module docstring)."""
 
@@ -64,11 +71,8 @@ class SpectralNorm:
         weight = module._parameters.get(name)
         if weight is None:
             raise ValueError(f"`SpectralNorm` cannot be applied as parameter `{name}` is None")
-        with no_grad():
-            h, w = fn.reshape_weight_to_matrix(weight).shape
-            # random starts, from the engine's generator (so not PyTorch's numbers for a seed)
-            u = F.normalize(creation.randn(h, dtype=weight.dtype, device=weight.device), dim=0, eps=eps)
-            v = F.normalize(creation.randn(w, dtype=weight.dtype, device=weight.device), dim=0, eps=eps)
+        h, w = fn.reshape_weight_to_matrix(weight).shape
+        u, v = random_unit(h, weight, eps), random_unit(w, weight, eps)
         delattr(module, name)
         module.register_parameter(name + "_orig", weight)
         # a plain attribute, so code reading module.weight before the first forward finds it

@@ -1,0 +1,203 @@
+"""PyTorch's ``nn.utils.parametrize``: a module's tensor computed from others on every access.
+
+``register_parametrization(module, "weight", P)`` moves the parameter to
+``module.parametrizations.weight.original`` and makes ``module.weight`` a property that returns
+``P(original)`` -- recomputed at each read, so gradients reach ``original`` through ``P``. If ``P``
+has ``right_inverse``, the original is stored as ``P.right_inverse(weight)`` (which may be a tuple:
+``original0``, ``original1``, ...), and assigning ``module.weight = value`` stores
+``right_inverse(value)``. As in PyTorch the module's class is swapped for a subclass
+``Parametrized<Class>`` holding the properties, and the state dict keys are PyTorch's
+(``parametrizations.weight.original``), so a torch state dict loads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+from ...grad_mode import no_grad
+from ...tensor import Tensor
+from ..containers import ModuleDict, ModuleList
+from ..module import Module, Parameter
+
+__all__ = ["register_parametrization", "remove_parametrizations", "is_parametrized", "cached",
+           "type_before_parametrizations", "ParametrizationList"]
+
+_cache_depth = 0
+_cache: dict[tuple[int, str], Tensor] = {}
+
+
+@contextlib.contextmanager
+def cached() -> Iterator[None]:
+    """Inside, each parametrized tensor is computed once and reused (one ``P(original)`` for all
+    the reads of a forward, e.g. of an RNN's weight at every step), as PyTorch's ``cached``."""
+    global _cache_depth
+    _cache_depth += 1
+    try:
+        yield
+    finally:
+        _cache_depth -= 1
+        if not _cache_depth:
+            _cache.clear()
+
+
+def _register_tensor(module: Module, name: str, value: Tensor) -> None:
+    if isinstance(value, Parameter):
+        module.register_parameter(name, value)
+    else:
+        module.register_buffer(name, value)
+
+
+class ParametrizationList(ModuleList):
+    """The parametrizations of one tensor, applied in order, and the tensor(s) they start from
+    (``original``, or ``original0``, ``original1``, ... when ``right_inverse`` gives a tuple)."""
+
+    def __init__(self, modules: list[Module], original: Tensor, unsafe: bool = False) -> None:
+        super().__init__(modules)
+        self.unsafe = unsafe
+        with no_grad():
+            new: Any = original
+            for module in reversed(list(self)):
+                if hasattr(module, "right_inverse"):
+                    new = module.right_inverse(new)
+        self.is_tensor = isinstance(new, Tensor)
+        self.ntensors = 1 if self.is_tensor else len(new)
+        if self.is_tensor:
+            if new is not original:
+                with no_grad():
+                    original.set_(new)  # the same object (an optimizer may hold it), new values
+            _register_tensor(self, "original", original)
+        else:
+            for i, part in enumerate(new):
+                if not isinstance(part, Tensor):
+                    raise ValueError(f"'right_inverse' must return a Tensor or a Sequence of tensors. Got {part}")
+                if isinstance(original, Parameter):
+                    part = Parameter(part.detach(), requires_grad=original.requires_grad)
+                _register_tensor(self, f"original{i}", part)
+        if not unsafe:
+            self._check_result(original)
+
+    def _check_result(self, original: Tensor) -> None:
+        value = self()
+        if not isinstance(value, Tensor):
+            raise ValueError(f"A parametrization must return a tensor. Got {type(value).__name__}.")
+        if value.dtype != original.dtype or tuple(value.shape) != tuple(original.shape):
+            raise ValueError(f"Registering a parametrization may not change the shape or dtype of the tensor, "
+                             f"unless `unsafe` flag is enabled: {tuple(original.shape)} {original.dtype} became "
+                             f"{tuple(value.shape)} {value.dtype}")
+
+    def right_inverse(self, value: Tensor) -> None:
+        """Store ``value`` as the tensor(s) the parametrizations would map to it (in place)."""
+        with no_grad():
+            for module in reversed(list(self)):
+                if not hasattr(module, "right_inverse"):
+                    raise RuntimeError(f"parametrization {type(module).__name__} does not implement right_inverse.")
+                value = module.right_inverse(value)
+            if self.is_tensor:
+                self.original.set_(value.to(self.original.dtype))
+            else:
+                for i, part in enumerate(value):
+                    getattr(self, f"original{i}").set_(part)
+
+    def forward(self) -> Tensor:
+        modules = list(self)
+        if self.is_tensor:
+            x = modules[0](self.original)
+        else:
+            x = modules[0](*(getattr(self, f"original{i}") for i in range(self.ntensors)))
+        for module in modules[1:]:
+            x = module(x)
+        return x
+
+
+def _inject_new_class(module: Module) -> None:
+    cls = module.__class__
+    module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), {})
+
+
+def _inject_property(module: Module, tensor_name: str) -> None:
+    def get_parametrized(self: Module) -> Tensor:
+        parametrization = self.parametrizations[tensor_name]
+        if not _cache_depth:
+            return parametrization()
+        key = (id(self), tensor_name)
+        if key not in _cache:
+            _cache[key] = parametrization()
+        return _cache[key]
+
+    def set_original(self: Module, value: Tensor) -> None:
+        self.parametrizations[tensor_name].right_inverse(value)
+
+    setattr(module.__class__, tensor_name, property(get_parametrized, set_original))
+
+
+def is_parametrized(module: Module, tensor_name: str | None = None) -> bool:
+    """Whether ``module`` has parametrizations (for ``tensor_name``, if given)."""
+    parametrizations = module.__dict__.get("_modules", {}).get("parametrizations")
+    if not isinstance(parametrizations, ModuleDict):
+        return False
+    return len(parametrizations) > 0 if tensor_name is None else tensor_name in parametrizations
+
+
+def type_before_parametrizations(module: Module) -> type:
+    """The module's class before :func:`register_parametrization` swapped it."""
+    return module.__class__.__bases__[0] if is_parametrized(module) else type(module)
+
+
+def register_parametrization(module: Module, tensor_name: str, parametrization: Module, *,
+                             unsafe: bool = False) -> Module:
+    """Make ``module.<tensor_name>`` be ``parametrization(original)`` (see the module docstring); a
+    second parametrization of the same tensor is applied after the first. ``unsafe`` skips the
+    check that the result keeps the tensor's shape and dtype."""
+    parametrization.train(module.training)
+    if is_parametrized(module, tensor_name):
+        plist = module.parametrizations[tensor_name]
+        if not unsafe:
+            value = getattr(module, tensor_name)
+            out = parametrization(value)
+            if not isinstance(out, Tensor) or out.dtype != value.dtype or tuple(out.shape) != tuple(value.shape):
+                raise ValueError("Registering a parametrization may not change the shape or dtype of the tensor, "
+                                 "unless `unsafe` flag is enabled")
+        plist.append(parametrization)
+        plist.unsafe |= unsafe
+    elif tensor_name in module._buffers or tensor_name in module._parameters:
+        original = getattr(module, tensor_name)
+        plist = ParametrizationList([parametrization], original, unsafe=unsafe)
+        delattr(module, tensor_name)
+        if not is_parametrized(module):
+            _inject_new_class(module)
+            module.parametrizations = ModuleDict()
+        _inject_property(module, tensor_name)
+        module.parametrizations[tensor_name] = plist
+    else:
+        raise ValueError(f"Module '{module}' does not have a parameter, a buffer, or a parametrized element "
+                         f"with name '{tensor_name}'")
+    return module
+
+
+def remove_parametrizations(module: Module, tensor_name: str, leave_parametrized: bool = True) -> Module:
+    """Undo :func:`register_parametrization` for ``tensor_name``: it becomes a plain parameter
+    (or buffer) again, holding the parametrized value (``leave_parametrized``) or the original."""
+    if not is_parametrized(module, tensor_name):
+        raise ValueError(f"Module {module} does not have a parametrization on {tensor_name}")
+    plist = module.parametrizations[tensor_name]
+    if plist.is_tensor:
+        original = plist.original
+        if leave_parametrized:
+            with no_grad():
+                original.set_(getattr(module, tensor_name).detach())
+    elif leave_parametrized:
+        value = getattr(module, tensor_name).detach()
+        original = Parameter(value, requires_grad=plist.original0.requires_grad) \
+            if isinstance(plist.original0, Parameter) else value
+    else:
+        raise ValueError("Cannot leave unparametrized (`leave_parametrized=False`) a tensor that is parametrized "
+                         "in terms of a sequence of tensors.")
+    delattr(module.__class__, tensor_name)
+    del module.parametrizations[tensor_name]
+    _register_tensor(module, tensor_name, original)
+    if not is_parametrized(module):
+        delattr(module, "parametrizations")
+        module.__class__ = module.__class__.__bases__[0]
+    return module
