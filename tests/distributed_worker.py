@@ -600,7 +600,7 @@ def scenario_elastic(out_dir: str, mode: str, epochs: str, stop_at: str) -> None
     log = open(os.path.join(out_dir, f"log-{mode}-{world}-{rank}.jsonl"), "a")
     for epoch in range(start, epochs):
         sampler.set_epoch(epoch)
-        with model.join(optimizer=opt):  # a resumed epoch may deal the ranks uneven batches
+        with model.join(optimizer=opt, executor=ex):  # a resumed epoch may deal the ranks uneven batches
             for x, y, ids in loader:
                 opt.zero_grad()
                 nn.functional.cross_entropy(model(x), y).backward()
@@ -608,14 +608,59 @@ def scenario_elastic(out_dir: str, mode: str, epochs: str, stop_at: str) -> None
                 ex.step()
                 log.write(json.dumps({"it": ex.iteration, "epoch": epoch, "ids": ids.tolist()}) + "\n")
                 log.flush()
-                if mode == "fresh" and ex.iteration % 3 == 0:
+                if ex.iteration % 3 == 0 and model.all_ranks_have_data:  # a resumed run saves too
                     handle = manager.save_snapshot(ex, blocking=False)
-                    if ex.iteration == stop_at:
+                    if mode == "fresh" and ex.iteration == stop_at:
                         os._exit(3)  # killed with the save in flight
                     assert handle.path.name.startswith("snapshot-")
     manager.wait()
     assert_same_on_all_ranks(model, "end of run")
+    assert len(set(dist.group().allgather_object(ex.iteration))) == 1
     result({"digest": digest(model), "start_epoch": start, "world": world})
+
+
+def scenario_join_executor(out_dir: str) -> None:
+    """Rank r has 3 + r batches, an executor counts the steps and saves snapshots.
+    ``join(optimizer=opt, executor=ex)`` leaves every rank at the iteration of one that ran to
+    the end; a save inside the block at a step where a rank has run out raises the same clear
+    error on every rank (the shadowing one included); a save after a block without ``executor``
+    (the iterations differ) is refused on every rank rather than written."""
+    from minigrad_ckpt.snapshot import SnapshotManager
+
+    rank = dist.get_rank()
+    mg.manual_seed(0)
+    model = DDP(mlp())
+    opt = optim.Adam(model.parameters(), lr=0.01)
+    ex = mg.Executor(model, opt)
+    manager = SnapshotManager(os.path.join(out_dir, "snapshots"), max_snapshots=10)
+
+    def train(save_inside: str, **join_args) -> str | None:
+        try:
+            with model.join(optimizer=opt, **join_args):
+                for k in range(3 + rank):
+                    opt.zero_grad()
+                    model(mg.tensor(data("mlp", 10 * rank + k, 2)[0], dtype="float32")).sum().backward()
+                    opt.step()
+                    ex.step()
+                    if save_inside == "always" or (save_inside == "guarded" and model.all_ranks_have_data):
+                        manager.save_snapshot(ex)
+        except dist.DistributedError as exc:
+            return str(exc)
+        return None
+
+    assert train("never", executor=ex) is None
+    iterations = dist.group().allgather_object(ex.iteration)
+    assert train("guarded", executor=ex) is None and model.all_ranks_have_data
+    error_inside = train("always", executor=ex)
+    dist.barrier()  # the group still works (the replicas are not synced: the block ended in an error)
+    assert train("never") is None  # no executor: rank 0 counts 3 steps, the last rank 2 + world
+    try:
+        manager.save_snapshot(ex)
+        error_after = None
+    except dist.DistributedError as exc:
+        error_after = str(exc)
+    result({"iterations": iterations, "error_inside": error_inside, "error_after": error_after,
+            "saved": sorted(os.listdir(os.path.join(out_dir, "snapshots")))})
 
 
 def scenario_join_throw() -> None:

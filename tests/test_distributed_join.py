@@ -31,6 +31,23 @@ def test_join_with_three_ranks():
     assert all(r[k]["err"] < 1e-12 and r[k]["same_optimizer_state"] for k in range(3))
 
 
+@pytest.mark.msgpack
+@pytest.mark.parametrize("n", [2, 3])
+def test_join_brings_the_iteration_along_and_refuses_a_save_while_a_rank_shadows(tmp_path, n):
+    r = results(launch("join_executor", str(tmp_path), n=n), n=n)
+    for rank in range(n):
+        # rank k had 3 + k batches: every rank ends at the last one's count
+        assert r[rank]["iterations"] == [2 + n] * n
+        # second block: saves guarded by all_ranks_have_data, at m + 1..m + 3 (m = 2 + n); third
+        # block: saves at 2m + 1..2m + 3 while every rank has data, then, on the ranks with a
+        # 4th batch, while rank 0 shadows: refused on every rank
+        assert r[rank]["error_inside"].startswith(
+            "save_snapshot inside DistributedDataParallel.join() while 1 rank(s) had run out of inputs"), r[rank]
+        assert "save different iterations" in r[rank]["error_after"], r[rank]
+    assert [f for f in r[0]["saved"] if f.startswith("snapshot-")] == [
+        f"snapshot-{it:012d}.mgsnap" for m in (2 + n, 4 + 2 * n) for it in range(m + 1, m + 4)]
+
+
 @pytest.mark.parametrize("kind", ["seconds", "timedelta"])
 def test_a_collective_that_cannot_complete_times_out_and_ends_the_job(kind):
     start = time.monotonic()

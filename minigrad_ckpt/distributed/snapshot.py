@@ -68,6 +68,11 @@ class CollectiveSnapshots:
         except Exception as exc:  # reported to every rank, then re-raised here
             result, error = None, exc
         errors = self.group.allgather_object(None if error is None else _describe(error))
+        in_join = [r for r, e in enumerate(errors) if isinstance(e, tuple) and e[:1] == ("join",)]
+        if in_join:  # DDP's count of the ranks with data (nn/parallel.py), matched with this collective
+            raise DistributedError(f"{what}: rank(s) {in_join} were in DistributedDataParallel.join()'s count of "
+                                   f"the ranks with data (a forward) instead of this collective save: the ranks "
+                                   f"do not save on the same step")
         failed = [(r, e) for r, e in enumerate(errors) if e is not None]
         if failed:
             detail = "; ".join(f"rank {r}: {e}" for r, e in failed)
@@ -79,18 +84,25 @@ class CollectiveSnapshots:
     def save_snapshot(self, manager: Any, ex: Any, iteration: int | None, config: Any,
                       metadata: dict[str, str] | None, blocking: bool = True) -> Any:
         g = self.group
+        refuse = getattr(ex.model, "_refuse_collective_in_join", None)  # a DistributedDataParallel's
+        if refuse is not None:
+            refuse("save_snapshot")
         self._agree("the previous asynchronous save", manager._writer.raise_failure)
         fingerprint = self._agree("preparing the snapshot", lambda: _fingerprint(ex, config or manager.config))
-        prints = g.allgather_object(fingerprint)
+        it = int(ex.iteration if iteration is None else iteration)
+        prints = g.allgather_object((*fingerprint, it))
         differ = [r for r, f in enumerate(prints) if f[0] != prints[0][0]]
-        if differ:
-            from . import DistributedError
+        from . import DistributedError
 
+        if differ:
             raise DistributedError(
                 f"save_snapshot: the model/optimizer state on rank(s) {differ} differs from rank 0's; "
                 f"a data-parallel snapshot stores one replicated copy (are the gradients averaged, e.g. "
                 f"by DistributedDataParallel?)")
-        it = int(ex.iteration if iteration is None else iteration)
+        if any(f[2] != it for f in prints):
+            raise DistributedError(
+                f"save_snapshot: the ranks save different iterations {[f[2] for f in prints]}; after an "
+                f"uneven epoch, ddp.join(executor=ex) gives every rank the iteration of one that ran to the end")
         # Rank 0 claims the save before anyone knows its token: until it commits or fails, its
         # rank files are not orphans (snapshot/claims.py); the commit ends the claim.
         claim = self._agree("claiming the save", lambda: manager._claim_save() if g.rank == 0 else None)

@@ -406,7 +406,8 @@ class DistributedDataParallel(Module):
     # ----------------------------------------------------------------- join
     @contextlib.contextmanager
     def join(self, divide_by_initial_world_size: bool = True, enable: bool = True,
-             throw_on_early_termination: bool = False, optimizer: Any = None) -> Iterator[None]:
+             throw_on_early_termination: bool = False, optimizer: Any = None,
+             executor: Any = None) -> Iterator[None]:
         """Train on uneven inputs: ``with ddp.join(): for x, y in loader: ...`` (PyTorch's ``Join``).
 
         Inside the block each forward first counts, with one small all-reduce,
@@ -422,7 +423,14 @@ class DistributedDataParallel(Module):
         When the block ends the replicas are in sync again: the parameters and
         buffers -- and ``optimizer``'s state, if given (an extension: the ranks
         that joined early took fewer steps) -- are broadcast from a rank that
-        ran to the end.  ``throw_on_early_termination=True`` raises on every
+        ran to the end; so is ``executor``'s ``iteration`` (an extension; its
+        optimizer follows too when ``optimizer`` is not given): every rank
+        counts the steps of the replica it now holds, so a loop that saves on
+        ``ex.iteration % k`` calls its collective saves on the same steps.
+        A collective save (``SnapshotManager.save_snapshot``) inside the block
+        while a rank has run out is refused on every rank with a
+        ``DistributedError`` naming the cause: that rank, shadowing, cannot
+        take part in it.  ``throw_on_early_termination=True`` raises on every
         rank as soon as one ran out, instead of shadowing.  ``enable=False``
         makes the block a no-op.
         """
@@ -437,7 +445,7 @@ class DistributedDataParallel(Module):
             yield
             while state.announce(self, active=False, sync=False):  # shadow the ranks that have data
                 self._shadow_iteration(state)
-            self._sync_after_join(state, optimizer)
+            self._sync_after_join(state, optimizer, executor)
         finally:
             object.__setattr__(self, "_join", None)
             object.__setattr__(self, "_divisor", self._group.size)
@@ -458,9 +466,12 @@ class DistributedDataParallel(Module):
                         work = self._group.iall_reduce(arr)
                     work.wait()
 
-    def _sync_after_join(self, state: _Join, optimizer: Any) -> None:
+    def _sync_after_join(self, state: _Join, optimizer: Any, executor: Any) -> None:
         counts = self._group.allgather_object(state.iterations)
         src = counts.index(max(counts))  # ran to the end: its replica is the current one
+        if executor is not None:
+            optimizer = executor.optimizer if optimizer is None else optimizer
+            executor.iteration = self._group.bcast_object(int(executor.iteration), src)
         for t in list(self.module.parameters()) + list(self.module.buffers()):
             t.prepare_write()
             self._group.broadcast(t._data, src)
@@ -469,6 +480,26 @@ class DistributedDataParallel(Module):
             sd = self._group.bcast_object(optimizer.state_dict() if self._group.rank == src else None, src)
             if self._group.rank != src:
                 optimizer.load_state_dict(sd)
+
+    @property
+    def all_ranks_have_data(self) -> bool:
+        """Whether every rank still had data at the last forward (an extension; always True
+        outside a ``join()`` block).  The same on every rank with data: guard a collective
+        save inside the block with it, so that none is attempted on an uneven epoch's tail,
+        where a rank that ran out could not take part."""
+        state = self._join
+        return state is None or not 0 <= state.have < self._group.size
+
+    def _refuse_collective_in_join(self, what: str) -> None:
+        """Raise on every rank if ``what``, a collective, is called inside a ``join()`` block while
+        a rank has run out: the ranks with data tell the shadowing ones, which are waiting in
+        the join's count, instead of matching their own collective with it."""
+        state = self._join
+        if state is not None and not self.all_ranks_have_data:
+            state.refuse(self, f"{what} inside DistributedDataParallel.join() while "
+                               f"{self._group.size - state.have} rank(s) had run out of inputs: a rank that "
+                               f"ran out only shadows DDP's own collectives, so it cannot take part; save "
+                               f"after the block, or inside it only if ddp.all_ranks_have_data")
 
     def extra_repr(self) -> str:
         return f"world_size={self._group.size}, buckets={len(self._buckets)}, bucket_cap_mb={self.bucket_cap_mb}"
@@ -482,13 +513,16 @@ class _Join:
         self.throw = throw
         self.iterations = 0   # this rank's forwards in the block
         self.syncing = False  # whether the ranks with data average gradients this iteration
+        self.have = -1        # how many ranks had data at the last count (-1: none yet)
 
     def announce(self, ddp: DistributedDataParallel, active: bool, sync: bool) -> bool:
         """The join all-reduce: ``[ranks with data, of them averaging gradients]``. Sets the
         divisor for this iteration; returns whether any rank still has data."""
         # control data over MPI on either backend (a host all-gather of two flags per rank)
-        flags = ddp._group.allgather_object((bool(active), bool(active and sync)))
-        have, syncing = sum(a for a, _ in flags), sum(s for _, s in flags)
+        flags = _checked_flags(ddp, ddp._group.allgather_object(("join", bool(active), bool(active and sync))),
+                               active)
+        have, syncing = sum(a for _, a, _ in flags), sum(s for _, _, s in flags)
+        self.have = have
         if self.throw and have < ddp._group.size:
             raise RuntimeError(f"DistributedDataParallel.join: {ddp._group.size - have} rank(s) ran out of "
                                f"inputs (throw_on_early_termination=True)")
@@ -497,6 +531,31 @@ class _Join:
             self.iterations += 1
             object.__setattr__(ddp, "_divisor", ddp._group.size if self.divide_by_initial_world_size else have)
         return have > 0
+
+    def refuse(self, ddp: DistributedDataParallel, why: str) -> None:
+        """Raise ``why`` here and, through their next count, on the ranks that ran out."""
+        from ..distributed import DistributedError
+
+        ddp._group.allgather_object(("refuse", why))  # answers the shadowing ranks' count
+        raise DistributedError(why)
+
+
+def _checked_flags(ddp: DistributedDataParallel, flags: list, active: bool) -> list:
+    """The count's flags -- or the error a rank with data sent instead, or a clear one for a
+    rank that called another collective where this rank expected the count."""
+    from ..distributed import DistributedError
+
+    for f in flags:
+        if isinstance(f, tuple) and len(f) == 2 and f[0] == "refuse":
+            raise DistributedError(f[1])
+    other = [r for r, f in enumerate(flags) if not (isinstance(f, tuple) and len(f) == 3 and f[0] == "join")]
+    if other:
+        where = "its forward" if active else "shadowing, having run out of inputs"
+        raise DistributedError(
+            f"DistributedDataParallel.join: rank(s) {other} called a collective other than DDP's inside the "
+            f"join() block while rank {ddp._group.rank} counted the ranks with data ({where}); every rank must "
+            f"call the same collectives in the same order, and a rank that ran out shadows only DDP's own")
+    return flags
 
 
 def _tensors_in(out: Any) -> list[Tensor]:
