@@ -131,10 +131,9 @@ TORCH_KEYWORDS = {
     "adaptive_max_pool3d": "input output_size return_indices",
 }
 
-# torch 2.13's names minigrad does not take (yet): normalize(out=) writes into a given tensor;
-# enable_gqa is grouped-query attention, not implemented here
+# torch 2.13's names minigrad does not take (yet): normalize(out=) writes into a given tensor
 KNOWN_MISSING = {
-    "normalize": {"out"}, "scaled_dot_product_attention": {"enable_gqa"},
+    "normalize": {"out"},
 }
 
 
