@@ -12,13 +12,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..backend import host_numpy
+from ..backend import get_default_dtype, host_numpy
+from ..ops.shape import AsType
 from ..tape import apply
 from ..tensor import Tensor
 
 __all__ = [
     "as_tensor", "operand", "binary", "normalize_axis", "one_axis", "shape_arg", "broadcast_shapes",
-    "tensor_list", "check_nonempty", "int_tuple", "paired_axes", "refuse_complex",
+    "tensor_list", "check_nonempty", "int_tuple", "paired_axes", "refuse_complex", "in_default_float",
+    "is_integral", "in_default_float_pair",
 ]
 
 _PY_SCALARS = (int, float, bool)
@@ -31,6 +33,36 @@ def as_tensor(x: Any, like: Tensor | None = None) -> Tensor:
     if isinstance(x, host_numpy.ndarray) or like is None:
         return Tensor(x)
     return Tensor(x, device=like.device)
+
+
+def in_default_float(x: Any) -> Tensor:
+    """``x`` as a Tensor, integers and bools cast to the default float dtype: the input of a
+    float-valued function of one tensor (``exp``, ``sqrt``, ``erf``, ...), as PyTorch's
+    (``torch.sqrt(uint8 tensor)`` is float32; NumPy's ``sqrt`` would give float16, and float64
+    for int32/int64).  Float and complex tensors pass through untouched.  The cast records
+    nothing: an integer tensor never requires grad."""
+    x = as_tensor(x)
+    if x._data.dtype.kind in "biu":
+        return apply(AsType(dtype=get_default_dtype().name), x)
+    return x
+
+
+def is_integral(v: Any) -> bool:
+    """Whether ``v`` is an integer or bool tensor or number (Python's or NumPy's)."""
+    if isinstance(v, Tensor):
+        return v.dtype.kind in "biu"
+    return isinstance(v, (int, host_numpy.integer, host_numpy.bool_))
+
+
+def in_default_float_pair(x: Any, y: Any) -> tuple[Any, Any]:
+    """The operands of a float-valued function of two (``arctan2``, ``hypot``, ``xlogy``, ...):
+    when both are integral (tensors or numbers), the tensors among them cast to the default
+    float dtype, as PyTorch's (``torch.atan2`` of two uint8 tensors is float32; NumPy's float16).
+    A float operand beside an integer one leaves both to NumPy's promotion."""
+    if is_integral(x) and is_integral(y):
+        return (in_default_float(x) if isinstance(x, Tensor) else x,
+                in_default_float(y) if isinstance(y, Tensor) else y)
+    return x, y
 
 
 def operand(x: Any, like: Tensor) -> Any:

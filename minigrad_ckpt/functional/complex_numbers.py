@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..backend import get_default_dtype
 from ..ops import complex_numbers as _cx
 from ..tape import apply
 from ..tensor import Tensor
@@ -72,7 +73,7 @@ def angle(x: Any) -> Tensor:
     x = as_tensor(x)
     if x.dtype.kind == "c":
         return apply(_cx.Angle(), x)
-    pi = x._device.xp.asarray(3.141592653589793, dtype=x.dtype if x.dtype.kind == "f" else "float64")
+    pi = x._device.xp.asarray(3.141592653589793, dtype=x.dtype if x.dtype.kind == "f" else get_default_dtype())
     phase = where(x.detach() < 0, Tensor._wrap(pi, None, x._device), 0.0 * pi)
     return where(x.detach() != x.detach(), float("nan"), phase) if x.dtype.kind == "f" else phase
 

@@ -16,7 +16,16 @@ from ..ops import elementwise as _ew
 from ..ops import special as _sp
 from ..tape import apply
 from ..tensor import Tensor
-from .arguments import as_tensor, binary, operand, ordered_binary, refuse_complex
+from .arguments import (
+    as_tensor,
+    binary,
+    in_default_float,
+    in_default_float_pair,
+    is_integral,
+    operand,
+    ordered_binary,
+    refuse_complex,
+)
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "negative", "exp", "log", "log1p",
@@ -45,22 +54,41 @@ _MOD, _FMOD = _ew.Mod(), _ew.Fmod()
 _FLOOR_DIVIDE = _ew.FloorDivide()
 
 
-def unary_function(name: str, op: Any, doc: str) -> Callable[[Any], Tensor]:
+def unary_function(name: str, op: Any, doc: str, *, integer_valued: bool = False) -> Callable[[Any], Tensor]:
     """The public function ``name(x)`` that applies the elementwise ``op`` to ``x`` and does
-    nothing else (``exp``, ``sin``, ``floor``, ...): the one-line ``def`` of each, written once."""
-    def function(x: Any) -> Tensor:
-        return apply(op, x)
+    nothing else (``exp``, ``sin``, ``floor``, ...): the one-line ``def`` of each, written once.
+
+    A float-valued function (``exp``, ``sqrt``, ...) computes integer and bool input in the
+    default float dtype, as PyTorch's (:func:`~.arguments.in_default_float`); the ops keep
+    NumPy's promotion (float16 for uint8), which the op battery checks.  ``integer_valued``
+    functions (``negative``, ``square``, ``floor``, ...) keep integers integer, as PyTorch's."""
+    if integer_valued:
+        def function(x: Any) -> Tensor:
+            return apply(op, x)
+    else:
+        def function(x: Any) -> Tensor:
+            # a tensor that requires grad is float or complex: two attribute reads on the training
+            # path (the dtype's kind costs ~500 instructions per call: per_op 7,308,629 -> 7,341,844)
+            if x.__class__ is not Tensor or (not x._requires_grad and x._data.dtype.kind in "biu"):
+                x = in_default_float(x)
+            return apply(op, x)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
     return function
 
 
-def binary_function(name: str, op: Any, doc: str) -> Callable[[Any, Any], Tensor]:
+def binary_function(name: str, op: Any, doc: str, *, integer_valued: bool = False) -> Callable[[Any, Any], Tensor]:
     """The public function ``name(x1, x2)`` that applies the elementwise ``op`` to the two
     operands broadcast together (:func:`~minigrad_ckpt.functional.arguments.binary`), and
-    does nothing else (``hypot``, ``logaddexp``, ``fmod``, ...)."""
-    def function(x1: Any, x2: Any) -> Tensor:
-        return binary(op, x1, x2)
+    does nothing else (``hypot``, ``logaddexp``, ``fmod``, ...).  A float-valued one computes
+    two integral operands in the default float dtype, as PyTorch's
+    (:func:`~.arguments.in_default_float_pair`); ``integer_valued`` ones (``fmod``) keep them."""
+    if integer_valued:
+        def function(x1: Any, x2: Any) -> Tensor:
+            return binary(op, x1, x2)
+    else:
+        def function(x1: Any, x2: Any) -> Tensor:
+            return binary(op, *in_default_float_pair(x1, x2))
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
     return function
@@ -80,12 +108,6 @@ def subtract(x: Any, y: Any, *, alpha: Any = 1) -> Tensor:
 def multiply(x: Any, y: Any) -> Tensor:
     """``x * y`` with broadcasting."""
     return binary(_MUL, x, y)
-
-
-def _integral(v: Any) -> bool:
-    if isinstance(v, Tensor):
-        return v.dtype.kind in "biu"
-    return isinstance(v, (int, host_numpy.integer, host_numpy.bool_))
 
 
 def _integer_quotient(x: Any, y: Any, rounding_mode: str) -> Tensor:
@@ -111,7 +133,7 @@ def divide(x: Any, y: Any, *, rounding_mode: str | None = None) -> Tensor:
     quotient, as PyTorch's."""
     if rounding_mode is None:
         return binary(_DIV, x, y)
-    if _integral(x) and _integral(y) and rounding_mode in ("trunc", "floor"):
+    if is_integral(x) and is_integral(y) and rounding_mode in ("trunc", "floor"):
         return _integer_quotient(x, y, rounding_mode)
     if rounding_mode == "trunc":
         return trunc(binary(_DIV, x, y))
@@ -135,7 +157,7 @@ def minimum(x: Any, y: Any) -> Tensor:
     return ordered_binary("minimum", _MINIMUM, x, y)
 
 
-negative = unary_function("negative", _NEG, "``-x`` elementwise.")
+negative = unary_function("negative", _NEG, "``-x`` elementwise.", integer_valued=True)
 
 
 def abs(x: Any) -> Tensor:  # noqa: A001 - NumPy's name
@@ -155,7 +177,7 @@ log2 = unary_function("log2", _LOG2, "Base-2 logarithm (``-inf`` at 0, NaN below
 log10 = unary_function("log10", _LOG10, "Base-10 logarithm (``-inf`` at 0, NaN below).")
 exp2 = unary_function("exp2", _EXP2, "``2 ** x``.")
 expm1 = unary_function("expm1", _EXPM1, "``exp(x) - 1``, accurate for small ``x``.")
-square = unary_function("square", _SQUARE, "``x * x``.")
+square = unary_function("square", _SQUARE, "``x * x``.", integer_valued=True)
 reciprocal = unary_function("reciprocal", _RECIPROCAL, "``1 / x`` (``inf`` at 0).")
 cbrt = unary_function("cbrt", _CBRT, "The real cube root; the derivative is infinite at 0.")
 
@@ -166,13 +188,13 @@ def sigmoid(x: Any) -> Tensor:
     if isinstance(x, Tensor) and x._data.dtype.kind == "c":
         raise TypeError("sigmoid: its overflow-free form needs real input; for complex z write "
                         "1 / (1 + mg.exp(-z))")
-    return apply(_SIGMOID, x)
+    return apply(_SIGMOID, in_default_float(x))
 
 
 def erf(x: Any) -> Tensor:
     """The error function ``2/sqrt(pi) * integral_0^x exp(-t^2) dt``; of a complex ``x`` too
     (through the Faddeeva function, holomorphic: its derivative is ``2/sqrt(pi) exp(-x^2)``)."""
-    return apply(_ERF, x)
+    return apply(_ERF, in_default_float(x))
 
 
 def clip(x: Any, a_min: Any = None, a_max: Any = None) -> Tensor:
@@ -227,9 +249,12 @@ logaddexp2 = binary_function("logaddexp2", _LOGADDEXP2, "``log2(2**x1 + 2**x2)``
 
 
 # Rounding and remainders
-floor = unary_function("floor", _FLOOR, "The largest integer ``<= x``; gradient 0 (a step function).")
-ceil = unary_function("ceil", _CEIL, "The smallest integer ``>= x``; gradient 0 (a step function).")
-trunc = unary_function("trunc", _TRUNC, "``x`` rounded towards 0; gradient 0 (a step function).")
+floor = unary_function("floor", _FLOOR, "The largest integer ``<= x``; gradient 0 (a step function).",
+                       integer_valued=True)
+ceil = unary_function("ceil", _CEIL, "The smallest integer ``>= x``; gradient 0 (a step function).",
+                      integer_valued=True)
+trunc = unary_function("trunc", _TRUNC, "``x`` rounded towards 0; gradient 0 (a step function).",
+                       integer_valued=True)
 
 
 def round(x: Any, decimals: int = 0) -> Tensor:  # noqa: A001 - NumPy's name
@@ -240,6 +265,8 @@ def round(x: Any, decimals: int = 0) -> Tensor:  # noqa: A001 - NumPy's name
 
 
 around = round
-mod = binary_function("mod", _MOD, "``x1 mod x2``, the sign of ``x2`` (Python's ``%``); ``d/dx2 = -floor(x1 / x2)``.")
+mod = binary_function("mod", _MOD, "``x1 mod x2``, the sign of ``x2`` (Python's ``%``); ``d/dx2 = -floor(x1 / x2)``.",
+                      integer_valued=True)
 remainder = mod
-fmod = binary_function("fmod", _FMOD, "``x1 mod x2``, the sign of ``x1`` (C's ``fmod``); ``d/dx2 = -trunc(x1 / x2)``.")
+fmod = binary_function("fmod", _FMOD, "``x1 mod x2``, the sign of ``x1`` (C's ``fmod``); ``d/dx2 = -trunc(x1 / x2)``.",
+                       integer_valued=True)

@@ -20,7 +20,7 @@ from ..tensor import Tensor
 from . import complex_numbers as cx
 from . import math as mf
 from . import special
-from .arguments import as_tensor, binary, operand, refuse_complex
+from .arguments import as_tensor, binary, in_default_float, operand, refuse_complex
 from .scatter import constant, host
 
 _FLOOR_DIVIDE = _ew.FloorDivide()
@@ -67,12 +67,12 @@ def lerp(input: Any, end: Any, weight: Any) -> Tensor:  # noqa: A002
 
 def deg2rad(x: Any) -> Tensor:
     """Degrees to radians: ``x * pi / 180``."""
-    return as_tensor(x) * (_PI / 180.0)
+    return in_default_float(x) * (_PI / 180.0)
 
 
 def rad2deg(x: Any) -> Tensor:
     """Radians to degrees: ``x * 180 / pi``."""
-    return as_tensor(x) * (180.0 / _PI)
+    return in_default_float(x) * (180.0 / _PI)
 
 
 def ldexp(x: Any, other: Any) -> Tensor:

@@ -19,7 +19,7 @@ from ..ops import special as _sp
 from ..tape import apply
 from ..tensor import Tensor
 from . import math as mf
-from .arguments import as_tensor, binary
+from .arguments import as_tensor, binary, in_default_float, in_default_float_pair
 
 _GAMMALN, _DIGAMMA, _GAMMA = _sp.Gammaln(), _sp.Digamma(), _sp.Gamma()
 _ERFC, _ERFINV, _ERFCINV, _LOGIT = _sp.Erfc(), _sp.Erfinv(), _sp.Erfcinv(), _sp.Logit()
@@ -35,9 +35,11 @@ def _real_only(name: str, *xs: Any) -> None:
 
 
 def _of_reals(name: str, op: Op, *xs: Any) -> Tensor:
-    """``op`` applied to ``xs`` (two arguments broadcast against each other), complex ones refused."""
+    """``op`` applied to ``xs`` (two arguments broadcast against each other), complex ones refused;
+    integer and bool arguments (two of them both integral) are computed in the default float
+    dtype, as PyTorch's."""
     _real_only(name, *xs)
-    return apply(op, *xs) if len(xs) == 1 else binary(op, *xs)
+    return apply(op, in_default_float(xs[0])) if len(xs) == 1 else binary(op, *in_default_float_pair(*xs))
 
 
 def gammaln(x: Any) -> Tensor:
@@ -74,7 +76,7 @@ erf = mf.erf
 def erfc(x: Any) -> Tensor:
     """``1 - erf(x)`` without cancellation (relative accuracy up to its underflow near 26.5); of
     a complex ``x`` too (``exp(-x^2) w(ix)``, the Faddeeva function)."""
-    return apply(_ERFC, x)
+    return apply(_ERFC, in_default_float(x))
 
 
 def erfinv(y: Any) -> Tensor:
@@ -91,6 +93,7 @@ def logit(p: Any, eps: float | None = None) -> Tensor:
     """``log(p / (1 - p))`` on ``[0, 1]`` (``-+inf`` at 0 and 1, NaN outside); PyTorch's ``eps``
     clamps ``p`` to ``[eps, 1 - eps]`` first (the gradient is 0 where it clamps)."""
     _real_only("logit", p)
+    p = in_default_float(p)
     if eps is not None:
         p = mf.clip(p, eps, 1 - eps)
     return apply(_LOGIT, p)

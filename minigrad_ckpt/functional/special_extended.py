@@ -22,7 +22,7 @@ from ..ops import special as _sp
 from ..ops import zeta as _zeta
 from ..tensor import Tensor
 from . import math as mf
-from .arguments import as_tensor, binary
+from .arguments import as_tensor, binary, in_default_float
 from .special import _of_reals, _real_only, erfc, erfcinv, gammaln
 
 _ERFCX, _I0E, _I1E, _I0, _I1 = _ss.Erfcx(), _ss.I0e(), _ss.I1e(), _ss.I0(), _ss.I1()
@@ -61,14 +61,14 @@ def i1(x: Any) -> Tensor:
 def ndtr(x: Any) -> Tensor:
     """The standard normal distribution function ``Phi(x) = erfc(-x / sqrt(2)) / 2`` (accurate in
     the lower tail, where ``Phi`` is tiny)."""
-    x = as_tensor(x)
+    x = in_default_float(x)
     return erfc(x * (-1 / _SQRT_2)) * 0.5
 
 
 def ndtri(p: Any) -> Tensor:
     """The inverse of ``ndtr``: ``-sqrt(2) erfcinv(2p)`` below 1/2 (accurate for tiny ``p``),
     ``sqrt(2) erfcinv(2 - 2p)`` above; ``-inf`` at 0, ``+inf`` at 1, NaN outside [0, 1]."""
-    p = as_tensor(p)
+    p = in_default_float(p)
     low = p < 0.5
     p_low = mf.where(low, p, 0.25)
     p_high = mf.where(low, 0.75, p)
@@ -78,7 +78,7 @@ def ndtri(p: Any) -> Tensor:
 def log_ndtr(x: Any) -> Tensor:
     """``log(Phi(x))`` without underflow: ``log(erfcx(-x/sqrt(2)) / 2) - x^2/2`` below -1,
     ``log1p(-erfc(x/sqrt(2)) / 2)`` above (PyTorch's and SciPy's split)."""
-    x = as_tensor(x)
+    x = in_default_float(x)
     low = x < -1
     x_low = mf.where(low, x, -1.0)
     x_high = mf.where(low, -1.0, x)

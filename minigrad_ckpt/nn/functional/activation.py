@@ -15,7 +15,7 @@ from typing import Any
 from ... import functional as mf
 from ... import random as _random
 from ...functional import _tensor, normalize_axis
-from ...functional.arguments import refuse_complex
+from ...functional.arguments import in_default_float, refuse_complex
 from ...ops import activation as _act
 from ...ops import dropout as _drop
 from ...tape import apply
@@ -259,14 +259,14 @@ def hardsigmoid(input: Any, inplace: bool = False) -> Tensor:
 
 
 def softsign(input: Any) -> Tensor:
-    """``x / (1 + |x|)``."""
-    input = _tensor(input)
+    """``x / (1 + |x|)``; of integers, in the default float dtype (PyTorch's)."""
+    input = in_default_float(_tensor(input))
     return input / (mf.abs(input) + 1)
 
 
 def tanhshrink(input: Any) -> Tensor:
-    """``x - tanh(x)``."""
-    input = _tensor(input)
+    """``x - tanh(x)``; of integers, in the default float dtype (PyTorch's)."""
+    input = in_default_float(_tensor(input))
     return input - mf.tanh(input)
 
 
