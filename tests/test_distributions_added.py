@@ -190,3 +190,37 @@ def test_register_kl_dispatch_and_refusal():
     with pytest.raises(TypeError):
         register_kl(int, Normal)
     assert issubclass(MyNormal, Distribution) and mg.distributions.kl_divergence is kl_divergence
+
+
+def test_independent_normal_sums_over_the_event_as_torch():
+    from minigrad_ckpt.distributions import Independent
+
+    loc = _t([[0.3, -1.2, 2.0], [0.0, 0.5, -0.5]], grad=True)
+    scale = _t([[0.5, 1.5, 2.5], [1.0, 0.7, 0.2]], grad=True)
+    p = Independent(Normal(loc, scale), 1)
+    # torch: Independent(Normal(loc, scale), 1): batch (2,), event (3,), rsample((4,)) (4, 2, 3)
+    assert p.batch_shape == (2,) and p.event_shape == (3,) and p.rsample((4,)).shape == (4, 2, 3)
+    assert p.has_rsample and not p.has_enumerate_support
+    lp, ent = p.log_prob(_t([[0.1, 0.0, 3.0], [1.0, -1.0, 0.0]])), p.entropy()
+    (lp.sum() + ent.sum()).backward()
+    # torch: lp, ent, then (lp.sum() + ent.sum()).backward(): loc.grad, scale.grad
+    np.testing.assert_allclose(lp.numpy(), [-3.8654242590363923, -6.711621110588124], rtol=1e-12)
+    np.testing.assert_allclose(ent.numpy(), [4.885424259036393, 2.2907027432411855], rtol=1e-12)
+    np.testing.assert_allclose(loc.grad.numpy(), [[-0.7999999999999999, 0.5333333333333333, 0.16],
+                                                  [1.0, -3.061224489795919, 12.499999999999998]], rtol=1e-12)
+    np.testing.assert_allclose(scale.grad.numpy(), [[0.31999999999999995, 0.42666666666666664, 0.064],
+                                                    [1.0, 6.559766763848398, 31.24999999999999]], rtol=1e-12)
+    q = Independent(Normal(mg.zeros(2, 3, dtype=mg.float64), mg.ones(2, 3, dtype=mg.float64)), 1)
+    # torch: kl.kl_divergence(p, q) against a standard normal, the VAE's term
+    np.testing.assert_allclose(kl_divergence(p, q).numpy(), [5.011391340577626, 1.4811128563728326], rtol=1e-12)
+    whole = Independent(Normal(loc, scale), 2)
+    np.testing.assert_allclose(whole.log_prob(_t([[0.1, 0.0, 3.0], [1.0, -1.0, 0.0]])).item(), -10.577045369624514,
+                               rtol=1e-12)
+    assert p.expand((5, 2)).batch_shape == (5, 2) and p.expand((5, 2)).event_shape == (3,)
+    with pytest.raises(ValueError, match="reinterpreted_batch_ndims"):
+        Independent(Normal(loc, scale), 3)
+    with pytest.raises(NotImplementedError):
+        kl_divergence(p, whole)
+    b = Independent(Bernoulli(probs=_t([0.2, 0.7])), 1)
+    # torch: Independent(Bernoulli(probs=[.2, .7]), 1).log_prob(tensor([1., 0.])).item()
+    np.testing.assert_allclose(b.log_prob(_t([1.0, 0.0])).item(), -2.8134107167600364, rtol=1e-12)

@@ -1,4 +1,5 @@
-"""``mg.distributions``: PyTorch's ``Categorical``, ``Normal`` and ``Bernoulli`` with their
+"""``mg.distributions``: PyTorch's ``Categorical``, ``Normal``, ``Bernoulli`` (and ``Independent``,
+which reads batch dims of one as an event) with their
 formulas (``log_prob``, ``entropy``, ``sample``, the reparameterized ``Normal.rsample``) and
 ``kl_divergence`` between two of a kind (``kl``: PyTorch's module, with ``register_kl``) -- what
 REINFORCE, actor-critic and VAE programs use.
@@ -13,7 +14,7 @@ are not offered (the constructors do check their parameters, as PyTorch's).
 from __future__ import annotations
 
 from . import kl
-from .distributions import Bernoulli, Categorical, Distribution, Normal
+from .distributions import Bernoulli, Categorical, Distribution, Independent, Normal
 from .kl import kl_divergence, register_kl
 
-__all__ = ["Distribution", "Categorical", "Normal", "Bernoulli", "kl", "kl_divergence", "register_kl"]
+__all__ = ["Distribution", "Categorical", "Normal", "Bernoulli", "Independent", "kl", "kl_divergence", "register_kl"]

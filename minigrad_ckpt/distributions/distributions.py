@@ -13,7 +13,7 @@ from ..grad_mode import no_grad
 from ..nn import functional as F
 from ..tensor import Tensor
 
-__all__ = ["Distribution", "Categorical", "Normal", "Bernoulli"]
+__all__ = ["Distribution", "Categorical", "Normal", "Bernoulli", "Independent"]
 
 
 def _as_float_tensor(value: Any, like: Tensor | None = None) -> Tensor:
@@ -272,3 +272,65 @@ class Bernoulli(Distribution):
 
     def entropy(self) -> Tensor:
         return F.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
+
+
+def _sum_rightmost(value: Tensor, n: int) -> Tensor:
+    """``value`` summed over its last ``n`` dims (all of them for the events of :class:`Independent`)."""
+    return value.sum(tuple(range(-n, 0))) if n > 0 else value
+
+
+class Independent(Distribution):
+    """``base_distribution`` with its last ``reinterpreted_batch_ndims`` batch dims read as one
+    event: ``Independent(Normal(mu, std), 1)`` is a diagonal Gaussian over vectors, whose
+    ``log_prob`` and ``entropy`` sum over the vector (what SAC/PPO and VAE code write)."""
+
+    def __init__(self, base_distribution: Distribution, reinterpreted_batch_ndims: int,
+                 validate_args: Any = None) -> None:
+        shape = tuple(base_distribution.batch_shape) + tuple(base_distribution.event_shape)
+        if reinterpreted_batch_ndims > len(base_distribution.batch_shape):
+            raise ValueError(f"Expected reinterpreted_batch_ndims <= len(base_distribution.batch_shape), actual "
+                             f"{reinterpreted_batch_ndims} vs {len(base_distribution.batch_shape)}")
+        event_dim = reinterpreted_batch_ndims + len(base_distribution.event_shape)
+        self.base_dist, self.reinterpreted_batch_ndims = base_distribution, reinterpreted_batch_ndims
+        self.batch_shape, self.event_shape = shape[:len(shape) - event_dim], shape[len(shape) - event_dim:]
+
+    @property
+    def has_rsample(self) -> bool:  # type: ignore[override]
+        return self.base_dist.has_rsample
+
+    @property
+    def has_enumerate_support(self) -> bool:  # type: ignore[override]
+        return self.reinterpreted_batch_ndims == 0 and self.base_dist.has_enumerate_support
+
+    @property
+    def mean(self) -> Tensor:
+        return self.base_dist.mean
+
+    @property
+    def mode(self) -> Tensor:
+        return self.base_dist.mode
+
+    @property
+    def variance(self) -> Tensor:
+        return self.base_dist.variance
+
+    def sample(self, sample_shape: Any = ()) -> Tensor:
+        return self.base_dist.sample(sample_shape)
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        return self.base_dist.rsample(sample_shape)
+
+    def log_prob(self, value: Any) -> Tensor:
+        return _sum_rightmost(self.base_dist.log_prob(value), self.reinterpreted_batch_ndims)
+
+    def entropy(self) -> Tensor:
+        return _sum_rightmost(self.base_dist.entropy(), self.reinterpreted_batch_ndims)
+
+    def enumerate_support(self, expand: bool = True) -> Tensor:
+        if self.reinterpreted_batch_ndims > 0:
+            raise NotImplementedError("Enumeration over cartesian product is not implemented")
+        return self.base_dist.enumerate_support(expand=expand)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Independent:
+        shape = _shape(batch_shape) + tuple(self.event_shape[:self.reinterpreted_batch_ndims])
+        return Independent(self.base_dist.expand(shape), self.reinterpreted_batch_ndims)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from ..nn import functional as F
 from ..tensor import Tensor
-from .distributions import Bernoulli, Categorical, Distribution, Normal, _where
+from .distributions import Bernoulli, Categorical, Distribution, Independent, Normal, _sum_rightmost, _where
 
 __all__ = ["kl_divergence", "register_kl"]
 
@@ -79,3 +79,11 @@ def _kl_bernoulli_bernoulli(p: Bernoulli, q: Bernoulli) -> Tensor:
     t2 = (1 - p.probs) * (F.softplus(q.logits) - F.softplus(p.logits))
     t2 = _where(p.probs == 1, 0.0, _where(q.probs == 1, math.inf, t2))
     return t1 + t2
+
+
+@register_kl(Independent, Independent)
+def _kl_independent_independent(p: Independent, q: Independent) -> Tensor:
+    """The bases' KL summed over the reinterpreted dims (the event): both must read the same number."""
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+        raise NotImplementedError("KL between Independents with different event dims is not implemented")
+    return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
