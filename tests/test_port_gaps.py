@@ -138,3 +138,52 @@ def test_channel_dropout_refusals_are_pytorchs(name, ndim, error):
     with pytest.warns() if name == "dropout2d" else contextlib.nullcontext(), pytest.raises(error):
         getattr(mg.nn.functional, name)(mg.ones(*(4,) * ndim), 0.5, True)
 
+
+
+# --- regression losses of differing shapes: PyTorch's warning, then broadcasting ----------------------
+# torch 2.13, float64: x = [[0.5], [-1.0], [2.0]] (3, 1), y = [0.2, 1.5, -0.3] (3,), both requiring grad;
+# l = F.<name>(x, y); torch.autograd.grad(l, (x, y)) -> (value, grad x flattened, grad y)
+BROADCAST_LOSSES = {
+    "mse_loss": (2.0766666666666667, [0.022222222222222227, -0.9777777777777777, 1.0222222222222221],
+                 [-0.19999999999999996, 0.6666666666666667, -0.5333333333333333]),
+    "l1_loss": (1.2333333333333334, [0.1111111111111111, -0.3333333333333333, 0.3333333333333333],
+                [-0.1111111111111111, 0.1111111111111111, -0.1111111111111111]),
+    "smooth_l1_loss": (0.7816666666666667, [0.011111111111111113, -0.3, 0.2777777777777778],
+                       [-0.033333333333333326, 0.16666666666666666, -0.12222222222222223]),
+    "huber_loss": (0.7816666666666667, [0.011111111111111113, -0.3, 0.2777777777777778],
+                   [-0.033333333333333326, 0.16666666666666666, -0.12222222222222223]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROADCAST_LOSSES))
+def test_regression_loss_of_differing_shapes_warns_and_broadcasts_as_pytorch(name):
+    value, grad_x, grad_y = BROADCAST_LOSSES[name]
+    x = mg.tensor([[0.5], [-1.0], [2.0]], dtype=mg.float64, requires_grad=True)
+    y = mg.tensor([0.2, 1.5, -0.3], dtype=mg.float64, requires_grad=True)
+    with pytest.warns(UserWarning, match=r"Using a target size \(3,\) that is different to the input size "
+                                         r"\(3, 1\)\. This will likely lead to incorrect results due to "
+                                         r"broadcasting\. Please ensure they have the same size\."):
+        loss = getattr(mg.nn.functional, name)(x, y)
+    gx, gy = mg.autograd.grad(loss, (x, y))
+    np.testing.assert_allclose(loss.item(), value, rtol=1e-12)
+    np.testing.assert_allclose(gx.numpy().ravel(), grad_x, rtol=1e-12)
+    np.testing.assert_allclose(gy.numpy(), grad_y, rtol=1e-12)
+
+
+def test_mse_loss_module_broadcasts_to_pytorchs_shape():
+    # torch: nn.MSELoss(reduction='none')(torch.ones(3, 1), torch.zeros(3)).shape == (3, 3), with the warning
+    with pytest.warns(UserWarning, match="different to the input size"):
+        assert mg.nn.MSELoss(reduction="none")(mg.ones(3, 1), mg.zeros(3)).shape == (3, 3)
+
+
+def test_kl_div_broadcasts_silently_and_bce_refuses_with_pytorchs_messages():
+    a, b = mg.ones(3, 1) * 0.5, mg.zeros(3) + 0.2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # torch's kl_div broadcasts without a shape warning
+        # torch: F.kl_div(torch.ones(3, 1) * 0.5, torch.zeros(3) + 0.2, reduction='sum').item()
+        assert abs(mg.nn.functional.kl_div(a, b, reduction="sum").item() - -3.796988) < 1e-5
+    with pytest.raises(ValueError, match=r"Using a target size \(3,\) that is different to the input size "
+                                         r"\(3, 1\) is deprecated"):
+        mg.nn.functional.binary_cross_entropy(a, b)
+    with pytest.raises(ValueError, match=r"Target size \(3,\) must be the same as input size \(3, 1\)"):
+        mg.nn.functional.binary_cross_entropy_with_logits(a, b)

@@ -1,7 +1,8 @@
 """Loss functions: ``cross_entropy``, ``nll_loss``, ``mse_loss``, ``binary_cross_entropy``, ``kl_div``, ...
 
-Each takes PyTorch's ``reduction=`` (``"mean"``, ``"sum"``, ``"none"``);
-shapes that PyTorch would broadcast with only a warning are an error here.
+Each takes PyTorch's ``reduction=`` (``"mean"``, ``"sum"``, ``"none"``); an input and a target of
+different shapes are PyTorch's too: the regression losses warn and broadcast, the binary cross
+entropies refuse them.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import warnings
 from typing import Any
 
 from ... import functional as mf
+from ...backend import host_numpy
 from ...functional import _tensor
 from ...ops import loss as _ce
 from ...ops import regression_loss as _regression
@@ -42,12 +44,34 @@ def _reduce(loss: Tensor, reduction: str) -> Tensor:
 
 
 def _input_and_target(name: str, input: Any, target: Any) -> tuple[Tensor, Tensor]:
-    """``input`` and ``target`` as tensors (the target on the input's device), of one shape."""
+    """``input`` and ``target`` as tensors (the target on the input's device), of one shape: see
+    :func:`_shapes_differ` for what differing shapes do."""
     x = _tensor(input)
     y = _tensor(target, x)
     if x._data.shape != y._data.shape:  # (the arrays': Tensor.shape is a property call)
-        raise ValueError(f"{name}: input shape {x.shape} and target shape {y.shape} differ")
+        return _shapes_differ(name, x, y)
     return x, y
+
+
+def _shapes_differ(name: str, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+    """PyTorch's rule for an input and a target of different shapes: the binary cross entropies
+    refuse them (ValueError); the regression losses warn and broadcast -- ``mse_loss(x (N, 1),
+    y (N,))`` is then a mean over N x N differences, likely not what was meant; ``kl_div`` broadcasts
+    without a word. Shapes that do not broadcast are broadcasting's error."""
+    if name == "binary_cross_entropy":
+        raise ValueError(f"Using a target size {y.shape} that is different to the input size {x.shape} is "
+                         "deprecated. Please ensure they have the same size.")
+    if name == "binary_cross_entropy_with_logits":
+        raise ValueError(f"Target size {y.shape} must be the same as input size {x.shape}")
+    if name != "kl_div":
+        warnings.warn(f"Using a target size {y.shape} that is different to the input size {x.shape}. "
+                      "This will likely lead to incorrect results due to broadcasting. "
+                      "Please ensure they have the same size.", stacklevel=4)
+    try:
+        shape = host_numpy.broadcast_shapes(x.shape, y.shape)
+    except ValueError:
+        raise RuntimeError(f"{name}: input shape {x.shape} and target shape {y.shape} do not broadcast") from None
+    return mf.broadcast_to(x, shape), mf.broadcast_to(y, shape)
 
 
 def _complex(x: Tensor, y: Tensor) -> bool:
@@ -263,11 +287,12 @@ def _weighted(name: str, losses: Tensor, weight: Any, reduction: str, mean_by_we
 
 def mse_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
              weight: Any = None) -> Tensor:
-    """Mean squared error ``(input - target) ** 2``; the shapes must be equal.
+    """Mean squared error ``(input - target) ** 2``.
 
-    PyTorch only warns when they differ and then broadcasts, which silently
-    computes something else; here it is an error. ``weight`` (the input's shape) weighs each
-    element; the mean is then over the weights' sum, as PyTorch's.
+    Shapes that differ are PyTorch's warning ("Using a target size ... different to the input
+    size") and then broadcast: ``mse_loss(ones(3, 1), zeros(3))`` averages a 3 x 3 grid of
+    differences, which is rarely meant. ``weight`` (the input's shape) weighs each element; the mean
+    is then over the weights' sum, as PyTorch's.
     """
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
@@ -306,8 +331,8 @@ def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None
 
 def l1_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
             weight: Any = None) -> Tensor:
-    """Mean absolute error ``|input - target|`` (the shapes must be equal); ``weight`` as
-    :func:`mse_loss`'s."""
+    """Mean absolute error ``|input - target|`` (shapes that differ: :func:`mse_loss`'s warning and
+    broadcast); ``weight`` as :func:`mse_loss`'s."""
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     x, y = _input_and_target("l1_loss", input, target)
