@@ -71,9 +71,9 @@ def test_bad_arguments():
 SAVE_POINTS = [("batch", 1), ("batch", 2), ("after_loop", None), ("after_set_epoch", None)]
 
 
-def _run_recipe(epochs, snap_epoch=None, where=None, snapshot=None):
-    """The recipe of docs/distributed.md (Snapshots and exact resume) on one rank: the batches
-    it sees, as (epoch, indices), and the snapshot taken at ``where`` in epoch ``snap_epoch``."""
+def _one_rank_loader(snapshot=None):
+    """A shuffled DistributedSampler of 8 samples on one rank, its loader registered with an
+    executor, restored from ``snapshot`` if given."""
     ds = TensorDataset(mg.arange(8))
     sampler = DistributedSampler(ds, num_replicas=1, rank=0, seed=0)
     loader = DataLoader(ds, batch_size=4, sampler=sampler)
@@ -81,6 +81,13 @@ def _run_recipe(epochs, snap_epoch=None, where=None, snapshot=None):
     ex.register_state("loader", loader)
     if snapshot is not None:
         snapshot.restore_into(ex)
+    return sampler, loader, ex
+
+
+def _run_recipe(epochs, snap_epoch=None, where=None, snapshot=None):
+    """The recipe of docs/distributed.md (Snapshots and exact resume) on one rank: the batches
+    it sees, as (epoch, indices), and the snapshot taken at ``where`` in epoch ``snap_epoch``."""
+    sampler, loader, ex = _one_rank_loader(snapshot)
     seen, taken = [], []
 
     def save(point, of_epoch):
@@ -105,3 +112,16 @@ def test_the_exact_resume_recipe_neither_replays_nor_skips_an_epoch(where):
     done = {("batch", 1): 1, ("batch", 2): 2, ("after_loop", None): 2, ("after_set_epoch", None): 2}[where]
     resumed, _ = _run_recipe(3, snapshot=snap)
     assert seen[:done] + resumed == full
+
+
+def test_a_loop_that_never_calls_set_epoch_resumes_with_the_same_order():
+    """Without set_epoch every epoch is epoch 0's order; an end-of-epoch snapshot keeps it so."""
+    def run(epochs, snapshot=None):
+        sampler, loader, ex = _one_rank_loader(snapshot)
+        seen = [xb.tolist() for _ in range(epochs) for (xb,) in loader]
+        return seen, mg.snapshot.Snapshot.from_executor(ex), sampler
+
+    full, _, _ = run(3)
+    first, snap, _ = run(1)
+    rest, _, sampler = run(2, snap)
+    assert first + rest == full and sampler.epoch == 0

@@ -388,7 +388,7 @@ class DataLoader:
 
         Between epochs -- after epoch ``e``'s loop ran to its end, before
         ``set_epoch`` picks another -- the saved sampler epoch is ``e + 1``: the
-        epoch to start from.  So ``for epoch in range(sampler.epoch, epochs)``
+        epoch to start from (if the loop calls ``set_epoch`` at all).  So ``for epoch in range(sampler.epoch, epochs)``
         after a restore neither replays epoch ``e`` nor skips one, wherever the
         snapshot was taken (mid-epoch, the saved epoch is the one in progress).
         """
@@ -406,8 +406,10 @@ class DataLoader:
         state = sampler.state_dict()
         done = self._finished_epoch
         if (self._epoch is None and done is not None and sampler is self.sampler
-                and self._sampler_epoch() == done and isinstance(state, dict) and state.get("epoch") == done):
+                and self._sampler_epoch() == done and isinstance(state, dict) and state.get("epoch") == done
+                and getattr(sampler, "_epoch_was_set", True)):
             # the loop of epoch `done` is over: a resumed `range(sampler.epoch, ...)` starts after it
+            # (a loop that never calls set_epoch keeps epoch 0's order for good, resumed or not)
             state = {**state, "epoch": done + 1}
         return state
 

@@ -54,6 +54,7 @@ class DistributedSampler(Sampler):
         self.num_replicas, self.rank = num_replicas, rank
         self.shuffle, self.seed, self.drop_last = bool(shuffle), seed, bool(drop_last)
         self.epoch = 0
+        self._epoch_was_set = False  # by set_epoch: the loop picks the epochs (a restore does not count)
 
     @property
     def num_samples(self) -> int:
@@ -65,7 +66,7 @@ class DistributedSampler(Sampler):
         """Use the order of ``epoch`` (call it on every rank before each epoch)."""
         if not isinstance(epoch, int) or epoch < 0:
             raise ValueError(f"DistributedSampler: epoch must be an int >= 0, got {epoch!r}")
-        self.epoch = epoch
+        self.epoch, self._epoch_was_set = epoch, True
 
     def __iter__(self) -> Iterator[int]:
         n = len(self.dataset)
@@ -95,7 +96,9 @@ class DistributedSampler(Sampler):
     def load_state_dict(self, state: Any) -> None:
         if not isinstance(state, dict) or set(state) != {"epoch"}:
             raise ValueError(f"DistributedSampler.load_state_dict: not its state: {state!r:.120}")
-        self.set_epoch(state["epoch"])
+        was_set = self._epoch_was_set
+        self.set_epoch(state["epoch"])  # (validates)
+        self._epoch_was_set = was_set
 
     def __repr__(self) -> str:
         return (f"DistributedSampler(rank={self.rank}, num_replicas={self.num_replicas}, "
