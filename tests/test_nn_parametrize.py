@@ -170,3 +170,67 @@ def test_register_parametrization_chain_assign_remove_and_cache():
         parametrize.register_parametrization(m2, "weight", mg.nn.Flatten(0))
     with pytest.raises(ValueError, match="sequence of tensors"):
         parametrize.remove_parametrizations(P.weight_norm(_linear()), "weight", leave_parametrized=False)
+
+
+# torch: m = Linear(3, 3, bias=False) with weight _sines((3, 3), 0.5) + eye(3) (full rank: a rank-deficient
+# start has a zero in R's diagonal, whose sign LAPACK's rounding decides); P.orthogonal(m, orthogonal_map=map);
+# m.weight (the QR-orthogonalized start, the same for every map); then original.copy_(_sines((3, 3), 0.9) * 0.5)
+# (householder: its diagonal set to [-1, 1, -1], which that map reads through .int()), y = m(X),
+# (y ** 2 + y).sum().backward(): y and original.grad
+ORTHO_START = [[0.7955862659574633, -0.5769673907727185, -0.18480022566214985],
+               [0.5980453228580475, 0.6991481638262806, 0.39183368515985706],
+               [-0.09687252049716721, -0.42225640907304346, 0.9012853265028032]]
+ORTHO_TORCH = {
+    "matrix_exp": ([[0.3357525517671465, 0.8842825695114861, -0.7371121391799189],
+                    [-0.14305085662326328, -1.2237928559523337, 0.38447946945771727]],
+                   [[0.0, 0.0, 0.0], [0.2538029854606183, 0.0, 0.0], [0.5791656581994646, -0.42364221988098905, 0.0]]),
+    "cayley": ([[0.3372248124744203, 0.8847836319342763, -0.7358376825082866],
+                [-0.14337312301887567, -1.2240352986131113, 0.3835866259921372]],
+               [[0.0, 0.0, 0.0], [0.25461244984154163, 0.0, 0.0], [0.5659993071962668, -0.41502945554425613, 0.0]]),
+    "householder": ([[0.9607364015552254, -0.1989284353454977, -0.6895163441312264],
+                     [-1.239009641568972, 0.26348836395368697, 0.24776189064350299]],
+                    [[0.0, 0.0, 0.0], [-0.6911186426550487, 0.0, 0.0], [0.5283688575928371, 0.9592669038469265, 0.0]]),
+}
+
+
+@pytest.mark.parametrize("orthogonal_map", list(ORTHO_TORCH))
+def test_orthogonal_maps_match_torch(orthogonal_map):
+    m = mg.nn.Linear(3, 3, bias=False, dtype=mg.float64)
+    with mg.no_grad():
+        m.weight.copy_(_t(_sines((3, 3), 0.5) + np.eye(3)))
+    P.orthogonal(m, orthogonal_map=orthogonal_map)
+    assert list(m.state_dict()) == ["parametrizations.weight.original", "parametrizations.weight.0.base"]
+    np.testing.assert_allclose(m.weight.numpy(), ORTHO_START, rtol=1e-12, atol=1e-14)
+    start = _sines((3, 3), 0.9) * 0.5
+    if orthogonal_map == "householder":
+        np.fill_diagonal(start, [-1.0, 1.0, -1.0])
+    with mg.no_grad():
+        m.parametrizations.weight.original.copy_(_t(start))
+    y = m(_t(X))
+    (y ** 2 + y).sum().backward()
+    expected_y, expected_grad = ORTHO_TORCH[orthogonal_map]
+    np.testing.assert_allclose(y.numpy(), expected_y, rtol=1e-12)
+    np.testing.assert_allclose(m.parametrizations.weight.original.grad.numpy(), expected_grad, rtol=1e-10, atol=1e-14)
+    w = m.weight.numpy()
+    np.testing.assert_allclose(w @ w.T, np.eye(3), atol=1e-13)
+
+
+def test_orthogonal_rectangular_assignment_and_refusals():
+    for out_features, in_features in ((4, 3), (3, 5)):  # tall: householder; wide: through its transpose
+        m = P.orthogonal(mg.nn.Linear(in_features, out_features, dtype=mg.float64))
+        w = m.weight.numpy()
+        small = w.T @ w if out_features > in_features else w @ w.T
+        np.testing.assert_allclose(small, np.eye(min(w.shape)), atol=1e-13)
+        y = m(_t(np.ones((2, in_features))))
+        (y ** 2).sum().backward()
+        assert m.parametrizations.weight.original.grad.shape == (out_features, in_features)
+    m = P.orthogonal(mg.nn.Linear(3, 3, bias=False, dtype=mg.float64))
+    m.weight = _t(ORTHO_START)  # an orthogonal matrix is stored as given (torch: base = Q, original = -I)
+    np.testing.assert_allclose(m.weight.numpy(), ORTHO_START, rtol=1e-12)
+    np.testing.assert_array_equal(m.parametrizations.weight.original.numpy(), -np.eye(3))
+    assert gradcheck(lambda o: mg.func.functional_call(m, {"parametrizations.weight.original": o}, (_t(X),)),
+                     (_t(_sines((3, 3), 0.9) * 0.5, grad=True),))
+    with pytest.raises(ValueError, match="matrix"):
+        P.orthogonal(mg.nn.Linear(2, 2), name="bias")  # 1-D: no matrix
+    with pytest.raises(NotImplementedError):
+        P.orthogonal(mg.nn.Linear(2, 2), use_trivialization=False)

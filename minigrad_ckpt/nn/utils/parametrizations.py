@@ -15,7 +15,7 @@ from .parametrize import register_parametrization
 from .spectral_norm import _default_dim, random_unit
 from .weight_norm import norm_except_dim
 
-__all__ = ["weight_norm", "spectral_norm"]
+__all__ = ["weight_norm", "spectral_norm", "orthogonal"]
 
 
 class _WeightNorm(Module):
@@ -94,3 +94,113 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
     dim = _default_dim(module) if dim is None else dim
     return register_parametrization(module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
+
+
+def _make_orthogonal(a: Tensor) -> Tensor:
+    """The Q of ``a``'s QR with the signs of R's diagonal folded in (PyTorch's ``_make_orthogonal``:
+    LAPACK's Householder QR, so the same Q as its ``geqrf`` + ``householder_product``)."""
+    from ...linalg import qr
+
+    q, r = qr(a)
+    return q * r.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
+
+
+def _is_orthogonal(q: Tensor) -> bool:
+    from ...backend import host_numpy
+    from ...functional.diagonal import eye
+
+    n, k = q.shape[-2], q.shape[-1]
+    eps = 10 * n * float(host_numpy.finfo(q.dtype).eps)
+    return bool(((q.mH @ q - eye(k, dtype=q.dtype)).abs() <= eps).all().item())
+
+
+class _Orthogonal(Module):
+    """``original -> Q`` orthogonal (unitary): ``base @ map(original)``, ``map`` the matrix exponential
+    or Cayley transform of the skew part of the lower triangle, or a product of Householder
+    reflections; ``base`` (a buffer) is where assignment puts the value, PyTorch's trivialization."""
+
+    def __init__(self, weight: Tensor, orthogonal_map: str) -> None:
+        super().__init__()
+        if weight.dtype.kind == "c" and orthogonal_map == "householder":
+            raise ValueError("The householder parametrization does not support complex tensors.")
+        self.shape, self.orthogonal_map = tuple(weight.shape), orthogonal_map
+        self.register_buffer("base", None)
+
+    def forward(self, x: Tensor) -> Tensor:
+        from ...linalg import householder_product
+
+        n, k = x.shape[-2], x.shape[-1]
+        transposed = n < k
+        if transposed:
+            x, n, k = x.mT, k, n
+        if self.orthogonal_map == "householder":
+            a = x.tril(-1)
+            q = householder_product(a, 2.0 / (1.0 + (a * a).sum(-2)))
+            q = q * x.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
+        else:
+            q = self._skew_map(x, n, k)
+        q = self.base @ q
+        return q.mT if transposed else q
+
+    def _skew_map(self, x: Tensor, n: int, k: int) -> Tensor:
+        from ...creation import zeros
+        from ...functional.diagonal import eye
+        from ...functional.shape import concatenate
+        from ...linalg import matrix_exp, solve
+
+        x = x.tril()
+        if n != k:
+            x = concatenate([x, zeros(*x.shape[:-2], n, n - k, dtype=x.dtype)], -1)
+        a = x - x.mH
+        if self.orthogonal_map == "matrix_exp":
+            q = matrix_exp(a)
+        else:  # Cayley: (I - A/2)^{-1} (I + A/2)
+            ident = eye(n, dtype=a.dtype)
+            q = solve(ident - 0.5 * a, ident + 0.5 * a)
+        return q[..., :k] if n != k else q
+
+    def right_inverse(self, q: Tensor) -> Tensor:
+        """Store ``q`` (made orthogonal by QR if it is not; a tall one completed with random
+        columns) as ``base`` and return the original that maps to the identity: ``-I``."""
+        from ...creation import randn, zeros
+        from ...functional.shape import concatenate
+
+        if tuple(q.shape) != self.shape:
+            raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. Got a tensor of shape "
+                             f"{tuple(q.shape)}.")
+        q_init, (n, k) = q, q.shape[-2:]
+        if n < k:
+            q, n, k = q.mT, k, n
+        with no_grad():
+            if n == k:
+                q = q.clone() if _is_orthogonal(q) else _make_orthogonal(q)
+            else:
+                extra = randn(*q.shape[:-2], n, n - k, dtype=q.dtype, device=q.device)
+                q = _make_orthogonal(concatenate([q, extra], -1))
+            self.base = q
+            neg_identity = zeros(*q_init.shape, dtype=q_init.dtype, device=q_init.device)
+            neg_identity.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
+        return neg_identity
+
+
+def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None = None, *,
+               use_trivialization: bool = True) -> Module:
+    """Keep ``module.<name>`` (a matrix or batch of them) orthogonal -- unitary if complex -- as
+    PyTorch's parametrization: ``orthogonal_map`` is ``"matrix_exp"`` (default for square or
+    complex), ``"cayley"`` or ``"householder"`` (default otherwise). The weight starts as the
+    orthogonal matrix nearest in QR's sense to the current one, and assigning to it stores the
+    (orthogonalized) value. Only ``use_trivialization=True`` is offered."""
+    weight = getattr(module, name, None)
+    if not isinstance(weight, Tensor):
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    if weight.ndim < 2:
+        raise ValueError(f"Expected a matrix or batch of matrices. Got a tensor of {weight.ndim} dimensions.")
+    if not use_trivialization:
+        raise NotImplementedError("orthogonal(use_trivialization=False) is not offered (it needs geqrf)")
+    n, k = weight.shape[-2], weight.shape[-1]
+    if orthogonal_map is None:
+        orthogonal_map = "matrix_exp" if n == k or weight.dtype.kind == "c" else "householder"
+    if orthogonal_map not in ("matrix_exp", "cayley", "householder"):
+        raise ValueError(f'orthogonal_map has to be one of "matrix_exp", "cayley", "householder". '
+                         f"Got: {orthogonal_map}")
+    return register_parametrization(module, name, _Orthogonal(weight, orthogonal_map), unsafe=True)
