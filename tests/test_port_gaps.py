@@ -187,3 +187,58 @@ def test_kl_div_broadcasts_silently_and_bce_refuses_with_pytorchs_messages():
         mg.nn.functional.binary_cross_entropy(a, b)
     with pytest.raises(ValueError, match=r"Target size \(3,\) must be the same as input size \(3, 1\)"):
         mg.nn.functional.binary_cross_entropy_with_logits(a, b)
+
+
+# --- embedding's scale_grad_by_freq -----------------------------------------------------------------
+# torch 2.13: w = torch.arange(12., dtype=torch.float64).reshape(4, 3); ids = [[0, 2, 0], [3, 2, 0]];
+# F.embedding(ids, w, padding_idx=..., scale_grad_by_freq=True).backward(torch.arange(18.).reshape(2, 3, 3))
+SCALED_GRADS = {
+    3: [[7.0, 8.0, 9.0], [0.0, 0.0, 0.0], [7.5, 8.5, 9.5], [0.0, 0.0, 0.0]],
+    None: [[7.0, 8.0, 9.0], [0.0, 0.0, 0.0], [7.5, 8.5, 9.5], [9.0, 10.0, 11.0]],
+}
+EMB_IDS = [[0, 2, 0], [3, 2, 0]]
+
+
+@pytest.mark.parametrize("dtype", [mg.float32, mg.float64])
+@pytest.mark.parametrize("padding_idx", [3, None])
+def test_embedding_scale_grad_by_freq_divides_each_rows_gradient_by_its_count(padding_idx, dtype):
+    w = mg.arange(12.0, dtype=dtype).reshape(4, 3).requires_grad_()
+    out = mg.nn.functional.embedding(mg.tensor(EMB_IDS), w, padding_idx=padding_idx, scale_grad_by_freq=True)
+    np.testing.assert_array_equal(out.detach().numpy(), w.detach().numpy()[EMB_IDS])
+    out.backward(mg.arange(18.0, dtype=dtype).reshape(2, 3, 3))
+    np.testing.assert_allclose(w.grad.numpy(), SCALED_GRADS[padding_idx], rtol=1e-6)
+
+
+def test_embedding_module_scale_grad_by_freq_with_padding_and_repeats():
+    # torch: e = nn.Embedding(4, 3, padding_idx=0, scale_grad_by_freq=True), weight arange(12).reshape(4, 3);
+    # e(tensor([1, 1, 0, 2, 1])).backward(ones(5, 3) * tensor([[1.], [2.], [3.], [4.], [5.]])); e.weight.grad
+    e = mg.nn.Embedding(4, 3, padding_idx=0, scale_grad_by_freq=True)
+    assert repr(e) == "Embedding(4, 3, padding_idx=0, scale_grad_by_freq=True)"  # torch's repr
+    with mg.no_grad():
+        e.weight.copy_(mg.arange(12.0).reshape(4, 3))
+    e(mg.tensor([1, 1, 0, 2, 1])).backward(mg.ones(5, 3) * mg.tensor([[1.0], [2.0], [3.0], [4.0], [5.0]]))
+    np.testing.assert_allclose(e.weight.grad.numpy(), [[0.0] * 3, [2.6666667461395264] * 3, [4.0] * 3, [0.0] * 3],
+                               rtol=1e-6)
+
+
+def test_embedding_scale_grad_by_freq_through_checkpoint_grad_and_jvp():
+    ids = mg.tensor(EMB_IDS)
+    w = mg.arange(12.0, dtype=mg.float64).reshape(4, 3).requires_grad_()
+    g = mg.arange(18.0, dtype=mg.float64).reshape(2, 3, 3)
+
+    def lookup(weight):
+        return mg.nn.functional.embedding(ids, weight, scale_grad_by_freq=True)
+
+    (gw,) = mg.autograd.grad((mg.checkpoint.checkpoint(lookup, w, use_reentrant=False) * g).sum(), (w,))
+    np.testing.assert_allclose(gw.numpy(), SCALED_GRADS[None])
+    # forward mode is the lookup's own derivative, unscaled (torch.func.jvp of the same lookup gives t[ids])
+    t = mg.ones(4, 3, dtype=mg.float64) * mg.tensor([[1.0], [2.0], [3.0], [4.0]], dtype=mg.float64)
+    _, tangent = mg.func.jvp(lookup, (w.detach(),), (t,))
+    np.testing.assert_array_equal(tangent.numpy(), t.numpy()[EMB_IDS])
+    # create_graph: the gradient is g's rows scaled and summed, so its derivative in g is the same scaling
+    # (torch 2.13's double backward gives ones here: it differentiates an unscaled lookup; ours is the derivative
+    # of the gradient actually computed -- a documented difference)
+    g2 = g.detach().requires_grad_()
+    (gw2,) = mg.autograd.grad((lookup(w) * g2).sum(), (w,), create_graph=True)
+    (gg,) = mg.autograd.grad(gw2.sum(), (g2,))
+    np.testing.assert_allclose(gg.numpy()[..., 0], [[1 / 3, 1 / 2, 1 / 3], [1.0, 1 / 2, 1 / 3]])

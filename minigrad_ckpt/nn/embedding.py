@@ -63,8 +63,8 @@ class Embedding(_Table):
                  sparse: bool = False, _weight: Tensor | None = None, _freeze: bool = False, device: Any = None,
                  dtype: Any = None) -> None:
         super().__init__()
-        if scale_grad_by_freq or sparse:
-            raise ValueError("Embedding: scale_grad_by_freq and sparse gradients are not supported")
+        if sparse:
+            raise ValueError("Embedding: sparse gradients are not supported")
         self.num_embeddings, self.embedding_dim = int(num_embeddings), int(embedding_dim)
         if padding_idx is not None:
             if not -self.num_embeddings <= padding_idx < self.num_embeddings:
@@ -72,12 +72,13 @@ class Embedding(_Table):
                                  f"{self.num_embeddings} embeddings")
             padding_idx %= self.num_embeddings
         self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, float(norm_type)
-        self.scale_grad_by_freq, self.sparse = False, False  # PyTorch's attributes (True is refused above)
+        self.scale_grad_by_freq, self.sparse = bool(scale_grad_by_freq), False  # (sparse=True is refused above)
         self._set_weight((self.num_embeddings, self.embedding_dim), _weight, _freeze, dtype, device)
 
     def forward(self, input: Tensor) -> Tensor:
         ids = input  # PyTorch's argument name
-        return F.embedding(ids, self.weight, self.padding_idx, self.max_norm, self.norm_type)
+        return F.embedding(ids, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                           self.scale_grad_by_freq)
 
     def extra_repr(self) -> str:
         s = f"{self.num_embeddings}, {self.embedding_dim}"
@@ -85,6 +86,8 @@ class Embedding(_Table):
             s += f", padding_idx={self.padding_idx}"
         if self.max_norm is not None:
             s += f", max_norm={self.max_norm}"
+        if self.scale_grad_by_freq:
+            s += ", scale_grad_by_freq=True"
         return s
 
 

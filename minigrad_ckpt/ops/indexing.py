@@ -39,6 +39,19 @@ class GetItemCopy(GetItem):
     is_view = False
 
 
+class FrequencyScaledGetItem(GetItemCopy):
+    """``weight[ids]`` of an embedding with ``scale_grad_by_freq``: the gradient each looked-up row
+    sends back is divided by how often its id occurs in ``ids`` (``scale``, broadcast over the
+    row), PyTorch's heuristic for words of skewed frequencies.  Only reverse mode is scaled: the
+    tangent is the lookup's (``weight_t[ids]``, as PyTorch's forward mode), so here backward is
+    not forward's adjoint, on purpose."""
+
+    scale: object  # (*ids.shape, 1): 1 / count of each position's id
+
+    def backward(self, xp, g, out, x):
+        return xp.index_add(self.in_shape, self.index, g * self.scale)
+
+
 def advanced(index: tuple) -> bool:
     """Whether a normalized index selects by an array (an integer or boolean one): a copy."""
     return any(hasattr(part, "shape") for part in index)

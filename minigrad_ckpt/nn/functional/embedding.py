@@ -5,8 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from ... import functional as mf
+from ...backend import host_numpy as np
 from ...functional import _tensor
 from ...grad_mode import no_grad
+from ...ops import indexing as _ix
+from ...tape import apply, watch_versions
 from ...tensor import Tensor
 
 __all__ = [
@@ -22,10 +25,11 @@ def embedding(input: Any, weight: Any, padding_idx: int | None = None, max_norm:
     ``padding_idx`` gets no gradient (its value is looked up as usual).  With
     ``max_norm``, the looked-up rows whose ``norm_type``-norm exceeds it are
     first rescaled **in place** (outside the tape) to norm ``max_norm``, as in
-    PyTorch.
+    PyTorch. ``scale_grad_by_freq`` divides the gradient each looked-up row sends back by how
+    often its id occurs in ``input`` (PyTorch's; forward mode is not scaled, as PyTorch's is not).
     """
-    if scale_grad_by_freq or sparse:
-        raise ValueError("embedding: scale_grad_by_freq and sparse gradients are not supported")
+    if sparse:
+        raise ValueError("embedding: sparse gradients are not supported")
     w = _tensor(weight)
     ids = _tensor(input, w)
     if ids.dtype.kind not in "iu":
@@ -43,11 +47,25 @@ def embedding(input: Any, weight: Any, padding_idx: int | None = None, max_norm:
                              f"{n} embeddings")
     if max_norm is not None and ids.size:
         _embedding_renorm_(w, ids, float(max_norm), float(norm_type))
-    out = mf.getitem(w, (ids,))
+    out = _frequency_scaled_lookup(w, ids) if scale_grad_by_freq and w.requires_grad else mf.getitem(w, (ids,))
     if padding_idx is not None and w.requires_grad:
         # the padding rows' values pass through detached: no gradient reaches weight[padding_idx]
         pad = Tensor.constant((ids._data == padding_idx)[..., None], ids.device)
         out = mf.where(pad, out.detach(), out)
+    return out
+
+
+def _frequency_scaled_lookup(w: Tensor, ids: Tensor) -> Tensor:
+    """``w[ids]`` whose backward divides each row's gradient by its id's count in ``ids``
+    (PyTorch's ``scale_grad_by_freq``: a row looked up k times gets the mean, not the sum, of its k
+    gradients)."""
+    xp = w.device.xp
+    host_ids = xp.to_host(ids._data)
+    counts = np.bincount(host_ids.reshape(-1), minlength=w.shape[0])[host_ids]
+    scale = xp.asarray((1.0 / counts[..., None]).astype(w.dtype))
+    out = apply(_ix.FrequencyScaledGetItem(index=(ids._data,), in_shape=w.shape, scale=scale), w)
+    if out._node is not None:  # the op holds ids' array: a later in-place change of ids is refused
+        watch_versions(out, [ids])
     return out
 
 
