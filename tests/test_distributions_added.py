@@ -224,3 +224,13 @@ def test_independent_normal_sums_over_the_event_as_torch():
     b = Independent(Bernoulli(probs=_t([0.2, 0.7])), 1)
     # torch: Independent(Bernoulli(probs=[.2, .7]), 1).log_prob(tensor([1., 0.])).item()
     np.testing.assert_allclose(b.log_prob(_t([1.0, 0.0])).item(), -2.8134107167600364, rtol=1e-12)
+
+
+def test_set_default_validate_args_is_accepted():
+    # RL programs call torch.distributions.Distribution.set_default_validate_args(False) for speed
+    Distribution.set_default_validate_args(False)
+    assert Normal(_t([0.0]), _t([1.0])).log_prob(_t([5.0])).shape == (1,)
+    Distribution.set_default_validate_args(True)
+    with pytest.raises(ValueError):
+        Distribution.set_default_validate_args("yes")
+    Distribution.set_default_validate_args(False)

@@ -234,3 +234,11 @@ def test_orthogonal_rectangular_assignment_and_refusals():
         P.orthogonal(mg.nn.Linear(2, 2), name="bias")  # 1-D: no matrix
     with pytest.raises(NotImplementedError):
         P.orthogonal(mg.nn.Linear(2, 2), use_trivialization=False)
+
+
+def test_parametrized_weight_norm_loads_a_hook_based_state_dict():
+    # torch registers the same conversion (weight_g/weight_v -> parametrizations.weight.original0/1)
+    old = mg.nn.Sequential(mg.nn.utils.weight_norm(_linear()))
+    new = mg.nn.Sequential(P.weight_norm(mg.nn.Linear(3, 4, dtype=mg.float64)))
+    assert not new.load_state_dict(old.state_dict()).missing_keys
+    np.testing.assert_allclose(new(_t(X)).numpy(), Y_LINEAR, rtol=1e-12)

@@ -52,6 +52,16 @@ class Distribution:
     batch_shape: tuple[int, ...] = ()
     event_shape: tuple[int, ...] = ()
     has_enumerate_support = False
+    _validate_args = False
+
+    @staticmethod
+    def set_default_validate_args(value: bool) -> None:
+        """PyTorch's switch for checking the values given to ``log_prob`` against the support
+        (programs turn it off for speed). Kept, and changes nothing: values are not checked here
+        (parameters are, by the constructors, either way)."""
+        if value not in (True, False):
+            raise ValueError("set_default_validate_args expects a bool")
+        Distribution._validate_args = value
 
     @property
     def stddev(self) -> Tensor:

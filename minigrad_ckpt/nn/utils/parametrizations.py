@@ -35,7 +35,17 @@ class _WeightNorm(Module):
 def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Module:
     """``module.<name> = g * v / ||v||`` with ``g`` (``original0``) and ``v`` (``original1``)
     trained; ``dim`` as in the hook-based :func:`minigrad_ckpt.nn.utils.weight_norm`."""
-    return register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
+    register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
+
+    def load_old_keys(state_dict: dict, prefix: str, *_: object) -> None:
+        # a state dict of the hook-based weight_norm (``weight_g``/``weight_v``) loads, as PyTorch's
+        g_key, v_key = f"{prefix}{name}_g", f"{prefix}{name}_v"
+        if g_key in state_dict and v_key in state_dict:
+            state_dict[f"{prefix}parametrizations.{name}.original0"] = state_dict.pop(g_key)
+            state_dict[f"{prefix}parametrizations.{name}.original1"] = state_dict.pop(v_key)
+
+    module._register_load_state_dict_pre_hook(load_old_keys)
+    return module
 
 
 class _SpectralNorm(Module):
