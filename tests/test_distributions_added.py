@@ -234,3 +234,21 @@ def test_set_default_validate_args_is_accepted():
     with pytest.raises(ValueError):
         Distribution.set_default_validate_args("yes")
     Distribution.set_default_validate_args(False)
+
+
+@pytest.mark.parametrize("device", ["strict", "strict-f32"])
+def test_distributions_on_the_strict_devices(device):
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+
+    loc = mg.zeros(3, device=device, requires_grad=True)
+    scale = mg.ones(3, device=device, requires_grad=True)
+    n = Normal(loc, scale)
+    v = n.rsample((2,))  # drew its noise on the CPU before: a device mismatch
+    q = mg.full((3,), 0.3, device=device)
+    (n.log_prob(v).sum() + n.cdf(v).sum() + n.icdf(q).sum() + kl_divergence(n, Normal(loc * 2, scale)).sum()).backward()
+    assert str(loc.grad.device).startswith(device) and loc.grad.dtype == mg.float32
+    c = Categorical(logits=mg.zeros(2, 4, device=device))
+    b = Bernoulli(probs=q)
+    for t in (c.sample((3,)), c.mode, c.mean, c.enumerate_support(), kl_divergence(c, c), b.mode, b.variance,
+              b.enumerate_support(), kl_divergence(b, b)):
+        assert str(t.device).startswith(device)

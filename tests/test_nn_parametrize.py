@@ -242,3 +242,20 @@ def test_parametrized_weight_norm_loads_a_hook_based_state_dict():
     new = mg.nn.Sequential(P.weight_norm(mg.nn.Linear(3, 4, dtype=mg.float64)))
     assert not new.load_state_dict(old.state_dict()).missing_keys
     np.testing.assert_allclose(new(_t(X)).numpy(), Y_LINEAR, rtol=1e-12)
+
+
+@pytest.mark.parametrize("device", ["strict", "strict-f32"])
+def test_reparameterizations_on_the_strict_devices(device):
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+    from minigrad_ckpt.nn.utils import get_total_norm, spectral_norm, weight_norm
+
+    makers = [lambda: weight_norm(mg.nn.Linear(3, 4)), lambda: spectral_norm(mg.nn.Linear(3, 4)),
+              lambda: P.weight_norm(mg.nn.Linear(3, 4)), lambda: P.spectral_norm(mg.nn.Linear(3, 4)),
+              lambda: P.orthogonal(mg.nn.Linear(3, 3)), lambda: P.orthogonal(mg.nn.Linear(3, 4))]
+    for make in makers:  # the householder map multiplied float32 by int32 signs: a float64 weight (before)
+        mg.manual_seed(0)
+        m = make().to(device)
+        y = m(mg.ones(2, m.in_features, device=device))
+        y.sum().backward()
+        assert y.dtype == mg.float32 and str(y.device).startswith(device)
+        assert get_total_norm([p.grad for p in m.parameters()]).dtype == mg.float32

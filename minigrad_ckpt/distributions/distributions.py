@@ -124,12 +124,12 @@ class Categorical(Distribution):
     @property
     def mean(self) -> Tensor:
         """NaN for every batch element, as PyTorch's: category labels have no mean."""
-        return creation.full(self.batch_shape, math.nan, dtype=self.probs.dtype)
+        return creation.full(self.batch_shape, math.nan, dtype=self.probs.dtype, device=self.probs.device)
 
     @property
     def variance(self) -> Tensor:
         """NaN, as :attr:`mean`."""
-        return creation.full(self.batch_shape, math.nan, dtype=self.probs.dtype)
+        return creation.full(self.batch_shape, math.nan, dtype=self.probs.dtype, device=self.probs.device)
 
     @property
     def mode(self) -> Tensor:
@@ -138,7 +138,7 @@ class Categorical(Distribution):
 
     def enumerate_support(self, expand: bool = True) -> Tensor:
         """Every category ``0..K-1`` along a new first dim (int64), for summing over outcomes."""
-        return self._enumerate(creation.arange(self._num_events), expand)
+        return self._enumerate(creation.arange(self._num_events, device=self.probs.device), expand)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Categorical:
         """The same distribution repeated over a larger ``batch_shape`` (views, no copy)."""
@@ -216,7 +216,7 @@ class Normal(Distribution):
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         """``loc + eps * scale`` with ``eps`` standard normal: differentiable in ``loc`` and ``scale``."""
-        eps = creation.randn(*_shape(sample_shape), *self.batch_shape, dtype=self.loc.dtype)
+        eps = creation.randn(*_shape(sample_shape), *self.batch_shape, dtype=self.loc.dtype, device=self.loc.device)
         return self.loc + eps * self.scale
 
     def log_prob(self, value: Any) -> Tensor:
@@ -263,7 +263,7 @@ class Bernoulli(Distribution):
 
     def enumerate_support(self, expand: bool = True) -> Tensor:
         """The two outcomes ``0., 1.`` (in the probabilities' dtype) along a new first dim."""
-        return self._enumerate(creation.arange(2, dtype=self.probs.dtype), expand)
+        return self._enumerate(creation.arange(2, dtype=self.probs.dtype, device=self.probs.device), expand)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Bernoulli:
         shape = _shape(batch_shape)

@@ -146,7 +146,8 @@ class _Orthogonal(Module):
         if self.orthogonal_map == "householder":
             a = x.tril(-1)
             q = householder_product(a, 2.0 / (1.0 + (a * a).sum(-2)))
-            q = q * x.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
+            # the signs as integers (PyTorch's .int(): |d| < 1 gives 0), multiplied in q's dtype
+            q = q * x.diagonal(dim1=-2, dim2=-1).int().to(q.dtype).unsqueeze(-2)
         else:
             q = self._skew_map(x, n, k)
         q = self.base @ q
