@@ -21,6 +21,7 @@ __version__ = "0.1.0"
 from . import anomaly, backend, ops, random, tape  # noqa: F401
 from .backend import Device, device, get_default_device, get_device, set_default_device
 from .creation import (
+    BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor,
     arange, as_tensor, asarray, bartlett_window, blackman_window, empty, empty_like, full, full_like,
     get_default_dtype, hamming_window, hann_window, kaiser_window, linspace, logspace, normal, ones, ones_like, rand,
     rand_like, randint, randint_like, randn, randn_like, randperm, scalar_tensor, set_default_dtype, tensor, zeros,
@@ -97,7 +98,8 @@ __all__ = [
     "full_like", "rand", "randn", "randint", "randperm", "from_dlpack", "from_numpy", "get_default_dtype",
     "set_default_dtype", "empty_like", "rand_like", "randn_like", "randint_like", "logspace", "scalar_tensor",
     "as_tensor", "asarray", "normal", "hann_window", "hamming_window", "blackman_window", "bartlett_window",
-    "kaiser_window",
+    "kaiser_window", "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor",
+    "CharTensor", "ByteTensor", "BoolTensor",
     "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool_", "complex64", "complex128",
     "double", "half", "long", "short",  # mg.float, mg.int, mg.bool too, kept out of ``import *`` (builtins)
     # devices and randomness

@@ -37,6 +37,8 @@ __all__ = [
     "set_default_dtype", "empty_like", "rand_like", "randn_like", "randint_like", "logspace", "scalar_tensor",
     "as_tensor", "asarray", "bernoulli", "multinomial", "normal", "hann_window", "hamming_window",
     "blackman_window", "bartlett_window", "kaiser_window",
+    "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
+    "ByteTensor", "BoolTensor",
 ]
 
 def _dtype_or_default(dtype: Any) -> Any:
@@ -48,12 +50,12 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     One-element tensors inside lists are numbers of their dtype, as PyTorch reads them
     (``mg.tensor([r[0], r[1]])``, ``mg.tensor([[x.max()], [2.0]])``)."""
     try:
-        return Tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
+        return Tensor._from_data(data, dtype=dtype, device=device, requires_grad=requires_grad)
     except TypeError:
         if not isinstance(data, (list, tuple)):
             raise
         # (tried second: a list of plain numbers never pays for the walk)
-        return Tensor(_tensors_as_numbers(data), dtype=dtype, device=device, requires_grad=requires_grad)
+        return Tensor._from_data(_tensors_as_numbers(data), dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def _tensors_as_numbers(data: Any) -> Any:
@@ -290,7 +292,7 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype:
 
 def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A 0-d tensor holding ``s``, of the default float dtype unless given (``torch.scalar_tensor``)."""
-    return Tensor(float(s) if dtype is None else s, dtype=_dtype_or_default(dtype), device=device,
+    return Tensor._from_data(float(s) if dtype is None else s, dtype=_dtype_or_default(dtype), device=device,
                   requires_grad=requires_grad)
 
 
@@ -436,3 +438,37 @@ def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0,
     return _window("kaiser_window", window_length, periodic,
                    lambda n, N: host_numpy.i0(beta * host_numpy.sqrt(1 - (2 * n / (N - 1) - 1) ** 2))
                    / host_numpy.i0(beta), dtype, device, requires_grad)
+
+
+class _LegacyTensorType(type):
+    """PyTorch's legacy typed constructors (``torch.LongTensor``): calling one makes a CPU tensor of
+    its dtype -- ``LongTensor([1.7, 2])`` casts the data (``[1, 2]``), ``LongTensor(2, 3)`` is an
+    uninitialised 2 x 3 (zeros here) -- and ``isinstance(t, FloatTensor)`` asks whether ``t`` is a
+    float32 CPU tensor.  They are not classes of the tensors they make (``type(t)`` is ``Tensor``),
+    as in PyTorch; ``t.type(LongTensor)`` casts."""
+
+    dtype: Any
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, Tensor) and obj.dtype == cls.dtype and obj.device.type == "cpu"
+
+    def __call__(cls, *args: Any, device: Any = None) -> Tensor:  # type: ignore[override]
+        t = Tensor.__new__(Tensor)
+        t._init_legacy(args, cls.dtype, device)
+        return t
+
+
+def _legacy_type(name: str, dtype: str) -> Any:
+    return _LegacyTensorType(name, (), {"dtype": as_dtype(dtype), "__module__": __name__,
+                                        "__doc__": f"PyTorch's ``torch.{name}``: a {dtype} CPU tensor."})
+
+
+FloatTensor = _legacy_type("FloatTensor", "float32")
+DoubleTensor = _legacy_type("DoubleTensor", "float64")
+HalfTensor = _legacy_type("HalfTensor", "float16")
+LongTensor = _legacy_type("LongTensor", "int64")
+IntTensor = _legacy_type("IntTensor", "int32")
+ShortTensor = _legacy_type("ShortTensor", "int16")
+CharTensor = _legacy_type("CharTensor", "int8")
+ByteTensor = _legacy_type("ByteTensor", "uint8")
+BoolTensor = _legacy_type("BoolTensor", "bool")

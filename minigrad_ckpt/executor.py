@@ -54,7 +54,7 @@ class Executor:
             raise ValueError(f"tensor names must be non-empty strings, got {name!r}")
         if name.startswith(("model.", "optimizer.", "__tape__")):
             raise ValueError(f"{name!r}: names starting with 'model.', 'optimizer.' or '__tape__' are reserved")
-        t = value if isinstance(value, Tensor) else Tensor(value)
+        t = value if isinstance(value, Tensor) else Tensor._from_data(value)
         self._tensors[name] = t
         return t
 
@@ -390,10 +390,10 @@ def _place_state_tensor(name: str, arr: Any, state: dict[int, dict], index: dict
     if slot is None:
         if key in entry:
             raise ValueError(f"{name}: stored both as a tensor and as a scalar")
-        entry[key] = Tensor(arr, dtype=arr.dtype)
+        entry[key] = Tensor._from_data(arr, dtype=arr.dtype)
         return
     seq = entry.get(key)
     i = int(slot)
     if not isinstance(seq, list) or i >= len(seq) or seq[i] != {_TENSOR_REF: i}:
         raise ValueError(f"{name}: the state has no tensor reference at {key}[{i}]")
-    seq[i] = Tensor(arr, dtype=arr.dtype)
+    seq[i] = Tensor._from_data(arr, dtype=arr.dtype)

@@ -140,7 +140,7 @@ def apply(op: Any, *args: Any) -> Any:
     if n == 1:
         x = args[0]
         if not isinstance(x, Tensor):  # a unary function called on a list, an array, a number
-            x = Tensor(x)
+            x = Tensor._from_data(x)
             args = (x,)
         device, needs_grad, arrays = x._device, x._requires_grad, (x._data,)
     elif n == 2:

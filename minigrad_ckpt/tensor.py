@@ -231,8 +231,12 @@ _ARITH = {"add": lambda x, y: x + y, "subtract": lambda x, y: x - y, "multiply":
 class Tensor:
     """An n-dimensional array that can record the ops applied to it.
 
-    Create tensors with :func:`minigrad_ckpt.tensor` and friends; the
-    constructor is the same as ``mg.tensor``.
+    Create tensors with :func:`minigrad_ckpt.tensor` and friends.  The constructor itself is
+    PyTorch's legacy ``torch.Tensor``: ``Tensor(data)`` copies ``data`` in the default float dtype
+    (``Tensor([1, 2])`` is float32, where ``mg.tensor([1, 2])`` is int64), ``Tensor(*sizes)`` is an
+    uninitialised tensor of that shape (zeros here), ``Tensor()`` an empty one; only ``device=``
+    is taken.  The engine builds tensors with :meth:`_from_data` (``mg.tensor``'s rules) and
+    :meth:`_wrap`.
     """
 
     # Hot fields are slots (a tensor is created per op); ``_grad`` and
@@ -247,8 +251,32 @@ class Tensor:
     # NumPy must defer to our reflected operators (``array * tensor``).
     __array_ufunc__ = None
 
-    def __init__(self, data: Any, dtype: Any = None, device: Any = None,
-                 requires_grad: bool = False) -> None:
+    def __init__(self, *args: Any, device: Any = None, **refused: Any) -> None:
+        if refused:
+            raise TypeError(f"Tensor() is PyTorch's legacy constructor: data or sizes and device= only, not "
+                            f"{', '.join(refused)}=; use mg.tensor(data, dtype=..., requires_grad=...)")
+        self._init_legacy(args, None, device)
+
+    def _init_legacy(self, args: tuple, dtype: Any, device: Any) -> None:
+        """PyTorch's legacy constructors: ``Tensor(*args)`` (``dtype`` None: the default float) and the
+        typed ones, ``mg.LongTensor(*args)``."""
+        source = _legacy_source(args, dtype, device)
+        if isinstance(source, Tensor):  # PyTorch's Tensor(t): t itself; here an alias of it (a view)
+            self._data, self._node, self._version, self._device = (source._data, source._node, source._version,
+                                                                   source._device)
+            self._requires_grad = source._requires_grad
+            return
+        self._init_data(*source)
+
+    @classmethod
+    def _from_data(cls, data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+        """A new leaf holding a copy of ``data``, its dtype inferred as ``mg.tensor`` infers it:
+        the engine's constructor from outside data (the public ``Tensor(...)`` is PyTorch's legacy one)."""
+        t = cls.__new__(cls)
+        t._init_data(data, dtype, device, requires_grad)
+        return t
+
+    def _init_data(self, data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> None:
         if isinstance(data, Tensor):
             arr, dev = _copy_of(data, dtype, device)
         else:
@@ -853,6 +881,29 @@ def _rebuild_tensor(cls: type, array: Any, device: str, requires_grad: bool, ext
     t._requires_grad = bool(requires_grad)
     t.__dict__.update(extra)
     return t
+
+
+def _legacy_source(args: tuple, dtype: Any, device: Any) -> Any:
+    """What PyTorch's legacy ``torch.Tensor(*args)`` makes, in ``dtype`` (None: the default float): an
+    alias of a Tensor argument, or ``(data, dtype, device)`` for :meth:`Tensor._init_data`."""
+    from .backend import _default_dtype
+
+    typed = dtype is not None
+    dtype = as_dtype(dtype) if typed else _default_dtype[0]
+    if all(isinstance(a, (int, host_numpy.integer)) and not isinstance(a, (bool, host_numpy.bool_)) for a in args):
+        dev = get_device(device)  # sizes (none: an empty tensor); PyTorch's memory is uninitialised, ours zeros
+        shape = tuple(int(a) for a in args) if args else (0,)
+        return dev.xp.zeros(shape, dtype=dtype), None, dev
+    if len(args) > 1:
+        raise TypeError(f"Tensor(): sizes must be ints, got {tuple(type(a).__name__ for a in args)}")
+    (data,) = args
+    if isinstance(data, Tensor):
+        if typed and data.dtype != dtype:  # torch.LongTensor(float_tensor) is refused, as here
+            raise TypeError(f"expected a tensor of dtype {dtype}, got {data.dtype}")
+        return data[...] if data._node is not None or data._requires_grad else data.detach()
+    if isinstance(data, (int, float, complex, bool, host_numpy.generic)):
+        raise TypeError(f"Tensor(): data must be a sequence (got {type(data).__name__})")
+    return data, dtype, device
 
 
 def _copy_of(t: Tensor, dtype: Any, device: Any) -> tuple[Any, Device]:

@@ -242,3 +242,68 @@ def test_embedding_scale_grad_by_freq_through_checkpoint_grad_and_jvp():
     (gw2,) = mg.autograd.grad((lookup(w) * g2).sum(), (w,), create_graph=True)
     (gg,) = mg.autograd.grad(gw2.sum(), (g2,))
     np.testing.assert_allclose(gg.numpy()[..., 0], [[1 / 3, 1 / 2, 1 / 3], [1.0, 1 / 2, 1 / 3]])
+
+
+# --- mg.Tensor is PyTorch's legacy constructor; the typed ones too ------------------------------------
+def test_tensor_constructor_is_pytorchs_legacy_one():
+    # torch: torch.Tensor([1, 2]).dtype == float32; torch.Tensor([1, 0, 1]).mean() == 0.6667
+    assert mg.Tensor([1, 2]).dtype == mg.float32
+    assert abs(mg.Tensor([1, 0, 1]).mean().item() - 2 / 3) < 1e-7
+    assert mg.Tensor(np.array([1, 2])).dtype == mg.float32  # torch.Tensor(np.array([1, 2])): float32
+    # torch.Tensor(3, 2): an uninitialised 3 x 2 float32; torch.Tensor() and torch.Tensor(0): shape (0,)
+    t = mg.Tensor(3, 2)
+    assert t.shape == (3, 2) and t.dtype == mg.float32 and not t.requires_grad
+    assert mg.Tensor().shape == (0,) and mg.Tensor(0).shape == (0,) and mg.Tensor(np.int64(2)).shape == (2,)
+    assert mg.Tensor((2, 3)).tolist() == [2.0, 3.0]  # torch.Tensor((2, 3)): data, not sizes
+    assert mg.Tensor([1, 2], device="cpu").dtype == mg.float32
+    with pytest.raises(TypeError, match="data must be a sequence"):  # torch.Tensor(3.5): TypeError
+        mg.Tensor(3.5)
+    with pytest.raises(TypeError):  # torch.Tensor([1, 2], dtype=torch.float64): TypeError
+        mg.Tensor([1, 2], dtype=mg.float64)
+    with pytest.raises(TypeError):  # torch.Tensor([1, 2], requires_grad=True): TypeError
+        mg.Tensor([1, 2], requires_grad=True)
+
+
+def test_tensor_of_a_tensor_aliases_it():
+    # torch.Tensor(t) is t (any dtype; requires_grad kept); here an alias that shares memory and history
+    x = mg.ones(2, requires_grad=True)
+    a = mg.Tensor(x)
+    assert a.requires_grad
+    (a * 2).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]
+    ints = mg.tensor([1, 2])
+    assert mg.Tensor(ints).dtype == mg.int64
+
+
+LEGACY_TYPES = [("FloatTensor", "float32"), ("DoubleTensor", "float64"), ("HalfTensor", "float16"),
+                ("LongTensor", "int64"), ("IntTensor", "int32"), ("ShortTensor", "int16"), ("CharTensor", "int8"),
+                ("ByteTensor", "uint8"), ("BoolTensor", "bool")]
+
+
+@pytest.mark.parametrize(("name", "dtype"), LEGACY_TYPES)
+def test_legacy_typed_constructors(name, dtype):
+    # torch.<name>([1, 0]).dtype, torch.<name>(2, 3).dtype, isinstance(torch.zeros(2, dtype=...), torch.<name>)
+    legacy = getattr(mg, name)
+    assert str(legacy([1, 0]).dtype) == dtype
+    made = legacy(2, 3)
+    assert made.shape == (2, 3) and str(made.dtype) == dtype and type(made) is mg.Tensor
+    assert isinstance(mg.zeros(2, dtype=dtype), legacy)
+    others = [other for other, d in LEGACY_TYPES if d != dtype]
+    assert not any(isinstance(mg.zeros(2, dtype=dtype), getattr(mg, other)) for other in others)
+    assert str(mg.tensor([1.5, 0.0]).type(legacy).dtype) == dtype
+
+
+def test_legacy_typed_constructor_values_and_refusals():
+    assert mg.LongTensor([1.7, 2]).tolist() == [1, 2]  # torch.LongTensor([1.7, 2]): tensor([1, 2])
+    assert mg.BoolTensor([1, 0]).tolist() == [True, False]
+    assert isinstance(mg.nn.Parameter(mg.ones(2)), mg.FloatTensor)  # torch: True
+    assert mg.FloatTensor([1]).type() == "minigrad_ckpt.FloatTensor"
+    with pytest.raises(TypeError):  # torch.FloatTensor(torch.tensor([1, 2])): TypeError
+        mg.FloatTensor(mg.tensor([1, 2]))
+
+
+def test_internal_constructor_keeps_inference():
+    # the engine's own constructor (what mg.tensor calls) is unchanged: ints stay int64
+    assert mg.Tensor._from_data([1, 2]).dtype == mg.int64
+    assert mg.exp([1.0, 2.0]).dtype == mg.float32  # a unary function on a list (tape's wrap)
+    assert mg.nn.Parameter([1.0, 2.0]).dtype == mg.float32

@@ -31,8 +31,8 @@ def as_tensor(x: Any, like: Tensor | None = None) -> Tensor:
     if isinstance(x, Tensor):
         return x
     if isinstance(x, host_numpy.ndarray) or like is None:
-        return Tensor(x)
-    return Tensor(x, device=like.device)
+        return Tensor._from_data(x)
+    return Tensor._from_data(x, device=like.device)
 
 
 def in_default_float(x: Any) -> Tensor:

@@ -37,7 +37,7 @@ def _pair(x: Any, y: Any) -> tuple[Tensor, Tensor]:
     y = operand(y, x)
     if not isinstance(y, Tensor):
         fits = x.dtype.kind in "fc" or host_numpy.asarray(y).dtype.kind in "iub"
-        y = Tensor(y, dtype=x.dtype if fits else None, device=x.device)
+        y = Tensor._from_data(y, dtype=x.dtype if fits else None, device=x.device)
     return x, y
 
 

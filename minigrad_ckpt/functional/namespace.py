@@ -124,7 +124,7 @@ def asarray(x: Any, dtype: Any = None) -> Tensor:
     other data becomes a constant."""
     if isinstance(x, Tensor):
         return x if dtype is None else astype(x, dtype)  # noqa: F405
-    return as_tensor(x) if dtype is None else Tensor(x, dtype=dtype)
+    return as_tensor(x) if dtype is None else Tensor._from_data(x, dtype=dtype)
 
 
 def ascontiguousarray(x: Any) -> Tensor:

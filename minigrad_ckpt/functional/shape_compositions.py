@@ -273,10 +273,11 @@ def _triangle(name: str, args: tuple, kwargs: dict) -> Any:
         rows, cols = host_numpy.tril_indices(row, kwargs.get("offset", 0), kwargs["col"]) if name == "tril_indices" \
             else host_numpy.triu_indices(row, kwargs.get("offset", 0), kwargs["col"])
         dtype = kwargs.get("dtype") or "int64"
-        return Tensor(host_numpy.stack([rows, cols]), dtype=dtype, device=device)
+        return Tensor._from_data(host_numpy.stack([rows, cols]), dtype=dtype, device=device)
     n = args[0] if args else kwargs["n"]
     fn = host_numpy.tril_indices if name == "tril_indices" else host_numpy.triu_indices
-    return tuple(Tensor(a.astype(host_numpy.int64), device=device) for a in fn(n, kwargs.get("k", 0), kwargs.get("m")))
+    pair = fn(n, kwargs.get("k", 0), kwargs.get("m"))
+    return tuple(Tensor._from_data(a.astype(host_numpy.int64), device=device) for a in pair)
 
 
 def tril_indices(*args: Any, **kwargs: Any) -> Any:

@@ -419,7 +419,7 @@ def new_full_method(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = No
 def new_tensor_method(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None,
                 requires_grad: bool = False) -> Tensor:
     """A copy of ``data`` with this tensor's dtype and device (unless given)."""
-    return Tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+    return Tensor._from_data(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
 
@@ -444,6 +444,8 @@ def type_method(self: Tensor, dtype: Any = None) -> Any:
     casts (``'torch.DoubleTensor'``-style names are accepted)."""
     if dtype is None:
         return "minigrad_ckpt." + _TYPE_NAMES.get(self.dtype.name, self.dtype.name)
+    if isinstance(dtype, type) and hasattr(dtype, "dtype"):  # a legacy type: x.type(mg.LongTensor)
+        dtype = dtype.dtype
     if isinstance(dtype, str) and dtype.endswith("Tensor"):
         wanted = dtype.rsplit(".", 1)[-1]
         names = {v: k for k, v in _TYPE_NAMES.items()}

@@ -210,7 +210,7 @@ def _each(f: Any, query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, Te
 
 
 def _as_tensor(m: Any, like: Tensor) -> Tensor:
-    return m if isinstance(m, Tensor) else Tensor(m, device=like.device)
+    return m if isinstance(m, Tensor) else Tensor._from_data(m, device=like.device)
 
 
 def _zero_or_neg_inf(xp: Any, allowed: Any, dtype: Any) -> Any:

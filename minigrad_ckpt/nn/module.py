@@ -29,12 +29,12 @@ class Parameter(Tensor):
 
     def __init__(self, data: Any = None, requires_grad: bool = True) -> None:
         if data is None:
-            data = Tensor([], dtype="float32")
+            data = Tensor._from_data([], dtype="float32")
         if isinstance(data, Tensor):
-            super().__init__(())  # a fresh leaf, then hold ``data``'s array: no copy
+            self._init_data(())  # a fresh leaf, then hold ``data``'s array: no copy
             self.set_(data.detach())
         else:
-            super().__init__(data)
+            self._init_data(data)
         if requires_grad:
             self.requires_grad = True
 
@@ -511,17 +511,17 @@ class Module:
         def convert(t: Tensor) -> None:
             new = t
             if cast(t.dtype.kind) and t.dtype != dt:
-                new = Tensor(new, dtype=dt)
+                new = Tensor._from_data(new, dtype=dt)
             if dev is not None and new.device is not dev:
-                new = Tensor(new, device=dev)
+                new = Tensor._from_data(new, device=dev)
             if new is not t:
                 t.set_(new)
                 if t.grad is not None:
                     g = t.grad
                     if cast(g.dtype.kind):
-                        g = Tensor(g, dtype=dt)
+                        g = Tensor._from_data(g, dtype=dt)
                     if dev is not None:
-                        g = Tensor(g, device=dev)
+                        g = Tensor._from_data(g, device=dev)
                     t.grad = g
 
         with no_grad():
@@ -707,7 +707,7 @@ class Module:
                     is_param = isinstance(t, Parameter) and not isinstance(v, Parameter)
                     setattr(m, name, Parameter(v, requires_grad=t.requires_grad) if is_param else v)
                     continue
-                src = v if v.device is t.device else Tensor(v, device=t.device)
+                src = v if v.device is t.device else Tensor._from_data(v, device=t.device)
                 t.copy_(src)
         for key, m in extras.items():
             if key in state_dict:
@@ -801,7 +801,7 @@ class Module:
                 continue
             if not isinstance(v, Tensor):  # nested lists of numbers are arrays written out
                 try:
-                    v = Tensor(v, dtype=target.dtype)
+                    v = Tensor._from_data(v, dtype=target.dtype)
                 except (TypeError, ValueError) as exc:
                     problems.append(f"{k}: cannot convert the {type(v).__name__} to {target.dtype}: {exc}")
                     continue

@@ -201,14 +201,15 @@ class Optimizer:
             entry = {}
             for k, v in st.items():
                 if isinstance(v, list):
-                    entry[k] = [Tensor(x, dtype=x.dtype, device=p.device) if isinstance(x, Tensor) else x for x in v]
+                    entry[k] = [Tensor._from_data(x, dtype=x.dtype, device=p.device) if isinstance(x, Tensor) else x
+                                for x in v]
                 elif isinstance(v, Tensor) or hasattr(v, "shape") and not isinstance(v, host_numpy.generic):
-                    t = v if isinstance(v, Tensor) else Tensor(v)
+                    t = v if isinstance(v, Tensor) else Tensor._from_data(v)
                     want = self.as_real(p).shape  # a complex parameter's state has its real view's shape
                     if t.ndim and t.shape != want and self.state_follows_parameter_shape:
                         raise ValueError(f"state {k!r} of parameter {idx} has shape {t.shape}, the "
                                          f"parameter's state has {want}")
-                    entry[k] = Tensor(t, dtype=t.dtype, device=p.device)
+                    entry[k] = Tensor._from_data(t, dtype=t.dtype, device=p.device)
                 else:
                     entry[k] = copy.deepcopy(v)
             new_state[p] = entry

@@ -29,7 +29,7 @@ def restore(snap: Any) -> Executor:
     ex = Executor()
     for name, arr in snap._tensors.items():
         if not name.startswith("__tape__/"):
-            ex._tensors[name] = Tensor(arr)
+            ex._tensors[name] = Tensor._from_data(arr)
     ex.iteration = _iteration(snap)
     ctx = Restoring(snap._tensors)
     for section in _sections.SECTIONS:
@@ -45,7 +45,7 @@ def restore_into(snap: Any, ex: Executor) -> Executor:
     iteration = _iteration(snap)
     # ---------------- phase 1: check and build; ex is not touched ----------------
     model_sd = _model_state(ex, tensors) if ex.model is not None else None
-    fresh = {name: Tensor(arr, dtype=arr.dtype) for name, arr in tensors.items()
+    fresh = {name: Tensor._from_data(arr, dtype=arr.dtype) for name, arr in tensors.items()
              if not name.startswith(("model.", "optimizer.", "__tape__/"))}
     # A user tensor the executor already holds, of the same shape and dtype, takes the values in
     # place, as the model's parameters do: a reference the caller kept stays the executor's tensor.
@@ -61,7 +61,7 @@ def restore_into(snap: Any, ex: Executor) -> Executor:
         ex.model.load_state_dict(model_sd)
     with no_grad():
         for name, own in in_place.items():
-            own.copy_(Tensor(fresh[name], device=own.device))
+            own.copy_(Tensor._from_data(fresh[name], device=own.device))
     ex._tensors.update({name: t for name, t in fresh.items() if name not in in_place})
     for section, b in built:
         if not section.may_refuse:
@@ -96,5 +96,5 @@ def _model_state(ex: Executor, tensors: dict[str, Any]) -> dict[str, Tensor]:
         if tuple(arr.shape) != t.shape or arr.dtype != t.dtype:
             raise SnapshotError(f"model.{k}: snapshot has {arr.dtype} {tuple(arr.shape)}, the model "
                                 f"{t.dtype} {t.shape}")
-        out[k] = Tensor(arr, dtype=arr.dtype)
+        out[k] = Tensor._from_data(arr, dtype=arr.dtype)
     return out

@@ -166,7 +166,7 @@ def _decode(node: Any, tensors: dict[str, Any], device: Any, depth: int, made: d
 def _build(kind: str, arr: Any, device: Any, requires_grad: bool) -> Any:
     if kind == "array":
         return host_numpy.array(arr, copy=True)
-    t = Tensor(arr, dtype=arr.dtype, device=device)
+    t = Tensor._from_data(arr, dtype=arr.dtype, device=device)
     if requires_grad and t.dtype.kind in "fc":
         t.requires_grad_()
     return t

@@ -173,7 +173,7 @@ def tensors(dtype: Any = "float64", shape: Shape | st.SearchStrategy[Shape] | No
     if requires_grad and dt.kind not in "fc":
         raise ValueError(f"tensors: requires_grad=True needs a float or complex dtype, got {dt}")
     return arrays(dt, shape, elements, unique=unique, bound=bound).map(
-        lambda a: Tensor(a, dtype=dt, device=device, requires_grad=requires_grad))
+        lambda a: Tensor._from_data(a, dtype=dt, device=device, requires_grad=requires_grad))
 
 
 def broadcastable_shapes(num_shapes: int = 2, min_dims: int = 0, max_dims: int = 4,

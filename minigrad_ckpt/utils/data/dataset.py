@@ -78,7 +78,7 @@ class TensorDataset(Dataset):
     def __init__(self, *tensors: Any) -> None:
         if not tensors:
             raise ValueError("TensorDataset needs at least one tensor")
-        ts = tuple(t if isinstance(t, Tensor) else Tensor(t) for t in tensors)
+        ts = tuple(t if isinstance(t, Tensor) else Tensor._from_data(t) for t in tensors)
         if any(t.ndim == 0 for t in ts):
             raise ValueError("TensorDataset: every tensor needs a first (sample) axis; got a 0-d tensor")
         sizes = [t.shape[0] for t in ts]
