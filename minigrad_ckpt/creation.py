@@ -11,7 +11,8 @@ dtype rules (PyTorch's for Python data, NumPy's for arrays):
 * ``mg.tensor`` always copies: a tensor never aliases the caller's array.
 
 The conversion itself is :func:`minigrad_ckpt.backend.to_array` (the dtype
-policy lives in the backend, so ``Tensor(data)`` needs nothing above it).
+policy lives in the backend, so ``Tensor._from_data(data)`` needs nothing above it; the public
+``Tensor(...)`` is PyTorch's legacy constructor, and so are ``FloatTensor``... at the end of this module).
 """
 
 from __future__ import annotations
