@@ -519,6 +519,18 @@ def _getitem_sampler(arrays_only: bool) -> Callable:
 getitem_sampler = _getitem_sampler(arrays_only=False)
 
 
+def frequency_scaled_getitem_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """An embedding lookup with ``scale_grad_by_freq`` (``F.embedding``), its ids distinct: each
+    occurs once, so its scale is 1 and backward is the lookup's adjoint, which the gradient
+    checks need.  Repeated ids -- where backward divides by the count and is, on purpose, not
+    forward's adjoint -- are checked against PyTorch's values in tests/test_port_gaps.py."""
+    rows, width = draw(st.integers(1, 6)), draw(st.integers(1, 4))
+    ids = np.array(draw(st.permutations(range(rows)))[:draw(st.integers(0, rows))], dtype=np.int64)
+    scale = np.ones(ids.shape + (1,), dtype=dtype)
+    op = registry["FrequencyScaledGetItem"](index=(ids,), in_shape=(rows, width), scale=scale)
+    return Sample(op, (_arr(draw, (rows, width), dtype),), (_float(dtype),))
+
+
 def index_add_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
     shape = _shape(draw, max(1, max_size // 2), max_dims=3)
     idx = _index(draw, shape)
@@ -1408,6 +1420,7 @@ SPECS: list[OpSpec] = [
     # indexing
     _spec("GetItem", getitem_sampler, forward_dtypes=INT_FWD),
     _spec("GetItemCopy", _getitem_sampler(arrays_only=True), forward_dtypes=INT_FWD),
+    _spec("FrequencyScaledGetItem", frequency_scaled_getitem_sampler),
     _spec("IndexAdd", index_add_sampler, forward_dtypes=INT_FWD),
     # linear algebra
     _spec("MatMul", matmul_sampler, forward_dtypes=INT_FWD),
