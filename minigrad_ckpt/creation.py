@@ -28,7 +28,6 @@ from .backend import (
     get_device,
     host_numpy,
     set_default_dtype,
-    to_host,
 )
 from .tensor import Tensor
 
@@ -50,25 +49,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     """A new leaf tensor holding a copy of ``data`` (a number, nested lists, an array, a Tensor).
     One-element tensors inside lists are numbers of their dtype, as PyTorch reads them
     (``mg.tensor([r[0], r[1]])``, ``mg.tensor([[x.max()], [2.0]])``)."""
-    try:
-        return Tensor._from_data(data, dtype=dtype, device=device, requires_grad=requires_grad)
-    except TypeError:
-        if not isinstance(data, (list, tuple)):
-            raise
-        # (tried second: a list of plain numbers never pays for the walk)
-        return Tensor._from_data(_tensors_as_numbers(data), dtype=dtype, device=device, requires_grad=requires_grad)
-
-
-def _tensors_as_numbers(data: Any) -> Any:
-    """Nested lists with each Tensor in them replaced by its one value, a NumPy scalar of its dtype."""
-    if isinstance(data, Tensor):
-        if data.size != 1:
-            raise ValueError("only one element tensors can be converted to Python scalars "
-                             f"(a tensor of shape {tuple(data.shape)} inside a list)")
-        return to_host(data._data).reshape(())[()]
-    if isinstance(data, (list, tuple)):
-        return [_tensors_as_numbers(item) for item in data]
-    return data
+    return Tensor._from_data(data, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def _shape(args: tuple) -> tuple[int, ...]:

@@ -280,7 +280,12 @@ class Tensor:
         if isinstance(data, Tensor):
             arr, dev = _copy_of(data, dtype, device)
         else:
-            arr, dev = to_array(data, dtype, device)
+            try:
+                arr, dev = to_array(data, dtype, device)
+            except TypeError:  # mixed types: one-element tensors in lists, tried second (plain numbers never walk)
+                if not isinstance(data, (list, tuple)):
+                    raise
+                arr, dev = to_array(_tensors_as_numbers(data), dtype, device)
         self._data = arr
         self._device = dev
         self._node = None
@@ -666,7 +671,7 @@ class Tensor:
         requires grad is not changed in grad mode (PyTorch's refusal: the change would be half
         recorded), and outside the forward-mode transforms a tensor that carries a tangent is
         not written."""
-        if self._no_grad_view and _grad_state.enabled:
+        if _grad_state.enabled and self._no_grad_view:  # (grad mode first: an optimizer's writes run without it)
             raise RuntimeError(
                 f"{what}: a view was created in no_grad mode and is being modified in place with grad mode "
                 f"enabled (PyTorch's refusal: the change would not reach its base's history); make the view "
@@ -881,6 +886,19 @@ def _rebuild_tensor(cls: type, array: Any, device: str, requires_grad: bool, ext
     t._requires_grad = bool(requires_grad)
     t.__dict__.update(extra)
     return t
+
+
+def _tensors_as_numbers(data: Any) -> Any:
+    """Nested lists with each Tensor in them replaced by its one value, a NumPy scalar of its dtype
+    (PyTorch reads ``torch.tensor([r[0], r[1]])`` so); a bigger tensor there is PyTorch's error."""
+    if isinstance(data, Tensor):
+        if data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars "
+                             f"(a tensor of shape {tuple(data.shape)} inside a list)")
+        return to_host(data._data).reshape(())[()]
+    if isinstance(data, (list, tuple)):
+        return [_tensors_as_numbers(item) for item in data]
+    return data
 
 
 def _legacy_source(args: tuple, dtype: Any, device: Any) -> Any:

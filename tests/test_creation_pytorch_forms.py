@@ -73,3 +73,11 @@ def test_cuda_seeds_are_ignored_without_a_gpu():
         call()
     np.testing.assert_array_equal(mg.rand(4).numpy(), first.numpy())  # the stream went on untouched
     assert mg.cuda.initial_seed() == mg.initial_seed() == 3
+
+
+def test_the_legacy_constructor_reads_one_element_tensors_in_lists_too():
+    r = mg.tensor([1.5, 2.0], dtype="float64")
+    got = mg.Tensor([r[0], r[1]])  # torch.Tensor([r[0], r[1]]) -> tensor([1.5000, 2.0000]), float32
+    assert got.dtype == mg.float32
+    np.testing.assert_array_equal(got.numpy(), [1.5, 2.0])
+    assert mg.LongTensor([mg.tensor(3), 4]).tolist() == [3, 4]

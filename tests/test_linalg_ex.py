@@ -125,3 +125,12 @@ def test_complex_matrices_report_their_info_too():
     # torch.linalg.cholesky_ex(tensor([[1, 2j], [-2j, 1]])).info == 2: its determinant is 1 - 4 < 0
     hermitian = mg.tensor(np.array([[1.0, 2j], [-2j, 1.0]]))
     assert mg.linalg.cholesky_ex(hermitian).info.item() == 2
+
+
+def test_lu_factor_names_the_first_failed_matrixs_pivot():
+    # the first matrix factors, the second's U[1, 1] is zero: torch.linalg.lu_factor(that stack) says
+    # "(Batch element 1): U[1,1] is zero and using it on lu_solve would result in a division by zero. ..."
+    stack = mg.tensor([[[2.0, 1.0], [1.0, 3.0]], [[0.0, 0.0], [0.0, 1.0]]])
+    with pytest.raises(mg.linalg.LinAlgError, match=r"lu_factor: \(Batch element 1\): U\[1,1\] is zero"):
+        mg.linalg.lu_factor(stack)
+    assert mg.linalg.lu_factor_ex(stack).info.tolist() == [0, 1]

@@ -291,6 +291,15 @@ def lu_factor_ex_parts(a: Any, pivot: bool = True, name: str = "lu_factor") -> t
     return packed[..., :n], Tensor.constant(packed.device.xp.asarray(pivots), packed.device)
 
 
+def first_zero_pivot(lu_packed: Tensor) -> Any:
+    """``getrf``'s info for each packed ``(..., m, n)`` LU: the first 1-based ``k`` with ``U[k, k]
+    == 0``, else 0 (host int32, the batch's shape)."""
+    diag = host_numpy.diagonal(host_numpy.asarray(lu_packed.device.xp.to_host(lu_packed._data)), axis1=-2, axis2=-1)
+    k = diag.shape[-1]
+    first = host_numpy.where(diag == 0, host_numpy.arange(1, k + 1), k + 1).min(axis=-1, initial=k + 1)
+    return host_numpy.where(first > k, 0, first).astype(host_numpy.int32)
+
+
 def lu_factor(a: Any, *, pivot: bool = True) -> LUFactorResult:
     """``(LU, pivots)`` of an ``m x n`` matrix: ``L`` (unit diagonal implied) and ``U`` packed in one
     ``m x n`` matrix, and LAPACK's 1-based row swaps (int32, ``(..., min(m, n))``: row ``i`` was
@@ -299,13 +308,13 @@ def lu_factor(a: Any, *, pivot: bool = True) -> LUFactorResult:
     is a ``LinAlgError``, as PyTorch's (``lu_factor_ex`` returns the factorization with
     ``info``).  The derivative needs a full-rank ``a``."""
     packed, pivots = lu_factor_ex_parts(a, pivot)
-    diag = host_numpy.diagonal(host_numpy.asarray(packed.device.xp.to_host(packed._data)), axis1=-2, axis2=-1)
-    bad = diag == 0
-    if bad.any():
-        flat = bad.reshape(-1, bad.shape[-1])
-        k = int(host_numpy.argmax(flat[flat.any(axis=-1)][0])) + 1  # the first failed matrix's first zero
+    info = first_zero_pivot(packed)
+    if info.any():
+        b = int(host_numpy.flatnonzero(info)[0])  # the first failed matrix
+        k = int(info.reshape(-1)[b])
+        where = f"(Batch element {b}): " if info.ndim else ""
         raise host_numpy.linalg.LinAlgError(
-            f"linalg.lu_factor: U[{k},{k}] is zero and using it on lu_solve would result in a division by "
+            f"linalg.lu_factor: {where}U[{k},{k}] is zero and using it on lu_solve would result in a division by "
             f"zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) or "
             f"linalg.lu_factor_ex(A, pivot)")
     return LUFactorResult(packed, pivots)

@@ -54,20 +54,11 @@ def _host(t: Tensor) -> Any:
     return host_numpy.asarray(t.device.xp.to_host(t._data))
 
 
-def _first_zero_pivot(lu_packed: Tensor) -> Any:
-    """``getrf``'s info for each packed ``(..., m, n)`` LU: the first 1-based ``k`` with ``U[k, k]
-    == 0``, else 0 (int32, the batch's shape)."""
-    diag = host_numpy.diagonal(_host(lu_packed), axis1=-2, axis2=-1)
-    k = diag.shape[-1]
-    first = host_numpy.where(diag == 0, host_numpy.arange(1, k + 1), k + 1).min(axis=-1, initial=k + 1)
-    return host_numpy.where(first > k, 0, first).astype(host_numpy.int32)
-
-
 def _lu_info(a: Tensor) -> Any:
     if a.dtype.kind == "c":  # (the LU op is real only)
         return _per_matrix(_host(a), _getrf_failure)
     with no_grad():  # the factorization only reads the pivots here: nothing to record
-        return _first_zero_pivot(_lad.lu_factor_ex_parts(a)[0])
+        return _lad.first_zero_pivot(_lad.lu_factor_ex_parts(a)[0])
 
 
 def _getrf_failure(m: Any) -> int:
@@ -192,7 +183,7 @@ def lu_factor_ex(A: Any, *, pivot: bool = True, check_errors: bool = False) -> L
     ``LinAlgError`` (the factorization cannot go on without a swap)."""
     a = as_tensor(A)
     packed, pivots = _lad.lu_factor_ex_parts(a, pivot, "lu_factor_ex")
-    info = _first_zero_pivot(packed)
+    info = _lad.first_zero_pivot(packed)
     if check_errors:
         _raise_first("lu_factor_ex", info, lambda k: f"U[{k},{k}] is zero")
     return LUFactorExResult(packed, pivots, _info_tensor(info, packed))
