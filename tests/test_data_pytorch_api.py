@@ -210,3 +210,33 @@ def test_chain_and_stack_datasets():
         StackDataset([1, 2], [3])
     batch = next(iter(DataLoader(StackDataset(x=np.ones((4, 2)), y=[0, 1, 2, 3]), batch_size=4)))
     assert batch["x"].shape == (4, 2) and batch["y"].tolist() == [0, 1, 2, 3]
+
+
+def test_iterators_of_one_loader_are_independent_as_in_pytorch():
+    # torch: L = DataLoader(range(6), batch_size=2); [(a.tolist(), b.tolist()) for a, b in zip(L, L)]
+    #        == [([0, 1], [0, 1]), ([2, 3], [2, 3]), ([4, 5], [4, 5])]; a nested loop sees 3 x 3 pairs
+    loader = DataLoader(list(range(6)), batch_size=2)
+    assert [(a.tolist(), b.tolist()) for a, b in zip(loader, loader)] == [([0, 1], [0, 1]), ([2, 3], [2, 3]),
+                                                                          ([4, 5], [4, 5])]
+    assert sum(1 for _ in loader for _ in loader) == 9
+    # a second iter() mid-epoch leaves the first going on with its own epoch
+    first = iter(loader)
+    next(first)
+    assert len(list(iter(loader))) == 3 and [b.tolist() for b in first] == [[2, 3], [4, 5]]
+
+
+def test_persistent_workers_restart_the_loaders_one_iterator_as_in_pytorch():
+    # torch: L = DataLoader(range(10), batch_size=2, num_workers=2, persistent_workers=True)
+    #        a = iter(L); next(a) -> [0, 1]; b = iter(L) (b is a, restarted); next(b) -> [0, 1];
+    #        next(a) -> [2, 3]; next(b) -> [4, 5]; len(list(a)) == 2
+    # (before, the first epoch waited for batches the second had dropped: a hang)
+    from timeouts import deadline
+
+    with deadline(90, "two iterators over persistent workers"):
+        loader = DataLoader(list(range(10)), batch_size=2, num_workers=2, persistent_workers=True, timeout=60)
+        a = iter(loader)
+        assert next(a).tolist() == [0, 1]
+        b = iter(loader)
+        assert b is a
+        assert [next(b).tolist(), next(a).tolist(), next(b).tolist()] == [[0, 1], [2, 3], [4, 5]]
+        assert len(list(a)) == 2 and [x.tolist() for x in loader] == [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9]]

@@ -82,6 +82,26 @@ class _IterableFetcher:
         return self.collate_fn(batch)
 
 
+class _RestartableIterator:
+    """The one iterator of a loader with persistent workers, as PyTorch's: ``restart`` ends the
+    epoch it was running (its workers' results for it are dropped) and goes on with a new one."""
+
+    def __init__(self) -> None:
+        self.run: Iterator[Any] = iter(())
+
+    def restart(self, run: Iterator[Any]) -> None:
+        close = getattr(self.run, "close", None)
+        if close is not None:
+            close()
+        self.run = run
+
+    def __iter__(self) -> _RestartableIterator:
+        return self
+
+    def __next__(self) -> Any:
+        return next(self.run)
+
+
 class _Epoch:
     """One epoch's batches as ONE flat list of dataset indices, and how far it got.
 
@@ -266,6 +286,7 @@ class DataLoader:
         self._finished_epoch: int | None = None  # the sampler epoch of the last epoch run to its end
         self._resume = False
         self._pool: WorkerPool | None = None  # persistent workers, kept between epochs
+        self._shared_iterator: _RestartableIterator | None = None  # the one iterator over persistent workers
 
     def __len__(self) -> int:
         if self._iterable:  # the dataset's own length, in batches (a TypeError if it has none)
@@ -276,16 +297,25 @@ class DataLoader:
         return len(self.batch_sampler if self._auto_collation else self.sampler)  # type: ignore[arg-type]
 
     def __iter__(self) -> Iterator[Any]:
+        """A new epoch's batches (or the restored one's).  Without persistent workers each ``iter()``
+        is independent of the others, as PyTorch's (``zip(loader, loader)`` pairs every batch with
+        itself); with them, as in PyTorch, the loader has one iterator, which ``iter()`` restarts --
+        every handle to it goes on with the new epoch (the workers can serve one epoch at a time)."""
         if self._iterable:
-            return self._run_iterable()
-        epoch = self._epoch
-        if not (self._resume and epoch is not None and epoch.sampler_epoch == self._sampler_epoch()):
-            epoch = self._new_epoch()  # (set_epoch with another epoch than the restored one: start it afresh)
-        self._resume = False
-        self._epoch, self._finished_epoch = epoch, None
-        if self.num_workers == 0:
-            return self._run_here(epoch)
-        return self._run_in_workers(epoch)
+            run = self._run_iterable()
+        else:
+            epoch = self._epoch
+            if not (self._resume and epoch is not None and epoch.sampler_epoch == self._sampler_epoch()):
+                epoch = self._new_epoch()  # (set_epoch with another epoch than the restored one: start afresh)
+            self._resume = False
+            self._epoch, self._finished_epoch = epoch, None
+            run = self._run_here(epoch) if self.num_workers == 0 else self._run_in_workers(epoch)
+        if not (self.num_workers and self.persistent_workers):
+            return run
+        if self._shared_iterator is None:
+            self._shared_iterator = _RestartableIterator()
+        self._shared_iterator.restart(run)
+        return self._shared_iterator
 
     def _sampler_epoch(self) -> int | None:
         epoch = getattr(self.sampler, "epoch", None)
@@ -324,7 +354,7 @@ class DataLoader:
             yield self.collate_fn(batch)
 
     def _run_here(self, epoch: _Epoch) -> Iterator[Any]:
-        while self._epoch is epoch and epoch.position < len(epoch):
+        while epoch.position < len(epoch):  # (another iter() meanwhile runs an epoch of its own)
             item = epoch.batch(epoch.position)
             epoch.position += 1
             yield self._fetch(item)
