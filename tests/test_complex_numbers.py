@@ -224,9 +224,32 @@ def test_check_op_catches_a_complex_gradient_without_the_conjugate():
         mg.ops.registry.pop("TimesIUnconjugatedForTest", None)
 
 
-def test_sigmoid_refuses_complex_and_names_the_way_out():
-    with pytest.raises(TypeError, match=r"sigmoid: .* 1 / \(1 \+ mg.exp\(-z\)\)"):
-        mg.sigmoid(mg.tensor([1j]))
+#: torch.sigmoid(z) and torch.nn.functional.silu(z) for Z_LOGISTIC in complex128 (NaN where exp(-z)
+#: overflows, as there); they raised, and silu answered z * sigmoid(|z|)-like nonsense, before
+Z_LOGISTIC = [1 + 2j, -0.5 + 0.3j, -1000 + 1j, 3j]
+TORCH_SIGMOID = [1.0214153641721806 + 0.40343870608154253j, 0.3749148587844171 + 0.07093747802480527j,
+                 complex("nan+nanj"), 0.5000000000000021 + 7.050709973585859j]
+TORCH_SILU = [0.21453795200909553 + 2.4462694344259037j, -0.20873867279965014 + 0.07700571862292249j,
+              complex("nan+nanj"), -21.152129920757577 + 1.5000000000000062j]
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_sigmoid_and_silu_of_complex_input_are_pytorchs(dtype, device):
+    z = mg.tensor(np.array(Z_LOGISTIC, dtype=dtype), device=device)
+    tol = 1e-6 if dtype == "complex64" else 1e-13
+    for got, want in ((mg.sigmoid(z), TORCH_SIGMOID), (z.sigmoid(), TORCH_SIGMOID), (mg.nn.Sigmoid()(z), TORCH_SIGMOID),
+                      (mg.special.expit(z), TORCH_SIGMOID), (mg.nn.functional.silu(z), TORCH_SILU),
+                      (mg.nn.SiLU()(z), TORCH_SILU)):
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got.numpy(), np.array(want, dtype=dtype), rtol=tol, atol=tol)
+
+
+def test_silu_of_complex_input_has_exact_derivatives():
+    # PyTorch has no complex derivative of silu: central differences, both modes and the second order
+    z = mg.tensor(rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4)), requires_grad=True)
+    gradcheck(mg.nn.functional.silu, (z,), modes=("rev", "fwd"))
+    gradgradcheck(mg.nn.functional.silu, (z,), modes=("rev",))
 
 
 @pytest.mark.parametrize("fn", [

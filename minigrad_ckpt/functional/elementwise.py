@@ -183,11 +183,8 @@ cbrt = unary_function("cbrt", _CBRT, "The real cube root; the derivative is infi
 
 
 def sigmoid(x: Any) -> Tensor:
-    """``1 / (1 + exp(-x))`` without overflow (real input: the stable form compares ``x`` with 0,
-    which has no meaning for complex numbers; write ``1 / (1 + mg.exp(-z))`` for those)."""
-    if isinstance(x, Tensor) and x._data.dtype.kind == "c":
-        raise TypeError("sigmoid: its overflow-free form needs real input; for complex z write "
-                        "1 / (1 + mg.exp(-z))")
+    """``1 / (1 + exp(-x))``, without overflow for real ``x``; a complex ``x`` takes the formula
+    as it stands (holomorphic, as PyTorch's: NaN where ``exp(-x)`` overflows)."""
     return apply(_SIGMOID, in_default_float(x))
 
 

@@ -238,6 +238,8 @@ SECTIONS: tuple[Section, ...] = (
         public("real", cn.real, tm.real_property),
         public("imag", cn.imag, tm.imag_property),
         public("conj", cn.conj, AS_METHOD),
+        public("conj_physical", cn.conj, AS_METHOD, in_place=True),
+        public("adjoint", tm.adjoint_method),
         public("is_complex", cn.is_complex, lambda self: self.dtype.kind == "c"),
         public("angle", cn.angle, AS_METHOD),
         public("polar", cn.polar),
@@ -605,7 +607,6 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("adjoint", tm.adjoint_method),
         tensor_method("cfloat", tm.cast_method("complex64", "A complex64 copy (differentiable).")),
         tensor_method("cdouble", tm.cast_method("complex128", "A complex128 copy (differentiable).")),
-        tensor_method("conj_physical", cn.conj, in_place=True),
         # the engine keeps no lazy conjugate or negative bit: every tensor is already resolved
         tensor_method("resolve_conj", lambda self: self),
         tensor_method("resolve_neg", lambda self: self),

@@ -479,7 +479,13 @@ class Tanh(UnaryElementwise):
 
 @register_kernel
 def sigmoid(xp, x):
-    """``1 / (1 + exp(-x))`` without overflow: ``exp(-|x|)`` is at most 1 (``xp.sigmoid``)."""
+    """``1 / (1 + exp(-x))`` without overflow: ``exp(-|x|)`` is at most 1 (``xp.sigmoid``).
+    A complex ``x`` has no sign to pick that branch by (NumPy's lexicographic ``>=`` and
+    ``abs`` would give ``sigmoid(|x|)``-like nonsense), so it takes the formula as it
+    stands, as PyTorch's does (NaN where ``exp(-x)`` overflows, as there)."""
+    if x.dtype.kind == "c":
+        with xp.errstate(**_QUIET):
+            return 1 / (1 + xp.exp(-x))
     e = xp.exp(-xp.abs(x))
     return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
 

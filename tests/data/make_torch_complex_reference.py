@@ -365,6 +365,16 @@ def hermitian_fft_cases() -> None:
     case("ihfftn_s_axes", "fft.ihfftn", {"x": r3}, s=(4, 3), axes=(0, 1))
 
 
+def logistic_and_conjugate_cases() -> None:
+    """The logistic sigmoid (holomorphic, ``1 / (1 + exp(-z))``; PyTorch has no complex derivative
+    of silu, tests/test_complex_numbers.py checks it), conj_physical and
+    adjoint; drawn after the Hermitian transforms, so the cases before keep their inputs."""
+    c, m = draw((3, 4), "c"), draw((2, 3, 4), "c")
+    case("sigmoid", "sigmoid", {"x": c})
+    case("conj_physical", "conj_physical", {"x": c})
+    case("adjoint", "adjoint", {"x": m})
+
+
 def main() -> None:
     fft_cases()
     complex_cases()
@@ -373,6 +383,7 @@ def main() -> None:
     op_cases()
     more_op_cases()
     hermitian_fft_cases()
+    logistic_and_conjugate_cases()
     meta = np.frombuffer(json.dumps(META).encode(), dtype=np.uint8)
     np.savez_compressed(OUT, __meta__=meta, **ARRAYS)
     print(f"wrote {OUT} ({len(META)} cases, {OUT.stat().st_size} bytes)")
