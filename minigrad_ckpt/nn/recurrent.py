@@ -19,6 +19,7 @@ from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .module import Module, _empty
+from .utils.rnn import PackedSequence
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -37,6 +38,13 @@ def _cell_step(mode: str, xg: Tensor, h: Tensor, c: Tensor | None, w_hh: Tensor,
         return apply(_fused.GRUCell(), xg, hg, h), None
     pre = xg + hg
     return (mf.tanh(pre) if mode == "RNN_TANH" else F.relu(pre)), None
+
+
+def _permuted(state: Tensor | None, batch_order: Tensor | None) -> Tensor | None:
+    """``state`` ``(layers * directions, N, H)`` with its batch in ``batch_order`` (None: as it is)."""
+    if state is None or batch_order is None:
+        return state
+    return state[:, batch_order.detach().cpu().numpy()]
 
 
 def _check_float_input(module: Module, x: Tensor, param: Tensor) -> None:
@@ -126,18 +134,13 @@ class RNNBase(Module):
             return get("weight_ih" + sfx), get("weight_hh" + sfx), get("bias_ih" + sfx), get("bias_hh" + sfx)
         return get("weight_ih" + sfx), get("weight_hh" + sfx), None, None
 
-    def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Any]:
-        name = type(self).__name__
-        x = input
-        if not isinstance(x, Tensor):
-            raise TypeError(f"{name}: input must be a Tensor, got {type(x).__name__}")
-        if x.ndim not in (2, 3):
-            raise ValueError(f"{name}: expected a 2-D (L, {self.input_size}) or 3-D input, got shape {x.shape}")
-        if x.shape[-1] != self.input_size:
-            raise ValueError(f"{name}: input of shape {x.shape} does not have input_size={self.input_size} "
-                             f"as its last axis")
-        w0 = self._params(0, 0)[0]
-        _check_float_input(self, x, w0)
+    def forward(self, input: Tensor | PackedSequence, hx: Any = None) -> tuple[Any, Any]:
+        """``(output, h_n)`` (``(output, (h_n, c_n))`` for the LSTM) with PyTorch's shapes; a
+        :class:`PackedSequence` in gives one out (each sequence run for its own length, ``h_n`` in
+        the caller's batch order)."""
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
+        x = self._check_input(input)
         unbatched = x.ndim == 2
         if unbatched:
             x = mf.expand_dims(x, 1)
@@ -145,54 +148,102 @@ class RNNBase(Module):
             x = mf.swapaxes(x, 0, 1)
         L, N = x.shape[0], x.shape[1]
         if L == 0:
-            raise ValueError(f"{name}: the input sequence is empty")
-        D = 2 if self.bidirectional else 1
-        lstm = self.mode == "LSTM"
-        h0, c0 = self._initial_state(hx, (self.num_layers * D, N), unbatched, x, lstm)
+            raise ValueError(f"{type(self).__name__}: the input sequence is empty")
+        h0, c0 = self._initial_state(hx, (self.num_layers * self._directions, N), unbatched, x)
+        x, hn, cn = self._layers(x, [N] * L, h0, c0)
+        if unbatched:
+            x, hn = mf.squeeze(x, 1), mf.squeeze(hn, 1)
+            cn = mf.squeeze(cn, 1) if cn is not None else None
+        elif self.batch_first:
+            x = mf.swapaxes(x, 0, 1)
+        return x, ((hn, cn) if self.mode == "LSTM" else hn)
+
+    def _forward_packed(self, packed: PackedSequence, hx: Any) -> tuple[PackedSequence, Any]:
+        """The layers over packed steps: step ``t`` runs the first ``batch_sizes[t]`` sequences
+        (packing sorted them longest first); the states given and returned are in the caller's
+        order, permuted by ``sorted_indices`` / ``unsorted_indices`` as PyTorch's."""
+        x = self._check_input(packed.data, packed_data=True)
+        sizes = [int(b) for b in packed.batch_sizes.detach().cpu().numpy()]
+        h0, c0 = self._initial_state(hx, (self.num_layers * self._directions, sizes[0]), False, x)
+        h0, c0 = _permuted(h0, packed.sorted_indices), _permuted(c0, packed.sorted_indices)
+        x, hn, cn = self._layers(x, sizes, h0, c0)
+        hn, cn = _permuted(hn, packed.unsorted_indices), _permuted(cn, packed.unsorted_indices)
+        out = packed._replace(data=x)
+        return out, ((hn, cn) if self.mode == "LSTM" else hn)
+
+    @property
+    def _directions(self) -> int:
+        return 2 if self.bidirectional else 1
+
+    def _check_input(self, x: Any, packed_data: bool = False) -> Tensor:
+        name = type(self).__name__
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{name}: input must be a Tensor, got {type(x).__name__}")
+        if x.ndim not in ((2,) if packed_data else (2, 3)):
+            raise ValueError(f"{name}: expected a 2-D (L, {self.input_size}) or 3-D input, got shape {x.shape}")
+        if x.shape[-1] != self.input_size:
+            raise ValueError(f"{name}: input of shape {x.shape} does not have input_size={self.input_size} "
+                             f"as its last axis")
+        _check_float_input(self, x, self._params(0, 0)[0])
+        return x
+
+    def _layers(self, x: Tensor, sizes: list[int], h0: Tensor, c0: Tensor | None
+                ) -> tuple[Tensor, Tensor, Tensor | None]:
+        """Every layer and direction over ``x``: padded ``(L, N, F)`` (every ``sizes[t]`` is N)
+        or packed ``(sum(sizes), F)``; returns the last layer's output (same layout), ``h_n``, ``c_n``."""
+        D, packed = self._directions, x.ndim == 2
         h_n, c_n = [], []
         for layer in range(self.num_layers):
             outs = []
             for d in range(D):
-                c = c0[layer * D + d] if lstm else None
-                ys, h, c = self._run_direction(x, layer, d, h0[layer * D + d], c)
-                outs.append(ys)
+                c = c0[layer * D + d] if c0 is not None else None
+                ys, h, c = self._run_direction(x, sizes, layer, d, h0[layer * D + d], c)
+                outs.append(mf.concatenate(ys, axis=0) if packed else mf.stack(ys, axis=0))
                 h_n.append(h)
-                if lstm:
-                    c_n.append(c)
+                c_n.append(c)
             x = outs[0] if D == 1 else mf.concatenate(outs, axis=-1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)
-        hn = mf.stack(h_n, axis=0)
-        cn = mf.stack(c_n, axis=0) if lstm else None
-        if unbatched:
-            x, hn = mf.squeeze(x, 1), mf.squeeze(hn, 1)
-            cn = mf.squeeze(cn, 1) if lstm else None
-        elif self.batch_first:
-            x = mf.swapaxes(x, 0, 1)
-        return x, ((hn, cn) if lstm else hn)
+        return x, mf.stack(h_n, axis=0), (mf.stack(c_n, axis=0) if c0 is not None else None)
 
-    def _run_direction(self, x: Tensor, layer: int, d: int, h: Tensor, c: Tensor | None
-                       ) -> tuple[Tensor, Tensor, Tensor | None]:
-        """One layer in one direction over the whole sequence: its outputs ``(L, N, H_out)`` stacked,
-        and the last ``h`` (and ``c``)."""
+    def _run_direction(self, x: Tensor, sizes: list[int], layer: int, d: int, h0: Tensor, c0: Tensor | None
+                       ) -> tuple[list[Tensor], Tensor, Tensor | None]:
+        """One layer in one direction over the whole sequence: each step's output ``(sizes[t], H_out)``
+        and the last ``h`` (and ``c``) of every sequence.  Forward, a sequence that ends leaves the
+        batch with its state; in reverse, one that starts joins it from ``h0`` (packed input only:
+        a padded batch runs every sequence at every step)."""
         w_ih, w_hh, b_ih, b_hh = self._params(layer, d)
         w_hr = self.__getattr__(f"weight_hr_l{layer}" + ("_reverse" if d else "")) if self.proj_size else None
-        xg = F.linear(x, w_ih, b_ih)            # (L, N, gates * H): all steps at once
-        L = x.shape[0]
-        steps = range(L - 1, -1, -1) if d else range(L)
-        ys: list[Tensor] = [None] * L  # type: ignore[list-item]
-        for t in steps:
-            h, c = _cell_step(self.mode, xg[t], h, c, w_hh, b_hh)
+        xg = F.linear(x, w_ih, b_ih)            # all steps at once: (L, N, gates * H) or (sum, gates * H)
+        starts = [0] * len(sizes)
+        for t in range(1, len(sizes)):
+            starts[t] = starts[t - 1] + sizes[t - 1]
+        ys: list[Tensor] = [None] * len(sizes)  # type: ignore[list-item]
+        h, c, ended = h0, c0, []
+        if d and sizes[-1] < h0.shape[0]:  # reverse: only the longest sequences run at the last step
+            h, c = h0[:sizes[-1]], (c0[:sizes[-1]] if c0 is not None else None)
+        for t in (reversed(range(len(sizes))) if d else range(len(sizes))):
+            b = sizes[t]
+            if b < h.shape[0]:   # forward: the last b.. sequences have ended; keep their states
+                ended.append((h[b:], c[b:] if c is not None else None))
+                h, c = h[:b], (c[:b] if c is not None else None)
+            elif b > h.shape[0]:  # reverse: sequences h.shape[0]..b start here, from h0
+                h = mf.concatenate([h, h0[h.shape[0]:b]], axis=0)
+                c = mf.concatenate([c, c0[c.shape[0]:b]], axis=0) if c is not None else None
+            h, c = _cell_step(self.mode, xg[starts[t]:starts[t] + b] if x.ndim == 2 else xg[t], h, c, w_hh, b_hh)
             if w_hr is not None:
                 h = F.linear(h, w_hr)
             ys[t] = h
-        return mf.stack(ys, axis=0), h, c
+        if ended:  # the batch's order: those still running first, then the ones that ended, last-ended first
+            h = mf.concatenate([h] + [e[0] for e in reversed(ended)], axis=0)
+            c = mf.concatenate([c] + [e[1] for e in reversed(ended)], axis=0) if c is not None else None
+        return ys, h, c
 
-    def _initial_state(self, hx: Any, layers_batch: tuple[int, int], unbatched: bool, x: Tensor, lstm: bool
+    def _initial_state(self, hx: Any, layers_batch: tuple[int, int], unbatched: bool, x: Tensor
                        ) -> tuple[Tensor, Tensor | None]:
         """``(h_0, c_0)``: zeros, or the given states checked against PyTorch's shapes -- ``h_0`` holds
         ``proj_size`` features where the LSTM projects, ``c_0`` always ``hidden_size``."""
-        name = type(self).__name__
+        name, lstm = type(self).__name__, self.mode == "LSTM"
         shapes = [(*layers_batch, self.proj_size or self.hidden_size), (*layers_batch, self.hidden_size)]
         if hx is None:
             xp = x.device.xp
