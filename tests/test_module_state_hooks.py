@@ -190,3 +190,78 @@ def test_module_compile_is_accepted_and_changes_nothing():
     before = m(x).numpy()
     assert m.compile(mode="max-autotune", fullgraph=True) is None  # torch: returns None, in place
     np.testing.assert_array_equal(m(x).numpy(), before)
+
+
+class Renamed(nn.Module):
+    """A layer whose older checkpoints called its weight ``w``: PyTorch's way to read them."""
+
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(mg.zeros(2))
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing, unexpected, errors):
+        if prefix + "w" in state_dict:
+            state_dict[prefix + "weight"] = state_dict.pop(prefix + "w")
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing, unexpected, errors)
+
+
+class Transposed(nn.Module):
+    """Loads its weight from a checkpoint that stores it transposed, without calling super."""
+
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(mg.zeros(2, 3))
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing, unexpected, errors):
+        if prefix + "weight_t" in state_dict:
+            with mg.no_grad():
+                self.weight.copy_(state_dict[prefix + "weight_t"].T)
+        elif strict:
+            missing.append(prefix + "weight_t")
+
+
+def test_an_overridden_load_from_state_dict_is_what_loads_the_module():
+    # torch 2.13, the same classes: m = nn.Sequential(Renamed(), nn.Linear(2, 1))
+    #   m.load_state_dict({"0.w": tensor([1., 2.]), "1.weight": ones(1, 2), "1.bias": zeros(1)}) matches every
+    #   key and m[0].weight == [1., 2.], strict or not (before: strict raised 'missing keys: 0.weight ...',
+    #   strict=False loaded nothing into m[0] without a word)
+    old = {"0.w": mg.tensor([1.0, 2.0]), "1.weight": mg.ones(1, 2), "1.bias": mg.zeros(1)}
+    for strict in (True, False):
+        m = nn.Sequential(Renamed(), nn.Linear(2, 1))
+        assert repr(m.load_state_dict(old, strict=strict)) == "<All keys matched successfully>"
+        assert m[0].weight.tolist() == [1.0, 2.0] and m[1].weight.tolist() == [[1.0, 1.0]]
+    assert "0.w" in old  # the caller's dict is left as it was
+    # torch: Transposed loads weight_t.T; a missing key is what the override says; '0.weight' is not
+    #   unexpected (the override does not look for strays)
+    t = nn.Sequential(Transposed())
+    assert repr(t.load_state_dict({"0.weight_t": mg.arange(6.0).reshape(3, 2)})) == "<All keys matched successfully>"
+    assert t[0].weight.tolist() == [[0.0, 2.0, 4.0], [1.0, 3.0, 5.0]]
+    with pytest.raises(RuntimeError, match="missing keys: 0.weight_t"):
+        t.load_state_dict({"0.weight": mg.zeros(2, 3)})
+    assert t.load_state_dict({"0.weight": mg.zeros(2, 3)}, strict=False) == (["0.weight_t"], [])
+
+
+def test_module_by_module_loading_notes_keys_as_pytorch():
+    # torch: stray keys are noted by the module whose prefix they carry, parents first
+    #   -> unexpected ['2.a', 'top', '0.zz', '1.zz.q']
+    m = nn.Sequential(Renamed(), nn.Linear(2, 1))
+    sd = {"0.w": mg.tensor([1.0, 2.0]), "1.weight": mg.ones(1, 2), "1.bias": mg.zeros(1), "0.zz": mg.zeros(1),
+          "1.zz.q": mg.zeros(1), "2.a": mg.zeros(1), "top": mg.zeros(1)}
+    assert m.load_state_dict(sd, strict=False) == ([], ["2.a", "top", "0.zz", "1.zz.q"])
+    # torch: 'Missing key(s) in state_dict: "1.bias"' and 'size mismatch for 0.weight' together
+    with pytest.raises(RuntimeError, match=r"missing keys: 1\.bias\n  size mismatch for 0\.weight"):
+        m.load_state_dict({"0.w": mg.zeros(3), "1.weight": mg.ones(1, 2)})
+    # torch: assign=True puts the checkpoint's float64 tensor in, as a Parameter keeping requires_grad
+    m = nn.Sequential(Renamed())
+    m[0].weight.requires_grad_(False)
+    m.load_state_dict({"0.w": mg.tensor([3.0, 4.0], dtype="float64")}, assign=True)
+    w = m[0].weight
+    assert isinstance(w, nn.Parameter) and w.dtype == np.float64 and not w.requires_grad and w.tolist() == [3.0, 4.0]
+    # torch: a load pre-hook runs in its module's step and sees strict=True even for strict=False
+    seen = []
+    plain = nn.Sequential(nn.Linear(2, 1))  # (no override: loaded all at once, the same hooks' arguments)
+    for mod in (m[0], plain[0]):
+        mod.register_load_state_dict_pre_hook(lambda mod, sd, prefix, md, strict, *rest: seen.append((prefix, strict)))
+    m.load_state_dict({"0.w": mg.zeros(2)}, strict=False)
+    plain.load_state_dict({"0.weight": mg.zeros(1, 2)}, strict=False)
+    assert seen == [("0.", True), ("0.", True)]

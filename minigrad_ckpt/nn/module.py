@@ -98,6 +98,17 @@ def _key_problems(strict: bool, missing: list[str], unexpected: list[str]) -> li
     return problems
 
 
+def _call_load_pre_hooks(module: Module, state_dict: Any, prefix: str, *rest: Any) -> None:
+    """``module``'s load pre-hooks with PyTorch's arguments ``(state_dict, prefix, local_metadata,
+    strict, missing_keys, unexpected_keys, error_msgs)``, the module first for the public form."""
+    public = module.__dict__.get("_public_hooks", {})
+    for key, hook in list(module.__dict__.get("_load_state_dict_pre_hooks", {}).items()):
+        if key in public:  # registered with the module as its first argument
+            hook(module, state_dict, prefix, *rest)
+        else:
+            hook(state_dict, prefix, *rest)
+
+
 class Module:
     """Base class of every layer and model.
 
@@ -689,7 +700,9 @@ class Module:
         A post-hook may forgive missing or unexpected keys, so where there are post-hooks the keys are
         judged after loading (as PyTorch judges them, leaving the module loaded).
         """
-        state_dict, missing, unexpected, problems = self._run_load_pre_hooks(state_dict, strict)
+        if any(type(m)._load_from_state_dict is not Module._load_from_state_dict for _, m in self._walk()):
+            return self._load_module_by_module(state_dict, strict, assign)
+        state_dict, missing, unexpected, problems = self._run_load_pre_hooks(state_dict)
         state_dict = self._with_older_format_defaults(state_dict)
         own = self._own_state()
         missing += [k for k in own if k not in state_dict and k not in missing]
@@ -700,21 +713,87 @@ class Module:
         # Everything is judged before anything is copied, unless post-hooks may still forgive keys
         self._raise_load_problems(problems + ([] if post_hooks else _key_problems(strict, missing, unexpected)))
         slots = {key: (m, name, t) for key, m, name, t in self._live_slots()}
-        with no_grad():
-            for k, v in plan:
-                m, name, t = slots[k]
-                if assign:
-                    is_param = isinstance(t, Parameter) and not isinstance(v, Parameter)
-                    setattr(m, name, Parameter(v, requires_grad=t.requires_grad) if is_param else v)
-                    continue
-                src = v if v.device is t.device else Tensor._from_data(v, device=t.device)
-                t.copy_(src)
+        for k, v in plan:
+            m, name, t = slots[k]
+            m._load_one(name, t, v, assign)
         for key, m in extras.items():
             if key in state_dict:
                 m.set_extra_state(state_dict[key])
         if post_hooks:
             self._run_load_post_hooks(_IncompatibleKeys(missing, unexpected))
             self._raise_load_problems(_key_problems(strict, missing, unexpected))
+        return _IncompatibleKeys(missing, unexpected)
+
+    def _load_one(self, name: str, target: Tensor, value: Tensor, assign: bool) -> None:
+        """Load ``value`` (checked against ``target``, this module's ``name``): copied into it, or with
+        ``assign`` put in its place (a parameter's keeps the old one's ``requires_grad``, as PyTorch)."""
+        with no_grad():
+            if assign:
+                if isinstance(target, Parameter):
+                    value = (value.requires_grad_(target.requires_grad) if isinstance(value, Parameter)
+                             else Parameter(value, requires_grad=target.requires_grad))
+                setattr(self, name, value)
+                return
+            target.copy_(value if value.device is target.device else Tensor._from_data(value, device=target.device))
+
+    def _load_from_state_dict(self, state_dict: dict[str, Any], prefix: str, local_metadata: dict[str, Any],
+                              strict: bool, missing_keys: list[str], unexpected_keys: list[str],
+                              error_msgs: list[str]) -> None:
+        """PyTorch's per-module step of ``load_state_dict``: this module's load pre-hooks, then its own
+        parameters, persistent buffers and extra state from the keys ``prefix + name`` (what does not
+        fit goes into ``error_msgs``); with ``strict`` its missing keys, and the keys under ``prefix``
+        that name nothing here, are noted.
+
+        Override it as in PyTorch -- rename an old checkpoint's keys in ``state_dict`` and call
+        ``super()._load_from_state_dict(...)``, or load in a way of your own: ``load_state_dict`` then
+        runs PyTorch's algorithm, this step for each module, parents first (each module's values are
+        copied as its step runs).  Without an override in the tree it checks everything first and
+        copies nothing if anything is wrong."""
+        _call_load_pre_hooks(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                             error_msgs)
+        local = OrderedDict((n, t) for store in (self._parameters, self._buffers) for n, t in store.items()
+                            if t is not None and not (store is self._buffers and n in self._non_persistent))
+        plan = self._load_plan({prefix + n: t for n, t in local.items()}, state_dict, error_msgs)
+        for key, value in plan:
+            self._load_one(key[len(prefix):], local[key[len(prefix):]], value,
+                           bool(local_metadata.get("assign_to_params_buffers", False)))
+        if strict:
+            missing_keys.extend(prefix + n for n in local if prefix + n not in state_dict)
+        extra = prefix + "_extra_state"
+        if self._has_extra_state() and extra in state_dict:
+            self.set_extra_state(state_dict[extra])
+        elif strict and self._has_extra_state():
+            missing_keys.append(extra)
+        elif strict and extra in state_dict:
+            unexpected_keys.append(extra)
+        for key in state_dict if strict else ():
+            head, dot, _ = key[len(prefix):].partition(".")
+            if key.startswith(prefix) and key != extra and head not in (self._modules if dot else local):
+                unexpected_keys.append(key)
+
+    def _load_module_by_module(self, state_dict: Any, strict: bool, assign: bool) -> _IncompatibleKeys:
+        """PyTorch's ``load_state_dict``, for a tree where a module overrides ``_load_from_state_dict``:
+        each module's step on a copy of the entries under its prefix (parents first, so a parent may
+        rename its children's keys), strict always for the steps (the keys are judged at the end),
+        each module's load post-hooks once its subtree is loaded."""
+        metadata = getattr(state_dict, "_metadata", None)
+        missing: list[str] = []
+        unexpected: list[str] = []
+        errors: list[str] = []
+
+        def load(module: Module, local: dict[str, Any], prefix: str) -> None:
+            local_metadata = dict(metadata.get(prefix[:-1], {})) if metadata is not None else {}
+            if assign:
+                local_metadata["assign_to_params_buffers"] = True
+            module._load_from_state_dict(local, prefix, local_metadata, True, missing, unexpected, errors)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = f"{prefix}{name}."
+                    load(child, {k: v for k, v in local.items() if k.startswith(child_prefix)}, child_prefix)
+            module._run_own_load_post_hooks(_IncompatibleKeys(missing, unexpected))
+
+        load(self, OrderedDict(self._with_older_format_defaults(state_dict)), "")
+        self._raise_load_problems(_key_problems(strict, missing, unexpected) + errors)
         return _IncompatibleKeys(missing, unexpected)
 
     def _with_older_format_defaults(self, state_dict: Any) -> Any:
@@ -737,9 +816,10 @@ class Module:
         them; none here. A class whose state gained an entry overrides it."""
         return {}
 
-    def _run_load_pre_hooks(self, state_dict: Any, strict: bool
-                            ) -> tuple[Any, list[str], list[str], list[str]]:
-        """Every module's load pre-hooks, parents first, on a shallow copy of ``state_dict``."""
+    def _run_load_pre_hooks(self, state_dict: Any) -> tuple[Any, list[str], list[str], list[str]]:
+        """Every module's load pre-hooks, parents first, on a shallow copy of ``state_dict``; their
+        ``strict`` is True whatever the caller's, as PyTorch's (its steps collect every key; the
+        caller's ``strict`` judges them at the end)."""
         missing: list[str] = []
         unexpected: list[str] = []
         errors: list[str] = []
@@ -748,13 +828,7 @@ class Module:
             return state_dict, missing, unexpected, errors
         state_dict = OrderedDict(state_dict)
         for prefix, m in hooked:
-            public = m.__dict__.get("_public_hooks", {})
-            for key, hook in list(m._load_state_dict_pre_hooks.items()):
-                args = (state_dict, prefix, {}, strict, missing, unexpected, errors)
-                if key in public:  # registered with the module as its first argument
-                    hook(m, *args)
-                else:
-                    hook(*args)
+            _call_load_pre_hooks(m, state_dict, prefix, {}, True, missing, unexpected, errors)
         return state_dict, missing, unexpected, errors
 
     def _run_load_post_hooks(self, incompatible: _IncompatibleKeys) -> None:
@@ -762,6 +836,9 @@ class Module:
         for m in self._modules.values():
             if m is not None:
                 m._run_load_post_hooks(incompatible)
+        self._run_own_load_post_hooks(incompatible)
+
+    def _run_own_load_post_hooks(self, incompatible: _IncompatibleKeys) -> None:
         for hook in list(self.__dict__.get("_load_state_dict_post_hooks", {}).values()):
             if hook(self, incompatible) is not None:
                 raise AssertionError("Hooks registered with ``register_load_state_dict_post_hook`` are not "
