@@ -139,10 +139,18 @@ def test_recurrent_dropout_only_between_layers_and_only_in_training():
     np.testing.assert_array_equal(a(x)[0].numpy(), b(x)[0].numpy())
     a.train()
     assert not np.array_equal(a(x)[0].numpy(), b(x)[0].numpy())
-    one = nn.GRU(3, 4, dropout=0.5)  # one layer: nothing to drop between
+    with pytest.warns(UserWarning, match="got dropout=0.5 and num_layers=1") as caught:
+        one = nn.GRU(3, 4, dropout=0.5)  # one layer: nothing to drop between (PyTorch's warning)
+    assert caught[0].filename == __file__  # pointed at the caller's line
     one2 = nn.GRU(3, 4)
     one2.load_state_dict(one.state_dict())
     np.testing.assert_array_equal(one(x)[0].numpy(), one2(x)[0].numpy())
+
+
+def test_rnn_cell_repr_names_a_relu_as_pytorch():
+    # repr(torch.nn.RNNCell(3, 4, bias=False, nonlinearity="relu")); torch's RNN leaves it out
+    assert repr(nn.RNNCell(3, 4, bias=False, nonlinearity="relu")) == "RNNCell(3, 4, bias=False, nonlinearity=relu)"
+    assert repr(nn.RNN(3, 4, nonlinearity="relu")) == "RNN(3, 4)"
 
 
 def test_final_states_are_the_last_outputs():

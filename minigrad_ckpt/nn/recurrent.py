@@ -10,6 +10,7 @@ sequence is one ``linear`` call; only the hidden-to-hidden product runs per step
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, ClassVar
 
 from .. import functional as mf
@@ -77,6 +78,10 @@ class RNNBase(Module):
         if not isinstance(dropout, (int, float)) or isinstance(dropout, bool) or not 0 <= dropout <= 1:
             raise ValueError(f"{type(self).__name__}: dropout must be a number in [0, 1], got {dropout!r}")
         _check_proj_size(mode, proj_size, hidden_size)
+        if dropout > 0 and num_layers == 1:  # PyTorch's warning, word for word: the dropout would do nothing
+            warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
+                          f"expects num_layers greater than 1, but got dropout={dropout} and "
+                          f"num_layers={num_layers}", UserWarning, stacklevel=3)
         self.mode, self.proj_size = mode, proj_size
         self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
         self.bias, self.batch_first = bool(bias), bool(batch_first)
@@ -389,7 +394,10 @@ class _CellBase(Module):
         return (h, c) if self._mode == "LSTM" else h
 
     def extra_repr(self) -> str:
-        return f"{self.input_size}, {self.hidden_size}" + ("" if self.bias else ", bias=False")
+        s = f"{self.input_size}, {self.hidden_size}" + ("" if self.bias else ", bias=False")
+        if getattr(self, "nonlinearity", "tanh") != "tanh":  # RNNCell's, as PyTorch prints it
+            s += f", nonlinearity={self.nonlinearity}"
+        return s
 
 
 class RNNCell(_CellBase):
