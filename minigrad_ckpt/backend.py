@@ -704,6 +704,10 @@ def to_array(data: Any, dtype: Any = None, device: Any = None) -> tuple[Any, Dev
         host = host.astype(host.dtype.newbyteorder("="))  # big-endian input: same values, native order
     if host.dtype == object:
         raise TypeError(f"cannot make a tensor from {type(data).__name__} data of mixed types")
+    if dt is not None and host.dtype.kind == "c" and dt.kind != "c" and isinstance(data, (complex, list, tuple)):
+        # Python complex numbers are refused by a real dtype, even 1+0j, as PyTorch's (its error);
+        # NumPy's cast would keep the real part and silently drop the rest
+        raise TypeError(f"must be real number, not complex (the data is complex; the dtype {dt} is not)")
     if dt is None and isinstance(data, (list, tuple)):
         dt = _nested_numpy_dtype(data, host.dtype)
     if dt is None:
@@ -713,7 +717,7 @@ def to_array(data: Any, dtype: Any = None, device: Any = None) -> tuple[Any, Dev
         elif python_data and host.dtype.kind == "i":
             dt = numpy.dtype("int64")
         elif python_data and host.dtype.kind == "c":  # the complex type of the default float (PyTorch's rule)
-            dt = numpy.result_type(_default_dtype[0], numpy.complex64)
+            dt = default_complex_dtype()
         else:
             dt = as_dtype(host.dtype)
     if host.dtype != dt:
@@ -721,6 +725,24 @@ def to_array(data: Any, dtype: Any = None, device: Any = None) -> tuple[Any, Dev
     if dev.xp.name == "numpy":
         return host, dev
     return dev.xp.asarray(host), dev
+
+
+def fill_scalar(name: str, value: Any, dtype: Any) -> Any:
+    """A fill value for ``full``-like constructors of ``dtype``, by PyTorch's rule: a complex
+    number goes into a real (or integer) dtype only when its imaginary part is 0 (NumPy's cast
+    would drop a nonzero one silently: ``full((2,), 1j, dtype=float32)`` would be zeros)."""
+    if isinstance(value, (complex, numpy.complexfloating)) and numpy.dtype(dtype).kind != "c":
+        if value.imag != 0:
+            raise RuntimeError(f"{name}: value {value!r} cannot be converted to type {numpy.dtype(dtype)} "
+                               f"without overflow (its imaginary part would be lost)")
+        return value.real
+    return value
+
+
+def default_complex_dtype() -> Any:
+    """The complex dtype of the default float dtype (``complex64`` beside ``float32``): what Python
+    complex numbers become, as in PyTorch."""
+    return numpy.result_type(_default_dtype[0], numpy.complex64)
 
 
 def get_default_device() -> Device:

@@ -24,6 +24,8 @@ from .backend import (
     Device,
     _default_dtype,
     as_dtype,
+    default_complex_dtype,
+    fill_scalar,
     get_default_dtype,
     get_device,
     host_numpy,
@@ -107,10 +109,13 @@ def full(shape: Any = None, fill_value: Any = None, dtype: Any = None, device: A
     if shape is None or fill_value is None:
         raise TypeError("full() needs a shape (size=) and a fill_value")
     dev = get_device(device)
-    if dtype is None:
+    if dtype is None and isinstance(fill_value, complex):
+        dtype = default_complex_dtype()  # a Python complex: the default float's complex type, as PyTorch's
+    elif dtype is None:
         dtype = host_numpy.array(fill_value).dtype if not isinstance(fill_value, float) else None
         dtype = _dtype_or_default(dtype) if dtype is None or dtype.kind == "f" else dtype
-    arr = dev.xp.full(_shape((shape,)), fill_value, dtype=as_dtype(dtype))
+    dtype = as_dtype(dtype)
+    arr = dev.xp.full(_shape((shape,)), fill_scalar("full", fill_value, dtype), dtype=dtype)
     return _make(arr, dev, requires_grad)
 
 
@@ -149,8 +154,24 @@ def linspace(start: float, stop: float | None = None, num: int | None = None, dt
         raise TypeError("linspace() missing its second argument: stop (or end=)")
     num = 50 if num is None else num
     dev = get_device(device)
-    host = host_numpy.linspace(start, stop, num).astype(_dtype_or_default(dtype))
+    (start, stop), dt = _spaced("linspace", (start, stop), dtype)
+    host = host_numpy.linspace(start, stop, num).astype(dt)
     return _make(dev.xp.asarray(host), dev, requires_grad)
+
+
+def _spaced(name: str, ends: tuple[Any, Any], dtype: Any) -> tuple[tuple[Any, Any], Any]:
+    """The endpoints of ``linspace``/``logspace`` as numbers (0-d tensors read), and the dtype:
+    complex endpoints make the default float's complex type, and a real dtype refuses them
+    (PyTorch's rule; a cast would drop their imaginary parts)."""
+    ends = tuple(v.item() if isinstance(v, Tensor) else v for v in ends)
+    is_complex = any(isinstance(v, (complex, host_numpy.complexfloating)) for v in ends)
+    if dtype is None:
+        return ends, default_complex_dtype() if is_complex else _default_dtype[0]
+    dt = as_dtype(dtype)
+    if is_complex and dt.kind != "c":
+        raise RuntimeError(f"{name}: inferred dtype {default_complex_dtype()} can't be safely cast to passed "
+                           f"dtype {dt}")
+    return ends, dt
 
 
 def _like(x: Tensor, dtype: Any, device: Any) -> tuple[Any, Device]:
@@ -177,7 +198,7 @@ def full_like(x: Any, fill_value: Any, dtype: Any = None, device: Any = None,
               requires_grad: bool = False) -> Tensor:
     """``fill_value`` everywhere, with ``x``'s shape, and its dtype and device unless given."""
     (shape, dt), dev = _like(x, dtype, device)
-    return _make(dev.xp.full(shape, fill_value, dtype=dt), dev, requires_grad)
+    return _make(dev.xp.full(shape, fill_scalar("full_like", fill_value, dt), dtype=dt), dev, requires_grad)
 
 
 def empty_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
@@ -268,7 +289,8 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype:
     """``steps`` values from ``base ** start`` to ``base ** end``, evenly spaced in the exponent
     (``torch.logspace``)."""
     dev = get_device(device)
-    host = (base ** host_numpy.linspace(start, end, steps)).astype(_dtype_or_default(dtype))
+    (start, end), dt = _spaced("logspace", (start, end), dtype)
+    host = (base ** host_numpy.linspace(start, end, steps)).astype(dt)
     return _make(dev.xp.asarray(host), dev, requires_grad)
 
 

@@ -228,6 +228,17 @@ _ARITH = {"add": lambda x, y: x + y, "subtract": lambda x, y: x - y, "multiply":
           "divide": lambda x, y: x / y}
 
 
+
+def _real_number(value: Any) -> Any:
+    """A complex tensor's value for ``float()``/``int()``: its real part when the imaginary part
+    is 0, else PyTorch's error (Python's own ``float(1+0j)`` refuses even that)."""
+    if isinstance(value, complex):
+        if value.imag != 0:
+            raise RuntimeError(f"value {value!r} cannot be converted to a real number without overflow "
+                               f"(its imaginary part would be lost; use .real or abs())")
+        return value.real
+    return value
+
 class Tensor:
     """An n-dimensional array that can record the ops applied to it.
 
@@ -465,10 +476,13 @@ class Tensor:
         return self._device.xp.to_host(self._data).tolist()
 
     def __float__(self) -> float:
-        return float(self.item())
+        return float(_real_number(self.item()))
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(_real_number(self.item()))
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
 
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:

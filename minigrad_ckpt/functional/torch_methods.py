@@ -16,7 +16,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from ..backend import as_dtype, get_device, host_numpy
+from ..backend import as_dtype, fill_scalar, get_device, host_numpy
 from ..ops import activation as _act
 from ..tape import apply
 from ..tensor import Tensor
@@ -403,7 +403,7 @@ def new_method(fill: Any) -> Any:
         shape = _sizes(size)
         dt = as_dtype(dtype) if dtype is not None else self.dtype
         dev = get_device(device) if device is not None else self.device
-        t = Tensor.constant(dev.xp.full(shape, fill, dtype=dt), dev)
+        t = Tensor.constant(dev.xp.full(shape, fill_scalar("new_full", fill, dt), dtype=dt), dev)
         return t.requires_grad_(True) if requires_grad else t
     method.__name__ = f"new_{'zeros' if fill == 0 else 'ones'}"
     method.__doc__ = f"A tensor of {'zeros' if fill == 0 else 'ones'} with this one's dtype and device."
