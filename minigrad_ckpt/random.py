@@ -141,6 +141,7 @@ class Generator:
         with self._lock:
             c = self.counter
             self.counter = c + 1
+            _draws[0] += 1
         return _mix64((_mix64(self.seed) + c) & _MASK64)
 
     def get_state(self) -> dict[str, int]:
@@ -167,6 +168,14 @@ class Generator:
 
 
 default_generator = Generator(0)
+
+_draws = [0]  # keys drawn from any generator so far (reseeding is not a draw)
+
+
+def draws_made() -> int:
+    """How many keys every generator together has drawn: a transform that refuses random ops
+    (``vmap``'s ``randomness="error"``) compares it before and after the function."""
+    return _draws[0]
 
 
 def manual_seed(seed: int) -> Generator:

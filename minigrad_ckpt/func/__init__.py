@@ -20,9 +20,22 @@ from __future__ import annotations
 from ..grad_mode import forward_mode as _forward_mode
 from .inplace import tangents_after_write as _tangents_after_write
 from .module_call import functional_call
-from .transforms import grad, hessian, hvp, jacfwd, jacobian, jacrev, jvp, linearize, value_and_grad, vjp
+from .transforms import (
+           grad,
+           grad_and_value,
+           hessian,
+           hvp,
+           jacfwd,
+           jacobian,
+           jacrev,
+           jvp,
+           linearize,
+           value_and_grad,
+           vjp,
+)
+from .vmap import vmap
 
 _forward_mode.written = _tangents_after_write  # in-place writes carry tangents (see .inplace)
 
-__all__ = ["jvp", "vjp", "grad", "value_and_grad", "jacfwd", "jacrev", "jacobian", "hessian",
-           "hvp", "linearize", "functional_call"]
+__all__ = ["jvp", "vjp", "grad", "value_and_grad", "grad_and_value", "jacfwd", "jacrev", "jacobian", "hessian",
+           "hvp", "linearize", "functional_call", "vmap"]

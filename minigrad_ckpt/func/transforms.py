@@ -34,12 +34,13 @@ from typing import Any
 from .. import functional as _F
 from ..creation import tensor as _make_tensor
 from ..grad_mode import enable_grad
+from ..random import default_generator, draws_made
 from ..tensor import Tensor
 from .forward import enter_levels, exit_levels, make_dual, strip_levels, tangent_of
 from .pytree import Tree, flatten, paths, tensor_leaves, unflatten
 from .reverse import Scope
 
-__all__ = ["jvp", "vjp", "grad", "value_and_grad", "jacfwd", "jacrev", "jacobian", "hessian",
+__all__ = ["jvp", "vjp", "grad", "value_and_grad", "grad_and_value", "jacfwd", "jacrev", "jacobian", "hessian",
            "hvp", "linearize"]
 
 
@@ -235,7 +236,8 @@ def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any], *,
     return res + (aux,) if has_aux else res
 
 
-def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, *, has_aux: bool = False) -> Callable:
+def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, *,
+           randomness: str = "same") -> Callable:
     """The Jacobian of ``f`` by forward mode: one tangent per input element.
 
     ``jacfwd(f)(x)`` has shape ``out.shape + x.shape``.  With a tuple
@@ -243,11 +245,18 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, *, has_aux: bool = Fal
     several outputs, ``f``'s output structure holding one such entry per
     output.  Cheap when the inputs are few and the outputs many; ``jacrev`` is
     the other way round.  ``f`` runs once: every column is pushed through the
-    same call (one sibling level each), so dropout masks, module buffers and
-    the random generator are what one call of ``f`` makes them.
+    same call (one sibling level each), so module buffers are what one call
+    of ``f`` makes them, and so are random draws: ``randomness="same"`` (the
+    default here; PyTorch's default is ``"error"``) lets every column see the
+    one call's draws -- a dropout mask is one mask, and ``hessian`` of a
+    function with dropout works.  ``"error"`` refuses a random draw inside
+    ``f`` as PyTorch does; ``"different"`` -- a draw of its own per column --
+    is refused: one call cannot make it.
     """
+    _check_randomness(randomness)
+
     def jac(*args: Any, **kwargs: Any) -> Any:
-        chosen = _Chosen(f, args, kwargs, argnums, "jacfwd")
+        chosen = _Chosen(_refusing_draws(f) if randomness == "error" else f, args, kwargs, argnums, "jacfwd")
         ps = chosen.leaves
         _refuse_complex(ps, chosen.tree, "jacfwd", chosen.name)
         columns, owner = [], []
@@ -265,6 +274,36 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, *, has_aux: bool = Fal
         return (result, aux) if has_aux else result
 
     return jac
+
+
+#: PyTorch's words for a random draw under ``randomness="error"``
+RANDOM_DRAW_REFUSED = ("vmap: called random operation while in randomness error mode. Please either use the "
+                       "'same' or 'different' randomness flags on vmap or perform the randomness operation "
+                       "out of vmap")
+
+
+def _check_randomness(randomness: str) -> None:
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. "
+                           f"Got {randomness}")
+    if randomness == "different":
+        raise NotImplementedError(
+            "jacfwd(randomness='different'): every column of the Jacobian is pushed through one call of the "
+            "function, so the columns cannot have random draws of their own; use randomness='same' (one "
+            "draw for all columns) or draw the randomness outside the function")
+
+
+def _refusing_draws(f: Callable) -> Callable:
+    """``f``, refusing a random draw (PyTorch's ``randomness="error"``)."""
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        before, drawn = default_generator.get_state(), draws_made()
+        result = f(*args, **kwargs)
+        if draws_made() != drawn:
+            default_generator.set_state(before)
+            raise RuntimeError(RANDOM_DRAW_REFUSED)
+        return result
+
+    return checked
 
 
 # ---------------------------------------------------------------------------
@@ -346,6 +385,19 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, *,
     return vg
 
 
+def grad_and_value(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+    """``torch.func.grad_and_value``: a function returning ``(gradient, value)`` -- the gradient
+    first, the other way round from :func:`value_and_grad` (JAX's order).  With ``has_aux=True``
+    the value is the pair ``(loss, aux)``."""
+    vg = value_and_grad(f, argnums, has_aux=has_aux)
+
+    def gv(*args: Any, **kwargs: Any) -> tuple:
+        value, grads = vg(*args, **kwargs)
+        return grads, value
+
+    return gv
+
+
 def grad(f: Callable, argnums: int | Sequence[int] = 0, *, has_aux: bool = False) -> Callable:
     """The gradient of a scalar function: ``grad(f)(x)`` has ``x``'s shape (and structure).
 
@@ -361,12 +413,18 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, *, has_aux: bool = False
     return g
 
 
-def jacrev(f: Callable, argnums: int | Sequence[int] = 0, *, has_aux: bool = False) -> Callable:
+def jacrev(f: Callable, argnums: int | Sequence[int] = 0, *, has_aux: bool = False,
+           chunk_size: int | None = None) -> Callable:
     """The Jacobian of ``f`` by reverse mode: one forward, one backward per output element.
 
     Shapes and structure as :func:`jacfwd`.  Cheap when the outputs are few
-    and the inputs many (a gradient is one row).
+    and the inputs many (a gradient is one row).  ``chunk_size`` is
+    PyTorch's memory knob (rows computed together); here the rows are one
+    backward pass each anyway, so it is checked and changes nothing.
     """
+    if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size <= 0):
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
+
     def jac(*args: Any, **kwargs: Any) -> Any:
         chosen = _Chosen(f, args, kwargs, argnums, "jacrev")
         _refuse_complex(chosen.leaves, chosen.tree, "jacrev", chosen.name)

@@ -1,0 +1,234 @@
+"""``vmap``: a function of one example, run over a batch (``torch.func.vmap``'s meaning).
+
+    per_example_grads = mg.func.vmap(mg.func.grad(loss), in_dims=(None, 0, 0))(params, xs, ys)
+
+``vmap(f, in_dims, out_dims)(*args)`` is ``f`` applied to each slice of the
+arguments along their mapped dimension, the results stacked along
+``out_dims``.  Here that is literally what happens: ``f`` runs once per batch
+element on a slice (a view, ``x.select(d, i)``) and the outputs are stacked --
+PyTorch's own *fallback* for ops without a batching rule, used for every op.
+The slices and the stack are ordinary recorded ops, so ``vmap`` composes with
+every transform (``grad(vmap(f))``, ``vmap(jvp(...))``, ``jacrev(vmap(f))``)
+and with ``.backward()``, at the cost of ``B`` Python calls of ``f``.
+
+Where the loop answers and PyTorch's batching raises: ``.item()`` and
+data-dependent control flow work (each call sees one example), and an
+in-place write into a tensor ``f`` closes over (``buffer.add_(x)``, a
+BatchNorm's running statistics in training mode) happens once per example,
+in order, where PyTorch refuses it.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from .. import functional as _F
+from ..random import default_generator, draws_made
+from ..tensor import Tensor
+from .pytree import flatten, unflatten
+from .transforms import RANDOM_DRAW_REFUSED
+
+__all__ = ["vmap"]
+
+_RANDOMNESS = ("error", "different", "same")
+
+
+def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = "error", *,
+         chunk_size: int | None = None) -> Callable:
+    """``func`` vectorised over a batch dimension of its arguments.
+
+    ``in_dims``: an int (every tensor argument is mapped over that dimension)
+    or a tuple with one entry per positional argument, each an int, ``None``
+    (not mapped: passed whole to every call) or a pytree of those matching
+    that argument's structure.  ``out_dims`` likewise for the outputs: where
+    the batch dimension goes in each (``None``: the output does not depend on
+    the batch, returned once).  Keyword arguments are passed whole.
+    ``randomness``: ``"error"`` refuses random draws inside ``func`` (PyTorch's
+    default), ``"different"`` gives each example its own draws, ``"same"`` the
+    same draws for every example.  ``chunk_size`` is PyTorch's memory knob;
+    the loop runs one example at a time anyway, so it changes nothing but is
+    checked as PyTorch checks it.
+    """
+    if randomness not in _RANDOMNESS:
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. "
+                           f"Got {randomness}")
+    if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size <= 0):
+        raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
+    name = getattr(func, "__name__", type(func).__name__)
+
+    @functools.wraps(func)
+    def batched(*args: Any, **kwargs: Any) -> Any:
+        where = f"vmap({name}, in_dims={in_dims!r}, ...)(<inputs>)"
+        leaves, tree = flatten(args)
+        dims = _leaf_dims(in_dims, args, where)
+        size = _batch_size(leaves, dims, where)
+        slices = [_slicer(leaf, d) for leaf, d in zip(leaves, dims)]
+        calls = _Calls(func, tree, slices, kwargs, randomness)
+        if size == 0:
+            outs = [calls.run_empty(leaves, dims)]
+        else:
+            outs = [calls.run(i) for i in range(size)]
+        return _stack_outputs(outs, out_dims, name, size)
+
+    return batched
+
+
+# ---------------------------------------------------------------------------
+# in_dims and out_dims: an int/None, or a pytree prefix of the values' structure
+# ---------------------------------------------------------------------------
+def _leaf_dims(in_dims: Any, args: tuple, where: str) -> list[int | None]:
+    """One mapped dimension (or None) per leaf of ``args``, in :func:`flatten`'s order."""
+    if isinstance(in_dims, int) and not isinstance(in_dims, bool):
+        return _expand(in_dims, args, where, "in_dims")
+    if not isinstance(in_dims, tuple):
+        raise ValueError(f"{where}: expected `in_dims` to be int or a (potentially nested) tuple matching "
+                         f"the structure of inputs, got: {type(in_dims)}.")
+    return _expand(in_dims, args, where, "in_dims")
+
+
+def _expand(dims: Any, value: Any, where: str, what: str) -> list[int | None]:
+    """``dims`` (a prefix of ``value``'s structure) read out to one entry per leaf of ``value``."""
+    if dims is None or (isinstance(dims, int) and not isinstance(dims, bool)):
+        if value is None and dims is not None:  # PyTorch's pytrees hold None as a leaf: not a Tensor
+            raise ValueError(_not_tensor(where, what, dims, value))
+        children = value.values() if isinstance(value, dict) else value
+        if isinstance(value, (tuple, list, dict)):
+            return [d for v in children for d in _expand(dims, v, where, what)]
+        return [] if value is None else [dims]
+    kind = type(dims)
+    if isinstance(dims, (tuple, list)) and type(value) is kind or (
+            isinstance(dims, tuple) and isinstance(value, tuple) and hasattr(value, "_fields")):
+        if len(dims) == len(value):
+            return [d for sub_d, sub_v in zip(dims, value) for d in _expand(sub_d, sub_v, where, what)]
+    elif isinstance(dims, dict) and isinstance(value, dict) and list(dims) == list(value):
+        return [d for k in value for d in _expand(dims[k], value[k], where, what)]
+    elif not isinstance(dims, (tuple, list, dict)):
+        raise ValueError(f"{where}: expected `{what}` to be int or a (potentially nested) tuple matching the "
+                         f"structure of {'inputs' if what == 'in_dims' else 'outputs'}, got: {type(dims)}.")
+    raise ValueError(f"{where}: {what} is not compatible with the structure of "
+                     f"`{'inputs' if what == 'in_dims' else 'outputs'}`: {what} is {dims!r}")
+
+
+def _not_tensor(where: str, what: str, dim: int, value: Any) -> str:
+    if what == "in_dims":
+        return (f"{where}: Got in_dim={dim} for an input but the input is of type {type(value)}. We cannot "
+                f"vmap over non-Tensor arguments, please use None as the respective in_dim")
+    return (f"{where}: must only return Tensors, got type {type(value)}. Did you mean to set out_dims= to "
+            f"None for output?")
+
+
+def _batch_size(leaves: list[Any], dims: list[int | None], where: str) -> int:
+    sizes = []
+    for leaf, d in zip(leaves, dims):
+        if d is None:
+            continue
+        if not isinstance(leaf, Tensor):
+            raise ValueError(_not_tensor(where, "in_dims", d, leaf))
+        if not -leaf.ndim <= d < leaf.ndim:
+            raise ValueError(f"{where}: Got in_dim={d} for some input, but that input is a Tensor of "
+                             f"dimensionality {leaf.ndim} so expected in_dim to satisfy "
+                             f"-{leaf.ndim} <= in_dim < {leaf.ndim}.")
+        sizes.append(leaf.shape[d])
+    if not sizes:
+        raise ValueError(f"{where}: at least one input must be a Tensor mapped over a dimension (in_dims "
+                         f"not None): there is no batch to map over")
+    if len(set(sizes)) > 1:
+        raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped dimension, got "
+                         f"sizes {sizes} for the mapped dimension")
+    return sizes[0]
+
+
+def _slicer(leaf: Any, dim: int | None) -> Callable[[int], Any]:
+    """Example ``i`` of ``leaf``: the slice at ``i`` along ``dim`` (a view), or ``leaf`` itself."""
+    if dim is None:
+        return lambda i: leaf
+    index = (slice(None),) * (dim % leaf.ndim)
+    return lambda i: leaf[index + (i,)]
+
+
+# ---------------------------------------------------------------------------
+# The calls, and the random generator under each randomness mode
+# ---------------------------------------------------------------------------
+class _Calls:
+    """``func`` on example ``i``: its output leaves and structure."""
+
+    def __init__(self, func: Callable, tree: Any, slices: list, kwargs: dict, randomness: str) -> None:
+        self.func, self.tree, self.slices, self.kwargs = func, tree, slices, kwargs
+        self.randomness = randomness
+        self.start = default_generator.get_state()  # "same": every call starts from here
+
+    def _call(self, leaves: list[Any]) -> tuple[list[Any], Any]:
+        if self.randomness == "same":
+            default_generator.set_state(self.start)
+        before, drawn = default_generator.get_state(), draws_made()
+        result = self.func(*unflatten(self.tree, leaves), **self.kwargs)
+        if self.randomness == "error" and draws_made() != drawn:
+            default_generator.set_state(before)  # as if the draw had been refused before it happened
+            raise RuntimeError(RANDOM_DRAW_REFUSED)
+        return flatten(result) + (result,)
+
+    def run(self, i: int) -> tuple:
+        return self._call([s(i) for s in self.slices])
+
+    def run_empty(self, leaves: list[Any], dims: list[int | None]) -> tuple:
+        """An empty batch: one call on a zero example, for the outputs' structure, shapes and dtypes."""
+        example = [leaf if d is None else _example(leaf, d) for leaf, d in zip(leaves, dims)]
+        return self._call(example)
+
+
+def _example(leaf: Tensor, dim: int) -> Tensor:
+    shape = list(leaf.shape)
+    del shape[dim]
+    return Tensor._wrap(leaf.device.xp.zeros(tuple(shape), dtype=leaf.dtype), None, leaf.device)
+
+
+# ---------------------------------------------------------------------------
+# Outputs
+# ---------------------------------------------------------------------------
+def _stack_outputs(outs: list[tuple], out_dims: Any, name: str, size: int) -> Any:
+    leaves0, tree, result0 = outs[0]
+    where = f"vmap({name}, ..., out_dims={out_dims!r})(<inputs>)"
+    if not isinstance(out_dims, (int, tuple, list, dict, type(None))) or isinstance(out_dims, bool):
+        raise ValueError(f"{where}: expected `out_dims` to be int or a (potentially nested) tuple matching "
+                         f"the structure of outputs, got: {type(out_dims)}.")
+    if result0 is None and out_dims is not None:
+        raise ValueError(_not_tensor(f"vmap({name}, ...)", "out_dims", 0, None))
+    dims = _expand(out_dims, result0, where, "out_dims")
+    stacked = []
+    for k, d in enumerate(dims):
+        column = [o[0][k] for o in outs]
+        if d is None:
+            stacked.append(_unbatched(column, name))
+            continue
+        if not isinstance(column[0], Tensor):
+            raise ValueError(_not_tensor(f"vmap({name}, ...)", "out_dims", d, column[0]))
+        stacked.append(_stack(column, d, size))
+    return unflatten(tree, stacked)
+
+
+def _stack(column: list[Tensor], dim: int, size: int) -> Tensor:
+    ndim = column[0].ndim + 1
+    if not -ndim <= dim < ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], "
+                         f"but got {dim})")
+    if size == 0:
+        shape = list(column[0].shape)
+        shape.insert(dim % ndim, 0)
+        t = column[0]
+        return Tensor._wrap(t.device.xp.zeros(tuple(shape), dtype=t.dtype), None, t.device)
+    return _F.stack(column, axis=dim % ndim)
+
+
+def _unbatched(column: list[Any], name: str) -> Any:
+    """An output with out_dim None: the same in every call (else it depends on the batch: refused)."""
+    first = column[0]
+    if isinstance(first, Tensor):
+        a = first._data
+        for other in column[1:]:
+            b = other._data if isinstance(other, Tensor) else None
+            if b is None or b.shape != a.shape or not bool(((a == b) | ((a != a) & (b != b))).all()):
+                raise ValueError(f"vmap({name}, ...): `{name}` can not return a BatchedTensor when out_dim is "
+                                 f"None (this output differs between the examples)")
+    return first
