@@ -240,3 +240,40 @@ def test_persistent_workers_restart_the_loaders_one_iterator_as_in_pytorch():
         assert b is a
         assert [next(b).tolist(), next(a).tolist(), next(b).tolist()] == [[0, 1], [2, 3], [4, 5]]
         assert len(list(a)) == 2 and [x.tolist() for x in loader] == [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9]]
+
+
+class Scaled(TensorDataset):
+    """An augmentation written the PyTorch way: a TensorDataset subclass with its own __getitem__."""
+
+    def __getitem__(self, i):
+        x, y = super().__getitem__(i)
+        return x * 10, y
+
+
+class Batched(mg.utils.data.Dataset):
+    def __getitem__(self, i):
+        return i
+
+    def __len__(self):
+        return 4
+
+    def __getitems__(self, indices):
+        return [100 + i for i in indices]
+
+
+def test_a_loader_fetches_through_the_datasets_own_getitem_and_getitems():
+    # torch: [x.tolist() for x, _ in DataLoader(Scaled(arange(4.), arange(4)), batch_size=2)]
+    #        == [[0., 10.], [20., 30.]]   (before: [[0., 1.], [2., 3.]], the override skipped)
+    data = Scaled(mg.arange(4.0), mg.arange(4))
+    assert [x.tolist() for x, _ in DataLoader(data, batch_size=2)] == [[0.0, 10.0], [20.0, 30.0]]
+    # torch: a Subset of it, and random_split's, fetch through the override too
+    assert [x.tolist() for x, _ in DataLoader(mg.utils.data.Subset(data, [3, 1]), batch_size=2)] == [[30.0, 10.0]]
+    # torch: a dataset's __getitems__ makes the batch: [b.tolist() for b in DataLoader(Batched(), batch_size=2)]
+    #        == [[100, 101], [102, 103]]; Subset and StackDataset pass it on; batch_size=None uses __getitem__
+    assert [b.tolist() for b in DataLoader(Batched(), batch_size=2)] == [[100, 101], [102, 103]]
+    assert list(DataLoader(Batched(), batch_size=None)) == [0, 1, 2, 3]
+    assert mg.utils.data.Subset(Batched(), [1, 2]).__getitems__([0, 1]) == [101, 102]
+    assert StackDataset(Batched(), [5, 6, 7, 8]).__getitems__([0, 3]) == [(100, 5), (103, 8)]
+    assert StackDataset(a=Batched(), b=[5, 6, 7, 8]).__getitems__([1]) == [{"a": 101, "b": 6}]
+    # torch: Subset(ds, [3, 1])[[0, 1]] is ds[[3, 1]] (one lookup)
+    assert mg.utils.data.Subset(mg.arange(5) * 2, [3, 1])[[0, 1]].tolist() == [6, 2]

@@ -27,16 +27,24 @@ def _fetch_tensor_batch(dataset: Any, indices: list[int]) -> list[Tensor] | None
     """``default_collate([dataset[i] for i in indices])`` in one indexing op per tensor,
     for a TensorDataset (or a Subset of one); None for any other dataset. A list, as
     ``default_collate`` makes of a batch of tuples."""
-    while isinstance(dataset, Subset):
+    while isinstance(dataset, Subset) and _fetches_as(dataset, Subset):
         indices = [dataset.indices[i] for i in indices]
         dataset = dataset.dataset
-    if not isinstance(dataset, TensorDataset):
-        return None
+    if not (isinstance(dataset, TensorDataset) and _fetches_as(dataset, TensorDataset)):
+        return None  # (a subclass's own __getitem__ may transform the samples: it is called)
     n = len(dataset)
     if any(not -n <= i < n for i in indices):
         raise IndexError(f"sampler index out of range for a dataset of {n} samples")
     idx = host_numpy.asarray(indices, dtype=host_numpy.int64)
     return [t[idx] for t in dataset.tensors]
+
+
+def _fetches_as(dataset: Any, base: type) -> bool:
+    """Whether ``dataset`` gets its samples as ``base`` does: its class overrides neither
+    ``__getitem__`` nor ``__getitems__``."""
+    cls = type(dataset)
+    return (cls.__getitem__ is base.__getitem__
+            and getattr(cls, "__getitems__", None) is getattr(base, "__getitems__", None))
 
 
 class _Fetcher:
@@ -56,7 +64,8 @@ class _Fetcher:
             fast = _fetch_tensor_batch(self.dataset, item)
             if fast is not None:
                 return fast
-        return self.collate_fn([self.dataset[i] for i in item])
+        many = getattr(self.dataset, "__getitems__", None)  # PyTorch's batched fetch, where a dataset has one
+        return self.collate_fn(many(item) if many else [self.dataset[i] for i in item])
 
 
 class _IterableFetcher:

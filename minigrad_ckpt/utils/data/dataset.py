@@ -115,6 +115,20 @@ class StackDataset(Dataset):
             return {k: d[index] for k, d in self.datasets.items()}
         return tuple(d[index] for d in self.datasets)
 
+    def __getitems__(self, indices: list[int]) -> list[Any]:
+        """The samples at ``indices``, each part fetched with its dataset's ``__getitems__`` where it
+        has one (PyTorch's)."""
+        named = isinstance(self.datasets, dict)
+        columns = {}
+        for key, d in (self.datasets.items() if named else enumerate(self.datasets)):
+            many = getattr(d, "__getitems__", None)
+            items = many(indices) if callable(many) else [d[i] for i in indices]
+            if len(items) != len(indices):
+                raise ValueError(f"Nested dataset's output size mismatch. Expected {len(indices)}, got {len(items)}")
+            columns[key] = items
+        rows = [{k: col[j] for k, col in columns.items()} for j in range(len(indices))]
+        return rows if named else [tuple(r.values()) for r in rows]
+
     def __len__(self) -> int:
         return self._length
 
@@ -130,8 +144,21 @@ class Subset(Dataset):
         if bad:
             raise IndexError(f"Subset: indices {bad[:5]} are out of range for a dataset of {n} samples")
 
-    def __getitem__(self, index: int) -> Any:
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, list):  # PyTorch's: a list of positions is one lookup in the dataset
+            return self.dataset[[self.indices[i] for i in index]]
         return self.dataset[self.indices[index]]
+
+    def __getitems__(self, indices: list[int]) -> list[Any]:
+        """The samples at ``indices`` for a DataLoader's batch, as PyTorch's: the dataset's own
+        ``__getitems__`` if it has one.  A subclass that overrides only ``__getitem__`` gets it called
+        for each sample (PyTorch refuses such a subclass at construction)."""
+        if type(self).__getitem__ is not Subset.__getitem__:
+            return [self[i] for i in indices]
+        many = getattr(self.dataset, "__getitems__", None)
+        if callable(many):
+            return many([self.indices[i] for i in indices])
+        return [self.dataset[self.indices[i]] for i in indices]
 
     def __len__(self) -> int:
         return len(self.indices)
