@@ -47,6 +47,8 @@ def kernel_flags(name: str, **flags: Any) -> dict[str, Any]:
     ``fused``, ``capturable``, which pick PyTorch's kernels, not its math, so they change nothing
     here.  ``differentiable=True`` (autograd through the step itself) is refused: the step runs
     under ``no_grad``."""
+    if flags.get("fused") and flags.get("foreach"):  # PyTorch's refusal, at construction
+        raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
     if flags.get("differentiable"):
         raise ValueError(f"{name}: differentiable=True is not supported (the step is not recorded on the tape)")
     return flags

@@ -64,3 +64,10 @@ class AdamW(Adam):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
                          capturable=capturable, differentiable=differentiable, fused=fused,
                          decoupled_weight_decay=True)
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """As Adam's, but the groups stay decoupled: a state saved by ``Adam`` (which says
+        ``decoupled_weight_decay=False``) loads into AdamW as AdamW, as in PyTorch."""
+        super().load_state_dict(state_dict)
+        for group in self.param_groups:
+            group["decoupled_weight_decay"] = True

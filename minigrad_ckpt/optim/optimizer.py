@@ -23,6 +23,7 @@ arithmetic of their own.
 from __future__ import annotations
 
 import copy
+import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -45,6 +46,9 @@ class Optimizer:
     state_holds_lists: bool = False
 
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
+        if isinstance(params, Tensor):  # iterating it would give its rows, none of them a leaf
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
+                            f"but got {type(params).__name__}")
         self.defaults = dict(defaults)
         # per-parameter state, keyed by the parameter; a parameter without state reads as {} (PyTorch's)
         self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
@@ -57,23 +61,49 @@ class Optimizer:
             self.add_param_group(g)
 
     def add_param_group(self, group: dict[str, Any]) -> None:
-        group = dict(group)
+        """Add a group (a dict: ``"params"`` and hyper-parameters; the optimizer's defaults fill
+        the rest).  As in PyTorch the dict itself becomes the group, ``params`` may hold
+        ``(name, tensor)`` pairs (``named_parameters()``; the names are kept as ``"param_names"``),
+        and a tensor that does not require grad is accepted -- a frozen layer's weight simply never
+        has a gradient to step with."""
+        if not isinstance(group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(group)}")
         ps = group["params"]
+        if isinstance(ps, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering "
+                            "of tensors in sets will change between runs. Please use a list instead.")
         ps = [ps] if isinstance(ps, Tensor) else list(ps)
+        names = [p[0] for p in ps if isinstance(p, tuple)]
+        group["params"] = ps = [p[1] if isinstance(p, tuple) else p for p in ps]
+        if names:
+            if len(names) != len(ps):
+                raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+            group["param_names"] = names
         for p in ps:
             if not isinstance(p, Tensor):
-                raise TypeError(f"optimizer can only optimize Tensors, got {type(p).__name__}")
-            if not p.requires_grad:
-                raise ValueError("optimizer got a tensor that does not require grad")
-            if not p.is_leaf:
-                raise ValueError("optimizer can only optimize leaf tensors")
-        seen = {id(p) for g in self.param_groups for p in g["params"]}
-        if any(id(p) in seen for p in ps):
-            raise ValueError("some parameters appear in more than one parameter group")
-        group["params"] = ps
+                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {type(p).__name__}")
+            if not (p.is_leaf or p.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
         for k, v in self.defaults.items():
             group.setdefault(k, v)
+        if len({id(p) for p in ps}) != len(ps):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
+                          "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
+                          stacklevel=3)
+        self._check_new_group(group)
         self.param_groups.append(group)
+
+    def _check_new_group(self, group: dict[str, Any]) -> None:
+        """PyTorch's rules across groups: a parameter in one group only; names in all or none."""
+        seen = set()
+        for g in self.param_groups:
+            seen.update(id(p) for p in g["params"])
+            if ("param_names" in group) != ("param_names" in g):
+                which = "with names" if "param_names" in group else "without names"
+                raise ValueError(f"all optimizer param groups should be with/without names. cannot add param "
+                                 f"group {which} to the optimizer")
+        if any(id(p) in seen for p in group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         for g in self.param_groups:
@@ -118,7 +148,9 @@ class Optimizer:
         g = p.grad._data
         if group.get("maximize"):  # PyTorch's order: negate first, then weight decay
             g = -g
-        wd = group.get("weight_decay", 0)
+        # only an optimizer with a weight_decay hyper-parameter applies it: a stray group key is ignored
+        # by PyTorch's Rprop, so it is here
+        wd = group.get("weight_decay", 0) if "weight_decay" in self.defaults else 0
         if wd:
             if self.decouples_weight_decay(group):
                 p.mul_(1 - group["lr"] * wd)  # AdamW's rule: decay the parameter, not the gradient
@@ -198,26 +230,28 @@ class Optimizer:
             if idx not in by_index:
                 raise ValueError(f"loaded state refers to parameter {idx}, which does not exist")
             p = by_index[idx]
-            entry = {}
-            for k, v in st.items():
-                if isinstance(v, list):
-                    entry[k] = [Tensor._from_data(x, dtype=x.dtype, device=p.device) if isinstance(x, Tensor) else x
-                                for x in v]
-                elif isinstance(v, Tensor) or hasattr(v, "shape") and not isinstance(v, host_numpy.generic):
-                    t = v if isinstance(v, Tensor) else Tensor._from_data(v)
-                    want = self.as_real(p).shape  # a complex parameter's state has its real view's shape
-                    if t.ndim and t.shape != want and self.state_follows_parameter_shape:
-                        raise ValueError(f"state {k!r} of parameter {idx} has shape {t.shape}, the "
-                                         f"parameter's state has {want}")
-                    entry[k] = Tensor._from_data(t, dtype=t.dtype, device=p.device)
-                else:
-                    entry[k] = copy.deepcopy(v)
-            new_state[p] = entry
+            new_state[p] = {k: self._loaded_value(p, idx, k, v) for k, v in st.items()}
         for saved, own in zip(groups, self.param_groups):
             for k, v in saved.items():
                 if k != "params":
                     own[k] = copy.deepcopy(v)
         self.state = defaultdict(dict, new_state)
+
+    def _loaded_value(self, p: Tensor, idx: int, key: str, v: Any) -> Any:
+        """A loaded state value as PyTorch files it: a tensor on ``p``'s device, cast to ``p``'s
+        dtype when ``p`` is floating (state saved from float64 parameters steps float32 ones in
+        float32; ``"step"`` keeps its type), in lists too; any other value copied."""
+        if isinstance(v, list):
+            return [self._loaded_value(p, idx, key, x) if isinstance(x, Tensor) else x for x in v]
+        if not (isinstance(v, Tensor) or hasattr(v, "shape") and not isinstance(v, host_numpy.generic)):
+            return copy.deepcopy(v)
+        t = v if isinstance(v, Tensor) else Tensor._from_data(v)
+        want = self.as_real(p).shape  # a complex parameter's state has its real view's shape
+        if t.ndim and t.shape != want and self.state_follows_parameter_shape:
+            raise ValueError(f"state {key!r} of parameter {idx} has shape {t.shape}, the "
+                             f"parameter's state has {want}")
+        dtype = p.dtype if key != "step" and p.dtype.kind == "f" else t.dtype
+        return Tensor._from_data(t, dtype=dtype, device=p.device)
 
     def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]

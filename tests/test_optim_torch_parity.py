@@ -1,0 +1,118 @@
+"""Optimizer behaviour PyTorch users rely on, checked against numbers PyTorch 2.13 (CPU) gave:
+what ``Optimizer(params)`` and ``add_param_group`` accept and refuse, and what ``load_state_dict``
+does with a state saved by a differently-built optimizer.  torch is not imported: its values are
+pasted as literals, each with the torch program that made it."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt import nn, optim
+
+
+def test_a_frozen_parameter_is_accepted_and_never_stepped() -> None:
+    # torch.optim.SGD(model.parameters()) with a frozen layer works: requires_grad is not checked
+    model = nn.Linear(2, 1)
+    model.weight.requires_grad_(False)
+    weight, bias = model.weight.numpy().copy(), model.bias.numpy().copy()
+    opt = optim.SGD(model.parameters(), lr=0.1)
+    model(mg.ones(3, 2)).sum().backward()
+    opt.step()
+    assert np.array_equal(model.weight.numpy(), weight)
+    np.testing.assert_allclose(model.bias.numpy(), bias - 0.1 * 3, rtol=1e-6)
+
+
+def test_what_the_constructor_and_add_param_group_refuse_as_pytorch_does() -> None:
+    a, b = mg.ones(3, requires_grad=True), mg.ones(2, requires_grad=True)
+    with pytest.raises(TypeError, match="iterable of Tensors or dicts"):
+        optim.SGD(a, lr=0.1)  # one tensor, not a list of them (its rows are not leaves)
+    with pytest.raises(TypeError, match="ordered collections"):
+        optim.SGD([{"params": {a, b}}], lr=0.1)
+    opt = optim.SGD([a], lr=0.1)
+    with pytest.raises(TypeError, match="param_group must be a dict"):
+        opt.add_param_group([b])
+    with pytest.raises(ValueError, match="non-leaf"):
+        optim.SGD([a * 2], lr=0.1)
+    kept = a * 2
+    kept.retain_grad()  # a non-leaf that retains its gradient is accepted, as in PyTorch
+    optim.SGD([kept], lr=0.1)
+    with pytest.warns(UserWarning, match="duplicate parameters"):
+        optim.SGD([b, b], lr=0.1)
+    with pytest.raises(RuntimeError, match="`fused` and `foreach` cannot be `True` together"):
+        optim.Adam([b], fused=True, foreach=True)
+
+
+def test_the_group_dict_is_the_group_and_named_parameters_keep_their_names() -> None:
+    a, b = mg.ones(3, requires_grad=True), mg.ones(2, requires_grad=True)
+    group = {"params": [a]}
+    opt = optim.SGD([group], lr=0.1)
+    group["lr"] = 0.5  # PyTorch stores the dict it was given
+    assert opt.param_groups[0]["lr"] == 0.5
+    # torch.optim.Adam([("a", a), ("b", b)], lr=0.1); a.grad = ones; step(): state_dict's group has
+    # "param_names": ["a", "b"] and "params": [0, 1]; its state is keyed 0 only
+    opt = optim.Adam([("a", a), ("b", b)], lr=0.1)
+    assert opt.param_groups[0]["params"] == [a, b]
+    a.grad = mg.ones(3)
+    opt.step()
+    sd = opt.state_dict()
+    assert sd["param_groups"][0]["param_names"] == ["a", "b"] and sd["param_groups"][0]["params"] == [0, 1]
+    assert list(sd["state"]) == [0]
+    with pytest.raises(ValueError, match="with/without names"):
+        opt.add_param_group({"params": [mg.ones(1, requires_grad=True)]})
+
+
+def test_loaded_state_takes_the_parameters_dtype() -> None:
+    # p = torch.tensor([0.5, -1.25, 2.0], dtype=float64); Adam(lr=0.1), grads [0.3, -0.2, 0.1], [0.1, 0.4, -0.3];
+    # q = p.float(); o2 = Adam([q], lr=0.1); o2.load_state_dict(o.state_dict()): exp_avg/exp_avg_sq float32,
+    # then grads [0.2, 0.2, -0.5], [-0.7, 0.1, 0.3] give q =
+    expected = np.array([0.23796620965003967, -1.2918401956558228, 2.051886558532715], dtype=np.float32)
+    p = mg.tensor([0.5, -1.25, 2.0], dtype="float64", requires_grad=True)
+    opt = optim.Adam([p], lr=0.1)
+    for g in ([0.3, -0.2, 0.1], [0.1, 0.4, -0.3]):
+        p.grad = mg.tensor(g, dtype="float64")
+        opt.step()
+    q = p.detach().float().requires_grad_()
+    opt2 = optim.Adam([q], lr=0.1)
+    opt2.load_state_dict(opt.state_dict())
+    assert opt2.state[q]["exp_avg"].dtype == mg.float32 and opt2.state[q]["exp_avg_sq"].dtype == mg.float32
+    for g in ([0.2, 0.2, -0.5], [-0.7, 0.1, 0.3]):
+        q.grad = mg.tensor(g, dtype="float32")
+        opt2.step()
+    np.testing.assert_array_max_ulp(q.numpy(), expected, maxulp=2)
+
+
+def test_adamw_stays_decoupled_after_loading_an_adam_state() -> None:
+    # o = torch.optim.Adam([p], lr=0.1, weight_decay=0.5), p = [0.5, -1.25, 2.0] float64, one step with
+    # grad [0.3, -0.2, 0.1]; o2 = AdamW([q], lr=0.1); o2.load_state_dict(o.state_dict()) keeps
+    # decoupled_weight_decay=True (weight_decay 0.5 from the state); grads [0.2, 0.2, -0.5], [-0.7, 0.1, 0.3]:
+    expected = [0.2822289597214548, -0.9636323212792551, 1.6480161679482037]
+    p = mg.tensor([0.5, -1.25, 2.0], dtype="float64", requires_grad=True)
+    opt = optim.Adam([p], lr=0.1, weight_decay=0.5)
+    p.grad = mg.tensor([0.3, -0.2, 0.1], dtype="float64")
+    opt.step()
+    q = p.detach().clone().requires_grad_()
+    opt2 = optim.AdamW([q], lr=0.1)
+    opt2.load_state_dict(opt.state_dict())
+    assert opt2.param_groups[0]["decoupled_weight_decay"] is True
+    for g in ([0.2, 0.2, -0.5], [-0.7, 0.1, 0.3]):
+        q.grad = mg.tensor(g, dtype="float64")
+        opt2.step()
+    np.testing.assert_allclose(q.numpy(), expected, rtol=1e-15, atol=0)
+
+
+def test_a_stray_weight_decay_key_does_not_decay_an_optimizer_without_one() -> None:
+    # torch.optim.Rprop has no weight_decay: a group's "weight_decay" key is kept and ignored
+    def run(extra):
+        p = mg.tensor([1.0, -2.0], dtype="float64", requires_grad=True)
+        opt = optim.Rprop([{"params": [p], **extra}], lr=0.1)
+        for g in ([0.5, 0.5], [0.5, -0.5]):
+            p.grad = mg.tensor(g, dtype="float64")
+            opt.step()
+        return p.numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.array_equal(run({"weight_decay": 0.5}), run({}))
