@@ -277,3 +277,37 @@ def test_a_loader_fetches_through_the_datasets_own_getitem_and_getitems():
     assert StackDataset(a=Batched(), b=[5, 6, 7, 8]).__getitems__([1]) == [{"a": 101, "b": 6}]
     # torch: Subset(ds, [3, 1])[[0, 1]] is ds[[3, 1]] (one lookup)
     assert mg.utils.data.Subset(mg.arange(5) * 2, [3, 1])[[0, 1]].tolist() == [6, 2]
+
+
+class TimesTen(mg.utils.data.Dataset):
+    """A dataset that fetches a whole batch in one __getitem__ (a list of indices)."""
+
+    def __getitem__(self, idx):
+        return np.asarray(idx) * 10
+
+    def __len__(self):
+        return 5
+
+
+def test_samplers_may_yield_keys_that_are_not_integer_indices():
+    # torch: DataLoader(TimesTen(), sampler=BatchSampler(SequentialSampler(range(5)), 2, False), batch_size=None)
+    #        gives [0, 10], [20, 30], [40] (before: TypeError, int() of a list)
+    from minigrad_ckpt.utils.data import BatchSampler, SequentialSampler
+
+    lists = BatchSampler(SequentialSampler(range(5)), 2, False)
+    assert [b.tolist() for b in DataLoader(TimesTen(), sampler=lists, batch_size=None)] == [[0, 10], [20, 30], [40]]
+    # torch: a dict dataset with its keys as the sampler: [b.tolist() for b in DataLoader(d, sampler=['a', 'b'],
+    #        batch_size=2)] == [[1, 2]]; batch_sampler=[['a', 'b']] the same; a float index is a TypeError
+    d = {"a": 1, "b": 2, "c": 3}
+    assert [b.tolist() for b in DataLoader(d, sampler=["a", "b"], batch_size=2)] == [[1, 2]]
+    assert list(DataLoader(d, sampler=["c", "a"], batch_size=None)) == [3, 1]
+    assert [b.tolist() for b in DataLoader(d, batch_sampler=[["a", "b"]])] == [[1, 2]]
+    with pytest.raises(TypeError):
+        list(DataLoader([0, 1], sampler=[1.0]))
+    # the position in such an epoch is state too: resumed mid-epoch with the batches still to come
+    loader = DataLoader(d, sampler=["c", "a", "b"], batch_size=1)
+    it = iter(loader)
+    assert next(it).tolist() == [3]
+    other = DataLoader(d, sampler=["c", "a", "b"], batch_size=1)
+    other.load_state_dict(loader.state_dict())
+    assert [b.tolist() for b in other] == [[1], [2]]

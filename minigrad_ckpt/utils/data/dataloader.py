@@ -17,7 +17,7 @@ from ...backend import host_numpy
 from ...tensor import Tensor
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset, Subset, TensorDataset
-from .sampler import BatchSampler, RandomSampler, SequentialSampler
+from .sampler import BatchSampler, RandomSampler, SequentialSampler, _is_index
 from .workers import Exhausted, WorkerPool
 
 __all__ = ["DataLoader", "default_collate", "default_convert"]
@@ -119,7 +119,9 @@ class _Epoch:
     the last one possibly shorter: what a :class:`BatchSampler` gives) or
     ``"prefixed"`` (each batch is its length followed by its indices: any other
     batch sampler).  So the state is a few scalars and one array whatever the
-    dataset's size or the batch size.
+    dataset's size or the batch size.  A sampler of other keys than integers (a
+    dict dataset's strings, index lists for a dataset that fetches a batch in one
+    ``__getitem__``) gives ``"items"``: the sampler's items themselves, one per batch.
     """
 
     def __init__(self, order: list[int], layout: str, batch_size: int, position: int, base_seed: int,
@@ -135,6 +137,8 @@ class _Epoch:
 
     @classmethod
     def of(cls, batches: list[Any], auto_collation: bool, base_seed: int, sampler_epoch: int | None) -> _Epoch:
+        if not all(_is_index(i) for b in batches for i in (b if auto_collation else [b])):
+            return cls([list(b) if auto_collation else b for b in batches], "items", 1, 0, base_seed, sampler_epoch)
         if not auto_collation:
             return cls([int(i) for i in batches], "single", 1, 0, base_seed, sampler_epoch)
         size = len(batches[0]) if batches else 1
@@ -147,14 +151,14 @@ class _Epoch:
         return cls(flat, "prefixed", 1, 0, base_seed, sampler_epoch)
 
     def __len__(self) -> int:
-        if self.layout == "single":
+        if self.layout in ("single", "items"):
             return len(self.order)
         if self.layout == "fixed":
             return -(-len(self.order) // self.batch_size)
         return len(self.starts)
 
     def batch(self, i: int) -> Any:
-        if self.layout == "single":
+        if self.layout in ("single", "items"):
             return self.order[i]
         if self.layout == "fixed":
             return self.order[i * self.batch_size:(i + 1) * self.batch_size]
@@ -163,6 +167,9 @@ class _Epoch:
 
     def remaining(self) -> list[int]:
         """The indices of the batches not handed out yet, flat."""
+        if self.layout == "items":
+            raise ValueError("DataLoader: an epoch of a sampler's own keys (not integer indices) cannot be "
+                             "dealt out again to other ranks")
         if self.layout == "single":
             return self.order[self.position:]
         if self.layout == "fixed":
@@ -183,9 +190,9 @@ class _Epoch:
                                                               "base_seed", "sampler_epoch"}:
             raise fail(f"not an epoch's state: {state!r:.200}")
         order, layout = state["order"], state["layout"]
-        if layout not in (("fixed", "prefixed") if auto_collation else ("single",)):
+        if layout not in (("fixed", "prefixed", "items") if auto_collation else ("single", "items")):
             raise fail(f"layout {layout!r} does not fit a loader with{'' if auto_collation else 'out'} batching")
-        if not isinstance(order, (list, tuple)) or not all(_is_int(i) for i in order):
+        if not isinstance(order, (list, tuple)) or not (layout == "items" or all(_is_int(i) for i in order)):
             raise fail("the epoch's order must be a list of ints")
         for k in ("batch_size", "position", "base_seed"):
             if not _is_int(state[k]) or state[k] < (1 if k == "batch_size" else 0):
@@ -200,7 +207,7 @@ class _Epoch:
                 raise fail("the batches' lengths do not add up to the order's length")
         indices = [epoch.batch(k) for k in range(len(epoch))] if layout == "prefixed" else order
         flat = [i for b in indices for i in b] if layout == "prefixed" else indices
-        if any(not -n <= i < n for i in flat):
+        if layout != "items" and any(not -n <= i < n for i in flat):  # (a sampler's own keys: the dataset's say)
             raise fail(f"an index is out of range for a dataset of {n} samples")
         if epoch.position > len(epoch):
             raise fail(f"position {epoch.position} is past the epoch's {len(epoch)} batches")
@@ -209,6 +216,7 @@ class _Epoch:
 
 def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
+
 
 
 class DataLoader:

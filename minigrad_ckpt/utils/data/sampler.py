@@ -14,9 +14,17 @@ from typing import Any
 
 from ... import random as _random
 from ...backend import cpu, host_numpy
+from ...tensor import Tensor
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
            "BatchSampler"]
+
+
+def _is_index(v: Any) -> bool:
+    """An integer index as a sampler yields it: a Python or NumPy integer, or a one-element integer tensor."""
+    if isinstance(v, Tensor):
+        return v.numel() == 1 and v.dtype.kind in "iu"
+    return isinstance(v, (int, host_numpy.integer)) and not isinstance(v, bool)
 
 
 class Sampler:
@@ -210,7 +218,7 @@ class BatchSampler(Sampler):
     def __iter__(self) -> Iterator[list[int]]:
         batch: list[int] = []
         for i in self.sampler:
-            batch.append(int(i))
+            batch.append(int(i) if _is_index(i) else i)  # (other keys, a dict dataset's strings, as they come)
             if len(batch) == self.batch_size:
                 yield batch
                 batch = []
