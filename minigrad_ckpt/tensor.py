@@ -276,6 +276,7 @@ class Tensor:
             self._data, self._node, self._version, self._device = (source._data, source._node, source._version,
                                                                    source._device)
             self._requires_grad = source._requires_grad
+            self._tangents = source._tangents  # forward mode: the alias carries the tangents too
             return
         self._init_data(*source)
 
@@ -932,7 +933,7 @@ def _legacy_source(args: tuple, dtype: Any, device: Any) -> Any:
     if isinstance(data, Tensor):
         if typed and data.dtype != dtype:  # torch.LongTensor(float_tensor) is refused, as here
             raise TypeError(f"expected a tensor of dtype {dtype}, got {data.dtype}")
-        return data[...] if data._node is not None or data._requires_grad else data.detach()
+        return data[...] if data._node is not None or data._requires_grad or data._tangents else data.detach()
     if isinstance(data, (int, float, complex, bool, host_numpy.generic)):
         raise TypeError(f"Tensor(): data must be a sequence (got {type(data).__name__})")
     return data, dtype, device

@@ -7,7 +7,8 @@ Everything here is the engine's own function under PyTorch's path: :func:`grad` 
 (``jacobian``, ``hessian``, ``vjp``, ``jvp``, ``hvp`` with PyTorch's calling convention, on top of
 :mod:`minigrad_ckpt.func`), and custom functions: :class:`Function`, its ``ctx`` and
 :func:`once_differentiable` (:mod:`.function`, also under PyTorch's path ``mg.autograd.function``),
-and PyTorch's :func:`gradcheck` / :func:`gradgradcheck` (:mod:`.checks`).
+and PyTorch's :func:`gradcheck` / :func:`gradgradcheck` (:mod:`.checks`), and forward mode's
+dual numbers (:mod:`.forward_ad`: ``dual_level``, ``make_dual``, ``unpack_dual``).
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ from ..anomaly import detect_anomaly, set_detect_anomaly
 from ..backward import backward
 from ..backward import grad as _engine_grad
 from ..grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
-from . import function, functional
+from . import forward_ad, function, functional
 from .checks import gradcheck, gradgradcheck
 from .function import Function, FunctionCtx, once_differentiable
 
-__all__ = ["grad", "backward", "functional", "function", "Function", "FunctionCtx", "once_differentiable",
+__all__ = ["grad", "backward", "functional", "forward_ad", "function", "Function", "FunctionCtx", "once_differentiable",
            "gradcheck", "gradgradcheck",
            "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "detect_anomaly", "set_detect_anomaly"]

@@ -45,8 +45,9 @@ def tangents_after_write(target: Tensor, kind: str, operand: Any = None, index: 
     (at ``index`` for ``setitem``), or ``None`` if no tangent is involved.
 
     Called by the in-place methods of Tensor, before they write (the old value
-    is still there), while forward mode is on.  An empty dict means "no
-    tangent any more" (``zero_``, or a constant written over the whole tensor).
+    is still there), while forward mode is on.  A tensor that had a tangent
+    keeps one: a constant written over all of it (``zero_``, ``fill_``) leaves
+    a zero tangent, as in PyTorch's forward AD.
     """
     mine = _open(target._tangents)
     theirs = _open(operand._tangents) if isinstance(operand, Tensor) else {}
@@ -59,7 +60,10 @@ def tangents_after_write(target: Tensor, kind: str, operand: Any = None, index: 
     old = Tensor._wrap(target._data.copy(), None, target._device)
     old._tangents = mine or None
     new = _TWINS[kind](old, operand, index)
-    return {k: _fit(t, target) for k, t in _open(new._tangents).items()}
+    after = {k: _fit(t, target) for k, t in _open(new._tangents).items()}
+    for k in mine.keys() - after.keys():  # overwritten by a constant (zero_, fill_): still a dual, tangent 0,
+        after[k] = _F.zeros_like(mine[k])  # as PyTorch's forward AD keeps it
+    return after
 
 
 def _fit(t: Tensor, target: Tensor) -> Tensor:

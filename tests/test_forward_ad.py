@@ -1,0 +1,140 @@
+"""``mg.autograd.forward_ad`` (PyTorch's dual-number API) against torch 2.13's.
+
+Expected values are what ``torch.autograd.forward_ad`` returned for the same programs
+(``with fwAD.dual_level(): fwAD.unpack_dual(f(fwAD.make_dual(x, v)))``), written as the NumPy
+expressions they equal; the error messages are torch's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+import minigrad_ckpt.autograd.forward_ad as fwAD
+from minigrad_ckpt.checkpoint import checkpoint
+
+X = np.array([1.0, 2.0, 3.0])
+V = np.array([1.0, 0.0, 2.0])
+
+
+def t(a, dtype="float64"):
+    return mg.tensor(np.asarray(a), dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_tangents_are_pushed_through_the_ops(dtype):
+    with fwAD.dual_level():
+        d = fwAD.make_dual(t(X, dtype), t(V, dtype))
+        out = fwAD.unpack_dual(mg.sin(d) * d)
+        assert type(out).__name__ == "UnpackedDualTensor" and out._fields == ("primal", "tangent")
+        assert out.primal.dtype == out.tangent.dtype == getattr(mg, dtype)
+        np.testing.assert_allclose(out.primal.numpy(), np.sin(X) * X, rtol=1e-6)
+        np.testing.assert_allclose(out.tangent.numpy(), (np.cos(X) * X + np.sin(X)) * V, rtol=1e-6)
+        assert out.primal._tangents is None  # the primal is a plain view
+        mixed = fwAD.unpack_dual(d * t([2.0, 3.0, 4.0], dtype) + 1)   # a dual beside a constant
+        np.testing.assert_allclose(mixed.tangent.numpy(), V * [2, 3, 4])
+        w = t(np.arange(6.0).reshape(2, 3) / 5, dtype)
+        lin = fwAD.unpack_dual(mg.nn.functional.linear(d, w).tanh())
+        z = np.arange(6.0).reshape(2, 3) / 5 @ X
+        np.testing.assert_allclose(lin.tangent.numpy(), (1 - np.tanh(z) ** 2) * (np.arange(6.0).reshape(2, 3) / 5 @ V),
+                                   rtol=1e-5, atol=1e-7)
+        ck = fwAD.unpack_dual(checkpoint(lambda a: a.exp() * a, d, use_reentrant=False))
+        np.testing.assert_allclose(ck.tangent.numpy(), np.exp(X) * (X + 1) * V, rtol=1e-6)
+        zero_d = fwAD.unpack_dual(fwAD.make_dual(t(2.0, dtype), t(1.0, dtype)) ** 3)
+        assert zero_d.tangent.shape == () and zero_d.tangent.item() == 12.0
+
+
+def test_outputs_without_a_tangent():
+    with fwAD.dual_level():
+        d = fwAD.make_dual(t(X), t(V))
+        assert fwAD.unpack_dual(d.argmax()).tangent is None
+        assert fwAD.unpack_dual(d > 1).tangent is None
+        assert fwAD.unpack_dual(d.detach()).tangent is None
+        plain = t(X)
+        assert fwAD.unpack_dual(plain).primal is plain and fwAD.unpack_dual(plain).tangent is None
+        y = d.exp()
+    assert fwAD.unpack_dual(y).tangent is None  # the level closed: its tangents are gone
+
+
+def test_in_place_writes_carry_the_tangent():
+    with fwAD.dual_level():
+        d = fwAD.make_dual(t(X), t(V))
+        z = d.clone()
+        z.mul_(2)
+        z.add_(d)
+        np.testing.assert_allclose(fwAD.unpack_dual(z).tangent.numpy(), 3 * V)
+        own = fwAD.make_dual(t(X).clone(), t(V))  # nothing else holds the primal: the dual is written in place
+        own.mul_(3)
+        np.testing.assert_allclose(fwAD.unpack_dual(own).tangent.numpy(), 3 * V)
+        b = mg.zeros(3, dtype=mg.float64)
+        b[1] = d[0] * 5
+        b[2:] = d[1:2].exp()
+        np.testing.assert_allclose(fwAD.unpack_dual(b).tangent.numpy(), [0, 5 * V[0], np.exp(X[1]) * V[1]])
+        gone = d * 1
+        gone.zero_()   # torch: still a dual, with a zero tangent (was: no tangent at all)
+        np.testing.assert_array_equal(fwAD.unpack_dual(gone).tangent.numpy(), np.zeros(3))
+        filled = d * 1
+        filled.fill_(2.0)
+        np.testing.assert_array_equal(fwAD.unpack_dual(filled).tangent.numpy(), np.zeros(3))
+
+
+def test_reverse_mode_over_the_duals():
+    x = t([1.0, 2.0]).requires_grad_()
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x, mg.ones(2, dtype=mg.float64))
+        primal, tangent = fwAD.unpack_dual((d * d).sin())
+        assert primal.requires_grad and tangent.requires_grad
+        (tangent.sum() + primal.sum()).backward()
+    xs = np.array([1.0, 2.0])
+    # d/dx [2x cos(x^2) + sin(x^2)] = 2cos(x^2) - 4x^2 sin(x^2) + 2x cos(x^2)
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.cos(xs ** 2) - 4 * xs ** 2 * np.sin(xs ** 2)
+                               + 2 * xs * np.cos(xs ** 2), rtol=1e-12)
+    v = t([1.0, 2.0]).requires_grad_()
+    with fwAD.dual_level():
+        _, tangent = fwAD.unpack_dual(fwAD.make_dual(t([3.0, 4.0]), v).exp())
+        tangent.sum().backward()
+    np.testing.assert_allclose(v.grad.numpy(), np.exp([3.0, 4.0]))
+
+
+def test_explicit_levels_and_transforms_inside():
+    level = fwAD.enter_dual_level()
+    d = fwAD.make_dual(t([1.0, 2.0]), t([3.0, 4.0]), level=level)
+    out = fwAD.unpack_dual(d.exp(), level=level)
+    fwAD.exit_dual_level(level=level)
+    np.testing.assert_allclose(out.tangent.numpy(), np.exp([1.0, 2.0]) * [3, 4])
+    with fwAD.dual_level():   # a Jacobian of a function of a dual: the transforms see the tangent through
+        d = fwAD.make_dual(t(X), t(V))
+        g = mg.func.grad(lambda a: (a ** 3).sum())(d)
+        np.testing.assert_allclose(fwAD.unpack_dual(g).tangent.numpy(), 6 * X * V)
+        per = mg.func.vmap(lambda a: a.sin())(d)
+        np.testing.assert_allclose(fwAD.unpack_dual(per).tangent.numpy(), np.cos(X) * V)
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: fwAD.make_dual(t(X), t(V)), RuntimeError, "no level exists, make sure to enter_dual_level"),
+    (lambda: fwAD.exit_dual_level(), RuntimeError, "no dual level is open"),
+])
+def test_refusals_outside_a_level(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: fwAD.make_dual(t([1.0, 2.0]), t([1.0])), RuntimeError, r"Tensor is of size \[2\] while the given "),
+    (lambda: fwAD.make_dual(mg.arange(3), mg.arange(3)), ValueError, "Expected primal to be floating point"),
+    (lambda: fwAD.make_dual(t(X), mg.arange(3)), ValueError, "Expected tangent to be floating point"),
+    (lambda: fwAD.make_dual(fwAD.make_dual(t(X), t(V)), t(V)), RuntimeError, "already has a forward gradient"),
+    (lambda: fwAD.make_dual(t(X), t(V), level=10 ** 9), RuntimeError, "Invalid level given to _make_dual"),
+])
+def test_refusals_inside_a_level(call, error, message):
+    with fwAD.dual_level(), pytest.raises(error, match=message):
+        call()
+
+
+def test_the_legacy_constructor_keeps_the_tangent():
+    # torch.func.jvp(lambda x: torch.Tensor(x) * 2, (x,), (v,)) -> tangent 2 v (the alias carries it); was 0
+    _, tangent = mg.func.jvp(lambda a: mg.Tensor(a) * 2, (t(X, "float32"),), (t(V, "float32"),))
+    np.testing.assert_array_equal(tangent.numpy(), 2 * V)
+    _, tangent = mg.func.jvp(lambda a: mg.DoubleTensor(a) * 2, (t(X),), (t(V),))
+    np.testing.assert_array_equal(tangent.numpy(), 2 * V)
