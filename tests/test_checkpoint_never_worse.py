@@ -178,6 +178,7 @@ W_CONV_T, W_PRELU = mg.randn(3, 4, 3, 3, requires_grad=True), mg.randn(3, requir
 W_CONV3D, W_CONV_T1 = mg.randn(4, 3, 3, 3, 3, requires_grad=True), mg.randn(3, 4, 3, requires_grad=True)
 W_CONV_T3 = mg.randn(3, 2, 2, 3, 2, requires_grad=True)
 W_BILINEAR = mg.randn(5, 6, 6, requires_grad=True)
+W_MHA_IN, W_MHA_OUT = mg.randn(12, 4, requires_grad=True), mg.randn(4, 4, requires_grad=True)
 GRID = mg.tensor(np.random.default_rng(1).uniform(-1, 1, (2, 5, 5, 2)).astype(np.float32))
 TARGET = mg.tensor(np.random.default_rng(0).random((4, 6)).astype(np.float32))
 
@@ -208,6 +209,8 @@ FUNCTIONALS = {
     "dropout": ((4, 6), lambda x: F.dropout(x, 0.3)),
     "dropout2d": (IMG, lambda x: F.dropout2d(x, 0.3)),
     "scaled_dot_product_attention": ((2, 3, 4), lambda x: F.scaled_dot_product_attention(x, x, x, is_causal=True)),
+    "multi_head_attention_forward": ((3, 2, 4), lambda x: F.multi_head_attention_forward(
+        x, x, x, 4, 2, W_MHA_IN, None, None, None, False, 0.0, W_MHA_OUT, None, need_weights=False)[0]),
     "pad": ((4, 6), lambda x: F.pad(x, (1, 2))),
     "softplus": ((4, 6), lambda x: F.softplus(x)),
     "logsigmoid": ((4, 6), lambda x: F.logsigmoid(x)),

@@ -66,7 +66,8 @@ from .pooling import *  # noqa: F403
 __all__ = [
     "relu", "leaky_relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "cross_entropy",
     "nll_loss", "mse_loss", "binary_cross_entropy_with_logits", "linear", "conv2d", "max_pool2d", "avg_pool2d",
-    "layer_norm", "batch_norm", "dropout", "embedding", "scaled_dot_product_attention", "one_hot", "pad",
+    "layer_norm", "batch_norm", "dropout", "embedding", "scaled_dot_product_attention", "multi_head_attention_forward",
+    "one_hot", "pad",
     "softplus", "logsigmoid", "mish", "elu", "hardtanh", "prelu", "dropout2d", "conv1d", "max_pool1d",
     "avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "conv_transpose2d", "group_norm", "rms_norm",
     "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "kl_div", "cosine_embedding_loss",

@@ -1,4 +1,5 @@
-"""``scaled_dot_product_attention`` with PyTorch's semantics (masks, causal, dropout)."""
+"""``scaled_dot_product_attention`` and ``multi_head_attention_forward`` with PyTorch's
+semantics (masks, causal, dropout); ``nn.MultiheadAttention`` is the second with its parameters."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from ...ops.shape import TrilFill
 from ...tape import apply
 from ...tensor import Tensor
 from .dropout import dropout
+from .inputs import _check_input_dtype
+from .linear import linear
 
 __all__ = [
-    "scaled_dot_product_attention",
+    "scaled_dot_product_attention", "multi_head_attention_forward",
 ]
 
 
@@ -82,3 +85,156 @@ def _attention_weights(scores: Tensor, scale: float, causal: bool, mask: Tensor 
     scores = mf.where(mask, scores, -math.inf) if mask.dtype == host_numpy.bool_ else scores + mask
     # scale 1 is exact: the softmax's own bits (Softmax's operations in Softmax's order)
     return apply(ScaledSoftmax(scale=1.0, causal=False, zero_empty_rows=zero_empty_rows), scores)
+
+
+def multi_head_attention_forward(
+        query: Any, key: Any, value: Any, embed_dim_to_check: int, num_heads: int, in_proj_weight: Tensor | None,
+        in_proj_bias: Tensor | None, bias_k: Tensor | None, bias_v: Tensor | None, add_zero_attn: bool,
+        dropout_p: float, out_proj_weight: Tensor, out_proj_bias: Tensor | None, training: bool = True,
+        key_padding_mask: Any = None, need_weights: bool = True, attn_mask: Any = None,
+        use_separate_proj_weight: bool = False, q_proj_weight: Tensor | None = None,
+        k_proj_weight: Tensor | None = None, v_proj_weight: Tensor | None = None, static_k: Tensor | None = None,
+        static_v: Tensor | None = None, average_attn_weights: bool = True, is_causal: bool = False,
+) -> tuple[Tensor, Tensor | None]:
+    """PyTorch's ``F.multi_head_attention_forward``: what ``nn.MultiheadAttention`` computes, its
+    parameters passed in.  Inputs are ``(L, N, E)`` (time first) or unbatched ``(L, E)``.
+
+    The in-projection is ``in_proj_weight`` split in three (or, ``use_separate_proj_weight``,
+    ``q/k/v_proj_weight``); ``bias_k``/``bias_v`` ``(1, 1, E)`` and ``add_zero_attn`` add one source
+    position each that no mask hides; ``static_k``/``static_v`` ``(N * num_heads, S, E / num_heads)``
+    replace the projected keys/values.  A boolean mask marks what may **not** be attended (True =
+    masked), a float one is added to the scores; ``attn_mask`` is ``(L, S)`` or ``(N * num_heads, L, S)``.
+    Returns ``(output, weights)``, the weights averaged over the heads if ``average_attn_weights``
+    (None without ``need_weights``).  ``is_causal=True`` with no mask masks the future (PyTorch
+    needs the mask given too).
+    """
+    q_in, k_in, v_in = _tensor(query), _tensor(key, query), _tensor(value, query)
+    unbatched = q_in.ndim == 2
+    if unbatched:  # one batch element, and the masks that go with it
+        q_in, k_in, v_in = _each_input(lambda t: mf.expand_dims(t, 1), q_in, k_in, v_in)
+        if key_padding_mask is not None:  # (a 3-D attn_mask is (num_heads, L, S): (N * num_heads, L, S) for N = 1)
+            key_padding_mask = mf.expand_dims(_tensor(key_padding_mask, q_in), 0)
+    name = "multi_head_attention_forward"
+    _check_widths(name, q_in, k_in, v_in, embed_dim_to_check, num_heads)
+    heads = _MHAHeads(num_heads, q_in.shape[0], q_in.shape[1], embed_dim_to_check // num_heads)
+    weights = (q_proj_weight, k_proj_weight, v_proj_weight) if use_separate_proj_weight else in_proj_weight
+    for t in (q_in, k_in, v_in):
+        _check_input_dtype(name, t, q_proj_weight if use_separate_proj_weight else in_proj_weight)
+    q, k, v = _in_projection(q_in, k_in, v_in, weights, in_proj_bias)
+    if bias_k is not None and bias_v is not None:  # one more source position: the learned key and value
+        k = mf.concatenate([k, mf.broadcast_to(bias_k, (1,) + k.shape[1:])], axis=0)
+        v = mf.concatenate([v, mf.broadcast_to(bias_v, (1,) + v.shape[1:])], axis=0)
+    q, k, v = heads.split(q), _static_or(heads, static_k, k), _static_or(heads, static_v, v)
+    add_zero_attn = bool(add_zero_attn)
+    if add_zero_attn:  # and a zero key and value in every head
+        zero = mf.zeros_like(k[:, :, :1])
+        k, v = mf.concatenate([k, zero], axis=2), mf.concatenate([v, zero], axis=2)
+    scores = mf.matmul(q, mf.swapaxes(k, -1, -2))                 # (N, H, L, S')
+    mask = _mha_mask(name, attn_mask, key_padding_mask, heads, k.shape[2] - add_zero_attn - (bias_k is not None),
+                     scores)
+    if mask is not None and mask.shape[-1] < k.shape[2]:          # the added positions are never masked
+        extra = mf.zeros_like(mask[..., :1])
+        mask = mf.concatenate([mask] + [extra] * (k.shape[2] - mask.shape[-1]), axis=-1)
+    attn = _attention_weights(scores, 1.0 / math.sqrt(heads.dim), attn_mask is None and bool(is_causal), mask,
+                              zero_empty_rows=not need_weights)   # PyTorch: NaN rows only with the weights
+    if dropout_p > 0.0 and training:
+        attn = dropout(attn, dropout_p)
+    out = linear(heads.merge(mf.matmul(attn, v)), out_proj_weight, out_proj_bias)
+    w = (mf.mean(attn, axis=1) if average_attn_weights else attn) if need_weights else None
+    if unbatched:
+        out, w = mf.squeeze(out, 1), (mf.squeeze(w, 0) if w is not None else None)
+    return out, w
+
+
+def _each_input(f: Any, query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """``f`` of each of query, key and value, keeping which of them are the same tensor: self-attention
+    stays one packed in-projection (as in PyTorch, which takes the same care), and f runs once."""
+    if query is key and key is value:
+        query = key = value = f(query)
+        return query, key, value
+    if key is value:
+        key = value = f(key)
+        return f(query), key, value
+    return f(query), f(key), f(value)
+
+
+def _check_widths(name: str, query: Tensor, key: Tensor, value: Tensor, embed_dim: int, num_heads: int) -> None:
+    """(L, N, E) inputs: the query ``embed_dim`` wide, key and value of one length and batch."""
+    if query.ndim != 3 or query.shape[-1] != embed_dim:
+        raise ValueError(f"{name}: query of shape {tuple(query.shape)} does not match embed_dim={embed_dim}")
+    if embed_dim % num_heads:
+        raise ValueError(f"{name}: embed_dim={embed_dim} is not divisible by num_heads={num_heads}")
+    if key.ndim != 3 or value.ndim != 3 or key.shape[:2] != value.shape[:2] or key.shape[1] != query.shape[1]:
+        raise ValueError(f"{name}: key {tuple(key.shape)} and value {tuple(value.shape)} must be (S, N, *) with "
+                         f"the query's batch of {query.shape[1]}")
+
+
+class _MHAHeads:
+    """Heads in and out: ``(T, N, E)`` <-> ``(N, H, T, E / H)``."""
+
+    def __init__(self, num_heads: int, tgt_len: int, batch: int, head_dim: int) -> None:
+        self.num, self.tgt_len, self.batch, self.dim = num_heads, tgt_len, batch, head_dim
+
+    def split(self, t: Tensor) -> Tensor:
+        return mf.transpose(mf.reshape(t, (t.shape[0], self.batch, self.num, self.dim)), (1, 2, 0, 3))
+
+    def merge(self, t: Tensor) -> Tensor:
+        return mf.reshape(mf.transpose(t, (2, 0, 1, 3)), (t.shape[2], self.batch, self.num * self.dim))
+
+
+def _static_or(heads: _MHAHeads, static: Tensor | None, projected: Tensor) -> Tensor:
+    """The projected keys (values) in heads, or the ``static`` ones ``(N * H, S, E / H)`` given instead."""
+    if static is None:
+        return heads.split(projected)
+    return mf.reshape(static, (heads.batch, heads.num, static.shape[1], heads.dim))
+
+
+def _in_projection(query: Tensor, key: Tensor, value: Tensor, weights: Any, bias: Tensor | None
+                   ) -> tuple[Tensor, Tensor, Tensor]:
+    """The in-projections of query, key and value, (T, N, E) each, as PyTorch computes them:
+    ``weights`` is the packed ``(3E, E)`` matrix or the three separate ones."""
+    if not isinstance(weights, tuple):
+        e = weights.shape[0] // 3
+        if query is key and key is value:  # self-attention: one projection (PyTorch's packed path)
+            q, k, v = mf.split(linear(query, weights, bias), 3, axis=-1)
+            return q, k, v
+        if key is value:  # encoder-decoder: key and value projected together
+            wq, wkv = mf.split(weights, [e], axis=0)
+            bq, bkv = mf.split(bias, [e], axis=0) if bias is not None else (None, None)
+            k, v = mf.split(linear(key, wkv, bkv), 2, axis=-1)
+            return linear(query, wq, bq), k, v
+        weights = tuple(mf.split(weights, 3, axis=0))
+    bq, bk, bv = mf.split(bias, 3, axis=0) if bias is not None else (None, None, None)
+    wq, wk, wv = weights
+    return linear(query, wq, bq), linear(key, wk, bk), linear(value, wv, bv)
+
+
+def _mha_mask(name: str, attn_mask: Any, key_padding_mask: Any, heads: _MHAHeads, src_len: int,
+              like: Tensor) -> Tensor | None:
+    """The masks given, as one additive float tensor broadcasting to ``(N, H, L, S)`` (-inf where masked)."""
+    add = None
+    tgt_len, bsz = heads.tgt_len, heads.batch
+    if attn_mask is not None:
+        m = _tensor(attn_mask, like)
+        if m.shape not in ((tgt_len, src_len), (bsz * heads.num, tgt_len, src_len)):
+            raise ValueError(f"{name}: attn_mask of shape {m.shape} must be ({tgt_len}, {src_len}) "
+                             f"or ({bsz * heads.num}, {tgt_len}, {src_len})")
+        add = _additive(m, like)
+        if add.ndim == 3:
+            add = mf.reshape(add, (bsz, heads.num, tgt_len, src_len))
+    if key_padding_mask is not None:
+        kpm = _tensor(key_padding_mask, like)
+        if kpm.shape != (bsz, src_len):
+            raise ValueError(f"{name}: key_padding_mask of shape {kpm.shape} must be ({bsz}, {src_len})")
+        kadd = mf.reshape(_additive(kpm, like), (bsz, 1, 1, src_len))
+        add = kadd if add is None else add + kadd
+    return add
+
+
+def _additive(m: Tensor, like: Tensor) -> Tensor:
+    """A boolean mask (True = masked) becomes 0 / -inf in ``like``'s dtype; a float mask is used as is."""
+    if m.dtype.kind == "b":
+        xp = like.device.xp
+        allowed = xp.logical_not(m._data)
+        return Tensor.constant(xp.where(allowed, like.dtype.type(0), like.dtype.type(-xp.inf)), like.device)
+    return m.astype(like.dtype)
