@@ -311,3 +311,20 @@ def test_samplers_may_yield_keys_that_are_not_integer_indices():
     other = DataLoader(d, sampler=["c", "a", "b"], batch_size=1)
     other.load_state_dict(loader.state_dict())
     assert [b.tolist() for b in other] == [[1], [2]]
+
+
+def test_small_pytorch_meanings_of_splits_samplers_and_concatenation():
+    from minigrad_ckpt.utils.data import ConcatDataset, DistributedSampler, random_split
+
+    # torch: random_split(range(10), torch.tensor([3, 7])) gives subsets of 3 and 7 (before: ValueError)
+    parts = random_split(list(range(10)), mg.tensor([3, 7]), generator=mg.random.Generator(0))
+    assert [len(p) for p in parts] == [3, 7] and sorted(list(parts[0]) + list(parts[1])) == list(range(10))
+    # torch: DistributedSampler(range(10), num_replicas=3, rank=1).total_size == 12 (before: AttributeError)
+    assert DistributedSampler(list(range(10)), num_replicas=3, rank=1).total_size == 12
+    assert DistributedSampler(list(range(10)), num_replicas=3, rank=1, drop_last=True).total_size == 9
+    # torch: AssertionError('ConcatDataset does not support IterableDataset') (before: accepted, then failed)
+    with pytest.raises(AssertionError, match="does not support IterableDataset"):
+        ConcatDataset([Counting(2)])
+    # torch: shuffle is tested for truth: DataLoader(range(10), shuffle=1) shuffles (before: TypeError)
+    assert sorted(int(b) for b in DataLoader(list(range(10)), shuffle=1)) == list(range(10))
+    assert [int(b) for b in DataLoader(list(range(3)), shuffle=np.False_)] == [0, 1, 2]

@@ -262,8 +262,7 @@ class DataLoader:
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
             _check_iterable_options(shuffle, sampler, batch_sampler)
-        if not isinstance(shuffle, bool):
-            raise TypeError(f"DataLoader: shuffle must be a bool, got {shuffle!r}")
+        shuffle = bool(shuffle)  # PyTorch's test is truthiness (shuffle=1, a NumPy bool)
         if sampler is not None and shuffle:
             raise ValueError("DataLoader: sampler and shuffle=True are mutually exclusive (the sampler "
                              "decides the order)")

@@ -171,6 +171,8 @@ class ConcatDataset(Dataset):
         self.datasets = list(datasets)
         if not self.datasets:
             raise ValueError("ConcatDataset needs at least one dataset")
+        if any(isinstance(d, IterableDataset) for d in self.datasets):  # PyTorch's refusal: no indices
+            raise AssertionError("ConcatDataset does not support IterableDataset (chain them: ChainDataset)")
         self.cumulative_sizes: list[int] = []
         total = 0
         for d in self.datasets:
@@ -200,7 +202,7 @@ def random_split(dataset: Any, lengths: Sequence[int | float],
     ``generator``), so ``mg.manual_seed`` fixes the split.
     """
     n = len(dataset)
-    lengths = list(lengths)
+    lengths = [x.item() if isinstance(x, Tensor) else x for x in lengths]  # (a tensor of lengths, as PyTorch)
     if lengths and all(isinstance(x, float) for x in lengths) and math.isclose(sum(lengths), 1.0):
         if any(not 0 <= x <= 1 for x in lengths):
             raise ValueError(f"random_split: fractions must be in [0, 1], got {lengths}")

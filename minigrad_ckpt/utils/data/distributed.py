@@ -62,6 +62,11 @@ class DistributedSampler(Sampler):
         n, w = len(self.dataset), self.num_replicas
         return n // w if self.drop_last else -(-n // w)
 
+    @property
+    def total_size(self) -> int:
+        """The indices of all ranks together per epoch: ``num_samples * num_replicas`` (PyTorch's)."""
+        return self.num_samples * self.num_replicas
+
     def set_epoch(self, epoch: int) -> None:
         """Use the order of ``epoch`` (call it on every rank before each epoch)."""
         if not isinstance(epoch, int) or epoch < 0:
@@ -78,7 +83,7 @@ class DistributedSampler(Sampler):
             order = _random.permutation(xp, gen.next_key(), n).tolist()
         else:
             order = list(range(n))
-        total = self.num_samples * self.num_replicas
+        total = self.total_size
         if total > len(order) and order:  # pad by repeating from the start
             order = (order * -(-total // len(order)))[:total]
         else:
