@@ -295,3 +295,51 @@ def test_integer_and_bool_input_is_transformed_in_the_default_float_dtype(name, 
     assert result.dtype in (np.dtype(default), np.result_type(default, np.complex64))
     np.testing.assert_array_equal(result.numpy(), expected.numpy())
     np.testing.assert_allclose(mg.fft.fft(mg.tensor(np.arange(4))).numpy(), [6, -2 + 2j, -2, -2 - 2j])
+
+
+def test_an_int_s_is_the_size_of_the_last_axis():
+    # torch.fft.fftn(x, s=3) (and the other n-dimensional transforms) read an int s as (3,); it raised
+    x = mg.tensor(rng.standard_normal((2, 5)))
+    for name in ("fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn"):
+        fn = getattr(mg.fft, name)
+        np.testing.assert_array_equal(fn(x, s=3).numpy(), fn(x, s=(3,)).numpy())
+        np.testing.assert_array_equal(fn(x, s=3, dim=0).numpy(), fn(x, s=(3,), dim=(0,)).numpy())
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_no_axes_to_transform(device):
+    # torch.fft.fftn(x, dim=()) (also s=(), ifftn, fft2(dim=())) is x as a complex tensor, a copy;
+    # the real-input and real-output transforms raise "... must transform at least one axis"
+    a = rng.standard_normal((2, 3)).astype(np.float32)
+    x = mg.tensor(a, device=device, requires_grad=True)
+    for y in (mg.fft.fftn(x, dim=()), mg.fft.ifftn(x, s=()), mg.fft.fft2(x, dim=())):
+        assert y.dtype == mg.complex64
+        np.testing.assert_array_equal(y.numpy(), a.astype(np.complex64))
+    (mg.fft.fftn(x, dim=()) * (1 - 2j)).real.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.ones((2, 3), np.float32))
+    z = mg.tensor(a + 1j, device=device)
+    w = mg.fft.ifftn(z, dim=(), norm="ortho")
+    assert w is not z and np.array_equal(w.numpy(), z.numpy())
+    for name in ("rfftn", "irfftn", "hfftn", "ihfftn", "rfft2", "hfft2", "ihfft2"):
+        with pytest.raises(ValueError, match=f"^{name} must transform at least one axis"):
+            getattr(mg.fft, name)(x.detach(), dim=())
+
+
+def test_errors_name_the_hermitian_and_one_dimensional_functions():
+    x = mg.tensor(cplx(4))
+    for name in ("rfft", "ihfft", "ihfftn", "ihfft2"):  # they said rfftn
+        with pytest.raises(TypeError, match=f"^{name} expects a real input"):
+            getattr(mg.fft, name)(x)
+    for name in ("irfft", "hfft"):  # they said irfftn
+        with pytest.raises(ValueError, match=f"^{name}: invalid number of data points"):
+            getattr(mg.fft, name)(x, n=0)
+
+
+def test_a_repeated_axis_shifts_twice():
+    # torch.fft.fftshift(x, dim=(1, 1)) is [[2, 3, 1], [5, 6, 4]], ifftshift [[3, 1, 2], [6, 4, 5]]; they raised
+    x = mg.tensor([[1.0, 2, 3], [4, 5, 6]], requires_grad=True)
+    assert mg.fft.fftshift(x, dim=(1, 1)).tolist() == [[2, 3, 1], [5, 6, 4]]
+    assert mg.fft.ifftshift(x, dim=(1, -1)).tolist() == [[3, 1, 2], [6, 4, 5]]
+    assert mg.fft.fftshift(x, dim=(0, 1, 0)).tolist() == mg.fft.fftshift(x, dim=1).tolist()
+    (mg.fft.fftshift(x, dim=(1, 1)) * mg.tensor([[1.0, 0, 0], [0, 0, 0]])).sum().backward()
+    assert x.grad.tolist() == [[0, 1, 0], [0, 0, 0]]

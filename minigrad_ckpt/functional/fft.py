@@ -23,7 +23,7 @@ from ..tape import apply
 from ..tensor import Tensor
 from .arguments import as_tensor, normalize_axis, one_axis
 from .complex_numbers import conj
-from .math import astype, getitem, pad, roll
+from .math import astype, clone, getitem, pad, roll
 
 _UNSET: Any = object()
 
@@ -69,6 +69,8 @@ def _resize(x: Tensor, axis: int, n: int) -> Tensor:
 def _axes_and_sizes(name: str, x: Tensor, s: Any, axes: Any) -> tuple[tuple[int, ...], list[int | None]]:
     """NumPy's rules for ``s`` and ``axes``: ``axes`` defaults to the last ``len(s)``
     axes, or to every axis; ``s`` to the input's sizes (None here)."""
+    if isinstance(s, (int, host_numpy.integer)):
+        s = [s]  # one size, for the last axis (PyTorch's int s)
     if axes is None:
         axes = tuple(range(x.ndim)) if s is None else tuple(range(x.ndim - len(s), x.ndim))
         if s is not None and len(s) > x.ndim:
@@ -78,11 +80,9 @@ def _axes_and_sizes(name: str, x: Tensor, s: Any, axes: Any) -> tuple[tuple[int,
     axes = tuple(one_axis(a, x.ndim) for a in axes)
     if len(set(axes)) != len(axes):
         raise ValueError(f"{name}: repeated axes {axes} are not supported")
-    if not axes:
-        raise ValueError(f"{name}: at least one axis is needed")
     if s is None:
         return axes, [None] * len(axes)
-    s = [s] if isinstance(s, (int, host_numpy.integer)) else list(s)
+    s = list(s)
     if len(s) != len(axes):
         raise ValueError(f"{name}: s and axes have different lengths ({len(s)} and {len(axes)})")
     return axes, [None if k is None or k == -1 else _size(name, k) for k in s]
@@ -113,8 +113,18 @@ def _floating(x: Tensor) -> Tensor:
 def _c2c(name: str, a: Any, s: Any, axes: Any, norm: str | None, inverse: bool) -> Tensor:
     x = _floating(as_tensor(a))
     axes, sizes = _axes_and_sizes(name, x, s, axes)
+    norm = _norm(name, norm)
+    if not axes:  # no axis to transform: the input as a complex tensor, as PyTorch's (fftn(x, dim=()))
+        return astype(x, host_numpy.result_type(x.dtype, host_numpy.complex64)) if x.dtype.kind != "c" else clone(x)
     x = _resized(x, axes, sizes)
-    return apply(_fft.FFT(axes=axes, norm=_norm(name, norm), inverse=inverse), x)
+    return apply(_fft.FFT(axes=axes, norm=norm, inverse=inverse), x)
+
+
+def _some_axes(name: str, axes: tuple[int, ...]) -> tuple[int, ...]:
+    """The real-to-complex and complex-to-real transforms need an axis to halve (PyTorch's error)."""
+    if not axes:
+        raise ValueError(f"{name} must transform at least one axis")
+    return axes
 
 
 def fftn(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
@@ -127,27 +137,34 @@ def ifftn(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *,
     return _c2c("ifftn", a, s, _pick("ifftn", axes, dim, None, "axes"), norm, True)
 
 
+def _r2c(name: str, a: Any, s: Any, axes: Any, norm: str | None) -> Tensor:
+    x = _real_input(name, as_tensor(a))
+    axes, sizes = _axes_and_sizes(name, x, s, axes)
+    x = _resized(x, _some_axes(name, axes), sizes)
+    return apply(_fft.RFFT(axes=axes, norm=_norm(name, norm), n=x.shape[axes[-1]]), x)
+
+
+def _c2r(name: str, x: Tensor, s: Any, axes: Any, norm: str | None) -> Tensor:
+    axes, sizes = _axes_and_sizes(name, x, s, axes)
+    last = _some_axes(name, axes)[-1]
+    n = sizes[-1] if sizes[-1] is not None else 2 * (x.shape[last] - 1)
+    if n < 1:
+        raise ValueError(f"{name}: invalid number of data points ({n}) specified")
+    x = _resized(x, axes[:-1], sizes[:-1])
+    x = _resize(x, last, n // 2 + 1)
+    return apply(_fft.IRFFT(axes=axes, norm=_norm(name, norm), n=n), x)
+
+
 def rfftn(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
     """:func:`fftn` of a real input, keeping ``n // 2 + 1`` frequencies along the last axis
     (the others are the complex conjugates of these)."""
-    x = _real_input("rfftn", as_tensor(a))
-    axes, sizes = _axes_and_sizes("rfftn", x, s, _pick("rfftn", axes, dim, None, "axes"))
-    x = _resized(x, axes, sizes)
-    return apply(_fft.RFFT(axes=axes, norm=_norm("rfftn", norm), n=x.shape[axes[-1]]), x)
+    return _r2c("rfftn", a, s, _pick("rfftn", axes, dim, None, "axes"), norm)
 
 
 def irfftn(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
     """The inverse of :func:`rfftn`: a real output, ``s[-1]`` long on the last axis
     (``2 * (m - 1)`` for an input with ``m`` frequencies there, by default)."""
-    x = _floating(as_tensor(a))
-    axes, sizes = _axes_and_sizes("irfftn", x, s, _pick("irfftn", axes, dim, None, "axes"))
-    last = axes[-1]
-    n = sizes[-1] if sizes[-1] is not None else 2 * (x.shape[last] - 1)
-    if n < 1:
-        raise ValueError(f"irfftn: invalid number of data points ({n}) specified")
-    x = _resized(x, axes[:-1], sizes[:-1])
-    x = _resize(x, last, n // 2 + 1)
-    return apply(_fft.IRFFT(axes=axes, norm=_norm("irfftn", norm), n=n), x)
+    return _c2r("irfftn", _floating(as_tensor(a)), s, _pick("irfftn", axes, dim, None, "axes"), norm)
 
 
 # ---------------------------------------------------------------------------
@@ -173,26 +190,26 @@ def ifft(a: Any, n: int | None = None, axis: Any = _UNSET, norm: str | None = No
 def rfft(a: Any, n: int | None = None, axis: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
     """:func:`fft` of a real input: the ``n // 2 + 1`` non-negative frequencies."""
     axes, s = _one("rfft", axis, dim, n)
-    return rfftn(a, s, axes, norm)
+    return _r2c("rfft", a, s, axes, norm)
 
 
 def irfft(a: Any, n: int | None = None, axis: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
     """The inverse of :func:`rfft`: ``n`` real outputs (``2 * (m - 1)`` by default)."""
     axes, s = _one("irfft", axis, dim, n)
-    return irfftn(a, s, axes, norm)
+    return _c2r("irfft", _floating(as_tensor(a)), s, axes, norm)
 
 
 def hfft(a: Any, n: int | None = None, axis: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
     """The FFT of a signal with Hermitian symmetry given by its first half: a real
     spectrum, ``n`` long (NumPy's definition: ``irfft(conj(a), n)`` with the norm swapped)."""
     axes, s = _one("hfft", axis, dim, n)
-    return irfftn(conj(a), s, axes, _fft.ADJOINT_NORM[_norm("hfft", norm)])
+    return _c2r("hfft", conj(_floating(as_tensor(a))), s, axes, _fft.ADJOINT_NORM[_norm("hfft", norm)])
 
 
 def ihfft(a: Any, n: int | None = None, axis: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
     """The inverse of :func:`hfft`: ``conj(rfft(a, n))`` with the norm swapped."""
     axes, s = _one("ihfft", axis, dim, n)
-    return conj(rfftn(a, s, axes, _fft.ADJOINT_NORM[_norm("ihfft", norm)]))
+    return conj(_r2c("ihfft", a, s, axes, _fft.ADJOINT_NORM[_norm("ihfft", norm)]))
 
 
 def fft2(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
@@ -207,12 +224,12 @@ def ifft2(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *,
 
 def rfft2(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
     """:func:`rfftn` over the last two axes."""
-    return rfftn(a, s, _pick("rfft2", axes, dim, (-2, -1), "axes"), norm)
+    return _r2c("rfft2", a, s, _pick("rfft2", axes, dim, (-2, -1), "axes"), norm)
 
 
 def irfft2(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
     """:func:`irfftn` over the last two axes."""
-    return irfftn(a, s, _pick("irfft2", axes, dim, (-2, -1), "axes"), norm)
+    return _c2r("irfft2", _floating(as_tensor(a)), s, _pick("irfft2", axes, dim, (-2, -1), "axes"), norm)
 
 
 def hfftn(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
@@ -220,24 +237,26 @@ def hfftn(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *,
     its half along the last axis -- a real output, ``s[-1]`` long there (``irfftn(conj(a))``
     with the norm swapped, as :func:`hfft` in one dimension; NumPy has no n-dimensional one)."""
     axes = _pick("hfftn", axes, dim, None, "axes")
-    return irfftn(conj(a), s, axes, _fft.ADJOINT_NORM[_norm("hfftn", norm)])
+    return _c2r("hfftn", conj(_floating(as_tensor(a))), s, axes, _fft.ADJOINT_NORM[_norm("hfftn", norm)])
 
 
 def ihfftn(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
     """The inverse of :func:`hfftn`: ``conj(rfftn(a))`` with the norm swapped (a real input; the
     last axis keeps ``n // 2 + 1`` frequencies)."""
     axes = _pick("ihfftn", axes, dim, None, "axes")
-    return conj(rfftn(a, s, axes, _fft.ADJOINT_NORM[_norm("ihfftn", norm)]))
+    return conj(_r2c("ihfftn", a, s, axes, _fft.ADJOINT_NORM[_norm("ihfftn", norm)]))
 
 
 def hfft2(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
     """:func:`hfftn` over the last two axes."""
-    return hfftn(a, s, _pick("hfft2", axes, dim, (-2, -1), "axes"), norm)
+    axes = _pick("hfft2", axes, dim, (-2, -1), "axes")
+    return _c2r("hfft2", conj(_floating(as_tensor(a))), s, axes, _fft.ADJOINT_NORM[_norm("hfft2", norm)])
 
 
 def ihfft2(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *, dim: Any = _UNSET) -> Tensor:
     """:func:`ihfftn` over the last two axes."""
-    return ihfftn(a, s, _pick("ihfft2", axes, dim, (-2, -1), "axes"), norm)
+    axes = _pick("ihfft2", axes, dim, (-2, -1), "axes")
+    return conj(_r2c("ihfft2", a, s, axes, _fft.ADJOINT_NORM[_norm("ihfft2", norm)]))
 
 
 # ---------------------------------------------------------------------------
@@ -275,10 +294,16 @@ def rfftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None) -
 
 def _shift(name: str, x: Any, axes: Any, dim: Any, sign: int) -> Tensor:
     x = as_tensor(x)
-    axes = normalize_axis(_pick(name, axes, dim, None, "axes"), x.ndim)
-    if not axes:
+    axes = _pick(name, axes, dim, None, "axes")
+    if axes is None or isinstance(axes, (int, host_numpy.integer)):
+        axes = normalize_axis(axes, x.ndim)
+    shifts: dict[int, int] = {}
+    for a in axes:  # a repeated axis shifts again, as PyTorch's (its roll adds the shifts)
+        a = one_axis(a, x.ndim)
+        shifts[a] = shifts.get(a, 0) + sign * (x.shape[a] // 2)
+    if not shifts:
         return x
-    return roll(x, tuple(sign * (x.shape[a] // 2) for a in axes), axes)
+    return roll(x, tuple(shifts.values()), tuple(shifts))
 
 
 def fftshift(x: Any, axes: Any = _UNSET, *, dim: Any = _UNSET) -> Tensor:
