@@ -84,6 +84,7 @@ from . import (  # noqa: E402  (need the names above)
 from .amp import autocast  # noqa: E402  (PyTorch's torch.autocast)
 from .compiler import compile  # noqa: E402, A004  (PyTorch's torch.compile; kept out of ``import *``: a builtin)
 from .executor import Executor  # noqa: E402
+from .func import vmap  # noqa: E402  (PyTorch's torch.vmap, torch.func.vmap)
 from .nn.functional.distance import cdist  # noqa: E402  (PyTorch has it at the top level only)
 from .snapshot.saveload import load, save  # noqa: E402
 from .settings import (  # noqa: E402  (PyTorch's process-wide settings; see settings.py)
@@ -116,7 +117,7 @@ __all__ = [
     # PyTorch's names
     "save", "load", "cdist", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
     "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision", "get_float32_matmul_precision",
-    "set_num_threads", "get_num_threads",
+    "set_num_threads", "get_num_threads", "vmap",
     # the rest of the system
     "Executor", "fft", "func", "linalg", "special", "nn", "optim", "utils", "distributed", "checkpoint", "snapshot",
     "testing", "memory", "viz", "cuda", "accelerator", "ops", "tape", "anomaly", "autograd", "backends",

@@ -36,6 +36,7 @@ def test_in_dims_and_out_dims_place_the_batch(dtype):
     np.testing.assert_allclose(mv.numpy(), Z @ X[0], rtol=1e-5)
     assert func.vmap(lambda a: a.sum(), in_dims=-1)(t(X)).shape == (3,)
     assert func.vmap(lambda a: a * 2)(mg.arange(3)).dtype == mg.int64
+    assert mg.vmap is func.vmap  # torch.vmap
 
 
 def test_pytrees_in_and_out():
