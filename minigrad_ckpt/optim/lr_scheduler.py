@@ -45,10 +45,16 @@ class LRScheduler:
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"{type(self).__name__} needs an Optimizer, got {type(optimizer).__name__}")
         self.optimizer = optimizer
-        for g in optimizer.param_groups:
-            g.setdefault("initial_lr", g["lr"])
+        if last_epoch == -1:
+            for g in optimizer.param_groups:
+                g.setdefault("initial_lr", g["lr"])
+        else:  # resuming: the base lrs must come from the loaded optimizer, not from its decayed lrs
+            for i, g in enumerate(optimizer.param_groups):
+                if "initial_lr" not in g:
+                    raise KeyError(_RESUME_WITHOUT_INITIAL_LR.format(i))
         self.base_lrs = [g["initial_lr"] for g in optimizer.param_groups]
         self.last_epoch = last_epoch
+        _track_optimizer_steps(optimizer)
         self._initial_step()
 
     # True only during the step a scheduler takes when built (PyTorch's ``_is_initial``); an attribute of
@@ -69,7 +75,11 @@ class LRScheduler:
     def step(self, epoch: int | None = None) -> None:
         """One epoch on. PyTorch's deprecated ``step(epoch)`` still works, with its warning: it sets
         ``last_epoch = epoch`` and takes the closed form of the schedule where there is one
-        (``_get_closed_form_lr``), else ``get_lr()`` at that epoch."""
+        (``_get_closed_form_lr``), else ``get_lr()`` at that epoch.  The first call after
+        construction warns, in PyTorch's words, if the optimizer has not stepped yet (the schedule's
+        first value would be skipped)."""
+        if self._step_count == 1:
+            _warn_if_optimizer_not_stepped(self.optimizer)
         self._step_count += 1
         if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
@@ -123,6 +133,37 @@ class LRScheduler:
 
 # PyTorch's older name of the base class, which user-written schedulers still subclass
 _LRScheduler = LRScheduler
+
+_RESUME_WITHOUT_INITIAL_LR = (
+    "param 'initial_lr' is not specified in param_groups[{}] when resuming scheduler with last_epoch >= 0.\n"
+    "This typically happens when:\n"
+    "1. You're trying to resume training from a checkpoint but haven't properly loaded the optimizer state\n"
+    "2. You're using last_epoch >= 0 for a fresh training run (not recommended)")
+
+
+def _track_optimizer_steps(optimizer: Optimizer) -> None:
+    """Start noting whether ``optimizer`` steps (its ``_opt_called``, set by ``Optimizer``'s step):
+    from the first scheduler built on it, as PyTorch's wrapper of ``optimizer.step`` does."""
+    if not optimizer.__dict__.get("_steps_tracked_by_lr_sched", False):
+        optimizer._steps_tracked_by_lr_sched = True
+        optimizer._opt_called = False
+
+
+def _warn_if_optimizer_not_stepped(optimizer: Optimizer) -> None:
+    if "step" in optimizer.__dict__:  # replaced on the instance: its calls cannot be seen
+        warnings.warn(
+            "Seems like `optimizer.step()` has been overridden after learning rate scheduler "
+            "initialization. Please, make sure to call `optimizer.step()` before "
+            "`lr_scheduler.step()`. See more details at "
+            "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate", UserWarning, stacklevel=3)
+    elif not getattr(optimizer, "_opt_called", False):
+        warnings.warn(
+            "Detected call of `lr_scheduler.step()` before `optimizer.step()`. "
+            "In PyTorch 1.1.0 and later, you should call them in the opposite order: "
+            "`optimizer.step()` before `lr_scheduler.step()`.  Failure to do this "
+            "will result in PyTorch skipping the first value of the learning rate schedule. "
+            "See more details at "
+            "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate", UserWarning, stacklevel=3)
 
 
 def _check_epoch_args(name: str, **values: Any) -> None:
@@ -657,9 +698,10 @@ def _undo(s: LRScheduler) -> None:
     s.last_epoch -= 1
 
 
-class ReduceLROnPlateau:
+class ReduceLROnPlateau(LRScheduler):
     """Multiply the learning rate by ``factor`` once ``metric`` (``step(metric)``) has not
-    improved for more than ``patience`` epochs; then wait ``cooldown`` epochs.
+    improved for more than ``patience`` epochs; then wait ``cooldown`` epochs.  An
+    ``LRScheduler`` as in PyTorch (``isinstance`` holds), though it takes no step when built.
 
     ``mode="min"`` (a loss) or ``"max"`` (an accuracy); an improvement must beat
     the best value by ``threshold`` (relative or absolute, ``threshold_mode``);
@@ -696,7 +738,7 @@ class ReduceLROnPlateau:
         self.cooldown_counter = 0
         self.num_bad_epochs = 0
 
-    def step(self, metrics: Any, epoch: int | None = None) -> None:
+    def step(self, metrics: Any, epoch: int | None = None) -> None:  # type: ignore[override]
         """Record this epoch's metric (a number or a one-element tensor) and maybe reduce the lr;
         PyTorch's deprecated ``epoch`` (with its warning) sets ``last_epoch``."""
         current = float(metrics)

@@ -23,6 +23,7 @@ arithmetic of their own.
 from __future__ import annotations
 
 import copy
+import functools
 import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -59,6 +60,14 @@ class Optimizer:
         groups = params if isinstance(params[0], dict) else [{"params": params}]
         for g in groups:
             self.add_param_group(g)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """An optimizer that writes its own ``step`` (LBFGS, one written by hand) still notes that
+        it stepped, as every step does (``_opt_called``: a scheduler's first step checks it)."""
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("step")
+        if callable(own) and not getattr(own, "_notes_the_call", False):
+            cls.step = _noting_the_call(own)
 
     def add_param_group(self, group: dict[str, Any]) -> None:
         """Add a group (a dict: ``"params"`` and hyper-parameters; the optimizer's defaults fill
@@ -122,6 +131,7 @@ class Optimizer:
         ``closure`` (as in PyTorch) re-evaluates the model and returns the loss; it is
         called once, with gradients enabled, before the update.
         """
+        self._opt_called = True
         loss = None
         if closure is not None:
             with enable_grad():
@@ -261,6 +271,15 @@ class Optimizer:
                 lines.append(f"    {k}: {g[k]}")
         lines.append(")")
         return "\n".join(lines)
+
+
+def _noting_the_call(step: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(step)
+    def noted(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
+        self._opt_called = True
+        return step(self, *args, **kwargs)
+    noted._notes_the_call = True  # type: ignore[attr-defined]
+    return noted
 
 
 def _copy_state(v: Any) -> Any:

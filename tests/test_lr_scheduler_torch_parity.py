@@ -1,0 +1,98 @@
+"""Scheduler behaviour around the schedule itself, as PyTorch 2.13's: the warning when
+``scheduler.step()`` comes before ``optimizer.step()``, resuming with ``last_epoch``, and
+``ReduceLROnPlateau`` being an ``LRScheduler``.  The warnings' words are PyTorch's (copied from
+torch/optim/lr_scheduler.py) so that a filter written for PyTorch catches these."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt import optim
+from minigrad_ckpt.optim import lr_scheduler as S
+
+BEFORE = "Detected call of `lr_scheduler.step\\(\\)` before `optimizer.step\\(\\)`"
+
+
+def _sgd():
+    p = mg.zeros(2, requires_grad=True)
+    p.grad = mg.ones(2)
+    return optim.SGD([p], lr=0.1, momentum=0.9), p
+
+
+def _warnings(run) -> list[str]:
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        run()
+    return [str(w.message) for w in rec]
+
+
+@pytest.mark.parametrize("make", [
+    lambda o: S.StepLR(o, 2),
+    lambda o: S.OneCycleLR(o, 0.5, total_steps=10),
+    lambda o: S.SequentialLR(o, [S.ConstantLR(o, 0.5, total_iters=2), S.ExponentialLR(o, 0.9)], [2]),
+    lambda o: optim.swa_utils.SWALR(o, 0.05),
+], ids=["StepLR", "OneCycleLR", "SequentialLR", "SWALR"])
+def test_stepping_the_scheduler_first_warns_once_as_pytorch_does(make) -> None:
+    opt, _ = _sgd()
+    sched = make(opt)
+    with pytest.warns(UserWarning, match=BEFORE):
+        sched.step()
+    assert _warnings(lambda: (opt.step(), sched.step())) == []  # only the first step is checked
+    opt, _ = _sgd()
+    sched = make(opt)
+    assert _warnings(lambda: (opt.step(), sched.step(), opt.step(), sched.step())) == []
+
+
+def test_what_counts_as_the_optimizer_stepping() -> None:
+    # PyTorch starts watching optimizer.step when the first scheduler is built: a step before that
+    # does not count (torch: the warning is given)
+    opt, _ = _sgd()
+    opt.step()
+    sched = S.StepLR(opt, 2)
+    with pytest.warns(UserWarning, match=BEFORE):
+        sched.step()
+    # an optimizer with its own step (LBFGS) is seen stepping too: no warning
+    p = mg.ones(2, requires_grad=True)
+    lbfgs = optim.LBFGS([p])
+    sched = S.StepLR(lbfgs, 2)
+
+    def closure():
+        lbfgs.zero_grad()
+        loss = (p ** 2).sum()
+        loss.backward()
+        return loss
+    assert _warnings(lambda: (lbfgs.step(closure), sched.step())) == []
+    # optimizer.step replaced on the instance after the scheduler was built: PyTorch's other warning
+    opt, _ = _sgd()
+    sched = S.StepLR(opt, 2)
+    opt.step = lambda closure=None: None
+    with pytest.warns(UserWarning, match="Seems like `optimizer.step\\(\\)` has been overridden"):
+        sched.step()
+    # ReduceLROnPlateau and CosineAnnealingWarmRestarts have their own step, which does not check
+    opt, _ = _sgd()
+    plateau, warm = S.ReduceLROnPlateau(opt), S.CosineAnnealingWarmRestarts(opt, 3)
+    assert _warnings(lambda: (plateau.step(1.0), warm.step())) == []
+
+
+def test_resuming_needs_the_initial_lr_the_optimizer_state_carries() -> None:
+    # torch.optim.lr_scheduler.StepLR(SGD([p], lr=0.1), 2, last_epoch=3) raises KeyError; building it
+    # silently took base_lrs from the current (maybe already decayed) lr
+    opt, _ = _sgd()
+    with pytest.raises(KeyError, match=r"param 'initial_lr' is not specified in param_groups\[0\]"):
+        S.StepLR(opt, 2, last_epoch=3)
+    # with initial_lr loaded, the resumed schedule continues from epoch 4 (torch: lr 0.1 -> 0.01 at epoch 4)
+    opt, _ = _sgd()
+    opt.param_groups[0]["initial_lr"] = 0.1
+    sched = S.StepLR(opt, 2, last_epoch=3)
+    assert sched.last_epoch == 4 and opt.param_groups[0]["lr"] == pytest.approx(0.010000000000000002, abs=0)
+
+
+def test_reduce_on_plateau_is_an_lr_scheduler() -> None:
+    opt, _ = _sgd()
+    sched = S.ReduceLROnPlateau(opt)
+    assert isinstance(sched, S.LRScheduler)
+    sched.step(1.0)
+    assert sched.last_epoch == 1 and sched.get_last_lr() == [0.1]
