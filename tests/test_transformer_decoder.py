@@ -98,3 +98,32 @@ def test_a_transformer_trains():
     out = model(src, tgt, tgt_mask=mg.nn.Transformer.generate_square_subsequent_mask(4))
     out.pow(2).mean().backward()
     assert all(p.grad is not None for p in model.parameters())
+
+
+class _FixedSizeLayer(mg.nn.TransformerEncoderLayer):
+    """A subclass with its own ``__init__`` (the encoder used to re-run the base class's)."""
+
+    def __init__(self, width: int) -> None:
+        super().__init__(width, 2, 16, 0.0)
+
+
+def test_encoder_and_decoder_stack_deep_copies_of_the_layer_as_pytorch():
+    """PyTorch's TransformerEncoder/Decoder deep-copy the layer.  They used to rebuild it from its
+    constructor's arguments and load its weights: a frozen layer's copies trained (requires_grad
+    came back True, silently), a replaced submodule came back as the original (a load_state_dict
+    RuntimeError) and a subclass with its own __init__ was a TypeError."""
+    frozen = mg.nn.TransformerEncoderLayer(8, 2, 16, 0.0)
+    frozen.requires_grad_(False)
+    encoder = mg.nn.TransformerEncoder(frozen, 2)
+    assert not any(p.requires_grad for p in encoder.parameters())
+    first, second = encoder.layers
+    assert first.linear1.weight is not second.linear1.weight
+    np.testing.assert_array_equal(first.linear1.weight.numpy(), second.linear1.weight.numpy())
+
+    changed = mg.nn.TransformerDecoderLayer(8, 2, 16, 0.0)
+    changed.linear1 = mg.nn.Linear(8, 16, bias=False)
+    decoder = mg.nn.TransformerDecoder(changed, 2)
+    assert all(layer.linear1.bias is None for layer in decoder.layers)
+    assert decoder(mg.randn(3, 2, 8), mg.randn(4, 2, 8)).shape == (3, 2, 8)
+
+    assert all(type(layer) is _FixedSizeLayer for layer in mg.nn.TransformerEncoder(_FixedSizeLayer(8), 2).layers)

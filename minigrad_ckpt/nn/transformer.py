@@ -6,6 +6,7 @@ Transformer with PyTorch's arguments, computation and parameter names (``self_at
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -36,6 +37,19 @@ def _activation(owner: str, activation: Any) -> Callable[[Tensor], Tensor]:
     if callable(activation):
         return activation
     raise TypeError(f"{owner}: activation must be a string or a callable, got {type(activation).__name__}")
+
+
+def _clones(owner: str, layer: Module, num_layers: int) -> ModuleList:
+    """``num_layers`` deep copies of ``layer``, as PyTorch's ``_get_clones``: each starts with its
+    weights, and keeps whatever else it has -- frozen parameters, replaced submodules, a subclass's
+    own ``__init__``, hooks.  A module of another class will do if it has a ``self_attn`` (PyTorch's
+    stack reads ``self_attn.batch_first``, so a layer without one fails there in its first call)."""
+    if not isinstance(layer, Module) or not hasattr(layer, "self_attn"):
+        raise TypeError(f"{owner}: the layer must be a {owner}Layer or a module like one (with a self_attn), got "
+                        f"{type(layer).__name__}")
+    if not isinstance(num_layers, int) or isinstance(num_layers, bool) or num_layers < 1:
+        raise ValueError(f"{owner}: num_layers must be a positive int, got {num_layers!r}")
+    return ModuleList([copy.deepcopy(layer) for _ in range(num_layers)])
 
 
 class TransformerEncoderLayer(Module):
@@ -88,13 +102,6 @@ class TransformerEncoderLayer(Module):
     def _ff_block(self, x: Tensor) -> Tensor:
         return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
 
-    def _clone(self) -> TransformerEncoderLayer:
-        """A new layer with the same arguments, weights and mode (PyTorch deep-copies)."""
-        twin = type(self)(**self._init_args)
-        twin.load_state_dict(self.state_dict())
-        twin.train(self.training)
-        return twin
-
     def extra_repr(self) -> str:
         a = self._init_args
         return (f"d_model={a['d_model']}, nhead={a['nhead']}, dim_feedforward={a['dim_feedforward']}, "
@@ -102,7 +109,7 @@ class TransformerEncoderLayer(Module):
 
 
 class TransformerEncoder(Module):
-    """``num_layers`` copies of ``encoder_layer`` (same initial weights, as PyTorch's deep copy),
+    """``num_layers`` deep copies of ``encoder_layer`` (same initial weights, as PyTorch's),
     then an optional ``norm``. Parameters are ``layers.<i>.<name>`` (and ``norm.<name>``).
 
     ``forward(src, mask=None, src_key_padding_mask=None, is_causal=None)``.
@@ -111,12 +118,7 @@ class TransformerEncoder(Module):
     def __init__(self, encoder_layer: TransformerEncoderLayer, num_layers: int, norm: Module | None = None,
                  enable_nested_tensor: bool = True, mask_check: bool = True) -> None:
         super().__init__()
-        if not isinstance(encoder_layer, TransformerEncoderLayer):
-            raise TypeError(f"TransformerEncoder: encoder_layer must be a TransformerEncoderLayer, got "
-                            f"{type(encoder_layer).__name__}")
-        if not isinstance(num_layers, int) or num_layers < 1:
-            raise ValueError(f"TransformerEncoder: num_layers must be a positive int, got {num_layers!r}")
-        self.layers = ModuleList([encoder_layer._clone() for _ in range(num_layers)])
+        self.layers = _clones("TransformerEncoder", encoder_layer, num_layers)
         self.num_layers = num_layers
         self.norm = norm
 
@@ -177,18 +179,13 @@ class TransformerDecoderLayer(TransformerEncoderLayer):
 
 
 class TransformerDecoder(Module):
-    """``num_layers`` copies of ``decoder_layer`` (same initial weights, as PyTorch's deep copy), then an
+    """``num_layers`` deep copies of ``decoder_layer`` (same initial weights, as PyTorch's), then an
     optional ``norm``; ``forward(tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
     memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False)``."""
 
     def __init__(self, decoder_layer: TransformerDecoderLayer, num_layers: int, norm: Module | None = None) -> None:
         super().__init__()
-        if not isinstance(decoder_layer, TransformerDecoderLayer):
-            raise TypeError(f"TransformerDecoder: decoder_layer must be a TransformerDecoderLayer, got "
-                            f"{type(decoder_layer).__name__}")
-        if not isinstance(num_layers, int) or num_layers < 1:
-            raise ValueError(f"TransformerDecoder: num_layers must be a positive int, got {num_layers!r}")
-        self.layers = ModuleList([decoder_layer._clone() for _ in range(num_layers)])
+        self.layers = _clones("TransformerDecoder", decoder_layer, num_layers)
         self.num_layers = num_layers
         self.norm = norm
 
