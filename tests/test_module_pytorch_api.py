@@ -585,3 +585,75 @@ def test_a_norm_state_dict_of_version_2_without_num_batches_tracked_is_refused()
     assert list(no_stats.state_dict()) == ["weight", "bias"]
     with pytest.raises(RuntimeError, match="missing"):
         no_stats.load_state_dict({"weight": mg.ones(3)})
+
+
+class _Add(nn.Module):
+    def forward(self, x, y=0):
+        return x + y
+
+
+def test_hooks_of_every_module_as_pytorchs_register_module_hooks():
+    """torch.nn.modules.module.register_module_forward_pre_hook / _forward_hook (with_kwargs, always_call) /
+    _full_backward_pre_hook / _full_backward_hook: the same script ran with torch 2.13 gives these logs
+    (before: no such functions, no mg.nn.modules)."""
+    from minigrad_ckpt.nn.modules.module import register_module_forward_hook as global_forward_hook
+
+    hooks = mg.nn.modules.module
+    assert global_forward_hook is hooks.register_module_forward_hook and mg.nn.modules.Module is nn.Module
+    log = []
+    handles = [hooks.register_module_forward_pre_hook(lambda m, a: log.append(("gpre", type(m).__name__))),
+               hooks.register_module_forward_hook(lambda m, a, o: log.append(("gpost", type(m).__name__))),
+               hooks.register_module_forward_hook(lambda m, a, kw, o: log.append(("gkw", sorted(kw))),
+                                                  with_kwargs=True)]
+    add = _Add()
+    add.register_forward_pre_hook(lambda m, a: log.append(("pre",)))
+    add.register_forward_hook(lambda m, a, o: log.append(("post",)))
+    try:
+        nn.Sequential(add)(mg.ones(1))
+        add(mg.ones(1), y=mg.ones(1))
+    finally:
+        for h in handles:
+            h.remove()
+    add(mg.ones(1))
+    assert log == [("gpre", "Sequential"), ("gpre", "_Add"), ("pre",), ("gpost", "_Add"), ("gkw", []), ("post",),
+                   ("gpost", "Sequential"), ("gkw", []), ("gpre", "_Add"), ("pre",), ("gpost", "_Add"),
+                   ("gkw", ["y"]), ("post",), ("pre",), ("post",)]
+    with hooks.register_module_forward_hook(lambda m, a, o: o * 2):   # torch: [8.0] (two Adds and the Sequential)
+        assert nn.Sequential(_Add(), _Add())(mg.ones(1)).tolist() == [8.0]
+    with hooks.register_module_forward_pre_hook(lambda m, a: a[0] + 1):  # torch: [2.0]
+        assert _Add()(mg.ones(1)).tolist() == [2.0]
+    log.clear()
+    lin = nn.Linear(2, 1)
+    with hooks.register_module_full_backward_hook(lambda m, gi, go: log.append(("gbw", len(gi), len(go)))), \
+            hooks.register_module_full_backward_pre_hook(lambda m, go: log.append(("gbwpre",))):
+        lin.register_full_backward_hook(lambda m, gi, go: log.append(("bw",)))
+        lin(mg.ones(1, 2, requires_grad=True)).sum().backward()
+    assert log == [("gbwpre",), ("gbw", 1, 1), ("bw",)]
+
+
+def test_always_called_forward_hooks_run_whatever_raised():
+    # torch: an always_call hook runs (output None) when a forward pre-hook raises, not only forward (before:
+    # not run); what such a hook raises meanwhile is a warning, the call's own error is the one raised
+    log = []
+    add = _Add()
+    add.register_forward_pre_hook(lambda m, a: 1 / 0)
+    add.register_forward_hook(lambda m, a, o: log.append(o), always_call=True)
+    with pytest.raises(ZeroDivisionError):
+        add(mg.ones(1))
+    assert log == [None]
+
+    class Raises(nn.Module):
+        def forward(self, x):
+            raise ValueError("forward")
+
+    def hook_raises(m, a, o):
+        raise KeyError("hook")
+
+    bad = Raises()
+    bad.register_forward_hook(hook_raises, always_call=True)
+    with pytest.warns(UserWarning, match="always_call=True"), pytest.raises(ValueError, match="forward"):
+        bad(mg.ones(1))
+    with mg.nn.modules.module.register_module_forward_hook(lambda m, a, o: log.append("global"), always_call=True):
+        with pytest.raises(ValueError):
+            Raises()(mg.ones(1))
+    assert log == [None, "global"]

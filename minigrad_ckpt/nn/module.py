@@ -8,6 +8,7 @@ adds state that is saved but not trained (BatchNorm's running statistics).
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
@@ -18,7 +19,8 @@ from ..grad_mode import no_grad
 from ..tensor import Tensor
 from .backward_hooks import call_with_backward_hooks
 
-__all__ = ["Module", "Parameter"]
+__all__ = ["Module", "Parameter", "register_module_forward_pre_hook", "register_module_forward_hook",
+           "register_module_full_backward_pre_hook", "register_module_full_backward_hook"]
 
 
 class Parameter(Tensor):
@@ -72,6 +74,57 @@ class _HookHandle:
 
     def __exit__(self, *exc: Any) -> None:
         self.remove()
+
+
+# Hooks of every module (PyTorch's ``torch.nn.modules.module.register_module_*_hook``): they run before
+# each module's own, in registration order; ids share Module._hook_counter, so one set of options serves.
+_global_forward_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
+_global_forward_hooks: OrderedDict[int, Callable] = OrderedDict()
+_global_backward_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
+_global_backward_hooks: OrderedDict[int, Callable] = OrderedDict()
+_global_hooks_with_kwargs: dict[int, bool] = {}
+_global_hooks_always_called: dict[int, bool] = {}
+_global_hook_ids: dict[int, bool] = {}  # all of them: one look in a module call without hooks
+
+
+def _add_global_hook(store: OrderedDict[int, Callable], hook: Callable, with_kwargs: bool = False,
+                     always_call: bool = False) -> _HookHandle:
+    Module._hook_counter += 1
+    key = Module._hook_counter
+    store[key] = hook
+    _global_hook_ids[key] = True
+    if with_kwargs:
+        _global_hooks_with_kwargs[key] = True
+    if always_call:
+        _global_hooks_always_called[key] = True
+    return _HookHandle(store, key, _global_hooks_with_kwargs, _global_hooks_always_called, _global_hook_ids)
+
+
+def register_module_forward_pre_hook(hook: Callable) -> _HookHandle:
+    """``hook(module, args)`` before every module's ``forward`` (before the module's own pre-hooks), as
+    PyTorch's: it may return new ``args`` (a non-tuple is wrapped in one).  For profilers and summaries;
+    ``handle.remove()`` takes it off."""
+    return _add_global_hook(_global_forward_pre_hooks, hook)
+
+
+def register_module_forward_hook(hook: Callable, *, with_kwargs: bool = False,
+                                 always_call: bool = False) -> _HookHandle:
+    """``hook(module, args, output)`` (``hook(module, args, kwargs, output)`` with ``with_kwargs``) after
+    every module's ``forward``, before the module's own forward hooks, as PyTorch's: a value it returns
+    replaces the output; with ``always_call`` it runs (with ``output=None``) even when ``forward`` raises."""
+    return _add_global_hook(_global_forward_hooks, hook, with_kwargs, always_call)
+
+
+def register_module_full_backward_pre_hook(hook: Callable) -> _HookHandle:
+    """``hook(module, grad_output)`` for every module, as :meth:`Module.register_full_backward_pre_hook`
+    (before the module's own)."""
+    return _add_global_hook(_global_backward_pre_hooks, hook)
+
+
+def register_module_full_backward_hook(hook: Callable) -> _HookHandle:
+    """``hook(module, grad_input, grad_output)`` for every module, as
+    :meth:`Module.register_full_backward_hook` (before the module's own)."""
+    return _add_global_hook(_global_backward_hooks, hook)
 
 
 class _IncompatibleKeys(NamedTuple):
@@ -242,19 +295,25 @@ class Module:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         backward_hooks = self.__dict__.get("_backward_hooks")
         pre_hooks = self.__dict__.get("_backward_pre_hooks")
-        if not (self._forward_pre_hooks or self._forward_hooks or backward_hooks or pre_hooks):
+        if not (self._forward_pre_hooks or self._forward_hooks or backward_hooks or pre_hooks or _global_hook_ids):
             return self.forward(*args, **kwargs)  # the usual case: no hooks
-        args, kwargs = self._run_forward_pre_hooks(args, kwargs)
-        if backward_hooks or pre_hooks:  # after the pre-hooks: grad_input is w.r.t. what forward gets (PyTorch's)
-            return call_with_backward_hooks(self, list((backward_hooks or {}).values()), args,
-                                            lambda a: self._call_forward(a, kwargs),
-                                            list((pre_hooks or {}).values()))
-        return self._call_forward(args, kwargs)
+        called: set[int] = set()  # the always-called forward hooks that ran
+        try:
+            args, kwargs = self._run_forward_pre_hooks(args, kwargs)
+            backward = [*_global_backward_hooks.values(), *(backward_hooks or {}).values()]
+            backward_pre = [*_global_backward_pre_hooks.values(), *(pre_hooks or {}).values()]
+            if backward or backward_pre:  # after the pre-hooks: grad_input is w.r.t. what forward gets (PyTorch's)
+                return call_with_backward_hooks(self, backward, args, lambda a: self._call_forward(a, kwargs, called),
+                                                backward_pre)
+            return self._call_forward(args, kwargs, called)
+        except Exception:
+            self._run_always_called_hooks(args, kwargs, called)
+            raise
 
     def _run_forward_pre_hooks(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
-        """The arguments ``forward`` gets: each forward pre-hook may replace them."""
+        """The arguments ``forward`` gets: each forward pre-hook (every module's first) may replace them."""
         with_kwargs = self.__dict__.get("_hooks_with_kwargs", {})
-        for key, hook in list(self._forward_pre_hooks.items()):
+        for key, hook in [*_global_forward_pre_hooks.items(), *self._forward_pre_hooks.items()]:
             if key in with_kwargs:
                 r = hook(self, args, kwargs)
                 if r is not None:
@@ -268,22 +327,36 @@ class Module:
                     args = r if isinstance(r, tuple) else (r,)
         return args, kwargs
 
-    def _call_forward(self, args: tuple, kwargs: dict) -> Any:
-        """``forward`` (on the arguments the pre-hooks gave) with the forward hooks after it."""
+    def _forward_hooks_here(self) -> list[tuple[int, Callable, bool, bool]]:
+        """``(key, hook, with_kwargs, always_call)`` of every forward hook this call runs, in order."""
         with_kwargs = self.__dict__.get("_hooks_with_kwargs", {})
-        try:
-            out = self.forward(*args, **kwargs)
-        except Exception:
-            always = self.__dict__.get("_hooks_always_called", {})
-            for key, hook in list(self._forward_hooks.items()):
-                if key in always:  # PyTorch runs these even when forward raises, then re-raises
-                    hook(self, args, kwargs, None) if key in with_kwargs else hook(self, args, None)
-            raise
-        for key, hook in list(self._forward_hooks.items()):
-            r = hook(self, args, kwargs, out) if key in with_kwargs else hook(self, args, out)
+        always = self.__dict__.get("_hooks_always_called", {})
+        return [(key, hook, key in with_kwargs or key in _global_hooks_with_kwargs,
+                 key in always or key in _global_hooks_always_called)
+                for key, hook in [*_global_forward_hooks.items(), *self._forward_hooks.items()]]
+
+    def _call_forward(self, args: tuple, kwargs: dict, called: set[int]) -> Any:
+        """``forward`` (on the arguments the pre-hooks gave) with the forward hooks after it."""
+        out = self.forward(*args, **kwargs)
+        for key, hook, with_kwargs, always in self._forward_hooks_here():
+            if always:
+                called.add(key)
+            r = hook(self, args, kwargs, out) if with_kwargs else hook(self, args, out)
             if r is not None:
                 out = r
         return out
+
+    def _run_always_called_hooks(self, args: tuple, kwargs: dict, called: set[int]) -> None:
+        """PyTorch's ``always_call`` forward hooks that did not run, when the call raised (a pre-hook,
+        ``forward`` or a hook): each with ``output=None``; what one raises is a warning, the call's own
+        error is the one raised."""
+        for key, hook, with_kwargs, always in self._forward_hooks_here():
+            if always and key not in called:
+                try:
+                    hook(self, args, kwargs, None) if with_kwargs else hook(self, args, None)
+                except Exception as exc:  # noqa: BLE001  (the call's own error wins, as PyTorch's)
+                    warnings.warn(f"module forward hook with ``always_call=True`` raised an exception that was "
+                                  f"silenced as another error was raised in forward: {exc}", stacklevel=3)
 
     def _add_hook(self, store: dict, hook: Callable, prepend: bool, with_kwargs: bool,
                   always_call: bool = False) -> _HookHandle:
