@@ -172,11 +172,37 @@ def test_complex_through_save_load_and_snapshots(tmp_path):
     assert back["raw"].dtype == np.complex128
 
 
-@pytest.mark.parametrize("name", ["pinv", "lstsq"])
+@pytest.mark.parametrize("name", ["cholesky_solve", "cholesky_inverse"])
 def test_linalg_without_a_complex_gradient_refuses_complex(name):
     a = mg.tensor(np.eye(3) * (1 + 1j))
     with pytest.raises(NotImplementedError, match=f"linalg.{name}: complex matrices are not supported"):
-        getattr(mg.linalg, name)(*((a, a) if name == "lstsq" else (a,)))
+        getattr(mg.linalg, name)(*((a, a) if name == "cholesky_solve" else (a,)))
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (2, 5), (2, 3, 3)])
+def test_complex_pseudo_inverse_has_exact_derivatives(shape):
+    # it refused complex input (NotImplementedError); tests/test_complex_vs_torch.py has PyTorch's numbers
+    a = mg.tensor(rng.standard_normal(shape) + 1j * rng.standard_normal(shape), requires_grad=True)
+    gradcheck(mg.linalg.pinv, (a,), modes=("rev", "fwd"))
+    gradgradcheck(mg.linalg.pinv, (a,), modes=("rev",))
+    b = mg.tensor(rng.standard_normal(shape[:-1] + (2,)) + 1j, requires_grad=True)
+    gradcheck(lambda m, r: mg.linalg.lstsq(m, r).solution, (a, b))
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict-f32"])
+def test_complex64_pseudo_inverse_and_residuals_stay_single_precision(device):
+    a = mg.tensor((rng.standard_normal((5, 3)) + 1j * rng.standard_normal((5, 3))).astype("complex64"),
+                  device=device, requires_grad=True)
+    p = mg.linalg.pinv(a)
+    assert p.dtype == mg.complex64
+    np.testing.assert_allclose((p @ a).numpy(), np.eye(3), atol=1e-5)
+    p.abs().sum().backward()
+    assert a.grad.dtype == mg.complex64
+    b = mg.tensor(np.ones((5, 2), "complex64") * 1j, device=device)
+    residuals = mg.linalg.lstsq(a.detach(), b).residuals  # squared norms |b - a x|^2: real, as PyTorch's
+    assert residuals.dtype == mg.float32 and residuals.shape == (2,)
+    x = mg.linalg.lstsq(a.detach(), b).solution
+    np.testing.assert_allclose(residuals.numpy(), (np.abs((a.detach() @ x - b).numpy()) ** 2).sum(0), rtol=1e-4)
 
 
 def test_holomorphic_linalg_takes_complex():

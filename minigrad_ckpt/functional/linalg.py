@@ -263,7 +263,7 @@ _VECTOR_ORDS_NAMED = {"fro", "nuc"}
 #: The functions that accept complex matrices: holomorphic ops (``g * f'(A)`` backward) and the
 #: factorizations whose ops are written with conjugate transposes.
 _COMPLEX_OK = frozenset({"inv", "det", "solve", "matrix_power", "slogdet", "cholesky", "eig", "eigh", "svd",
-                         "qr", "inv_ex", "solve_ex", "cholesky_ex"})
+                         "qr", "inv_ex", "solve_ex", "cholesky_ex", "pinv"})
 
 
 def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Tensor:  # noqa: A002
@@ -357,7 +357,7 @@ def _matrix(x: Tensor, ord: Any, row: int, col: int) -> Tensor:  # noqa: A002
 
 
 def _default_rtol(a: Tensor) -> float:
-    eps = host_numpy.finfo(a.dtype if a.dtype.kind == "f" else host_numpy.float64).eps
+    eps = host_numpy.finfo(a.dtype if a.dtype.kind in "fc" else host_numpy.float64).eps  # complex64: float32's
     return float(builtins.max(a.shape[-2:]) * eps)
 
 
@@ -405,7 +405,6 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> LstsqResult:
     ``b`` (..., M, K) (or (..., M)), broadcast, and ``rank`` and ``s`` per matrix.
     """
     a = as_tensor(a)
-    _real_only("lstsq", a)
     if a.ndim > 2:
         return _lstsq_batched(a, as_tensor(b, a), rcond)
     if a.ndim != 2:
@@ -414,7 +413,7 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> LstsqResult:
     m, n = a.shape
     if b.ndim not in (1, 2) or b.shape[0] != m:
         raise ValueError(f"linalg.lstsq: b of shape {b.shape} does not match a of shape {a.shape}")
-    tol = float(host_numpy.finfo(a.dtype if a.dtype.kind == "f" else "float64").eps * builtins.max(m, n)) \
+    tol = float(host_numpy.finfo(a.dtype if a.dtype.kind in "fc" else "float64").eps * builtins.max(m, n)) \
         if rcond is None else float(rcond)
     x = matmul(apply(_mx.Pinv(rcond=tol), a), b)
     s = svd(a, compute_uv=False)
@@ -422,13 +421,18 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> LstsqResult:
     sd = s._data
     rank = int(xp.scalar(xp.sum(sd > tol * xp.max(sd)))) if sd.size else 0
     if rank == n and m > n:
-        diff = matmul(a, x) - b
-        res = mf.sum(diff * diff, axis=0)
+        res = _squared_norms(matmul(a, x) - b, 0)
         if b.ndim == 1:
             res = reshape(res, (1,))
     else:
-        res = Tensor._wrap(xp.zeros((0,), dtype=x.dtype), None, a.device)
+        res = Tensor._wrap(xp.zeros((0,), dtype=sd.dtype), None, a.device)
     return LstsqResult(x, res, Tensor._wrap(xp.asarray(host_numpy.int64(rank)), None, a.device), s)
+
+
+def _squared_norms(diff: Tensor, axis: int) -> Tensor:
+    """The squared 2-norms of ``diff``'s columns: ``sum |d|^2``, real for complex ``diff`` too."""
+    squares = diff * diff if diff.dtype.kind != "c" else real(diff * conj(diff))
+    return mf.sum(squares, axis=axis)
 
 
 def _lstsq_batched(a: Tensor, b: Tensor, rcond: Any) -> LstsqResult:
@@ -448,10 +452,9 @@ def _lstsq_batched(a: Tensor, b: Tensor, rcond: Any) -> LstsqResult:
     largest = xp.max(sd, axis=-1, keepdims=True) if n and m else sd
     rank = xp.sum(sd > tol * largest, axis=-1).astype(host_numpy.int64)
     if m > n and bool(xp.scalar(xp.all(rank == n))):
-        diff = matmul(a, x) - b
-        res = mf.sum(diff * diff, axis=-2)
+        res = _squared_norms(matmul(a, x) - b, -2)
     else:
-        res = Tensor._wrap(xp.zeros((0,), dtype=x.dtype), None, a.device)
+        res = Tensor._wrap(xp.zeros((0,), dtype=sd.dtype), None, a.device)
     return LstsqResult(squeeze(x, -1) if vector else x, res, Tensor._wrap(rank, None, a.device), s)
 
 

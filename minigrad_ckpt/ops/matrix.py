@@ -718,46 +718,50 @@ class Pinv(Op):
     """The Moore-Penrose pseudo-inverse, from the SVD with singular values at or
     below ``rcond * max(s)`` treated as 0.
 
-    Golub & Pereyra: ``dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P``
-    where the rank is locally constant.
+    Golub & Pereyra: ``dP = -P dA P + P P^H dA^H (I - A P) + (I - P A) dA^H P^H P``
+    where the rank is locally constant (``^H``: the conjugate transpose, the plain
+    one for real matrices).  Reverse mode is that map's adjoint under the real inner
+    product ``Re tr(X^H Y)`` (docs/complex.md), each term's factors swapped and
+    conjugate-transposed.
     """
 
     save_output = True
+    holomorphic = False  # written with conjugate transposes
     rcond: float
 
     def forward(self, xp, a):
         u, s, vh = xp.linalg.svd(a, full_matrices=False)
         cutoff = self.rcond * xp.max(s, axis=-1, keepdims=True) if s.shape[-1] else s
         keep = s > cutoff
-        inv_s = xp.where(keep, 1 / xp.where(keep, s, 1), 0)
-        return xp.matmul(_mT(xp, vh) * inv_s[..., None, :], _mT(xp, u))
+        inv_s = xp.where(keep, 1 / xp.where(keep, s, 1), 0).astype(s.dtype)
+        return xp.matmul(_mH(xp, vh) * inv_s[..., None, :], _mH(xp, u))
 
     def backward(self, xp, g, out, a):
-        p, pt, gt = out, _mT(xp, out), _mT(xp, g)
-        term1 = -xp.matmul(xp.matmul(pt, g), pt)
-        gpp = xp.matmul(gt, xp.matmul(p, pt))                     # G^T P P^T
-        term2 = gpp - xp.matmul(a, xp.matmul(p, gpp))              # (I - A P) G^T P P^T
-        ppg = xp.matmul(xp.matmul(pt, p), gt)                      # P^T P G^T
-        term3 = ppg - xp.matmul(xp.matmul(ppg, p), a)              # P^T P G^T (I - P A)
+        p, ph, gh = out, _mH(xp, out), _mH(xp, g)
+        term1 = -xp.matmul(xp.matmul(ph, g), ph)
+        gpp = xp.matmul(gh, xp.matmul(p, ph))                     # G^H P P^H
+        term2 = gpp - xp.matmul(a, xp.matmul(p, gpp))              # (I - A P) G^H P P^H
+        ppg = xp.matmul(xp.matmul(ph, p), gh)                      # P^H P G^H
+        term3 = ppg - xp.matmul(xp.matmul(ppg, p), a)              # P^H P G^H (I - P A)
         return term1 + term2 + term3
 
     def jvp(self, xp, tangents, out, a):
         (t,) = tangents
         if t is None:
             return None
-        p, pt, tt = out, _mT(xp, out), _mT(xp, t)
+        p, ph, th = out, _mH(xp, out), _mH(xp, t)
         term1 = -xp.matmul(xp.matmul(p, t), p)
-        ttq = tt - xp.matmul(xp.matmul(tt, a), p)                  # dA^T (I - A P)
-        term2 = xp.matmul(xp.matmul(p, pt), ttq)
-        ttpp = xp.matmul(tt, xp.matmul(pt, p))                     # dA^T P^T P
-        term3 = ttpp - xp.matmul(xp.matmul(p, a), ttpp)            # (I - P A) dA^T P^T P
+        thq = th - xp.matmul(xp.matmul(th, a), p)                  # dA^H (I - A P)
+        term2 = xp.matmul(xp.matmul(p, ph), thq)
+        thpp = xp.matmul(th, xp.matmul(ph, p))                     # dA^H P^H P
+        term3 = thpp - xp.matmul(xp.matmul(p, a), thpp)            # (I - P A) dA^H P^H P
         return term1 + term2 + term3
 
     def reference(self, np, a):
         u, s, vh = np.linalg.svd(a, full_matrices=False)
         cutoff = self.rcond * np.max(s, axis=-1, keepdims=True) if s.shape[-1] else s
         inv_s = np.where(s > cutoff, 1 / np.where(s > cutoff, s, 1), 0)
-        return np.matmul(np.swapaxes(vh, -1, -2) * inv_s[..., None, :], np.swapaxes(u, -1, -2))
+        return np.matmul(np.swapaxes(vh, -1, -2).conj() * inv_s[..., None, :], np.swapaxes(u, -1, -2).conj())
 
 
 class VectorNorm(Op):

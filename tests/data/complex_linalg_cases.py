@@ -110,3 +110,13 @@ def eig_moduli_sum(F, x):
     """The sum of the eigenvectors' moduli: independent of order and phase, not of scale
     (both engines return unit vectors)."""
     return F.abs(F.linalg.eig(x).eigenvectors).sum()
+
+
+def lstsq_solution(F, x, y):
+    """The least-squares solution (through the pseudo-inverse in both engines' gradients)."""
+    return F.linalg.lstsq(x, y).solution
+
+
+def pinv_hermitian(F, x):
+    """``pinv(hermitian=True)`` of a Hermitian matrix (PyTorch reads the lower triangle; both read the same matrix)."""
+    return F.linalg.pinv(hermitian(x) @ hermitian(x), hermitian=True)

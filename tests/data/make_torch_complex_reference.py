@@ -375,6 +375,18 @@ def logistic_and_conjugate_cases() -> None:
     case("adjoint", "adjoint", {"x": m})
 
 
+def pseudo_inverse_cases() -> None:
+    """linalg.pinv of complex matrices (tall, wide, a batch, hermitian=True) and lstsq's solution;
+    drawn last, so the cases before keep their inputs."""
+    tall, wide, batch = draw((4, 3), "c"), draw((2, 5), "c"), draw((2, 3, 4), "c")
+    case("cx_linalg_pinv_tall", "linalg.pinv", {"x": tall})
+    case("cx_linalg_pinv_wide", "linalg.pinv", {"x": wide})
+    case("cx_linalg_pinv_batch", "linalg.pinv", {"x": batch})
+    case("cx_linalg_pinv_hermitian", "cases.pinv_hermitian", {"x": draw((3, 3), "c")})
+    case("cx_linalg_lstsq_tall", "cases.lstsq_solution", {"x": draw((5, 3), "c"), "y": draw((5, 2), "c")})
+    case("cx_linalg_lstsq_batch", "cases.lstsq_solution", {"x": draw((2, 4, 3), "c"), "y": draw((2, 4, 1), "c")})
+
+
 def main() -> None:
     fft_cases()
     complex_cases()
@@ -384,6 +396,7 @@ def main() -> None:
     more_op_cases()
     hermitian_fft_cases()
     logistic_and_conjugate_cases()
+    pseudo_inverse_cases()
     meta = np.frombuffer(json.dumps(META).encode(), dtype=np.uint8)
     np.savez_compressed(OUT, __meta__=meta, **ARRAYS)
     print(f"wrote {OUT} ({len(META)} cases, {OUT.stat().st_size} bytes)")
