@@ -195,3 +195,18 @@ def test_packed_lstm_checkpointed_and_on_strict_devices_is_bitwise_the_same():
     for device, checkpointed in (("cpu", True), ("strict", False), ("strict-f32", True)):
         for a, b in zip(plain, _packed_step(device, checkpointed)):
             np.testing.assert_array_equal(a, b)
+
+
+def test_packed_sequence_casts_and_moves_as_pytorchs():
+    # torch: p.double().data.dtype == float64, p.long() int64; .to(device) moves the indices with the
+    # data and keeps batch_sizes on the CPU; a no-op .to returns the same PackedSequence
+    p = pack_sequence([mg.tensor([1.0, 2.0]), mg.tensor([3.0, 4.0, 5.0])], enforce_sorted=False)
+    assert p.double().data.dtype == mg.float64 and p.long().data.dtype == mg.int64
+    assert p.int().data.dtype == mg.int32 and p.half().data.dtype == mg.float16
+    assert p.float() is p and p.to(mg.float32) is p
+    moved = p.to("strict")
+    assert str(moved.data.device) == str(moved.sorted_indices.device) == str(moved.unsorted_indices.device)
+    assert str(moved.data.device) != "cpu" and str(moved.batch_sizes.device) == "cpu"
+    back = moved.cpu()
+    assert str(back.data.device) == str(back.sorted_indices.device) == "cpu"
+    np.testing.assert_array_equal(back.data.numpy(), p.data.numpy())

@@ -47,18 +47,51 @@ class PackedSequence(NamedTuple):
     unsorted_indices: Tensor | None = None
 
     def to(self, *args: Any, **kwargs: Any) -> PackedSequence:
-        """The data moved or cast by ``Tensor.to``; ``batch_sizes`` stays on the host (PyTorch's)."""
-        return self._replace(data=self.data.to(*args, **kwargs))
+        """The data moved or cast by ``Tensor.to``, the indices moved with it; ``batch_sizes``
+        stays on the host (PyTorch's)."""
+        data = self.data.to(*args, **kwargs)
+        if data is self.data:
+            return self
+        return PackedSequence(data, self.batch_sizes, *(None if i is None else i.to(data.device)
+                                                        for i in (self.sorted_indices, self.unsorted_indices)))
+
+    def cpu(self) -> PackedSequence:
+        return self.to("cpu")
+
+    def cuda(self, *args: Any, **kwargs: Any) -> PackedSequence:
+        return self.to(self.data.cuda(*args, **kwargs).device)
 
     def float(self) -> PackedSequence:
-        return self._replace(data=self.data.float())
+        return self.to(dtype=_dtype_named("float32"))
 
     def double(self) -> PackedSequence:
-        return self._replace(data=self.data.double())
+        return self.to(dtype=_dtype_named("float64"))
+
+    def half(self) -> PackedSequence:
+        return self.to(dtype=_dtype_named("float16"))
+
+    def long(self) -> PackedSequence:
+        return self.to(dtype=_dtype_named("int64"))
+
+    def int(self) -> PackedSequence:
+        return self.to(dtype=_dtype_named("int32"))
+
+    def short(self) -> PackedSequence:
+        return self.to(dtype=_dtype_named("int16"))
+
+    def char(self) -> PackedSequence:
+        return self.to(dtype=_dtype_named("int8"))
+
+    def byte(self) -> PackedSequence:
+        return self.to(dtype=_dtype_named("uint8"))
 
     @property
     def is_cuda(self) -> bool:
         return self.data.is_cuda
+
+
+def _dtype_named(name: str) -> Any:
+    return host_numpy.dtype(name)
 
 
 def _host_ints(values: Any) -> Any:
