@@ -138,3 +138,38 @@ def test_the_legacy_constructor_keeps_the_tangent():
     np.testing.assert_array_equal(tangent.numpy(), 2 * V)
     _, tangent = mg.func.jvp(lambda a: mg.DoubleTensor(a) * 2, (t(X),), (t(V),))
     np.testing.assert_array_equal(tangent.numpy(), 2 * V)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_in_place_writes_into_a_dual_change_its_primal_not_the_primals_tangent(dtype):
+    # torch.func.jvp(lambda a: a.mul_(2), (x,), (v,)) -> (2x, 2v), and x is 2x afterwards; was a RuntimeError
+    x = t(X, dtype)
+    y, dy = mg.func.jvp(lambda a: a.mul_(2), (x,), (t(V, dtype),))
+    np.testing.assert_array_equal(dy.numpy(), 2 * V)
+    np.testing.assert_array_equal(x.numpy(), 2 * X)
+    assert dy.dtype == x.dtype
+    # torch: x[0] = x[1] * x[2] on the argument -> tangent [x1 v2 + x2 v1, v1, v2]
+    _, dy = mg.func.jvp(lambda a: (a.__setitem__(0, a[1] * a[2]), a)[1], (t(X, dtype),), (t(V, dtype),))
+    np.testing.assert_allclose(dy.numpy(), [X[1] * V[2] + X[2] * V[1], V[1], V[2]])
+    jac = mg.func.jacfwd(lambda a: a.mul_(a))(t(X, dtype))
+    np.testing.assert_allclose(jac.numpy(), np.diag(2 * X))
+    with fwAD.dual_level():
+        base = t(X, dtype) + 1
+        d = fwAD.make_dual(base, t(V, dtype))
+        d[0] = 5.0
+        assert fwAD.unpack_dual(base).tangent is None   # torch: the base stays a plain tensor
+        np.testing.assert_array_equal(base.numpy(), [5.0, X[1] + 1, X[2] + 1])
+        np.testing.assert_array_equal(fwAD.unpack_dual(d).tangent.numpy(), [0.0, V[1], V[2]])
+
+
+def test_writes_that_would_leave_a_stale_tangent_are_still_refused():
+    def inner(y):  # y carries the outer level's tangent: writing through the inner handle would leave it stale
+        return mg.func.jvp(lambda a: a.mul_(2), (y,), (mg.ones(3, dtype=mg.float64),))[1]
+
+    with pytest.raises(RuntimeError, match="cannot carry its forward-mode tangent"):
+        mg.func.jvp(inner, (t(X),), (t(V),))
+    with fwAD.dual_level():
+        d = fwAD.make_dual(t(X) * 1, t(V))
+        view = d[1:]
+        with pytest.raises(RuntimeError, match="cannot carry its forward-mode tangent"):
+            view.mul_(2)   # torch updates the base's tangent; here refused, never a stale tangent

@@ -15,9 +15,9 @@ tangent at it is forgotten: ``unpack_dual`` then gives ``tangent=None``.
 Differences from PyTorch: levels nest (PyTorch refuses a second one); the
 level number is the engine's, not 0; a tangent of another floating dtype is
 cast to the primal's.  In-place ops carry tangents as in ``mg.func.jvp``
-(``x.mul_(2)``, ``y[0] = dual``), and a write into a tensor that shares its
-memory with another one (a view of a dual, the tensor ``make_dual`` was given
-while it is still referenced) is refused with an error, where PyTorch updates
+(``x.mul_(2)``, ``y[0] = dual``; the tensor ``make_dual`` was given takes the
+new values and stays without a tangent, as PyTorch's base of a dual view), and
+a write into a view of a dual is refused with an error, where PyTorch updates
 the view's base.
 """
 

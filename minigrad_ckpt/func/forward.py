@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import weakref
 from typing import Any
 
 from .. import tape as _tape
@@ -129,13 +130,15 @@ def make_dual(primal: Tensor, tangent: Tensor | dict[int, Tensor], level: int | 
     to the same tensor a function closes over -- are perturbed.  If ``primal``
     takes part in reverse mode, the handle is an identity op on the tape
     (gradients reach ``primal``); otherwise it shares ``primal``'s memory and
-    version counter.
+    version counter, and an in-place write into it changes ``primal``'s values
+    but not its tangents, as PyTorch's dual views of their base.
     """
     if primal._requires_grad and _grad_state.enabled:
         dual = _alias(primal)
     else:
         dual = Tensor._wrap(primal._data, None, primal._device)
         dual._version = shared_version(primal, dual)
+        dual._dual_of = weakref.ref(primal)  # an in-place write into the dual may change the primal (.inplace)
         if primal._tangents:
             dual._tangents = dict(primal._tangents)
     tangents = dict(dual._tangents) if dual._tangents else {}

@@ -17,8 +17,11 @@ tangent is involved; otherwise the write costs one check.
 
 What cannot be carried is refused with a ``RuntimeError``, never dropped: a
 write into a tensor that shares its memory or its version with another one
-(a view, the base of a view, a dual handle on a transform's input, a value
-saved for backward) would leave the others without the tangent.
+(a view, the base of a view, a value saved for backward) would leave the
+others without the tangent.  The one sharer allowed is the primal of a dual
+handle (a transform's argument, ``forward_ad.make_dual``'s tensor) that
+carries no tangent: it takes the new values and stays a plain tensor, as
+PyTorch's base of a dual view does.
 """
 
 from __future__ import annotations
@@ -77,14 +80,26 @@ def _fit(t: Tensor, target: Tensor) -> Tensor:
 def _refuse_shared(target: Tensor, kind: str) -> None:
     # References to the version box: the target's own slot and getrefcount's
     # argument.  Any other holder is a tensor sharing the memory (a view, a
-    # base, a dual handle) or a node that saved the value for backward.
-    if sys.getrefcount(target._version) > 2:
+    # base, a dual handle) or a node that saved the value for backward -- but
+    # the primal a dual handle was made from is no obstacle while it carries no
+    # tangent: it takes the new values and stays without one, as in PyTorch.
+    others = sys.getrefcount(target._version) - 2
+    if others == 1 and _untangented_primal(target):
+        return
+    if others > 0:
         raise RuntimeError(
             f"{kind}: this in-place write cannot carry its forward-mode tangent: the tensor shares "
             f"its memory or version with another tensor (a view or the base of one, an argument "
             f"of the transform, or a value saved for backward), which would keep a stale "
             f"tangent. Write into a fresh tensor (mg.zeros(...), x.clone()) or build the result "
             f"out of place (mg.where, mg.stack, mg.concatenate)")
+
+
+def _untangented_primal(target: Tensor) -> bool:
+    """Whether ``target`` is a dual handle whose live primal shares its version box and carries no open tangent."""
+    made_from = target.__dict__.get("_dual_of")
+    primal = made_from() if made_from is not None else None
+    return primal is not None and primal._version is target._version and not _open(primal._tangents)
 
 
 def _as_operand(value: Any, target: Tensor) -> Any:
