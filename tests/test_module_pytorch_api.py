@@ -657,3 +657,62 @@ def test_always_called_forward_hooks_run_whatever_raised():
         with pytest.raises(ValueError):
             Raises()(mg.ones(1))
     assert log == [None, "global"]
+
+
+def test_sequential_repeats_and_parameter_dict_methods_as_pytorch():
+    # torch: (s * 3) repeats the same module objects (shared weights); 2 * s too; s *= 3 in place;
+    #        s * 0 ValueError, s * 1.5 TypeError (before: TypeError for all, no __mul__)
+    a, b = nn.Linear(1, 1), nn.ReLU()
+    s = nn.Sequential(a, b)
+    m = s * 3
+    assert len(m) == 6 and m[2] is a and m[5] is b and len(list(m.parameters())) == 2
+    assert len(2 * s) == 4 and (2 * s)[2] is a
+    s2 = nn.Sequential(a, b)
+    s2 *= 3
+    assert len(s2) == 6 and s2[4] is a and list(s2._modules) == ["0", "1", "2", "3", "4", "5"]
+    with pytest.raises(ValueError, match="Non-positive"):
+        s * 0
+    with pytest.raises(TypeError):
+        s * 1.5
+    # torch: ParameterDict's popitem/setdefault/copy/fromkeys/|/|=/reversed/clear (before: AttributeError)
+    p1, p2 = nn.Parameter(mg.ones(1)), nn.Parameter(mg.ones(2))
+    pd = nn.ParameterDict(OrderedDict([("x", p1), ("y", p2)]))
+    assert pd.popitem() == ("y", p2) and list(pd) == ["x"]
+    pd["y"] = p2
+    assert pd.setdefault("x", mg.zeros(3)) is p1 and pd.setdefault("z", mg.zeros(3)).shape == (3,)
+    c = pd.copy()
+    assert type(c) is nn.ParameterDict and c["x"] is p1 and list(c) == ["x", "y", "z"]
+    assert list(pd.fromkeys(["k", "l"], mg.ones(1))) == ["k", "l"] and pd.fromkeys(["k"])["k"] is None
+    assert list(pd | {"a": mg.ones(1)}) == ["x", "y", "z", "a"] and list({"a": mg.ones(1)} | pd) == ["a", "x", "y", "z"]
+    pd |= {"w": mg.ones(1)}
+    assert list(pd) == ["x", "y", "z", "w"] and list(reversed(pd)) == ["w", "z", "y", "x"]
+    pd.clear()
+    assert list(pd) == [] and list(pd.parameters()) == []
+
+
+def test_apply_get_name_and_conversions_keep_the_gradient_tensor():
+    # torch: m._apply(lambda t: t * 2): parameters and their grads keep their identity and take the
+    #        value; buffers are replaced (m[1].running_mean is rm -> False); recurse=False only the module's own
+    m = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
+    w = m[0].weight
+    w.grad = mg.ones(2, 2)
+    g, rm = w.grad, m[1].running_mean
+    assert m._apply(lambda t: t * 2) is m
+    assert m[0].weight is w and w.grad is g and g.tolist() == [[2.0, 2.0], [2.0, 2.0]]
+    assert isinstance(w, nn.Parameter) and w.requires_grad and w.is_leaf
+    assert m[1].running_mean is not rm and m[1].running_var.tolist() == [2.0, 2.0]
+    m._apply(lambda t: t + 1, recurse=False)
+    assert m[1].running_var.tolist() == [2.0, 2.0]
+    assert m._get_name() == "Sequential" and m[1]._get_name() == "BatchNorm1d"
+    m.register_buffer("nb", mg.ones(1), persistent=False)
+    assert m._non_persistent_buffers_set == {"nb"}
+    m._non_persistent_buffers_set.discard("nb")  # torch: now saved
+    assert "nb" in m.state_dict()
+    # torch: m.double() keeps the grad tensor (param.grad.data = ...): lin.weight.grad is g -> True
+    lin = nn.Linear(1, 1)
+    lin.weight.grad = mg.ones(1, 1)
+    g = lin.weight.grad
+    lin.double()
+    assert lin.weight.grad is g and g.dtype == np.float64
+    lin.type(mg.float32)
+    assert lin.weight.grad is g and g.dtype == np.float32

@@ -133,6 +133,22 @@ class Sequential(Module):
                              f"{type(other)} is given.")
         return self.extend(list(other))
 
+    def __mul__(self, other: int) -> Sequential:
+        """``seq * n``: a new Sequential of these modules ``n`` times over -- the same module objects, so
+        the repeats share their weights (PyTorch's); ``n * seq`` too."""
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+        return Sequential(*(list(self) * other))
+
+    __rmul__ = __mul__
+
+    def __imul__(self, other: int) -> Sequential:
+        """``seq *= n``: this Sequential's modules appended to it until there are ``n`` runs of them."""
+        repeated = self * other
+        return self.extend(list(repeated)[len(self):])
+
 
 class ModuleList(Module):
     """A list of modules whose parameters the parent module sees."""
@@ -327,7 +343,7 @@ class ParameterDict(Module):
         return self._parameters[key]
 
     def __setitem__(self, key: str, value: Any) -> None:
-        self.register_parameter(key, _as_parameter(value, "ParameterDict"))
+        self.register_parameter(key, None if value is None else _as_parameter(value, "ParameterDict"))
 
     def __delitem__(self, key: str) -> None:
         del self._parameters[key]
@@ -355,6 +371,43 @@ class ParameterDict(Module):
 
     def pop(self, key: str) -> Parameter:
         return self._parameters.pop(key)
+
+    # PyTorch's other dict methods; copies share the Parameter objects
+    def popitem(self) -> tuple[str, Parameter]:
+        """Remove and return the last ``(key, parameter)``."""
+        return self._parameters.popitem()
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def fromkeys(self, keys: Iterable[str], default: Any = None) -> ParameterDict:
+        """A new ParameterDict with ``keys``, each holding ``default``."""
+        return ParameterDict(OrderedDict((k, default) for k in keys))
+
+    def copy(self) -> ParameterDict:
+        return ParameterDict(OrderedDict(self._parameters))
+
+    def clear(self) -> None:
+        self._parameters.clear()
+
+    def __reversed__(self) -> Iterator[str]:
+        return reversed(list(self._parameters))
+
+    def __or__(self, other: Any) -> ParameterDict:
+        out = self.copy()
+        out.update(other)
+        return out
+
+    def __ror__(self, other: Any) -> ParameterDict:
+        out = ParameterDict(other)
+        out.update(self)
+        return out
+
+    def __ior__(self, other: Any) -> ParameterDict:
+        self.update(other)
+        return self
 
     def extra_repr(self) -> str:
         return _parameter_lines(self._parameters)

@@ -600,13 +600,13 @@ class Module:
                 new = Tensor._from_data(new, device=dev)
             if new is not t:
                 t.set_(new)
-                if t.grad is not None:
+                if t.grad is not None:  # the gradient tensor keeps its identity too (PyTorch's grad.data = ...)
                     g = t.grad
                     if cast(g.dtype.kind):
                         g = Tensor._from_data(g, dtype=dt)
                     if dev is not None:
                         g = Tensor._from_data(g, device=dev)
-                    t.grad = g
+                    t.grad.set_(g)
 
         with no_grad():
             for m in self.modules():
@@ -615,6 +615,39 @@ class Module:
                         if t is not None:
                             convert(t)
         return self
+
+    def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> Module:
+        """PyTorch's ``_apply``: ``fn`` on every parameter, its gradient and every buffer (the children's
+        too with ``recurse``), without recording gradients.  A parameter and its gradient keep their
+        identity and take ``fn``'s value (PyTorch's ``param.data = fn(param)``); a buffer is replaced by
+        what ``fn`` returns."""
+        if recurse:
+            for child in self.children():
+                child._apply(fn)
+        with no_grad():
+            for p in self._parameters.values():
+                if p is None:
+                    continue
+                new = fn(p)
+                if new is not p:
+                    p.set_(new)
+                if p.grad is not None:
+                    g = fn(p.grad)
+                    if g is not p.grad:
+                        p.grad.set_(g)
+            for name, b in self._buffers.items():
+                if b is not None:
+                    self._buffers[name] = fn(b)
+        return self
+
+    def _get_name(self) -> str:
+        """The class's name, as PyTorch's ``repr`` uses it."""
+        return type(self).__name__
+
+    @property
+    def _non_persistent_buffers_set(self) -> set[str]:
+        """PyTorch's name of the set of buffer names that ``state_dict()`` leaves out (the same set)."""
+        return self._non_persistent
 
     def float(self) -> Module:
         return self.to(dtype="float32")
@@ -647,7 +680,7 @@ class Module:
                 if new is not t:
                     t.set_(new)
                     if t.grad is not None:
-                        t.grad = t.grad.type(dst_type)
+                        t.grad.set_(t.grad.type(dst_type))
         return self
 
     def compile(self, *args: Any, **kwargs: Any) -> None:
