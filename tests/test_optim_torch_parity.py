@@ -116,3 +116,27 @@ def test_a_stray_weight_decay_key_does_not_decay_an_optimizer_without_one() -> N
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert np.array_equal(run({"weight_decay": 0.5}), run({}))
+
+
+def _three_steps(opt, p) -> list[float]:
+    for g in ([0.5, 0.25, -1.0], [0.1, -0.3, 0.2], [-0.4, 0.6, 0.3]):
+        p.grad = mg.tensor(g, dtype="float64")
+        opt.step()
+    return p.numpy().tolist()
+
+
+def test_tensor_learning_rates_and_betas_step_as_pytorchs() -> None:
+    # torch.set_default_dtype(float64); p = [1.0, -2.0, 0.5]; grads [0.5, 0.25, -1.0], [0.1, -0.3, 0.2],
+    # [-0.4, 0.6, 0.3]; NAdam(lr=tensor(0.01), betas=(tensor(0.9), tensor(0.99))) and Rprop(lr=tensor(0.01))
+    # (both raised TypeError 'operand Tensor does not support ufuncs' here)
+    before = mg.get_default_dtype()
+    mg.set_default_dtype("float64")
+    try:
+        p = mg.tensor([1.0, -2.0, 0.5], requires_grad=True)
+        opt = optim.NAdam([p], lr=mg.tensor(0.01), betas=(mg.tensor(0.9), mg.tensor(0.99)))
+        np.testing.assert_allclose(_three_steps(opt, p), [0.9931159498501644, -2.012301527261859, 0.5064139794540952],
+                                   rtol=2e-16, atol=0)
+        p = mg.tensor([1.0, -2.0, 0.5], requires_grad=True)
+        assert _three_steps(optim.Rprop([p], lr=mg.tensor(0.01)), p) == [0.978, -2.0149999999999997, 0.505]
+    finally:
+        mg.set_default_dtype(before)

@@ -12,6 +12,8 @@ from ..tensor import Tensor
 def zeros_state(p: Tensor, fill: float = 0.0) -> Tensor:
     """A state tensor like ``p`` (same shape, dtype, device), filled with ``fill``."""
     arr = p.device.xp.zeros_like(p._data)
+    if isinstance(fill, Tensor):  # a tensor lr (Rprop's first step sizes): its value, as torch.full_like takes it
+        fill = fill.item()
     if fill:
         arr += fill
     return Tensor.constant(arr, p.device)
@@ -34,11 +36,20 @@ def check_hyper(name: str, **values: Any) -> None:
 def scalar_state(value: float, times: float | None = None) -> float:
     """``value`` (times ``times``) as PyTorch keeps a scalar of an optimizer's state (ASGD's ``eta`` and
     ``mu``, NAdam's ``mu_product``): a 0-d tensor of float64 when the default dtype is float64, of
-    float32 otherwise -- so under a float32 default it is rounded, and a product is taken in float32."""
+    float32 otherwise -- so under a float32 default it is rounded, and a product is taken in float32.
+    A tensor ``value`` or ``times`` (from a tensor lr or beta) is read as its number."""
+    value = value.item() if isinstance(value, Tensor) else value
+    times = times.item() if isinstance(times, Tensor) else times
     if host_numpy.dtype(get_default_dtype()) == host_numpy.float64:
         return float(value) if times is None else float(value) * times
     narrow = host_numpy.float32(value)
     return float(narrow if times is None else narrow * host_numpy.float32(times))
+
+
+def as_number(x: Any) -> Any:
+    """A hyper-parameter's derived scalar as a number: a 0-d tensor (from a tensor lr or beta,
+    computed in its dtype, as PyTorch computes it) read as its value; a number as it is."""
+    return x.item() if isinstance(x, Tensor) else x
 
 
 def kernel_flags(name: str, **flags: Any) -> dict[str, Any]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -44,7 +43,7 @@ class Adam(Optimizer):
         lr, (b1, b2), eps, t = group["lr"], group["betas"], group["eps"], state["step"]
         m, v = update_moments(state, g, b1, b2)
         step_size = lr / (1 - b1**t)
-        bc2_sqrt = math.sqrt(1 - b2**t)
+        bc2_sqrt = (1 - b2**t) ** 0.5  # PyTorch's power, in a tensor beta's dtype when betas are tensors
         if group["amsgrad"]:
             vmax = state["max_exp_avg_sq"]
             vmax.copy_(xp.maximum(vmax._data, v))

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..tensor import Tensor
-from ._common import check_betas, check_hyper, kernel_flags, scalar_state, update_moments, zeros_state
+from ._common import as_number, check_betas, check_hyper, kernel_flags, scalar_state, update_moments, zeros_state
 from .optimizer import Optimizer
 
 __all__ = ["NAdam"]
@@ -47,7 +47,8 @@ class NAdam(Optimizer):
         state["mu_product"] = scalar_state(state["mu_product"], mu)  # float32 under a float32 default
         prod = state["mu_product"]
         m, v = update_moments(state, g, b1, b2)
-        denom = p.device.xp.sqrt(v / (1 - b2**t))
+        # tensor betas or lr: the scalars are computed in their dtype, then read as numbers (PyTorch's values)
+        denom = p.device.xp.sqrt(v / as_number(1 - b2**t))
         denom += group["eps"]
-        p.add_((-lr * (1.0 - mu) / (1.0 - prod)) * (g / denom))
-        p.add_(((-lr * mu_next) / (1.0 - prod * mu_next)) * (m / denom))
+        p.add_(as_number(-lr * (1.0 - mu) / (1.0 - prod)) * (g / denom))
+        p.add_(as_number((-lr * mu_next) / (1.0 - prod * mu_next)) * (m / denom))
