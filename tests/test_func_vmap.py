@@ -205,3 +205,55 @@ def test_jacobian_keywords():
         func.jacfwd(mg.sin, randomness="x")
     with pytest.raises(NotImplementedError, match="randomness='different'"):
         func.jacfwd(mg.sin, randomness="different")
+
+
+class _Ensemble(mg.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l1 = mg.nn.Linear(3, 4).double()
+        self.bn = mg.nn.BatchNorm1d(4).double()
+        self.l2 = mg.nn.Linear(4, 2).double()
+
+    def forward(self, x):
+        return self.l2(self.bn(self.l1(x)).tanh())
+
+
+def test_an_ensemble_through_stack_module_state():
+    models = [_Ensemble() for _ in range(3)]
+    for i, m in enumerate(models):
+        with mg.no_grad():
+            for k, p in m.named_parameters():
+                p.copy_(t(np.random.default_rng(i * 10 + len(k)).normal(size=tuple(p.shape))))
+        m.eval()
+    params, buffers = func.stack_module_state(models)
+    assert list(params) == ["l1.weight", "l1.bias", "bn.weight", "bn.bias", "l2.weight", "l2.bias"]
+    assert list(buffers) == ["bn.running_mean", "bn.running_var", "bn.num_batches_tracked"]
+    w = params["l1.weight"]
+    assert w.shape == (3, 4, 3) and w.requires_grad and w.grad_fn is None
+    assert not buffers["bn.running_var"].requires_grad
+    x = t(np.linspace(-1, 1, 15).reshape(5, 3))
+    out = func.vmap(lambda p, b, a: func.functional_call(models[0], (p, b), (a,)), in_dims=(0, 0, None))(
+        params, buffers, x)
+    # the same program in torch 2.13 (torch.func.stack_module_state, vmap, functional_call): out[:, 0]
+    np.testing.assert_allclose(out.detach().numpy()[:, 0], [[-0.618594, -0.563301], [1.667012, -0.765634],
+                                                            [1.102345, 0.911108]], atol=1e-6)
+    out.sum().backward()
+    np.testing.assert_array_equal(params["l2.bias"].grad.numpy(), np.full((3, 2), 5.0))
+    assert func.replace_all_batch_norm_modules_(models[0]) is models[0]
+    bn = models[0].bn
+    assert bn.running_mean is None and not bn.track_running_stats and dict(models[0].named_buffers()) == {}
+    with pytest.raises(RuntimeError, match="Expected at least one model, got 0"):
+        func.stack_module_state([])
+    with pytest.raises(RuntimeError, match="Expected all models to be of the same class"):
+        func.stack_module_state([models[1], mg.nn.Linear(3, 4).eval()])
+    models[1].train()
+    with pytest.raises(RuntimeError, match="same training/eval mode"):
+        func.stack_module_state(models)
+
+
+def test_functionalize_and_debug_unwrap_are_the_identity_here():
+    np.testing.assert_array_equal(func.functionalize(lambda a: a.add_(1))(mg.ones(2)).numpy(), [2.0, 2.0])
+    with pytest.raises(RuntimeError, match="received invalid argument for remove"):
+        func.functionalize(mg.sin, remove="x")
+    x = mg.ones(1)
+    assert func.debug_unwrap(x) is x

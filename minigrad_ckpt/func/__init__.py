@@ -19,8 +19,10 @@ from __future__ import annotations
 
 from ..grad_mode import forward_mode as _forward_mode
 from .inplace import tangents_after_write as _tangents_after_write
-from .module_call import functional_call
+from .module_call import functional_call, replace_all_batch_norm_modules_, stack_module_state
 from .transforms import (
+           debug_unwrap,
+           functionalize,
            grad,
            grad_and_value,
            hessian,
@@ -38,4 +40,5 @@ from .vmap import vmap
 _forward_mode.written = _tangents_after_write  # in-place writes carry tangents (see .inplace)
 
 __all__ = ["jvp", "vjp", "grad", "value_and_grad", "grad_and_value", "jacfwd", "jacrev", "jacobian", "hessian",
-           "hvp", "linearize", "functional_call", "vmap"]
+           "hvp", "linearize", "functional_call", "vmap", "stack_module_state",
+           "replace_all_batch_norm_modules_", "functionalize", "debug_unwrap"]

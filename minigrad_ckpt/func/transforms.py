@@ -28,6 +28,7 @@ Three promises hold for every transform, at any nesting depth:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -40,7 +41,8 @@ from .forward import enter_levels, exit_levels, make_dual, strip_levels, tangent
 from .pytree import Tree, flatten, paths, tensor_leaves, unflatten
 from .reverse import Scope
 
-__all__ = ["jvp", "vjp", "grad", "value_and_grad", "grad_and_value", "jacfwd", "jacrev", "jacobian", "hessian",
+__all__ = ["jvp", "vjp", "grad", "value_and_grad", "grad_and_value", "functionalize", "debug_unwrap",
+           "jacfwd", "jacrev", "jacobian", "hessian",
            "hvp", "linearize"]
 
 
@@ -516,3 +518,28 @@ def linearize(f: Callable, *primals: Any, has_aux: bool = False, **kwargs: Any) 
 
     res = (rec.outputs(), jvp_fn)
     return res + (rec.aux,) if has_aux else res
+
+
+def functionalize(func: Callable, *, remove: str = "mutations") -> Callable:
+    """PyTorch's ``torch.func.functionalize``: ``func`` with its in-place writes taken out, for
+    graph capture.  Here every transform already follows in-place writes (forward mode carries
+    their tangents, reverse mode records them out of place), and there is no graph to capture, so
+    the function returned computes exactly what ``func`` does; ``remove`` is checked as PyTorch's."""
+    if remove not in ("mutations", "mutations_and_views"):
+        raise RuntimeError(f"functionalize(f, remove='mutations'): received invalid argument for remove={remove}. "
+                           f"Valid options are:\n     remove='mutations': all inplace and out= operators will be "
+                           f"removed from the program, and replaced with their out-of-place equivalents.\n     "
+                           f"remove='mutations_and_views': In addition to the above, all aliasing operators "
+                           f"{{view}} will be replaced with their non-aliasing counterparts, {{view}}_copy.\n")
+
+    @functools.wraps(func)
+    def functionalized(*args: Any, **kwargs: Any) -> Any:
+        return func(*args, **kwargs)
+
+    return functionalized
+
+
+def debug_unwrap(tensor: Any, *, recurse: bool = True) -> Any:
+    """PyTorch's ``torch.func.debug_unwrap``: the plain tensor inside a transform's wrapper.  The
+    transforms here pass plain Tensors (a tangent rides on the tensor itself), so it is ``tensor``."""
+    return tensor
