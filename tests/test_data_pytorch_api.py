@@ -328,3 +328,18 @@ def test_small_pytorch_meanings_of_splits_samplers_and_concatenation():
     # torch: shuffle is tested for truth: DataLoader(range(10), shuffle=1) shuffles (before: TypeError)
     assert sorted(int(b) for b in DataLoader(list(range(10)), shuffle=1)) == list(range(10))
     assert [int(b) for b in DataLoader(list(range(3)), shuffle=np.False_)] == [0, 1, 2]
+
+
+def test_datasets_without_a_length_are_unsized_as_in_pytorch():
+    import collections.abc
+
+    # torch: len(Dataset()) and len(an IterableDataset without __len__) are Python's TypeError, and
+    #        neither is Sized (before: NotImplementedError, and both Sized)
+    with pytest.raises(TypeError):
+        len(mg.utils.data.Dataset())
+    with pytest.raises(TypeError):
+        len(Counting(3))
+    assert not isinstance(Counting(3), collections.abc.Sized)
+    assert not isinstance(mg.utils.data.Dataset(), collections.abc.Sized)
+    # torch: repr(DataLoader(Counting(3))) works (before: the TypeError of len())
+    assert "Counting" in repr(DataLoader(Counting(3)))

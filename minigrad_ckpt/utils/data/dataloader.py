@@ -544,7 +544,11 @@ class DataLoader:
         return out
 
     def __repr__(self) -> str:
-        return (f"DataLoader(dataset={type(self.dataset).__name__} of {len(self.dataset)}, "
+        try:
+            size = f" of {len(self.dataset)}"
+        except TypeError:  # an IterableDataset may have no length
+            size = ""
+        return (f"DataLoader(dataset={type(self.dataset).__name__}{size}, "
                 f"batch_size={self.batch_size}, sampler={type(self.sampler).__name__}, "
                 f"drop_last={self.drop_last}, num_workers={self.num_workers})")
 

@@ -21,13 +21,13 @@ __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "Subse
 
 
 class Dataset:
-    """Base class of map-style datasets: define ``__getitem__(index)`` and ``__len__()``."""
+    """Base class of map-style datasets: define ``__getitem__(index)`` and ``__len__()``.
+
+    As PyTorch's, the base class has no ``__len__``: ``len()`` of a dataset that does not define one is
+    Python's ``TypeError`` (and ``isinstance(d, collections.abc.Sized)`` is False for it)."""
 
     def __getitem__(self, index: int) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must define __getitem__")
-
-    def __len__(self) -> int:
-        raise NotImplementedError(f"{type(self).__name__} must define __len__")
 
     def __add__(self, other: Dataset) -> ConcatDataset:
         return ConcatDataset([self, other])
@@ -43,9 +43,6 @@ class IterableDataset(Dataset):
 
     def __getitem__(self, index: int) -> Any:
         raise TypeError(f"{type(self).__name__} is an IterableDataset: iterate over it, it has no indices")
-
-    def __len__(self) -> int:
-        raise TypeError(f"{type(self).__name__} (an IterableDataset) does not define __len__")
 
     def __add__(self, other: Any) -> ChainDataset:  # type: ignore[override]
         return ChainDataset([self, other])
