@@ -129,7 +129,7 @@ LAYERS = {
        for kind in ("Zero", "Constant", "Reflection", "Replication", "Circular") for d in (1, 2, 3)},
 }
 # not layers one can call on a tensor
-CONTAINERS = {"Module", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "RNNBase"}
+CONTAINERS = {"Module", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "RNNBase", "RNNCellBase"}
 
 
 class _WithTarget(nn.Module):

@@ -325,3 +325,14 @@ def test_kl_div_treats_zero_targets_as_zero():
     assert loss.item() == pytest.approx(2.0)
     loss.backward()
     assert x.grad.tolist() == [0.0, -1.0] and np.isfinite(t.grad.numpy()).all()
+
+
+def test_rnn_cell_base_is_pytorchs_base_of_the_cells():
+    """``nn.RNNCellBase`` was missing (``isinstance(m, nn.RNNCellBase)`` in a PyTorch init loop was an
+    AttributeError); torch's signature ``RNNCellBase(input_size, hidden_size, bias, num_chunks)``."""
+    assert all(isinstance(c, nn.RNNCellBase) for c in (nn.RNNCell(3, 4), nn.LSTMCell(3, 4), nn.GRUCell(3, 4)))
+    assert not isinstance(nn.LSTM(3, 4), nn.RNNCellBase)
+    base = nn.RNNCellBase(3, 4, bias=False, num_chunks=2)
+    assert [(k, tuple(v.shape)) for k, v in base.state_dict().items()] == [("weight_ih", (8, 3)), ("weight_hh", (8, 4))]
+    with pytest.raises(NotImplementedError):
+        base(mg.zeros(2, 3))

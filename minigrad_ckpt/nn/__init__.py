@@ -100,7 +100,7 @@ from .pooling import (
     MaxPool2d,
     MaxPool3d,
 )
-from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell
+from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .transformer import (
     Transformer,
     TransformerDecoder,
@@ -116,9 +116,9 @@ __all__ = [
     "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "LayerNorm", "GroupNorm",
     "RMSNorm", "BatchNorm1d", "BatchNorm2d", "Dropout", "Dropout2d", "Embedding", "ReLU", "LeakyReLU", "PReLU",
     "GELU", "SiLU", "Mish", "ELU", "Softplus", "Hardtanh", "Tanh", "Sigmoid", "LogSigmoid", "Softmax",
-    "LogSoftmax", "RNNBase", "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "MultiheadAttention",
-    "TransformerBlock", "TransformerEncoderLayer", "TransformerEncoder", "CrossEntropyLoss", "NLLLoss",
-    "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "CTCLoss",
+    "LogSoftmax", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
+    "MultiheadAttention", "TransformerBlock", "TransformerEncoderLayer", "TransformerEncoder", "CrossEntropyLoss",
+    "NLLLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "CTCLoss",
     "CosineEmbeddingLoss", "Softmin", "SELU", "CELU", "GLU", "Hardswish", "Hardsigmoid", "Softsign", "Tanhshrink",
     "Threshold", "Softshrink", "Hardshrink", "RReLU", "Dropout1d", "Dropout3d", "AlphaDropout", "CosineSimilarity",
     "PairwiseDistance", "PixelShuffle", "PixelUnshuffle", "MarginRankingLoss", "HingeEmbeddingLoss",

@@ -22,7 +22,7 @@ from . import init
 from .module import Module, _empty
 from .utils.rnn import PackedSequence
 
-__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
@@ -338,13 +338,19 @@ class GRU(_GatedRNN):
     _gated_mode = "GRU"
 
 
-class _CellBase(Module):
-    def __init__(self, mode: str, input_size: int, hidden_size: int, bias: bool, device: Any,
-                 dtype: Any) -> None:
+class RNNCellBase(Module):
+    """PyTorch's base of the one-step cells: ``weight_ih`` ``(num_chunks * hidden_size, input_size)``,
+    ``weight_hh`` ``(num_chunks * hidden_size, hidden_size)`` and the biases, drawn as PyTorch draws
+    them.  ``RNNCell``, ``LSTMCell`` and ``GRUCell`` are its subclasses (``isinstance(m, nn.RNNCellBase)``
+    finds them, as in PyTorch) and say which step ``forward`` takes."""
+
+    _mode = ""  # the step: "RNN_TANH", "RNN_RELU", "LSTM" or "GRU" (set by the subclasses)
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int, device: Any = None,
+                 dtype: Any = None) -> None:
         super().__init__()
-        self._mode = mode
         self.input_size, self.hidden_size, self.bias = int(input_size), int(hidden_size), bool(bias)
-        gates = _GATES[self._mode] * hidden_size
+        gates = int(num_chunks) * hidden_size
         self.weight_ih = _empty(gates, input_size, dtype=dtype, device=device)
         self.weight_hh = _empty(gates, hidden_size, dtype=dtype, device=device)
         self.bias_ih = _empty(gates, dtype=dtype, device=device) if bias else None
@@ -384,6 +390,9 @@ class _CellBase(Module):
         return x, [mf.expand_dims(s, 0) if unbatched else s for s in states], unbatched
 
     def forward(self, input: Tensor, hx: Any = None) -> Any:
+        if self._mode not in _GATES:
+            raise NotImplementedError(f"{type(self).__name__}: RNNCellBase has no step of its own; use RNNCell, "
+                                      f"LSTMCell or GRUCell")
         x, states, unbatched = self._prepare(input, hx)
         xg = F.linear(x, self.weight_ih, self.bias_ih)
         h, c = _cell_step(self._mode, xg, states[0], states[1] if len(states) == 2 else None,
@@ -400,29 +409,33 @@ class _CellBase(Module):
         return s
 
 
-class RNNCell(_CellBase):
+class RNNCell(RNNCellBase):
     """One Elman step: ``h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)`` (or ReLU)."""
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, nonlinearity: str = "tanh",
                  device: Any = None, dtype: Any = None) -> None:
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"RNNCell: nonlinearity must be 'tanh' or 'relu', got {nonlinearity!r}")
-        super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size, hidden_size, bias,
-                         device, dtype)
+        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
         self.nonlinearity = nonlinearity
+        self._mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
 
 
-class LSTMCell(_CellBase):
+class LSTMCell(RNNCellBase):
     """One LSTM step: ``forward(input, (h, c)=None)`` returns ``(h', c')``."""
 
+    _mode = "LSTM"
+
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device: Any = None,
                  dtype: Any = None) -> None:
-        super().__init__("LSTM", input_size, hidden_size, bias, device, dtype)
+        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
 
 
-class GRUCell(_CellBase):
+class GRUCell(RNNCellBase):
     """One GRU step: ``forward(input, h=None)`` returns ``h'``."""
 
+    _mode = "GRU"
+
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device: Any = None,
                  dtype: Any = None) -> None:
-        super().__init__("GRU", input_size, hidden_size, bias, device, dtype)
+        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
