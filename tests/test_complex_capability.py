@@ -110,6 +110,9 @@ FIXTURES: dict[str, tuple[str, ...]] = {
     "linalg.householder_product": ("ops.householder_product",), "linalg.tensorinv": ("ops.tensorinv",),
     "linalg.tensorsolve": ("ops.tensorsolve",),
     "linalg.pinv": ("linalg.pinv", "cases.pinv_hermitian"), "linalg.lstsq": ("cases.lstsq_solution",),
+    "linalg.solve_triangular": ("cases.solve_upper", "cases.solve_lower_unit_right"),
+    "linalg.cholesky_solve": ("cases.cholesky_solve", "cases.cholesky_solve_upper"),
+    "linalg.cholesky_inverse": ("cases.cholesky_inverse",),
     # mg.fft
     **{f"fft.{n}": (f"fft.{n}",) for n in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2",
                                            "irfft2", "fftn", "ifftn", "rfftn", "irfftn", "hfft2", "ihfft2", "hfftn",
@@ -208,12 +211,6 @@ REFUSED = {
        for n in ("bitwise_and", "bitwise_or", "bitwise_xor")},
     "bitwise_not": (mg.bitwise_not, TypeError, "integer and bool"),
     # factorizations whose gradients are written for real matrices
-    "linalg.solve_triangular": (lambda z: mg.linalg.solve_triangular(_M, _M, upper=True), NotImplementedError,
-                                "complex matrices are not supported"),
-    "linalg.cholesky_solve": (lambda z: mg.linalg.cholesky_solve(_M, _M), NotImplementedError,
-                              "complex matrices are not supported"),
-    "linalg.cholesky_inverse": (lambda z: mg.linalg.cholesky_inverse(_M), NotImplementedError,
-                                "complex matrices are not supported"),
     "linalg.lu": (lambda z: mg.linalg.lu(_M), TypeError, "real floating input"),
     "linalg.lu_factor": (lambda z: mg.linalg.lu_factor(_M), TypeError, "real floating input"),
     "linalg.lu_factor_ex": (lambda z: mg.linalg.lu_factor_ex(_M), TypeError, "real floating input"),

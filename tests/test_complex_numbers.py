@@ -172,11 +172,44 @@ def test_complex_through_save_load_and_snapshots(tmp_path):
     assert back["raw"].dtype == np.complex128
 
 
-@pytest.mark.parametrize("name", ["cholesky_solve", "cholesky_inverse"])
-def test_linalg_without_a_complex_gradient_refuses_complex(name):
-    a = mg.tensor(np.eye(3) * (1 + 1j))
-    with pytest.raises(NotImplementedError, match=f"linalg.{name}: complex matrices are not supported"):
-        getattr(mg.linalg, name)(*((a, a) if name == "cholesky_solve" else (a,)))
+@pytest.mark.parametrize("trans", [0, 1, 2, "N", "T", "C"])
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("left", [True, False])
+def test_complex_triangular_solves(trans, lower, left):
+    # solve_triangular, cholesky_solve and cholesky_inverse refused complex matrices (NotImplementedError);
+    # trans 'T' is the transpose, 'C' the conjugate transpose (SciPy's meaning), left=False solves x op(T) = b
+    a = cplx(3, 3) + 3 * np.eye(3)
+    b = cplx(3, 2) if left else cplx(2, 3)
+    t = np.tril(a) if lower else np.triu(a)
+    op = {"N": t, "T": t.T, "C": t.conj().T}[{0: "N", 1: "T", 2: "C"}.get(trans, trans)]
+    x = mg.linalg.solve_triangular(mg.tensor(a), mg.tensor(b), trans=trans, lower=lower, left=left).numpy()
+    np.testing.assert_allclose(op @ x if left else x @ op, b, atol=1e-12)
+    if trans in (0, 2):
+        z = mg.tensor(a, requires_grad=True)
+        gradcheck(lambda m, r: mg.linalg.solve_triangular(m, r, trans=trans, lower=lower, left=left),
+                  (z, mg.tensor(b, requires_grad=True)))
+
+
+def test_a_real_triangle_solves_a_complex_right_hand_side():
+    # torch.linalg.solve_triangular(real A, complex B) returns a *real* tensor (torch 2.13 drops B's
+    # imaginary part: [[2, 0], [0, 2]] \ [[1+1j], [2j]] is [[0.5], [0.]]); the solution is complex
+    x = mg.linalg.solve_triangular(mg.tensor(np.eye(2) * 2), mg.tensor([[1 + 1j], [2j]]), upper=True)
+    assert x.dtype == mg.complex128 and x.tolist() == [[0.5 + 0.5j], [1j]]
+
+
+def test_complex_cholesky_solves_have_exact_derivatives():
+    m = mg.tensor(cplx(3, 3) + 6 * np.eye(3), requires_grad=True)
+    rhs = mg.tensor(cplx(3, 2), requires_grad=True)
+
+    def spd(x):
+        return (x + x.mH) / 2
+
+    for upper in (False, True):
+        gradcheck(lambda x, y, up=upper: mg.linalg.cholesky_solve(y, mg.linalg.cholesky(spd(x), upper=up), upper=up),
+                  (m, rhs))
+    gradgradcheck(lambda x: mg.linalg.cholesky_inverse(mg.linalg.cholesky(spd(x))), (m,), modes=("rev",))
+    solution = mg.linalg.cholesky_solve(rhs, mg.linalg.cholesky(spd(m)))
+    np.testing.assert_allclose((spd(m) @ solution).numpy(), rhs.numpy(), atol=1e-12)
 
 
 @pytest.mark.parametrize("shape", [(4, 3), (2, 5), (2, 3, 3)])

@@ -263,7 +263,7 @@ _VECTOR_ORDS_NAMED = {"fro", "nuc"}
 #: The functions that accept complex matrices: holomorphic ops (``g * f'(A)`` backward) and the
 #: factorizations whose ops are written with conjugate transposes.
 _COMPLEX_OK = frozenset({"inv", "det", "solve", "matrix_power", "slogdet", "cholesky", "eig", "eigh", "svd",
-                         "qr", "inv_ex", "solve_ex", "cholesky_ex", "pinv"})
+                         "qr", "inv_ex", "solve_ex", "cholesky_ex", "pinv", "solve_triangular"})
 
 
 def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Tensor:  # noqa: A002
@@ -458,30 +458,33 @@ def _lstsq_batched(a: Tensor, b: Tensor, rcond: Any) -> LstsqResult:
     return LstsqResult(squeeze(x, -1) if vector else x, res, Tensor._wrap(rank, None, a.device), s)
 
 
-def solve_triangular(a: Any, b: Any, trans: Any = 0, lower: bool = False,
-                     unit_diagonal: bool = False, *, upper: bool | None = None, left: bool = True) -> Tensor:
+def solve_triangular(a: Any, b: Any, trans: Any = 0, lower: bool = False, unit_diagonal: bool = False, *,
+                     upper: bool | None = None, left: bool = True, unitriangular: bool | None = None) -> Tensor:
     """``x`` with ``T @ x == b`` for the triangle ``T`` of ``a`` (SciPy's signature).
 
     Only the lower (``lower=True``) or upper triangle of ``a`` is read (and
     gets gradients); ``unit_diagonal`` takes the diagonal as ones; ``trans``
-    0/'N', 1/'T' or 2/'C' solves with ``T``, ``T^T``, ``T^T`` (real).  Solved
-    by the general LU solve through the array namespace (no SciPy needed).
+    0/'N', 1/'T' or 2/'C' solves with ``T``, ``T^T`` or ``T^H`` (the conjugate
+    transpose; ``T^T`` for real matrices).  Solved by the general LU solve
+    through the array namespace (no SciPy needed), complex matrices too.
     PyTorch's spelling: ``upper=`` for the triangle, and ``left=False`` solves
-    ``x @ T == b`` instead (``torch.linalg.solve_triangular``).
+    ``x @ T == b`` instead, and ``unitriangular=`` is ``unit_diagonal``
+    (``torch.linalg.solve_triangular``).
     """
     if upper is not None:
         lower = not upper
-    if not left:  # x T = b  <=>  T^T x^T = b^T
-        flipped = solve_triangular(a, swapaxes(as_tensor(b), -1, -2), 1 if trans in (0, "N") else 0, lower,
-                                   unit_diagonal)
+    if unitriangular is not None:
+        unit_diagonal = unitriangular
+    if trans not in (0, 1, 2, "N", "T", "C"):
+        raise ValueError(f"linalg.solve_triangular: trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
+    if not left:  # x T = b  <=>  T^T x^T = b^T (and x T^H = b  <=>  conj(T) x^T = b^T)
+        a = as_tensor(a)
+        conjugated = trans in (2, "C")
+        flipped = solve_triangular(conj(a) if conjugated else a, swapaxes(as_tensor(b), -1, -2),
+                                   1 if trans in (0, "N") else 0, lower, unit_diagonal)
         return swapaxes(flipped, -1, -2)
     a = _matrices("solve_triangular", a, square=True)
-    if trans in (0, "N"):
-        transpose_ = False
-    elif trans in (1, 2, "T", "C"):
-        transpose_ = True
-    else:
-        raise ValueError(f"linalg.solve_triangular: trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
+    transpose_ = trans not in (0, "N")
     if unit_diagonal:
         strict = tril(a, -1) if lower else triu(a, 1)
         t = strict + eye(a.shape[-1], dtype=a.dtype, device=a.device)
@@ -489,5 +492,6 @@ def solve_triangular(a: Any, b: Any, trans: Any = 0, lower: bool = False,
         t = tril(a) if lower else triu(a)
     if transpose_:
         t = swapaxes(t, -1, -2)
+        t = conj(t) if trans in (2, "C") else t
     b = as_tensor(b, a)
     return _solve(t, b, vector=b.ndim == 1)  # SciPy's rule (PyTorch's solve_triangular takes no vectors)

@@ -153,22 +153,20 @@ def matrix_rank(a: Any, atol: Any = None, rtol: Any = None, hermitian: bool = Fa
 
 
 def cholesky_solve(b: Any, factor: Any, upper: bool = False) -> Tensor:
-    """``X`` with ``A X = B`` for ``A = L L^T`` given its Cholesky factor ``L`` (``U^T U`` with
-    ``upper=True``): two triangular solves; only that triangle of ``factor`` is read."""
+    """``X`` with ``A X = B`` for ``A = L L^H`` given its Cholesky factor ``L`` (``U^H U`` with
+    ``upper=True``; ``^H`` the conjugate transpose, ``^T`` for real matrices): two triangular
+    solves; only that triangle of ``factor`` is read."""
     f = as_tensor(factor)
     b = as_tensor(b, f)
-    for m in (f, b):
-        _la._real_only("cholesky_solve", m)  # its triangular solves are real-only
-    y = _la.solve_triangular(f, b, trans=1 if upper else 0, lower=not upper)
-    return _la.solve_triangular(f, y, trans=0 if upper else 1, lower=not upper)
+    y = _la.solve_triangular(f, b, trans="C" if upper else "N", lower=not upper)
+    return _la.solve_triangular(f, y, trans="N" if upper else "C", lower=not upper)
 
 
 def cholesky_inverse(factor: Any, upper: bool = False) -> Tensor:
-    """``A^-1`` for ``A = L L^T`` (``U^T U`` with ``upper=True``) from the Cholesky factor."""
+    """``A^-1`` for ``A = L L^H`` (``U^H U`` with ``upper=True``) from the Cholesky factor."""
     f = as_tensor(factor)
     if f.ndim < 2 or f.shape[-1] != f.shape[-2]:
         raise ValueError(f"cholesky_inverse: expected square matrices, got shape {f.shape}")
-    _la._real_only("cholesky_inverse", f)
     ident = mf.eye(f.shape[-1], dtype=f.dtype, device=f.device)
     return cholesky_solve(mf.broadcast_to(ident, f.shape), f, upper)
 

@@ -120,3 +120,31 @@ def lstsq_solution(F, x, y):
 def pinv_hermitian(F, x):
     """``pinv(hermitian=True)`` of a Hermitian matrix (PyTorch reads the lower triangle; both read the same matrix)."""
     return F.linalg.pinv(hermitian(x) @ hermitian(x), hermitian=True)
+
+
+def solve_upper(F, x, y):
+    """``T x = y`` for the upper triangle ``T`` of ``x``."""
+    return F.linalg.solve_triangular(x, y, upper=True)
+
+
+def solve_lower_unit_right(F, x, y):
+    """``x T = y`` for the lower triangle of ``x`` with ones on its diagonal."""
+    return F.linalg.solve_triangular(x, y, upper=False, left=False, unitriangular=True)
+
+
+def _cholesky_solve(F):
+    return F.cholesky_solve if hasattr(F, "cholesky_solve") else F.linalg.cholesky_solve  # torch's home, ours
+
+
+def cholesky_solve(F, x, y):
+    """``A z = y`` for ``A`` the Hermitian positive definite matrix of ``x``, from its Cholesky factor."""
+    return _cholesky_solve(F)(y, F.linalg.cholesky(hermitian(x)))
+
+
+def cholesky_solve_upper(F, x, y):
+    return _cholesky_solve(F)(y, F.linalg.cholesky(hermitian(x), upper=True), upper=True)
+
+
+def cholesky_inverse(F, x):
+    inverse = F.cholesky_inverse if hasattr(F, "cholesky_inverse") else F.linalg.cholesky_inverse
+    return inverse(F.linalg.cholesky(hermitian(x)))

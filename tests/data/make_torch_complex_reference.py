@@ -92,14 +92,19 @@ def single(a: np.ndarray) -> np.ndarray:
 
 
 def case(name: str, fn: str, inputs: dict[str, np.ndarray], mg_fn: str | None = None, prefix: tuple = (),
-         mg_kwargs: dict | None = None, jvp_promoted: bool = False, **kwargs) -> None:
+         mg_kwargs: dict | None = None, jvp_promoted: bool = False, jvp_by_reverse_mode: bool = False,
+         **kwargs) -> None:
     """One call ``fn(*prefix, *inputs, **kwargs)``; ``mg_fn`` and ``mg_kwargs`` are minigrad_ckpt's
     spelling where it differs (``kwargs`` in NumPy's spelling are translated for torch).
 
     ``jvp_promoted``: take the jvp with the real inputs (and tangents) made complex -- the
     same function -- where PyTorch's own forward mode is wrong for mixed operands
     (``torch.pow`` of a real and a complex tensor, torch 2.13: off by O(1) from central
-    differences, while the promoted call agrees with them to 1e-9)."""
+    differences, while the promoted call agrees with them to 1e-9).
+
+    ``jvp_by_reverse_mode``: take the jvp with ``torch.autograd.functional.jvp`` (two reverse
+    passes) where PyTorch's forward mode is wrong (``cholesky_inverse`` of a complex factor,
+    torch 2.13: off by 3e-3 from the exact ``-A^-1 dA A^-1``, which the reverse passes give)."""
     torch_f = torch_function(fn)
     tkw = {TORCH_KWARGS.get(k, k): (list(v) if isinstance(v, tuple) else v) for k, v in kwargs.items()}
 
@@ -119,7 +124,10 @@ def case(name: str, fn: str, inputs: dict[str, np.ndarray], mg_fn: str | None = 
     if jvp_promoted:
         primals = tuple(x.to(torch.complex128) for x in primals)
         directions = tuple(t.to(torch.complex128) for t in directions)
-    _, jvp = torch.func.jvp(lambda *a: f(*a, **tkw), primals, directions)
+    if jvp_by_reverse_mode:
+        _, jvp = torch.autograd.functional.jvp(lambda *a: f(*a, **tkw), primals, directions)
+    else:
+        _, jvp = torch.func.jvp(lambda *a: f(*a, **tkw), primals, directions)
     out32 = f(*(torch.from_numpy(single(inputs[n])) for n in names), **tkw)
     ARRAYS[f"{name}|out32"] = host(out32)
     for n in names:
@@ -387,6 +395,22 @@ def pseudo_inverse_cases() -> None:
     case("cx_linalg_lstsq_batch", "cases.lstsq_solution", {"x": draw((2, 4, 3), "c"), "y": draw((2, 4, 1), "c")})
 
 
+def triangular_solve_cases() -> None:
+    """linalg.solve_triangular (upper; lower, unit diagonal, from the right; a batch) and the
+    Cholesky solves built on it, of complex matrices; drawn last, so the cases before keep their inputs."""
+    eye3 = 3 * np.eye(3)
+    case("cx_linalg_solve_upper", "cases.solve_upper", {"x": draw((3, 3), "c") + eye3, "y": draw((3, 2), "c")})
+    case("cx_linalg_solve_upper_batch", "cases.solve_upper", {"x": draw((2, 3, 3), "c") + eye3,
+                                                              "y": draw((2, 3, 1), "c")})
+    case("cx_linalg_solve_lower_unit_right", "cases.solve_lower_unit_right", {"x": draw((3, 3), "c"),
+                                                                              "y": draw((2, 3), "c")})
+    spd = {"x": draw((3, 3), "c") + eye3 * 2, "y": draw((3, 2), "c")}
+    case("cx_linalg_cholesky_solve", "cases.cholesky_solve", spd)
+    case("cx_linalg_cholesky_solve_upper", "cases.cholesky_solve_upper", spd)
+    case("cx_linalg_cholesky_inverse", "cases.cholesky_inverse", {"x": draw((3, 3), "c") + eye3 * 2},
+         jvp_by_reverse_mode=True)
+
+
 def main() -> None:
     fft_cases()
     complex_cases()
@@ -397,6 +421,7 @@ def main() -> None:
     hermitian_fft_cases()
     logistic_and_conjugate_cases()
     pseudo_inverse_cases()
+    triangular_solve_cases()
     meta = np.frombuffer(json.dumps(META).encode(), dtype=np.uint8)
     np.savez_compressed(OUT, __meta__=meta, **ARRAYS)
     print(f"wrote {OUT} ({len(META)} cases, {OUT.stat().st_size} bytes)")
