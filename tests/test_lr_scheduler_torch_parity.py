@@ -96,3 +96,32 @@ def test_reduce_on_plateau_is_an_lr_scheduler() -> None:
     assert isinstance(sched, S.LRScheduler)
     sched.step(1.0)
     assert sched.last_epoch == 1 and sched.get_last_lr() == [0.1]
+
+
+@pytest.mark.parametrize("make, expected", [
+    (lambda o, le: S.ExponentialLR(o, 0.9, last_epoch=le),
+     [0.020589113209464913, 0.01853020188851842, 0.01667718169966658, 0.015009463529699923]),
+    (lambda o, le: S.CosineAnnealingLR(o, 10, eta_min=0.001, last_epoch=le),
+     [0.05050000000000022, 0.06104151995445015, 0.06940731755688052, 0.07477849025002611]),
+    (lambda o, le: S.LinearLR(o, 0.25, 0.9, total_iters=30, last_epoch=le),
+     [0.05750000000000002, 0.05958798882681567, 0.06167597765363132, 0.06376396648044697]),
+], ids=["ExponentialLR", "CosineAnnealingLR", "LinearLR"])
+def test_a_scheduler_resumed_with_last_epoch_continues_where_it_stopped(make, expected) -> None:
+    # torch: SGD([p], lr=0.1); 15 x (opt.step(); sched.step()); a new SGD loads opt.state_dict(); the
+    # scheduler is built on it with last_epoch=sched.last_epoch; lrs then and after 3 more steps.
+    # The construction step keeps the loaded lr (PyTorch's _is_initial); it decayed it once more here
+    # (ExponentialLR: 0.01853 at once instead of 0.02059).
+    opt, _ = _sgd()
+    sched = make(opt, -1)
+    for _ in range(15):
+        opt.step()
+        sched.step()
+    opt2, _ = _sgd()
+    opt2.load_state_dict(opt.state_dict())
+    sched2 = make(opt2, sched.last_epoch)
+    lrs = [opt2.param_groups[0]["lr"]]
+    for _ in range(3):
+        opt2.step()
+        sched2.step()
+        lrs.append(opt2.param_groups[0]["lr"])
+    assert lrs == expected

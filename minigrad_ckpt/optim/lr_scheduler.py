@@ -203,7 +203,7 @@ class CosineAnnealingLR(LRScheduler):
     def get_lr(self) -> list[float]:
         groups = self.optimizer.param_groups
         e, t, lo = self.last_epoch, self.T_max, self.eta_min
-        if e == 0:
+        if self._in_initial_step:  # built (or resumed with last_epoch): keep the lr the optimizer has
             return [g["lr"] for g in groups]
         if self._step_count == 1 and e > 0:
             return [lo + (b - lo) * (1 + math.cos(e * math.pi / t)) / 2 for b in self._base_lrs()]
@@ -234,7 +234,7 @@ class LinearLR(LRScheduler):
         e, s, f, n = self.last_epoch, self.start_factor, self.end_factor, self.total_iters
         if e == 0:
             return [g["lr"] * s for g in groups]
-        if e > n:
+        if self._in_initial_step or e > n:  # resumed with last_epoch: the loaded lr is already epoch e's
             return [g["lr"] for g in groups]
         return [g["lr"] * (1.0 + (f - s) / (n * s + (e - 1) * (f - s))) for g in groups]
 
@@ -276,7 +276,7 @@ class ExponentialLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         lrs = [g["lr"] for g in self.optimizer.param_groups]
-        if self.last_epoch == 0:
+        if self._in_initial_step:  # built (or resumed with last_epoch): keep the lr the optimizer has
             return lrs
         return [lr * self.gamma for lr in lrs]
 
