@@ -343,3 +343,10 @@ def test_datasets_without_a_length_are_unsized_as_in_pytorch():
     assert not isinstance(mg.utils.data.Dataset(), collections.abc.Sized)
     # torch: repr(DataLoader(Counting(3))) works (before: the TypeError of len())
     assert "Counting" in repr(DataLoader(Counting(3)))
+
+
+def test_weighted_sampler_keeps_its_weights_as_a_float64_tensor():
+    # torch: WeightedRandomSampler([0., 1., 3.], 5).weights is a torch.float64 Tensor (before: a NumPy array)
+    sampler = WeightedRandomSampler([0.0, 1.0, 3.0], 5, generator=mg.random.Generator(0))
+    assert isinstance(sampler.weights, mg.Tensor) and sampler.weights.dtype == np.float64
+    assert sampler.weights.tolist() == [0.0, 1.0, 3.0] and set(sampler) <= {1, 2}

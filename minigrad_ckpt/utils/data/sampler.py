@@ -177,12 +177,13 @@ class WeightedRandomSampler(Sampler):
             raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(w.shape)}")
         if not (host_numpy.isfinite(w).all() and (w >= 0).all() and w.sum() > 0):
             raise ValueError("WeightedRandomSampler: weights must be finite, non-negative, with a positive sum")
-        self.weights, self.num_samples, self.replacement = w, num_samples, replacement
+        # a float64 tensor, as PyTorch's (torch.as_tensor(weights, dtype=torch.double)); drawn from as an array
+        self.weights, self.num_samples, self.replacement = Tensor._from_data(w), num_samples, replacement
         self.generator = _own_generator(generator, "WeightedRandomSampler")
 
     def __iter__(self) -> Iterator[int]:
         gen = self.generator or _random.default_generator
-        w, n = self.weights, self.num_samples
+        w, n = self.weights.numpy(), self.num_samples
         u = _random.uniform(cpu.xp, gen.next_key(), (n if self.replacement else len(w),), "float64")
         if self.replacement:  # the inverse of the cumulative distribution; a zero weight's step is empty
             cdf = host_numpy.cumsum(w)
