@@ -336,3 +336,30 @@ def test_rnn_cell_base_is_pytorchs_base_of_the_cells():
     assert [(k, tuple(v.shape)) for k, v in base.state_dict().items()] == [("weight_ih", (8, 3)), ("weight_hh", (8, 4))]
     with pytest.raises(NotImplementedError):
         base(mg.zeros(2, 3))
+
+
+class _Halved(nn.Module):
+    def forward(self, w):
+        return w * 0.5
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN"])
+def test_recurrent_weights_under_weight_norm_and_parametrizations(kind):
+    """``weight_norm(lstm, "weight_hh_l0")`` (AWD-LSTM's weight drop does the same) and a registered
+    parametrization of ``weight_ih_l0`` were AttributeErrors: the layer read its weights from the
+    parameter table, not where the hook or parametrization computes them.  PyTorch reads them there."""
+    mg.manual_seed(0)
+    kw = dict(bidirectional=True, proj_size=2) if kind == "LSTM" else dict(bidirectional=True)
+    m, plain = getattr(nn, kind)(3, 4, **kw), getattr(nn, kind)(3, 4, **kw)
+    plain.load_state_dict(m.state_dict())
+    with mg.no_grad():
+        plain.weight_ih_l0.mul_(0.5)
+    nn.utils.weight_norm(m, "weight_hh_l0_reverse")  # the same weight at first: g = |v|, v = w
+    nn.utils.parametrize.register_parametrization(m, "weight_ih_l0", _Halved())
+    if kind == "LSTM":
+        nn.utils.weight_norm(m, "weight_hr_l0")
+    x = mg.randn(5, 2, 3)
+    out = m(x)[0]
+    np.testing.assert_allclose(out.numpy(), plain(x)[0].numpy(), rtol=1e-5, atol=1e-6)
+    out.sum().backward()
+    assert m.weight_hh_l0_reverse_g.grad is not None and m.parametrizations.weight_ih_l0.original.grad is not None

@@ -116,7 +116,7 @@ class RNNBase(Module):
 
     @property
     def _flat_weights(self) -> list[Tensor]:
-        return [self.__getattr__(name) for name in self._flat_names]
+        return [getattr(self, name) for name in self._flat_names]
 
     @property
     def all_weights(self) -> list[list[Tensor]]:
@@ -133,11 +133,13 @@ class RNNBase(Module):
             init.uniform_(getattr(self, name), -k, k)
 
     def _params(self, layer: int, d: int) -> tuple[Tensor, Tensor, Tensor | None, Tensor | None]:
+        """Layer ``layer``'s weights in direction ``d``, read by ``getattr``: a weight that
+        ``weight_norm`` or a parametrization computes is found where it is computed."""
         sfx = f"_l{layer}" + ("_reverse" if d else "")
-        get = self.__getattr__
+        w_ih, w_hh = getattr(self, "weight_ih" + sfx), getattr(self, "weight_hh" + sfx)
         if self.bias:
-            return get("weight_ih" + sfx), get("weight_hh" + sfx), get("bias_ih" + sfx), get("bias_hh" + sfx)
-        return get("weight_ih" + sfx), get("weight_hh" + sfx), None, None
+            return w_ih, w_hh, getattr(self, "bias_ih" + sfx), getattr(self, "bias_hh" + sfx)
+        return w_ih, w_hh, None, None
 
     def forward(self, input: Tensor | PackedSequence, hx: Any = None) -> tuple[Any, Any]:
         """``(output, h_n)`` (``(output, (h_n, c_n))`` for the LSTM) with PyTorch's shapes; a
@@ -218,7 +220,7 @@ class RNNBase(Module):
         batch with its state; in reverse, one that starts joins it from ``h0`` (packed input only:
         a padded batch runs every sequence at every step)."""
         w_ih, w_hh, b_ih, b_hh = self._params(layer, d)
-        w_hr = self.__getattr__(f"weight_hr_l{layer}" + ("_reverse" if d else "")) if self.proj_size else None
+        w_hr = getattr(self, f"weight_hr_l{layer}" + ("_reverse" if d else "")) if self.proj_size else None
         xg = F.linear(x, w_ih, b_ih)            # all steps at once: (L, N, gates * H) or (sum, gates * H)
         starts = [0] * len(sizes)
         for t in range(1, len(sizes)):
