@@ -6,6 +6,8 @@ Expected values: the same code on torch 2.13 (float64), printed with ``.tolist()
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -78,3 +80,52 @@ def test_the_grad_mode_and_anomaly_names_are_the_engines():
     x = _x(requires_grad=True)
     mg.autograd.backward([(x * x).sum()])
     assert x.grad.tolist() == [1.0, -2.0, 4.0]
+
+
+# strict=True, vhp and a left-out v as torch.autograd.functional's (torch 2.13's words; before, strict was ignored:
+# jacobian(lambda a: ones(3), x, strict=True) gave zeros where torch raises)
+_X, _Y = mg.tensor([1.0, 2.0, 3.0]), mg.tensor([1.0, 1.0, 1.0])
+_AF = mg.autograd.functional
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: _AF.jacobian(lambda a: mg.ones(3), _X, strict=True), "Output 0 of the user-provided function does not "
+                                                                   "require gradients"),
+    (lambda: _AF.jacobian(lambda a: a.argmax(), _X, strict=True), "does not require gradients"),
+    (lambda: _AF.jacobian(lambda a, b: a * 2, (_X, _Y), strict=True), "Output 0 of the user-provided function is "
+                                                                      "independent of input 1"),
+    (lambda: _AF.jacobian(lambda a: a * 2, _X, strict=True, vectorize=True), "`strict=True` and `vectorized=True`"),
+    (lambda: _AF.jacobian(lambda a: a * 2, _X, strict=True, strategy="forward-mode"), "strategy=\"forward-mode\""),
+    (lambda: _AF.hessian(lambda a: (a * 2).sum(), _X, strict=True), "jacobian of the user-provided function with "
+                                                                     "respect to input 0 is independent"),
+    (lambda: _AF.hessian(lambda a, b: (a * a).sum() + (b * b).sum(), (_X, _Y), strict=True),
+     "Output 0 of the user-provided function is independent of input 1"),
+    (lambda: _AF.vjp(lambda a, b: a * 2, (_X, _Y), _Y, strict=True), "The output of the user-provided function is "
+                                                                      "independent of input 1"),
+    (lambda: _AF.jvp(lambda a: mg.ones(3), _X, _Y, strict=True), "does not require gradients"),
+    (lambda: _AF.jvp(lambda a, b: a * 2, (_X, _Y), (_Y, _Y), strict=True), "independent of input 1"),
+    (lambda: _AF.hvp(lambda a: (a * 2).sum(), _X, _Y, strict=True), "with respect to input 0 is independent"),
+    (lambda: _AF.vhp(lambda a: (a * 2).sum(), _X, _Y, strict=True), "with respect to input 0 is independent"),
+    (lambda: _AF.jvp(lambda a: a * 2, _X), "v can only be None if the input to the user-provided function is a "
+                                           "single Tensor with a single element"),
+    (lambda: _AF.hvp(lambda a: (a * a).sum(), _X), "v can only be None if the input"),
+    (lambda: _AF.vhp(lambda a: a * a, _X, _Y), "function given to vhp should contain a single element"),
+    (lambda: _AF.vjp(lambda a: a * a, _X), "v can only be None if the user-provided function returns a single"),
+])
+def test_strict_mode_and_v_refusals_are_torchs(call, message):
+    with pytest.raises(RuntimeError, match=re.escape(message)):
+        call()
+
+
+def test_strict_mode_passes_what_torch_passes_and_vhp():
+    np.testing.assert_array_equal(_AF.jacobian(lambda a: a * 2, _X, strict=True).numpy(), 2 * np.eye(3))
+    np.testing.assert_array_equal(_AF.hessian(lambda a: (a * a).sum(), _X, strict=True).numpy(), 2 * np.eye(3))
+    _, hv = _AF.hvp(lambda a, b: (a * a).sum() + (b * b).sum(), (_X, _Y), (_Y, _Y), strict=True)
+    np.testing.assert_array_equal(hv[0].numpy(), [2.0, 2.0, 2.0])
+    _, dy = _AF.jvp(lambda a: a * 2, mg.tensor([2.0]))   # a single one-element input: v = 1
+    np.testing.assert_array_equal(dy.numpy(), [2.0])
+    # torch.autograd.functional.vhp(lambda a, b: (a*a*b).sum(), (x, ones(3)), (ones(3), x)) with x = [1, 2, 3]
+    value, (va, vb) = _AF.vhp(lambda a, b: (a * a * b).sum(), (_X, _Y), (_Y, _X))
+    assert value.item() == 14.0
+    np.testing.assert_array_equal(va.numpy(), [4.0, 10.0, 20.0])
+    np.testing.assert_array_equal(vb.numpy(), [2.0, 4.0, 6.0])

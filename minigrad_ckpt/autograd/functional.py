@@ -5,6 +5,11 @@ return functions, as ``torch.func`` does).
 ``inputs`` is a Tensor or a tuple of Tensors; the results follow PyTorch's nesting: for one
 input Tensor, one result per output; for a tuple of inputs, a tuple over the inputs.  Without
 ``create_graph=True`` the results are detached, as PyTorch's.
+
+``strict=True`` is PyTorch's check, made by one more call of ``func`` on inputs that require
+grad: an output that does not require grad, or that is independent of an input (for ``hessian``,
+``hvp`` and ``vhp``: a gradient independent of the inputs), is a ``RuntimeError`` with PyTorch's
+words, where ``strict=False`` gives zeros.
 """
 
 from __future__ import annotations
@@ -13,9 +18,12 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import func as _func
+from ..backward import grad as _engine_grad
+from ..creation import ones_like
+from ..grad_mode import enable_grad
 from ..tensor import Tensor
 
-__all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp"]
+__all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
 
 
 def _as_tuple(inputs: Any) -> tuple[bool, tuple]:
@@ -33,10 +41,95 @@ def _argnums(single: bool, n: int) -> Any:
     return 0 if single else tuple(range(n))
 
 
+# ---------------------------------------------------------------------------
+# strict=True: PyTorch's independence checks
+# ---------------------------------------------------------------------------
+_INDEPENDENT_OF_INPUT = ("While computing the hessian, found that the jacobian of the user-provided function with "
+                         "respect to input {j} is independent of the input. This is not allowed in strict mode. You "
+                         "should ensure that your function is twice differentiable and that the jacobian depends on "
+                         "the inputs (this would be violated by a linear function for example).")
+
+
+def _strict_run(func: Callable, args: tuple) -> tuple[list[Tensor], list[Tensor]]:
+    """``func`` on fresh leaves that require grad; every output must require grad."""
+    with enable_grad():
+        xs = [a.detach().requires_grad_() for a in args]
+        out = func(*xs)
+    outs = [out] if isinstance(out, Tensor) else list(out)
+    for i, o in enumerate(outs):
+        if not (isinstance(o, Tensor) and o.requires_grad):
+            raise RuntimeError(f"Output {i} of the user-provided function does not require gradients. The outputs "
+                               f"must be computed in a differentiable manner from the input when running in strict "
+                               f"mode.")
+    return xs, outs
+
+
+def _grads(o: Tensor, xs: list[Tensor], graph: bool) -> tuple:
+    with enable_grad():
+        return _engine_grad([o], xs, grad_outputs=[ones_like(o)], retain_graph=True, create_graph=graph,
+                            allow_unused=True)
+
+
+def _check_strict(func: Callable, args: tuple, kind: str) -> None:
+    """Raise PyTorch's strict-mode error if an output (``kind`` "jacobian", "vjp") or a gradient
+    (``kind`` "hessian", "hvp") is independent of an input."""
+    xs, outs = _strict_run(func, args)
+    for i, o in enumerate(outs):
+        gs = _grads(o, xs, graph=kind in ("hessian", "hvp"))
+        for j, g in enumerate(gs):
+            if kind == "jacobian" and g is None:
+                raise RuntimeError(f"Output {i} of the user-provided function is independent of input {j}. This is "
+                                   f"not allowed in strict mode.")
+            if kind == "vjp" and g is None:
+                raise RuntimeError(f"The output of the user-provided function is independent of input {j}. This is "
+                                   f"not allowed in strict mode.")
+            if kind in ("hessian", "hvp") and (g is None or not g.requires_grad):
+                raise RuntimeError(_INDEPENDENT_OF_INPUT.format(j=j))
+        if kind == "hessian":  # the outer Jacobian's own check: each gradient against each input
+            for j, g in enumerate(gs):
+                for k, second in enumerate(_grads(g, xs, graph=False)):
+                    if second is None:
+                        raise RuntimeError(f"Output {j} of the user-provided function is independent of input "
+                                           f"{k}. This is not allowed in strict mode.")
+
+
+def _refuse_vectorized_strict(strict: bool, vectorize: bool, strategy: str) -> None:
+    if strict and vectorize:
+        raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
+                           "supported together. Please either set `strict=False` or `vectorize=False`.")
+    if strict and strategy == "forward-mode":
+        raise RuntimeError('torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are '
+                           'not supported together (yet). Please either set `strict=False` or '
+                           '`strategy="reverse-mode"`.')
+
+
+def _default_v(v: Any, args: tuple) -> Any:
+    """PyTorch's rule for a left-out ``v`` of jvp/hvp/vhp: only a single one-element input."""
+    if v is not None:
+        return v
+    if len(args) != 1 or args[0].numel() != 1:
+        raise RuntimeError("The vector v can only be None if the input to the user-provided function is a single "
+                           "Tensor with a single element.")
+    return ones_like(args[0])
+
+
+def _scalar_output(func: Callable, what: str) -> Callable:
+    def checked(*xs: Any) -> Any:
+        out = func(*xs)
+        if not isinstance(out, Tensor) or out.numel() != 1:
+            raise RuntimeError(f"The Tensor returned by the function given to {what} should contain a single element")
+        return out
+
+    return checked
+
+
 def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False,
              vectorize: bool = False, strategy: str = "reverse-mode") -> Any:
     """d func(inputs) / d inputs, of shape ``output.shape + input.shape`` (PyTorch's)."""
     single, args = _as_tuple(inputs)
+    _refuse_vectorized_strict(strict, vectorize, strategy)
+    if strict:
+        _check_strict(func, args, "jacobian")
     make = _func.jacfwd if strategy == "forward-mode" else _func.jacrev
     return _finish(make(func, _argnums(single, len(args)))(*args), create_graph)
 
@@ -46,18 +139,22 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
     """The Hessian of a scalar ``func``: ``input.shape + input.shape`` (for a tuple of inputs, a
     tuple of tuples, block ``[i][j]`` for inputs ``i`` and ``j``)."""
     single, args = _as_tuple(inputs)
+    _refuse_vectorized_strict(strict, vectorize, outer_jacobian_strategy)
+    if strict:
+        _check_strict(func, args, "hessian")
     return _finish(_func.hessian(func, _argnums(single, len(args)))(*args), create_graph)
 
 
 def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
     """``(func(inputs), v^T J)``; ``v`` may be left out for a scalar output (it is 1)."""
     single, args = _as_tuple(inputs)
+    if strict:
+        _check_strict(func, args, "vjp")
     out, pullback = _func.vjp(func, *args)
     if v is None:
         if not isinstance(out, Tensor) or out.numel() != 1:
-            raise RuntimeError("vjp: v may be left out only for a function with a single-element output")
-        from ..creation import ones_like
-
+            raise RuntimeError("The vector v can only be None if the user-provided function returns a single Tensor "
+                               "with a single element.")
         v = ones_like(out)
     grads = pullback(v)
     return _finish(out, create_graph), _finish(grads[0] if single else tuple(grads), create_graph)
@@ -66,10 +163,9 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
 def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
     """``(func(inputs), J v)`` (``v`` may be left out for a single-element input)."""
     single, args = _as_tuple(inputs)
-    if v is None:
-        from ..creation import ones_like
-
-        v = tuple(ones_like(a) for a in args)
+    if strict:
+        _check_strict(func, args, "vjp")  # (PyTorch's jvp makes the same check, in the same words)
+    v = _default_v(v, args)
     tangents = (v,) if single else tuple(v)
     out, tangent_out = _func.jvp(func, args, tangents)
     return _finish(out, create_graph), _finish(tangent_out, create_graph)
@@ -77,7 +173,21 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
 
 def hvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
     """``(func(inputs), H v)`` for a scalar ``func``."""
+    return _hessian_product(func, inputs, v, create_graph, strict, "hvp")
+
+
+def vhp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
+    """``(func(inputs), v^T H)`` for a scalar ``func`` (PyTorch's; ``H`` is symmetric for a twice
+    continuously differentiable ``func``, so it equals :func:`hvp`'s product)."""
+    return _hessian_product(func, inputs, v, create_graph, strict, "vhp")
+
+
+def _hessian_product(func: Callable, inputs: Any, v: Any, create_graph: bool, strict: bool, what: str) -> tuple:
     single, args = _as_tuple(inputs)
+    func = _scalar_output(func, what)
+    if strict:
+        _check_strict(func, args, "hvp")
+    v = _default_v(v, args)
     tangents = (v,) if single else tuple(v)
     out, hv = _func.hvp(func, args, tangents)
     return _finish(out, create_graph), _finish(hv[0] if single else tuple(hv), create_graph)
