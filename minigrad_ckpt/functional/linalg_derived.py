@@ -228,13 +228,13 @@ def householder_product(a: Any, tau: Any) -> Tensor:
 
 
 def matrix_exp(a: Any) -> Tensor:
-    """``expm(A) = sum_k A^k / k!`` of each square matrix, by scaling and squaring; exact
-    derivatives of every order (the Fréchet derivative, computed alongside)."""
+    """``expm(A) = sum_k A^k / k!`` of each square matrix (real or complex), by scaling and
+    squaring; exact derivatives of every order (the Fréchet derivative, computed alongside)."""
     a = as_tensor(a)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ValueError(f"linalg.matrix_exp: expected square matrices, got shape {a.shape}")
-    if a.dtype.kind != "f":
-        raise TypeError(f"linalg.matrix_exp: expected a real floating input, got {a.dtype}")
+    if a.dtype.kind not in "fc":
+        raise TypeError(f"linalg.matrix_exp: expected a floating point or complex input, got {a.dtype}")
     xp = a.device.xp
     one_norm = float(xp.scalar(xp.max(xp.sum(xp.abs(a._data), axis=-2)))) if a.size else 0.0
     return apply(_expm.MatrixExp(squarings=_expm.squarings(one_norm)), a)

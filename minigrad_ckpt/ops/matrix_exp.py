@@ -11,7 +11,9 @@ The derivative in direction ``E`` (the Fréchet derivative ``L(A, E)``) follows 
 same steps: each Taylor term ``T_k = T_{k-1} X / k`` has ``dT_k = (dT_{k-1} X +
 T_{k-1} dX) / k``, and each squaring ``P -> P P`` has ``L -> L P + P L``.  It is
 linear in ``E``, so it needs no rescaling of its own.  The backward is
-``L(A^T, G)`` -- the adjoint of ``E -> L(A, E)`` for real matrices.  Both are
+``L(A^T, G)`` -- the adjoint of ``E -> L(A, E)`` for real matrices; ``expm`` is
+holomorphic (a power series with real coefficients), so for complex ones the engine's
+conjugation around it makes that ``L(A^H, G)``, the complex adjoint.  Both are
 written with ``xp.matmul`` only, so under ``create_graph`` the backward is a graph of
 matrix products: second derivatives come for free.
 """
@@ -86,7 +88,7 @@ class MatrixExp(Op):
         # the plain Taylor sum in float64 without scaling, to convergence: another route than the
         # forward's (right for the moderate norms the battery draws; cancellation spoils it for
         # large negative eigenvalues)
-        x = np.asarray(a, dtype=np.float64)
+        x = np.asarray(a, dtype=np.complex128 if a.dtype.kind == "c" else np.float64)
         term = np.broadcast_to(np.eye(x.shape[-1]), x.shape).copy()
         total = term.copy()
         for k in range(1, 200):

@@ -395,6 +395,14 @@ def pseudo_inverse_cases() -> None:
     case("cx_linalg_lstsq_batch", "cases.lstsq_solution", {"x": draw((2, 4, 3), "c"), "y": draw((2, 4, 1), "c")})
 
 
+def matrix_exponential_cases() -> None:
+    """linalg.matrix_exp of complex matrices (small, needing squarings, a batch); drawn last, so
+    the cases before keep their inputs."""
+    case("cx_linalg_matrix_exp", "linalg.matrix_exp", {"x": draw((3, 3), "c") * 0.3})
+    case("cx_linalg_matrix_exp_squared", "linalg.matrix_exp", {"x": draw((3, 3), "c") * 3})
+    case("cx_linalg_matrix_exp_batch", "linalg.matrix_exp", {"x": draw((2, 4, 4), "c")})
+
+
 def triangular_solve_cases() -> None:
     """linalg.solve_triangular (upper; lower, unit diagonal, from the right; a batch) and the
     Cholesky solves built on it, of complex matrices; drawn last, so the cases before keep their inputs."""
@@ -422,6 +430,7 @@ def main() -> None:
     logistic_and_conjugate_cases()
     pseudo_inverse_cases()
     triangular_solve_cases()
+    matrix_exponential_cases()
     meta = np.frombuffer(json.dumps(META).encode(), dtype=np.uint8)
     np.savez_compressed(OUT, __meta__=meta, **ARRAYS)
     print(f"wrote {OUT} ({len(META)} cases, {OUT.stat().st_size} bytes)")
