@@ -425,8 +425,12 @@ def test_parameter_containers_register_their_parameters():
     m.ws[1] = mg.ones(1)
     m.d["b"] = mg.nn.Parameter(mg.zeros(2))
     assert [n for n, _ in m.named_parameters()] == ["ws.0", "ws.1", "d.a", "d.b"] and "b" in m.d and len(m.d) == 2
-    assert repr(m.ws) == ("ParameterList(\n  (0): Parameter containing: [float32 of size 2]\n"
-                          "  (1): Parameter containing: [float32 of size 1]\n)")
+    # torch: the same lines, with 'torch.float32' (its extra_repr indents them, and the repr again)
+    assert repr(m.ws) == ("ParameterList(\n    (0): Parameter containing: [float32 of size 2]\n"
+                          "    (1): Parameter containing: [float32 of size 1]\n)")
+    # torch: ParameterDict({'a': ones(2, 3)}) -> 'ParameterDict(  (a): Parameter containing: [... of size 2x3])'
+    assert repr(mg.nn.ParameterDict({"a": mg.ones(2, 3)})) == (
+        "ParameterDict(  (a): Parameter containing: [float32 of size 2x3])")
     with pytest.raises(TypeError, match="Parameters"):
         mg.nn.ParameterList([3.0])
 

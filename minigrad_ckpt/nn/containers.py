@@ -269,8 +269,9 @@ class ModuleDict(Module):
 
 
 def _parameter_lines(parameters: Any) -> str:
-    """PyTorch's listing of a parameter container: ``(name): Parameter containing: [float32 of size 2x3]``."""
-    return "\n".join(f"({k}): Parameter containing: [{p.dtype} of size {'x'.join(map(str, p.shape))}]"
+    """PyTorch's listing of a parameter container: ``  (name): Parameter containing: [float32 of size 2x3]``,
+    each line indented by two spaces of its own (so four in the container's repr, as PyTorch's)."""
+    return "\n".join(f"  ({k}): Parameter containing: [{p.dtype} of size {'x'.join(map(str, p.shape))}]"
                      for k, p in parameters.items())
 
 
