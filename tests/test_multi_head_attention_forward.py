@@ -84,3 +84,14 @@ def test_the_module_is_the_function_with_its_parameters(batch_first):
         k_proj_weight=mha.k_proj_weight, v_proj_weight=mha.v_proj_weight)
     np.testing.assert_array_equal(out.numpy(), swap(f_out).numpy())
     np.testing.assert_array_equal(w.numpy(), f_w.numpy())
+
+
+def test_missing_parameters_are_named_as_pytorch_names_them():
+    q, w, out_w = mg.randn(3, 2, 4), mg.randn(12, 4), mg.randn(4, 4)
+    with pytest.raises(ValueError, match="use_separate_proj_weight is True but q_proj_weight is None"):
+        F.multi_head_attention_forward(q, q, q, 4, 2, None, None, None, None, False, 0.0, out_w, None,
+                                       use_separate_proj_weight=True)
+    with pytest.raises(ValueError, match="use_separate_proj_weight is False but in_proj_weight is None"):
+        F.multi_head_attention_forward(q, q, q, 4, 2, None, None, None, None, False, 0.0, out_w, None)
+    with pytest.raises(ValueError, match="got only bias_k"):  # was silently ignored
+        F.multi_head_attention_forward(q, q, q, 4, 2, w, None, mg.randn(1, 1, 4), None, False, 0.0, out_w, None)

@@ -116,12 +116,14 @@ def multi_head_attention_forward(
             key_padding_mask = mf.expand_dims(_tensor(key_padding_mask, q_in), 0)
     name = "multi_head_attention_forward"
     _check_widths(name, q_in, k_in, v_in, embed_dim_to_check, num_heads)
+    _check_parameters(name, use_separate_proj_weight, in_proj_weight, (q_proj_weight, k_proj_weight, v_proj_weight),
+                      bias_k, bias_v)
     heads = _MHAHeads(num_heads, q_in.shape[0], q_in.shape[1], embed_dim_to_check // num_heads)
     weights = (q_proj_weight, k_proj_weight, v_proj_weight) if use_separate_proj_weight else in_proj_weight
     for t in (q_in, k_in, v_in):
         _check_input_dtype(name, t, q_proj_weight if use_separate_proj_weight else in_proj_weight)
     q, k, v = _in_projection(q_in, k_in, v_in, weights, in_proj_bias)
-    if bias_k is not None and bias_v is not None:  # one more source position: the learned key and value
+    if bias_k is not None:  # one more source position: the learned key and value
         k = mf.concatenate([k, mf.broadcast_to(bias_k, (1,) + k.shape[1:])], axis=0)
         v = mf.concatenate([v, mf.broadcast_to(bias_v, (1,) + v.shape[1:])], axis=0)
     q, k, v = heads.split(q), _static_or(heads, static_k, k), _static_or(heads, static_v, v)
@@ -167,6 +169,19 @@ def _check_widths(name: str, query: Tensor, key: Tensor, value: Tensor, embed_di
     if key.ndim != 3 or value.ndim != 3 or key.shape[:2] != value.shape[:2] or key.shape[1] != query.shape[1]:
         raise ValueError(f"{name}: key {tuple(key.shape)} and value {tuple(value.shape)} must be (S, N, *) with "
                          f"the query's batch of {query.shape[1]}")
+
+
+def _check_parameters(name: str, separate: bool, in_proj_weight: Any, proj_weights: tuple[Any, Any, Any],
+                      bias_k: Any, bias_v: Any) -> None:
+    """The parameters the options need are there (PyTorch's messages)."""
+    if not separate and in_proj_weight is None:
+        raise ValueError(f"{name}: use_separate_proj_weight is False but in_proj_weight is None")
+    for label, w in zip("qkv", proj_weights):
+        if separate and w is None:
+            raise ValueError(f"{name}: use_separate_proj_weight is True but {label}_proj_weight is None")
+    if (bias_k is None) != (bias_v is None):
+        raise ValueError(f"{name}: bias_k and bias_v must be given together, got only "
+                         f"{'bias_k' if bias_v is None else 'bias_v'}")
 
 
 class _MHAHeads:
