@@ -51,6 +51,9 @@ class _State(threading.local):
     recorder = None
     recomputing = 0
     _enabled = True
+    # Inside ``inference_mode``: forward mode pushes no tangents either (PyTorch's inference
+    # tensors carry no forward gradient), where ``no_grad`` leaves forward mode running.
+    inference = False
 
     @property
     def enabled(self) -> bool:
@@ -221,8 +224,9 @@ class enable_grad(_DecoratorOrContext):
 class inference_mode(_GradModeContext):
     """PyTorch's ``torch.inference_mode``: no recording inside, as :class:`no_grad`; a context manager or
     a decorator, bare or called.  ``mode=False`` turns recording *on*, as PyTorch's does (its guard sets
-    grad mode to ``not mode``).  PyTorch's inference tensors are also barred from later autograd; here
-    the results are plain constants."""
+    grad mode to ``not mode``).  Forward mode pushes no tangents inside either (``mg.func.jvp`` of a
+    function that runs in inference mode gives a zero tangent, as PyTorch's).  PyTorch's inference
+    tensors are also barred from later autograd; here the results are plain constants."""
 
     def __new__(cls, mode: Any = True) -> Any:
         self = super().__new__(cls)
@@ -235,6 +239,26 @@ class inference_mode(_GradModeContext):
     @property
     def _mode(self) -> bool:
         return not self._inference
+
+    def __enter__(self) -> None:
+        super().__enter__()
+        self._prev_inference = getattr(self, "_prev_inference", []) + [state.inference]
+        state.inference = self._inference
+
+    def __exit__(self, *exc: object) -> None:
+        state.inference = self._prev_inference.pop()
+        super().__exit__(*exc)
+
+    def __call__(self, fn: _Fn) -> _Fn:
+        if inspect.isgeneratorfunction(fn):
+            return super().__call__(fn)
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self:
+                return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
 
 
 class set_grad_enabled(_GradModeContext):

@@ -173,3 +173,30 @@ def test_writes_that_would_leave_a_stale_tangent_are_still_refused():
         view = d[1:]
         with pytest.raises(RuntimeError, match="cannot carry its forward-mode tangent"):
             view.mul_(2)   # torch updates the base's tangent; here refused, never a stale tangent
+
+
+def test_inference_mode_stops_tangents_where_no_grad_does_not():
+    # torch.func.jvp of a function that runs in torch.inference_mode(): tangent 0; under no_grad: cos(x) v
+    def in_inference(a):
+        with mg.inference_mode():
+            return a.sin()
+
+    def in_no_grad(a):
+        with mg.no_grad():
+            return a.sin()
+
+    def back_on(a):
+        with mg.inference_mode(), mg.inference_mode(False):
+            return a.sin()
+
+    for dtype in ("float32", "float64"):
+        x, v = t(X, dtype), t(V, dtype)
+        np.testing.assert_array_equal(mg.func.jvp(in_inference, (x,), (v,))[1].numpy(), np.zeros(3))
+        np.testing.assert_array_equal(mg.func.jvp(mg.inference_mode()(mg.sin), (x,), (v,))[1].numpy(), np.zeros(3))
+        np.testing.assert_allclose(mg.func.jvp(in_no_grad, (x,), (v,))[1].numpy(), np.cos(X) * V, rtol=1e-6)
+        np.testing.assert_allclose(mg.func.jvp(back_on, (x,), (v,))[1].numpy(), np.cos(X) * V, rtol=1e-6)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(t(X), t(V))
+        with mg.inference_mode():
+            assert fwAD.unpack_dual(d.exp()).tangent is None
+        np.testing.assert_allclose(fwAD.unpack_dual(d.exp()).tangent.numpy(), np.exp(X) * V)

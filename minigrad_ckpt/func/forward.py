@@ -183,8 +183,8 @@ def strip_levels(t: Tensor, levels: Any) -> None:
 
 def push(op: Any, args: tuple, out: Tensor) -> None:
     """Give ``out`` the tangents of ``op`` applied to ``args`` (called by ``tape.apply``)."""
-    if not op.differentiable or out._data.dtype.kind not in "fc":
-        return  # comparisons, argmax, casts to int: piecewise constant, tangent 0
+    if not op.differentiable or out._data.dtype.kind not in "fc" or _grad_state.inference:
+        return  # comparisons, argmax, casts to int: piecewise constant, tangent 0 (and inference mode)
     ceiling = _tls.ceiling
     open_levels = _forward.levels
     levels: set[int] = set()
