@@ -213,22 +213,38 @@ def _check_float(dtype: Any, name: str) -> Any:
     return dt
 
 
+def _sampled(name: str, draw: Any, shape: tuple[int, ...], dtype: Any, dev: Device, generator: Any,
+             part_scale: float) -> Any:
+    """``draw(xp, key, shape, dtype)`` of a float dtype, or of a complex one as PyTorch samples it:
+    the real and imaginary parts drawn as a float pair (one key), each times ``part_scale``."""
+    dt = _dtype_or_default(dtype)
+    if dt.kind not in "fc":
+        raise TypeError(f"{name}: dtype must be a float dtype (or a complex one), got {dt}")
+    key = _random.key_from(generator, name)
+    if dt.kind == "f":
+        return draw(dev.xp, key, shape, dt)
+    part = host_numpy.empty(0, dt).real.dtype  # complex64 -> float32
+    pairs = draw(dev.xp, key, shape + (2,), part)
+    if part_scale != 1.0:
+        pairs = pairs * part.type(part_scale)
+    return (pairs[..., 0] + pairs[..., 1] * 1j).astype(dt)
+
+
 def rand(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
          generator: _random.Generator | None = None) -> Tensor:
     """Uniform samples in [0, 1) from the engine generator (see :func:`manual_seed`), or from
-    ``generator`` (every sampling function here takes PyTorch's ``generator=``)."""
+    ``generator`` (every sampling function here takes PyTorch's ``generator=``).  A complex
+    dtype draws both parts in [0, 1), as PyTorch's."""
     dev = get_device(device)
-    dt = _check_float(dtype, "rand")
-    arr = _random.uniform(dev.xp, _random.key_from(generator, "rand"), _shape(shape), dt)
-    return _make(arr, dev, requires_grad)
+    return _make(_sampled("rand", _random.uniform, _shape(shape), dtype, dev, generator, 1.0), dev, requires_grad)
 
 
 def randn(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
           generator: _random.Generator | None = None) -> Tensor:
-    """Standard-normal samples from the engine generator (or ``generator``)."""
+    """Standard-normal samples from the engine generator (or ``generator``).  A complex dtype
+    draws PyTorch's complex standard normal: each part of variance 1/2, so ``E|z|^2 = 1``."""
     dev = get_device(device)
-    dt = _check_float(dtype, "randn")
-    arr = _random.normal(dev.xp, _random.key_from(generator, "randn"), _shape(shape), dt)
+    arr = _sampled("randn", _random.normal, _shape(shape), dtype, dev, generator, 0.5 ** 0.5)
     return _make(arr, dev, requires_grad)
 
 

@@ -175,7 +175,11 @@ FORWARD_ONLY = {
     "isclose": (lambda z: mg.isclose(z, z * 1.0000001), lambda a: np.isclose(a, a * 1.0000001)),
     "allclose": (lambda z: mg.allclose(z, z * 1.01), lambda a: np.allclose(a, a * 1.01)),
     "as_tensor": (mg.as_tensor, np.asarray), "asarray": (mg.asarray, np.asarray),
-    "empty_like": (mg.empty_like, np.zeros_like), "is_floating_point": (mg.is_floating_point, lambda a: False),
+    "empty_like": (mg.empty_like, np.zeros_like),
+    # complex samples of z's shape and dtype (tests/test_complex_creation.py checks their distribution)
+    "rand_like": (lambda z: mg.rand_like(z) * 0, np.zeros_like),
+    "randn_like": (lambda z: mg.randn_like(z) * 0, np.zeros_like),
+    "is_floating_point": (mg.is_floating_point, lambda a: False),
     "is_nonzero": (lambda z: mg.is_nonzero(z[0, 0]), lambda a: bool(a[0, 0])),
     "is_tensor": (mg.is_tensor, lambda a: True), "isreal": (mg.isreal, np.isreal),
     "logical_xor": (lambda z: mg.logical_xor(z, z[::-1]), lambda a: np.logical_xor(a, a[::-1])),
@@ -220,7 +224,6 @@ REFUSED = {
     # sampling needs real probabilities and dtypes; PyTorch refuses these too (it draws complex normals)
     "bernoulli": (mg.bernoulli, TypeError, "floating point"),
     "multinomial": (lambda z: mg.multinomial(z, 1), ValueError, "float tensor"),
-    "rand_like": (mg.rand_like, TypeError, "float dtype"), "randn_like": (mg.randn_like, TypeError, "float dtype"),
     "randint_like": (lambda z: mg.randint_like(z, 3), TypeError, "integer, float or bool"),
     "normal": (mg.normal, TypeError, "complex"),
     "softmax": (lambda z: mg.softmax(z, 1), TypeError, "complex"),
@@ -230,7 +233,7 @@ REFUSED = {
 
 #: PyTorch's spellings whose errors use NumPy's name
 ALSO_CALLED = {"clamp": "clip", "clamp_min": "clip", "clamp_max": "clip", "amax": "max", "amin": "min",
-               "msort": "argsort", "rand_like": "rand", "randn_like": "randn"}
+               "msort": "argsort"}
 
 #: no tensor argument to make complex: sizes, seeds, state, files, devices, the autograd entry points
 NO_TENSOR_INPUT = {

@@ -91,3 +91,32 @@ def test_python_numbers_from_a_complex_tensor():
     for convert in (float, int):
         with pytest.raises(RuntimeError, match="imaginary part would be lost"):
             convert(mg.tensor(1.5 + 2j))
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_samples_are_pytorchs_distributions(dtype):
+    # torch.randn(n, dtype=complex64): each part N(0, 1/2), so E|z|^2 = 1; torch.rand: each part U[0, 1);
+    # both raised "dtype must be a float dtype", as did randn_like/rand_like of a complex tensor
+    mg.manual_seed(0)
+    z = mg.randn(200_000, dtype=dtype).numpy()
+    assert z.dtype == dtype
+    np.testing.assert_allclose([z.real.var(), z.imag.var(), (np.abs(z) ** 2).mean()], [0.5, 0.5, 1.0], rtol=0.02)
+    assert abs(z.real.mean()) < 0.01 and abs(z.imag.mean()) < 0.01 and abs(np.mean(z.real * z.imag)) < 0.01
+    u = mg.rand(200_000, dtype=dtype).numpy()
+    assert u.dtype == dtype and 0 <= u.real.min() and u.real.max() < 1 and 0 <= u.imag.min() and u.imag.max() < 1
+    np.testing.assert_allclose([u.real.mean(), u.imag.mean()], [0.5, 0.5], rtol=0.02)
+    like = mg.tensor(np.zeros((2, 3), dtype))
+    assert mg.randn_like(like).dtype == dtype and mg.rand_like(like).shape == (2, 3)
+
+
+def test_complex_samples_are_reproducible_on_every_device():
+    draws = []
+    for device in ("cpu", "strict", "strict-f32"):
+        mg.manual_seed(5)
+        draws.append(mg.randn(3, 4, dtype=mg.complex64, device=device).numpy())
+    assert np.array_equal(draws[0], draws[1]) and np.array_equal(draws[0], draws[2])
+    gen = mg.Generator().manual_seed(1)
+    a = mg.rand(5, dtype=mg.complex128, generator=gen)
+    assert np.array_equal(a.numpy(), mg.rand(5, dtype=mg.complex128, generator=mg.Generator().manual_seed(1)).numpy())
+    with pytest.raises(TypeError, match=r"randn: dtype must be a float dtype \(or a complex one\), got int64"):
+        mg.randn(2, dtype=mg.int64)
