@@ -265,3 +265,25 @@ def test_module_by_module_loading_notes_keys_as_pytorch():
     m.load_state_dict({"0.w": mg.zeros(2)}, strict=False)
     plain.load_state_dict({"0.weight": mg.zeros(1, 2)}, strict=False)
     assert seen == [("0.", True), ("0.", True)]
+
+
+def test_a_childs_state_dict_override_is_heard_and_positional_arguments_work():
+    class DropsTmp(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(mg.ones(1))
+            self.tmp = nn.Parameter(mg.zeros(1))
+
+        def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+            sd = super().state_dict(*args, destination=destination, prefix=prefix, keep_vars=keep_vars)
+            sd.pop(prefix + "tmp", None)
+            return sd
+
+    # torch: list(nn.Sequential(DropsTmp(), nn.Linear(1, 1)).state_dict()) == ['0.w', '1.weight', '1.bias']
+    # (before: '0.tmp' too -- the parent walked past the child's override)
+    assert list(nn.Sequential(DropsTmp(), nn.Linear(1, 1)).state_dict()) == ["0.w", "1.weight", "1.bias"]
+    # torch: the deprecated positional form, with a FutureWarning: nn.Linear(1, 1).state_dict(None, "p.")
+    with pytest.warns(FutureWarning, match="Positional args"):
+        assert list(nn.Linear(1, 1).state_dict(None, "p.")) == ["p.weight", "p.bias"]
+    with pytest.warns(FutureWarning):
+        assert nn.Linear(1, 1).state_dict(None, "", True)["weight"].requires_grad

@@ -703,13 +703,23 @@ class Module:
             if m is not None:
                 yield from m._walk(f"{prefix}{name}.")
 
-    def state_dict(self, *, destination: dict | None = None, prefix: str = "",
+    def state_dict(self, *args: Any, destination: dict | None = None, prefix: str = "",
                    keep_vars: bool = False) -> OrderedDict[str, Tensor]:
         """Every parameter and persistent buffer by dotted name (detached and sharing memory, or the
         live tensors with ``keep_vars=True``), added to ``destination`` if given.
 
         As in PyTorch, ``prefix`` is put before each key as it is (``prefix="model."`` gives
-        ``"model.0.weight"``) and a module reachable by two paths appears under both."""
+        ``"model.0.weight"``) and a module reachable by two paths appears under both.  Each child's
+        own ``state_dict`` is called (with ``destination=``, ``prefix=``, ``keep_vars=``), so a
+        subclass that overrides it is heard; PyTorch's deprecated positional form
+        ``state_dict(destination, prefix, keep_vars)`` works, with its FutureWarning."""
+        if args:
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module.state_dict"
+                          " for details.", FutureWarning, stacklevel=2)
+            destination = args[0] if destination is None else destination
+            prefix = args[1] if len(args) > 1 and prefix == "" else prefix
+            keep_vars = args[2] if len(args) > 2 and keep_vars is False else keep_vars
         out: Any = OrderedDict() if destination is None else destination
         return self._save_state(out, prefix, keep_vars)
 
@@ -721,8 +731,8 @@ class Module:
             hook(self, prefix, keep_vars)
         self._save_to_state_dict(out, prefix, keep_vars)
         for name, m in self._modules.items():
-            if m is not None:
-                m._save_state(out, f"{prefix}{name}.", keep_vars)
+            if m is not None:  # (what a child's private hook returns stays the child's, as PyTorch's)
+                m.state_dict(destination=out, prefix=f"{prefix}{name}.", keep_vars=keep_vars)
         public = self.__dict__.get("_public_hooks", {})
         for key, hook in self.__dict__.get("_state_dict_hooks", {}).items():
             result = hook(self, out, prefix, {"version": self._version})
