@@ -125,3 +125,30 @@ def test_a_scheduler_resumed_with_last_epoch_continues_where_it_stopped(make, ex
         sched2.step()
         lrs.append(opt2.param_groups[0]["lr"])
     assert lrs == expected
+
+
+def test_a_tensor_lr_is_scheduled_in_place_in_its_dtype() -> None:
+    # torch: lr = torch.tensor(0.1); SGD([p], lr=lr, momentum=0.9); OneCycleLR(opt, 0.5, total_steps=10);
+    # 5 x (opt.step(); sched.step()): the group's lr stays the tensor `lr`, filled in place with float32 values
+    # (the group's lr became a new Python float, 0.40587283 where torch has 0.40587282)
+    lr = mg.tensor(0.1)
+    opt, p = _sgd()
+    opt.param_groups[0]["lr"] = lr
+    sched = S.OneCycleLR(opt, 0.5, total_steps=10)
+    seen = []
+    for _ in range(5):
+        opt.step()
+        sched.step()
+        seen.append(lr.item())
+    assert seen == [0.25999999046325684, 0.5, 0.4752423167228699, 0.40587282180786133, 0.30563101172447205]
+    assert opt.param_groups[0]["lr"] is lr and sched.get_last_lr()[0] is not lr  # get_last_lr gives copies
+    # torch: StepLR(SGD([p], lr=tensor(0.1)), 2) after 3 steps: lr 0.010000000707805157, initial_lr still 0.1
+    # (a copy: writing the lr in place must not move the base lr)
+    lr = mg.tensor(0.1)
+    opt, p = _sgd()
+    opt.param_groups[0]["lr"] = lr
+    sched = S.StepLR(opt, 2)
+    for _ in range(3):
+        opt.step()
+        sched.step()
+    assert lr.item() == 0.010000000707805157 and opt.param_groups[0]["initial_lr"].item() == 0.10000000149011612

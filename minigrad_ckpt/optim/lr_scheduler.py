@@ -17,6 +17,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..tensor import Tensor
 from .optimizer import Optimizer
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
@@ -46,8 +47,8 @@ class LRScheduler:
             raise TypeError(f"{type(self).__name__} needs an Optimizer, got {type(optimizer).__name__}")
         self.optimizer = optimizer
         if last_epoch == -1:
-            for g in optimizer.param_groups:
-                g.setdefault("initial_lr", g["lr"])
+            for g in optimizer.param_groups:  # a tensor lr is copied: the schedule writes the lr in place
+                g.setdefault("initial_lr", g["lr"].clone() if isinstance(g["lr"], Tensor) else g["lr"])
         else:  # resuming: the base lrs must come from the loaded optimizer, not from its decayed lrs
             for i, g in enumerate(optimizer.param_groups):
                 if "initial_lr" not in g:
@@ -96,8 +97,8 @@ class LRScheduler:
             closed = getattr(self, "_get_closed_form_lr", None)
             lrs = closed() if closed is not None else self.get_lr()
         for g, lr in zip(self.optimizer.param_groups, lrs):
-            g["lr"] = lr
-        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+            _set_group_value(g, "lr", lr)
+        self._last_lr = _group_values(self.optimizer, "lr")
 
     def _base_lrs(self) -> list[float]:
         """``base_lrs``, checked against the optimizer's groups now.
@@ -133,6 +134,20 @@ class LRScheduler:
 
 # PyTorch's older name of the base class, which user-written schedulers still subclass
 _LRScheduler = LRScheduler
+
+def _set_group_value(group: dict[str, Any], key: str, value: Any) -> None:
+    """PyTorch's rule for a scheduler's write: a tensor (a tensor lr) is filled in place -- whoever
+    holds it sees the schedule, and the value is rounded to its dtype -- a number is replaced."""
+    if isinstance(group[key], Tensor):
+        group[key].fill_(value.item() if isinstance(value, Tensor) else value)
+    else:
+        group[key] = value
+
+
+def _group_values(optimizer: Optimizer, key: str) -> list[Any]:
+    """Each group's ``key``, tensors copied (``get_last_lr()`` never aliases a live tensor lr)."""
+    return [g[key].clone() if isinstance(g[key], Tensor) else g[key] for g in optimizer.param_groups]
+
 
 _RESUME_WITHOUT_INITIAL_LR = (
     "param 'initial_lr' is not specified in param_groups[{}] when resuming scheduler with last_epoch >= 0.\n"
@@ -418,8 +433,8 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         self._step_count += 1
         self.last_epoch = math.floor(epoch)
         for g, lr in zip(self.optimizer.param_groups, self.get_lr()):
-            g["lr"] = lr
-        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+            _set_group_value(g, "lr", lr)
+        self._last_lr = _group_values(self.optimizer, "lr")
 
 
 class OneCycleLR(LRScheduler):
@@ -553,7 +568,7 @@ class SequentialLR(LRScheduler):
         self.last_epoch = last_epoch + 1
         self.optimizer = optimizer
         for g in optimizer.param_groups:
-            g["lr"] = g["initial_lr"]
+            _set_group_value(g, "lr", g["initial_lr"])
         for s in schedulers:  # undo the step each took at construction
             _undo(s)
         first = self._schedulers[bisect_right(self._milestones, 0)]
@@ -604,7 +619,7 @@ class CyclicLR(LRScheduler):
         base_lrs = _per_group("base_lr", groups, base_lr)
         if last_epoch == -1:
             for lr, g in zip(base_lrs, groups):
-                g["lr"] = lr
+                _set_group_value(g, "lr", lr)
         self.max_lrs = _per_group("max_lr", groups, max_lr)
         up = float(step_size_up)
         self.total_size = up + (float(step_size_down) if step_size_down is not None else up)
@@ -677,12 +692,12 @@ class ChainedScheduler(LRScheduler):
                                  "same optimizer")
         self._schedulers = schedulers
         self.optimizer = optimizer
-        self._last_lr = [g["lr"] for g in optimizer.param_groups]
+        self._last_lr = _group_values(optimizer, "lr")
 
     def step(self) -> None:  # type: ignore[override]
         for s in self._schedulers:
             s.step()
-        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+        self._last_lr = _group_values(self.optimizer, "lr")
 
     def __repr__(self) -> str:
         return f"ChainedScheduler([{', '.join(type(s).__name__ for s in self._schedulers)}])"
@@ -733,7 +748,7 @@ class ReduceLROnPlateau(LRScheduler):
         self.patience, self.cooldown, self.eps = int(patience), int(cooldown), float(eps)
         self.mode, self.threshold, self.threshold_mode = mode, float(threshold), threshold_mode
         self.last_epoch = 0
-        self._last_lr = [g["lr"] for g in optimizer.param_groups]
+        self._last_lr = _group_values(optimizer, "lr")
         self.best = math.inf if mode == "min" else -math.inf
         self.cooldown_counter = 0
         self.num_bad_epochs = 0
@@ -761,10 +776,10 @@ class ReduceLROnPlateau(LRScheduler):
                 old = float(g["lr"])
                 new = max(old * self.factor, lo)
                 if old - new > self.eps:
-                    g["lr"] = new
+                    _set_group_value(g, "lr", new)
             self.cooldown_counter = self.cooldown
             self.num_bad_epochs = 0
-        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+        self._last_lr = _group_values(self.optimizer, "lr")
 
     def _fit_min_lrs(self) -> None:
         """One ``min_lr`` per group, groups added since construction included (PyTorch's rule:
