@@ -522,3 +522,27 @@ def test_conj_of_a_complex_tensor_is_a_copy_that_never_writes_back(device):
     assert x.conj() is x
     x.mH[0, 1] = 7
     assert x.numpy()[1, 0] == 7
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_assigning_the_parts(device):
+    # torch: z.real = t and z.imag = v write into z (they raised AttributeError: no setter); a real x's
+    # imag has nothing to write into (RuntimeError); a leaf that requires grad refuses, under no_grad it takes it
+    z = mg.tensor([1 + 2j, 3j], device=device)
+    z.real = mg.tensor([5.0, 6.0], device=device)
+    assert z.tolist() == [5 + 2j, 6 + 3j]
+    z.imag = 0
+    assert z.tolist() == [5, 6] and z.dtype == mg.complex64
+    z.real = mg.tensor([7.0], device=device)  # broadcast
+    assert z.tolist() == [7, 7]
+    x = mg.tensor([1.0, 2.0], device=device)
+    x.real = mg.tensor([3.0, 4.0], device=device)
+    assert x.tolist() == [3, 4]
+    with pytest.raises(RuntimeError, match="imag is not implemented for tensors with non-complex dtypes"):
+        x.imag = mg.tensor([1.0, 1.0], device=device)
+    leaf = mg.tensor([1 + 2j], device=device, requires_grad=True)
+    with pytest.raises(RuntimeError):
+        leaf.real = mg.tensor([1.0], device=device)
+    with mg.no_grad():
+        leaf.imag = 5.0
+    assert leaf.tolist() == [1 + 5j] and leaf.requires_grad

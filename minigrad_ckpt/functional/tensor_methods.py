@@ -151,5 +151,17 @@ conj_transpose_property = property(_adjoint_2d, doc="PyTorch's ``x.H``: the conj
 matrix_conj_transpose_property = property(_matrix_adjoint, doc="PyTorch's ``x.mH``: the conjugate transpose of "
                                                                 "the last two axes.")
 adjoint_method = _matrix_adjoint
-real_property = property(cn.real, doc="The real part (differentiable; the tensor itself if it is real).")
-imag_property = property(cn.imag, doc="The imaginary part (differentiable; zeros if the tensor is real).")
+def _write_real(self: Tensor, value: Any) -> None:
+    cn.real(self).copy_(value)  # a view of a complex tensor (the tensor itself if real): the write reaches it
+
+
+def _write_imag(self: Tensor, value: Any) -> None:
+    if self.dtype.kind != "c":  # its imag is a new tensor of zeros: a write there would be lost
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes (nothing to write into)")
+    cn.imag(self).copy_(value)
+
+
+real_property = property(cn.real, _write_real, doc="The real part (differentiable; the tensor itself if it is "
+                         "real); ``x.real = v`` writes ``v`` into it, as PyTorch's.")
+imag_property = property(cn.imag, _write_imag, doc="The imaginary part (differentiable; zeros if the tensor is "
+                         "real); ``z.imag = v`` writes ``v`` into it (a complex ``z`` only), as PyTorch's.")
