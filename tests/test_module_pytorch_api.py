@@ -716,3 +716,29 @@ def test_apply_get_name_and_conversions_keep_the_gradient_tensor():
     assert lin.weight.grad is g and g.dtype == np.float64
     lin.type(mg.float32)
     assert lin.weight.grad is g and g.dtype == np.float32
+
+
+def test_conversions_call_an_apply_override_as_pytorch():
+    class Cached(nn.Module):
+        """The PyTorch pattern for a tensor that is neither a parameter nor a buffer (a rotary cache)."""
+
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(1, 1)
+            self.cache = mg.ones(3)
+
+        def _apply(self, fn, recurse=True):
+            self.cache = fn(self.cache)
+            return super()._apply(fn, recurse)
+
+    # torch: m.double() -> m[1].cache float64, the Linear inside float64 and the same Parameter;
+    #        m.half() -> float16; m.to(torch.float32) -> float32 (before: the cache stayed float32)
+    m = nn.Sequential(nn.Linear(1, 1), Cached())
+    w = m[1].lin.weight
+    m.double()
+    assert m[1].cache.dtype == np.float64 and m[1].lin.weight is w and w.dtype == np.float64
+    assert m[0].weight.dtype == np.float64
+    m.half()
+    assert m[1].cache.dtype == np.float16 and m[0].bias.dtype == np.float16
+    m.to(mg.float32)
+    assert m[1].cache.dtype == np.float32 and m[1].lin.bias.dtype == np.float32

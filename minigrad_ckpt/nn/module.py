@@ -592,29 +592,38 @@ class Module:
         def cast(kind: str) -> bool:
             return dt is not None and (kind == "f" or kind == dt.kind == "c")
 
-        def convert(t: Tensor) -> None:
+        def converted(t: Tensor) -> Tensor:
             new = t
             if cast(t.dtype.kind) and t.dtype != dt:
                 new = Tensor._from_data(new, dtype=dt)
             if dev is not None and new.device is not dev:
                 new = Tensor._from_data(new, device=dev)
+            return new
+
+        def convert(t: Tensor) -> None:
+            new = converted(t)
             if new is not t:
                 t.set_(new)
                 if t.grad is not None:  # the gradient tensor keeps its identity too (PyTorch's grad.data = ...)
-                    g = t.grad
-                    if cast(g.dtype.kind):
-                        g = Tensor._from_data(g, dtype=dt)
-                    if dev is not None:
-                        g = Tensor._from_data(g, device=dev)
-                    t.grad.set_(g)
+                    t.grad.set_(converted(t.grad))
 
         with no_grad():
-            for m in self.modules():
-                for store in (m._parameters, m._buffers):
-                    for t in store.values():
-                        if t is not None:
-                            convert(t)
+            self._convert_tree(convert, converted)
         return self
+
+    def _convert_tree(self, convert: Callable[[Tensor], None], converted: Callable[[Tensor], Tensor]) -> None:
+        """``convert`` every parameter and buffer in place, keeping each one's identity -- except in a
+        subtree whose module overrides :meth:`_apply` (to convert tensors of its own too), which gets
+        ``_apply(converted)`` as PyTorch's ``to`` gives it."""
+        if type(self)._apply is not Module._apply:
+            self._apply(converted)
+            return
+        for store in (self._parameters, self._buffers):
+            for t in store.values():
+                if t is not None:
+                    convert(t)
+        for child in self.children():
+            child._convert_tree(convert, converted)
 
     def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> Module:
         """PyTorch's ``_apply``: ``fn`` on every parameter, its gradient and every buffer (the children's
