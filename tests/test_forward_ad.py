@@ -162,17 +162,22 @@ def test_in_place_writes_into_a_dual_change_its_primal_not_the_primals_tangent(d
         np.testing.assert_array_equal(fwAD.unpack_dual(d).tangent.numpy(), [0.0, V[1], V[2]])
 
 
-def test_writes_that_would_leave_a_stale_tangent_are_still_refused():
-    def inner(y):  # y carries the outer level's tangent: writing through the inner handle would leave it stale
-        return mg.func.jvp(lambda a: a.mul_(2), (y,), (mg.ones(3, dtype=mg.float64),))[1]
+def test_nested_writes_and_the_refusal_that_remains():
+    def inner(y):  # y carries the outer level's tangent: the write through the inner handle doubles it too
+        return mg.func.jvp(lambda a: a.mul_(2), (y,), (mg.ones(3, dtype=mg.float64),))[1] * y
 
-    with pytest.raises(RuntimeError, match="cannot carry its forward-mode tangent"):
-        mg.func.jvp(inner, (t(X),), (t(V),))
-    with fwAD.dual_level():
+    x = t(X)
+    value, tangent = mg.func.jvp(inner, (x,), (t(V),))   # torch.func: ([4, 8, 12], [4, 0, 8])
+    np.testing.assert_array_equal(value.numpy(), 4 * X)
+    np.testing.assert_array_equal(tangent.numpy(), 4 * V)
+    assert x._tangents is None  # the caller's tensor takes the values, never a tangent
+    x = t(X).requires_grad_()
+    with fwAD.dual_level():   # a value saved for backward shares the memory: refused, never a stale tangent
         d = fwAD.make_dual(t(X) * 1, t(V))
-        view = d[1:]
+        y = d * x
         with pytest.raises(RuntimeError, match="cannot carry its forward-mode tangent"):
-            view.mul_(2)   # torch updates the base's tangent; here refused, never a stale tangent
+            d.mul_(2)
+        del y
 
 
 def test_inference_mode_stops_tangents_where_no_grad_does_not():
@@ -200,3 +205,78 @@ def test_inference_mode_stops_tangents_where_no_grad_does_not():
         with mg.inference_mode():
             assert fwAD.unpack_dual(d.exp()).tangent is None
         np.testing.assert_allclose(fwAD.unpack_dual(d.exp()).tangent.numpy(), np.exp(X) * V)
+
+
+def _through_views(mod):
+    """The writes through views of torch's tests above, as functions of x: each returns the written base."""
+    def view_of_intermediate(a):
+        y = a * 1
+        y[1:].mul_(3)
+        return y
+
+    def into_view_of_plain(a):
+        b = mod.zeros(3, dtype=a.dtype)
+        b[1:].copy_(a[:2])
+        return b
+
+    def relu_on_view(a):
+        y = a - 2
+        y[:2].relu_()
+        return y
+
+    def diagonal(a):
+        m = mod.zeros(3, 3, dtype=a.dtype)
+        m.diagonal().copy_(a)
+        return m
+
+    def transposed(a):
+        m = mod.zeros(3, 2, dtype=a.dtype)
+        m.t()[1].add_(a * a)
+        return m
+
+    return [view_of_intermediate, into_view_of_plain, relu_on_view, diagonal, transposed]
+
+
+# torch.func.jvp(f, (x,), (v,))[1] for each function above, x = [1, 2, 3], v = [1, 0, 2]
+_VIEW_TANGENTS = [[1.0, 0.0, 6.0], [0.0, 1.0, 0.0], [0.0, 0.0, 2.0],
+                  [[1.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 2.0]], [[0.0, 2.0], [0.0, 0.0], [0.0, 12.0]]]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_writes_through_views_reach_the_base_tangent(dtype):
+    # before: RuntimeError 'cannot carry its forward-mode tangent' for every one of them
+    for f, want in zip(_through_views(mg), _VIEW_TANGENTS):
+        y, dy = mg.func.jvp(f, (t(X, dtype),), (t(V, dtype),))
+        assert dy.dtype == y.dtype == getattr(mg, dtype)
+        np.testing.assert_allclose(dy.numpy(), want, err_msg=f.__name__)
+        jac = mg.func.jacfwd(f)(t(X, dtype))   # every column through the same writes
+        np.testing.assert_allclose(np.tensordot(jac.numpy(), V, axes=1), want, rtol=1e-6, err_msg=f.__name__)
+    with fwAD.dual_level():
+        base = fwAD.make_dual(mg.zeros(3, dtype=dtype), mg.ones(3, dtype=dtype))
+        base[:2].mul_(2)   # torch: the base's tangent [2, 2, 1]
+        np.testing.assert_array_equal(fwAD.unpack_dual(base).tangent.numpy(), [2.0, 2.0, 1.0])
+        other = base[2:]   # a view that does not overlap the write keeps its part
+        base[:2].zero_()
+        np.testing.assert_array_equal(fwAD.unpack_dual(base).tangent.numpy(), [0.0, 0.0, 1.0])
+        np.testing.assert_array_equal(fwAD.unpack_dual(other).tangent.numpy(), [1.0])
+
+
+def test_writes_through_views_on_another_device_are_refused_not_stale():
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the stand-in device)
+
+    x, v = t(X).to("strict"), t(V).to("strict")
+
+    def through_a_view(a):
+        y = a * 1
+        y[1:].mul_(3)
+        return y
+
+    def plain_writes(a):
+        y = a * 1
+        y.mul_(3)
+        y[0] = a[1]
+        return y
+
+    with pytest.raises(RuntimeError, match="cannot carry its forward-mode tangent"):
+        mg.func.jvp(through_a_view, (x,), (v,))
+    np.testing.assert_array_equal(mg.func.jvp(plain_writes, (x,), (v,))[1].to("cpu").numpy(), [0.0, 0.0, 6.0])

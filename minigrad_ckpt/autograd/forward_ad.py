@@ -17,8 +17,8 @@ level number is the engine's, not 0; a tangent of another floating dtype is
 cast to the primal's.  In-place ops carry tangents as in ``mg.func.jvp``
 (``x.mul_(2)``, ``y[0] = dual``; the tensor ``make_dual`` was given takes the
 new values and stays without a tangent, as PyTorch's base of a dual view), and
-a write into a view of a dual is refused with an error, where PyTorch updates
-the view's base.
+a write through a view of a dual updates the base's tangent (see
+:mod:`minigrad_ckpt.func.inplace` for what is refused).
 """
 
 from __future__ import annotations

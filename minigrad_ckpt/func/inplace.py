@@ -15,13 +15,16 @@ tangents through the twin's ops (every open level, nested levels included),
 and the written tensor takes the twin's tangents.  The twin runs only when a
 tangent is involved; otherwise the write costs one check.
 
-What cannot be carried is refused with a ``RuntimeError``, never dropped: a
-write into a tensor that shares its memory or its version with another one
-(a view, the base of a view, a value saved for backward) would leave the
-others without the tangent.  The one sharer allowed is the primal of a dual
+A write into a tensor that shares its memory with others (a view, the base
+of a view: the tensors listed in its version box) reaches them too: each
+element they share with the written tensor -- found by memory address --
+takes its new tangent, as PyTorch's views and bases do.  The primal of a dual
 handle (a transform's argument, ``forward_ad.make_dual``'s tensor) that
-carries no tangent: it takes the new values and stays a plain tensor, as
-PyTorch's base of a dual view does.
+carries no tangent takes the new values and stays a plain tensor, as
+PyTorch's base of a dual view does.  What cannot be carried is refused with a
+``RuntimeError``, never dropped: a value saved for backward holding the memory,
+tangents that are themselves recorded or moved by another level, arrays that
+are not on the host.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import sys
 from typing import Any
 
 from .. import functional as _F
+from ..backend import host_numpy
 from ..grad_mode import forward_mode as _forward
 from ..tensor import Tensor, out_of_place_writes
 
@@ -56,7 +60,9 @@ def tangents_after_write(target: Tensor, kind: str, operand: Any = None, index: 
     theirs = _open(operand._tangents) if isinstance(operand, Tensor) else {}
     if not mine and not theirs:
         return None
-    _refuse_shared(target, kind)
+    sharers = _sharers(target)
+    if sharers is None or (sharers and kind == "set"):
+        _refuse(kind)
     if kind == "set":
         same = isinstance(operand, Tensor) and operand.shape == target.shape and operand.dtype == target.dtype
         return dict(theirs) if same else {}
@@ -66,6 +72,8 @@ def tangents_after_write(target: Tensor, kind: str, operand: Any = None, index: 
     after = {k: _fit(t, target) for k, t in _open(new._tangents).items()}
     for k in mine.keys() - after.keys():  # overwritten by a constant (zero_, fill_): still a dual, tangent 0,
         after[k] = _F.zeros_like(mine[k])  # as PyTorch's forward AD keeps it
+    if sharers:
+        _carry_into_sharers(target, sharers, after, kind)
     return after
 
 
@@ -77,29 +85,75 @@ def _fit(t: Tensor, target: Tensor) -> Tensor:
     return t
 
 
-def _refuse_shared(target: Tensor, kind: str) -> None:
-    # References to the version box: the target's own slot and getrefcount's
-    # argument.  Any other holder is a tensor sharing the memory (a view, a
-    # base, a dual handle) or a node that saved the value for backward -- but
-    # the primal a dual handle was made from is no obstacle while it carries no
-    # tangent: it takes the new values and stays without one, as in PyTorch.
-    others = sys.getrefcount(target._version) - 2
-    if others == 1 and _untangented_primal(target):
-        return
-    if others > 0:
-        raise RuntimeError(
-            f"{kind}: this in-place write cannot carry its forward-mode tangent: the tensor shares "
-            f"its memory or version with another tensor (a view or the base of one, an argument "
-            f"of the transform, or a value saved for backward), which would keep a stale "
-            f"tangent. Write into a fresh tensor (mg.zeros(...), x.clone()) or build the result "
-            f"out of place (mg.where, mg.stack, mg.concatenate)")
+def _refuse(kind: str) -> None:
+    raise RuntimeError(
+        f"{kind}: this in-place write cannot carry its forward-mode tangent: the tensor shares "
+        f"its memory or version with another tensor (a view or the base of one, an argument "
+        f"of the transform, or a value saved for backward), which would keep a stale "
+        f"tangent. Write into a fresh tensor (mg.zeros(...), x.clone()) or build the result "
+        f"out of place (mg.where, mg.stack, mg.concatenate)")
 
 
-def _untangented_primal(target: Tensor) -> bool:
-    """Whether ``target`` is a dual handle whose live primal shares its version box and carries no open tangent."""
-    made_from = target.__dict__.get("_dual_of")
-    primal = made_from() if made_from is not None else None
-    return primal is not None and primal._version is target._version and not _open(primal._tangents)
+def _sharers(target: Tensor) -> list[Tensor] | None:
+    """The live tensors that share ``target``'s memory and version box and must follow the write
+    (views, bases), or None if something else holds the box (a node that saved the value)."""
+    box = target._version
+    if len(box) == 1:
+        listed: list[Tensor] = []
+    elif not isinstance(box[1], list):  # a parameter's views are not listed
+        return None
+    else:
+        listed = [o for r in box[1] if (o := r()) is not None and o is not target and o._version is box]
+    # references: ``box`` here, getrefcount's argument, the target's slot, each listed tensor's slot
+    if sys.getrefcount(box) - 3 != len(listed):
+        return None
+    # The primals a dual handle was made from (a transform's argument, through each nested
+    # transform) take the new values and stay without a tangent if they had none, as in PyTorch.
+    plain = {id(p) for p in _primals(target) if not _open(p._tangents)}
+    return [o for o in listed if id(o) not in plain]
+
+
+def _primals(t: Tensor) -> list[Tensor]:
+    chain = []
+    while (made_from := t.__dict__.get("_dual_of")) is not None and (t := made_from()) is not None:
+        chain.append(t)
+    return chain
+
+
+def _carry_into_sharers(target: Tensor, sharers: list[Tensor], after: dict, kind: str) -> None:
+    """Give every view and base of ``target`` the tangents the write makes: the elements they share
+    with ``target`` (found by memory address) take ``target``'s new tangent, the rest keep theirs
+    (zero where they had none, as PyTorch's base of a view written with a dual value).  Only plain
+    host arrays are mapped; a tangent that is itself recorded or moved by another level is refused."""
+    tangents = [after] + [_open(s._tangents) for s in sharers]
+    if (not isinstance(target._data, host_numpy.ndarray) or any(
+            not isinstance(s._data, host_numpy.ndarray) or s._data.itemsize != target._data.itemsize
+            for s in sharers) or any(set(t) - set(after) for t in tangents[1:])
+            or any(v._requires_grad or _open(v._tangents) for t in tangents for v in t.values())):
+        _refuse(kind)
+    written = _addresses(target._data)
+    order = host_numpy.argsort(written, kind="stable")
+    for s, old in zip(sharers, tangents[1:]):
+        at = _addresses(s._data)
+        pos = host_numpy.minimum(host_numpy.searchsorted(written[order], at), written.size - 1)
+        hit = written[order][pos] == at
+        source = order[pos[hit]]
+        new = {}
+        for k, t in after.items():
+            values = (old[k]._data if k in old else host_numpy.zeros(s.shape, dtype=s.dtype)).reshape(-1).copy()
+            values[hit] = host_numpy.asarray(t._data).reshape(-1)[source]
+            new[k] = Tensor._wrap(values.reshape(s.shape), None, s._device)
+        s._tangents = new
+        if s._node is not None:
+            s._node.tangents = new
+
+
+def _addresses(a: Any) -> Any:
+    """The memory address of each element of the host array ``a``, flattened in C order."""
+    offsets = host_numpy.asarray(a.__array_interface__["data"][0], dtype="int64")
+    for n, stride in zip(a.shape, a.strides):
+        offsets = offsets[..., None] + host_numpy.arange(n, dtype="int64") * stride
+    return offsets.reshape(-1)
 
 
 def _as_operand(value: Any, target: Tensor) -> Any:
