@@ -152,3 +152,42 @@ def test_a_tensor_lr_is_scheduled_in_place_in_its_dtype() -> None:
         opt.step()
         sched.step()
     assert lr.item() == 0.010000000707805157 and opt.param_groups[0]["initial_lr"].item() == 0.10000000149011612
+
+
+class _Warmup:
+    """An lr function with state of its own, as warm-up helpers are written."""
+
+    def __init__(self, base: float) -> None:
+        self.base, self.calls = base, 0
+
+    def __call__(self, epoch: int) -> float:
+        self.calls += 1
+        return self.base ** epoch * min(1.0, self.calls / 4)
+
+
+def test_a_callable_objects_attributes_are_the_lambda_schedulers_state() -> None:
+    # torch: LambdaLR(SGD([p], lr=0.1), [Warmup(0.9)]) stepped 3 times; state_dict()["lr_lambdas"] ==
+    # [{"base": 0.9, "calls": 4}]; a new LambdaLR built with Warmup(0.5) loads it and steps 3 times:
+    # lrs [0.06561, 0.05904900000000001, 0.05314410000000001], its Warmup {"base": 0.9, "calls": 7}.
+    # (The object's attributes were not saved: the resumed schedule ran on Warmup(0.5), silently.)
+    opt, _ = _sgd()
+    sched = S.LambdaLR(opt, [_Warmup(0.9)])
+    for _ in range(3):
+        opt.step()
+        sched.step()
+    state = sched.state_dict()
+    assert state["lr_lambdas"] == [{"base": 0.9, "calls": 4}]
+    opt2, _ = _sgd()
+    fresh = _Warmup(0.5)
+    sched2 = S.LambdaLR(opt2, [fresh])
+    sched2.load_state_dict(state)
+    lrs = []
+    for _ in range(3):
+        opt2.step()
+        sched2.step()
+        lrs.append(opt2.param_groups[0]["lr"])
+    assert lrs == [0.06561, 0.05904900000000001, 0.05314410000000001]
+    assert fresh.__dict__ == {"base": 0.9, "calls": 7}
+    # a plain function is code: None in the state (torch's MultiplicativeLR(opt, lambda e: 0.9) too)
+    assert S.MultiplicativeLR(opt2, lambda e: 0.9).state_dict()["lr_lambdas"] == [None]
+    sched2.load_state_dict({k: v for k, v in state.items() if k != "lr_lambdas"})  # an older state loads

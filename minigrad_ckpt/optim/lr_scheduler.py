@@ -12,6 +12,7 @@ the new ``lr`` into every parameter group, with PyTorch's recursive formulas
 from __future__ import annotations
 
 import math
+import types
 import warnings
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
@@ -310,12 +311,34 @@ def _lr_lambdas(name: str, optimizer: Any, lr_lambda: Any) -> list[Callable[[int
     return fns
 
 
-class LambdaLR(LRScheduler):
+class _LambdaState:
+    """PyTorch's state of the lr functions: a plain function is code (``None`` in the state:
+    build the scheduler with the same functions before loading); a callable object's attributes
+    (a warm-up object counting its own steps) are state, saved as a copy of its ``__dict__`` and
+    restored into the object the new scheduler was built with."""
+
+    lr_lambdas: list[Callable[[int], float]]
+
+    def state_dict(self) -> dict[str, Any]:
+        out = {k: v for k, v in LRScheduler.state_dict(self).items() if k != "lr_lambdas"}  # type: ignore[arg-type]
+        out["lr_lambdas"] = [None if isinstance(f, types.FunctionType) else dict(f.__dict__)
+                             for f in self.lr_lambdas]
+        return out
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        saved = state.pop("lr_lambdas", None) or []  # states written before the functions' were saved: none
+        LRScheduler.load_state_dict(self, state)  # type: ignore[arg-type]
+        for f, attributes in zip(self.lr_lambdas, saved):
+            if attributes is not None:
+                f.__dict__.update(attributes)
+
+
+class LambdaLR(_LambdaState, LRScheduler):
     """``lr = base_lr * lr_lambda(epoch)``; one function, or one per parameter group.
 
-    The functions are code, not state: ``state_dict()`` leaves them out (as
-    PyTorch does for plain functions), so build the scheduler with the same
-    functions before loading a state.
+    A plain function is code, not state: build the scheduler with the same functions before
+    loading a state; a callable object's attributes are saved and restored (as PyTorch's).
     """
 
     def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | Sequence[Callable[[int], float]],
@@ -326,13 +349,10 @@ class LambdaLR(LRScheduler):
     def get_lr(self) -> list[float]:
         return [b * f(self.last_epoch) for f, b in zip(self.lr_lambdas, self._base_lrs())]
 
-    def state_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in super().state_dict().items() if k != "lr_lambdas"}
 
-
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(_LambdaState, LRScheduler):
     """Multiply each group's lr by ``lr_lambda(epoch)`` every epoch (not at construction);
-    one function, or one per parameter group.  The functions are code, not state (as LambdaLR's)."""
+    one function, or one per parameter group, saved as LambdaLR's."""
 
     def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | Sequence[Callable[[int], float]],
                  last_epoch: int = -1) -> None:
@@ -344,9 +364,6 @@ class MultiplicativeLR(LRScheduler):
         if self._in_initial_step:  # the step taken at construction keeps the lr
             return [g["lr"] for g in groups]
         return [g["lr"] * f(self.last_epoch) for f, g in zip(self.lr_lambdas, groups)]
-
-    def state_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in super().state_dict().items() if k != "lr_lambdas"}
 
 
 class ConstantLR(LRScheduler):
