@@ -350,3 +350,18 @@ def test_weighted_sampler_keeps_its_weights_as_a_float64_tensor():
     sampler = WeightedRandomSampler([0.0, 1.0, 3.0], 5, generator=mg.random.Generator(0))
     assert isinstance(sampler.weights, mg.Tensor) and sampler.weights.dtype == np.float64
     assert sampler.weights.tolist() == [0.0, 1.0, 3.0] and set(sampler) <= {1, 2}
+
+
+def test_numpy_scalars_and_mixed_numbers_collate_as_pytorchs_as_tensor():
+    # torch: default_collate([np.float32(1), 2]) -> float32 [1., 2.]; [np.float32(1), np.int64(2)] -> float32;
+    #        [np.float16(1), np.int32(2)] -> float16; [1.0, torch.tensor(2.)] -> float64 [1., 2.]
+    #        (before: TypeError 'mix float32 and int' / 'mix float and Tensor')
+    for batch, dtype in (([np.float32(1), 2], np.float32), ([np.float32(1), np.int64(2)], np.float32),
+                         ([np.float16(1), np.int32(2)], np.float16), ([1.0, mg.tensor(2.0)], np.float64),
+                         ([np.int32(1), np.int32(2)], np.int32), ([np.bool_(True), np.bool_(False)], np.bool_)):
+        got = default_collate(batch)
+        assert got.dtype == dtype and got.tolist() == [float(b) if dtype != np.bool_ else bool(b) for b in batch]
+    with pytest.raises(TypeError, match="collate_fn"):
+        default_collate([1, "a"])
+    with pytest.raises(TypeError, match="collate_fn"):
+        default_collate([None, None])

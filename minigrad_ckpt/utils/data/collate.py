@@ -52,12 +52,18 @@ def _collate(batch: Sequence[Any], field: str) -> Any:
     first = batch[0]
     if isinstance(first, Tensor):
         return _stack_tensors(batch, field)
-    if isinstance(first, (host_numpy.ndarray, host_numpy.generic)) and not isinstance(first, host_numpy.str_):
+    if isinstance(first, host_numpy.generic) and not isinstance(first, (host_numpy.str_, host_numpy.bytes_)):
+        # PyTorch's torch.as_tensor(batch) of NumPy scalars: the batch's leaves promote by category, so
+        # [np.float32(1), 2] is float32 (a string or object dtype is refused as an array of them would be)
+        if first.dtype.kind in "SaUO":
+            raise TypeError(f"default_collate: the samples at {field} are NumPy scalars of {first.dtype}, which "
+                            f"have no tensor; pass a collate_fn")
+        return _numbers(batch, None, field)
+    if isinstance(first, host_numpy.ndarray):
         return _stack_arrays(batch, field)
     if isinstance(first, (bool, int, float)):
-        _same_kind(batch, (bool, int, float, host_numpy.number, host_numpy.bool_), field)
-        # PyTorch looks at the first sample only: collate_float_fn or collate_int_fn
-        return tensor(list(batch), dtype="float64" if isinstance(first, float) else None)
+        # PyTorch looks at the first sample only: collate_float_fn or collate_int_fn, torch.tensor(batch)
+        return _numbers(batch, "float64" if isinstance(first, float) else None, field)
     if isinstance(first, (str, bytes)):
         return batch
     if isinstance(first, Mapping):
@@ -70,6 +76,16 @@ def _collate(batch: Sequence[Any], field: str) -> Any:
         return _rebuild_sequence(first, _collate_fields(batch, field))
     raise TypeError(f"default_collate cannot batch samples of type {type(first).__name__} (at {field}); pass "
                     f"a collate_fn")
+
+
+def _numbers(batch: Sequence[Any], dtype: Any, field: str) -> Tensor:
+    """``mg.tensor(batch)`` of numbers (Python, NumPy, one-element tensors: what ``torch.tensor`` reads)."""
+    try:
+        return tensor(list(batch), dtype=dtype)
+    except (TypeError, ValueError) as exc:
+        kinds = sorted({type(b).__name__ for b in batch})
+        raise TypeError(f"default_collate: the samples at {field} ({', '.join(kinds)}) do not make one tensor "
+                        f"({exc}); pass a collate_fn") from exc
 
 
 def _collate_fields(batch: Sequence[Any], field: str) -> list[Any]:
