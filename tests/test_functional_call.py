@@ -72,3 +72,45 @@ def test_buffers_strictness_hooks_and_restoring_after_an_error():
     with pytest.raises(ValueError):
         functional_call(lin, {"weight": mg.ones(1, 3)}, (x,))  # a shape the forward cannot use
     assert lin.weight is own
+
+
+class _Tied(mg.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = mg.nn.Linear(2, 2, bias=False)
+        self.b = mg.nn.Linear(2, 2, bias=False)
+        self.b.weight = self.a.weight
+        self.register_buffer("buf", mg.ones(2))
+        with mg.no_grad():
+            self.a.weight.copy_(mg.tensor([[1.0, 2.0], [3.0, 4.0]]))
+
+    def forward(self, x):
+        return self.b(self.a(x)) * self.buf
+
+
+_W, _W2, _XIN = [[0.0, 1.0], [1.0, 0.0]], [[2.0, 0.0], [0.0, 2.0]], [1.0, 2.0]
+
+
+def test_tied_weights_strict_and_unregistered_names_as_torchs():
+    # expected values and messages: torch.func.functional_call on the same module (torch 2.13)
+    m, fc = _Tied(), mg.func.functional_call
+    with pytest.raises(ValueError, match=r"multiple values for keys \['a.weight', 'b.weight'\], which are tied"):
+        fc(m, {"a.weight": mg.tensor(_W), "b.weight": mg.tensor(_W2)}, (mg.tensor(_XIN),))   # was [4, 2]
+    w = mg.tensor(_W)
+    np.testing.assert_array_equal(fc(m, {"a.weight": w, "b.weight": w}, (mg.tensor(_XIN),)).numpy(), [1.0, 2.0])
+    untied = fc(m, {"a.weight": mg.tensor(_W), "b.weight": mg.tensor(_W2)}, (mg.tensor(_XIN),), tie_weights=False)
+    np.testing.assert_array_equal(untied.numpy(), [4.0, 2.0])
+    # strict counts a tied name as given when one of its group is (was: "missing keys ['b.weight']")
+    tied = fc(m, {"a.weight": mg.tensor(_W), "buf": mg.ones(2)}, (mg.tensor(_XIN),), strict=True)
+    np.testing.assert_array_equal(tied.numpy(), [1.0, 2.0])
+    with pytest.raises(RuntimeError, match=r"reparametrizing for _Tied:\n\tMissing key\(s\): 'b.weight'."):
+        fc(m, {"a.weight": mg.tensor(_W), "buf": mg.ones(2)}, (mg.tensor(_XIN),), strict=True, tie_weights=False)
+    with pytest.raises(RuntimeError, match=r"for _Tied:\n\tUnexpected key\(s\): 'zzz'.$"):
+        fc(m, {"zzz": mg.ones(2), "a.weight": mg.tensor(_W), "buf": mg.ones(2)}, (mg.tensor(_XIN),), strict=True)
+    # a parameter registered as None takes the tensor given (torch [30, 66]; was [27, 59], the bias ignored)
+    with_bias = fc(m, {"a.bias": mg.ones(2)}, (mg.tensor(_XIN),))
+    np.testing.assert_array_equal(with_bias.numpy(), [30.0, 66.0])
+    assert m.a.bias is None and not hasattr(m, "zzz")
+    np.testing.assert_array_equal(m(mg.tensor(_XIN)).numpy(), [27.0, 59.0])   # the module is as it was
+    g = mg.func.grad(lambda b: fc(m, {"a.bias": b}, (mg.tensor(_XIN),)).sum())(mg.ones(2))
+    np.testing.assert_array_equal(g.numpy(), [4.0, 6.0])   # d/db of sum(W (W x + b)) = W^T 1

@@ -7,7 +7,7 @@ with weights of your own (meta-learning) without touching the model.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .. import functional as _F
@@ -36,33 +36,73 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Mapping[str, Any] |
 
     Names not given keep the module's own tensors (``strict=True``: every parameter and buffer must
     be given, and no other name).  With ``tie_weights`` a tensor given for one of tied parameters
-    (``decoder.weight = encoder.weight``) stands in for all of them.  Names the module does not
-    have are ignored unless ``strict``.  ``args`` that is not a tuple is the one positional argument.
+    (``decoder.weight = encoder.weight``) stands in for all of them (two different tensors for one
+    tied group are a ValueError).  A name the module registered as None (``Linear(bias=False)``'s
+    ``bias``) takes the tensor given; any other name is set as an attribute for the call, as
+    PyTorch's.  ``args`` that is not a tuple is the one positional argument.
     """
     given = _merged(parameter_and_buffer_dicts)
     slots = list(module._live_slots())  # (key, owner, name, tensor), every path
+    if tie_weights:
+        given = _untied(slots, given)
     if strict:
-        keys = {key for key, *_ in slots}
-        missing = [k for k in keys if k not in given]
-        unexpected = [k for k in given if k not in keys]
-        if missing or unexpected:
-            raise RuntimeError(f"Error(s) in reparametrizing for {type(module).__name__}: missing keys "
-                               f"{sorted(missing)}, unexpected keys {sorted(unexpected)}")
-    by_tensor = {id(t): given[key] for key, _, _, t in slots if key in given} if tie_weights else {}
+        _check_keys(module, {key for key, *_ in slots}, given)
     saved = []
     try:
-        for key, owner, name, t in slots:
-            new = given[key] if key in given else by_tensor.get(id(t))
-            if new is None:
-                continue
-            store = owner._parameters if name in owner._parameters else owner._buffers
-            saved.append((store, name, store[name]))
-            store[name] = new  # into the registry itself: a plain tensor may stand where a Parameter was
+        for key, value in given.items():
+            saved.append(_swap(module, key, value))
         args = args if isinstance(args, tuple) else (() if args is None else (args,))
         return module(*args, **(kwargs or {}))
     finally:
-        for store, name, old in reversed(saved):
-            store[name] = old
+        for restore in reversed(saved):
+            restore()
+
+
+def _untied(slots: list, given: dict[str, Any]) -> dict[str, Any]:
+    """``given`` with every name tied to a given one (the same tensor under several names) added."""
+    groups: dict[int, list[str]] = {}
+    for key, _, _, t in slots:
+        groups.setdefault(id(t), []).append(key)
+    untied = dict(given)
+    for names in groups.values():
+        named = [k for k in names if k in given]
+        if len(names) < 2 or not named:
+            continue
+        if len({id(given[k]) for k in named}) > 1:
+            raise ValueError(f"functional_call got multiple values for keys {sorted(names)}, which are tied. "
+                             f"Consider using tie_weights=False")
+        untied.update({k: given[named[0]] for k in names})
+    return untied
+
+
+def _check_keys(module: Any, valid: set[str], given: dict[str, Any]) -> None:
+    missing, unexpected = sorted(valid - set(given)), sorted(set(given) - valid)
+    errors = []
+    if unexpected:
+        errors.append(f"Unexpected key(s): {', '.join(map(repr, unexpected))}.")
+    if missing:
+        errors.append(f"Missing key(s): {', '.join(map(repr, missing))}.")
+    if errors:
+        raise RuntimeError("Error(s) in reparametrizing for {}:\n\t{}".format(type(module).__name__,
+                                                                              "\n\t".join(errors)))
+
+
+_ABSENT = object()
+
+
+def _swap(module: Any, key: str, value: Any) -> Callable[[], None]:
+    """Put ``value`` at the dotted ``key`` (into the registry itself: a plain tensor may stand where
+    a Parameter was); returns what puts the old one back."""
+    path, _, name = key.rpartition(".")
+    owner = module.get_submodule(path)
+    for store in (owner._parameters, owner._buffers):
+        if name in store:
+            old = store[name]
+            store[name] = value
+            return lambda: store.__setitem__(name, old)
+    old = getattr(owner, name, _ABSENT)
+    setattr(owner, name, value)
+    return lambda: delattr(owner, name) if old is _ABSENT else setattr(owner, name, old)
 
 
 def stack_module_state(models: Sequence[Any]) -> tuple[dict[str, Any], dict[str, Any]]:
