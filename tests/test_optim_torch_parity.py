@@ -140,3 +140,60 @@ def test_tensor_learning_rates_and_betas_step_as_pytorchs() -> None:
         assert _three_steps(optim.Rprop([p], lr=mg.tensor(0.01)), p) == [0.978, -2.0149999999999997, 0.505]
     finally:
         mg.set_default_dtype(before)
+
+
+def test_step_and_state_dict_hooks_run_as_pytorchs() -> None:
+    # the same program under torch (torch.optim.optimizer.register_optimizer_step_pre_hook/_post_hook) gives
+    # step() -> 3.0 and calls [("gpre", 1, []), ("pre", 1, []), "closure", ("post", 1, ["closure"]),
+    # ("gpost", 1, ["closure"])]; state_dict() keys [extra, param_groups, state] with pre-hooks ["b", "a"];
+    # a load pre-hook's dict is loaded (lr 0.7), the caller's is untouched (0.1). (No hooks existed here.)
+    from minigrad_ckpt.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
+    p = mg.ones(2, requires_grad=True)
+    opt = optim.SGD([p], lr=0.1)
+    calls = []
+
+    def closure():
+        calls.append("closure")
+        return mg.tensor(3.0)
+    g1 = register_optimizer_step_pre_hook(lambda o, a, k: calls.append(("gpre", len(a), sorted(k))))
+    g2 = register_optimizer_step_post_hook(lambda o, a, k: calls.append(("gpost", len(a), sorted(k))))
+    try:
+        opt.register_step_pre_hook(lambda o, a, k: calls.append(("pre", len(a), sorted(k))))
+        opt.register_step_post_hook(lambda o, a, k: calls.append(("post", len(a), sorted(k))))
+        opt.register_step_pre_hook(lambda o, a, k: ((a[0],), {"closure": closure}))
+        assert opt.step().item() == 3.0
+    finally:
+        g1.remove()
+        g2.remove()
+    assert calls == [("gpre", 1, []), ("pre", 1, []), "closure", ("post", 1, ["closure"]), ("gpost", 1, ["closure"])]
+    order = []
+    opt.register_state_dict_post_hook(lambda o, sd: {**sd, "extra": 1})
+    opt.register_state_dict_pre_hook(lambda o: order.append("a"))
+    opt.register_state_dict_pre_hook(lambda o: order.append("b"), prepend=True)
+    sd = opt.state_dict()
+    assert sorted(sd) == ["extra", "param_groups", "state"] and order == ["b", "a"]
+    opt.register_load_state_dict_pre_hook(
+        lambda o, sd: {**sd, "param_groups": [dict(sd["param_groups"][0], lr=0.7)]})
+    handle = opt.register_load_state_dict_post_hook(lambda o: order.append("loaded"))
+    opt.load_state_dict(sd)
+    assert opt.param_groups[0]["lr"] == 0.7 and sd["param_groups"][0]["lr"] == 0.1 and order[-1] == "loaded"
+    handle.remove()
+    opt.load_state_dict(sd)
+    assert order.count("loaded") == 1
+
+
+def test_a_step_that_calls_its_base_step_runs_the_hooks_once() -> None:
+    class Logged(optim.SGD):
+        def step(self, closure=None):
+            return super().step(closure)
+    p = mg.ones(2, requires_grad=True)
+    p.grad = mg.ones(2)
+    opt = Logged([p], lr=0.5)
+    calls = []
+    opt.register_step_post_hook(lambda o, a, k: calls.append("post"))
+    opt.step()
+    assert calls == ["post"] and p.tolist() == [0.5, 0.5]
+    lbfgs = optim.LBFGS([p])  # an optimizer with its own step runs them too
+    lbfgs.register_step_pre_hook(lambda o, a, k: calls.append("lbfgs"))
+    lbfgs.step(lambda: (p ** 2).sum())
+    assert calls == ["post", "lbfgs"]

@@ -24,17 +24,19 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
 import warnings
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..backend import host_numpy
 from ..grad_mode import enable_grad, no_grad
+from ..nn.module import _HookHandle
 from ..tensor import Tensor
 from ._common import real_view
 
-__all__ = ["Optimizer"]
+__all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
 
 
 class Optimizer:
@@ -62,12 +64,39 @@ class Optimizer:
             self.add_param_group(g)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        """An optimizer that writes its own ``step`` (LBFGS, one written by hand) still notes that
-        it stepped, as every step does (``_opt_called``: a scheduler's first step checks it)."""
+        """An optimizer that writes its own ``step`` (LBFGS, one written by hand) still runs the
+        step hooks and notes that it stepped, as every step does (``_opt_called``: a scheduler's
+        first step checks it)."""
         super().__init_subclass__(**kwargs)
         own = cls.__dict__.get("step")
-        if callable(own) and not getattr(own, "_notes_the_call", False):
-            cls.step = _noting_the_call(own)
+        if callable(own) and not getattr(own, "_runs_step_hooks", False):
+            cls.step = _with_step_hooks(own)
+
+    # ------------------------------------------------------------ hooks (PyTorch's)
+    def register_step_pre_hook(self, hook: Callable[..., Any]) -> _HookHandle:
+        """``hook(optimizer, args, kwargs)`` before each step (``args`` starts with the optimizer, as
+        PyTorch's); it may return ``(new_args, new_kwargs)`` for the step.  ``handle.remove()`` undoes."""
+        return _register(self, "_optimizer_step_pre_hooks", hook)
+
+    def register_step_post_hook(self, hook: Callable[..., Any]) -> _HookHandle:
+        """``hook(optimizer, args, kwargs)`` after each step."""
+        return _register(self, "_optimizer_step_post_hooks", hook)
+
+    def register_state_dict_pre_hook(self, hook: Callable[..., Any], prepend: bool = False) -> _HookHandle:
+        """``hook(optimizer)`` before :meth:`state_dict` builds the dict."""
+        return _register(self, "_optimizer_state_dict_pre_hooks", hook, prepend)
+
+    def register_state_dict_post_hook(self, hook: Callable[..., Any], prepend: bool = False) -> _HookHandle:
+        """``hook(optimizer, state_dict)`` after :meth:`state_dict`; a dict it returns replaces the result."""
+        return _register(self, "_optimizer_state_dict_post_hooks", hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook: Callable[..., Any], prepend: bool = False) -> _HookHandle:
+        """``hook(optimizer, state_dict)`` before :meth:`load_state_dict`; a dict it returns is loaded instead."""
+        return _register(self, "_optimizer_load_state_dict_pre_hooks", hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook: Callable[..., Any], prepend: bool = False) -> _HookHandle:
+        """``hook(optimizer)`` after :meth:`load_state_dict`."""
+        return _register(self, "_optimizer_load_state_dict_post_hooks", hook, prepend)
 
     def add_param_group(self, group: dict[str, Any]) -> None:
         """Add a group (a dict: ``"params"`` and hyper-parameters; the optimizer's defaults fill
@@ -131,7 +160,6 @@ class Optimizer:
         ``closure`` (as in PyTorch) re-evaluates the model and returns the loss; it is
         called once, with gradients enabled, before the update.
         """
-        self._opt_called = True
         loss = None
         if closure is not None:
             with enable_grad():
@@ -204,6 +232,15 @@ class Optimizer:
         Parameters are referred to by their position across groups, as in
         PyTorch; state tensors are copies, safe to keep across steps.
         """
+        for hook in list(_hooks(self, "_optimizer_state_dict_pre_hooks")):
+            hook(self)
+        out = self._packed_state()
+        for hook in list(_hooks(self, "_optimizer_state_dict_post_hooks")):
+            changed = hook(self, out)
+            out = out if changed is None else changed
+        return out
+
+    def _packed_state(self) -> dict[str, Any]:
         index: dict[int, int] = {}
         groups = []
         for g in self.param_groups:
@@ -222,6 +259,15 @@ class Optimizer:
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Restore hyper-parameters and state; checks group sizes and shapes first."""
+        state_dict = dict(state_dict)
+        for hook in list(_hooks(self, "_optimizer_load_state_dict_pre_hooks")):
+            changed = hook(self, state_dict)
+            state_dict = state_dict if changed is None else changed
+        self._unpack_state(state_dict)
+        for hook in list(_hooks(self, "_optimizer_load_state_dict_post_hooks")):
+            hook(self)
+
+    def _unpack_state(self, state_dict: dict[str, Any]) -> None:
         groups = state_dict["param_groups"]
         if len(groups) != len(self.param_groups):
             raise ValueError(f"loaded state has {len(groups)} parameter groups, optimizer has "
@@ -273,13 +319,70 @@ class Optimizer:
         return "\n".join(lines)
 
 
-def _noting_the_call(step: Callable[..., Any]) -> Callable[..., Any]:
+# PyTorch's torch.optim.optimizer.register_optimizer_step_pre_hook / _post_hook: hooks of every optimizer
+_global_step_pre_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+_global_step_post_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+_hook_ids = itertools.count()
+
+
+def register_optimizer_step_pre_hook(hook: Callable[..., Any]) -> _HookHandle:
+    """``hook(optimizer, args, kwargs)`` before every optimizer's step (before its own pre-hooks)."""
+    key = next(_hook_ids)
+    _global_step_pre_hooks[key] = hook
+    return _HookHandle(_global_step_pre_hooks, key)
+
+
+def register_optimizer_step_post_hook(hook: Callable[..., Any]) -> _HookHandle:
+    """``hook(optimizer, args, kwargs)`` after every optimizer's step (after its own post-hooks)."""
+    key = next(_hook_ids)
+    _global_step_post_hooks[key] = hook
+    return _HookHandle(_global_step_post_hooks, key)
+
+
+def _hooks(opt: Optimizer, name: str) -> Any:
+    """The optimizer's hooks called ``name``, in order (an optimizer built without them has none)."""
+    return opt.__dict__.get(name, {}).values()
+
+
+def _register(opt: Optimizer, name: str, hook: Callable[..., Any], prepend: bool = False) -> _HookHandle:
+    hooks = opt.__dict__.setdefault(name, OrderedDict())
+    key = next(_hook_ids)
+    hooks[key] = hook
+    if prepend:
+        hooks.move_to_end(key, last=False)
+    return _HookHandle(hooks, key)
+
+
+def _with_step_hooks(step: Callable[..., Any]) -> Callable[..., Any]:
+    """``step`` with PyTorch's step protocol around it: the global then the optimizer's pre-hooks
+    (which may replace the arguments), the step, the optimizer's then the global post-hooks; and
+    the note that the optimizer stepped.  A step calling its base class's step runs them once."""
     @functools.wraps(step)
-    def noted(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
+    def hooked(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
         self._opt_called = True
-        return step(self, *args, **kwargs)
-    noted._notes_the_call = True  # type: ignore[attr-defined]
-    return noted
+        if self.__dict__.get("_in_hooked_step"):
+            return step(self, *args, **kwargs)
+        args = (self, *args)
+        for hook in [*_global_step_pre_hooks.values(), *_hooks(self, "_optimizer_step_pre_hooks")]:
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(f"{step} must return None or a tuple of (new_args, new_kwargs), but got "
+                                       f"{result}.")
+                args, kwargs = result
+        self._in_hooked_step = True
+        try:
+            out = step(*args, **kwargs)
+        finally:
+            self._in_hooked_step = False
+        for hook in [*_hooks(self, "_optimizer_step_post_hooks"), *_global_step_post_hooks.values()]:
+            hook(self, args, kwargs)
+        return out
+    hooked._runs_step_hooks = True  # type: ignore[attr-defined]
+    return hooked
+
+
+Optimizer.step = _with_step_hooks(Optimizer.step)  # type: ignore[method-assign]
 
 
 def _copy_state(v: Any) -> Any:
