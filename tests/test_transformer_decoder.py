@@ -127,3 +127,36 @@ def test_encoder_and_decoder_stack_deep_copies_of_the_layer_as_pytorch():
     assert decoder(mg.randn(3, 2, 8), mg.randn(4, 2, 8)).shape == (3, 2, 8)
 
     assert all(type(layer) is _FixedSizeLayer for layer in mg.nn.TransformerEncoder(_FixedSizeLayer(8), 2).layers)
+
+
+def test_encoder_inference_on_a_padded_batch_zeroes_the_padding_as_pytorchs_nested_path():
+    """PyTorch 2.13 runs a batch_first encoder in eval mode without gradients on the kept positions
+    only (a nested tensor) and pads the result with 0 before the final norm; with gradients, or in
+    training, the padded positions hold whatever the layers made of them.  mg used to give the
+    latter always.  (Compared with torch on 1536 configurations: batch_first, norm_first, odd
+    heads, activation, bool/float masks, grad mode, train/eval, final norm, mask, alignment.)"""
+    mg.manual_seed(0)
+    layer = mg.nn.TransformerEncoderLayer(4, 2, 8, 0.0, batch_first=True)
+    encoder = mg.nn.TransformerEncoder(layer, 2, norm=mg.nn.LayerNorm(4))
+    mg.nn.init.normal_(encoder.norm.bias)
+    encoder.eval()
+    x = mg.randn(2, 4, 4)
+    kpm = mg.tensor([[False, False, False, False], [False, False, True, True]])
+    with_grad = encoder(x, src_key_padding_mask=kpm).detach().numpy()
+    with mg.no_grad():
+        inference = encoder(x, src_key_padding_mask=kpm).numpy()
+        unaligned = encoder(x, src_key_padding_mask=mg.tensor([[False, True, False, False]] * 2)).numpy()
+    bias = encoder.norm.bias.detach().numpy()
+    np.testing.assert_array_equal(inference[1, 2:], [bias, bias])    # LayerNorm of a zero row: its bias
+    assert not np.allclose(with_grad[1, 2:], bias)
+    np.testing.assert_allclose(inference[0], with_grad[0], rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(inference[1, :2], with_grad[1, :2], rtol=1e-6, atol=1e-6)
+    assert not np.allclose(unaligned[:, 1], bias)  # kept positions not leading: PyTorch does not nest
+
+
+def test_encoder_says_why_it_would_not_nest_as_pytorch():
+    layer = mg.nn.TransformerEncoderLayer(4, 2, 8, 0.0)  # torch 2.13 warns with these words
+    with pytest.warns(UserWarning, match=r"use_nested_tensor is False because encoder_layer\.self_attn\.batch_first "
+                                         r"was not True\(use batch_first"):
+        encoder = mg.nn.TransformerEncoder(layer, 1)
+    assert not encoder.use_nested_tensor and encoder.enable_nested_tensor and encoder.mask_check

@@ -7,15 +7,19 @@ Transformer with PyTorch's arguments, computation and parameter names (``self_at
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 from ..creation import full
 from ..functional.arguments import as_tensor
+from ..functional.elementwise import where as mf_where
 from ..functional.math import triu
+from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from . import functional as F
 from . import init
+from .activation import GELU, ReLU
 from .attention import MultiheadAttention
 from .containers import ModuleList
 from .dropout import Dropout
@@ -50,6 +54,25 @@ def _clones(owner: str, layer: Module, num_layers: int) -> ModuleList:
     if not isinstance(num_layers, int) or isinstance(num_layers, bool) or num_layers < 1:
         raise ValueError(f"{owner}: num_layers must be a positive int, got {num_layers!r}")
     return ModuleList([copy.deepcopy(layer) for _ in range(num_layers)])
+
+
+def _why_not_nested(layer: Module) -> str:
+    """Why PyTorch's ``TransformerEncoder`` would not pack its input into a nested tensor with this
+    layer ("" if it would): its ``__init__``'s conditions, in its order and words."""
+    name = "encoder_layer"
+    if not isinstance(layer, TransformerEncoderLayer):
+        return f"{name} was not TransformerEncoderLayer"
+    act = layer.activation
+    relu_or_gelu = act is F.relu or act is F.gelu or isinstance(act, (ReLU, GELU))
+    reasons = [(layer.norm_first, f"{name}.norm_first was True"),
+               (not layer.self_attn.batch_first,
+                f"{name}.self_attn.batch_first was not True(use batch_first for better inference performance)"),
+               (not layer.self_attn._qkv_same_embed_dim, f"{name}.self_attn._qkv_same_embed_dim was not True"),
+               (layer.self_attn.in_proj_bias is None, f"{name}.self_attn was passed bias=False"),
+               (not relu_or_gelu, f"{name}.activation_relu_or_gelu was not True"),
+               (layer.norm1.eps != layer.norm2.eps, f"{name}.norm1.eps was not equal to {name}.norm2.eps"),
+               (layer.self_attn.num_heads % 2 == 1, f"{name}.self_attn.num_heads is odd")]
+    return next((why for failed, why in reasons if failed), "")
 
 
 class TransformerEncoderLayer(Module):
@@ -121,13 +144,45 @@ class TransformerEncoder(Module):
         self.layers = _clones("TransformerEncoder", encoder_layer, num_layers)
         self.num_layers = num_layers
         self.norm = norm
+        self.enable_nested_tensor, self.mask_check = enable_nested_tensor, mask_check
+        why_not = _why_not_nested(encoder_layer)
+        if enable_nested_tensor and why_not:  # PyTorch's warning, word for word
+            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why_not}",
+                          stacklevel=2)
+        self.use_nested_tensor = bool(enable_nested_tensor) and not why_not
 
     def forward(self, src: Tensor, mask: Any = None, src_key_padding_mask: Any = None,
                 is_causal: bool | None = None) -> Tensor:
+        """The layers, then ``norm``.  Where PyTorch packs the batch into a nested tensor (see
+        :func:`_nested_padding`) the padded positions come out 0 before ``norm``, as there."""
         x = as_tensor(src)
+        padding = self._nested_padding(x, mask, src_key_padding_mask)
         for layer in self.layers:
             x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=bool(is_causal))
+        if padding is not None:
+            x = mf_where(Tensor.constant(padding, x.device), Tensor.constant(x.device.xp.zeros((), x.dtype)), x)
         return self.norm(x) if self.norm is not None else x
+
+    def _nested_padding(self, x: Tensor, mask: Any, key_padding_mask: Any) -> Any:
+        """PyTorch's inference path: with ``use_nested_tensor``, the first layer in eval mode, a
+        batched input, a ``src_key_padding_mask`` whose kept positions lead each row (with
+        ``mask_check``), no ``mask``, and no gradient to record, PyTorch runs the layers on the kept
+        positions only and pads the result with 0.  The padded positions ``(N, L, 1)`` then, else None."""
+        first = self.layers[0]
+        if not (self.use_nested_tensor and not first.training and x.ndim == 3 and key_padding_mask is not None
+                and mask is None):
+            return None
+        kpm = key_padding_mask if isinstance(key_padding_mask, Tensor) else Tensor._from_data(key_padding_mask)
+        padded = x.device.xp.asarray(kpm.detach().cpu().numpy() != 0)  # a float mask pads where it is not 0
+        kept = ~padded
+        if self.mask_check and bool((kept[:, 1:] & ~kept[:, :-1]).any()):  # not left-aligned: not nested
+            return None
+        watched = [x, first.self_attn.in_proj_weight, first.self_attn.in_proj_bias, first.self_attn.out_proj.weight,
+                   first.self_attn.out_proj.bias, first.norm1.weight, first.norm1.bias, first.norm2.weight,
+                   first.norm2.bias, first.linear1.weight, first.linear1.bias, first.linear2.weight, first.linear2.bias]
+        if is_grad_enabled() and any(t is not None and t.requires_grad for t in watched):
+            return None
+        return padded[:, :, None]
 
 
 _DECODER_ORDER = ("self_attn", "multihead_attn", "linear1", "dropout", "linear2", "norm1", "norm2", "norm3", "dropout1",
