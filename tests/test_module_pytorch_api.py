@@ -742,3 +742,34 @@ def test_conversions_call_an_apply_override_as_pytorch():
     assert m[1].cache.dtype == np.float16 and m[0].bias.dtype == np.float16
     m.to(mg.float32)
     assert m[1].cache.dtype == np.float32 and m[1].lin.bias.dtype == np.float32
+
+
+def test_layer_reprs_and_pool_strides_as_pytorch():
+    # torch: a pooling layer's stride attribute is its kernel size when none is given (before: None) and
+    #        AvgPool1d keeps 1-tuples; the reprs below are torch 2.13's (with numpy's dtype names)
+    assert nn.MaxPool2d(2).stride == 2 and nn.AvgPool2d((2, 3)).stride == (2, 3) and nn.MaxPool3d(2, 1).stride == 1
+    assert (nn.AvgPool1d(2).kernel_size, nn.AvgPool1d(2).stride, nn.AvgPool1d(2).padding) == ((2,), (2,), (0,))
+    assert nn.LPPool2d(2, 3).stride is None  # torch keeps LPPool's None
+    assert nn.Upsample(scale_factor=2).scale_factor == 2.0
+    assert nn.Upsample(scale_factor=(2, 3)).scale_factor == (2.0, 3.0)
+    want = {
+        "MaxPool2d(2)": "MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)",
+        "MaxPool1d(3, 1, 1)": "MaxPool1d(kernel_size=3, stride=1, padding=1, dilation=1, ceil_mode=False)",
+        "AvgPool1d(2)": "AvgPool1d(kernel_size=(2,), stride=(2,), padding=(0,))",
+        "AvgPool2d(2)": "AvgPool2d(kernel_size=2, stride=2, padding=0)",
+        "AdaptiveMaxPool2d(2)": "AdaptiveMaxPool2d(output_size=2)",
+        "LayerNorm(4)": "LayerNorm((4,), eps=1e-05, elementwise_affine=True, bias=True)",
+        "LayerNorm((2, 3), 1e-5, False)": "LayerNorm((2, 3), eps=1e-05, elementwise_affine=False, bias=False)",
+        "Upsample(scale_factor=2)": "Upsample(scale_factor=2.0, mode='nearest')",
+        "Upsample(size=4, mode='bilinear')": "Upsample(size=4, mode='bilinear')",
+        "ZeroPad2d(1)": "ZeroPad2d((1, 1, 1, 1))",
+        "ReflectionPad2d(1)": "ReflectionPad2d((1, 1, 1, 1))",
+        "ConstantPad1d(2, 3.5)": "ConstantPad1d(padding=(2, 2), value=3.5)",
+        "CosineSimilarity()": "CosineSimilarity()",
+        "LocalResponseNorm(2)": "LocalResponseNorm(2, alpha=0.0001, beta=0.75, k=1.0)",
+        "GLU()": "GLU(dim=-1)",
+        "Softmin(1)": "Softmin(dim=1)",
+        "Hardshrink()": "Hardshrink(0.5)",
+    }
+    got = {expr: repr(eval(f"nn.{expr}")) for expr in want}
+    assert got == want

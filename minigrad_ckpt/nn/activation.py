@@ -61,6 +61,9 @@ class _AlongAxis(FunctionLayer):
     def dim(self, value: int | None) -> None:
         self.axis = value
 
+    def extra_repr(self) -> str:  # PyTorch's name
+        return f"dim={self.axis}"
+
 
 class ReLU(_ElementwiseInPlace):
     """``max(x, 0)`` elementwise."""
@@ -198,6 +201,9 @@ class Hardshrink(FunctionLayer):
 
     def __init__(self, lambd: float = 0.5) -> None:
         super().__init__(lambd=lambd)
+
+    def extra_repr(self) -> str:  # PyTorch's: the threshold alone
+        return f"{self.lambd}"
 
 
 class CELU(FunctionLayer):

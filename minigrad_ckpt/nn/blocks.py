@@ -100,6 +100,9 @@ class LocalResponseNorm(FunctionLayer):
     def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
         super().__init__(size=size, alpha=alpha, beta=beta, k=k)
 
+    def extra_repr(self) -> str:  # PyTorch's: the size first, unnamed
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
 
 class _InstanceNorm(Module):
     _spatial: int = 1

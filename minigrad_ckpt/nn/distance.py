@@ -25,9 +25,6 @@ class CosineSimilarity(Module):
     def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
         return F.cosine_similarity(x1, x2, self.dim, self.eps)
 
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}, eps={self.eps}"
-
 
 class PairwiseDistance(Module):
     """The ``p``-norm distance of two inputs over the last axis (``F.pairwise_distance``)."""

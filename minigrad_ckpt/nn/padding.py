@@ -32,6 +32,9 @@ class _Pad(FunctionLayer):
             raise ValueError(f"{type(self).__name__}: padding must be an int or {n} ints, got {padding}")
         super().__init__(padding=padding, pad=padding, mode=self.pad_mode, value=value)
 
+    def extra_repr(self) -> str:  # PyTorch's: the padding alone
+        return f"{self.padding}"
+
     def forward(self, input: Any) -> Any:
         x = input  # PyTorch's argument name
         if self.pad_mode != "constant" and getattr(x, "ndim", None) not in (self.spatial + 1, self.spatial + 2):
@@ -43,7 +46,9 @@ class _Pad(FunctionLayer):
 class _ConstantPad(_Pad):
     def __init__(self, padding: Any, value: float) -> None:
         super().__init__(padding, float(value))
-        self.shown = ("padding", "value")
+
+    def extra_repr(self) -> str:
+        return f"padding={self.padding}, value={self.value}"
 
 
 class _ZeroPad(_Pad):

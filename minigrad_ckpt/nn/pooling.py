@@ -15,10 +15,14 @@ __all__ = [
 
 
 class _Pool(FunctionLayer):
-    """A window pooling layer; its ``repr`` shows the stride it uses (the kernel size where none is given)."""
+    """A window pooling layer: as PyTorch's, ``stride`` is the kernel size where none is given (the attribute
+    too), and its ``repr`` shows ``kernel_size``, ``stride`` and ``padding``."""
+
+    def __init__(self, kernel_size: Any, stride: Any = None, **options: Any) -> None:
+        super().__init__(kernel_size=kernel_size, stride=kernel_size if stride is None else stride, **options)
 
     def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride or self.kernel_size}, padding={self.padding}"
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
 class _MaxPool(_Pool):
@@ -30,6 +34,9 @@ class _MaxPool(_Pool):
                  return_indices: bool = False, ceil_mode: bool = False) -> None:
         super().__init__(kernel_size=kernel_size, stride=stride, padding=padding, dilation=dilation,
                          return_indices=return_indices, ceil_mode=ceil_mode)
+
+    def extra_repr(self) -> str:  # PyTorch's MaxPool lists dilation and ceil_mode too
+        return f"{super().extra_repr()}, dilation={self.dilation}, ceil_mode={self.ceil_mode}"
 
 
 class MaxPool1d(_MaxPool):
@@ -64,15 +71,18 @@ class _AvgPool(_Pool):
 
 
 class AvgPool1d(_Pool):
-    """1-D average pooling over (N, C, L) or (C, L)."""
+    """1-D average pooling over (N, C, L) or (C, L); as PyTorch's, its sizes are kept as 1-tuples
+    (``AvgPool1d(2).kernel_size == (2,)``)."""
 
     fn = staticmethod(F.avg_pool1d)
     options = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad")
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                  count_include_pad: bool = True) -> None:
-        super().__init__(kernel_size=kernel_size, stride=stride, padding=padding, ceil_mode=ceil_mode,
-                         count_include_pad=count_include_pad)
+        def single(v: Any) -> Any:
+            return tuple(v) if isinstance(v, (tuple, list)) else (v,)
+        super().__init__(kernel_size=single(kernel_size), stride=None if stride is None else single(stride),
+                         padding=single(padding), ceil_mode=ceil_mode, count_include_pad=count_include_pad)
 
 
 class AvgPool2d(_AvgPool):
@@ -106,6 +116,7 @@ class _AdaptiveMaxPool(FunctionLayer):
     """Max pooling to a fixed ``output_size`` in any number of dimensions, ``fn`` picks them."""
 
     options = ("output_size", "return_indices")
+    shown = ("output_size",)  # PyTorch's repr
 
     def __init__(self, output_size: Any, return_indices: bool = False) -> None:
         super().__init__(output_size=output_size, return_indices=return_indices)

@@ -21,8 +21,15 @@ class Upsample(FunctionLayer):
 
     def __init__(self, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
                  align_corners: bool | None = None, recompute_scale_factor: bool | None = None) -> None:
+        if scale_factor is not None:  # PyTorch keeps it as floats
+            scale_factor = (tuple(float(f) for f in scale_factor) if isinstance(scale_factor, (tuple, list))
+                            else float(scale_factor))
         super().__init__(size=size, scale_factor=scale_factor, mode=mode, align_corners=align_corners,
                          recompute_scale_factor=recompute_scale_factor)
+
+    def extra_repr(self) -> str:  # PyTorch's: the scale factor (else the size) and the mode
+        first = f"scale_factor={self.scale_factor!r}" if self.scale_factor is not None else f"size={self.size!r}"
+        return f"{first}, mode={self.mode!r}"
 
 
 class UpsamplingNearest2d(Upsample):
