@@ -101,7 +101,7 @@ class LRScheduler:
             _set_group_value(g, "lr", lr)
         self._last_lr = _group_values(self.optimizer, "lr")
 
-    def _base_lrs(self) -> list[float]:
+    def _base_lrs(self, error: type[Exception] = ValueError) -> list[float]:
         """``base_lrs``, checked against the optimizer's groups now.
 
         A formula of the base lrs has none for a group added later
@@ -111,7 +111,7 @@ class LRScheduler:
         take new groups along."""
         n = len(self.optimizer.param_groups)
         if n != len(self.base_lrs):
-            raise ValueError(f"{type(self).__name__}: the optimizer has {n} parameter groups, {len(self.base_lrs)} "
+            raise error(f"{type(self).__name__}: the optimizer has {n} parameter groups, {len(self.base_lrs)} "
                              f"when the scheduler was built (a group was added with add_param_group); its lr "
                              f"formula needs each group's base lr: build the scheduler after adding the group")
         return self.base_lrs
@@ -514,7 +514,7 @@ class OneCycleLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         step = self.last_epoch
-        self._base_lrs()  # a group added later has no max_lr/initial_lr to cycle between
+        self._base_lrs(KeyError)  # a group added later has no max_lr/initial_lr (PyTorch: KeyError 'max_lr')
         if step > self.total_steps:
             raise ValueError(f"OneCycleLR: tried to step {step} times; total_steps is {self.total_steps}")
         lrs = []
@@ -805,7 +805,7 @@ class ReduceLROnPlateau(LRScheduler):
         if n == len(self.min_lrs):
             return
         if self.default_min_lr is None:
-            raise ValueError(f"ReduceLROnPlateau: the optimizer has {n} parameter groups, {len(self.min_lrs)} when "
+            raise RuntimeError(f"ReduceLROnPlateau: the optimizer has {n} parameter groups, {len(self.min_lrs)} when "
                              f"it was built with one min_lr per group (a group was added with add_param_group); "
                              f"set scheduler.min_lrs to a list of {n}")
         self.min_lrs = [self.default_min_lr] * n
