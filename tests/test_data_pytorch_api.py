@@ -365,3 +365,28 @@ def test_numpy_scalars_and_mixed_numbers_collate_as_pytorchs_as_tensor():
         default_collate([1, "a"])
     with pytest.raises(TypeError, match="collate_fn"):
         default_collate([None, None])
+
+
+class _Typed(mg.utils.data.Dataset[tuple[mg.Tensor, int]]):
+    """PyTorch's typed form: a dataset class subclassing Dataset[T] (before: 'type Dataset is not subscriptable')."""
+
+    def __getitem__(self, i):
+        return mg.ones(1) * i, i
+
+    def __len__(self):
+        return 3
+
+
+def test_datasets_samplers_and_loaders_are_generic_classes_as_in_pytorch():
+    from minigrad_ckpt.utils.data import Sampler
+
+    class Backwards(Sampler[int]):
+        def __iter__(self):
+            return iter([2, 1, 0])
+
+        def __len__(self):
+            return 3
+
+    loader: DataLoader[tuple[mg.Tensor, int]] = DataLoader(_Typed(), batch_size=2, sampler=Backwards())
+    assert [ys.tolist() for _, ys in loader] == [[2, 1], [0]]
+    assert mg.utils.data.Dataset[int].__origin__ is mg.utils.data.Dataset and IterableDataset[int] is not None

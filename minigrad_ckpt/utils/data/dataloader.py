@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import islice
+from types import GenericAlias
 from typing import Any
 
 from ... import random as _random
@@ -246,6 +247,8 @@ class DataLoader:
     :class:`~minigrad_ckpt.Executor` (``ex.register_state("loader", loader)``)
     and snapshots resume mid-epoch with the same batches.
     """
+
+    __class_getitem__ = classmethod(GenericAlias)  # DataLoader[T], as PyTorch's generic class
 
     def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool | None = None,
                  sampler: Iterable[int] | None = None, batch_sampler: Iterable[list[int]] | None = None,

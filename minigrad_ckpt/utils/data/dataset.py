@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Sequence
+from types import GenericAlias
 from typing import Any
 
 from ... import random as _random
@@ -24,7 +25,10 @@ class Dataset:
     """Base class of map-style datasets: define ``__getitem__(index)`` and ``__len__()``.
 
     As PyTorch's, the base class has no ``__len__``: ``len()`` of a dataset that does not define one is
-    Python's ``TypeError`` (and ``isinstance(d, collections.abc.Sized)`` is False for it)."""
+    Python's ``TypeError`` (and ``isinstance(d, collections.abc.Sized)`` is False for it).  Typed as
+    PyTorch's generic class: ``class Pairs(Dataset[tuple[Tensor, int]])``."""
+
+    __class_getitem__ = classmethod(GenericAlias)  # Dataset[T] (and every subclass's [T]), as typing.Generic's
 
     def __getitem__(self, index: int) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must define __getitem__")

@@ -10,6 +10,7 @@ indices drawn by weight; ``BatchSampler`` groups any sampler's indices into list
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sized
+from types import GenericAlias
 from typing import Any
 
 from ... import random as _random
@@ -28,7 +29,10 @@ def _is_index(v: Any) -> bool:
 
 
 class Sampler:
-    """Base class: an iterable of dataset indices (subclasses define ``__iter__`` and ``__len__``)."""
+    """Base class: an iterable of dataset indices (subclasses define ``__iter__`` and ``__len__``);
+    generic as PyTorch's (``Sampler[int]``, ``Sampler[list[int]]``)."""
+
+    __class_getitem__ = classmethod(GenericAlias)
 
     def __init__(self, data_source: Sized | None = None) -> None:
         self.data_source = data_source
