@@ -688,6 +688,11 @@ def test_sequential_repeats_and_parameter_dict_methods_as_pytorch():
     assert list(pd) == ["x", "y", "z", "w"] and list(reversed(pd)) == ["w", "z", "y", "x"]
     pd.clear()
     assert list(pd) == [] and list(pd.parameters()) == []
+    # torch: pl = nn.ParameterList([ones(1)]); pl += [ones(2)] extends it in place (before: TypeError)
+    pl = nn.ParameterList([mg.ones(1)])
+    same = pl
+    pl += [mg.ones(2)]
+    assert pl is same and [p.shape for p in pl] == [(1,), (2,)] and isinstance(pl[1], nn.Parameter)
 
 
 def test_apply_get_name_and_conversions_keep_the_gradient_tensor():

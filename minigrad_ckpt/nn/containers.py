@@ -302,6 +302,10 @@ class ParameterList(Module):
             self.append(v)
         return self
 
+    def __iadd__(self, values: Iterable[Any]) -> ParameterList:
+        """``plist += [p, q]``: :meth:`extend`, as PyTorch's."""
+        return self.extend(values)
+
     def __getitem__(self, idx: int | slice) -> Any:
         items = list(self._parameters.values())
         return ParameterList(items[idx]) if isinstance(idx, slice) else items[idx]
