@@ -191,3 +191,18 @@ def test_a_callable_objects_attributes_are_the_lambda_schedulers_state() -> None
     # a plain function is code: None in the state (torch's MultiplicativeLR(opt, lambda e: 0.9) too)
     assert S.MultiplicativeLR(opt2, lambda e: 0.9).state_dict()["lr_lambdas"] == [None]
     sched2.load_state_dict({k: v for k, v in state.items() if k != "lr_lambdas"})  # an older state loads
+
+
+def test_calling_get_lr_by_hand_warns_as_pytorch_does() -> None:
+    # torch: StepLR(opt, 2).get_lr() warns "To get the last learning rate computed by the scheduler, please use
+    # `get_last_lr()`." (it computes the next lr); a step's own call, and a user's subclass, do not warn
+    opt, _ = _sgd()
+    sched = S.StepLR(opt, 2)
+    with pytest.warns(UserWarning, match="please use `get_last_lr\\(\\)`"):
+        sched.get_lr()
+
+    class Halving(S.LRScheduler):
+        def get_lr(self):
+            return [g["lr"] / 2 for g in self.optimizer.param_groups]
+    mine = Halving(opt)
+    assert _warnings(lambda: (mine.get_lr(), opt.step(), sched.step(), mine.step())) == []

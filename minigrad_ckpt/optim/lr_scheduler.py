@@ -11,6 +11,7 @@ the new ``lr`` into every parameter group, with PyTorch's recursive formulas
 
 from __future__ import annotations
 
+import functools
 import math
 import types
 import warnings
@@ -71,6 +72,23 @@ class LRScheduler:
         finally:
             del self._in_initial_step
 
+    # True while a step computes the new lrs: PyTorch's schedulers warn when get_lr() is called by
+    # hand (it computes the next lr, which is not the last one); an instance attribute only then
+    _in_lr_update = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("get_lr")
+        if own is not None and cls.__module__.startswith("minigrad_ckpt."):  # PyTorch's own, not a user's
+            cls.get_lr = _warning_outside_step(own)
+
+    def _new_lrs(self, compute: Callable[[], list[Any]]) -> list[Any]:
+        self._in_lr_update = True
+        try:
+            return compute()
+        finally:
+            del self._in_lr_update
+
     def get_lr(self) -> list[float]:
         raise NotImplementedError
 
@@ -92,11 +110,11 @@ class LRScheduler:
         schedule has one (``SequentialLR`` restarts a scheduler with ``_update_lr(0)``)."""
         if epoch is None:
             self.last_epoch += 1
-            lrs = self.get_lr()
+            lrs = self._new_lrs(self.get_lr)
         else:
             self.last_epoch = epoch
             closed = getattr(self, "_get_closed_form_lr", None)
-            lrs = closed() if closed is not None else self.get_lr()
+            lrs = closed() if closed is not None else self._new_lrs(self.get_lr)
         for g, lr in zip(self.optimizer.param_groups, lrs):
             _set_group_value(g, "lr", lr)
         self._last_lr = _group_values(self.optimizer, "lr")
@@ -135,6 +153,16 @@ class LRScheduler:
 
 # PyTorch's older name of the base class, which user-written schedulers still subclass
 _LRScheduler = LRScheduler
+
+def _warning_outside_step(get_lr: Callable[..., list[Any]]) -> Callable[..., list[Any]]:
+    @functools.wraps(get_lr)
+    def checked(self: LRScheduler) -> list[Any]:
+        if not self._in_lr_update:
+            warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
+                          UserWarning, stacklevel=2)
+        return get_lr(self)
+    return checked
+
 
 def _set_group_value(group: dict[str, Any], key: str, value: Any) -> None:
     """PyTorch's rule for a scheduler's write: a tensor (a tensor lr) is filled in place -- whoever
@@ -449,7 +477,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_cur = epoch
         self._step_count += 1
         self.last_epoch = math.floor(epoch)
-        for g, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        for g, lr in zip(self.optimizer.param_groups, self._new_lrs(self.get_lr)):
             _set_group_value(g, "lr", lr)
         self._last_lr = _group_values(self.optimizer, "lr")
 
