@@ -257,3 +257,22 @@ def test_functionalize_and_debug_unwrap_are_the_identity_here():
         func.functionalize(mg.sin, remove="x")
     x = mg.ones(1)
     assert func.debug_unwrap(x) is x
+
+
+def test_integer_outputs_under_reverse_mode_as_torch():
+    # torch.func.vjp/jacrev/hessian refuse an integer output; grad gives zeros; torch.autograd.functional zeros
+    x = t(X[0])
+    for call in (lambda: func.vjp(lambda a: (a * 2, a.argmax()), x), lambda: func.jacrev(lambda a: a.argmax())(x),
+                 lambda: func.hessian(lambda a: a.argmax())(x)):
+        with pytest.raises(RuntimeError, match="All outputs of f must be floating-point or complex Tensors, got "
+                                               "Tensor with dtype int64"):
+            call()
+    np.testing.assert_array_equal(func.grad(lambda a: (a > 0).sum())(x).numpy(), np.zeros(3))
+    jac = func.jacfwd(lambda a: (a * 2, a.argmax()))(x)   # forward mode takes it (torch: an int64 zero block)
+    assert jac[1].dtype == mg.int64 and not jac[1].numpy().any()
+    af = mg.autograd.functional
+    np.testing.assert_array_equal(af.jacobian(lambda a: a.argmax(), x).numpy(), np.zeros(3))
+    out, vj = af.vjp(lambda a: (a.argmax(), a * 2), x, (mg.tensor(1), mg.ones(3, dtype=mg.float64)))
+    assert out[0].dtype == mg.int64 and out[0].item() == int(np.argmax(X[0]))
+    np.testing.assert_array_equal(vj.numpy(), [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(af.hessian(lambda a: a.argmax(), x).numpy(), np.zeros((3, 3)))

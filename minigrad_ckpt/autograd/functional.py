@@ -41,6 +41,19 @@ def _argnums(single: bool, n: int) -> Any:
     return 0 if single else tuple(range(n))
 
 
+def _float_outputs(func: Callable, like: Tensor) -> Callable:
+    """``func`` with integer and bool outputs cast to ``like``'s dtype: torch.autograd.functional
+    gives them zero derivatives, where ``mg.func`` (as ``torch.func``) refuses them."""
+    def cast(out: Any) -> Any:
+        return out.to(like.dtype) if isinstance(out, Tensor) and out.dtype.kind not in "fc" else out
+
+    def wrapped(*xs: Any) -> Any:
+        out = func(*xs)
+        return tuple(cast(o) for o in out) if isinstance(out, tuple) else cast(out)
+
+    return wrapped
+
+
 # ---------------------------------------------------------------------------
 # strict=True: PyTorch's independence checks
 # ---------------------------------------------------------------------------
@@ -131,7 +144,7 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
     if strict:
         _check_strict(func, args, "jacobian")
     make = _func.jacfwd if strategy == "forward-mode" else _func.jacrev
-    return _finish(make(func, _argnums(single, len(args)))(*args), create_graph)
+    return _finish(make(_float_outputs(func, args[0]), _argnums(single, len(args)))(*args), create_graph)
 
 
 def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False,
@@ -142,7 +155,8 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
     _refuse_vectorized_strict(strict, vectorize, outer_jacobian_strategy)
     if strict:
         _check_strict(func, args, "hessian")
-    return _finish(_func.hessian(func, _argnums(single, len(args)))(*args), create_graph)
+    hess = _func.hessian(_float_outputs(func, args[0]), _argnums(single, len(args)))
+    return _finish(hess(*args), create_graph)
 
 
 def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
@@ -150,7 +164,14 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
     single, args = _as_tuple(inputs)
     if strict:
         _check_strict(func, args, "vjp")
-    out, pullback = _func.vjp(func, *args)
+    returned: list = []
+
+    def kept(*xs: Any) -> Any:  # integer outputs are handed back as func returned them
+        returned.append(func(*xs))
+        return returned[-1]
+
+    _, pullback = _func.vjp(_float_outputs(kept, args[0]), *args)
+    out = returned[-1]
     if v is None:
         if not isinstance(out, Tensor) or out.numel() != 1:
             raise RuntimeError("The vector v can only be None if the user-provided function returns a single Tensor "

@@ -336,6 +336,15 @@ class _Recording:
                 for p, g in zip(self.primals, gs)]
 
 
+def _refuse_integral_outputs(outs: list[Tensor]) -> None:
+    """PyTorch's vjp (so jacrev and hessian too) refuses an integer or bool output: it has no
+    cotangent (``grad``, whose output is seeded with 1, takes one and gives zeros, as PyTorch's)."""
+    for o in outs:
+        if o.dtype.kind not in "fc":
+            raise RuntimeError(f"vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got Tensor "
+                               f"with dtype {o.dtype}")
+
+
 def vjp(f: Callable, *primals: Any, has_aux: bool = False, **kwargs: Any) -> tuple:
     """``(f(*primals), vjp_fn)``: ``vjp_fn(cotangents)`` is ``J^T @ cotangents``.
 
@@ -350,6 +359,7 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False, **kwargs: Any) -> tup
     leaves, tree = flatten(primals)
     ps = _differentiable(leaves, tree, "vjp", "primals")
     rec = _Recording(lambda *xs: f(*unflatten(tree, xs), **kwargs), ps, has_aux, "vjp")
+    _refuse_integral_outputs(rec.outs)
 
     def vjp_fn(cotangents: Any) -> tuple:
         cts = _matching(cotangents, rec.outs, rec.out_tree, "vjp_fn", "cotangents")
@@ -431,6 +441,7 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, *, has_aux: bool = Fal
         chosen = _Chosen(f, args, kwargs, argnums, "jacrev")
         _refuse_complex(chosen.leaves, chosen.tree, "jacrev", chosen.name)
         rec = _Recording(chosen, chosen.leaves, has_aux, "jacrev")
+        _refuse_integral_outputs(rec.outs)
         _refuse_complex(rec.outs, rec.out_tree, "jacrev", "output")
         table = []
         for k, o in enumerate(rec.outs):
