@@ -197,3 +197,16 @@ def test_a_step_that_calls_its_base_step_runs_the_hooks_once() -> None:
     lbfgs.register_step_pre_hook(lambda o, a, k: calls.append("lbfgs"))
     lbfgs.step(lambda: (p ** 2).sum())
     assert calls == ["post", "lbfgs"]
+
+
+def test_zero_grad_without_none_detaches_a_gradient_built_with_create_graph() -> None:
+    # torch: (p ** 3).sum().backward(create_graph=True); opt.zero_grad(set_to_none=False) leaves p.grad zeros
+    # with requires_grad False and no grad_fn (detach_), so the next backward accumulates a plain gradient
+    p = mg.tensor([1.0, 2.0], requires_grad=True)
+    opt = optim.SGD([p], lr=0.1)
+    (p ** 3).sum().backward(create_graph=True)
+    assert p.grad.requires_grad
+    opt.zero_grad(set_to_none=False)
+    assert not p.grad.requires_grad and p.grad.grad_fn is None and p.grad.tolist() == [0.0, 0.0]
+    (p ** 2).sum().backward()
+    assert p.grad.tolist() == [2.0, 4.0] and not p.grad.requires_grad

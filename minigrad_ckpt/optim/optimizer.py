@@ -150,7 +150,9 @@ class Optimizer:
                     if set_to_none:
                         p.grad = None
                     else:
-                        with no_grad():  # a gradient built with create_graph may require grad
+                        if p.grad.requires_grad:  # built with create_graph: PyTorch detaches it (detach_)
+                            p.grad = p.grad.detach()  # ... sharing its memory, zeroed next
+                        with no_grad():
                             p.grad.zero_()
 
     # ------------------------------------------------------------------ the step
