@@ -1441,9 +1441,9 @@ SPECS: list[OpSpec] = [
     _spec("Eig", eig_sampler, broadcast_views=False, out_dtype=_complex_of),
     _spec("Svd", svd_sampler, broadcast_views=False, out_dtype=_promoted),
     _spec("Qr", or_complex(qr_sampler), broadcast_views=False, out_dtype=_promoted),
-    _spec("Pinv", pinv_sampler, broadcast_views=False),
-    _spec("MatrixExp", matrix_exp_sampler, broadcast_views=False),
-    _spec("LuFactor", lu_sampler, broadcast_views=False),
+    _spec("Pinv", or_complex(pinv_sampler, 0.3), broadcast_views=False, out_dtype=_promoted),
+    _spec("MatrixExp", or_complex(matrix_exp_sampler, 0.3), broadcast_views=False, out_dtype=_promoted),
+    _spec("LuFactor", or_complex(lu_sampler, 0.3), broadcast_views=False, out_dtype=_promoted),
     _spec("LdlFactor", or_complex(ldl_sampler, 0.3), broadcast_views=False, out_dtype=_promoted),
     _spec("VectorNorm", vector_norm_sampler),
     # complex numbers and Fourier transforms: complex samples (float32 draws complex64)

@@ -113,6 +113,8 @@ FIXTURES: dict[str, tuple[str, ...]] = {
     "linalg.solve_triangular": ("cases.solve_upper", "cases.solve_lower_unit_right"),
     "linalg.cholesky_solve": ("cases.cholesky_solve", "cases.cholesky_solve_upper"),
     "linalg.cholesky_inverse": ("cases.cholesky_inverse",), "linalg.matrix_exp": ("linalg.matrix_exp",),
+    "linalg.lu": ("cases.lu_lower", "cases.lu_upper"), "linalg.lu_factor": ("cases.lu_factor_packed",),
+    "linalg.lu_solve": ("cases.lu_solve_adjoint", "cases.lu_solve_right"),
     # mg.fft
     **{f"fft.{n}": (f"fft.{n}",) for n in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2",
                                            "irfft2", "fftn", "ifftn", "rfftn", "irfftn", "hfft2", "ihfft2", "hfftn",
@@ -146,6 +148,7 @@ GRADCHECKED = {
     "linalg.cross": lambda z: mg.linalg.cross(z.T, z.T[::-1] * 2),
     "linalg.diagonal": lambda z: mg.linalg.diagonal(z, offset=-1),
     "linalg.inv_ex": lambda z: mg.linalg.inv_ex(z[:2] + 2).inverse,
+    "linalg.lu_factor_ex": lambda z: mg.linalg.lu_factor_ex(z).LU,
     "linalg.solve_ex": lambda z: mg.linalg.solve_ex(z[:2] + 2, z[2]).result,
     "linalg.cholesky_ex": lambda z: mg.linalg.cholesky_ex(z[:2] @ mg.conj(z[:2]).T + 3 * mg.eye(2)).L,
 }
@@ -215,9 +218,6 @@ REFUSED = {
        for n in ("bitwise_and", "bitwise_or", "bitwise_xor")},
     "bitwise_not": (mg.bitwise_not, TypeError, "integer and bool"),
     # factorizations whose gradients are written for real matrices
-    "linalg.lu": (lambda z: mg.linalg.lu(_M), TypeError, "real floating input"),
-    "linalg.lu_factor": (lambda z: mg.linalg.lu_factor(_M), TypeError, "real floating input"),
-    "linalg.lu_factor_ex": (lambda z: mg.linalg.lu_factor_ex(_M), TypeError, "real floating input"),
     **{n: (lambda z, n=n: getattr(mg, n)(z), TypeError, ORDER) for n in ("amax", "amin", "msort", "relu")},
     "clamp_min": (lambda z: mg.clamp_min(z, 0), TypeError, ORDER),
     "clamp_max": (lambda z: mg.clamp_max(z, 0), TypeError, ORDER),
@@ -263,7 +263,6 @@ ELSEWHERE = {
     "linalg.ldl_factor": "the op battery's complex LdlFactor samples",
     "linalg.ldl_factor_ex": "the op battery's complex LdlFactor samples",
     "linalg.ldl_solve": "solves with the factors of the op battery's complex LdlFactor samples",
-    "linalg.lu_solve": "solves with lu_factor's factors, which are real (lu_factor refuses complex input)",
 }
 
 

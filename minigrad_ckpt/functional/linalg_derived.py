@@ -255,15 +255,15 @@ def _lu_packed(name: str, a: Any, pivot: bool) -> Tensor:
     a = as_tensor(a)
     if a.ndim < 2:
         raise ValueError(f"linalg.{name}: expected a matrix or a stack of them, got shape {a.shape}")
-    if a.dtype.kind != "f":
-        raise TypeError(f"linalg.{name}: expected a real floating input, got {a.dtype}")
+    if a.dtype.kind not in "fc":
+        raise TypeError(f"linalg.{name}: expected a floating point or complex input, got {a.dtype}")
     return apply(_lu.LuFactor(pivot=bool(pivot)), a)
 
 
 def _perm_of(packed: Tensor) -> Any:
     """The permutation column of the packed factorization as host integers (..., m)."""
     xp = packed.device.xp
-    return host_numpy.asarray(xp.to_host(packed._data[..., -1])).astype(host_numpy.int64)
+    return host_numpy.asarray(xp.to_host(packed._data[..., -1])).real.astype(host_numpy.int64)
 
 
 def _pivots_of(perm: Any, k: int) -> Any:
@@ -353,16 +353,17 @@ def _perm_from_pivots(pivots: Tensor) -> Any:
 
 
 def lu_solve(LU: Any, pivots: Any, b: Any, *, left: bool = True, adjoint: bool = False) -> Tensor:  # noqa: N803
-    """``X`` with ``A X = B`` (``X A = B`` for ``left=False``; ``A^T`` for ``adjoint=True``) from
-    ``lu_factor``'s ``(LU, pivots)``: two triangular solves and the row permutation, each
-    differentiable (in ``LU`` and ``B``)."""
+    """``X`` with ``A X = B`` (``X A = B`` for ``left=False``; ``A^H``, the conjugate transpose, for
+    ``adjoint=True``) from ``lu_factor``'s ``(LU, pivots)``: two triangular solves and the row
+    permutation, each differentiable (in ``LU`` and ``B``)."""
     lu_ = as_tensor(LU)
     b = as_tensor(b, lu_)
     piv = as_tensor(pivots, lu_)
     if lu_.ndim < 2 or lu_.shape[-1] != lu_.shape[-2] or piv.shape != lu_.shape[:-1]:
         raise ValueError(f"linalg.lu_solve: LU {lu_.shape} and pivots {piv.shape} do not fit")
-    if not left:  # X A = B  <=>  A^T X^T = B^T
-        return mf.swapaxes(lu_solve(lu_, piv, mf.swapaxes(b, -1, -2), adjoint=not adjoint), -1, -2)
+    if not left:  # X A = B  <=>  A^H conj(X)^T = conj(B)^T (and X A^H = B  <=>  A conj(X)^T = conj(B)^T)
+        flipped = lu_solve(lu_, piv, conj(mf.swapaxes(b, -1, -2)), adjoint=not adjoint)
+        return conj(mf.swapaxes(flipped, -1, -2))
     perm = _perm_from_pivots(piv)
     xp = lu_.device.xp
     if not adjoint:  # A = P L U: X = U^-1 L^-1 P^T B, and P^T B = B[perm]
@@ -371,9 +372,9 @@ def lu_solve(LU: Any, pivots: Any, b: Any, *, left: bool = True, adjoint: bool =
         y = _la.solve_triangular(lu_, mf.take_along_axis(mf.broadcast_to(b, perm.shape[:-1] + b.shape[-2:]), rows,
                                                          axis=-2), lower=True, unit_diagonal=True)
         return _la.solve_triangular(lu_, y, lower=False)
-    # A^T = U^T L^T P^T: X = P L^-T U^-T B, and (P Y)[perm] = Y
-    y = _la.solve_triangular(lu_, b, trans=1, lower=False)
-    y = _la.solve_triangular(lu_, y, trans=1, lower=True, unit_diagonal=True)
+    # A^H = U^H L^H P^T: X = P L^-H U^-H B, and (P Y)[perm] = Y
+    y = _la.solve_triangular(lu_, b, trans="C", lower=False)
+    y = _la.solve_triangular(lu_, y, trans="C", lower=True, unit_diagonal=True)
     inverse = host_numpy.argsort(perm, axis=-1)
     rows = Tensor.constant(xp.asarray(host_numpy.broadcast_to(inverse[..., None], inverse.shape + (y.shape[-1],))),
                            lu_.device)

@@ -3,7 +3,8 @@
 NumPy has no LU, so the forward is Doolittle's elimination written with array-namespace
 functions (a loop over the ``k = min(m, n)`` columns, batched over leading axes): at step
 ``k`` the row with the largest ``|a_ik|`` (``i >= k``, the first on ties, as LAPACK) is
-swapped up, the column below the pivot divided by it, and the trailing block updated.
+swapped up (for complex numbers the largest ``|Re| + |Im|``, LAPACK's choice), the column
+below the pivot divided by it, and the trailing block updated.
 ``L`` is ``m x k`` (unit lower), ``U`` is ``k x n`` (upper).  With ``pivot=False`` no row is
 swapped (plain Doolittle, ``P = I``); it exists only while every pivot it divides by is
 non-zero, and an exact zero one is a ``LinAlgError`` (never a silent ``inf``).
@@ -23,7 +24,9 @@ Transposed (the backward, as PyTorch's ``linalg_lu_backward``):
 * tall: ``Abar1 = (Lbar1 + L1^-T triu(Ubar U^T - L^T Lbar)) U^-T``, ``Abar2 = Lbar2 U^-T``;
 * wide: ``Abar1 = L^-T (tril(L^T Lbar - Ubar U^T, -1) U1^-T + Ubar1)``, ``Abar2 = L^-T Ubar2``;
 
-(the square case is both), then ``Abar[perm] = [Abar1, Abar2]``.  Written with ``xp``
+(the square case is both), then ``Abar[perm] = [Abar1, Abar2]``.  The factorization is
+holomorphic (rational in ``A`` for a fixed pivot order), so for complex matrices the engine's
+conjugation around these real formulas gives the complex adjoint (``^T`` becomes ``^H``).  Written with ``xp``
 functions, so under ``create_graph`` the backward is a graph: second derivatives come for
 free.  The permutation is piecewise constant (no derivative).
 """
@@ -46,7 +49,16 @@ def _factors(xp: Any, packed: Any) -> tuple[Any, Any, Any]:
     k = min(m, n)
     lu = packed[..., :n]
     low = xp.tril(lu[..., :, :k], -1) + xp.eye(m, k, dtype=packed.dtype)
-    return low, xp.triu(lu[..., :k, :]), packed[..., n]
+    perm = packed[..., n]
+    return low, xp.triu(lu[..., :k, :]), xp.real(perm) if packed.dtype.kind == "c" else perm
+
+
+def _pivot_size(xp: Any, column: Any) -> Any:
+    """What partial pivoting maximizes: ``|a|``, and for complex ``a`` LAPACK's ``|Re a| + |Im a|``
+    (``izamax``), so the rows swapped are PyTorch's."""
+    if column.dtype.kind == "c":
+        return xp.abs(xp.real(column)) + xp.abs(xp.imag(column))
+    return xp.abs(column)
 
 
 def _rows(xp: Any, a: Any, order: Any) -> Any:
@@ -87,7 +99,7 @@ class LuFactor(Op):
         with xp.errstate(divide="ignore", invalid="ignore"):
             for k in range(min(m, n)):
                 if self.pivot:
-                    p = xp.argmax(xp.abs(lu[..., k:, k]), axis=-1) + k  # (batch,)
+                    p = xp.argmax(_pivot_size(xp, lu[..., k:, k]), axis=-1) + k  # (batch,)
                     order = xp.zeros(perm.shape, dtype=xp.int64) + xp.arange(m)
                     xp.put_along_axis(order, p[..., None], k, axis=-1)
                     xp.put_along_axis(order, xp.zeros(p.shape + (1,), dtype=xp.int64) + k, p[..., None], axis=-1)
@@ -136,17 +148,17 @@ class LuFactor(Op):
     def reference(self, np, a):
         # one matrix at a time, plainly: pick the pivot, swap, eliminate
         m, n = a.shape[-2:]
-        flat = np.asarray(a, dtype=np.float64).reshape(-1, m, n)
+        flat = np.asarray(a, dtype=np.complex128 if a.dtype.kind == "c" else np.float64).reshape(-1, m, n)
         outs = []
         for mat in flat:
             lu, perm = mat.copy(), np.arange(m)
             for k in range(min(m, n)):
-                p = k + int(np.argmax(np.abs(lu[k:, k]))) if self.pivot else k
+                p = k + int(np.argmax(np.abs(lu[k:, k].real) + np.abs(lu[k:, k].imag))) if self.pivot else k
                 lu[[k, p]], perm[[k, p]] = lu[[p, k]], perm[[p, k]]
                 if lu[k, k] == 0 and not self.pivot and k < m - 1:
                     raise np.linalg.LinAlgError(f"pivot {k} is exactly zero")
                 if lu[k, k] != 0:
                     lu[k + 1:, k] /= lu[k, k]
                 lu[k + 1:, k + 1:] -= np.outer(lu[k + 1:, k], lu[k, k + 1:])
-            outs.append(np.hstack([lu, perm[:, None].astype(np.float64)]))
+            outs.append(np.hstack([lu, perm[:, None].astype(lu.dtype)]))
         return np.asarray(outs).reshape(a.shape[:-2] + (m, n + 1)).astype(a.dtype)

@@ -148,3 +148,26 @@ def cholesky_solve_upper(F, x, y):
 def cholesky_inverse(F, x):
     inverse = F.cholesky_inverse if hasattr(F, "cholesky_inverse") else F.linalg.cholesky_inverse
     return inverse(F.linalg.cholesky(hermitian(x)))
+
+
+def lu_lower(F, x):
+    """``L`` of ``P L U`` (partial pivoting; complex pivots chosen by ``|Re| + |Im|``, LAPACK's rule)."""
+    return F.linalg.lu(x).L
+
+
+def lu_upper(F, x):
+    return F.linalg.lu(x).U
+
+
+def lu_factor_packed(F, x):
+    return F.linalg.lu_factor(x).LU
+
+
+def lu_solve_adjoint(F, x, y):
+    """``A^H z = y`` from ``A``'s LU factors."""
+    return F.linalg.lu_solve(*F.linalg.lu_factor(x), y, adjoint=True)
+
+
+def lu_solve_right(F, x, y):
+    """``z A = y`` from ``A``'s LU factors."""
+    return F.linalg.lu_solve(*F.linalg.lu_factor(x), y, left=False)

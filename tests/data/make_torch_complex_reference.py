@@ -403,6 +403,18 @@ def matrix_exponential_cases() -> None:
     case("cx_linalg_matrix_exp_batch", "linalg.matrix_exp", {"x": draw((2, 4, 4), "c")})
 
 
+def lu_cases() -> None:
+    """The LU factorization of complex matrices (square, tall, wide, a batch) and the solves with
+    its factors; drawn last, so the cases before keep their inputs."""
+    for kind, shape in (("square", (3, 3)), ("tall", (4, 3)), ("wide", (2, 4)), ("batch", (2, 3, 3))):
+        x = draw(shape, "c")
+        case(f"cx_linalg_lu_lower_{kind}", "cases.lu_lower", {"x": x})
+        case(f"cx_linalg_lu_upper_{kind}", "cases.lu_upper", {"x": x})
+    case("cx_linalg_lu_factor", "cases.lu_factor_packed", {"x": draw((3, 3), "c")})
+    case("cx_linalg_lu_solve_adjoint", "cases.lu_solve_adjoint", {"x": draw((3, 3), "c"), "y": draw((3, 2), "c")})
+    case("cx_linalg_lu_solve_right", "cases.lu_solve_right", {"x": draw((2, 3, 3), "c"), "y": draw((2, 2, 3), "c")})
+
+
 def triangular_solve_cases() -> None:
     """linalg.solve_triangular (upper; lower, unit diagonal, from the right; a batch) and the
     Cholesky solves built on it, of complex matrices; drawn last, so the cases before keep their inputs."""
@@ -431,6 +443,7 @@ def main() -> None:
     pseudo_inverse_cases()
     triangular_solve_cases()
     matrix_exponential_cases()
+    lu_cases()
     meta = np.frombuffer(json.dumps(META).encode(), dtype=np.uint8)
     np.savez_compressed(OUT, __meta__=meta, **ARRAYS)
     print(f"wrote {OUT} ({len(META)} cases, {OUT.stat().st_size} bytes)")
