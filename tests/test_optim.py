@@ -259,16 +259,24 @@ def test_load_state_dict_errors():
 
 # -------------------------------------------------------------------- errors
 @pytest.mark.parametrize("make, match", [
-    (lambda p: optim.SGD(p, lr=-0.1), "lr"),
-    (lambda p: optim.SGD(p, lr=0.1, momentum=-0.5), "momentum"),
-    (lambda p: optim.SGD(p, lr=0.1, weight_decay=-1.0), "weight_decay"),
-    (lambda p: optim.SGD(p, lr=0.1, nesterov=True), "Nesterov"),
+    # PyTorch's messages after the optimizer's name (torch.optim.SGD(p, lr=-0.1): "Invalid learning rate: -0.1")
+    (lambda p: optim.SGD(p, lr=-0.1), "Invalid learning rate: -0.1"),
+    (lambda p: optim.SGD(p, lr=0.1, momentum=-0.5), "Invalid momentum value: -0.5"),
+    (lambda p: optim.SGD(p, lr=0.1, weight_decay=-1.0), "Invalid weight_decay value: -1.0"),
+    (lambda p: optim.SGD(p, lr=0.1, nesterov=True), "Nesterov momentum requires a momentum and zero dampening"),
     (lambda p: optim.SGD(p, lr=0.1, momentum=0.9, dampening=0.1, nesterov=True), "Nesterov"),
-    (lambda p: optim.Adam(p, lr=-1e-3), "lr"),
-    (lambda p: optim.Adam(p, eps=-1e-8), "eps"),
-    (lambda p: optim.Adam(p, weight_decay=-0.1), "weight_decay"),
-    (lambda p: optim.Adam(p, betas=(1.0, 0.999)), "betas"),
-    (lambda p: optim.AdamW(p, betas=(0.9, -0.1)), "betas"),
+    (lambda p: optim.Adam(p, lr=-1e-3), "Invalid learning rate: -0.001"),
+    (lambda p: optim.Adam(p, eps=-1e-8), "Invalid epsilon value: -1e-08"),
+    (lambda p: optim.Adam(p, weight_decay=-0.1), "Invalid weight_decay value: -0.1"),
+    (lambda p: optim.Adam(p, betas=(1.0, 0.999)), "Invalid beta parameter at index 0: 1.0"),
+    (lambda p: optim.AdamW(p, betas=(0.9, -0.1)), "Invalid beta parameter at index 1: -0.1"),
+    (lambda p: optim.RMSprop(p, alpha=-0.5), "Invalid alpha value: -0.5"),
+    (lambda p: optim.Adagrad(p, lr_decay=-1), "Invalid lr_decay value: -1"),
+    (lambda p: optim.Adagrad(p, initial_accumulator_value=-1), "Invalid initial_accumulator_value value: -1"),
+    (lambda p: optim.NAdam(p, momentum_decay=-1), "Invalid momentum_decay value: -1"),
+    (lambda p: optim.Adadelta(p, rho=1.5), "Invalid rho value: 1.5"),
+    (lambda p: optim.Rprop(p, etas=(1.5, 1.2)), "Invalid eta values: 1.5, 1.2"),
+    (lambda p: optim.LBFGS(p, lr=-1), "Invalid learning rate: -1"),
 ])
 def test_bad_hyper_parameters(make, match):
     with pytest.raises(ValueError, match=match):

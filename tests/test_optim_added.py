@@ -242,7 +242,7 @@ def test_adamw_is_adam_with_decoupled_weight_decay():
 
 def test_rprop_and_asgd_check_their_hyper_parameters():
     p = mg.zeros(2, requires_grad=True)
-    with pytest.raises(ValueError, match="etas"):
+    with pytest.raises(ValueError, match="Invalid eta values: 1.2, 0.5"):  # PyTorch's words
         mg.optim.Rprop([p], etas=(1.2, 0.5))
-    with pytest.raises(ValueError, match="lr"):
+    with pytest.raises(ValueError, match="Invalid learning rate: -1.0"):
         mg.optim.ASGD([p], lr=-1.0)

@@ -169,11 +169,11 @@ def test_optimizers_keep_float32_float32(i):
 
 
 @pytest.mark.parametrize("make, match", [
-    (lambda ps: optim.RMSprop(ps, lr=-1), "lr=-1"),
-    (lambda ps: optim.Adagrad(ps, lr_decay=-0.1), "lr_decay"),
-    (lambda ps: optim.Adamax(ps, betas=(1.0, 0.9)), "betas"),
-    (lambda ps: optim.NAdam(ps, momentum_decay=-1), "momentum_decay"),
-    (lambda ps: optim.RAdam(ps, eps=-1), "eps"),
+    (lambda ps: optim.RMSprop(ps, lr=-1), "^RMSprop: Invalid learning rate: -1$"),
+    (lambda ps: optim.Adagrad(ps, lr_decay=-0.1), "^Adagrad: Invalid lr_decay value: -0.1$"),
+    (lambda ps: optim.Adamax(ps, betas=(1.0, 0.9)), "^Adamax: Invalid beta parameter at index 0: 1.0$"),
+    (lambda ps: optim.NAdam(ps, momentum_decay=-1), "^NAdam: Invalid momentum_decay value: -1$"),
+    (lambda ps: optim.RAdam(ps, eps=-1), "^RAdam: Invalid epsilon value: -1$"),
 ])
 def test_bad_hyper_parameters_name_the_optimizer(make, match):
     with pytest.raises(ValueError, match=match):

@@ -26,11 +26,18 @@ def real_view(a: Any) -> Any:
     return a.view(part).reshape(tuple(a.shape) + (2,))
 
 
+def invalid(name: str, key: str, value: Any) -> str:
+    """PyTorch's words for a bad hyper-parameter (a test written for its message matches), after
+    the optimizer's name."""
+    words = {"lr": "learning rate: ", "eps": "epsilon value: "}.get(key, f"{key} value: ")
+    return f"{name}: Invalid {words}{value}"
+
+
 def check_hyper(name: str, **values: Any) -> None:
-    """Raise ``ValueError`` naming the optimizer if a hyper-parameter is negative."""
-    bad = {k: v for k, v in values.items() if not v >= 0}
-    if bad:
-        raise ValueError(f"{name}: invalid {', '.join(f'{k}={v}' for k, v in bad.items())} (must be >= 0)")
+    """Raise PyTorch's ``ValueError`` for the first hyper-parameter that is negative (or NaN)."""
+    for k, v in values.items():
+        if not v >= 0:
+            raise ValueError(invalid(name, k, v))
 
 
 def scalar_state(value: float, times: float | None = None) -> float:
@@ -67,8 +74,11 @@ def kernel_flags(name: str, **flags: Any) -> dict[str, Any]:
 
 def check_betas(name: str, betas: Any) -> tuple[float, float]:
     b = tuple(betas)
-    if len(b) != 2 or not (0.0 <= b[0] < 1.0 and 0.0 <= b[1] < 1.0):
+    if len(b) != 2:
         raise ValueError(f"{name}: betas must be two numbers in [0, 1), got {betas}")
+    for i, beta in enumerate(b):
+        if not 0.0 <= beta < 1.0:
+            raise ValueError(f"{name}: Invalid beta parameter at index {i}: {beta}")
     return b
 
 

@@ -30,7 +30,7 @@ class Adadelta(Optimizer):
                  maximize: bool = False, differentiable: bool = False) -> None:
         check_hyper("Adadelta", lr=lr, eps=eps, weight_decay=weight_decay)
         if not 0.0 <= rho <= 1.0:
-            raise ValueError(f"Adadelta: invalid rho={rho} (must be in [0, 1])")
+            raise ValueError(f"Adadelta: Invalid rho value: {rho}")
         super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, **kernel_flags(
             "Adadelta", foreach=foreach, capturable=capturable, maximize=maximize, differentiable=differentiable)))
 

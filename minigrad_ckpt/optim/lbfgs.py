@@ -140,7 +140,7 @@ class LBFGS(Optimizer):
                  tolerance_grad: float = 1e-7, tolerance_change: float = 1e-9, history_size: int = 100,
                  line_search_fn: str | None = None) -> None:
         if not lr >= 0:
-            raise ValueError(f"LBFGS: invalid lr={lr} (must be >= 0)")
+            raise ValueError(f"LBFGS: Invalid learning rate: {lr}")
         if line_search_fn not in (None, "strong_wolfe"):
             raise ValueError(f"LBFGS: line_search_fn must be None or 'strong_wolfe', got {line_search_fn!r}")
         defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_iter * 5 // 4 if max_eval is None else max_eval,

@@ -26,10 +26,10 @@ class Rprop(Optimizer):
                  step_sizes: tuple[float, float] = (1e-6, 50), *, capturable: bool = False,
                  foreach: bool | None = None, maximize: bool = False, differentiable: bool = False) -> None:
         if not lr >= 0.0:
-            raise ValueError(f"Rprop: invalid lr={lr} (must be >= 0)")
+            raise ValueError(f"Rprop: Invalid learning rate: {lr}")
         etaminus, etaplus = etas
         if not 0.0 < etaminus < 1.0 < etaplus:
-            raise ValueError(f"Rprop: invalid etas={etas} (need 0 < etaminus < 1 < etaplus)")
+            raise ValueError(f"Rprop: Invalid eta values: {etas[0]}, {etas[1]}")
         super().__init__(params, dict(lr=lr, etas=tuple(etas), step_sizes=tuple(step_sizes), **kernel_flags(
             "Rprop", capturable=capturable, foreach=foreach, maximize=maximize, differentiable=differentiable)))
 

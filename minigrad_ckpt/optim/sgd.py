@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..tensor import Tensor
-from ._common import kernel_flags
+from ._common import invalid, kernel_flags
 from .optimizer import Optimizer
 
 __all__ = ["SGD"]
@@ -26,8 +26,9 @@ class SGD(Optimizer):
                  dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False, *,
                  maximize: bool = False, foreach: bool | None = None, differentiable: bool = False,
                  fused: bool | None = None) -> None:
-        if lr < 0 or momentum < 0 or weight_decay < 0:
-            raise ValueError(f"SGD: invalid lr={lr}, momentum={momentum} or weight_decay={weight_decay}")
+        for key, value in (("lr", lr), ("momentum", momentum), ("weight_decay", weight_decay)):
+            if value < 0:  # PyTorch's SGD test: a NaN passes
+                raise ValueError(invalid("SGD", key, value))
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("SGD: Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
