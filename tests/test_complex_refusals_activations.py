@@ -48,3 +48,18 @@ def test_real_input_is_unchanged():
     F.relu(x).sum().backward()
     assert F.relu(x).numpy().tolist() == [0.0, 2.0] and x.grad.numpy().tolist() == [0.0, 1.0]
     assert float(mg.special.zeta(2.0).numpy()) == pytest.approx(1.6449340668482264)
+
+
+@pytest.mark.parametrize("name, fn", [("softmax", lambda z: F.softmax(z, dim=1)),
+                                      ("log_softmax", lambda z: F.log_softmax(z, dim=1)),
+                                      ("softmin", lambda z: F.softmin(z, dim=1)),
+                                      ("softmax", lambda z: z.softmax(1)), ("log_softmax", lambda z: z.log_softmax(1)),
+                                      ("softmax", lambda z: mg.nn.Softmax(1)(z)),
+                                      ("log_softmax", lambda z: mg.nn.LogSoftmax(1)(z))],
+                         ids=["F.softmax", "F.log_softmax", "F.softmin", "method", "log method", "Softmax",
+                              "LogSoftmax"])
+def test_softmax_and_its_kin_refuse_complex_everywhere(name, fn):
+    # mg.softmax refused complex input as PyTorch's does; F.softmax, F.log_softmax, F.softmin, the
+    # methods and the modules answered (torch: "softmax_lastdim_kernel_impl" not implemented for ComplexFloat)
+    with pytest.raises(TypeError, match=f"{name}: complex input is not supported"):
+        fn(mg.tensor([[1 + 1j, -2 + 0.5j]]))

@@ -277,28 +277,22 @@ def is_tensor(obj: Any) -> bool:
     return isinstance(obj, Tensor)
 
 
-def _refuse_complex_input(name: str, x: Tensor) -> Tensor:
-    if x.dtype.kind == "c":
-        raise TypeError(f"{name}: complex input is not supported (as PyTorch's {name})")
-    return x
-
-
 def softmax(input: Any, dim: Any = tmeth._UNSET, dtype: Any = None) -> Tensor:  # noqa: A002
     """``exp(x) / sum(exp(x))`` along ``dim`` (required, as PyTorch's), cast to ``dtype`` first (``torch.softmax``);
     complex input is refused, as PyTorch's."""
-    x = _refuse_complex_input("softmax", as_tensor(input))
+    x = tmeth.refuse_complex_input("softmax", as_tensor(input))
     return tmeth.softmax_method(x if dtype is None else mf.astype(x, dtype), dim)
 
 
 def log_softmax(input: Any, dim: Any = tmeth._UNSET, dtype: Any = None) -> Tensor:  # noqa: A002
     """``x - logsumexp(x)`` along ``dim``, cast to ``dtype`` first (``torch.log_softmax``); complex refused."""
-    x = _refuse_complex_input("log_softmax", as_tensor(input))
+    x = tmeth.refuse_complex_input("log_softmax", as_tensor(input))
     return tmeth.log_softmax_method(x if dtype is None else mf.astype(x, dtype), dim)
 
 
 def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
     """Where ``elements`` is one of ``test_elements``, a bool constant (``torch.isin``; complex refused, as there)."""
-    x = _refuse_complex_input("isin", as_tensor(elements))
+    x = tmeth.refuse_complex_input("isin", as_tensor(elements))
     test = as_tensor(test_elements, x)._data.reshape(-1)
     found = (x._data[..., None] == test).any(axis=-1)
     return Tensor.constant(~found if invert else found, x.device)

@@ -261,8 +261,16 @@ def _one_int_dim(name: str, dim: Any) -> int:
     return int(dim)
 
 
+def refuse_complex_input(name: str, x: Tensor) -> Tensor:
+    """``x``, or PyTorch's refusal where its ``name`` has no complex kernel (softmax and its kin)."""
+    if x.dtype.kind == "c":
+        raise TypeError(f"{name}: complex input is not supported (as PyTorch's {name})")
+    return x
+
+
 def softmax_method(x: Tensor, dim: Any = _UNSET) -> Tensor:
-    """``exp(x) / sum(exp(x))`` along ``dim`` (required, as PyTorch's ``x.softmax(dim)``)."""
+    """``exp(x) / sum(exp(x))`` along ``dim`` (required, as PyTorch's ``x.softmax(dim)``; complex refused, as there)."""
+    refuse_complex_input("softmax", x)
     dim = _one_int_dim("softmax", dim)
     if x.ndim == 0:
         return ti.along_zero_d(lambda t, axis: softmax_method(t, axis), x, dim, (), {})
@@ -270,7 +278,8 @@ def softmax_method(x: Tensor, dim: Any = _UNSET) -> Tensor:
 
 
 def log_softmax_method(x: Tensor, dim: Any = _UNSET) -> Tensor:
-    """``x - logsumexp(x)`` along ``dim`` (required, as PyTorch's ``x.log_softmax(dim)``)."""
+    """``x - logsumexp(x)`` along ``dim`` (required, as PyTorch's ``x.log_softmax(dim)``; complex refused)."""
+    refuse_complex_input("log_softmax", x)
     dim = _one_int_dim("log_softmax", dim)
     if x.ndim == 0:
         return ti.along_zero_d(lambda t, axis: log_softmax_method(t, axis), x, dim, (), {})

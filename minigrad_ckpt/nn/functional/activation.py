@@ -16,6 +16,7 @@ from ... import functional as mf
 from ... import random as _random
 from ...functional import _tensor, normalize_axis
 from ...functional.arguments import in_default_float, refuse_complex
+from ...functional.torch_methods import refuse_complex_input
 from ...ops import activation as _act
 from ...ops import dropout as _drop
 from ...tape import apply
@@ -93,10 +94,11 @@ def _softmax_axis(name: str, x: Tensor, axis: Any, dim: Any, stacklevel: int = 3
     return normalize_axis(_axis(axis, dim), x.ndim)
 
 
-def _softmax_input(x: Any, dtype: Any) -> Tensor:
-    """The input, cast to ``dtype`` first when one is given (PyTorch's ``dtype=``)."""
+def _softmax_input(x: Any, dtype: Any, name: str) -> Tensor:
+    """The input, cast to ``dtype`` first when one is given (PyTorch's ``dtype=``); complex input
+    refused, as PyTorch's (and ``mg.softmax``)."""
     x = _tensor(x)
-    return x if dtype is None else mf.astype(x, dtype)
+    return refuse_complex_input(name, x if dtype is None else mf.astype(x, dtype))
 
 
 def softmax(input: Any, axis: int | None = None, _stacklevel: int = 3, dtype: Any = None, *,
@@ -104,7 +106,7 @@ def softmax(input: Any, axis: int | None = None, _stacklevel: int = 3, dtype: An
     """``exp(x) / sum(exp(x))`` along ``axis`` (PyTorch: ``dim``; without either, PyTorch's
     implicit choice, see :func:`_softmax_axis`, whose warning ``_stacklevel`` frames up, as PyTorch's);
     ``dtype`` casts the input first. PyTorch's positions: ``softmax(x, 1, 3, "float64")``."""
-    input = _softmax_input(input, dtype)
+    input = _softmax_input(input, dtype, "softmax")
     if input.ndim == 0:  # PyTorch: a 0-d tensor is its own (one-element) slice
         return mf.reshape(softmax(mf.reshape(input, (1,)), 0), ())
     return apply(_act.Softmax(axis=_softmax_axis("softmax", input, axis, dim, _stacklevel)), input)
@@ -113,7 +115,7 @@ def softmax(input: Any, axis: int | None = None, _stacklevel: int = 3, dtype: An
 def log_softmax(input: Any, axis: int | None = None, _stacklevel: int = 3, dtype: Any = None, *,
                 dim: int | None = None) -> Tensor:
     """``x - logsumexp(x)`` along ``axis`` (as :func:`softmax`), stable for huge logits."""
-    input = _softmax_input(input, dtype)
+    input = _softmax_input(input, dtype, "log_softmax")
     if input.ndim == 0:
         return mf.reshape(log_softmax(mf.reshape(input, (1,)), 0), ())
     return apply(_act.LogSoftmax(axis=_softmax_axis("log_softmax", input, axis, dim, _stacklevel)), input)
@@ -194,7 +196,7 @@ def prelu(input: Any, weight: Any) -> Tensor:
 def softmin(input: Any, axis: int | None = None, _stacklevel: int = 3, dtype: Any = None, *,
             dim: int | None = None) -> Tensor:
     """``softmax(-x)`` along ``axis`` (as :func:`softmax`)."""
-    input = _softmax_input(input, dtype)
+    input = _softmax_input(input, dtype, "softmin")
     if input.ndim and axis is None and dim is None:
         axis = _softmax_axis("softmin", input, None, None, _stacklevel)[0]
     return softmax(-input, axis, dim=dim)
