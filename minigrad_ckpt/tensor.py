@@ -511,6 +511,12 @@ class Tensor:
             raise RuntimeError(
                 "requires_grad can only be turned off on leaf tensors; use .detach()"
             )
+        if not flag and "_made_at" in self.__dict__:  # an argument handle of mg.func.grad/vjp/jacrev: the
+            raise RuntimeError(  # transform's derivative would silently become 0 (PyTorch refuses the call)
+                "You are attempting to call Tensor.requires_grad_() (or perhaps using torch.autograd.functional.* "
+                "APIs) inside of a function being transformed by a functorch transform. This is unsupported, "
+                "please attempt to use the functorch transforms (e.g. grad, vjp, jacrev, jacfwd, hessian) or call "
+                "requires_grad_() outside of a function being transformed instead.")
         if flag and not is_floating(self._data.dtype):
             raise TypeError(
                 f"only floating-point tensors can require grad, this one is "

@@ -425,3 +425,15 @@ def test_named_tuple_results_come_back_as_their_type():
     np.testing.assert_array_equal(g.numpy(), np.full((2, 2), 5.0))
     with pytest.raises(TypeError, match=r"output\.first"):
         grad(lambda x: pair(1.0, x.sum()))(a)
+
+
+def test_turning_off_requires_grad_of_a_transform_argument_is_refused():
+    # torch.func.grad(lambda a: (a.requires_grad_(False) * 2).sum())(x) raises; mg gave a silent zero gradient
+    x = t64([1.0, 2.0])
+    for transform in (grad(lambda a: (a.requires_grad_(False) * 2).sum()),
+                      jacrev(lambda a: a.requires_grad_(False) * 2)):
+        with pytest.raises(RuntimeError, match="inside of a function being transformed"):
+            transform(x)
+    np.testing.assert_array_equal(grad(lambda a: (a.detach().requires_grad_(False) + a).sum())(x).numpy(), [1, 1])
+    x.requires_grad_(True)
+    x.requires_grad_(False)   # outside a transform, as before

@@ -28,8 +28,7 @@ from typing import Any, NamedTuple
 
 from ..func import forward as _forward
 from ..grad_mode import forward_mode as _modes
-from ..grad_mode import state as _grad_state
-from ..tensor import Tensor, shared_version
+from ..tensor import Tensor
 
 __all__ = ["dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual",
            "UnpackedDualTensor"]
@@ -128,17 +127,5 @@ def unpack_dual(tensor: Any, *, level: int | None = None) -> UnpackedDualTensor:
     tangent = _forward.tangent_of(tensor, level) if isinstance(tensor, Tensor) else None
     if tangent is None:
         return UnpackedDualTensor(tensor, None)
-    hidden = _forward.hide_levels()  # the view carries no tangent of its own making
-    try:
-        if tensor._requires_grad and _grad_state.enabled:
-            primal = _forward._alias(tensor)
-        else:
-            primal = Tensor._wrap(tensor._data, None, tensor._device)
-            primal._version = shared_version(tensor, primal)
-    finally:
-        _forward.unhide_levels(hidden)
-    others = {k: v for k, v in tensor._tangents.items() if k != level and k in _modes.levels}
-    primal._tangents = others or None
-    if primal._node is not None:
-        primal._node.tangents = primal._tangents
+    primal = _forward.without_level(tensor, level)
     return UnpackedDualTensor(primal, tangent)

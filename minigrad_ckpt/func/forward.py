@@ -54,7 +54,7 @@ from ..ops.shape import Reshape
 from ..tape import apply, set_forward_push
 from ..tensor import Tensor, shared_version
 
-__all__ = ["enter_level", "enter_levels", "exit_level", "exit_levels", "make_dual", "tangent_of",
+__all__ = ["enter_level", "enter_levels", "exit_level", "exit_levels", "make_dual", "tangent_of", "without_level",
            "strip_level", "strip_levels", "push", "hide_levels", "unhide_levels"]
 
 _level_ids = itertools.count(1)
@@ -153,6 +153,25 @@ def _alias(primal: Tensor) -> Tensor:
     # A Reshape to the same shape: a recorded view, so it shares memory and the
     # version counter, and its jvp carries the outer levels' tangents over.
     return apply(Reshape(shape=primal.shape, in_shape=primal.shape), primal)
+
+
+def without_level(t: Tensor, level: int) -> Tensor:
+    """A view of ``t`` without its tangent at ``level`` (the other open levels' kept), still on the
+    tape if ``t`` is: ``forward_ad.unpack_dual``'s primal."""
+    hidden = hide_levels()  # the view carries no tangent of its own making
+    try:
+        if t._requires_grad and _grad_state.enabled:
+            primal = _alias(t)
+        else:
+            primal = Tensor._wrap(t._data, None, t._device)
+            primal._version = shared_version(t, primal)
+    finally:
+        unhide_levels(hidden)
+    others = {k: v for k, v in (t._tangents or {}).items() if k != level and k in _forward.levels}
+    primal._tangents = others or None
+    if primal._node is not None:
+        primal._node.tangents = primal._tangents
+    return primal
 
 
 def tangent_of(t: Tensor, level: int) -> Tensor | None:
