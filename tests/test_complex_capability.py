@@ -112,7 +112,10 @@ FIXTURES: dict[str, tuple[str, ...]] = {
     "linalg.pinv": ("linalg.pinv", "cases.pinv_hermitian"), "linalg.lstsq": ("cases.lstsq_solution",),
     "linalg.solve_triangular": ("cases.solve_upper", "cases.solve_lower_unit_right"),
     "linalg.cholesky_solve": ("cases.cholesky_solve", "cases.cholesky_solve_upper"),
-    "linalg.cholesky_inverse": ("cases.cholesky_inverse",), "linalg.matrix_exp": ("linalg.matrix_exp",),
+    "linalg.cholesky_inverse": ("cases.cholesky_inverse",),
+    "cholesky_inverse": ("cases.cholesky_inverse",),
+    "cholesky_solve": ("cases.cholesky_solve", "cases.cholesky_solve_upper"),
+    "linalg.matrix_exp": ("linalg.matrix_exp",),
     "linalg.lu": ("cases.lu_lower", "cases.lu_upper"), "linalg.lu_factor": ("cases.lu_factor_packed",),
     "linalg.lu_solve": ("cases.lu_solve_adjoint", "cases.lu_solve_right"),
     # mg.fft

@@ -546,3 +546,15 @@ def test_assigning_the_parts(device):
     with mg.no_grad():
         leaf.imag = 5.0
     assert leaf.tolist() == [1 + 5j] and leaf.requires_grad
+
+
+def test_pytorchs_top_level_cholesky_solve_and_inverse():
+    # torch.cholesky_solve(B, L, upper=False) and torch.cholesky_inverse(L, upper=False) (AttributeError before)
+    h = cplx(3, 3)
+    a = h @ h.conj().T + 3 * np.eye(3)
+    factor = mg.linalg.cholesky(mg.tensor(a))
+    b = mg.tensor(cplx(3, 2))
+    np.testing.assert_allclose(mg.cholesky_solve(b, factor).numpy(), np.linalg.solve(a, b.numpy()), atol=1e-12)
+    np.testing.assert_allclose(mg.cholesky_inverse(factor).numpy(), np.linalg.inv(a), atol=1e-12)
+    upper = mg.linalg.cholesky(mg.tensor(a), upper=True)
+    np.testing.assert_allclose(mg.cholesky_inverse(upper, upper=True).numpy(), np.linalg.inv(a), atol=1e-12)

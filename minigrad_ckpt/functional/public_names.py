@@ -432,6 +432,8 @@ SECTIONS: tuple[Section, ...] = (
         public("slogdet", la.slogdet),
         public("matrix_power", la.matrix_power),
         public("matrix_exp", lad.matrix_exp),
+        public("cholesky_solve", lad.cholesky_solve),
+        public("cholesky_inverse", lad.cholesky_inverse),
         public("erfc", sp.erfc),
         public("is_tensor", tf.is_tensor),
         public("isin", tf.isin),
