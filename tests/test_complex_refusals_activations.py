@@ -63,3 +63,12 @@ def test_softmax_and_its_kin_refuse_complex_everywhere(name, fn):
     # methods and the modules answered (torch: "softmax_lastdim_kernel_impl" not implemented for ComplexFloat)
     with pytest.raises(TypeError, match=f"{name}: complex input is not supported"):
         fn(mg.tensor([[1 + 1j, -2 + 0.5j]]))
+
+
+@pytest.mark.parametrize("fn", [lambda z: F.cosine_similarity(z, z), lambda z: mg.nn.CosineSimilarity()(z, z),
+                                lambda z: F.cosine_similarity(z.real, z)], ids=["F", "module", "mixed"])
+def test_cosine_similarity_refuses_complex(fn):
+    # torch: "expected common dtype to be floating point, yet common dtype is ComplexFloat"; it answered
+    # sum(z * z) / |z|^2 (no conjugate): the similarity of [1+1j, 2j] with itself was -0.67+0.33j, not 1
+    with pytest.raises(TypeError, match="cosine_similarity: expected real input"):
+        fn(mg.tensor([[1 + 1j, 2j]]))

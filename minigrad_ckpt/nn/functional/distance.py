@@ -42,6 +42,10 @@ def cosine_similarity(x1: Any, x2: Any, axis: int | None = None, eps: float = 1e
     together: ``sum(x1/max(||x1||, eps) * x2/max(||x2||, eps))`` (PyTorch's formula)."""
     a = _tensor(x1)
     b = _tensor(x2, a)
+    if a.dtype.kind == "c" or b.dtype.kind == "c":
+        # PyTorch refuses; the formula without a conjugate would make cos(z, z) != 1 for complex z
+        raise TypeError(f"cosine_similarity: expected real input, got {a.dtype} and {b.dtype} (as PyTorch's); "
+                        f"for complex vectors take the real inner product of mg.view_as_real(z) instead")
     if a.shape != b.shape:
         shape = host_numpy.broadcast_shapes(a.shape, b.shape)
         a, b = mf.broadcast_to(a, shape), mf.broadcast_to(b, shape)
