@@ -5,6 +5,7 @@ built on real-line series (erfcx, i0, i0e, i1, i1e, zeta)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import minigrad_ckpt as mg
@@ -72,3 +73,18 @@ def test_cosine_similarity_refuses_complex(fn):
     # sum(z * z) / |z|^2 (no conjugate): the similarity of [1+1j, 2j] with itself was -0.67+0.33j, not 1
     with pytest.raises(TypeError, match="cosine_similarity: expected real input"):
         fn(mg.tensor([[1 + 1j, 2j]]))
+
+
+@pytest.mark.parametrize("name, fn", [("layer_norm", lambda z: F.layer_norm(z, (4,))),
+                                      ("batch_norm", lambda z: F.batch_norm(z, None, None, training=True)),
+                                      ("group_norm", lambda z: F.group_norm(z, 1)),
+                                      ("instance_norm", lambda z: F.instance_norm(z)),
+                                      ("local_response_norm", lambda z: F.local_response_norm(z, 2)),
+                                      ("layer_norm", lambda z: mg.nn.LayerNorm(4, dtype="complex64")(z))])
+def test_normalizations_refuse_complex(name, fn):
+    # torch: "LayerNormKernelImpl" / "batch_norm" / "GroupNormKernelImpl" not implemented for ComplexFloat;
+    # they answered with the variance mean((z - mean) ** 2) (no modulus): rows of layer_norm(z) had
+    # mean |y|^2 of 1.2 to 2.2, not 1
+    z = mg.tensor(np.ones((2, 3, 4), "complex64") * (1 + 1j))
+    with pytest.raises(TypeError, match=f"{name}: complex input is not supported"):
+        fn(z)

@@ -19,10 +19,21 @@ __all__ = [
 ]
 
 
+def _real_input(name: str, x: Any) -> Tensor:
+    """``x`` as a tensor; complex input refused, as PyTorch's kernels refuse it: the variance here
+    is ``mean((x - mean) ** 2)``, which for complex numbers is not ``mean |x - mean| ** 2``, so the
+    result would not be normalized."""
+    x = _tensor(x)
+    if x.dtype.kind == "c":
+        raise TypeError(f"{name}: complex input is not supported (as PyTorch's); normalize "
+                        f"mg.view_as_real(z) or the parts z.real and z.imag instead")
+    return x
+
+
 def layer_norm(input: Any, normalized_shape: Any, weight: Any = None, bias: Any = None,
                eps: float = 1e-5) -> Tensor:
     """Normalize over the trailing ``normalized_shape`` axes, then ``* weight + bias``."""
-    input = _tensor(input)
+    input = _real_input("layer_norm", input)
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
     if k == 0 or input.shape[input.ndim - k:] != shape:
@@ -51,7 +62,7 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
     ``momentum`` convention: ``new = (1 - momentum) * old + momentum * batch``).
     In evaluation, normalize with the running statistics.
     """
-    input = _tensor(input)
+    input = _real_input("batch_norm", input)
     if input.ndim < 2:
         raise ValueError(f"batch_norm: expected at least 2-D input (N, C, ...), got {input.shape}")
     c = input.shape[1]
@@ -84,7 +95,7 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
 
 def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None, eps: float = 1e-5) -> Tensor:
     """Normalize over groups of channels (axis 1) and all spatial axes, then ``* weight + bias`` per channel."""
-    input = _tensor(input)
+    input = _real_input("group_norm", input)
     if input.ndim < 2 or input.shape[1] % num_groups:
         raise ValueError(f"group_norm: input of shape {input.shape} needs channels (axis 1) divisible by "
                          f"num_groups={num_groups}")
@@ -129,7 +140,7 @@ def instance_norm(input: Any, running_mean: Any = None, running_var: Any = None,
     statistics are updated in place with their mean over the batch (unbiased variances, PyTorch's
     ``momentum``); without, the running statistics normalize (evaluation).
     """
-    input = _tensor(input)
+    input = _real_input("instance_norm", input)
     if input.ndim < 3:
         raise ValueError(f"instance_norm: expected (N, C, *spatial) input with a spatial axis, got {input.shape}")
     _check_input_dtype("instance_norm", input, weight if isinstance(weight, Tensor) else None)
@@ -156,7 +167,7 @@ def instance_norm(input: Any, running_mean: Any = None, running_var: Any = None,
 def local_response_norm(input: Any, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
     """``x / (k + alpha * mean(x^2 over the `size` neighbouring channels))^beta`` (AlexNet's
     normalization; the window is zero-padded, ``size // 2`` channels before and ``(size - 1) // 2`` after)."""
-    input = _tensor(input)
+    input = _real_input("local_response_norm", input)
     if input.ndim < 3:
         raise ValueError(f"local_response_norm: expected (N, C, *spatial) input, got shape {input.shape}")
     if int(size) < 1:
