@@ -58,6 +58,7 @@ __all__ = [
     "as_dtype",
     "is_floating",
     "get_default_dtype",
+    "wrapped_int",
     "set_default_dtype",
     "to_array",
     "device_of",
@@ -103,6 +104,18 @@ def is_floating(dtype: numpy.dtype) -> bool:
 # The dtype Python floats become (PyTorch's rule); a one-element list so that
 # readers that imported it see changes.
 _default_dtype = [numpy.dtype("float32")]
+
+
+def wrapped_int(v: int, dtype: numpy.dtype) -> int:
+    """A Python int as the integer ``dtype`` holds it, wrapped modulo ``2**bits`` as a C cast
+    (PyTorch's answer for ``uint8_tensor + 300``: 300 is 44; NumPy raises ``OverflowError``);
+    beyond 64 bits an ``OverflowError``, as PyTorch's."""
+    info = numpy.iinfo(dtype)
+    if info.min <= v <= info.max:
+        return v
+    if not -(1 << 63) <= v < (1 << 64):
+        raise OverflowError(f"Python int {v} too big to convert to a {dtype} tensor's type")
+    return (v - info.min) % (1 << (8 * dtype.itemsize)) + info.min
 
 
 def get_default_dtype() -> numpy.dtype:

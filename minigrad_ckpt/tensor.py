@@ -52,7 +52,18 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .backend import Device, as_dtype, cpu, device_of, get_device, host_numpy, is_floating, to_array, to_host
+from .backend import (
+    Device,
+    as_dtype,
+    cpu,
+    device_of,
+    get_device,
+    host_numpy,
+    is_floating,
+    to_array,
+    to_host,
+    wrapped_int,
+)
 from .grad_mode import forward_mode as _forward
 from .grad_mode import state as _grad_state
 
@@ -791,6 +802,10 @@ class Tensor:
             _write_guard(self)
         try:
             getattr(self._device.xp, fn)(self._data, other, out=self._data, casting="same_kind")
+        except OverflowError:  # a Python int out of an integer tensor's range: PyTorch wraps it (uint8 += 300 adds 44)
+            if other.__class__ is not int:
+                raise
+            getattr(self._device.xp, fn)(self._data, wrapped_int(other, self._data.dtype), out=self._data)
         except TypeError as e:  # NumPy's UFuncTypeError: PyTorch's in-place rule, with its error
             result = getattr(self._device.xp, fn)(self._data, other).dtype
             name = {"subtract": "sub", "multiply": "mul", "divide": "div"}.get(fn, fn)

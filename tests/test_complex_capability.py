@@ -249,6 +249,7 @@ NO_TENSOR_INPUT = {
     "broadcast_shapes", "finfo", "iinfo", "logspace", "scalar_tensor", "hann_window", "hamming_window",
     "blackman_window", "bartlett_window", "kaiser_window",
     "unravel_index",  # its tensor holds integer indices
+    "result_type", "promote_types", "can_cast",  # a dtype or a bool out, from dtypes (complex ones too)
     # PyTorch's process-wide settings
     "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
     "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision",

@@ -16,11 +16,12 @@ from ..backend import get_default_dtype, host_numpy
 from ..ops.shape import AsType
 from ..tape import apply
 from ..tensor import Tensor
+from .promotion import promoted, promoted_pair
 
 __all__ = [
     "as_tensor", "operand", "binary", "normalize_axis", "one_axis", "shape_arg", "broadcast_shapes",
     "tensor_list", "check_nonempty", "int_tuple", "paired_axes", "refuse_complex", "in_default_float",
-    "is_integral", "in_default_float_pair",
+    "is_integral", "in_default_float_pair", "float_binary", "promoted_operands", "same_dtype",
 ]
 
 _PY_SCALARS = (int, float, bool)
@@ -55,14 +56,22 @@ def is_integral(v: Any) -> bool:
 
 
 def in_default_float_pair(x: Any, y: Any) -> tuple[Any, Any]:
-    """The operands of a float-valued function of two (``arctan2``, ``hypot``, ``xlogy``, ...):
-    when both are integral (tensors or numbers), the tensors among them cast to the default
-    float dtype, as PyTorch's (``torch.atan2`` of two uint8 tensors is float32; NumPy's float16).
-    A float operand beside an integer one leaves both to NumPy's promotion."""
+    """The operands of a float-valued function of two (``arctan2``, ``hypot``, ``xlogy``, ``/``,
+    ...) in the dtype PyTorch computes them in: promoted (:func:`binary`), and when both are
+    integral (tensors or numbers), the tensors among them cast to the default float dtype, a
+    number kept as it is (``torch.atan2`` of two uint8 tensors and ``int_tensor / 2`` are
+    float32, ``uint8_tensor / -3`` divides by -3; NumPy gives float16, float64 and an error)."""
+    if isinstance(x, Tensor):
+        y = operand(y, x)
+    elif isinstance(y, Tensor):
+        x = operand(x, y)
+    else:
+        x = as_tensor(x)
+        y = operand(y, x)
     if is_integral(x) and is_integral(y):
         return (in_default_float(x) if isinstance(x, Tensor) else x,
                 in_default_float(y) if isinstance(y, Tensor) else y)
-    return x, y
+    return promoted_pair(x, y)
 
 
 def operand(x: Any, like: Tensor) -> Any:
@@ -83,16 +92,36 @@ def operand(x: Any, like: Tensor) -> Any:
 _FAST_OPERANDS = (float, int)  # exact types: np.float64 subclasses float and must go through _operand
 
 
-def binary(op: Any, x: Any, y: Any) -> Tensor:
-    """Run a binary op on two operands, at most one of them a Python number."""
+def promoted_operands(x: Any, y: Any) -> tuple[Any, Any]:
+    """Two operands, at most one of them a Python number, as Tensors and weak numbers in the
+    dtype PyTorch computes them in (:mod:`~minigrad_ckpt.functional.promotion`)."""
     if isinstance(x, Tensor):
-        if type(y) in _FAST_OPERANDS or isinstance(y, Tensor):  # the common cases, checked cheaply
-            return apply(op, x, y)
-        return apply(op, x, operand(y, x))
+        return promoted_pair(x, operand(y, x))
     if isinstance(y, Tensor):
-        return apply(op, operand(x, y), y)
+        return promoted_pair(operand(x, y), y)
     x = as_tensor(x)
-    return apply(op, x, operand(y, x))
+    return promoted_pair(x, operand(y, x))
+
+
+def binary(op: Any, x: Any, y: Any) -> Tensor:
+    """Run a binary op on two operands, at most one of them a Python number, in the dtype PyTorch
+    computes them in (:func:`promoted_operands`: ``float32 * int64`` is float32)."""
+    if isinstance(x, Tensor):  # the common cases, checked cheaply: nothing to promote
+        if isinstance(y, Tensor):
+            if x._data.dtype is y._data.dtype:
+                return apply(op, x, y)
+        elif type(y) in _FAST_OPERANDS and (x._requires_grad or x._data.dtype.kind in "fc"):
+            return apply(op, x, y)  # a number cannot change a float tensor's dtype
+    return apply(op, *promoted_operands(x, y))
+
+
+def float_binary(op: Any, x: Any, y: Any) -> Tensor:
+    """:func:`binary` for a float-valued op (``/``, ``arctan2``, ``hypot``, ...): two integral
+    operands computed in the default float dtype (:func:`in_default_float_pair`)."""
+    if isinstance(x, Tensor) and (x._requires_grad or x._data.dtype.kind in "fc"):
+        if type(y) in _FAST_OPERANDS or (isinstance(y, Tensor) and x._data.dtype is y._data.dtype):
+            return apply(op, x, y)
+    return apply(op, *in_default_float_pair(x, y))
 
 
 def ordered_binary(name: str, op: Any, x: Any, y: Any) -> Tensor:
@@ -174,6 +203,15 @@ def broadcast_shapes(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
         raise ValueError(
             f"{name}: shapes {' and '.join(str(tuple(s)) for s in shapes)} cannot be broadcast together"
         ) from None
+
+
+def same_dtype(tensors: list[Tensor]) -> list[Tensor]:
+    """Tensors joined into one (``cat``, ``stack``) in the dtype PyTorch joins them in: ``cat`` of
+    an int64 and a float32 tensor is float32 (NumPy's ``concatenate``: float64)."""
+    first = tensors[0]._data.dtype
+    if all(t._data.dtype is first for t in tensors):
+        return tensors
+    return list(promoted(*tensors))
 
 
 def tensor_list(name: str, tensors: Sequence[Any]) -> list[Tensor]:

@@ -14,7 +14,7 @@ from ..backend import host_numpy
 from ..ops import comparison as _cmp
 from ..tape import apply
 from ..tensor import Tensor
-from .arguments import as_tensor, binary, ordered_binary
+from .arguments import as_tensor, binary, ordered_binary, promoted_operands
 from .elementwise import abs as _abs
 from .elementwise import divide, unary_function, where
 
@@ -30,26 +30,18 @@ _AND, _OR, _NOT = _cmp.LogicalAnd(), _cmp.LogicalOr(), _cmp.LogicalNot()
 _SIGN, _ISNAN, _ISFINITE = _cmp.Sign(), _cmp.IsNan(), _cmp.IsFinite()
 
 
-def _in_dtype(v: Any, other: Any) -> Any:
-    """A Python int compared with an integer tensor, cast to the tensor's dtype as PyTorch casts
-    it: wrapped, so ``uint8_tensor >= -3`` compares with 253 (NumPy compares the exact numbers)."""
-    if v.__class__ is int and isinstance(other, Tensor) and other.dtype.kind in "iu":
-        info = host_numpy.iinfo(other.dtype)
-        if not info.min <= v <= info.max:
-            return (v - info.min) % (info.max - info.min + 1) + info.min
-    return v
-
-
 def _comparison(name: str, op: Any, symbol: str, *, orders: bool) -> Callable[[Any, Any], Tensor]:
     """The public function ``name(x, y)``: ``x <symbol> y`` elementwise, broadcast, a bool
-    tensor; a comparison that ``orders`` its operands (``<``) refuses complex ones.  A Python
-    int beside an integer tensor takes the tensor's dtype first (:func:`_in_dtype`)."""
+    tensor; a comparison that ``orders`` its operands (``<``) refuses complex ones.  The operands
+    are compared in the dtype PyTorch computes them in (:func:`~.arguments.binary`): a float32
+    tensor with a 0-d float64 one in float32, a Python int beside an integer tensor wrapped
+    into its range (``uint8_tensor >= -3`` compares with 253; NumPy compares the exact numbers)."""
     if orders:
         def compare(x: Any, y: Any) -> Tensor:
-            return ordered_binary(name, op, _in_dtype(x, y), _in_dtype(y, x))
+            return ordered_binary(name, op, x, y)
     else:
         def compare(x: Any, y: Any) -> Tensor:
-            return binary(op, _in_dtype(x, y), _in_dtype(y, x))
+            return binary(op, x, y)
     compare.__name__ = compare.__qualname__ = name
     compare.__doc__ = f"``x {symbol} y`` elementwise, a bool tensor (not differentiable)."
     return compare
@@ -108,7 +100,8 @@ def _bitwise(name: str, symbol: str, logical: Callable[[Any, Any], Tensor],
     def bitwise(x: Any, y: Any) -> Tensor:
         if _is_bool(x) and _is_bool(y):
             return logical(as_tensor(x), y) if not isinstance(x, Tensor) else logical(x, y)
-        like = x if isinstance(x, Tensor) else y if isinstance(y, Tensor) else as_tensor(x)
+        x, y = promoted_operands(x, y)  # PyTorch's dtype: uint8 & 0-d int8 is uint8, uint8 & -3 wraps
+        like = x if isinstance(x, Tensor) else y
         out = operator_of(_bits(name, x, like), _bits(name, y, like))  # the arrays' own operator
         return Tensor.constant(like.device.xp.asarray(out), like.device)
     bitwise.__name__ = bitwise.__qualname__ = name

@@ -19,13 +19,14 @@ from ..tensor import Tensor
 from .arguments import (
     as_tensor,
     binary,
+    float_binary,
     in_default_float,
-    in_default_float_pair,
     is_integral,
     operand,
     ordered_binary,
     refuse_complex,
 )
+from .promotion import promoted, promoted_pair, result_type
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "negative", "exp", "log", "log1p",
@@ -82,13 +83,13 @@ def binary_function(name: str, op: Any, doc: str, *, integer_valued: bool = Fals
     operands broadcast together (:func:`~minigrad_ckpt.functional.arguments.binary`), and
     does nothing else (``hypot``, ``logaddexp``, ``fmod``, ...).  A float-valued one computes
     two integral operands in the default float dtype, as PyTorch's
-    (:func:`~.arguments.in_default_float_pair`); ``integer_valued`` ones (``fmod``) keep them."""
+    (:func:`~.arguments.float_binary`); ``integer_valued`` ones (``fmod``) keep them."""
     if integer_valued:
         def function(x1: Any, x2: Any) -> Tensor:
             return binary(op, x1, x2)
     else:
         def function(x1: Any, x2: Any) -> Tensor:
-            return binary(op, *in_default_float_pair(x1, x2))
+            return float_binary(op, x1, x2)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
     return function
@@ -132,7 +133,7 @@ def divide(x: Any, y: Any, *, rounding_mode: str | None = None) -> Tensor:
     ``floor(1.0 / 0.1) = 10``); both gradients are 0; of two integer operands, an integer
     quotient, as PyTorch's."""
     if rounding_mode is None:
-        return binary(_DIV, x, y)
+        return float_binary(_DIV, x, y)
     if is_integral(x) and is_integral(y) and rounding_mode in ("trunc", "floor"):
         return _integer_quotient(x, y, rounding_mode)
     if rounding_mode == "trunc":
@@ -200,6 +201,13 @@ def clip(x: Any, a_min: Any = None, a_max: Any = None) -> Tensor:
     refuse_complex("clip", x, a_min, a_max)
     lo = None if a_min is None else operand(a_min, x)
     hi = None if a_max is None else operand(a_max, x)
+    bounds = [b for b in (lo, hi) if b is not None]
+    if any(not isinstance(b, Tensor) or b._data.dtype is not x._data.dtype for b in bounds):
+        # PyTorch's dtype: clamp(float32, min=0-d float64) is float32, clamp(int64, min=0.5) float32
+        x, *cast = promoted(x, *bounds, wrap=False)
+        cast = iter(cast)
+        lo = None if lo is None else next(cast)
+        hi = None if hi is None else next(cast)
     return apply(_CLIP, x, lo, hi)
 
 
@@ -222,7 +230,12 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Any:
     cond = as_tensor(condition, like)
     if cond.dtype != host_numpy.bool_:
         cond = cond != 0
-    return apply(_WHERE, cond, operand(x, cond), operand(y, cond))
+    x, y = operand(x, cond), operand(y, cond)
+    if not isinstance(x, Tensor) and not isinstance(y, Tensor):  # two numbers: PyTorch's dtype, not NumPy's
+        x = Tensor._from_data(x, dtype=result_type(x, y), device=cond.device)
+    if not (isinstance(x, Tensor) and isinstance(y, Tensor) and x._data.dtype is y._data.dtype):
+        x, y = promoted_pair(x, y)  # PyTorch's dtype: where(c, float32, 0-d float64) is float32
+    return apply(_WHERE, cond, x, y)
 
 
 # Trigonometric and hyperbolic functions

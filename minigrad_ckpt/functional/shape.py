@@ -23,6 +23,7 @@ from .arguments import (
     one_axis,
     operand,
     paired_axes,
+    same_dtype,
     shape_arg,
     tensor_list,
 )
@@ -155,7 +156,7 @@ def sum_to(x: Any, shape: Any) -> Tensor:
 
 def concatenate(tensors: Sequence[Any], axis: int = 0) -> Tensor:
     """Join tensors along an existing axis."""
-    ts = tensor_list("concatenate", tensors)
+    ts = same_dtype(tensor_list("concatenate", tensors))
     first = ts[0]._data.shape  # (the arrays' shapes: Tensor.shape is a property call each)
     if not first:
         raise ValueError("concatenate: zero-dimensional tensors cannot be concatenated")
@@ -172,7 +173,7 @@ def concatenate(tensors: Sequence[Any], axis: int = 0) -> Tensor:
 
 def stack(tensors: Sequence[Any], axis: int = 0) -> Tensor:
     """Join same-shaped tensors along a new axis."""
-    ts = tensor_list("stack", tensors)
+    ts = same_dtype(tensor_list("stack", tensors))
     for t in ts[1:]:
         if t.shape != ts[0].shape:
             raise ValueError(f"stack: all tensors need the same shape, got {ts[0].shape} and {t.shape}")

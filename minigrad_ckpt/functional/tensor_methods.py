@@ -18,7 +18,7 @@ from ..tape import apply
 from ..tensor import Tensor
 from . import complex_numbers as cn
 from . import math as mf
-from .arguments import _FAST_OPERANDS, operand
+from .arguments import _FAST_OPERANDS, binary, float_binary
 
 
 def rpow(x: Any, y: Any, modulo: Any = None) -> Tensor:
@@ -31,20 +31,30 @@ def rmatmul(x: Any, y: Any) -> Tensor:
     return mf.matmul(y, x)
 
 
-def operator_method(op: Any, reflected: bool = False) -> Any:
+def operator_method(op: Any, reflected: bool = False, float_valued: bool = False) -> Any:
     """``Tensor.__add__`` and friends: ``self`` is known to be a Tensor, so the
-    common operands (a Tensor or a Python number) go straight to ``apply`` --
-    one call less than ``add(x, y)`` on the hottest path of eager code."""
+    common operands (a Tensor of the same dtype, or a Python number beside a float
+    tensor) go straight to ``apply`` -- one call less than ``add(x, y)`` on the
+    hottest path of eager code.  Others are promoted as PyTorch's
+    (:func:`~.arguments.binary`); a ``float_valued`` op (``/``) computes two integral
+    operands in the default float dtype (:func:`~.arguments.float_binary`)."""
+    slow = float_binary if float_valued else binary
     if reflected:
         def method(self: Tensor, other: Any) -> Tensor:
-            if type(other) in _FAST_OPERANDS:  # ``0.1 * t``: a Python number needs no conversion
-                return apply(op, other, self)
-            return apply(op, operand(other, self), self)
+            if type(other) in _FAST_OPERANDS and (self._requires_grad or self._data.dtype.kind in "fc"):
+                return apply(op, other, self)  # ``0.1 * t``: a Python number needs no conversion
+            return slow(op, other, self)
+    elif float_valued:
+        def method(self: Tensor, other: Any) -> Tensor:
+            return float_binary(op, self, other)
     else:
         def method(self: Tensor, other: Any) -> Tensor:
-            if type(other) in _FAST_OPERANDS or isinstance(other, Tensor):
+            if type(other) in _FAST_OPERANDS:  # a number cannot change a float tensor's dtype
+                if self._requires_grad or self._data.dtype.kind in "fc":  # (requiring grad: float)
+                    return apply(op, self, other)
+            elif isinstance(other, Tensor) and self._data.dtype is other._data.dtype:
                 return apply(op, self, other)
-            return apply(op, self, operand(other, self))
+            return binary(op, self, other)
     return method
 
 
@@ -56,9 +66,9 @@ def power_method(op: Any) -> Any:
     def method(self: Tensor, other: Any, modulo: Any = None) -> Tensor:
         if modulo is not None:
             return NotImplemented
-        if type(other) in _FAST_OPERANDS or isinstance(other, Tensor):
+        if type(other) in _FAST_OPERANDS and (self._requires_grad or self._data.dtype.kind in "fc"):
             return apply(op, self, other)
-        return apply(op, self, operand(other, self))
+        return binary(op, self, other)
     return method
 
 

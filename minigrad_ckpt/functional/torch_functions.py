@@ -19,7 +19,7 @@ from ..tensor import Tensor
 from . import linalg as la
 from . import linalg_derived as lad
 from . import math as mf
-from . import namespace
+from . import namespace, promotion
 from . import special as sp
 from . import special_extended as spx
 from . import torch_idioms as ti
@@ -325,6 +325,30 @@ def finfo(dtype: Any = None) -> Any:
     """Limits of a float dtype (the default dtype for None): ``eps``, ``max``, ``min``, ``tiny``,
     ``smallest_normal``, ``resolution``, ``bits`` (``torch.finfo``)."""
     return host_numpy.finfo(get_default_dtype() if dtype is None else as_dtype(dtype))
+
+
+def result_type(tensor1: Any, tensor2: Any) -> Any:
+    """The dtype an elementwise function computes ``tensor1`` and ``tensor2`` (tensors or Python
+    numbers) in, by PyTorch's rules (``torch.result_type``): ``float32`` with an int64 tensor is
+    float32, beside a 0-d float64 tensor float32, an int64 tensor with a Python float the default
+    float dtype (see :mod:`~minigrad_ckpt.functional.promotion`)."""
+    return promotion.result_type(tensor1, tensor2)
+
+
+def promote_types(type1: Any, type2: Any) -> Any:
+    """The smallest dtype both dtypes convert to by PyTorch's table (``torch.promote_types``):
+    across categories the higher one's dtype (``int64`` with ``float16`` is float16; NumPy's
+    ``promote_types`` gives float64)."""
+    return promotion.promote_types(as_dtype(type1), as_dtype(type2))
+
+
+def can_cast(from_: Any, to: Any) -> bool:
+    """Whether an in-place op may write a ``from_`` result into a ``to`` tensor by PyTorch's
+    casting rule (``torch.can_cast``): never to a lower category (float to an integer, complex
+    to a float, a number to bool); any size within a category (float64 to float32 is allowed)."""
+    order = "buifc"
+    a, b = as_dtype(from_).kind, as_dtype(to).kind
+    return order.index(a) <= order.index(b) or (a, b) == ("u", "i") or (a, b) == ("i", "u")
 
 
 def iinfo(dtype: Any) -> Any:
