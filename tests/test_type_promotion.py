@@ -254,3 +254,25 @@ def test_promotion_on_the_strict_device():
     y = x * i + mg.tensor(0.5, dtype=mg.float64, device="strict")
     assert y.dtype == mg.float32 and str(y.device) == "strict:0"
     assert (i / 2).dtype == mg.float32
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int16", "uint16", "int32", "uint32", "int64"])
+def test_integer_sums_and_products_are_int64_as_pytorchs(dtype):
+    # torch: torch.tensor([1, 2], dtype=torch.uint8).sum() / .prod() / .cumsum(0) / .cumprod(0) are int64
+    # (NumPy: uint64 for the unsigned ones)
+    x = mg.tensor(np.array([200, 100]).astype(dtype))
+    for r in (x.sum(), x.prod(), x.cumsum(0), x.cumprod(0), mg.nansum(x) if dtype != "bool" else x.sum()):
+        assert r.dtype == mg.int64, (dtype, r.dtype)
+    if dtype == "uint8":
+        assert x.sum().item() == 300 and x.sum(dtype=mg.uint8).item() == 44
+
+
+def test_integer_and_bool_inputs_keep_their_dtype_where_pytorchs_do():
+    # torch: torch.sign(torch.tensor([True, False])) -> tensor([True, False]);
+    # F.relu6(torch.tensor([-3, 0, 8])) -> tensor([0, 0, 6]); F.hardtanh(torch.tensor([-3, 0, 8])) -> [-1, 0, 1]
+    s = mg.sign(mg.tensor([True, False]))
+    assert s.dtype == mg.bool and s.tolist() == [True, False]
+    F = mg.nn.functional
+    r = F.relu6(mg.tensor([-3, 0, 8]))
+    assert r.dtype == mg.int64 and r.tolist() == [0, 0, 6]
+    assert F.hardtanh(mg.tensor([-3, 0, 8])).tolist() == [-1, 0, 1]

@@ -134,6 +134,8 @@ def sign(x: Any) -> Tensor:
         size = _abs(x)
         zero = equal(size, 0)
         return where(zero, 0, divide(x, where(zero, 1, size)))
+    if isinstance(x, Tensor) and x.dtype.kind == "b":  # PyTorch: a bool's sign is itself (NumPy has no bool sign)
+        return logical_or(x, x)
     return apply(_SIGN, x)
 
 

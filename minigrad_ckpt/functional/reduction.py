@@ -32,9 +32,16 @@ def _numpy_protocol(name: str, dtype: Any, out: Any) -> None:
 
 def _in_dtype(name: str, x: Any, dtype: Any, out: Any) -> Tensor:
     """``x`` cast to ``dtype`` first (PyTorch's ``x.sum(dtype=...)``, and NumPy's, which reduces
-    in that dtype): the gradient comes back through the cast, in ``x``'s dtype."""
+    in that dtype): the gradient comes back through the cast, in ``x``'s dtype.  Without a
+    ``dtype``, unsigned integers of fewer than 64 bits are summed in int64, as PyTorch's (every
+    integer sum is int64 there; NumPy's sum of uint8 is uint64)."""
     _refuse_out(name, out)
-    return as_tensor(x) if dtype is None else astype(x, dtype)
+    if dtype is not None:
+        return astype(x, dtype)
+    x = as_tensor(x)
+    if x._data.dtype.kind == "u" and x._data.dtype.itemsize < 8:  # PyTorch sums uint8 in int64 (NumPy: uint64)
+        return astype(x, "int64")
+    return x
 
 
 def _keep_dtype(result: Tensor, dtype: Any) -> Tensor:
