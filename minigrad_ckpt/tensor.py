@@ -575,6 +575,19 @@ class Tensor:
         t._version = shared_version(self, t)  # shares memory, so shares the version stamp
         return t
 
+    def detach_(self) -> Tensor:
+        """Cut this tensor off from the tape in place: it becomes a leaf that does not require grad
+        (PyTorch's ``detach_``, which ``zero_grad(set_to_none=False)`` uses on a gradient made with
+        ``create_graph=True``).  A view of a tensor on the tape refuses, as PyTorch's: detaching it
+        would leave its base's history pointing at memory it no longer follows."""
+        if self._node is not None and self._node.op.is_view:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self._node, self._requires_grad = None, False
+        if self._tangents is not None:
+            self._tangents = None
+        self.__dict__.pop("_retains_grad", None)
+        return self
+
     def register_hook(self, fn: Callable[[Tensor], Tensor | None]) -> _HookHandle:
         """Call ``fn(grad)`` when this tensor's gradient is computed.
 

@@ -778,3 +778,28 @@ def test_layer_reprs_and_pool_strides_as_pytorch():
     }
     got = {expr: repr(eval(f"nn.{expr}")) for expr in want}
     assert got == want
+
+
+def test_zero_grad_keeping_tensors_detaches_a_gradient_built_with_create_graph():
+    # torch: after p.grad = torch.autograd.grad(loss, p, create_graph=True)[0], m.zero_grad(set_to_none=False)
+    # and opt.zero_grad(set_to_none=False) leave p.grad zero, requires_grad False, grad_fn None (detach_)
+    m = mg.nn.Linear(2, 1)
+    loss = (m(mg.randn(3, 2)) ** 2).sum()
+    grads = mg.autograd.grad(loss, list(m.parameters()), create_graph=True)
+    opt = mg.optim.SGD(m.parameters(), lr=0.1)
+    for zero in (lambda: m.zero_grad(set_to_none=False), lambda: opt.zero_grad(set_to_none=False)):
+        for p, g in zip(m.parameters(), grads):
+            p.grad = g * 1
+        assert m.weight.grad.requires_grad
+        zero()
+        for p in m.parameters():
+            assert not p.grad.requires_grad and p.grad.grad_fn is None
+            assert not p.grad.numpy().any()
+
+
+def test_detach_in_place_makes_a_leaf_and_refuses_views():
+    w = mg.tensor([1.0, 2.0], requires_grad=True)
+    y = w * w
+    assert y.detach_() is y and not y.requires_grad and y.grad_fn is None and y.is_leaf
+    with pytest.raises(RuntimeError, match="Can't detach views in-place"):
+        (w * 1)[0:1].detach_()

@@ -276,3 +276,15 @@ def test_integer_and_bool_inputs_keep_their_dtype_where_pytorchs_do():
     r = F.relu6(mg.tensor([-3, 0, 8]))
     assert r.dtype == mg.int64 and r.tolist() == [0, 0, 6]
     assert F.hardtanh(mg.tensor([-3, 0, 8])).tolist() == [-1, 0, 1]
+
+
+def test_attention_refuses_a_mask_that_would_change_its_dtype():
+    # torch: F.scaled_dot_product_attention(q32, q32, q32, attn_mask=torch.zeros(4, 4, dtype=torch.float64))
+    # -> RuntimeError "Expected attn_mask dtype to be bool or float or to match query dtype ..."
+    F = mg.nn.functional
+    q = mg.randn(1, 2, 4, 8)
+    with pytest.raises(RuntimeError, match="attn_mask dtype"):
+        F.scaled_dot_product_attention(q, q, q, attn_mask=mg.zeros(4, 4, dtype=mg.float64))
+    out = F.scaled_dot_product_attention(q, q, q, attn_mask=mg.zeros(4, 4))
+    assert out.dtype == mg.float32
+    assert F.scaled_dot_product_attention(q, q, q, attn_mask=mg.ones(4, 4, dtype=mg.bool)).dtype == mg.float32

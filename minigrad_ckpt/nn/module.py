@@ -565,8 +565,8 @@ class Module:
             if set_to_none:
                 p.grad = None
             else:
-                with no_grad():
-                    p.grad.zero_()
+                p.grad.detach_()  # PyTorch's: a gradient built with create_graph leaves the tape
+                p.grad.zero_()
 
     # ------------------------------------------------------------ conversion
     def to(self, target: Any = None, dtype: Any = None, non_blocking: bool = False, *,

@@ -150,10 +150,8 @@ class Optimizer:
                     if set_to_none:
                         p.grad = None
                     else:
-                        if p.grad.requires_grad:  # built with create_graph: PyTorch detaches it (detach_)
-                            p.grad = p.grad.detach()  # ... sharing its memory, zeroed next
-                        with no_grad():
-                            p.grad.zero_()
+                        p.grad.detach_()  # PyTorch's: a gradient built with create_graph leaves the tape
+                        p.grad.zero_()
 
     # ------------------------------------------------------------------ the step
     def step(self, closure: Callable[[], Any] | None = None) -> Any:

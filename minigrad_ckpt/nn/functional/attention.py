@@ -49,6 +49,9 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
         raise ValueError("scaled_dot_product_attention: pass attn_mask or is_causal, not both")
     s = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
     mask = None if attn_mask is None else _tensor(attn_mask, q)
+    if mask is not None and mask.dtype.kind != "b" and mask.dtype != q.dtype:  # it would change the output's dtype
+        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                           f"attn_mask.dtype: {mask.dtype} and query.dtype: {q.dtype} instead.")
     attn = _attention_weights(mf.matmul(q, mf.swapaxes(k, -1, -2)), s, bool(is_causal), mask)
     if dropout_p > 0.0 and training:
         attn = dropout(attn, dropout_p)
