@@ -371,17 +371,6 @@ def test_power_with_a_complex_exponent(case):
         np.testing.assert_allclose(fn(*args).numpy(), want, rtol=1e-14)
 
 
-@pytest.mark.parametrize("affine", [False, True])
-def test_layer_norm_of_complex_values_has_its_own_gradient(affine):
-    """The normalization of complex values divides by ``sqrt(mean(d * d) + eps)`` (holomorphic);
-    its backward takes rstd the same way (it took NumPy's ``var``, ``mean(|d|^2)``, before)."""
-    rng = np.random.default_rng(3)
-    z = mg.tensor(rng.standard_normal((2, 5)) + 1j * rng.standard_normal((2, 5)), requires_grad=True)
-    w = mg.tensor(rng.standard_normal(5) + 0.5j) if affine else None
-    b = mg.tensor(rng.standard_normal(5) + 0.0j) if affine else None
-    assert gradcheck(lambda t: mg.nn.functional.layer_norm(t, (5,), w, b), [z], modes=("rev", "fwd"))
-
-
 def test_power_of_a_negative_real_number_with_a_complex_exponent():
     """``(-2.0) ** z``: the principal logarithm, log 2 + i pi, as a 0-d complex base gives (not NaN)."""
     z = mg.tensor(np.array([0.5 + 0.25j, 1.5 - 1.0j]), requires_grad=True)
