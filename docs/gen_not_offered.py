@@ -42,10 +42,6 @@ GROUPS = [
      "(a key per draw, replayable under checkpointing); write `x.copy_(mg.randn(*x.shape))` under `mg.no_grad()`",
      lambda n: n.rstrip("_") in ("bernoulli", "cauchy", "exponential", "geometric", "log_normal", "normal", "random",
                                  "uniform", "multinomial")),
-    ("In-place changes of shape or history", "a tensor's shape and place on the tape are fixed; use the "
-     "out-of-place form (`x = x.squeeze(0)`, `x = x.detach()`)",
-     lambda n: n in ("squeeze_", "unsqueeze_", "t_", "transpose_", "swapaxes_", "swapdims_", "detach_",
-                     "fill_diagonal_")),
     ("Deprecated or removed in PyTorch itself", "PyTorch points to `torch.linalg` instead: use `mg.linalg.eigh`, "
      "`mg.linalg.lstsq`, `mg.linalg.solve`, `mg.linalg.solve_triangular`",
      lambda n: n in ("eig", "symeig", "lstsq", "solve", "triangular_solve", "lu", "lu_solve", "geqrf", "orgqr",

@@ -588,6 +588,21 @@ class Tensor:
         self.__dict__.pop("_retains_grad", None)
         return self
 
+    def _become_view(self, view: Tensor, what: str) -> Tensor:
+        """``x.unsqueeze_(0)``, ``x.t_()``, ...: this tensor takes ``view``'s shape and strides and,
+        on the tape, its history (``view`` is a view of this tensor, made by a recorded view op).
+        The memory and its version stay the same, so the values every node saved and every other
+        view of the memory are untouched, as PyTorch's in-place view changes leave them."""
+        if self._node is None and self._requires_grad and _grad_state.enabled:
+            raise RuntimeError(f"{what}: a leaf Variable that requires grad is being used in an in-place "
+                               f"operation (PyTorch's refusal); use the out-of-place form (x = x.{what[:-1]}(...))")
+        self._data, self._node = view._data, view._node
+        if view._tangents is not None or self._tangents is not None:
+            self._tangents = view._tangents
+        if self.__dict__.get("_retains_grad") and self._node is not None:  # PyTorch moves it to the new value
+            self.register_hook(_RetainGrad(self))
+        return self
+
     def register_hook(self, fn: Callable[[Tensor], Tensor | None]) -> _HookHandle:
         """Call ``fn(grad)`` when this tensor's gradient is computed.
 

@@ -648,6 +648,9 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("split_with_sizes", tmeth.split_with_sizes_method),
         tensor_method("unfold", shapes.unfold_method),
         tensor_method("sum_to_size", tmeth.sum_to_size_method),
+        tensor_method("fill_diagonal_", tmeth.fill_diagonal_method),
+        *(tensor_method(name + "_", tmeth.view_in_place(name))
+          for name in ("unsqueeze", "squeeze", "t", "transpose", "swapaxes", "swapdims")),
     )),
 )
 

@@ -13,6 +13,7 @@ public names (:mod:`~minigrad_ckpt.functional.public_names`) declares which name
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -38,6 +39,35 @@ def _sizes(args: tuple) -> tuple[int, ...]:
     if len(args) == 1 and not isinstance(args[0], (int, host_numpy.integer)):
         return tuple(int(a) for a in args[0])
     return tuple(int(a) for a in args)
+
+
+def view_in_place(name: str) -> Any:
+    """PyTorch's in-place view changes (``x.unsqueeze_(0)``, ``squeeze_``, ``t_``, ``transpose_``,
+    ``swapaxes_``, ``swapdims_``): ``x`` becomes its own view ``x.<name>(...)`` (the same memory,
+    other views untouched; on the tape, the recorded view op is ``x``'s history)."""
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return self._become_view(getattr(self, name)(*args, **kwargs), name + "_")
+    method.__name__ = method.__qualname__ = name + "_"
+    method.__doc__ = f"``x.{name}_(...)``: ``x`` becomes ``x.{name}(...)`` in place (a view of the same memory)."
+    return method
+
+
+def fill_diagonal_method(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
+    """PyTorch's ``x.fill_diagonal_(v, wrap=False)``: ``v`` written on the main diagonal of a matrix
+    (or of a tensor whose dims are all equal), through ``x[i, i, ...] = v`` (so on the tape where
+    ``x`` is); ``wrap=True`` starts the diagonal again below a tall matrix's top square, every
+    ``columns + 1`` rows, as NumPy's ``fill_diagonal``."""
+    shape = self.shape
+    if len(shape) < 2:
+        raise RuntimeError("fill_diagonal_: dimensions must larger than 1")
+    if len(shape) > 2 and len(set(shape)) != 1:
+        raise RuntimeError("fill_diagonal_: all dimensions of input must be of equal length")
+    size = math.prod(shape)
+    step = sum(math.prod(shape[k + 1:]) for k in range(len(shape)))  # one more along every dim
+    end = size if wrap and len(shape) == 2 else min(size, shape[-1] * step)
+    flat = host_numpy.arange(0, end, step)
+    self[tuple(as_tensor(i) for i in host_numpy.unravel_index(flat, shape))] = fill_value
+    return self
 
 
 def reshape_method(x: Tensor, *shape: Any) -> Tensor:
