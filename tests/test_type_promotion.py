@@ -288,3 +288,13 @@ def test_attention_refuses_a_mask_that_would_change_its_dtype():
     out = F.scaled_dot_product_attention(q, q, q, attn_mask=mg.zeros(4, 4))
     assert out.dtype == mg.float32
     assert F.scaled_dot_product_attention(q, q, q, attn_mask=mg.ones(4, 4, dtype=mg.bool)).dtype == mg.float32
+
+
+def test_default_collate_stacks_mixed_dtypes_as_pytorchs():
+    # torch 2.13: default_collate([np.ones(2, np.int32), np.ones(2, np.float32)]).dtype -> float32;
+    # default_collate([torch.ones(2, dtype=torch.int64), torch.ones(2)]).dtype -> float32
+    from minigrad_ckpt.utils.data import default_collate
+
+    assert default_collate([np.ones(2, np.int32), np.ones(2, np.float32)]).dtype == mg.float32
+    assert default_collate([np.ones(2, np.uint8), np.ones(2, np.int8)]).dtype == mg.int16
+    assert default_collate([mg.ones(2, dtype=mg.int64), mg.ones(2)]).dtype == mg.float32

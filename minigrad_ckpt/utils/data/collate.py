@@ -1,7 +1,7 @@
 """``default_collate``: a list of samples into one batch, as PyTorch merges them.
 
 Python numbers become a tensor with PyTorch's dtypes (the first sample decides,
-as in PyTorch); tensors and arrays are stacked with NumPy's promotion;
+as in PyTorch); tensors and arrays are stacked with PyTorch's promotion;
 containers are collated field by field with PyTorch's container rules (a batch
 of tuples gives a list); a ragged batch is refused with the field and the
 shapes it found.
@@ -10,12 +10,14 @@ shapes it found.
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Mapping, MutableMapping, MutableSequence, Sequence
 from typing import Any
 
 from ...backend import host_numpy
 from ...creation import as_tensor, tensor
 from ...functional import stack
+from ...functional.promotion import promote_types
 from ...tensor import Tensor
 
 __all__ = ["default_collate", "default_convert"]
@@ -30,7 +32,8 @@ def default_collate(batch: list[Any]) -> Any:
       int64, bool for all bools, the default float dtype if a float follows
       (``[1, 2.5]`` is float32 ``[1.0, 2.5]``, ``[2.5, 1]`` float64).
     * Tensors and NumPy arrays (or NumPy scalars) are stacked along a new first
-      axis with NumPy's type promotion (tensors on their device).
+      axis with PyTorch's type promotion (int32 with float32 is float32; tensors
+      on their device).
     * A sequence sample gives a *list* of batched fields -- a batch of tuples
       too, as PyTorch's (``[(x, y), ...]`` collates to ``[xs, ys]``); a list
       subclass keeps its type, a namedtuple keeps its type, a mapping keeps
@@ -159,14 +162,14 @@ def _stack_arrays(batch: Sequence[Any], field: str) -> Tensor:
         raise TypeError(f"default_collate: the samples at {field} are NumPy arrays of {arrays[0].dtype}, which "
                         f"have no tensor; pass a collate_fn")
     _same_shapes([a.shape for a in arrays], field)
-    return tensor(np.stack(arrays))  # np.stack promotes (np.result_type of all)
+    dtype = functools.reduce(promote_types, [a.dtype for a in arrays])  # PyTorch's: int32 with float32 is float32
+    return tensor(np.stack(arrays).astype(dtype, copy=False))
 
 
 def _stack_tensors(batch: Sequence[Any], field: str) -> Tensor:
     _same_kind(batch, Tensor, field)
     _same_shapes([t.shape for t in batch], field)
-    dtype = host_numpy.result_type(*[t.dtype for t in batch])
-    return stack([t if t.dtype == dtype else t.to(dtype) for t in batch])
+    return stack(batch)  # in PyTorch's promoted dtype (int64 with float32 is float32)
 
 
 def default_convert(data: Any) -> Any:
