@@ -298,3 +298,12 @@ def test_default_collate_stacks_mixed_dtypes_as_pytorchs():
     assert default_collate([np.ones(2, np.int32), np.ones(2, np.float32)]).dtype == mg.float32
     assert default_collate([np.ones(2, np.uint8), np.ones(2, np.int8)]).dtype == mg.int16
     assert default_collate([mg.ones(2, dtype=mg.int64), mg.ones(2)]).dtype == mg.float32
+
+
+def test_copysign_computes_in_pytorchs_dtype():
+    # torch: copysign(int64, int64) -> float32; copysign(float32, float64 dims) -> float64;
+    # copysign(int64, 0-d float64) -> float64; copysign(int16, -1) -> float32
+    assert mg.copysign(mg.tensor([1, 2, -3]), mg.tensor([1, -2, 3])).dtype == mg.float32
+    assert mg.copysign(mg.tensor([1.0, 2.0]), mg.tensor([-1.0, 2.0], dtype=mg.float64)).dtype == mg.float64
+    assert mg.copysign(mg.tensor([1, 2]), mg.tensor(-2.0, dtype=mg.float64)).tolist() == [-1.0, -2.0]
+    assert mg.copysign(mg.tensor([1, 2], dtype=mg.int16), -1).dtype == mg.float32

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..backend import host_numpy
+from ..backend import get_default_dtype, host_numpy
 from ..ops import elementwise as _ew
 from ..tensor import Tensor
 from . import complex_numbers as cx
 from . import math as mf
 from . import special
 from .arguments import as_tensor, binary, in_default_float, operand, refuse_complex
+from .promotion import result_type
 from .scatter import constant, host
 
 _FLOOR_DIVIDE = _ew.FloorDivide()
@@ -97,8 +98,11 @@ def copysign(x: Any, other: Any) -> Tensor:
     PyTorch's ``copysign``; the gradient is ``±sign(x)`` in ``x`` (0 at 0) and 0 in ``other``."""
     refuse_complex("copysign", x, other)  # a sign bit is a real number's
     x = as_tensor(x)
-    if x.dtype.kind != "f":
-        x = mf.astype(x, "float64" if x.dtype.itemsize > 4 else "float32")
+    dtype = result_type(x, other)  # PyTorch's: promoted, and integers in the default float dtype
+    if dtype.kind != "f":
+        dtype = get_default_dtype()
+    if x.dtype != dtype:
+        x = mf.astype(x, dtype)
     magnitude = mf.abs(x)
     return mf.where(_signbit_of(other, x), -magnitude, magnitude)
 
