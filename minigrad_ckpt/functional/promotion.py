@@ -16,8 +16,9 @@ program ported from PyTorch must get PyTorch's answer in each:
   float64), a Python complex the default complex dtype (complex64 beside float32 or an
   integer tensor).
 - **A Python int outside an integer tensor's range wraps into it**, as a C cast does:
-  ``uint8 + -3`` adds 253 (NumPy raises ``OverflowError``).  Comparisons keep NumPy's exact
-  answer (``uint8 < 300`` is true everywhere; PyTorch compares with 300 wrapped to 44).
+  ``uint8 + -3`` adds 253 (NumPy raises ``OverflowError``), in comparisons too (``uint8 < 300``
+  compares with 44, as PyTorch's; NumPy compares the exact numbers); a ``clamp`` bound out of
+  range is an error, as PyTorch's.
 
 PyTorch's rule (``c10::promoteTypes`` and ``at::native::result_type``): the operands come in
 three priorities -- tensors with dimensions, 0-d tensors, Python numbers.  The dtypes of one
