@@ -144,6 +144,9 @@ GRADCHECKED = {
     "positive": lambda z: mg.positive(z) * 2, "float_power": lambda z: mg.float_power(z, 2),
     "logdet": lambda z: mg.logdet(z[:2] + 2), "repeat_interleave": lambda z: mg.repeat_interleave(z, 2, 0),
     "select": lambda z: mg.select(z, 1, 0), "sgn": mg.sgn,
+    "svd": lambda z: mg.svd(z)[1], "qr": lambda z: (lambda r: r.mH @ r)(mg.qr(z)[1]),  # R^H R = Z^H Z
+    "cholesky": lambda z: mg.cholesky(z.mH @ z + mg.eye(2), upper=True),
+    "pinverse": mg.pinverse, "rsub": lambda z: mg.rsub(z, 2 * z[::-1], alpha=0.5),
     "take_along_dim": lambda z: mg.take_along_dim(z, mg.tensor([[1, 0], [0, 1], [1, 1]]), 1),
     "vander": lambda z: mg.vander(z[:, 0], N=3),
     # torch.linalg's names beside NumPy's: the functions above with other defaults, or reporting info
@@ -260,6 +263,8 @@ NO_TENSOR_INPUT = {
 ELSEWHERE = {
     "xlogy": "the special functions (mg.special.xlogy)",
     "logit": "the special functions (mg.special.logit)",
+    "igamma": "the special functions (mg.special.gammainc, real only as PyTorch's)",
+    "igammac": "the special functions (mg.special.gammaincc, real only as PyTorch's)",
     **{n: "the special functions (mg.special)" for n in ("digamma", "erfinv", "erfc", "i0", "lgamma", "mvlgamma",
                                                           "polygamma")},
     # the linalg functions below take complex matrices: the op battery's complex samples

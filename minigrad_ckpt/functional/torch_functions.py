@@ -351,6 +351,43 @@ def can_cast(from_: Any, to: Any) -> bool:
     return order.index(a) <= order.index(b) or (a, b) == ("u", "i") or (a, b) == ("i", "u")
 
 
+def svd(input: Any, some: bool = True, compute_uv: bool = True) -> tuple[Tensor, Tensor, Tensor]:
+    """PyTorch's (deprecated) ``torch.svd``: ``(U, S, V)`` with ``input = U diag(S) V^H`` -- ``V``,
+    where ``linalg.svd`` gives ``Vh``; ``some=False`` the full ``U`` and ``V``; without
+    ``compute_uv``, ``U`` and ``V`` zero-filled ``(m, m)`` and ``(n, n)``, as PyTorch's."""
+    if compute_uv:
+        return tmeth.svd_method(as_tensor(input), some)
+    x = as_tensor(input)
+    s = la.svdvals(x)
+    m, n = x.shape[-2:]
+    xp, lead = x.device.xp, x.shape[:-2]
+    return (Tensor.constant(xp.zeros(lead + (m, m), dtype=x.dtype), x.device), s,
+            Tensor.constant(xp.zeros(lead + (n, n), dtype=x.dtype), x.device))
+
+
+def qr(input: Any, some: bool = True) -> tuple[Tensor, Tensor]:
+    """PyTorch's (deprecated) ``torch.qr``: the reduced ``(Q, R)``, or the complete one with
+    ``some=False`` (``linalg.qr``'s modes)."""
+    return la.qr(input, "reduced" if some else "complete")
+
+
+def cholesky(input: Any, upper: bool = False) -> Tensor:
+    """PyTorch's (deprecated) ``torch.cholesky``: the lower factor ``L``, or ``L^H`` with ``upper``."""
+    return la.cholesky(input, upper=upper)
+
+
+def pinverse(input: Any, rcond: float = 1e-15) -> Tensor:
+    """PyTorch's ``torch.pinverse``: the pseudo-inverse, singular values below ``rcond`` times the
+    largest taken as zero (``rcond`` 1e-15 by default, where ``linalg.pinv``'s tolerance grows
+    with the size)."""
+    return la.pinv(input, rcond)
+
+
+def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """PyTorch's ``torch.rsub``: ``other - alpha * input``."""
+    return mf.subtract(other, input if alpha == 1 else mf.multiply(input, alpha))
+
+
 def iinfo(dtype: Any) -> Any:
     """Limits of an integer dtype: ``max``, ``min``, ``bits`` (``torch.iinfo``)."""
     return host_numpy.iinfo(as_dtype(dtype))

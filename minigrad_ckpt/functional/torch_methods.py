@@ -503,9 +503,11 @@ def format_method(self: Tensor, spec: str) -> str:
 
 
 def svd_method(x: Tensor, some: bool = True) -> tuple[Tensor, Tensor, Tensor]:
-    """PyTorch's ``Tensor.svd``: ``(U, S, V)`` with ``x = U diag(S) V^T`` (``V``, not ``V^T``)."""
+    """PyTorch's ``Tensor.svd``: ``(U, S, V)`` with ``x = U diag(S) V^H`` (``V``, not ``V^H``: the
+    conjugate transpose of ``linalg.svd``'s ``Vh``, for complex ``x`` too)."""
     u, s, vh = linalg.svd(x, full_matrices=not some)
-    return u, s, mf.swapaxes(vh, -1, -2)
+    v = mf.swapaxes(vh, -1, -2)
+    return u, s, (cn.conj(v) if v.dtype.kind == "c" else v)
 
 
 def equal_method(self: Tensor, other: Any) -> bool:
@@ -552,9 +554,9 @@ def nanquantile_method(self: Tensor, q: Any, dim: Any = None, keepdim: bool = Fa
 
 
 def cholesky_method(self: Tensor, upper: bool = False) -> Tensor:
-    """PyTorch's ``x.cholesky(upper=False)``: the lower factor ``L`` (``upper=True``: ``L^T``)."""
-    lower = linalg.cholesky(self)
-    return mf.swapaxes(lower, -1, -2) if upper else lower
+    """PyTorch's ``x.cholesky(upper=False)``: the lower factor ``L`` (``upper=True``: ``L^H``, the
+    conjugate transpose for a complex ``x``)."""
+    return linalg.cholesky(self, upper=upper)
 
 
 def logical_xor_method(self: Tensor, other: Any) -> Tensor:
