@@ -85,6 +85,10 @@ from .amp import autocast  # noqa: E402  (PyTorch's torch.autocast)
 from .compiler import compile  # noqa: E402, A004  (PyTorch's torch.compile; kept out of ``import *``: a builtin)
 from .executor import Executor  # noqa: E402
 from .func import vmap  # noqa: E402  (PyTorch's torch.vmap, torch.func.vmap)
+from .nn.functional import (  # noqa: E402  (PyTorch's top-level names of these nn functions, same signatures)
+    bilinear, celu, conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, cosine_similarity, hardshrink,
+    pairwise_distance, pdist, pixel_shuffle, pixel_unshuffle, prelu, rrelu, selu, threshold,
+)
 from .nn.functional.distance import cdist  # noqa: E402  (PyTorch has it at the top level only)
 from .snapshot.saveload import load, save  # noqa: E402
 from .settings import (  # noqa: E402  (PyTorch's process-wide settings; see settings.py)
@@ -92,6 +96,11 @@ from .settings import (  # noqa: E402  (PyTorch's process-wide settings; see set
     is_deterministic_algorithms_warn_only_enabled, set_float32_matmul_precision, set_num_threads,
     use_deterministic_algorithms,
 )
+
+#: nn functions PyTorch also offers at the top level (torch.conv2d, torch.selu, ...), with the same signatures
+_NN_FUNCTIONS = ("bilinear", "celu", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+                 "cosine_similarity", "hardshrink", "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle",
+                 "prelu", "rrelu", "selu", "threshold")
 
 __all__ = [
     # tensors and creation
@@ -118,6 +127,7 @@ __all__ = [
     "save", "load", "cdist", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
     "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision", "get_float32_matmul_precision",
     "set_num_threads", "get_num_threads", "vmap",
+    *_NN_FUNCTIONS,
     # the rest of the system
     "Executor", "fft", "func", "linalg", "special", "nn", "optim", "utils", "distributed", "checkpoint", "snapshot",
     "testing", "memory", "viz", "cuda", "accelerator", "ops", "tape", "anomaly", "autograd", "backends",

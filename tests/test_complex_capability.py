@@ -264,6 +264,8 @@ ELSEWHERE = {
     "xlogy": "the special functions (mg.special.xlogy)",
     "logit": "the special functions (mg.special.logit)",
     "igamma": "the special functions (mg.special.gammainc, real only as PyTorch's)",
+    **{n: "mg.nn.functional's (its complex rules: tests/test_complex_refusals_activations.py)"
+       for n in mg._NN_FUNCTIONS},
     "igammac": "the special functions (mg.special.gammaincc, real only as PyTorch's)",
     **{n: "the special functions (mg.special)" for n in ("digamma", "erfinv", "erfc", "i0", "lgamma", "mvlgamma",
                                                           "polygamma")},

@@ -56,3 +56,17 @@ def test_gradients_through_the_complex_svd_and_cholesky():
     z = mg.tensor(A[:3, :2], requires_grad=True)
     assert mg.autograd.gradcheck(lambda t: mg.svd(t)[1], (z,))
     assert mg.autograd.gradcheck(lambda t: mg.cholesky(t.mH @ t + mg.eye(2), upper=True), (z,))
+
+
+def test_nn_functions_at_the_top_level_as_pytorchs():
+    # torch.conv2d, torch.selu, torch.threshold, torch.pdist, ... are the nn.functional functions (same signatures);
+    # they were AttributeErrors here
+    F = mg.nn.functional
+    for name in ("bilinear", "celu", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+                 "cosine_similarity", "hardshrink", "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle",
+                 "prelu", "rrelu", "selu", "threshold"):
+        assert getattr(mg, name) is getattr(F, name), name
+    x = mg.arange(8.0).reshape(1, 2, 2, 2)
+    w = mg.ones(1, 2, 1, 1)
+    assert mg.conv2d(x, w).tolist() == [[[[4.0, 6.0], [8.0, 10.0]]]]
+    assert mg.threshold(mg.tensor([0.5, 2.0]), 1.0, -1.0).tolist() == [-1.0, 2.0]
