@@ -307,3 +307,21 @@ def test_copysign_computes_in_pytorchs_dtype():
     assert mg.copysign(mg.tensor([1.0, 2.0]), mg.tensor([-1.0, 2.0], dtype=mg.float64)).dtype == mg.float64
     assert mg.copysign(mg.tensor([1, 2]), mg.tensor(-2.0, dtype=mg.float64)).tolist() == [-1.0, -2.0]
     assert mg.copysign(mg.tensor([1, 2], dtype=mg.int16), -1).dtype == mg.float32
+
+
+def test_reverse_transforms_of_closures_over_other_dtypes():
+    # a function closing over a 0-d float64 scale and an int64 tensor: the gradient of a float32 argument
+    # is float32 (torch.func.grad gives float32 [0.5, 1.0, 1.5] * 2 for w = [1, 2, 3])
+    scale = mg.tensor(0.5, dtype=mg.float64, requires_grad=True)
+    counts = mg.tensor([1, 2, 3])
+    w = mg.tensor([1.0, 2.0, 3.0])
+
+    def f(w):
+        y = w * scale / counts
+        y *= counts  # in place, on the tape, dtype kept
+        return (y * y).sum()
+
+    g = mg.func.grad(f)(w)
+    assert g.dtype == mg.float32 and g.tolist() == [0.5, 1.0, 1.5]
+    per_example = mg.func.vmap(mg.func.grad(f))(mg.stack([w, 2 * w]))
+    assert per_example.dtype == mg.float32 and per_example.tolist() == [[0.5, 1.0, 1.5], [1.0, 2.0, 3.0]]

@@ -61,13 +61,7 @@ def in_default_float_pair(x: Any, y: Any) -> tuple[Any, Any]:
     integral (tensors or numbers), the tensors among them cast to the default float dtype, a
     number kept as it is (``torch.atan2`` of two uint8 tensors and ``int_tensor / 2`` are
     float32, ``uint8_tensor / -3`` divides by -3; NumPy gives float16, float64 and an error)."""
-    if isinstance(x, Tensor):
-        y = operand(y, x)
-    elif isinstance(y, Tensor):
-        x = operand(x, y)
-    else:
-        x = as_tensor(x)
-        y = operand(y, x)
+    x, y = _operands(x, y)
     if is_integral(x) and is_integral(y):
         return (in_default_float(x) if isinstance(x, Tensor) else x,
                 in_default_float(y) if isinstance(y, Tensor) else y)
@@ -92,15 +86,21 @@ def operand(x: Any, like: Tensor) -> Any:
 _FAST_OPERANDS = (float, int)  # exact types: np.float64 subclasses float and must go through _operand
 
 
-def promoted_operands(x: Any, y: Any) -> tuple[Any, Any]:
-    """Two operands, at most one of them a Python number, as Tensors and weak numbers in the
-    dtype PyTorch computes them in (:mod:`~minigrad_ckpt.functional.promotion`)."""
+def _operands(x: Any, y: Any) -> tuple[Any, Any]:
+    """Two operands, at most one of them a Python number, as Tensors (on the other's device) and
+    weak numbers; two non-tensors make the first a Tensor."""
     if isinstance(x, Tensor):
-        return promoted_pair(x, operand(y, x))
+        return x, operand(y, x)
     if isinstance(y, Tensor):
-        return promoted_pair(operand(x, y), y)
+        return operand(x, y), y
     x = as_tensor(x)
-    return promoted_pair(x, operand(y, x))
+    return x, operand(y, x)
+
+
+def promoted_operands(x: Any, y: Any) -> tuple[Any, Any]:
+    """:func:`_operands` in the dtype PyTorch computes them in
+    (:mod:`~minigrad_ckpt.functional.promotion`)."""
+    return promoted_pair(*_operands(x, y))
 
 
 def binary(op: Any, x: Any, y: Any) -> Tensor:

@@ -61,30 +61,6 @@ class PackedSequence(NamedTuple):
     def cuda(self, *args: Any, **kwargs: Any) -> PackedSequence:
         return self.to(self.data.cuda(*args, **kwargs).device)
 
-    def float(self) -> PackedSequence:
-        return self.to(dtype=_dtype_named("float32"))
-
-    def double(self) -> PackedSequence:
-        return self.to(dtype=_dtype_named("float64"))
-
-    def half(self) -> PackedSequence:
-        return self.to(dtype=_dtype_named("float16"))
-
-    def long(self) -> PackedSequence:
-        return self.to(dtype=_dtype_named("int64"))
-
-    def int(self) -> PackedSequence:
-        return self.to(dtype=_dtype_named("int32"))
-
-    def short(self) -> PackedSequence:
-        return self.to(dtype=_dtype_named("int16"))
-
-    def char(self) -> PackedSequence:
-        return self.to(dtype=_dtype_named("int8"))
-
-    def byte(self) -> PackedSequence:
-        return self.to(dtype=_dtype_named("uint8"))
-
     @property
     def is_cuda(self) -> bool:
         return self.data.is_cuda
@@ -92,6 +68,20 @@ class PackedSequence(NamedTuple):
 
 def _dtype_named(name: str) -> Any:
     return host_numpy.dtype(name)
+
+
+def _cast_method(name: str, dtype: str) -> Any:
+    """PackedSequence's ``x.float()``, ``x.long()``, ...: the data cast, the indices as they are."""
+    def method(self: PackedSequence) -> PackedSequence:
+        return self.to(dtype=_dtype_named(dtype))
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"This packed sequence with its data in {dtype}, as PyTorch's ``PackedSequence.{name}()``."
+    return method
+
+
+for _name, _dtype in (("float", "float32"), ("double", "float64"), ("half", "float16"), ("long", "int64"),
+                      ("int", "int32"), ("short", "int16"), ("char", "int8"), ("byte", "uint8")):
+    setattr(PackedSequence, _name, _cast_method(_name, _dtype))
 
 
 def _host_ints(values: Any) -> Any:
