@@ -17,6 +17,9 @@ mode               taps   source position of output ``j`` (``s`` = the scale)
 ``area``           window the adaptive-average windows, weights ``1 / length``
 =================  =====  =====================================================
 
+As PyTorch's CPU kernels, an axis whose length does not change is copied in the linear family
+and 2-D ``nearest`` (whatever ``scale_factor``), and 2-D ``nearest`` doubling an axis takes ``j // 2``.
+
 So the result is a composition of ``take`` and products (differentiable to any order, in
 both modes), and a non-finite input reaches only the outputs whose taps read it.
 """
@@ -65,12 +68,24 @@ def _linear_scale(n_in: int, n_out: int, align_corners: bool, factor: float | No
     return 1.0 / factor if factor is not None else n_in / n_out
 
 
-def _taps(mode: str, n_in: int, n_out: int, align_corners: bool, factor: float | None) -> list[tuple[Any, Any]]:
+def _keeps_axis(mode: str, n_in: int, n_out: int, factor: float | None, spatial: int) -> bool:
+    """Whether PyTorch's CPU kernel copies an axis whose length does not change, whatever the
+    ``scale_factor`` (1.3 on a length-3 axis gives length 3): the linear family's kernels and the
+    2-D ``nearest`` one do; 1-D and 3-D ``nearest``, ``nearest-exact`` and ``bicubic`` use the scale."""
+    if n_in != n_out:
+        return False
+    return factor is None or mode in ("linear", "bilinear", "trilinear") or (mode == "nearest" and spatial == 2)
+
+
+def _taps(mode: str, n_in: int, n_out: int, align_corners: bool, factor: float | None,
+          spatial: int = 1) -> list[tuple[Any, Any]]:
     """``[(positions, weights or None), ...]`` for one axis: output ``j`` is ``sum_k w_k[j] x[i_k[j]]``."""
     j = np.arange(n_out)
+    if _keeps_axis(mode, n_in, n_out, factor, spatial):
+        return [(j, None)]
     if mode in ("nearest", "nearest-exact"):
-        if n_in == n_out:
-            return [(j, None)]
+        if mode == "nearest" and spatial == 2 and n_out == 2 * n_in:  # PyTorch's 2-D kernel: ``j >> 1``
+            return [(j // 2, None)]
         s = np.float32(1.0 / factor if factor is not None else n_in / n_out)
         pos = j.astype(np.float32) + np.float32(0.5 if mode == "nearest-exact" else 0.0)
         return [(np.minimum(np.floor(pos * s).astype(np.int64), n_in - 1), None)]
@@ -152,7 +167,7 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
     for k, (n_in, n_out, f) in enumerate(zip(spatial, sizes, factors)):
         if n_in == 0:
             raise ValueError(f"interpolate: spatial axis {k} of input {x.shape} is empty")
-        x = _resample_axis(x, 2 + k, _taps(mode, n_in, n_out, bool(align_corners), f))
+        x = _resample_axis(x, 2 + k, _taps(mode, n_in, n_out, bool(align_corners), f, len(spatial)))
     return x
 
 

@@ -20,7 +20,7 @@ from ...functional import _tensor
 from ...functional.arguments import refuse_complex
 from ...tensor import Tensor
 from .conv import _batched, _ntuple
-from .pooling import _adaptive_max_pool, _max_unpool, _pooled_size, _window_counts
+from .pooling import _adaptive_max_pool, _check_pooled_sizes, _max_unpool, _pooled_size, _window_counts
 
 __all__ = [
     "max_pool3d", "avg_pool3d", "adaptive_max_pool3d", "max_unpool3d",
@@ -39,12 +39,8 @@ def _geometry(fn: str, x: Tensor, kernel_size: Any, stride: Any, padding: Any, d
         raise ValueError(f"{fn}: kernel_size, stride and dilation must be >= 1")
     if any(pp < 0 or pp > kk // 2 for pp, kk in zip(p, k)):
         raise ValueError(f"{fn}: padding {p} must be between 0 and half the kernel size {k}")
-    out = []
-    for n, kk, ss, pp, dd in zip(x.shape[2:], k, s, p, d):
-        if n + 2 * pp < dd * (kk - 1) + 1:
-            raise ValueError(f"{fn}: kernel {k} is larger than the padded input {x.shape[2:]}")
-        out.append(_pooled_size(n, kk, ss, pp, dd, ceil_mode))
-    return k, s, p, d, tuple(out)
+    _check_pooled_sizes(fn, x.shape[2:], k, s, p, d, ceil_mode)
+    return k, s, p, d, tuple(_pooled_size(*args, ceil_mode) for args in zip(x.shape[2:], k, s, p, d))
 
 
 def _slices(x: Tensor, k: Any, s: Any, p: Any, d: Any, out: Any, fill: float) -> Tensor:
@@ -98,6 +94,8 @@ def avg_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     if divisor_override is not None and int(divisor_override) == 0:
         raise ValueError("avg_pool3d: divisor_override must be non-zero")
     k, s, p, d, out = _geometry("avg_pool3d", input, kernel_size, stride, padding, 1, ceil_mode)
+    if any(n < kk for n, kk in zip(input.shape[2:], k)):  # PyTorch's 3-D kernel (not the 2-D one) checks this
+        raise ValueError(f"avg_pool3d: input {input.shape[2:]} is smaller than the kernel {k} (padding not counted)")
     sums = mf.sum(_slices(input, k, s, p, d, out, 0.0), axis=0)
     if divisor_override is not None:
         result = sums * (1.0 / int(divisor_override))

@@ -22,7 +22,8 @@ __all__ = [
 ]
 
 
-def _pool_args(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any, name: str):
+def _pool_args(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any, name: str,
+               ceil_mode: bool = False):
     k = _pair(kernel_size, "kernel_size")
     s = k if stride is None or stride == () or stride == [] else _pair(stride, "stride")
     p = _pair(padding, "padding")
@@ -31,10 +32,17 @@ def _pool_args(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation:
         raise ValueError(f"{name}: kernel_size, stride and dilation must be >= 1")
     if p[0] > k[0] // 2 or p[1] > k[1] // 2 or min(p) < 0:
         raise ValueError(f"{name}: padding {p} must be between 0 and half the kernel size {k}")
-    for size, kk, pp, dd in zip(x.shape[2:], k, p, d):
-        if size + 2 * pp < dd * (kk - 1) + 1:
-            raise ValueError(f"{name}: kernel {k} is larger than the padded input {x.shape[2:]}")
+    _check_pooled_sizes(name, x.shape[2:], k, s, p, d, ceil_mode)
     return k, s, p, d
+
+
+def _check_pooled_sizes(name: str, sizes: Any, k: Any, s: Any, p: Any, d: Any, ceil_mode: bool) -> None:
+    """PyTorch's rule: every output length must be at least 1.  A kernel longer than the padded
+    input is refused unless ``ceil_mode`` keeps one partial window (then it is pooled)."""
+    out = tuple(_pooled_size(*args, ceil_mode) for args in zip(sizes, k, s, p, d))
+    if min(out) < 1:
+        raise ValueError(f"{name}: kernel {k} (dilation {d}, padding {p}) is larger than the input {tuple(sizes)}: "
+                         f"the output size {out} would be empty")
 
 
 def _pooled_size(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
@@ -80,7 +88,7 @@ def max_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     """
     refuse_complex("max_pool2d", input)
     input, unbatched = _batched(_tensor(input), "max_pool2d")
-    k, s, p, d = _pool_args(input, kernel_size, stride, padding, dilation, "max_pool2d")
+    k, s, p, d = _pool_args(input, kernel_size, stride, padding, dilation, "max_pool2d", ceil_mode)
     extra = _ceil_extra(input.shape[2:], k, s, p, d, ceil_mode)
     values, routing = input, input.detach()
     if any(extra):  # the partial windows' missing places: never the maximum, no gradient
@@ -113,7 +121,7 @@ def avg_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     inside the padded input; ``divisor_override`` divides every window's sum by that number.
     """
     input, unbatched = _batched(_tensor(input), "avg_pool2d")
-    k, s, p, _ = _pool_args(input, kernel_size, stride, padding, 1, "avg_pool2d")
+    k, s, p, _ = _pool_args(input, kernel_size, stride, padding, 1, "avg_pool2d", ceil_mode)
     if divisor_override is not None and int(divisor_override) == 0:
         raise ValueError("avg_pool2d: divisor_override must be non-zero")
     n, c, h, w = input.shape

@@ -1,0 +1,131 @@
+"""Layers and ``nn.functional`` against PyTorch 2.13 (CPU) at the edges a port meets: the values
+below were printed by torch offline (each test says which expression); torch is not imported here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt.checkpoint import checkpoint
+from minigrad_ckpt.nn import functional as F
+from minigrad_ckpt.testing import gradcheck, gradgradcheck
+from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the "strict" device)
+
+DTYPES = ("float32", "float64")
+
+
+# --- pooling: ceil_mode keeps one partial window even when the kernel is longer than the input ---
+
+def _partial_max(x):
+    return F.max_pool2d(x, (3, 2), stride=(3, 2), ceil_mode=True)
+
+
+def _partial_avg(x):
+    return F.avg_pool2d(x, (3, 2), stride=(3, 2), ceil_mode=True)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_ceil_mode_pools_a_kernel_longer_than_the_input(dtype):
+    # x = torch.arange(6.).reshape(1, 1, 2, 3); F.max_pool2d(x, (3, 2), stride=(3, 2), ceil_mode=True,
+    # return_indices=True) -> ([[[[4., 5.]]]], [[[[4, 5]]]]); its x.grad after .sum().backward() below
+    x = mg.arange(6.0, dtype=dtype).reshape(1, 1, 2, 3).requires_grad_()
+    out, idx = F.max_pool2d(x, (3, 2), stride=(3, 2), ceil_mode=True, return_indices=True)
+    np.testing.assert_array_equal(out.numpy(), [[[[4.0, 5.0]]]])
+    np.testing.assert_array_equal(idx.numpy(), [[[[4, 5]]]])
+    assert out.dtype == dtype
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[[[0, 0, 0], [0, 1, 1]]]])
+    # F.avg_pool2d(x, (3, 2), stride=(3, 2), ceil_mode=True) -> [[[[2.0, 3.5]]]], x.grad (of .sum()):
+    # [[0.25, 0.25, 0.5], [0.25, 0.25, 0.5]]; count_include_pad=False gives the same divisors here
+    x.grad = None
+    avg = _partial_avg(x)
+    np.testing.assert_allclose(avg.numpy(), [[[[2.0, 3.5]]]])
+    avg.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [[[[0.25, 0.25, 0.5], [0.25, 0.25, 0.5]]]])
+    np.testing.assert_allclose(F.avg_pool2d(x, (3, 2), stride=(3, 2), ceil_mode=True,
+                                            count_include_pad=False).numpy(), [[[[2.0, 3.5]]]])
+    # F.max_pool1d(torch.tensor([[[5.]]]), 2, ceil_mode=True) -> [[[5.]]];
+    # F.lp_pool1d(torch.tensor([[[3.]]]), 2, 2, ceil_mode=True) -> [[[4.2426]]] (sqrt(2 * 9))
+    np.testing.assert_array_equal(F.max_pool1d(mg.tensor([[[5.0]]], dtype=dtype), 2, ceil_mode=True).numpy(), [[[5.0]]])
+    np.testing.assert_allclose(F.lp_pool1d(mg.tensor([[[3.0]]], dtype=dtype), 2, 2, ceil_mode=True).numpy(),
+                               [[[np.sqrt(18.0)]]], rtol=1e-6)
+    # F.max_pool3d(torch.arange(12.).reshape(1, 1, 2, 2, 3), (3, 1, 2), ceil_mode=True, return_indices=True)
+    # -> values [[7, 8], [10, 11]] and the same indices
+    out3, idx3 = F.max_pool3d(mg.arange(12.0, dtype=dtype).reshape(1, 1, 2, 2, 3), (3, 1, 2), ceil_mode=True,
+                              return_indices=True)
+    np.testing.assert_array_equal(out3.numpy(), [[[[[7.0, 8.0], [10.0, 11.0]]]]])
+    np.testing.assert_array_equal(idx3.numpy(), [[[[[7, 8], [10, 11]]]]])
+
+
+def test_pooling_still_refuses_an_empty_output():
+    # torch: F.max_pool2d(torch.zeros(1, 1, 2, 3), (3, 2)) -> RuntimeError "Output size is too small";
+    # F.avg_pool3d(torch.zeros(1, 1, 1, 4, 4), 2, padding=(1, 0, 0)) -> "input image (T: 1 H: 4 W: 4) smaller
+    # than kernel size" (the 3-D average checks the unpadded input, the 2-D one and max_pool3d do not)
+    with pytest.raises(ValueError, match="empty"):
+        F.max_pool2d(mg.zeros(1, 1, 2, 3), (3, 2))
+    with pytest.raises(ValueError, match="smaller than the kernel"):
+        F.avg_pool3d(mg.zeros(1, 1, 1, 4, 4), 2, padding=(1, 0, 0))
+    with pytest.raises(ValueError, match="smaller than the kernel"):
+        F.avg_pool3d(mg.zeros(1, 1, 2, 2, 2), 3, padding=1, ceil_mode=True)
+
+
+@pytest.mark.parametrize("fn", [_partial_max, _partial_avg])
+def test_partial_window_pooling_seams(fn):
+    x = mg.tensor(np.random.default_rng(0).permutation(6).reshape(1, 1, 2, 3) * 0.5, requires_grad=True)
+    assert gradcheck(fn, x, modes=("rev", "fwd"))
+    assert gradgradcheck(fn, x)
+    out, tangent = mg.func.jvp(fn, (x.detach(),), (mg.ones_like(x),))
+    np.testing.assert_allclose(out.numpy(), fn(x).numpy())
+    # both pools commute with adding a constant: the tangent along ones is fn(x + 1) - fn(x)
+    np.testing.assert_allclose(tangent.numpy(), (fn(x + 1.0) - fn(x)).numpy())
+    direct = mg.func.grad(lambda t: fn(t).sum())(x.detach())
+    x.grad = None
+    checkpoint(fn, x).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), direct.numpy())
+    on_strict = fn(mg.tensor(x.numpy().astype("float32"), device="strict-f32"))
+    np.testing.assert_allclose(on_strict.to("cpu").numpy(), fn(x).numpy(), rtol=1e-6)
+
+
+# --- interpolate with a scale_factor that leaves an axis's length unchanged, or doubles it ---
+
+def test_interpolate_copies_or_rescales_an_unchanged_axis_as_pytorchs_kernels():
+    row = mg.arange(3.0).reshape(1, 1, 3)
+    # F.interpolate(torch.arange(3.).reshape(1, 1, 3), scale_factor=1.3, mode='linear') -> [0., 1., 2.]
+    # (the linear kernels copy an axis whose length does not change); mode='nearest' -> [0., 0., 1.]
+    # (the 1-D and 3-D nearest kernels use 1 / 1.3 even then; the 2-D one copies the axis)
+    np.testing.assert_array_equal(F.interpolate(row, scale_factor=1.3, mode="linear").numpy(), [[[0.0, 1.0, 2.0]]])
+    np.testing.assert_array_equal(F.interpolate(row, scale_factor=1.3, mode="nearest").numpy(), [[[0.0, 0.0, 1.0]]])
+    vol = row.reshape(1, 1, 1, 1, 3)
+    # same input as (1, 1, 1, 1, 3): 'nearest' -> [0., 0., 1.], 'trilinear' -> [0., 1., 2.]
+    np.testing.assert_array_equal(F.interpolate(vol, scale_factor=1.3, mode="nearest").numpy().ravel(), [0, 0, 1])
+    np.testing.assert_array_equal(F.interpolate(vol, scale_factor=1.3, mode="trilinear").numpy().ravel(), [0, 1, 2])
+    img = row.reshape(1, 1, 1, 3)
+    # F.interpolate(torch.arange(3.).reshape(1, 1, 1, 3), scale_factor=2.1, mode='nearest') -> rows of
+    # [0, 0, 1, 1, 2, 2] (the 2-D kernel takes j >> 1 when the length doubles; 1 / 2.1 gives [0, 0, 0, 1, 1, 2])
+    np.testing.assert_array_equal(F.interpolate(img, scale_factor=2.1, mode="nearest").numpy(),
+                                  [[[[0, 0, 1, 1, 2, 2]] * 2]])
+    # scale_factor=(1.0, 1.3), mode='nearest-exact' -> [[[[0., 1., 1.]]]] (never a copy)
+    np.testing.assert_array_equal(F.interpolate(img, scale_factor=(1.0, 1.3), mode="nearest-exact").numpy(),
+                                  [[[[0.0, 1.0, 1.0]]]])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_bilinear_copies_the_unchanged_axis_and_rescales_the_other(dtype):
+    # F.interpolate(torch.arange(6.).reshape(1, 1, 2, 3), scale_factor=(1.3, 1.5), mode='bilinear')
+    want = [[[[0.0, 0.5, 1.16666675, 1.83333337], [3.0, 3.5, 4.16666698, 4.83333349]]]]
+    # ... recompute_scale_factor=True -> the sizes' ratio, 3 / 4, on the second axis
+    want_recomputed = [[[[0.0, 0.625, 1.375, 2.0], [3.0, 3.625, 4.375, 5.0]]]]
+    x = mg.arange(6.0, dtype=dtype).reshape(1, 1, 2, 3)
+    resize = lambda t: F.interpolate(t, scale_factor=(1.3, 1.5), mode="bilinear")  # noqa: E731
+    np.testing.assert_allclose(resize(x).numpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(F.interpolate(x, scale_factor=(1.3, 1.5), mode="bilinear",
+                                             recompute_scale_factor=True).numpy(), want_recomputed, rtol=1e-6)
+    assert resize(x).dtype == dtype
+    if dtype == "float64":
+        x.requires_grad_()
+        assert gradcheck(resize, x, modes=("rev", "fwd"))
+        # the first axis is copied: each input row's gradient is its own row's, never the other's
+        grad = mg.func.grad(lambda t: (resize(t)[:, :, 0] * 1.0).sum())(x.detach())
+        np.testing.assert_array_equal(grad.numpy()[0, 0, 1], [0.0, 0.0, 0.0])
