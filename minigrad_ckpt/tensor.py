@@ -1056,7 +1056,76 @@ def normalize_index(index: Any, x: Tensor) -> tuple:
                     raise IndexError(f"arrays used as indices must be integer or bool, got {arr.dtype}")
             out.append(xp.asarray(arr))
     _check_index_bounds(out, x)
-    return tuple(out)
+    return _ints_apart_from_arrays(out, x)
+
+
+def _index_kind(it: Any) -> str:
+    """"a" an index array (a bool one of any rank but 0), "i" an integer (a 0-d integer array
+    too, as PyTorch reads a 0-d tensor), "s" a slice, "n" None, "e" ``...``, "o" a 0-d bool."""
+    if type(it) is slice:
+        return "s"
+    if type(it) is int:
+        return "i"
+    if it is None or it is Ellipsis:
+        return "n" if it is None else "e"
+    if it.ndim > 0:
+        return "a"
+    return "i" if it.dtype.kind != "b" else "o"
+
+
+def _ints_apart_from_arrays(items: list[Any], x: Tensor) -> tuple:
+    """``items`` rewritten so that NumPy places the result's dims where PyTorch does.
+
+    PyTorch takes an integer (or a 0-d integer tensor) as a plain select before the
+    index arrays, and ``None``/``...`` as dims kept whole; NumPy counts integers among the
+    arrays.  The two differ when an integer stands apart from the arrays across a slice:
+    ``x[1, :, [0, 2]]`` of a (4, 5, 3) ``x`` is (5, 2) in PyTorch, where NumPy puts the
+    array's dim first, (2, 5).  Then the slices (and ``None``s) from the first to the last
+    integer-or-array become arange arrays (and size-1 dims), each along a dim of its own
+    in PyTorch's order around the arrays' broadcast dims: one run of arrays, which NumPy
+    leaves in place.
+    """
+    if len(items) < 3:  # an integer apart from the arrays takes a slice between them
+        return tuple(items)
+    kinds = "".join(_index_kind(it) for it in items)
+    if "a" not in kinds or "i" not in kinds or "o" in kinds:
+        return tuple(items)
+    first, last = kinds.index("a"), kinds.rindex("a")
+    lo, hi = min(first, kinds.index("i")), max(last, kinds.rindex("i"))
+    if kinds[first:last + 1].strip("ai") or not kinds[lo:hi + 1].strip("ai"):
+        return tuple(items)  # PyTorch's order is NumPy's
+    if "e" in kinds:  # ... as the slices it stands for
+        at, taken = kinds.index("e"), _dims_of(items)
+        items = items[:at] + [slice(None)] * (x.ndim - taken) + items[at + 1:]
+        return _ints_apart_from_arrays(items, x)
+    xp = x._device.xp
+    arrays = [a for it in items[first:last + 1] if _index_kind(it) == "a"
+              for a in (xp.nonzero(it) if it.dtype.kind == "b" else (it,))]
+    shape = xp.broadcast_shapes(*(a.shape for a in arrays))
+    before = len(kinds[lo:first].replace("i", ""))  # the slices' and Nones' dims on either side
+    after = len(kinds[last:hi + 1].replace("i", "").replace("a", ""))
+    width, dim = before + len(shape) + after, _dims_of(items[:lo])
+    out, seen = list(items[:lo]), 0
+    for it, kind in zip(items[lo:hi + 1], kinds[lo:hi + 1]):
+        if kind in "sn":  # a dim of its own: among those before the arrays' dims, or after
+            place = seen if seen < before else seen + len(shape)
+            if kind == "s":
+                steps = xp.arange(*it.indices(x.shape[dim]), dtype="int64")
+                out.append(steps.reshape((1,) * place + (-1,) + (1,) * (width - place - 1)))
+            seen += 1
+        elif kind == "a":
+            out.extend(xp.broadcast_to(a, shape).reshape((1,) * before + shape + (1,) * after)
+                       for a in (xp.nonzero(it) if it.dtype.kind == "b" else (it,)))
+        else:
+            out.append(it)
+        dim += _dims_of([it])
+    return tuple(out + list(items[hi + 1:]))
+
+
+def _dims_of(items: list[Any]) -> int:
+    """How many dims the indices ``items`` take from the tensor (``...`` none)."""
+    return builtins.sum(it.ndim if hasattr(it, "dtype") and it.dtype.kind == "b" else 1
+                        for it in items if it is not None and it is not Ellipsis)
 
 
 def _list_reads_as_tuple(index: list) -> bool:

@@ -1,0 +1,71 @@
+"""Indexing, scatter/gather and selection against PyTorch 2.13's answers.
+
+The expected values were made offline with torch (the expression is in a comment
+beside each); no torch import here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+
+
+def arange(*shape, dtype="float64", device="cpu", requires_grad=False):
+    n = int(np.prod(shape))
+    return mg.tensor(np.arange(n, dtype=dtype).reshape(shape), device=device, requires_grad=requires_grad)
+
+
+# ------------------------------------------- an integer apart from the index arrays
+# torch: x = torch.arange(24.).reshape(2, 3, 4); x[1, :, [0, 3]].tolist()
+INT_SLICE_ARRAY = [[12.0, 15.0], [16.0, 19.0], [20.0, 23.0]]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_an_integer_across_a_slice_from_an_array_selects_first(dtype, device):
+    if device == "strict":
+        import minigrad_ckpt.testing.strict  # noqa: F401
+    x = arange(2, 3, 4, dtype=dtype, device=device)
+    # NumPy counts the 1 among the index arrays and puts their dim first: (2, 3)
+    np.testing.assert_array_equal(x[1, :, [0, 3]].numpy(), INT_SLICE_ARRAY)
+    one = mg.tensor(1, device=device)  # a 0-d tensor reads as the integer, as in PyTorch
+    np.testing.assert_array_equal(x[one, :, mg.tensor([0, 3], device=device)].numpy(), INT_SLICE_ARRAY)
+    # torch: x[0, ..., [2, 1]].tolist()
+    np.testing.assert_array_equal(x[0, ..., [2, 1]].numpy(), [[2.0, 1.0], [6.0, 5.0], [10.0, 9.0]])
+
+
+def test_shapes_with_none_bool_and_broadcast_arrays():
+    x, x4 = arange(2, 3, 4), arange(2, 3, 4, 5)
+    # torch: x[None, 0, :, torch.tensor([True, False, True, False])].shape
+    assert x[None, 0, :, mg.tensor([True, False, True, False])].shape == (1, 3, 2)
+    # torch: x4[1, :, [0, 2], 3].shape; x4[[1], :, 2, [[0], [4]]].shape; x4[:, [0, 2], 1, [[0], [4]]].shape
+    assert x4[1, :, [0, 2], 3].shape == (3, 2)
+    assert x4[[1], :, 2, [[0], [4]]].shape == (2, 1, 3)
+    assert x4[:, [0, 2], 1, [[0], [4]]].shape == (2, 2, 2)
+
+
+def test_writes_and_gradients_take_the_same_places():
+    y = mg.zeros(2, 3, 4, dtype=mg.float64)
+    y[1, :, [0, 3]] = mg.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], dtype=mg.float64)
+    # torch: y = torch.zeros(2, 3, 4); y[1, :, [0, 3]] = torch.tensor([[1., 2.], [3., 4.], [5., 6.]]); y[1]
+    want_written = [[1.0, 0.0, 0.0, 2.0], [3.0, 0.0, 0.0, 4.0], [5.0, 0.0, 0.0, 6.0]]
+    np.testing.assert_array_equal(y[1].numpy(), want_written)
+    # torch: a = torch.arange(24.).reshape(2, 3, 4).requires_grad_(); w = torch.arange(6.).reshape(3, 2)
+    #        (a[1, :, [0, 3]] * w).sum().backward(); a.grad[1]
+    want_grad = [[0.0, 0.0, 0.0, 1.0], [2.0, 0.0, 0.0, 3.0], [4.0, 0.0, 0.0, 5.0]]
+    w = arange(3, 2)
+    a = arange(2, 3, 4, requires_grad=True)
+    (a[1, :, [0, 3]] * w).sum().backward()
+    np.testing.assert_array_equal(a.grad[1].numpy(), want_grad)
+    g = mg.func.grad(lambda t: (t[1, :, [0, 3]] * w).sum())(arange(2, 3, 4))
+    np.testing.assert_array_equal(g[1].numpy(), want_grad)
+    _, tangent = mg.func.jvp(lambda t: t[1, :, [0, 3]], (arange(2, 3, 4),), (arange(2, 3, 4),))
+    np.testing.assert_array_equal(tangent.numpy(), INT_SLICE_ARRAY)
+    # a recorded write (the value requires grad): the value's gradient comes from the same places
+    v = mg.tensor(np.ones((3, 2)), requires_grad=True)
+    z = mg.zeros(2, 3, 4, dtype=mg.float64)
+    z[1, :, [0, 3]] = v
+    (z * arange(2, 3, 4)).sum().backward()
+    np.testing.assert_array_equal(v.grad.numpy(), INT_SLICE_ARRAY)
