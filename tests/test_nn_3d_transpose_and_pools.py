@@ -176,7 +176,8 @@ def test_layers_call_their_functions():
     pooled, where = F.max_pool3d(x, 2, return_indices=True)
     np.testing.assert_array_equal(nn.MaxUnpool3d(2)(pooled, where, output_size=(5, 4, 4)).numpy(),
                                   F.max_unpool3d(pooled, where, 2, output_size=(5, 4, 4)).numpy())
-    assert repr(nn.MaxUnpool3d(2)) == "MaxUnpool3d(kernel_size=2, stride=2, padding=0)"
+    # repr(torch.nn.MaxUnpool3d(2)): PyTorch keeps the sizes as triples
+    assert repr(nn.MaxUnpool3d(2)) == "MaxUnpool3d(kernel_size=(2, 2, 2), stride=(2, 2, 2), padding=(0, 0, 0))"
 
 
 def test_an_infinite_weight_in_a_transposed_convolution_meets_the_inserted_zeros():

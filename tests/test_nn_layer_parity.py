@@ -129,3 +129,49 @@ def test_bilinear_copies_the_unchanged_axis_and_rescales_the_other(dtype):
         # the first axis is copied: each input row's gradient is its own row's, never the other's
         grad = mg.func.grad(lambda t: (resize(t)[:, :, 0] * 1.0).sum())(x.detach())
         np.testing.assert_array_equal(grad.numpy()[0, 0, 1], [0.0, 0.0, 0.0])
+
+
+# --- layers' reprs and stored options, as a port prints and reads them ---
+
+def test_reprs_match_pytorchs():
+    nn = mg.nn
+    # repr(torch.nn.<the same constructor call>) for each
+    want = {
+        "MaxUnpool1d(kernel_size=(2,), stride=(2,), padding=(0,))": nn.MaxUnpool1d(2),
+        "MaxUnpool2d(kernel_size=(2, 2), stride=(1, 1), padding=(0, 0))": nn.MaxUnpool2d(2, 1),
+        "MaxUnpool3d(kernel_size=(1, 2, 3), stride=(1, 2, 3), padding=(0, 0, 0))": nn.MaxUnpool3d((1, 2, 3)),
+        "Softshrink(0.5)": nn.Softshrink(),
+        "PairwiseDistance()": nn.PairwiseDistance(p=1.0, eps=1e-3, keepdim=True),
+        "Embedding(5, 3, padding_idx=4, max_norm=2.0, norm_type=1.0)":
+            nn.Embedding(5, 3, norm_type=1.0, max_norm=2.0, padding_idx=-1),
+        "EmbeddingBag(5, 3, max_norm=1.0, norm_type=1.0, mode='max', padding_idx=2)":
+            nn.EmbeddingBag(5, 3, max_norm=1.0, norm_type=1.0, mode="max", include_last_offset=True, padding_idx=2),
+        "EmbeddingBag(5, 3, mode='sum', padding_idx=4)": nn.EmbeddingBag(5, 3, mode="sum", padding_idx=-1),
+    }
+    for text, layer in want.items():
+        assert repr(layer) == text
+    # torch.nn.MaxUnpool2d(2).kernel_size == (2, 2); torch.nn.EmbeddingBag(5, 3, padding_idx=-1).padding_idx == 4
+    assert nn.MaxUnpool2d(2).kernel_size == (2, 2)
+    assert nn.EmbeddingBag(5, 3, padding_idx=-1).padding_idx == 4
+    # torch.nn.EmbeddingBag(5, 3, padding_idx=5) -> "padding_idx must be within num_embeddings"
+    with pytest.raises(ValueError, match="padding_idx"):
+        nn.EmbeddingBag(5, 3, padding_idx=5)
+
+
+def test_unpool_layer_with_tuples_unpools_as_the_function():
+    idx = mg.tensor(np.array([[[[0, 3], [8, 11]]]]))
+    out = mg.nn.MaxUnpool2d(2)(mg.ones(1, 1, 2, 2), idx)
+    np.testing.assert_array_equal(out.numpy(), F.max_unpool2d(mg.ones(1, 1, 2, 2), idx, 2).numpy())
+
+
+def test_group_norm_refuses_one_value_per_group_as_pytorch():
+    # F.group_norm(torch.randn(shape), groups): ValueError "Expected more than 1 value per channel when
+    # training" for (1, 1) with 1 group, (1, 2) with 2, (1, 2, 1, 1) with 2; (2, 2) with 2 and (1, 2) with 1
+    # answer (PyTorch counts batch * channels per group * spatial, not the values of one group)
+    for shape, groups in [((1, 1), 1), ((1, 2), 2), ((1, 2, 1, 1), 2)]:
+        with pytest.raises(ValueError, match="more than 1 value"):
+            F.group_norm(mg.randn(*shape), groups)
+        with pytest.raises(ValueError, match="more than 1 value"):
+            mg.nn.GroupNorm(groups, shape[1])(mg.randn(*shape))
+    np.testing.assert_array_equal(F.group_norm(mg.randn(2, 2), 2).numpy(), np.zeros((2, 2)))
+    assert F.group_norm(mg.randn(1, 2), 1).shape == (1, 2)

@@ -229,6 +229,9 @@ class Softshrink(FunctionLayer):
             raise ValueError(f"Softshrink: lambd must be >= 0, got {lambd}")
         super().__init__(lambd=lambd)
 
+    def extra_repr(self) -> str:  # PyTorch's: the threshold alone
+        return f"{self.lambd}"
+
 
 class Softplus(FunctionLayer):
     """``log(1 + exp(beta * x)) / beta``, linear above ``threshold`` (``F.softplus``)."""

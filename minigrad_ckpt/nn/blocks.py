@@ -38,10 +38,14 @@ class AdaptiveMaxPool1d(_AdaptiveMaxPool):
 
 class _MaxUnpool(Module):
     fn: Any = None
+    spatial = 2
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
         super().__init__()
-        self.kernel_size, self.stride, self.padding = kernel_size, stride or kernel_size, padding
+        # PyTorch keeps them as tuples of the layer's spatial rank: MaxUnpool2d(2).kernel_size == (2, 2)
+        as_tuple = lambda v: tuple(v) if isinstance(v, (tuple, list)) else (v,) * self.spatial  # noqa: E731
+        self.kernel_size, self.padding = as_tuple(kernel_size), as_tuple(padding)
+        self.stride = as_tuple(stride or kernel_size)
 
     def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
         x = input  # PyTorch's argument name
@@ -55,6 +59,7 @@ class MaxUnpool1d(_MaxUnpool):
     """The partial inverse of ``MaxPool1d``: ``layer(x, indices)`` (``F.max_unpool1d``)."""
 
     fn = staticmethod(F.max_unpool1d)
+    spatial = 1
 
 
 class MaxUnpool2d(_MaxUnpool):
@@ -67,6 +72,7 @@ class MaxUnpool3d(_MaxUnpool):
     """The partial inverse of ``MaxPool3d``: ``layer(x, indices)`` (``F.max_unpool3d``)."""
 
     fn = staticmethod(F.max_unpool3d)
+    spatial = 3
 
 
 class Unfold(FunctionLayer):

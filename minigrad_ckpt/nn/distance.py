@@ -36,9 +36,6 @@ class PairwiseDistance(Module):
     def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
         return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
 
-    def extra_repr(self) -> str:
-        return f"p={self.norm}, eps={self.eps}, keepdim={self.keepdim}"
-
 
 class PixelShuffle(FunctionLayer):
     """(*, C r^2, H, W) -> (*, C, H r, W r) (``F.pixel_shuffle``)."""

@@ -43,6 +43,27 @@ class _Table(Module):
         rows, cols = embeddings.shape
         return cls(rows, cols, _weight=embeddings, _freeze=freeze, **options)
 
+    def _row_index(self, padding_idx: int | None) -> int | None:
+        """``padding_idx`` as PyTorch keeps it: a row of the table, a negative one counted from the end."""
+        if padding_idx is None:
+            return None
+        if not -self.num_embeddings <= padding_idx < self.num_embeddings:
+            raise ValueError(f"{type(self).__name__}: padding_idx={padding_idx} is out of range for "
+                             f"{self.num_embeddings} embeddings")
+        return int(padding_idx) % self.num_embeddings
+
+    def _options_repr(self, after_sizes: str = "") -> str:
+        """PyTorch's ``extra_repr`` for the options both layers share, each shown when not its default
+        (``after_sizes``: what the layer shows between the sizes and them)."""
+        s = f"{self.num_embeddings}, {self.embedding_dim}{after_sizes}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq:
+            s += ", scale_grad_by_freq=True"
+        return s
+
     def reset_parameters(self) -> None:
         init.normal_(self.weight)
         if self.padding_idx is not None:
@@ -66,11 +87,7 @@ class Embedding(_Table):
         if sparse:
             raise ValueError("Embedding: sparse gradients are not supported")
         self.num_embeddings, self.embedding_dim = int(num_embeddings), int(embedding_dim)
-        if padding_idx is not None:
-            if not -self.num_embeddings <= padding_idx < self.num_embeddings:
-                raise ValueError(f"Embedding: padding_idx={padding_idx} is out of range for "
-                                 f"{self.num_embeddings} embeddings")
-            padding_idx %= self.num_embeddings
+        padding_idx = self._row_index(padding_idx)
         self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, float(norm_type)
         self.scale_grad_by_freq, self.sparse = bool(scale_grad_by_freq), False  # (sparse=True is refused above)
         self._set_weight((self.num_embeddings, self.embedding_dim), _weight, _freeze, dtype, device)
@@ -81,14 +98,7 @@ class Embedding(_Table):
                            self.scale_grad_by_freq)
 
     def extra_repr(self) -> str:
-        s = f"{self.num_embeddings}, {self.embedding_dim}"
-        if self.padding_idx is not None:
-            s += f", padding_idx={self.padding_idx}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm}"
-        if self.scale_grad_by_freq:
-            s += ", scale_grad_by_freq=True"
-        return s
+        return self._options_repr("" if self.padding_idx is None else f", padding_idx={self.padding_idx}")
 
 
 class EmbeddingBag(_Table):
@@ -106,7 +116,7 @@ class EmbeddingBag(_Table):
             raise ValueError(f"EmbeddingBag: mode must be 'sum', 'mean' or 'max', got {mode!r}")
         self.num_embeddings, self.embedding_dim = int(num_embeddings), int(embedding_dim)
         self.max_norm, self.norm_type, self.mode = max_norm, float(norm_type), mode
-        self.include_last_offset, self.padding_idx = include_last_offset, padding_idx
+        self.include_last_offset, self.padding_idx = include_last_offset, self._row_index(padding_idx)
         self.scale_grad_by_freq, self.sparse = False, sparse  # PyTorch's attributes
         self._set_weight((self.num_embeddings, self.embedding_dim), _weight, _freeze, dtype, device)
 
@@ -116,4 +126,5 @@ class EmbeddingBag(_Table):
                                per_sample_weights, self.include_last_offset, self.padding_idx)
 
     def extra_repr(self) -> str:
-        return f"{self.num_embeddings}, {self.embedding_dim}, mode={self.mode!r}"
+        padding = "" if self.padding_idx is None else f", padding_idx={self.padding_idx}"
+        return f"{self._options_repr()}, mode={self.mode!r}{padding}"

@@ -101,6 +101,9 @@ def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None
                          f"num_groups={num_groups}")
     _check_input_dtype("group_norm", input, weight if isinstance(weight, Tensor) else None)
     n, c = input.shape[0], input.shape[1]
+    if n * (c // num_groups) * math.prod(input.shape[2:]) == 1:  # PyTorch's check (of a batch of groups)
+        raise ValueError(f"group_norm: expected more than 1 value per group, got input of shape {input.shape} "
+                         f"with num_groups={num_groups}")
     if weight is not None and bias is not None:  # one op on (N, G, C/G, *spatial): it keeps x only
         grouped = (n, num_groups, c // num_groups) + input.shape[2:]  # (the statistics are the same numbers)
         w, b = (mf.reshape(_tensor(t, input), (1, num_groups, c // num_groups) + (1,) * (input.ndim - 2))
