@@ -69,3 +69,51 @@ def test_writes_and_gradients_take_the_same_places():
     z[1, :, [0, 3]] = v
     (z * arange(2, 3, 4)).sum().backward()
     np.testing.assert_array_equal(v.grad.numpy(), INT_SLICE_ARRAY)
+
+
+# ------------------------------------------------------- index_* with negative indices
+@pytest.mark.parametrize("call", [
+    lambda x, i, s: x.index_select(1, i),
+    lambda x, i, s: mg.index_select(x, 1, i),
+    lambda x, i, s: x.index_add(1, i, s),
+    lambda x, i, s: x.index_copy(1, i, s),
+    lambda x, i, s: x.index_reduce(1, i, s, "prod"),
+    lambda x, i, s: x.clone().index_add_(1, i, s),
+], ids=["index_select", "mg.index_select", "index_add", "index_copy", "index_reduce", "index_add_"])
+def test_negative_indices_are_out_of_range_where_pytorch_refuses_them(call):
+    # torch: torch.zeros(2, 3).index_select(1, torch.tensor([-1])) raises (and so do index_add,
+    # index_copy, index_reduce: "index -1 is out of bounds for dimension 1 with size 3"); mg read -1 as 2
+    x, s = mg.zeros(2, 3), mg.ones(2, 1)
+    with pytest.raises(IndexError, match="-1"):
+        call(x, mg.tensor([-1]), s)
+
+
+def test_index_fill_counts_from_the_end_and_index_select_of_a_scalar_takes_one_index():
+    # torch: torch.zeros(2, 3).index_fill(1, torch.tensor([-1]), 2.).tolist()
+    np.testing.assert_array_equal(mg.zeros(2, 3).index_fill(1, mg.tensor([-1]), 2.0).numpy(),
+                                  [[0.0, 0.0, 2.0], [0.0, 0.0, 2.0]])
+    # torch: torch.tensor(2.).index_select(0, torch.tensor([0, 0])) raises "Index to scalar can have only 1 value"
+    with pytest.raises(IndexError, match="one index"):
+        mg.tensor(2.0).index_select(0, mg.tensor([0, 0]))
+    assert mg.tensor(2.0).index_select(0, mg.tensor([0])).tolist() == [2.0]
+
+
+# torch: x = torch.tensor([[True, False, False], [False, True, True]])
+#        s = torch.tensor([[True, False, True], [False, False, True]]); i = torch.tensor([[0, 0, 1], [2, 2, 0]])
+#        x.scatter_reduce(1, i, s, reduce, include_self=include_self).tolist()
+BOOL_SCATTER_REDUCE = {
+    ("amax", True): [[True, True, False], [True, True, True]],
+    ("amax", False): [[True, True, False], [True, True, False]],
+    ("amin", True): [[False, False, False], [False, True, False]],
+    ("amin", False): [[False, True, False], [True, True, False]],
+}
+
+
+@pytest.mark.parametrize("reduce,include_self", list(BOOL_SCATTER_REDUCE))
+def test_scatter_reduce_amax_amin_of_bools(reduce, include_self):
+    # mg raised TypeError 'amax: not defined for bool'
+    x = mg.tensor([[True, False, False], [False, True, True]])
+    s = mg.tensor([[True, False, True], [False, False, True]])
+    i = mg.tensor([[0, 0, 1], [2, 2, 0]])
+    out = x.scatter_reduce(1, i, s, reduce, include_self=include_self)
+    assert out.dtype == mg.bool and out.tolist() == BOOL_SCATTER_REDUCE[reduce, include_self]

@@ -181,6 +181,8 @@ def _identity(reduce: str, dtype: Any) -> Any:
         return 1
     if dtype.kind == "f":
         return -host_numpy.inf if reduce == "amax" else host_numpy.inf
+    if dtype.kind == "b":
+        return reduce == "amin"  # any / all
     info = host_numpy.iinfo(dtype) if dtype.kind in "iu" else None
     if info is None:
         raise TypeError(f"{reduce}: not defined for {dtype}")
@@ -291,8 +293,9 @@ def _along(name: str, x: Tensor, dim: int, index: Any, rows: tuple[int, ...] | N
         raise IndexError(f"{name}: index must be 1-D (or 0-d), got {idx.ndim} dims")
     idx = idx.reshape(-1)
     n = (x.shape or (1,))[d]
-    if idx.size and (idx.min() < -n or idx.max() >= n):
-        bad = idx.min() if idx.min() < -n else idx.max()
+    lowest = -n if name == "index_fill" else 0  # PyTorch's index_fill alone counts from the end
+    if idx.size and (idx.min() < lowest or idx.max() >= n):
+        bad = idx.min() if idx.min() < lowest else idx.max()
         raise IndexError(f"{name}: index {bad} is out of range for dim {d} with size {n}")
     idx = host_numpy.where(idx < 0, idx + n, idx)
     if x.ndim == 0:
@@ -360,7 +363,13 @@ def index_select(input: Any, dim: int, index: Any) -> Tensor:  # noqa: A002
     idx = _index_array("index_select", index, x)
     if idx.ndim > 1:
         raise IndexError(f"index_select: index must be 1-D (or 0-d), got {idx.ndim} dims")
+    n, h = (x.shape[d] if x.ndim else 1), host(idx)
+    if h.size and (h.min() < 0 or h.max() >= n):  # no counting from the end, as PyTorch's
+        bad = h.min() if h.min() < 0 else h.max()
+        raise IndexError(f"index_select: index {bad} is out of range for dim {d} with size {n}")
     if x.ndim == 0:
+        if idx.size != 1:
+            raise IndexError(f"index_select: a 0-d input takes one index, got {idx.size} (PyTorch's rule)")
         return mf.reshape(mf.getitem(mf.reshape(x, (1,)), (mf.reshape(idx, (-1,)),)), idx.shape)
     return mf.getitem(x, (slice(None),) * d + (mf.reshape(idx, (-1,)),))
 
