@@ -175,3 +175,12 @@ def test_group_norm_refuses_one_value_per_group_as_pytorch():
             mg.nn.GroupNorm(groups, shape[1])(mg.randn(*shape))
     np.testing.assert_array_equal(F.group_norm(mg.randn(2, 2), 2).numpy(), np.zeros((2, 2)))
     assert F.group_norm(mg.randn(1, 2), 1).shape == (1, 2)
+
+
+def test_transposed_convolution_names_a_too_small_output():
+    # F.conv_transpose2d(torch.randn(1, 1, 1, 1), torch.randn(1, 1, 2, 2), padding=1): RuntimeError "Calculated
+    # output size per channel: (0 x 0). Output size is too small" (the old message blamed a conv2d kernel)
+    with pytest.raises(ValueError, match=r"conv_transpose2d: .*output size \(0, 0\): too small"):
+        F.conv_transpose2d(mg.randn(1, 1, 1, 1), mg.randn(1, 1, 2, 2), padding=1)
+    with pytest.raises(ValueError, match="conv_transpose3d: .*too small"):
+        F.conv_transpose3d(mg.randn(1, 1, 1, 1, 1), mg.randn(1, 1, 2, 2, 2), padding=1)

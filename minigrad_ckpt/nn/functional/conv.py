@@ -203,6 +203,9 @@ def _conv_transpose(name: str, conv: Any, x: Any, weight: Any, bias: Any, stride
         raise ValueError(f"{name}: input of shape {x.shape} needs a weight with {cin} input channels "
                          f"divisible by groups={groups}, got weight {w.shape}")
     reach = [d * (k - 1) - p for k, d, p in zip(kernel, dl, pd)]
+    sizes = tuple((n - 1) * s + r - p + o + 1 for n, s, r, p, o in zip(x.shape[2:], st, reach, pd, op))
+    if min(sizes) < 1:  # PyTorch's message (it answers an empty tensor for some batch sizes, not for others)
+        raise ValueError(f"{name}: input of spatial size {x.shape[2:]} gives the output size {sizes}: too small")
     x = _pad_or_crop(_spread(x, st), [(r, r + o) for r, o in zip(reach, op)])
     cog = w.shape[1]
     wg = mf.swapaxes(mf.reshape(w, (groups, cin // groups, cog) + kernel), 1, 2)
