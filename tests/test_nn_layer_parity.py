@@ -184,3 +184,51 @@ def test_transposed_convolution_names_a_too_small_output():
         F.conv_transpose2d(mg.randn(1, 1, 1, 1), mg.randn(1, 1, 2, 2), padding=1)
     with pytest.raises(ValueError, match="conv_transpose3d: .*too small"):
         F.conv_transpose3d(mg.randn(1, 1, 1, 1, 1), mg.randn(1, 1, 2, 2, 2), padding=1)
+
+
+# --- interpolate(antialias=True): PyTorch's (PIL's) widened, renormalized filters ---
+
+_GRID = mg.arange(12.0, dtype="float64").reshape(1, 1, 3, 4)
+_SQUARES = mg.arange(20.0, dtype="float64").reshape(1, 1, 4, 5) ** 2 / 10
+# torch.nn.functional.interpolate(<the same input as a float64 torch tensor>, <the same arguments>).tolist()
+ANTIALIASED = [
+    (_GRID, dict(size=(2, 3), mode="bilinear"), [[1.8, 3.0, 4.2], [6.8, 8.0, 9.2]]),
+    (_GRID, dict(size=(2, 3), mode="bicubic"), [[1.4290966791673865, 2.7391653290529696, 4.049233978938553],
+                                                [6.9507660210614475, 8.26083467094703, 9.570903320832613]]),
+    (_SQUARES, dict(scale_factor=(0.5, 0.45), mode="bicubic", align_corners=True),
+     [[8.784388378900417, 12.346962471490773], [25.64214248733404, 32.72467269926838]]),
+    (_SQUARES, dict(scale_factor=(0.5, 0.45), mode="bilinear"),
+     [[3.2051948051948047, 5.325974025974025], [16.276623376623377, 21.46883116883117]]),
+]
+
+
+@pytest.mark.parametrize("case", range(len(ANTIALIASED)))
+def test_antialiased_interpolation_matches_pytorch(case):
+    x, kwargs, want = ANTIALIASED[case]
+    np.testing.assert_allclose(F.interpolate(x, antialias=True, **kwargs).numpy()[0, 0], want, rtol=1e-12)
+    x32 = x.to("float32")
+    out32 = F.interpolate(x32, antialias=True, **kwargs)
+    assert out32.dtype == "float32"
+    np.testing.assert_allclose(out32.numpy()[0, 0], want, rtol=1e-5)
+    resize = lambda t: F.interpolate(t, antialias=True, **kwargs)  # noqa: E731
+    leaf = x.detach().requires_grad_()
+    assert gradcheck(resize, leaf, modes=("rev", "fwd"))
+    out, tangent = mg.func.jvp(resize, (x,), (mg.ones_like(x),))
+    np.testing.assert_allclose(tangent.numpy(), np.ones(out.shape), rtol=1e-12)  # the weights sum to 1
+    checkpoint(resize, leaf).sum().backward()
+    np.testing.assert_array_equal(leaf.grad.numpy(), mg.func.grad(lambda t: resize(t).sum())(x).numpy())
+    on_strict = F.interpolate(x32.to("strict-f32"), antialias=True, **kwargs)
+    np.testing.assert_allclose(on_strict.to("cpu").numpy(), out32.numpy(), rtol=1e-6)
+
+
+def test_antialias_copies_an_unchanged_axis_and_refuses_other_modes():
+    # F.interpolate(torch.arange(12.).reshape(1, 1, 3, 4), scale_factor=1.3, mode='bicubic', antialias=True)[0, 0, :, 0]
+    # -> [-0.0489, 3.9511, 7.9511]: the 3 rows are copied, only the columns resampled (antialias=False: not copied)
+    out = F.interpolate(_GRID, scale_factor=1.3, mode="bicubic", antialias=True)
+    np.testing.assert_allclose(out.numpy()[0, 0, :, 0], [-0.0489, 3.9511, 7.9511], atol=1e-4)
+    # torch: ValueError "Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D
+    # tensor as input" for mode='nearest' and for a 3-D input with mode='linear'
+    with pytest.raises(ValueError, match="antialias"):
+        F.interpolate(_GRID, size=2, mode="nearest", antialias=True)
+    with pytest.raises(ValueError, match="antialias"):
+        F.interpolate(mg.zeros(1, 1, 5), size=2, mode="linear", antialias=True)

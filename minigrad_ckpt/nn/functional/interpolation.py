@@ -107,6 +107,31 @@ def _taps(mode: str, n_in: int, n_out: int, align_corners: bool, factor: float |
     return [(np.clip(i0 - 1 + k, 0, n_in - 1), w) for k, w in enumerate(weights)]
 
 
+def _antialias_taps(mode: str, n_in: int, n_out: int, align_corners: bool, factor: float | None,
+                    spatial: int = 2) -> list:
+    """``antialias=True`` (PyTorch's, after PIL's): the filter (bilinear's triangle, or Keys' cubic with
+    ``A = -1/2`` for bicubic) is widened by the scale when shrinking, so every input sample in its
+    reach counts; the taps are cut at the input's ends and renormalized to sum to 1."""
+    scale = _linear_scale(n_in, n_out, align_corners, factor)
+    half = 1.0 if mode == "bilinear" else 2.0  # half the filter's width at scale 1
+    support, stretch = (half * scale, 1.0 / scale) if scale >= 1.0 else (half, 1.0)
+    centre = scale * (np.arange(n_out) + 0.5)
+    start = np.maximum((centre - support + 0.5).astype(np.int64), 0)  # C's truncation, as PyTorch
+    count = np.minimum((centre + support + 0.5).astype(np.int64), n_in) - start
+    k = np.arange(int(count.max()))[:, None]
+    d = np.abs((start + k - centre + 0.5) * stretch)
+    if mode == "bilinear":
+        w = np.maximum(1.0 - d, 0.0)
+    else:
+        a = -0.5
+        w = np.where(d < 1, ((a + 2) * d - (a + 3)) * d * d + 1,
+                     np.where(d < 2, ((a * d - 5 * a) * d + 8 * a) * d - 4 * a, 0.0))
+    w = np.where(k < count, w, 0.0)
+    total = w.sum(axis=0)
+    w = w / np.where(total != 0, total, 1.0)
+    return [(np.minimum(start + kk, n_in - 1), w[kk]) for kk in range(len(k))]
+
+
 def cubic_weights(t: Any) -> tuple[Any, Any, Any, Any]:
     """Keys' cubic convolution weights (``A = -0.75``, PyTorch's) of the taps at ``-1, 0, 1, 2``
     around a point ``t`` in [0, 1) past tap 0; arithmetic only, so ``t`` may be an array or a
@@ -141,8 +166,9 @@ def _check_mode(name: str, x: Tensor, mode: str, align_corners: Any, antialias: 
     if align_corners is not None and mode not in _SPATIAL:
         raise ValueError(f"{name}: align_corners can only be set with the interpolating modes "
                          f"(linear, bilinear, bicubic, trilinear), not {mode!r}")
-    if antialias:
-        raise NotImplementedError(f"{name}: antialias=True is not supported")
+    if antialias and (mode not in ("bilinear", "bicubic") or x.ndim != 4):
+        raise ValueError(f"{name}: antialias=True needs mode 'bilinear' or 'bicubic' and a 4-D input, "
+                         f"got {mode!r} and shape {x.shape}")
     if x.dtype.kind != "f":
         raise TypeError(f"{name}: expected a floating input, got {x.dtype}")
 
@@ -167,7 +193,10 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
     for k, (n_in, n_out, f) in enumerate(zip(spatial, sizes, factors)):
         if n_in == 0:
             raise ValueError(f"interpolate: spatial axis {k} of input {x.shape} is empty")
-        x = _resample_axis(x, 2 + k, _taps(mode, n_in, n_out, bool(align_corners), f, len(spatial)))
+        if _keeps_axis(mode, n_in, n_out, f, len(spatial)) or (antialias and n_in == n_out):
+            continue  # (PyTorch's antialiased kernels copy every unchanged axis)
+        taps = _antialias_taps if antialias else _taps
+        x = _resample_axis(x, 2 + k, taps(mode, n_in, n_out, bool(align_corners), f, len(spatial)))
     return x
 
 
