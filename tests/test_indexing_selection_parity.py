@@ -117,3 +117,65 @@ def test_scatter_reduce_amax_amin_of_bools(reduce, include_self):
     i = mg.tensor([[0, 0, 1], [2, 2, 0]])
     out = x.scatter_reduce(1, i, s, reduce, include_self=include_self)
     assert out.dtype == mg.bool and out.tolist() == BOOL_SCATTER_REDUCE[reduce, include_self]
+
+
+# ------------------------------------------------------------- unique, nonzero, bincount, chunk
+NAN = float("nan")
+
+
+def test_unique_with_pytorchs_keywords_keeps_each_nan():
+    x = mg.tensor([2.0, NAN, 1.0, 2.0, NAN])
+    # torch: torch.unique(x, sorted=True, return_inverse=True, return_counts=True)
+    values, inverse, counts = mg.unique(x, sorted=True, return_inverse=True, return_counts=True)
+    np.testing.assert_array_equal(values.numpy(), [1.0, 2.0, NAN, NAN])  # mg merged the NaNs: [1, 2, nan]
+    assert inverse.tolist() == [1, 2, 0, 1, 3] and counts.tolist() == [1, 2, 1, 1]
+    # torch: torch.unique(torch.tensor([[1., nan], [1., nan]]), dim=0) keeps both rows
+    assert mg.unique(mg.tensor([[1.0, NAN], [1.0, NAN]]), dim=0).shape == (2, 2)
+    assert mg.unique(x).shape == (3,)  # NumPy's call (no sorted=/dim=) still merges them
+
+
+def test_unique_of_empty_slices():
+    # torch: torch.unique_consecutive(torch.zeros(0, 2), return_inverse=True, return_counts=True)
+    # gives (tensor([]), an int64 (0, 2) tensor, an int64 (0,) tensor); mg raised 'cannot reshape'
+    values, inverse, counts = mg.unique_consecutive(mg.zeros(0, 2), return_inverse=True, return_counts=True)
+    assert values.shape == (0,) and inverse.shape == (0, 2) and counts.shape == (0,)
+    assert inverse.dtype == mg.int64 and counts.dtype == mg.int64
+    values, inverse, counts = mg.unique_consecutive(mg.zeros(0, 2), return_inverse=True, return_counts=True, dim=0)
+    assert values.shape == (0, 2) and inverse.shape == (0,) and counts.shape == (0,)
+    # torch: torch.unique(torch.zeros(0, 2), dim=1) and unique_consecutive(..., dim=1) raise
+    # "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied"
+    for call in (lambda t: mg.unique(t, dim=1), lambda t: mg.unique_consecutive(t, dim=1)):
+        with pytest.raises(RuntimeError, match="0 sized dimensions"):
+            call(mg.zeros(0, 2))
+
+
+def test_where_and_nonzero_of_a_0d_tensor_read_it_as_1d():
+    # torch: torch.where(torch.tensor(3.)) is (tensor([0]),); of torch.tensor(0.) (tensor([]),)
+    # mg raised NumPy's 'Calling nonzero on 0d arrays is not allowed'
+    (found,) = mg.where(mg.tensor(3.0))
+    assert found.tolist() == [0] and found.dtype == mg.int64
+    assert mg.where(mg.tensor(0.0))[0].shape == (0,)
+    assert mg.nonzero(mg.tensor(2))[0].tolist() == [0]
+
+
+def test_bincount_sums_weights_that_are_not_float32_in_float64():
+    ids = mg.tensor([0, 3, 3])
+    # torch: torch.bincount(ids, torch.tensor([1, 2, 3])) is float64 [1., 0., 0., 5.] (mg: int64)
+    out = mg.bincount(ids, mg.tensor([1, 2, 3]))
+    assert out.dtype == mg.float64 and out.tolist() == [1.0, 0.0, 0.0, 5.0]
+    # torch: torch.bincount(ids, torch.tensor([True, False, True])) is float64 [1., 0., 0., 1.] (mg: bool)
+    out = mg.bincount(ids, mg.tensor([True, False, True]))
+    assert out.dtype == mg.float64 and out.tolist() == [1.0, 0.0, 0.0, 1.0]
+    # torch: float32 weights stay float32
+    w = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    out = mg.bincount(ids, w)
+    assert out.dtype == mg.float32
+    (out * mg.tensor([1.0, 2.0, 3.0, 4.0])).sum().backward()
+    assert w.grad.tolist() == [1.0, 4.0, 4.0]
+
+
+def test_chunk_of_an_empty_dim_gives_chunks_empty_pieces():
+    # torch: [c.shape for c in torch.zeros(0, 4).chunk(3, 0)] is three (0, 4); mg gave one
+    assert [c.shape for c in mg.zeros(0, 4).chunk(3, 0)] == [(0, 4)] * 3
+    # torch: torch.zeros(2, 0).chunk(2, 1) is two (2, 0)
+    assert [c.shape for c in mg.chunk(mg.zeros(2, 0), 2, 1)] == [(2, 0)] * 2

@@ -222,7 +222,7 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Any:
     if x is None and y is None:
         cond = as_tensor(condition)
         xp = cond.device.xp
-        found = host_numpy.nonzero(xp.to_host(cond._data))
+        found = host_numpy.nonzero(xp.to_host(cond._data).reshape(cond.shape or (1,)))  # 0-d: as 1-D, as PyTorch
         return tuple(Tensor._wrap(xp.asarray(i.astype(host_numpy.int64)), None, cond.device) for i in found)
     if x is None or y is None:
         raise TypeError("where: pass both x and y, or the condition alone")

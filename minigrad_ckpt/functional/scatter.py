@@ -460,7 +460,7 @@ def nonzero(input: Any, *, as_tuple: Any = _UNSET) -> Any:  # noqa: A002
     x = as_tensor(input)
     h = host(x)
     if as_tuple is _UNSET or as_tuple:
-        if x.ndim == 0 and as_tuple is not _UNSET:
+        if x.ndim == 0:  # as 1-D, as PyTorch's (NumPy refuses a 0-d array)
             h = h.reshape(1)
         return tuple(constant(i.astype(host_numpy.int64), x) for i in host_numpy.nonzero(h))
     return argwhere(x)

@@ -350,12 +350,20 @@ class _Unique(NamedTuple):
     index: Tensor | None
 
 
+def _refuse_empty_slices(name: str, rows: Any) -> None:
+    """PyTorch's refusal of slices (``rows`` along the dim taken first) that hold nothing."""
+    if rows.size == 0 and rows.shape[0]:
+        raise RuntimeError(f"{name}: there are 0 sized dimensions, and they aren't selected, so unique "
+                           "cannot be applied (PyTorch's rule)")
+
+
 def _unique(x: Tensor, axis: Any, first_index: bool, sort: bool, equal_nan: bool = True) -> _Unique:
     h = host(x)
     if axis is None:
         h, ax = h.reshape(-1), None
     else:
         ax = one_axis(axis, x.ndim)
+        _refuse_empty_slices("unique", host_numpy.moveaxis(h, ax, 0))
     values, index, inverse, counts = host_numpy.unique(h, return_index=True, return_inverse=True,
                                                        return_counts=True, axis=ax, equal_nan=equal_nan)
     inverse = inverse.reshape(x.shape if axis is None else (-1,))
@@ -365,15 +373,18 @@ def _unique(x: Tensor, axis: Any, first_index: bool, sort: bool, equal_nan: bool
 
 
 def unique(ar: Any, return_index: bool = False, return_inverse: bool = False, return_counts: bool = False,
-           axis: Any = None, *, equal_nan: bool = True, sorted: bool = True, dim: Any = _UNSET) -> Any:  # noqa: A002
+           axis: Any = None, *, equal_nan: Any = _UNSET, sorted: Any = _UNSET, dim: Any = _UNSET) -> Any:  # noqa: A002
     """The distinct values of ``ar``, sorted (NumPy's ``unique``; ``axis``/PyTorch's ``dim``: the
     distinct slices along it), and as asked: ``return_index`` (where each first occurs),
     ``return_inverse`` (each element's position among the values, ``ar``'s shape) and
     ``return_counts``.  A tuple in NumPy's order when any is asked.  PyTorch's
     ``torch.unique(x, sorted, return_inverse, return_counts, dim)`` is ``x.unique(...)``.
-    No gradient (as PyTorch)."""
+    NaNs are merged (NumPy's ``equal_nan=True``) unless PyTorch's ``sorted=`` or ``dim=`` is
+    given: then each NaN is its own value, as PyTorch's.  No gradient (as PyTorch)."""
     refuse_complex("unique", ar)
     x = as_tensor(ar)
+    if equal_nan is _UNSET:
+        equal_nan = sorted is _UNSET and dim is _UNSET
     if dim is not _UNSET:
         if axis is not None:
             raise TypeError("unique: pass either axis= or dim=, not both")
@@ -400,7 +411,8 @@ def unique_consecutive(input: Any, return_inverse: bool = False, return_counts: 
     x = as_tensor(input)
     h = host(x)
     rows = h.reshape(-1, 1) if dim is None else host_numpy.moveaxis(h, one_axis(dim, x.ndim), 0)
-    rows = rows.reshape(rows.shape[0], -1)
+    _refuse_empty_slices("unique_consecutive", rows)
+    rows = rows.reshape(rows.shape[0], rows[:1].size)
     new_run = host_numpy.ones(rows.shape[0], bool)
     new_run[1:] = (rows[1:] != rows[:-1]).any(axis=1)
     kept = rows[new_run]
@@ -514,6 +526,8 @@ def bincount(input: Any, weights: Any = None, minlength: int = 0) -> Tensor:  # 
     w = as_tensor(weights)
     if w.shape != x.shape:
         raise ValueError(f"bincount: weights of shape {w.shape} for an input of shape {x.shape}")
+    if w.dtype != host_numpy.float32:  # PyTorch sums every other dtype of weights in float64
+        w = mf.astype(w, host_numpy.float64)
     return index_add((n,), (x,), w)  # the adjoint of indexing: a differentiable scatter-add
 
 

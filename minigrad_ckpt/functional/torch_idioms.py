@@ -281,7 +281,9 @@ def chunk(x: Any, chunks: int, dim: int = 0) -> list[Tensor]:
     if chunks <= 0:
         raise ValueError(f"chunk: chunks must be positive, got {chunks}")
     n = x.shape[_one_dim("chunk", x, dim)]
-    return split_sizes(x, builtins.max(-(-n // chunks), 1), dim)
+    if n == 0:  # PyTorch's: ``chunks`` empty pieces
+        return split_sizes(x, [0] * chunks, dim)
+    return split_sizes(x, -(-n // chunks), dim)
 
 
 def unbind(x: Any, dim: int = 0) -> tuple[Tensor, ...]:
