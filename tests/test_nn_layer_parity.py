@@ -232,3 +232,15 @@ def test_antialias_copies_an_unchanged_axis_and_refuses_other_modes():
         F.interpolate(_GRID, size=2, mode="nearest", antialias=True)
     with pytest.raises(ValueError, match="antialias"):
         F.interpolate(mg.zeros(1, 1, 5), size=2, mode="linear", antialias=True)
+
+
+def test_circular_padding_wraps_at_most_once():
+    # F.pad(torch.arange(3.).reshape(1, 1, 3), (3, 3), mode='circular') -> [0, 1, 2, 0, 1, 2, 0, 1, 2];
+    # (4, 0) -> RuntimeError "Padding value causes wrapping around more than once.", and so does
+    # nn.Conv1d(1, 1, 2, padding=2, padding_mode='circular')(torch.ones(2, 1, 1))
+    row = mg.arange(3.0).reshape(1, 1, 3)
+    np.testing.assert_array_equal(F.pad(row, (3, 3), mode="circular").numpy().ravel(), [0, 1, 2] * 3)
+    with pytest.raises(ValueError, match="more than once"):
+        F.pad(row, (4, 0), mode="circular")
+    with pytest.raises(ValueError, match="more than once"):
+        mg.nn.Conv1d(1, 1, 2, padding=2, padding_mode="circular")(mg.ones(2, 1, 1))

@@ -63,4 +63,6 @@ def _indices(mode: str, n: int, lo: int, hi: int) -> Any:
         raise ValueError(f"pad: mode {mode!r} needs a non-empty dim to repeat from")
     if mode == "reflect" and (lo >= n or hi >= n):
         raise ValueError(f"pad: reflect padding ({lo}, {hi}) must be less than the dim's length {n}")
+    if mode == "circular" and (lo > n or hi > n):
+        raise ValueError(f"pad: circular padding ({lo}, {hi}) of a dim of length {n} would wrap around more than once")
     return host_numpy.pad(host_numpy.arange(n), (lo, hi), mode=_INDEX_MODES[mode])
