@@ -179,3 +179,26 @@ def test_chunk_of_an_empty_dim_gives_chunks_empty_pieces():
     assert [c.shape for c in mg.zeros(0, 4).chunk(3, 0)] == [(0, 4)] * 3
     # torch: torch.zeros(2, 0).chunk(2, 1) is two (2, 0)
     assert [c.shape for c in mg.chunk(mg.zeros(2, 0), 2, 1)] == [(2, 0)] * 2
+
+
+# ------------------------------------------------------------- what PyTorch refuses
+@pytest.mark.parametrize("call", [
+    lambda: mg.tensor([True, False, True]).topk(1),
+    lambda: mg.topk(mg.tensor([True, False]), 1, largest=False),
+    lambda: mg.tensor([True, False, True]).kthvalue(1),
+], ids=["topk", "topk_smallest", "kthvalue"])
+def test_topk_and_kthvalue_refuse_bools(call):
+    # torch: torch.tensor([True, False]).topk(1) raises 'topk does not support bool dtypes on CPU';
+    # kthvalue: '"kthvalue_cpu" not implemented for 'Bool''.  mg answered.
+    with pytest.raises(RuntimeError, match="bool"):
+        call()
+
+
+def test_histc_of_integers_and_searchsorted_into_a_0d_sequence_raise():
+    # torch: torch.histc(torch.tensor([1, 2, 3]), bins=3) raises '"histogram_cpu" not implemented for 'Long''
+    with pytest.raises(NotImplementedError, match="histc"):
+        mg.histc(mg.tensor([1, 2, 3]), bins=3)
+    # torch: torch.searchsorted(torch.tensor(1.), torch.tensor([0., 2.])) raises 'boundaries tensor should have
+    # positive dimension'
+    with pytest.raises(RuntimeError, match="0-d"):
+        mg.searchsorted(mg.tensor(1.0), mg.tensor([0.0, 2.0]))

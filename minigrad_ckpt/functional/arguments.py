@@ -20,7 +20,7 @@ from .promotion import promoted, promoted_pair
 
 __all__ = [
     "as_tensor", "operand", "binary", "normalize_axis", "one_axis", "shape_arg", "broadcast_shapes",
-    "tensor_list", "check_nonempty", "int_tuple", "paired_axes", "refuse_complex", "in_default_float",
+    "tensor_list", "check_nonempty", "int_tuple", "paired_axes", "refuse_complex", "refuse_bool", "in_default_float",
     "is_integral", "in_default_float_pair", "float_binary", "promoted_operands", "same_dtype",
 ]
 
@@ -250,3 +250,10 @@ def refuse_complex(name: str, *args: Any) -> None:
                 f"{name}: complex numbers have no order, so {name} is not defined for complex input "
                 f"(compare mg.abs(z), z.real or mg.angle(z) instead; == and != work)"
             )
+
+
+def refuse_bool(name: str, x: Tensor) -> Tensor:
+    """``x``, if it is not bool: PyTorch's CPU kernels of ``topk`` and ``kthvalue`` refuse bools."""
+    if x.dtype.kind == "b":
+        raise RuntimeError(f"{name} does not support bool tensors (PyTorch's rule); convert first: x.int()")
+    return x

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
-from .arguments import as_tensor, one_axis, refuse_complex
+from .arguments import as_tensor, one_axis, refuse_bool, refuse_complex
 from .elementwise_compositions import lerp
 from .indexing import index_add
 from .scatter import constant, host
@@ -74,7 +74,7 @@ def kthvalue(input: Any, k: int, dim: int = -1, keepdim: bool = False) -> Values
     """The ``k``-th smallest value along ``dim`` (``k`` counts from 1) and its index, as
     ``torch.kthvalue``; the gradient goes to that element."""
     refuse_complex("kthvalue", input)
-    x0 = as_tensor(input)
+    x0 = refuse_bool("kthvalue", as_tensor(input))
     x, d = _as_row("kthvalue", x0, dim)
     n = x.shape[d]
     if not 1 <= k <= n:
@@ -464,6 +464,8 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None, *, righ
     side = "right" if right else side
     if side not in ("left", "right"):
         raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+    if seq.ndim == 0:
+        raise RuntimeError("searchsorted: the sorted sequence must have at least one dim, got a 0-d tensor")
     hs, hv = host(seq), host(vals)
     if sorter is not None:
         hs = host_numpy.take_along_axis(hs, host(as_tensor(sorter)).astype(host_numpy.int64), axis=-1)
@@ -496,6 +498,8 @@ def histc(input: Any, bins: int = 100, min: float = 0, max: float = 0) -> Tensor
     ignored, as ``torch.histc``.  Counts in ``input``'s dtype; no gradient."""
     refuse_complex("histc", input)
     x = as_tensor(input)
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f"histc: not implemented for {x.dtype} (PyTorch's histc takes floating input)")
     if bins <= 0:
         raise ValueError(f"histc: bins must be positive, got {bins}")
     if min > max:

@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
-from .arguments import as_tensor, normalize_axis, one_axis, reduction_dims, refuse_complex
+from .arguments import as_tensor, normalize_axis, one_axis, reduction_dims, refuse_bool, refuse_complex
 
 __all__ = [
     "sum", "mean", "prod", "var", "std", "logsumexp", "cumsum", "cumprod", "argmax", "argmin", "max", "min",
@@ -343,7 +343,7 @@ def topk(x: Any, k: int, dim: int = -1, largest: bool = True, sorted: bool = Tru
     """The ``k`` largest (``largest=False``: smallest) values along ``dim`` and their indices,
     as ``torch.topk``; the gradient goes to the chosen elements."""
     refuse_complex("topk", x)
-    x = as_tensor(x)
+    x = refuse_bool("topk", as_tensor(x))
     n = 1 if x.ndim == 0 else x.shape[_one_dim("topk", x, dim)]
     if not 0 <= k <= n:
         raise ValueError(f"topk: k={k} is out of range for a dim of length {n}")
