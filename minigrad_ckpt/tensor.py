@@ -1042,7 +1042,7 @@ def normalize_index(index: Any, x: Tensor) -> tuple:
                 raise RuntimeError(f"index is on {it.device}, tensor is on {x.device}")
             if it.dtype.kind not in "iub":
                 raise IndexError(f"tensors used as indices must be integer or bool, got {it.dtype}")
-            out.append(it._data)
+            out.append(it._data if it.dtype != host_numpy.uint8 else _uint8_mask(it._data))
         elif isinstance(it, xp.array_type) and xp.name != "numpy":
             if it.dtype.kind not in "iub":  # an index array already on the device
                 raise IndexError(f"arrays used as indices must be integer or bool, got {it.dtype}")
@@ -1057,6 +1057,13 @@ def normalize_index(index: Any, x: Tensor) -> tuple:
             out.append(xp.asarray(arr))
     _check_index_bounds(out, x)
     return _ints_apart_from_arrays(out, x)
+
+
+def _uint8_mask(data: Any) -> Any:
+    """A uint8 tensor index is a mask in PyTorch (a deprecated spelling of a bool one), not integers."""
+    warnings.warn("indexing with dtype uint8 is now deprecated (in PyTorch too), please use a dtype bool "
+                  "instead: PyTorch reads it as a mask", UserWarning, stacklevel=4)
+    return data != 0
 
 
 def _index_kind(it: Any) -> str:

@@ -202,3 +202,19 @@ def test_histc_of_integers_and_searchsorted_into_a_0d_sequence_raise():
     # positive dimension'
     with pytest.raises(RuntimeError, match="0-d"):
         mg.searchsorted(mg.tensor(1.0), mg.tensor([0.0, 2.0]))
+
+
+def test_a_uint8_tensor_index_is_a_mask_with_pytorchs_deprecation_warning():
+    x = arange(3, 4)
+    m = mg.tensor([1, 0, 2], dtype=mg.uint8)
+    # torch: x[m].tolist() (mg read the uint8 values as row numbers: rows 1, 0, 2)
+    with pytest.warns(UserWarning, match="uint8"):
+        assert x[m].tolist() == [[0.0, 1.0, 2.0, 3.0], [8.0, 9.0, 10.0, 11.0]]
+    # torch: x[:, torch.tensor([0, 1, 1, 0], dtype=torch.uint8)].tolist()
+    with pytest.warns(UserWarning, match="uint8"):
+        assert x[:, mg.tensor([0, 1, 1, 0], dtype=mg.uint8)].tolist() == [[1.0, 2.0], [5.0, 6.0], [9.0, 10.0]]
+    # torch: y = x.clone(); y[m] = torch.zeros(2, 4); y.tolist()
+    y = x.clone()
+    with pytest.warns(UserWarning, match="uint8"):
+        y[m] = mg.zeros(2, 4, dtype=mg.float64)
+    assert y.tolist() == [[0.0] * 4, [4.0, 5.0, 6.0, 7.0], [0.0] * 4]
