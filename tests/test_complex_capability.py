@@ -128,6 +128,10 @@ FIXTURES: dict[str, tuple[str, ...]] = {
 GRADCHECKED = {
     "cdist": lambda z: mg.cdist(z, z[:2] * 1.5 + 1.0),  # distances of complex vectors: sqrt(sum |x - y|^2)
     "erf": mg.erf,  # PyTorch's erf refuses complex input (SciPy's values: tests/test_special_complex.py)
+    # the short-time transforms of a complex signal (PyTorch's values and gradients: tests/test_stft.py)
+    "stft": lambda z: mg.stft(z, 2, hop_length=1, center=False, window=mg.tensor(np.array([0.5, 1.0]))),
+    "istft": lambda z: mg.istft(z, 3, hop_length=1, center=False, window=mg.tensor(np.array([0.5, 1.0, 0.75])),
+                                return_complex=True),
     "index_reduce": lambda z: (mg.index_reduce(z, 0, mg.tensor([0, 2, 0]), z * z, "prod")
                                + mg.index_reduce(z, 0, mg.tensor([1, 1, 0]), z, "mean")),
     # PyTorch's top-level names: compositions of the functions above (their fixtures are the parts')

@@ -44,6 +44,7 @@ from . import selection as sel
 from . import shape_compositions as shapes
 from . import special as sp
 from . import special_extended as spx
+from . import spectral as spec
 from . import statistics as stats
 from . import tensor_methods as tm
 from . import torch_functions as tf
@@ -557,6 +558,10 @@ SECTIONS: tuple[Section, ...] = (
         public("rfftfreq", ft.rfftfreq),
         public("fftshift", ft.fftshift),
         public("ifftshift", ft.ifftshift),
+    )),
+    Section("Short-time Fourier transforms", MG, (
+        public("stft", spec.stft, AS_METHOD),
+        public("istft", spec.istft, AS_METHOD),
     )),
     Section("Operators", TENSOR, (
         tensor_method("__add__", tm.operator_method(_ADD)),
