@@ -244,3 +244,26 @@ def test_circular_padding_wraps_at_most_once():
         F.pad(row, (4, 0), mode="circular")
     with pytest.raises(ValueError, match="more than once"):
         mg.nn.Conv1d(1, 1, 2, padding=2, padding_mode="circular")(mg.ones(2, 1, 1))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_a_dilated_window_wholly_in_the_padding_gives_minus_infinity(dtype):
+    # F.max_pool2d(torch.arange(4.).reshape(1, 1, 1, 4), 2, stride=1, padding=1, dilation=(2, 1)) -> five -inf
+    # (the rows read are -1 and 1 of a height of 1); the old answer was 0, a padding value.  The input's gradient
+    # is 0 (PyTorch's backward sends it to an arbitrary index instead)
+    x = mg.arange(4.0, dtype=dtype).reshape(1, 1, 1, 4).requires_grad_()
+    out = F.max_pool2d(x, 2, stride=1, padding=1, dilation=(2, 1))
+    np.testing.assert_array_equal(out.numpy(), np.full((1, 1, 1, 5), -np.inf))
+    assert out.dtype == dtype
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.zeros((1, 1, 1, 4)))
+    # F.max_pool1d(torch.tensor([[[1., 2., 3.]]]), 2, padding=1, dilation=2) -> [[[-inf, -inf]]] ... in 2-D:
+    # F.max_pool2d(torch.tensor([[[[1., 2., 3.]]]]), 2, padding=1, dilation=2) -> [[[[-inf, -inf]]]]
+    got = F.max_pool2d(mg.tensor([[[[1.0, 2.0, 3.0]]]], dtype=dtype), 2, padding=1, dilation=2)
+    np.testing.assert_array_equal(got.numpy(), [[[[-np.inf, -np.inf]]]])
+    # F.max_pool1d(torch.arange(10.).reshape(1, 1, 10), 2, stride=3, padding=1, dilation=5, ceil_mode=True) -> [4, 7, 5]
+    np.testing.assert_array_equal(F.max_pool1d(mg.arange(10.0, dtype=dtype).reshape(1, 1, 10), 2, stride=3, padding=1,
+                                               dilation=5, ceil_mode=True).numpy(), [[[4.0, 7.0, 5.0]]])
+    _, tangent = mg.func.jvp(lambda t: F.max_pool2d(t, 2, stride=1, padding=1, dilation=(2, 1)), (x.detach(),),
+                             (mg.ones_like(x),))
+    np.testing.assert_array_equal(tangent.numpy(), np.zeros((1, 1, 1, 5)))

@@ -94,12 +94,27 @@ def max_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     if any(extra):  # the partial windows' missing places: never the maximum, no gradient
         values, routing = _pad_right(input, extra, 0.0), _pad_right(routing, extra, -float("inf"))
     out = apply(_conv.MaxPool2d(kernel=k, stride=s, padding=p, dilation=d, own_max=values is input), values, routing)
+    # only a dilated window can lie wholly in the padding: PyTorch's max there is -inf
+    off = _windows_off_the_input(input.shape[2:], k, s, p, d, out.shape[2:]) if max(d) > 1 else None
+    if off is not None:
+        out = mf.where(Tensor.constant(input.device.xp.asarray(off), input.device), -float("inf"), out)
     if unbatched:
         out = mf.squeeze(out, 0)
     if not return_indices:
         return out
     indices = _window_argmax(routing, k, s, p, d, input.shape[3])
     return out, (mf.squeeze(indices, 0) if unbatched else indices)
+
+
+def _windows_off_the_input(sizes: Any, k: Any, s: Any, p: Any, d: Any, outs: Any) -> Any:
+    """The (H_out, W_out) outputs whose window reads no input element (every tap in the padding or
+    past the end), or None when there are none."""
+    hits = []
+    for size, kk, ss, pp, dd, o in zip(sizes, k, s, p, d, outs):
+        taps = host_numpy.arange(o)[:, None] * ss - pp + host_numpy.arange(kk) * dd
+        hits.append(((taps >= 0) & (taps < size)).any(axis=1))
+    off = ~(hits[0][:, None] & hits[1][None, :])
+    return off if off.any() else None
 
 
 def _window_counts(size: int, k: int, s: int, p: int, out: int, include_pad: bool) -> Any:
