@@ -267,3 +267,15 @@ def test_a_dilated_window_wholly_in_the_padding_gives_minus_infinity(dtype):
     _, tangent = mg.func.jvp(lambda t: F.max_pool2d(t, 2, stride=1, padding=1, dilation=(2, 1)), (x.detach(),),
                              (mg.ones_like(x),))
     np.testing.assert_array_equal(tangent.numpy(), np.zeros((1, 1, 1, 5)))
+
+
+def test_embedding_bag_last_offset_must_close_the_input():
+    weight = mg.arange(8.0).reshape(4, 2)
+    # F.embedding_bag(torch.tensor([2, 1, 1, 1]), w, torch.tensor([0, 1, 4]), mode='sum', include_last_offset=True)
+    # -> [[4., 5.], [6., 9.]]
+    got = F.embedding_bag(mg.tensor([2, 1, 1, 1]), weight, mg.tensor([0, 1, 4]), mode="sum", include_last_offset=True)
+    np.testing.assert_array_equal(got.numpy(), [[4.0, 5.0], [6.0, 9.0]])
+    # offsets [0, 1, 2] (last offset short of the length 4): torch answers [[4, 5], [2, 3]] in float32 and
+    # [[4, 5], [6, 9]] in float64 (its two kernels disagree); the engine raised a bare NumPy boolean-index error
+    with pytest.raises(ValueError, match="last offset must be the input's length 4"):
+        F.embedding_bag(mg.tensor([2, 1, 1, 1]), weight, mg.tensor([0, 1, 2]), mode="mean", include_last_offset=True)

@@ -36,6 +36,10 @@ def _bags(name: str, ids: Tensor, offsets: Any, include_last_offset: bool) -> tu
     if starts.size and (starts[0] != 0 or (np.diff(off) < 0).any() or ends[-1] > ids.shape[0]):
         raise ValueError(f"{name}: offsets must start at 0 and not decrease past the input's length, "
                          f"got {off.tolist()}")
+    if include_last_offset and off.size and off[-1] != ids.shape[0]:
+        # PyTorch documents this; it does not check it, and its float32 and float64 kernels then disagree
+        raise ValueError(f"{name}: with include_last_offset=True the last offset must be the input's length "
+                         f"{ids.shape[0]}, got offsets {off.tolist()}")
     return ids, np.repeat(np.arange(starts.size), ends - starts), int(starts.size)
 
 
