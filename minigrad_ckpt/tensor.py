@@ -793,11 +793,8 @@ class Tensor:
         if isinstance(value, Tensor):
             if value._device is not self._device:
                 raise RuntimeError(f"__setitem__: value is on {value.device}, tensor is on {self.device}")
+            refuse_index_put_cast(self, idx, value)
             value = value._data
-            if value.dtype != self._data.dtype and _index_put_refuses_cast(idx, value.size):
-                raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                                   f"{self.dtype} for the destination and {value.dtype} for the source "
-                                   f"(PyTorch's rule; cast the value: value.to({self.dtype.name}))")
         if _write_guard is not None:
             _write_guard(self)
         self._data[idx] = value
@@ -1002,15 +999,24 @@ def _copy_of(t: Tensor, dtype: Any, device: Any) -> tuple[Any, Device]:
 # ---------------------------------------------------------------------------
 # Indices as plain data
 # ---------------------------------------------------------------------------
+def refuse_index_put_cast(x: Tensor, idx: tuple, value: Tensor) -> None:
+    """PyTorch's RuntimeError for ``x[idx] = value`` where ``index_put_`` would cast ``value``."""
+    if value.dtype != x.dtype and _index_put_refuses_cast(idx, value.size):
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got {x.dtype} for "
+                           f"the destination and {value.dtype} for the source (PyTorch's rule; cast the "
+                           f"value: value.to({x.dtype.name}))")
+
+
 def _index_put_refuses_cast(idx: tuple, value_size: int) -> bool:
     """Whether ``x[idx] = value`` with a tensor ``value`` of another dtype is refused, as PyTorch's
     ``index_put_`` refuses it: the (normalized) index holds an index array -- an integer array
     would write a float value truncated, or a complex one without its imaginary part.  One bool
-    mask with a one-element value is PyTorch's ``masked_fill`` and casts, as basic indexing does."""
-    arrays = [it for it in idx if hasattr(it, "dtype")]  # arrays are the only items with a dtype
+    mask with a one-element value is PyTorch's ``masked_fill`` and casts, as basic indexing does;
+    a 0-d integer array is an integer to PyTorch (a select), a 0-d bool an index array."""
+    arrays = [it for it in idx if _index_kind(it) in "ao"]
     if not arrays:
         return False
-    return not (len(idx) == 1 and arrays[0].dtype.kind == "b" and value_size == 1)
+    return not (len(idx) == 1 and arrays[0].dtype.kind == "b" and arrays[0].ndim and value_size == 1)
 
 
 def normalize_index(index: Any, x: Tensor) -> tuple:

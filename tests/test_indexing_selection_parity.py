@@ -218,3 +218,30 @@ def test_a_uint8_tensor_index_is_a_mask_with_pytorchs_deprecation_warning():
     with pytest.warns(UserWarning, match="uint8"):
         y[m] = mg.zeros(2, 4, dtype=mg.float64)
     assert y.tolist() == [[0.0] * 4, [4.0, 5.0, 6.0, 7.0], [0.0] * 4]
+
+
+def test_index_put_dtype_rule_reads_0d_indices_as_pytorch():
+    # torch: x = torch.zeros(3, 2, dtype=torch.int64); x[torch.tensor(1)] = torch.tensor([1.5, 2.5]) casts
+    # (a 0-d integer tensor is a select): x[1] is [1, 2].  mg refused it as an index_put
+    x = mg.zeros(3, 2, dtype=mg.int64)
+    x[mg.tensor(1)] = mg.tensor([1.5, 2.5])
+    assert x.tolist() == [[0, 0], [1, 2], [0, 0]]
+    # torch: x[torch.tensor(True)] = torch.tensor(2.5) refuses ('Index put requires the source and
+    # destination dtypes match'); a 1-D mask with one value casts (masked_fill).  mg cast both
+    with pytest.raises(RuntimeError, match="dtypes match"):
+        x[mg.tensor(True)] = mg.tensor(2.5)
+    x[mg.tensor([True, False, True])] = mg.tensor(2.5)
+    assert x.tolist() == [[2, 2], [1, 2], [2, 2]]
+
+
+def test_a_recorded_index_put_refuses_another_dtype_as_the_plain_one():
+    # torch: x = torch.zeros(3, 2, dtype=torch.float64, requires_grad=True) * 1
+    #        x[torch.tensor([0, 1])] = torch.tensor([1.5, 2.5], requires_grad=True) raises 'dtypes match';
+    # mg cast the float32 value when the write was recorded (and refused it when not)
+    x = mg.zeros(3, 2, dtype=mg.float64, requires_grad=True) * 1
+    v = mg.tensor([1.5, 2.5], requires_grad=True)
+    with pytest.raises(RuntimeError, match="dtypes match"):
+        x[mg.tensor([0, 1])] = v
+    x[1] = v  # basic indexing casts, as PyTorch's copy_
+    x.sum().backward()
+    assert v.grad.tolist() == [1.0, 1.0] and v.grad.dtype == mg.float32

@@ -36,7 +36,7 @@ from typing import Any
 from .. import functional as _F
 from ..backend import host_numpy
 from ..grad_mode import forward_mode as _forward
-from ..tensor import Tensor, out_of_place_writes
+from ..tensor import Tensor, out_of_place_writes, refuse_index_put_cast
 
 __all__ = ["tangents_after_write"]
 
@@ -164,6 +164,8 @@ def _as_operand(value: Any, target: Tensor) -> Any:
 
 def _setitem(old: Tensor, value: Any, index: Any) -> Tensor:
     """``old`` with ``old[index] = value``, out of place: every element names its source."""
+    if isinstance(value, Tensor):
+        refuse_index_put_cast(old, index, value)
     xp = old._device.xp
     region = old._data[index].shape
     size = math.prod(region)  # from the shape, on the host: no read of device memory
