@@ -1096,21 +1096,23 @@ def _ints_apart_from_arrays(items: list[Any], x: Tensor) -> tuple:
     array's dim first, (2, 5).  Then the slices (and ``None``s) from the first to the last
     integer-or-array become arange arrays (and size-1 dims), each along a dim of its own
     in PyTorch's order around the arrays' broadcast dims: one run of arrays, which NumPy
-    leaves in place.
+    leaves in place.  A ``...`` between arrays is spelled out as its slices first: standing
+    for no dim, NumPy still reads it as a gap (``x[1:2, [2, 0], ..., [1, 0]]`` of a (2, 3, 2)
+    ``x`` is (1, 2) in PyTorch, (2, 1) in NumPy).
     """
     if len(items) < 3:  # an integer apart from the arrays takes a slice between them
         return tuple(items)
     kinds = "".join(_index_kind(it) for it in items)
+    if "e" in kinds and "a" in kinds:  # ... as the slices it stands for (NumPy: apart even when none)
+        at = kinds.index("e")
+        items = items[:at] + [slice(None)] * (x.ndim - _dims_of(items)) + items[at + 1:]
+        kinds = "".join(_index_kind(it) for it in items)
     if "a" not in kinds or "i" not in kinds or "o" in kinds:
         return tuple(items)
     first, last = kinds.index("a"), kinds.rindex("a")
     lo, hi = min(first, kinds.index("i")), max(last, kinds.rindex("i"))
     if kinds[first:last + 1].strip("ai") or not kinds[lo:hi + 1].strip("ai"):
         return tuple(items)  # PyTorch's order is NumPy's
-    if "e" in kinds:  # ... as the slices it stands for
-        at, taken = kinds.index("e"), _dims_of(items)
-        items = items[:at] + [slice(None)] * (x.ndim - taken) + items[at + 1:]
-        return _ints_apart_from_arrays(items, x)
     xp = x._device.xp
     arrays = [a for it in items[first:last + 1] if _index_kind(it) == "a"
               for a in (xp.nonzero(it) if it.dtype.kind == "b" else (it,))]

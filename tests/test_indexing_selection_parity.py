@@ -245,3 +245,11 @@ def test_a_recorded_index_put_refuses_another_dtype_as_the_plain_one():
     x[1] = v  # basic indexing casts, as PyTorch's copy_
     x.sum().backward()
     assert v.grad.tolist() == [1.0, 1.0] and v.grad.dtype == mg.float32
+
+
+def test_an_ellipsis_standing_for_no_dim_does_not_part_the_arrays():
+    x = arange(2, 3, 2)
+    # torch: x[1:2, [2, 0], ..., [1, 0]].tolist(); NumPy reads the empty ... as a gap: shape (2, 1)
+    assert x[1:2, [2, 0], ..., [1, 0]].tolist() == [[11.0, 6.0]]
+    # torch: torch.arange(24.).reshape(2, 3, 4)[[1, 0], ..., [1, 0]].tolist() (the ... is a dim: a gap)
+    assert arange(2, 3, 4)[[1, 0], ..., [1, 0]].tolist() == [[13.0, 17.0, 21.0], [0.0, 4.0, 8.0]]
