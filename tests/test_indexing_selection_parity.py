@@ -253,3 +253,21 @@ def test_an_ellipsis_standing_for_no_dim_does_not_part_the_arrays():
     assert x[1:2, [2, 0], ..., [1, 0]].tolist() == [[11.0, 6.0]]
     # torch: torch.arange(24.).reshape(2, 3, 4)[[1, 0], ..., [1, 0]].tolist() (the ... is a dim: a gap)
     assert arange(2, 3, 4)[[1, 0], ..., [1, 0]].tolist() == [[13.0, 17.0, 21.0], [0.0, 4.0, 8.0]]
+
+
+@pytest.mark.parametrize("call,error", [
+    # torch: torch.arange(4.).tensor_split(torch.tensor([1.])) raises 'tensor_split expected
+    # tensor_indices_or_sections to have dtype of long, but got Float' (mg split at 1)
+    (lambda: mg.arange(4.0).tensor_split(mg.tensor([1.0])), TypeError),
+    # torch: torch.searchsorted(torch.arange(4.), torch.arange(4.), sorter=torch.tensor([0, 1])) raises
+    # 'boundary and sorter must have the same size' (mg searched the two elements the sorter picked)
+    (lambda: mg.searchsorted(mg.arange(4.0), mg.arange(4.0), sorter=mg.tensor([0, 1])), RuntimeError),
+    # torch: torch.bincount(torch.tensor([1]), minlength=-1) raises 'minlength should be >= 0'
+    (lambda: mg.bincount(mg.tensor([1]), minlength=-1), ValueError),
+    # torch: torch.triu_indices(-1, 3) raises 'row must be non-negative' (mg gave an empty (2, 0))
+    (lambda: mg.triu_indices(-1, col=3), RuntimeError),
+], ids=["tensor_split_float_points", "searchsorted_sorter_shape", "bincount_negative_minlength",
+        "triu_indices_negative_row"])
+def test_arguments_pytorch_refuses(call, error):
+    with pytest.raises(error):
+        call()

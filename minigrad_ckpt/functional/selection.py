@@ -468,7 +468,11 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None, *, righ
         raise RuntimeError("searchsorted: the sorted sequence must have at least one dim, got a 0-d tensor")
     hs, hv = host(seq), host(vals)
     if sorter is not None:
-        hs = host_numpy.take_along_axis(hs, host(as_tensor(sorter)).astype(host_numpy.int64), axis=-1)
+        order = host(as_tensor(sorter))
+        if order.shape != hs.shape:
+            raise RuntimeError(f"searchsorted: sorter has shape {order.shape}, the sorted sequence {hs.shape}; "
+                               "they must match (PyTorch's rule)")
+        hs = host_numpy.take_along_axis(hs, order.astype(host_numpy.int64), axis=-1)
     if hs.ndim <= 1:
         out = host_numpy.searchsorted(hs.reshape(-1), hv, side=side)
     else:
@@ -524,6 +528,8 @@ def bincount(input: Any, weights: Any = None, minlength: int = 0) -> Tensor:  # 
     h = host(x)
     if h.size and h.min() < 0:
         raise ValueError(f"bincount: input must be non-negative, got {h.min()}")
+    if minlength < 0:
+        raise ValueError(f"bincount: minlength must be non-negative, got {minlength}")
     n = builtins.max(int(h.max()) + 1 if h.size else 0, int(minlength))
     if weights is None:
         return constant(host_numpy.bincount(h, minlength=n).astype(host_numpy.int64), x)

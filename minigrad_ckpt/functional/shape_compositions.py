@@ -211,6 +211,9 @@ def tensor_split(input: Any, indices_or_sections: Any, dim: int = 0) -> tuple[Te
     d = _one_dim("tensor_split", x, dim)
     ios = indices_or_sections
     if isinstance(ios, Tensor):
+        if ios.dtype.kind not in "iu" or ios.ndim > 1:
+            raise TypeError(f"tensor_split: a tensor of split points must be a 0-d or 1-D integer one, got "
+                            f"{ios.ndim}-D {ios.dtype} (PyTorch's rule)")
         ios = ios.tolist()
     return tuple(namespace.array_split(x, ios, d))
 
@@ -270,6 +273,8 @@ def _triangle(name: str, args: tuple, kwargs: dict) -> Any:
         if "col" not in kwargs:
             raise TypeError(f"{name}: PyTorch's form needs col= (the number of columns)")
         row = args[0] if args else kwargs["row"]
+        if row < 0 or kwargs["col"] < 0:
+            raise RuntimeError(f"{name}: row and col must be non-negative, got row={row}, col={kwargs['col']}")
         rows, cols = host_numpy.tril_indices(row, kwargs.get("offset", 0), kwargs["col"]) if name == "tril_indices" \
             else host_numpy.triu_indices(row, kwargs.get("offset", 0), kwargs["col"])
         dtype = kwargs.get("dtype") or "int64"
