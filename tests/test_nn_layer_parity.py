@@ -279,3 +279,78 @@ def test_embedding_bag_last_offset_must_close_the_input():
     # [[4, 5], [6, 9]] in float64 (its two kernels disagree); the engine raised a bare NumPy boolean-index error
     with pytest.raises(ValueError, match="last offset must be the input's length 4"):
         F.embedding_bag(mg.tensor([2, 1, 1, 1]), weight, mg.tensor([0, 1, 2]), mode="mean", include_last_offset=True)
+
+
+# --- fractional max pooling (windows at places fixed by _random_samples) ---
+
+_PERM25 = [[1.0, 20.0, 7.0, 21.0, 17.0], [15.0, 23.0, 16.0, 24.0, 11.0], [2.0, 22.0, 12.0, 10.0, 3.0],
+           [4.0, 5.0, 8.0, 0.0, 9.0], [14.0, 18.0, 13.0, 6.0, 19.0]]  # np.random.default_rng(1).permutation(25)
+
+
+def _fractional2d(x):
+    samples = mg.tensor([[[0.3, 0.7]]], dtype=x.dtype, device=x.device)
+    return F.fractional_max_pool2d(x, 2, output_size=(3, 3), _random_samples=samples)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_fractional_max_pool_matches_pytorch(dtype):
+    x = mg.tensor([[_PERM25]], dtype=dtype)
+    # F.fractional_max_pool2d(x, 2, output_size=(3, 3), return_indices=True,
+    #                         _random_samples=torch.tensor([[[0.3, 0.7]]], dtype=torch.float64))
+    out, idx = F.fractional_max_pool2d(x, 2, output_size=(3, 3), return_indices=True,
+                                       _random_samples=mg.tensor([[[0.3, 0.7]]], dtype=dtype))
+    np.testing.assert_array_equal(out.numpy(), [[[[23, 23, 24], [23, 23, 24], [18, 18, 19]]]])
+    np.testing.assert_array_equal(idx.numpy(), [[[[6, 6, 8], [6, 6, 8], [21, 21, 24]]]])
+    assert out.dtype == dtype and idx.dtype == np.int64
+    # the float32 input, kernel (2, 3), output (4, 2), samples [[[0.9, 0.1]]] (the width's first)
+    out, idx = F.fractional_max_pool2d(x, (2, 3), output_size=(4, 2), return_indices=True,
+                                       _random_samples=mg.tensor([[[0.9, 0.1]]], dtype=dtype))
+    np.testing.assert_array_equal(out.numpy(), [[[[23, 24], [23, 24], [22, 12], [18, 19]]]])
+    np.testing.assert_array_equal(idx.numpy(), [[[[6, 8], [6, 8], [11, 12], [21, 24]]]])
+    # x3 = np.random.default_rng(2).permutation(125).reshape(1, 1, 5, 5, 5); F.fractional_max_pool3d(x3, 2,
+    # output_size=(2, 3, 2), return_indices=True, _random_samples=torch.tensor([[[0.2, 0.5, 0.9]]]))
+    x3 = mg.tensor(np.random.default_rng(2).permutation(125).reshape(1, 1, 5, 5, 5), dtype=dtype)
+    out, idx = F.fractional_max_pool3d(x3, 2, output_size=(2, 3, 2), return_indices=True,
+                                       _random_samples=mg.tensor([[[0.2, 0.5, 0.9]]], dtype=dtype))
+    np.testing.assert_array_equal(out.numpy(), [[[[[89, 124], [108, 110], [117, 111]],
+                                                  [[112, 116], [119, 83], [105, 123]]]]])
+    np.testing.assert_array_equal(idx.numpy(), [[[[[25, 9], [41, 14], [21, 23]], [[75, 78], [111, 114], [115, 98]]]]])
+    # a window with two NaNs: PyTorch's kernel keeps the last -> index 2
+    nan = float("nan")
+    _, idx = F.fractional_max_pool2d(mg.tensor([[[[1.0, nan], [nan, 0.0]]]], dtype=dtype), 2, output_size=1,
+                                     return_indices=True, _random_samples=mg.tensor([[[0.5, 0.5]]], dtype=dtype))
+    assert idx.item() == 2
+
+
+def test_fractional_max_pool_seams_and_layer():
+    x = mg.tensor([[_PERM25]], dtype="float64", requires_grad=True)
+    assert gradcheck(_fractional2d, x, modes=("rev", "fwd"))
+    assert gradgradcheck(_fractional2d, x)
+    checkpoint(_fractional2d, x).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), mg.func.grad(lambda t: _fractional2d(t).sum())(x.detach()).numpy())
+    on_strict = _fractional2d(x.detach().to("float32").to("strict-f32"))
+    np.testing.assert_array_equal(on_strict.to("cpu").numpy(), _fractional2d(x).numpy())
+    # torch.nn.FractionalMaxPool2d(2, output_size=3, _random_samples=s): repr 'FractionalMaxPool2d()', the samples
+    # a buffer in state_dict (none when not given); output_ratio outside (0, 1) is a ValueError
+    layer = mg.nn.FractionalMaxPool2d(2, output_size=3, _random_samples=mg.tensor([[[0.3, 0.7]]], dtype="float64"))
+    assert repr(layer) == "FractionalMaxPool2d()" and list(layer.state_dict()) == ["_random_samples"]
+    np.testing.assert_array_equal(layer(x).numpy(), _fractional2d(x).numpy())
+    assert list(mg.nn.FractionalMaxPool3d(2, output_ratio=0.5).state_dict()) == []
+    assert mg.nn.FractionalMaxPool3d(2, output_ratio=0.5)(mg.randn(2, 4, 4, 6)).shape == (2, 2, 2, 3)
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        mg.nn.FractionalMaxPool2d(2, output_ratio=1.5)
+    # F.fractional_max_pool2d(torch.randn(1, 1, 5, 5), 3, output_size=4): "pool height 3 too large relative to
+    # input height 5"; the 3-D one is one stricter: fractional_max_pool3d(randn(1, 1, 5, 5, 5), 3, output_size=3)
+    with pytest.raises(ValueError, match="do not fit"):
+        F.fractional_max_pool2d(mg.randn(1, 1, 5, 5), 3, output_size=4)
+    with pytest.raises(ValueError, match="do not fit"):
+        F.fractional_max_pool3d(mg.randn(1, 1, 5, 5, 5), 3, output_size=3)
+
+
+def test_fractional_max_pools_refuse_complex():
+    # torch: "fractional_max_pool2d_out_frame" not implemented for 'ComplexDouble'
+    z = mg.ones((1, 1, 4, 4), dtype="complex128")
+    with pytest.raises(TypeError, match="fractional_max_pool2d"):
+        F.fractional_max_pool2d(z, 2, output_size=2)
+    with pytest.raises(TypeError, match="fractional_max_pool3d"):
+        F.fractional_max_pool3d(mg.ones((1, 1, 4, 4, 4), dtype="complex128"), 2, output_size=2)

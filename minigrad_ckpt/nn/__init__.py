@@ -93,6 +93,8 @@ from .pooling import (
     AvgPool1d,
     AvgPool2d,
     AvgPool3d,
+    FractionalMaxPool2d,
+    FractionalMaxPool3d,
     LPPool1d,
     LPPool2d,
     LPPool3d,
@@ -129,5 +131,5 @@ __all__ = [
     "Conv3d", "AdaptiveAvgPool3d", "MaxPool3d", "AvgPool3d", "ConvTranspose3d", "AdaptiveMaxPool3d", "MaxUnpool3d",
     "ReLU6", "Softmax2d", "Bilinear", "LPPool1d", "LPPool2d", "LPPool3d", "FeatureAlphaDropout", "BatchNorm3d",
     "InstanceNorm3d", "ChannelShuffle", "ParameterList", "ParameterDict", "Transformer", "TransformerDecoder",
-    "TransformerDecoderLayer", *_padding_names,
+    "TransformerDecoderLayer", "FractionalMaxPool2d", "FractionalMaxPool3d", *_padding_names,
 ]

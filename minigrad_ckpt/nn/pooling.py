@@ -1,5 +1,5 @@
 """Pooling layers: ``MaxPool1d``/``2d``/``3d``, ``AvgPool1d``/``2d``/``3d``, ``AdaptiveAvgPool2d``,
-``AdaptiveMaxPool2d``/``3d``."""
+``AdaptiveMaxPool2d``/``3d``, ``LPPool1d``/``2d``/``3d``, ``FractionalMaxPool2d``/``3d``."""
 
 from __future__ import annotations
 
@@ -7,10 +7,13 @@ from typing import Any
 
 from . import functional as F
 from .function_layer import FunctionLayer
+from .functional.conv import _ntuple
+from .functional.fractional_pool import _ratios
+from .module import Module
 
 __all__ = [
     "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "MaxPool1d", "AvgPool1d", "MaxPool3d",
-    "AvgPool3d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d", "LPPool3d",
+    "AvgPool3d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d", "LPPool3d", "FractionalMaxPool2d", "FractionalMaxPool3d",
 ]
 
 
@@ -162,3 +165,43 @@ class LPPool3d(_LPPool):
     """3-D power-average pooling over (N, C, D, H, W) or (C, D, H, W)."""
 
     fn = staticmethod(F.lp_pool3d)
+
+
+class _FractionalMaxPool(Module):
+    """Fractional max pooling (``F.fractional_max_pool2d``/``3d``) with PyTorch's attributes: tuples of the
+    layer's rank, and ``_random_samples`` a buffer (None: drawn at each call)."""
+
+    fn: Any = None
+    spatial = 2
+
+    def __init__(self, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
+                 return_indices: bool = False, _random_samples: Any = None) -> None:
+        super().__init__()
+        name, d = type(self).__name__, self.spatial
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        self.kernel_size, self.return_indices = _ntuple(kernel_size, d, "kernel_size", name), return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = None if output_size is None else _ntuple(output_size, d, "output_size", name)
+        self.output_ratio = None if output_ratio is None else _ratios(name, output_ratio, d)
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input: Any) -> Any:
+        return type(self).fn(input, self.kernel_size, self.output_size, self.output_ratio, self.return_indices,
+                             _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPool):
+    """Max pooling over windows at pseudo-random places of (N, C, H, W) or (C, H, W) (``F.fractional_max_pool2d``)."""
+
+    fn = staticmethod(F.fractional_max_pool2d)
+
+
+class FractionalMaxPool3d(_FractionalMaxPool):
+    """``FractionalMaxPool2d`` over (N, C, D, H, W) or (C, D, H, W) (``F.fractional_max_pool3d``)."""
+
+    fn = staticmethod(F.fractional_max_pool3d)
+    spatial = 3

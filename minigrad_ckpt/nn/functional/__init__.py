@@ -17,6 +17,7 @@ lives in a module of its own:
 ``pooling``            max, average and adaptive pooling
 ``pool3d``             ``max_pool3d``, ``avg_pool3d``, ``adaptive_max_pool3d``, ``max_unpool3d``
 ``lp_pool``            ``lp_pool1d``, ``lp_pool2d``, ``lp_pool3d`` (power-average pooling)
+``fractional_pool``    ``fractional_max_pool2d``, ``fractional_max_pool3d`` (windows at random places)
 ``normalization``      ``layer_norm``, ``batch_norm``, ``group_norm``, ``rms_norm``
 ``dropout``            ``dropout``, ``dropout1d``/``2d``/``3d``, ``alpha_dropout``
 ``embedding``          ``embedding``, ``one_hot``
@@ -49,6 +50,7 @@ from .dropout import *  # noqa: F403
 from .embedding import *  # noqa: F403
 from .embedding_bag import *  # noqa: F403
 from .fold import *  # noqa: F403
+from .fractional_pool import *  # noqa: F403
 from .grid_sample import *  # noqa: F403
 from .inputs import _check_input_dtype  # noqa: F401  (the layers in nn/ check their inputs with it)
 from .interpolation import *  # noqa: F403
@@ -81,5 +83,5 @@ __all__ = [
     "instance_norm", "local_response_norm", "conv_transpose1d", "embedding_bag", "affine_grid", "grid_sample",
     "conv3d", "adaptive_avg_pool3d", "max_pool3d", "avg_pool3d", "conv_transpose3d", "adaptive_max_pool3d",
     "max_unpool3d", "ctc_loss", "relu6", "bilinear", "lp_pool1d", "lp_pool2d", "lp_pool3d", "feature_alpha_dropout",
-    "channel_shuffle", "gumbel_softmax",
+    "channel_shuffle", "gumbel_softmax", "fractional_max_pool2d", "fractional_max_pool3d",
 ]
