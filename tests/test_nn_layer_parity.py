@@ -354,3 +354,20 @@ def test_fractional_max_pools_refuse_complex():
         F.fractional_max_pool2d(z, 2, output_size=2)
     with pytest.raises(TypeError, match="fractional_max_pool3d"):
         F.fractional_max_pool3d(mg.ones((1, 1, 4, 4, 4), dtype="complex128"), 2, output_size=2)
+
+
+def test_nearest_interpolation_of_uint8_images():
+    x = mg.tensor(np.arange(6, dtype=np.uint8).reshape(1, 1, 2, 3) * 40)
+    # F.interpolate(torch.arange(6, dtype=torch.uint8).reshape(1, 1, 2, 3) * 40, scale_factor=2.1, mode='nearest')
+    out = F.interpolate(x, scale_factor=2.1, mode="nearest")
+    assert out.dtype == np.uint8
+    np.testing.assert_array_equal(out.numpy(), [[[[0, 0, 40, 40, 80, 80]] * 2 + [[120, 120, 160, 160, 200, 200]] * 2]])
+    # ... size=(3, 2), mode='nearest-exact' -> [[0, 80], [120, 200], [120, 200]]
+    np.testing.assert_array_equal(F.interpolate(x, size=(3, 2), mode="nearest-exact").numpy(),
+                                  [[[[0, 80], [120, 200], [120, 200]]]])
+    # torch: int64 input is refused ("not implemented for 'Long'"); uint8 bilinear is PyTorch's fixed-point
+    # kernel, not offered here: both are clear errors
+    with pytest.raises(TypeError, match="uint8 with the nearest modes"):
+        F.interpolate(x.to("int64"), size=4)
+    with pytest.raises(TypeError, match="uint8 with the nearest modes"):
+        F.interpolate(x, size=4, mode="bilinear")

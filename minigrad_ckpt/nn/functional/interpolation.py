@@ -169,8 +169,10 @@ def _check_mode(name: str, x: Tensor, mode: str, align_corners: Any, antialias: 
     if antialias and (mode not in ("bilinear", "bicubic") or x.ndim != 4):
         raise ValueError(f"{name}: antialias=True needs mode 'bilinear' or 'bicubic' and a 4-D input, "
                          f"got {mode!r} and shape {x.shape}")
-    if x.dtype.kind != "f":
-        raise TypeError(f"{name}: expected a floating input, got {x.dtype}")
+    if x.dtype.kind != "f" and not (x.dtype == "uint8" and mode in ("nearest", "nearest-exact")):
+        # PyTorch also resamples uint8 images bilinearly (in fixed point); here only the nearest modes take them
+        raise TypeError(f"{name}: expected a floating input (uint8 with the nearest modes), got {x.dtype} "
+                        f"with mode {mode!r}")
 
 
 def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
