@@ -271,3 +271,19 @@ def test_an_ellipsis_standing_for_no_dim_does_not_part_the_arrays():
 def test_arguments_pytorch_refuses(call, error):
     with pytest.raises(error):
         call()
+
+
+def test_pytorchs_keyword_names_of_the_selection_functions():
+    x = arange(3, 4)
+    # torch: torch.topk(input=x, k=2, dim=0, largest=False).indices.tolist() with x = torch.arange(12.).reshape(3, 4)
+    assert mg.topk(input=x, k=2, dim=0, largest=False).indices.tolist() == [[0, 0, 0, 0], [1, 1, 1, 1]]
+    # torch: torch.chunk(input=x, chunks=2, dim=1) two (3, 2); torch.unbind(input=x, dim=1)[1];
+    #        torch.select(input=x, dim=0, index=1)
+    assert [c.shape for c in mg.chunk(input=x, chunks=2, dim=1)] == [(3, 2), (3, 2)]
+    assert mg.unbind(input=x, dim=1)[1].tolist() == [1.0, 5.0, 9.0]
+    assert mg.select(input=x, dim=0, index=1).tolist() == [4.0, 5.0, 6.0, 7.0]
+    # torch: torch.tensor_split(x, sections=3, dim=1) widths [2, 1, 1]; indices=[1, 2]: [1, 1, 2]
+    assert [c.shape[1] for c in mg.tensor_split(x, sections=3, dim=1)] == [2, 1, 1]
+    assert [c.shape[1] for c in x.tensor_split(indices=[1, 2], dim=1)] == [1, 1, 2]
+    with pytest.raises(TypeError, match="one of"):
+        x.tensor_split(2, sections=3)

@@ -204,12 +204,17 @@ def combinations(input: Any, r: int = 2, with_replacement: bool = False) -> Tens
     return x[constant(idx, x)]
 
 
-def tensor_split(input: Any, indices_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
+def tensor_split(input: Any, indices_or_sections: Any = None, dim: int = 0, *,  # noqa: A002
+                 sections: Any = None, indices: Any = None) -> tuple[Tensor, ...]:
     """``torch.tensor_split`` (NumPy's ``array_split``): ``n`` pieces as equal as can be (the first
-    ``len % n`` one longer), or the pieces between the listed split points, along ``dim``."""
+    ``len % n`` one longer), or the pieces between the listed split points, along ``dim``.
+    PyTorch's other spellings name the one argument ``sections=`` or ``indices=``."""
     x = as_tensor(input)
     d = _one_dim("tensor_split", x, dim)
-    ios = indices_or_sections
+    given = [a for a in (indices_or_sections, sections, indices) if a is not None]
+    if len(given) != 1:
+        raise TypeError("tensor_split: pass one of indices_or_sections, sections= and indices=")
+    ios = given[0]
     if isinstance(ios, Tensor):
         if ios.dtype.kind not in "iu" or ios.ndim > 1:
             raise TypeError(f"tensor_split: a tensor of split points must be a 0-d or 1-D integer one, got "

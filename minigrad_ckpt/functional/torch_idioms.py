@@ -275,9 +275,9 @@ def split_sizes(x: Tensor, split_size_or_sections: Any, dim: int = 0) -> list[Te
     return mf.split(x, points, d)
 
 
-def chunk(x: Any, chunks: int, dim: int = 0) -> list[Tensor]:
+def chunk(input: Any, chunks: int, dim: int = 0) -> list[Tensor]:  # noqa: A002
     """PyTorch's ``chunk``: at most ``chunks`` pieces of ``ceil(n / chunks)`` along ``dim``."""
-    x = as_tensor(x)
+    x = as_tensor(input)
     if chunks <= 0:
         raise ValueError(f"chunk: chunks must be positive, got {chunks}")
     n = x.shape[_one_dim("chunk", x, dim)]
@@ -286,9 +286,9 @@ def chunk(x: Any, chunks: int, dim: int = 0) -> list[Tensor]:
     return split_sizes(x, -(-n // chunks), dim)
 
 
-def unbind(x: Any, dim: int = 0) -> tuple[Tensor, ...]:
+def unbind(input: Any, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
     """The slices along ``dim``, that dim removed (PyTorch's ``unbind``)."""
-    x = as_tensor(x)
+    x = as_tensor(input)
     d = _one_dim("unbind", x, dim)
     lead = (slice(None),) * d
     return tuple(x[lead + (i,)] for i in range(x.shape[d]))
@@ -339,11 +339,11 @@ def argsort(x: Any, axis: Any = -1, kind: str | None = None, order: Any = None, 
     return sort_pair(as_tensor(x), -1 if dim is _UNSET else dim, descending).indices
 
 
-def topk(x: Any, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> ValuesIndices:  # noqa: A002
+def topk(input: Any, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> ValuesIndices:  # noqa: A002
     """The ``k`` largest (``largest=False``: smallest) values along ``dim`` and their indices,
     as ``torch.topk``; the gradient goes to the chosen elements."""
-    refuse_complex("topk", x)
-    x = refuse_bool("topk", as_tensor(x))
+    refuse_complex("topk", input)
+    x = refuse_bool("topk", as_tensor(input))
     n = 1 if x.ndim == 0 else x.shape[_one_dim("topk", x, dim)]
     if not 0 <= k <= n:
         raise ValueError(f"topk: k={k} is out of range for a dim of length {n}")

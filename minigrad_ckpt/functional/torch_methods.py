@@ -568,9 +568,9 @@ def logical_xor_method(self: Tensor, other: Any) -> Tensor:
 
 
 
-def select_method(self: Tensor, dim: int, index: int) -> Tensor:
+def select_method(input: Tensor, dim: int, index: int) -> Tensor:  # noqa: A002
     """PyTorch's ``x.select(dim, index)``: the slice at ``index`` along ``dim``, that dim removed."""
-    return mf.getitem(self, (slice(None),) * one_axis(dim, self.ndim) + (index,))
+    return mf.getitem(input, (slice(None),) * one_axis(dim, input.ndim) + (index,))
 
 
 def sum_to_size_method(self: Tensor, *size: Any) -> Tensor:
