@@ -122,6 +122,10 @@ LAYERS = {
     "LPPool1d": (lambda: nn.LPPool1d(2, 2), (2, 3, 10)),
     "LPPool2d": (lambda: nn.LPPool2d(2, 2), IMG),
     "LPPool3d": (lambda: nn.LPPool3d(2, 2), VOL),
+    "FractionalMaxPool2d": (lambda: nn.FractionalMaxPool2d(2, output_size=4, _random_samples=mg.full((2, 3, 2), 0.4)),
+                            IMG),
+    "FractionalMaxPool3d": (lambda: nn.FractionalMaxPool3d(2, output_size=2, _random_samples=mg.full((2, 3, 3), 0.4)),
+                            VOL),
     "ReLU6": (lambda: nn.ReLU6(), (4, 6)),
     "Softmax2d": (lambda: nn.Softmax2d(), IMG),
     **{f"{kind}Pad{d}d": ((lambda kind=kind, d=d: getattr(nn, f"{kind}Pad{d}d")(*(
@@ -267,6 +271,10 @@ FUNCTIONALS = {
     "lp_pool1d": ((2, 3, 10), lambda x: F.lp_pool1d(x, 2, 2)),
     "lp_pool2d": (IMG, lambda x: F.lp_pool2d(x, 3, 2)),
     "lp_pool3d": (VOL, lambda x: F.lp_pool3d(x, 2, 2)),
+    "fractional_max_pool2d": (IMG, lambda x: F.fractional_max_pool2d(x, 2, output_size=4,
+                                                                      _random_samples=mg.full((2, 3, 2), 0.7))),
+    "fractional_max_pool3d": (VOL, lambda x: F.fractional_max_pool3d(x, 2, output_size=2,
+                                                                      _random_samples=mg.full((2, 3, 3), 0.7))),
     "relu6": ((4, 6), lambda x: F.relu6(x)),
     "gumbel_softmax": ((4, 6), lambda x: F.gumbel_softmax(x, tau=0.5)),
 }

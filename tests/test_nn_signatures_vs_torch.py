@@ -80,6 +80,8 @@ TORCH_KEYWORDS = {
     "lp_pool1d": "input norm_type kernel_size stride ceil_mode",
     "lp_pool2d": "input norm_type kernel_size stride ceil_mode",
     "lp_pool3d": "input norm_type kernel_size stride ceil_mode",
+    "fractional_max_pool2d": "input kernel_size output_size output_ratio return_indices _random_samples",
+    "fractional_max_pool3d": "input kernel_size output_size output_ratio return_indices _random_samples",
     "margin_ranking_loss": "input1 input2 target margin size_average reduce reduction",
     "max_unpool1d": "input indices kernel_size stride padding output_size",
     "max_unpool2d": "input indices kernel_size stride padding output_size",
