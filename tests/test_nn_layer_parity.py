@@ -371,3 +371,12 @@ def test_nearest_interpolation_of_uint8_images():
         F.interpolate(x.to("int64"), size=4)
     with pytest.raises(TypeError, match="uint8 with the nearest modes"):
         F.interpolate(x, size=4, mode="bilinear")
+
+
+def test_one_hot_of_an_empty_tensor_needs_num_classes():
+    empty = mg.tensor(np.zeros(0, dtype=np.int64))
+    # F.one_hot(torch.zeros(0, dtype=torch.long)) -> RuntimeError "Can not infer total number of classes from
+    # empty tensor." (the engine gave a (0, 0) tensor); with num_classes=3 -> shape (0, 3)
+    with pytest.raises(ValueError, match="empty tensor"):
+        F.one_hot(empty)
+    assert F.one_hot(empty, 3).shape == (0, 3)

@@ -86,6 +86,8 @@ def one_hot(input: Any, num_classes: int = -1) -> Tensor:
     input = _tensor(input)
     if input.dtype.kind not in "iu":
         raise TypeError(f"one_hot: expects integers, got {input.dtype}")
+    if num_classes < 0 and not input.size:  # PyTorch's rule: no value to read the count from
+        raise ValueError("one_hot: can not infer the number of classes from an empty tensor; give num_classes")
     xp = input.device.xp
     lo = xp.scalar(xp.min(input._data)) if input.size else 0
     hi = xp.scalar(xp.max(input._data)) if input.size else -1
