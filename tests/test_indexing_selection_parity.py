@@ -147,6 +147,11 @@ def test_unique_of_empty_slices():
     for call in (lambda t: mg.unique(t, dim=1), lambda t: mg.unique_consecutive(t, dim=1)):
         with pytest.raises(RuntimeError, match="0 sized dimensions"):
             call(mg.zeros(0, 2))
+    # torch: torch.unique(torch.zeros(0, 0, 3), dim=1) (and unique_consecutive) raise "Number of zero sized
+    # dimensions is more than one"; mg answered
+    for call in (lambda t: mg.unique(t, dim=1), lambda t: mg.unique_consecutive(t, dim=1)):
+        with pytest.raises(RuntimeError, match="zero sized dimensions is more than one"):
+            call(mg.zeros(0, 0, 3))
 
 
 def test_where_and_nonzero_of_a_0d_tensor_read_it_as_1d():

@@ -352,6 +352,9 @@ class _Unique(NamedTuple):
 
 def _refuse_empty_slices(name: str, rows: Any) -> None:
     """PyTorch's refusal of slices (``rows`` along the dim taken first) that hold nothing."""
+    if rows.shape.count(0) > 1:
+        raise RuntimeError(f"{name}: the number of zero sized dimensions is more than one, so unique cannot "
+                           "be applied (PyTorch's rule)")
     if rows.size == 0 and rows.shape[0]:
         raise RuntimeError(f"{name}: there are 0 sized dimensions, and they aren't selected, so unique "
                            "cannot be applied (PyTorch's rule)")
