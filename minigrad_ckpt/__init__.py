@@ -64,7 +64,7 @@ float, int, bool = float32, int32, bool_  # noqa: A001  (attributes of the packa
 def from_dlpack(obj: object) -> Tensor:
     """A Tensor sharing memory with any DLPack-capable array (NumPy, CuPy, PyTorch...)."""
     array, dev = backend.from_dlpack(obj)
-    return Tensor.constant(array, dev)
+    return Tensor.sharing(array, dev)
 
 
 def from_numpy(array: Any) -> Tensor:
@@ -74,7 +74,7 @@ def from_numpy(array: Any) -> Tensor:
     """
     if not isinstance(array, backend.host_numpy.ndarray):
         raise TypeError(f"from_numpy needs a numpy.ndarray, got {type(array).__name__}; use mg.tensor(...)")
-    return Tensor.constant(array, backend.cpu)
+    return Tensor.sharing(array, backend.cpu)
 
 
 from . import (  # noqa: E402  (need the names above)

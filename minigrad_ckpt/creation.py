@@ -325,7 +325,7 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
         return data.to(device=device if device is not None else data.device, dtype=dt or data.dtype)
     dev = get_device(device)
     if isinstance(data, host_numpy.ndarray) and dev.type == "cpu" and dt in (None, data.dtype):
-        return Tensor.constant(data, dev)
+        return Tensor.sharing(data, dev)
     return tensor(data, dtype=dt, device=dev)
 
 

@@ -193,9 +193,12 @@ def shared_version(source: Tensor, new: Tensor) -> list:
     their in-place changes are refused, as PyTorch refuses them."""
     box = source._version
     if len(box) == 1:
-        box.append(_A_PARAMETERS if source._node is None and source._requires_grad else [weakref.ref(source)])
+        box.append(_leaf_views(source) if source._node is None and source._requires_grad
+                   else [weakref.ref(source)])
+    if source._alias_group is not None:  # a view of a detached alias, of from_numpy's tensor, ...
+        new._alias_group = source._alias_group
     sharers = box[1]
-    if sharers is not _A_PARAMETERS:
+    if sharers.__class__ is list:
         n = len(sharers)
         if n >= 16 and not n & (n - 1):  # the dead dropped at sizes 16, 32, 64, ...: linear in the views made
             sharers[:] = [r for r in sharers if r() is not None]  # (a weak set costs 40x more to make)
@@ -206,12 +209,42 @@ def shared_version(source: Tensor, new: Tensor) -> list:
 _A_PARAMETERS = ()  # box[1] of a parameter's memory: shared with views that are not listed
 
 
+def _leaf_views(leaf: Tensor) -> tuple:
+    """box[1] of the memory of a leaf that requires grad (a parameter): its views are not listed;
+    the tuple names the leaf's alias group, whose views' in-place changes PyTorch refuses."""
+    return _A_PARAMETERS if leaf._alias_group is None else (leaf._alias_group,)
+
+
 def _shares_memory(t: Tensor) -> bool:
     """Whether another live tensor shares ``t``'s memory (see :func:`shared_version`)."""
     box = t._version
     if len(box) == 1:
         return False
-    return box[1] is _A_PARAMETERS or any((o := r()) is not None and o is not t for r in box[1])
+    return box[1].__class__ is tuple or any((o := r()) is not None and o is not t for r in box[1])
+
+
+def _views_a_leaf_that_requires_grad(t: Tensor) -> bool:
+    """Whether ``t`` is a view (not a detached alias) of a leaf that requires grad: PyTorch refuses
+    its recorded in-place changes, which would change the leaf."""
+    box = t._version
+    if len(box) == 1:
+        return False
+    if box[1].__class__ is tuple:  # a parameter's memory: its group is named there
+        return t._alias_group is (box[1][0] if box[1] else None)
+    group = t._alias_group
+    return any((o := r()) is not None and o is not t and o._alias_group is group and o._node is None
+               and o._requires_grad for r in box[1])
+
+
+#: Recorded in-place writes into memory that other tensors see, installed from above
+#: (:mod:`minigrad_ckpt.functional.shared_memory`): ``write(target, result, what)``.
+write_into_shared_memory: Callable[[Tensor, Tensor, str], Tensor] | None = None
+
+
+def set_shared_memory_writer(write: Callable[[Tensor, Tensor, str], Tensor]) -> None:
+    """Install :data:`write_into_shared_memory` (the layer above does, once)."""
+    global write_into_shared_memory
+    write_into_shared_memory = write
 
 
 class _RetainGrad:
@@ -270,6 +303,10 @@ class Tensor:
     _post_hooks: list | None = None
     _tangents: dict | None = None
     _no_grad_view: bool = False  # a view made in no_grad mode of a tensor that requires grad (or of such a view)
+    # None, or an object naming the tensors that share memory *and history* with this one: a detached
+    # alias (detach(), .data, from_numpy's wrapper) starts a group of its own, its views join it.
+    # A recorded in-place write reaches the group's other tensors' histories, and only theirs.
+    _alias_group: object | None = None
     # NumPy must defer to our reflected operators (``array * tensor``).
     __array_ufunc__ = None
 
@@ -343,6 +380,15 @@ class Tensor:
         """
         return cls._wrap(array, None, None if device is None else get_device(device))
 
+    @classmethod
+    def sharing(cls, array: Any, device: Device | str | None = None) -> Tensor:
+        """:meth:`constant` around an array its caller keeps too (``from_numpy``, ``as_tensor``,
+        ``from_dlpack``): every in-place write, a recorded one included, goes into that memory,
+        so the caller's array shows it, as PyTorch's does."""
+        t = cls.constant(array, device)
+        t._alias_group = object()
+        return t
+
     def set_(self, source: Tensor) -> Tensor:
         """Hold ``source``'s array (shared, any dtype, shape or device) and keep this identity.
 
@@ -406,6 +452,7 @@ class Tensor:
         alias._requires_grad = False
         alias._version = [0]
         alias._device = self._device
+        alias._alias_group = object()  # a recorded write into it goes into the memory, as PyTorch's
         return alias
 
     @data.setter
@@ -573,6 +620,7 @@ class Tensor:
         """The same values (shared memory), cut off from the tape."""
         t = Tensor._wrap(self._data, None, self._device)
         t._version = shared_version(self, t)  # shares memory, so shares the version stamp
+        t._alias_group = object()  # but not the history: a recorded write into it stays its own
         return t
 
     def detach_(self) -> Tensor:
@@ -689,20 +737,40 @@ class Tensor:
             raise RuntimeError(f"{what}: a leaf Variable that requires grad is being used in an in-place "
                                f"operation (PyTorch's refusal); update it under mg.no_grad(), or work on "
                                f"a copy (x = x.clone())")
-        if _shares_memory(self):
-            raise RuntimeError(f"{what}: an in-place change that the tape records is not supported on a tensor "
-                               f"that shares its memory with another (a view, the base of a view, a detached "
-                               f"alias): the other would not see it; write it out of place (y = x + 1; for "
-                               f"x[i] += v write x[i] = x[i] + v), or on a copy")
+        if 0 in self._data.strides and any(not s and n > 1 for s, n in zip(self._data.strides, self.shape)):
+            raise RuntimeError(f"{what}: unsupported operation: more than one element of the written-to tensor "
+                               f"refers to a single memory location (an expanded view); clone() it first")
+        if _views_a_leaf_that_requires_grad(self):
+            raise RuntimeError(f"{what}: a view of a leaf Variable that requires grad is being used in an "
+                               f"in-place operation (PyTorch's refusal: it would change the leaf); update it "
+                               f"under mg.no_grad(), or work on a copy (x = x.clone())")
         self._check_write(what)
+
+    def _memory_is_shared(self) -> bool:
+        """Whether a write into this tensor must go into its memory: another live tensor shares
+        it (a view, a base, a detached alias), or a holder the engine cannot see may (``.data``'s
+        alias, ``from_numpy``'s array)."""
+        return self._alias_group is not None or _shares_memory(self)
+
+    def _write_source(self, *operands: Any) -> Tensor:
+        """The tensor an in-place op of this tensor and ``operands`` computes from: this one, or,
+        where a recorded write will go into shared memory, a recorded copy -- so the values the op
+        saves for backward are not the ones the write overwrites (PyTorch saves the original
+        self likewise)."""
+        if (_grad_state.enabled and self._memory_is_shared()
+                and (self._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in operands))):
+            return self.clone()
+        return self
 
     def _rebase(self, result: Tensor, what: str) -> Tensor:
         """A recorded in-place change, as PyTorch rebases a tensor's history: this tensor takes
         ``result`` -- computed out of place from it, so the tape holds the op -- as its value and
-        its history (``x += y`` is ``x = x + y`` for every holder of ``x``).  Its old memory is
+        its history (``x += y`` is ``x = x + y`` for every holder of ``x``).  Where no other
+        tensor shares its memory, the new value is the result's own array and the old memory is
         left as it was, so every node that saved the old value still reads what it saved: no
-        "modified by an in-place operation" error where the values are intact.  Only a tensor
-        no other tensor aliases gets here (:meth:`_check_rebase`): a view would keep the old values.
+        "modified by an in-place operation" error where the values are intact.  Where another
+        does (a view, a base, a detached alias), the change goes into the memory, for them all
+        (:func:`write_into_shared_memory`).
         """
         if result is self:  # nothing was written (an empty region)
             return self
@@ -711,15 +779,22 @@ class Tensor:
                                f"shape {list(result.shape)}")
         if result.dtype != self.dtype:  # PyTorch keeps the tensor's dtype (the cast is recorded too)
             result = result.to(self.dtype)
-        if _shares_memory(result):  # a view of the value (copy_ of a tensor): memory of its own
-            result = result.clone()
         if self._requires_grad and not result._requires_grad:  # fill_, zero_: still on the tape, as in
             never = Tensor._wrap(self._device.xp.zeros((), dtype=bool), None, self._device)  # PyTorch, its
             result = self.where(never, result)  # gradient 0 (a where that never picks the old value)
+        if self._memory_is_shared():  # every holder of the memory sees the change
+            return write_into_shared_memory(self, result, what)
+        if _shares_memory(result):  # a view of the value (copy_ of a tensor): memory of its own
+            result = result.clone()
         box = result._version  # the result's own box: a node that saved it sees later changes of this tensor
         box[0] = result._node.seq if result._node is not None else next(_seq)  # a newer stamp, not newer than
-        self._data, self._node, self._version = result._data, result._node, box  # the node's own (no false error)
-        self._requires_grad = result._requires_grad
+        self._data, self._version = result._data, box  # the node's own (no false error)
+        return self._take_history(result)
+
+    def _take_history(self, result: Tensor) -> Tensor:
+        """This tensor's history becomes ``result``'s (its value is, or has just been made, the same):
+        its node, whether it requires grad, a kept gradient's hook and forward mode's tangents."""
+        self._node, self._requires_grad = result._node, result._requires_grad
         if self.__dict__.get("_retains_grad") and self._node is not None:  # PyTorch moves it to the new value
             self.register_hook(_RetainGrad(self))
         if result._tangents is not None or self._tangents is not None:
@@ -816,7 +891,8 @@ class Tensor:
         # x += y on the tape: x = x + y for every holder of x (the test inline: optimizers step here)
         if _grad_state.enabled and (self._requires_grad or (isinstance(other, Tensor) and other._requires_grad)):
             self._check_rebase(fn + "_")
-            return self._rebase(_ARITH[fn](self, other), fn + "_")
+            source = self._write_source(other) if fn in ("multiply", "divide") else self  # (they save it)
+            return self._rebase(_ARITH[fn](source, other), fn + "_")
         self._check_write(fn + "_")  # (nothing here requires grad in grad mode)
         tangents = self._carry_tangents(fn, other)
         if isinstance(other, Tensor):

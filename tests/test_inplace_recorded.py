@@ -173,18 +173,22 @@ def test_refusals():
         nn.ReLU(inplace=True)(w)
     h = w * 1.0
     v = h[0]
-    with pytest.raises(RuntimeError, match="shares its memory"):
-        h += 1.0  # its view v would keep the old value
-    with pytest.raises(RuntimeError, match="shares its memory"):
-        v.mul_(2.0)
+    h += 1.0  # into the memory, as PyTorch's: the view shows it, and its history follows
+    assert v.item() == 2.0
+    v.mul_(2.0)  # through the view: the base shows it
+    assert h.tolist() == [4.0, -1.0]
+    ((h * mg.tensor([1.0, 10.0])).sum() + v).backward()  # h = [2 (w0 + 1), w1 + 1], v = h[0]
+    assert w.grad.tolist() == [4.0, 10.0]
+    w.grad = None
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        w[0].mul_(2.0)
     g = w * 1.0
     d = g.detach()
-    with pytest.raises(RuntimeError, match="shares its memory"):
-        g.relu_()
-    assert d.tolist() == [1.0, -2.0]
-    del v, d  # once no other tensor holds the memory, the change is recorded
+    g.relu_()  # a detached alias shows the values (not the history), as in PyTorch
+    assert d.tolist() == [1.0, 0.0] and d.grad_fn is None
+    del v, d  # once no other tensor holds the memory, the change is a new array
+    h = w * 1.0
     h += 1.0
-    g.relu_()
     assert h.tolist() == [2.0, -1.0] and g.tolist() == [1.0, 0.0]
     r = w * 1.0
     r[r > 0] = r[r > 0] * 3  # the read's temporary is gone when the write comes

@@ -65,6 +65,7 @@ class Scope:
             return _alias(p)
         x = Tensor._wrap(p._data, None, p._device)
         x._version = shared_version(p, x)
+        x._alias_group = object()  # a leaf of its own: a write through its views never reaches p's history
         x._requires_grad = True
         if p._tangents:
             x._tangents = dict(p._tangents)
@@ -133,6 +134,7 @@ class Scope:
         else:
             d = Tensor._wrap(t._data, None, t._device)
             d._version = shared_version(t, d)
+            d._alias_group = object()  # a detached alias of t, as detach() makes
         d._tangents = {k: self.hand_out(v) for k, v in open_tangents.items()} if open_tangents else None
         if d._node is not None:
             d._node.tangents = d._tangents

@@ -38,7 +38,7 @@ module of its own:
 from __future__ import annotations
 
 from ..tensor import normalize_index
-from . import arguments, complex_numbers, einsum_subscripts, fft, math, namespace, tensor_methods  # noqa: F401
+from . import arguments, complex_numbers, einsum_subscripts, fft, math, namespace, shared_memory, tensor_methods  # noqa: F401
 from .arguments import as_tensor as _tensor  # noqa: F401
 from .arguments import binary as _binary  # noqa: F401
 from .arguments import broadcast_shapes as _broadcast_shapes  # noqa: F401

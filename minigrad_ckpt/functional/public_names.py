@@ -708,7 +708,7 @@ def in_place(name: str) -> Any:
     """Tensor's ``<name>_``: the method ``<name>``, its result copied back into the tensor."""
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        result = getattr(self, name)(*args, **kwargs)
+        result = getattr(self._write_source(*args, *kwargs.values()), name)(*args, **kwargs)
         lost = _lost_in_place(name, result.dtype, self.dtype)
         if lost:  # copy_ would drop it (a complex part with only NumPy's ComplexWarning); PyTorch refuses
             raise RuntimeError(f"{name}_: result type {result.dtype} can't be cast to the desired "

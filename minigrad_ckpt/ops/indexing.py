@@ -21,7 +21,10 @@ class GetItem(LinearOp):
     is_view = True
 
     def forward(self, xp, x):
-        return x[self.index]
+        out = x[self.index]
+        if out.__class__ is not x.__class__ and all(p is not Ellipsis for p in self.index):  # one element:
+            out = x[(*self.index, Ellipsis)]  # NumPy gives a scalar (a copy); PyTorch's x[0] is a view, as x[0, ...]
+        return out
 
     def backward(self, xp, g, out, x):
         return xp.index_add(self.in_shape, self.index, g)

@@ -37,7 +37,7 @@ _SILU = _act.Silu()
 def relu(input: Any, inplace: bool = False) -> Tensor:
     """``max(x, 0)``; the gradient at 0 is 0.  Complex input is refused (no order), as PyTorch."""
     if inplace:  # a test, not a call: relu is on every small model's hot path
-        return written_in_place("relu", input, relu(input))
+        return written_in_place("relu", input, relu)
     if not isinstance(input, Tensor):
         input = _tensor(input)
     if input._data.dtype.kind == "c":  # inline: relu is on every small model's hot path
@@ -48,7 +48,7 @@ def relu(input: Any, inplace: bool = False) -> Tensor:
 def leaky_relu(input: Any, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``input`` for positive inputs, ``negative_slope * x`` otherwise (real input only, as PyTorch)."""
     if inplace:
-        return written_in_place("leaky_relu", input, leaky_relu(input, negative_slope))
+        return written_in_place("leaky_relu", input, leaky_relu, negative_slope)
     input = _tensor(input)
     refuse_complex("leaky_relu", input)
     return apply(_act.LeakyRelu(negative_slope=float(negative_slope)), input)
@@ -68,7 +68,7 @@ def gelu(input: Any, approximate: str = "none") -> Tensor:
 def silu(input: Any, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)``."""
     if inplace:
-        return written_in_place("silu", input, silu(input))
+        return written_in_place("silu", input, silu)
     return apply(_SILU, input)
 
 
@@ -145,7 +145,7 @@ def logsigmoid(input: Any) -> Tensor:
 def mish(input: Any, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
     if inplace:
-        return written_in_place("mish", input, mish(input))
+        return written_in_place("mish", input, mish)
     input = _tensor(input)
     return input * mf.tanh(softplus(input))
 
@@ -153,7 +153,7 @@ def mish(input: Any, inplace: bool = False) -> Tensor:
 def elu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``input`` for ``x > 0``, else ``alpha * (exp(x) - 1)``; the derivative at 0 is ``alpha`` (PyTorch)."""
     if inplace:
-        return written_in_place("elu", input, elu(input, alpha))
+        return written_in_place("elu", input, elu, alpha)
     input = _tensor(input)
     pos = input > 0
     neg = mf.where(pos, 0.0, input)  # the exp only ever sees x <= 0: no overflow, no inf * 0
@@ -163,7 +163,7 @@ def elu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
     """``input`` clamped to ``[min_val, max_val]``; the gradient is 0 at and beyond the bounds (PyTorch)."""
     if inplace:
-        return written_in_place("hardtanh", input, hardtanh(input, min_val, max_val))
+        return written_in_place("hardtanh", input, hardtanh, min_val, max_val)
     if min_val > max_val:
         raise ValueError(f"hardtanh: min_val={min_val} is greater than max_val={max_val}")
     input = _tensor(input)
@@ -176,7 +176,7 @@ def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0, inplace: b
 def relu6(input: Any, inplace: bool = False) -> Tensor:
     """``min(max(x, 0), 6)``: PyTorch's ``hardtanh(x, 0, 6)``, gradient 0 at and beyond the bounds."""
     if inplace:
-        return written_in_place("relu6", input, relu6(input))
+        return written_in_place("relu6", input, relu6)
     return hardtanh(input, 0.0, 6.0)
 
 
@@ -212,14 +212,14 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 def selu(input: Any, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with the self-normalizing constants ``alpha = 1.6733``, ``scale = 1.0507``."""
     if inplace:
-        return written_in_place("selu", input, selu(input))
+        return written_in_place("selu", input, selu)
     return elu(input, _SELU_ALPHA) * _SELU_SCALE
 
 
 def celu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``: an ELU with a derivative of 1 at 0."""
     if inplace:
-        return written_in_place("celu", input, celu(input, alpha))
+        return written_in_place("celu", input, celu, alpha)
     if alpha == 0:
         raise ValueError("celu: alpha must not be 0")
     input = _tensor(input)
@@ -244,7 +244,7 @@ def hardswish(input: Any, inplace: bool = False) -> Tensor:
     """``x * relu6(x + 3) / 6``: 0 up to -3, ``input`` from 3 on; PyTorch's derivative at the corners
     (0 at -3, 1 at 3)."""
     if inplace:
-        return written_in_place("hardswish", input, hardswish(input))
+        return written_in_place("hardswish", input, hardswish)
     input = _tensor(input)
     return mf.where(input <= -3, 0.0, mf.where(input < 3, input * (input + 3) * (1.0 / 6), input))
 
@@ -253,7 +253,7 @@ def hardsigmoid(input: Any, inplace: bool = False) -> Tensor:
     """``relu6(x + 3) / 6``: 0 below -3, 1 above 3, the derivative 0 at and beyond +-3 (PyTorch);
     NaN stays NaN, with gradient 0 (PyTorch's)."""
     if inplace:
-        return written_in_place("hardsigmoid", input, hardsigmoid(input))
+        return written_in_place("hardsigmoid", input, hardsigmoid)
     input = _tensor(input)
     # outside, the clamped values 0 and 1 are Python numbers: no gradient there, and no node made
     # only to be detached (a checkpoint's replay would recompute it, and refill what it saves);
@@ -277,8 +277,10 @@ def tanhshrink(input: Any) -> Tensor:
 def threshold(input: Any, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``input`` where ``x > threshold``, else ``value`` (PyTorch's argument order); NaN stays NaN."""
     input = _tensor(input)
-    result = mf.where(input <= threshold, float(value), input)  # (NaN fails the test: it stays, as in PyTorch)
-    return written_in_place("threshold", input, result) if inplace else result
+    def thresholded(x: Tensor) -> Tensor:
+        return mf.where(x <= threshold, float(value), x)  # (NaN fails the test: it stays, as in PyTorch)
+
+    return written_in_place("threshold", input, thresholded) if inplace else thresholded(input)
 
 
 def softshrink(input: Any, lambd: float = 0.5) -> Tensor:
@@ -302,7 +304,7 @@ def rrelu(input: Any, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: 
     ``[lower, upper]`` per element in training (from the engine generator) and ``(lower + upper) / 2``
     in evaluation."""
     if inplace:
-        return written_in_place("rrelu", input, rrelu(input, lower, upper, training))
+        return written_in_place("rrelu", input, rrelu, lower, upper, training)
     if not 0 <= lower <= upper:
         raise ValueError(f"rrelu: need 0 <= lower <= upper, got lower={lower}, upper={upper}")
     input = _tensor(input)

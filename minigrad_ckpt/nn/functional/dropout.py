@@ -35,7 +35,7 @@ def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = F
     the op, so a checkpoint replay regenerates the same mask.
     """
     if inplace:
-        return written_in_place("dropout", input, dropout(input, p, training))
+        return written_in_place("dropout", input, dropout, p, training)
     input = _tensor_and_probability("dropout", input, p)
     if not training or p == 0.0:
         return input
@@ -73,7 +73,7 @@ def _warn_dims(name: str, ndim: int, spatial: int) -> None:
 def dropout1d(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels (axis 1 of (N, C, L), axis 0 of (C, L)) with probability ``p``."""
     if inplace:
-        return written_in_place("dropout1d", input, dropout1d(input, p, training))
+        return written_in_place("dropout1d", input, dropout1d, p, training)
     x = _tensor_and_probability("dropout1d", input, p)
     if x.ndim not in (2, 3):
         raise RuntimeError(
@@ -93,7 +93,7 @@ def dropout2d(input: Any, p: float = 0.5, training: bool = True, inplace: bool =
     4-D input is deprecated (a warning) and dropped per (axis 0, axis 1) pair.
     """
     if inplace:
-        return written_in_place("dropout2d", input, dropout2d(input, p, training))
+        return written_in_place("dropout2d", input, dropout2d, p, training)
     x = _tensor_and_probability("dropout2d", input, p)
     if x.ndim not in (3, 4):
         _warn_dims("dropout2d", x.ndim, 2)
@@ -113,7 +113,7 @@ def dropout3d(input: Any, p: float = 0.5, training: bool = True, inplace: bool =
     """Zero whole channels (axis 1 of (N, C, D, H, W), axis 0 of (C, D, H, W)) with probability ``p``;
     other input is deprecated (PyTorch's warning) and read as unbatched, dropped per index of axis 0."""
     if inplace:
-        return written_in_place("dropout3d", input, dropout3d(input, p, training))
+        return written_in_place("dropout3d", input, dropout3d, p, training)
     x = _tensor_and_probability("dropout3d", input, p)
     if x.ndim not in (4, 5):
         _warn_dims("dropout3d", x.ndim, 3)
@@ -129,7 +129,7 @@ def alpha_dropout(input: Any, p: float = 0.5, training: bool = False, inplace: b
     and an affine map ``a * y + b`` restores zero mean and unit variance (PyTorch's formula,
     ``a = ((1 - p) (1 + p alpha'^2))^(-1/2)``); identity outside training."""
     if inplace:
-        return written_in_place("alpha_dropout", input, alpha_dropout(input, p, training))
+        return written_in_place("alpha_dropout", input, alpha_dropout, p, training)
     input = _tensor_and_probability("alpha_dropout", input, p)
     if not training or p == 0.0:
         return input
@@ -147,7 +147,7 @@ def feature_alpha_dropout(input: Any, p: float = 0.5, training: bool = False, in
     map."""
     input = _tensor_and_probability("feature_alpha_dropout", input, p)
     if inplace:
-        return written_in_place("feature_alpha_dropout", input, feature_alpha_dropout(input, p, training))
+        return written_in_place("feature_alpha_dropout", input, feature_alpha_dropout, p, training)
     if input.ndim < 2:
         raise ValueError(f"feature_alpha_dropout: expected at least a 2-D (N, C, ...) input, got shape {input.shape}")
     if not training or p == 0.0:

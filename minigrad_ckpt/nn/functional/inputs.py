@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ...tensor import Tensor
@@ -45,10 +46,14 @@ def _zeros_like(x: Tensor, shape: tuple[int, ...] | None = None) -> Tensor:
                            x.device)
 
 
-def written_in_place(name: str, x: Any, result: Tensor) -> Tensor:
-    """PyTorch's ``inplace=True``: ``result`` (the function of ``x``) written into ``x``, which is
-    returned, as ``x.relu_()`` writes (:meth:`Tensor._write_result`): on the tape where ``x``
-    requires grad, PyTorch's refusal for a leaf that requires grad."""
+def written_in_place(name: str, x: Any, fn: Callable[..., Tensor], *args: Any) -> Tensor:
+    """PyTorch's ``inplace=True``: ``fn(x, *args)`` written into ``x``, which is returned, as
+    ``x.relu_()`` writes (:meth:`Tensor._write_result`): on the tape where ``x`` requires grad,
+    PyTorch's refusal for a leaf that requires grad.  ``fn`` computes from a recorded copy where
+    the write goes into memory other tensors share (``x`` a view): what ``fn``'s ops save for
+    backward is then not what the write overwrites, as PyTorch saves the original input."""
     if not isinstance(x, Tensor):
         raise TypeError(f"{name}: inplace=True needs a Tensor input, got {type(x).__name__}")
-    return x._write_result(result, f"{name}(inplace=True)")
+    source = x._write_source(*args)
+    result = fn(source, *args)
+    return x if result is source else x._write_result(result, f"{name}(inplace=True)")
