@@ -26,6 +26,7 @@ from typing import Any
 
 from ..backend import host_numpy
 from ..tensor import Tensor, set_shared_memory_writer
+from . import complex_numbers as _complex_numbers
 from . import elementwise as _elementwise
 from . import indexing as _indexing
 from . import shape as _shape
@@ -57,36 +58,63 @@ def _history_sharers(target: Tensor) -> list[Tensor]:
 
 def _followers(target: Tensor, sharers: list[Tensor], result: Tensor, what: str) -> list[tuple[Tensor, Tensor]]:
     """Each sharer the write reaches, with its history after the write, recorded before it (the
-    old values are still in the memory): ``where(reached, result's element, old value)``."""
+    old values are still in the memory): ``where(reached, result's element, old value)``.  A
+    complex tensor and a float view of its parts (``.real``, ``view_as_real``) are matched part
+    by part: real and imaginary parts are elements of the floats' dtype."""
     xp = target._device.xp
-    written = element_addresses(target._data, xp)
+    written = _part_addresses(target._data, xp)
     order = host_numpy.argsort(written, kind="stable")
     ordered = written[order]
     if ordered.size > 1 and (ordered[1:] == ordered[:-1]).any():  # (as_strided; expand is refused before)
         raise RuntimeError(f"{what}: unsupported operation: more than one element of the written-to tensor "
                            f"refers to a single memory location; clone() it first")
-    flat = _shape.reshape(result, (-1,))
+    flat = _shape.reshape(_parts(result), (-1,))
     followers = []
     for s in sharers:
-        if s._data.dtype != target._data.dtype:  # .real of a complex tensor, view(dtype): elements differ
+        if s.dtype.kind not in "fc":  # (an integer view: no history to follow)
+            continue
+        if _part_dtype(s) != _part_dtype(target):
             if _ranges_meet(s._data, target._data, xp):
                 raise RuntimeError(f"{what}: an in-place change through a view of another dtype ({s.dtype} "
                                    f"shares memory with {target.dtype}) is not recorded; write it out of place")
             continue
-        at = element_addresses(s._data, xp)
+        at = _part_addresses(s._data, xp)
         pos = host_numpy.minimum(host_numpy.searchsorted(ordered, at), ordered.size - 1)
         reached = ordered[pos] == at
-        if not reached.any():
-            continue
-        source = order[pos].reshape(s.shape)
-        values = _indexing.take(flat, Tensor.constant(xp.asarray(source), s._device))
-        if not reached.all():
-            old = Tensor._wrap(s._data, s._node, s._device)
-            old._requires_grad, old._tangents = s._requires_grad, s._tangents
-            hit = Tensor.constant(xp.asarray(reached.reshape(s.shape)), s._device)
-            values = _elementwise.where(hit, values, old)
-        followers.append((s, values))
+        if reached.any():
+            followers.append((s, _after_write(s, flat, order[pos], reached, xp)))
     return followers
+
+
+def _after_write(s: Tensor, flat: Tensor, source: Any, reached: Any, xp: Any) -> Tensor:
+    """``s``'s value after the write, on the tape: its parts ``reached`` take the written parts
+    ``flat[source]``, the others keep ``s``'s old history."""
+    shape = s.shape + (2,) if s.dtype.kind == "c" else s.shape
+    values = _indexing.take(flat, Tensor.constant(xp.asarray(source.reshape(shape)), s._device))
+    if not reached.all():
+        old = Tensor._wrap(s._data, s._node, s._device)
+        old._requires_grad, old._tangents = s._requires_grad, s._tangents
+        hit = Tensor.constant(xp.asarray(reached.reshape(shape)), s._device)
+        values = _elementwise.where(hit, values, _parts(old))
+    return _complex_numbers.view_as_complex(values) if s.dtype.kind == "c" else values
+
+
+def _parts(t: Tensor) -> Tensor:
+    """``t``'s real parts: itself, or for a complex ``t`` its (real, imaginary) pairs (``(..., 2)``)."""
+    return _complex_numbers.view_as_real(t) if t.dtype.kind == "c" else t
+
+
+def _part_dtype(t: Tensor) -> Any:
+    return t._data.real.dtype if t.dtype.kind == "c" else t._data.dtype
+
+
+def _part_addresses(a: Any, xp: Any) -> Any:
+    """The address of each real part of ``a``'s elements (a complex element's real part, then its
+    imaginary part), in the order of :func:`_parts`."""
+    at = element_addresses(a, xp)
+    if a.dtype.kind == "c":
+        at = host_numpy.stack([at, at + a.itemsize // 2], axis=-1).reshape(-1)
+    return at
 
 
 def element_addresses(a: Any, xp: Any) -> Any:
