@@ -35,6 +35,7 @@ from typing import Any
 
 from .. import functional as _F
 from ..backend import host_numpy
+from ..functional.shared_memory import element_addresses
 from ..grad_mode import forward_mode as _forward
 from ..tensor import Tensor, out_of_place_writes, refuse_index_put_cast
 
@@ -131,10 +132,10 @@ def _carry_into_sharers(target: Tensor, sharers: list[Tensor], after: dict, kind
             for s in sharers) or any(set(t) - set(after) for t in tangents[1:])
             or any(v._requires_grad or _open(v._tangents) for t in tangents for v in t.values())):
         _refuse(kind)
-    written = _addresses(target._data)
+    written = element_addresses(target._data, target._device.xp)
     order = host_numpy.argsort(written, kind="stable")
     for s, old in zip(sharers, tangents[1:]):
-        at = _addresses(s._data)
+        at = element_addresses(s._data, s._device.xp)
         pos = host_numpy.minimum(host_numpy.searchsorted(written[order], at), written.size - 1)
         hit = written[order][pos] == at
         source = order[pos[hit]]
@@ -146,14 +147,6 @@ def _carry_into_sharers(target: Tensor, sharers: list[Tensor], after: dict, kind
         s._tangents = new
         if s._node is not None:
             s._node.tangents = new
-
-
-def _addresses(a: Any) -> Any:
-    """The memory address of each element of the host array ``a``, flattened in C order."""
-    offsets = host_numpy.asarray(a.__array_interface__["data"][0], dtype="int64")
-    for n, stride in zip(a.shape, a.strides):
-        offsets = offsets[..., None] + host_numpy.arange(n, dtype="int64") * stride
-    return offsets.reshape(-1)
 
 
 def _as_operand(value: Any, target: Tensor) -> Any:
