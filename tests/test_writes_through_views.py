@@ -228,6 +228,11 @@ def test_aliases_outside_the_tape_see_recorded_writes():
     array = np.ones(2)
     mg.as_tensor(array).mul_(w[:2])
     assert array.tolist() == [1.0, 2.0]
+    h = w * 1
+    with mg.no_grad():
+        seen = h[1:]  # made in no_grad mode: it sees the values and stays a constant
+    h.mul_(w)
+    assert seen.tolist() == [4.0, 9.0] and not seen.requires_grad
 
 
 def test_one_element_of_a_vector_is_a_view():

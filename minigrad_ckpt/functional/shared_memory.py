@@ -48,12 +48,14 @@ def write_into_shared_memory(target: Tensor, result: Tensor, what: str) -> Tenso
 
 
 def _history_sharers(target: Tensor) -> list[Tensor]:
-    """The live tensors other than ``target`` listed in its memory's version box, of its alias group."""
+    """The live tensors other than ``target`` listed in its memory's version box, of its alias
+    group; a view made in no_grad mode sees the values and stays a constant, as it was made."""
     box = target._version
     if len(box) == 1 or box[1].__class__ is not list:
         return []
     group = target._alias_group
-    return [o for r in box[1] if (o := r()) is not None and o is not target and o._alias_group is group]
+    return [o for r in box[1] if (o := r()) is not None and o is not target and o._alias_group is group
+            and not o._no_grad_view]
 
 
 def _followers(target: Tensor, sharers: list[Tensor], result: Tensor, what: str) -> list[tuple[Tensor, Tensor]]:
