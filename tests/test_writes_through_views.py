@@ -289,3 +289,8 @@ def test_writes_through_the_parts_of_complex_tensors():
     assert z.tolist() == [1 + 0j, 6j] and v.tolist() == [[1.0, 0.0], [0.0, 6.0]]
     (z * mg.tensor([1 + 1j, 2 - 1j])).real.sum().backward()
     assert c.grad.tolist() == [1.0, 2.0]
+    s = mg.tensor([1 + 2j, 3 - 1j], dtype="complex64", device="strict", requires_grad=True)
+    z = s * 1
+    z.real.mul_(2)  # on the strict stand-in device: no hidden host read
+    (z * z.conj()).real.sum().backward()
+    assert s.grad.dtype == mg.complex64 and s.grad.to("cpu").tolist() == [8 + 4j, 24 - 2j]

@@ -107,7 +107,7 @@ def _parts(t: Tensor) -> Tensor:
 
 
 def _part_dtype(t: Tensor) -> Any:
-    return t._data.real.dtype if t.dtype.kind == "c" else t._data.dtype
+    return host_numpy.finfo(t.dtype).dtype  # (a complex dtype's: its parts' float dtype)
 
 
 def _part_addresses(a: Any, xp: Any) -> Any:
