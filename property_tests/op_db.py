@@ -384,6 +384,14 @@ def reshape_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sa
     return Sample(registry["Reshape"](shape=tuple(target), in_shape=shape), (x,), (_float(dtype),))
 
 
+def diagonal_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    shape = _shape(draw, max_size, min_dims=2)
+    axis1, axis2 = draw(st.permutations(range(len(shape))))[:2]
+    offset = draw(st.integers(-shape[axis1], shape[axis2]))
+    op = registry["Diagonal"](offset=offset, axis1=axis1, axis2=axis2, in_shape=shape)
+    return Sample(op, (_arr(draw, shape, dtype),), (_float(dtype),))
+
+
 def transpose_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
     shape = _shape(draw, max_size)
     perm = tuple(draw(st.permutations(range(len(shape)))))
@@ -1395,6 +1403,7 @@ SPECS: list[OpSpec] = [
     # shape and layout
     _spec("Reshape", reshape_sampler, forward_dtypes=INT_FWD),
     _spec("Transpose", transpose_sampler, forward_dtypes=INT_FWD),
+    _spec("Diagonal", diagonal_sampler, forward_dtypes=INT_FWD),
     _spec("BroadcastTo", broadcast_to_sampler, forward_dtypes=INT_FWD),
     _spec("SumTo", sum_to_sampler, forward_dtypes=INT_FWD),
     _spec("Concatenate", concatenate_sampler, forward_dtypes=INT_FWD),
@@ -1536,7 +1545,7 @@ COMPLEX_SAMPLES = (
     "Sinh", "Cosh", "Arcsin", "Arccos", "Arctan", "Arcsinh", "Arccosh", "Arctanh", "Log2", "Log10", "Exp2",
     "Expm1", "Sinc", "Square", "Reciprocal", "Where", "Erf", "Erfc",
     "Sum", "Mean", "Prod", "Var", "Std", "CumSum", "CumProd",
-    "Reshape", "Transpose", "BroadcastTo", "SumTo", "Concatenate", "Stack", "Flip", "Pad", "Clone", "Tile",
+    "Reshape", "Transpose", "Diagonal", "BroadcastTo", "SumTo", "Concatenate", "Stack", "Flip", "Pad", "Clone", "Tile",
     "Repeat", "Roll", "Tril", "Triu", "TakeAlongAxis", "ScatterAlongAxis", "GetItem", "GetItemCopy", "IndexAdd",
     "MatMul", "Einsum", "LogSumExp", "Linear", "ToDevice",
 )

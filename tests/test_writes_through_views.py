@@ -294,3 +294,44 @@ def test_writes_through_the_parts_of_complex_tensors():
     z.real.mul_(2)  # on the strict stand-in device: no hidden host read
     (z * z.conj()).real.sum().backward()
     assert s.grad.dtype == mg.complex64 and s.grad.to("cpu").tolist() == [8 + 4j, 24 - 2j]
+
+
+# Which functions give views (a write into the result is a write into the input), as PyTorch's:
+# the number of the input's elements a fill_ of the result reaches, from torch 2.13 (the same
+# lambdas on torch.arange(n, dtype=float64).reshape(shape), transposed (0, 1) where "strided").
+VIEWS_AS_TORCH = {
+    ("diagonal", (3, 4), "strided"): (lambda x: x.diagonal(), 3),
+    ("diagonal", (2, 3, 4), "strided"): (lambda x: x.diagonal(), 8),
+    ("diagonal of dims 0 and 2", (2, 3, 4), "contiguous"): (lambda x: x.diagonal(0, 0, 2), 6),
+    ("diagonal offset 1", (3, 4), "strided"): (lambda x: x.diagonal(1), 2),
+    ("flatten", (3, 4), "contiguous"): (lambda x: x.flatten(), 12),
+    ("flatten", (2, 3, 4), "contiguous"): (lambda x: x.flatten(), 24),
+    ("flatten", (3, 4), "strided"): (lambda x: x.flatten(), 0),  # a copy where no view exists
+    ("diag of a matrix", (3, 4), "contiguous"): (lambda x: x.diag(), 0),  # torch.diag copies
+}
+
+
+@pytest.mark.parametrize("case", sorted(VIEWS_AS_TORCH), ids=str)
+def test_views_and_copies_as_pytorch(case):
+    _, shape, layout = case
+    fn, reached = VIEWS_AS_TORCH[case]
+    x = mg.arange(float(np.prod(shape)), dtype="float64").reshape(shape)
+    if layout == "strided":
+        x = x.transpose(0, 1)
+    with mg.no_grad():
+        fn(x).fill_(-7.0)
+    assert int((x == -7.0).sum().item()) == reached
+
+
+def test_a_recorded_write_into_the_diagonal_of_a_transposed_matrix():
+    def fn(a):
+        x = a * 1
+        x.t().diagonal(1).mul_(a[0, 0])
+        return (x ** 2).sum()
+
+    a = mg.tensor(A, dtype="float64", requires_grad=True)
+    assert mg.autograd.gradcheck(fn, (a,))
+    x = a.detach() * 1
+    with mg.no_grad():
+        x.t().diagonal(1).mul_(10.0)
+    np.testing.assert_array_equal(np.nonzero(x.numpy() != a.detach().numpy()), ([1, 2], [0, 1]))

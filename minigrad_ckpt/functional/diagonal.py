@@ -12,42 +12,33 @@ from ..ops import shape as _sh
 from ..tape import apply
 from ..tensor import Tensor
 from .arguments import as_tensor, one_axis
-from .indexing import getitem, index_add
+from .conversion import clone
+from .indexing import index_add
 from .reduction import sum  # noqa: A004  (the tensor sum)
-from .shape import moveaxis, reshape
+from .shape import reshape
 
 __all__ = ["eye", "diag", "diagonal", "trace", "tril", "triu"]
 
 
 def diagonal(x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
-    """The diagonal of the ``(axis1, axis2)`` planes, as the last axis (NumPy's ``diagonal``).
-
-    Built from registered ops: the plane is moved last and flattened, and the
-    diagonal is the strided slice ``offset, offset + n2 + 1, ...`` of it (whose
-    gradient is an assignment into zeros).
-    """
+    """The diagonal of the ``(axis1, axis2)`` planes, as the last axis (NumPy's ``diagonal``):
+    a view, as PyTorch's -- ``x.t().diagonal().zero_()`` zeroes ``x``'s diagonal."""
     x = as_tensor(x)
     if x.ndim < 2:
         raise ValueError(f"diagonal: needs at least 2 dimensions, got shape {x.shape}")
     a1, a2 = one_axis(axis1, x.ndim), one_axis(axis2, x.ndim)
     if a1 == a2:
         raise ValueError("diagonal: axis1 and axis2 cannot be the same")
-    offset = int(offset)
-    moved = moveaxis(x, (a1, a2), (-2, -1))
-    n1, n2 = moved.shape[-2:]
-    k = builtins.max(0, builtins.min(n1, n2 - offset) if offset >= 0 else builtins.min(n1 + offset, n2))
-    flat = reshape(moved, moved.shape[:-2] + (n1 * n2,))
-    start = offset if offset >= 0 else -offset * n2
-    sl = slice(start, start + (k - 1) * (n2 + 1) + 1, n2 + 1) if k else slice(0, 0)
-    return getitem(flat, (Ellipsis, sl))
+    return apply(_sh.Diagonal(offset=int(offset), axis1=a1, axis2=a2, in_shape=x.shape), x)
 
 
 def diag(v: Any, k: int = 0) -> Tensor:
-    """A 1-D ``v`` placed on the ``k``-th diagonal of a square matrix, or the ``k``-th diagonal of a 2-D ``v``."""
+    """A 1-D ``v`` placed on the ``k``-th diagonal of a square matrix, or a copy of the ``k``-th diagonal of a
+    2-D ``v`` (PyTorch's ``diag``; :func:`diagonal` is the view)."""
     v = as_tensor(v)
     k = int(k)
-    if v.ndim == 2:
-        return diagonal(v, k)
+    if v.ndim == 2:  # a copy, as PyTorch's diag (its diagonal() is the view)
+        return clone(diagonal(v, k))
     if v.ndim != 1:
         raise ValueError(f"diag: input must be 1-D or 2-D, got shape {v.shape}")
     m = v.shape[0]

@@ -502,16 +502,15 @@ def unsqueeze(x: Any, dim: int) -> Tensor:
 
 
 def flatten(x: Any, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-    """Axes ``start_dim..end_dim`` merged into one (all of them by default: NumPy's
-    ``flatten``, a 1-D copy)."""
+    """Axes ``start_dim..end_dim`` merged into one (all of them by default), as PyTorch's: a
+    view where the memory allows it (a write into it is a write into ``x``), else a copy --
+    not NumPy's ``flatten``, always a copy."""
     x = as_tensor(x)
     if x.ndim == 0:
         return mf.reshape(x, (1,))
     s, e = one_axis(start_dim, x.ndim), one_axis(end_dim, x.ndim)
     if s > e:
         raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} for a {x.ndim}-D tensor")
-    if s == 0 and e == x.ndim - 1:
-        return mf.flatten(x)
     n = 1
     for d in x.shape[s:e + 1]:
         n *= d

@@ -49,6 +49,39 @@ class Transpose(LinearOp):
         return np.transpose(x, self.axes)
 
 
+class Diagonal(LinearOp):
+    """``x.diagonal(offset, axis1, axis2)``: the diagonal of those planes as the last axis -- a
+    view of ``x`` for any strides, as PyTorch's (a write into it is a write into ``x``)."""
+
+    offset: int
+    axis1: int
+    axis2: int
+    in_shape: tuple[int, ...]
+
+    save_inputs = False
+    is_view = True
+
+    def forward(self, xp, x):
+        d = xp.diagonal(x, self.offset, self.axis1, self.axis2)
+        flags = getattr(d, "flags", None)  # NumPy's is a read-only view of writable memory, PyTorch's (and
+        if flags is not None and not flags.writeable and x.flags.writeable:  # CuPy's) a writable one
+            flags.writeable = True
+        return d
+
+    def backward(self, xp, g, out, x):
+        # g placed on the diagonal of zeros: a strided slice of the planes moved last and flattened
+        a1, a2 = self.axis1, self.axis2
+        rest = tuple(n for i, n in enumerate(self.in_shape) if i not in (a1, a2))
+        n1, n2, k = self.in_shape[a1], self.in_shape[a2], g.shape[-1]
+        start = self.offset if self.offset >= 0 else -self.offset * n2
+        step = slice(start, start + (k - 1) * (n2 + 1) + 1, n2 + 1) if k else slice(0, 0)
+        flat = xp.index_add(rest + (n1 * n2,), (Ellipsis, step), g)
+        return xp.moveaxis(flat.reshape(rest + (n1, n2)), (-2, -1), (a1, a2))
+
+    def reference(self, np, x):
+        return np.diagonal(x, self.offset, self.axis1, self.axis2).copy()
+
+
 class BroadcastTo(LinearOp):
     shape: tuple[int, ...]
     in_shape: tuple[int, ...]
