@@ -74,23 +74,29 @@ STEPS = st.lists(st.tuples(st.sampled_from(sorted(VIEWS) + sorted(WRITES)), st.i
                  min_size=1, max_size=7)
 
 
-def run(steps, a):
-    """The program on ``a``: the loss (a 0-d tensor)."""
-    x = a * 1.5 + 0.1
+def live_after(steps, x, a, views, writes):
+    """The tensors alive at the end of the program that starts from ``x``: ``x`` and the views
+    the steps took, after the steps' writes (whose values move with ``a``)."""
     live = [x]
     for kind, pick in steps:
         t = live[pick % len(live)]
-        if kind in VIEWS:
-            v = VIEWS[kind](t)
+        if kind in views:
+            v = views[kind](t)
             if v is not None:
                 live.append(v)
         elif t.numel():
-            WRITES[kind](t, a)
-    loss = 0.0
-    for i, t in enumerate(live):
-        w = mg.arange(t.numel(), dtype=t.dtype, device=t.device).reshape(t.shape) * 0.1 + (i + 1) * 0.3
-        loss = loss + (t * w).sum()
-    return loss
+            writes[kind](t, a)
+    return live
+
+
+def _weights(i, t):
+    return mg.arange(t.numel(), dtype=t.real.dtype, device=t.device).reshape(t.shape) * 0.1 + (i + 1) * 0.3
+
+
+def run(steps, a):
+    """The program on ``a``: the loss (a 0-d tensor) reads every tensor still alive."""
+    live = live_after(steps, a * 1.5 + 0.1, a, VIEWS, WRITES)
+    return sum((t * _weights(i, t)).sum() for i, t in enumerate(live))
 
 
 def _backward(steps, a, checkpointed=False):
@@ -208,21 +214,10 @@ COMPLEX_WRITES = {
 
 
 def run_complex(steps, a):
-    x = a * (1.5 - 0.5j) + 0.1
-    live = [x]
-    for kind, pick in steps:
-        t = live[pick % len(live)]
-        if kind in COMPLEX_VIEWS:
-            v = COMPLEX_VIEWS[kind](t)
-            if v is not None:
-                live.append(v)
-        elif t.numel():
-            COMPLEX_WRITES[kind](t, a)
-    loss = 0.0
-    for i, t in enumerate(live):
-        w = mg.arange(t.numel(), dtype="float64").reshape(t.shape) * 0.1 + (i + 1) * 0.3
-        loss = loss + ((t * w).real.sum() + 0.7 * (t * w).imag.sum() if t.dtype.kind == "c" else (t * w).sum())
-    return loss
+    """The complex program: a real loss of every live tensor, complex or a view of the parts."""
+    live = live_after(steps, a * (1.5 - 0.5j) + 0.1, a, COMPLEX_VIEWS, COMPLEX_WRITES)
+    terms = [t * _weights(i, t) for i, t in enumerate(live)]
+    return sum(t.real.sum() + 0.7 * t.imag.sum() if t.dtype.kind == "c" else t.sum() for t in terms)
 
 
 @settings(max_examples=80, deadline=None)
