@@ -292,3 +292,25 @@ def test_pytorchs_keyword_names_of_the_selection_functions():
     assert [c.shape[1] for c in x.tensor_split(indices=[1, 2], dim=1)] == [1, 1, 2]
     with pytest.raises(TypeError, match="one of"):
         x.tensor_split(2, sections=3)
+
+
+def test_the_tensor_argument_by_pytorchs_keyword_name():
+    # torch, with x = torch.arange(12.).reshape(3, 4); each was mg's "unexpected keyword argument 'input'"
+    x = arange(3, 4)
+    assert mg.sort(input=x, dim=0, descending=True).values[0].tolist() == [8.0, 9.0, 10.0, 11.0]
+    assert mg.argsort(input=x, dim=1, descending=True)[0].tolist() == [3, 2, 1, 0]
+    assert mg.take(input=x, index=mg.tensor([1, 5])).tolist() == [1.0, 5.0]
+    assert mg.max(input=x, dim=1, keepdim=True).indices.tolist() == [[3], [3], [3]]
+    assert mg.argmax(input=x, dim=0).tolist() == [2, 2, 2, 2]
+    assert mg.where(condition=x > 5, input=x, other=-x)[1].tolist() == [-4.0, -5.0, 6.0, 7.0]
+    assert mg.searchsorted(sorted_sequence=x[0], input=mg.tensor([1.5, 3.0]), right=True).tolist() == [2, 4]
+    assert mg.split(tensor=x, split_size_or_sections=1, dim=1)[0].shape == (3, 1)
+    assert mg.tril(input=x, diagonal=-1)[2].tolist() == [8.0, 9.0, 0.0, 0.0]
+    assert mg.diag(input=x, diagonal=1).tolist() == [1.0, 6.0, 11.0]
+    assert mg.diagonal(input=x, offset=1).tolist() == [1.0, 6.0, 11.0]
+    assert mg.roll(input=x, shifts=1, dims=0)[0].tolist() == [8.0, 9.0, 10.0, 11.0]
+    assert mg.flip(input=x, dims=(1,))[0].tolist() == [3.0, 2.0, 1.0, 0.0]
+    assert mg.count_nonzero(input=x, dim=0).tolist() == [2, 3, 3, 3]
+    assert mg.unique(input=mg.tensor([2.0, 1.0, 2.0])).tolist() == [1.0, 2.0]
+    with pytest.raises(TypeError, match="multiple values"):
+        mg.sort(x, input=x)
