@@ -66,9 +66,8 @@ def test_a_bad_padding_mode_and_strided_same_are_refused():
         nn.Conv2d(1, 1, 3, padding_mode="mirror")
     with pytest.raises(ValueError, match="padding_mode must be one of"):
         nn.Conv1d(1, 1, 3, padding_mode="zero")
-    layer = nn.Conv2d(1, 1, 3, stride=2, padding="same", padding_mode="reflect")
-    with pytest.raises(ValueError, match="strided"):
-        layer(mg.ones(1, 1, 5, 5))
+    with pytest.raises(ValueError, match="strided"):  # when built, as PyTorch's constructor
+        nn.Conv2d(1, 1, 3, stride=2, padding="same", padding_mode="reflect")
     assert "padding_mode=circular" in repr(nn.Conv1d(1, 1, 3, padding=1, padding_mode="circular"))  # torch's
 
 

@@ -380,3 +380,22 @@ def test_one_hot_of_an_empty_tensor_needs_num_classes():
     with pytest.raises(ValueError, match="empty tensor"):
         F.one_hot(empty)
     assert F.one_hot(empty, 3).shape == (0, 3)
+
+
+def test_conv_layers_check_padding_strings_and_groups_when_built():
+    nn = mg.nn
+    # torch.nn.Conv2d(4, 4, 3, stride=2, padding='same'): ValueError "padding='same' is not supported for strided
+    # convolutions" (also Conv1d, Conv3d(stride=(1, 2, 1))); padding='full': "Invalid padding string 'full'";
+    # groups=0: "groups must be a positive integer" (a ZeroDivisionError here before; the strings were accepted
+    # until the first forward)
+    for build in (lambda: nn.Conv2d(4, 4, 3, stride=2, padding="same"),
+                  lambda: nn.Conv1d(4, 4, 3, stride=2, padding="same"),
+                  lambda: nn.Conv3d(4, 4, 3, stride=(1, 2, 1), padding="same")):
+        with pytest.raises(ValueError, match="not supported for strided"):
+            build()
+    with pytest.raises(ValueError, match="invalid padding string 'full'"):
+        nn.Conv2d(4, 4, 3, padding="full")
+    with pytest.raises(ValueError, match="groups must be a positive integer"):
+        nn.Conv2d(4, 4, 3, groups=0)
+    assert nn.Conv1d(4, 4, 3, padding="valid").padding == "valid"
+    assert nn.Conv3d(4, 4, 3, padding="same")(mg.randn(1, 4, 3, 3, 3)).shape == (1, 4, 3, 3, 3)

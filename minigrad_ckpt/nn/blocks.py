@@ -11,7 +11,7 @@ from ..creation import ones, zeros
 from ..functional.arguments import as_tensor
 from ..tensor import Tensor
 from . import functional as F
-from .conv import _check_groups, _check_padding_mode, _ConvNd, _ConvTransposeNd, _pad_by_mode
+from .conv import _check_groups, _check_padding_mode, _checked_padding, _ConvNd, _ConvTransposeNd, _pad_by_mode
 from .function_layer import FunctionLayer
 from .module import Module, Parameter, _empty
 from .normalization import _batches_tracked_default
@@ -199,7 +199,7 @@ class Conv3d(_ConvNd):
         self.output_padding = (0, 0, 0)  # PyTorch's attribute of a plain convolution
         self.in_channels, self.out_channels, self.groups = int(in_channels), int(out_channels), int(groups)
         self.kernel_size, self.stride, self.dilation = _triple(kernel_size), _triple(stride), _triple(dilation)
-        self.padding = padding if isinstance(padding, str) else _triple(padding)
+        self.padding = _checked_padding("Conv3d", padding, self.stride, _triple)
         self.weight = _empty(out_channels, in_channels // groups, *self.kernel_size, dtype=dtype, device=device)
         self.bias = _empty(out_channels, dtype=dtype, device=device) if bias else None
         self.reset_parameters()

@@ -27,12 +27,26 @@ def _pair(v: Any) -> tuple[int, int]:
 
 
 def _check_groups(layer: str, in_channels: int, out_channels: int, groups: int) -> None:
+    if int(groups) < 1:
+        raise ValueError(f"{layer}: groups must be a positive integer, got {groups}")
     if in_channels % groups or out_channels % groups:
         raise ValueError(f"{layer}: groups={groups} must divide in_channels={in_channels} "
                          f"and out_channels={out_channels}")
 
 
 PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
+
+
+def _checked_padding(layer: str, padding: Any, stride: tuple, as_tuple: Any) -> Any:
+    """A plain convolution's ``padding``: a string PyTorch's constructor takes ('same' only unstrided),
+    or ints as a tuple."""
+    if not isinstance(padding, str):
+        return as_tuple(padding)
+    if padding not in ("same", "valid"):
+        raise ValueError(f"{layer}: invalid padding string {padding!r}, should be one of 'valid', 'same'")
+    if padding == "same" and any(s != 1 for s in stride):
+        raise ValueError(f"{layer}: padding='same' is not supported for strided convolutions")
+    return padding
 
 
 def _check_padding_mode(layer: str, mode: str) -> str:
@@ -109,7 +123,7 @@ class Conv2d(_ConvNd):
         self.in_channels, self.out_channels = int(in_channels), int(out_channels)
         self.kernel_size = _pair(kernel_size)
         self.stride, self.dilation = _pair(stride), _pair(dilation)
-        self.padding = padding if isinstance(padding, str) else _pair(padding)
+        self.padding = _checked_padding("Conv2d", padding, self.stride, _pair)
         self.groups = int(groups)
         self.weight = _empty(out_channels, in_channels // groups, *self.kernel_size, dtype=dtype,
                              device=device)
@@ -147,7 +161,7 @@ class Conv1d(_ConvNd):
         # one-element tuples, as PyTorch's Conv1d keeps them (conv.kernel_size[0] is how programs read them)
         self.kernel_size, self.stride = (_single(kernel_size),), (_single(stride),)
         self.dilation = (_single(dilation),)
-        self.padding = padding if isinstance(padding, str) else (_single(padding),)
+        self.padding = _checked_padding("Conv1d", padding, self.stride, lambda p: (_single(p),))
         self.weight = _empty(out_channels, in_channels // groups, *self.kernel_size, dtype=dtype, device=device)
         self.bias = _empty(out_channels, dtype=dtype, device=device) if bias else None
         self.reset_parameters()
