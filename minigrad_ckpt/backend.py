@@ -309,9 +309,10 @@ class ArrayNamespace:
             self.scatter_add(out, index, values)
         return out
 
-    def as_strided(self, a: Any, shape: tuple[int, ...], strides: tuple[int, ...]) -> Any:
-        """A read-only strided view of ``a`` (windows for convolution and pooling)."""
-        return self.library.lib.stride_tricks.as_strided(a, shape, strides, writeable=False)
+    def as_strided(self, a: Any, shape: tuple[int, ...], strides: tuple[int, ...], writeable: bool = False) -> Any:
+        """A strided view of ``a``: read-only unless asked (windows for convolution and pooling
+        are read; ``Tensor.unfold``'s windows are PyTorch's writable view)."""
+        return self.library.lib.stride_tricks.as_strided(a, shape, strides, writeable=writeable)
 
 
 
@@ -556,8 +557,8 @@ class CupyNamespace(ArrayNamespace):
     def synchronize(self) -> None:
         self._device.synchronize()
 
-    def as_strided(self, a: Any, shape: tuple[int, ...], strides: tuple[int, ...]) -> Any:
-        return self.library.lib.stride_tricks.as_strided(a, shape, strides)
+    def as_strided(self, a: Any, shape: tuple[int, ...], strides: tuple[int, ...], writeable: bool = False) -> Any:
+        return self.library.lib.stride_tricks.as_strided(a, shape, strides)  # (CuPy's views are writable)
 
 
 def _no_errstate(**kwargs: Any) -> Any:

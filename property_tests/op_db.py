@@ -392,6 +392,15 @@ def diagonal_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> S
     return Sample(op, (_arr(draw, shape, dtype),), (_float(dtype),))
 
 
+def unfold_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    shape = _shape(draw, max_size, min_dims=1)
+    dim = draw(st.integers(0, len(shape) - 1))
+    size = draw(st.integers(0, shape[dim]))
+    step = draw(st.integers(1, shape[dim] + 1))
+    op = registry["Unfold"](dim=dim, size=size, step=step, in_shape=shape)
+    return Sample(op, (_arr(draw, shape, dtype),), (_float(dtype),))
+
+
 def transpose_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
     shape = _shape(draw, max_size)
     perm = tuple(draw(st.permutations(range(len(shape)))))
@@ -1404,6 +1413,7 @@ SPECS: list[OpSpec] = [
     _spec("Reshape", reshape_sampler, forward_dtypes=INT_FWD),
     _spec("Transpose", transpose_sampler, forward_dtypes=INT_FWD),
     _spec("Diagonal", diagonal_sampler, forward_dtypes=INT_FWD),
+    _spec("Unfold", unfold_sampler, forward_dtypes=INT_FWD),
     _spec("BroadcastTo", broadcast_to_sampler, forward_dtypes=INT_FWD),
     _spec("SumTo", sum_to_sampler, forward_dtypes=INT_FWD),
     _spec("Concatenate", concatenate_sampler, forward_dtypes=INT_FWD),
@@ -1545,7 +1555,8 @@ COMPLEX_SAMPLES = (
     "Sinh", "Cosh", "Arcsin", "Arccos", "Arctan", "Arcsinh", "Arccosh", "Arctanh", "Log2", "Log10", "Exp2",
     "Expm1", "Sinc", "Square", "Reciprocal", "Where", "Erf", "Erfc",
     "Sum", "Mean", "Prod", "Var", "Std", "CumSum", "CumProd",
-    "Reshape", "Transpose", "Diagonal", "BroadcastTo", "SumTo", "Concatenate", "Stack", "Flip", "Pad", "Clone", "Tile",
+    "Reshape", "Transpose", "Diagonal", "Unfold", "BroadcastTo", "SumTo", "Concatenate", "Stack", "Flip", "Pad",
+    "Clone", "Tile",
     "Repeat", "Roll", "Tril", "Triu", "TakeAlongAxis", "ScatterAlongAxis", "GetItem", "GetItemCopy", "IndexAdd",
     "MatMul", "Einsum", "LogSumExp", "Linear", "ToDevice",
 )

@@ -308,6 +308,8 @@ VIEWS_AS_TORCH = {
     ("flatten", (2, 3, 4), "contiguous"): (lambda x: x.flatten(), 24),
     ("flatten", (3, 4), "strided"): (lambda x: x.flatten(), 0),  # a copy where no view exists
     ("diag of a matrix", (3, 4), "contiguous"): (lambda x: x.diag(), 0),  # torch.diag copies
+    ("unfold", (3, 4), "contiguous"): (lambda x: x.unfold(1, 2, 1), 12),
+    ("unfold", (2, 3, 4), "strided"): (lambda x: x.unfold(1, 2, 1), 24),
 }
 
 
@@ -335,3 +337,15 @@ def test_a_recorded_write_into_the_diagonal_of_a_transposed_matrix():
     with mg.no_grad():
         x.t().diagonal(1).mul_(10.0)
     np.testing.assert_array_equal(np.nonzero(x.numpy() != a.detach().numpy()), ([1, 2], [0, 1]))
+
+
+def test_a_recorded_write_into_windows_of_unfold():
+    def fn(a):
+        x = a * 1
+        x.unfold(1, 2, 2).mul_(a[:, :2].unsqueeze(-1))  # windows that do not overlap
+        return (x ** 2).sum()
+
+    assert mg.autograd.gradcheck(fn, (mg.tensor(A, dtype="float64", requires_grad=True),))
+    x = mg.tensor(A, dtype="float64", requires_grad=True) * 1
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        x.unfold(1, 2, 1).add_(1.0)  # overlapping windows: PyTorch refuses too

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..backend import host_numpy
+from ..ops import shape as _sh
+from ..tape import apply
 from ..tensor import Tensor
 from . import math as mf
 from . import namespace
@@ -247,16 +249,15 @@ dsplit = _split_along("dsplit", 2, 3)
 
 def unfold_method(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
     """PyTorch's ``x.unfold(dimension, size, step)``: the windows of ``size`` every ``step`` along
-    ``dimension``, that dim becoming the window count and a new last dim the window (a gather)."""
+    ``dimension``, that dim becoming the window count and a new last dim the window -- a view of
+    ``x``, as PyTorch's (``x.unfold(0, 400, 160)`` frames a signal without copying it)."""
     d = _one_dim("unfold", x, dimension)
     n = (x.shape or (1,))[d]
     if size < 0 or size > n or step <= 0:
         raise ValueError(f"unfold: windows of size {size} every {step} do not fit dim {d} of length {n}")
-    starts = host_numpy.arange(0, n - size + 1, step)
-    idx = constant(starts[:, None] + host_numpy.arange(size)[None, :], x)
     if x.ndim == 0:
         return mf.reshape(x, (1, 1))[:, :size] if size else mf.reshape(x, (1, 0))
-    return mf.moveaxis(x[(slice(None),) * d + (idx,)], d + 1, -1)
+    return apply(_sh.Unfold(dim=d, size=int(size), step=int(step), in_shape=x.shape), x)
 
 
 def _triangle(name: str, args: tuple, kwargs: dict) -> Any:

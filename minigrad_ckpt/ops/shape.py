@@ -82,6 +82,40 @@ class Diagonal(LinearOp):
         return np.diagonal(x, self.offset, self.axis1, self.axis2).copy()
 
 
+class Unfold(LinearOp):
+    """``x.unfold(dim, size, step)``: the windows of ``size`` every ``step`` along ``dim``, that dim
+    becoming the window count and a new last dim the window -- a view of ``x``, as PyTorch's
+    (windows that overlap share elements; a write into one is a write into ``x``)."""
+
+    dim: int
+    size: int
+    step: int
+    in_shape: tuple[int, ...]
+
+    save_inputs = False
+    is_view = True
+
+    def _index(self) -> tuple:
+        # the window elements as an index of x: (count, size) positions along dim
+        n = self.in_shape[self.dim]
+        starts = range(0, n - self.size + 1, self.step)
+        return (slice(None),) * self.dim + ([[s + i for i in range(self.size)] for s in starts],)
+
+    def forward(self, xp, x):
+        if not hasattr(x, "strides"):  # a tangent that is a Tensor (nested forward mode): the gather
+            return xp.moveaxis(x[self._index()], self.dim + 1, -1)
+        d, n = self.dim, x.shape[self.dim]
+        shape = x.shape[:d] + ((n - self.size) // self.step + 1,) + x.shape[d + 1:] + (self.size,)
+        strides = x.strides[:d] + (x.strides[d] * self.step,) + x.strides[d + 1:] + (x.strides[d],)
+        return xp.as_strided(x, shape, strides, writeable=x.flags.writeable)
+
+    def backward(self, xp, g, out, x):  # each window's gradient summed back where it came from
+        return xp.index_add(self.in_shape, self._index(), xp.moveaxis(g, -1, self.dim + 1))
+
+    def reference(self, np, x):
+        return np.moveaxis(x[self._index()], self.dim + 1, -1)
+
+
 class BroadcastTo(LinearOp):
     shape: tuple[int, ...]
     in_shape: tuple[int, ...]

@@ -260,9 +260,9 @@ class StrictNamespace(ArrayNamespace):
     def address(self, a: Any) -> int:
         return super().address(a._a)
 
-    def as_strided(self, a: Any, shape: tuple[int, ...], strides: tuple[int, ...]) -> Any:
+    def as_strided(self, a: Any, shape: tuple[int, ...], strides: tuple[int, ...], writeable: bool = False) -> Any:
         return self._wrap(numpy.lib.stride_tricks.as_strided(self._unwrap(a, "as_strided"), shape, strides,
-                                                             writeable=False))
+                                                             writeable=writeable))
 
     def to_device(self, a: Any, device: Any) -> Any:
         from ..backend import get_device
