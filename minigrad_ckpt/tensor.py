@@ -737,7 +737,8 @@ class Tensor:
             raise RuntimeError(f"{what}: a leaf Variable that requires grad is being used in an in-place "
                                f"operation (PyTorch's refusal); update it under mg.no_grad(), or work on "
                                f"a copy (x = x.clone())")
-        if 0 in self._data.strides and any(not s and n > 1 for s, n in zip(self._data.strides, self.shape)):
+        if (0 in self._data.strides and self._data.size > 1  # (NumPy gives an empty array zero strides)
+                and any(not s and n > 1 for s, n in zip(self._data.strides, self.shape))):
             raise RuntimeError(f"{what}: unsupported operation: more than one element of the written-to tensor "
                                f"refers to a single memory location (an expanded view); clone() it first")
         if _views_a_leaf_that_requires_grad(self):

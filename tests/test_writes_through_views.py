@@ -180,6 +180,9 @@ def test_what_pytorch_refuses_is_refused():
     e = (a[:1] * 1).expand(3, 3)
     with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
         e.add_(1.0)
+    empty = mg.zeros(2, 0, 3, requires_grad=True) * 1  # (NumPy's empty arrays have zero strides)
+    empty[0] = mg.tensor(1.0, requires_grad=True)
+    (mg.zeros(0, 3, requires_grad=True) * 1).tril_()
 
 
 def test_a_row_and_a_column_written_in_turn():
