@@ -195,3 +195,24 @@ def test_pytorchs_tensor_methods_for_the_new_functions():
     y = x.clone()
     y.i0_()
     np.testing.assert_array_equal(y.numpy(), mg.special.i0(x).numpy())
+
+
+def test_zero_norms_stay_on_the_tape_with_gradient_zero():
+    """The 0-"norm" counts nonzeros: its gradient is 0, but backward through it runs, as PyTorch's
+    (torch.linalg.vector_norm(x, 0).backward() and pairwise_distance/pdist/cdist with p=0 run;
+    they raised here: the count was detached)."""
+    x = mg.tensor([1.0, 0.0, 2.0], requires_grad=True)
+    n = mg.linalg.vector_norm(x, 0)
+    assert n.item() == 2.0
+    n.backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]
+    a = mg.tensor([[1.0, 2.0, 3.0], [0.0, 5.0, 6.0]], requires_grad=True)
+    b = mg.tensor([[1.0, 0.0, 3.0], [1.0, 5.0, 0.0]])
+    for d in (mg.nn.functional.pairwise_distance(a, b, p=0), mg.nn.functional.pdist(a, p=0),
+              mg.cdist(a[None], b[None], p=0)):
+        a.grad = None
+        d.sum().backward()
+        assert np.all(a.grad.numpy() == 0)
+    assert mg.nn.functional.pairwise_distance(a, b, p=0).tolist() == [3.0, 3.0]  # (of a - b + eps, as torch)
+    with mg.no_grad():
+        assert not mg.linalg.vector_norm(x, 0).requires_grad

@@ -327,10 +327,13 @@ def _vector(x: Tensor, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Tenso
         return mf.max(mf.abs(x), axis=axes, keepdims=keepdims)
     if p == -host_numpy.inf:
         return mf.min(mf.abs(x), axis=axes, keepdims=keepdims)
-    if p == 0:
+    if p == 0:  # a count of the nonzeros: piecewise constant, so its gradient is 0 -- but on the tape,
         count = mf.sum(astype(not_equal(x, 0), x.dtype if x.dtype.kind == "f" else "float64"), axis=axes,
-                    keepdims=keepdims)
-        return count.detach()
+                       keepdims=keepdims)  # as PyTorch's (backward through it runs), where x is
+        if not x.requires_grad:
+            return count
+        never = Tensor.constant(x.device.xp.zeros((), dtype=bool), x.device)
+        return mf.where(never, astype(mf.sum(mf.abs(x), axis=axes, keepdims=keepdims), count.dtype), count)
     return apply(_mx.VectorNorm(ord=p, axes=axes, keepdims=bool(keepdims)), x)
 
 
