@@ -63,9 +63,9 @@ class Diagonal(LinearOp):
 
     def forward(self, xp, x):
         d = xp.diagonal(x, self.offset, self.axis1, self.axis2)
-        flags = getattr(d, "flags", None)  # NumPy's is a read-only view of writable memory, PyTorch's (and
-        if flags is not None and not flags.writeable and x.flags.writeable:  # CuPy's) a writable one
-            flags.writeable = True
+        flags = getattr(d, "flags", None)  # NumPy's is a read-only view of writable memory, PyTorch's a
+        if flags is not None and not getattr(flags, "writeable", True) and x.flags.writeable:  # writable one
+            flags.writeable = True  # (CuPy's flags have no writeable: its views are writable)
         return d
 
     def backward(self, xp, g, out, x):
@@ -107,7 +107,7 @@ class Unfold(LinearOp):
         d, n = self.dim, x.shape[self.dim]
         shape = x.shape[:d] + ((n - self.size) // self.step + 1,) + x.shape[d + 1:] + (self.size,)
         strides = x.strides[:d] + (x.strides[d] * self.step,) + x.strides[d + 1:] + (x.strides[d],)
-        return xp.as_strided(x, shape, strides, writeable=x.flags.writeable)
+        return xp.as_strided(x, shape, strides, writeable=getattr(x.flags, "writeable", True))  # (CuPy: no flag)
 
     def backward(self, xp, g, out, x):  # each window's gradient summed back where it came from
         return xp.index_add(self.in_shape, self._index(), xp.moveaxis(g, -1, self.dim + 1))

@@ -64,7 +64,18 @@ CASES = {
                   + F.avg_pool2d(F.conv2d(x, w, padding=1), 2), IMG, W),
     "norms": (lambda a: F.layer_norm(a, 6) + F.gelu(a) + F.silu(a), X),
     "softmax_ce": (lambda a: F.cross_entropy(a, mg.tensor([0, 4, 2, 1], device=a.device)), X),
+    "views": (lambda a: a.t().diagonal(1) + a.unfold(1, 2, 2).sum(-1).sum(-1)[:3], X),
+    "writes_through_views": (lambda a: _written_through_views(a), X),
 }
+
+
+def _written_through_views(a):
+    # recorded writes through views go into the memory (functional/shared_memory.py on CuPy arrays)
+    x = a * 1
+    x[:, 0] *= 2
+    x.t().diagonal(1).mul_(a[0, 0])
+    x.unfold(1, 2, 2).add_(a[:, :2].unsqueeze(-1))
+    return x * x
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
