@@ -74,7 +74,7 @@ def _written_through_views(a):
     x = a * 1
     x[:, 0] *= 2
     x.t().diagonal(1).mul_(a[0, 0])
-    x.unfold(1, 2, 2).add_(a[:, :2].unsqueeze(-1))
+    x.unfold(1, 2, 2).add_(a[:, :3].unsqueeze(-1))
     return x * x
 
 
