@@ -8,7 +8,6 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from ...backend import host_numpy
 from ...grad_mode import no_grad
 from ...tensor import Tensor
 from . import parametrizations, parametrize, rnn
@@ -25,37 +24,18 @@ def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0,
                     error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
     """Scale gradients in place so their joint norm is at most ``max_norm``.
 
-    Returns the total norm before clipping (a 0-d tensor), as PyTorch does:
-    ``clip_coef = max_norm / (total_norm + 1e-6)``, applied when below 1. PyTorch's ``foreach``
-    picks its kernels (one per tensor or grouped), not the result: accepted, and it changes nothing.
+    Returns the total norm before clipping (a 0-d tensor), as PyTorch does, and is PyTorch's
+    two halves: :func:`get_total_norm` of the gradients (any order ``vector_norm`` takes:
+    ``0``, ``-inf`` and fractional too; the norms of tensors of several dtypes joined in the
+    promoted dtype), then :func:`clip_grads_with_norm_` (``max_norm / (total_norm + 1e-6)``,
+    applied when below 1). PyTorch's ``foreach`` picks its kernels (one per tensor or grouped),
+    not the result: accepted, and it changes nothing.
     """
     params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
     grads = [p.grad for p in params if p.grad is not None]
-    if not grads:
-        from ...creation import tensor
-
-        return tensor(0.0)
-    xp = grads[0].device.xp
-    norm_type = float(norm_type)
-    with no_grad():
-        if math.isinf(norm_type):
-            norms = [xp.max(xp.abs(g._data)) for g in grads]
-            total = xp.max(xp.stack(norms))
-        else:
-            # in the gradients' dtype, as PyTorch does (a float32-only device has no float64)
-            norms = [xp.sum(xp.abs(g._data) ** norm_type) for g in grads]
-            total = xp.sum(xp.stack(norms)) ** (1.0 / norm_type)
-        # real, as each |g| is: a complex gradient's norm is no complex number (PyTorch's)
-        # (xp.asarray: NumPy's reductions give scalars, and a Tensor holds an array)
-        total_t = Tensor.constant(xp.asarray(total.astype(host_numpy.finfo(grads[0].dtype).dtype)), grads[0].device)
-        total_host = xp.scalar(total)  # the one device-to-host read: is clipping needed?
-        if error_if_nonfinite and not math.isfinite(total_host):
-            raise RuntimeError(f"the total norm of order {norm_type} of the gradients is non-finite")
-        coef = max_norm / (total_host + 1e-6)
-        if coef < 1:
-            for g in grads:
-                g.mul_(coef)
-    return total_t
+    total = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
+    clip_grads_with_norm_(params, max_norm, total, foreach)
+    return total
 
 
 def get_total_norm(tensors: Iterable[Tensor] | Tensor, norm_type: float = 2.0,
