@@ -64,12 +64,11 @@ def _followers(target: Tensor, sharers: list[Tensor], result: Tensor, what: str)
     complex tensor and a float view of its parts (``.real``, ``view_as_real``) are matched part
     by part: real and imaginary parts are elements of the floats' dtype."""
     xp = target._device.xp
-    written = _part_addresses(target._data, xp)
-    order = host_numpy.argsort(written, kind="stable")
-    ordered = written[order]
-    if ordered.size > 1 and (ordered[1:] == ordered[:-1]).any():  # (as_strided; expand is refused before)
-        raise RuntimeError(f"{what}: unsupported operation: more than one element of the written-to tensor "
-                           f"refers to a single memory location; clone() it first")
+    if not _surely_apart(target._data):
+        written = host_numpy.sort(_part_addresses(target._data, xp))
+        if (written[1:] == written[:-1]).any():  # (as_strided, unfold; expand is refused before)
+            raise RuntimeError(f"{what}: unsupported operation: more than one element of the written-to tensor "
+                               f"refers to a single memory location; clone() it first")
     flat = _shape.reshape(_parts(result), (-1,))
     followers = []
     for s in sharers:
@@ -80,25 +79,73 @@ def _followers(target: Tensor, sharers: list[Tensor], result: Tensor, what: str)
                 raise RuntimeError(f"{what}: an in-place change through a view of another dtype ({s.dtype} "
                                    f"shares memory with {target.dtype}) is not recorded; write it out of place")
             continue
-        at = _part_addresses(s._data, xp)
-        pos = host_numpy.minimum(host_numpy.searchsorted(ordered, at), ordered.size - 1)
-        reached = ordered[pos] == at
-        if reached.any():
-            followers.append((s, _after_write(s, flat, order[pos], reached, xp)))
+        positions, sources = _reach(target._data, s._data, xp)
+        if positions.size:
+            followers.append((s, _after_write(s, flat, positions, sources, xp)))
     return followers
 
 
-def _after_write(s: Tensor, flat: Tensor, source: Any, reached: Any, xp: Any) -> Tensor:
-    """``s``'s value after the write, on the tape: its parts ``reached`` take the written parts
-    ``flat[source]``, the others keep ``s``'s old history."""
+def _reach(t: Any, s: Any, xp: Any) -> tuple[Any, Any]:
+    """The parts of ``s`` a write into ``t`` reaches, as two host arrays: their positions among
+    ``s``'s parts (C order) and the positions among ``t``'s parts they take their values from.
+    Where either is one contiguous block, an address is a position -- no search over the other
+    (``x[:, 0] *= 2`` of a large ``x`` reads the addresses of the column, not of ``x``); otherwise
+    the addresses are matched by sorting."""
+    unit = _part_bytes(t)
+    if t.flags.c_contiguous:
+        offset = _part_addresses(s, xp) - xp.address(t)
+        reached = (offset >= 0) & (offset < t.size * t.itemsize) & (offset % unit == 0)
+        return host_numpy.nonzero(reached)[0], offset[reached] // unit
+    if s.flags.c_contiguous:
+        offset = _part_addresses(t, xp) - xp.address(s)
+        inside = (offset >= 0) & (offset < s.size * s.itemsize) & (offset % unit == 0)
+        return offset[inside] // unit, host_numpy.nonzero(inside)[0]
+    written = _part_addresses(t, xp)
+    order = host_numpy.argsort(written, kind="stable")
+    at = _part_addresses(s, xp)
+    pos = host_numpy.minimum(host_numpy.searchsorted(written[order], at), written.size - 1)
+    reached = written[order][pos] == at
+    return host_numpy.nonzero(reached)[0], order[pos][reached]
+
+
+def _surely_apart(a: Any) -> bool:
+    """Whether no two elements of ``a`` share memory, read from its strides: each dim's stride at
+    least spans the dims inside it (a view made by slicing, transposing or reshaping).  False
+    means "maybe" (overlapping windows, or an unusual layout): then the addresses decide."""
+    dims = sorted((abs(st), n) for st, n in zip(a.strides, a.shape) if n > 1)
+    span = a.itemsize
+    for stride, n in dims:
+        if stride < span:
+            return False
+        span = stride * n
+    return True
+
+
+def _part_bytes(a: Any) -> int:
+    return a.itemsize // 2 if a.dtype.kind == "c" else a.itemsize
+
+
+def _after_write(s: Tensor, flat: Tensor, positions: Any, sources: Any, xp: Any) -> Tensor:
+    """``s``'s value after the write, on the tape: its parts at ``positions`` take the written
+    parts ``flat[sources]``, the others keep ``s``'s old history -- scattered into zeros and
+    picked by a mask, so the cost beyond one pass over ``s`` is the overlap's."""
     shape = s.shape + (2,) if s.dtype.kind == "c" else s.shape
-    values = _indexing.take(flat, Tensor.constant(xp.asarray(source.reshape(shape)), s._device))
-    if not reached.all():
+    n = int(host_numpy.prod(shape))
+    if positions.size == n:  # every part of s is written: s is the written values, in its order
+        source = host_numpy.empty(n, dtype="int64")
+        source[positions] = sources
+        new = _indexing.take(flat, Tensor.constant(xp.asarray(source), s._device))
+    else:
+        values = _indexing.take(flat, Tensor.constant(xp.asarray(sources), s._device))
+        written = _indexing.index_add((n,), (Tensor.constant(xp.asarray(positions), s._device),), values)
+        hit = host_numpy.zeros(n, dtype=bool)
+        hit[positions] = True
         old = Tensor._wrap(s._data, s._node, s._device)
         old._requires_grad, old._tangents = s._requires_grad, s._tangents
-        hit = Tensor.constant(xp.asarray(reached.reshape(shape)), s._device)
-        values = _elementwise.where(hit, values, _parts(old))
-    return _complex_numbers.view_as_complex(values) if s.dtype.kind == "c" else values
+        new = _elementwise.where(Tensor.constant(xp.asarray(hit), s._device), written,
+                                 _shape.reshape(_parts(old), (n,)))
+    new = _shape.reshape(new, shape)
+    return _complex_numbers.view_as_complex(new) if s.dtype.kind == "c" else new
 
 
 def _parts(t: Tensor) -> Tensor:
