@@ -230,10 +230,9 @@ def test_set_default_validate_args_is_accepted():
     # RL programs call torch.distributions.Distribution.set_default_validate_args(False) for speed
     Distribution.set_default_validate_args(False)
     assert Normal(_t([0.0]), _t([1.0])).log_prob(_t([5.0])).shape == (1,)
-    Distribution.set_default_validate_args(True)
+    Distribution.set_default_validate_args(True)  # PyTorch's default, left for the tests after this one
     with pytest.raises(ValueError):
         Distribution.set_default_validate_args("yes")
-    Distribution.set_default_validate_args(False)
 
 
 @pytest.mark.parametrize("device", ["strict", "strict-f32"])

@@ -7,14 +7,16 @@ REINFORCE, actor-critic and VAE programs use.
 Each is a composition of the engine's differentiable ops, so ``log_prob`` and ``entropy``
 carry gradients to the parameters (and ``rsample`` to ``loc`` and ``scale``); samples are drawn
 from the engine's generator, so PyTorch's numbers for a seed are not reproduced, its
-distributions are.  Other distributions, transforms and ``validate_args`` checks of values
-are not offered (the constructors do check their parameters, as PyTorch's).
+distributions are.  ``validate_args`` (on by default, as PyTorch's) checks parameters against
+``arg_constraints`` and values against ``support`` (the ``constraints`` module's objects).
+Other distributions and transforms are not offered.
 """
 
 from __future__ import annotations
 
-from . import kl
+from . import constraints, kl
 from .distributions import Bernoulli, Categorical, Distribution, Independent, Normal
 from .kl import kl_divergence, register_kl
 
-__all__ = ["Distribution", "Categorical", "Normal", "Bernoulli", "Independent", "kl", "kl_divergence", "register_kl"]
+__all__ = ["Distribution", "constraints", "Categorical", "Normal", "Bernoulli", "Independent", "kl", "kl_divergence",
+           "register_kl"]

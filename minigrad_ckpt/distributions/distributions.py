@@ -12,6 +12,7 @@ from ..functional.special import erfinv
 from ..grad_mode import no_grad
 from ..nn import functional as F
 from ..tensor import Tensor
+from . import constraints
 
 __all__ = ["Distribution", "Categorical", "Normal", "Bernoulli", "Independent"]
 
@@ -47,21 +48,67 @@ class Distribution:
 
     Every distribution here is of scalars (one category, one real, one bit), so ``event_shape``
     is ``()`` and a sample's shape is ``sample_shape + batch_shape``, as PyTorch's.
+
+    ``validate_args`` (PyTorch's default: on) checks the given parameters against
+    ``arg_constraints`` when built, and the values given to ``log_prob`` (and ``cdf``) against
+    ``support``: a ``ValueError`` with PyTorch's message instead of a NaN or a wrong number
+    (``Bernoulli(0.2).log_prob(tensor(0.5))`` is no probability). ``validate_args=False`` (or
+    :meth:`set_default_validate_args`) skips both checks, as PyTorch's, and their host syncs.
     """
 
     batch_shape: tuple[int, ...] = ()
     event_shape: tuple[int, ...] = ()
     has_enumerate_support = False
-    _validate_args = False
+    arg_constraints: dict[str, constraints.Constraint] = {}
+    #: the parameters this instance was given (of ``arg_constraints``): the ones checked and printed
+    _given: tuple[str, ...] = ()
+    _validate_args = True
 
     @staticmethod
     def set_default_validate_args(value: bool) -> None:
-        """PyTorch's switch for checking the values given to ``log_prob`` against the support
-        (programs turn it off for speed). Kept, and changes nothing: values are not checked here
-        (parameters are, by the constructors, either way)."""
+        """PyTorch's switch for the checks of ``validate_args`` in every distribution built after
+        it without an explicit ``validate_args`` (programs turn it off for speed)."""
         if value not in (True, False):
             raise ValueError("set_default_validate_args expects a bool")
         Distribution._validate_args = value
+
+    def _check_parameters(self, validate_args: Any) -> None:
+        """Keep ``validate_args`` (None: the default) and, when on, refuse a parameter outside
+        its constraint with PyTorch's ``ValueError``."""
+        if validate_args is not None:
+            self._validate_args = bool(validate_args)
+        if not self._validate_args:
+            return
+        for name in self._given:
+            value, constraint = getattr(self, name), self.arg_constraints[name]
+            if not bool(constraint.check(value).all().item()):
+                raise ValueError(f"Expected parameter {name} (Tensor of shape {tuple(value.shape)}) of distribution "
+                                 f"{self!r} to satisfy the constraint {constraint!r}, "
+                                 f"but found invalid values:\n{value}")
+
+    def _validate_sample(self, value: Any) -> None:
+        """PyTorch's check of a value given to ``log_prob``: a tensor, broadcastable against
+        ``batch_shape + event_shape``, inside ``support``."""
+        if not isinstance(value, Tensor):
+            raise ValueError("The value argument to log_prob must be a Tensor")
+        actual, expected = tuple(value.shape), tuple(self.batch_shape) + tuple(self.event_shape)
+        if self.event_shape and actual[len(actual) - len(self.event_shape):] != tuple(self.event_shape):
+            raise ValueError(f"The right-most size of value must match event_shape: {actual} vs {self.event_shape}.")
+        if any(i != 1 and j != 1 and i != j for i, j in zip(reversed(actual), reversed(expected))):
+            raise ValueError(f"Value is not broadcastable with batch_shape+event_shape: {actual} vs {expected}.")
+        if not bool(self.support.check(value).all().item()):
+            raise ValueError(f"Expected value argument (Tensor of shape {actual}) to be within the support "
+                             f"({self.support!r}) of the distribution {self!r}, but found invalid values:\n{value}")
+
+    @property
+    def support(self) -> constraints.Constraint:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        """PyTorch's: the given parameters, each by its value if it has one element, else its shape."""
+        shown = (f"{name}: {v.item() if v.numel() == 1 else tuple(v.shape)}"
+                 for name, v in ((n, getattr(self, n)) for n in self._given))
+        return f"{type(self).__name__}({', '.join(shown)})"
 
     @property
     def stddev(self) -> Tensor:
@@ -104,18 +151,26 @@ class Categorical(Distribution):
             raise ValueError("Either `probs` or `logits` must be specified, but not both.")
         if probs is not None:
             if probs.ndim < 1:
-                raise ValueError("Categorical: probs must have at least one dimension")
+                raise ValueError("`probs` parameter must be at least one-dimensional.")
+            self._given = ("probs",)
             self.probs = probs / probs.sum(-1, keepdim=True)
             self.logits = _clamp_probs(self.probs).log()
         else:
             if logits.ndim < 1:
-                raise ValueError("Categorical: logits must have at least one dimension")
+                raise ValueError("`logits` parameter must be at least one-dimensional.")
+            self._given = ("logits",)
             self.logits = logits - logits.logsumexp(dim=-1, keepdim=True)
             self.probs = F.softmax(self.logits, dim=-1)
         self._num_events = self.probs.shape[-1]
         self.batch_shape = tuple(self.probs.shape[:-1])
+        self._check_parameters(validate_args)
 
     has_enumerate_support = True
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.independent(constraints.real, 1)}
+
+    @property
+    def support(self) -> constraints.Constraint:
+        return constraints.integer_interval(0, self._num_events - 1)
 
     @property
     def param_shape(self) -> tuple[int, ...]:
@@ -147,6 +202,7 @@ class Categorical(Distribution):
         new.probs = self.probs.expand(*shape, self._num_events)
         new.logits = self.logits.expand(*shape, self._num_events)
         new._num_events, new.batch_shape = self._num_events, shape
+        new._given, new._validate_args = self._given, self._validate_args
         return new
 
     def _draw(self, shape: tuple[int, ...]) -> Tensor:
@@ -160,6 +216,8 @@ class Categorical(Distribution):
 
     def log_prob(self, value: Tensor) -> Tensor:
         """``log p(value)``, ``value`` broadcast against the batch shape (PyTorch's gather)."""
+        if self._validate_args:
+            self._validate_sample(value)
         value = value.long().unsqueeze(-1)
         shape = (*_broadcast(value.shape[:-1], self.batch_shape), 1)
         log_pmf = self.logits.expand(*shape[:-1], self._num_events)
@@ -179,11 +237,14 @@ class Normal(Distribution):
     def __init__(self, loc: Any, scale: Any, validate_args: Any = None) -> None:
         like = loc if isinstance(loc, Tensor) else scale if isinstance(scale, Tensor) else None
         loc, scale = _as_float_tensor(loc, like), _as_float_tensor(scale, like)
-        if bool((scale <= 0).any().item()) or bool((scale != scale).any().item()):
-            raise ValueError("Normal: scale must be positive (PyTorch's constraint GreaterThan(0.0))")
         shape = _broadcast(loc.shape, scale.shape)
         self.loc, self.scale = loc.expand(*shape), scale.expand(*shape)
         self.batch_shape = shape
+        self._check_parameters(validate_args)
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    _given = ("loc", "scale")
 
     @property
     def mean(self) -> Tensor:
@@ -203,11 +264,16 @@ class Normal(Distribution):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Normal:
         shape = _shape(batch_shape)
-        return Normal(self.loc.expand(*shape), self.scale.expand(*shape))
+        # checked once, when built: a view of valid parameters is valid
+        new = Normal(self.loc.expand(*shape), self.scale.expand(*shape), validate_args=False)
+        new._validate_args = self._validate_args
+        return new
 
     def cdf(self, value: Any) -> Tensor:
         """``P(X <= value) = (1 + erf((value - loc) / (scale * sqrt 2))) / 2``, differentiable in
         all three."""
+        if self._validate_args:
+            self._validate_sample(value)
         return 0.5 * (1 + erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
 
     def icdf(self, value: Any) -> Tensor:
@@ -220,6 +286,8 @@ class Normal(Distribution):
         return self.loc + eps * self.scale
 
     def log_prob(self, value: Any) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
         var = self.scale ** 2
         return -((value - self.loc) ** 2) / (2 * var) - self.scale.log() - math.log(math.sqrt(2 * math.pi))
 
@@ -234,17 +302,22 @@ class Bernoulli(Distribution):
         if (probs is None) == (logits is None):
             raise ValueError("Either `probs` or `logits` must be specified, but not both.")
         if probs is not None:
-            self.probs = _as_float_tensor(probs)
-            if bool(((self.probs < 0) | (self.probs > 1)).any().item()):
-                raise ValueError("Bernoulli: probs must be in [0, 1]")
+            self.probs, self._given = _as_float_tensor(probs), ("probs",)
             clamped = _clamp_probs(self.probs)
             self.logits = clamped.log() - (-clamped).log1p()
         else:
-            self.logits = _as_float_tensor(logits)
+            self.logits, self._given = _as_float_tensor(logits), ("logits",)
             self.probs = self.logits.sigmoid()
         self.batch_shape = tuple(self.probs.shape)
+        self._check_parameters(validate_args)
 
     has_enumerate_support = True
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.boolean
+
+    @property
+    def param_shape(self) -> tuple[int, ...]:
+        return tuple(self.probs.shape)
 
     @property
     def mean(self) -> Tensor:
@@ -270,13 +343,16 @@ class Bernoulli(Distribution):
         # both kept (not recomputed from one another), so an expanded copy's numbers are the original's
         new = object.__new__(Bernoulli)
         new.probs, new.logits = self.probs.expand(*shape), self.logits.expand(*shape)
-        new.batch_shape = shape
+        new.batch_shape, new._given, new._validate_args = shape, self._given, self._validate_args
         return new
 
     def _draw(self, shape: tuple[int, ...]) -> Tensor:
         return creation.bernoulli(self.probs.expand(*shape, *self.batch_shape))
 
-    def log_prob(self, value: Tensor) -> Tensor:
+    def log_prob(self, value: Any) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        value = _as_float_tensor(value, like=self.logits)  # a number, when not validated (PyTorch's broadcast_all)
         logits = self.logits.expand(*_broadcast(self.logits.shape, value.shape))
         return -F.binary_cross_entropy_with_logits(logits, value.expand(*logits.shape), reduction="none")
 
@@ -303,6 +379,17 @@ class Independent(Distribution):
         event_dim = reinterpreted_batch_ndims + len(base_distribution.event_shape)
         self.base_dist, self.reinterpreted_batch_ndims = base_distribution, reinterpreted_batch_ndims
         self.batch_shape, self.event_shape = shape[:len(shape) - event_dim], shape[len(shape) - event_dim:]
+        self._check_parameters(validate_args)
+
+    arg_constraints: dict[str, constraints.Constraint] = {}
+
+    @property
+    def support(self) -> constraints.Constraint:
+        """The base's support, held by the whole event at once."""
+        return constraints.independent(self.base_dist.support, self.reinterpreted_batch_ndims)
+
+    def __repr__(self) -> str:
+        return f"Independent({self.base_dist!r}, {self.reinterpreted_batch_ndims})"
 
     @property
     def has_rsample(self) -> bool:  # type: ignore[override]

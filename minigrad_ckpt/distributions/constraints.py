@@ -1,0 +1,114 @@
+"""``mg.distributions.constraints``: the sets a parameter or a value must lie in -- PyTorch's
+``constraints`` objects, as far as the distributions here need them.
+
+A constraint answers ``check(value)`` with a bool tensor (True where ``value`` is inside), and
+prints as PyTorch's (``GreaterThan(lower_bound=0.0)``), since the refusals of ``validate_args``
+name it. ``Distribution.support`` and ``arg_constraints`` are made of these.
+"""
+
+from __future__ import annotations
+
+from ..tensor import Tensor
+
+__all__ = ["Constraint", "real", "positive", "unit_interval", "boolean", "simplex", "integer_interval",
+           "independent"]
+
+
+class Constraint:
+    """A set of values; ``event_dim`` is how many rightmost dims one element of the set spans."""
+
+    event_dim = 0
+
+    def check(self, value: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class Real(Constraint):
+    """Every real number, infinities included: only NaN is outside (``value == value``)."""
+
+    def check(self, value: Tensor) -> Tensor:
+        return value == value
+
+
+class GreaterThan(Constraint):
+    """``value > lower_bound`` (strictly: a zero scale is outside)."""
+
+    def __init__(self, lower_bound: float) -> None:
+        self.lower_bound = lower_bound
+
+    def check(self, value: Tensor) -> Tensor:
+        return value > self.lower_bound
+
+    def __repr__(self) -> str:
+        return f"GreaterThan(lower_bound={self.lower_bound})"
+
+
+class Interval(Constraint):
+    """``lower_bound <= value <= upper_bound`` (NaN is outside)."""
+
+    def __init__(self, lower_bound: float, upper_bound: float) -> None:
+        self.lower_bound, self.upper_bound = lower_bound, upper_bound
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value >= self.lower_bound) & (value <= self.upper_bound)
+
+    def __repr__(self) -> str:
+        return f"Interval(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+
+
+class Boolean(Constraint):
+    """The two values 0 and 1 (a Bernoulli's outcomes)."""
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value == 0) | (value == 1)
+
+
+class IntegerInterval(Constraint):
+    """The whole numbers ``lower_bound..upper_bound`` (a Categorical's labels; 0.5 is outside)."""
+
+    def __init__(self, lower_bound: int, upper_bound: int) -> None:
+        self.lower_bound, self.upper_bound = lower_bound, upper_bound
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value % 1 == 0) & (value >= self.lower_bound) & (value <= self.upper_bound)
+
+    def __repr__(self) -> str:
+        return f"IntegerInterval(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+
+
+class Simplex(Constraint):
+    """Vectors (the last dim) of non-negative entries summing to 1 within ``1e-6``, PyTorch's tolerance."""
+
+    event_dim = 1
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
+
+
+class IndependentConstraint(Constraint):
+    """``base`` holding for every entry of the last ``reinterpreted_batch_ndims`` dims at once."""
+
+    def __init__(self, base: Constraint, reinterpreted_batch_ndims: int) -> None:
+        self.base_constraint, self.reinterpreted_batch_ndims = base, reinterpreted_batch_ndims
+        self.event_dim = base.event_dim + reinterpreted_batch_ndims
+
+    def check(self, value: Tensor) -> Tensor:
+        inside = self.base_constraint.check(value)
+        for _ in range(self.reinterpreted_batch_ndims):
+            inside = inside.all(-1)
+        return inside
+
+    def __repr__(self) -> str:
+        return f"IndependentConstraint({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
+
+
+real = Real()
+positive = GreaterThan(0.0)
+unit_interval = Interval(0.0, 1.0)
+boolean = Boolean()
+simplex = Simplex()
+integer_interval = IntegerInterval
+independent = IndependentConstraint

@@ -1,0 +1,120 @@
+"""``mg.distributions`` against ``torch.distributions`` 2.13 where the two disagreed: the checks of
+``validate_args`` (PyTorch's default: on). A value outside the support (``Bernoulli.log_prob(0.5)``,
+a category past the last) was scored (or an IndexError); a NaN ``loc``/``logits``/``probs`` or a
+negative category probability was accepted; ``validate_args=False`` still refused a bad scale.
+Expected errors and values: torch's, from the expressions quoted beside them."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt.distributions import Bernoulli, Categorical, Distribution, Independent, Normal, constraints
+
+
+def _t(values, dtype=mg.float64):
+    return mg.tensor(values, dtype=dtype)
+
+
+@pytest.fixture(autouse=True)
+def _default_validation():
+    """Every test starts from PyTorch's default (checks on) and leaves it so."""
+    Distribution.set_default_validate_args(True)
+    yield
+    Distribution.set_default_validate_args(True)
+
+
+def test_log_prob_refuses_values_outside_the_support():
+    # torch: td.Bernoulli(tensor([0.2])).log_prob(tensor([0.5])) -> ValueError "... support (Boolean()) ..."
+    with pytest.raises(ValueError, match=r"to be within the support \(Boolean\(\)\) of the distribution Bernoulli"):
+        Bernoulli(_t([0.2])).log_prob(_t([0.5]))
+    # torch: td.Categorical(tensor([.5, .5])).log_prob(tensor(5)) -> ValueError (an IndexError here before)
+    with pytest.raises(ValueError, match=r"IntegerInterval\(lower_bound=0, upper_bound=1\)"):
+        Categorical(_t([0.5, 0.5])).log_prob(mg.tensor(5))
+    with pytest.raises(ValueError, match="IntegerInterval"):  # 0.5 is no category (it was read as 0)
+        Categorical(_t([0.5, 0.5])).log_prob(_t(0.5))
+    with pytest.raises(ValueError, match=r"support \(Real\(\)\)"):  # torch: Normal(0., 1.).log_prob(tensor(nan))
+        Normal(0.0, 1.0).log_prob(_t(math.nan))
+    with pytest.raises(ValueError, match=r"support \(Real\(\)\)"):  # torch: Normal(0., 1.).cdf(tensor(nan))
+        Normal(0.0, 1.0).cdf(_t(math.nan))
+    with pytest.raises(ValueError, match="The value argument to log_prob must be a Tensor"):
+        Normal(0.0, 1.0).log_prob(0.5)
+    # torch: Normal(zeros(2), ones(2)).log_prob(zeros(3))
+    with pytest.raises(ValueError, match=r"not broadcastable with batch_shape\+event_shape: \(3,\) vs \(2,\)"):
+        Normal(_t([0.0, 1.0]), _t([1.0, 1.0])).log_prob(_t([1.0, 2.0, 3.0]))
+    with pytest.raises(ValueError, match="not broadcastable"):  # the base's check, under Independent
+        Independent(Normal(_t(np.zeros((2, 3))), _t(np.ones((2, 3)))), 1).log_prob(_t(np.zeros((2, 4))))
+    # values inside the support are scored as before, broadcast included
+    assert Categorical(_t([[0.5, 0.5]] * 2)).log_prob(mg.tensor([[0], [1]])).shape == (2, 2)
+
+
+def test_parameters_outside_their_constraint_are_refused_with_torchs_message():
+    # torch: td.Normal(0., -1.) -> this message, word for word
+    with pytest.raises(ValueError) as refused:
+        Normal(0.0, -1.0)
+    assert str(refused.value).startswith(
+        "Expected parameter scale (Tensor of shape ()) of distribution Normal(loc: 0.0, scale: -1.0) "
+        "to satisfy the constraint GreaterThan(lower_bound=0.0), but found invalid values:")
+    bad = [(lambda: Normal(_t([math.nan]), _t([1.0])), r"parameter loc .* Real\(\)"),
+           (lambda: Bernoulli(_t([math.nan])), r"parameter probs .* Interval\(lower_bound=0.0, upper_bound=1.0\)"),
+           (lambda: Bernoulli(logits=_t([math.nan])), r"parameter logits .* Real\(\)"),
+           (lambda: Categorical(_t([0.5, -0.1, 0.6])), r"parameter probs .* Simplex\(\)"),
+           (lambda: Categorical(_t([0.0, 0.0])), r"Simplex\(\)"),
+           (lambda: Categorical(logits=_t([0.5, math.nan])), r"IndependentConstraint\(Real\(\), 1\)"),
+           (lambda: Categorical(_t(0.5)), "`probs` parameter must be at least one-dimensional.")]
+    for build, message in bad:  # each was built (the NaNs flowed into every result) but the last
+        with pytest.raises(ValueError, match=message):
+            build()
+
+
+def test_validate_args_false_skips_the_checks_as_torch():
+    assert Normal(0.0, -1.0, validate_args=False).scale.item() == -1.0  # torch: .scale.item() == -1.0; refused before
+    assert Bernoulli(_t([2.0]), validate_args=False).probs.tolist() == [2.0]
+    # torch: Bernoulli(tensor(.2, dtype=float64), validate_args=False).log_prob(tensor(.5, dtype=float64)).item()
+    np.testing.assert_allclose(Bernoulli(_t(0.2), validate_args=False).log_prob(_t(0.5)).item(),
+                               -0.916290731874155, rtol=1e-12)
+    # torch: Bernoulli(tensor([.2, .7], dtype=float64), validate_args=False).log_prob(1.0).tolist()
+    # (an AttributeError here before)
+    np.testing.assert_allclose(Bernoulli(_t([0.2, 0.7]), validate_args=False).log_prob(1.0).numpy(),
+                               [-1.6094379124341003, -0.35667494393873245], rtol=1e-12)
+    Distribution.set_default_validate_args(False)  # for every distribution built without validate_args
+    assert Categorical(_t([0.5, 0.5])).log_prob(_t(0.5)).shape == ()
+    assert Normal(0.0, 1.0, validate_args=True).expand((2,))._validate_args  # torch keeps it through expand
+    with pytest.raises(ValueError, match="support"):
+        Bernoulli(_t([0.2]), validate_args=True).expand((3, 1)).log_prob(_t([0.5]))
+
+
+def test_support_arg_constraints_repr_and_param_shape_as_torch():
+    # torch: repr(td.Normal(0., 1.).support), .arg_constraints, and the same of Bernoulli/Categorical/Independent
+    assert repr(Normal(0.0, 1.0).support) == "Real()"
+    assert {k: repr(v) for k, v in Normal.arg_constraints.items()} == {
+        "loc": "Real()", "scale": "GreaterThan(lower_bound=0.0)"}
+    assert repr(Bernoulli(0.3).support) == "Boolean()"
+    assert {k: repr(v) for k, v in Categorical.arg_constraints.items()} == {
+        "probs": "Simplex()", "logits": "IndependentConstraint(Real(), 1)"}
+    assert repr(Categorical(mg.ones(3)).support) == "IntegerInterval(lower_bound=0, upper_bound=2)"
+    assert repr(Independent(Normal(mg.zeros(2, 3), mg.ones(2, 3)), 1).support) == "IndependentConstraint(Real(), 1)"
+    assert constraints.simplex.check(_t([[0.25, 0.75], [0.5, 0.6]])).tolist() == [True, False]
+    assert repr(Normal(0.0, 1.0)) == "Normal(loc: 0.0, scale: 1.0)"
+    assert repr(Categorical(logits=mg.zeros(2))) == "Categorical(logits: (2,))"
+    assert Bernoulli(mg.full((2, 3), 0.5)).param_shape == (2, 3)  # torch: Bernoulli(...).param_shape
+
+
+@pytest.mark.parametrize("device", ["strict", "strict-f32"])
+def test_the_checks_on_the_strict_devices_and_under_vmap(device):
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+
+    c = Categorical(logits=mg.zeros(2, 4, device=device))
+    assert c.log_prob(mg.tensor([1, 3], device=device)).dtype == mg.float32
+    with pytest.raises(ValueError, match="support"):
+        c.log_prob(mg.tensor([1, 4], device=device))
+    p = _t(0.3)
+    scores = mg.func.vmap(lambda v: Bernoulli(p).log_prob(v))(_t([1.0, 0.0]))
+    np.testing.assert_allclose(scores.numpy(), [math.log(0.3), math.log(0.7)], rtol=1e-12)
+    with pytest.raises(ValueError, match="support"):
+        mg.func.vmap(lambda v: Bernoulli(p).log_prob(v))(_t([1.0, 0.5]))
+    # the checks do not stop a gradient: d/dp log p = 1/p at value 1
+    np.testing.assert_allclose(mg.func.grad(lambda q: Bernoulli(q).log_prob(_t(1.0)))(p).item(), 1 / 0.3, rtol=1e-12)
