@@ -67,3 +67,134 @@ def test_clip_grad_norm_non_finite_message_is_pytorchs():
     params[0].grad[0] = float("nan")
     with pytest.raises(RuntimeError, match="for gradients from `parameters` is non-finite, so it cannot be clipped"):
         mg.nn.utils.clip_grad_norm_(params, 1.0, error_if_nonfinite=True)
+
+
+# ---------------------------------------------------------------------------
+# mark_dirty on a view: the base's history goes through the function
+# ---------------------------------------------------------------------------
+class ExpInplace(mg.autograd.Function):
+    """PyTorch's in-place custom function: changes its input, marks it dirty, returns it."""
+
+    @staticmethod
+    def forward(ctx, x):
+        x.exp_()
+        ctx.mark_dirty(x)
+        ctx.save_for_backward(x)
+        ctx.save_for_forward(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        (result,) = ctx.saved_tensors
+        return g * result
+
+    @staticmethod
+    def jvp(ctx, t):  # PyTorch: an in-place function changes its input's tangent in place
+        (result,) = ctx.saved_tensors
+        return t.mul_(result)
+
+
+def _exp_a_slice_in_place(a, weights):
+    b = a * 1
+    v = b[1:3]
+    y = ExpInplace.apply(v)
+    return (b * weights).sum() + (y * y).sum(), b, y, v
+
+
+# torch: a = tensor([.1, .2, .3, .4], requires_grad=True); b = a * 1; v = b[1:3];
+# y = ExpInplace.apply(v); ((b * tensor([1., 10., 100., 1000.])).sum() + (y * y).sum()).backward()
+# (b's grad_fn is CopySlices: the gradient through b reaches ExpInplace's backward)
+B_AFTER = [0.1, 1.2214027581601699, 1.3498588075760032, 0.4]
+A_GRAD = [1.0, 15.197676976884239, 138.63011835838134, 1000.0]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_mark_dirty_of_a_view_records_the_change_in_the_base(device):
+    dtype = "float32" if device == "strict-f32" else "float64"
+    a = mg.tensor([0.1, 0.2, 0.3, 0.4], dtype=dtype, device=device, requires_grad=True)
+    weights = mg.tensor([1.0, 10.0, 100.0, 1000.0], dtype=dtype, device=device)
+    loss, b, y, v = _exp_a_slice_in_place(a, weights)
+    assert y is v
+    loss.backward()
+    rtol = 1e-6 if dtype == "float32" else 1e-13
+    np.testing.assert_allclose(b.numpy(), B_AFTER, rtol=rtol)
+    np.testing.assert_allclose(a.grad.numpy(), A_GRAD, rtol=rtol)  # was [1, 10, 100, 1000] + y's part only
+
+
+def test_mark_dirty_of_a_view_under_the_reverse_transforms():
+    weights = mg.tensor([1.0, 10.0, 100.0, 1000.0], dtype="float64")
+    a = mg.tensor([0.1, 0.2, 0.3, 0.4], dtype="float64")
+    grad = mg.func.grad(lambda t: _exp_a_slice_in_place(t, weights)[0])(a)
+    np.testing.assert_allclose(grad.numpy(), A_GRAD, rtol=1e-13)
+    second = mg.func.grad(lambda t: mg.func.grad(lambda s: _exp_a_slice_in_place(s, weights)[0])(t).sum())(a)
+    # torch: g, = torch.autograd.grad(loss, a, create_graph=True); torch.autograd.grad(g.sum(), a)
+    np.testing.assert_allclose(second.numpy(), [0.0, 18.18132637216678, 142.27435595916236, 0.0], rtol=1e-13)
+    hessian = mg.func.hessian(lambda t: _exp_a_slice_in_place(t, weights)[0])(a)  # forward over reverse
+    np.testing.assert_allclose(hessian.numpy(), np.diag(second.numpy()), rtol=1e-13)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_mark_dirty_double_backward_differentiates_through_the_output(device):
+    # torch: a = tensor([.1, .2, .3, .4], requires_grad=True); y = ExpInplace.apply(a * 1);
+    # g, = torch.autograd.grad((y * y).sum(), a, create_graph=True); torch.autograd.grad(g.sum(), a)
+    # (the saved x is the output e^a, not the input: before, the second derivative was 2 e^(2a) + ...)
+    dtype = "float32" if device == "strict-f32" else "float64"
+    a = mg.tensor([0.1, 0.2, 0.3, 0.4], dtype=dtype, device=device, requires_grad=True)
+    y = ExpInplace.apply(a * 1)
+    (g,) = mg.autograd.grad((y * y).sum(), a, create_graph=True)
+    (gg,) = mg.autograd.grad(g.sum(), a)
+    rtol = 1e-6 if dtype == "float32" else 1e-13
+    np.testing.assert_allclose(g.numpy(), [2.44280551632034, 2.9836493952825407, 3.644237600781018,
+                                           4.451081856984936], rtol=rtol)
+    np.testing.assert_allclose(gg.numpy(), [4.88561103264068, 5.967298790565081, 7.288475201562036,
+                                            8.902163713969871], rtol=rtol)
+
+
+@pytest.mark.parametrize("sliced", [False, True])
+def test_mark_dirty_in_forward_mode(sliced):
+    # torch: with fwAD.dual_level(): x = fwAD.make_dual(tensor([.1, .2, .3, .4]), tensor([1., 2., 3., 4.]));
+    # y = x * 1; ExpInplace.apply(y[1:3] if sliced else y); fwAD.unpack_dual(y).tangent
+    # (before: the forward's exp_ zeroed the argument's tangent, and a view's change left the base's)
+    expected = ([1.0, 2.4428055163203397, 4.049576422728009, 4.0] if sliced else
+                [1.1051709180756477, 2.4428055163203397, 4.049576422728009, 5.967298790565081])
+    fwAD = mg.autograd.forward_ad
+    with fwAD.dual_level():
+        x = fwAD.make_dual(mg.tensor([0.1, 0.2, 0.3, 0.4], dtype="float64"),
+                           mg.tensor([1.0, 2.0, 3.0, 4.0], dtype="float64"))
+        y = x * 1
+        ExpInplace.apply(y[1:3] if sliced else y)
+        np.testing.assert_allclose(fwAD.unpack_dual(y).tangent.numpy(), expected, rtol=1e-13)
+
+    def program(t):
+        y = t * 1
+        ExpInplace.apply(y[1:3] if sliced else y)
+        return y
+
+    _, tangent = mg.func.jvp(program, (mg.tensor([0.1, 0.2, 0.3, 0.4], dtype="float64"),),
+                             (mg.tensor([1.0, 2.0, 3.0, 4.0], dtype="float64"),))
+    np.testing.assert_allclose(tangent.numpy(), expected, rtol=1e-13)
+
+
+def test_mark_dirty_of_the_base_reaches_a_view_taken_before():
+    # torch: a = tensor([[.1, .2], [.3, .4]], requires_grad=True); b = a * 1; u = b.t()[0];
+    # ExpInplace.apply(b); (u * tensor([5., 7.])).sum().backward(); a.grad
+    a = mg.tensor([[0.1, 0.2], [0.3, 0.4]], dtype="float64", requires_grad=True)
+    b = a * 1
+    u = b.t()[0]
+    ExpInplace.apply(b)
+    (u * mg.tensor([5.0, 7.0], dtype="float64")).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), [[5.525854590378239, 0.0], [9.449011653032022, 0.0]], rtol=1e-13)
+
+
+def test_mark_dirty_refusals_on_views():
+    a = mg.tensor([0.1, 0.2, 0.3, 0.4], requires_grad=True)
+    # torch: 'a view of a leaf Variable that requires grad is being used in an in-place operation.'
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        ExpInplace.apply(a[1:3])
+    # torch: a later change of the base makes the backward of the saved output refuse
+    b = a * 1
+    y = ExpInplace.apply(b[1:3])
+    with mg.no_grad():
+        b.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        y.sum().backward()

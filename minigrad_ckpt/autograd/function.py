@@ -233,6 +233,9 @@ class FunctionNode(Op):
         pushing no forward-mode tangents (the function's own ``jvp`` gives the output's)."""
         fn = self.function
         ctx = FunctionCtx() if ctx is None else ctx
+        # an in-place change in forward (mark_dirty) must not touch the arguments' tangents: the
+        # function's jvp receives them, as PyTorch's forward runs with forward mode off
+        tangents = [(a, a._tangents) for a in args if isinstance(a, Tensor) and a._tangents]
         hidden = hide_levels()  # in this thread only: another one's mg.func.jvp goes on
         try:
             with no_grad():
@@ -243,6 +246,8 @@ class FunctionNode(Op):
                     result = fn.forward(ctx, *args, **self.keywords)
         finally:
             unhide_levels(hidden)
+            for a, t in tangents:
+                a._tangents = t
         return result
 
     def forward(self, xp, *values):
@@ -256,9 +261,9 @@ class FunctionNode(Op):
         ctx = self.ctx if not replay else self._scratch_ctx()
         result = self.run_user_forward(args, ctx)
         self._layout(xp, result, ctx)
-        self.saved = self._descriptors(ctx.to_save, args)
+        self.saved = self._descriptors(ctx.to_save, args, ctx.dirty_tensors)
         if not replay:
-            self.saved_forward = self._descriptors(ctx.to_save_forward, args)
+            self.saved_forward = self._descriptors(ctx.to_save_forward, args, ctx.dirty_tensors)
         # what the node's saved slots keep: the saved inputs, and the output when backward reads
         # it -- or reads an intermediate, which only running ``forward`` again rebuilds
         self.save_inputs = tuple(sorted({d[1] for d in self.saved if d[0] == "in"}))
@@ -303,15 +308,17 @@ class FunctionNode(Op):
             return self.outputs[self.parts[0][0]]._data
         return xp.concatenate([self.outputs[j]._data.reshape(-1) for j, *_ in self.parts])
 
-    def _descriptors(self, tensors: tuple, args: tuple) -> tuple:
+    def _descriptors(self, tensors: tuple, args: tuple, dirty: tuple = ()) -> tuple:
         """Where each saved tensor is found at backward: ``("in", i)`` the node's saved input i,
-        ``("out", k)`` piece k of its output, ``("const", tensor, box)`` kept here."""
+        ``("out", k)`` piece k of its output, ``("const", tensor, box)`` kept here.  An input
+        marked dirty and returned is the output (its value is the new one, its history this
+        node's), as in PyTorch: a double backward differentiates through it."""
         out = []
         parts = {j: k for k, (j, *_) in enumerate(self.parts)}
         for t in tensors:
             if t is None:
                 out.append(("none",))
-            elif _index(args, t) is not None:
+            elif _index(args, t) is not None and _index(dirty, t) is None:
                 out.append(("in", _index(args, t)))
             elif any(t is o for o in self.outputs) and _index(self.outputs, t) in parts:
                 out.append(("out", parts[_index(self.outputs, t)]))
@@ -379,10 +386,12 @@ class FunctionNode(Op):
                     f"differentiable output (several outputs are packed into one array, a copy)")
             if x._requires_grad and x._node is None and _grad_state.enabled:
                 raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+            if node is not None and node.saved is _tape.DROPPED:
+                raise RuntimeError(f"{self.function.__name__}: mark_dirty inside mg.checkpoint would "
+                                   f"apply the in-place change again when the segment replays")
+            if (node is not None or packed._tangents) and x._memory_is_shared():
+                _follow_write_through_shared_memory(x, packed, node)
             if node is not None:
-                if node.saved is _tape.DROPPED:
-                    raise RuntimeError(f"{self.function.__name__}: mark_dirty inside mg.checkpoint would "
-                                       f"apply the in-place change again when the segment replays")
                 node.versions = tuple(x._version if b is packed._version else b for b in node.versions)
                 x._node, x._requires_grad = node, True
             x._tangents = packed._tangents
@@ -516,6 +525,19 @@ def _share_version_with_viewed_argument(out: Tensor, args: tuple, node: Any) -> 
                 node.versions = tuple(a._version if b is out._version else b for b in node.versions)
             out._version = shared_version(a, out)
             return
+
+
+def _follow_write_through_shared_memory(x: Tensor, packed: Tensor, node: Any) -> None:
+    """``mark_dirty`` of a view (or a base, or an alias): the change the user's ``forward`` made
+    in the memory is recorded as any in-place write there is -- the base and the other views that
+    show the written elements take their part of this node's output as their history (PyTorch's
+    ``CopySlices``), so gradients through them reach the function's ``backward`` and, in forward
+    mode, their tangents are the function's ``jvp``'s there."""
+    if node is not None:
+        x._check_rebase("mark_dirty")  # PyTorch's refusals: a view of a leaf that requires grad, ...
+    x._rebase(packed, "mark_dirty")  # into the memory (the same values), the sharers following
+    if node is not None:  # the write's version stamp is newer than the node that saved the output,
+        x._version[0] = node.seq  # which is this very change: only a later change makes backward refuse
 
 
 def _missing_jvp(node: str, function: str) -> MissingJvpError:
