@@ -118,3 +118,14 @@ def test_the_checks_on_the_strict_devices_and_under_vmap(device):
         mg.func.vmap(lambda v: Bernoulli(p).log_prob(v))(_t([1.0, 0.5]))
     # the checks do not stop a gradient: d/dp log p = 1/p at value 1
     np.testing.assert_allclose(mg.func.grad(lambda q: Bernoulli(q).log_prob(_t(1.0)))(p).item(), 1 / 0.3, rtol=1e-12)
+
+
+def test_what_a_distribution_lacks_is_not_implemented_as_torch():
+    # torch: td.Bernoulli(0.3).cdf(tensor(1.)), td.Normal(0., 1.).enumerate_support(),
+    # td.Independent(td.Normal(zeros(2), ones(2)), 1).cdf(zeros(2)) -> NotImplementedError (AttributeError here)
+    for ask in (lambda: Bernoulli(0.3).cdf(_t(1.0)), lambda: Categorical(mg.ones(3)).icdf(_t(0.5)),
+                lambda: Normal(0.0, 1.0).enumerate_support(),
+                lambda: Independent(Normal(mg.zeros(2), mg.ones(2)), 1).cdf(mg.zeros(2)),
+                lambda: Distribution().mean, lambda: Distribution().entropy()):
+        with pytest.raises(NotImplementedError):
+            ask()

@@ -110,6 +110,35 @@ class Distribution:
                  for name, v in ((n, getattr(self, n)) for n in self._given))
         return f"{type(self).__name__}({', '.join(shown)})"
 
+    # What a distribution does not define is PyTorch's NotImplementedError, not an AttributeError:
+    # a program asks ``Bernoulli(p).cdf(x)`` or ``Normal(...).enumerate_support()`` and catches that.
+    @property
+    def mean(self) -> Tensor:
+        raise NotImplementedError(f"{type(self).__name__} does not implement mean")
+
+    @property
+    def mode(self) -> Tensor:
+        raise NotImplementedError(f"{type(self).__name__} does not implement mode")
+
+    @property
+    def variance(self) -> Tensor:
+        raise NotImplementedError(f"{type(self).__name__} does not implement variance")
+
+    def log_prob(self, value: Any) -> Tensor:
+        raise NotImplementedError(f"{type(self).__name__} does not implement log_prob")
+
+    def entropy(self) -> Tensor:
+        raise NotImplementedError(f"{type(self).__name__} does not implement entropy")
+
+    def cdf(self, value: Any) -> Tensor:
+        raise NotImplementedError(f"{type(self).__name__} does not implement cdf")
+
+    def icdf(self, value: Any) -> Tensor:
+        raise NotImplementedError(f"{type(self).__name__} does not implement icdf")
+
+    def enumerate_support(self, expand: bool = True) -> Tensor:
+        raise NotImplementedError(f"{type(self).__name__} does not enumerate its support")
+
     @property
     def stddev(self) -> Tensor:
         """The standard deviation, ``variance.sqrt()`` (PyTorch's default)."""
