@@ -117,6 +117,23 @@ def test_strict_mode_and_v_refusals_are_torchs(call, message):
         call()
 
 
+# torch 2.13: hessian(lambda a: a ** 3, x) -> RuntimeError (before: a (3, 3, 3) array, the Jacobian of the
+# gradient of the sum); jacobian(f, x, strategy="fwd") / hessian(..., outer_jacobian_strategy="fwd") ->
+# AssertionError (before: read as reverse mode)
+def test_hessian_of_a_non_scalar_and_an_unknown_strategy_are_refused_as_torchs():
+    with pytest.raises(RuntimeError, match="function given to hessian should contain a single element"):
+        _AF.hessian(lambda a: a ** 3, _X)
+    with pytest.raises(RuntimeError, match="function given to hessian should contain a single element"):
+        _AF.hessian(lambda a: a ** 3, _X, strict=True)
+    with pytest.raises(AssertionError, match='Expected strategy to be either "forward-mode" or "reverse-mode"'):
+        _AF.jacobian(lambda a: a * 2, _X, strategy="fwd")
+    with pytest.raises(AssertionError, match='Expected strategy to be either "forward-mode" or "reverse-mode"'):
+        _AF.hessian(lambda a: (a ** 3).sum(), _X, outer_jacobian_strategy="forward")
+    # a one-element output of any shape is a scalar to torch: hessian(lambda a: (a ** 3).sum().reshape(1, 1), x)
+    h = _AF.hessian(lambda a: (a ** 3).sum().reshape(1, 1), _X)
+    assert h.tolist() == [[6.0, 0.0, 0.0], [0.0, 12.0, 0.0], [0.0, 0.0, 18.0]]
+
+
 def test_strict_mode_passes_what_torch_passes_and_vhp():
     np.testing.assert_array_equal(_AF.jacobian(lambda a: a * 2, _X, strict=True).numpy(), 2 * np.eye(3))
     np.testing.assert_array_equal(_AF.hessian(lambda a: (a * a).sum(), _X, strict=True).numpy(), 2 * np.eye(3))

@@ -107,6 +107,10 @@ def _check_strict(func: Callable, args: tuple, kind: str) -> None:
 
 
 def _refuse_vectorized_strict(strict: bool, vectorize: bool, strategy: str) -> None:
+    # PyTorch asserts the strategy's name first: a misspelt one is not read as "reverse-mode"
+    assert strategy in ("forward-mode", "reverse-mode"), (
+        'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your function has more '
+        'outputs than inputs, "forward-mode" tends to be more performant. Otherwise, prefer to use "reverse-mode".')
     if strict and vectorize:
         raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
                            "supported together. Please either set `strict=False` or `vectorize=False`.")
@@ -126,12 +130,14 @@ def _default_v(v: Any, args: tuple) -> Any:
     return ones_like(args[0])
 
 
-def _scalar_output(func: Callable, what: str) -> Callable:
+def _scalar_output(func: Callable, what: str, squeeze: bool = False) -> Callable:
+    """``func`` refusing an output of more than one element, with PyTorch's words; ``squeeze``:
+    the output as a 0-d tensor (PyTorch's hessian squeezes it, so its Hessian is input by input)."""
     def checked(*xs: Any) -> Any:
         out = func(*xs)
         if not isinstance(out, Tensor) or out.numel() != 1:
             raise RuntimeError(f"The Tensor returned by the function given to {what} should contain a single element")
-        return out
+        return out.reshape(()) if squeeze else out
 
     return checked
 
@@ -153,6 +159,7 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
     tuple of tuples, block ``[i][j]`` for inputs ``i`` and ``j``)."""
     single, args = _as_tuple(inputs)
     _refuse_vectorized_strict(strict, vectorize, outer_jacobian_strategy)
+    func = _scalar_output(func, "hessian", squeeze=True)
     if strict:
         _check_strict(func, args, "hessian")
     hess = _func.hessian(_float_outputs(func, args[0]), _argnums(single, len(args)))
