@@ -129,3 +129,38 @@ def test_what_a_distribution_lacks_is_not_implemented_as_torch():
                 lambda: Distribution().mean, lambda: Distribution().entropy()):
         with pytest.raises(NotImplementedError):
             ask()
+
+
+class _Exponential(Distribution):
+    """A program's own distribution, written as for PyTorch (its ``Exponential``, shortened)."""
+
+    arg_constraints = {"rate": constraints.positive}
+    support = constraints.positive
+    has_rsample = True
+
+    def __init__(self, rate, validate_args=None):
+        self.rate = rate
+        super().__init__(tuple(rate.shape), validate_args=validate_args)
+
+    def rsample(self, sample_shape=()):
+        return -mg.rand(*self._extended_shape(sample_shape), dtype=self.rate.dtype).log1p() / self.rate
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return self.rate.log() - self.rate * value
+
+
+def test_a_programs_own_distribution_builds_on_the_base_as_torch():
+    # super().__init__(batch_shape, validate_args=...) was object.__init__'s TypeError
+    d = _Exponential(_t([0.5, 2.0]))
+    assert d.batch_shape == (2,) and d.rsample((3,)).shape == (3, 2) and d._extended_shape((4,)) == (4, 2)
+    assert repr(d) == "_Exponential(rate: (2,))"
+    # torch: the same class over td.Distribution, _Exponential(tensor([0.5, 2.])).log_prob(tensor([1., 3.]))
+    np.testing.assert_allclose(d.log_prob(_t([1.0, 3.0])).numpy(), [-1.1931471805599454, -5.306852819440055],
+                               rtol=1e-12)
+    with pytest.raises(ValueError, match=r"parameter rate .* GreaterThan\(lower_bound=0.0\)"):
+        _Exponential(_t([-1.0]))
+    assert _Exponential(_t([-1.0]), validate_args=False).rate.item() == -1.0
+    with pytest.raises(ValueError, match="support"):
+        d.log_prob(_t([-1.0, 1.0]))

@@ -61,8 +61,22 @@ class Distribution:
     has_enumerate_support = False
     arg_constraints: dict[str, constraints.Constraint] = {}
     #: the parameters this instance was given (of ``arg_constraints``): the ones checked and printed
+    #: (empty: those of ``arg_constraints`` the instance has, PyTorch's rule for a program's own subclass)
     _given: tuple[str, ...] = ()
     _validate_args = True
+
+    def __init__(self, batch_shape: Any = (), event_shape: Any = (), validate_args: bool | None = None) -> None:
+        """PyTorch's base constructor, for a program's own distribution: it sets its parameters,
+        then calls ``super().__init__(batch_shape, event_shape, validate_args)`` to have them checked."""
+        self.batch_shape, self.event_shape = _shape(batch_shape), _shape(event_shape)
+        self._check_parameters(validate_args)
+
+    def _extended_shape(self, sample_shape: Any = ()) -> tuple[int, ...]:
+        """``sample_shape + batch_shape + event_shape``: the shape of a sample (PyTorch's helper)."""
+        return _shape(sample_shape) + tuple(self.batch_shape) + tuple(self.event_shape)
+
+    def _parameter_names(self) -> tuple[str, ...]:
+        return self._given or tuple(name for name in self.arg_constraints if name in vars(self))
 
     @staticmethod
     def set_default_validate_args(value: bool) -> None:
@@ -79,7 +93,7 @@ class Distribution:
             self._validate_args = bool(validate_args)
         if not self._validate_args:
             return
-        for name in self._given:
+        for name in self._parameter_names():
             value, constraint = getattr(self, name), self.arg_constraints[name]
             if not bool(constraint.check(value).all().item()):
                 raise ValueError(f"Expected parameter {name} (Tensor of shape {tuple(value.shape)}) of distribution "
@@ -107,7 +121,7 @@ class Distribution:
     def __repr__(self) -> str:
         """PyTorch's: the given parameters, each by its value if it has one element, else its shape."""
         shown = (f"{name}: {v.item() if v.numel() == 1 else tuple(v.shape)}"
-                 for name, v in ((n, getattr(self, n)) for n in self._given))
+                 for name, v in ((n, getattr(self, n)) for n in self._parameter_names()))
         return f"{type(self).__name__}({', '.join(shown)})"
 
     # What a distribution does not define is PyTorch's NotImplementedError, not an AttributeError:
