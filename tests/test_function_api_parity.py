@@ -198,3 +198,43 @@ def test_mark_dirty_refusals_on_views():
         b.add_(1)
     with pytest.raises(RuntimeError, match="modified by an in-place operation"):
         y.sum().backward()
+
+
+# ---------------------------------------------------------------------------
+# autograd.grad(..., is_grads_batched=True)
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("device", DEVICES)
+def test_grad_with_batched_cotangents_is_the_jacobian_row_by_row(device):
+    # torch: x = tensor([1., 2., 3.], requires_grad=True); y = x ** 2;
+    # torch.autograd.grad(y, x, torch.eye(3), is_grads_batched=True, create_graph=True) -> diag(2, 4, 6);
+    # torch.autograd.grad(g.sum(), x) -> [2, 2, 2]  (before: TypeError, no is_grads_batched)
+    dtype = "float32" if device == "strict-f32" else "float64"
+    x = mg.tensor([1.0, 2.0, 3.0], dtype=dtype, device=device, requires_grad=True)
+    y = x ** 2
+    (g,) = mg.autograd.grad(y, x, mg.eye(3, dtype=dtype, device=device), is_grads_batched=True, create_graph=True)
+    assert g.dtype == dtype and g.requires_grad
+    assert g.tolist() == [[2.0, 0.0, 0.0], [0.0, 4.0, 0.0], [0.0, 0.0, 6.0]]
+    assert mg.autograd.grad(g.sum(), x)[0].tolist() == [2.0, 2.0, 2.0]
+
+
+def test_grad_with_batched_cotangents_options_and_refusals():
+    x = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    z = mg.tensor([1.0], requires_grad=True)
+    y = x ** 2
+    # torch: grad([y, y.sum()], x, [eye(3), tensor([1., 2., 4.])], is_grads_batched=True) -> rows summed
+    (g,) = mg.autograd.grad([y, y.sum()], x, [mg.eye(3), mg.tensor([1.0, 2.0, 4.0])], is_grads_batched=True,
+                            retain_graph=True)
+    assert g.tolist() == [[4.0, 4.0, 6.0], [4.0, 12.0, 12.0], [8.0, 16.0, 30.0]]
+    # torch: allow_unused gives None; materialize_grads gives zeros_like(z) -- without the batch dim
+    assert mg.autograd.grad(y, [x, z], mg.eye(3), is_grads_batched=True, allow_unused=True,
+                            retain_graph=True)[1] is None
+    assert mg.autograd.grad(y, [x, z], mg.eye(3), is_grads_batched=True, materialize_grads=True,
+                            retain_graph=True)[1].tolist() == [0.0]
+    with pytest.raises(RuntimeError, match="first dimension of each grad_output as the batch dimension"):
+        mg.autograd.grad(y, x, mg.ones(3), is_grads_batched=True, retain_graph=True)
+    with pytest.raises(ValueError, match="same nonzero size in the mapped dimension"):
+        mg.autograd.grad([y, y.sum()], x, [mg.eye(3), mg.tensor([1.0, 2.0])], is_grads_batched=True)
+    # torch: the graph is freed after the last element unless retain_graph=True
+    mg.autograd.grad(y, x, mg.eye(3), is_grads_batched=True)
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        mg.autograd.grad(y, x, mg.eye(3), is_grads_batched=True)

@@ -19,6 +19,7 @@ from ..anomaly import detect_anomaly, set_detect_anomaly
 from ..backward import backward
 from ..backward import grad as _engine_grad
 from ..grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
+from ..tensor import Tensor
 from . import forward_ad, function, functional
 from .checks import gradcheck, gradgradcheck
 from .function import Function, FunctionCtx, once_differentiable
@@ -31,18 +32,51 @@ __all__ = ["grad", "backward", "functional", "forward_ad", "function", "Function
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
          create_graph: bool = False, only_inputs: bool = True, allow_unused: bool | None = None,
-         materialize_grads: bool = False) -> tuple:
+         is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple:
     """PyTorch's ``torch.autograd.grad``: d(outputs)/d(inputs), no ``.grad`` touched (see
     :func:`minigrad_ckpt.grad`).  ``materialize_grads=True`` gives zeros, not None, for an input
-    the outputs do not depend on (and implies ``allow_unused``), as PyTorch's."""
+    the outputs do not depend on (and implies ``allow_unused``), as PyTorch's.
+    ``is_grads_batched=True``: the first dim of each ``grad_outputs`` is a batch of cotangents, and
+    each gradient has that batch dim in front (``grad(y, x, eye(n), is_grads_batched=True)`` is the
+    Jacobian of ``y``, row by row)."""
     del only_inputs  # PyTorch: "deprecated and is ignored now (defaults to True)"
     if materialize_grads and allow_unused is False:
         raise ValueError("grad: materialize_grads=True needs allow_unused to be None or True")
     allow = bool(allow_unused) or materialize_grads
-    grads = _engine_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow)
+    if is_grads_batched:
+        grads = _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow)
+    else:
+        grads = _engine_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow)
     if materialize_grads:
         from ..creation import zeros_like
 
         listed = [inputs] if not isinstance(inputs, (list, tuple)) else list(inputs)
         grads = tuple(zeros_like(x) if g is None else g for g, x in zip(grads, listed))
     return grads
+
+
+def _batched_grad(outputs: Any, inputs: Any, grad_outputs: Any, retain_graph: bool | None, create_graph: bool,
+                  allow_unused: bool) -> tuple:
+    """``is_grads_batched=True``: one gradient per element of the cotangents' first dim, stacked
+    (PyTorch maps its vjp with vmap; here one pass per element, the graph kept until the last)."""
+    from ..functional.shape import stack
+
+    outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    cots = [grad_outputs] if isinstance(grad_outputs, Tensor) else list(grad_outputs or [None] * len(outs))
+    for o, c in zip(outs, cots):
+        if not isinstance(c, Tensor) or c.ndim == 0:
+            raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, but that input "
+                             "is not a Tensor with a batch dimension (is_grads_batched=True needs grad_outputs)")
+        if tuple(c.shape[1:]) != tuple(o.shape):
+            raise RuntimeError(f"If `is_grads_batched=True`, we interpret the first dimension of each grad_output "
+                               f"as the batch dimension. The sizes of the remaining dimensions are expected to "
+                               f"match the shape of corresponding output, but a mismatch was detected: grad_output "
+                               f"has a shape of {list(c.shape)} and output has a shape of {list(o.shape)}.")
+    sizes = [c.shape[0] for c in cots]
+    if len(set(sizes)) != 1 or sizes[0] == 0:
+        raise ValueError(f"vmap: Expected all tensors to have the same nonzero size in the mapped dimension, got "
+                         f"sizes {sizes} for the mapped dimension")
+    keep = create_graph if retain_graph is None else retain_graph
+    per_element = [_engine_grad(outs, inputs, [c[b] for c in cots], True if b < sizes[0] - 1 else keep,
+                                create_graph, allow_unused) for b in range(sizes[0])]
+    return tuple(None if g is None else stack([p[i] for p in per_element]) for i, g in enumerate(per_element[0]))
