@@ -164,3 +164,16 @@ def test_a_programs_own_distribution_builds_on_the_base_as_torch():
     assert _Exponential(_t([-1.0]), validate_args=False).rate.item() == -1.0
     with pytest.raises(ValueError, match="support"):
         d.log_prob(_t([-1.0, 1.0]))
+
+
+@pytest.mark.parametrize("device", ["strict", "strict-f32"])
+def test_a_number_parameter_goes_to_the_other_parameters_device(device):
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+
+    loc = mg.zeros(3, device=device, requires_grad=True)
+    n = Normal(loc, 2.0)  # torch: Normal(loc.cuda(), 2.0).scale.device is cuda (broadcast_all)
+    assert str(n.scale.device).startswith(device) and str(n.entropy().device).startswith(device)  # were cpu
+    x = n.rsample((2,))  # was a device mismatch
+    (n.log_prob(x).sum() + n.cdf(x).sum()).backward()
+    assert str(loc.grad.device).startswith(device)
+    assert str(Normal(0.0, mg.ones(2, device=device)).loc.device).startswith(device)

@@ -18,10 +18,13 @@ __all__ = ["Distribution", "Categorical", "Normal", "Bernoulli", "Independent"]
 
 
 def _as_float_tensor(value: Any, like: Tensor | None = None) -> Tensor:
+    """``value`` itself if a tensor, else a number made a tensor of ``like``'s dtype and device
+    (PyTorch's ``broadcast_all``: ``Normal(loc_on_gpu, 1.0)`` has its scale beside its loc)."""
     if isinstance(value, Tensor):
         return value
-    dtype = like.dtype if like is not None else None
-    return creation.tensor(float(value), dtype=dtype) if dtype is not None else creation.tensor(float(value))
+    if like is None:
+        return creation.tensor(float(value))
+    return creation.tensor(float(value), dtype=like.dtype, device=like.device)
 
 
 def _clamp_probs(probs: Tensor) -> Tensor:
