@@ -238,3 +238,32 @@ def test_grad_with_batched_cotangents_options_and_refusals():
     mg.autograd.grad(y, x, mg.eye(3), is_grads_batched=True)
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
         mg.autograd.grad(y, x, mg.eye(3), is_grads_batched=True)
+
+
+# ---------------------------------------------------------------------------
+# ctx.needs_input_grad
+# ---------------------------------------------------------------------------
+class RecordsNeeds(mg.autograd.Function):
+    seen: list = []
+
+    @staticmethod
+    def forward(ctx, x, k):
+        RecordsNeeds.seen.append(ctx.needs_input_grad)
+        return x * k
+
+    @staticmethod
+    def backward(ctx, g):
+        return g, None
+
+
+def test_needs_input_grad_is_whether_each_argument_requires_grad_in_no_grad_too():
+    # torch: with torch.no_grad(): RecordsNeeds.apply(x, 2.) with x requiring grad sees (True, False)
+    # (before: (False, False)); RecordsNeeds.apply(3., 2.) sees (False, False) (before: ())
+    RecordsNeeds.seen.clear()
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    with mg.no_grad():
+        y = RecordsNeeds.apply(x, 2.0)
+    assert not y.requires_grad
+    RecordsNeeds.apply(x, 2.0)
+    RecordsNeeds.apply(3.0, 2.0)
+    assert RecordsNeeds.seen == [(True, False), (True, False), (False, False)]

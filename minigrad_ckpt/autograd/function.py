@@ -168,7 +168,9 @@ class Function:
             args, kwargs = bound.args, {}
         op = FunctionNode(function=cls, keywords=kwargs)
         if not any(isinstance(a, Tensor) for a in args):  # nothing to record or to move
-            return op.run_user_forward(args, None)
+            ctx = FunctionCtx()
+            ctx.needs_input_grad = (False,) * len(args)
+            return op.run_user_forward(args, ctx)
         op.prepare(args)
         packed = _tape.apply(op, *args)
         return op.hand_out(packed, args)
@@ -223,7 +225,7 @@ class FunctionNode(Op):
         self.is_tensor = tuple(isinstance(a, Tensor) for a in args)
         self.in_shapes = tuple(a._data.shape if isinstance(a, Tensor) else None for a in args)
         self.requires = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
-        self.ctx.needs_input_grad = tuple(r and _grad_state.enabled for r in self.requires)
+        self.ctx.needs_input_grad = self.requires  # (PyTorch: whether each requires grad, in no_grad too)
         # The first forward gets the argument objects themselves, as PyTorch's: code keeps them on
         # ctx and asks for gradients with respect to them (a hand-written checkpoint does).
         self._arguments: tuple | None = args
