@@ -267,3 +267,37 @@ def test_needs_input_grad_is_whether_each_argument_requires_grad_in_no_grad_too(
     RecordsNeeds.apply(x, 2.0)
     RecordsNeeds.apply(3.0, 2.0)
     assert RecordsNeeds.seen == [(True, False), (True, False), (False, False)]
+
+
+# ---------------------------------------------------------------------------
+# jvp staticmethod: a tangent of another shape than its output is refused
+# ---------------------------------------------------------------------------
+class DoubleWithShortTangent(mg.autograd.Function):
+    @staticmethod
+    def forward(x):
+        return x * 2
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent[:1] * 2  # a wrong rule: one element for a two-element output
+
+
+def test_a_jvp_tangent_of_the_wrong_shape_is_refused():
+    # torch: with fwAD.dual_level(): fwAD.unpack_dual(F.apply(fwAD.make_dual(x, ones(2)))) -> RuntimeError
+    # 'Trying to set a forward gradient that has a different size ...' (before: [2, 2], broadcast silently)
+    message = "forward gradient that has a different size than that of the original Tensor"
+    fwAD = mg.autograd.forward_ad
+    with fwAD.dual_level(), pytest.raises(RuntimeError, match=message):
+        DoubleWithShortTangent.apply(fwAD.make_dual(mg.tensor([1.0, 2.0]), mg.ones(2)))
+    with pytest.raises(RuntimeError, match=message):
+        mg.func.jvp(DoubleWithShortTangent.apply, (mg.tensor([1.0, 2.0]),), (mg.ones(2),))
+    with pytest.raises(RuntimeError, match=message):
+        mg.func.jacfwd(DoubleWithShortTangent.apply)(mg.tensor([1.0, 2.0]))

@@ -509,6 +509,11 @@ class FunctionNode(Op):
             r = result[j]
             if r is None:
                 r = self._zeros(*self.out_meta[j])
+            if tuple(r.shape) != self.out_meta[j][0]:  # PyTorch refuses it (it was broadcast here)
+                raise RuntimeError(f"Trying to set a forward gradient that has a different size than that of the "
+                                   f"original Tensor, this is not supported. Tensor is of size "
+                                   f"{list(self.out_meta[j][0])} while the given forward gradient is of size "
+                                   f"{list(r.shape)}.")
             pieces.append(r if graph else r._data)
         if len(pieces) == 1:
             return pieces[0]
