@@ -186,6 +186,25 @@ def test_mark_dirty_of_the_base_reaches_a_view_taken_before():
     np.testing.assert_allclose(a.grad.numpy(), [[5.525854590378239, 0.0], [9.449011653032022, 0.0]], rtol=1e-13)
 
 
+class DoublesInPlaceReturnsAnother(mg.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        x.mul_(2)
+        ctx.mark_dirty(x)
+        return x * 3
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 6
+
+
+def test_mark_dirty_of_an_input_not_returned_is_pytorchs_error():
+    # torch: RuntimeError 'Some elements marked as dirty during the forward method were not returned as output.'
+    # (before: NotImplementedError about packing several outputs)
+    with pytest.raises(RuntimeError, match="marked as dirty during the forward method were not returned as output"):
+        DoublesInPlaceReturnsAnother.apply(mg.tensor([1.0, 2.0], requires_grad=True) * 1)
+
+
 def test_mark_dirty_refusals_on_views():
     a = mg.tensor([0.1, 0.2, 0.3, 0.4], requires_grad=True)
     # torch: 'a view of a leaf Variable that requires grad is being used in an in-place operation.'

@@ -382,6 +382,9 @@ class FunctionNode(Op):
             if i is None:
                 raise RuntimeError("mark_dirty: only inputs of forward can be marked dirty")
             x = args[i]
+            if not any(o is t for o in self.outputs):
+                raise RuntimeError("Some elements marked as dirty during the forward method were not returned as "
+                                   "output. The inputs that are modified inplace must all be outputs of the Function.")
             if len(self.parts) != 1 or outs[self.parts[0][0]] is not packed or packed._data is not t._data:
                 raise NotImplementedError(
                     f"{self.function.__name__}: mark_dirty needs the dirty input returned as the one "
