@@ -82,10 +82,11 @@ class Diagonal(LinearOp):
         return np.diagonal(x, self.offset, self.axis1, self.axis2).copy()
 
 
-class Unfold(LinearOp):
+class Unfold(Op):
     """``x.unfold(dim, size, step)``: the windows of ``size`` every ``step`` along ``dim``, that dim
     becoming the window count and a new last dim the window -- a view of ``x``, as PyTorch's
-    (windows that overlap share elements; a write into one is a write into ``x``)."""
+    (windows that overlap share elements; a write into one is a write into ``x``).  Linear, but
+    not a ``LinearOp``: the view is made with strides, the tangent (maybe a Tensor) by a gather."""
 
     dim: int
     size: int
@@ -102,8 +103,6 @@ class Unfold(LinearOp):
         return (slice(None),) * self.dim + ([[s + i for i in range(self.size)] for s in starts],)
 
     def forward(self, xp, x):
-        if not hasattr(x, "strides"):  # a tangent that is a Tensor (nested forward mode): the gather
-            return xp.moveaxis(x[self._index()], self.dim + 1, -1)
         d, n = self.dim, x.shape[self.dim]
         shape = x.shape[:d] + ((n - self.size) // self.step + 1,) + x.shape[d + 1:] + (self.size,)
         strides = x.strides[:d] + (x.strides[d] * self.step,) + x.strides[d + 1:] + (x.strides[d],)
@@ -111,6 +110,10 @@ class Unfold(LinearOp):
 
     def backward(self, xp, g, out, x):  # each window's gradient summed back where it came from
         return xp.index_add(self.in_shape, self._index(), xp.moveaxis(g, -1, self.dim + 1))
+
+    def jvp(self, xp, tangents, out, x):
+        (t,) = tangents
+        return None if t is None else xp.moveaxis(t[self._index()], self.dim + 1, -1)
 
     def reference(self, np, x):
         return np.moveaxis(x[self._index()], self.dim + 1, -1)
