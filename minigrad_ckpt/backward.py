@@ -783,7 +783,9 @@ def _backward_into(tensors: Any, grad_tensors: Any, retain_graph: bool | None, c
     outputs = [tensors] if isinstance(tensors, Tensor) else list(tensors)
     grads = grad(outputs, listed, grad_tensors, retain_graph, create_graph, allow_unused=True)
     for t, g in zip(listed, grads):
-        if g is not None:  # an input the outputs do not reach keeps its .grad, as PyTorch's
+        # an input the outputs do not reach keeps its .grad, as PyTorch's; one that retains its
+        # gradient (retain_grad) has had it summed into .grad by its hook during the pass already
+        if g is not None and not t.retains_grad:
             t.grad = g if t.grad is None else t.grad + g
 
 

@@ -320,3 +320,27 @@ def test_a_jvp_tangent_of_the_wrong_shape_is_refused():
         mg.func.jvp(DoubleWithShortTangent.apply, (mg.tensor([1.0, 2.0]),), (mg.ones(2),))
     with pytest.raises(RuntimeError, match=message):
         mg.func.jacfwd(DoubleWithShortTangent.apply)(mg.tensor([1.0, 2.0]))
+
+
+# ---------------------------------------------------------------------------
+# backward(inputs=...) and autograd.grad's inputs
+# ---------------------------------------------------------------------------
+def test_backward_into_a_tensor_that_retains_its_grad_sums_it_once():
+    # torch: x = tensor([1., 2., 3.], requires_grad=True); h = x * 2; h.retain_grad();
+    # (h * h).sum().backward(inputs=[h, x]) -> x.grad [8, 16, 24], h.grad [4, 8, 12] (before: h.grad doubled);
+    # a second backward(inputs=[h]) of a retained graph sums to [8, 16, 24]
+    x = mg.tensor([1.0, 2.0, 3.0], dtype="float64", requires_grad=True)
+    h = x * 2
+    h.retain_grad()
+    y = (h * h).sum()
+    y.backward(inputs=[h, x], retain_graph=True)
+    assert x.grad.tolist() == [8.0, 16.0, 24.0] and h.grad.tolist() == [4.0, 8.0, 12.0]
+    y.backward(inputs=[h])
+    assert x.grad.tolist() == [8.0, 16.0, 24.0] and h.grad.tolist() == [8.0, 16.0, 24.0]
+
+
+def test_grad_with_no_inputs_is_pytorchs_error():
+    # torch: torch.autograd.grad((x ** 2).sum(), []) -> RuntimeError (before: an empty tuple)
+    x = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="`inputs` argument to `grad\\(\\)` cannot be empty"):
+        mg.autograd.grad((x ** 2).sum(), [])

@@ -43,6 +43,8 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     if materialize_grads and allow_unused is False:
         raise ValueError("grad: materialize_grads=True needs allow_unused to be None or True")
     allow = bool(allow_unused) or materialize_grads
+    if isinstance(inputs, (list, tuple)) and not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")  # PyTorch's check
     if is_grads_batched:
         grads = _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow)
     else:
