@@ -344,3 +344,78 @@ def test_grad_with_no_inputs_is_pytorchs_error():
     x = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
     with pytest.raises(RuntimeError, match="`inputs` argument to `grad\\(\\)` cannot be empty"):
         mg.autograd.grad((x ** 2).sum(), [])
+
+
+# ---------------------------------------------------------------------------
+# Differentiable outputs of several (real) dtypes
+# ---------------------------------------------------------------------------
+class SquareAndSingleCube(mg.autograd.Function):
+    """x ** 2 in x's dtype and x ** 3 in float32 (or float16 from float32 on strict-f32)."""
+
+    low = "float32"
+
+    @staticmethod
+    def forward(x):
+        return x ** 2, (x ** 3).to(SquareAndSingleCube.low)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        (x,) = inputs
+        ctx.save_for_backward(x, output[1])
+        ctx.save_for_forward(x)
+
+    @staticmethod
+    def backward(ctx, grad_square, grad_cube):
+        x, cube = ctx.saved_tensors
+        assert grad_cube.dtype == cube.dtype  # each gradient in its output's dtype, as in PyTorch
+        return grad_square * 2 * x + grad_cube.to(x.dtype) * 3 * (cube.to(x.dtype) / x)
+
+    @staticmethod
+    def jvp(ctx, tangent):
+        (x,) = ctx.saved_tensors
+        return 2 * x * tangent, (3 * x * x * tangent).to(SquareAndSingleCube.low)
+
+
+def _mixed_loss(x):
+    square, cube = SquareAndSingleCube.apply(x)
+    weights = mg.tensor([1.0, 10.0, 100.0], dtype=x.dtype, device=x.device)
+    return (square * weights).sum() + (cube * weights.to(cube.dtype)).sum().to(x.dtype)
+
+
+# torch: x = tensor([1., 2., 3.], requires_grad=True); a, b = F.apply(x) (b float32);
+# ((a * w).sum() + (b * w.float()).sum()).backward() -> x.grad [5, 160, 3300] (w = [1, 10, 100]);
+# the grad of that gradient's sum with create_graph=True -> [8, 140, 2000]
+# (before: NotImplementedError 'differentiable outputs of several dtypes')
+@pytest.mark.parametrize("device", DEVICES)
+def test_outputs_of_two_dtypes(device, monkeypatch):
+    high, low = ("float32", "float16") if device == "strict-f32" else ("float64", "float32")
+    monkeypatch.setattr(SquareAndSingleCube, "low", low)
+    x = mg.tensor([1.0, 2.0, 3.0], dtype=high, device=device, requires_grad=True)
+    square, cube = SquareAndSingleCube.apply(x)
+    assert (square.dtype, cube.dtype) == (high, low) and cube.requires_grad
+    (g,) = mg.autograd.grad(_mixed_loss(x), x, create_graph=True)
+    assert g.dtype == high and g.tolist() == [5.0, 160.0, 3300.0]
+    assert mg.autograd.grad(g.sum(), x)[0].tolist() == [8.0, 140.0, 2000.0]
+    # checkpointed: bitwise the plain gradient
+    plain = mg.func.grad(_mixed_loss)(x.detach())
+    kept = mg.func.grad(lambda t: mg.checkpoint.checkpoint(_mixed_loss, t))(x.detach())
+    assert plain.numpy().tobytes() == kept.numpy().tobytes()
+    # forward mode: torch fwAD tangents of (a, b) for the tangent [1, 1, 2] -> [2, 4, 12], [3, 12, 54] float32
+    _, (t_square, t_cube) = mg.func.jvp(SquareAndSingleCube.apply, (x.detach(),),
+                                        (mg.tensor([1.0, 1.0, 2.0], dtype=high, device=device),))
+    assert (t_square.dtype, t_cube.dtype) == (high, low)
+    assert t_square.tolist() == [2.0, 4.0, 12.0] and t_cube.tolist() == [3.0, 12.0, 54.0]
+
+
+def test_real_and_complex_outputs_are_still_refused():
+    class RealAndComplex(mg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2, x * 1j
+
+        @staticmethod
+        def backward(ctx, ga, gb):
+            return ga * 2
+
+    with pytest.raises(NotImplementedError, match="real and complex differentiable outputs"):
+        RealAndComplex.apply(mg.tensor([1.0, 2.0], requires_grad=True))

@@ -39,8 +39,9 @@ The first ``forward`` gets the argument Tensors themselves, as in PyTorch (code 
 replayed arrays.
 
 Several outputs: the differentiable ones are packed into the node's one output (flattened
-and concatenated, the engine's way for ``eigh``) and handed out as views of it; the
-gradients the user's ``backward`` receives are the pieces of the node's gradient.
+and concatenated in their promoted dtype, the engine's way for ``eigh``) and handed out as
+views of it (cast back to each output's dtype); the gradients the user's ``backward``
+receives are the pieces of the node's gradient, each in its output's dtype.
 """
 
 from __future__ import annotations
@@ -297,17 +298,18 @@ class FunctionNode(Op):
                 self.parts.append((j, tuple(o._data.shape), start, start + size))
                 start += size
         self.differentiable = bool(self.parts)  # no node for a function with nothing to differentiate
-        dtypes = {outs[j]._data.dtype for j, *_ in self.parts}
-        if len(dtypes) > 1:
+        kinds = {outs[j]._data.dtype.kind for j, *_ in self.parts}
+        if len(kinds) > 1:  # (a real piece cast from a complex pack would lose its gradient's imaginary part)
             raise NotImplementedError(
-                f"{self.function.__name__}.forward returned differentiable outputs of several dtypes "
-                f"{sorted(map(str, dtypes))}; the engine packs them into one array: cast them to one dtype")
+                f"{self.function.__name__}.forward returned real and complex differentiable outputs; the engine "
+                f"packs them into one array: return them as one kind (view_as_real, or a complex cast)")
 
     def _pack(self, xp: Any) -> Any:
         if not self.parts:  # nothing is recorded: a placeholder (bool, so no float64 appears on a float32 device)
             return xp.zeros((), dtype=bool)
         if len(self.parts) == 1:
             return self.outputs[self.parts[0][0]]._data
+        # outputs of several dtypes are packed in their promoted dtype, each piece cast back (_piece)
         return xp.concatenate([self.outputs[j]._data.reshape(-1) for j, *_ in self.parts])
 
     def _descriptors(self, tensors: tuple, args: tuple, dirty: tuple = ()) -> tuple:
@@ -337,8 +339,8 @@ class FunctionNode(Op):
             if len(self.parts) == 1:
                 outs[self.parts[0][0]] = packed
             else:
-                for j, shape, start, stop in self.parts:
-                    outs[j] = packed[start:stop].reshape(shape)
+                for k, (j, *_) in enumerate(self.parts):
+                    outs[j] = self._piece(packed, k)
                 if not self.ctx.materialize_grads:
                     self._watch_pieces(outs)
         for o in outs:  # a non-differentiable output made by forward (an argument stays as it is)
@@ -442,11 +444,16 @@ class FunctionNode(Op):
         return Tensor._wrap(self.device.xp.zeros(shape, dtype=dtype), None, self.device)
 
     def _piece(self, packed: Any, k: int) -> Any:
-        """Piece ``k`` of the packed output (or gradient, or tangent): an array or a Tensor."""
+        """Piece ``k`` of the packed output (or gradient, or tangent): an array or a Tensor, in
+        its output's dtype (the pack is in the outputs' promoted dtype; a Tensor's cast is recorded)."""
         if len(self.parts) == 1:
             return packed
-        _, shape, start, stop = self.parts[k]
-        return packed[start:stop].reshape(shape)
+        j, shape, start, stop = self.parts[k]
+        piece = packed[start:stop].reshape(shape)
+        dtype = self.out_meta[j][1]
+        if piece.dtype == dtype:
+            return piece
+        return piece.to(dtype) if isinstance(piece, Tensor) else piece.astype(dtype)
 
     def _grad_outputs(self, g: Any, graph: bool) -> list:
         """One gradient per output of forward: the pieces of ``g``; zeros (or None, after
