@@ -324,7 +324,9 @@ def test_backward_results_are_checked_as_torch_checks_them():
 
         @staticmethod
         def backward(ctx, g):
-            return mg.ones(3)
+            return g * (2 + 2j) if WrongShape.complex_instead else mg.ones(3)
+
+    WrongShape.complex_instead = False
 
     x = mg.tensor([1.0, 2.0], requires_grad=True)
     with pytest.raises(RuntimeError, match=r"incorrect number of gradients \(expected 2, got 1\)"):
@@ -332,6 +334,11 @@ def test_backward_results_are_checked_as_torch_checks_them():
     with pytest.raises(RuntimeError, match="different than None at position 2"):
         NonNoneForNumber.apply(x, 3).sum().backward()
     with pytest.raises(RuntimeError, match=r"got \[3\] but expected shape compatible with \[2\]"):
+        WrongShape.apply(x).sum().backward()
+    # torch: a complex gradient for a real input is refused ('Expected isFloatingType(grad.scalar_type()) ||
+    # (input_is_complex == grad_is_complex)'); before, its real part was kept silently
+    WrongShape.complex_instead = True  # right shape, but complex
+    with pytest.raises(RuntimeError, match="input_is_complex == grad_is_complex"):
         WrongShape.apply(x).sum().backward()
 
 

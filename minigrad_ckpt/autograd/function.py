@@ -225,6 +225,7 @@ class FunctionNode(Op):
         self.device = next(a._device for a in args if isinstance(a, Tensor))
         self.is_tensor = tuple(isinstance(a, Tensor) for a in args)
         self.in_shapes = tuple(a._data.shape if isinstance(a, Tensor) else None for a in args)
+        self.in_complex = tuple(isinstance(a, Tensor) and a._data.dtype.kind == "c" for a in args)
         self.requires = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         self.ctx.needs_input_grad = self.requires  # (PyTorch: whether each requires grad, in no_grad too)
         # The first forward gets the argument objects themselves, as PyTorch's: code keeps them on
@@ -489,6 +490,10 @@ class FunctionNode(Op):
             if not isinstance(r, Tensor):
                 raise TypeError(f"function {self.name} returned a {type(r).__name__} as the gradient at "
                                 f"index {i}; a gradient is a Tensor (or None)")
+            if r.dtype.kind == "c" and not self.in_complex[i]:  # PyTorch's check (its part would be dropped)
+                raise RuntimeError(f"function {self.name} returned a complex gradient at index {i} for a real "
+                                   f"input: Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
+                                   f"grad_is_complex) to be true, but got false.")
             if not _expandable(self.in_shapes[i], tuple(r.shape)):
                 raise RuntimeError(f"Function {self.name} returned an invalid gradient at index {i} - got "
                                    f"{list(r.shape)} but expected shape compatible with {list(self.in_shapes[i])}")
