@@ -419,4 +419,3 @@ def test_real_and_complex_outputs_are_still_refused():
 
     with pytest.raises(NotImplementedError, match="real and complex differentiable outputs"):
         RealAndComplex.apply(mg.tensor([1.0, 2.0], requires_grad=True))
-
