@@ -35,6 +35,7 @@ from typing import Any
 
 from .. import functional as _F
 from ..backend import host_numpy
+from ..functional.shape import pad as _pad
 from ..functional.shared_memory import element_addresses
 from ..grad_mode import forward_mode as _forward
 from ..tensor import Tensor, out_of_place_writes, refuse_index_put_cast
@@ -164,12 +165,39 @@ def _setitem(old: Tensor, value: Any, index: Any) -> Tensor:
     size = math.prod(region)  # from the shape, on the host: no read of device memory
     if size == 0:
         return old  # nothing is written (a mask that selects nothing, an empty slice)
+    block = _block(index, old.shape)
+    if block is not None:  # a block (ints, unit-step slices): the value padded to old's shape and picked by a
+        written = xp.zeros(old.shape, dtype=bool)  # mask -- three passes over old, where an index map of
+        written[index] = True  # int64 and a gather cost ten (out[t] = h, T = 100 steps of 64x256: 3.6 s -> 0.3 s)
+        placed = _pad(_F.reshape(_F.broadcast_to(_as_operand(value, old), region), block[0]), block[1])
+        return _F.where(Tensor._wrap(written, None, old._device), placed, old)
     source = xp.full(old.shape, -1, dtype="int64")
     source[index] = xp.arange(size, dtype="int64").reshape(region)
     written = source >= 0
     placed = _F.reshape(_F.broadcast_to(_as_operand(value, old), region), (-1,))
     gathered = _F.take(placed, Tensor._wrap(xp.where(written, source, 0), None, old._device))
     return _F.where(Tensor._wrap(written, None, old._device), gathered, old)
+
+
+def _block(index: tuple, shape: tuple[int, ...]) -> tuple | None:
+    """For a normalized index of ints and unit-step slices, the region as a block of ``shape``:
+    its shape (1 for an int) and the pad widths around it; None for any other index."""
+    if len(index) > len(shape):
+        return None
+    sizes, widths = [], []
+    for part, n in zip(index + (slice(None),) * (len(shape) - len(index)), shape):
+        if part.__class__ is int:
+            i = part % n
+            sizes.append(1)
+            widths.append((i, n - i - 1))
+        elif part.__class__ is slice and part.indices(n)[2] == 1:
+            start, stop, _ = part.indices(n)
+            stop = max(start, stop)
+            sizes.append(stop - start)
+            widths.append((start, n - stop))
+        else:
+            return None
+    return tuple(sizes), tuple(widths)
 
 
 def _fill(old: Tensor, value: Any, index: Any) -> Tensor:
