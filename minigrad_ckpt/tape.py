@@ -104,6 +104,16 @@ class Node:
         self.shape = shape
         self.dtype = dtype
 
+    def name(self) -> str:
+        """PyTorch's ``grad_fn.name()``: the op's name and ``Backward0`` (``MulBackward0``)."""
+        return f"{type(self.op).__name__}Backward0"
+
+    @property
+    def next_functions(self) -> tuple:
+        """PyTorch's ``grad_fn.next_functions``: for each input, ``(its node, 0)`` -- an
+        :class:`AccumulateGrad` holding a leaf that requires grad, ``None`` for a constant."""
+        return tuple((AccumulateGrad(e) if isinstance(e, Tensor) else e, 0) for e in self.inputs)
+
     def __repr__(self) -> str:
         ins = ", ".join(_edge_name(e) for e in self.inputs)
         shape = "x".join(map(str, self.shape)) or "scalar"
@@ -113,6 +123,22 @@ class Node:
         elif self.saved is DROPPED:
             state = " dropped"
         return f"#{self.seq} {self.op!r}({ins}) -> {self.dtype} {shape}{state}"
+
+
+class AccumulateGrad:
+    """What PyTorch's ``next_functions`` shows for a leaf that requires grad: the leaf
+    (``variable``), whose ``.grad`` backward accumulates into."""
+
+    next_functions: tuple = ()
+
+    def __init__(self, variable: Tensor) -> None:
+        self.variable = variable
+
+    def name(self) -> str:
+        return "AccumulateGrad"
+
+    def __repr__(self) -> str:
+        return f"<AccumulateGrad of a leaf {tuple(self.variable.shape)}>"
 
 
 def _edge_name(e: Any) -> str:
