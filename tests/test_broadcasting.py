@@ -260,3 +260,13 @@ def test_size_zero_input_broadcast_against_size_one():
     check_grad(x, np.zeros((4, 0)))
     check_grad(b, np.zeros((4, 1)))
     check_grad(c, np.zeros((0,)))
+
+
+def test_expand_to_a_size_that_does_not_fit_is_pytorchs_runtime_error():
+    # torch 2.13: torch.zeros(2).expand(3) raises RuntimeError with this message (NumPy's
+    # broadcast_to raises ValueError); expanding a size-1 dim and -1 still work
+    with pytest.raises(RuntimeError, match=r"The expanded size of the tensor \(3\) must match the existing "
+                                           r"size \(2\) at non-singleton dimension 0"):
+        mg.zeros(2).expand(3)
+    assert mg.zeros(2, 1).expand(3, 2, -1).shape == (3, 2, 1)
+    assert mg.zeros(2, 1).expand(3, 2, 4).shape == (3, 2, 4)

@@ -216,6 +216,11 @@ def expand_method(x: Tensor, *sizes: Any) -> Tensor:
     shape = tuple(x.shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(target))
     if -1 in shape[:lead]:
         raise RuntimeError("expand: -1 is not allowed for a new leading dim")
+    for i, (n, s) in enumerate(zip(x.shape, shape[lead:])):
+        if n != s and n != 1:  # PyTorch's RuntimeError (broadcast_to's is NumPy's ValueError)
+            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({n}) at "
+                               f"non-singleton dimension {lead + i}.  Target sizes: {list(target)}.  Tensor "
+                               f"sizes: {list(x.shape)}")
     return mf.broadcast_to(x, shape)
 
 
