@@ -125,6 +125,27 @@ def test_every_inplace_write_after_the_call_leaves_the_snapshot_of_the_call(tmp_
     _assert_same_as_blocking(tmp_path, ex, lambda: _every_inplace_write(model, opt, ex, z), hold)
 
 
+@pytest.mark.parametrize("hold", [True, False], ids=["writer-busy", "racing-the-writer"])
+def test_a_recorded_write_through_a_view_leaves_the_snapshot_of_the_call(tmp_path, hold):
+    # A write on the tape into a view of a captured tensor goes into the captured memory
+    # (functional/shared_memory.py): the snapshot's copy-on-write guard must see it first.
+    model, opt, ex, z = _setup()
+    user = ex.get_tensor("user")
+    bias = model[0].bias
+
+    def mutate():
+        row = user[1]
+        row.copy_(bias[:3] * 2.0)  # a value that requires grad: recorded, through the view
+        user[0, :2] *= bias[0]     # Python's view-then-setitem form
+        expected = np.arange(6.0).reshape(2, 3)
+        expected[1] = bias.detach().numpy()[:3] * 2.0
+        expected[0, :2] *= bias.detach().numpy()[0]
+        np.testing.assert_array_equal(user.detach().numpy(), expected)
+        assert user.requires_grad and row.requires_grad
+
+    _assert_same_as_blocking(tmp_path, ex, mutate, hold)
+
+
 def test_float32_and_the_strict_device(tmp_path):
     import minigrad_ckpt.testing.strict  # noqa: F401  (registers the device)
 
