@@ -231,9 +231,17 @@ def _views_a_leaf_that_requires_grad(t: Tensor) -> bool:
         return False
     if box[1].__class__ is tuple:  # a parameter's memory: its group is named there
         return t._alias_group is (box[1][0] if box[1] else None)
+    return any(o._node is None and o._requires_grad for o in history_sharers(t))
+
+
+def history_sharers(t: Tensor) -> list[Tensor]:
+    """The live tensors other than ``t`` that share its memory *and* its history: listed in the
+    memory's version box, of ``t``'s alias group (a parameter's views are not listed: none)."""
+    box = t._version
+    if len(box) == 1 or box[1].__class__ is not list:
+        return []
     group = t._alias_group
-    return any((o := r()) is not None and o is not t and o._alias_group is group and o._node is None
-               and o._requires_grad for r in box[1])
+    return [o for r in box[1] if (o := r()) is not None and o is not t and o._alias_group is group]
 
 
 #: Recorded in-place writes into memory that other tensors see, installed from above
@@ -758,8 +766,7 @@ class Tensor:
         where a recorded write will go into shared memory, a recorded copy -- so the values the op
         saves for backward are not the ones the write overwrites (PyTorch saves the original
         self likewise)."""
-        if (_grad_state.enabled and self._memory_is_shared()
-                and (self._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in operands))):
+        if self._memory_is_shared() and any(self._records_write(o) for o in (None, *operands)):
             return self.clone()
         return self
 

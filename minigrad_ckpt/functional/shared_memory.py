@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..backend import host_numpy
-from ..tensor import Tensor, set_shared_memory_writer
+from ..tensor import Tensor, history_sharers, set_shared_memory_writer
 from . import complex_numbers as _complex_numbers
 from . import elementwise as _elementwise
 from . import indexing as _indexing
@@ -48,14 +48,9 @@ def write_into_shared_memory(target: Tensor, result: Tensor, what: str) -> Tenso
 
 
 def _history_sharers(target: Tensor) -> list[Tensor]:
-    """The live tensors other than ``target`` listed in its memory's version box, of its alias
-    group; a view made in no_grad mode sees the values and stays a constant, as it was made."""
-    box = target._version
-    if len(box) == 1 or box[1].__class__ is not list:
-        return []
-    group = target._alias_group
-    return [o for r in box[1] if (o := r()) is not None and o is not target and o._alias_group is group
-            and not o._no_grad_view]
+    """The tensors whose histories the write moves (:func:`history_sharers`), but a view made in
+    no_grad mode: it sees the values and stays a constant, as it was made."""
+    return [o for o in history_sharers(target) if not o._no_grad_view]
 
 
 def _followers(target: Tensor, sharers: list[Tensor], result: Tensor, what: str) -> list[tuple[Tensor, Tensor]]:
