@@ -171,7 +171,10 @@ def scenario_equivalence() -> None:
                   check=lambda step, m=model, label=f"{kind}/{opt_name}": assert_same_on_all_ranks(
                       m, f"{label} step {step}"))
             err = max(rel_err(p.numpy(), q.numpy()) for p, q in zip(model.module.parameters(), ref.parameters()))
-            assert err <= 1e-12, f"{kind}/{opt_name}: relative difference {err} to one process"
+            # round-off of sums split across ranks: <= 1e-15 here but for "wide", whose first
+            # convolution's weights moved 1e-15 -> 1.7e-12 at step 5 on an AMD EPYC (OpenBLAS's
+            # Haswell kernels), <= 1e-12 on the machine that wrote the test
+            assert err <= 1e-11, f"{kind}/{opt_name}: relative difference {err} to one process"
             worst[f"{kind}/{opt_name}"] = err
     result(worst)
 
@@ -786,7 +789,7 @@ def scenario_destroy_alone() -> None:
         dist.destroy_process_group()
         print(f"rank 0 destroyed the group in {time.monotonic() - start:.0f} s", flush=True)
     else:
-        dist._group = None  # leaves without destroying it (MPI is finalized at exit)
+        dist.world._group = None  # leaves without destroying it (MPI is finalized at exit)
 
 
 def scenario_node_sum_timeout() -> None:
@@ -910,9 +913,92 @@ def scenario_orphans(out_dir: str, phase: str) -> None:
             "claims": sorted(f for f in os.listdir(manager.directory) if f.startswith(".saving-"))})
 
 
+def _refusal(fn) -> str:
+    try:
+        fn()
+    except Exception as exc:  # the type and the start of the message, for the test to compare
+        return f"{type(exc).__name__}: {str(exc)[:60]}"
+    return "no error"
+
+
+class _UnusedBranch(nn.Module):
+    """a used everywhere, b on rank 1 only, c never."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b, self.c = nn.Linear(3, 2), nn.Linear(3, 2), nn.Linear(3, 2)
+
+    def forward(self, x, rank):
+        return self.a(x) + self.b(x) if rank == 1 else self.a(x)
+
+
+def scenario_torch_api() -> None:
+    """A PyTorch script's spellings of the collectives and of DDP (tests/test_distributed_torch_api.py)."""
+    world = int(os.environ.get("PMI_SIZE", "1"))
+    dist.init_process_group("gloo", init_method="env://", rank=int(os.environ.get("PMI_RANK", "0")), world_size=world)
+    rank, out = dist.get_rank(), {"backend": dist.get_backend(), "world": dist.group.WORLD is dist.new_group()}
+    t = mg.tensor([1.0 + rank, 2.0])
+    out["product_work"] = dist.all_reduce(t, op=dist.ReduceOp.PRODUCT, async_op=True).wait()
+    out["product"] = t.tolist()
+    avg = mg.tensor([float(rank)])
+    dist.all_reduce(avg, dist.ReduceOp.AVG, dist.group.WORLD)
+    out["avg"] = avg.tolist()
+    gathered = [mg.zeros(2) for _ in range(world)]
+    dist.all_gather(gathered, mg.tensor([rank, rank + 0.5]))
+    out["all_gather"] = [g.tolist() for g in gathered]
+    into = mg.zeros(2 * world)
+    dist.all_gather_into_tensor(into, mg.tensor([rank, rank + 0.5]))
+    out["all_gather_into_tensor"] = into.tolist()
+    r = mg.tensor([1.0 + rank])
+    dist.reduce(r, dst=world - 1)
+    out["reduce"] = r.tolist()
+    gl = [mg.zeros(1) for _ in range(world)] if rank == 0 else None
+    dist.gather(mg.tensor([10.0 * rank]), gl, dst=0)
+    out["gather"] = None if gl is None else [g.tolist() for g in gl]
+    s = mg.zeros(2)
+    dist.scatter(s, [mg.tensor([2.0 * i, 2.0 * i + 1]) for i in range(world)] if rank == world - 1 else None,
+                 src=world - 1)
+    out["scatter"] = s.tolist()
+    rs = mg.zeros(2)
+    dist.reduce_scatter_tensor(rs, mg.arange(2.0 * world) * (rank + 1))
+    out["reduce_scatter_tensor"] = rs.tolist()
+    objs = [None] * world
+    dist.all_gather_object(objs, {"rank": rank})
+    bl = [rank, "from"]
+    dist.broadcast_object_list(bl, src=world - 1)
+    go = [None] * world if rank == 0 else None
+    dist.gather_object(3 * rank, go, dst=0)
+    so = [None]
+    dist.scatter_object_list(so, [f"to {i}" for i in range(world)] if rank == 0 else None, src=0)
+    out.update(all_gather_object=objs, broadcast_object_list=bl, gather_object=go, scatter_object_list=so)
+    out["grads"] = _ddp_grads_with_an_unused_branch(rank)
+    out["refused"] = [_refusal(lambda: DDP(nn.Linear(2, 2), device_ids=[0])),
+                      _refusal(lambda: DDP(nn.Linear(2, 2), mixed_precision=object())),
+                      _refusal(lambda: dist.new_group([0])) if world > 1 else "world of one",
+                      _refusal(lambda: dist.all_reduce(mg.ones(2, dtype=mg.int64), op=dist.ReduceOp.AVG)),
+                      _refusal(lambda: dist.all_gather([mg.zeros(3)] * world, mg.zeros(2))),
+                      _refusal(lambda: dist.init_process_group("gloo"))]
+    dist.barrier(async_op=True).wait()
+    result(out)
+
+
+def _ddp_grads_with_an_unused_branch(rank: int) -> dict:
+    """Two backwards without zero_grad, with and without find_unused_parameters."""
+    grads = {}
+    for find_unused in (True, False):
+        mg.manual_seed(0)
+        model = DDP(_UnusedBranch().double(), None, None, 0, True, find_unused_parameters=find_unused)
+        x = mg.ones(4, 3, dtype=mg.float64) * (rank + 1)
+        for step in (1, 2):
+            model(x, rank).sum().backward()
+            grads[f"{find_unused} {step}"] = {n: None if p.grad is None else p.grad.flatten()[:2].tolist()
+                                              for n, p in model.module.named_parameters()}
+    return grads
+
+
 if __name__ == "__main__":
     name, *args = sys.argv[1:]
-    if name not in ("single", "nccl", "elastic"):
+    if name not in ("single", "nccl", "elastic", "torch_api"):
         dist.init_process_group("mpi")
     globals()[f"scenario_{name}"](*args)
     if dist.is_initialized():

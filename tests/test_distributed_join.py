@@ -71,7 +71,7 @@ def test_the_default_timeout_is_finite_and_bad_values_are_refused():
     import datetime
 
     from minigrad_ckpt import distributed as dist
-    from minigrad_ckpt.distributed import _seconds
+    from minigrad_ckpt.distributed.world import _seconds
 
     assert dist.DEFAULT_TIMEOUT == 1800.0
     assert _seconds(None) == 1800.0 and _seconds(datetime.timedelta(minutes=1)) == 60.0 and _seconds(5) == 5.0

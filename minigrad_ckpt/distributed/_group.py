@@ -49,8 +49,14 @@ class DistributedError(RuntimeError):
 
 
 class ReduceOp(str, enum.Enum):
+    """How a reduction combines the ranks' values.  PyTorch's names (``ReduceOp.SUM``, ``AVG``,
+    ``PRODUCT``, ``MIN``, ``MAX``) and the engine's strings (``"sum"``, ``"mean"``, ``"product"``,
+    ``"min"``, ``"max"``) name the same ops: a member compares equal to its string."""
+
     SUM = "sum"
     MEAN = "mean"
+    AVG = "mean"  # PyTorch's name for the mean: an alias of MEAN
+    PRODUCT = "product"
     MAX = "max"
     MIN = "min"
 
@@ -75,7 +81,8 @@ def _contiguous(arr: Any, xp: Any) -> tuple[Any, bool]:
 
 class Work:
     """A started non-blocking collective: ``wait()`` completes it (within the group's
-    timeout, else :class:`DistributedError`), ``test()`` polls."""
+    timeout, else :class:`DistributedError`) and returns True, as PyTorch's; ``test()``
+    (PyTorch: ``is_completed()``) polls.  ``Work(None)`` is one already complete."""
 
     __slots__ = ("_req", "done", "_group", "_what")
 
@@ -89,14 +96,22 @@ class Work:
             self.done = bool(self._req.Test())
         return self.done
 
-    def wait(self) -> None:
+    def wait(self) -> bool:
         if self.done:
-            return
+            return True
         if self._group is None:
             self._req.Wait()
         else:
             self._group.wait_for(self._req, self._what)
         self.done = True
+        return True
+
+    def is_completed(self) -> bool:
+        return self.test()
+
+    def is_success(self) -> bool:
+        """Whether it completed without error (an error raises instead, so: whether it completed)."""
+        return self.test()
 
 
 # MPI moves a started collective forward only inside MPI calls, so a wait that sleeps
@@ -184,13 +199,14 @@ class ProcessGroup:
             raise TypeError(f"the 'nccl' backend cannot communicate {dtype}") from None
 
     def _nccl_op(self, op: ReduceOp) -> int:
-        n = self._nccl_mod
-        return {ReduceOp.SUM: n.NCCL_SUM, ReduceOp.MEAN: n.NCCL_SUM, ReduceOp.MAX: n.NCCL_MAX,
-                ReduceOp.MIN: n.NCCL_MIN}[op]
+        name = {ReduceOp.SUM: "NCCL_SUM", ReduceOp.MEAN: "NCCL_SUM", ReduceOp.PRODUCT: "NCCL_PROD",
+                ReduceOp.MAX: "NCCL_MAX", ReduceOp.MIN: "NCCL_MIN"}[op]
+        return getattr(self._nccl_mod, name)
 
     def _mpi_op(self, op: ReduceOp) -> Any:
         M = self._MPI
-        return {ReduceOp.SUM: M.SUM, ReduceOp.MEAN: M.SUM, ReduceOp.MAX: M.MAX, ReduceOp.MIN: M.MIN}[op]
+        return {ReduceOp.SUM: M.SUM, ReduceOp.MEAN: M.SUM, ReduceOp.PRODUCT: M.PROD, ReduceOp.MAX: M.MAX,
+                ReduceOp.MIN: M.MIN}[op]
 
     def _check(self, arr: Any) -> None:
         self._usable()

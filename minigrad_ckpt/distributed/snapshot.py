@@ -42,11 +42,12 @@ WORLD_KEY = "distributed.world_size"
 
 def collective() -> CollectiveSnapshots | None:
     """The collective save/load of the current process group, or ``None`` in a single process."""
-    from . import _group
+    from .world import group
 
-    if _group is None or _group.size == 1:
+    current = group.WORLD
+    if current is None or current.size == 1:
         return None
-    return CollectiveSnapshots(_group)
+    return CollectiveSnapshots(current)
 
 
 def _describe(exc: BaseException) -> str:

@@ -114,7 +114,20 @@ class DistributedDataParallel(Module):
     its output averages the gradients across ranks before it returns.  A
     parameter that gets no gradient in a backward is reduced as zeros (its
     ``.grad`` becomes the average of the ranks' gradients, zeros if none used
-    it), so no graph search for unused parameters is needed.
+    it), so no graph search for unused parameters is needed; with
+    ``find_unused_parameters=True`` one more collective finds the parameters no
+    rank used, whose ``.grad`` is left untouched, as PyTorch's (where PyTorch
+    without the option raises at the next forward, the engine averages zeros).
+
+    The arguments are PyTorch's, in its order.  ``device_ids`` names the one GPU
+    of a GPU module (``None`` for a CPU module); ``process_group`` is ``None`` or the
+    world group; ``init_sync=False`` skips the check that every rank built the same
+    model and the broadcast of rank 0's weights.  ``dim``, ``output_device``,
+    ``check_reduction``, ``gradient_as_bucket_view`` and ``static_graph`` change how
+    PyTorch's reducer works, not what it computes, and are accepted; the options that
+    change what is reduced (``mixed_precision``, ``param_to_hook_all_reduce``,
+    ``delay_all_reduce_named_params``, ``device_mesh``,
+    ``skip_all_reduce_unused_params``) are refused.
     ``backward(create_graph=True)`` is refused (the averaged gradients would
     not be differentiable).  When every rank runs on one machine (CPU tensors,
     MPI), the gradients are summed through a shared-memory window instead of
@@ -125,23 +138,39 @@ class DistributedDataParallel(Module):
     _progress_thread = True  # poll open all-reduces from a thread (benchmarks/distributed.py compares)
     _shared_memory = True    # ranks of one machine sum through shared memory (benchmarks/distributed.py compares)
 
-    def __init__(self, module: Module, bucket_cap_mb: float | None = None, broadcast_buffers: bool = True) -> None:
+    def __init__(self, module: Module, device_ids: Any = None, output_device: Any = None, dim: int = 0,
+                 broadcast_buffers: bool = True, init_sync: bool = True, process_group: Any = None,
+                 bucket_cap_mb: float | None = None, find_unused_parameters: bool = False,
+                 check_reduction: bool = False, gradient_as_bucket_view: bool = False, static_graph: bool = False,
+                 delay_all_reduce_named_params: Any = None, param_to_hook_all_reduce: Any = None,
+                 mixed_precision: Any = None, device_mesh: Any = None,
+                 skip_all_reduce_unused_params: bool = False) -> None:
         super().__init__()
         from .. import distributed as dist
 
         if not isinstance(module, Module):
             raise TypeError(f"DistributedDataParallel wraps a Module, got {type(module).__name__}")
+        _refuse_options_not_offered(delay_all_reduce_named_params=delay_all_reduce_named_params,
+                                    param_to_hook_all_reduce=param_to_hook_all_reduce,
+                                    mixed_precision=mixed_precision, device_mesh=device_mesh,
+                                    skip_all_reduce_unused_params=skip_all_reduce_unused_params or None)
+        _check_device_ids(module, device_ids, output_device)
         first_cap_mb = _FIRST_BUCKET_MB if bucket_cap_mb is None else bucket_cap_mb  # PyTorch's rule
         bucket_cap_mb = _DEFAULT_BUCKET_MB if bucket_cap_mb is None else bucket_cap_mb
         if not bucket_cap_mb > 0:
             raise ValueError(f"bucket_cap_mb must be > 0, got {bucket_cap_mb}")
         self.module = module
-        group = dist.group()
+        group = dist.world.world_group(process_group, "DistributedDataParallel")
         object.__setattr__(self, "_group", group)
         object.__setattr__(self, "broadcast_buffers", bool(broadcast_buffers))
         object.__setattr__(self, "bucket_cap_mb", bucket_cap_mb)
-        self._verify_same_model(group)
-        self._sync_from_rank0(group)
+        # PyTorch's hints, kept for reading back; the reduction needs none of them (see the class docstring)
+        for name, value in (("dim", dim), ("find_unused_parameters", find_unused_parameters),
+                            ("gradient_as_bucket_view", gradient_as_bucket_view), ("static_graph", static_graph)):
+            object.__setattr__(self, name, value)
+        if init_sync:
+            self._verify_same_model(group)
+            self._sync_from_rank0(group)
         params = [p for _, p in module.named_parameters() if p.requires_grad]
         object.__setattr__(self, "_buckets", self._make_buckets(params, bucket_cap_mb, first_cap_mb))
         where = {}
@@ -157,6 +186,7 @@ class DistributedDataParallel(Module):
         object.__setattr__(self, "wait_seconds", 0.0)  # time the last backward waited for all-reduces
         object.__setattr__(self, "_poller", None)
         object.__setattr__(self, "_reduced_in_place", set())  # memory of the .grads reduced where they lie
+        object.__setattr__(self, "_used", set())  # ids of the parameters this backward gave a gradient
         object.__setattr__(self, "_stop", threading.Event())
         object.__setattr__(self, "_mpi_lock", threading.Lock())  # one thread in MPI on our requests at a time
         object.__setattr__(self, "_join", None)           # the join() block in progress, if any
@@ -267,6 +297,7 @@ class DistributedDataParallel(Module):
             b.pending = len(b.params)
             b.works = []
         self._reduced_in_place.clear()
+        self._used.clear()
         queue_callback(self._finish)
 
     def _on_backward_start(self, grad: Tensor) -> None:
@@ -278,6 +309,7 @@ class DistributedDataParallel(Module):
             return
         if not self._active:
             self._start()
+        self._used.add(id(p))
         b = self._where[id(p)]
         b.pending -= 1
         if b.pending == 0:
@@ -377,15 +409,34 @@ class DistributedDataParallel(Module):
                 for work in b.works:
                     work.wait()
             object.__setattr__(self, "wait_seconds", time.perf_counter() - start)
+            used = self._used_by_some_rank() if self.find_unused_parameters else None
             for b in self._buckets:
                 for p, off in zip(b.packed, b.offsets):
-                    self._write_mean(p, b.buffer[off:off + p.size], b.averaged)
+                    if used is None or id(p) in used:
+                        self._write_mean(p, b.buffer[off:off + p.size], b.averaged)
                 for p, arr in b.alone:
-                    self._write_mean(p, arr, b.averaged)
+                    if used is None or id(p) in used:
+                        self._write_mean(p, arr, b.averaged)
                 b.works, b.alone = [], []  # the copies may be large: not kept until the next backward
         finally:
             self._stop_poller()
             object.__setattr__(self, "_active", False)
+
+    def _used_by_some_rank(self, shadowing: bool = False) -> set[int]:
+        """``find_unused_parameters=True``: the ids of the parameters some rank's backward gave a
+        gradient (one collective of a flag per parameter).  PyTorch leaves the ``.grad`` of a
+        parameter no rank used untouched -- ``None`` stays ``None``, so an optimizer skips it --
+        where without the option the engine averages zeros into it."""
+        from ..distributed import ReduceOp
+
+        params = [p for b in self._buckets for p in b.params]
+        if not params:
+            return set()
+        xp = params[0]._device.xp
+        flags = xp.asarray([0 if shadowing or id(p) not in self._used else 1 for p in params], dtype="int32")
+        with self._mpi_lock:
+            self._group.all_reduce(flags, ReduceOp.MAX)
+        return {id(p) for p, f in zip(params, flags.tolist()) if f}
 
     def _write_mean(self, p: Tensor, total: Any, averaged: bool = False) -> None:
         # the mean written straight into .grad: one pass, not a division and a copy (the sum
@@ -465,6 +516,8 @@ class DistributedDataParallel(Module):
                     with self._mpi_lock:
                         work = self._group.iall_reduce(arr)
                     work.wait()
+            if self.find_unused_parameters:
+                self._used_by_some_rank(shadowing=True)
 
     def _sync_after_join(self, state: _Join, optimizer: Any, executor: Any) -> None:
         counts = self._group.allgather_object(state.iterations)
@@ -503,6 +556,33 @@ class DistributedDataParallel(Module):
 
     def extra_repr(self) -> str:
         return f"world_size={self._group.size}, buckets={len(self._buckets)}, bucket_cap_mb={self.bucket_cap_mb}"
+
+
+def _refuse_options_not_offered(**options: Any) -> None:
+    """PyTorch's options that change what DDP reduces or how: not offered, so refused rather than ignored."""
+    for name, value in options.items():
+        if value is not None:
+            raise NotImplementedError(f"DistributedDataParallel({name}=...) is not offered here")
+
+
+def _check_device_ids(module: Module, device_ids: Any, output_device: Any) -> None:
+    """PyTorch's rule: ``device_ids`` names the one GPU of a single-GPU module, and is ``None`` (or
+    empty) for a CPU module."""
+    devices = {p.device for p in module.parameters()}
+    if not device_ids:
+        return
+    if len(device_ids) != 1:
+        raise ValueError("device_ids can only be None or contain a single element.")
+    if len(devices) != 1 or next(iter(devices)).type != "cuda":
+        raise ValueError(f"DistributedDataParallel device_ids and output_device arguments only work with "
+                         f"single-device/multiple-device GPU modules or CPU modules, but got device_ids "
+                         f"{list(device_ids)}, output_device {output_device}, and module parameters {devices}.")
+    (device,) = devices
+    wanted = device_ids[0]
+    index = wanted if isinstance(wanted, int) else getattr(wanted, "index", wanted)
+    if index != device.index:
+        raise ValueError(f"DistributedDataParallel: device_ids {list(device_ids)} name another GPU than the "
+                         f"module's parameters, which are on {device}")
 
 
 class _Join:

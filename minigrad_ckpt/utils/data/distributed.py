@@ -41,7 +41,7 @@ class DistributedSampler(Sampler):
         if num_replicas is None or rank is None:
             from ... import distributed as dist
 
-            own_rank, world = dist._place_in_job("DistributedSampler")  # never rank 0 of 1 by mistake
+            own_rank, world = dist.place_in_job("DistributedSampler")  # never rank 0 of 1 by mistake
             num_replicas = world if num_replicas is None else num_replicas
             rank = own_rank if rank is None else rank
         if not isinstance(num_replicas, int) or num_replicas < 1:

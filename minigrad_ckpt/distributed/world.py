@@ -1,0 +1,257 @@
+"""The job's world: joining and leaving the process group, this process's rank and the world
+size, under PyTorch's names (``init_process_group``, ``get_rank``, ``group.WORLD``, ...).
+
+The world comes from the MPI launcher (``mpiexec -n 2 python train.py``), not from a
+rendezvous: PyTorch's rendezvous arguments (``init_method``, ``rank``, ``world_size``) are
+accepted so that a PyTorch script runs unchanged, and checked against the launcher's world.
+There is one group, the world: a subgroup of some ranks is not offered.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import sys
+from typing import Any
+
+from .. import random as _random
+from ._group import DEFAULT_TIMEOUT, ProcessGroup
+
+# backend names PyTorch scripts pass, and the engine's backend for each: gloo is PyTorch's CPU
+# backend, and the engine's CPU collectives run on MPI (the same collectives, another transport)
+_BACKENDS = {"mpi": "mpi", "gloo": "mpi", "nccl": "nccl"}
+
+_group: ProcessGroup | None = None
+
+
+def is_available() -> bool:
+    """Whether ``mpi4py`` can be imported (the ``distributed`` extra is installed)."""
+    import importlib.util
+
+    return importlib.util.find_spec("mpi4py") is not None
+
+
+def is_mpi_available() -> bool:
+    """Whether the ``"mpi"`` backend (CPU tensors) can be used: ``mpi4py`` is installed."""
+    return is_available()
+
+
+def is_nccl_available() -> bool:
+    """Whether the ``"nccl"`` backend (CUDA tensors) can be used: CuPy and its NCCL bindings import."""
+    try:
+        from cupy.cuda import nccl  # noqa: F401
+    except Exception:  # no CuPy, or a CuPy built without NCCL
+        return False
+    return is_available()
+
+
+def is_gloo_available() -> bool:
+    """Whether ``init_process_group("gloo")`` works: PyTorch's CPU backend is served by MPI here."""
+    return is_mpi_available()
+
+
+def launched_by_mpi() -> bool:
+    """Whether this process was started by an MPI launcher with more than one rank.
+
+    Reads the launcher's environment only (no MPI import): MPICH/Hydra and
+    Intel MPI set ``PMI_SIZE``, Open MPI ``OMPI_COMM_WORLD_SIZE``, Slurm's PMI
+    ``PMI_SIZE`` or ``SLURM_NTASKS`` with ``PMI_RANK``.
+    """
+    for var in ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MPI_LOCALNRANKS"):
+        try:
+            if int(os.environ.get(var, "1")) > 1:
+                return True
+        except ValueError:
+            pass
+    return False
+
+
+def init_process_group(backend: str | None = None, init_method: str | None = None,
+                       timeout: float | datetime.timedelta | None = None, world_size: int = -1, rank: int = -1,
+                       store: Any = None, group_name: str = "", pg_options: Any = None,
+                       device_id: Any = None) -> ProcessGroup:
+    """Join the process group: every rank of the job must call this.
+
+    ``backend`` is ``"mpi"`` (CPU tensors), ``"nccl"`` (CUDA tensors, through
+    CuPy's NCCL bindings), ``"gloo"`` (PyTorch's CPU backend: here the same CPU
+    collectives, on MPI) or ``None``: NCCL when the default device is a GPU,
+    else MPI.  The world (rank, size) comes from MPI: under ``mpiexec`` it is
+    the job; without a launcher it is this one process (rank 0 of 1).
+
+    PyTorch's rendezvous arguments are accepted so that its scripts run unchanged:
+    ``init_method`` (``"env://"``, ``"tcp://..."``, ``"file://..."``) is not needed, the
+    launcher having started the world; ``rank`` and ``world_size``, when given, must
+    be the launcher's (a ``ValueError`` says what the launcher started otherwise).  A
+    ``store``, ``pg_options`` or ``device_id`` has nothing to configure here and is refused.
+
+    ``timeout`` (seconds, or a ``datetime.timedelta``; default
+    :data:`DEFAULT_TIMEOUT`, 30 minutes, as PyTorch's) bounds every collective
+    after this call: one that cannot complete in time -- a rank died, diverged
+    or stopped calling collectives -- raises :class:`DistributedError` on the
+    ranks that wait and ends the job, instead of hanging.
+    """
+    global _group
+    if _group is not None:
+        raise ValueError("trying to initialize the default process group twice! (init_process_group() was "
+                         "already called; call destroy_process_group() first)")
+    for name, value in (("store", store), ("pg_options", pg_options), ("device_id", device_id)):
+        if value is not None:
+            raise ValueError(f"init_process_group: {name}= is not offered (the world comes from the MPI launcher, "
+                             f"and a tensor's device picks the backend's device)")
+    seconds = _seconds(timeout)
+    group = ProcessGroup.create(_backend(backend))
+    group.timeout = seconds
+    if group.size > 1:  # an error left uncaught on one rank ends every rank's wait
+        group.install_abort_on_exception()
+    _check_launcher_world(group, rank, world_size)
+    _group = group
+    return group
+
+
+def _backend(backend: str | None) -> str:
+    if backend is None:
+        from ..backend import get_default_device
+
+        return "nccl" if get_default_device().type == "cuda" else "mpi"
+    if not isinstance(backend, str) or backend.lower() not in _BACKENDS:
+        raise ValueError(f"backend must be 'mpi', 'gloo' (served by MPI), 'nccl' or None, got {backend!r}")
+    return _BACKENDS[backend.lower()]
+
+
+def _check_launcher_world(group: ProcessGroup, rank: int, world_size: int) -> None:
+    """PyTorch's ``rank=`` and ``world_size=`` must describe the world the launcher started."""
+    if world_size not in (-1, None) and world_size != group.size:
+        raise ValueError(f"init_process_group(world_size={world_size}), but the launcher started {group.size} "
+                         f"process(es): the world comes from it (mpiexec -n {world_size} ...)")
+    if rank not in (-1, None) and rank != group.rank:
+        raise ValueError(f"init_process_group(rank={rank}), but the launcher made this process rank {group.rank}: "
+                         f"read the rank from get_rank() after init_process_group()")
+
+
+def _seconds(timeout: Any) -> float:
+    if timeout is None:
+        return DEFAULT_TIMEOUT
+    if isinstance(timeout, datetime.timedelta):
+        timeout = timeout.total_seconds()
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
+        raise ValueError(f"timeout must be a positive, finite number of seconds or a timedelta, got {timeout!r}")
+    return float(timeout)
+
+
+def is_initialized() -> bool:
+    """Whether ``init_process_group`` has been called (and not destroyed)."""
+    return _group is not None
+
+
+class _GroupAccess:
+    """``group()``: the current process group (an error naming the fix if there is none);
+    ``group.WORLD``: PyTorch's name for it (``None`` before ``init_process_group``)."""
+
+    def __call__(self) -> ProcessGroup:
+        if _group is None:
+            raise RuntimeError("no process group: call minigrad_ckpt.distributed.init_process_group() first")
+        return _group
+
+    @property
+    def WORLD(self) -> ProcessGroup | None:  # noqa: N802 (PyTorch's name)
+        return _group
+
+    def __repr__(self) -> str:
+        return f"<the process group: {_group!r}>"
+
+
+group = _GroupAccess()
+
+
+def world_group(given: Any, what: str) -> ProcessGroup:
+    """The process group a collective's ``group=`` names: ``None`` or the world group."""
+    current = group()
+    if given is None or given is current:
+        return current
+    raise ValueError(f"{what}: group= must be None or the world group (dist.group.WORLD), got {given!r}; "
+                     f"subgroups of ranks are not offered")
+
+
+def get_rank(group: ProcessGroup | None = None) -> int:
+    """This process's rank, ``0 <= rank < world size`` (0 without a process group)."""
+    if _group is None:
+        return 0
+    return world_group(group, "get_rank").rank
+
+
+def get_world_size(group: ProcessGroup | None = None) -> int:
+    """How many processes take part (1 without a process group)."""
+    if _group is None:
+        return 1
+    return world_group(group, "get_world_size").size
+
+
+def get_backend(group: ProcessGroup | None = None) -> str:
+    """The backend of the process group: ``"mpi"`` (CPU tensors) or ``"nccl"`` (CUDA tensors)."""
+    return world_group(group, "get_backend").backend
+
+
+def new_group(ranks: Any = None, timeout: Any = None, backend: Any = None, pg_options: Any = None,
+              use_local_synchronization: bool = False, group_desc: str | None = None,
+              device_id: Any = None) -> ProcessGroup:
+    """PyTorch's subgroup constructor, for the one group offered: ``ranks`` ``None`` or every
+    rank gives the world group; a subset of ranks raises ``NotImplementedError``."""
+    g = group()
+    if ranks is not None and sorted(int(r) for r in ranks) != list(range(g.size)):
+        raise NotImplementedError(f"new_group(ranks={list(ranks)}): subgroups of ranks are not offered; only the "
+                                  f"world group of all {g.size} ranks (ranks=None) is")
+    return g
+
+
+def destroy_process_group(group: ProcessGroup | None = None) -> None:
+    """Leave the process group (collectives are refused afterwards)."""
+    global _group
+    if _group is None:
+        return
+    world_group(group, "destroy_process_group")
+    g, _group = _group, None
+    g.close()
+
+
+def abort(message: str = "", code: int = 1) -> None:
+    """End the whole job now (``MPI_Abort``): every rank exits with a non-zero code.
+
+    Use it where a rank cannot go on but would otherwise exit normally (a
+    caught error, ``sys.exit(1)``): a rank that simply exits leaves the others
+    waiting in their next collective.
+    """
+    if message:
+        sys.stderr.write(f"[rank {get_rank()}] {message}; aborting all {get_world_size()} ranks\n")
+        sys.stderr.flush()
+    if _group is None:
+        raise SystemExit(code)
+    _group.abort(code)
+
+
+def manual_seed_per_rank(seed: int) -> _random.Generator:
+    """``mg.manual_seed(seed + rank)``: the idiom for data-parallel runs, so that each
+    rank draws its own dropout masks (parameters still start equal: DDP broadcasts
+    them from rank 0).  Call it after :func:`init_process_group`: before, under a
+    launcher of several ranks, it is an error (every rank would take rank 0's seed)."""
+    return _random.manual_seed(seed + place_in_job("manual_seed_per_rank")[0])
+
+
+def place_in_job(what: str) -> tuple[int, int]:
+    """``(rank, world size)`` for ``what``, which needs this process's own place in the job.
+
+    Without a process group a process is rank 0 of 1 -- but one that an MPI launcher
+    started as one of several ranks is not: every rank would take rank 0's seed, or
+    rank 0's shard (the whole dataset).  That is an error naming the fix.
+    """
+    if _group is None and launched_by_mpi():
+        raise RuntimeError(f"{what}: this process is one of several ranks an MPI launcher started, but there is "
+                           f"no process group yet, so every rank would be rank 0 of 1 (rank 0's seed, the whole "
+                           f"dataset on every rank); call minigrad_ckpt.distributed.init_process_group() first")
+    return get_rank(), get_world_size()
+
+
+def print0(*args: Any, **kwargs: Any) -> None:
+    """``print`` on rank 0 only."""
+    if get_rank() == 0:
+        print(*args, **kwargs)
+        sys.stdout.flush()

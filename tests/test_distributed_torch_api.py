@@ -1,0 +1,133 @@
+"""A PyTorch data-parallel script's spellings work here and mean what they mean in PyTorch:
+``init_process_group("gloo", rank=..., world_size=...)``, ``ReduceOp.AVG``/``PRODUCT``,
+``all_gather(tensor_list, tensor)``, ``reduce``/``gather``/``scatter``, the ``*_into_tensor`` and
+``*_object`` collectives, ``group=dist.group.WORLD``, ``async_op=True``, and
+``DistributedDataParallel``'s arguments in PyTorch's order -- ``find_unused_parameters=True``
+leaves the ``.grad`` of a parameter no rank used untouched, as PyTorch's does.
+
+The scenario (``tests/distributed_worker.py torch_api``) runs under ``mpiexec -n 2`` and alone;
+the expected numbers are torch 2.13's answers (gloo, two processes) to the same script.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt import distributed as dist
+from minigrad_ckpt.nn.parallel import DistributedDataParallel
+
+# torch 2.13's parameters, in order (inspect.signature of torch.distributed.<name>; DDP's __init__)
+TORCH_PARAMETERS = {
+    "init_process_group": "backend init_method timeout world_size rank store group_name pg_options device_id",
+    "all_reduce": "tensor op group async_op",
+    "broadcast": "tensor src group async_op group_src",
+    "all_gather": "tensor_list tensor group async_op",
+    "all_gather_into_tensor": "output_tensor input_tensor group async_op",
+    "reduce": "tensor dst op group async_op group_dst",
+    "reduce_scatter_tensor": "output input op group async_op",
+    "gather": "tensor gather_list dst group async_op group_dst",
+    "scatter": "tensor scatter_list src group async_op group_src",
+    "all_gather_object": "object_list obj group",
+    "broadcast_object_list": "object_list src group device group_src",
+    "gather_object": "obj object_gather_list dst group group_dst",
+    "scatter_object_list": "scatter_object_output_list scatter_object_input_list src group group_src",
+    "barrier": "group async_op device_ids",
+    "get_rank": "group",
+    "get_world_size": "group",
+    "get_backend": "group",
+    "destroy_process_group": "group",
+    "new_group": "ranks timeout backend pg_options use_local_synchronization group_desc device_id",
+}
+TORCH_DDP_PARAMETERS = ("module device_ids output_device dim broadcast_buffers init_sync process_group bucket_cap_mb "
+                        "find_unused_parameters check_reduction gradient_as_bucket_view static_graph "
+                        "delay_all_reduce_named_params param_to_hook_all_reduce mixed_precision device_mesh "
+                        "skip_all_reduce_unused_params")
+
+
+@pytest.mark.parametrize("name", sorted(TORCH_PARAMETERS))
+def test_the_collectives_take_pytorchs_arguments_in_its_order(name):
+    got = list(inspect.signature(getattr(dist, name)).parameters)
+    assert got[:len(TORCH_PARAMETERS[name].split())] == TORCH_PARAMETERS[name].split()
+
+
+def test_ddp_takes_pytorchs_arguments_in_its_order():
+    got = list(inspect.signature(DistributedDataParallel.__init__).parameters)[1:]
+    assert got == TORCH_DDP_PARAMETERS.split()
+
+
+def test_reduce_ops_have_pytorchs_names_and_the_engines_strings():
+    assert dist.ReduceOp.AVG is dist.ReduceOp.MEAN and dist.ReduceOp.AVG == "mean"
+    assert [dist.ReduceOp(s) for s in ("sum", "product", "max", "min")] == [
+        dist.ReduceOp.SUM, dist.ReduceOp.PRODUCT, dist.ReduceOp.MAX, dist.ReduceOp.MIN]
+    assert dist.group.WORLD is None  # PyTorch's GroupMember.WORLD before init_process_group
+    assert dist.is_gloo_available() == dist.is_mpi_available() == dist.is_available()
+
+
+def test_a_ddp_option_that_changes_what_is_reduced_is_refused_not_ignored():
+    for option in ("mixed_precision", "param_to_hook_all_reduce", "delay_all_reduce_named_params", "device_mesh"):
+        with pytest.raises(NotImplementedError, match=option):
+            DistributedDataParallel(mg.nn.Linear(2, 2), **{option: object()})
+    with pytest.raises(NotImplementedError, match="skip_all_reduce_unused_params"):
+        DistributedDataParallel(mg.nn.Linear(2, 2), skip_all_reduce_unused_params=True)
+    with pytest.raises(ValueError, match="device_ids can only be None or contain a single element"):
+        DistributedDataParallel(mg.nn.Linear(2, 2), device_ids=[0, 1])
+
+
+pytest.importorskip("mpi4py", reason='mpi4py is not installed: pip install ".[distributed]"')
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
+from test_distributed import WORKER, launch, results, run  # noqa: E402
+
+# torch 2.13, gloo, two processes, the same script: a is used on both ranks, b on rank 1 only, c on none
+TORCH_GRADS = {
+    "True 1": {"a.weight": [6.0, 6.0], "a.bias": [4.0, 4.0], "b.weight": [4.0, 4.0], "b.bias": [2.0, 2.0],
+               "c.weight": None, "c.bias": None},
+    "True 2": {"a.weight": [12.0, 12.0], "a.bias": [8.0, 8.0], "b.weight": [8.0, 8.0], "b.bias": [4.0, 4.0],
+               "c.weight": None, "c.bias": None},
+}
+REFUSED = ["ValueError: DistributedDataParallel device_ids and output_device argumen",
+           "NotImplementedError: DistributedDataParallel(mixed_precision=...) is not offered ",
+           "NotImplementedError: new_group(ranks=[0]): subgroups of ranks are not offered; on",
+           "RuntimeError: all_reduce(op=ReduceOp.AVG): result type Float can't be cast",
+           "RuntimeError: all_gather: invalid tensor at index 0 of tensor_list (expect",
+           "ValueError: trying to initialize the default process group twice! (init_"]
+
+
+def test_a_pytorch_scripts_collectives_and_ddp_under_mpiexec():
+    r = results(launch("torch_api"))
+    for rank in (0, 1):
+        got = r[rank]
+        assert got["backend"] == "mpi" and got["world"] and got["product_work"] is True
+        assert got["product"] == [2.0, 4.0] and got["avg"] == [0.5]
+        assert got["all_gather"] == [[0.0, 0.5], [1.0, 1.5]]
+        assert got["all_gather_into_tensor"] == [0.0, 0.5, 1.0, 1.5]
+        assert got["reduce"] == ([1.0], [3.0])[rank]          # only dst=1 takes the sum
+        assert got["gather"] == ([[0.0], [10.0]], None)[rank]  # only on dst=0
+        assert got["scatter"] == ([0.0, 1.0], [2.0, 3.0])[rank]
+        assert got["reduce_scatter_tensor"] == ([0.0, 3.0], [6.0, 9.0])[rank]
+        assert got["all_gather_object"] == [{"rank": 0}, {"rank": 1}]
+        assert got["broadcast_object_list"] == [1, "from"]
+        assert got["gather_object"] == ([0, 3], None)[rank]
+        assert got["scatter_object_list"] == [f"to {rank}"]
+        grads = got["grads"]
+        assert {k: grads[k] for k in TORCH_GRADS} == TORCH_GRADS
+        # without the option (where PyTorch raises at the next forward) the engine averages zeros
+        assert grads["False 1"]["c.weight"] == [0.0, 0.0] and grads["False 2"]["b.weight"] == [8.0, 8.0]
+        assert got["refused"] == REFUSED
+
+
+def test_the_same_script_runs_alone_as_a_world_of_one():
+    got = results(run([sys.executable, str(WORKER), "torch_api"]), n=1)[0]
+    assert got["product"] == [1.0, 2.0] and got["all_gather"] == [[0.0, 0.5]] and got["gather"] == [[0.0]]
+    assert got["grads"]["True 1"]["b.weight"] is None and got["grads"]["False 1"]["b.weight"] == [0.0, 0.0]
+
+
+def test_a_rank_or_world_size_that_is_not_the_launchers_is_refused():
+    code = ("import minigrad_ckpt.distributed as d\n"
+            "try:\n    d.init_process_group('gloo', world_size=2)\nexcept ValueError as e:\n    print('RESULT 0', "
+            "'{\"error\": \"%s\"}' % str(e)[:40])\n")
+    got = results(run([sys.executable, "-c", code]), n=1)[0]
+    assert got["error"] == "init_process_group(world_size=2), but th"
