@@ -1,5 +1,7 @@
 """Correctness tools for your own functions, the ones our test suite uses.
 
+* :func:`assert_close` -- PyTorch's ``torch.testing.assert_close``: tensors, arrays, numbers and
+  their lists and dicts close within the dtype's tolerances, with its messages.
 * :func:`gradcheck` / :func:`gradgradcheck` -- analytic vs finite-difference
   derivatives (first and second order), of backward and of forward mode
   (``modes=("rev", "fwd")``, with the dot-product test between the two).
@@ -29,6 +31,7 @@ import importlib
 from typing import Any
 
 from .check_op import Draws, OpCheckError, check_op
+from .comparison import assert_close
 from .gradcheck import (
     ForwardModeNotCheckedWarning,
     GradcheckError,
@@ -42,7 +45,7 @@ from .gradcheck import (
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "ForwardModeNotCheckedWarning", "GradcheckKinkWarning",
            "numerical_jacobian",
-           "analytical_jacobian", "forward_jacobian", "check_op", "OpCheckError", "Draws", "strategies"]
+           "analytical_jacobian", "forward_jacobian", "check_op", "OpCheckError", "Draws", "strategies", "assert_close"]
 
 
 def __getattr__(name: str) -> Any:

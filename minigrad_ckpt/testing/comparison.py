@@ -1,0 +1,189 @@
+"""``assert_close``: PyTorch's ``torch.testing.assert_close`` -- the same pairs, tolerances and
+messages -- for tensors, NumPy arrays, Python numbers and the lists, tuples and dicts of them.
+
+Two tensors are close when they have the same shape (and, by default, dtype and device) and
+every element satisfies ``|actual - expected| <= atol + rtol * |expected|``: infinities must
+match exactly, NaN never matches unless ``equal_nan=True``.  The default ``rtol``/``atol`` come
+from the dtype (float32: 1.3e-6 and 1e-5; float64: 1e-7 and 1e-7; integers and bools: exact).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ..backend import host_numpy as np
+from ..backend import to_host
+from ..tensor import Tensor
+
+__all__ = ["assert_close"]
+
+# (rtol, atol) by dtype, as torch.testing's defaults; integer and bool dtypes compare exactly
+_TOLERANCES = {"float16": (1e-3, 1e-5), "float32": (1.3e-6, 1e-5), "float64": (1e-7, 1e-7),
+               "complex64": (1.3e-6, 1e-5), "complex128": (1e-7, 1e-7)}
+
+
+class _Mismatch(AssertionError):
+    """A failed comparison; ``where`` is the item path inside sequences and mappings."""
+
+    def __init__(self, message: str, where: str = "") -> None:
+        super().__init__(message)
+        self.message, self.where = message, where
+
+
+def assert_close(actual: Any, expected: Any, *, allow_subclasses: bool = True, rtol: float | None = None,
+                 atol: float | None = None, equal_nan: bool = False, check_device: bool = True,
+                 check_dtype: bool = True, check_layout: bool = True, check_stride: bool = False,
+                 msg: str | Callable[[str], str] | None = None) -> None:
+    """Raise ``AssertionError`` unless ``actual`` and ``expected`` are close (see the module's
+    docstring); ``TypeError`` for a pair that cannot be compared (a Tensor and a float, a
+    Tensor and a NumPy array, two strings).  ``msg`` replaces the message, or, if callable,
+    is given the message and returns the one to raise.  ``check_layout`` has nothing to check
+    (a tensor here is one dense array); ``check_stride`` compares ``x.stride()``."""
+    if (rtol is None) != (atol is None):
+        raise ValueError(f"Both 'rtol' and 'atol' must be either specified or omitted, "
+                         f"but got no {'atol' if atol is None else 'rtol'}.")
+    options = dict(rtol=rtol, atol=atol, equal_nan=equal_nan, check_device=check_device,
+                   check_dtype=check_dtype, check_stride=check_stride)
+    try:
+        _compare(actual, expected, options, "")
+    except _Mismatch as failure:
+        message = failure.message + (f"\n\nThe failure occurred for item {failure.where}" if failure.where else "")
+        if msg is not None:
+            message = msg(message) if callable(msg) else msg
+        raise AssertionError(message) from None
+
+
+def _compare(actual: Any, expected: Any, options: dict, where: str) -> None:
+    if actual is None and expected is None:
+        return
+    if _is_array_like(actual) and type(actual) is type(expected) or (
+            isinstance(actual, Tensor) and isinstance(expected, Tensor)):
+        return _compare_arrays(actual, expected, options, where)
+    if _is_number(actual) and _is_number(expected):
+        return _compare_numbers(actual, expected, options, where)
+    if isinstance(actual, Mapping) and isinstance(expected, Mapping):
+        return _compare_mappings(actual, expected, options, where)
+    if _is_sequence(actual) and _is_sequence(expected):
+        if len(actual) != len(expected):
+            raise _Mismatch(f"The length of the sequences mismatch: {len(actual)} != {len(expected)}", where)
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            _compare(a, e, options, f"{where}[{i}]")
+        return
+    raise TypeError(f"No comparison pair was able to handle inputs of type {type(actual)} and {type(expected)}.")
+
+
+def _is_array_like(x: Any) -> bool:
+    return isinstance(x, (Tensor, np.ndarray))
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (bool, int, float, complex, np.number, np.bool_))
+
+
+def _is_sequence(x: Any) -> bool:
+    return isinstance(x, Sequence) and not isinstance(x, (str, bytes))
+
+
+def _compare_mappings(actual: Mapping, expected: Mapping, options: dict, where: str) -> None:
+    if set(actual) != set(expected):
+        missing = sorted(set(expected) - set(actual), key=repr)
+        extra = sorted(set(actual) - set(expected), key=repr)
+        raise _Mismatch(f"The keys of the mappings do not match:\nMissing keys in the actual mapping: {missing}\n"
+                        f"Additional keys in the actual mapping: {extra}", where)
+    for key in expected:
+        _compare(actual[key], expected[key], options, f"{where}[{key!r}]")
+
+
+def _compare_numbers(actual: Any, expected: Any, options: dict, where: str) -> None:
+    if isinstance(actual, (bool, np.bool_)) or isinstance(expected, (bool, np.bool_)):
+        if type(actual) is not type(expected) and options["check_dtype"]:
+            raise _Mismatch(f"The (d)types do not match: {type(actual)} != {type(expected)}.", where)
+        if bool(actual) != bool(expected):
+            raise _Mismatch(f"Booleans mismatch: {actual} is not {expected}", where)
+        return
+    if options["check_dtype"] and type(actual) is not type(expected):
+        raise _Mismatch(f"The (d)types do not match: {type(actual)} != {type(expected)}.", where)
+    kind = complex if isinstance(actual, complex) or isinstance(expected, complex) else (
+        float if isinstance(actual, float) or isinstance(expected, float) else int)
+    rtol, atol = _tolerances(options, {int: "int64", float: "float64", complex: "complex128"}[kind])
+    if not _close(np.asarray(actual), np.asarray(expected), rtol, atol, options["equal_nan"]).all():
+        raise _Mismatch(_scalar_message(actual, expected, rtol, atol), where)
+
+
+def _tolerances(options: dict, *dtypes: Any) -> tuple[float, float]:
+    if options["rtol"] is not None:
+        return options["rtol"], options["atol"]
+    pairs = [_TOLERANCES.get(str(np.dtype(d)), (0.0, 0.0)) for d in dtypes]
+    return max(r for r, _ in pairs), max(a for _, a in pairs)
+
+
+def _close(a: Any, e: Any, rtol: float, atol: float, equal_nan: bool) -> Any:
+    if a.dtype.kind in "biu" and e.dtype.kind in "biu":
+        return a.astype("int64") == e.astype("int64") if rtol == atol == 0 else np.abs(
+            a.astype("int64") - e.astype("int64")) <= atol + rtol * np.abs(e.astype("int64"))
+    with np.errstate(invalid="ignore", over="ignore"):
+        # infinities are close only when equal: |inf - (-inf)| <= rtol * inf would hold
+        finite = np.isfinite(a) & np.isfinite(e)
+        close = (a == e) | (finite & (np.abs(a - e) <= atol + rtol * np.abs(e)))
+    return close | (np.isnan(a) & np.isnan(e)) if equal_nan else close
+
+
+def _compare_arrays(actual: Any, expected: Any, options: dict, where: str) -> None:
+    checks = (("shape", True), ("device", options["check_device"] and isinstance(actual, Tensor)),
+              ("dtype", options["check_dtype"]))
+    for attribute in (name for name, check in checks if check):
+        a, e = getattr(actual, attribute), getattr(expected, attribute)
+        if a != e:
+            raise _Mismatch(f"The values for attribute '{attribute}' do not match: {a} != {e}.", where)
+    if options["check_stride"] and isinstance(actual, Tensor) and actual.stride() != expected.stride():
+        raise _Mismatch(f"The values for attribute 'stride()' do not match: {actual.stride()} != "
+                        f"{expected.stride()}.", where)
+    a, e = (to_host(x._data) if isinstance(x, Tensor) else x for x in (actual, expected))
+    rtol, atol = _tolerances(options, a.dtype, e.dtype)
+    if a.dtype != e.dtype:  # check_dtype=False: compared in the dtype both promote to
+        common = np.promote_types(a.dtype, e.dtype)
+        a, e = a.astype(common), e.astype(common)
+    matches = _close(a, e, rtol, atol, options["equal_nan"])
+    if not matches.all():
+        if a.ndim == 0:
+            raise _Mismatch(_scalar_message(a.item(), e.item(), rtol, atol), where)
+        raise _Mismatch(_array_message(a, e, matches, rtol, atol), where)
+
+
+def _scalar_message(actual: Any, expected: Any, rtol: float, atol: float) -> str:
+    diff = abs(actual - expected)
+    relative = float("inf") if expected == 0 else diff / abs(expected)
+    return _message("Scalars", f"Expected {expected} but got {actual}.", (diff, None), (relative, None), rtol, atol)
+
+
+def _array_message(a: Any, e: Any, matches: Any, rtol: float, atol: float) -> str:
+    integral = a.dtype.kind in "biu"
+    if integral:  # as PyTorch: integers upcast so that the difference cannot overflow
+        a, e = a.astype("int64"), e.astype("int64")
+    flat = matches.reshape(-1)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        diff = np.abs(a - e).reshape(-1)
+        diff[flat] = 0  # only the mismatches count
+        relative = diff / np.abs(e).reshape(-1)
+        if integral:  # PyTorch's int64 / int64 is a float32 (the default dtype)
+            relative = relative.astype("float32")
+        relative[flat] = 0
+
+    def greatest(d: Any) -> tuple[Any, tuple[int, ...]]:
+        i = int(np.argmax(d)) if not np.isnan(d).any() else int(np.argmax(np.isnan(d)))
+        return d[i].item(), tuple(int(k) for k in np.unravel_index(i, a.shape))
+
+    n, bad = matches.size, int(matches.size - matches.sum())
+    extra = f"Mismatched elements: {bad} / {n} ({bad / n:.1%})"
+    return _message("Tensor-likes", extra, greatest(diff), greatest(relative), rtol, atol)
+
+
+def _message(what: str, extra: str, absolute: tuple, relative: tuple, rtol: float, atol: float) -> str:
+    exact = rtol == 0 and atol == 0
+    lines = [f"{what} are not {'equal' if exact else 'close'}!", "", extra]
+    for kind, (diff, index), tol in (("absolute", absolute, atol), ("relative", relative, rtol)):
+        line = f"{kind.title()} difference: {diff}" if index is None else (
+            f"Greatest {kind} difference: {diff} at index {index}")
+        lines.append(line if exact else f"{line} (up to {tol} allowed)")
+    return "\n".join(lines)

@@ -1,0 +1,31 @@
+"""assert_close cases: (name, actual, expected, keywords), the tensors written with T = tensor,
+Z = zeros, E = eye, F64 = float64, I8 = int8 of the library under test
+(tests/data/make_torch_assert_close.py, tests/test_assert_close.py)."""
+
+
+CASES = [
+ ("close f32", "T([1., 2., 3.])", "T([1., 2.5, 3.])", {}),
+ ("int", "T([1, 2, 3])", "T([1, 4, 3])", {}),
+ ("shape", "T([1., 2.])", "T([1., 2., 3.])", {}),
+ ("dtype", "T([1., 2.])", "T([1., 2.], dtype=F64)", {}),
+ ("dtype nocheck", "T([1., 2.])", "T([1., 2.], dtype=F64)", {"check_dtype": False}),
+ ("dtype nocheck far", "T([1., 2.])", "T([1., 2.00001], dtype=F64)", {"check_dtype": False}),
+ ("scalar", "1.0", "1.5", {}), ("scalar int", "1", "2", {}), ("mixed", "T(1.0)", "1.0", {}),
+ ("seq", "[T(1.), T(2.)]", "[T(1.), T(3.)]", {}), ("seq len", "[1.0, 2.0]", "[1.0]", {}),
+ ("nested", "[{'a': [1.0, 2.0]}]", "[{'a': [1.0, 2.5]}]", {}),
+ ("map", "{'a': T(1.)}", "{'a': T(2.)}", {}), ("map keys", "{'a': 1.0}", "{'b': 1.0}", {}),
+ ("nan", "T([float('nan')])", "T([float('nan')])", {}),
+ ("nan eq", "T([float('nan')])", "T([float('nan')])", {"equal_nan": True}),
+ ("inf", "T([float('inf')])", "T([float('inf')])", {}), ("inf sign", "T([float('inf')])", "T([-float('inf')])", {}),
+ ("only rtol", "T([1.])", "T([1.])", {"rtol": 1e-3}), ("msg", "T([1.])", "T([2.])", {"msg": "custom"}),
+ ("bool", "T([True])", "T([False])", {}), ("numpy", "np.array([1., 2.])", "np.array([1., 2.1])", {}),
+ ("numpy vs tensor", "np.array([1., 2.])", "T([1., 2.])", {}), ("complex", "T([1+1j])", "T([1+1.5j])", {}),
+ ("2d", "Z(2, 3)", "E(2, 3)", {}), ("rel big", "T([0.0, 1.0])", "T([1e-9, 1.0])", {}), ("empty", "Z(0)", "Z(0)", {}),
+ ("0d", "T(1.0)", "T(1.1)", {}), ("bool scalar", "True", "False", {}), ("none", "None", "None", {}),
+ ("str", "'a'", "'a'", {}), ("tuple vs list", "(1.0,)", "[1.0]", {}), ("int vs float scalar", "1", "1.0", {}),
+ ("given tol", "T([1., 2.])", "T([1., 2.2])", {"rtol": 0.0, "atol": 0.1}),
+ ("int8 overflow", "T([-128], dtype=I8)", "T([127], dtype=I8)", {}),
+ ("f64 tiny", "T([1.0], dtype=F64)", "T([1.0 + 1e-8], dtype=F64)", {}),
+ ("f32 vs f64 scalar-ish", "T(1.0, dtype=F64)", "T(1.0 + 2e-7, dtype=F64)", {}),
+ ("mixed nan", "T([1., float('nan'), 3.])", "T([1., 2., 4.])", {}),
+]
