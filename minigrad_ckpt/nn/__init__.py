@@ -54,6 +54,7 @@ from .blocks import (
 )
 from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d, ConvTranspose3d
+from .data_parallel import DataParallel
 from .distance import ChannelShuffle, CosineSimilarity, PairwiseDistance, PixelShuffle, PixelUnshuffle
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .embedding import Embedding, EmbeddingBag
@@ -114,6 +115,7 @@ from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
     "functional", "init", "parallel", "utils", "Module", "Parameter", "Sequential", "ModuleList", "ModuleDict",
+    "DataParallel",
     "Identity", "Linear", "Flatten", "Unflatten", "Conv1d", "Conv2d", "ConvTranspose2d", "MaxPool1d",
     "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "LayerNorm", "GroupNorm",
     "RMSNorm", "BatchNorm1d", "BatchNorm2d", "Dropout", "Dropout2d", "Embedding", "ReLU", "LeakyReLU", "PReLU",

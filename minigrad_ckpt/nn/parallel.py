@@ -39,9 +39,10 @@ from typing import Any
 
 from ..backward import current_backward, queue_callback
 from ..tensor import Tensor
+from .data_parallel import DataParallel
 from .module import Module
 
-__all__ = ["DistributedDataParallel"]
+__all__ = ["DistributedDataParallel", "DataParallel"]
 
 
 #: A gradient at least this large is all-reduced where it lies, in ``.grad`` (one collective of

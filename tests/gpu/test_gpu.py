@@ -246,3 +246,16 @@ def test_demo_runs_on_cuda(tmp_path):
     assert r.returncode == 0, r.stderr
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["final_loss"] < summary["first_loss"]
+
+
+def test_data_parallel_on_one_gpu_runs_the_module_there_and_refuses_a_split():
+    mg.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh()).to("cuda:0")
+    wrapped = nn.DataParallel(model, device_ids=[0])
+    x = np.random.default_rng(0).standard_normal((5, 3)).astype("float32")
+    out = wrapped(mg.tensor(x))  # a CPU input goes to the module's GPU, as PyTorch's scatter moves it
+    assert str(out.device) == "cuda:0"
+    np.testing.assert_allclose(out.numpy(), model(mg.tensor(x, device="cuda:0")).numpy(), rtol=0, atol=0)
+    if mg.cuda.device_count() > 1:
+        with pytest.raises(NotImplementedError, match="DistributedDataParallel"):
+            nn.DataParallel(model)
