@@ -38,9 +38,11 @@ def is_mpi_available() -> bool:
 
 def is_nccl_available() -> bool:
     """Whether the ``"nccl"`` backend (CUDA tensors) can be used: CuPy and its NCCL bindings import."""
+    from ..backend import cupy_nccl
+
     try:
-        from cupy.cuda import nccl  # noqa: F401
-    except Exception:  # no CuPy, or a CuPy built without NCCL
+        cupy_nccl()
+    except ImportError:  # no CuPy, or a CuPy without NCCL
         return False
     return is_available()
 
