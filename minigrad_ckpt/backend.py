@@ -449,34 +449,54 @@ def register_device_type(prefix: str, factory: Any) -> None:
     _extra_device_factories[prefix] = factory
 
 
+#: The index a device type's bare name means (``"cuda"`` -> ``mg.cuda.set_device``'s GPU), 0 unless set.
+_current_index: dict[str, int] = {}
+
+
 def get_device(spec: Any = None) -> Device:
-    """Resolve ``None`` (the default device), a string like ``"cuda:0"`` or a :class:`Device`."""
+    """Resolve ``None`` (the default device), a string like ``"cuda:0"``, a :class:`Device`, or an
+    int (PyTorch's rule: a CUDA ordinal, ``3`` is ``"cuda:3"``).  A bare type name (``"cuda"``)
+    means that type's current device (:func:`set_current_device_index`; 0 unless set)."""
     if spec is None:
         return getattr(_default, "device", cpu)
     if isinstance(spec, Device):
         return spec
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        spec = f"cuda:{spec}"
     if not isinstance(spec, str):
-        raise TypeError(f"device must be a string or Device, got {type(spec).__name__}")
+        raise TypeError(f"device must be a string, an int or a Device, got {type(spec).__name__}")
     key = spec.strip().lower()
     if key in _devices:
         return _devices[key]
     prefix, _, idx = key.partition(":")
     if prefix not in _extra_device_factories:
         raise ValueError(f"unknown device {spec!r}; expected 'cpu' or 'cuda[:N]'")
-    index = int(idx) if idx else 0
-    dev = _extra_device_factories[prefix](index)
-    _devices[key] = dev
-    _devices[str(dev)] = dev
-    return dev
+    index = int(idx) if idx else _current_index.get(prefix, 0)
+    key = f"{prefix}:{index}"  # a bare name is not kept: what it means changes with the current device
+    if key not in _devices:
+        _devices[key] = _extra_device_factories[prefix](index)
+    return _devices[key]
+
+
+def set_current_device_index(kind: str, index: int) -> None:
+    """Make ``index`` the device a bare ``kind`` (``"cuda"``) means (checked: the device must exist)."""
+    get_device(f"{kind}:{int(index)}")
+    _current_index[kind] = int(index)
+
+
+def current_device_index(kind: str) -> int:
+    """The index a bare ``kind`` means (0 unless :func:`set_current_device_index` changed it)."""
+    return _current_index.get(kind, 0)
 
 
 device = get_device
 
 
 def device_or_dtype(target: Any) -> tuple[Device | None, numpy.dtype | None]:
-    """``"cuda"`` or a Device -> ``(device, None)``; ``"float64"`` or a dtype -> ``(None, dtype)``."""
-    if isinstance(target, Device):
-        return target, None
+    """``"cuda"``, a Device or a CUDA ordinal (``0``) -> ``(device, None)``; ``"float64"`` or a dtype
+    -> ``(None, dtype)``."""
+    if isinstance(target, Device) or isinstance(target, int) and not isinstance(target, bool):
+        return get_device(target), None
     if isinstance(target, str):
         try:
             return get_device(target), None

@@ -1,6 +1,8 @@
-"""``mg.cuda``: is a GPU usable, how many, wait for one.
+"""``mg.cuda``: is a GPU usable, how many, which one is current, wait for one, its memory.
 
-Everything here works without CuPy installed (it reports no GPU).
+``set_device(i)`` makes GPU ``i`` the one ``"cuda"``, ``x.cuda()`` and ``model.cuda()`` mean in
+this process, as PyTorch's (a data-parallel script calls ``mg.cuda.set_device(local_rank)``).
+The queries work without CuPy installed (they report no GPU); what needs a GPU says so.
 """
 
 from __future__ import annotations
@@ -8,10 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from .. import random as _random
-from ..backend import _cupy, cuda_device_count, get_device
+from ..backend import _cupy, cuda_device_count, current_device_index, get_device, set_current_device_index
 
 __all__ = ["is_available", "device_count", "synchronize", "memory_used_bytes", "amp", "manual_seed",
-           "manual_seed_all", "seed", "seed_all", "initial_seed"]
+           "manual_seed_all", "seed", "seed_all", "initial_seed", "set_device", "current_device", "device",
+           "get_device_name", "memory_allocated", "memory_reserved", "empty_cache"]
 
 
 def is_available() -> bool:
@@ -25,18 +28,84 @@ def device_count() -> int:
 
 
 def synchronize(device: Any = None) -> None:
-    """Wait until queued GPU work on ``device`` (default ``cuda:0``) has finished."""
-    get_device(device if device is not None else "cuda:0").xp.synchronize()
+    """Wait until queued GPU work on ``device`` (default: the current GPU) has finished."""
+    _gpu(device).xp.synchronize()
+
+
+def _gpu(device: Any) -> Any:
+    """The CUDA device ``device`` names (an index, ``"cuda:1"``, a Device; ``None``: the current one)."""
+    if not is_available():
+        raise RuntimeError("no CUDA GPU: CuPy is not installed or sees no device (mg.cuda.is_available())")
+    dev = get_device("cuda" if device is None else device)
+    if dev.type != "cuda":
+        raise ValueError(f"expected a CUDA device, got {dev}")
+    return dev
+
+
+def set_device(device: Any) -> None:
+    """Make ``device`` (an index or ``"cuda:i"``) this process's current GPU: the one ``"cuda"``,
+    ``x.cuda()`` and ``model.cuda()`` mean, and CuPy's current device."""
+    index = _gpu(device).index
+    _cupy().cuda.Device(index).use()
+    set_current_device_index("cuda", index)
+
+
+def current_device() -> int:
+    """The index of the current GPU (0 unless :func:`set_device` changed it)."""
+    _gpu(None)
+    return current_device_index("cuda")
+
+
+class device:  # noqa: N801 (PyTorch's name: torch.cuda.device)
+    """``with mg.cuda.device(1): ...``: GPU 1 is the current one inside the block, as before after."""
+
+    def __init__(self, device: Any) -> None:
+        self.index = None if device is None else _gpu(device).index
+
+    def __enter__(self) -> device:
+        self.previous = current_device_index("cuda")
+        if self.index is not None:
+            set_device(self.index)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.index is not None:
+            set_device(self.previous)
+
+
+def get_device_name(device: Any = None) -> str:
+    """The GPU's name, as the CUDA runtime reports it."""
+    index = _gpu(device).index
+    name = _cupy().cuda.runtime.getDeviceProperties(index)["name"]
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
+def _pool(device: Any) -> Any:
+    index = _gpu(device).index
+    cupy = _cupy()
+    with cupy.cuda.Device(index):
+        return cupy.get_default_memory_pool()
 
 
 def memory_used_bytes(device: Any = None) -> int:
     """Bytes in use in CuPy's default memory pool (the GPU cross-check for the memory ledger)."""
-    cupy = _cupy()
-    if cupy is None:
-        raise RuntimeError("no CUDA GPU: CuPy is not installed or sees no device")
-    dev = get_device(device if device is not None else "cuda:0")
-    with cupy.cuda.Device(dev.index):
-        return int(cupy.get_default_memory_pool().used_bytes())
+    return int(_pool(device).used_bytes())
+
+
+def memory_allocated(device: Any = None) -> int:
+    """PyTorch's name for :func:`memory_used_bytes`: the bytes tensors hold on the GPU."""
+    return memory_used_bytes(device)
+
+
+def memory_reserved(device: Any = None) -> int:
+    """The bytes CuPy's pool holds from the GPU: in use, or kept for reuse."""
+    return int(_pool(device).total_bytes())
+
+
+def empty_cache() -> None:
+    """Give the GPU the blocks CuPy's pool keeps for reuse (nothing without a GPU)."""
+    if is_available():
+        _cupy().get_default_memory_pool().free_all_blocks()
 
 
 # The seeds.  Every device draws from the engine's one generator (a value is a pure function

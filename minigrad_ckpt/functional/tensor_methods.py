@@ -133,9 +133,10 @@ def cpu_method(self: Tensor) -> Tensor:
     return to_method(self, "cpu")
 
 
-def cuda_method(self: Tensor, index: int = 0) -> Tensor:
-    """This tensor on GPU ``index`` (differentiable)."""
-    return to_method(self, f"cuda:{index}")
+def cuda_method(self: Tensor, device: Any = None) -> Tensor:
+    """This tensor on GPU ``device`` (an index or ``"cuda:i"``; default: the current GPU, as PyTorch's)
+    (differentiable)."""
+    return to_method(self, "cuda" if device is None else device)
 
 
 # ----------------------------------------------------------- properties

@@ -700,8 +700,10 @@ class Module:
     def cpu(self) -> Module:
         return self.to("cpu")
 
-    def cuda(self, index: int = 0) -> Module:
-        return self.to(f"cuda:{index}")
+    def cuda(self, device: Any = None) -> Module:
+        """The module on GPU ``device`` (an index or ``"cuda:i"``; default: the current GPU,
+        ``mg.cuda.set_device``'s)."""
+        return self.to("cuda" if device is None else device)
 
     # ------------------------------------------------------------- state dict
     def _walk(self, prefix: str = "") -> Iterator[tuple[str, Module]]:

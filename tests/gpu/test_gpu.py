@@ -259,3 +259,12 @@ def test_data_parallel_on_one_gpu_runs_the_module_there_and_refuses_a_split():
     if mg.cuda.device_count() > 1:
         with pytest.raises(NotImplementedError, match="DistributedDataParallel"):
             nn.DataParallel(model)
+
+
+def test_set_device_makes_cuda_mean_that_gpu():
+    last = mg.cuda.device_count() - 1
+    with mg.cuda.device(last):
+        x = mg.ones(2).cuda()
+        assert str(x.device) == f"cuda:{last}" and mg.cuda.current_device() == last
+        assert mg.cuda.memory_allocated() >= x.nbytes and isinstance(mg.cuda.get_device_name(), str)
+    assert mg.cuda.current_device() == 0 and str(mg.ones(2).to(0).device) == "cuda:0"
