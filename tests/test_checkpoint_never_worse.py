@@ -74,6 +74,7 @@ LAYERS = {
     "TransformerDecoder": (lambda: _Memory(nn.TransformerDecoder(nn.TransformerDecoderLayer(6, 2, 12), 2)), (3, 2, 6)),
     "Transformer": (lambda: _Memory(nn.Transformer(6, 2, 1, 1, 12)), (3, 2, 6)),
     "Sequential": (lambda: nn.Sequential(nn.Linear(6, 6), nn.Tanh(), nn.Linear(6, 3)), (4, 6)),
+    "DataParallel": (lambda: nn.DataParallel(nn.Sequential(nn.Linear(6, 6), nn.Tanh())), (4, 6)),
     "AdaptiveAvgPool1d": (lambda: nn.AdaptiveAvgPool1d(3), (2, 3, 10)),
     "AdaptiveMaxPool1d": (lambda: nn.AdaptiveMaxPool1d(3), (2, 3, 10)),
     "AdaptiveAvgPool3d": (lambda: nn.AdaptiveAvgPool3d(2), VOL),
