@@ -8,6 +8,8 @@ is in them, and the state of every generator it or its sampler draws from.
 
 from __future__ import annotations
 
+import multiprocessing
+import multiprocessing.context
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import islice
 from types import GenericAlias
@@ -257,10 +259,8 @@ class DataLoader:
                  worker_init_fn: Callable[[int], None] | None = None, multiprocessing_context: Any = None,
                  generator: _random.Generator | None = None, *, prefetch_factor: int | None = None,
                  persistent_workers: bool = False, pin_memory_device: str = "", in_order: bool = True) -> None:
-        # pin_memory, pin_memory_device and in_order are PyTorch's (in its argument order, so a positional
-        # call means the same): page-locked host memory is a CUDA matter, and batches are always in order
-        del pin_memory, pin_memory_device, in_order
         _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers)
+        multiprocessing_context = _worker_context(multiprocessing_context, num_workers)
         shuffle = False if shuffle is None else shuffle  # PyTorch's default, None, means no shuffling
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
@@ -294,18 +294,36 @@ class DataLoader:
         self.generator = generator
         self.num_workers, self.timeout, self.worker_init_fn = num_workers, timeout, worker_init_fn
         self.multiprocessing_context = multiprocessing_context
+        # PyTorch's (kept, as its attributes): page-locked host memory is a CUDA matter, so pinning does
+        # nothing here, and batches always come in order
+        self.pin_memory, self.pin_memory_device, self.in_order = pin_memory, pin_memory_device, in_order
         self.prefetch_factor = 2 if prefetch_factor is None and num_workers else prefetch_factor
         self.persistent_workers = persistent_workers
         self._auto_collation = batch_sampler is not None
         self.collate_fn = collate_fn if collate_fn is not None else (
             default_collate if self._auto_collation else default_convert)
-        self._fetch = _Fetcher(dataset, self.collate_fn, self._auto_collation, collate_fn is None)
         self._epoch: _Epoch | None = None    # the epoch in progress, once started
         self._epochs_started = 0
         self._finished_epoch: int | None = None  # the sampler epoch of the last epoch run to its end
         self._resume = False
         self._pool: WorkerPool | None = None  # persistent workers, kept between epochs
         self._shared_iterator: _RestartableIterator | None = None  # the one iterator over persistent workers
+        self._initialized = True
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """PyTorch's refusal: the sampling options are fixed at construction (the batch sampler is built
+        from them), so setting one afterwards would silently change nothing."""
+        if name in _FIXED_AFTER_INIT and self.__dict__.get("_initialized", False):
+            raise ValueError(f"{name} attribute should not be set after {type(self).__name__} is initialized "
+                             f"(make a new DataLoader)")
+        super().__setattr__(name, value)
+
+    @property
+    def _fetch(self) -> _Fetcher:
+        """How a sampler item becomes a batch, with the ``collate_fn`` set now (PyTorch's loader reads it
+        at each ``iter()``, so setting it after construction takes effect)."""
+        default = self.collate_fn is (default_collate if self._auto_collation else default_convert)
+        return _Fetcher(self.dataset, self.collate_fn, self._auto_collation, default)
 
     def __len__(self) -> int:
         if self._iterable:  # the dataset's own length, in batches (a TypeError if it has none)
@@ -320,6 +338,9 @@ class DataLoader:
         is independent of the others, as PyTorch's (``zip(loader, loader)`` pairs every batch with
         itself); with them, as in PyTorch, the loader has one iterator, which ``iter()`` restarts --
         every handle to it goes on with the new epoch (the workers can serve one epoch at a time)."""
+        if self.num_workers == 0 and self.timeout != 0:  # PyTorch's single-process iterator refuses it so
+            raise AssertionError(f"DataLoader: timeout={self.timeout} bounds the wait for a worker's batch; it "
+                                 f"needs num_workers > 0 (with num_workers=0 leave timeout=0)")
         if self._iterable:
             run = self._run_iterable()
         else:
@@ -373,10 +394,11 @@ class DataLoader:
             yield self.collate_fn(batch)
 
     def _run_here(self, epoch: _Epoch) -> Iterator[Any]:
+        fetch = self._fetch
         while epoch.position < len(epoch):  # (another iter() meanwhile runs an epoch of its own)
             item = epoch.batch(epoch.position)
             epoch.position += 1
-            yield self._fetch(item)
+            yield fetch(item)
         if self._epoch is epoch:
             self._epoch, self._finished_epoch = None, epoch.sampler_epoch
 
@@ -585,8 +607,34 @@ def _check_iterable_options(shuffle: bool, sampler: Any, batch_sampler: Any) -> 
                              f"{name}={value!r}")
 
 
+_FIXED_AFTER_INIT = frozenset({"batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
+                               "persistent_workers"})
+
+
+def _worker_context(context: Any, num_workers: int) -> Any:
+    """PyTorch's checks of ``multiprocessing_context``: only with workers; a start method's name becomes
+    its context (as PyTorch keeps it), anything else must be a context."""
+    if context is None:
+        return None
+    if num_workers == 0:
+        raise ValueError(f"multiprocessing_context can only be used with multi-process loading (num_workers > "
+                         f"0), but got num_workers={num_workers}")
+    if isinstance(context, str):
+        methods = multiprocessing.get_all_start_methods()
+        if context not in methods:
+            raise ValueError(f"multiprocessing_context option should specify a valid start method in {methods!r}, "
+                             f"but got multiprocessing_context={context!r}")
+        context = multiprocessing.get_context(context)
+    if not isinstance(context, multiprocessing.context.BaseContext):
+        raise TypeError(f"multiprocessing_context option should be a valid context object or a string specifying "
+                        f"the start method, but got multiprocessing_context={context!r}")
+    return context
+
+
 def _check_worker_options(num_workers: Any, timeout: Any, prefetch_factor: Any, persistent: Any) -> None:
-    if not _is_int(num_workers) or num_workers < 0:
+    if not _is_int(num_workers):  # PyTorch's: a float is no count of processes
+        raise TypeError(f"DataLoader: num_workers must be an int, got {num_workers!r}")
+    if num_workers < 0:
         raise ValueError(f"DataLoader: num_workers must be an int >= 0, got {num_workers!r}")
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0:
         raise ValueError(f"DataLoader: timeout must be a number of seconds >= 0, got {timeout!r}")

@@ -67,6 +67,15 @@ class Exhausted:
     """What a worker sends back for an iterable dataset whose copy in it has no more batches."""
 
 
+class _KeyErrorMessage(str):
+    """A message that is its own repr, so that ``str(KeyError(message))`` prints it as it is."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
 class _Failure:
     """A worker's exception, carried to the main process as its type and formatted traceback."""
 
@@ -76,8 +85,11 @@ class _Failure:
                         f"Original {traceback.format_exc()}")
 
     def reraise(self) -> None:
+        # a KeyError's str() is the repr of its argument: PyTorch's KeyErrorMessage keeps the worker's
+        # traceback readable (its lines, not one line of escaped ones)
+        message = _KeyErrorMessage(self.message) if issubclass(self.exc_type, KeyError) else self.message
         try:
-            exc = self.exc_type(self.message)
+            exc = self.exc_type(message)
         except Exception:  # an exception type that takes other arguments
             exc = RuntimeError(self.message)
         raise exc
@@ -132,6 +144,7 @@ class WorkerPool:
             self.workers.append(p)
         self.serial = 0
         self.closed = False
+        self.owner = os.getpid()  # a forked worker inherits this object: only its creator may stop the pool
 
     def run(self, batches: Any, base_seed: int) -> Iterator[Any]:
         """Yield the batches of ``batches`` (an epoch: ``len``, ``position``, ``batch(i)``) from
@@ -223,7 +236,7 @@ class WorkerPool:
 
     def shutdown(self) -> None:
         """Stop the workers (asked first, terminated if they do not stop within a second)."""
-        if self.closed:
+        if self.closed or os.getpid() != self.owner:  # (a copy in a forked child: the processes are not its)
             return
         self.closed = True
         for q, p in zip(self.index_qs, self.workers):

@@ -1,0 +1,119 @@
+"""The DataLoader's options as PyTorch 2.13 checks and keeps them (differential findings).
+
+Each expected behaviour is torch 2.13's answer for ``torch.utils.data.DataLoader`` with the
+same arguments, written here (the tests never import torch).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+
+import pytest
+
+from minigrad_ckpt.utils.data import DataLoader, SequentialSampler
+from minigrad_ckpt.utils.data.workers import WorkerPool
+
+DATA = list(range(10))
+
+
+@pytest.mark.parametrize("name, value", [("batch_size", 3), ("sampler", [1]), ("batch_sampler", [[1]]),
+                                         ("drop_last", True), ("dataset", [1]), ("persistent_workers", True)])
+def test_the_sampling_options_are_fixed_after_construction(name, value):
+    # torch: ValueError('batch_size attribute should not be set after DataLoader is initialized');
+    # before, the loader took the new value and went on batching with the old one (5 batches of 2)
+    loader = DataLoader(DATA, batch_size=2)
+    with pytest.raises(ValueError, match=f"{name} attribute should not be set after DataLoader is initialized"):
+        setattr(loader, name, value)
+    assert [b.tolist() for b in loader][0] == [0, 1]
+
+
+def test_a_collate_fn_set_after_construction_is_used():
+    # torch: the loader reads collate_fn at each iter(), so a new one takes effect (before: the one
+    # given at construction went on being used, the new one silently ignored)
+    loader = DataLoader(DATA, batch_size=2)
+    loader.collate_fn = tuple
+    assert next(iter(loader)) == (0, 1)
+    unbatched = DataLoader(DATA, batch_size=None)
+    unbatched.collate_fn = str
+    assert next(iter(unbatched)) == "0"
+
+
+def test_pin_memory_pin_memory_device_and_in_order_are_kept_as_attributes():
+    # torch: loader.pin_memory, loader.pin_memory_device and loader.in_order are the arguments given
+    loader = DataLoader(DATA, pin_memory=True, pin_memory_device="cpu", in_order=False)
+    assert (loader.pin_memory, loader.pin_memory_device, loader.in_order) == (True, "cpu", False)
+    plain = DataLoader(DATA)
+    assert (plain.pin_memory, plain.pin_memory_device, plain.in_order) == (False, "", True)
+
+
+def test_multiprocessing_context_is_checked_and_kept_as_a_context():
+    # torch: ValueError without workers (even a valid name), ValueError for an unknown start method,
+    # TypeError for what is neither a name nor a context; a name is kept as its context object
+    with pytest.raises(ValueError, match="multiprocessing_context can only be used with multi-process loading"):
+        DataLoader(DATA, multiprocessing_context="spawn")
+    with pytest.raises(ValueError, match="should specify a valid start method"):
+        DataLoader(DATA, num_workers=1, multiprocessing_context="bogus")
+    with pytest.raises(TypeError, match="valid context object or a string"):
+        DataLoader(DATA, num_workers=1, multiprocessing_context=3)
+    loader = DataLoader(DATA, num_workers=1, multiprocessing_context="spawn")
+    assert isinstance(loader.multiprocessing_context, multiprocessing.context.BaseContext)
+    assert loader.multiprocessing_context.get_start_method() == "spawn"
+    fork = multiprocessing.get_context("fork")
+    assert DataLoader(DATA, num_workers=1, multiprocessing_context=fork).multiprocessing_context is fork
+    assert DataLoader(DATA).multiprocessing_context is None
+
+
+def test_a_float_number_of_workers_is_a_type_error():
+    # torch: TypeError("'float' object cannot be interpreted as an integer"); a negative int a ValueError
+    with pytest.raises(TypeError, match="num_workers must be an int"):
+        DataLoader(DATA, num_workers=1.0)
+    with pytest.raises(ValueError, match="num_workers"):
+        DataLoader(DATA, num_workers=-1)
+
+
+def test_a_timeout_without_workers_is_refused_when_iterated():
+    # torch: the loader is made; iter() raises AssertionError('_SingleProcessDataLoaderIter requires
+    # timeout == 0') -- before, the timeout was silently ignored
+    loader = DataLoader(DATA, sampler=SequentialSampler(DATA), timeout=1)
+    with pytest.raises(AssertionError, match="needs num_workers > 0"):
+        iter(loader)
+
+
+class _MissingKey:
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        raise KeyError("no such sample")
+
+
+def test_a_workers_key_error_keeps_its_traceback_readable():
+    # torch: str(KeyError) of a worker's failure is the message with its line breaks (its KeyErrorMessage);
+    # before, it was the repr of the message, every line break an escaped '\n' on one line
+    loader = DataLoader(_MissingKey(), batch_size=2, num_workers=1)
+    with pytest.raises(KeyError) as info:
+        next(iter(loader))
+    text = str(info.value)
+    assert text.startswith("Caught KeyError in DataLoader worker process 0.\nOriginal Traceback")
+    assert "\\n" not in text and "no such sample" in text
+
+
+def _stop_inherited_pool(pool: WorkerPool) -> None:
+    pool.shutdown()  # a forked child's copy of the parent's pool
+
+
+def test_a_forked_childs_copy_of_a_worker_pool_leaves_the_parents_workers_alone():
+    # A persistent loader that is garbage when another loader forks its workers is collected in them
+    # too; stopping the pool there raised AssertionError('can only test a child process') (printed
+    # as "Exception ignored in DataLoader.__del__") -- the pool belongs to the process that made it.
+    pool = WorkerPool(lambda item: item, DATA, 1, 0, None, None, 0, 2)
+    try:
+        child = multiprocessing.get_context("fork").Process(target=_stop_inherited_pool, args=(pool,))
+        child.start()
+        child.join(30)
+        assert child.exitcode == 0
+        assert all(p.is_alive() for p in pool.workers) and not pool.closed
+    finally:
+        pool.shutdown()
+    assert pool.closed and os.getpid() == pool.owner
