@@ -46,8 +46,8 @@ def default_collate(batch: list[Any]) -> Any:
     error) naming the field (``batch[i][1]['x']``) and the shapes: pad the
     samples, or pass a ``collate_fn``.
     """
-    if not batch:
-        raise ValueError("default_collate got an empty batch")
+    if not batch:  # (PyTorch's IndexError: it reads batch[0])
+        raise IndexError("default_collate got an empty batch: there is no first sample to batch")
     return _collate(batch, "batch[i]")
 
 
@@ -126,10 +126,16 @@ def _collate_mapping(batch: Sequence[Any], field: str) -> Any:
         if missing:
             raise KeyError(f"default_collate: a sample at {field} lacks the key(s) {missing} that the first "
                            f"sample has; pass a collate_fn")
-    out = {k: _collate([b[k] for b in batch], f"{field}[{k!r}]") for k in first}
+    return _rebuild_mapping(first, {k: _collate([b[k] for b in batch], f"{field}[{k!r}]") for k in first})
+
+
+def _rebuild_mapping(first: Mapping[Any, Any], out: dict[Any, Any]) -> Any:
+    """PyTorch's container rule for a mapping: a mutable one keeps its type (a copy of ``first``, its
+    values replaced: a defaultdict keeps its factory), another is built from the dict if it can be,
+    else the dict."""
     try:
         if isinstance(first, MutableMapping):
-            clone = copy.copy(first)  # keeps the type's own state (a defaultdict's factory)
+            clone = copy.copy(first)
             clone.update(out)
             return clone
         return type(first)(out)  # type: ignore[call-arg]
@@ -175,23 +181,18 @@ def _stack_tensors(batch: Sequence[Any], field: str) -> Tensor:
 def default_convert(data: Any) -> Any:
     """What a DataLoader with ``batch_size=None`` does to each sample, as PyTorch's ``default_convert``:
     NumPy arrays and NumPy scalars become tensors (sharing the array's memory, as ``mg.as_tensor``),
-    inside dicts, namedtuples and sequences too (a tuple becomes a list, as in PyTorch); Python
-    numbers, strings, tensors and arrays of strings stay as they are."""
+    inside mappings, namedtuples and sequences too, with :func:`default_collate`'s container rules
+    (a tuple becomes a list, a list subclass or a defaultdict keeps its type, a ``range`` becomes a
+    list); Python numbers, strings, tensors and arrays of strings stay as they are."""
     np = host_numpy
     if isinstance(data, (np.ndarray, np.generic)):
         if data.dtype.kind in "USO":  # strings and objects have no tensor
             return data
         return as_tensor(data)
     if isinstance(data, Mapping):
-        converted = {k: default_convert(v) for k, v in data.items()}
-        try:
-            return type(data)(converted)  # type: ignore[call-arg]
-        except TypeError:  # a mapping type that cannot be built from a dict
-            return converted
+        return _rebuild_mapping(data, {k: default_convert(data[k]) for k in data})
     if isinstance(data, tuple) and hasattr(data, "_fields"):  # a namedtuple keeps its type
         return type(data)(*(default_convert(d) for d in data))
-    if isinstance(data, tuple):
-        return [default_convert(d) for d in data]
-    if isinstance(data, list):
-        return [default_convert(d) for d in data]
+    if isinstance(data, Sequence) and not isinstance(data, (str, bytes)):
+        return _rebuild_sequence(data, [default_convert(d) for d in data])
     return data
