@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Sequence
+import operator
+from collections.abc import Iterable, Sequence, Sized
 from types import GenericAlias
 from typing import Any
 
 from ... import random as _random
 from ...backend import cpu, host_numpy
 from ...tensor import Tensor
+from .sampler import _is_index
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "Subset", "ConcatDataset", "ChainDataset",
            "random_split"]
@@ -37,16 +39,18 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset, Iterable):
     """Base class of iterable-style datasets: define ``__iter__`` (samples in the order a
     DataLoader batches them: no sampler, no shuffling), and ``__len__`` if ``len(loader)`` should
-    work.  ``a + b`` chains two of them (:class:`ChainDataset`)."""
+    work.  ``a + b`` chains two of them (:class:`ChainDataset`).
 
-    def __iter__(self) -> Any:
-        raise NotImplementedError(f"{type(self).__name__} must define __iter__")
+    As PyTorch's, it is an abstract ``collections.abc.Iterable``: a class without ``__iter__``
+    cannot be instantiated (a ``TypeError``), and indexing one is the base class's
+    ``NotImplementedError``."""
 
     def __getitem__(self, index: int) -> Any:
-        raise TypeError(f"{type(self).__name__} is an IterableDataset: iterate over it, it has no indices")
+        raise NotImplementedError(f"{type(self).__name__} is an IterableDataset: iterate over it, it has no "
+                                  f"indices")
 
     def __add__(self, other: Any) -> ChainDataset:  # type: ignore[override]
         return ChainDataset([self, other])
@@ -65,6 +69,9 @@ class ChainDataset(IterableDataset):
             yield from d
 
     def __len__(self) -> int:
+        for d in self.datasets:  # PyTorch's check, as __iter__'s
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
         return sum(len(d) for d in self.datasets)
 
 
@@ -83,9 +90,9 @@ class TensorDataset(Dataset):
         if any(t.ndim == 0 for t in ts):
             raise ValueError("TensorDataset: every tensor needs a first (sample) axis; got a 0-d tensor")
         sizes = [t.shape[0] for t in ts]
-        if len(set(sizes)) != 1:
-            raise ValueError(f"TensorDataset: the tensors' first axes differ: {sizes} (shapes "
-                             f"{[t.shape for t in ts]})")
+        if len(set(sizes)) != 1:  # (PyTorch's AssertionError)
+            raise AssertionError(f"Size mismatch between tensors: their first axes differ: {sizes} (shapes "
+                                 f"{[t.shape for t in ts]})")
         self.tensors = ts
 
     def __getitem__(self, index: Any) -> tuple[Tensor, ...]:
@@ -137,13 +144,16 @@ class StackDataset(Dataset):
 class Subset(Dataset):
     """The samples of ``dataset`` at ``indices``, in that order."""
 
-    def __init__(self, dataset: Any, indices: Sequence[int]) -> None:
+    def __init__(self, dataset: Any, indices: Sequence[Any]) -> None:
         self.dataset = dataset
-        self.indices = [int(i) for i in indices]
-        n = len(dataset)
-        bad = [i for i in self.indices if not -n <= i < n]
-        if bad:
-            raise IndexError(f"Subset: indices {bad[:5]} are out of range for a dataset of {n} samples")
+        # integer indices (NumPy's, one-element tensors) as ints; other keys (a dict dataset's) as given,
+        # for the dataset to judge, as PyTorch passes them on
+        self.indices = [operator.index(i) if _is_index(i) else i for i in indices]
+        if isinstance(dataset, Sized):  # (PyTorch asks no length: a dataset may have none)
+            n = len(dataset)
+            bad = [i for i in self.indices if isinstance(i, int) and not -n <= i < n]
+            if bad:
+                raise IndexError(f"Subset: indices {bad[:5]} are out of range for a dataset of {n} samples")
 
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, list):  # PyTorch's: a list of positions is one lookup in the dataset
@@ -170,8 +180,8 @@ class ConcatDataset(Dataset):
 
     def __init__(self, datasets: Sequence[Any]) -> None:
         self.datasets = list(datasets)
-        if not self.datasets:
-            raise ValueError("ConcatDataset needs at least one dataset")
+        if not self.datasets:  # (PyTorch's AssertionError)
+            raise AssertionError("datasets should not be an empty iterable: ConcatDataset needs at least one")
         if any(isinstance(d, IterableDataset) for d in self.datasets):  # PyTorch's refusal: no indices
             raise AssertionError("ConcatDataset does not support IterableDataset (chain them: ChainDataset)")
         self.cumulative_sizes: list[int] = []
@@ -185,7 +195,10 @@ class ConcatDataset(Dataset):
 
     def __getitem__(self, index: int) -> Any:
         n = len(self)
-        if not -n <= index < n:
+        if index < -n:  # PyTorch's ValueError for a negative index, IndexError for a positive one
+            raise ValueError(f"absolute value of index should not exceed dataset length: index {index} of a "
+                             f"dataset of {n} samples")
+        if index >= n:
             raise IndexError(f"index {index} is out of range for a dataset of {n} samples")
         index %= n
         d = bisect.bisect_right(self.cumulative_sizes, index)
