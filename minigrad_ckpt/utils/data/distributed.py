@@ -68,9 +68,10 @@ class DistributedSampler(Sampler):
         return self.num_samples * self.num_replicas
 
     def set_epoch(self, epoch: int) -> None:
-        """Use the order of ``epoch`` (call it on every rank before each epoch)."""
-        if not isinstance(epoch, int) or epoch < 0:
-            raise ValueError(f"DistributedSampler: epoch must be an int >= 0, got {epoch!r}")
+        """Use the order of ``epoch`` (call it on every rank before each epoch).  Any int, as
+        PyTorch's (whose order is seeded with ``seed + epoch``): a negative one too."""
+        if not isinstance(epoch, int) or isinstance(epoch, bool):  # (PyTorch's seeding refuses it with TypeError)
+            raise TypeError(f"DistributedSampler: epoch must be an int, got {epoch!r}")
         self.epoch, self._epoch_was_set = epoch, True
 
     def __iter__(self) -> Iterator[int]:
@@ -79,7 +80,7 @@ class DistributedSampler(Sampler):
         if self.shuffle:
             # The same key on every rank: a function of (seed, epoch) only.
             gen = _random.Generator(self.seed)
-            gen.counter = self.epoch
+            gen.counter = self.epoch & _random._MASK64  # (a negative epoch: its own order too)
             order = _random.permutation(xp, gen.next_key(), n).tolist()
         else:
             order = list(range(n))
@@ -99,10 +100,11 @@ class DistributedSampler(Sampler):
         return {"epoch": self.epoch}
 
     def load_state_dict(self, state: Any) -> None:
-        if not isinstance(state, dict) or set(state) != {"epoch"}:
+        if (not isinstance(state, dict) or set(state) != {"epoch"} or not isinstance(state["epoch"], int)
+                or isinstance(state["epoch"], bool)):
             raise ValueError(f"DistributedSampler.load_state_dict: not its state: {state!r:.120}")
         was_set = self._epoch_was_set
-        self.set_epoch(state["epoch"])  # (validates)
+        self.set_epoch(state["epoch"])
         self._epoch_was_set = was_set
 
     def __repr__(self) -> str:

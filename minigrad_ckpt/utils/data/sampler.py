@@ -81,10 +81,10 @@ class RandomSampler(Sampler):
         self.replacement = replacement
         self._num_samples = num_samples
         self.generator = generator
-        if len(data_source) == 0:  # PyTorch refuses too: there is nothing to draw num_samples from
-            raise ValueError(f"RandomSampler: the data source is empty, so it cannot yield "
-                             f"{'any' if num_samples is None else num_samples} samples (num_samples="
-                             f"{self.num_samples} needs a non-empty data source)")
+        if self.num_samples <= 0:  # PyTorch's refusal: an empty data source and no num_samples
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples="
+                             f"{self.num_samples} (the data source is empty: pass num_samples to draw from "
+                             f"it once it has samples)")
 
     @property
     def num_samples(self) -> int:
@@ -94,8 +94,8 @@ class RandomSampler(Sampler):
         n, m = len(self.data_source), self.num_samples
         gen = self.generator or _random.default_generator
         xp = cpu.xp
-        if n == 0:
-            raise ValueError("RandomSampler: the data source became empty")
+        if n == 0:  # (PyTorch's draw from an empty range fails too)
+            raise RuntimeError(f"RandomSampler: cannot draw {m} samples from an empty data source")
         if self.replacement:
             idx = xp.uniform_bits(gen.next_key(), m) % xp.uint64(n)
         else:
@@ -179,8 +179,8 @@ class WeightedRandomSampler(Sampler):
         w = host_numpy.asarray(weights.tolist() if hasattr(weights, "tolist") else weights, dtype="float64")
         if w.ndim != 1:
             raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(w.shape)}")
-        if not (host_numpy.isfinite(w).all() and (w >= 0).all() and w.sum() > 0):
-            raise ValueError("WeightedRandomSampler: weights must be finite, non-negative, with a positive sum")
+        # the weights' values are checked at each draw, as PyTorch's multinomial does: they may be set
+        # (sampler.weights[i] = p, a replay buffer's priorities) after construction
         # a float64 tensor, as PyTorch's (torch.as_tensor(weights, dtype=torch.double)); drawn from as an array
         self.weights, self.num_samples, self.replacement = Tensor._from_data(w), num_samples, replacement
         self.generator = _own_generator(generator, "WeightedRandomSampler")
@@ -188,6 +188,7 @@ class WeightedRandomSampler(Sampler):
     def __iter__(self) -> Iterator[int]:
         gen = self.generator or _random.default_generator
         w, n = self.weights.numpy(), self.num_samples
+        _check_distribution(w)
         u = _random.uniform(cpu.xp, gen.next_key(), (n if self.replacement else len(w),), "float64")
         if self.replacement:  # the inverse of the cumulative distribution; a zero weight's step is empty
             cdf = host_numpy.cumsum(w)
@@ -208,6 +209,16 @@ class WeightedRandomSampler(Sampler):
     load_state_dict = RandomSampler.load_state_dict
 
 
+def _check_distribution(w: Any) -> None:
+    """PyTorch's multinomial refusals, with its RuntimeError."""
+    if not host_numpy.isfinite(w).all():
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")
+    if (w < 0).any():
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+    if not w.sum() > 0:
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+
+
 class BatchSampler(Sampler):
     """Group the indices of ``sampler`` into lists of ``batch_size`` (the last one shorter
     unless ``drop_last``)."""
@@ -216,8 +227,8 @@ class BatchSampler(Sampler):
         super().__init__(None)
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
             raise ValueError(f"BatchSampler: batch_size must be a positive int, got {batch_size!r}")
-        if not isinstance(drop_last, bool):
-            raise TypeError(f"BatchSampler: drop_last must be a bool, got {drop_last!r}")
+        if not isinstance(drop_last, bool):  # (PyTorch's ValueError)
+            raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last!r}")
         self.sampler, self.batch_size, self.drop_last = sampler, batch_size, drop_last
 
     def __iter__(self) -> Iterator[list[int]]:
