@@ -100,3 +100,17 @@ def test_distributed_sampler_with_a_negative_epoch_resumes_in_a_loader():
     fresh = DataLoader(ds, batch_size=4, sampler=fresh_sampler)
     fresh.load_state_dict(state)
     assert [first] + [b[0].tolist() for b in fresh] == whole
+
+
+def test_distributed_sampler_takes_numpy_integers_for_its_world():
+    # torch: DistributedSampler(range(10), np.int64(3), np.int64(1), shuffle=False) visits [1, 4, 7, 0]
+    # (before: ValueError); num_replicas=2.0 or rank=1.0 is a TypeError (torch's, when it slices)
+    import numpy as np
+
+    s = DistributedSampler(list(range(10)), np.int64(3), np.int64(1), shuffle=False)
+    assert list(s) == [1, 4, 7, 0] and (len(s), s.total_size) == (4, 12)
+    assert type(s.rank) is int and type(s.num_replicas) is int
+    with pytest.raises(TypeError, match="num_replicas must be an int"):
+        DistributedSampler(list(range(10)), 2.0, 1)
+    with pytest.raises(TypeError, match="rank must be an int"):
+        DistributedSampler(list(range(10)), 2, 1.0)

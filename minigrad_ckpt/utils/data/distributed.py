@@ -20,9 +20,18 @@ from typing import Any
 
 from ... import random as _random
 from ...backend import cpu
-from .sampler import Sampler
+from ...tensor import Tensor
+from .sampler import Sampler, _is_index
 
 __all__ = ["DistributedSampler"]
+
+
+def _integer(value: Any, name: str) -> int:
+    """An int from a Python or NumPy integer (PyTorch slices with it, so both work there); anything
+    else is PyTorch's TypeError."""
+    if isinstance(value, bool) or not _is_index(value) or isinstance(value, Tensor):
+        raise TypeError(f"DistributedSampler: {name} must be an int, got {value!r}")
+    return int(value)
 
 
 class DistributedSampler(Sampler):
@@ -44,9 +53,10 @@ class DistributedSampler(Sampler):
             own_rank, world = dist.place_in_job("DistributedSampler")  # never rank 0 of 1 by mistake
             num_replicas = world if num_replicas is None else num_replicas
             rank = own_rank if rank is None else rank
-        if not isinstance(num_replicas, int) or num_replicas < 1:
+        num_replicas, rank = _integer(num_replicas, "num_replicas"), _integer(rank, "rank")
+        if num_replicas < 1:
             raise ValueError(f"DistributedSampler: num_replicas must be a positive int, got {num_replicas!r}")
-        if not isinstance(rank, int) or not 0 <= rank < num_replicas:
+        if not 0 <= rank < num_replicas:
             raise ValueError(f"DistributedSampler: rank {rank!r} is not in [0, {num_replicas})")
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise TypeError(f"DistributedSampler: seed must be an int, got {seed!r}")
