@@ -114,3 +114,19 @@ def test_distributed_sampler_takes_numpy_integers_for_its_world():
         DistributedSampler(list(range(10)), 2.0, 1)
     with pytest.raises(TypeError, match="rank must be an int"):
         DistributedSampler(list(range(10)), 2, 1.0)
+
+
+def test_weighted_sampler_keeps_a_float64_weights_tensor_itself():
+    # torch: WeightedRandomSampler(w, 10) with w a float64 tensor keeps w (torch.as_tensor shares it):
+    # w[3] = 1.0 afterwards makes every draw 3, and sampler.weights is w; a float32 w is copied, so
+    # updating it changes nothing (before: always a copy, the update silently ignored)
+    w = mg.zeros(4, dtype=mg.float64)
+    sampler = WeightedRandomSampler(w, 10)
+    w[3] = 1.0
+    assert sampler.weights is w and set(sampler) == {3}
+    w32 = mg.zeros(4, dtype=mg.float32)
+    copied = WeightedRandomSampler(w32, 10)
+    w32[3] = 1.0
+    assert copied.weights is not w32 and copied.weights.dtype == mg.float64
+    with pytest.raises(RuntimeError, match="sum of probabilities <= 0"):
+        list(copied)

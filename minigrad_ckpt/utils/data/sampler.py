@@ -179,10 +179,12 @@ class WeightedRandomSampler(Sampler):
         w = host_numpy.asarray(weights.tolist() if hasattr(weights, "tolist") else weights, dtype="float64")
         if w.ndim != 1:
             raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(w.shape)}")
-        # the weights' values are checked at each draw, as PyTorch's multinomial does: they may be set
-        # (sampler.weights[i] = p, a replay buffer's priorities) after construction
-        # a float64 tensor, as PyTorch's (torch.as_tensor(weights, dtype=torch.double)); drawn from as an array
-        self.weights, self.num_samples, self.replacement = Tensor._from_data(w), num_samples, replacement
+        # A float64 tensor, as PyTorch's torch.as_tensor(weights, dtype=torch.double): a float64 tensor given
+        # is kept itself, so updating it in place (a replay buffer's priorities) changes later draws; the
+        # values are checked at each draw, as PyTorch's multinomial does.
+        shared = isinstance(weights, Tensor) and weights.dtype == host_numpy.float64
+        self.weights = weights if shared else Tensor._from_data(w)
+        self.num_samples, self.replacement = num_samples, replacement
         self.generator = _own_generator(generator, "WeightedRandomSampler")
 
     def __iter__(self) -> Iterator[int]:
