@@ -97,8 +97,9 @@ def test_a_ragged_batch_is_refused_naming_the_field_and_the_shapes():
 
 
 def test_random_sampler_refuses_an_empty_data_source():
-    with pytest.raises(ValueError, match="empty"):
-        RandomSampler([], num_samples=3)
+    # torch: made with num_samples (it draws when iterated), refused without (num_samples=0)
+    with pytest.raises(RuntimeError, match="empty"):
+        list(RandomSampler([], num_samples=3))
     with pytest.raises(ValueError, match="empty"):
         DataLoader([], shuffle=True)
     assert len(RandomSampler([0], num_samples=3)) == 3 and len(list(RandomSampler([0], num_samples=3))) == 3
