@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from itertools import islice
 
 import pytest
 
-from minigrad_ckpt.utils.data import DataLoader, SequentialSampler
+import minigrad_ckpt as mg
+from minigrad_ckpt.utils.data import BatchSampler, DataLoader, SequentialSampler, TensorDataset
 from minigrad_ckpt.utils.data.workers import WorkerPool
 
 DATA = list(range(10))
@@ -117,3 +119,34 @@ def test_a_forked_childs_copy_of_a_worker_pool_leaves_the_parents_workers_alone(
     finally:
         pool.shutdown()
     assert pool.closed and os.getpid() == pool.owner
+
+
+class _Endless:
+    """A training sampler that never ends (detectron2's kind): no ``__len__``, ``islice`` takes the steps."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __iter__(self):
+        i = 0
+        while True:
+            yield i % self.n
+            i += 1
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_sampler_without_an_end_is_drawn_as_the_batches_are_made(workers):
+    # torch: DataLoader(ds, batch_size=4, sampler=Endless(10)) gives [0..3], [4..7], [8, 9, 0, 1], ...
+    # for as long as it is iterated (before: the loader listed the whole epoch first and never
+    # returned); its position cannot be saved mid-epoch (state_dict is a TypeError saying why)
+    ds = TensorDataset(mg.arange(10))
+    loader = DataLoader(ds, batch_size=4, sampler=_Endless(10), num_workers=workers)
+    assert [b[0].tolist() for b in islice(loader, 4)] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 0, 1], [2, 3, 4, 5]]
+    with pytest.raises(TypeError, match="sampler without a length"):
+        loader.state_dict()
+    batched = DataLoader(ds, batch_sampler=BatchSampler(_Endless(10), 3, False), num_workers=workers)
+    assert [b[0].tolist() for b in islice(batched, 4)] == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9, 0, 1]]
+    single = DataLoader(list(range(10)), batch_size=None, sampler=_Endless(10), num_workers=workers)
+    assert list(islice(single, 12)) == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1]
+    finite = DataLoader(ds, batch_size=2, sampler=iter([3, 1, 2]), num_workers=workers)
+    assert [b[0].tolist() for b in finite] == [[3, 1], [2]] and finite.state_dict()["epoch"] is None

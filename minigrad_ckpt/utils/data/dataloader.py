@@ -160,6 +160,10 @@ class _Epoch:
             return -(-len(self.order) // self.batch_size)
         return len(self.starts)
 
+    def has(self, i: int) -> bool:
+        """Whether the epoch has a batch ``i``."""
+        return i < len(self)
+
     def batch(self, i: int) -> Any:
         if self.layout in ("single", "items"):
             return self.order[i]
@@ -217,6 +221,38 @@ class _Epoch:
         return epoch
 
 
+class _StreamEpoch:
+    """An epoch of a sampler without a length -- one that may never end, as an infinite training
+    sampler -- drawn as its batches are made, as PyTorch's loader does, instead of listed first.
+    Its position cannot be saved (there is no list of what is left to save)."""
+
+    def __init__(self, items: Iterable[Any], base_seed: int, sampler_epoch: int | None) -> None:
+        self.items, self.drawn, self.pending = iter(items), 0, {}
+        self.position, self.base_seed, self.sampler_epoch = 0, base_seed, sampler_epoch
+
+    def has(self, i: int) -> bool:
+        """Whether the sampler has an item ``i`` (drawing up to it)."""
+        while self.drawn <= i:
+            item = next(self.items, _StreamEpoch)
+            if item is _StreamEpoch:
+                return False
+            self.pending[self.drawn] = item
+            self.drawn += 1
+        return True
+
+    def batch(self, i: int) -> Any:
+        return self.pending.pop(i)  # (each item is asked for once: forget it)
+
+
+def _has_length(source: Any) -> bool:
+    """Whether ``len(source)`` answers (a BatchSampler over a sampler without one does not)."""
+    try:
+        len(source)
+    except TypeError:
+        return False
+    return True
+
+
 def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
@@ -247,7 +283,9 @@ class DataLoader:
     :meth:`load_state_dict` the next ``iter()`` continues that epoch exactly
     (the following one starts afresh).  Register the loader with an
     :class:`~minigrad_ckpt.Executor` (``ex.register_state("loader", loader)``)
-    and snapshots resume mid-epoch with the same batches.
+    and snapshots resume mid-epoch with the same batches.  A sampler without a length (one that
+    may never end, as an infinite training sampler) is drawn from as the batches are made, as
+    PyTorch's loader does; the position in such an epoch cannot be saved.
     """
 
     __class_getitem__ = classmethod(GenericAlias)  # DataLoader[T], as PyTorch's generic class
@@ -366,6 +404,8 @@ class DataLoader:
         # loader started -- drawn without advancing the generator, so a loader leaves the random
         # stream (dropout, ...) exactly where the model code expects it, with or without workers.
         source = self.batch_sampler if self._auto_collation else self.sampler
+        if not _has_length(source):  # it may never end: its items are drawn as the batches are made
+            return _StreamEpoch(source, self._new_base_seed(), self._sampler_epoch())
         return _Epoch.of(list(source), self._auto_collation, self._new_base_seed(), self._sampler_epoch())
 
     def _new_base_seed(self) -> int:
@@ -393,9 +433,9 @@ class DataLoader:
                 return
             yield self.collate_fn(batch)
 
-    def _run_here(self, epoch: _Epoch) -> Iterator[Any]:
+    def _run_here(self, epoch: _Epoch | _StreamEpoch) -> Iterator[Any]:
         fetch = self._fetch
-        while epoch.position < len(epoch):  # (another iter() meanwhile runs an epoch of its own)
+        while epoch.has(epoch.position):  # (another iter() meanwhile runs an epoch of its own)
             item = epoch.batch(epoch.position)
             epoch.position += 1
             yield fetch(item)
@@ -424,11 +464,11 @@ class DataLoader:
             if not self.persistent_workers:
                 pool.shutdown()
 
-    def _run_in_workers(self, epoch: _Epoch) -> Iterator[Any]:
+    def _run_in_workers(self, epoch: _Epoch | _StreamEpoch) -> Iterator[Any]:
         pool = self._worker_pool(epoch.base_seed)
         try:
             yield from pool.run(epoch, epoch.base_seed)
-            if self._epoch is epoch and epoch.position == len(epoch):
+            if self._epoch is epoch and not epoch.has(epoch.position):
                 self._epoch, self._finished_epoch = None, epoch.sampler_epoch
         finally:
             if not self.persistent_workers:
@@ -466,6 +506,9 @@ class DataLoader:
         if self._iterable:
             raise TypeError("DataLoader.state_dict: the position in an IterableDataset cannot be saved (its "
                             "samples come from its own iterator); use a map-style Dataset to resume mid-epoch")
+        if isinstance(self._epoch, _StreamEpoch):
+            raise TypeError("DataLoader.state_dict: the position in an epoch of a sampler without a length (one "
+                            "that may never end) cannot be saved: give the sampler a __len__ to resume mid-epoch")
         sampler = self._stateful_sampler()
         return {"epoch": None if self._epoch is None else self._epoch.state(),
                 "epochs_started": self._epochs_started,

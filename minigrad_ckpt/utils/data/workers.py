@@ -147,16 +147,17 @@ class WorkerPool:
         self.owner = os.getpid()  # a forked worker inherits this object: only its creator may stop the pool
 
     def run(self, batches: Any, base_seed: int) -> Iterator[Any]:
-        """Yield the batches of ``batches`` (an epoch: ``len``, ``position``, ``batch(i)``) from
-        ``batches.position`` on, advancing ``position`` as each is handed out."""
+        """Yield the batches of ``batches`` (an epoch: ``has(i)``, ``position``, ``batch(i)``) from
+        ``batches.position`` on, advancing ``position`` as each is handed out.  ``has`` is asked
+        batch by batch, so an epoch whose sampler never ends is made as it goes."""
         self.serial += 1
-        serial, n, nw = self.serial, len(batches), len(self.index_qs)
+        serial, nw = self.serial, len(self.index_qs)
         sent = batches.position
         ready: dict[int, tuple[Any, _Failure | None]] = {}
-        while sent < n and sent - batches.position < self.in_flight:
+        while sent - batches.position < self.in_flight and batches.has(sent):
             self.index_qs[sent % nw].put((serial, sent, batches.batch(sent), batch_seed(base_seed, sent)))
             sent += 1
-        while batches.position < n:
+        while batches.position < sent:
             want = batches.position
             while want not in ready:
                 s, index, data, failure = self._receive()
@@ -168,7 +169,7 @@ class WorkerPool:
             if failure is not None:
                 failure.reraise()
             batches.position += 1
-            if sent < n:
+            if batches.has(sent):
                 self.index_qs[sent % nw].put((serial, sent, batches.batch(sent), batch_seed(base_seed, sent)))
                 sent += 1
             yield data
