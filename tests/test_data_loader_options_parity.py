@@ -150,3 +150,22 @@ def test_a_sampler_without_an_end_is_drawn_as_the_batches_are_made(workers):
     assert list(islice(single, 12)) == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1]
     finite = DataLoader(ds, batch_size=2, sampler=iter([3, 1, 2]), num_workers=workers)
     assert [b[0].tolist() for b in finite] == [[3, 1], [2]] and finite.state_dict()["epoch"] is None
+
+
+class _Three(mg.utils.data.IterableDataset):
+    def __iter__(self):
+        return iter(range(3))
+
+
+@pytest.mark.parametrize("options", [{}, {"num_workers": 1}, {"num_workers": 1, "persistent_workers": True}])
+def test_the_loaders_iterator_has_the_loaders_length(options):
+    # torch: len(iter(DataLoader(range(10), batch_size=3))) == 4, before and after a next(); an
+    # IterableDataset without __len__ makes it a TypeError (before: TypeError, the iterator was a
+    # generator)
+    loader = DataLoader(list(range(10)), batch_size=3, **options)
+    it = iter(loader)
+    assert len(it) == 4
+    assert next(it).tolist() == [0, 1, 2] and len(it) == 4
+    assert [b.tolist() for b in it] == [[3, 4, 5], [6, 7, 8], [9]]
+    with pytest.raises(TypeError):
+        len(iter(DataLoader(_Three())))

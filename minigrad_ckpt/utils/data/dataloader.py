@@ -94,6 +94,29 @@ class _IterableFetcher:
         return self.collate_fn(batch)
 
 
+class _LoaderIterator:
+    """The iterator ``iter(loader)`` returns: one epoch's batches, and ``len()`` the loader's, as
+    PyTorch's iterator has (a progress bar over ``iter(loader)`` asks it)."""
+
+    def __init__(self, loader: DataLoader, run: Iterator[Any]) -> None:
+        self.loader, self.run = loader, run
+
+    def __iter__(self) -> _LoaderIterator:
+        return self
+
+    def __next__(self) -> Any:
+        return next(self.run)
+
+    def __len__(self) -> int:
+        return len(self.loader)
+
+    def close(self) -> None:
+        """End the epoch now (its workers' pending batches are dropped)."""
+        close = getattr(self.run, "close", None)
+        if close is not None:
+            close()
+
+
 class _RestartableIterator:
     """The one iterator of a loader with persistent workers, as PyTorch's: ``restart`` ends the
     epoch it was running (its workers' results for it are dropped) and goes on with a new one."""
@@ -112,6 +135,9 @@ class _RestartableIterator:
 
     def __next__(self) -> Any:
         return next(self.run)
+
+    def __len__(self) -> int:
+        return len(self.run)  # type: ignore[arg-type]
 
 
 class _Epoch:
@@ -388,6 +414,7 @@ class DataLoader:
             self._resume = False
             self._epoch, self._finished_epoch = epoch, None
             run = self._run_here(epoch) if self.num_workers == 0 else self._run_in_workers(epoch)
+        run = _LoaderIterator(self, run)
         if not (self.num_workers and self.persistent_workers):
             return run
         if self._shared_iterator is None:
