@@ -62,9 +62,13 @@ def save(obj: Any, path: str | os.PathLike | Any) -> Path | None:
 def load(path: str | os.PathLike | Any, map_location: Any = None, *, weights_only: bool | None = None,
          mmap: bool | None = None) -> Any:
     """Read an object written by :func:`save`, from a path or a binary file object. Tensors come
-    back on the CPU, or on ``map_location`` (a device or its name, e.g. ``"cuda:0"``); arrays as
-    NumPy arrays. PyTorch's ``weights_only=`` and ``mmap=`` are taken and change nothing: no
-    code is ever loaded (what ``weights_only=True`` asks for), and the file is read whole."""
+    back on the CPU, or where ``map_location`` puts them, in PyTorch's forms: a device (or its
+    name or CUDA ordinal: ``"cuda:0"``, ``0``) for every tensor; a dict from the device a tensor
+    was saved on to the one to load it on (``{"cuda:0": f"cuda:{rank}"}``; a device it does not
+    name stays the saved one); or ``fn(tensor, saved_device_name)`` returning the tensor to use
+    (given it on the CPU).  Arrays come back as NumPy arrays.  PyTorch's ``weights_only=`` and
+    ``mmap=`` are taken and change nothing: no code is ever loaded (what ``weights_only=True``
+    asks for), and the file is read whole."""
     del weights_only, mmap
     if _is_file_object(path):
         with tempfile.TemporaryDirectory() as tmp:
@@ -77,8 +81,24 @@ def load(path: str | os.PathLike | Any, map_location: Any = None, *, weights_onl
     if not isinstance(entry, dict) or entry.get("type") != "tree" or "state" not in entry:
         raise SnapshotError(f"{path}: not a file written by mg.save (a training snapshot? load it with "
                             f"Snapshot.load)")
-    device = get_device(map_location) if map_location is not None else None
-    return _decode(entry["state"], snap.tensors, device, 0, {})
+    return _decode(entry["state"], snap.tensors, _placement(map_location), 0, {})
+
+
+def _placement(map_location: Any) -> Any:
+    """``place(tensor on the CPU, saved device name) -> tensor``, from ``map_location``'s forms."""
+    if map_location is None:  # the default device (the CPU unless mg.set_default_device changed it)
+        return None
+    if callable(map_location) and not isinstance(map_location, type):
+        def call(t: Tensor, saved: str) -> Tensor:
+            placed = map_location(t, saved)
+            if not isinstance(placed, Tensor):
+                raise TypeError(f"mg.load: map_location returned a {type(placed).__name__}, not a Tensor")
+            return placed
+        return call
+    if isinstance(map_location, dict):
+        return lambda t, saved: t.to(map_location.get(saved, saved))
+    device = get_device(map_location)
+    return lambda t, saved: t.to(device)
 
 
 def _name(path: list[Any], tensors: dict[str, Any]) -> str:
@@ -99,7 +119,8 @@ def _encode(obj: Any, path: list[Any], tensors: dict[str, Any], depth: int, seen
     if isinstance(obj, Tensor):
         name = _name(path, tensors)
         tensors[name] = copy_keeping_layout(host_keeping_layout(obj._data))  # (a snapshot stores its layout)
-        seen[id(obj)] = {"t": "tensor", "name": name, "requires_grad": bool(obj.requires_grad)}
+        seen[id(obj)] = {"t": "tensor", "name": name, "requires_grad": bool(obj.requires_grad),
+                         "device": str(obj.device)}
         return seen[id(obj)]
     if isinstance(obj, host_numpy.ndarray) or is_array(obj):
         name = _name(path, tensors)
@@ -126,7 +147,7 @@ def _encode(obj: Any, path: list[Any], tensors: dict[str, Any], depth: int, seen
                     f"None and dicts/lists/tuples of them (never pickle){hint}")
 
 
-def _decode(node: Any, tensors: dict[str, Any], device: Any, depth: int, made: dict[tuple, Any] | None = None) -> Any:
+def _decode(node: Any, tensors: dict[str, Any], place: Any, depth: int, made: dict[tuple, Any] | None = None) -> Any:
     """The object ``node`` describes; ``made`` holds what was already built for a stored tensor,
     so every reference to it gets the same object (and the file's array is copied once)."""
     made = {} if made is None else made
@@ -139,7 +160,10 @@ def _decode(node: Any, tensors: dict[str, Any], device: Any, depth: int, made: d
             raise SnapshotError(f"mg.load: the object refers to a tensor {name!r} the file does not hold"[:200])
         key = (kind, name, node.get("requires_grad") is True)
         if key not in made:
-            made[key] = _build(kind, tensors[name], device, key[2])
+            saved = node.get("device", "cpu")  # (files written before the device was kept: the CPU)
+            if not isinstance(saved, str):
+                raise SnapshotError("mg.load: a tensor's device is not a name")
+            made[key] = _build(kind, tensors[name], place, saved, key[2])
         return made[key]
     if kind == "value":
         v = node.get("v")
@@ -155,18 +179,21 @@ def _decode(node: Any, tensors: dict[str, Any], device: Any, depth: int, made: d
             if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], (str, int))
                     and not isinstance(item[0], bool)):
                 raise SnapshotError("mg.load: a dict entry is malformed")
-            out[item[0]] = _decode(item[1], tensors, device, depth + 1, made)
+            out[item[0]] = _decode(item[1], tensors, place, depth + 1, made)
         return out
     if kind in ("list", "tuple"):
-        vals = [_decode(v, tensors, device, depth + 1, made) for v in items]
+        vals = [_decode(v, tensors, place, depth + 1, made) for v in items]
         return tuple(vals) if kind == "tuple" else vals
     raise SnapshotError(f"mg.load: unknown entry kind {kind!r}"[:200])
 
 
-def _build(kind: str, arr: Any, device: Any, requires_grad: bool) -> Any:
+def _build(kind: str, arr: Any, place: Any, saved: str, requires_grad: bool) -> Any:
     if kind == "array":
         return host_numpy.array(arr, copy=True)
-    t = Tensor._from_data(arr, dtype=arr.dtype, device=device)
+    if place is None:
+        t = Tensor._from_data(arr, dtype=arr.dtype, device=None)
+    else:
+        t = place(Tensor._from_data(arr, dtype=arr.dtype, device="cpu"), saved)
     if requires_grad and t.dtype.kind in "fc":
         t.requires_grad_()
     return t
