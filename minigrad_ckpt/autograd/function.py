@@ -55,6 +55,7 @@ from ..func.forward import hide_levels, unhide_levels
 from ..grad_mode import no_grad
 from ..grad_mode import state as _grad_state
 from ..ops.base import MissingJvpError, Op
+from ..random import default_generator
 from ..tensor import Tensor, shared_version
 
 __all__ = ["Function", "FunctionCtx", "FunctionNode", "once_differentiable"]
@@ -263,7 +264,11 @@ class FunctionNode(Op):
         # A replay rebuilds the saved tensors only: the ctx keeps what the first forward set on
         # it (attributes, marks), as PyTorch's checkpoint recomputes saved tensors, not the ctx.
         ctx = self.ctx if not replay else self._scratch_ctx()
-        result = self.run_user_forward(args, ctx)
+        if replay:
+            result = self._replay_user_forward(args, ctx)
+        else:
+            self.rng_state = default_generator.get_state()
+            result = self.run_user_forward(args, ctx)
         self._layout(xp, result, ctx)
         self.saved = self._descriptors(ctx.to_save, args, ctx.dirty_tensors)
         if not replay:
@@ -277,6 +282,23 @@ class FunctionNode(Op):
         if replay:  # the node must not hold the user's outputs beyond what it saves
             self.outputs = None
         return packed
+
+    def _replay_user_forward(self, args: tuple, ctx: FunctionCtx) -> Any:
+        """The user's ``forward`` run again by a checkpoint replay, from the engine generator's
+        state the first run started from, which is then put back as it was.
+
+        A ``forward`` may draw random numbers (``mg.rand_like`` for a noise it saves): run from
+        the generator's current state it would draw others -- a gradient for noise the forward
+        pass never used -- and move the generator, so the step after it would differ from the
+        same step without checkpointing.  PyTorch's checkpoint (``preserve_rng_state=True``)
+        stashes and restores the RNG state around its recomputation for the same reason.
+        """
+        now = default_generator.get_state()
+        default_generator.set_state(self.rng_state)
+        try:
+            return self.run_user_forward(args, ctx)
+        finally:
+            default_generator.set_state(now)
 
     def _scratch_ctx(self) -> FunctionCtx:
         ctx = FunctionCtx()
