@@ -16,6 +16,7 @@ keyword arguments, dropout (bitwise identical: random ops replay their key).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -70,7 +71,7 @@ from .remat import (
 from .segment import CheckpointError, Segment
 
 __all__ = [
-    "checkpoint", "checkpoint_sequential", "enable_checkpointing", "plan_chain", "statistics",
+    "checkpoint", "checkpoint_sequential", "noop_context_fn", "enable_checkpointing", "plan_chain", "statistics",
     "reset_statistics", "is_recomputing", "CheckpointPolicy", "EveryNLayers", "SpecificLayers", "Automatic",
     "Optimal", "Custom", "Sqrt", "NoCheckpointing", "CheckpointingConfig", "CheckpointStatistics",
     "CheckpointError", "CheckpointCostWarning",
@@ -108,27 +109,57 @@ class _Tee:
         return call
 
 
-def checkpoint(function: Callable[..., Any], *args: Any, preserve_rng_state: bool = True,
-               use_reentrant: bool | None = None, determinism_check: str = "shape",
+def noop_context_fn() -> tuple[contextlib.AbstractContextManager, contextlib.AbstractContextManager]:
+    """PyTorch's default ``context_fn``: a context for the forward pass and one for the
+    recomputation, both doing nothing."""
+    return contextlib.nullcontext(), contextlib.nullcontext()
+
+
+def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | None = None,
+               context_fn: Callable[[], tuple[Any, Any]] = noop_context_fn, determinism_check: str = "shape",
+               debug: bool = False, early_stop: bool = True, preserve_rng_state: bool = True,
                **kwargs: Any) -> Any:
     """Run ``function(*args, **kwargs)`` as one checkpointed segment and return its result.
 
     Under ``no_grad`` this is exactly ``function(*args, **kwargs)``: nothing is
-    recorded.  ``preserve_rng_state`` and ``use_reentrant`` are accepted for
-    PyTorch compatibility and change nothing: randomness is always replayed
-    exactly (keys live on the tape) and there is only one, non-re-entrant
-    mechanism.  ``determinism_check`` is ``"shape"``, ``"value"`` or ``"none"``.
+    recorded.  The keywords are PyTorch's (``torch.utils.checkpoint.checkpoint``):
+
+    * ``determinism_check``: ``"shape"`` (PyTorch's ``"default"``: every replayed value
+      has its forward shape and dtype), ``"value"`` (its bytes too) or ``"none"``;
+    * ``context_fn()`` returns two context managers: the first is entered around
+      ``function``'s forward pass, the second around each replay of the segment;
+    * ``preserve_rng_state``, ``early_stop`` and ``debug`` change nothing: randomness
+      is always replayed exactly (keys live on the tape), a replay always runs only the
+      ops backward needs, and a diverging replay's error names the node and op.
+    * ``use_reentrant`` selects nothing -- there is one, non-re-entrant mechanism --
+      but ``use_reentrant=True`` refuses what PyTorch's re-entrant variant refuses
+      (keyword arguments for ``function``, ``context_fn``, ``debug``), so code that
+      runs here runs there.
     """
+    if use_reentrant:
+        if kwargs:
+            raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+        if context_fn is not noop_context_fn or debug is not False:
+            raise ValueError("Passing `context_fn` or `debug` is only supported when use_reentrant=False.")
     label = getattr(function, "__qualname__", None) or type(function).__name__
-    return _run_segment(function, args, kwargs, _default_stats, determinism_check, label=label)
+    contexts = None if context_fn is noop_context_fn else context_fn()
+    return _run_segment(function, args, kwargs, _default_stats, determinism_check, label=label,
+                        contexts=contexts)
 
 
 def _run_segment(function: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any], stats: Any,
-                 determinism_check: str, label: str = "", keep_result: bool = False) -> Any:
+                 determinism_check: str, label: str = "", keep_result: bool = False,
+                 contexts: tuple[Any, Any] | None = None) -> Any:
     if not is_grad_enabled():
         return function(*args, **kwargs)
-    with Segment(stats=stats, determinism_check=determinism_check, label=label) as seg:
-        out = function(*args, **kwargs)
+    forward_context, replay_context = contexts if contexts is not None else (None, None)
+    with Segment(stats=stats, determinism_check=determinism_check, label=label,
+                 replay_context=replay_context) as seg:
+        if forward_context is None:
+            out = function(*args, **kwargs)
+        else:
+            with forward_context:
+                out = function(*args, **kwargs)
     seg.returned(out)
     if keep_result:  # a chain block: its result is kept where its op saves it (see Segment.keep_result)
         seg.keep_result(out)

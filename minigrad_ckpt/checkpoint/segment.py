@@ -35,6 +35,7 @@ inputs it will replay from.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 import weakref
@@ -78,9 +79,14 @@ class Segment:
     """One checkpointed range of the tape (see the module docstring)."""
 
     def __init__(self, stats: Any = None, determinism_check: str = "shape", label: str = "",
-                 keep: Any = None) -> None:
+                 keep: Any = None, replay_context: Any = None) -> None:
+        if determinism_check == "default":  # PyTorch's name: it compares shapes, dtypes and devices
+            determinism_check = "shape"
         if determinism_check not in ("shape", "value", "none"):
-            raise ValueError(f"determinism_check must be 'shape', 'value' or 'none', got {determinism_check!r}")
+            raise ValueError(f"determinism_check must be 'shape' (PyTorch's 'default'), 'value' or 'none', "
+                             f"got {determinism_check!r}")
+        # entered around each replay (PyTorch's ``context_fn``'s second context manager)
+        self.replay_context = replay_context if replay_context is not None else contextlib.nullcontext()
         _counter[0] += 1
         self.index = _counter[0]
         self.label = label
@@ -521,7 +527,8 @@ class Segment:
         feeds = self._feeds()
         _grad_state.recomputing += 1
         try:
-            self._replay(feeds, *self._demand(feeds))
+            with self.replay_context:
+                self._replay(feeds, *self._demand(feeds))
         finally:
             _grad_state.recomputing -= 1
         self.replays += 1
@@ -546,7 +553,8 @@ class Segment:
         whole_range, self.subtree = self.subtree, sorted(self._root_segment._all_nodes(), key=lambda n: n.seq)
         _grad_state.recomputing += 1
         try:
-            self._replay({}, *self._demand({}))
+            with self.replay_context:
+                self._replay({}, *self._demand({}))
         finally:
             _grad_state.recomputing -= 1
             self.subtree = whole_range
