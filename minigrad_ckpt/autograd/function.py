@@ -283,6 +283,13 @@ class FunctionNode(Op):
             self.outputs = None
         return packed
 
+    @property
+    def saves_intermediates(self) -> bool:
+        """Whether ``backward`` reads a tensor ``forward`` made that is neither an input nor an
+        output: inside a checkpoint only running ``forward`` again rebuilds it, so a replay cannot
+        take the node's output as kept (by a ``remat`` policy) and skip the node."""
+        return any(d[0] in ("const", _DROPPED_CONSTANT[0]) for d in self.saved)
+
     def _replay_user_forward(self, args: tuple, ctx: FunctionCtx) -> Any:
         """The user's ``forward`` run again by a checkpoint replay, from the engine generator's
         state the first run started from, which is then put back as it was.

@@ -206,6 +206,9 @@ class _GraphModel:
                                             for s, src in zip(srcs, n.replay)]))
             in_bufs_of.append(in_bufs)
         self.K = kept_bufs
+        # nodes a replay runs even when their output is kept: a custom function whose backward
+        # reads intermediates only its forward rebuilds (see Segment._takes_kept)
+        self.must_run = {i for i, n in enumerate(nodes) if getattr(n.op, "saves_intermediates", False)}
         self.S = set()  # buffers the replay fills: every saved slot of every node
         for i in range(self.n):
             if self.slots[i][0]:
@@ -297,7 +300,7 @@ def plan_graph(fn: Callable[..., Any], *args: Any, budget_bytes: int, exact_up_t
     smallest = model.peak(set())
     if smallest > budget:
         raise InfeasibleBudgetError(budget, smallest)
-    candidates = model.run_set(set())
+    candidates = [i for i in model.run_set(set()) if i not in model.must_run]
     free = {i for i in candidates if model.buf[i] is None or model.buf[i] in model.K | model.S}
     costly = [i for i in candidates if i not in free]
     kept = (_best_subset if len(costly) <= exact_up_to else _greedy)(model, free, costly, budget)

@@ -394,8 +394,11 @@ class Segment:
 
     def _takes_kept(self, node: Node) -> bool:
         """Whether the replay takes ``node``'s kept output as it is: kept, and not written in
-        place since the ops here read it (then it is recomputed, as they saw it)."""
+        place since the ops here read it (then it is recomputed, as they saw it), and not a custom
+        function's node whose backward reads intermediates only its ``forward`` rebuilds."""
         if node not in self._kept_outputs or node in self._written_outputs:
+            return False
+        if getattr(node.op, "saves_intermediates", False):
             return False
         box = self._out_boxes.get(node)
         return box is None or box[0] <= node.seq
