@@ -2,7 +2,8 @@
 
 A program is a drawn sequence of steps on a list of values that starts with the
 input: ops (``tanh``, ``sin``, a matmul with a closed-over weight, adds and
-products of two earlier values, dropout, views, ``ck.name`` tags) and in-place
+products of two earlier values, dropout, views, ``ck.name`` tags, a custom
+``autograd.Function`` drawing a noise it saves) and in-place
 writes the tape does not record -- into a constant the program made and ops read
 (through the tensor, a view, or ``.data``), or into a computed value's memory
 through ``detach()``.  Every value is summed into the result, so nothing is dead.
@@ -37,6 +38,22 @@ mg.manual_seed(0)
 W = mg.randn(4, 4, requires_grad=True)
 CONSTANT = np.linspace(-1.0, 1.0, 12).reshape(3, 4)
 
+class NoisyScale(mg.autograd.Function):
+    """A custom function drawing a noise it saves: the one node whose replay runs user code (its
+    ``forward``, from the generator state the forward pass had), which no policy may skip."""
+
+    @staticmethod
+    def forward(ctx, u):
+        noise = mg.rand_like(u)
+        ctx.save_for_backward(noise)
+        return u * noise
+
+    @staticmethod
+    def backward(ctx, grad):
+        (noise,) = ctx.saved_tensors
+        return grad * noise
+
+
 OPS = {
     "tanh": lambda u, v: mg.tanh(u),
     "sin": lambda u, v: mg.sin(u),
@@ -47,6 +64,7 @@ OPS = {
     "dropout": lambda u, v: F.dropout(u, 0.3),
     "view": lambda u, v: u.T.T[:, :],
     "named": lambda u, v: ck.name(u * 1.0, "a"),
+    "noisy_function": lambda u, v: NoisyScale.apply(u),
 }
 WRITES = {  # into the constant c (which some ops read), or into a computed value's memory
     "c.mul_": lambda c, u: c.mul_(2.0),

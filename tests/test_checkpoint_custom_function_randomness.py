@@ -13,41 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from checkpoint_custom_functions import DropoutInside, NoisyScale  # tests/checkpoint_custom_functions.py
 
 import minigrad_ckpt as mg
 import minigrad_ckpt.testing.strict  # noqa: F401 -- registers the "strict" devices
 from minigrad_ckpt import checkpoint as ck
-from minigrad_ckpt.nn import functional as F
-
-
-class NoisyScale(mg.autograd.Function):
-    """``x * u + x * x`` with ``u`` uniform noise drawn in ``forward`` and saved for backward."""
-
-    @staticmethod
-    def forward(ctx, x):
-        noise = mg.rand_like(x)
-        ctx.save_for_backward(noise, x)
-        return x * noise + x * x
-
-    @staticmethod
-    def backward(ctx, grad):
-        noise, x = ctx.saved_tensors
-        return grad * (noise + 2 * x)
-
-
-class DropoutInside(mg.autograd.Function):
-    """A dropout mask drawn by ``F.dropout`` in ``forward``, kept on ``ctx`` as a saved tensor."""
-
-    @staticmethod
-    def forward(ctx, x):
-        mask = F.dropout(mg.ones_like(x), 0.5)
-        ctx.save_for_backward(mask)
-        return x * mask
-
-    @staticmethod
-    def backward(ctx, grad):
-        (mask,) = ctx.saved_tensors
-        return grad * mask
 
 
 def program(function):

@@ -13,39 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from checkpoint_custom_functions import NoisyScale, SinSavingCos  # tests/checkpoint_custom_functions.py
 
 import minigrad_ckpt as mg
 from minigrad_ckpt import checkpoint as ck
 from minigrad_ckpt.nn import functional as F
-
-
-class SinSavingCos(mg.autograd.Function):
-    """``sin(x)`` whose backward reads ``cos(x)``, an intermediate ``forward`` saved."""
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x.cos())
-        return x.sin()
-
-    @staticmethod
-    def backward(ctx, grad):
-        (cos,) = ctx.saved_tensors
-        return grad * cos
-
-
-class NoisyScale(mg.autograd.Function):
-    """``x * u`` with noise ``u`` drawn in ``forward``: an intermediate that is random too."""
-
-    @staticmethod
-    def forward(ctx, x):
-        noise = mg.rand_like(x)
-        ctx.save_for_backward(noise)
-        return x * noise
-
-    @staticmethod
-    def backward(ctx, grad):
-        (noise,) = ctx.saved_tensors
-        return grad * noise
 
 
 def make(function):
