@@ -93,6 +93,8 @@ def test_use_reentrant_true_refuses_what_pytorchs_reentrant_checkpoint_refuses()
     ck.checkpoint(block, x, w, use_reentrant=True, preserve_rng_state=False).sum().backward()
 
 
-def test_an_unknown_determinism_check_names_the_choices():
+def test_an_unknown_determinism_check_names_the_choices_under_no_grad_too():
     with pytest.raises(ValueError, match="'default'"):
         ck.checkpoint(block, mg.randn(3, 4, requires_grad=True), mg.randn(4, 4), determinism_check="shapes")
+    with mg.no_grad(), pytest.raises(ValueError, match="'default'"):  # PyTorch checks it before the grad mode
+        ck.checkpoint(block, mg.randn(3, 4), mg.randn(4, 4), determinism_check="shapes")

@@ -68,7 +68,7 @@ from .remat import (
     save_names,
     save_nothing,
 )
-from .segment import CheckpointError, Segment
+from .segment import CheckpointError, Segment, determinism_check_named
 
 __all__ = [
     "checkpoint", "checkpoint_sequential", "noop_context_fn", "enable_checkpointing", "plan_chain", "statistics",
@@ -141,6 +141,7 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
             raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
         if context_fn is not noop_context_fn or debug is not False:
             raise ValueError("Passing `context_fn` or `debug` is only supported when use_reentrant=False.")
+    determinism_check = determinism_check_named(determinism_check)  # (checked under no_grad too, as PyTorch)
     label = getattr(function, "__qualname__", None) or type(function).__name__
     contexts = None if context_fn is noop_context_fn else context_fn()
     return _run_segment(function, args, kwargs, _default_stats, determinism_check, label=label,

@@ -60,6 +60,16 @@ class CheckpointError(RuntimeError):
     """A replay did not reproduce the forward pass, or a kept value changed."""
 
 
+def determinism_check_named(name: str) -> str:
+    """The check a replay makes, by its name: ``"shape"`` (PyTorch's ``"default"``: shapes,
+    dtypes and devices), ``"value"`` (the bytes too) or ``"none"``; anything else is an error."""
+    if name == "default":
+        return "shape"
+    if name not in ("shape", "value", "none"):
+        raise ValueError(f"determinism_check must be 'shape' (PyTorch's 'default'), 'value' or 'none', got {name!r}")
+    return name
+
+
 class _Kept:
     """A value a segment replays from: an array (or scalar), its version box and, for a
     tensor's array, its device's namespace; ``written`` once a write the version box does not
@@ -80,11 +90,7 @@ class Segment:
 
     def __init__(self, stats: Any = None, determinism_check: str = "shape", label: str = "",
                  keep: Any = None, replay_context: Any = None) -> None:
-        if determinism_check == "default":  # PyTorch's name: it compares shapes, dtypes and devices
-            determinism_check = "shape"
-        if determinism_check not in ("shape", "value", "none"):
-            raise ValueError(f"determinism_check must be 'shape' (PyTorch's 'default'), 'value' or 'none', "
-                             f"got {determinism_check!r}")
+        determinism_check = determinism_check_named(determinism_check)
         # entered around each replay (PyTorch's ``context_fn``'s second context manager)
         self.replay_context = replay_context if replay_context is not None else contextlib.nullcontext()
         _counter[0] += 1
