@@ -116,6 +116,10 @@ class Segment:
         self.subtree: list[Node] = []
         self.external: set[Node] = set()     # nodes outside the subtree that it reads
         self.checksums: dict[Node, int] = {}
+        # Nodes the last replay ran for their own saved values alone, and those of them it could
+        # not replay (a value they read was written since): the error, raised if a backward reaches one
+        self._own_only: set[Node] = set()
+        self._refused: dict[Node, Exception] = {}
         self.replays = 0
         self.freed = False
         self.recording = False  # between __enter__ and __exit__: the forward pass is still running
@@ -521,6 +525,8 @@ class Segment:
                 "Trying to backward through a checkpointed segment a second time after its saved "
                 "inputs were freed; pass retain_graph=True to the first backward."
             )
+        if node is not None and node in self._refused:
+            raise self._refused[node]
         if node is not None and node.saved is not DROPPED:
             return node.saved
         if self._root_segment.recording:
@@ -608,10 +614,13 @@ class Segment:
         # the results the blocks nested right inside keep: computed here (unless kept already) and
         # handed over (deeper ones get theirs when the block around them replays)
         wanted.update(r for r in self._child_results() if r not in dead)
+        self._own_only = set()
         for n in reversed(self.subtree):
             if n in dead:
                 continue
             mine = n.segment is self and n.saved is DROPPED
+            if mine and n not in wanted:  # (its readers all came before, back to front)
+                self._own_only.add(n)
             if mine and self._saved_slots[n][0]:
                 wanted.add(n)
             if n in wanted and not n.segment._takes_kept(n):
@@ -637,7 +646,9 @@ class Segment:
                     last_use[src] = pos
         for pos, n in enumerate(self.subtree):
             mine = n.segment is self and n.saved is DROPPED and n not in dead
-            if n in run or mine or n in wanted:
+            if mine and n in self._own_only and self._refused_until_reached(n, n in run):
+                mine = False  # not filled: the error comes if a backward reaches it (rematerialize)
+            elif n in run or mine or n in wanted:
                 ins = [self._input(n, src, values) for src in n.replay] if n in run or mine else []
                 if n in run:
                     out = self._forward(n, ins)
@@ -661,19 +672,26 @@ class Segment:
             if src in values:
                 return values[src]
             return self.boundary.get(src)
-        if src.box is not None and src.box[0] > n.seq:
-            raise CheckpointError(
-                f"a value that checkpointed node #{n.seq} ({n.op.name}) replays from was "
-                f"modified in place after the forward pass; replaying would give different results"
-            )
-        if src.written:
-            raise CheckpointError(
-                f"a value that checkpointed node #{n.seq} ({n.op.name}) replays from was written "
-                f"after the forward pass through an alias its version counter does not see (.data, "
-                f"or a tensor sharing its memory); replaying would recompute the forward pass from the "
-                f"new values. Compute on a copy, or make the change after backward"
-            )
+        error = _stale_kept_value(n, src)
+        if error is not None:
+            raise error
         return src.value
+
+    def _refused_until_reached(self, n: Node, runs: bool) -> bool:
+        """Whether replaying ``n`` -- a node of this segment that nothing else here reads, replayed
+        only for its own saved values -- would be refused: a value it reads or holds was written in
+        place after the forward pass.  Then the error waits for a backward that reaches ``n``, as a
+        run without checkpointing raises it only there: a branch whose result was dropped (``p =
+        x.softmax(-1); p[0].mul_(2)``, and ``p`` not in what the function returns) is never reached."""
+        error = None
+        if runs:
+            error = next((_version_error(n) for box in n.versions if box[0] > n.seq), None)
+        for src in n.replay:
+            if error is None and type(src) is not Node:
+                error = _stale_kept_value(n, src)
+        if error is not None:
+            self._refused[n] = error
+        return error is not None
 
     def _forward(self, n: Node, ins: list) -> Any:
         """``n``'s op run again on ``ins``, checked against what the forward pass produced."""
@@ -821,6 +839,7 @@ class Segment:
                              or getattr(self.keep, "to_host", False)])
         self.kept = []
         self._kept_outputs = {}
+        self._refused = {}
         for n in self.nodes:
             if type(n.saved) is tuple and _ledger.enabled:  # replayed, and its backward never came
                 _ledger.release(saved_arrays(n), n)
@@ -955,3 +974,21 @@ def _tensors_in(out: Any) -> list[Tensor]:
 
 def _checksum(a: Any) -> int:
     return zlib.crc32(to_host(a).tobytes())
+
+
+def _stale_kept_value(n: Node, src: _Kept) -> CheckpointError | None:
+    """The error replaying node ``n`` from kept value ``src`` meets if ``src`` was written in
+    place after the forward pass (None if it was not)."""
+    if src.box is not None and src.box[0] > n.seq:
+        return CheckpointError(
+            f"a value that checkpointed node #{n.seq} ({n.op.name}) replays from was "
+            f"modified in place after the forward pass; replaying would give different results"
+        )
+    if src.written:
+        return CheckpointError(
+            f"a value that checkpointed node #{n.seq} ({n.op.name}) replays from was written "
+            f"after the forward pass through an alias its version counter does not see (.data, "
+            f"or a tensor sharing its memory); replaying would recompute the forward pass from the "
+            f"new values. Compute on a copy, or make the change after backward"
+        )
+    return None
