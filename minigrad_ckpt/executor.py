@@ -383,7 +383,13 @@ def _place_state_tensor(name: str, arr: Any, state: dict[int, dict], index: dict
     if not key:
         raise ValueError(f"{name}: no such parameter in the optimizer")
     p = params[pname]
-    if host_numpy.dtype(arr.dtype).kind != "f" or (same_shape and slot is None and tuple(arr.shape) != tuple(p.shape)):
+    # a moment is real, or complex for a complex parameter (PyTorch keeps its state complex); an
+    # older snapshot's moment of a complex parameter has the real view's shape (..., 2)
+    kind, shapes = host_numpy.dtype(arr.dtype).kind, [tuple(p.shape)]
+    if p.dtype.kind == "c":
+        shapes.append((*p.shape, 2))
+    wrong_shape = same_shape and slot is None and tuple(arr.shape) not in shapes
+    if kind not in ("fc" if p.dtype.kind == "c" else "f") or wrong_shape:
         raise ValueError(f"{name}: a {arr.dtype} moment of shape {tuple(arr.shape)} for a parameter of "
                          f"shape {tuple(p.shape)}")
     entry = state.setdefault(index[pname], {})

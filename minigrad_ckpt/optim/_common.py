@@ -26,6 +26,13 @@ def real_view(a: Any) -> Any:
     return a.view(part).reshape(tuple(a.shape) + (2,))
 
 
+def complex_of_real(a: Any, shape: tuple[int, ...]) -> Any:
+    """The inverse of :func:`real_view`: floats of shape ``shape + (2,)`` as complex numbers of
+    shape ``shape``, sharing their memory (``a`` must be contiguous)."""
+    whole = "complex64" if a.dtype.itemsize == 4 else "complex128"
+    return a.view(whole).reshape(shape)
+
+
 def invalid(name: str, key: str, value: Any) -> str:
     """PyTorch's words for a bad hyper-parameter (a test written for its message matches), after
     the optimizer's name."""

@@ -161,15 +161,22 @@ class LBFGS(Optimizer):
         return self.param_groups[0]["params"]
 
     def _flat_grad(self) -> Any:
+        """The gradients as one real vector: a complex parameter's as its real view (real,
+        imaginary pairs), as PyTorch's LBFGS flattens it -- so dot products and norms are those of
+        the real parameters it stands for."""
         xp = self._params[0].device.xp
-        return xp.concatenate([xp.zeros(p.size, p.dtype) if p.grad is None else p.grad._data.reshape(-1)
-                               for p in self._params])
+        views = [self.as_real(p) for p in self._params]
+        return xp.concatenate([xp.zeros(v.size, v.dtype) if v.grad is None else v.grad._data.reshape(-1)
+                               for v in views])
 
     def _add_step(self, t: float, d: Any) -> None:
         offset = 0
         for p in self._params:
-            p.add_((t * d[offset:offset + p.size]).reshape(p.shape))
-            offset += p.size
+            view = self.as_real(p)  # a complex parameter moves through its real view
+            view.add_((t * d[offset:offset + view.size]).reshape(view.shape))
+            offset += view.size
+            if view is not p:
+                p.increment_version()
 
     def _evaluate(self, closure: Callable[[], Any]) -> tuple[float, Any]:
         with enable_grad():

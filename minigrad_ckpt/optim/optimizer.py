@@ -13,8 +13,9 @@ be backpropagated silently after the step.
 
 A complex parameter is updated as PyTorch does: as its real view
 (``view_as_real``: the real and imaginary parts as a trailing axis of two
-floats), so each update equals the update of two real parameters, and its
-state (moments, accumulators) is kept in that real shape.  With the gradient
+floats), so each update equals the update of two real parameters; its state
+(moments, accumulators) is kept as PyTorch keeps it, complex in the
+parameter's shape, and the rule sees its real view too.  With the gradient
 convention ``grad = dL/dRe + i dL/dIm`` (docs/complex.md) this is plain
 gradient descent on the real and imaginary parts -- the rules need no complex
 arithmetic of their own.
@@ -34,7 +35,7 @@ from ..backend import host_numpy
 from ..grad_mode import enable_grad, no_grad
 from ..nn.module import _HookHandle
 from ..tensor import Tensor
-from ._common import real_view
+from ._common import complex_of_real, real_view
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
 
@@ -174,15 +175,16 @@ class Optimizer:
     def _step_parameter(self, p: Tensor, group: dict[str, Any]) -> None:
         """The part of a step every optimizer shares, then its own rule for ``p``."""
         key = p
-        if p.dtype.kind == "c":  # PyTorch's rule: update the real view (see the module docstring)
-            p = self.as_real(p)
+        p = self.as_real(p)  # a complex parameter: its real view (see the module docstring)
         st = self.state.get(key)
         if not st:
-            st = self.init_state(p, group)
+            st = self.initial_state(key, group)
             if st:  # an optimizer without per-parameter state keeps none (SGD without momentum)
                 self.state[key] = st
-        if "step" in st:
-            st["step"] += 1
+        work = _state_as_real(st) if key is not p else st  # complex state, viewed as real for the rule
+        views = dict(work)
+        if "step" in work:
+            work["step"] += 1
         g = p.grad._data
         if group.get("maximize"):  # PyTorch's order: negate first, then weight decay
             g = -g
@@ -194,9 +196,15 @@ class Optimizer:
                 p.mul_(1 - group["lr"] * wd)  # AdamW's rule: decay the parameter, not the gradient
             else:
                 g = g + wd * p._data
-        self.update_one(p, g, st, group)
+        self.update_one(p, g, work, group)
         if key is not p:  # a complex parameter was updated through its real view
+            _keep_complex_state(st, views, work, key)
             key.increment_version()
+
+    def initial_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        """:meth:`init_state` for ``p`` as it is kept: in ``p``'s own shape and dtype, so a complex
+        parameter's moments are complex, as PyTorch's are (the rule sees their real view)."""
+        return _state_in_shape_of(self.init_state(self.as_real(p), group), p)
 
     @staticmethod
     def as_real(p: Tensor) -> Tensor:
@@ -302,10 +310,13 @@ class Optimizer:
         if not (isinstance(v, Tensor) or hasattr(v, "shape") and not isinstance(v, host_numpy.generic)):
             return copy.deepcopy(v)
         t = v if isinstance(v, Tensor) else Tensor._from_data(v)
-        want = self.as_real(p).shape  # a complex parameter's state has its real view's shape
-        if t.ndim and t.shape != want and self.state_follows_parameter_shape:
+        former = p.dtype.kind == "c" and t.shape == (*p.shape, 2) and t.dtype.kind == "f"
+        if former and self.state_follows_parameter_shape:
+            # a complex parameter's state as snapshots before complex state kept it: its real view
+            t = _state_in_shape_of({key: Tensor._from_data(t)}, p)[key]
+        if t.ndim and t.shape != p.shape and self.state_follows_parameter_shape:
             raise ValueError(f"state {key!r} of parameter {idx} has shape {t.shape}, the "
-                             f"parameter's state has {want}")
+                             f"parameter's state has {p.shape}")
         dtype = p.dtype if key != "step" and p.dtype.kind == "f" else t.dtype
         return Tensor._from_data(t, dtype=dtype, device=p.device)
 
@@ -383,6 +394,33 @@ def _with_step_hooks(step: Callable[..., Any]) -> Callable[..., Any]:
 
 
 Optimizer.step = _with_step_hooks(Optimizer.step)  # type: ignore[method-assign]
+
+
+def _state_in_shape_of(state: dict[str, Any], p: Tensor) -> dict[str, Any]:
+    """``state`` made for the real view of ``p`` with each tensor of that view's shape taken back
+    to complex numbers of ``p``'s shape (sharing memory); a real ``p``'s state as it is."""
+    if p.dtype.kind != "c":
+        return state
+    real_shape = (*p.shape, 2)
+    xp = p.device.xp
+    return {k: Tensor.constant(complex_of_real(xp.ascontiguousarray(v._data), p.shape), p.device)
+            if isinstance(v, Tensor) and v.shape == real_shape and v.dtype.kind == "f" else v
+            for k, v in state.items()}
+
+
+def _state_as_real(state: dict[str, Any]) -> dict[str, Any]:
+    """A complex parameter's state as its rule reads it: each complex tensor as its real view
+    (sharing memory, so the rule's in-place updates land in the state)."""
+    return {k: Tensor.constant(real_view(v._data), v.device) if isinstance(v, Tensor) and v.dtype.kind == "c"
+            else v for k, v in state.items()}
+
+
+def _keep_complex_state(state: dict[str, Any], views: dict[str, Any], work: dict[str, Any], p: Tensor) -> None:
+    """After the rule ran on ``work`` (the ``views`` of ``state`` it was given): the views it
+    updated in place share ``state``'s memory already; what it replaced or added (the step
+    count, SGD's first momentum buffer) is filed in ``state``, a tensor in ``p``'s complex shape."""
+    changed = {k: v for k, v in work.items() if v is not views.get(k)}
+    state.update(_state_in_shape_of(changed, p))
 
 
 def _copy_state(v: Any) -> Any:
