@@ -169,7 +169,8 @@ class Executor:
             groups.append(entry)
         scalars = {}
         for p, st in self.optimizer.state.items():
-            scalars[names[id(p)]] = {k: _plain_state(v) for k, v in st.items() if not isinstance(v, Tensor)}
+            # a 0-d state tensor (the step count, as PyTorch keeps it) is a number of the header
+            scalars[names[id(p)]] = {k: _plain_state(v) for k, v in st.items() if not _is_state_tensor(v)}
         return {"type": type(self.optimizer).__name__, "param_groups": groups, "scalars": scalars}
 
     def optimizer_state_dict_from(self, saved: Any, tensors: Mapping[str, Any]) -> dict[str, Any]:
@@ -319,11 +320,17 @@ def _state_tensors(st: dict[str, Any]) -> list[tuple[str, Tensor]]:
     element of a list (LBFGS keeps lists of vectors)."""
     out = []
     for k, v in st.items():
-        if isinstance(v, Tensor):
+        if _is_state_tensor(v):
             out.append((k, v))
         elif isinstance(v, list):
             out += [(f"{k}.{i}", x) for i, x in enumerate(v) if isinstance(x, Tensor)]
     return out
+
+
+def _is_state_tensor(v: Any) -> bool:
+    """Whether a state value is stored as a named tensor: a tensor of at least one dimension (a 0-d
+    one, PyTorch's scalar state such as the step count, is a number of the header)."""
+    return isinstance(v, Tensor) and v.ndim > 0
 
 
 def _plain_state(v: Any) -> Any:

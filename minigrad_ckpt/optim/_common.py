@@ -60,6 +60,15 @@ def scalar_state(value: float, times: float | None = None) -> float:
     return float(narrow if times is None else narrow * host_numpy.float32(times))
 
 
+def scalar_tensor(value: Any) -> Tensor:
+    """``value`` as PyTorch keeps a scalar of an optimizer's state (``step``, ASGD's ``eta`` and
+    ``mu``, NAdam's ``mu_product``): a 0-d tensor on the host of PyTorch's scalar dtype -- float64
+    when the default dtype is float64, float32 otherwise."""
+    value = value.item() if isinstance(value, Tensor) else value
+    wide = host_numpy.dtype(get_default_dtype()) == host_numpy.float64
+    return Tensor.constant(host_numpy.asarray(value, dtype=host_numpy.float64 if wide else host_numpy.float32))
+
+
 def as_number(x: Any) -> Any:
     """A hyper-parameter's derived scalar as a number: a 0-d tensor (from a tensor lr or beta,
     computed in its dtype, as PyTorch computes it) read as its value; a number as it is."""

@@ -32,6 +32,8 @@ class ASGD(Optimizer):
                                       **kernel_flags("ASGD", foreach=foreach, maximize=maximize,
                                                      differentiable=differentiable, capturable=capturable)))
 
+    scalar_state_keys = ("step", "eta", "mu")
+
     def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
         return {"step": 0, "eta": scalar_state(group["lr"]), "mu": 1.0, "ax": zeros_state(p)}
 

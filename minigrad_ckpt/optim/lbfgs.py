@@ -135,6 +135,7 @@ class LBFGS(Optimizer):
 
     state_follows_parameter_shape = False  # the history holds vectors over all parameters
     state_holds_lists = True  # ... in lists (old_dirs, old_stps, ro)
+    scalar_state_keys = ()  # its counts (func_evals, n_iter) are ints, as PyTorch's
 
     def __init__(self, params: Iterable[Any], lr: float = 1, max_iter: int = 20, max_eval: int | None = None,
                  tolerance_grad: float = 1e-7, tolerance_change: float = 1e-9, history_size: int = 100,

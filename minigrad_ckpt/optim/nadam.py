@@ -37,6 +37,8 @@ class NAdam(Optimizer):
                                           "NAdam", foreach=foreach, maximize=maximize, capturable=capturable,
                                           differentiable=differentiable)))
 
+    scalar_state_keys = ("step", "mu_product")
+
     def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
         return {"step": 0, "mu_product": 1.0, "exp_avg": zeros_state(p), "exp_avg_sq": zeros_state(p)}
 

@@ -31,11 +31,11 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..backend import host_numpy
+from ..backend import host_numpy, to_host
 from ..grad_mode import enable_grad, no_grad
 from ..nn.module import _HookHandle
 from ..tensor import Tensor
-from ._common import complex_of_real, real_view
+from ._common import complex_of_real, real_view, scalar_tensor
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
 
@@ -48,6 +48,8 @@ class Optimizer:
     state_follows_parameter_shape: bool = True
     # Whether its state holds lists (of tensors and numbers); a snapshot's lists are refused otherwise.
     state_holds_lists: bool = False
+    # The state entries PyTorch keeps as 0-d tensors (``scalar_tensor``); the rules read them as numbers.
+    scalar_state_keys: tuple[str, ...] = ("step",)
 
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
         if isinstance(params, Tensor):  # iterating it would give its rows, none of them a leaf
@@ -181,10 +183,10 @@ class Optimizer:
             st = self.initial_state(key, group)
             if st:  # an optimizer without per-parameter state keeps none (SGD without momentum)
                 self.state[key] = st
-        work = _state_as_real(st) if key is not p else st  # complex state, viewed as real for the rule
-        views = dict(work)
-        if "step" in work:
-            work["step"] += 1
+        if "step" in st:  # PyTorch's step_t += 1, in place
+            st["step"] = _counted(st["step"])
+        work = self._as_the_rule_reads(st, key)
+        given = dict(work)
         g = p.grad._data
         if group.get("maximize"):  # PyTorch's order: negate first, then weight decay
             g = -g
@@ -197,14 +199,38 @@ class Optimizer:
             else:
                 g = g + wd * p._data
         self.update_one(p, g, work, group)
+        self._file_rule_changes(st, given, work, key)
         if key is not p:  # a complex parameter was updated through its real view
-            _keep_complex_state(st, views, work, key)
             key.increment_version()
 
     def initial_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
-        """:meth:`init_state` for ``p`` as it is kept: in ``p``'s own shape and dtype, so a complex
-        parameter's moments are complex, as PyTorch's are (the rule sees their real view)."""
-        return _state_in_shape_of(self.init_state(self.as_real(p), group), p)
+        """:meth:`init_state` for ``p`` as it is kept, as PyTorch keeps it: in ``p``'s own shape
+        and dtype (a complex parameter's moments are complex; the rule sees their real view), and
+        the :attr:`scalar_state_keys` as 0-d tensors."""
+        st = _state_in_shape_of(self.init_state(self.as_real(p), group), p)
+        return {k: scalar_tensor(v) if k in self.scalar_state_keys and v is not None else v for k, v in st.items()}
+
+    def _as_the_rule_reads(self, state: dict[str, Any], p: Tensor) -> dict[str, Any]:
+        """``state`` as :meth:`update_one` reads it: a complex parameter's tensors as their real
+        views (sharing memory, so in-place updates land in the state), the scalar tensors as their
+        numbers (PyTorch's rules read ``step_t.item()``)."""
+        work = _state_as_real(state) if p.dtype.kind == "c" else dict(state)
+        for k in self.scalar_state_keys:
+            if isinstance(work.get(k), Tensor):
+                work[k] = work[k].item()
+        return work
+
+    def _file_rule_changes(self, state: dict[str, Any], given: dict[str, Any], work: dict[str, Any],
+                           p: Tensor) -> None:
+        """What the rule replaced or added in ``work`` (the ``given`` view of ``state``) goes into
+        ``state``: a scalar into its 0-d tensor, in place (PyTorch's ``mu_product *= mu``); a new
+        tensor (SGD's first momentum buffer) in ``p``'s shape.  What it updated in place is there."""
+        changed = {k: v for k, v in work.items() if v is not given.get(k)}
+        for k, v in changed.items():
+            if k in self.scalar_state_keys and isinstance(state.get(k), Tensor) and not isinstance(v, Tensor):
+                state[k].fill_(v)
+            else:
+                state[k] = _state_in_shape_of({k: v}, p)[k]
 
     @staticmethod
     def as_real(p: Tensor) -> Tensor:
@@ -307,6 +333,8 @@ class Optimizer:
         float32; ``"step"`` keeps its type), in lists too; any other value copied."""
         if isinstance(v, list):
             return [self._loaded_value(p, idx, key, x) if isinstance(x, Tensor) else x for x in v]
+        if key in self.scalar_state_keys and v is not None:
+            return _loaded_scalar(key, v, p)
         if not (isinstance(v, Tensor) or hasattr(v, "shape") and not isinstance(v, host_numpy.generic)):
             return copy.deepcopy(v)
         t = v if isinstance(v, Tensor) else Tensor._from_data(v)
@@ -415,12 +443,25 @@ def _state_as_real(state: dict[str, Any]) -> dict[str, Any]:
             else v for k, v in state.items()}
 
 
-def _keep_complex_state(state: dict[str, Any], views: dict[str, Any], work: dict[str, Any], p: Tensor) -> None:
-    """After the rule ran on ``work`` (the ``views`` of ``state`` it was given): the views it
-    updated in place share ``state``'s memory already; what it replaced or added (the step
-    count, SGD's first momentum buffer) is filed in ``state``, a tensor in ``p``'s complex shape."""
-    changed = {k: v for k, v in work.items() if v is not views.get(k)}
-    state.update(_state_in_shape_of(changed, p))
+def _loaded_scalar(key: str, v: Any, p: Tensor) -> Tensor:
+    """A loaded scalar of the state as PyTorch files it: a 0-d tensor on the host; ``step`` keeps
+    its dtype, the others take a floating ``p``'s; a number (mg's state dicts before these were
+    tensors) becomes :func:`scalar_tensor`."""
+    if not (isinstance(v, Tensor) or hasattr(v, "shape")):
+        return scalar_tensor(v)
+    t = v if isinstance(v, Tensor) else Tensor._from_data(v)
+    if t.ndim:
+        raise ValueError(f"state {key!r} is a scalar, but the loaded value has shape {t.shape}")
+    dtype = p.dtype if key != "step" and p.dtype.kind == "f" else t.dtype
+    return Tensor.constant(host_numpy.array(to_host(t._data), dtype=dtype))  # a copy: the dict stays as it was
+
+
+def _counted(step: Any) -> Tensor:
+    """A step count one higher: a 0-d tensor incremented in place, as PyTorch's; a number (a state
+    dict written before the count was a tensor) as a new one."""
+    if isinstance(step, Tensor):
+        return step.add_(1)
+    return scalar_tensor(step + 1)
 
 
 def _copy_state(v: Any) -> Any:
