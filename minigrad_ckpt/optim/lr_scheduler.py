@@ -16,7 +16,7 @@ import math
 import types
 import warnings
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..tensor import Tensor
@@ -299,6 +299,14 @@ class MultiStepLR(LRScheduler):
         # a sorted list, not PyTorch's Counter: state stays plain data with int entries
         self.milestones, self.gamma = sorted(ms), float(gamma)
         super().__init__(optimizer, last_epoch)
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """As the base's; PyTorch's dict keeps ``milestones`` as a ``Counter`` (milestone: times),
+        read here as the sorted list (a milestone as often as it counts)."""
+        state = dict(state)
+        if isinstance(state.get("milestones"), Mapping):
+            state["milestones"] = sorted(m for m, times in state["milestones"].items() for _ in range(times))
+        super().load_state_dict(state)
 
     def get_lr(self) -> list[float]:
         lrs = [g["lr"] for g in self.optimizer.param_groups]
@@ -708,7 +716,22 @@ class CyclicLR(LRScheduler):
         return lrs
 
     def state_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in super().state_dict().items() if k != "_scale_fn_custom"}
+        """PyTorch's: a custom ``scale_fn`` is code, saved as ``None`` -- or, a callable object, as a
+        copy of its attributes (its state)."""
+        out = super().state_dict()
+        fn = out.pop("_scale_fn_custom")
+        out["_scale_fn_custom"] = None if fn is None or isinstance(fn, types.FunctionType) else dict(fn.__dict__)
+        return out
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """The saved attributes of a callable-object ``scale_fn`` go into this scheduler's own
+        ``scale_fn``; the function itself is never replaced (a PyTorch dict's ``None`` loaded
+        as the attribute dropped the custom scale, and the built-in mode's was used instead)."""
+        state = dict(state)
+        attributes = state.pop("_scale_fn_custom", None)
+        super().load_state_dict(state)
+        if attributes is not None and self._scale_fn_custom is not None:
+            self._scale_fn_custom.__dict__.update(attributes)
 
 
 def _set_momentum(group: dict[str, Any], value: float, use_beta1: bool) -> None:

@@ -1,0 +1,92 @@
+"""Scheduler state dicts in PyTorch's layout load into mg's schedulers and the schedule goes on as
+the uninterrupted one (torch 2.13's layouts, written here as literals: torch is not imported).
+
+- ``CyclicLR`` with a custom ``scale_fn``: torch saves ``"_scale_fn_custom": None`` (a function)
+  or the callable object's attributes.  Loading torch's ``None`` replaced mg's custom function, so
+  the built-in mode's scale was used from then on -- silently another schedule; and mg did not save
+  a callable object's attributes, which torch's round trip keeps.
+- ``MultiStepLR``: torch's dict holds ``milestones`` as a ``Counter``; mg's next step raised
+  ``AttributeError: 'Counter' object has no attribute 'count'``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+import minigrad_ckpt as mg
+from minigrad_ckpt import optim
+from minigrad_ckpt.optim import lr_scheduler as lrs
+
+# keys torch 2.13's LRScheduler.state_dict() holds that mg's does not need: loaded, they change nothing
+TORCH_PRIVATE = {"_get_lr_called_within_step": False, "_is_initial": False}
+
+
+def _optimizer():
+    return optim.SGD([mg.zeros(2, requires_grad=True)], lr=0.1, momentum=0.9)
+
+
+def _lrs(opt, sched, steps):
+    out = []
+    for _ in range(steps):
+        opt.step()
+        sched.step()
+        out.append(opt.param_groups[0]["lr"])
+    return out
+
+
+class Scale:
+    """A scale_fn with state, as torch's docs allow (a callable object)."""
+
+    def __init__(self) -> None:
+        self.k = 1.0
+
+    def __call__(self, x: float) -> float:
+        return 1.0 / (self.k * x)
+
+
+def _resumed(make, steps_before, steps_after, to_torch_layout):
+    opt = _optimizer()
+    sched = make(opt)
+    _lrs(opt, sched, steps_before)
+    saved = to_torch_layout(sched.state_dict())
+    opt2 = _optimizer()
+    opt2.load_state_dict(opt.state_dict())
+    sched2 = make(opt2)
+    sched2.load_state_dict(saved)
+    return _lrs(opt2, sched2, steps_after), sched2
+
+
+def test_cyclic_lr_with_a_function_scale_fn_keeps_it_after_loading_torchs_dict():
+    def make(opt):
+        return lrs.CyclicLR(opt, 0.01, 0.1, step_size_up=3, scale_fn=lambda x: 1 / x)
+    whole_opt = _optimizer()
+    whole = _lrs(whole_opt, make(whole_opt), 14)
+    # torch: CyclicLR(..., scale_fn=lambda x: 1 / x).state_dict()["_scale_fn_custom"] is None
+    got, _ = _resumed(make, 7, 7, lambda sd: {**sd, **TORCH_PRIVATE, "_scale_fn_custom": None})
+    np.testing.assert_array_equal(got, whole[7:])
+
+
+def test_cyclic_lr_saves_and_restores_a_callable_scale_fns_attributes_as_torch():
+    # torch: a CyclicLR with scale_fn=Scale() whose k became 2.0 saves "_scale_fn_custom": {"k": 2.0}
+    opt = _optimizer()
+    fn = Scale()
+    sched = lrs.CyclicLR(opt, 0.01, 0.1, step_size_up=3, scale_fn=fn)
+    fn.k = 2.0
+    assert sched.state_dict()["_scale_fn_custom"] == {"k": 2.0}
+    fresh = Scale()
+    sched2 = lrs.CyclicLR(_optimizer(), 0.01, 0.1, step_size_up=3, scale_fn=fresh)
+    sched2.load_state_dict({**sched.state_dict(), **TORCH_PRIVATE})
+    assert fresh.k == 2.0 and sched2._scale_fn_custom is fresh
+
+
+def test_multistep_lr_loads_torchs_counter_of_milestones():
+    def make(opt):
+        return lrs.MultiStepLR(opt, [2, 5, 5, 9], gamma=0.5)
+    whole_opt = _optimizer()
+    whole = _lrs(whole_opt, make(whole_opt), 12)
+    # torch: MultiStepLR(opt, [2, 5, 5, 9]).state_dict()["milestones"] == Counter({5: 2, 2: 1, 9: 1})
+    got, sched = _resumed(make, 3, 9, lambda sd: {**sd, **TORCH_PRIVATE, "milestones": Counter({5: 2, 2: 1, 9: 1})})
+    np.testing.assert_array_equal(got, whole[3:])
+    assert sched.milestones == [2, 5, 5, 9]
