@@ -142,8 +142,9 @@ class LBFGS(Optimizer):
                  line_search_fn: str | None = None) -> None:
         if not lr >= 0:
             raise ValueError(f"LBFGS: Invalid learning rate: {lr}")
-        if line_search_fn not in (None, "strong_wolfe"):
-            raise ValueError(f"LBFGS: line_search_fn must be None or 'strong_wolfe', got {line_search_fn!r}")
+        if line_search_fn not in (None, "strong_wolfe"):  # PyTorch's RuntimeError (its step raises it); here at once
+            raise RuntimeError(f"LBFGS: only 'strong_wolfe' is supported as line_search_fn (or None), "
+                               f"got {line_search_fn!r}")
         defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_iter * 5 // 4 if max_eval is None else max_eval,
                         tolerance_grad=tolerance_grad, tolerance_change=tolerance_change,
                         history_size=history_size, line_search_fn=line_search_fn)
