@@ -250,6 +250,8 @@ class Executor:
             raise ValueError(f"the state is for {saved.get('type')!r}, the executor has "
                              f"{type(self.scheduler).__name__}")
         own, state = self.scheduler_state()["state"], saved["state"]
+        # a snapshot written before a scheduler kept a later field: the scheduler's own value (a no-op load)
+        state = {**{k: own[k] for k in _LATER_SCHEDULER_FIELDS if k in own and k not in state}, **state}
         if set(state) != set(own):
             raise ValueError(f"the state has fields {sorted(map(str, state))}, the scheduler {sorted(own)}")
         for k, v in state.items():
@@ -297,6 +299,10 @@ def _plain(v: Any) -> Any:
 
 # PyTorch's keyword flags the optimizers' groups keep (``foreach`` and ``fused`` are True, False or None)
 _LATER_FLAGS = ("maximize", "foreach", "fused", "capturable", "differentiable", "decoupled_weight_decay")
+
+
+# fields a scheduler's state_dict() gained after snapshots were written (CyclicLR's, PyTorch's layout)
+_LATER_SCHEDULER_FIELDS = ("_scale_fn_custom",)
 
 
 def _same_kind(saved: Any, own: Any) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+import pytest
 
 import minigrad_ckpt as mg
 from minigrad_ckpt import optim
@@ -90,3 +91,43 @@ def test_multistep_lr_loads_torchs_counter_of_milestones():
     got, sched = _resumed(make, 3, 9, lambda sd: {**sd, **TORCH_PRIVATE, "milestones": Counter({5: 2, 2: 1, 9: 1})})
     np.testing.assert_array_equal(got, whole[3:])
     assert sched.milestones == [2, 5, 5, 9]
+
+
+class _CountingScale:
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, x: float) -> float:
+        self.calls += 1
+        return 0.9**x
+
+
+@pytest.mark.msgpack
+def test_a_snapshot_resumes_cyclic_lr_with_a_callable_scale_fn_bit_for_bit(tmp_path):
+    from minigrad_ckpt.snapshot import Snapshot
+
+    def build():
+        opt = _optimizer()
+        return opt, lrs.CyclicLR(opt, 0.01, 0.1, step_size_up=3, scale_fn=_CountingScale(), scale_mode="iterations")
+    opt, sched = build()
+    whole = _lrs(opt, sched, 12)
+    opt, sched = build()
+    _lrs(opt, sched, 5)
+    path = Snapshot.from_executor(mg.Executor(None, opt, sched), 5).save(tmp_path / "s.mgsnap")
+    opt2, sched2 = build()
+    Snapshot.load(path).restore_into(mg.Executor(None, opt2, sched2))
+    assert sched2._scale_fn_custom.calls == sched._scale_fn_custom.calls  # the object's state came back
+    np.testing.assert_array_equal(_lrs(opt2, sched2, 7), whole[5:])
+
+
+def test_a_cyclic_lr_state_saved_before_it_kept_scale_fn_custom_still_restores():
+    # snapshots written before CyclicLR's state_dict() held "_scale_fn_custom" lack the field
+    opt = _optimizer()
+    sched = lrs.CyclicLR(opt, 0.01, 0.1, step_size_up=3)
+    _lrs(opt, sched, 4)
+    saved = mg.Executor(None, opt, sched).scheduler_state()
+    del saved["state"]["_scale_fn_custom"]
+    opt2 = _optimizer()
+    sched2 = lrs.CyclicLR(opt2, 0.01, 0.1, step_size_up=3)
+    sched2.load_state_dict(mg.Executor(None, opt2, sched2).scheduler_state_from(saved))
+    assert sched2.last_epoch == 4
