@@ -51,6 +51,18 @@ def test_the_state_of_a_complex_parameter_is_complex_in_its_shape(cls, kw, devic
         assert v.shape == z.shape and v.dtype == z.dtype, (k, v.shape, v.dtype)
 
 
+@pytest.mark.parametrize("cls,kw", EVERY, ids=IDS)
+def test_a_complex64_parameters_state_is_complex64(cls, kw):
+    # torch.optim.<cls>([z64]): every moment of a complex64 parameter is complex64 (the float seam)
+    z = mg.tensor(Z0.astype(np.complex64), requires_grad=True)
+    opt = cls([z], **kw)
+    for g in GRADS[:2]:
+        z.grad = mg.tensor(g.astype(np.complex64))
+        opt.step()
+    assert z.dtype == np.complex64
+    assert all(v.dtype == np.complex64 for v in opt.state[z].values() if isinstance(v, mg.Tensor) and v.ndim)
+
+
 def test_adam_and_rprop_state_of_a_complex_parameter_equal_pytorchs():
     # z = torch.tensor([0.5-1j, -0.25+2j], dtype=complex128, requires_grad=True); o = Adam([z], lr=0.1);
     # two steps with grads [0.3+0.1j, -0.2+0.4j], [0.1-0.3j, 0.5+0.2j]: o.state[z] is complex128
