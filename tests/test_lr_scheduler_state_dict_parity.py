@@ -7,6 +7,7 @@ the uninterrupted one (torch 2.13's layouts, written here as literals: torch is 
   a callable object's attributes, which torch's round trip keeps.
 - ``MultiStepLR``: torch's dict holds ``milestones`` as a ``Counter``; mg's next step raised
   ``AttributeError: 'Counter' object has no attribute 'count'``.
+- ``ReduceLROnPlateau.in_cooldown``, PyTorch's public property, was missing.
 """
 
 from __future__ import annotations
@@ -131,3 +132,16 @@ def test_a_cyclic_lr_state_saved_before_it_kept_scale_fn_custom_still_restores()
     sched2 = lrs.CyclicLR(opt2, 0.01, 0.1, step_size_up=3)
     sched2.load_state_dict(mg.Executor(None, opt2, sched2).scheduler_state_from(saved))
     assert sched2.last_epoch == 4
+
+
+def test_reduce_lr_on_plateau_has_pytorchs_in_cooldown_property():
+    # torch: SGD lr=1.0; ReduceLROnPlateau(o, patience=0, cooldown=2); step(m) for m in [1, 2, 2, 2, 2, 2]:
+    # (in_cooldown, lr) = (F, 1.0) (T, 0.1) (T, 0.1) (F, 0.1) (T, 0.010000000000000002) (T, 0.010000000000000002)
+    opt = optim.SGD([mg.zeros(1, requires_grad=True)], lr=1.0)
+    sched = lrs.ReduceLROnPlateau(opt, patience=0, cooldown=2)
+    got = []
+    for metric in [1.0, 2.0, 2.0, 2.0, 2.0, 2.0]:
+        sched.step(metric)
+        got.append((sched.in_cooldown, opt.param_groups[0]["lr"]))
+    assert got == [(False, 1.0), (True, 0.1), (True, 0.1), (False, 0.1), (True, 0.010000000000000002),
+                   (True, 0.010000000000000002)]

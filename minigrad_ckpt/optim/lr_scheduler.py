@@ -861,6 +861,11 @@ class ReduceLROnPlateau(LRScheduler):
                              f"set scheduler.min_lrs to a list of {n}")
         self.min_lrs = [self.default_min_lr] * n
 
+    @property
+    def in_cooldown(self) -> bool:
+        """Whether the scheduler is waiting out its ``cooldown`` after a reduction (PyTorch's property)."""
+        return self.cooldown_counter > 0
+
     def _is_better(self, a: float, best: float) -> bool:
         if self.mode == "min":
             return a < best * (1.0 - self.threshold) if self.threshold_mode == "rel" else a < best - self.threshold
