@@ -33,7 +33,7 @@ class Adagrad(Optimizer):
         # PyTorch creates the state at construction (so it exists before the first step)
         for group in self.param_groups:
             for p in group["params"]:
-                self.state[p] = self.initial_state(p, group)
+                self.state[p] = self._initial_state(p, group)
 
     def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
         return {"step": 0, "sum": zeros_state(p, group["initial_accumulator_value"])}

@@ -180,7 +180,7 @@ class Optimizer:
         p = self.as_real(p)  # a complex parameter: its real view (see the module docstring)
         st = self.state.get(key)
         if not st:
-            st = self.initial_state(key, group)
+            st = self._initial_state(key, group)
             if st:  # an optimizer without per-parameter state keeps none (SGD without momentum)
                 self.state[key] = st
         if "step" in st:  # PyTorch's step_t += 1, in place
@@ -203,7 +203,7 @@ class Optimizer:
         if key is not p:  # a complex parameter was updated through its real view
             key.increment_version()
 
-    def initial_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+    def _initial_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
         """:meth:`init_state` for ``p`` as it is kept, as PyTorch keeps it: in ``p``'s own shape
         and dtype (a complex parameter's moments are complex; the rule sees their real view), and
         the :attr:`scalar_state_keys` as 0-d tensors."""
