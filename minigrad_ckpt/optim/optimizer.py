@@ -177,7 +177,8 @@ class Optimizer:
     def _step_parameter(self, p: Tensor, group: dict[str, Any]) -> None:
         """The part of a step every optimizer shares, then its own rule for ``p``."""
         key = p
-        p = self.as_real(p)  # a complex parameter: its real view (see the module docstring)
+        if p.dtype.kind == "c":  # PyTorch's rule: update the real view (see the module docstring)
+            p = self.as_real(p)
         st = self.state.get(key)
         if not st:
             st = self._initial_state(key, group)
@@ -185,8 +186,11 @@ class Optimizer:
                 self.state[key] = st
         if "step" in st:  # PyTorch's step_t += 1, in place
             st["step"] = _counted(st["step"])
-        work = self._as_the_rule_reads(st, key)
-        given = dict(work)
+        # a real parameter without state (plain SGD) has nothing to translate for its rule: 6% of
+        # a tiny-tensor step's instructions (benchmarks/instructions.py regression) went to it
+        stateless = not st and key is p
+        work = st if stateless else self._as_the_rule_reads(st, key)
+        given = st if stateless else dict(work)
         g = p.grad._data
         if group.get("maximize"):  # PyTorch's order: negate first, then weight decay
             g = -g
@@ -199,7 +203,8 @@ class Optimizer:
             else:
                 g = g + wd * p._data
         self.update_one(p, g, work, group)
-        self._file_rule_changes(st, given, work, key)
+        if not stateless:
+            self._file_rule_changes(st, given, work, key)
         if key is not p:  # a complex parameter was updated through its real view
             key.increment_version()
 
@@ -207,7 +212,10 @@ class Optimizer:
         """:meth:`init_state` for ``p`` as it is kept, as PyTorch keeps it: in ``p``'s own shape
         and dtype (a complex parameter's moments are complex; the rule sees their real view), and
         the :attr:`scalar_state_keys` as 0-d tensors."""
-        st = _state_in_shape_of(self.init_state(self.as_real(p), group), p)
+        st = self.init_state(self.as_real(p), group)
+        if not st:  # plain SGD asks for this every step: nothing to make
+            return st
+        st = _state_in_shape_of(st, p)
         return {k: scalar_tensor(v) if k in self.scalar_state_keys and v is not None else v for k, v in st.items()}
 
     def _as_the_rule_reads(self, state: dict[str, Any], p: Tensor) -> dict[str, Any]:
