@@ -706,6 +706,8 @@ def _lost_in_place(name: str, result: Any, target: Any) -> str | None:
         return "imaginary part"
     if result.kind == "f" and target.kind in "iub" and name not in _VALUE_TAKES_DTYPE:
         return "fraction"
+    if result.kind in "iu" and target.kind == "b" and name not in _VALUE_TAKES_DTYPE:
+        return "integer values"  # x.clamp_(min=0) of a bool x: PyTorch refuses Long into Bool too
     return None
 
 
@@ -725,7 +727,8 @@ def in_place(name: str) -> Any:
         f"``x.{name}_(...)``: ``x.copy_(x.{name}(...))`` -- in place, under the in-place rules "
         f"(on the tape where ``x`` or an argument requires grad: ``x`` takes the result's history; "
         f"tangents carried; "
-        f"a complex result for a real ``x``, or a float one for an integer ``x``, is an error, as PyTorch's)."
+        f"a complex result for a real ``x``, a float one for an integer ``x``, or an integer one for a "
+        f"bool ``x``, is an error, as PyTorch's)."
     )
     return method
 
