@@ -302,7 +302,8 @@ def sort(x: Any, axis: Any = -1, kind: str | None = None, order: Any = None, *, 
         return mf.sort(x, axis, kind, order)
     if dim is not _UNSET and axis != -1:
         raise TypeError("sort: pass either axis= or dim=, not both")
-    return sort_pair(as_tensor(x), -1 if dim is _UNSET else dim, descending)
+    # a positional dim beside descending= is PyTorch's (torch.sort(x, 0, descending=True))
+    return sort_pair(as_tensor(x), axis if dim is _UNSET else dim, descending)
 
 
 def sort_pair(x: Tensor, dim: int = -1, descending: bool = False) -> ValuesIndices:
@@ -336,7 +337,7 @@ def argsort(x: Any, axis: Any = -1, kind: str | None = None, order: Any = None, 
         return mf.argsort(x, axis, kind, order)
     if dim is not _UNSET and axis != -1:
         raise TypeError("argsort: pass either axis= or dim=, not both")
-    return sort_pair(as_tensor(x), -1 if dim is _UNSET else dim, descending).indices
+    return sort_pair(as_tensor(x), axis if dim is _UNSET else dim, descending).indices
 
 
 def topk(input: Any, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> ValuesIndices:  # noqa: A002
