@@ -144,8 +144,19 @@ def divide(x: Any, y: Any, *, rounding_mode: str | None = None) -> Tensor:
 
 
 def power(x: Any, y: Any) -> Tensor:
-    """``x ** y`` with broadcasting; see :class:`~minigrad_ckpt.ops.elementwise.Pow`."""
+    """``x ** y`` with broadcasting; see :class:`~minigrad_ckpt.ops.elementwise.Pow`.  An integer
+    base to a negative integer power is PyTorch's ``RuntimeError`` (no integer holds ``2 ** -1``)."""
+    if isinstance(x, Tensor) and x.dtype.kind in "biu" and _is_negative_int(y):
+        # checked before the exponent is promoted: an unsigned base would wrap -1 to 255 and
+        # answer x ** 255 silently (NumPy raises only for a signed exponent, a ValueError)
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
     return binary(_POW, x, y)
+
+
+def _is_negative_int(y: Any) -> bool:
+    """Whether ``y`` is a negative Python (or NumPy) integer, as PyTorch checks a scalar exponent
+    (a tensor of exponents it does not check: ``x ** t`` answers 0 for ``3 ** -1`` there)."""
+    return isinstance(y, (int, host_numpy.integer)) and not isinstance(y, bool) and y < 0
 
 
 def maximum(x: Any, y: Any) -> Tensor:
@@ -178,7 +189,15 @@ log2 = unary_function("log2", _LOG2, "Base-2 logarithm (``-inf`` at 0, NaN below
 log10 = unary_function("log10", _LOG10, "Base-10 logarithm (``-inf`` at 0, NaN below).")
 exp2 = unary_function("exp2", _EXP2, "``2 ** x``.")
 expm1 = unary_function("expm1", _EXPM1, "``exp(x) - 1``, accurate for small ``x``.")
-square = unary_function("square", _SQUARE, "``x * x``.", integer_valued=True)
+_square = unary_function("square", _SQUARE, "``x * x``.", integer_valued=True)
+
+
+def square(x: Any) -> Tensor:
+    """``x * x``; integers stay integer, and a bool tensor squares in int64, as PyTorch's
+    (``torch.square`` is ``pow(x, 2)``, whose bool base promotes; NumPy keeps bool)."""
+    if isinstance(x, Tensor) and x.dtype.kind == "b":
+        x = x.long()
+    return _square(x)
 reciprocal = unary_function("reciprocal", _RECIPROCAL, "``1 / x`` (``inf`` at 0).")
 cbrt = unary_function("cbrt", _CBRT, "The real cube root; the derivative is infinite at 0.")
 

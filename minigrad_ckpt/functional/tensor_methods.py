@@ -68,7 +68,7 @@ def power_method(op: Any) -> Any:
             return NotImplemented
         if type(other) in _FAST_OPERANDS and (self._requires_grad or self._data.dtype.kind in "fc"):
             return apply(op, self, other)
-        return binary(op, self, other)
+        return mf.power(self, other)  # an integer base: its checks (a negative exponent refused)
     return method
 
 
