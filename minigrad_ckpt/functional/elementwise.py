@@ -26,6 +26,7 @@ from .arguments import (
     ordered_binary,
     refuse_complex,
 )
+from .errors import refuse_integer_zero_divisor
 from .promotion import promoted, promoted_pair, result_type
 
 __all__ = [
@@ -116,10 +117,9 @@ def _integer_quotient(x: Any, y: Any, rounding_mode: str) -> Tensor:
     quotient would round large ones), the result integer (no gradient), a zero divisor a
     ZeroDivisionError instead of NumPy's 0 with a warning."""
     like = x if isinstance(x, Tensor) else y if isinstance(y, Tensor) else as_tensor(x)
+    refuse_integer_zero_divisor("divide", y)
     a, b = (v._data if isinstance(v, Tensor) else int(v) for v in (x, y))
     xp = like.device.xp
-    if b == 0 if isinstance(b, int) else bool(xp.scalar(xp.any(b == 0))):  # one explicit device read
-        raise ZeroDivisionError("divide: integer division by zero (PyTorch raises; NumPy would give 0)")
     q = a // b
     if rounding_mode == "trunc":  # floor, moved up by one where the quotient is negative and inexact
         q = q + ((q * b != a) & ((a < 0) != (b < 0)))
@@ -294,8 +294,22 @@ def round(x: Any, decimals: int = 0) -> Tensor:  # noqa: A001 - NumPy's name
 
 
 around = round
-mod = binary_function("mod", _MOD, "``x1 mod x2``, the sign of ``x2`` (Python's ``%``); ``d/dx2 = -floor(x1 / x2)``.",
-                      integer_valued=True)
+def _remainder_function(name: str, op: Any, doc: str) -> Callable[[Any, Any], Tensor]:
+    """:func:`binary_function` for a remainder: of two integral operands, a zero divisor is
+    PyTorch's error (:class:`~.errors.IntegerDivisionByZero`), where NumPy answers 0."""
+    plain = binary_function(name, op, doc, integer_valued=True)
+
+    def function(x1: Any, x2: Any) -> Tensor:
+        if is_integral(x1) and is_integral(x2):
+            refuse_integer_zero_divisor(name, x2)
+        return plain(x1, x2)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = plain.__doc__
+    return function
+
+
+mod = _remainder_function("mod", _MOD, "``x1 mod x2``, the sign of ``x2`` (Python's ``%``); "
+                          "``d/dx2 = -floor(x1 / x2)``; an integer modulo zero is an error, as PyTorch's.")
 remainder = mod
-fmod = binary_function("fmod", _FMOD, "``x1 mod x2``, the sign of ``x1`` (C's ``fmod``); ``d/dx2 = -trunc(x1 / x2)``.",
-                       integer_valued=True)
+fmod = _remainder_function("fmod", _FMOD, "``x1 mod x2``, the sign of ``x1`` (C's ``fmod``); "
+                           "``d/dx2 = -trunc(x1 / x2)``; an integer modulo zero is an error, as PyTorch's.")

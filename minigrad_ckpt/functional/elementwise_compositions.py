@@ -21,6 +21,7 @@ from . import complex_numbers as cx
 from . import math as mf
 from . import special
 from .arguments import as_tensor, binary, in_default_float, operand, refuse_complex
+from .errors import refuse_integer_zero_divisor
 from .promotion import result_type
 from .scatter import constant, host
 
@@ -160,8 +161,8 @@ def floor_divide(x: Any, y: Any) -> Tensor:
     ``x = q * y + mod(x, y)``, so ``1.0 // 0.1`` is 9.  Integer inputs stay integers (dividing
     by zero is an error, as in PyTorch).  Its derivative is 0 (a step function)."""
     a, b = _pair(x, y)
-    if a.dtype.kind in "iu" and b.dtype.kind in "iu" and bool(host(mf.equal(b, 0)).any()):
-        raise ZeroDivisionError("floor_divide: integer division by zero")
+    if a.dtype.kind in "iu" and b.dtype.kind in "iu":
+        refuse_integer_zero_divisor("floor_divide", b)
     return binary(_FLOOR_DIVIDE, x, y)
 
 

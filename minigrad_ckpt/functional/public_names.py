@@ -50,7 +50,7 @@ from . import tensor_methods as tm
 from . import torch_functions as tf
 from . import torch_idioms as ti
 from . import torch_methods as tmeth
-from .elementwise import _ADD, _DIV, _MOD, _MUL, _POW, _SUB
+from .elementwise import _ADD, _DIV, _MUL, _POW, _SUB
 from .torch_idioms import with_dim
 
 #: The namespaces a section's names are exported from (``None``: Tensor's methods only).
@@ -598,8 +598,8 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("__ror__", ewc.reflected(mf.bitwise_or)),
         tensor_method("__rxor__", ewc.reflected(mf.bitwise_xor)),
         tensor_method("__invert__", mf.bitwise_not),
-        tensor_method("__mod__", tm.operator_method(_MOD)),
-        tensor_method("__rmod__", tm.operator_method(_MOD, reflected=True)),
+        tensor_method("__mod__", tm.remainder_method),
+        tensor_method("__rmod__", tm.rremainder_method),
         tensor_method("__round__", mf.round),
         tensor_method("__format__", tmeth.format_method),
         tensor_method("__floordiv__", ewc.floor_divide),

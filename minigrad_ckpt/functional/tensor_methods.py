@@ -27,6 +27,16 @@ def rpow(x: Any, y: Any, modulo: Any = None) -> Tensor:
     return mf.power(y, x)
 
 
+def remainder_method(x: Tensor, y: Any) -> Tensor:
+    """``x % y``: ``mg.remainder``, whose integer modulo zero is PyTorch's error (NumPy: 0)."""
+    return mf.remainder(x, y)
+
+
+def rremainder_method(x: Tensor, y: Any) -> Tensor:
+    """``y % x`` for a number ``y``."""
+    return mf.remainder(y, x)
+
+
 def rmatmul(x: Any, y: Any) -> Tensor:
     return mf.matmul(y, x)
 

@@ -1,0 +1,63 @@
+"""PyTorch's exception types, where NumPy's spelling of the same mistake raises another one.
+
+PyTorch raises ``RuntimeError("ZeroDivisionError")`` for an integer divided by zero and
+``IndexError("Dimension out of range ...")`` for a dim past a tensor's rank; NumPy's habits are
+``ZeroDivisionError`` and ``ValueError`` (its ``AxisError`` is both a ``ValueError`` and an
+``IndexError``).  Each class here derives from both, so an ``except`` written for either library
+catches it, and the message says what was wrong.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..tensor import Tensor
+
+
+class IntegerDivisionByZero(ZeroDivisionError, RuntimeError):
+    """An integer divided by (or taken modulo) zero: PyTorch's ``RuntimeError``, and Python's
+    ``ZeroDivisionError`` (NumPy answers 0 with a warning)."""
+
+
+def refuse_integer_zero_divisor(name: str, divisor: Any) -> None:
+    """Raise :class:`IntegerDivisionByZero` if the integral ``divisor`` (a tensor or a number)
+    has a zero; the caller has checked that both operands are integral."""
+    if isinstance(divisor, Tensor):
+        xp = divisor.device.xp
+        zero = bool(xp.scalar(xp.any(divisor._data == 0))) if divisor._data.size else False
+    else:
+        zero = divisor == 0
+    if zero:
+        raise IntegerDivisionByZero(f"{name}: integer division by zero (PyTorch's ZeroDivisionError; "
+                                    f"NumPy would answer 0)")
+
+
+class DimensionOutOfRange(IndexError, ValueError):
+    """A dim past a tensor's rank: PyTorch's ``IndexError`` and NumPy's ``ValueError`` (its
+    ``AxisError`` is both)."""
+
+
+def dimension_out_of_range(dim: int, ndim: int) -> DimensionOutOfRange:
+    """The error for ``dim`` of a tensor of ``ndim`` dims, in PyTorch's words (a 0-d tensor takes
+    dims -1 and 0, as PyTorch's), with NumPy's after them."""
+    span = max(ndim, 1)
+    return DimensionOutOfRange(f"Dimension out of range (expected to be in range of [{-span}, {span - 1}], "
+                               f"but got {dim}): axis {dim} is out of bounds for a tensor of dimension {ndim}")
+
+
+class EmptyReduction(RuntimeError, ValueError):
+    """A reduction with no identity (``max``, ``argmin``, ...) of an empty tensor over every dim:
+    PyTorch's ``RuntimeError`` ("Expected reduction dim to be specified for input.numel() == 0")."""
+
+
+class EmptyReductionDim(IndexError, ValueError):
+    """The same over a named dim of size 0: PyTorch's ``IndexError`` ("Expected reduction dim 0 to
+    have non-zero size")."""
+
+
+def empty_reduction(name: str, shape: tuple, axis: Any) -> ValueError:
+    """The error for reducing ``shape`` over ``axis`` (None: every dim) where the result has no value;
+    each class is also NumPy's ``ValueError``."""
+    kind = EmptyReduction if axis is None else EmptyReductionDim
+    return kind(f"{name}: cannot reduce over an empty axis (shape {shape}, axis={axis!r}); "
+                f"the result has no defined value")
