@@ -16,6 +16,7 @@ from ..backend import get_default_dtype, host_numpy
 from ..ops.shape import AsType
 from ..tape import apply
 from ..tensor import Tensor
+from .errors import dimension_out_of_range, empty_reduction
 from .promotion import promoted, promoted_pair
 
 __all__ = [
@@ -152,7 +153,7 @@ def normalize_axis(axis: Any, ndim: int, *, allow_none: bool = True) -> tuple[in
             raise TypeError(f"axis must be an int or a tuple of ints, got {axis!r}")
         a = int(a)
         if not -ndim <= a < ndim:
-            raise ValueError(f"axis {a} is out of bounds for a tensor of dimension {ndim}")
+            raise dimension_out_of_range(a, ndim)
         out.append(a % ndim)
     if len(set(out)) != len(out):
         raise ValueError(f"repeated axis in {axis!r}")
@@ -173,7 +174,7 @@ def one_axis(axis: Any, ndim: int) -> int:
     if not isinstance(axis, (int, host_numpy.integer)) or isinstance(axis, bool):
         raise TypeError(f"axis must be an int, got {axis!r}")
     if not -ndim <= axis < ndim:
-        raise ValueError(f"axis {axis} is out of bounds for a tensor of dimension {ndim}")
+        raise dimension_out_of_range(int(axis), ndim)
     return int(axis) % ndim
 
 
@@ -231,10 +232,7 @@ def check_nonempty(name: str, x: Tensor, axis: Any) -> None:
     """A reduction with no identity (max, argmin, ...) refuses an empty axis."""
     axes = normalize_axis(axis, x.ndim)
     if any(x.shape[a] == 0 for a in axes) or (not axes and x.size == 0):
-        raise ValueError(
-            f"{name}: cannot reduce over an empty axis (shape {x.shape}, axis={axis!r}); "
-            f"the result has no defined value"
-        )
+        raise empty_reduction(name, x.shape, axis)
 
 
 def refuse_complex(name: str, *args: Any) -> None:
