@@ -15,7 +15,7 @@ from typing import Any
 from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
-from .arguments import as_tensor, one_axis, operand
+from .arguments import as_tensor, in_default_float, one_axis, operand
 from .scatter import constant, host
 
 _UNSET: Any = object()
@@ -148,9 +148,7 @@ def _widths(y: Tensor, x: Any, dx: Any, ax: int) -> Any:
 
 
 def _integrand(name: str, y: Any, x: Any, dx: Any, axis: Any, dim: Any) -> tuple[Tensor, int, Any]:
-    ys = as_tensor(y)
-    if ys.dtype.kind not in "fc":
-        ys = mf.astype(ys, "float64")
+    ys = in_default_float(y)  # integers in the default float dtype, as PyTorch's (NumPy: float64)
     if x is not None and dx is not None:
         raise TypeError(f"{name}: pass either x or dx, not both")
     ax = _axis(name, ys, axis, dim)

@@ -79,9 +79,7 @@ def rad2deg(x: Any) -> Tensor:
 
 def ldexp(x: Any, other: Any) -> Tensor:
     """``x * 2 ** other`` (NumPy's and PyTorch's ``ldexp``), differentiable in both."""
-    x = as_tensor(x)
-    if x.dtype.kind not in "fc":
-        x = mf.astype(x, "float32" if x.dtype.itemsize <= 2 else "float64")
+    x = in_default_float(x)  # an integer x in the default float dtype, as PyTorch's (NumPy: float64)
     e = operand(other, x)
     if isinstance(e, Tensor) and e.dtype.kind in "iub":
         e = mf.astype(e, x.dtype)  # an integer exponent keeps x's precision (float32 stays float32)

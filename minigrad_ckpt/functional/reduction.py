@@ -15,7 +15,7 @@ from ..ops import comparison as _cmp
 from ..ops import reduction as _red
 from ..tape import apply
 from ..tensor import Tensor
-from .arguments import as_tensor, check_nonempty, normalize_axis, one_axis, refuse_complex
+from .arguments import as_tensor, check_nonempty, in_default_float, normalize_axis, one_axis, refuse_complex
 from .conversion import astype
 
 __all__ = ["sum", "mean", "max", "min", "prod", "var", "std", "logsumexp", "cumsum", "argmax", "argmin", "cumprod"]
@@ -127,8 +127,9 @@ def std(x: Any, axis: Any = None, ddof: float = 0, keepdims: bool = False, *, dt
 
 def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
     """``log(sum(exp(x)))`` over ``axis``, stable for large magnitudes; ``-inf`` over an empty
-    axis (the log of an empty sum), as NumPy's and PyTorch's."""
-    return _reduce(_red.LogSumExp, as_tensor(x), axis, keepdims)
+    axis (the log of an empty sum), as NumPy's and PyTorch's; integers in the default float dtype,
+    as PyTorch's (NumPy: float64)."""
+    return _reduce(_red.LogSumExp, in_default_float(x), axis, keepdims)
 
 
 def _scan(cls: type, x: Any, axis: int | None) -> Tensor:

@@ -17,7 +17,7 @@ from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
 from . import torch_idioms as ti
-from .arguments import as_tensor, normalize_axis, reduction_dims, refuse_complex
+from .arguments import as_tensor, in_default_float, normalize_axis, reduction_dims, refuse_complex
 from .complex_numbers import conj, real
 from .scatter import constant
 from .torch_idioms import with_dim
@@ -112,7 +112,7 @@ def _observations(m: Any, y: Any, rowvar: bool) -> Tensor:
         x = mf.transpose(x)
     if y is not None:
         x = mf.concatenate([x, _observations(y, None, rowvar)], axis=0)
-    return x if x.dtype.kind in "fc" else mf.astype(x, "float64")
+    return in_default_float(x)  # integers in the default float dtype, as torch.cov (NumPy: float64)
 
 
 def _on_device_of(v: Any, x: Tensor) -> Tensor:

@@ -29,7 +29,7 @@ from . import math as mf
 from . import selection as sel
 from . import statistics as stats
 from . import torch_idioms as ti
-from .arguments import as_tensor, normalize_axis, one_axis, refuse_complex
+from .arguments import as_tensor, in_default_float, normalize_axis, one_axis, refuse_complex
 
 _UNSET: Any = ti._UNSET
 
@@ -309,7 +309,7 @@ def softmax_method(x: Tensor, dim: Any = _UNSET) -> Tensor:
     dim = _one_int_dim("softmax", dim)
     if x.ndim == 0:
         return ti.along_zero_d(lambda t, axis: softmax_method(t, axis), x, dim, (), {})
-    return apply(_act.Softmax(axis=normalize_axis(dim, x.ndim)), x)
+    return apply(_act.Softmax(axis=normalize_axis(dim, x.ndim)), in_default_float(x))  # integers: float32
 
 
 def log_softmax_method(x: Tensor, dim: Any = _UNSET) -> Tensor:
@@ -318,7 +318,7 @@ def log_softmax_method(x: Tensor, dim: Any = _UNSET) -> Tensor:
     dim = _one_int_dim("log_softmax", dim)
     if x.ndim == 0:
         return ti.along_zero_d(lambda t, axis: log_softmax_method(t, axis), x, dim, (), {})
-    return apply(_act.LogSoftmax(axis=normalize_axis(dim, x.ndim)), x)
+    return apply(_act.LogSoftmax(axis=normalize_axis(dim, x.ndim)), in_default_float(x))  # integers: float32
 
 
 def cross_method(self: Tensor, other: Any, dim: Any = None) -> Tensor:

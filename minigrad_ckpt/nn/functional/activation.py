@@ -96,9 +96,10 @@ def _softmax_axis(name: str, x: Tensor, axis: Any, dim: Any, stacklevel: int = 3
 
 def _softmax_input(x: Any, dtype: Any, name: str) -> Tensor:
     """The input, cast to ``dtype`` first when one is given (PyTorch's ``dtype=``); complex input
-    refused, as PyTorch's (and ``mg.softmax``)."""
+    refused, as PyTorch's (and ``mg.softmax``); integers in the default float dtype (PyTorch
+    refuses them, NumPy's promotion would answer float64)."""
     x = _tensor(x)
-    return refuse_complex_input(name, x if dtype is None else mf.astype(x, dtype))
+    return refuse_complex_input(name, in_default_float(x if dtype is None else mf.astype(x, dtype)))
 
 
 def softmax(input: Any, axis: int | None = None, _stacklevel: int = 3, dtype: Any = None, *,
