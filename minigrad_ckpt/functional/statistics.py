@@ -28,11 +28,11 @@ _UNSET: Any = ti._UNSET
 def _nansum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Tensor:
     """The sum with NaNs counted as zero (NumPy's and PyTorch's ``nansum``); a NaN gets gradient 0."""
     x = as_tensor(x)
-    if dtype is not None:
-        x = mf.astype(x, dtype)
-    if x.dtype.kind in "fc":
+    if x.dtype.kind in "fc":  # before a cast to dtype=: an integer has no NaN to find (torch zeroes it first too)
         x = mf.where(mf.isnan(x), 0, x)
-    return mf.sum(x, axis, keepdims=keepdims)
+    if dtype is None:
+        return mf.sum(x, axis, keepdims=keepdims)
+    return mf.sum(mf.astype(x, dtype), axis, dtype=dtype, keepdims=keepdims)  # int32 stays int32
 
 
 def _nanmean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Tensor:
