@@ -38,7 +38,8 @@ def _truth(name: str, input: Any, dim: Any, keepdim: bool) -> Tensor:  # noqa: A
     """``all``/``any`` as PyTorch's: an empty ``dim`` list reduces nothing -- each element's
     truth, as a bool tensor of the input's shape (unlike ``sum``, for which it means every dim)."""
     x, nothing = as_tensor(input), isinstance(dim, (tuple, list)) and len(dim) == 0  # NumPy's axis=() too
-    return getattr(namespace, name)(x, axis=() if nothing else _dims(x, dim), keepdims=bool(keepdim))
+    truth = getattr(namespace, name)(x, axis=() if nothing else _dims(x, dim), keepdims=bool(keepdim))
+    return tmeth.truth_in_input_dtype(x, truth)
 
 
 def amax(input: Any, dim: Any = (), keepdim: bool = False) -> Tensor:  # noqa: A002

@@ -246,12 +246,21 @@ def split_method(x: Tensor, split_size_or_sections: Any, dim: int = 0) -> list[T
     return ti.split_sizes(x, split_size_or_sections, dim)
 
 
+def truth_in_input_dtype(x: Tensor, truth: Tensor) -> Tensor:
+    """``all``/``any``'s bool answer as PyTorch gives it: uint8 for a uint8 input (its legacy
+    byte-mask rule, documented for ``torch.all``), bool for every other dtype."""
+    return mf.astype(truth, "uint8") if x.dtype == "uint8" else truth
+
+
 def reduction_method(fn: Any) -> Any:
-    """``x.all(dim)``, ``x.any(dim)``: PyTorch's ``dim``/``keepdim`` beside NumPy's ``axis``."""
+    """``x.all(dim)``, ``x.any(dim)``: PyTorch's ``dim``/``keepdim`` beside NumPy's ``axis``
+    (which keeps NumPy's bool answer for a uint8 ``x``; PyTorch's spellings answer uint8)."""
     def method(self: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None,
                keepdims: bool = False) -> Tensor:
+        numpy_spelling = axis is not None or keepdims
         axis = axis if dim is None else dim  # an empty list, as torch's x.all([]), reduces nothing
-        return fn(self, axis=tuple(axis) if isinstance(axis, list) else axis, keepdims=bool(keepdims or keepdim))
+        truth = fn(self, axis=tuple(axis) if isinstance(axis, list) else axis, keepdims=bool(keepdims or keepdim))
+        return truth if numpy_spelling else truth_in_input_dtype(self, truth)
     method.__name__ = fn.__name__
     method.__doc__ = fn.__doc__
     return method
