@@ -441,12 +441,14 @@ class Sqrt(UnaryElementwise):
 
 
 class Abs(UnaryElementwise):
-    """``abs``; subgradient 0 at 0."""
+    """``abs``; subgradient 0 at 0, and 0 at NaN, as PyTorch's ``sgn`` (NumPy's ``sign`` is NaN
+    there, and a NaN masked out downstream -- ``where(isnan(x), 0, x.abs())`` -- would still
+    reach ``x.grad`` as ``0 * NaN``)."""
 
     fn = "abs"
 
     def derivative(self, xp, out, x):
-        return xp.sign(x)
+        return xp.sign(xp.where(x == x, x, 0))
 
 
 class Sin(UnaryElementwise):

@@ -94,13 +94,13 @@ class MSELoss(_DifferenceLoss):
 
 
 class L1Loss(_DifferenceLoss):
-    """``|d|``; subgradient 0 at 0 (``sign``), as ``abs``'s."""
+    """``|d|``; subgradient 0 at 0 and at NaN (PyTorch's ``sgn``), as ``abs``'s."""
 
     def pointwise(self, xp, d):
         return xp.abs(d)
 
     def times_derivative(self, xp, v, d):
-        return v * xp.sign(d)
+        return v * xp.sign(xp.where(d == d, d, 0))
 
 
 class SmoothL1Loss(_DifferenceLoss):

@@ -156,9 +156,15 @@ def elu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     if inplace:
         return written_in_place("elu", input, elu, alpha)
     input = _tensor(input)
-    pos = input > 0
+    pos = _not_at_most_zero(input)
     neg = mf.where(pos, 0.0, input)  # the exp only ever sees x <= 0: no overflow, no inf * 0
     return mf.where(pos, input, mf.expm1(neg) * alpha)
+
+
+def _not_at_most_zero(x: Tensor) -> Tensor:
+    """Where ELU's linear branch applies: ``x > 0``, and NaN too, as PyTorch's (its derivative there
+    is 1, so the exponential branch never sees a NaN, whose ``0 * NaN`` would reach ``x.grad``)."""
+    return mf.logical_not(x <= 0)
 
 
 def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
@@ -224,7 +230,7 @@ def celu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     if alpha == 0:
         raise ValueError("celu: alpha must not be 0")
     input = _tensor(input)
-    pos = input > 0
+    pos = _not_at_most_zero(input)
     neg = mf.where(pos, 0.0, input)  # the exp only sees x <= 0
     return mf.where(pos, input, mf.expm1(neg * (1.0 / alpha)) * alpha)
 
@@ -247,7 +253,9 @@ def hardswish(input: Any, inplace: bool = False) -> Tensor:
     if inplace:
         return written_in_place("hardswish", input, hardswish)
     input = _tensor(input)
-    return mf.where(input <= -3, 0.0, mf.where(input < 3, input * (input + 3) * (1.0 / 6), input))
+    inside = (input > -3) & (input < 3)
+    mid = mf.where(inside, input, 0.0)  # the quadratic never sees a NaN (its 0 * NaN would reach x.grad)
+    return mf.where(input <= -3, 0.0, mf.where(inside, mid * (mid + 3) * (1.0 / 6), input))
 
 
 def hardsigmoid(input: Any, inplace: bool = False) -> Tensor:
