@@ -93,6 +93,8 @@ def _gradient_along(f: Tensor, ax: int, h: Any, edge_order: int) -> Tensor:
         width = len(coefs[0])
         total = None
         for k, c in enumerate(coefs):
+            if not host_numpy.any(c) and total is not None:
+                continue  # a zero weight (the centre of an even spacing): 0 * NaN would spread a NaN
             shape = tuple(width if i == ax else 1 for i in range(f.ndim))
             piece = _slice(f, ax, start + k, start + k + width) * constant(
                 host_numpy.asarray(c, dtype=f.dtype).reshape(shape), f)
@@ -107,9 +109,7 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1, spaci
     one-sided differences of order ``edge_order`` (1 or 2) at the ends.  NumPy's ``gradient``:
     spacings (a number or coordinates per axis) as ``varargs``, one tensor for one axis, else
     a list.  PyTorch's (``spacing=``/``dim=``): always a tuple, one tensor per dim."""
-    x = as_tensor(f)
-    if x.dtype.kind not in "fc":
-        x = mf.astype(x, "float64")
+    x = in_default_float(f)  # integers in the default float dtype, as torch.gradient (NumPy: float64)
     torch_spelling = spacing is not _UNSET or dim is not _UNSET
     axes_given = axis if dim is _UNSET else dim
     if x.ndim == 0:
