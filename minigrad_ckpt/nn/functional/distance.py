@@ -15,6 +15,7 @@ from ...backend import host_numpy
 from ...functional import _tensor
 from ...functional import linalg as _linalg
 from ...functional.linalg_derived import vector_norm
+from ...functional.promotion import promoted
 from ...tensor import Tensor
 from .inputs import _axis
 
@@ -46,6 +47,11 @@ def cosine_similarity(x1: Any, x2: Any, axis: int | None = None, eps: float = 1e
         # PyTorch refuses; the formula without a conjugate would make cos(z, z) != 1 for complex z
         raise TypeError(f"cosine_similarity: expected real input, got {a.dtype} and {b.dtype} (as PyTorch's); "
                         f"for complex vectors take the real inner product of mg.view_as_real(z) instead")
+    if a.dtype != b.dtype:  # PyTorch's common dtype: float32 beside int64 stays float32 (NumPy: float64)
+        a, b = promoted(a, b)
+    if a.dtype.kind not in "f":
+        raise RuntimeError(f"cosine_similarity: expected common dtype to be floating point, yet common dtype "
+                           f"is {a.dtype} (as PyTorch's)")
     if a.shape != b.shape:
         shape = host_numpy.broadcast_shapes(a.shape, b.shape)
         a, b = mf.broadcast_to(a, shape), mf.broadcast_to(b, shape)

@@ -13,6 +13,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
+from ...functional.promotion import promoted
 from ...ops import loss as _ce
 from ...ops import regression_loss as _regression
 from ...tape import apply
@@ -43,11 +44,18 @@ def _reduce(loss: Tensor, reduction: str) -> Tensor:
     return loss
 
 
+#: The losses of a difference ``input - target``: of two dtypes, they compute in PyTorch's promoted
+#: one (float32 beside an int64 target stays float32; NumPy's promotion would give float64).
+_DIFFERENCE_LOSSES = frozenset({"mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"})
+
+
 def _input_and_target(name: str, input: Any, target: Any) -> tuple[Tensor, Tensor]:
     """``input`` and ``target`` as tensors (the target on the input's device), of one shape: see
     :func:`_shapes_differ` for what differing shapes do."""
     x = _tensor(input)
     y = _tensor(target, x)
+    if x._data.dtype is not y._data.dtype and name in _DIFFERENCE_LOSSES:
+        x, y = promoted(x, y)
     if x._data.shape != y._data.shape:  # (the arrays': Tensor.shape is a property call)
         return _shapes_differ(name, x, y)
     return x, y
@@ -399,10 +407,11 @@ def kl_div(input: Any, target: Any, size_average: Any = None, reduce: Any = None
     if log_target:
         loss = mf.exp(t) * (t - x)
     else:
-        # 0 * log 0 = 0: xlogy; where t == 0 neither the value nor the gradient may see log(0)
-        pos = t > 0
-        safe = mf.where(pos, t, Tensor.constant(t.device.xp.ones_like(t._data), t.device))
-        loss = mf.where(pos, t * (mf.log(safe) - x), -(t * x))
+        # 0 * log 0 = 0: xlogy; where t == 0 neither the value nor the gradient may see log(0);
+        # a negative target keeps log's NaN, as PyTorch's xlogy (it is no probability)
+        zero = t == 0
+        safe = mf.where(zero, Tensor.constant(t.device.xp.ones_like(t._data), t.device), t)
+        loss = mf.where(zero, -(t * x), t * (mf.log(safe) - x))
     if reduction == "batchmean":
         return mf.sum(loss) * (1.0 / x.shape[0]) if x.ndim else mf.sum(loss)
     return _reduce(loss, reduction)
