@@ -22,7 +22,7 @@ from ..ops import special as _sp
 from ..ops import zeta as _zeta
 from ..tensor import Tensor
 from . import math as mf
-from .arguments import as_tensor, binary, in_default_float
+from .arguments import as_tensor, binary, in_default_float, in_default_float_pair
 from .special import _of_reals, _real_only, erfc, erfcinv, gammaln
 
 _ERFCX, _I0E, _I1E, _I0, _I1 = _ss.Erfcx(), _ss.I0e(), _ss.I1e(), _ss.I0(), _ss.I1()
@@ -122,10 +122,22 @@ def zeta(x: Any, q: Any = None) -> Tensor:
     if q is None:  # the Riemann zeta: q = 1 of x's dtype
         x = as_tensor(x)
         q = x * 0 + 1 if x.dtype.kind == "f" else 1.0
-    return binary(_ZETA, x, q)
+    return binary(_ZETA, *_one_float_dtype(x, q))
 
 
 _GAMMAINC, _GAMMAINCC = _ig.Gammainc(), _ig.Gammaincc()
+
+
+def _one_float_dtype(x: Any, y: Any) -> tuple[Tensor, Tensor]:
+    """Both operands of ``zeta``/``gammainc`` as tensors in PyTorch's dtype: promoted, integers in
+    the default float dtype, and a Python number in the tensor's dtype (the kernels' float64
+    constants would otherwise turn ``zeta(float32_tensor, 2)`` into float64; PyTorch: float32)."""
+    x, y = in_default_float_pair(x, y)
+    if not isinstance(x, Tensor):
+        x = Tensor.constant(y.device.xp.asarray(x, dtype=y._data.dtype), y.device)
+    if not isinstance(y, Tensor):
+        y = Tensor.constant(x.device.xp.asarray(y, dtype=x._data.dtype), x.device)
+    return x, y
 
 
 def _no_a_gradient(name: str, a: Any) -> None:
@@ -137,11 +149,11 @@ def gammainc(a: Any, x: Any) -> Tensor:
     """The regularized lower incomplete gamma function ``P(a, x) = gamma(a, x) / Gamma(a)`` for
     ``a > 0``, ``x >= 0``; differentiable in ``x`` (``x^(a-1) e^-x / Gamma(a)``), not in ``a``."""
     _no_a_gradient("gammainc", a)
-    return binary(_GAMMAINC, a, x)
+    return binary(_GAMMAINC, *_one_float_dtype(a, x))
 
 
 def gammaincc(a: Any, x: Any) -> Tensor:
     """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``; differentiable in
     ``x``, not in ``a``."""
     _no_a_gradient("gammaincc", a)
-    return binary(_GAMMAINCC, a, x)
+    return binary(_GAMMAINCC, *_one_float_dtype(a, x))

@@ -62,6 +62,8 @@ def _split(xp: Any, a: Any, x: Any, upper: bool) -> Any:
         zero = value * 0  # the constants below as arrays of the inputs' dtype
         edge = xp.where(x == 0, zero + at_zero, xp.where(x == xp.inf, zero + at_inf, zero + xp.nan))
         r = xp.where(ok, value, xp.where((a > 0) & xp.isfinite(a) & (x >= 0), edge, zero + xp.nan))
+        # a = 0: P(0, x) = 1 for x > 0, the limit PyTorch and SciPy take (the mass sits at 0)
+        r = xp.where((a == 0) & (x > 0), zero + at_inf, r)
         return xp.where(xp.isnan(a) | xp.isnan(x), a + x, r)
 
 
