@@ -106,6 +106,9 @@ class _IncompleteGamma(Op):
         out = np.empty(aa.shape)
         for i in np.ndindex(aa.shape):
             s, v = aa[i], xx[i]
+            if s == 0 and v > 0:  # the limit a -> 0 (PyTorch's, SciPy's): P = 1
+                out[i] = 0.0 if upper else 1.0
+                continue
             if not (s > 0 and v >= 0 and math.isfinite(s)):
                 out[i] = math.nan
                 continue
