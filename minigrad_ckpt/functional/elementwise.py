@@ -99,12 +99,20 @@ def binary_function(name: str, op: Any, doc: str, *, integer_valued: bool = Fals
 # Arithmetic
 def add(x: Any, y: Any, *, alpha: Any = 1) -> Tensor:
     """``x + y`` with broadcasting; PyTorch's ``alpha`` scales ``y`` (``x + alpha * y``)."""
-    return binary(_ADD, x, y if alpha == 1 else multiply(y, alpha))
+    return binary(_ADD, x, y if alpha == 1 else _alpha_times(x, y, alpha))
 
 
 def subtract(x: Any, y: Any, *, alpha: Any = 1) -> Tensor:
     """``x - y`` with broadcasting; PyTorch's ``alpha`` scales ``y`` (``x - alpha * y``)."""
-    return binary(_SUB, x, y if alpha == 1 else multiply(y, alpha))
+    return binary(_SUB, x, y if alpha == 1 else _alpha_times(x, y, alpha))
+
+
+def _alpha_times(x: Any, y: Any, alpha: Any) -> Tensor:
+    """``alpha * y`` for ``add``/``sub``: a float ``alpha`` beside two integral operands is PyTorch's
+    error (the sum is an integer; NumPy's promotion would answer a float tensor silently)."""
+    if isinstance(alpha, (float, host_numpy.floating)) and is_integral(x) and is_integral(y):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    return multiply(y, alpha)
 
 
 def multiply(x: Any, y: Any) -> Tensor:
