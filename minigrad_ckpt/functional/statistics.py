@@ -11,6 +11,7 @@ so their derivatives in every mode and order are those of the pieces: a NaN that
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, NamedTuple
 
 from ..backend import host_numpy
@@ -149,8 +150,21 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
             fact = w_sum - ddof * mf.sum(w * a) / w_sum
     centered = x - mf.expand_dims(avg, 1)
     weighted = centered if w is None else centered * w
-    c = mf.matmul(centered, mf.transpose(conj(weighted))) / fact
+    c = mf.matmul(centered, mf.transpose(conj(weighted))) / _degrees_of_freedom(fact)
     return mf.reshape(c, ()) if c.shape == (1, 1) else c
+
+
+def _degrees_of_freedom(fact: Any) -> Any:
+    """``cov``'s divisor, at least 0, as PyTorch's and NumPy's: a correction at or past the number
+    of observations divides by 0 (inf, or NaN for no observations) with their warning; a negative
+    divisor would flip the covariance's sign silently."""
+    if isinstance(fact, Tensor):
+        return mf.clip(fact, 0, None)
+    if fact <= 0:
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                      "number of observations.", UserWarning, stacklevel=3)
+        return 0
+    return fact
 
 
 def corrcoef(x: Any, y: Any = None, rowvar: bool = True) -> Tensor:
