@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from .. import creation, tape
+from ..backend import as_dtype
 from ..tensor import Tensor
 from . import complex_numbers as cn
 from . import differences as diffs
@@ -715,6 +716,10 @@ def in_place(name: str) -> Any:
     """Tensor's ``<name>_``: the method ``<name>``, its result copied back into the tensor."""
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        if kwargs.get("dtype") is not None and as_dtype(kwargs["dtype"]) != self.dtype:
+            # x.cumsum_(0, dtype=float64) of a float32 x: PyTorch refuses rather than round the result
+            raise RuntimeError(f"{name}_: Bad in-place call: input tensor dtype {self.dtype} and output "
+                               f"tensor dtype {as_dtype(kwargs['dtype'])} should match")
         result = getattr(self._write_source(*args, *kwargs.values()), name)(*args, **kwargs)
         lost = _lost_in_place(name, result.dtype, self.dtype)
         if lost:  # copy_ would drop it (a complex part with only NumPy's ComplexWarning); PyTorch refuses
