@@ -90,6 +90,10 @@ def _arith_cases():
         yield a, b, want
 
 
+def _is_bool(v):
+    return isinstance(v, bool) or (isinstance(v, mg.Tensor) and v.dtype == mg.bool_)
+
+
 @pytest.mark.parametrize("name, fn", [
     ("add", lambda x, y: x + y), ("radd", lambda x, y: y + x), ("mul", mg.multiply),
     ("sub", lambda x, y: x - y), ("where", lambda x, y: mg.where(mg.tensor(True), x, y)),
@@ -100,6 +104,10 @@ def test_arithmetic_computes_in_the_result_type(name, fn):
     for a, b, want in _arith_cases():
         if name == "pow" and want.kind in "iu":
             continue  # (an integer to an integer power: checked below without negative exponents)
+        if name == "sub" and any(_is_bool(_make(v)) for v in (a, b)):
+            with pytest.raises(RuntimeError, match="with a bool tensor is not supported"):  # torch 2.13
+                fn(_make(a), _make(b))
+            continue
         got = fn(_make(a), _make(b)).dtype
         if got != want:
             wrong.append((_name(a), _name(b), str(got), str(want)))

@@ -103,8 +103,17 @@ def add(x: Any, y: Any, *, alpha: Any = 1) -> Tensor:
 
 
 def subtract(x: Any, y: Any, *, alpha: Any = 1) -> Tensor:
-    """``x - y`` with broadcasting; PyTorch's ``alpha`` scales ``y`` (``x - alpha * y``)."""
+    """``x - y`` with broadcasting; PyTorch's ``alpha`` scales ``y`` (``x - alpha * y``).  A bool
+    operand (a tensor or ``True``) is PyTorch's error: ``mask - 1`` is no arithmetic on masks."""
+    if _is_bool(x) or _is_bool(y):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                           "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
     return binary(_SUB, x, y if alpha == 1 else _alpha_times(x, y, alpha))
+
+
+def _is_bool(v: Any) -> bool:
+    """Whether ``v`` is a bool tensor or a bool (Python's or NumPy's)."""
+    return v.dtype.kind == "b" if isinstance(v, Tensor) else isinstance(v, (bool, host_numpy.bool_))
 
 
 def _alpha_times(x: Any, y: Any, alpha: Any) -> Tensor:

@@ -572,8 +572,8 @@ SECTIONS: tuple[Section, ...] = (
     Section("Operators", TENSOR, (
         tensor_method("__add__", tm.operator_method(_ADD)),
         tensor_method("__radd__", tm.operator_method(_ADD, reflected=True)),
-        tensor_method("__sub__", tm.operator_method(_SUB)),
-        tensor_method("__rsub__", tm.operator_method(_SUB, reflected=True)),
+        tensor_method("__sub__", tm.operator_method(_SUB, slow=tm.subtract_slow_path)),
+        tensor_method("__rsub__", tm.operator_method(_SUB, reflected=True, slow=tm.subtract_slow_path)),
         tensor_method("__mul__", tm.operator_method(_MUL)),
         tensor_method("__rmul__", tm.operator_method(_MUL, reflected=True)),
         tensor_method("__truediv__", tm.operator_method(_DIV, float_valued=True)),

@@ -41,14 +41,20 @@ def rmatmul(x: Any, y: Any) -> Tensor:
     return mf.matmul(y, x)
 
 
-def operator_method(op: Any, reflected: bool = False, float_valued: bool = False) -> Any:
+def subtract_slow_path(op: Any, x: Any, y: Any) -> Tensor:
+    """``x - y`` past the operators' fast path: ``mg.subtract``, which refuses a bool operand
+    (``f - True``, ``mask - 1``), as PyTorch's."""
+    return mf.subtract(x, y)
+
+
+def operator_method(op: Any, reflected: bool = False, float_valued: bool = False, slow: Any = None) -> Any:
     """``Tensor.__add__`` and friends: ``self`` is known to be a Tensor, so the
     common operands (a Tensor of the same dtype, or a Python number beside a float
     tensor) go straight to ``apply`` -- one call less than ``add(x, y)`` on the
     hottest path of eager code.  Others are promoted as PyTorch's
     (:func:`~.arguments.binary`); a ``float_valued`` op (``/``) computes two integral
     operands in the default float dtype (:func:`~.arguments.float_binary`)."""
-    slow = float_binary if float_valued else binary
+    slow = slow or (float_binary if float_valued else binary)
     if reflected:
         def method(self: Tensor, other: Any) -> Tensor:
             if type(other) in _FAST_OPERANDS and (self._requires_grad or self._data.dtype.kind in "fc"):
@@ -64,7 +70,7 @@ def operator_method(op: Any, reflected: bool = False, float_valued: bool = False
                     return apply(op, self, other)
             elif isinstance(other, Tensor) and self._data.dtype is other._data.dtype:
                 return apply(op, self, other)
-            return binary(op, self, other)
+            return slow(op, self, other)
     return method
 
 
