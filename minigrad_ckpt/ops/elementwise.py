@@ -280,7 +280,7 @@ class Div(BinaryElementwise):
     """``x / y``; singular at ``y == 0``."""
 
     singular = True
-    partials_read = (("y",), ("x", "y"))  # d/dx = 1/y, d/dy = -x/y^2
+    partials_read = (("y",), ("x", "y"))  # d/dx = 1/y, d/dy = -(x/y)/y
 
     def forward(self, xp, x, y):
         # (NumPy's complex division by 0 signals "invalid" and "overflow", not "divide")
@@ -291,7 +291,9 @@ class Div(BinaryElementwise):
         return 1 / y if not isinstance(y, _CONST) or y != 0 else math.inf
 
     def d_second(self, xp, out, x, y):
-        return -x / (y * y)
+        # (x / y) / y, as PyTorch's: y * y overflows (|y| > 1e154) or underflows (|y| < 1e-162; float32
+        # at 1e19 and 1e-23) where the quotient does not -- x / x at 1e-200 had d/dy -inf, not -1e200
+        return -(x / y) / y
 
     def reference(self, np, x, y):
         return np.divide(x, y)
