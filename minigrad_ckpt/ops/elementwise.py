@@ -881,7 +881,9 @@ def _weight(xp: Any, a: Any, b: Any, out: Any, scale: float) -> Any:
     where both are the same infinity, 0 where both are ``-inf``."""
     with xp.errstate(invalid="ignore"):
         d = a - b
-        d = xp.where(d != d, 0, d) * scale  # inf - inf: an even split
+        # the same infinity twice: an even split (inf - inf is NaN); a NaN operand keeps its NaN,
+        # as PyTorch's (a test of d != d sent softplus(nan) and logsigmoid(nan) the gradient 1/2)
+        d = xp.where(a == b, 0, d) * scale
     return xp.where(out == -xp.inf, 0, xp.sigmoid(d))
 
 
