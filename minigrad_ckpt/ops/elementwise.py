@@ -333,6 +333,8 @@ class Pow(BinaryElementwise):
         if isinstance(x, _CONST):
             if x < 0 and out.dtype.kind == "c":  # a complex power of a negative base: log(-2) = log 2 + i pi
                 return out * cmath.log(x)
+            if x == 0 and out.dtype.kind != "c":  # 0 ** y is constant for y >= 0; for y < 0 it is inf
+                return xp.where(y >= 0, 0, -out)  # and inf * log 0 = -inf, as PyTorch's (NaN at y NaN)
             return out * (math.log(x) if x > 0 else (0.0 if x == 0 else math.nan))
         if out.dtype.kind == "c":  # a complex power: the principal logarithm (log(-2) = log 2 + i pi);
             # 0 ** y -> 0 as Re(y) > 0, so the derivative there is 0 as for real y >= 0
