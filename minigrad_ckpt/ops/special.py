@@ -815,7 +815,10 @@ class _XLog(BinaryElementwise):
             return xp.where(zero, 0, r)
 
     def d_first(self, xp, out, x, y):
-        return self._log(xp, y)
+        # 0 where x == 0 and the log's argument is <= 0 (its value is held at 0 there), as PyTorch's
+        # masked_fill: xlogy(0, 0)'s d/dx is 0, not log 0 = -inf; xlogy(0, -1)'s 0, not NaN
+        arg = 1 + y if self.log1p else y
+        return xp.where(xp.logical_and(x == 0, arg <= 0), 0, self._log(xp, y))
 
     def d_second(self, xp, out, x, y):
         return x / self._dlog(xp, x, y)
@@ -832,15 +835,16 @@ class _XLog(BinaryElementwise):
 class Xlogy(_XLog):
     """``x * log(y)``, 0 where ``x == 0`` (unless ``y`` is NaN), as SciPy.
 
-    ``d/dx = log(y)``; ``d/dy = x / y`` (0 where ``x == 0``).  At ``x = y = 0``
-    the value is 0 but ``d/dx`` is ``-inf`` (0 for a zero upstream gradient).
+    ``d/dx = log(y)``, but 0 where ``x == 0`` and ``y <= 0`` (PyTorch's); ``d/dy = x / y``
+    (0 where ``x == 0``).
     """
 
 
 class Xlog1py(_XLog):
     """``x * log1p(y)``, 0 where ``x == 0`` (unless ``y`` is NaN), as SciPy.
 
-    ``d/dx = log1p(y)``; ``d/dy = x / (1 + y)`` (0 where ``x == 0``).
+    ``d/dx = log1p(y)``, but 0 where ``x == 0`` and ``y <= -1`` (PyTorch's); ``d/dy = x / (1 + y)``
+    (0 where ``x == 0``).
     """
 
     log1p = True
