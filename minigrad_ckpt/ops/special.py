@@ -818,6 +818,8 @@ class _XLog(BinaryElementwise):
         # 0 where x == 0 and the log's argument is <= 0 (its value is held at 0 there), as PyTorch's
         # masked_fill: xlogy(0, 0)'s d/dx is 0, not log 0 = -inf; xlogy(0, -1)'s 0, not NaN
         arg = 1 + y if self.log1p else y
+        if isinstance(y, _CONST):  # a number: its log is a number too, and the 0 takes x's dtype
+            return self._log(xp, y) if arg > 0 else xp.where(x == 0, xp.zeros_like(x), self._log(xp, y))
         return xp.where(xp.logical_and(x == 0, arg <= 0), 0, self._log(xp, y))
 
     def d_second(self, xp, out, x, y):
