@@ -285,14 +285,19 @@ class LogSumExp(_Reduction):
             n for i, n in enumerate(self.in_shape) if i not in self.axes))
 
     def backward(self, xp, g, out, x):
-        o = self.expand(xp, out)
-        # an all -inf slice has out = -inf; shift by 0 there so exp gives 0, not nan
-        return self.expand(xp, g) * xp.exp(x - xp.where(o == -xp.inf, 0, o))
+        return self.expand(xp, g) * self._softmax(xp, x)
 
     def jvp(self, xp, tangents, out, x):
-        o = self.expand(xp, out)
-        p = xp.exp(x - xp.where(o == -xp.inf, 0, o))  # softmax over the slice
-        return xp.sum(p * tangents[0], axis=self.axes, keepdims=self.keepdims)
+        return xp.sum(self._softmax(xp, x) * tangents[0], axis=self.axes, keepdims=self.keepdims)
+
+    def _softmax(self, xp: Any, x: Any) -> Any:
+        """The slice's softmax, ``d out / d x``: normalized from the max-shifted exponentials, not
+        ``exp(x - out)``, which loses ``out``'s rounding -- at x = (1e300, 1e300) (float32: 3e7)
+        ``out`` rounds to ``x`` and each weight came out 1, not 1/2 (the gradient doubled).  An
+        all ``-inf`` slice has weights 0 (its shift is 0 and every exponential 0)."""
+        e = xp.exp(x - _shift(xp, x, self.axes))
+        s = xp.sum(e, axis=self.axes, keepdims=True)
+        return e / xp.where(s == 0, 1, s)
 
     def reference(self, np, x):
         x64 = x.astype(np.result_type(x.dtype, np.float64))  # complex stays complex
