@@ -11,21 +11,24 @@ transpose on the pairs ``(Re, Im)``.
 
 from __future__ import annotations
 
-import math
-
 from ..backend import register_kernel
 from .base import LinearOp, Op
+
+_COMPLEX_OF = {"float32": "complex64", "float64": "complex128"}
 
 
 @register_kernel
 def complex_from_parts(xp, re, im):
     """``re + i im`` from two real arrays (broadcast), in the complex type of their precision.
-    A non-finite ``im`` is added as a complex constant: ``im * 1j`` is ``(im + 0i)(0 + 1i)``,
-    whose real part ``inf * 0`` (``nan * 0``) is NaN, and a sum adds the parts apart."""
-    with xp.errstate(invalid="ignore"):
-        z = re + xp.where(xp.isfinite(im), im, 0) * 1j
-        z = xp.where(xp.isnan(im), z + complex(0, math.nan), z)
-        return xp.where(im == xp.inf, z + complex(0, math.inf), xp.where(im == -xp.inf, z + complex(0, -math.inf), z))
+    The parts are stored as they are, side by side and read as complex numbers: arithmetic
+    loses them -- ``im * 1j`` is ``(im + 0i)(0 + 1i)``, whose real part ``inf * 0`` is NaN and
+    whose parts ``+-0.0 + 0.0`` drop the sign of a zero, which put ``sqrt(-4 - 0i)`` on the wrong
+    side of its branch cut (``2i``, PyTorch's ``-2i``).  (Half precision has no complex type of
+    its size: it is widened to float32 first.)"""
+    shape = xp.broadcast_shapes(re.shape, im.shape)
+    parts = xp.result_type(re.dtype, im.dtype, "float32")
+    pairs = xp.stack([xp.broadcast_to(re, shape).astype(parts), xp.broadcast_to(im, shape).astype(parts)], axis=-1)
+    return pairs.view(_COMPLEX_OF[parts.name]).reshape(shape)
 
 
 class _RealLinear(Op):
@@ -112,8 +115,6 @@ class ViewAsReal(_RealLinear):
     def reference(self, np, z):
         return np.stack([np.real(z), np.imag(z)], axis=-1)
 
-
-_COMPLEX_OF = {"float32": "complex64", "float64": "complex128"}
 
 
 class ViewAsComplex(_RealLinear):
