@@ -19,7 +19,7 @@ _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
 class Relu(UnaryElementwise):
-    """``max(x, 0)``; gradient 1 for ``x > 0``, else 0 (also at 0)."""
+    """``max(x, 0)``; gradient 1 for ``x > 0`` and at NaN, else 0 (also at 0), as PyTorch's."""
 
     save_inputs = False
     save_output = True
@@ -28,7 +28,9 @@ class Relu(UnaryElementwise):
         return xp.maximum(x, 0)
 
     def derivative(self, xp, out, x):
-        return out > 0  # a mask: multiplying by it keeps the gradient's dtype
+        # a mask (multiplying by it keeps the gradient's dtype): 0 where out <= 0, so a NaN passes
+        # the gradient on as PyTorch's threshold_backward does (out > 0 stopped it there)
+        return ~(out <= 0)
 
     def reference(self, np, x):
         return np.where((x > 0) | np.isnan(x), x, 0).astype(x.dtype)  # NaN stays NaN, as PyTorch
