@@ -25,11 +25,11 @@ from .functional.linalg import (  # noqa: F401  (the result types, as torch.lina
 from .functional.linalg_ex import (  # noqa: F401  (the result types, and the error mg.linalg raises)
     CholeskyExResult,
     InvExResult,
-    LinAlgError,
     LUFactorExResult,
     SolveExResult,
 )
 from .functional.linalg_ldl import LDLFactorExResult, LDLFactorResult  # noqa: F401
+from .ops.linalg_failure import LinAlgError  # noqa: F401  (the error mg.linalg raises)
 
 globals().update(_public_names.exports(__name__))
 __all__ = list(_public_names.exports(__name__))

@@ -21,6 +21,7 @@ import builtins
 from typing import Any, NamedTuple
 
 from ..backend import host_numpy
+from ..ops import linalg_failure as _failure
 from ..ops import matrix as _mx
 from ..tape import apply
 from ..tensor import Tensor
@@ -84,7 +85,23 @@ def _matrices(name: str, a: Any, square: bool = False) -> Tensor:
 
 def inv(a: Any) -> Tensor:
     """The inverse of each matrix (``LinAlgError`` for an exactly singular one)."""
-    return apply(_mx.Inv(), _matrices("inv", a, square=True))
+    a = _matrices("inv", a, square=True)
+    return _factored("linalg.inv", a, _failure.getrf_failure, _failure.singular, _mx.Inv(), a)
+
+
+def _factored(name: str, a: Tensor, failure: Any, what: Any, op: Any, *inputs: Tensor) -> Tensor:
+    """``apply(op, *inputs)``, where NumPy's refusal of a matrix of ``a`` it cannot factor (its own
+    ``LinAlgError``, a ``ValueError`` saying "Singular matrix") is raised as PyTorch's
+    ``LinAlgError`` (a ``RuntimeError``) in PyTorch's words: ``name: what(info)`` of the first
+    failed matrix (``failure`` finds LAPACK's ``info`` of one)."""
+    try:
+        return apply(op, *inputs)
+    except host_numpy.linalg.LinAlgError as refusal:
+        if isinstance(refusal, _failure.LinAlgError):
+            raise
+        host = host_numpy.asarray(a.device.xp.to_host(a._data))
+        _failure.raise_first(name, _failure.per_matrix(host, failure), what)
+        raise _failure.LinAlgError(f"{name}: {refusal}") from refusal
 
 
 def det(a: Any) -> Tensor:
@@ -127,7 +144,7 @@ def _solve(a: Tensor, b: Tensor, vector: bool) -> Tensor:
     if b.ndim < 2 or b.shape[-2] != n:
         raise ValueError(f"linalg.solve: a of shape {a.shape} and b of shape {b.shape} do not match")
     broadcast_shapes("linalg.solve", a.shape[:-2], b.shape[:-2])
-    x = apply(_mx.Solve(), a, b)
+    x = _factored("torch.linalg.solve", a, _failure.getrf_failure, _failure.solver_singular, _mx.Solve(), a, b)
     return squeeze(x, -1) if vector else x
 
 
@@ -136,9 +153,10 @@ def cholesky(a: Any, *, upper: bool = False) -> Tensor:
     as NumPy: the other triangle is not read (and gets no gradient).  A complex matrix is
     Hermitian: ``a = L L^H``; the imaginary parts of its diagonal are not read either."""
     a = _matrices("cholesky", a, square=True)
-    if upper:
-        return _mH(apply(_mx.Cholesky(), _mH(a)))
-    return apply(_mx.Cholesky(), a)
+    lower = _mH(a) if upper else a
+    factor = _factored("linalg.cholesky", lower, _failure.cholesky_failure, _failure.not_definite, _mx.Cholesky(),
+                       lower)
+    return _mH(factor) if upper else factor
 
 
 def eigh(a: Any, UPLO: str = "L") -> EighResult:  # noqa: N803 - NumPy's name

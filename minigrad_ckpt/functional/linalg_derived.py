@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from ..backend import host_numpy
 from ..ops import lu as _lu
 from ..ops import matrix_exp as _expm
+from ..ops.linalg_failure import LinAlgError
 from ..tape import apply
 from ..tensor import Tensor
 from . import linalg as _la
@@ -311,7 +312,7 @@ def lu_factor(a: Any, *, pivot: bool = True) -> LUFactorResult:
         b = int(host_numpy.flatnonzero(info)[0])  # the first failed matrix
         k = int(info.reshape(-1)[b])
         where = f"(Batch element {b}): " if info.ndim else ""
-        raise host_numpy.linalg.LinAlgError(
+        raise LinAlgError(
             f"linalg.lu_factor: {where}U[{k},{k}] is zero and using it on lu_solve would result in a division by "
             f"zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) or "
             f"linalg.lu_factor_ex(A, pivot)")

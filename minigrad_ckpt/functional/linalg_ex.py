@@ -20,13 +20,12 @@ from typing import Any, NamedTuple
 
 from ..backend import host_numpy
 from ..grad_mode import no_grad
+from ..ops import linalg_failure as _failure
 from ..tensor import Tensor
 from . import linalg as _la
 from . import linalg_derived as _lad
 from . import math as mf
 from .arguments import as_tensor
-
-LinAlgError = host_numpy.linalg.LinAlgError
 
 
 class InvExResult(NamedTuple):
@@ -56,75 +55,20 @@ def _host(t: Tensor) -> Any:
 
 def _lu_info(a: Tensor) -> Any:
     if a.dtype.kind == "c":  # (the LU op is real only)
-        return _per_matrix(_host(a), _getrf_failure)
+        return _failure.per_matrix(_host(a), _failure.getrf_failure)
     with no_grad():  # the factorization only reads the pivots here: nothing to record
         return _lad.first_zero_pivot(_lad.lu_factor_ex_parts(a)[0])
-
-
-def _getrf_failure(m: Any) -> int:
-    """``getrf``'s info for one matrix: Gaussian elimination with partial pivoting (the largest
-    modulus in the column), the first 1-based column whose pivot is exactly 0, else 0."""
-    u = m.copy()
-    n = u.shape[-1]
-    first = 0
-    for j in range(n):
-        p = j + int(host_numpy.argmax(host_numpy.abs(u[j:, j])))
-        if u[p, j] == 0:
-            first = first or j + 1  # LAPACK goes on (the column is already eliminated)
-            continue
-        u[[j, p]] = u[[p, j]]
-        u[j + 1:, j:] -= host_numpy.outer(u[j + 1:, j] / u[j, j], u[j, j:])
-    return first
-
-
-def _per_matrix(host: Any, failure: Any) -> Any:
-    """``failure(m)`` of each matrix of a host stack, as int32 of the batch's shape."""
-    n = host.shape[-1]
-    flat = host.reshape((-1, n, n))
-    return host_numpy.array([failure(m) for m in flat], dtype=host_numpy.int32).reshape(host.shape[:-2])
-
-
-def _cholesky_failure(m: Any) -> int:
-    """``potrf``'s info for one Hermitian matrix (its lower triangle): the order of the first
-    leading minor whose pivot ``a[j, j] - |L[j, :j]|^2`` is not positive (NaN included)."""
-    n = m.shape[-1]
-    low = host_numpy.zeros_like(m)
-    for j in range(n):
-        pivot = (m[j, j] - host_numpy.vdot(low[j, :j], low[j, :j])).real
-        if not pivot > 0:
-            return j + 1
-        low[j, j] = math.sqrt(pivot)
-        low[j + 1:, j] = (m[j + 1:, j] - low[j + 1:, :j] @ low[j, :j].conj()) / low[j, j]
-    return 0
 
 
 def _cholesky_info(a: Tensor) -> Any:
     def failure(m: Any) -> int:
         try:
             factored = bool(host_numpy.isfinite(host_numpy.linalg.cholesky(m)).all())
-        except LinAlgError:
+        except host_numpy.linalg.LinAlgError:  # (NumPy's own, raised by its cholesky)
             factored = False
-        return 0 if factored else _cholesky_failure(m)  # (LAPACK's potrf stops at a NaN pivot too)
+        return 0 if factored else _failure.cholesky_failure(m)  # (LAPACK's potrf stops at a NaN pivot too)
 
-    return _per_matrix(_host(a), failure)
-
-
-def _raise_first(name: str, info: Any, what: Any) -> None:
-    if info.any():
-        flat = info.reshape(-1)
-        b = int(host_numpy.flatnonzero(flat)[0])
-        where = f"(Batch element {b}): " if info.ndim else ""
-        raise LinAlgError(f"linalg.{name}: {where}{what(int(flat[b]))}")
-
-
-def _singular(k: int) -> str:
-    return (f"The diagonal element {k} is zero, the inversion could not be completed because the input "
-            f"matrix is singular.")
-
-
-def _not_definite(k: int) -> str:
-    return (f"The factorization could not be completed because the input is not positive-definite (the "
-            f"leading minor of order {k} is not positive-definite).")
+    return _failure.per_matrix(_host(a), failure)
 
 
 def _around_failures(a: Tensor, info: Any, fn: Any) -> Tensor:
@@ -150,7 +94,7 @@ def inv_ex(A: Any, *, check_errors: bool = False) -> InvExResult:  # noqa: N803
     a = _la._matrices("inv_ex", A, square=True)
     info = _lu_info(a)
     if check_errors:
-        _raise_first("inv_ex", info, _singular)
+        _failure.raise_first("linalg.inv_ex", info, _failure.singular)
     return InvExResult(_around_failures(a, info, _la.inv), _info_tensor(info, a))
 
 
@@ -160,7 +104,7 @@ def solve_ex(A: Any, B: Any, *, left: bool = True, check_errors: bool = False) -
     a = _la._matrices("solve_ex", A, square=True)
     info = _lu_info(a)
     if check_errors:
-        _raise_first("solve_ex", info, _singular)
+        _failure.raise_first("linalg.solve_ex", info, _failure.singular)
     return SolveExResult(_around_failures(a, info, lambda m: _la.solve(m, B, left=left)), _info_tensor(info, a))
 
 
@@ -171,7 +115,7 @@ def cholesky_ex(A: Any, *, upper: bool = False, check_errors: bool = False) -> C
     a = _la._matrices("cholesky_ex", A, square=True)
     info = _cholesky_info(_la._mH(a) if upper else a)
     if check_errors:
-        _raise_first("cholesky_ex", info, _not_definite)
+        _failure.raise_first("linalg.cholesky_ex", info, _failure.not_definite)
     factor = _around_failures(a, info, lambda m: _la.cholesky(m, upper=upper))
     return CholeskyExResult(factor, _info_tensor(info, a))
 
@@ -185,5 +129,5 @@ def lu_factor_ex(A: Any, *, pivot: bool = True, check_errors: bool = False) -> L
     packed, pivots = _lad.lu_factor_ex_parts(a, pivot, "lu_factor_ex")
     info = _lad.first_zero_pivot(packed)
     if check_errors:
-        _raise_first("lu_factor_ex", info, lambda k: f"U[{k},{k}] is zero")
+        _failure.raise_first("linalg.lu_factor_ex", info, lambda k: f"U[{k},{k}] is zero")
     return LUFactorExResult(packed, pivots, _info_tensor(info, packed))

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 from ..backend import host_numpy
 from ..ops import ldl as _ldl
+from ..ops.linalg_failure import LinAlgError
 from ..tape import apply
 from ..tensor import Tensor
 from . import linalg as _la
@@ -103,7 +104,7 @@ def ldl_factor_ex(A: Any, *, hermitian: bool = False, check_errors: bool = False
 def _raise_on(name: str, info: Any) -> None:
     if info.any():
         k = int(info[info > 0].reshape(-1)[0])
-        raise host_numpy.linalg.LinAlgError(
+        raise LinAlgError(
             f"linalg.{name}: D is singular: its {k}-th diagonal entry is exactly zero (the factorization is "
             f"complete, but nothing can be solved with it; ldl_factor_ex returns it with info)")
 

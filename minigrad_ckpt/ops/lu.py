@@ -37,6 +37,7 @@ from typing import Any
 
 from ..backend import host_numpy
 from .base import Op
+from .linalg_failure import LinAlgError
 
 
 def _mT(xp: Any, a: Any) -> Any:
@@ -78,7 +79,7 @@ def _check_pivots(xp: Any, lu: Any) -> None:
     used = xp.diagonal(lu, axis1=-2, axis2=-1)[..., :min(m - 1, n)]
     if used.size and bool(xp.scalar(xp.any(used == 0))):
         first = int(host_numpy.argmax(host_numpy.any(xp.to_host(used) == 0, axis=tuple(range(used.ndim - 1)))))
-        raise host_numpy.linalg.LinAlgError(
+        raise LinAlgError(
             f"linalg.lu: the LU factorization without pivoting does not exist: pivot {first} is exactly zero "
             f"(a leading principal minor is singular); use pivot=True")
 
