@@ -884,8 +884,9 @@ def _weight(xp: Any, a: Any, b: Any, out: Any, scale: float) -> Any:
     with xp.errstate(invalid="ignore"):
         d = a - b
         # the same infinity twice: an even split (inf - inf is NaN); a NaN operand keeps its NaN,
-        # as PyTorch's (a test of d != d sent softplus(nan) and logsigmoid(nan) the gradient 1/2)
-        d = xp.where(a == b, 0, d) * scale
+        # as PyTorch's (d != d alone sent softplus(nan) and logsigmoid(nan) the gradient 1/2); a
+        # finite tie keeps d itself, whose derivative the second derivatives need
+        d = xp.where(xp.logical_and(d != d, a == b), 0, d) * scale
     return xp.where(out == -xp.inf, 0, xp.sigmoid(d))
 
 
