@@ -1372,6 +1372,7 @@ SPECS: list[OpSpec] = [
     _spec("Floor", unary(R["Floor"], GRID_X, TIES)),
     _spec("Ceil", unary(R["Ceil"], GRID_X, TIES)),
     _spec("Trunc", unary(R["Trunc"], GRID_X, TIES)),
+    _spec("Sign", unary(R["Sign"], GRID_X, TIES), forward_dtypes=("float64", "float32", "int64", "int8")),
     _spec("Round", attrs_unary("Round", lambda d: {"decimals": d(st.sampled_from([0, 1, 2, -1]))},
                                GRID_X, Dom(-3.0, 3.0, grid=0.25, specials=(0.05, 0.15, 2.5)))),
     # binary math beyond arithmetic
@@ -1390,8 +1391,6 @@ SPECS: list[OpSpec] = [
     _spec("LogicalAnd", logical_binary(R["LogicalAnd"]), forward_dtypes=CMP_FWD, forward_only=True),
     _spec("LogicalOr", logical_binary(R["LogicalOr"]), forward_dtypes=CMP_FWD, forward_only=True),
     _spec("LogicalNot", unary(R["LogicalNot"], TIES, TIES), forward_dtypes=CMP_FWD, forward_only=True),
-    _spec("Sign", unary(R["Sign"], TIES, TIES), forward_dtypes=("float64", "float32", "int64", "int8"),
-          forward_only=True),
     _spec("IsNan", special_values_sampler(R["IsNan"]), forward_dtypes=("float64", "float32", "int64"),
           forward_only=True),
     _spec("IsFinite", special_values_sampler(R["IsFinite"]),

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..backend import host_numpy
 from ..ops import comparison as _cmp
+from ..ops import elementwise as _ew
 from ..tape import apply
 from ..tensor import Tensor
 from .arguments import as_tensor, binary, ordered_binary, promoted_operands
@@ -27,7 +28,7 @@ __all__ = [
 _EQ, _NE, _LT = _cmp.Equal(), _cmp.NotEqual(), _cmp.Less()
 _LE, _GT, _GE = _cmp.LessEqual(), _cmp.Greater(), _cmp.GreaterEqual()
 _AND, _OR, _NOT = _cmp.LogicalAnd(), _cmp.LogicalOr(), _cmp.LogicalNot()
-_SIGN, _ISNAN, _ISFINITE = _cmp.Sign(), _cmp.IsNan(), _cmp.IsFinite()
+_SIGN, _ISNAN, _ISFINITE = _ew.Sign(), _cmp.IsNan(), _cmp.IsFinite()
 
 
 def _comparison(name: str, op: Any, symbol: str, *, orders: bool) -> Callable[[Any, Any], Tensor]:
@@ -125,7 +126,7 @@ def bitwise_not(x: Any) -> Tensor:
 
 
 def sign(x: Any) -> Tensor:
-    """-1, 0 or 1 (not differentiable: the result does not require grad).
+    """-1, 0 or 1, with gradient 0 (PyTorch's: the result requires grad where ``x`` does).
 
     For a complex ``z`` it is ``z / |z|`` (0 at 0), NumPy's and PyTorch's ``sgn``: the point
     on the unit circle, which moves with ``z``, so it is differentiable (as a composition;

@@ -55,12 +55,6 @@ class LogicalNot(_NoDerivative):
     fn = "logical_not"
 
 
-class Sign(_NoDerivative):
-    """``sign(x)``: piecewise constant, so not differentiable (gradient 0 a.e.)."""
-
-    fn = "sign"
-
-
 class IsNan(_NoDerivative):
     fn = "isnan"
 

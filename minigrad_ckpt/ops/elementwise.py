@@ -840,6 +840,13 @@ class Round(_Step):
     decimals: int
 
 
+class Sign(_Step):
+    """-1, 0 or 1 (NumPy's ``sign``: NaN at NaN); gradient 0 and recorded, as PyTorch's: ``sign(x)``
+    requires grad where ``x`` does, so ``sign(x).sum().backward()`` gives ``x.grad`` 0, not an error."""
+
+    fn = "sign"
+
+
 # ---------------------------------------------------------- more binary math
 def _at_origin_zero(xp: Any, num: Any, den: Any) -> Any:
     """``num / den``, and 0 where ``den`` is 0 (the origin, where the derivative does not exist)."""
