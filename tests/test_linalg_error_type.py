@@ -3,7 +3,8 @@
 was NumPy's ``LinAlgError`` (a ``ValueError``, "Singular matrix"), which ``except RuntimeError``
 (PyTorch code's) does not catch.  ``mg.linalg.LinAlgError`` is NumPy's as well, so code written
 against NumPy still catches it; the ``_ex`` functions' ``check_errors=True`` and ``lu_factor``,
-``ldl_factor`` raise the same type.
+``ldl_factor`` raise the same type.  An SVD of a matrix with a NaN (``svd``, ``svdvals``, ``pinv``,
+and the norms, ranks and condition numbers built on them) is the same error, as PyTorch's.
 
 Each expected message is torch 2.13's (CPU), written in.
 """
@@ -19,6 +20,8 @@ import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict device)
 L = mg.linalg
 SINGULAR, NOT_PD = [[1.0, 2.0], [2.0, 4.0]], [[1.0, 2.0], [2.0, 1.0]]
 EYE = [[1.0, 0.0], [0.0, 1.0]]
+WITH_NAN = [[float("nan"), 0.0], [0.0, 1.0]]
+SVD = "The algorithm failed to converge because the input matrix contained non-finite values."
 INV = ("The diagonal element 2 is zero, the inversion could not be completed because the input matrix is "
        "singular.")
 SOLVE = "The solver failed because the input matrix is singular."
@@ -38,6 +41,12 @@ CASES = [  # torch.linalg.<f>(A) (solve: with b = ones(A.shape[:-1])); str() of 
     ("inv_ex(check_errors=True)", lambda a: L.inv_ex(a, check_errors=True), SINGULAR, "linalg.inv_ex: " + INV),
     ("cholesky_ex(check_errors=True)", lambda a: L.cholesky_ex(a, check_errors=True), NOT_PD,
      "linalg.cholesky_ex: " + CHOL),
+    ("svd", lambda a: L.svd(a), WITH_NAN, "linalg.svd: " + SVD),
+    ("svdvals, batched", lambda a: L.svdvals(a), [EYE, WITH_NAN], "linalg.svd: (Batch element 1): " + SVD),
+    ("pinv", lambda a: L.pinv(a), WITH_NAN, "linalg.svd: " + SVD),
+    ("matrix_norm(ord=2)", lambda a: L.matrix_norm(a, 2), WITH_NAN, "linalg.svd: " + SVD),
+    ("matrix_rank", lambda a: L.matrix_rank(a), WITH_NAN, "linalg.svd: " + SVD),
+    ("cond", lambda a: L.cond(a), WITH_NAN, "linalg.svd: " + SVD),
 ]
 
 
@@ -73,3 +82,4 @@ def test_a_regular_matrix_is_unaffected():
     L.inv(a).sum().backward()
     np.testing.assert_allclose(a.grad.numpy(), -np.linalg.inv([[2.0, 1.0], [1.0, 3.0]]).sum(0)[:, None]
                                * np.linalg.inv([[2.0, 1.0], [1.0, 3.0]]).sum(1)[None, :], rtol=1e-6)
+

@@ -230,7 +230,7 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: 
     del hermitian
     a = _matrices("svd", a)
     m, n = a.shape[-2:]
-    packed = apply(_mx.Svd(in_shape=a.shape), a)
+    packed = _factored("linalg.svd", a, _failure.non_finite, _failure.svd_not_converged, _mx.Svd(in_shape=a.shape), a)
     s = packed[..., m, :]
     if a.dtype.kind == "c":
         s = real(s)
@@ -392,7 +392,7 @@ def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = None
         raise ValueError("linalg.pinv: give rcond or rtol, not both")
     tol = rcond if rcond is not None else rtol
     tol = _default_rtol(a) if tol is None else float(tol)
-    return apply(_mx.Pinv(rcond=tol), a)
+    return _factored("linalg.svd", a, _failure.non_finite, _failure.svd_not_converged, _mx.Pinv(rcond=tol), a)
 
 
 def matrix_power(a: Any, n: int) -> Tensor:
@@ -401,8 +401,8 @@ def matrix_power(a: Any, n: int) -> Tensor:
     if not isinstance(n, (int, host_numpy.integer)) or isinstance(n, bool):
         raise TypeError(f"linalg.matrix_power: the exponent must be an int, got {n!r}")
     n = int(n)
-    if n == 0:
-        return a * 0 + eye(a.shape[-1], dtype=a.dtype, device=a.device)
+    if n == 0:  # the identity (PyTorch's, whatever a holds: a * 0 is NaN at a NaN or an infinity), gradient 0
+        return mf.where(mf.isfinite(a), a * 0, 0.0) + eye(a.shape[-1], dtype=a.dtype, device=a.device)
     if n < 0:
         a, n = inv(a), -n
     result = None

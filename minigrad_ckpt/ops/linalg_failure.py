@@ -4,14 +4,16 @@ and PyTorch's message.
 ``LinAlgError`` is PyTorch's ``torch.linalg.LinAlgError`` -- a ``RuntimeError`` -- and NumPy's
 ``numpy.linalg.LinAlgError`` (a ``ValueError``) at once, so code written against either catches
 it.  ``inv``, ``solve`` and ``cholesky`` of a singular or not positive-definite matrix raise it
-with PyTorch's words, the ``_ex`` functions with ``check_errors=True`` too::
+with PyTorch's words (``svd``, ``pinv`` and what is built on them, of a matrix with a NaN or an
+infinity), the ``_ex`` functions with ``check_errors=True`` too::
 
     linalg.inv: (Batch element 1): The diagonal element 2 is zero, the inversion could not be
     completed because the input matrix is singular.
 
 The ``info`` of a matrix is LAPACK's: the 1-based column of the first exactly-zero pivot of LU
 with partial pivoting (``getrf``), or the order of the first leading minor that is not positive
-definite (``potrf``); 0 where the factorization succeeds.
+definite (``potrf``), or 1 for a matrix with a non-finite entry, which no SVD takes; 0 where the
+factorization succeeds.
 """
 
 from __future__ import annotations
@@ -28,8 +30,7 @@ class LinAlgError(host_numpy.linalg.LinAlgError, RuntimeError):
 
 def per_matrix(host: Any, failure: Any) -> Any:
     """``failure(m)`` of each matrix of a host stack, as int32 of the batch's shape."""
-    n = host.shape[-1]
-    flat = host.reshape((-1, n, n))
+    flat = host.reshape((-1,) + host.shape[-2:])
     return host_numpy.array([failure(m) for m in flat], dtype=host_numpy.int32).reshape(host.shape[:-2])
 
 
@@ -63,6 +64,11 @@ def cholesky_failure(m: Any) -> int:
     return 0
 
 
+def non_finite(m: Any) -> int:
+    """1 where a matrix holds an infinity or a NaN (no SVD of it converges), else 0."""
+    return int(not host_numpy.isfinite(m).all())
+
+
 def raise_first(name: str, info: Any, what: Any) -> None:
     """Raise ``LinAlgError`` for the first matrix whose ``info`` is not 0, in PyTorch's words:
     ``name: (Batch element b): what(info)`` (no batch element for a single matrix)."""
@@ -80,6 +86,10 @@ def singular(k: int) -> str:
 
 def solver_singular(k: int) -> str:
     return "The solver failed because the input matrix is singular."
+
+
+def svd_not_converged(k: int) -> str:
+    return "The algorithm failed to converge because the input matrix contained non-finite values."
 
 
 def not_definite(k: int) -> str:
