@@ -444,15 +444,20 @@ class Sqrt(UnaryElementwise):
         return 0.5 / out
 
 
+def abs_slope(xp: Any, x: Any) -> Any:
+    """``d|x|/dx`` of a real array as PyTorch's backward takes it (``sgn``): -1, 0 or 1, 0 at 0
+    (the subgradient) and 0 at NaN, where NumPy's ``sign`` is NaN.  ``abs``, the 1-norm and
+    ``l1_loss`` all send the gradient through it."""
+    return xp.where(x != x, 0, xp.sign(x))
+
+
 class Abs(UnaryElementwise):
-    """``abs``; subgradient 0 at 0, and 0 at NaN, as PyTorch's ``sgn`` (NumPy's ``sign`` is NaN
-    there, and a NaN masked out downstream -- ``where(isnan(x), 0, x.abs())`` -- would still
-    reach ``x.grad`` as ``0 * NaN``)."""
+    """``abs``; subgradient 0 at 0, and 0 at NaN (:func:`abs_slope`)."""
 
     fn = "abs"
 
     def derivative(self, xp, out, x):
-        return xp.sign(xp.where(x == x, x, 0))
+        return abs_slope(xp, x)
 
 
 class Sin(UnaryElementwise):

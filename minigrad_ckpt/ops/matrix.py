@@ -47,6 +47,7 @@ from typing import Any
 
 from ..backend import host_numpy
 from .base import Op
+from .elementwise import abs_slope
 
 
 def _mT(xp: Any, a: Any) -> Any:
@@ -792,7 +793,7 @@ class VectorNorm(Op):
         """``d norm / d x`` (``out`` with the reduced axes kept)."""
         p = self.ord
         if p == 1:
-            return xp.sign(x)
+            return abs_slope(xp, x)
         zero = out == 0
         safe = xp.where(zero, 1, out)
         if p == 2:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 
 from .base import Op
+from .elementwise import abs_slope
 from .reduction import mean_share, mean_tangent, mean_value
 
 
@@ -94,13 +95,13 @@ class MSELoss(_DifferenceLoss):
 
 
 class L1Loss(_DifferenceLoss):
-    """``|d|``; subgradient 0 at 0 and at NaN (PyTorch's ``sgn``), as ``abs``'s."""
+    """``|d|``; subgradient 0 at 0 and 0 at NaN (:func:`~.elementwise.abs_slope`), as ``abs``'s."""
 
     def pointwise(self, xp, d):
         return xp.abs(d)
 
     def times_derivative(self, xp, v, d):
-        return v * xp.sign(xp.where(d == d, d, 0))
+        return v * abs_slope(xp, d)
 
 
 class SmoothL1Loss(_DifferenceLoss):
