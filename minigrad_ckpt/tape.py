@@ -41,7 +41,7 @@ from .grad_mode import recorders as _recorders
 from .grad_mode import state as _grad_state
 from .memory import ledger as _ledger
 from .memory import saved_arrays
-from .tensor import Tensor, _seq, shared_version
+from .tensor import Tensor, _seq, shared_version, transform_births
 
 __all__ = ["Node", "apply", "apply_move", "FREED", "DROPPED", "walk", "watch_versions"]
 
@@ -206,6 +206,8 @@ def apply(op: Any, *args: Any) -> Any:
     else:
         t._node = None
         t._requires_grad = False
+        if transform_births:  # inside an mg.func transform: a constant the function made (func.captures)
+            t._born = transform_births[-1]
         if op.is_view and (needs_grad or args[0]._no_grad_view):  # a view made in no_grad: PyTorch
             t._no_grad_view = True  # refuses its in-place changes in grad mode (Tensor._check_write)
     if _anomaly is not None:  # mg.detect_anomaly() is on: check the output (and push tangents)

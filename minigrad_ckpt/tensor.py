@@ -244,6 +244,30 @@ def history_sharers(t: Tensor) -> list[Tensor]:
     return [o for r in box[1] if (o := r()) is not None and o is not t and o._alias_group is group]
 
 
+#: The start stamps (engine clock) of the open ``mg.func`` transforms, innermost last
+#: (:mod:`minigrad_ckpt.func.captures`).  A tensor made while one is open records the innermost
+#: one's as its birth (``_born``), so that a write inside can tell the function's own tensors from
+#: the ones it closes over, as ``torch.func`` tells them by their wrapping level.  Empty outside
+#: the transforms: one truth test per new tensor.
+transform_births: list[int] = []
+
+#: Installed while a transform is open: ``guard(target, what)`` refuses a recorded in-place write
+#: into a tensor the transformed function closes over (:mod:`minigrad_ckpt.func.captures`).
+capture_guard: Callable[[Tensor, str], None] | None = None
+
+
+def set_capture_guard(guard: Callable[[Tensor, str], None] | None) -> None:
+    """Install (or, with ``None``, remove) :data:`capture_guard`."""
+    global capture_guard
+    capture_guard = guard
+
+
+def birth_of(t: Tensor) -> int:
+    """When ``t``'s value was made, on the engine clock, as a transform sees it: its node's stamp,
+    or the start of the innermost transform open when it was made (0: outside every one)."""
+    return t._node.seq if t._node is not None else t._born
+
+
 #: Recorded in-place writes into memory that other tensors see, installed from above
 #: (:mod:`minigrad_ckpt.functional.shared_memory`): ``write(target, result, what)``.
 write_into_shared_memory: Callable[[Tensor, Tensor, str], Tensor] | None = None
@@ -310,6 +334,7 @@ class Tensor:
     _hooks: list | None = None
     _post_hooks: list | None = None
     _tangents: dict | None = None
+    _born: int = 0  # set only inside an mg.func transform (see transform_births)
     _no_grad_view: bool = False  # a view made in no_grad mode of a tensor that requires grad (or of such a view)
     # None, or an object naming the tensors that share memory *and history* with this one: a detached
     # alias (detach(), .data, from_numpy's wrapper) starts a group of its own, its views join it.
@@ -359,6 +384,8 @@ class Tensor:
         self._node = None
         self._version = [0]
         self._requires_grad = False
+        if transform_births:
+            self._born = transform_births[-1]
         if requires_grad:
             self.requires_grad = True
 
@@ -376,6 +403,8 @@ class Tensor:
         t._requires_grad = node is not None
         t._version = [0]
         t._device = device if device is not None else device_of(array)
+        if transform_births:  # (inside an mg.func transform: the tensor is the function's own)
+            t._born = transform_births[-1]
         return t
 
     @classmethod
@@ -461,6 +490,8 @@ class Tensor:
         alias._version = [0]
         alias._device = self._device
         alias._alias_group = object()  # a recorded write into it goes into the memory, as PyTorch's
+        if transform_births:  # the same memory: captured by a transform where this tensor is
+            alias._born = birth_of(self)
         return alias
 
     @data.setter
@@ -741,6 +772,8 @@ class Tensor:
 
     def _check_rebase(self, what: str) -> None:
         """The in-place changes :meth:`_rebase` records, and PyTorch's refusals beside them."""
+        if capture_guard is not None:  # inside an mg.func transform: not into a tensor it closes over
+            capture_guard(self, what)
         if self._node is None and self._requires_grad:
             raise RuntimeError(f"{what}: a leaf Variable that requires grad is being used in an in-place "
                                f"operation (PyTorch's refusal); update it under mg.no_grad(), or work on "
@@ -1000,6 +1033,8 @@ class Tensor:
         memo[id(self)] = new
         new._data = self._data.copy()
         new._device, new._node, new._version, new._requires_grad = self._device, None, [0], self._requires_grad
+        if transform_births:  # new memory, made inside the innermost open mg.func transform
+            new._born = transform_births[-1]
         for k, v in self.__dict__.items():
             if k not in _NOT_COPIED:
                 setattr(new, k, copy.deepcopy(v, memo))

@@ -39,6 +39,7 @@ from ..functional.shape import pad as _pad
 from ..functional.shared_memory import element_addresses
 from ..grad_mode import forward_mode as _forward
 from ..tensor import Tensor, out_of_place_writes, refuse_index_put_cast
+from .captures import refuse_if_captured
 
 __all__ = ["tangents_after_write"]
 
@@ -62,6 +63,7 @@ def tangents_after_write(target: Tensor, kind: str, operand: Any = None, index: 
     theirs = _open(operand._tangents) if isinstance(operand, Tensor) else {}
     if not mine and not theirs:
         return None
+    refuse_if_captured(target, kind)  # a tangent into a tensor the transformed function closes over
     sharers = _sharers(target)
     if sharers is None or (sharers and kind == "set"):
         _refuse(kind)

@@ -37,6 +37,7 @@ from ..creation import tensor as _make_tensor
 from ..grad_mode import enable_grad
 from ..random import default_generator, draws_made
 from ..tensor import Tensor
+from .captures import CaptureScope
 from .forward import enter_levels, exit_levels, make_dual, strip_levels, tangent_of
 from .pytree import Tree, flatten, paths, tensor_leaves, unflatten
 from .reverse import Scope
@@ -101,6 +102,7 @@ class _Chosen:
         self.name = f"argument {self.nums[0]}" if self.single else "the arguments in argnums"
         self.leaves = _differentiable(leaves, self.tree, what, self.name)
         self.f, self.args, self.kwargs = f, args, kwargs
+        self.passed = (args, kwargs)  # the function may write into all of them (func.captures)
 
     def __call__(self, *leaves: Tensor) -> Any:
         """``f`` with the chosen leaves replaced by ``leaves``."""
@@ -183,21 +185,22 @@ def _block(parts: list[Tensor | None], o: Tensor, p: Tensor, axis: int) -> Tenso
 # Forward mode
 # ---------------------------------------------------------------------------
 def _forward_pass(f: Callable, primals: list[Tensor], columns: list[list[Tensor | None]],
-                  has_aux: bool, what: str) -> tuple:
+                  has_aux: bool, what: str, passed: Any) -> tuple:
     """Run ``f`` once with one sibling level per column (a tangent per primal, or None).
 
     Returns ``(outputs, output structure, [per column: tangent per output or
     None], aux)``.  The levels close before this returns; nothing keeps their
-    tangents.
+    tangents.  ``passed``: what the caller handed ``f`` (:class:`CaptureScope`).
     """
     levels = enter_levels(len(columns)) if columns else []
     closing = set(levels)
     try:
-        duals = []
-        for i, p in enumerate(primals):
-            ts = {lv: col[i] for lv, col in zip(levels, columns) if col[i] is not None}
-            duals.append(make_dual(p, ts) if ts else p)
-        result, aux = _split_aux(f(*duals), has_aux, what)
+        with CaptureScope(passed):
+            duals = []
+            for i, p in enumerate(primals):
+                ts = {lv: col[i] for lv, col in zip(levels, columns) if col[i] is not None}
+                duals.append(make_dual(p, ts) if ts else p)
+            result, aux = _split_aux(f(*duals), has_aux, what)
         outs, out_tree = tensor_leaves(result, what, "output")
         per_level = [[tangent_of(o, lv) for o in outs] for lv in levels]
         for t in outs + [t for col in per_level for t in col if t is not None]:
@@ -232,7 +235,7 @@ def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any], *,
     def flat(*xs: Tensor) -> Any:
         return f(*unflatten(tree, xs), **kwargs)
 
-    outs, out_tree, (out_ts,), aux = _forward_pass(flat, ps, [ts], has_aux, "jvp")
+    outs, out_tree, (out_ts,), aux = _forward_pass(flat, ps, [ts], has_aux, "jvp", (ps, kwargs))
     dys = [_zeros(o.shape, o) if t is None else t for o, t in zip(outs, out_ts)]
     res = (unflatten(out_tree, outs), unflatten(out_tree, dys))
     return res + (aux,) if has_aux else res
@@ -268,7 +271,7 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
                 col[i] = _one_hot(p, j)
                 columns.append(col)
                 owner.append(i)
-        outs, out_tree, per_level, aux = _forward_pass(chosen, ps, columns, has_aux, "jacfwd")
+        outs, out_tree, per_level, aux = _forward_pass(chosen, ps, columns, has_aux, "jacfwd", chosen.passed)
         _refuse_complex(outs, out_tree, "jacfwd", "output")
         table = [[_block([per_level[c][k] for c in range(len(columns)) if owner[c] == i], o, p, -1)
                   for i, p in enumerate(ps)] for k, o in enumerate(outs)]
@@ -314,10 +317,10 @@ def _refusing_draws(f: Callable) -> Callable:
 class _Recording:
     """``f`` run once on fresh handles of ``primals``, its tape kept for backward passes."""
 
-    def __init__(self, f: Callable, primals: list[Tensor], has_aux: bool, what: str) -> None:
+    def __init__(self, f: Callable, primals: list[Tensor], has_aux: bool, what: str, passed: Any) -> None:
         self.scope = Scope()
         self.primals = primals
-        with enable_grad():
+        with enable_grad(), CaptureScope(passed):  # (passed: what the caller handed f)
             self.ins = [self.scope.input(p) for p in primals]
             result, aux = _split_aux(f(*self.ins), has_aux, what)
         self.outs, self.out_tree = tensor_leaves(result, what, "output")
@@ -358,7 +361,7 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False, **kwargs: Any) -> tup
     """
     leaves, tree = flatten(primals)
     ps = _differentiable(leaves, tree, "vjp", "primals")
-    rec = _Recording(lambda *xs: f(*unflatten(tree, xs), **kwargs), ps, has_aux, "vjp")
+    rec = _Recording(lambda *xs: f(*unflatten(tree, xs), **kwargs), ps, has_aux, "vjp", (ps, kwargs))
     _refuse_integral_outputs(rec.outs)
 
     def vjp_fn(cotangents: Any) -> tuple:
@@ -379,7 +382,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, *,
     """
     def vg(*args: Any, **kwargs: Any) -> tuple:
         chosen = _Chosen(f, args, kwargs, argnums, "grad")
-        rec = _Recording(chosen, chosen.leaves, has_aux, "grad")
+        rec = _Recording(chosen, chosen.leaves, has_aux, "grad", chosen.passed)
         if rec.out_tree.kind != "leaf" or rec.outs[0].size != 1:
             got = rec.outs[0].shape if rec.out_tree.kind == "leaf" else f"a {rec.out_tree.kind}"
             raise RuntimeError(f"grad: the function must return a one-element tensor (a scalar), "
@@ -440,7 +443,7 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, *, has_aux: bool = Fal
     def jac(*args: Any, **kwargs: Any) -> Any:
         chosen = _Chosen(f, args, kwargs, argnums, "jacrev")
         _refuse_complex(chosen.leaves, chosen.tree, "jacrev", chosen.name)
-        rec = _Recording(chosen, chosen.leaves, has_aux, "jacrev")
+        rec = _Recording(chosen, chosen.leaves, has_aux, "jacrev", chosen.passed)
         _refuse_integral_outputs(rec.outs)
         _refuse_complex(rec.outs, rec.out_tree, "jacrev", "output")
         table = []
@@ -507,7 +510,7 @@ def linearize(f: Callable, *primals: Any, has_aux: bool = False, **kwargs: Any) 
     """
     leaves, tree = flatten(primals)
     ps = _differentiable(leaves, tree, "linearize", "primals")
-    rec = _Recording(lambda *xs: f(*unflatten(tree, xs), **kwargs), ps, has_aux, "linearize")
+    rec = _Recording(lambda *xs: f(*unflatten(tree, xs), **kwargs), ps, has_aux, "linearize", (ps, kwargs))
     scope = rec.scope
     live = [o for o in rec.outs if o._requires_grad and o.dtype.kind in "fc"]
     # The seed u is a leaf (ones: any value works, the map is linear in u).

@@ -1,0 +1,127 @@
+"""What a transformed function may write in place: its own tensors, not the ones it closes over.
+
+``c = mg.zeros(3); grad(lambda x: (c.add_(x), x.sum())[1])(x)`` writes a value
+that carries the transform's history (or, under ``jvp``, its tangent) into
+``c``, a tensor the function *closes over*.  After the transform returns,
+``c`` would hold a history that leads into the transform's own nodes -- its
+argument handles, whose gradients no one collects -- and an outer backward
+through ``c`` would find it.  ``torch.func`` refuses the write ("During a
+grad (vjp, jvp, grad, etc) transform, the function provided attempted to call
+in-place operation ... that would mutate a captured Tensor"); so do we.
+
+Which tensors are the function's own?  ``torch.func`` wraps every tensor made
+at the transform's level; here each transform opens a :class:`CaptureScope`
+that stamps the tensors made while it is open (``Tensor._born``, from
+:data:`minigrad_ckpt.tensor.transform_births`), and a tensor's birth is its
+node's stamp or that one (:func:`~minigrad_ckpt.tensor.birth_of`).  A write
+target is *captured* when it -- or a live tensor sharing its memory (a view
+made inside of a captured tensor writes into the captured memory) -- was made
+before the innermost transform opened, unless the memory is one the caller
+passed in: every tensor argument and keyword argument (differentiated or not)
+may be written, as ``torch.func`` allows.
+
+What is refused: a *recorded* write (the value or the target requires grad)
+and a write that carries a forward-mode tangent, into a captured tensor --
+every in-place form, since they all pass :meth:`Tensor._check_rebase` or
+:func:`~.inplace.tangents_after_write`.  What is allowed, where ``torch.func``
+refuses: a plain write with no history and no tangent (``c.fill_(0)``, a
+``BatchNorm``'s running statistics in training mode, a write under
+``mg.no_grad()`` of a value without tangent): nothing of the transform leaks,
+and the function's side effects happen as in one call (``docs/from-pytorch.md``).
+
+A non-differentiated argument written with a value that carries the
+transform's history (``grad(f)(x, buf)`` with ``buf.add_(x * x)`` inside)
+takes the values and, as in ``torch.func``, no history that stays inside the
+transform: :meth:`CaptureScope.close` cuts it off.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..tensor import Tensor, _seq, birth_of, set_capture_guard, transform_births
+from .pytree import flatten
+
+__all__ = ["CaptureScope", "refuse_if_captured", "CAPTURED_WRITE_REFUSED"]
+
+#: PyTorch's words (torch 2.13), with the op's name in the parentheses
+CAPTURED_WRITE_REFUSED = ("During a grad (vjp, jvp, grad, etc) transform, the function provided attempted to call "
+                          "in-place operation ({what}) that would mutate a captured Tensor. This is not supported; "
+                          "please rewrite the function being transformed to explicitly accept the mutated Tensor(s) "
+                          "as inputs.")
+
+_open: list[CaptureScope] = []  # the open scopes, innermost last
+
+
+class CaptureScope:
+    """One transform's call of its function: ``with CaptureScope(passed):`` around the call.
+
+    ``passed`` holds whatever the caller handed the function (arguments,
+    keyword arguments, pytrees of them): the memory of their tensors is the
+    function's to write.
+    """
+
+    def __init__(self, passed: Any) -> None:
+        self.start = next(_seq)
+        self.passed = [t for t in flatten(passed)[0] if isinstance(t, Tensor)]
+        self.own_memory = {id(t._version) for t in self.passed}
+
+    def __enter__(self) -> CaptureScope:
+        _open.append(self)
+        transform_births.append(self.start)
+        set_capture_guard(refuse_if_captured)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _open.pop()
+        transform_births.pop()
+        if not _open:
+            set_capture_guard(None)
+        self.close()
+
+    def captured(self, t: Tensor) -> bool:
+        """Whether ``t``'s memory is one the function closes over (the module docstring)."""
+        box = t._version
+        if id(box) in self.own_memory:
+            return False
+        if birth_of(t) < self.start:
+            return True
+        if len(box) > 1 and box[1].__class__ is list:
+            return any((o := r()) is not None and birth_of(o) < self.start for r in box[1])
+        return False
+
+    def close(self) -> None:
+        """A passed tensor the function wrote with the transform's history keeps the values and
+        loses that history (``torch.func`` hands such an argument back without it)."""
+        for t in self.passed:
+            node = t._node
+            if node is not None and node.seq >= self.start and not _reaches_before(node, self.start):
+                t._node, t._requires_grad = None, False
+
+
+def _reaches_before(node: Any, start: int) -> bool:
+    """Whether the history from ``node`` reaches a node or a leaf that requires grad made before ``start``."""
+    seen, stack = set(), [node]
+    while stack:
+        n = stack.pop()
+        if n.seq < start:
+            return True
+        if n in seen:
+            continue
+        seen.add(n)
+        for e in n.inputs:
+            if e is None:
+                continue
+            if e.__class__ is Tensor or isinstance(e, Tensor):
+                if birth_of(e) < start and e._requires_grad:
+                    return True
+            else:
+                stack.append(e)
+    return False
+
+
+def refuse_if_captured(target: Tensor, what: str) -> None:
+    """Refuse an in-place write into ``target`` if the innermost open transform's function closes
+    over it (called for recorded writes and for writes that carry a tangent)."""
+    if _open and _open[-1].captured(target):
+        raise RuntimeError(CAPTURED_WRITE_REFUSED.format(what=what))
