@@ -71,15 +71,16 @@ def test_jvp_has_aux_and_errors():
     y, dy, aux = jvp(lambda a: (a * a, "note"), (x,), (t64([1.0, 1.0]),), has_aux=True)
     assert aux == "note"
     np.testing.assert_allclose(dy.numpy(), [2.0, 4.0])
-    with pytest.raises(ValueError, match="shape"):
+    # (the error types are torch.func's, 2.13: RuntimeError, but ValueError for an integer primal)
+    with pytest.raises(RuntimeError, match="shape"):
         jvp(f_sin_x, (x,), (t64([1.0]),))
-    with pytest.raises(ValueError, match="2 primals but 1 tangents"):
+    with pytest.raises(RuntimeError, match="2 primals but 1 tangents"):
         jvp(lambda a, b: a, (x, x), (x,))
-    with pytest.raises(TypeError, match="floating"):
+    with pytest.raises(ValueError, match="floating"):
         jvp(lambda a: a, (mg.tensor([1, 2]),), (mg.tensor([1, 1]),))
-    with pytest.raises(TypeError, match="tuple"):
+    with pytest.raises(RuntimeError, match="tuple"):
         jvp(f_sin_x, x, x)
-    with pytest.raises(TypeError, match="Tensor or a tuple of Tensors"):
+    with pytest.raises(RuntimeError, match="Tensor or a tuple of Tensors"):
         jvp(lambda a: 3.0, (x,), (x,))
     assert forward_mode.active == 0
 
@@ -246,7 +247,7 @@ def test_vjp_grad_value_and_grad():
     assert aux == (2,)
     with pytest.raises(RuntimeError, match="one-element"):
         grad(lambda a: a * 2)(x)
-    with pytest.raises(ValueError, match="out of range"):
+    with pytest.raises(RuntimeError, match="out of range"):  # (torch.func's type)
         grad(loss, argnums=2)(x, y)
 
 
@@ -423,7 +424,7 @@ def test_named_tuple_results_come_back_as_their_type():
     assert type(out) is pair and list(out.second) == ["s"]
     (g,) = pull(pair(mg.ones_like(a), {"s": t64(3.0)}))
     np.testing.assert_array_equal(g.numpy(), np.full((2, 2), 5.0))
-    with pytest.raises(TypeError, match=r"output\.first"):
+    with pytest.raises(RuntimeError, match=r"output\.first"):
         grad(lambda x: pair(1.0, x.sum()))(a)
 
 

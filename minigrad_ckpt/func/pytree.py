@@ -109,12 +109,12 @@ def tensor_leaves(tree: Any, what: str, name: str) -> tuple[list[Tensor], Tree]:
     """:func:`flatten`, insisting that every leaf is a Tensor (a value to differentiate).
 
     A Python number or anything else where a differentiable value is needed is
-    a ``TypeError`` that names where it sits in the structure.
+    a ``RuntimeError`` (``torch.func``'s type) that names where it sits in the structure.
     """
     leaves, structure = flatten(tree)
     for leaf, path in zip(leaves, paths(structure, name)):
         if not isinstance(leaf, Tensor):
-            raise TypeError(
+            raise RuntimeError(
                 f"{what}: {path} is a {type(leaf).__name__}, not a Tensor; a differentiable "
                 f"value must be a Tensor or a tuple of Tensors (or any list, dict or tuple of them): "
                 f"wrap a number with mg.tensor(...), or return it as auxiliary data (has_aux=True)")

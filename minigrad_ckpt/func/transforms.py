@@ -54,8 +54,12 @@ def _split_aux(result: Any, has_aux: bool, what: str) -> tuple[Any, Any]:
     if not has_aux:
         return result, None
     if not (isinstance(result, tuple) and len(result) == 2):
-        raise TypeError(f"{what}(has_aux=True): the function must return a pair (output, aux)")
+        raise RuntimeError(f"{what}(has_aux=True): the function must return a pair (output, aux)")
     return result
+
+
+#: the forward-mode transforms: torch.func refuses an integer primal of theirs with a ValueError
+_FORWARD = ("jvp", "jacfwd", "linearize")
 
 
 def _differentiable(leaves: list[Any], tree: Tree, what: str, name: str) -> list[Tensor]:
@@ -64,8 +68,9 @@ def _differentiable(leaves: list[Any], tree: Tree, what: str, name: str) -> list
     for leaf, path in zip(leaves, paths(tree, name)):
         t = leaf if isinstance(leaf, Tensor) else _make_tensor(leaf)
         if t.dtype.kind not in "fc":
-            raise TypeError(f"{what}: {path} is {t.dtype}; only floating-point and complex tensors "
-                            f"can be differentiated")
+            error = ValueError if what in _FORWARD else RuntimeError  # (torch 2.13's types)
+            raise error(f"{what}: {path} is {t.dtype}; only floating-point and complex tensors "
+                        f"can be differentiated")
         out.append(t)
     return out
 
@@ -73,22 +78,24 @@ def _differentiable(leaves: list[Any], tree: Tree, what: str, name: str) -> list
 def _sequence(x: Any, what: str, name: str) -> tuple:
     if isinstance(x, (tuple, list)):
         return tuple(x)
-    raise TypeError(f"{what}: {name} must be a tuple (or list), one entry per argument, "
-                    f"got a {type(x).__name__}")
+    raise RuntimeError(f"{what}: {name} must be a tuple (or list), one entry per argument, "
+                       f"got a {type(x).__name__}")
 
 
 def _argnums(argnums: Any, n: int, what: str) -> tuple[tuple[int, ...], bool]:
     single = isinstance(argnums, int)
-    nums = (argnums,) if single else tuple(argnums)
+    nums = tuple(argnums) if isinstance(argnums, (tuple, list)) else (argnums,)
     if not nums:
-        raise ValueError(f"{what}: argnums is empty")
+        raise RuntimeError(f"{what}: argnums is empty")
     out = []
     for a in nums:
         if not isinstance(a, int) or isinstance(a, bool):
-            raise TypeError(f"{what}: argnums must be an int or a tuple of ints, got {argnums!r}")
+            raise RuntimeError(f"{what}: argnums must be an int or a tuple of ints, got {argnums!r}")
         if not -n <= a < n:
-            raise ValueError(f"{what}: argnums {a} is out of range for {n} positional arguments")
+            raise RuntimeError(f"{what}: argnums {a} is out of range for {n} positional arguments")
         out.append(a % n)
+    if len(set(out)) != len(out):  # the same argument twice: which gradient goes where? (PyTorch refuses too)
+        raise RuntimeError(f"{what}: argnums elements must be unique, got {tuple(out)}")
     return tuple(out), single
 
 
@@ -132,15 +139,15 @@ def _matching(values: Any, like: list[Tensor], tree: Tree, what: str, name: str)
     """``values`` (a pytree shaped as ``tree``) as Tensors of ``like``'s shapes and dtypes."""
     leaves, structure = flatten(values)
     if structure != tree:
-        raise ValueError(f"{what}: {name} must have the structure of the "
+        raise RuntimeError(f"{what}: {name} must have the structure of the "
                          f"{'primals' if name == 'tangents' else 'outputs'}")
     out = []
     for i, (v, p) in enumerate(zip(leaves, like)):
         v = v if isinstance(v, Tensor) else _make_tensor(v, dtype=p.dtype, device=p.device)
         if v.shape != p.shape:
-            raise ValueError(f"{what}: {name} {i} has shape {v.shape} but should have {p.shape}")
+            raise RuntimeError(f"{what}: {name} {i} has shape {v.shape} but should have {p.shape}")
         if v.device is not p.device:
-            raise ValueError(f"{what}: {name} {i} is on {v.device} but should be on {p.device}")
+            raise RuntimeError(f"{what}: {name} {i} is on {v.device} but should be on {p.device}")
         if v.dtype.kind == "c" and p.dtype.kind != "c":
             raise TypeError(f"{what}: {name} {i} is complex ({v.dtype}) but its "
                             f"{'primal' if name == 'tangents' else 'output'} is real ({p.dtype}): the "
@@ -227,7 +234,7 @@ def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any], *,
     primals = _sequence(primals, "jvp", "primals")
     tangents = _sequence(tangents, "jvp", "tangents")
     if len(primals) != len(tangents):
-        raise ValueError(f"jvp: got {len(primals)} primals but {len(tangents)} tangents")
+        raise RuntimeError(f"jvp: got {len(primals)} primals but {len(tangents)} tangents")
     leaves, tree = flatten(primals)
     ps = _differentiable(leaves, tree, "jvp", "primals")
     ts = _matching(tangents, ps, tree, "jvp", "tangents")
@@ -521,7 +528,7 @@ def linearize(f: Callable, *primals: Any, has_aux: bool = False, **kwargs: Any) 
 
     def jvp_fn(*tangents: Any) -> Any:
         if len(tangents) != len(primals):
-            raise ValueError(f"jvp_fn: got {len(tangents)} tangents for {len(primals)} primals")
+            raise RuntimeError(f"jvp_fn: got {len(tangents)} tangents for {len(primals)} primals")
         ts = _matching(tangents, ps, tree, "jvp_fn", "tangents")
         pairs = [(g, t) for g, t in zip(gs, ts) if g is not None and g._requires_grad]
         ds = scope.backward([g for g, _ in pairs], us, [t for _, t in pairs])

@@ -1,0 +1,96 @@
+"""What ``mg.func``'s transforms refuse about their arguments and their function's results, with
+``torch.func``'s exception types (torch 2.13's answers written beside each case).
+
+They were ``TypeError``/``ValueError`` where ``torch.func`` raises ``RuntimeError`` (argnums, a
+result that is not a Tensor, ``has_aux`` without a pair, tangents or cotangents of the wrong
+structure or shape, primals that are not a tuple), and a repeated argument in ``argnums`` was
+accepted (each gradient computed as if the argument appeared once); torch refuses it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt import func as F
+
+X = mg.tensor([1.0, 2.0, 3.0])
+TWO = lambda a, b: (a * b).sum()  # noqa: E731
+
+JACOBIANS = {"grad": F.grad, "grad_and_value": F.grad_and_value, "jacrev": F.jacrev, "jacfwd": F.jacfwd,
+             "hessian": F.hessian}
+
+
+@pytest.mark.parametrize("argnums", [(0, 0), (0, -2), (1, -1)])
+@pytest.mark.parametrize("transform", JACOBIANS)
+def test_a_repeated_argnum_is_refused(transform, argnums):
+    # torch 2.13: RuntimeError "argnums elements must be unique, got (0, 0)" (after counting from the end)
+    with pytest.raises(RuntimeError, match=r"argnums elements must be unique, got \((\d), \1\)"):
+        JACOBIANS[transform](TWO, argnums=argnums)(X, X)
+
+
+@pytest.mark.parametrize("transform", JACOBIANS)
+def test_argnums_out_of_range_empty_or_not_ints_are_runtime_errors(transform):
+    # torch 2.13: RuntimeError "Got argnum=2, but only 2 positional inputs", "argnums must be
+    # non-empty", "argnum must be int, got: <class 'float'>"
+    for argnums, words in ((2, "out of range"), ((), "empty"), ((0, 1.0), "int"), (1.0, "int")):
+        with pytest.raises(RuntimeError, match=words):
+            JACOBIANS[transform](TWO, argnums=argnums)(X, X)
+
+
+RESULTS = {
+    "grad": lambda f: F.grad(f)(X),
+    "vjp": lambda f: F.vjp(f, X),
+    "jvp": lambda f: F.jvp(f, (X,), (X,)),
+    "jacrev": lambda f: F.jacrev(f)(X),
+    "jacfwd": lambda f: F.jacfwd(f)(X),
+    "hessian": lambda f: F.hessian(f)(X),
+}
+
+
+@pytest.mark.parametrize("transform", RESULTS)
+def test_a_result_that_is_not_a_tensor_is_a_runtime_error(transform):
+    # torch 2.13: RuntimeError "vjp(f, *primals): expected f(*primals) to return only tensors, got
+    # unsupported type <class 'float'>" (and grad's, jvp's likewise)
+    for f in (lambda a: 3.0, lambda a: [a.sum(), 2.0]):
+        with pytest.raises(RuntimeError, match="not a Tensor"):
+            RESULTS[transform](f)
+
+
+@pytest.mark.parametrize("transform", ["grad", "jacrev", "jacfwd"])
+def test_has_aux_without_a_pair_is_a_runtime_error(transform):
+    # torch 2.13: RuntimeError "...: output of function f should be a tuple: (output, aux) if has_aux is True"
+    for f in (lambda a: a.sum(), lambda a: (a.sum(), 1, 2)):
+        with pytest.raises(RuntimeError, match="pair"):
+            JACOBIANS[transform](f, has_aux=True)(X)
+    with pytest.raises(RuntimeError, match="pair"):
+        F.vjp(lambda a: a.sum(), X, has_aux=True)
+    with pytest.raises(RuntimeError, match="pair"):
+        F.jvp(lambda a: a.sum(), (X,), (X,), has_aux=True)
+
+
+def test_tangents_and_cotangents_of_the_wrong_structure_or_shape_are_runtime_errors():
+    # torch 2.13: RuntimeError for each ("Expected primals and tangents to have the same python
+    # structure", "Trying to set a forward gradient that has a different size", "Expected pytree
+    # structure of cotangents to be the same", "Mismatch in shape", "Expected primals to be a tuple")
+    cases = [lambda: F.jvp(lambda a: a, (X,), ((X, X),)), lambda: F.jvp(lambda a: a, (X,), (mg.ones(2),)),
+             lambda: F.jvp(lambda a: a, (X,), (X, X)), lambda: F.jvp(lambda a: a, X, (X,)),
+             lambda: F.vjp(lambda a: (a, a), X)[1](X), lambda: F.vjp(lambda a: a, X)[1](mg.ones(2)),
+             lambda: F.linearize(lambda a: a.sin(), X)[1](mg.ones(2))]
+    for case in cases:
+        with pytest.raises(RuntimeError):
+            case()
+
+
+def test_an_integer_argument_is_refused_with_torchs_type_for_each_mode():
+    xi = mg.tensor([1, 2, 3])
+    # torch 2.13: reverse mode RuntimeError "only Tensors of floating point dtype can require
+    # gradients"; forward mode ValueError "Expected primal to be floating point or complex"
+    for reverse in (lambda: F.grad(lambda a: a.sum())(xi), lambda: F.vjp(lambda a: a, xi),
+                    lambda: F.jacrev(lambda a: a)(xi)):
+        with pytest.raises(RuntimeError, match="floating"):
+            reverse()
+    for forward in (lambda: F.jvp(lambda a: a, (xi,), (xi,)), lambda: F.jacfwd(lambda a: a)(xi),
+                    lambda: F.hessian(lambda a: a.sum())(xi), lambda: F.linearize(lambda a: a, xi)):
+        with pytest.raises(ValueError, match="floating"):
+            forward()
