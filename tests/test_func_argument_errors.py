@@ -94,3 +94,18 @@ def test_an_integer_argument_is_refused_with_torchs_type_for_each_mode():
                     lambda: F.hessian(lambda a: a.sum())(xi), lambda: F.linearize(lambda a: a, xi)):
         with pytest.raises(ValueError, match="floating"):
             forward()
+
+
+@pytest.mark.parametrize("transform", RESULTS)
+def test_a_result_without_tensors_or_holding_none_is_a_runtime_error(transform):
+    # torch 2.13: RuntimeError "vjp(f, *primals): Expected f to be a function that has non-empty
+    # output (got output = [])" and "... got unsupported type <class 'NoneType'>"; mg returned None
+    # (or an empty Jacobian) without a word
+    for f in (lambda a: None, lambda a: (), lambda a: {}, lambda a: (None, a * 2), lambda a: {"n": None, "t": a}):
+        with pytest.raises(RuntimeError):
+            RESULTS[transform](f)
+
+
+def test_linearize_takes_a_result_without_tensors_as_torch_does():
+    out, jvp_fn = F.linearize(lambda a: None, X)  # torch 2.13: (None, jvp_fn)
+    assert out is None

@@ -112,6 +112,13 @@ def tensor_leaves(tree: Any, what: str, name: str) -> tuple[list[Tensor], Tree]:
     a ``RuntimeError`` (``torch.func``'s type) that names where it sits in the structure.
     """
     leaves, structure = flatten(tree)
+    if what != "linearize":  # (torch.func's linearize takes them; its other transforms refuse, 2.13)
+        if _holds_none(structure):
+            raise RuntimeError(f"{what}: {name} holds None, not a Tensor; a differentiable value must be a "
+                               f"Tensor or a tuple of Tensors (return None as auxiliary data, has_aux=True)")
+        if not leaves:
+            raise RuntimeError(f"{what}: expected the function to have a non-empty output (got {tree!r}): "
+                               f"there is nothing to differentiate")
     for leaf, path in zip(leaves, paths(structure, name)):
         if not isinstance(leaf, Tensor):
             raise RuntimeError(
@@ -119,3 +126,7 @@ def tensor_leaves(tree: Any, what: str, name: str) -> tuple[list[Tensor], Tree]:
                 f"value must be a Tensor or a tuple of Tensors (or any list, dict or tuple of them): "
                 f"wrap a number with mg.tensor(...), or return it as auxiliary data (has_aux=True)")
     return leaves, structure
+
+
+def _holds_none(tree: Tree) -> bool:
+    return tree.kind == "none" or any(_holds_none(c) for c in tree.children)
