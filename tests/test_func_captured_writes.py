@@ -191,3 +191,26 @@ def test_a_write_without_the_transforms_history_into_a_captured_tensor_happens()
     F.jvp(f, (x,), (mg.ones(3),))
     assert count.item() == 2.0 and not count.requires_grad
     assert int(bn.num_batches_tracked) == 2
+
+
+def test_another_threads_writes_are_not_judged_by_this_threads_transform():
+    import threading
+
+    mine = mg.zeros(3)  # another thread's tensor, made before the transform opened
+    w = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    errors = []
+
+    def other_thread():
+        try:
+            mine.add_(w * 2)  # a recorded write, outside any transform of this thread
+        except RuntimeError as e:
+            errors.append(e)
+
+    def f(x):
+        t = threading.Thread(target=other_thread)
+        t.start()
+        t.join()
+        return (x * x).sum()
+
+    F.grad(f)(mg.tensor(X0))
+    assert not errors and mine.tolist() == [2.0, 4.0, 6.0] and mine.requires_grad

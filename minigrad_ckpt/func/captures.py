@@ -37,6 +37,7 @@ transform: :meth:`CaptureScope.close` cuts it off.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from ..tensor import Tensor, _seq, birth_of, set_capture_guard, transform_births
@@ -50,7 +51,19 @@ CAPTURED_WRITE_REFUSED = ("During a grad (vjp, jvp, grad, etc) transform, the fu
                           "please rewrite the function being transformed to explicitly accept the mutated Tensor(s) "
                           "as inputs.")
 
-_open: list[CaptureScope] = []  # the open scopes, innermost last
+
+
+class _Open(threading.local):
+    """This thread's open scopes, innermost last.  (The births list is shared by the threads: a
+    tensor another thread makes meanwhile counts as made inside -- a refusal missed, never one
+    made in error.)"""
+
+    def __init__(self) -> None:
+        self.scopes: list[CaptureScope] = []
+
+
+_open = _Open()
+_count = [0]  # open scopes in all threads: the guard is installed while there is one
 
 
 class CaptureScope:
@@ -67,15 +80,17 @@ class CaptureScope:
         self.own_memory = {id(t._version) for t in self.passed}
 
     def __enter__(self) -> CaptureScope:
-        _open.append(self)
+        _open.scopes.append(self)
         transform_births.append(self.start)
+        _count[0] += 1
         set_capture_guard(refuse_if_captured)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        _open.pop()
-        transform_births.pop()
-        if not _open:
+        _open.scopes.pop()
+        transform_births.remove(self.start)  # (its own entry: another thread's may be later)
+        _count[0] -= 1
+        if not _count[0]:
             set_capture_guard(None)
         self.close()
 
@@ -123,5 +138,6 @@ def _reaches_before(node: Any, start: int) -> bool:
 def refuse_if_captured(target: Tensor, what: str) -> None:
     """Refuse an in-place write into ``target`` if the innermost open transform's function closes
     over it (called for recorded writes and for writes that carry a tangent)."""
-    if _open and _open[-1].captured(target):
+    scopes = _open.scopes
+    if scopes and scopes[-1].captured(target):
         raise RuntimeError(CAPTURED_WRITE_REFUSED.format(what=what))
