@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..grad_mode import no_grad
 from ..tensor import Tensor
 from ._group import ProcessGroup, ReduceOp, Work
 from .world import world_group
@@ -28,10 +29,9 @@ def _array_of(tensor: Any, what: str) -> Any:
 
 
 def _write(tensor: Tensor, arr: Any) -> None:
-    """Put ``arr`` into ``tensor``'s memory behind the engine's back, as MPI does in place."""
-    tensor.prepare_write()
-    tensor._data[...] = arr
-    tensor.increment_version()
+    """Put ``arr`` into ``tensor``'s memory (a collective's output is data, not recorded)."""
+    with no_grad():
+        tensor.copy_(Tensor.constant(arr, tensor._device))
 
 
 def _reduce_op(op: Any, arr: Any, what: str) -> ReduceOp:
