@@ -406,6 +406,9 @@ def scenario_nccl() -> None:
     dist.init_process_group()  # backend=None picks NCCL for a CUDA default device
     g = dist.group()
     assert g.backend == "nccl", g.backend
+    # the communicator's GPU is this rank's current one: what "cuda" means from now on
+    assert mg.cuda.current_device() == g.local_rank % mg.cuda.device_count()
+    assert str(mg.device("cuda")) == f"cuda:{mg.cuda.current_device()}"
     rank, world = dist.get_rank(), dist.get_world_size()
     out = {"world": world}
     t = mg.tensor([1.0 + rank, 2.0], dtype="float32", device="cuda")

@@ -35,7 +35,7 @@ import time
 import traceback
 from typing import Any
 
-from ..backend import cupy_nccl
+from ..backend import cupy_nccl, set_current_device_index
 from ..backend import host_numpy as numpy
 from ._watchdog import EventRequest, Watchdog
 
@@ -166,8 +166,11 @@ class ProcessGroup:
 
     def _init_nccl(self) -> None:
         cupy, nccl = cupy_nccl()
-        # One process per GPU: the rank's index on its machine picks the device.
-        cupy.cuda.Device(self.local_rank % cupy.cuda.runtime.getDeviceCount()).use()
+        # One process per GPU: the rank's index on its machine picks the device, which is then
+        # what "cuda", x.cuda() and model.cuda() mean in this process (mg.cuda.set_device's)
+        index = self.local_rank % cupy.cuda.runtime.getDeviceCount()
+        cupy.cuda.Device(index).use()
+        set_current_device_index("cuda", index)
         uid = nccl.get_unique_id() if self.rank == 0 else None
         uid = self.comm.bcast(uid, root=0)
         self._use_nccl(cupy, nccl, nccl.NcclCommunicator(self.size, uid, self.rank))
