@@ -1373,6 +1373,7 @@ SPECS: list[OpSpec] = [
     _spec("Ceil", unary(R["Ceil"], GRID_X, TIES)),
     _spec("Trunc", unary(R["Trunc"], GRID_X, TIES)),
     _spec("Sign", unary(R["Sign"], GRID_X, TIES), forward_dtypes=("float64", "float32", "int64", "int8")),
+    _spec("RealAngle", unary(R["RealAngle"], GRID_X, Dom(-2.0, 2.0, grid=0.5, specials=(0.0, -0.0)))),
     _spec("Round", attrs_unary("Round", lambda d: {"decimals": d(st.sampled_from([0, 1, 2, -1]))},
                                GRID_X, Dom(-3.0, 3.0, grid=0.25, specials=(0.05, 0.15, 2.5)))),
     # binary math beyond arithmetic

@@ -13,10 +13,13 @@ from typing import Any
 
 from ..backend import get_default_dtype
 from ..ops import complex_numbers as _cx
+from ..ops.elementwise import RealAngle
 from ..tape import apply
 from ..tensor import Tensor
 from .arguments import as_tensor, broadcast_shapes
 from .elementwise import cos, multiply, sin, where
+
+_REAL_ANGLE = RealAngle()  # (no attributes: one instance serves every call)
 
 __all__ = ["real", "imag", "conj", "is_complex", "complex", "complex_from_parts", "angle", "polar",
            "view_as_real", "view_as_complex"]
@@ -69,10 +72,12 @@ def complex_from_parts(re: Any, im: Any) -> Tensor:
 def angle(x: Any) -> Tensor:
     """The argument (phase) ``atan2(Im x, Re x)`` in ``(-pi, pi]``, in radians; for a real
     tensor ``pi`` where it is negative, NaN where it is NaN and 0 elsewhere (a constant, as
-    NumPy's and PyTorch's ``angle``)."""
+    PyTorch's ``angle``: recorded with gradient 0, so ``x.grad`` is 0, not an error)."""
     x = as_tensor(x)
     if x.dtype.kind == "c":
         return apply(_cx.Angle(), x)
+    if x.dtype.kind == "f":  # recorded, gradient 0, as PyTorch's
+        return apply(_REAL_ANGLE, x)
     pi = x._device.xp.asarray(3.141592653589793, dtype=x.dtype if x.dtype.kind == "f" else get_default_dtype())
     phase = where(x.detach() < 0, Tensor._wrap(pi, None, x._device), 0.0 * pi)
     return where(x.detach() != x.detach(), float("nan"), phase) if x.dtype.kind == "f" else phase

@@ -852,6 +852,25 @@ class Sign(_Step):
     fn = "sign"
 
 
+class RealAngle(_Step):
+    """``angle`` of a real tensor: pi where it is negative, NaN where it is NaN, 0 elsewhere (-0.0
+    included, where NumPy's ``angle`` gives pi); gradient 0 and recorded, as PyTorch's, so
+    ``angle(x).sum().backward()`` gives ``x.grad`` 0, not an error."""
+
+    fn = "real_angle"
+
+    def forward(self, xp, x):
+        return _real_angle(xp, x)
+
+    def reference(self, np, x):
+        return _real_angle(np, x)
+
+
+def _real_angle(xp: Any, x: Any) -> Any:
+    pi = xp.asarray(3.141592653589793, dtype=x.dtype)
+    return xp.where(x < 0, pi, xp.where(x != x, x, xp.zeros_like(x)))
+
+
 # ---------------------------------------------------------- more binary math
 def _at_origin_zero(xp: Any, num: Any, den: Any) -> Any:
     """``num / den``, and 0 where ``den`` is 0 (the origin, where the derivative does not exist)."""
