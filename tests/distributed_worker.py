@@ -931,7 +931,7 @@ class _UnusedBranch(nn.Module):
         super().__init__()
         self.a, self.b, self.c = nn.Linear(3, 2), nn.Linear(3, 2), nn.Linear(3, 2)
 
-    def forward(self, x, rank):
+    def forward(self, x, rank):  # b is used where rank == 1
         return self.a(x) + self.b(x) if rank == 1 else self.a(x)
 
 
@@ -996,6 +996,14 @@ def _ddp_grads_with_an_unused_branch(rank: int) -> dict:
             model(x, rank).sum().backward()
             grads[f"{find_unused} {step}"] = {n: None if p.grad is None else p.grad.flatten()[:2].tolist()
                                               for n, p in model.module.named_parameters()}
+    mg.manual_seed(0)  # b used inside no_sync on rank 0 only, then by no rank: averaged all the same
+    model = DDP(_UnusedBranch().double(), find_unused_parameters=True)
+    x = mg.ones(4, 3, dtype=mg.float64) * (rank + 1)
+    with model.no_sync():
+        model(x, 1 - rank).sum().backward()
+    model(x, -1).sum().backward()
+    grads["no_sync"] = {n: None if p.grad is None else p.grad.flatten()[:2].tolist()
+                        for n, p in model.module.named_parameters()}
     return grads
 
 

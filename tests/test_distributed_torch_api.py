@@ -87,6 +87,10 @@ TORCH_GRADS = {
                "c.weight": None, "c.bias": None},
     "True 2": {"a.weight": [12.0, 12.0], "a.bias": [8.0, 8.0], "b.weight": [8.0, 8.0], "b.bias": [4.0, 4.0],
                "c.weight": None, "c.bias": None},
+    # b used inside no_sync on rank 0 only, then a synced backward that uses it on no rank: its
+    # accumulated gradient is still averaged (4 / 2), as torch's local_used_map counts no_sync's use
+    "no_sync": {"a.weight": [12.0, 12.0], "a.bias": [8.0, 8.0], "b.weight": [2.0, 2.0], "b.bias": [2.0, 2.0],
+                "c.weight": None, "c.bias": None},
 }
 REFUSED = ["ValueError: DistributedDataParallel device_ids and output_device argumen",
            "NotImplementedError: DistributedDataParallel(mixed_precision=...) is not offered ",

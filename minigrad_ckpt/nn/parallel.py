@@ -187,7 +187,7 @@ class DistributedDataParallel(Module):
         object.__setattr__(self, "wait_seconds", 0.0)  # time the last backward waited for all-reduces
         object.__setattr__(self, "_poller", None)
         object.__setattr__(self, "_reduced_in_place", set())  # memory of the .grads reduced where they lie
-        object.__setattr__(self, "_used", set())  # ids of the parameters this backward gave a gradient
+        object.__setattr__(self, "_used", set())  # ids of the parameters given a gradient since the last averaging
         object.__setattr__(self, "_stop", threading.Event())
         object.__setattr__(self, "_mpi_lock", threading.Lock())  # one thread in MPI on our requests at a time
         object.__setattr__(self, "_join", None)           # the join() block in progress, if any
@@ -298,7 +298,6 @@ class DistributedDataParallel(Module):
             b.pending = len(b.params)
             b.works = []
         self._reduced_in_place.clear()
-        self._used.clear()
         queue_callback(self._finish)
 
     def _on_backward_start(self, grad: Tensor) -> None:
@@ -306,11 +305,11 @@ class DistributedDataParallel(Module):
             self._start()
 
     def _on_grad_ready(self, p: Tensor) -> None:
+        self._used.add(id(p))  # since the last averaging, no_sync's backwards too (PyTorch's local_used_map)
         if not self._sync_next:
             return
         if not self._active:
             self._start()
-        self._used.add(id(p))
         b = self._where[id(p)]
         b.pending -= 1
         if b.pending == 0:
@@ -421,11 +420,13 @@ class DistributedDataParallel(Module):
                 b.works, b.alone = [], []  # the copies may be large: not kept until the next backward
         finally:
             self._stop_poller()
+            self._used.clear()
             object.__setattr__(self, "_active", False)
 
     def _used_by_some_rank(self, shadowing: bool = False) -> set[int]:
-        """``find_unused_parameters=True``: the ids of the parameters some rank's backward gave a
-        gradient (one collective of a flag per parameter).  PyTorch leaves the ``.grad`` of a
+        """``find_unused_parameters=True``: the ids of the parameters some rank gave a gradient since
+        the last averaging -- in this backward or a ``no_sync`` one before it (one collective of a
+        flag per parameter).  PyTorch leaves the ``.grad`` of a
         parameter no rank used untouched -- ``None`` stays ``None``, so an optimizer skips it --
         where without the option the engine averages zeros into it."""
         from ..distributed import ReduceOp
