@@ -24,7 +24,9 @@ offloading, a callable, a checkpoint nested in a remat):
 
 from __future__ import annotations
 
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 from hypothesis import assume, given
@@ -34,25 +36,17 @@ import minigrad_ckpt as mg
 from minigrad_ckpt import checkpoint as ck
 from minigrad_ckpt.nn import functional as F
 
+TESTS = Path(__file__).parent.parent / "tests"
+sys.path.insert(0, str(TESTS))
+# a custom function drawing a noise it saves: the one node whose replay runs user code (its
+# forward, from the generator state the forward pass had), which no policy may skip
+from checkpoint_custom_functions import NoisyScale  # noqa: E402
+
+sys.path.remove(str(TESTS))
+
 mg.manual_seed(0)
 W = mg.randn(4, 4, requires_grad=True)
 CONSTANT = np.linspace(-1.0, 1.0, 12).reshape(3, 4)
-
-class NoisyScale(mg.autograd.Function):
-    """A custom function drawing a noise it saves: the one node whose replay runs user code (its
-    ``forward``, from the generator state the forward pass had), which no policy may skip."""
-
-    @staticmethod
-    def forward(ctx, u):
-        noise = mg.rand_like(u)
-        ctx.save_for_backward(noise)
-        return u * noise
-
-    @staticmethod
-    def backward(ctx, grad):
-        (noise,) = ctx.saved_tensors
-        return grad * noise
-
 
 OPS = {
     "tanh": lambda u, v: mg.tanh(u),
