@@ -1004,7 +1004,23 @@ def _ddp_grads_with_an_unused_branch(rank: int) -> dict:
     model(x, -1).sum().backward()
     grads["no_sync"] = {n: None if p.grad is None else p.grad.flatten()[:2].tolist()
                         for n, p in model.module.named_parameters()}
+    mg.manual_seed(0)  # the model's forward checkpointed: the replay's gradients count as used the same
+    model = DDP(_Checkpointed(_UnusedBranch().double()), find_unused_parameters=True)
+    model(mg.ones(4, 3, dtype=mg.float64) * (rank + 1), rank).sum().backward()
+    grads["checkpointed"] = {n.removeprefix("inner."): None if p.grad is None else p.grad.flatten()[:2].tolist()
+                             for n, p in model.module.named_parameters()}
     return grads
+
+
+class _Checkpointed(nn.Module):
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, x, rank):
+        from minigrad_ckpt.checkpoint import checkpoint
+
+        return checkpoint(self.inner, x, rank)
 
 
 if __name__ == "__main__":

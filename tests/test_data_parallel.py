@@ -36,7 +36,20 @@ def test_without_a_gpu_it_trains_as_the_module_itself_with_pytorchs_keys():
 def test_keyword_inputs_and_nested_outputs_pass_through():
     class Pair(nn.Module):
         def forward(self, x, *, scale):
-            return {"double": (x * scale, [x])}
+            return {"double": (x * scale, [x]), "max": mg.max(x, dim=0)}
 
     out = nn.DataParallel(Pair())(mg.ones(2), scale=2.0)
     assert out["double"][0].tolist() == [2.0, 2.0] and out["double"][1][0].tolist() == [1.0, 1.0]
+    assert out["max"].values.item() == 1.0  # a named tuple stays one
+
+
+def test_what_moves_to_the_gpu_keeps_its_structure():
+    # on a GPU the wrapper moves inputs and outputs through this; the strict device stands in for it
+    from minigrad_ckpt.nn.data_parallel import _moved
+    from minigrad_ckpt.testing import strict  # noqa: F401 (registers the strict stand-in devices)
+
+    moved = _moved({"max": mg.max(mg.ones(2, 3), dim=1), "list": [mg.ones(1), 3], "none": None},
+                   mg.device("strict"))
+    assert type(moved["max"]).__name__ == "ValuesIndices"
+    assert {str(t.device) for t in (moved["max"].values, moved["max"].indices, moved["list"][0])} == {"strict:0"}
+    assert moved["list"][1] == 3 and moved["none"] is None

@@ -118,6 +118,7 @@ def test_a_pytorch_scripts_collectives_and_ddp_under_mpiexec():
         assert got["scatter_object_list"] == [f"to {rank}"]
         grads = got["grads"]
         assert {k: grads[k] for k in TORCH_GRADS} == TORCH_GRADS
+        assert grads["checkpointed"] == TORCH_GRADS["True 1"]  # the forward checkpointed: the same
         # without the option (where PyTorch raises at the next forward) the engine averages zeros
         assert grads["False 1"]["c.weight"] == [0.0, 0.0] and grads["False 2"]["b.weight"] == [8.0, 8.0]
         assert got["refused"] == REFUSED

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..backend import cuda_device_count, get_device
+from ..func.pytree import flatten, unflatten
 from ..tensor import Tensor
 from .module import Module
 
@@ -65,11 +66,6 @@ def _index(device: Any) -> int:
 
 
 def _moved(value: Any, device: Any) -> Any:
-    """``value`` with every tensor in it (through tuples, lists and dicts) on ``device``."""
-    if isinstance(value, Tensor):
-        return value.to(device)
-    if isinstance(value, (tuple, list)):
-        return type(value)(_moved(v, device) for v in value)
-    if isinstance(value, dict):
-        return {k: _moved(v, device) for k, v in value.items()}
-    return value
+    """``value`` with every tensor in it (through tuples, named tuples, lists and dicts) on ``device``."""
+    leaves, tree = flatten(value)
+    return unflatten(tree, [x.to(device) if isinstance(x, Tensor) else x for x in leaves])

@@ -190,7 +190,7 @@ class Optimizer:
         # a tiny-tensor step's instructions (benchmarks/instructions.py regression) went to it
         stateless = not st and key is p
         work = st if stateless else self._as_the_rule_reads(st, key)
-        given = st if stateless else dict(work)
+        given = None if stateless else dict(work)
         g = p.grad._data
         if group.get("maximize"):  # PyTorch's order: negate first, then weight decay
             g = -g

@@ -248,6 +248,11 @@ def test_demo_runs_on_cuda(tmp_path):
     assert summary["final_loss"] < summary["first_loss"]
 
 
+class _MaxOfRows(nn.Module):
+    def forward(self, x):
+        return mg.max(x, dim=1)
+
+
 def test_data_parallel_on_one_gpu_runs_the_module_there_and_refuses_a_split():
     mg.manual_seed(0)
     model = nn.Sequential(nn.Linear(3, 4), nn.Tanh()).to("cuda:0")
@@ -256,6 +261,8 @@ def test_data_parallel_on_one_gpu_runs_the_module_there_and_refuses_a_split():
     out = wrapped(mg.tensor(x))  # a CPU input goes to the module's GPU, as PyTorch's scatter moves it
     assert str(out.device) == "cuda:0"
     np.testing.assert_allclose(out.numpy(), model(mg.tensor(x, device="cuda:0")).numpy(), rtol=0, atol=0)
+    values, indices = nn.DataParallel(_MaxOfRows())(mg.tensor(x))  # a named tuple's tensors move too
+    assert str(values.device) == str(indices.device) == "cuda:0"
     if mg.cuda.device_count() > 1:
         with pytest.raises(NotImplementedError, match="DistributedDataParallel"):
             nn.DataParallel(model)
