@@ -130,7 +130,10 @@ class DistributedDataParallel(Module):
     ``delay_all_reduce_named_params``, ``device_mesh``,
     ``skip_all_reduce_unused_params``) are refused.
     ``backward(create_graph=True)`` is refused (the averaged gradients would
-    not be differentiable).  When every rank runs on one machine (CPU tensors,
+    not be differentiable).  PyTorch's two public switches are attributes here too:
+    ``require_backward_grad_sync = False`` is what ``no_sync()`` sets (a forward with it
+    off only accumulates), ``require_forward_param_sync = False`` skips the buffers'
+    broadcast before a forward.  When every rank runs on one machine (CPU tensors,
     MPI), the gradients are summed through a shared-memory window instead of
     MPI's all-reduce -- about half the time, bitwise the same for two ranks
     (``minigrad_ckpt/distributed/_node_sum.py``; ``docs/distributed.md``).
@@ -180,7 +183,10 @@ class DistributedDataParallel(Module):
                 where[id(p)] = b
         object.__setattr__(self, "_where", where)
         object.__setattr__(self, "_node_sum", self._make_node_sum(group))
-        object.__setattr__(self, "_require_sync", True)
+        # PyTorch's public switches, which scripts set directly (nanoGPT's gradient accumulation sets
+        # require_backward_grad_sync rather than entering no_sync()): read at each forward
+        object.__setattr__(self, "require_backward_grad_sync", True)
+        object.__setattr__(self, "require_forward_param_sync", True)
         object.__setattr__(self, "_sync_next", True)   # decided at forward time, as in PyTorch
         object.__setattr__(self, "_active", False)     # a backward with reduction is running
         object.__setattr__(self, "_next", 0)           # the next bucket to start
@@ -255,13 +261,13 @@ class DistributedDataParallel(Module):
     # -------------------------------------------------------------- forward
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         if self._join is not None:
-            self._join.announce(self, active=True, sync=self._require_sync)
-        if self.broadcast_buffers and self._group.size > 1:
+            self._join.announce(self, active=True, sync=self.require_backward_grad_sync)
+        if self.broadcast_buffers and self.require_forward_param_sync and self._group.size > 1:
             for b in self.module.buffers():
                 b.prepare_write()
                 self._group.broadcast(b._data, 0)
                 b.increment_version()
-        object.__setattr__(self, "_sync_next", self._require_sync)
+        object.__setattr__(self, "_sync_next", bool(self.require_backward_grad_sync))
         out = self.module(*args, **kwargs)
         if self._sync_next:
             # A hook on each output starts the bookkeeping as backward enters
@@ -276,12 +282,12 @@ class DistributedDataParallel(Module):
     def no_sync(self) -> Iterator[None]:
         """Inside, forward/backward passes only accumulate local gradients; the
         first backward after a forward outside it averages the accumulated sum."""
-        old = self._require_sync
-        object.__setattr__(self, "_require_sync", False)
+        old = self.require_backward_grad_sync
+        object.__setattr__(self, "require_backward_grad_sync", False)
         try:
             yield
         finally:
-            object.__setattr__(self, "_require_sync", old)
+            object.__setattr__(self, "require_backward_grad_sync", old)
 
     # ------------------------------------------------------------- backward
     def _start(self) -> None:
