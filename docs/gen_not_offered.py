@@ -30,7 +30,9 @@ GROUPS = [
     ("Devices the engine does not drive", "the engine runs on the CPU (NumPy) and CUDA GPUs (CuPy) only",
      lambda n: n in ("ipu", "xpu", "mtia", "is_ipu", "is_xpu", "is_mps", "is_maia", "is_mtia", "is_vulkan",
                      "is_xla")),
-    ("Dtypes NumPy does not have", "NumPy has no bfloat16 and no complex32 (`chalf`); complex tensors are "
+    ("Dtypes NumPy does not have", "NumPy has no bfloat16 and no complex32 (`chalf`): `mg.bfloat16`, "
+     "`mg.complex32` and `mg.chalf` exist so that a script naming them runs, and computing in them is a "
+     "`TypeError` naming what to use (`mg.cuda.is_bf16_supported()` is `False`); complex tensors are "
      "offered in complex64 and complex128 (`x.cfloat()`, `x.cdouble()`, `mg.complex`, `x.real`, `x.imag`, `x.mH`)",
      lambda n: n in ("bfloat16", "cdouble", "cfloat", "chalf", "conj", "conj_physical", "conj_physical_",
                      "resolve_conj", "resolve_neg", "is_conj", "is_neg", "angle", "real", "imag", "H", "mH",

@@ -59,6 +59,9 @@ complex128 = backend.host_numpy.dtype("complex128")
 # PyTorch's dtype names (``mg.double``, ``mg.float``, ...): ``torch.float`` is float32, ``torch.int`` int32.
 double, half, long, short = float64, float16, int64, int16
 float, int, bool = float32, int32, bool_  # noqa: A001  (attributes of the package, as in torch)
+# PyTorch's dtypes NumPy lacks: named, so that a script naming them runs; computing in them is a TypeError
+bfloat16, complex32 = backend.BFLOAT16, backend.COMPLEX32
+chalf = complex32
 
 
 def from_dlpack(obj: object) -> Tensor:
@@ -111,6 +114,7 @@ __all__ = [
     "kaiser_window", "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor",
     "CharTensor", "ByteTensor", "BoolTensor",
     "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool_", "complex64", "complex128",
+    "bfloat16", "complex32", "chalf",  # named only: computing in them is a TypeError (backend.DtypeNotOffered)
     "double", "half", "long", "short",  # mg.float, mg.int, mg.bool too, kept out of ``import *`` (builtins)
     # devices and randomness
     "Device", "device", "get_device", "get_default_device", "set_default_device", "manual_seed",

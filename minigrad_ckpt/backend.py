@@ -83,8 +83,47 @@ SUPPORTED_DTYPES = tuple(
 _SUPPORTED = frozenset(SUPPORTED_DTYPES)
 
 
+class DtypeNotOffered:
+    """A PyTorch dtype NumPy lacks (``bfloat16``, ``complex32``): the name exists so that a script
+    that merely names it runs (nanoGPT builds ``{'float32': torch.float32, 'bfloat16':
+    torch.bfloat16, ...}[dtype]`` before choosing), and computing in it is a ``TypeError`` that
+    says what to use instead.  It equals no dtype; ``numpy.dtype()`` of it raises that error."""
+
+    def __init__(self, name: str, instead: str) -> None:
+        self.name, self.instead = name, instead
+
+    def __repr__(self) -> str:
+        return f"minigrad_ckpt.{self.name}"
+
+    def refusal(self) -> TypeError:
+        return TypeError(f"dtype {self.name} is not offered: the engine computes with NumPy, which has no "
+                         f"{self.name}; use {self.instead}")
+
+    @property
+    def dtype(self) -> numpy.dtype:  # what numpy.dtype(obj) asks of an object
+        raise self.refusal()
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self.name != "complex32"
+
+    @property
+    def is_complex(self) -> bool:
+        return self.name == "complex32"
+
+
+#: PyTorch's dtypes that NumPy has no counterpart of, by the names a user may write
+BFLOAT16 = DtypeNotOffered("bfloat16", "float32 (or float16)")
+COMPLEX32 = DtypeNotOffered("complex32", "complex64")
+_NOT_OFFERED_NAMES = {"bfloat16": BFLOAT16, "complex32": COMPLEX32, "chalf": COMPLEX32}
+
+
 def as_dtype(dtype: Any) -> numpy.dtype:
     """Turn a dtype-like (``"float32"``, ``numpy.float32``, a dtype) into a supported NumPy dtype."""
+    if isinstance(dtype, str) and dtype in _NOT_OFFERED_NAMES:  # NumPy would answer "not understood"
+        dtype = _NOT_OFFERED_NAMES[dtype]
+    if isinstance(dtype, DtypeNotOffered):
+        raise dtype.refusal()
     try:
         dt = numpy.dtype(dtype)
     except TypeError as exc:
@@ -501,6 +540,8 @@ def device_or_dtype(target: Any) -> tuple[Device | None, numpy.dtype | None]:
         try:
             return get_device(target), None
         except ValueError:
+            if target in _NOT_OFFERED_NAMES:  # a dtype by name, only not one NumPy has
+                raise _NOT_OFFERED_NAMES[target].refusal() from None
             try:
                 return None, as_dtype(target)
             except TypeError:

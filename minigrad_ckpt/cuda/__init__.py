@@ -14,12 +14,18 @@ from ..backend import _cupy, cuda_device_count, current_device_index, get_device
 
 __all__ = ["is_available", "device_count", "synchronize", "memory_used_bytes", "amp", "manual_seed",
            "manual_seed_all", "seed", "seed_all", "initial_seed", "set_device", "current_device", "device",
-           "get_device_name", "memory_allocated", "memory_reserved", "empty_cache"]
+           "get_device_name", "memory_allocated", "memory_reserved", "empty_cache", "is_bf16_supported"]
 
 
 def is_available() -> bool:
     """True if CuPy is installed and sees at least one CUDA GPU."""
     return cuda_device_count() > 0
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """False: the engine has no bfloat16 (NumPy and CuPy lack the dtype), on any GPU.  Scripts
+    that ask before choosing their training dtype (nanoGPT) then choose float16 or float32."""
+    return False
 
 
 def device_count() -> int:
