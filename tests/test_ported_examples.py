@@ -31,6 +31,7 @@ from ported_init import reference_weights  # noqa: E402
 def _load(name: str):
     spec = importlib.util.spec_from_file_location(f"ported_{name}", PORTED / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[module.__name__] = module  # where dataclasses look up the module of a class
     spec.loader.exec_module(module)
     return module
 
@@ -131,6 +132,8 @@ RUNS = {
     # a row), so its true gradient is 0 and AdamW's steps follow each engine's round-off noise.
     "transformer_classifier": ("transformer_classifier", [], False,
                                {"in_proj_bias": slice(16, 32)}),
+    "nanogpt": ("nanogpt", [], False, {}),
+    "nanogpt_slow_nobias_f64": ("nanogpt", ["--slow-attention", "--no-bias", "--double"], True, {}),
 }
 
 

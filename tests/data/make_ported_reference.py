@@ -13,7 +13,7 @@ losses (``<prog>|losses``) and the final weights (``<prog>|final|<name>``).  Dro
 switched off in the MNIST net on both sides (``p = 0``): two engines' random masks differ.
 
 The ``RUN_AS_TORCH`` programs (``vae``, ``word_language_model``, ``dcgan``, ``reinforce``,
-``triplet``, ``transformer_classifier``) are read from ``examples/ported/`` and run as torch
+``triplet``, ``transformer_classifier``, ``nanogpt``) are read from ``examples/ported/`` and run as torch
 programs after the reverse rename (``mg.`` -> ``torch.``, ``minigrad_ckpt`` -> ``torch``), so
 the two sides cannot drift apart.  Each ``main(argv, init)`` calls ``init(key, model)`` on its
 freshly built models: here it records their weights (``<run>|init|<key>|<name>``).  The random
@@ -284,6 +284,8 @@ RUN_AS_TORCH = {  # run name: (program in examples/ported, argv)
     "reinforce": ("reinforce", []),
     "triplet": ("triplet", []),
     "transformer_classifier": ("transformer_classifier", []),
+    "nanogpt": ("nanogpt", []),
+    "nanogpt_slow_nobias_f64": ("nanogpt", ["--slow-attention", "--no-bias", "--double"]),
 }
 RECORDED_DRAWS = ("randn", "randn_like", "multinomial")
 
@@ -293,6 +295,7 @@ def as_torch_program(name: str) -> types.ModuleType:
     src = (HERE.parents[1] / "examples" / "ported" / f"{name}.py").read_text()
     src = src.replace("import minigrad_ckpt as mg", "import torch").replace("minigrad_ckpt", "torch")
     module = types.ModuleType(f"torch_{name}")
+    sys.modules[module.__name__] = module  # where dataclasses look up the module of a class
     exec(compile(re.sub(r"\bmg\.", "torch.", src), f"{name}.py", "exec"), module.__dict__)
     return module
 
