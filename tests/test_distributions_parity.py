@@ -177,3 +177,29 @@ def test_a_number_parameter_goes_to_the_other_parameters_device(device):
     (n.log_prob(x).sum() + n.cdf(x).sum()).backward()
     assert str(loc.grad.device).startswith(device)
     assert str(Normal(0.0, mg.ones(2, device=device)).loc.device).startswith(device)
+
+
+@pytest.mark.parametrize("dtype", [mg.float64, mg.float32])
+@pytest.mark.parametrize("scale_of", ["tensor", "number"])
+def test_a_normal_built_from_leaves_is_differentiated_twice_as_torch(dtype, scale_of):
+    # torch: Normal(loc, scale).loc is loc (broadcast_all keeps a tensor already of the shape), so
+    # log_prob(x).sum().backward() then entropy().sum().backward() runs; mg's expand of the same
+    # shape was a graph node the first backward freed ("backward through the graph a second time")
+    loc = _t([0.5, -1.0], dtype=dtype).requires_grad_()
+    scale = _t([2.0, 0.5], dtype=dtype).requires_grad_() if scale_of == "tensor" else 2.0
+    d = Normal(loc, scale)
+    assert d.loc is loc and (scale_of == "number" or d.scale is scale)
+    x = _t([1.0, 0.0], dtype=dtype)
+    d.log_prob(x).sum().backward()
+    d.mean.sum().backward()  # d/dloc 1
+    s, diff = (np.array([2.0, 0.5]) if scale_of == "tensor" else 2.0), np.array([0.5, 1.0])
+    np.testing.assert_allclose(loc.grad.numpy(), diff / s ** 2 + 1, rtol=1e-6)
+    if scale_of == "tensor":
+        d.entropy().sum().backward()  # d/dscale 1/scale, after the log_prob's -1/scale + (x-loc)^2/scale^3
+        np.testing.assert_allclose(scale.grad.numpy(), diff ** 2 / s ** 3, rtol=1e-6)
+
+
+def test_normal_refuses_a_parameter_that_is_neither_a_number_nor_a_tensor_as_torch():
+    # torch: Normal([0.], 1.) -> ValueError from broadcast_all (mg: float([0.]) was a TypeError)
+    with pytest.raises(ValueError, match="Input arguments must all be instances of Number"):
+        Normal([0.0], 1.0)

@@ -37,6 +37,21 @@ def _broadcast(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(host_numpy.broadcast_shapes(tuple(a), tuple(b)))
 
 
+def _broadcast_all(*values: Any) -> list[Tensor]:
+    """PyTorch's ``broadcast_all``: numbers become tensors of the first tensor's dtype and device,
+    then all are broadcast to one shape. A tensor already of that shape is kept itself, not an
+    ``expand`` of it (``Normal(loc, scale).loc is loc``, as PyTorch's): an expand is a node of the
+    graph, freed by the first ``backward()``, so a distribution built from leaves could not be
+    differentiated twice (PyTorch's can: ``log_prob(x).backward()``, then ``entropy().backward()``)."""
+    if not all(isinstance(v, (Tensor, int, float)) for v in values):
+        raise ValueError("Input arguments must all be instances of Number, torch.Tensor or objects "
+                         "implementing __torch_function__.")
+    like = next((v for v in values if isinstance(v, Tensor)), None)
+    tensors = [_as_float_tensor(v, like) for v in values]
+    shape = tuple(host_numpy.broadcast_shapes(*(tuple(t.shape) for t in tensors)))
+    return [t if tuple(t.shape) == shape else t.expand(*shape) for t in tensors]
+
+
 def _where(mask: Tensor, value: float, t: Tensor) -> Tensor:
     """``t`` with ``value`` where ``mask`` (PyTorch's formulas write ``t[mask] = value``)."""
     return where(mask.expand(*t.shape), creation.full_like(t, value), t)
@@ -281,11 +296,8 @@ class Normal(Distribution):
     has_rsample = True
 
     def __init__(self, loc: Any, scale: Any, validate_args: Any = None) -> None:
-        like = loc if isinstance(loc, Tensor) else scale if isinstance(scale, Tensor) else None
-        loc, scale = _as_float_tensor(loc, like), _as_float_tensor(scale, like)
-        shape = _broadcast(loc.shape, scale.shape)
-        self.loc, self.scale = loc.expand(*shape), scale.expand(*shape)
-        self.batch_shape = shape
+        self.loc, self.scale = _broadcast_all(loc, scale)
+        self.batch_shape = tuple(self.loc.shape)
         self._check_parameters(validate_args)
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
