@@ -1,11 +1,11 @@
-"""``mg.distributions``: PyTorch's ``Categorical``, ``Normal``, ``Bernoulli`` (and ``Independent``,
-which reads batch dims of one as an event) with their
-formulas (``log_prob``, ``entropy``, ``sample``, the reparameterized ``Normal.rsample``) and
+"""``mg.distributions``: PyTorch's ``Categorical``, ``Normal``, ``Bernoulli``, ``Uniform`` (and
+``Independent``, which reads batch dims of one as an event) with their formulas (``log_prob``,
+``entropy``, ``sample``, the reparameterized ``Normal.rsample`` and ``Uniform.rsample``) and
 ``kl_divergence`` between two of a kind (``kl``: PyTorch's module, with ``register_kl``) -- what
 REINFORCE, actor-critic and VAE programs use.
 
 Each is a composition of the engine's differentiable ops, so ``log_prob`` and ``entropy``
-carry gradients to the parameters (and ``rsample`` to ``loc`` and ``scale``); samples are drawn
+carry gradients to the parameters (and ``rsample`` to ``loc`` and ``scale``, ``low`` and ``high``); samples are drawn
 from the engine's generator, so PyTorch's numbers for a seed are not reproduced, its
 distributions are.  ``validate_args`` (on by default, as PyTorch's) checks parameters against
 ``arg_constraints`` and values against ``support`` (the ``constraints`` module's objects).
@@ -17,6 +17,7 @@ from __future__ import annotations
 from . import constraints, kl
 from .distributions import Bernoulli, Categorical, Distribution, Independent, Normal
 from .kl import kl_divergence, register_kl
+from .uniform import Uniform
 
-__all__ = ["Distribution", "constraints", "Categorical", "Normal", "Bernoulli", "Independent", "kl", "kl_divergence",
-           "register_kl"]
+__all__ = ["Distribution", "constraints", "Categorical", "Normal", "Bernoulli", "Uniform", "Independent", "kl",
+           "kl_divergence", "register_kl"]

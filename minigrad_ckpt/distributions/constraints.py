@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..tensor import Tensor
 
 __all__ = ["Constraint", "real", "positive", "unit_interval", "boolean", "simplex", "integer_interval",
-           "independent"]
+           "independent", "greater_than", "less_than", "interval"]
 
 
 class Constraint:
@@ -34,9 +34,9 @@ class Real(Constraint):
 
 
 class GreaterThan(Constraint):
-    """``value > lower_bound`` (strictly: a zero scale is outside)."""
+    """``value > lower_bound`` (strictly: a zero scale is outside; the bound may be a tensor)."""
 
-    def __init__(self, lower_bound: float) -> None:
+    def __init__(self, lower_bound: float | Tensor) -> None:
         self.lower_bound = lower_bound
 
     def check(self, value: Tensor) -> Tensor:
@@ -46,10 +46,23 @@ class GreaterThan(Constraint):
         return f"GreaterThan(lower_bound={self.lower_bound})"
 
 
-class Interval(Constraint):
-    """``lower_bound <= value <= upper_bound`` (NaN is outside)."""
+class LessThan(Constraint):
+    """``value < upper_bound`` (strictly; the bound may be a tensor: a ``Uniform``'s ``low`` below its ``high``)."""
 
-    def __init__(self, lower_bound: float, upper_bound: float) -> None:
+    def __init__(self, upper_bound: float | Tensor) -> None:
+        self.upper_bound = upper_bound
+
+    def check(self, value: Tensor) -> Tensor:
+        return value < self.upper_bound
+
+    def __repr__(self) -> str:
+        return f"LessThan(upper_bound={self.upper_bound})"
+
+
+class Interval(Constraint):
+    """``lower_bound <= value <= upper_bound`` (NaN is outside; the bounds may be tensors)."""
+
+    def __init__(self, lower_bound: float | Tensor, upper_bound: float | Tensor) -> None:
         self.lower_bound, self.upper_bound = lower_bound, upper_bound
 
     def check(self, value: Tensor) -> Tensor:
@@ -112,3 +125,7 @@ boolean = Boolean()
 simplex = Simplex()
 integer_interval = IntegerInterval
 independent = IndependentConstraint
+# PyTorch's names for the constraints made with bounds (a program's own distribution uses them too)
+greater_than = GreaterThan
+less_than = LessThan
+interval = Interval

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from ..nn import functional as F
 from ..tensor import Tensor
 from .distributions import Bernoulli, Categorical, Distribution, Independent, Normal, _sum_rightmost, _where
+from .uniform import Uniform
 
 __all__ = ["kl_divergence", "register_kl"]
 
@@ -48,9 +49,9 @@ def _dispatch(type_p: type, type_q: type) -> KLFunction | None:
 
 def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
     """``KL(p || q) = E_p[log p(x) - log q(x)]``, per batch element, by the closed form registered
-    for the pair (Normal, Categorical and Bernoulli against their own kind are, PyTorch's
-    formulas); differentiable in both distributions' parameters. ``NotImplementedError`` for a
-    pair with none, as PyTorch's."""
+    for the pair (Normal, Categorical, Bernoulli and Uniform against their own kind, and Uniform
+    against Normal, are, PyTorch's formulas); differentiable in both distributions' parameters.
+    ``NotImplementedError`` for a pair with none, as PyTorch's."""
     fun = _dispatch(type(p), type(q))
     if fun is None:
         raise NotImplementedError(f"No KL(p || q) is implemented for p type {type(p).__name__} "
@@ -79,6 +80,22 @@ def _kl_bernoulli_bernoulli(p: Bernoulli, q: Bernoulli) -> Tensor:
     t2 = (1 - p.probs) * (F.softplus(q.logits) - F.softplus(p.logits))
     t2 = _where(p.probs == 1, 0.0, _where(q.probs == 1, math.inf, t2))
     return t1 + t2
+
+
+@register_kl(Uniform, Uniform)
+def _kl_uniform_uniform(p: Uniform, q: Uniform) -> Tensor:
+    """``log(q's width / p's width)``, infinite where ``p`` reaches outside ``q``."""
+    result = ((q.high - q.low) / (p.high - p.low)).log()
+    return _where((q.low > p.low) | (q.high < p.high), math.inf, result)
+
+
+@register_kl(Uniform, Normal)
+def _kl_uniform_normal(p: Uniform, q: Normal) -> Tensor:
+    width = p.high - p.low
+    t1 = (math.sqrt(math.pi * 2) * q.scale / width).log()
+    t2 = width.pow(2) / 12
+    t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
+    return t1 + 0.5 * (t2 + t3) / q.scale.pow(2)
 
 
 @register_kl(Independent, Independent)
