@@ -203,3 +203,49 @@ def test_normal_refuses_a_parameter_that_is_neither_a_number_nor_a_tensor_as_tor
     # torch: Normal([0.], 1.) -> ValueError from broadcast_all (mg: float([0.]) was a TypeError)
     with pytest.raises(ValueError, match="Input arguments must all be instances of Number"):
         Normal([0.0], 1.0)
+
+
+class _ExponentialWithExpand(Distribution):
+    """The same, as programs often write it: no ``has_rsample``, and an ``expand`` by PyTorch's helpers."""
+
+    arg_constraints = {"rate": constraints.positive}
+    support = constraints.positive
+    rsample, log_prob = _Exponential.rsample, _Exponential.log_prob
+
+    def __init__(self, rate, validate_args=None):
+        self.rate = rate
+        super().__init__(tuple(rate.shape), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(_ExponentialWithExpand, _instance)
+        new.rate = self.rate.expand(*batch_shape)
+        super(_ExponentialWithExpand, new).__init__(tuple(batch_shape), validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+
+class _Renamed(_ExponentialWithExpand):
+    def __init__(self, scale):
+        super().__init__(1 / scale)
+
+
+@pytest.mark.parametrize("dtype", [mg.float64, mg.float32])
+def test_a_programs_own_distribution_samples_with_rsample_and_expands_as_torch(dtype):
+    rate = _t([1.0, 2.0], dtype=dtype).requires_grad_()
+    d = _ExponentialWithExpand(rate)
+    # torch's base sample is rsample under no_grad: mg's went to a private drawer (NotImplementedError)
+    drawn = d.sample((3,))
+    assert drawn.shape == (3, 2) and drawn.dtype == dtype and not drawn.requires_grad
+    # torch: the same class over td.Distribution, .expand((3, 2)).log_prob(tensor(1.)) -> [[-1., log 2 - 2]] * 3
+    e = d.expand((3, 2))  # _get_checked_instance was an AttributeError
+    assert type(e) is _ExponentialWithExpand and e.batch_shape == (3, 2)
+    np.testing.assert_allclose(e.log_prob(_t(1.0, dtype=dtype)).detach().numpy(),
+                               [[-1.0, math.log(2.0) - 2.0]] * 3, rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="defines a custom __init__ method must also define a custom "
+                                                  r"\.expand\(\) method"):
+        _Renamed(_t([1.0], dtype=dtype)).expand((2, 1))
+    with pytest.raises(NotImplementedError):  # torch: the base's expand is NotImplementedError (was AttributeError)
+        _Exponential(rate).expand((3, 2))
+    # torch's repr: a 0-d parameter as a number, a one-element tensor as the tensor, others by their shape
+    assert repr(_Exponential(_t(2.0))) == "_Exponential(rate: 2.0)"
+    assert repr(_Exponential(_t([2.0]))) == f"_Exponential(rate: {_t([2.0])})"

@@ -137,8 +137,9 @@ class Distribution:
         raise NotImplementedError
 
     def __repr__(self) -> str:
-        """PyTorch's: the given parameters, each by its value if it has one element, else its shape."""
-        shown = (f"{name}: {v.item() if v.numel() == 1 else tuple(v.shape)}"
+        """PyTorch's: the given parameters, each by its value if it has one element (a number for a 0-d
+        tensor, else the tensor), else its shape."""
+        shown = (f"{name}: {v.item() if v.ndim == 0 else v if v.numel() == 1 else tuple(v.shape)}"
                  for name, v in ((n, getattr(self, n)) for n in self._parameter_names()))
         return f"{type(self).__name__}({', '.join(shown)})"
 
@@ -191,16 +192,28 @@ class Distribution:
         return values.expand(-1, *self.batch_shape) if expand else values
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
+        """``rsample`` without gradient, as PyTorch's base: a program's own distribution that
+        defines only ``rsample`` (whatever its ``has_rsample`` says) samples with it; one with no
+        reparameterization (``Categorical``, ``Bernoulli``) defines ``sample`` itself."""
         with no_grad():
-            return self.rsample(sample_shape) if self.has_rsample else self._draw(_shape(sample_shape))
+            return self.rsample(sample_shape)
 
     has_rsample = False
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         raise NotImplementedError(f"{type(self).__name__} has no reparameterized sample")
 
-    def _draw(self, shape: tuple[int, ...]) -> Tensor:
-        raise NotImplementedError
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Distribution:
+        raise NotImplementedError(f"{type(self).__name__} does not implement expand")
+
+    def _get_checked_instance(self, cls: type, _instance: Any = None) -> Any:
+        """PyTorch's helper for a program's own ``expand``: a bare instance of ``type(self)`` to
+        fill in (or ``_instance``), refused where a subclass of ``cls`` has its own ``__init__``
+        (that subclass must define its own ``expand``)."""
+        if _instance is None and type(self).__init__ != cls.__init__:
+            raise NotImplementedError(f"Subclass {type(self).__name__} of {cls.__name__} that defines a custom "
+                                      "__init__ method must also define a custom .expand() method.")
+        return self.__new__(type(self)) if _instance is None else _instance
 
 
 class Categorical(Distribution):
@@ -266,13 +279,15 @@ class Categorical(Distribution):
         new._given, new._validate_args = self._given, self._validate_args
         return new
 
-    def _draw(self, shape: tuple[int, ...]) -> Tensor:
+    def sample(self, sample_shape: Any = ()) -> Tensor:
+        shape = _shape(sample_shape)
         n = 1
         for s in shape:
             n *= s
         rows = self.probs.reshape(-1, self._num_events)
-        # (batch, n), drawn as PyTorch's sample draws them: one torch.multinomial call
-        drawn = creation.multinomial(rows, n, replacement=True)
+        with no_grad():
+            # (batch, n), drawn as PyTorch's sample draws them: one torch.multinomial call
+            drawn = creation.multinomial(rows, n, replacement=True)
         return drawn.T.reshape(*shape, *self.batch_shape)
 
     def log_prob(self, value: Tensor) -> Tensor:
@@ -404,8 +419,9 @@ class Bernoulli(Distribution):
         new.batch_shape, new._given, new._validate_args = shape, self._given, self._validate_args
         return new
 
-    def _draw(self, shape: tuple[int, ...]) -> Tensor:
-        return creation.bernoulli(self.probs.expand(*shape, *self.batch_shape))
+    def sample(self, sample_shape: Any = ()) -> Tensor:
+        with no_grad():
+            return creation.bernoulli(self.probs.expand(*_shape(sample_shape), *self.batch_shape))
 
     def log_prob(self, value: Any) -> Tensor:
         if self._validate_args:
