@@ -1,30 +1,19 @@
 """``mg.distributions.Uniform`` against ``torch.distributions.Uniform`` 2.13 (it was an AttributeError):
 moments, ``log_prob``/``cdf``/``icdf`` at and beyond the bounds, entropy, ``expand``, KL against a
 Uniform and a Normal (infinite where ``p`` reaches outside ``q``), ``Independent`` over it, gradients
-(``mg.func.grad``) and forward mode (``mg.func.jvp``) of all of them together, in float64 and float32.
-Expected values: torch's, recorded by tests/data/make_torch_distributions.py from the programs of
-tests/data/distribution_cases.py; refusals: torch's messages, quoted beside them."""
+(``mg.func.grad``) and forward mode (``mg.func.jvp``) of all of them together, in float64 and float32:
+torch's values for those are replayed by tests/test_distributions_torch_programs.py; here, the checks,
+sampling, gradcheck and the seams. Refusals: torch's messages, quoted beside them."""
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import minigrad_ckpt as mg
-import minigrad_ckpt.func as func
 from minigrad_ckpt import distributions as D
 from minigrad_ckpt.checkpoint import checkpoint
 from minigrad_ckpt.testing import gradcheck
-
-DATA = Path(__file__).parent / "data"
-sys.path.insert(0, str(DATA))
-from distribution_cases import CASES  # noqa: E402
-
-TORCH = np.load(DATA / "torch_distributions.npz")
-TOL = {"float64": 1e-12, "float32": 2e-6}
 
 
 @pytest.fixture(autouse=True)
@@ -32,20 +21,6 @@ def _default_validation():
     D.Distribution.set_default_validate_args(True)
     yield
     D.Distribution.set_default_validate_args(True)
-
-
-@pytest.mark.parametrize("dtype", ["float64", "float32"])
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.__name__)
-def test_the_programs_give_torchs_answers(case, dtype):
-    def T(values):
-        return mg.tensor(values, dtype=getattr(mg, dtype))
-
-    outputs = case(D, T, func)
-    assert len(outputs) == sum(k.startswith(f"{case.__name__}|{dtype}|") for k in TORCH.files)
-    for i, out in enumerate(outputs):
-        expected = TORCH[f"{case.__name__}|{dtype}|{i}"]
-        assert out.dtype == getattr(mg, dtype) and tuple(out.shape) == expected.shape, (i, out.dtype, out.shape)
-        np.testing.assert_allclose(out.numpy(), expected, rtol=TOL[dtype], atol=TOL[dtype], err_msg=str(i))
 
 
 def test_bounds_are_checked_against_each_other_as_torch():

@@ -1,5 +1,6 @@
 """``mg.distributions``: PyTorch's ``Categorical``, ``Normal``, ``Bernoulli``, ``Uniform`` (and
-``Independent``, which reads batch dims of one as an event) with their formulas (``log_prob``,
+``Independent``, which reads batch dims of one as an event, and ``MixtureSameFamily``, a mixture of
+one family's components) with their formulas (``log_prob``,
 ``entropy``, ``sample``, the reparameterized ``Normal.rsample`` and ``Uniform.rsample``) and
 ``kl_divergence`` between two of a kind (``kl``: PyTorch's module, with ``register_kl``) -- what
 REINFORCE, actor-critic and VAE programs use.
@@ -17,7 +18,8 @@ from __future__ import annotations
 from . import constraints, kl
 from .distributions import Bernoulli, Categorical, Distribution, Independent, Normal
 from .kl import kl_divergence, register_kl
+from .mixture import MixtureSameFamily
 from .uniform import Uniform
 
-__all__ = ["Distribution", "constraints", "Categorical", "Normal", "Bernoulli", "Uniform", "Independent", "kl",
-           "kl_divergence", "register_kl"]
+__all__ = ["Distribution", "constraints", "Categorical", "Normal", "Bernoulli", "Uniform", "Independent",
+           "MixtureSameFamily", "kl", "kl_divergence", "register_kl"]
