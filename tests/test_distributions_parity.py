@@ -249,3 +249,65 @@ def test_a_programs_own_distribution_samples_with_rsample_and_expands_as_torch(d
     # torch's repr: a 0-d parameter as a number, a one-element tensor as the tensor, others by their shape
     assert repr(_Exponential(_t(2.0))) == "_Exponential(rate: 2.0)"
     assert repr(_Exponential(_t([2.0]))) == f"_Exponential(rate: {_t([2.0])})"
+
+
+# torch 2.13: repr(c), c.is_discrete, c.event_dim, c.check(tensor(VALUES)).tolist() for each of its constraints
+VALUES = [[0.0, 1.0, 2.5], [-1.0, 0.5, 0.5], [0.0, 0.25, 0.75]]
+TORCH_CONSTRAINTS = [
+    ("nonnegative", "GreaterThanEq(lower_bound=0.0)", False, 0, [[1, 1, 1], [0, 1, 1], [1, 1, 1]]),
+    ("nonnegative_integer", "IntegerGreaterThan(lower_bound=0)", True, 0, [[1, 1, 0], [0, 0, 0], [1, 0, 0]]),
+    ("positive_integer", "IntegerGreaterThan(lower_bound=1)", True, 0, [[0, 1, 0], [0, 0, 0], [0, 0, 0]]),
+    ("real_vector", "IndependentConstraint(Real(), 1)", False, 1, [1, 1, 1]),
+    ("boolean", "Boolean()", True, 0, [[1, 1, 0], [0, 0, 0], [1, 0, 0]]),
+    ("simplex", "Simplex()", False, 1, [0, 0, 1]),
+    ("unit_interval", "Interval(lower_bound=0.0, upper_bound=1.0)", False, 0, [[1, 1, 0], [0, 1, 1], [1, 1, 1]]),
+]
+
+
+@pytest.mark.parametrize("name, shown, discrete, event_dim, inside", TORCH_CONSTRAINTS, ids=lambda v: str(v)[:20])
+def test_the_constraints_a_programs_own_distribution_names_are_torchs(name, shown, discrete, event_dim, inside):
+    # nonnegative, nonnegative_integer, positive_integer, real_vector and is_discrete were AttributeErrors
+    c = getattr(constraints, name)
+    assert (repr(c), c.is_discrete, c.event_dim) == (shown, discrete, event_dim)
+    assert c.check(_t(VALUES)).numpy().astype(int).tolist() == inside
+
+
+def test_constraints_made_with_bounds_and_the_discrete_flag_as_torch():
+    values = _t([0.0, 0.5, 1.0, 2.0])
+    # torch: greater_than_eq(0.5) -> GreaterThanEq(lower_bound=0.5), [F, T, T, T];
+    # half_open_interval(0., 1.) -> [T, T, F, F]
+    assert repr(constraints.greater_than_eq(0.5)) == "GreaterThanEq(lower_bound=0.5)"
+    assert constraints.greater_than_eq(0.5).check(values).numpy().tolist() == [False, True, True, True]
+    assert repr(constraints.half_open_interval(0.0, 1.0)) == "HalfOpenInterval(lower_bound=0.0, upper_bound=1.0)"
+    assert constraints.half_open_interval(0.0, 1.0).check(values).numpy().tolist() == [True, True, False, False]
+    # torch: Categorical(...).support.is_discrete True, Normal's False, independent(boolean, 1) True
+    assert Categorical(_t([0.5, 0.5])).support.is_discrete and not Normal(0.0, 1.0).support.is_discrete
+    assert constraints.independent(constraints.boolean, 1).is_discrete
+
+
+class _Poisson(Distribution):
+    """A program's own count distribution, written as for PyTorch with its constraints."""
+
+    arg_constraints = {"rate": constraints.nonnegative}
+    support = constraints.nonnegative_integer
+
+    def __init__(self, rate, validate_args=None):
+        self.rate = rate
+        super().__init__(tuple(rate.shape), validate_args=validate_args)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return value * self.rate.log() - self.rate - (value + 1).lgamma()
+
+
+def test_a_programs_own_count_distribution_checks_as_torch():
+    d = _Poisson(_t([0.5, 2.0]))
+    # torch: the same class over td.Distribution, .log_prob(tensor([0., 3.])) -> [-0.5, 3 log 2 - 2 - log 6]
+    np.testing.assert_allclose(d.log_prob(_t([0.0, 3.0])).numpy(), [-0.5, 3 * math.log(2) - 2 - math.log(6)],
+                               rtol=1e-12)
+    with pytest.raises(ValueError, match=r"support \(IntegerGreaterThan\(lower_bound=0\)\)"):
+        d.log_prob(_t([0.5, 1.0]))
+    with pytest.raises(ValueError, match=r"parameter rate .* GreaterThanEq\(lower_bound=0.0\)"):
+        _Poisson(_t([-1.0]))
+    assert _Poisson(_t([0.0])).support.is_discrete

@@ -1,5 +1,6 @@
 """``mg.distributions.constraints``: the sets a parameter or a value must lie in -- PyTorch's
-``constraints`` objects, as far as the distributions here need them.
+``constraints`` objects, those of the distributions here and the simple ones a program's own
+distribution names (bounds, counts, vectors); not the matrix ones (``positive_definite``, ...).
 
 A constraint answers ``check(value)`` with a bool tensor (True where ``value`` is inside), and
 prints as PyTorch's (``GreaterThan(lower_bound=0.0)``), since the refusals of ``validate_args``
@@ -11,13 +12,17 @@ from __future__ import annotations
 from ..tensor import Tensor
 
 __all__ = ["Constraint", "real", "positive", "unit_interval", "boolean", "simplex", "integer_interval",
-           "independent", "greater_than", "less_than", "interval"]
+           "independent", "greater_than", "greater_than_eq", "less_than", "interval", "half_open_interval",
+           "nonnegative", "nonnegative_integer", "positive_integer", "real_vector", "MixtureSameFamilyConstraint"]
 
 
 class Constraint:
-    """A set of values; ``event_dim`` is how many rightmost dims one element of the set spans."""
+    """A set of values; ``event_dim`` is how many rightmost dims one element of the set spans;
+    ``is_discrete`` whether its values are countable (PyTorch's flag, which enumeration and
+    programs' own code ask)."""
 
     event_dim = 0
+    is_discrete = False
 
     def check(self, value: Tensor) -> Tensor:
         raise NotImplementedError
@@ -33,17 +38,37 @@ class Real(Constraint):
         return value == value
 
 
-class GreaterThan(Constraint):
-    """``value > lower_bound`` (strictly: a zero scale is outside; the bound may be a tensor)."""
+class _LowerBound(Constraint):
+    """A set bounded below by ``lower_bound`` (a number or a tensor); printed as PyTorch's."""
 
     def __init__(self, lower_bound: float | Tensor) -> None:
         self.lower_bound = lower_bound
 
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(lower_bound={self.lower_bound})"
+
+
+class GreaterThan(_LowerBound):
+    """``value > lower_bound`` (strictly: a zero scale is outside; the bound may be a tensor)."""
+
     def check(self, value: Tensor) -> Tensor:
         return value > self.lower_bound
 
-    def __repr__(self) -> str:
-        return f"GreaterThan(lower_bound={self.lower_bound})"
+
+class GreaterThanEq(_LowerBound):
+    """``value >= lower_bound`` (``nonnegative``: 0 is inside)."""
+
+    def check(self, value: Tensor) -> Tensor:
+        return value >= self.lower_bound
+
+
+class IntegerGreaterThan(_LowerBound):
+    """The whole numbers from ``lower_bound`` up (``nonnegative_integer``: counts)."""
+
+    is_discrete = True
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value % 1 == 0) & (value >= self.lower_bound)
 
 
 class LessThan(Constraint):
@@ -72,8 +97,23 @@ class Interval(Constraint):
         return f"Interval(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
 
 
+class HalfOpenInterval(Constraint):
+    """``lower_bound <= value < upper_bound``."""
+
+    def __init__(self, lower_bound: float | Tensor, upper_bound: float | Tensor) -> None:
+        self.lower_bound, self.upper_bound = lower_bound, upper_bound
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value >= self.lower_bound) & (value < self.upper_bound)
+
+    def __repr__(self) -> str:
+        return f"HalfOpenInterval(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+
+
 class Boolean(Constraint):
     """The two values 0 and 1 (a Bernoulli's outcomes)."""
+
+    is_discrete = True
 
     def check(self, value: Tensor) -> Tensor:
         return (value == 0) | (value == 1)
@@ -81,6 +121,8 @@ class Boolean(Constraint):
 
 class IntegerInterval(Constraint):
     """The whole numbers ``lower_bound..upper_bound`` (a Categorical's labels; 0.5 is outside)."""
+
+    is_discrete = True
 
     def __init__(self, lower_bound: int, upper_bound: int) -> None:
         self.lower_bound, self.upper_bound = lower_bound, upper_bound
@@ -106,7 +148,7 @@ class IndependentConstraint(Constraint):
 
     def __init__(self, base: Constraint, reinterpreted_batch_ndims: int) -> None:
         self.base_constraint, self.reinterpreted_batch_ndims = base, reinterpreted_batch_ndims
-        self.event_dim = base.event_dim + reinterpreted_batch_ndims
+        self.event_dim, self.is_discrete = base.event_dim + reinterpreted_batch_ndims, base.is_discrete
 
     def check(self, value: Tensor) -> Tensor:
         inside = self.base_constraint.check(value)
@@ -118,6 +160,23 @@ class IndependentConstraint(Constraint):
         return f"IndependentConstraint({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
 
 
+class MixtureSameFamilyConstraint(Constraint):
+    """A ``MixtureSameFamily``'s support: a value is inside where it is inside every component's
+    ``base`` (PyTorch's): the component dim added back before ``base``'s check, then reduced."""
+
+    def __init__(self, base: Constraint) -> None:
+        self.base_constraint, self.event_dim, self.is_discrete = base, base.event_dim, base.is_discrete
+
+    def check(self, value: Tensor) -> Tensor:
+        if value.ndim < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.ndim}")
+        inside = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        return inside.reshape(*inside.shape[:value.ndim - self.event_dim], -1).all(-1)
+
+    def __repr__(self) -> str:
+        return f"MixtureSameFamilyConstraint({self.base_constraint!r})"
+
+
 real = Real()
 positive = GreaterThan(0.0)
 unit_interval = Interval(0.0, 1.0)
@@ -127,5 +186,11 @@ integer_interval = IntegerInterval
 independent = IndependentConstraint
 # PyTorch's names for the constraints made with bounds (a program's own distribution uses them too)
 greater_than = GreaterThan
+greater_than_eq = GreaterThanEq
 less_than = LessThan
 interval = Interval
+half_open_interval = HalfOpenInterval
+nonnegative = GreaterThanEq(0.0)
+nonnegative_integer = IntegerGreaterThan(0)
+positive_integer = IntegerGreaterThan(1)
+real_vector = IndependentConstraint(real, 1)

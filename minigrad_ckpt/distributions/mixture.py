@@ -14,23 +14,6 @@ from .distributions import Categorical, Distribution, _shape
 __all__ = ["MixtureSameFamily"]
 
 
-class MixtureSameFamilyConstraint(constraints.Constraint):
-    """A value is in the mixture's support where it is in every component's (PyTorch's): the
-    component dim added back before the component's check, then reduced."""
-
-    def __init__(self, base: constraints.Constraint) -> None:
-        self.base_constraint, self.event_dim = base, base.event_dim
-
-    def check(self, value: Tensor) -> Tensor:
-        if value.ndim < self.event_dim:
-            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.ndim}")
-        inside = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
-        return inside.reshape(*inside.shape[:value.ndim - self.event_dim], -1).all(-1)
-
-    def __repr__(self) -> str:
-        return f"MixtureSameFamilyConstraint({self.base_constraint!r})"
-
-
 class MixtureSameFamily(Distribution):
     """``sum_k pi_k p_k(x)``: ``mixture_distribution`` a :class:`Categorical` over ``K`` components
     (its batch shape ``()`` or the components' without their last dim), ``component_distribution``
@@ -72,7 +55,7 @@ class MixtureSameFamily(Distribution):
 
     @property
     def support(self) -> constraints.Constraint:
-        return MixtureSameFamilyConstraint(self._component_distribution.support)
+        return constraints.MixtureSameFamilyConstraint(self._component_distribution.support)
 
     def __repr__(self) -> str:
         return f"MixtureSameFamily(\n  {self.mixture_distribution},\n  {self.component_distribution})"
