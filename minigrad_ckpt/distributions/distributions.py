@@ -284,11 +284,11 @@ class Categorical(Distribution):
         n = 1
         for s in shape:
             n *= s
-        rows = self.probs.reshape(-1, self._num_events)
         with no_grad():
+            rows = self.probs.reshape(-1, self._num_events)
             # (batch, n), drawn as PyTorch's sample draws them: one torch.multinomial call
             drawn = creation.multinomial(rows, n, replacement=True)
-        return drawn.T.reshape(*shape, *self.batch_shape)
+            return drawn.T.reshape(*shape, *self.batch_shape)
 
     def log_prob(self, value: Tensor) -> Tensor:
         """``log p(value)``, ``value`` broadcast against the batch shape (PyTorch's gather)."""
