@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import minigrad_ckpt as mg
+from minigrad_ckpt import distributions as D
 from minigrad_ckpt.distributions import Bernoulli, Categorical, Distribution, Independent, Normal, constraints
 
 
@@ -311,3 +312,32 @@ def test_a_programs_own_count_distribution_checks_as_torch():
     with pytest.raises(ValueError, match=r"parameter rate .* GreaterThanEq\(lower_bound=0.0\)"):
         _Poisson(_t([-1.0]))
     assert _Poisson(_t([0.0])).support.is_discrete
+
+
+def _subclass_with_own_log_prob(base):
+    """A program's subclass that changes one formula (a tempered log-density), its __init__ inherited."""
+    return type(f"Tempered{base.__name__}", (base,), {"log_prob": lambda self, value: 0.5 * base.log_prob(self, value)})
+
+
+EXPANDABLE = [
+    (lambda: _subclass_with_own_log_prob(Normal)(_t([0.0, 1.0]), _t([1.0, 2.0])), _t([0.5, 0.5])),
+    (lambda: _subclass_with_own_log_prob(Bernoulli)(_t([0.25, 0.5])), _t([1.0, 0.0])),
+    (lambda: _subclass_with_own_log_prob(Categorical)(_t([[0.25, 0.75], [0.5, 0.5]])), mg.tensor([1, 0])),
+    (lambda: _subclass_with_own_log_prob(D.Uniform)(_t([0.0, 1.0]), _t([2.0, 3.0])), _t([0.5, 1.5])),
+]
+
+
+@pytest.mark.parametrize("build, value", EXPANDABLE, ids=["Normal", "Bernoulli", "Categorical", "Uniform"])
+def test_expand_keeps_a_programs_subclass_and_validate_args_as_torch(build, value):
+    # torch: expand fills a new instance of type(self) (_get_checked_instance); mg's built the base class,
+    # so the subclass's own log_prob was silently dropped (here: twice the tempered value)
+    d = build()
+    e = d.expand((3, 2))
+    assert type(e) is type(d) and e.batch_shape == (3, 2)
+    np.testing.assert_allclose(e.log_prob(value).numpy(), np.broadcast_to(d.log_prob(value).numpy(), (3, 2)))
+    inner = Independent(d, 1).expand((3,))  # through Independent (and a mixture), the components stay theirs
+    assert type(inner.base_dist) is type(d) and inner.batch_shape == (3,) and inner.event_shape == (2,)
+    np.testing.assert_allclose(inner.log_prob(value).numpy(), [d.log_prob(value).sum().item()] * 3)
+    # torch: Independent(..., validate_args=False).expand(...)._validate_args is False (mg's was the default)
+    assert Independent(d, 1, validate_args=False).expand((3,))._validate_args is False
+    assert type(D.MixtureSameFamily(Categorical(_t([0.5, 0.5])), d).expand((3,)).component_distribution) is type(d)

@@ -215,6 +215,18 @@ class Distribution:
                                       "__init__ method must also define a custom .expand() method.")
         return self.__new__(type(self)) if _instance is None else _instance
 
+    def _expanded(self, cls: type, _instance: Any, batch_shape: Any, event_shape: Any = (),
+                  **fields: Any) -> Any:
+        """What every ``expand`` here returns, as PyTorch's: an instance of ``type(self)`` (a
+        program's subclass stays itself, its own ``log_prob`` and all) holding ``fields`` (views
+        of this one's parameters: checked once, when built), with this one's ``validate_args``."""
+        new = self._get_checked_instance(cls, _instance)
+        for name, value in fields.items():
+            setattr(new, name, value)
+        Distribution.__init__(new, batch_shape, event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
 
 class Categorical(Distribution):
     """Categories ``0..K-1`` with probabilities ``probs`` (normalized along the last dim) or
@@ -272,12 +284,9 @@ class Categorical(Distribution):
     def expand(self, batch_shape: Any, _instance: Any = None) -> Categorical:
         """The same distribution repeated over a larger ``batch_shape`` (views, no copy)."""
         shape = _shape(batch_shape)
-        new = object.__new__(Categorical)
-        new.probs = self.probs.expand(*shape, self._num_events)
-        new.logits = self.logits.expand(*shape, self._num_events)
-        new._num_events, new.batch_shape = self._num_events, shape
-        new._given, new._validate_args = self._given, self._validate_args
-        return new
+        return self._expanded(Categorical, _instance, shape, probs=self.probs.expand(*shape, self._num_events),
+                              logits=self.logits.expand(*shape, self._num_events), _num_events=self._num_events,
+                              _given=self._given)
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         shape = _shape(sample_shape)
@@ -337,10 +346,7 @@ class Normal(Distribution):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Normal:
         shape = _shape(batch_shape)
-        # checked once, when built: a view of valid parameters is valid
-        new = Normal(self.loc.expand(*shape), self.scale.expand(*shape), validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Normal, _instance, shape, loc=self.loc.expand(*shape), scale=self.scale.expand(*shape))
 
     def cdf(self, value: Any) -> Tensor:
         """``P(X <= value) = (1 + erf((value - loc) / (scale * sqrt 2))) / 2``, differentiable in
@@ -414,10 +420,8 @@ class Bernoulli(Distribution):
     def expand(self, batch_shape: Any, _instance: Any = None) -> Bernoulli:
         shape = _shape(batch_shape)
         # both kept (not recomputed from one another), so an expanded copy's numbers are the original's
-        new = object.__new__(Bernoulli)
-        new.probs, new.logits = self.probs.expand(*shape), self.logits.expand(*shape)
-        new.batch_shape, new._given, new._validate_args = shape, self._given, self._validate_args
-        return new
+        return self._expanded(Bernoulli, _instance, shape, probs=self.probs.expand(*shape),
+                              logits=self.logits.expand(*shape), _given=self._given)
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         with no_grad():
@@ -503,5 +507,7 @@ class Independent(Distribution):
         return self.base_dist.enumerate_support(expand=expand)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Independent:
-        shape = _shape(batch_shape) + tuple(self.event_shape[:self.reinterpreted_batch_ndims])
-        return Independent(self.base_dist.expand(shape), self.reinterpreted_batch_ndims)
+        shape = _shape(batch_shape)
+        base = self.base_dist.expand(shape + tuple(self.event_shape[:self.reinterpreted_batch_ndims]))
+        return self._expanded(Independent, _instance, shape, self.event_shape, base_dist=base,
+                              reinterpreted_batch_ndims=self.reinterpreted_batch_ndims)

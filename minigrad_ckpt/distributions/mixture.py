@@ -62,13 +62,11 @@ class MixtureSameFamily(Distribution):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> MixtureSameFamily:
         shape = _shape(batch_shape)
-        new = self._get_checked_instance(MixtureSameFamily, _instance)
-        new._component_distribution = self._component_distribution.expand(shape + (self._num_component,))
-        new._mixture_distribution = self._mixture_distribution.expand(shape)
-        new._num_component, new._event_ndims = self._num_component, self._event_ndims
-        Distribution.__init__(new, shape, new._component_distribution.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        components = self._component_distribution.expand(shape + (self._num_component,))
+        return self._expanded(MixtureSameFamily, _instance, shape, components.event_shape,
+                              _component_distribution=components,
+                              _mixture_distribution=self._mixture_distribution.expand(shape),
+                              _num_component=self._num_component, _event_ndims=self._event_ndims)
 
     def _pad(self, x: Tensor) -> Tensor:
         """``x`` with a component dim of one, left of the event dims (it broadcasts over ``K``)."""

@@ -58,10 +58,7 @@ class Uniform(Distribution):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Uniform:
         shape = _shape(batch_shape)
-        # checked once, when built: views of valid bounds are valid
-        new = Uniform(self.low.expand(*shape), self.high.expand(*shape), validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Uniform, _instance, shape, low=self.low.expand(*shape), high=self.high.expand(*shape))
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         """``low + u (high - low)``, ``u`` from ``mg.rand``: differentiable in ``low`` and ``high``."""
