@@ -13,7 +13,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
-from ..backend import as_dtype, device_or_dtype
+from ..backend import as_dtype, device_or_dtype, get_device
 from ..creation import zeros
 from ..grad_mode import no_grad
 from ..tensor import Tensor
@@ -569,9 +569,11 @@ class Module:
                 p.grad.zero_()
 
     # ------------------------------------------------------------ conversion
-    def to(self, target: Any = None, dtype: Any = None, non_blocking: bool = False, *,
+    def to(self, target: Any = None, dtype: Any = None, non_blocking: bool = False, *, device: Any = None,
            memory_format: Any = None) -> Module:
-        """Move parameters and buffers to a device and/or cast floating ones to a dtype, in place.
+        """Move parameters and buffers to a device and/or cast floating ones to a dtype, in place:
+        PyTorch's forms ``to(device)``, ``to(dtype)``, ``to(device, dtype)`` and the keywords
+        ``to(device=..., dtype=...)``.
 
         Parameters keep their identity (an optimizer built before ``to`` still
         holds them).  Integer buffers (``num_batches_tracked``) are never cast.
@@ -581,8 +583,13 @@ class Module:
         """
         del non_blocking, memory_format  # PyTorch's: copies here are synchronous, and layouts are NumPy's
         dev, dt = None, None
+        if target is not None and device is not None:
+            raise TypeError("to() received an invalid combination of arguments: a device given twice "
+                            f"({target!r} and device={device!r})")
         if target is not None:
             dev, dt = device_or_dtype(target)
+        if device is not None:
+            dev = get_device(device)
         if dtype is not None:
             dt = as_dtype(dtype)
         if dt is not None and dt.kind not in "fc":  # PyTorch's refusal: an integer model has no gradients
