@@ -1,11 +1,20 @@
 """A module's full backward hooks: ``hook(module, grad_input, grad_output)`` once its gradients are known.
 
-PyTorch's ``register_full_backward_hook`` meaning, made of tensor hooks: the module's tensor inputs
-and outputs are passed through a view (a node of their own on the tape), the outputs' hooks collect
-``grad_output`` (their nodes come first in the backward), and when the last input's gradient
-arrives the module's hooks get ``grad_input`` -- one entry per positional argument, None where it
-is not a tensor that requires grad.  A module none of whose inputs requires grad gets
-``grad_input`` of Nones once ``grad_output`` is complete, as in PyTorch.
+PyTorch's ``register_full_backward_hook`` meaning, made as PyTorch makes it (``torch.utils.hooks.BackwardHook``):
+the module's tensor inputs pass through one identity node, and its tensor outputs through another (each
+a custom :class:`~minigrad_ckpt.autograd.Function`, one node on the tape whatever the number of tensors).
+
+* The outputs' node runs when the gradients of all the outputs are known: it collects ``grad_output``
+  (None for an output no gradient reached), lets the backward pre-hooks replace it, and sends what they
+  return into the module.  If no input requires grad, the hooks are called there, with ``grad_input``
+  of Nones.
+* The inputs' node runs when the module's backward has sent everything to its inputs: the hooks get
+  ``grad_input`` -- one entry per positional argument: None for a non-tensor, zeros for a tensor that
+  does not require grad or that no gradient reached (the node's gradients are materialized, as
+  PyTorch's) -- and may return a new one, which is what flows on.
+
+One node per side (not a hook per tensor) is what makes the hooks fire once, with every entry, even
+when a gradient reaches only some of the inputs, and lets a hook replace any number of entries.
 """
 
 from __future__ import annotations
@@ -13,77 +22,126 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..autograd.function import Function
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 
 __all__ = ["call_with_backward_hooks"]
 
 
-def _needs_grad(x: Any) -> bool:
-    return isinstance(x, Tensor) and x.requires_grad
+class _HookedCall:
+    """One call of a module with full backward hooks: the hooks, and what the outputs' node learned."""
+
+    def __init__(self, module: Any, hooks: list[Callable], pre_hooks: list[Callable], n_inputs: int) -> None:
+        self.module, self.hooks, self.pre_hooks = module, hooks, pre_hooks
+        self.n_inputs = n_inputs
+        self.input_index: list[int] | None = None  # positions of the tensor inputs, if one requires grad
+        self.output_index: list[int] = []
+        self.n_outputs = 0
+        self.grad_outputs: tuple | None = None  # set by the outputs' node, used by the inputs' node
+
+    def output_gradients(self, grads: tuple) -> tuple:
+        """The outputs' node's backward: ``grad_output`` through the pre-hooks (and, where no input
+        requires grad, the hooks); what goes into the module."""
+        grad_outputs = _pack_with_none(self.output_index, grads, self.n_outputs)
+        grad_outputs = _replaced_by(self.pre_hooks, lambda pre, go: pre(self.module, go), grad_outputs,
+                                    "pre hook", "grad_output")
+        self.grad_outputs = grad_outputs
+        if self.input_index is None:  # no input asks for a gradient: PyTorch calls the hooks here
+            grad_input = (None,) * self.n_inputs
+            for hook in self.hooks:
+                r = hook(self.module, grad_input, grad_outputs)
+                if r is not None and not (isinstance(r, tuple) and all(e is None for e in r)):
+                    raise RuntimeError("Backward hook for Modules where no input requires gradient should always "
+                                       "return None or None for all gradients.")
+            self.grad_outputs = None
+        return tuple(grad_outputs[i] for i in self.output_index)
+
+    def input_gradients(self, grads: tuple) -> tuple:
+        """The inputs' node's backward: ``grad_input`` through the hooks; what flows on to the inputs."""
+        if self.grad_outputs is None:  # the gradient came to the inputs without passing the outputs
+            return grads
+        grad_input = _replaced_by(self.hooks, lambda hook, gi: hook(self.module, gi, self.grad_outputs),
+                                  _pack_with_none(self.input_index or [], grads, self.n_inputs), "hook", "grad_input")
+        self.grad_outputs = None
+        return tuple(grad_input[i] for i in self.input_index or [])
+
+
+def _replaced_by(hooks: list[Callable], call: Callable, grads: tuple, hook_kind: str, what: str) -> tuple:
+    """``grads`` passed through ``hooks`` in turn (``call(hook, grads)``): a hook that returns something
+    replaces them, with as many entries (PyTorch's check and words)."""
+    for hook in hooks:
+        r = call(hook, grads)
+        if r is None:
+            continue
+        if len(r) != len(grads):
+            raise RuntimeError(f"Backward {hook_kind} returned an invalid number of {what}, got {len(r)}, but "
+                               f"expected {len(grads)}")
+        grads = tuple(r)
+    return grads
+
+
+def _pack_with_none(index: list[int], values: tuple, size: int) -> tuple:
+    """``values`` at the positions ``index`` of a tuple of ``size``, None elsewhere."""
+    out: list = [None] * size
+    for i, v in zip(index, values):
+        out[i] = v
+    return tuple(out)
+
+
+class _BackwardHookGate(Function):
+    """The identity on a module's tensor inputs (or outputs), one node whose backward is the call's."""
+
+    @staticmethod
+    def forward(ctx: Any, call: _HookedCall, side: str, *tensors: Tensor) -> tuple:
+        ctx.call, ctx.side = call, side
+        ctx.mark_non_differentiable(*(t for t in tensors if not t.requires_grad))
+        # inputs: a tensor no gradient reached gets zeros (PyTorch's grad_input); outputs: None
+        ctx.set_materialize_grads(side == "inputs")
+        ctx.requires = tuple(t.requires_grad for t in tensors)
+        return tensors
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> tuple:
+        call = ctx.call
+        new = call.input_gradients(grads) if ctx.side == "inputs" else call.output_gradients(grads)
+        # what flows on: only into tensors that require grad (the others are not on the graph)
+        return (None, None, *(g if r else None for g, r in zip(new, ctx.requires)))
+
+    @staticmethod
+    def jvp(ctx: Any, *tangents: Any) -> tuple:
+        return tangents[2:]  # the identity (forward mode runs no hooks)
+
+
+def _gate(call: _HookedCall, side: str, values: tuple) -> tuple[tuple, list[int] | None]:
+    """``values`` with their tensors passed through one gate, and the tensors' positions -- or
+    ``values`` as they are and None when no tensor among them requires grad (PyTorch's rule)."""
+    index = [i for i, v in enumerate(values) if isinstance(v, Tensor)]
+    if not any(values[i].requires_grad for i in index):
+        return values, None
+    gated = _BackwardHookGate.apply(call, side, *(values[i] for i in index))
+    out = list(values)
+    for i, t in zip(index, gated):
+        out[i] = t
+    return tuple(out), index
 
 
 def call_with_backward_hooks(module: Any, hooks: list[Callable], args: tuple, run: Callable[[tuple], Any],
                              pre_hooks: list[Callable] | None = None) -> Any:
     """``run(args)`` with ``hooks`` called as full backward hooks of ``module``, and ``pre_hooks`` as its
-    full backward pre-hooks: ``hook(module, grad_output)`` before the gradient enters the module, which
-    may return a new ``grad_output`` (here: for a module with one output that requires grad)."""
-    pre_hooks = pre_hooks or []
+    full backward pre-hooks (``hook(module, grad_output)`` before the gradient enters the module, which
+    may return a new ``grad_output``).  The output must be a Tensor or a tuple (of Tensors and other
+    things) for the hooks to be called, as in PyTorch."""
     if not is_grad_enabled():
         return run(args)
-    watched = [i for i, a in enumerate(args) if _needs_grad(a)]
-    args = tuple(a.view_as(a) if i in watched else a for i, a in enumerate(args))
+    call = _HookedCall(module, hooks, pre_hooks or [], len(args))
+    if hooks:  # (only pre-hooks: nothing to do at the inputs)
+        args, call.input_index = _gate(call, "inputs", args)
     out = run(args)
-    outs = out if isinstance(out, tuple) else (out,)
-    out_watched = [k for k, o in enumerate(outs) if _needs_grad(o)]
-    if not out_watched:
+    if not isinstance(out, (Tensor, tuple)):
         return out
-    if pre_hooks and len(out_watched) > 1:
-        raise RuntimeError(f"{type(module).__name__}: full backward pre-hooks are supported here for a module "
-                           f"with one output that requires grad; this call has {len(out_watched)}")
-    outs = tuple(o.view_as(o) if k in out_watched else o for k, o in enumerate(outs))
-    state: dict[str, Any] = {"grad_output": [None] * len(outs), "outputs_left": len(out_watched),
-                             "grad_input": [None] * len(args), "inputs_left": len(watched)}
-
-    def fire() -> tuple | None:
-        result = None
-        for hook in hooks:
-            r = hook(module, tuple(state["grad_input"]), tuple(state["grad_output"]))
-            if r is not None:
-                state["grad_input"] = list(r)
-                result = r
-        return result
-
-    def on_output(k: int) -> Callable[[Tensor], Tensor | None]:
-        def hook(g: Tensor) -> Tensor | None:
-            replaced = None
-            for pre in pre_hooks:  # one watched output: its gradient is all of grad_output
-                grad_output = tuple(g if j == k else None for j in range(len(outs)))
-                r = pre(module, grad_output)
-                if r is not None:
-                    g = replaced = r[k]
-            state["grad_output"][k] = g
-            state["outputs_left"] -= 1
-            if state["outputs_left"] == 0 and not watched and hooks:
-                fire()  # no input asks for a gradient: PyTorch calls the hooks with grad_input of Nones
-            return replaced
-        return hook
-
-    def on_input(i: int) -> Callable[[Tensor], Tensor | None]:
-        def hook(g: Tensor) -> Tensor | None:
-            state["grad_input"][i] = g
-            state["inputs_left"] -= 1
-            if state["inputs_left"] > 0:
-                return None
-            replaced = fire()
-            if replaced is not None and len(watched) > 1:
-                raise RuntimeError(f"{type(module).__name__}: a full backward hook that returns new grad_input "
-                                   f"is supported for one tensor input here; this call has {len(watched)}")
-            return None if replaced is None else replaced[i]
-        return hook
-
-    for k in out_watched:
-        outs[k].register_hook(on_output(k))
-    for i in watched if hooks else ():
-        args[i].register_hook(on_input(i))
+    outs = out if isinstance(out, tuple) else (out,)
+    call.n_outputs = len(outs)
+    outs, index = _gate(call, "outputs", outs)
+    call.output_index = index or []
     return outs if isinstance(out, tuple) else outs[0]

@@ -382,15 +382,15 @@ class Module:
 
     def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> _HookHandle:
         """``hook(module, grad_input, grad_output)`` once the gradients with respect to this module's
-        positional inputs are computed (None for an input that is not a tensor requiring grad);
-        ``grad_output`` holds the gradients with respect to its outputs.  The hook may return a new
-        ``grad_input`` (here: for a call with one tensor input that requires grad)."""
+        positional inputs are computed (None for a non-tensor; zeros for a tensor that does not require
+        grad or that no gradient reached, as PyTorch's); ``grad_output`` holds the gradients with respect
+        to its outputs.  The hook may return a new ``grad_input``."""
         return self._add_hook(self.__dict__.setdefault("_backward_hooks", OrderedDict()), hook, prepend, False)
 
     def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> _HookHandle:
         """``hook(module, grad_output)`` when the gradients with respect to this module's outputs are
-        known, before they enter the module; it may return a new ``grad_output`` (a tuple), which the
-        module's backward then uses (here: for a call with one output that requires grad)."""
+        known (None for an output no gradient reached), before they enter the module; it may return a
+        new ``grad_output`` (a tuple as long), which the module's backward then uses."""
         return self._add_hook(self.__dict__.setdefault("_backward_pre_hooks", OrderedDict()), hook, prepend,
                               False)
 
