@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..autograd.function import Function
+from ..functional.complex_numbers import view_as_complex, view_as_real
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 
@@ -93,8 +94,8 @@ class _BackwardHookGate(Function):
     """The identity on a module's tensor inputs (or outputs), one node whose backward is the call's."""
 
     @staticmethod
-    def forward(ctx: Any, call: _HookedCall, side: str, *tensors: Tensor) -> tuple:
-        ctx.call, ctx.side = call, side
+    def forward(ctx: Any, call: _HookedCall, side: str, as_real: tuple, *tensors: Tensor) -> tuple:
+        ctx.call, ctx.side, ctx.as_real = call, side, as_real
         ctx.mark_non_differentiable(*(t for t in tensors if not t.requires_grad))
         # inputs: a tensor no gradient reached gets zeros (PyTorch's grad_input); outputs: None
         ctx.set_materialize_grads(side == "inputs")
@@ -104,13 +105,19 @@ class _BackwardHookGate(Function):
     @staticmethod
     def backward(ctx: Any, *grads: Any) -> tuple:
         call = ctx.call
+        grads = _convert(grads, ctx.as_real, view_as_complex)  # the hooks see the complex gradients
         new = call.input_gradients(grads) if ctx.side == "inputs" else call.output_gradients(grads)
         # what flows on: only into tensors that require grad (the others are not on the graph)
-        return (None, None, *(g if r else None for g, r in zip(new, ctx.requires)))
+        new = _convert(new, ctx.as_real, view_as_real)
+        return (None, None, None, *(g if r else None for g, r in zip(new, ctx.requires)))
 
     @staticmethod
     def jvp(ctx: Any, *tangents: Any) -> tuple:
-        return tangents[2:]  # the identity (forward mode runs no hooks)
+        return tangents[3:]  # the identity (forward mode runs no hooks)
+
+
+def _convert(grads: tuple, which: tuple, view: Callable) -> tuple:
+    return tuple(view(g) if w and g is not None else g for g, w in zip(grads, which))
 
 
 def _gate(call: _HookedCall, side: str, values: tuple) -> tuple[tuple, list[int] | None]:
@@ -119,9 +126,14 @@ def _gate(call: _HookedCall, side: str, values: tuple) -> tuple[tuple, list[int]
     index = [i for i, v in enumerate(values) if isinstance(v, Tensor)]
     if not any(values[i].requires_grad for i in index):
         return values, None
-    gated = _BackwardHookGate.apply(call, side, *(values[i] for i in index))
+    tensors = [values[i] for i in index]
+    # a gate is one node, whose outputs are packed into one array: complex tensors among real ones
+    # that require grad go through it as real views (PyTorch's view_as_real), and come back complex
+    kinds = {t.is_complex() for t in tensors if t.requires_grad and t.dtype.kind in "fc"}
+    as_real = tuple(len(kinds) > 1 and t.is_complex() for t in tensors)
+    gated = _BackwardHookGate.apply(call, side, as_real, *_convert(tuple(tensors), as_real, view_as_real))
     out = list(values)
-    for i, t in zip(index, gated):
+    for i, t in zip(index, _convert(gated, as_real, view_as_complex)):
         out[i] = t
     return tuple(out), index
 

@@ -20,7 +20,10 @@ def seen(g: Any) -> Any:
     """A gradient as JSON: None, or ``[dtype name, values]``."""
     if g is None:
         return None
-    return [str(g.dtype).rsplit(".", 1)[-1], g.detach().cpu().numpy().tolist()]
+    values = g.detach().cpu().numpy()
+    if values.dtype.kind == "c":  # (re, im) pairs: JSON has no complex numbers
+        values = values.view(values.real.dtype).reshape(*values.shape, 2)
+    return [str(g.dtype).rsplit(".", 1)[-1], values.tolist()]
 
 
 def _tensors(lib: Any, dtype: str, device: str) -> Any:
@@ -167,6 +170,18 @@ def attention_and_lstm(lib, dtype, device, call=_plain):
     return [log, seen(x.grad)]
 
 
+def real_and_complex_inputs(lib, dtype, device, call=_plain):
+    # real and complex tensors that require grad, in and out of one module
+    t, log = _tensors(lib, dtype, device), []
+    m = _module(lib, lambda a, z, c: ((a * z * c).abs(), z * 2))
+    _logging_hooks(lib, m, log)
+    complex_dtype = {"float32": "complex64", "float64": "complex128"}[dtype]
+    a, z = t([1.0, 2.0], True), t([1 + 1j, 2j], True, complex_dtype)
+    r, w = call(m, a, z, t([1.0, -1.0]))
+    (r.sum() + (w * w).real.sum()).backward()
+    return [log, seen(a.grad), seen(z.grad)]
+
+
 def wrong_number_of_grad_input(lib, dtype, device, call=_plain):
     t = _tensors(lib, dtype, device)
     m = _module(lib, lambda a, b: a * b)
@@ -203,5 +218,5 @@ def grad_input_returned_where_no_input_requires_grad(lib, dtype, device, call=_p
 PROGRAMS = [input_without_grad_gets_zeros, input_no_gradient_reaches, input_behind_an_unused_output,
             hook_replaces_several_grad_inputs, pre_hook_on_several_outputs, same_tensor_three_times,
             two_backward_passes, grad_of_one_input, inputs_of_two_dtypes, create_graph_through_the_hooks,
-            attention_and_lstm, wrong_number_of_grad_input, wrong_number_of_grad_output,
+            attention_and_lstm, real_and_complex_inputs, wrong_number_of_grad_input, wrong_number_of_grad_output,
             grad_input_returned_where_no_input_requires_grad]
