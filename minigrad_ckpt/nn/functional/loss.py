@@ -204,6 +204,8 @@ def cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any
         hint = " (did you swap input and target?)" if tgt.dtype.kind == "f" else ""
         raise TypeError(f"cross_entropy: input must be float logits of shape (N, C, ...), got dtype {x.dtype}{hint}")
     if tgt.dtype.kind == "f":
+        if ignore_index >= 0:  # PyTorch's refusal: a class index would be ignored, probabilities have none
+            raise RuntimeError("ignore_index is not supported for floating point target")
         return _cross_entropy_with_probabilities(x, tgt, axis, weight, reduction, label_smoothing)
     if weight is None and not label_smoothing:
         return _fused_cross_entropy(x, tgt, ignore_index, reduction)
