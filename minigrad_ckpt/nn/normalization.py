@@ -94,9 +94,13 @@ class _BatchNorm(Module):
                 f"{self.num_features} (expected {' or '.join(f'{n}-D' for n in self._expected_ndim)} "
                 f"input with {self.num_features} channels on axis 1)"
             )
-        use_batch = self.training or not self.track_running_stats
+        # PyTorch's rules, read from the module's state at each call (a program may change the flags
+        # or drop the buffers after construction): batch statistics in training mode, and in eval mode
+        # only when there are no running statistics; the running ones are updated in training mode
+        # only while track_running_stats is set.
+        use_batch = self.training or (self.running_mean is None and self.running_var is None)
         momentum = self.momentum
-        if self.training and self.track_running_stats:
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             # Side effect: happens once per forward, never in a checkpoint replay
             # (replay re-runs recorded array math, not this Python code).
             with no_grad():
