@@ -30,7 +30,13 @@ class _Pad(FunctionLayer):
         padding = (int(padding),) * n if isinstance(padding, int) else tuple(int(p) for p in padding)
         if len(padding) != n:
             raise ValueError(f"{type(self).__name__}: padding must be an int or {n} ints, got {padding}")
-        super().__init__(padding=padding, pad=padding, mode=self.pad_mode, value=value)
+        super().__init__(padding=padding, mode=self.pad_mode, value=value)
+
+    @property
+    def pad(self) -> tuple:
+        """``F.pad``'s name for PyTorch's attribute ``padding``, read at each call: a program that sets
+        ``layer.padding`` after construction pads by the new amounts, as in PyTorch."""
+        return self.padding
 
     def extra_repr(self) -> str:  # PyTorch's: the padding alone
         return f"{self.padding}"
