@@ -61,3 +61,10 @@ def empty_reduction(name: str, shape: tuple, axis: Any) -> ValueError:
     kind = EmptyReduction if axis is None else EmptyReductionDim
     return kind(f"{name}: cannot reduce over an empty axis (shape {shape}, axis={axis!r}); "
                 f"the result has no defined value")
+
+
+class InputMismatch(RuntimeError, ValueError):
+    """An input a layer or an ``nn.functional`` function cannot take -- its shape does not fit the
+    weights (``Linear``, ``Conv2d``, ``BatchNorm``, an RNN's state), the kernel is larger than the
+    padded input, a probability outside [0, 1] -- where PyTorch raises ``RuntimeError``; also the
+    ``ValueError`` the engine raised before (so NumPy-style handlers still catch it)."""

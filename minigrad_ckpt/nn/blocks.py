@@ -9,6 +9,7 @@ from typing import Any
 
 from ..creation import ones, zeros
 from ..functional.arguments import as_tensor
+from ..functional.errors import InputMismatch
 from ..tensor import Tensor
 from . import functional as F
 from .conv import _check_groups, _check_padding_mode, _checked_padding, _ConvNd, _ConvTransposeNd, _pad_by_mode
@@ -207,8 +208,8 @@ class Conv3d(_ConvNd):
     def forward(self, input: Tensor) -> Tensor:  # PyTorch's argument name
         x = as_tensor(input)
         if x.ndim not in (4, 5) or x.shape[x.ndim - 4] != self.in_channels:
-            raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} does not match: expected "
-                             f"(N, {self.in_channels}, D, H, W) or ({self.in_channels}, D, H, W)")
+            raise InputMismatch(f"{self!r}: input of shape {tuple(x.shape)} does not match: expected "
+                                f"(N, {self.in_channels}, D, H, W) or ({self.in_channels}, D, H, W)")
         x, padding = _pad_by_mode(x, self.padding, self.kernel_size, self.dilation, self.stride, self.padding_mode)
         return F.conv3d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 

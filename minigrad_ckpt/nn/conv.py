@@ -11,6 +11,7 @@ import math
 from typing import Any, ClassVar
 
 from ..functional.arguments import as_tensor
+from ..functional.errors import InputMismatch
 from ..tensor import Tensor
 from . import functional as F
 from . import init
@@ -135,7 +136,7 @@ class Conv2d(_ConvNd):
         x = as_tensor(x)  # a list or an array works as it does for the functions
         channel_axis = x.ndim - 3
         if x.ndim not in (3, 4) or x.shape[channel_axis] != self.in_channels:
-            raise ValueError(
+            raise InputMismatch(
                 f"{self!r}: input of shape {tuple(x.shape)} does not match weight of shape "
                 f"{self.weight.shape}: expected (N, {self.in_channels}, H, W) or ({self.in_channels}, H, W)"
             )
@@ -170,8 +171,8 @@ class Conv1d(_ConvNd):
         x = input  # PyTorch's argument name
         x = as_tensor(x)  # a list or an array works as it does for the functions
         if x.ndim not in (2, 3) or x.shape[-2] != self.in_channels:
-            raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} does not match: expected "
-                             f"(N, {self.in_channels}, L) or ({self.in_channels}, L)")
+            raise InputMismatch(f"{self!r}: input of shape {tuple(x.shape)} does not match: expected "
+                                f"(N, {self.in_channels}, L) or ({self.in_channels}, L)")
         x, padding = _pad_by_mode(x, self.padding, self.kernel_size, self.dilation, self.stride, self.padding_mode)
         return F.conv1d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
@@ -212,8 +213,8 @@ class _ConvTransposeNd(_ConvNd):
         x = as_tensor(x)  # a list or an array works as it does for the functions
         n = self.spatial
         if x.ndim not in (n + 1, n + 2) or x.shape[x.ndim - n - 1] != self.in_channels:
-            raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} does not match: expected "
-                             f"(N, {self.in_channels}, {self.axes}) or ({self.in_channels}, {self.axes})")
+            raise InputMismatch(f"{self!r}: input of shape {tuple(x.shape)} does not match: expected "
+                                f"(N, {self.in_channels}, {self.axes}) or ({self.in_channels}, {self.axes})")
         return type(self).fn(x, self.weight, self.bias, self.stride, self.padding,
                              self._output_padding(x, output_size), self.groups, self.dilation)
 

@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 from ..functional.arguments import as_tensor
+from ..functional.errors import InputMismatch
 from ..tensor import Tensor
 from . import functional as F
 from . import init
@@ -56,7 +57,7 @@ class Linear(Module):
         x = as_tensor(x)  # a list or an array works as it does for the functions
         shape = x._data.shape
         if not shape or shape[-1] != self.in_features:
-            raise ValueError(
+            raise InputMismatch(
                 f"{self!r}: input of shape {tuple(x.shape)} does not match weight of shape "
                 f"{self.weight.shape}: the input's last dimension must be in_features={self.in_features}"
             )

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..creation import ones, zeros
 from ..functional.arguments import as_tensor
+from ..functional.errors import InputMismatch
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import functional as F
@@ -35,8 +36,8 @@ class LayerNorm(Module):
         x = as_tensor(input)  # a list or an array works as it does for the functions
         k = len(self.normalized_shape)
         if x.shape[x.ndim - k:] != self.normalized_shape:
-            raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} does not end with "
-                             f"normalized_shape {self.normalized_shape}")
+            raise InputMismatch(f"{self!r}: input of shape {tuple(x.shape)} does not end with "
+                                f"normalized_shape {self.normalized_shape}")
         return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
@@ -89,7 +90,7 @@ class _BatchNorm(Module):
     def forward(self, input: Tensor) -> Tensor:  # PyTorch's argument name
         x = as_tensor(input)  # a list or an array works as it does for the functions
         if x.ndim not in self._expected_ndim or x.shape[1] != self.num_features:
-            raise ValueError(
+            raise InputMismatch(
                 f"{self!r}: input of shape {tuple(x.shape)} does not match num_features="
                 f"{self.num_features} (expected {' or '.join(f'{n}-D' for n in self._expected_ndim)} "
                 f"input with {self.num_features} channels on axis 1)"
@@ -153,7 +154,8 @@ class GroupNorm(Module):
     def forward(self, input: Tensor) -> Tensor:  # PyTorch's argument name
         x = as_tensor(input)  # a list or an array works as it does for the functions
         if x.ndim < 2 or x.shape[1] != self.num_channels:
-            raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} needs {self.num_channels} channels on axis 1")
+            raise InputMismatch(f"{self!r}: input of shape {tuple(x.shape)} needs {self.num_channels} channels on "
+                                f"axis 1")
         return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:

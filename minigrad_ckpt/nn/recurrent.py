@@ -14,6 +14,7 @@ import warnings
 from typing import Any, ClassVar
 
 from .. import functional as mf
+from ..functional.errors import InputMismatch
 from ..ops import recurrent as _fused
 from ..tape import apply
 from ..tensor import Tensor
@@ -155,7 +156,7 @@ class RNNBase(Module):
             x = mf.swapaxes(x, 0, 1)
         L, N = x.shape[0], x.shape[1]
         if L == 0:
-            raise ValueError(f"{type(self).__name__}: the input sequence is empty")
+            raise InputMismatch(f"{type(self).__name__}: the input sequence is empty")
         h0, c0 = self._initial_state(hx, (self.num_layers * self._directions, N), unbatched, x)
         x, hn, cn = self._layers(x, [N] * L, h0, c0)
         if unbatched:
@@ -189,8 +190,8 @@ class RNNBase(Module):
         if x.ndim not in ((2,) if packed_data else (2, 3)):
             raise ValueError(f"{name}: expected a 2-D (L, {self.input_size}) or 3-D input, got shape {x.shape}")
         if x.shape[-1] != self.input_size:
-            raise ValueError(f"{name}: input of shape {x.shape} does not have input_size={self.input_size} "
-                             f"as its last axis")
+            raise InputMismatch(f"{name}: input of shape {x.shape} does not have input_size={self.input_size} "
+                                f"as its last axis")
         _check_float_input(self, x, self._params(0, 0)[0])
         return x
 
@@ -268,8 +269,8 @@ class RNNBase(Module):
             want = (shape[0], shape[2]) if unbatched else shape
             if not isinstance(s, Tensor) or tuple(s.shape) != want:
                 got = tuple(s.shape) if isinstance(s, Tensor) else type(s).__name__
-                raise ValueError(f"{name}: {label} must have shape {want} (num_layers * num_directions, "
-                                 f"batch, {size}), got {got}")
+                raise InputMismatch(f"{name}: {label} must have shape {want} (num_layers * num_directions, "
+                                    f"batch, {size}), got {got}")
             _check_float_input(self, s, self._params(0, 0)[0])
             out.append(mf.expand_dims(s, 1) if unbatched else s)
         return out[0], (out[1] if lstm else None)
@@ -369,8 +370,8 @@ class RNNCellBase(Module):
         name = type(self).__name__
         if not isinstance(x, Tensor) or x.ndim not in (1, 2) or x.shape[-1] != self.input_size:
             got = tuple(x.shape) if isinstance(x, Tensor) else type(x).__name__
-            raise ValueError(f"{name}: expected input of shape (N, {self.input_size}) or ({self.input_size},), "
-                             f"got {got}")
+            raise InputMismatch(f"{name}: expected input of shape (N, {self.input_size}) or ({self.input_size},), "
+                                f"got {got}")
         _check_float_input(self, x, self.weight_ih)
         unbatched = x.ndim == 1
         if unbatched:
@@ -386,8 +387,8 @@ class RNNCellBase(Module):
         want = (self.hidden_size,) if unbatched else (x.shape[0], self.hidden_size)
         for s in states:
             if not isinstance(s, Tensor) or tuple(s.shape) != want:
-                raise ValueError(f"{name}: the state must have shape {want}, got "
-                                 f"{tuple(s.shape) if isinstance(s, Tensor) else type(s).__name__}")
+                raise InputMismatch(f"{name}: the state must have shape {want}, got "
+                                    f"{tuple(s.shape) if isinstance(s, Tensor) else type(s).__name__}")
             _check_float_input(self, s, self.weight_ih)
         return x, [mf.expand_dims(s, 0) if unbatched else s for s in states], unbatched
 

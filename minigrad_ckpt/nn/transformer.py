@@ -14,6 +14,7 @@ from typing import Any
 from ..creation import full
 from ..functional.arguments import as_tensor
 from ..functional.elementwise import where as mf_where
+from ..functional.errors import InputMismatch
 from ..functional.math import triu
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
@@ -36,7 +37,7 @@ _ACTIVATIONS: dict[str, Callable[[Tensor], Tensor]] = {"relu": F.relu, "gelu": F
 def _activation(owner: str, activation: Any) -> Callable[[Tensor], Tensor]:
     if isinstance(activation, str):
         if activation not in _ACTIVATIONS:
-            raise ValueError(f"{owner}: activation must be 'relu', 'gelu' or a callable, got {activation!r}")
+            raise InputMismatch(f"{owner}: activation must be 'relu', 'gelu' or a callable, got {activation!r}")
         return _ACTIVATIONS[activation]
     if callable(activation):
         return activation

@@ -12,6 +12,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
+from ...functional.errors import InputMismatch
 from ...ops import conv as _conv
 from ...tape import apply
 from ...tensor import Tensor
@@ -49,8 +50,8 @@ def _batched(x: Tensor, name: str, spatial: int = 2) -> tuple[Tensor, bool]:
         return mf.expand_dims(x, 0), True
     if x.ndim != spatial + 2:
         axes = _AXES[spatial]
-        raise ValueError(f"{name}: expected a {spatial + 1}-D (C, {axes}) or {spatial + 2}-D (N, C, {axes}) input, "
-                         f"got shape {x.shape}")
+        raise InputMismatch(f"{name}: expected a {spatial + 1}-D (C, {axes}) or {spatial + 2}-D (N, C, {axes}) input, "
+                            f"got shape {x.shape}")
     return x, False
 
 
@@ -83,7 +84,7 @@ def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
     input, unbatched = _batched(_tensor(input), "conv2d")
     w = _tensor(weight, input)
     if w.ndim != 4:
-        raise ValueError(f"conv2d: expected a 4-D weight (O, C/groups, KH, KW), got shape {w.shape}")
+        raise InputMismatch(f"conv2d: expected a 4-D weight (O, C/groups, KH, KW), got shape {w.shape}")
     _check_input_dtype("conv2d", input, w)
     st, dl = _pair(stride, "stride"), _pair(dilation, "dilation")
     if isinstance(padding, str):
@@ -94,24 +95,24 @@ def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
         raise ValueError(f"conv2d: stride and dilation must be >= 1 and padding >= 0, got "
                          f"stride={st}, dilation={dl}, padding={pd}")
     if groups < 1 or input.shape[1] % groups or w.shape[0] % groups:
-        raise ValueError(f"conv2d: groups={groups} must divide the input channels {input.shape[1]} "
-                         f"and the output channels {w.shape[0]}")
+        raise InputMismatch(f"conv2d: groups={groups} must divide the input channels {input.shape[1]} "
+                            f"and the output channels {w.shape[0]}")
     if input.shape[1] != w.shape[1] * groups:
-        raise ValueError(
+        raise InputMismatch(
             f"conv2d: input of shape {input.shape} has {input.shape[1]} channels, but weight of shape "
             f"{w.shape} expects {w.shape[1] * groups} (in_channels / groups = {w.shape[1]})"
         )
     for size, k, p, d in zip(input.shape[2:], w.shape[2:], pd, dl):
         if size + 2 * p < d * (k - 1) + 1:
-            raise ValueError(f"conv2d: kernel {tuple(w.shape[2:])} (dilation {dl}) is larger than "
-                             f"the padded input {tuple(input.shape[2:])} + padding {pd}")
+            raise InputMismatch(f"conv2d: kernel {tuple(w.shape[2:])} (dilation {dl}) is larger than "
+                                f"the padded input {tuple(input.shape[2:])} + padding {pd}")
     op = _conv.Conv2d(stride=st, padding=pd, dilation=dl, groups=int(groups))
     if bias is None:
         out = apply(op, input, w)
     else:
         b = _tensor(bias, input)
         if b.shape != (w.shape[0],):
-            raise ValueError(f"conv2d: bias must have shape ({w.shape[0]},), got {b.shape}")
+            raise InputMismatch(f"conv2d: bias must have shape ({w.shape[0]},), got {b.shape}")
         out = apply(op, input, w, b)
     return mf.squeeze(out, 0) if unbatched else out
 
@@ -129,7 +130,7 @@ def _as_2d(x: Tensor, name: str) -> tuple[Tensor, bool]:
     if x.ndim == 2:
         return mf.expand_dims(mf.expand_dims(x, 0), 2), True
     if x.ndim != 3:
-        raise ValueError(f"{name}: expected a 2-D (C, L) or 3-D (N, C, L) input, got shape {x.shape}")
+        raise InputMismatch(f"{name}: expected a 2-D (C, L) or 3-D (N, C, L) input, got shape {x.shape}")
     return mf.expand_dims(x, 2), False
 
 
@@ -147,7 +148,7 @@ def conv1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
     input = _tensor(input)
     w = _tensor(weight, input)
     if w.ndim != 3:
-        raise ValueError(f"conv1d: expected a 3-D weight (O, C/groups, K), got shape {w.shape}")
+        raise InputMismatch(f"conv1d: expected a 3-D weight (O, C/groups, K), got shape {w.shape}")
     x2, unbatched = _as_2d(input, "conv1d")
     pad2 = padding if isinstance(padding, str) else (0, _single(padding, "padding"))
     out = conv2d(x2, mf.expand_dims(w, 2), bias, (1, _single(stride, "stride")), pad2,
@@ -191,21 +192,21 @@ def _conv_transpose(name: str, conv: Any, x: Any, weight: Any, bias: Any, stride
     w = _tensor(weight, x)
     _check_input_dtype(name, x, w)
     if w.ndim != spatial + 2:
-        raise ValueError(f"{name}: expected a {spatial + 2}-D weight (C_in, C_out/groups, kernel...), got {w.shape}")
+        raise InputMismatch(f"{name}: expected a {spatial + 2}-D weight (C_in, C_out/groups, kernel...), got {w.shape}")
     st, pd = _ntuple(stride, spatial, "stride", name), _ntuple(padding, spatial, "padding", name)
     op, dl = _ntuple(output_padding, spatial, "output_padding", name), _ntuple(dilation, spatial, "dilation", name)
     if min(st) < 1 or min(dl) < 1 or min(pd) < 0 or min(op) < 0:
         raise ValueError(f"{name}: invalid stride={st}, padding={pd}, dilation={dl}, output_padding={op}")
     if any(o >= max(s, d) for o, s, d in zip(op, st, dl)):
-        raise ValueError(f"{name}: output_padding {op} must be smaller than stride {st} or dilation {dl}")
+        raise InputMismatch(f"{name}: output_padding {op} must be smaller than stride {st} or dilation {dl}")
     cin, kernel = x.shape[1], tuple(w.shape[2:])
     if groups < 1 or cin % groups or w.shape[0] != cin:
-        raise ValueError(f"{name}: input of shape {x.shape} needs a weight with {cin} input channels "
-                         f"divisible by groups={groups}, got weight {w.shape}")
+        raise InputMismatch(f"{name}: input of shape {x.shape} needs a weight with {cin} input channels "
+                            f"divisible by groups={groups}, got weight {w.shape}")
     reach = [d * (k - 1) - p for k, d, p in zip(kernel, dl, pd)]
     sizes = tuple((n - 1) * s + r - p + o + 1 for n, s, r, p, o in zip(x.shape[2:], st, reach, pd, op))
     if min(sizes) < 1:  # PyTorch's message (it answers an empty tensor for some batch sizes, not for others)
-        raise ValueError(f"{name}: input of spatial size {x.shape[2:]} gives the output size {sizes}: too small")
+        raise InputMismatch(f"{name}: input of spatial size {x.shape[2:]} gives the output size {sizes}: too small")
     x = _pad_or_crop(_spread(x, st), [(r, r + o) for r, o in zip(reach, op)])
     cog = w.shape[1]
     wg = mf.swapaxes(mf.reshape(w, (groups, cin // groups, cog) + kernel), 1, 2)

@@ -15,6 +15,7 @@ from typing import Any
 
 from ... import functional as mf
 from ...functional import _tensor
+from ...functional.errors import InputMismatch
 from ...tensor import Tensor
 from .conv import _batched, _conv_transpose, _ntuple, conv2d
 from .inputs import _check_input_dtype
@@ -57,21 +58,21 @@ def conv3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
     input = _tensor(input)
     w = _tensor(weight, input)
     if w.ndim != 5:
-        raise ValueError(f"conv3d: expected a 5-D weight (O, C/groups, kd, kh, kw), got shape {w.shape}")
+        raise InputMismatch(f"conv3d: expected a 5-D weight (O, C/groups, kd, kh, kw), got shape {w.shape}")
     input, unbatched = _batched(input, "conv3d", 3)
     _check_input_dtype("conv3d", input, w)
     st, dl = _triple(stride, "stride"), _triple(dilation, "dilation")
     if min(st) < 1 or min(dl) < 1:
         raise ValueError(f"conv3d: stride and dilation must be >= 1, got {st}, {dl}")
     if input.shape[1] != w.shape[1] * groups:
-        raise ValueError(f"conv3d: input of shape {input.shape} has {input.shape[1]} channels, but weight of shape "
-                         f"{w.shape} expects {w.shape[1] * groups}")
+        raise InputMismatch(f"conv3d: input of shape {input.shape} has {input.shape[1]} channels, but weight of shape "
+                            f"{w.shape} expects {w.shape[1] * groups}")
     input, _ = _padding(input, padding, st, dl, tuple(w.shape[2:]))
     n, c, d = input.shape[:3]
     kd = w.shape[2]
     depth = (d - dl[0] * (kd - 1) - 1) // st[0] + 1
     if depth < 1:
-        raise ValueError(f"conv3d: kernel depth {kd} (dilation {dl[0]}) is larger than the padded input depth {d}")
+        raise InputMismatch(f"conv3d: kernel depth {kd} (dilation {dl[0]}) is larger than the padded input depth {d}")
     out = None
     for i in range(kd):
         start = i * dl[0]
@@ -83,7 +84,7 @@ def conv3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
     if bias is not None:
         b = _tensor(bias, input)
         if b.shape != (w.shape[0],):
-            raise ValueError(f"conv3d: bias must have shape ({w.shape[0]},), got {b.shape}")
+            raise InputMismatch(f"conv3d: bias must have shape ({w.shape[0]},), got {b.shape}")
         out = out + mf.reshape(b, (1, -1, 1, 1, 1))
     return mf.squeeze(out, 0) if unbatched else out
 

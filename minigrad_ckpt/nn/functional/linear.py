@@ -6,6 +6,7 @@ from typing import Any
 
 from ... import functional as mf
 from ...functional import _tensor
+from ...functional.errors import InputMismatch
 from ...ops import linalg as _la
 from ...tape import apply
 from ...tensor import Tensor
@@ -25,18 +26,18 @@ def linear(input: Any, weight: Any, bias: Any = None) -> Tensor:
     w = _tensor(weight, input)
     xs, ws = input._data.shape, w._data.shape  # (read once: Tensor.shape is a property call each time)
     if not xs or xs[-1] != ws[-1]:
-        raise ValueError(
+        raise InputMismatch(
             f"linear: input of shape {xs} does not match weight of shape {ws} "
             f"(expects in_features={ws[-1]} as the input's last axis)"
         )
     if len(ws) != 2:
-        raise ValueError(f"linear: weight must be 2-D (out_features, in_features), got {ws}")
+        raise InputMismatch(f"linear: weight must be 2-D (out_features, in_features), got {ws}")
     _check_input_dtype("linear", input, w)
     b = None
     if bias is not None:
         b = _tensor(bias, input)
         if b._data.shape != ws[:1]:
-            raise ValueError(f"linear: bias of shape {b.shape} does not match weight of shape {ws}")
+            raise InputMismatch(f"linear: bias of shape {b.shape} does not match weight of shape {ws}")
     return apply(_LINEAR, input, w, b)
 
 
@@ -46,8 +47,8 @@ def bilinear(input1: Any, input2: Any, weight: Any, bias: Any = None) -> Tensor:
     x1 = _tensor(input1)
     x2, w = _tensor(input2, x1), _tensor(weight, x1)
     if w.ndim != 3 or x1.shape[-1:] != w.shape[1:2] or x2.shape[-1:] != w.shape[2:] or x1.shape[:-1] != x2.shape[:-1]:
-        raise ValueError(f"bilinear: inputs of shapes {x1.shape} and {x2.shape} do not match weight of shape "
-                         f"{w.shape} (expects (..., in1), (..., in2) and (out, in1, in2))")
+        raise InputMismatch(f"bilinear: inputs of shapes {x1.shape} and {x2.shape} do not match weight of shape "
+                            f"{w.shape} (expects (..., in1), (..., in2) and (out, in1, in2))")
     _check_input_dtype("bilinear", x1, w)
     _check_input_dtype("bilinear", x2, w)
     y = mf.einsum("...i,oij,...j->...o", x1, w, x2)

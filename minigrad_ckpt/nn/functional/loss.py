@@ -13,6 +13,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
+from ...functional.errors import InputMismatch
 from ...functional.promotion import promoted
 from ...ops import loss as _ce
 from ...ops import regression_loss as _regression
@@ -194,7 +195,7 @@ def cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got {label_smoothing}")
+        raise InputMismatch(f"cross_entropy: label_smoothing must be in [0, 1], got {label_smoothing}")
     x = _tensor(input)
     if x.ndim == 0:
         raise ValueError("cross_entropy: input must have a class axis, got a 0-d tensor")
@@ -390,7 +391,7 @@ def binary_cross_entropy(input: Any, target: Any, weight: Any = None, size_avera
         xp = p.device.xp
         lo, hi = xp.scalar(xp.min(p._data)), xp.scalar(xp.max(p._data))
         if not (0.0 <= lo and hi <= 1.0):
-            raise ValueError(f"binary_cross_entropy: input values must be in [0, 1], got [{lo}, {hi}]")
+            raise InputMismatch(f"binary_cross_entropy: input values must be in [0, 1], got [{lo}, {hi}]")
     loss = apply(_BCE, p, y)  # one op: PyTorch's gradients, not the clamped logs' (see the op)
     if weight is not None:
         loss = loss * _tensor(weight, p)

@@ -8,6 +8,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
+from ...functional.errors import InputMismatch
 from ...grad_mode import no_grad
 from ...ops import norm as _norm
 from ...tape import apply
@@ -37,7 +38,7 @@ def layer_norm(input: Any, normalized_shape: Any, weight: Any = None, bias: Any 
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
     if k == 0 or input.shape[input.ndim - k:] != shape:
-        raise ValueError(
+        raise InputMismatch(
             f"layer_norm: input of shape {input.shape} does not end with normalized_shape {shape}"
         )
     axes = tuple(range(input.ndim - k, input.ndim))
@@ -73,8 +74,8 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
     for name, t in (("running_mean", running_mean), ("running_var", running_var),
                     ("weight", weight), ("bias", bias)):
         if t is not None and tuple(t.shape) != (c,):
-            raise ValueError(f"batch_norm: {name} must have shape ({c},) for input {input.shape}, "
-                             f"got {tuple(t.shape)}")
+            raise InputMismatch(f"batch_norm: {name} must have shape ({c},) for input {input.shape}, "
+                                f"got {tuple(t.shape)}")
     if training:
         n = input.size // c
         if n <= 1:
@@ -97,8 +98,8 @@ def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None
     """Normalize over groups of channels (axis 1) and all spatial axes, then ``* weight + bias`` per channel."""
     input = _real_input("group_norm", input)
     if input.ndim < 2 or input.shape[1] % num_groups:
-        raise ValueError(f"group_norm: input of shape {input.shape} needs channels (axis 1) divisible by "
-                         f"num_groups={num_groups}")
+        raise InputMismatch(f"group_norm: input of shape {input.shape} needs channels (axis 1) divisible by "
+                            f"num_groups={num_groups}")
     _check_input_dtype("group_norm", input, weight if isinstance(weight, Tensor) else None)
     n, c = input.shape[0], input.shape[1]
     if n * (c // num_groups) * math.prod(input.shape[2:]) == 1:  # PyTorch's check (of a batch of groups)
@@ -125,7 +126,7 @@ def rms_norm(input: Any, normalized_shape: Any, weight: Any = None, eps: float |
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
     if k == 0 or input.shape[input.ndim - k:] != shape:
-        raise ValueError(f"rms_norm: input of shape {input.shape} does not end with normalized_shape {shape}")
+        raise InputMismatch(f"rms_norm: input of shape {input.shape} does not end with normalized_shape {shape}")
     _check_input_dtype("rms_norm", input, weight if isinstance(weight, Tensor) else None)
     e = float(host_numpy.finfo(input.dtype).eps) if eps is None else float(eps)
     axes = tuple(range(input.ndim - k, input.ndim))

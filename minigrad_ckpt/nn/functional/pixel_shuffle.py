@@ -7,6 +7,7 @@ from typing import Any
 
 from ... import functional as mf
 from ...functional import _tensor
+from ...functional.errors import InputMismatch
 from ...tensor import Tensor
 
 __all__ = [
@@ -27,7 +28,7 @@ def pixel_shuffle(input: Any, upscale_factor: int) -> Tensor:
     input = _tensor(input)
     r = _factor("pixel_shuffle", upscale_factor)
     if input.ndim < 3 or input.shape[-3] % (r * r):
-        raise ValueError(f"pixel_shuffle: expected (*, C * {r * r}, H, W), got shape {input.shape}")
+        raise InputMismatch(f"pixel_shuffle: expected (*, C * {r * r}, H, W), got shape {input.shape}")
     *lead, c, h, w = input.shape
     nd = len(lead)
     y = mf.reshape(input, (*lead, c // (r * r), r, r, h, w))
@@ -40,7 +41,7 @@ def pixel_unshuffle(input: Any, downscale_factor: int) -> Tensor:
     input = _tensor(input)
     r = _factor("pixel_unshuffle", downscale_factor)
     if input.ndim < 3 or input.shape[-1] % r or input.shape[-2] % r:
-        raise ValueError(f"pixel_unshuffle: expected (*, C, H * {r}, W * {r}), got shape {input.shape}")
+        raise InputMismatch(f"pixel_unshuffle: expected (*, C, H * {r}, W * {r}), got shape {input.shape}")
     *lead, c, h, w = input.shape
     nd = len(lead)
     y = mf.reshape(input, (*lead, c, h // r, r, w // r, r))
@@ -54,8 +55,8 @@ def channel_shuffle(input: Any, groups: int) -> Tensor:
     input = _tensor(input)
     g = int(groups)
     if input.ndim < 3 or g <= 0 or input.shape[1] % g:
-        raise ValueError(f"channel_shuffle: expected (N, C, *) input with C divisible by groups > 0, got shape "
-                         f"{input.shape} and groups={groups}")
+        raise InputMismatch(f"channel_shuffle: expected (N, C, *) input with C divisible by groups > 0, got shape "
+                            f"{input.shape} and groups={groups}")
     n, c, rest = input.shape[0], input.shape[1], input.shape[2:]
     y = mf.swapaxes(mf.reshape(input, (n, g, c // g, *rest)), 1, 2)
     return mf.reshape(y, input.shape)

@@ -18,6 +18,7 @@ from ... import functional as mf
 from ...backend import host_numpy as np
 from ...functional import _tensor
 from ...functional.arguments import refuse_complex
+from ...functional.errors import InputMismatch
 from ...tensor import Tensor
 from .conv import _batched, _ntuple
 from .pooling import _adaptive_max_pool, _check_pooled_sizes, _max_unpool, _pooled_size, _window_counts
@@ -36,9 +37,9 @@ def _geometry(fn: str, x: Tensor, kernel_size: Any, stride: Any, padding: Any, d
     s = k if stride is None or stride == () or stride == [] else _triple(stride, "stride", fn)
     p, d = _triple(padding, "padding", fn), _triple(dilation, "dilation", fn)
     if min(k) < 1 or min(s) < 1 or min(d) < 1:
-        raise ValueError(f"{fn}: kernel_size, stride and dilation must be >= 1")
+        raise InputMismatch(f"{fn}: kernel_size, stride and dilation must be >= 1")
     if any(pp < 0 or pp > kk // 2 for pp, kk in zip(p, k)):
-        raise ValueError(f"{fn}: padding {p} must be between 0 and half the kernel size {k}")
+        raise InputMismatch(f"{fn}: padding {p} must be between 0 and half the kernel size {k}")
     _check_pooled_sizes(fn, x.shape[2:], k, s, p, d, ceil_mode)
     return k, s, p, d, tuple(_pooled_size(*args, ceil_mode) for args in zip(x.shape[2:], k, s, p, d))
 
@@ -92,10 +93,10 @@ def avg_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     windows, ``divisor_override``)."""
     input, unbatched = _batched5("avg_pool3d", input)
     if divisor_override is not None and int(divisor_override) == 0:
-        raise ValueError("avg_pool3d: divisor_override must be non-zero")
+        raise InputMismatch("avg_pool3d: divisor_override must be non-zero")
     k, s, p, d, out = _geometry("avg_pool3d", input, kernel_size, stride, padding, 1, ceil_mode)
     if any(n < kk for n, kk in zip(input.shape[2:], k)):  # PyTorch's 3-D kernel (not the 2-D one) checks this
-        raise ValueError(f"avg_pool3d: input {input.shape[2:]} is smaller than the kernel {k} (padding not counted)")
+        raise InputMismatch(f"avg_pool3d: input {input.shape[2:]} is smaller than the kernel {k} (padding not counted)")
     sums = mf.sum(_slices(input, k, s, p, d, out, 0.0), axis=0)
     if divisor_override is not None:
         result = sums * (1.0 / int(divisor_override))

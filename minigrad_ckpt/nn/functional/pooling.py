@@ -9,6 +9,7 @@ from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
 from ...functional.arguments import refuse_complex
+from ...functional.errors import InputMismatch
 from ...functional.scatter import scatter
 from ...ops import conv as _conv
 from ...tape import apply
@@ -29,9 +30,9 @@ def _pool_args(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation:
     p = _pair(padding, "padding")
     d = _pair(dilation, "dilation")
     if min(k) < 1 or min(s) < 1 or min(d) < 1:
-        raise ValueError(f"{name}: kernel_size, stride and dilation must be >= 1")
+        raise InputMismatch(f"{name}: kernel_size, stride and dilation must be >= 1")
     if p[0] > k[0] // 2 or p[1] > k[1] // 2 or min(p) < 0:
-        raise ValueError(f"{name}: padding {p} must be between 0 and half the kernel size {k}")
+        raise InputMismatch(f"{name}: padding {p} must be between 0 and half the kernel size {k}")
     _check_pooled_sizes(name, x.shape[2:], k, s, p, d, ceil_mode)
     return k, s, p, d
 
@@ -41,8 +42,8 @@ def _check_pooled_sizes(name: str, sizes: Any, k: Any, s: Any, p: Any, d: Any, c
     input is refused unless ``ceil_mode`` keeps one partial window (then it is pooled)."""
     out = tuple(_pooled_size(*args, ceil_mode) for args in zip(sizes, k, s, p, d))
     if min(out) < 1:
-        raise ValueError(f"{name}: kernel {k} (dilation {d}, padding {p}) is larger than the input {tuple(sizes)}: "
-                         f"the output size {out} would be empty")
+        raise InputMismatch(f"{name}: kernel {k} (dilation {d}, padding {p}) is larger than the input {tuple(sizes)}: "
+                            f"the output size {out} would be empty")
 
 
 def _pooled_size(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
@@ -138,7 +139,7 @@ def avg_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     input, unbatched = _batched(_tensor(input), "avg_pool2d")
     k, s, p, _ = _pool_args(input, kernel_size, stride, padding, 1, "avg_pool2d", ceil_mode)
     if divisor_override is not None and int(divisor_override) == 0:
-        raise ValueError("avg_pool2d: divisor_override must be non-zero")
+        raise InputMismatch("avg_pool2d: divisor_override must be non-zero")
     n, c, h, w = input.shape
     extra = _ceil_extra((h, w), k, s, p, (1, 1), ceil_mode)
     xp = input.device.xp
@@ -202,7 +203,7 @@ def _adaptive_sizes(x: Tensor, output_size: Any, name: str) -> tuple[int, ...]:
         raise ValueError(f"{name}: output_size {output_size} needs {spatial} sizes")
     sizes = tuple(n if o is None else int(o) for n, o in zip(x.shape[2:], output_size))
     if min(sizes) < 1:
-        raise ValueError(f"{name}: output_size must be positive, got {output_size}")
+        raise InputMismatch(f"{name}: output_size must be positive, got {output_size}")
     return sizes
 
 
@@ -250,7 +251,7 @@ def _adaptive_max_pool(name: str, x: Any, output_size: Any, return_indices: bool
     n, c = x.shape[:2]
     volume = int(host_numpy.prod(x.shape[2:]))
     if volume == 0:
-        raise ValueError(f"{name}: the input {'plane' if spatial == 2 else 'volume'} {x.shape[2:]} is empty")
+        raise InputMismatch(f"{name}: the input {'plane' if spatial == 2 else 'volume'} {x.shape[2:]} is empty")
     idx = Tensor.constant(_adaptive_argmax(x, sizes), x.device)
     out = mf.take_along_axis(mf.reshape(x, (n, c, volume)), mf.reshape(idx, (n, c, -1)), axis=-1)
     out = mf.reshape(out, (n, c) + sizes)
@@ -309,12 +310,12 @@ def _unpool(name: str, x: Any, indices: Any, spatial_out: tuple[int, ...]) -> Te
     x = _tensor(x)
     idx = _tensor(indices, x)
     if idx.shape != x.shape or idx.dtype.kind not in "iu":
-        raise ValueError(f"{name}: indices must be integers of the input's shape {x.shape}, got {idx.shape} "
-                         f"{idx.dtype}")
+        raise InputMismatch(f"{name}: indices must be integers of the input's shape {x.shape}, got {idx.shape} "
+                            f"{idx.dtype}")
     plane = int(host_numpy.prod(spatial_out))
     xp = x.device.xp
     if idx.size and not bool(xp.scalar(xp.all(xp.logical_and(idx._data >= 0, idx._data < plane)))):
-        raise ValueError(f"{name}: an index is outside the output plane of {plane} elements {spatial_out}")
+        raise InputMismatch(f"{name}: an index is outside the output plane of {plane} elements {spatial_out}")
     lead = x.shape[:x.ndim - len(spatial_out)]
     rows = int(host_numpy.prod(lead))
     zeros = _zeros_like(x, (rows, plane))
@@ -338,7 +339,7 @@ def _max_unpool(name: str, x: Any, indices: Any, kernel_size: Any, stride: Any, 
     """``max_unpool`` over the last ``spatial`` axes of a batched or unbatched input."""
     x = _tensor(x)
     if x.ndim not in (spatial + 1, spatial + 2):
-        raise ValueError(f"{name}: expected a {spatial + 1}-D or {spatial + 2}-D input, got shape {x.shape}")
+        raise InputMismatch(f"{name}: expected a {spatial + 1}-D or {spatial + 2}-D input, got shape {x.shape}")
     k = _ntuple(kernel_size, spatial, "kernel_size", name)
     s = k if stride is None else _ntuple(stride, spatial, "stride", name)
     size = _unpool_size(name, x.shape[-spatial:], k, s, _ntuple(padding, spatial, "padding", name), output_size)
