@@ -1016,6 +1016,8 @@ class Module:
                 except (TypeError, ValueError) as exc:
                     problems.append(f"{k}: cannot convert the {type(v).__name__} to {target.dtype}: {exc}")
                     continue
+            if target.ndim == 0 and tuple(v.shape) == (1,):
+                v = v[0]  # PyTorch's: a one-element 1-D entry loads into a 0-d tensor (checkpoints of PyTorch 0.3)
             if tuple(v.shape) != target.shape:
                 problems.append(f"size mismatch for {k}: expected {target.shape}, got {tuple(v.shape)}")
                 continue
