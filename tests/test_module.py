@@ -234,8 +234,8 @@ def test_strict_load_names_missing_and_unexpected_keys_and_loads_nothing():
     with pytest.raises(RuntimeError) as exc:
         net.load_state_dict(sd)
     msg = str(exc.value)
-    assert "missing keys" in msg and "fc1.bias" in msg and "bn.running_var" in msg
-    assert "unexpected keys" in msg and "fc3.weight" in msg
+    assert "Missing key(s) in state_dict" in msg and "fc1.bias" in msg and "bn.running_var" in msg
+    assert "Unexpected key(s) in state_dict" in msg and "fc3.weight" in msg
     assert_same_values(before, values(net))
 
 

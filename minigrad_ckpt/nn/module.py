@@ -142,12 +142,13 @@ class _IncompatibleKeys(NamedTuple):
 
 
 def _key_problems(strict: bool, missing: list[str], unexpected: list[str]) -> list[str]:
-    """What ``strict`` loading says of the keys that did not match."""
+    """What ``strict`` loading says of the keys that did not match, in PyTorch's words (so a program that
+    looks for ``'Missing key(s) in state_dict'`` in the message finds it)."""
     problems = []
     if strict and missing:
-        problems.append("missing keys: " + ", ".join(missing))
+        problems.append("Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". ")
     if strict and unexpected:
-        problems.append("unexpected keys: " + ", ".join(unexpected))
+        problems.append("Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". ")
     return problems
 
 
@@ -845,7 +846,7 @@ class Module:
         plan = self._load_plan({k: v for k, v in own.items() if k not in extras}, state_dict, problems)
         post_hooks = [m for _, m in self._walk() if m.__dict__.get("_load_state_dict_post_hooks")]
         # Everything is judged before anything is copied, unless post-hooks may still forgive keys
-        self._raise_load_problems(problems + ([] if post_hooks else _key_problems(strict, missing, unexpected)))
+        self._raise_load_problems(([] if post_hooks else _key_problems(strict, missing, unexpected)) + problems)
         slots = {key: (m, name, t) for key, m, name, t in self._live_slots()}
         for k, v in plan:
             m, name, t = slots[k]
@@ -981,8 +982,8 @@ class Module:
 
     def _raise_load_problems(self, problems: list[str]) -> None:
         if problems:
-            raise RuntimeError(
-                f"Error(s) in loading state_dict for {type(self).__name__}:\n  " + "\n  ".join(problems)
+            raise RuntimeError(  # PyTorch's layout: the key problems first, one per line after a tab
+                f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(problems)
             )
 
     def _has_extra_state(self) -> bool:
@@ -1019,7 +1020,8 @@ class Module:
             if target.ndim == 0 and tuple(v.shape) == (1,):
                 v = v[0]  # PyTorch's: a one-element 1-D entry loads into a 0-d tensor (checkpoints of PyTorch 0.3)
             if tuple(v.shape) != target.shape:
-                problems.append(f"size mismatch for {k}: expected {target.shape}, got {tuple(v.shape)}")
+                problems.append(f"size mismatch for {k}: copying a param with shape {tuple(v.shape)} from checkpoint, "
+                                f"the shape in current model is {target.shape}.")
                 continue
             plan.append((k, v))
         return plan
