@@ -22,7 +22,8 @@ __all__ = [
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     """The recommended gain for a nonlinearity (PyTorch's table)."""
-    if nonlinearity in ("linear", "conv1d", "conv2d", "conv3d", "sigmoid"):
+    if nonlinearity in ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+                        "conv_transpose3d", "sigmoid"):
         return 1.0
     if nonlinearity == "tanh":
         return 5.0 / 3

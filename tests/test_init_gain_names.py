@@ -1,0 +1,28 @@
+"""``nn.init.calculate_gain`` knows every name PyTorch's table has: ``conv_transpose1d``/``2d``/``3d`` (gain 1,
+as torch 2.13 gives) raised ``ValueError: unsupported nonlinearity``, and with them
+``kaiming_uniform_(w, nonlinearity="conv_transpose2d")``.  The other values are torch 2.13's too."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import minigrad_ckpt as mg
+
+TORCH = {"linear": 1.0, "conv1d": 1.0, "conv2d": 1.0, "conv3d": 1.0, "conv_transpose1d": 1.0,
+         "conv_transpose2d": 1.0, "conv_transpose3d": 1.0, "sigmoid": 1.0, "tanh": 5.0 / 3,
+         "relu": math.sqrt(2.0), "leaky_relu": math.sqrt(2.0 / (1 + 0.01 ** 2)), "selu": 0.75}
+
+
+@pytest.mark.parametrize("name", sorted(TORCH))
+def test_gain(name):
+    assert mg.nn.init.calculate_gain(name) == pytest.approx(TORCH[name], rel=1e-15)
+
+
+@pytest.mark.parametrize("name", ["conv_transpose1d", "conv_transpose2d", "conv_transpose3d"])
+def test_kaiming_takes_the_transposed_convolutions(name):
+    w = mg.empty(64, 32, 3, 3)
+    mg.nn.init.kaiming_uniform_(w, nonlinearity=name)
+    bound = math.sqrt(3.0 / (32 * 9))  # gain 1, fan_in = 32 * 3 * 3
+    assert float(w.abs().max()) <= bound and float(w.abs().max()) > 0.9 * bound
