@@ -26,8 +26,9 @@ The gradients are the standard results (Giles 2008 for inv/det/solve, Murray
   through the eigenvalues only and through the eigenspace only (a projector),
   and NaN where the loss reaches that eigenvalue through both (a matrix function
   ``V f(W) V^T``: its gradient there is not a function of the cotangents);
-* ``svd``: likewise for equal singular values, and the ``1 / s`` terms of a
-  non-square matrix need non-zero singular values;
+* ``svd``: likewise for equal singular values (but the part of the derivative
+  over ``s_i + s_j``, which the polar factor ``U V^H`` needs, is kept), and the
+  ``1 / s`` terms of a non-square matrix need non-zero singular values;
 * ``qr`` needs full rank (the leading square block for wide matrices);
 * ``pinv``: the formula holds where the rank is locally constant.
 
@@ -510,6 +511,26 @@ class Eig(Op):
         return np.concatenate([w[..., None, :].astype(v.dtype), v * _positive_largest(np, v)], axis=-2)
 
 
+def _equal_pair_terms(xp: Any, s: Any, skew: Any) -> Any:
+    """The SVD's terms for pairs of singular values equal to rounding, which
+    :func:`_gap_reciprocals` leaves out.
+
+    Off the diagonal the SVD's derivative pairs ``x_ij s_j + s_i y_ij`` with
+    ``1 / (s_j^2 - s_i^2)``, which is ``(x + y)_ij / (2 (s_j - s_i)) + (x - y)_ij /
+    (2 (s_j + s_i))``: only the first part -- a rotation within the pair's subspaces,
+    taken as 0 there as for ``eigh`` -- divides by the gap.  At ``s_i = s_j > 0`` the
+    second part is finite, and ``U V^H`` (the polar factor, smooth wherever ``A`` has
+    full rank) needs it.  ``skew`` is ``x - y`` (the cotangents' ``U^H gU - V^H gV`` less
+    its conjugate transpose; ``dP - dP^H`` in forward mode); this returns
+    ``skew_ij / (2 (s_i + s_j))`` on the equal pairs, 0 elsewhere and where both values are 0.
+    """
+    n = s.shape[-1]
+    off = xp.logical_and(_near_equal(xp, s * s), xp.logical_not(xp.eye(n, dtype=bool)))
+    total = s[..., :, None] + s[..., None, :]
+    keep = xp.logical_and(off, total > 0)
+    return xp.where(keep, skew / (2 * xp.where(keep, total, 1)), 0)
+
+
 class Svd(Op):
     """The reduced SVD ``A = U diag(S) V^H`` (``k = min(m, n)``), packed as
     ``(..., m + 1 + n, k)``: rows ``:m`` hold ``U`` (each column's largest entry real
@@ -553,6 +574,7 @@ class Svd(Op):
         j = f * (utgu - _mH(xp, utgu))
         kk = f * (vtgv - _mH(xp, vtgv))
         core = j * s[..., None, :] + s[..., :, None] * kk
+        core = core + _equal_pair_terms(xp, s, utgu - vtgv - _mH(xp, utgu - vtgv))
         with xp.errstate(divide="ignore", invalid="ignore"):
             inv_s = _safe_reciprocal_gaps(xp, s)
         if complex_:
@@ -578,8 +600,9 @@ class Svd(Op):
         tv = xp.matmul(t, v)
         dp = xp.matmul(_mH(xp, u), tv)
         dph = _mH(xp, dp)
-        du = xp.matmul(u, f * (dp * s[..., None, :] + s[..., :, None] * dph))
-        dv = xp.matmul(v, f * (s[..., :, None] * dp + dph * s[..., None, :]))
+        equal = _equal_pair_terms(xp, s, dp - dph)
+        du = xp.matmul(u, f * (dp * s[..., None, :] + s[..., :, None] * dph) + equal)
+        dv = xp.matmul(v, f * (s[..., :, None] * dp + dph * s[..., None, :]) - equal)
         inv_s = _safe_reciprocal_gaps(xp, s)
         dp_diag = xp.diagonal(dp, axis1=-2, axis2=-1)
         ds = xp.real(dp_diag) + 0j if complex_ else dp_diag
