@@ -382,17 +382,19 @@ def _default_rtol(a: Tensor) -> float:
     return float(builtins.max(a.shape[-2:]) * eps)
 
 
-def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = None) -> Tensor:
-    """The Moore-Penrose pseudo-inverse: singular values at or below ``rcond * max(s)``
-    (default ``max(M, N) * eps``) count as 0.  The gradient holds where the rank
+def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, atol: Any = None, rtol: Any = None) -> Tensor:
+    """The Moore-Penrose pseudo-inverse: singular values at or below ``max(atol, rtol * max(s))``
+    count as 0 -- PyTorch's rule: ``rtol`` (``rcond``, its older name) is ``max(M, N) * eps``
+    unless given, and 0 when ``atol`` alone is given.  The gradient holds where the rank
     is locally constant.  ``hermitian`` is accepted (the general algorithm is used)."""
     del hermitian
     a = _matrices("pinv", a)
     if rcond is not None and rtol is not None:
         raise ValueError("linalg.pinv: give rcond or rtol, not both")
     tol = rcond if rcond is not None else rtol
-    tol = _default_rtol(a) if tol is None else float(tol)
-    return _factored("linalg.svd", a, _failure.non_finite, _failure.svd_not_converged, _mx.Pinv(rcond=tol), a)
+    tol = (_default_rtol(a) if atol is None else 0.0) if tol is None else float(tol)
+    op = _mx.Pinv(rcond=tol) if atol is None else _mx.Pinv(rcond=tol, atol=float(atol))
+    return _factored("linalg.svd", a, _failure.non_finite, _failure.svd_not_converged, op, a)
 
 
 def matrix_power(a: Any, n: int) -> Tensor:
@@ -416,7 +418,13 @@ def matrix_power(a: Any, n: int) -> Tensor:
     return result
 
 
-def lstsq(a: Any, b: Any, rcond: Any = None) -> LstsqResult:
+#: The fields each of PyTorch's ``lstsq`` drivers fills (the others come back empty).
+_LSTSQ_DRIVER_FIELDS = {"gels": {"residuals"}, "gelsy": {"rank"},
+                        "gelsd": {"residuals", "rank", "singular_values"},
+                        "gelss": {"residuals", "rank", "singular_values"}}
+
+
+def lstsq(a: Any, b: Any, rcond: Any = None, *, driver: str | None = None) -> LstsqResult:
     """The least-squares solution of ``a @ x ~= b``, from the pseudo-inverse.
 
     Returns ``(x, residuals, rank, s)`` like NumPy: residuals (squared
@@ -424,8 +432,22 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> LstsqResult:
     empty tensor; ``rank`` an int64 0-d tensor; ``s`` the singular values.
     A stack of matrices ``a`` (..., M, N) is PyTorch's batched ``lstsq``:
     ``b`` (..., M, K) (or (..., M)), broadcast, and ``rank`` and ``s`` per matrix.
+    PyTorch's ``driver=`` (``'gels'``, ``'gelsy'``, ``'gelsd'``, ``'gelss'``) picks which of
+    ``residuals``, ``rank`` and ``singular_values`` are filled, as PyTorch's: the others are
+    empty; the solution is the same minimum-norm one (LAPACK's drivers differ in method).
     """
-    a = as_tensor(a)
+    if driver is not None and driver not in _LSTSQ_DRIVER_FIELDS:
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+    result = _lstsq(as_tensor(a), b, rcond)
+    if driver is None:
+        return result
+    filled = _LSTSQ_DRIVER_FIELDS[driver]
+    return LstsqResult(result.solution, *(
+        field if name in filled else Tensor._wrap(field.device.xp.zeros((0,), dtype=field.dtype), None, field.device)
+        for name, field in zip(LstsqResult._fields[1:], result[1:])))
+
+
+def _lstsq(a: Tensor, b: Any, rcond: Any) -> LstsqResult:
     if a.ndim > 2:
         return _lstsq_batched(a, as_tensor(b, a), rcond)
     if a.ndim != 2:

@@ -740,7 +740,7 @@ def _qr_jvp_tall(xp: Any, q: Any, r: Any, t: Any) -> tuple[Any, Any]:
 
 class Pinv(Op):
     """The Moore-Penrose pseudo-inverse, from the SVD with singular values at or
-    below ``rcond * max(s)`` treated as 0.
+    below ``max(atol, rcond * max(s))`` treated as 0.
 
     Golub & Pereyra: ``dP = -P dA P + P P^H dA^H (I - A P) + (I - P A) dA^H P^H P``
     where the rank is locally constant (``^H``: the conjugate transpose, the plain
@@ -752,10 +752,13 @@ class Pinv(Op):
     save_output = True
     holomorphic = False  # written with conjugate transposes
     rcond: float
+    atol: float = 0.0
 
     def forward(self, xp, a):
         u, s, vh = xp.linalg.svd(a, full_matrices=False)
         cutoff = self.rcond * xp.max(s, axis=-1, keepdims=True) if s.shape[-1] else s
+        if self.atol:
+            cutoff = xp.maximum(cutoff, self.atol)
         keep = s > cutoff
         inv_s = xp.where(keep, 1 / xp.where(keep, s, 1), 0).astype(s.dtype)
         return xp.matmul(_mH(xp, vh) * inv_s[..., None, :], _mH(xp, u))
@@ -784,6 +787,7 @@ class Pinv(Op):
     def reference(self, np, a):
         u, s, vh = np.linalg.svd(a, full_matrices=False)
         cutoff = self.rcond * np.max(s, axis=-1, keepdims=True) if s.shape[-1] else s
+        cutoff = np.maximum(cutoff, self.atol)
         inv_s = np.where(s > cutoff, 1 / np.where(s > cutoff, s, 1), 0)
         return np.matmul(np.swapaxes(vh, -1, -2).conj() * inv_s[..., None, :], np.swapaxes(u, -1, -2).conj())
 
