@@ -366,12 +366,16 @@ def lu_solve(LU: Any, pivots: Any, b: Any, *, left: bool = True, adjoint: bool =
         flipped = lu_solve(lu_, piv, conj(mf.swapaxes(b, -1, -2)), adjoint=not adjoint)
         return conj(mf.swapaxes(flipped, -1, -2))
     perm = _perm_from_pivots(piv)
+    # the factorizations' batch and B's broadcast against each other, as PyTorch's
+    batch = host_numpy.broadcast_shapes(lu_.shape[:-2], b.shape[:-2])
+    lu_ = mf.broadcast_to(lu_, batch + lu_.shape[-2:])
+    perm = host_numpy.broadcast_to(perm, batch + perm.shape[-1:])
+    b = mf.broadcast_to(b, batch + b.shape[-2:])
     xp = lu_.device.xp
     if not adjoint:  # A = P L U: X = U^-1 L^-1 P^T B, and P^T B = B[perm]
         rows = Tensor.constant(xp.asarray(host_numpy.broadcast_to(perm[..., None], perm.shape + (b.shape[-1],))),
                                lu_.device)
-        y = _la.solve_triangular(lu_, mf.take_along_axis(mf.broadcast_to(b, perm.shape[:-1] + b.shape[-2:]), rows,
-                                                         axis=-2), lower=True, unit_diagonal=True)
+        y = _la.solve_triangular(lu_, mf.take_along_axis(b, rows, axis=-2), lower=True, unit_diagonal=True)
         return _la.solve_triangular(lu_, y, lower=False)
     # A^H = U^H L^H P^T: X = P L^-H U^-H B, and (P Y)[perm] = Y
     y = _la.solve_triangular(lu_, b, trans="C", lower=False)
