@@ -20,7 +20,7 @@ from __future__ import annotations
 import builtins
 from typing import Any, NamedTuple
 
-from ..backend import host_numpy
+from ..backend import as_dtype, host_numpy
 from ..ops import linalg_failure as _failure
 from ..ops import matrix as _mx
 from ..tape import apply
@@ -284,7 +284,8 @@ _COMPLEX_OK = frozenset({"inv", "det", "solve", "matrix_power", "slogdet", "chol
                          "qr", "inv_ex", "solve_ex", "cholesky_ex", "pinv", "solve_triangular"})
 
 
-def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Tensor:  # noqa: A002
+def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False, *,  # noqa: A002
+         dtype: Any = None) -> Tensor:
     """Vector or matrix norm, as ``numpy.linalg.norm``.
 
     Vectors (``axis`` an int, or a 1-D ``x``): ``ord`` in None/2, 1, inf, -inf,
@@ -294,9 +295,9 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> T
     the flattened tensor.  Kinks take subgradients: 0 at a zero vector, ties
     of max/min split evenly.  A complex ``x`` has the norms of its moduli
     ``|x|``, but for the matrix 2, -2 and nuclear norms, which are of its
-    (complex) singular value decomposition.
+    (complex) singular value decomposition.  ``dtype`` casts ``x`` first (PyTorch's keyword).
     """
-    x = as_tensor(x)
+    x = norm_input("linalg.norm", as_tensor(x), dtype)
     if x.dtype.kind == "c" and not _spectral(x, ord, axis):
         x = mf.abs(x)
     nd = x.ndim
@@ -324,6 +325,26 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> T
             r = reshape(r, shape)
         return r
     raise ValueError(f"linalg.norm: axis must be an int or a pair of ints, got {axis!r}")
+
+
+def norm_input(name: str, x: Tensor, dtype: Any) -> Tensor:
+    """``x`` cast to a norm's ``dtype=``, under PyTorch's rules: a complex ``x`` takes a complex
+    dtype and a real one a real dtype (the cast to real would drop the imaginary parts: the norm of
+    ``3+4j`` would be 3), and no cast narrows (float64 to float32).  The result's dtype is then
+    ``dtype``'s real counterpart."""
+    if dtype is None:
+        return x
+    dt = as_dtype(dtype)
+    if x.dtype.kind in "fc":
+        if dt.kind not in "fc":
+            raise RuntimeError(f"{name}: dtype should be floating point or complex, but got {dt}")
+        if (x.dtype.kind == "c") != (dt.kind == "c"):
+            want = "complex for complex" if x.dtype.kind == "c" else "real for real"
+            raise RuntimeError(f"{name}: dtype should be {want} inputs, but got {dt}")
+        if host_numpy.promote_types(x.dtype, dt) != dt:
+            raise RuntimeError(f"{name}: the dtype of the input ({x.dtype}) should be convertible without "
+                               f"narrowing to the specified dtype ({dt})")
+    return mf.astype(x, dt)
 
 
 def _spectral(x: Tensor, ord: Any, axis: Any) -> bool:  # noqa: A002

@@ -30,9 +30,7 @@ def vector_norm(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,
                 dtype: Any = None) -> Tensor:
     """The ``ord``-norm of ``x`` over ``dim`` (all axes for None) as a vector: ``inf``, ``-inf``, 0 (a
     count) or any number ``p``, ``sum(|x|^p)^(1/p)``; ``dtype`` casts first (PyTorch's signature)."""
-    x = as_tensor(x)
-    if dtype is not None:
-        x = mf.astype(x, dtype)
+    x = _la.norm_input("linalg.vector_norm", as_tensor(x), dtype)
     if x.dtype.kind == "c":
         x = mf.abs(x)
     if isinstance(ord, str):
@@ -50,9 +48,7 @@ def matrix_norm(a: Any, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = F
                 dtype: Any = None) -> Tensor:
     """The ``ord`` norm of each matrix over the axis pair ``dim``: ``'fro'``, ``'nuc'``, 1, -1, 2, -2,
     ``inf``, ``-inf`` (``linalg.norm``'s matrix norms, PyTorch's signature)."""
-    a = as_tensor(a)
-    if dtype is not None:
-        a = mf.astype(a, dtype)
+    a = _la.norm_input("linalg.matrix_norm", as_tensor(a), dtype)
     if a.ndim < 2:
         raise ValueError(f"linalg.matrix_norm: expected a matrix or a stack of them, got shape {a.shape}")
     return _la.norm(a, ord, axis=tuple(dim), keepdims=keepdim)
