@@ -70,3 +70,27 @@ def test_pinv_takes_pytorchs_tolerances(case, dtype, device):
     np.testing.assert_allclose(y.grad.numpy(), DATA[f"pinv.{case}.ga"], atol=tol, rtol=tol)
     g = mg.func.grad(loss)(mg.tensor(DATA["pinv.a"], dtype=dtype, device=device))
     np.testing.assert_allclose(g.numpy(), DATA[f"pinv.{case}.ga"], atol=tol, rtol=tol)
+
+
+def test_matrix_rank_takes_one_tolerance_per_matrix():
+    # a tensor atol of a (4, 4, 4) stack was broadcast against the (4, 4) singular values themselves:
+    # ranks [2, 2, 2, 2] where torch 2.13 gives [3, 2, 1, 1]
+    a, rtol = mg.tensor(DATA["per_matrix.a"]), mg.tensor(DATA["per_matrix.rtol"])
+    ranks = {"atol": mg.linalg.matrix_rank(a, atol=mg.tensor(DATA["per_matrix.atol"])),
+             "rtol": mg.linalg.matrix_rank(a, rtol=rtol),
+             "both": mg.linalg.matrix_rank(a, atol=mg.tensor(DATA["per_matrix.column"]), rtol=rtol)}
+    for name, rank in ranks.items():
+        assert rank.numpy().tolist() == DATA[f"per_matrix.rank_{name}"].tolist(), name
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_pinv_takes_one_tolerance_per_matrix(device):
+    a = mg.tensor(DATA["per_matrix.a"], device=device, requires_grad=True)
+    atol = mg.tensor(DATA["per_matrix.column"], device=device)
+    rtol = mg.tensor(DATA["per_matrix.rtol"], device=device)
+    p = mg.linalg.pinv(a, atol=atol, rtol=rtol)
+    np.testing.assert_allclose(p.detach().numpy(), DATA["per_matrix.pinv_both"], atol=1e-10)
+    (p * mg.tensor(DATA["per_matrix.c"], device=device)).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), DATA["per_matrix.pinv_both_ga"], atol=1e-8)
+    np.testing.assert_allclose(mg.linalg.pinv(a.detach(), rtol=rtol).numpy(), DATA["per_matrix.pinv_rtol"],
+                               atol=1e-10)

@@ -407,15 +407,36 @@ def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, atol: Any = None
     """The Moore-Penrose pseudo-inverse: singular values at or below ``max(atol, rtol * max(s))``
     count as 0 -- PyTorch's rule: ``rtol`` (``rcond``, its older name) is ``max(M, N) * eps``
     unless given, and 0 when ``atol`` alone is given.  The gradient holds where the rank
-    is locally constant.  ``hermitian`` is accepted (the general algorithm is used)."""
+    is locally constant.  ``hermitian`` is accepted (the general algorithm is used).  A tolerance
+    may be a tensor that broadcasts against ``a``'s batch: one tolerance per matrix."""
     del hermitian
     a = _matrices("pinv", a)
     if rcond is not None and rtol is not None:
         raise ValueError("linalg.pinv: give rcond or rtol, not both")
     tol = rcond if rcond is not None else rtol
+    if per_matrix(atol) or per_matrix(tol):
+        return _pinv_per_matrix(a, atol, tol)
     tol = (_default_rtol(a) if atol is None else 0.0) if tol is None else float(tol)
     op = _mx.Pinv(rcond=tol) if atol is None else _mx.Pinv(rcond=tol, atol=float(atol))
     return _factored("linalg.svd", a, _failure.non_finite, _failure.svd_not_converged, op, a)
+
+
+def per_matrix(tolerance: Any) -> bool:
+    """Is ``tolerance`` one value per matrix of a stack (a tensor of at least one dim)?"""
+    return isinstance(tolerance, Tensor) and tolerance.ndim > 0
+
+
+def _pinv_per_matrix(a: Tensor, atol: Any, rtol: Any) -> Tensor:
+    """``pinv`` of each matrix with its own ``atol`` and ``rtol`` (tensors broadcast against the batch)."""
+    atol, rtol = (None if t is None else as_tensor(t) for t in (atol, rtol))
+    batch = host_numpy.broadcast_shapes(a.shape[:-2], *(t.shape for t in (atol, rtol) if t is not None))
+    flat = reshape(mf.broadcast_to(a, batch + a.shape[-2:]), (-1,) + a.shape[-2:])
+    atols, rtols = (None if t is None else mf.broadcast_to(t, batch).numpy().reshape(-1).tolist()
+                    for t in (atol, rtol))
+    pieces = [pinv(flat[i], atol=None if atols is None else atols[i], rtol=None if rtols is None else rtols[i])
+              for i in range(flat.shape[0])]
+    out = mf.stack(pieces) if pieces else pinv(flat)
+    return reshape(out, batch + out.shape[-2:])
 
 
 def matrix_power(a: Any, n: int) -> Tensor:

@@ -145,7 +145,9 @@ def matrix_rank(a: Any, atol: Any = None, rtol: Any = None, hermitian: bool = Fa
         rtol = _la._default_rtol(a) if atol is None else 0.0
     s = _la.svdvals(a).detach()
     largest = mf.max(s, axis=-1, keepdims=True) if s.shape[-1] else s
-    bound = mf.maximum(largest * float(rtol), 0.0 if atol is None else atol)
+    # a tensor tolerance is one per matrix: a trailing axis lines it up with ``largest`` (..., 1)
+    rtol, atol = (mf.expand_dims(t, -1) if _la.per_matrix(t) else t for t in (rtol, 0.0 if atol is None else atol))
+    bound = mf.maximum(largest * (rtol if _la.per_matrix(rtol) else float(rtol)), atol)
     return mf.astype(mf.sum(mf.astype(s > bound, "int64"), axis=-1), "int64")
 
 

@@ -10,6 +10,9 @@ them), full-rank tall, batched and rank-deficient matrices.
 pinv (``pinv.<case>.*``): the input ``a``, the tolerances, PyTorch's ``pinv`` and the gradient
 ``ga`` of ``sum(pinv * c)`` for the cotangent ``c`` (a matrix whose singular values straddle the
 cutoffs, so each tolerance drops a different number of them).
+
+per_matrix (``per_matrix.*``): tensor tolerances, one per matrix of a stack, for ``matrix_rank``
+and ``pinv``.
 """
 
 from __future__ import annotations
@@ -59,11 +62,32 @@ def pinv_cases(rng: np.random.Generator, out: dict[str, np.ndarray]) -> None:
         out[f"pinv.{name}.pinv"], out[f"pinv.{name}.ga"] = p.detach().numpy(), at.grad.numpy()
 
 
+def per_matrix_cases(rng: np.random.Generator, out: dict[str, np.ndarray]) -> None:
+    """Tensor tolerances, one per matrix of a stack (``per_matrix.*``): ``matrix_rank`` and
+    ``pinv`` (with the gradient of ``sum(pinv * c)``) of a (4, 4, 4) stack."""
+    a = rng.standard_normal((4, 4, 4))
+    c = rng.standard_normal((2, 4, 4, 4))
+    atol, rtol = np.array([0.5, 1.0, 2.0, 3.0]), np.array([0.1, 0.3, 0.5, 0.9])
+    column = np.array([[0.5], [1.0]])
+    out["per_matrix.a"], out["per_matrix.c"] = a, c
+    out["per_matrix.atol"], out["per_matrix.rtol"], out["per_matrix.column"] = atol, rtol, column
+    t = torch.tensor
+    out["per_matrix.rank_atol"] = torch.linalg.matrix_rank(t(a), atol=t(atol)).numpy()
+    out["per_matrix.rank_rtol"] = torch.linalg.matrix_rank(t(a), rtol=t(rtol)).numpy()
+    out["per_matrix.rank_both"] = torch.linalg.matrix_rank(t(a), atol=t(column), rtol=t(rtol)).numpy()
+    at = torch.tensor(a, requires_grad=True)
+    p = torch.linalg.pinv(at, atol=t(column), rtol=t(rtol))
+    (p * t(c)).sum().backward()
+    out["per_matrix.pinv_both"], out["per_matrix.pinv_both_ga"] = p.detach().numpy(), at.grad.numpy()
+    out["per_matrix.pinv_rtol"] = torch.linalg.pinv(t(a), rtol=t(rtol)).numpy()
+
+
 def main() -> None:
     rng = np.random.default_rng(20261204)
     out: dict[str, np.ndarray] = {"torch_version": np.array(torch.__version__)}
     lstsq_cases(rng, out)
     pinv_cases(rng, out)
+    per_matrix_cases(rng, out)
     np.savez(Path(__file__).with_name("torch_linalg_keywords.npz"), **out)
 
 
