@@ -262,7 +262,8 @@ def ihfft2(a: Any, s: Any = None, axes: Any = _UNSET, norm: str | None = None, *
 # ---------------------------------------------------------------------------
 # Frequencies and shifts
 # ---------------------------------------------------------------------------
-def _frequencies(name: str, steps: Any, n: int, d: float, dtype: Any, device: Any) -> Tensor:
+def _frequencies(name: str, steps: Any, n: int, d: float, dtype: Any, device: Any,
+                 requires_grad: bool = False) -> Tensor:
     """``steps / (n * d)`` as PyTorch makes it: the integer steps in ``dtype`` times the
     scale ``1 / (n * d)`` rounded to ``dtype`` (NumPy's float64 quotient rounded to float32
     afterwards differs in the last bit: 6/7 is 0.85714287, not torch's 0.8571429).  Half
@@ -273,23 +274,28 @@ def _frequencies(name: str, steps: Any, n: int, d: float, dtype: Any, device: An
     work = host_numpy.dtype(host_numpy.float32) if dt.kind == "f" and dt.itemsize < 4 else dt
     values = steps.astype(work) * work.type(dt.type(1.0 / (n * d)))
     dev = get_device(device)
-    return Tensor._wrap(dev.xp.asarray(values.astype(dt)), None, dev)
+    out = Tensor._wrap(dev.xp.asarray(values.astype(dt)), None, dev)
+    if requires_grad:  # a leaf, as PyTorch's factory functions make it
+        out.requires_grad = True
+    return out
 
 
-def fftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None) -> Tensor:
+def fftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None,
+            requires_grad: bool = False) -> Tensor:
     """The sample frequencies of :func:`fft`'s outputs for ``n`` samples ``d`` apart
-    (a constant, in the default float dtype unless ``dtype`` is given):
-    ``[0, 1, ..., -(n // 2), ..., -1] / (n * d)``."""
+    (a constant, in the default float dtype unless ``dtype`` is given; a leaf that
+    requires grad with ``requires_grad=True``): ``[0, 1, ..., -(n // 2), ..., -1] / (n * d)``."""
     n = _size("fftfreq", n)
     steps = host_numpy.arange(n)
     steps[(n + 1) // 2:] -= n
-    return _frequencies("fftfreq", steps, n, d, dtype, device)
+    return _frequencies("fftfreq", steps, n, d, dtype, device, requires_grad)
 
 
-def rfftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None) -> Tensor:
+def rfftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False) -> Tensor:
     """The sample frequencies of :func:`rfft`'s outputs (the ``n // 2 + 1`` non-negative ones)."""
     n = _size("rfftfreq", n)
-    return _frequencies("rfftfreq", host_numpy.arange(n // 2 + 1), n, d, dtype, device)
+    return _frequencies("rfftfreq", host_numpy.arange(n // 2 + 1), n, d, dtype, device, requires_grad)
 
 
 def _shift(name: str, x: Any, axes: Any, dim: Any, sign: int) -> Tensor:
