@@ -45,6 +45,18 @@ def dimension_out_of_range(dim: int, ndim: int) -> DimensionOutOfRange:
                                f"but got {dim}): axis {dim} is out of bounds for a tensor of dimension {ndim}")
 
 
+class SpectralArgumentError(RuntimeError, ValueError):
+    """An argument the Fourier transforms refuse -- a normalization they do not know, a length
+    below 1, a repeated dim, sizes ``s`` that do not match the dims: PyTorch's ``RuntimeError``
+    ("Invalid normalization mode", "Invalid number of data points", "FFT dims must be unique")
+    and NumPy's ``ValueError``."""
+
+
+class RealInputRequired(RuntimeError, TypeError):
+    """A complex input to a transform of real signals (``rfft``, ``ihfft``, ...): PyTorch's
+    ``RuntimeError`` ("rfft expects a real input tensor") and a ``TypeError``."""
+
+
 class EmptyReduction(RuntimeError, ValueError):
     """A reduction with no identity (``max``, ``argmin``, ...) of an empty tensor over every dim:
     PyTorch's ``RuntimeError`` ("Expected reduction dim to be specified for input.numel() == 0")."""

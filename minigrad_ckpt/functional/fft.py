@@ -23,6 +23,7 @@ from ..tape import apply
 from ..tensor import Tensor
 from .arguments import as_tensor, normalize_axis, one_axis
 from .complex_numbers import conj
+from .errors import RealInputRequired, SpectralArgumentError
 from .math import astype, clone, getitem, pad, roll
 
 _UNSET: Any = object()
@@ -35,7 +36,7 @@ def _norm(name: str, norm: str | None) -> str:
     if norm is None:
         return "backward"
     if norm not in _fft.ADJOINT_NORM:
-        raise ValueError(f"{name}: norm must be 'backward', 'ortho', 'forward' or None, got {norm!r}")
+        raise SpectralArgumentError(f"{name}: norm must be 'backward', 'ortho', 'forward' or None, got {norm!r}")
     return norm
 
 
@@ -50,7 +51,7 @@ def _pick(name: str, numpy_value: Any, dim: Any, default: Any, what: str) -> Any
 
 def _size(name: str, n: Any) -> int:
     if isinstance(n, bool) or not isinstance(n, (int, host_numpy.integer)) or n < 1:
-        raise ValueError(f"{name}: invalid number of data points ({n!r}) specified")
+        raise SpectralArgumentError(f"{name}: invalid number of data points ({n!r}) specified")
     return int(n)
 
 
@@ -74,17 +75,20 @@ def _axes_and_sizes(name: str, x: Tensor, s: Any, axes: Any) -> tuple[tuple[int,
     if axes is None:
         axes = tuple(range(x.ndim)) if s is None else tuple(range(x.ndim - len(s), x.ndim))
         if s is not None and len(s) > x.ndim:
-            raise ValueError(f"{name}: s has {len(s)} entries for an input with {x.ndim} axes")
+            raise SpectralArgumentError(f"{name}: s has {len(s)} entries for an input with {x.ndim} axes")
     elif isinstance(axes, (int, host_numpy.integer)):
         axes = (axes,)
     axes = tuple(one_axis(a, x.ndim) for a in axes)
     if len(set(axes)) != len(axes):
-        raise ValueError(f"{name}: repeated axes {axes} are not supported")
+        raise SpectralArgumentError(f"{name}: repeated axes {axes} are not supported")
     if s is None:
+        for a in axes:  # an empty axis has no length to take (NumPy and PyTorch refuse it too)
+            if x.shape[a] == 0:
+                raise SpectralArgumentError(f"{name}: invalid number of data points (0) specified")
         return axes, [None] * len(axes)
     s = list(s)
     if len(s) != len(axes):
-        raise ValueError(f"{name}: s and axes have different lengths ({len(s)} and {len(axes)})")
+        raise SpectralArgumentError(f"{name}: s and axes have different lengths ({len(s)} and {len(axes)})")
     return axes, [None if k is None or k == -1 else _size(name, k) for k in s]
 
 
@@ -97,7 +101,7 @@ def _resized(x: Tensor, axes: Sequence[int], sizes: Sequence[int | None]) -> Ten
 
 def _real_input(name: str, x: Tensor) -> Tensor:
     if x.dtype.kind == "c":
-        raise TypeError(f"{name} expects a real input, got {x.dtype} (use fft/fftn for complex input)")
+        raise RealInputRequired(f"{name} expects a real input, got {x.dtype} (use fft/fftn for complex input)")
     return _floating(x)
 
 
@@ -123,7 +127,7 @@ def _c2c(name: str, a: Any, s: Any, axes: Any, norm: str | None, inverse: bool) 
 def _some_axes(name: str, axes: tuple[int, ...]) -> tuple[int, ...]:
     """The real-to-complex and complex-to-real transforms need an axis to halve (PyTorch's error)."""
     if not axes:
-        raise ValueError(f"{name} must transform at least one axis")
+        raise SpectralArgumentError(f"{name} must transform at least one axis")
     return axes
 
 
@@ -149,7 +153,7 @@ def _c2r(name: str, x: Tensor, s: Any, axes: Any, norm: str | None) -> Tensor:
     last = _some_axes(name, axes)[-1]
     n = sizes[-1] if sizes[-1] is not None else 2 * (x.shape[last] - 1)
     if n < 1:
-        raise ValueError(f"{name}: invalid number of data points ({n}) specified")
+        raise SpectralArgumentError(f"{name}: invalid number of data points ({n}) specified")
     x = _resized(x, axes[:-1], sizes[:-1])
     x = _resize(x, last, n // 2 + 1)
     return apply(_fft.IRFFT(axes=axes, norm=_norm(name, norm), n=n), x)
@@ -270,7 +274,7 @@ def _frequencies(name: str, steps: Any, n: int, d: float, dtype: Any, device: An
     precision multiplies in float32 and rounds the product once, as torch's CPU does."""
     dt = host_numpy.dtype(get_default_dtype() if dtype is None else as_dtype(dtype))
     if dt.kind not in "fc":
-        raise ValueError(f"{name} requires a floating point or complex dtype, got {dt.name}")
+        raise SpectralArgumentError(f"{name} requires a floating point or complex dtype, got {dt.name}")
     work = host_numpy.dtype(host_numpy.float32) if dt.kind == "f" and dt.itemsize < 4 else dt
     values = steps.astype(work) * work.type(dt.type(1.0 / (n * d)))
     dev = get_device(device)
