@@ -540,6 +540,13 @@ SECTIONS: tuple[Section, ...] = (
         public("zeta", spx.zeta),
         public("gammainc", spx.gammainc),
         public("gammaincc", spx.gammaincc),
+        # torch.special's names for functions the package offers under mg's own names
+        public("softmax", tf.softmax),
+        public("log_softmax", tf.log_softmax),
+        public("expm1", mf.expm1),
+        public("exp2", mf.exp2),
+        public("log1p", mf.log1p),
+        public("round", mf.round),
     )),
     Section("Fourier transforms", FFT, (
         public("fft", ft.fft),
