@@ -165,6 +165,8 @@ def _positive_largest(xp: Any, v: Any) -> Any:
 
 def _largest_entry_mask(xp: Any, v: Any) -> Any:
     """True at each column's largest-magnitude entry (the first of a tie), as the phase fix chose."""
+    if v.shape[-2] == 0:  # columns of no entries (an empty matrix): no entry to mark
+        return xp.zeros(v.shape, dtype=bool)
     mag = xp.abs(v)
     rows = xp.cumsum(xp.ones_like(mag), axis=-2) - 1  # each entry's row number
     return xp.equal(rows, xp.argmax(mag, axis=-2, keepdims=True))
