@@ -131,25 +131,52 @@ def _carry_into_sharers(target: Tensor, sharers: list[Tensor], after: dict, kind
     host arrays are mapped; a tangent that is itself recorded or moved by another level is refused."""
     tangents = [after] + [_open(s._tangents) for s in sharers]
     if (not isinstance(target._data, host_numpy.ndarray) or any(
-            not isinstance(s._data, host_numpy.ndarray) or s._data.itemsize != target._data.itemsize
+            not isinstance(s._data, host_numpy.ndarray) or _part_size(s._data) != _part_size(target._data)
             for s in sharers) or any(set(t) - set(after) for t in tangents[1:])
             or any(v._requires_grad or _open(v._tangents) for t in tangents for v in t.values())):
         _refuse(kind)
-    written = element_addresses(target._data, target._device.xp)
+    written = _part_addresses(target._data, target._device.xp)
     order = host_numpy.argsort(written, kind="stable")
     for s, old in zip(sharers, tangents[1:]):
-        at = element_addresses(s._data, s._device.xp)
+        at = _part_addresses(s._data, s._device.xp)
         pos = host_numpy.minimum(host_numpy.searchsorted(written[order], at), written.size - 1)
         hit = written[order][pos] == at
         source = order[pos[hit]]
         new = {}
         for k, t in after.items():
-            values = (old[k]._data if k in old else host_numpy.zeros(s.shape, dtype=s.dtype)).reshape(-1).copy()
-            values[hit] = host_numpy.asarray(t._data).reshape(-1)[source]
-            new[k] = Tensor._wrap(values.reshape(s.shape), None, s._device)
+            values = _parts(old[k]._data if k in old else host_numpy.zeros(s.shape, dtype=s.dtype))
+            values[hit] = _parts(host_numpy.asarray(t._data))[source]
+            new[k] = Tensor._wrap(_from_parts(values, s.shape, s.dtype), None, s._device)
         s._tangents = new
         if s._node is not None:
             s._node.tangents = new
+
+
+# A complex tensor's views may be real (``z.real``, ``z.imag``, ``view_as_real(z)``), so the
+# mapping works on real parts: a complex element is two parts, its real part at the element's
+# address and its imaginary part half an item further on.
+def _part_size(a: Any) -> int:
+    return a.itemsize // 2 if a.dtype.kind == "c" else a.itemsize
+
+
+def _part_addresses(a: Any, xp: Any) -> Any:
+    """The memory address of each real part of ``a``'s elements, flattened (see :func:`_parts`)."""
+    at = element_addresses(a, xp)
+    return (at[:, None] + host_numpy.array([0, a.itemsize // 2])).reshape(-1) if a.dtype.kind == "c" else at
+
+
+def _parts(a: Any) -> Any:
+    """The real parts of ``a``'s elements, flattened in C order (real, imaginary for complex ``a``), a copy."""
+    return host_numpy.stack([a.real, a.imag], axis=-1).reshape(-1) if a.dtype.kind == "c" else a.reshape(-1).copy()
+
+
+def _from_parts(values: Any, shape: tuple, dtype: Any) -> Any:
+    if host_numpy.dtype(dtype).kind != "c":
+        return values.reshape(shape)
+    pairs = values.reshape(shape + (2,))
+    out = host_numpy.empty(shape, dtype=dtype)
+    out.real, out.imag = pairs[..., 0], pairs[..., 1]
+    return out
 
 
 def _as_operand(value: Any, target: Tensor) -> Any:
