@@ -423,10 +423,14 @@ class BackwardPass:
         _ledger.release(_grad_arrays((replaced,), self.create_graph))
 
     def _needs_input_grad(self, node: Node) -> tuple[bool, ...]:
-        contributing, target_nodes = self.contributing, self.target_nodes
-        return tuple(e is not None and (contributing is None or type(e) is not Node
-                                        or e in contributing or e in target_nodes)
-                     for e in node.inputs)
+        """Which of ``node``'s inputs the pass wants a gradient for: every one that is recorded
+        under ``backward``; under ``mg.grad`` only those a target is behind, or a target leaf
+        (the others' gradients would be dropped -- and an op may have none to give, as
+        ``zeta``'s ``x``, which PyTorch's ``autograd.grad`` of ``q`` alone does not ask for)."""
+        contributing, target_nodes, target_leaves = self.contributing, self.target_nodes, self.target_leaves
+        return tuple(e is not None and (contributing is None or (
+            e in contributing or e in target_nodes if type(e) is Node else id(e) in target_leaves))
+            for e in node.inputs)
 
     def leaf_share(self, edge: Any, gi: Any) -> Any:
         """What leaf ``edge`` receives of the gradient ``gi`` sent to it: summed down to its

@@ -115,10 +115,9 @@ _ZETA = _zeta.Zeta()
 def zeta(x: Any, q: Any = None) -> Tensor:
     """The Hurwitz zeta function ``sum_{k >= 0} (q + k)^-x`` (the Riemann zeta for ``q=None``) for
     ``x > 1``, ``q > 0``; differentiable in ``q`` (``-x zeta(x + 1, q)``).  The derivative in ``x``
-    is not offered: an ``x`` that requires grad is refused, as PyTorch's backward refuses it."""
+    is not offered: a gradient that must reach ``x`` raises ``NotImplementedError`` when asked
+    for, as PyTorch's backward does (the value and the gradient in ``q`` are had all the same)."""
     _real_only("zeta", x, q)
-    if isinstance(x, Tensor) and x.requires_grad:
-        raise ValueError("special.zeta: the derivative in x is not offered; pass x.detach()")
     if q is None:  # the Riemann zeta: q = 1 of x's dtype
         x = as_tensor(x)
         q = x * 0 + 1 if x.dtype.kind == "f" else 1.0
@@ -140,20 +139,14 @@ def _one_float_dtype(x: Any, y: Any) -> tuple[Tensor, Tensor]:
     return x, y
 
 
-def _no_a_gradient(name: str, a: Any) -> None:
-    if isinstance(a, Tensor) and a.requires_grad:
-        raise ValueError(f"special.{name}: the derivative in a is not offered; pass a.detach()")
-
-
 def gammainc(a: Any, x: Any) -> Tensor:
     """The regularized lower incomplete gamma function ``P(a, x) = gamma(a, x) / Gamma(a)`` for
-    ``a > 0``, ``x >= 0``; differentiable in ``x`` (``x^(a-1) e^-x / Gamma(a)``), not in ``a``."""
-    _no_a_gradient("gammainc", a)
+    ``a > 0``, ``x >= 0``; differentiable in ``x`` (``x^(a-1) e^-x / Gamma(a)``), not in ``a`` (a
+    gradient that must reach ``a`` raises ``NotImplementedError`` when asked for, as PyTorch's)."""
     return binary(_GAMMAINC, *_one_float_dtype(a, x))
 
 
 def gammaincc(a: Any, x: Any) -> Tensor:
     """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``; differentiable in
     ``x``, not in ``a``."""
-    _no_a_gradient("gammaincc", a)
     return binary(_GAMMAINCC, *_one_float_dtype(a, x))

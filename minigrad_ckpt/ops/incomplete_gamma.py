@@ -87,15 +87,24 @@ def _density(xp: Any, a: Any, x: Any) -> Any:
 
 class _IncompleteGamma(Op):
     """What Gammainc and Gammaincc share: the derivative in ``x`` is the gamma density (times
-    ``sign``); no gradient in ``a``."""
+    ``sign``); no gradient in ``a`` -- one that must reach ``a`` is PyTorch's
+    ``NotImplementedError``, raised when it is asked for (the value, and the gradient in ``x``,
+    can be had while ``a`` requires grad)."""
 
     abstract = True  # a base class, not an op of its own: not registered
     sign = 1.0
+    uses_needs_input_grad = True
 
-    def backward(self, xp, g, out, a, x):
+    def backward(self, xp, g, out, a, x, needs_input_grad=(False, True)):  # the engine says which
+        if needs_input_grad[0]:
+            raise NotImplementedError(f"the derivative for '{type(self).__name__.lower()}' in a is not "
+                                      "implemented (PyTorch's neither); detach a")
         return None, xp.sum_to(g * (self.sign * _density(xp, a, x)), x.shape)
 
     def jvp(self, xp, tangents, out, a, x):
+        if tangents[0] is not None:
+            raise NotImplementedError(f"the derivative for '{type(self).__name__.lower()}' in a is not "
+                                      "implemented; detach a")
         tx = tangents[1]
         return None if tx is None else tx * (self.sign * _density(xp, a, x))
 

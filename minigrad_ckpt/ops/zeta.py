@@ -51,15 +51,25 @@ def zeta(xp, x, q):
 
 
 class Zeta(Op):
-    """``zeta(x, q)`` (broadcast); gradient in ``q`` only: ``-x zeta(x + 1, q)``."""
+    """``zeta(x, q)`` (broadcast); gradient in ``q`` only: ``-x zeta(x + 1, q)``.  A gradient
+    (or tangent) that must reach ``x`` is PyTorch's ``NotImplementedError``, raised when it is
+    asked for, as PyTorch's backward raises it: the value, and the gradient in ``q``, can be had
+    while ``x`` requires grad."""
+
+    uses_needs_input_grad = True
 
     def forward(self, xp, x, q):
         return xp.zeta(x, q)
 
-    def backward(self, xp, g, out, x, q):
+    def backward(self, xp, g, out, x, q, needs_input_grad=(False, True)):  # the engine says which
+        if needs_input_grad[0]:
+            raise NotImplementedError("the derivative for 'zeta' in x is not implemented (PyTorch's "
+                                      "neither); detach x")
         return None, xp.sum_to(g * (-x * xp.zeta(x + 1, q)), q.shape)
 
     def jvp(self, xp, tangents, out, x, q):
+        if tangents[0] is not None:
+            raise NotImplementedError("the derivative for 'zeta' in x is not implemented; detach x")
         tq = tangents[1]
         return None if tq is None else tq * (-x * xp.zeta(x + 1, q))
 
