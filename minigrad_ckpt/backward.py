@@ -641,7 +641,15 @@ def _sole_views(found: dict[int, Any]) -> set[int]:
     if _SOLE_VIEW_COUNTS is None:
         return set()  # (the base read first: most gradients own their memory, and a call costs more)
     return {id(found[k]) for k in found
-            if getattr(found[k], "base", None) is not None and _view_refcounts(found, k) == _SOLE_VIEW_COUNTS}
+            if getattr(found[k], "base", None) is not None and _view_refcounts(found, k) == _SOLE_VIEW_COUNTS
+            and _writeable(found[k])}
+
+
+def _writeable(arr: Any) -> bool:
+    """Whether ``arr`` may be written: a ``broadcast_to`` view (einsum's backward broadcasts a
+    summed-over operand back) is NumPy's read-only view, which as ``.grad`` would refuse
+    ``x.grad.mul_(c)`` and ``clip_grad_norm_``.  Arrays without NumPy's flags are writeable."""
+    return getattr(getattr(arr, "flags", None), "writeable", True)
 
 
 def _view_refcounts(found: dict[int, Any], k: int) -> tuple[int, int] | None:
