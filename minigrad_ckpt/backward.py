@@ -35,6 +35,7 @@ from typing import Any
 
 from . import tape
 from .backend import default_device_set_to, host_numpy
+from .grad_mode import no_grad
 from .grad_mode import state as _grad_state
 from .memory import ledger as _ledger
 from .memory import saved_arrays
@@ -595,13 +596,19 @@ def _leaf_edge_counts(roots: Sequence[Any]) -> dict[int, int]:
 
 
 def _accumulate(t: Any, g: Any, create_graph: bool) -> None:
-    """Add one backward's gradient ``g`` of leaf ``t`` into ``t.grad``."""
+    """Add one backward's gradient ``g`` of leaf ``t`` into ``t.grad``.
+
+    As PyTorch's ``AccumulateGrad``: without ``create_graph`` the sum is written into the
+    ``.grad`` tensor itself (its version bumped), so whoever holds it -- ``g = x.grad`` before a
+    second backward, a gradient zeroed by ``zero_grad(set_to_none=False)`` -- sees the total; with
+    ``create_graph`` the sum is a new tensor on the tape (the old one stays as it was)."""
     if t._grad is None:
         t._grad = g if create_graph else Tensor._wrap(g, None, t._device)
     elif create_graph:
         t._grad = t._grad + g
     else:
-        t._grad = Tensor._wrap(t._device.xp.asarray(t._grad._data + g), None, t._device)
+        with no_grad():
+            t._grad.add_(Tensor._wrap(g, None, t._device))
 
 
 def _fire_post_hooks(t: Any) -> None:
@@ -797,7 +804,11 @@ def _backward_into(tensors: Any, grad_tensors: Any, retain_graph: bool | None, c
     for t, g in zip(listed, grads):
         # an input the outputs do not reach keeps its .grad, as PyTorch's; one that retains its
         # gradient (retain_grad) has had it summed into .grad by its hook during the pass already
-        if g is not None and not t.retains_grad:
+        if g is None or t.retains_grad:
+            continue
+        if t._node is None:  # a leaf: as backward() accumulates it
+            _accumulate(t, g if create_graph else g._data, create_graph)
+        else:  # a non-leaf's .grad is a new sum each time, as PyTorch's
             t.grad = g if t.grad is None else t.grad + g
 
 
