@@ -536,7 +536,15 @@ def _call_hooks(hooks: list, g: Any, create_graph: bool) -> Any:
     # The hooks get a gradient that nothing else shares: a backward may hand
     # one array to several inputs (Add gives ``g`` to both), so a hook that
     # changed its argument in place would change another tensor's gradient.
-    gt = g.clone() if create_graph else Tensor._wrap(g.copy(), None)
+    before, _grad_state.enabled = _grad_state.enabled, create_graph  # as PyTorch runs every hook: in the
+    try:  # pass's grad mode (a leaf's hooks run after the pass here), so what a hook computes is not recorded
+        return _hooked(hooks, g.clone() if create_graph else Tensor._wrap(g.copy(), None), create_graph)
+    finally:
+        _grad_state.enabled = before
+
+
+def _hooked(hooks: list, gt: Any, create_graph: bool) -> Any:
+    """``gt`` through each of ``hooks`` in turn (a hook returns None, or the gradient to use)."""
     for h in list(hooks):
         r = h(gt)
         if r is not None:
@@ -613,7 +621,8 @@ def _accumulate(t: Any, g: Any, create_graph: bool) -> None:
 
 def _fire_post_hooks(t: Any) -> None:
     for h in list(t._post_hooks):
-        h(t)
+        if h(t) is not None:  # PyTorch's check: a post-accumulate hook reads and writes t.grad itself
+            raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 
 def _grad_arrays(grads: Iterable[Any], create_graph: bool) -> list[Any]:
@@ -806,8 +815,10 @@ def _backward_into(tensors: Any, grad_tensors: Any, retain_graph: bool | None, c
         # gradient (retain_grad) has had it summed into .grad by its hook during the pass already
         if g is None or t.retains_grad:
             continue
-        if t._node is None:  # a leaf: as backward() accumulates it
+        if t._node is None:  # a leaf: as backward() accumulates it, its post-accumulate hooks called
             _accumulate(t, g if create_graph else g._data, create_graph)
+            if t._post_hooks:
+                _fire_post_hooks(t)
         else:  # a non-leaf's .grad is a new sum each time, as PyTorch's
             t.grad = g if t.grad is None else t.grad + g
 
@@ -829,7 +840,15 @@ def backward_pass(tensors: Any, grad_tensors: Any = None, retain_graph: bool | N
 def hand_out(bp: BackwardPass, found: dict[int, Any], call: BackwardCall) -> None:
     """The end of ``backward()``: the pass's results ``found`` accumulated into the leaves'
     ``.grad`` (unaliased), post-accumulate hooks of leaves not handed over yet, then the
-    callbacks queued during the pass."""
+    callbacks queued during the pass -- in the pass's grad mode, as PyTorch's engine runs them."""
+    before, _grad_state.enabled = _grad_state.enabled, bp.create_graph
+    try:
+        _hand_out(bp, found, call)
+    finally:
+        _grad_state.enabled = before
+
+
+def _hand_out(bp: BackwardPass, found: dict[int, Any], call: BackwardCall) -> None:
     create_graph = bp.create_graph
     exclusive = set() if create_graph else _sole_views(found)
     pairs = _unalias(((bp.leaves[k], g) for k, g in found.items()), bp.root_grads, create_graph, bp.handed,

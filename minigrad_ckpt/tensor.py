@@ -707,7 +707,10 @@ class Tensor:
             if self._hooks is None:
                 self._hooks = []
             hooks = self._hooks
-        hooks.append(fn)
+        # PyTorch runs retain_grad's hook after every other hook of the tensor, whenever each was
+        # registered: .grad holds the gradient as the hooks left it
+        retains = [i for i, h in enumerate(hooks) if isinstance(h, _RetainGrad)]
+        hooks.insert(retains[0] if retains and not isinstance(fn, _RetainGrad) else len(hooks), fn)
         return _HookHandle(hooks, fn)
 
     def retain_grad(self) -> None:

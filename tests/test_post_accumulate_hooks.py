@@ -122,11 +122,15 @@ def test_not_fired_by_mg_grad_and_removable():
     assert post_hook_count[0] == before  # a dead tensor's hooks stop counting
 
 
+def _scale_grad_by_7(t):
+    t.grad.data.mul_(7)  # (a post-accumulate hook returns None: PyTorch refuses a value)
+
+
 def test_early_grad_does_not_alias_another_leafs_gradient():
     # Add hands one array to both inputs; x's .grad is given out during the
     # loop and must not share memory with y's, given out after it.
     x, y = leaf([1.0, 2.0]), leaf([3.0, 4.0])
-    x.register_post_accumulate_grad_hook(lambda t: t.grad.data.__imul__(7))
+    x.register_post_accumulate_grad_hook(_scale_grad_by_7)
     (x + y).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [7.0, 7.0])
     np.testing.assert_array_equal(y.grad.numpy(), [1.0, 1.0])
@@ -139,7 +143,7 @@ def test_an_early_grad_never_shares_an_array_still_in_flight(hooked):
     # leaves is handed over early.  (Arrays nothing else holds are handed over as they are.)
     x, y = leaf([1.0, 2.0]), leaf([3.0, 4.0])
     for t in {"x": [x], "y": [y], "both": [x, y]}[hooked]:
-        t.register_post_accumulate_grad_hook(lambda t: t.grad.data.__imul__(7))
+        t.register_post_accumulate_grad_hook(_scale_grad_by_7)
     h = y * 2.0
     (x + h).sum().backward()
     scale_x = 7.0 if hooked in ("x", "both") else 1.0
