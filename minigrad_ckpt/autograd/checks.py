@@ -5,8 +5,10 @@ own :mod:`minigrad_ckpt.testing.gradcheck` -- the check a ported test of a custo
 
     assert mg.autograd.gradcheck(MyFunction.apply, (x,), eps=1e-6, atol=1e-4)
 
-As PyTorch's, an input element at a kink (one-sided differences disagree) is a mismatch, not
-skipped, and a mismatch raises (``raise_exception=True``) or returns False.  Checks PyTorch
+As PyTorch's, every element is compared by central differences, one at a kink too (the
+engine's own check's ``kinks="compare"``): ``abs`` at 0 passes (both sides give 0, as its
+gradient), ``relu`` at 0 fails (1/2 against 0); a mismatch raises (``raise_exception=True``) or
+returns False.  Checks PyTorch
 makes with ``vmap`` (``check_batched_grad``, ``check_batched_forward_grad``) have no
 counterpart here: asking for them is a ``NotImplementedError``.
 """
@@ -36,7 +38,7 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
     if not modes:
         return True
     return engine_gradcheck(func, inputs, eps, atol, rtol, raise_exception, nondet_tol, modes=modes,
-                            fast_mode=fast_mode, kinks="fail")
+                            fast_mode=fast_mode, kinks="compare")
 
 
 def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps: float = 1e-6,
@@ -56,7 +58,7 @@ def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps:
     if not modes:
         return True
     return engine_gradgradcheck(func, inputs, grad_outputs, eps, atol, rtol, raise_exception, nondet_tol,
-                                modes=modes, kinks="fail")
+                                modes=modes, kinks="compare")
 
 
 def _modes(reverse: bool, forward: bool) -> tuple[str, ...]:

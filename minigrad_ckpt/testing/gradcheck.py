@@ -456,13 +456,16 @@ def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5,
     differences disagree: ``relu``/``abs`` at 0, ``max`` ties) are left out
     of the comparison with a :class:`GradcheckKinkWarning` naming them
     (``"skip"``, the default) -- every other element is still compared, so a
-    wrong gradient elsewhere still fails -- or are errors (``"fail"``).
+    wrong gradient elsewhere still fails -- or are errors (``"fail"``), or are
+    compared like every other element, by central differences, and not reported
+    (``"compare"``, PyTorch's gradcheck: ``abs`` at 0 passes, both sides giving 0,
+    and ``relu`` at 0 fails, 1/2 against 0).
     """
     __tracebackhide__ = True
     fwd_optional = modes is None
     modes = _check_modes(modes, order)
-    if kinks not in ("skip", "fail"):
-        raise ValueError(f"gradcheck: kinks must be 'skip' or 'fail', got {kinks!r}")
+    if kinks not in ("skip", "fail", "compare"):
+        raise ValueError(f"gradcheck: kinks must be 'skip', 'fail' or 'compare', got {kinks!r}")
     if order == 2:
         return gradgradcheck(fn, inputs, eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception,
                              nondet_tol=nondet_tol, modes=None if fwd_optional else modes, kinks=kinks)
@@ -601,7 +604,8 @@ def _gradcheck(fn: Callable, inputs: Any, eps: float, atol: float, rtol: float, 
             _check_forward(fn, inputs, detach, numeric, modes, fwd_optional, names,
                            lambda k, f_k, n_k: _compare(f_k, n_k, k, atol, rtol, "fwd", names, out_shapes,
                                                         in_shapes[k], parts, left_out[k]))
-        _report_kinks(kink_masks, in_shapes, names, kinks)
+        if kinks != "compare":
+            _report_kinks(kink_masks, in_shapes, names, kinks)
         for x, b in zip(checked, before):
             if not np.array_equal(to_host(x._data), b, equal_nan=True):
                 raise names.error("fn or its backward mutated one of its inputs")
