@@ -210,7 +210,8 @@ class BackwardPass:
                     self.hold_in_flight(pending[edge], prev)
             # -- release what the node saved, go on
             if node.segment is None and plain_release:
-                node.saved = FREED  # the common case of release()
+                if node.versions or not _holds_nothing(node.saved):  # the common case of release()
+                    node.saved = FREED
             else:
                 self.release(node)
             if one:  # a step: the node reached last goes back onto the frontier the steps look at
@@ -345,7 +346,8 @@ class BackwardPass:
             if not self.retain_graph and type(node.saved) is tuple:
                 if self.ledger_on:
                     _ledger.release(saved_arrays(node), node)
-                node.saved = FREED
+                if node.versions or not _holds_nothing(node.saved):
+                    node.saved = FREED
             return
         seg.release(node, self.retain_graph)
         self.segments[seg] = None
@@ -465,6 +467,15 @@ class BackwardPass:
             if remaining[k] == 0 and k in self.leaf_grads:  # final: hand it over now
                 del remaining[k]
                 self.hand_over(edge, self.leaf_grads.pop(k), k in self.summed, sent)
+
+
+def _holds_nothing(saved: tuple) -> bool:
+    """Whether a node saved nothing (``x + 1``, ``x.reshape(...)``, ``x[0]``, a sum; its caller also
+    asks that it watch no version): releasing it frees nothing, so the node keeps its slots and a
+    second backward through it runs, as PyTorch's does through a node that saved no tensor (its
+    error is for saved values that were freed; a saved Python number, ``x * 2``'s, counts as one,
+    as PyTorch saves ``2`` as a tensor)."""
+    return all(v is None for v in saved)
 
 
 def _check_contract(op: Any, grads: tuple, node: Node) -> None:

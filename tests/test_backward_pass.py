@@ -44,7 +44,8 @@ def test_stepping_the_pass_node_by_node_gives_what_backward_gives():
         while bp.heap:
             node = bp.step()
             seqs.append(node.seq)
-            assert node.saved is FREED  # released as soon as its step is done
+            # released as soon as its step is done (a node that saved nothing keeps its empty slots)
+            assert node.saved is FREED or all(v is None for v in node.saved)
         bp.close_segments()
     finally:
         bp.end()
