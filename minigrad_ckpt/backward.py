@@ -831,7 +831,7 @@ def _backward_into(tensors: Any, grad_tensors: Any, retain_graph: bool | None, c
             if t._post_hooks:
                 _fire_post_hooks(t)
         else:  # a non-leaf's .grad is a new sum each time, as PyTorch's
-            t.grad = g if t.grad is None else t.grad + g
+            t.grad = g if t._grad is None else t._grad + g
 
 
 def backward_pass(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,

@@ -279,6 +279,14 @@ def set_shared_memory_writer(write: Callable[[Tensor, Tensor, str], Tensor]) -> 
     write_into_shared_memory = write
 
 
+#: PyTorch's words (torch 2.13) for reading a non-leaf tensor's ``.grad``, which backward leaves None
+_NON_LEAF_GRAD = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
+    "populated during autograd.backward(). If you indeed want the .grad field to be populated for a non-leaf "
+    "Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure "
+    "you access the leaf Tensor instead.")
+
+
 class _RetainGrad:
     """The hook :meth:`Tensor.retain_grad` puts on a tensor's node: the gradient summed into the
     tensor's ``.grad`` while the node is still the tensor's (a recorded in-place change moves it)."""
@@ -628,7 +636,11 @@ class Tensor:
 
     @property
     def grad(self) -> Tensor | None:
-        """The gradient accumulated by ``backward`` (``None`` until then)."""
+        """The gradient accumulated by ``backward`` (``None`` until then).  A non-leaf tensor's is
+        None unless it :meth:`retain_grad`; reading it then warns, as PyTorch's does (the usual
+        slip: a gradient looked for on ``w * 1``, a view, or ``w.to(...)``, not on ``w``)."""
+        if self._grad is None and self._node is not None and not self.retains_grad:
+            warnings.warn(_NON_LEAF_GRAD, UserWarning, stacklevel=2)
         return self._grad
 
     @grad.setter

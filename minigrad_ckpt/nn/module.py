@@ -612,8 +612,8 @@ class Module:
             new = converted(t)
             if new is not t:
                 t.set_(new)
-                if t.grad is not None:  # the gradient tensor keeps its identity too (PyTorch's grad.data = ...)
-                    t.grad.set_(converted(t.grad))
+                if t._grad is not None:  # the gradient tensor keeps its identity too (PyTorch's grad.data = ...)
+                    t._grad.set_(converted(t._grad))  # (._grad: a non-leaf buffer's .grad would warn)
 
         with no_grad():
             self._convert_tree(convert, converted)
@@ -696,8 +696,8 @@ class Module:
             for t, new in pairs:
                 if new is not t:
                     t.set_(new)
-                    if t.grad is not None:
-                        t.grad.set_(t.grad.type(dst_type))
+                    if t._grad is not None:  # (._grad: a non-leaf buffer's .grad would warn)
+                        t._grad.set_(t._grad.type(dst_type))
         return self
 
     def compile(self, *args: Any, **kwargs: Any) -> None:
