@@ -54,6 +54,13 @@ _FREED_MSG = (
 )
 
 
+#: PyTorch's words (torch 2.13) for ``backward()`` called by a function ``mg.func.grad`` (vjp, jvp, ...) runs
+_BACKWARD_IN_TRANSFORM = (
+    "backward() called inside a functorch transform. This is not supported, please use functorch.grad or "
+    "functorch.vjp instead or call backward() outside of functorch transforms."
+)
+
+
 class BackwardPass:
     """The state of one backward pass, and its steps (see the module docstring).
 
@@ -800,6 +807,8 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     ``inputs=`` (a tensor or a sequence) accumulates into those tensors' ``.grad``
     only, leaves or not, and leaves every other ``.grad`` as it was.
     """
+    if _grad_state.transforms:  # the transform's own pass differentiates f: PyTorch refuses a second one inside
+        raise RuntimeError(_BACKWARD_IN_TRANSFORM)
     if inputs is not None:
         _backward_into(tensors, grad_tensors, retain_graph, create_graph, inputs)
         return

@@ -54,6 +54,9 @@ class _State(threading.local):
     # Inside ``inference_mode``: forward mode pushes no tangents either (PyTorch's inference
     # tensors carry no forward gradient), where ``no_grad`` leaves forward mode running.
     inference = False
+    # How many ``mg.func`` transforms are running their function in this thread (``backward()``
+    # refuses to run inside one, as PyTorch's; see minigrad_ckpt.func.captures).
+    transforms = 0
 
     @property
     def enabled(self) -> bool:

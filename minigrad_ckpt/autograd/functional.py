@@ -21,6 +21,7 @@ from .. import func as _func
 from ..backward import grad as _engine_grad
 from ..creation import ones_like
 from ..grad_mode import enable_grad
+from ..grad_mode import state as _grad_state
 from ..tensor import Tensor
 
 __all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
@@ -35,6 +36,22 @@ def _finish(result: Any, create_graph: bool) -> Any:
     if isinstance(result, tuple):
         return tuple(_finish(r, create_graph) for r in result)
     return result if create_graph or not isinstance(result, Tensor) else result.detach()
+
+
+def _not_a_transform(func: Callable) -> Callable:
+    """``func`` run as PyTorch runs it here: these are not ``torch.func`` transforms, so ``func`` may
+    call ``backward()`` (which refuses inside ``mg.func.grad`` and the like) -- unless the call itself
+    runs inside one."""
+    outside = _grad_state.transforms
+
+    def run(*xs: Any) -> Any:
+        inside, _grad_state.transforms = _grad_state.transforms, outside
+        try:
+            return func(*xs)
+        finally:
+            _grad_state.transforms = inside
+
+    return run
 
 
 def _argnums(single: bool, n: int) -> Any:
@@ -147,6 +164,7 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
     """d func(inputs) / d inputs, of shape ``output.shape + input.shape`` (PyTorch's)."""
     single, args = _as_tuple(inputs)
     _refuse_vectorized_strict(strict, vectorize, strategy)
+    func = _not_a_transform(func)
     if strict:
         _check_strict(func, args, "jacobian")
     make = _func.jacfwd if strategy == "forward-mode" else _func.jacrev
@@ -159,7 +177,7 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
     tuple of tuples, block ``[i][j]`` for inputs ``i`` and ``j``)."""
     single, args = _as_tuple(inputs)
     _refuse_vectorized_strict(strict, vectorize, outer_jacobian_strategy)
-    func = _scalar_output(func, "hessian", squeeze=True)
+    func = _scalar_output(_not_a_transform(func), "hessian", squeeze=True)
     if strict:
         _check_strict(func, args, "hessian")
     hess = _func.hessian(_float_outputs(func, args[0]), _argnums(single, len(args)))
@@ -169,6 +187,7 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
 def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
     """``(func(inputs), v^T J)``; ``v`` may be left out for a scalar output (it is 1)."""
     single, args = _as_tuple(inputs)
+    func = _not_a_transform(func)
     if strict:
         _check_strict(func, args, "vjp")
     returned: list = []
@@ -191,6 +210,7 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
 def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
     """``(func(inputs), J v)`` (``v`` may be left out for a single-element input)."""
     single, args = _as_tuple(inputs)
+    func = _not_a_transform(func)
     if strict:
         _check_strict(func, args, "vjp")  # (PyTorch's jvp makes the same check, in the same words)
     v = _default_v(v, args)
@@ -212,7 +232,7 @@ def vhp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
 
 def _hessian_product(func: Callable, inputs: Any, v: Any, create_graph: bool, strict: bool, what: str) -> tuple:
     single, args = _as_tuple(inputs)
-    func = _scalar_output(func, what)
+    func = _scalar_output(_not_a_transform(func), what)
     if strict:
         _check_strict(func, args, "hvp")
     v = _default_v(v, args)

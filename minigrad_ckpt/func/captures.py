@@ -40,6 +40,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from ..grad_mode import state as _grad_state
 from ..tensor import Tensor, _seq, birth_of, set_capture_guard, transform_births
 from .pytree import flatten
 
@@ -81,6 +82,7 @@ class CaptureScope:
 
     def __enter__(self) -> CaptureScope:
         _open.scopes.append(self)
+        _grad_state.transforms += 1
         transform_births.append(self.start)
         _count[0] += 1
         set_capture_guard(refuse_if_captured)
@@ -88,6 +90,7 @@ class CaptureScope:
 
     def __exit__(self, *exc: Any) -> None:
         _open.scopes.pop()
+        _grad_state.transforms -= 1
         transform_births.remove(self.start)  # (its own entry: another thread's may be later)
         _count[0] -= 1
         if not _count[0]:

@@ -77,6 +77,14 @@ def has_reverse(spec: dict) -> bool:
             or spec["param_grad"])
 
 
+def backward_inside_transform(spec: dict) -> bool:
+    """True if a ``tape_backward`` level runs inside an ``mg.func`` transform -- an enclosing level's
+    or the outer derivative's -- where ``backward()`` is refused, as PyTorch refuses it."""
+    outer_transforms = spec["outer"] not in ("mg_grad", "backward")
+    return any(k == "tape_backward" and (outer_transforms or any(e not in TAPE_KINDS for e in spec["kinds"][:i]))
+               for i, k in enumerate(spec["kinds"]))
+
+
 # ---------------------------------------------------------------------------
 # The program, on any engine
 # ---------------------------------------------------------------------------
