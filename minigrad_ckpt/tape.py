@@ -105,8 +105,18 @@ class Node:
         self.dtype = dtype
 
     def name(self) -> str:
-        """PyTorch's ``grad_fn.name()``: the op's name and ``Backward0`` (``MulBackward0``)."""
-        return f"{type(self.op).__name__}Backward0"
+        """PyTorch's ``grad_fn.name()``: the op's name and ``Backward0`` (``MulBackward0``); a custom
+        ``autograd.Function``'s is its class name and ``Backward`` (``ExpBackward``), as PyTorch's."""
+        own = getattr(self.op, "grad_fn_name", None)
+        return own if own is not None else f"{type(self.op).__name__}Backward0"
+
+    def __getattr__(self, name: str) -> Any:
+        """PyTorch's ``grad_fn`` of a custom ``autograd.Function`` is its ``ctx``: what ``forward`` set
+        on ``ctx`` (``ctx.k = k``), and ``needs_input_grad``, are read on it (``y.grad_fn.k``)."""
+        ctx = None if name.startswith("__") or name == "op" else getattr(self.op, "ctx", None)
+        if ctx is None or name.startswith("_") or not hasattr(ctx, name):
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        return getattr(ctx, name)
 
     @property
     def next_functions(self) -> tuple:

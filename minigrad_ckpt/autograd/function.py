@@ -206,6 +206,11 @@ class FunctionNode(Op):
         return f"{self.function.__name__}Backward"
 
     @property
+    def grad_fn_name(self) -> str:
+        """What ``grad_fn.name()`` says of the node (PyTorch's ``ExpBackward``)."""
+        return self.name
+
+    @property
     def attrs(self) -> dict[str, Any]:
         """The keyword arguments ``forward`` was called with (the pictures of the tape show them);
         the function itself is the node's name, the rest is per-call state, not attributes."""
