@@ -786,6 +786,17 @@ def _root_grads(outputs: Sequence[Any], grad_outputs: Sequence[Any] | None,
     return grads
 
 
+def _gradients_for(outputs: Sequence[Any], grads: Any) -> list | None:
+    """The gradients given for ``outputs`` (one Tensor or array alone is a list of one), as PyTorch
+    takes them: fewer than the outputs is its RuntimeError, extra ones are not read."""
+    if grads is None:
+        return None
+    grads = [grads] if isinstance(grads, Tensor) or hasattr(grads, "shape") else list(grads)
+    if len(grads) < len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
+    return grads[:len(outputs)]
+
+
 def _check_outputs(outputs: Sequence[Any]) -> None:
     for i, out in enumerate(outputs):
         if not isinstance(out, Tensor):
@@ -848,8 +859,7 @@ def backward_pass(tensors: Any, grad_tensors: Any = None, retain_graph: bool | N
     """The :class:`BackwardPass` (of ``pass_type``) that ``backward(tensors, grad_tensors, ...)``
     runs, its arguments checked."""
     outputs = [tensors] if isinstance(tensors, Tensor) else list(tensors)
-    if grad_tensors is not None and (isinstance(grad_tensors, Tensor) or hasattr(grad_tensors, "shape")):
-        grad_tensors = [grad_tensors]
+    grad_tensors = _gradients_for(outputs, grad_tensors)
     _check_outputs(outputs)
     if retain_graph is None:
         retain_graph = create_graph
@@ -892,10 +902,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     """
     outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     ins = [inputs] if isinstance(inputs, Tensor) else list(inputs)
-    if grad_outputs is not None and (isinstance(grad_outputs, Tensor) or hasattr(grad_outputs, "shape")):
-        grad_outputs = [grad_outputs]
-    if grad_outputs is not None and len(grad_outputs) != len(outs):
-        raise ValueError(f"got {len(grad_outputs)} grad_outputs for {len(outs)} outputs")
+    grad_outputs = _gradients_for(outs, grad_outputs)
     _check_outputs(outs)
     for i, t in enumerate(ins):
         if not isinstance(t, Tensor):

@@ -324,9 +324,9 @@ def test_backward_results_are_checked_as_torch_checks_them():
 
         @staticmethod
         def backward(ctx, g):
-            return g * (2 + 2j) if WrongShape.complex_instead else mg.ones(3)
+            return {"complex": g * (2 + 2j), "number": 1.0}.get(WrongShape.instead, mg.ones(3))
 
-    WrongShape.complex_instead = False
+    WrongShape.instead = "shape"
 
     x = mg.tensor([1.0, 2.0], requires_grad=True)
     with pytest.raises(RuntimeError, match=r"incorrect number of gradients \(expected 2, got 1\)"):
@@ -337,8 +337,12 @@ def test_backward_results_are_checked_as_torch_checks_them():
         WrongShape.apply(x).sum().backward()
     # torch: a complex gradient for a real input is refused ('Expected isFloatingType(grad.scalar_type()) ||
     # (input_is_complex == grad_is_complex)'); before, its real part was kept silently
-    WrongShape.complex_instead = True  # right shape, but complex
+    WrongShape.instead = "complex"  # right shape, but complex
     with pytest.raises(RuntimeError, match="input_is_complex == grad_is_complex"):
+        WrongShape.apply(x).sum().backward()
+    # torch 2.13: a number for a gradient is 'expected Variable or None (got float)', a RuntimeError (was a TypeError)
+    WrongShape.instead = "number"
+    with pytest.raises(RuntimeError, match="returned a float as the gradient"):
         WrongShape.apply(x).sum().backward()
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..anomaly import detect_anomaly, set_detect_anomaly
-from ..backward import backward
+from ..backward import _gradients_for, backward
 from ..backward import grad as _engine_grad
 from ..grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from ..tensor import Tensor
@@ -64,7 +64,7 @@ def _batched_grad(outputs: Any, inputs: Any, grad_outputs: Any, retain_graph: bo
     from ..functional.shape import stack
 
     outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
-    cots = [grad_outputs] if isinstance(grad_outputs, Tensor) else list(grad_outputs or [None] * len(outs))
+    cots = _gradients_for(outs, grad_outputs) or [None] * len(outs)
     for o, c in zip(outs, cots):
         if not isinstance(c, Tensor) or c.ndim == 0:
             raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, but that input "

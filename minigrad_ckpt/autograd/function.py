@@ -521,8 +521,8 @@ class FunctionNode(Op):
             if not self.is_tensor[i]:
                 raise RuntimeError(f"function {self.name} returned a gradient different than None at position "
                                    f"{i + 1}, but the corresponding forward input was not a Variable")
-            if not isinstance(r, Tensor):
-                raise TypeError(f"function {self.name} returned a {type(r).__name__} as the gradient at "
+            if not isinstance(r, Tensor):  # (PyTorch's RuntimeError: 'expected Variable or None (got float)')
+                raise RuntimeError(f"function {self.name} returned a {type(r).__name__} as the gradient at "
                                 f"index {i}; a gradient is a Tensor (or None)")
             if r.dtype.kind == "c" and not self.in_complex[i]:  # PyTorch's check (its part would be dropped)
                 raise RuntimeError(f"function {self.name} returned a complex gradient at index {i} for a real "
