@@ -646,15 +646,22 @@ class Tensor:
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
         if value is not None:
+            # PyTorch's exception types and words (torch 2.13): a TypeError for a non-Tensor, else RuntimeError
             if not isinstance(value, Tensor):
-                raise TypeError(f"grad must be a Tensor or None, got {type(value).__name__}")
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
             if value.shape != self.shape:
-                raise ValueError(f"grad has shape {value.shape}, tensor has shape {self.shape}")
+                raise RuntimeError(f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of "
+                                   f"size '{list(self.shape)}'. Please ensure that the gradient and the tensor are "
+                                   f"the same size")
             if value._device is not self._device:
-                raise ValueError(f"grad is on {value.device}, tensor is on {self.device}")
+                raise RuntimeError(f"attempting to assign a gradient located on device '{value.device}' to a "
+                                   f"tensor located on device '{self.device}'. Please ensure that the gradient "
+                                   f"and the tensor are on the same device")
             if value.dtype != self.dtype:  # .grad always has its tensor's dtype
-                raise TypeError(f"grad has dtype {value.dtype}, tensor has dtype {self.dtype}: "
-                                f"assign grad.astype('{self.dtype}')")
+                raise RuntimeError(f"attempting to assign a gradient with dtype '{value.dtype}' to a tensor with "
+                                   f"dtype '{self.dtype}' (grad has dtype {value.dtype}, tensor has dtype "
+                                   f"{self.dtype}): assign grad.to({self.dtype})")
         self._grad = value
 
     @property

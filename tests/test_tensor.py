@@ -112,7 +112,7 @@ def test_detach_shares_memory_and_cuts_the_tape():
 
 def test_grad_setter_validates():
     x = mg.ones(2)
-    with pytest.raises(ValueError, match=r"\(3,\).*\(2,\)"):
+    with pytest.raises(RuntimeError, match=r"size '\[3\]' to a tensor of size '\[2\]'"):  # PyTorch's
         x.grad = mg.ones(3)
     with pytest.raises(TypeError, match="Tensor or None"):
         x.grad = np.ones(2)
