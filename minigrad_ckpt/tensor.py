@@ -622,10 +622,10 @@ class Tensor:
                 "APIs) inside of a function being transformed by a functorch transform. This is unsupported, "
                 "please attempt to use the functorch transforms (e.g. grad, vjp, jacrev, jacfwd, hessian) or call "
                 "requires_grad_() outside of a function being transformed instead.")
-        if flag and not is_floating(self._data.dtype):
-            raise TypeError(
-                f"only floating-point tensors can require grad, this one is "
-                f"{self._data.dtype}; gradients of integer or bool values are not defined"
+        if flag and not is_floating(self._data.dtype):  # PyTorch's RuntimeError, in its words
+            raise RuntimeError(
+                f"Only Tensors of floating point and complex dtype can require gradients (this one is "
+                f"{self._data.dtype}: gradients of integer or bool values are not defined)"
             )
         self._requires_grad = bool(flag)
 
