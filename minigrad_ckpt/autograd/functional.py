@@ -27,8 +27,15 @@ from ..tensor import Tensor
 __all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
 
 
-def _as_tuple(inputs: Any) -> tuple[bool, tuple]:
-    return (True, (inputs,)) if isinstance(inputs, Tensor) else (False, tuple(inputs))
+def _as_tuple(inputs: Any, create_graph: bool = False) -> tuple[bool, tuple]:
+    """``(single, inputs as a tuple)``; with ``create_graph`` an input that does not require grad is
+    taken as a fresh leaf that does, as PyTorch takes it, so the results are on a graph (they require
+    grad) whatever the inputs."""
+    single, args = (True, (inputs,)) if isinstance(inputs, Tensor) else (False, tuple(inputs))
+    if create_graph:
+        args = tuple(a.detach().requires_grad_() if isinstance(a, Tensor) and not a.requires_grad
+                     and a.dtype.kind in "fc" else a for a in args)
+    return single, args
 
 
 def _finish(result: Any, create_graph: bool) -> Any:
@@ -162,7 +169,7 @@ def _scalar_output(func: Callable, what: str, squeeze: bool = False) -> Callable
 def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False,
              vectorize: bool = False, strategy: str = "reverse-mode") -> Any:
     """d func(inputs) / d inputs, of shape ``output.shape + input.shape`` (PyTorch's)."""
-    single, args = _as_tuple(inputs)
+    single, args = _as_tuple(inputs, create_graph)
     _refuse_vectorized_strict(strict, vectorize, strategy)
     func = _not_a_transform(func)
     if strict:
@@ -175,7 +182,7 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
             vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode") -> Any:
     """The Hessian of a scalar ``func``: ``input.shape + input.shape`` (for a tuple of inputs, a
     tuple of tuples, block ``[i][j]`` for inputs ``i`` and ``j``)."""
-    single, args = _as_tuple(inputs)
+    single, args = _as_tuple(inputs, create_graph)
     _refuse_vectorized_strict(strict, vectorize, outer_jacobian_strategy)
     func = _scalar_output(_not_a_transform(func), "hessian", squeeze=True)
     if strict:
@@ -186,7 +193,7 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
 
 def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
     """``(func(inputs), v^T J)``; ``v`` may be left out for a scalar output (it is 1)."""
-    single, args = _as_tuple(inputs)
+    single, args = _as_tuple(inputs, create_graph)
     func = _not_a_transform(func)
     if strict:
         _check_strict(func, args, "vjp")
@@ -209,7 +216,7 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
 
 def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
     """``(func(inputs), J v)`` (``v`` may be left out for a single-element input)."""
-    single, args = _as_tuple(inputs)
+    single, args = _as_tuple(inputs, create_graph)
     func = _not_a_transform(func)
     if strict:
         _check_strict(func, args, "vjp")  # (PyTorch's jvp makes the same check, in the same words)
@@ -231,7 +238,7 @@ def vhp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
 
 
 def _hessian_product(func: Callable, inputs: Any, v: Any, create_graph: bool, strict: bool, what: str) -> tuple:
-    single, args = _as_tuple(inputs)
+    single, args = _as_tuple(inputs, create_graph)
     func = _scalar_output(_not_a_transform(func), what)
     if strict:
         _check_strict(func, args, "hvp")
