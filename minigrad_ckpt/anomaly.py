@@ -169,8 +169,10 @@ def is_anomaly_enabled() -> bool:
 
 
 def is_anomaly_check_nan_enabled() -> bool:
-    """True while anomaly mode is on and refuses NaN."""
-    return _mode.enabled and _mode.check_nan
+    """The ``check_nan`` flag last set (True at start), whether anomaly mode is on or not, as
+    PyTorch's: ``set_detect_anomaly(False)`` leaves it True, ``set_detect_anomaly(False,
+    check_nan=False)`` False.  The mode refuses NaN while it is on and this is True."""
+    return _mode.check_nan
 
 
 def is_anomaly_check_inf_enabled() -> bool:

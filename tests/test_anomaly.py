@@ -629,3 +629,22 @@ def test_the_overhead_benchmark_runs(capsys):
     assert not mg.is_anomaly_enabled()
     anomaly_overhead.main(["--child", "small MLP (2-32-32-2, batch 64)", "on", "1"])
     assert not mg.is_anomaly_enabled()
+
+
+def test_the_check_nan_flag_reads_as_pytorchs():
+    # torch 2.13: True at start; set_detect_anomaly(True, check_nan=False) -> False; set_detect_anomaly(False)
+    # -> True (the default); set_detect_anomaly(False, check_nan=False) -> False, and a block restores it
+    try:
+        assert mg.is_anomaly_check_nan_enabled()
+        mg.set_detect_anomaly(True, check_nan=False)
+        assert not mg.is_anomaly_check_nan_enabled()
+        mg.set_detect_anomaly(False)
+        assert mg.is_anomaly_check_nan_enabled() and not mg.is_anomaly_enabled()
+        mg.set_detect_anomaly(False, check_nan=False)
+        assert not mg.is_anomaly_check_nan_enabled()
+        with mg.detect_anomaly():
+            assert mg.is_anomaly_check_nan_enabled()
+        assert not mg.is_anomaly_check_nan_enabled()
+        mg.log(t64([-1.0]))  # off: nothing is checked, whatever the flag
+    finally:
+        mg.set_detect_anomaly(False)
