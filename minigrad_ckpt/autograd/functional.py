@@ -27,10 +27,11 @@ from ..tensor import Tensor
 __all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
 
 
-def _as_tuple(inputs: Any, create_graph: bool = False) -> tuple[bool, tuple]:
+def _as_tuple(inputs: Any, create_graph: bool, what: str) -> tuple[bool, tuple]:
     """``(single, inputs as a tuple)``; with ``create_graph`` an input that does not require grad is
     taken as a fresh leaf that does, as PyTorch takes it, so the results are on a graph (they require
     grad) whatever the inputs."""
+    _check_tensor_or_tuple(inputs, f"inputs given to {what}", "inputs")
     single, args = (True, (inputs,)) if isinstance(inputs, Tensor) else (False, tuple(inputs))
     if create_graph:
         args = tuple(a.detach().requires_grad_() if isinstance(a, Tensor) and not a.requires_grad
@@ -45,18 +46,33 @@ def _finish(result: Any, create_graph: bool) -> Any:
     return result if create_graph or not isinstance(result, Tensor) else result.detach()
 
 
-def _not_a_transform(func: Callable) -> Callable:
+def _check_tensor_or_tuple(value: Any, whose: str, given: str) -> None:
+    """PyTorch's TypeError, in its words, for inputs or outputs that are not a Tensor or a tuple of them."""
+    start = f"The {whose} must be either a Tensor or a tuple of Tensors but the"
+    if isinstance(value, Tensor):
+        return
+    if not isinstance(value, tuple):
+        raise TypeError(f"{start} given {given} has type {type(value)}.")
+    for i, v in enumerate(value):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"{start} value at index {i} has type {type(v)}.")
+
+
+def _not_a_transform(func: Callable, what: str) -> Callable:
     """``func`` run as PyTorch runs it here: these are not ``torch.func`` transforms, so ``func`` may
     call ``backward()`` (which refuses inside ``mg.func.grad`` and the like) -- unless the call itself
-    runs inside one."""
+    runs inside one; and what it returns is a Tensor or a tuple of Tensors (PyTorch's TypeError)."""
     outside = _grad_state.transforms
 
     def run(*xs: Any) -> Any:
         inside, _grad_state.transforms = _grad_state.transforms, outside
         try:
-            return func(*xs)
+            out = func(*xs)
         finally:
             _grad_state.transforms = inside
+        _check_tensor_or_tuple(out, f"outputs of the user-provided function given to {what}",
+                               "outputs of the user-provided function")
+        return out
 
     return run
 
@@ -169,9 +185,9 @@ def _scalar_output(func: Callable, what: str, squeeze: bool = False) -> Callable
 def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False,
              vectorize: bool = False, strategy: str = "reverse-mode") -> Any:
     """d func(inputs) / d inputs, of shape ``output.shape + input.shape`` (PyTorch's)."""
-    single, args = _as_tuple(inputs, create_graph)
+    single, args = _as_tuple(inputs, create_graph, "jacobian")
     _refuse_vectorized_strict(strict, vectorize, strategy)
-    func = _not_a_transform(func)
+    func = _not_a_transform(func, "jacobian")
     if strict:
         _check_strict(func, args, "jacobian")
     make = _func.jacfwd if strategy == "forward-mode" else _func.jacrev
@@ -182,9 +198,9 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
             vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode") -> Any:
     """The Hessian of a scalar ``func``: ``input.shape + input.shape`` (for a tuple of inputs, a
     tuple of tuples, block ``[i][j]`` for inputs ``i`` and ``j``)."""
-    single, args = _as_tuple(inputs, create_graph)
+    single, args = _as_tuple(inputs, create_graph, "hessian")
     _refuse_vectorized_strict(strict, vectorize, outer_jacobian_strategy)
-    func = _scalar_output(_not_a_transform(func), "hessian", squeeze=True)
+    func = _scalar_output(_not_a_transform(func, "hessian"), "hessian", squeeze=True)
     if strict:
         _check_strict(func, args, "hessian")
     hess = _func.hessian(_float_outputs(func, args[0]), _argnums(single, len(args)))
@@ -193,8 +209,8 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
 
 def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
     """``(func(inputs), v^T J)``; ``v`` may be left out for a scalar output (it is 1)."""
-    single, args = _as_tuple(inputs, create_graph)
-    func = _not_a_transform(func)
+    single, args = _as_tuple(inputs, create_graph, "vjp")
+    func = _not_a_transform(func, "vjp")
     if strict:
         _check_strict(func, args, "vjp")
     returned: list = []
@@ -216,8 +232,8 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
 
 def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
     """``(func(inputs), J v)`` (``v`` may be left out for a single-element input)."""
-    single, args = _as_tuple(inputs, create_graph)
-    func = _not_a_transform(func)
+    single, args = _as_tuple(inputs, create_graph, "jvp")
+    func = _not_a_transform(func, "jvp")
     if strict:
         _check_strict(func, args, "vjp")  # (PyTorch's jvp makes the same check, in the same words)
     v = _default_v(v, args)
@@ -238,8 +254,8 @@ def vhp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
 
 
 def _hessian_product(func: Callable, inputs: Any, v: Any, create_graph: bool, strict: bool, what: str) -> tuple:
-    single, args = _as_tuple(inputs, create_graph)
-    func = _scalar_output(_not_a_transform(func), what)
+    single, args = _as_tuple(inputs, create_graph, what)
+    func = _scalar_output(_not_a_transform(func, what), what)
     if strict:
         _check_strict(func, args, "hvp")
     v = _default_v(v, args)
