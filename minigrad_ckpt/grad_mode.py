@@ -58,6 +58,10 @@ class _State(threading.local):
     # refuses to run inside one, as PyTorch's; see minigrad_ckpt.func.captures).
     transforms = 0
 
+    # The grad mode last set, which ``is_grad_enabled()`` reports: inside ``inference_mode`` an
+    # ``enable_grad`` sets it, as PyTorch's, but nothing is recorded there (``enabled`` stays False).
+    requested = True
+
     @property
     def enabled(self) -> bool:
         """Whether this thread records ops (``grad_off`` counts the threads where not)."""
@@ -65,7 +69,8 @@ class _State(threading.local):
 
     @enabled.setter
     def enabled(self, mode: bool) -> None:
-        mode = bool(mode)
+        self.requested = mode = bool(mode)
+        mode = mode and not self.inference  # PyTorch's inference mode records nothing, whatever grad mode says
         grad_off.change(self._enabled - mode)  # on -> off: +1, off -> on: -1
         self._enabled = mode
 
@@ -106,8 +111,9 @@ def set_recorder(recorder: Any) -> Any:
 
 
 def is_grad_enabled() -> bool:
-    """True if ops are currently recorded for backward."""
-    return state.enabled
+    """True if grad mode is on: ops are recorded for backward (unless in ``inference_mode``, where
+    PyTorch's grad mode may read True inside ``enable_grad`` while nothing is recorded)."""
+    return state.requested
 
 
 def is_recomputing() -> bool:
@@ -125,7 +131,7 @@ class _GradModeContext:
     _mode: bool
 
     def __enter__(self) -> None:
-        self._prev = state.enabled
+        self._prev = state.requested
         state.enabled = self._mode
 
     def __exit__(self, *exc: object) -> None:
@@ -141,7 +147,7 @@ class _GradModeContext:
 
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            prev = state.enabled
+            prev = state.requested
             state.enabled = self._mode
             try:
                 return fn(*args, **kwargs)
@@ -167,7 +173,7 @@ def _in_mode_at_each_resumption(context: _GradModeContext, fn: Callable[..., Any
         resume: Callable[[Any], Any] = gen.send
         arg: Any = None
         while True:
-            prev = state.enabled
+            prev = state.requested
             state.enabled = context._mode
             try:
                 response = resume(arg)
@@ -178,7 +184,7 @@ def _in_mode_at_each_resumption(context: _GradModeContext, fn: Callable[..., Any
             try:
                 resume, arg = gen.send, (yield response)
             except GeneratorExit:  # the caller closes us: the generator's cleanup runs in its mode too
-                prev, state.enabled = state.enabled, context._mode
+                prev, state.enabled = state.requested, context._mode
                 try:
                     gen.close()
                 finally:
@@ -244,9 +250,9 @@ class inference_mode(_GradModeContext):
         return not self._inference
 
     def __enter__(self) -> None:
-        super().__enter__()
         self._prev_inference = getattr(self, "_prev_inference", []) + [state.inference]
-        state.inference = self._inference
+        state.inference = self._inference  # first: grad mode's switch reads it (inference_mode(False) records)
+        super().__enter__()
 
     def __exit__(self, *exc: object) -> None:
         state.inference = self._prev_inference.pop()
@@ -275,7 +281,7 @@ class set_grad_enabled(_GradModeContext):
 
     def __init__(self, mode: bool) -> None:
         self._mode = bool(mode)
-        self._before_call = state.enabled
+        self._before_call = state.requested
         state.enabled = self._mode
 
     def __enter__(self) -> None:
