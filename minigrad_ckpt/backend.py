@@ -140,6 +140,19 @@ def is_floating(dtype: numpy.dtype) -> bool:
     return dtype.kind in "fc"
 
 
+def castable_in_place(result: numpy.dtype, target: numpy.dtype) -> bool:
+    """Whether an in-place op may write a ``result``-typed value into a ``target`` tensor:
+    PyTorch's ``canCast``, which looks at categories only -- no complex into a real tensor, no
+    float into an integer or bool one, nothing but bool into a bool one.  Within a category any
+    width goes (``uint8 += int64`` wraps, ``float16 += float64`` rounds), where NumPy's
+    ``same_kind`` also refuses a signed integer into an unsigned one."""
+    if result.kind == "c" and target.kind != "c":
+        return False
+    if result.kind == "f" and target.kind in "iub":
+        return False
+    return result.kind == "b" or target.kind != "b"
+
+
 # The dtype Python floats become (PyTorch's rule); a one-element list so that
 # readers that imported it see changes.
 _default_dtype = [numpy.dtype("float32")]

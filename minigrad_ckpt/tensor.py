@@ -55,6 +55,7 @@ from typing import Any
 from .backend import (
     Device,
     as_dtype,
+    castable_in_place,
     cpu,
     device_of,
     get_device,
@@ -970,11 +971,13 @@ class Tensor:
             if other.__class__ is not int:
                 raise
             getattr(self._device.xp, fn)(self._data, wrapped_int(other, self._data.dtype), out=self._data)
-        except TypeError as e:  # NumPy's UFuncTypeError: PyTorch's in-place rule, with its error
+        except TypeError as e:  # NumPy's UFuncTypeError: PyTorch's in-place rule decides, with its error
             result = getattr(self._device.xp, fn)(self._data, other).dtype
-            name = {"subtract": "sub", "multiply": "mul", "divide": "div"}.get(fn, fn)
-            raise RuntimeError(f"{name}_: result type {result} can't be cast to the desired output type "
-                               f"{self.dtype}") from e
+            if not castable_in_place(result, self._data.dtype):
+                name = {"subtract": "sub", "multiply": "mul", "divide": "div"}.get(fn, fn)
+                raise RuntimeError(f"{name}_: result type {result} can't be cast to the desired output type "
+                                   f"{self.dtype}") from e
+            getattr(self._device.xp, fn)(self._data, other, out=self._data, casting="unsafe")
         self._bump_version()
         if tangents is not None:
             self._tangents = tangents or None
@@ -986,6 +989,10 @@ class Tensor:
         return self._arith_inplace(other, "add")
 
     def sub_(self, other: Any, alpha: float = 1) -> Tensor:
+        if self.dtype.kind == "b" or isinstance(other, bool) or (isinstance(other, Tensor) and other.dtype.kind == "b"):
+            # mg.subtract's rule, in place: NumPy would subtract True as 1 from an integer tensor
+            raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you "
+                               "are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
         if alpha != 1:
             other = other * alpha
         return self._arith_inplace(other, "subtract")

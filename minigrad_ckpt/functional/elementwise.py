@@ -135,7 +135,9 @@ def _integer_quotient(x: Any, y: Any, rounding_mode: str) -> Tensor:
     ZeroDivisionError instead of NumPy's 0 with a warning."""
     like = x if isinstance(x, Tensor) else y if isinstance(y, Tensor) else as_tensor(x)
     refuse_integer_zero_divisor("divide", y)
-    a, b = (v._data if isinstance(v, Tensor) else int(v) for v in (x, y))
+    # PyTorch's promotion first: int32 // 0-d int64 is int32, uint8 // -3 wraps -3 into uint8
+    x, y = promoted_pair(x, y)
+    a, b = (v._data if isinstance(v, Tensor) else v for v in (x, y))
     xp = like.device.xp
     q = a // b
     if rounding_mode == "trunc":  # floor, moved up by one where the quotient is negative and inexact

@@ -10,6 +10,7 @@ once, by the package's ``__init__``) puts them on the class.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..backend import as_dtype, device_or_dtype
@@ -35,6 +36,17 @@ def remainder_method(x: Tensor, y: Any) -> Tensor:
 def rremainder_method(x: Tensor, y: Any) -> Tensor:
     """``y % x`` for a number ``y``."""
     return mf.remainder(y, x)
+
+
+def augmented_assignment(in_place: str) -> Callable[[Tensor, Any], Tensor]:
+    """``x <op>= y`` as the in-place method ``in_place`` (``__ifloordiv__`` is ``floor_divide_``):
+    without it Python falls back to ``x = x <op> y``, a new tensor bound to the name, and a view's
+    base -- every other holder of the memory -- would keep the old values (PyTorch writes)."""
+
+    def method(x: Tensor, y: Any) -> Tensor:
+        return getattr(x, in_place)(y)
+    method.__name__ = method.__qualname__ = f"augmented_{in_place}"
+    return method
 
 
 def rmatmul(x: Any, y: Any) -> Tensor:
