@@ -934,6 +934,8 @@ class Tensor:
                 raise RuntimeError(f"__setitem__: value is on {value.device}, tensor is on {self.device}")
             refuse_index_put_cast(self, idx, value)
             value = value._data
+        if getattr(value, "ndim", 0) and value.shape[0] == 1:  # (a bool mask's NumPy assignment keeps them)
+            value = value.reshape(without_leading_ones(value.shape, self._data[idx].ndim))
         if _write_guard is not None:
             _write_guard(self)
         self._data[idx] = value
@@ -1147,24 +1149,40 @@ def _copy_of(t: Tensor, dtype: Any, device: Any) -> tuple[Any, Device]:
 # ---------------------------------------------------------------------------
 # Indices as plain data
 # ---------------------------------------------------------------------------
+def without_leading_ones(shape: tuple[int, ...], ndim: int) -> tuple[int, ...]:
+    """``shape`` without the leading 1s that take it past ``ndim`` dims: PyTorch's ``x[i] = v``
+    drops a value's leading size-1 dims before broadcasting it to the indexed region, so a
+    ``(1, 4)`` value fills a row of 4 (``h[t] = out`` for an ``out`` of one row) -- a bool mask
+    or a recorded write too, where NumPy's assignment and ``broadcast_to`` would refuse."""
+    k = 0
+    while len(shape) - k > ndim and shape[k] == 1:
+        k += 1
+    return shape[k:]
+
+
 def refuse_index_put_cast(x: Tensor, idx: tuple, value: Tensor) -> None:
-    """PyTorch's RuntimeError for ``x[idx] = value`` where ``index_put_`` would cast ``value``."""
-    if value.dtype != x.dtype and _index_put_refuses_cast(idx, value.size):
-        raise RuntimeError(f"Index put requires the source and destination dtypes match, got {x.dtype} for "
-                           f"the destination and {value.dtype} for the source (PyTorch's rule; cast the "
-                           f"value: value.to({x.dtype.name}))")
+    """PyTorch's RuntimeError for ``x[idx] = value`` where ``index_put_`` would cast ``value``.
 
-
-def _index_put_refuses_cast(idx: tuple, value_size: int) -> bool:
-    """Whether ``x[idx] = value`` with a tensor ``value`` of another dtype is refused, as PyTorch's
-    ``index_put_`` refuses it: the (normalized) index holds an index array -- an integer array
-    would write a float value truncated, or a complex one without its imaginary part.  One bool
-    mask with a one-element value is PyTorch's ``masked_fill`` and casts, as basic indexing does;
-    a 0-d integer array is an integer to PyTorch (a select), a 0-d bool an index array."""
+    The (normalized) index holding an index array is ``index_put_``, which refuses another dtype:
+    an integer array would write a float value truncated, or a complex one without its imaginary
+    part.  One bool mask (the only index array; ints, slices, None and ``...`` beside it are views
+    PyTorch takes first: ``x[mask, 1] = v``, ``x[:, mask] = v``) with a one-element value is
+    PyTorch's ``masked_fill``, which casts as basic indexing does -- but not a complex value
+    with an imaginary part into a real tensor.  A 0-d integer array is an integer to PyTorch
+    (a select), a 0-d bool an index array."""
+    if value.dtype == x.dtype:
+        return
     arrays = [it for it in idx if _index_kind(it) in "ao"]
     if not arrays:
-        return False
-    return not (len(idx) == 1 and arrays[0].dtype.kind == "b" and arrays[0].ndim and value_size == 1)
+        return
+    if len(arrays) == 1 and arrays[0].dtype.kind == "b" and arrays[0].ndim and value.size == 1:
+        if value.dtype.kind == "c" and x.dtype.kind in "fiu" and bool(value._data.imag.any()):
+            raise RuntimeError(f"value cannot be converted to type {x.dtype} without overflow "
+                               f"(masked_fill of a complex value into a real tensor, as PyTorch's)")
+        return
+    raise RuntimeError(f"Index put requires the source and destination dtypes match, got {x.dtype} for "
+                       f"the destination and {value.dtype} for the source (PyTorch's rule; cast the "
+                       f"value: value.to({x.dtype.name}))")
 
 
 def normalize_index(index: Any, x: Tensor) -> tuple:

@@ -38,7 +38,7 @@ from ..backend import host_numpy
 from ..functional.shape import pad as _pad
 from ..functional.shared_memory import element_addresses
 from ..grad_mode import forward_mode as _forward
-from ..tensor import Tensor, out_of_place_writes, refuse_index_put_cast
+from ..tensor import Tensor, out_of_place_writes, refuse_index_put_cast, without_leading_ones
 from .captures import refuse_if_captured
 
 __all__ = ["tangents_after_write"]
@@ -194,16 +194,19 @@ def _setitem(old: Tensor, value: Any, index: Any) -> Tensor:
     size = math.prod(region)  # from the shape, on the host: no read of device memory
     if size == 0:
         return old  # nothing is written (a mask that selects nothing, an empty slice)
+    value = _as_operand(value, old)
+    if value.ndim > len(region):  # PyTorch drops a value's leading 1s: a (1, 4) value fills a row of 4
+        value = _F.reshape(value, without_leading_ones(value.shape, len(region)))
     block = _block(index, old.shape)
     if block is not None:  # a block (ints, unit-step slices): the value padded to old's shape and picked by a
         written = xp.zeros(old.shape, dtype=bool)  # mask -- three passes over old, where an index map of
         written[index] = True  # int64 and a gather cost ten (out[t] = h, T = 100 steps of 64x256: 3.6 s -> 0.3 s)
-        placed = _pad(_F.reshape(_F.broadcast_to(_as_operand(value, old), region), block[0]), block[1])
+        placed = _pad(_F.reshape(_F.broadcast_to(value, region), block[0]), block[1])
         return _F.where(Tensor._wrap(written, None, old._device), placed, old)
     source = xp.full(old.shape, -1, dtype="int64")
     source[index] = xp.arange(size, dtype="int64").reshape(region)
     written = source >= 0
-    placed = _F.reshape(_F.broadcast_to(_as_operand(value, old), region), (-1,))
+    placed = _F.reshape(_F.broadcast_to(value, region), (-1,))
     gathered = _F.take(placed, Tensor._wrap(xp.where(written, source, 0), None, old._device))
     return _F.where(Tensor._wrap(written, None, old._device), gathered, old)
 
