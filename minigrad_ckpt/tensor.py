@@ -349,6 +349,9 @@ class Tensor:
     # alias (detach(), .data, from_numpy's wrapper) starts a group of its own, its views join it.
     # A recorded in-place write reaches the group's other tensors' histories, and only theirs.
     _alias_group: object | None = None
+    # True once ``.data`` has lent this memory to an alias the version box does not list: a recorded
+    # in-place write must then go into the memory (the alias sees it, as PyTorch's) and not rebind it.
+    _memory_lent: bool = False
     # NumPy must defer to our reflected operators (``array * tensor``).
     __array_ufunc__ = None
 
@@ -493,6 +496,7 @@ class Tensor:
         ``.numpy()`` is the way to a (read-only) array.
         """
         alias = Tensor.__new__(Tensor)
+        self._memory_lent = True  # a later recorded write into this tensor goes into the memory the alias shows
         alias._data = self._data
         alias._node = None
         alias._requires_grad = False
@@ -815,7 +819,7 @@ class Tensor:
         """Whether a write into this tensor must go into its memory: another live tensor shares
         it (a view, a base, a detached alias), or a holder the engine cannot see may (``.data``'s
         alias, ``from_numpy``'s array)."""
-        return self._alias_group is not None or _shares_memory(self)
+        return self._alias_group is not None or self._memory_lent or _shares_memory(self)
 
     def _write_source(self, *operands: Any) -> Tensor:
         """The tensor an in-place op of this tensor and ``operands`` computes from: this one, or,
