@@ -62,6 +62,9 @@ float, int, bool = float32, int32, bool_  # noqa: A001  (attributes of the packa
 # PyTorch's dtypes NumPy lacks: named, so that a script naming them runs; computing in them is a TypeError
 bfloat16, complex32 = backend.BFLOAT16, backend.COMPLEX32
 chalf = complex32
+# PyTorch's memory formats, for memory_format= (every tensor here is row-major: see backend.MemoryFormat)
+contiguous_format, preserve_format = backend.contiguous_format, backend.preserve_format
+channels_last, channels_last_3d = backend.channels_last, backend.channels_last_3d
 
 
 def from_dlpack(obj: object) -> Tensor:
@@ -116,6 +119,7 @@ __all__ = [
     "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool_", "complex64", "complex128",
     "bfloat16", "complex32", "chalf",  # named only: computing in them is a TypeError (backend.DtypeNotOffered)
     "double", "half", "long", "short",  # mg.float, mg.int, mg.bool too, kept out of ``import *`` (builtins)
+    "contiguous_format", "preserve_format", "channels_last", "channels_last_3d",
     # devices and randomness
     "Device", "device", "get_device", "get_default_device", "set_default_device", "manual_seed",
     "initial_seed", "seed", "get_rng_state", "set_rng_state", "Generator",

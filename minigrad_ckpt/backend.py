@@ -153,6 +153,34 @@ def castable_in_place(result: numpy.dtype, target: numpy.dtype) -> bool:
     return result.kind == "b" or target.kind != "b"
 
 
+class MemoryFormat:
+    """PyTorch's ``torch.memory_format`` values (``mg.contiguous_format``, ``mg.preserve_format``,
+    ``mg.channels_last``), for the ``memory_format=`` of ``clone``, ``contiguous``,
+    ``is_contiguous``, ``to`` and the ``*_like`` creators.  Every tensor made here is row-major:
+    ``contiguous_format`` is that layout, and ``preserve_format`` (PyTorch's default) is accepted
+    and also gives it; a channels-last layout is not offered."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"mg.{self.name}"
+
+
+contiguous_format = MemoryFormat("contiguous_format")
+preserve_format = MemoryFormat("preserve_format")
+channels_last = MemoryFormat("channels_last")
+channels_last_3d = MemoryFormat("channels_last_3d")
+
+
+def check_memory_format(name: str, memory_format: Any) -> None:
+    """Refuse a ``memory_format=`` other than None, ``contiguous_format`` or ``preserve_format``
+    (a TypeError: the channels-last layouts are not offered)."""
+    if memory_format is not None and memory_format is not contiguous_format and memory_format is not preserve_format:
+        raise TypeError(f"{name}: only the default layout (row-major) is offered, got memory_format="
+                        f"{memory_format!r}")
+
+
 # The dtype Python floats become (PyTorch's rule); a one-element list so that
 # readers that imported it see changes.
 _default_dtype = [numpy.dtype("float32")]

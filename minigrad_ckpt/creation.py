@@ -24,6 +24,7 @@ from .backend import (
     Device,
     _default_dtype,
     as_dtype,
+    check_memory_format,
     default_complex_dtype,
     fill_scalar,
     get_default_dtype,
@@ -174,7 +175,9 @@ def _spaced(name: str, ends: tuple[Any, Any], dtype: Any) -> tuple[tuple[Any, An
     return ends, dt
 
 
-def _like(x: Tensor, dtype: Any, device: Any) -> tuple[Any, Device]:
+def _like(x: Tensor, dtype: Any, device: Any, memory_format: Any = None,
+          name: str = "zeros_like") -> tuple[Any, Device]:
+    check_memory_format(name, memory_format)  # (every tensor made here is row-major)
     if not isinstance(x, Tensor):
         x = tensor(x)
     dt = as_dtype(dtype) if dtype is not None else x.dtype
@@ -182,28 +185,31 @@ def _like(x: Tensor, dtype: Any, device: Any) -> tuple[Any, Device]:
     return (x.shape, dt), dev
 
 
-def zeros_like(x: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def zeros_like(x: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, *,
+               memory_format: Any = None) -> Tensor:
     """Zeros with ``x``'s shape, and its dtype and device unless given."""
-    (shape, dt), dev = _like(x, dtype, device)
+    (shape, dt), dev = _like(x, dtype, device, memory_format)
     return _make(dev.xp.zeros(shape, dtype=dt), dev, requires_grad)
 
 
-def ones_like(x: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def ones_like(x: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, *,
+              memory_format: Any = None) -> Tensor:
     """Ones with ``x``'s shape, and its dtype and device unless given."""
-    (shape, dt), dev = _like(x, dtype, device)
+    (shape, dt), dev = _like(x, dtype, device, memory_format, "ones_like")
     return _make(dev.xp.ones(shape, dtype=dt), dev, requires_grad)
 
 
 def full_like(x: Any, fill_value: Any, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False) -> Tensor:
+              requires_grad: bool = False, *, memory_format: Any = None) -> Tensor:
     """``fill_value`` everywhere, with ``x``'s shape, and its dtype and device unless given."""
-    (shape, dt), dev = _like(x, dtype, device)
+    (shape, dt), dev = _like(x, dtype, device, memory_format, "full_like")
     return _make(dev.xp.full(shape, fill_scalar("full_like", fill_value, dt), dtype=dt), dev, requires_grad)
 
 
-def empty_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def empty_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+               memory_format: Any = None) -> Tensor:
     """A tensor with ``x``'s shape, dtype and device unless given, its values unspecified (zeros here)."""
-    return zeros_like(x, dtype, device, requires_grad)
+    return zeros_like(x, dtype, device, requires_grad, memory_format=memory_format)
 
 
 def _check_float(dtype: Any, name: str) -> Any:
@@ -279,22 +285,25 @@ def randperm(n: int, dtype: Any = "int64", device: Any = None, *,
     return _make(perm.astype(as_dtype(dtype)), dev, False)
 
 
-def rand_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def rand_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+              memory_format: Any = None) -> Tensor:
     """:func:`rand` with ``x``'s shape, and its dtype and device unless given."""
-    (shape, dt), dev = _like(x, dtype, device)
+    (shape, dt), dev = _like(x, dtype, device, memory_format, "rand_like")
     return rand(*shape, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
-def randn_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def randn_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+               memory_format: Any = None) -> Tensor:
     """:func:`randn` with ``x``'s shape, and its dtype and device unless given."""
-    (shape, dt), dev = _like(x, dtype, device)
+    (shape, dt), dev = _like(x, dtype, device, memory_format, "randn_like")
     return randn(*shape, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
-def randint_like(x: Any, low: int, high: int | None = None, *, dtype: Any = None, device: Any = None) -> Tensor:
+def randint_like(x: Any, low: int, high: int | None = None, *, dtype: Any = None, device: Any = None,
+                 memory_format: Any = None) -> Tensor:
     """:func:`randint` with ``x``'s shape (``randint_like(x, high)`` draws from ``[0, high)``), and its
     dtype and device unless given."""
-    (shape, dt), dev = _like(x, dtype, device)
+    (shape, dt), dev = _like(x, dtype, device, memory_format, "randint_like")
     if dt.kind == "c":
         raise TypeError(f"randint_like: the dtype must be an integer, float or bool dtype, got {dt}")
     return randint(low, high, shape, dtype=dt, device=dev)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..backend import as_dtype, get_device, is_floating
+from ..backend import as_dtype, check_memory_format, get_device, is_floating
 from ..ops import shape as _sh
 from ..ops.device import ToDevice
 from ..tape import apply, apply_move
@@ -25,8 +25,10 @@ def astype(x: Any, dtype: Any) -> Tensor:
     return apply(_sh.AsType(dtype=dt.name), x)
 
 
-def clone(x: Any) -> Tensor:
-    """A copy with its own memory (differentiable)."""
+def clone(x: Any, *, memory_format: Any = None) -> Tensor:
+    """A copy with its own memory (differentiable), row-major (``memory_format=`` PyTorch's
+    ``mg.contiguous_format`` or ``mg.preserve_format``; the copy is row-major for both)."""
+    check_memory_format("clone", memory_format)
     return apply(_sh.Clone(), as_tensor(x))
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..backend import as_dtype, device_or_dtype
+from ..backend import as_dtype, check_memory_format, contiguous_format, device_or_dtype
 from ..backward import backward as _backward_pass
 from ..tape import apply
 from ..tensor import Tensor
@@ -122,9 +122,10 @@ def to_method(self: Tensor, target: Any = None, dtype: Any = None, non_blocking:
     ``t.to(device=d, dtype=dt)``, and ``t.to(other)`` (``other``'s device and dtype).  The
     result is differentiable: gradients flow back across the move or cast.
     PyTorch's keywords: ``copy=True`` returns a new tensor even when nothing changes;
-    ``non_blocking`` and ``memory_format`` are accepted and change nothing here (every
-    copy is synchronous, every array C-contiguous).
+    ``non_blocking`` is accepted and changes nothing here (every copy is synchronous);
+    ``memory_format=mg.contiguous_format`` makes the result row-major.
     """
+    check_memory_format("to", memory_format)
     if device is not None:
         if target is not None:
             raise TypeError("to(): the device is given twice (as the first argument and as device=)")
@@ -132,7 +133,9 @@ def to_method(self: Tensor, target: Any = None, dtype: Any = None, non_blocking:
     if isinstance(target, Tensor):
         target, dtype = target.device, target.dtype
     t = _move(self, target, dtype)
-    return mf.clone(t) if copy and t is self else t
+    if (copy and t is self) or (memory_format is contiguous_format and not t._data.flags.c_contiguous):
+        return mf.clone(t)  # (a clone is row-major)
+    return t
 
 
 def _move(self: Tensor, target: Any, dtype: Any) -> Tensor:

@@ -17,7 +17,7 @@ import math
 import warnings
 from typing import Any
 
-from ..backend import as_dtype, fill_scalar, get_device, host_numpy
+from ..backend import as_dtype, check_memory_format, fill_scalar, get_device, host_numpy
 from ..ops import activation as _act
 from ..tape import apply
 from ..tensor import Tensor
@@ -89,24 +89,18 @@ def view_method(x: Tensor, *shape: Any) -> Tensor:
     return reshape_method(x, *shape)
 
 
-def _default_layout_only(name: str, memory_format: Any) -> None:
-    if memory_format is not None:
-        raise TypeError(f"{name}: only the default layout (row-major) is offered, got memory_format="
-                        f"{memory_format!r}")
-
-
 def is_contiguous_method(x: Tensor, memory_format: Any = None) -> bool:
     """PyTorch's ``is_contiguous()``: whether the values lie in memory in row-major order
     without gaps.  A transpose, a strided slice or an expanded view is not; the result of an
     elementwise op keeps its input's layout (NumPy's and PyTorch's rule alike)."""
-    _default_layout_only("is_contiguous", memory_format)
+    check_memory_format("is_contiguous", memory_format)
     return bool(x._data.flags.c_contiguous)
 
 
 def contiguous_method(x: Tensor, memory_format: Any = None) -> Tensor:
     """PyTorch's ``contiguous()``: ``x`` itself when it is contiguous, else a row-major copy
     (differentiable, as :func:`clone`)."""
-    _default_layout_only("contiguous", memory_format)
+    check_memory_format("contiguous", memory_format)
     return x if x._data.flags.c_contiguous else mf.clone(x)
 
 

@@ -1,0 +1,50 @@
+"""PyTorch's ``memory_format=``: ``mg.contiguous_format`` and ``mg.preserve_format`` (the default
+of ``clone`` and the ``*_like`` creators) are accepted wherever PyTorch takes the keyword --
+``torch.zeros_like(p, memory_format=torch.preserve_format)`` is how PyTorch's own optimizers make
+their state -- and give a row-major tensor; the channels-last layouts are refused (not offered).
+``clone`` and the ``*_like`` creators refused the keyword, and the names did not exist."""
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+
+CALLS = [
+    lambda x, f: x.clone(memory_format=f),
+    lambda x, f: mg.clone(x, memory_format=f),
+    lambda x, f: x.contiguous(memory_format=f),
+    lambda x, f: x.to(mg.float64, memory_format=f),
+    lambda x, f: mg.zeros_like(x, memory_format=f),
+    lambda x, f: mg.ones_like(x, memory_format=f),
+    lambda x, f: mg.full_like(x, 2.0, memory_format=f),
+    lambda x, f: mg.empty_like(x, memory_format=f),
+    lambda x, f: mg.rand_like(x, memory_format=f),
+    lambda x, f: mg.randn_like(x, memory_format=f),
+    lambda x, f: mg.randint_like(x, 5, memory_format=f),
+]
+
+
+@pytest.mark.parametrize("call", CALLS)
+@pytest.mark.parametrize("fmt", ["contiguous_format", "preserve_format"])
+def test_the_row_major_formats_are_accepted(call, fmt):
+    x = mg.arange(12.0).reshape(3, 4).t()
+    y = call(x, getattr(mg, fmt))
+    assert y.shape == (4, 3)
+    assert y.is_contiguous(memory_format=mg.contiguous_format) or fmt == "preserve_format"
+
+
+@pytest.mark.parametrize("call", CALLS)
+@pytest.mark.parametrize("fmt", ["channels_last", "channels_last_3d"])
+def test_the_channels_last_formats_are_refused(call, fmt):
+    x = mg.zeros(1, 2, 3, 4)
+    with pytest.raises(TypeError, match="only the default layout"):
+        call(x, getattr(mg, fmt))
+
+
+def test_a_clone_keeps_its_gradient_and_an_optimizer_state_starts_at_zero():
+    p = mg.tensor([1.0, 2.0], requires_grad=True)
+    state = mg.zeros_like(p, memory_format=mg.preserve_format)
+    assert not state.requires_grad and np.array_equal(state.numpy(), [0.0, 0.0])
+    (p.clone(memory_format=mg.preserve_format) * 3).sum().backward()
+    np.testing.assert_array_equal(p.grad.numpy(), [3.0, 3.0])
+    assert repr(mg.preserve_format) == "mg.preserve_format"
