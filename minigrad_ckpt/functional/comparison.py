@@ -122,7 +122,7 @@ def bitwise_not(x: Any) -> Tensor:
     t = as_tensor(x)
     if t.dtype.kind == "b":
         return logical_not(t)
-    return Tensor.constant(~_bits("bitwise_not", t, t), t.device)
+    return Tensor.constant(t.device.xp.asarray(~_bits("bitwise_not", t, t)), t.device)  # (~ of a 0-d array: a scalar)
 
 
 def sign(x: Any) -> Tensor:

@@ -98,8 +98,13 @@ def binary_function(name: str, op: Any, doc: str, *, integer_valued: bool = Fals
 
 # Arithmetic
 def add(x: Any, y: Any, *, alpha: Any = 1) -> Tensor:
-    """``x + y`` with broadcasting; PyTorch's ``alpha`` scales ``y`` (``x + alpha * y``)."""
-    return binary(_ADD, x, y if alpha == 1 else _alpha_times(x, y, alpha))
+    """``x + y`` with broadcasting; PyTorch's ``alpha`` scales ``y`` (``x + alpha * y``), the sum
+    in ``x`` and ``y``'s dtype, as PyTorch's (``alpha * y`` of a bool ``y`` is no int64 sum)."""
+    if alpha == 1:
+        return binary(_ADD, x, y)
+    out = binary(_ADD, x, _alpha_times(x, y, alpha))
+    dtype = result_type(as_tensor(x), y)
+    return out if out.dtype == dtype else out.to(dtype)
 
 
 def subtract(x: Any, y: Any, *, alpha: Any = 1) -> Tensor:
@@ -164,12 +169,33 @@ def divide(x: Any, y: Any, *, rounding_mode: str | None = None) -> Tensor:
 
 def power(x: Any, y: Any) -> Tensor:
     """``x ** y`` with broadcasting; see :class:`~minigrad_ckpt.ops.elementwise.Pow`.  An integer
-    base to a negative integer power is PyTorch's ``RuntimeError`` (no integer holds ``2 ** -1``)."""
+    base to a negative integer number is PyTorch's ``RuntimeError`` (no integer holds ``2 ** -1``);
+    to a tensor of exponents, PyTorch's integer answer (``2 ** -1`` is 0, :func:`_integer_power`)."""
     if isinstance(x, Tensor) and x.dtype.kind in "biu" and _is_negative_int(y):
         # checked before the exponent is promoted: an unsigned base would wrap -1 to 255 and
         # answer x ** 255 silently (NumPy raises only for a signed exponent, a ValueError)
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if isinstance(y, Tensor) and y.dtype.kind in "iu" and is_integral(x):
+        return _integer_power(x, y)
     return binary(_POW, x, y)
+
+
+def _integer_power(x: Any, y: Tensor) -> Tensor:
+    """``x ** y`` of integers with a tensor of exponents, as PyTorch's: a negative exponent
+    gives the integer part of ``1 / x ** -y`` -- 1 for a base of 1, +-1 for -1, else 0 --
+    where NumPy raises ``ValueError`` for the whole tensor (no gradient: integers)."""
+    x, y = promoted_pair(x, y)
+    xp = y.device.xp
+    b = x._data if isinstance(x, Tensor) else x
+    e = y._data
+    negative = e < 0
+    if not bool(xp.scalar(xp.any(negative))):
+        return binary(_POW, x, y)
+    ones = xp.ones_like(e)
+    odd = (e % 2) == 1
+    below = xp.where(b == 1, ones, xp.where(b == -1, xp.where(odd, -ones, ones), 0 * ones))
+    return Tensor.constant(xp.asarray(xp.where(negative, below, b ** xp.where(negative, 0, e)),
+                                      dtype=e.dtype), y.device)
 
 
 def _is_negative_int(y: Any) -> bool:

@@ -79,7 +79,10 @@ def rad2deg(x: Any) -> Tensor:
 
 def ldexp(x: Any, other: Any) -> Tensor:
     """``x * 2 ** other`` (NumPy's and PyTorch's ``ldexp``), differentiable in both."""
-    x = in_default_float(x)  # an integer x in the default float dtype, as PyTorch's (NumPy: float64)
+    x = as_tensor(x)
+    if x.dtype.kind in "biu" and isinstance(other, Tensor) and other.dtype.kind in "fc":
+        x = mf.astype(x, result_type(x, other))  # PyTorch's promotion: int x beside a float16 exponent is float16
+    x = in_default_float(x)  # else an integer x in the default float dtype, as PyTorch's (NumPy: float64)
     e = operand(other, x)
     if isinstance(e, Tensor) and e.dtype.kind in "iub":
         e = mf.astype(e, x.dtype)  # an integer exponent keeps x's precision (float32 stays float32)
@@ -195,7 +198,8 @@ def nextafter(x: Any, other: Any) -> Tensor:
     """The next representable float after ``x`` towards ``other``, elementwise (NumPy's and
     PyTorch's ``nextafter``; no derivative).  Computed on the host, bit by bit."""
     a, b = _pair(x, other)
-    return constant(host_numpy.nextafter(host(a), host(b)), a)
+    dtype = result_type(a, b)  # PyTorch's promotion: float32 beside int64 or a 0-d float64 steps in float32
+    return constant(host_numpy.nextafter(host(a).astype(dtype), host(b).astype(dtype)), a)
 
 
 def logit(x: Any, eps: float | None = None) -> Tensor:
