@@ -32,6 +32,12 @@ def refuse_integer_zero_divisor(name: str, divisor: Any) -> None:
                                     f"NumPy would answer 0)")
 
 
+class NeedsFloatingInput(RuntimeError, TypeError):
+    """``mean``, ``std``, ``var`` or ``norm`` of an integer or bool tensor: PyTorch's
+    ``RuntimeError`` ("mean(): could not infer output dtype"), and a ``TypeError`` (the input's
+    type is what is wrong)."""
+
+
 class DimensionOutOfRange(IndexError, ValueError):
     """A dim past a tensor's rank: PyTorch's ``IndexError`` and NumPy's ``ValueError`` (its
     ``AxisError`` is both)."""

@@ -29,6 +29,7 @@ from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, normalize_axis, one_axis, reduction_dims, refuse_bool, refuse_complex
+from .errors import NeedsFloatingInput
 
 __all__ = [
     "sum", "mean", "prod", "var", "std", "logsumexp", "cumsum", "cumprod", "argmax", "argmin", "max", "min",
@@ -190,7 +191,7 @@ def floating(name: str, x: Any) -> Any:
     ``norm`` refuse integer and bool tensors (they cannot say which float to answer in)
     where NumPy answers in float64; ``dtype=`` or ``x.float()`` says which."""
     if isinstance(x, Tensor) and x.dtype.kind in "biu":
-        raise TypeError(f"{name}(): input dtype must be floating point or complex, got {x.dtype} "
+        raise NeedsFloatingInput(f"{name}(): input dtype must be floating point or complex, got {x.dtype} "
                         "(as PyTorch's; cast first with x.float() or x.double())")
     return x
 
