@@ -843,15 +843,43 @@ def to_array(data: Any, dtype: Any = None, device: Any = None) -> tuple[Any, Dev
     return dev.xp.asarray(host), dev
 
 
+class ValueOverflow(RuntimeError, OverflowError):
+    """A number an integer dtype cannot hold, written into it (``fill_``, ``x[i] = v``, ``full``,
+    ``masked_fill``, a ``clamp`` bound): PyTorch's ``RuntimeError`` ("value cannot be converted to
+    type uint8_t without overflow") and NumPy's ``OverflowError``."""
+
+
+def checked_int(name: str, value: int, dtype: Any) -> int:
+    """A Python int as a value of the integer ``dtype``, by PyTorch's checked conversion: in the
+    dtype's range, or -- for uint8 alone, a C habit PyTorch keeps -- down to -255, wrapped
+    (``x.fill_(-1)`` of a uint8 ``x`` writes 255); anything else is :class:`ValueOverflow`."""
+    info = numpy.iinfo(dtype)
+    v = int(value)
+    if info.min <= v <= info.max:
+        return v
+    if numpy.dtype(dtype) == numpy.uint8 and -255 <= v < 0:
+        return v + 256
+    raise ValueOverflow(f"{name}: value {v} cannot be converted to type {numpy.dtype(dtype)} without overflow")
+
+
 def fill_scalar(name: str, value: Any, dtype: Any) -> Any:
-    """A fill value for ``full``-like constructors of ``dtype``, by PyTorch's rule: a complex
-    number goes into a real (or integer) dtype only when its imaginary part is 0 (NumPy's cast
-    would drop a nonzero one silently: ``full((2,), 1j, dtype=float32)`` would be zeros)."""
+    """A fill value for ``full``-like constructors and writes of ``dtype``, by PyTorch's rule: a
+    complex number goes into a real (or integer) dtype only when its imaginary part is 0 (NumPy's
+    cast would drop a nonzero one silently: ``full((2,), 1j, dtype=float32)`` would be zeros); an
+    int into an integer dtype by :func:`checked_int`."""
     if isinstance(value, (complex, numpy.complexfloating)) and numpy.dtype(dtype).kind != "c":
         if value.imag != 0:
             raise RuntimeError(f"{name}: value {value!r} cannot be converted to type {numpy.dtype(dtype)} "
                                f"without overflow (its imaginary part would be lost)")
         return value.real
+    if numpy.dtype(dtype).kind in "iu" and isinstance(value, (int, numpy.integer)) and not isinstance(
+            value, (bool, numpy.bool_)):
+        return checked_int(name, value, dtype)
+    if numpy.dtype(dtype).kind in "iu" and isinstance(value, (float, numpy.floating)):
+        info = numpy.iinfo(dtype)  # a float is truncated, as C's cast: NaN, inf and out of range are errors
+        if not info.min <= value <= info.max:  # (NumPy: 0 or garbage, or its own error)
+            raise ValueOverflow(f"{name}: value {value!r} cannot be converted to type {numpy.dtype(dtype)} "
+                                f"without overflow")
     return value
 
 

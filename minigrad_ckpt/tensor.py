@@ -58,6 +58,7 @@ from .backend import (
     castable_in_place,
     cpu,
     device_of,
+    fill_scalar,
     get_device,
     host_numpy,
     is_floating,
@@ -917,6 +918,8 @@ class Tensor:
             if value._device is not self._device:
                 raise RuntimeError(f"{what}: value is on {value.device}, tensor is on {self.device}")
             value = value._data
+        else:
+            value = fill_scalar(what, value, self._data.dtype)  # (x.fill_(-1) of uint8: 255, as PyTorch's)
         if _write_guard is not None:
             _write_guard(self)
         self._data[...] = value
@@ -938,6 +941,8 @@ class Tensor:
                 raise RuntimeError(f"__setitem__: value is on {value.device}, tensor is on {self.device}")
             refuse_index_put_cast(self, idx, value)
             value = value._data
+        elif isinstance(value, (int, float, complex)):  # by PyTorch's checked conversion (x[0] = -1 of uint8)
+            value = fill_scalar("__setitem__", value, self._data.dtype)
         if getattr(value, "ndim", 0) and value.shape[0] == 1:  # (a bool mask's NumPy assignment keeps them)
             value = value.reshape(without_leading_ones(value.shape, self._data[idx].ndim))
         if _write_guard is not None:

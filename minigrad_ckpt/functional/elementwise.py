@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..backend import host_numpy
+from ..backend import checked_int, host_numpy
 from ..ops import complex_numbers as _cx
 from ..ops import elementwise as _ew
 from ..ops import special as _sp
@@ -263,8 +263,8 @@ def clip(x: Any, a_min: Any = None, a_max: Any = None) -> Tensor:
     """Limit values to ``[a_min, a_max]`` (either may be None, a scalar or a tensor)."""
     x = as_tensor(x)
     refuse_complex("clip", x, a_min, a_max)
-    lo = None if a_min is None else operand(a_min, x)
-    hi = None if a_max is None else operand(a_max, x)
+    lo = None if a_min is None else _bound(a_min, x)
+    hi = None if a_max is None else _bound(a_max, x)
     bounds = [b for b in (lo, hi) if b is not None]
     if any(not isinstance(b, Tensor) or b._data.dtype is not x._data.dtype for b in bounds):
         # PyTorch's dtype: clamp(float32, min=0-d float64) is float32, clamp(int64, min=0.5) float32
@@ -273,6 +273,14 @@ def clip(x: Any, a_min: Any = None, a_max: Any = None) -> Tensor:
         lo = None if lo is None else next(cast)
         hi = None if hi is None else next(cast)
     return apply(_CLIP, x, lo, hi)
+
+
+def _bound(b: Any, x: Tensor) -> Any:
+    """A ``clip`` bound: an int beside an integer tensor by PyTorch's checked conversion (out of
+    range an error, -1 beside uint8 is 255)."""
+    if x.dtype.kind in "iu" and isinstance(b, (int, host_numpy.integer)) and not isinstance(b, bool):
+        return checked_int("clamp", b, x.dtype)
+    return operand(b, x)
 
 
 def where(condition: Any, x: Any = None, y: Any = None) -> Any:

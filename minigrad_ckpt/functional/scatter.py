@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..backend import host_numpy
+from ..backend import ValueOverflow, checked_int, host_numpy
 from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, broadcast_shapes, operand
@@ -133,8 +133,10 @@ def fill_value(name: str, value: Any, x: Tensor) -> Tensor:
     if isinstance(value, complex) and x.dtype.kind != "c":
         raise RuntimeError(f"{name}: value {value!r} cannot be converted to type {x.dtype} (its imaginary part "
                            f"would be lost)")
+    if x.dtype.kind in "iu" and isinstance(value, (int, host_numpy.integer)) and not isinstance(value, bool):
+        value = checked_int(name, value, x.dtype)  # (-1 into uint8 is 255, as PyTorch's)
     if not _fits(value, x.dtype):
-        raise RuntimeError(f"{name}: value {value!r} cannot be converted to type {x.dtype} without overflow")
+        raise ValueOverflow(f"{name}: value {value!r} cannot be converted to type {x.dtype} without overflow")
     return constant(host_numpy.asarray(value).astype(x.dtype), x)
 
 
