@@ -806,10 +806,7 @@ class Tensor:
             raise RuntimeError(f"{what}: a leaf Variable that requires grad is being used in an in-place "
                                f"operation (PyTorch's refusal); update it under mg.no_grad(), or work on "
                                f"a copy (x = x.clone())")
-        if (0 in self._data.strides and self._data.size > 1  # (NumPy gives an empty array zero strides)
-                and any(not s and n > 1 for s, n in zip(self._data.strides, self.shape))):
-            raise RuntimeError(f"{what}: unsupported operation: more than one element of the written-to tensor "
-                               f"refers to a single memory location (an expanded view); clone() it first")
+        self._refuse_overlapping_write(what)
         if _views_a_leaf_that_requires_grad(self):
             raise RuntimeError(f"{what}: a view of a leaf Variable that requires grad is being used in an "
                                f"in-place operation (PyTorch's refusal: it would change the leaf); update it "
@@ -870,6 +867,14 @@ class Tensor:
             self._tangents = result._tangents
         return self
 
+    def _refuse_overlapping_write(self, what: str) -> None:
+        """PyTorch's refusal of a write into an expanded view, whose elements share memory (its
+        RuntimeError; NumPy's read-only broadcast raised a ValueError)."""
+        if (0 in self._data.strides and self._data.size > 1  # (NumPy gives an empty array zero strides)
+                and any(not s and n > 1 for s, n in zip(self._data.strides, self.shape))):
+            raise RuntimeError(f"{what}: unsupported operation: more than one element of the written-to tensor "
+                               f"refers to a single memory location (an expanded view); clone() it first")
+
     def _check_write(self, what: str) -> None:
         """What every in-place change checks first: a view made in no_grad mode of a tensor that
         requires grad is not changed in grad mode (PyTorch's refusal: the change would be half
@@ -913,6 +918,8 @@ class Tensor:
             self._check_rebase(what)
             return self._rebase(out_of_place_writes[what.rstrip("_")](self, value, None), what)
         self._check_write(what)  # (nothing here requires grad in grad mode)
+        if what == "copy_":  # (fill_ and zero_ of an expanded view: one value everywhere, as PyTorch allows)
+            self._refuse_overlapping_write(what)
         tangents = self._carry_tangents(what.rstrip("_"), value)
         if isinstance(value, Tensor):
             if value._device is not self._device:
@@ -969,6 +976,7 @@ class Tensor:
             source = self._write_source(other) if fn in ("multiply", "divide") else self  # (they save it)
             return self._rebase(_ARITH[fn](source, other), fn + "_")
         self._check_write(fn + "_")  # (nothing here requires grad in grad mode)
+        self._refuse_overlapping_write(fn + "_")
         tangents = self._carry_tangents(fn, other)
         if isinstance(other, Tensor):
             if other._device is not self._device:

@@ -656,7 +656,7 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("view_as", lambda self, other: tmeth.reshape_method(self, other.shape)),
         tensor_method("reshape_as", lambda self, other: tmeth.reshape_method(self, other.shape)),
         tensor_method("expand", tmeth.expand_method),
-        tensor_method("expand_as", lambda self, other: mf.broadcast_to(self, other.shape)),
+        tensor_method("expand_as", tmeth.expand_as_method),
         tensor_method("nelement", lambda self: int(self._data.size)),
         tensor_method("dim", lambda self: self.ndim),
         tensor_method("ndimension", lambda self: self.ndim),

@@ -215,7 +215,22 @@ def expand_method(x: Tensor, *sizes: Any) -> Tensor:
             raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({n}) at "
                                f"non-singleton dimension {lead + i}.  Target sizes: {list(target)}.  Tensor "
                                f"sizes: {list(x.shape)}")
+    return _expanded(x, shape)
+
+
+def _expanded(x: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """``x`` expanded to ``shape`` (already checked): a read-only broadcast where a dim is really
+    repeated, but a plain writable view where none is (``x.expand(1, n)``, ``x.expand_as(x)``), as
+    PyTorch's -- an in-place write into it reaches ``x`` (NumPy's broadcast is never writable)."""
+    lead = len(shape) - x.ndim
+    if shape[lead:] == x.shape and all(n == 1 for n in shape[:lead]):
+        return x[(None,) * lead + (Ellipsis,)]
     return mf.broadcast_to(x, shape)
+
+
+def expand_as_method(x: Tensor, other: Tensor) -> Tensor:
+    """PyTorch's ``expand_as``: ``x.expand(other.size())``."""
+    return expand_method(x, *other.shape)
 
 
 def sort_method(x: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *, axis: Any = _UNSET,
