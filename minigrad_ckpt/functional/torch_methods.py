@@ -202,7 +202,7 @@ def repeat_method(x: Tensor, *sizes: Any, axis: Any = _UNSET) -> Tensor:
 
 
 def expand_method(x: Tensor, *sizes: Any) -> Tensor:
-    """PyTorch's ``expand``: a broadcast view; ``-1`` keeps a dim's size."""
+    """PyTorch's ``expand``: a broadcast view (writable where no dim repeats); ``-1`` keeps a dim's size."""
     target = _sizes(sizes)
     lead = len(target) - x.ndim
     if lead < 0:
