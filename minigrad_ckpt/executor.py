@@ -98,8 +98,10 @@ class Executor:
         """Capture ``obj.state_dict()`` in snapshots under ``name`` and give it back to
         ``obj.load_state_dict`` on restore (e.g. a DataLoader, to resume mid-epoch).
 
-        The state must be plain data (numbers, strings, lists, dicts): it is
-        stored in the snapshot's header. Returns ``obj``.
+        The state is stored in the snapshot's header: plain data as it is, anything
+        else (tensors, int keys, tuples: a second optimizer's or model's state) as a
+        tree with its arrays inline, given back exactly (``docs/snapshot-format.md``).
+        Returns ``obj``.
         """
         if not isinstance(name, str) or not name:
             raise ValueError(f"state names must be non-empty strings, got {name!r}")

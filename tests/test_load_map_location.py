@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import minigrad_ckpt as mg
-from minigrad_ckpt.snapshot import saveload
+from minigrad_ckpt.snapshot import object_tree, saveload
 from minigrad_ckpt.testing import strict  # noqa: F401 (registers the "strict" stand-in devices)
 
 
@@ -63,7 +63,7 @@ def test_a_function_is_given_each_tensor_on_the_cpu_and_its_saved_device(saved):
 
 def test_a_file_written_before_the_device_was_kept_loads_as_saved_from_the_cpu():
     node = {"t": "tensor", "name": "x", "requires_grad": False}  # no "device" entry
-    got = saveload._decode(node, {"x": np.ones(2)}, saveload._placement({"cpu": "strict:1"}), 0, {})
+    got = object_tree.decode(node, {"x": np.ones(2)}, saveload._placement({"cpu": "strict:1"}), 0, {})
     assert str(got.device) == "strict:1"
 
 

@@ -185,14 +185,14 @@ def test_save_refuses_what_it_cannot_store_and_load_refuses_other_files(tmp_path
 
 @pytest.mark.msgpack
 def test_load_validates_the_object_description(tmp_path):
-    from minigrad_ckpt.snapshot import saveload
+    from minigrad_ckpt.snapshot import object_tree
 
     for bad in ({"t": "tensor", "name": "missing"}, {"t": "dict", "items": [[1.5, {"t": "value", "v": 1}]]},
                 {"t": "pickle"}, {"t": "value", "v": [1]}, "not a node"):
         with pytest.raises(mg.snapshot.SnapshotError):
-            saveload._decode(bad, {}, None, 0)
+            object_tree.decode(bad, {}, None, 0)
     deep = {"t": "value", "v": 1}
     for _ in range(100):
         deep = {"t": "list", "items": [deep]}
     with pytest.raises(mg.snapshot.SnapshotError):
-        saveload._decode(deep, {}, None, 0)
+        object_tree.decode(deep, {}, None, 0)

@@ -51,7 +51,7 @@ from .config import SnapshotConfig
 from .format import INT64_MAX, SnapshotError, msgpack, open_regular
 from .fsutil import atomic_write
 from .ranks import RANK_FILES_KEY, assign, is_rank_file, write_rank_state
-from .sections import read_header
+from .sections import capture_objects, read_header
 from .snapshot import Snapshot
 
 __all__ = ["SnapshotManager"]
@@ -511,7 +511,7 @@ class SnapshotManager:
         name = rank_file_name(iteration, token, rank, world)
         tensors = {n: to_host(t._data) for n, t in rank_tensors(ex).items()} if own_tensors else None
         crc = write_rank_state(self.directory, name, iteration, rank, world, _random.get_rng_state(),
-                               ex.object_states(), fsync=self.config.fsync, tensors=tensors)
+                               capture_objects(ex), fsync=self.config.fsync, tensors=tensors)
         return name, crc
 
 

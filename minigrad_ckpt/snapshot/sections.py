@@ -34,6 +34,7 @@ from ..executor import Executor
 from ..tensor import Tensor
 from . import format as _format
 from .format import UINT64_MAX, LoadLimits, SnapshotError, TensorEntry, is_int, short
+from .object_tree import is_object_entry, object_entry, object_state
 from .tape_codec import check_tape, decode_tape, encode_tape
 
 __all__ = ["Section", "SECTIONS", "Restoring", "read_header", "validate_header"]
@@ -215,19 +216,20 @@ class TapeSection(Section):
 
 
 class ObjectsSection(Section):
-    """``Executor.register_state`` objects: ``{name: {"type": class name, "state": plain data}}``."""
+    """``Executor.register_state`` objects: ``{name: {"type": class name, "state": plain data}}``, or
+    for a state that is more than plain data (tensors, int keys, tuples: another optimizer's state)
+    ``{name: {"type", "tree", "arrays"}}`` (:func:`.object_tree.object_entry`)."""
 
     key = "objects"
     optional = True      # present only when objects are registered
     may_refuse = True    # an object's own load_state_dict may refuse its state
 
     def capture(self, ex: Executor, config: Any, arrays: dict[str, Any]) -> Any:
-        return ex.object_states()
+        return capture_objects(ex)
 
     def check(self, value: Any) -> None:
         if value is not None and not (isinstance(value, dict) and all(
-                isinstance(k, str) and isinstance(v, dict) and set(v) == {"type", "state"}
-                and isinstance(v["type"], str) for k, v in value.items())):
+                isinstance(k, str) and is_object_entry(v) for k, v in value.items())):
             raise SnapshotError("the header's registered-object states are malformed (want {name: {'type': str, "
                                 "'state': ...}})")
 
@@ -239,13 +241,13 @@ class ObjectsSection(Section):
         out = {}
         for name, obj in ex._objects.items():
             entry = saved.get(name)
-            if not isinstance(entry, dict) or "state" not in entry:
+            if not is_object_entry(entry):
                 raise SnapshotError(f"the executor has a registered object {name!r} the snapshot holds no "
                                     f"state for (it has {sorted(map(str, saved))})"[:300])
             if entry.get("type") != type(obj).__name__:
                 raise SnapshotError(f"registered object {name!r}: the snapshot holds a {entry.get('type')!r}, "
                                     f"the executor a {type(obj).__name__}"[:300])
-            out[name] = entry["state"]
+            out[name] = object_state(entry)
         return out or None
 
     def install(self, ex: Executor, built: Any) -> None:
@@ -264,7 +266,16 @@ class ObjectsSection(Section):
             done.append((obj, before))
 
     def attach(self, ex: Executor, value: Any, ctx: Restoring) -> None:
-        ex.restored_object_states = value
+        ex.restored_object_states = None if value is None else {
+            name: {"type": entry["type"], "state": object_state(entry)} for name, entry in value.items()}
+
+
+def capture_objects(ex: Executor) -> dict[str, Any] | None:
+    """The registered objects' states as header (or rank-file) data, each by
+    :func:`.object_tree.object_entry`: plain data as it is, anything else as a tree with its arrays."""
+    if not ex._objects:
+        return None
+    return {name: object_entry(type(obj).__name__, obj.state_dict()) for name, obj in ex._objects.items()}
 
 
 class RanksSection(Section):
@@ -297,9 +308,10 @@ class RanksSection(Section):
             reshard = getattr(obj, "reshard_state_dict", None)
             if not callable(reshard):
                 continue  # it keeps the state of the rank with its number (or rank 0's)
-            states = [(s or {}).get(name, {}).get("state") for s in value["states"]]
-            if any(s is None for s in states):
+            entries = [(s or {}).get(name) for s in value["states"]]
+            if not all(is_object_entry(e) for e in entries):
                 raise SnapshotError(f"registered object {name!r}: not every old rank saved a state for it")
+            states = [object_state(e) for e in entries]
             try:
                 out[name] = reshard(states, value["rank"], value["world_size"])
             except Exception as exc:

@@ -1,0 +1,200 @@
+"""Python objects -- state dicts, checkpoint dicts -- as plain data plus arrays, and back.
+
+``mg.save`` and the snapshot's registered objects (``Executor.register_state``) both store an
+object whose shape (which dicts, lists and tuples hold what) is plain msgpack data and whose
+tensors are arrays kept apart: ``encode`` gives the *tree* (a node per object, below) and fills
+``tensors`` with the arrays by name; ``decode`` rebuilds the object from a tree and those arrays,
+checking every node first.  Nothing is pickled and nothing in a file is ever executed.
+
+A node is ``{"t": "tensor", "name", "requires_grad", "device"}``, ``{"t": "array", "name"}``,
+``{"t": "value", "v": number | string | nil}``, ``{"t": "list" | "tuple", "items": [node, ...]}``
+or ``{"t": "dict", "items": [[key, node], ...]}`` (keys are strings or ints, in order).
+
+``mg.save`` writes the arrays as the snapshot's tensors.  A registered object's state lives in
+the header (or a rank file), so its arrays go there inline (:func:`object_entry`): an
+optimizer registered beside the executor's own keeps its moments as tensors, its parameter
+indices as ints -- what its ``load_state_dict`` needs to continue bit for bit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..backend import host_numpy, is_array
+from ..tensor import Tensor
+from .format import DTYPES, SnapshotError
+from .layout import copy_keeping_layout, host_keeping_layout
+
+__all__ = ["encode", "decode", "object_entry", "object_state"]
+
+MAX_DEPTH = 64
+SCALARS = (bool, int, float, str, type(None))
+_INT_RANGE = (-(1 << 63), 1 << 64)  # what msgpack stores as an integer
+
+
+def _name(path: list[Any], tensors: dict[str, Any]) -> str:
+    base = ".".join(str(p) for p in path) or "tensor"
+    name, i = base, 1
+    while name in tensors:
+        name, i = f"{base}#{i}", i + 1
+    return name
+
+
+def encode(obj: Any, path: list[Any], tensors: dict[str, Any], depth: int, seen: dict[int, dict]) -> Any:
+    """The description of ``obj``; ``seen`` maps an already stored tensor or array (by identity)
+    to its entry, so an object referenced many times is stored once and loads as one object."""
+    if depth > MAX_DEPTH:
+        raise ValueError(f"mg.save: the object is nested deeper than {MAX_DEPTH} levels")
+    if id(obj) in seen:
+        return seen[id(obj)]
+    if isinstance(obj, Tensor):
+        name = _name(path, tensors)
+        tensors[name] = copy_keeping_layout(host_keeping_layout(obj._data))  # (a snapshot stores its layout)
+        seen[id(obj)] = {"t": "tensor", "name": name, "requires_grad": bool(obj.requires_grad),
+                         "device": str(obj.device)}
+        return seen[id(obj)]
+    if isinstance(obj, host_numpy.ndarray) or is_array(obj):
+        name = _name(path, tensors)
+        tensors[name] = copy_keeping_layout(host_keeping_layout(obj))
+        seen[id(obj)] = {"t": "array", "name": name}
+        return seen[id(obj)]
+    if isinstance(obj, host_numpy.generic):
+        return {"t": "value", "v": obj.item()}
+    if isinstance(obj, SCALARS):
+        return {"t": "value", "v": obj}
+    if isinstance(obj, dict):
+        items = []
+        for k, v in obj.items():
+            if not isinstance(k, (str, int)) or isinstance(k, bool):
+                raise TypeError(f"mg.save: dict keys must be str or int, got {type(k).__name__} {k!r}")
+            items.append([k, encode(v, path + [k], tensors, depth + 1, seen)])
+        return {"t": "dict", "items": items}
+    if isinstance(obj, (list, tuple)):
+        return {"t": "tuple" if isinstance(obj, tuple) else "list",
+                "items": [encode(v, path + [i], tensors, depth + 1, seen) for i, v in enumerate(obj)]}
+    hint = ("; save its state instead: mg.save(obj.state_dict(), path), and load it back with "
+            "obj.load_state_dict(mg.load(path))" if callable(getattr(obj, "state_dict", None)) else "")
+    raise TypeError(f"mg.save cannot store a {type(obj).__name__}: it stores tensors, arrays, numbers, strings, "
+                    f"None and dicts/lists/tuples of them (never pickle){hint}")
+
+
+def decode(node: Any, tensors: dict[str, Any], place: Any, depth: int, made: dict[tuple, Any] | None = None) -> Any:
+    """The object ``node`` describes; ``made`` holds what was already built for a stored tensor,
+    so every reference to it gets the same object (and the file's array is copied once)."""
+    made = {} if made is None else made
+    if depth > MAX_DEPTH or not isinstance(node, dict):
+        raise SnapshotError("mg.load: the object description is malformed")
+    kind = node.get("t")
+    if kind in ("tensor", "array"):
+        name = node.get("name")
+        if not isinstance(name, str) or name not in tensors:
+            raise SnapshotError(f"mg.load: the object refers to a tensor {name!r} the file does not hold"[:200])
+        key = (kind, name, node.get("requires_grad") is True)
+        if key not in made:
+            saved = node.get("device", "cpu")  # (files written before the device was kept: the CPU)
+            if not isinstance(saved, str):
+                raise SnapshotError("mg.load: a tensor's device is not a name")
+            made[key] = _build(kind, tensors[name], place, saved, key[2])
+        return made[key]
+    if kind == "value":
+        v = node.get("v")
+        if not isinstance(v, SCALARS):
+            raise SnapshotError("mg.load: a stored value is not a number, a string or None")
+        return v
+    items = node.get("items")
+    if not isinstance(items, list):
+        raise SnapshotError("mg.load: the object description is malformed")
+    if kind == "dict":
+        out = {}
+        for item in items:
+            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], (str, int))
+                    and not isinstance(item[0], bool)):
+                raise SnapshotError("mg.load: a dict entry is malformed")
+            out[item[0]] = decode(item[1], tensors, place, depth + 1, made)
+        return out
+    if kind in ("list", "tuple"):
+        vals = [decode(v, tensors, place, depth + 1, made) for v in items]
+        return tuple(vals) if kind == "tuple" else vals
+    raise SnapshotError(f"mg.load: unknown entry kind {kind!r}"[:200])
+
+
+def _build(kind: str, arr: Any, place: Any, saved: str, requires_grad: bool) -> Any:
+    if kind == "array":
+        return host_numpy.array(arr, copy=True)
+    if place is None:
+        t = Tensor._from_data(arr, dtype=arr.dtype, device=None)
+    else:
+        t = place(Tensor._from_data(arr, dtype=arr.dtype, device="cpu"), saved)
+    if requires_grad and t.dtype.kind in "fc":
+        t.requires_grad_()
+    return t
+
+
+# ---------------------------------------------------- registered objects' states
+def _is_plain(v: Any) -> bool:
+    """Whether ``v`` is plain data that msgpack gives back exactly: strings, numbers, None, lists
+    and str-keyed dicts of them (no tuples, which come back as lists, nor int keys)."""
+    if isinstance(v, bool) or v is None or isinstance(v, (float, str)):
+        return True
+    if isinstance(v, int):
+        return _INT_RANGE[0] <= v < _INT_RANGE[1]
+    if isinstance(v, list):
+        return all(_is_plain(x) for x in v)
+    if isinstance(v, dict):
+        return all(isinstance(k, str) and _is_plain(x) for k, x in v.items())
+    return False
+
+
+def object_entry(type_name: str, state: Any) -> dict[str, Any]:
+    """A registered object's ``state_dict()`` as header data.
+
+    Plain data is kept as it is, ``{"type", "state"}`` (a DataLoader's or a sampler's state;
+    what every snapshot held before).  Anything else -- tensors (an optimizer's moments, a
+    module's weights), int keys, tuples -- is ``{"type", "tree", "arrays"}``: the tree of
+    :func:`encode` and its arrays inline, ``{name: {"dtype", "shape", "data": bytes}}``, so
+    that the object's ``load_state_dict`` gets back tensors, ints and tuples, not lists and
+    strings.
+    """
+    if _is_plain(state):
+        return {"type": type_name, "state": state}
+    arrays: dict[str, Any] = {}
+    tree = encode(state, [], arrays, 0, {})
+    inline = {}
+    for name, arr in arrays.items():
+        flat = arr.copy(order="C")  # (ascontiguousarray would make a 0-d array 1-d)
+        code = flat.dtype.newbyteorder("<").str if flat.dtype.byteorder == ">" else flat.dtype.str
+        if code not in DTYPES:
+            raise TypeError(f"a registered object's state holds a {arr.dtype} array, which a snapshot cannot store")
+        inline[name] = {"dtype": code, "shape": list(flat.shape), "data": flat.astype(code, copy=False).tobytes()}
+    return {"type": type_name, "tree": tree, "arrays": inline}
+
+
+def is_object_entry(entry: Any) -> bool:
+    """Whether ``entry`` has one of :func:`object_entry`'s two forms (the reader's first check)."""
+    return isinstance(entry, dict) and isinstance(entry.get("type"), str) and (
+        set(entry) == {"type", "state"} or set(entry) == {"type", "tree", "arrays"}
+        and isinstance(entry["arrays"], dict))
+
+
+def object_state(entry: dict[str, Any]) -> Any:
+    """The state :func:`object_entry` stored (every array checked against its dtype and shape)."""
+    if "state" in entry:
+        return entry["state"]
+    arrays = {}
+    for name, a in entry["arrays"].items():
+        if not (isinstance(a, dict) and set(a) == {"dtype", "shape", "data"} and a["dtype"] in DTYPES
+                and isinstance(a["shape"], list) and isinstance(a["data"], bytes)
+                and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in a["shape"])):
+            raise SnapshotError(f"a registered object's array {name!r} is malformed"[:200])
+        dtype = host_numpy.dtype(a["dtype"])
+        count = 1
+        for s in a["shape"]:
+            count *= s
+        if count * dtype.itemsize != len(a["data"]):
+            raise SnapshotError(f"a registered object's array {name!r} does not have its shape's size"[:200])
+        try:
+            flat = host_numpy.frombuffer(a["data"], dtype=dtype)
+            arrays[name] = flat.astype(dtype.newbyteorder("=")).reshape(a["shape"])
+        except ValueError as exc:  # (a shape NumPy cannot address)
+            raise SnapshotError(f"a registered object's array {name!r}: {exc}"[:200]) from None
+    return decode(entry["tree"], arrays, None, 0)
