@@ -171,8 +171,8 @@ def test_save_load_state_dicts_and_nested_containers(tmp_path):
 def test_save_refuses_what_it_cannot_store_and_load_refuses_other_files(tmp_path):
     with pytest.raises(TypeError, match="never pickle"):
         mg.save({"f": lambda: 1}, tmp_path / "a.mgsnap")
-    with pytest.raises(TypeError, match="dict keys"):
-        mg.save({(1, 2): mg.ones(1)}, tmp_path / "b.mgsnap")
+    with pytest.raises(TypeError, match="dict key"):  # (a tuple key is stored, as PyTorch's; an object is not)
+        mg.save({(1, object()): mg.ones(1)}, tmp_path / "b.mgsnap")
     ex = mg.Executor()
     ex.add_tensor("w", mg.ones(2))
     snap = mg.snapshot.Snapshot.from_executor(ex).save(tmp_path / "c.mgsnap")

@@ -18,9 +18,11 @@ indices as ints -- what its ``load_state_dict`` needs to continue bit for bit.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 from ..backend import host_numpy, is_array
+from ..nn.module import Parameter
 from ..tensor import Tensor
 from .format import DTYPES, SnapshotError
 from .layout import copy_keeping_layout, host_keeping_layout
@@ -30,6 +32,8 @@ __all__ = ["encode", "decode", "object_entry", "object_state"]
 MAX_DEPTH = 64
 SCALARS = (bool, int, float, str, type(None))
 _INT_RANGE = (-(1 << 63), 1 << 64)  # what msgpack stores as an integer
+_DTYPE_NAMES = frozenset(DTYPES.values())
+_VALUE_KINDS = ("value", "int", "complex", "bytes", "bytearray", "dtype")
 
 
 def _name(path: list[Any], tensors: dict[str, Any]) -> str:
@@ -52,30 +56,70 @@ def encode(obj: Any, path: list[Any], tensors: dict[str, Any], depth: int, seen:
         tensors[name] = copy_keeping_layout(host_keeping_layout(obj._data))  # (a snapshot stores its layout)
         seen[id(obj)] = {"t": "tensor", "name": name, "requires_grad": bool(obj.requires_grad),
                          "device": str(obj.device)}
+        if isinstance(obj, Parameter):  # (only then: files of plain tensors are unchanged)
+            seen[id(obj)]["parameter"] = True
         return seen[id(obj)]
     if isinstance(obj, host_numpy.ndarray) or is_array(obj):
         name = _name(path, tensors)
         tensors[name] = copy_keeping_layout(host_keeping_layout(obj))
         seen[id(obj)] = {"t": "array", "name": name}
         return seen[id(obj)]
-    if isinstance(obj, host_numpy.generic):
-        return {"t": "value", "v": obj.item()}
-    if isinstance(obj, SCALARS):
-        return {"t": "value", "v": obj}
+    value = _value(obj)
+    if value is not None:
+        return value
     if isinstance(obj, dict):
-        items = []
-        for k, v in obj.items():
-            if not isinstance(k, (str, int)) or isinstance(k, bool):
-                raise TypeError(f"mg.save: dict keys must be str or int, got {type(k).__name__} {k!r}")
-            items.append([k, encode(v, path + [k], tensors, depth + 1, seen)])
-        return {"t": "dict", "items": items}
+        items = [[_key(k, depth), encode(v, path + [k], tensors, depth + 1, seen)] for k, v in obj.items()]
+        return {"t": "dict", "items": items, **({"ordered": True} if isinstance(obj, OrderedDict) else {})}
+    if isinstance(obj, (set, frozenset)):
+        return {"t": type(obj).__name__ if type(obj) in (set, frozenset) else "set",
+                "items": [_hashable(v, depth + 1) for v in obj]}
     if isinstance(obj, (list, tuple)):
         return {"t": "tuple" if isinstance(obj, tuple) else "list",
                 "items": [encode(v, path + [i], tensors, depth + 1, seen) for i, v in enumerate(obj)]}
     hint = ("; save its state instead: mg.save(obj.state_dict(), path), and load it back with "
             "obj.load_state_dict(mg.load(path))" if callable(getattr(obj, "state_dict", None)) else "")
     raise TypeError(f"mg.save cannot store a {type(obj).__name__}: it stores tensors, arrays, numbers, strings, "
-                    f"None and dicts/lists/tuples of them (never pickle){hint}")
+                    f"bytes, dtypes, None and dicts/lists/tuples/sets of them (never pickle){hint}")
+
+
+def _value(obj: Any) -> dict[str, Any] | None:
+    """The node of a plain value -- PyTorch's ``weights_only`` load gives back the same kinds:
+    numbers of any size (NumPy scalars as Python numbers), complex numbers, strings, bytes,
+    dtypes, None -- or None for anything else."""
+    if isinstance(obj, host_numpy.generic):
+        obj = obj.item()
+    if isinstance(obj, int) and not isinstance(obj, bool) and not _INT_RANGE[0] <= obj < _INT_RANGE[1]:
+        return {"t": "int", "v": str(obj)}  # (msgpack's integers are 64-bit: NumPy's PCG64 state is not)
+    if isinstance(obj, SCALARS):
+        return {"t": "value", "v": obj}
+    if isinstance(obj, complex):
+        return {"t": "complex", "v": [obj.real, obj.imag]}
+    if isinstance(obj, (bytes, bytearray)):
+        return {"t": type(obj).__name__ if type(obj) in (bytes, bytearray) else "bytes", "v": bytes(obj)}
+    if isinstance(obj, host_numpy.dtype) and obj.name in _DTYPE_NAMES:
+        return {"t": "dtype", "v": obj.name}
+    return None
+
+
+def _hashable(obj: Any, depth: int) -> Any:
+    """The node of a dict key or a set's element: a value, or a tuple / frozenset of such."""
+    if depth > MAX_DEPTH:
+        raise ValueError(f"mg.save: the object is nested deeper than {MAX_DEPTH} levels")
+    value = _value(obj)
+    if value is not None:
+        return value
+    if type(obj) in (tuple, frozenset):
+        return {"t": type(obj).__name__, "items": [_hashable(v, depth + 1) for v in obj]}
+    raise TypeError(f"mg.save: a dict key or set element must be a number, a string, bytes, a dtype, None or a "
+                    f"tuple/frozenset of them, got {type(obj).__name__} {obj!r:.80}")
+
+
+def _key(k: Any, depth: int) -> Any:
+    """A dict key as the file holds it: a str or an int as it is (as files always held them), any
+    other key as its node (``True``, ``1.5``, ``(1, 2)``, None)."""
+    if isinstance(k, str) or isinstance(k, int) and not isinstance(k, bool) and _INT_RANGE[0] <= k < _INT_RANGE[1]:
+        return k
+    return _hashable(k, depth + 1)
 
 
 def decode(node: Any, tensors: dict[str, Any], place: Any, depth: int, made: dict[tuple, Any] | None = None) -> Any:
@@ -86,45 +130,76 @@ def decode(node: Any, tensors: dict[str, Any], place: Any, depth: int, made: dic
         raise SnapshotError("mg.load: the object description is malformed")
     kind = node.get("t")
     if kind in ("tensor", "array"):
-        name = node.get("name")
-        if not isinstance(name, str) or name not in tensors:
-            raise SnapshotError(f"mg.load: the object refers to a tensor {name!r} the file does not hold"[:200])
-        key = (kind, name, node.get("requires_grad") is True)
-        if key not in made:
-            saved = node.get("device", "cpu")  # (files written before the device was kept: the CPU)
-            if not isinstance(saved, str):
-                raise SnapshotError("mg.load: a tensor's device is not a name")
-            made[key] = _build(kind, tensors[name], place, saved, key[2])
-        return made[key]
-    if kind == "value":
-        v = node.get("v")
-        if not isinstance(v, SCALARS):
-            raise SnapshotError("mg.load: a stored value is not a number, a string or None")
-        return v
+        return _stored(node, kind, tensors, place, made)
+    if kind in _VALUE_KINDS:
+        return _value_of(kind, node.get("v"))
     items = node.get("items")
     if not isinstance(items, list):
         raise SnapshotError("mg.load: the object description is malformed")
     if kind == "dict":
-        out = {}
+        out = OrderedDict() if node.get("ordered") is True else {}
         for item in items:
-            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], (str, int))
+            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], (str, int, dict))
                     and not isinstance(item[0], bool)):
                 raise SnapshotError("mg.load: a dict entry is malformed")
-            out[item[0]] = decode(item[1], tensors, place, depth + 1, made)
+            key = item[0] if not isinstance(item[0], dict) else _check_hashable(decode(item[0], {}, None, depth + 1))
+            out[key] = decode(item[1], tensors, place, depth + 1, made)
         return out
+    if kind in ("set", "frozenset"):
+        vals = [_check_hashable(decode(v, {}, None, depth + 1)) for v in items]
+        return set(vals) if kind == "set" else frozenset(vals)
     if kind in ("list", "tuple"):
         vals = [decode(v, tensors, place, depth + 1, made) for v in items]
         return tuple(vals) if kind == "tuple" else vals
     raise SnapshotError(f"mg.load: unknown entry kind {kind!r}"[:200])
 
 
-def _build(kind: str, arr: Any, place: Any, saved: str, requires_grad: bool) -> Any:
+def _stored(node: dict[str, Any], kind: str, tensors: dict[str, Any], place: Any, made: dict[tuple, Any]) -> Any:
+    """The tensor or array a node names, built once per (name, kind, flags)."""
+    name = node.get("name")
+    if not isinstance(name, str) or name not in tensors:
+        raise SnapshotError(f"mg.load: the object refers to a tensor {name!r} the file does not hold"[:200])
+    key = (kind, name, node.get("requires_grad") is True, node.get("parameter") is True)
+    if key not in made:
+        saved = node.get("device", "cpu")  # (files written before the device was kept: the CPU)
+        if not isinstance(saved, str):
+            raise SnapshotError("mg.load: a tensor's device is not a name")
+        made[key] = _build(kind, tensors[name], place, saved, key[2], key[3])
+    return made[key]
+
+
+def _value_of(kind: str, v: Any) -> Any:
+    """The value of a value node of ``kind`` holding ``v`` (checked)."""
+    if kind == "value" and isinstance(v, SCALARS):
+        return v
+    if kind == "int" and isinstance(v, str) and 0 < len(v) <= 4300 and v.lstrip("-").isdigit() and v.isascii():
+        return int(v)
+    if kind == "complex" and isinstance(v, list) and len(v) == 2 and all(isinstance(x, float) for x in v):
+        return complex(v[0], v[1])
+    if kind in ("bytes", "bytearray") and isinstance(v, bytes):
+        return v if kind == "bytes" else bytearray(v)
+    if kind == "dtype" and v in _DTYPE_NAMES:
+        return host_numpy.dtype(v)
+    raise SnapshotError(f"mg.load: a stored {kind} is malformed"[:200])
+
+
+def _check_hashable(v: Any) -> Any:
+    try:
+        hash(v)
+    except TypeError:
+        raise SnapshotError("mg.load: a dict key or set element is not hashable") from None
+    return v
+
+
+def _build(kind: str, arr: Any, place: Any, saved: str, requires_grad: bool, parameter: bool = False) -> Any:
     if kind == "array":
         return host_numpy.array(arr, copy=True)
     if place is None:
         t = Tensor._from_data(arr, dtype=arr.dtype, device=None)
     else:
         t = place(Tensor._from_data(arr, dtype=arr.dtype, device="cpu"), saved)
+    if parameter:  # PyTorch's load gives back an nn.Parameter as one
+        return Parameter(t, requires_grad=requires_grad and t.dtype.kind in "fc")
     if requires_grad and t.dtype.kind in "fc":
         t.requires_grad_()
     return t
