@@ -19,15 +19,16 @@ Why this design:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .backend import as_dtype, register_kernel
 
-__all__ = ["manual_seed", "seed", "initial_seed", "next_key", "get_rng_state", "set_rng_state", "Generator",
-           "permutation"]
+__all__ = ["manual_seed", "seed", "initial_seed", "next_key", "get_rng_state", "set_rng_state", "fork_rng",
+           "Generator", "permutation"]
 
 _MASK64 = (1 << 64) - 1
 
@@ -150,8 +151,8 @@ class Generator:
     def set_state(self, state: dict[str, Any]) -> None:
         try:
             seed, counter = int(state["seed"]), int(state["counter"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"not an RNG state: {state!r}") from exc
+        except (KeyError, IndexError, TypeError, ValueError) as exc:  # (a tensor, PyTorch's form: IndexError)
+            raise ValueError(f"not an RNG state: {state!r:.200}") from exc
         if not (0 <= seed <= _MASK64 and counter >= 0):
             raise ValueError(f"RNG state out of range: {state!r}")
         self.seed, self.counter = seed, counter
@@ -226,6 +227,26 @@ def get_rng_state() -> dict[str, int]:
 def set_rng_state(state: dict[str, Any]) -> None:
     """Restore a state returned by :func:`get_rng_state`."""
     default_generator.set_state(state)
+
+
+@contextlib.contextmanager
+def fork_rng(devices: Any = None, enabled: bool = True, _caller: str = "fork_rng", _devices_kw: str = "devices",
+             device_type: str = "cuda") -> Iterator[None]:
+    """PyTorch's ``torch.random.fork_rng``: the draws made inside the block do not move the engine's
+    generator -- its state is restored on leaving (an exception too), so the code after the block
+    draws what it would have drawn without it (an evaluation pass with dropout, a sampled
+    preview, inside a training loop that must resume bit for bit).  Every device draws from the
+    one generator, so ``devices`` and ``device_type`` choose nothing; ``enabled=False`` forks
+    nothing.  An ``mg.Generator`` of your own is not forked, as in PyTorch."""
+    del devices, _caller, _devices_kw, device_type
+    if not enabled:
+        yield
+        return
+    state = get_rng_state()
+    try:
+        yield
+    finally:
+        set_rng_state(state)
 
 
 # ---- turning a key into numbers (device-neutral, used by ops and creation) ----
