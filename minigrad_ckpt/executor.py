@@ -227,7 +227,7 @@ class Executor:
             if not (_same_kind(v, own_hyper[k]) or k in _LATER_FLAGS and (v is None or isinstance(v, bool))):
                 raise ValueError(f"parameter group {gi}: hyper-parameter {k!r} = {v!r} is not of the kind "
                                  f"the optimizer uses ({own_hyper[k]!r})")
-            entry[k] = tuple(v) if isinstance(v, list) else v
+            entry[k] = _like(v, own_hyper[k])
         entry["params"] = [len(params) + j for j in range(len(own_names))]
         params.update(zip(own_names, g_own["params"]))
         return entry
@@ -259,7 +259,8 @@ class Executor:
         for k, v in state.items():
             if not _same_kind(v, own[k]):
                 raise ValueError(f"field {k!r} = {v!r} is not of the kind the scheduler uses ({own[k]!r})")
-        return dict(state)
+        raw = self.scheduler.state_dict()  # (tensors kept as tensors: base_lrs of a tensor lr)
+        return {k: _like(v, raw.get(k)) for k, v in state.items()}
 
     def __repr__(self) -> str:
         return (f"Executor(iteration={self.iteration}, tensors={len(self.tensors)}, "
@@ -309,6 +310,8 @@ _LATER_SCHEDULER_FIELDS = ("_scale_fn_custom",)
 
 def _same_kind(saved: Any, own: Any) -> bool:
     """Whether a saved hyper-parameter can stand in for the optimizer's own value."""
+    if isinstance(own, Tensor):  # (PyTorch's lr=torch.tensor(0.01)): its numbers, of its shape
+        return _numbers_of_shape(saved, own.shape)
     if isinstance(own, bool) or own is None or isinstance(own, str):
         return type(saved) is type(own)
     if isinstance(own, (int, float)):
@@ -318,6 +321,27 @@ def _same_kind(saved: Any, own: Any) -> bool:
     if isinstance(own, dict):
         return isinstance(saved, dict) and set(saved) == set(own) and all(_same_kind(saved[k], own[k]) for k in own)
     return False
+
+
+def _numbers_of_shape(saved: Any, shape: tuple[int, ...]) -> bool:
+    """Whether ``saved`` is a number (``shape == ()``) or nested lists of numbers of ``shape``."""
+    if not shape:
+        return isinstance(saved, (int, float)) and not isinstance(saved, bool)
+    return isinstance(saved, list) and len(saved) == shape[0] and all(_numbers_of_shape(x, shape[1:]) for x in saved)
+
+
+def _like(saved: Any, own: Any) -> Any:
+    """A checked saved value (``_same_kind``) in the form of the optimizer's or scheduler's own:
+    a tensor hyper-parameter's numbers as a tensor of its dtype and device (the header holds them
+    as numbers, exactly: a float32 widened to a float64 and back), a list as a tuple where the
+    own value is one."""
+    if isinstance(own, Tensor):
+        return Tensor._from_data(host_numpy.asarray(saved, dtype=own.dtype), dtype=own.dtype, device=own.device)
+    if isinstance(own, (tuple, list)) and isinstance(saved, (tuple, list)):
+        return type(own)(_like(s, o) for s, o in zip(saved, own))
+    if isinstance(own, dict) and isinstance(saved, dict):
+        return {k: _like(v, own.get(k)) for k, v in saved.items()}
+    return tuple(saved) if isinstance(saved, list) and isinstance(own, tuple) else saved
 
 
 _TENSOR_REF = "$tensor"  # in a list of state values, {"$tensor": i}: the list's i-th tensor, stored apart
