@@ -3,7 +3,11 @@
 (a ``state_dict()``) stays one, an ``nn.Parameter`` stays one (``requires_grad`` as saved), sets,
 frozensets, bytes, complex numbers, integers beyond 64 bits (NumPy's PCG64 state), dtypes, and
 dict keys that are bools, floats, None, tuples or frozensets.  Before, the first two came back as a
-plain dict and Tensor, and the others were a TypeError (a 2**70 an OverflowError) at save."""
+plain dict and Tensor, and the others were a TypeError (a 2**70 an OverflowError) at save.
+
+It keeps which tensors share memory, as ``torch.save`` keeps storages: views of one tensor (a slice,
+a transpose, tied weights detached twice) are stored once, as views of one storage, and after
+``mg.load`` a write into one shows in the others.  Before, each was stored and loaded on its own."""
 
 from __future__ import annotations
 
@@ -15,12 +19,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import minigrad_ckpt as mg
 from minigrad_ckpt.snapshot import SnapshotError, object_tree
 
 sys.path.insert(0, str(Path(__file__).parent / "data"))
-from save_load_kinds_cases import cases, describe  # noqa: E402
+from save_load_kinds_cases import cases, describe, views, write_through  # noqa: E402
 
 pytestmark = pytest.mark.msgpack
 TORCH = json.loads((Path(__file__).parent / "data" / "torch_save_load_kinds.json").read_text())
@@ -69,3 +75,55 @@ def test_a_tensor_cannot_be_a_key_and_a_malformed_node_is_refused():
                 {"t": "dict", "items": [[{"t": "dict", "items": []}, {"t": "value", "v": 1}]]}):
         with pytest.raises(SnapshotError):
             object_tree.decode(bad, {}, None, 0)
+
+
+def test_a_write_into_one_view_shows_in_the_others_as_in_torch():
+    assert json.loads(json.dumps(write_through(_round_trip(views(mg)), mg))) == TORCH["views_after_write"]
+
+
+def test_tied_weights_load_tied_and_a_parameter_keeps_its_role():
+    w = mg.nn.Parameter(mg.randn(3, 3))
+    got = _round_trip({"enc": w.detach(), "dec": w.detach(), "p": w, "grad_view": w[0]})
+    assert isinstance(got["p"], mg.nn.Parameter) and got["p"].requires_grad and not got["enc"].requires_grad
+    with mg.no_grad():
+        got["p"][0, 0] = 7.0
+    assert got["enc"][0, 0].item() == got["dec"][0, 0].item() == got["grad_view"][0].item() == 7.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(start=st.integers(0, 5), stop=st.integers(6, 12), step=st.integers(1, 3), dtype=st.sampled_from(
+    ["float32", "float64", "int64", "complex64", "bool"]), order=st.sampled_from(["C", "F"]))
+def test_any_views_of_one_array_round_trip_with_their_values_and_strides(start, stop, step, dtype, order):
+    base = np.asarray(np.arange(24).reshape(2, 12) % 5, dtype=dtype, order=order)
+    parts = {"whole": base, "row": base[1], "cols": base[:, start:stop:step], "rev": base[::-1, ::-2],
+             "t": mg.from_numpy(base).t(), "real": base.real if base.dtype.kind == "c" else base[0]}
+    got = _round_trip(parts)
+    for k, v in parts.items():
+        want = v.numpy() if isinstance(v, mg.Tensor) else v
+        g = got[k].numpy() if isinstance(got[k], mg.Tensor) else got[k]
+        assert g.dtype == want.dtype and g.shape == want.shape and g.tobytes() == want.tobytes()
+        assert np.shares_memory(g, got["whole"])
+    assert got["row"].strides == base[1].strides and got["t"].stride() == parts["t"].stride()
+
+
+def test_a_lone_view_is_stored_on_its_own_and_device_tensors_are_not_matched():
+    from minigrad_ckpt.testing import strict  # noqa: F401
+
+    x = mg.arange(8.0)
+    buf = io.BytesIO()
+    mg.save({"v": x[2:4]}, buf)  # nothing else shares x: only the view's two numbers are stored
+    assert len(buf.getvalue()) < 1024 and _round_trip({"v": x[2:4]})["v"].tolist() == [2.0, 3.0]
+    y = mg.arange(4.0, device="strict")
+    got = _round_trip({"y": y, "v": y[1:]})
+    assert got["v"].tolist() == [1.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize("damage", [
+    {"offset": 1 << 40}, {"strides": [-8]}, {"shape": [100]}, {"dtype": "<x2"}, {"storage": "missing"},
+    {"offset": -8}, {"strides": [8, 8]}, {"of": "pickle"}])
+def test_a_view_outside_its_storage_is_refused(damage):
+    node = {"t": "view", "of": "tensor", "storage": "s", "ref": 0, "offset": 8, "shape": [3], "strides": [8],
+            "dtype": "<f8", "requires_grad": False, "device": "cpu"}
+    assert object_tree.decode(node, {"s": np.zeros(32, np.uint8)}, None, 0).shape == (3,)
+    with pytest.raises(SnapshotError):
+        object_tree.decode({**node, **damage}, {"s": np.zeros(32, np.uint8)}, None, 0)

@@ -21,13 +21,14 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-from ..backend import host_numpy, is_array
+from ..backend import get_default_device, host_numpy, is_array
 from ..nn.module import Parameter
 from ..tensor import Tensor
 from .format import DTYPES, SnapshotError
 from .layout import copy_keeping_layout, host_keeping_layout
+from .shared_storage import share, view_of
 
-__all__ = ["encode", "decode", "object_entry", "object_state"]
+__all__ = ["encode_tree", "encode", "decode", "object_entry", "object_state"]
 
 MAX_DEPTH = 64
 SCALARS = (bool, int, float, str, type(None))
@@ -44,26 +45,36 @@ def _name(path: list[Any], tensors: dict[str, Any]) -> str:
     return name
 
 
-def encode(obj: Any, path: list[Any], tensors: dict[str, Any], depth: int, seen: dict[int, dict]) -> Any:
+def encode_tree(obj: Any, tensors: dict[str, Any]) -> Any:
+    """The tree of ``obj``, its arrays added to ``tensors`` by name; tensors sharing memory are
+    stored once, as views of one storage (:mod:`.shared_storage`)."""
+    seen: dict[int, tuple[dict, Any]] = {}
+    tree = encode(obj, [], tensors, 0, seen)
+    share(list(seen.values()), tensors, _name)
+    return tree
+
+
+def encode(obj: Any, path: list[Any], tensors: dict[str, Any], depth: int, seen: dict[int, tuple[dict, Any]]) -> Any:
     """The description of ``obj``; ``seen`` maps an already stored tensor or array (by identity)
-    to its entry, so an object referenced many times is stored once and loads as one object."""
+    to its entry and the array it was stored from, so an object referenced many times is stored
+    once and loads as one object."""
     if depth > MAX_DEPTH:
         raise ValueError(f"mg.save: the object is nested deeper than {MAX_DEPTH} levels")
     if id(obj) in seen:
-        return seen[id(obj)]
+        return seen[id(obj)][0]
     if isinstance(obj, Tensor):
         name = _name(path, tensors)
         tensors[name] = copy_keeping_layout(host_keeping_layout(obj._data))  # (a snapshot stores its layout)
-        seen[id(obj)] = {"t": "tensor", "name": name, "requires_grad": bool(obj.requires_grad),
-                         "device": str(obj.device)}
+        node = {"t": "tensor", "name": name, "requires_grad": bool(obj.requires_grad), "device": str(obj.device)}
         if isinstance(obj, Parameter):  # (only then: files of plain tensors are unchanged)
-            seen[id(obj)]["parameter"] = True
-        return seen[id(obj)]
+            node["parameter"] = True
+        seen[id(obj)] = node, obj._data
+        return node
     if isinstance(obj, host_numpy.ndarray) or is_array(obj):
         name = _name(path, tensors)
         tensors[name] = copy_keeping_layout(host_keeping_layout(obj))
-        seen[id(obj)] = {"t": "array", "name": name}
-        return seen[id(obj)]
+        seen[id(obj)] = {"t": "array", "name": name}, obj
+        return seen[id(obj)][0]
     value = _value(obj)
     if value is not None:
         return value
@@ -131,6 +142,8 @@ def decode(node: Any, tensors: dict[str, Any], place: Any, depth: int, made: dic
     kind = node.get("t")
     if kind in ("tensor", "array"):
         return _stored(node, kind, tensors, place, made)
+    if kind == "view":
+        return _view(node, tensors, place, made)
     if kind in _VALUE_KINDS:
         return _value_of(kind, node.get("v"))
     items = node.get("items")
@@ -168,6 +181,19 @@ def _stored(node: dict[str, Any], kind: str, tensors: dict[str, Any], place: Any
     return made[key]
 
 
+def _view(node: dict[str, Any], tensors: dict[str, Any], place: Any, made: dict[tuple, Any]) -> Any:
+    """A tensor or array sharing its storage with the others viewing it, built once per ``ref``."""
+    key = ("view", node.get("storage"), node.get("ref"))
+    if key not in made:
+        arr = view_of(node, tensors, made)
+        saved = node.get("device", "cpu")
+        if not isinstance(saved, str):
+            raise SnapshotError("mg.load: a tensor's device is not a name")
+        made[key] = arr if node["of"] == "array" else _build(
+            "tensor", arr, place, saved, node.get("requires_grad") is True, node.get("parameter") is True, share=True)
+    return made[key]
+
+
 def _value_of(kind: str, v: Any) -> Any:
     """The value of a value node of ``kind`` holding ``v`` (checked)."""
     if kind == "value" and isinstance(v, SCALARS):
@@ -191,13 +217,17 @@ def _check_hashable(v: Any) -> Any:
     return v
 
 
-def _build(kind: str, arr: Any, place: Any, saved: str, requires_grad: bool, parameter: bool = False) -> Any:
+def _build(kind: str, arr: Any, place: Any, saved: str, requires_grad: bool, parameter: bool = False,
+           share: bool = False) -> Any:
+    """The loaded object; with ``share`` a tensor holding ``arr`` itself (a view of a storage other
+    tensors view too: on the CPU a write into one shows in the others, as in PyTorch)."""
     if kind == "array":
         return host_numpy.array(arr, copy=True)
+    t = Tensor.sharing(arr, "cpu") if share else Tensor._from_data(arr, dtype=arr.dtype, device="cpu")
     if place is None:
-        t = Tensor._from_data(arr, dtype=arr.dtype, device=None)
+        t = t.to(get_default_device())
     else:
-        t = place(Tensor._from_data(arr, dtype=arr.dtype, device="cpu"), saved)
+        t = place(t, saved)
     if parameter:  # PyTorch's load gives back an nn.Parameter as one
         return Parameter(t, requires_grad=requires_grad and t.dtype.kind in "fc")
     if requires_grad and t.dtype.kind in "fc":
@@ -233,7 +263,7 @@ def object_entry(type_name: str, state: Any) -> dict[str, Any]:
     if _is_plain(state):
         return {"type": type_name, "state": state}
     arrays: dict[str, Any] = {}
-    tree = encode(state, [], arrays, 0, {})
+    tree = encode_tree(state, arrays)
     inline = {}
     for name, arr in arrays.items():
         flat = arr.copy(order="C")  # (ascontiguousarray would make a 0-d array 1-d)

@@ -21,7 +21,7 @@ from ..backend import get_device
 from ..tensor import Tensor
 from .config import SnapshotConfig, SnapshotMetadata
 from .format import SnapshotError
-from .object_tree import decode, encode
+from .object_tree import decode, encode_tree
 from .snapshot import Snapshot
 
 __all__ = ["save", "load"]
@@ -51,7 +51,7 @@ def save(obj: Any, path: str | os.PathLike | Any) -> Path | None:
             path.write(save(obj, Path(tmp) / "object.mgsnap").read_bytes())
         return None
     tensors: dict[str, Any] = {}
-    tree = encode(obj, [], tensors, 0, {})
+    tree = encode_tree(obj, tensors)
     meta = SnapshotMetadata(iteration=0, timestamp=time.time())
     meta.tensor_count = len(tensors)
     meta.total_bytes = int(sum(a.nbytes for a in tensors.values()))

@@ -14,7 +14,7 @@ import torch
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from save_load_kinds_cases import cases, describe  # noqa: E402
+from save_load_kinds_cases import cases, describe, views, write_through  # noqa: E402
 
 
 def main() -> None:
@@ -30,6 +30,10 @@ def main() -> None:
             assert describe(torch.load(buf)) == out["loaded"][name]
         except Exception:  # (its UnpicklingError: a kind it does not allowlist)
             out["weights_only_refuses"].append(name)
+    buf = io.BytesIO()
+    torch.save(views(torch), buf)
+    buf.seek(0)
+    out["views_after_write"] = write_through(torch.load(buf), torch)
     (HERE / "torch_save_load_kinds.json").write_text(json.dumps(out, indent=1) + "\n")
 
 

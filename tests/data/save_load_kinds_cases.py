@@ -42,6 +42,21 @@ def cases(lib):
     }
 
 
+def views(lib):
+    """Tensors sharing one storage -- a tensor, a slice of it, a transposed view -- and a tensor of a
+    storage of its own (PyTorch refuses views of one storage as different dtypes; mg.save keeps them)."""
+    x = lib.arange(6, dtype=lib.float32)
+    return {"x": x, "slice": x[1:3], "t": x.view(2, 3).t(), "own": x[:2].clone()}
+
+
+def write_through(loaded, lib):
+    """Write into the loaded ``x`` and ``t``: what changes where shows which memory is shared."""
+    with lib.no_grad():
+        loaded["x"][1] = 100.0
+        loaded["t"][2, 1] = -1.0  # x[5]
+    return describe(loaded)
+
+
 def describe(obj):
     """What ``obj`` is, as nested plain data: containers by type name with their contents (sets
     sorted by their description), tensors by class, dtype and requires_grad, values by type and repr."""
