@@ -127,3 +127,27 @@ def test_a_view_outside_its_storage_is_refused(damage):
     assert object_tree.decode(node, {"s": np.zeros(32, np.uint8)}, None, 0).shape == (3,)
     with pytest.raises(SnapshotError):
         object_tree.decode({**node, **damage}, {"s": np.zeros(32, np.uint8)}, None, 0)
+
+
+@pytest.mark.parametrize("n", [1000, 200_000])
+def test_long_lists_and_dicts_of_plain_values_save_and_load(n):
+    # Every number was a map of its own ({"t": "value", "v": i}), so 1000 of them passed the header's
+    # limit of one map or array per 16 bytes: mg.save(list(range(1000))) was a SnapshotError.
+    from minigrad_ckpt.utils.data import DataLoader, TensorDataset
+
+    loader = DataLoader(TensorDataset(mg.arange(n)), batch_size=1, shuffle=True)
+    next(iter(loader))
+    obj = {"losses": [0.5 * i for i in range(n)], "counts": {f"w{i}": i for i in range(n)},
+           "flags": [True, None, "x", -(2**63)] * 10, "loader": loader.state_dict(), "rows": [[1, 2.0]] * 10}
+    got = _round_trip(obj)
+    assert got == obj and type(got["rows"][0]) is list
+    again = DataLoader(TensorDataset(mg.arange(n)), batch_size=1, shuffle=True)
+    again.load_state_dict(got["loader"])
+    assert again.state_dict() == loader.state_dict()
+
+
+def test_files_written_with_the_earlier_nodes_still_load():
+    old = {"t": "dict", "items": [["a", {"t": "value", "v": 1}],
+                                  [2, {"t": "list", "items": [{"t": "value", "v": None}, {"t": "value", "v": "s"}]}],
+                                  ["t", {"t": "tuple", "items": [{"t": "value", "v": 1.5}]}]]}
+    assert object_tree.decode(old, {}, None, 0) == {"a": 1, 2: [None, "s"], "t": (1.5,)}

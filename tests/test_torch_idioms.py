@@ -188,7 +188,7 @@ def test_load_validates_the_object_description(tmp_path):
     from minigrad_ckpt.snapshot import object_tree
 
     for bad in ({"t": "tensor", "name": "missing"}, {"t": "dict", "items": [[1.5, {"t": "value", "v": 1}]]},
-                {"t": "pickle"}, {"t": "value", "v": [1]}, "not a node"):
+                {"t": "pickle"}, {"t": "value", "v": [1]}, [[1]], b"not a node"):  # (a str is a plain value)
         with pytest.raises(mg.snapshot.SnapshotError):
             object_tree.decode(bad, {}, None, 0)
     deep = {"t": "value", "v": 1}

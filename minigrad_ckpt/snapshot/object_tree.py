@@ -35,6 +35,7 @@ SCALARS = (bool, int, float, str, type(None))
 _INT_RANGE = (-(1 << 63), 1 << 64)  # what msgpack stores as an integer
 _DTYPE_NAMES = frozenset(DTYPES.values())
 _VALUE_KINDS = ("value", "int", "complex", "bytes", "bytearray", "dtype")
+_NOT_A_VALUE = object()
 
 
 def _name(path: list[Any], tensors: dict[str, Any]) -> str:
@@ -76,40 +77,44 @@ def encode(obj: Any, path: list[Any], tensors: dict[str, Any], depth: int, seen:
         seen[id(obj)] = {"t": "array", "name": name}, obj
         return seen[id(obj)][0]
     value = _value(obj)
-    if value is not None:
+    if value is not _NOT_A_VALUE:
         return value
     if isinstance(obj, dict):
-        items = [[_key(k, depth), encode(v, path + [k], tensors, depth + 1, seen)] for k, v in obj.items()]
-        return {"t": "dict", "items": items, **({"ordered": True} if isinstance(obj, OrderedDict) else {})}
+        keys = [_hashable(k, depth + 1) for k in obj]
+        values = [encode(v, path + [k], tensors, depth + 1, seen) for k, v in obj.items()]
+        node = {"t": "dict", "keys": keys, "values": values}
+        return {**node, "ordered": True} if isinstance(obj, OrderedDict) else node
     if isinstance(obj, (set, frozenset)):
         return {"t": type(obj).__name__ if type(obj) in (set, frozenset) else "set",
                 "items": [_hashable(v, depth + 1) for v in obj]}
     if isinstance(obj, (list, tuple)):
-        return {"t": "tuple" if isinstance(obj, tuple) else "list",
-                "items": [encode(v, path + [i], tensors, depth + 1, seen) for i, v in enumerate(obj)]}
+        items = [encode(v, path + [i], tensors, depth + 1, seen) for i, v in enumerate(obj)]
+        if not isinstance(obj, tuple) and not any(isinstance(v, (dict, list)) for v in items):
+            return items  # a list of plain values as it is: one msgpack array, however long
+        return {"t": "tuple" if isinstance(obj, tuple) else "list", "items": items}
     hint = ("; save its state instead: mg.save(obj.state_dict(), path), and load it back with "
             "obj.load_state_dict(mg.load(path))" if callable(getattr(obj, "state_dict", None)) else "")
     raise TypeError(f"mg.save cannot store a {type(obj).__name__}: it stores tensors, arrays, numbers, strings, "
                     f"bytes, dtypes, None and dicts/lists/tuples/sets of them (never pickle){hint}")
 
 
-def _value(obj: Any) -> dict[str, Any] | None:
+def _value(obj: Any) -> Any:
     """The node of a plain value -- PyTorch's ``weights_only`` load gives back the same kinds:
     numbers of any size (NumPy scalars as Python numbers), complex numbers, strings, bytes,
-    dtypes, None -- or None for anything else."""
+    dtypes, None -- or ``_NOT_A_VALUE`` for anything else.  A msgpack scalar is its own node."""
     if isinstance(obj, host_numpy.generic):
         obj = obj.item()
     if isinstance(obj, int) and not isinstance(obj, bool) and not _INT_RANGE[0] <= obj < _INT_RANGE[1]:
         return {"t": "int", "v": str(obj)}  # (msgpack's integers are 64-bit: NumPy's PCG64 state is not)
     if isinstance(obj, SCALARS):
-        return {"t": "value", "v": obj}
+        return obj
     if isinstance(obj, complex):
         return {"t": "complex", "v": [obj.real, obj.imag]}
     if isinstance(obj, (bytes, bytearray)):
         return {"t": type(obj).__name__ if type(obj) in (bytes, bytearray) else "bytes", "v": bytes(obj)}
     if isinstance(obj, host_numpy.dtype) and obj.name in _DTYPE_NAMES:
         return {"t": "dtype", "v": obj.name}
-    return None
+    return _NOT_A_VALUE
 
 
 def _hashable(obj: Any, depth: int) -> Any:
@@ -117,7 +122,7 @@ def _hashable(obj: Any, depth: int) -> Any:
     if depth > MAX_DEPTH:
         raise ValueError(f"mg.save: the object is nested deeper than {MAX_DEPTH} levels")
     value = _value(obj)
-    if value is not None:
+    if value is not _NOT_A_VALUE:
         return value
     if type(obj) in (tuple, frozenset):
         return {"t": type(obj).__name__, "items": [_hashable(v, depth + 1) for v in obj]}
@@ -125,18 +130,14 @@ def _hashable(obj: Any, depth: int) -> Any:
                     f"tuple/frozenset of them, got {type(obj).__name__} {obj!r:.80}")
 
 
-def _key(k: Any, depth: int) -> Any:
-    """A dict key as the file holds it: a str or an int as it is (as files always held them), any
-    other key as its node (``True``, ``1.5``, ``(1, 2)``, None)."""
-    if isinstance(k, str) or isinstance(k, int) and not isinstance(k, bool) and _INT_RANGE[0] <= k < _INT_RANGE[1]:
-        return k
-    return _hashable(k, depth + 1)
-
-
 def decode(node: Any, tensors: dict[str, Any], place: Any, depth: int, made: dict[tuple, Any] | None = None) -> Any:
     """The object ``node`` describes; ``made`` holds what was already built for a stored tensor,
     so every reference to it gets the same object (and the file's array is copied once)."""
     made = {} if made is None else made
+    if depth <= MAX_DEPTH and isinstance(node, SCALARS):
+        return node  # (a plain value is its own node)
+    if depth <= MAX_DEPTH and isinstance(node, list) and all(isinstance(v, SCALARS) for v in node):
+        return list(node)  # (a list of plain values, as it is)
     if depth > MAX_DEPTH or not isinstance(node, dict):
         raise SnapshotError("mg.load: the object description is malformed")
     kind = node.get("t")
@@ -146,18 +147,14 @@ def decode(node: Any, tensors: dict[str, Any], place: Any, depth: int, made: dic
         return _view(node, tensors, place, made)
     if kind in _VALUE_KINDS:
         return _value_of(kind, node.get("v"))
+    if kind == "dict":
+        out = OrderedDict() if node.get("ordered") is True else {}
+        for key, value in _dict_entries(node):
+            out[_check_hashable(decode(key, {}, None, depth + 1))] = decode(value, tensors, place, depth + 1, made)
+        return out
     items = node.get("items")
     if not isinstance(items, list):
         raise SnapshotError("mg.load: the object description is malformed")
-    if kind == "dict":
-        out = OrderedDict() if node.get("ordered") is True else {}
-        for item in items:
-            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], (str, int, dict))
-                    and not isinstance(item[0], bool)):
-                raise SnapshotError("mg.load: a dict entry is malformed")
-            key = item[0] if not isinstance(item[0], dict) else _check_hashable(decode(item[0], {}, None, depth + 1))
-            out[key] = decode(item[1], tensors, place, depth + 1, made)
-        return out
     if kind in ("set", "frozenset"):
         vals = [_check_hashable(decode(v, {}, None, depth + 1)) for v in items]
         return set(vals) if kind == "set" else frozenset(vals)
@@ -165,6 +162,19 @@ def decode(node: Any, tensors: dict[str, Any], place: Any, depth: int, made: dic
         vals = [decode(v, tensors, place, depth + 1, made) for v in items]
         return tuple(vals) if kind == "tuple" else vals
     raise SnapshotError(f"mg.load: unknown entry kind {kind!r}"[:200])
+
+
+def _dict_entries(node: dict[str, Any]) -> list[tuple[Any, Any]]:
+    """A dict node's ``(key node, value node)`` pairs: ``keys`` and ``values`` side by side, or
+    the ``items`` pairs of files written before (keys plain strings and ints)."""
+    keys, values, items = node.get("keys"), node.get("values"), node.get("items")
+    if isinstance(keys, list) and isinstance(values, list) and len(keys) == len(values) and items is None:
+        return list(zip(keys, values))
+    if isinstance(items, list) and keys is None and values is None and all(
+            isinstance(i, list) and len(i) == 2 and isinstance(i[0], (str, int)) and not isinstance(i[0], bool)
+            for i in items):
+        return [(i[0], i[1]) for i in items]
+    raise SnapshotError("mg.load: a dict entry is malformed")
 
 
 def _stored(node: dict[str, Any], kind: str, tensors: dict[str, Any], place: Any, made: dict[tuple, Any]) -> Any:
