@@ -13,7 +13,8 @@ from .. import random as _random
 from ..backend import _cupy, cuda_device_count, current_device_index, get_device, set_current_device_index
 
 __all__ = ["is_available", "device_count", "synchronize", "memory_used_bytes", "amp", "manual_seed",
-           "manual_seed_all", "seed", "seed_all", "initial_seed", "set_device", "current_device", "device",
+           "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state", "get_rng_state_all",
+           "set_rng_state", "set_rng_state_all", "set_device", "current_device", "device",
            "get_device_name", "memory_allocated", "memory_reserved", "empty_cache", "is_bf16_supported"]
 
 
@@ -145,6 +146,35 @@ def seed_all() -> None:
 def initial_seed() -> int:
     """The seed of the generator GPU draws come from (``mg.initial_seed``)."""
     return _random.initial_seed()
+
+
+def get_rng_state(device: Any = "cuda") -> dict[str, int]:
+    """The state of the generator GPU draws come from -- the engine's one, ``mg.get_rng_state()``
+    (PyTorch's ``torch.cuda.get_rng_state``); like PyTorch's, an error without a GPU."""
+    del device  # (every GPU draws from the one generator)
+    if not is_available():
+        raise RuntimeError("mg.cuda.get_rng_state: no CUDA GPU (mg.cuda.is_available() is False)")
+    return _random.get_rng_state()
+
+
+def get_rng_state_all() -> list[dict[str, int]]:
+    """One state per GPU, as PyTorch's (``[]`` without a GPU): the one generator's, for each."""
+    return [get_rng_state(i) for i in range(device_count())]
+
+
+def set_rng_state(new_state: dict[str, int], device: Any = "cuda") -> None:
+    """Restore a state from :func:`get_rng_state` -- into the engine's one generator, which the CPU
+    draws from too (restore the CPU's and the GPUs' states taken at one point, as a checkpoint
+    does); without a GPU, nothing, as PyTorch's (which would apply it when CUDA starts)."""
+    del device
+    if is_available():
+        _random.set_rng_state(new_state)
+
+
+def set_rng_state_all(new_states: Any) -> None:
+    """:func:`set_rng_state` for each GPU's state in ``new_states`` (from :func:`get_rng_state_all`)."""
+    for i, state in enumerate(new_states):
+        set_rng_state(state, i)
 
 
 from . import amp  # noqa: E402  (PyTorch's torch.cuda.amp; it reads is_available above)
