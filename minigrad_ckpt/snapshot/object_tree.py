@@ -208,7 +208,7 @@ def _value_of(kind: str, v: Any) -> Any:
     """The value of a value node of ``kind`` holding ``v`` (checked)."""
     if kind == "value" and isinstance(v, SCALARS):
         return v
-    if kind == "int" and isinstance(v, str) and 0 < len(v) <= 4300 and v.lstrip("-").isdigit() and v.isascii():
+    if kind == "int" and isinstance(v, str) and 0 < len(v) <= 4300 and v.isascii() and v.removeprefix("-").isdigit():
         return int(v)
     if kind == "complex" and isinstance(v, list) and len(v) == 2 and all(isinstance(x, float) for x in v):
         return complex(v[0], v[1])
