@@ -171,3 +171,17 @@ def test_any_node_a_file_may_hold_loads_or_is_a_snapshot_error(node):
         object_tree.decode(node, {"s": np.zeros(16, np.uint8), "a": np.ones(2)}, None, 0)
     except SnapshotError:
         pass
+
+
+def test_two_slices_of_a_large_array_store_only_the_bytes_between_them(tmp_path):
+    big = np.memmap(tmp_path / "data.bin", dtype=np.float32, mode="w+", shape=(1 << 22,))  # 16 MiB
+    big[1000:1010] = np.arange(10)
+    obj = {"a": big[1000:1004], "b": big[1006:1010:2], "t": mg.from_numpy(big[1002:1008])}
+    buf = io.BytesIO()
+    mg.save(obj, buf)
+    assert len(buf.getvalue()) < 4096
+    buf.seek(0)
+    got = mg.load(buf)
+    assert got["a"].tolist() == [0, 1, 2, 3] and got["b"].tolist() == [6, 8] and got["t"].tolist() == [2, 3, 4, 5, 6, 7]
+    got["a"][3] = -1.0
+    assert got["t"][1].item() == -1.0  # still one memory

@@ -40,7 +40,7 @@ def share(sources: list[tuple[dict[str, Any], Any]], tensors: dict[str, Any], na
     memory another one shares, as views of one storage added to ``tensors`` (their own entries go)."""
     groups: dict[int, tuple[Any, list[tuple[dict[str, Any], Any]]]] = {}
     for node, arr in sources:
-        if isinstance(arr, host_numpy.ndarray) and arr.dtype.str in DTYPES:
+        if isinstance(arr, host_numpy.ndarray) and arr.dtype.str in DTYPES and arr.size:
             root = _owner(arr)
             if root.flags.c_contiguous or root.flags.f_contiguous:
                 groups.setdefault(id(root), (root, []))[1].append((node, arr))
@@ -48,14 +48,29 @@ def share(sources: list[tuple[dict[str, Any], Any]], tensors: dict[str, Any], na
     for root, members in groups.values():
         if len(members) < 2:
             continue
+        # the bytes from the lowest to the highest address a member reaches: not a whole memory-mapped
+        # file two small slices of it were taken from
+        low = min(_extent(arr)[0] for _, arr in members)
+        high = max(_extent(arr)[1] for _, arr in members)
+        start = low - _address(root)
         storage = name_of(["storage", members[0][0]["name"]], tensors)
-        tensors[storage] = root.reshape(-1, order="A").view(host_numpy.uint8).copy()  # its memory, in order
+        memory = root.reshape(-1, order="A").view(host_numpy.uint8)  # the owner's memory, in address order
+        tensors[storage] = memory[start:start + high - low].copy()
         for node, arr in members:
             del tensors[node.pop("name")]
             node.update({"of": node["t"], "t": "view", "storage": storage, "ref": ref,
-                         "offset": _address(arr) - _address(root), "shape": list(arr.shape),
+                         "offset": _address(arr) - low, "shape": list(arr.shape),
                          "strides": list(arr.strides), "dtype": arr.dtype.str})
             ref += 1
+
+
+def _extent(arr: Any) -> tuple[int, int]:
+    """The lowest address ``arr`` reads and one past its highest byte (``arr`` is not empty)."""
+    low = high = _address(arr)
+    for size, stride in zip(arr.shape, arr.strides):
+        reach = (size - 1) * stride
+        low, high = (low + reach, high) if reach < 0 else (low, high + reach)
+    return low, high + arr.itemsize
 
 
 def _is_ints(v: Any, low: int | None) -> bool:
