@@ -2,13 +2,18 @@
 
 ``mg.save`` and the snapshot's registered objects (``Executor.register_state``) both store an
 object whose shape (which dicts, lists and tuples hold what) is plain msgpack data and whose
-tensors are arrays kept apart: ``encode`` gives the *tree* (a node per object, below) and fills
-``tensors`` with the arrays by name; ``decode`` rebuilds the object from a tree and those arrays,
-checking every node first.  Nothing is pickled and nothing in a file is ever executed.
+tensors are arrays kept apart: ``encode_tree`` gives the *tree* (a node per object, below) and
+fills ``tensors`` with the arrays by name; ``decode`` rebuilds the object from a tree and those
+arrays, checking every node first.  Nothing is pickled and nothing in a file is ever executed.
 
-A node is ``{"t": "tensor", "name", "requires_grad", "device"}``, ``{"t": "array", "name"}``,
-``{"t": "value", "v": number | string | nil}``, ``{"t": "list" | "tuple", "items": [node, ...]}``
-or ``{"t": "dict", "items": [[key, node], ...]}`` (keys are strings or ints, in order).
+A node is a plain value itself (a number within 64 bits, a string, a bool, nil), a list of plain
+values itself, ``{"t": "tensor", "name", "requires_grad", "device"[, "parameter"]}``,
+``{"t": "array", "name"}``, ``{"t": "view", ...}`` (memory shared with other tensors:
+:mod:`.shared_storage`), ``{"t": "list" | "tuple" | "set" | "frozenset", "items": [node, ...]}``,
+``{"t": "dict", "keys": [node, ...], "values": [node, ...][, "ordered": true]}``, or a value msgpack
+has no form for: ``{"t": "int" | "complex" | "bytes" | "bytearray" | "dtype", "v": ...}``.  Files
+written before hold ``{"t": "value", "v": ...}`` and ``{"t": "dict", "items": [[key, node], ...]}``,
+which still load (``docs/snapshot-format.md``).
 
 ``mg.save`` writes the arrays as the snapshot's tensors.  A registered object's state lives in
 the header (or a rank file), so its arrays go there inline (:func:`object_entry`): an
