@@ -217,8 +217,8 @@ class BackwardPass:
                     self.hold_in_flight(pending[edge], prev)
             # -- release what the node saved, go on
             if node.segment is None and plain_release:
-                if node.versions or not _holds_nothing(node.saved):  # the common case of release()
-                    node.saved = FREED
+                if node.versions or ((s := node.saved) and s[-1] is not None) or not _holds_nothing(s):
+                    node.saved = FREED  # the common case of release() (a saved last value: no call to ask)
             else:
                 self.release(node)
             if one:  # a step: the node reached last goes back onto the frontier the steps look at
@@ -482,7 +482,10 @@ def _holds_nothing(saved: tuple) -> bool:
     second backward through it runs, as PyTorch's does through a node that saved no tensor (its
     error is for saved values that were freed; a saved Python number, ``x * 2``'s, counts as one,
     as PyTorch saves ``2`` as a tensor)."""
-    return all(v is None for v in saved)
+    for v in saved:  # (a loop: all() of a generator costs more, and release() runs for many nodes)
+        if v is not None:
+            return False
+    return True
 
 
 def _check_contract(op: Any, grads: tuple, node: Node) -> None:

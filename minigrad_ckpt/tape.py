@@ -110,14 +110,6 @@ class Node:
         own = getattr(self.op, "grad_fn_name", None)
         return own if own is not None else f"{type(self.op).__name__}Backward0"
 
-    def __getattr__(self, name: str) -> Any:
-        """PyTorch's ``grad_fn`` of a custom ``autograd.Function`` is its ``ctx``: what ``forward`` set
-        on ``ctx`` (``ctx.k = k``), and ``needs_input_grad``, are read on it (``y.grad_fn.k``)."""
-        ctx = None if name.startswith("__") or name == "op" else getattr(self.op, "ctx", None)
-        if ctx is None or name.startswith("_") or not hasattr(ctx, name):
-            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-        return getattr(ctx, name)
-
     @property
     def next_functions(self) -> tuple:
         """PyTorch's ``grad_fn.next_functions``: for each input, ``(its node, 0)`` -- an

@@ -178,6 +178,14 @@ class Function:
         return op.hand_out(packed, args)
 
 
+def _show_ctx_on(node: Any, ctx: Any) -> None:
+    """PyTorch's ``grad_fn`` of a custom Function *is* its ctx: what ``forward`` set on ``ctx``
+    (``ctx.k = k``) and ``needs_input_grad`` are read on the node (``y.grad_fn.k``).  Copied into
+    the node's own attributes once forward has run -- a ``__getattr__`` on ``Node`` would slow
+    every attribute read of every node 4x -- never over a name the engine's ``Node`` uses."""
+    node.__dict__.update({k: v for k, v in vars(ctx).items() if not k.startswith("_") and not hasattr(_tape.Node, k)})
+
+
 def _overrides(cls: type, name: str) -> bool:
     return inspect.getattr_static(cls, name) is not inspect.getattr_static(Function, name)
 
@@ -384,6 +392,7 @@ class FunctionNode(Op):
         node = packed._node if self.differentiable else None
         if node is not None:
             self._settle_versions(node, packed)
+            _show_ctx_on(node, self.ctx)
         if self.differentiable and len(self.parts) == 1 and not self.ctx.dirty_tensors:
             _share_version_with_viewed_argument(packed, args, node)
         if self.ctx.dirty_tensors:
