@@ -11,8 +11,9 @@ which must exactly double the accumulated gradient) and compare every leaf's
 ``.grad`` with the model's own reverse accumulation: adjoints in a dict,
 visited in decreasing creation order, broadcast gradients summed back to each
 parent's shape.  The model also knows which nodes a ``backward`` without
-``retain_graph`` freed, so it predicts the "backward through the graph a
-second time" error -- and that a failed call leaves every ``.grad`` alone.
+``retain_graph`` freed (those that saved a value: as PyTorch's, a node that saved
+nothing can be gone through again), so it predicts the "backward through the
+graph a second time" error -- and that a failed call leaves every ``.grad`` alone.
 ``grad`` rules check ``mg.grad`` with respect to leaves *and* intermediate
 nodes against the model's adjoints.
 """
@@ -55,6 +56,10 @@ def unbroadcast(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
         if n == 1 and g.shape[i] != 1:
             g = g.sum(axis=i, keepdims=True)
     return g
+
+
+#: The model's ops whose nodes save a value for backward (x * y its inputs, tanh and exp their output)
+SAVES_VALUES = frozenset({"mul", "tanh", "exp"})
 
 
 class GraphMachine(RuleBasedStateMachine):
@@ -220,8 +225,8 @@ class GraphMachine(RuleBasedStateMachine):
                 b = before[i] if before[i] is not None else 0.0
                 np.testing.assert_allclose(self.tensors[i].grad.numpy() - b, 2 * (a1 - b),
                                            rtol=1e-9, atol=1e-12)
-        if not retain:
-            self.freed |= {i for i in anc if self.model[i].op != "leaf"}
+        if not retain:  # only what saved a value is freed: a second backward through add/sub/sum runs, as torch's
+            self.freed |= {i for i in anc if self.model[i].op in SAVES_VALUES}
         self._check_leaf_grads()
 
     @rule(root=nodes, data=st.data())
