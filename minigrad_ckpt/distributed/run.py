@@ -96,7 +96,6 @@ def _launch(argv: Sequence[str], args: argparse.Namespace) -> int:
     exe = _mpiexec()
     if exe is None:
         if n == 1:  # one rank needs no MPI launcher: set it up in this process
-            os.environ.update({k: v for k, v in env.items() if k == "OMP_NUM_THREADS"})
             return _run_rank(args)
         raise SystemExit('error: no mpiexec found: pip install "minigrad_ckpt[distributed]" (mpi4py + mpich) '
                          'or install an MPI')
