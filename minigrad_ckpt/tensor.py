@@ -385,13 +385,12 @@ class Tensor:
     def _init_data(self, data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> None:
         if isinstance(data, Tensor):
             arr, dev = _copy_of(data, dtype, device)
+        elif isinstance(data, (list, tuple)) and _holds_tensor(data):
+            # each one-element tensor as a NumPy scalar of its dtype (NumPy's own conversion through
+            # ``__array__`` would also take bigger tensors, which PyTorch refuses, and lose the dtypes)
+            arr, dev = to_array(_tensors_as_numbers(data), dtype, device)
         else:
-            try:
-                arr, dev = to_array(data, dtype, device)
-            except TypeError:  # mixed types: one-element tensors in lists, tried second (plain numbers never walk)
-                if not isinstance(data, (list, tuple)):
-                    raise
-                arr, dev = to_array(_tensors_as_numbers(data), dtype, device)
+            arr, dev = to_array(data, dtype, device)
         self._data = arr
         self._device = dev
         self._node = None
@@ -575,6 +574,23 @@ class Tensor:
             v.flags.writeable = False
             return v
         return self._device.xp.to_host(self._data)
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
+        """NumPy's conversion protocol: ``np.asarray(t)`` is ``t.numpy()`` (a read-only view),
+        ``np.array(t)`` a writable copy, ``dtype=`` converts -- so ``np.array(t)``,
+        ``np.where(np.array(labels) == 3)`` and ``np.mean([loss0, loss1])`` give numbers, as with
+        PyTorch, not arrays of tensor objects. A GPU tensor is refused (PyTorch's TypeError): an
+        implicit device-to-host copy hides a synchronisation; ``t.cpu()`` or ``t.numpy()`` say it.
+        """
+        if self._device is not cpu:
+            raise TypeError(f"can't convert {self._device} device type tensor to numpy. Use Tensor.cpu() "
+                            "to copy the tensor to host memory first.")
+        a = self.numpy()
+        if dtype is not None and a.dtype != dtype:
+            if copy is False:
+                raise ValueError(f"Unable to avoid copy while converting a {a.dtype} tensor to {dtype}")
+            return a.astype(dtype)
+        return a.copy() if copy else a
 
     def item(self) -> Any:
         """The single value of a one-element tensor, as a Python number."""
@@ -1114,6 +1130,16 @@ def _rebuild_tensor(cls: type, array: Any, device: str, requires_grad: bool, ext
     t._requires_grad = bool(requires_grad)
     t.__dict__.update(extra)
     return t
+
+
+def _holds_tensor(data: list | tuple) -> bool:
+    """Whether nested lists hold a Tensor anywhere: one C-level type scan per level, so a long
+    flat list of numbers costs little."""
+    kinds = set(map(type, data))
+    if any(issubclass(kind, Tensor) for kind in kinds):
+        return True
+    return bool(kinds & {list, tuple}) and any(isinstance(item, (list, tuple)) and _holds_tensor(item)
+                                               for item in data)
 
 
 def _tensors_as_numbers(data: Any) -> Any:
