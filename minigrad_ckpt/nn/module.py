@@ -739,13 +739,19 @@ class Module:
             destination = args[0] if destination is None else destination
             prefix = args[1] if len(args) > 1 and prefix == "" else prefix
             keep_vars = args[2] if len(args) > 2 and keep_vars is False else keep_vars
-        out: Any = OrderedDict() if destination is None else destination
+        out: Any = destination
+        if out is None:
+            out = OrderedDict()
+            out._metadata = OrderedDict()  # each module's format version, by path (PyTorch's)
         return self._save_state(out, prefix, keep_vars)
 
     def _save_state(self, out: Any, prefix: str, keep_vars: bool) -> Any:
         """PyTorch's order: this module's state-dict pre-hooks, its own entries, its children's, then its
         post-hooks. A hook registered with the private ``_register_state_dict_hook`` may return a new
         dict (kept at the root only, as PyTorch); a public post-hook must return None."""
+        local_metadata = {"version": self._version}
+        if hasattr(out, "_metadata"):  # read back by a module's _load_from_state_dict (an older format)
+            out._metadata[prefix[:-1]] = local_metadata
         for hook in self.__dict__.get("_state_dict_pre_hooks", {}).values():
             hook(self, prefix, keep_vars)
         self._save_to_state_dict(out, prefix, keep_vars)
@@ -754,7 +760,7 @@ class Module:
                 m.state_dict(destination=out, prefix=f"{prefix}{name}.", keep_vars=keep_vars)
         public = self.__dict__.get("_public_hooks", {})
         for key, hook in self.__dict__.get("_state_dict_hooks", {}).items():
-            result = hook(self, out, prefix, {"version": self._version})
+            result = hook(self, out, prefix, local_metadata)
             if result is not None and key in public:
                 raise RuntimeError("state_dict post-hook must return None")
             out = out if result is None else result

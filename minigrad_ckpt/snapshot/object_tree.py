@@ -10,7 +10,8 @@ A node is a plain value itself (a number within 64 bits, a string, a bool, nil),
 values itself, ``{"t": "tensor", "name", "requires_grad", "device"[, "parameter"]}``,
 ``{"t": "array", "name"}``, ``{"t": "view", ...}`` (memory shared with other tensors:
 :mod:`.shared_storage`), ``{"t": "list" | "tuple" | "set" | "frozenset", "items": [node, ...]}``,
-``{"t": "dict", "keys": [node, ...], "values": [node, ...][, "ordered": true]}``, or a value msgpack
+``{"t": "dict", "keys": [node, ...], "values": [node, ...][, "ordered": true][, "metadata": node]}``
+(an ``OrderedDict`` and a state dict's ``_metadata``), or a value msgpack
 has no form for: ``{"t": "int" | "complex" | "bytes" | "bytearray" | "dtype", "v": ...}``.  Files
 written before hold ``{"t": "value", "v": ...}`` and ``{"t": "dict", "items": [[key, node], ...]}``,
 which still load (``docs/snapshot-format.md``).
@@ -88,7 +89,12 @@ def encode(obj: Any, path: list[Any], tensors: dict[str, Any], depth: int, seen:
         keys = [_hashable(k, depth + 1) for k in obj]
         values = [encode(v, path + [k], tensors, depth + 1, seen) for k, v in obj.items()]
         node = {"t": "dict", "keys": keys, "values": values}
-        return {**node, "ordered": True} if isinstance(obj, OrderedDict) else node
+        if not isinstance(obj, OrderedDict):
+            return node
+        metadata = getattr(obj, "_metadata", None)  # a module state dict's format versions, by path
+        if metadata is None:
+            return {**node, "ordered": True}
+        return {**node, "ordered": True, "metadata": encode(metadata, path + ["_metadata"], tensors, depth + 1, seen)}
     if isinstance(obj, (set, frozenset)):
         return {"t": type(obj).__name__ if type(obj) in (set, frozenset) else "set",
                 "items": [_hashable(v, depth + 1) for v in obj]}
@@ -156,6 +162,8 @@ def decode(node: Any, tensors: dict[str, Any], place: Any, depth: int, made: dic
         out = OrderedDict() if node.get("ordered") is True else {}
         for key, value in _dict_entries(node):
             out[_check_hashable(decode(key, {}, None, depth + 1))] = decode(value, tensors, place, depth + 1, made)
+        if "metadata" in node and isinstance(out, OrderedDict):
+            out._metadata = decode(node["metadata"], tensors, place, depth + 1, made)  # type: ignore[attr-defined]
         return out
     items = node.get("items")
     if not isinstance(items, list):
