@@ -40,10 +40,6 @@ GROUPS = [
     ("Bitwise and integer-only arithmetic", "not differentiable and not part of the engine's math; use NumPy on "
      "`x.numpy()`",
      lambda n: n.startswith("bitwise") or n.rstrip("_") in ("gcd", "lcm", "frexp")),
-    ("Random fills in place", "randomness is drawn from the engine's generator by `mg.rand`/`mg.randn`/`mg.nn.init` "
-     "(a key per draw, replayable under checkpointing); write `x.copy_(mg.randn(*x.shape))` under `mg.no_grad()`",
-     lambda n: n.rstrip("_") in ("bernoulli", "cauchy", "exponential", "geometric", "log_normal", "normal", "random",
-                                 "uniform", "multinomial")),
     ("Deprecated or removed in PyTorch itself", "PyTorch points to `torch.linalg` instead: use `mg.linalg.eigh`, "
      "`mg.linalg.lstsq`, `mg.linalg.solve`, `mg.linalg.solve_triangular`",
      lambda n: n in ("eig", "symeig", "lstsq", "solve", "triangular_solve", "lu", "lu_solve", "geqrf", "orgqr",

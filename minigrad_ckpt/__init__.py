@@ -84,12 +84,13 @@ def from_numpy(array: Any) -> Tensor:
 
 
 from . import (  # noqa: E402  (need the names above)
-    accelerator, amp, autograd, backends, checkpoint, cuda, distributed, distributions, fft, func, linalg, memory, nn,
-    optim, snapshot, special, testing, utils, viz,
+    accelerator, amp, autograd, backends, checkpoint, cuda, distributed, distributions, fft, func, jit, linalg, memory,
+    nn, optim, snapshot, special, testing, utils, viz,
 )
 from .amp import autocast  # noqa: E402  (PyTorch's torch.autocast)
 from .compiler import compile  # noqa: E402, A004  (PyTorch's torch.compile; kept out of ``import *``: a builtin)
 from .executor import Executor  # noqa: E402
+from .jit import _assert, _check  # noqa: E402, F401  (PyTorch's torch._assert / torch._check, which model code calls)
 from .func import vmap  # noqa: E402  (PyTorch's torch.vmap, torch.func.vmap)
 from .nn.functional import (  # noqa: E402  (PyTorch's top-level names of these nn functions, same signatures)
     bilinear, celu, conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, cosine_similarity, hardshrink,
@@ -139,5 +140,5 @@ __all__ = [
     # the rest of the system
     "Executor", "fft", "func", "linalg", "special", "nn", "optim", "utils", "distributed", "checkpoint", "snapshot",
     "testing", "memory", "viz", "cuda", "accelerator", "ops", "tape", "anomaly", "autograd", "backends",
-    "distributions", "amp", "autocast",
+    "distributions", "amp", "autocast", "jit",
 ]

@@ -40,6 +40,7 @@ from . import linalg_ex as lex
 from . import linalg_ldl as ldl
 from . import math as mf
 from . import namespace
+from . import random_fills as rf
 from . import scatter as sc
 from . import selection as sel
 from . import shape_compositions as shapes
@@ -652,6 +653,14 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("is_neg", lambda self: False),
     )),
     Section("PyTorch's Tensor methods", TENSOR, (
+        tensor_method("normal_", rf.normal_),
+        tensor_method("uniform_", rf.uniform_),
+        tensor_method("bernoulli_", rf.bernoulli_),
+        tensor_method("exponential_", rf.exponential_),
+        tensor_method("geometric_", rf.geometric_),
+        tensor_method("log_normal_", rf.log_normal_),
+        tensor_method("cauchy_", rf.cauchy_),
+        tensor_method("random_", rf.random_),
         tensor_method("view", tmeth.view_method),
         tensor_method("view_as", lambda self, other: tmeth.reshape_method(self, other.shape)),
         tensor_method("reshape_as", lambda self, other: tmeth.reshape_method(self, other.shape)),

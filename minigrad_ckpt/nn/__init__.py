@@ -4,7 +4,7 @@
 initialisers; ``nn.utils`` gradient clipping and parameter vectors.
 """
 
-from . import functional, init, layers, modules, parallel, utils  # noqa: F401  (layers: all the layers in one module)
+from . import functional, init, layers, modules, parallel, parameter, utils  # noqa: F401  (layers: all the layers in one module)
 from .activation import (
     CELU,
     ELU,

@@ -1,0 +1,127 @@
+"""Tensor's random fills in place: ``x.normal_()``, ``x.uniform_(-b, b)``, ``x.bernoulli_(p)``, ...
+
+PyTorch code initialises with them (torchvision's ViT: ``torch.empty(1, n, d).normal_(std=0.02)``;
+older code ``m.weight.data.normal_(0, 0.02)``). Each fill draws a fresh sample from the engine's
+generator (one key per call, or ``generator=``) in the tensor's shape, dtype and device, and writes
+it with ``copy_``. So the write follows the in-place rules: refused on a leaf that requires grad
+outside ``no_grad``, recorded otherwise with no gradient to the values it overwrites (as
+PyTorch's), seen by every view; and a checkpointed segment keeps the drawn sample as the constant
+its replay reads, bit for bit. The laws are PyTorch's; the numbers are the engine generator's.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import creation
+from .. import random as _random
+from ..backend import host_numpy
+from ..tensor import Tensor
+
+
+def _require_float(x: Tensor, name: str) -> None:
+    if x.dtype.kind not in "fc":
+        raise RuntimeError(f"{name} expects a floating point tensor, got {x.dtype}")
+
+
+def _uniform01(x: Tensor, generator: _random.Generator | None) -> Tensor:
+    """Samples in [0, 1) shaped like ``x``, in its float dtype (float64 for an integer ``x``)."""
+    dtype = x.dtype if x.dtype.kind == "f" else "float64"
+    return creation.rand(*x.shape, dtype=dtype, device=x.device, generator=generator)
+
+
+def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
+            generator: _random.Generator | None = None) -> Tensor:
+    """Fill with samples of N(mean, std^2) (a complex tensor: PyTorch's complex normal)."""
+    _require_float(self, "normal_")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    z = creation.randn(*self.shape, dtype=self.dtype, device=self.device, generator=generator)
+    return self.copy_(z * std + mean)
+
+
+def uniform_(self: Tensor, *args: float, generator: _random.Generator | None = None, **bounds: float) -> Tensor:
+    """Fill with samples of U[from, to): ``x.uniform_(-b, b)`` or PyTorch's keywords
+    ``x.uniform_(**{"from": -b, "to": b})`` (``from`` is Python's keyword)."""
+    _require_float(self, "uniform_")
+    names = ("from", "to")
+    if len(args) > 2 or set(bounds) - set(names) or any(n in bounds for n in names[:len(args)]):
+        raise TypeError(f"uniform_(from=0, to=1, *, generator=None): got {args} and {sorted(bounds)}")
+    low, high = (*args, *(bounds.get(n, d) for n, d in zip(names[len(args):], (0.0, 1.0)[len(args):])))
+    if low > high:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={low} > to={high}")
+    u = creation.rand(*self.shape, dtype=self.dtype, device=self.device, generator=generator)
+    return self.copy_(u * (high - low) + low)
+
+
+def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: _random.Generator | None = None) -> Tensor:
+    """Fill with 1 where a uniform draw falls below ``p`` (a number, or a tensor broadcast to
+    ``self``), 0 elsewhere; any dtype, as PyTorch's."""
+    prob = p if isinstance(p, Tensor) else float(p)
+    if not isinstance(prob, Tensor) and not 0.0 <= prob <= 1.0:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={prob}")
+    below = _uniform01(self, generator) < (prob.detach() if isinstance(prob, Tensor) else prob)
+    return self.copy_(below.to(self.dtype))
+
+
+def exponential_(self: Tensor, lambd: float = 1.0, *, generator: _random.Generator | None = None) -> Tensor:
+    """Fill with samples of the exponential law of rate ``lambd``: ``-log(1 - u) / lambd``."""
+    _require_float(self, "exponential_")
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    return self.copy_(-(1 - _uniform01(self, generator)).log() / lambd)
+
+
+def geometric_(self: Tensor, p: float, *, generator: _random.Generator | None = None) -> Tensor:
+    """Fill with the number of Bernoulli(``p``) trials up to the first success (1, 2, ...)."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    u = _uniform01(self, generator)
+    return self.copy_(((1 - u).log() / math.log1p(-p)).ceil().clamp(min=1).to(self.dtype))
+
+
+def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *,
+                generator: _random.Generator | None = None) -> Tensor:
+    """Fill with ``exp(N(mean, std^2))``."""
+    _require_float(self, "log_normal_")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+    z = creation.randn(*self.shape, dtype=self.dtype, device=self.device, generator=generator)
+    return self.copy_((z * std + mean).exp())
+
+
+def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *,
+            generator: _random.Generator | None = None) -> Tensor:
+    """Fill with samples of the Cauchy law: ``median + sigma * tan(pi * (u - 1/2))``."""
+    _require_float(self, "cauchy_")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
+    return self.copy_(((_uniform01(self, generator) - 0.5) * math.pi).tan() * sigma + median)
+
+
+def random_(self: Tensor, *args: int, generator: _random.Generator | None = None, **bounds: int) -> Tensor:
+    """Fill with integers drawn uniformly: ``random_(to)`` from ``[0, to)``, ``random_(from, to)`` from
+    ``[from, to)``, ``random_()`` from ``[0, 2**mantissa]`` for a float dtype (every integer it holds
+    exactly) or ``[0, max]`` for an integer dtype, as PyTorch's."""
+    names = ("from", "to")
+    if len(args) > 2 or set(bounds) - set(names):
+        raise TypeError(f"random_(from=0, to=None, *, generator=None): got {args} and {sorted(bounds)}")
+    low, high = (0, args[0]) if len(args) == 1 else (*args, *([0, None][len(args):]))
+    low, high = bounds.get("from", low), bounds.get("to", high)
+    if high is None:
+        high = _top_of(self) + 1
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    draw = creation.randint(int(low), int(high), tuple(self.shape), device=self.device, generator=generator)
+    return self.copy_(draw.to(self.dtype))
+
+
+def _top_of(x: Tensor) -> int:
+    """The largest integer ``random_()`` draws for ``x``'s dtype."""
+    dt = x.dtype
+    if dt.kind == "b":
+        return 1
+    if dt.kind in "iu":
+        return int(host_numpy.iinfo(dt).max)
+    return 2 ** (int({2: 10, 4: 23, 8: 52}[dt.itemsize]) + 1)

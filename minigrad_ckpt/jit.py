@@ -1,0 +1,103 @@
+"""``mg.jit``: the TorchScript spellings model code carries, answered as eager Python.
+
+Model libraries written for PyTorch guard their Python-only paths for TorchScript:
+torchvision's models call ``torch.jit.is_scripting()`` and ``torch.jit.is_tracing()`` in their
+``forward`` and mark helpers ``@torch.jit.unused``. Here nothing is ever scripted or traced, so
+those questions answer False and the markers leave what they mark as it is; such code runs
+unchanged. ``script`` and ``trace`` return what they are given, as :func:`minigrad_ckpt.compile`
+does: TorchScript promises the same results as the eager program, and the eager program is what
+runs here (a traced function's control flow is therefore *not* frozen at the example input).
+Saving and loading TorchScript archives (``torch.jit.save`` / ``load``) is not offered: there is no
+TorchScript program to save -- save the weights with ``mg.save(model.state_dict(), path)``.
+
+Beside them, the two assertions such code writes so that it stays traceable, ``torch._assert``
+and ``torch._check``, are :func:`_assert` and :func:`_check` here (``mg._assert``, ``mg._check``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final, TypeVar  # Final: PyTorch's torch.jit.Final is typing's
+
+__all__ = ["Final", "annotate", "export", "ignore", "is_scripting", "is_tracing", "script", "trace", "unused"]
+
+F = TypeVar("F")
+
+
+def is_scripting() -> bool:
+    """False: code here always runs as Python (PyTorch's answer outside TorchScript)."""
+    return False
+
+
+def is_tracing() -> bool:
+    """False: nothing is being traced."""
+    return False
+
+
+def annotate(the_type: Any, the_value: F) -> F:
+    """``the_value`` itself; TorchScript reads ``the_type`` (``torch.jit.annotate(List[int], [])``)."""
+    return the_value
+
+
+def unused(fn: F) -> F:
+    """``fn`` itself: TorchScript would leave it uncompiled; here nothing is compiled."""
+    return fn
+
+
+def export(fn: F) -> F:
+    """``fn`` itself: TorchScript would compile it as an entry point of a scripted module."""
+    return fn
+
+
+def _overload_method(fn: F) -> F:
+    """``fn`` itself: TorchScript reads the typed stubs before a method's real definition, which
+    Python's own name binding then replaces (torchvision's DenseNet layer writes them)."""
+    return fn
+
+
+def _overload(fn: F) -> F:
+    """``fn`` itself, for a function's typed stubs (see :func:`_overload_method`)."""
+    return fn
+
+
+def ignore(drop: Any = False, **kwargs: Any) -> Any:
+    """``@torch.jit.ignore`` or ``@torch.jit.ignore(drop=True)``: the function itself."""
+    if callable(drop):
+        return drop
+    return lambda fn: fn
+
+
+def script(obj: F, optimize: Any = None, _frames_up: int = 0, _rcb: Any = None,
+           example_inputs: Any = None) -> F:
+    """``obj`` (a module or a function) itself, run as Python; PyTorch's options are accepted."""
+    if not callable(obj) and not isinstance(obj, type):
+        raise TypeError(f"jit.script: expected a Module, a function or a class, got {type(obj).__name__}")
+    return obj
+
+
+def trace(func: Callable[..., Any], example_inputs: Any = None, *args: Any, **kwargs: Any) -> Callable[..., Any]:
+    """``func`` itself: the eager function every call (PyTorch's trace would replay the ops the example
+    inputs took; a function whose control flow depends on its input keeps that control flow here)."""
+    if not callable(func):
+        raise TypeError(f"jit.trace: expected a Module or a function, got {type(func).__name__}")
+    return func
+
+
+
+def _assert(condition: Any, message: str) -> None:
+    """``assert condition, message`` -- PyTorch's ``torch._assert``, which tracing can record;
+    ``condition`` may be a one-element tensor."""
+    assert condition, message
+
+
+def _check(cond: bool, message: Callable[[], Any] | None = None) -> None:
+    """PyTorch's ``torch._check``: a ``RuntimeError`` with ``message()`` unless ``cond`` is True.
+    ``cond`` must be a Python bool (a tensor is a ``TypeError``, as in PyTorch), and ``message`` a
+    callable, so that the message is built only when the check fails."""
+    if not isinstance(cond, bool):
+        raise TypeError(f"cond must be a bool, but got {type(cond)}")
+    if cond:
+        return
+    if message is not None and not callable(message):
+        raise TypeError("message must be a callable")
+    raise RuntimeError("Expected cond to be True, but got False." if message is None else str(message()))

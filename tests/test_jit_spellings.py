@@ -1,0 +1,101 @@
+"""``mg.jit``, ``mg._assert`` / ``mg._check`` and ``mg.nn.parameter``: the spellings model libraries
+written for PyTorch carry, so that their code runs unchanged.
+
+torchvision's models ask ``torch.jit.is_scripting()`` in ``forward``, mark helpers
+``@torch.jit.unused`` and ``@torch.jit._overload_method``, check shapes with ``torch._assert``, and
+build parameters as ``nn.parameter.Parameter``; each was an AttributeError here. The module below
+is written the way torchvision's DenseNet layer and ViT encoder are.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as torch  # the rename a ported program makes
+from minigrad_ckpt import nn
+from minigrad_ckpt.utils import checkpoint as cp
+
+
+class DenseLayer(nn.Module):
+    def __init__(self, features: int, memory_efficient: bool) -> None:
+        super().__init__()
+        self.norm = nn.BatchNorm1d(features)
+        self.fc = nn.Linear(features, features)
+        self.memory_efficient = memory_efficient
+        self.scale = nn.parameter.Parameter(torch.ones(features))
+
+    def bn_function(self, inputs: list[torch.Tensor]) -> torch.Tensor:
+        return self.fc(torch.relu(self.norm(torch.cat(inputs, 1)[:, : self.fc.in_features])))
+
+    @torch.jit.unused
+    def call_checkpoint_bottleneck(self, inputs: list[torch.Tensor]) -> torch.Tensor:
+        return cp.checkpoint(lambda *xs: self.bn_function(list(xs)), *inputs, use_reentrant=False)
+
+    @torch.jit._overload_method  # noqa: F811
+    def forward(self, input: list[torch.Tensor]) -> torch.Tensor:  # noqa: A002
+        pass
+
+    @torch.jit._overload_method  # noqa: F811
+    def forward(self, input: torch.Tensor) -> torch.Tensor:  # noqa: A002, F811
+        pass
+
+    def forward(self, input):  # noqa: A002, F811
+        torch._assert(input.dim() == 2, f"Expected (batch, features) got {input.shape}")
+        prev = [input] if isinstance(input, torch.Tensor) else input
+        if self.memory_efficient and not torch.jit.is_scripting() and not torch.jit.is_tracing():
+            out = self.call_checkpoint_bottleneck(prev)
+        else:
+            out = self.bn_function(prev)
+        return out * self.scale
+
+
+@pytest.mark.parametrize("memory_efficient", [False, True])
+def test_a_torchvision_style_layer_runs_and_checkpointing_changes_nothing(memory_efficient):
+    torch.manual_seed(0)
+    ref = DenseLayer(4, False)
+    layer = DenseLayer(4, memory_efficient)
+    layer.load_state_dict(ref.state_dict())
+    x = torch.tensor(np.linspace(-1, 1, 12).reshape(3, 4), dtype=torch.float32, requires_grad=True)
+    for m in (ref, layer):
+        m(x).square().sum().backward()
+    for p, q in zip(ref.parameters(), layer.parameters()):
+        np.testing.assert_array_equal(p.grad.numpy(), q.grad.numpy())
+    with pytest.raises(AssertionError, match="Expected"):
+        layer(torch.ones(3))
+
+
+def test_the_jit_questions_and_markers():
+    assert torch.jit.is_scripting() is False and torch.jit.is_tracing() is False
+
+    def f(x):
+        return x + 1
+
+    for marker in (torch.jit.unused, torch.jit.export, torch.jit.ignore, torch.jit.ignore(drop=True),
+                   torch.jit._overload, torch.jit._overload_method):
+        assert marker(f) is f
+    assert torch.jit.annotate(list[int], []) == []
+    layer = nn.Linear(2, 2)
+    assert torch.jit.script(layer) is layer and torch.jit.script(f) is f
+    assert torch.jit.trace(f, torch.ones(2)) is f
+    with pytest.raises(TypeError):
+        torch.jit.script(3)
+    assert torch.jit.Final[int] is not None
+
+
+def test_check_is_pytorchs():
+    torch._check(True)
+    with pytest.raises(RuntimeError, match="bad shape 3"):
+        torch._check(False, lambda: f"bad shape {3}")
+    with pytest.raises(RuntimeError, match="Expected cond to be True"):
+        torch._check(False)
+    with pytest.raises(TypeError, match="cond must be a bool"):
+        torch._check(torch.tensor(True))
+    with pytest.raises(TypeError, match="callable"):
+        torch._check(False, "not callable")
+    torch._assert(torch.tensor(True), "a one-element tensor is a condition")
+
+
+def test_nn_parameter_is_pytorchs_module_path():
+    import minigrad_ckpt.nn.parameter as parameter
+
+    assert parameter.Parameter is nn.Parameter and nn.parameter.Parameter is nn.Parameter
