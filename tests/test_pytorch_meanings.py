@@ -74,6 +74,9 @@ def test_sort_and_argsort_are_pytorchs_pairs_on_the_method_and_with_dim():
     assert x.sort(descending=True).indices.tolist() == [0, 2, 1, 3]             # ties keep their order
     assert mg.sort(x).tolist() == [1, 1, 2, 3] and x.sort(axis=0).tolist() == [1, 1, 2, 3]   # NumPy: values
     assert mg.sort(x, dim=0).indices.tolist() == [1, 3, 2, 0]
+    assert mg.sort(x, stable=True).indices.tolist() == [1, 3, 2, 0]            # stable= is PyTorch's keyword
+    pair_values, pair_indices = mg.sort(mg.tensor([2.0, 1.0]), stable=True)   # not the two sorted numbers
+    assert pair_values.tolist() == [1.0, 2.0] and pair_indices.tolist() == [1, 0]
     assert x.argsort(descending=True).tolist() == [0, 2, 1, 3]
     assert mg.argsort(x, dim=0, descending=True).tolist() == [0, 2, 1, 3] and mg.argsort(x).tolist() == [1, 3, 2, 0]
     values.backward(mg.tensor([1.0, 2.0, 3.0, 4.0]))

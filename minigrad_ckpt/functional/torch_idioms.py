@@ -298,8 +298,9 @@ def unbind(input: Any, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
 def sort(x: Any, axis: Any = -1, kind: str | None = None, order: Any = None, *, dim: Any = _UNSET,
          descending: bool = False, stable: bool = False) -> Any:
     """NumPy's ``sort`` (the sorted values) along ``axis``; with PyTorch's ``dim=`` (or
-    ``descending=``), PyTorch's ``(values, indices)``.  Always stable."""
-    if dim is _UNSET and not descending:
+    ``descending=``, or ``stable=True``: keywords NumPy's ``sort`` here does not take), PyTorch's
+    ``(values, indices)``.  Always stable."""
+    if dim is _UNSET and not descending and not stable:
         return mf.sort(x, axis, kind, order)
     if dim is not _UNSET and axis != -1:
         raise TypeError("sort: pass either axis= or dim=, not both")
