@@ -116,6 +116,12 @@ def uniform_bits(xp: Any, key: int, n: int) -> Any:
     return out
 
 
+def uniform_bits_in_blocks(xp: Any, key: int, n: int) -> Iterator[Any]:
+    """The values of ``uniform_bits(key, n)``, a block at a time: bounded memory for any ``n``."""
+    for _, _, values in _blocks(xp, key, n, min(max(n, 1), _BLOCK)):
+        yield values
+
+
 class Generator:
     """A counter-based generator: ``key_i = mix(mix(seed) + i)``."""
 
@@ -144,6 +150,17 @@ class Generator:
             self.counter = c + 1
             _draws[0] += 1
         return _mix64((_mix64(self.seed) + c) & _MASK64)
+
+    def next_keys(self, count: int) -> Iterator[int]:
+        """``count`` keys -- the ones ``count`` calls of :meth:`next_key` would give -- with the
+        generator advanced past all of them at once and each key computed as it is read, so that
+        reserving a billion keys (an endless sampler's) costs nothing until they are used."""
+        with self._lock:
+            c = self.counter
+            self.counter = c + count
+            _draws[0] += count
+        base = _mix64(self.seed)
+        return (_mix64((base + c + i) & _MASK64) for i in range(count))
 
     def get_state(self) -> dict[str, int]:
         return {"seed": self.seed, "counter": self.counter}

@@ -247,6 +247,10 @@ class _Epoch:
         return epoch
 
 
+#: The most dataset indices an epoch lists (about 0.6 GiB of them): a longer one is streamed
+_LISTED_AT_MOST = 1 << 24
+
+
 class _StreamEpoch:
     """An epoch of a sampler without a length -- one that may never end, as an infinite training
     sampler -- drawn as its batches are made, as PyTorch's loader does, instead of listed first.
@@ -431,7 +435,9 @@ class DataLoader:
         # loader started -- drawn without advancing the generator, so a loader leaves the random
         # stream (dropout, ...) exactly where the model code expects it, with or without workers.
         source = self.batch_sampler if self._auto_collation else self.sampler
-        if not _has_length(source):  # it may never end: its items are drawn as the batches are made
+        if not _has_length(source) or len(source) * (self.batch_size or 1) > _LISTED_AT_MOST:
+            # it may never end, or it is too long to list (minGPT draws 10**10 samples): its items are
+            # drawn as the batches are made, as PyTorch's are
             return _StreamEpoch(source, self._new_base_seed(), self._sampler_epoch())
         return _Epoch.of(list(source), self._auto_collation, self._new_base_seed(), self._sampler_epoch())
 
@@ -535,7 +541,8 @@ class DataLoader:
                             "samples come from its own iterator); use a map-style Dataset to resume mid-epoch")
         if isinstance(self._epoch, _StreamEpoch):
             raise TypeError("DataLoader.state_dict: the position in an epoch of a sampler without a length (one "
-                            "that may never end) cannot be saved: give the sampler a __len__ to resume mid-epoch")
+                            f"that may never end) or of more than {_LISTED_AT_MOST} samples cannot be saved: give "
+                            "the sampler a __len__ (or a shorter epoch) to resume mid-epoch")
         sampler = self._stateful_sampler()
         return {"epoch": None if self._epoch is None else self._epoch.state(),
                 "epochs_started": self._epochs_started,

@@ -10,6 +10,7 @@ indices drawn by weight; ``BatchSampler`` groups any sampler's indices into list
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sized
+from itertools import chain, islice
 from types import GenericAlias
 from typing import Any
 
@@ -96,12 +97,15 @@ class RandomSampler(Sampler):
         xp = cpu.xp
         if n == 0:  # (PyTorch's draw from an empty range fails too)
             raise RuntimeError(f"RandomSampler: cannot draw {m} samples from an empty data source")
+        # The keys are drawn now (where the generator stands at iter()), the indices as they are
+        # read, a block at a time: minGPT's trainer asks for num_samples=int(1e10).
         if self.replacement:
-            idx = xp.uniform_bits(gen.next_key(), m) % xp.uint64(n)
+            blocks = _random.uniform_bits_in_blocks(xp, gen.next_key(), m)
+            chunks = ((bits % xp.uint64(n)).astype(xp.int64).tolist() for bits in blocks)
         else:
-            reps = [_random.permutation(xp, gen.next_key(), n) for _ in range(-(-m // n))]
-            idx = xp.concatenate(reps)[:m]
-        return iter(idx.astype(xp.int64).tolist())
+            keys = gen.next_keys(-(-m // n))
+            chunks = (_random.permutation(xp, key, n).astype(xp.int64).tolist() for key in keys)
+        return islice(chain.from_iterable(chunks), m)
 
     def __len__(self) -> int:
         return self.num_samples
