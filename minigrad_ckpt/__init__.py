@@ -14,6 +14,7 @@ the order in which to read the package.
 
 from __future__ import annotations
 
+import math as _math
 from typing import Any
 
 __version__ = "0.1.0"
@@ -103,6 +104,10 @@ from .settings import (  # noqa: E402  (PyTorch's process-wide settings; see set
     is_deterministic_algorithms_warn_only_enabled, set_float32_matmul_precision, set_num_threads,
     use_deterministic_algorithms,
 )
+
+#: PyTorch's constants (``torch.pi``, ``torch.inf``, ...): Python numbers, as PyTorch's are
+pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
+newaxis = None  # x[:, mg.newaxis] adds a dim, as None does
 
 #: nn functions PyTorch also offers at the top level (torch.conv2d, torch.selu, ...), with the same signatures
 _NN_FUNCTIONS = ("bilinear", "celu", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",

@@ -55,6 +55,12 @@ def _overload_method(fn: F) -> F:
     return fn
 
 
+def _script_if_tracing(fn: F) -> F:
+    """``fn`` itself: PyTorch scripts it only while tracing, and nothing traces here
+    (torchvision's ``batched_nms`` carries it)."""
+    return fn
+
+
 def _overload(fn: F) -> F:
     """``fn`` itself, for a function's typed stubs (see :func:`_overload_method`)."""
     return fn

@@ -71,7 +71,7 @@ def test_the_jit_questions_and_markers():
         return x + 1
 
     for marker in (torch.jit.unused, torch.jit.export, torch.jit.ignore, torch.jit.ignore(drop=True),
-                   torch.jit._overload, torch.jit._overload_method):
+                   torch.jit._overload, torch.jit._overload_method, torch.jit._script_if_tracing):
         assert marker(f) is f
     assert torch.jit.annotate(list[int], []) == []
     layer = nn.Linear(2, 2)

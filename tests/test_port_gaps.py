@@ -307,3 +307,13 @@ def test_internal_constructor_keeps_inference():
     assert mg.Tensor._from_data([1, 2]).dtype == mg.int64
     assert mg.exp([1.0, 2.0]).dtype == mg.float32  # a unary function on a list (tape's wrap)
     assert mg.nn.Parameter([1.0, 2.0]).dtype == mg.float32
+
+
+def test_pytorchs_constants():
+    # torchvision's complete_box_iou uses torch.pi; they were AttributeErrors here
+    import math
+
+    assert mg.pi == math.pi and mg.e == math.e and mg.inf == math.inf and math.isnan(mg.nan)
+    assert isinstance(mg.pi, float) and mg.newaxis is None
+    assert mg.arange(3.0)[:, mg.newaxis].shape == (3, 1)
+    assert not hasattr(mg, "math")  # the module it reads them from is not exported
