@@ -29,8 +29,10 @@ from .creation import (
     zeros_like,
 )
 from .functional import public_names as _public_names
-from .grad_mode import enable_grad, inference_mode, is_grad_enabled, is_recomputing, no_grad, set_grad_enabled
-from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from .grad_mode import (
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, is_recomputing, no_grad, set_grad_enabled,
+)
+from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .backward import backward, grad
 from .anomaly import (
     AnomalyError, detect_anomaly, is_anomaly_check_inf_enabled, is_anomaly_check_nan_enabled, is_anomaly_enabled,
@@ -54,12 +56,20 @@ int16 = backend.host_numpy.dtype("int16")
 int32 = backend.host_numpy.dtype("int32")
 int64 = backend.host_numpy.dtype("int64")
 uint8 = backend.host_numpy.dtype("uint8")
+uint16 = backend.host_numpy.dtype("uint16")  # (PyTorch names them with little arithmetic; NumPy computes in them)
+uint32 = backend.host_numpy.dtype("uint32")
+uint64 = backend.host_numpy.dtype("uint64")
 bool_ = backend.host_numpy.dtype("bool")
 complex64 = backend.host_numpy.dtype("complex64")
 complex128 = backend.host_numpy.dtype("complex128")
 # PyTorch's dtype names (``mg.double``, ``mg.float``, ...): ``torch.float`` is float32, ``torch.int`` int32.
 double, half, long, short = float64, float16, int64, int16
 float, int, bool = float32, int32, bool_  # noqa: A001  (attributes of the package, as in torch)
+cfloat, cdouble = complex64, complex128
+# PyTorch's types of a dtype and of a shape, for isinstance checks and annotations (``dtype: torch.dtype``
+# is evaluated when a function is defined): a dtype here is a NumPy dtype, a shape a tuple
+dtype = backend.host_numpy.dtype
+Size = tuple
 # PyTorch's dtypes NumPy lacks: named, so that a script naming them runs; computing in them is a TypeError
 bfloat16, complex32 = backend.BFLOAT16, backend.COMPLEX32
 chalf = complex32
@@ -122,16 +132,18 @@ __all__ = [
     "as_tensor", "asarray", "normal", "hann_window", "hamming_window", "blackman_window", "bartlett_window",
     "kaiser_window", "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor",
     "CharTensor", "ByteTensor", "BoolTensor",
-    "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool_", "complex64", "complex128",
+    "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "bool_", "complex64", "complex128",
     "bfloat16", "complex32", "chalf",  # named only: computing in them is a TypeError (backend.DtypeNotOffered)
-    "double", "half", "long", "short",  # mg.float, mg.int, mg.bool too, kept out of ``import *`` (builtins)
+    "double", "half", "long", "short", "cfloat", "cdouble",  # mg.float, mg.int, mg.bool too, kept out of
+    "dtype", "Size",                                          # ``import *`` (builtins)
     "contiguous_format", "preserve_format", "channels_last", "channels_last_3d",
     # devices and randomness
     "Device", "device", "get_device", "get_default_device", "set_default_device", "manual_seed",
-    "initial_seed", "seed", "get_rng_state", "set_rng_state", "Generator",
+    "initial_seed", "seed", "get_rng_state", "set_rng_state", "Generator", "default_generator",
     # autograd
     "backward", "backward_steps", "BackwardStep", "grad", "no_grad", "enable_grad", "set_grad_enabled",
-    "is_grad_enabled", "is_recomputing", "inference_mode",
+    "is_grad_enabled", "is_recomputing", "inference_mode", "is_inference_mode_enabled",
     # anomaly mode
     "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
     "is_anomaly_check_inf_enabled", "AnomalyError",

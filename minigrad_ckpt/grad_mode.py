@@ -13,7 +13,8 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "is_recomputing", "inference_mode"]
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "is_recomputing", "inference_mode",
+           "is_inference_mode_enabled"]
 
 _Fn = TypeVar("_Fn", bound=Callable[..., Any])
 
@@ -228,6 +229,12 @@ class enable_grad(_DecoratorOrContext):
     """Record ops again inside a ``no_grad`` block (or decorated function)."""
 
     _mode = True
+
+
+def is_inference_mode_enabled() -> bool:
+    """True inside ``inference_mode()`` (and not inside an ``inference_mode(False)`` nested in it),
+    as ``torch.is_inference_mode_enabled``."""
+    return bool(state.inference)
 
 
 class inference_mode(_GradModeContext):

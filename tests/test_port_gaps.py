@@ -317,3 +317,25 @@ def test_pytorchs_constants():
     assert isinstance(mg.pi, float) and mg.newaxis is None
     assert mg.arange(3.0)[:, mg.newaxis].shape == (3, 1)
     assert not hasattr(mg, "math")  # the module it reads them from is not exported
+
+
+def test_pytorchs_type_names_and_dtype_aliases():
+    # torchvision's transforms annotate ``dtype: torch.dtype`` (evaluated at definition) and name
+    # torch.uint16/32/64 in _max_value; each was an AttributeError here
+    assert isinstance(mg.float32, mg.dtype) and isinstance(mg.ones(2).dtype, mg.dtype)
+    assert isinstance(mg.ones(2, 3).shape, mg.Size) and mg.Size([2, 3]) == (2, 3)
+    assert mg.cfloat == mg.complex64 and mg.cdouble == mg.complex128
+    for name, top in [("uint16", 2 ** 16 - 1), ("uint32", 2 ** 32 - 1), ("uint64", 2 ** 64 - 1)]:
+        dt = getattr(mg, name)
+        assert mg.zeros(2, dtype=dt).dtype == dt and mg.iinfo(dt).max == top
+    assert mg.default_generator is mg.random.default_generator
+
+
+def test_is_inference_mode_enabled():
+    assert mg.is_inference_mode_enabled() is False
+    with mg.inference_mode():
+        assert mg.is_inference_mode_enabled() is True
+        with mg.inference_mode(False):
+            assert mg.is_inference_mode_enabled() is False
+    with mg.no_grad():
+        assert mg.is_inference_mode_enabled() is False
