@@ -99,3 +99,13 @@ def test_nn_parameter_is_pytorchs_module_path():
     import minigrad_ckpt.nn.parameter as parameter
 
     assert parameter.Parameter is nn.Parameter and nn.parameter.Parameter is nn.Parameter
+
+
+def test_jit_annotations_are_typings_names():
+    # timm's DenseNet writes ``from torch.jit.annotations import List``
+    import typing
+
+    from minigrad_ckpt.jit.annotations import BroadcastingList2, Dict, List, Optional, Tuple
+
+    assert List is typing.List and Tuple is typing.Tuple and Optional is typing.Optional and Dict is typing.Dict  # noqa: UP006
+    assert BroadcastingList2[int] == typing.List[int]  # noqa: UP006

@@ -11,13 +11,16 @@ Saving and loading TorchScript archives (``torch.jit.save`` / ``load``) is not o
 TorchScript program to save -- save the weights with ``mg.save(model.state_dict(), path)``.
 
 Beside them, the two assertions such code writes so that it stays traceable, ``torch._assert``
-and ``torch._check``, are :func:`_assert` and :func:`_check` here (``mg._assert``, ``mg._check``).
+and ``torch._check``, are :func:`_assert` and :func:`_check` here (``mg._assert``, ``mg._check``);
+``mg.jit.annotations`` holds the typing names TorchScript code imports from ``torch.jit.annotations``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any, Final, TypeVar  # Final: PyTorch's torch.jit.Final is typing's
+
+from . import annotations  # noqa: F401  (torch.jit.annotations)
 
 __all__ = ["Final", "annotate", "export", "ignore", "is_scripting", "is_tracing", "script", "trace", "unused"]
 
