@@ -194,10 +194,14 @@ class Module:
         reorder an optimizer's parameters), and a name that holds a parameter, module or buffer takes only
         its own kind (or None): anything else is a TypeError, as in PyTorch, not a plain attribute."""
         if "_parameters" not in self.__dict__:
-            raise AttributeError(
-                f"cannot assign {name!r} before Module.__init__() is called "
-                f"(call super().__init__() first in {type(self).__name__}.__init__)"
-            )
+            # before Module.__init__, as in PyTorch, only what would be registered is refused: timm's
+            # DenseNet sets self.num_classes first
+            if isinstance(value, (Parameter, Module)):
+                raise AttributeError(
+                    f"cannot assign {'parameters' if isinstance(value, Parameter) else 'module'} {name!r} before "
+                    f"Module.__init__() call (call super().__init__() first in {type(self).__name__}.__init__)")
+            object.__setattr__(self, name, value)
+            return
         params, modules, buffers = self._parameters, self._modules, self._buffers
         if isinstance(value, Parameter):
             self._forget(name, modules, buffers)
