@@ -34,7 +34,7 @@ from typing import Any
 
 from .. import functional as _F
 from ..creation import tensor as _make_tensor
-from ..grad_mode import enable_grad
+from ..grad_mode import enable_grad, no_grad
 from ..random import default_generator, draws_made
 from ..tensor import Tensor
 from .captures import CaptureScope
@@ -517,7 +517,8 @@ def linearize(f: Callable, *primals: Any, has_aux: bool = False, **kwargs: Any) 
     """
     leaves, tree = flatten(primals)
     ps = _differentiable(leaves, tree, "linearize", "primals")
-    rec = _Recording(lambda *xs: f(*unflatten(tree, xs), **kwargs), ps, has_aux, "linearize", (ps, kwargs))
+    writable = _on_copies(lambda *xs: f(*unflatten(tree, xs), **kwargs), ps)
+    rec = _Recording(writable, ps, has_aux, "linearize", (ps, kwargs))
     scope = rec.scope
     live = [o for o in rec.outs if o._requires_grad and o.dtype.kind in "fc"]
     # The seed u is a leaf (ones: any value works, the map is linear in u).
@@ -539,6 +540,29 @@ def linearize(f: Callable, *primals: Any, has_aux: bool = False, **kwargs: Any) 
 
     res = (rec.outputs(), jvp_fn)
     return res + (rec.aux,) if has_aux else res
+
+
+def _on_copies(f: Callable, primals: list[Tensor]) -> Callable:
+    """``f`` called on recorded copies of the argument handles, what it writes into them put back
+    into ``primals`` afterwards.
+
+    ``torch.func.linearize`` is forward mode, where ``f`` may write into its arguments in place
+    (the caller's tensors change, as in a plain call).  Here the arguments are the leaves the
+    backward pass differentiates with respect to, and a leaf that requires grad refuses an
+    in-place write; a copy is a recorded op (its backward passes the gradient through unchanged)
+    that takes the write, and the write is recorded on the tape as any other.
+    """
+    def run(*handles: Tensor) -> Any:
+        copies = [_F.clone(h) for h in handles]
+        before = [c._version[0] for c in copies]
+        result = f(*copies)
+        with no_grad():
+            for p, c, v in zip(primals, copies, before):
+                if c._version[0] != v:
+                    p.copy_(c)
+        return result
+
+    return run
 
 
 def functionalize(func: Callable, *, remove: str = "mutations") -> Callable:
