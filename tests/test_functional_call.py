@@ -114,3 +114,31 @@ def test_tied_weights_strict_and_unregistered_names_as_torchs():
     np.testing.assert_array_equal(m(mg.tensor(_XIN)).numpy(), [27.0, 59.0])   # the module is as it was
     g = mg.func.grad(lambda b: fc(m, {"a.bias": b}, (mg.tensor(_XIN),)).sum())(mg.ones(2))
     np.testing.assert_array_equal(g.numpy(), [4.0, 6.0])   # d/db of sum(W (W x + b)) = W^T 1
+
+
+@pytest.mark.parametrize("value", [3.0, [1.0, 2.0], np.zeros(2)], ids=["number", "list", "ndarray"])
+@pytest.mark.parametrize("name", ["0.bias", "0.weight", "extra"])
+def test_a_value_that_is_not_a_tensor_is_refused_as_torch_refuses_it(value, name):
+    # torch 2.13: functional_call(seq, {'0.bias': 3.0}, (x,)) -> TypeError '3.0 is not an instance of
+    # torch.Tensor'; a number here was broadcast into the bias and a list made a tensor, giving an answer.
+    seq = tied_pair()
+    with pytest.raises(TypeError, match="is not an instance of"):
+        functional_call(seq, {name: value}, (mg.tensor(X, dtype="float64"),))
+    with pytest.raises(TypeError, match="is not an instance of"):
+        functional_call(seq, ({}, {name: value}), (mg.tensor(X, dtype="float64"),))
+    assert isinstance(seq[0].bias, nn.Parameter) and not hasattr(seq, "extra")
+
+
+def test_none_still_stands_in_for_a_parameter():
+    seq = tied_pair()  # torch: functional_call(seq, {'0.bias': None, '1.bias': None}, (x,)) == [[3., -1.]]
+    out = functional_call(seq, {"0.bias": None, "1.bias": None}, (mg.tensor(X, dtype="float64"),))
+    np.testing.assert_allclose(out.numpy(), [[3.0, -1.0]])
+
+
+@pytest.mark.parametrize("dicts, words", [
+    (3, "to be a dict, or a list/tuple of dicts"),              # torch 2.13's ValueError, both
+    ([{"0.bias": mg.zeros(2)}, 5], "all elements of parameter_and_buffer_dicts to be dictionaries"),
+])
+def test_what_is_not_dicts_is_torchs_value_error(dicts, words):
+    with pytest.raises(ValueError, match=words):
+        functional_call(tied_pair(), dicts, (mg.tensor(X, dtype="float64"),))

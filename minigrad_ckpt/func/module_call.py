@@ -11,19 +11,33 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .. import functional as _F
+from ..tensor import Tensor
 
 __all__ = ["functional_call", "stack_module_state", "replace_all_batch_norm_modules_"]
 
 
 def _merged(dicts: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """One dict of the names and tensors given, checked as PyTorch checks them: a number or a list
+    standing in for a parameter would be taken by some layers (broadcast, or made a tensor) and give
+    an answer where PyTorch's functional_call refuses it."""
     if isinstance(dicts, Mapping):
-        return dict(dicts)
-    merged: dict[str, Any] = {}
-    for d in dicts:
-        twice = [k for k in d if k in merged]
-        if twice:
-            raise ValueError(f"{twice} appeared in multiple dictionaries; behavior of functional call is ambiguous")
-        merged.update(d)
+        merged = dict(dicts)
+    elif isinstance(dicts, (tuple, list)):
+        if not all(isinstance(d, Mapping) for d in dicts):
+            raise ValueError("Expected all elements of parameter_and_buffer_dicts to be dictionaries")
+        merged = {}
+        for d in dicts:
+            twice = [k for k in d if k in merged]
+            if twice:
+                raise ValueError(f"{twice} appeared in multiple dictionaries; behavior of functional call is "
+                                 f"ambiguous")
+            merged.update(d)
+    else:
+        raise ValueError(f"Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but got "
+                         f"{type(dicts)}")
+    for value in merged.values():
+        if value is not None and not isinstance(value, Tensor):
+            raise TypeError(f"{value} is not an instance of minigrad_ckpt.Tensor")
     return merged
 
 
