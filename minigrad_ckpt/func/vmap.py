@@ -173,15 +173,39 @@ class _Calls:
         return self._call([s(i) for s in self.slices])
 
     def run_empty(self, leaves: list[Any], dims: list[int | None]) -> tuple:
-        """An empty batch: one call on a zero example, for the outputs' structure, shapes and dtypes."""
-        example = [leaf if d is None else _example(leaf, d) for leaf, d in zip(leaves, dims)]
-        return self._call(example)
+        """An empty batch: one call on a stand-in example, for the outputs' structure, shapes and dtypes.
+
+        PyTorch runs the ops on the empty batch itself, so no value is ever seen; here ``func``
+        sees one example.  Zeros first; a function that refuses them (``linalg.inv``,
+        ``cholesky``, ``solve`` of a singular matrix) gets an identity in the last two dimensions
+        (ones where they are not square) -- a stand-in that fails no shape check its batch would
+        pass.  If it refuses that too, the refusal of zeros is raised.
+        """
+        state = default_generator.get_state()
+        try:
+            return self._call([leaf if d is None else _example(leaf, d) for leaf, d in zip(leaves, dims)])
+        except Exception as refusal:
+            default_generator.set_state(state)  # the stand-in's draws are not the batch's
+            try:
+                return self._call([leaf if d is None else _example(leaf, d, identity=True)
+                                   for leaf, d in zip(leaves, dims)])
+            except Exception:
+                raise refusal from None
 
 
-def _example(leaf: Tensor, dim: int) -> Tensor:
-    shape = list(leaf.shape)
-    del shape[dim]
-    return Tensor._wrap(leaf.device.xp.zeros(tuple(shape), dtype=leaf.dtype), None, leaf.device)
+def _example(leaf: Tensor, dim: int, identity: bool = False) -> Tensor:
+    """A stand-in for example 0 of an empty batch: zeros (or the identity, for floating-point
+    leaves), on ``leaf``'s tape -- the sum over the empty dimension -- so that the outputs require
+    grad where PyTorch's would."""
+    if leaf.dtype.kind not in "fc":
+        shape = leaf.shape[:dim % leaf.ndim] + leaf.shape[dim % leaf.ndim + 1:]
+        return Tensor._wrap(leaf.device.xp.zeros(shape, dtype=leaf.dtype), None, leaf.device)
+    zeros = leaf.sum(dim)
+    if not identity:
+        return zeros
+    if zeros.ndim >= 2 and zeros.shape[-1] == zeros.shape[-2]:
+        return zeros + _F.eye(zeros.shape[-1], dtype=zeros.dtype, device=zeros.device)
+    return zeros + 1
 
 
 # ---------------------------------------------------------------------------
@@ -213,11 +237,8 @@ def _stack(column: list[Tensor], dim: int, size: int) -> Tensor:
     if not -ndim <= dim < ndim:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], "
                          f"but got {dim})")
-    if size == 0:
-        shape = list(column[0].shape)
-        shape.insert(dim % ndim, 0)
-        t = column[0]
-        return Tensor._wrap(t.device.xp.zeros(tuple(shape), dtype=t.dtype), None, t.device)
+    if size == 0:  # the stand-in example's output, cut to none: its history kept (run_empty)
+        return column[0].unsqueeze(dim % ndim)[(slice(None),) * (dim % ndim) + (slice(0, 0),)]
     return _F.stack(column, axis=dim % ndim)
 
 
