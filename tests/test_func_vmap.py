@@ -276,3 +276,21 @@ def test_integer_outputs_under_reverse_mode_as_torch():
     assert out[0].dtype == mg.int64 and out[0].item() == int(np.argmax(X[0]))
     np.testing.assert_array_equal(vj.numpy(), [2.0, 2.0, 2.0])
     np.testing.assert_array_equal(af.hessian(lambda a: a.argmax(), x).numpy(), np.zeros((3, 3)))
+
+
+@pytest.mark.parametrize("dtype", [mg.float32, mg.float64])
+@pytest.mark.parametrize("out_dim", [0, 1, -1])
+def test_one_tensor_returned_takes_its_out_dims_in_a_one_tuple(out_dim, dtype):
+    # torch 2.13: vmap(lambda a: a * 2, out_dims=(1,))(x) is vmap(..., out_dims=1)(x) when the function
+    # returns one tensor (not a tuple); mg refused it ("out_dims is not compatible")
+    x = mg.tensor(np.arange(6.0).reshape(3, 2), dtype=dtype, requires_grad=True)
+    got = func.vmap(lambda a: a * 2, out_dims=(out_dim,))(x)
+    want = func.vmap(lambda a: a * 2, out_dims=out_dim)(x)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    assert got.shape == want.shape and got.dtype == dtype
+    got.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((3, 2), 2.0))
+    with pytest.raises(ValueError, match="out_dims is not compatible"):
+        func.vmap(lambda a: a * 2, out_dims=(0, 0))(x)
+    with pytest.raises(ValueError, match="out_dims is not compatible"):
+        func.vmap(lambda a: a * 2, out_dims=[0])(x)  # a list is not taken (torch: the same error)

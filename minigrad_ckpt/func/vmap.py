@@ -219,6 +219,8 @@ def _stack_outputs(outs: list[tuple], out_dims: Any, name: str, size: int) -> An
                          f"the structure of outputs, got: {type(out_dims)}.")
     if result0 is None and out_dims is not None:
         raise ValueError(_not_tensor(f"vmap({name}, ...)", "out_dims", 0, None))
+    if isinstance(result0, Tensor) and type(out_dims) is tuple and len(out_dims) == 1:
+        out_dims = out_dims[0]  # one tensor returned, its out_dims in a 1-tuple: PyTorch takes it too
     dims = _expand(out_dims, result0, where, "out_dims")
     stacked = []
     for k, d in enumerate(dims):
