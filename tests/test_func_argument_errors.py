@@ -109,3 +109,20 @@ def test_a_result_without_tensors_or_holding_none_is_a_runtime_error(transform):
 def test_linearize_takes_a_result_without_tensors_as_torch_does():
     out, jvp_fn = F.linearize(lambda a: None, X)  # torch 2.13: (None, jvp_fn)
     assert out is None
+
+
+@pytest.mark.parametrize("tangent", [mg.tensor([1, 2]), mg.tensor([True, False])], ids=["int64", "bool"])
+def test_an_integer_or_bool_tangent_is_refused_as_torch_refuses_it(tangent):
+    # torch 2.13: jvp -> ValueError "Expected tangent to be floating point or complex, but got:
+    # torch.int64"; linearize's jvp_fn -> RuntimeError "tangent:0 with dtype torch.int64 ... doesn't
+    # match the dtype torch.float64 of the corresponding primal". mg cast it and answered.
+    x = mg.tensor([0.5, 1.5], dtype=mg.float64)
+    with pytest.raises(ValueError, match="floating point or complex"):
+        F.jvp(lambda a: a * 2, (x,), (tangent,))
+    with pytest.raises(ValueError, match="floating point or complex"):
+        F.jvp(lambda d: d["a"] * 2, ({"a": x},), ({"a": tangent},))
+    with pytest.raises(RuntimeError, match="floating point or complex"):
+        F.linearize(lambda a: a * 2, x)[1](tangent)
+    # a float tangent of the other precision is still taken, in the primal's dtype
+    _, t = F.jvp(lambda a: a * 2, (x,), (mg.tensor([1.0, 2.0], dtype=mg.float32),))
+    assert t.dtype == mg.float64 and t.tolist() == [2.0, 4.0]

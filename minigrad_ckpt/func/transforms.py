@@ -148,6 +148,10 @@ def _matching(values: Any, like: list[Tensor], tree: Tree, what: str, name: str)
             raise RuntimeError(f"{what}: {name} {i} has shape {v.shape} but should have {p.shape}")
         if v.device is not p.device:
             raise RuntimeError(f"{what}: {name} {i} is on {v.device} but should be on {p.device}")
+        if name == "tangents" and v.dtype.kind not in "fc":  # no direction to move in (torch refuses it)
+            error = ValueError if what == "jvp" else RuntimeError  # (torch 2.13's types)
+            raise error(f"{what}: Expected tangent to be floating point or complex, but got: {v.dtype} "
+                        f"(tangent {i}, whose primal is {p.dtype})")
         if v.dtype.kind == "c" and p.dtype.kind != "c":
             raise TypeError(f"{what}: {name} {i} is complex ({v.dtype}) but its "
                             f"{'primal' if name == 'tangents' else 'output'} is real ({p.dtype}): the "
