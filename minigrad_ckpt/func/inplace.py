@@ -194,6 +194,11 @@ def _setitem(old: Tensor, value: Any, index: Any) -> Tensor:
     size = math.prod(region)  # from the shape, on the host: no read of device memory
     if size == 0:
         return old  # nothing is written (a mask that selects nothing, an empty slice)
+    if value.__class__ in (bool, int, float, complex):  # x[i] = 0: a number, as where takes one -- never
+        written = xp.zeros(old.shape, dtype=bool)       # an array of old's size, which a checkpoint
+        written[index] = True                           # would keep and a plain run never holds
+        number = host_numpy.asarray(value, dtype=old._data.dtype).item()
+        return _F.where(Tensor._wrap(written, None, old._device), number, old)
     value = _as_operand(value, old)
     if value.ndim > len(region):  # PyTorch drops a value's leading 1s: a (1, 4) value fills a row of 4
         value = _F.reshape(value, without_leading_ones(value.shape, len(region)))
@@ -240,7 +245,7 @@ _TWINS = {
     "setitem": _setitem,
     "copy": _fill,
     "fill": _fill,
-    "zero": lambda old, value, index: _F.zeros_like(old),
+    "zero": lambda old, value, index: _fill(old, 0, index),  # one zero, broadcast (as fill_ is)
     "add": lambda old, other, index: old + _as_operand(other, old),
     "subtract": lambda old, other, index: old - _as_operand(other, old),
     "multiply": lambda old, other, index: old * _as_operand(other, old),
