@@ -490,6 +490,8 @@ IN_PLACE_WRITES = {
     "x[i, j] = 1.5": lambda h: _put(h, (1, 2), 1.5),
     "x[mask] = 0.0": lambda h: _put(h, h > 0, 0.0),
     "x[[0, 3]] = -1": lambda h: _put(h, [0, 3], -1),
+    "x[mask] = a one-element tensor": lambda h: _put(h, h < 0, mg.tensor(2.5)),
+    "x[1:3] = a one-element tensor": lambda h: _put(h, slice(1, 3), mg.tensor([-1.0])),
 }
 
 
@@ -499,5 +501,5 @@ def test_an_in_place_write_of_a_number_in_a_checkpoint_never_raises_the_peak(nam
     """Writing a number (``h[:, 1:4].zero_()``, ``h[mask] = 0``) placed an array of the
     region's -- or the whole tensor's -- size, a constant nothing saves in a plain run,
     which the segment kept: 256 to 2048 B more at the peak.  The number is one number
-    now (the slack: the single element of a ``zero_``/``fill_`` broadcast)."""
+    now, a one-element tensor broadcast (the slack: that element, which the segment keeps)."""
     _assert_never_worse(_written(IN_PLACE_WRITES[name]), (6, 8), behind_tanh, slack=4)

@@ -194,18 +194,21 @@ def _setitem(old: Tensor, value: Any, index: Any) -> Tensor:
     size = math.prod(region)  # from the shape, on the host: no read of device memory
     if size == 0:
         return old  # nothing is written (a mask that selects nothing, an empty slice)
-    if value.__class__ in (bool, int, float, complex):  # x[i] = 0: a number, as where takes one -- never
-        written = xp.zeros(old.shape, dtype=bool)       # an array of old's size, which a checkpoint
-        written[index] = True                           # would keep and a plain run never holds
+    # A number, or a one-element constant, is placed by a where that reads it as it is: a value of
+    # old's size built from it would be a constant no node saves, which a checkpoint would keep.
+    if value.__class__ in (bool, int, float, complex):
         number = host_numpy.asarray(value, dtype=old._data.dtype).item()
-        return _F.where(Tensor._wrap(written, None, old._device), number, old)
+        return _F.where(Tensor._wrap(_written(index, old), None, old._device), number, old)
     value = _as_operand(value, old)
+    if value.numel() == 1 and not value.requires_grad:
+        placed = _F.broadcast_to(_F.reshape(value, ()), old.shape)
+        return _F.where(Tensor._wrap(_written(index, old), None, old._device), placed, old)
     if value.ndim > len(region):  # PyTorch drops a value's leading 1s: a (1, 4) value fills a row of 4
         value = _F.reshape(value, without_leading_ones(value.shape, len(region)))
     block = _block(index, old.shape)
     if block is not None:  # a block (ints, unit-step slices): the value padded to old's shape and picked by a
-        written = xp.zeros(old.shape, dtype=bool)  # mask -- three passes over old, where an index map of
-        written[index] = True  # int64 and a gather cost ten (out[t] = h, T = 100 steps of 64x256: 3.6 s -> 0.3 s)
+        written = _written(index, old)  # mask -- three passes over old, where an index map of int64 and
+        # a gather cost ten (out[t] = h, T = 100 steps of 64x256: 3.6 s -> 0.3 s)
         placed = _pad(_F.reshape(_F.broadcast_to(value, region), block[0]), block[1])
         return _F.where(Tensor._wrap(written, None, old._device), placed, old)
     source = xp.full(old.shape, -1, dtype="int64")
@@ -214,6 +217,13 @@ def _setitem(old: Tensor, value: Any, index: Any) -> Tensor:
     placed = _F.reshape(_F.broadcast_to(value, region), (-1,))
     gathered = _F.take(placed, Tensor._wrap(xp.where(written, source, 0), None, old._device))
     return _F.where(Tensor._wrap(written, None, old._device), gathered, old)
+
+
+def _written(index: Any, old: Tensor) -> Any:
+    """A mask of ``old``'s shape, true where ``old[index]`` is."""
+    written = old._device.xp.zeros(old.shape, dtype=bool)
+    written[index] = True
+    return written
 
 
 def _block(index: tuple, shape: tuple[int, ...]) -> tuple | None:
