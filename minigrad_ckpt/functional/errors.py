@@ -86,3 +86,10 @@ class InputMismatch(RuntimeError, ValueError):
     weights (``Linear``, ``Conv2d``, ``BatchNorm``, an RNN's state), the kernel is larger than the
     padded input, a probability outside [0, 1] -- where PyTorch raises ``RuntimeError``; also the
     ``ValueError`` the engine raised before (so NumPy-style handlers still catch it)."""
+
+
+class MaskDtypeError(AssertionError, TypeError):
+    """An attention mask that is neither boolean nor floating (``multi_head_attention_forward``'s
+    ``attn_mask`` / ``key_padding_mask``): an integer mask of 0s and 1s reads as "masked / not
+    masked" to its writer but would be *added* to the scores. PyTorch refuses it with an
+    ``AssertionError``; ``TypeError`` is what the mistake is."""

@@ -9,6 +9,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
+from ...functional.errors import MaskDtypeError
 from ...ops.activation import ScaledSoftmax
 from ...ops.shape import TrilFill
 from ...tape import apply
@@ -237,20 +238,23 @@ def _mha_mask(name: str, attn_mask: Any, key_padding_mask: Any, heads: _MHAHeads
         if m.shape not in ((tgt_len, src_len), (bsz * heads.num, tgt_len, src_len)):
             raise ValueError(f"{name}: attn_mask of shape {m.shape} must be ({tgt_len}, {src_len}) "
                              f"or ({bsz * heads.num}, {tgt_len}, {src_len})")
-        add = _additive(m, like)
+        add = _additive("attn_mask", m, like)
         if add.ndim == 3:
             add = mf.reshape(add, (bsz, heads.num, tgt_len, src_len))
     if key_padding_mask is not None:
         kpm = _tensor(key_padding_mask, like)
         if kpm.shape != (bsz, src_len):
             raise ValueError(f"{name}: key_padding_mask of shape {kpm.shape} must be ({bsz}, {src_len})")
-        kadd = mf.reshape(_additive(kpm, like), (bsz, 1, 1, src_len))
+        kadd = mf.reshape(_additive("key_padding_mask", kpm, like), (bsz, 1, 1, src_len))
         add = kadd if add is None else add + kadd
     return add
 
 
-def _additive(m: Tensor, like: Tensor) -> Tensor:
-    """A boolean mask (True = masked) becomes 0 / -inf in ``like``'s dtype; a float mask is used as is."""
+def _additive(label: str, m: Tensor, like: Tensor) -> Tensor:
+    """A boolean mask (True = masked) becomes 0 / -inf in ``like``'s dtype; a float mask is used as is.
+    Any other dtype is refused (PyTorch's check): an integer 0/1 mask would be added, not masked."""
+    if m.dtype.kind not in "bf":
+        raise MaskDtypeError(f"only bool and floating types of {label} are supported, got {m.dtype}")
     if m.dtype.kind == "b":
         xp = like.device.xp
         allowed = xp.logical_not(m._data)
