@@ -93,3 +93,11 @@ class MaskDtypeError(AssertionError, TypeError):
     ``attn_mask`` / ``key_padding_mask``): an integer mask of 0s and 1s reads as "masked / not
     masked" to its writer but would be *added* to the scores. PyTorch refuses it with an
     ``AssertionError``; ``TypeError`` is what the mistake is."""
+
+
+class LayerDtypeMismatch(TypeError, RuntimeError, ValueError):
+    """A layer's input whose dtype is not its parameters' (float64 into a float32 ``Linear``,
+    integers into an ``LSTM``). ``TypeError`` is what the mistake is and what the engine raised
+    first; PyTorch raises ``RuntimeError`` from the kernels (``Linear``, convolutions, norms, the
+    cells, attention) and ``ValueError`` from ``RNN`` / ``LSTM`` / ``GRU``'s own check -- so a
+    handler written for PyTorch catches this one too."""

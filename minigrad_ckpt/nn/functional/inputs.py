@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ...functional.errors import LayerDtypeMismatch
 from ...tensor import Tensor
 
 
@@ -28,10 +29,11 @@ def _check_input_dtype(name: str, x: Tensor, param: Tensor | None) -> None:
     if param is None or x.dtype == param.dtype:
         return
     if x.dtype.kind not in "fc":
-        raise TypeError(f"{name}: got {x.dtype} input, but its parameters are {param.dtype}; convert the input "
-                        f"with x.float() or x.to({param.dtype})")
-    raise TypeError(f"{name}: got {x.dtype} input, but its parameters are {param.dtype}; convert the input "
-                    f"with x.to({param.dtype}) (x.float() for float32), or the layer with .to({x.dtype})")
+        raise LayerDtypeMismatch(f"{name}: got {x.dtype} input, but its parameters are {param.dtype}; convert "
+                                 f"the input with x.float() or x.to({param.dtype})")
+    raise LayerDtypeMismatch(f"{name}: got {x.dtype} input, but its parameters are {param.dtype}; convert the "
+                             f"input with x.to({param.dtype}) (x.float() for float32), or the layer with "
+                             f".to({x.dtype})")
 
 
 def _zeros_like(x: Tensor, shape: tuple[int, ...] | None = None) -> Tensor:
