@@ -9,7 +9,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
-from ...functional.errors import MaskDtypeError
+from ...functional.errors import InputMismatch, MaskDtypeError
 from ...ops.activation import ScaledSoftmax
 from ...ops.shape import TrilFill
 from ...tape import apply
@@ -41,13 +41,13 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
     if enable_gqa:
         k, v = _grouped(q, k), _grouped(q, v)
     if q.shape[-1] != k.shape[-1]:
-        raise ValueError(f"scaled_dot_product_attention: query {q.shape} and key {k.shape} "
-                         f"have different head dimensions")
+        raise InputMismatch(f"scaled_dot_product_attention: query {q.shape} and key {k.shape} "
+                            f"have different head dimensions")
     if k.shape[-2] != v.shape[-2]:
-        raise ValueError(f"scaled_dot_product_attention: key {k.shape} and value {v.shape} "
-                         f"have different sequence lengths")
+        raise InputMismatch(f"scaled_dot_product_attention: key {k.shape} and value {v.shape} "
+                            f"have different sequence lengths")
     if is_causal and attn_mask is not None:
-        raise ValueError("scaled_dot_product_attention: pass attn_mask or is_causal, not both")
+        raise InputMismatch("scaled_dot_product_attention: pass attn_mask or is_causal, not both")
     s = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
     mask = None if attn_mask is None else _tensor(attn_mask, q)
     if mask is not None and mask.dtype.kind != "b" and mask.dtype != q.dtype:  # it would change the output's dtype
@@ -64,8 +64,8 @@ def _grouped(q: Tensor, kv: Tensor) -> Tensor:
     head ``j`` serves query heads ``j * H/h`` to ``(j + 1) * H/h - 1``, as PyTorch's grouped-query
     attention (``repeat_interleave`` over dim -3)."""
     if q.ndim < 3 or kv.ndim < 3 or q.shape[-3] % kv.shape[-3]:
-        raise ValueError(f"scaled_dot_product_attention: enable_gqa needs the query's heads (dim -3) to be "
-                         f"a multiple of the key's and value's, got {q.shape} and {kv.shape}")
+        raise InputMismatch(f"scaled_dot_product_attention: enable_gqa needs the query's heads (dim -3) to "
+                            f"be a multiple of the key's and value's, got {q.shape} and {kv.shape}")
     group = q.shape[-3] // kv.shape[-3]
     lead, (h, t, d) = kv.shape[:-3], kv.shape[-3:]
     spread = mf.broadcast_to(mf.reshape(kv, lead + (h, 1, t, d)), lead + (h, group, t, d))
@@ -236,8 +236,8 @@ def _mha_mask(name: str, attn_mask: Any, key_padding_mask: Any, heads: _MHAHeads
     if attn_mask is not None:
         m = _tensor(attn_mask, like)
         if m.shape not in ((tgt_len, src_len), (bsz * heads.num, tgt_len, src_len)):
-            raise ValueError(f"{name}: attn_mask of shape {m.shape} must be ({tgt_len}, {src_len}) "
-                             f"or ({bsz * heads.num}, {tgt_len}, {src_len})")
+            raise InputMismatch(f"{name}: attn_mask of shape {m.shape} must be ({tgt_len}, {src_len}) "
+                                f"or ({bsz * heads.num}, {tgt_len}, {src_len})")
         add = _additive("attn_mask", m, like)
         if add.ndim == 3:
             add = mf.reshape(add, (bsz, heads.num, tgt_len, src_len))

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from ...backend import host_numpy
+from ...functional.errors import InputMismatch
 from ...functional.shape import concatenate, stack, swapaxes
 from ...tensor import Tensor
 from ..functional import pad
@@ -192,7 +193,7 @@ def pad_sequence(sequences: Sequence[Tensor] | Tensor, batch_first: bool = False
     before) each sequence, as PyTorch's ``pad_sequence``.  A tensor is taken as the sequence
     of its rows, as PyTorch takes it."""
     if padding_side not in ("right", "left"):
-        raise ValueError(f"pad_sequence: padding_side must be 'right' or 'left', got {padding_side!r}")
+        raise InputMismatch(f"pad_sequence: padding_side must be 'right' or 'left', got {padding_side!r}")
     if isinstance(sequences, Tensor):
         sequences = list(sequences)
     if not sequences:
