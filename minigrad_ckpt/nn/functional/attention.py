@@ -40,6 +40,9 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
     q, k, v = _tensor(query), _tensor(key, query), _tensor(value, query)
     if enable_gqa:
         k, v = _grouped(q, k), _grouped(q, v)
+    if not q.dtype == k.dtype == v.dtype:  # NumPy would promote: the output's dtype would change silently
+        raise InputMismatch(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
+                            f"{q.dtype} key.dtype: {k.dtype} and value.dtype: {v.dtype} instead.")
     if q.shape[-1] != k.shape[-1]:
         raise InputMismatch(f"scaled_dot_product_attention: query {q.shape} and key {k.shape} "
                             f"have different head dimensions")
