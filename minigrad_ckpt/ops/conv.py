@@ -532,7 +532,25 @@ def _reference_conv(np, x, w, stride, padding, dilation, groups):
 def _argmax_in_windows(xp, routing, kernel, stride, padding, dilation):
     win = _windows(xp, routing, kernel, stride, padding, dilation, fill=-xp.inf)
     n, c, kh, kw, ho, wo = win.shape
-    return xp.argmax(win.reshape(n, c, kh * kw, ho, wo), axis=2), (ho, wo)
+    flat = win.reshape(n, c, kh * kw, ho, wo)
+    idx = xp.argmax(flat, axis=2)
+    if any(padding):
+        idx = _past_the_padding(xp, flat, idx, routing.shape[2:], kernel, stride, padding, dilation)
+    return idx, (ho, wo)
+
+
+def _past_the_padding(xp, flat, idx, size, kernel, stride, padding, dilation):
+    """``idx`` with each window whose input taps are all -inf sent to its first input tap:
+    ``argmax`` ties such a window with its (-inf) padding and picks a padding tap, whose value
+    (0 in ``values``) would be the output; PyTorch's maximum there is -inf, at the first input
+    element.  (A window wholly in the padding keeps its pick: its caller overwrites it.)"""
+    picked = xp.take_along_axis(flat, idx[:, :, None], axis=2)[:, :, 0]
+    lost = picked == -xp.inf
+    if not bool(xp.scalar(lost.any())):
+        return idx
+    inside = _windows(xp, xp.ones((1, 1) + tuple(size), dtype=flat.dtype), kernel, stride, padding, dilation)
+    first_inside = xp.argmax(inside.reshape((1, 1, -1) + inside.shape[4:]), axis=2)
+    return xp.where(lost, first_inside, idx)
 
 
 @register_kernel
@@ -681,17 +699,20 @@ class _PoolGeometry(Op):
 
     def _reference_picks(self, np, routing):
         """Per output ``(a, b, i, j)``, the padded input position ``(y, x)`` of its window's first
-        maximum of ``routing`` (the first NaN, as in PyTorch), by direct loops: slow, obviously correct."""
+        maximum of ``routing`` (the first NaN, as in PyTorch; an input -inf before the -inf padding),
+        by direct loops: slow, obviously correct."""
         (kh, kw), (sh, sw), (ph, pw), (dh, dw) = self.geometry
         rp = np.pad(routing, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=-np.inf)
+        h, w = routing.shape[2:]
         for a, b, i, j in np.ndindex(self._pooled_shape(routing.shape)):
-            best, pos = -np.inf, None
+            best, pos, padded = -np.inf, None, True
             for u in range(kh):
                 for v in range(kw):
                     y, x = i * sh + u * dh, j * sw + v * dw
-                    r = rp[a, b, y, x]
-                    if pos is None or r > best or (np.isnan(r) and not np.isnan(best)):
-                        best, pos = r, (y, x)
+                    r, inside = rp[a, b, y, x], ph <= y < ph + h and pw <= x < pw + w
+                    if (pos is None or r > best or (np.isnan(r) and not np.isnan(best))
+                            or (padded and inside and r == best)):
+                        best, pos, padded = r, (y, x), not inside
             yield (a, b, i, j), pos
 
 
