@@ -23,6 +23,7 @@ def _minus_inf_corners(rng):
 
 INPUTS = {
     "minus_inf_corners": _minus_inf_corners,
+    "short_rows": lambda rng: 0.1 * rng.standard_normal((2, 3, 4)),  # norms below eps=0.5
 }
 
 CASES = {  # name: (input, function of (F, x))
@@ -32,4 +33,12 @@ CASES = {  # name: (input, function of (F, x))
     "max_pool2d_pad_minus_inf_dilated": ("minus_inf_corners",
                                          lambda F, x: F.max_pool2d(x, 2, 2, 1, 2, return_indices=True)),
     "max_pool1d_pad_minus_inf": ("minus_inf_corners", lambda F, x: F.max_pool1d(x[0], 3, 1, 1, return_indices=True)),
+    "cosine_similarity_clamped_norms": ("short_rows", lambda F, x: F.cosine_similarity(x[0], x[1], dim=1, eps=0.5)),
+    "cosine_similarity_one_clamped": ("short_rows",
+                                      lambda F, x: F.cosine_similarity(x[0], 10 * x[1], dim=-1, eps=0.5)),
 }
+
+# PyTorch's forward mode differs from its reverse mode here: cosine_similarity clamps the norms in
+# place under no_grad, which stops no tangent (forward mode ignores no_grad) but every gradient.
+# minigrad_ckpt follows the reverse mode in both (one derivative), so its jvp is not PyTorch's.
+JVP_NOT_TORCH = {"cosine_similarity_clamped_norms", "cosine_similarity_one_clamped"}

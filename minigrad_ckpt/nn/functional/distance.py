@@ -56,9 +56,15 @@ def cosine_similarity(x1: Any, x2: Any, axis: int | None = None, eps: float = 1e
         shape = host_numpy.broadcast_shapes(a.shape, b.shape)
         a, b = mf.broadcast_to(a, shape), mf.broadcast_to(b, shape)
     ax = _axis(axis, dim, default=1)
-    na = mf.maximum(_p_norm(a, 2, ax, keepdims=True), eps)
-    nb = mf.maximum(_p_norm(b, 2, ax, keepdims=True), eps)
+    na, nb = _clamped_keeping_gradient(_p_norm(a, 2, ax, keepdims=True), eps), \
+        _clamped_keeping_gradient(_p_norm(b, 2, ax, keepdims=True), eps)
     return mf.sum((a / na) * (b / nb), axis=ax)
+
+
+def _clamped_keeping_gradient(norm: Tensor, eps: float) -> Tensor:
+    """``max(norm, eps)`` in value, ``norm``'s derivative everywhere: PyTorch clamps the norms in place
+    under ``no_grad``, so a norm below ``eps`` still passes its gradient (``max`` would stop it)."""
+    return mf.maximum(norm, eps).detach() + (norm - norm.detach())
 
 
 def pairwise_distance(x1: Any, x2: Any, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
