@@ -24,6 +24,7 @@ def _minus_inf_corners(rng):
 INPUTS = {
     "minus_inf_corners": _minus_inf_corners,
     "short_rows": lambda rng: 0.1 * rng.standard_normal((2, 3, 4)),  # norms below eps=0.5
+    "rows": lambda rng: rng.standard_normal((4, 5)),
 }
 
 CASES = {  # name: (input, function of (F, x))
@@ -36,6 +37,8 @@ CASES = {  # name: (input, function of (F, x))
     "cosine_similarity_clamped_norms": ("short_rows", lambda F, x: F.cosine_similarity(x[0], x[1], dim=1, eps=0.5)),
     "cosine_similarity_one_clamped": ("short_rows",
                                       lambda F, x: F.cosine_similarity(x[0], 10 * x[1], dim=-1, eps=0.5)),
+    "linear_vector_weight": ("rows", lambda F, x: F.linear(x[1:], x[0])),
+    "linear_vector_weight_vector_input": ("rows", lambda F, x: F.linear(x[1], x[0])),
 }
 
 # PyTorch's forward mode differs from its reverse mode here: cosine_similarity clamps the norms in

@@ -30,8 +30,12 @@ def linear(input: Any, weight: Any, bias: Any = None) -> Tensor:
             f"linear: input of shape {xs} does not match weight of shape {ws} "
             f"(expects in_features={ws[-1]} as the input's last axis)"
         )
+    if len(ws) == 1 and bias is None:  # PyTorch's matmul: one output feature, its axis dropped
+        _check_input_dtype("linear", input, w)
+        return mf.matmul(input, w)
     if len(ws) != 2:
-        raise InputMismatch(f"linear: weight must be 2-D (out_features, in_features), got {ws}")
+        raise InputMismatch(f"linear: weight must be 2-D (out_features, in_features), or 1-D without a bias, "
+                            f"got {ws}")
     _check_input_dtype("linear", input, w)
     b = None
     if bias is not None:
