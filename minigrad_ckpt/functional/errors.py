@@ -101,3 +101,9 @@ class LayerDtypeMismatch(TypeError, RuntimeError, ValueError):
     first; PyTorch raises ``RuntimeError`` from the kernels (``Linear``, convolutions, norms, the
     cells, attention) and ``ValueError`` from ``RNN`` / ``LSTM`` / ``GRU``'s own check -- so a
     handler written for PyTorch catches this one too."""
+
+
+class ClassValueOutOfRange(RuntimeError, IndexError):
+    """A class index below 0 or not below the number of classes (``one_hot``): PyTorch's
+    ``RuntimeError`` ("Class values must be non-negative"), and the ``IndexError`` the engine
+    raised before."""

@@ -7,6 +7,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy as np
 from ...functional import _tensor
+from ...functional.errors import ClassValueOutOfRange, InputMismatch
 from ...grad_mode import no_grad
 from ...ops import indexing as _ix
 from ...tape import apply, watch_versions
@@ -87,12 +88,12 @@ def one_hot(input: Any, num_classes: int = -1) -> Tensor:
     if input.dtype.kind not in "iu":
         raise TypeError(f"one_hot: expects integers, got {input.dtype}")
     if num_classes < 0 and not input.size:  # PyTorch's rule: no value to read the count from
-        raise ValueError("one_hot: can not infer the number of classes from an empty tensor; give num_classes")
+        raise InputMismatch("one_hot: can not infer the number of classes from an empty tensor; give num_classes")
     xp = input.device.xp
     lo = xp.scalar(xp.min(input._data)) if input.size else 0
     hi = xp.scalar(xp.max(input._data)) if input.size else -1
     n = hi + 1 if num_classes < 0 else num_classes
     if input.size and (lo < 0 or hi >= n):
-        raise IndexError(f"one_hot: class values must be in [0, {n})")
+        raise ClassValueOutOfRange(f"one_hot: class values must be in [0, {n})")
     out = (input._data[..., None] == xp.arange(n)).astype(xp.int64)
     return Tensor.constant(out, input.device)
