@@ -16,6 +16,7 @@ from ... import functional as mf
 from ... import random as _random
 from ...functional import _tensor, normalize_axis
 from ...functional.arguments import in_default_float, refuse_complex
+from ...functional.errors import InputMismatch
 from ...functional.torch_methods import refuse_complex_input
 from ...ops import activation as _act
 from ...ops import dropout as _drop
@@ -61,7 +62,7 @@ def gelu(input: Any, approximate: str = "none") -> Tensor:
     if input.dtype.kind == "c":
         raise TypeError("gelu: implemented for real input only (its erf is the real one), as PyTorch's")
     if approximate not in ("none", "tanh"):
-        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+        raise InputMismatch(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
     return apply(_act.Gelu(approximate=approximate), input)
 
 
@@ -195,7 +196,7 @@ def prelu(input: Any, weight: Any) -> Tensor:
     if w.size == 1 and w.ndim <= 1:  # one slope, 0-d or (1,): the output keeps the input's shape
         w = mf.reshape(w, ())
     elif w.ndim != 1 or input.ndim < 2 or input.shape[1] != w.shape[0]:
-        raise ValueError(f"prelu: weight of shape {w.shape} needs one value (a 0-d or 1-element weight) or one "
+        raise InputMismatch(f"prelu: weight of shape {w.shape} needs one value (a 0-d or 1-element weight) or one "
                          f"per channel (dim 1) of input {input.shape}")
     else:
         w = mf.reshape(w, (1, -1) + (1,) * (input.ndim - 2))
@@ -228,7 +229,7 @@ def celu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     if inplace:
         return written_in_place("celu", input, celu, alpha)
     if alpha == 0:
-        raise ValueError("celu: alpha must not be 0")
+        raise InputMismatch("celu: alpha must not be 0")
     input = _tensor(input)
     pos = _not_at_most_zero(input)
     neg = mf.where(pos, 0.0, input)  # the exp only sees x <= 0
@@ -239,10 +240,10 @@ def glu(input: Any, axis: int | None = None, *, dim: int | None = None) -> Tenso
     """The gated linear unit: ``a * sigmoid(b)`` for the two halves ``a``, ``b`` of ``input`` along ``axis``."""
     input = _tensor(input)
     if input.ndim == 0:
-        raise ValueError("glu: a 0-d input has no axis to halve")
+        raise InputMismatch("glu: a 0-d input has no axis to halve")
     (ax,) = normalize_axis(_axis(axis, dim), input.ndim)
     if input.shape[ax] % 2:
-        raise ValueError(f"glu: the halved axis {ax} of shape {input.shape} must have an even length")
+        raise InputMismatch(f"glu: the halved axis {ax} of shape {input.shape} must have an even length")
     a, b = mf.split(input, 2, axis=ax)
     return a * mf.sigmoid(b)
 
@@ -295,7 +296,7 @@ def threshold(input: Any, threshold: float, value: float, inplace: bool = False)
 def softshrink(input: Any, lambd: float = 0.5) -> Tensor:
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between; NaN stays NaN."""
     if lambd < 0:
-        raise ValueError(f"softshrink: lambd must be >= 0, got {lambd}")
+        raise InputMismatch(f"softshrink: lambd must be >= 0, got {lambd}")
     input = _tensor(input)
     # NaN fails both tests: it takes the branch x - lambd and stays NaN (PyTorch's)
     return mf.where(input < -lambd, input + lambd, mf.where(input <= lambd, 0.0, input - lambd))
@@ -315,7 +316,7 @@ def rrelu(input: Any, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: 
     if inplace:
         return written_in_place("rrelu", input, rrelu, lower, upper, training)
     if not 0 <= lower <= upper:
-        raise ValueError(f"rrelu: need 0 <= lower <= upper, got lower={lower}, upper={upper}")
+        raise InputMismatch(f"rrelu: need 0 <= lower <= upper, got lower={lower}, upper={upper}")
     input = _tensor(input)
     if not training:
         return mf.where(input > 0, input, input * ((lower + upper) / 2))

@@ -14,6 +14,7 @@ from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
 from ...functional import linalg as _linalg
+from ...functional.errors import InputMismatch
 from ...functional.linalg_derived import vector_norm
 from ...functional.promotion import promoted
 from ...tensor import Tensor
@@ -83,9 +84,9 @@ def pdist(input: Any, p: float = 2.0) -> Tensor:
     ``N (N - 1) / 2`` values."""
     input = _tensor(input)
     if input.ndim != 2:
-        raise ValueError(f"pdist: expected a 2-D (N, M) input, got shape {input.shape}")
+        raise InputMismatch(f"pdist: expected a 2-D (N, M) input, got shape {input.shape}")
     if p < 0:
-        raise ValueError(f"pdist: p must be >= 0, got {p}")
+        raise InputMismatch(f"pdist: p must be >= 0, got {p}")
     n = input.shape[0]
     i, j = (a.tolist() for a in host_numpy.triu_indices(n, 1))
     return _p_norm(mf.take(input, i, axis=0) - mf.take(input, j, axis=0), p, -1)
@@ -99,9 +100,9 @@ def cdist(x1: Any, x2: Any, p: float = 2.0, compute_mode: str = "use_mm_for_eucl
     a = _tensor(x1)
     b = _tensor(x2, a)
     if a.ndim < 2 or b.ndim < 2 or a.shape[-1] != b.shape[-1]:
-        raise ValueError(f"cdist: expected (..., P, M) and (..., R, M) inputs, got {a.shape} and {b.shape}")
+        raise InputMismatch(f"cdist: expected (..., P, M) and (..., R, M) inputs, got {a.shape} and {b.shape}")
     if p < 0:
-        raise ValueError(f"cdist: p must be >= 0, got {p}")
+        raise InputMismatch(f"cdist: p must be >= 0, got {p}")
     if compute_mode not in ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
                             "donot_use_mm_for_euclid_dist"):
         raise ValueError(f"cdist: unknown compute_mode {compute_mode!r}")
