@@ -137,6 +137,10 @@ def avg_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     inside the padded input; ``divisor_override`` divides every window's sum by that number.
     """
     input, unbatched = _batched(_tensor(input), "avg_pool2d")
+    if input.dtype.kind in "iu":  # PyTorch's integer mean: the same dtype, the quotient truncated toward 0
+        means = avg_pool2d(mf.astype(input, "float64"), kernel_size, stride, padding, ceil_mode,
+                           count_include_pad, divisor_override)
+        return mf.astype(mf.trunc(mf.squeeze(means, 0) if unbatched else means), input.dtype)
     k, s, p, _ = _pool_args(input, kernel_size, stride, padding, 1, "avg_pool2d", ceil_mode)
     if divisor_override is not None and int(divisor_override) == 0:
         raise InputMismatch("avg_pool2d: divisor_override must be non-zero")
