@@ -1,4 +1,4 @@
-"""``avg_pool1d``/``avg_pool2d`` of an integer tensor keep its dtype and truncate each window's
+"""``avg_pool1d``/``avg_pool2d``/``avg_pool3d`` of an integer tensor keep its dtype and truncate each window's
 mean toward zero, as PyTorch's integer kernels do (the engine returned float32 means)."""
 
 from __future__ import annotations
@@ -32,3 +32,14 @@ def test_integer_means_truncate_toward_zero(dtype, kw):
     want = np.trunc(F.avg_pool2d(mg.tensor(x.astype("float64")), **kw).numpy()).astype(dtype)
     assert out.dtype == np.dtype(dtype)
     np.testing.assert_array_equal(out.numpy(), want)
+
+
+def test_avg_pool3d_known_values_from_torch():
+    # torch.nn.functional.avg_pool3d(torch.arange(-20, 28).reshape(1, 1, 3, 4, 4), 2, 1)[0, 0, 0]
+    out = F.avg_pool3d(mg.tensor(X.reshape(1, 1, 3, 4, 4)), 2, 1)
+    assert out.dtype == np.int64
+    np.testing.assert_array_equal(out.numpy()[0, 0, 0], [[-9, -8, -7], [-5, -4, -3], [-1, 0, 0]])
+    unbatched = F.avg_pool3d(mg.tensor(X.reshape(1, 3, 4, 4)), 2, 1, 1, ceil_mode=True, count_include_pad=False)
+    want = np.trunc(F.avg_pool3d(mg.tensor(X.reshape(1, 3, 4, 4).astype("float64")), 2, 1, 1, ceil_mode=True,
+                                 count_include_pad=False).numpy())
+    np.testing.assert_array_equal(unbatched.numpy(), want)

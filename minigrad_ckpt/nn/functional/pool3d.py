@@ -21,7 +21,14 @@ from ...functional.arguments import refuse_complex
 from ...functional.errors import InputMismatch
 from ...tensor import Tensor
 from .conv import _batched, _ntuple
-from .pooling import _adaptive_max_pool, _check_pooled_sizes, _max_unpool, _pooled_size, _window_counts
+from .pooling import (
+    _adaptive_max_pool,
+    _check_pooled_sizes,
+    _max_unpool,
+    _pooled_size,
+    _truncated_integer_mean,
+    _window_counts,
+)
 
 __all__ = [
     "max_pool3d", "avg_pool3d", "adaptive_max_pool3d", "max_unpool3d",
@@ -90,7 +97,11 @@ def max_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
 def avg_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """Mean over 3-D windows with PyTorch's divisors (``count_include_pad``, ``ceil_mode``'s clipped
-    windows, ``divisor_override``)."""
+    windows, ``divisor_override``; an integer tensor keeps its dtype, each mean truncated toward 0)."""
+    input = _tensor(input)
+    if input.dtype.kind in "iu":
+        return _truncated_integer_mean(avg_pool3d, input, kernel_size, stride, padding, ceil_mode,
+                                      count_include_pad, divisor_override)
     input, unbatched = _batched5("avg_pool3d", input)
     if divisor_override is not None and int(divisor_override) == 0:
         raise InputMismatch("avg_pool3d: divisor_override must be non-zero")

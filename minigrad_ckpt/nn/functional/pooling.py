@@ -128,6 +128,12 @@ def _window_counts(size: int, k: int, s: int, p: int, out: int, include_pad: boo
     return host_numpy.minimum(end, size) - host_numpy.maximum(start, 0)
 
 
+def _truncated_integer_mean(pool: Any, input: Tensor, *args: Any) -> Tensor:
+    """PyTorch's average pooling of an integer tensor: its dtype, each window's mean truncated toward 0
+    (``pool`` runs on a float64 copy)."""
+    return mf.astype(mf.trunc(pool(mf.astype(input, "float64"), *args)), input.dtype)
+
+
 def avg_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """Mean over windows (a depthwise convolution with a constant kernel), PyTorch's divisors.
@@ -136,11 +142,11 @@ def avg_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     ``ceil_mode=True`` keeps a last partial window, whose divisor counts only the places
     inside the padded input; ``divisor_override`` divides every window's sum by that number.
     """
-    input, unbatched = _batched(_tensor(input), "avg_pool2d")
-    if input.dtype.kind in "iu":  # PyTorch's integer mean: the same dtype, the quotient truncated toward 0
-        means = avg_pool2d(mf.astype(input, "float64"), kernel_size, stride, padding, ceil_mode,
-                           count_include_pad, divisor_override)
-        return mf.astype(mf.trunc(mf.squeeze(means, 0) if unbatched else means), input.dtype)
+    input = _tensor(input)
+    if input.dtype.kind in "iu":
+        return _truncated_integer_mean(avg_pool2d, input, kernel_size, stride, padding, ceil_mode,
+                                      count_include_pad, divisor_override)
+    input, unbatched = _batched(input, "avg_pool2d")
     k, s, p, _ = _pool_args(input, kernel_size, stride, padding, 1, "avg_pool2d", ceil_mode)
     if divisor_override is not None and int(divisor_override) == 0:
         raise InputMismatch("avg_pool2d: divisor_override must be non-zero")
