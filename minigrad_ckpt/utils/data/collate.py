@@ -183,10 +183,15 @@ def default_convert(data: Any) -> Any:
     NumPy arrays and NumPy scalars become tensors (sharing the array's memory, as ``mg.as_tensor``),
     inside mappings, namedtuples and sequences too, with :func:`default_collate`'s container rules
     (a tuple becomes a list, a list subclass or a defaultdict keeps its type, a ``range`` becomes a
-    list); Python numbers, strings, tensors and arrays of strings stay as they are."""
+    list); Python numbers, strings, tensors, arrays of strings and NumPy array subclasses from a
+    submodule (``np.ma.MaskedArray``, ``np.recarray``: their mask or fields would be lost) stay as
+    they are."""
     np = host_numpy
     if isinstance(data, (np.ndarray, np.generic)):
-        if data.dtype.kind in "USO":  # strings and objects have no tensor
+        # PyTorch converts only types NumPy's top-level module defines (ndarray, memmap, matrix,
+        # scalars): a subclass from a submodule (a MaskedArray, a recarray) stays as it is, which
+        # keeps a mask that a tensor would silently drop
+        if data.dtype.kind in "USO" or type(data).__module__ != "numpy":  # strings and objects have no tensor
             return data
         return as_tensor(data)
     if isinstance(data, Mapping):
