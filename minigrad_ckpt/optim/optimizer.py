@@ -37,7 +37,20 @@ from ..nn.module import _HookHandle
 from ..tensor import Tensor
 from ._common import complex_of_real, real_view, scalar_tensor
 
-__all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
+__all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook", "required"]
+
+
+class _RequiredParameter:
+    """The type of :data:`required`."""
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+#: PyTorch's sentinel for a hyper-parameter with no default: a subclass writes
+#: ``def __init__(self, params, lr=required)``, and a group that does not give ``lr`` is a
+#: ``ValueError`` when it is added rather than a ``required`` object reaching the update.
+required = _RequiredParameter()
 
 
 class Optimizer:
@@ -126,6 +139,8 @@ class Optimizer:
             if not (p.is_leaf or p.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
         for k, v in self.defaults.items():
+            if v is required and k not in group:
+                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {k}")
             group.setdefault(k, v)
         if len({id(p) for p in ps}) != len(ps):
             warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
