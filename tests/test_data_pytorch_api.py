@@ -135,8 +135,10 @@ def test_weighted_random_sampler_frequencies_and_zero_weights():
     # torch: sorted(WeightedRandomSampler([1., 1., 1.], 3, replacement=False)) == [0, 1, 2]
     assert sorted(WeightedRandomSampler([1.0, 1.0, 1.0], 3, replacement=False)) == [0, 1, 2]
     assert set(WeightedRandomSampler(mg.tensor([0.0, 2.0, 0.0, 1.0]), 2, replacement=False)) == {1, 3}
+    # torch: without replacement a zero weight follows the spent positive ones; only n > len(weights) fails
+    assert list(WeightedRandomSampler([1.0, 0.0], 2, replacement=False)) == [0, 1]
     with pytest.raises(RuntimeError, match="without replacement"):
-        list(WeightedRandomSampler([1.0, 0.0], 2, replacement=False))
+        list(WeightedRandomSampler([1.0, 0.0], 3, replacement=False))
     with pytest.raises(ValueError, match="num_samples"):
         WeightedRandomSampler([1.0], 0)
 

@@ -170,8 +170,9 @@ class WeightedRandomSampler(Sampler):
     """``num_samples`` indices in ``[0, len(weights))``, index ``i`` drawn with probability
     ``weights[i] / sum(weights)``, as PyTorch's ``WeightedRandomSampler`` (``torch.multinomial`` of
     the weights): with ``replacement`` (the default) independent draws; without it each index at
-    most once, so ``num_samples`` may not exceed the number of positive weights.  A zero weight is
-    never drawn.  One key from ``generator`` (or the engine's generator) per ``iter()``."""
+    most once, so ``num_samples`` may not exceed ``len(weights)``.  A zero weight is drawn only
+    without replacement, once every positive weight has been (as PyTorch's; here in index order).
+    One key from ``generator`` (or the engine's generator) per ``iter()``."""
 
     def __init__(self, weights: Any, num_samples: int, replacement: bool = True,
                  generator: _random.Generator | None = None) -> None:
@@ -201,9 +202,12 @@ class WeightedRandomSampler(Sampler):
             idx = host_numpy.searchsorted(cdf, u * cdf[-1], side="right")
             idx = host_numpy.minimum(idx, host_numpy.flatnonzero(w)[-1])  # u * total rounding up to total
         else:  # an exponential race: each index's -log(1 - u) / weight, the num_samples smallest win
-            if n > int((w > 0).sum()):
-                raise RuntimeError(f"WeightedRandomSampler: cannot draw {n} samples without replacement from "
-                                   f"{int((w > 0).sum())} positive weights")
+            # PyTorch's multinomial refuses only more samples than indices: once the positive weights are
+            # spent, zero-weight indices follow (their race time is infinite; here in index order, in
+            # PyTorch in its topk's order among ties)
+            if n > len(w):
+                raise RuntimeError(f"WeightedRandomSampler: cannot sample n_sample > prob_dist.size(-1) samples "
+                                   f"without replacement ({n} > {len(w)})")
             race = host_numpy.where(w > 0, -host_numpy.log1p(-u) / host_numpy.where(w > 0, w, 1), host_numpy.inf)
             idx = host_numpy.argsort(race, kind="stable")[:n]
         return iter(idx.astype(host_numpy.int64).tolist())
