@@ -179,8 +179,18 @@ class Prod(_Reduction):
         # second derivative with create_graph=True still sees it.
         zsum = xp.sum(xp.where(is_zero, x, 0), axis=self.axes, keepdims=True)
         two_zeros_here = xp.logical_and(zeros == 2, is_zero)
+        beside_zero = self._finite_beside_zero(xp, x, no_zero) if bool(xp.any(zeros == 1)) else no_zero
         return xp.where(zeros == 0, no_zero, xp.where(one_zero_here, others, xp.where(
-            zeros == 1, no_zero * zsum, xp.where(two_zeros_here, others * (zsum - x), 0))))
+            zeros == 1, beside_zero * zsum, xp.where(two_zeros_here, others * (zsum - x), 0))))
+
+    def _finite_beside_zero(self, xp, x, no_zero):
+        """``no_zero`` where it is finite or another factor is inf/NaN, else 0: beside a single
+        zero factor the derivative is that zero times the other factors, 0 unless one of them is
+        inf or NaN.  ``prod / x_i`` is inf when the non-zero factors' product overflows
+        ([1e200, 1e200, 0]) or ``x_i`` is itself inf, and inf times the zero would be NaN."""
+        bad = xp.logical_not(xp.isfinite(x))
+        bad_others = xp.sum(bad, axis=self.axes, keepdims=True) > xp.where(bad, 1, 0)
+        return xp.where(xp.logical_or(bad_others, xp.isfinite(no_zero)), no_zero, 0)
 
     def reference(self, np, x):
         return np.prod(x, axis=self.axes, keepdims=self.keepdims)
