@@ -283,6 +283,15 @@ def _bound(b: Any, x: Tensor) -> Any:
     return operand(b, x)
 
 
+def _where_int(v: Any, other: Any) -> Any:
+    """A Python int branch of ``where`` beside an integer tensor, by PyTorch's checked conversion:
+    ``where(c, int8_tensor, 500)`` is an error, not 500 wrapped to -12 (-1 beside uint8 is 255)."""
+    if (isinstance(v, (int, host_numpy.integer)) and not isinstance(v, (bool, host_numpy.bool_))
+            and isinstance(other, Tensor) and other.dtype.kind in "iu"):
+        return checked_int("where", v, other.dtype)
+    return v
+
+
 def where(condition: Any, x: Any = None, y: Any = None) -> Any:
     """``x`` where ``condition`` is true, else ``y``; with the condition alone, NumPy's and
     PyTorch's ``where(condition)``: the indices where it is true, a tuple of index tensors.
@@ -302,6 +311,7 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Any:
     cond = as_tensor(condition, like)
     if cond.dtype != host_numpy.bool_:
         cond = cond != 0
+    x, y = _where_int(x, y), _where_int(y, x)
     x, y = operand(x, cond), operand(y, cond)
     if not isinstance(x, Tensor) and not isinstance(y, Tensor):  # two numbers: PyTorch's dtype, not NumPy's
         x = Tensor._from_data(x, dtype=result_type(x, y), device=cond.device)
