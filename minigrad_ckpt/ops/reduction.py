@@ -179,7 +179,7 @@ class Prod(_Reduction):
         # second derivative with create_graph=True still sees it.
         zsum = xp.sum(xp.where(is_zero, x, 0), axis=self.axes, keepdims=True)
         two_zeros_here = xp.logical_and(zeros == 2, is_zero)
-        beside_zero = self._finite_beside_zero(xp, x, no_zero) if bool(xp.any(zeros == 1)) else no_zero
+        beside_zero = self._finite_beside_zero(xp, x, no_zero)  # no test on the host: no device sync
         return xp.where(zeros == 0, no_zero, xp.where(one_zero_here, others, xp.where(
             zeros == 1, beside_zero * zsum, xp.where(two_zeros_here, others * (zsum - x), 0))))
 
