@@ -175,6 +175,11 @@ def power(x: Any, y: Any) -> Tensor:
         # checked before the exponent is promoted: an unsigned base would wrap -1 to 255 and
         # answer x ** 255 silently (NumPy raises only for a signed exponent, a ValueError)
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if (isinstance(x, Tensor) and x.dtype.kind in "iu" and isinstance(y, (int, host_numpy.integer))
+            and not isinstance(y, (bool, host_numpy.bool_))):
+        # PyTorch converts the exponent to the base's dtype, checked: int8 ** 300 is an error,
+        # where NumPy's int8 ** 300 wraps silently
+        y = checked_int("pow", y, x.dtype)
     if isinstance(y, Tensor) and y.dtype.kind in "iu" and is_integral(x):
         return _integer_power(x, y)
     return binary(_POW, x, y)
