@@ -104,8 +104,9 @@ from .executor import Executor  # noqa: E402
 from .jit import _assert, _check  # noqa: E402, F401  (PyTorch's torch._assert / torch._check, which model code calls)
 from .func import vmap  # noqa: E402  (PyTorch's torch.vmap, torch.func.vmap)
 from .nn.functional import (  # noqa: E402  (PyTorch's top-level names of these nn functions, same signatures)
-    bilinear, celu, conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, cosine_similarity, hardshrink,
-    pairwise_distance, pdist, pixel_shuffle, pixel_unshuffle, prelu, rrelu, selu, threshold,
+    bilinear, celu, celu_, conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, cosine_similarity, hardshrink,
+    pairwise_distance, pdist, pixel_shuffle, pixel_unshuffle, prelu, relu_, rrelu, rrelu_, selu, selu_, threshold,
+    threshold_,
 )
 from .nn.functional.distance import cdist  # noqa: E402  (PyTorch has it at the top level only)
 from .snapshot.saveload import load, save  # noqa: E402
@@ -122,7 +123,7 @@ newaxis = None  # x[:, mg.newaxis] adds a dim, as None does
 #: nn functions PyTorch also offers at the top level (torch.conv2d, torch.selu, ...), with the same signatures
 _NN_FUNCTIONS = ("bilinear", "celu", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
                  "cosine_similarity", "hardshrink", "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle",
-                 "prelu", "rrelu", "selu", "threshold")
+                 "prelu", "rrelu", "selu", "threshold", "celu_", "relu_", "rrelu_", "selu_", "threshold_")
 
 __all__ = [
     # tensors and creation

@@ -11,6 +11,7 @@ lives in a module of its own:
 
 =====================  ===================================================
 ``activation``         ``relu``, ``gelu``, ``softmax``, ``softplus``, ...
+``activation_inplace`` ``relu_``, ``leaky_relu_``, ... (``inplace=True``)
 ``linear``             ``linear``
 ``conv``               ``conv1d``, ``conv2d``, ``conv_transpose1d``, ``conv_transpose2d``
 ``conv3d``             ``conv3d`` (2-D convolutions over the depth), ``conv_transpose3d``, ``adaptive_avg_pool3d``
@@ -41,6 +42,7 @@ lives in a module of its own:
 from __future__ import annotations
 
 from .activation import *  # noqa: F403
+from .activation_inplace import *  # noqa: F403
 from .attention import *  # noqa: F403
 from .conv import *  # noqa: F403
 from .conv3d import *  # noqa: F403
@@ -70,6 +72,7 @@ __all__ = [
     "nll_loss", "mse_loss", "binary_cross_entropy_with_logits", "linear", "conv2d", "max_pool2d", "avg_pool2d",
     "layer_norm", "batch_norm", "dropout", "embedding", "scaled_dot_product_attention", "multi_head_attention_forward",
     "one_hot", "pad",
+    "relu_", "elu_", "celu_", "selu_", "leaky_relu_", "hardtanh_", "rrelu_", "threshold_",
     "softplus", "logsigmoid", "mish", "elu", "hardtanh", "prelu", "dropout2d", "conv1d", "max_pool1d",
     "avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "conv_transpose2d", "group_norm", "rms_norm",
     "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "kl_div", "cosine_embedding_loss",

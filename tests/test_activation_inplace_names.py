@@ -1,0 +1,48 @@
+"""PyTorch's in-place activation spellings: ``F.relu_``, ``F.elu_``, ``F.celu_``, ``F.selu_``,
+``F.leaky_relu_``, ``F.hardtanh_``, ``F.rrelu_``, ``F.threshold_`` and the top-level ``mg.relu_``,
+``mg.celu_``, ``mg.selu_``, ``mg.rrelu_``, ``mg.threshold_`` (each an AttributeError before).
+
+Expected values: torch 2.13 on the same calls (``torch.relu_(torch.tensor([-1., 3.]))``, ...).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+import minigrad_ckpt.nn.functional as F
+
+CASES = [
+    (F.relu_, (), [-1.0, 3.0], [0.0, 3.0]),
+    (mg.relu_, (), [-1.0, 3.0], [0.0, 3.0]),
+    (F.leaky_relu_, (0.1,), [-1.0, 3.0], [-0.1, 3.0]),
+    (F.hardtanh_, (), [-5.0, 0.5], [-1.0, 0.5]),
+    (F.threshold_, (1.0, -7.0), [0.1, 2.0], [-7.0, 2.0]),
+    (mg.threshold_, (1.0, -7.0), [0.1, 2.0], [-7.0, 2.0]),
+    (F.elu_, (), [-1.0, 2.0], [-0.6321205588285577, 2.0]),
+    (F.selu_, (), [-1.0], [-1.1113307378125625]),
+    (mg.selu_, (), [-1.0], [-1.1113307378125625]),
+    (F.celu_, (2.0,), [-1.0], [-0.7869386805747332]),
+    (mg.celu_, (2.0,), [-1.0], [-0.7869386805747332]),
+    (F.rrelu_, (), [-1.0], [-0.22916666666666666]),  # eval: the mean slope (1/8 + 1/3) / 2
+    (mg.rrelu_, (), [-1.0], [-0.22916666666666666]),
+]
+
+
+@pytest.mark.parametrize("fn, args, x, want", CASES, ids=lambda c: getattr(c, "__name__", None))
+@pytest.mark.parametrize("dtype", [mg.float32, mg.float64], ids=str)
+def test_each_writes_its_activation_into_its_input(fn, args, x, want, dtype):
+    t = mg.tensor(x, dtype=dtype)
+    out = fn(t, *args)
+    assert out is t
+    np.testing.assert_allclose(t.numpy(), want, rtol=1e-6 if dtype == mg.float32 else 1e-15)
+
+
+def test_the_in_place_rules_hold():
+    w = mg.tensor([-1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf"):
+        F.relu_(w)
+    h = w * 3
+    F.leaky_relu_(h, 0.5)  # recorded: the gradient is the activation's
+    h.sum().backward()
+    assert w.grad.tolist() == [1.5, 3.0]
