@@ -258,3 +258,13 @@ def test_entr_second_derivative_is_minus_one_over_x():
     (g,) = mg.autograd.grad(S.entr(x).sum(), x, create_graph=True)
     (gg,) = mg.autograd.grad(g.sum(), x)
     np.testing.assert_allclose(gg.numpy(), [-2.0, -0.5], rtol=1e-15)  # torch: same, -1/x
+
+
+@pytest.mark.parametrize("dtype", [mg.float32, mg.float64], ids=str)
+def test_incomplete_gamma_at_an_infinite_shape(dtype):
+    # torch 2.13 and SciPy: gammainc(inf, x) = 0 and gammaincc(inf, x) = 1 for finite x >= 0,
+    # NaN for x = inf or x < 0 (they were NaN everywhere here)
+    a = mg.tensor([np.inf] * 4, dtype=dtype)
+    x = mg.tensor([0.0, 1.0, np.inf, -1.0], dtype=dtype)
+    np.testing.assert_array_equal(mg.special.gammainc(a, x).numpy(), [0.0, 0.0, np.nan, np.nan])
+    np.testing.assert_array_equal(mg.special.gammaincc(a, x).numpy(), [1.0, 1.0, np.nan, np.nan])

@@ -64,6 +64,9 @@ def _split(xp: Any, a: Any, x: Any, upper: bool) -> Any:
         r = xp.where(ok, value, xp.where((a > 0) & xp.isfinite(a) & (x >= 0), edge, zero + xp.nan))
         # a = 0: P(0, x) = 1 for x > 0, the limit PyTorch and SciPy take (the mass sits at 0)
         r = xp.where((a == 0) & (x > 0), zero + at_inf, r)
+        # a = inf: every finite x >= 0 lies at the bottom of the distribution (P = 0, Q = 1), as
+        # PyTorch and SciPy answer; x = inf beside it stays NaN
+        r = xp.where((a == xp.inf) & (x >= 0) & xp.isfinite(x), zero + at_zero, r)
         return xp.where(xp.isnan(a) | xp.isnan(x), a + x, r)
 
 
