@@ -191,6 +191,15 @@ TARGET = mg.tensor(np.random.default_rng(0).random((4, 6)).astype(np.float32))
 FUNCTIONALS = {
     "relu": ((4, 6), lambda x: F.relu(x)),
     "leaky_relu": ((4, 6), lambda x: F.leaky_relu(x, 0.1)),
+    # the in-place spellings write into an intermediate (a segment's input is a leaf here)
+    "relu_": ((4, 6), lambda x: F.relu_(x * 2)),
+    "leaky_relu_": ((4, 6), lambda x: F.leaky_relu_(x * 2, 0.1)),
+    "elu_": ((4, 6), lambda x: F.elu_(x * 2)),
+    "celu_": ((4, 6), lambda x: F.celu_(x * 2, 0.5)),
+    "selu_": ((4, 6), lambda x: F.selu_(x * 2)),
+    "hardtanh_": ((4, 6), lambda x: F.hardtanh_(x * 2)),
+    "rrelu_": ((4, 6), lambda x: F.rrelu_(x * 2)),
+    "threshold_": ((4, 6), lambda x: F.threshold_(x * 2, 0.1, -1.0)),
     "gelu": ((4, 6), lambda x: F.gelu(x)),
     "silu": ((4, 6), lambda x: F.silu(x)),
     "sigmoid": ((4, 6), lambda x: F.sigmoid(x)),
@@ -382,8 +391,15 @@ def test_layer_in_a_checkpoint_never_raises_the_peak(name, behind_tanh):
     _assert_never_worse(layer, shape, behind_tanh, costly=name in SAVES_LESS_THAN_ITS_INPUT)
 
 
+# hardtanh (so relu6, ReLU6) on an intermediate: the bool mask of where it is inside its bounds is a
+# comparison's output, which the tape does not record, so a segment keeps it (24 B over here) where a
+# replay could recompute it. Known, not yet fixed: strict, so that a fix makes this fail until removed.
+KEEPS_ITS_MASK = {"hardtanh_"}
+
+
 @pytest.mark.parametrize("behind_tanh", [False, True], ids=["alone", "behind-tanh"])
-@pytest.mark.parametrize("name", sorted(FUNCTIONALS))
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="keeps its mask"))
+                                  if n in KEEPS_ITS_MASK else n for n in sorted(FUNCTIONALS)])
 def test_functional_in_a_checkpoint_never_raises_the_peak(name, behind_tanh):
     shape, fn = FUNCTIONALS[name]
     _assert_never_worse(fn, shape, behind_tanh, costly=name in SAVES_LESS_THAN_ITS_INPUT)
