@@ -196,6 +196,9 @@ def apply(op: Any, *args: Any) -> Any:
     except AttributeError as exc:
         _explain(op, exc, "forward", xp)
         raise
+    except ValueError as exc:  # (free until raised: the try is already there)
+        _refuse_unbroadcastable(arrays, exc)
+        raise
     if out.__class__ is not xp.array_type:  # the test inline: once per op, a call costs ~3% of per_op
         out = xp.as_array(out)  # NumPy returns scalars for some 0-d results
     t = _new_tensor(Tensor)
@@ -299,6 +302,30 @@ def set_anomaly(checks: Any) -> None:
     """Install (or, with ``None``, remove) anomaly mode's checks."""
     global _anomaly
     _anomaly = checks
+
+
+class BroadcastMismatch(RuntimeError, ValueError):
+    """Operands whose shapes do not broadcast (``ones(3, 4) * ones(3)``): PyTorch's ``RuntimeError``
+    with its message, and the ``ValueError`` NumPy raised before (so handlers of either catch it)."""
+
+
+def _refuse_unbroadcastable(arrays: Sequence[Any], exc: ValueError) -> None:
+    """Raise :class:`BroadcastMismatch` naming the first dimension (from the right) where two
+    operands' sizes differ and neither is 1, if that is why the array library refused ``exc``;
+    otherwise return, and the caller re-raises ``exc``."""
+    if "broadcast" not in str(exc):
+        return
+    shapes = [tuple(getattr(a, "shape", ())) for a in arrays]
+    ndim = max(len(s) for s in shapes)
+    padded = [(1,) * (ndim - len(s)) + s for s in shapes]
+    for d in range(ndim - 1, -1, -1):
+        big = [(k, p[d]) for k, p in enumerate(padded) if p[d] != 1]
+        if len({size for _, size in big}) > 1:
+            (i, a), (j, b) = big[0], next(e for e in big if e[1] != big[0][1])
+            listed = " and ".join(str(s) for s in shapes)
+            raise BroadcastMismatch(f"The size of tensor {'abcdefgh'[i]} ({a}) must match the size of tensor "
+                                    f"{'abcdefgh'[j]} ({b}) at non-singleton dimension {d} (shapes {listed} "
+                                    f"cannot be broadcast together)") from exc
 
 
 def _explain(op: Any, exc: BaseException, method: str, xp: Any, saved: Any = None) -> None:

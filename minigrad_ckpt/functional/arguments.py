@@ -16,7 +16,7 @@ from ..backend import get_default_dtype, host_numpy
 from ..ops.shape import AsType
 from ..tape import apply
 from ..tensor import Tensor
-from .errors import dimension_out_of_range, empty_reduction
+from .errors import InputMismatch, dimension_out_of_range, empty_reduction
 from .promotion import promoted, promoted_pair
 
 __all__ = [
@@ -197,11 +197,12 @@ def shape_arg(shape: Any) -> tuple[int, ...]:
 
 
 def broadcast_shapes(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
-    """NumPy's broadcast shape of ``shapes``, or a ValueError that names ``name``."""
+    """NumPy's broadcast shape of ``shapes``, or an error that names ``name`` (PyTorch's
+    ``RuntimeError``, also the ``ValueError`` NumPy's is)."""
     try:
         return tuple(host_numpy.broadcast_shapes(*shapes))
     except ValueError:
-        raise ValueError(
+        raise InputMismatch(
             f"{name}: shapes {' and '.join(str(tuple(s)) for s in shapes)} cannot be broadcast together"
         ) from None
 
