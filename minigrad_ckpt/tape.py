@@ -193,11 +193,8 @@ def apply(op: Any, *args: Any) -> Any:
         # is linear(x, w, b), every Linear layer
         out = (op.forward(xp, arrays[0]) if n == 1 else op.forward(xp, arrays[0], arrays[1]) if n == 2
                else op.forward(xp, arrays[0], arrays[1], arrays[2]) if n == 3 else op.forward(xp, *arrays))
-    except AttributeError as exc:
-        _explain(op, exc, "forward", xp)
-        raise
-    except ValueError as exc:  # (free until raised: the try is already there)
-        _refuse_unbroadcastable(arrays, exc)
+    except (AttributeError, ValueError) as exc:  # a clearer error where one is known (free until raised)
+        _explain_forward(op, exc, xp, arrays)
         raise
     if out.__class__ is not xp.array_type:  # the test inline: once per op, a call costs ~3% of per_op
         out = xp.as_array(out)  # NumPy returns scalars for some 0-d results
@@ -307,6 +304,14 @@ def set_anomaly(checks: Any) -> None:
 class BroadcastMismatch(RuntimeError, ValueError):
     """Operands whose shapes do not broadcast (``ones(3, 4) * ones(3)``): PyTorch's ``RuntimeError``
     with its message, and the ``ValueError`` NumPy raised before (so handlers of either catch it)."""
+
+
+def _explain_forward(op: Any, exc: Exception, xp: Any, arrays: Sequence[Any]) -> None:
+    """Raise the clearer error for ``exc`` from ``op``'s forward, if there is one (else return)."""
+    if isinstance(exc, AttributeError):
+        _explain(op, exc, "forward", xp)
+    else:
+        _refuse_unbroadcastable(arrays, exc)
 
 
 def _refuse_unbroadcastable(arrays: Sequence[Any], exc: ValueError) -> None:
