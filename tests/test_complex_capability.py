@@ -252,6 +252,7 @@ NO_TENSOR_INPUT = {
     "get_default_dtype",
     "set_default_dtype", "get_default_device", "set_default_device", "device", "is_grad_enabled",
     "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "is_anomaly_check_inf_enabled", "is_recomputing",
+    "is_inference_mode_enabled",
     "save", "load", "grad", "vmap", "backward", "backward_steps", "fft.fftfreq", "fft.rfftfreq",
     "broadcast_shapes", "finfo", "iinfo", "logspace", "scalar_tensor", "hann_window", "hamming_window",
     "blackman_window", "bartlett_window", "kaiser_window",
