@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import itertools
 import sys
+import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from heapq import heapify, heappop, heappush, heappushpop
 from typing import Any
@@ -559,13 +560,16 @@ def _call_hooks(hooks: list, g: Any, create_graph: bool) -> Any:
     # changed its argument in place would change another tensor's gradient.
     before, _grad_state.enabled = _grad_state.enabled, create_graph  # as PyTorch runs every hook: in the
     try:  # pass's grad mode (a leaf's hooks run after the pass here), so what a hook computes is not recorded
-        return _hooked(hooks, g.clone() if create_graph else Tensor._wrap(g.copy(), None), create_graph)
+        return _hooked(hooks, g.clone() if create_graph else g.copy(), create_graph)
     finally:
         _grad_state.enabled = before
 
 
 def _hooked(hooks: list, gt: Any, create_graph: bool) -> Any:
-    """``gt`` through each of ``hooks`` in turn (a hook returns None, or the gradient to use)."""
+    """``gt`` (a Tensor with ``create_graph``, else an array, wrapped here) through each of ``hooks`` in
+    turn (a hook returns None, or the gradient to use)."""
+    if not create_graph:
+        gt = Tensor._wrap(gt, None)  # held by this frame alone: see the end
     for h in list(hooks):
         r = h(gt)
         if r is not None:
@@ -581,7 +585,14 @@ def _hooked(hooks: list, gt: Any, create_graph: bool) -> Any:
                     f"return a gradient of dtype {gt.dtype} (e.g. g.astype('{gt.dtype}'))"
                 )
             gt = r
-    return gt if create_graph else gt._data
+    if create_graph:
+        return gt
+    arr, seen = gt._data, weakref.ref(gt)
+    del gt, r
+    # A hook that kept the tensor it saw (or returned) would watch .grad change under it, a later
+    # backward accumulating in place: that tensor keeps this array, .grad gets a copy (PyTorch's
+    # AccumulateGrad clones a gradient someone else holds)
+    return arr if seen() is None else arr.copy()
 
 
 
