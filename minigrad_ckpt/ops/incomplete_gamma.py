@@ -121,6 +121,9 @@ class _IncompleteGamma(Op):
             if s == 0 and v > 0:  # the limit a -> 0 (PyTorch's, SciPy's): P = 1
                 out[i] = 0.0 if upper else 1.0
                 continue
+            if s == math.inf and 0 <= v < math.inf:  # a -> inf with x finite (PyTorch's, SciPy's): P = 0
+                out[i] = 1.0 if upper else 0.0
+                continue
             if not (s > 0 and v >= 0 and math.isfinite(s)):
                 out[i] = math.nan
                 continue
