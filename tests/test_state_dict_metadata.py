@@ -87,3 +87,17 @@ def test_a_state_dict_post_hook_gets_the_recorded_metadata():
     m[1][0].register_state_dict_post_hook(lambda module, sd, prefix, local: seen.append((prefix, local)))
     sd = m.state_dict()
     assert seen == [("1.0.", {"version": 2})] and seen[0][1] is sd._metadata["1.0"]
+
+
+def test_a_snapshot_restores_a_module_that_reads_its_version(tmp_path):
+    # the executor stores the model's tensors by name; restoring built a plain dict for
+    # load_state_dict, so a _load_from_state_dict that reads local_metadata got version None
+    from minigrad_ckpt.snapshot import Snapshot
+
+    src = model()
+    with mg.no_grad():
+        src[1][1].weight.mul_(5.0)
+    Snapshot.from_executor(mg.Executor(src, mg.optim.SGD(src.parameters(), lr=0.1))).save(tmp_path / "s.mgsnap")
+    dst = model()
+    Snapshot.load(tmp_path / "s.mgsnap").restore_into(mg.Executor(dst, mg.optim.SGD(dst.parameters(), lr=0.1)))
+    np.testing.assert_array_equal(dst[1][1].weight.detach().numpy(), [0.0, 5.0, 10.0])

@@ -11,6 +11,7 @@ tape and iteration exactly as they were.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 from ..executor import Executor
@@ -83,10 +84,13 @@ def _iteration(snap: Any) -> int:
 
 
 def _model_state(ex: Executor, tensors: dict[str, Any]) -> dict[str, Tensor]:
-    own = ex.model.state_dict()
+    current = ex.model.state_dict()
     # a module's get_extra_state() (plain data, not a tensor) is not in snapshots: the model keeps its own
-    out: dict[str, Any] = {k: v for k, v in own.items() if not isinstance(v, Tensor)}
-    own = {k: v for k, v in own.items() if k not in out}
+    out: Any = OrderedDict((k, v) for k, v in current.items() if not isinstance(v, Tensor))
+    # the snapshot's arrays are checked against this model's own entries below, so they are in its format:
+    # its modules' versions go with them (a _load_from_state_dict that reads local_metadata needs them)
+    out._metadata = getattr(current, "_metadata", None)
+    own = {k: v for k, v in current.items() if k not in out}
     missing = [k for k in own if f"model.{k}" not in tensors]
     extra = [n[6:] for n in tensors if n.startswith("model.") and n[6:] not in own]
     if missing or extra:
