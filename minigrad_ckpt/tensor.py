@@ -975,8 +975,13 @@ class Tensor:
         if tangents is not None:
             self._tangents = tangents or None
 
-    def copy_(self, src: Any) -> Tensor:
-        """Copy ``src``'s values into this tensor (in place)."""
+    def copy_(self, src: Any, non_blocking: bool = False) -> Tensor:
+        """Copy ``src``'s values into this tensor (in place), broadcast to its shape and cast to its
+        dtype.  ``src`` may live on another device, as in PyTorch: it is moved first with
+        ``src.to(self.device)`` (an explicit, differentiable transfer).  ``non_blocking`` is
+        accepted for PyTorch's signature; transfers here are always synchronous."""
+        if isinstance(src, Tensor) and src._device is not self._device:
+            src = src.to(self.device)
         return self._set_inplace(src, "copy_")
 
     def fill_(self, value: Any) -> Tensor:

@@ -110,3 +110,27 @@ def test_a_device_move_is_differentiable_twice():
     (g,) = mg.grad(y, x, create_graph=True)
     (h,) = mg.grad(g.sum(), x)
     np.testing.assert_allclose(h.numpy(), 6.0 * x.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_copy_from_another_device_moves_the_value_as_pytorch(dtype):
+    # before: RuntimeError 'copy_: value is on strict:0, tensor is on cpu' (torch: buf.copy_(cuda_t) transfers)
+    src = mg.tensor([1.0, -2.0, 3.0], dtype=dtype, device="strict")
+    host = mg.zeros(2, 3, dtype="float64")
+    assert host.copy_(src, non_blocking=True) is host           # broadcast, cast and moved
+    np.testing.assert_array_equal(host.numpy(), [[1.0, -2.0, 3.0]] * 2)
+    w = mg.tensor([1.0, 2.0, 3.0], dtype=dtype, requires_grad=True)
+    buf = mg.zeros(3, dtype=dtype, device="strict")
+    buf.copy_(w * w)                                             # recorded: the gradient comes back to the host
+    (buf * mg.tensor([1.0, 10.0, 100.0], dtype=dtype, device="strict")).sum().backward()
+    assert w.grad.device == w.device
+    np.testing.assert_array_equal(w.grad.numpy(), [2.0, 40.0, 600.0])
+
+    def through_a_device_copy(a):
+        out = mg.zeros(3, dtype=dtype, device="strict")
+        out[1:].copy_(a[:2] * 3)
+        return out
+
+    y, dy = mg.func.jvp(through_a_device_copy, (w.detach(),), (mg.tensor([1.0, 0.5, 2.0], dtype=dtype),))
+    assert dy.device == y.device == mg.device("strict")
+    np.testing.assert_array_equal(dy.to("cpu").numpy(), [0.0, 3.0, 1.5])

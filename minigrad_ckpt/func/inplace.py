@@ -23,8 +23,8 @@ handle (a transform's argument, ``forward_ad.make_dual``'s tensor) that
 carries no tangent takes the new values and stays a plain tensor, as
 PyTorch's base of a dual view does.  What cannot be carried is refused with a
 ``RuntimeError``, never dropped: a value saved for backward holding the memory,
-tangents that are themselves recorded or moved by another level, arrays that
-are not on the host.
+tangents that are themselves recorded or moved by another level.  The mapping
+works on every device: addresses come from shapes and strides, on the host.
 """
 
 from __future__ import annotations
@@ -82,6 +82,8 @@ def tangents_after_write(target: Tensor, kind: str, operand: Any = None, index: 
 
 
 def _fit(t: Tensor, target: Tensor) -> Tensor:
+    if t._device != target._device:  # copy_ from another device: the tangent moves with the value
+        t = t.to(target.device)
     if t.dtype != target.dtype:
         t = _F.astype(t, target.dtype)
     if t.shape != target.shape:
@@ -127,25 +129,26 @@ def _primals(t: Tensor) -> list[Tensor]:
 def _carry_into_sharers(target: Tensor, sharers: list[Tensor], after: dict, kind: str) -> None:
     """Give every view and base of ``target`` the tangents the write makes: the elements they share
     with ``target`` (found by memory address) take ``target``'s new tangent, the rest keep theirs
-    (zero where they had none, as PyTorch's base of a view written with a dual value).  Only plain
-    host arrays are mapped; a tangent that is itself recorded or moved by another level is refused."""
+    (zero where they had none, as PyTorch's base of a view written with a dual value).  The mapping
+    is computed on the host from shapes and strides (no device memory is read) and applied on the
+    tensors' device; a tangent that is itself recorded or moved by another level is refused."""
     tangents = [after] + [_open(s._tangents) for s in sharers]
-    if (not isinstance(target._data, host_numpy.ndarray) or any(
-            not isinstance(s._data, host_numpy.ndarray) or _part_size(s._data) != _part_size(target._data)
-            for s in sharers) or any(set(t) - set(after) for t in tangents[1:])
+    if (any(s._device != target._device or _part_size(s._data) != _part_size(target._data) for s in sharers)
+            or any(set(t) - set(after) for t in tangents[1:])
             or any(v._requires_grad or _open(v._tangents) for t in tangents for v in t.values())):
         _refuse(kind)
-    written = _part_addresses(target._data, target._device.xp)
+    xp = target._device.xp
+    written = _part_addresses(target._data, xp)
     order = host_numpy.argsort(written, kind="stable")
     for s, old in zip(sharers, tangents[1:]):
-        at = _part_addresses(s._data, s._device.xp)
+        at = _part_addresses(s._data, xp)
         pos = host_numpy.minimum(host_numpy.searchsorted(written[order], at), written.size - 1)
         hit = written[order][pos] == at
-        source = order[pos[hit]]
+        hit_on_device, source = xp.asarray(hit), xp.asarray(order[pos[hit]])  # explicit transfers
         new = {}
         for k, t in after.items():
-            values = _parts(old[k]._data if k in old else host_numpy.zeros(s.shape, dtype=s.dtype))
-            values[hit] = _parts(host_numpy.asarray(t._data))[source]
+            values = _parts(old[k]._data if k in old else xp.zeros(s.shape, dtype=s.dtype), xp)
+            values[hit_on_device] = _parts(t._data, xp)[source]
             new[k] = Tensor._wrap(_from_parts(values, s.shape, s.dtype), None, s._device)
         s._tangents = new
         if s._node is not None:
@@ -165,18 +168,15 @@ def _part_addresses(a: Any, xp: Any) -> Any:
     return (at[:, None] + host_numpy.array([0, a.itemsize // 2])).reshape(-1) if a.dtype.kind == "c" else at
 
 
-def _parts(a: Any) -> Any:
+def _parts(a: Any, xp: Any) -> Any:
     """The real parts of ``a``'s elements, flattened in C order (real, imaginary for complex ``a``), a copy."""
-    return host_numpy.stack([a.real, a.imag], axis=-1).reshape(-1) if a.dtype.kind == "c" else a.reshape(-1).copy()
+    return xp.stack([xp.real(a), xp.imag(a)], axis=-1).reshape(-1) if a.dtype.kind == "c" else a.reshape(-1).copy()
 
 
 def _from_parts(values: Any, shape: tuple, dtype: Any) -> Any:
-    if host_numpy.dtype(dtype).kind != "c":
-        return values.reshape(shape)
-    pairs = values.reshape(shape + (2,))
-    out = host_numpy.empty(shape, dtype=dtype)
-    out.real, out.imag = pairs[..., 0], pairs[..., 1]
-    return out
+    # the pairs are a fresh C-ordered array, so viewing them as complex reinterprets (real, imag)
+    # in place: no arithmetic that could turn an infinite part into NaN
+    return values.reshape(shape) if host_numpy.dtype(dtype).kind != "c" else values.view(dtype).reshape(shape)
 
 
 def _as_operand(value: Any, target: Tensor) -> Any:

@@ -171,6 +171,7 @@ def _step(model, x, y, steps=2):
 def test_training_step_of_each_example_model(example):
     from minigrad_ckpt.demo import CharTransformer
 
+    ids = rng.integers(0, 11, (3, 8))  # drawn once: both devices must see the same batch
     res = {}
     for dev in ("cpu", "cuda"):
         mg.manual_seed(0)
@@ -183,7 +184,6 @@ def test_training_step_of_each_example_model(example):
             x, y = mg.tensor(IMG, device=dev), mg.tensor([0, 2], device=dev)
         else:
             model = CharTransformer(11, block_size=8, d_model=16, n_heads=2, n_layers=2, dropout=0.1)
-            ids = rng.integers(0, 11, (3, 8))
             x, y = mg.tensor(ids, device=dev), mg.tensor(np.roll(ids, -1, 1), device=dev)
         res[dev] = _step(model.to(dev), x, y)
     np.testing.assert_allclose(res["cuda"], res["cpu"], rtol=1e-3, atol=1e-4)
