@@ -641,11 +641,12 @@ class CupyNamespace(ArrayNamespace):
     def _function(self, name: str) -> Any:
         if name == "errstate":
             return _no_errstate
-        return _on_device(_lookup(self.library, name), self._device)
+        fn = _lookup(self.library, name)
+        return _on_device(truth_of_complex(fn) if name in LOGICAL_FUNCTIONS else fn, self._device)
 
     def scatter_add(self, target: Any, index: Any, values: Any) -> None:
         with self._device:
-            self._scatter_add(target, index, values)
+            scatter_add_by_parts(self._scatter_add, self, target, index, values)
 
     def to_host(self, a: Any) -> numpy.ndarray:
         return self.library.asnumpy(a)
@@ -661,6 +662,44 @@ class CupyNamespace(ArrayNamespace):
 
     def as_strided(self, a: Any, shape: tuple[int, ...], strides: tuple[int, ...], writeable: bool = False) -> Any:
         return self.library.lib.stride_tricks.as_strided(a, shape, strides)  # (CuPy's views are writable)
+
+
+# What CuPy's kernels lack that NumPy's have, filled in from what they have.  The strict
+# stand-in device (testing/strict.py) refuses the same inputs CuPy does and uses these
+# helpers too, so they run in the CPU tests.
+
+#: the dtypes ``cupyx.scatter_add`` accumulates (CuPy 13 and 14); others go by parts or widened
+SCATTER_ADD_DTYPES = frozenset(["int32", "int64", "uint32", "uint64", "float16", "float32", "float64"])
+#: CuPy's logical ufuncs take no complex input (NumPy's read a complex number's truth as != 0)
+LOGICAL_FUNCTIONS = frozenset(["logical_and", "logical_or", "logical_xor", "logical_not"])
+
+
+def scatter_add_by_parts(scatter: Any, xp: Any, target: Any, index: Any, values: Any) -> None:
+    """``target[index] += values`` with a ``scatter`` that takes only :data:`SCATTER_ADD_DTYPES`:
+    a complex target by its real and imaginary parts (views into it), a narrow integer or
+    bool target through a 64-bit copy (wrapping back as NumPy's ``add.at`` does)."""
+    if target.dtype.name in SCATTER_ADD_DTYPES:
+        scatter(target, index, values)
+        return
+    values = xp.asarray(values)
+    if target.dtype.kind == "c":
+        scatter(xp.real(target), index, xp.real(values))
+        if values.dtype.kind == "c":
+            scatter(xp.imag(target), index, xp.imag(values))
+        return
+    wide = target.astype("int64")
+    scatter(wide, index, values.astype("int64"))
+    target[...] = wide.astype(target.dtype)
+
+
+def truth_of_complex(fn: Any) -> Any:
+    """``fn`` (a logical ufunc) with each complex argument read as ``a != 0``, as NumPy reads it."""
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return fn(*[a != 0 if getattr(getattr(a, "dtype", None), "kind", "") == "c" else a for a in args],
+                  **kwargs)
+
+    call.__name__ = getattr(fn, "__name__", "fn")
+    return call
 
 
 def _no_errstate(**kwargs: Any) -> Any:

@@ -82,7 +82,7 @@ def _image_chunks(xp, n: int, bytes_per_image: int) -> list[slice]:
     """Slices of the batch whose columns take about ``_CHUNK_BYTES`` each (at least one
     image).  A GPU takes the whole batch at once: a launch per chunk costs more there
     than the cache saves."""
-    step = n if xp.name == "cupy" else max(1, _CHUNK_BYTES // max(1, bytes_per_image))
+    step = max(1, n) if xp.name == "cupy" else max(1, _CHUNK_BYTES // max(1, bytes_per_image))
     return [slice(a, min(n, a + step)) for a in range(0, n, step)] or [slice(0, 0)]  # an empty batch: one empty chunk
 
 

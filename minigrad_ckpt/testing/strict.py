@@ -31,7 +31,16 @@ from typing import Any
 
 import numpy
 
-from ..backend import ArrayNamespace, Device, _lookup, register_device_type
+from ..backend import (
+    LOGICAL_FUNCTIONS,
+    SCATTER_ADD_DTYPES,
+    ArrayNamespace,
+    Device,
+    _lookup,
+    register_device_type,
+    scatter_add_by_parts,
+    truth_of_complex,
+)
 
 __all__ = ["StrictArray", "StrictScalar", "StrictNamespace", "StrictDeviceError"]
 
@@ -235,7 +244,8 @@ class StrictNamespace(ArrayNamespace):
             k = self._unwrap(kwargs, f"xp.{name}", allow_host=host_ok)
             return self._wrap(fn(*a, **k))
         call.__name__ = name
-        return call
+        # CuPy's logical ufuncs take no complex input: the GPU's namespace reads it as != 0 first
+        return truth_of_complex(call) if name in LOGICAL_FUNCTIONS else call
 
     # ---- adapter: explicit transfers and what NumPy does on raw arrays ----
     def to_host(self, a: Any) -> numpy.ndarray:
@@ -244,8 +254,15 @@ class StrictNamespace(ArrayNamespace):
         return numpy.array(a._a)
 
     def scatter_add(self, target: Any, index: Any, values: Any) -> None:
+        scatter_add_by_parts(self._scatter, self, target, index, values)
+
+    def _scatter(self, target: Any, index: Any, values: Any) -> None:
+        """NumPy's ``add.at`` with CuPy's limits: ``cupyx.scatter_add`` takes no complex, bool
+        or narrow integer target."""
+        if target.dtype.name not in SCATTER_ADD_DTYPES:
+            raise StrictDeviceError(f"scatter_add into a {target.dtype} array: CuPy's takes none")
         numpy.add.at(self._unwrap(target, "scatter_add"), self._unwrap(index, "scatter_add"),
-                     self._unwrap(values, "scatter_add"))
+                     self._unwrap(values, "scatter_add", allow_host=isinstance(values, numpy.generic)))
 
     def holds(self, a: Any) -> bool:
         return isinstance(a, StrictArray) and a._ns is self
