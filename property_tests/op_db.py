@@ -1512,6 +1512,12 @@ SPECS: list[OpSpec] = [
     # activations
     _spec("Erf", unary(R["Erf"])),
     _spec("Relu", unary(R["Relu"], Dom(0.1, 5.0, gap=0.1), WIDE)),
+    # bounds on a grid of 0.25 and gradient inputs between its points: never at a kink
+    _spec("HardTanh", attrs_unary("HardTanh",
+                                  lambda d: dict(zip(("min_val", "max_val"),
+                                                     d(st.sampled_from([(-1.0, 1.0), (0.0, 6.0), (-2.0, 0.5)])))),
+                                  Dom(-7.0, 7.0, grid=0.25, offset=0.125),
+                                  Dom(-8.0, 8.0, specials=(-2.0, -1.0, -0.0, 0.0, 0.5, 1.0, 6.0)))),
     _spec("LeakyRelu", attrs_unary("LeakyRelu",
                                    lambda d: {"negative_slope": d(st.sampled_from([0.01, 0.2, 1.5, -0.5]))},
                                    Dom(0.1, 5.0, gap=0.1), WIDE)),

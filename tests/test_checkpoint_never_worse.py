@@ -391,15 +391,8 @@ def test_layer_in_a_checkpoint_never_raises_the_peak(name, behind_tanh):
     _assert_never_worse(layer, shape, behind_tanh, costly=name in SAVES_LESS_THAN_ITS_INPUT)
 
 
-# hardtanh (so relu6, ReLU6) on an intermediate: the bool mask of where it is inside its bounds is a
-# comparison's output, which the tape does not record, so a segment keeps it (24 B over here) where a
-# replay could recompute it. Known, not yet fixed: strict, so that a fix makes this fail until removed.
-KEEPS_ITS_MASK = {"hardtanh_"}
-
-
 @pytest.mark.parametrize("behind_tanh", [False, True], ids=["alone", "behind-tanh"])
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="keeps its mask"))
-                                  if n in KEEPS_ITS_MASK else n for n in sorted(FUNCTIONALS)])
+@pytest.mark.parametrize("name", sorted(FUNCTIONALS))
 def test_functional_in_a_checkpoint_never_raises_the_peak(name, behind_tanh):
     shape, fn = FUNCTIONALS[name]
     _assert_never_worse(fn, shape, behind_tanh, costly=name in SAVES_LESS_THAN_ITS_INPUT)

@@ -1,4 +1,4 @@
-"""Activation functions: relu, leaky_relu, gelu (exact and tanh), silu,
+"""Activation functions: relu, hardtanh, leaky_relu, gelu (exact and tanh), silu,
 softmax (also scaled and causally masked, for attention) and log_softmax.
 
 ``relu`` and ``leaky_relu`` take the subgradient at 0 from the left branch
@@ -34,6 +34,25 @@ class Relu(UnaryElementwise):
 
     def reference(self, np, x):
         return np.where((x > 0) | np.isnan(x), x, 0).astype(x.dtype)  # NaN stays NaN, as PyTorch
+
+
+class HardTanh(UnaryElementwise):
+    """``x`` clamped to ``[min_val, max_val]``; gradient 1 strictly inside, 0 at and beyond the
+    bounds and at NaN, as PyTorch's ``hardtanh_backward``.  The mask comes from the saved input
+    in backward, so a checkpointed segment keeps nothing but the input for it."""
+
+    min_val: float
+    max_val: float
+
+    def forward(self, xp, x):
+        return xp.minimum(xp.maximum(x, self.min_val), self.max_val)
+
+    def derivative(self, xp, out, x):
+        return (x > self.min_val) & (x < self.max_val)
+
+    def reference(self, np, x):
+        inside = (x > self.min_val) & (x < self.max_val)
+        return np.where(inside, x, np.clip(x, self.min_val, self.max_val)).astype(x.dtype)
 
 
 class LeakyRelu(UnaryElementwise):

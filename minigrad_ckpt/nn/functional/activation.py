@@ -177,8 +177,7 @@ def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0, inplace: b
     input = _tensor(input)
     if input.dtype.kind in "iu":  # PyTorch casts the bounds to an integer input's dtype: the result stays integer
         min_val, max_val = int(min_val), int(max_val)
-    inside = (input > min_val) & (input < max_val)
-    return mf.where(inside, input, mf.clip(input, min_val, max_val).detach())
+    return apply(_act.HardTanh(min_val=min_val, max_val=max_val), input)
 
 
 def relu6(input: Any, inplace: bool = False) -> Tensor:
