@@ -339,3 +339,12 @@ def test_is_inference_mode_enabled():
             assert mg.is_inference_mode_enabled() is False
     with mg.no_grad():
         assert mg.is_inference_mode_enabled() is False
+
+
+def test_the_device_kinds_and_layouts_no_tensor_has_read_false():
+    # dcgan's Discriminator: `if (input.is_cuda or input.is_xpu) and self.ngpu > 1` raised AttributeError
+    for t in (mg.zeros(2), mg.zeros(2, requires_grad=True) * 2, mg.nn.Parameter(mg.ones(1))):
+        for kind in ("is_xpu", "is_mps", "is_meta", "is_ipu", "is_hpu", "is_mtia", "is_maia", "is_xla",
+                     "is_vulkan", "is_mkldnn", "is_quantized", "is_sparse", "is_sparse_csr", "is_nested"):
+            assert getattr(t, kind) is False, kind
+        assert t.is_pinned() is False and t.is_cpu and not t.is_cuda

@@ -93,6 +93,9 @@ class Section(NamedTuple):
 
 # PyTorch's keyword names for the second operand (mg.mul(x, other=2), mg.pow(x, exponent=2)); one
 # function each, shared by the NumPy and PyTorch names, so that mg.mul is mg.multiply.
+#: PyTorch's device kinds and layouts that no tensor here has: its is_<kind> properties read False
+_ABSENT_KINDS = ("is_xpu", "is_mps", "is_meta", "is_ipu", "is_hpu", "is_mtia", "is_maia", "is_xla", "is_vulkan",
+                 "is_mkldnn", "is_quantized", "is_sparse", "is_sparse_csr", "is_nested")
 _MULTIPLY = ti.torch_keywords(mf.multiply, other="y")
 _SUBTRACT = ti.torch_keywords(mf.subtract, other="y")
 _DIVIDE = ti.torch_keywords(mf.divide, other="y")
@@ -635,6 +638,10 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("type_as", lambda self, o: self.to(o.dtype)),
         tensor_method("is_cuda", property(lambda self: self.device.type == "cuda")),
         tensor_method("is_cpu", property(lambda self: self.device.type == "cpu")),
+        # PyTorch's other device kinds and layouts, which no tensor here has (device checks such as
+        # dcgan's `input.is_cuda or input.is_xpu` read them)
+        *(tensor_method(kind, property(lambda self: False)) for kind in _ABSENT_KINDS),
+        tensor_method("is_pinned", lambda self, device=None: False),
         tensor_method("get_device", lambda self: -1 if self.device.type == "cpu" else self.device.index),
         tensor_method("byte", lambda self: self.to(dtype="uint8")),
         tensor_method("char", lambda self: self.to(dtype="int8")),
