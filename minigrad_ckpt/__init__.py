@@ -96,7 +96,7 @@ def from_numpy(array: Any) -> Tensor:
 
 from . import (  # noqa: E402  (need the names above)
     accelerator, amp, autograd, backends, checkpoint, cuda, distributed, distributions, fft, func, jit, linalg, memory,
-    nn, optim, snapshot, special, testing, utils, viz,
+    multiprocessing, nn, optim, snapshot, special, testing, utils, viz,
 )
 from .amp import autocast  # noqa: E402  (PyTorch's torch.autocast)
 from .compiler import compile  # noqa: E402, A004  (PyTorch's torch.compile; kept out of ``import *``: a builtin)

@@ -10,6 +10,7 @@ There is one group, the world: a subgroup of some ranks is not offered.
 from __future__ import annotations
 
 import datetime
+import multiprocessing
 import os
 import sys
 from typing import Any
@@ -122,12 +123,15 @@ def _backend(backend: str | None) -> str:
 
 def _check_launcher_world(group: ProcessGroup, rank: int, world_size: int) -> None:
     """PyTorch's ``rank=`` and ``world_size=`` must describe the world the launcher started."""
+    # a process that mg.multiprocessing.spawn (or Python's multiprocessing) started is a world of its own
+    spawned = (" -- a process started by (mg.)multiprocessing.spawn is a one-process world of its own: start the "
+               "script with mpiexec -n N, and call its main once per rank" if multiprocessing.parent_process() else "")
     if world_size not in (-1, None) and world_size != group.size:
         raise ValueError(f"init_process_group(world_size={world_size}), but the launcher started {group.size} "
-                         f"process(es): the world comes from it (mpiexec -n {world_size} ...)")
+                         f"process(es): the world comes from it (mpiexec -n {world_size} ...){spawned}")
     if rank not in (-1, None) and rank != group.rank:
         raise ValueError(f"init_process_group(rank={rank}), but the launcher made this process rank {group.rank}: "
-                         f"read the rank from get_rank() after init_process_group()")
+                         f"read the rank from get_rank() after init_process_group(){spawned}")
 
 
 def _seconds(timeout: Any) -> float:

@@ -1,0 +1,172 @@
+"""PyTorch's ``torch.multiprocessing``: Python's :mod:`multiprocessing`, and ``spawn``.
+
+PyTorch's module is the standard library's, plus ``spawn``/``start_processes``
+(run ``fn(i, *args)`` in ``nprocs`` new processes and report a child's failure in
+the parent) and tensors that cross process boundaries through shared memory.
+Here the first two are the same:
+
+    import minigrad_ckpt.multiprocessing as mp
+
+    def work(i, scale):
+        print(i, scale)
+
+    if __name__ == "__main__":
+        mp.spawn(work, args=(2.0,), nprocs=2)   # work(0, 2.0) and work(1, 2.0), then join
+
+A child that raises makes ``spawn`` terminate the others and raise
+:class:`ProcessRaisedException` with the child's traceback; one that exits
+another way raises :class:`ProcessExitedException` (its exit code or signal).
+
+**What is different.** A tensor passed to another process is pickled: the child
+gets a copy, never the parent's memory (``Tensor.share_memory_`` and
+``Module.share_memory`` are not offered), so Hogwild-style training, where
+processes update one shared model, does not carry over.  The sharing strategies
+exist so that scripts setting them run, and change nothing.  Distributed
+training does not start here either: the world of ``mg.distributed`` comes from
+MPI, so start a ``torchrun`` script with ``python -m minigrad_ckpt.distributed.run``
+and an ``mp.spawn(main, nprocs=N)`` script with ``mpiexec -n N`` (see
+``docs/distributed.md``); ``init_process_group(rank=..., world_size=...)`` in a
+spawned child says so.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as _mp
+import signal as _signal
+import sys as _sys
+import traceback as _traceback
+import warnings as _warnings
+from collections.abc import Callable
+from multiprocessing import *  # noqa: F403  (PyTorch's module is the standard library's, re-exported)
+from multiprocessing import connection as _connection
+from typing import Any
+
+_SHARING_STRATEGIES = frozenset({"file_descriptor", "file_system"})
+_sharing_strategy = "file_descriptor"
+
+
+class ProcessException(Exception):
+    """A process started by :func:`spawn` failed; ``error_index`` is its index, ``pid`` its id."""
+
+    def __init__(self, msg: str, error_index: int, pid: int) -> None:
+        super().__init__(msg)
+        self.msg, self.error_index, self.pid = msg, error_index, pid
+
+    def __reduce__(self) -> Any:
+        return type(self), (self.msg, self.error_index, self.pid)
+
+
+class ProcessRaisedException(ProcessException):
+    """The function a process ran raised; the message holds its traceback."""
+
+
+class ProcessExitedException(ProcessException):
+    """A process ended without an exception from its function: an exit code or a signal."""
+
+    def __init__(self, msg: str, error_index: int, error_pid: int, exit_code: int,
+                 signal_name: str | None = None) -> None:
+        super().__init__(msg, error_index, error_pid)
+        self.exit_code, self.signal_name = exit_code, signal_name
+
+    def __reduce__(self) -> Any:
+        return type(self), (self.msg, self.error_index, self.pid, self.exit_code, self.signal_name)
+
+
+def _run(fn: Callable[..., Any], i: int, args: tuple, error_queue: Any) -> None:
+    """A child's body: ``fn(i, *args)``; an exception's traceback goes to the parent."""
+    try:
+        fn(i, *args)
+    except KeyboardInterrupt:
+        pass  # the parent is stopping every child
+    except Exception:
+        error_queue.put(_traceback.format_exc())
+        _sys.exit(1)
+
+
+class ProcessContext:
+    """The processes :func:`start_processes` started; :meth:`join` waits for them."""
+
+    def __init__(self, processes: list, error_queues: list) -> None:
+        self.processes, self.error_queues = processes, error_queues
+        self.sentinels = {p.sentinel: i for i, p in enumerate(processes)}
+
+    def pids(self) -> list[int]:
+        return [p.pid for p in self.processes]
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait up to ``timeout`` seconds (``None``: until one ends); ``True`` once every process
+        has ended well.  The first that failed ends the others and raises its exception."""
+        if not self.sentinels:
+            return True
+        failed = None
+        for sentinel in _connection.wait(list(self.sentinels), timeout=timeout):
+            i = self.sentinels.pop(sentinel)
+            self.processes[i].join()
+            if self.processes[i].exitcode != 0:
+                failed = i
+                break
+        if failed is None:
+            return not self.sentinels
+        for p in self.processes:
+            if p.is_alive():
+                p.terminate()
+            p.join()
+        raise self._failure(failed)
+
+    def _failure(self, i: int) -> ProcessException:
+        pid, code, queue = self.processes[i].pid, self.processes[i].exitcode, self.error_queues[i]
+        if not queue.empty():
+            return ProcessRaisedException(f"\n\n-- Process {i} terminated with the following error:\n{queue.get()}",
+                                          i, pid)
+        if code < 0:
+            name = _signal.Signals(-code).name
+            return ProcessExitedException(f"process {i} terminated with signal {name}", i, pid, code, name)
+        return ProcessExitedException(f"process {i} terminated with exit code {code}", i, pid, code)
+
+
+def start_processes(fn: Callable[..., Any], args: tuple = (), nprocs: int = 1, join: bool = True,
+                    daemon: bool = False, start_method: str = "spawn") -> ProcessContext | None:
+    """Run ``fn(i, *args)`` for ``i`` in ``range(nprocs)``, each in a new process started with
+    ``start_method``; with ``join`` wait for all (``None``), else return their :class:`ProcessContext`."""
+    ctx = _mp.get_context(start_method)
+    processes, queues = [], []
+    for i in range(nprocs):
+        queue = ctx.SimpleQueue()
+        process = ctx.Process(target=_run, args=(fn, i, tuple(args), queue), daemon=daemon)
+        process.start()
+        processes.append(process)
+        queues.append(queue)
+    context = ProcessContext(processes, queues)
+    if not join:
+        return context
+    while not context.join():
+        pass
+    return None
+
+
+def spawn(fn: Callable[..., Any], args: tuple = (), nprocs: int = 1, join: bool = True, daemon: bool = False,
+          start_method: str = "spawn") -> ProcessContext | None:
+    """PyTorch's ``torch.multiprocessing.spawn``: :func:`start_processes` with the ``"spawn"`` start
+    method (another one works, with PyTorch's warning to call ``start_processes`` for it)."""
+    if start_method != "spawn":
+        _warnings.warn(f"This method only supports start_method=spawn (got: {start_method}).\nTo use a "
+                       f"different start_method use:\n\t\t torch.multiprocessing.start_processes(...)",
+                       FutureWarning, stacklevel=2)
+    return start_processes(fn, args, nprocs, join, daemon, start_method)
+
+
+def get_all_sharing_strategies() -> set[str]:
+    """PyTorch's names for how tensors are shared; here tensors are copied, so none changes anything."""
+    return set(_SHARING_STRATEGIES)
+
+
+def get_sharing_strategy() -> str:
+    return _sharing_strategy
+
+
+def set_sharing_strategy(new_strategy: str) -> None:
+    """Accept one of :func:`get_all_sharing_strategies` (a script's setting runs; tensors are still copied)."""
+    global _sharing_strategy
+    if new_strategy not in _SHARING_STRATEGIES:
+        raise AssertionError(f"invalid sharing strategy {new_strategy!r}: one of {sorted(_SHARING_STRATEGIES)}")
+    _sharing_strategy = new_strategy

@@ -1,0 +1,101 @@
+"""mg.multiprocessing: PyTorch's torch.multiprocessing -- Python's multiprocessing and spawn.
+
+Before it, `import torch.multiprocessing as mp` (the first lines of pytorch/examples' DDP
+tutorial scripts, torchrun's included, and of scripts that set a sharing strategy) was a
+ModuleNotFoundError under the rename.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+import minigrad_ckpt as mg
+import minigrad_ckpt.multiprocessing as mp
+
+
+def _write(i, folder, values):
+    with open(os.path.join(folder, f"{i}.txt"), "w") as f:
+        f.write(f"{i} {(values * (i + 1)).sum().item()} {os.getpid()}")
+
+
+def _second_one_fails(i, folder):
+    if i == 1:
+        raise ValueError(f"bad input in process {i}")
+    time.sleep(30)   # the parent ends it when process 1 fails
+    _write(i, folder, mg.ones(1))
+
+
+def _exits(i, code):
+    if i == 0:
+        os._exit(code)
+
+
+def _claims_a_rank(i, world):
+    from minigrad_ckpt.distributed import world as w
+
+    class LauncherWorld:   # what a process spawned without mpiexec is: rank 0 of 1
+        rank, size = 0, 1
+
+    w._check_launcher_world(LauncherWorld(), i, world)
+
+
+def test_spawn_runs_fn_with_its_index_in_each_process(tmp_path):
+    values = mg.tensor([1.0, 2.0, 3.0])
+    assert mp.spawn(_write, args=(str(tmp_path), values), nprocs=2) is None     # PyTorch's default: "spawn"
+    lines = sorted((tmp_path / f"{i}.txt").read_text().split() for i in range(2))
+    assert [(a, b) for a, b, _ in lines] == [("0", "6.0"), ("1", "12.0")]      # the tensor arrives as a copy
+    assert len({pid for *_, pid in lines} | {str(os.getpid())}) == 3
+
+
+def test_a_failing_process_ends_the_others_and_raises_its_traceback(tmp_path):
+    t0 = time.monotonic()
+    with pytest.raises(mp.ProcessRaisedException, match="(?s)Process 1 terminated with the following error.*"
+                                                         "ValueError: bad input in process 1") as info:
+        mp.start_processes(_second_one_fails, args=(str(tmp_path),), nprocs=2, start_method="fork")
+    assert info.value.error_index == 1 and time.monotonic() - t0 < 20
+    assert not (tmp_path / "0.txt").exists()
+
+
+def test_an_exit_without_an_exception_is_reported_with_its_code():
+    with pytest.raises(mp.ProcessExitedException, match="process 0 terminated with exit code 3") as info:
+        mp.start_processes(_exits, args=(3,), nprocs=2, start_method="fork")
+    assert info.value.exit_code == 3 and info.value.signal_name is None
+
+
+def test_join_false_hands_back_the_processes(tmp_path):
+    context = mp.start_processes(_write, args=(str(tmp_path), mg.ones(2)), nprocs=3, join=False, start_method="fork")
+    assert len(context.pids()) == 3 and all(isinstance(p, int) for p in context.pids())
+    deadline = time.monotonic() + 30
+    while not context.join(timeout=1):
+        assert time.monotonic() < deadline
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["0.txt", "1.txt", "2.txt"]
+
+
+def test_spawn_with_another_start_method_warns_as_pytorch(tmp_path):
+    with pytest.warns(FutureWarning, match="only supports start_method=spawn"):
+        mp.spawn(_write, args=(str(tmp_path), mg.ones(1)), nprocs=1, start_method="fork")
+    assert (tmp_path / "0.txt").exists()
+
+
+def test_a_spawned_process_claiming_a_rank_is_told_how_to_start_the_world():
+    with pytest.raises(mp.ProcessRaisedException, match="(?s)world_size=2.*one-process world of its own.*mpiexec"):
+        mp.start_processes(_claims_a_rank, args=(2,), nprocs=2, start_method="fork")
+
+
+def test_the_standard_library_and_the_sharing_strategies():
+    import multiprocessing
+
+    assert mp.Process is multiprocessing.Process and mp.cpu_count() >= 1 and mp.get_context("fork")
+    assert mg.multiprocessing is mp
+    assert mp.get_all_sharing_strategies() == {"file_descriptor", "file_system"}
+    before = mp.get_sharing_strategy()
+    try:
+        mp.set_sharing_strategy("file_system")
+        assert mp.get_sharing_strategy() == "file_system"
+        with pytest.raises(AssertionError):
+            mp.set_sharing_strategy("shared_memory")
+    finally:
+        mp.set_sharing_strategy(before)
