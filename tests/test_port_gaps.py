@@ -348,3 +348,22 @@ def test_the_device_kinds_and_layouts_no_tensor_has_read_false():
                      "is_vulkan", "is_mkldnn", "is_quantized", "is_sparse", "is_sparse_csr", "is_nested"):
             assert getattr(t, kind) is False, kind
         assert t.is_pinned() is False and t.is_cpu and not t.is_cuda
+
+
+def test_pin_memory_is_pytorchs_a_marked_copy_where_there_is_a_gpu(monkeypatch):
+    # nanoGPT's get_batch: x.pin_memory().to(device, non_blocking=True) on a GPU machine
+    from minigrad_ckpt.functional import tensor_methods
+
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    if not mg.cuda.is_available():
+        with pytest.raises(RuntimeError, match="Cannot access accelerator"):   # torch 2.13 without a GPU
+            x.pin_memory()
+        monkeypatch.setattr(tensor_methods, "cuda_device_count", lambda: 1)
+    pinned = x.pin_memory()
+    assert pinned is not x and pinned.is_pinned() and not x.is_pinned() and pinned.pin_memory() is pinned
+    assert pinned.tolist() == [1.0, 2.0] and pinned.requires_grad      # a differentiable copy, as PyTorch's
+    (pinned * 3).sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]
+    import minigrad_ckpt.testing.strict  # noqa: F401
+    with pytest.raises(RuntimeError, match="only dense CPU tensors can be pinned"):
+        mg.zeros(2, device="strict").pin_memory()

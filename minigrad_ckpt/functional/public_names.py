@@ -641,7 +641,8 @@ SECTIONS: tuple[Section, ...] = (
         # PyTorch's other device kinds and layouts, which no tensor here has (device checks such as
         # dcgan's `input.is_cuda or input.is_xpu` read them)
         *(tensor_method(kind, property(lambda self: False)) for kind in _ABSENT_KINDS),
-        tensor_method("is_pinned", lambda self, device=None: False),
+        tensor_method("pin_memory", tm.pin_memory_method),
+        tensor_method("is_pinned", tm.is_pinned_method),
         tensor_method("get_device", lambda self: -1 if self.device.type == "cpu" else self.device.index),
         tensor_method("byte", lambda self: self.to(dtype="uint8")),
         tensor_method("char", lambda self: self.to(dtype="int8")),

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..backend import as_dtype, check_memory_format, contiguous_format, device_or_dtype
+from ..backend import as_dtype, check_memory_format, contiguous_format, cuda_device_count, device_or_dtype
 from ..backward import backward as _backward_pass
 from ..tape import apply
 from ..tensor import Tensor
@@ -168,6 +168,27 @@ def cuda_method(self: Tensor, device: Any = None) -> Tensor:
     """This tensor on GPU ``device`` (an index or ``"cuda:i"``; default: the current GPU, as PyTorch's)
     (differentiable)."""
     return to_method(self, "cuda" if device is None else device)
+
+
+def pin_memory_method(self: Tensor, device: Any = None) -> Tensor:
+    """PyTorch's ``x.pin_memory()``: a copy of this CPU tensor marked pinned (page-locked) for fast
+    copies to a GPU, or ``self`` if it is marked already.  NumPy memory is never page-locked here,
+    so the mark only answers ``is_pinned()`` (CuPy copies from pageable memory as it is).  As in
+    PyTorch, only a CPU tensor can be pinned, and only where there is a GPU to copy to."""
+    if self.device.type != "cpu":
+        raise RuntimeError(f"cannot pin a {self.device.type} tensor: only dense CPU tensors can be pinned")
+    if cuda_device_count() == 0:
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    if is_pinned_method(self):
+        return self
+    out = mf.clone(self)
+    out.__dict__["_pinned"] = True
+    return out
+
+
+def is_pinned_method(self: Tensor, device: Any = None) -> bool:
+    """Whether :func:`pin_memory_method` made this tensor (PyTorch's ``x.is_pinned()``)."""
+    return self.__dict__.get("_pinned", False)
 
 
 # ----------------------------------------------------------- properties
