@@ -177,20 +177,20 @@ def apply(op: Any, *args: Any) -> Any:
             device = x._device
             if isinstance(y, Tensor):
                 if y._device is not device:
-                    raise _device_mismatch(op, device, y._device)
+                    return apply(op, *_on_one_device(op, args))
                 needs_grad, arrays = x._requires_grad or y._requires_grad, (x._data, y._data)
             else:
                 needs_grad, arrays = x._requires_grad, (x._data, y)
-        elif isinstance(y, Tensor):
-            device, needs_grad, arrays = y._device, y._requires_grad, (x, y._data)
-        else:
-            raise TypeError(f"{op.name}: needs at least one Tensor argument")
+        else:  # (no Tensor at all: _gather's TypeError)
+            device, needs_grad, arrays = (y._device, y._requires_grad, (x, y._data)) if isinstance(y, Tensor) \
+                else _gather(op, args)
     else:
         device, needs_grad, arrays = _gather(op, args)
+        if device is None:  # tensors on two devices: a CPU scalar tensor moves to the others'
+            return apply(op, *_on_one_device(op, args))
     xp = device.xp
-    try:  # one to three arrays called directly: CPython does not specialize a star-call (a bound method
-        # and a frame made through C, ~1.5k instructions per op: per_op 8,818,544 -> 8,613,627); three
-        # is linear(x, w, b), every Linear layer
+    try:  # one to three arrays called directly, not a star-call, which CPython does not specialize (~1.5k
+        # instructions per op: per_op 8,818,544 -> 8,613,627); three is linear(x, w, b), every Linear layer
         out = (op.forward(xp, arrays[0]) if n == 1 else op.forward(xp, arrays[0], arrays[1]) if n == 2
                else op.forward(xp, arrays[0], arrays[1], arrays[2]) if n == 3 else op.forward(xp, *arrays))
     except (AttributeError, ValueError) as exc:  # a clearer error where one is known (free until raised)
@@ -221,14 +221,15 @@ def apply(op: Any, *args: Any) -> Any:
 
 
 def _gather(op: Any, args: tuple) -> tuple:
-    """``apply``'s device, whether a node is needed, and the arrays, for three or more arguments."""
+    """``apply``'s device, whether a node is needed, and the arrays, for three or more arguments
+    (the device ``None`` when tensors of two devices meet)."""
     device, needs_grad, arrays = None, False, []
     for a in args:
         if isinstance(a, Tensor):
             if device is None:
                 device = a._device
             elif a._device is not device:
-                raise _device_mismatch(op, device, a._device)
+                return None, False, []  # (apply asks _on_one_device)
             arrays.append(a._data)
             needs_grad = needs_grad or a._requires_grad
         else:
@@ -236,6 +237,18 @@ def _gather(op: Any, args: tuple) -> tuple:
     if device is None:
         raise TypeError(f"{op.name}: needs at least one Tensor argument")
     return device, needs_grad, arrays
+
+
+def _on_one_device(op: Any, args: tuple) -> list:
+    """``args`` with each zero-dimensional CPU tensor moved to the device of the others, as
+    PyTorch treats a CPU scalar tensor beside GPU tensors (a Python number); tensors of two
+    devices otherwise are an error.  The move is recorded (``Tensor.to``): gradients go back."""
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    others = list(dict.fromkeys(a._device for a in tensors if a.ndim or a._device.type != "cpu"))
+    if len(others) != 1:
+        devices = list(dict.fromkeys(a._device for a in tensors))
+        raise _device_mismatch(op, devices[0], devices[1])
+    return [a.to(others[0]) if isinstance(a, Tensor) and a._device is not others[0] else a for a in args]
 
 
 def _device_mismatch(op: Any, first: Any, other: Any) -> RuntimeError:

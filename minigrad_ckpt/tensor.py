@@ -928,6 +928,13 @@ class Tensor:
         (``None``: no tangent involved).  Computed before the write, set after it."""
         return _forward.written(self, kind, operand, index) if _forward.active else None
 
+    def _on_my_device(self, value: Tensor, what: str) -> Tensor:
+        """``value``, of another device, for a write into this tensor: a CPU scalar tensor moves
+        here, as PyTorch lets a zero-dim CPU tensor meet a GPU tensor; another tensor is an error."""
+        if value.ndim == 0 and value._device.type == "cpu":
+            return value.to(self.device)
+        raise RuntimeError(f"{what}: value is on {value.device}, tensor is on {self.device}")
+
     def _set_inplace(self, value: Any, what: str) -> Tensor:
         # copy_, fill_, zero_ on the tape: the value broadcast, as a result (the test inline, as above)
         if _grad_state.enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
@@ -939,7 +946,7 @@ class Tensor:
         tangents = self._carry_tangents(what.rstrip("_"), value)
         if isinstance(value, Tensor):
             if value._device is not self._device:
-                raise RuntimeError(f"{what}: value is on {value.device}, tensor is on {self.device}")
+                value = self._on_my_device(value, what)
             value = value._data
         else:
             value = fill_scalar(what, value, self._data.dtype)  # (x.fill_(-1) of uint8: 255, as PyTorch's)
@@ -961,7 +968,7 @@ class Tensor:
         tangents = self._carry_tangents("setitem", value, idx)
         if isinstance(value, Tensor):
             if value._device is not self._device:
-                raise RuntimeError(f"__setitem__: value is on {value.device}, tensor is on {self.device}")
+                value = self._on_my_device(value, "__setitem__")
             refuse_index_put_cast(self, idx, value)
             value = value._data
         elif isinstance(value, (int, float, complex)):  # by PyTorch's checked conversion (x[0] = -1 of uint8)
@@ -1001,7 +1008,7 @@ class Tensor:
         tangents = self._carry_tangents(fn, other)
         if isinstance(other, Tensor):
             if other._device is not self._device:
-                raise RuntimeError(f"{fn}_: operand is on {other.device}, tensor is on {self.device}")
+                other = self._on_my_device(other, fn + "_")
             other = other._data
         if _write_guard is not None:
             _write_guard(self)

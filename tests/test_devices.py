@@ -134,3 +134,50 @@ def test_copy_from_another_device_moves_the_value_as_pytorch(dtype):
     y, dy = mg.func.jvp(through_a_device_copy, (w.detach(),), (mg.tensor([1.0, 0.5, 2.0], dtype=dtype),))
     assert dy.device == y.device == mg.device("strict")
     np.testing.assert_array_equal(dy.to("cpu").numpy(), [0.0, 3.0, 1.5])
+
+
+def test_a_cpu_scalar_tensor_meets_tensors_of_another_device_as_pytorch():
+    # nanoGPT's resume on a GPU: `losses['val'] < best_val_loss`, a CPU mean against the checkpoint's
+    # value loaded with map_location='cuda', raised 'Less: expected all tensors on the same device'
+    d = mg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], device="strict")
+    c = mg.tensor(2.0)
+    assert (c < mg.tensor(3.0, device="strict")).device == d.device
+    for got, want in [(d + c, [[3, 4, 5], [6, 7, 8]]), (c * d, [[2, 4, 6], [8, 10, 12]]),
+                      (mg.where(d > 2, c, d), [[1, 2, 2], [2, 2, 2]]), (d.clamp(min=c), [[2, 2, 3], [4, 5, 6]])]:
+        assert got.device == d.device
+        np.testing.assert_array_equal(got.to("cpu").numpy(), want)
+    for write, want in [(lambda t: t.add_(c), [[3, 4, 5], [6, 7, 8]]), (lambda t: t.mul_(c), [[2, 4, 6], [8, 10, 12]]),
+                        (lambda t: t.__setitem__((0, 1), c), [[1, 2, 3], [4, 5, 6]]),
+                        (lambda t: t.__setitem__(1, c), [[1, 2, 3], [2, 2, 2]]),
+                        (lambda t: t.fill_(c), [[2] * 3] * 2)]:
+        t = d.clone()
+        write(t)
+        np.testing.assert_array_equal(t.to("cpu").numpy(), want)
+
+
+def test_a_cpu_scalar_tensor_moved_to_another_device_keeps_its_gradient_and_tangent():
+    w = mg.tensor(3.0, requires_grad=True)                       # on the CPU
+    x = mg.tensor([1.0, 2.0], device="strict", requires_grad=True)
+    (x * w + mg.where(x > 1, w, x)).sum().backward()
+    assert w.grad.device == w.device and w.grad.item() == 4.0    # 1 + 2 from x * w, 1 from the where
+    np.testing.assert_array_equal(x.grad.to("cpu").numpy(), [4.0, 3.0])
+    h = mg.zeros(2, device="strict", requires_grad=True) * 1
+    h[0] = w * 2                                                 # a recorded write of a CPU scalar
+    h.sum().backward()
+    assert w.grad.item() == 6.0
+    _, dy = mg.func.jvp(lambda s: mg.tensor([1.0, 5.0], device="strict") * s, (mg.tensor(2.0),), (mg.tensor(1.0),))
+    assert dy.device == mg.device("strict") and dy.to("cpu").tolist() == [1.0, 5.0]
+
+
+def test_only_a_cpu_scalar_tensor_moves():
+    d, c = mg.ones(2, device="strict"), mg.ones(2)
+    with pytest.raises(RuntimeError, match="same device"):
+        d + c                                                     # a CPU tensor with elements: an error
+    with pytest.raises(RuntimeError, match="same device"):
+        c + mg.tensor(1.0, device="strict")                       # a device scalar does not come to the CPU
+    with pytest.raises(RuntimeError, match="same device"):
+        mg.where(d > 0, c, d)
+    with pytest.raises(RuntimeError, match="value is on cpu"):
+        d.add_(c)
+    with pytest.raises(RuntimeError, match="value is on strict"):
+        mg.zeros(()).add_(mg.tensor(1.0, device="strict"))

@@ -181,6 +181,8 @@ def _from_parts(values: Any, shape: tuple, dtype: Any) -> Any:
 
 def _as_operand(value: Any, target: Tensor) -> Any:
     if isinstance(value, Tensor):
+        if value._device is not target._device:  # a CPU scalar tensor moves, as PyTorch's (else an error)
+            value = target._on_my_device(value, "in-place write")
         return value if value.dtype == target.dtype else _F.astype(value, target.dtype)
     return Tensor._wrap(target._device.xp.asarray(value, dtype=target.dtype), None, target._device)
 
