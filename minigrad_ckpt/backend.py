@@ -635,8 +635,27 @@ class CupyNamespace(ArrayNamespace):
         self._device = cupy.cuda.Device(index)
         super().__init__(cupy, "cupy")
         import cupyx
+        import cupyx.scipy.special
 
         self._scatter_add = cupyx.scatter_add
+        for name, native in NATIVE_SPECIAL_FUNCTIONS.items():
+            if hasattr(cupyx.scipy.special, native):
+                self._use_native(name, getattr(cupyx.scipy.special, native))
+
+    def _use_native(self, name: str, native: Any) -> None:
+        """``xp.<name>`` of real floats by CuPy's one kernel, where the engine's own (NumPy has none) is
+        dozens of array passes, each a launch here: erf is ~75 (GELU's, twice a step per layer in
+        nanoGPT on an H200).  Complex and integer inputs keep the engine's kernel."""
+        engine = getattr(ArrayNamespace, name, None)
+        if engine is None:  # (ops/special.py registers it; not imported yet)
+            return
+        native = _on_device(native, self._device)
+
+        def call(x: Any) -> Any:
+            return native(x) if x.dtype.kind == "f" else engine(self, x)
+
+        call.__name__ = name
+        setattr(self, name, call)
 
     def _function(self, name: str) -> Any:
         if name == "errstate":
@@ -670,6 +689,10 @@ class CupyNamespace(ArrayNamespace):
 
 #: the dtypes ``cupyx.scatter_add`` accumulates (CuPy 13 and 14); others go by parts or widened
 SCATTER_ADD_DTYPES = frozenset(["int32", "int64", "uint32", "uint64", "float16", "float32", "float64"])
+#: the engine's kernels (ops/special.py, ops/activation.py) that CuPy computes as one ufunc, by their
+#: cupyx.scipy.special names: the ones whose values at the edges (0, -0, +-inf, NaN, poles) SciPy's
+#: agree with (gamma, gammaln, i0, i1, erfinv and erfcinv give other limits there: they stay the engine's)
+NATIVE_SPECIAL_FUNCTIONS = {"erf": "erf", "erfc": "erfc", "erfcx": "erfcx", "sigmoid": "expit"}
 #: CuPy's logical ufuncs take no complex input (NumPy's read a complex number's truth as != 0)
 LOGICAL_FUNCTIONS = frozenset(["logical_and", "logical_or", "logical_xor", "logical_not"])
 

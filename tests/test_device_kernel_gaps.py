@@ -83,3 +83,18 @@ def test_a_gpu_takes_an_empty_batch_as_one_empty_chunk():
         xp = SimpleNamespace(name=name)
         assert conv._image_chunks(xp, 0, 100) == [slice(0, 0)]
         assert conv._image_chunks(xp, 3, 1)[-1].stop == 3
+
+
+def test_a_gpu_namespace_computes_special_functions_of_real_floats_by_cupys_one_kernel():
+    # GELU's erf is ~75 array passes in the engine's kernel, each a launch on a GPU; CuPy has it as one ufunc
+    import contextlib
+
+    ns = backend.CupyNamespace.__new__(backend.CupyNamespace)   # (no GPU here: NumPy behind CuPy's adapter)
+    ns._device = contextlib.nullcontext()
+    backend.ArrayNamespace.__init__(ns, np, "cupy")
+    taken = []
+    ns._use_native("erf", lambda x: taken.append(x.dtype.name) or np.full(x.shape, 7.0, x.dtype))
+    np.testing.assert_array_equal(ns.erf(np.zeros(2, dtype="float32")), [7.0, 7.0])
+    assert ns.erf(np.array([0.5 + 0.25j])).dtype == "complex128"  # complex input: the engine's kernel,
+    assert taken[0] == "float32" and "complex128" not in taken     # never CuPy's (real-only) one
+    assert set(backend.NATIVE_SPECIAL_FUNCTIONS) <= set(backend.KERNELS)
