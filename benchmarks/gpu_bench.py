@@ -96,8 +96,12 @@ def main(argv=None):
     if t is not None:
         fns["torch cuda"] = t
     results["mlp_784_256_256_10_ms_per_step"] = time_steps(fns)
-    for k, v in results["mlp_784_256_256_10_ms_per_step"].items():
+    steps = results["mlp_784_256_256_10_ms_per_step"]
+    for k, v in steps.items():
         print(f"MLP 784-256-256-10, batch 128, f32, SGD: {k:<20} {v:8.3f} ms/step")
+    if "minigrad_ckpt cuda" in steps and "torch cuda" in steps:  # the target: <= 1.5x PyTorch CUDA eager
+        results["mlp_cuda_ratio_vs_torch"] = steps["minigrad_ckpt cuda"] / steps["torch cuda"]
+        print(f"MLP step, minigrad_ckpt cuda / torch cuda: {results['mlp_cuda_ratio_vs_torch']:.2f}x (target <= 1.5x)")
     if mg.cuda.is_available():
         from minigrad_ckpt.demo import DemoConfig, train
 
