@@ -165,3 +165,59 @@ def test_a_malformed_inline_array_is_a_snapshot_error(tmp_path, damage):
     damage(next(iter(entry["arrays"].values())))
     with pytest.raises(SnapshotError):
         object_state(entry)
+
+
+class _History:
+    """A registered object whose ``state_dict()`` hands out its own live lists and dicts (as a
+    losses history or a metrics tracker does) and whose ``load_state_dict`` keeps what it gets."""
+
+    def __init__(self):
+        self.losses, self.best = [1.0], {"epoch": [0], "values": {"acc": [0.5]}}
+
+    def state_dict(self):
+        return {"losses": self.losses, "best": self.best}
+
+    def load_state_dict(self, state):
+        self.losses, self.best = state["losses"], state["best"]
+
+    def grow(self, k):
+        self.losses.append(float(k))
+        self.best["epoch"].append(k)
+        self.best["values"]["acc"].append(k / 10)
+
+
+_CALL_STATE = {"losses": [1.0], "best": {"epoch": [0], "values": {"acc": [0.5]}}}
+
+
+def test_a_snapshot_keeps_the_plain_state_of_its_call_not_the_objects_live_lists():
+    """A snapshot captured, then the object appends to its lists: the snapshot holds the state of
+    the call, and restoring it twice gives it back twice (the object keeps a copy, not the
+    snapshot's own lists). Before, the header kept the object's lists: both were the later ones."""
+    ex = mg.Executor()
+    hist = ex.register_state("hist", _History())
+    snap = Snapshot.from_executor(ex)
+    hist.grow(1)
+    assert snap.state["objects"]["hist"]["state"] == _CALL_STATE
+    assert capture_objects(ex)["hist"]["state"]["losses"] == [1.0, 1.0]  # (rank files capture the same way)
+    snap.restore_into(ex)
+    hist.grow(2)
+    snap.restore_into(ex)
+    assert hist.state_dict() == _CALL_STATE
+
+
+@pytest.mark.parametrize("hold", [True, False], ids=["writer-busy", "racing-the-writer"])
+def test_an_asynchronous_save_keeps_the_plain_state_of_its_call(tmp_path, hold):
+    import threading
+
+    ex = mg.Executor()
+    ex.add_tensor("w", mg.ones(3))
+    hist = ex.register_state("hist", _History())
+    manager = SnapshotManager(tmp_path)
+    gate = threading.Event()
+    if hold:
+        manager._writer.submit(lambda: gate.wait(60), -1)
+    handle = manager.save_snapshot(ex, blocking=False)
+    for k in range(3):
+        hist.grow(k)
+    gate.set()
+    assert Snapshot.load(handle.result()).state["objects"]["hist"]["state"] == _CALL_STATE

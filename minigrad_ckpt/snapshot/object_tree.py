@@ -273,10 +273,21 @@ def _is_plain(v: Any) -> bool:
     return False
 
 
+def _copy_plain(v: Any) -> Any:
+    """A copy of plain data (:func:`_is_plain`): new lists and dicts, the same numbers and strings.
+    An object's ``state_dict()`` may hand out the lists it goes on appending to (a history of
+    losses), so a snapshot keeps a copy: the state of its call, whatever the object does next."""
+    if isinstance(v, list):
+        return [x if type(x) in SCALARS else _copy_plain(x) for x in v]
+    if isinstance(v, dict):
+        return {k: x if type(x) in SCALARS else _copy_plain(x) for k, x in v.items()}
+    return v
+
+
 def object_entry(type_name: str, state: Any) -> dict[str, Any]:
     """A registered object's ``state_dict()`` as header data.
 
-    Plain data is kept as it is, ``{"type", "state"}`` (a DataLoader's or a sampler's state;
+    Plain data is copied as it is, ``{"type", "state"}`` (a DataLoader's or a sampler's state;
     what every snapshot held before).  Anything else -- tensors (an optimizer's moments, a
     module's weights), int keys, tuples -- is ``{"type", "tree", "arrays"}``: the tree of
     :func:`encode` and its arrays inline, ``{name: {"dtype", "shape", "data": bytes}}``, so
@@ -284,7 +295,7 @@ def object_entry(type_name: str, state: Any) -> dict[str, Any]:
     strings.
     """
     if _is_plain(state):
-        return {"type": type_name, "state": state}
+        return {"type": type_name, "state": _copy_plain(state)}
     arrays: dict[str, Any] = {}
     tree = encode_tree(state, arrays)
     inline = {}
@@ -305,9 +316,10 @@ def is_object_entry(entry: Any) -> bool:
 
 
 def object_state(entry: dict[str, Any]) -> Any:
-    """The state :func:`object_entry` stored (every array checked against its dtype and shape)."""
+    """The state :func:`object_entry` stored (every array checked against its dtype and shape), a
+    copy of its own: the object that loads it may keep and change it, the snapshot stays as it was."""
     if "state" in entry:
-        return entry["state"]
+        return _copy_plain(entry["state"])
     arrays = {}
     for name, a in entry["arrays"].items():
         if not (isinstance(a, dict) and set(a) == {"dtype", "shape", "data"} and a["dtype"] in DTYPES
