@@ -43,6 +43,7 @@ class Executor:
         self.restored_scheduler_state: dict[str, Any] | None = None
         self.restored_rng_state: dict[str, int] | None = None
         self.restored_object_states: dict[str, Any] | None = None
+        self.restored_model_extra_states: dict[str, Any] | None = None  # modules' get_extra_state(), by key
         self._objects: OrderedDict[str, Any] = OrderedDict()
         if optimizer is not None and model is not None:
             self._param_names()  # fail early if the optimizer holds foreign tensors

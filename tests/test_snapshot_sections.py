@@ -24,7 +24,7 @@ OLD_FILE = DATA / "snapshot_before_sections.mgsnap"
 
 def test_the_table_names_every_header_section_once() -> None:
     keys = [s.key for s in sections.SECTIONS]
-    assert keys == ["rng", "optimizer", "scheduler", "tape", "objects", "ranks"]
+    assert keys == ["rng", "optimizer", "scheduler", "tape", "objects", "model_extra", "ranks"]
     assert len(set(keys)) == len(keys)
 
 

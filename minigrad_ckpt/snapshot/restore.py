@@ -45,7 +45,7 @@ def restore_into(snap: Any, ex: Executor) -> Executor:
     tensors = snap._tensors
     iteration = _iteration(snap)
     # ---------------- phase 1: check and build; ex is not touched ----------------
-    model_sd = _model_state(ex, tensors) if ex.model is not None else None
+    model_sd = _model_state(ex, tensors, snap.state.get("model_extra")) if ex.model is not None else None
     fresh = {name: Tensor._from_data(arr, dtype=arr.dtype) for name, arr in tensors.items()
              if not name.startswith(("model.", "optimizer.", "__tape__/"))}
     # A user tensor the executor already holds, of the same shape and dtype, takes the values in
@@ -55,11 +55,17 @@ def restore_into(snap: Any, ex: Executor) -> Executor:
     built = [(s, s.build(ex, snap.state.get(s.key), ctx)) for s in _sections.SECTIONS]
     built = [(s, b) for s, b in built if b is not None]
     # ---------------- phase 2: install (validated above: nothing here depends on the file) ----------------
-    for section, b in built:  # first, those whose install may refuse (user code): each undoes itself
-        if section.may_refuse:
-            section.install(ex, b)
-    if model_sd is not None:
-        ex.model.load_state_dict(model_sd)
+    undo: list[Any] = []
+    try:  # first, the steps that run user code and may refuse: each undoes itself, and the earlier ones too
+        for section, b in built:
+            if section.may_refuse:
+                undo.append(section.install(ex, b))
+        if model_sd is not None:
+            _load_model(ex.model, model_sd)
+    except SnapshotError:
+        for u in reversed(undo):
+            u()
+        raise
     with no_grad():
         for name, own in in_place.items():
             own.copy_(Tensor._from_data(fresh[name], device=own.device))
@@ -69,6 +75,27 @@ def restore_into(snap: Any, ex: Executor) -> Executor:
             section.install(ex, b)
     ex.iteration = iteration
     return ex
+
+
+def _load_model(model: Any, state: dict[str, Any]) -> None:
+    """``model.load_state_dict(state)``: checked in phase 1, so only a module's ``set_extra_state``
+    (user code, given the snapshot's extra state) can refuse it; then the model gets its previous
+    state back (a copy is kept only for a model with extra state) and a SnapshotError is raised."""
+    extra = [k for k, v in state.items() if not isinstance(v, Tensor)]
+    before = None
+    if extra:
+        with no_grad():
+            current = model.state_dict()
+            before = OrderedDict((k, v.detach().clone() if isinstance(v, Tensor) else v) for k, v in current.items())
+            before._metadata = getattr(current, "_metadata", None)  # type: ignore[attr-defined]
+    try:
+        model.load_state_dict(state)
+    except Exception as exc:
+        if before is None:
+            raise
+        model.load_state_dict(before)
+        raise SnapshotError(f"the model refused the snapshot's extra state ({', '.join(extra)}): "
+                            f"{type(exc).__name__}: {exc}"[:300]) from None
 
 
 def _fits(own: Any, new: Tensor) -> bool:
@@ -83,10 +110,19 @@ def _iteration(snap: Any) -> int:
     return it
 
 
-def _model_state(ex: Executor, tensors: dict[str, Any]) -> dict[str, Tensor]:
+def _model_state(ex: Executor, tensors: dict[str, Any], extra: Any) -> dict[str, Any]:
+    """The state dict for the model's ``load_state_dict``: the snapshot's tensors and its modules'
+    extra states (``extra``, the ``model_extra`` field), each checked against the model's own."""
     current = ex.model.state_dict()
-    # a module's get_extra_state() (plain data, not a tensor) is not in snapshots: the model keeps its own
+    # a module's get_extra_state() that is not a tensor: the snapshot's, or the model's own from a file without it
     out: Any = OrderedDict((k, v) for k, v in current.items() if not isinstance(v, Tensor))
+    saved_extra = _sections.model_extra_states(extra)
+    if saved_extra is not None:
+        missing, unexpected = sorted(set(out) - set(saved_extra)), sorted(set(saved_extra) - set(out))
+        if missing or unexpected:
+            raise SnapshotError(f"the snapshot's extra states do not match the model's: missing {missing}, "
+                                f"unexpected {unexpected}"[:300])
+        out.update(saved_extra)
     # the snapshot's arrays are checked against this model's own entries below, so they are in its format:
     # its modules' versions go with them (a _load_from_state_dict that reads local_metadata needs them)
     out._metadata = getattr(current, "_metadata", None)

@@ -37,7 +37,7 @@ from .format import UINT64_MAX, LoadLimits, SnapshotError, TensorEntry, is_int, 
 from .object_tree import is_object_entry, object_entry, object_state
 from .tape_codec import check_tape, decode_tape, encode_tape
 
-__all__ = ["Section", "SECTIONS", "Restoring", "read_header", "validate_header"]
+__all__ = ["Section", "SECTIONS", "Restoring", "model_extra_states", "read_header", "validate_header"]
 
 
 @dataclass
@@ -71,8 +71,10 @@ class Section:
         """The state to install into ``ex``, checked; None: nothing to install."""
         return None
 
-    def install(self, ex: Executor, built: Any) -> None:
-        """Put ``built`` (from :meth:`build`, not None) into ``ex``."""
+    def install(self, ex: Executor, built: Any) -> Any:
+        """Put ``built`` (from :meth:`build`, not None) into ``ex``.  A section that ``may_refuse``
+        undoes itself before it raises, and returns a function that puts the previous state back
+        (``restore_into`` calls it when a later step refuses)."""
 
     def attach(self, ex: Executor, value: Any, ctx: Restoring) -> None:
         """Keep ``value`` on a new executor made by ``Snapshot.restore``."""
@@ -250,20 +252,25 @@ class ObjectsSection(Section):
             out[name] = object_state(entry)
         return out or None
 
-    def install(self, ex: Executor, built: Any) -> None:
+    def install(self, ex: Executor, built: Any) -> Any:
         """``load_state_dict`` on each object; if one refuses, the ones already loaded get
-        their previous state back and a SnapshotError is raised."""
+        their previous state back and a SnapshotError is raised.  Returns the undo of it all."""
         done: list[tuple[Any, Any]] = []
+
+        def undo() -> None:
+            for o, b in reversed(done):
+                o.load_state_dict(b)
+
         for name, state in built.items():
             obj = ex._objects[name]
             before = obj.state_dict()
             try:
                 obj.load_state_dict(state)
             except Exception as exc:
-                for o, b in reversed(done):
-                    o.load_state_dict(b)
+                undo()
                 raise SnapshotError(f"registered object {name!r} refused the snapshot's state: {exc}"[:300]) from None
             done.append((obj, before))
+        return undo
 
     def attach(self, ex: Executor, value: Any, ctx: Restoring) -> None:
         ex.restored_object_states = None if value is None else {
@@ -276,6 +283,50 @@ def capture_objects(ex: Executor) -> dict[str, Any] | None:
     if not ex._objects:
         return None
     return {name: object_entry(type(obj).__name__, obj.state_dict()) for name, obj in ex._objects.items()}
+
+
+class ModelExtraSection(Section):
+    """The model's modules' ``get_extra_state()``: what ``model.state_dict()`` holds beside the
+    tensors, under ``<module>._extra_state`` (a step counter, a vocabulary, a quantizer's ranges),
+    ``{state-dict key: object entry}`` (:func:`.object_tree.object_entry`: plain data as it is,
+    anything else as a tree with its arrays).  An extra state that is a tensor is a tensor entry
+    ``model.<key>`` instead.  ``restore_into`` gives it to the model's ``load_state_dict`` with its
+    tensors (:func:`model_extra_states`), so ``build`` has nothing of its own; a file without the field
+    leaves the model's own."""
+
+    key = "model_extra"
+    optional = True      # present only when the model has extra state that is not a tensor
+
+    def capture(self, ex: Executor, config: Any, arrays: dict[str, Any]) -> Any:
+        if ex.model is None:
+            return None
+        out = {}
+        for k, v in ex.model.state_dict().items():
+            if not isinstance(v, Tensor):
+                try:
+                    out[k] = object_entry("extra_state", v)
+                except (TypeError, ValueError) as exc:
+                    raise SnapshotError(f"model.{k}: the module's get_extra_state() holds what a snapshot cannot "
+                                        f"store: {exc}"[:300]) from None
+        return out or None
+
+    def check(self, value: Any) -> None:
+        if value is not None and not (isinstance(value, dict) and value and all(
+                isinstance(k, str) and is_object_entry(v) for k, v in value.items())):
+            raise SnapshotError("the header's model extra states are malformed (want {state-dict key: "
+                                "{'type': str, 'state': ...}})")
+
+    def describe(self, value: Any) -> str | None:
+        return ", ".join(sorted(value))
+
+    def attach(self, ex: Executor, value: Any, ctx: Restoring) -> None:
+        ex.restored_model_extra_states = model_extra_states(value)
+
+
+def model_extra_states(value: Any) -> dict[str, Any] | None:
+    """The extra states a ``model_extra`` field holds, by state-dict key (None: the file has none)."""
+    ModelExtraSection().check(value)  # (a snapshot built in memory was never read)
+    return None if value is None else {k: object_state(entry) for k, entry in value.items()}
 
 
 class RanksSection(Section):
@@ -319,13 +370,13 @@ class RanksSection(Section):
                                     f"old ranks' states on {value['world_size']} ranks: {exc}"[:300]) from None
         return out or None
 
-    def install(self, ex: Executor, built: Any) -> None:
-        ObjectsSection.install(self, ex, built)  # the same all-or-nothing loading
+    def install(self, ex: Executor, built: Any) -> Any:
+        return ObjectsSection.install(self, ex, built)  # the same all-or-nothing loading
 
 
 #: Every section, in header order.
 SECTIONS: tuple[Section, ...] = (RngSection(), OptimizerSection(), SchedulerSection(), TapeSection(),
-                                 ObjectsSection(), RanksSection())
+                                 ObjectsSection(), ModelExtraSection(), RanksSection())
 
 
 def _fitted(what: str, convert: Any, *args: Any) -> Any:
