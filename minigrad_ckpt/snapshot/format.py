@@ -67,6 +67,33 @@ class SnapshotError(Exception):
     """A snapshot could not be read, verified or written (the reason is in the message)."""
 
 
+# A path that cannot be read is a SnapshotError and also the OSError PyTorch's load raises for it,
+# so that a resume written for PyTorch -- ``try: ckpt = load(path) except FileNotFoundError: start
+# afresh`` -- runs as it does there.
+class SnapshotFileNotFoundError(SnapshotError, FileNotFoundError):
+    """The snapshot's path does not exist (a SnapshotError and a ``FileNotFoundError``)."""
+
+
+class SnapshotPermissionError(SnapshotError, PermissionError):
+    """The snapshot's path may not be read (a SnapshotError and a ``PermissionError``)."""
+
+
+class SnapshotIsADirectoryError(SnapshotError, IsADirectoryError):
+    """The snapshot's path is a directory (a SnapshotError and an ``IsADirectoryError``)."""
+
+
+_PATH_ERRORS = {FileNotFoundError: SnapshotFileNotFoundError, PermissionError: SnapshotPermissionError,
+                IsADirectoryError: SnapshotIsADirectoryError}
+
+
+def _path_error(kind: type, message: str) -> SnapshotError:
+    """A SnapshotError with ``message`` that is also an OSError of ``kind`` where there is one."""
+    for base, error in _PATH_ERRORS.items():
+        if issubclass(kind, base):
+            return error(message)
+    return SnapshotError(message)
+
+
 @dataclass(frozen=True)
 class LoadLimits:
     """Caps applied to a file before anything it describes is allocated.
@@ -291,13 +318,14 @@ def open_regular(path: str | os.PathLike) -> tuple[IO[bytes], int, tuple[int, in
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:
-        raise SnapshotError(f"cannot open snapshot {shown}: {exc.strerror or exc}") from None
+        raise _path_error(type(exc), f"cannot open snapshot {shown}: {exc.strerror or exc}") from None
     except (ValueError, TypeError) as exc:  # a NUL byte in the path, or not a path at all
         raise SnapshotError(f"cannot open snapshot {shown}: {exc}") from None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise SnapshotError(f"{shown} is not a regular file (it is a {_file_kind(st.st_mode)})")
+            kind = IsADirectoryError if stat.S_ISDIR(st.st_mode) else OSError
+            raise _path_error(kind, f"{shown} is not a regular file (it is a {_file_kind(st.st_mode)})")
         flags = fcntl.fcntl(fd, fcntl.F_GETFL)
         fcntl.fcntl(fd, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)
         f = os.fdopen(fd, "rb")

@@ -84,6 +84,8 @@ def _read_rank_state(path: Path, crc: int, rank: int, world: int) -> dict[str, A
             if size > _MAX_BYTES:
                 raise SnapshotError(f"{path.name} is over 1 GiB")
             raw = f.read(size)
+    except SnapshotError:  # (open_regular's own, a FileNotFoundError too: its message names the file)
+        raise
     except OSError as exc:
         raise SnapshotError(f"cannot read the rank file {path.name}: {exc.strerror or exc}") from None
     body, trailer = raw[:-4], raw[-4:]
