@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import json
 import sys
-from collections import OrderedDict
+from collections import Counter, OrderedDict, defaultdict, namedtuple
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import minigrad_ckpt as mg
-from minigrad_ckpt.snapshot import SnapshotError, object_tree
+from minigrad_ckpt.snapshot import Snapshot, SnapshotError, object_tree
 
 sys.path.insert(0, str(Path(__file__).parent / "data"))
 from save_load_kinds_cases import cases, describe, views, write_through  # noqa: E402
@@ -185,3 +185,29 @@ def test_two_slices_of_a_large_array_store_only_the_bytes_between_them(tmp_path)
     assert got["a"].tolist() == [0, 1, 2, 3] and got["b"].tolist() == [6, 8] and got["t"].tolist() == [2, 3, 4, 5, 6, 7]
     got["a"][3] = -1.0
     assert got["t"][1].item() == -1.0  # still one memory
+
+
+_SUBCLASSES = {
+    "defaultdict": lambda: defaultdict(list, {"a": [1]}),
+    "Counter": lambda: Counter("aab"),
+    "namedtuple": lambda: namedtuple("Pair", "a b")(1, mg.ones(2)),
+    "list subclass": lambda: type("Steps", (list,), {})([1, 2]),
+    "set subclass": lambda: type("Tags", (set,), {})({1}),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_SUBCLASSES))
+def test_a_container_subclass_is_refused_not_loaded_as_the_plain_container(tmp_path, kind):
+    """A defaultdict, a namedtuple, ...: their class is code (a default_factory, field names), so
+    mg.load could only give back the plain dict or tuple -- silently without their behaviour
+    (``ckpt["counts"][k] += 1`` then a KeyError).  PyTorch 2.13's (weights_only) torch.load refuses
+    them; mg.save refuses them at once, saying what to store.  An OrderedDict still loads as one."""
+    obj = _SUBCLASSES[kind]()
+    with pytest.raises(TypeError, match=r"subclass, whose class is code: it would load as a plain \w+\); store"):
+        mg.save({"x": obj}, tmp_path / "c.pt")
+    assert not (tmp_path / "c.pt").exists()
+    with pytest.raises(TypeError, match="subclass"):  # (a registered object's state is stored the same way)
+        ex = mg.Executor()
+        ex.register_state("counts", type("Holder", (), {"state_dict": lambda self: {"c": obj},
+                                                      "load_state_dict": lambda self, s: None})())
+        Snapshot.from_executor(ex)

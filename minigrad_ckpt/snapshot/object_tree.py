@@ -85,7 +85,7 @@ def encode(obj: Any, path: list[Any], tensors: dict[str, Any], depth: int, seen:
     value = _value(obj)
     if value is not _NOT_A_VALUE:
         return value
-    if isinstance(obj, dict):
+    if type(obj) in (dict, OrderedDict):
         keys = [_hashable(k, depth + 1) for k in obj]
         values = [encode(v, path + [k], tensors, depth + 1, seen) for k, v in obj.items()]
         node = {"t": "dict", "keys": keys, "values": values}
@@ -95,18 +95,28 @@ def encode(obj: Any, path: list[Any], tensors: dict[str, Any], depth: int, seen:
         if metadata is None:
             return {**node, "ordered": True}
         return {**node, "ordered": True, "metadata": encode(metadata, path + ["_metadata"], tensors, depth + 1, seen)}
-    if isinstance(obj, (set, frozenset)):
-        return {"t": type(obj).__name__ if type(obj) in (set, frozenset) else "set",
-                "items": [_hashable(v, depth + 1) for v in obj]}
-    if isinstance(obj, (list, tuple)):
+    if type(obj) in (set, frozenset):
+        return {"t": type(obj).__name__, "items": [_hashable(v, depth + 1) for v in obj]}
+    if type(obj) in (list, tuple):
         items = [encode(v, path + [i], tensors, depth + 1, seen) for i, v in enumerate(obj)]
         if not isinstance(obj, tuple) and not any(isinstance(v, (dict, list)) for v in items):
             return items  # a list of plain values as it is: one msgpack array, however long
         return {"t": "tuple" if isinstance(obj, tuple) else "list", "items": items}
     hint = ("; save its state instead: mg.save(obj.state_dict(), path), and load it back with "
-            "obj.load_state_dict(mg.load(path))" if callable(getattr(obj, "state_dict", None)) else "")
+            "obj.load_state_dict(mg.load(path))" if callable(getattr(obj, "state_dict", None)) else _subclass_hint(obj))
     raise TypeError(f"mg.save cannot store a {type(obj).__name__}: it stores tensors, arrays, numbers, strings, "
                     f"bytes, dtypes, None and dicts/lists/tuples/sets of them (never pickle){hint}")
+
+
+def _subclass_hint(obj: Any) -> str:
+    """For a subclass of a container mg.save stores (a ``defaultdict``, a namedtuple): what to store
+    instead.  Its class is code -- a ``default_factory``, attribute names -- so it would load as
+    the plain container, silently without its behaviour; PyTorch's ``weights_only`` load refuses it."""
+    for base in (dict, list, tuple, set, frozenset):
+        if isinstance(obj, base):
+            return (f" (a {base.__name__} subclass, whose class is code: it would load as a plain {base.__name__}); "
+                    f"store {base.__name__}(obj) instead" + (", or obj._asdict()" if hasattr(obj, "_asdict") else ""))
+    return ""
 
 
 def _value(obj: Any) -> Any:
@@ -266,9 +276,9 @@ def _is_plain(v: Any) -> bool:
         return True
     if isinstance(v, int):
         return _INT_RANGE[0] <= v < _INT_RANGE[1]
-    if isinstance(v, list):
+    if type(v) is list:  # (a subclass is no plain data: it would come back as a list)
         return all(_is_plain(x) for x in v)
-    if isinstance(v, dict):
+    if type(v) is dict:
         return all(isinstance(k, str) and _is_plain(x) for k, x in v.items())
     return False
 

@@ -44,7 +44,8 @@ def save(obj: Any, path: str | os.PathLike | Any) -> Path | None:
 
     Returns the path written (None for a file object). Tensors keep their dtype and shape bit
     for bit; they are stored from the host (a GPU tensor is copied once). Other objects are
-    refused with a ``TypeError``: nothing is pickled.
+    refused with a ``TypeError``: nothing is pickled -- subclasses of those containers too (a
+    ``defaultdict``, a namedtuple: their class is code, which PyTorch's ``weights_only`` load refuses).
     """
     if _is_file_object(path):  # the snapshot writer works on paths: write one, hand on its bytes
         with tempfile.TemporaryDirectory() as tmp:
