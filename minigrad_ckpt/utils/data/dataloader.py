@@ -96,16 +96,30 @@ class _IterableFetcher:
 
 class _LoaderIterator:
     """The iterator ``iter(loader)`` returns: one epoch's batches, and ``len()`` the loader's, as
-    PyTorch's iterator has (a progress bar over ``iter(loader)`` asks it)."""
+    PyTorch's iterator has (a progress bar over ``iter(loader)`` asks it).
 
-    def __init__(self, loader: DataLoader, run: Iterator[Any]) -> None:
-        self.loader, self.run = loader, run
+    A batch whose making raises (a dataset's ``__getitem__``, a ``collate_fn``), as in PyTorch,
+    raises from ``next()`` and uses its place in the epoch; the next ``next()`` goes on with the
+    following batch.  The run of an epoch is a generator, which an exception ends: ``rerun()``
+    starts another from the epoch's position (past the failed batch)."""
+
+    def __init__(self, loader: DataLoader, run: Iterator[Any], epoch: Any = None,
+                 rerun: Callable[[], Iterator[Any]] | None = None) -> None:
+        self.loader, self.run, self.epoch, self.rerun = loader, run, epoch, rerun
 
     def __iter__(self) -> _LoaderIterator:
         return self
 
     def __next__(self) -> Any:
-        return next(self.run)
+        position = None if self.epoch is None else self.epoch.position
+        try:
+            return next(self.run)
+        except StopIteration:
+            raise
+        except Exception:
+            if self.rerun is not None and self.epoch.position != position:  # (a batch's own failure)
+                self.run = self.rerun()
+            raise
 
     def __len__(self) -> int:
         return len(self.loader)
@@ -417,8 +431,9 @@ class DataLoader:
                 epoch = self._new_epoch()  # (set_epoch with another epoch than the restored one: start afresh)
             self._resume = False
             self._epoch, self._finished_epoch = epoch, None
-            run = self._run_here(epoch) if self.num_workers == 0 else self._run_in_workers(epoch)
-        run = _LoaderIterator(self, run)
+            run = _LoaderIterator(self, self._run(epoch), epoch, lambda: self._run(epoch))
+        if not isinstance(run, _LoaderIterator):
+            run = _LoaderIterator(self, run)
         if not (self.num_workers and self.persistent_workers):
             return run
         if self._shared_iterator is None:
@@ -465,6 +480,10 @@ class DataLoader:
             if not batch or (self.drop_last and len(batch) < self.batch_size):  # type: ignore[operator]
                 return
             yield self.collate_fn(batch)
+
+    def _run(self, epoch: _Epoch | _StreamEpoch) -> Iterator[Any]:
+        """``epoch``'s batches from its position on, made here or by the workers."""
+        return self._run_here(epoch) if self.num_workers == 0 else self._run_in_workers(epoch)
 
     def _run_here(self, epoch: _Epoch | _StreamEpoch) -> Iterator[Any]:
         fetch = self._fetch

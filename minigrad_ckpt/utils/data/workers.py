@@ -166,9 +166,9 @@ class WorkerPool:
                 if s == serial:  # else: a batch of an epoch that was abandoned
                     ready[index] = (data, failure)
             data, failure = ready.pop(want)
+            batches.position += 1  # (a batch that failed used its place, as in PyTorch: the loader goes on after it)
             if failure is not None:
                 failure.reraise()
-            batches.position += 1
             if batches.has(sent):
                 self.index_qs[sent % nw].put((serial, sent, batches.batch(sent), batch_seed(base_seed, sent)))
                 sent += 1

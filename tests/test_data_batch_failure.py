@@ -1,0 +1,88 @@
+"""A batch whose making raises -- a dataset's ``__getitem__`` failing on one sample (a corrupt file,
+a flaky read), a ``collate_fn`` refusing a batch -- raises from ``next()`` as in PyTorch, uses its
+place in the epoch, and the next ``next()`` goes on with the following batch.  Before, the
+exception ended the epoch (the iterator's generator was dead): a loop that skips a bad batch
+(``except OSError: continue``) silently lost the rest of the epoch, and a snapshot taken after the
+failure resumed the epoch the live run had abandoned (with workers, at the failed batch again)."""
+
+from __future__ import annotations
+
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt.snapshot import Snapshot
+from minigrad_ckpt.utils.data import DataLoader, Dataset
+
+pytestmark = pytest.mark.msgpack
+
+
+class _Flaky(Dataset):
+    """Twelve samples; reading sample 5 fails."""
+
+    def __len__(self):
+        return 12
+
+    def __getitem__(self, i):
+        if i == 5:
+            raise OSError("flaky read")
+        return mg.tensor([float(i)])
+
+
+def _take(it, n, loader=None):
+    """``n`` outcomes of ``next(it)`` -- a batch's values or "ERR" -- as a loop that skips bad
+    batches sees them; with ``loader``, an ended epoch is followed by the next one."""
+    out = []
+    while len(out) < n:
+        try:
+            out.append(next(it).flatten().tolist())
+        except StopIteration:
+            if loader is None:
+                break
+            it = iter(loader)
+        except OSError:
+            out.append("ERR")
+    return out, it
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_the_epoch_goes_on_after_a_batch_that_raised(workers):
+    # torch 2.13, DataLoader(_Flaky(), batch_size=2, num_workers=0 or 2), the same loop:
+    torch_answer = [[0.0, 1.0], [2.0, 3.0], "ERR", [6.0, 7.0], [8.0, 9.0], [10.0, 11.0]]
+    got, _ = _take(iter(DataLoader(_Flaky(), batch_size=2, num_workers=workers)), 10)
+    assert got == torch_answer
+
+
+def test_a_collate_fn_that_refuses_a_batch_does_not_end_the_epoch():
+    def collate(samples):
+        if samples[0] == 4:
+            raise OSError("bad batch")
+        return mg.tensor(samples)
+
+    got, _ = _take(iter(DataLoader(list(range(8)), batch_size=2, collate_fn=collate)), 10)
+    assert got == [[0, 1], [2, 3], "ERR", [6, 7]]
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_snapshot_after_a_failed_batch_resumes_as_the_run_goes_on(tmp_path, workers):
+    def loader_of(ex):
+        return ex.register_state("loader", DataLoader(_Flaky(), batch_size=2, shuffle=True, num_workers=workers))
+
+    mg.manual_seed(0)
+    first_epoch, _ = _take(iter(loader_of(mg.Executor())), 14)  # (stops where the epoch ends)
+    assert len(first_epoch) == 6 and first_epoch.count("ERR") == 1  # six batches, one failed, none lost
+    mg.manual_seed(0)
+    ex = mg.Executor()
+    loader = loader_of(ex)
+    whole, _ = _take(iter(loader), 14, loader)
+    mg.manual_seed(0)
+    ex = mg.Executor()
+    loader = loader_of(ex)
+    cut = whole.index("ERR") + 1
+    head, _ = _take(iter(loader), cut, loader)
+    Snapshot.from_executor(ex).save(tmp_path / "s.mgsnap")
+    ex2 = mg.Executor()
+    loader2 = loader_of(ex2)
+    Snapshot.load(tmp_path / "s.mgsnap").restore_into(ex2)
+    tail, _ = _take(iter(loader2), 14 - cut, loader2)
+    assert whole[:6] == first_epoch
+    assert head + tail == whole
