@@ -109,12 +109,17 @@ def encode_tape(output: Tensor, leaf_names: dict[int, str]) -> tuple[dict[str, A
     arrays = _Arrays()
     encoded = []
     for n in nodes:
-        if n.saved is FREED or n.saved is DROPPED:
-            state = "freed by a backward pass" if n.saved is FREED else "dropped by checkpointing"
+        if n.saved is FREED:
             raise SnapshotError(
-                f"cannot store the tape: node #{n.seq} ({n.op.name}) has its saved values {state}; record "
-                f"the tape (Executor.record) after the forward pass and snapshot before backward, or run "
-                f"backward with retain_graph=True, without checkpointing"
+                f"cannot store the tape: node #{n.seq} ({n.op.name}) has its saved values freed by a backward "
+                f"pass; record the tape (Executor.record) after the forward pass and snapshot before backward, "
+                f"or run backward with retain_graph=True"
+            )
+        if n.saved is DROPPED:  # (in forward: a checkpointed segment keeps its inputs, not its values)
+            raise SnapshotError(
+                f"cannot store the tape: node #{n.seq} ({n.op.name}) is in a checkpointed segment, whose saved "
+                f"values are dropped in forward and recomputed by backward, which a stored tape cannot do; "
+                f"record a forward pass run without checkpointing, or snapshot without the tape (include_tape=False)"
             )
         if registry.get(n.op.name) is not type(n.op):  # a custom autograd.Function: user code, not data
             raise SnapshotError(
