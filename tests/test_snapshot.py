@@ -687,6 +687,29 @@ def test_restored_tape_gives_bitwise_the_same_gradients(tmp_path):
             and t.grad is not None} == reference
 
 
+def test_an_in_memory_snapshot_keeps_its_tapes_saved_arrays_through_the_steps_after_it(tmp_path):
+    """The tape's saved arrays are copied at the call like the executor's tensors: they were kept by
+    reference, so an optimizer step (the weights a Linear saved) and an in-place write into the input
+    after the snapshot changed them, and the snapshot saved later gave a tape whose backward was the
+    new weights' (silently other gradients)."""
+    model, opt, ex, x, loss = _tape_setup()
+    ex.add_tensor("x", x)  # (an input written in place below)
+    snap = Snapshot.from_executor_with_config(ex, 1, SnapshotConfig.for_training())
+    saved = {k: v.copy() for k, v in snap.tensors.items()}
+    loss.backward(retain_graph=True)
+    reference = grads(model)
+    opt.step()
+    with mg.no_grad():
+        x.mul_(3.0)
+    assert all(np.array_equal(saved[k], v) for k, v in snap.tensors.items())
+    path = snap.save(tmp_path / "later.mgsnap")
+    model2, opt2, sched2, ex2 = build(seed=77)
+    ex2.add_tensor("x", mg.zeros(5, 4))
+    Snapshot.load(path).restore_into(ex2)
+    ex2.tape.backward()
+    assert grads(model2) == reference
+
+
 def test_restored_tape_of_the_ops_that_keep_the_least(tmp_path):
     """A tape with fused norms (AffineNormalize), attention's fused softmax (ScaledSoftmax),
     products by a number and by a constant (which keep only the constant) and GELU restores

@@ -44,7 +44,11 @@ def capture(ex: Executor, iteration: int | None, config: SnapshotConfig, *, copy
         else:
             tensors[name] = t._data
             versions[name] = (t._version, t._version[0])
+    own = set(tensors)
     state = {section.key: section.capture(ex, config, tensors) for section in _sections.SECTIONS}
+    if copy:  # the tape's saved arrays too: they are the live memory of tensors an optimizer step changes
+        for name in set(tensors) - own:
+            tensors[name] = copy_keeping_layout(tensors[name])
     meta = SnapshotMetadata(iteration=it, timestamp=time.time())
     meta.tensor_count = len(tensors)
     meta.total_bytes = int(sum(a.nbytes for a in tensors.values()))
