@@ -11,7 +11,7 @@ import pytest
 
 import minigrad_ckpt as mg
 from minigrad_ckpt.snapshot import Snapshot
-from minigrad_ckpt.utils.data import DataLoader, Dataset
+from minigrad_ckpt.utils.data import DataLoader, Dataset, Sampler
 
 pytestmark = pytest.mark.msgpack
 
@@ -86,3 +86,21 @@ def test_a_snapshot_after_a_failed_batch_resumes_as_the_run_goes_on(tmp_path, wo
     tail, _ = _take(iter(loader2), 14 - cut, loader2)
     assert whole[:6] == first_epoch
     assert head + tail == whole
+
+
+class _Endless(Sampler):
+    """A sampler without a length (an infinite training sampler): its epoch is drawn as it goes."""
+
+    def __iter__(self):
+        i = 0
+        while True:
+            yield i % 12
+            i += 1
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_an_endless_samplers_epoch_goes_on_after_a_batch_that_raised(workers):
+    """The run started again after the failed batch asks the sampler's epoch again for the batches
+    the workers were making (they were forgotten once asked for: a KeyError)."""
+    got, _ = _take(iter(DataLoader(_Flaky(), batch_size=2, sampler=_Endless(), num_workers=workers)), 9)
+    assert got == [[0.0, 1.0], [2.0, 3.0], "ERR", [6.0, 7.0], [8.0, 9.0], [10.0, 11.0], [0.0, 1.0], [2.0, 3.0], "ERR"]

@@ -276,6 +276,8 @@ class _StreamEpoch:
 
     def has(self, i: int) -> bool:
         """Whether the sampler has an item ``i`` (drawing up to it)."""
+        for k in [k for k in self.pending if k < self.position]:  # handed out: forget it (a few are kept)
+            del self.pending[k]
         while self.drawn <= i:
             item = next(self.items, _StreamEpoch)
             if item is _StreamEpoch:
@@ -285,7 +287,9 @@ class _StreamEpoch:
         return True
 
     def batch(self, i: int) -> Any:
-        return self.pending.pop(i)  # (each item is asked for once: forget it)
+        # kept until the position passes it: after a failed batch the run starts again from the
+        # position and asks again for the items the workers were making
+        return self.pending[i]
 
 
 def _has_length(source: Any) -> bool:
