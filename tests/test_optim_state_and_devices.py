@@ -218,3 +218,33 @@ def test_scheduler_states_are_plain_data():
     assert o.param_groups[0]["lr"] == pytest.approx(0.01)
     m = lrs.MultiStepLR(_opt(), milestones=[3, 1, 3])
     assert m.state_dict()["milestones"] == [1, 3, 3]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_lbfgs_refuses_a_history_of_other_parameters_at_load(dtype):
+    """LBFGS's history vectors run over all its parameters; a state dict of parameters of another
+    total size was taken, and the next step failed inside NumPy ("operands could not be broadcast
+    together", a ValueError; torch 2.13: a RuntimeError there too).  It is refused at load now, as the
+    other optimizers refuse a moment of another shape, and the optimizer keeps its state."""
+    def stepped(n):
+        w = nn.Parameter(mg.tensor(np.ones(n, dtype=dtype)))
+        opt = optim.LBFGS([w], history_size=2, max_iter=3)
+
+        def closure():
+            opt.zero_grad()
+            loss = (w * w.conj()).real.sum() if dtype == np.complex64 else (w ** 2).sum()
+            loss.backward()
+            return loss
+
+        opt.step(closure)
+        return opt, closure
+
+    small, closure = stepped(2)
+    own = small.state_dict()
+    with pytest.raises(ValueError, match=r"LBFGS: state '\w+' holds a vector of 8 elements, the parameters have 4"
+                       if dtype == np.complex64 else r"LBFGS: state '\w+' holds a vector of 4 elements, the "
+                                                     r"parameters have 2"):
+        small.load_state_dict(stepped(4)[0].state_dict())
+    assert small.state_dict()["state"][0]["n_iter"] == own["state"][0]["n_iter"]
+    small.load_state_dict(own)  # its own state loads, and steps
+    small.step(closure)

@@ -162,6 +162,19 @@ class LBFGS(Optimizer):
     def _params(self) -> list[Tensor]:
         return self.param_groups[0]["params"]
 
+    def _loaded_value(self, p: Tensor, idx: int, key: str, v: Any) -> Any:
+        """A loaded state value (``Optimizer._loaded_value``); the history's vectors (``d``,
+        ``prev_flat_grad``, ``old_dirs``, ``old_stps``) run over all the parameters, so one of
+        another length -- a state of other parameters -- is refused here, as the other optimizers
+        refuse a moment of another shape, not left to fail inside a later ``step``."""
+        value = super()._loaded_value(p, idx, key, v)
+        size = builtins.sum(self.as_real(q).numel() for q in self._params)
+        for t in value if isinstance(value, list) else [value]:
+            if isinstance(t, Tensor) and t.ndim == 1 and t.shape[0] != size:
+                raise ValueError(f"LBFGS: state {key!r} holds a vector of {t.shape[0]} elements, the "
+                                 f"parameters have {size}")
+        return value
+
     def _flat_grad(self) -> Any:
         """The gradients as one real vector: a complex parameter's as its real view (real,
         imaginary pairs), as PyTorch's LBFGS flattens it -- so dot products and norms are those of
