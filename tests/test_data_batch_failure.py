@@ -3,7 +3,8 @@ a flaky read), a ``collate_fn`` refusing a batch -- raises from ``next()`` as in
 place in the epoch, and the next ``next()`` goes on with the following batch.  Before, the
 exception ended the epoch (the iterator's generator was dead): a loop that skips a bad batch
 (``except OSError: continue``) silently lost the rest of the epoch, and a snapshot taken after the
-failure resumed the epoch the live run had abandoned (with workers, at the failed batch again)."""
+failure resumed the epoch the live run had abandoned (with workers, at the failed batch again); with
+workers and an IterableDataset, one worker's failure ended the other workers' shares too."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 import minigrad_ckpt as mg
 from minigrad_ckpt.snapshot import Snapshot
-from minigrad_ckpt.utils.data import DataLoader, Dataset, Sampler
+from minigrad_ckpt.utils.data import DataLoader, Dataset, IterableDataset, Sampler, get_worker_info
 
 pytestmark = pytest.mark.msgpack
 
@@ -100,7 +101,27 @@ class _Endless(Sampler):
 
 @pytest.mark.parametrize("workers", [0, 2])
 def test_an_endless_samplers_epoch_goes_on_after_a_batch_that_raised(workers):
-    """The run started again after the failed batch asks the sampler's epoch again for the batches
-    the workers were making (they were forgotten once asked for: a KeyError)."""
+    """An epoch drawn as it goes (no list of it) goes on too, with workers making the next batches."""
     got, _ = _take(iter(DataLoader(_Flaky(), batch_size=2, sampler=_Endless(), num_workers=workers)), 9)
     assert got == [[0.0, 1.0], [2.0, 3.0], "ERR", [6.0, 7.0], [8.0, 9.0], [10.0, 11.0], [0.0, 1.0], [2.0, 3.0], "ERR"]
+
+
+class _Shards(IterableDataset):
+    """Each worker yields its share of 0..11; sample 4's read fails (its iterator ends there)."""
+
+    def __iter__(self):
+        info = get_worker_info()
+        worker, workers = (info.id, info.num_workers) if info else (0, 1)
+        for i in range(worker, 12, workers):
+            if i == 4:
+                raise OSError("bad shard")
+            yield mg.tensor([float(i)])
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_an_iterable_datasets_other_workers_go_on_after_one_failed(workers):
+    # torch 2.13, the same loop: the failing worker's copy ends, the others go on
+    torch_answer = {0: [[0.0, 1.0], [2.0, 3.0], "ERR"],
+                    2: [[0.0, 2.0], [1.0, 3.0], "ERR", [5.0, 7.0], [9.0, 11.0]]}[workers]
+    got, _ = _take(iter(DataLoader(_Shards(), batch_size=2, num_workers=workers)), 12)
+    assert got == torch_answer

@@ -21,7 +21,7 @@ from ...tensor import Tensor
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset, Subset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler, _is_index
-from .workers import Exhausted, WorkerPool
+from .workers import Exhausted, FailedBatch, WorkerPool
 
 __all__ = ["DataLoader", "default_collate", "default_convert"]
 
@@ -100,26 +100,19 @@ class _LoaderIterator:
 
     A batch whose making raises (a dataset's ``__getitem__``, a ``collate_fn``), as in PyTorch,
     raises from ``next()`` and uses its place in the epoch; the next ``next()`` goes on with the
-    following batch.  The run of an epoch is a generator, which an exception ends: ``rerun()``
-    starts another from the epoch's position (past the failed batch)."""
+    following batch: the run yields a :class:`FailedBatch`, raised here."""
 
-    def __init__(self, loader: DataLoader, run: Iterator[Any], epoch: Any = None,
-                 rerun: Callable[[], Iterator[Any]] | None = None) -> None:
-        self.loader, self.run, self.epoch, self.rerun = loader, run, epoch, rerun
+    def __init__(self, loader: DataLoader, run: Iterator[Any]) -> None:
+        self.loader, self.run = loader, run
 
     def __iter__(self) -> _LoaderIterator:
         return self
 
     def __next__(self) -> Any:
-        position = None if self.epoch is None else self.epoch.position
-        try:
-            return next(self.run)
-        except StopIteration:
-            raise
-        except Exception:
-            if self.rerun is not None and self.epoch.position != position:  # (a batch's own failure)
-                self.run = self.rerun()
-            raise
+        batch = next(self.run)
+        if isinstance(batch, FailedBatch):
+            batch.reraise()
+        return batch
 
     def __len__(self) -> int:
         return len(self.loader)
@@ -276,8 +269,6 @@ class _StreamEpoch:
 
     def has(self, i: int) -> bool:
         """Whether the sampler has an item ``i`` (drawing up to it)."""
-        for k in [k for k in self.pending if k < self.position]:  # handed out: forget it (a few are kept)
-            del self.pending[k]
         while self.drawn <= i:
             item = next(self.items, _StreamEpoch)
             if item is _StreamEpoch:
@@ -287,9 +278,7 @@ class _StreamEpoch:
         return True
 
     def batch(self, i: int) -> Any:
-        # kept until the position passes it: after a failed batch the run starts again from the
-        # position and asks again for the items the workers were making
-        return self.pending[i]
+        return self.pending.pop(i)  # (each item is asked for once: forget it)
 
 
 def _has_length(source: Any) -> bool:
@@ -435,9 +424,8 @@ class DataLoader:
                 epoch = self._new_epoch()  # (set_epoch with another epoch than the restored one: start afresh)
             self._resume = False
             self._epoch, self._finished_epoch = epoch, None
-            run = _LoaderIterator(self, self._run(epoch), epoch, lambda: self._run(epoch))
-        if not isinstance(run, _LoaderIterator):
-            run = _LoaderIterator(self, run)
+            run = self._run_here(epoch) if self.num_workers == 0 else self._run_in_workers(epoch)
+        run = _LoaderIterator(self, run)
         if not (self.num_workers and self.persistent_workers):
             return run
         if self._shared_iterator is None:
@@ -485,16 +473,16 @@ class DataLoader:
                 return
             yield self.collate_fn(batch)
 
-    def _run(self, epoch: _Epoch | _StreamEpoch) -> Iterator[Any]:
-        """``epoch``'s batches from its position on, made here or by the workers."""
-        return self._run_here(epoch) if self.num_workers == 0 else self._run_in_workers(epoch)
-
     def _run_here(self, epoch: _Epoch | _StreamEpoch) -> Iterator[Any]:
         fetch = self._fetch
         while epoch.has(epoch.position):  # (another iter() meanwhile runs an epoch of its own)
             item = epoch.batch(epoch.position)
             epoch.position += 1
-            yield fetch(item)
+            try:
+                batch = fetch(item)
+            except Exception as exc:  # raised by the iterator, which goes on after it (as PyTorch's)
+                batch = FailedBatch(exc)
+            yield batch
         if self._epoch is epoch:
             self._epoch, self._finished_epoch = None, epoch.sampler_epoch
 

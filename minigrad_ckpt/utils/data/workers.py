@@ -95,6 +95,20 @@ class _Failure:
         raise exc
 
 
+class FailedBatch:
+    """What a run of an epoch yields in place of a batch whose making raised (``error``: the
+    exception, or a worker's :class:`_Failure`).  The loader's iterator raises it again, as PyTorch's
+    does, and the run goes on with the next batch -- a generator that raised would have ended."""
+
+    def __init__(self, error: BaseException | _Failure) -> None:
+        self.error = error
+
+    def reraise(self) -> None:
+        if isinstance(self.error, BaseException):
+            raise self.error
+        self.error.reraise()
+
+
 def _worker_loop(fetch: Callable[[Any], Any], index_q: Any, result_q: Any, worker_id: int, num_workers: int,
                  seed: int, dataset: Any, init_fn: Callable[[int], None] | None, parent: int) -> None:
     global _worker_info
@@ -166,13 +180,11 @@ class WorkerPool:
                 if s == serial:  # else: a batch of an epoch that was abandoned
                     ready[index] = (data, failure)
             data, failure = ready.pop(want)
-            batches.position += 1  # (a batch that failed used its place, as in PyTorch: the loader goes on after it)
-            if failure is not None:
-                failure.reraise()
+            batches.position += 1  # (a batch that failed uses its place, as in PyTorch)
             if batches.has(sent):
                 self.index_qs[sent % nw].put((serial, sent, batches.batch(sent), batch_seed(base_seed, sent)))
                 sent += 1
-            yield data
+            yield data if failure is None else FailedBatch(failure)
 
     def run_iterable(self, base_seed: int) -> Iterator[Any]:
         """An IterableDataset's batches as PyTorch's workers give them: each worker iterates its own copy
@@ -209,13 +221,11 @@ class WorkerPool:
                     if s == serial:
                         ready[index] = (data, failure)
                 data, failure = ready.pop(want)
-                if failure is not None:
-                    failure.reraise()
                 if isinstance(data, Exhausted):
                     active.remove(w)
                     continue
-                ask(w)
-                yield data
+                ask(w)  # (after a failure its copy's iterator has ended: it answers Exhausted, as PyTorch's)
+                yield data if failure is None else FailedBatch(failure)
 
     def _receive(self) -> tuple[Any, int, Any, _Failure | None]:
         start = time.monotonic()
