@@ -216,8 +216,15 @@ class Executor:
         own_names = [names[id(p)] for p in g_own["params"]]
         if g_saved.get("params") != own_names:
             raise ValueError(f"parameter group {gi}: the optimizer's parameters differ from the state's")
-        hyper = {k: v for k, v in g_saved.items() if k != "params"}
-        own_hyper = {k: v for k, v in g_own.items() if k != "params"}
+        # PyTorch's param_names (an optimizer built from named_parameters()) are names, not a hyper-parameter:
+        # the saved ones if the state has them (loaded as PyTorch loads them), else the optimizer keeps its own
+        hyper = {k: v for k, v in g_saved.items() if k not in ("params", "param_names")}
+        own_hyper = {k: v for k, v in g_own.items() if k not in ("params", "param_names")}
+        saved_names = g_saved.get("param_names")
+        if saved_names is not None and not (isinstance(saved_names, list) and len(saved_names) == len(own_names)
+                                            and all(isinstance(n, str) for n in saved_names)):
+            raise ValueError(f"parameter group {gi}: param_names must be a name for each of its {len(own_names)} "
+                             f"parameters")
         # a snapshot written before the groups kept PyTorch's flags: those take the optimizer's values
         hyper.update({k: own_hyper[k] for k in _LATER_FLAGS if k in own_hyper and k not in hyper})
         if set(hyper) != set(own_hyper):
@@ -229,6 +236,8 @@ class Executor:
                 raise ValueError(f"parameter group {gi}: hyper-parameter {k!r} = {v!r} is not of the kind "
                                  f"the optimizer uses ({own_hyper[k]!r})")
             entry[k] = _like(v, own_hyper[k])
+        if saved_names is not None:
+            entry["param_names"] = list(saved_names)
         entry["params"] = [len(params) + j for j in range(len(own_names))]
         params.update(zip(own_names, g_own["params"]))
         return entry

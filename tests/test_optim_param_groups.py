@@ -71,3 +71,43 @@ def test_plateau_reduces_a_group_added_after_three_bad_epochs():
         s.step(2.0)
     assert [g["lr"] for g in o.param_groups] == [0.0125, 0.025, 0.05]  # was [0.0125, 0.025, 0.4]
     assert "default_min_lr" not in s.state_dict()  # the state keeps its fields (older snapshots load)
+
+
+@pytest.mark.msgpack
+@pytest.mark.parametrize("saved, resumed", [("named", "plain"), ("plain", "named"), ("named", "named")])
+def test_a_snapshot_restores_across_named_and_plain_parameters(tmp_path, saved, resumed):
+    """An optimizer built from ``named_parameters()`` keeps ``param_names`` in its groups: names, not a
+    hyper-parameter.  A snapshot restored into one built the other way was refused ("parameter group
+    0 has hyper-parameters [...]"); torch 2.13's load_state_dict takes the saved names (or keeps the
+    optimizer's own when the state has none), and so does restore_into now -- the run goes on bit for bit."""
+    from minigrad_ckpt import nn
+    from minigrad_ckpt.snapshot import Snapshot, SnapshotError
+
+    def program(kind, seed):
+        mg.manual_seed(seed)
+        model = nn.Sequential(nn.Linear(3, 2))
+        opt = optim.Adam(model.named_parameters() if kind == "named" else model.parameters(), lr=0.1)
+        ex = mg.Executor(model, opt)
+        x = mg.tensor(np.arange(12.0).reshape(4, 3), dtype=mg.float32)
+
+        def step():
+            opt.zero_grad()
+            loss = (model(x) ** 2).mean()
+            loss.backward()
+            opt.step()
+            return loss.numpy().tobytes()
+
+        return ex, opt, step
+
+    ex, opt, step = program(saved, 0)
+    step()
+    Snapshot.from_executor(ex).save(tmp_path / "s.mgsnap")
+    want = [step() for _ in range(3)]
+    ex2, opt2, step2 = program(resumed, 1)
+    Snapshot.load(tmp_path / "s.mgsnap").restore_into(ex2)
+    assert [step2() for _ in range(3)] == want
+    assert opt2.param_groups[0]["param_names"] == ["0.weight", "0.bias"]
+    with pytest.raises(SnapshotError, match="param_names must be a name for each of its 2 parameters"):
+        snap = Snapshot.load(tmp_path / "s.mgsnap")
+        snap.state["optimizer"]["param_groups"][0]["param_names"] = ["only one"]
+        snap.restore_into(ex2)
