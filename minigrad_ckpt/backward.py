@@ -792,6 +792,12 @@ def _root_grads(outputs: Sequence[Any], grad_outputs: Sequence[Any] | None,
                     f"gradient has shape {tuple(g.shape)} but output {i} has shape {out.shape}"
                 )
             if g.dtype != out._data.dtype:
+                if g.dtype.kind == "c" and out._data.dtype.kind != "c":  # its imaginary part has nowhere to go
+                    raise RuntimeError(
+                        f"For complex Tensors, both grad_output and output are required to have the same "
+                        f"dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} and output[{i}] "
+                        f"has a dtype of {out._data.dtype} (a complex gradient for a real output)"
+                    )
                 xp = tape.differentiable_namespace if isinstance(g, Tensor) else out._device.xp
                 g = _cast_grad(xp, g, out._data.dtype)
         if create_graph and not isinstance(g, Tensor):

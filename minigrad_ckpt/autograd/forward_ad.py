@@ -109,6 +109,9 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
     if tensor._tangents and level in tensor._tangents:
         raise RuntimeError(f"Making a dual Tensor based on a Tensor that already has a forward gradient at the "
                            f"same level {level} is not supported.")
+    if tangent.dtype.kind == "c" and tensor.dtype.kind != "c":  # the cast below would drop a part
+        raise TypeError(f"make_dual: the tangent is complex ({tangent.dtype}) but the primal is real "
+                        f"({tensor.dtype}): the imaginary part would be dropped; pass a real tangent")
     if tangent.dtype != tensor.dtype:
         tangent = tangent.to(tensor.dtype)
     return _forward.make_dual(tensor, tangent, level)
