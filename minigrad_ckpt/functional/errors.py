@@ -63,6 +63,13 @@ class RealInputRequired(RuntimeError, TypeError):
     ``RuntimeError`` ("rfft expects a real input tensor") and a ``TypeError``."""
 
 
+class RealOnlyFill(NotImplementedError, TypeError):
+    """A random fill whose law lives on the real line (``exponential_``, ``cauchy_``, ``random_``,
+    ``bernoulli_``, ``trunc_normal_``, ...) asked to fill a complex tensor: PyTorch's
+    ``NotImplementedError`` or ``RuntimeError`` (this is both: ``NotImplementedError`` derives from
+    ``RuntimeError``) and the engine's ``TypeError`` for complex input."""
+
+
 class EmptyReduction(RuntimeError, ValueError):
     """A reduction with no identity (``max``, ``argmin``, ...) of an empty tensor over every dim:
     PyTorch's ``RuntimeError`` ("Expected reduction dim to be specified for input.numel() == 0")."""

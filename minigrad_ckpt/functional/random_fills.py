@@ -18,11 +18,25 @@ from .. import creation
 from .. import random as _random
 from ..backend import host_numpy
 from ..tensor import Tensor
+from .errors import RealOnlyFill
 
 
 def _require_float(x: Tensor, name: str) -> None:
     if x.dtype.kind not in "fc":
         raise RuntimeError(f"{name} expects a floating point tensor, got {x.dtype}")
+
+
+def _require_real(x: Tensor, name: str) -> None:
+    """The laws with no complex counterpart refuse a complex tensor (PyTorch's do too)."""
+    if x.dtype.kind == "c":
+        raise RealOnlyFill(f"{name} draws real numbers; it is not implemented for a complex tensor ({x.dtype})")
+
+
+def _location(x: Tensor, value: float) -> float | complex:
+    """``value`` as a fill's location: of a complex ``x``, in both parts -- PyTorch fills a complex
+    tensor through its real view, so ``normal_(mean=1.0)`` has mean ``1 + 1j`` and
+    ``uniform_(-b, b)`` draws both parts from ``[-b, b)``."""
+    return complex(value, value) if x.dtype.kind == "c" else value
 
 
 def _uniform01(x: Tensor, generator: _random.Generator | None) -> Tensor:
@@ -38,7 +52,7 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     z = creation.randn(*self.shape, dtype=self.dtype, device=self.device, generator=generator)
-    return self.copy_(z * std + mean)
+    return self.copy_(z * std + _location(self, mean))
 
 
 def uniform_(self: Tensor, *args: float, generator: _random.Generator | None = None, **bounds: float) -> Tensor:
@@ -52,12 +66,13 @@ def uniform_(self: Tensor, *args: float, generator: _random.Generator | None = N
     if low > high:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={low} > to={high}")
     u = creation.rand(*self.shape, dtype=self.dtype, device=self.device, generator=generator)
-    return self.copy_(u * (high - low) + low)
+    return self.copy_(u * (high - low) + _location(self, low))
 
 
 def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: _random.Generator | None = None) -> Tensor:
     """Fill with 1 where a uniform draw falls below ``p`` (a number, or a tensor broadcast to
     ``self``), 0 elsewhere; any dtype, as PyTorch's."""
+    _require_real(self, "bernoulli_")
     prob = p if isinstance(p, Tensor) else float(p)
     if not isinstance(prob, Tensor) and not 0.0 <= prob <= 1.0:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={prob}")
@@ -67,6 +82,7 @@ def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: _random.Generator | Non
 
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator: _random.Generator | None = None) -> Tensor:
     """Fill with samples of the exponential law of rate ``lambd``: ``-log(1 - u) / lambd``."""
+    _require_real(self, "exponential_")
     _require_float(self, "exponential_")
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
@@ -75,6 +91,7 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator: _random.Generat
 
 def geometric_(self: Tensor, p: float, *, generator: _random.Generator | None = None) -> Tensor:
     """Fill with the number of Bernoulli(``p``) trials up to the first success (1, 2, ...)."""
+    _require_real(self, "geometric_")
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
     u = _uniform01(self, generator)
@@ -84,6 +101,7 @@ def geometric_(self: Tensor, p: float, *, generator: _random.Generator | None = 
 def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *,
                 generator: _random.Generator | None = None) -> Tensor:
     """Fill with ``exp(N(mean, std^2))``."""
+    _require_real(self, "log_normal_")
     _require_float(self, "log_normal_")
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
@@ -94,6 +112,7 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *,
 def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *,
             generator: _random.Generator | None = None) -> Tensor:
     """Fill with samples of the Cauchy law: ``median + sigma * tan(pi * (u - 1/2))``."""
+    _require_real(self, "cauchy_")
     _require_float(self, "cauchy_")
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
@@ -104,6 +123,7 @@ def random_(self: Tensor, *args: int, generator: _random.Generator | None = None
     """Fill with integers drawn uniformly: ``random_(to)`` from ``[0, to)``, ``random_(from, to)`` from
     ``[from, to)``, ``random_()`` from ``[0, 2**mantissa]`` for a float dtype (every integer it holds
     exactly) or ``[0, max]`` for an integer dtype, as PyTorch's."""
+    _require_real(self, "random_")
     names = ("from", "to")
     if len(args) > 2 or set(bounds) - set(names):
         raise TypeError(f"random_(from=0, to=None, *, generator=None): got {args} and {sorted(bounds)}")

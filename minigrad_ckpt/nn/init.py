@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 from .. import random as _random
+from ..functional.errors import RealOnlyFill
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 
@@ -57,14 +58,32 @@ def _fill(t: Tensor, values: Any) -> Tensor:
     return t
 
 
+def _complex_fill(fill: Any, *args: float, generator: Any) -> Any:
+    """A complex tensor filled as PyTorch's ``nn.init`` fills it: by the tensor's own
+    ``uniform_``/``normal_``, which draw both parts (its real view) from the law."""
+    with no_grad():
+        return fill(*args, generator=generator)
+
+
+def _real_only(tensor: Tensor, name: str) -> None:
+    if tensor.dtype.kind == "c":  # PyTorch's refuse it too (a truncation or a sign needs an order)
+        raise RealOnlyFill(f"{name} is not implemented for a complex tensor ({tensor.dtype})")
+
+
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
-    """Fill with samples from U(a, b), drawn from ``generator`` (a :class:`mg.Generator`) or the engine's."""
+    """Fill with samples from U(a, b), drawn from ``generator`` (a :class:`mg.Generator`) or the engine's
+    (of a complex tensor, both parts)."""
+    if tensor.dtype.kind == "c":
+        return _complex_fill(tensor.uniform_, a, b, generator=generator)
     u = _random.uniform(tensor.device.xp, _random.key_from(generator, "uniform_"), tensor.shape, tensor.dtype)
     return _fill(tensor, u * (b - a) + a)
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
-    """Fill with samples from N(mean, std^2), drawn from ``generator`` or the engine's."""
+    """Fill with samples from N(mean, std^2), drawn from ``generator`` or the engine's (of a complex
+    tensor, PyTorch's complex normal: each part N(mean, std^2 / 2))."""
+    if tensor.dtype.kind == "c":
+        return _complex_fill(tensor.normal_, mean, std, generator=generator)
     z = _random.normal(tensor.device.xp, _random.key_from(generator, "normal_"), tensor.shape, tensor.dtype)
     return _fill(tensor, z * std + mean)
 
@@ -121,6 +140,7 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
     """Fill with N(mean, std^2) conditioned on ``[a, b]`` (absolute bounds, as PyTorch's; ViT-style
     initialisation). Drawn by rejection: values outside are drawn again with fresh keys, so the law is
     exactly the truncated normal (PyTorch inverts the CDF instead: the same law, other numbers)."""
+    _real_only(tensor, "trunc_normal_")
     if not a < b:
         raise ValueError(f"trunc_normal_: a={a} must be below b={b}")
     xp = tensor.device.xp
@@ -141,6 +161,7 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
 def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     """Fill with a (semi-)orthogonal matrix (the trailing axes flattened), times ``gain``: PyTorch's
     recipe, the Q of a Gaussian matrix's QR with R's diagonal signs folded in (a uniform draw)."""
+    _real_only(tensor, "orthogonal_")
     if tensor.ndim < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:

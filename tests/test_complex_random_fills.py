@@ -1,0 +1,125 @@
+"""Random fills of complex tensors: PyTorch's laws (both parts drawn), or PyTorch's refusal.
+
+PyTorch fills a complex tensor through its real view: ``z.uniform_(a, b)`` draws the real *and*
+the imaginary part from ``[a, b)``, ``z.normal_(mean, std)`` draws each part from
+``N(mean, std^2 / 2)`` (so the mean is ``mean + mean j``), and ``nn.init``'s ``uniform_``,
+``normal_``, ``kaiming_*`` and ``xavier_*`` call those (torch 2.13: ``kaiming_uniform_`` of a
+complex (300, 400) weight has ``max |Re| = max |Im| = sqrt(6 / 400)``).  Here ``z.uniform_(-1, 3)``
+drew the imaginary part from ``[0, 4)``, ``z.normal_(1, 2)`` had imaginary mean 0, and
+``nn.init.uniform_``/``normal_``/``kaiming_*``/``xavier_*`` left the imaginary part 0: a complex
+layer (a spectral convolution's weights) started with real weights only.  The laws with no complex
+counterpart (``exponential_``, ``cauchy_``, ``log_normal_``, ``geometric_``, ``random_``,
+``bernoulli_``; ``nn.init.trunc_normal_``, ``orthogonal_``) filled the real part and left the
+imaginary part 0 where PyTorch raises; they raise now.  The laws are checked by their moments.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+
+N = 200_000
+DEVICES = ["cpu", "strict", "strict-f32"]
+
+
+def _parts(z: mg.Tensor) -> tuple[np.ndarray, np.ndarray]:
+    a = z.numpy()
+    return a.real.astype(np.float64), a.imag.astype(np.float64)
+
+
+def _near(sample: np.ndarray, mean: float, var: float) -> None:
+    assert abs(sample.mean() - mean) < 6 * math.sqrt(var / sample.size)
+    assert abs(sample.var() - var) < 0.03 * var
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_normal_and_uniform_draw_both_parts_from_the_law(dtype, device):
+    if device == "strict-f32" and dtype == "complex128":
+        pytest.skip("strict-f32 holds no float64")
+    mg.manual_seed(3)
+    z = mg.empty(N, dtype=dtype, device=device)
+    assert z.normal_(1.5, 2.0) is z and z.dtype == dtype
+    for part in _parts(z):
+        _near(part, 1.5, 2.0 ** 2 / 2)
+    z.uniform_(-1.0, 3.0)
+    for part in _parts(z):
+        assert part.min() >= -1.0 and part.max() < 3.0
+        _near(part, 1.0, 16 / 12)
+    z.uniform_(**{"from": -2.0, "to": 2.0})
+    for part in _parts(z):
+        _near(part, 0.0, 16 / 12)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("init, var", [
+    ("uniform_", 1 / 12),
+    ("normal_", 1 / 2),                 # each part std^2 / 2
+    ("xavier_uniform_", (6 / 700) / 3),  # U(-b, b) has variance b^2 / 3, b = sqrt(6 / (fan_in + fan_out))
+    ("xavier_normal_", (2 / 700) / 2),
+    ("kaiming_uniform_", (6 / 400) / 3),  # b = gain sqrt(3 / fan_in), gain sqrt(2) (a = 0)
+    ("kaiming_normal_", (2 / 400) / 2),
+])
+def test_nn_init_fills_a_complex_weight_in_both_parts(init, var, device):
+    mg.manual_seed(4)
+    w = mg.nn.Parameter(mg.zeros(300, 400, dtype="complex64", device=device))
+    out = getattr(mg.nn.init, init)(w)
+    assert out is w and w.dtype == mg.complex64 and w.requires_grad and w.grad_fn is None
+    mean = 0.5 if init == "uniform_" else 0.0
+    for part in _parts(w):
+        _near(part, mean, var)
+    if init in ("xavier_uniform_", "kaiming_uniform_"):
+        bound = math.sqrt(3 * var)
+        for part in _parts(w):
+            assert np.abs(part).max() <= bound * (1 + 1e-6) and part.min() < -0.99 * bound
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_complex_layer_trains_from_an_initialisation_with_imaginary_parts(device):
+    # an FNO-style spectral weight initialised as users write it
+    mg.manual_seed(5)
+    w = mg.nn.Parameter(mg.empty(4, 4, 3, dtype="complex64", device=device))
+    mg.nn.init.xavier_uniform_(w)
+    re, im = _parts(w)
+    assert np.abs(im).max() > 0 and (im < 0).any() and (im > 0).any()
+    mg.nn.init.normal_(w, mean=1.0, std=1e-3)
+    re, im = _parts(w)
+    np.testing.assert_allclose(re.mean(), 1.0, atol=1e-3)
+    np.testing.assert_allclose(im.mean(), 1.0, atol=1e-3)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("fill, args", [
+    ("exponential_", ()), ("cauchy_", ()), ("log_normal_", ()), ("geometric_", (0.5,)), ("random_", (0, 5)),
+    ("random_", ()), ("bernoulli_", (0.5,)),
+])
+def test_real_only_fills_refuse_a_complex_tensor(fill, args, device):
+    z = mg.zeros(4, dtype="complex64", device=device)
+    with pytest.raises(NotImplementedError, match=f"{fill}.*complex") as caught:
+        getattr(z, fill)(*args)
+    assert isinstance(caught.value, (RuntimeError, TypeError))  # PyTorch raises one or the other
+    np.testing.assert_array_equal(z.numpy(), np.zeros(4))
+
+
+@pytest.mark.parametrize("init", ["trunc_normal_", "orthogonal_"])
+def test_real_only_initialisations_refuse_a_complex_tensor(init):
+    w = mg.zeros(3, 3, dtype="complex64")
+    with pytest.raises(NotImplementedError, match=f"{init}.*complex"):
+        getattr(mg.nn.init, init)(w)
+    np.testing.assert_array_equal(w.numpy(), np.zeros((3, 3)))
+
+
+def test_real_fills_are_unchanged():
+    # the real laws keep their draws bit for bit: the same seed, the same numbers as the complex-free path
+    for fill, args in [("normal_", (1.0, 2.0)), ("uniform_", (-1.0, 3.0))]:
+        mg.manual_seed(6)
+        x = getattr(mg.empty(5, dtype="float64"), fill)(*args).numpy()
+        mg.manual_seed(6)
+        base = mg.randn(5, dtype="float64") if fill == "normal_" else mg.rand(5, dtype="float64")
+        want = base.numpy() * 2.0 + 1.0 if fill == "normal_" else base.numpy() * 4.0 - 1.0
+        np.testing.assert_array_equal(x, want)
