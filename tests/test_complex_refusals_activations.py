@@ -88,3 +88,49 @@ def test_normalizations_refuse_complex(name, fn):
     z = mg.tensor(np.ones((2, 3, 4), "complex64") * (1 + 1j))
     with pytest.raises(TypeError, match=f"{name}: complex input is not supported"):
         fn(z)
+
+
+Q = np.array([[1 + 1j, -2 + 0.5j, 0.5j], [0.3 - 1j, 1.0, -1j]])
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("name, fn", [
+    ("mse_loss", lambda z: F.mse_loss(z, z.flip(0))),
+    ("mse_loss", lambda z: F.mse_loss(z, z.flip(0), weight=mg.ones(2, 3))),
+    ("mse_loss", lambda z: mg.nn.MSELoss()(z, z.flip(0))),
+    ("mse_loss", lambda z: F.mse_loss(z.real, z)),  # a complex target
+    ("huber_loss", lambda z: F.huber_loss(z, z.flip(0))),
+    ("huber_loss", lambda z: mg.nn.HuberLoss()(z, z.flip(0))),
+    ("smooth_l1_loss", lambda z: F.smooth_l1_loss(z, z.flip(0))),
+    ("kl_div", lambda z: F.kl_div(z, z.flip(0))),
+    ("kl_div", lambda z: F.kl_div(z, z.flip(0), log_target=True)),
+    ("nll_loss", lambda z: F.nll_loss(z, mg.tensor([0, 2]))),
+    ("nll_loss", lambda z: mg.nn.NLLLoss()(z, mg.tensor([0, 2]))),
+    ("attention", lambda z: F.scaled_dot_product_attention(z[None], z[None], z[None])),
+    ("attention", lambda z: F.scaled_dot_product_attention(z[None], z[None], z[None], is_causal=True)),
+    ("attention", lambda z: F.scaled_dot_product_attention(z[None], z[None], z[None],
+                                                           attn_mask=mg.tensor([[True, False], [True, True]]))),
+    ("lp_pool1d", lambda z: F.lp_pool1d(z[None], 2, 2)),
+    ("lp_pool2d", lambda z: F.lp_pool2d(z[None, None], 3, 2)),
+])
+def test_losses_and_attention_refuse_complex(name, fn, dtype):
+    # torch: "mse_cpu" / "huber_cpu" / "smooth_l1_cpu" / "nll_loss_out_frame" / "softmax_lastdim_kernel_impl" /
+    # "avg_pool2d" not implemented for ComplexFloat, "kl_div: Complex inputs not supported". They answered
+    # with a complex "loss" (mse_loss: mean((x - y) ** 2), no modulus: the mse of [1+1j] and [0] was 2j), a
+    # softmax over complex scores, and a complex lp-norm
+    z = mg.tensor(Q, dtype=dtype)
+    with pytest.raises(NotImplementedError, match=f"{name}: complex") as caught:
+        fn(z)
+    assert isinstance(caught.value, TypeError)
+
+
+def test_what_has_a_complex_meaning_still_takes_complex():
+    z = mg.tensor(Q, requires_grad=True)
+    np.testing.assert_allclose(F.l1_loss(z, z.flip(0) * 0).numpy(), np.abs(Q).mean())  # |d|, as PyTorch's
+    np.testing.assert_allclose(F.lp_pool1d(z[None], float("inf"), 3).numpy(), np.abs(Q).max(1)[None, :, None])
+    # the squared distance of complex numbers, as the message says
+    loss = (mg.abs(z - z.flip(0)) ** 2).mean()
+    loss.backward()
+    np.testing.assert_allclose(z.grad.numpy(), 2 * 2 * (Q - Q[::-1]) / Q.size)
+    x = mg.tensor(Q.real)
+    np.testing.assert_allclose(F.mse_loss(x, x.flip(0)).numpy(), ((Q.real - Q.real[::-1]) ** 2).mean())

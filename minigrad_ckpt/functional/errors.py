@@ -63,11 +63,13 @@ class RealInputRequired(RuntimeError, TypeError):
     ``RuntimeError`` ("rfft expects a real input tensor") and a ``TypeError``."""
 
 
-class RealOnlyFill(NotImplementedError, TypeError):
-    """A random fill whose law lives on the real line (``exponential_``, ``cauchy_``, ``random_``,
-    ``bernoulli_``, ``trunc_normal_``, ...) asked to fill a complex tensor: PyTorch's
-    ``NotImplementedError`` or ``RuntimeError`` (this is both: ``NotImplementedError`` derives from
-    ``RuntimeError``) and the engine's ``TypeError`` for complex input."""
+class ComplexNotImplemented(NotImplementedError, TypeError):
+    """A complex input to a function PyTorch implements for real numbers only -- a random law of
+    the real line (``exponential_``, ``random_``, ``trunc_normal_``), a loss whose formula needs a
+    real difference or probabilities (``mse_loss``, ``huber_loss``, ``kl_div``, ``nll_loss``), a
+    softmax over attention scores: PyTorch's ``NotImplementedError`` or ``RuntimeError`` (this is
+    both: ``NotImplementedError`` derives from ``RuntimeError``) and the engine's ``TypeError`` for
+    complex input."""
 
 
 class EmptyReduction(RuntimeError, ValueError):

@@ -18,7 +18,7 @@ from .. import creation
 from .. import random as _random
 from ..backend import host_numpy
 from ..tensor import Tensor
-from .errors import RealOnlyFill
+from .errors import ComplexNotImplemented
 
 
 def _require_float(x: Tensor, name: str) -> None:
@@ -29,7 +29,8 @@ def _require_float(x: Tensor, name: str) -> None:
 def _require_real(x: Tensor, name: str) -> None:
     """The laws with no complex counterpart refuse a complex tensor (PyTorch's do too)."""
     if x.dtype.kind == "c":
-        raise RealOnlyFill(f"{name} draws real numbers; it is not implemented for a complex tensor ({x.dtype})")
+        raise ComplexNotImplemented(f"{name} draws real numbers; it is not implemented for a complex tensor "
+                                    f"({x.dtype})")
 
 
 def _location(x: Tensor, value: float) -> float | complex:

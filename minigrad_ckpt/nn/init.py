@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 from .. import random as _random
-from ..functional.errors import RealOnlyFill
+from ..functional.errors import ComplexNotImplemented
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 
@@ -67,7 +67,7 @@ def _complex_fill(fill: Any, *args: float, generator: Any) -> Any:
 
 def _real_only(tensor: Tensor, name: str) -> None:
     if tensor.dtype.kind == "c":  # PyTorch's refuse it too (a truncation or a sign needs an order)
-        raise RealOnlyFill(f"{name} is not implemented for a complex tensor ({tensor.dtype})")
+        raise ComplexNotImplemented(f"{name} is not implemented for a complex tensor ({tensor.dtype})")
 
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:

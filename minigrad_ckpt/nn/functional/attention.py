@@ -9,7 +9,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
-from ...functional.errors import InputMismatch, MaskDtypeError
+from ...functional.errors import ComplexNotImplemented, InputMismatch, MaskDtypeError
 from ...ops.activation import ScaledSoftmax
 from ...ops.shape import TrilFill
 from ...tape import apply
@@ -83,7 +83,11 @@ def _attention_weights(scores: Tensor, scale: float, causal: bool, mask: Tensor 
 
     A query whose keys are all masked gets weights 0 (PyTorch's ``scaled_dot_product_attention``
     and its gradient); ``zero_empty_rows=False`` leaves softmax's NaN there (PyTorch's
-    ``MultiheadAttention`` with ``need_weights=True``)."""
+    ``MultiheadAttention`` with ``need_weights=True``).  Complex scores are refused, as PyTorch's
+    softmax refuses them (``mg.softmax`` too: a softmax needs an order)."""
+    if scores.dtype.kind == "c":
+        raise ComplexNotImplemented(f"attention: complex queries and keys are not supported (as PyTorch's: "
+                                    f"its softmax has no complex kernel); got scores of {scores.dtype}")
     if mask is None:
         return apply(ScaledSoftmax(scale=scale, causal=causal, zero_empty_rows=zero_empty_rows), scores)
     scores = scores * scale

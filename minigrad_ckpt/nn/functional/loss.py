@@ -13,7 +13,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
-from ...functional.errors import InputMismatch
+from ...functional.errors import ComplexNotImplemented, InputMismatch
 from ...functional.promotion import promoted
 from ...ops import loss as _ce
 from ...ops import regression_loss as _regression
@@ -84,9 +84,19 @@ def _shapes_differ(name: str, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
 
 
 def _complex(x: Tensor, y: Tensor) -> bool:
-    """A complex difference: ``mse_loss`` and ``l1_loss`` keep their composites of ops that
-    know complex numbers (``abs`` of a complex number is not the real rule)."""
+    """A complex difference: ``l1_loss`` keeps its composite of ops that know complex numbers
+    (``abs`` of a complex number is not the real rule)."""
     return x.dtype.kind == "c" or y.dtype.kind == "c"
+
+
+def _real_only(name: str, *tensors: Tensor) -> None:
+    """PyTorch's refusal of complex input where the formula needs real numbers: ``d ** 2`` of a
+    complex difference is no squared distance (``|d| ** 2`` is), a log-probability is real.
+    ``l1_loss`` takes complex input, as PyTorch's (``|d|`` is a distance)."""
+    if any(t.dtype.kind == "c" for t in tensors):
+        raise ComplexNotImplemented(f"{name}: complex input is not supported (as PyTorch's {name}); take the loss "
+                                    f"of mg.view_as_real(z), or of mg.abs(z) (mse of complex numbers: "
+                                    f"(mg.abs(x - y) ** 2).mean())")
 
 
 def _class_last(x: Tensor) -> Tensor:
@@ -161,6 +171,7 @@ def nll_loss(input: Any, target: Any, weight: Any = None, size_average: Any = No
     _check_reduction(reduction)
     x = _tensor(input)
     tgt = _tensor(target, x)
+    _real_only("nll_loss", x)
     t, valid, n_classes = _check_targets("nll_loss", x, tgt, ignore_index)
     xp = x.device.xp
     safe_t = xp.where(valid, t, 0)
@@ -308,12 +319,10 @@ def mse_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = No
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     x, y = _input_and_target("mse_loss", input, target)
+    _real_only("mse_loss", x, y)
     if weight is not None:
         d = x - y
         return _weighted("mse_loss", d * d, weight, reduction, mean_by_weight=True)
-    if _complex(x, y):
-        d = x - y
-        return _reduce(d * d, reduction)
     return apply(_regression.MSELoss(reduction=reduction), x, y)
 
 
@@ -362,6 +371,7 @@ def smooth_l1_loss(input: Any, target: Any, size_average: Any = None, reduce: An
     if beta < 0:
         raise ValueError(f"smooth_l1_loss: beta must be >= 0, got {beta}")
     x, y = _input_and_target("smooth_l1_loss", input, target)
+    _real_only("smooth_l1_loss", x, y)
     if beta == 0:
         return l1_loss(x, y, reduction=reduction)
     return apply(_regression.SmoothL1Loss(beta=float(beta), reduction=reduction), x, y)
@@ -374,6 +384,7 @@ def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 
     if delta <= 0:
         raise ValueError(f"huber_loss: delta must be > 0, got {delta}")
     x, y = _input_and_target("huber_loss", input, target)
+    _real_only("huber_loss", x, y)
     if weight is not None:
         losses = apply(_regression.HuberLoss(delta=float(delta), reduction="none"), x, y)
         return _weighted("huber_loss", losses, weight, reduction, mean_by_weight=False)
@@ -407,6 +418,7 @@ def kl_div(input: Any, target: Any, size_average: Any = None, reduce: Any = None
     if reduction not in _REDUCTIONS + ("batchmean",):
         raise ValueError(f"kl_div: reduction must be one of {_REDUCTIONS + ('batchmean',)}, got {reduction!r}")
     x, t = _input_and_target("kl_div", input, target)
+    _real_only("kl_div", x, t)
     if log_target:
         loss = mf.exp(t) * (t - x)
     else:

@@ -14,6 +14,7 @@ from typing import Any
 
 from ... import functional as mf
 from ...functional import _tensor
+from ...functional.errors import ComplexNotImplemented
 from ...tensor import Tensor
 from .activation import relu
 from .conv import _ntuple
@@ -32,6 +33,9 @@ def _lp_pool(spatial: int, x: Any, norm_type: float, kernel_size: Any, stride: A
         return mx(mf.abs(x), kernel_size, stride, 0, 1, ceil_mode)
     if norm_type == -math.inf:
         return -mx(-mf.abs(x), kernel_size, stride, 0, 1, ceil_mode)
+    if x.dtype.kind == "c":  # x ** p of a complex x is no |x| ** p (p = inf above takes |x|, as PyTorch's)
+        raise ComplexNotImplemented(f"lp_pool{spatial}d: complex input is not supported for a finite norm_type "
+                                    f"(as PyTorch's); pool mg.abs(z) instead")
     out = avg(mf.power(x, norm_type), kernel_size, stride, 0, ceil_mode)
     size = math.prod(_ntuple(kernel_size, spatial, "kernel_size", f"lp_pool{spatial}d"))
     return mf.power(mf.sign(out) * relu(mf.abs(out)) * size, 1.0 / norm_type)
