@@ -432,6 +432,30 @@ def test_real_and_imag_are_views_that_writes_go_through(device):
     assert p.requires_grad and p.dtype == np.complex64
 
 
+@pytest.mark.parametrize("device", ["cpu", "strict", "strict-f32"])
+@pytest.mark.parametrize("write", [
+    lambda t: t.fill_(1.0), lambda t: t.zero_(), lambda t: t.__setitem__(0, 5.0), lambda t: t.add_(1.0),
+    lambda t: t.mul_(2.0), lambda t: t.copy_(mg.ones(t.shape, device=t.device)), lambda t: t.normal_(),
+    lambda t: t.__setitem__((slice(None), 1), mg.ones(2, device=t.device)),
+], ids=["fill_", "zero_", "setitem", "add_", "mul_", "copy_", "normal_", "setitem slice"])
+def test_a_write_into_the_imaginary_part_of_a_real_tensor_is_refused_not_lost(write, device):
+    """x.imag of a real x is zeros that are no part of x (NumPy's; PyTorch refuses to read it):
+    a write into them was taken and lost -- x.imag.fill_(1) changed nothing, silently. They
+    cannot be written now, as NumPy's ``np.zeros(3).imag`` cannot."""
+    x = mg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], device=device)
+    for imag in (x.imag, mg.imag(x)):
+        with pytest.raises((ValueError, RuntimeError)):
+            write(imag)
+        np.testing.assert_array_equal(imag.numpy(), np.zeros((2, 3)))
+    np.testing.assert_array_equal(x.numpy(), [[1, 2, 3], [4, 5, 6]])
+    # reading them is unchanged: zeros of x's dtype and shape, to compute with (and to copy, then write)
+    assert x.imag.dtype == x.dtype and x.imag.shape == (2, 3)
+    np.testing.assert_array_equal((x.imag + x).numpy(), x.numpy())
+    np.testing.assert_array_equal(x.imag.clone().fill_(2.0).numpy(), np.full((2, 3), 2.0))
+    with pytest.raises(RuntimeError, match="non-complex"):
+        x.imag = mg.ones(2, 3, device=device)  # (the setter already refused)
+
+
 def test_a_view_of_the_parts_shares_the_version_counter():
     z = mg.tensor([1 + 1j, 2 + 2j])
     x = mg.tensor([1.0, 2.0], requires_grad=True)

@@ -37,11 +37,17 @@ def real(x: Any) -> Tensor:
 
 
 def imag(x: Any) -> Tensor:
-    """The imaginary part (for a real tensor: zeros, a constant, as NumPy's ``imag``)."""
+    """The imaginary part (for a real tensor: zeros, a constant, as NumPy's ``imag``).
+
+    The zeros of a real tensor are no part of it, so a write into them would be lost
+    (``x.imag.fill_(1)`` changing nothing); as NumPy's they cannot be written: one zero
+    broadcast to ``x``'s shape, read-only (PyTorch refuses ``x.imag`` of a real tensor).
+    """
     x = as_tensor(x)
     if x.dtype.kind == "c":
         return apply(_cx.Imag(), x)
-    return Tensor._wrap(x._device.xp.zeros_like(x._data), None, x._device)
+    xp = x._device.xp
+    return Tensor._wrap(xp.broadcast_to(xp.zeros((), dtype=x._data.dtype), x._data.shape), None, x._device)
 
 
 def conj(x: Any) -> Tensor:
