@@ -514,11 +514,51 @@ def test_view_as_real_and_view_as_complex_are_views(device):
     numbers[0] = 9j
     np.testing.assert_array_equal(x.numpy(), [[0, 9], [3, 4]])
     assert numbers.dtype == np.complex64 and pairs.dtype == np.float32
-    # pairs that are not contiguous (a transpose) are copied, values unchanged
+    # a transpose: view_as_real is a view still (tests/test_complex_numbers.py::
+    # test_view_as_real_of_any_strides_is_a_view); view_as_complex of pairs not adjacent copies
     w = mg.tensor((np.arange(6.0).reshape(2, 3, 1) * (1 + 1j)).astype(np.complex64), device=device)
     np.testing.assert_array_equal(mg.view_as_real(w.mT).numpy(), mg.view_as_real(w).numpy().transpose(0, 2, 1, 3))
     t = mg.tensor(np.arange(12.0, dtype=np.float32).reshape(2, 2, 3), device=device).mT
     np.testing.assert_array_equal(mg.view_as_complex(t).numpy(), t.numpy()[..., 0] + 1j * t.numpy()[..., 1])
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict", "strict-f32"])
+@pytest.mark.parametrize("select", [lambda z: z.mT, lambda z: z[:, ::2], lambda z: z[1, 2], lambda z: z.mT[::-1],
+                                    lambda z: z.unsqueeze(1)[:, :, 1:]],
+                         ids=["mT", "step", "0-d", "reversed", "unsqueezed slice"])
+def test_view_as_real_of_any_strides_is_a_view(select, device):
+    """A complex number's two parts are adjacent in memory whatever the tensor's strides, so
+    PyTorch's view_as_real is a view of every complex tensor. Here a tensor whose last axis was
+    not contiguous (z.mT, z[:, ::2]) got a copy, and a write into it silently changed nothing:
+    torch: z = torch.zeros(2, 3, dtype=torch.cfloat); torch.view_as_real(z[:, ::2]).add_(1)
+    makes z[:, ::2] 1+1j."""
+    z = mg.tensor((np.arange(6).reshape(2, 3) * (1 + 2j)).astype(np.complex64), device=device)
+    want = z.numpy().copy()
+    pairs = mg.view_as_real(select(z))
+    np.testing.assert_array_equal(pairs.numpy(), mg.view_as_real(select(z).clone()).numpy())
+    assert pairs.dtype == mg.float32 and pairs.shape == select(z).shape + (2,)
+    pairs.mul_(-1)  # the selected numbers of z negated, the others as they were
+    np.testing.assert_array_equal(select(z).numpy(), -select(mg.tensor(want)).numpy())
+    assert (z.numpy() != want).sum() == (select(mg.tensor(want)).numpy() != 0).sum()
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict", "strict-f32"])
+def test_a_write_into_the_copy_of_pairs_not_adjacent_is_refused_not_lost(device):
+    """view_as_complex of pairs whose parts are not adjacent (x.mT of a (2, k) tensor) has no
+    view: PyTorch refuses it ("Tensor must have a last dimension with stride 1"), the engine
+    copies. A write into that copy was taken and lost; the copy is read-only now."""
+    x = mg.zeros(2, 3, device=device).mT
+    numbers = mg.view_as_complex(x)
+    np.testing.assert_array_equal((numbers * 2 + 1j).numpy(), np.full(3, 1j))  # reading is unchanged
+    for write in (lambda t: t.add_(1), lambda t: t.__setitem__(0, 1j), lambda t: t.fill_(2j),
+                  lambda t: t.copy_(mg.ones(3, dtype=mg.complex64, device=device))):
+        with pytest.raises(ValueError, match="read-only"):
+            write(numbers)
+    np.testing.assert_array_equal(x.numpy(), np.zeros((3, 2)))
+    # adjacent pairs are a view, written through, as PyTorch's
+    y = mg.zeros(3, 2, device=device)
+    mg.view_as_complex(y)[1] = 2 + 3j
+    np.testing.assert_array_equal(y.numpy(), [[0, 0], [2, 3], [0, 0]])
 
 
 @pytest.mark.parametrize("device", ["cpu", "strict"])

@@ -93,18 +93,30 @@ class Conj(_RealLinear, LinearOp):
         return np.conj(z)
 
 
+def read_only(a):
+    """``a`` (a copy standing where a view of another tensor's memory would be) marked
+    read-only where the backend can mark it (NumPy's arrays): a write into it could not
+    reach the memory it stands for, so it is refused, not silently lost."""
+    try:
+        a.flags.writeable = False
+    except (AttributeError, ValueError):  # (CuPy's arrays have no such flag)
+        pass
+    return a
+
+
 class ViewAsReal(_RealLinear):
     """``view_as_real``: complex ``(...)`` as real ``(..., 2)`` (real, imaginary) -- a view of
-    the same memory, as PyTorch's, where the last axis is contiguous (a copy otherwise: the
-    pairs are not evenly spaced then)."""
+    the same memory, as PyTorch's, whatever ``z``'s strides: a number's two parts are always
+    adjacent, so a new last axis of one element takes the smaller dtype (``z.mT``, ``z[:, ::2]``
+    included; NumPy's ``view`` needs a contiguous last axis, which an axis of one is)."""
 
     is_view = True
 
     def forward(self, xp, z):
         try:
-            return z.view(xp.real(z).dtype).reshape(z.shape + (2,))
-        except ValueError:  # a last axis with gaps: no real view of it exists
-            return xp.stack([xp.real(z), xp.imag(z)], axis=-1)
+            return z[..., None].view(xp.real(z).dtype)
+        except ValueError:  # a backend whose view needs more (a copy, read-only: a write must not be lost)
+            return read_only(xp.stack([xp.real(z), xp.imag(z)], axis=-1))
 
     def backward(self, xp, g, out, z):
         return xp.complex_from_parts(g[..., 0], g[..., 1])
@@ -119,7 +131,9 @@ class ViewAsReal(_RealLinear):
 
 class ViewAsComplex(_RealLinear):
     """``view_as_complex``: real ``(..., 2)`` as complex ``(...)`` -- a view where the pairs
-    are contiguous (a copy otherwise), the inverse of :class:`ViewAsReal`."""
+    are contiguous, the inverse of :class:`ViewAsReal`.  Pairs whose parts are not adjacent
+    in memory have no complex view (PyTorch refuses them): they are copied, read-only, so
+    that a write into the result is refused rather than lost."""
 
     is_view = True
 
@@ -130,7 +144,7 @@ class ViewAsComplex(_RealLinear):
                 return x.view(complex_type).reshape(x.shape[:-1])
             except ValueError:  # pairs with gaps between their parts
                 pass
-        return xp.complex_from_parts(x[..., 0], x[..., 1])
+        return read_only(xp.complex_from_parts(x[..., 0], x[..., 1]))
 
     def backward(self, xp, g, out, x):
         return xp.stack([xp.real(g), xp.imag(g)], axis=-1)
