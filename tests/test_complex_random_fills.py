@@ -123,3 +123,16 @@ def test_real_fills_are_unchanged():
         base = mg.randn(5, dtype="float64") if fill == "normal_" else mg.rand(5, dtype="float64")
         want = base.numpy() * 2.0 + 1.0 if fill == "normal_" else base.numpy() * 4.0 - 1.0
         np.testing.assert_array_equal(x, want)
+
+
+@pytest.mark.parametrize("make", [lambda: mg.nn.Linear(30, 20, dtype="complex64"),
+                                  lambda: mg.nn.Conv1d(3, 4, 3, dtype="complex64"),
+                                  lambda: mg.nn.Embedding(10, 4, dtype="complex64")],
+                         ids=["Linear", "Conv1d", "Embedding"])
+def test_complex_layers_start_with_complex_weights(make):
+    # torch 2.13: nn.Linear(30, 20, dtype=torch.complex64).weight.imag is nonzero, in [-b, b) as the real part
+    mg.manual_seed(7)
+    for name, p in make().named_parameters():
+        re, im = _parts(p)
+        assert (im != 0).any() and (im < 0).any() and (re < 0).any(), name
+        assert 0.5 < np.abs(im).max() / np.abs(re).max() < 2.0, name  # both parts from one law
