@@ -10,6 +10,9 @@ float32, the strict device, checkpointing, snapshots, forward mode.
 
 from __future__ import annotations
 
+import math
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
@@ -107,6 +110,33 @@ def test_frequencies_are_steps_times_the_rounded_scale(n, d):
     np.testing.assert_array_equal(mg.fft.rfftfreq(n, d, dtype="float32").numpy(),
                                   np.arange(n // 2 + 1).astype(np.float32) * scale32)
     np.testing.assert_array_equal(mg.fft.fftfreq(n, d, dtype="float64").numpy(), np.fft.fftfreq(n, d))
+
+
+# torch 2.13 (made offline): no samples, and samples 0 (or inf) apart, are values, not errors:
+# torch.fft.fftfreq(0) is [], rfftfreq(0) [nan] (the 0 step times 1 / 0), fftfreq(3, 0.0)
+# [nan, inf, -inf], rfftfreq(4, 0.0) [nan, inf, inf], fftfreq(4, inf) [0, 0, -0, -0].
+# Here n = 0 was a RuntimeError and d = 0 a ZeroDivisionError.
+_TORCH_DEGENERATE_FREQUENCIES = [
+    (("fftfreq", 0, 1.0), []), (("rfftfreq", 0, 1.0), [math.nan]),
+    (("fftfreq", 3, 0.0), [math.nan, math.inf, -math.inf]), (("rfftfreq", 4, 0.0), [math.nan, math.inf, math.inf]),
+    (("fftfreq", 4, math.inf), [0.0, 0.0, -0.0, -0.0]),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("call, expected", _TORCH_DEGENERATE_FREQUENCIES)
+def test_degenerate_frequencies_are_pytorchs_values(call, expected, dtype):
+    name, n, d = call
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (no division warning either)
+        got = getattr(mg.fft, name)(n, d, dtype=dtype).numpy()
+    want = np.array(expected, dtype=dtype)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+    signed = ~np.isnan(want)  # (a NaN's sign means nothing)
+    np.testing.assert_array_equal(np.signbit(got[signed]), np.signbit(want[signed]))
+    with pytest.raises(RuntimeError, match="invalid number of data points"):
+        getattr(mg.fft, name)(-1, d, dtype=dtype)
 
 
 def test_frequencies_refuse_an_integer_dtype():

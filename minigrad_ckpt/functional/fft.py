@@ -55,6 +55,14 @@ def _size(name: str, n: Any) -> int:
     return int(n)
 
 
+def _count(name: str, n: Any) -> int:
+    """A number of samples for :func:`fftfreq`/:func:`rfftfreq`: 0 too (no frequencies; PyTorch's
+    ``fftfreq(0)`` is empty and ``rfftfreq(0)`` is ``[nan]``, the 0 step times ``1 / 0``)."""
+    if isinstance(n, bool) or not isinstance(n, (int, host_numpy.integer)) or n < 0:
+        raise SpectralArgumentError(f"{name}: invalid number of data points ({n!r}) specified")
+    return int(n)
+
+
 def _resize(x: Tensor, axis: int, n: int) -> Tensor:
     """``x`` cropped or zero-padded to length ``n`` along ``axis`` (as NumPy's ``n``/``s``)."""
     have = x.shape[axis]
@@ -276,7 +284,9 @@ def _frequencies(name: str, steps: Any, n: int, d: float, dtype: Any, device: An
     if dt.kind not in "fc":
         raise SpectralArgumentError(f"{name} requires a floating point or complex dtype, got {dt.name}")
     work = host_numpy.dtype(host_numpy.float32) if dt.kind == "f" and dt.itemsize < 4 else dt
-    values = steps.astype(work) * work.type(dt.type(1.0 / (n * d)))
+    with host_numpy.errstate(divide="ignore", invalid="ignore"):  # n * d = 0: the scale is inf, as PyTorch's
+        scale = host_numpy.float64(1.0) / host_numpy.float64(n * d)
+        values = steps.astype(work) * work.type(dt.type(scale))
     dev = get_device(device)
     out = Tensor._wrap(dev.xp.asarray(values.astype(dt)), None, dev)
     if requires_grad:  # a leaf, as PyTorch's factory functions make it
@@ -289,7 +299,7 @@ def fftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None,
     """The sample frequencies of :func:`fft`'s outputs for ``n`` samples ``d`` apart
     (a constant, in the default float dtype unless ``dtype`` is given; a leaf that
     requires grad with ``requires_grad=True``): ``[0, 1, ..., -(n // 2), ..., -1] / (n * d)``."""
-    n = _size("fftfreq", n)
+    n = _count("fftfreq", n)
     steps = host_numpy.arange(n)
     steps[(n + 1) // 2:] -= n
     return _frequencies("fftfreq", steps, n, d, dtype, device, requires_grad)
@@ -298,7 +308,7 @@ def fftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None,
 def rfftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None,
              requires_grad: bool = False) -> Tensor:
     """The sample frequencies of :func:`rfft`'s outputs (the ``n // 2 + 1`` non-negative ones)."""
-    n = _size("rfftfreq", n)
+    n = _count("rfftfreq", n)
     return _frequencies("rfftfreq", host_numpy.arange(n // 2 + 1), n, d, dtype, device, requires_grad)
 
 
