@@ -397,19 +397,22 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: _random.Ge
            dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """``mean + std * z`` with ``z`` standard normal (``torch.normal``): tensors ``mean`` and/or ``std``
     broadcast and keep their dtype, and the result is differentiable in both (``z`` is a constant);
-    two numbers need ``size`` (the default dtype unless given)."""
+    two numbers need ``size`` (the default dtype unless given).  A complex ``mean`` tensor (or a
+    complex ``dtype`` for numbers) draws PyTorch's complex normal: each part ``N(Re/Im mean,
+    std^2 / 2)`` -- a number ``mean`` is the location of both parts, as PyTorch's."""
+    if isinstance(std, Tensor) and std.dtype.kind == "c":
+        raise RuntimeError("normal expects standard deviation to be non-complex")
     if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
         if size is None:
             raise TypeError("normal: with a number mean and std, give size")
-        out = randn(*_shape((size,)), dtype=dtype, device=device, generator=generator) * std + mean
+        z = randn(*_shape((size,)), dtype=dtype, device=device, generator=generator)
+        both = z.dtype.kind == "c" and not isinstance(mean, complex)  # (PyTorch fills the real view)
+        out = z * std + (complex(mean, mean) if both else mean)
         return out.requires_grad_(True) if requires_grad else out
     like = mean if isinstance(mean, Tensor) else std
-    if any(isinstance(t, Tensor) and t.dtype.kind == "c" for t in (mean, std)):
-        raise TypeError("normal: complex mean or std are not supported here (PyTorch draws complex normals)")
     shape = host_numpy.broadcast_shapes(getattr(mean, "shape", ()), getattr(std, "shape", ()))
-    z = Tensor.constant(_random.normal(like.device.xp, _random.key_from(generator, "normal"), shape, like.dtype),
-                        like.device)
-    return mean + std * z
+    drawn = _sampled("normal", _random.normal, shape, like.dtype, like.device, generator, 0.5 ** 0.5)
+    return mean + std * Tensor.constant(drawn, like.device)
 
 
 # ---- PyTorch's window functions (signal processing): formulas of the position, computed in float64 ----

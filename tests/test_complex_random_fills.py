@@ -136,3 +136,31 @@ def test_complex_layers_start_with_complex_weights(make):
         re, im = _parts(p)
         assert (im != 0).any() and (im < 0).any() and (re < 0).any(), name
         assert 0.5 < np.abs(im).max() / np.abs(re).max() < 2.0, name  # both parts from one law
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_normal_draws_pytorchs_complex_normal(device):
+    """torch.normal(2.0, 3.0, size, dtype=torch.cfloat) has each part N(2, 9 / 2): the number mean
+    is the location of both parts (here the imaginary part had mean 0); torch.normal(mean, std)
+    of a complex mean tensor is mean + std z, z complex standard normal (here a TypeError); a
+    complex std is PyTorch's RuntimeError."""
+    mg.manual_seed(8)
+    z = mg.normal(2.0, 3.0, (N,), dtype="complex64", device=device)
+    assert z.dtype == mg.complex64
+    for part in _parts(z):
+        _near(part, 2.0, 9.0 / 2)
+    mean = mg.tensor(np.full(N, 1 - 2j, dtype=np.complex64), device=device, requires_grad=True)
+    w = mg.normal(mean, 0.5)
+    assert w.dtype == mg.complex64 and w.shape == (N,)
+    re, im = _parts(w)
+    _near(re, 1.0, 0.25 / 2)
+    _near(im, -2.0, 0.25 / 2)
+    (w.real * 3 + w.imag).sum().backward()  # d/d mean is the identity: the gradient of each part passes
+    np.testing.assert_array_equal(mean.grad.numpy(), np.full(N, 3 + 1j))
+    with pytest.raises(RuntimeError, match="standard deviation to be non-complex"):
+        mg.normal(mg.zeros(3, device=device), mg.ones(3, dtype="complex64", device=device))
+    # real draws are unchanged
+    mg.manual_seed(9)
+    x = mg.normal(2.0, 3.0, (5,), device=device).numpy()
+    mg.manual_seed(9)
+    np.testing.assert_array_equal(x, mg.randn(5, device=device).numpy() * 3.0 + 2.0)
