@@ -614,3 +614,18 @@ def test_pytorchs_top_level_cholesky_solve_and_inverse():
     np.testing.assert_allclose(mg.cholesky_inverse(factor).numpy(), np.linalg.inv(a), atol=1e-12)
     upper = mg.linalg.cholesky(mg.tensor(a), upper=True)
     np.testing.assert_allclose(mg.cholesky_inverse(upper, upper=True).numpy(), np.linalg.inv(a), atol=1e-12)
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("method", ["abs_", "absolute_"])
+def test_in_place_abs_of_a_complex_tensor_is_refused(method, device):
+    """torch 2.13: z.abs_() of a complex z is "In-place abs is not supported for complex tensors"
+    (a RuntimeError); here it wrote |z| into z as a complex number with imaginary part 0."""
+    z = mg.tensor([3 + 4j, 1 - 1j], device=device)
+    with pytest.raises(RuntimeError, match=f"{method}: .*the phase would be lost"):
+        getattr(z, method)()
+    np.testing.assert_array_equal(z.numpy(), [3 + 4j, 1 - 1j])
+    # the in-place twins whose result stays complex still write, and abs_ of a real tensor works
+    np.testing.assert_allclose(z.clone().sgn_().numpy(), [0.6 + 0.8j, (1 - 1j) / 2 ** 0.5], rtol=1e-6)
+    np.testing.assert_array_equal(z.clone().eq_(z[0]).numpy(), [1, 0])
+    np.testing.assert_array_equal(mg.tensor([-2.0, 3.0], device=device).abs_().numpy(), [2.0, 3.0])

@@ -735,6 +735,8 @@ def _lost_in_place(name: str, result: Any, target: Any) -> str | None:
         return "precision the operation requires"
     if result.kind == "c" and target.kind != "c":
         return "imaginary part"
+    if result.kind == "f" and target.kind == "c":  # z.abs_(): PyTorch's "In-place abs is not supported for complex"
+        return "phase"
     if result.kind == "f" and target.kind in "iub" and name not in _VALUE_TAKES_DTYPE:
         return "fraction"
     if result.kind in "iu" and target.kind == "b" and name not in _VALUE_TAKES_DTYPE:
@@ -762,8 +764,8 @@ def in_place(name: str) -> Any:
         f"``x.{name}_(...)``: ``x.copy_(x.{name}(...))`` -- in place, under the in-place rules "
         f"(on the tape where ``x`` or an argument requires grad: ``x`` takes the result's history; "
         f"tangents carried; "
-        f"a complex result for a real ``x``, a float one for an integer ``x``, or an integer one for a "
-        f"bool ``x``, is an error, as PyTorch's)."
+        f"a complex result for a real ``x``, a real one for a complex ``x``, a float one for an integer ``x``, "
+        f"or an integer one for a bool ``x``, is an error, as PyTorch's)."
     )
     return method
 
