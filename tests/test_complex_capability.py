@@ -135,6 +135,8 @@ GRADCHECKED = {
     # a complex mean draws PyTorch's complex normal (tests/test_complex_random_fills.py; PyTorch has no
     # derivative of it): mean + std z, z a constant -- drawn from one seed, so differences see one z
     "normal": lambda z: mg.normal(z * z, 0.5, generator=mg.Generator().manual_seed(0)),
+    # PyTorch's values and gradients: tests/test_complex_numbers.py::test_logaddexp_of_complex_numbers_is_pytorchs
+    "logaddexp": lambda z: mg.logaddexp(z, z[::-1] * 0.5 + 1j),
     "index_reduce": lambda z: (mg.index_reduce(z, 0, mg.tensor([0, 2, 0]), z * z, "prod")
                                + mg.index_reduce(z, 0, mg.tensor([1, 1, 0]), z, "mean")),
     # PyTorch's top-level names: compositions of the functions above (their fixtures are the parts')
@@ -223,7 +225,7 @@ REFUSED = {
     **{n: (lambda z, n=n: getattr(mg, n)(z), TypeError, f"ufunc '{n}'")
        for n in ("floor", "ceil", "trunc", "cbrt", "signbit")},
     **{n: (lambda z, n=n: getattr(mg, n)(z, z), TypeError, f"ufunc '{u}'")
-       for n, u in (("arctan2", "arctan2"), ("hypot", "hypot"), ("logaddexp", "logaddexp"),
+       for n, u in (("arctan2", "arctan2"), ("hypot", "hypot"),
                     ("logaddexp2", "logaddexp2"), ("mod", "remainder"), ("fmod", "fmod"), ("nextafter", "nextafter"))},
     "floor_divide": (lambda z: mg.floor_divide(z, z), TypeError, "ufunc 'fmod'"),
     "bincount": (mg.bincount, TypeError, "integer tensor"),

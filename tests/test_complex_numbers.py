@@ -629,3 +629,46 @@ def test_in_place_abs_of_a_complex_tensor_is_refused(method, device):
     np.testing.assert_allclose(z.clone().sgn_().numpy(), [0.6 + 0.8j, (1 - 1j) / 2 ** 0.5], rtol=1e-6)
     np.testing.assert_array_equal(z.clone().eq_(z[0]).numpy(), [1, 0])
     np.testing.assert_array_equal(mg.tensor([-2.0, 3.0], device=device).abs_().numpy(), [2.0, 3.0])
+
+
+def _complex_array(pairs) -> np.ndarray:
+    a = np.asarray(pairs, dtype=float)
+    return a[..., 0] + 1j * a[..., 1]
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_logaddexp_of_complex_numbers_is_pytorchs(device):
+    """torch 2.13's logaddexp takes complex numbers (values, gradients: made offline by
+    tests/data/make_torch_complex_logaddexp.py); here NumPy's real-only ufunc refused them
+    (TypeError "ufunc 'logaddexp' not supported for the input types"). logaddexp2 stays refused,
+    as PyTorch's ("logaddexp2_cpu" not implemented for ComplexFloat)."""
+    import json
+    from pathlib import Path
+    ref = json.loads((Path(__file__).parent / "data" / "torch_complex_logaddexp.json").read_text())
+    a0, b0 = _complex_array(ref["a"]), _complex_array(ref["b"])
+    a = mg.tensor(a0, device=device, requires_grad=True)
+    b = mg.tensor(b0, device=device, requires_grad=True)
+    out = mg.logaddexp(a, b)
+    assert out.dtype == mg.complex128
+    np.testing.assert_allclose(out.numpy(), _complex_array(ref["out"]), rtol=1e-13, atol=1e-13)
+    ga, gb = mg.grad(out, [a, b], grad_outputs=mg.tensor(_complex_array(ref["cot"]), device=device))
+    np.testing.assert_allclose(ga.numpy(), _complex_array(ref["grad_a"]), rtol=1e-12, atol=1e-13)
+    want_b = _complex_array(ref["grad_b"])
+    # torch's gradient for b[0] = -1000+2j beside a[0, 0] = 1000+1j is NaN; the derivative there is
+    # exp(-2000), 0 (its other terms are as small: b[0] is negligible in every row)
+    assert np.isnan(want_b[0]) and abs(gb.numpy()[0]) < 1e-12
+    np.testing.assert_allclose(gb.numpy()[1:], want_b[1:], rtol=1e-12, atol=1e-13)
+    out64 = mg.logaddexp(mg.tensor(a0.astype(np.complex64), device=device), mg.tensor(b0.astype(np.complex64),
+                                                                                     device=device))
+    assert out64.dtype == mg.complex64
+    np.testing.assert_allclose(out64.numpy(), _complex_array(ref["out64"]), rtol=2e-6, atol=2e-4)
+    inf_parts = [np.array([[float(p) for p in v] for v in ref[k]]) for k in ("inf_a", "inf_b", "inf_out")]
+    ia, ib, io = (_complex_array(p) for p in inf_parts)
+    with np.errstate(all="raise"):
+        got = mg.logaddexp(mg.tensor(ia, device=device), mg.tensor(ib, device=device)).numpy()
+    np.testing.assert_array_equal(got, io)
+    # (row 1 holds a sum on log's branch cut, where the imaginary part jumps by 2 pi: left out)
+    assert gradcheck(mg.logaddexp, (mg.tensor(a0[2:], requires_grad=True), mg.tensor(b0, requires_grad=True)),
+                     kinks="fail")
+    with pytest.raises(TypeError):
+        mg.logaddexp2(a, b)

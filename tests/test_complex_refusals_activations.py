@@ -110,6 +110,10 @@ Q = np.array([[1 + 1j, -2 + 0.5j, 0.5j], [0.3 - 1j, 1.0, -1j]])
     ("attention", lambda z: F.scaled_dot_product_attention(z[None], z[None], z[None], is_causal=True)),
     ("attention", lambda z: F.scaled_dot_product_attention(z[None], z[None], z[None],
                                                            attn_mask=mg.tensor([[True, False], [True, True]]))),
+    # logaddexp takes complex numbers (as PyTorch's); the log-probabilities built on it do not
+    ("logsigmoid", lambda z: F.logsigmoid(z)), ("logsigmoid", lambda z: mg.nn.LogSigmoid()(z)),
+    ("logsigmoid", lambda z: F.multilabel_soft_margin_loss(z, z.real > 0)),
+    ("binary_cross_entropy_with_logits", lambda z: F.binary_cross_entropy_with_logits(z, z.real > 0)),
     ("lp_pool1d", lambda z: F.lp_pool1d(z[None], 2, 2)),
     ("lp_pool2d", lambda z: F.lp_pool2d(z[None, None], 3, 2)),
 ])

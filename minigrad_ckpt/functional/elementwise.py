@@ -341,7 +341,34 @@ arctanh = unary_function("arctanh", _ARCTANH, "Inverse hyperbolic tangent on ``(
 sinc = unary_function("sinc", _SINC, "The normalized sinc ``sin(pi x) / (pi x)``, 1 at 0 (NumPy's ``sinc``).")
 arctan2 = binary_function("arctan2", _ARCTAN2, "The angle of the point ``(x2, x1)``; gradient 0 at the origin.")
 hypot = binary_function("hypot", _HYPOT, "``sqrt(x1**2 + x2**2)`` without overflow; gradient 0 at the origin (a kink).")
-logaddexp = binary_function("logaddexp", _LOGADDEXP, "``log(exp(x1) + exp(x2))`` without overflow.")
+
+
+def logaddexp(x1: Any, x2: Any) -> Tensor:
+    """``log(exp(x1) + exp(x2))`` without overflow; of complex numbers too, as PyTorch's."""
+    if _complex_operand(x1) or _complex_operand(x2):
+        return _complex_logaddexp(x1, x2)
+    return float_binary(_LOGADDEXP, x1, x2)
+
+
+def _complex_operand(v: Any) -> bool:
+    return isinstance(v, complex) or (isinstance(v, Tensor) and v._data.dtype.kind == "c")
+
+
+def _complex_logaddexp(x1: Any, x2: Any) -> Tensor:
+    """PyTorch's complex ``logaddexp``: ``m + log1p(exp(o - m))``, ``m`` the operand of the larger
+    real part (so ``exp`` cannot overflow) and ``o`` the other; the same infinity twice is itself.
+    The function is holomorphic, so the composition's gradient is its gradient (docs/complex.md).
+    The real kernel (NumPy's ``logaddexp`` ufunc) has no complex loop."""
+    a, b = promoted_pair(as_tensor(x1, x2 if isinstance(x2, Tensor) else None), x2)
+    b = as_tensor(b, a)
+    xp = a.device.xp
+    larger = Tensor.constant(xp.real(a._data) >= xp.real(b._data), a.device)
+    same_infinity = Tensor.constant(xp.logical_and(xp.isinf(a._data), a._data == b._data), a.device)
+    m, o = where(larger, a, b), where(larger, b, a)
+    finite_m, finite_o = where(same_infinity, 0.0, m), where(same_infinity, 0.0, o)  # (inf - inf is NaN)
+    return m + log1p(exp(finite_o - finite_m))
+
+
 logaddexp2 = binary_function("logaddexp2", _LOGADDEXP2, "``log2(2**x1 + 2**x2)`` without overflow.")
 
 

@@ -16,7 +16,7 @@ from ... import functional as mf
 from ... import random as _random
 from ...functional import _tensor, normalize_axis
 from ...functional.arguments import in_default_float, refuse_complex
-from ...functional.errors import InputMismatch
+from ...functional.errors import ComplexNotImplemented, InputMismatch
 from ...functional.torch_methods import refuse_complex_input
 from ...ops import activation as _act
 from ...ops import dropout as _drop
@@ -139,8 +139,11 @@ def softplus(input: Any, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
 
 
 def logsigmoid(input: Any) -> Tensor:
-    """``log(sigmoid(x)) = -softplus(-x)``, stable for large ``|x|``."""
+    """``log(sigmoid(x)) = -softplus(-x)``, stable for large ``|x|``; real input only, as PyTorch's
+    (``mg.logaddexp`` takes complex numbers, this log-probability does not)."""
     input = _tensor(input)
+    if input.dtype.kind == "c":
+        raise ComplexNotImplemented(f"logsigmoid: complex input is not supported (as PyTorch's), got {input.dtype}")
     return -mf.logaddexp(0.0, -input)
 
 

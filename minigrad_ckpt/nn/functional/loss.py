@@ -338,6 +338,7 @@ def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     x, y = _input_and_target("binary_cross_entropy_with_logits", input, target)
+    _real_only("binary_cross_entropy_with_logits", x, y)
     softplus_neg = mf.logaddexp(0.0, -x)  # -log sigmoid(x); 0 a number: nothing for a checkpoint to keep
     if pos_weight is not None:
         pw = _tensor(pos_weight, x)
