@@ -286,6 +286,13 @@ class ArrayNamespace:
 
     name: str
     array_type: type
+    #: Whether an integer-array index out of range raises here (NumPy's ``IndexError``) or wraps
+    #: around silently, as CuPy's kernels do ("CuPy handles out-of-bounds indices differently by
+    #: default from NumPy when using integer array indexing ... CuPy wraps around them"; so do its
+    #: ``take``, ``put`` and ``cupyx.scatter_add``).  Where they wrap, engine code that takes
+    #: indices checks their range first (one explicit read, :meth:`extrema`); where they raise,
+    #: it lets the library check, at no cost, and words the error as PyTorch's.
+    wraps_bad_indices = False
     # constants every library spells the same (the dtype names are added below the class)
     newaxis = None
     inf = float("inf")
@@ -331,6 +338,14 @@ class ArrayNamespace:
         """The value of a one-element array as a Python number: an explicit, synchronizing
         device-to-host read (the only kind the engine makes, e.g. to validate indices)."""
         return self.to_host(a).item()
+
+    def extrema(self, arrays: list[Any]) -> list[tuple[int, int]]:
+        """The (min, max) of each of ``arrays`` (non-empty integer arrays) as Python ints, read
+        in ONE explicit device-to-host transfer however many arrays there are: checking the
+        indices of a call costs one synchronization of a GPU, not one per array or bound."""
+        ends = [e if e.dtype == numpy.int64 else e.astype(numpy.int64) for a in arrays for e in (a.min(), a.max())]
+        flat = self.to_host(self.stack(ends)).tolist() if ends else []
+        return list(zip(flat[0::2], flat[1::2]))
 
     def to_device(self, a: Any, device: Any) -> Any:
         """A copy of ``a`` on ``device`` (an explicit transfer through the host)."""
@@ -624,6 +639,8 @@ class CupyNamespace(ArrayNamespace):
     no-op ``errstate`` (GPU arithmetic raises no floating-point warnings).
     Arrays are created on this device: every call runs with it current.
     """
+
+    wraps_bad_indices = True  # CuPy's integer-array indexing, take and scatter_add wrap out-of-range indices
 
     def __init__(self, cupy: Any, index: int) -> None:
         missing = [n for n in LIBRARY_FUNCTIONS if n != "errstate" and not hasattr(cupy, n)]

@@ -45,6 +45,7 @@ from __future__ import annotations
 import builtins
 import copy
 import itertools
+import math
 import os
 import threading
 import warnings
@@ -959,12 +960,23 @@ class Tensor:
         return self
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        if self._records_write(value):  # x[i] = v on the tape: x becomes x with v placed at i
+        records = self._records_write(value)  # x[i] = v on the tape: x becomes x with v placed at i
+        if records:
             self._check_rebase("__setitem__")
-            self._rebase(out_of_place_writes["setitem"](self, value, normalize_index(index, self)), "__setitem__")
-            return
-        self._check_write("__setitem__")  # (nothing here requires grad in grad mode)
+        else:
+            self._check_write("__setitem__")  # (nothing here requires grad in grad mode)
         idx = normalize_index(index, self)
+        try:
+            if records:
+                self._rebase(out_of_place_writes["setitem"](self, value, idx), "__setitem__")
+            else:
+                self._write_item(idx, value)
+        except IndexError:
+            explain_index_error(index, self)  # NumPy refused an index array: PyTorch's words for it
+            raise
+
+    def _write_item(self, idx: tuple, value: Any) -> None:
+        """``self[idx] = value`` in place, off the tape (``idx`` normalized)."""
         tangents = self._carry_tangents("setitem", value, idx)
         if isinstance(value, Tensor):
             if value._device is not self._device:
@@ -1240,15 +1252,19 @@ def refuse_index_put_cast(x: Tensor, idx: tuple, value: Tensor) -> None:
                        f"value: value.to({x.dtype.name}))")
 
 
-def normalize_index(index: Any, x: Tensor) -> tuple:
+def normalize_index(index: Any, x: Tensor, check_arrays: bool = False) -> tuple:
     """An index into ``x`` as plain data: ints, slices, None, Ellipsis and device arrays.
 
     Tensors and host arrays used as indices become arrays on ``x``'s device.
     Arrays and lists are copied, so that changing them later cannot change a
     recorded op; a Tensor's array is used as is, and ops that keep it watch
     its version (:func:`minigrad_ckpt.tape.watch_versions`).
-    a wrong dtype, a second ellipsis, too many indices and out-of-range
-    integers are an ``IndexError`` here (CuPy would silently wrap).
+    A wrong dtype, a second ellipsis, too many indices and out-of-range
+    integers are an ``IndexError`` here, in PyTorch's words.  So are index
+    arrays out of range on a device whose indexing wraps them silently (CuPy;
+    one explicit read for all of them), or everywhere with ``check_arrays``:
+    NumPy refuses them itself, at no cost, and :func:`explain_index_error`
+    words its refusal as PyTorch's.
     """
     if type(index) is list and _list_reads_as_tuple(index):
         warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated (in PyTorch too); "
@@ -1282,8 +1298,18 @@ def normalize_index(index: Any, x: Tensor) -> tuple:
                 else:
                     raise IndexError(f"arrays used as indices must be integer or bool, got {arr.dtype}")
             out.append(xp.asarray(arr))
-    _check_index_bounds(out, x)
+    _check_index_bounds(out, x, check_arrays)
     return _ints_apart_from_arrays(out, x)
+
+
+def explain_index_error(index: Any, x: Tensor) -> None:
+    """Called where NumPy refused ``x[index]`` with an ``IndexError``: raise PyTorch's error for an
+    index array out of range (which dim, which value) if that was the reason; return if not, for
+    the caller to re-raise NumPy's own."""
+    try:
+        normalize_index(index, x, check_arrays=True)
+    except IndexError as error:
+        raise error from None
 
 
 def _uint8_mask(data: Any) -> Any:
@@ -1374,8 +1400,9 @@ def _list_reads_as_tuple(index: list) -> bool:
                         or hasattr(it, "__len__") for it in index)
 
 
-def _check_index_bounds(items: list[Any], x: Tensor) -> None:
-    """Raise IndexError for out-of-range integers (CuPy would silently wrap)."""
+def _check_index_bounds(items: list[Any], x: Tensor, check_arrays: bool) -> None:
+    """Raise PyTorch's IndexError for an index that does not fit ``x``: its ints always (on the
+    host), its integer arrays where the device would wrap them silently or ``check_arrays``."""
     n_ell = builtins.sum(1 for it in items if it is Ellipsis)
     if n_ell > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
@@ -1386,6 +1413,8 @@ def _check_index_bounds(items: list[Any], x: Tensor) -> None:
     if consumed > x.ndim:
         raise IndexError(f"too many indices for a tensor of dimension {x.ndim}")
     dim = 0
+    tensors = 0  # PyTorch names an index tensor's dim by its place among the index tensors
+    arrays = []  # (integer array, size of its dim, the dim PyTorch's message names)
     for it in items:
         if it is Ellipsis:
             dim += x.ndim - consumed
@@ -1399,15 +1428,30 @@ def _check_index_bounds(items: list[Any], x: Tensor) -> None:
                     f"axes of shape {x.shape[dim:dim + it.ndim]}"
                 )
             dim += it.ndim
+            tensors += it.ndim
             continue
         n = x.shape[dim]
         if type(it) is int:
             if not -n <= it < n:
-                raise IndexError(f"index {it} is out of bounds for axis {dim} with size {n}")
-        elif hasattr(it, "dtype") and it.size:
-            xp = x._device.xp  # an explicit read: CuPy would wrap out-of-range indices silently
-            lo, hi = xp.scalar(xp.min(it)), xp.scalar(xp.max(it))
-            if lo < -n or hi >= n:
-                bad = lo if lo < -n else hi
-                raise IndexError(f"index {bad} is out of bounds for axis {dim} with size {n}")
+                raise IndexError(f"index {it} is out of bounds for dimension {dim} with size {n}")
+        elif hasattr(it, "dtype"):  # a 0-d one is a plain select in PyTorch, named by its own dim
+            arrays.append((it, n, tensors if it.ndim else dim))
+            tensors += it.ndim > 0
         dim += 1
+    if arrays and (check_arrays or x._device.xp.wraps_bad_indices):
+        _check_array_bounds(x._device.xp, arrays)
+
+
+def _check_array_bounds(xp: Any, arrays: list[tuple[Any, int, int]]) -> None:
+    """PyTorch's IndexError for the first element out of range of the first array holding one;
+    nothing if the arrays select nothing (PyTorch and NumPy index an empty broadcast freely)."""
+    try:
+        if not math.prod(host_numpy.broadcast_shapes(*(a.shape for a, _, _ in arrays))):
+            return
+    except ValueError:
+        return  # arrays that do not broadcast: the indexing itself refuses them
+    for (a, n, dim), (lo, hi) in zip(arrays, xp.extrema([a for a, _, _ in arrays])):
+        if lo < -n or hi >= n:  # (the error's path reads again, for the first bad value in order)
+            flat = xp.to_host(a).reshape(-1)
+            bad = flat[(flat < -n) | (flat >= n)][0]
+            raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {n}")

@@ -124,9 +124,9 @@ def test_repeated_and_non_integer_axis():
 
 # ------------------------------------------------------------------- indexing
 def test_index_out_of_range():
-    with pytest.raises(IndexError, match="index 5 is out of bounds for axis 0 with size 2"):
+    with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 0 with size 2"):
         mg.ones(2, 3)[5]
-    with pytest.raises(IndexError, match="index -4 is out of bounds for axis 1 with size 3"):
+    with pytest.raises(IndexError, match="index -4 is out of bounds for dimension 1 with size 3"):
         mg.ones(2, 3)[:, -4]
 
 

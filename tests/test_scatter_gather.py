@@ -167,7 +167,7 @@ def test_under_checkpointing_and_vmap_free_composition():
 
 def test_errors_name_the_problem():
     x = mg.tensor(np.zeros((3, 4)))
-    with pytest.raises(IndexError, match="gather: index 4 is out of bounds for dim 1 with size 4"):
+    with pytest.raises(IndexError, match="^index 4 is out of bounds for dimension 1 with size 4$"):  # torch's
         mg.gather(x, 1, np.array([[4]]))
     with pytest.raises(IndexError, match="out of bounds"):
         mg.scatter_add(x, 0, np.array([[-1]]), mg.tensor([[1.0]], dtype="float64"))
@@ -181,7 +181,7 @@ def test_errors_name_the_problem():
         mg.gather(x, 0, np.zeros((1, 1)))
     with pytest.raises(ValueError, match="reduce must be one of"):
         mg.scatter_reduce(x, 0, np.zeros((1, 1), int), mg.tensor([[1.0]], dtype="float64"), "max")
-    with pytest.raises(IndexError, match="index_add: index 3 is out of range for dim 0 with size 3"):
+    with pytest.raises(IndexError, match="^index 3 is out of bounds for dimension 0 with size 3$"):
         mg.index_add(x, 0, [3], mg.tensor(np.ones((1, 4))))
     with pytest.raises(RuntimeError, match="source has shape"):
         mg.index_copy(x, 0, [0], mg.tensor(np.ones((2, 4))))
@@ -189,7 +189,7 @@ def test_errors_name_the_problem():
         mg.masked_select(x, np.ones((3, 4)))
     with pytest.raises(RuntimeError, match="masked_scatter: the mask selects 12 positions"):
         mg.masked_scatter(x, mg.tensor(np.ones((3, 4), bool)), mg.tensor([1.0], dtype="float64"))
-    with pytest.raises(IndexError, match="put: index 12 is out of range"):
+    with pytest.raises(IndexError, match="out of range: tried to access index 12 on a tensor of 12 elements"):
         mg.put(x, [12], [1.0])
 
 

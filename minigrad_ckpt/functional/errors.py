@@ -112,6 +112,19 @@ class LayerDtypeMismatch(TypeError, RuntimeError, ValueError):
     handler written for PyTorch catches this one too."""
 
 
+class IndexOutOfBounds(RuntimeError, IndexError):
+    """An index out of range where PyTorch's kernel raises ``RuntimeError`` ("index 4 is out of
+    bounds for dimension 1 with size 4": ``gather``, ``scatter``, ``index_add``), and the
+    ``IndexError`` that indexing, and the engine before, raise."""
+
+
+def first_out_of_range(flat: Any, low: int, high: int) -> int:
+    """The first value of a host array of indices, in order, outside ``[low, high)`` (PyTorch's
+    errors name the first bad index its kernel meets)."""
+    flat = flat.reshape(-1)
+    return int(flat[(flat < low) | (flat >= high)][0])
+
+
 class ClassValueOutOfRange(RuntimeError, IndexError):
     """A class index below 0 or not below the number of classes (``one_hot``): PyTorch's
     ``RuntimeError`` ("Class values must be non-negative"), and the ``IndexError`` the engine

@@ -14,8 +14,9 @@ from ..backend import host_numpy
 from ..ops import comparison as _cmp
 from ..ops import indexing as _ix
 from ..tape import apply, watch_versions
-from ..tensor import Tensor, normalize_index
+from ..tensor import Tensor, explain_index_error, normalize_index
 from .arguments import as_tensor, broadcast_shapes, one_axis, refuse_complex, shape_arg
+from .errors import first_out_of_range
 from .shape import broadcast_to, ravel, reshape
 
 __all__ = ["getitem", "index_add", "take", "sort", "argsort", "take_along_axis"]
@@ -26,7 +27,11 @@ def getitem(x: Any, index: Any) -> Tensor:
     x = as_tensor(x)
     idx = normalize_index(index, x)
     op = _ix.GetItemCopy if _ix.advanced(idx) else _ix.GetItem  # a copy, or a view of x
-    out = apply(op(index=idx, in_shape=x.shape), x)
+    try:
+        out = apply(op(index=idx, in_shape=x.shape), x)
+    except IndexError:
+        explain_index_error(index, x)  # NumPy refused an index array: PyTorch's words for it
+        raise
     if out._node is not None:  # the op holds index tensors' arrays: watch them (host arrays were copied)
         watch_versions(out, _index_tensors(index))
     return out
@@ -46,11 +51,16 @@ def index_add(shape: Any, index: Any, values: Any, unique: bool = False) -> Tens
     values = as_tensor(values)
     shape = shape_arg(shape)
     watched = _index_tensors(index)
-    if not isinstance(index, tuple) or watched:
-        probe = Tensor._wrap(values.device.xp.empty(shape, dtype=values.dtype), None, values.device)
-        index = normalize_index(index, probe)
     xp = values.device.xp
-    target = xp.broadcast_to(xp.zeros((), dtype=values.dtype), shape)[index].shape
+    probe = Tensor._wrap(xp.broadcast_to(xp.zeros((), dtype=values.dtype), shape), None, values.device)
+    given = index
+    if not isinstance(index, tuple) or watched:
+        index = normalize_index(index, probe)
+    try:
+        target = probe._data[index].shape
+    except IndexError:
+        explain_index_error(given, probe)  # NumPy refused an index array: PyTorch's words for it
+        raise
     if values.shape != target:  # broadcast here, so the op's gradient has its input's shape
         values = broadcast_to(values, target)
     return watch_versions(apply(_ix.IndexAdd(shape=shape, index=index), values), watched)
@@ -60,9 +70,26 @@ def take(x: Any, indices: Any, axis: int | None = None) -> Tensor:
     """Elements of ``x`` at integer ``indices`` along ``axis`` (flattened for None)."""
     x = as_tensor(x)
     if axis is None:
-        return getitem(reshape(x, (-1,)), (indices,))
+        try:
+            return getitem(reshape(x, (-1,)), (indices,))
+        except IndexError:  # in torch.take's words (the error's path reads the indices again)
+            flat = _host_values(indices, x)
+            if flat.dtype.kind not in "iu" or not flat.size or (-x.size <= flat.min() and flat.max() < x.size):
+                raise
+            bad = first_out_of_range(flat, -x.size, x.size)
+            raise IndexError(f"out of range: tried to access index {bad} on a tensor of {x.size} elements.") from None
     ax = one_axis(axis, x.ndim)
     return getitem(x, (slice(None),) * ax + (indices,))
+
+
+def _host_values(indices: Any, like: Tensor) -> Any:
+    """Indices (a Tensor, a device array or host data) as a host array: an explicit read."""
+    xp = like.device.xp
+    if isinstance(indices, Tensor):
+        return indices.device.xp.to_host(indices._data)
+    if isinstance(indices, xp.array_type) and xp.name != "numpy":
+        return xp.to_host(indices)
+    return host_numpy.asarray(indices)
 
 
 _SORT_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")

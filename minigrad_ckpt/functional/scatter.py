@@ -30,6 +30,7 @@ from ..backend import ValueOverflow, checked_int, host_numpy
 from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, broadcast_shapes, operand
+from .errors import IndexOutOfBounds, first_out_of_range
 from .indexing import _index_array, index_add
 from .torch_idioms import _one_dim
 
@@ -69,8 +70,7 @@ def _dim_targets(name: str, x: Tensor, dim: Any, index: Any, src: Tensor | None 
             raise RuntimeError(f"{name}: index is longer than src on dim {k} ({ni} > {(src.shape or (1,))[k]})")
     n = shape[d]
     if h.size and (h.min() < 0 or h.max() >= n):
-        bad = h.min() if h.min() < 0 else h.max()
-        raise IndexError(f"{name}: index {bad} is out of bounds for dim {d} with size {n}")
+        raise IndexOutOfBounds(f"index {first_out_of_range(h, 0, n)} is out of bounds for dimension {d} with size {n}")
     grids = list(host_numpy.indices(hs, sparse=True))
     grids[d] = h.reshape(hs)
     return host_numpy.ravel_multi_index(tuple(grids), shape).reshape(h.shape), idx
@@ -297,8 +297,7 @@ def _along(name: str, x: Tensor, dim: int, index: Any, rows: tuple[int, ...] | N
     n = (x.shape or (1,))[d]
     lowest = -n if name == "index_fill" else 0  # PyTorch's index_fill alone counts from the end
     if idx.size and (idx.min() < lowest or idx.max() >= n):
-        bad = idx.min() if idx.min() < lowest else idx.max()
-        raise IndexError(f"{name}: index {bad} is out of range for dim {d} with size {n}")
+        raise _OUT_OF_RANGE[name](first_out_of_range(idx, lowest, n), d, n)
     idx = host_numpy.where(idx < 0, idx + n, idx)
     if x.ndim == 0:
         return idx.reshape(()) if idx.size == 1 else idx, d
@@ -309,6 +308,17 @@ def _along(name: str, x: Tensor, dim: int, index: Any, rows: tuple[int, ...] | N
     grids = list(host_numpy.indices(shape, sparse=True))
     grids[d] = idx.reshape(view)
     return host_numpy.ravel_multi_index(tuple(grids), x.shape), d
+
+
+# PyTorch's words for an index out of range, op by op (its kernels differ; the types are its own)
+_OUT_OF_RANGE = {
+    "index_add": lambda i, d, n: IndexOutOfBounds(f"index {i} is out of bounds for dimension {d} with size {n}"),
+    "index_copy": lambda i, d, n: IndexError(f"index_copy_(): index {i} is out of bounds for dimension {d} "
+                                             f"with size {n}"),
+    "index_fill": lambda i, d, n: IndexError(f"index {i} is out of bounds for dimension {d} with size {n}"),
+    "index_reduce": lambda i, d, n: IndexError("index out of range in self"),
+    "index_select": lambda i, d, n: IndexError("index out of range in self"),
+}
 
 
 def _matching_source(name: str, x: Tensor, source: Any, tgt: Any, d: int) -> Tensor:
@@ -367,8 +377,7 @@ def index_select(input: Any, dim: int, index: Any) -> Tensor:  # noqa: A002
         raise IndexError(f"index_select: index must be 1-D (or 0-d), got {idx.ndim} dims")
     n, h = (x.shape[d] if x.ndim else 1), host(idx)
     if h.size and (h.min() < 0 or h.max() >= n):  # no counting from the end, as PyTorch's
-        bad = h.min() if h.min() < 0 else h.max()
-        raise IndexError(f"index_select: index {bad} is out of range for dim {d} with size {n}")
+        raise _OUT_OF_RANGE["index_select"](first_out_of_range(h, 0, n), d, n)
     if x.ndim == 0:
         if idx.size != 1:
             raise IndexError(f"index_select: a 0-d input takes one index, got {idx.size} (PyTorch's rule)")
@@ -405,8 +414,8 @@ def put(input: Any, index: Any, source: Any, accumulate: bool = False) -> Tensor
     x = as_tensor(input)
     idx = host(_index_array("put", index, x)).astype(host_numpy.int64).ravel()
     if idx.size and (idx.min() < -x.size or idx.max() >= x.size):
-        raise IndexError(f"put: index {idx.min() if idx.min() < -x.size else idx.max()} is out of range "
-                         f"for a tensor of {x.size} elements")
+        raise IndexError(f"out of range: tried to access index {first_out_of_range(idx, -x.size, x.size)} "
+                         f"on a tensor of {x.size} elements.")
     s = same_dtype("put", x, source)
     if s.size != idx.size:
         raise RuntimeError(f"put: {idx.size} indices and {s.size} source elements")

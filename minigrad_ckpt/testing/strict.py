@@ -10,7 +10,11 @@ Importing this module registers two devices:
                   anything the backend's namespace does not list.  Reductions
                   return 0-d arrays, never host scalars.  These are CuPy's
                   rules (and stricter): code that passes here has no hidden
-                  host round trips on a GPU.
+                  host round trips on a GPU.  Out-of-range integer-array
+                  indices wrap around, silently, as CuPy's do (``a[idx]``,
+                  ``a[idx] = v``, ``take``, ``take_along_axis``,
+                  ``put_along_axis``, ``scatter_add``): code that relied on
+                  NumPy's IndexError gives a wrong answer here, as on a GPU.
 ``"strict-f32"``  the same, and any float64 array is an error: a float32
                   model on it proves there is no hidden float64 anywhere.
 
@@ -113,10 +117,44 @@ class StrictArray:
 
     # ---- indexing ----
     def __getitem__(self, index: Any) -> StrictArray:
-        return self._ns._wrap(self._a[self._ns._unwrap(index, "indexing")])
+        return self._ns._wrap(self._a[_cupy_index(self._a.shape, self._ns._unwrap(index, "indexing"))])
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        self._a[self._ns._unwrap(index, "indexing")] = self._ns._unwrap(value, "assignment")
+        self._a[_cupy_index(self._a.shape, self._ns._unwrap(index, "indexing"))] = \
+            self._ns._unwrap(value, "assignment")
+
+
+def _wrapped(indices: Any, n: int) -> Any:
+    """Integer indices into an axis of ``n`` as CuPy's kernels read them: modulo ``n``
+    (``i % n``, Python's sign rule), so 3 of 3 is 0 and -4 of 3 is 2, and nothing raises."""
+    if n == 0 or indices.dtype.kind not in "iu" or indices.size == 0:
+        return indices  # (no axis to wrap onto: NumPy's error stands, as CuPy raises there too)
+    return numpy.mod(indices, n)
+
+
+def _cupy_index(shape: tuple[int, ...], index: Any) -> Any:
+    """``index`` with each integer *array* in it wrapped onto the axis it indexes, CuPy's
+    rule for advanced indexing ("CuPy handles out-of-bounds indices differently by default
+    from NumPy when using integer array indexing ... CuPy wraps around them").  Python
+    integers and slices are basic indexing, checked on the host by CuPy as by NumPy."""
+    items = index if type(index) is tuple else (index,)
+    arrays = [numpy.asarray(it) if type(it) is list else it for it in items]
+    if not any(isinstance(it, numpy.ndarray) and it.dtype.kind in "iu" for it in arrays):
+        return index
+    used = sum(it.ndim if isinstance(it, numpy.ndarray) and it.dtype.kind == "b" else 1
+               for it in arrays if it is not None and it is not Ellipsis)
+    out, dim = [], 0
+    for it in arrays:
+        if it is Ellipsis:
+            dim += len(shape) - used
+        elif isinstance(it, numpy.ndarray) and it.dtype.kind == "b":
+            dim += it.ndim
+        elif it is not None:
+            if isinstance(it, numpy.ndarray) and dim < len(shape):
+                it = _wrapped(it, shape[dim])
+            dim += 1
+        out.append(it)
+    return tuple(out)
 
 
 class StrictScalar(StrictArray):
@@ -195,10 +233,13 @@ class StrictNamespace(ArrayNamespace):
     reaches for anything else fails here first.
     """
 
+    wraps_bad_indices = True  # as CuPy's (:func:`_cupy_index`)
+
     def __init__(self, float32_only: bool = False) -> None:
         self.float32_only = float32_only
         super().__init__(numpy, "strict-f32" if float32_only else "strict", array_type=StrictArray)
         self.errstate = numpy.errstate  # a context manager, not an array function
+        self.take, self.take_along_axis, self.put_along_axis = self._take, self._take_along_axis, self._put_along_axis
 
     # ---- the wall ----
     def _check(self, a: numpy.ndarray) -> None:
@@ -258,11 +299,28 @@ class StrictNamespace(ArrayNamespace):
 
     def _scatter(self, target: Any, index: Any, values: Any) -> None:
         """NumPy's ``add.at`` with CuPy's limits: ``cupyx.scatter_add`` takes no complex, bool
-        or narrow integer target."""
+        or narrow integer target, and wraps out-of-range indices."""
         if target.dtype.name not in SCATTER_ADD_DTYPES:
             raise StrictDeviceError(f"scatter_add into a {target.dtype} array: CuPy's takes none")
-        numpy.add.at(self._unwrap(target, "scatter_add"), self._unwrap(index, "scatter_add"),
+        a = self._unwrap(target, "scatter_add")
+        numpy.add.at(a, _cupy_index(a.shape, self._unwrap(index, "scatter_add")),
                      self._unwrap(values, "scatter_add", allow_host=isinstance(values, numpy.generic)))
+
+    # CuPy's gathers and scatters along an axis index as ``a[idx]`` does: wrapping
+    def _take(self, a: Any, indices: Any, axis: Any = None, **kwargs: Any) -> Any:
+        a, i = self._unwrap(a, "xp.take"), numpy.asarray(self._unwrap(indices, "xp.take"))
+        n = a.size if axis is None else a.shape[axis]
+        return self._wrap(numpy.take(a, _wrapped(i, n), axis=axis, **self._unwrap(kwargs, "xp.take")))
+
+    def _take_along_axis(self, a: Any, indices: Any, axis: Any = -1) -> Any:
+        a, i = self._unwrap(a, "xp.take_along_axis"), self._unwrap(indices, "xp.take_along_axis")
+        n = a.size if axis is None else a.shape[axis]
+        return self._wrap(numpy.take_along_axis(a, _wrapped(i, n), axis=axis))
+
+    def _put_along_axis(self, a: Any, indices: Any, values: Any, axis: Any) -> None:
+        a, i = self._unwrap(a, "xp.put_along_axis"), self._unwrap(indices, "xp.put_along_axis")
+        n = a.size if axis is None else a.shape[axis]
+        numpy.put_along_axis(a, _wrapped(i, n), self._unwrap(values, "xp.put_along_axis"), axis=axis)
 
     def holds(self, a: Any) -> bool:
         return isinstance(a, StrictArray) and a._ns is self

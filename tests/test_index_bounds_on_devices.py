@@ -1,0 +1,138 @@
+"""Out-of-range indices are PyTorch's errors on every device, not silently wrapped ones.
+
+CuPy's integer-array indexing, ``take``, ``put`` and ``scatter_add`` *wrap* an index out of range
+(``a[[1, 3]]`` of 3 elements is ``a[[1, 0]]``), where NumPy raises: engine code that leaned on
+NumPy's ``IndexError`` gave a wrong answer on a GPU, silently.  The strict stand-in device now
+wraps as CuPy does (the first tests), so the table of calls in tests/data/index_bound_cases.py --
+``x[i]``, ``x[i] = v``, the gather/scatter family, ``take``/``put``, ``embedding``, ``one_hot``,
+the class-index losses -- proves the engine checks them there: each raises what torch 2.13 raises
+(type and message, recorded by tests/data/make_torch_index_bounds.py), or gives torch's shape, on
+the CPU and both strict devices, off the tape, under backward, inside a checkpoint and in forward
+mode.  The check costs one explicit device-to-host read per call on a device, none on the CPU
+where NumPy refuses the index itself (its error reworded as PyTorch's).
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt.backend import get_device
+from minigrad_ckpt.testing import strict  # noqa: F401 -- registers the strict devices
+
+DATA = Path(__file__).parent / "data"
+sys.path.insert(0, str(DATA))
+from index_bound_cases import CASES, make_x, run  # noqa: E402
+
+sys.path.remove(str(DATA))
+TORCH = json.loads((DATA / "torch_index_bounds.json").read_text())["cases"]
+DEVICES = ["cpu", "strict", "strict-f32"]
+# torch words these by the path its kernel takes; the type is the contract here
+MESSAGE_VARIES = {"embedding_bag"}
+FIXED = ("getitem", "setitem", "index_put", "gather", "scatter", "index_", "take", "put")  # (answered as torch so far)
+NAMES = sorted(n for n in CASES if n.startswith(FIXED))
+
+
+def _dtype(device: str) -> str:
+    return "float32" if device == "strict-f32" else "float64"
+
+
+# ------------------------------------------------------------- the stand-in wraps as CuPy
+def test_the_strict_device_wraps_out_of_range_index_arrays_as_cupy_does():
+    xp = get_device("strict").xp
+    a = xp.asarray(np.arange(3.0))
+    idx = xp.asarray(np.array([1, 3, -4]))
+    np.testing.assert_array_equal(xp.to_host(a[idx]), [1.0, 0.0, 2.0])  # CuPy's documented a[[1, 3]]
+    np.testing.assert_array_equal(xp.to_host(xp.take(a, idx)), [1.0, 0.0, 2.0])
+    b = xp.asarray(np.arange(12.0).reshape(3, 4))
+    np.testing.assert_array_equal(xp.to_host(b[:, xp.asarray(np.array([5]))]).ravel(), [1.0, 5.0, 9.0])
+    np.testing.assert_array_equal(xp.to_host(xp.take_along_axis(b, xp.asarray(np.array([[4]])), axis=1)).ravel(),
+                                  [0.0, 4.0, 8.0])
+    a[xp.asarray(np.array([4]))] = 9.0
+    np.testing.assert_array_equal(xp.to_host(a), [0.0, 9.0, 2.0])
+    xp.scatter_add(a, (xp.asarray(np.array([3, 3])),), xp.asarray(np.array([1.0, 1.0])))
+    np.testing.assert_array_equal(xp.to_host(a), [2.0, 9.0, 2.0])
+    with pytest.raises(IndexError):  # a Python int is basic indexing: CuPy checks it on the host
+        a[3]
+    assert xp.wraps_bad_indices and not get_device("cpu").xp.wraps_bad_indices
+
+
+# ------------------------------------------------------------------------ the table
+def _check(name: str, call) -> None:
+    expected = TORCH[name]
+    if "raises" in expected:
+        with pytest.raises(Exception) as info:  # noqa: PT011 -- the type is checked below, against torch's
+            call()
+        assert isinstance(info.value, getattr(builtins, expected["raises"])), (name, repr(info.value))
+        if name not in MESSAGE_VARIES:
+            assert str(info.value) == expected["message"], name
+    else:
+        assert list(call().shape) == expected["shape"], name
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", NAMES)
+def test_index_ops_answer_as_pytorch_on_every_device(name, device):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _check(name, lambda: run(mg, CASES[name], device, _dtype(device)))
+
+
+def _differentiated(name: str, device: str, mode: str):
+    """The case as a function of a leaf ``x``: backward through it, inside a checkpoint, or forward mode."""
+    x = make_x(mg, device, _dtype(device), requires_grad=mode != "jvp")
+
+    def f(x):
+        return run(mg, CASES[name], device, _dtype(device), x=x)
+
+    if mode == "jvp":
+        return mg.func.jvp(f, (x,), (mg.ones_like(x),))[0]
+    out = mg.checkpoint.checkpoint(f, x, use_reentrant=False) if mode == "checkpoint" else f(x)
+    if out.requires_grad:
+        out.sum().backward()
+    return out
+
+
+@pytest.mark.parametrize("checkpointed", [False, True], ids=["backward", "checkpoint"])
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", NAMES)
+def test_index_ops_check_under_backward_and_checkpoint(name, device, checkpointed):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _check(name, lambda: _differentiated(name, device, "checkpoint" if checkpointed else "backward"))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", NAMES)
+def test_index_ops_check_in_forward_mode(name, device):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _check(name, lambda: _differentiated(name, device, "jvp"))
+
+
+# ------------------------------------------------------------------- what the check costs
+def _count_reads(monkeypatch, device: str) -> list:
+    """Every explicit device-to-host read of ``device`` (``xp.scalar`` reads through ``to_host``)."""
+    xp = get_device(device).xp
+    reads, to_host = [], xp.to_host
+    monkeypatch.setattr(xp, "to_host", lambda a: reads.append(a) or to_host(a))
+    return reads
+
+
+@pytest.mark.parametrize(("device", "expected"), [("cpu", 0), ("strict", 1), ("strict-f32", 1)])
+def test_index_arrays_are_checked_in_one_read_on_a_device_and_none_on_the_cpu(monkeypatch, device, expected):
+    x = mg.arange(24.0, device=device).reshape(2, 3, 4)
+    if device == "strict-f32":
+        x = x.float()
+    i, j, k = (mg.tensor(v, device=device) for v in ([1, 0], [[2], [-3]], [3, -4]))
+    reads = _count_reads(monkeypatch, device)
+    out = x[i, j, k]
+    x[i, j, k] = out * 2
+    assert len(reads) == 2 * expected  # NumPy refuses a bad index itself; a device reads all three at once
