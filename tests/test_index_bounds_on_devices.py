@@ -36,8 +36,7 @@ TORCH = json.loads((DATA / "torch_index_bounds.json").read_text())["cases"]
 DEVICES = ["cpu", "strict", "strict-f32"]
 # torch words these by the path its kernel takes; the type is the contract here
 MESSAGE_VARIES = {"embedding_bag"}
-FIXED = ("getitem", "setitem", "index_put", "gather", "scatter", "index_", "take", "put")  # (answered as torch so far)
-NAMES = sorted(n for n in CASES if n.startswith(FIXED))
+NAMES = sorted(CASES)
 
 
 def _dtype(device: str) -> str:
@@ -136,3 +135,21 @@ def test_index_arrays_are_checked_in_one_read_on_a_device_and_none_on_the_cpu(mo
     out = x[i, j, k]
     x[i, j, k] = out * 2
     assert len(reads) == 2 * expected  # NumPy refuses a bad index itself; a device reads all three at once
+
+
+@pytest.mark.parametrize("call", [
+    lambda x, T: mg.nn.functional.embedding(T([[0, 2], [1, 1]]), x),
+    lambda x, T: mg.nn.functional.one_hot(T([0, 2, 1])),
+    lambda x, T: mg.nn.functional.cross_entropy(x, T([0, 3, 1])),
+    lambda x, T: mg.nn.functional.cross_entropy(x, T([0, -100, 1])),  # an ignored target among them
+    lambda x, T: mg.nn.functional.nll_loss(x, T([0, -100, 1]), weight=x[0] * 0 + 1),
+    lambda x, T: mg.nn.functional.cross_entropy(x, T([0, -100, 1]), weight=x[0] * 0 + 1, label_smoothing=0.1),
+], ids=["embedding", "one_hot", "cross_entropy", "cross_entropy_ignored", "nll_loss_weighted_ignored",
+        "cross_entropy_weighted_smoothed"])
+def test_lookups_and_losses_check_their_indices_in_one_read_on_a_device(monkeypatch, call):
+    x = make_x(mg, "strict", requires_grad=True)
+    reads = _count_reads(monkeypatch, "strict")
+    out = call(x, lambda v: mg.tensor(v, device="strict"))
+    assert len(reads) == 1  # (two before: the min, then the max or the mask of bad targets)
+    if out.requires_grad:
+        out.sum().backward()

@@ -32,15 +32,15 @@ def test_out_of_range_class_target_raises(fn, bad):
     with pytest.raises(IndexError) as exc:
         fn(x, t)
     msg = str(exc.value)
-    assert str(bad) in msg and "3 classes" in msg
+    assert msg == f"Target {bad} is out of bounds."  # torch 2.13's words
 
 
 def test_out_of_range_target_kdim_and_with_smoothing():
     x = mg.randn(2, 4, 3)
     t = mg.tensor([[0, 1, 2], [3, 4, 0]])
-    with pytest.raises(IndexError, match="target 4 is out of range for 4 classes"):
+    with pytest.raises(IndexError, match="Target 4 is out of bounds"):
         F.cross_entropy(x, t)
-    with pytest.raises(IndexError, match="out of range"):
+    with pytest.raises(IndexError, match="Target 4 is out of bounds"):
         F.cross_entropy(x, t, label_smoothing=0.1, reduction="none")
 
 
@@ -125,9 +125,9 @@ def test_class_targets_must_be_integers_and_embedding_ids_in_range():
     with pytest.raises(TypeError, match="integers"):
         F.nll_loss(mg.randn(2, 3), mg.tensor([True, False]))
     w = mg.randn(5, 2)
-    with pytest.raises(IndexError, match="id 5 is out of range for 5 embeddings"):
+    with pytest.raises(IndexError, match="index out of range in self"):
         F.embedding(mg.tensor([0, 5]), w)
-    with pytest.raises(IndexError, match="id -1"):
+    with pytest.raises(IndexError, match="index out of range in self"):
         F.embedding(mg.tensor([-1, 2]), w)
     with pytest.raises(TypeError, match="integers"):
         F.embedding(mg.tensor([0.0, 1.0]), w)

@@ -37,6 +37,13 @@ def getitem(x: Any, index: Any) -> Tensor:
     return out
 
 
+def getitem_in_range(x: Tensor, index: tuple[Any, ...]) -> Tensor:
+    """``x[index]`` for an index the engine made or has checked already: a tuple of integer arrays
+    on ``x``'s device, in range, one per leading dim.  Nothing is read back from the device to check
+    them again (``embedding``'s rows, a loss's picked classes: their callers checked the ids once)."""
+    return apply(_ix.GetItemCopy(index=index, in_shape=x.shape), x)
+
+
 def _index_tensors(index: Any) -> list[Tensor]:
     return [it for it in (index if type(index) is tuple else (index,)) if isinstance(it, Tensor)]
 

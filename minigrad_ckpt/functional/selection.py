@@ -24,6 +24,7 @@ from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, one_axis, refuse_bool, refuse_complex
 from .elementwise_compositions import lerp
+from .errors import InputMismatch
 from .indexing import index_add
 from .scatter import constant, host
 from .torch_idioms import ValuesIndices, _one_dim
@@ -529,8 +530,8 @@ def bincount(input: Any, weights: Any = None, minlength: int = 0) -> Tensor:  # 
     if x.ndim != 1 or x.dtype.kind not in "iu":
         raise TypeError(f"bincount: input must be a 1-D integer tensor, got {x.ndim}-D {x.dtype}")
     h = host(x)
-    if h.size and h.min() < 0:
-        raise ValueError(f"bincount: input must be non-negative, got {h.min()}")
+    if h.size and h.min() < 0:  # PyTorch's RuntimeError, in its words (NumPy's ValueError too)
+        raise InputMismatch("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
         raise ValueError(f"bincount: minlength must be non-negative, got {minlength}")
     n = builtins.max(int(h.max()) + 1 if h.size else 0, int(minlength))

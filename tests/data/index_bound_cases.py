@@ -58,6 +58,7 @@ CASES = {
     "embedding": "F.embedding(T([5]), x)",
     "embedding_negative": "F.embedding(T([[0, -1]]), x)",
     "embedding_bag": "F.embedding_bag(T([5]), x, T([0]))",
+    "embedding_bag_offset_past_the_end": "F.embedding_bag(T([0, 1]), x, T([0, 5]))",
     "one_hot": "F.one_hot(T([5]), 3)",
     "one_hot_negative": "F.one_hot(T([-1]), 3)",
     "one_hot_negative_inferred": "F.one_hot(T([-1]))",

@@ -8,6 +8,7 @@ from ... import functional as mf
 from ...backend import host_numpy as np
 from ...functional import _tensor
 from ...functional.errors import ClassValueOutOfRange, InputMismatch
+from ...functional.indexing import getitem_in_range
 from ...grad_mode import no_grad
 from ...ops import indexing as _ix
 from ...tape import apply, watch_versions
@@ -40,19 +41,25 @@ def embedding(input: Any, weight: Any, padding_idx: int | None = None, max_norm:
         if not -n <= padding_idx < n:
             raise ValueError(f"embedding: padding_idx={padding_idx} is out of range for {n} embeddings")
         padding_idx %= n
-    xp = ids.device.xp
-    if ids.size:
-        lo, hi = xp.scalar(xp.min(ids._data)), xp.scalar(xp.max(ids._data))
+    if ids.size:  # one explicit read: NumPy would read a negative id from the end, CuPy wrap any
+        ((lo, hi),) = ids.device.xp.extrema([ids._data])
         if lo < 0 or hi >= n:
-            raise IndexError(f"embedding: id {lo if lo < 0 else hi} is out of range for "
-                             f"{n} embeddings")
+            raise IndexError("index out of range in self")  # (torch 2.13's words)
     if max_norm is not None and ids.size:
         _embedding_renorm_(w, ids, float(max_norm), float(norm_type))
-    out = _frequency_scaled_lookup(w, ids) if scale_grad_by_freq and w.requires_grad else mf.getitem(w, (ids,))
+    out = _frequency_scaled_lookup(w, ids) if scale_grad_by_freq and w.requires_grad else _lookup(w, ids)
     if padding_idx is not None and w.requires_grad:
         # the padding rows' values pass through detached: no gradient reaches weight[padding_idx]
         pad = Tensor.constant((ids._data == padding_idx)[..., None], ids.device)
         out = mf.where(pad, out.detach(), out)
+    return out
+
+
+def _lookup(w: Tensor, ids: Tensor) -> Tensor:
+    """``w[ids]``, the ids checked already (not again by indexing: a second read on a device)."""
+    out = getitem_in_range(w, (ids._data,))
+    if out._node is not None:  # the op holds ids' array: a later in-place change of ids is refused
+        watch_versions(out, [ids])
     return out
 
 
@@ -90,10 +97,11 @@ def one_hot(input: Any, num_classes: int = -1) -> Tensor:
     if num_classes < 0 and not input.size:  # PyTorch's rule: no value to read the count from
         raise InputMismatch("one_hot: can not infer the number of classes from an empty tensor; give num_classes")
     xp = input.device.xp
-    lo = xp.scalar(xp.min(input._data)) if input.size else 0
-    hi = xp.scalar(xp.max(input._data)) if input.size else -1
+    ((lo, hi),) = xp.extrema([input._data]) if input.size else ((0, -1),)  # one explicit read
     n = hi + 1 if num_classes < 0 else num_classes
-    if input.size and (lo < 0 or hi >= n):
-        raise ClassValueOutOfRange(f"one_hot: class values must be in [0, {n})")
+    if lo < 0:  # (torch 2.13's words)
+        raise ClassValueOutOfRange("Class values must be non-negative.")
+    if hi >= n:
+        raise ClassValueOutOfRange("Class values must be smaller than num_classes.")
     out = (input._data[..., None] == xp.arange(n)).astype(xp.int64)
     return Tensor.constant(out, input.device)

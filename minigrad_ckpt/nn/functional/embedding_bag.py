@@ -13,6 +13,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy as np
 from ...functional import _tensor
+from ...functional.errors import IndexOutOfBounds, InputMismatch
 from ...tensor import Tensor
 from .embedding import embedding
 
@@ -31,10 +32,13 @@ def _bags(name: str, ids: Tensor, offsets: Any, include_last_offset: bool) -> tu
     if ids.ndim != 1 or offsets is None:
         raise ValueError(f"{name}: expected a 2-D input, or a 1-D input with offsets; got shape {ids.shape}")
     off = np.asarray(ids.device.xp.to_host(_tensor(offsets, ids)._data), dtype=np.int64).reshape(-1)
+    if off.size and off.max() > ids.shape[0]:  # (torch 2.13's words)
+        raise InputMismatch(f"offsets[-1] can not be greater than input's length {ids.shape[0]} but got "
+                            f"offsets[-1] of {off.max()}")
     ends = off[1:] if include_last_offset else np.append(off[1:], ids.shape[0])
     starts = off[:-1] if include_last_offset else off
     if starts.size and (starts[0] != 0 or (np.diff(off) < 0).any() or ends[-1] > ids.shape[0]):
-        raise ValueError(f"{name}: offsets must start at 0 and not decrease past the input's length, "
+        raise InputMismatch(f"{name}: offsets must start at 0 and not decrease past the input's length, "
                          f"got {off.tolist()}")
     if include_last_offset and off.size and off[-1] != ids.shape[0]:
         # PyTorch documents this; it does not check it, and its float32 and float64 kernels then disagree
@@ -59,7 +63,13 @@ def embedding_bag(input: Any, weight: Any, offsets: Any = None, max_norm: float 
         raise ValueError("embedding_bag: per_sample_weights needs mode='sum'")
     w = _tensor(weight)
     ids, bag_of, n_bags = _bags("embedding_bag", _tensor(input, w), offsets, include_last_offset)
-    rows = embedding(ids, w, None, max_norm, norm_type)
+    try:
+        rows = embedding(ids, w, None, max_norm, norm_type)
+    except IndexError:  # an id out of range: PyTorch's RuntimeError, naming it (the error's path reads them)
+        flat = np.asarray(ids.device.xp.to_host(ids._data)).reshape(-1)
+        at = int(np.flatnonzero((flat < 0) | (flat >= w.shape[0]))[0])
+        raise IndexOutOfBounds(f"Index {at} of input takes value {flat[at]} which is not in the valid range "
+                               f"[0, {w.shape[0]})") from None
     keep = np.ones(bag_of.shape, dtype=bool)
     if padding_idx is not None:
         keep = np.asarray(ids.device.xp.to_host(ids._data)) != padding_idx % w.shape[0]

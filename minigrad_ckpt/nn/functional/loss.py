@@ -14,6 +14,7 @@ from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
 from ...functional.errors import ComplexNotImplemented, InputMismatch
+from ...functional.indexing import getitem_in_range
 from ...functional.promotion import promoted
 from ...ops import loss as _ce
 from ...ops import regression_loss as _regression
@@ -115,7 +116,9 @@ def _check_targets(name: str, x: Tensor, target: Tensor, ignore_index: int,
     With ``all_valid_as_none`` the mask is ``None`` when every target is a
     class and none is ``ignore_index`` -- the usual case, found from the
     targets' min and max alone (two reductions instead of five elementwise
-    passes), which lets the fused loss skip its masking.
+    passes), which lets the fused loss skip its masking.  A target out of
+    range (and not ``ignore_index``) is PyTorch's ``IndexError``: NumPy would
+    read a negative one from the end, CuPy wrap any, silently.
     """
     if target.dtype.kind not in "iu":
         raise TypeError(f"{name}: class-index targets must be integers, got {target.dtype}")
@@ -127,21 +130,30 @@ def _check_targets(name: str, x: Tensor, target: Tensor, ignore_index: int,
     t = target._data.reshape(-1)
     n_classes = x.shape[1] if x.ndim >= 2 else x.shape[0]
     xp = x.device.xp
-    if all_valid_as_none:
-        if t.size == 0:
-            return t, None, n_classes
-        lo, hi = xp.to_host(xp.stack([t.min(), t.max()])).tolist()  # one device-to-host read
-        if 0 <= lo and hi < n_classes and not lo <= ignore_index <= hi:
-            return t, None, n_classes
-    valid = t != ignore_index
-    out_of_range = xp.logical_and(valid, xp.logical_or(t < 0, t >= n_classes))
-    if xp.scalar(xp.any(out_of_range)):  # one explicit device-to-host read
-        bad = xp.to_host(t[out_of_range])[0]
-        raise IndexError(
-            f"{name}: target {int(bad)} is out of range for {n_classes} classes "
-            f"(ignore_index={ignore_index})"
-        )
-    return t, valid, n_classes
+    if t.size == 0:
+        return t, None if all_valid_as_none else t != ignore_index, n_classes
+    (lo, hi), (counted_lo, counted_hi) = _target_extrema(xp, t, ignore_index)
+    if counted_lo < 0 or counted_hi >= n_classes:  # (the error's path reads them again, for the first bad one)
+        flat = xp.to_host(t)
+        bad = flat[(flat != ignore_index) & ((flat < 0) | (flat >= n_classes))][0]
+        raise IndexError(f"Target {bad} is out of bounds.")  # (torch 2.13's words)
+    if all_valid_as_none and not lo <= ignore_index <= hi:
+        return t, None, n_classes
+    return t, t != ignore_index, n_classes
+
+
+def _target_extrema(xp: Any, t: Any, ignore_index: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The (min, max) of the targets, and of those that count (``ignore_index`` read as class 0).
+
+    A device reads both in one transfer (a synchronization costs more than the passes); the CPU
+    reads the first, and computes the second only where ``ignore_index`` may occur."""
+    if xp.wraps_bad_indices:
+        both = xp.extrema([t, xp.where(t == ignore_index, 0, t)])
+        return both[0], both[1]
+    ((lo, hi),) = xp.extrema([t])
+    if not lo <= ignore_index <= hi:
+        return (lo, hi), (lo, hi)
+    return (lo, hi), xp.extrema([xp.where(t == ignore_index, 0, t)])[0]
 
 
 def _reduction_of(size_average: Any, reduce: Any, reduction: str) -> str:
@@ -172,16 +184,21 @@ def nll_loss(input: Any, target: Any, weight: Any = None, size_average: Any = No
     x = _tensor(input)
     tgt = _tensor(target, x)
     _real_only("nll_loss", x)
-    t, valid, n_classes = _check_targets("nll_loss", x, tgt, ignore_index)
+    return _nll(x, tgt, _check_targets("nll_loss", x, tgt, ignore_index), weight, reduction)
+
+
+def _nll(x: Tensor, tgt: Tensor, checked: Any, weight: Any, reduction: str) -> Tensor:
+    """``nll_loss`` of log-probabilities ``x`` at the targets ``checked`` (:func:`_check_targets`'s)."""
+    t, valid, n_classes = checked
     xp = x.device.xp
     safe_t = xp.where(valid, t, 0)
     rows = xp.arange(safe_t.shape[0])
-    picked = mf.getitem(_class_last(x), (rows, safe_t))
+    picked = getitem_in_range(_class_last(x), (rows, safe_t))  # (the targets are checked)
     if weight is not None:
         w = _tensor(weight, x)
         if w.shape != (n_classes,):
             raise ValueError(f"nll_loss: weight must have shape ({n_classes},), got {w.shape}")
-        wt = mf.getitem(w, (safe_t,)) * Tensor.constant(valid, x.device)
+        wt = getitem_in_range(w, (safe_t,)) * Tensor.constant(valid, x.device)
     else:
         wt = Tensor.constant(valid.astype(x.dtype), x.device)
     # the ignored targets' losses are 0 by selection, not by a product with 0: with every target
@@ -222,10 +239,11 @@ def cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any
     if weight is None and not label_smoothing:
         return _fused_cross_entropy(x, tgt, ignore_index, reduction)
     logp = log_softmax(x, axis=axis)
-    nll = nll_loss(logp, tgt, weight=weight, ignore_index=ignore_index, reduction=reduction)
+    checked = _check_targets("cross_entropy", x, tgt, ignore_index)  # once, for both terms
+    nll = _nll(logp, tgt, checked, weight, reduction)
     if not label_smoothing:
         return nll
-    smooth = _uniform_target_loss(x, logp, tgt, axis, weight, ignore_index, reduction)
+    smooth = _uniform_target_loss(x, logp, tgt, axis, weight, checked, reduction)
     return nll * (1 - label_smoothing) + smooth * (label_smoothing / x.shape[axis])
 
 
@@ -271,11 +289,11 @@ def _fused_cross_entropy(x: Tensor, tgt: Tensor, ignore_index: int, reduction: s
     return mf.reshape(out, tgt.shape) if reduction == "none" else out
 
 
-def _uniform_target_loss(x: Tensor, logp: Tensor, tgt: Tensor, axis: int, weight: Any, ignore_index: int,
+def _uniform_target_loss(x: Tensor, logp: Tensor, tgt: Tensor, axis: int, weight: Any, checked: Any,
                          reduction: str) -> Tensor:
     """The label-smoothing term: ``-sum_c log p_c`` (class-weighted) per counted target, reduced as
     ``nll_loss`` reduces (``"mean"`` divides by the total weight of the targets that count)."""
-    t, valid, _ = _check_targets("cross_entropy", x, tgt, ignore_index)
+    t, valid, _ = checked
     xp = x.device.xp
     terms = logp
     if weight is not None:
@@ -286,7 +304,7 @@ def _uniform_target_loss(x: Tensor, logp: Tensor, tgt: Tensor, axis: int, weight
     if reduction == "sum":
         return mf.sum(smooth)
     if weight is not None:
-        wt = mf.getitem(_tensor(weight, x), (xp.where(valid, t, 0),)) * Tensor.constant(valid, x.device)
+        wt = getitem_in_range(_tensor(weight, x), (xp.where(valid, t, 0),)) * Tensor.constant(valid, x.device)
         denom = mf.sum(wt)
     else:
         denom = mf.sum(Tensor.constant(valid.astype(x.dtype), x.device))

@@ -16,6 +16,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
+from ...functional.errors import InputMismatch
 from ...tensor import Tensor
 from .activation import logsigmoid, relu
 from .distance import pairwise_distance
@@ -102,8 +103,10 @@ def multi_margin_loss(input: Any, target: Any, p: int = 1, margin: float = 1.0, 
     rows = _class_rows("multi_margin_loss", x)
     n, c = rows.shape
     t = _host_indices(target, x).reshape(-1)
-    if t.shape != (n,) or (t < 0).any() or (t >= c).any():
+    if t.shape != (n,):
         raise ValueError(f"multi_margin_loss: target must hold {n} class indices in [0, {c}), got {t.tolist()}")
+    if (t < 0).any() or (t >= c).any():
+        raise InputMismatch("target out of range")  # (torch 2.13's RuntimeError)
     xp = x.device.xp
     picked = mf.take_along_axis(rows, Tensor.constant(xp.asarray(t[:, None]), x.device), axis=1)
     hinge = relu(margin - picked + rows)
@@ -127,8 +130,10 @@ def multilabel_margin_loss(input: Any, target: Any, size_average: Any = None, re
     rows = _class_rows("multilabel_margin_loss", x)
     n, c = rows.shape
     t = _host_indices(target, x).reshape(n, -1)
-    if t.shape != (n, c) or (t < -1).any() or (t >= c).any():
+    if t.shape != (n, c):
         raise ValueError(f"multilabel_margin_loss: target must be {tuple(x.shape)} class indices or -1")
+    if (t < -1).any() or (t >= c).any():
+        raise InputMismatch("argument #2 'target' is out of range")  # (torch 2.13's RuntimeError)
     # how often each class is listed: PyTorch's kernel loops over the list, so a class listed
     # twice counts its hinges twice (the non-targets are those never listed)
     listed = host_numpy.zeros((n, c), dtype=host_numpy.int64)
