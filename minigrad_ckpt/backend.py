@@ -214,6 +214,8 @@ def set_default_dtype(dtype: Any) -> None:
 # --------------------------------------------------------------------------
 # The whitelist: every library function engine code may call as ``xp.<name>``.
 # --------------------------------------------------------------------------
+_MIN, _MAX = numpy.minimum.reduce, numpy.maximum.reduce  # (NumPy's reductions without its Python layer)
+
 LIBRARY_FUNCTIONS = (
     # creation
     "asarray", "empty", "zeros", "ones", "full", "arange", "zeros_like", "ones_like",
@@ -340,12 +342,15 @@ class ArrayNamespace:
         return self.to_host(a).item()
 
     def extrema(self, arrays: list[Any]) -> list[tuple[int, int]]:
-        """The (min, max) of each of ``arrays`` (non-empty integer arrays) as Python ints, read
-        in ONE explicit device-to-host transfer however many arrays there are: checking the
-        indices of a call costs one synchronization of a GPU, not one per array or bound."""
-        ends = [e if e.dtype == numpy.int64 else e.astype(numpy.int64) for a in arrays for e in (a.min(), a.max())]
-        flat = self.to_host(self.stack(ends)).tolist() if ends else []
-        return list(zip(flat[0::2], flat[1::2]))
+        """The (min, max) of each of ``arrays`` (one or more non-empty integer arrays) as Python
+        numbers, read in ONE explicit device-to-host transfer however many arrays there are:
+        checking the indices of a call costs one synchronization of a GPU, not one per array or
+        bound.  (Arrays of different integer dtypes stack in their common one: uint64 beside
+        int64 gives floats, exact below 2**53, which decides any range check of an index.)"""
+        if self.library is numpy and self.array_type is numpy.ndarray:  # no device: each bound as it is
+            return [(_MIN(a, axis=None).item(), _MAX(a, axis=None).item()) for a in arrays]
+        flat = self.to_host(self.stack([end for a in arrays for end in (a.min(), a.max())])).tolist()
+        return [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
 
     def to_device(self, a: Any, device: Any) -> Any:
         """A copy of ``a`` on ``device`` (an explicit transfer through the host)."""

@@ -153,3 +153,32 @@ def test_lookups_and_losses_check_their_indices_in_one_read_on_a_device(monkeypa
     assert len(reads) == 1  # (two before: the min, then the max or the mask of bad targets)
     if out.requires_grad:
         out.sum().backward()
+
+
+def test_take_along_axis_checks_in_one_read_on_a_device(monkeypatch):
+    x = make_x(mg, "strict", requires_grad=True)
+    reads = _count_reads(monkeypatch, "strict")
+    out = mg.take_along_axis(x, mg.tensor([[0], [3], [-4]], device="strict"), axis=1)
+    assert len(reads) == 1  # (two before: its min, then its max)
+    out.sum().backward()
+    np.testing.assert_array_equal(out.detach().to("cpu").numpy().ravel(), [0.0, -2.5, 1.0])
+    for device in DEVICES:
+        with pytest.raises(IndexError, match="take_along_axis: index -5 is out of bounds for axis 1 with size 4"):
+            mg.take_along_axis(make_x(mg, device, _dtype(device)), mg.tensor([[0], [-5], [4]], device=device), 1)
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.max(dim=1).values,
+    lambda x: x.min(dim=0, keepdim=True).values,
+    lambda x: x.sort(dim=1, descending=True).values,
+    lambda x: x.topk(2, dim=1).values,
+    lambda x: x.kthvalue(2, dim=1).values,
+    lambda x: mg.nn.functional.adaptive_max_pool1d(x[None], 2),
+], ids=["max", "min", "sort", "topk", "kthvalue", "adaptive_max_pool1d"])
+def test_gathers_at_indices_the_engine_made_read_nothing_back(monkeypatch, call):
+    """``x.max(dim)`` gathers its values at its own argmax: in range by construction, so a GPU is
+    not made to wait for a check of them (it waited twice per call)."""
+    x = make_x(mg, "strict", requires_grad=True)
+    reads = _count_reads(monkeypatch, "strict")
+    call(x).sum().backward()
+    assert not reads

@@ -157,9 +157,22 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None = -1) -> Tensor:
     """``arr`` gathered at ``indices`` along ``axis`` (NumPy's ``take_along_axis``).
 
     ``indices`` has ``arr``'s rank and broadcasts against it on the other axes;
-    negative indices count from the end; out-of-range ones raise ``IndexError``.
-    The gradient scatters back, accumulating repeated indices.
+    negative indices count from the end; out-of-range ones raise ``IndexError``
+    (checked in one read on a device, whose gather would wrap them; NumPy's
+    gather refuses them itself on the CPU).  The gradient scatters back,
+    accumulating repeated indices.
     """
+    return _take_along(arr, indices, axis, check=True)
+
+
+def take_along_axis_in_range(arr: Any, indices: Any, axis: int | None = -1) -> Tensor:
+    """:func:`take_along_axis` at indices the engine made in range (an ``argmax``, an ``argsort``,
+    a pooling window's): nothing is read back from the device to check them (``x.max(dim)``,
+    ``sort``, ``topk`` would each wait for the GPU)."""
+    return _take_along(arr, indices, axis, check=False)
+
+
+def _take_along(arr: Any, indices: Any, axis: int | None, check: bool) -> Tensor:
     arr = as_tensor(arr)
     idx = _index_array("take_along_axis", indices, arr)
     if axis is None:
@@ -176,13 +189,10 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None = -1) -> Tensor:
     n = arr.shape[ax]
     xp = arr.device.xp
     data = idx._data
-    if data.size:
-        lo, hi = xp.scalar(xp.min(data)), xp.scalar(xp.max(data))
+    if check and data.size and xp.wraps_bad_indices:
+        ((lo, hi),) = xp.extrema([data])
         if lo < -n or hi >= n:
-            raise IndexError(f"take_along_axis: index {lo if lo < -n else hi} is out of bounds "
-                             f"for axis {ax} with size {n}")
-        if lo < 0:
-            data = xp.where(data < 0, data + n, data)
+            raise _out_of_axis(xp, data, ax, n)  # (never None here)
     a_shape = tuple(n if i == ax else s for i, s in enumerate(others))
     i_shape = tuple(idx.shape[ax] if i == ax else s for i, s in enumerate(others))
     if arr.shape != a_shape:
@@ -192,4 +202,19 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None = -1) -> Tensor:
     # The op saves the indices: when they are still the caller's array, pass the caller's tensor
     # (its version box), so an in-place change before backward is caught.
     indices_t = idx if data is idx._data else Tensor._wrap(data, None, arr.device)
-    return apply(_ix.TakeAlongAxis(axis=ax, in_shape=a_shape), arr, indices_t)
+    try:
+        return apply(_ix.TakeAlongAxis(axis=ax, in_shape=a_shape), arr, indices_t)
+    except IndexError:  # NumPy refused an index: in the words of the check above
+        error = _out_of_axis(xp, data, ax, n) if check else None
+        if error is None:
+            raise
+        raise error from None
+
+
+def _out_of_axis(xp: Any, data: Any, axis: int, n: int) -> IndexError | None:
+    """The error for indices ``data`` if one is out of ``[-n, n)`` (the error's path reads them)."""
+    flat = xp.to_host(data).reshape(-1)
+    if not ((flat < -n) | (flat >= n)).any():
+        return None
+    bad = first_out_of_range(flat, -n, n)
+    return IndexError(f"take_along_axis: index {bad} is out of bounds for axis {axis} with size {n}")

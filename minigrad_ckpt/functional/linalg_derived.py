@@ -24,6 +24,7 @@ from . import math as mf
 from . import products as _products
 from .arguments import as_tensor, normalize_axis, reduction_dims
 from .complex_numbers import conj
+from .indexing import take_along_axis_in_range
 
 
 def vector_norm(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,  # noqa: A002
@@ -373,7 +374,7 @@ def lu_solve(LU: Any, pivots: Any, b: Any, *, left: bool = True, adjoint: bool =
     if not adjoint:  # A = P L U: X = U^-1 L^-1 P^T B, and P^T B = B[perm]
         rows = Tensor.constant(xp.asarray(host_numpy.broadcast_to(perm[..., None], perm.shape + (b.shape[-1],))),
                                lu_.device)
-        y = _la.solve_triangular(lu_, mf.take_along_axis(b, rows, axis=-2), lower=True, unit_diagonal=True)
+        y = _la.solve_triangular(lu_, take_along_axis_in_range(b, rows, axis=-2), lower=True, unit_diagonal=True)
         return _la.solve_triangular(lu_, y, lower=False)
     # A^H = U^H L^H P^T: X = P L^-H U^-H B, and (P Y)[perm] = Y
     y = _la.solve_triangular(lu_, b, trans="C", lower=False)
@@ -381,7 +382,7 @@ def lu_solve(LU: Any, pivots: Any, b: Any, *, left: bool = True, adjoint: bool =
     inverse = host_numpy.argsort(perm, axis=-1)
     rows = Tensor.constant(xp.asarray(host_numpy.broadcast_to(inverse[..., None], inverse.shape + (y.shape[-1],))),
                            lu_.device)
-    return mf.take_along_axis(y, rows, axis=-2)
+    return take_along_axis_in_range(y, rows, axis=-2)
 
 
 def cross(input: Any, other: Any, *, dim: int = -1) -> Tensor:  # noqa: A002

@@ -22,6 +22,7 @@ from ..tensor import Tensor
 from . import linalg as _la
 from . import math as mf
 from .arguments import as_tensor
+from .indexing import take_along_axis_in_range
 
 
 class LDLFactorResult(NamedTuple):
@@ -94,7 +95,7 @@ def ldl_factor_ex(A: Any, *, hermitian: bool = False, check_errors: bool = False
     host = host_numpy.asarray(xp.to_host(packed._data))
     pivots = host[..., n + 2, :].real.astype(host_numpy.int32)
     (rows,) = _per_matrix(pivots, lambda p: (_ldl.swapped_rows(p, to_lapack=True),))
-    ld = mf.take_along_axis(packed[..., :n, :], _constant(rows, packed), axis=-2)
+    ld = take_along_axis_in_range(packed[..., :n, :], _constant(rows, packed), axis=-2)
     info = _info(pivots, host_numpy.diagonal(host[..., :n, :], axis1=-2, axis2=-1))
     if check_errors:
         _raise_on("ldl_factor_ex", info)
@@ -146,7 +147,7 @@ def ldl_solve(LD: Any, pivots: Any, B: Any, *, hermitian: bool = False) -> Tenso
         raise ValueError(f"linalg.ldl_solve: B must be (*, {n}, k), got shape {b.shape}")
     _check_pivots(piv)
     rows, perm, marks = _per_matrix(piv, lambda p: (_ldl.swapped_rows(p, to_lapack=False),) + _ldl.permutation(p))
-    packed = mf.take_along_axis(ld, _constant(rows, ld), axis=-2)  # L fully swapped, and D
+    packed = take_along_axis_in_range(ld, _constant(rows, ld), axis=-2)  # L fully swapped, and D
     ones, eye = host_numpy.ones((n, n)), host_numpy.eye(n)
     block = host_numpy.tril(host_numpy.triu(marks[..., None, :] * ones, -1), -1)  # D's 2x2 entries below
     low = packed * _mask(host_numpy.tril(ones, -1) - block, ld) + _mask(eye, ld)
@@ -161,4 +162,4 @@ def ldl_solve(LD: Any, pivots: Any, B: Any, *, hermitian: bool = False) -> Tenso
 def _take_rows(x: Tensor, order: Any) -> Tensor:
     """``x[..., order, :]`` with a host ``order`` per matrix (its batch broadcast to ``x``'s)."""
     idx = host_numpy.broadcast_to(order[..., None], x.shape[:-2] + (order.shape[-1], x.shape[-1]))
-    return mf.take_along_axis(x, _constant(idx, x), axis=-2)
+    return take_along_axis_in_range(x, _constant(idx, x), axis=-2)

@@ -25,7 +25,7 @@ from . import math as mf
 from .arguments import as_tensor, one_axis, refuse_bool, refuse_complex
 from .elementwise_compositions import lerp
 from .errors import InputMismatch
-from .indexing import index_add
+from .indexing import index_add, take_along_axis_in_range
 from .scatter import constant, host
 from .torch_idioms import ValuesIndices, _one_dim
 
@@ -34,7 +34,7 @@ _UNSET: Any = object()
 
 def _picked(x: Tensor, idx: Tensor, d: int, keepdim: bool) -> ValuesIndices:
     """The values at ``idx`` (keepdims-shaped, along ``d``) and the indices, as PyTorch returns them."""
-    values = mf.take_along_axis(x, idx, axis=d)
+    values = take_along_axis_in_range(x, idx, axis=d)
     if not keepdim:
         values, idx = mf.squeeze(values, d), mf.squeeze(idx, d)
     return ValuesIndices(values, idx)
@@ -67,7 +67,7 @@ def _at_rank(x: Tensor, d: int, rank: Any, keepdim: bool) -> ValuesIndices:
     if isinstance(rank, int):
         rank = constant(host_numpy.full((1,) * x.ndim, rank, dtype=host_numpy.int64), x)
     shape = tuple(1 if i == d else n for i, n in enumerate(x.shape))
-    idx = mf.take_along_axis(order, mf.broadcast_to(rank, shape), axis=d)
+    idx = take_along_axis_in_range(order, mf.broadcast_to(rank, shape), axis=d)
     return _picked(x, idx, d, keepdim)
 
 
@@ -131,7 +131,7 @@ def _one_quantile(s: Tensor, d: int, count: Tensor, q: float, method: str) -> Te
     lo, hi = mf.floor(pos), mf.ceil(pos)
     if method == "nearest":
         lo = hi = mf.round(pos)
-    at = [mf.take_along_axis(s, mf.astype(i, "int64"), axis=d) for i in (lo, hi)]
+    at = [take_along_axis_in_range(s, mf.astype(i, "int64"), axis=d) for i in (lo, hi)]
     if method in ("lower", "nearest"):
         return at[0]
     if method == "higher":
@@ -312,7 +312,7 @@ def _running(name: str, input: Any, dim: Any) -> ValuesIndices:  # noqa: A002
         best = host_numpy.where(take, h[i], best)
         idx[i] = host_numpy.where(take, i, idx[i - 1])
     indices = constant(host_numpy.ascontiguousarray(host_numpy.moveaxis(idx, 0, d)), x)
-    return _zero_d(ValuesIndices(mf.take_along_axis(x, indices, axis=d), indices), x0.ndim == 0)
+    return _zero_d(ValuesIndices(take_along_axis_in_range(x, indices, axis=d), indices), x0.ndim == 0)
 
 
 def cummax(input: Any, dim: int) -> ValuesIndices:  # noqa: A002

@@ -30,6 +30,7 @@ from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, normalize_axis, one_axis, reduction_dims, refuse_bool, refuse_complex
 from .errors import NeedsFloatingInput
+from .indexing import take_along_axis_in_range
 
 __all__ = [
     "sum", "mean", "prod", "var", "std", "logsumexp", "cumsum", "cumprod", "argmax", "argmin", "max", "min",
@@ -132,7 +133,7 @@ def extremum_along(name: str, x: Any, dim: Any, keepdim: bool) -> ValuesIndices:
         return ValuesIndices(x, Tensor.constant(host_numpy.zeros((), host_numpy.int64)).to(x.device))
     arg = mf.argmax if name == "max" else mf.argmin
     idx = arg(x, axis=d, keepdims=True)
-    values = mf.take_along_axis(x, idx, axis=d)
+    values = take_along_axis_in_range(x, idx, axis=d)
     if not keepdim:
         values, idx = mf.squeeze(values, d), mf.squeeze(idx, d)
     return ValuesIndices(values, idx)
@@ -321,15 +322,15 @@ def sort_pair(x: Tensor, dim: int = -1, descending: bool = False) -> ValuesIndic
     idx = mf.argsort(key, axis=d)
     if descending and key.dtype.kind == "f":
         idx = _nans_first(key, idx, d)
-    return ValuesIndices(mf.take_along_axis(x, idx, axis=d), idx)
+    return ValuesIndices(take_along_axis_in_range(x, idx, axis=d), idx)
 
 
 def _nans_first(key: Tensor, idx: Tensor, d: int) -> Tensor:
     """``idx`` (an ascending sort of the negated keys, NaNs last) reordered so that the NaNs
     come first: PyTorch orders NaN above every number, so a descending sort (and ``topk``)
     starts with them; a second stable sort on "is a number" keeps the rest in order."""
-    is_number = mf.astype(mf.logical_not(mf.isnan(mf.take_along_axis(key, idx, axis=d))), "int8")
-    return mf.take_along_axis(idx, mf.argsort(is_number, axis=d), axis=d)
+    is_number = mf.astype(mf.logical_not(mf.isnan(take_along_axis_in_range(key, idx, axis=d))), "int8")
+    return take_along_axis_in_range(idx, mf.argsort(is_number, axis=d), axis=d)
 
 
 def argsort(x: Any, axis: Any = -1, kind: str | None = None, order: Any = None, *, dim: Any = _UNSET,
@@ -356,7 +357,7 @@ def topk(input: Any, k: int, dim: int = -1, largest: bool = True, sorted: bool =
     d = one_axis(dim, x.ndim)
     lead = (slice(None),) * d + (slice(0, k),)
     idx = idx[lead]
-    return ValuesIndices(mf.take_along_axis(x, idx, axis=d), idx)
+    return ValuesIndices(take_along_axis_in_range(x, idx, axis=d), idx)
 
 
 POSITIONAL = "*"

@@ -20,6 +20,7 @@ from ...backend import host_numpy as np
 from ...creation import rand
 from ...functional import _tensor
 from ...functional.arguments import refuse_complex
+from ...functional.indexing import take_along_axis_in_range
 from ...tensor import Tensor
 from .conv import _ntuple
 
@@ -84,7 +85,7 @@ def _fractional_max_pool(fn: str, d: int, input: Any, kernel_size: Any, output_s
     pick = xp.to_host(_first_max_or_last_nan(xp, windows))
     chosen = np.take_along_axis(positions, pick[..., None], axis=-1)[..., 0]
     flat_chosen = Tensor.constant(xp.asarray(chosen.reshape(x.shape[:2] + (-1,))), x.device)
-    result = mf.reshape(mf.take_along_axis(planes, flat_chosen, axis=2), x.shape[:2] + out)
+    result = mf.reshape(take_along_axis_in_range(planes, flat_chosen, axis=2), x.shape[:2] + out)
     indices = Tensor.constant(xp.asarray(chosen), x.device)
     if unbatched:
         result, indices = mf.squeeze(result, 0), mf.squeeze(indices, 0)

@@ -35,6 +35,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy as np
 from ...functional import _tensor
+from ...functional.indexing import take_along_axis_in_range
 from ...tensor import Tensor
 from .interpolation import cubic_weights
 
@@ -139,7 +140,7 @@ def _read(flat: Tensor, positions: list[Any], sizes: tuple[int, ...]) -> Tensor:
     n, c = flat.shape[:2]
     xp = flat.device.xp
     idx = Tensor.constant(xp.asarray(np.broadcast_to(pos[:, None, :], (n, c, pos.shape[1])).copy()), flat.device)
-    vals = mf.take_along_axis(flat, idx, axis=2)
+    vals = take_along_axis_in_range(flat, idx, axis=2)
     mask = Tensor.constant(xp.asarray(inside[:, None, :].astype(flat.dtype)), flat.device)
     return vals * mask
 

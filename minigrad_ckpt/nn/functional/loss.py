@@ -148,12 +148,11 @@ def _target_extrema(xp: Any, t: Any, ignore_index: int) -> tuple[tuple[int, int]
     A device reads both in one transfer (a synchronization costs more than the passes); the CPU
     reads the first, and computes the second only where ``ignore_index`` may occur."""
     if xp.wraps_bad_indices:
-        both = xp.extrema([t, xp.where(t == ignore_index, 0, t)])
-        return both[0], both[1]
-    ((lo, hi),) = xp.extrema([t])
-    if not lo <= ignore_index <= hi:
-        return (lo, hi), (lo, hi)
-    return (lo, hi), xp.extrema([xp.where(t == ignore_index, 0, t)])[0]
+        return tuple(xp.extrema([t, xp.where(t == ignore_index, 0, t)]))
+    ((lo, hi),) = bounds = xp.extrema([t])
+    if lo <= ignore_index <= hi:
+        bounds.append(xp.extrema([xp.where(t == ignore_index, 0, t)])[0])
+    return bounds[0], bounds[-1]
 
 
 def _reduction_of(size_average: Any, reduce: Any, reduction: str) -> str:

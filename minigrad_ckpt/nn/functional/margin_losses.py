@@ -17,6 +17,7 @@ from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
 from ...functional.errors import InputMismatch
+from ...functional.indexing import take_along_axis_in_range
 from ...tensor import Tensor
 from .activation import logsigmoid, relu
 from .distance import pairwise_distance
@@ -108,7 +109,7 @@ def multi_margin_loss(input: Any, target: Any, p: int = 1, margin: float = 1.0, 
     if (t < 0).any() or (t >= c).any():
         raise InputMismatch("target out of range")  # (torch 2.13's RuntimeError)
     xp = x.device.xp
-    picked = mf.take_along_axis(rows, Tensor.constant(xp.asarray(t[:, None]), x.device), axis=1)
+    picked = take_along_axis_in_range(rows, Tensor.constant(xp.asarray(t[:, None]), x.device), axis=1)
     hinge = relu(margin - picked + rows)
     if p == 2:
         hinge = hinge * hinge

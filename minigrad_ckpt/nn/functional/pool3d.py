@@ -19,6 +19,7 @@ from ...backend import host_numpy as np
 from ...functional import _tensor
 from ...functional.arguments import refuse_complex
 from ...functional.errors import InputMismatch
+from ...functional.indexing import take_along_axis_in_range
 from ...tensor import Tensor
 from .conv import _batched, _ntuple
 from .pooling import (
@@ -80,7 +81,7 @@ def max_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     stacked = _slices(input, k, s, p, d, out, -float("inf"))
     xp = input.device.xp
     first = xp.argmax(stacked._data, axis=0)  # row-major offset order: the first maximum, NaN first
-    result = mf.take_along_axis(stacked, Tensor.constant(first[None], input.device), axis=0)[0]
+    result = take_along_axis_in_range(stacked, Tensor.constant(first[None], input.device), axis=0)[0]
     if unbatched:
         result = mf.squeeze(result, 0)
     if not return_indices:

@@ -10,6 +10,7 @@ from ...backend import host_numpy
 from ...functional import _tensor
 from ...functional.arguments import refuse_complex
 from ...functional.errors import InputMismatch
+from ...functional.indexing import take_along_axis_in_range
 from ...functional.scatter import scatter
 from ...ops import conv as _conv
 from ...tape import apply
@@ -263,7 +264,7 @@ def _adaptive_max_pool(name: str, x: Any, output_size: Any, return_indices: bool
     if volume == 0:
         raise InputMismatch(f"{name}: the input {'plane' if spatial == 2 else 'volume'} {x.shape[2:]} is empty")
     idx = Tensor.constant(_adaptive_argmax(x, sizes), x.device)
-    out = mf.take_along_axis(mf.reshape(x, (n, c, volume)), mf.reshape(idx, (n, c, -1)), axis=-1)
+    out = take_along_axis_in_range(mf.reshape(x, (n, c, volume)), mf.reshape(idx, (n, c, -1)), axis=-1)
     out = mf.reshape(out, (n, c) + sizes)
     if unbatched:
         out, idx = mf.squeeze(out, 0), mf.squeeze(idx, 0)
