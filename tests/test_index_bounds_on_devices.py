@@ -144,13 +144,20 @@ def test_index_arrays_are_checked_in_one_read_on_a_device_and_none_on_the_cpu(mo
     lambda x, T: mg.nn.functional.cross_entropy(x, T([0, -100, 1])),  # an ignored target among them
     lambda x, T: mg.nn.functional.nll_loss(x, T([0, -100, 1]), weight=x[0] * 0 + 1),
     lambda x, T: mg.nn.functional.cross_entropy(x, T([0, -100, 1]), weight=x[0] * 0 + 1, label_smoothing=0.1),
+    lambda x, T: mg.nn.functional.max_unpool1d(x[None, :1, :2], T([[[0, 3]]]), 2),
+    lambda x, T: mg.gather(x, 1, T([[0, 3]] * 3)),
+    lambda x, T: mg.scatter(x, 1, T([[3], [0]]), x[:2, :1] * 2),
+    lambda x, T: mg.scatter_add(x, 1, T([[3], [0]]), x[:2, :1] * 2),
+    lambda x, T: mg.scatter_reduce(x, 1, T([[3, 3]]), x[:1, :2] * 2, "amax"),
+    lambda x, T: mg.index_select(x, 1, T([3, 0])),
 ], ids=["embedding", "one_hot", "cross_entropy", "cross_entropy_ignored", "nll_loss_weighted_ignored",
-        "cross_entropy_weighted_smoothed"])
+        "cross_entropy_weighted_smoothed", "max_unpool1d", "gather", "scatter", "scatter_add", "scatter_reduce",
+        "index_select"])
 def test_lookups_and_losses_check_their_indices_in_one_read_on_a_device(monkeypatch, call):
     x = make_x(mg, "strict", requires_grad=True)
     reads = _count_reads(monkeypatch, "strict")
     out = call(x, lambda v: mg.tensor(v, device="strict"))
-    assert len(reads) == 1  # (two before: the min, then the max or the mask of bad targets)
+    assert len(reads) == 1  # (two or three before: the min, then the max; or a host copy, then a check)
     if out.requires_grad:
         out.sum().backward()
 

@@ -38,9 +38,11 @@ def getitem(x: Any, index: Any) -> Tensor:
 
 
 def getitem_in_range(x: Tensor, index: tuple[Any, ...]) -> Tensor:
-    """``x[index]`` for an index the engine made or has checked already: a tuple of integer arrays
-    on ``x``'s device, in range, one per leading dim.  Nothing is read back from the device to check
-    them again (``embedding``'s rows, a loss's picked classes: their callers checked the ids once)."""
+    """``x[index]`` for an index the engine made or has checked already: a tuple of slices and
+    integer arrays on ``x``'s device, in range, placed as NumPy places them (no ints: PyTorch places
+    those differently, :func:`getitem` does).  Nothing is read back from the device to check them
+    again (``embedding``'s rows, a loss's picked classes, ``gather``'s positions: their callers
+    checked them once), and the arrays are kept as they are: pass arrays nobody else changes."""
     return apply(_ix.GetItemCopy(index=index, in_shape=x.shape), x)
 
 

@@ -27,11 +27,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..backend import ValueOverflow, checked_int, host_numpy
+from ..tape import watch_versions
 from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, broadcast_shapes, operand
 from .errors import IndexOutOfBounds, first_out_of_range
-from .indexing import _index_array, index_add
+from .indexing import _index_array, getitem_in_range, index_add
 from .torch_idioms import _one_dim
 
 _UNSET: Any = object()
@@ -83,8 +84,10 @@ def _leading(src: Tensor, shape: tuple[int, ...]) -> Tensor:
     return mf.ravel(src)
 
 
-def _flat_index(tgt: Any, like: Tensor) -> tuple[Tensor]:
-    return (constant(host_numpy.ascontiguousarray(tgt, dtype=host_numpy.int64).ravel(), like),)
+def _flat_index(tgt: Any, like: Tensor) -> tuple[Any]:
+    """Flat positions made (and checked) on the host, as the index of a device gather or scatter that
+    does not check them again (a device would wait for a read of each)."""
+    return (like.device.xp.asarray(host_numpy.ascontiguousarray(tgt, dtype=host_numpy.int64).ravel()),)
 
 
 # ------------------------------------------------------- the three writes
@@ -170,7 +173,7 @@ def overwrite(x: Tensor, tgt: Any, values: Any) -> Tensor:
     last = host_numpy.full(x.size, -1)
     last[tgt] = host_numpy.arange(tgt.size)  # NumPy assigns repeated positions in order: the last stays
     written = host_numpy.flatnonzero(hit)
-    winners = mf.getitem(values, _flat_index(last[written], x))
+    winners = getitem_in_range(values, _flat_index(last[written], x))
     winners = _in_dtype_of(x, winners)
     placed = index_add((x.size,), _flat_index(written, x), winners)
     return mf.where(constant(hit.reshape(x.shape), x), mf.reshape(placed, x.shape), x)
@@ -209,7 +212,7 @@ def reduce_at(x: Tensor, tgt: Any, values: Tensor, reduce: str, include_self: bo
     if include_self:
         table[:, 0] = tgt.size + host_numpy.arange(x.size)
     ident = Tensor._wrap(x.device.xp.full((1,), _identity(reduce, x.dtype), dtype=x.dtype), None, x.device)
-    rows = mf.getitem(mf.concatenate([values, mf.ravel(x), ident]), (constant(table, x),))
+    rows = getitem_in_range(mf.concatenate([values, mf.ravel(x), ident]), (x.device.xp.asarray(table),))
     if reduce in ("sum", "mean"):
         out = mf.sum(rows, axis=-1)
         if reduce == "mean":
@@ -229,7 +232,7 @@ def gather(input: Any, dim: int, index: Any, *, sparse_grad: bool = False) -> Te
     where an index repeats.  ``sparse_grad`` is accepted (gradients here are dense)."""
     x = as_tensor(input)
     tgt, _ = _dim_targets("gather", x, dim, index)
-    return mf.reshape(mf.getitem(mf.ravel(x), _flat_index(tgt, x)), tgt.shape)
+    return mf.reshape(getitem_in_range(mf.ravel(x), _flat_index(tgt, x)), tgt.shape)
 
 
 def _source(name: str, src: Any, value: Any) -> Any:
@@ -382,7 +385,10 @@ def index_select(input: Any, dim: int, index: Any) -> Tensor:  # noqa: A002
         if idx.size != 1:
             raise IndexError(f"index_select: a 0-d input takes one index, got {idx.size} (PyTorch's rule)")
         return mf.reshape(mf.getitem(mf.reshape(x, (1,)), (mf.reshape(idx, (-1,)),)), idx.shape)
-    return mf.getitem(x, (slice(None),) * d + (mf.reshape(idx, (-1,)),))
+    out = getitem_in_range(x, (slice(None),) * d + (idx._data.reshape(-1),))  # (checked above)
+    if out._node is not None and isinstance(index, Tensor):  # the op holds the caller's indices: watch them
+        watch_versions(out, [index])
+    return out
 
 
 # ------------------------------------------------------- by index or mask

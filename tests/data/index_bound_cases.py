@@ -31,6 +31,9 @@ CASES = {
     "setitem_tensor_value": "setitem(x, T([0, 3]), x[1])",
     "index_put": "L.index_put(x, (T([5]),), x[0, 0])",
     "index_put_accumulate": "L.index_put(x, (T([0]), T([4])), x[0, 0], accumulate=True)",
+    "getitem_list": "x[[5]]",
+    "getitem_lists": "x[[0], [4]]",
+    "setitem_list": "setitem(x, [5], 1.0)",
     # the gather/scatter family
     "gather": "L.gather(x, 1, T([[0, 4]] * 3))",
     "gather_negative": "L.gather(x, 1, T([[0, -1]] * 3))",
@@ -63,6 +66,11 @@ CASES = {
     "one_hot_negative": "F.one_hot(T([-1]), 3)",
     "one_hot_negative_inferred": "F.one_hot(T([-1]))",
     "bincount_negative": "L.bincount(T([-1]))",
+    # unpooling at max_pool's indices
+    "max_unpool1d": "F.max_unpool1d(x[None, :1, :2], T([[[0, 9]]]), 2)",
+    "max_unpool1d_negative": "F.max_unpool1d(x[None, :1, :2], T([[[0, -1]]]), 2)",
+    "max_unpool2d": "F.max_unpool2d(x[None, None, :1, :2], T([[[[0, 9]]]]), 2)",
+    "max_unpool2d_second_plane": "F.max_unpool2d(x[:2, :2].reshape(1, 2, 1, 2), T([[[[0, 1]], [[3, 9]]]]), 2)",
     # class-index losses
     "cross_entropy": "F.cross_entropy(x, T([0, 4, 1]))",
     "cross_entropy_negative": "F.cross_entropy(x, T([0, -1, 1]))",

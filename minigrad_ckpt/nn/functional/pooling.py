@@ -9,7 +9,7 @@ from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
 from ...functional.arguments import refuse_complex
-from ...functional.errors import InputMismatch
+from ...functional.errors import InputMismatch, first_out_of_range
 from ...functional.indexing import take_along_axis_in_range
 from ...functional.scatter import scatter
 from ...ops import conv as _conv
@@ -324,14 +324,16 @@ def _unpool(name: str, x: Any, indices: Any, spatial_out: tuple[int, ...]) -> Te
         raise InputMismatch(f"{name}: indices must be integers of the input's shape {x.shape}, got {idx.shape} "
                             f"{idx.dtype}")
     plane = int(host_numpy.prod(spatial_out))
-    xp = x.device.xp
-    if idx.size and not bool(xp.scalar(xp.all(xp.logical_and(idx._data >= 0, idx._data < plane)))):
-        raise InputMismatch(f"{name}: an index is outside the output plane of {plane} elements {spatial_out}")
     lead = x.shape[:x.ndim - len(spatial_out)]
     rows = int(host_numpy.prod(lead))
     zeros = _zeros_like(x, (rows, plane))
     # written, not added: overlapping windows may pick one position twice (with one value)
-    out = scatter(zeros, 1, mf.reshape(idx, (rows, -1)), mf.reshape(x, (rows, -1)))
+    try:
+        out = scatter(zeros, 1, mf.reshape(idx, (rows, -1)), mf.reshape(x, (rows, -1)))
+    except IndexError:  # scatter's check of the positions (its one read), in PyTorch's words for unpooling
+        bad = first_out_of_range(x.device.xp.to_host(idx._data), 0, plane)
+        volume = "x".join(str(n) for n in (spatial_out if len(spatial_out) > 1 else (*spatial_out, 1)))
+        raise InputMismatch(f"Found an invalid max index: {bad} (output volumes are of size {volume})") from None
     return mf.reshape(out, lead + tuple(spatial_out))
 
 
