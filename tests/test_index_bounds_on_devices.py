@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import builtins
 import json
+import math
 import sys
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import minigrad_ckpt as mg
 from minigrad_ckpt.backend import get_device
@@ -189,3 +192,43 @@ def test_gathers_at_indices_the_engine_made_read_nothing_back(monkeypatch, call)
     reads = _count_reads(monkeypatch, "strict")
     call(x).sum().backward()
     assert not reads
+
+
+# ------------------------------------------------------- any index, on the CPU and a wrapping device
+@st.composite
+def _indexings(draw):
+    """A shape, and an index into it: slices, then 1 to 3 integer arrays of one shape, some of their
+    values out of range (either side), as tensors or lists."""
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=3)))
+    lead = draw(st.integers(0, len(shape) - 1))
+    count = draw(st.integers(1, len(shape) - lead))
+    ishape = tuple(draw(st.lists(st.integers(0, 3), max_size=2)))
+    size = math.prod(ishape)
+    arrays = [np.array(draw(st.lists(st.integers(-6, 6), min_size=size, max_size=size)), dtype=np.int64).reshape(ishape)
+              for _ in range(count)]
+    return shape, lead, arrays, draw(st.booleans())
+
+
+@settings(max_examples=80, deadline=None)
+@given(case=_indexings(), write=st.booleans())
+def test_indexing_answers_alike_on_the_cpu_and_a_device_that_wraps(case, write):
+    """x[index] and x[index] = v: the same values, or the same IndexError, on the CPU (NumPy raises) and
+    on the strict device (it wraps, as CuPy: the engine's check must catch what NumPy would)."""
+    shape, lead, arrays, as_lists = case
+    answers = []
+    for device in ("cpu", "strict"):
+        x = mg.arange(float(math.prod(shape)), device=device).reshape(shape)
+        index = (slice(None),) * lead + tuple(a.tolist() if as_lists else mg.tensor(a, device=device) for a in arrays)
+        try:
+            if write:
+                x[index] = -1.0
+                answers.append(x.to("cpu").numpy())
+            else:
+                answers.append(x[index].to("cpu").numpy())
+        except IndexError as error:
+            answers.append(str(error))
+    if isinstance(answers[0], str):
+        assert answers[1] == answers[0]
+        assert "is out of bounds for dimension" in answers[0]
+    else:
+        np.testing.assert_array_equal(answers[1], answers[0])
