@@ -232,3 +232,13 @@ def test_indexing_answers_alike_on_the_cpu_and_a_device_that_wraps(case, write):
         assert "is out of bounds for dimension" in answers[0]
     else:
         np.testing.assert_array_equal(answers[1], answers[0])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("index", [([5],), (np.array([0, -4]),), ([[0], [1]], [1, 3])], ids=["list", "array", "lists"])
+def test_the_adjoint_of_indexing_checks_a_callers_index_tuple(device, index):
+    """``mg.functional.index_add(shape, index, values)`` with a tuple of lists or host arrays: the
+    strict device (as CuPy) added at 5 % 3 = 2 silently, where the CPU raised."""
+    values = mg.ones(2 if len(index) == 1 and len(index[0]) == 2 else 1, device=device)
+    with pytest.raises(IndexError, match="out of bounds for dimension"):
+        mg.functional.index_add((3, 3) if len(index) == 2 else (3,), index, values)

@@ -55,6 +55,9 @@ def index_add(shape: Any, index: Any, values: Any, unique: bool = False) -> Tens
 
     ``unique`` mirrors the array backend's hint (no position repeats); the
     accumulation recorded here is exact either way, so it is not needed.
+    An index as ``x[index]`` takes it is normalized (and checked) as there;
+    a tuple of ints, slices and device arrays is taken as normalized and in
+    range already (the engine's own calls: a gradient's scatter).
     """
     del unique
     values = as_tensor(values)
@@ -63,8 +66,8 @@ def index_add(shape: Any, index: Any, values: Any, unique: bool = False) -> Tens
     xp = values.device.xp
     probe = Tensor._wrap(xp.broadcast_to(xp.zeros((), dtype=values.dtype), shape), None, values.device)
     given = index
-    if not isinstance(index, tuple) or watched:
-        index = normalize_index(index, probe)
+    if not isinstance(index, tuple) or watched or (xp.wraps_bad_indices and _holds_host_data(index)):
+        index = normalize_index(index, probe)  # (a device would wrap a bad index of host data silently)
     try:
         target = probe._data[index].shape
     except IndexError:
@@ -73,6 +76,11 @@ def index_add(shape: Any, index: Any, values: Any, unique: bool = False) -> Tens
     if values.shape != target:  # broadcast here, so the op's gradient has its input's shape
         values = broadcast_to(values, target)
     return watch_versions(apply(_ix.IndexAdd(shape=shape, index=index), values), watched)
+
+
+def _holds_host_data(index: tuple) -> bool:
+    """Whether an index tuple holds lists or host arrays: a caller's data, never the engine's."""
+    return any(type(it) is list or isinstance(it, host_numpy.ndarray) for it in index)
 
 
 def take(x: Any, indices: Any, axis: int | None = None) -> Tensor:
