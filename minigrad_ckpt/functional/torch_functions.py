@@ -25,6 +25,7 @@ from . import special_extended as spx
 from . import torch_idioms as ti
 from . import torch_methods as tmeth
 from .arguments import as_tensor
+from .scatter import gather
 
 
 def _dims(x: Tensor, dim: Any) -> Any:
@@ -259,10 +260,14 @@ def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *
 
 
 def take_along_dim(input: Any, indices: Any, dim: int | None = None) -> Tensor:  # noqa: A002
-    """``input`` gathered at ``indices`` along ``dim`` (both flattened for None), as ``torch.take_along_dim``."""
+    """``input`` gathered at ``indices`` along ``dim`` (both flattened for None), as ``torch.take_along_dim``.
+
+    Flattened, it is PyTorch's ``gather`` of the flat input: a negative index is out of range
+    (RuntimeError), not counted from the end.  Along a dim negative indices count from the end;
+    an index past either end is an ``IndexError`` here, where PyTorch 2.13 wraps it (``% size``)."""
     x = as_tensor(input)
-    if dim is None:  # PyTorch flattens both; NumPy's axis=None wants 1-D indices
-        return mf.take_along_axis(mf.ravel(x), mf.ravel(as_tensor(indices, x)), 0)
+    if dim is None:  # PyTorch flattens both and gathers (NumPy's axis=None wants 1-D indices)
+        return gather(mf.ravel(x), 0, mf.ravel(as_tensor(indices, x)))
     return mf.take_along_axis(x, indices, dim)
 
 

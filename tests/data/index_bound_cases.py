@@ -55,6 +55,9 @@ CASES = {
     "take": "L.take(x, T([12]))",
     "take_negative": "L.take(x, T([-13]))",
     "take_negative_in_range": "L.take(x, T([-12]))",
+    "take_along_dim_flat": "L.take_along_dim(x, T([[12]]))",
+    "take_along_dim_flat_negative": "L.take_along_dim(x, T([3, -1]))",
+    "take_along_dim_flat_in_range": "L.take_along_dim(x, T([[11, 0]]))",
     "put": "L.put(x, T([12]), x[0, :1])",
     "put_accumulate_negative": "L.put(x, T([-13]), x[0, :1], accumulate=True)",
     # lookups by class
