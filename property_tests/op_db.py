@@ -1489,6 +1489,9 @@ SPECS: list[OpSpec] = [
     _spec("Erfinv", unary(R["Erfinv"], Dom(-0.9, 0.9), Dom(-1.2, 1.2, specials=(1.0, -1.0, 0.0, 0.5, -0.5)))),
     _spec("Erfcinv", unary(R["Erfcinv"], Dom(0.1, 1.9), Dom(-0.2, 2.2, specials=(0.0, 2.0, 1.0, 0.5, 1.5)))),
     _spec("Logit", unary(R["Logit"], Dom(0.05, 0.95), Dom(-0.2, 1.2, specials=(0.0, 1.0, 0.5, 0.25)))),
+    # eps <= 0.1 clamps outside [0.1, 0.9]: the gradient's points stay off those corners
+    _spec("ClampedLogit", attrs_unary("ClampedLogit", lambda d: {"eps": d(st.sampled_from([0.0, 1e-3, 0.1]))},
+                                      Dom(0.15, 0.85), Dom(-0.2, 1.2, specials=(0.0, 1.0, 0.5, 0.1, 0.9)))),
     _spec("Erfcx", unary(R["Erfcx"], Dom(-3.0, 40.0), Dom(-27.0, 60.0, specials=(0.0, 1.0, 8.0, 27.0, -26.7)))),
     # I0e = exp(-|x|) I0(x) has a corner at 0 (slopes +1 and -1, gradient 0 there, as abs's): its
     # second derivative at 0 is a jump that central differences of the gradient read as a slope of

@@ -94,9 +94,8 @@ def logit(p: Any, eps: float | None = None) -> Tensor:
     clamps ``p`` to ``[eps, 1 - eps]`` first (the gradient is 0 where it clamps)."""
     _real_only("logit", p)
     p = in_default_float(p)
-    if eps is not None:
-        p = mf.clip(p, eps, 1 - eps)
-    return apply(_LOGIT, p)
+    # a negative eps clamps nothing, as PyTorch's (which then answers as without eps)
+    return apply(_LOGIT if eps is None or eps < 0 else _sp.ClampedLogit(eps=float(eps)), p)
 
 
 def expit(x: Any) -> Tensor:

@@ -749,12 +749,37 @@ class Logit(UnaryElementwise):
             return xp.where(xp.logical_or(p < 0, p > 1), xp.nan, r)
 
     def derivative(self, xp, out, p):
-        # NaN outside [0, 1], where the value is (PyTorch's too): 1 / (p (1 - p)) is finite there
-        return xp.where(xp.logical_or(p < 0, p > 1), xp.nan, 1 / (p * (1 - p)))
+        # NaN outside [0, 1], where the value is (PyTorch's too): 1 / (p (1 - p)) is finite there;
+        # abs: +inf at p = -0.0 as at +0.0 (PyTorch's too), not 1 / -0.0
+        return xp.where(xp.logical_or(p < 0, p > 1), xp.nan, 1 / xp.abs(p * (1 - p)))
 
     def reference(self, np, p):
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.log(p) - np.log1p(-p)
+
+
+class ClampedLogit(Logit):
+    """PyTorch's ``logit(p, eps)`` for ``eps >= 0``: ``logit`` of ``p`` clamped to
+    ``[eps, 1 - eps]`` (``p < eps`` first: for ``eps > 1/2`` every ``p`` below ``eps`` takes
+    ``eps``, as PyTorch's kernel); derivative 0 where ``p`` is clamped.  One op, not a clamp
+    followed by :class:`Logit`: with ``eps = 0`` a clamped ``p`` lands on the pole, and the chain
+    rule's ``0 * inf`` would make the gradient NaN there (PyTorch: 0)."""
+
+    eps: float
+
+    def _clamp(self, xp: Any, p: Any) -> Any:
+        hi = 1 - self.eps
+        return xp.where(p < self.eps, self.eps, xp.where(p > hi, hi, p))
+
+    def forward(self, xp, p):
+        return super().forward(xp, self._clamp(xp, p))
+
+    def derivative(self, xp, out, p):
+        clamped = xp.logical_or(p < self.eps, p > 1 - self.eps)
+        return xp.where(clamped, 0, 1 / xp.abs(p * (1 - p)))
+
+    def reference(self, np, p):
+        return super().reference(np, self._clamp(np, p))
 
 
 class Entr(UnaryElementwise):

@@ -1,0 +1,42 @@
+"""Regenerate ``tests/data/torch_special_extremes.json``: PyTorch's values and gradients of
+special functions at their extremal arguments (clamping ``eps``, poles, negative and tiny
+arguments), float64 and float32, for ``tests/test_special_extremes.py``.
+
+    python tests/data/make_torch_special_extremes.py     # needs torch; the tests do not
+
+Each case is ``[function, keywords, arguments]``; the file holds, per case and dtype, the value
+and the gradient of ``sum(f(x))`` with respect to each floating argument (NaN and infinities
+as JSON's NaN/Infinity).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import torch
+
+OUT = Path(__file__).with_name("torch_special_extremes.json")
+INF, NAN = float("inf"), float("nan")
+P = [-1.0, -0.0, 0.0, 1e-7, 0.05, 0.3, 0.5, 0.9999999, 1.0, 2.0, NAN, INF, -INF]
+
+CASES = [["logit", {"eps": eps}, [P]] for eps in (None, 0.0, 1e-6, 0.3, 0.5, 0.7, -0.1)]
+
+
+def run(name: str, kw: dict, args: list, dtype: torch.dtype) -> dict:
+    xs = [torch.tensor(a, dtype=dtype, requires_grad=True) for a in args]
+    out = getattr(torch.special, name)(*xs, **kw)
+    grads = torch.autograd.grad(out.sum(), xs)
+    return {"value": out.tolist(), "grads": [g.tolist() for g in grads]}
+
+
+def main() -> None:
+    cases = []
+    for name, kw, args in CASES:
+        answers = {str(dt).split(".")[1]: run(name, kw, args, dt) for dt in (torch.float64, torch.float32)}
+        cases.append({"name": name, "kw": kw, "args": args, **answers})
+    OUT.write_text(json.dumps({"torch": torch.__version__, "cases": cases}, indent=None) + "\n")
+
+
+if __name__ == "__main__":
+    main()
