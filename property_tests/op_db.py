@@ -1163,10 +1163,11 @@ def matrix_exp_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) ->
 
 
 def zeta_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
-    """``x`` in [1.5, 6] (no derivative), ``q`` in [0.3, 5]; forward checks also at q's poles."""
+    """``x`` in [1.5, 6] (no derivative), ``q`` in [0.3, 5]; forward checks also at q's poles and
+    at q < 0 with an integer x (where every term is real and the sum finite)."""
     shape = _shape(draw, max_size)
-    x = _arr(draw, shape, dtype, Dom(1.5, 6.0))
-    q = _arr(draw, shape, dtype, Dom(0.3, 5.0) if grad else Dom(-1.0, 5.0, specials=(0.0, -1.0, 1.0)))
+    x = _arr(draw, shape, dtype, Dom(1.5, 6.0) if grad else Dom(1.5, 6.0, specials=(2.0, 3.0, 5.0)))
+    q = _arr(draw, shape, dtype, Dom(0.3, 5.0) if grad else Dom(-3.0, 5.0, specials=(0.0, -1.0, 1.0, -0.5, -2.25)))
     return Sample(registry["Zeta"](), (x, q), (False, _float(dtype)))
 
 

@@ -114,7 +114,8 @@ _ZETA = _zeta.Zeta()
 
 def zeta(x: Any, q: Any = None) -> Tensor:
     """The Hurwitz zeta function ``sum_{k >= 0} (q + k)^-x`` (the Riemann zeta for ``q=None``) for
-    ``x > 1``, ``q > 0``; differentiable in ``q`` (``-x zeta(x + 1, q)``).  The derivative in ``x``
+    ``x > 1``, ``q > 0``, and ``q < 0`` off the poles for an integer ``x`` (a real sum there, as
+    SciPy's and PyTorch's); differentiable in ``q`` (``-x zeta(x + 1, q)``).  The derivative in ``x``
     is not offered: a gradient that must reach ``x`` raises ``NotImplementedError`` when asked
     for, as PyTorch's backward does (the value and the gradient in ``q`` are had all the same)."""
     _real_only("zeta", x, q)
