@@ -6,7 +6,9 @@ float32, on the CPU and the strict device.
 ``logit(p, eps=0.0)`` clamps ``p`` to ``[0, 1]``; where it clamps, PyTorch's gradient is 0, and
 the package's was NaN (a clamp's 0 times logit's infinite slope at the clamped 0 or 1).
 ``zeta(x, q)`` for ``q < 0`` off the poles and an integer ``x`` is a real, finite sum (SciPy's and
-PyTorch's values); the package's was NaN, and so its gradient in ``q``.
+PyTorch's values); the package's was NaN, and so its gradient in ``q``.  ``polygamma(n, x)`` for
+``n >= 1`` and a subnormal ``x < 0`` is the pole's +-inf; the package's was NaN (so was
+``digamma``'s gradient there).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from elementwise_seams import seam_gradients
 import minigrad_ckpt as mg
 
 DATA = json.loads((Path(__file__).parent / "data" / "torch_special_extremes.json").read_text())
-CASES = {f"{c['name']}-{c['kw']}".replace(" ", ""): c for c in DATA["cases"]}
+CASES = {f"{c['name']}-{c['lead']}-{c['kw']}".replace(" ", ""): c for c in DATA["cases"]}
 
 
 def _fn(case: dict, dtype: str, device: str):
@@ -31,7 +33,8 @@ def _fn(case: dict, dtype: str, device: str):
 
     def f(*xs):
         free = iter(xs)
-        return fn(*[consts[i] if i in consts else next(free) for i in range(len(case["args"]))], **case["kw"])
+        args = [consts[i] if i in consts else next(free) for i in range(len(case["args"]))]
+        return fn(*case["lead"], *args, **case["kw"])
     return f
 
 

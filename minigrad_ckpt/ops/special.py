@@ -219,6 +219,9 @@ def polygamma(xp, n, x):
         neg = mirrored - math.pi ** (n + 1) * _horner(_cot_derivative(n), _cotpi(xp, xp.where(pos, 0.5, x)))
         at_pole = xp.inf if n % 2 else xp.nan  # psi^(n)(x) ~ (-1)^(n+1) n! / (x - k)^(n+1) at a pole k <= 0
         r = xp.where(pos, r, xp.where(x == xp.round(x), at_pole, neg))
+        # just below 0 the pole's term (-1)^(n+1) n! / x^(n+1) is all (exact to round-off below
+        # 2^-60); the reflection's cot(pi x) overflows there (a subnormal x) and its polynomial is NaN
+        r = xp.where((x < 0) & (x > -(2.0 ** -60)), scale * xp.power(xp.where(pos, -1, x), -(n + 1)), r)
         # each where keeps an array of x's dtype as a branch (two Python scalars would make float64)
         r = xp.where(x == 0, xp.inf if n % 2 else -xp.inf, r)
         return xp.where(x == xp.inf, 0, xp.where(x == -xp.inf, xp.nan, r))
@@ -238,9 +241,13 @@ def _cot_derivative(n: int) -> tuple[float, ...]:
 
 
 def _cotpi(xp: Any, x: Any) -> Any:
-    """``cot(pi x)`` from ``x`` reduced to [-1/2, 1/2] (period 1)."""
+    """``cot(pi x)`` from ``x`` reduced to [-1/2, 1/2] (period 1).  Beyond ``|r| = 1/4`` it is
+    ``tan(pi (1/2 - |r|))`` with the sign of ``r``: ``1/2 - |r|`` is exact, so cot keeps its digits
+    near its zero at the half-integers, where ``cos(pi r)`` keeps only those of ``pi`` (float32's
+    ``cos(pi / 2)`` is 4e-8, which cost ``polygamma(4, -2.5)`` its third digit)."""
     r = x - xp.round(x)
-    return xp.cos(math.pi * r) / xp.sin(math.pi * r)
+    a = xp.abs(r)
+    return xp.where(a > 0.25, xp.sign(r) * xp.tan(math.pi * (0.5 - a)), xp.cos(math.pi * r) / xp.sin(math.pi * r))
 
 
 def _gamma_positive_f32(xp: Any, x: Any) -> Any:
