@@ -8,7 +8,8 @@ the package's was NaN (a clamp's 0 times logit's infinite slope at the clamped 0
 ``zeta(x, q)`` for ``q < 0`` off the poles and an integer ``x`` is a real, finite sum (SciPy's and
 PyTorch's values); the package's was NaN, and so its gradient in ``q``.  ``polygamma(n, x)`` for
 ``n >= 1`` and a subnormal ``x < 0`` is the pole's +-inf; the package's was NaN (so was
-``digamma``'s gradient there).
+``digamma``'s gradient there).  ``mvlgamma(x, p)`` (PyTorch's name) has no domain check: it raised
+SciPy's ``ValueError`` for ``x <= (p - 1) / 2`` where PyTorch returns the sum of ``lgamma`` s.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ CASES = {f"{c['name']}-{c['lead']}-{c['kw']}".replace(" ", ""): c for c in DATA[
 
 def _fn(case: dict, dtype: str, device: str):
     """``f`` of the differentiated arguments, the others constants of ``dtype`` on ``device``."""
-    fn = getattr(mg.special, case["name"])
+    fn = getattr(mg.special, case["name"], None) or getattr(mg, case["name"])
     consts = {i: mg.tensor(a, dtype=dtype, device=device) for i, a in enumerate(case["args"]) if i not in case["wrt"]}
 
     def f(*xs):
@@ -66,3 +67,14 @@ def test_value_and_gradient_are_torchs(key, dtype, device):
     for seam, grads in seam_gradients(fn, wrt, getattr(mg, dtype), device).items():
         for g, expected in zip(grads, answer["grads"]):
             np.testing.assert_allclose(g, expected, rtol=tol, atol=0, equal_nan=True, err_msg=seam)
+
+
+@pytest.mark.parametrize(("x", "p", "error", "message"), [
+    (mg.tensor([True]), 1, RuntimeError, "The input tensor may not be a boolean tensor."),
+    (mg.tensor([3.0]), 0, RuntimeError, "p has to be greater than or equal to 1"),
+    (mg.tensor([3.0]), -1, RuntimeError, "p has to be greater than or equal to 1"),
+    (mg.tensor([3.0]), 2.0, TypeError, "must be int, not float"),
+])
+def test_mvlgamma_refuses_as_torch(x, p, error, message):
+    with pytest.raises(error, match=message):
+        mg.mvlgamma(x, p)

@@ -103,8 +103,16 @@ def multigammaln(a: Any, p: int) -> Tensor:
     xp = a.device.xp
     if a.size and not bool(xp.scalar(xp.all(a._data > (p - 1) / 2))):
         raise ValueError(f"special.multigammaln: all elements must be greater than (p - 1) / 2 = {(p - 1) / 2}")
-    total = gammaln(a)
-    for j in range(1, int(p)):
+    return multigammaln_sum(a, int(p))
+
+
+def multigammaln_sum(a: Any, p: int) -> Tensor:
+    """``p (p - 1) / 4 log(pi) + sum_{j < p} gammaln(a - j / 2)`` for every ``a`` (no domain check:
+    PyTorch's ``mvlgamma`` has none, its value where ``a <= (p - 1) / 2`` is this sum's)."""
+    # a + 0.0: PyTorch adds the offsets 0, -1/2, ... to a, so at a = -0.0 its first term is
+    # lgamma(+0.0) and the gradient digamma(+0.0) = -inf (lgamma's own at -0.0 is +inf)
+    total = gammaln(a + 0.0)
+    for j in range(1, p):
         total = total + gammaln(a - j / 2)
     return total + p * (p - 1) / 4 * math.log(math.pi)
 

@@ -24,7 +24,7 @@ from . import special as sp
 from . import special_extended as spx
 from . import torch_idioms as ti
 from . import torch_methods as tmeth
-from .arguments import as_tensor
+from .arguments import as_tensor, in_default_float
 from .scatter import gather
 
 
@@ -135,8 +135,18 @@ def polygamma(n: int, input: Any) -> Tensor:  # noqa: A002
 
 
 def mvlgamma(input: Any, p: int) -> Tensor:  # noqa: A002
-    """The log of the multivariate gamma function of dimension ``p`` (``torch.mvlgamma``)."""
-    return spx.multigammaln(input, p)
+    """The log of the multivariate gamma function of dimension ``p`` (``torch.mvlgamma``):
+    ``p (p - 1) / 4 log(pi) + sum_{j < p} lgamma(input - j / 2)`` for every ``input``, as
+    PyTorch's (which, unlike SciPy's ``multigammaln``, does not refuse ``input <= (p - 1) / 2``);
+    an int ``p >= 1`` (``TypeError``, ``RuntimeError`` otherwise), no bool ``input``."""
+    if not isinstance(p, (int, host_numpy.integer)) or isinstance(p, bool):
+        raise TypeError(f"mvlgamma(): argument 'p' (position 2) must be int, not {type(p).__name__}")
+    x = as_tensor(input)
+    if x.dtype == "bool":
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    return spx.multigammaln_sum(in_default_float(x), int(p))
 
 
 def vander(x: Any, N: int | None = None, increasing: bool = False) -> Tensor:  # noqa: N803
