@@ -4,7 +4,8 @@ NumPy has no LU, so the forward is Doolittle's elimination written with array-na
 functions (a loop over the ``k = min(m, n)`` columns, batched over leading axes): at step
 ``k`` the row with the largest ``|a_ik|`` (``i >= k``, the first on ties, as LAPACK) is
 swapped up (for complex numbers the largest ``|Re| + |Im|``, LAPACK's choice), the column
-below the pivot divided by it, and the trailing block updated.
+below the pivot divided by it (unless it is 0: a singular ``A`` keeps LAPACK's zero column of
+``L``), and the trailing block updated.
 ``L`` is ``m x k`` (unit lower), ``U`` is ``k x n`` (upper).  With ``pivot=False`` no row is
 swapped (plain Doolittle, ``P = I``); it exists only while every pivot it divides by is
 non-zero, and an exact zero one is a ``LinAlgError`` (never a silent ``inf``).
@@ -106,7 +107,10 @@ class LuFactor(Op):
                     xp.put_along_axis(order, xp.zeros(p.shape + (1,), dtype=xp.int64) + k, p[..., None], axis=-1)
                     lu = xp.take_along_axis(lu, order[..., :, None] + xp.zeros(lu.shape, dtype=xp.int64), axis=-2)
                     perm = xp.take_along_axis(perm, order, axis=-1)
-                lu[..., k + 1:, k] = lu[..., k + 1:, k] / lu[..., k:k + 1, k]
+                # a zero pivot (partial pivoting: the column below it is zero too) divides nothing, as
+                # LAPACK's getrf: L's column stays 0, where 0 / 0 would fill it with NaN
+                piv = lu[..., k:k + 1, k]
+                lu[..., k + 1:, k] = lu[..., k + 1:, k] / xp.where(piv == 0, 1, piv)
                 lu[..., k + 1:, k + 1:] = lu[..., k + 1:, k + 1:] - lu[..., k + 1:, k:k + 1] * lu[..., k:k + 1, k + 1:]
         if not self.pivot:
             _check_pivots(xp, lu)

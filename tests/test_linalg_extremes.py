@@ -1,0 +1,66 @@
+"""``mg.linalg`` at extremal matrices against PyTorch 2.13's outputs, recorded by
+``tests/data/make_torch_linalg_extremes.py`` from the cases of ``tests/data/linalg_extremes_cases.py``:
+each output's values (NaN and infinities where PyTorch has them), dtype and shape, float64 and
+float32, on the CPU and the strict device; and where a case asks, the gradient.
+
+``lu`` / ``lu_factor_ex`` of a singular matrix whose pivot column is zero: LAPACK's ``getrf``
+divides nothing by a zero pivot (``L``'s column stays 0); the package's elimination divided 0 by
+0 and filled ``L``'s column with NaN.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict device)
+from tests.data.linalg_extremes_cases import CASES
+
+ANSWERS = json.loads((Path(__file__).parent / "data" / "torch_linalg_extremes.json").read_text())["cases"]
+
+
+def _outputs(out) -> list:
+    return list(out) if isinstance(out, tuple) else [out]
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_outputs_are_torchs(name, dtype, device):
+    fn, values, grad = CASES[name]
+    answer = ANSWERS[name][dtype]
+    a = mg.tensor(values, dtype=dtype, device=device, requires_grad=grad)
+    if "error" in answer:
+        with pytest.raises(RuntimeError):
+            fn(mg, a)
+        return
+    outs = _outputs(fn(mg, a))
+    assert [str(o.dtype) for o in outs] == answer["dtypes"]
+    rtol = 1e-5 if dtype == "float32" else 1e-12
+    for got, want in zip(outs, answer["outputs"]):
+        got = np.asarray(got.detach().cpu().numpy(), dtype=np.float64)
+        want = np.asarray(want, dtype=np.float64)
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * np.abs(want[np.isfinite(want)]).max(initial=0),
+                                   equal_nan=True)
+    if grad:
+        loss = sum((i + 1.5) * o.sum() for i, o in enumerate(outs) if o.dtype.kind == "f")
+        loss.backward()
+        want = np.asarray(answer["grad"], dtype=np.float64)
+        np.testing.assert_allclose(a.grad.cpu().numpy(), want, rtol=rtol * 100, atol=rtol * 100 * np.abs(want).max(),
+                                   equal_nan=True)
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_complex_lu_with_a_zero_pivot_column_is_finite(device):
+    """The same for complex matrices (the zero pivot test is the same): ``L``'s first column is
+    ``e_0`` and ``P L U`` is the matrix."""
+    a = np.asarray(CASES["lu of zero first column"][1]) * (1 + 2j)
+    p, low, up = mg.linalg.lu(mg.tensor(a, dtype=mg.complex128, device=device))
+    low = low.cpu().numpy()
+    np.testing.assert_array_equal(low[:, 0], [1, 0, 0])
+    np.testing.assert_allclose(p.cpu().numpy() @ low @ up.cpu().numpy(), a, atol=1e-12)
