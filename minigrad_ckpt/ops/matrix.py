@@ -77,6 +77,7 @@ def _safe_reciprocal_gaps(xp: Any, d: Any) -> Any:
     return xp.where(zero, 0, 1 / xp.where(zero, 1, d))
 
 
+_QUIET = {"over": "ignore", "invalid": "ignore", "divide": "ignore"}
 _EPS = {2: 9.77e-4, 4: 1.1920929e-07, 8: 2.220446049250313e-16}  # machine epsilon by itemsize
 
 
@@ -99,10 +100,22 @@ def _gap_reciprocals(xp: Any, values: Any, undefined: Any = None) -> Any:
     noise into the gradient.  Treating such pairs as equal is right for every
     loss that depends on the eigenspace only (the documented caveat).
     """
-    d = values[..., None, :] - values[..., :, None]
-    tiny = _near_equal(xp, values)
-    f = xp.where(tiny, 0, 1 / xp.where(tiny, 1, d))
+    with xp.errstate(**_QUIET):  # values near overflow or underflow: see _times_gaps
+        d = values[..., None, :] - values[..., :, None]
+        tiny = _near_equal(xp, values)
+        f = xp.where(tiny, 0, 1 / xp.where(tiny, 1, d))
     return f if undefined is None else xp.where(undefined, xp.nan, f)
+
+
+def _times_gaps(xp: Any, f: Any, x: Any) -> Any:
+    """``f * x``, 0 where ``x`` is: a pair that no cotangent reaches adds nothing, also where its
+    ``f`` is not finite (the gaps of a subnormal matrix's values overflow ``1 / gap``, the squares
+    of a huge one's singular values overflow to ``inf - inf``), as where PyTorch skips the terms
+    of an unused output (``svdvals``' gradient is ``U diag(gS) V^H`` for every finite matrix)."""
+    # f is replaced where it is not finite and x is 0, not the product where x is 0: under
+    # create_graph the product's derivative in x (the cotangent) must stay f where f is finite
+    with xp.errstate(**_QUIET):
+        return xp.where(xp.logical_or(xp.isfinite(f), x != 0), f, 0) * x
 
 
 def _undetermined_pairs(xp: Any, values: Any, m: Any, gw: Any = None) -> Any:
@@ -436,7 +449,7 @@ class Eigh(Op):
             w, gw = xp.real(w), xp.real(gw)
             gv = gv - _phase_cotangent(xp, v, xp.imag(_diag_h(xp, v, gv)))
         m = xp.matmul(_mH(xp, v), gv)
-        inner = _gap_reciprocals(xp, w, _undetermined_pairs(xp, w, m, gw)) * m
+        inner = _times_gaps(xp, _gap_reciprocals(xp, w, _undetermined_pairs(xp, w, m, gw)), m)
         ga = xp.matmul(xp.matmul(v, inner) + v * gw[..., None, :], _mH(xp, v))
         return _to_lower(xp, ga)
 
@@ -527,8 +540,9 @@ def _equal_pair_terms(xp: Any, s: Any, skew: Any) -> Any:
     ``skew_ij / (2 (s_i + s_j))`` on the equal pairs, 0 elsewhere and where both values are 0.
     """
     n = s.shape[-1]
-    off = xp.logical_and(_near_equal(xp, s * s), xp.logical_not(xp.eye(n, dtype=bool)))
-    total = s[..., :, None] + s[..., None, :]
+    with xp.errstate(**_QUIET):  # s * s and s_i + s_j of huge values overflow: inf, never an equal pair
+        off = xp.logical_and(_near_equal(xp, s * s), xp.logical_not(xp.eye(n, dtype=bool)))
+        total = s[..., :, None] + s[..., None, :]
     keep = xp.logical_and(off, total > 0)
     return xp.where(keep, skew / (2 * xp.where(keep, total, 1)), 0)
 
@@ -569,12 +583,13 @@ class Svd(Op):
         if complex_:
             s, gs = xp.real(s), xp.real(gs)
             gu = gu - _phase_cotangent(xp, u, xp.imag(_diag_h(xp, u, gu) + _diag_h(xp, v, gv)))
-        s2 = s * s
+        with xp.errstate(**_QUIET):
+            s2 = s * s
         f = _gap_reciprocals(xp, s2)
         utgu = xp.matmul(_mH(xp, u), gu)
         vtgv = xp.matmul(_mH(xp, v), gv)
-        j = f * (utgu - _mH(xp, utgu))
-        kk = f * (vtgv - _mH(xp, vtgv))
+        j = _times_gaps(xp, f, utgu - _mH(xp, utgu))
+        kk = _times_gaps(xp, f, vtgv - _mH(xp, vtgv))
         core = j * s[..., None, :] + s[..., :, None] * kk
         core = core + _equal_pair_terms(xp, s, utgu - vtgv - _mH(xp, utgu - vtgv))
         with xp.errstate(divide="ignore", invalid="ignore"):

@@ -1,5 +1,5 @@
 """``torch.linalg`` functions at extremal matrices (singular, zero columns, subnormal, huge,
-empty), written once for either library: each case is ``(function of (lib, a), matrix, also_grad)``,
+empty), written once for either library: each case is ``(function of (lib, a), matrix, also_grad, dtypes)``,
 where ``lib`` is ``torch`` or ``minigrad_ckpt`` and ``function`` returns a tensor or a tuple of
 them.  ``make_torch_linalg_extremes.py`` records PyTorch's outputs (and, where ``also_grad``, the
 gradient of ``sum_i (i + 1.5) * sum(output_i)`` over the floating outputs);
@@ -18,7 +18,31 @@ NILPOTENT = [[0.0, 1.0], [0.0, 0.0]]
 SINGULAR = {"zero": ZERO, "zero first column": ZERO_FIRST_COLUMN, "rank two": RANK_TWO, "zero wide": ZERO_WIDE,
             "zero tall": ZERO_TALL, "nilpotent": NILPOTENT, "batch": [ZERO, ZERO_FIRST_COLUMN, RANK_TWO]}
 
+BOTH = ("float64", "float32")
 CASES = {}
 for _name, _a in SINGULAR.items():
-    CASES[f"lu of {_name}"] = (lambda lib, a: lib.linalg.lu(a), _a, False)
-    CASES[f"lu_factor_ex of {_name}"] = (lambda lib, a: lib.linalg.lu_factor_ex(a), _a, False)
+    CASES[f"lu of {_name}"] = (lambda lib, a: lib.linalg.lu(a), _a, False, BOTH)
+    CASES[f"lu_factor_ex of {_name}"] = (lambda lib, a: lib.linalg.lu_factor_ex(a), _a, False, BOTH)
+
+# Singular values whose squares overflow (float64 from 1.3e154, float32 from 1.8e19), and a
+# symmetric matrix of subnormals (its eigenvalue gaps overflow 1 / gap): the gradients of the
+# values alone are finite (U V^T, V V^T)
+_A = [[0.5, -1.25, 2.0], [1.5, 0.75, -0.5], [-1.0, 2.5, 1.25]]
+_S = [[4.0, 1.0, 0.5], [1.0, 3.0, -0.25], [0.5, -0.25, 2.0]]
+_SCALES = {"float64": (1e300, 1e-310), "float32": (1e30, 1e-40)}
+_SPECTRAL = {
+    "svdvals": lambda lib, a: lib.linalg.svdvals(a),
+    "svd's S": lambda lib, a: lib.linalg.svd(a, full_matrices=False)[1],
+    "matrix_norm 2": lambda lib, a: lib.linalg.matrix_norm(a, 2),
+    "matrix_norm -2": lambda lib, a: lib.linalg.matrix_norm(a, -2),
+    "matrix_norm nuc": lambda lib, a: lib.linalg.matrix_norm(a, "nuc"),
+}
+_EIGEN = {
+    "eigvalsh": lambda lib, a: lib.linalg.eigvalsh(a),
+    "eigh's values": lambda lib, a: lib.linalg.eigh(a)[0],
+}
+for _dt, (_huge, _tiny) in _SCALES.items():
+    for _name, _fn in _SPECTRAL.items():
+        CASES[f"{_name} of huge ({_dt})"] = (_fn, [[_huge * x for x in row] for row in _A], True, (_dt,))
+    for _name, _fn in _EIGEN.items():
+        CASES[f"{_name} of subnormal ({_dt})"] = (_fn, [[_tiny * x for x in row] for row in _S], True, (_dt,))

@@ -35,8 +35,8 @@ def run(fn, values: list, grad: bool, dtype: torch.dtype) -> dict:
 
 
 def main() -> None:
-    cases = {name: {str(dt).split(".")[1]: run(fn, values, grad, dt) for dt in (torch.float64, torch.float32)}
-             for name, (fn, values, grad) in CASES.items()}
+    cases = {name: {dt: run(fn, values, grad, getattr(torch, dt)) for dt in dtypes}
+             for name, (fn, values, grad, dtypes) in CASES.items()}
     OUT.write_text(json.dumps({"torch": torch.__version__, "cases": cases}, indent=None) + "\n")
 
 
