@@ -30,7 +30,8 @@ class LinAlgError(host_numpy.linalg.LinAlgError, RuntimeError):
 
 def per_matrix(host: Any, failure: Any) -> Any:
     """``failure(m)`` of each matrix of a host stack, as int32 of the batch's shape."""
-    flat = host.reshape((-1,) + host.shape[-2:])
+    # the count, not -1: a stack of 0 x 0 matrices has size 0, from which -1 cannot be inferred
+    flat = host.reshape((math.prod(host.shape[:-2]),) + host.shape[-2:])
     return host_numpy.array([failure(m) for m in flat], dtype=host_numpy.int32).reshape(host.shape[:-2])
 
 

@@ -46,3 +46,17 @@ for _dt, (_huge, _tiny) in _SCALES.items():
         CASES[f"{_name} of huge ({_dt})"] = (_fn, [[_huge * x for x in row] for row in _A], True, (_dt,))
     for _name, _fn in _EIGEN.items():
         CASES[f"{_name} of subnormal ({_dt})"] = (_fn, [[_tiny * x for x in row] for row in _S], True, (_dt,))
+
+# stacks of empty matrices: every _ex function answers (the failure count was a reshape by -1 of
+# an empty stack); the values are [] and each case reshapes them to its stack
+_EMPTY = {"0x0": (0, 0), "2 of 0x0": (2, 0, 0), "0 of 2x2": (0, 2, 2)}
+_EX = {
+    "cholesky_ex": lambda lib, a: lib.linalg.cholesky_ex(a),
+    "inv_ex": lambda lib, a: lib.linalg.inv_ex(a),
+    "lu_factor_ex": lambda lib, a: lib.linalg.lu_factor_ex(a),
+    "ldl_factor_ex": lambda lib, a: lib.linalg.ldl_factor_ex(a),
+    "solve_ex": lambda lib, a: lib.linalg.solve_ex(a, a),
+}
+for _name, _fn in _EX.items():
+    for _label, _shape in _EMPTY.items():
+        CASES[f"{_name} of {_label}"] = (lambda lib, a, f=_fn, s=_shape: f(lib, a.reshape(s)), [], False, BOTH)

@@ -27,7 +27,8 @@ def run(fn, values: list, grad: bool, dtype: torch.dtype) -> dict:
     except RuntimeError as e:
         return {"error": type(e).__name__}
     outs = list(out) if isinstance(out, tuple) else [out]
-    answer = {"outputs": [o.tolist() for o in outs], "dtypes": [str(o.dtype).split(".")[1] for o in outs]}
+    answer = {"outputs": [o.tolist() for o in outs], "dtypes": [str(o.dtype).split(".")[1] for o in outs],
+              "shapes": [list(o.shape) for o in outs]}
     if grad:
         loss = sum((i + 1.5) * o.sum() for i, o in enumerate(outs) if o.is_floating_point())
         answer["grad"] = torch.autograd.grad(loss, a)[0].tolist()
