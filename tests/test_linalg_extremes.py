@@ -10,7 +10,11 @@ divides nothing by a zero pivot (``L``'s column stays 0); the package's eliminat
 of subnormals: PyTorch's are finite (``U V^T``, ``V V^T``), the package's were NaN -- terms for the
 unused singular vectors / eigenvectors, 0 times an overflowed ``1 / gap``.  The ``_ex`` functions
 of a stack of empty matrices (``cholesky_ex(zeros(0, 0))``): PyTorch's empty answers, the
-package's a ``ValueError`` from reshaping by -1.
+package's a ``ValueError`` from reshaping by -1.  ``cond(A, p)`` for ``p`` through the inverse
+(1, -1, inf, -inf, 'fro') of a singular matrix is inf (PyTorch's), was a ``LinAlgError``; of an
+empty matrix of any shape 0, was an ``IndexError`` for a 3 x 0 one.  ``matrix_norm`` 1 and inf of
+an empty matrix are 0 (were an ``IndexError``), ``vector_norm`` inf and negative ``p`` of an empty
+vector PyTorch's ``RuntimeError`` (inf was an ``IndexError``, ``p < 0`` silently inf).
 """
 
 from __future__ import annotations

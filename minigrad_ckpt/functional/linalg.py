@@ -362,6 +362,8 @@ def _vector(x: Tensor, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Tenso
     if isinstance(ord, str):
         raise ValueError(f"linalg.norm: invalid norm order {ord!r} for vectors")
     p = float(ord)
+    if (p < 0 or p == host_numpy.inf) and any(x.shape[a] == 0 for a in axes):
+        _no_identity(x, p, axes)
     if p == host_numpy.inf:
         return mf.max(mf.abs(x), axis=axes, keepdims=keepdims)
     if p == -host_numpy.inf:
@@ -376,6 +378,17 @@ def _vector(x: Tensor, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Tenso
     return apply(_mx.VectorNorm(ord=p, axes=axes, keepdims=bool(keepdims)), x)
 
 
+def _no_identity(x: Tensor, p: float, axes: tuple[int, ...]) -> None:
+    """PyTorch's error for a max (``p = inf``) or a negative power of an empty vector: neither has
+    an identity to give it (``sum(|x|^p)^(1/p)`` of nothing would be inf)."""
+    if len(axes) == x.ndim:
+        where = "on an empty tensor because"
+    else:
+        where = f"on the dimension {next(a for a in axes if x.shape[a] == 0)}because this dimension is empty and"
+    raise RuntimeError(f"linalg.vector_norm cannot compute the {p:g} norm {where} the operation does not have "
+                       f"an identity")
+
+
 def _matrix(x: Tensor, ord: Any, row: int, col: int) -> Tensor:  # noqa: A002
     if ord == "fro":
         return _vector(x, 2, tuple(sorted((row, col))), False)
@@ -386,14 +399,13 @@ def _matrix(x: Tensor, ord: Any, row: int, col: int) -> Tensor:  # noqa: A002
         if ord == 2 and s.shape[-1] == 0:  # an empty matrix's spectral norm is 0, as its other norms (PyTorch)
             return mf.sum(s, axis=-1)
         return mf.max(s, axis=-1) if ord == 2 else mf.min(s, axis=-1)
-    if ord in (1, -1):
-        sums = mf.sum(mf.abs(x), axis=row)
-        c = col - 1 if col > row else col
-        return mf.max(sums, axis=c) if ord == 1 else mf.min(sums, axis=c)
-    if ord in (host_numpy.inf, -host_numpy.inf):
-        sums = mf.sum(mf.abs(x), axis=col)
-        r = row - 1 if row > col else row
-        return mf.max(sums, axis=r) if ord > 0 else mf.min(sums, axis=r)
+    if ord in (1, -1, host_numpy.inf, -host_numpy.inf):
+        over, across = (row, col) if ord in (1, -1) else (col, row)  # 1: column sums; inf: row sums
+        sums = mf.sum(mf.abs(x), axis=over)
+        c = across - 1 if across > over else across
+        if ord > 0 and sums.shape[c] == 0:  # the largest of no sums is 0, as the other norms of nothing (PyTorch)
+            return mf.sum(sums, axis=c)
+        return mf.max(sums, axis=c) if ord > 0 else mf.min(sums, axis=c)
     raise ValueError(f"linalg.norm: invalid norm order {ord!r} for matrices "
                      f"(one of 'fro', 'nuc', 1, -1, 2, -2, inf, -inf)")
 

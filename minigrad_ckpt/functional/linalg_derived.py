@@ -14,9 +14,10 @@ import math
 from typing import Any, NamedTuple
 
 from ..backend import host_numpy
+from ..grad_mode import no_grad
 from ..ops import lu as _lu
 from ..ops import matrix_exp as _expm
-from ..ops.linalg_failure import LinAlgError
+from ..ops.linalg_failure import LinAlgError, getrf_failure, per_matrix
 from ..tape import apply
 from ..tensor import Tensor
 from . import linalg as _la
@@ -116,20 +117,28 @@ def vecdot(x: Any, y: Any, *, dim: int = -1) -> Tensor:
 def cond(a: Any, p: Any = None) -> Tensor:
     """The condition number ``||A||_p ||A^-1||_p``: for ``p`` None/2 (-2) the ratio of the largest
     to the smallest singular value (its inverse); for ``'fro'``, ``'nuc'``, ``inf``, ``-inf``, 1, -1
-    through the inverse (square, invertible ``A``).  0 for an empty (0 x 0) matrix, as PyTorch."""
+    through the inverse (square ``A``; inf where it is singular).  0 for an empty matrix, as PyTorch."""
     a = as_tensor(a)
     if a.ndim < 2:
         raise ValueError(f"linalg.cond: expected a matrix or a stack of them, got shape {a.shape}")
-    if a.shape[-1] == a.shape[-2] == 0:
+    if p not in (None, 2, -2, "fro", "nuc", math.inf, -math.inf, 1, -1):
+        raise ValueError(f"linalg.cond: p must be None, 2, -2, 'fro', 'nuc', inf, -inf, 1 or -1, got {p!r}")
+    if isinstance(p, str):  # PyTorch checks these for squareness first, the numbers after the empty case
+        a = _la._matrices("cond", a, square=True)
+    if a.size == 0:  # 0 for an empty stack, a 3 x 0 matrix's too (PyTorch's)
         real = mf.abs(a).dtype if a.dtype.kind == "c" else a.dtype
         return Tensor.constant(a.device.xp.zeros(a.shape[:-2], dtype=real), a.device)
-    if p in (None, 2, -2):
+    if p in (None, 2, -2, "nuc"):
         s = _la.svdvals(a)
+        if p == "nuc":  # sum(s) * sum(1 / s): PyTorch's, defined where the inverse's norm is not
+            return mf.sum(s, axis=-1) * mf.sum(1 / s, axis=-1)
         ratio = s[..., 0] / s[..., -1]
         return ratio if p != -2 else 1 / ratio
-    if p not in ("fro", "nuc", math.inf, -math.inf, 1, -1):
-        raise ValueError(f"linalg.cond: p must be None, 2, -2, 'fro', 'nuc', inf, -inf, 1 or -1, got {p!r}")
-    return matrix_norm(a, p) * matrix_norm(_la.inv(a), p)
+    a = _la._matrices("cond", a, square=True)
+    # PyTorch's: a singular matrix's inverse is all inf (so its cond is inf, not an error), and a
+    # NaN product (0 * inf, or of a NaN matrix) is inf
+    r = matrix_norm(a, p) * matrix_norm(around_failures(a, lu_info(a), _la.inv, math.inf), p)
+    return mf.where(mf.isnan(r), math.inf, r)
 
 
 def matrix_rank(a: Any, atol: Any = None, rtol: Any = None, hermitian: bool = False, *, tol: Any = None) -> Tensor:
@@ -296,6 +305,28 @@ def first_zero_pivot(lu_packed: Tensor) -> Any:
     k = diag.shape[-1]
     first = host_numpy.where(diag == 0, host_numpy.arange(1, k + 1), k + 1).min(axis=-1, initial=k + 1)
     return host_numpy.where(first > k, 0, first).astype(host_numpy.int32)
+
+
+def lu_info(a: Tensor) -> Any:
+    """``getrf``'s info for each square matrix of ``a`` (host int32, the batch's shape): 0 where it is
+    invertible, else the 1-based ``k`` of its LU's first zero pivot."""
+    if a.dtype.kind == "c":  # (the LU op is real only)
+        return per_matrix(host_numpy.asarray(a.device.xp.to_host(a._data)), getrf_failure)
+    with no_grad():  # the factorization only reads the pivots here: nothing to record
+        return first_zero_pivot(lu_factor_ex_parts(a)[0])
+
+
+def around_failures(a: Tensor, info: Any, fn: Any, fill: float = math.nan) -> Tensor:
+    """``fn(a)`` where every matrix factored; else ``fn`` of ``a`` with each failed matrix
+    replaced by the identity, and ``fill`` in the failed matrices' places of the result."""
+    if not info.any():
+        return fn(a)
+    xp = a.device.xp
+    ok = Tensor.constant(xp.asarray(info == 0).reshape(info.shape + (1, 1)), a.device)
+    eye = Tensor.constant(xp.eye(a.shape[-1], dtype=a.dtype), a.device)
+    out = fn(mf.where(ok, a, eye))
+    ok = mf.reshape(ok, info.shape + (1,) * (out.ndim - info.ndim))  # a stack of vectors: one axis
+    return mf.where(ok, out, fill)
 
 
 def lu_factor(a: Any, *, pivot: bool = True) -> LUFactorResult:

@@ -15,16 +15,13 @@ the good matrices are what :func:`~.linalg.inv`, :func:`~.linalg.solve` and
 
 from __future__ import annotations
 
-import math
 from typing import Any, NamedTuple
 
 from ..backend import host_numpy
-from ..grad_mode import no_grad
 from ..ops import linalg_failure as _failure
 from ..tensor import Tensor
 from . import linalg as _la
 from . import linalg_derived as _lad
-from . import math as mf
 from .arguments import as_tensor
 
 
@@ -53,13 +50,6 @@ def _host(t: Tensor) -> Any:
     return host_numpy.asarray(t.device.xp.to_host(t._data))
 
 
-def _lu_info(a: Tensor) -> Any:
-    if a.dtype.kind == "c":  # (the LU op is real only)
-        return _failure.per_matrix(_host(a), _failure.getrf_failure)
-    with no_grad():  # the factorization only reads the pivots here: nothing to record
-        return _lad.first_zero_pivot(_lad.lu_factor_ex_parts(a)[0])
-
-
 def _cholesky_info(a: Tensor) -> Any:
     def failure(m: Any) -> int:
         try:
@@ -71,19 +61,6 @@ def _cholesky_info(a: Tensor) -> Any:
     return _failure.per_matrix(_host(a), failure)
 
 
-def _around_failures(a: Tensor, info: Any, fn: Any) -> Tensor:
-    """``fn(a)`` where every matrix factored; else ``fn`` of ``a`` with each failed matrix
-    replaced by the identity, and NaN in the failed matrices' places of the result."""
-    if not info.any():
-        return fn(a)
-    xp = a.device.xp
-    ok = Tensor.constant(xp.asarray(info == 0).reshape(info.shape + (1, 1)), a.device)
-    eye = Tensor.constant(xp.eye(a.shape[-1], dtype=a.dtype), a.device)
-    out = fn(mf.where(ok, a, eye))
-    ok = mf.reshape(ok, info.shape + (1,) * (out.ndim - info.ndim))  # a stack of vectors: one axis
-    return mf.where(ok, out, math.nan)
-
-
 def _info_tensor(info: Any, like: Tensor) -> Tensor:
     return Tensor.constant(like.device.xp.asarray(info), like.device)
 
@@ -92,20 +69,20 @@ def inv_ex(A: Any, *, check_errors: bool = False) -> InvExResult:  # noqa: N803
     """``(inverse, info)``: the inverse of each square matrix, and ``info`` its LU
     factorization's first zero pivot (0: invertible; the inverse is NaN where it is not)."""
     a = _la._matrices("inv_ex", A, square=True)
-    info = _lu_info(a)
+    info = _lad.lu_info(a)
     if check_errors:
         _failure.raise_first("linalg.inv_ex", info, _failure.singular)
-    return InvExResult(_around_failures(a, info, _la.inv), _info_tensor(info, a))
+    return InvExResult(_lad.around_failures(a, info, _la.inv), _info_tensor(info, a))
 
 
 def solve_ex(A: Any, B: Any, *, left: bool = True, check_errors: bool = False) -> SolveExResult:  # noqa: N803
     """``(result, info)``: :func:`~.linalg.solve` of each system, and ``info`` as
     :func:`inv_ex`'s (the result is NaN for a singular ``A``)."""
     a = _la._matrices("solve_ex", A, square=True)
-    info = _lu_info(a)
+    info = _lad.lu_info(a)
     if check_errors:
         _failure.raise_first("linalg.solve_ex", info, _failure.singular)
-    return SolveExResult(_around_failures(a, info, lambda m: _la.solve(m, B, left=left)), _info_tensor(info, a))
+    return SolveExResult(_lad.around_failures(a, info, lambda m: _la.solve(m, B, left=left)), _info_tensor(info, a))
 
 
 def cholesky_ex(A: Any, *, upper: bool = False, check_errors: bool = False) -> CholeskyExResult:  # noqa: N803
@@ -116,7 +93,7 @@ def cholesky_ex(A: Any, *, upper: bool = False, check_errors: bool = False) -> C
     info = _cholesky_info(_la._mH(a) if upper else a)
     if check_errors:
         _failure.raise_first("linalg.cholesky_ex", info, _failure.not_definite)
-    factor = _around_failures(a, info, lambda m: _la.cholesky(m, upper=upper))
+    factor = _lad.around_failures(a, info, lambda m: _la.cholesky(m, upper=upper))
     return CholeskyExResult(factor, _info_tensor(info, a))
 
 

@@ -60,3 +60,26 @@ _EX = {
 for _name, _fn in _EX.items():
     for _label, _shape in _EMPTY.items():
         CASES[f"{_name} of {_label}"] = (lambda lib, a, f=_fn, s=_shape: f(lib, a.reshape(s)), [], False, BOTH)
+
+# cond through the inverse of a singular matrix is inf (PyTorch fills the failed inverse with inf
+# and a NaN product with inf); of an empty matrix, any shape, 0
+_COND_SINGULAR = {"rank two": RANK_TWO, "zero": ZERO, "nilpotent": NILPOTENT,
+                  "batch": [[[2.0, 1.0], [1.0, 3.0]], [[1.0, 2.0], [2.0, 4.0]]]}
+for _label, _a in _COND_SINGULAR.items():
+    for _p in (1, -1, float("inf"), float("-inf"), "fro"):
+        CASES[f"cond {_p} of {_label}"] = (lambda lib, a, p=_p: lib.linalg.cond(a, p), _a, False, BOTH)
+for _label, _shape in {"3x0": (3, 0), "0x3": (0, 3), "2 of 3x0": (2, 3, 0), "0x0": (0, 0)}.items():
+    for _p in (None, 2, -2, 1, float("inf")):
+        CASES[f"cond {_p} of {_label}"] = (lambda lib, a, p=_p, s=_shape: lib.linalg.cond(a.reshape(s), p), [], False,
+                                          BOTH)
+
+# norms of empty vectors and matrices: 0 where the norm has an identity (sums, and the largest of no
+# row or column sums), PyTorch's RuntimeError for the max and the negative powers of a vector
+for _label, _shape in {"0": (0,), "3x0": (3, 0), "0x3": (0, 3), "2 of 0x3": (2, 0, 3)}.items():
+    for _p in (float("inf"), float("-inf"), -1, -0.5, 0, 1, 2):
+        CASES[f"vector_norm {_p} of {_label}"] = (
+            lambda lib, a, p=_p, s=_shape: lib.linalg.vector_norm(a.reshape(s), p), [], False, BOTH)
+    if len(_shape) > 1:
+        for _p in (1, float("inf"), "fro", "nuc", 2):
+            CASES[f"matrix_norm {_p} of {_label}"] = (
+                lambda lib, a, p=_p, s=_shape: lib.linalg.matrix_norm(a.reshape(s), p), [], False, BOTH)
