@@ -93,8 +93,10 @@ def empty_reduction(name: str, shape: tuple, axis: Any) -> ValueError:
 class InputMismatch(RuntimeError, ValueError):
     """An input a layer or an ``nn.functional`` function cannot take -- its shape does not fit the
     weights (``Linear``, ``Conv2d``, ``BatchNorm``, an RNN's state), the kernel is larger than the
-    padded input, a probability outside [0, 1] -- where PyTorch raises ``RuntimeError``; also the
-    ``ValueError`` the engine raised before (so NumPy-style handlers still catch it)."""
+    padded input, a probability outside [0, 1] -- or a ``linalg`` function cannot (a matrix that is
+    not square, fewer than 2 dimensions, shapes that do not fit each other), where PyTorch raises
+    ``RuntimeError``; also the ``ValueError`` the engine raised before (so NumPy-style handlers
+    still catch it)."""
 
 
 class MaskDtypeError(AssertionError, TypeError):

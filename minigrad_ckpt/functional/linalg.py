@@ -28,6 +28,7 @@ from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, broadcast_shapes, int_tuple, normalize_axis
 from .complex_numbers import conj, real
+from .errors import InputMismatch
 from .math import astype, eye, matmul, moveaxis, not_equal, reshape, squeeze, swapaxes, tril, triu
 
 
@@ -77,9 +78,9 @@ def _matrices(name: str, a: Any, square: bool = False) -> Tensor:
     if name not in _COMPLEX_OK:
         _real_only(name, a)
     if a.ndim < 2:
-        raise ValueError(f"linalg.{name}: needs at least 2 dimensions (a stack of matrices), got shape {a.shape}")
+        raise InputMismatch(f"linalg.{name}: needs at least 2 dimensions (a stack of matrices), got shape {a.shape}")
     if square and a.shape[-1] != a.shape[-2]:
-        raise ValueError(f"linalg.{name}: the last two axes must be square, got shape {a.shape}")
+        raise InputMismatch(f"linalg.{name}: the last two axes must be square, got shape {a.shape}")
     return a
 
 
@@ -142,7 +143,7 @@ def _solve(a: Tensor, b: Tensor, vector: bool) -> Tensor:
     if vector:
         b = mf.expand_dims(b, -1)
     if b.ndim < 2 or b.shape[-2] != n:
-        raise ValueError(f"linalg.solve: a of shape {a.shape} and b of shape {b.shape} do not match")
+        raise InputMismatch(f"linalg.solve: a of shape {a.shape} and b of shape {b.shape} do not match")
     broadcast_shapes("linalg.solve", a.shape[:-2], b.shape[:-2])
     x = _factored("torch.linalg.solve", a, _failure.getrf_failure, _failure.solver_singular, _mx.Solve(), a, b)
     return squeeze(x, -1) if vector else x
@@ -505,11 +506,11 @@ def _lstsq(a: Tensor, b: Any, rcond: Any) -> LstsqResult:
     if a.ndim > 2:
         return _lstsq_batched(a, as_tensor(b, a), rcond)
     if a.ndim != 2:
-        raise ValueError(f"linalg.lstsq: a must be a matrix or a stack of them, got shape {a.shape}")
+        raise InputMismatch(f"linalg.lstsq: a must be a matrix or a stack of them, got shape {a.shape}")
     b = as_tensor(b, a)
     m, n = a.shape
     if b.ndim not in (1, 2) or b.shape[0] != m:
-        raise ValueError(f"linalg.lstsq: b of shape {b.shape} does not match a of shape {a.shape}")
+        raise InputMismatch(f"linalg.lstsq: b of shape {b.shape} does not match a of shape {a.shape}")
     tol = float(host_numpy.finfo(a.dtype if a.dtype.kind in "fc" else "float64").eps * builtins.max(m, n)) \
         if rcond is None else float(rcond)
     x = matmul(apply(_mx.Pinv(rcond=tol), a), b)
@@ -540,7 +541,7 @@ def _lstsq_batched(a: Tensor, b: Tensor, rcond: Any) -> LstsqResult:
     if vector:
         b = mf.expand_dims(b, -1)
     if b.ndim != a.ndim or b.shape[-2] != m:
-        raise ValueError(f"linalg.lstsq: b of shape {b.shape} does not match a of shape {a.shape}")
+        raise InputMismatch(f"linalg.lstsq: b of shape {b.shape} does not match a of shape {a.shape}")
     tol = _default_rtol(a) if rcond is None else float(rcond)
     x = matmul(apply(_mx.Pinv(rcond=tol), a), b)
     s = svd(a, compute_uv=False)

@@ -25,6 +25,7 @@ from . import math as mf
 from . import products as _products
 from .arguments import as_tensor, normalize_axis, reduction_dims
 from .complex_numbers import conj
+from .errors import InputMismatch
 from .indexing import take_along_axis_in_range
 
 
@@ -52,7 +53,7 @@ def matrix_norm(a: Any, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = F
     ``inf``, ``-inf`` (``linalg.norm``'s matrix norms, PyTorch's signature)."""
     a = _la.norm_input("linalg.matrix_norm", as_tensor(a), dtype)
     if a.ndim < 2:
-        raise ValueError(f"linalg.matrix_norm: expected a matrix or a stack of them, got shape {a.shape}")
+        raise InputMismatch(f"linalg.matrix_norm: expected a matrix or a stack of them, got shape {a.shape}")
     return _la.norm(a, ord, axis=tuple(dim), keepdims=keepdim)
 
 
@@ -85,10 +86,10 @@ def multi_dot(tensors: Any) -> Tensor:
     if last_vector:
         ts[-1] = mf.reshape(ts[-1], (-1, 1))
     if any(t.ndim != 2 for t in ts):
-        raise ValueError(f"linalg.multi_dot: the inner tensors must be 2-D, got shapes {[t.shape for t in ts]}")
+        raise InputMismatch(f"linalg.multi_dot: the inner tensors must be 2-D, got shapes {[t.shape for t in ts]}")
     for a, b in zip(ts, ts[1:]):
         if a.shape[1] != b.shape[0]:
-            raise ValueError(f"linalg.multi_dot: shapes {a.shape} and {b.shape} do not chain")
+            raise InputMismatch(f"linalg.multi_dot: shapes {a.shape} and {b.shape} do not chain")
     split = _chain_order([t.shape for t in ts])
 
     def product(i: int, j: int) -> Tensor:
@@ -120,7 +121,7 @@ def cond(a: Any, p: Any = None) -> Tensor:
     through the inverse (square ``A``; inf where it is singular).  0 for an empty matrix, as PyTorch."""
     a = as_tensor(a)
     if a.ndim < 2:
-        raise ValueError(f"linalg.cond: expected a matrix or a stack of them, got shape {a.shape}")
+        raise InputMismatch(f"linalg.cond: expected a matrix or a stack of them, got shape {a.shape}")
     if p not in (None, 2, -2, "fro", "nuc", math.inf, -math.inf, 1, -1):
         raise ValueError(f"linalg.cond: p must be None, 2, -2, 'fro', 'nuc', inf, -inf, 1 or -1, got {p!r}")
     if isinstance(p, str):  # PyTorch checks these for squareness first, the numbers after the empty case
@@ -148,7 +149,7 @@ def matrix_rank(a: Any, atol: Any = None, rtol: Any = None, hermitian: bool = Fa
     del hermitian
     a = as_tensor(a)
     if a.ndim < 2:
-        raise ValueError(f"linalg.matrix_rank: expected a matrix or a stack of them, got shape {a.shape}")
+        raise InputMismatch(f"linalg.matrix_rank: expected a matrix or a stack of them, got shape {a.shape}")
     if tol is not None:
         atol, rtol = tol, 0.0
     if rtol is None:
@@ -175,7 +176,7 @@ def cholesky_inverse(factor: Any, upper: bool = False) -> Tensor:
     """``A^-1`` for ``A = L L^H`` (``U^H U`` with ``upper=True``) from the Cholesky factor."""
     f = as_tensor(factor)
     if f.ndim < 2 or f.shape[-1] != f.shape[-2]:
-        raise ValueError(f"cholesky_inverse: expected square matrices, got shape {f.shape}")
+        raise InputMismatch(f"cholesky_inverse: expected square matrices, got shape {f.shape}")
     ident = mf.eye(f.shape[-1], dtype=f.dtype, device=f.device)
     return cholesky_solve(mf.broadcast_to(ident, f.shape), f, upper)
 
@@ -191,7 +192,7 @@ def tensorsolve(a: Any, b: Any, dims: Any = None) -> Tensor:
     x_shape = a.shape[b.ndim:]
     n = int(host_numpy.prod(x_shape))
     if a.shape[:b.ndim] != b.shape or int(host_numpy.prod(b.shape)) != n:
-        raise ValueError(f"linalg.tensorsolve: a of shape {a.shape} does not fit b of shape {b.shape}")
+        raise InputMismatch(f"linalg.tensorsolve: a of shape {a.shape} does not fit b of shape {b.shape}")
     x = _la.solve(mf.reshape(a, (n, n)), mf.reshape(b, (n,)))
     return mf.reshape(x, x_shape)
 
@@ -216,12 +217,12 @@ def householder_product(a: Any, tau: Any) -> Tensor:
     a = as_tensor(a)
     tau = as_tensor(tau, a)
     if a.ndim < 2 or tau.ndim < 1:
-        raise ValueError(f"linalg.householder_product: expected a (*, m, n) and tau (*, k), got {a.shape}, "
+        raise InputMismatch(f"linalg.householder_product: expected a (*, m, n) and tau (*, k), got {a.shape}, "
                          f"{tau.shape}")
     m, n = a.shape[-2:]
     k = tau.shape[-1]
     if not k <= n <= m or a.shape[:-2] != tau.shape[:-1]:
-        raise ValueError(f"linalg.householder_product: need k <= n <= m and equal batches, got a {a.shape}, "
+        raise InputMismatch(f"linalg.householder_product: need k <= n <= m and equal batches, got a {a.shape}, "
                          f"tau {tau.shape}")
     unit = mf.eye(m, dtype=a.dtype, device=a.device)
     rows = Tensor.constant(a.device.xp.asarray(host_numpy.arange(m)[:, None]), a.device)
@@ -241,7 +242,7 @@ def matrix_exp(a: Any) -> Tensor:
     squaring; exact derivatives of every order (the Fréchet derivative, computed alongside)."""
     a = as_tensor(a)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-        raise ValueError(f"linalg.matrix_exp: expected square matrices, got shape {a.shape}")
+        raise InputMismatch(f"linalg.matrix_exp: expected square matrices, got shape {a.shape}")
     if a.dtype.kind not in "fc":
         raise TypeError(f"linalg.matrix_exp: expected a floating point or complex input, got {a.dtype}")
     xp = a.device.xp
@@ -263,7 +264,7 @@ class LUResult(NamedTuple):
 def _lu_packed(name: str, a: Any, pivot: bool) -> Tensor:
     a = as_tensor(a)
     if a.ndim < 2:
-        raise ValueError(f"linalg.{name}: expected a matrix or a stack of them, got shape {a.shape}")
+        raise InputMismatch(f"linalg.{name}: expected a matrix or a stack of them, got shape {a.shape}")
     if a.dtype.kind not in "fc":
         raise TypeError(f"linalg.{name}: expected a floating point or complex input, got {a.dtype}")
     return apply(_lu.LuFactor(pivot=bool(pivot)), a)
@@ -391,7 +392,7 @@ def lu_solve(LU: Any, pivots: Any, b: Any, *, left: bool = True, adjoint: bool =
     b = as_tensor(b, lu_)
     piv = as_tensor(pivots, lu_)
     if lu_.ndim < 2 or lu_.shape[-1] != lu_.shape[-2] or piv.shape != lu_.shape[:-1]:
-        raise ValueError(f"linalg.lu_solve: LU {lu_.shape} and pivots {piv.shape} do not fit")
+        raise InputMismatch(f"linalg.lu_solve: LU {lu_.shape} and pivots {piv.shape} do not fit")
     if not left:  # X A = B  <=>  A^H conj(X)^T = conj(B)^T (and X A^H = B  <=>  A conj(X)^T = conj(B)^T)
         flipped = lu_solve(lu_, piv, conj(mf.swapaxes(b, -1, -2)), adjoint=not adjoint)
         return conj(mf.swapaxes(flipped, -1, -2))
@@ -421,7 +422,7 @@ def cross(input: Any, other: Any, *, dim: int = -1) -> Tensor:  # noqa: A002
     have the same number of dimensions, the others broadcast."""
     a, b = as_tensor(input), as_tensor(other)
     if a.ndim != b.ndim:
-        raise ValueError(f"linalg.cross: inputs must have the same number of dimensions, got {a.ndim} and {b.ndim}")
+        raise InputMismatch(f"linalg.cross: inputs must have the same number of dimensions, got {a.ndim} and {b.ndim}")
     return _products.cross(a, b, axis=dim)
 
 

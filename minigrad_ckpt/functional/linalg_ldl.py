@@ -22,6 +22,7 @@ from ..tensor import Tensor
 from . import linalg as _la
 from . import math as mf
 from .arguments import as_tensor
+from .errors import InputMismatch
 from .indexing import take_along_axis_in_range
 
 
@@ -38,7 +39,7 @@ class LDLFactorExResult(NamedTuple):
 
 def _check_matrices(name: str, a: Tensor, hermitian: bool, what: str = "A") -> None:
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-        raise ValueError(f"linalg.{name}: {what} must be square matrices, got shape {a.shape}")
+        raise InputMismatch(f"linalg.{name}: {what} must be square matrices, got shape {a.shape}")
     if a.dtype.kind == "c" and hermitian:
         raise NotImplementedError(f"linalg.{name}: hermitian=True with complex matrices (LAPACK's hetrf) is not "
                                   f"supported; complex symmetric ones (hermitian=False) and real ones are")
@@ -142,9 +143,9 @@ def ldl_solve(LD: Any, pivots: Any, B: Any, *, hermitian: bool = False) -> Tenso
     piv = host_numpy.asarray(as_tensor(pivots).device.xp.to_host(as_tensor(pivots)._data))
     n = ld.shape[-1]
     if piv.shape != ld.shape[:-1] or piv.dtype.kind not in "iu":
-        raise ValueError(f"linalg.ldl_solve: LD {ld.shape} and pivots {piv.shape} ({piv.dtype}) do not fit")
+        raise InputMismatch(f"linalg.ldl_solve: LD {ld.shape} and pivots {piv.shape} ({piv.dtype}) do not fit")
     if b.ndim < 2 or b.shape[-2] != n:
-        raise ValueError(f"linalg.ldl_solve: B must be (*, {n}, k), got shape {b.shape}")
+        raise InputMismatch(f"linalg.ldl_solve: B must be (*, {n}, k), got shape {b.shape}")
     _check_pivots(piv)
     rows, perm, marks = _per_matrix(piv, lambda p: (_ldl.swapped_rows(p, to_lapack=False),) + _ldl.permutation(p))
     packed = take_along_axis_in_range(ld, _constant(rows, ld), axis=-2)  # L fully swapped, and D
