@@ -83,3 +83,19 @@ def test_complex_ex_functions_of_empty_stacks(name, shape):
     out = getattr(mg.linalg, name)(mg.zeros(shape, dtype=mg.complex128))
     assert [o.shape for o in out] == [o.shape for o in real]
     assert out[0].dtype == mg.complex128 and out[-1].dtype == mg.int32
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_matrix_exp_of_a_matrix_near_overflow(device):
+    """A 1-norm beyond 2^1023 needs more than 1023 squarings, where ``2.0 ** s`` overflowed: an
+    ``OverflowError`` for ``matrix_exp(diag(-1e308, 1))``.  The exact answers: ``diag(0, e)``, and
+    ``exp(diag(-1e300, -1e300)) = 0`` with gradient 0 (torch 2.13's is 1 for the first, not e)."""
+    got = mg.linalg.matrix_exp(mg.tensor([[-1e308, 0.0], [0.0, 1.0]], dtype=mg.float64, device=device))
+    np.testing.assert_allclose(got.cpu().numpy(), [[0.0, 0.0], [0.0, np.e]], rtol=1e-14)
+    a = mg.tensor([[-1e300, 0.0], [0.0, -1e300]], dtype=mg.float64, device=device, requires_grad=True)
+    out = mg.linalg.matrix_exp(a)
+    out.sum().backward()
+    np.testing.assert_array_equal(out.detach().cpu().numpy(), np.zeros((2, 2)))
+    np.testing.assert_array_equal(a.grad.cpu().numpy(), np.zeros((2, 2)))
+    huge = mg.linalg.matrix_exp(mg.full((2, 2), 1e308, dtype=mg.float64, device=device))
+    assert np.all(huge.cpu().numpy() == np.inf)

@@ -20,6 +20,7 @@ matrix products: second derivatives come for free.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .base import Op
@@ -36,7 +37,8 @@ def squarings(one_norm: float) -> int:
     NaN/inf then reaches the output through the series)."""
     s = 0
     if one_norm == one_norm and one_norm != float("inf"):
-        while one_norm > 0.5 * 2.0 ** s:
+        # ||A|| 2^-s, not 0.5 2^s: beyond ||A|| = 2^1023 (every entry ~1e308) 2.0 ** s overflows
+        while math.ldexp(one_norm, -s) > 0.5:
             s += 1
     return s
 
@@ -48,7 +50,7 @@ def expm_minus_identity_and_frechet(xp: Any, a: Any, e: Any, s: int) -> tuple[An
     ``(I + R)^2 = I + 2R + R R`` and the derivative's ``L (I + R) + (I + R) L = 2L + L R + R L``
     -- so the same code runs on Tensors in the differentiable namespace, on their device.
     """
-    scale = 1.0 / 2.0 ** s
+    scale = math.ldexp(1.0, -s)  # 2^-s, exact down to 2^-1074 (1 / 2.0 ** s overflows from s = 1024)
     x = a * scale
     dx = None if e is None else e * scale
     term = total = x  # T_1 = X
