@@ -15,6 +15,7 @@ package's a ``ValueError`` from reshaping by -1.  ``cond(A, p)`` for ``p`` throu
 empty matrix of any shape 0, was an ``IndexError`` for a 3 x 0 one.  ``matrix_norm`` 1 and inf of
 an empty matrix are 0 (were an ``IndexError``), ``vector_norm`` inf and negative ``p`` of an empty
 vector PyTorch's ``RuntimeError`` (inf was an ``IndexError``, ``p < 0`` silently inf).
+``slogdet`` of a real matrix with NaN: sign 0 (PyTorch's; NumPy's, which the package gave, is 1).
 """
 
 from __future__ import annotations

@@ -297,8 +297,7 @@ class SlogDet(Op):
     holomorphic = False  # the complex sign and the real log|det| are written out below
 
     def forward(self, xp, a):
-        sign, logdet = xp.linalg.slogdet(a)
-        return xp.stack([sign, logdet], axis=-1)
+        return _slogdet(xp, a)
 
     def backward(self, xp, g, out, a):
         coefficient = g[..., 1]
@@ -320,8 +319,17 @@ class SlogDet(Op):
         return xp.stack([xp.zeros_like(d), d], axis=-1)  # a real sign is constant (0 * inf is NaN)
 
     def reference(self, np, a):
-        sign, logdet = np.linalg.slogdet(a)
-        return np.stack([sign, logdet], axis=-1)
+        return _slogdet(np, a)
+
+
+def _slogdet(xp: Any, a: Any) -> Any:
+    """``[sign, log|det|]``; for a real matrix the sign is 0 where ``log|det|`` is NaN (a NaN matrix,
+    as PyTorch's: the product of the signs of ``U``'s diagonal, where ``sign(NaN) = 0``; NumPy
+    says 1).  A complex NaN's sign is NaN in both."""
+    sign, logdet = xp.linalg.slogdet(a)
+    if a.dtype.kind != "c":
+        sign = xp.where(xp.isnan(logdet), 0, sign)
+    return xp.stack([sign, logdet], axis=-1)
 
 
 def _cofactors_over_det(xp: Any, a: Any, sign: Any) -> tuple[Any, Any]:

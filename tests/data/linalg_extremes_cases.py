@@ -83,3 +83,12 @@ for _label, _shape in {"0": (0,), "3x0": (3, 0), "0x3": (0, 3), "2 of 0x3": (2, 
         for _p in (1, float("inf"), "fro", "nuc", 2):
             CASES[f"matrix_norm {_p} of {_label}"] = (
                 lambda lib, a, p=_p, s=_shape: lib.linalg.matrix_norm(a.reshape(s), p), [], False, BOTH)
+
+# slogdet of matrices with NaN (and of float32 overflow to inf): PyTorch's sign is 0 where
+# log|det| is NaN (sign(NaN) = 0 on U's diagonal)
+_NAN = float("nan")
+_NAN_MATRICES = {"NaN diagonal": [[_NAN, 1.0], [1.0, _NAN]], "one NaN": [[1.0, _NAN], [0.0, 1.0]], "1x1 NaN": [[_NAN]],
+                 "inf and -inf": [[float("inf"), float("-inf")], [1.0, 1.0]],
+                 "batch": [[[2.0, 1.0], [1.0, 3.0]], [[_NAN, 0.0], [0.0, 1.0]]]}
+for _label, _a in _NAN_MATRICES.items():
+    CASES[f"slogdet of {_label}"] = (lambda lib, a: lib.linalg.slogdet(a), _a, False, BOTH)
