@@ -157,6 +157,13 @@ def cholesky(a: Any, *, upper: bool = False) -> Tensor:
     lower = _mH(a) if upper else a
     factor = _factored("linalg.cholesky", lower, _failure.cholesky_failure, _failure.not_definite, _mx.Cholesky(),
                        lower)
+    xp = a.device.xp
+    if factor.size and bool(xp.scalar(xp.any(xp.isnan(factor._data)))):
+        # NumPy's factorization goes on past a NaN pivot (a NaN in the matrix) where LAPACK's potrf,
+        # and so PyTorch, stops: PyTorch's LinAlgError for the first matrix that does
+        host = host_numpy.asarray(xp.to_host(lower._data))
+        _failure.raise_first("linalg.cholesky", _failure.per_matrix(host, _failure.cholesky_failure),
+                             _failure.not_definite)
     return _mH(factor) if upper else factor
 
 

@@ -92,3 +92,11 @@ _NAN_MATRICES = {"NaN diagonal": [[_NAN, 1.0], [1.0, _NAN]], "one NaN": [[1.0, _
                  "batch": [[[2.0, 1.0], [1.0, 3.0]], [[_NAN, 0.0], [0.0, 1.0]]]}
 for _label, _a in _NAN_MATRICES.items():
     CASES[f"slogdet of {_label}"] = (lambda lib, a: lib.linalg.slogdet(a), _a, False, BOTH)
+
+# cholesky of a matrix with NaN: LAPACK's potrf stops at the NaN pivot (PyTorch's LinAlgError),
+# NumPy's goes on (a NaN factor)
+for _label, _a in _NAN_MATRICES.items():
+    if _label != "inf and -inf":
+        CASES[f"cholesky of {_label}"] = (lambda lib, a: lib.linalg.cholesky(a), _a, False, BOTH)
+CASES["cholesky of a NaN below the diagonal"] = (lambda lib, a: lib.linalg.cholesky(a), [[4.0, _NAN], [_NAN, 4.0]],
+                                                 False, BOTH)

@@ -3,7 +3,7 @@
 
     python tests/data/make_torch_linalg_extremes.py     # needs torch; the tests do not
 
-NaN and the infinities are JSON's NaN/Infinity; an error is recorded as its type's name.
+NaN and the infinities are JSON's NaN/Infinity; an error is recorded as its type's name and message.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def run(fn, values: list, grad: bool, dtype: torch.dtype) -> dict:
     try:
         out = fn(torch, a)
     except RuntimeError as e:
-        return {"error": type(e).__name__}
+        return {"error": type(e).__name__, "message": str(e)}
     outs = list(out) if isinstance(out, tuple) else [out]
     answer = {"outputs": [o.tolist() for o in outs], "dtypes": [str(o.dtype).split(".")[1] for o in outs],
               "shapes": [list(o.shape) for o in outs]}
