@@ -181,3 +181,28 @@ def test_only_a_cpu_scalar_tensor_moves():
         d.add_(c)
     with pytest.raises(RuntimeError, match="value is on strict"):
         mg.zeros(()).add_(mg.tensor(1.0, device="strict"))
+
+
+def test_moves_between_devices_replay_bitwise_inside_a_checkpoint():
+    # the CPU scalar moved beside device tensors, and copy_ from the CPU into a device tensor,
+    # both recorded, replayed by a checkpoint: the same loss and gradients, bit for bit
+    from minigrad_ckpt import checkpoint as ck
+
+    c = mg.tensor(1.5, requires_grad=True)
+
+    def f(x):
+        h = mg.tanh(x * c)
+        buf = mg.zeros(3, 4, device="strict")
+        buf.copy_(h.to("cpu") * 2)
+        return (buf * h).sum()
+
+    results = []
+    for checkpointed in (False, True):
+        c.grad = None
+        x = mg.tensor(np.arange(12.0).reshape(3, 4) / 10, device="strict", requires_grad=True)
+        y = ck.checkpoint(f, x) if checkpointed else f(x)
+        y.backward()
+        results.append((y.to("cpu").item(), x.grad.to("cpu").numpy(), c.grad.item()))
+    (y0, gx0, gc0), (y1, gx1, gc1) = results
+    assert y0 == y1 and gc0 == gc1 and c.grad.device == c.device
+    np.testing.assert_array_equal(gx0, gx1)
