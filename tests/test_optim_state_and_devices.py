@@ -248,3 +248,29 @@ def test_lbfgs_refuses_a_history_of_other_parameters_at_load(dtype):
     assert small.state_dict()["state"][0]["n_iter"] == own["state"][0]["n_iter"]
     small.load_state_dict(own)  # its own state loads, and steps
     small.step(closure)
+
+
+@pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"])
+def test_lbfgs_runs_on_a_device_and_matches_the_cpu_bit_for_bit(line_search_fn):
+    # before: StrictDeviceError at float(abs(g).max()) -- an implicit read of device memory, a hidden
+    # synchronization on a GPU; the search's numbers are now read explicitly (optim/lbfgs.py _number)
+    import minigrad_ckpt.testing.strict  # noqa: F401
+
+    def run(device):
+        x = mg.tensor(np.array([-1.2, 1.0, 0.5, -0.3]), device=device, requires_grad=True)
+        opt = mg.optim.LBFGS([x], lr=1, max_iter=20, history_size=5, line_search_fn=line_search_fn)
+
+        def closure():
+            opt.zero_grad()
+            a, b = x[:-1], x[1:]
+            loss = ((1 - a) ** 2 + 100 * (b - a * a) ** 2).sum()   # Rosenbrock
+            loss.backward()
+            return loss
+
+        for _ in range(3):
+            opt.step(closure)
+        return x.detach().to("cpu").numpy(), opt.state_dict()["state"][0]["n_iter"]
+
+    (on_cpu, n_cpu), (on_device, n_device) = run("cpu"), run("strict")
+    np.testing.assert_array_equal(on_device, on_cpu)
+    assert n_device == n_cpu > 3

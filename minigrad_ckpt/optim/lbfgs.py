@@ -16,12 +16,20 @@ import builtins
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ..backend import to_host
 from ..grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
 from .optimizer import Optimizer
 
 __all__ = ["LBFGS"]
 
+
+
+def _number(a: Any) -> float:
+    """A 0-d array (a norm, a dot product) as a Python float for the search's decisions: one
+    explicit read of device memory, which ``float(a)`` would do implicitly (the strict device
+    refuses that, as it stands for a GPU's hidden synchronizations)."""
+    return float(to_host(a))
 
 def cubic_minimum(x1: float, f1: float, g1: float, x2: float, f2: float, g2: float,
                   bounds: tuple[float, float] | None = None) -> float:
@@ -62,9 +70,9 @@ def strong_wolfe(evaluate: Callable[[float], tuple[float, Any]], t: float, d: An
                  max_ls: int = 25) -> tuple[float, Any, float, int]:
     """A step size ``t`` along ``d`` meeting the strong Wolfe conditions (sufficient decrease
     ``c1``, curvature ``c2``); returns ``(loss, gradient, t, evaluations)``."""
-    d_norm = float(abs(d).max())
+    d_norm = _number(abs(d).max())
     f_new, g_new = evaluate(t)
-    evals, gtd_new = 1, float(g_new.dot(d))
+    evals, gtd_new = 1, _number(g_new.dot(d))
     t_prev, f_prev, g_prev, gtd_prev = 0.0, f, g, gtd
     bracket, done, it = None, False, 0
     while it < max_ls:  # phase 1: grow t until an interval holds a point meeting the conditions
@@ -79,7 +87,7 @@ def strong_wolfe(evaluate: Callable[[float], tuple[float, Any]], t: float, d: An
         t_prev, f_prev, g_prev, gtd_prev = t, f_new, g_new.copy(), gtd_new
         t = t_next
         f_new, g_new = evaluate(t)
-        evals, gtd_new, it = evals + 1, float(g_new.dot(d)), it + 1
+        evals, gtd_new, it = evals + 1, _number(g_new.dot(d)), it + 1
     if it == max_ls:
         bracket = _Bracket([(0.0, f, g, gtd), (t, f_new, g_new, gtd_new)])
     low = 0
@@ -99,7 +107,7 @@ def _zoom(evaluate: Callable[[float], tuple[float, Any]], b: _Bracket, d: Any, d
         t = cubic_minimum(b.t[0], b.f[0], b.gtd[0], b.t[1], b.f[1], b.gtd[1])
         t, insufficient = _keep_inside(t, b.t, insufficient)
         f_new, g_new = evaluate(t)
-        evals, gtd_new, it = evals + 1, float(g_new.dot(d)), it + 1
+        evals, gtd_new, it = evals + 1, _number(g_new.dot(d)), it + 1
         if f_new > f + c1 * t * gtd or f_new >= b.f[low]:
             b.put(high, t, f_new, g_new.copy(), gtd_new)
             low, high = b.order()
@@ -221,7 +229,7 @@ class LBFGS(Optimizer):
         with no_grad():
             loss, g = float(first), self._flat_grad()
             state["func_evals"] += 1
-            if float(abs(g).max()) <= group["tolerance_grad"]:
+            if _number(abs(g).max()) <= group["tolerance_grad"]:
                 return first
             memory = _Memory.load(state)
             self._iterate(closure, group, state, memory, loss, g)
@@ -238,7 +246,7 @@ class LBFGS(Optimizer):
             memory.prev_loss = loss
             memory.prev_grad = g.copy()
             t = memory.first_step(g, group["lr"]) if state["n_iter"] == 1 else float(group["lr"])
-            gtd = float(g.dot(memory.d))
+            gtd = _number(g.dot(memory.d))
             if gtd > -group["tolerance_change"]:
                 break
             loss, g, t, used = self._move(closure, group, memory.d, t, loss, g, gtd, evals, n_iter)
@@ -247,7 +255,7 @@ class LBFGS(Optimizer):
             state["func_evals"] += used
             if n_iter == group["max_iter"] or evals >= group["max_eval"]:
                 break
-            if float(abs(g).max()) <= group["tolerance_grad"] or float(abs(memory.d * t).max()) <= \
+            if _number(abs(g).max()) <= group["tolerance_grad"] or _number(abs(memory.d * t).max()) <= \
                     group["tolerance_change"] or abs(loss - memory.prev_loss) < group["tolerance_change"]:
                 break
 
@@ -301,7 +309,7 @@ class _Memory:
 
     @staticmethod
     def first_step(g: Any, lr: float) -> float:
-        return builtins.min(1.0, 1.0 / float(abs(g).sum())) * lr
+        return builtins.min(1.0, 1.0 / _number(abs(g).sum())) * lr
 
     def direction(self, g: Any, first: bool, history_size: int) -> None:
         """``d = -H g`` by the two-loop recursion over the stored pairs."""
@@ -309,20 +317,20 @@ class _Memory:
             self.d, self.old_dirs, self.old_stps, self.ro, self.h_diag = -g, [], [], [], 1.0
             return
         y, s = g - self.prev_grad, self.d * self.t
-        ys = float(y.dot(s))
+        ys = _number(y.dot(s))
         if ys > 1e-10:
             if len(self.old_dirs) == history_size:
                 self.old_dirs.pop(0), self.old_stps.pop(0), self.ro.pop(0)
             self.old_dirs.append(y)
             self.old_stps.append(s)
             self.ro.append(1.0 / ys)
-            self.h_diag = ys / float(y.dot(y))
+            self.h_diag = ys / _number(y.dot(y))
         q, al = -g, [0.0] * len(self.old_dirs)
         for i in range(len(self.old_dirs) - 1, -1, -1):
-            al[i] = float(self.old_stps[i].dot(q)) * self.ro[i]
+            al[i] = _number(self.old_stps[i].dot(q)) * self.ro[i]
             q = q - al[i] * self.old_dirs[i]
         r = q * self.h_diag
         for i in range(len(self.old_dirs)):
-            be_i = float(self.old_dirs[i].dot(r)) * self.ro[i]
+            be_i = _number(self.old_dirs[i].dot(r)) * self.ro[i]
             r = r + (al[i] - be_i) * self.old_stps[i]
         self.d = r
