@@ -244,7 +244,7 @@ def _on_one_device(op: Any, args: tuple) -> list:
     PyTorch treats a CPU scalar tensor beside GPU tensors (a Python number); tensors of two
     devices otherwise are an error.  The move is recorded (``Tensor.to``): gradients go back."""
     tensors = [a for a in args if isinstance(a, Tensor)]
-    others = list(dict.fromkeys(a._device for a in tensors if a.ndim or a._device.type != "cpu"))
+    others = list(dict.fromkeys(a._device for a in tensors if not a._is_cpu_scalar()))
     if len(others) != 1:
         devices = list(dict.fromkeys(a._device for a in tensors))
         raise _device_mismatch(op, devices[0], devices[1])

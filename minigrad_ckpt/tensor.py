@@ -929,10 +929,15 @@ class Tensor:
         (``None``: no tangent involved).  Computed before the write, set after it."""
         return _forward.written(self, kind, operand, index) if _forward.active else None
 
+    def _is_cpu_scalar(self) -> bool:
+        """A zero-dimensional CPU tensor: PyTorch lets it meet tensors of any device, as a number
+        (the one exception to "one op, one device"; ``tape.apply`` and the in-place writes ask)."""
+        return self._data.ndim == 0 and self._device.type == "cpu"
+
     def _on_my_device(self, value: Tensor, what: str) -> Tensor:
         """``value``, of another device, for a write into this tensor: a CPU scalar tensor moves
         here, as PyTorch lets a zero-dim CPU tensor meet a GPU tensor; another tensor is an error."""
-        if value.ndim == 0 and value._device.type == "cpu":
+        if value._is_cpu_scalar():
             return value.to(self.device)
         raise RuntimeError(f"{what}: value is on {value.device}, tensor is on {self.device}")
 

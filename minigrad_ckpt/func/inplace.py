@@ -82,8 +82,6 @@ def tangents_after_write(target: Tensor, kind: str, operand: Any = None, index: 
 
 
 def _fit(t: Tensor, target: Tensor) -> Tensor:
-    if t._device != target._device:  # copy_ from another device: the tangent moves with the value
-        t = t.to(target.device)
     if t.dtype != target.dtype:
         t = _F.astype(t, target.dtype)
     if t.shape != target.shape:

@@ -21,8 +21,8 @@ from .promotion import promoted, promoted_pair
 
 __all__ = [
     "as_tensor", "operand", "binary", "normalize_axis", "one_axis", "shape_arg", "broadcast_shapes",
-    "tensor_list", "check_nonempty", "int_tuple", "paired_axes", "refuse_complex", "refuse_bool", "in_default_float",
-    "is_integral", "in_default_float_pair", "float_binary", "promoted_operands", "same_dtype",
+    "tensor_list", "check_nonempty", "int_tuple", "paired_axes", "complex_operand", "refuse_complex", "refuse_bool",
+    "in_default_float", "is_integral", "in_default_float_pair", "float_binary", "promoted_operands", "same_dtype",
 ]
 
 _PY_SCALARS = (int, float, bool)
@@ -236,6 +236,11 @@ def check_nonempty(name: str, x: Tensor, axis: Any) -> None:
         raise empty_reduction(name, x.shape, axis)
 
 
+def complex_operand(a: Any) -> bool:
+    """Whether an operand (a Tensor or a Python number) is complex."""
+    return isinstance(a, complex) or (isinstance(a, Tensor) and a._data.dtype.kind == "c")
+
+
 def refuse_complex(name: str, *args: Any) -> None:
     """A TypeError naming ``name`` if any argument is complex: complex numbers have no order.
 
@@ -244,7 +249,7 @@ def refuse_complex(name: str, *args: Any) -> None:
     is not offered.  ``==`` and ``!=`` work.
     """
     for a in args:
-        if isinstance(a, complex) or (isinstance(a, Tensor) and a._data.dtype.kind == "c"):
+        if complex_operand(a):
             raise TypeError(
                 f"{name}: complex numbers have no order, so {name} is not defined for complex input "
                 f"(compare mg.abs(z), z.real or mg.angle(z) instead; == and != work)"

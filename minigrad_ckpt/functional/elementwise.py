@@ -19,6 +19,7 @@ from ..tensor import Tensor
 from .arguments import (
     as_tensor,
     binary,
+    complex_operand,
     float_binary,
     in_default_float,
     is_integral,
@@ -345,13 +346,9 @@ hypot = binary_function("hypot", _HYPOT, "``sqrt(x1**2 + x2**2)`` without overfl
 
 def logaddexp(x1: Any, x2: Any) -> Tensor:
     """``log(exp(x1) + exp(x2))`` without overflow; of complex numbers too, as PyTorch's."""
-    if _complex_operand(x1) or _complex_operand(x2):
+    if complex_operand(x1) or complex_operand(x2):
         return _complex_logaddexp(x1, x2)
     return float_binary(_LOGADDEXP, x1, x2)
-
-
-def _complex_operand(v: Any) -> bool:
-    return isinstance(v, complex) or (isinstance(v, Tensor) and v._data.dtype.kind == "c")
 
 
 def _complex_logaddexp(x1: Any, x2: Any) -> Tensor:
