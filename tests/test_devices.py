@@ -136,12 +136,16 @@ def test_copy_from_another_device_moves_the_value_as_pytorch(dtype):
     np.testing.assert_array_equal(dy.to("cpu").numpy(), [0.0, 3.0, 1.5])
 
 
-def test_a_cpu_scalar_tensor_meets_tensors_of_another_device_as_pytorch():
+@pytest.mark.parametrize("device, dtype", [("strict", "float64"), ("strict-f32", "float32")])
+def test_a_cpu_scalar_tensor_meets_tensors_of_another_device_as_pytorch(device, dtype, tmp_path):
     # nanoGPT's resume on a GPU: `losses['val'] < best_val_loss`, a CPU mean against the checkpoint's
     # value loaded with map_location='cuda', raised 'Less: expected all tensors on the same device'
-    d = mg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], device="strict")
-    c = mg.tensor(2.0)
-    assert (c < mg.tensor(3.0, device="strict")).device == d.device
+    d = mg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=dtype, device=device)
+    c = mg.tensor(2.0, dtype=dtype)
+    mg.save({"best_val_loss": mg.tensor(3.0, dtype=dtype)}, tmp_path / "ckpt.pt")
+    best = mg.load(tmp_path / "ckpt.pt", map_location=device)["best_val_loss"]
+    assert best.device == d.device and (c < best).device == d.device and (c < best).item()
+    assert (d * c).dtype == d.dtype                               # no hidden float64 (strict-f32 refuses one)
     for got, want in [(d + c, [[3, 4, 5], [6, 7, 8]]), (c * d, [[2, 4, 6], [8, 10, 12]]),
                       (mg.where(d > 2, c, d), [[1, 2, 2], [2, 2, 2]]), (d.clamp(min=c), [[2, 2, 3], [4, 5, 6]])]:
         assert got.device == d.device
