@@ -268,3 +268,22 @@ def test_incomplete_gamma_at_an_infinite_shape(dtype):
     x = mg.tensor([0.0, 1.0, np.inf, -1.0], dtype=dtype)
     np.testing.assert_array_equal(mg.special.gammainc(a, x).numpy(), [0.0, 0.0, np.nan, np.nan])
     np.testing.assert_array_equal(mg.special.gammaincc(a, x).numpy(), [1.0, 1.0, np.nan, np.nan])
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_erfcx_second_derivative_is_whole_at_its_branch_point(device):
+    # The derivative switches to an asymptotic series at x = 27; a clamp by maximum there used to
+    # split the second derivative between maximum's two equal arguments, so it came out halved.
+    x = np.array([26.999, 27.0, 27.001, 40.0])
+    t = mg.tensor(x, device=device, requires_grad=True)
+    (g,) = mg.grad(S.erfcx(t).sum(), [t], create_graph=True)
+    (h,) = mg.grad(g.sum(), [t])
+    # erfcx'' = 2 erfcx + 2x erfcx' = (4x^2 + 2) erfcx - 4x/sqrt(pi); from the series of erfcx, term by term
+    u = 1 / (2 * x * x)
+    s = sum(np.prod(np.arange(1, 2 * k, 2.0)) * (-u) ** k for k in range(0, 12))
+    ds = sum(np.prod(np.arange(1, 2 * k, 2.0)) * (-1) ** k * k * u ** (k - 1) * (-1 / x ** 3) for k in range(1, 12))
+    f = s / (x * np.sqrt(np.pi))  # erfcx(x) = S(x) / (x sqrt(pi))
+    fp = (ds * x - s) / (x * x * np.sqrt(np.pi))
+    expected = 2 * f + 2 * x * fp
+    np.testing.assert_allclose(h.numpy(), expected, rtol=1e-9)
+    gradgradcheck(lambda v: S.erfcx(v), [mg.tensor(x, device=device, requires_grad=True)])

@@ -144,7 +144,9 @@ class Erfcx(UnaryElementwise):
         return xp.erfcx(x)
 
     def derivative(self, xp, out, x):
-        big = xp.maximum(x, 27.0)
+        # where, not maximum: at x = 27 exactly maximum would split the second derivative between
+        # its two equal arguments and the asymptotic branch, which where picks there, would get half
+        big = xp.where(x < 27, 27.0, x)
         asymptotic = _erfcx_asymptotic_minus_one(xp, big) * (2 * _INV_SQRT_PI)
         return xp.where(x < 27, 2 * x * out - 2 * _INV_SQRT_PI, asymptotic)
 
