@@ -46,3 +46,26 @@ def test_the_in_place_rules_hold():
     F.leaky_relu_(h, 0.5)  # recorded: the gradient is the activation's
     h.sum().backward()
     assert w.grad.tolist() == [1.5, 3.0]
+
+
+@pytest.mark.parametrize("device, dtype", [("cpu", mg.float64), ("cpu", mg.float32), ("strict", mg.float64),
+                                           ("strict-f32", mg.float32)])
+def test_hardtanh_and_relu6_keep_a_negative_zero_as_pytorch(device, dtype):
+    # torch 2.13: F.hardtanh(tensor([-0., 0., nan, 7., -1.]), 0., 6.) -> [-0., 0., nan, 6., 0.], relu6 the same;
+    # NumPy's maximum(-0.0, 0.0) answers +0.0, which the op answered before
+    from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
+
+    x = [-0.0, 0.0, float("nan"), 7.0, -1.0, 3.0]
+    want = np.array([-0.0, 0.0, np.nan, 6.0, 0.0, 3.0])
+    for out in (F.hardtanh(mg.tensor(x, dtype=dtype, device=device), 0.0, 6.0),
+                F.relu6(mg.tensor(x, dtype=dtype, device=device)),
+                F.hardtanh_(mg.tensor(x, dtype=dtype, device=device), 0.0, 6.0)):
+        got = out.numpy()
+        assert got.dtype == (np.float64 if dtype == mg.float64 else np.float32)
+        np.testing.assert_array_equal(got, want)
+        assert np.signbit(got[0]) and not np.signbit(got[1]) and not np.signbit(got[4])
+    # the forward-mode value is the same op's
+    a = mg.tensor(x, dtype=dtype, device=device)
+    y, t = mg.func.jvp(lambda v: F.hardtanh(v, 0.0, 6.0), (a,), (mg.ones_like(a),))
+    assert np.signbit(y.numpy()[0])
+    np.testing.assert_array_equal(t.numpy(), [0.0, 0.0, 0.0, 0.0, 0.0, 1.0])

@@ -45,7 +45,10 @@ class HardTanh(UnaryElementwise):
     max_val: float
 
     def forward(self, xp, x):
-        return xp.minimum(xp.maximum(x, self.min_val), self.max_val)
+        # where, not maximum/minimum: x itself wherever it is not beyond a bound, so -0.0 stays
+        # -0.0 at min_val = 0 (PyTorch's hardtanh and relu6; NumPy's maximum answers 0.0) and NaN stays NaN
+        low = xp.where(x < self.min_val, self.min_val, x)
+        return xp.where(low > self.max_val, self.max_val, low)
 
     def derivative(self, xp, out, x):
         return (x > self.min_val) & (x < self.max_val)
