@@ -58,6 +58,8 @@ CONVENTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "Normalize": (("float32",), "float32 in, float32 arithmetic: the variance of values below ~1e-19 underflows to 0"),
     "AffineNormalize": (("float32",), "float32 in, float32 arithmetic (as PyTorch's): the variance of values beyond "
                         "~1e19 overflows, and the normalized value is 0 (times an infinite weight: NaN)"),
+    "ScaledSoftmax": (("float32",), "float32 in, float32 arithmetic (as PyTorch's softmax(x * scale)): a score "
+                      "beyond float32's max / scale is inf once scaled, and inf - inf NaN"),
     "LuFactor": (("float32",), "float32 in, float32 arithmetic (as LAPACK's sgetrf): a multiplier beyond float32's "
                  "range is inf and 0 * inf NaN, where the float64 reference's multiplier is finite"),
 }
