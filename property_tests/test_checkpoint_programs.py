@@ -17,9 +17,9 @@ offloading, a callable, a checkpoint nested in a remat):
   through ``.data`` into a value a product saved: unchecked, it changes the plain run's
   gradient, as in PyTorch, and not the replay's);
 * the ledger holds nothing once backward is over;
-* without writes, ``statistics().memory_saved_bytes`` is what the ledger holds less at
-  the end of the forward pass, and a ``plan_graph`` plan at a drawn budget is measured
-  at its predicted peak, within the budget.
+* ``statistics().memory_saved_bytes`` is what the ledger holds less at the end of the
+  forward pass, and a ``plan_graph`` plan at a drawn budget is measured at its predicted
+  peak, within the budget -- writes included.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from hypothesis import assume, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 import minigrad_ckpt as mg
@@ -135,7 +135,28 @@ def run(fn, seed=3):
     return grads, held, ledger
 
 
+# Programs random search found: a constant an add read, written, then read again (the kept copy
+# and the constant: two buffers, where the statistics counted one); a value a policy keeps,
+# written through detach() and read after the write (the statistics took it for the kept output,
+# which is let go); writes through .data and views into a value read before them
+WRITTEN_PROGRAMS = [
+    [("c", "add", 0, 0), ("write", "c.mul_", 0, 0), ("c", "add", 0, 0)],
+    [("op", "scale", 0, 0), ("c", "add", 1, 0), ("write", "c[1:].fill_", 0, 0), ("c", "add", 1, 0)],
+    [("c", "mul", 1, 0), ("write", "u.detach()[0].mul_", 1, 0), ("c", "mul", 1, 0),
+     ("write", "u.detach()[0].mul_", 2, 0), ("op", "noisy_function", 0, 0)],
+    [("op", "add", 7, 8), ("write", "u.detach()[0].mul_", 6, 0), ("op", "dropout", 7, 14),
+     ("write", "c.data.add_", 5, 0), ("write", "u.detach()[0].mul_", 6, 0), ("op", "add", 7, 8)],
+    [("c", "add", 1, 0), ("write", "c.data.add_", 1, 0), ("c", "add", 12, 0), ("op", "dropout", 3, 10),
+     ("c", "add", 1, 0), ("op", "matmul", 17, 12), ("op", "dropout", 3, 10)],
+]
+
+
 @given(program=programs, policy=st.sampled_from(sorted(POLICIES)))
+@example(program=WRITTEN_PROGRAMS[0], policy="checkpoint")
+@example(program=WRITTEN_PROGRAMS[1], policy="save_names")
+@example(program=WRITTEN_PROGRAMS[2], policy="save_everything")
+@example(program=WRITTEN_PROGRAMS[3], policy="checkpoint")
+@example(program=WRITTEN_PROGRAMS[4], policy="offload")
 def test_a_checkpointed_program_gives_the_plain_gradients_bitwise(program, policy):
     # A write through .data is not version-checked: in a plain run it silently changes what a
     # product saved (PyTorch's escape hatch), which a replay -- reading the values the product
@@ -151,11 +172,15 @@ def test_a_checkpointed_program_gives_the_plain_gradients_bitwise(program, polic
     for a, b in zip(plain, got):
         assert (a is None and b is None) or np.array_equal(a, b)
     assert ledger.live("saved") == 0 and ledger.live("host") == 0
-    if not any(kind == "write" for kind, *_ in program) and policy != "nested":
+    if policy != "nested":
         assert ck.statistics().memory_saved_bytes == plain_held - held
 
 
-@given(program=programs.filter(lambda p: not any(kind == "write" for kind, *_ in p)), fraction=st.floats(0, 1.2))
+@given(program=programs, fraction=st.floats(0, 1.2))
+@example(program=[("op", "noisy_function", 0, 0), ("op", "view", 1, 0), ("op", "matmul", 2, 0)], fraction=1.0)
+@example(program=[("op", "matmul", 0, 0), ("op", "noisy_function", 1, 0), ("c", "add", 1, 0), ("c", "mul", 2, 0),
+                  ("write", "u.detach()[0].mul_", 1, 0), ("op", "add", 2, 3)], fraction=1.0)
+@example(program=[("c", "add", 0, 0), ("write", "c.mul_", 0, 0)], fraction=0.0)
 def test_a_graph_plan_is_measured_at_its_predicted_peak(program, fraction):
     fn = build(program)
     x = mg.tensor(np.linspace(-2.0, 2.0, 12).reshape(3, 4), requires_grad=True)
@@ -166,5 +191,6 @@ def test_a_graph_plan_is_measured_at_its_predicted_peak(program, fraction):
     largest = ck.plan_graph(fn, x, budget_bytes=2**40).predicted_peak_bytes
     budget = smallest + int(fraction * (largest - smallest))
     plan = ck.plan_graph(fn, x, budget_bytes=budget)
-    _, _, ledger = run(ck.remat(fn, plan))
+    grads, _, ledger = run(ck.remat(fn, plan))
+    assume(not isinstance(grads, Exception))  # a write the plain run refuses too (the other test)
     assert ledger.peak("saved") == plan.predicted_peak_bytes <= budget

@@ -206,9 +206,15 @@ class _GraphModel:
                                             for s, src in zip(srcs, n.replay)]))
             in_bufs_of.append(in_bufs)
         self.K = kept_bufs
-        # nodes a replay runs even when their output is kept: a custom function whose backward
-        # reads intermediates only its forward rebuilds (see Segment._takes_kept)
-        self.must_run = {i for i, n in enumerate(nodes) if getattr(n.op, "saves_intermediates", False)}
+        # nodes a replay runs even when their output is kept (see Segment._takes_kept): a custom
+        # function whose backward reads intermediates only its forward rebuilds, and a node whose
+        # output memory was written in place while the function ran
+        must_run = {i for i, n in enumerate(nodes) if getattr(n.op, "saves_intermediates", False)
+                    or n in seg._written_outputs}
+        # and the views of their outputs are not kept either: a kept view would hold the forward
+        # pass's buffer beside the new one the node's replay makes, which the model counts once
+        self.must_run = {i for i in range(self.n) if i in must_run or
+                         (self.buf[i] is not None and self.buf[i][0] == "n" and self.buf[i][1] in must_run)}
         self.S = set()  # buffers the replay fills: every saved slot of every node
         for i in range(self.n):
             if self.slots[i][0]:

@@ -158,7 +158,9 @@ class Segment:
         # output written in place since (through ``.detach()``) is recomputed, not taken.
         self._out_boxes: dict[Node, list] = {}
         # After the forward pass: the memory of kept values watched for writes the version boxes
-        # miss, and the kept outputs written so (recomputed, not taken; see stale_writes)
+        # miss; and the nodes whose output memory was written in place -- in the forward pass
+        # (any alias), or after it through one the version box misses (see stale_writes) --
+        # whose kept outputs are recomputed, not taken
         self._watched_memory: set[int] = set()
         self._written_outputs: set[Node] = set()
         self.forward_time = 0.0
@@ -376,19 +378,26 @@ class Segment:
         self._mark_written(memory)
         watched = self._writable.pop(id(memory), None)
         copies: dict[int, Any] = {}  # one copy of an array several ops read
+        released, held = [], []
         for seg, k in watched or ():
             old = k.value
             k.value = copies.get(id(old))
+            counted_in = seg if seg.recording else self  # (a nested segment done with: the root counts it)
             if k.value is None:
                 k.value = copies[id(old)] = old.copy()
+                # the copy is new memory the tree keeps; the written array is the caller's from
+                # here on, counted again only if an op reads it again (a parameter's never was)
+                counted_in.kept_bytes += _new_bytes(self._counted[1], [k.value]) - _uncount(self._counted[1], old)
             k.box = None  # the copy is the segment's own: nothing writes into it
-            if _ledger.enabled:
-                _ledger.hold([k.value])
-                if not k.param:
-                    _ledger.release([old])
-            if k.param:  # a parameter's array is not the tape's memory; its copy is
-                k.param = False
-                seg.kept_bytes += int(k.value.nbytes)
+            held.append(k.value)
+            if not k.param:
+                released.append(old)
+            k.param = False  # a parameter's array is not the tape's memory; its copy is
+        if _ledger.enabled and held:
+            # the copy takes the place of what the tape held: never both at once in the ledger
+            # (as ``plan_graph`` predicts: the array written is the caller's from here on)
+            _ledger.release(released)
+            _ledger.hold(held)
 
     def _mark_written(self, memory: Any) -> None:
         """(On the root) the nodes whose output lives in ``memory``, about to be written in place:
@@ -401,6 +410,9 @@ class Segment:
         for ref, node in self._output_memory.get(id(memory), ()):
             if ref() is memory:
                 self._written.add(node)
+                # the ops recorded so far read the value from before the write: a replay that
+                # took a kept output (``save_matmuls``...) would hand them the new one
+                node.segment._written_outputs.add(node)
 
     def _takes_kept(self, node: Node) -> bool:
         """Whether the replay takes ``node``'s kept output as it is: kept, and not written in
@@ -924,7 +936,9 @@ def _tape_holds(node: Node, value: Any) -> bool:
     if type(saved) is tuple:
         return bool(saved) and saved[0] is not None and _base(saved[0]) is _base(value)
     seg = node.segment
-    kept = seg._kept_outputs.get(node) if seg is not None and not getattr(seg.keep, "to_host", False) else None
+    # (a policy's kept output, while its segment records, may still be let go at its end: not yet)
+    settled = seg is not None and (node in seg._result_nodes or not seg.recording)
+    kept = seg._kept_outputs.get(node) if settled and not getattr(seg.keep, "to_host", False) else None
     return kept is not None and _base(kept) is _base(value)
 
 
@@ -951,6 +965,17 @@ def _new_bytes(counted: dict, arrays: list) -> int:
             pass
         n += int(b.nbytes)
     return n
+
+
+def _uncount(counted: dict, value: Any) -> int:
+    """Take ``value``'s buffer out of ``counted`` (see :func:`_new_bytes`): its bytes, or 0 if it
+    was not in it."""
+    b = _base(value)
+    seen = counted.get(id(b))
+    if seen is None or seen() is not b:
+        return 0
+    del counted[id(b)]
+    return int(b.nbytes)
 
 
 def _seq_of_entry(entry: tuple[Node, Any]) -> int:
