@@ -543,7 +543,7 @@ class Segment:
             return node.saved
         if self._root_segment.recording:
             self._replay_while_recording()
-            return None if node is None else node.saved
+            return self._saved_of(node)
         if self.external - self.boundary.keys():
             if self.parent is None:
                 raise CheckpointError("internal error: a segment reads nodes outside its replay range")
@@ -563,6 +563,13 @@ class Segment:
             _ledger.set_phase(f"backward:{self.index}")
         if self.stats is not None:
             self.stats._replayed(time.perf_counter() - t0)
+        return self._saved_of(node)
+
+    def _saved_of(self, node: Node | None) -> Any:
+        """``node``'s replayed saved values -- or the error of a node this replay refused (a value
+        it holds was written after the forward pass), now that a backward reached it."""
+        if node is not None and node in self._refused:
+            raise self._refused[node]
         return None if node is None else node.saved
 
     def _replay_while_recording(self) -> None:
@@ -661,7 +668,7 @@ class Segment:
             if mine and n in self._own_only and self._refused_until_reached(n, n in run):
                 mine = False  # not filled: the error comes if a backward reaches it (rematerialize)
             elif n in run or mine or n in wanted:
-                ins = [self._input(n, src, values) for src in n.replay] if n in run or mine else []
+                ins = self._inputs(n, values, n in run) if n in run or mine else []
                 if n in run:
                     out = self._forward(n, ins)
                     if n in child_results:
@@ -677,6 +684,14 @@ class Segment:
             for src in n.replay or ():
                 if type(src) is Node and last_use[src] == pos:
                     values.pop(src, None)
+
+    def _inputs(self, n: Node, values: dict[Node, Any], runs: bool) -> list:
+        """The inputs of ``n`` its replay reads: all of them if it runs, else those it saves (the
+        others may have been written since: its backward never reads them)."""
+        if runs:
+            return [self._input(n, src, values) for src in n.replay]
+        return [self._input(n, src, values) if saved else None
+                for src, saved in zip(n.replay, self._saved_slots[n][1:])]
 
     def _input(self, n: Node, src: Any, values: dict[Node, Any]) -> Any:
         """The value input ``src`` of node ``n`` replays from (None where it was not needed)."""
@@ -698,9 +713,9 @@ class Segment:
         error = None
         if runs:
             error = next((_version_error(n) for box in n.versions if box[0] > n.seq), None)
-        for src in n.replay:
-            if error is None and type(src) is not Node:
-                error = _stale_kept_value(n, src)
+        for src, saved in zip(n.replay, self._saved_slots[n][1:]):
+            if error is None and type(src) is not Node and (runs or saved):  # (a value it neither
+                error = _stale_kept_value(n, src)  # reads again nor holds: a view's input, say)
         if error is not None:
             self._refused[n] = error
         return error is not None
