@@ -50,3 +50,20 @@ class SinSavingCos(mg.autograd.Function):
     def backward(ctx, grad):
         (cos,) = ctx.saved_tensors
         return grad * cos
+
+
+class ScaledProduct(mg.autograd.Function):
+    """``sin(x) * y`` saving both inputs, and a mask marked non-differentiable: called as
+    ``ScaledProduct.apply(h, h)`` the two saved inputs are one argument given twice."""
+
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)
+        mask = (x > 0).to(x.dtype)
+        ctx.mark_non_differentiable(mask)
+        return x.sin() * y, mask
+
+    @staticmethod
+    def backward(ctx, grad, grad_mask):
+        x, y = ctx.saved_tensors
+        return grad * x.cos() * y, grad * x.sin()

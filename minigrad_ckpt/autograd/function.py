@@ -283,7 +283,13 @@ class FunctionNode(Op):
             self.rng_state = default_generator.get_state()
             result = self.run_user_forward(args, ctx)
         self._layout(xp, result, ctx)
-        self.saved = self._descriptors(ctx.to_save, args, ctx.dirty_tensors)
+        saved = self._descriptors(ctx.to_save, args, ctx.dirty_tensors)
+        if replay and len(saved) == len(self.saved):
+            # where an input or output is found stays the first forward's, which the node's saved
+            # slots follow: one argument given twice is one Tensor there, two wrappers here
+            saved = tuple(new if old[0] in ("const", _DROPPED_CONSTANT[0]) else old
+                          for old, new in zip(self.saved, saved))
+        self.saved = saved
         if not replay:
             self.saved_forward = self._descriptors(ctx.to_save_forward, args, ctx.dirty_tensors)
         # what the node's saved slots keep: the saved inputs, and the output when backward reads
