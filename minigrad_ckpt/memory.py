@@ -48,6 +48,9 @@ class Ledger:
 
     def reset(self) -> None:
         """Forget everything held and start a new timeline."""
+        # which tracking this is: a holder from an earlier one (a checkpoint segment the garbage
+        # collector finds now) must not release what this one counts
+        self.session = object()
         self._buffers: dict[int, list] = {}   # id(buffer) -> [holders, nbytes, category]
         self.live_bytes = {"saved": 0, "grad": 0, "host": 0}
         self.peak_bytes = {"saved": 0, "grad": 0, "host": 0, "total": 0}

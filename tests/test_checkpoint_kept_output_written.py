@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from checkpoint_custom_functions import NoisyScale  # tests/checkpoint_custom_functions.py
+from checkpoint_custom_functions import NoisyScale, SinSavingCos  # tests/checkpoint_custom_functions.py
 
 import minigrad_ckpt as mg
 import minigrad_ckpt.testing.strict  # noqa: F401 -- registers the "strict" devices
@@ -127,9 +127,18 @@ def a_constant_read_written_and_read_again(x, w):
     return (y + c).sum() + (x @ w).sin().sum()
 
 
+def a_recorded_write_into_a_row(x, w):
+    """``h[1].mul_(2)`` on the tape: ``h`` is then the write's result, whose version moved when
+    the write was done, so a replay recomputes it whatever a policy keeps -- and a plan keeping
+    it (a custom function reads it: the replay wants it) held a value the ledger never saw."""
+    h = x @ w
+    h[1].mul_(2.0)
+    return h.sum() + SinSavingCos.apply(h).sum() * 2
+
+
 @pytest.mark.parametrize("fn", [program(WRITES[w]) for w in sorted(WRITES)]
                          + [matmul_written_then_read, views_of_a_custom_function,
-                            a_constant_read_written_and_read_again])
+                            a_constant_read_written_and_read_again, a_recorded_write_into_a_row])
 @pytest.mark.parametrize("budget", [0.0, 0.5, 1.0])
 def test_a_graph_plan_is_measured_at_its_prediction_when_the_function_writes(fn, budget):
     mg.manual_seed(0)

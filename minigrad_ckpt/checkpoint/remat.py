@@ -206,11 +206,10 @@ class _GraphModel:
                                             for s, src in zip(srcs, n.replay)]))
             in_bufs_of.append(in_bufs)
         self.K = kept_bufs
-        # nodes a replay runs even when their output is kept (see Segment._takes_kept): a custom
+        # nodes a replay runs even when their output is kept (Segment.runs_anyway): a custom
         # function whose backward reads intermediates only its forward rebuilds, and a node whose
-        # output memory was written in place while the function ran
-        must_run = {i for i, n in enumerate(nodes) if getattr(n.op, "saves_intermediates", False)
-                    or n in seg._written_outputs}
+        # output was written in place while the function ran
+        must_run = {i for i, n in enumerate(nodes) if seg.runs_anyway(n)}
         # and the views of their outputs are not kept either: a kept view would hold the forward
         # pass's buffer beside the new one the node's replay makes, which the model counts once
         self.must_run = {i for i in range(self.n) if i in must_run or

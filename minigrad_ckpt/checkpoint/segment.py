@@ -172,6 +172,8 @@ class Segment:
         self._in_backward = self._waiting = False
         self._outer_recorder: Any = None
         self._t0 = 0.0
+        # the ledger's tracking its kept values were counted in (None: none was on)
+        self._ledger_session: Any = None
 
     # ---------------------------------------------------------------- forward
     def __enter__(self) -> Segment:
@@ -189,8 +191,16 @@ class Segment:
             add_write_guard(self._copy_before_write)
         set_recorder(self)
         self.recording = True
+        self._ledger_session = _ledger.session if _ledger.enabled else None
         self._t0 = time.perf_counter()
         return self
+
+    def _counted_in_ledger(self) -> bool:
+        """Whether the ledger tracking now is the one that counted this segment's kept values:
+        a segment recorded while none was (``plan_graph``'s profile, a forward pass before
+        ``mg.memory.track()``) and freed -- by its backward, or the garbage collector -- inside
+        one must not release what that one counts (an input both hold: the count would drop)."""
+        return _ledger.enabled and self._ledger_session is _ledger.session
 
     def __exit__(self, *exc: object) -> None:
         set_recorder(self._outer_recorder)
@@ -393,7 +403,7 @@ class Segment:
             if not k.param:
                 released.append(old)
             k.param = False  # a parameter's array is not the tape's memory; its copy is
-        if _ledger.enabled and held:
+        if held and self._counted_in_ledger():
             # the copy takes the place of what the tape held: never both at once in the ledger
             # (as ``plan_graph`` predicts: the array written is the caller's from here on)
             _ledger.release(released)
@@ -415,15 +425,18 @@ class Segment:
                 node.segment._written_outputs.add(node)
 
     def _takes_kept(self, node: Node) -> bool:
-        """Whether the replay takes ``node``'s kept output as it is: kept, and not written in
-        place since the ops here read it (then it is recomputed, as they saw it), and not a custom
-        function's node whose backward reads intermediates only its ``forward`` rebuilds."""
-        if node not in self._kept_outputs or node in self._written_outputs:
-            return False
-        if getattr(node.op, "saves_intermediates", False):
-            return False
+        """Whether the replay takes ``node``'s kept output as it is (see :meth:`runs_anyway`)."""
+        return node in self._kept_outputs and not self.runs_anyway(node)
+
+    def runs_anyway(self, node: Node) -> bool:
+        """Whether a replay that wants ``node``'s output runs it whatever a policy keeps: its
+        output was written in place since the ops here read it (they read what the node gives),
+        or it is a custom function's node whose backward reads intermediates only its
+        ``forward`` rebuilds.  (``plan_graph`` never keeps these.)"""
+        if node in self._written_outputs or getattr(node.op, "saves_intermediates", False):
+            return True
         box = self._out_boxes.get(node)
-        return box is None or box[0] <= node.seq
+        return box is not None and box[0] > node.seq
 
     def _made_here(self, value: Any) -> Node | None:
         """The node of this (root) segment whose output ``value`` is, if any.
@@ -860,7 +873,7 @@ class Segment:
             stale_writes.unwatch(self)
         if self.parent is None and _counted_buffers:
             _stop_counting(self.index)
-        if _ledger.enabled:
+        if self._counted_in_ledger():
             _ledger.release([k.value for k in self.kept if not k.param])
             _ledger.release([v for n, v in self._kept_outputs.items() if not is_parameter_edge(n)
                              or getattr(self.keep, "to_host", False)])
