@@ -2,11 +2,11 @@
 
 A program is a drawn sequence of steps on a list of values that starts with the
 input: ops (``tanh``, ``sin``, a matmul with a closed-over weight, adds and
-products of two earlier values, dropout, views, ``ck.name`` tags, a custom
-``autograd.Function`` drawing a noise it saves) and in-place
-writes the tape does not record -- into a constant the program made and ops read
-(through the tensor, a view, or ``.data``), or into a computed value's memory
-through ``detach()``.  Every value is summed into the result, so nothing is dead.
+products of two earlier values, dropout, views, ``ck.name`` tags, custom
+``autograd.Function``s -- one drawing a noise it saves, one given a tensor twice -- and an
+in-place write on the tape into a row) and in-place writes the tape does not record --
+into a constant the program made and ops read (through the tensor, a view, or ``.data``),
+or into a computed value's memory through ``detach()``.  Every value is summed into the result, so nothing is dead.
 
 For each policy (``checkpoint``, ``save_matmuls``, ``save_names``, ``save_everything``,
 offloading, a callable, a checkpoint nested in a remat):
@@ -40,7 +40,7 @@ TESTS = Path(__file__).parent.parent / "tests"
 sys.path.insert(0, str(TESTS))
 # a custom function drawing a noise it saves: the one node whose replay runs user code (its
 # forward, from the generator state the forward pass had), which no policy may skip
-from checkpoint_custom_functions import NoisyScale  # noqa: E402
+from checkpoint_custom_functions import NoisyScale, ScaledProduct  # noqa: E402
 
 sys.path.remove(str(TESTS))
 
@@ -59,7 +59,15 @@ OPS = {
     "view": lambda u, v: u.T.T[:, :],
     "named": lambda u, v: ck.name(u * 1.0, "a"),
     "noisy_function": lambda u, v: NoisyScale.apply(u),
+    "one_argument_twice": lambda u, v: ScaledProduct.apply(u, u)[0],
+    "recorded_row_write": lambda u, v: _row_written(u),
 }
+
+
+def _row_written(u):
+    h = u * 1.0
+    h[1].mul_(2.0)  # an in-place op on the tape, through a view
+    return h
 WRITES = {  # into the constant c (which some ops read), or into a computed value's memory
     "c.mul_": lambda c, u: c.mul_(2.0),
     "c[1:].fill_": lambda c, u: c[1:].fill_(0.5),
