@@ -43,7 +43,7 @@ from .memory import ledger as _ledger
 from .memory import saved_arrays
 from .tensor import Tensor, _seq, shared_version, transform_births
 
-__all__ = ["Node", "apply", "apply_move", "FREED", "DROPPED", "walk", "watch_versions"]
+__all__ = ["Node", "apply", "apply_move", "on_one_device", "FREED", "DROPPED", "walk", "watch_versions"]
 
 
 class _Marker:
@@ -177,7 +177,7 @@ def apply(op: Any, *args: Any) -> Any:
             device = x._device
             if isinstance(y, Tensor):
                 if y._device is not device:
-                    return apply(op, *_on_one_device(op, args))
+                    return apply(op, *on_one_device(op.name, args))
                 needs_grad, arrays = x._requires_grad or y._requires_grad, (x._data, y._data)
             else:
                 needs_grad, arrays = x._requires_grad, (x._data, y)
@@ -187,7 +187,7 @@ def apply(op: Any, *args: Any) -> Any:
     else:
         device, needs_grad, arrays = _gather(op, args)
         if device is None:  # tensors on two devices: a CPU scalar tensor moves to the others'
-            return apply(op, *_on_one_device(op, args))
+            return apply(op, *on_one_device(op.name, args))
     xp = device.xp
     try:  # one to three arrays called directly, not a star-call, which CPython does not specialize (~1.5k
         # instructions per op: per_op 8,818,544 -> 8,613,627); three is linear(x, w, b), every Linear layer
@@ -229,7 +229,7 @@ def _gather(op: Any, args: tuple) -> tuple:
             if device is None:
                 device = a._device
             elif a._device is not device:
-                return None, False, []  # (apply asks _on_one_device)
+                return None, False, []  # (apply asks on_one_device)
             arrays.append(a._data)
             needs_grad = needs_grad or a._requires_grad
         else:
@@ -239,20 +239,18 @@ def _gather(op: Any, args: tuple) -> tuple:
     return device, needs_grad, arrays
 
 
-def _on_one_device(op: Any, args: tuple) -> list:
-    """``args`` with each zero-dimensional CPU tensor moved to the device of the others, as
-    PyTorch treats a CPU scalar tensor beside GPU tensors (a Python number); tensors of two
-    devices otherwise are an error.  The move is recorded (``Tensor.to``): gradients go back."""
+def on_one_device(name: str, args: Any) -> list:
+    """``args`` (tensors of two devices among them) with each zero-dimensional CPU tensor moved to
+    the device of the others, as PyTorch treats a CPU scalar tensor beside GPU tensors (a Python
+    number); tensors of two devices otherwise are an error naming ``name``.  The move is recorded
+    (``Tensor.to``): gradients go back.  Functions that compute on arrays themselves, not through
+    :func:`apply`, call it too (``mg.isclose``, ``&``)."""
     tensors = [a for a in args if isinstance(a, Tensor)]
     others = list(dict.fromkeys(a._device for a in tensors if not a._is_cpu_scalar()))
     if len(others) != 1:
         devices = list(dict.fromkeys(a._device for a in tensors))
-        raise _device_mismatch(op, devices[0], devices[1])
+        raise RuntimeError(f"{name}: expected all tensors on the same device, found {devices[0]} and {devices[1]}")
     return [a.to(others[0]) if isinstance(a, Tensor) and a._device is not others[0] else a for a in args]
-
-
-def _device_mismatch(op: Any, first: Any, other: Any) -> RuntimeError:
-    return RuntimeError(f"{op.name}: expected all tensors on the same device, found {first} and {other}")
 
 def apply_move(op: Any, x: Any, device: Any) -> Any:
     """:func:`apply` for the one kind of op whose output lives on another

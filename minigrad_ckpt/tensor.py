@@ -1286,11 +1286,10 @@ def normalize_index(index: Any, x: Tensor, check_arrays: bool = False) -> tuple:
         elif isinstance(it, (int, host_numpy.integer)):
             out.append(int(it))
         elif isinstance(it, Tensor):
-            if it._device is not x._device:
-                raise RuntimeError(f"index is on {it.device}, tensor is on {x.device}")
             if it.dtype.kind not in "iub":
                 raise IndexError(f"tensors used as indices must be integer or bool, got {it.dtype}")
-            out.append(it._data if it.dtype != host_numpy.uint8 else _uint8_mask(it._data))
+            data = it._data if it.dtype != host_numpy.uint8 else _uint8_mask(it._data)
+            out.append(data if it._device is x._device else _index_from_the_host(it, data, x))
         elif isinstance(it, xp.array_type) and xp.name != "numpy":
             if it.dtype.kind not in "iub":  # an index array already on the device
                 raise IndexError(f"arrays used as indices must be integer or bool, got {it.dtype}")
@@ -1305,6 +1304,16 @@ def normalize_index(index: Any, x: Tensor, check_arrays: bool = False) -> tuple:
             out.append(xp.asarray(arr))
     _check_index_bounds(out, x, check_arrays)
     return _ints_apart_from_arrays(out, x)
+
+
+def _index_from_the_host(index: Tensor, data: Any, x: Tensor) -> Any:
+    """PyTorch's rule for an index tensor on another device than ``x``: a CPU one is copied to
+    ``x``'s device, as a NumPy array index is (``gpu_x[torch.arange(3)]``, ``for i in
+    torch.arange(n): gpu_x[i]``); one on a GPU cannot index another device's tensor."""
+    if index._device.type != "cpu":
+        raise RuntimeError(f"indices should be either on cpu or on the same device as the indexed tensor "
+                           f"({x.device}), got indices on {index.device}")
+    return x._device.xp.asarray(data)
 
 
 def explain_index_error(index: Any, x: Tensor) -> None:

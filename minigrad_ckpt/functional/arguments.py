@@ -14,7 +14,7 @@ from typing import Any
 
 from ..backend import get_default_dtype, host_numpy
 from ..ops.shape import AsType
-from ..tape import apply
+from ..tape import apply, on_one_device
 from ..tensor import Tensor
 from .errors import InputMismatch, dimension_out_of_range, empty_reduction
 from .promotion import promoted, promoted_pair
@@ -23,6 +23,7 @@ __all__ = [
     "as_tensor", "operand", "binary", "normalize_axis", "one_axis", "shape_arg", "broadcast_shapes",
     "tensor_list", "check_nonempty", "int_tuple", "paired_axes", "complex_operand", "refuse_complex", "refuse_bool",
     "in_default_float", "is_integral", "in_default_float_pair", "float_binary", "promoted_operands", "same_dtype",
+    "one_device",
 ]
 
 _PY_SCALARS = (int, float, bool)
@@ -35,6 +36,16 @@ def as_tensor(x: Any, like: Tensor | None = None) -> Tensor:
     if isinstance(x, host_numpy.ndarray) or like is None:
         return Tensor._from_data(x)
     return Tensor._from_data(x, device=like.device)
+
+
+def one_device(name: str, x: Any, y: Any) -> tuple[Any, Any]:
+    """Two operands of a function that computes on their arrays itself rather than through
+    ``tape.apply`` (``mg.isclose``, ``&``), under ``apply``'s device rule: a zero-dim CPU tensor
+    moves to the other's device, as PyTorch lets it meet a GPU tensor; two devices otherwise
+    are an error naming ``name``."""
+    if isinstance(x, Tensor) and isinstance(y, Tensor) and x._device is not y._device:
+        x, y = on_one_device(name, (x, y))
+    return x, y
 
 
 def in_default_float(x: Any) -> Tensor:

@@ -15,7 +15,7 @@ from ..ops import comparison as _cmp
 from ..ops import elementwise as _ew
 from ..tape import apply
 from ..tensor import Tensor
-from .arguments import as_tensor, binary, ordered_binary, promoted_operands
+from .arguments import as_tensor, binary, one_device, ordered_binary, promoted_operands
 from .elementwise import abs as _abs
 from .elementwise import divide, unary_function, where
 
@@ -101,7 +101,7 @@ def _bitwise(name: str, symbol: str, logical: Callable[[Any, Any], Tensor],
     def bitwise(x: Any, y: Any) -> Tensor:
         if _is_bool(x) and _is_bool(y):
             return logical(as_tensor(x), y) if not isinstance(x, Tensor) else logical(x, y)
-        x, y = promoted_operands(x, y)  # PyTorch's dtype: uint8 & 0-d int8 is uint8, uint8 & -3 wraps
+        x, y = promoted_operands(*one_device(name, x, y))  # PyTorch's dtype: uint8 & 0-d int8 is uint8
         like = x if isinstance(x, Tensor) else y
         out = operator_of(_bits(name, x, like), _bits(name, y, like))  # the arrays' own operator
         return Tensor.constant(like.device.xp.asarray(out), like.device)

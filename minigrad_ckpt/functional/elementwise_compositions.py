@@ -20,7 +20,7 @@ from ..tensor import Tensor
 from . import complex_numbers as cx
 from . import math as mf
 from . import special
-from .arguments import as_tensor, binary, in_default_float, operand, refuse_complex
+from .arguments import as_tensor, binary, in_default_float, one_device, operand, refuse_complex
 from .errors import refuse_integer_zero_divisor
 from .promotion import result_type
 from .scatter import constant, host
@@ -29,18 +29,19 @@ _FLOOR_DIVIDE = _ew.FloorDivide()
 _PI = 3.141592653589793
 
 
-def _pair(x: Any, y: Any) -> tuple[Tensor, Tensor]:
-    """Two operands as tensors on one device; a Python number takes the other's device and,
-    where it fits, its dtype (a weak scalar, as in arithmetic)."""
+def _pair(name: str, x: Any, y: Any) -> tuple[Tensor, Tensor]:
+    """Two operands of ``name`` as tensors on one device; a Python number takes the other's device
+    and, where it fits, its dtype (a weak scalar, as in arithmetic); a zero-dim CPU tensor moves
+    to the other's device (:func:`one_device`)."""
     if isinstance(y, Tensor) and not isinstance(x, Tensor):
-        b, a = _pair(y, x)
+        b, a = _pair(name, y, x)
         return a, b
     x = as_tensor(x)
     y = operand(y, x)
     if not isinstance(y, Tensor):
         fits = x.dtype.kind in "fc" or host_numpy.asarray(y).dtype.kind in "iub"
         y = Tensor._from_data(y, dtype=x.dtype if fits else None, device=x.device)
-    return x, y
+    return one_device(name, x, y)
 
 
 def rsqrt(x: Any) -> Tensor:
@@ -112,7 +113,7 @@ def copysign(x: Any, other: Any) -> Tensor:
 def _nan_ignoring(name: str, first_wins: Any) -> Any:
     def fn(x: Any, y: Any) -> Tensor:
         refuse_complex(name, x, y)
-        x, y = _pair(x, y)
+        x, y = _pair(name, x, y)
         keep_x = first_wins(x.detach(), y.detach())
         if y.dtype.kind in "fc":
             keep_x = mf.logical_or(keep_x, mf.isnan(y.detach()))
@@ -135,7 +136,7 @@ def heaviside(x: Any, values: Any, *, nan_is_nan: bool = True) -> Tensor:
     NumPy's ``heaviside``, NaN at NaN (PyTorch's ``x.heaviside(values)`` gives 0 there);
     differentiable in ``values`` only."""
     refuse_complex("heaviside", x, values)
-    x, v = _pair(x, values)
+    x, v = _pair("heaviside", x, values)
     step = mf.astype(mf.greater(x, 0), v.dtype if v.dtype.kind == "f" else x.dtype)
     out = mf.where(mf.equal(x, 0), v, step)
     return mf.where(mf.isnan(x), x, out) if nan_is_nan and x.dtype.kind == "f" else out
@@ -161,7 +162,7 @@ def floor_divide(x: Any, y: Any) -> Tensor:
     """``floor(x / y)`` as NumPy's ``floor_divide`` and PyTorch's (``x // y``): the ``q`` of
     ``x = q * y + mod(x, y)``, so ``1.0 // 0.1`` is 9.  Integer inputs stay integers (dividing
     by zero is an error, as in PyTorch).  Its derivative is 0 (a step function)."""
-    a, b = _pair(x, y)
+    a, b = _pair("floor_divide", x, y)
     if a.dtype.kind in "iu" and b.dtype.kind in "iu":
         refuse_integer_zero_divisor("floor_divide", b)
     return binary(_FLOOR_DIVIDE, x, y)
@@ -197,7 +198,7 @@ def signbit(x: Any) -> Tensor:
 def nextafter(x: Any, other: Any) -> Tensor:
     """The next representable float after ``x`` towards ``other``, elementwise (NumPy's and
     PyTorch's ``nextafter``; no derivative).  Computed on the host, bit by bit."""
-    a, b = _pair(x, other)
+    a, b = _pair("nextafter", x, other)
     dtype = result_type(a, b)  # PyTorch's promotion: float32 beside int64 or a 0-d float64 steps in float32
     return constant(host_numpy.nextafter(host(a).astype(dtype), host(b).astype(dtype)), a)
 

@@ -86,6 +86,9 @@ def _holds_host_data(index: tuple) -> bool:
 def take(x: Any, indices: Any, axis: int | None = None) -> Tensor:
     """Elements of ``x`` at integer ``indices`` along ``axis`` (flattened for None)."""
     x = as_tensor(x)
+    if isinstance(indices, Tensor) and indices._device is not x._device:  # (x[i] takes a CPU i; torch.take not)
+        raise RuntimeError(f"take(): self and index expected to be in the same device, but got self.device = "
+                           f"{x.device} and index.device = {indices.device}")
     if axis is None:
         try:
             return getitem(reshape(x, (-1,)), (indices,))

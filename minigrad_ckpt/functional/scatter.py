@@ -30,7 +30,7 @@ from ..backend import ValueOverflow, checked_int, host_numpy
 from ..tape import watch_versions
 from ..tensor import Tensor
 from . import math as mf
-from .arguments import as_tensor, broadcast_shapes, operand
+from .arguments import as_tensor, broadcast_shapes, one_device, operand
 from .errors import IndexOutOfBounds, first_out_of_range
 from .indexing import _index_array, getitem_in_range, index_add
 from .torch_idioms import _one_dim
@@ -404,7 +404,7 @@ def index_put(input: Any, indices: Any, values: Any, accumulate: bool = False) -
     """``torch.index_put``: ``input`` with ``values`` (broadcast to ``input[indices]``'s shape)
     written at ``indices`` -- or added there, repeated positions accumulating, if
     ``accumulate``.  ``x[indices] = values`` without changing ``x``."""
-    x = as_tensor(input)
+    x, values = one_device("index_put", as_tensor(input), values)  # (a CPU scalar value broadcasts on x's device)
     tgt = _flat_targets_of_index("index_put", x, indices)
     if isinstance(values, Tensor) or host_numpy.ndim(values):
         values = same_dtype("index_put", x, values)

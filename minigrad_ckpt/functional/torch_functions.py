@@ -24,7 +24,7 @@ from . import special as sp
 from . import special_extended as spx
 from . import torch_idioms as ti
 from . import torch_methods as tmeth
-from .arguments import as_tensor, in_default_float
+from .arguments import as_tensor, in_default_float, one_device
 from .scatter import gather
 
 
@@ -86,13 +86,15 @@ def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,  #
             equal_nan: bool = False) -> Tensor:
     """``input == other``, or a finite ``|input - other| <= atol + rtol * |other|``: a bool
     constant (``torch.isclose``: equal infinities are close, NaNs only with ``equal_nan``)."""
-    x = as_tensor(input)
-    xp, a, b = x.device.xp, x._data, as_tensor(other, x)._data
+    x, y = one_device("isclose", as_tensor(input), other)
+    xp, a, b = x.device.xp, x._data, as_tensor(y, x)._data
     if a.dtype.kind == "b" and b.dtype.kind == "b":  # PyTorch measures bools as the default float
         a, b = a.astype(get_default_dtype()), b.astype(get_default_dtype())
+    # PyTorch's tolerance for integers is in the default float dtype (NumPy's int * float is float64)
+    scale = b.astype(get_default_dtype()) if b.dtype.kind in "iu" else b
     with namespace.errstate(invalid="ignore", over="ignore"):
         error = _distance(xp, a, b)
-        close = (a == b) | (xp.isfinite(error) & (error <= atol + xp.abs(rtol * b)))
+        close = (a == b) | (xp.isfinite(error) & (error <= atol + xp.abs(rtol * scale)))
     if equal_nan:
         close = close | (xp.isnan(a) & xp.isnan(b))
     return Tensor.constant(xp.asarray(close), x.device)
@@ -316,8 +318,8 @@ def log_softmax(input: Any, dim: Any = tmeth._UNSET, dtype: Any = None) -> Tenso
 
 def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
     """Where ``elements`` is one of ``test_elements``, a bool constant (``torch.isin``; complex refused, as there)."""
-    x = tmeth.refuse_complex_input("isin", as_tensor(elements))
-    test = as_tensor(test_elements, x)._data.reshape(-1)
+    x, test = one_device("isin", tmeth.refuse_complex_input("isin", as_tensor(elements)), test_elements)
+    test = as_tensor(test, x)._data.reshape(-1)
     found = (x._data[..., None] == test).any(axis=-1)
     return Tensor.constant(~found if invert else found, x.device)
 

@@ -66,6 +66,8 @@ def fill_diagonal_method(self: Tensor, fill_value: Any, wrap: bool = False) -> T
     step = sum(math.prod(shape[k + 1:]) for k in range(len(shape)))  # one more along every dim
     end = size if wrap and len(shape) == 2 else min(size, shape[-1] * step)
     flat = host_numpy.arange(0, end, step)
+    if isinstance(fill_value, Tensor):  # PyTorch's Scalar argument: a one-element tensor's value, in x's dtype
+        fill_value = fill_value.reshape(()).to(self.dtype)
     self[tuple(as_tensor(i) for i in host_numpy.unravel_index(flat, shape))] = fill_value
     return self
 

@@ -1,0 +1,132 @@
+"""The CPU-scalar rule and CPU index tensors in the functions that compute on arrays themselves.
+
+PyTorch lets a zero-dim CPU tensor meet tensors of another device as a number does, and lets a
+CPU tensor of any shape index a GPU tensor (``gpu_x[torch.arange(3)]``, ``for i in
+torch.arange(n): gpu_x[i]``; "indices should be either on cpu or on the same device as the
+indexed tensor").  ``tape.apply`` moved the CPU scalar, but functions that read their operands'
+arrays without it did not: ``gpu_int & cpu0d``, ``mg.isclose(gpu, cpu0d)``, ``mg.isin`` and
+``mg.allclose`` crashed mixing host and device arrays, ``mg.nextafter(cpu0d, gpu)`` answered on
+the CPU, and indexing a device tensor with a CPU index tensor (and so ``fill_diagonal_`` on any
+device tensor, which indexes with CPU tensors) was refused.  Each answer here is the CPU's, bit
+for bit, on the device's side.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+import minigrad_ckpt.testing.strict  # noqa: F401  (registers "strict" and "strict-f32")
+
+DEVICES = ["strict", "strict-f32"]
+X = [[1.5, -2.0, 3.0], [4.0, 0.5, -6.0]]
+I = [[1, 2, 3], [4, 5, 6]]
+
+
+def _host(t):
+    return t.to("cpu").numpy() if isinstance(t, mg.Tensor) else t
+
+
+def _same_on_the_device(fn, device, *args):
+    """``fn`` on the CPU, then with the tensors among ``args`` with elements moved to ``device``
+    (0-d CPU tensors stay where they are): the same dtype and values, the result on ``device``."""
+    want = fn(*args)
+    moved = [a.to(device) if isinstance(a, mg.Tensor) and a.ndim else a for a in args]
+    got = fn(*moved)
+    if isinstance(want, mg.Tensor):
+        assert got.device == mg.device(device) and got.dtype == want.dtype
+    np.testing.assert_array_equal(_host(got), _host(want))
+    return got
+
+
+BITWISE = [
+    lambda a, b: a & b, lambda a, b: a | b, lambda a, b: a ^ b, lambda a, b: b & a, lambda a, b: b ^ a,
+    mg.bitwise_and, mg.bitwise_or, mg.bitwise_xor,
+    lambda a, b: a.clone().bitwise_and_(b), lambda a, b: a.clone().bitwise_or_(b),
+    lambda a, b: a.clone().__ixor__(b),
+]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("fn", BITWISE)
+@pytest.mark.parametrize("scalar", [mg.tensor(6), mg.tensor(True), mg.tensor(3, dtype="uint8")])
+def test_bitwise_ops_take_a_cpu_scalar_tensor(device, fn, scalar):
+    # before: StrictDeviceError 'operator and_: a host (NumPy) array mixed with strict-device arrays'
+    _same_on_the_device(fn, device, mg.tensor(I), scalar)
+    _same_on_the_device(fn, device, mg.tensor(I) > 2, mg.tensor(False))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_bitwise_ops_refuse_a_cpu_tensor_with_elements(device):
+    with pytest.raises(RuntimeError, match="bitwise_and: expected all tensors on the same device"):
+        mg.tensor(I, device=device) & mg.tensor([1, 2, 3])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("scalar", [mg.tensor(3.0, dtype="float32"), mg.tensor(4, dtype="int32")])
+def test_closeness_and_membership_take_a_cpu_scalar_tensor(device, scalar):
+    # before: StrictDeviceError 'xp.result_type: a host (NumPy) array mixed with strict-device arrays'
+    x = mg.tensor(X, dtype=scalar.dtype)                  # (torch.isclose wants one dtype)
+    _same_on_the_device(lambda a, b: mg.isclose(a, b, atol=1.0), device, x, scalar)
+    _same_on_the_device(lambda a, b: mg.isclose(b, a), device, x, scalar)
+    _same_on_the_device(lambda a, b: a.isclose(b, rtol=0.5), device, x, scalar)
+    _same_on_the_device(lambda a, b: mg.isin(a, b), device, mg.tensor(I, dtype="int32"), mg.tensor(4, dtype="int32"))
+    assert mg.allclose(mg.full((2, 3), 3, dtype=scalar.dtype, device=device), scalar) is (scalar.item() == 3)
+    with pytest.raises(RuntimeError, match="isclose: expected all tensors on the same device"):
+        mg.isclose(x.to(device), mg.tensor([3.0, 3.0, 3.0]))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_host_computed_pairs_answer_on_the_device(device):
+    # before: mg.nextafter(cpu0d, device_x) answered on the CPU
+    s = mg.tensor(0.0, dtype="float32")
+    x = mg.tensor(X, dtype="float32")
+    for fn in (mg.nextafter, mg.fmax, mg.fmin, mg.heaviside, mg.floor_divide):
+        _same_on_the_device(fn, device, s, x)
+        _same_on_the_device(fn, device, x, s)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_cpu_index_tensor_indexes_a_device_tensor(device):
+    # before: RuntimeError 'index is on cpu, tensor is on strict:0' (PyTorch moves a CPU index to the GPU)
+    x = mg.tensor(X, dtype="float32")
+    get = [lambda a: [a[i] for i in mg.arange(2)], lambda a: a[mg.tensor([1, 0, 1])],
+           lambda a: a[:, mg.tensor([[2], [0]])], lambda a: a[mg.tensor(1), mg.tensor([2, 2])],
+           lambda a: a[mg.tensor([True, False])], lambda a: a[mg.tensor(True)], lambda a: a[mg.tensor([[1]]), 1:]]
+    for fn in get:
+        want, got = fn(x), fn(x.to(device))
+        for w, g in zip(want if isinstance(want, list) else [want], got if isinstance(got, list) else [got]):
+            assert g.device == mg.device(device)
+            np.testing.assert_array_equal(_host(g), w.numpy())
+
+    def written(a):
+        a = a.clone()
+        a[mg.tensor([0, 1]), mg.tensor([2, 0])] = mg.tensor(7.0, dtype="float32")  # a CPU scalar value too
+        a[mg.tensor(1)] = 5.0
+        return a
+
+    _same_on_the_device(written, device, x)
+    _same_on_the_device(lambda a: a.clone().index_put_((mg.tensor([1]),), mg.tensor(-1.0)), device, x)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_indexing_with_a_cpu_index_is_differentiable_and_checked(device):
+    x = mg.tensor(X, dtype="float32", device=device, requires_grad=True)
+    (x[mg.tensor([1, 1, 0])] * mg.tensor(2.0)).sum().backward()
+    assert x.grad.device == x.device
+    np.testing.assert_array_equal(_host(x.grad), [[2.0] * 3, [4.0] * 3])
+    with pytest.raises(IndexError, match="out of bounds"):   # checked, though a device wraps indices silently
+        x[mg.tensor([2])]
+    with pytest.raises(RuntimeError, match="indices should be either on cpu or on the same device"):
+        mg.ones(3)[mg.tensor([0], device=device)]            # a device index into a CPU tensor: PyTorch refuses it
+    with pytest.raises(RuntimeError, match="take"):
+        mg.take(x, mg.tensor([0]))                           # torch.take wants one device, unlike x[i]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("value", [2.5, mg.tensor(2.5), mg.tensor(3)])
+def test_fill_diagonal_on_a_device_tensor(device, value):
+    # before: RuntimeError 'index is on cpu, tensor is on strict:0' for any device tensor
+    _same_on_the_device(lambda a: a.clone().fill_diagonal_(value), device, mg.zeros(3, 3))
+    _same_on_the_device(lambda a: a.clone().fill_diagonal_(value, wrap=True), device, mg.zeros(7, 3))
