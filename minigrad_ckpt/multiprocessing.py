@@ -34,6 +34,7 @@ from __future__ import annotations
 import multiprocessing as _mp
 import signal as _signal
 import sys as _sys
+import time as _time
 import traceback as _traceback
 import warnings as _warnings
 from collections.abc import Callable
@@ -46,14 +47,15 @@ _sharing_strategy = "file_descriptor"
 
 
 class ProcessException(Exception):
-    """A process started by :func:`spawn` failed; ``error_index`` is its index, ``pid`` its id."""
+    """A process started by :func:`spawn` failed; ``error_index`` is its index, ``error_pid`` its
+    process id (PyTorch's names)."""
 
-    def __init__(self, msg: str, error_index: int, pid: int) -> None:
+    def __init__(self, msg: str, error_index: int, error_pid: int) -> None:
         super().__init__(msg)
-        self.msg, self.error_index, self.pid = msg, error_index, pid
+        self.msg, self.error_index, self.error_pid = msg, error_index, error_pid
 
     def __reduce__(self) -> Any:
-        return type(self), (self.msg, self.error_index, self.pid)
+        return type(self), (self.msg, self.error_index, self.error_pid)
 
 
 class ProcessRaisedException(ProcessException):
@@ -69,7 +71,7 @@ class ProcessExitedException(ProcessException):
         self.exit_code, self.signal_name = exit_code, signal_name
 
     def __reduce__(self) -> Any:
-        return type(self), (self.msg, self.error_index, self.pid, self.exit_code, self.signal_name)
+        return type(self), (self.msg, self.error_index, self.error_pid, self.exit_code, self.signal_name)
 
 
 def _run(fn: Callable[..., Any], i: int, args: tuple, error_queue: Any) -> None:
@@ -93,9 +95,11 @@ class ProcessContext:
     def pids(self) -> list[int]:
         return [p.pid for p in self.processes]
 
-    def join(self, timeout: float | None = None) -> bool:
+    def join(self, timeout: float | None = None, grace_period: float | None = None) -> bool:
         """Wait up to ``timeout`` seconds (``None``: until one ends); ``True`` once every process
-        has ended well.  The first that failed ends the others and raises its exception."""
+        has ended well.  The first that failed ends the others and raises its exception: they get
+        ``grace_period`` seconds to end by themselves, then SIGTERM, then as long again (30 s
+        without a grace period) before SIGKILL, as PyTorch's."""
         if not self.sentinels:
             return True
         failed = None
@@ -107,11 +111,23 @@ class ProcessContext:
                 break
         if failed is None:
             return not self.sentinels
+        if grace_period is not None:
+            self._join_all(grace_period)
         for p in self.processes:
             if p.is_alive():
                 p.terminate()
+        self._join_all(30 if grace_period is None else grace_period)
+        for p in self.processes:
+            if p.is_alive():  # SIGTERM is handled by Python's main thread only: one stuck elsewhere ignores it
+                p.kill()
             p.join()
         raise self._failure(failed)
+
+    def _join_all(self, timeout: float) -> None:
+        """Wait for the processes to end, ``timeout`` seconds for all of them together."""
+        end = _time.monotonic() + timeout
+        for p in self.processes:
+            p.join(max(0.0, end - _time.monotonic()))
 
     def _failure(self, i: int) -> ProcessException:
         pid, code, queue = self.processes[i].pid, self.processes[i].exitcode, self.error_queues[i]
@@ -119,7 +135,10 @@ class ProcessContext:
             return ProcessRaisedException(f"\n\n-- Process {i} terminated with the following error:\n{queue.get()}",
                                           i, pid)
         if code < 0:
-            name = _signal.Signals(-code).name
+            try:
+                name = _signal.Signals(-code).name
+            except ValueError:  # a number Python has no name for
+                name = f"<Unknown signal {-code}>"
             return ProcessExitedException(f"process {i} terminated with signal {name}", i, pid, code, name)
         return ProcessExitedException(f"process {i} terminated with exit code {code}", i, pid, code)
 

@@ -99,3 +99,40 @@ def test_the_standard_library_and_the_sharing_strategies():
             mp.set_sharing_strategy("shared_memory")
     finally:
         mp.set_sharing_strategy(before)
+
+
+def _fails_while_another_ignores_sigterm(i):
+    import signal
+
+    if i == 0:
+        time.sleep(0.5)
+        raise RuntimeError("process 0 failed")
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # stuck where Python cannot handle the signal
+    time.sleep(60)
+
+
+def test_a_failure_reports_pytorchs_error_pid_and_survives_pickling():
+    # before: the id was `pid` (PyTorch's ProcessException has `error_pid`: AttributeError in a handler)
+    import pickle
+
+    context = mp.start_processes(_exits, args=(5,), nprocs=2, join=False, start_method="fork")
+    with pytest.raises(mp.ProcessExitedException) as info:
+        while not context.join(timeout=10):
+            pass
+    error = info.value
+    assert error.error_pid == context.pids()[0] and error.error_index == 0 and error.exit_code == 5
+    again = pickle.loads(pickle.dumps(error))
+    assert (type(again), again.error_pid, again.error_index, again.exit_code) == (
+        mp.ProcessExitedException, error.error_pid, 0, 5)
+
+
+def test_join_ends_a_process_that_ignores_sigterm_after_the_grace_period():
+    # before: join(grace_period=...) was a TypeError, and without it a child ignoring SIGTERM hung the
+    # parent forever; PyTorch waits the grace period, sends SIGTERM, waits again, then SIGKILLs
+    t0 = time.monotonic()
+    context = mp.start_processes(_fails_while_another_ignores_sigterm, nprocs=2, join=False, start_method="fork")
+    with pytest.raises(mp.ProcessRaisedException, match="process 0 failed") as info:
+        while not context.join(grace_period=0.5):
+            pass
+    assert info.value.error_index == 0 and time.monotonic() - t0 < 20
+    assert [p.exitcode for p in context.processes][1] == -9           # SIGKILL, after SIGTERM was ignored
