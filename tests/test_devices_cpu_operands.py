@@ -130,3 +130,19 @@ def test_fill_diagonal_on_a_device_tensor(device, value):
     # before: RuntimeError 'index is on cpu, tensor is on strict:0' for any device tensor
     _same_on_the_device(lambda a: a.clone().fill_diagonal_(value), device, mg.zeros(3, 3))
     _same_on_the_device(lambda a: a.clone().fill_diagonal_(value, wrap=True), device, mg.zeros(7, 3))
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_a_product_of_the_wrong_rank_is_pytorchs_runtime_error(device):
+    # before: ValueError (torch: RuntimeError 'both arguments to matmul need to be at least 1D, but they are
+    # 2D and 0D'); a CPU scalar tensor meets a device matrix as a number, but a matmul takes no number
+    m, v, s = mg.ones(3, 3, device=device), mg.ones(3, device=device), mg.tensor(2.0)
+    for call, message in [(lambda: m @ s, "need to be at least 1D, but they are 2D and 0D"),
+                          (lambda: mg.matmul(s, v), "they are 0D and 1D"),
+                          (lambda: m @ mg.ones(2, device=device), "not aligned"),
+                          (lambda: m.mm(v), "mm: expects 2-D and 2-D"), (lambda: m.mv(s), "mv: expects"),
+                          (lambda: v.dot(s), "dot: expects 1-D and 1-D"), (lambda: m.bmm(m), "bmm: expects"),
+                          (lambda: mg.addmv(v, m, s), "addmv: expected a 1-D tensor, got 0-D")]:
+        with pytest.raises(RuntimeError, match=message) as error:
+            call()
+        assert isinstance(error.value, ValueError)                 # (what the engine raised before)

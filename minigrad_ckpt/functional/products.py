@@ -18,6 +18,7 @@ from ..tensor import Tensor
 from .arguments import as_tensor, broadcast_shapes, one_axis, paired_axes
 from .einsum_subscripts import explicit_einsum
 from .elementwise import multiply
+from .errors import InputMismatch
 from .shape import broadcast_to, moveaxis, reshape, stack, transpose
 
 __all__ = ["matmul", "einsum", "tensordot", "dot", "inner", "outer", "kron", "cross"]
@@ -31,12 +32,13 @@ def matmul(x: Any, y: Any) -> Tensor:
     x = as_tensor(x, y if isinstance(y, Tensor) else None)
     y = as_tensor(y, x)
     xs, ys = x._data.shape, y._data.shape  # (read once: Tensor.shape is a property call each time)
-    if not xs or not ys:
-        raise ValueError(f"matmul: operands must not be 0-d (got shapes {xs} and {ys})")
+    if not xs or not ys:  # (InputMismatch: PyTorch's RuntimeError, and the ValueError raised before)
+        raise InputMismatch(f"both arguments to matmul need to be at least 1D, but they are {len(xs)}D and "
+                            f"{len(ys)}D (shapes {xs} and {ys})")
     k1 = xs[-1]
     k2 = ys[0] if len(ys) == 1 else ys[-2]
     if k1 != k2:
-        raise ValueError(
+        raise InputMismatch(
             f"matmul: shapes {xs} and {ys} are not aligned: "
             f"{k1} (last axis of the first) != {k2} ({'only' if len(ys) == 1 else 'second-to-last'} "
             f"axis of the second)"

@@ -25,6 +25,7 @@ from . import special_extended as spx
 from . import torch_idioms as ti
 from . import torch_methods as tmeth
 from .arguments import as_tensor, in_default_float, one_device
+from .errors import InputMismatch
 from .scatter import gather
 
 
@@ -186,7 +187,7 @@ def _ranks(name: str, *tensors_and_ranks: tuple[Any, int]) -> list[Tensor]:
     for t, rank in tensors_and_ranks:
         t = as_tensor(t)
         if t.ndim != rank:
-            raise ValueError(f"{name}: expected a {rank}-D tensor, got {t.ndim}-D (as PyTorch's)")
+            raise InputMismatch(f"{name}: expected a {rank}-D tensor, got {t.ndim}-D (as PyTorch's)")
         out.append(t)
     return out
 

@@ -30,6 +30,7 @@ from . import selection as sel
 from . import statistics as stats
 from . import torch_idioms as ti
 from .arguments import as_tensor, in_default_float, normalize_axis, one_axis, refuse_complex
+from .errors import InputMismatch
 
 _UNSET: Any = ti._UNSET
 
@@ -381,7 +382,7 @@ def product_method(name: str, fn: Any, ranks: tuple[int, int]) -> Any:
     def method(self: Tensor, other: Any) -> Tensor:
         other = as_tensor(other, self)
         if (self.ndim, other.ndim) != ranks:
-            raise ValueError(f"{name}: expects {ranks[0]}-D and {ranks[1]}-D tensors (as PyTorch's), got "
+            raise InputMismatch(f"{name}: expects {ranks[0]}-D and {ranks[1]}-D tensors (as PyTorch's), got "
                              f"{self.ndim}-D and {other.ndim}-D; mg.{name if name in ('dot', 'outer') else 'matmul'} "
                              "takes other ranks")
         return fn(self, other)
