@@ -146,3 +146,15 @@ def test_a_product_of_the_wrong_rank_is_pytorchs_runtime_error(device):
         with pytest.raises(RuntimeError, match=message) as error:
             call()
         assert isinstance(error.value, ValueError)                 # (what the engine raised before)
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_subtracting_two_bool_tensors_is_pytorchs_runtime_error(device):
+    # before: NumPy's TypeError 'numpy boolean subtract ... is not supported' from the operators' fast path
+    mask = mg.tensor([True, False], device=device)
+    for other in (mg.tensor(True), mg.tensor([False, True], device=device)):
+        for a, b in ((mask, other), (other, mask)):
+            with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with two bool tensors"):
+                a - b
+            with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with a bool tensor"):
+                mg.subtract(a, b)

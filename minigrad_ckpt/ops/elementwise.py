@@ -243,7 +243,13 @@ class Sub(BinaryElementwise):
     save_inputs = False
 
     def forward(self, xp, x, y):
-        return x - y
+        try:  # (free until raised)
+            return x - y
+        except TypeError:  # NumPy's refusal of two bool arrays, reached by ``mask - mask`` of one dtype
+            if x.dtype.kind == "b" and y.dtype.kind == "b":
+                raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                                   "Use the `^` or `logical_xor()` operator instead.") from None
+            raise
 
     def times_d_first(self, xp, v, out, x, y):
         return v  # d/dx = 1, d/dy = -1
