@@ -971,6 +971,8 @@ class Tensor:
         else:
             self._check_write("__setitem__")  # (nothing here requires grad in grad mode)
         idx = normalize_index(index, self)
+        if isinstance(value, Tensor) and value._device is not self._device:
+            value = self._setitem_value_here(value, idx)
         try:
             if records:
                 self._rebase(out_of_place_writes["setitem"](self, value, idx), "__setitem__")
@@ -979,6 +981,16 @@ class Tensor:
         except IndexError:
             explain_index_error(index, self)  # NumPy refused an index array: PyTorch's words for it
             raise
+
+    def _setitem_value_here(self, value: Tensor, idx: tuple) -> Tensor:
+        """``value``, of another device, moved here for ``self[idx] = value`` by PyTorch's rules (a
+        recorded move: its gradient goes back): a basic index (ints, slices, ``None``, ``...``) writes
+        through ``copy_``, which takes a value from any device (``gpu_x[0] = cpu_row``), and an index
+        array through ``index_put_``, which moves a zero-dim value only."""
+        if value._data.ndim == 0 or not any(_index_kind(it) in "ao" for it in idx):
+            return value.to(self.device)
+        raise RuntimeError(f"__setitem__: value is on {value.device}, tensor is on {self.device} (with an index "
+                           f"tensor, a value from another device must be zero-dimensional)")
 
     def _write_item(self, idx: tuple, value: Any) -> None:
         """``self[idx] = value`` in place, off the tape (``idx`` normalized)."""
@@ -1009,6 +1021,12 @@ class Tensor:
         return self._set_inplace(src, "copy_")
 
     def fill_(self, value: Any) -> Tensor:
+        if isinstance(value, Tensor):  # PyTorch's: a 0-d tensor of any device, read as a number
+            if value._data.ndim:
+                raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                                   f"{value._data.ndim} dimensions.")
+            if value._device is not self._device:
+                value = value.to(self.device)
         return self._set_inplace(value, "fill_")
 
     def zero_(self) -> Tensor:

@@ -158,3 +158,62 @@ def test_subtracting_two_bool_tensors_is_pytorchs_runtime_error(device):
                 a - b
             with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with a bool tensor"):
                 mg.subtract(a, b)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_basic_index_write_takes_a_value_from_any_device_as_pytorchs_copy(device):
+    # before: RuntimeError '__setitem__: value is on cpu, tensor is on strict:0'; PyTorch writes x[0] = v,
+    # x[:, 1:] = v, x[...] = v through copy_, which takes v from any device (an index array: a 0-d v only)
+    row, block = mg.tensor([1.0, 2.0, 3.0], dtype="float32"), mg.tensor([[7.0, 8.0], [9.0, 10.0]], dtype="float32")
+
+    def written(a, b, c):
+        a = a.clone()
+        a[0] = b                                   # (a 1-d row from the other device)
+        a[:, 1:] = c
+        a[1, ...] = mg.tensor(-1.0, dtype="float32", device=b.device)
+        return a
+
+    for dev_side in ("target", "value"):
+        x = mg.zeros(2, 3, dtype="float32", device=device if dev_side == "target" else "cpu")
+        other = "cpu" if dev_side == "target" else device
+        got = written(x, row.to(other), block.to(other))
+        assert got.device == x.device
+        np.testing.assert_array_equal(_host(got), [[1.0, 7.0, 8.0], [-1.0, -1.0, -1.0]])
+    x = mg.zeros(2, 3, dtype="float32", device=device)
+    with pytest.raises(RuntimeError, match="value is on cpu"):
+        x[mg.tensor([0], device=device)] = row                    # index_put_: a value with elements must be here
+    x[mg.tensor([0], device=device), 1] = mg.tensor(4.0, dtype="float32")
+    assert _host(x)[0, 1] == 4.0
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_row_written_from_another_device_keeps_its_gradient_and_tangent(device):
+    w = mg.tensor([1.0, 2.0, 3.0], dtype="float32", requires_grad=True)
+    x = mg.zeros(2, 3, dtype="float32", device=device)
+    x[1] = w * 2
+    (x * x).sum().backward()
+    assert w.grad.device == w.device
+    np.testing.assert_array_equal(w.grad.numpy(), [8.0, 16.0, 24.0])
+
+    def placed(a):
+        out = mg.zeros(2, 3, dtype="float32", device=device)
+        out[1] = a * 2
+        return out
+
+    _, dy = mg.func.jvp(placed, (w.detach(),), (mg.ones(3, dtype="float32"),))
+    assert dy.device == mg.device(device)
+    np.testing.assert_array_equal(_host(dy), [[0.0] * 3, [2.0] * 3])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_fill_values_are_zero_dim_tensors_of_any_device(device):
+    # before: x.fill_(mg.tensor([1., 2., 3.])) wrote the row (torch: 'fill_ only supports 0-dimension value
+    # tensor'); a device 0-d value into a CPU tensor's fill_/masked_fill/index_fill was an error (torch: item())
+    with pytest.raises(RuntimeError, match="fill_ only supports 0-dimension value tensor"):
+        mg.zeros(3).fill_(mg.tensor([1.0, 2.0, 3.0]))
+    value = mg.tensor(2.5, dtype="float32", device=device)
+    for got, want in [(mg.zeros(3).fill_(value), [2.5] * 3),
+                      (mg.zeros(3).masked_fill(mg.tensor([True, False, True]), value), [2.5, 0.0, 2.5]),
+                      (mg.zeros(3).index_fill(0, mg.tensor([1]), value), [0.0, 2.5, 0.0])]:
+        assert got.device == mg.device("cpu")
+        np.testing.assert_array_equal(got.numpy(), want)

@@ -129,6 +129,8 @@ def fill_value(name: str, value: Any, x: Tensor) -> Tensor:
     if isinstance(value, Tensor):
         if value.ndim:
             raise RuntimeError(f"{name}: only a 0-dimensional value tensor is supported, got {value.ndim} dimension(s)")
+        if value.device != x.device:  # PyTorch reads it as a number (.item()), from any device
+            value = value.to(x.device)
         if value.dtype.kind == "c" and x.dtype.kind != "c":
             raise RuntimeError(f"{name}: a {value.dtype} value cannot be written into a {x.dtype} tensor "
                                f"(its imaginary part would be lost)")
