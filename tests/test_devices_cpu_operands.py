@@ -217,3 +217,21 @@ def test_fill_values_are_zero_dim_tensors_of_any_device(device):
                       (mg.zeros(3).index_fill(0, mg.tensor([1]), value), [0.0, 2.5, 0.0])]:
         assert got.device == mg.device("cpu")
         np.testing.assert_array_equal(got.numpy(), want)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_type_as_and_type_move_to_the_types_device_as_pytorchs(device):
+    # before: mg.zeros(2).type_as(gpu_x) stayed on the CPU (Lightning's device-agnostic idiom; torch:
+    # self.to(other.options())), gpu_x.type() named no device and gpu_x.type('torch.FloatTensor') stayed put
+    x = mg.tensor([1.0, 2.0], dtype="float32", device=device, requires_grad=True)
+    made = mg.zeros(2, dtype="float64").type_as(x)
+    assert (made.device, made.dtype) == (x.device, x.dtype)
+    back = x.type_as(mg.zeros(1, dtype="float64"))
+    assert (back.device, back.dtype) == (mg.device("cpu"), np.float64)
+    (back * 3).sum().backward()                                  # a recorded move and cast
+    assert x.grad.device == x.device and _host(x.grad).tolist() == [3.0, 3.0]
+    assert x.type() == f"minigrad_ckpt.{device}.FloatTensor" and mg.zeros(1).type() == "minigrad_ckpt.FloatTensor"
+    assert x.type("torch.DoubleTensor").device == mg.device("cpu")
+    assert x.type(mg.LongTensor).device == mg.device("cpu")      # a legacy class is a CPU type
+    assert mg.zeros(1).type(f"torch.{device}.LongTensor").device == x.device
+    assert x.type(mg.float16).device == x.device                 # a dtype keeps the device

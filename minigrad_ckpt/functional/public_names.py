@@ -635,7 +635,7 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("int", tm.cast_method("int32", "An int32 copy (cuts the tape).")),
         tensor_method("bool", tm.cast_method("bool", "A bool copy (cuts the tape).")),
         tensor_method("type", tmeth.type_method),
-        tensor_method("type_as", lambda self, o: self.to(o.dtype)),
+        tensor_method("type_as", tm.type_as_method),
         tensor_method("is_cuda", property(lambda self: self.device.type == "cuda")),
         tensor_method("is_cpu", property(lambda self: self.device.type == "cpu")),
         # PyTorch's other device kinds and layouts, which no tensor here has (device checks such as

@@ -138,6 +138,12 @@ def to_method(self: Tensor, target: Any = None, dtype: Any = None, non_blocking:
     return t
 
 
+def type_as_method(self: Tensor, other: Tensor) -> Tensor:
+    """PyTorch's ``x.type_as(other)``: ``x`` in ``other``'s dtype *and on its device*
+    (``self.to(other.options())``), so ``mg.zeros(n).type_as(x)`` makes a tensor where ``x`` is."""
+    return to_method(self, other)
+
+
 def _move(self: Tensor, target: Any, dtype: Any) -> Tensor:
     dev = None
     if target is not None:
@@ -145,6 +151,9 @@ def _move(self: Tensor, target: Any, dtype: Any) -> Tensor:
         if dtype_target is not None:
             dtype = dtype_target
     t = self
+    to_host = dev is not None and dev is not t._device and dev.type == "cpu"
+    if to_host:  # cast on the host: x.to("cpu", float64) makes no float64 array on the device
+        t = mf.to_device(t, dev)
     if dtype is not None and as_dtype(dtype) != self.dtype:
         t = mf.astype(t, dtype)
     if dev is not None and dev is not t._device:

@@ -505,18 +505,21 @@ _TYPE_NAMES = {"float16": "HalfTensor", "float32": "FloatTensor", "float64": "Do
 
 
 def type_method(self: Tensor, dtype: Any = None) -> Any:
-    """PyTorch's ``type()``: the type's name (``'minigrad_ckpt.FloatTensor'``); ``type(dtype)``
-    casts (``'torch.DoubleTensor'``-style names are accepted)."""
+    """PyTorch's ``type()``: the type's name, which names a device other than the CPU
+    (``'minigrad_ckpt.FloatTensor'``, ``'minigrad_ckpt.cuda.FloatTensor'``); ``type(dtype)`` casts,
+    and a type -- a name (``'torch.cuda.DoubleTensor'``) or a legacy class (``mg.LongTensor``, a
+    CPU type) -- moves to its device too, as PyTorch's (``gpu_x.type('torch.FloatTensor')`` is on the CPU)."""
     if dtype is None:
-        return "minigrad_ckpt." + _TYPE_NAMES.get(self.dtype.name, self.dtype.name)
+        where = "" if self.device.type == "cpu" else self.device.type + "."
+        return f"minigrad_ckpt.{where}{_TYPE_NAMES.get(self.dtype.name, self.dtype.name)}"
     if isinstance(dtype, type) and hasattr(dtype, "dtype"):  # a legacy type: x.type(mg.LongTensor)
-        dtype = dtype.dtype
+        return self.to("cpu", dtype.dtype)
     if isinstance(dtype, str) and dtype.endswith("Tensor"):
-        wanted = dtype.rsplit(".", 1)[-1]
+        parts = dtype.split(".")
         names = {v: k for k, v in _TYPE_NAMES.items()}
-        if wanted not in names:
+        if parts[-1] not in names:
             raise ValueError(f"type: unknown tensor type {dtype!r}")
-        dtype = names[wanted]
+        return self.to(parts[-2] if len(parts) > 2 else "cpu", names[parts[-1]])
     return self.to(dtype=dtype)
 
 
