@@ -553,10 +553,19 @@ def register_device_type(prefix: str, factory: Any) -> None:
 _current_index: dict[str, int] = {}
 
 
-def get_device(spec: Any = None) -> Device:
+def get_device(spec: Any = None, index: int | None = None) -> Device:
     """Resolve ``None`` (the default device), a string like ``"cuda:0"``, a :class:`Device`, or an
     int (PyTorch's rule: a CUDA ordinal, ``3`` is ``"cuda:3"``).  A bare type name (``"cuda"``)
-    means that type's current device (:func:`set_current_device_index`; 0 unless set)."""
+    means that type's current device (:func:`set_current_device_index`; 0 unless set).  As
+    ``torch.device``, the index may come apart: ``mg.device("cuda", local_rank)``; and ``"cpu:0"``
+    is the CPU."""
+    if index is not None:
+        if not isinstance(spec, str) or ":" in spec:
+            raise RuntimeError(f"type (string) must not include an index because index was passed "
+                               f"explicitly: {spec}")
+        if index < 0:
+            raise RuntimeError("Device index must not be negative")
+        spec = f"{spec}:{int(index)}"
     if spec is None:
         return getattr(_default, "device", cpu)
     if isinstance(spec, Device):
@@ -569,6 +578,8 @@ def get_device(spec: Any = None) -> Device:
     if key in _devices:
         return _devices[key]
     prefix, _, idx = key.partition(":")
+    if key == "cpu:0":  # (the one CPU device, by its index)
+        return _devices["cpu"]
     if prefix not in _extra_device_factories:
         raise ValueError(f"unknown device {spec!r}; expected 'cpu' or 'cuda[:N]'")
     index = int(idx) if idx else _current_index.get(prefix, 0)

@@ -235,3 +235,24 @@ def test_type_as_and_type_move_to_the_types_device_as_pytorchs(device):
     assert x.type(mg.LongTensor).device == mg.device("cpu")      # a legacy class is a CPU type
     assert mg.zeros(1).type(f"torch.{device}.LongTensor").device == x.device
     assert x.type(mg.float16).device == x.device                 # a dtype keeps the device
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_pytorchs_device_spellings(device):
+    # before: mg.device("cuda", local_rank) and mg.device("cpu:0") were errors, as were
+    # x.cuda(gpu, non_blocking=True) (the ImageNet example's loader loop) and x.cpu(memory_format=...)
+    assert mg.device(device, 0) == mg.device(f"{device}:0") and mg.device("cpu:0") == mg.device("cpu")
+    assert mg.device("cpu", 0) == mg.device("cpu")
+    with pytest.raises(RuntimeError, match="must not include an index"):
+        mg.device(f"{device}:0", 0)
+    with pytest.raises(RuntimeError, match="must not be negative"):
+        mg.device(device, -1)
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    moved = x.cuda(device, non_blocking=True)                  # (a device argument names any device)
+    assert moved.device == mg.device(device)
+    back = moved.cpu(memory_format=mg.contiguous_format)
+    (back * 2).sum().backward()
+    assert back.device == mg.device("cpu") and x.grad.tolist() == [2.0, 2.0]
+    if not mg.cuda.is_available():
+        with pytest.raises(RuntimeError, match="needs CuPy"):   # the keywords taken, the GPU missing
+            x.cuda(non_blocking=True)

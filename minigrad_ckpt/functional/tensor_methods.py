@@ -168,15 +168,17 @@ def cast_method(dtype: str, doc: str) -> Any:
     return method
 
 
-def cpu_method(self: Tensor) -> Tensor:
-    """This tensor on the CPU (``self`` if it is there already)."""
-    return to_method(self, "cpu")
+def cpu_method(self: Tensor, memory_format: Any = None) -> Tensor:
+    """This tensor on the CPU (``self`` if it is there already); PyTorch's ``memory_format`` as ``to``'s."""
+    return to_method(self, "cpu", memory_format=memory_format)
 
 
-def cuda_method(self: Tensor, device: Any = None) -> Tensor:
+def cuda_method(self: Tensor, device: Any = None, non_blocking: bool = False, memory_format: Any = None) -> Tensor:
     """This tensor on GPU ``device`` (an index or ``"cuda:i"``; default: the current GPU, as PyTorch's)
-    (differentiable)."""
-    return to_method(self, "cuda" if device is None else device)
+    (differentiable); ``non_blocking`` and ``memory_format`` as :func:`to_method`'s
+    (``images.cuda(gpu, non_blocking=True)``)."""
+    return to_method(self, "cuda" if device is None else device, non_blocking=non_blocking,
+                     memory_format=memory_format)
 
 
 def pin_memory_method(self: Tensor, device: Any = None) -> Tensor:
