@@ -169,3 +169,21 @@ def test_the_loaders_iterator_has_the_loaders_length(options):
     assert [b.tolist() for b in it] == [[3, 4, 5], [6, 7, 8], [9]]
     with pytest.raises(TypeError):
         len(iter(DataLoader(_Three())))
+
+
+def test_pin_memory_without_a_gpu_warns_at_each_iter_as_pytorch(monkeypatch):
+    # torch 2.13 without an accelerator: UserWarning "'pin_memory' argument is set as true but no accelerator
+    # is found, then device pinned memory won't be used." from each iter(); before: silent
+    import warnings
+
+    from minigrad_ckpt.utils.data import dataloader
+
+    monkeypatch.setattr(dataloader, "cuda_device_count", lambda: 0)
+    loader = DataLoader(DATA, batch_size=2, pin_memory=True)
+    for _ in range(2):
+        with pytest.warns(UserWarning, match="'pin_memory' argument is set as true but no accelerator is found"):
+            batches = list(loader)
+    assert len(batches) == len(loader)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        list(DataLoader(DATA, batch_size=2))                     # (pin_memory=False: nothing to say)

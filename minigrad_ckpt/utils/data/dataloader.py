@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.context
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import islice
 from types import GenericAlias
 from typing import Any
 
 from ... import random as _random
-from ...backend import host_numpy
+from ...backend import cuda_device_count, host_numpy
 from ...tensor import Tensor
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset, Subset, TensorDataset
@@ -413,6 +414,9 @@ class DataLoader:
         is independent of the others, as PyTorch's (``zip(loader, loader)`` pairs every batch with
         itself); with them, as in PyTorch, the loader has one iterator, which ``iter()`` restarts --
         every handle to it goes on with the new epoch (the workers can serve one epoch at a time)."""
+        if self.pin_memory and cuda_device_count() == 0:  # PyTorch's warning, at each iter()
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
+                          "memory won't be used.", UserWarning, stacklevel=2)
         if self.num_workers == 0 and self.timeout != 0:  # PyTorch's single-process iterator refuses it so
             raise AssertionError(f"DataLoader: timeout={self.timeout} bounds the wait for a worker's batch; it "
                                  f"needs num_workers > 0 (with num_workers=0 leave timeout=0)")
