@@ -256,3 +256,23 @@ def test_pytorchs_device_spellings(device):
     if not mg.cuda.is_available():
         with pytest.raises(RuntimeError, match="needs CuPy"):   # the keywords taken, the GPU missing
             x.cuda(non_blocking=True)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "ASGD",
+                                  "Rprop", "Adadelta"])
+def test_a_tensor_learning_rate_on_the_cpu_steps_device_parameters(device, name):
+    # before: RuntimeError 'subtract_: value is on cpu, tensor is on strict:0' (lr * a device array made a CPU
+    # tensor: the array was converted to lr's device); torch takes lr=torch.tensor(0.01) beside GPU parameters
+    def three_steps(dev):
+        p = mg.nn.Parameter(mg.tensor([1.0, -2.0, 3.0], dtype="float32", device=dev))
+        opt = getattr(mg.optim, name)([p], lr=mg.tensor(0.1, dtype="float32"),
+                                      **({"momentum": 0.9} if name == "SGD" else {}))
+        for _ in range(3):
+            opt.zero_grad()
+            (p * p * mg.tensor(1.5, dtype="float32")).sum().backward()
+            opt.step()
+        assert p.device == mg.device(dev)
+        return _host(p.detach())
+
+    np.testing.assert_array_equal(three_steps(device), three_steps("cpu"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..backend import get_default_dtype, host_numpy
+from ..backend import device_of, get_default_dtype, host_numpy, is_array
 from ..ops.shape import AsType
 from ..tape import apply, on_one_device
 from ..tensor import Tensor
@@ -30,11 +30,14 @@ _PY_SCALARS = (int, float, bool)
 
 def as_tensor(x: Any, like: Tensor | None = None) -> Tensor:
     """``x`` as a Tensor: Tensors pass through, anything else is converted
-    (host data goes to ``like``'s device when one is given)."""
+    (host data goes to ``like``'s device when one is given; a device's array stays on its
+    device, so ``cpu_lr * gpu_array`` meets the CPU-scalar rule instead of a copy to the host)."""
     if isinstance(x, Tensor):
         return x
     if isinstance(x, host_numpy.ndarray) or like is None:
         return Tensor._from_data(x)
+    if not like._device.xp.holds(x) and is_array(x):
+        return Tensor._from_data(x, device=device_of(x))
     return Tensor._from_data(x, device=like.device)
 
 

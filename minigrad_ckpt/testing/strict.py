@@ -172,6 +172,8 @@ class StrictScalar(StrictArray):
 
 def _binary(fn: Any, reflected: bool = False) -> Any:
     def op(self: StrictArray, other: Any) -> Any:
+        if not isinstance(other, StrictArray) and getattr(type(other), "__array_ufunc__", 0) is None:
+            return NotImplemented  # CuPy's rule (_should_use_rop): a Tensor's reflected operator answers
         o = self._ns._unwrap(other, f"operator {fn.__name__}")
         return self._ns._wrap(fn(o, self._a) if reflected else fn(self._a, o))
     return op
