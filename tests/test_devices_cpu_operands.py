@@ -13,6 +13,8 @@ for bit, on the device's side.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -276,3 +278,25 @@ def test_a_tensor_learning_rate_on_the_cpu_steps_device_parameters(device, name)
         return _host(p.detach())
 
     np.testing.assert_array_equal(three_steps(device), three_steps("cpu"))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_losses_take_a_cpu_scalar_target_and_refuse_other_cpu_tensors_in_pytorchs_words(device):
+    # before: mse_loss(gpu_x, cpu0d) raised (the target was broadcast before it met x, so it was no longer
+    # a scalar; torch: the CPU scalar meets x, after its broadcasting warning); a CPU weight or target of
+    # cross_entropy/nll_loss, or CPU indices into a device embedding, crashed mixing host and device arrays
+    F = mg.nn.functional
+    x = mg.tensor([[0.2, 0.7, 0.4], [0.9, 0.1, 0.6]], dtype="float32")
+    s = mg.tensor(0.5, dtype="float32")
+    for loss in (F.mse_loss, F.l1_loss, F.smooth_l1_loss, F.huber_loss, F.kl_div):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (PyTorch's warning about the target's size)
+            _same_on_the_device(loss, device, x, s)
+    t = mg.tensor([2, 0])
+    for call, name in [(lambda: F.cross_entropy(x.to(device), t.to(device), weight=mg.ones(3)), "nll_loss"),
+                       (lambda: F.nll_loss(x.to(device), t.to(device), weight=mg.ones(3)), "nll_loss"),
+                       (lambda: F.cross_entropy(x.to(device), t), "cross_entropy"),
+                       (lambda: F.nll_loss(x.to(device), t), "nll_loss"),
+                       (lambda: F.embedding(t, x.to(device)), "embedding")]:
+        with pytest.raises(RuntimeError, match=f"{name}: expected all tensors on the same device"):
+            call()

@@ -34,6 +34,9 @@ def embedding(input: Any, weight: Any, padding_idx: int | None = None, max_norm:
         raise ValueError("embedding: sparse gradients are not supported")
     w = _tensor(weight)
     ids = _tensor(input, w)
+    if ids._device is not w._device:  # PyTorch's error (index_select's), before a host index meets device rows
+        raise RuntimeError(f"embedding: expected all tensors on the same device, found {w.device} (weight) and "
+                           f"{ids.device} (indices)")
     if ids.dtype.kind not in "iu":
         raise TypeError(f"embedding: ids must be integers, got {ids.dtype}")
     n = w.shape[0]

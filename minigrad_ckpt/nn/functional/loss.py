@@ -13,6 +13,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
+from ...functional.arguments import one_device
 from ...functional.errors import ComplexNotImplemented, InputMismatch
 from ...functional.indexing import getitem_in_range
 from ...functional.promotion import promoted
@@ -54,13 +55,23 @@ _DIFFERENCE_LOSSES = frozenset({"mse_loss", "l1_loss", "smooth_l1_loss", "huber_
 def _input_and_target(name: str, input: Any, target: Any) -> tuple[Tensor, Tensor]:
     """``input`` and ``target`` as tensors (the target on the input's device), of one shape: see
     :func:`_shapes_differ` for what differing shapes do."""
-    x = _tensor(input)
-    y = _tensor(target, x)
+    x, y = one_device(name, _tensor(input), target)  # (a CPU scalar target meets x as a number, as PyTorch's)
+    y = _tensor(y, x)
     if x._data.dtype is not y._data.dtype and name in _DIFFERENCE_LOSSES:
         x, y = promoted(x, y)
     if x._data.shape != y._data.shape:  # (the arrays': Tensor.shape is a property call)
         return _shapes_differ(name, x, y)
     return x, y
+
+
+def _on_device_of(name: str, value: Any, x: Tensor) -> Tensor:
+    """A class-index loss's ``target`` or ``weight`` as a tensor on ``x``'s device (host data goes
+    there); a tensor on another device is PyTorch's error, before any array of it meets ``x``'s."""
+    t = _tensor(value, x)
+    if t._device is not x._device:
+        raise RuntimeError(f"{name}: expected all tensors on the same device, found {x.device} (input) and "
+                           f"{t.device}")
+    return t
 
 
 def _shapes_differ(name: str, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
@@ -181,7 +192,7 @@ def nll_loss(input: Any, target: Any, weight: Any = None, size_average: Any = No
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     x = _tensor(input)
-    tgt = _tensor(target, x)
+    tgt = _on_device_of("nll_loss", target, x)
     _real_only("nll_loss", x)
     return _nll(x, tgt, _check_targets("nll_loss", x, tgt, ignore_index), weight, reduction)
 
@@ -194,7 +205,7 @@ def _nll(x: Tensor, tgt: Tensor, checked: Any, weight: Any, reduction: str) -> T
     rows = xp.arange(safe_t.shape[0])
     picked = getitem_in_range(_class_last(x), (rows, safe_t))  # (the targets are checked)
     if weight is not None:
-        w = _tensor(weight, x)
+        w = _on_device_of("nll_loss", weight, x)
         if w.shape != (n_classes,):
             raise ValueError(f"nll_loss: weight must have shape ({n_classes},), got {w.shape}")
         wt = getitem_in_range(w, (safe_t,)) * Tensor.constant(valid, x.device)
@@ -227,7 +238,7 @@ def cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any
     if x.ndim == 0:
         raise ValueError("cross_entropy: input must have a class axis, got a 0-d tensor")
     axis = 1 if x.ndim >= 2 else 0
-    tgt = _tensor(target, x)
+    tgt = _on_device_of("cross_entropy", target, x)
     if x.dtype.kind != "f":
         hint = " (did you swap input and target?)" if tgt.dtype.kind == "f" else ""
         raise TypeError(f"cross_entropy: input must be float logits of shape (N, C, ...), got dtype {x.dtype}{hint}")
@@ -250,7 +261,7 @@ def _class_weights(weight: Any, x: Tensor, axis: int) -> Tensor:
     """``weight`` (one per class) shaped to broadcast along ``x``'s class axis."""
     n_classes = x.shape[axis]
     w_shape = (1, n_classes) + (1,) * (x.ndim - 2) if x.ndim >= 2 else (n_classes,)
-    return mf.reshape(_tensor(weight, x), w_shape)
+    return mf.reshape(_on_device_of("cross_entropy", weight, x), w_shape)
 
 
 def _cross_entropy_with_probabilities(x: Tensor, tgt: Tensor, axis: int, weight: Any, reduction: str,
@@ -303,7 +314,8 @@ def _uniform_target_loss(x: Tensor, logp: Tensor, tgt: Tensor, axis: int, weight
     if reduction == "sum":
         return mf.sum(smooth)
     if weight is not None:
-        wt = getitem_in_range(_tensor(weight, x), (xp.where(valid, t, 0),)) * Tensor.constant(valid, x.device)
+        wt = getitem_in_range(_on_device_of("cross_entropy", weight, x), (xp.where(valid, t, 0),)) * \
+            Tensor.constant(valid, x.device)
         denom = mf.sum(wt)
     else:
         denom = mf.sum(Tensor.constant(valid.astype(x.dtype), x.device))
