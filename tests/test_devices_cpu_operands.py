@@ -300,3 +300,12 @@ def test_losses_take_a_cpu_scalar_target_and_refuse_other_cpu_tensors_in_pytorch
                        (lambda: F.embedding(t, x.to(device)), "embedding")]:
         with pytest.raises(RuntimeError, match=f"{name}: expected all tensors on the same device"):
             call()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_clip_grad_value_takes_a_tensor_bound(device):
+    # before: TypeError "operand 'Tensor' does not support ufuncs" (torch: clip_value = float(clip_value))
+    p = mg.nn.Parameter(mg.tensor([3.0, -4.0, 0.5], dtype="float32", device=device))
+    p.grad = mg.tensor([3.0, -4.0, 0.5], dtype="float32", device=device)
+    mg.nn.utils.clip_grad_value_([p], mg.tensor(1.0))
+    assert p.grad.device == p.device and _host(p.grad).tolist() == [1.0, -1.0, 0.5]

@@ -89,6 +89,7 @@ def clip_grad_value_(parameters: Iterable[Tensor] | Tensor, clip_value: float, f
     a complex one has no order to clamp in, and is refused as PyTorch does); ``foreach`` as in
     :func:`clip_grad_norm_`."""
     params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
+    clip_value = float(clip_value)  # PyTorch's first line: a 0-d tensor (any device) is read as its number
     complex_grads = [p.grad.dtype for p in params if p.grad is not None and p.grad.dtype.kind == "c"]
     if complex_grads:  # NumPy's clip would order complex numbers lexicographically: 3+4j -> 1+0j
         raise TypeError(f"clip_grad_value_: a {complex_grads[0]} gradient has no order to clamp in; "
