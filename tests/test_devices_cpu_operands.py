@@ -309,3 +309,21 @@ def test_clip_grad_value_takes_a_tensor_bound(device):
     p.grad = mg.tensor([3.0, -4.0, 0.5], dtype="float32", device=device)
     mg.nn.utils.clip_grad_value_([p], mg.tensor(1.0))
     assert p.grad.device == p.device and _host(p.grad).tolist() == [1.0, -1.0, 0.5]
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_a_zero_dim_integer_tensor_is_an_int_where_pytorch_takes_one(device):
+    # before: x.repeat(n), x.split(n), x.unsqueeze(t), x.sum(t), x.roll(n), x.transpose(t0, t1),
+    # x.softmax(t) raised TypeError ('len() of a 0-d tensor', 'axis must be an int'); PyTorch reads a
+    # zero-dim integer tensor (a CPU one beside tensors of any device) as the int (__index__)
+    x = mg.arange(6.0, device=device).reshape(2, 3)
+    n, zero, one = mg.tensor(2), mg.tensor(0), mg.tensor(1)
+    for got, want in [(x.repeat(n, 1), x.repeat(2, 1)), (x.sum(one), x.sum(1)), (x.sum((one,)), x.sum(1)),
+                      (x.unsqueeze(zero), x.unsqueeze(0)), (x.roll(n), x.roll(2)), (x.roll(n, one), x.roll(2, 1)),
+                      (x.transpose(zero, one), x.transpose(0, 1)), (x.softmax(one), x.softmax(1)),
+                      (x.split(n, one)[0], x.split(2, 1)[0]), (x.flatten(zero), x.flatten(0)),
+                      (x[:1].expand(n, 3), x[:1].expand(2, 3))]:
+        assert got.shape == want.shape and got.device == x.device
+        np.testing.assert_array_equal(_host(got), _host(want))
+    with pytest.raises(TypeError):
+        x.sum(mg.tensor(1.0))                                    # a float tensor is no dim, as in PyTorch

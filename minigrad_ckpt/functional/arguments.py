@@ -23,7 +23,7 @@ __all__ = [
     "as_tensor", "operand", "binary", "normalize_axis", "one_axis", "shape_arg", "broadcast_shapes",
     "tensor_list", "check_nonempty", "int_tuple", "paired_axes", "complex_operand", "refuse_complex", "refuse_bool",
     "in_default_float", "is_integral", "in_default_float_pair", "float_binary", "promoted_operands", "same_dtype",
-    "one_device",
+    "one_device", "as_index",
 ]
 
 _PY_SCALARS = (int, float, bool)
@@ -146,9 +146,19 @@ def ordered_binary(name: str, op: Any, x: Any, y: Any) -> Tensor:
     return binary(op, x, y)
 
 
+def as_index(v: Any) -> Any:
+    """A zero-dim integer tensor as its int, as PyTorch reads one where it takes an int (a dim, a
+    size, a shift: ``x.sum(torch.tensor(1))``, ``x.repeat(n)``); anything else as it is."""
+    if isinstance(v, Tensor) and v._data.ndim == 0 and v._data.dtype.kind in "iu":
+        return v.__index__()
+    return v
+
+
 def int_tuple(v: Any) -> tuple:
-    """An int (Python's or NumPy's) as a 1-tuple, a sequence as a tuple: ``axis=3`` or ``axis=(1, 3)``."""
-    return (v,) if isinstance(v, (int, host_numpy.integer)) else tuple(v)
+    """An int (Python's or NumPy's, or a zero-dim integer tensor) as a 1-tuple, a sequence as a
+    tuple: ``axis=3`` or ``axis=(1, 3)``."""
+    v = as_index(v)
+    return (v,) if isinstance(v, (int, host_numpy.integer)) else tuple(as_index(a) for a in v)
 
 
 def normalize_axis(axis: Any, ndim: int, *, allow_none: bool = True) -> tuple[int, ...]:
@@ -185,6 +195,7 @@ def reduction_dims(dim: Any) -> Any:
 
 def one_axis(axis: Any, ndim: int) -> int:
     """One ``axis`` as an int in ``range(ndim)``."""
+    axis = as_index(axis)
     if not isinstance(axis, (int, host_numpy.integer)) or isinstance(axis, bool):
         raise TypeError(f"axis must be an int, got {axis!r}")
     if not -ndim <= axis < ndim:

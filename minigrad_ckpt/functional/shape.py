@@ -16,6 +16,7 @@ from ..ops import shape as _sh
 from ..tape import apply
 from ..tensor import Tensor
 from .arguments import (
+    as_index,
     as_tensor,
     broadcast_shapes,
     int_tuple,
@@ -271,7 +272,7 @@ def repeat(x: Any, repeats: Any, axis: int | None = None) -> Tensor:
 
 def roll(x: Any, shift: Any, axis: Any = None) -> Tensor:
     """Shift elements cyclically along ``axis`` (over the flattened tensor for None)."""
-    x = as_tensor(x)
+    x, shift = as_tensor(x), as_index(shift)
     if axis is None:
         if not isinstance(shift, (int, host_numpy.integer)):
             raise TypeError("roll: with axis=None, shift must be an int")

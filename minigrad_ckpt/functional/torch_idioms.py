@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
-from .arguments import as_tensor, normalize_axis, one_axis, reduction_dims, refuse_bool, refuse_complex
+from .arguments import as_index, as_tensor, normalize_axis, one_axis, reduction_dims, refuse_bool, refuse_complex
 from .errors import NeedsFloatingInput
 from .indexing import take_along_axis_in_range
 
@@ -116,6 +116,7 @@ class ValuesIndices(NamedTuple):
 
 def _one_dim(name: str, x: Tensor, dim: Any) -> int:
     """PyTorch's rule for one ``dim``: an int, and a 0-d tensor takes 0 or -1."""
+    dim = as_index(dim)
     if not isinstance(dim, (int, host_numpy.integer)) or isinstance(dim, bool):
         raise TypeError(f"{name}: dim must be one int, got {dim!r}")
     if x.ndim == 0:
@@ -264,6 +265,7 @@ def split_sizes(x: Tensor, split_size_or_sections: Any, dim: int = 0) -> list[Te
     """PyTorch's ``split``: pieces of ``split_size`` along ``dim``, or of the listed sizes."""
     d = _one_dim("split", x, dim)
     n = x.shape[d]
+    split_size_or_sections = as_index(split_size_or_sections)
     if isinstance(split_size_or_sections, (int, host_numpy.integer)):
         size = int(split_size_or_sections)
         if size <= 0 and n:
@@ -407,6 +409,7 @@ def operands_as_list(fn: Callable[..., Any], first: int) -> Callable[..., Any]:
 def transpose(x: Any, *axes: Any) -> Tensor:
     """NumPy's ``transpose(x, axes)`` (axes reversed for None), or, with two dims,
     PyTorch's ``transpose(x, dim0, dim1)``: those two swapped."""
+    axes = tuple(as_index(a) for a in axes)
     if len(axes) == 2 and all(isinstance(a, (int, host_numpy.integer)) for a in axes):
         return mf.swapaxes(x, int(axes[0]), int(axes[1]))
     if len(axes) > 1:

@@ -29,7 +29,7 @@ from . import math as mf
 from . import selection as sel
 from . import statistics as stats
 from . import torch_idioms as ti
-from .arguments import as_tensor, in_default_float, normalize_axis, one_axis, refuse_complex
+from .arguments import as_index, as_tensor, in_default_float, normalize_axis, one_axis, refuse_complex
 from .errors import InputMismatch
 
 _UNSET: Any = ti._UNSET
@@ -37,7 +37,7 @@ _UNSET: Any = ti._UNSET
 
 def _sizes(args: tuple) -> tuple[int, ...]:
     """``f(2, 3)`` and ``f((2, 3))`` alike, as PyTorch's size arguments."""
-    if len(args) == 1 and not isinstance(args[0], (int, host_numpy.integer)):
+    if len(args) == 1 and not isinstance(as_index(args[0]), (int, host_numpy.integer)):
         return tuple(int(a) for a in args[0])
     return tuple(int(a) for a in args)
 
@@ -312,6 +312,7 @@ def _one_int_dim(name: str, dim: Any) -> int:
     never a guess)."""
     if dim is _UNSET:
         raise TypeError(f"{name}() missing required argument 'dim' (PyTorch's x.{name}(dim) has no default)")
+    dim = as_index(dim)
     if not isinstance(dim, (int, host_numpy.integer)) or isinstance(dim, bool):
         raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
     return int(dim)
