@@ -327,3 +327,19 @@ def test_a_zero_dim_integer_tensor_is_an_int_where_pytorch_takes_one(device):
         np.testing.assert_array_equal(_host(got), _host(want))
     with pytest.raises(TypeError):
         x.sum(mg.tensor(1.0))                                    # a float tensor is no dim, as in PyTorch
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_a_zero_dim_tensor_is_a_number_where_pytorch_takes_a_scalar(device):
+    # before: TypeError from F.pad(x, p, value=t), F.hardtanh(x, t0, t1), mg.round(x, decimals=t), and
+    # x.scatter_(dim, i, value=t) read the tensor as a source; torch: [[2.5, 1, -2, 3, 2.5], ...],
+    # [[2.5, 2.5, 3], [3.5, 3.5, 2.5]], x.round(decimals=1), [[2.5, -2, 3], [4, 2.5, -6]]
+    F = mg.nn.functional
+    x = mg.tensor([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]], device=device)
+    low, high = mg.tensor(2.5), mg.tensor(3.5)
+    np.testing.assert_array_equal(_host(F.pad(x, (1, 1), value=low)),
+                                  [[2.5, 1.0, -2.0, 3.0, 2.5], [2.5, 4.0, 5.0, -6.0, 2.5]])
+    np.testing.assert_array_equal(_host(F.hardtanh(x, low, high)), [[2.5, 2.5, 3.0], [3.5, 3.5, 2.5]])
+    np.testing.assert_array_equal(_host(mg.round(x / 3, decimals=mg.tensor(1))), _host(mg.round(x / 3, decimals=1)))
+    written = x.clone().scatter_(1, mg.tensor([[0], [1]], device=device), value=low)
+    np.testing.assert_array_equal(_host(written), [[2.5, -2.0, 3.0], [4.0, 2.5, -6.0]])

@@ -17,6 +17,7 @@ from ..ops import special as _sp
 from ..tape import apply
 from ..tensor import Tensor
 from .arguments import (
+    as_index,
     as_tensor,
     binary,
     complex_operand,
@@ -380,6 +381,7 @@ trunc = unary_function("trunc", _TRUNC, "``x`` rounded towards 0; gradient 0 (a 
 
 def round(x: Any, decimals: int = 0) -> Tensor:  # noqa: A001 - NumPy's name
     """Round half to even to ``decimals`` places (NumPy's ``round``); gradient 0."""
+    decimals = as_index(decimals)
     if not isinstance(decimals, (int, host_numpy.integer)) or isinstance(decimals, bool):
         raise TypeError(f"round: decimals must be an int, got {decimals!r}")
     return apply(_ew.Round(decimals=int(decimals)), x)

@@ -251,7 +251,8 @@ def scatter(input: Any, dim: int, index: Any, src: Any = _UNSET, *, value: Any =
     Gradients: to ``input`` where nothing was written, to each written ``src`` element."""
     x = as_tensor(input)
     s = _source("scatter", src, value)
-    if isinstance(s, Tensor) or host_numpy.ndim(s):
+    scalar_value = src is _UNSET and isinstance(s, Tensor) and s.ndim == 0  # value=tensor(2.5): PyTorch's Scalar
+    if not scalar_value and (isinstance(s, Tensor) or host_numpy.ndim(s)):
         s = same_dtype("scatter", x, s)
         tgt, _ = _dim_targets("scatter", x, dim, index, s)
         vals = _leading(s, tgt.shape)

@@ -215,6 +215,8 @@ def pad(x: Any, pad_width: Any, mode: str = "constant", constant_values: float =
         raise ValueError(f"pad: negative pad width in {pad_width!r}")
     widths = tuple((int(a), int(b)) for a, b in pw)
     value = operand(constant_values, x)
+    if isinstance(value, Tensor) and value.ndim == 0:  # PyTorch's value: a number, a 0-d tensor read as one
+        value = value.item()
     if isinstance(value, Tensor):
         raise TypeError("pad: constant_values must be a number")
     return apply(_sh.Pad(pad_width=widths, value=value, in_shape=x.shape), x)

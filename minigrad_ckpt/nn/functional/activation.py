@@ -175,6 +175,7 @@ def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0, inplace: b
     """``input`` clamped to ``[min_val, max_val]``; the gradient is 0 at and beyond the bounds (PyTorch)."""
     if inplace:
         return written_in_place("hardtanh", input, hardtanh, min_val, max_val)
+    min_val, max_val = (v.item() if isinstance(v, Tensor) else v for v in (min_val, max_val))  # (PyTorch's Scalars)
     if min_val > max_val:
         raise ValueError(f"hardtanh: min_val={min_val} is greater than max_val={max_val}")
     input = _tensor(input)
