@@ -343,3 +343,18 @@ def test_a_zero_dim_tensor_is_a_number_where_pytorch_takes_a_scalar(device):
     np.testing.assert_array_equal(_host(mg.round(x / 3, decimals=mg.tensor(1))), _host(mg.round(x / 3, decimals=1)))
     written = x.clone().scatter_(1, mg.tensor([[0], [1]], device=device), value=low)
     np.testing.assert_array_equal(_host(written), [[2.5, -2.0, 3.0], [4.0, 2.5, -6.0]])
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict-f32"])
+def test_isclose_of_two_dtypes_is_pytorchs_error(device):
+    # before: an answer computed in the promoted dtype (float64 on a float32 device: a hidden upcast);
+    # torch.isclose(float32, int64) -> RuntimeError 'Float did not match Long'
+    x = mg.ones(3, dtype="float32", device=device)
+    for other, message in [(mg.tensor(1), "Float did not match Long"),
+                           (mg.ones(3, dtype="int32", device=device), "Float did not match Int"),
+                           (mg.ones(3, dtype="float16", device=device), "Float did not match Half")]:
+        with pytest.raises(RuntimeError, match=message):
+            mg.isclose(x, other)
+        with pytest.raises(RuntimeError, match=message):
+            mg.allclose(x, other)
+    assert mg.allclose(x, 1.0) and mg.isclose(x, mg.tensor(1.0)).all()   # a number takes x's dtype

@@ -86,8 +86,11 @@ def norm(input: Any, p: Any = "fro", dim: Any = None, keepdim: bool = False,  # 
 def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
             equal_nan: bool = False) -> Tensor:
     """``input == other``, or a finite ``|input - other| <= atol + rtol * |other|``: a bool
-    constant (``torch.isclose``: equal infinities are close, NaNs only with ``equal_nan``)."""
+    constant (``torch.isclose``: equal infinities are close, NaNs only with ``equal_nan``; a tensor
+    ``other`` of another dtype is its error, a number is taken in ``input``'s dtype)."""
     x, y = one_device("isclose", as_tensor(input), other)
+    if isinstance(y, Tensor) and y.dtype != x.dtype:  # PyTorch's check (a number takes x's dtype)
+        raise RuntimeError(f"{tmeth.scalar_type_name(x.dtype)} did not match {tmeth.scalar_type_name(y.dtype)}")
     xp, a, b = x.device.xp, x._data, as_tensor(y, x)._data
     if a.dtype.kind == "b" and b.dtype.kind == "b":  # PyTorch measures bools as the default float
         a, b = a.astype(get_default_dtype()), b.astype(get_default_dtype())

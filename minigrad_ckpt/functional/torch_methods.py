@@ -505,6 +505,11 @@ _TYPE_NAMES = {"float16": "HalfTensor", "float32": "FloatTensor", "float64": "Do
                "bool": "BoolTensor", "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor"}
 
 
+def scalar_type_name(dtype: Any) -> str:
+    """PyTorch's name of a dtype in its messages (``Float`` for float32, ``Long`` for int64)."""
+    return _TYPE_NAMES.get(dtype.name, dtype.name + "Tensor")[:-len("Tensor")]
+
+
 def type_method(self: Tensor, dtype: Any = None) -> Any:
     """PyTorch's ``type()``: the type's name, which names a device other than the CPU
     (``'minigrad_ckpt.FloatTensor'``, ``'minigrad_ckpt.cuda.FloatTensor'``); ``type(dtype)`` casts,
