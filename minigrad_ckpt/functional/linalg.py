@@ -520,7 +520,7 @@ def _lstsq(a: Tensor, b: Any, rcond: Any) -> LstsqResult:
         raise InputMismatch(f"linalg.lstsq: b of shape {b.shape} does not match a of shape {a.shape}")
     tol = float(host_numpy.finfo(a.dtype if a.dtype.kind in "fc" else "float64").eps * builtins.max(m, n)) \
         if rcond is None else float(rcond)
-    x = matmul(apply(_mx.Pinv(rcond=tol), a), b)
+    x = matmul(_factored("linalg.svd", a, _failure.non_finite, _failure.svd_not_converged, _mx.Pinv(rcond=tol), a), b)
     s = svd(a, compute_uv=False)
     xp = a.device.xp
     sd = s._data
@@ -550,7 +550,7 @@ def _lstsq_batched(a: Tensor, b: Tensor, rcond: Any) -> LstsqResult:
     if b.ndim != a.ndim or b.shape[-2] != m:
         raise InputMismatch(f"linalg.lstsq: b of shape {b.shape} does not match a of shape {a.shape}")
     tol = _default_rtol(a) if rcond is None else float(rcond)
-    x = matmul(apply(_mx.Pinv(rcond=tol), a), b)
+    x = matmul(_factored("linalg.svd", a, _failure.non_finite, _failure.svd_not_converged, _mx.Pinv(rcond=tol), a), b)
     s = svd(a, compute_uv=False)
     xp = a.device.xp
     sd = s._data

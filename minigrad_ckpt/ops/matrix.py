@@ -555,6 +555,19 @@ def _equal_pair_terms(xp: Any, s: Any, skew: Any) -> Any:
     return xp.where(keep, skew / (2 * xp.where(keep, total, 1)), 0)
 
 
+def _svd(xp: Any, a: Any) -> Any:
+    """``xp.linalg.svd(a, full_matrices=False)``; on the host, a stack holding an infinity or a NaN
+    is refused before LAPACK sees it (NumPy's ``LinAlgError``, which the linalg functions word as
+    PyTorch's): OpenBLAS's ``gesdd`` may never return on an infinite entry -- ``[[inf, inf, inf],
+    [0, 3, 0], [0, 0, 3]]`` loops forever -- where a NaN is refused.  (cuSOLVER returns; there the
+    check would cost a device read per call, so it is the host's, the strict stand-in's included.)"""
+    if getattr(xp, "library", xp) is host_numpy:
+        finite = xp.all(xp.isfinite(a))
+        if not (xp.scalar(finite) if hasattr(xp, "scalar") else finite):
+            raise host_numpy.linalg.LinAlgError("SVD did not converge: the matrix holds an infinity or a NaN")
+    return xp.linalg.svd(a, full_matrices=False)
+
+
 class Svd(Op):
     """The reduced SVD ``A = U diag(S) V^H`` (``k = min(m, n)``), packed as
     ``(..., m + 1 + n, k)``: rows ``:m`` hold ``U`` (each column's largest entry real
@@ -573,7 +586,7 @@ class Svd(Op):
     in_shape: tuple
 
     def forward(self, xp, a):
-        u, s, vh = xp.linalg.svd(a, full_matrices=False)
+        u, s, vh = _svd(xp, a)
         phase = _positive_largest(xp, u)
         v = _mH(xp, vh) * phase
         return xp.concatenate([u * phase, s[..., None, :].astype(u.dtype), v], axis=-2)
@@ -644,7 +657,7 @@ class Svd(Op):
         return xp.concatenate([du, ds[..., None, :], dv], axis=-2)
 
     def reference(self, np, a):
-        u, s, vh = np.linalg.svd(a, full_matrices=False)
+        u, s, vh = _svd(np, a)
         phase = _positive_largest(np, u)
         v = np.swapaxes(vh, -1, -2)
         v = (np.conj(v) if v.dtype.kind == "c" else v) * phase
@@ -780,7 +793,7 @@ class Pinv(Op):
     atol: float = 0.0
 
     def forward(self, xp, a):
-        u, s, vh = xp.linalg.svd(a, full_matrices=False)
+        u, s, vh = _svd(xp, a)
         cutoff = self.rcond * xp.max(s, axis=-1, keepdims=True) if s.shape[-1] else s
         if self.atol:
             cutoff = xp.maximum(cutoff, self.atol)
@@ -810,7 +823,7 @@ class Pinv(Op):
         return term1 + term2 + term3
 
     def reference(self, np, a):
-        u, s, vh = np.linalg.svd(a, full_matrices=False)
+        u, s, vh = _svd(np, a)
         cutoff = self.rcond * np.max(s, axis=-1, keepdims=True) if s.shape[-1] else s
         cutoff = np.maximum(cutoff, self.atol)
         inv_s = np.where(s > cutoff, 1 / np.where(s > cutoff, s, 1), 0)
