@@ -12,6 +12,7 @@ import pytest
 from operator_checks import check_everywhere
 
 import minigrad_ckpt as mg
+from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
 
 rng = np.random.default_rng(5)
 
@@ -40,6 +41,28 @@ def test_quantile_is_numpys_and_differentiates(method):
     np.testing.assert_allclose(mg.quantile(mg.tensor(x), 0.37, method=method).numpy(),
                                np.quantile(x, 0.37, method=method), rtol=1e-14)
     check_everywhere(lambda t: mg.quantile(t, [0.3, 0.8], dim=1, interpolation=method), x)
+
+
+# torch 2.13's torch.quantile(x, 0.5, interpolation="midpoint") (NumPy's method="midpoint" alike): a lerp at
+# weight 0.5 from the upper end, b - (b - a) * 0.5 -- not the mean (a + b) / 2, which overflows at
+# [1e308, 1.7e308], gives inf at [inf, inf] and does not cancel at [-1000 + ulp, 1000].  NumPy's median
+# (median without dim) is that mean, as np.median.
+_MIDPOINTS = [([np.inf, np.inf], np.nan, np.inf), ([1.0, np.inf], np.nan, np.inf),
+              ([-np.inf, -np.inf], np.nan, -np.inf), ([1e308, 1.7e308], 1.35e308, np.inf),
+              ([-999.9999999999999, 1000.0], 0.0, 5.684341886080802e-14)]
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("x, midpoint, median", _MIDPOINTS)
+def test_the_midpoint_quantile_is_pytorchs_lerp_and_the_median_numpys_mean(x, midpoint, median, device):
+    t = mg.tensor(np.asarray(x), device=device, requires_grad=True)
+    with np.errstate(all="ignore"):
+        got = mg.quantile(t, 0.5, method="midpoint")
+        np.testing.assert_array_equal(got.numpy(), midpoint)
+        np.testing.assert_array_equal(mg.quantile(t, [0.5], interpolation="midpoint").numpy(), [midpoint])
+        np.testing.assert_array_equal(mg.median(t).numpy(), median)
+        (g,) = mg.grad(got, [t])
+    np.testing.assert_array_equal(g.numpy(), [0.5, 0.5])
 
 
 def test_nan_aware_quantiles_and_medians():

@@ -136,15 +136,15 @@ def _one_quantile(s: Tensor, d: int, count: Tensor, q: float, method: str) -> Te
         return at[0]
     if method == "higher":
         return at[1]
-    if method == "midpoint":
+    if method == "midpoint":  # PyTorch's (and NumPy's) lerp at weight 0.5, from the upper end:
+        return at[1] - (at[1] - at[0]) * 0.5  # NaN for [inf, inf], no overflow for [1e308, 1.7e308]
+    if method == "mean":  # NumPy's median: the mean of the two middle values
         return (at[0] + at[1]) / 2
     return lerp(at[0], at[1], mf.astype(pos - lo, s.dtype))
 
 
 def _quantile(name: str, input: Any, q: Any, axis: Any, keepdims: bool, method: str,  # noqa: A002
               skip_nan: bool) -> Tensor:
-    if method not in _METHODS:
-        raise ValueError(f"{name}: interpolation must be one of {_METHODS}, got {method!r}")
     x0 = as_tensor(input)
     if x0.dtype.kind != "f":
         raise TypeError(f"{name}: the input must be a float tensor, got {x0.dtype}")
@@ -202,6 +202,8 @@ def _quantile_api(name: str, skip_nan: bool) -> Any:
             axis = dim
         keep = keepdims if keepdim is _UNSET else keepdim
         how = method if interpolation is _UNSET else interpolation
+        if how not in _METHODS:
+            raise ValueError(f"{name}: interpolation must be one of {_METHODS}, got {how!r}")
         return _quantile(name, input, q, axis, bool(keep), how, skip_nan)
 
     nans = "ignoring NaNs" if skip_nan else "NaN where a slice has one"
@@ -225,7 +227,7 @@ def _median_api(name: str, skip_nan: bool) -> Any:
             keepdims = keepdim
         x = as_tensor(input)
         x = x if x.dtype.kind in "fc" else mf.astype(x, "float64")  # NumPy: the median of integers is a float
-        return _quantile(name, x, 0.5, axis, keepdims, "midpoint", skip_nan)
+        return _quantile(name, x, 0.5, axis, keepdims, "mean", skip_nan)
 
     return _named(fn, name, _MEDIAN_DOC.format(name=name, nans=", ignoring NaNs" if skip_nan else ""))
 
