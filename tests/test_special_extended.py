@@ -287,3 +287,7 @@ def test_erfcx_second_derivative_is_whole_at_its_branch_point(device):
     expected = 2 * f + 2 * x * fp
     np.testing.assert_allclose(h.numpy(), expected, rtol=1e-9)
     gradgradcheck(lambda v: S.erfcx(v), [mg.tensor(x, device=device, requires_grad=True)])
+    # forward over reverse reads the same derivative rule: the whole second derivative there too
+    a = mg.tensor(x, device=device)
+    _, tangent = mg.func.jvp(mg.func.grad(lambda v: S.erfcx(v).sum()), (a,), (mg.ones_like(a),))
+    np.testing.assert_allclose(tangent.numpy(), expected, rtol=1e-9)
