@@ -43,7 +43,8 @@ from .memory import ledger as _ledger
 from .memory import saved_arrays
 from .tensor import Tensor, _seq, shared_version, transform_births
 
-__all__ = ["Node", "apply", "apply_move", "on_one_device", "FREED", "DROPPED", "walk", "watch_versions"]
+__all__ = ["Node", "apply", "apply_move", "on_one_device", "device_mismatch", "FREED", "DROPPED", "walk",
+           "watch_versions"]
 
 
 class _Marker:
@@ -249,8 +250,14 @@ def on_one_device(name: str, args: Any) -> list:
     others = list(dict.fromkeys(a._device for a in tensors if not a._is_cpu_scalar()))
     if len(others) != 1:
         devices = list(dict.fromkeys(a._device for a in tensors))
-        raise RuntimeError(f"{name}: expected all tensors on the same device, found {devices[0]} and {devices[1]}")
+        raise device_mismatch(name, devices[0], devices[1])
     return [a.to(others[0]) if isinstance(a, Tensor) and a._device is not others[0] else a for a in args]
+
+def device_mismatch(name: str, first: Any, second: Any) -> RuntimeError:
+    """PyTorch's error for tensors of two devices meeting in ``name`` (``first`` and ``second``: the
+    devices, or the devices with what lives there, ``"cuda:0 (weight)"``)."""
+    return RuntimeError(f"{name}: expected all tensors on the same device, found {first} and {second}")
+
 
 def apply_move(op: Any, x: Any, device: Any) -> Any:
     """:func:`apply` for the one kind of op whose output lives on another

@@ -11,7 +11,7 @@ from ...functional.errors import ClassValueOutOfRange, InputMismatch
 from ...functional.indexing import getitem_in_range
 from ...grad_mode import no_grad
 from ...ops import indexing as _ix
-from ...tape import apply, watch_versions
+from ...tape import apply, device_mismatch, watch_versions
 from ...tensor import Tensor
 
 __all__ = [
@@ -35,8 +35,7 @@ def embedding(input: Any, weight: Any, padding_idx: int | None = None, max_norm:
     w = _tensor(weight)
     ids = _tensor(input, w)
     if ids._device is not w._device:  # PyTorch's error (index_select's), before a host index meets device rows
-        raise RuntimeError(f"embedding: expected all tensors on the same device, found {w.device} (weight) and "
-                           f"{ids.device} (indices)")
+        raise device_mismatch("embedding", f"{w.device} (weight)", f"{ids.device} (indices)")
     if ids.dtype.kind not in "iu":
         raise TypeError(f"embedding: ids must be integers, got {ids.dtype}")
     n = w.shape[0]

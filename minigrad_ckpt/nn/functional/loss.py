@@ -19,7 +19,7 @@ from ...functional.indexing import getitem_in_range
 from ...functional.promotion import promoted
 from ...ops import loss as _ce
 from ...ops import regression_loss as _regression
-from ...tape import apply
+from ...tape import apply, device_mismatch
 from ...tensor import Tensor
 from .activation import log_softmax
 from .inputs import _zeros_like
@@ -69,8 +69,7 @@ def _on_device_of(name: str, value: Any, x: Tensor) -> Tensor:
     there); a tensor on another device is PyTorch's error, before any array of it meets ``x``'s."""
     t = _tensor(value, x)
     if t._device is not x._device:
-        raise RuntimeError(f"{name}: expected all tensors on the same device, found {x.device} (input) and "
-                           f"{t.device}")
+        raise device_mismatch(name, f"{x.device} (input)", t.device)
     return t
 
 
