@@ -53,7 +53,10 @@ def test_the_launcher_runs_a_program_and_a_module_on_each_rank(tmp_path):
     assert prog.returncode == 0, prog.stderr
     assert sorted(prog.stdout.split()) == ["0", "1"]
     (tmp_path / "where_am_i.py").write_text(
-        "import os, sys\nprint('rank', os.environ['RANK'], 'of', os.environ['WORLD_SIZE'], sys.argv[1:])\n")
+        # one write per rank: print() of several arguments to an unbuffered stdout writes them one by one,
+        # and the two ranks' words interleaved in the launcher's output (" 1 of 2 ..." once in a full run)
+        "import os, sys\n"
+        "os.write(1, f\"rank {os.environ['RANK']} of {os.environ['WORLD_SIZE']} {sys.argv[1:]}\\n\".encode())\n")
     mod = run(["env", f"PYTHONPATH={tmp_path}", *LAUNCHER, "--nproc-per-node", "2", "-m", "where_am_i", "--x", "1"])
     assert mod.returncode == 0, mod.stderr
     assert sorted(mod.stdout.strip().splitlines()) == ["rank 0 of 2 ['--x', '1']", "rank 1 of 2 ['--x', '1']"]
