@@ -530,13 +530,7 @@ class Clip(Op):
     """
 
     def forward(self, xp, x, lo, hi):
-        if lo is None and hi is None:
-            return x + 0
-        if lo is None:
-            return xp.minimum(x, hi)
-        if hi is None:
-            return xp.maximum(x, lo)
-        return xp.minimum(xp.maximum(x, lo), hi)
+        return _clip(xp, x, lo, hi)
 
     def backward(self, xp, g, out, x, lo, hi):
         return tuple(None if m is None else g * m for m in _clip_selects(xp, x, lo, hi))
@@ -547,13 +541,17 @@ class Clip(Op):
                               for t, m in zip(tangents, _clip_selects(xp, x, lo, hi))))
 
     def reference(self, np, x, lo, hi):
-        if lo is None and hi is None:
-            return x.copy()
-        if lo is None:
-            return np.minimum(x, hi)
-        if hi is None:
-            return np.maximum(x, lo)
-        return np.minimum(np.maximum(x, lo), hi)
+        return _clip(np, x, lo, hi)
+
+
+def _clip(xp: Any, x: Any, lo: Any, hi: Any) -> Any:
+    """``minimum(maximum(x, lo), hi)``, but ``x`` itself where it equals a bound: ``maximum`` answers
+    the bound there, PyTorch ``x``, which differs in the sign of a zero (``clamp(-0.0, min=0)`` is
+    ``-0.0``); a NaN in ``x`` or a bound still makes NaN (``NaN == b`` is false)."""
+    if lo is None and hi is None:
+        return x + 0
+    r = x if lo is None else xp.where(x == lo, x, xp.maximum(x, lo))
+    return r if hi is None else xp.where(r == hi, r, xp.minimum(r, hi))
 
 
 def _clip_selects(xp: Any, x: Any, lo: Any, hi: Any) -> tuple:
