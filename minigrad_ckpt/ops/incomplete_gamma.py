@@ -86,7 +86,7 @@ def _temme_coefficients() -> tuple[tuple[float, ...], ...]:
     return tuple(tuple(float(v) for v in reversed(row)) for row in table)  # highest power first
 
 
-# ln Gamma*(a) a for a >= 20, a polynomial in a^-2 (highest power first): Stirling's series to
+# a ln Gamma*(a) as a polynomial in a^-2 (highest power first), for a >= 20: Stirling's series to
 # a^-13 (the next term is below 1e-20 there)
 _GAMMA_STAR_LOG = tuple(float(v) for v in reversed(_gamma_star_log_series(13)[1::2]))
 
