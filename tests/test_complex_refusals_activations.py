@@ -138,3 +138,23 @@ def test_what_has_a_complex_meaning_still_takes_complex():
     np.testing.assert_allclose(z.grad.numpy(), 2 * 2 * (Q - Q[::-1]) / Q.size)
     x = mg.tensor(Q.real)
     np.testing.assert_allclose(F.mse_loss(x, x.flip(0)).numpy(), ((Q.real - Q.real[::-1]) ** 2).mean())
+
+
+@pytest.mark.parametrize("device, dtype", [("cpu", "complex128"), ("cpu", "complex64"), ("strict", "complex128"),
+                                           ("strict-f32", "complex64")])
+@pytest.mark.parametrize("name, fn", [("hardtanh", F.hardtanh), ("hardtanh", lambda z: F.hardtanh(z, inplace=True)),
+                                      ("hardtanh", F.hardtanh_), ("hardtanh", lambda z: mg.nn.Hardtanh()(z)),
+                                      ("relu6", F.relu6), ("relu6", lambda z: F.relu6(z, inplace=True)),
+                                      ("relu6", lambda z: mg.nn.ReLU6()(z))],
+                         ids=["hardtanh", "hardtanh-inplace", "hardtanh_", "Hardtanh", "relu6", "relu6-inplace",
+                              "ReLU6"])
+def test_clamping_activations_refuse_complex(name, fn, device, dtype):
+    # torch 2.13: F.hardtanh and F.relu6 of a complex tensor -> NotImplementedError "clamp is not supported for
+    # complex types"; they answered NumPy's lexicographic clip: hardtanh([2+3j, -3-1j]) was [1+0j, -1+0j]
+    from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
+
+    z = mg.tensor([2 + 3j, -0.5 + 0.2j, -3 - 1j], dtype=dtype, device=device)
+    before = z.numpy().copy()
+    with pytest.raises(TypeError, match=f"{name}: complex numbers have no order"):
+        fn(z)
+    np.testing.assert_array_equal(z.numpy(), before)  # an in-place form wrote nothing

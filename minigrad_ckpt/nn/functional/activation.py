@@ -179,6 +179,7 @@ def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0, inplace: b
     if min_val > max_val:
         raise ValueError(f"hardtanh: min_val={min_val} is greater than max_val={max_val}")
     input = _tensor(input)
+    refuse_complex("hardtanh", input)  # (NumPy's lexicographic clip would answer, as PyTorch's clamp refuses)
     if input.dtype.kind in "iu":  # PyTorch casts the bounds to an integer input's dtype: the result stays integer
         min_val, max_val = int(min_val), int(max_val)
     return apply(_act.HardTanh(min_val=min_val, max_val=max_val), input)
@@ -188,6 +189,8 @@ def relu6(input: Any, inplace: bool = False) -> Tensor:
     """``min(max(x, 0), 6)``: PyTorch's ``hardtanh(x, 0, 6)``, gradient 0 at and beyond the bounds."""
     if inplace:
         return written_in_place("relu6", input, relu6)
+    input = _tensor(input)
+    refuse_complex("relu6", input)
     return hardtanh(input, 0.0, 6.0)
 
 
