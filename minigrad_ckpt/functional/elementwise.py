@@ -125,9 +125,17 @@ def _is_bool(v: Any) -> bool:
 
 def _alpha_times(x: Any, y: Any, alpha: Any) -> Tensor:
     """``alpha * y`` for ``add``/``sub``: a float ``alpha`` beside two integral operands is PyTorch's
-    error (the sum is an integer; NumPy's promotion would answer a float tensor silently)."""
-    if isinstance(alpha, (float, host_numpy.floating)) and is_integral(x) and is_integral(y):
+    error (the sum is an integer; NumPy's promotion would answer a float tensor silently), and so
+    is a complex ``alpha`` beside two real ones (``add`` would cut the sum to its real part, ``sub``
+    turn it complex)."""
+    inexact = isinstance(alpha, (float, complex, host_numpy.inexact)) or (
+        isinstance(alpha, Tensor) and alpha.dtype.kind in "fc")
+    if inexact and is_integral(x) and is_integral(y):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    complex_alpha = isinstance(alpha, (complex, host_numpy.complexfloating)) or (
+        isinstance(alpha, Tensor) and alpha.dtype.kind == "c")
+    if complex_alpha and result_type(as_tensor(x), y).kind != "c":  # (the sum would drop it, or turn complex)
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
     return multiply(y, alpha)
 
 

@@ -22,7 +22,7 @@ from . import math as mf
 from . import special
 from .arguments import as_tensor, binary, in_default_float, one_device, operand, refuse_complex
 from .errors import refuse_integer_zero_divisor
-from .promotion import result_type
+from .promotion import real_coefficient, result_type
 from .scatter import constant, host
 
 _FLOOR_DIVIDE = _ew.FloorDivide()
@@ -63,8 +63,9 @@ def lerp(input: Any, end: Any, weight: Any) -> Tensor:  # noqa: A002
     as PyTorch's."""
     start = as_tensor(input)
     diff = operand(end, start) - start
-    w = operand(weight, start)
-    near_end = (mf.abs(w) if isinstance(w, Tensor) and w.dtype.kind == "c" else w) >= 0.5
+    w = operand(real_coefficient("lerp", weight, start, end), start)
+    near_end = (mf.abs(w) if isinstance(w, Tensor) and w.dtype.kind == "c" else abs(w) if isinstance(w, complex)
+                else w) >= 0.5
     return mf.where(near_end, operand(end, start) - diff * (1 - w), start + diff * w)
 
 

@@ -30,12 +30,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..backend import get_default_dtype, host_numpy, wrapped_int
+from ..backend import fill_scalar, get_default_dtype, host_numpy, wrapped_int
 from ..ops.shape import AsType
 from ..tape import apply
 from ..tensor import Tensor
 
-__all__ = ["promote_types", "result_type", "promoted", "promoted_pair"]
+__all__ = ["promote_types", "result_type", "promoted", "promoted_pair", "real_coefficient"]
 
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 _BOOL, _INT64 = host_numpy.dtype(bool), host_numpy.dtype(host_numpy.int64)
@@ -123,3 +123,15 @@ def promoted_pair(x: Any, y: Any) -> tuple[Any, Any]:
     its operands' dtypes differ (or a Python number may change the result)."""
     dtype = result_type(x, y)
     return _cast(x, dtype), _cast(y, dtype)
+
+
+def real_coefficient(name: str, value: Any, *tensors: Any) -> Any:
+    """A number scaling ``tensors`` (``addcmul``'s ``value``, ``addmm``'s ``alpha`` and ``beta``,
+    ``lerp``'s ``weight``) in their dtype, as PyTorch converts it: a complex number beside real
+    tensors is an error when its imaginary part would be lost, and its real part when that part
+    is 0 (left complex, it would make the result complex, or be cut to its real part silently)."""
+    if isinstance(value, (complex, host_numpy.complexfloating)):
+        dtype = result_type(*tensors)
+        if dtype.kind != "c":
+            return fill_scalar(name, value, dtype)
+    return value

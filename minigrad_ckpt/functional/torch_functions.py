@@ -176,7 +176,8 @@ def vander(x: Any, N: int | None = None, increasing: bool = False) -> Tensor:  #
 
 # PyTorch's fused BLAS forms: ``beta * input + alpha * (product)``.  Written as the expression,
 # the tape records the product and the sum; with ``beta=0`` the input is ignored, NaNs included.
-def _scaled_sum(input: Any, product: Tensor, beta: Any, alpha: Any) -> Tensor:  # noqa: A002
+def _scaled_sum(name: str, input: Any, product: Tensor, beta: Any, alpha: Any) -> Tensor:  # noqa: A002
+    beta, alpha = (promotion.real_coefficient(name, v, input, product) for v in (beta, alpha))
     if alpha != 1:
         product = alpha * product
     x = as_tensor(input, product)
@@ -200,7 +201,7 @@ def _fused_form(name: str, ranks: tuple[int, int], product: Any, doc: str) -> An
     of operands of the given ranks."""
     def fn(input: Any, a: Any, b: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002
         a, b = _ranks(name, (a, ranks[0]), (b, ranks[1]))
-        return _scaled_sum(input, product(a, b), beta, alpha)
+        return _scaled_sum(name, input, product(a, b), beta, alpha)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
     return fn
@@ -218,12 +219,14 @@ addbmm = _fused_form("addbmm", (3, 3), lambda a, b: ti.sum(mf.matmul(a, b), dim=
 def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:  # noqa: A002
     """``input + value * tensor1 * tensor2``, rounded in PyTorch's order (``torch.addcmul``)."""
     t1 = as_tensor(tensor1)
+    value = promotion.real_coefficient("addcmul", value, as_tensor(input, t1), t1, tensor2)
     return as_tensor(input, t1) + (t1 if value == 1 else value * t1) * tensor2
 
 
 def addcdiv(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:  # noqa: A002
     """``input + value * tensor1 / tensor2``, rounded in PyTorch's order (``torch.addcdiv``)."""
     t1 = as_tensor(tensor1)
+    value = promotion.real_coefficient("addcdiv", value, as_tensor(input, t1), t1, tensor2)
     return as_tensor(input, t1) + (t1 if value == 1 else value * t1) / tensor2
 
 
