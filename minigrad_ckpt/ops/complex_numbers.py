@@ -184,12 +184,16 @@ class Complex(_RealLinear):
         return out
 
 
-def _parts_over(xp, z, power):
-    """``(Re z, Im z, |z| ** power)`` with ``|z| ** power`` replaced by 1 where ``z == 0``
-    (the callers zero those entries: abs and angle take the subgradient 0 there)."""
+def _unit_parts(xp, z):
+    """``(Re z / |z|, Im z / |z|, |z|)``, with ``|z|`` replaced by 1 where ``z == 0`` (the parts are
+    0 there: abs and angle take the subgradient 0).  ``|z|`` is ``hypot``'s, and the parts are
+    divided by it before anything is squared: ``x * x + y * y`` overflows to inf beyond ``|z|`` of
+    about 1e19 in float32 (1e154 in float64) and underflows to 0 below 1e-19 (1e-154), where the
+    gradient of ``abs`` came out 0 -- ``z`` read as the origin -- instead of ``z / |z|``."""
     x, y = xp.real(z), xp.imag(z)
-    r2 = x * x + y * y
-    return x, y, xp.where(r2 == 0, 1, r2 if power == 2 else xp.sqrt(r2))
+    r = xp.hypot(x, y)
+    r = xp.where(r == 0, 1, r)
+    return x / r, y / r, r
 
 
 class ComplexAbs(Op):
@@ -204,14 +208,14 @@ class ComplexAbs(Op):
         return xp.abs(z)
 
     def backward(self, xp, g, out, z):
-        x, y, r = _parts_over(xp, z, 1)
-        return xp.complex_from_parts(g * x / r, g * y / r)
+        u, v, _ = _unit_parts(xp, z)
+        return xp.complex_from_parts(g * u, g * v)
 
     def jvp(self, xp, tangents, out, z):
         # d|z| = Re(conj(z) dz) / |z|
-        x, y, r = _parts_over(xp, z, 1)
+        u, v, _ = _unit_parts(xp, z)
         t = tangents[0]
-        return (x * xp.real(t) + y * xp.imag(t)) / r
+        return u * xp.real(t) + v * xp.imag(t)
 
     def reference(self, np, z):
         return np.abs(z)
@@ -227,14 +231,14 @@ class Angle(Op):
         return xp.arctan2(xp.imag(z), xp.real(z))
 
     def backward(self, xp, g, out, z):
-        x, y, r2 = _parts_over(xp, z, 2)
-        return xp.complex_from_parts(-g * y / r2, g * x / r2)
+        u, v, r = _unit_parts(xp, z)
+        return xp.complex_from_parts(-g * v / r, g * u / r)
 
     def jvp(self, xp, tangents, out, z):
         # d angle = Im(conj(z) dz) / |z|^2
-        x, y, r2 = _parts_over(xp, z, 2)
+        u, v, r = _unit_parts(xp, z)
         t = tangents[0]
-        return (x * xp.imag(t) - y * xp.real(t)) / r2
+        return (u * xp.imag(t) - v * xp.real(t)) / r
 
     def reference(self, np, z):
         return np.angle(z)
