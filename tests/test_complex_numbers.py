@@ -672,3 +672,27 @@ def test_logaddexp_of_complex_numbers_is_pytorchs(device):
                      kinks="fail")
     with pytest.raises(TypeError):
         mg.logaddexp2(a, b)
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict", "strict-f32"])
+def test_polar_takes_float_tensors_of_one_dtype_as_pytorch(device):
+    # torch 2.13: torch.polar(tensor([1]), tensor([0])) -> RuntimeError "Expected both inputs to be Half, Float or
+    # Double tensors but got Long and Long"; polar(float64, float32) -> RuntimeError "Expected object of scalar
+    # type Double but got scalar type Float for second argument".  mg.polar answered complex64 [1+0j] and
+    # complex128, where mg.complex refused both pairs (a TypeError)
+    from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
+
+    f32 = mg.tensor([2.0], device=device)
+    with pytest.raises(TypeError, match="polar: abs must be a float tensor, got int64"):
+        mg.polar(mg.tensor([1], device=device), mg.tensor([0], device=device))
+    with pytest.raises(TypeError, match="polar: angle must be a float tensor, got int64"):
+        mg.polar(f32, mg.tensor([0], device=device))
+    if device != "strict-f32":
+        with pytest.raises(TypeError, match="polar: abs and angle must have the same dtype"):
+            mg.polar(mg.tensor([2.0], dtype="float64", device=device), mg.tensor([1.0], device=device))
+    angle = mg.tensor([0.0, np.pi / 2], device=device, requires_grad=True)
+    w = mg.polar(f32, angle)  # broadcast, complex64, differentiable in the angle
+    assert w.dtype == mg.complex64 and w.shape == (2,)
+    np.testing.assert_allclose(w.detach().numpy(), [2, 2j], atol=1e-6)
+    w.imag.sum().backward()
+    np.testing.assert_allclose(angle.grad.numpy(), [2.0, 0.0], atol=1e-6)

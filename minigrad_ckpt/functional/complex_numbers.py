@@ -59,14 +59,21 @@ def conj(x: Any) -> Tensor:
 def complex(real: Any, imag: Any) -> Tensor:  # noqa: A001 - PyTorch's name
     """The complex tensor ``real + i imag`` from two real tensors of one dtype (broadcast):
     ``complex64`` from float32, ``complex128`` from float64 (PyTorch's ``torch.complex``)."""
-    re, im = as_tensor(real), as_tensor(imag, like=real if isinstance(real, Tensor) else None)
-    for what, t in (("real", re), ("imag", im)):
-        if t.dtype.kind != "f":
-            raise TypeError(f"complex: {what} must be a float tensor, got {t.dtype}")
-    if re.dtype != im.dtype:
-        raise TypeError(f"complex: real and imag must have the same dtype, got {re.dtype} and {im.dtype}")
-    broadcast_shapes("complex", re.shape, im.shape)
+    re, im = _float_parts("complex", ("real", "imag"), real, imag)
     return apply(_cx.Complex(), re, im)
+
+
+def _float_parts(name: str, names: tuple[str, str], first: Any, second: Any) -> tuple[Tensor, Tensor]:
+    """Two float tensors of one dtype, broadcastable, as PyTorch's ``complex`` and ``polar`` take
+    them (an integer or a mixed pair is their error, not a silent promotion)."""
+    a, b = as_tensor(first), as_tensor(second, like=first if isinstance(first, Tensor) else None)
+    for what, t in zip(names, (a, b)):
+        if t.dtype.kind != "f":
+            raise TypeError(f"{name}: {what} must be a float tensor, got {t.dtype}")
+    if a.dtype != b.dtype:
+        raise TypeError(f"{name}: {names[0]} and {names[1]} must have the same dtype, got {a.dtype} and {b.dtype}")
+    broadcast_shapes(name, a.shape, b.shape)
+    return a, b
 
 
 def complex_from_parts(re: Any, im: Any) -> Tensor:
@@ -90,7 +97,9 @@ def angle(x: Any) -> Tensor:
 
 
 def polar(abs: Any, angle: Any) -> Tensor:  # noqa: A002 - PyTorch's names
-    """The complex tensor ``abs * (cos(angle) + i sin(angle))`` (PyTorch's ``torch.polar``)."""
+    """The complex tensor ``abs * (cos(angle) + i sin(angle))`` (PyTorch's ``torch.polar``): float
+    tensors of one dtype, as :func:`complex`'s parts."""
+    abs, angle = _float_parts("polar", ("abs", "angle"), abs, angle)
     return complex(multiply(abs, cos(angle)), multiply(abs, sin(angle)))
 
 
