@@ -50,8 +50,9 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
 
 class _SpectralNorm(Module):
     """``W -> W / sigma(W)``, ``sigma`` by power iteration on the buffers ``_u``, ``_v`` (refined
-    in place in training mode; 15 steps at creation), PyTorch's parametrization. A 1-D weight is
-    just normalized (its spectral norm is its 2-norm)."""
+    in place in training mode; 15 steps at creation), PyTorch's parametrization: ``sigma = u^H W v``
+    with ``W^H`` in the iteration, so a complex ``W`` is divided by its (real) largest singular value.
+    A 1-D weight is just normalized (its spectral norm is its 2-norm)."""
 
     def __init__(self, weight: Tensor, n_power_iterations: int = 1, dim: int = 0, eps: float = 1e-12) -> None:
         super().__init__()
@@ -79,7 +80,7 @@ class _SpectralNorm(Module):
             weight_mat = weight_mat.detach()
             for _ in range(n_power_iterations):
                 self._u.copy_(F.normalize(weight_mat.mv(self._v), dim=0, eps=self.eps))
-                self._v.copy_(F.normalize(weight_mat.t().mv(self._u), dim=0, eps=self.eps))
+                self._v.copy_(F.normalize(weight_mat.mH.mv(self._u), dim=0, eps=self.eps))
 
     def forward(self, weight: Tensor) -> Tensor:
         if weight.ndim == 1:
@@ -89,7 +90,8 @@ class _SpectralNorm(Module):
             self._power_method(weight_mat, self.n_power_iterations)
         # copies, so a later forward's in-place refinement leaves this one's backward alone
         u, v = self._u.clone(), self._v.clone()
-        return weight / u.dot(weight_mat.mv(v))
+        # u^H W v, real for a complex W too (PyTorch's vdot; the hook-based form's dot is not)
+        return weight / u.vdot(weight_mat.mv(v))
 
     def right_inverse(self, value: Tensor) -> Tensor:
         return value
