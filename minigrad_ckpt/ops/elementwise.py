@@ -42,6 +42,7 @@ from typing import Any, ClassVar
 
 from ..backend import register_kernel
 from .base import FunctionOp, Op, add_tangents
+from .complex_numbers import complex_from_parts
 
 __all__ = ["UnaryElementwise", "BinaryElementwise", "times_local", "horner"]
 
@@ -429,12 +430,40 @@ class Log(UnaryElementwise):
 
 
 class Log1p(UnaryElementwise):
+    """``log(1 + x)``; of a complex ``x`` by PyTorch's formula (:func:`_complex_log1p_parts`), which
+    keeps the digits NumPy's complex ``log1p`` loses near 0."""
+
     fn = "log1p"
     ignore = ("divide", "invalid")
     singular = True
 
+    def forward(self, xp, x):
+        with xp.errstate(**self._errstate):
+            if x.dtype.kind == "c":
+                return xp.complex_from_parts(*_complex_log1p_parts(xp, x))
+            return xp.log1p(x)
+
+    def reference(self, np, x):
+        with np.errstate(**self._errstate):
+            if np.asarray(x).dtype.kind == "c":
+                return complex_from_parts(np, *_complex_log1p_parts(np, x))
+            return np.log1p(x)
+
     def derivative(self, xp, out, x):
         return 1 / (1 + x)
+
+
+def _complex_log1p_parts(xp: Any, z: Any) -> tuple[Any, Any]:
+    """The real and imaginary parts of ``log(1 + z)`` of a complex ``z``, ``log|1 + z|`` and
+    ``atan2(y, 1 + x)``, as PyTorch computes them (c10's complex ``log1p``): for ``|z| < 0.5`` the
+    real part is ``0.5 log1p(x (2 + x) + y^2)`` (``x`` itself where that underflows to 0), never
+    ``log|1 + z|`` of the rounded ``1 + z`` -- NumPy's, whose real part of ``log1p(1e-20 + 1e-20j)``
+    is 0 (and ``1e-8 - 3e-8j``'s 0 in complex64)."""
+    x, y = xp.real(z), xp.imag(z)
+    r = x * (2 + x) + y * y
+    near = xp.where(r == 0, x, 0.5 * xp.log1p(r))
+    far = xp.log(xp.hypot(x + 1, y))
+    return xp.where(xp.abs(z) < 0.5, near, far), xp.arctan2(y, x + 1)
 
 
 class Sqrt(UnaryElementwise):
