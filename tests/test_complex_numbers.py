@@ -696,3 +696,34 @@ def test_polar_takes_float_tensors_of_one_dtype_as_pytorch(device):
     np.testing.assert_allclose(w.detach().numpy(), [2, 2j], atol=1e-6)
     w.imag.sum().backward()
     np.testing.assert_allclose(angle.grad.numpy(), [2.0, 0.0], atol=1e-6)
+
+
+@pytest.mark.parametrize("device, dtype", [("cpu", "float64"), ("cpu", "float32"), ("strict", "float64"),
+                                           ("strict-f32", "float32")])
+def test_a_complex_fill_value_on_the_real_axis_fills_a_real_tensor(device, dtype):
+    # torch 2.13: x.masked_fill(mask, 2+0j) and x.scatter(0, idx, 2+0j) of a real x write 2 (a complex number
+    # converts where its imaginary part is 0; 2+1j is 'value cannot be converted to type float without
+    # overflow'); masked_fill with the 0-d tensor tensor(2+0j, requires_grad=True) too, its gradient 5+0j for
+    # (out * [1, 2, 3]).sum(); index_fill converts no complex number ('Converting complex Scalar to
+    # non-complex type is not supported').  The engine refused every complex value.
+    from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
+
+    cdtype = "complex128" if dtype == "float64" else "complex64"
+    x = mg.tensor([1.0, 2.0, 3.0], dtype=dtype, device=device, requires_grad=True)
+    mask = x.detach() > 1
+    assert x.masked_fill(mask, 2 + 0j).tolist() == [1.0, 2.0, 2.0]
+    assert x.detach().scatter(0, mg.tensor([0], device=device), 2 + 0j).tolist() == [2.0, 2.0, 3.0]
+    value = mg.tensor(2 + 0j, dtype=cdtype, device=device, requires_grad=True)
+    out = x.masked_fill(mask, value)
+    assert out.dtype == x.dtype and out.tolist() == [1.0, 2.0, 2.0]
+    (out * mg.tensor([1.0, 2.0, 3.0], dtype=dtype, device=device)).sum().backward()
+    assert x.grad.tolist() == [1.0, 0.0, 0.0] and value.grad.dtype == cdtype and value.grad.item() == 5 + 0j
+    y = x.detach().clone()
+    y.masked_fill_(mask, 4 + 0j)
+    assert y.tolist() == [1.0, 4.0, 4.0]
+    for write in (lambda t: t.masked_fill(mask, 2 + 1j), lambda t: t.scatter(0, mg.tensor([0], device=device), 1j),
+                  lambda t: t.masked_fill(mask, mg.tensor(1j, dtype=cdtype, device=device))):
+        with pytest.raises(RuntimeError, match="cannot be converted to type float(32|64) without overflow"):
+            write(x.detach())
+    with pytest.raises(RuntimeError, match="index_fill: converting the complex value"):
+        x.detach().index_fill(0, mg.tensor([0], device=device), 2 + 0j)

@@ -31,6 +31,7 @@ from ..tape import watch_versions
 from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, broadcast_shapes, one_device, operand
+from .complex_numbers import real
 from .errors import IndexOutOfBounds, first_out_of_range
 from .indexing import _index_array, getitem_in_range, index_add
 from .torch_idioms import _one_dim
@@ -123,8 +124,9 @@ def fill_value(name: str, value: Any, x: Tensor) -> Tensor:
     """A fill ``value`` (a number or a 0-d tensor) as a 0-d tensor of ``x``'s dtype: PyTorch's
     rule for ``masked_fill``, ``index_fill`` and ``scatter(value=)``, whose result keeps the
     input's dtype (2.7 into an integer tensor writes 2, as C's cast).  Refused as PyTorch
-    does: a tensor of more dimensions, a complex value into a real tensor, and a number
-    the dtype cannot hold (300 into uint8, NaN into integers, 1e40 into float32)."""
+    does: a tensor of more dimensions, a complex value into a real tensor unless its imaginary
+    part is 0 (any complex value for ``index_fill``), and a number the dtype cannot hold (300
+    into uint8, NaN into integers, 1e40 into float32)."""
     value = operand(value, x)
     if isinstance(value, Tensor):
         if value.ndim:
@@ -132,17 +134,29 @@ def fill_value(name: str, value: Any, x: Tensor) -> Tensor:
         if value.device != x.device:  # PyTorch reads it as a number (.item()), from any device
             value = value.to(x.device)
         if value.dtype.kind == "c" and x.dtype.kind != "c":
-            raise RuntimeError(f"{name}: a {value.dtype} value cannot be written into a {x.dtype} tensor "
-                               f"(its imaginary part would be lost)")
+            _real_part_fits(name, complex(host(value)), x)  # PyTorch reads the number too (.item())
+            value = real(value)
         return value if value.dtype == x.dtype else mf.astype(value, x.dtype)
     if isinstance(value, complex) and x.dtype.kind != "c":
-        raise RuntimeError(f"{name}: value {value!r} cannot be converted to type {x.dtype} (its imaginary part "
-                           f"would be lost)")
+        value = _real_part_fits(name, value, x)
     if x.dtype.kind in "iu" and isinstance(value, (int, host_numpy.integer)) and not isinstance(value, bool):
         value = checked_int(name, value, x.dtype)  # (-1 into uint8 is 255, as PyTorch's)
     if not _fits(value, x.dtype):
         raise ValueOverflow(f"{name}: value {value!r} cannot be converted to type {x.dtype} without overflow")
     return constant(host_numpy.asarray(value).astype(x.dtype), x)
+
+
+def _real_part_fits(name: str, value: complex, x: Tensor) -> float:
+    """A complex fill value for a real ``x``, as PyTorch converts a complex number there: its real
+    part where the imaginary part is 0 (``masked_fill``, ``scatter``), else its error; ``index_fill``
+    converts none."""
+    if name == "index_fill":
+        raise RuntimeError(f"index_fill: converting the complex value {value!r} to {x.dtype} is not supported, "
+                           f"as PyTorch's (an imaginary part would be lost)")
+    if value.imag != 0:
+        raise RuntimeError(f"{name}: value {value!r} cannot be converted to type {x.dtype} without overflow (its "
+                           f"imaginary part would be lost)")
+    return value.real
 
 
 def _fits(number: Any, dtype: Any) -> bool:
