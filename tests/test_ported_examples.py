@@ -4,7 +4,8 @@ by running the originals with torch (offline; torch is not needed here).
 
 Both sides start from the same weights (the fixture's, or ``ported_init.py``'s) and see the
 same data; where a program draws random numbers (``regression``, ``vae``, ``dcgan``,
-``reinforce``), the draws torch made are replayed.  float64 programs agree to 1e-10, float32 ones to float32 round-off.
+``reinforce``, ``gat``'s ``randperm``, ``mnist_forward_forward``'s ``randint``, ...), the draws
+torch made are replayed.  float64 programs agree to 1e-10, float32 ones to float32 round-off.
 """
 
 from __future__ import annotations
@@ -134,6 +135,20 @@ RUNS = {
                                {"in_proj_bias": slice(16, 32)}),
     "nanogpt": ("nanogpt", [], False, {}),
     "nanogpt_slow_nobias_f64": ("nanogpt", ["--slow-attention", "--no-bias", "--double"], True, {}),
+    # A convolution's bias just before an InstanceNorm (and a residual block's last bias, which reaches
+    # only such convolutions) has no effect on the output: a true gradient of 0, Adam's steps on noise.
+    "fast_neural_style": ("fast_neural_style", [], False,
+                          {name: slice(None) for name in ("conv1.conv2d.bias", "conv2.conv2d.bias", "in2.bias",
+                                                          "conv3.conv2d.bias", "deconv1.conv2d.bias",
+                                                          "deconv2.conv2d.bias")}),
+    "super_resolution": ("super_resolution", [], False, {}),
+    "siamese_network": ("siamese_network", [], False, {}),
+    "gat": ("gat", [], False, {}),
+    "gat_concat": ("gat", ["--concat-heads"], False, {}),
+    "mnist_rnn": ("mnist_rnn", [], False, {}),
+    "mnist_forward_forward": ("mnist_forward_forward", [], False, {}),
+    "actor_critic": ("actor_critic", [], False, {}),
+    "language_translation": ("language_translation", [], False, {"in_proj_bias": slice(16, 32)}),
 }
 
 
@@ -158,6 +173,12 @@ def _replay_torch_draws(monkeypatch, run: str) -> list[str]:
     return called
 
 
+def _names(part: str, name: str) -> bool:
+    """Whether an excused ``part`` names weight ``name``: a whole dotted suffix of it
+    (``"conv3.conv2d.bias"`` is ``res1.conv3.conv2d.bias`` but not ``deconv3.conv2d.bias``)."""
+    return name == part or name.endswith("." + part)
+
+
 @pytest.mark.parametrize("run", list(RUNS))
 def test_program_run_as_torch_matches_pytorch(monkeypatch, run):
     program, argv, float64, excused = RUNS[run]
@@ -180,7 +201,7 @@ def test_program_run_as_torch_matches_pytorch(monkeypatch, run):
         for name, want in expected.items():
             got = state[name].numpy()
             for part, where in excused.items():
-                if name.endswith(part):
+                if _names(part, name):
                     got, want = np.delete(got, where), np.delete(want, where)
             # float32: Adam divides by sqrt(v), so where a weight's gradients nearly cancel over the
             # steps, round-off moves it by a fraction of a step (dcgan: 3.6e-5 of lr=2e-4 steps, at

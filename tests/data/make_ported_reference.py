@@ -13,14 +13,16 @@ losses (``<prog>|losses``) and the final weights (``<prog>|final|<name>``).  Dro
 switched off in the MNIST net on both sides (``p = 0``): two engines' random masks differ.
 
 The ``RUN_AS_TORCH`` programs (``vae``, ``word_language_model``, ``dcgan``, ``reinforce``,
-``triplet``, ``transformer_classifier``, ``nanogpt``) are read from ``examples/ported/`` and run as torch
+``triplet``, ``transformer_classifier``, ``nanogpt``, ``fast_neural_style``, ``super_resolution``,
+``siamese_network``, ``gat``, ``mnist_rnn``, ``mnist_forward_forward``, ``actor_critic``,
+``language_translation``) are read from ``examples/ported/`` and run as torch
 programs after the reverse rename (``mg.`` -> ``torch.``, ``minigrad_ckpt`` -> ``torch``), so
 the two sides cannot drift apart.  Each ``main(argv, init)`` calls ``init(key, model)`` on its
 freshly built models: here it records their weights (``<run>|init|<key>|<name>``).  The random
-draws the program makes (``torch.randn``, ``randn_like``, ``multinomial``) are recorded in order
-(``<run>|draw|<i>``, their function names in ``<run>|draw_fns``) for the test to replay; stored
-too: ``main``'s returned history (``<run>|history``) and the final weights
-(``<run>|final|<key>|<name>``).
+draws the program makes (``torch.randn``, ``randn_like``, ``multinomial``, ``randint``,
+``randperm``) are recorded in order (``<run>|draw|<i>``, their function names in
+``<run>|draw_fns``) for the test to replay; stored too: ``main``'s returned history
+(``<run>|history``) and the final weights (``<run>|final|<key>|<name>``).
 """
 
 from __future__ import annotations
@@ -286,8 +288,17 @@ RUN_AS_TORCH = {  # run name: (program in examples/ported, argv)
     "transformer_classifier": ("transformer_classifier", []),
     "nanogpt": ("nanogpt", []),
     "nanogpt_slow_nobias_f64": ("nanogpt", ["--slow-attention", "--no-bias", "--double"]),
+    "fast_neural_style": ("fast_neural_style", []),
+    "super_resolution": ("super_resolution", []),
+    "siamese_network": ("siamese_network", []),
+    "gat": ("gat", []),
+    "gat_concat": ("gat", ["--concat-heads"]),
+    "mnist_rnn": ("mnist_rnn", []),
+    "mnist_forward_forward": ("mnist_forward_forward", []),
+    "actor_critic": ("actor_critic", []),
+    "language_translation": ("language_translation", []),
 }
-RECORDED_DRAWS = ("randn", "randn_like", "multinomial")
+RECORDED_DRAWS = ("randn", "randn_like", "multinomial", "randint", "randperm")
 
 
 def as_torch_program(name: str) -> types.ModuleType:
