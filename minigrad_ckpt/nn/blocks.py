@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from ..creation import ones, zeros
@@ -137,11 +138,8 @@ class _InstanceNorm(Module):
 
     def forward(self, input: Tensor) -> Tensor:  # PyTorch's argument name
         x = as_tensor(input)
+        self._check_channels(x)
         unbatched = x.ndim == self._spatial + 1
-        if x.ndim not in (self._spatial + 1, self._spatial + 2) or x.shape[x.ndim - self._spatial - 1] != \
-                self.num_features:
-            raise ValueError(f"{self!r}: input of shape {tuple(x.shape)} needs {self.num_features} channels and "
-                             f"{self._spatial} spatial axes")
         if unbatched:
             x = x[None]
         use_input_stats = self.training or not self.track_running_stats
@@ -151,6 +149,22 @@ class _InstanceNorm(Module):
         out = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
                               use_input_stats, momentum, self.eps)
         return out[0] if unbatched else out
+
+    def _check_channels(self, x: Tensor) -> None:
+        """PyTorch's checks: the rank is an error; a channel count other than ``num_features`` is
+        one only where it is used (``affine``: the weight's length; running statistics fail in
+        ``F.instance_norm``), else PyTorch's warning, and the input is normalized all the same."""
+        if x.ndim not in (self._spatial + 1, self._spatial + 2):
+            raise ValueError(f"expected {self._spatial + 1}D or {self._spatial + 2}D input (got {x.ndim}D input)")
+        feature_dim = x.ndim - self._spatial - 1
+        if x.shape[feature_dim] == self.num_features:
+            return
+        if self.affine:
+            raise ValueError(f"expected input's size at dim={feature_dim} to match num_features"
+                             f" ({self.num_features}), but got: {x.shape[feature_dim]}.")
+        warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
+                      "warning by not passing in num_features, which is not used because affine=False",
+                      stacklevel=3)
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "

@@ -149,6 +149,9 @@ def instance_norm(input: Any, running_mean: Any = None, running_var: Any = None,
         raise ValueError(f"instance_norm: expected (N, C, *spatial) input with a spatial axis, got {input.shape}")
     _check_input_dtype("instance_norm", input, weight if isinstance(weight, Tensor) else None)
     c = input.shape[1]
+    for name, stats in (("running_mean", running_mean), ("running_var", running_var)):
+        if stats is not None and _tensor(stats).numel() != c:  # PyTorch's check (and words)
+            raise RuntimeError(f"{name} should contain {c} elements not {_tensor(stats).numel()}")
     spatial = tuple(range(2, input.ndim))
     bshape = (1, c) + (1,) * (input.ndim - 2)
     if use_input_stats:
