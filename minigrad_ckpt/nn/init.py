@@ -22,20 +22,26 @@ __all__ = [
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
-    """The recommended gain for a nonlinearity (PyTorch's table)."""
+    """The recommended gain for a nonlinearity (PyTorch's table, its int 1 for the linear ones
+    included); a ``leaky_relu`` slope must be an int or float, not a bool (PyTorch's ValueError)."""
     if nonlinearity in ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
                         "conv_transpose3d", "sigmoid"):
-        return 1.0
+        return 1
     if nonlinearity == "tanh":
         return 5.0 / 3
     if nonlinearity == "relu":
         return math.sqrt(2.0)
     if nonlinearity == "leaky_relu":
-        slope = 0.01 if param is None else float(param)
+        if param is None:
+            slope = 0.01
+        elif isinstance(param, float) or (isinstance(param, int) and not isinstance(param, bool)):
+            slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
         return math.sqrt(2.0 / (1 + slope**2))
     if nonlinearity == "selu":
         return 3.0 / 4
-    raise ValueError(f"unsupported nonlinearity {nonlinearity!r}")
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
 
 
 def _fans(t: Tensor) -> tuple[int, int]:
