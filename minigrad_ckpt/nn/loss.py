@@ -13,7 +13,6 @@ from ..tensor import Tensor
 from . import functional as F
 from .function_layer import FunctionLayer
 from .functional.loss import _reduction_of
-from .module import Module
 
 __all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "BCEWithLogitsLoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
            "BCELoss", "KLDivLoss", "CosineEmbeddingLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss",
@@ -24,16 +23,21 @@ __all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "BCEWithLogitsLoss", "L1Los
 class _Loss(FunctionLayer):
     """A loss layer: ``forward(input, target) = fn(input, target, **options)``, the options being
     the layer's attributes of those names (passed by keyword, stored by :class:`FunctionLayer`; a
-    loss's ``repr`` lists none).  Every loss takes a ``reduction`` (``"mean"``, ``"sum"`` or ``"none"``)."""
+    loss's ``repr`` lists none).  Every loss has a ``reduction`` (``"mean"``, ``"sum"`` or ``"none"``).
+
+    The constructor is PyTorch's ``_Loss(size_average=None, reduce=None, reduction="mean")``, so
+    that a loss written for PyTorch as its subclass (``torch.nn.modules.loss._Loss``) with a
+    ``forward`` of its own works here: ``self.reduction`` is set, the legacy arguments decide it."""
 
     shown = ()
     #: the options that are tensors of the loss, registered as buffers as PyTorch's are: in
     #: ``state_dict()`` (when not None), moved and cast by ``to()``/``double()``
     buffers: ClassVar[tuple[str, ...]] = ()
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
+                 **options: Any) -> None:
         held = {name: options.pop(name) for name in self.buffers if name in options}
-        super().__init__(**options)
+        super().__init__(reduction=_reduction_of(size_average, reduce, reduction), **options)
         for name, value in held.items():
             self.register_buffer(name, value if value is None or isinstance(value, Tensor) else as_tensor(value))
 
@@ -51,14 +55,16 @@ class _ReductionLoss(_Loss):
 
 
 class _WeightedLoss(_Loss):
-    """A loss whose options are a class ``weight`` and ``reduction`` (PyTorch's ``_WeightedLoss``)."""
+    """A loss whose options are a class ``weight`` and ``reduction`` (PyTorch's ``_WeightedLoss``,
+    the base of the losses with a class ``weight``: cross entropy, NLL, BCE, multi-margin; a
+    subclass may add options of its own by keyword)."""
 
     options = ("weight", "reduction")
     buffers = ("weight",)
 
     def __init__(self, weight: Any = None, size_average: Any = None, reduce: Any = None,
-                 reduction: str = "mean") -> None:
-        super().__init__(reduction=_reduction_of(size_average, reduce, reduction), weight=weight)
+                 reduction: str = "mean", **options: Any) -> None:
+        super().__init__(reduction=_reduction_of(size_average, reduce, reduction), weight=weight, **options)
 
 
 class _ThreeInputLoss(_Loss):
@@ -104,33 +110,31 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
     fn = staticmethod(F.multilabel_soft_margin_loss)
 
 
-class CosineEmbeddingLoss(Module):
+class CosineEmbeddingLoss(_Loss):
     """``1 - cos`` for pairs labelled 1, ``max(0, cos - margin)`` for pairs labelled -1
     (``F.cosine_embedding_loss``)."""
 
     def __init__(self, margin: float = 0.0, size_average: Any = None, reduce: Any = None,
                  reduction: str = "mean") -> None:
-        super().__init__()
-        self.margin, self.reduction = margin, _reduction_of(size_average, reduce, reduction)
+        super().__init__(reduction=_reduction_of(size_average, reduce, reduction), margin=margin)
 
     def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
         return F.cosine_embedding_loss(input1, input2, target, self.margin, reduction=self.reduction)
 
 
-class CTCLoss(Module):
+class CTCLoss(_Loss):
     """The connectionist temporal classification loss (``F.ctc_loss``); called as
     ``loss(log_probs, targets, input_lengths, target_lengths)``."""
 
     def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> None:
-        super().__init__()
-        self.blank, self.reduction, self.zero_infinity = blank, reduction, zero_infinity
+        super().__init__(reduction=reduction, blank=blank, zero_infinity=zero_infinity)
 
     def forward(self, log_probs: Tensor, targets: Any, input_lengths: Any, target_lengths: Any) -> Tensor:
         return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=self.blank,
                           reduction=self.reduction, zero_infinity=self.zero_infinity)
 
 
-class CrossEntropyLoss(_Loss):
+class CrossEntropyLoss(_WeightedLoss):
     """Cross entropy of logits against class indices or probabilities (``F.cross_entropy``)."""
 
     fn = staticmethod(F.cross_entropy)
@@ -144,7 +148,7 @@ class CrossEntropyLoss(_Loss):
                          ignore_index=ignore_index, label_smoothing=label_smoothing)
 
 
-class NLLLoss(_Loss):
+class NLLLoss(_WeightedLoss):
     """Negative log-likelihood of log-probabilities at the target class indices (``F.nll_loss``)."""
 
     fn = staticmethod(F.nll_loss)
@@ -257,7 +261,7 @@ class MarginRankingLoss(_ThreeInputLoss):
         return super().forward(input1, input2, target)
 
 
-class MultiMarginLoss(_Loss):
+class MultiMarginLoss(_WeightedLoss):
     """The multi-class hinge loss (``F.multi_margin_loss``)."""
 
     fn = staticmethod(F.multi_margin_loss)
