@@ -92,3 +92,16 @@ def test_the_rebased_losses_keep_their_options_and_answers():
     ctc, cos = nn.CTCLoss(blank=2, zero_infinity=True), nn.CosineEmbeddingLoss(0.5, reduction="sum")
     assert (ctc.blank, ctc.zero_infinity, ctc.reduction, repr(ctc)) == (2, True, "mean", "CTCLoss()")
     assert (cos.margin, cos.reduction, repr(cos)) == (0.5, "sum", "CosineEmbeddingLoss()")
+
+
+def test_an_unknown_option_is_a_type_error_and_the_weighted_signature_is_pytorchs():
+    # torch 2.13: nn.BCELoss(foo=1) -> TypeError (unexpected keyword argument 'foo'); a _Loss
+    # subclass's super().__init__(foo=1) the same
+    with pytest.raises(TypeError, match="foo"):
+        nn.BCELoss(foo=1)
+    with pytest.raises(TypeError, match="foo"):
+        Dice(foo=1)
+    import inspect
+
+    assert list(inspect.signature(nn.BCELoss).parameters) == ["weight", "size_average", "reduce", "reduction"]
+    assert list(inspect.signature(Weighted).parameters) == ["weight", "size_average", "reduce", "reduction"]

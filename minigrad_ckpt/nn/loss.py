@@ -36,6 +36,9 @@ class _Loss(FunctionLayer):
 
     def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
                  **options: Any) -> None:
+        unknown = sorted(set(options) - set(self.options) - set(self.buffers))
+        if unknown:  # a subclass's own options are its class's; anything else is PyTorch's TypeError
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword argument {unknown[0]!r}")
         held = {name: options.pop(name) for name in self.buffers if name in options}
         super().__init__(reduction=_reduction_of(size_average, reduce, reduction), **options)
         for name, value in held.items():
@@ -56,15 +59,15 @@ class _ReductionLoss(_Loss):
 
 class _WeightedLoss(_Loss):
     """A loss whose options are a class ``weight`` and ``reduction`` (PyTorch's ``_WeightedLoss``,
-    the base of the losses with a class ``weight``: cross entropy, NLL, BCE, multi-margin; a
-    subclass may add options of its own by keyword)."""
+    the base of the losses with a class ``weight``: cross entropy, NLL, BCE, multi-margin; those
+    with more options call :class:`_Loss`'s constructor with them, PyTorch's signature staying this one)."""
 
     options = ("weight", "reduction")
     buffers = ("weight",)
 
     def __init__(self, weight: Any = None, size_average: Any = None, reduce: Any = None,
-                 reduction: str = "mean", **options: Any) -> None:
-        super().__init__(reduction=_reduction_of(size_average, reduce, reduction), weight=weight, **options)
+                 reduction: str = "mean") -> None:
+        super().__init__(reduction=_reduction_of(size_average, reduce, reduction), weight=weight)
 
 
 class _ThreeInputLoss(_Loss):
@@ -114,6 +117,8 @@ class CosineEmbeddingLoss(_Loss):
     """``1 - cos`` for pairs labelled 1, ``max(0, cos - margin)`` for pairs labelled -1
     (``F.cosine_embedding_loss``)."""
 
+    options = ("margin", "reduction")
+
     def __init__(self, margin: float = 0.0, size_average: Any = None, reduce: Any = None,
                  reduction: str = "mean") -> None:
         super().__init__(reduction=_reduction_of(size_average, reduce, reduction), margin=margin)
@@ -125,6 +130,8 @@ class CosineEmbeddingLoss(_Loss):
 class CTCLoss(_Loss):
     """The connectionist temporal classification loss (``F.ctc_loss``); called as
     ``loss(log_probs, targets, input_lengths, target_lengths)``."""
+
+    options = ("blank", "reduction", "zero_infinity")
 
     def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> None:
         super().__init__(reduction=reduction, blank=blank, zero_infinity=zero_infinity)
@@ -144,7 +151,7 @@ class CrossEntropyLoss(_WeightedLoss):
     def __init__(self, weight: Any = None, size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
                  reduction: str = "mean",
                  label_smoothing: float = 0.0) -> None:
-        super().__init__(reduction=_reduction_of(size_average, reduce, reduction), weight=weight,
+        _Loss.__init__(self, reduction=_reduction_of(size_average, reduce, reduction), weight=weight,
                          ignore_index=ignore_index, label_smoothing=label_smoothing)
 
 
@@ -157,7 +164,7 @@ class NLLLoss(_WeightedLoss):
 
     def __init__(self, weight: Any = None, size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
                  reduction: str = "mean") -> None:
-        super().__init__(reduction=_reduction_of(size_average, reduce, reduction), weight=weight,
+        _Loss.__init__(self, reduction=_reduction_of(size_average, reduce, reduction), weight=weight,
                          ignore_index=ignore_index)
 
 
@@ -273,7 +280,8 @@ class MultiMarginLoss(_WeightedLoss):
                  reduction: str = "mean") -> None:
         if p not in (1, 2):
             raise ValueError(f"MultiMarginLoss: p must be 1 or 2, got {p}")
-        super().__init__(reduction=_reduction_of(size_average, reduce, reduction), p=p, margin=margin, weight=weight)
+        _Loss.__init__(self, reduction=_reduction_of(size_average, reduce, reduction), p=p, margin=margin,
+                       weight=weight)
 
 
 class _TripletLoss(_ThreeInputLoss):
