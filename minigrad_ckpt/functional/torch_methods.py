@@ -13,6 +13,7 @@ public names (:mod:`~minigrad_ckpt.functional.public_names`) declares which name
 
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
 from typing import Any
@@ -376,20 +377,39 @@ def take_method(self: Tensor, index: Any) -> Tensor:
     return ti.take(self, index)
 
 
-def product_method(name: str, fn: Any, ranks: tuple[int, int]) -> Any:
+def product_method(name: str, fn: Any, ranks: tuple[int, int], second: str = "other") -> Any:
     """PyTorch's ``x.<name>(other)`` for a product of fixed ranks (``dot``: 1-D and 1-D, ``mm``:
     2-D and 2-D, ...): other ranks are an error, as PyTorch's, not NumPy's or ``matmul``'s
-    answer for them (``x.dot(y)`` of matrices would silently be their matrix product)."""
-    def method(self: Tensor, other: Any) -> Tensor:
-        other = as_tensor(other, self)
+    answer for them (``x.dot(y)`` of matrices would silently be their matrix product).  The
+    operands also go by PyTorch's names, ``input`` and ``second`` (``mm(input=a, mat2=b)``,
+    ``x.mv(vec=v)``)."""
+    def method(*args: Any, **kwargs: Any) -> Tensor:
+        self, other = _two_operands(name, ("input", second), args, kwargs)
+        self, other = as_tensor(self), as_tensor(other, self)
         if (self.ndim, other.ndim) != ranks:
             raise InputMismatch(f"{name}: expects {ranks[0]}-D and {ranks[1]}-D tensors (as PyTorch's), got "
                              f"{self.ndim}-D and {other.ndim}-D; mg.{name if name in ('dot', 'outer') else 'matmul'} "
                              "takes other ranks")
         return fn(self, other)
     method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"PyTorch's ``x.{name}(other)``: {ranks[0]}-D and {ranks[1]}-D operands only."
+    method.__doc__ = f"PyTorch's ``{name}(input, {second})``: {ranks[0]}-D and {ranks[1]}-D operands only."
+    method.__signature__ = inspect.Signature(  # type: ignore[attr-defined]  (what help() and the API docs show)
+        [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in ("input", second)])
     return method
+
+
+def _two_operands(name: str, names: tuple[str, str], args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+    """The two operands of ``name``, given positionally or by ``names`` (PyTorch's argument names)."""
+    unknown = set(kwargs) - set(names)
+    if unknown or len(args) > 2:
+        raise TypeError(f"{name}() takes ({names[0]}, {names[1]}); got {len(args)} positional and the keywords "
+                        f"{sorted(kwargs)}")
+    given = list(args) + [kwargs.pop(n) for n in names[len(args):] if n in kwargs]
+    if kwargs:
+        raise TypeError(f"{name}() got multiple values for argument {sorted(kwargs)[0]!r}")
+    if len(given) != 2:
+        raise TypeError(f"{name}() missing 1 required positional argument: {names[1]!r}")
+    return given
 
 
 def _vdot(x: Tensor, y: Tensor) -> Tensor:
