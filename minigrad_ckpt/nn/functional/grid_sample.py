@@ -8,7 +8,7 @@ are the corner pixels' centres or their outer edges), and is read from its neigh
 =============  ==================================================================
 mode           taps per axis, each an integer position and a weight
 =============  ==================================================================
-``nearest``    1: the position rounded (half to even); no weight
+``nearest``    1: the position rounded (half to even); a weight of 1 whose derivative is 0
 ``bilinear``   2: ``floor(c)``, ``floor(c) + 1`` with ``1 - t``, ``t`` (``t = c - floor(c)``);
                trilinear on 5-D input
 ``bicubic``    4: ``floor(c) - 1 .. floor(c) + 2`` with Keys' cubic weights
@@ -22,8 +22,8 @@ and bilinear sampling bring the *position* inside before taking taps (so the gri
 is 0 where ``"border"`` or ``"reflection"`` clamps, the edge itself included, as PyTorch's),
 while bicubic sampling takes its taps around the raw
 position and brings each *tap* inside.  A composition of ``take_along_axis`` and
-arithmetic: differentiable in the input to any order and, for bilinear and bicubic
-sampling, in the grid (through the weights; the taps' integer positions are constants).
+arithmetic: differentiable in the input to any order and in the grid (through the weights;
+the taps' integer positions are constants), where nearest sampling's gradient is 0, as PyTorch's.
 """
 
 from __future__ import annotations
@@ -123,13 +123,23 @@ def _taps(mode: str, c: Tensor, n: int, align_corners: bool, padding_mode: str) 
     xp = c.device.xp
     host = np.asarray(xp.to_host(c._data))
     if mode == "nearest":
-        return [(np.round(host).astype(np.int64), None)]
+        # a NaN or infinite position reads 0 (outside); -1 says so without NumPy's cast warning
+        return [(np.round(np.where(np.isfinite(host), host, -1)).astype(np.int64), _zero_slope_one(c))]
     start = np.floor(host)
     t = mf.expand_dims(c - Tensor.constant(xp.asarray(start.astype(c.dtype)), c.device), 1)
     if mode == "bilinear":
         return [(start.astype(np.int64), 1 - t), (start.astype(np.int64) + 1, t)]
     taps = (_inside(start + k, n, align_corners, padding_mode, np) for k in (-1, 0, 1, 2))
     return [(tap.astype(np.int64), w) for tap, w in zip(taps, cubic_weights(t))]
+
+
+def _zero_slope_one(c: Tensor) -> Tensor:
+    """Ones (N, 1, P) whose derivative in ``c`` is 0: nearest sampling is piecewise constant in the
+    grid, and PyTorch's grid still gets a gradient (zeros) and makes the output require grad.
+    ``floor(c) - floor(c)`` is exactly 0 for a finite position; a non-finite one is read as 0 first
+    (its tap is outside, its read already 0), so the weight never turns a read into NaN."""
+    finite = mf.where(mf.isfinite(c), c, 0.0)
+    return mf.expand_dims(1 + (mf.floor(finite) - mf.floor(finite)), 1)
 
 
 def _read(flat: Tensor, positions: list[Any], sizes: tuple[int, ...]) -> Tensor:
@@ -165,8 +175,8 @@ def grid_sample(input: Any, grid: Any, mode: str = "bilinear", padding_mode: str
 
     ``mode``: ``"bilinear"`` (trilinear on 5-D input), ``"nearest"`` or ``"bicubic"`` (4-D only);
     ``padding_mode``: ``"zeros"``, ``"border"`` or ``"reflection"`` (the module docstring
-    says how each mode reads).  ``"nearest"`` reads are piecewise constant in the grid: the grid
-    gets no gradient (it is not connected; PyTorch returns zeros).
+    says how each mode reads).  ``"nearest"`` reads are piecewise constant in the grid: its
+    gradient is zeros, as PyTorch's.
     """
     x = _tensor(input)
     g = _tensor(grid, x)
