@@ -6,8 +6,8 @@
 Each differentiable one is a composition of the engine's elementwise ops and ``where``
 (so its derivative, forward mode and higher orders come from theirs); ``floor_divide`` is
 one op (:class:`~minigrad_ckpt.ops.elementwise.FloorDivide`), a step function whose
-derivative is 0.  The tests of a float's class and ``nextafter`` have no derivative:
-they return constants.
+derivative is 0.  The tests of a float's class have no derivative: they return constants;
+``nextafter``'s value is a constant that PyTorch's derivatives are linked to.
 """
 
 from __future__ import annotations
@@ -108,7 +108,29 @@ def copysign(x: Any, other: Any) -> Tensor:
     if x.dtype != dtype:
         x = mf.astype(x, dtype)
     magnitude = mf.abs(x)
-    return mf.where(_signbit_of(other, x), -magnitude, magnitude)
+    out = mf.where(_signbit_of(other, x), -magnitude, magnitude)
+    # PyTorch's other gets a gradient, zeros (an optimizer steps a zero gradient, not a missing one)
+    return out + _zero_link(other, dtype) if _floating(other) else out
+
+
+def _floating(t: Any) -> bool:
+    return isinstance(t, Tensor) and t.dtype.kind == "f"
+
+
+def _zero_link(t: Tensor, dtype: Any) -> Tensor:
+    """``-0.0`` everywhere, with the derivative 0 in ``t``: added to a result, it connects ``t``
+    to it without changing a value (``v + -0.0`` is ``v``, ``-0.0`` and NaN included).
+    ``t - t.detach()`` is ``+0.0`` for finite ``t``; a non-finite ``t`` is read as 0 first."""
+    finite = mf.where(mf.isfinite(t), t, 0.0)
+    return mf.astype(-((finite - finite.detach()) * 0.0), dtype)
+
+
+def _identity_link(t: Tensor, mask: Tensor, dtype: Any) -> Tensor:
+    """``-0.0`` everywhere, with the derivative 1 in ``t`` where ``mask`` (and ``t`` is finite), 0
+    elsewhere: added to a constant result, it gives the result ``t``'s gradient there."""
+    finite = mf.isfinite(t)
+    t = mf.where(finite, t, 0.0)  # inf - inf would be NaN (and NumPy's warning) in the branch not taken
+    return mf.astype(mf.where(mf.logical_and(mask, finite), -(t.detach() - t), -0.0), dtype)
 
 
 def _nan_ignoring(name: str, first_wins: Any) -> Any:
@@ -198,10 +220,15 @@ def signbit(x: Any) -> Tensor:
 
 def nextafter(x: Any, other: Any) -> Tensor:
     """The next representable float after ``x`` towards ``other``, elementwise (NumPy's and
-    PyTorch's ``nextafter``; no derivative).  Computed on the host, bit by bit."""
+    PyTorch's ``nextafter``).  Computed on the host, bit by bit.  PyTorch's derivative: 1 in
+    ``x`` where ``x != other`` (0 where they are equal and the result is ``other``), 0 in
+    ``other``."""
     a, b = _pair("nextafter", x, other)
     dtype = result_type(a, b)  # PyTorch's promotion: float32 beside int64 or a 0-d float64 steps in float32
-    return constant(host_numpy.nextafter(host(a).astype(dtype), host(b).astype(dtype)), a)
+    out = constant(host_numpy.nextafter(host(a).astype(dtype), host(b).astype(dtype)), a)
+    if _floating(a):
+        out = out + _identity_link(a, mf.not_equal(a.detach(), b.detach()), dtype)
+    return out + _zero_link(b, dtype) if _floating(b) else out
 
 
 def logit(x: Any, eps: float | None = None) -> Tensor:
