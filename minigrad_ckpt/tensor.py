@@ -862,9 +862,12 @@ class Tensor:
                                f"shape {list(result.shape)}")
         if result.dtype != self.dtype:  # PyTorch keeps the tensor's dtype (the cast is recorded too)
             result = result.to(self.dtype)
-        if self._requires_grad and not result._requires_grad:  # fill_, zero_: still on the tape, as in
-            never = Tensor._wrap(self._device.xp.zeros((), dtype=bool), None, self._device)  # PyTorch, its
-            result = self.where(never, result)  # gradient 0 (a where that never picks the old value)
+        # fill_, zero_, and copy_ (whose result never reads the old value, even when it requires grad
+        # through the source): the old value stays on the tape, as in PyTorch, its gradient 0 (a
+        # where that never picks it); an optimizer then steps a zero gradient, not a missing one
+        if self._requires_grad and (not result._requires_grad or what == "copy_"):
+            never = Tensor._wrap(self._device.xp.zeros((), dtype=bool), None, self._device)
+            result = self.where(never, result)
         if self._memory_is_shared():  # every holder of the memory sees the change
             return write_into_shared_memory(self, result, what)
         if _shares_memory(result):  # a view of the value (copy_ of a tensor): memory of its own
