@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +24,9 @@ import pytest
 import minigrad_ckpt as mg
 from minigrad_ckpt import nn
 from minigrad_ckpt.checkpoint import checkpoint
+
+sys.path.insert(0, str(Path(__file__).parent / "data"))
+from nn_modules_paths_cases import loss_subclasses  # noqa: E402
 
 TORCH = json.loads((Path(__file__).parent / "data" / "torch_nn_modules_paths.json").read_text())
 OFFERED = [(sub, name, bases) for sub, layers in sorted(TORCH["layers"].items())
@@ -51,14 +55,7 @@ def test_the_usual_isinstance_tests():
     assert isinstance(nn.ConvTranspose2d(2, 2, 3), nn.modules.conv._ConvNd)
 
 
-class Dice(nn.modules.loss._Loss):
-    def forward(self, input, target):
-        return (input * target).sum()
-
-
-class Weighted(nn.modules.loss._WeightedLoss):
-    def forward(self, input, target):
-        return (self.weight * input * target).sum()
+Dice, Weighted = loss_subclasses(nn)
 
 
 def test_a_loss_subclass_gets_pytorchs_constructor():

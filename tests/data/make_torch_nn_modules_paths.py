@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import sys
 import warnings
 from pathlib import Path
 
@@ -15,6 +16,9 @@ import torch
 from torch import nn
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from nn_modules_paths_cases import loss_subclasses  # noqa: E402
+
 SUBMODULES = ("activation", "adaptive", "batchnorm", "channelshuffle", "container", "conv", "distance", "dropout",
               "flatten", "fold", "instancenorm", "linear", "loss", "normalization", "padding", "pixelshuffle",
               "pooling", "rnn", "sparse", "transformer", "upsampling")
@@ -28,14 +32,7 @@ def bases_of(cls: type) -> list[str]:
 
 
 def subclass_answers() -> dict[str, object]:
-    class Dice(nn.modules.loss._Loss):
-        def forward(self, input, target):
-            return (input * target).sum()
-
-    class Weighted(nn.modules.loss._WeightedLoss):
-        def forward(self, input, target):
-            return (self.weight * input * target).sum()
-
+    Dice, Weighted = loss_subclasses(nn)  # noqa: N806 (classes)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         legacy = Dice(size_average=False).reduction

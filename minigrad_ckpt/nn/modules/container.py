@@ -1,6 +1,5 @@
-"""PyTorch's ``torch.nn.modules.container``: its layers at PyTorch's address.
-The classes are :mod:`minigrad_ckpt.nn`'s; this module only names them."""
+"""PyTorch's ``torch.nn.modules.container``: its layers at PyTorch's address (the table: :mod:`._paths`)."""
 
-from ..containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from ._paths import place
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = place(globals(), "container")

@@ -1,8 +1,5 @@
-"""PyTorch's ``torch.nn.modules.conv``: its layers at PyTorch's address (``_ConvNd``: the base of every
-convolution, ``_ConvTransposeNd`` of the transposed ones).
-The classes are :mod:`minigrad_ckpt.nn`'s; this module only names them."""
+"""PyTorch's ``torch.nn.modules.conv``: its layers at PyTorch's address (the table: :mod:`._paths`)."""
 
-from ..blocks import Conv3d, ConvTranspose1d
-from ..conv import Conv1d, Conv2d, ConvTranspose2d, ConvTranspose3d, _ConvNd, _ConvTransposeNd  # noqa: F401
+from ._paths import place
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
+__all__ = place(globals(), "conv")

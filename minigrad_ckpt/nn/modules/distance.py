@@ -1,6 +1,5 @@
-"""PyTorch's ``torch.nn.modules.distance``: its layers at PyTorch's address.
-The classes are :mod:`minigrad_ckpt.nn`'s; this module only names them."""
+"""PyTorch's ``torch.nn.modules.distance``: its layers at PyTorch's address (the table: :mod:`._paths`)."""
 
-from ..distance import CosineSimilarity, PairwiseDistance
+from ._paths import place
 
-__all__ = ["PairwiseDistance", "CosineSimilarity"]
+__all__ = place(globals(), "distance")

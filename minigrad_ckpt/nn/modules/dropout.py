@@ -1,6 +1,5 @@
-"""PyTorch's ``torch.nn.modules.dropout``: its layers at PyTorch's address.
-The classes are :mod:`minigrad_ckpt.nn`'s; this module only names them."""
+"""PyTorch's ``torch.nn.modules.dropout``: its layers at PyTorch's address (the table: :mod:`._paths`)."""
 
-from ..dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
+from ._paths import place
 
-__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
+__all__ = place(globals(), "dropout")

@@ -1,6 +1,5 @@
-"""PyTorch's ``torch.nn.modules.flatten``: its layers at PyTorch's address.
-The classes are :mod:`minigrad_ckpt.nn`'s; this module only names them."""
+"""PyTorch's ``torch.nn.modules.flatten``: its layers at PyTorch's address (the table: :mod:`._paths`)."""
 
-from ..flatten import Flatten, Unflatten
+from ._paths import place
 
-__all__ = ["Flatten", "Unflatten"]
+__all__ = place(globals(), "flatten")

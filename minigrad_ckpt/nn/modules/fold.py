@@ -1,6 +1,5 @@
-"""PyTorch's ``torch.nn.modules.fold``: its layers at PyTorch's address.
-The classes are :mod:`minigrad_ckpt.nn`'s; this module only names them."""
+"""PyTorch's ``torch.nn.modules.fold``: its layers at PyTorch's address (the table: :mod:`._paths`)."""
 
-from ..blocks import Fold, Unfold
+from ._paths import place
 
-__all__ = ["Fold", "Unfold"]
+__all__ = place(globals(), "fold")

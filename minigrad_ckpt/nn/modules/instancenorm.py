@@ -1,7 +1,5 @@
-"""PyTorch's ``torch.nn.modules.instancenorm``: its layers at PyTorch's address (``_InstanceNorm``: the base
-of the three).
-The classes are :mod:`minigrad_ckpt.nn`'s; this module only names them."""
+"""PyTorch's ``torch.nn.modules.instancenorm``: its layers at PyTorch's address (the table: :mod:`._paths`)."""
 
-from ..blocks import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, _InstanceNorm  # noqa: F401
+from ._paths import place
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = place(globals(), "instancenorm")

@@ -1,6 +1,5 @@
-"""PyTorch's ``torch.nn.modules.linear``: its layers at PyTorch's address.
-The classes are :mod:`minigrad_ckpt.nn`'s; this module only names them."""
+"""PyTorch's ``torch.nn.modules.linear``: its layers at PyTorch's address (the table: :mod:`._paths`)."""
 
-from ..linear import Bilinear, Identity, Linear
+from ._paths import place
 
-__all__ = ["Bilinear", "Identity", "Linear"]
+__all__ = place(globals(), "linear")

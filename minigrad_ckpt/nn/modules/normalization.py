@@ -1,7 +1,5 @@
-"""PyTorch's ``torch.nn.modules.normalization``: its layers at PyTorch's address.
-The classes are :mod:`minigrad_ckpt.nn`'s; this module only names them."""
+"""PyTorch's ``torch.nn.modules.normalization``: its layers at PyTorch's address (the table: :mod:`._paths`)."""
 
-from ..blocks import LocalResponseNorm
-from ..normalization import GroupNorm, LayerNorm, RMSNorm
+from ._paths import place
 
-__all__ = ["LocalResponseNorm", "LayerNorm", "GroupNorm", "RMSNorm"]
+__all__ = place(globals(), "normalization")

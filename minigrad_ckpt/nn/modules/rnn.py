@@ -1,6 +1,5 @@
-"""PyTorch's ``torch.nn.modules.rnn``: its layers at PyTorch's address.
-The classes are :mod:`minigrad_ckpt.nn`'s; this module only names them."""
+"""PyTorch's ``torch.nn.modules.rnn``: its layers at PyTorch's address (the table: :mod:`._paths`)."""
 
-from ..recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from ._paths import place
 
-__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+__all__ = place(globals(), "rnn")

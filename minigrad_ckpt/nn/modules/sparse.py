@@ -1,6 +1,5 @@
-"""PyTorch's ``torch.nn.modules.sparse``: its layers at PyTorch's address.
-The classes are :mod:`minigrad_ckpt.nn`'s; this module only names them."""
+"""PyTorch's ``torch.nn.modules.sparse``: its layers at PyTorch's address (the table: :mod:`._paths`)."""
 
-from ..embedding import Embedding, EmbeddingBag
+from ._paths import place
 
-__all__ = ["Embedding", "EmbeddingBag"]
+__all__ = place(globals(), "sparse")

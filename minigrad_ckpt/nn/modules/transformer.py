@@ -1,13 +1,5 @@
-"""PyTorch's ``torch.nn.modules.transformer``: its layers at PyTorch's address.
-The classes are :mod:`minigrad_ckpt.nn`'s; this module only names them."""
+"""PyTorch's ``torch.nn.modules.transformer``: its layers at PyTorch's address (the table: :mod:`._paths`)."""
 
-from ..transformer import (
-    Transformer,
-    TransformerDecoder,
-    TransformerDecoderLayer,
-    TransformerEncoder,
-    TransformerEncoderLayer,
-)
+from ._paths import place
 
-__all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
-           "TransformerDecoderLayer"]
+__all__ = place(globals(), "transformer")

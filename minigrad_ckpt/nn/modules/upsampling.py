@@ -1,6 +1,5 @@
-"""PyTorch's ``torch.nn.modules.upsampling``: its layers at PyTorch's address.
-The classes are :mod:`minigrad_ckpt.nn`'s; this module only names them."""
+"""PyTorch's ``torch.nn.modules.upsampling``: its layers at PyTorch's address (the table: :mod:`._paths`)."""
 
-from ..upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
+from ._paths import place
 
-__all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
+__all__ = place(globals(), "upsampling")

@@ -1,0 +1,71 @@
+"""Where PyTorch's ``torch.nn.modules.<submodule>`` puts each layer: one table, read by the
+submodules of this package (``activation.py``, ``loss.py``, ...), each of which holds the names
+of its row.  The classes are :mod:`minigrad_ckpt.nn`'s; the private bases listed are the ones code
+written for PyTorch tests with ``isinstance`` or subclasses (``batchnorm._BatchNorm``,
+``conv._ConvNd``, ``instancenorm._InstanceNorm``, ``loss._Loss``, ``loss._WeightedLoss``).
+``tests/test_nn_modules_paths.py`` checks the table against PyTorch's layout."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import (
+    activation,
+    attention,
+    blocks,
+    containers,
+    conv,
+    distance,
+    dropout,
+    embedding,
+    flatten,
+    linear,
+    loss,
+    normalization,
+    padding,
+    pooling,
+    recurrent,
+    transformer,
+    upsampling,
+)
+
+
+def _named(module: Any, *names: str) -> dict[str, type]:
+    return {name: getattr(module, name) for name in names}
+
+
+def _every(module: Any) -> dict[str, type]:
+    return _named(module, *module.__all__)
+
+
+PLACES: dict[str, dict[str, type]] = {
+    "activation": {**_every(activation), **_named(attention, "MultiheadAttention")},
+    "batchnorm": _named(normalization, "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "_BatchNorm"),
+    "channelshuffle": _named(distance, "ChannelShuffle"),
+    "container": _every(containers),
+    "conv": {**_every(conv), **_named(blocks, "Conv3d", "ConvTranspose1d"),
+             **_named(conv, "_ConvNd", "_ConvTransposeNd")},
+    "distance": _named(distance, "PairwiseDistance", "CosineSimilarity"),
+    "dropout": _every(dropout),
+    "flatten": _every(flatten),
+    "fold": _named(blocks, "Fold", "Unfold"),
+    "instancenorm": _named(blocks, "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "_InstanceNorm"),
+    "linear": _every(linear),
+    "loss": {**_every(loss), **_named(loss, "_Loss", "_WeightedLoss")},
+    "normalization": {**_named(normalization, "LayerNorm", "GroupNorm", "RMSNorm"),
+                      **_named(blocks, "LocalResponseNorm")},
+    "padding": _every(padding),
+    "pixelshuffle": _named(distance, "PixelShuffle", "PixelUnshuffle"),
+    "pooling": {**_every(pooling), **_named(blocks, "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "AdaptiveMaxPool1d",
+                                            "AdaptiveAvgPool1d", "AdaptiveAvgPool3d")},
+    "rnn": _every(recurrent),
+    "sparse": _every(embedding),
+    "transformer": _every(transformer),
+    "upsampling": _every(upsampling),
+}
+
+
+def place(namespace: dict[str, Any], submodule: str) -> list[str]:
+    """Put ``submodule``'s row into ``namespace`` (a submodule's globals); its public names, for ``__all__``."""
+    namespace.update(PLACES[submodule])
+    return sorted(name for name in PLACES[submodule] if not name.startswith("_"))
