@@ -145,6 +145,7 @@ RUNS = {
     "siamese_network": ("siamese_network", [], False, {}),
     "gat": ("gat", [], False, {}),
     "gat_concat": ("gat", ["--concat-heads"], False, {}),
+    "gcn_bias": ("gcn", ["--include-bias"], False, {}),
     "mnist_rnn": ("mnist_rnn", [], False, {}),
     "mnist_forward_forward": ("mnist_forward_forward", [], False, {}),
     "actor_critic": ("actor_critic", [], False, {}),

@@ -14,7 +14,7 @@ switched off in the MNIST net on both sides (``p = 0``): two engines' random mas
 
 The ``RUN_AS_TORCH`` programs (``vae``, ``word_language_model``, ``dcgan``, ``reinforce``,
 ``triplet``, ``transformer_classifier``, ``nanogpt``, ``fast_neural_style``, ``super_resolution``,
-``siamese_network``, ``gat``, ``mnist_rnn``, ``mnist_forward_forward``, ``actor_critic``,
+``siamese_network``, ``gat``, ``gcn``, ``mnist_rnn``, ``mnist_forward_forward``, ``actor_critic``,
 ``language_translation``) are read from ``examples/ported/`` and run as torch
 programs after the reverse rename (``mg.`` -> ``torch.``, ``minigrad_ckpt`` -> ``torch``), so
 the two sides cannot drift apart.  Each ``main(argv, init)`` calls ``init(key, model)`` on its
@@ -293,6 +293,7 @@ RUN_AS_TORCH = {  # run name: (program in examples/ported, argv)
     "siamese_network": ("siamese_network", []),
     "gat": ("gat", []),
     "gat_concat": ("gat", ["--concat-heads"]),
+    "gcn_bias": ("gcn", ["--include-bias"]),
     "mnist_rnn": ("mnist_rnn", []),
     "mnist_forward_forward": ("mnist_forward_forward", []),
     "actor_critic": ("actor_critic", []),
