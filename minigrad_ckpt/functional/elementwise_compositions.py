@@ -110,14 +110,14 @@ def copysign(x: Any, other: Any) -> Tensor:
     magnitude = mf.abs(x)
     out = mf.where(_signbit_of(other, x), -magnitude, magnitude)
     # PyTorch's other gets a gradient, zeros (an optimizer steps a zero gradient, not a missing one)
-    return out + _zero_link(other, dtype) if _floating(other) else out
+    return out + zero_link(other, dtype) if _floating(other) else out
 
 
 def _floating(t: Any) -> bool:
     return isinstance(t, Tensor) and t.dtype.kind == "f"
 
 
-def _zero_link(t: Tensor, dtype: Any) -> Tensor:
+def zero_link(t: Tensor, dtype: Any) -> Tensor:
     """``-0.0`` everywhere, with the derivative 0 in ``t``: added to a result, it connects ``t``
     to it without changing a value (``v + -0.0`` is ``v``, ``-0.0`` and NaN included).
     ``t - t.detach()`` is ``+0.0`` for finite ``t``; a non-finite ``t`` is read as 0 first."""
@@ -228,7 +228,7 @@ def nextafter(x: Any, other: Any) -> Tensor:
     out = constant(host_numpy.nextafter(host(a).astype(dtype), host(b).astype(dtype)), a)
     if _floating(a):
         out = out + _identity_link(a, mf.not_equal(a.detach(), b.detach()), dtype)
-    return out + _zero_link(b, dtype) if _floating(b) else out
+    return out + zero_link(b, dtype) if _floating(b) else out
 
 
 def logit(x: Any, eps: float | None = None) -> Tensor:

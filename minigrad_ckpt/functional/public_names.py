@@ -29,6 +29,7 @@ from typing import Any, NamedTuple
 
 from .. import creation, tape
 from ..backend import as_dtype
+from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from . import complex_numbers as cn
 from . import differences as diffs
@@ -754,6 +755,7 @@ def in_place(name: str) -> Any:
             raise RuntimeError(f"{name}_: Bad in-place call: input tensor dtype {self.dtype} and output "
                                f"tensor dtype {as_dtype(kwargs['dtype'])} should match")
         result = getattr(self._write_source(*args, *kwargs.values()), name)(*args, **kwargs)
+        result = _linked_to_operands(result, self, (*args, *kwargs.values()))
         lost = _lost_in_place(name, result.dtype, self.dtype)
         if lost:  # copy_ would drop it (a complex part with only NumPy's ComplexWarning); PyTorch refuses
             raise RuntimeError(f"{name}_: result type {result.dtype} can't be cast to the desired "
@@ -769,6 +771,23 @@ def in_place(name: str) -> Any:
         f"or an integer one for a bool ``x``, is an error, as PyTorch's)."
     )
     return method
+
+
+def _linked_to_operands(result: Tensor, self: Tensor, operands: tuple[Any, ...]) -> Tensor:
+    """A result that needs no grad (``x.eq_(y)``'s comparison), written into a float ``x``: cast to
+    it and linked to each float operand that requires grad with the gradient 0 -- PyTorch's in-place
+    comparisons give ``y`` zeros (as ``x``'s old value, which :meth:`Tensor._rebase` keeps), where
+    nothing connected it here (``y.grad`` None: an optimizer skipped it)."""
+    if result.requires_grad or self.dtype.kind != "f" or not is_grad_enabled():
+        return result
+    linked = [a for a in operands if isinstance(a, Tensor) and a.requires_grad and a.dtype.kind == "f"]
+    if linked:
+        if self.requires_grad:  # (a result that requires grad no longer keeps x's old value by itself)
+            linked.append(self)
+        result = result.to(self.dtype)
+        for operand in linked:
+            result = result + ewc.zero_link(operand, self.dtype)
+    return result
 
 
 def methods() -> dict[str, Any]:
