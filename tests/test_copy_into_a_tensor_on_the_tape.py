@@ -64,3 +64,15 @@ def test_inside_checkpoint_and_under_func_grad():
     np.testing.assert_array_equal(leaf.grad.numpy(), [15.0, 0.0, 0.0])  # only through x[0] in the source
     grad = mg.func.grad(lambda x: overwrite(x).sum())(mg.tensor([1.0, 2.0, 3.0], dtype=mg.float64))
     np.testing.assert_array_equal(grad.numpy(), [15.0, 0.0, 0.0])
+
+
+@pytest.mark.parametrize("requires_grad", [False, True])
+@pytest.mark.parametrize("src_shape, message", [((1, 3), r"\[3\] doesn't match the broadcast shape \[1, 3\]"),
+                                                ((2, 3), r"\[3\] doesn't match the broadcast shape \[2, 3\]")])
+def test_a_source_of_more_dims_is_pytorchs_error(src_shape, message, requires_grad):
+    # torch 2.13: torch.zeros(3).copy_(torch.ones(1, 3)) -> RuntimeError "output with shape [3] doesn't
+    # match the broadcast shape [1, 3]"; here NumPy's assignment dropped the leading 1 and copied
+    target = mg.tensor([0.0, 0.0, 0.0], requires_grad=True) * 1 if requires_grad else mg.zeros(3)
+    with pytest.raises(RuntimeError, match=message):
+        target.copy_(mg.ones(*src_shape))
+    assert mg.zeros(1, 3).copy_(mg.ones(3)).tolist() == [[1.0, 1.0, 1.0]]  # fewer dims broadcast, as PyTorch's
