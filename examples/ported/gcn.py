@@ -8,7 +8,8 @@ Two graph convolutions ``A_hat @ (H @ W)`` with ``torch.spmm`` (``mg.spmm``), th
 as ``D^-1/2 (A + I) D^-1/2`` with ``sqrt(1 / degree)`` and its ``inf`` mended; ``log_softmax``,
 ``NLLLoss`` on index masks from ``randperm``, Adam with weight decay.  The graph is made here
 (the same kind as ``gat.py``'s) instead of downloading Cora, dense instead of sparse; dropout
-is 0; the lines that differ are listed in ``README.md``.
+is 0; ``train_iter`` and ``test`` are ``gat.py``'s (the originals' are the same text); the lines
+that differ are listed in ``README.md``.
 """
 
 import argparse
@@ -19,6 +20,7 @@ import minigrad_ckpt as mg
 from minigrad_ckpt import nn
 import minigrad_ckpt.nn.functional as F
 from minigrad_ckpt.optim import Adam
+from gat import test, train_iter  # the original's two functions are gat/main.py's, line for line
 
 
 class GraphConv(nn.Module):
@@ -83,31 +85,6 @@ def load_graph(n=40, n_words=16, seed=1, device='cpu'):
 
     adj_mat = degree_mat @ adj_mat @ degree_mat  # Apply the renormalization trick
     return features.to(device), labels.to(device), adj_mat.to(device)
-
-
-def train_iter(epoch, model, optimizer, criterion, input, target, mask_train, mask_val, print_every=10):
-    model.train()
-    optimizer.zero_grad()
-    output = model(*input)
-    loss = criterion(output[mask_train], target[mask_train])  # Compute the loss using the training mask
-    loss.backward()
-    optimizer.step()
-    loss_train, acc_train = test(model, criterion, input, target, mask_train)
-    loss_val, acc_val = test(model, criterion, input, target, mask_val)
-    if epoch % print_every == 0:
-        print(f'Epoch: {epoch:04d} loss_train: {loss_train:.4f} acc_train: {acc_train:.4f} '
-              f'loss_val: {loss_val:.4f} acc_val: {acc_val:.4f}')
-    return [loss.item(), loss_train, acc_train, loss_val, acc_val]
-
-
-def test(model, criterion, input, target, mask):
-    model.eval()
-    with mg.no_grad():
-        output = model(*input)
-        output, target = output[mask], target[mask]
-        loss = criterion(output, target)
-        acc = (output.argmax(dim=1) == target).float().sum() / len(target)
-    return loss.item(), acc.item()
 
 
 def main(argv=None, init=None):

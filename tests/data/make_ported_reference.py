@@ -303,9 +303,19 @@ RECORDED_DRAWS = ("randn", "randn_like", "multinomial", "randint", "randperm")
 
 
 def as_torch_program(name: str) -> types.ModuleType:
-    """``examples/ported/<name>.py`` with the rename undone, as a module."""
-    src = (HERE.parents[1] / "examples" / "ported" / f"{name}.py").read_text()
+    """``examples/ported/<name>.py`` with the rename undone, as a module; a program it imports from
+    (``from gat import test`` in ``gcn.py``) is itself read with the rename undone."""
+    ported = HERE.parents[1] / "examples" / "ported"
+    src = (ported / f"{name}.py").read_text()
     src = src.replace("import minigrad_ckpt as mg", "import torch").replace("minigrad_ckpt", "torch")
+
+    def sibling(match: re.Match) -> str:
+        other = match.group(1)
+        if not (ported / f"{other}.py").exists():
+            return match.group(0)
+        return f"from {as_torch_program(other).__name__} import"
+
+    src = re.sub(r"^from (\w+) import", sibling, src, flags=re.M)
     module = types.ModuleType(f"torch_{name}")
     sys.modules[module.__name__] = module  # where dataclasses look up the module of a class
     exec(compile(re.sub(r"\bmg\.", "torch.", src), f"{name}.py", "exec"), module.__dict__)
