@@ -88,7 +88,11 @@ def _embedding_renorm_(w: Tensor, ids: Tensor, max_norm: float, norm_type: float
         sel = w._data[rows]
         norms = xp.sum(xp.abs(sel) ** norm_type, axis=1) ** (1.0 / norm_type)
         scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(w.dtype)
-        w[rows] = sel * scale[:, None]  # in place under no_grad: restamps the version
+        # into the array, not through w[rows] = ...: the rescale has no derivative in PyTorch, so
+        # a forward-mode tangent of w stays as it was (a recorded write would zero its rows)
+        w.prepare_write()
+        w._data[rows] = sel * scale[:, None]
+        w.increment_version()
 
 
 def one_hot(input: Any, num_classes: int = -1) -> Tensor:

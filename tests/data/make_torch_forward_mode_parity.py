@@ -1,0 +1,66 @@
+"""Regenerate ``tests/data/torch_forward_mode_parity.json``: torch's forward-mode answers
+(``torch.func.jvp``) that ``tests/test_forward_mode_parity.py`` compares the engine with.
+
+    python tests/data/make_torch_forward_mode_parity.py        # needs torch; the tests do not
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+OUT = Path(__file__).with_name("torch_forward_mode_parity.json")
+IDS = [[0, 2], [1, 1]]
+
+
+def embedding_max_norm() -> dict:
+    """``F.embedding(ids, w, max_norm=1.0)``: the renorm rescales the rows' values, not their tangents."""
+    rng = np.random.default_rng(0)
+    weight, tangent = rng.standard_normal((4, 3)) * 2, rng.standard_normal((4, 3))
+    out, out_tangent = torch.func.jvp(lambda w: F.embedding(torch.tensor(IDS), w.clone(), max_norm=1.0),
+                                      (torch.tensor(weight),), (torch.tensor(tangent),))
+    return {"ids": IDS, "weight": weight.tolist(), "tangent": tangent.tolist(),
+            "out": out.tolist(), "out_tangent": out_tangent.tolist()}
+
+
+class _RoundAndDouble(torch.autograd.Function):
+    """Its jvp wrongly returns a tangent for the non-differentiable output 0."""
+
+    @staticmethod
+    def forward(x):
+        return x.round(), x * 2
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.mark_non_differentiable(output[0])
+
+    @staticmethod
+    def backward(ctx, a, b):
+        return 2 * b
+
+    @staticmethod
+    def jvp(ctx, xt):
+        return torch.zeros_like(xt), 2 * xt
+
+
+def jvp_tangent_for_nondifferentiable_output() -> dict:
+    try:
+        torch.func.jvp(lambda x: _RoundAndDouble.apply(x)[1], (torch.ones(3),), (torch.ones(3),))
+    except RuntimeError as e:
+        return {"error": type(e).__name__, "message": str(e)}
+    raise AssertionError("torch accepted it")
+
+
+def main() -> None:
+    torch.set_default_dtype(torch.float64)
+    data = {"__torch__": torch.__version__, "embedding_max_norm": embedding_max_norm(),
+            "jvp_tangent_for_nondifferentiable_output": jvp_tangent_for_nondifferentiable_output()}
+    OUT.write_text("{\n" + ",\n".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in data.items()) + "\n}\n")
+
+
+if __name__ == "__main__":
+    main()

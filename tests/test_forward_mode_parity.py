@@ -1,0 +1,42 @@
+"""Forward mode where it once differed from torch 2.13's ``torch.func.jvp``: torch's numbers
+and words come from ``tests/data/make_torch_forward_mode_parity.py``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+
+TORCH = json.loads((Path(__file__).parent / "data" / "torch_forward_mode_parity.json").read_text())
+DEVICES = [("cpu", mg.float64), ("cpu", mg.float32), ("strict", mg.float64), ("strict-f32", mg.float32)]
+
+
+@pytest.mark.parametrize("device, dtype", DEVICES)
+def test_embedding_max_norm_rescales_values_not_tangents(device, dtype):
+    """The renorm of ``max_norm`` has no derivative (PyTorch's ``embedding_renorm_``): the looked-up
+    rows' tangents are the weight's own, unscaled (the engine once answered zero for them)."""
+    from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
+    case = TORCH["embedding_max_norm"]
+    ids = mg.tensor(case["ids"], device=device)
+    weight = mg.tensor(case["weight"], dtype=dtype, device=device)
+    tangent = mg.tensor(case["tangent"], dtype=dtype, device=device)
+    tol = 1e-5 if dtype == mg.float32 else 1e-12
+
+    def lookup(w):
+        return mg.nn.functional.embedding(ids, w.clone(), max_norm=1.0)
+
+    out, out_tangent = mg.func.jvp(lookup, (weight,), (tangent,))
+    np.testing.assert_allclose(out.cpu().numpy(), case["out"], atol=tol)
+    np.testing.assert_allclose(out_tangent.cpu().numpy(), case["out_tangent"], atol=tol)
+    assert out_tangent.dtype == dtype
+    with mg.autograd.forward_ad.dual_level():  # PyTorch's dual numbers, and the weight itself renormed
+        dual = mg.autograd.forward_ad.make_dual(weight.clone(), tangent)
+        looked_up = mg.nn.functional.embedding(ids, dual, max_norm=1.0)
+        np.testing.assert_allclose(mg.autograd.forward_ad.unpack_dual(looked_up).tangent.cpu().numpy(),
+                                   case["out_tangent"], atol=tol)
+        np.testing.assert_allclose(mg.autograd.forward_ad.unpack_dual(dual).tangent.cpu().numpy(),
+                                   case["tangent"], atol=tol)
