@@ -40,3 +40,56 @@ def test_embedding_max_norm_rescales_values_not_tangents(device, dtype):
                                    case["out_tangent"], atol=tol)
         np.testing.assert_allclose(mg.autograd.forward_ad.unpack_dual(dual).tangent.cpu().numpy(),
                                    case["tangent"], atol=tol)
+
+
+class _RoundAndDouble(mg.autograd.Function):
+    """Its jvp wrongly returns a tangent for the non-differentiable output 0."""
+
+    @staticmethod
+    def forward(x):
+        return x.round(), x * 2
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.mark_non_differentiable(output[0])
+
+    @staticmethod
+    def backward(ctx, a, b):
+        return 2 * b
+
+    @staticmethod
+    def jvp(ctx, xt):
+        return mg.zeros_like(xt), 2 * xt
+
+
+class _ArgmaxAndDouble(_RoundAndDouble):
+    """The same mistake for an integer output (no tangent either)."""
+
+    @staticmethod
+    def forward(x):
+        return x.argmax(), x * 2
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass
+
+
+@pytest.mark.parametrize("function", [_RoundAndDouble, _ArgmaxAndDouble])
+def test_custom_jvp_tangent_for_nondifferentiable_output_is_refused(function):
+    """The engine once dropped the tangent silently; torch refuses it."""
+    expected = TORCH["jvp_tangent_for_nondifferentiable_output"]
+    with pytest.raises(RuntimeError) as err:
+        mg.func.jvp(lambda x: function.apply(x)[1], (mg.ones(3),), (mg.ones(3),))
+    assert str(err.value) == expected["message"]
+    with mg.autograd.forward_ad.dual_level(), pytest.raises(RuntimeError, match="not a differentiable Tensor"):
+        function.apply(mg.autograd.forward_ad.make_dual(mg.ones(3), mg.ones(3)))
+
+
+def test_custom_jvp_none_for_nondifferentiable_output_is_accepted():
+    class Fixed(_RoundAndDouble):
+        @staticmethod
+        def jvp(ctx, xt):
+            return None, 2 * xt
+
+    _, tangent = mg.func.jvp(lambda x: Fixed.apply(x)[1], (mg.ones(3),), (mg.ones(3),))
+    np.testing.assert_allclose(tangent.numpy(), [2.0, 2.0, 2.0])

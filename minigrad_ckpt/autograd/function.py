@@ -568,6 +568,7 @@ class FunctionNode(Op):
         if len(result) != len(self.out_meta):
             raise RuntimeError(f"{fn.__name__}.jvp returned {len(result)} tangents for "
                                f"{len(self.out_meta)} outputs of forward")
+        self._refuse_tangent_of_nondifferentiable(result)
         pieces = []
         for j, *_ in self.parts:
             r = result[j]
@@ -582,6 +583,16 @@ class FunctionNode(Op):
         if len(pieces) == 1:
             return pieces[0]
         return xp.concatenate([p.reshape(-1) for p in pieces])
+
+    def _refuse_tangent_of_nondifferentiable(self, result: tuple) -> None:
+        """PyTorch's refusal of a tangent the user's ``jvp`` returns for an output that has none
+        (marked non-differentiable, an integer tensor): dropping it would hide a mistake in ``jvp``."""
+        differentiable = {j for j, *_ in self.parts}
+        for j, r in enumerate(result):
+            if r is not None and j not in differentiable:
+                raise RuntimeError(f"Function's jvp returned a gradient at position {j}, but  the corresponding "
+                                   f"forward output is not a differentiable Tensor.You should return None at "
+                                   f"that position instead.")  # (torch 2.13's words)
 
 
 def _share_version_with_viewed_argument(out: Tensor, args: tuple, node: Any) -> None:
