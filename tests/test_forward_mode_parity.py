@@ -4,6 +4,7 @@ and words come from ``tests/data/make_torch_forward_mode_parity.py``."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -93,3 +94,15 @@ def test_custom_jvp_none_for_nondifferentiable_output_is_accepted():
 
     _, tangent = mg.func.jvp(lambda x: Fixed.apply(x)[1], (mg.ones(3),), (mg.ones(3),))
     np.testing.assert_allclose(tangent.numpy(), [2.0, 2.0, 2.0])
+
+
+sys.path.insert(0, str(Path(__file__).parent / "data"))
+from autograd_functional_refusal_programs import CASES, run  # noqa: E402
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_autograd_functional_refusals_are_torchs(case):
+    """``autograd.functional``'s forward mode refuses what torch's does (``create_graph``, ``strict``,
+    anything but ``vectorize=True``; the engine once computed them, or named ``vectorize`` for
+    ``strict``), and an integer input is torch's RuntimeError (the engine's was a ValueError)."""
+    assert run(mg, case) == TORCH["autograd_functional_refusals"][case]

@@ -27,12 +27,15 @@ from ..tensor import Tensor
 __all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
 
 
-def _as_tuple(inputs: Any, create_graph: bool, what: str) -> tuple[bool, tuple]:
+def _as_tuple(inputs: Any, create_graph: bool, what: str, leaves: bool = True) -> tuple[bool, tuple]:
     """``(single, inputs as a tuple)``; with ``create_graph`` an input that does not require grad is
     taken as a fresh leaf that does, as PyTorch takes it, so the results are on a graph (they require
-    grad) whatever the inputs."""
+    grad) whatever the inputs.  PyTorch makes every input a leaf that requires grad (``leaves``; not
+    its forward-mode ``jacobian``, which makes dual numbers), so an integer input is its error."""
     _check_tensor_or_tuple(inputs, f"inputs given to {what}", "inputs")
     single, args = (True, (inputs,)) if isinstance(inputs, Tensor) else (False, tuple(inputs))
+    if leaves and any(a.dtype.kind not in "fc" for a in args):
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")  # (torch 2.13's words)
     if create_graph:
         args = tuple(a.detach().requires_grad_() if isinstance(a, Tensor) and not a.requires_grad
                      and a.dtype.kind in "fc" else a for a in args)
@@ -146,18 +149,32 @@ def _check_strict(func: Callable, args: tuple, kind: str) -> None:
                                            f"{k}. This is not allowed in strict mode.")
 
 
-def _refuse_vectorized_strict(strict: bool, vectorize: bool, strategy: str) -> None:
-    # PyTorch asserts the strategy's name first: a misspelt one is not read as "reverse-mode"
+_STRATEGY_HINT = (' Hint: If your function has more outputs than inputs, "forward-mode" tends to be more '
+                  'performant. Otherwise, prefer to use "reverse-mode".')
+
+
+def _refuse_unsupported(strict: bool, vectorize: bool, strategy: str, create_graph: bool, hint: str = "") -> None:
+    """PyTorch's refusals of a Jacobian's options, in its order and words: the strategy's name first
+    (a misspelt one is not read as "reverse-mode"), then what its forward mode does not offer --
+    ``create_graph``, ``strict``, and anything but ``vectorize=True`` -- or, in reverse mode,
+    ``strict`` with ``vectorize``."""
     assert strategy in ("forward-mode", "reverse-mode"), (
-        'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your function has more '
-        'outputs than inputs, "forward-mode" tends to be more performant. Otherwise, prefer to use "reverse-mode".')
-    if strict and vectorize:
+        'Expected strategy to be either "forward-mode" or "reverse-mode".' + hint)
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError('torch.autograd.functional.jacobian: `create_graph=True` and `strategy='
+                                      '"forward-mode"` are not supported together (yet). Please either set '
+                                      '`create_graph=False` or `strategy="reverse-mode"`.')
+        if strict:
+            raise RuntimeError('torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` '
+                               'are not supported together (yet). Please either set `strict=False` or '
+                               '`strategy="reverse-mode"`.')
+        if not vectorize:
+            raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+                                      "only implemented for `vectorize=True`.")  # (sic: torch 2.13's words)
+    elif strict and vectorize:
         raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
                            "supported together. Please either set `strict=False` or `vectorize=False`.")
-    if strict and strategy == "forward-mode":
-        raise RuntimeError('torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are '
-                           'not supported together (yet). Please either set `strict=False` or '
-                           '`strategy="reverse-mode"`.')
 
 
 def _default_v(v: Any, args: tuple) -> Any:
@@ -185,8 +202,8 @@ def _scalar_output(func: Callable, what: str, squeeze: bool = False) -> Callable
 def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False,
              vectorize: bool = False, strategy: str = "reverse-mode") -> Any:
     """d func(inputs) / d inputs, of shape ``output.shape + input.shape`` (PyTorch's)."""
-    single, args = _as_tuple(inputs, create_graph, "jacobian")
-    _refuse_vectorized_strict(strict, vectorize, strategy)
+    _refuse_unsupported(strict, vectorize, strategy, create_graph, _STRATEGY_HINT)
+    single, args = _as_tuple(inputs, create_graph, "jacobian", leaves=strategy == "reverse-mode")
     func = _not_a_transform(func, "jacobian")
     if strict:
         _check_strict(func, args, "jacobian")
@@ -198,8 +215,8 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
             vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode") -> Any:
     """The Hessian of a scalar ``func``: ``input.shape + input.shape`` (for a tuple of inputs, a
     tuple of tuples, block ``[i][j]`` for inputs ``i`` and ``j``)."""
+    _refuse_unsupported(strict, vectorize, outer_jacobian_strategy, create_graph)
     single, args = _as_tuple(inputs, create_graph, "hessian")
-    _refuse_vectorized_strict(strict, vectorize, outer_jacobian_strategy)
     func = _scalar_output(_not_a_transform(func, "hessian"), "hessian", squeeze=True)
     if strict:
         _check_strict(func, args, "hessian")

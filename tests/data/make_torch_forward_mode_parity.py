@@ -1,5 +1,5 @@
 """Regenerate ``tests/data/torch_forward_mode_parity.json``: torch's forward-mode answers
-(``torch.func.jvp``) that ``tests/test_forward_mode_parity.py`` compares the engine with.
+(``torch.func.jvp``, ``torch.autograd.functional``) that ``tests/test_forward_mode_parity.py`` compares the engine with.
 
     python tests/data/make_torch_forward_mode_parity.py        # needs torch; the tests do not
 """
@@ -7,11 +7,15 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+
+sys.path.insert(0, str(Path(__file__).parent))
+from autograd_functional_refusal_programs import CASES, run  # noqa: E402
 
 OUT = Path(__file__).with_name("torch_forward_mode_parity.json")
 IDS = [[0, 2], [1, 1]]
@@ -58,7 +62,8 @@ def jvp_tangent_for_nondifferentiable_output() -> dict:
 def main() -> None:
     torch.set_default_dtype(torch.float64)
     data = {"__torch__": torch.__version__, "embedding_max_norm": embedding_max_norm(),
-            "jvp_tangent_for_nondifferentiable_output": jvp_tangent_for_nondifferentiable_output()}
+            "jvp_tangent_for_nondifferentiable_output": jvp_tangent_for_nondifferentiable_output(),
+            "autograd_functional_refusals": {case: run(torch, case) for case in CASES}}
     OUT.write_text("{\n" + ",\n".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in data.items()) + "\n}\n")
 
 
