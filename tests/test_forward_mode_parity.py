@@ -106,3 +106,18 @@ def test_autograd_functional_refusals_are_torchs(case):
     anything but ``vectorize=True``; the engine once computed them, or named ``vectorize`` for
     ``strict``), and an integer input is torch's RuntimeError (the engine's was a ValueError)."""
     assert run(mg, case) == TORCH["autograd_functional_refusals"][case]
+
+
+@pytest.mark.parametrize("primal_dtype, tangent_dtype", [(mg.float64, mg.float32), (mg.float32, mg.float64)])
+def test_linearize_refuses_a_tangent_of_another_dtype(primal_dtype, tangent_dtype):
+    """torch's ``linearize`` replays a graph traced for the primal's dtype and refuses another (the
+    engine once cast the tangent); ``mg.func.jvp`` casts it, as ``torch.func.jvp`` does."""
+    expected = TORCH["linearize_tangent_of_another_dtype"]
+    _, jvp_fn = mg.func.linearize(mg.exp, mg.ones(3, dtype=primal_dtype))
+    with pytest.raises(RuntimeError) as err:
+        jvp_fn(mg.ones(3, dtype=tangent_dtype))
+    if primal_dtype == mg.float64:  # the fixture's case (dtype names without torch's "torch.")
+        assert str(err.value) == expected["message"].replace("torch.", "")
+    np.testing.assert_allclose(jvp_fn(mg.ones(3, dtype=primal_dtype) * 2).numpy(), [2 * np.e] * 3, rtol=1e-6)
+    _, tangent = mg.func.jvp(mg.exp, (mg.ones(3, dtype=primal_dtype),), (mg.ones(3, dtype=tangent_dtype),))
+    assert tangent.dtype == primal_dtype

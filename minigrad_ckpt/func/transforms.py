@@ -135,8 +135,10 @@ def _map_tensors(tree: Any, fn: Callable[[Tensor], Any]) -> Any:
     return unflatten(structure, [fn(t) if isinstance(t, Tensor) else t for t in leaves])
 
 
-def _matching(values: Any, like: list[Tensor], tree: Tree, what: str, name: str) -> list[Tensor]:
-    """``values`` (a pytree shaped as ``tree``) as Tensors of ``like``'s shapes and dtypes."""
+def _matching(values: Any, like: list[Tensor], tree: Tree, what: str, name: str, cast: bool = True) -> list[Tensor]:
+    """``values`` (a pytree shaped as ``tree``) as Tensors of ``like``'s shapes and dtypes; a
+    Tensor of another dtype is cast, or without ``cast`` refused (PyTorch's ``linearize``: its
+    ``jvp_fn`` replays a graph traced for the primals' dtypes)."""
     leaves, structure = flatten(values)
     if structure != tree:
         raise RuntimeError(f"{what}: {name} must have the structure of the "
@@ -156,6 +158,9 @@ def _matching(values: Any, like: list[Tensor], tree: Tree, what: str, name: str)
             raise TypeError(f"{what}: {name} {i} is complex ({v.dtype}) but its "
                             f"{'primal' if name == 'tangents' else 'output'} is real ({p.dtype}): the "
                             f"imaginary part would be dropped; pass a real {name[:-1]}")
+        if not cast and v.dtype != p.dtype:  # (torch 2.13's words)
+            raise RuntimeError(f"tangent:{i} with dtype {v.dtype} in flattened pytree doesn't match the dtype "
+                               f"{p.dtype} of the corresponding primal.")
         out.append(v if v.dtype == p.dtype else _F.astype(v, p.dtype))
     return out
 
@@ -534,7 +539,7 @@ def linearize(f: Callable, *primals: Any, has_aux: bool = False, **kwargs: Any) 
     def jvp_fn(*tangents: Any) -> Any:
         if len(tangents) != len(primals):
             raise RuntimeError(f"jvp_fn: got {len(tangents)} tangents for {len(primals)} primals")
-        ts = _matching(tangents, ps, tree, "jvp_fn", "tangents")
+        ts = _matching(tangents, ps, tree, "jvp_fn", "tangents", cast=False)
         pairs = [(g, t) for g, t in zip(gs, ts) if g is not None and g._requires_grad]
         ds = scope.backward([g for g, _ in pairs], us, [t for _, t in pairs])
         found = {id(o): d for o, d in zip(live, ds)}

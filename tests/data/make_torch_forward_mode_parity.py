@@ -59,11 +59,22 @@ def jvp_tangent_for_nondifferentiable_output() -> dict:
     raise AssertionError("torch accepted it")
 
 
+def linearize_tangent_of_another_dtype() -> dict:
+    """``jvp_fn`` of ``linearize`` at a float64 primal, given a float32 tangent."""
+    _, jvp_fn = torch.func.linearize(torch.exp, torch.ones(3, dtype=torch.float64))
+    try:
+        jvp_fn(torch.ones(3, dtype=torch.float32))
+    except RuntimeError as e:
+        return {"error": type(e).__name__, "message": str(e)}
+    raise AssertionError("torch accepted it")
+
+
 def main() -> None:
     torch.set_default_dtype(torch.float64)
     data = {"__torch__": torch.__version__, "embedding_max_norm": embedding_max_norm(),
             "jvp_tangent_for_nondifferentiable_output": jvp_tangent_for_nondifferentiable_output(),
-            "autograd_functional_refusals": {case: run(torch, case) for case in CASES}}
+            "autograd_functional_refusals": {case: run(torch, case) for case in CASES},
+            "linearize_tangent_of_another_dtype": linearize_tangent_of_another_dtype()}
     OUT.write_text("{\n" + ",\n".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in data.items()) + "\n}\n")
 
 
