@@ -121,3 +121,52 @@ def test_linearize_refuses_a_tangent_of_another_dtype(primal_dtype, tangent_dtyp
     np.testing.assert_allclose(jvp_fn(mg.ones(3, dtype=primal_dtype) * 2).numpy(), [2 * np.e] * 3, rtol=1e-6)
     _, tangent = mg.func.jvp(mg.exp, (mg.ones(3, dtype=primal_dtype),), (mg.ones(3, dtype=tangent_dtype),))
     assert tangent.dtype == primal_dtype
+
+
+class _Scale(mg.autograd.Function):
+    """``x * y``, its jvp recording which tangents it was handed (the fixture's twin)."""
+
+    materialize, number, seen = True, False, []
+
+    @staticmethod
+    def forward(x, y):
+        return x * y
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_forward(*inputs)
+        ctx.set_materialize_grads(_Scale.materialize)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g, g
+
+    @staticmethod
+    def jvp(ctx, xt, yt):
+        _Scale.seen.append([None if t is None else t.tolist() for t in (xt, yt)])
+        x, y = ctx.saved_tensors
+        return 3.0 if _Scale.number else xt * y
+
+
+@pytest.fixture
+def scale():
+    yield _Scale
+    _Scale.materialize, _Scale.number, _Scale.seen = True, False, []
+
+
+@pytest.mark.parametrize("materialize", [True, False])
+def test_custom_jvp_gets_none_for_a_missing_tangent_without_materialize(scale, materialize):
+    """After ``set_materialize_grads(False)`` an input without a tangent hands the jvp None, as
+    torch's (the engine once handed zeros whatever the setting)."""
+    scale.materialize = materialize
+    _, tangent = mg.func.jvp(lambda x: scale.apply(x, mg.full((2,), 2.0)), (mg.ones(2),), (mg.ones(2),))
+    assert scale.seen == [TORCH["jvp_input_tangents"][f"materialize={materialize}"]]
+    assert tangent.tolist() == [2.0, 2.0]
+
+
+def test_custom_jvp_returning_a_number_is_torchs_error(scale):
+    """The engine once failed inside with an AttributeError ('float' object has no attribute 'shape')."""
+    scale.number = True
+    with pytest.raises(RuntimeError) as err:
+        mg.func.jvp(lambda x: scale.apply(x, mg.full((2,), 2.0)), (mg.ones(2),), (mg.ones(2),))
+    assert str(err.value) == TORCH["jvp_input_tangents"]["number returned"]

@@ -555,9 +555,7 @@ class FunctionNode(Op):
         if not _overrides(fn, "jvp"):
             raise _missing_jvp(self.name, fn.__name__)
         graph = isinstance(out, Tensor)
-        ts = [None if not self.is_tensor[i] else self._tensor(t) if t is not None
-              else self._zeros(_array(inputs[i]).shape, _array(inputs[i]).dtype)
-              for i, t in enumerate(tangents)]
+        ts = self._input_tangents(tangents, inputs)
         ctx = self.ctx
         ctx._unpacked = self._unpack(self.saved_forward, out, inputs, graph)
         try:
@@ -568,7 +566,7 @@ class FunctionNode(Op):
         if len(result) != len(self.out_meta):
             raise RuntimeError(f"{fn.__name__}.jvp returned {len(result)} tangents for "
                                f"{len(self.out_meta)} outputs of forward")
-        self._refuse_tangent_of_nondifferentiable(result)
+        self._check_output_tangents(result)
         pieces = []
         for j, *_ in self.parts:
             r = result[j]
@@ -584,11 +582,22 @@ class FunctionNode(Op):
             return pieces[0]
         return xp.concatenate([p.reshape(-1) for p in pieces])
 
-    def _refuse_tangent_of_nondifferentiable(self, result: tuple) -> None:
-        """PyTorch's refusal of a tangent the user's ``jvp`` returns for an output that has none
-        (marked non-differentiable, an integer tensor): dropping it would hide a mistake in ``jvp``."""
+    def _input_tangents(self, tangents: tuple, inputs: tuple) -> list:
+        """The tangents handed to the user's ``jvp``: an input without one gets zeros, or None
+        after ``set_materialize_grads(False)`` (as PyTorch's), a non-Tensor argument None."""
+        materialize = self.ctx.materialize_grads
+        return [None if not self.is_tensor[i] or (t is None and not materialize) else self._tensor(t)
+                if t is not None else self._zeros(_array(inputs[i]).shape, _array(inputs[i]).dtype)
+                for i, t in enumerate(tangents)]
+
+    def _check_output_tangents(self, result: tuple) -> None:
+        """PyTorch's refusals of what the user's ``jvp`` returns: a tangent that is not a Tensor
+        (or None), and a tangent for an output that has none (marked non-differentiable, an
+        integer tensor): dropping it would hide a mistake in ``jvp``."""
         differentiable = {j for j, *_ in self.parts}
         for j, r in enumerate(result):
+            if r is not None and not isinstance(r, Tensor):  # (torch 2.13's words)
+                raise RuntimeError(f"expected Variable or None (got {type(r).__name__}) for grad output {j}.")
             if r is not None and j not in differentiable:
                 raise RuntimeError(f"Function's jvp returned a gradient at position {j}, but  the corresponding "
                                    f"forward output is not a differentiable Tensor.You should return None at "

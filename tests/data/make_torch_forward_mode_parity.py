@@ -51,6 +51,47 @@ class _RoundAndDouble(torch.autograd.Function):
         return torch.zeros_like(xt), 2 * xt
 
 
+class _Scale(torch.autograd.Function):
+    """``x * y``, its jvp recording which tangents it was handed; ``materialize`` is
+    ``set_materialize_grads``'s value; with ``number``, its jvp returns a Python number."""
+
+    materialize, number, seen = True, False, []
+
+    @staticmethod
+    def forward(x, y):
+        return x * y
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_forward(*inputs)
+        ctx.set_materialize_grads(_Scale.materialize)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g, g
+
+    @staticmethod
+    def jvp(ctx, xt, yt):
+        _Scale.seen.append([None if t is None else t.tolist() for t in (xt, yt)])
+        x, y = ctx.saved_tensors
+        return 3.0 if _Scale.number else xt * y
+
+
+def jvp_input_tangents() -> dict:
+    """What a custom jvp is handed for an input without a tangent, and a number returned as a tangent."""
+    found = {}
+    for materialize in (True, False):
+        _Scale.materialize, _Scale.seen = materialize, []
+        torch.func.jvp(lambda x: _Scale.apply(x, torch.full((2,), 2.0)), (torch.ones(2),), (torch.ones(2),))
+        found[f"materialize={materialize}"] = _Scale.seen[0]
+    _Scale.materialize, _Scale.number = True, True
+    try:
+        torch.func.jvp(lambda x: _Scale.apply(x, torch.full((2,), 2.0)), (torch.ones(2),), (torch.ones(2),))
+    except RuntimeError as e:
+        found["number returned"] = str(e)
+    return found
+
+
 def jvp_tangent_for_nondifferentiable_output() -> dict:
     try:
         torch.func.jvp(lambda x: _RoundAndDouble.apply(x)[1], (torch.ones(3),), (torch.ones(3),))
@@ -73,6 +114,7 @@ def main() -> None:
     torch.set_default_dtype(torch.float64)
     data = {"__torch__": torch.__version__, "embedding_max_norm": embedding_max_norm(),
             "jvp_tangent_for_nondifferentiable_output": jvp_tangent_for_nondifferentiable_output(),
+            "jvp_input_tangents": jvp_input_tangents(),
             "autograd_functional_refusals": {case: run(torch, case) for case in CASES},
             "linearize_tangent_of_another_dtype": linearize_tangent_of_another_dtype()}
     OUT.write_text("{\n" + ",\n".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in data.items()) + "\n}\n")
