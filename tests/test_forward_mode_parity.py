@@ -170,3 +170,21 @@ def test_custom_jvp_returning_a_number_is_torchs_error(scale):
     with pytest.raises(RuntimeError) as err:
         mg.func.jvp(lambda x: scale.apply(x, mg.full((2,), 2.0)), (mg.ones(2),), (mg.ones(2),))
     assert str(err.value) == TORCH["jvp_input_tangents"]["number returned"]
+
+
+from forward_mode_view_write_programs import CASES as WRITES  # noqa: E402
+from forward_mode_view_write_programs import TRANSFORMS  # noqa: E402
+from forward_mode_view_write_programs import run as run_write  # noqa: E402
+
+
+@pytest.mark.parametrize("device, dtype", DEVICES)
+@pytest.mark.parametrize("transform", TRANSFORMS)
+@pytest.mark.parametrize("case", sorted(WRITES))
+def test_view_writes_under_nested_transforms(case, transform, device, dtype):
+    """An in-place write into a view (or a base) whose tangent has a tangent of its own (``jvp`` of
+    ``jacfwd``, of ``jvp``) or a history (``grad`` of ``jvp``) carries both into the views and the
+    base, as torch's (the engine once refused it: "cannot carry its forward-mode tangent")."""
+    from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
+    tol = 1e-4 if dtype == mg.float32 else 1e-10
+    got = run_write(mg, case, transform, device, dtype)
+    np.testing.assert_allclose(got, TORCH["view_writes"][f"{case}/{transform}"], rtol=tol, atol=tol)

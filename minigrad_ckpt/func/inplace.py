@@ -129,11 +129,14 @@ def _carry_into_sharers(target: Tensor, sharers: list[Tensor], after: dict, kind
     with ``target`` (found by memory address) take ``target``'s new tangent, the rest keep theirs
     (zero where they had none, as PyTorch's base of a view written with a dual value).  The mapping
     is computed on the host from shapes and strides (no device memory is read) and applied on the
-    tensors' device; a tangent that is itself recorded or moved by another level is refused."""
+    tensors' device.  A tangent that is itself recorded or moved by another level (``jvp`` of
+    ``jacfwd``, of ``grad``) is placed by differentiable ops, so that what carries it follows;
+    a complex one is refused."""
     tangents = [after] + [_open(s._tangents) for s in sharers]
+    differentiable = any(v._requires_grad or _open(v._tangents) for t in tangents for v in t.values())
     if (any(s._device != target._device or _part_size(s._data) != _part_size(target._data) for s in sharers)
             or any(set(t) - set(after) for t in tangents[1:])
-            or any(v._requires_grad or _open(v._tangents) for t in tangents for v in t.values())):
+            or (differentiable and any(s.dtype.kind == "c" or target.dtype.kind == "c" for s in sharers))):
         _refuse(kind)
     xp = target._device.xp
     written = _part_addresses(target._data, xp)
@@ -143,14 +146,40 @@ def _carry_into_sharers(target: Tensor, sharers: list[Tensor], after: dict, kind
         pos = host_numpy.minimum(host_numpy.searchsorted(written[order], at), written.size - 1)
         hit = written[order][pos] == at
         hit_on_device, source = xp.asarray(hit), xp.asarray(order[pos[hit]])  # explicit transfers
-        new = {}
-        for k, t in after.items():
-            values = _parts(old[k]._data if k in old else xp.zeros(s.shape, dtype=s.dtype), xp)
-            values[hit_on_device] = _parts(t._data, xp)[source]
-            new[k] = Tensor._wrap(_from_parts(values, s.shape, s.dtype), None, s._device)
+        if differentiable:
+            new = _placed_by_ops(s, old, after, hit_on_device, source)
+        else:
+            new = _placed_in_arrays(s, old, after, hit_on_device, source)
         s._tangents = new
         if s._node is not None:
             s._node.tangents = new
+
+
+def _placed_in_arrays(s: Tensor, old: dict, after: dict, hit: Any, source: Any) -> dict:
+    """``s``'s new tangents: its elements where ``hit`` is true take the written tangent's parts
+    ``source``, the others keep ``old``'s (zero where ``s`` had none) -- in fresh arrays."""
+    xp = s._device.xp
+    new = {}
+    for k, t in after.items():
+        values = _parts(old[k]._data if k in old else xp.zeros(s.shape, dtype=s.dtype), xp)
+        values[hit] = _parts(t._data, xp)[source]
+        new[k] = Tensor._wrap(_from_parts(values, s.shape, s.dtype), None, s._device)
+    return new
+
+
+def _placed_by_ops(s: Tensor, old: dict, after: dict, hit: Any, source: Any) -> dict:
+    """:func:`_placed_in_arrays` by a gather and a ``where`` (real dtypes), whose forward mode
+    and tape carry the tangents' own tangents and history."""
+    xp = s._device.xp
+    index = xp.zeros(s._data.size, dtype="int64")
+    index[hit] = source
+    picked = Tensor._wrap(index.reshape(s.shape), None, s._device)
+    mask = Tensor._wrap(hit.reshape(s.shape), None, s._device)
+    new = {}
+    for k, t in after.items():
+        kept = old[k] if k in old else _F.zeros_like(s)
+        new[k] = _F.where(mask, _F.take(_F.reshape(t, (-1,)), picked), kept)
+    return new
 
 
 # A complex tensor's views may be real (``z.real``, ``z.imag``, ``view_as_real(z)``), so the

@@ -16,6 +16,9 @@ import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).parent))
 from autograd_functional_refusal_programs import CASES, run  # noqa: E402
+from forward_mode_view_write_programs import CASES as WRITES  # noqa: E402
+from forward_mode_view_write_programs import TRANSFORMS  # noqa: E402
+from forward_mode_view_write_programs import run as run_write  # noqa: E402
 
 OUT = Path(__file__).with_name("torch_forward_mode_parity.json")
 IDS = [[0, 2], [1, 1]]
@@ -116,7 +119,8 @@ def main() -> None:
             "jvp_tangent_for_nondifferentiable_output": jvp_tangent_for_nondifferentiable_output(),
             "jvp_input_tangents": jvp_input_tangents(),
             "autograd_functional_refusals": {case: run(torch, case) for case in CASES},
-            "linearize_tangent_of_another_dtype": linearize_tangent_of_another_dtype()}
+            "linearize_tangent_of_another_dtype": linearize_tangent_of_another_dtype(),
+            "view_writes": {f"{case}/{t}": run_write(torch, case, t) for case in WRITES for t in TRANSFORMS}}
     OUT.write_text("{\n" + ",\n".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in data.items()) + "\n}\n")
 
 
