@@ -43,51 +43,27 @@ def test_embedding_max_norm_rescales_values_not_tangents(device, dtype):
                                    case["tangent"], atol=tol)
 
 
-class _RoundAndDouble(mg.autograd.Function):
-    """Its jvp wrongly returns a tangent for the non-differentiable output 0."""
-
-    @staticmethod
-    def forward(x):
-        return x.round(), x * 2
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        ctx.mark_non_differentiable(output[0])
-
-    @staticmethod
-    def backward(ctx, a, b):
-        return 2 * b
-
-    @staticmethod
-    def jvp(ctx, xt):
-        return mg.zeros_like(xt), 2 * xt
+sys.path.insert(0, str(Path(__file__).parent / "data"))
+from custom_function_jvp_programs import (  # noqa: E402
+    KINDS,
+    jvp_input_tangents,
+    tangent_for_nondifferentiable_output,
+    with_nondifferentiable_output,
+)
 
 
-class _ArgmaxAndDouble(_RoundAndDouble):
-    """The same mistake for an integer output (no tangent either)."""
-
-    @staticmethod
-    def forward(x):
-        return x.argmax(), x * 2
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        pass
-
-
-@pytest.mark.parametrize("function", [_RoundAndDouble, _ArgmaxAndDouble])
-def test_custom_jvp_tangent_for_nondifferentiable_output_is_refused(function):
+@pytest.mark.parametrize("kind", KINDS)
+def test_custom_jvp_tangent_for_nondifferentiable_output_is_refused(kind):
     """The engine once dropped the tangent silently; torch refuses it."""
-    expected = TORCH["jvp_tangent_for_nondifferentiable_output"]
-    with pytest.raises(RuntimeError) as err:
-        mg.func.jvp(lambda x: function.apply(x)[1], (mg.ones(3),), (mg.ones(3),))
-    assert str(err.value) == expected["message"]
+    expected = TORCH["jvp_tangent_for_nondifferentiable_output"][kind]
+    assert tangent_for_nondifferentiable_output(mg, kind) == expected
+    function = with_nondifferentiable_output(mg, kind)
     with mg.autograd.forward_ad.dual_level(), pytest.raises(RuntimeError, match="not a differentiable Tensor"):
         function.apply(mg.autograd.forward_ad.make_dual(mg.ones(3), mg.ones(3)))
 
 
 def test_custom_jvp_none_for_nondifferentiable_output_is_accepted():
-    class Fixed(_RoundAndDouble):
+    class Fixed(with_nondifferentiable_output(mg, "round")):
         @staticmethod
         def jvp(ctx, xt):
             return None, 2 * xt
@@ -96,7 +72,13 @@ def test_custom_jvp_none_for_nondifferentiable_output_is_accepted():
     np.testing.assert_allclose(tangent.numpy(), [2.0, 2.0, 2.0])
 
 
-sys.path.insert(0, str(Path(__file__).parent / "data"))
+def test_custom_jvp_input_tangents_and_a_number_returned_are_torchs():
+    """After ``set_materialize_grads(False)`` an input without a tangent hands the jvp None, as
+    torch's (the engine once handed zeros whatever the setting); a number returned as a tangent
+    is torch's RuntimeError (the engine's was an AttributeError, 'float' has no 'shape')."""
+    assert jvp_input_tangents(mg) == TORCH["jvp_input_tangents"]
+
+
 from autograd_functional_refusal_programs import CASES, run  # noqa: E402
 
 
@@ -121,55 +103,6 @@ def test_linearize_refuses_a_tangent_of_another_dtype(primal_dtype, tangent_dtyp
     np.testing.assert_allclose(jvp_fn(mg.ones(3, dtype=primal_dtype) * 2).numpy(), [2 * np.e] * 3, rtol=1e-6)
     _, tangent = mg.func.jvp(mg.exp, (mg.ones(3, dtype=primal_dtype),), (mg.ones(3, dtype=tangent_dtype),))
     assert tangent.dtype == primal_dtype
-
-
-class _Scale(mg.autograd.Function):
-    """``x * y``, its jvp recording which tangents it was handed (the fixture's twin)."""
-
-    materialize, number, seen = True, False, []
-
-    @staticmethod
-    def forward(x, y):
-        return x * y
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        ctx.save_for_forward(*inputs)
-        ctx.set_materialize_grads(_Scale.materialize)
-
-    @staticmethod
-    def backward(ctx, g):
-        return g, g
-
-    @staticmethod
-    def jvp(ctx, xt, yt):
-        _Scale.seen.append([None if t is None else t.tolist() for t in (xt, yt)])
-        x, y = ctx.saved_tensors
-        return 3.0 if _Scale.number else xt * y
-
-
-@pytest.fixture
-def scale():
-    yield _Scale
-    _Scale.materialize, _Scale.number, _Scale.seen = True, False, []
-
-
-@pytest.mark.parametrize("materialize", [True, False])
-def test_custom_jvp_gets_none_for_a_missing_tangent_without_materialize(scale, materialize):
-    """After ``set_materialize_grads(False)`` an input without a tangent hands the jvp None, as
-    torch's (the engine once handed zeros whatever the setting)."""
-    scale.materialize = materialize
-    _, tangent = mg.func.jvp(lambda x: scale.apply(x, mg.full((2,), 2.0)), (mg.ones(2),), (mg.ones(2),))
-    assert scale.seen == [TORCH["jvp_input_tangents"][f"materialize={materialize}"]]
-    assert tangent.tolist() == [2.0, 2.0]
-
-
-def test_custom_jvp_returning_a_number_is_torchs_error(scale):
-    """The engine once failed inside with an AttributeError ('float' object has no attribute 'shape')."""
-    scale.number = True
-    with pytest.raises(RuntimeError) as err:
-        mg.func.jvp(lambda x: scale.apply(x, mg.full((2,), 2.0)), (mg.ones(2),), (mg.ones(2),))
-    assert str(err.value) == TORCH["jvp_input_tangents"]["number returned"]
 
 
 from forward_mode_view_write_programs import CASES as WRITES  # noqa: E402

@@ -16,6 +16,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).parent))
 from autograd_functional_refusal_programs import CASES, run  # noqa: E402
+from custom_function_jvp_programs import KINDS, jvp_input_tangents, tangent_for_nondifferentiable_output  # noqa: E402
 from forward_mode_view_write_programs import CASES as WRITES  # noqa: E402
 from forward_mode_view_write_programs import TRANSFORMS  # noqa: E402
 from forward_mode_view_write_programs import run as run_write  # noqa: E402
@@ -34,75 +35,6 @@ def embedding_max_norm() -> dict:
             "out": out.tolist(), "out_tangent": out_tangent.tolist()}
 
 
-class _RoundAndDouble(torch.autograd.Function):
-    """Its jvp wrongly returns a tangent for the non-differentiable output 0."""
-
-    @staticmethod
-    def forward(x):
-        return x.round(), x * 2
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        ctx.mark_non_differentiable(output[0])
-
-    @staticmethod
-    def backward(ctx, a, b):
-        return 2 * b
-
-    @staticmethod
-    def jvp(ctx, xt):
-        return torch.zeros_like(xt), 2 * xt
-
-
-class _Scale(torch.autograd.Function):
-    """``x * y``, its jvp recording which tangents it was handed; ``materialize`` is
-    ``set_materialize_grads``'s value; with ``number``, its jvp returns a Python number."""
-
-    materialize, number, seen = True, False, []
-
-    @staticmethod
-    def forward(x, y):
-        return x * y
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        ctx.save_for_forward(*inputs)
-        ctx.set_materialize_grads(_Scale.materialize)
-
-    @staticmethod
-    def backward(ctx, g):
-        return g, g
-
-    @staticmethod
-    def jvp(ctx, xt, yt):
-        _Scale.seen.append([None if t is None else t.tolist() for t in (xt, yt)])
-        x, y = ctx.saved_tensors
-        return 3.0 if _Scale.number else xt * y
-
-
-def jvp_input_tangents() -> dict:
-    """What a custom jvp is handed for an input without a tangent, and a number returned as a tangent."""
-    found = {}
-    for materialize in (True, False):
-        _Scale.materialize, _Scale.seen = materialize, []
-        torch.func.jvp(lambda x: _Scale.apply(x, torch.full((2,), 2.0)), (torch.ones(2),), (torch.ones(2),))
-        found[f"materialize={materialize}"] = _Scale.seen[0]
-    _Scale.materialize, _Scale.number = True, True
-    try:
-        torch.func.jvp(lambda x: _Scale.apply(x, torch.full((2,), 2.0)), (torch.ones(2),), (torch.ones(2),))
-    except RuntimeError as e:
-        found["number returned"] = str(e)
-    return found
-
-
-def jvp_tangent_for_nondifferentiable_output() -> dict:
-    try:
-        torch.func.jvp(lambda x: _RoundAndDouble.apply(x)[1], (torch.ones(3),), (torch.ones(3),))
-    except RuntimeError as e:
-        return {"error": type(e).__name__, "message": str(e)}
-    raise AssertionError("torch accepted it")
-
-
 def linearize_tangent_of_another_dtype() -> dict:
     """``jvp_fn`` of ``linearize`` at a float64 primal, given a float32 tangent."""
     _, jvp_fn = torch.func.linearize(torch.exp, torch.ones(3, dtype=torch.float64))
@@ -116,8 +48,9 @@ def linearize_tangent_of_another_dtype() -> dict:
 def main() -> None:
     torch.set_default_dtype(torch.float64)
     data = {"__torch__": torch.__version__, "embedding_max_norm": embedding_max_norm(),
-            "jvp_tangent_for_nondifferentiable_output": jvp_tangent_for_nondifferentiable_output(),
-            "jvp_input_tangents": jvp_input_tangents(),
+            "jvp_tangent_for_nondifferentiable_output": {kind: tangent_for_nondifferentiable_output(torch, kind)
+                                                         for kind in KINDS},
+            "jvp_input_tangents": jvp_input_tangents(torch),
             "autograd_functional_refusals": {case: run(torch, case) for case in CASES},
             "linearize_tangent_of_another_dtype": linearize_tangent_of_another_dtype(),
             "view_writes": {f"{case}/{t}": run_write(torch, case, t) for case in WRITES for t in TRANSFORMS}}
