@@ -249,7 +249,7 @@ def test_load_state_dict_errors():
     with pytest.raises(ValueError, match="parameter groups"):
         other.load_state_dict(sd)
     small = optim.SGD(model[0].parameters(), lr=0.1)
-    with pytest.raises(ValueError, match="parameters"):
+    with pytest.raises(ValueError, match="doesn't match the size of optimizer's group"):  # PyTorch's words
         small.load_state_dict(sd)
     bad = opt.state_dict()
     bad["state"][0]["momentum_buffer"] = mg.zeros(5, 5, dtype="float64")

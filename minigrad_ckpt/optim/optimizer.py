@@ -326,13 +326,11 @@ class Optimizer:
 
     def _unpack_state(self, state_dict: dict[str, Any]) -> None:
         groups = state_dict["param_groups"]
-        if len(groups) != len(self.param_groups):
-            raise ValueError(f"loaded state has {len(groups)} parameter groups, optimizer has "
-                             f"{len(self.param_groups)}")
-        for i, (saved, own) in enumerate(zip(groups, self.param_groups)):
-            if len(saved["params"]) != len(own["params"]):
-                raise ValueError(f"parameter group {i} has {len(own['params'])} parameters, the "
-                                 f"loaded state has {len(saved['params'])}")
+        if len(groups) != len(self.param_groups):  # PyTorch's messages, word for word
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(saved["params"]) != len(own["params"]) for saved, own in zip(groups, self.param_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                             "optimizer's group")
         by_index = {}
         for saved, own in zip(groups, self.param_groups):
             for idx, p in zip(saved["params"], own["params"]):
@@ -345,9 +343,11 @@ class Optimizer:
             p = by_index[idx]
             new_state[p] = {k: self._loaded_value(p, idx, k, v) for k, v in st.items()}
         for saved, own in zip(groups, self.param_groups):
-            for k, v in saved.items():
-                if k != "params":
-                    own[k] = copy.deepcopy(v)
+            _take_saved_group(own, saved)
+            # an option the save predates takes its default, as PyTorch's __setstate__ setdefaults them
+            for k, v in self.defaults.items():
+                if v is not required:
+                    own.setdefault(k, v)
         self.state = defaultdict(dict, new_state)
 
     def _loaded_value(self, p: Tensor, idx: int, key: str, v: Any) -> Any:
@@ -464,6 +464,18 @@ def _state_as_real(state: dict[str, Any]) -> dict[str, Any]:
     (sharing memory, so the rule's in-place updates land in the state)."""
     return {k: Tensor.constant(real_view(v._data), v.device) if isinstance(v, Tensor) and v.dtype.kind == "c"
             else v for k, v in state.items()}
+
+
+def _take_saved_group(own: dict[str, Any], saved: dict[str, Any]) -> None:
+    """``own`` becomes the saved group with its own parameters, as PyTorch's ``update_group``: a key
+    ``own`` has and ``saved`` lacks is dropped (the saved group is the whole group), names kept if the
+    save has none.  Filled in place, so whoever holds the group dict (a scheduler) sees the load."""
+    params, names = own["params"], own.get("param_names")
+    own.clear()
+    own.update({k: copy.deepcopy(v) for k, v in saved.items() if k != "params"})
+    own["params"] = params
+    if names is not None and "param_names" not in own:
+        own["param_names"] = names
 
 
 def _loaded_scalar(key: str, v: Any, p: Tensor) -> Tensor:
