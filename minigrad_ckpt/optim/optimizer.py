@@ -371,6 +371,14 @@ class Optimizer:
         dtype = p.dtype if key != "step" and p.dtype.kind == "f" else t.dtype
         return Tensor._from_data(t, dtype=dtype, device=p.device)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What pickling (and ``copy.deepcopy``) keeps: PyTorch's ``__getstate__`` leaves the hooks
+        behind (a lambda hook must not make the optimizer unpicklable; the copy has none)."""
+        return {k: v for k, v in self.__dict__.items() if k not in _NOT_PICKLED}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
     def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]
         for i, g in enumerate(self.param_groups):
@@ -380,6 +388,11 @@ class Optimizer:
         lines.append(")")
         return "\n".join(lines)
 
+
+# the optimizer's own hooks and its in-step flag: not part of a pickled (or deep-copied) optimizer
+_NOT_PICKLED = frozenset({"_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
+                          "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
+                          "_optimizer_load_state_dict_post_hooks", "_in_hooked_step"})
 
 # PyTorch's torch.optim.optimizer.register_optimizer_step_pre_hook / _post_hook: hooks of every optimizer
 _global_step_pre_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
