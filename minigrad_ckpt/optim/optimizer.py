@@ -312,6 +312,8 @@ class Optimizer:
             for p in g["params"]:
                 if p in self.state:
                     state[index[id(p)]] = {k: _copy_state(v) for k, v in self.state[p].items()}
+        # an entry filed under another key (a subclass's state["global_step"]) travels as it is, as PyTorch's
+        state.update({k: copy.deepcopy(v) for k, v in self.state.items() if not isinstance(k, Tensor)})
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
@@ -335,8 +337,11 @@ class Optimizer:
         for saved, own in zip(groups, self.param_groups):
             for idx, p in zip(saved["params"], own["params"]):
                 by_index[idx] = p
-        new_state: dict[Tensor, dict[str, Any]] = {}
+        new_state: dict[Any, Any] = {}
         for idx, st in state_dict["state"].items():
+            if isinstance(idx, str) and not idx.isdigit():  # not a parameter's: kept under its key
+                new_state[idx] = copy.deepcopy(st)
+                continue
             idx = int(idx)
             if idx not in by_index:
                 raise ValueError(f"loaded state refers to parameter {idx}, which does not exist")
