@@ -82,6 +82,8 @@ class Executor:
         if self.optimizer is not None:
             names = self._param_names()
             for p, st in self.optimizer.state.items():
+                if not isinstance(p, Tensor):  # an entry not of a parameter: plain data of the header
+                    continue
                 for k, v in _state_tensors(st):
                     out[f"{_OPT_PREFIX}{names[id(p)]}.{k}"] = v
         return _ReadOnly(out)
@@ -170,11 +172,17 @@ class Executor:
             entry = {k: _plain(v) for k, v in g.items() if k != "params"}
             entry["params"] = [names[id(p)] for p in g["params"]]
             groups.append(entry)
-        scalars = {}
+        scalars, other = {}, {}
         for p, st in self.optimizer.state.items():
+            if not isinstance(p, Tensor):  # optimizer.state["global_step"]: kept under its key, as PyTorch's
+                other[str(p)] = _plain(st)
+                continue
             # a 0-d state tensor (the step count, as PyTorch keeps it) is a number of the header
             scalars[names[id(p)]] = {k: _plain_state(v) for k, v in st.items() if not _is_state_tensor(v)}
-        return {"type": type(self.optimizer).__name__, "param_groups": groups, "scalars": scalars}
+        out = {"type": type(self.optimizer).__name__, "param_groups": groups, "scalars": scalars}
+        if other:  # only then: the header of an optimizer without such entries is as it was
+            out["other"] = other
+        return out
 
     def optimizer_state_dict_from(self, saved: Any, tensors: Mapping[str, Any]) -> dict[str, Any]:
         """The inverse of :meth:`optimizer_state`: ``saved`` (its plain data) and ``tensors``
@@ -204,7 +212,12 @@ class Executor:
                       for gi, (g_saved, g_own) in enumerate(zip(groups, opt.param_groups))]
         same_shape = getattr(opt, "state_follows_parameter_shape", True)
         lists = getattr(opt, "state_holds_lists", False)
-        return {"state": _moments_from(scalars, tensors, params, same_shape, lists), "param_groups": out_groups}
+        other = saved.get("other", {})
+        if not (isinstance(other, dict) and all(isinstance(k, str) and not k.isdigit() for k in other)):
+            raise ValueError("the optimizer state's entries not of a parameter are malformed")
+        state: dict[Any, Any] = dict(_moments_from(scalars, tensors, params, same_shape, lists))
+        state.update(other)
+        return {"state": state, "param_groups": out_groups}
 
     def _group_from(self, gi: int, g_saved: Any, g_own: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
         """Saved parameter group ``gi`` as ``load_state_dict`` takes it: the same parameters as

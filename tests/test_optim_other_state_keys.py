@@ -53,3 +53,24 @@ def test_it_survives_save_and_load():
     other.load_state_dict(mg.load(buf))
     assert other.state["global_step"] == 7
     np.testing.assert_array_equal(other.state[q]["momentum_buffer"].numpy(), np.ones(3))
+
+
+@pytest.mark.parametrize("device, dtype", DEVICES)
+def test_it_survives_a_snapshot(tmp_path, device, dtype):
+    from minigrad_ckpt.snapshot import SnapshotManager
+
+    def build():
+        model = mg.nn.Linear(3, 1, dtype=dtype, device=device)
+        return model, mg.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+
+    model, opt = build()
+    model(mg.ones(2, 3, dtype=dtype, device=device)).sum().backward()
+    opt.step()
+    opt.state["global_step"] = 7
+    opt.state["schedule"] = {"phase": "warmup", "seen": [1, 2]}
+    SnapshotManager(tmp_path).save_snapshot(mg.Executor(model, opt), 1)
+    model2, opt2 = build()
+    SnapshotManager(tmp_path).load_latest().restore_into(mg.Executor(model2, opt2))
+    assert {k: v for k, v in opt2.state.items() if isinstance(k, str)} == TORCH["loaded_non_param"]
+    np.testing.assert_array_equal(opt2.state[model2.weight]["momentum_buffer"].cpu().numpy(),
+                                  opt.state[model.weight]["momentum_buffer"].cpu().numpy())
