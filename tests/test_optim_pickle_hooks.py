@@ -27,12 +27,9 @@ def copied(make_copy, device, dtype):
     calls = []
     p = mg.tensor([1.0, -2.0, 0.5], dtype=dtype, device=device, requires_grad=True)
     opt = mg.optim.Adam([p], lr=0.1)
-    opt.register_step_pre_hook(lambda *a: calls.append("step_pre"))
-    opt.register_step_post_hook(lambda *a: calls.append("step_post"))
-    opt.register_state_dict_pre_hook(lambda *a: calls.append("state_dict_pre"))
-    opt.register_state_dict_post_hook(lambda *a: calls.append("state_dict_post"))
-    opt.register_load_state_dict_pre_hook(lambda *a: calls.append("load_pre"))
-    opt.register_load_state_dict_post_hook(lambda *a: calls.append("load_post"))
+    for kind in ("step_pre", "step_post", "state_dict_pre", "state_dict_post", "load_state_dict_pre",
+                 "load_state_dict_post"):  # one lambda hook of each kind
+        getattr(opt, f"register_{kind}_hook")(lambda *a, kind=kind: calls.append(kind))
     p.grad = mg.ones(3, dtype=dtype, device=device)
     opt.step()
     calls.clear()
