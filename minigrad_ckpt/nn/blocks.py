@@ -119,6 +119,22 @@ class _InstanceNorm(Module):
     def _older_format_defaults(self, prefix: str, version: int | None) -> dict[str, Any]:
         return _batches_tracked_default(self, prefix, version)
 
+    def _older_format_refused(self, state_dict: Any, prefix: str,
+                              version: int | None) -> tuple[list[str], list[str]]:
+        """PyTorch's: running stats in a state dict of no known version, for an InstanceNorm that does not
+        track them (the default since PyTorch 0.4), are refused (an error even when not strict)."""
+        keys = [prefix + name for name in ("running_mean", "running_var") if prefix + name in state_dict]
+        if version is not None or self.track_running_stats or not keys:
+            return [], []
+        klass = type(self).__name__
+        names = " and ".join(f'"{k}"' for k in keys)
+        return keys, [f"Unexpected running stats buffer(s) {names} for {klass} with track_running_stats=False. "
+                      f"If state_dict is a checkpoint saved before 0.4.0, this may be expected because {klass} "
+                      "does not track running stats by default since 0.4.0. Please remove these keys from "
+                      "state_dict. If the running stats are actually needed, instead set "
+                      f"track_running_stats=True in {klass} to enable them. See the documentation of {klass} "
+                      "for details."]
+
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = False,
                  track_running_stats: bool = False, device: Any = None, dtype: Any = None, *,
                  bias: bool = True) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from ..backend import as_dtype, device_or_dtype, get_device
@@ -255,13 +255,11 @@ class Module:
         attribute (a parameter, buffer or module of the same kind is replaced)."""
         if not isinstance(name, str):
             raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
-        if "." in name:
-            raise KeyError(f'{kind} name can\'t contain ".", got: {name}')
+        if "." in name:  # PyTorch's add_module alone names it
+            raise KeyError(f'{kind} name can\'t contain "."' + (f", got: {name}" if kind == "module" else ""))
         if name == "":
             raise KeyError(f'{kind} name can\'t be empty string ""')
-        taken = name in self.__dict__ or any(name in other for other in (self._parameters, self._buffers,
-                                                                           self._modules) if other is not store)
-        if taken and name not in store:
+        if hasattr(self, name) and name not in store:  # a method or class attribute too, as PyTorch's
             raise KeyError(f"attribute '{name}' already exists")
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
@@ -275,9 +273,10 @@ class Module:
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         """Add state that is part of ``state_dict`` (if persistent) but not trained."""
-        if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"register_buffer: {name!r} must be a Tensor or None")
         self._check_new_name(name, "buffer", self._buffers)
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
+                            "(torch Tensor or None required)")
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent.discard(name)
@@ -295,7 +294,7 @@ class Module:
 
     # ----------------------------------------------------------------- calling
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError(f"{type(self).__name__} does not define forward()")
+        raise NotImplementedError(f'Module [{self._get_name()}] is missing the required "forward" function')
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         backward_hooks = self.__dict__.get("_backward_hooks")
@@ -429,10 +428,11 @@ class Module:
             return self
         mod: Module = self
         for item in target.split("."):
-            sub = mod._modules.get(item) if isinstance(mod, Module) else None
-            if sub is None:
-                raise AttributeError(f"{type(mod).__name__} has no attribute `{item}`")
-            mod = sub
+            if not hasattr(mod, item):
+                raise AttributeError(f"{mod._get_name()} has no attribute `{item}`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
         return mod
 
     def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
@@ -460,11 +460,16 @@ class Module:
         return self._get_member(target, "_buffers", "buffer")
 
     def _get_member(self, target: str, store: str, kind: str) -> Tensor:
+        """PyTorch's words: a name the module lacks, then one that is something else."""
         owner, _, name = target.rpartition(".")
         mod = self.get_submodule(owner)
-        member = getattr(mod, store).get(name)
-        if member is None:
-            raise AttributeError(f"{type(mod).__name__} has no {kind} `{name}`")
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        member = getattr(mod, name)
+        if store == "_parameters" and not isinstance(member, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        if store == "_buffers" and name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
         return member
 
     def modules(self) -> Iterator[Module]:
@@ -845,10 +850,12 @@ class Module:
         A post-hook may forgive missing or unexpected keys, so where there are post-hooks the keys are
         judged after loading (as PyTorch judges them, leaving the module loaded).
         """
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         if any(type(m)._load_from_state_dict is not Module._load_from_state_dict for _, m in self._walk()):
             return self._load_module_by_module(state_dict, strict, assign)
         state_dict, missing, unexpected, problems = self._run_load_pre_hooks(state_dict)
-        state_dict = self._with_older_format_defaults(state_dict)
+        state_dict = self._with_older_format_defaults(state_dict, problems)
         own = self._own_state()
         missing += [k for k in own if k not in state_dict and k not in missing]
         unexpected += [k for k in state_dict if k not in own and k not in unexpected]
@@ -937,19 +944,26 @@ class Module:
                     load(child, {k: v for k, v in local.items() if k.startswith(child_prefix)}, child_prefix)
             module._run_own_load_post_hooks(_IncompatibleKeys(missing, unexpected))
 
-        load(self, OrderedDict(self._with_older_format_defaults(state_dict)), "")
+        load(self, OrderedDict(self._with_older_format_defaults(state_dict, errors)), "")
         self._raise_load_problems(_key_problems(strict, missing, unexpected) + errors)
         return _IncompatibleKeys(missing, unexpected)
 
-    def _with_older_format_defaults(self, state_dict: Any) -> Any:
+    def _with_older_format_defaults(self, state_dict: Any, errors: list[str]) -> Any:
         """``state_dict`` with the entries an older format of a module's state lacks filled in by the
         module (:meth:`_older_format_defaults`; PyTorch's classes do it in ``_load_from_state_dict``),
-        a copy if any is. Its version is ``state_dict._metadata[module path]["version"]`` when the
-        dict carries PyTorch's metadata, else None (unknown: as old as can be)."""
+        and those it refuses taken out (:meth:`_older_format_refused`, whose messages go into
+        ``errors``), a copy if any is. Its version is ``state_dict._metadata[module path]["version"]``
+        when the dict carries PyTorch's metadata, else None (unknown: as old as can be)."""
         metadata = getattr(state_dict, "_metadata", None)
         filled = None
         for prefix, m in self._walk():
             version = metadata.get(prefix[:-1], {}).get("version") if metadata is not None else None
+            refused, messages = m._older_format_refused(state_dict, prefix, version)
+            errors += messages
+            if refused:
+                filled = OrderedDict(state_dict) if filled is None else filled
+                for key in refused:
+                    del filled[key]
             for key, value in m._older_format_defaults(prefix, version).items():
                 if key not in state_dict:
                     filled = OrderedDict(state_dict) if filled is None else filled
@@ -960,6 +974,13 @@ class Module:
         """The entries (keys with ``prefix``) to load when a state dict of format ``version`` lacks
         them; none here. A class whose state gained an entry overrides it."""
         return {}
+
+    def _older_format_refused(self, state_dict: Any, prefix: str,
+                              version: int | None) -> tuple[list[str], list[str]]:
+        """``(keys, messages)``: the entries of ``state_dict`` (keys with ``prefix``) of format
+        ``version`` that this module's state no longer has and refuses, with why (load errors even
+        when not strict, as PyTorch's); none here. A class whose state lost an entry overrides it."""
+        return [], []
 
     def _run_load_pre_hooks(self, state_dict: Any) -> tuple[Any, list[str], list[str], list[str]]:
         """Every module's load pre-hooks, parents first, on a shallow copy of ``state_dict``; their

@@ -1,0 +1,50 @@
+"""``nn.Module``'s API answers as PyTorch's (recorded from torch 2.13 by
+tests/data/make_torch_module_api_messages.py for the calls in tests/data/module_api_message_cases.py):
+an InstanceNorm without running stats refuses them from a state dict of no known version even when not
+strict (the engine loaded it, reporting them as unexpected), ``load_state_dict`` of a non-mapping, a name
+to register that is a method already (the engine registered ``add_module("train", ...)``), the dotted-name
+and non-tensor buffer messages, ``get_submodule``/``get_parameter``/``get_buffer``'s errors and the
+missing-``forward`` message."""
+
+from __future__ import annotations
+
+import builtins
+import json
+import sys
+from collections import OrderedDict
+from pathlib import Path
+
+import pytest
+
+import minigrad_ckpt as mg
+
+DATA = Path(__file__).parent / "data"
+sys.path.insert(0, str(DATA))
+from module_api_message_cases import CASES, answer  # noqa: E402
+
+sys.path.remove(str(DATA))
+ANSWERS = json.loads((DATA / "torch_module_api_messages.json").read_text())["answers"]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_answer_is_pytorchs(name):
+    assert answer(mg, name) == ANSWERS[name]
+    if ANSWERS[name][0] == "raised":  # the type is builtins' own (a subclass would be caught as well)
+        with pytest.raises(getattr(builtins, ANSWERS[name][1])):
+            CASES[name](mg)
+
+
+@pytest.mark.parametrize("device, dtype", [("cpu", mg.float32), ("strict", mg.float64),
+                                           ("strict-f32", mg.float32)])
+def test_instance_norm_refuses_old_stats_on_every_device(device, dtype):
+    from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
+    norm = mg.nn.InstanceNorm2d(3, affine=True).to(device=device, dtype=dtype)
+    saved = mg.nn.InstanceNorm2d(3, affine=True, track_running_stats=True).state_dict()
+    saved["weight"] = mg.full((3,), 2.0)
+    with pytest.raises(RuntimeError, match="Unexpected running stats buffer"):
+        norm.load_state_dict(OrderedDict(saved), strict=False)
+    assert norm.weight.tolist() == [1.0, 1.0, 1.0]  # refused before anything is copied
+    keys = norm.load_state_dict(saved, strict=False)  # its metadata says version 2: merely unexpected
+    assert sorted(keys.unexpected_keys) == ["num_batches_tracked", "running_mean", "running_var"]
+    assert norm.weight.tolist() == [2.0, 2.0, 2.0] and norm.weight.device == mg.device(device)
+    assert norm.weight.dtype == dtype
