@@ -48,3 +48,20 @@ def test_instance_norm_refuses_old_stats_on_every_device(device, dtype):
     assert sorted(keys.unexpected_keys) == ["num_batches_tracked", "running_mean", "running_var"]
     assert norm.weight.tolist() == [2.0, 2.0, 2.0] and norm.weight.device == mg.device(device)
     assert norm.weight.dtype == dtype
+
+
+@pytest.mark.parametrize("device, dtype", [("cpu", mg.float32), ("strict", mg.float64),
+                                           ("strict-f32", mg.float32)])
+def test_buffer_assigned_moves_with_its_module(device, dtype):
+    from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
+    m = mg.nn.Linear(2, 2)
+    m.scale = mg.nn.Buffer(mg.full((2,), 3.0))
+    m.count = mg.nn.Buffer(mg.zeros(1, dtype=mg.int64), persistent=False)
+    m.to(device=device, dtype=dtype)
+    assert m.scale.device == mg.device(device) and m.scale.dtype == dtype and m.count.dtype == mg.int64
+    assert list(m.state_dict()) == ["weight", "bias", "scale"]
+    assert [n for n, _ in m.named_buffers()] == ["scale", "count"]
+    other = mg.nn.Linear(2, 2)
+    other.scale = mg.nn.Buffer(mg.zeros(2))
+    other.load_state_dict(m.state_dict())
+    assert other.scale.tolist() == [3.0, 3.0]

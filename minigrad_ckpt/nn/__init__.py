@@ -83,7 +83,7 @@ from .loss import (
     TripletMarginLoss,
     TripletMarginWithDistanceLoss,
 )
-from .module import Module, Parameter
+from .module import Buffer, Module, Parameter
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, LayerNorm, RMSNorm
 from .padding import *  # noqa: F403  (ZeroPad1d ... CircularPad3d)
 from .padding import __all__ as _padding_names
@@ -114,8 +114,8 @@ from .transformer import (
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
-    "functional", "init", "parallel", "utils", "Module", "Parameter", "Sequential", "ModuleList", "ModuleDict",
-    "DataParallel",
+    "functional", "init", "parallel", "utils", "Module", "Parameter", "Buffer", "Sequential", "ModuleList",
+    "ModuleDict", "DataParallel",
     "Identity", "Linear", "Flatten", "Unflatten", "Conv1d", "Conv2d", "ConvTranspose2d", "MaxPool1d",
     "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "LayerNorm", "GroupNorm",
     "RMSNorm", "BatchNorm1d", "BatchNorm2d", "Dropout", "Dropout2d", "Embedding", "ReLU", "LeakyReLU", "PReLU",

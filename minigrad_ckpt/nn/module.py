@@ -51,6 +51,26 @@ class Parameter(Tensor):
         return new  # type: ignore[return-value]
 
 
+class _BufferMeta(type):
+    """``isinstance(t, Buffer)``: a tensor made by ``Buffer(...)`` (PyTorch's marks it the same way)."""
+
+    def __instancecheck__(cls, instance: Any) -> bool:
+        return isinstance(instance, Tensor) and bool(instance.__dict__.get("_is_buffer", False))
+
+
+class Buffer(metaclass=_BufferMeta):
+    """PyTorch's ``nn.Buffer``: ``self.running = nn.Buffer(t, persistent=False)`` in a module registers
+    ``t`` (detached, keeping its ``requires_grad``) as a buffer, as ``register_buffer`` would. What it
+    makes is a plain Tensor marked as a buffer, as PyTorch's is."""
+
+    def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Tensor:  # type: ignore[misc]
+        if data is None:
+            data = Tensor._from_data([], dtype="float32")
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.__dict__.update(persistent=persistent, _is_buffer=True)
+        return t
+
+
 def _empty(*shape: int, dtype: Any = None, device: Any = None) -> Parameter:
     """A zero Parameter of ``shape``: a layer's ``reset_parameters`` fills it."""
     return Parameter(zeros(*shape, dtype=dtype, device=device))
@@ -196,6 +216,8 @@ class Module:
         if "_parameters" not in self.__dict__:
             # before Module.__init__, as in PyTorch, only what would be registered is refused: timm's
             # DenseNet sets self.num_classes first
+            if isinstance(value, Buffer):
+                raise AttributeError("cannot assign buffer before Module.__init__() call")
             if isinstance(value, (Parameter, Module)):
                 raise AttributeError(
                     f"cannot assign {'parameters' if isinstance(value, Parameter) else 'module'} {name!r} before "
@@ -215,6 +237,8 @@ class Module:
         elif name in modules:
             self._check_kind(name, value, "child module", "nn.Module")
             modules[name] = None
+        elif isinstance(value, Buffer):  # PyTorch's: a plain attribute of that name is a KeyError
+            self.register_buffer(name, value, persistent=value.persistent)
         elif name in buffers:
             if value is not None and not isinstance(value, Tensor):
                 self._check_kind(name, value, "buffer", "Tensor")

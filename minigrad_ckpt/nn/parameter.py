@@ -2,6 +2,6 @@
 (torchvision's Swin Transformer writes ``nn.parameter.Parameter(...)``). The class lives in
 :mod:`minigrad_ckpt.nn.module`; this module only gives it PyTorch's address."""
 
-from .module import Parameter
+from .module import Buffer, Parameter
 
-__all__ = ["Parameter"]
+__all__ = ["Buffer", "Parameter"]

@@ -41,8 +41,52 @@ def _register(lib, how: str, name, value=None):
         m.register_parameter(name, lib.nn.Parameter(lib.zeros(1)))
 
 
+def _buffer(lib, how: str):
+    """``nn.Buffer`` assigned to a module's attribute: what it registers, or what is refused."""
+    nn = lib.nn
+    m = nn.Module()
+    if how == "persistent":
+        m.a = nn.Buffer(lib.zeros(2))
+    elif how == "not_persistent":
+        m.a = nn.Buffer(lib.zeros(2), persistent=False)
+    elif how == "over_a_non_persistent_buffer":
+        m.register_buffer("a", lib.zeros(1), persistent=False)
+        m.a = nn.Buffer(lib.ones(1))
+    elif how == "over_a_plain_attribute":
+        m.a = 3
+        m.a = nn.Buffer(lib.zeros(1))
+    elif how == "over_a_parameter":  # a TypeError (PyTorch's words name torch.FloatTensor)
+        m = nn.Linear(1, 1)
+        try:
+            m.weight = nn.Buffer(lib.zeros(1, 1))
+        except TypeError:
+            return "TypeError"
+    return list(m.state_dict()), sorted(n for n, _ in m.named_buffers()), sorted(m._non_persistent_buffers_set)
+
+
+def _buffer_before_init(lib):
+    class Early(lib.nn.Module):
+        def __init__(self):
+            self.a = lib.nn.Buffer(lib.zeros(1))
+    Early()
+
+
+def _buffer_made(lib):
+    t = lib.ones(2, requires_grad=True)
+    b = lib.nn.Buffer(t * 2)
+    return (type(b).__name__, isinstance(b, lib.nn.Buffer), isinstance(t, lib.nn.Buffer), b.requires_grad,
+            b.grad_fn is None, b.persistent, tuple(lib.nn.Buffer().shape), isinstance(b, lib.nn.parameter.Buffer))
+
+
 # name: function of the namespace
 CASES = {
+    "buffer_made": _buffer_made,
+    "buffer_before_init": _buffer_before_init,
+    "buffer_persistent": lambda lib: _buffer(lib, "persistent"),
+    "buffer_not_persistent": lambda lib: _buffer(lib, "not_persistent"),
+    "buffer_over_a_non_persistent_buffer": lambda lib: _buffer(lib, "over_a_non_persistent_buffer"),
+    "buffer_over_a_plain_attribute": lambda lib: _buffer(lib, "over_a_plain_attribute"),
+    "buffer_over_a_parameter": lambda lib: _buffer(lib, "over_a_parameter"),
     "instance_norm_old_stats_not_strict": lambda lib: _instance_norm_load(lib, strict=False),
     "instance_norm_old_stats_strict": lambda lib: _instance_norm_load(lib, strict=True),
     "instance_norm_versioned_stats": lambda lib: _instance_norm_load(lib, strict=False, versioned=True),
