@@ -15,7 +15,7 @@ from .activation import GELU, ReLU, SiLU
 from .containers import Sequential
 from .dropout import Dropout
 from .functional.attention import _each_input
-from .linear import Linear
+from .linear import Linear, NonDynamicallyQuantizableLinear
 from .module import Module, Parameter
 from .normalization import LayerNorm
 
@@ -68,7 +68,7 @@ class MultiheadAttention(Module):
         self.register_parameter("in_proj_bias", Parameter(zeros(3 * embed_dim, **made)) if bias else None)
         for name in ("bias_k", "bias_v"):
             self.register_parameter(name, Parameter(zeros(1, 1, embed_dim, **made)) if add_bias_kv else None)
-        self.out_proj = Linear(embed_dim, embed_dim, bias=bias, device=device, dtype=dtype)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, device=device, dtype=dtype)
         self._reset_parameters()
 
     def _reset_parameters(self) -> None:
@@ -118,11 +118,6 @@ class MultiheadAttention(Module):
     def _label(self) -> str:
         return f"MultiheadAttention(embed_dim={self.embed_dim}, num_heads={self.num_heads})"
 
-    def extra_repr(self) -> str:
-        s = f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, batch_first={self.batch_first}"
-        if not self._qkv_same_embed_dim:
-            s += f", kdim={self.kdim}, vdim={self.vdim}"
-        return s
 
 
 class TransformerBlock(Module):

@@ -68,6 +68,11 @@ class Linear(Module):
                 f"bias={self.bias is not None}")
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """PyTorch's class of ``MultiheadAttention.out_proj``: a Linear (PyTorch's dynamic quantization skips
+    it), so a printed model and ``type(m).__name__`` read as PyTorch's."""
+
+
 class Bilinear(Module):
     """``y = x1^T A x2 + b`` for each output feature: weight (out_features, in1_features, in2_features)
     (``F.bilinear``); weight and bias drawn from ``U(-1/sqrt(in1_features), 1/sqrt(in1_features))``."""

@@ -126,10 +126,6 @@ class TransformerEncoderLayer(Module):
     def _ff_block(self, x: Tensor) -> Tensor:
         return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
 
-    def extra_repr(self) -> str:
-        a = self._init_args
-        return (f"d_model={a['d_model']}, nhead={a['nhead']}, dim_feedforward={a['dim_feedforward']}, "
-                f"norm_first={self.norm_first}, batch_first={self.batch_first}")
 
 
 class TransformerEncoder(Module):

@@ -80,6 +80,11 @@ def _buffer_made(lib):
 
 # name: function of the namespace
 CASES = {
+    "repr_multihead_attention": lambda lib: repr(lib.nn.MultiheadAttention(4, 2, kdim=3, vdim=5)),
+    "repr_transformer_encoder_layer": lambda lib: repr(lib.nn.TransformerEncoderLayer(4, 2, dim_feedforward=8)),
+    "repr_transformer_decoder_layer": lambda lib: repr(lib.nn.TransformerDecoderLayer(4, 2, dim_feedforward=8)),
+    "out_proj_is_a_linear": lambda lib: (lambda p: (type(p).__name__, isinstance(p, lib.nn.Linear)))(
+        lib.nn.MultiheadAttention(4, 2).out_proj),
     "buffer_made": _buffer_made,
     "buffer_before_init": _buffer_before_init,
     "buffer_persistent": lambda lib: _buffer(lib, "persistent"),

@@ -50,7 +50,7 @@ PLACES: dict[str, dict[str, type]] = {
     "flatten": _every(flatten),
     "fold": _named(blocks, "Fold", "Unfold"),
     "instancenorm": _named(blocks, "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "_InstanceNorm"),
-    "linear": _every(linear),
+    "linear": {**_every(linear), **_named(linear, "NonDynamicallyQuantizableLinear")},
     "loss": {**_every(loss), **_named(loss, "_Loss", "_WeightedLoss")},
     "normalization": {**_named(normalization, "LayerNorm", "GroupNorm", "RMSNorm"),
                       **_named(blocks, "LocalResponseNorm")},
