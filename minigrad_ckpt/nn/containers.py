@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
@@ -16,9 +17,15 @@ __all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "Parameter
 def _key_at(container: Module, idx: int) -> str:
     """The registered name of the ``idx``-th module (negative counts from the end), as PyTorch indexes."""
     keys = list(container._modules)
+    idx = operator.index(idx)  # PyTorch's TypeError for a str or a float
     if not -len(keys) <= idx < len(keys):
-        raise IndexError(f"{type(container).__name__} index {idx} is out of range for {len(keys)} modules")
+        raise IndexError(f"index {idx} is out of range")
     return keys[idx]
+
+
+def _dir_without_numbers(container: Module) -> list[str]:
+    """PyTorch's ``dir()`` of a numbered container: its members' numbers are not attribute names."""
+    return [key for key in Module.__dir__(container) if not key.isdigit()]
 
 
 def _delete_and_renumber(container: Module, idx: int | slice) -> None:
@@ -86,12 +93,12 @@ class Sequential(Module):
         items = list(self._modules.items())
         if isinstance(idx, slice):
             return Sequential(OrderedDict(items[idx]))
-        if not -len(items) <= idx < len(items):
-            raise IndexError(f"Sequential index {idx} is out of range for {len(items)} modules")
-        return items[idx][1]
+        return self._modules[_key_at(self, idx)]
 
     def __len__(self) -> int:
         return len(self._modules)
+
+    __dir__ = _dir_without_numbers
 
     def __iter__(self) -> Iterator[Module]:
         return iter(list(self._modules.values()))
@@ -159,12 +166,12 @@ class ModuleList(Module):
             self.append(m)
 
     def append(self, module: Module) -> ModuleList:
-        if not isinstance(module, Module):
-            raise TypeError(f"ModuleList holds Modules, got {type(module).__name__}")
         self.add_module(str(len(self)), module)
         return self
 
     def extend(self, modules: Iterable[Module]) -> ModuleList:
+        if not isinstance(modules, Iterable):
+            raise TypeError(f"ModuleList.extend should be called with an iterable, but got {type(modules).__name__}")
         for m in modules:
             self.append(m)
         return self
@@ -198,6 +205,8 @@ class ModuleList(Module):
     def __len__(self) -> int:
         return len(self._modules)
 
+    __dir__ = _dir_without_numbers
+
     def __iter__(self) -> Iterator[Module]:
         return iter(list(self._modules.values()))
 
@@ -226,9 +235,20 @@ class ModuleDict(Module):
             self.update(modules)
 
     def update(self, modules: Any) -> None:
-        """Add a mapping's modules (in its order) or ``(key, module)`` pairs, as PyTorch's."""
-        for k, m in (modules.items() if isinstance(modules, (Mapping, ModuleDict)) else modules):
-            self[k] = m
+        """Add a mapping's modules (in its order) or ``(key, module)`` pairs, as PyTorch's (and its errors)."""
+        if not isinstance(modules, Iterable):
+            raise TypeError("ModuleDict.update should be called with an iterable of key/value pairs, but got "
+                            + type(modules).__name__)
+        if isinstance(modules, (Mapping, ModuleDict)):
+            for k, m in modules.items():
+                self[k] = m
+            return
+        for j, pair in enumerate(modules):
+            if not isinstance(pair, Iterable):
+                raise TypeError(f"ModuleDict update sequence element #{j} should be Iterable; is{type(pair).__name__}")
+            if len(pair) != 2:
+                raise ValueError(f"ModuleDict update sequence element #{j} has length {len(pair)}; 2 is required")
+            self[pair[0]] = pair[1]
 
     def pop(self, key: str) -> Module:
         module = self[key]
@@ -245,8 +265,6 @@ class ModuleDict(Module):
         return self._modules[key]
 
     def __setitem__(self, key: str, module: Module) -> None:
-        if not isinstance(module, Module):
-            raise TypeError(f"ModuleDict holds Modules, got {type(module).__name__}")
         self.add_module(key, module)
 
     def __contains__(self, key: str) -> bool:
@@ -316,6 +334,8 @@ class ParameterList(Module):
 
     def __len__(self) -> int:
         return len(self._parameters)
+
+    __dir__ = _dir_without_numbers
 
     def __iter__(self) -> Iterator[Parameter]:
         return iter(list(self._parameters.values()))

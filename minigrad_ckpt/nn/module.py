@@ -310,7 +310,9 @@ class Module:
     def register_module(self, name: str, module: Module | None) -> None:
         """Add ``module`` as the child ``name`` (``add_module`` is the same)."""
         if module is not None and not isinstance(module, Module):
-            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+            kind = type(module)  # PyTorch's torch.typename: a builtin's bare name, else the qualified one
+            name_of = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+            raise TypeError(f"{name_of} is not a Module subclass")
         self._check_new_name(name, "module", self._modules)
         self._modules[name] = module
 

@@ -78,8 +78,26 @@ def _buffer_made(lib):
             b.grad_fn is None, b.persistent, tuple(lib.nn.Buffer().shape), isinstance(b, lib.nn.parameter.Buffer))
 
 
+def _dir_has_members(lib):
+    nn = lib.nn
+    return ("0" in dir(nn.Sequential(nn.ReLU())), "0" in dir(nn.ModuleList([nn.ReLU()])),
+            "0" in dir(nn.ParameterList([nn.Parameter(lib.zeros(1))])), "a" in dir(nn.ModuleDict({"a": nn.ReLU()})),
+            "a" in dir(nn.ParameterDict({"a": nn.Parameter(lib.zeros(1))})))
+
+
 # name: function of the namespace
 CASES = {
+    "sequential_index_out_of_range": lambda lib: lib.nn.Sequential(lib.nn.ReLU())[3],
+    "module_list_index_out_of_range": lambda lib: lib.nn.ModuleList([lib.nn.ReLU()])[-2],
+    "sequential_str_index": lambda lib: lib.nn.Sequential(lib.nn.ReLU())["0"],
+    "module_list_extend_not_iterable": lambda lib: lib.nn.ModuleList().extend(lib.nn.ReLU()),
+    "module_list_append_int": lambda lib: lib.nn.ModuleList().append(3),
+    "module_dict_update_int": lambda lib: lib.nn.ModuleDict().update(3),
+    "module_dict_update_element_not_iterable": lambda lib: lib.nn.ModuleDict().update([lib.nn.ReLU()]),
+    "module_dict_update_pair_length": lambda lib: lib.nn.ModuleDict().update([("a", lib.nn.ReLU(), 1)]),
+    "module_dict_set_int": lambda lib: lib.nn.ModuleDict().__setitem__("a", 3),
+    "module_dict_set_ordered_dict": lambda lib: lib.nn.ModuleDict().__setitem__("a", OrderedDict()),
+    "dir_has_members": _dir_has_members,
     "repr_multihead_attention": lambda lib: repr(lib.nn.MultiheadAttention(4, 2, kdim=3, vdim=5)),
     "repr_transformer_encoder_layer": lambda lib: repr(lib.nn.TransformerEncoderLayer(4, 2, dim_feedforward=8)),
     "repr_transformer_decoder_layer": lambda lib: repr(lib.nn.TransformerDecoderLayer(4, 2, dim_feedforward=8)),
