@@ -9,8 +9,8 @@ missing-``forward`` message."""
 from __future__ import annotations
 
 import builtins
+import importlib.util
 import json
-import sys
 from collections import OrderedDict
 from pathlib import Path
 
@@ -19,10 +19,10 @@ import pytest
 import minigrad_ckpt as mg
 
 DATA = Path(__file__).parent / "data"
-sys.path.insert(0, str(DATA))
-from module_api_message_cases import CASES, answer  # noqa: E402
-
-sys.path.remove(str(DATA))
+_CASES_SPEC = importlib.util.spec_from_file_location("module_api_message_cases", DATA / "module_api_message_cases.py")
+_cases = importlib.util.module_from_spec(_CASES_SPEC)
+_CASES_SPEC.loader.exec_module(_cases)
+CASES, answer = _cases.CASES, _cases.answer
 ANSWERS = json.loads((DATA / "torch_module_api_messages.json").read_text())["answers"]
 
 
