@@ -635,6 +635,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, flag: bool) -> None:
+        if type(flag) is not bool:  # PyTorch's rule: a truthy 'x', 1 or np.True_ is not taken as True
+            raise RuntimeError("requires_grad must be a bool")
         if self._node is not None and not flag:
             raise RuntimeError(
                 "requires_grad can only be turned off on leaf tensors; use .detach()"
@@ -654,6 +656,9 @@ class Tensor:
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` in place and return ``self``."""
+        if type(requires_grad) is not bool:  # PyTorch's TypeError, in its words
+            raise TypeError("requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
+                            f"{type(requires_grad).__name__}")
         self.requires_grad = requires_grad
         return self
 

@@ -1,0 +1,40 @@
+"""``requires_grad`` takes a Python bool only, as PyTorch's: a truthy ``'x'``, ``1`` or ``np.True_``
+used to switch gradients on silently (and ``nn.Linear(1, 1).requires_grad_("x")`` passed).
+torch 2.13: ``t.requires_grad = 'x'`` is ``RuntimeError: requires_grad must be a bool``;
+``t.requires_grad_(1)`` is ``TypeError: requires_grad_(): argument 'requires_grad' (position 1)
+must be bool, not int``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
+
+NOT_BOOLS = ["x", 1, 0, 1.0, None, np.True_]
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+@pytest.mark.parametrize("value", NOT_BOOLS, ids=repr)
+def test_the_attribute_and_the_method_refuse_what_is_not_a_bool(device, value):
+    t = mg.zeros(2, device=device)
+    with pytest.raises(RuntimeError, match="^requires_grad must be a bool$"):
+        t.requires_grad = value
+    with pytest.raises(TypeError, match=r"must be bool, not " + type(value).__name__):
+        t.requires_grad_(value)
+    assert t.requires_grad is False  # nothing changed
+    lin = mg.nn.Linear(1, 1)
+    with pytest.raises(TypeError, match="must be bool"):
+        lin.requires_grad_(value)
+    assert all(p.requires_grad for p in lin.parameters())
+
+
+def test_bools_still_switch_and_modules_pass_them_on():
+    t = mg.zeros(2)
+    t.requires_grad = True
+    assert t.requires_grad_(False) is t and not t.requires_grad
+    lin = mg.nn.Linear(1, 1).requires_grad_(False)
+    assert not any(p.requires_grad for p in lin.parameters())
+    x = mg.ones(1, requires_grad=True)
+    assert mg.func.grad(lambda v: (v * v).sum())(x).tolist() == [2.0]  # the transforms set it as before
