@@ -164,10 +164,8 @@ def _transform_by_differences(kind: str, g: Any, p: np.ndarray, u: np.ndarray, u
     def scalar(z):
         return g(z) @ u
 
-    if kind in ("hessian", "hvp"):  # Richardson's h and h/2, as expected()'s Hessian: O(h^2) cancels
-        def hess(h: float) -> np.ndarray:
-            return central(lambda a: central(scalar, a, h), p, h)
-        return ((4 * hess(5e-5) - hess(1e-4)) / 3) @ u2
+    if kind in ("hessian", "hvp"):
+        return hessian_by_differences(scalar, p) @ u2
     J = central(g, p, 1e-6)
     if kind in ("grad", "vjp", "tape_grad", "tape_backward"):
         return u @ J
@@ -263,6 +261,23 @@ def central(fn: Any, x: np.ndarray, eps: float) -> np.ndarray:
     return np.stack(cols, axis=-1)
 
 
+def hessian_by_differences(scalar: Any, x: np.ndarray) -> np.ndarray:
+    """The Hessian of ``scalar`` (NumPy in, a float out) at ``x``: nested central differences at
+    h, h/2 and h/4, extrapolated twice (Richardson's) so that their O(h^2) and O(h^4) errors cancel.
+
+    Plain h = 1e-4 was 3.8e-5 off (past rtol 2e-5) for a batch-normalised pair of close samples, whose
+    fourth derivatives are large (x = [0.101, -0.106], bn_train).  The steps stay at 1e-4 and above
+    because the rounding error of nested differences grows as 1/h^2: extrapolating once from 5e-5 left
+    6e-6 of rounding in a third derivative of cubes (three nested grads of a Linear layer, x = [0.877,
+    0.185]) and 8e-6 in a level's Hessian of Hessians of cubes and exponentials (bn_eval).
+    """
+    def hess(h: float) -> np.ndarray:
+        return central(lambda a: central(scalar, a, h), x, h)
+    d1, d2, d4 = hess(4e-4), hess(2e-4), hess(1e-4)
+    once_coarse, once_fine = (4 * d2 - d1) / 3, (4 * d4 - d2) / 3
+    return (16 * once_fine - once_coarse) / 15
+
+
 def expected(spec: dict, value: Any) -> np.ndarray:
     """What :func:`derivative` must equal, from central differences of the program ``value``
     (a function from a NumPy ``x`` to the program's NumPy output)."""
@@ -270,17 +285,7 @@ def expected(spec: dict, value: Any) -> np.ndarray:
     c, v = np.asarray(spec["c"]), np.asarray(spec["v"])
     outer = spec["outer"]
     if outer == "hessian":
-        # Richardson's extrapolation, twice, of the nested differences at h, h/2 and h/4: their O(h^2)
-        # and O(h^4) errors cancel.  Plain h = 1e-4 was 3.8e-5 off (past rtol 2e-5) for a
-        # batch-normalised pair of close samples, whose fourth derivatives are large (x = [0.101,
-        # -0.106], bn_train).  The steps stay at 1e-4 and above because the rounding error of nested
-        # differences grows as 1/h^2: extrapolating once from 5e-5 left 6e-6 of rounding in a third
-        # derivative of cubes (three nested grads of a Linear layer, x = [0.877, 0.185]).
-        def hess(h: float) -> np.ndarray:
-            return central(lambda a: central(lambda b: value(b) @ c, a, h), x, h)
-        d1, d2, d4 = hess(4e-4), hess(2e-4), hess(1e-4)
-        once_coarse, once_fine = (4 * d2 - d1) / 3, (4 * d4 - d2) / 3
-        return (16 * once_fine - once_coarse) / 15
+        return hessian_by_differences(lambda b: value(b) @ c, x)
     J = central(value, x, 1e-6)
     if outer in ("jacrev", "jacfwd"):
         return J
