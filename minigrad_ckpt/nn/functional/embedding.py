@@ -89,9 +89,10 @@ def _embedding_renorm_(w: Tensor, ids: Tensor, max_norm: float, norm_type: float
         norms = xp.sum(xp.abs(sel) ** norm_type, axis=1) ** (1.0 / norm_type)
         scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(w.dtype)
         # into the array, not through w[rows] = ...: the rescale has no derivative in PyTorch, so
-        # a forward-mode tangent of w stays as it was (a recorded write would zero its rows)
+        # a forward-mode tangent of w stays as it was (a recorded write would zero its rows); the
+        # protocol of a write behind the engine's back: prepare_write, the write, increment_version
         w.prepare_write()
-        w._data[rows] = sel * scale[:, None]
+        xp.put_along_axis(w._data, rows[:, None], sel * scale[:, None], axis=0)
         w.increment_version()
 
 
