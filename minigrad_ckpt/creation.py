@@ -32,7 +32,7 @@ from .backend import (
     host_numpy,
     set_default_dtype,
 )
-from .tensor import Tensor
+from .tensor import Tensor, requires_grad_flag
 
 __all__ = [
     "tensor", "zeros", "ones", "full", "empty", "arange", "linspace", "zeros_like",
@@ -76,7 +76,7 @@ def _torch_name(name: str, own: str, own_value: Any, torch_name: str, torch_valu
 
 def _make(arr: Any, dev: Device, requires_grad: bool) -> Tensor:
     t = Tensor._wrap(arr, None, dev)
-    if requires_grad:
+    if requires_grad_flag(requires_grad):
         t.requires_grad = True
     return t
 
@@ -97,9 +97,10 @@ def ones(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     return _make(dev.xp.ones(_shape(shape), dtype=_dtype_or_default(dtype)), dev, requires_grad)
 
 
-def empty(*shape: Any, dtype: Any = None, device: Any = None, size: Any = None) -> Tensor:
+def empty(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+          size: Any = None) -> Tensor:
     """A tensor with unspecified values (filled with zeros here, so nothing leaks)."""
-    return zeros(*shape, dtype=dtype, device=device, size=size)
+    return zeros(*shape, dtype=dtype, device=device, requires_grad=requires_grad, size=size)
 
 
 def full(shape: Any = None, fill_value: Any = None, dtype: Any = None, device: Any = None,
@@ -345,7 +346,7 @@ def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | Non
     out = tensor(obj, dtype=dtype, device=device) if copy else as_tensor(obj, dtype, device)
     if copy is False and out is not obj and not (isinstance(obj, host_numpy.ndarray) and out._data is obj):
         raise ValueError("asarray: copy=False, but the data cannot be shared (another dtype or device)")
-    return out.requires_grad_(True) if requires_grad else out
+    return out.requires_grad_(True) if requires_grad_flag(requires_grad) else out
 
 
 # ---- PyTorch's sampling functions: draws from the engine generator, one key per call ----
@@ -408,7 +409,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: _random.Ge
         z = randn(*_shape((size,)), dtype=dtype, device=device, generator=generator)
         both = z.dtype.kind == "c" and not isinstance(mean, complex)  # (PyTorch fills the real view)
         out = z * std + (complex(mean, mean) if both else mean)
-        return out.requires_grad_(True) if requires_grad else out
+        return out.requires_grad_(True) if requires_grad_flag(requires_grad) else out
     like = mean if isinstance(mean, Tensor) else std
     shape = host_numpy.broadcast_shapes(getattr(mean, "shape", ()), getattr(std, "shape", ()))
     drawn = _sampled("normal", _random.normal, shape, like.dtype, like.device, generator, 0.5 ** 0.5)

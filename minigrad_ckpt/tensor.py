@@ -326,6 +326,14 @@ def _real_number(value: Any) -> Any:
         return value.real
     return value
 
+def requires_grad_flag(value: Any) -> bool:
+    """A creation function's ``requires_grad=``: a Python bool only, as PyTorch's (``mg.zeros(2,
+    requires_grad=1)`` is its ``TypeError``; a truthy ``'x'`` or ``1`` is not taken as True)."""
+    if type(value) is not bool:
+        raise TypeError(f"argument 'requires_grad' must be bool, not {type(value).__name__}")
+    return value
+
+
 class Tensor:
     """An n-dimensional array that can record the ops applied to it.
 
@@ -399,7 +407,7 @@ class Tensor:
         self._requires_grad = False
         if transform_births:
             self._born = transform_births[-1]
-        if requires_grad:
+        if requires_grad_flag(requires_grad):
             self.requires_grad = True
 
     @classmethod

@@ -38,3 +38,29 @@ def test_bools_still_switch_and_modules_pass_them_on():
     assert not any(p.requires_grad for p in lin.parameters())
     x = mg.ones(1, requires_grad=True)
     assert mg.func.grad(lambda v: (v * v).sum())(x).tolist() == [2.0]  # the transforms set it as before
+
+
+CREATORS = {
+    "tensor": lambda v: mg.tensor([1.0], requires_grad=v),
+    "zeros": lambda v: mg.zeros(2, requires_grad=v),
+    "empty": lambda v: mg.empty(2, requires_grad=v),
+    "full": lambda v: mg.full((2,), 1.0, requires_grad=v),
+    "randn": lambda v: mg.randn(2, requires_grad=v),
+    "arange": lambda v: mg.arange(3.0, requires_grad=v),
+    "zeros_like": lambda v: mg.zeros_like(mg.ones(2), requires_grad=v),
+    "asarray": lambda v: mg.asarray([1.0], requires_grad=v),
+    "Parameter": lambda v: mg.nn.Parameter(mg.zeros(2), requires_grad=v),
+}
+
+
+@pytest.mark.parametrize("name", list(CREATORS))
+def test_creation_functions_take_a_bool_and_mg_empty_takes_it_at_all(name):
+    """torch 2.13: ``torch.zeros(2, requires_grad=1)`` is ``TypeError: zeros(): argument 'requires_grad'
+    must be bool, not int`` (``torch.nn.Parameter(t, requires_grad='x')`` its ``_make_subclass``'s);
+    ``mg.empty(2, requires_grad=True)`` was a ``TypeError`` of an unexpected keyword."""
+    make = CREATORS[name]
+    for value in ("x", 1):
+        with pytest.raises(TypeError, match="must be bool, not " + type(value).__name__):
+            make(value)
+    assert make(True).requires_grad is True
+    assert make(False).requires_grad is False

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from ..backend import as_dtype, device_or_dtype, get_device
 from ..creation import zeros
 from ..grad_mode import no_grad
-from ..tensor import Tensor
+from ..tensor import Tensor, requires_grad_flag
 from .backward_hooks import call_with_backward_hooks
 
 __all__ = ["Module", "Parameter", "register_module_forward_pre_hook", "register_module_forward_hook",
@@ -37,7 +37,7 @@ class Parameter(Tensor):
             self.set_(data.detach())
         else:
             self._init_data(data)
-        if requires_grad:
+        if requires_grad_flag(requires_grad):
             self.requires_grad = True
 
     def __repr__(self) -> str:
