@@ -34,6 +34,7 @@ from typing import Any
 from ..backend import register_kernel
 from .base import Op
 from .elementwise import horner
+from .special import _stirling_corr
 
 _ITERATIONS = 400
 _UNIFORM_FROM = 20.0  # the least a the expansion serves (its terms fall below 1e-17 by the 12th)
@@ -86,11 +87,6 @@ def _temme_coefficients() -> tuple[tuple[float, ...], ...]:
     return tuple(tuple(float(v) for v in reversed(row)) for row in table)  # highest power first
 
 
-# a ln Gamma*(a) as a polynomial in a^-2 (highest power first), for a >= 20: Stirling's series to
-# a^-13 (the next term is below 1e-20 there)
-_GAMMA_STAR_LOG = tuple(float(v) for v in reversed(_gamma_star_log_series(13)[1::2]))
-
-
 def _log_ratio_less(xp: Any, x: Any, a: Any) -> Any:
     """``ln(x / a) - (x - a) / a`` (``ln(1 + s) - s`` with ``s = (x - a) / a``) for ``x, a > 0``,
     without cancellation: with ``u = s / (2 + s)``, ``ln(1 + s) = 2 atanh(u)``
@@ -115,9 +111,8 @@ def _power_factor(xp: Any, a: Any, x: Any) -> Any:
     cancellation-free one (the module's docstring) from ``a >= 20``."""
     small = xp.exp(a * xp.log(x) - x - xp.gammaln(a + 1))
     big = xp.where(a >= _UNIFORM_FROM, a, _UNIFORM_FROM)
-    inv_big = 1 / big
-    log_gamma_star = horner(_GAMMA_STAR_LOG, inv_big * inv_big) * inv_big
-    scaled = xp.exp(big * _log_ratio_less(xp, x, big) - log_gamma_star) / xp.sqrt(2 * math.pi * big)
+    # ln Gamma*(a): Stirling's series, betaln's (to a^-13, below 1e-20 from a = 20 on)
+    scaled = xp.exp(big * _log_ratio_less(xp, x, big) - _stirling_corr(xp, big)) / xp.sqrt(2 * math.pi * big)
     return xp.where(a >= _UNIFORM_FROM, scaled, small)
 
 
