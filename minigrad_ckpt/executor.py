@@ -45,6 +45,10 @@ class Executor:
         self.restored_object_states: dict[str, Any] | None = None
         self.restored_model_extra_states: dict[str, Any] | None = None  # modules' get_extra_state(), by key
         self._objects: OrderedDict[str, Any] = OrderedDict()
+        # The snapshot file this state was restored from, ``(resolved path, checksum, iteration)``,
+        # until a SnapshotManager of its directory next saves it: a resume from an earlier snapshot
+        # abandons the later ones there (snapshot/manager.py, "rollback").
+        self.resumed_from: tuple[str, str, int] | None = None
         if optimizer is not None and model is not None:
             self._param_names()  # fail early if the optimizer holds foreign tensors
 

@@ -4,6 +4,8 @@ The manager keeps a manifest (``MANIFEST.msgpack``, written atomically) of
 the snapshots *it* wrote: file name, iteration, checksum and base.  It
 
 * orders snapshots by **iteration** (never by file time), any iteration in ``[0, 2**63)``;
+* treats a resume from an earlier snapshot as a new timeline: that executor's next save
+  supersedes the later iterations saved before it (:meth:`SnapshotManager._rollback_point`);
 * keeps the newest ``max_snapshots`` and deletes older ones -- only files it
   wrote, and never a base that a kept incremental snapshot still needs;
 * writes a full snapshot at least every ``full_every`` saves when the config is
@@ -226,7 +228,7 @@ class SnapshotManager:
         it = _check_iteration(ex.iteration if iteration is None else iteration)
         if not blocking:
             return self._save_in_background(ex, it, config, metadata, _rank_files)
-        return self._commit(ex, None, it, config, metadata, _rank_files, None)
+        return self._commit(ex, None, it, config, metadata, _rank_files, None, None)
 
     def _save_in_background(self, ex: Executor, it: int, config: SnapshotConfig, metadata: dict[str, str] | None,
                             rank_files: list[str] | None) -> SaveHandle:
@@ -239,6 +241,9 @@ class SnapshotManager:
             with self._lock(exclusive=True):
                 entries, _ = self._read_manifest()
                 reserved = self._free_path(it, 1 + max((e.get("seq", 0) for e in entries), default=0), entries)
+                rollback = self._rollback_point(ex, entries)  # what was saved before the call
+                if self._holds(ex.resumed_from):
+                    ex.resumed_from = None  # the saves that follow continue this one's timeline
         except BaseException:
             pending.release()
             raise
@@ -251,7 +256,7 @@ class SnapshotManager:
                 if rank_files:
                     claims.release(self.directory, claims.token_of(rank_files[0]))
                 raise
-            return self._commit(None, captured, it, config, metadata, rank_files, reserved)
+            return self._commit(None, captured, it, config, metadata, rank_files, reserved, rollback)
 
         handle = self._writer.submit(write, it, pending)
         handle.path = reserved
@@ -269,20 +274,25 @@ class SnapshotManager:
         return handle
 
     def _commit(self, ex: Executor | None, captured: Any, it: int, config: SnapshotConfig,
-                metadata: dict[str, str] | None, rank_files: list[str] | None, reserved: Path | None) -> Path:
+                metadata: dict[str, str] | None, rank_files: list[str] | None, reserved: Path | None,
+                rollback: tuple[int, int] | None) -> Path:
         """Write the snapshot of ``ex`` (captured now, without a copy) or of ``captured``, record it in the
-        manifest (the commit point) and prune -- all holding the directory's lock."""
+        manifest (the commit point) and prune -- all holding the directory's lock.  ``rollback``: an
+        asynchronous save's :meth:`_rollback_point`, taken at its call."""
         try:
             with self._lock(exclusive=True):
-                return self._commit_locked(ex, captured, it, config, metadata, rank_files, reserved)
+                return self._commit_locked(ex, captured, it, config, metadata, rank_files, reserved, rollback)
         finally:
             if rank_files:  # committed or failed: the save's claim on its rank files ends
                 claims.release(self.directory, claims.token_of(rank_files[0]))
 
     def _commit_locked(self, ex: Executor | None, captured: Any, it: int, config: SnapshotConfig,
-                       metadata: dict[str, str] | None, rank_files: list[str] | None, reserved: Path | None) -> Path:
+                       metadata: dict[str, str] | None, rank_files: list[str] | None, reserved: Path | None,
+                       rollback: tuple[int, int] | None) -> Path:
         """:meth:`_commit`'s work, with the directory's lock held."""
         entries, _ = self._read_manifest()
+        if ex is not None:
+            rollback = self._rollback_point(ex, entries)
         base = self._choose_base(entries, it, config) if config.incremental else None
         if config.incremental and base is None:
             config = replace(config, incremental=False)
@@ -300,11 +310,13 @@ class SnapshotManager:
             path = reserved  # the name the caller was told, still free
         try:
             snap.save(path)
-            entries = self._record(entries, path, it, snap, base, seq, rank_files)
+            entries = self._record(entries, path, it, snap, base, seq, rank_files, rollback)
             self._write_manifest(entries)
         except BaseException:
             self._remove_rank_files(rank_files or [])  # never committed: nothing will name them
             raise
+        if ex is not None and self._holds(ex.resumed_from):
+            ex.resumed_from = None  # its state is this save's now
         self._prune(entries)
         self._remove_orphans(entries)
         return path
@@ -365,6 +377,26 @@ class SnapshotManager:
                           f"snapshot instead of an incremental one", stacklevel=4)
             return None
 
+    def _holds(self, origin: tuple[str, str, int] | None) -> bool:
+        """Whether ``origin`` (an :attr:`Executor.resumed_from`) is a file of this directory."""
+        return origin is not None and Path(origin[0]).parent == self.directory.resolve()
+
+    def _rollback_point(self, ex: Executor, entries: list[dict[str, Any]]) -> tuple[int, int] | None:
+        """``(iteration, last sequence number)`` when ``ex`` was restored from a snapshot this manager
+        wrote and has not been saved here since, else None.
+
+        Training resumed from an earlier snapshot -- after a divergence, say -- is a new timeline:
+        the snapshots of later iterations saved until now belong to the abandoned one, and
+        ``load_latest`` must never resume it.  So ``ex``'s next save supersedes them.  Saves that
+        follow no restore (out of order, or from several processes) supersede nothing."""
+        origin = ex.resumed_from
+        if not self._holds(origin):
+            return None
+        name, checksum, iteration = Path(origin[0]).name, origin[1], origin[2]
+        if not any(e["file"] == name and e.get("checksum") == checksum for e in entries):
+            return None
+        return iteration, max(e.get("seq", 0) for e in entries)
+
     def _free_path(self, it: int, seq: int, entries: list[dict[str, Any]]) -> Path:
         """``path_for(it)``, unless that name is taken by a file the manager may not overwrite (one
         it did not write, or one a kept incremental snapshot is based on): then a fresh
@@ -382,14 +414,17 @@ class SnapshotManager:
             seq += 1
 
     def _record(self, entries: list[dict[str, Any]], path: Path, it: int, snap: Snapshot,
-                base: Snapshot | None, seq: int, rank_files: list[str] | None = None) -> list[dict[str, Any]]:
+                base: Snapshot | None, seq: int, rank_files: list[str] | None = None,
+                rollback: tuple[int, int] | None = None) -> list[dict[str, Any]]:
         """The manifest after writing ``path``: older entries of this iteration are superseded (kept
-        while a snapshot is based on them, else their file is deleted if the manager wrote it)."""
+        while a snapshot is based on them, else their file is deleted if the manager wrote it), and so
+        are those a ``rollback`` (:meth:`_rollback_point`) abandons."""
         out = []
         for e in entries:
             if e["file"] == path.name:
                 continue  # overwritten
-            if e["iteration"] == it and not e.get("superseded"):
+            abandoned = rollback is not None and e["iteration"] > rollback[0] and e.get("seq", 0) <= rollback[1]
+            if (e["iteration"] == it or abandoned) and not e.get("superseded"):
                 e = dict(e, superseded=True)
             out.append(e)
         entry = {"file": path.name, "iteration": it, "checksum": snap.metadata.checksum,

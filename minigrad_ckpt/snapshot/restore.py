@@ -12,6 +12,7 @@ tape and iteration exactly as they were.
 from __future__ import annotations
 
 from collections import OrderedDict
+from pathlib import Path
 from typing import Any
 
 from ..executor import Executor
@@ -35,6 +36,7 @@ def restore(snap: Any) -> Executor:
     ctx = Restoring(snap._tensors)
     for section in _sections.SECTIONS:
         section.attach(ex, snap.state.get(section.key), ctx)
+    ex.resumed_from = _origin(snap, ex.iteration)
     return ex
 
 
@@ -74,7 +76,15 @@ def restore_into(snap: Any, ex: Executor) -> Executor:
         if not section.may_refuse:
             section.install(ex, b)
     ex.iteration = iteration
+    ex.resumed_from = _origin(snap, iteration)
     return ex
+
+
+def _origin(snap: Any, iteration: int) -> tuple[str, str, int] | None:
+    """Where ``snap`` was read from, for :attr:`Executor.resumed_from`; None for one never saved."""
+    if snap.path is None:
+        return None
+    return str(Path(snap.path).resolve()), snap.metadata.checksum, iteration
 
 
 def _load_model(model: Any, state: dict[str, Any]) -> None:
