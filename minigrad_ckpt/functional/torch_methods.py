@@ -82,15 +82,54 @@ def reshape_method(x: Tensor, *shape: Any) -> Tensor:
 def view_method(x: Tensor, *shape: Any) -> Tensor:
     """PyTorch's ``view``: the same values in another shape -- :meth:`reshape`, which shares
     memory with ``x`` wherever NumPy can (a contiguous ``x``) and copies otherwise; or, given
-    a dtype of the same item size, the same bytes reinterpreted (no gradient)."""
+    a dtype, the same bytes reinterpreted (no gradient): with another item size the last dim
+    shrinks or grows by the ratio (``float32 (3, 4)`` as ``int8`` is ``(3, 16)``), under PyTorch's
+    conditions on the strides."""
     if len(shape) == 1 and not isinstance(shape[0], (int, host_numpy.integer, tuple, list)):
         dt = as_dtype(shape[0])
         if dt.itemsize != x.dtype.itemsize:
-            raise ValueError(f"view: {x.dtype} and {dt} differ in item size; use .to(dtype) to convert values")
+            _check_resizing_view(x, dt)
         if x.requires_grad:
             raise RuntimeError("view(dtype) reinterprets bytes and has no gradient; call it on x.detach()")
         return Tensor.constant(x._data.view(dt), x.device)
     return reshape_method(x, *shape)
+
+
+def _check_resizing_view(x: Tensor, dt: Any) -> None:
+    """PyTorch's conditions for viewing ``x``'s bytes as a dtype of another item size: a last dim
+    of stride 1 and, to a larger item, a last dim, storage offset and strides that divide evenly."""
+    old, new = x.dtype.itemsize, dt.itemsize
+    what = f"to view {scalar_type_name(x.dtype)} as {scalar_type_name(dt)} (different element sizes)"
+    if x.ndim == 0:
+        raise RuntimeError(f"self.dim() cannot be 0 {what}")
+    if x._data.size == 0:
+        return  # NumPy gives an empty array's dims stride 0; it has no bytes to misalign
+    steps = stride_method(x)
+    if steps[-1] != 1:
+        raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {steps[-1]}")
+    if new < old:
+        return
+    ratio = new // old
+    if x.shape[-1] % ratio:
+        raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got {x.shape[-1]}")
+    address = x._device.xp.address(x._data)
+    if address % new:  # the memory's start is aligned: this is PyTorch's storage offset test
+        offset = _storage_offset(x, address)
+        got = "" if offset is None else f", but got {offset}"
+        raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}{got}")
+    for d, step in enumerate(steps[:-1]):
+        if step % ratio:
+            raise RuntimeError(f"self.stride({d}) must be divisible by {ratio} {what}, but got {step}")
+
+
+def _storage_offset(x: Tensor, address: int) -> int | None:
+    """Elements between the start of the memory ``x`` views and its first one; None where the
+    owner of that memory does not say where it starts."""
+    owner = x._device.xp.memory_owner(x._data)
+    start = getattr(owner, "__array_interface__", {}).get("data", (None,))[0]
+    if start is None:
+        start = getattr(getattr(owner, "data", None), "ptr", None)  # a CuPy array's
+    return None if start is None else (address - int(start)) // x.dtype.itemsize
 
 
 def is_contiguous_method(x: Tensor, memory_format: Any = None) -> bool:
