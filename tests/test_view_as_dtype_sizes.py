@@ -40,9 +40,7 @@ def test_view_as_a_dtype_of_another_size_matches_pytorch(case, device):
         return
     y = x.view(getattr(mg, target))
     assert y.dtype == getattr(mg, target) and y.device == x.device
-    assert list(y.shape) == case["shape"]
-    if y.numel():  # NumPy's strides of an empty array are 0
-        assert list(y.stride()) == case["stride"]
+    assert list(y.shape) == case["shape"] and list(y.stride()) == case["stride"]
     assert np.ascontiguousarray(y.numpy()).reshape(-1).view(np.uint8).tolist() == case["bytes"]
 
 
@@ -57,3 +55,11 @@ def test_the_view_shares_memory_and_refuses_a_tensor_with_gradients(device):
     with pytest.raises(RuntimeError, match="no gradient"):
         w.view(mg.int8)
     assert w.detach().view(mg.int8).shape == (16,)
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_an_empty_tensor_has_pytorch_s_row_major_strides(device):
+    """NumPy gives an empty array's dims stride 0; torch 2.13 a row-major layout's, sizes 0 counted as 1."""
+    assert mg.zeros(2, 0, 3, device=device).stride() == (3, 3, 1)
+    assert mg.zeros(0, 4, device=device).stride() == (4, 1) and mg.zeros(0, device=device).stride(0) == 1
+    assert mg.zeros(3, 1, 2, device=device).stride() == (2, 2, 1)

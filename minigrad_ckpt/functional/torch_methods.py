@@ -103,7 +103,7 @@ def _check_resizing_view(x: Tensor, dt: Any) -> None:
     if x.ndim == 0:
         raise RuntimeError(f"self.dim() cannot be 0 {what}")
     if x._data.size == 0:
-        return  # NumPy gives an empty array's dims stride 0; it has no bytes to misalign
+        return  # no bytes to misalign
     steps = stride_method(x)
     if steps[-1] != 1:
         raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {steps[-1]}")
@@ -150,7 +150,10 @@ def contiguous_method(x: Tensor, memory_format: Any = None) -> Tensor:
 def stride_method(x: Tensor, dim: int | None = None) -> tuple[int, ...] | int:
     """PyTorch's ``stride()``: how many elements apart in memory the neighbours along each dim
     are (one dim's, given ``dim``).  An expanded dim has stride 0."""
-    steps = tuple(s // x.dtype.itemsize for s in x._data.strides)
+    if x._data.size == 0:  # NumPy gives an empty array's dims stride 0; PyTorch, a row-major layout's
+        steps = tuple(math.prod(max(n, 1) for n in x.shape[k + 1:]) for k in range(x.ndim))
+    else:
+        steps = tuple(s // x.dtype.itemsize for s in x._data.strides)
     return steps if dim is None else steps[one_axis(dim, x.ndim)]
 
 
