@@ -194,8 +194,20 @@ class Module:
     _hook_counter = 0
     #: PyTorch's state-dict format version of a module class (``local_metadata["version"]`` in hooks)
     _version: int = 1
+    #: PyTorch's switch for cooperative multiple inheritance: True makes ``Module.__init__`` pass its
+    #: arguments on to the next class of the MRO (a mixin after Module), which otherwise is an error
+    call_super_init: bool = False
+    #: PyTorch's old switch for source-change warnings when a whole pickled module is loaded; kept
+    #: for code that sets or reads it (a pickled module holds no source here)
+    dump_patches: bool = False
 
-    def __init__(self) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if (args or kwargs) and not self.call_super_init:
+            if kwargs:
+                raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword argument "
+                                f"'{next(iter(kwargs))}'")
+            raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but "
+                            f"{len(args) + 1} were given")
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "_non_persistent", set())
@@ -206,6 +218,8 @@ class Module:
         object.__setattr__(self, "_hooks_with_kwargs", {})   # hook key -> True: called with the kwargs too
         object.__setattr__(self, "_hooks_always_called", {})  # hook key -> True: run even if forward raises
         object.__setattr__(self, "training", True)
+        if self.call_super_init:
+            super().__init__(*args, **kwargs)
 
     # ------------------------------------------------------------ registration
     def __setattr__(self, name: str, value: Any) -> None:
