@@ -20,7 +20,7 @@ from typing import Any
 __version__ = "0.1.0"
 
 from . import anomaly, backend, ops, random, tape  # noqa: F401
-from .backend import Device, device, get_default_device, get_device, set_default_device
+from .backend import Device, device, get_default_device, set_default_device
 from .creation import (
     BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor,
     arange, as_tensor, asarray, bartlett_window, blackman_window, empty, empty_like, full, full_like,
@@ -29,6 +29,7 @@ from .creation import (
     zeros_like,
 )
 from .functional import public_names as _public_names
+from .functional.torch_functions import get_device
 from .grad_mode import (
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, is_recomputing, no_grad, set_grad_enabled,
 )

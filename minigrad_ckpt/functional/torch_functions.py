@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..backend import as_dtype, get_default_dtype, host_numpy
+from ..backend import Device, as_dtype, get_default_dtype, host_numpy
+from ..backend import get_device as _resolve_device
 from ..tensor import Tensor
 from . import linalg as la
 from . import linalg_derived as lad
@@ -27,6 +28,17 @@ from . import torch_methods as tmeth
 from .arguments import as_tensor, in_default_float, one_device
 from .errors import InputMismatch
 from .scatter import gather
+
+
+def get_device(spec: Any = None, index: int | None = None) -> Device | int:
+    """Two meanings, picked by the argument: of a Tensor, PyTorch's ``torch.get_device(t)`` -- its
+    device's index, -1 on the CPU (``t.get_device()``); else the :class:`Device` that ``spec``
+    names (None: the default device; ``"cuda:0"``, a Device, or an int, a CUDA ordinal)."""
+    if isinstance(spec, Tensor):
+        if index is not None:
+            raise TypeError("get_device(tensor) takes no index")
+        return -1 if spec.device.type == "cpu" else spec.device.index
+    return _resolve_device(spec, index)
 
 
 def _dims(x: Tensor, dim: Any) -> Any:
