@@ -136,9 +136,15 @@ def squeeze(x: Any, axis: Any = None) -> Tensor:
 
 
 def broadcast_to(x: Any, shape: Any) -> Tensor:
-    """A read-only view of ``x`` broadcast to ``shape``."""
+    """A read-only view of ``x`` broadcast to ``shape``; ``-1`` keeps the size of a dim of ``x``
+    (PyTorch's ``torch.broadcast_to``, which is ``expand``; NumPy has no ``-1`` here)."""
     x = as_tensor(x)
     shape = shape_arg(shape)
+    if -1 in shape:
+        lead = len(shape) - x.ndim
+        if lead < 0 or -1 in shape[:lead]:
+            raise ValueError(f"broadcast_to: -1 keeps a size of {x.shape}; {shape} has it where {x.shape} has no dim")
+        shape = tuple(x.shape[i - lead] if n == -1 else n for i, n in enumerate(shape))
     if broadcast_shapes("broadcast_to", x.shape, shape) != shape:
         raise ValueError(f"broadcast_to: cannot broadcast {x.shape} to {shape}")
     return apply(_sh.BroadcastTo(shape=shape, in_shape=x.shape), x)

@@ -226,12 +226,13 @@ def tensor_split(input: Any, indices_or_sections: Any = None, dim: int = 0, *,  
 
 
 def _split_along(name: str, axis: int, min_ndim: int) -> Any:
-    def fn(input: Any, indices_or_sections: Any) -> tuple[Tensor, ...]:  # noqa: A002
+    def fn(input: Any, indices_or_sections: Any, *more_indices: Any) -> tuple[Tensor, ...]:  # noqa: A002
         x = as_tensor(input)
         if x.ndim < min_ndim:
             raise ValueError(f"{name}: needs at least {min_ndim} dims, got {x.ndim}")
         ax = 0 if name == "hsplit" and x.ndim == 1 else axis
-        ios = indices_or_sections
+        # PyTorch's x.hsplit(1, 2): the split points as separate arguments
+        ios = [indices_or_sections, *more_indices] if more_indices else indices_or_sections
         if isinstance(ios, (int, host_numpy.integer)) and x.shape[ax] % int(ios):
             raise ValueError(f"{name}: {ios} sections do not divide dim {ax} of length {x.shape[ax]} evenly")
         return tuple(mf.split(x, list(ios) if isinstance(ios, (list, tuple)) else ios, ax))

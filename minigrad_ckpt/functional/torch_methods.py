@@ -264,6 +264,24 @@ def expand_method(x: Tensor, *sizes: Any) -> Tensor:
     return _expanded(x, shape)
 
 
+def tile_method(x: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
+    """PyTorch's ``x.tile(2, 1)``, ``x.tile((2, 1))`` or ``x.tile(dims=(2, 1))``: ``x`` repeated
+    that many times along each dim (NumPy's ``tile``)."""
+    if "dims" in kwargs:
+        dims = (kwargs.pop("dims"),)
+    if kwargs:
+        raise TypeError(f"tile() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    return mf.tile(x, _sizes(dims))
+
+
+def count_nonzero_method(x: Tensor, *dims: Any, dim: Any = None) -> Tensor:
+    """PyTorch's ``x.count_nonzero()``, ``x.count_nonzero(0)``, ``x.count_nonzero(0, 1)`` or
+    ``x.count_nonzero((0, 1))``: the nonzero elements, over every dim or the given ones."""
+    if dims:
+        dim = dims[0] if len(dims) == 1 else dims
+    return stats.count_nonzero(x, dim=dim)
+
+
 def _expanded(x: Tensor, shape: tuple[int, ...]) -> Tensor:
     """``x`` expanded to ``shape`` (already checked): a read-only broadcast where a dim is really
     repeated, but a plain writable view where none is (``x.expand(1, n)``, ``x.expand_as(x)``), as
@@ -469,11 +487,12 @@ def float_power_method(self: Tensor, exponent: Any) -> Tensor:
     return mf.power(wide(self), wide(exponent))
 
 
-def along_dim_method(fn: Any) -> Any:
+def along_dim_method(fn: Any, *after_dim: str) -> Any:
     """``x.cumsum(dim, *, dtype=None)``, ``x.cumprod(dim)``, ``x.logsumexp(dim, keepdim=False)``:
     PyTorch's ``dim`` is required -- without it NumPy would flatten (``cumsum``) or reduce
     everything (``logsumexp``), an answer PyTorch never gives.  NumPy's ``axis=`` keeps
-    NumPy's meaning (``axis=None``: the flattened tensor); ``dtype=`` casts first, as PyTorch."""
+    NumPy's meaning (``axis=None``: the flattened tensor); ``dtype=`` casts first, as PyTorch.
+    ``after_dim`` names PyTorch's positional arguments after ``dim`` (``keepdim``)."""
     name = fn.__name__
 
     def method(self: Tensor, *args: Any, dtype: Any = None, **kwargs: Any) -> Tensor:
@@ -482,6 +501,11 @@ def along_dim_method(fn: Any) -> Any:
                             f"default; NumPy's x.{name}(axis=None) is over the flattened tensor)")
         if args and "axis" not in kwargs and "dim" not in kwargs:
             kwargs["dim"], args = args[0], args[1:]
+            if len(args) > len(after_dim):
+                raise TypeError(f"{name}() takes {2 + len(after_dim)} positional arguments but "
+                                f"{len(args) + 2} were given")
+            kwargs.update(zip(after_dim, args))
+            args = ()
         out = fn(self if dtype is None else mf.astype(self, dtype), *args, **kwargs)
         return out if dtype is None else mf.astype(out, dtype)  # an int32 running sum stays int32
     method.__name__ = method.__qualname__ = name

@@ -1,0 +1,77 @@
+"""Tensor methods take PyTorch's positional forms (found by calling every method both engines have
+with the same positional arguments as torch 2.13):
+
+* ``x.logsumexp(1, True)``: ``dim`` then ``keepdim`` -- it raised "pass either axis= or dim=";
+* ``x.tile(1, 2)``, ``x.count_nonzero(0, 1)``, ``x.hsplit(1, 2)`` (split points as separate
+  arguments), ``x.broadcast_to(2, -1, 4)`` -- each a TypeError for too many arguments;
+* ``-1`` in ``broadcast_to`` keeps a size, as PyTorch's (which is ``expand``) -- it could not be broadcast.
+
+Each answer is checked against NumPy's arithmetic of the same meaning.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt.testing import strict  # noqa: F401  (registers the strict devices)
+
+DEVICES = ["cpu", "strict"]
+A = np.random.default_rng(3).standard_normal((2, 3, 4))
+
+
+def _x(device, requires_grad=False):
+    return mg.tensor(A, device=device, requires_grad=requires_grad)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_logsumexp_takes_dim_and_keepdim_by_position(device):
+    x = _x(device, requires_grad=True)
+    out = x.logsumexp(1, True)
+    want = np.log(np.exp(A).sum(1, keepdims=True))
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-12)
+    out.sum().backward()  # the gradient is the softmax along dim 1
+    np.testing.assert_allclose(x.grad.numpy(), np.exp(A) / np.exp(A).sum(1, keepdims=True), rtol=1e-12)
+    assert x.logsumexp(1, False).shape == (2, 4)
+    with pytest.raises(TypeError, match="takes 3 positional arguments"):
+        x.logsumexp(1, True, 0)
+    with pytest.raises(TypeError, match="takes 2 positional arguments"):
+        x.cumsum(0, 1)  # cumsum's dtype is keyword-only, as PyTorch's
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_tile_and_count_nonzero_take_their_dims_as_separate_arguments(device):
+    x = _x(device)
+    for form in ((1, 2), ((1, 2),)):
+        np.testing.assert_array_equal(x.tile(*form).numpy(), np.tile(A, (1, 2)))
+    np.testing.assert_array_equal(x.tile(dims=(2,)).numpy(), np.tile(A, 2))
+    z = mg.tensor(np.where(A > 0, A, 0.0), device=device)
+    for form in ((0, 1), ((0, 1),)):
+        np.testing.assert_array_equal(z.count_nonzero(*form).numpy(), np.count_nonzero(A > 0, axis=(0, 1)))
+    assert int(z.count_nonzero()) == np.count_nonzero(A > 0)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_hsplit_vsplit_dsplit_take_split_points_as_separate_arguments(device):
+    x = _x(device)
+    for method, axis, points in (("hsplit", 1, (1, 2)), ("vsplit", 0, (1, 2)), ("dsplit", 2, (1, 3))):
+        got = getattr(x, method)(*points)
+        want = np.split(A, list(points), axis=axis)
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g.numpy(), w)
+    assert [p.shape for p in x.hsplit(3)] == [(2, 1, 4)] * 3  # one int: the number of sections, as before
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_broadcast_to_keeps_a_size_at_minus_one_as_expand(device):
+    x = mg.tensor(np.arange(3.0).reshape(3, 1), device=device, requires_grad=True)
+    for y in (x.broadcast_to(2, -1, 4), x.broadcast_to((2, -1, 4)), mg.broadcast_to(x, (2, -1, 4))):
+        np.testing.assert_array_equal(y.numpy(), np.broadcast_to(np.arange(3.0).reshape(3, 1), (2, 3, 4)))
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((3, 1), 8.0))
+    with pytest.raises(RuntimeError, match="expanded size"):
+        x.broadcast_to(2, 2, 4)  # PyTorch's error, as expand's
+    with pytest.raises(ValueError, match="-1"):
+        mg.broadcast_to(x, (-1, 3, 4))  # a new leading dim has no size to keep
