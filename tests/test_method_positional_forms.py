@@ -75,3 +75,23 @@ def test_broadcast_to_keeps_a_size_at_minus_one_as_expand(device):
         x.broadcast_to(2, 2, 4)  # PyTorch's error, as expand's
     with pytest.raises(ValueError, match="-1"):
         mg.broadcast_to(x, (-1, 3, 4))  # a new leading dim has no size to keep
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_pytorchs_keyword_names_of_swapaxes_swapdims_and_view(device):
+    """torch 2.13's ``swapaxes(axis0=, axis1=)``, ``swapdims(dim0=, dim1=)``, ``view(size=)``,
+    ``view(dtype=)``: each was an unexpected keyword.  NumPy's ``swapaxes(axis1=, axis2=)`` stays."""
+    x = _x(device, requires_grad=True)
+    want = np.swapaxes(A, 0, 2)
+    for y in (x.swapaxes(axis0=0, axis1=2), mg.swapaxes(x, 0, axis1=2), mg.swapaxes(x, axis1=0, axis2=2),
+              x.swapdims(dim0=0, dim1=2), mg.swapdims(x, dim0=2, dim1=0), x.swapaxes(0, 2)):
+        np.testing.assert_array_equal(y.numpy(), want)
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.ones_like(A))
+    with pytest.raises(TypeError, match="multiple values for argument 'axis0'"):
+        x.swapaxes(0, axis0=1)
+    assert x.view(size=(6, 4)).shape == (6, 4)
+    bits = x.detach().view(dtype=mg.int64)
+    np.testing.assert_array_equal(bits.numpy(), A.view(np.int64))
+    with pytest.raises(TypeError, match="size= or dtype="):
+        x.view(3, size=(8,))

@@ -115,6 +115,7 @@ PYTORCH_EXTENDED = {
     "mean",  # dim=: integer input refused, dtype= casts first
     "index_add",  # mg.index_add is PyTorch's; xp.index_add is the adjoint of indexing
     "flip", "roll",  # dims=, shifts=: PyTorch's keyword names
+    "swapaxes",  # axis0=/axis1=: PyTorch's keyword names (its axis1 is NumPy's axis2)
     "max", "min", "argmax", "argmin", "take",  # input= (take's index=): PyTorch's keyword names
 }
 NAMESPACE_ONLY = {"to_device"}  # a move between devices: Tensor.to is its public face

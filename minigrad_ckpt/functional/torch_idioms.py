@@ -365,6 +365,23 @@ def topk(input: Any, k: int, dim: int = -1, largest: bool = True, sorted: bool =
 POSITIONAL = "*"
 
 
+def swapaxes(input: Any, *axes: Any, **names: Any) -> Tensor:  # noqa: A002
+    """Two axes exchanged, by position or by either library's keywords: NumPy's
+    ``swapaxes(a, axis1, axis2)`` and PyTorch's ``swapaxes(input, axis0, axis1)`` (the same
+    ``axis1`` is NumPy's first axis and PyTorch's second: ``axis0=``, or ``axis1=`` without
+    ``axis2=``, is PyTorch's spelling)."""
+    pytorchs = "axis0" in names or ("axis1" in names and "axis2" not in names)
+    order = ("axis0", "axis1") if pytorchs else ("axis1", "axis2")
+    if set(names) - set(order[len(axes):]):
+        bad = sorted(set(names) - set(order[len(axes):]))[0]
+        raise TypeError(f"swapaxes() got {'multiple values for' if bad in order else 'an unexpected keyword'} "
+                        f"argument '{bad}'")
+    values = [*axes, *(names[n] for n in order[len(axes):] if n in names)]
+    if len(values) != 2:
+        raise TypeError(f"swapaxes() takes two axes, got {len(values)}")
+    return mf.swapaxes(input, *values)
+
+
 def torch_keywords(fn: Callable[..., Any], **renames: str) -> Callable[..., Any]:
     """``fn`` also taking PyTorch's keyword names for arguments it already takes under NumPy's
     name, with the same meaning: ``torch_keywords(tril, diagonal="k")`` makes

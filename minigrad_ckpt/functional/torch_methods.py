@@ -79,12 +79,18 @@ def reshape_method(x: Tensor, *shape: Any) -> Tensor:
     return mf.reshape(x, _sizes(shape))
 
 
-def view_method(x: Tensor, *shape: Any) -> Tensor:
+def view_method(x: Tensor, *shape: Any, **keyword: Any) -> Tensor:
     """PyTorch's ``view``: the same values in another shape -- :meth:`reshape`, which shares
     memory with ``x`` wherever NumPy can (a contiguous ``x``) and copies otherwise; or, given
     a dtype, the same bytes reinterpreted (no gradient): with another item size the last dim
     shrinks or grows by the ratio (``float32 (3, 4)`` as ``int8`` is ``(3, 16)``), under PyTorch's
-    conditions on the strides."""
+    conditions on the strides.  PyTorch's keywords: ``view(size=(2, 3))``, ``view(dtype=mg.int32)``."""
+    if keyword:
+        name = next(iter(keyword))
+        if shape or len(keyword) > 1 or name not in ("size", "dtype"):
+            raise TypeError(f"view() takes the shape or a dtype, by position or as size= or dtype=; got "
+                            f"{len(shape)} positional and the keywords {sorted(keyword)}")
+        shape = (keyword[name],)
     if len(shape) == 1 and not isinstance(shape[0], (int, host_numpy.integer, tuple, list)):
         dt = as_dtype(shape[0])
         if dt.itemsize != x.dtype.itemsize:
