@@ -148,6 +148,13 @@ def test_median_is_the_mean_of_the_middle_in_numpy_and_the_lower_value_in_pytorc
     assert mg.median(x, dim=1).values.tolist() == [2.0] and mg.nanmedian(x, dim=1).indices.tolist() == [3]
 
 
+def test_histogram_has_numpys_10_bins_as_a_function_and_pytorchs_100_as_a_method():
+    x = mg.arange(10.0)
+    assert mg.histogram(x).hist.tolist() == [1.0] * 10 and x.histogram().hist.shape == (100,)
+    assert mg.histogram(x, 5, (0.0, 10.0)).hist.tolist() == [2.0] * 5  # NumPy's third argument: range
+    assert x.histogram(5, range=(0.0, 10.0)).bin_edges.tolist() == [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
+
+
 def test_heaviside_is_nan_at_nan_in_numpy_and_zero_in_pytorch():
     x = mg.tensor([float("nan"), 0.0, 2.0])
     assert np.isnan(mg.heaviside(x, 0.5).numpy()[0]) and mg.heaviside(x, 0.5).tolist()[1:] == [0.5, 1.0]

@@ -48,15 +48,37 @@ def matmul(x: Any, y: Any) -> Tensor:
     return apply(_MATMUL, x, y)
 
 
-def einsum(subscripts: str, *operands: Any) -> Tensor:
+def einsum(subscripts: Any, *operands: Any) -> Tensor:
     """Einstein summation, e.g. ``einsum("bij,bjk->bik", a, b)``.
 
-    Implicit output (no ``->``) and ``...`` are supported, as in NumPy.
+    Implicit output (no ``->``) and ``...`` are supported, as in NumPy.  So is NumPy's and
+    PyTorch's sublist form, each operand followed by its axes as integers (``...`` as
+    ``Ellipsis``), then optionally the output's: ``einsum(a, [0, 1], b, [1, 2], [0, 2])``.
     """
+    if not isinstance(subscripts, str):
+        subscripts, operands = _from_sublists((subscripts, *operands))
     like = next((o for o in operands if isinstance(o, Tensor)), None)
     ts = [as_tensor(o, like) for o in operands]
     explicit = explicit_einsum(subscripts, [t.shape for t in ts])
     return apply(_la.Einsum(subscripts=explicit), *ts)
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _from_sublists(args: tuple) -> tuple[str, tuple]:
+    """``(subscripts, operands)`` of einsum's sublist form ``op, axes, op, axes, ..., [out_axes]``."""
+    def letters(axes: Any) -> str:
+        if not isinstance(axes, (list, tuple)) or not all(
+                a is Ellipsis or (isinstance(a, int) and not isinstance(a, bool) and 0 <= a < 52) for a in axes):
+            raise ValueError(f"einsum: a sublist holds axes as integers in [0, 52) or Ellipsis, got {axes!r}")
+        return "".join("..." if a is Ellipsis else _LETTERS[a] for a in axes)
+
+    pairs, out = args, None
+    if len(args) % 2:
+        pairs, out = args[:-1], args[-1]
+    subscripts = ",".join(letters(axes) for axes in pairs[1::2])
+    return subscripts + ("" if out is None else "->" + letters(out)), tuple(pairs[0::2])
 
 
 def _pair(a: Any, b: Any) -> tuple[Tensor, Tensor]:
