@@ -10,6 +10,7 @@ once, by the package's ``__init__``) puts them on the class.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +21,7 @@ from ..tensor import Tensor
 from . import complex_numbers as cn
 from . import math as mf
 from .arguments import _FAST_OPERANDS, binary, float_binary
+from .errors import InputMismatch
 
 
 def rpow(x: Any, y: Any, modulo: Any = None) -> Tensor:
@@ -204,27 +206,50 @@ def is_pinned_method(self: Tensor, device: Any = None) -> bool:
 
 # ----------------------------------------------------------- properties
 transpose_property = property(lambda self: mf.transpose(self), doc="The transpose (axes reversed).")
-matrix_transpose_property = property(lambda self: mf.swapaxes(self, -1, -2),
-                                     doc="The matrix transpose of the last two axes.")
+def _matrices_only(self: Tensor, name: str, conjugate: bool, batches: bool = True, depth: int = 3) -> Tensor | None:
+    """PyTorch's rule for ``mT``/``mH``/``H``/``adjoint()``: matrices (or batches of them, except
+    ``H``), else its RuntimeError; a 0-d tensor is itself (conjugated), with PyTorch's deprecation
+    warning.  None: ``self`` is a matrix, go on."""
+    if self.ndim == 0:
+        warnings.warn(f"Tensor.{name} is deprecated on 0-D tensors. "
+                      + ("Consider using x.conj()." if conjugate else "This function is the identity in these cases."),
+                      UserWarning, stacklevel=depth)  # the user's line: a property is called from it
+        return cn.conj(self) if conjugate else self
+    if self.ndim == 2 or (batches and self.ndim > 2):
+        return None
+    what = "matrices or batches of matrices" if batches else "matrices (2-D tensors)"
+    hint = ". For batches of matrices, consider using tensor.mH" if not batches and self.ndim > 2 else "."
+    raise InputMismatch(f"tensor.{name} is only supported on {what}. Got {self.ndim}-D tensor{hint}")
 
 
-def _matrix_adjoint(self: Tensor) -> Tensor:
+def _matrix_transpose(self: Tensor) -> Tensor:
+    """PyTorch's ``x.mT``: the transpose of the last two axes."""
+    same = _matrices_only(self, "mT", conjugate=False)
+    return mf.swapaxes(self, -1, -2) if same is None else same
+
+
+def _matrix_adjoint(self: Tensor, name: str = "mH", depth: int = 3) -> Tensor:
     """PyTorch's ``x.mH`` / ``x.adjoint()``: the conjugate transpose of the last two axes (differentiable)."""
-    if self.ndim < 2:
-        raise ValueError(f"mH / adjoint(): expects a matrix or a batch of matrices, got a {self.ndim}-D tensor")
-    return cn.conj(mf.swapaxes(self, -1, -2))
+    same = _matrices_only(self, name, conjugate=True, depth=depth)
+    return cn.conj(mf.swapaxes(self, -1, -2)) if same is None else same
 
 
 def _adjoint_2d(self: Tensor) -> Tensor:
-    if self.ndim != 2:
-        raise ValueError(f"x.H is only supported on matrices (2-D tensors), got {self.ndim}-D; use x.mH for batches")
-    return _matrix_adjoint(self)
+    same = _matrices_only(self, "H", conjugate=True, batches=False)
+    return cn.conj(mf.swapaxes(self, -1, -2)) if same is None else same
 
 
+def adjoint_method(self: Tensor) -> Tensor:
+    """PyTorch's ``x.adjoint()``: the conjugate transpose of the last two axes (``x.mH``)."""
+    return _matrix_adjoint(self, "adjoint()", depth=4)
+
+
+matrix_transpose_property = property(_matrix_transpose, doc="PyTorch's ``x.mT``: the transpose of the last two axes.")
 conj_transpose_property = property(_adjoint_2d, doc="PyTorch's ``x.H``: the conjugate transpose of a matrix.")
 matrix_conj_transpose_property = property(_matrix_adjoint, doc="PyTorch's ``x.mH``: the conjugate transpose of "
                                                                 "the last two axes.")
-adjoint_method = _matrix_adjoint
+
+
 def _write_real(self: Tensor, value: Any) -> None:
     cn.real(self).copy_(value)  # a view of a complex tensor (the tensor itself if real): the write reaches it
 
