@@ -479,16 +479,32 @@ class DataLoader:
 
     def _run_here(self, epoch: _Epoch | _StreamEpoch) -> Iterator[Any]:
         fetch = self._fetch
-        while epoch.has(epoch.position):  # (another iter() meanwhile runs an epoch of its own)
-            item = epoch.batch(epoch.position)
-            epoch.position += 1
-            try:
-                batch = fetch(item)
-            except Exception as exc:  # raised by the iterator, which goes on after it (as PyTorch's)
-                batch = FailedBatch(exc)
-            yield batch
+        try:
+            while epoch.has(epoch.position):  # (another iter() meanwhile runs an epoch of its own)
+                item = epoch.batch(epoch.position)
+                epoch.position += 1
+                try:
+                    batch = fetch(item)
+                except Exception as exc:  # raised by the iterator, which goes on after it (as PyTorch's)
+                    batch = FailedBatch(exc)
+                yield batch
+        except GeneratorExit:
+            self._end_if_spent(epoch)
+            raise
+        self._end_epoch(epoch)
+
+    def _end_epoch(self, epoch: _Epoch | _StreamEpoch) -> None:
+        """The epoch's loop is over: the loader is between epochs (if no later ``iter()`` started one)."""
         if self._epoch is epoch:
             self._epoch, self._finished_epoch = None, epoch.sampler_epoch
+
+    def _end_if_spent(self, epoch: _Epoch | _StreamEpoch) -> None:
+        """The epoch's iterator was dropped (the longer loader of a ``zip``, a ``break``): with every
+        batch handed out the epoch is over -- nothing can ask it for its end any more, and a resumed
+        loader must start the next epoch, as the uninterrupted one does, not an empty rest of this one.
+        Dropped with batches still to come (a ``break`` to save and stop), it stays resumable."""
+        if isinstance(epoch, _Epoch) and not epoch.has(epoch.position):
+            self._end_epoch(epoch)
 
     def _worker_pool(self, base_seed: int) -> WorkerPool:
         """The persistent pool if there is one alive, else a new one (kept if ``persistent_workers``)."""
@@ -516,8 +532,11 @@ class DataLoader:
         pool = self._worker_pool(epoch.base_seed)
         try:
             yield from pool.run(epoch, epoch.base_seed)
-            if self._epoch is epoch and not epoch.has(epoch.position):
-                self._epoch, self._finished_epoch = None, epoch.sampler_epoch
+            if not epoch.has(epoch.position):
+                self._end_epoch(epoch)
+        except GeneratorExit:
+            self._end_if_spent(epoch)
+            raise
         finally:
             if not self.persistent_workers:
                 pool.shutdown()
