@@ -164,6 +164,7 @@ class SubsetRandomSampler(Sampler):
 
     state_dict = RandomSampler.state_dict          # its own generator's state, as RandomSampler's
     load_state_dict = RandomSampler.load_state_dict
+    reshard_state_dict = RandomSampler.reshard_state_dict  # a new rank's generator seeded apart from rank 0's
 
 
 class WeightedRandomSampler(Sampler):
@@ -217,6 +218,7 @@ class WeightedRandomSampler(Sampler):
 
     state_dict = RandomSampler.state_dict
     load_state_dict = RandomSampler.load_state_dict
+    reshard_state_dict = RandomSampler.reshard_state_dict
 
 
 def _check_distribution(w: Any) -> None:
