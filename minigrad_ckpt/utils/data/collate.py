@@ -160,9 +160,10 @@ def _same_shapes(shapes: list[tuple[int, ...]], field: str) -> None:
 def _stack_arrays(batch: Sequence[Any], field: str) -> Tensor:
     """NumPy samples (a tensor among them too, as PyTorch's ``as_tensor`` of each) into one tensor."""
     np = host_numpy
-    if any(isinstance(b, Tensor) for b in batch):
+    if not all(isinstance(b, (np.ndarray, np.generic)) for b in batch):
+        # PyTorch's collate_numpy_array_fn: torch.as_tensor of each sample (a tensor, a list of numbers
+        # among the arrays), then the stack of tensors
         return _stack_tensors([b if isinstance(b, Tensor) else as_tensor(b) for b in batch], field)
-    _same_kind(batch, (np.ndarray, np.generic), field)
     arrays = [np.asarray(b) for b in batch]
     if arrays[0].dtype.kind in "SaUO":  # PyTorch's np_str_obj_array_pattern: strings and objects
         raise TypeError(f"default_collate: the samples at {field} are NumPy arrays of {arrays[0].dtype}, which "

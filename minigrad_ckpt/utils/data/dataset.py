@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import math
 import operator
+import warnings
 from collections.abc import Iterable, Sequence, Sized
 from types import GenericAlias
 from typing import Any
@@ -84,11 +85,11 @@ class TensorDataset(Dataset):
     """
 
     def __init__(self, *tensors: Any) -> None:
-        if not tensors:
-            raise ValueError("TensorDataset needs at least one tensor")
+        if not tensors:  # (PyTorch's IndexError: it reads tensors[0].size(0))
+            raise IndexError("TensorDataset needs at least one tensor")
         ts = tuple(t if isinstance(t, Tensor) else Tensor._from_data(t) for t in tensors)
-        if any(t.ndim == 0 for t in ts):
-            raise ValueError("TensorDataset: every tensor needs a first (sample) axis; got a 0-d tensor")
+        if any(t.ndim == 0 for t in ts):  # (PyTorch's IndexError: size(0) of a 0-d tensor)
+            raise IndexError("TensorDataset: every tensor needs a first (sample) axis; got a 0-d tensor")
         sizes = [t.shape[0] for t in ts]
         if len(set(sizes)) != 1:  # (PyTorch's AssertionError)
             raise AssertionError(f"Size mismatch between tensors: their first axes differ: {sizes} (shapes "
@@ -214,16 +215,15 @@ def random_split(dataset: Any, lengths: Sequence[int | float],
     1 (floored, the remainder handed out one by one from the first subset on,
     as PyTorch does). The permutation comes from the engine's generator (or
     ``generator``), so ``mg.manual_seed`` fixes the split.
+
+    PyTorch's test of which: lengths whose sum is close to 1 and at most 1 are
+    fractions, whatever their type (``[1, 0]`` is all of the dataset and none of
+    it; ``[0.5, 0.5000001]`` is refused), and a fraction giving an empty subset warns.
     """
     n = len(dataset)
     lengths = [x.item() if isinstance(x, Tensor) else x for x in lengths]  # (a tensor of lengths, as PyTorch)
-    if lengths and all(isinstance(x, float) for x in lengths) and math.isclose(sum(lengths), 1.0):
-        if any(not 0 <= x <= 1 for x in lengths):
-            raise ValueError(f"random_split: fractions must be in [0, 1], got {lengths}")
-        counts = [int(math.floor(n * f)) for f in lengths]
-        for i in range(n - sum(counts)):
-            counts[i % len(counts)] += 1
-        lengths = counts
+    if lengths and math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
+        lengths = _fraction_counts(lengths, n)
     if any(not isinstance(x, (int, host_numpy.integer)) or x < 0 for x in lengths):
         raise ValueError(f"random_split: lengths must be non-negative ints or fractions summing to 1, "
                          f"got {lengths}")
@@ -236,3 +236,19 @@ def random_split(dataset: Any, lengths: Sequence[int | float],
         out.append(Subset(dataset, perm[start:start + int(k)]))
         start += int(k)
     return out
+
+
+def _fraction_counts(fractions: list[Any], n: int) -> list[int]:
+    """PyTorch's counts of ``n`` samples for fractions: each floored, the remainder handed out one by one
+    from the first subset on; an empty subset warns (PyTorch's UserWarning)."""
+    for i, frac in enumerate(fractions):
+        if frac < 0 or frac > 1:
+            raise ValueError(f"Fraction at index {i} is not between 0 and 1 (random_split: {fractions})")
+    counts = [int(math.floor(n * f)) for f in fractions]
+    for i in range(n - sum(counts)):
+        counts[i % len(counts)] += 1
+    for i, k in enumerate(counts):
+        if k == 0:
+            warnings.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.",
+                          UserWarning, stacklevel=3)
+    return counts
