@@ -334,6 +334,14 @@ def requires_grad_flag(value: Any) -> bool:
     return value
 
 
+def _check_shareable(dt: Any) -> None:
+    """PyTorch's refusals of ``from_numpy`` / ``as_tensor`` of an array it cannot share."""
+    if not dt.isnative:
+        raise ValueError("given numpy array has byte order different from the native byte order. Conversion "
+                         "between byte orders is currently not supported.")
+    as_dtype(dt)  # a dtype no tensor has: its TypeError
+
+
 class Tensor:
     """An n-dimensional array that can record the ops applied to it.
 
@@ -442,7 +450,10 @@ class Tensor:
     def sharing(cls, array: Any, device: Device | str | None = None) -> Tensor:
         """:meth:`constant` around an array its caller keeps too (``from_numpy``, ``as_tensor``,
         ``from_dlpack``): every in-place write, a recorded one included, goes into that memory,
-        so the caller's array shows it, as PyTorch's does."""
+        so the caller's array shows it, as PyTorch's does.  An array of a dtype no tensor has (strings,
+        datetimes, float128, records) is PyTorch's TypeError, one in the other byte order its ValueError:
+        wrapped as it is, it would be a tensor that no op can compute with."""
+        _check_shareable(array.dtype)
         t = cls.constant(array, device)
         t._alias_group = object()
         return t
