@@ -871,6 +871,16 @@ def _leaf_dtypes(data: Any, found: set) -> bool:
     return True
 
 
+def _python_ints_only(data: Any) -> bool:
+    """Whether ``data`` is a Python int or nested lists of integers -- Python ints (one at least), bools,
+    NumPy integers -- only: data whose tensor PyTorch makes int64, reading each Python int as one."""
+    found: set = set()
+    if isinstance(data, (list, tuple)):
+        return (_leaf_dtypes(data, found) and int in found
+                and all(d in (int, bool) or isinstance(d, numpy.dtype) and d.kind in "biu" for d in found))
+    return type(data) is int
+
+
 def _nested_numpy_dtype(data: Any, numpy_guess: Any) -> Any:
     """The dtype PyTorch infers for a list holding NumPy scalars or arrays, or None (all Python scalars).
 
@@ -913,6 +923,12 @@ def to_array(data: Any, dtype: Any = None, device: Any = None) -> tuple[Any, Dev
     host = numpy.array(data, copy=True)
     if host.dtype.byteorder not in ("=", "|") and host.dtype != host.dtype.newbyteorder("="):
         host = host.astype(host.dtype.newbyteorder("="))  # big-endian input: same values, native order
+    if host.dtype.kind in "uOf" and (dt is None or dt == numpy.int64) and _python_ints_only(data):
+        # Python ints that NumPy could not hold in int64 (it chose uint64, float64 or objects): PyTorch's
+        # ValueError, where NumPy's choice silently made [2**63, 1] a float tensor (a 64-bit hash id
+        # collated as a label, rounded)
+        raise ValueError("Overflow when unpacking long long: a Python int is outside int64's range (PyTorch's "
+                         "error); give dtype=float64 (or uint64) to make such a tensor")
     if host.dtype == object:
         raise TypeError(f"cannot make a tensor from {type(data).__name__} data of mixed types")
     if dt is not None and host.dtype.kind == "c" and dt.kind != "c" and isinstance(data, (complex, list, tuple)):

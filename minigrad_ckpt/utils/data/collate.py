@@ -85,10 +85,11 @@ def _numbers(batch: Sequence[Any], dtype: Any, field: str) -> Tensor:
     """``mg.tensor(batch)`` of numbers (Python, NumPy, one-element tensors: what ``torch.tensor`` reads)."""
     try:
         return tensor(list(batch), dtype=dtype)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError) as exc:  # (each with its own type: an int past int64 is PyTorch's ValueError)
         kinds = sorted({type(b).__name__ for b in batch})
-        raise TypeError(f"default_collate: the samples at {field} ({', '.join(kinds)}) do not make one tensor "
-                        f"({exc}); pass a collate_fn") from exc
+        raise (ValueError if isinstance(exc, ValueError) else TypeError)(
+            f"default_collate: the samples at {field} ({', '.join(kinds)}) do not make one tensor ({exc}); pass "
+            f"a collate_fn") from exc
 
 
 def _collate_fields(batch: Sequence[Any], field: str) -> list[Any]:
