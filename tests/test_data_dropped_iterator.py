@@ -10,12 +10,11 @@ to save and stop) stays resumable where it stopped."""
 from __future__ import annotations
 
 import pytest
+from timeouts import deadline
 
 import minigrad_ckpt as mg
 from minigrad_ckpt.snapshot import Snapshot
 from minigrad_ckpt.utils.data import DataLoader, DistributedSampler
-
-from timeouts import deadline
 
 
 def _loaders(workers: int) -> tuple[DataLoader, DataLoader]:

@@ -34,7 +34,7 @@ def test_sharing_an_array_answers_as_pytorch(name, function):
 
 
 def test_an_unbatched_loader_refuses_a_sample_of_datetimes():
-    loader = DataLoader([np.array(["2020-01-0%d" % (i + 1)], dtype="datetime64[D]") for i in range(2)],
+    loader = DataLoader([np.array([f"2020-01-0{i + 1}"], dtype="datetime64[D]") for i in range(2)],
                         batch_size=None)
     with pytest.raises(TypeError, match="datetime64"):
         next(iter(loader))
