@@ -17,9 +17,11 @@ from minigrad_ckpt.snapshot import Snapshot
 from minigrad_ckpt.utils.data import DataLoader, DistributedSampler
 
 
-def _loaders(workers: int) -> tuple[DataLoader, DataLoader]:
-    shuffled = DataLoader(list(range(6)), batch_size=2, shuffle=True, num_workers=workers)
-    in_order = DataLoader(list(range(6)), batch_size=2, num_workers=workers)
+def _loaders(workers: int | str) -> tuple[DataLoader, DataLoader]:
+    # "persistent": the longer loader keeps its workers, and PyTorch's one iterator, between epochs
+    options = {"num_workers": 1, "persistent_workers": True} if workers == "persistent" else {"num_workers": workers}
+    shuffled = DataLoader(list(range(6)), batch_size=2, shuffle=True)
+    in_order = DataLoader(list(range(6)), batch_size=2, **options)
     return shuffled, in_order
 
 
@@ -34,7 +36,7 @@ def _zipped(a: DataLoader, b: DataLoader) -> list[tuple[list[int], list[int]]]:
     return [(x.tolist(), y.tolist()) for x, y in zip(a, b)]
 
 
-@pytest.mark.parametrize("workers", [0, 2])
+@pytest.mark.parametrize("workers", [0, 2, "persistent"])
 def test_the_longer_loader_of_a_zip_starts_the_next_epoch_after_a_resume(workers):
     with deadline(90, "zipped loaders"):
         mg.manual_seed(0)

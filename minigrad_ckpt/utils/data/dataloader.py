@@ -11,6 +11,7 @@ from __future__ import annotations
 import multiprocessing
 import multiprocessing.context
 import warnings
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import islice
 from types import GenericAlias
@@ -383,7 +384,7 @@ class DataLoader:
         self._finished_epoch: int | None = None  # the sampler epoch of the last epoch run to its end
         self._resume = False
         self._pool: WorkerPool | None = None  # persistent workers, kept between epochs
-        self._shared_iterator: _RestartableIterator | None = None  # the one iterator over persistent workers
+        self._shared_iterator: weakref.ref[_RestartableIterator] | None = None  # persistent workers: the one iterator
         self._initialized = True
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -432,10 +433,15 @@ class DataLoader:
         run = _LoaderIterator(self, run)
         if not (self.num_workers and self.persistent_workers):
             return run
-        if self._shared_iterator is None:
-            self._shared_iterator = _RestartableIterator()
-        self._shared_iterator.restart(run)
-        return self._shared_iterator
+        shared = None if self._shared_iterator is None else self._shared_iterator()
+        if shared is None:
+            shared = _RestartableIterator()
+            # held weakly (the workers are held by the pool): once every handle to it is gone, its
+            # epoch's end is known as a dropped iterator's is (_end_if_spent), and the next iter()
+            # makes the loader's one iterator anew
+            self._shared_iterator = weakref.ref(shared)
+        shared.restart(run)
+        return shared
 
     def _sampler_epoch(self) -> int | None:
         epoch = getattr(self.sampler, "epoch", None)
