@@ -443,9 +443,17 @@ class DataLoader:
         shared.restart(run)
         return shared
 
+    def _epoch_sampler(self) -> Any:
+        """The sampler whose ``epoch`` (``set_epoch``) orders the batches: the loader's own, or the batch
+        sampler, or the sampler inside it (``batch_sampler=BatchSampler(DistributedSampler(ds), ...)``)."""
+        for s in (self.sampler, self.batch_sampler, getattr(self.batch_sampler, "sampler", None)):
+            if _is_int(getattr(s, "epoch", None)):
+                return s
+        return None
+
     def _sampler_epoch(self) -> int | None:
-        epoch = getattr(self.sampler, "epoch", None)
-        return epoch if _is_int(epoch) else None
+        sampler = self._epoch_sampler()
+        return None if sampler is None else sampler.epoch
 
     def _new_epoch(self) -> _Epoch:
         # The workers' base seed: a function of the generator's state and of how many epochs this
@@ -593,7 +601,7 @@ class DataLoader:
         """``sampler.state_dict()``, with the next epoch's number once its epoch's loop has ended."""
         state = sampler.state_dict()
         done = self._finished_epoch
-        if (self._epoch is None and done is not None and sampler is self.sampler
+        if (self._epoch is None and done is not None and sampler is self._epoch_sampler()
                 and self._sampler_epoch() == done and isinstance(state, dict) and state.get("epoch") == done
                 and getattr(sampler, "_epoch_was_set", True)):
             # the loop of epoch `done` is over: a resumed `range(sampler.epoch, ...)` starts after it
