@@ -179,22 +179,32 @@ def test_a_rank_new_in_an_elastic_resume_does_not_shuffle_as_rank_0():
     assert all(sorted(o) == list(range(12)) for o in orders)
 
 
-def test_a_registered_random_sampler_new_in_an_elastic_resume_does_not_shuffle_as_rank_0():
-    """The same for a RandomSampler registered with the executor on its own."""
-    import minigrad_ckpt as mg
-    from minigrad_ckpt.snapshot.sections import RanksSection
-    from minigrad_ckpt.utils.data import RandomSampler
+_REGISTERED_SAMPLERS = {
+    "RandomSampler": lambda data, g: data.RandomSampler(list(range(12)), generator=g),
+    "SubsetRandomSampler": lambda data, g: data.SubsetRandomSampler(range(3, 15), generator=g),
+    "WeightedRandomSampler": lambda data, g: data.WeightedRandomSampler([1.0] * 12, 12, replacement=False, generator=g),
+}
 
-    data = list(range(12))
+
+@pytest.mark.parametrize("kind", sorted(_REGISTERED_SAMPLERS))
+def test_a_registered_random_sampler_new_in_an_elastic_resume_does_not_shuffle_as_rank_0(kind):
+    """The same for a sampler with its own generator registered with the executor on its own
+    (SubsetRandomSampler and WeightedRandomSampler, which save RandomSampler's state, took rank 0's
+    generator as it was: every new rank drew rank 0's indices)."""
+    import minigrad_ckpt as mg
+    import minigrad_ckpt.utils.data as data
+    from minigrad_ckpt.snapshot.sections import RanksSection
+
+    make = _REGISTERED_SAMPLERS[kind]
     states = []
     for r in range(2):
-        sampler = RandomSampler(data, generator=mg.random.Generator(10 + r))
+        sampler = make(data, mg.random.Generator(10 + r))
         list(sampler)
-        states.append({"sampler": {"type": "RandomSampler", "state": sampler.state_dict()}})
+        states.append({"sampler": {"type": kind, "state": sampler.state_dict()}})
     orders = []
     for r in range(3):
         ex = mg.Executor()
-        sampler = ex.register_state("sampler", RandomSampler(data, generator=mg.random.Generator(0)))
+        sampler = ex.register_state("sampler", make(data, mg.random.Generator(0)))
         sampler.load_state_dict(states[r if r < 2 else 0]["sampler"]["state"])  # the objects section's part
         section = RanksSection()
         built = section.build(ex, {"rank": r, "world_size": 3, "states": states}, None)
@@ -202,6 +212,7 @@ def test_a_registered_random_sampler_new_in_an_elastic_resume_does_not_shuffle_a
             section.install(ex, built)
         orders.append(list(sampler))
     assert len({tuple(o) for o in orders}) == 3
+    assert all(sorted(o) == sorted(orders[0]) for o in orders)  # each still a permutation of its indices
 
 
 # ---------------------------------------------------------------- a whole training program, resumed
