@@ -871,6 +871,14 @@ def _leaf_dtypes(data: Any, found: set) -> bool:
     return True
 
 
+def _past_int64_guess(host: Any) -> bool:
+    """Whether NumPy's array of outside data may hold a Python int past int64 (NumPy made it uint64 or
+    objects, or floats as large) -- one vectorized look, so float data pays no walk of its leaves."""
+    if host.dtype.kind in "uO":
+        return True
+    return host.dtype.kind == "f" and host.size > 0 and bool(numpy.abs(host).max() >= 2.0**63)
+
+
 def _python_ints_only(data: Any) -> bool:
     """Whether ``data`` is a Python int or nested lists of integers -- Python ints (one at least), bools,
     NumPy integers -- only: data whose tensor PyTorch makes int64, reading each Python int as one."""
@@ -923,7 +931,7 @@ def to_array(data: Any, dtype: Any = None, device: Any = None) -> tuple[Any, Dev
     host = numpy.array(data, copy=True)
     if host.dtype.byteorder not in ("=", "|") and host.dtype != host.dtype.newbyteorder("="):
         host = host.astype(host.dtype.newbyteorder("="))  # big-endian input: same values, native order
-    if host.dtype.kind in "uOf" and (dt is None or dt == numpy.int64) and _python_ints_only(data):
+    if (dt is None or dt == numpy.int64) and _past_int64_guess(host) and _python_ints_only(data):
         # Python ints that NumPy could not hold in int64 (it chose uint64, float64 or objects): PyTorch's
         # ValueError, where NumPy's choice silently made [2**63, 1] a float tensor (a 64-bit hash id
         # collated as a label, rounded)
