@@ -284,10 +284,12 @@ class _StreamEpoch:
 
 
 def _has_length(source: Any) -> bool:
-    """Whether ``len(source)`` answers (a BatchSampler over a sampler without one does not)."""
+    """Whether ``len(source)`` answers (a BatchSampler over a sampler without one does not, nor a sampler
+    whose ``__len__`` raises NotImplementedError, an endless one's habit: PyTorch's loader iterates
+    without asking, so both are drawn from as the batches are made)."""
     try:
         len(source)
-    except TypeError:
+    except (TypeError, NotImplementedError):
         return False
     return True
 
