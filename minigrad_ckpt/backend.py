@@ -955,11 +955,42 @@ def to_array(data: Any, dtype: Any = None, device: Any = None) -> tuple[Any, Dev
             dt = default_complex_dtype()
         else:
             dt = as_dtype(host.dtype)
+    if dt.kind in "iu" and host.dtype.kind in "fiu" and host.size and _python_numbers_only(data):
+        _check_integers(host, dt)
     if host.dtype != dt:
         host = host.astype(dt)
     if dev.xp.name == "numpy":
         return host, dev
     return dev.xp.asarray(host), dev
+
+
+def _python_numbers_only(data: Any) -> bool:
+    """Whether ``data`` is a Python number or nested lists of Python numbers only (no NumPy data)."""
+    found: set = set()
+    if isinstance(data, (list, tuple)):
+        return _leaf_dtypes(data, found) and found <= {int, float, bool}
+    return type(data) in (int, float, bool)
+
+
+def _check_integers(host: Any, dt: Any) -> None:
+    """Python numbers going into the integer dtype ``dt``, by PyTorch's checked conversion, where
+    NumPy's cast silently wraps (``tensor([300], dtype=uint8)`` was 44): a value outside the range is
+    :class:`ValueOverflow` ("value cannot be converted to type uint8 without overflow").  Floats are
+    compared before they are truncated (127.9 does not fit int8; a negative float no unsigned dtype;
+    NaN and infinities nothing); an int going into an unsigned dtype but uint64 may be negative down to
+    ``-max``, wrapped, as C's conversion (``tensor([-1], dtype=uint8)`` is 255)."""
+    info = numpy.iinfo(dt)
+    if host.dtype.kind == "f":
+        with numpy.errstate(invalid="ignore"):
+            too_high = host > float(info.max) if info.bits < 64 else host >= float(info.max)  # 2**63, 2**64
+            bad = ~numpy.isfinite(host) | (host < (0 if dt.kind == "u" else int(info.min))) | too_high
+    elif dt == numpy.uint64 and (host < 0).any():
+        raise OverflowError("can't convert negative int to unsigned")
+    else:
+        low = -int(info.max) if dt.kind == "u" else int(info.min)
+        bad = (host < low) | (host > int(info.max))
+    if bad.any():
+        raise ValueOverflow(f"value cannot be converted to type {dt} without overflow")
 
 
 class ValueOverflow(RuntimeError, OverflowError):
