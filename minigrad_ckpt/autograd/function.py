@@ -232,6 +232,13 @@ class FunctionNode(Op):
         engine's hints about an op's declared saved values do not apply to user code)."""
         return None
 
+    def check_backward_result(self, grads: tuple, in_shapes: Any, out_shape: tuple) -> None:
+        """Nothing more to check: :meth:`_input_grads` checked the user's gradients as PyTorch
+        does, on every call.  PyTorch takes a gradient that the input's shape expands to (a
+        ``(2, 3)`` gradient for a ``(3,)`` input) and sums it down, as the backward pass does;
+        the engine's contract for its own ops refuses one wider than the output, which only on
+        the first calls of the class made the same program an error first and an answer after."""
+
     # ------------------------------------------------------------------ forward
     def prepare(self, args: tuple) -> None:
         """Before the tape runs ``forward``: what the arguments are (forward sees arrays only)."""
