@@ -29,6 +29,7 @@ MODULES = [
     ("minigrad_ckpt.optim", "mg.optim"),
     ("minigrad_ckpt.optim.lr_scheduler", "mg.optim.lr_scheduler"),
     ("minigrad_ckpt.utils.data", "mg.utils.data"),
+    ("minigrad_ckpt.utils.benchmark", "mg.utils.benchmark"),
     ("minigrad_ckpt.func", "mg.func"),
     ("minigrad_ckpt.autograd", "mg.autograd"),
     ("minigrad_ckpt.autograd.functional", "mg.autograd.functional"),

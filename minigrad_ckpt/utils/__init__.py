@@ -1,6 +1,7 @@
-"""Utilities above the engine: ``utils.data`` (datasets, samplers, the DataLoader) and
-``utils.checkpoint`` (PyTorch's spelling of :mod:`minigrad_ckpt.checkpoint`'s ``checkpoint``)."""
+"""Utilities above the engine: ``utils.data`` (datasets, samplers, the DataLoader),
+``utils.checkpoint`` (PyTorch's spelling of :mod:`minigrad_ckpt.checkpoint`'s ``checkpoint``) and
+``utils.benchmark`` (PyTorch's ``Timer``: statements timed, and their ``Measurement``)."""
 
-from . import checkpoint, data
+from . import benchmark, checkpoint, data
 
-__all__ = ["checkpoint", "data"]
+__all__ = ["benchmark", "checkpoint", "data"]
