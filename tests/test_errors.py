@@ -168,6 +168,19 @@ def test_stack_shape_mismatch():
         mg.stack([mg.ones(2, 3), mg.ones(2, 4)])
 
 
+def test_joining_shapes_that_do_not_fit_is_torchs_runtime_error_too():
+    # torch 2.13 raises RuntimeError for each ("stack expects each tensor to be equal size, but got [2, 3] at
+    # entry 0 and [2, 4] at entry 1"; "Sizes of tensors must match except in dimension 0"; "zero-dimensional
+    # tensor (at position 0) cannot be concatenated"); the engine raised ValueError only (NumPy's), which a
+    # handler written for PyTorch (the per-sample-gradient tutorial's torch.stack) did not catch. Both now.
+    for join in (lambda: mg.stack([mg.ones(2, 3), mg.ones(2, 4)]), lambda: mg.cat([mg.ones(2, 3), mg.ones(3, 4)]),
+                 lambda: mg.cat([mg.ones(2, 3), mg.ones(3)]), lambda: mg.cat([mg.tensor(1.0), mg.tensor(2.0)]),
+                 lambda: mg.stack([mg.ones(2), mg.ones(3)], dim=1), lambda: mg.vstack([mg.ones(2), mg.ones(3)])):
+        with pytest.raises(RuntimeError) as caught:
+            join()
+        assert isinstance(caught.value, ValueError)
+
+
 def test_split_uneven():
     with pytest.raises(ValueError, match="length 3 cannot be split into 2 equal parts"):
         mg.split(mg.ones(3), 2)

@@ -90,6 +90,12 @@ def empty_reduction(name: str, shape: tuple, axis: Any) -> ValueError:
                 f"the result has no defined value")
 
 
+class JoinShapeMismatch(RuntimeError, ValueError):
+    """Tensors joined (``cat``, ``concatenate``, ``stack``) whose shapes do not fit together, or a
+    zero-dimensional one concatenated: PyTorch's ``RuntimeError`` ("stack expects each tensor to be
+    equal size"; "Sizes of tensors must match except in dimension 0") and NumPy's ``ValueError``."""
+
+
 class InputMismatch(RuntimeError, ValueError):
     """An input a layer or an ``nn.functional`` function cannot take -- its shape does not fit the
     weights (``Linear``, ``Conv2d``, ``BatchNorm``, an RNN's state), the kernel is larger than the

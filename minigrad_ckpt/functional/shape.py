@@ -29,6 +29,7 @@ from .arguments import (
     tensor_list,
 )
 from .conversion import clone
+from .errors import JoinShapeMismatch
 
 __all__ = [
     "reshape", "transpose", "permute", "swapaxes", "moveaxis", "expand_dims", "squeeze", "broadcast_to",
@@ -166,14 +167,14 @@ def concatenate(tensors: Sequence[Any], axis: int = 0) -> Tensor:
     ts = same_dtype(tensor_list("concatenate", tensors))
     first = ts[0]._data.shape  # (the arrays' shapes: Tensor.shape is a property call each)
     if not first:
-        raise ValueError("concatenate: zero-dimensional tensors cannot be concatenated")
+        raise JoinShapeMismatch("concatenate: zero-dimensional tensors cannot be concatenated")
     ax = one_axis(axis, len(first))
     others = first[:ax] + first[ax + 1:]
     sizes = []
     for t in ts:
         s = t._data.shape
         if s[:ax] + s[ax + 1:] != others or len(s) != len(first):
-            raise ValueError(f"concatenate: shapes {first} and {s} differ outside axis {ax}")
+            raise JoinShapeMismatch(f"concatenate: shapes {first} and {s} differ outside axis {ax}")
         sizes.append(s[ax])
     return apply(_sh.Concatenate.shared(ax, tuple(sizes)), *ts)
 
@@ -183,7 +184,7 @@ def stack(tensors: Sequence[Any], axis: int = 0) -> Tensor:
     ts = same_dtype(tensor_list("stack", tensors))
     for t in ts[1:]:
         if t.shape != ts[0].shape:
-            raise ValueError(f"stack: all tensors need the same shape, got {ts[0].shape} and {t.shape}")
+            raise JoinShapeMismatch(f"stack: all tensors need the same shape, got {ts[0].shape} and {t.shape}")
     ax = one_axis(axis, ts[0].ndim + 1)
     return apply(_sh.Stack(axis=ax), *ts)
 
