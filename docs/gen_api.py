@@ -25,6 +25,7 @@ MODULES = [
     ("minigrad_ckpt.nn.init", "mg.nn.init"),
     ("minigrad_ckpt.nn.utils", "mg.nn.utils"),
     ("minigrad_ckpt.nn.utils.rnn", "mg.nn.utils.rnn"),
+    ("minigrad_ckpt.nn.utils.stateless", "mg.nn.utils.stateless"),
     ("minigrad_ckpt.nn.parallel", "mg.nn.parallel"),
     ("minigrad_ckpt.optim", "mg.optim"),
     ("minigrad_ckpt.optim.lr_scheduler", "mg.optim.lr_scheduler"),

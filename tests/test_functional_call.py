@@ -142,3 +142,18 @@ def test_none_still_stands_in_for_a_parameter():
 def test_what_is_not_dicts_is_torchs_value_error(dicts, words):
     with pytest.raises(ValueError, match=words):
         functional_call(tied_pair(), dicts, (mg.tensor(X, dtype="float64"),))
+
+
+def test_the_deprecated_stateless_path_is_functional_call_with_torchs_warning():
+    # torch 2.13: torch.nn.utils.stateless.functional_call(nn.Linear(2, 2), {"weight": ones(2, 2), "bias": zeros(2)},
+    # (ones(2),)) -> tensor([2., 2.]) with a FutureWarning naming torch.func.functional_call (it was an
+    # AttributeError: mg.nn.utils had no stateless)
+    m = mg.nn.Linear(2, 2)
+    with pytest.warns(FutureWarning, match="functional_call` instead which is a drop-in replacement"):
+        out = mg.nn.utils.stateless.functional_call(m, {"weight": mg.ones(2, 2), "bias": mg.zeros(2)}, (mg.ones(2),))
+    assert out.tolist() == [2.0, 2.0]
+    x = mg.ones(3, 2, dtype=mg.float64)
+    p = {"weight": mg.eye(2, dtype=mg.float64) * 3, "bias": mg.ones(2, dtype=mg.float64)}
+    with pytest.warns(FutureWarning):
+        g = mg.func.grad(lambda p: mg.nn.utils.stateless.functional_call(m.double(), p, x).sum())(p)
+    assert g["weight"].tolist() == [[3.0, 3.0], [3.0, 3.0]] and g["bias"].tolist() == [3.0, 3.0]

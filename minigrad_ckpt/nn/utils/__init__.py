@@ -1,6 +1,6 @@
 """Training utilities: gradient clipping, parameters as one vector and back; ``rnn``: padding
 variable-length sequences into one batch; the reparameterizations ``weight_norm`` and
-``spectral_norm`` (PyTorch's hook-based forms)."""
+``spectral_norm`` (PyTorch's hook-based forms); ``stateless``, the deprecated home of ``functional_call``."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from typing import Any
 
 from ...grad_mode import no_grad
 from ...tensor import Tensor
-from . import parametrizations, parametrize, rnn
+from . import parametrizations, parametrize, rnn, stateless
 from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
 
-__all__ = ["rnn", "parametrize", "parametrizations", "clip_grad_norm_",
+__all__ = ["rnn", "parametrize", "parametrizations", "stateless", "clip_grad_norm_",
            "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_",
            "parameters_to_vector", "vector_to_parameters", "weight_norm", "remove_weight_norm",
            "spectral_norm", "remove_spectral_norm"]
