@@ -748,14 +748,18 @@ def test_a_gradient_the_input_shape_expands_to_is_summed_down_from_the_first_cal
     # sum_to): x.grad == [2., 2., 2.] on every call. The engine refused it on the first three backward calls
     # of custom functions in a process (all are one op class, whose contract is checked that often) and
     # answered torch's value after them.
-    class Reshaped(mg.autograd.Function):
+    class Reshaped(mg.autograd.Function):  # (the newer style: forward without ctx, setup_context apart)
         @staticmethod
-        def forward(ctx, x):
+        def forward(x):
             return x * 2
 
         @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.widen = Reshaped.widen
+
+        @staticmethod
         def backward(ctx, g):
-            return (g * 2).expand(2, 3) * 0.5 if Reshaped.widen else g[:1]
+            return (g * 2).expand(2, 3) * 0.5 if ctx.widen else g[:1]
 
     Reshaped.widen = True
     for _ in range(2):
