@@ -271,16 +271,7 @@ def double_backward_functions(S: Setup) -> dict:
     (its backward a Function of its own): the gradient with create_graph=True, then its gradient."""
     lib = S.lib
 
-    class Square(lib.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x ** 2
-
-        @staticmethod
-        def backward(ctx, grad_out):
-            x, = ctx.saved_tensors
-            return grad_out * 2 * x
+    Square = _power_saving_input(lib, 2, lambda grad_out, x: grad_out * 2 * x)
 
     class Exp(lib.autograd.Function):
         @staticmethod
@@ -326,18 +317,24 @@ def _cube(lib):
             x, saved_grad_out = ctx.saved_tensors
             return grad_out * 3 * x ** 2, grad_out * saved_grad_out * 6 * x
 
-    class Cube(lib.autograd.Function):
+    return _power_saving_input(lib, 3, CubeBackward.apply)  # Cube: its backward is CubeBackward
+
+
+def _power_saving_input(lib, power: int, backward):
+    """The tutorial's Square and Cube: ``x ** power``, saving the input; ``backward(grad_out, x)``."""
+
+    class Power(lib.autograd.Function):
         @staticmethod
         def forward(ctx, x):
             ctx.save_for_backward(x)
-            return x ** 3
+            return x ** power
 
         @staticmethod
         def backward(ctx, grad_out):
             x, = ctx.saved_tensors
-            return CubeBackward.apply(grad_out, x)
+            return backward(grad_out, x)
 
-    return Cube
+    return Power
 
 
 def _twice_differentiated(S: Setup, f) -> list:
