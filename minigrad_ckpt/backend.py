@@ -955,8 +955,6 @@ def to_array(data: Any, dtype: Any = None, device: Any = None) -> tuple[Any, Dev
             dt = default_complex_dtype()
         else:
             dt = as_dtype(host.dtype)
-    if dt.kind in "iu" and host.dtype.kind in "fiu" and host.size and _python_numbers_only(data):
-        _check_integers(host, dt)
     if host.dtype != dt:
         host = host.astype(dt)
     if dev.xp.name == "numpy":
@@ -970,6 +968,17 @@ def _python_numbers_only(data: Any) -> bool:
     if isinstance(data, (list, tuple)):
         return _leaf_dtypes(data, found) and found <= {int, float, bool}
     return type(data) in (int, float, bool)
+
+
+def check_python_integers(data: Any, dtype: Any) -> None:
+    """``torch.tensor``'s check of Python numbers made into a tensor of an integer ``dtype``
+    (:func:`_check_integers`); other data and dtypes pass.  Only the creation functions check:
+    a scalar operand of arithmetic wraps, as PyTorch's (``uint8_tensor + 300``)."""
+    dt = as_dtype(dtype)
+    if dt.kind in "iu" and _python_numbers_only(data):
+        host = numpy.asarray(data)
+        if host.dtype.kind in "fiu" and host.size:
+            _check_integers(host, dt)
 
 
 def _check_integers(host: Any, dt: Any) -> None:

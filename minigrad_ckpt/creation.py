@@ -25,6 +25,7 @@ from .backend import (
     _default_dtype,
     as_dtype,
     check_memory_format,
+    check_python_integers,
     default_complex_dtype,
     fill_scalar,
     get_default_dtype,
@@ -51,7 +52,11 @@ def _dtype_or_default(dtype: Any) -> Any:
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A new leaf tensor holding a copy of ``data`` (a number, nested lists, an array, a Tensor).
     One-element tensors inside lists are numbers of their dtype, as PyTorch reads them
-    (``mg.tensor([r[0], r[1]])``, ``mg.tensor([[x.max()], [2.0]])``)."""
+    (``mg.tensor([r[0], r[1]])``, ``mg.tensor([[x.max()], [2.0]])``).  Python numbers that an
+    integer ``dtype`` cannot hold are PyTorch's error, not NumPy's wrapped cast
+    (:func:`~minigrad_ckpt.backend.check_python_integers`)."""
+    if dtype is not None:
+        check_python_integers(data, dtype)
     return Tensor._from_data(data, dtype=dtype, device=device, requires_grad=requires_grad)
 
 

@@ -44,3 +44,13 @@ def test_numpy_data_keeps_numpys_cast_as_pytorch():
     assert mg.as_tensor([1, 2], dtype=mg.int8).tolist() == [1, 2]
     with pytest.raises(RuntimeError, match="without overflow"):
         mg.as_tensor([1, 200], dtype=mg.int8)
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_a_scalar_operand_of_arithmetic_still_wraps_as_pytorchs(device):
+    """Only the creation functions check: torch 2.13's ``uint8 // 300`` is ``[0, 0, 0]`` and
+    ``300 // uint8`` wraps 300 to 44 first."""
+    u = mg.tensor([1, 2, 3], dtype=mg.uint8, device=device)
+    assert (u // 300).tolist() == [0, 0, 0] and (300 // u).tolist() == [44, 22, 14]
+    assert (u + 300).tolist() == [45, 46, 47] and (u % 300).tolist() == [1, 2, 3]
+    assert (mg.tensor([5], dtype=mg.int8, device=device) // 300).tolist() == [0]
