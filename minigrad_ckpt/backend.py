@@ -876,7 +876,7 @@ def _past_int64_guess(host: Any) -> bool:
     objects, or floats as large) -- one vectorized look, so float data pays no walk of its leaves."""
     if host.dtype.kind in "uO":
         return True
-    return host.dtype.kind == "f" and host.size > 0 and bool(numpy.abs(host).max() >= 2.0**63)
+    return host.dtype.kind == "f" and host.size > 0 and float(numpy.abs(host).max()) >= 2.0**63  # (float16: no cast)
 
 
 def _python_ints_only(data: Any) -> bool:
@@ -977,6 +977,10 @@ def check_python_integers(data: Any, dtype: Any) -> None:
     dt = as_dtype(dtype)
     if dt.kind in "iu" and _python_numbers_only(data):
         host = numpy.asarray(data)
+        if (host.dtype.kind == "u" or host.dtype == object) and dt != numpy.uint64:
+            # Python ints past int64 (NumPy made uint64 or objects): PyTorch reads each as a C long long
+            raise ValueError("Overflow when unpacking long long: a Python int is outside int64's range "
+                             "(PyTorch's error)")
         if host.dtype.kind in "fiu" and host.size:
             _check_integers(host, dt)
 
