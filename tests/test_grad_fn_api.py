@@ -24,3 +24,23 @@ def test_walking_the_graph_as_in_pytorch():
     (exp, _), (acc, _) = z.grad_fn.next_functions
     assert exp.name() == "ExpBackward0" and acc.variable is a
     assert exp.next_functions[0][0].variable is a
+
+
+def test_a_number_on_the_left_of_add_and_mul_is_the_second_operand_as_in_pytorch():
+    # The walk of pytorch/tutorials' autogradyt_tutorial.py; torch 2.13: AddBackward0 ->
+    # ((MulBackward0, 0), (None, 0)) -> ((SinBackward0, 0), (None, 0)) -> ((AccumulateGrad, 0),) -> ().
+    # The engine recorded ``2 * b`` as mul(2, b): next_functions[0][0] was None (an AttributeError).
+    a = mg.linspace(0.0, 6.0, steps=25, requires_grad=True)
+    b = mg.sin(a)
+    d = 2 * b + 1
+    mul = d.grad_fn.next_functions[0][0]
+    sin = mul.next_functions[0][0]
+    acc = sin.next_functions[0][0]
+    assert [mul.name(), sin.name(), acc.name()] == ["MulBackward0", "SinBackward0", "AccumulateGrad"]
+    assert mul.next_functions[1] == (None, 0) and acc.variable is a and acc.next_functions == ()
+    for twice in (2 + b, 2.0 * b, True + b):
+        assert twice.grad_fn.next_functions[0][0] is b.grad_fn and twice.grad_fn.next_functions[1] == (None, 0)
+    d.sum().backward()
+    assert mg.allclose(a.grad, 2 * mg.cos(a).detach()) and a.grad.dtype == mg.float32
+    i = mg.tensor([1, 2], dtype=mg.int32)
+    assert (True + i).dtype == mg.int32 and (2.5 * i).dtype == mg.float32 and (2.5 * i).tolist() == [2.5, 5.0]

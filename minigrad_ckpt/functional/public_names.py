@@ -583,11 +583,13 @@ SECTIONS: tuple[Section, ...] = (
     )),
     Section("Operators", TENSOR, (
         tensor_method("__add__", tm.operator_method(_ADD)),
-        tensor_method("__radd__", tm.operator_method(_ADD, reflected=True)),
+        # ``2 + x`` and ``2 * x`` record the tensor as the first operand, as PyTorch's (its __radd__ and
+        # __rmul__ are __add__ and __mul__): a walk down ``grad_fn.next_functions[0][0]`` goes to ``x``
+        tensor_method("__radd__", tm.operator_method(_ADD)),
         tensor_method("__sub__", tm.operator_method(_SUB, slow=tm.subtract_slow_path)),
         tensor_method("__rsub__", tm.operator_method(_SUB, reflected=True, slow=tm.subtract_slow_path)),
         tensor_method("__mul__", tm.operator_method(_MUL)),
-        tensor_method("__rmul__", tm.operator_method(_MUL, reflected=True)),
+        tensor_method("__rmul__", tm.operator_method(_MUL)),
         tensor_method("__truediv__", tm.operator_method(_DIV, float_valued=True)),
         tensor_method("__rtruediv__", tm.operator_method(_DIV, reflected=True, float_valued=True)),
         tensor_method("__pow__", tm.power_method(_POW)),
