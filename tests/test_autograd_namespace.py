@@ -146,3 +146,29 @@ def test_strict_mode_passes_what_torch_passes_and_vhp():
     assert value.item() == 14.0
     np.testing.assert_array_equal(va.numpy(), [4.0, 10.0, 20.0])
     np.testing.assert_array_equal(vb.numpy(), [2.0, 4.0, 6.0])
+
+
+def test_variable_returns_a_detached_tensor_as_pytorchs():
+    # pytorch/tutorials' char_rnn_classification_tutorial.py: ``from torch.autograd import Variable`` was an
+    # ImportError.  torch 2.13: Variable(t) shares t's memory without its history (requires_grad as asked,
+    # a new leaf), every tensor is an instance, Variable() is an empty float tensor, data must be a tensor.
+    from minigrad_ckpt.autograd import Variable
+
+    x = mg.ones(3)
+    v = Variable(x, requires_grad=True)
+    assert type(v) is mg.Tensor and v.is_leaf and v.requires_grad and isinstance(x, Variable)
+    v.data.add_(1)
+    assert x.tolist() == [2.0, 2.0, 2.0]
+    h = mg.ones(2, requires_grad=True) * 2
+    detached = Variable(h)
+    assert not detached.requires_grad and detached.grad_fn is None and detached.is_leaf
+    hidden = Variable(mg.zeros(1, 4))
+    assert hidden.shape == (1, 4) and not hidden.requires_grad
+    assert Variable().shape == (0,) and Variable().dtype == mg.float32
+    with pytest.warns(UserWarning, match="volatile was removed"):
+        Variable(x, volatile=True)
+    with pytest.raises(TypeError, match="Variable data has to be a tensor, but got list"):
+        Variable([1.0, 2.0])
+    with pytest.raises(RuntimeError, match="Only Tensors of floating point"):
+        Variable(mg.ones(2, dtype=mg.int64), requires_grad=True)
+    assert mg.autograd.variable.Variable is Variable and not isinstance(3.0, Variable)

@@ -8,7 +8,8 @@ Everything here is the engine's own function under PyTorch's path: :func:`grad` 
 :mod:`minigrad_ckpt.func`), and custom functions: :class:`Function`, its ``ctx`` and
 :func:`once_differentiable` (:mod:`.function`, also under PyTorch's path ``mg.autograd.function``),
 and PyTorch's :func:`gradcheck` / :func:`gradgradcheck` (:mod:`.checks`), and forward mode's
-dual numbers (:mod:`.forward_ad`: ``dual_level``, ``make_dual``, ``unpack_dual``).
+dual numbers (:mod:`.forward_ad`: ``dual_level``, ``make_dual``, ``unpack_dual``); PyTorch's deprecated
+:class:`Variable` (:mod:`.variable`), which returns a tensor.
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ from ..tensor import Tensor
 from . import forward_ad, function, functional
 from .checks import gradcheck, gradgradcheck
 from .function import Function, FunctionCtx, once_differentiable
+from .variable import Variable
 
 __all__ = ["grad", "backward", "functional", "forward_ad", "function", "Function", "FunctionCtx", "once_differentiable",
            "gradcheck", "gradgradcheck",
            "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-           "detect_anomaly", "set_detect_anomaly"]
+           "detect_anomaly", "set_detect_anomaly", "Variable"]
 
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
