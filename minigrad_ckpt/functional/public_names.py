@@ -577,6 +577,8 @@ SECTIONS: tuple[Section, ...] = (
         public("fftshift", ft.fftshift),
         public("ifftshift", ft.ifftshift),
     )),
+    Section("PyTorch's top-level in-place functions", MG, tuple(
+        public(name, tf.in_place_function(name)) for name in tf.TORCH_IN_PLACE)),
     Section("Short-time Fourier transforms", MG, (
         public("stft", spec.stft, AS_METHOD),
         public("istft", spec.istft, AS_METHOD),

@@ -436,3 +436,28 @@ def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
 def iinfo(dtype: Any) -> Any:
     """Limits of an integer dtype: ``max``, ``min``, ``bits`` (``torch.iinfo``)."""
     return host_numpy.iinfo(as_dtype(dtype))
+
+
+#: PyTorch's top-level in-place functions, each ``input.<name>(...)`` (``torch.sin_(b)`` of the tensors
+#: tutorial); the nn ones (``dropout_``), and those Tensor does not offer (``gcd_``, ``resize_as_``), left out
+TORCH_IN_PLACE = ("abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_",
+                  "arctanh_", "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "clamp_max_", "clamp_min_",
+                  "clip_", "conj_physical_", "cos_", "cosh_", "deg2rad_", "detach_", "erf_", "erfc_", "exp2_",
+                  "exp_", "expm1_", "fill_", "fix_", "floor_", "frac_", "i0_", "index_put_", "ldexp_", "log10_",
+                  "log1p_", "log2_", "log_", "logit_", "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_",
+                  "round_", "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_",
+                  "trunc_", "xlogy_", "zero_")
+
+
+def in_place_function(name: str) -> Any:
+    """PyTorch's ``torch.<name>(input, ...)``: Tensor's in-place method ``input.<name>(...)``, under its
+    in-place rules (a leaf that requires grad refused); anything but a tensor is PyTorch's TypeError."""
+
+    def function(input: Any, *args: Any, **kwargs: Any) -> Tensor:  # noqa: A002
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+        return getattr(input, name)(*args, **kwargs)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"``mg.{name}(input, ...)``: ``input.{name}(...)``, PyTorch's top-level in-place function."
+    return function
