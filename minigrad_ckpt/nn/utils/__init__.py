@@ -2,7 +2,7 @@
 variable-length sequences into one batch; the reparameterizations ``weight_norm`` and
 ``spectral_norm`` (PyTorch's hook-based forms); ``stateless``, the deprecated home of
 ``functional_call``; ``fusion``, a batch norm folded into the convolution or linear layer before it
-for inference."""
+for inference; ``prune``: masks on parameters."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from typing import Any
 
 from ...grad_mode import no_grad
 from ...tensor import Tensor
-from . import fusion, parametrizations, parametrize, rnn, stateless
+from . import fusion, parametrizations, parametrize, prune, rnn, stateless
 from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights
 from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
 
-__all__ = ["rnn", "parametrize", "parametrizations", "stateless", "fusion", "fuse_conv_bn_eval",
+__all__ = ["rnn", "parametrize", "parametrizations", "prune", "stateless", "fusion", "fuse_conv_bn_eval",
            "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights", "clip_grad_norm_",
            "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_",
            "parameters_to_vector", "vector_to_parameters", "weight_norm", "remove_weight_norm",
