@@ -261,7 +261,7 @@ def randn(*shape: Any, dtype: Any = None, device: Any = None, requires_grad: boo
 
 
 def randint(low: int, high: int | None = None, size: Any = (), dtype: Any = "int64",
-            device: Any = None, *, generator: _random.Generator | None = None) -> Tensor:
+            device: Any = None, *, generator: _random.Generator | None = None, requires_grad: bool = False) -> Tensor:
     """Uniform integers in ``[low, high)`` from the engine generator; ``randint(high, size)`` is
     PyTorch's two-argument form (a sequence as the second argument is the size)."""
     if high is not None and not isinstance(high, (int, host_numpy.integer)) and size == ():
@@ -278,17 +278,17 @@ def randint(low: int, high: int | None = None, size: Any = (), dtype: Any = "int
     bits = dev.xp.uniform_bits(_random.key_from(generator, "randint"), n)
     span = high - low
     vals = (bits % dev.xp.uint64(span)).astype(as_dtype(dtype)) + low
-    return _make(vals.reshape(shape), dev, False)
+    return _make(vals.reshape(shape), dev, requires_grad)
 
 
 def randperm(n: int, dtype: Any = "int64", device: Any = None, *,
-             generator: _random.Generator | None = None) -> Tensor:
+             generator: _random.Generator | None = None, requires_grad: bool = False) -> Tensor:
     """A random permutation of ``0..n-1`` from the engine generator (one key per call)."""
     if not isinstance(n, (int, host_numpy.integer)) or isinstance(n, bool) or n < 0:
         raise ValueError(f"randperm: n must be a non-negative int, got {n!r}")
     dev = get_device(device)
     perm = _random.permutation(dev.xp, _random.key_from(generator, "randperm"), int(n))
-    return _make(perm.astype(as_dtype(dtype)), dev, False)
+    return _make(perm.astype(as_dtype(dtype)), dev, requires_grad)
 
 
 def rand_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
@@ -306,13 +306,13 @@ def randn_like(x: Any, *, dtype: Any = None, device: Any = None, requires_grad: 
 
 
 def randint_like(x: Any, low: int, high: int | None = None, *, dtype: Any = None, device: Any = None,
-                 memory_format: Any = None) -> Tensor:
+                 requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """:func:`randint` with ``x``'s shape (``randint_like(x, high)`` draws from ``[0, high)``), and its
     dtype and device unless given."""
     (shape, dt), dev = _like(x, dtype, device, memory_format, "randint_like")
     if dt.kind == "c":
         raise TypeError(f"randint_like: the dtype must be an integer, float or bool dtype, got {dt}")
-    return randint(low, high, shape, dtype=dt, device=dev)
+    return randint(low, high, shape, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
 def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: Any = None, device: Any = None,

@@ -64,3 +64,29 @@ def test_creation_functions_take_a_bool_and_mg_empty_takes_it_at_all(name):
             make(value)
     assert make(True).requires_grad is True
     assert make(False).requires_grad is False
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_eye_randint_randperm_take_requires_grad_as_pytorchs(device):
+    """pytorch/tutorials basics/autogradqs_tutorial.py: ``torch.eye(4, 5, requires_grad=True)`` -- here a
+    TypeError of an unexpected keyword (and for ``randint``, ``randperm``, ``randint_like``).  torch 2.13:
+    a leaf that requires grad; ``(inp + 1).pow(2).t()`` backward twice with ones gives a first row of
+    ``[4, 2, 2, 2, 2]`` then ``[8, 4, 4, 4, 4]``; an integer dtype refuses it; ``requires_grad=1`` is a TypeError."""
+    inp = mg.eye(4, 5, requires_grad=True, device=device)
+    assert inp.is_leaf and inp.requires_grad and inp.dtype == mg.float32
+    out = (inp + 1).pow(2).t()
+    out.backward(mg.ones_like(out), retain_graph=True)
+    assert inp.grad[0].tolist() == [4.0, 2.0, 2.0, 2.0, 2.0]
+    out.backward(mg.ones_like(out), retain_graph=True)
+    assert inp.grad[0].tolist() == [8.0, 4.0, 4.0, 4.0, 4.0]
+    floats = [mg.randperm(4, dtype=mg.float32, requires_grad=True, device=device),
+              mg.randint(0, 3, (2,), dtype=mg.float64, requires_grad=True, device=device),
+              mg.randint_like(mg.ones(2, device=device), 3, requires_grad=True)]
+    assert all(t.requires_grad and t.is_leaf for t in floats)
+    for make in (lambda: mg.randint(0, 3, (2,), requires_grad=True), lambda: mg.randperm(3, requires_grad=True),
+                 lambda: mg.eye(2, dtype=mg.int64, requires_grad=True)):
+        with pytest.raises(RuntimeError, match="Only Tensors of floating point and complex dtype can require"):
+            make()
+    with pytest.raises(TypeError, match="must be bool, not int"):
+        mg.eye(3, requires_grad=1)
+    assert not mg.eye(2).requires_grad and not mg.randperm(3).requires_grad

@@ -10,7 +10,7 @@ from typing import Any
 from ..backend import as_dtype, get_default_dtype, get_device
 from ..ops import shape as _sh
 from ..tape import apply
-from ..tensor import Tensor
+from ..tensor import Tensor, requires_grad_flag
 from .arguments import as_tensor, one_axis
 from .conversion import clone
 from .indexing import index_add
@@ -69,8 +69,11 @@ def triu(x: Any, k: int = 0) -> Tensor:
     return apply(_sh.Triu(k=int(k)), x)
 
 
-def eye(n: int, m: int | None = None, dtype: Any = None, device: Any = None) -> Tensor:
-    """The identity matrix (a constant)."""
+def eye(n: int, m: int | None = None, dtype: Any = None, device: Any = None, *, requires_grad: bool = False) -> Tensor:
+    """The identity matrix: a constant, or a leaf that requires grad (``mg.eye(4, 5, requires_grad=True)``)."""
     dev = get_device(device)
     dt = as_dtype(dtype) if dtype is not None else get_default_dtype()
-    return Tensor._wrap(dev.xp.eye(n, m, dtype=dt), None, dev)
+    out = Tensor._wrap(dev.xp.eye(n, m, dtype=dt), None, dev)
+    if requires_grad_flag(requires_grad):
+        out.requires_grad = True
+    return out
