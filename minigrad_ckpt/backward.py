@@ -297,10 +297,13 @@ class BackwardPass:
             return op.backward(xp, g, *args)
 
     def replay(self, node: Node) -> tuple:
-        """``node``'s saved values when the tape no longer holds them: recomputed by its
-        checkpoint segment's replay (``DROPPED``), or an error (``FREED``)."""
+        """``node``'s saved values when the tape does not hold them as they are: recomputed by its
+        checkpoint segment's replay (``DROPPED``), given back by saved-tensor hooks' unpack hook
+        (``PackedSaved``), or an error (``FREED``)."""
         if node.saved is DROPPED:
             return node.segment.rematerialize(node)
+        if type(node.saved) is tape.PackedSaved:
+            return node.saved.unpack()
         if node.saved is FREED:
             raise RuntimeError(_FREED_MSG)
         raise AssertionError(f"node #{node.seq} has saved values of type {type(node.saved).__name__}")
@@ -356,6 +359,8 @@ class BackwardPass:
                     _ledger.release(saved_arrays(node), node)
                 if node.versions or not _holds_nothing(node.saved):
                     node.saved = FREED
+            elif not self.retain_graph and type(node.saved) is tape.PackedSaved:  # what the pack hook made goes
+                node.saved = FREED
             return
         seg.release(node, self.retain_graph)
         self.segments[seg] = None

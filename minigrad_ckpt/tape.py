@@ -44,7 +44,7 @@ from .memory import saved_arrays
 from .tensor import Tensor, _seq, shared_version, transform_births
 
 __all__ = ["Node", "apply", "apply_move", "on_one_device", "device_mismatch", "FREED", "DROPPED", "walk",
-           "watch_versions"]
+           "watch_versions", "PackedSaved", "saved_hooks"]
 
 
 class _Marker:
@@ -65,6 +65,43 @@ _NUMBER = (int, float)
 FREED = _Marker("FREED")
 #: ``node.saved`` of a checkpointed node: recomputed by replay when needed.
 DROPPED = _Marker("DROPPED")
+
+#: PyTorch's saved-tensor hooks (``mg.autograd.graph.saved_tensors_hooks``): the active
+#: ``(pack_hook, unpack_hook)`` pairs, innermost last; only the innermost one applies, as in PyTorch.
+saved_hooks: list[tuple[Any, Any]] = []
+
+
+class PackedSaved:
+    """``node.saved`` of a node recorded while saved-tensor hooks were active: each saved array went
+    through the pack hook (as a Tensor sharing its memory) and is kept only as what the hook returned;
+    :meth:`unpack` rebuilds the saved tuple through the unpack hook, at each backward that reads it.
+    Numbers and empty slots are kept as they are."""
+
+    __slots__ = ("slots", "unpack_hook")
+
+    def __init__(self, saved: tuple, pack_hook: Any, unpack_hook: Any, device: Any) -> None:
+        kind = device.xp.array_type
+        self.slots = tuple((True, pack_hook(Tensor._wrap(v, None, device))) if v.__class__ is kind else (False, v)
+                           for v in saved)
+        self.unpack_hook = unpack_hook
+
+    def __len__(self) -> int:  # read as its slots, so the backward pass's release test frees it as a tuple
+        return len(self.slots)
+
+    def __getitem__(self, i: Any) -> Any:
+        return self.slots[i]
+
+    def unpack(self) -> tuple:
+        out = []
+        for packed, v in self.slots:
+            if packed:
+                v = self.unpack_hook(v)
+                if not isinstance(v, Tensor):
+                    raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+                                    f"type {type(v).__name__}")
+                v = v._data
+            out.append(v)
+        return tuple(out)
 
 #: The namespace ``backward`` runs on when a gradient of a gradient is wanted
 #: (``create_graph=True``): the same names as an array namespace, but
@@ -408,6 +445,8 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_version: 
         _ledger.hold(saved_arrays(node), "saved", node)
         if _after_segment is not None:  # (installed only while the ledger tracks)
             _after_segment(node)
+    elif saved_hooks:  # (not inside a checkpoint segment, which replays instead, nor while the ledger counts)
+        node.saved = PackedSaved(saved, *saved_hooks[-1], next(a._device for a in args if isinstance(a, Tensor)))
     return node
 
 

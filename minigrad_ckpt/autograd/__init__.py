@@ -9,7 +9,8 @@ Everything here is the engine's own function under PyTorch's path: :func:`grad` 
 :func:`once_differentiable` (:mod:`.function`, also under PyTorch's path ``mg.autograd.function``),
 and PyTorch's :func:`gradcheck` / :func:`gradgradcheck` (:mod:`.checks`), and forward mode's
 dual numbers (:mod:`.forward_ad`: ``dual_level``, ``make_dual``, ``unpack_dual``); PyTorch's deprecated
-:class:`Variable` (:mod:`.variable`), which returns a tensor.
+:class:`Variable` (:mod:`.variable`), which returns a tensor; and :mod:`.graph`'s hooks on the values
+the tape saves (``saved_tensors_hooks``, ``save_on_cpu``).
 """
 
 from __future__ import annotations
@@ -21,13 +22,13 @@ from ..backward import _gradients_for, backward
 from ..backward import grad as _engine_grad
 from ..grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from ..tensor import Tensor
-from . import forward_ad, function, functional
+from . import forward_ad, function, functional, graph
 from .checks import gradcheck, gradgradcheck
 from .function import Function, FunctionCtx, once_differentiable
 from .variable import Variable
 
-__all__ = ["grad", "backward", "functional", "forward_ad", "function", "Function", "FunctionCtx", "once_differentiable",
-           "gradcheck", "gradgradcheck",
+__all__ = ["grad", "backward", "functional", "forward_ad", "function", "graph", "Function", "FunctionCtx",
+           "once_differentiable", "gradcheck", "gradgradcheck",
            "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "detect_anomaly", "set_detect_anomaly", "Variable"]
 

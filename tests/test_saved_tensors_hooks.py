@@ -1,0 +1,121 @@
+"""``mg.autograd.graph.saved_tensors_hooks`` / ``save_on_cpu``: PyTorch's hooks on the values the tape
+saves for backward (pytorch/tutorials intermediate_source/autograd_saved_tensors_hooks_tutorial.py).
+``mg.autograd.graph`` was an AttributeError.  torch 2.13, on the tutorial's programs: the gradients are
+unchanged by hooks that round-trip (``x * 4`` / ``x / 4``, an index into a list, a copy on the CPU), the
+pack hook runs when the op is recorded and the unpack hook when backward reads, what the pack hook
+returned is released after backward (its ``__del__`` runs), an unpack hook that returns no tensor is a
+TypeError, and ``disable_saved_tensors_hooks`` refuses new hooks with its message.
+"""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt.autograd.graph import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
+from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
+
+X = [0.5, -1.25, 2.0, 0.75, -0.3]
+
+
+@pytest.mark.parametrize("device, dtype", [("cpu", mg.float64), ("cpu", mg.float32), ("strict", mg.float64),
+                                           ("strict-f32", mg.float32)])
+def test_the_tutorials_round_trips_keep_the_gradients(device, dtype):
+    x = mg.tensor(X, dtype=dtype, device=device, requires_grad=True)
+    with saved_tensors_hooks(lambda t: t * 4, lambda t: t / 4):
+        y = mg.pow(x, 2)
+    y.sum().backward()
+    assert x.grad.equal(2 * x.detach())
+    storage = []
+
+    def pack(t):
+        storage.append(t)
+        return len(storage) - 1
+
+    x.grad = None
+    with saved_tensors_hooks(pack, lambda i: storage[i]):
+        y = x * x
+    assert len(storage) >= 1  # packed when recorded
+    y.sum().backward()
+    assert x.grad.equal(2 * x.detach())
+    x.grad = None
+    with save_on_cpu(pin_memory=True):
+        y = (x * x.sin()).sum()
+    y.backward()
+    want = x.detach().sin() + x.detach() * x.detach().cos()
+    np.testing.assert_allclose(x.grad.cpu().numpy(), want.cpu().numpy(), rtol=1e-6)
+
+
+def test_unpack_runs_at_backward_and_the_packed_values_are_released_after():
+    events, deleted = [], []
+
+    class Packed:
+        def __init__(self, t):
+            self.t = t.clone()
+
+        def __del__(self):
+            deleted.append(1)
+
+    def pack(t):
+        events.append("pack")
+        return Packed(t)
+
+    def unpack(p):
+        events.append("unpack")
+        return p.t
+
+    x = mg.tensor(X, requires_grad=True)
+    with saved_tensors_hooks(pack, unpack):
+        y = x.exp()
+    assert set(events) == {"pack"}
+    n = events.count("pack")
+    y.sum().backward(retain_graph=True)  # kept: a second backward unpacks again
+    assert events.count("unpack") == n and not deleted
+    y.sum().backward()
+    assert events.count("unpack") == 2 * n
+    gc.collect()
+    assert len(deleted) == n  # released with the graph, as PyTorch's (its tutorial's self-deleting temp files)
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp(np.array(X, np.float32)), rtol=1e-6)
+    with pytest.raises(RuntimeError, match="backward through the graph a second time|freed"):
+        y.sum().backward()
+
+
+def test_second_derivatives_through_packed_values():
+    x = mg.tensor(X, dtype=mg.float64, requires_grad=True)
+    with saved_tensors_hooks(lambda t: t * 4, lambda t: t / 4):
+        y = (x.sin() * x).sum()
+    (g,) = mg.autograd.grad(y, x, create_graph=True)
+    (gg,) = mg.autograd.grad(g.sum(), x)
+    a = np.array(X)
+    np.testing.assert_allclose(g.detach().numpy(), np.sin(a) + a * np.cos(a), rtol=1e-14)
+    np.testing.assert_allclose(gg.numpy(), 2 * np.cos(a) - a * np.sin(a), rtol=1e-14)
+
+
+def test_inside_a_checkpoint_and_nested_hooks():
+    outer, inner = [], []
+    x = mg.tensor(X, dtype=mg.float64, requires_grad=True)
+    with saved_tensors_hooks(lambda t: outer.append(1) or t, lambda t: t):
+        with saved_tensors_hooks(lambda t: inner.append(1) or t, lambda t: t):
+            y = x.tanh()
+        z = mg.checkpoint.checkpoint(lambda v: (v * v).exp(), y, use_reentrant=False)
+    z.sum().backward()
+    assert inner and not outer  # the innermost pair applied to tanh; the checkpoint's ops replay, unpacked
+    a = np.tanh(np.array(X))
+    np.testing.assert_allclose(x.grad.numpy(), np.exp(a * a) * 2 * a * (1 - a * a), rtol=1e-13)
+
+
+def test_refusals():
+    x = mg.tensor(X, requires_grad=True)
+    with saved_tensors_hooks(lambda t: t, lambda t: "not a tensor"):
+        y = x.exp()
+    with pytest.raises(TypeError, match="unpack_hook expected to be a Tensor but got result of type str"):
+        y.sum().backward()
+    with disable_saved_tensors_hooks("no hooks in here"):
+        with pytest.raises(RuntimeError, match="no hooks in here"):
+            with saved_tensors_hooks(lambda t: t, lambda t: t):
+                pass
+    with saved_tensors_hooks(lambda t: t, lambda t: t):  # allowed again after the block
+        (x * x).sum().backward()
