@@ -149,6 +149,43 @@ class Node:
         return own if own is not None else f"{type(self.op).__name__}Backward0"
 
     @property
+    def _saved_result(self) -> Tensor:
+        """PyTorch's ``grad_fn._saved_result``: the output the node saved for backward."""
+        return self._saved_value(0, "_saved_result")
+
+    @property
+    def _saved_self(self) -> Tensor:
+        """PyTorch's ``grad_fn._saved_self``: the first input the node saved (the leaf itself for a leaf; an
+        intermediate value comes back without its history, where PyTorch's keeps it)."""
+        return self._saved_value(1, "_saved_self")
+
+    @property
+    def _saved_other(self) -> Tensor:
+        """PyTorch's ``grad_fn._saved_other``: the second input the node saved."""
+        return self._saved_value(2, "_saved_other")
+
+    def _saved_value(self, slot: int, attribute: str) -> Tensor:
+        """Slot ``slot`` of what the node saved (through the unpack hook if saved-tensor hooks packed it),
+        as a Tensor on its memory; an AttributeError where the engine's op saved no tensor there."""
+        saved = self.saved
+        if saved is FREED or saved is DROPPED:
+            raise RuntimeError("Trying to backward through the graph a second time (or directly access saved "
+                               "tensors after they have already been freed). Saved intermediate values of the graph "
+                               "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True "
+                               "if you need to backward through the graph a second time or if you need to access "
+                               "saved tensors after calling backward." if saved is FREED else
+                               "the saved tensors of a node inside a checkpoint segment are recomputed in "
+                               "backward, not kept")
+        values = saved.unpack() if type(saved) is PackedSaved else saved
+        value = values[slot] if slot < len(values) else None
+        if value is None or not hasattr(value, "shape"):  # not saved, or a Python number
+            raise AttributeError(f"{self.name()!r} object has no attribute {attribute!r}")
+        edge = self.inputs[slot - 1] if slot else None
+        if isinstance(edge, Tensor) and edge._data is value:
+            return edge  # a leaf saved as it is: the leaf, as PyTorch's
+        return Tensor._wrap(value, None)
+
+    @property
     def next_functions(self) -> tuple:
         """PyTorch's ``grad_fn.next_functions``: for each input, ``(its node, 0)`` -- an
         :class:`AccumulateGrad` holding a leaf that requires grad, ``None`` for a constant."""

@@ -119,3 +119,24 @@ def test_refusals():
                 pass
     with saved_tensors_hooks(lambda t: t, lambda t: t):  # allowed again after the block
         (x * x).sum().backward()
+
+
+def test_the_saved_values_as_pytorchs_grad_fn_attributes():
+    # the tutorial's first part; torch 2.13: _saved_self / _saved_other of a * b are a and b themselves,
+    # exp's _saved_result equals y but is another object, exp has no _saved_self (AttributeError), and
+    # after backward a saved value is gone (RuntimeError); with hooks, reading it calls the unpack hook
+    a = mg.tensor(X, requires_grad=True)
+    b = mg.ones(5, requires_grad=True)
+    y = a * b
+    assert y.grad_fn._saved_self is a and y.grad_fn._saved_other is b
+    y = mg.exp(a)
+    assert y.grad_fn._saved_result.equal(y) and y.grad_fn._saved_result is not y
+    with pytest.raises(AttributeError, match="'ExpBackward0' object has no attribute '_saved_self'"):
+        y.grad_fn._saved_self
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.grad_fn._saved_result
+    calls = []
+    with saved_tensors_hooks(lambda t: t * 4, lambda t: calls.append(1) or t / 4):
+        z = a.pow(2)
+    assert z.grad_fn._saved_self.equal(a.detach()) and calls == [1]
