@@ -109,7 +109,12 @@ from .nn.functional import (  # noqa: E402  (PyTorch's top-level names of these 
     pairwise_distance, pdist, pixel_shuffle, pixel_unshuffle, prelu, relu_, rrelu, rrelu_, selu, selu_, threshold,
     threshold_,
 )
+from .nn.functional import adaptive_avg_pool1d, avg_pool1d, conv_transpose3d, rms_norm  # noqa: E402  (the same)
 from .nn.functional.distance import cdist  # noqa: E402  (PyTorch has it at the top level only)
+from .nn.functional.top_level import (  # noqa: E402  (PyTorch's top-level nn names of ATen's signatures)
+    adaptive_max_pool1d, alpha_dropout, batch_norm, constant_pad_nd, dropout, embedding, group_norm, instance_norm,
+    layer_norm, max_pool1d, max_pool2d,
+)
 from .snapshot.saveload import load, save  # noqa: E402
 from .settings import (  # noqa: E402  (PyTorch's process-wide settings; see settings.py)
     are_deterministic_algorithms_enabled, get_float32_matmul_precision, get_num_threads,
@@ -124,7 +129,11 @@ newaxis = None  # x[:, mg.newaxis] adds a dim, as None does
 #: nn functions PyTorch also offers at the top level (torch.conv2d, torch.selu, ...), with the same signatures
 _NN_FUNCTIONS = ("bilinear", "celu", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
                  "cosine_similarity", "hardshrink", "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle",
-                 "prelu", "rrelu", "selu", "threshold", "celu_", "relu_", "rrelu_", "selu_", "threshold_")
+                 "prelu", "rrelu", "selu", "threshold", "celu_", "relu_", "rrelu_", "selu_", "threshold_",
+                 "adaptive_avg_pool1d", "avg_pool1d", "conv_transpose3d", "rms_norm",
+                 # ATen's signatures (nn/functional/top_level.py): another argument order than nn.functional's
+                 "adaptive_max_pool1d", "alpha_dropout", "batch_norm", "constant_pad_nd", "dropout", "embedding",
+                 "group_norm", "instance_norm", "layer_norm", "max_pool1d", "max_pool2d")
 
 __all__ = [
     # tensors and creation

@@ -26,6 +26,7 @@ from . import special_extended as spx
 from . import torch_idioms as ti
 from . import torch_methods as tmeth
 from .arguments import as_tensor, in_default_float, one_device
+from .conversion import clone
 from .errors import InputMismatch
 from .scatter import gather
 
@@ -461,3 +462,64 @@ def in_place_function(name: str) -> Any:
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"``mg.{name}(input, ...)``: ``input.{name}(...)``, PyTorch's top-level in-place function."
     return function
+
+
+# ---- PyTorch's top-level twins of Tensor methods (``torch.is_conj(x)`` is ``x.is_conj()``) ----
+def is_conj(input: Any) -> bool:  # noqa: A002
+    """``torch.is_conj``: always False here -- a conjugate is computed, never a lazy bit on a view."""
+    return as_tensor(input).is_conj()
+
+
+def is_neg(input: Any) -> bool:  # noqa: A002
+    """``torch.is_neg``: always False here -- a negation is computed, never a lazy bit on a view."""
+    return as_tensor(input).is_neg()
+
+
+def resolve_conj(input: Any) -> Tensor:  # noqa: A002
+    """``torch.resolve_conj``: the tensor itself (there is no lazy conjugate bit to resolve)."""
+    return as_tensor(input).resolve_conj()
+
+
+def resolve_neg(input: Any) -> Tensor:  # noqa: A002
+    """``torch.resolve_neg``: the tensor itself (there is no lazy negative bit to resolve)."""
+    return as_tensor(input).resolve_neg()
+
+
+def is_signed(input: Any) -> bool:  # noqa: A002
+    """``torch.is_signed``: whether the dtype holds negative numbers (floats, complex, signed ints)."""
+    return as_tensor(input).is_signed()
+
+
+def is_same_size(input: Any, other: Any) -> bool:  # noqa: A002
+    """``torch.is_same_size``: whether the two shapes are equal."""
+    return as_tensor(input).is_same_size(as_tensor(other))
+
+
+def detach(input: Any) -> Tensor:  # noqa: A002
+    """``torch.detach``: ``input.detach()``, the same memory without history."""
+    return as_tensor(input).detach()
+
+
+def split_with_sizes(input: Any, split_sizes: Any, dim: int = 0) -> list[Tensor]:  # noqa: A002
+    """``torch.split_with_sizes``: pieces of the listed sizes along ``dim``."""
+    return as_tensor(input).split_with_sizes(split_sizes, dim)
+
+
+def fill(input: Any, value: Any) -> Tensor:  # noqa: A002
+    """``torch.fill``: a new tensor of ``input``'s shape, dtype and device holding ``value`` (the
+    out-of-place ``fill_``; a 0-d tensor ``value`` gets the gradient, summed)."""
+    x = as_tensor(input)
+    if isinstance(value, Tensor) and value.requires_grad:
+        return clone(mf.broadcast_to(mf.astype(value, x.dtype), x.shape))
+    return x.clone().fill_(value)  # differentiable in ``input`` (a zero gradient), as torch's
+
+
+def chain_matmul(*matrices: Any) -> Tensor:
+    """``torch.chain_matmul`` (deprecated there for ``linalg.multi_dot``): the product of the matrices,
+    in the cheapest order; one matrix is itself."""
+    import warnings
+
+    warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+                  "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
+                  "multiple parameters.", UserWarning, stacklevel=2)
+    return as_tensor(matrices[0]) if len(matrices) == 1 else lad.multi_dot(list(matrices))

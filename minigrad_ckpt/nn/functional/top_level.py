@@ -1,0 +1,96 @@
+"""PyTorch's top-level spellings of nn functions whose signatures are not ``nn.functional``'s.
+
+``torch.dropout(input, p, train)``, ``torch.batch_norm(input, weight, bias, running_mean,
+running_var, training, momentum, eps, cudnn_enabled)``, ``torch.embedding(weight, indices)`` and
+the rest are ATen's own functions: the arguments come in another order (the weight first for
+``embedding``, the affine parameters before the statistics for the norms), ``train`` is required,
+``cudnn_enabled`` is taken and means nothing on this engine, and ``embedding``'s ``padding_idx=-1``
+means none (``F.embedding`` turns a negative index into a row before calling it).  Each here is
+its ``nn.functional`` twin with PyTorch's top-level arguments, so gradients, devices and errors
+are the twin's.  The top-level names whose signatures *are* the twin's (``torch.conv2d``,
+``torch.avg_pool1d``, ...) are the twins themselves (``minigrad_ckpt/__init__.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...tensor import Tensor
+from .dropout import alpha_dropout as _alpha_dropout
+from .dropout import dropout as _dropout
+from .embedding import embedding as _embedding
+from .normalization import batch_norm as _batch_norm
+from .normalization import group_norm as _group_norm
+from .normalization import instance_norm as _instance_norm
+from .normalization import layer_norm as _layer_norm
+from .padding import pad as _pad
+from .pooling import adaptive_max_pool1d as _adaptive_max_pool1d
+from .pooling import max_pool1d as _max_pool1d
+from .pooling import max_pool2d as _max_pool2d
+
+__all__ = ["dropout", "alpha_dropout", "layer_norm", "group_norm", "batch_norm", "instance_norm", "embedding",
+           "max_pool1d", "max_pool2d", "adaptive_max_pool1d", "constant_pad_nd"]
+
+
+def dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    """``torch.dropout(input, p, train)``: ``F.dropout(input, p, training=train)``."""
+    return _dropout(input, p, train)
+
+
+def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    """``torch.alpha_dropout(input, p, train)``: ``F.alpha_dropout(input, p, training=train)``."""
+    return _alpha_dropout(input, p, train)
+
+
+def layer_norm(input: Tensor, normalized_shape: Any, weight: Any = None, bias: Any = None,  # noqa: A002
+               eps: float = 1e-5, cudnn_enable: bool = True) -> Tensor:
+    """``torch.layer_norm``: ``F.layer_norm`` (``cudnn_enable`` means nothing here)."""
+    return _layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Any = None, bias: Any = None,  # noqa: A002
+               eps: float = 1e-5, cudnn_enabled: bool = True) -> Tensor:
+    """``torch.group_norm``: ``F.group_norm`` (``cudnn_enabled`` means nothing here)."""
+    return _group_norm(input, num_groups, weight, bias, eps)
+
+
+def batch_norm(input: Tensor, weight: Any, bias: Any, running_mean: Any, running_var: Any,  # noqa: A002
+               training: bool, momentum: float, eps: float, cudnn_enabled: bool) -> Tensor:
+    """``torch.batch_norm``: ``F.batch_norm`` with the affine parameters before the statistics."""
+    return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def instance_norm(input: Tensor, weight: Any, bias: Any, running_mean: Any, running_var: Any,  # noqa: A002
+                  use_input_stats: bool, momentum: float, eps: float, cudnn_enabled: bool) -> Tensor:
+    """``torch.instance_norm``: ``F.instance_norm`` with the affine parameters before the statistics."""
+    return _instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
+
+
+def embedding(weight: Tensor, indices: Any, padding_idx: int = -1, scale_grad_by_freq: bool = False,
+              sparse: bool = False) -> Tensor:
+    """``torch.embedding(weight, indices)``: ``F.embedding(indices, weight)``; a negative
+    ``padding_idx`` (the default -1) means no padding row, as ATen's."""
+    return _embedding(indices, weight, padding_idx=None if padding_idx < 0 else padding_idx,
+                      scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1,  # noqa: A002
+               ceil_mode: bool = False) -> Tensor:
+    """``torch.max_pool1d``: ``F.max_pool1d`` (an empty ``stride``, the default, is the kernel's)."""
+    return _max_pool1d(input, kernel_size, stride if stride not in ((), []) else None, padding, dilation, ceil_mode)
+
+
+def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1,  # noqa: A002
+               ceil_mode: bool = False) -> Tensor:
+    """``torch.max_pool2d``: ``F.max_pool2d`` (an empty ``stride``, the default, is the kernel's)."""
+    return _max_pool2d(input, kernel_size, stride if stride not in ((), []) else None, padding, dilation, ceil_mode)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any) -> tuple[Tensor, Tensor]:  # noqa: A002
+    """``torch.adaptive_max_pool1d``: the values and their indices, always (``F``'s ``return_indices=True``)."""
+    return _adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
+def constant_pad_nd(input: Tensor, pad: Any, value: float = 0) -> Tensor:  # noqa: A002
+    """``torch.constant_pad_nd``: ``F.pad(input, pad, value=value)``."""
+    return _pad(input, pad, "constant", value)
