@@ -931,7 +931,7 @@ def to_array(data: Any, dtype: Any = None, device: Any = None) -> tuple[Any, Dev
     host = numpy.array(data, copy=True)
     if host.dtype.byteorder not in ("=", "|") and host.dtype != host.dtype.newbyteorder("="):
         host = host.astype(host.dtype.newbyteorder("="))  # big-endian input: same values, native order
-    if (dt is None or dt == numpy.int64) and _past_int64_guess(host) and _python_ints_only(data):
+    if (dt is None or dt == numpy.int64) and _python_ints_only(data) and _past_int64_guess(host):  # (cheap first)
         # Python ints that NumPy could not hold in int64 (it chose uint64, float64 or objects): PyTorch's
         # ValueError, where NumPy's choice silently made [2**63, 1] a float tensor (a 64-bit hash id
         # collated as a label, rounded)
