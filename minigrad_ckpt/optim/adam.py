@@ -25,8 +25,11 @@ class Adam(Optimizer):
                  maximize: bool = False, capturable: bool = False, differentiable: bool = False,
                  fused: bool | None = None, decoupled_weight_decay: bool = False) -> None:
         name = type(self).__name__
+        _check_tensor_lr(lr, foreach, capturable)
         check_hyper(name, lr=lr, eps=eps, weight_decay=weight_decay)
-        super().__init__(params, dict(lr=lr, betas=check_betas(name, betas), eps=eps, weight_decay=weight_decay,
+        betas = check_betas(name, betas)
+        _check_beta_types(betas, foreach, capturable)
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                                       amsgrad=amsgrad, **kernel_flags(
                                           name, foreach=foreach, maximize=maximize, capturable=capturable,
                                           differentiable=differentiable, fused=fused),
@@ -39,6 +42,9 @@ class Adam(Optimizer):
         return st
 
     def update_one(self, p: Tensor, g: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
+        if group.get("foreach") and isinstance(group["lr"], Tensor) and not group.get("capturable"):
+            # PyTorch's check at each step: a tensor lr put into a foreach group after construction
+            raise RuntimeError("lr as a Tensor is not supported for capturable=False and foreach=True")
         xp = p.device.xp
         lr, (b1, b2), eps, t = group["lr"], group["betas"], group["eps"], state["step"]
         m, v = update_moments(state, g, b1, b2)
@@ -51,6 +57,29 @@ class Adam(Optimizer):
         else:
             denom = xp.sqrt(v) / bc2_sqrt + eps
         p.sub_(step_size * (m / denom))
+
+
+def _check_tensor_lr(lr: Any, foreach: bool | None, capturable: bool) -> None:
+    """PyTorch's refusals of a tensor lr, before the range checks: its foreach kernels take one only
+    when capturable."""
+    if isinstance(lr, Tensor):
+        if foreach and not capturable:
+            raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
+        if lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+
+
+def _check_beta_types(betas: tuple[Any, Any], foreach: bool | None, capturable: bool) -> None:
+    """PyTorch's rule after the range checks: betas are both floats or both tensors (an int beta is
+    neither: ``betas=(0, 0.99)`` is refused there too), tensor betas only when the kernel takes them."""
+    if not (all(isinstance(x, float) for x in betas) or all(isinstance(x, Tensor) for x in betas)):
+        raise ValueError("betas must be either both floats or both Tensors")
+    for i, beta in enumerate(betas):
+        if isinstance(beta, Tensor):
+            if foreach and not capturable:
+                raise ValueError(f"betas[{i}] as a Tensor is not supported for capturable=False and foreach=True")
+            if beta.numel() != 1:
+                raise ValueError(f"Tensor betas[{i}] must be 1-element")
 
 
 class AdamW(Adam):

@@ -1,0 +1,40 @@
+"""Programs of ``optim`` and ``optim.lr_scheduler`` whose answer is an error (or not), written
+once for both engines: each case takes the library (``torch`` when
+``make_torch_optim_refusals.py`` records the fixture, ``minigrad_ckpt`` when
+``tests/test_optim_refusals_vs_torch.py`` replays it) and returns a value made of numbers
+(what the program ends with), or raises.
+"""
+
+from __future__ import annotations
+
+
+def _param(lib):
+    return lib.nn.Parameter(lib.ones(2))
+
+
+def _adam_step_with_lr(lib, lr, **options):
+    """An Adam built with a float lr, its group's lr replaced by ``lr``, then one step."""
+    p = _param(lib)
+    opt = lib.optim.Adam([p], **options)
+    opt.param_groups[0]["lr"] = lr
+    p.grad = lib.ones(2)
+    opt.step()
+    return p.tolist()
+
+
+CASES = {
+    # Adam's tensor hyper-parameters: its foreach kernels take them only when capturable
+    "adam_tensor_lr_foreach": lambda lib: lib.optim.Adam([_param(lib)], lr=lib.tensor(0.1), foreach=True) and 0,
+    "adamw_tensor_lr_foreach": lambda lib: lib.optim.AdamW([_param(lib)], lr=lib.tensor(0.1), foreach=True) and 0,
+    "adam_tensor_lr_foreach_capturable": lambda lib: lib.optim.Adam(
+        [_param(lib)], lr=lib.tensor(0.1), foreach=True, capturable=True) and 0,
+    "adam_tensor_lr_into_foreach_group": lambda lib: _adam_step_with_lr(lib, lib.tensor(0.1), foreach=True),
+    "adam_tensor_lr_into_plain_group": lambda lib: _adam_step_with_lr(lib, lib.tensor(0.5)),
+    "adam_tensor_betas_foreach": lambda lib: lib.optim.Adam(
+        [_param(lib)], betas=(lib.tensor(0.9), lib.tensor(0.99)), foreach=True) and 0,
+    "adam_tensor_betas": lambda lib: lib.optim.Adam([_param(lib)], betas=(lib.tensor(0.9), lib.tensor(0.99))) and 0,
+    "adam_betas_float_and_tensor": lambda lib: lib.optim.Adam([_param(lib)], betas=(0.9, lib.tensor(0.99))) and 0,
+    "adam_int_beta": lambda lib: lib.optim.Adam([_param(lib)], betas=(0, 0.99)) and 0,
+    "adamw_int_beta": lambda lib: lib.optim.AdamW([_param(lib)], betas=(0.9, 0)) and 0,
+    "adam_int_beta_out_of_range": lambda lib: lib.optim.Adam([_param(lib)], betas=(1, 0.9)) and 0,
+}
