@@ -1,7 +1,8 @@
 """Programs of ``optim`` whose answer is an error, against torch 2.13's answers recorded by
 ``tests/data/make_torch_optim_refusals.py`` from ``tests/data/optim_refusal_cases.py`` (the test
 never imports torch): Adam's refusals of tensor hyper-parameters its foreach kernels cannot take
-and of betas that are not both floats or both tensors."""
+and of betas that are not both floats or both tensors; a MultiplicativeLR stepped after a
+parameter group was added."""
 
 from __future__ import annotations
 

@@ -399,6 +399,7 @@ class MultiplicativeLR(_LambdaState, LRScheduler):
         groups = self.optimizer.param_groups
         if self._in_initial_step:  # the step taken at construction keeps the lr
             return [g["lr"] for g in groups]
+        self._base_lrs()  # one function per group at construction: a group added since has none (PyTorch's zip)
         return [g["lr"] * f(self.last_epoch) for f, g in zip(self.lr_lambdas, groups)]
 
 

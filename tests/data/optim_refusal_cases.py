@@ -22,6 +22,20 @@ def _adam_step_with_lr(lib, lr, **options):
     return p.tolist()
 
 
+def _multiplicative_with_added_group(lib):
+    """A MultiplicativeLR stepped after a group was added to its optimizer: one function per
+    group was taken at construction, none for the new one."""
+    p, q = _param(lib), _param(lib)
+    opt = lib.optim.SGD([p], lr=0.1)
+    sched = lib.optim.lr_scheduler.MultiplicativeLR(opt, lambda epoch: 0.5)
+    opt.step()
+    sched.step()
+    opt.add_param_group({"params": [q], "lr": 0.2})
+    opt.step()
+    sched.step()
+    return [g["lr"] for g in opt.param_groups]
+
+
 CASES = {
     # Adam's tensor hyper-parameters: its foreach kernels take them only when capturable
     "adam_tensor_lr_foreach": lambda lib: lib.optim.Adam([_param(lib)], lr=lib.tensor(0.1), foreach=True) and 0,
@@ -37,4 +51,6 @@ CASES = {
     "adam_int_beta": lambda lib: lib.optim.Adam([_param(lib)], betas=(0, 0.99)) and 0,
     "adamw_int_beta": lambda lib: lib.optim.AdamW([_param(lib)], betas=(0.9, 0)) and 0,
     "adam_int_beta_out_of_range": lambda lib: lib.optim.Adam([_param(lib)], betas=(1, 0.9)) and 0,
+    # a scheduler whose formula needs one entry per group, stepped after add_param_group
+    "multiplicative_lr_added_group": _multiplicative_with_added_group,
 }
