@@ -19,6 +19,7 @@ from typing import Any
 from ..backend import to_host
 from ..grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
+from ._common import as_number
 from .optimizer import Optimizer
 
 __all__ = ["LBFGS"]
@@ -245,7 +246,8 @@ class LBFGS(Optimizer):
             memory.direction(g, state["n_iter"] == 1, group["history_size"])
             memory.prev_loss = loss
             memory.prev_grad = g.copy()
-            t = memory.first_step(g, group["lr"]) if state["n_iter"] == 1 else float(group["lr"])
+            lr = as_number(group["lr"])  # a tensor lr (PyTorch takes one) as its value: t scales arrays
+            t = memory.first_step(g, lr) if state["n_iter"] == 1 else float(lr)
             gtd = _number(g.dot(memory.d))
             if gtd > -group["tolerance_change"]:
                 break

@@ -1,8 +1,7 @@
-"""Programs of ``optim`` and ``optim.lr_scheduler`` whose answer is an error (or not), written
-once for both engines: each case takes the library (``torch`` when
-``make_torch_optim_refusals.py`` records the fixture, ``minigrad_ckpt`` when
-``tests/test_optim_refusals_vs_torch.py`` replays it) and returns a value made of numbers
-(what the program ends with), or raises.
+"""Programs of ``optim`` and ``optim.lr_scheduler`` written once for both engines: each case
+takes the library (``torch`` when ``make_torch_optim_programs.py`` records the fixture,
+``minigrad_ckpt`` when ``tests/test_optim_programs_vs_torch.py`` replays it) and returns a value
+made of numbers (what the program ends with), or raises -- many are refusals.
 """
 
 from __future__ import annotations
@@ -36,6 +35,22 @@ def _multiplicative_with_added_group(lib):
     return [g["lr"] for g in opt.param_groups]
 
 
+def _lbfgs_with_tensor_lr(lib, **options):
+    """Three L-BFGS steps on a smooth function of two float64 parameters, lr a float64 tensor."""
+    x = lib.nn.Parameter(lib.tensor([1.5, -0.5], dtype=lib.float64))
+    opt = lib.optim.LBFGS([x], lr=lib.tensor(0.5, dtype=lib.float64), max_iter=5, **options)
+
+    def closure():
+        opt.zero_grad()
+        loss = ((x - 1.0) ** 2).sum() + (x**4).sum()
+        loss.backward()
+        return loss
+
+    for _ in range(3):
+        opt.step(closure)
+    return x.tolist()
+
+
 CASES = {
     # Adam's tensor hyper-parameters: its foreach kernels take them only when capturable
     "adam_tensor_lr_foreach": lambda lib: lib.optim.Adam([_param(lib)], lr=lib.tensor(0.1), foreach=True) and 0,
@@ -53,4 +68,7 @@ CASES = {
     "adam_int_beta_out_of_range": lambda lib: lib.optim.Adam([_param(lib)], betas=(1, 0.9)) and 0,
     # a scheduler whose formula needs one entry per group, stepped after add_param_group
     "multiplicative_lr_added_group": _multiplicative_with_added_group,
+    # PyTorch's LBFGS takes a tensor lr (its step reads it once, as a 0-d tensor)
+    "lbfgs_tensor_lr": _lbfgs_with_tensor_lr,
+    "lbfgs_tensor_lr_strong_wolfe": lambda lib: _lbfgs_with_tensor_lr(lib, line_search_fn="strong_wolfe"),
 }

@@ -1,6 +1,6 @@
-"""Record torch's answers to the programs of ``optim_refusal_cases.py`` (the error type and words,
-or the value): ``python tests/data/make_torch_optim_refusals.py`` writes
-``tests/data/torch_optim_refusals.json`` (needs torch; the tests do not)."""
+"""Record torch's answers to the programs of ``optim_torch_programs.py`` (the error type and words,
+or the value): ``python tests/data/make_torch_optim_programs.py`` writes
+``tests/data/torch_optim_programs.json`` (needs torch; the tests do not)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import torch
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from optim_refusal_cases import CASES  # noqa: E402
+from optim_torch_programs import CASES  # noqa: E402
 
 
 def outcome(case):
@@ -27,7 +27,7 @@ def outcome(case):
 
 def main() -> None:
     out = {"torch": torch.__version__, "cases": {name: outcome(case) for name, case in CASES.items()}}
-    (HERE / "torch_optim_refusals.json").write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
+    (HERE / "torch_optim_programs.json").write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
 
 
 if __name__ == "__main__":
