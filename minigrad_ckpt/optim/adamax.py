@@ -22,7 +22,7 @@ class Adamax(Optimizer):
     """
 
     def __init__(self, params: Iterable[Any], lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 0.0, foreach: bool | None = None, *,
+                 eps: float = 1e-8, weight_decay: float = 0, foreach: bool | None = None, *,
                  maximize: bool = False, differentiable: bool = False, capturable: bool = False) -> None:
         check_hyper("Adamax", lr=lr, eps=eps, weight_decay=weight_decay)
         super().__init__(params, dict(lr=lr, betas=check_betas("Adamax", betas), eps=eps,

@@ -22,8 +22,8 @@ class SGD(Optimizer):
         p = p - lr * g
     """
 
-    def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0.0,
-                 dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False, *,
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0,
+                 dampening: float = 0, weight_decay: float = 0, nesterov: bool = False, *,
                  maximize: bool = False, foreach: bool | None = None, differentiable: bool = False,
                  fused: bool | None = None) -> None:
         for key, value in (("lr", lr), ("momentum", momentum), ("weight_decay", weight_decay)):

@@ -51,6 +51,15 @@ def _lbfgs_with_tensor_lr(lib, **options):
     return x.tolist()
 
 
+def _printed_with_defaults(lib, name):
+    """How an optimizer built with its defaults prints: each group's hyper-parameters as the
+    constructor's defaults are (PyTorch's zero defaults are the int 0)."""
+    return repr(getattr(lib.optim, name)([_param(lib)], lr=0.5))
+
+
+_OPTIMIZERS = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam", "ASGD",
+               "Rprop", "LBFGS"]
+
 CASES = {
     # Adam's tensor hyper-parameters: its foreach kernels take them only when capturable
     "adam_tensor_lr_foreach": lambda lib: lib.optim.Adam([_param(lib)], lr=lib.tensor(0.1), foreach=True) and 0,
@@ -71,4 +80,5 @@ CASES = {
     # PyTorch's LBFGS takes a tensor lr (its step reads it once, as a 0-d tensor)
     "lbfgs_tensor_lr": _lbfgs_with_tensor_lr,
     "lbfgs_tensor_lr_strong_wolfe": lambda lib: _lbfgs_with_tensor_lr(lib, line_search_fn="strong_wolfe"),
+    **{f"printed_{name.lower()}": (lambda lib, name=name: _printed_with_defaults(lib, name)) for name in _OPTIMIZERS},
 }
