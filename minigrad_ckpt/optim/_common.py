@@ -81,11 +81,27 @@ def kernel_flags(name: str, **flags: Any) -> dict[str, Any]:
     ``fused``, ``capturable``, which pick PyTorch's kernels, not its math, so they change nothing
     here.  ``differentiable=True`` (autograd through the step itself) is refused: the step runs
     under ``no_grad``."""
-    if flags.get("fused") and flags.get("foreach"):  # PyTorch's refusal, at construction
+    if flags.get("fused") and flags.get("differentiable"):  # PyTorch's refusals, at construction, in its order
+        raise RuntimeError("`fused` does not support `differentiable`")
+    if flags.get("fused") and flags.get("foreach"):
         raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
     if flags.get("differentiable"):
         raise ValueError(f"{name}: differentiable=True is not supported (the step is not recorded on the tape)")
     return flags
+
+
+def refuse_complex_when_fused(opt: Any, p: Tensor, group: dict[str, Any], later: Exception | None = None) -> None:
+    """PyTorch's refusal of a complex parameter ``p`` in a ``fused=True`` group (its fused kernels step
+    floating-point parameters only): its check's RuntimeError -- or, for SGD and Adagrad, which check
+    only the first parameter with a gradient, ``later`` (their kernel's own refusal) when ``p`` is
+    not that one."""
+    if not group.get("fused"):
+        return
+    first = next((q for g in opt.param_groups for q in g["params"] if q.grad is not None), None)
+    if later is not None and first is not p:
+        raise later
+    raise RuntimeError("`fused=True` requires all the params to be floating point Tensors of supported "
+                       f"devices but {p.dtype} and {p.device.type}")
 
 
 def check_betas(name: str, betas: Any) -> tuple[float, float]:

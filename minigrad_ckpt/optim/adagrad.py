@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..tensor import Tensor
-from ._common import check_hyper, kernel_flags, zeros_state
+from ._common import check_hyper, kernel_flags, refuse_complex_when_fused, zeros_state
 from .optimizer import Optimizer
 
 __all__ = ["Adagrad"]
@@ -34,6 +34,9 @@ class Adagrad(Optimizer):
         for group in self.param_groups:
             for p in group["params"]:
                 self.state[p] = self._initial_state(p, group)
+
+    def check_complex_parameter(self, p: Tensor, group: dict[str, Any]) -> None:
+        refuse_complex_when_fused(self, p, group, RuntimeError("`fused` does not support sparse grad or complex param"))
 
     def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
         return {"step": 0, "sum": zeros_state(p, group["initial_accumulator_value"])}

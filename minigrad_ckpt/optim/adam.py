@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..tensor import Tensor
-from ._common import check_betas, check_hyper, kernel_flags, update_moments, zeros_state
+from ._common import check_betas, check_hyper, kernel_flags, refuse_complex_when_fused, update_moments, zeros_state
 from .optimizer import Optimizer
 
 __all__ = ["Adam", "AdamW"]
@@ -34,6 +34,9 @@ class Adam(Optimizer):
                                           name, foreach=foreach, maximize=maximize, capturable=capturable,
                                           differentiable=differentiable, fused=fused),
                                       decoupled_weight_decay=decoupled_weight_decay))
+
+    def check_complex_parameter(self, p: Tensor, group: dict[str, Any]) -> None:
+        refuse_complex_when_fused(self, p, group)  # PyTorch checks each parameter as its state is made
 
     def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
         st = {"step": 0, "exp_avg": zeros_state(p), "exp_avg_sq": zeros_state(p)}

@@ -193,6 +193,7 @@ class Optimizer:
         """The part of a step every optimizer shares, then its own rule for ``p``."""
         key = p
         if p.dtype.kind == "c":  # PyTorch's rule: update the real view (see the module docstring)
+            self.check_complex_parameter(p, group)
             p = self.as_real(p)
         st = self.state.get(key)
         if not st:
@@ -267,6 +268,10 @@ class Optimizer:
         if p.grad is not None:
             view.grad = Tensor.constant(real_view(p.device.xp.ascontiguousarray(p.grad._data)), p.device)
         return view
+
+    def check_complex_parameter(self, p: Tensor, group: dict[str, Any]) -> None:
+        """Refuse the complex parameter ``p`` if this optimizer cannot step it in ``group`` (PyTorch's
+        fused kernels); by default every optimizer steps it through its real view."""
 
     def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
         """The state of ``p`` before its first update (a ``"step"`` entry is counted by

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..tensor import Tensor
-from ._common import invalid, kernel_flags
+from ._common import invalid, kernel_flags, refuse_complex_when_fused
 from .optimizer import Optimizer
 
 __all__ = ["SGD"]
@@ -35,6 +35,11 @@ class SGD(Optimizer):
                                       weight_decay=weight_decay, nesterov=nesterov,
                                       **kernel_flags("SGD", maximize=maximize, foreach=foreach,
                                                      differentiable=differentiable, fused=fused)))
+
+    def check_complex_parameter(self, p: Tensor, group: dict[str, Any]) -> None:
+        part = "Float" if p.dtype.itemsize == 8 else "Double"
+        refuse_complex_when_fused(self, p, group, NotImplementedError(
+            f'"fused_sgd_kernel" not implemented for \'Complex{part}\''))
 
     def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
         # the buffer is the first step's gradient itself, made in update_one

@@ -51,6 +51,16 @@ def _lbfgs_with_tensor_lr(lib, **options):
     return x.tolist()
 
 
+def _fused_step(lib, name, dtypes):
+    """One step of a fused optimizer over parameters of ``dtypes`` (names of the library's dtypes)."""
+    ps = [lib.nn.Parameter(lib.ones(2, dtype=getattr(lib, d))) for d in dtypes]
+    opt = getattr(lib.optim, name)(ps, fused=True)
+    for p in ps:
+        p.grad = lib.ones(2, dtype=p.dtype)
+    opt.step()
+    return [abs(x) for p in ps for x in p.tolist()]
+
+
 def _printed_with_defaults(lib, name):
     """How an optimizer built with its defaults prints: each group's hyper-parameters as the
     constructor's defaults are (PyTorch's zero defaults are the int 0)."""
@@ -80,5 +90,18 @@ CASES = {
     # PyTorch's LBFGS takes a tensor lr (its step reads it once, as a 0-d tensor)
     "lbfgs_tensor_lr": _lbfgs_with_tensor_lr,
     "lbfgs_tensor_lr_strong_wolfe": lambda lib: _lbfgs_with_tensor_lr(lib, line_search_fn="strong_wolfe"),
+    # PyTorch's fused kernels step floating-point parameters only; fused cannot be differentiable
+    **{f"fused_{name.lower()}_{'_'.join(dtypes)}": (lambda lib, name=name, dtypes=dtypes: _fused_step(lib, name, dtypes))
+       for name in ("SGD", "Adam", "AdamW", "Adagrad")
+       for dtypes in (("float32",), ("complex64",), ("float32", "complex64"), ("float64", "complex128"))},
+    **{f"fused_{name.lower()}_differentiable": (lambda lib, name=name: getattr(lib.optim, name)(
+        [_param(lib)], fused=True, differentiable=True) and 0) for name in ("SGD", "Adam", "Adagrad")},
     **{f"printed_{name.lower()}": (lambda lib, name=name: _printed_with_defaults(lib, name)) for name in _OPTIMIZERS},
 }
+
+# cases whose error words are the engine's own (the type is PyTorch's): a zip's words, and the fused
+# kernels' list of PyTorch's devices
+WORDS_OF_THEIR_OWN = {"multiplicative_lr_added_group", "fused_sgd_complex64", "fused_adam_complex64",
+                      "fused_adamw_complex64", "fused_adagrad_complex64", "fused_adam_float32_complex64",
+                      "fused_adamw_float32_complex64", "fused_adam_float64_complex128",
+                      "fused_adamw_float64_complex128"}
