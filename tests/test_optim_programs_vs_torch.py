@@ -2,8 +2,8 @@
 ``tests/data/make_torch_optim_programs.py`` from ``tests/data/optim_torch_programs.py`` (the test
 never imports torch): Adam's refusals of tensor hyper-parameters its foreach kernels cannot take
 and of betas that are not both floats or both tensors; a MultiplicativeLR stepped after a
-parameter group was added; L-BFGS with a tensor lr; how optimizers print; fused optimizers' refusals of complex parameters and
-of differentiable.  Values are compared to round-off (float64:
+parameter group was added; L-BFGS with a tensor lr; how optimizers print; the fused optimizers'
+refusals of complex parameters and of differentiable.  Values are compared to round-off (float64:
 the engine's arithmetic is not PyTorch's kernels')."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import minigrad_ckpt as mg
 
 DATA = Path(__file__).resolve().parent / "data"
 sys.path.insert(0, str(DATA))
-from optim_torch_programs import CASES, WORDS_OF_THEIR_OWN  # noqa: E402
+from optim_torch_programs import CASES, WORDS_OF_THEIR_OWN, lbfgs_with_tensor_lr  # noqa: E402
 
 TORCH = json.loads((DATA / "torch_optim_programs.json").read_text())["cases"]
 
@@ -51,17 +51,6 @@ def test_lbfgs_tensor_lr_on_the_strict_devices(device):
     from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
 
     def run(dev):
-        x = mg.nn.Parameter(mg.tensor([1.5, -0.5], dtype=mg.float32, device=dev))
-        opt = mg.optim.LBFGS([x], lr=mg.tensor(0.5, device=dev), max_iter=5, line_search_fn="strong_wolfe")
-
-        def closure():
-            opt.zero_grad()
-            loss = ((x - 1.0) ** 2).sum() + (x**4).sum()
-            loss.backward()
-            return loss
-
-        for _ in range(3):
-            opt.step(closure)
-        return x.detach().cpu().numpy()
+        return lbfgs_with_tensor_lr(mg, "float32", dev, line_search_fn="strong_wolfe")
 
     assert run(device).tobytes() == run("cpu").tobytes()

@@ -35,10 +35,12 @@ def _multiplicative_with_added_group(lib):
     return [g["lr"] for g in opt.param_groups]
 
 
-def _lbfgs_with_tensor_lr(lib, **options):
-    """Three L-BFGS steps on a smooth function of two float64 parameters, lr a float64 tensor."""
-    x = lib.nn.Parameter(lib.tensor([1.5, -0.5], dtype=lib.float64))
-    opt = lib.optim.LBFGS([x], lr=lib.tensor(0.5, dtype=lib.float64), max_iter=5, **options)
+def lbfgs_with_tensor_lr(lib, dtype="float64", device="cpu", **options):
+    """Three L-BFGS steps on a smooth function of two parameters, lr a tensor, all of ``dtype`` on
+    ``device``; the parameters after them."""
+    dtype = getattr(lib, dtype)
+    x = lib.nn.Parameter(lib.tensor([1.5, -0.5], dtype=dtype, device=device))
+    opt = lib.optim.LBFGS([x], lr=lib.tensor(0.5, dtype=dtype, device=device), max_iter=5, **options)
 
     def closure():
         opt.zero_grad()
@@ -48,7 +50,7 @@ def _lbfgs_with_tensor_lr(lib, **options):
 
     for _ in range(3):
         opt.step(closure)
-    return x.tolist()
+    return x.detach().cpu().numpy()
 
 
 def _fused_step(lib, name, dtypes):
@@ -88,10 +90,11 @@ CASES = {
     # a scheduler whose formula needs one entry per group, stepped after add_param_group
     "multiplicative_lr_added_group": _multiplicative_with_added_group,
     # PyTorch's LBFGS takes a tensor lr (its step reads it once, as a 0-d tensor)
-    "lbfgs_tensor_lr": _lbfgs_with_tensor_lr,
-    "lbfgs_tensor_lr_strong_wolfe": lambda lib: _lbfgs_with_tensor_lr(lib, line_search_fn="strong_wolfe"),
+    "lbfgs_tensor_lr": lambda lib: lbfgs_with_tensor_lr(lib).tolist(),
+    "lbfgs_tensor_lr_strong_wolfe": lambda lib: lbfgs_with_tensor_lr(lib, line_search_fn="strong_wolfe").tolist(),
     # PyTorch's fused kernels step floating-point parameters only; fused cannot be differentiable
-    **{f"fused_{name.lower()}_{'_'.join(dtypes)}": (lambda lib, name=name, dtypes=dtypes: _fused_step(lib, name, dtypes))
+    **{f"fused_{name.lower()}_{'_'.join(dtypes)}":
+       (lambda lib, name=name, dtypes=dtypes: _fused_step(lib, name, dtypes))
        for name in ("SGD", "Adam", "AdamW", "Adagrad")
        for dtypes in (("float32",), ("complex64",), ("float32", "complex64"), ("float64", "complex128"))},
     **{f"fused_{name.lower()}_differentiable": (lambda lib, name=name: getattr(lib.optim, name)(
