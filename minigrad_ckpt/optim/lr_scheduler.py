@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 import types
 import warnings
 from bisect import bisect_right
@@ -210,6 +211,13 @@ def _warn_if_optimizer_not_stepped(optimizer: Optimizer) -> None:
             "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate", UserWarning, stacklevel=3)
 
 
+def _given(value: Any) -> Any:
+    """A scheduler's argument as PyTorch keeps it -- as given: no rounding of a float epoch count, no
+    reading of a string as a number (PyTorch's arithmetic refuses it: a TypeError); a 0-d tensor as
+    its number, so the state stays plain data."""
+    return value.item() if isinstance(value, Tensor) else value
+
+
 def _check_epoch_args(name: str, **values: Any) -> None:
     for k, v in values.items():
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
@@ -222,7 +230,8 @@ class StepLR(LRScheduler):
     def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1) -> None:
         if step_size < 1:
             raise ValueError(f"StepLR: step_size must be >= 1, got {step_size}")
-        self.step_size, self.gamma = int(step_size), float(gamma)
+        # as given, as PyTorch keeps them (a step_size of 2.5 decays at epoch 5, a gamma of '0.5' is a TypeError)
+        self.step_size, self.gamma = _given(step_size), _given(gamma)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
@@ -241,7 +250,7 @@ class CosineAnnealingLR(LRScheduler):
     def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1) -> None:
         if T_max < 1:
             raise ValueError(f"CosineAnnealingLR: T_max must be >= 1, got {T_max}")
-        self.T_max, self.eta_min = int(T_max), float(eta_min)
+        self.T_max, self.eta_min = _given(T_max), _given(eta_min)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
@@ -269,8 +278,8 @@ class LinearLR(LRScheduler):
                  total_iters: int = 5, last_epoch: int = -1) -> None:
         if not (0 < start_factor <= 1 and 0 <= end_factor <= 1):
             raise ValueError("LinearLR: start_factor must be in (0, 1] and end_factor in [0, 1]")
-        self.start_factor, self.end_factor = float(start_factor), float(end_factor)
-        self.total_iters = int(total_iters)
+        self.start_factor, self.end_factor = _given(start_factor), _given(end_factor)
+        self.total_iters = _given(total_iters)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
@@ -294,10 +303,12 @@ class MultiStepLR(LRScheduler):
     def __init__(self, optimizer: Optimizer, milestones: Sequence[int], gamma: float = 0.1,
                  last_epoch: int = -1) -> None:
         ms = list(milestones)
-        if any(not isinstance(m, int) or isinstance(m, bool) for m in ms):
-            raise ValueError(f"MultiStepLR: milestones must be ints, got {milestones!r}")
-        # a sorted list, not PyTorch's Counter: state stays plain data with int entries
-        self.milestones, self.gamma = sorted(ms), float(gamma)
+        if any(not isinstance(m, numbers.Real) or isinstance(m, bool) for m in ms):
+            raise ValueError(f"MultiStepLR: milestones must be numbers, got {milestones!r}")
+        # a sorted list, not PyTorch's Counter: state stays plain data, NumPy's ints (np.arange) as ints;
+        # a float milestone is kept, as PyTorch keeps it (it never equals an epoch)
+        ms = [int(m) if isinstance(m, numbers.Integral) else m for m in ms]
+        self.milestones, self.gamma = sorted(ms), _given(gamma)
         super().__init__(optimizer, last_epoch)
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -323,7 +334,7 @@ class ExponentialLR(LRScheduler):
     """Multiply the learning rate by ``gamma`` every epoch."""
 
     def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1) -> None:
-        self.gamma = float(gamma)
+        self.gamma = _given(gamma)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
@@ -410,7 +421,7 @@ class ConstantLR(LRScheduler):
                  last_epoch: int = -1) -> None:
         if factor > 1.0 or factor < 0:
             raise ValueError(f"ConstantLR: factor must be in [0, 1], got {factor}")
-        self.factor, self.total_iters = float(factor), int(total_iters)
+        self.factor, self.total_iters = _given(factor), _given(total_iters)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
@@ -430,7 +441,7 @@ class PolynomialLR(LRScheduler):
     """Decay the lr to 0 over ``total_iters`` epochs as ``(1 - epoch / total_iters) ** power``."""
 
     def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0, last_epoch: int = -1) -> None:
-        self.total_iters, self.power = int(total_iters), float(power)
+        self.total_iters, self.power = _given(total_iters), _given(power)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
@@ -453,7 +464,9 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,
                  last_epoch: int = -1) -> None:
         _check_epoch_args("CosineAnnealingWarmRestarts", T_0=T_0, T_mult=T_mult)
-        self.T_0, self.T_i, self.T_mult, self.eta_min = T_0, T_0, T_mult, float(eta_min)
+        if not isinstance(eta_min, (float, int)):  # PyTorch's check
+            raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}")
+        self.T_0, self.T_i, self.T_mult, self.eta_min = T_0, T_0, T_mult, eta_min
         self.T_cur = last_epoch
         super().__init__(optimizer, last_epoch)
 
@@ -580,8 +593,8 @@ def _per_group(name: str, groups: list[dict[str, Any]], value: Any) -> list[floa
     if isinstance(value, (list, tuple)):
         if len(value) != len(groups):
             raise ValueError(f"{name}: expected {len(groups)} values (one per parameter group), got {len(value)}")
-        return [float(v) for v in value]
-    return [float(value)] * len(groups)
+        return [_given(v) for v in value]
+    return [_given(value)] * len(groups)
 
 
 def _one_cycle_phases(n: int, pct_start: float, three_phase: bool) -> list[dict[str, Any]]:
@@ -680,7 +693,7 @@ class CyclicLR(LRScheduler):
         self.step_ratio = up / self.total_size
         if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
             raise ValueError(f"CyclicLR: mode must be 'triangular', 'triangular2' or 'exp_range', got {mode!r}")
-        self.mode, self.gamma, self._scale_fn_custom = mode, float(gamma), scale_fn
+        self.mode, self.gamma, self._scale_fn_custom = mode, _given(gamma), scale_fn
         # PyTorch's rule: a built-in mode fixes its scale mode; a custom scale_fn keeps the one given
         self.scale_mode = scale_mode if scale_fn is not None else ("iterations" if mode == "exp_range" else "cycle")
         self.cycle_momentum = bool(cycle_momentum)
@@ -804,18 +817,18 @@ class ReduceLROnPlateau(LRScheduler):
         if threshold_mode not in ("rel", "abs"):
             raise ValueError(f"ReduceLROnPlateau: threshold_mode must be 'rel' or 'abs', got {threshold_mode!r}")
         self.optimizer = optimizer
-        self.factor = float(factor)
+        self.factor = _given(factor)
         n = len(optimizer.param_groups)
         if isinstance(min_lr, (list, tuple)):
             if len(min_lr) != n:
                 raise ValueError(f"ReduceLROnPlateau: expected {n} min_lrs, got {len(min_lr)}")
-            self.min_lrs = [float(v) for v in min_lr]
+            self.min_lrs = [_given(v) for v in min_lr]
             self.default_min_lr: float | None = None
         else:
-            self.min_lrs = [float(min_lr)] * n
-            self.default_min_lr = float(min_lr)  # also the floor of groups added later
-        self.patience, self.cooldown, self.eps = int(patience), int(cooldown), float(eps)
-        self.mode, self.threshold, self.threshold_mode = mode, float(threshold), threshold_mode
+            self.min_lrs = [_given(min_lr)] * n
+            self.default_min_lr = _given(min_lr)  # also the floor of groups added later
+        self.patience, self.cooldown, self.eps = _given(patience), _given(cooldown), _given(eps)
+        self.mode, self.threshold, self.threshold_mode = mode, _given(threshold), threshold_mode
         self.last_epoch = 0
         self._last_lr = _group_values(optimizer, "lr")
         self.best = math.inf if mode == "min" else -math.inf

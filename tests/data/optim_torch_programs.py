@@ -6,6 +6,8 @@ made of numbers (what the program ends with), or raises -- many are refusals.
 
 from __future__ import annotations
 
+import numpy as np
+
 
 def _param(lib):
     return lib.nn.Parameter(lib.ones(2))
@@ -63,6 +65,19 @@ def _fused_step(lib, name, dtypes):
     return [abs(x) for p in ps for x in p.tolist()]
 
 
+def _schedule(lib, build, steps=9, metric=None):
+    """The lrs of a scheduler ``build(lr_scheduler, optimizer)`` over ``steps`` steps (ReduceLROnPlateau
+    stepped with ``metric``)."""
+    opt = lib.optim.SGD([_param(lib)], lr=0.1, momentum=0.9)
+    sched = build(lib.optim.lr_scheduler, opt)
+    lrs = []
+    for _ in range(steps):
+        opt.step()
+        sched.step() if metric is None else sched.step(metric)
+        lrs.append(opt.param_groups[0]["lr"])
+    return lrs
+
+
 def _printed_with_defaults(lib, name):
     """How an optimizer built with its defaults prints: each group's hyper-parameters as the
     constructor's defaults are (PyTorch's zero defaults are the int 0)."""
@@ -92,6 +107,25 @@ CASES = {
     # PyTorch's LBFGS takes a tensor lr (its step reads it once, as a 0-d tensor)
     "lbfgs_tensor_lr": lambda lib: lbfgs_with_tensor_lr(lib).tolist(),
     "lbfgs_tensor_lr_strong_wolfe": lambda lib: lbfgs_with_tensor_lr(lib, line_search_fn="strong_wolfe").tolist(),
+    # a scheduler keeps its arguments as given: a float epoch count is not rounded, a string is no number
+    "steplr_float_step_size": lambda lib: _schedule(lib, lambda L, o: L.StepLR(o, 2.5)),
+    "cosine_float_t_max": lambda lib: _schedule(lib, lambda L, o: L.CosineAnnealingLR(o, 5.5)),
+    "linear_float_total_iters": lambda lib: _schedule(lib, lambda L, o: L.LinearLR(o, 0.5, 1.0, 4.5)),
+    "constant_float_total_iters": lambda lib: _schedule(lib, lambda L, o: L.ConstantLR(o, 0.5, 2.5)),
+    "polynomial_float_total_iters": lambda lib: _schedule(lib, lambda L, o: L.PolynomialLR(o, 4.5)),
+    "plateau_float_cooldown": lambda lib: _schedule(
+        lib, lambda L, o: L.ReduceLROnPlateau(o, patience=0, cooldown=1.5), metric=1.0),
+    "multistep_numpy_milestones": lambda lib: _schedule(lib, lambda L, o: L.MultiStepLR(o, list(np.arange(2, 8, 3)))),
+    "multistep_float_milestone": lambda lib: _schedule(lib, lambda L, o: L.MultiStepLR(o, [2.5, 4])),
+    "exponential_string_gamma": lambda lib: _schedule(lib, lambda L, o: L.ExponentialLR(o, "0.5")),
+    "steplr_string_gamma": lambda lib: _schedule(lib, lambda L, o: L.StepLR(o, 2, "0.5")),
+    "cosine_string_eta_min": lambda lib: _schedule(lib, lambda L, o: L.CosineAnnealingLR(o, 5, "0.01")),
+    "warm_restarts_string_eta_min": lambda lib: _schedule(
+        lib, lambda L, o: L.CosineAnnealingWarmRestarts(o, 3, 1, "0")),
+    "cyclic_string_base_lr": lambda lib: _schedule(lib, lambda L, o: L.CyclicLR(o, "0.01", 0.1, 2)),
+    "one_cycle_string_max_lr": lambda lib: _schedule(lib, lambda L, o: L.OneCycleLR(o, "1.0", total_steps=10)),
+    "plateau_string_threshold": lambda lib: _schedule(
+        lib, lambda L, o: L.ReduceLROnPlateau(o, threshold="0.1"), metric=1.0),
     # PyTorch's fused kernels step floating-point parameters only; fused cannot be differentiable
     **{f"fused_{name.lower()}_{'_'.join(dtypes)}":
        (lambda lib, name=name, dtypes=dtypes: _fused_step(lib, name, dtypes))
@@ -102,9 +136,11 @@ CASES = {
     **{f"printed_{name.lower()}": (lambda lib, name=name: _printed_with_defaults(lib, name)) for name in _OPTIMIZERS},
 }
 
-# cases whose error words are the engine's own (the type is PyTorch's): a zip's words, and the fused
-# kernels' list of PyTorch's devices
-WORDS_OF_THEIR_OWN = {"multiplicative_lr_added_group", "fused_sgd_complex64", "fused_adam_complex64",
+# cases whose error words are the engine's own (the type is PyTorch's): Python's words for arithmetic on a
+# string (PyTorch meets it at a later step), a zip's words, and the fused kernels' list of PyTorch's devices
+WORDS_OF_THEIR_OWN = {"exponential_string_gamma", "steplr_string_gamma", "cosine_string_eta_min",
+                      "cyclic_string_base_lr", "one_cycle_string_max_lr", "plateau_string_threshold",
+                      "multiplicative_lr_added_group", "fused_sgd_complex64", "fused_adam_complex64",
                       "fused_adamw_complex64", "fused_adagrad_complex64", "fused_adam_float32_complex64",
                       "fused_adamw_float32_complex64", "fused_adam_float64_complex128",
                       "fused_adamw_float64_complex128"}
