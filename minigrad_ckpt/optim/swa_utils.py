@@ -50,10 +50,20 @@ def _lerp_(start: Tensor, end: Tensor, weight: float) -> None:
     start.copy_(a + weight * (b - a) if weight < 0.5 else b - (b - a) * (1 - weight))
 
 
+def _floating(t: Tensor) -> bool:
+    return t.dtype.kind in "fc"
+
+
 def get_swa_multi_avg_fn() -> Callable[[list, list, Any], None]:
-    """SWA over lists of tensors, in place: ``lerp(avg, p, 1 / (n + 1))``.  A tensor ``n`` (AveragedModel's
-    ``n_averaged``) makes the weight a tensor of the default dtype, as in PyTorch: float32-rounded then."""
+    """SWA over lists of tensors of one dtype (AveragedModel groups them), in place: ``lerp(avg, p, 1 / (n + 1))``.
+    A tensor ``n`` (AveragedModel's ``n_averaged``) makes the weight a tensor of the default dtype, as in
+    PyTorch: float32-rounded then.  Integer tensors (a BatchNorm's count, with ``use_buffers``) are refused
+    as PyTorch's foreach kernels refuse them."""
     def swa_update(averaged_params: list, current_params: list, num_averaged: Any) -> None:
+        if averaged_params and not _floating(averaged_params[0]):
+            raise RuntimeError("Integer division with addcdiv is no longer supported"
+                               if isinstance(num_averaged, Tensor)  # PyTorch's addcdiv, else its add with alpha
+                               else "For integral input tensors, argument alpha must not be a floating point number.")
         weight = 1 / (int(num_averaged) + 1)
         if isinstance(num_averaged, Tensor):
             weight = float(host_numpy.dtype(get_default_dtype()).type(weight))
@@ -68,7 +78,10 @@ def get_ema_multi_avg_fn(decay: float = 0.999) -> Callable[[list, list, Any], No
 
     def ema_update(ema_params: list, current_params: list, _: Any) -> None:
         for avg, cur in zip(ema_params, current_params):
-            _lerp_(avg, cur, 1 - decay)
+            if _floating(avg):
+                _lerp_(avg, cur, 1 - decay)
+            else:  # PyTorch's formula for integer tensors (truncated as it truncates: not lerp's rounding)
+                avg.copy_(avg * decay + cur * (1 - decay))
     return ema_update
 
 
@@ -110,7 +123,8 @@ class AveragedModel(Module):
                 for a, p in pairs:
                     a.copy_(p)
             elif self.multi_avg_fn is not None:
-                self.multi_avg_fn([a for a, _ in pairs], [p for _, p in pairs], count)
+                for group in _by_device_and_dtype(pairs):  # as PyTorch hands the function its tensors
+                    self.multi_avg_fn([a for a, _ in group], [p for _, p in group], count)
             else:
                 avg_fn = self.avg_fn or get_swa_avg_fn()
                 for a, p in pairs:
@@ -119,6 +133,15 @@ class AveragedModel(Module):
                 for b_avg, b_model in zip(self.module.buffers(), model.buffers()):
                     b_avg.copy_(b_model.detach().to(b_avg.device))
             self.n_averaged.add_(1)
+
+
+def _by_device_and_dtype(pairs: list[tuple[Tensor, Tensor]]) -> list[list[tuple[Tensor, Tensor]]]:
+    """``pairs`` (averaged, current) grouped by the averaged tensor's device and dtype, in order of first
+    appearance: PyTorch calls a ``multi_avg_fn`` once per such group."""
+    groups: dict[tuple[str, str], list[tuple[Tensor, Tensor]]] = {}
+    for a, p in pairs:
+        groups.setdefault((str(a.device), str(a.dtype)), []).append((a, p))
+    return list(groups.values())
 
 
 def update_bn(loader: Iterable[Any], model: Module, device: Any = None) -> None:

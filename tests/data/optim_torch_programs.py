@@ -78,6 +78,27 @@ def _schedule(lib, build, steps=9, metric=None):
     return lrs
 
 
+def _averaged_counts(lib, multi_avg_fn, updates=40):
+    """A BatchNorm's integer count, averaged with its other tensors (``use_buffers``) by ``multi_avg_fn``
+    of ``swa_utils``, after each of ``updates`` updates; and the dtypes of the lists the first update's calls
+    were handed."""
+    model = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.BatchNorm1d(2))
+    calls = []
+    fn = getattr(lib.optim.swa_utils, multi_avg_fn[0])(*multi_avg_fn[1:])
+
+    def recorded(averaged, current, n):
+        calls.append(sorted({str(t.dtype).replace("torch.", "") for t in averaged}))
+        fn(averaged, current, n)
+
+    averaged = lib.optim.swa_utils.AveragedModel(model, multi_avg_fn=recorded, use_buffers=True)
+    counts = []
+    for i in range(updates):
+        model(lib.ones(4, 2) * i)
+        averaged.update_parameters(model)
+        counts.append(averaged.module[1].num_batches_tracked.item())
+    return {"counts": counts, "dtypes_per_call": sorted(calls[:2])}  # (the order of the calls is PyTorch's own)
+
+
 def _printed_with_defaults(lib, name):
     """How an optimizer built with its defaults prints: each group's hyper-parameters as the
     constructor's defaults are (PyTorch's zero defaults are the int 0)."""
@@ -126,6 +147,9 @@ CASES = {
     "one_cycle_string_max_lr": lambda lib: _schedule(lib, lambda L, o: L.OneCycleLR(o, "1.0", total_steps=10)),
     "plateau_string_threshold": lambda lib: _schedule(
         lib, lambda L, o: L.ReduceLROnPlateau(o, threshold="0.1"), metric=1.0),
+    # swa_utils' list forms over a BatchNorm's integer count: per dtype, PyTorch's formulas and refusals
+    "ema_multi_integer_count": lambda lib: _averaged_counts(lib, ("get_ema_multi_avg_fn", 0.9)),
+    "swa_multi_integer_count": lambda lib: _averaged_counts(lib, ("get_swa_multi_avg_fn",)),
     # PyTorch's fused kernels step floating-point parameters only; fused cannot be differentiable
     **{f"fused_{name.lower()}_{'_'.join(dtypes)}":
        (lambda lib, name=name, dtypes=dtypes: _fused_step(lib, name, dtypes))
@@ -137,8 +161,10 @@ CASES = {
 }
 
 # cases whose error words are the engine's own (the type is PyTorch's): Python's words for arithmetic on a
-# string (PyTorch meets it at a later step), a zip's words, and the fused kernels' list of PyTorch's devices
-WORDS_OF_THEIR_OWN = {"exponential_string_gamma", "steplr_string_gamma", "cosine_string_eta_min",
+# string (PyTorch meets it at a later step), a zip's words, the first sentence only of addcdiv's, and the
+# fused kernels' list of PyTorch's devices
+WORDS_OF_THEIR_OWN = {"swa_multi_integer_count", "exponential_string_gamma", "steplr_string_gamma",
+                      "cosine_string_eta_min",
                       "cyclic_string_base_lr", "one_cycle_string_max_lr", "plateau_string_threshold",
                       "multiplicative_lr_added_group", "fused_sgd_complex64", "fused_adam_complex64",
                       "fused_adamw_complex64", "fused_adagrad_complex64", "fused_adam_float32_complex64",
