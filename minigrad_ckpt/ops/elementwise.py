@@ -761,12 +761,17 @@ class Exp2(_ExpLike):
 
 
 class Expm1(_ExpLike):
-    """``exp(x) - 1``, accurate for small ``x``; derivative ``exp(x)``."""
+    """``exp(x) - 1``, accurate for small ``x``; derivative ``exp(x)``, computed from ``x``: ``out + 1``
+    cancels where ``out`` is near -1 (ELU's gradient at x = -10 was 0.04% off in float32, and 0 from
+    x = -17, where PyTorch's ``elu`` answers ``exp(x)``)."""
 
     fn = "expm1"
+    save_inputs = True
+    save_output = False
+    quiet = True
 
     def derivative(self, xp, out, x):
-        return out + 1
+        return xp.exp(x)
 
 
 class Sinc(UnaryElementwise):
