@@ -205,7 +205,9 @@ class Var(_Reduction):
     ddof: float
 
     def forward(self, xp, x):
-        return _variance(self, xp, x)
+        mean_square, scale = _scaled_variance(self, xp, x)
+        with xp.errstate(over="ignore", under="ignore"):  # where the variance itself is out of range
+            return mean_square * (scale * scale)
 
     def backward(self, xp, g, out, x):
         d = x - xp.mean(x, axis=self.axes, keepdims=True) if self.count() else x
@@ -224,12 +226,16 @@ class Var(_Reduction):
             return _real_dot(xp, d, tangents[0], self) * (2.0 / n if n else xp.inf)
 
     def reference(self, np, x):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            m = np.sum(x, axis=self.axes, keepdims=True) / max(self.count(), 1)
-            d = x - m
+        # in extended precision (x86's 80-bit long double: exponents to +-4932), where the squares of
+        # float32 and float64 values neither underflow nor overflow, then rounded to x's precision
+        wide = x.astype(np.result_type(x.dtype, np.longdouble))
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            m = np.sum(wide, axis=self.axes, keepdims=True) / max(self.count(), 1)
+            d = wide - m
             s = np.sum((d * np.conj(d)).real if x.dtype.kind == "c" else d * d, axis=self.axes,
                        keepdims=self.keepdims)
-            return s / s.dtype.type(max(self.count() - self.ddof, 0))
+            v = s / s.dtype.type(max(self.count() - self.ddof, 0))
+            return v.astype(np.zeros(0, x.dtype).real.dtype)
 
 
 class Std(_Reduction):
@@ -240,8 +246,9 @@ class Std(_Reduction):
     save_output = True
 
     def forward(self, xp, x):
-        with xp.errstate(invalid="ignore"):
-            return xp.sqrt(_variance(self, xp, x))
+        mean_square, scale = _scaled_variance(self, xp, x)
+        with xp.errstate(invalid="ignore", over="ignore"):
+            return xp.sqrt(mean_square) * scale
 
     def backward(self, xp, g, out, x):
         d = x - xp.mean(x, axis=self.axes, keepdims=True) if self.count() else x
@@ -258,20 +265,37 @@ class Std(_Reduction):
             return _real_dot(xp, local, tangents[0], self)
 
     def reference(self, np, x):
-        return np.sqrt(Var.reference(self, np, x))
+        wide = Var.reference(self, np, x.astype(np.result_type(x.dtype, np.longdouble)))
+        with np.errstate(invalid="ignore"):
+            return np.sqrt(wide).astype(np.zeros(0, x.dtype).real.dtype)
 
 
-def _variance(op: _Reduction, xp: Any, x: Any) -> Any:
-    """``sum(|x - mean|^2) / (N - ddof)``: real, also for complex ``x``."""
+def _scaled_variance(op: _Reduction, xp: Any, x: Any) -> tuple[Any, Any]:
+    """``(v, s)`` with the variance ``sum(|x - mean|^2) / (N - ddof) = v * s^2`` (real, also for complex
+    ``x``): ``s`` is a power of two near each slice's largest ``|x - mean|``, divided out before squaring,
+    so that the squares neither underflow nor overflow where the standard deviation ``sqrt(v) * s`` is
+    representable (float32 ``[1e-25, -1e-25, 3e-25, 0]`` had std 0, ``[1e20, -1e20, 3e20, 0]`` inf;
+    PyTorch's, accumulated in double, 1.7e-25 and 1.7e20).  Dividing by a power of two is exact: where
+    nothing under- or overflowed, the results are the unscaled ones bit for bit."""
     n = op.count()
     complex_ = x.dtype.kind == "c"
     with xp.errstate(divide="ignore", invalid="ignore"):
         if n == 0:
             total = xp.sum(x, axis=op.axes, keepdims=op.keepdims)
-            return (xp.real(total) if complex_ else total) / 0
+            return (xp.real(total) if complex_ else total) / 0, 1
         d = x - xp.mean(x, axis=op.axes, keepdims=True)
+        scale = _power_of_two_scale(xp, xp.max(xp.abs(d), axis=op.axes, keepdims=True))
+        d = d / scale
         sq = xp.real(d * xp.conj(d)) if complex_ else d * d
-        return xp.sum(sq, axis=op.axes, keepdims=op.keepdims) / sq.dtype.type(max(n - op.ddof, 0))
+        v = xp.sum(sq, axis=op.axes, keepdims=op.keepdims) / sq.dtype.type(max(n - op.ddof, 0))
+    return v, (scale if op.keepdims else scale.reshape(v.shape))
+
+
+def _power_of_two_scale(xp: Any, m: Any) -> Any:
+    """``2 ** floor(log2(m))`` where ``m`` is positive and finite, else 1 (a slice of equal values, or
+    one holding inf or NaN, whose result the unscaled arithmetic already gives)."""
+    usable = xp.logical_and(m > 0, xp.isfinite(m))
+    return xp.where(usable, xp.exp2(xp.floor(xp.log2(xp.where(usable, m, 1)))), 1)
 
 
 def _real_dot(xp: Any, a: Any, t: Any, op: _Reduction) -> Any:
