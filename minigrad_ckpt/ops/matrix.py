@@ -217,7 +217,7 @@ class Inv(Op):
     save_output = True
 
     def forward(self, xp, a):
-        return xp.linalg.inv(a)
+        return _nan_where_a_has_nan(xp, a, xp.linalg.inv(a))
 
     def backward(self, xp, g, out, a):
         t = _mT(xp, out)
@@ -228,7 +228,7 @@ class Inv(Op):
         return None if t is None else -xp.matmul(xp.matmul(out, t), out)
 
     def reference(self, np, a):
-        return np.linalg.inv(a)
+        return _nan_where_a_has_nan(np, a, np.linalg.inv(a))
 
 
 class Det(Op):
@@ -351,10 +351,10 @@ class Solve(Op):
     uses_needs_input_grad = True
 
     def forward(self, xp, a, b):
-        return xp.linalg.solve(a, b)
+        return _nan_where_a_has_nan(xp, a, xp.linalg.solve(a, b))
 
     def backward(self, xp, g, out, a, b, needs_input_grad=(True, True)):
-        gb = xp.linalg.solve(_mT(xp, a), g)
+        gb = _nan_where_a_has_nan(xp, a, xp.linalg.solve(_mT(xp, a), g))
         ga = -xp.matmul(gb, _mT(xp, out)) if needs_input_grad[0] else None
         return ga, (gb if needs_input_grad[1] else None)
 
@@ -366,7 +366,16 @@ class Solve(Op):
         return xp.linalg.solve(a, rhs + out * 0)
 
     def reference(self, np, a, b):
-        return np.linalg.solve(a, b)
+        return _nan_where_a_has_nan(np, a, np.linalg.solve(a, b))
+
+
+def _nan_where_a_has_nan(xp: Any, a: Any, x: Any) -> Any:
+    """``x`` (``inv(A)``, ``solve(A, B)`` or its ``A^T`` twin) NaN in every entry that belongs to a matrix
+    ``A`` holding a NaN: each entry depends on ``det(A)``, NaN then.  LAPACK's pivoting can step around
+    a NaN (OpenBLAS, under NumPy, left two of three rows of ``inv([[nan, 1, .5], [2, 3, 1], [0, 1, 4]])``
+    finite: ``[-2, 1, 0]``, ...); PyTorch's answer is NaN throughout."""
+    has_nan = xp.any(xp.isnan(a), axis=(-2, -1), keepdims=True)
+    return xp.where(has_nan, xp.nan, x)
 
 
 def _phi(xp: Any, x: Any) -> Any:
