@@ -457,7 +457,9 @@ def kl_div(input: Any, target: Any, size_average: Any = None, reduce: Any = None
         safe = mf.where(zero, Tensor.constant(t.device.xp.ones_like(t._data), t.device), t)
         loss = mf.where(zero, -(t * x), t * (mf.log(safe) - x))
     if reduction == "batchmean":
-        return mf.sum(loss) * (1.0 / x.shape[0]) if x.ndim else mf.sum(loss)
+        # divided by the batch size as a tensor division (PyTorch's ``sum / size(0)``): an empty
+        # batch is 0 / 0, NaN, where the Python number 1.0 / 0 raised ZeroDivisionError
+        return mf.sum(loss) / x.shape[0] if x.ndim else mf.sum(loss)
     return _reduce(loss, reduction)
 
 
