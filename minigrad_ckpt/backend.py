@@ -1007,9 +1007,10 @@ def _check_integers(host: Any, dt: Any) -> None:
 
 
 class ValueOverflow(RuntimeError, OverflowError):
-    """A number an integer dtype cannot hold, written into it (``fill_``, ``x[i] = v``, ``full``,
-    ``masked_fill``, a ``clamp`` bound): PyTorch's ``RuntimeError`` ("value cannot be converted to
-    type uint8_t without overflow") and NumPy's ``OverflowError``."""
+    """A number a dtype cannot hold, written into it (``fill_``, ``x[i] = v``, ``full``,
+    ``masked_fill``, a ``clamp`` bound): an integer out of an integer dtype's range, or a finite
+    number beyond a float dtype's largest (``1e300`` into float32): PyTorch's ``RuntimeError``
+    ("value cannot be converted to type uint8_t without overflow") and NumPy's ``OverflowError``."""
 
 
 def checked_int(name: str, value: int, dtype: Any) -> int:
@@ -1043,7 +1044,28 @@ def fill_scalar(name: str, value: Any, dtype: Any) -> Any:
         if not info.min <= value <= info.max:  # (NumPy: 0 or garbage, or its own error)
             raise ValueOverflow(f"{name}: value {value!r} cannot be converted to type {numpy.dtype(dtype)} "
                                 f"without overflow")
+    if numpy.dtype(dtype).kind in "fc" and not _float_fits(value, dtype):
+        raise ValueOverflow(f"{name}: value {value!r} cannot be converted to type {numpy.dtype(dtype)} "
+                            f"without overflow")
     return value
+
+
+def _float_fits(value: Any, dtype: Any) -> bool:
+    """Whether the float (or complex) ``dtype`` holds the number, by PyTorch's checked conversion
+    (c10's ``overflows``): infinities and NaN convert, a finite part beyond the dtype's largest
+    does not (``full((2,), 1e300, dtype=float32)``, ``x.fill_(7e4)`` of float16: NumPy's cast
+    would write inf silently)."""
+    if isinstance(value, (bool, numpy.bool_)) or not isinstance(
+            value, (int, float, complex, numpy.integer, numpy.floating, numpy.complexfloating)):
+        return True
+    largest = float(numpy.finfo(dtype).max)
+    parts = (value.real, value.imag) if isinstance(value, (complex, numpy.complexfloating)) else (value,)
+    for part in parts:
+        if isinstance(part, (float, numpy.floating)) and not numpy.isfinite(part):
+            continue  # inf and NaN convert
+        if abs(part) > largest:  # (a Python int compares with a float exactly, however large)
+            return False
+    return True
 
 
 def default_complex_dtype() -> Any:

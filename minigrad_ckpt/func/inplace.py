@@ -34,7 +34,7 @@ import sys
 from typing import Any
 
 from .. import functional as _F
-from ..backend import host_numpy
+from ..backend import fill_scalar, host_numpy
 from ..functional.shape import pad as _pad
 from ..functional.shared_memory import element_addresses
 from ..grad_mode import forward_mode as _forward
@@ -226,7 +226,7 @@ def _setitem(old: Tensor, value: Any, index: Any) -> Tensor:
     # A number, or a one-element constant, is placed by a where that reads it as it is: a value of
     # old's size built from it would be a constant no node saves, which a checkpoint would keep.
     if value.__class__ in (bool, int, float, complex):
-        number = host_numpy.asarray(value, dtype=old._data.dtype).item()
+        number = host_numpy.asarray(fill_scalar("__setitem__", value, old._data.dtype), dtype=old._data.dtype).item()
         return _F.where(Tensor._wrap(_written(index, old), None, old._device), number, old)
     value = _as_operand(value, old)
     if value.numel() == 1 and not value.requires_grad:
@@ -277,6 +277,8 @@ def _block(index: tuple, shape: tuple[int, ...]) -> tuple | None:
 
 
 def _fill(old: Tensor, value: Any, index: Any) -> Tensor:
+    if not isinstance(value, Tensor):  # a number by PyTorch's checked conversion, as off the tape
+        value = fill_scalar("fill_", value, old.dtype)
     return _F.broadcast_to(_as_operand(value, old), old.shape)
 
 

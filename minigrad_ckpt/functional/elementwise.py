@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..backend import checked_int, host_numpy
+from ..backend import checked_int, fill_scalar, host_numpy
 from ..ops import complex_numbers as _cx
 from ..ops import elementwise as _ew
 from ..ops import special as _sp
@@ -292,18 +292,25 @@ def clip(x: Any, a_min: Any = None, a_max: Any = None) -> Tensor:
 
 def _bound(b: Any, x: Tensor) -> Any:
     """A ``clip`` bound: an int beside an integer tensor by PyTorch's checked conversion (out of
-    range an error, -1 beside uint8 is 255)."""
+    range an error, -1 beside uint8 is 255), a number beside a float tensor too (``clamp(max=1e300)``
+    of float32 is an error, not a bound of inf)."""
     if x.dtype.kind in "iu" and isinstance(b, (int, host_numpy.integer)) and not isinstance(b, bool):
         return checked_int("clamp", b, x.dtype)
+    if x.dtype.kind == "f" and not isinstance(b, Tensor):
+        fill_scalar("clamp", b, x.dtype)
     return operand(b, x)
 
 
-def _where_int(v: Any, other: Any) -> Any:
-    """A Python int branch of ``where`` beside an integer tensor, by PyTorch's checked conversion:
-    ``where(c, int8_tensor, 500)`` is an error, not 500 wrapped to -12 (-1 beside uint8 is 255)."""
+def _where_number(v: Any, other: Any) -> Any:
+    """A number branch of ``where`` beside a tensor, by PyTorch's checked conversion:
+    ``where(c, int8_tensor, 500)`` is an error, not 500 wrapped to -12 (-1 beside uint8 is 255), and
+    so is ``where(c, float32_tensor, 1e300)``, not inf."""
     if (isinstance(v, (int, host_numpy.integer)) and not isinstance(v, (bool, host_numpy.bool_))
             and isinstance(other, Tensor) and other.dtype.kind in "iu"):
         return checked_int("where", v, other.dtype)
+    if (isinstance(v, (int, float, host_numpy.integer, host_numpy.floating)) and isinstance(other, Tensor)
+            and other.dtype.kind in "fc"):  # (a complex number makes the result complex: no check here)
+        fill_scalar("where", v, other.dtype)  # a real number beyond a float tensor's dtype: PyTorch's error
     return v
 
 
@@ -326,7 +333,7 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Any:
     cond = as_tensor(condition, like)
     if cond.dtype != host_numpy.bool_:
         cond = cond != 0
-    x, y = _where_int(x, y), _where_int(y, x)
+    x, y = _where_number(x, y), _where_number(y, x)
     x, y = operand(x, cond), operand(y, cond)
     if not isinstance(x, Tensor) and not isinstance(y, Tensor):  # two numbers: PyTorch's dtype, not NumPy's
         x = Tensor._from_data(x, dtype=result_type(x, y), device=cond.device)
