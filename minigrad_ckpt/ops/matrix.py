@@ -872,9 +872,16 @@ class VectorNorm(Op):
         safe = xp.where(zero, 1, out)
         if p == 2:
             return xp.where(zero, 0, x / safe)
-        with xp.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        with xp.errstate(divide="ignore", over="ignore", invalid="ignore", under="ignore"):
             a = xp.abs(x)
-            local = xp.sign(x) * xp.power(a / safe, p - 1)
+            ratio = a / safe
+            local = xp.sign(x) * xp.power(ratio, p - 1)
+            # beside a norm ~1e200 an entry ~1e-200 has a ratio that underflows: its power came out
+            # inf (p < 1) or 0 (p > 1) where the true one, 2e200 for p = 1/2, is representable
+            # (PyTorch's); there the same power by logarithms
+            lost = ratio < host_numpy.finfo(x.dtype).tiny
+            by_logs = xp.exp((p - 1) * (xp.log(xp.where(lost, a, 1)) - xp.log(xp.where(lost, safe, 1))))
+            local = xp.where(lost, xp.sign(x) * by_logs, local)
             return xp.where(zero, 0, xp.where(x == 0, 0, local))
 
     def _kept(self, v: Any, x: Any) -> Any:
