@@ -852,6 +852,9 @@ class VectorNorm(Op):
     keepdims: bool
 
     def forward(self, xp, x):
+        if x.dtype == xp.float16:  # accumulated in float32, as PyTorch's half norms: the squares of
+            # entries from 256 on overflow float16 (norm([300] * 4) was inf, not 600)
+            return self.forward(xp, x.astype(xp.float32)).astype(xp.float16)
         p = self.ord
         a = xp.abs(x)
         with xp.errstate(divide="ignore", over="ignore", invalid="ignore"):

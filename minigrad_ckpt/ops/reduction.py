@@ -357,6 +357,17 @@ def _shift(xp: Any, x: Any, axes: tuple[int, ...]) -> Any:
     return xp.where(xp.isfinite(m), m, 0)
 
 
+def running_sum(xp: Any, v: Any, axis: int | None) -> Any:
+    """``cumsum`` along ``axis``; of float16, accumulated in float32 and each prefix rounded to
+    float16 (PyTorch's accumulate type for half): NumPy's float16 running sum stalls at 2048 for a
+    row of ones (2048 + 1 rounds back to 2048), and a prefix beyond 65504 stayed inf after the sum
+    came back in range (PyTorch: ``[6e4, inf, 5e4]`` for ``[6e4, 1e4, -2e4]``)."""
+    if v.dtype == xp.float16:
+        with xp.errstate(over="ignore"):  # (a prefix beyond 65504 is inf, as PyTorch's)
+            return xp.cumsum(v, axis=axis, dtype=xp.float32).astype(xp.float16)
+    return xp.cumsum(v, axis=axis)
+
+
 class CumSum(LinearOp):
     """Running sum along ``axis`` (``None``: over the flattened input)."""
 
@@ -366,12 +377,12 @@ class CumSum(LinearOp):
     save_inputs = False
 
     def forward(self, xp, x):
-        return xp.cumsum(x, axis=self.axis)
+        return running_sum(xp, x, self.axis)
 
     def backward(self, xp, g, out, x):
         if self.axis is None:
-            return xp.flip(xp.cumsum(xp.flip(g, 0), 0), 0).reshape(self.in_shape)
-        return xp.flip(xp.cumsum(xp.flip(g, self.axis), self.axis), self.axis)
+            return xp.flip(running_sum(xp, xp.flip(g, 0), 0), 0).reshape(self.in_shape)
+        return xp.flip(running_sum(xp, xp.flip(g, self.axis), self.axis), self.axis)
 
     def reference(self, np, x):
         return np.cumsum(x, axis=self.axis)
