@@ -76,6 +76,10 @@ def _normalized(xp, x, axes, eps):
     variance as ``mean(d * d)``: for real ``x`` the same numbers as NumPy's ``var``)."""
     if x.size == 0:  # empty slices: nothing to normalize (and no mean to take)
         return x + 0, None
+    if _is_half(x):  # the statistics in float32, as PyTorch's half norms: beyond |x| ~ 256 the
+        # squares overflow float16, and every normalized value came out 0
+        xhat, rstd = _normalized(xp, x.astype(xp.float32), axes, eps)
+        return xhat.astype(x.dtype), rstd.astype(x.dtype)
     mu = xp.mean(x, axis=axes, keepdims=True)
     d = x - mu
     rstd = 1 / xp.sqrt(xp.mean(d * d, axis=axes, keepdims=True) + eps)
@@ -88,9 +92,15 @@ def _rstd(xp, x, axes, eps):
     takes it (``mean(d * d)``: for complex ``x`` that is not NumPy's ``var``, ``mean(|d|^2)``)."""
     if x.size == 0:
         return None
+    if _is_half(x):  # in float32, as the forward's (:func:`_normalized`)
+        return _rstd(xp, x.astype(xp.float32), axes, eps).astype(x.dtype)
     if x.dtype.kind != "c":  # the same numbers (and, with create_graph, the same second derivatives)
         return 1 / xp.sqrt(xp.var(x, axis=axes, keepdims=True) + eps)
     return _normalized(xp, x, axes, eps)[1]
+
+
+def _is_half(x) -> bool:
+    return x.dtype.kind == "f" and x.dtype.itemsize == 2
 
 
 def _times_jacobian(xp, v, xhat, rstd, axes):
