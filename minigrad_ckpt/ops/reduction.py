@@ -205,11 +205,17 @@ class Var(_Reduction):
     ddof: float
 
     def forward(self, xp, x):
+        if x.dtype == xp.float16:  # in float32, rounded to float16: PyTorch's half accumulates in float
+            with xp.errstate(over="ignore"):
+                return self.forward(xp, x.astype(xp.float32)).astype(xp.float16)
         mean_square, scale = _scaled_variance(self, xp, x)
         with xp.errstate(over="ignore", under="ignore"):  # where the variance itself is out of range
-            return mean_square * (scale * scale)
+            # (v * s) * s, not v * s^2: s^2 alone can overflow where the variance does not
+            return mean_square * scale * scale
 
     def backward(self, xp, g, out, x):
+        if x.dtype == xp.float16:  # in float32, as the forward
+            return self.backward(xp, g.astype(xp.float32), None, x.astype(xp.float32)).astype(xp.float16)
         d = x - xp.mean(x, axis=self.axes, keepdims=True) if self.count() else x
         n = self.denominator()
         with xp.errstate(divide="ignore", invalid="ignore"):
@@ -246,11 +252,16 @@ class Std(_Reduction):
     save_output = True
 
     def forward(self, xp, x):
+        if x.dtype == xp.float16:  # as Var's
+            return self.forward(xp, x.astype(xp.float32)).astype(xp.float16)
         mean_square, scale = _scaled_variance(self, xp, x)
         with xp.errstate(invalid="ignore", over="ignore"):
             return xp.sqrt(mean_square) * scale
 
     def backward(self, xp, g, out, x):
+        if x.dtype == xp.float16:  # in float32, as the forward
+            return self.backward(xp, g.astype(xp.float32), out.astype(xp.float32),
+                                 x.astype(xp.float32)).astype(xp.float16)
         d = x - xp.mean(x, axis=self.axes, keepdims=True) if self.count() else x
         s = self.expand(xp, out)
         with xp.errstate(divide="ignore", invalid="ignore"):
