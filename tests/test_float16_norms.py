@@ -9,6 +9,7 @@ Expected values: torch 2.13 (``tests/data/make_torch_float16_norms.py`` writes
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -18,16 +19,11 @@ import minigrad_ckpt as mg
 import minigrad_ckpt.nn.functional as F
 from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
 
+DATA = Path(__file__).with_name("data")
+sys.path.insert(0, str(DATA))
+from float16_norm_cases import CALLS  # noqa: E402
+
 TORCH = np.load(Path(__file__).with_name("data").joinpath("torch_float16_norms.npz"))
-CALLS = {
-    "layer_norm": lambda x, w, b: F.layer_norm(x, (50,)),
-    "layer_norm_affine": lambda x, w, b: F.layer_norm(x.transpose(1, 2), (6,), w, b).transpose(1, 2),
-    "batch_norm": lambda x, w, b: F.batch_norm(x, None, None, training=True),
-    "batch_norm_affine": lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True),
-    "group_norm": lambda x, w, b: F.group_norm(x, 2),
-    "group_norm_affine": lambda x, w, b: F.group_norm(x, 3, w, b),
-    "instance_norm": lambda x, w, b: F.instance_norm(x),
-}
 
 
 def _on(device, name):
@@ -38,7 +34,7 @@ def _on(device, name):
 @pytest.mark.parametrize("device", ["cpu", "strict", "strict-f32"])
 def test_values_and_gradients_are_pytorchs(name, device):
     x = mg.tensor(TORCH["x"], device=device, requires_grad=True)
-    y = CALLS[name](x, _on(device, "w"), _on(device, "b"))
+    y = CALLS[name](F, x, _on(device, "w"), _on(device, "b"))
     (y * _on(device, "g")).sum().backward()
     assert y.dtype == mg.float16 and x.grad.dtype == mg.float16
     # a float16 result rounds to 2^-11 relative; the affine ones add a rounding of their own

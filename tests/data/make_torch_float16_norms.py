@@ -10,11 +10,15 @@ Read by ``tests/test_float16_norms.py``.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+
+sys.path.insert(0, str(Path(__file__).parent))
+from float16_norm_cases import CALLS  # noqa: E402
 
 OUT = Path(__file__).with_name("torch_float16_norms.npz")
 RNG = np.random.default_rng(0)
@@ -22,22 +26,13 @@ X = (RNG.standard_normal((4, 6, 50)) * 100).astype(np.float16)
 G = RNG.standard_normal((4, 6, 50)).astype(np.float16)
 W = (RNG.random(6) + 0.5).astype(np.float16)
 B = RNG.standard_normal(6).astype(np.float16)
-CALLS = {
-    "layer_norm": lambda x, w, b: F.layer_norm(x, (50,)),
-    "layer_norm_affine": lambda x, w, b: F.layer_norm(x.transpose(1, 2), (6,), w, b).transpose(1, 2),
-    "batch_norm": lambda x, w, b: F.batch_norm(x, None, None, training=True),
-    "batch_norm_affine": lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True),
-    "group_norm": lambda x, w, b: F.group_norm(x, 2),
-    "group_norm_affine": lambda x, w, b: F.group_norm(x, 3, w, b),
-    "instance_norm": lambda x, w, b: F.instance_norm(x),
-}
 
 
 def main() -> None:
     out = {"x": X, "g": G, "w": W, "b": B}
     for name, fn in CALLS.items():
         x = torch.tensor(X, requires_grad=True)
-        y = fn(x, torch.tensor(W), torch.tensor(B))
+        y = fn(F, x, torch.tensor(W), torch.tensor(B))
         (y * torch.tensor(G)).sum().backward()
         out[f"{name}/value"] = y.detach().numpy()
         out[f"{name}/grad"] = x.grad.numpy()
