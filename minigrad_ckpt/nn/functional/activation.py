@@ -50,7 +50,7 @@ def leaky_relu(input: Any, negative_slope: float = 0.01, inplace: bool = False) 
     """``input`` for positive inputs, ``negative_slope * x`` otherwise (real input only, as PyTorch)."""
     if inplace:
         return written_in_place("leaky_relu", input, leaky_relu, negative_slope)
-    input = _tensor(input)
+    input = in_default_float(input)  # integers compute in the default float, as the other activations
     refuse_complex("leaky_relu", input)
     return apply(_act.LeakyRelu(negative_slope=float(negative_slope)), input)
 
@@ -58,7 +58,7 @@ def leaky_relu(input: Any, negative_slope: float = 0.01, inplace: bool = False) 
 def gelu(input: Any, approximate: str = "none") -> Tensor:
     """GELU, exact (``approximate="none"``, with ``erf``) or the ``"tanh"`` approximation
     (real input only, as PyTorch: its ``erf`` is the real one)."""
-    input = _tensor(input)
+    input = in_default_float(input)  # integers compute in the default float, as the other activations
     if input.dtype.kind == "c":
         raise TypeError("gelu: implemented for real input only (its erf is the real one), as PyTorch's")
     if approximate not in ("none", "tanh"):
@@ -70,7 +70,7 @@ def silu(input: Any, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)``."""
     if inplace:
         return written_in_place("silu", input, silu)
-    return apply(_SILU, input)
+    return apply(_SILU, in_default_float(input))  # integers compute in the default float
 
 
 def sigmoid(input: Any) -> Tensor:
@@ -291,10 +291,13 @@ def tanhshrink(input: Any) -> Tensor:
 
 
 def threshold(input: Any, threshold: float, value: float, inplace: bool = False) -> Tensor:
-    """``input`` where ``x > threshold``, else ``value`` (PyTorch's argument order); NaN stays NaN."""
+    """``input`` where ``x > threshold``, else ``value`` (PyTorch's argument order); NaN stays NaN.
+    Integer input stays integer, ``value`` cast to it (truncated), as PyTorch's."""
     input = _tensor(input)
+    fill = int(value) if input.dtype.kind in "iu" else float(value)
+
     def thresholded(x: Tensor) -> Tensor:
-        return mf.where(x <= threshold, float(value), x)  # (NaN fails the test: it stays, as in PyTorch)
+        return mf.where(x <= threshold, fill, x)  # (NaN fails the test: it stays, as in PyTorch)
 
     return written_in_place("threshold", input, thresholded) if inplace else thresholded(input)
 
