@@ -112,11 +112,17 @@ class Hardswish(_ElementwiseInPlace):
 
     fn = staticmethod(F.hardswish)
 
+    def extra_repr(self) -> str:
+        return ""  # PyTorch's prints no options: ``Hardswish()`` whatever ``inplace`` is
+
 
 class Hardsigmoid(_ElementwiseInPlace):
     """``relu6(x + 3) / 6`` elementwise (``F.hardsigmoid``)."""
 
     fn = staticmethod(F.hardsigmoid)
+
+    def extra_repr(self) -> str:
+        return ""  # PyTorch's prints no options: ``Hardsigmoid()`` whatever ``inplace`` is
 
 
 class Softsign(_Elementwise):

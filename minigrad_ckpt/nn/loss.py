@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 from ..functional.arguments import as_tensor
 from ..tensor import Tensor
 from . import functional as F
+from .distance import PairwiseDistance
 from .function_layer import FunctionLayer
 from .functional.loss import _reduction_of
 
@@ -311,4 +312,7 @@ class TripletMarginWithDistanceLoss(_TripletLoss):
 
     def __init__(self, *, distance_function: Any = None, margin: float = 1.0, swap: bool = False,
                  reduction: str = "mean") -> None:
-        super().__init__(distance_function=distance_function, margin=margin, swap=swap, reduction=reduction)
+        # PyTorch's default is a PairwiseDistance module, a submodule of the loss (it prints, and
+        # named_modules() lists it)
+        super().__init__(distance_function=distance_function if distance_function is not None
+                         else PairwiseDistance(), margin=margin, swap=swap, reduction=reduction)
