@@ -146,6 +146,10 @@ def arange(start: Any = None, stop: Any = None, step: Any = 1, dtype: Any = None
         count = len(host_numpy.arange(start, stop, step))  # (NumPy's length is PyTorch's ceil((stop - start) / step))
         host = (start + host_numpy.arange(count, dtype=host_numpy.float64) * step).astype(dt)
     else:  # (NumPy's float arange adds i times the float32 step: 0.1 * 9 is 0.90000004, not 0.9)
+        if dt.kind in "iu":  # PyTorch reads start, end and step in the integer dtype first (truncated):
+            start, stop, step = int(start), int(stop), int(step)  # arange(0, 10, 1.5, dtype=int64) is 0..9
+            if step == 0:
+                raise ValueError("step must be nonzero")
         host = host_numpy.arange(start, stop, step, dtype=dt)
     return _make(dev.xp.asarray(host), dev, requires_grad)
 
