@@ -1011,9 +1011,24 @@ class _Remainder(BinaryElementwise):
 
 class Mod(_Remainder):
     """``x mod y`` with the sign of ``y`` (Python's ``%``, NumPy's ``mod``/``remainder``):
-    ``x - floor(x / y) * y``."""
+    ``x - floor(x / y) * y``.  A zero result takes the sign of ``x``, as PyTorch's (its
+    remainder starts from ``fmod``): ``-1.0 % 1.0`` is ``-0.0``, where NumPy's is ``+0.0``."""
 
     fn = "mod"
+
+    def forward(self, xp, x, y):
+        out = super().forward(xp, x, y)
+        return xp.where(out == 0, _zero_signed_as(x, out), out) if out.dtype.kind == "f" else out
+
+    def reference(self, np, x, y):
+        out = np.mod(x, y)
+        return np.where(out == 0, np.copysign(out, x), out) if out.dtype.kind == "f" else out
+
+
+def _zero_signed_as(x: Any, out: Any) -> Any:
+    """A zero with the sign of ``x`` (``x * 0``: -0.0 for a negative or -0.0 ``x``), in ``out``'s dtype."""
+    zero = x * 0
+    return zero.astype(out.dtype) if hasattr(zero, "astype") else zero
 
 
 class Fmod(_Remainder):
