@@ -18,7 +18,8 @@ from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["rnn", "parametrize", "parametrizations", "prune", "stateless", "fusion", "fuse_conv_bn_eval",
-           "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights", "clip_grad_norm_",
+           "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights", "clip_grad_norm_", "clip_grad_norm",
+           "skip_init",
            "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_",
            "parameters_to_vector", "vector_to_parameters", "weight_norm", "remove_weight_norm",
            "spectral_norm", "remove_spectral_norm"]
@@ -40,6 +41,28 @@ def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0,
     total = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
     clip_grads_with_norm_(params, max_norm, total, foreach)
     return total
+
+
+def clip_grad_norm(parameters: Any, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False,
+                   foreach: bool | None = None) -> Tensor:
+    """PyTorch's deprecated spelling of :func:`clip_grad_norm_`, with its FutureWarning."""
+    import warnings
+
+    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
+                  FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
+
+
+def skip_init(module_cls: Any, *args: Any, **kwargs: Any) -> Any:
+    """PyTorch's ``skip_init(module_cls, *args, **kwargs)``: the module without running its
+    initialisation -- which PyTorch does by building it on the ``meta`` device and allocating
+    empty memory.  Here it is built as usual and its values are then as unspecified as PyTorch's
+    (initialised, in fact); the class must take ``device=``, as PyTorch requires."""
+    import inspect
+
+    if "device" not in inspect.signature(module_cls).parameters:
+        raise RuntimeError("Module must support a 'device' arg to skip initialization")
+    return module_cls(*args, **kwargs)
 
 
 def get_total_norm(tensors: Iterable[Tensor] | Tensor, norm_type: float = 2.0,
