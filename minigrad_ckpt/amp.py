@@ -24,7 +24,7 @@ from .backend import cuda_device_count
 from .grad_mode import no_grad
 from .tensor import Tensor
 
-__all__ = ["GradScaler", "autocast"]
+__all__ = ["GradScaler", "autocast", "custom_fwd", "custom_bwd", "is_autocast_available"]
 
 _READY, _UNSCALED, _STEPPED = "ready", "unscaled", "stepped"
 
@@ -173,3 +173,41 @@ class autocast:  # noqa: N801  (PyTorch's name)
             with self:
                 return fn(*args, **kwargs)
         return wrapper
+
+
+_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia", "xla",
+                 "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
+
+
+def is_autocast_available(device_type: str) -> bool:
+    """PyTorch's ``torch.amp.is_autocast_available``: whether ``autocast`` takes ``device_type``
+    (``"cpu"`` and ``"cuda"``, as PyTorch's CPU build answers); a name that is no device type is its
+    RuntimeError."""
+    if device_type not in _DEVICE_TYPES:
+        raise RuntimeError(f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device string: "
+                           f"{device_type}")
+    return device_type in ("cpu", "cuda")
+
+
+def custom_fwd(fwd: Callable[..., Any] | None = None, *, device_type: str, cast_inputs: Any = None) -> Any:
+    """PyTorch's decorator for a custom Function's ``forward`` under autocast (``@custom_fwd(device_type=
+    "cuda")``, ``cast_inputs=``).  PyTorch casts the floating inputs to ``cast_inputs`` only inside an
+    enabled autocast region; ``autocast`` changes no dtype here (see the module docstring), so the
+    forward runs as written."""
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    is_autocast_available(device_type)
+    return fwd
+
+
+def custom_bwd(bwd: Callable[..., Any] | None = None, *, device_type: str) -> Any:
+    """PyTorch's decorator for a custom Function's ``backward``: it runs under the autocast state of
+    its forward, which here changes no dtype, so the backward runs as written."""
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    is_autocast_available(device_type)
+    return bwd

@@ -18,6 +18,10 @@ from ..tensor import Tensor
 __all__ = [
     "calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "xavier_uniform_",
     "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "trunc_normal_", "orthogonal_", "eye_", "dirac_",
+    "sparse_",
+    # PyTorch's deprecated names without the underscore, each with its FutureWarning
+    "uniform", "normal", "constant", "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal",
+    "orthogonal", "sparse", "dirac", "eye",
 ]
 
 
@@ -207,3 +211,38 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
         for d in range(min(out_per_group, tensor.shape[1])):
             values[(g * out_per_group + d, d, *centre)] = 1
     return _fill(tensor, values)
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any = None) -> Tensor:
+    """Fill a 2-D tensor as a sparse matrix (Martens 2010, PyTorch's ``sparse_``): values from
+    N(0, std^2), then in each column ``ceil(sparsity * rows)`` rows, chosen at random, set to 0."""
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    zeros = math.ceil(sparsity * rows)
+    xp = tensor.device.xp
+    values = _random.normal(xp, _random.key_from(generator, "sparse_"), tensor.shape, tensor.dtype) * std
+    draws = _random.uniform(xp, _random.key_from(generator, "sparse_"), tensor.shape, xp.float64)
+    rank = xp.argsort(xp.argsort(draws, axis=0), axis=0)  # each column's rows in a random order
+    return _fill(tensor, xp.where(rank < zeros, 0, values).astype(tensor.dtype))
+
+
+def _deprecated(fill: Any) -> Any:
+    """PyTorch's old name of ``fill`` (``xavier_uniform`` for ``xavier_uniform_``), with its FutureWarning."""
+    old, new = fill.__name__[:-1], fill.__name__
+
+    def deprecated(*args: Any, **kwargs: Any) -> Tensor:
+        import warnings
+
+        warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new}`.", FutureWarning, stacklevel=2)
+        return fill(*args, **kwargs)
+
+    deprecated.__name__ = deprecated.__qualname__ = old
+    deprecated.__doc__ = f"PyTorch's deprecated name of :func:`{new}` (a FutureWarning, then the same fill)."
+    return deprecated
+
+
+uniform, normal, constant = _deprecated(uniform_), _deprecated(normal_), _deprecated(constant_)
+xavier_uniform, xavier_normal = _deprecated(xavier_uniform_), _deprecated(xavier_normal_)
+kaiming_uniform, kaiming_normal = _deprecated(kaiming_uniform_), _deprecated(kaiming_normal_)
+orthogonal, sparse, dirac, eye = _deprecated(orthogonal_), _deprecated(sparse_), _deprecated(dirac_), _deprecated(eye_)
