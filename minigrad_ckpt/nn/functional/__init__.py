@@ -19,6 +19,7 @@ lives in a module of its own:
 ``pool3d``             ``max_pool3d``, ``avg_pool3d``, ``adaptive_max_pool3d``, ``max_unpool3d``
 ``lp_pool``            ``lp_pool1d``, ``lp_pool2d``, ``lp_pool3d`` (power-average pooling)
 ``fractional_pool``    ``fractional_max_pool2d``, ``fractional_max_pool3d`` (windows at random places)
+``with_indices``       ``max_pool2d_with_indices`` and its kin: ``(values, indices)`` always
 ``normalization``      ``layer_norm``, ``batch_norm``, ``group_norm``, ``rms_norm``
 ``dropout``            ``dropout``, ``dropout1d``/``2d``/``3d``, ``alpha_dropout``
 ``embedding``          ``embedding``, ``one_hot``
@@ -66,6 +67,7 @@ from .padding import *  # noqa: F403
 from .pixel_shuffle import *  # noqa: F403
 from .pool3d import *  # noqa: F403
 from .pooling import *  # noqa: F403
+from .with_indices import *  # noqa: F403
 
 __all__ = [
     "relu", "leaky_relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "cross_entropy",
@@ -87,4 +89,7 @@ __all__ = [
     "conv3d", "adaptive_avg_pool3d", "max_pool3d", "avg_pool3d", "conv_transpose3d", "adaptive_max_pool3d",
     "max_unpool3d", "ctc_loss", "relu6", "bilinear", "lp_pool1d", "lp_pool2d", "lp_pool3d", "feature_alpha_dropout",
     "channel_shuffle", "gumbel_softmax", "fractional_max_pool2d", "fractional_max_pool3d",
+    "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices", "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices", "fractional_max_pool2d_with_indices",
+    "fractional_max_pool3d_with_indices",
 ]
