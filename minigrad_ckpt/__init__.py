@@ -116,6 +116,7 @@ from .nn.functional.top_level import (  # noqa: E402  (PyTorch's top-level nn na
     layer_norm, max_pool1d, max_pool2d,
 )
 from .snapshot.saveload import load, save  # noqa: E402
+from .printing import set_printoptions  # noqa: E402  (how tensors print; see printing.py)
 from .settings import (  # noqa: E402  (PyTorch's process-wide settings; see settings.py)
     are_deterministic_algorithms_enabled, get_float32_matmul_precision, get_num_threads,
     is_deterministic_algorithms_warn_only_enabled, set_float32_matmul_precision, set_num_threads,
@@ -163,7 +164,7 @@ __all__ = [
     # PyTorch's names
     "save", "load", "cdist", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
     "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision", "get_float32_matmul_precision",
-    "set_num_threads", "get_num_threads", "vmap",
+    "set_num_threads", "get_num_threads", "vmap", "set_printoptions",
     *_NN_FUNCTIONS,
     # the rest of the system
     "Executor", "fft", "func", "linalg", "special", "nn", "optim", "utils", "distributed", "checkpoint", "snapshot",

@@ -69,6 +69,7 @@ from .backend import (
 )
 from .grad_mode import forward_mode as _forward
 from .grad_mode import state as _grad_state
+from .printing import format_array
 
 __all__ = ["Tensor", "normalize_index"]
 
@@ -1185,7 +1186,7 @@ class Tensor:
 
     def __repr__(self) -> str:
         arr = self._device.xp.to_host(self._data)
-        body = host_numpy.array2string(arr, separator=", ", prefix="tensor(", threshold=200)
+        body = format_array(arr, prefix="tensor(")
         extras = []
         if arr.dtype not in (host_numpy.dtype("float32"), host_numpy.dtype("int64"),
                              host_numpy.dtype("bool")):

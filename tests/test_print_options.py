@@ -1,0 +1,88 @@
+"""``mg.set_printoptions`` (PyTorch's ``torch.set_printoptions``; an AttributeError before) changes
+how a Tensor prints as PyTorch's does: ``precision``, summarizing by ``threshold`` and ``edgeitems``,
+``linewidth``, ``sci_mode`` and the profiles, ``profile="default"`` restoring the start.
+
+Expected: torch 2.13's repr of the same tensors (``tests/data/make_torch_print_options.py``).  The
+engine prints in NumPy's style (``1.5`` where PyTorch writes ``1.5000``; see ``minigrad_ckpt/printing.py``),
+so the numbers shown, the summarizing and the line breaks are compared, not the spacing.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt.printing import get_printoptions, printoptions
+from minigrad_ckpt.testing import strict  # noqa: F401  (registers the "strict" devices)
+
+DATA = Path(__file__).parent / "data"
+sys.path.insert(0, str(DATA))
+from print_option_cases import CASES  # noqa: E402
+
+TORCH = json.loads((DATA / "torch_print_options.json").read_text())
+IDS = [str(case[0]) for case in CASES]
+NUMBER = re.compile(r"-?\d+\.?\d*(?:e[+-]\d+)?")
+
+
+@pytest.fixture(autouse=True)
+def _default_options():
+    mg.set_printoptions(profile="default")
+    yield
+    mg.set_printoptions(profile="default")
+
+
+def _values_part(text: str) -> str:
+    return text.split("dtype=")[0].split("device=")[0]
+
+
+@pytest.mark.parametrize("case, torch_answer", list(zip(CASES, TORCH)), ids=IDS)
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_options_print_the_numbers_torch_prints(case, torch_answer, device):
+    options, values, dtype = case
+    mg.set_printoptions(**options)
+    ours = repr(mg.tensor(values, dtype=dtype, device=device))
+    theirs = torch_answer["repr"]
+    precision = get_printoptions()["precision"]
+    got = [float(n) for n in NUMBER.findall(_values_part(ours))]
+    want = [float(n) for n in NUMBER.findall(_values_part(theirs))]
+    assert len(got) == len(want), (ours, theirs)
+    for g, w in zip(got, want):  # PyTorch may switch to exponents where NumPy does not: equal to the digits shown
+        assert math.isclose(g, w, rel_tol=10.0 ** -precision, abs_tol=10.0 ** -precision), (ours, theirs)
+    assert ours.count("...") == theirs.count("...")
+    if options.get("sci_mode") is not None:  # forced on or off: exponents exactly when PyTorch shows them
+        assert bool(re.search(r"\de[+-]", ours)) == options["sci_mode"] == bool(re.search(r"\de[+-]", theirs))
+    assert (ours.count("\n") == 0) == (theirs.count("\n") == 0)
+    assert max(len(line) for line in _values_part(ours).splitlines()) <= get_printoptions()["linewidth"]
+
+
+@pytest.mark.parametrize("case, torch_answer", list(zip(CASES, TORCH)), ids=IDS)
+def test_get_printoptions_reads_back_what_was_set(case, torch_answer):
+    options = case[0]
+    mg.set_printoptions(**options)
+    got, want = get_printoptions(), {k: (math.inf if v is None and k == "threshold" else v)
+                                     for k, v in torch_answer["options"].items()}
+    keys = set(want) if options.get("profile") == "short" else set(options) - {"profile"} | {"sci_mode"}
+    assert {k: got[k] for k in keys} == {k: want[k] for k in keys}
+    mg.set_printoptions(**got)  # the dict goes back in as PyTorch's does
+    assert get_printoptions() == got
+
+
+def test_default_profile_restores_the_start():
+    start, before = get_printoptions(), repr(mg.tensor([0.123456789, 2.0]))
+    mg.set_printoptions(precision=2, threshold=3, edgeitems=1, linewidth=20, sci_mode=True)
+    assert repr(mg.tensor([0.123456789, 2.0])) != before
+    mg.set_printoptions(profile="default")
+    assert get_printoptions() == start and repr(mg.tensor([0.123456789, 2.0])) == before
+    assert repr(mg.tensor([0.5, 2.0], dtype=mg.float32)) == "tensor([0.5, 2. ])"  # unchanged by this change
+
+
+def test_printoptions_block_restores_and_grad_suffix_stays():
+    x = mg.tensor([1.23456, 2.0], requires_grad=True)
+    with printoptions(precision=1):
+        assert repr(x * 2) == "tensor([2.5, 4. ], grad_fn=Mul)"
+    assert repr(x) == "tensor([1.23456, 2.     ], requires_grad=True)"
