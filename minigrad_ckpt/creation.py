@@ -33,6 +33,7 @@ from .backend import (
     host_numpy,
     set_default_dtype,
 )
+from .out_arguments import CREATION, RANGE, with_out
 from .tensor import Tensor, requires_grad_flag
 
 __all__ = [
@@ -514,3 +515,9 @@ ShortTensor = _legacy_type("ShortTensor", "int16")
 CharTensor = _legacy_type("CharTensor", "int8")
 ByteTensor = _legacy_type("ByteTensor", "uint8")
 BoolTensor = _legacy_type("BoolTensor", "bool")
+
+
+# PyTorch's out= on the creation functions that take it: made in out's dtype and device, written into it
+zeros, ones, full, linspace, rand, randn = (with_out(f"aten::{f.__name__}", f, CREATION)
+                                            for f in (zeros, ones, full, linspace, rand, randn))
+arange = with_out("aten::arange", arange, RANGE)

@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 from .. import creation, tape
 from ..backend import as_dtype
 from ..grad_mode import is_grad_enabled
+from ..out_arguments import CAST, CAT, CLAMP, EXACT, MEAN, REDUCTION, WHERE, with_out
 from ..tensor import Tensor
 from . import complex_numbers as cn
 from . import differences as diffs
@@ -74,9 +75,27 @@ class Public(NamedTuple):
     in_place: bool = False
 
 
-def public(name: str, function: Callable[..., Any], method: Any = None, *, in_place: bool = False) -> Public:
-    """A row for a public function; ``method`` is :data:`AS_METHOD`, another function, or None."""
-    return Public(name, function, function if method is AS_METHOD else method, in_place)
+def public(name: str, function: Callable[..., Any], method: Any = None, *, in_place: bool = False,
+           out: str | None = None) -> Public:
+    """A row for a public function; ``method`` is :data:`AS_METHOD`, another function, or None.
+    ``out`` (a rule of :mod:`~minigrad_ckpt.out_arguments`): the function takes PyTorch's ``out=``,
+    Tensor's method does not (as PyTorch's)."""
+    exported = _taking_out(name, function, out) if out else function
+    return Public(name, exported, function if method is AS_METHOD else method, in_place)
+
+
+_WITH_OUT: dict[tuple[int, str], Callable[..., Any]] = {}
+#: One function under two names is named in its errors as PyTorch's short name (torch.multiply's say multiply())
+_SHORT_NAME = {"multiply": "mul", "subtract": "sub", "divide": "div", "true_divide": "div"}
+
+
+def _taking_out(name: str, function: Callable[..., Any], rule: str) -> Callable[..., Any]:
+    """``function`` with ``out=``, made once for each function: a name and its alias (``mg.mul``,
+    ``mg.multiply``) stay one function."""
+    key = (id(function), rule)
+    if key not in _WITH_OUT:
+        _WITH_OUT[key] = with_out(_SHORT_NAME.get(name, name), function, rule)
+    return _WITH_OUT[key]
 
 
 def tensor_method(name: str, method: Any, *, in_place: bool = False) -> Public:
@@ -106,14 +125,14 @@ _POWER = ti.torch_keywords(mf.power, exponent="y")
 SECTIONS: tuple[Section, ...] = (
     Section("Arithmetic and elementwise functions", MG, (
         public("abs", mf.abs, AS_METHOD, in_place=True),
-        public("add", ti.torch_keywords(mf.add, other="y"), tmeth.add_method),
-        public("subtract", _SUBTRACT, tmeth.sub_method, in_place=True),
-        public("multiply", _MULTIPLY, AS_METHOD, in_place=True),
-        public("divide", _DIVIDE, AS_METHOD, in_place=True),
+        public("add", ti.torch_keywords(mf.add, other="y"), tmeth.add_method, out=CAST),
+        public("subtract", _SUBTRACT, tmeth.sub_method, in_place=True, out=CAST),
+        public("multiply", _MULTIPLY, AS_METHOD, in_place=True, out=CAST),
+        public("divide", _DIVIDE, AS_METHOD, in_place=True, out=CAST),
         public("power", _POWER),
         public("negative", mf.negative, AS_METHOD, in_place=True),
-        public("exp", mf.exp, AS_METHOD, in_place=True),
-        public("log", mf.log, AS_METHOD, in_place=True),
+        public("exp", mf.exp, AS_METHOD, in_place=True, out=CAST),
+        public("log", mf.log, AS_METHOD, in_place=True, out=CAST),
         public("log1p", mf.log1p, AS_METHOD, in_place=True),
         public("sqrt", mf.sqrt, AS_METHOD, in_place=True),
         public("sin", mf.sin, AS_METHOD, in_place=True),
@@ -125,7 +144,7 @@ SECTIONS: tuple[Section, ...] = (
         public("minimum", mf.minimum, AS_METHOD),
         public("clip", ti.torch_keywords(mf.clip, min="a_min", max="a_max"), AS_METHOD, in_place=True),
         public("where", ti.torch_keywords(mf.where, input="x", other="y"),
-               lambda self, condition, other: mf.where(condition, self, other)),
+               lambda self, condition, other: mf.where(condition, self, other), out=WHERE),
         public("tan", mf.tan, AS_METHOD, in_place=True),
         public("sinh", mf.sinh, AS_METHOD, in_place=True),
         public("cosh", mf.cosh, AS_METHOD, in_place=True),
@@ -175,8 +194,8 @@ SECTIONS: tuple[Section, ...] = (
         public("isfinite", mf.isfinite, AS_METHOD),
     )),
     Section("Reductions", MG, (
-        public("sum", ti.sum, tmeth.dim_first_method(ti.sum)),
-        public("mean", ti.mean, tmeth.mean_method),
+        public("sum", ti.sum, tmeth.dim_first_method(ti.sum), out=REDUCTION),
+        public("mean", ti.mean, tmeth.mean_method, out=MEAN),
         public("max", ti.torch_keywords(ti.max, input="x"), tmeth.extremum_method("max")),
         public("min", ti.torch_keywords(ti.min, input="x"), tmeth.extremum_method("min")),
         public("prod", ti.prod, tmeth.dim_first_method(ti.prod)),
@@ -191,7 +210,7 @@ SECTIONS: tuple[Section, ...] = (
         public("cumprod", ti.cumprod, tmeth.along_dim_method(ti.cumprod), in_place=True),
     )),
     Section("Products", MG, (
-        public("matmul", mf.matmul, AS_METHOD),
+        public("matmul", mf.matmul, AS_METHOD, out=EXACT),
         public("einsum", ti.operands_as_list(mf.einsum, 1)),
         public("tensordot", ti.torch_keywords(mf.tensordot, dims="axes")),
         public("dot", mf.dot, tmeth.product_method("dot", mf.dot, (1, 1), "tensor")),
@@ -212,7 +231,7 @@ SECTIONS: tuple[Section, ...] = (
         public("broadcast_to", mf.broadcast_to, tmeth.expand_method),
         public("sum_to", mf.sum_to, AS_METHOD),
         public("concatenate", ti.concatenate),
-        public("stack", ti.stack),
+        public("stack", ti.stack, out=CAT),
         public("split", ti.torch_keywords(ti.split, tensor="x"),
                ti.torch_keywords(tmeth.split_method, split_size="split_size_or_sections")),
         public("flip", ti.torch_keywords(ti.flip, input="x", dims="axis"), tmeth.flip_method),
@@ -360,17 +379,17 @@ SECTIONS: tuple[Section, ...] = (
         public("bincount", sel.bincount, AS_METHOD),
     )),
     Section("PyTorch's names", MG, (
-        public("cat", ti.cat),
+        public("cat", ti.cat, out=CAT),
         public("unsqueeze", ti.unsqueeze, AS_METHOD),
         public("ValuesIndices", ti.ValuesIndices),
         public("topk", ti.topk, AS_METHOD),
         public("chunk", ti.chunk, AS_METHOD),
         public("unbind", ti.unbind, AS_METHOD),
-        public("clamp", ti.clamp, AS_METHOD, in_place=True),
-        public("mul", _MULTIPLY, AS_METHOD),
-        public("sub", _SUBTRACT, tmeth.sub_method),
-        public("div", _DIVIDE, AS_METHOD),
-        public("true_divide", _DIVIDE, AS_METHOD, in_place=True),
+        public("clamp", ti.clamp, AS_METHOD, in_place=True, out=CLAMP),
+        public("mul", _MULTIPLY, AS_METHOD, out=CAST),
+        public("sub", _SUBTRACT, tmeth.sub_method, out=CAST),
+        public("div", _DIVIDE, AS_METHOD, out=CAST),
+        public("true_divide", _DIVIDE, AS_METHOD, in_place=True, out=CAST),
         public("neg", mf.negative, AS_METHOD, in_place=True),
         public("pow", _POWER, AS_METHOD, in_place=True),
         public("eq", mf.equal, AS_METHOD, in_place=True),
@@ -420,7 +439,7 @@ SECTIONS: tuple[Section, ...] = (
         public("softmax", tf.softmax, AS_METHOD),
         public("log_softmax", tf.log_softmax, AS_METHOD),
         public("relu", tmeth.relu_method, AS_METHOD, in_place=True),
-        public("mm", tmeth.product_method("mm", mf.matmul, (2, 2), "mat2"), AS_METHOD),
+        public("mm", tmeth.product_method("mm", mf.matmul, (2, 2), "mat2"), AS_METHOD, out=EXACT),
         public("spmm", tmeth.product_method("spmm", mf.matmul, (2, 2), "mat2")),
         public("fix", mf.trunc, AS_METHOD, in_place=True),
         public("sgn", tmeth.sign_method, AS_METHOD, in_place=True),
@@ -522,7 +541,7 @@ SECTIONS: tuple[Section, ...] = (
         public("lu_factor_ex", lex.lu_factor_ex),
         public("cross", lad.cross),
         public("vander", lad.vander),
-        public("matmul", mf.matmul),
+        public("matmul", mf.matmul, out=EXACT),
         public("diagonal", lad.diagonal),
     )),
     Section("Special functions", SPECIAL, (
