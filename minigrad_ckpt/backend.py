@@ -824,7 +824,32 @@ def _cuda_device(index: int) -> Device:
     n = cupy.cuda.runtime.getDeviceCount()
     if not 0 <= index < n:
         raise ValueError(f"device 'cuda:{index}' does not exist: {n} CUDA device(s) are visible")
+    track_gpu_peaks(cupy)
     return Device("cuda", index, CupyNamespace(cupy, index))
+
+
+#: The most bytes CuPy's default pool has had in use and held, per GPU index, since the engine first
+#: made a CUDA device (or ``mg.cuda.reset_peak_memory_stats``): PyTorch's peak statistics, which
+#: CuPy's pool does not keep.  The pool's use only grows at an allocation, so a check there is exact.
+gpu_peak_bytes: dict[int, dict[str, int]] = {}
+_peak_tracking = [False]
+
+
+def track_gpu_peaks(cupy: Any) -> None:
+    """Put an allocator in front of CuPy's default pool that records the peaks (once per process)."""
+    if _peak_tracking[0]:
+        return
+    pool = cupy.get_default_memory_pool()
+
+    def malloc_recording_peaks(size: int) -> Any:
+        memory = pool.malloc(size)
+        peaks = gpu_peak_bytes.setdefault(int(memory.device_id), {"allocated": 0, "reserved": 0})
+        peaks["allocated"] = max(peaks["allocated"], int(pool.used_bytes()))
+        peaks["reserved"] = max(peaks["reserved"], int(pool.total_bytes()))
+        return memory
+
+    cupy.cuda.set_allocator(malloc_recording_peaks)
+    _peak_tracking[0] = True
 
 
 register_device_type("cuda", _cuda_device)

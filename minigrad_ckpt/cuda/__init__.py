@@ -7,15 +7,18 @@ The queries work without CuPy installed (they report no GPU); what needs a GPU s
 
 from __future__ import annotations
 
+import collections
 from typing import Any
 
+from .. import backend as _backend
 from .. import random as _random
 from ..backend import _cupy, cuda_device_count, current_device_index, get_device, set_current_device_index
 
 __all__ = ["is_available", "device_count", "synchronize", "memory_used_bytes", "amp", "manual_seed",
            "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state", "get_rng_state_all",
            "set_rng_state", "set_rng_state_all", "set_device", "current_device", "device",
-           "get_device_name", "memory_allocated", "memory_reserved", "empty_cache", "is_bf16_supported"]
+           "get_device_name", "memory_allocated", "memory_reserved", "empty_cache", "is_bf16_supported",
+           "max_memory_allocated", "max_memory_reserved", "reset_peak_memory_stats", "memory_stats"]
 
 
 def is_available() -> bool:
@@ -107,6 +110,48 @@ def memory_allocated(device: Any = None) -> int:
 def memory_reserved(device: Any = None) -> int:
     """The bytes CuPy's pool holds from the GPU: in use, or kept for reuse."""
     return int(_pool(device).total_bytes())
+
+
+def _peaks(device: Any) -> dict[str, int]:
+    """The peaks of ``device`` (see ``backend.gpu_peak_bytes``), never below what is in use now (bytes the
+    pool took before the engine made its first CUDA device are counted from then)."""
+    pool = _pool(device)
+    peaks = _backend.gpu_peak_bytes.setdefault(_gpu(device).index, {"allocated": 0, "reserved": 0})
+    peaks["allocated"] = max(peaks["allocated"], int(pool.used_bytes()))
+    peaks["reserved"] = max(peaks["reserved"], int(pool.total_bytes()))
+    return peaks
+
+
+def max_memory_allocated(device: Any = None) -> int:
+    """The most bytes tensors have held on the GPU since the start (or the last
+    :func:`reset_peak_memory_stats`); 0 without a GPU, as PyTorch's CPU build answers."""
+    return _peaks(device)["allocated"] if is_available() else 0
+
+
+def max_memory_reserved(device: Any = None) -> int:
+    """The most bytes CuPy's pool has held from the GPU since the start (or the last reset); 0 without a GPU."""
+    return _peaks(device)["reserved"] if is_available() else 0
+
+
+def reset_peak_memory_stats(device: Any = None) -> None:
+    """Start the peaks again from what is in use now (PyTorch's CPU build has no such call either:
+    without a GPU this says so)."""
+    pool = _pool(device)
+    _backend.gpu_peak_bytes[_gpu(device).index] = {"allocated": int(pool.used_bytes()),
+                                                    "reserved": int(pool.total_bytes())}
+
+
+def memory_stats(device: Any = None) -> dict[str, int]:
+    """PyTorch's allocator statistics that CuPy's pool can answer -- ``allocated_bytes.all.{current,peak}``
+    and ``reserved_bytes.all.{current,peak}`` -- sorted by name as PyTorch's; empty without a GPU, as
+    PyTorch's CPU build answers (its other counters, per pool and per block, have no counterpart here)."""
+    if not is_available():
+        return collections.OrderedDict()
+    peaks = _peaks(device)
+    return collections.OrderedDict(sorted({
+        "allocated_bytes.all.current": memory_allocated(device), "allocated_bytes.all.peak": peaks["allocated"],
+        "reserved_bytes.all.current": memory_reserved(device), "reserved_bytes.all.peak": peaks["reserved"],
+    }.items()))
 
 
 def empty_cache() -> None:

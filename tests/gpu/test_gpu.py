@@ -272,3 +272,19 @@ def test_set_device_makes_cuda_mean_that_gpu():
         assert str(x.device) == f"cuda:{last}" and mg.cuda.current_device() == last
         assert mg.cuda.memory_allocated() >= x.nbytes and isinstance(mg.cuda.get_device_name(), str)
     assert mg.cuda.current_device() == 0 and str(mg.ones(2).to(0).device) == "cuda:0"
+
+
+def test_peak_memory_is_the_most_in_use_since_the_reset():
+    # torch: max_memory_allocated() >= the bytes of a freed tensor made after reset_peak_memory_stats()
+    mg.cuda.reset_peak_memory_stats()
+    start = mg.cuda.memory_allocated()
+    x = mg.zeros(1 << 20, device="cuda")
+    nbytes = x.nbytes
+    del x
+    assert mg.cuda.max_memory_allocated() >= start + nbytes > mg.cuda.memory_allocated()
+    assert mg.cuda.max_memory_reserved() >= mg.cuda.max_memory_allocated()
+    stats = mg.cuda.memory_stats()
+    assert stats["allocated_bytes.all.peak"] == mg.cuda.max_memory_allocated() and list(stats) == sorted(stats)
+    mg.cuda.reset_peak_memory_stats()
+    assert mg.cuda.max_memory_allocated() == mg.cuda.memory_allocated()
+
