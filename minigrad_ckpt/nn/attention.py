@@ -15,11 +15,12 @@ from .activation import GELU, ReLU, SiLU
 from .containers import Sequential
 from .dropout import Dropout
 from .functional.attention import _each_input
+from .functional.attention_backends import SDPBackend, sdpa_kernel
 from .linear import Linear, NonDynamicallyQuantizableLinear
 from .module import Module, Parameter
 from .normalization import LayerNorm
 
-__all__ = ["MultiheadAttention", "TransformerBlock"]
+__all__ = ["MultiheadAttention", "TransformerBlock", "SDPBackend", "sdpa_kernel"]
 
 
 class MultiheadAttention(Module):

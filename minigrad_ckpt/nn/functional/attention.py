@@ -14,6 +14,7 @@ from ...ops.activation import ScaledSoftmax
 from ...ops.shape import TrilFill
 from ...tape import apply
 from ...tensor import Tensor
+from .attention_backends import check_backend_enabled
 from .dropout import dropout
 from .inputs import _check_input_dtype
 from .linear import linear
@@ -38,6 +39,7 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
     ``training=False`` (an extension) turns the dropout off.
     """
     q, k, v = _tensor(query), _tensor(key, query), _tensor(value, query)
+    check_backend_enabled(q, k, v, dropout_p if training else 0.0)  # mg.nn.attention.sdpa_kernel's choice
     if enable_gqa:
         k, v = _grouped(q, k), _grouped(q, v)
     if not q.dtype == k.dtype == v.dtype:  # NumPy would promote: the output's dtype would change silently
