@@ -15,6 +15,7 @@ from ...ops.shape import TrilFill
 from ...tape import apply
 from ...tensor import Tensor
 from .attention_backends import check_backend_enabled
+from .attention_bias import CausalBias
 from .dropout import dropout
 from .inputs import _check_input_dtype
 from .linear import linear
@@ -54,6 +55,8 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
     if is_causal and attn_mask is not None:
         raise InputMismatch("scaled_dot_product_attention: pass attn_mask or is_causal, not both")
     s = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
+    if isinstance(attn_mask, CausalBias):  # mg.nn.attention.bias's: the boolean mask it stands for
+        attn_mask = attn_mask._materialize(q.device)
     mask = None if attn_mask is None else _tensor(attn_mask, q)
     if mask is not None and mask.dtype.kind != "b" and mask.dtype != q.dtype:  # it would change the output's dtype
         raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "

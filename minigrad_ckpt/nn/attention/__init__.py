@@ -5,20 +5,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import functional as mf
-from ..creation import zeros
-from ..functional.arguments import as_tensor
-from ..tensor import Tensor
-from . import functional as F
-from . import init
-from .activation import GELU, ReLU, SiLU
-from .containers import Sequential
-from .dropout import Dropout
-from .functional.attention import _each_input
-from .functional.attention_backends import SDPBackend, sdpa_kernel
-from .linear import Linear, NonDynamicallyQuantizableLinear
-from .module import Module, Parameter
-from .normalization import LayerNorm
+from ... import functional as mf
+from ...creation import zeros
+from ...functional.arguments import as_tensor
+from ...tensor import Tensor
+from .. import functional as F
+from .. import init
+from ..activation import GELU, ReLU, SiLU
+from ..containers import Sequential
+from ..dropout import Dropout
+from ..functional.attention import _each_input
+from ..functional.attention_backends import SDPBackend, sdpa_kernel
+from ..linear import Linear, NonDynamicallyQuantizableLinear
+from ..module import Module, Parameter
+from ..normalization import LayerNorm
 
 __all__ = ["MultiheadAttention", "TransformerBlock", "SDPBackend", "sdpa_kernel"]
 
