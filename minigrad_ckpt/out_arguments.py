@@ -80,9 +80,13 @@ def _check_out(name: str, out: Any, args: tuple, kwargs: dict) -> None:
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     operands = [*args, *kwargs.values()]
     operands += [item for arg in operands if isinstance(arg, (list, tuple)) for item in arg]  # cat's, stack's
-    if is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad for t in (out, *operands)):
+    tensors = [t for t in (out, *operands) if isinstance(t, Tensor)]
+    if is_grad_enabled() and any(t.requires_grad for t in tensors):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
+    if any(t._tangents for t in tensors):  # a dual number of forward mode (mg.func.jvp, forward_ad)
+        raise NotImplementedError(f"Trying to use forward AD with {name.removeprefix('aten::')}_out that does "
+                                  "not support it because it is an out= function")
 
 
 def _reduced_in_out(rule: str, out: Tensor, args: tuple, kwargs: dict) -> dict:

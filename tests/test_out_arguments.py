@@ -89,3 +89,23 @@ def test_out_none_is_the_function_itself():
     a = mg.ones(2, 3, requires_grad=True)
     y = mg.matmul(a, a.T, out=None)
     assert y.requires_grad and mg.mul is mg.multiply
+
+
+def test_out_under_the_transforms_is_refused_as_torch_func():
+    # torch.func.grad: the requires-grad RuntimeError; torch.func.jvp: NotImplementedError
+    # "Trying to use forward AD with mul_out that does not support it because it is an out= function"
+    def f(x):
+        o = mg.empty(3)
+        mg.mul(x, 2, out=o)
+        return o.sum()
+
+    with pytest.raises(RuntimeError, match=r"mul\(\): functions with out=\.\.\. arguments"):
+        mg.func.grad(f)(mg.ones(3))
+    with pytest.raises(NotImplementedError, match="forward AD with mul_out that does not support it"):
+        mg.func.jvp(f, (mg.ones(3),), (mg.ones(3),))
+
+
+def test_out_inside_checkpoint_is_refused_where_the_input_requires_grad():
+    x = mg.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
+        mg.checkpoint.checkpoint(lambda t: mg.exp(t, out=mg.empty(3)), x)
