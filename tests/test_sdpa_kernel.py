@@ -61,3 +61,21 @@ def test_sdpbackend_is_torchs_enum():
     assert SDPBackend(1) is SDPBackend.FLASH_ATTENTION and SDPBackend.ERROR.value == -1
     assert list(SDPBackend.__members__) == ["ERROR", "MATH", "FLASH_ATTENTION", "EFFICIENT_ATTENTION",
                                             "CUDNN_ATTENTION", "OVERRIDEABLE"]
+
+
+@pytest.mark.parametrize("backend, need_weights, dropout, refused", [
+    (SDPBackend.EFFICIENT_ATTENTION, True, 0.0, None), (SDPBackend.EFFICIENT_ATTENTION, True, 0.5, None),
+    (SDPBackend.EFFICIENT_ATTENTION, False, 0.0, "No viable backend"),
+    (SDPBackend.EFFICIENT_ATTENTION, False, 0.5, "No viable backend"),
+    (SDPBackend.FLASH_ATTENTION, False, 0.0, None), (SDPBackend.FLASH_ATTENTION, False, 0.5, "No available kernel"),
+])
+def test_multihead_attention_without_weights_is_the_kernels_choice(backend, need_weights, dropout, refused):
+    # torch 2.13 CPU: nn.MultiheadAttention(8, 2, dropout=p)(x, x, x, need_weights=...) inside sdpa_kernel(backend)
+    # runs its math with the weights, scaled_dot_product_attention without them
+    m, x = mg.nn.MultiheadAttention(8, 2, dropout=dropout), mg.randn(3, 2, 8)
+    with sdpa_kernel(backend):
+        if refused:
+            with pytest.raises(RuntimeError, match=refused):
+                m(x, x, x, need_weights=need_weights)
+        else:
+            assert m(x, x, x, need_weights=need_weights)[0].shape == (3, 2, 8)

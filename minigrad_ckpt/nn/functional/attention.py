@@ -147,6 +147,8 @@ def multi_head_attention_forward(
     if add_zero_attn:  # and a zero key and value in every head
         zero = mf.zeros_like(k[:, :, :1])
         k, v = mf.concatenate([k, zero], axis=2), mf.concatenate([v, zero], axis=2)
+    if not need_weights:  # PyTorch computes this case with scaled_dot_product_attention: sdpa_kernel's choice
+        check_backend_enabled(q, k, v, dropout_p if training else 0.0)
     scores = mf.matmul(q, mf.swapaxes(k, -1, -2))                 # (N, H, L, S')
     mask = _mha_mask(name, attn_mask, key_padding_mask, heads, k.shape[2] - add_zero_attn - (bias_k is not None),
                      scores)
