@@ -66,10 +66,14 @@ def format_array(array: Any, prefix: str) -> str:
     opts = _options
     threshold = opts["threshold"]
     formatter = None
-    if opts["sci_mode"] and array.dtype.kind == "f":  # NumPy's own switch to exponents is per array; this is always
+    if opts["sci_mode"] and array.dtype.kind in "fc":  # NumPy's own switch to exponents is per array; this is always
         digits = int(opts["precision"])
-        formatter = {"float_kind": lambda v: host_numpy.format_float_scientific(v, precision=digits, unique=False,
-                                                                                 exp_digits=2)}
+
+        def sci(v: Any) -> str:
+            return host_numpy.format_float_scientific(v, precision=digits, unique=False, exp_digits=2)
+
+        formatter = {"float_kind": sci,
+                     "complex_kind": lambda z: f"{sci(z.real)}{'-' if z.imag < 0 else '+'}{sci(abs(z.imag))}j"}
     return host_numpy.array2string(
         array, separator=", ", prefix=prefix, precision=int(opts["precision"]),
         threshold=threshold if math.isfinite(threshold) else host_numpy.iinfo(host_numpy.intp).max,

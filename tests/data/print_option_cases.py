@@ -13,6 +13,7 @@ CASES = [
     ({"profile": "short", "precision": 3}, [1.23456, 2.5], "float64"),
     ({"sci_mode": True, "precision": 3}, [1.5, 250.0, -0.001], "float64"),
     ({"sci_mode": False, "precision": 4}, [1e-7, 12345.0], "float64"),
+    ({"sci_mode": True, "precision": 2}, [1.5 - 2j, 0.25 + 3j], "complex64"),
     ({"linewidth": 30}, list(range(20)), "int64"),
     ({"linewidth": 200}, list(range(40)), "int64"),
     ({"profile": "nonsense", "precision": 3}, [3.14159], "float64"),
