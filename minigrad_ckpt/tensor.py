@@ -60,6 +60,7 @@ from .backend import (
     cpu,
     device_of,
     fill_scalar,
+    get_default_dtype,
     get_device,
     host_numpy,
     is_floating,
@@ -1188,8 +1189,7 @@ class Tensor:
         arr = self._device.xp.to_host(self._data)
         body = format_array(arr, prefix="tensor(")
         extras = []
-        if arr.dtype not in (host_numpy.dtype("float32"), host_numpy.dtype("int64"),
-                             host_numpy.dtype("bool")):
+        if arr.dtype not in _dtypes_printed_without_name():
             extras.append(f"dtype={arr.dtype.name}")
         if self._device is not cpu:
             extras.append(f"device='{self._device}'")
@@ -1198,6 +1198,14 @@ class Tensor:
         elif self._requires_grad:
             extras.append("requires_grad=True")
         return "tensor(" + body + ("" if not extras else ", " + ", ".join(extras)) + ")"
+
+
+def _dtypes_printed_without_name() -> tuple:
+    """The dtypes a tensor prints without ``dtype=``, as PyTorch's: the default float dtype, the complex
+    dtype of its precision, int64 and bool (``set_default_dtype(float64)`` then names float32)."""
+    default = get_default_dtype()
+    complex_twin = host_numpy.result_type(default, host_numpy.complex64)
+    return (default, complex_twin, host_numpy.dtype("int64"), host_numpy.dtype("bool"))
 
 
 _NOT_COPIED = ("_hooks", "_post_hooks", "_tangents")  # bound to this object's graph, not its value

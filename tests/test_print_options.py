@@ -86,3 +86,19 @@ def test_printoptions_block_restores_and_grad_suffix_stays():
     with printoptions(precision=1):
         assert repr(x * 2) == "tensor([2.5, 4. ], grad_fn=Mul)"
     assert repr(x) == "tensor([1.23456, 2.     ], requires_grad=True)"
+
+
+def test_the_dtype_is_named_where_torch_names_it():
+    # torch 2.13: tensor([1.+2.j]) for complex64, tensor([1.+2.j], dtype=torch.complex128); after
+    # set_default_dtype(float64): tensor([1.]) for float64, tensor([1.], dtype=torch.float32), and
+    # tensor([1.+2.j], dtype=torch.complex64)
+    assert repr(mg.tensor([1 + 2j])) == "tensor([1.+2.j])"
+    assert repr(mg.tensor([1 + 2j], dtype=mg.complex128)) == "tensor([1.+2.j], dtype=complex128)"
+    mg.set_default_dtype(mg.float64)
+    try:
+        assert repr(mg.tensor([1.0])) == "tensor([1.])"
+        assert repr(mg.tensor([1.0], dtype=mg.float32)) == "tensor([1.], dtype=float32)"
+        assert repr(mg.tensor([1 + 2j], dtype=mg.complex64)) == "tensor([1.+2.j], dtype=complex64)"
+        assert repr(mg.tensor([1])) == "tensor([1])"
+    finally:
+        mg.set_default_dtype(mg.float32)
