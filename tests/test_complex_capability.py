@@ -266,7 +266,7 @@ NO_TENSOR_INPUT = {
     # PyTorch's process-wide settings
     "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
     "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision",
-    "get_float32_matmul_precision", "set_num_threads", "get_num_threads",
+    "get_float32_matmul_precision", "set_num_threads", "get_num_threads", "set_printoptions",
 }
 
 #: complex support that belongs to another part of the engine
