@@ -201,6 +201,15 @@ FORWARD_ONLY = {
     "is_floating_point": (mg.is_floating_point, lambda a: False),
     "is_nonzero": (lambda z: mg.is_nonzero(z[0, 0]), lambda a: bool(a[0, 0])),
     "is_tensor": (mg.is_tensor, lambda a: True), "isreal": (mg.isreal, np.isreal),
+    # PyTorch's top-level twins of Tensor methods: a complex tensor has no lazy conjugate or negative
+    # bit here, is signed, keeps its values through detach, fill and split_with_sizes
+    "is_conj": (mg.is_conj, lambda a: False), "is_neg": (mg.is_neg, lambda a: False),
+    "is_signed": (mg.is_signed, lambda a: True), "is_same_size": (lambda z: mg.is_same_size(z, z.T.T), lambda a: True),
+    "resolve_conj": (mg.resolve_conj, lambda a: a), "resolve_neg": (mg.resolve_neg, lambda a: a),
+    "detach": (mg.detach, lambda a: a), "fill": (lambda z: mg.fill(z, 2 - 1j), lambda a: np.full_like(a, 2 - 1j)),
+    "split_with_sizes": (lambda z: mg.split_with_sizes(z, [1, z.shape[0] - 1])[0], lambda a: a[:1]),
+    "swapdims": (lambda z: mg.swapdims(z, 0, 1), lambda a: a.swapaxes(0, 1)),
+    "get_device": (mg.get_device, lambda a: -1),
     "logical_xor": (lambda z: mg.logical_xor(z, z[::-1]), lambda a: np.logical_xor(a, a[::-1])),
 }
 
@@ -281,6 +290,17 @@ ELSEWHERE = {
                                                           "polygamma")},
     # the linalg functions below take complex matrices: the op battery's complex samples
     # check them (LdlFactor), and their results are integer pivots or a factorization
+    # PyTorch's top-level in-place functions: the Tensor method of the same name, whose complex rules are
+    # its out-of-place function's (tests/test_torch_in_place_functions.py)
+    **{n: "the Tensor method of its name (x.<name>(...)), the out-of-place function's rules"
+       for n in ("abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_",
+                 "arctanh_", "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "clamp_max_", "clamp_min_",
+                 "clip_", "conj_physical_", "cos_", "cosh_", "deg2rad_", "detach_", "erf_", "erfc_", "exp2_",
+                 "exp_", "expm1_", "fill_", "fix_", "floor_", "frac_", "i0_", "index_put_", "ldexp_", "log10_",
+                 "log1p_", "log2_", "log_", "logit_", "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_",
+                 "round_", "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_",
+                 "trunc_", "xlogy_", "zero_")},
+    "chain_matmul": "linalg.multi_dot's (its deprecated spelling), the op battery's complex matmul samples",
     "linalg.ldl_factor": "the op battery's complex LdlFactor samples",
     "linalg.ldl_factor_ex": "the op battery's complex LdlFactor samples",
     "linalg.ldl_solve": "solves with the factors of the op battery's complex LdlFactor samples",
