@@ -287,6 +287,17 @@ FUNCTIONALS = {
                                                                       _random_samples=mg.full((2, 3, 3), 0.7))),
     "relu6": ((4, 6), lambda x: F.relu6(x)),
     "gumbel_softmax": ((4, 6), lambda x: F.gumbel_softmax(x, tau=0.5)),
+    # the pooling functions that always return (values, indices): the values
+    "max_pool1d_with_indices": ((2, 3, 10), lambda x: F.max_pool1d_with_indices(x, 2)[0]),
+    "max_pool2d_with_indices": (IMG, lambda x: F.max_pool2d_with_indices(x, 2)[0]),
+    "max_pool3d_with_indices": (VOL, lambda x: F.max_pool3d_with_indices(x, 2)[0]),
+    "adaptive_max_pool1d_with_indices": ((2, 3, 10), lambda x: F.adaptive_max_pool1d_with_indices(x, 3)[0]),
+    "adaptive_max_pool2d_with_indices": (IMG, lambda x: F.adaptive_max_pool2d_with_indices(x, 3)[0]),
+    "adaptive_max_pool3d_with_indices": (VOL, lambda x: F.adaptive_max_pool3d_with_indices(x, (3, 2, 3))[0]),
+    "fractional_max_pool2d_with_indices": (IMG, lambda x: F.fractional_max_pool2d_with_indices(
+        x, 2, output_size=4, _random_samples=mg.full((2, 3, 2), 0.7))[0]),
+    "fractional_max_pool3d_with_indices": (VOL, lambda x: F.fractional_max_pool3d_with_indices(
+        x, 2, output_size=2, _random_samples=mg.full((2, 3, 3), 0.7))[0]),
 }
 # Losses take a target, which a checkpoint keeps as one of its inputs while a plain run
 # may not save it: their peak may exceed by the targets' bytes and no more.
