@@ -122,6 +122,10 @@ class Segment:
         self._refused: dict[Node, Exception] = {}
         self.replays = 0
         self.freed = False
+        # reported to the statistics (as recorded, so as active until freed): a forward pass that
+        # raised never was, and freeing it must not count an active segment less
+        self._reported = False
+        self._raised: str | None = None  # the exception the function raised, by name
         self.recording = False  # between __enter__ and __exit__: the forward pass is still running
         self.dropped_bytes = 0
         self.kept_bytes = 0
@@ -238,8 +242,22 @@ class Segment:
         self.replay_extra_bytes = self._kept_unsaved_bytes()
         if self.stats is not None and exc[0] is None:
             self.stats._segment_recorded(self)
+            self._reported = True
         if self.parent is None and exc[0] is None:
             self._watch_kept_memory()
+        elif self.parent is None:
+            self._abandon(exc[0])
+
+    def _abandon(self, exc_type: Any) -> None:
+        """(The root) the function raised: it returned nothing, so no backward is to come, and
+        what the tree keeps goes now -- not when the garbage collector finds the reference cycle
+        of its nodes and segments.  A backward through a value the function stashed before it
+        raised is refused (PyTorch's replay would run the function again, and raise again)."""
+        self._free_tree()
+        for seg in [self, *self._descendants()]:
+            seg._raised = getattr(exc_type, "__name__", str(exc_type))
+            for n in seg.nodes:
+                n.saved = DROPPED  # a backward reaching it asks rematerialize, which says why
 
     def _watch_kept_memory(self) -> None:
         """(The root, at the end of the forward pass) watch the memory of the tree's kept values
@@ -545,6 +563,10 @@ class Segment:
     # --------------------------------------------------------------- backward
     def rematerialize(self, node: Node | None = None) -> Any:
         """Replay this segment's recorded ops and fill in its nodes' saved values."""
+        if self._raised is not None:
+            raise CheckpointError(
+                f"checkpointed segment {self.index} ({self.label or 'a function'}) raised {self._raised} in "
+                f"its forward pass: there is nothing to replay a backward through its values from")
         if self.freed:
             raise RuntimeError(
                 "Trying to backward through a checkpointed segment a second time after its saved "
@@ -885,7 +907,7 @@ class Segment:
                 _ledger.release(saved_arrays(n), n)
             n.saved = FREED
             n.replay = None
-        if self.stats is not None:
+        if self.stats is not None and self._reported:
             self.stats._freed(self)
 
     def __repr__(self) -> str:
