@@ -492,7 +492,7 @@ class Segment:
         """At the end of the forward pass: keep the kept outputs some backward or replay will
         read, and let the others go (a policy may select values no backward needs: keeping
         them would only cost memory).  The ledger counts what stays from here on."""
-        wanted = self._demand({})[2]
+        wanted = self._demand(self._feeds())[2]  # (the values checkpoints nested in it replay from, too)
         self._kept_outputs = {n: v for n, v in self._kept_outputs.items() if n in wanted and self._takes_kept(n)}
         # what the segment keeps instead of what it dropped: the statistics count it as the ledger does
         self.kept_bytes += _new_bytes(self._counted[1], [v for _, v in self._device_kept_outputs()])
