@@ -11,6 +11,8 @@ Gradients are bitwise those of the function run without any checkpoint.
 
 from __future__ import annotations
 
+import importlib
+import itertools
 import warnings
 
 import numpy as np
@@ -20,6 +22,7 @@ import minigrad_ckpt as mg
 from minigrad_ckpt import checkpoint as ck
 from minigrad_ckpt.testing import strict as _strict  # noqa: F401 -- registers the "strict" stand-in devices
 
+remat_module = importlib.import_module("minigrad_ckpt.checkpoint.remat")  # ck.remat is the function
 SEAMS = [("cpu", mg.float64), ("cpu", mg.float32), ("strict", mg.float64), ("strict-f32", mg.float32)]
 
 
@@ -72,5 +75,44 @@ def test_an_output_only_a_nested_checkpoint_reads_is_kept_as_the_policy_says(dev
     _, grads, replayed = step(ck.remat(fn, ck.save_matmuls), x, w)
     _, _, replayed_keeping_nothing = step(ck.remat(fn, ck.save_nothing), x, w)
     assert replayed == replayed_keeping_nothing - 1  # the region's matmul is taken, not run again
+    for got, want in zip(grads, expected):
+        assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("name", ["middle", "at_the_end", "side_by_side", "two_deep"])
+def test_plan_graph_predicts_the_peak_of_every_kept_set_around_nested_checkpoints(name):
+    x, w = inputs("cpu", mg.float32)
+    fn = functions(w)[name]
+    _, expected, _ = step(functions(w, nest=lambda f, *a: f(*a))[name], x, w)
+    model = remat_module._profile(fn, (x,), {})
+    positions = [p for p in model.position if p is not None]
+    assert len(positions) == len(model.ops) < model.n  # (the nested checkpoints' nodes are in the model)
+    peaks = set()
+    for r in range(len(positions) + 1):
+        for kept in itertools.combinations(range(model.n), r):
+            if any(model.position[i] is None for i in kept):
+                continue
+            policy = remat_module.GraphPlan(frozenset(model.position[i] for i in kept), model.ops, 0, 0.0)
+            peak, grads, _ = step(ck.remat(fn, policy), x, w)
+            assert peak == model.peak(set(kept)), kept
+            assert all(np.array_equal(g, e) for g, e in zip(grads, expected))
+            peaks.add(peak)
+    for budget in sorted(peaks):
+        plan = ck.plan_graph(fn, x, budget_bytes=budget)
+        assert step(ck.remat(fn, plan), x, w)[0] == plan.predicted_peak_bytes <= budget
+    with pytest.raises(ck.InfeasibleBudgetError) as info:
+        ck.plan_graph(fn, x, budget_bytes=min(peaks) - 1)
+    assert info.value.smallest_feasible_bytes == min(peaks)
+
+
+@pytest.mark.parametrize("device, dtype", SEAMS)
+def test_plan_graph_around_a_nested_checkpoint_on_every_device(device, dtype):
+    x, w = inputs(device, dtype)
+    fn = functions(w)["side_by_side"]
+    _, expected, _ = step(functions(w, nest=lambda f, a: f(a))["side_by_side"], x, w)
+    loose = ck.plan_graph(fn, x, budget_bytes=10**9)
+    plan = ck.plan_graph(fn, x, budget_bytes=loose.predicted_peak_bytes)
+    peak, grads, _ = step(ck.remat(fn, plan), x, w)
+    assert peak == plan.predicted_peak_bytes
     for got, want in zip(grads, expected):
         assert np.array_equal(got, want)

@@ -173,12 +173,16 @@ class _GraphModel:
     come from, and the buffer its output lives in (a view's is its input's)."""
 
     def __init__(self, seg: Segment, outputs: dict[Node, Any]) -> None:
-        nodes = seg.nodes
+        # The nodes of checkpoints nested in ``fn`` too: the region's replay runs those an op of
+        # its own reads, and no policy is asked about them (they always run); their saved values
+        # are filled by their own replays, later (see _phases).
+        nodes = sorted(seg._all_nodes(), key=lambda n: n.seq)
         index = {n: i for i, n in enumerate(nodes)}
         self.n = len(nodes)
-        self.ops = tuple(n.op.name for n in nodes)
+        self.ops = tuple(n.op.name for n in seg.nodes)  # what GraphPlan's positions name
+        self.position = [n.remat_position if n.segment is seg else None for n in nodes]
         self.srcs: list[list[int | None]] = []
-        self.slots: list[tuple[bool, ...]] = [seg._saved_slots[n] for n in nodes]
+        self.slots: list[tuple[bool, ...]] = [n.segment._saved_slots[n] for n in nodes]
         self.buf: list[Any] = []
         self.sizes: dict[Any, int] = {}
         self.t: list[float] = []
@@ -209,18 +213,43 @@ class _GraphModel:
         # nodes a replay runs even when their output is kept (Segment.runs_anyway): a custom
         # function whose backward reads intermediates only its forward rebuilds, and a node whose
         # output was written in place while the function ran
-        must_run = {i for i, n in enumerate(nodes) if seg.runs_anyway(n)}
+        must_run = {i for i, n in enumerate(nodes) if n.segment is not seg or seg.runs_anyway(n)}
         # and the views of their outputs are not kept either: a kept view would hold the forward
         # pass's buffer beside the new one the node's replay makes, which the model counts once
         self.must_run = {i for i in range(self.n) if i in must_run or
                          (self.buf[i] is not None and self.buf[i][0] == "n" and self.buf[i][1] in must_run)}
-        self.S = set()  # buffers the replay fills: every saved slot of every node
-        for i in range(self.n):
+        self.phases = self._phases(seg, index, in_bufs_of, set())
+
+    def _saved_bufs(self, indices: Any, in_bufs_of: list[list[Any]]) -> set[Any]:
+        """The buffers the saved slots of the nodes ``indices`` hold once replayed."""
+        out = set()
+        for i in indices:
             if self.slots[i][0]:
-                self.S.add(self.buf[i])
-            for b, saved in zip(in_bufs_of[i], self.slots[i][1:]):
-                if saved and b is not None:
-                    self.S.add(b)
+                out.add(self.buf[i])
+            out.update(b for b, saved in zip(in_bufs_of[i], self.slots[i][1:]) if saved and b is not None)
+        return out
+
+    def _phases(self, seg: Segment, index: dict[Node, int], in_bufs_of: list[list[Any]],
+                held: set[Any]) -> list[set[Any]]:
+        """The buffers held, beyond the region's kept values, at ``seg``'s replay and at the
+        replays of the checkpoints nested in it (``held``: what the levels around it hold then).
+
+        A replay fills its own nodes' saved values and hands each nested checkpoint the values
+        it replays from (its boundary, held until that checkpoint's backward is over).  A nested
+        checkpoint replays when backward reaches it: the nodes after it have had their backward,
+        those before it -- and the checkpoints before it, their boundaries -- still hold theirs."""
+        own = [index[n] for n in seg.nodes]
+        subtrees = [{index[n] for n in c._all_nodes()} for c in seg.children]
+        bounds = [{self.buf[s] for i in m for s in self.srcs[i] if s is not None and s not in m} - {None}
+                  for m in subtrees]
+        phases = [held | self._saved_bufs(own, in_bufs_of) | set().union(*bounds)]
+        for c, m, bound in zip(seg.children, subtrees, bounds):
+            if m:
+                first = min(m)
+                earlier = [bb for mm, bb in zip(subtrees, bounds) if mm and min(mm) < first]
+                ctx = held | self._saved_bufs([i for i in own if i < first], in_bufs_of) | bound
+                phases += self._phases(c, index, in_bufs_of, ctx.union(*earlier))
+        return phases
 
     def run_set(self, kept: set[int]) -> list[int]:
         """The nodes a replay runs when the outputs of ``kept`` are kept (back to front)."""
@@ -246,8 +275,8 @@ class _GraphModel:
 
     def peak(self, kept: set[int]) -> int:
         wanted = self._demand(kept)[1]  # a kept output nothing wants is let go (Segment)
-        bufs = self.K | self.S | {self.buf[i] for i in kept if wanted[i]}
-        return sum(self.sizes[b] for b in bufs if b is not None)
+        held = self.K | {self.buf[i] for i in kept if wanted[i]}
+        return max(sum(self.sizes[b] for b in held | phase if b is not None) for phase in self.phases)
 
 
 def _time_forward(n: Node, ins: list[Any], repeats: int = 2) -> float:
@@ -281,9 +310,19 @@ def _profile(fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> _Gr
         with leaving_no_trace(), seg:  # BatchNorm's running statistics are put back, too
             fn(*args, **kwargs)
         stale_writes.unwatch(seg)  # a measurement: no backward will replay it
+        _replay_nested_outputs(seg, outputs)
         return _GraphModel(seg, outputs)
     finally:
         _ledger.enabled = was
+
+
+def _replay_nested_outputs(seg: Segment, outputs: dict[Node, Any]) -> None:
+    """The outputs of the nodes that segments nested in ``seg`` recorded (their own ``record``
+    ran, not the profile's), as a replay makes them: from the values it kept, in tape order."""
+    for n in sorted(seg._all_nodes(), key=lambda n: n.seq):
+        if n not in outputs:
+            ins = [outputs[src] if type(src) is Node else src.value for src in n.replay]
+            outputs[n] = n.xp.as_array(n.op.forward(n.xp, *ins))
 
 
 def plan_graph(fn: Callable[..., Any], *args: Any, budget_bytes: int, exact_up_to: int = 16,
@@ -306,10 +345,13 @@ def plan_graph(fn: Callable[..., Any], *args: Any, budget_bytes: int, exact_up_t
     if smallest > budget:
         raise InfeasibleBudgetError(budget, smallest)
     candidates = [i for i in model.run_set(set()) if i not in model.must_run]
-    free = {i for i in candidates if model.buf[i] is None or model.buf[i] in model.K | model.S}
+    # (costs nothing: held anyway from the forward pass, or whenever a replay holds the most)
+    free = {i for i in candidates if model.buf[i] is None or model.buf[i] in model.K
+            or all(model.buf[i] in phase for phase in model.phases)}
     costly = [i for i in candidates if i not in free]
     kept = (_best_subset if len(costly) <= exact_up_to else _greedy)(model, free, costly, budget)
-    return GraphPlan(frozenset(kept), model.ops, model.peak(kept), model.seconds(kept), budget)
+    positions = frozenset(model.position[i] for i in kept)  # (a nested node is never a candidate)
+    return GraphPlan(positions, model.ops, model.peak(kept), model.seconds(kept), budget)
 
 
 def _best_subset(model: _GraphModel, free: set[int], costly: list[int], budget: int) -> set[int]:
@@ -327,10 +369,12 @@ def _best_subset(model: _GraphModel, free: set[int], costly: list[int], budget: 
 
 def _greedy(model: _GraphModel, free: set[int], costly: list[int], budget: int) -> set[int]:
     kept = set(free)
-    held = model.K | model.S | {model.buf[i] for i in kept}
+    held = model.K | model.phases[0] | {model.buf[i] for i in kept}  # (one phase: no nested checkpoint)
     room = budget - model.peak(kept)
     for i in sorted(costly, key=lambda i: -model.t[i] / max(model.sizes.get(model.buf[i], 0), 1)):
         size = 0 if model.buf[i] is None or model.buf[i] in held else model.sizes[model.buf[i]]
+        if len(model.phases) > 1:  # (nested checkpoints: a buffer saved in one phase costs in another)
+            size = model.peak(kept | {i}) - model.peak(kept)
         if size <= room:
             kept.add(i)
             held.add(model.buf[i])
