@@ -140,6 +140,10 @@ class Segment:
         # The results of this segment and the ones nested in it that none of them reads: not
         # counted as dropped -- unless a segment around them reads (and so replays) them.
         self._result_bytes: dict[Node, int] = {}
+        # (On the root, while the ledger tracks) per node of the tree: the memory its output lives
+        # in, weakly, and the buffers it saves (output, inputs), to tell, when the function has
+        # returned, what a run without checkpointing still holds (see _note_saves)
+        self._saves: dict[Node, tuple[Any, tuple, tuple]] = {}
         # Which of (out, *inputs) the tape saved for each node: replay re-fills exactly those,
         # so the save rule (tape._record) is applied in one place only.
         self._saved_slots: dict[Node, tuple[bool, ...]] = {}
@@ -238,6 +242,7 @@ class Segment:
             self._hold_wanted_outputs()
         if self.parent is None and self.stats is not None and exc[0] is None and _ledger.enabled:
             _count_again_if_the_tape_holds(self)  # (a look at every op after it: while the ledger tracks)
+        self._saves = {}
         self._counted = None
         self.replay_extra_bytes = self._kept_unsaved_bytes()
         if self.stats is not None and exc[0] is None:
@@ -332,6 +337,8 @@ class Segment:
         dropped = saved_arrays(node) if any(slots) else None
         node.saved = DROPPED
         root = self._root_segment
+        if _ledger.enabled:
+            root._note_saves(node, out, dropped if slots[0] else [None, *(dropped or ())])
         sources = []
         kept_now = []
         for a, v in zip(args, arrays):
@@ -387,6 +394,18 @@ class Segment:
             held = self._held_anyway  # not dropping what the tape holds anyway saves nothing
             self.dropped_bytes += _new_bytes(counted, [d for d in dropped if id(_base(d)) not in held] if held
                                              else dropped)
+
+    def _note_saves(self, node: Node, out: Any, saved: list) -> None:
+        """(The root) what ``node`` saves (``saved``: its output or None, then its inputs'), each
+        buffer as (weak reference, id, bytes) -- the reference the statistics' counts hold too,
+        so a buffer is told from a later one given the same id -- and the memory its output
+        lives in (see _live_nodes)."""
+        entries = []
+        for a in saved:
+            b = None if a is None else _base(a)
+            ref = None if b is None else _weak_or_none(b)
+            entries.append(None if ref is None else (ref, id(b), int(b.nbytes)))
+        self._saves[node] = (_weak_or_none(node.xp.memory_owner(out)), tuple(entries[:1]), tuple(entries[1:]))
 
     def _copy_before_write(self, t: Tensor) -> None:
         """A write guard: ``t`` is about to be written in place while this segment tree records.
@@ -941,7 +960,9 @@ def _count_again_if_the_tape_holds(root: Segment) -> None:
         _counted_buffers.clear()
         _tape.set_after_segment(_taken_back_if_saved)
     dropped, kept = root._counted
-    root.stats._held_by_the_tape(sum(root._result_bytes.values()))
+    live = _live_nodes(root)
+    root.stats._held_by_the_tape(sum(nbytes for n, nbytes in root._result_bytes.items() if n in live)
+                                 - _dead_branch_bytes(root, live, dropped))
     signed: dict[int, list] = {}
     for sign, counted in ((-1, dropped), (1, kept)):
         for key, ref in counted.items():
@@ -951,6 +972,39 @@ def _count_again_if_the_tape_holds(root: Segment) -> None:
     for key, (ref, nbytes) in signed.items():
         if nbytes:
             _counted_buffers[key] = (ref, nbytes, root.stats, root.index)
+
+
+def _live_nodes(root: Segment) -> set[Node]:
+    """The nodes of the tree a run without checkpointing still holds once the function returned:
+    those whose output memory is alive (a tensor it returned, one it kept somewhere), and the
+    nodes they read.  The others -- a value computed and dropped, a branch nothing returned
+    depends on -- died with their tensors there, and what they saved with them."""
+    live: set[Node] = set()
+    saves = root._saves
+    for n in reversed(root.subtree):
+        if n in live or n not in saves or _alive(saves[n][0]):  # (not noted: the ledger came later)
+            live.add(n)
+            live.update(src for src in n.replay or () if type(src) is Node)
+    return live
+
+
+def _dead_branch_bytes(root: Segment, live: set[Node], dropped: dict) -> int:
+    """The bytes the tree counted as dropped that only nodes a run without checkpointing no longer
+    holds saved (see _live_nodes): not saving them saved nothing.  Taken out of ``dropped``.
+    (A result's output is the results' own rule: counted only if its node lives.)"""
+    held = set()  # (a buffer's weak reference is one object for every node that saves it)
+    for n, (_, out, ins) in root._saves.items():
+        if n in live:
+            held.update(id(e[0]) for e in out + ins if e is not None)
+    dead: dict[int, int] = {}
+    for n, (_, out, ins) in root._saves.items():
+        if n not in live:
+            for e in ins if n in root._result_bytes else out + ins:
+                if e is not None and id(e[0]) not in held and dropped.get(e[1]) is e[0]:
+                    dead[e[1]] = e[2]  # (counted as dropped: this buffer, not a later one of its id)
+    for key in dead:
+        del dropped[key]
+    return sum(dead.values())
 
 
 def _stop_counting(root_index: int) -> None:
@@ -990,6 +1044,19 @@ def _tape_holds(node: Node, value: Any) -> bool:
     settled = seg is not None and (node in seg._result_nodes or not seg.recording)
     kept = seg._kept_outputs.get(node) if settled and not getattr(seg.keep, "to_host", False) else None
     return kept is not None and _base(kept) is _base(value)
+
+
+def _weak_or_none(a: Any) -> weakref.ref | None:
+    """A weak reference to ``a``, or None where ``a`` takes none (see :func:`_alive`)."""
+    try:
+        return weakref.ref(a)
+    except TypeError:
+        return None
+
+
+def _alive(ref: weakref.ref | None) -> bool:
+    """Whether what ``ref`` refers to is alive (None, no reference to tell: taken as alive)."""
+    return ref is None or ref() is not None
 
 
 def _weak(a: Any) -> Any:

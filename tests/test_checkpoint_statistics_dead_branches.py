@@ -1,0 +1,111 @@
+"""``statistics().memory_saved_bytes`` while the ledger tracks: what it holds less at the end of the
+forward pass, when the checkpointed function computes values it then drops.
+
+A value the function computed and dropped (``t.exp()`` alone on a line, a branch nothing returned
+depends on) dies with its tensor in a run without checkpointing, and what its node saved with it.
+Not saving it in a checkpointed run saves nothing: the statistics counted it as dropped (and a
+dropped result as one the tape holds), so a segment that costs memory read as one that saves it.
+A value the function keeps somewhere (a list it appends to) lives on in both runs, and counts.
+"""
+
+from __future__ import annotations
+
+import gc
+import random
+import warnings
+
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt import checkpoint as ck
+
+
+@pytest.fixture(autouse=True)
+def no_gc():
+    gc.collect()
+    gc.disable()  # what dies, dies when its last reference goes: the same moment in both runs
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _saved_at_the_end_of_the_forward_pass(fn, x, *args):
+    ck.reset_statistics()
+    with warnings.catch_warnings(record=True) as caught, mg.memory.track() as ledger:
+        warnings.simplefilter("always", ck.CheckpointCostWarning)
+        y = fn(x, *args)
+        (y * 1.0).sum()  # (an op after the segment that keeps nothing)
+        held = ledger.live("saved")
+    return held, ck.statistics().memory_saved_bytes, [str(w.message) for w in caught]
+
+
+def _random_function(seed):
+    """Tanh, products, matmuls, views and sums over random earlier values: most functions leave
+    some of their values unused."""
+    rng = random.Random(seed)
+    steps = [(rng.choice(["tanh", "mul", "add", "matmul", "exp", "t", "sum", "sin"]), rng.random(), rng.random())
+             for _ in range(rng.randint(2, 7))]
+
+    def fn(x, w):
+        values = [x]
+        for kind, p, q in steps:
+            a, b = values[int(p * len(values))], values[int(q * len(values))]
+            values.append({"tanh": lambda: a.tanh(), "mul": lambda: a * b, "add": lambda: a + b,
+                           "matmul": lambda: a @ w, "exp": lambda: (a * 0.1).exp(), "t": lambda: a.t(),
+                           "sum": lambda: a.sum(0, keepdim=True).expand(a.shape) * 1.0,
+                           "sin": lambda: a.sin() + 2.0}[kind]())
+        return values[-1] * values[-2]
+
+    return fn
+
+
+RUNS = {
+    "checkpoint": lambda fn: lambda x, w: ck.checkpoint(fn, x, w),
+    "nested": lambda fn: lambda x, w: ck.checkpoint(lambda a, b: ck.checkpoint(fn, a, b) * 1.0, x, w),
+    "save_matmuls": lambda fn: ck.remat(fn, ck.save_matmuls),
+    "offload_to_host": lambda fn: ck.remat(fn, ck.offload_to_host(ck.save_matmuls)),
+}
+
+
+@pytest.mark.parametrize("dtype", [mg.float64, mg.float32])
+def test_a_value_computed_and_dropped_saves_nothing(dtype):
+    def f(t):
+        t.exp()  # computed and dropped: its saved output dies with it without checkpointing
+        return t.tanh()
+
+    x = mg.randn(64, dtype=dtype, requires_grad=True)
+    h = x * 2.0  # an intermediate value: the segment keeps it, the run without does not
+    plain, _, _ = _saved_at_the_end_of_the_forward_pass(f, h)
+    held, saved, warned = _saved_at_the_end_of_the_forward_pass(lambda t: ck.checkpoint(f, t), h)
+    assert (plain, held) == (h.nbytes, h.nbytes)  # tanh's output, or h: the segment saves nothing
+    assert saved == plain - held == 0
+    assert warned and "f costs memory" in warned[0]
+
+
+@pytest.mark.parametrize("dtype", [mg.float64, mg.float32])
+def test_a_value_the_function_keeps_somewhere_counts(dtype):
+    stash = []
+
+    def f(t):
+        stash.append(t.exp())  # kept: alive in both runs, and saved by the run without
+        return t.tanh()
+
+    h = mg.randn(64, dtype=dtype, requires_grad=True) * 2.0
+    plain, _, _ = _saved_at_the_end_of_the_forward_pass(f, h)
+    held, saved, _ = _saved_at_the_end_of_the_forward_pass(lambda t: ck.checkpoint(f, t), h)
+    assert saved == plain - held == h.nbytes
+
+
+@pytest.mark.parametrize("run", sorted(RUNS))
+@pytest.mark.parametrize("dtype", [mg.float64, mg.float32])
+def test_the_statistics_are_the_ledgers_difference_for_random_functions(run, dtype):
+    for seed in range(60):
+        fn = _random_function(seed)
+        mg.manual_seed(seed)
+        w = mg.randn(6, 6, dtype=dtype, requires_grad=True)
+        x = mg.randn(6, 6, dtype=dtype, requires_grad=True)
+        start = [lambda t: t, lambda t: t.tanh(), lambda t: t * 2.0][seed % 3]  # a leaf, a saved value, neither
+        plain, _, _ = _saved_at_the_end_of_the_forward_pass(lambda t, v: fn(start(t), v), x, w)
+        held, saved, _ = _saved_at_the_end_of_the_forward_pass(lambda t, v: RUNS[run](fn)(start(t), v), x, w)
+        assert saved == plain - held, seed
