@@ -6,6 +6,8 @@ depends on) dies with its tensor in a run without checkpointing, and what its no
 Not saving it in a checkpointed run saves nothing: the statistics counted it as dropped (and a
 dropped result as one the tape holds), so a segment that costs memory read as one that saves it.
 A value the function keeps somewhere (a list it appends to) lives on in both runs, and counts.
+On the strict stand-in device too, whose arrays take weak references as CuPy's do (the counts
+tell one buffer from another by them: without, a buffer two ops save counted twice).
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ import pytest
 
 import minigrad_ckpt as mg
 from minigrad_ckpt import checkpoint as ck
+from minigrad_ckpt.testing import strict as _strict  # noqa: F401 -- registers the "strict" stand-in devices
+
+SEAMS = [("cpu", mg.float64), ("cpu", mg.float32), ("strict", mg.float64), ("strict-f32", mg.float32)]
 
 
 @pytest.fixture(autouse=True)
@@ -82,43 +87,43 @@ RUNS = {
 }
 
 
-@pytest.mark.parametrize("dtype", [mg.float64, mg.float32])
-def test_a_value_computed_and_dropped_saves_nothing(dtype):
+@pytest.mark.parametrize("device, dtype", SEAMS)
+def test_a_value_computed_and_dropped_saves_nothing(device, dtype):
     def f(t):
         t.exp()  # computed and dropped: its saved output dies with it without checkpointing
         return t.tanh()
 
-    x = mg.randn(64, dtype=dtype, requires_grad=True)
+    x = mg.randn(64, dtype=dtype, device=device, requires_grad=True)
     h = x * 2.0  # an intermediate value: the segment keeps it, the run without does not
     plain, _, _ = _saved_at_the_end_of_the_forward_pass(f, h)
     held, saved, warned = _saved_at_the_end_of_the_forward_pass(lambda t: ck.checkpoint(f, t), h)
-    assert (plain, held) == (h.nbytes, h.nbytes)  # tanh's output, or h: the segment saves nothing
+    assert (plain, held) == (h.nbytes,) * 2  # tanh's output, or h: the segment saves nothing
     assert saved == plain - held == 0
     assert warned and "f costs memory" in warned[0]
 
 
-@pytest.mark.parametrize("dtype", [mg.float64, mg.float32])
-def test_a_value_the_function_keeps_somewhere_counts(dtype):
+@pytest.mark.parametrize("device, dtype", SEAMS)
+def test_a_value_the_function_keeps_somewhere_counts(device, dtype):
     stash = []
 
     def f(t):
         stash.append(t.exp())  # kept: alive in both runs, and saved by the run without
         return t.tanh()
 
-    h = mg.randn(64, dtype=dtype, requires_grad=True) * 2.0
+    h = mg.randn(64, dtype=dtype, device=device, requires_grad=True) * 2.0
     plain, _, _ = _saved_at_the_end_of_the_forward_pass(f, h)
     held, saved, _ = _saved_at_the_end_of_the_forward_pass(lambda t: ck.checkpoint(f, t), h)
     assert saved == plain - held == h.nbytes
 
 
 @pytest.mark.parametrize("run", sorted(RUNS))
-@pytest.mark.parametrize("dtype", [mg.float64, mg.float32])
-def test_the_statistics_are_the_ledgers_difference_for_random_functions(run, dtype):
+@pytest.mark.parametrize("device, dtype", SEAMS)
+def test_the_statistics_are_the_ledgers_difference_for_random_functions(run, device, dtype):
     for seed in range(60):
         fn = _random_function(seed)
         mg.manual_seed(seed)
-        w = mg.randn(6, 6, dtype=dtype, requires_grad=True)
-        x = mg.randn(6, 6, dtype=dtype, requires_grad=True)
+        w = mg.randn(6, 6, dtype=dtype, device=device, requires_grad=True)
+        x = mg.randn(6, 6, dtype=dtype, device=device, requires_grad=True)
         start = [lambda t: t, lambda t: t.tanh(), lambda t: t * 2.0][seed % 3]  # a leaf, a saved value, neither
         plain, _, _ = _saved_at_the_end_of_the_forward_pass(lambda t, v, f=fn, s=start: f(s(t), v), x, w)
         wrapped = RUNS[run](fn)

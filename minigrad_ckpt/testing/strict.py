@@ -67,7 +67,7 @@ def _refusal(what: str) -> Any:
 class StrictArray:
     """A NumPy array that refuses implicit host conversion and mixing with host arrays."""
 
-    __slots__ = ("_a", "_ns")
+    __slots__ = ("_a", "_ns", "__weakref__")  # (CuPy's arrays take weak references: checkpointing's counts use them)
     __array_ufunc__ = None  # NumPy must not compute on it behind the namespace's back
     __hash__ = None  # type: ignore[assignment]
 
