@@ -247,7 +247,7 @@ def _chain(layers: Sequence[Callable[[Any], Any]], x: Any) -> Any:
 def enable_checkpointing(model: Any, config: CheckpointingConfig | CheckpointPolicy | None) -> Any:
     """Make ``model`` (a ``Sequential``) run its layers under ``config`` from now on.
 
-    Plans are made on the first call for each input shape (profiling once for
+    Plans are made on the first call for each input shape and set of layers (profiling once for
     budget policies) and cached in the config.  ``None`` switches it off.
 
     Checkpointing *wraps* the model: its ``forward`` is replaced, on this
@@ -273,27 +273,38 @@ class CheckpointedForward:
     def __init__(self, model: Any, config: CheckpointingConfig) -> None:
         self.model = model
         self.config = config
+        self.plan: Plan | None = None  # the plan of its latest forward pass (see last_plan)
 
     def __call__(self, x: Any) -> Any:
         layers = [self.model[i] for i in range(len(self.model))]
-        return forward_with_config(layers, self.config, x)
+        return forward_with_config(layers, self.config, x, self)
 
 
-def forward_with_config(layers: Sequence[Callable[[Any], Any]], config: CheckpointingConfig, x: Any) -> Any:
-    """Run ``layers`` on ``x`` under ``config`` (the plan for ``x``'s shape, made once)."""
+def forward_with_config(layers: Sequence[Callable[[Any], Any]], config: CheckpointingConfig, x: Any,
+                        forward: CheckpointedForward | None = None) -> Any:
+    """Run ``layers`` on ``x`` under ``config`` (the plan for ``x``'s shape and these layers, made
+    once; ``forward.plan`` is set to it)."""
     if not is_grad_enabled():
         return _chain(layers, x)
-    key = (tuple(getattr(x, "shape", ())), str(getattr(x, "dtype", "")), str(getattr(x, "device", "")))
+    # (the layers too: a model appended to, or a layer replaced, since the plan was made needs a new one)
+    key = (tuple(getattr(x, "shape", ())), str(getattr(x, "dtype", "")), str(getattr(x, "device", "")),
+           tuple(map(id, layers)))
     plan = config._plans.get(key)
     if plan is None:
         plan = plan_chain(layers, x, config)
         config._plans[key] = plan
+    if forward is not None:
+        forward.plan = plan
     return run_plan(layers, plan, x, config)
 
 
 def last_plan(model: Any) -> Plan | None:
-    """The most recent plan a model with checkpointing enabled made."""
+    """The plan of a model with checkpointing enabled: the one its latest forward pass ran under,
+    or -- before its first -- the latest its configuration made (for another model sharing it)."""
     config = getattr(model, "_checkpointing", None)
-    if config is None or not config._plans:
+    if config is None:
         return None
-    return list(config._plans.values())[-1]
+    forward = model.__dict__.get("forward")
+    if getattr(forward, "config", None) is config and forward.plan is not None:
+        return forward.plan
+    return list(config._plans.values())[-1] if config._plans else None
