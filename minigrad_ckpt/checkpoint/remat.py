@@ -43,7 +43,7 @@ from . import stale_writes
 from .plans import InfeasibleBudgetError, budget_in_bytes
 from .policy import DEFAULT_STATISTICS
 from .profiling import leaving_no_trace
-from .segment import CheckpointError, Segment
+from .segment import CheckpointError, Segment, _tensors_in
 
 __all__ = ["remat", "save_nothing", "save_everything", "save_matmuls", "save_names", "name", "offload_to_host",
            "plan_graph", "GraphPlan", "MATMUL_OPS"]
@@ -89,6 +89,8 @@ def name(tensor: Any, label: str) -> Any:
         seg = node.segment  # the node was recorded before its name: ask the policy again
         if seg is not None and seg.keep is not None and node not in seg._kept_outputs and seg.keeps(node):
             seg._keep_output(node, tensor._data)
+            if seg.recording:
+                seg._root_segment.note_tensor_of_kept(node, tensor)
     return tensor
 
 
@@ -172,14 +174,14 @@ class _GraphModel:
     """A profiled remat region: per node its op's time, what it saves, where its inputs
     come from, and the buffer its output lives in (a view's is its input's)."""
 
-    def __init__(self, seg: Segment, outputs: dict[Node, Any]) -> None:
+    def __init__(self, seg: Segment, outputs: dict[Node, Any], ops: tuple[str, ...]) -> None:
         # The nodes of checkpoints nested in ``fn`` too: the region's replay runs those an op of
         # its own reads, and no policy is asked about them (they always run); their saved values
         # are filled by their own replays, later (see _phases).
         nodes = sorted(seg._all_nodes(), key=lambda n: n.seq)
         index = {n: i for i, n in enumerate(nodes)}
         self.n = len(nodes)
-        self.ops = tuple(n.op.name for n in seg.nodes)  # what GraphPlan's positions name
+        self.ops = ops  # what GraphPlan's positions name: the region's nodes as recorded
         self.position = [n.remat_position if n.segment is seg else None for n in nodes]
         self.srcs: list[list[int | None]] = []
         self.slots: list[tuple[bool, ...]] = [n.segment._saved_slots[n] for n in nodes]
@@ -308,10 +310,14 @@ def _profile(fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> _Gr
 
         seg.record = record_keeping_outputs  # type: ignore[method-assign]
         with leaving_no_trace(), seg:  # BatchNorm's running statistics are put back, too
-            fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
         stale_writes.unwatch(seg)  # a measurement: no backward will replay it
+        ops = tuple(n.op.name for n in seg.nodes)  # by recording position, as GraphPlan names them
+        # what a run lets go when fn returns (its values are alive here: ``outputs`` holds them)
+        seg.drop_unreachable({t._node for t in _tensors_in(result)})
+        seg._settle()
         _replay_nested_outputs(seg, outputs)
-        return _GraphModel(seg, outputs)
+        return _GraphModel(seg, outputs, ops)
     finally:
         _ledger.enabled = was
 

@@ -144,6 +144,9 @@ class Segment:
         # in, weakly, and the buffers it saves (output, inputs), to tell, when the function has
         # returned, what a run without checkpointing still holds (see _note_saves)
         self._saves: dict[Node, tuple[Any, tuple, tuple]] = {}
+        # (On the root) the tensors of outputs a policy keeps, weakly, as ops read them or ``name``
+        # tags them: the kept array itself keeps the memory alive (see drop_unreachable)
+        self._kept_tensors: dict[Node, list[weakref.ref]] = {}
         # Which of (out, *inputs) the tape saved for each node: replay re-fills exactly those,
         # so the save rule (tape._record) is applied in one place only.
         self._saved_slots: dict[Node, tuple[bool, ...]] = {}
@@ -213,25 +216,20 @@ class Segment:
     def __exit__(self, *exc: object) -> None:
         set_recorder(self._outer_recorder)
         self.recording = False
+        outputs = None
         if self._guard_thread is not None:  # the root's forward pass is over: writes now are stale
             remove_write_guard(self._copy_before_write)
             self._guard_thread = None
             self._writable, self._unindexed = {}, []
+            outputs = self._unindexed_outputs + [e for entries in self._output_memory.values() for e in entries]
             self._unindexed_outputs, self._output_memory, self._written = [], {}, set()
         self.forward_time = time.perf_counter() - self._t0
         if self.parent is None:
             self._outputs = {}  # let the forward pass's arrays go
-        self.subtree = sorted(self._all_nodes(), key=lambda n: n.seq)
-        self.first = self.subtree[0] if self.subtree else None
-        inside = set(self.subtree)
-        consumed: set[Node] = set()
-        for n in self.subtree:
-            for src in n.replay:
-                if type(src) is Node:
-                    if src not in inside:
-                        self.external.add(src)
-                    else:
-                        consumed.add(src)
+        if outputs is not None and exc[0] is None:  # (the function returned: what it dropped is dead)
+            self.drop_unreachable(self._alive_outputs(outputs))
+        self._kept_tensors = {}
+        consumed = self._settle()
         for n, nbytes in self._out_bytes.items():
             if n not in consumed:  # the segment's result: not memory the segment saved
                 self.dropped_bytes -= nbytes
@@ -263,6 +261,83 @@ class Segment:
             seg._raised = getattr(exc_type, "__name__", str(exc_type))
             for n in seg.nodes:
                 n.saved = DROPPED  # a backward reaching it asks rematerialize, which says why
+
+    def _settle(self) -> set[Node]:
+        """The tree's nodes in tape order, the first, the nodes outside it that it reads; returns
+        the nodes of the tree some node of it reads."""
+        self.subtree = sorted(self._all_nodes(), key=lambda n: n.seq)
+        self.first = self.subtree[0] if self.subtree else None
+        inside = set(self.subtree)
+        consumed: set[Node] = set()
+        self.external = set()
+        for n in self.subtree:
+            for src in n.replay:
+                if type(src) is Node:
+                    if src not in inside:
+                        self.external.add(src)
+                    else:
+                        consumed.add(src)
+        return consumed
+
+    def note_tensor_of_kept(self, node: Node, t: Tensor) -> None:
+        """(The root) ``t`` is ``node``'s output, which a policy keeps (see :meth:`_alive_outputs`)."""
+        self._kept_tensors.setdefault(node, []).append(weakref.ref(t))
+
+    def _alive_outputs(self, outputs: list[tuple[Any, Node]]) -> set[Node]:
+        """The nodes whose output is alive when the function has returned (``outputs``: a weak
+        reference to the memory of each node's output).  A kept output's memory is alive by the
+        keeping: its tensors, where an op read or ``name`` tagged one, tell instead."""
+        alive = {node for ref, node in outputs if ref() is not None}
+        for node, refs in self._kept_tensors.items():
+            if not any(r() is not None for r in refs):
+                alive.discard(node)
+        return alive
+
+    def drop_unreachable(self, alive: set[Node]) -> None:
+        """(The root, when the function has returned) Let go of the nodes no tensor can reach.
+
+        ``alive``: nodes whose output is alive (a tensor the function returned, or kept).  A node
+        that neither is nor feeds one -- a value computed and dropped, a branch nothing returned
+        depends on -- died with its tensor in a run without checkpointing; here its backward can
+        never come either, so a replay must not make it again (that held its values on top of
+        the others': a peak above the run without checkpointing) nor a policy keep its output."""
+        tree = [self, *self._descendants()]
+        nodes = sorted((n for seg in tree for n in seg.nodes), key=lambda n: n.seq)
+        live: set[Node] = set()
+        for n in reversed(nodes):
+            if n in live or n in alive:
+                live.add(n)
+                live.update(src for src in n.replay if type(src) is Node)
+        if len(live) >= len(nodes):
+            return
+        used = {id(src) for n in live for src in n.replay if type(src) is _Kept}
+        for seg in tree:
+            for n in seg.nodes:
+                if n not in live:
+                    seg._kept_outputs.pop(n, None)
+                    seg.checksums.pop(n, None)
+                    if type(n.saved) is tuple and _ledger.enabled:  # (a backward inside the function)
+                        _ledger.release(saved_arrays(n), n)
+                    n.saved, n.replay = FREED, None
+            seg.nodes = [n for n in seg.nodes if n in live]
+            gone = [k for k in seg.kept if id(k) not in used]
+            seg.kept = [k for k in seg.kept if id(k) in used]
+            self._let_go_kept(seg, gone)
+        for c in self._descendants():
+            c._settle()
+
+    def _let_go_kept(self, seg: Segment, gone: list[_Kept]) -> None:
+        """(The root) ``seg``'s kept values ``gone`` are no longer kept: the ledger and the
+        statistics' counts let go of the buffers no other kept value of the tree holds."""
+        gone = [k for k in gone if not k.param and hasattr(k.value, "nbytes")]
+        if not gone:
+            return
+        if self._counted_in_ledger():
+            _ledger.release([k.value for k in gone])
+        still = {id(_base(k.value)) for c in [self, *self._descendants()] for k in c.kept}
+        for k in gone:
+            if id(_base(k.value)) not in still and self._counted is not None:
+                seg.kept_bytes -= _uncount(self._counted[1], k.value)
 
     def _watch_kept_memory(self) -> None:
         """(The root, at the end of the forward pass) watch the memory of the tree's kept values
@@ -351,6 +426,8 @@ class Segment:
                 sources.append(producer)  # recomputed by replay
                 if is_tensor:
                     producer.segment._out_boxes.setdefault(producer, a._version)
+                    if producer in producer.segment._kept_outputs:
+                        root.note_tensor_of_kept(producer, a)
                 continue
             is_param = is_tensor and (a._requires_grad if a._node is None else is_parameter_edge(a._node))
             if is_tensor:
@@ -994,12 +1071,12 @@ def _dead_branch_bytes(root: Segment, live: set[Node], dropped: dict) -> int:
     (A result's output is the results' own rule: counted only if its node lives.)"""
     held = set()  # (a buffer's weak reference is one object for every node that saves it)
     for n, (_, out, ins) in root._saves.items():
-        if n in live:
-            held.update(id(e[0]) for e in out + ins if e is not None)
+        if n in live or n in root._result_bytes:  # (a result's output: left to the results' rule)
+            held.update(id(e[0]) for e in (out + ins if n in live else out) if e is not None)
     dead: dict[int, int] = {}
     for n, (_, out, ins) in root._saves.items():
         if n not in live:
-            for e in ins if n in root._result_bytes else out + ins:
+            for e in out + ins:
                 if e is not None and id(e[0]) not in held and dropped.get(e[1]) is e[0]:
                     dead[e[1]] = e[2]  # (counted as dropped: this buffer, not a later one of its id)
     for key in dead:
