@@ -15,20 +15,10 @@ from __future__ import annotations
 import gc
 
 import pytest
+from checkpoint_steps import collector_off  # noqa: F401 -- a fixture (tests/checkpoint_steps.py)
 
 import minigrad_ckpt as mg
 from minigrad_ckpt import checkpoint as ck
-
-
-@pytest.fixture
-def collector_off():
-    """Cycles are collected where the test says (gc.collect()), not at random."""
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def setup():
@@ -51,10 +41,11 @@ def earlier_forward_in_another_tracking(fn, x):
         ck.remat(fn, ck.save_matmuls)(x)
 
 
+@pytest.mark.usefixtures("collector_off")
 @pytest.mark.parametrize("earlier", [earlier_plan_graph, earlier_forward_untracked,
                                      earlier_forward_in_another_tracking])
 @pytest.mark.parametrize("wrap", ["checkpoint", "plan_graph"])
-def test_a_segment_from_before_freed_during_a_tracked_step(collector_off, earlier, wrap):
+def test_a_segment_from_before_freed_during_a_tracked_step(earlier, wrap):
     x, fn = setup()
     plan = ck.plan_graph(fn, x, budget_bytes=2**30)
     run = ck.remat(fn, plan) if wrap == "plan_graph" else lambda t: ck.checkpoint(fn, t)

@@ -11,10 +11,9 @@ catches it leaves the outer segment's gradients bitwise those of a run without c
 
 from __future__ import annotations
 
-import gc
-
 import numpy as np
 import pytest
+from checkpoint_steps import collector_off  # noqa: F401 -- a fixture (tests/checkpoint_steps.py)
 
 import minigrad_ckpt as mg
 from minigrad_ckpt import checkpoint as ck
@@ -44,19 +43,10 @@ RUNS = {
 }
 
 
-@pytest.fixture
-def no_gc():
-    gc.collect()
-    gc.disable()  # what is released must be released by the exception, not by the collector
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
+@pytest.mark.usefixtures("collector_off")  # what is released must be released by the exception, not the collector
 @pytest.mark.parametrize("device, dtype", SEAMS)
 @pytest.mark.parametrize("run", sorted(RUNS))
-def test_a_raising_function_leaves_the_ledger_and_the_statistics_clean(run, device, dtype, no_gc):
+def test_a_raising_function_leaves_the_ledger_and_the_statistics_clean(run, device, dtype):
     w = mg.randn(8, 8, dtype=dtype, device=device, requires_grad=True)
     x = mg.randn(8, 8, dtype=dtype, device=device, requires_grad=True) * 2.0  # a value the tape holds
     alive = ck.checkpoint(lambda t: (t @ w).sin(), x)  # a segment still waiting for its backward

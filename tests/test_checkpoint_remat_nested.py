@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import importlib
 import itertools
-import warnings
 
 import numpy as np
 import pytest
+from checkpoint_steps import step  # tests/checkpoint_steps.py
 
 import minigrad_ckpt as mg
 from minigrad_ckpt import checkpoint as ck
@@ -49,16 +49,6 @@ def functions(w, nest=ck.checkpoint):
         return mg.sin(nest(lambda a: nest(inner, a.exp()).tanh(), h)) * h
 
     return {"middle": middle, "at_the_end": at_the_end, "side_by_side": side_by_side, "two_deep": two_deep}
-
-
-def step(fn, x, w):
-    x.grad = w.grad = None
-    ck.reset_statistics()
-    with warnings.catch_warnings(), mg.memory.track() as ledger:
-        warnings.simplefilter("ignore", ck.CheckpointCostWarning)
-        fn(x).sum().backward()
-    grads = [mg.backend.to_host(t.grad._data).copy() for t in (x, w)]
-    return ledger.peak("saved"), grads, ck.statistics().recomputed_ops
 
 
 def inputs(device, dtype):

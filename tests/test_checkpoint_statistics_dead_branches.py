@@ -12,11 +12,11 @@ tell one buffer from another by them: without, a buffer two ops save counted twi
 
 from __future__ import annotations
 
-import gc
 import random
 import warnings
 
 import pytest
+from checkpoint_steps import collector_off  # noqa: F401 -- a fixture (tests/checkpoint_steps.py)
 
 import minigrad_ckpt as mg
 from minigrad_ckpt import checkpoint as ck
@@ -25,14 +25,7 @@ from minigrad_ckpt.testing import strict as _strict  # noqa: F401 -- registers t
 SEAMS = [("cpu", mg.float64), ("cpu", mg.float32), ("strict", mg.float64), ("strict-f32", mg.float32)]
 
 
-@pytest.fixture(autouse=True)
-def no_gc():
-    gc.collect()
-    gc.disable()  # what dies, dies when its last reference goes: the same moment in both runs
-    try:
-        yield
-    finally:
-        gc.enable()
+pytestmark = pytest.mark.usefixtures("collector_off")  # (tests/checkpoint_steps.py)
 
 
 def _saved_at_the_end_of_the_forward_pass(fn, x, *args):

@@ -11,11 +11,9 @@ an op read it: its array, which the segment holds, is no sign of a tensor that m
 
 from __future__ import annotations
 
-import gc
-import warnings
-
 import numpy as np
 import pytest
+from checkpoint_steps import collector_off, step  # noqa: F401 -- collector_off: a fixture (tests/checkpoint_steps.py)
 
 import minigrad_ckpt as mg
 from minigrad_ckpt import checkpoint as ck
@@ -31,24 +29,7 @@ RUNS = {
 PLAIN = {"checkpoint": lambda fn: fn, "nested": lambda fn: lambda x: fn(x).sin(), "save_matmuls": lambda fn: fn}
 
 
-@pytest.fixture(autouse=True)
-def no_gc():
-    gc.collect()
-    gc.disable()  # what dies, dies when its last reference goes
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
-def _step(run, x, w):
-    x.grad = w.grad = None
-    ck.reset_statistics()
-    with warnings.catch_warnings(), mg.memory.track() as ledger:
-        warnings.simplefilter("ignore", ck.CheckpointCostWarning)
-        run(x).sum().backward()
-    grads = [mg.backend.to_host(t.grad._data).copy() for t in (x, w)]
-    return ledger.peak("saved"), grads, ck.statistics().recomputed_ops
+pytestmark = pytest.mark.usefixtures("collector_off")  # (tests/checkpoint_steps.py)
 
 
 @pytest.mark.parametrize("device, dtype", SEAMS)
@@ -65,12 +46,12 @@ def test_a_value_computed_and_dropped_is_not_replayed(run, device, dtype):
     def without_the_dropped_value(t):
         return (t @ w).tanh()
 
-    plain_peak, expected, _ = _step(PLAIN[run](f), x, w)
-    peak, grads, replayed = _step(RUNS[run](f), x, w)
+    plain_peak, expected, _ = step(PLAIN[run](f), x, w)
+    peak, grads, replayed = step(RUNS[run](f), x, w)
     # as if the function had not computed it: the same replay (the tanh, and the matmul before it
     # unless kept), the same peak -- no more than without checkpointing, but where a policy keeps
     # an output a run without does not save (save_matmuls: the matmul's)
-    assert (peak, replayed) == _step(RUNS[run](without_the_dropped_value), x, w)[::2]
+    assert (peak, replayed) == step(RUNS[run](without_the_dropped_value), x, w)[::2]
     assert peak <= plain_peak or run == "save_matmuls"
     for got, want in zip(grads, expected):
         assert np.array_equal(got, want)

@@ -1,0 +1,36 @@
+"""One measured training step for the checkpoint tests: the ledger's peak, the gradients of the
+input and the weight, and the op forwards the replays ran."""
+
+from __future__ import annotations
+
+import gc
+import warnings
+
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt import checkpoint as ck
+
+
+def step(fn, x, w):
+    """Backward from ``fn(x).sum()``: ``(peak saved bytes, [x.grad, w.grad] on the host, replayed ops)``."""
+    x.grad = w.grad = None
+    ck.reset_statistics()
+    with warnings.catch_warnings(), mg.memory.track() as ledger:
+        warnings.simplefilter("ignore", ck.CheckpointCostWarning)
+        fn(x).sum().backward()
+    grads = [mg.backend.to_host(t.grad._data).copy() for t in (x, w)]
+    return ledger.peak("saved"), grads, ck.statistics().recomputed_ops
+
+
+@pytest.fixture
+def collector_off():
+    """The garbage collector off: cycles are collected where the test says (gc.collect()), not at
+    random, and what is released dies when its last reference goes -- the same moment in a run with
+    checkpointing and one without."""
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
