@@ -473,6 +473,7 @@ class Tensor:
         tangents = self._carry_tangents("set", source)
         self._data = source._data
         self._device = source._device
+        self._tell_segment()
         self._bump_version()
         if tangents is not None:
             self._tangents = tangents or None
@@ -544,6 +545,14 @@ class Tensor:
             )
         if value is not self._data:  # ``p.data -= g`` wrote in place already and sets the same array back
             self._data = self._device.xp.asarray(value, dtype=self._data.dtype)
+            self._tell_segment()
+
+    def _tell_segment(self) -> None:
+        """This tensor holds another array now, its history kept: a checkpoint segment recording
+        its node learns of it (see ``Segment.rebound``)."""
+        node = self._node
+        if node is not None and node.segment is not None:
+            node.segment.rebound(node, self)
 
     @property
     def shape(self) -> tuple[int, ...]:

@@ -89,8 +89,7 @@ def name(tensor: Any, label: str) -> Any:
         seg = node.segment  # the node was recorded before its name: ask the policy again
         if seg is not None and seg.keep is not None and node not in seg._kept_outputs and seg.keeps(node):
             seg._keep_output(node, tensor._data)
-            if seg.recording:
-                seg._root_segment.note_tensor_of_kept(node, tensor)
+            seg.note_tensor_of(node, tensor)
     return tensor
 
 

@@ -144,9 +144,11 @@ class Segment:
         # in, weakly, and the buffers it saves (output, inputs), to tell, when the function has
         # returned, what a run without checkpointing still holds (see _note_saves)
         self._saves: dict[Node, tuple[Any, tuple, tuple]] = {}
-        # (On the root) the tensors of outputs a policy keeps, weakly, as ops read them or ``name``
-        # tags them: the kept array itself keeps the memory alive (see drop_unreachable)
-        self._kept_tensors: dict[Node, list[weakref.ref]] = {}
+        # (On the root) tensors that tell whether their node's output is alive, weakly, where its
+        # memory cannot: a kept output's (the kept array holds the memory), as ops read them or
+        # ``name`` tags them; a tensor given another array (``t.data = v``, ``set_``), whose node's
+        # memory died with the old one (see _alive_outputs)
+        self._tensors_of: dict[Node, list[weakref.ref]] = {}
         # Which of (out, *inputs) the tape saved for each node: replay re-fills exactly those,
         # so the save rule (tape._record) is applied in one place only.
         self._saved_slots: dict[Node, tuple[bool, ...]] = {}
@@ -228,7 +230,7 @@ class Segment:
             self._outputs = {}  # let the forward pass's arrays go
         if outputs is not None and exc[0] is None:  # (the function returned: what it dropped is dead)
             self.drop_unreachable(self._alive_outputs(outputs))
-        self._kept_tensors = {}
+        self._tensors_of = {}
         consumed = self._settle()
         for n, nbytes in self._out_bytes.items():
             if n not in consumed:  # the segment's result: not memory the segment saved
@@ -279,17 +281,32 @@ class Segment:
                         consumed.add(src)
         return consumed
 
-    def note_tensor_of_kept(self, node: Node, t: Tensor) -> None:
-        """(The root) ``t`` is ``node``'s output, which a policy keeps (see :meth:`_alive_outputs`)."""
-        self._kept_tensors.setdefault(node, []).append(weakref.ref(t))
+    def note_tensor_of(self, node: Node, t: Tensor) -> None:
+        """(The root) ``t`` is ``node``'s output tensor, whose life tells whether the output is
+        alive where the memory's cannot (see :meth:`_alive_outputs`)."""
+        if self._root_segment.recording:
+            self._root_segment._tensors_of.setdefault(node, []).append(weakref.ref(t))
+
+    def rebound(self, node: Node, t: Tensor) -> None:
+        """``t``, ``node``'s output tensor, holds another array now (``t.data = v``, ``set_``), its
+        history kept.  While the tree records, ops after this read ``t``'s new values as kept
+        values (a replay of ``node`` would give the old ones), and ``t`` tells whether the output
+        is alive (see :meth:`_alive_outputs`)."""
+        root = self._root_segment
+        if root.recording:
+            root._written.add(node)
+            self._written_outputs.add(node)
+            self.note_tensor_of(node, t)
 
     def _alive_outputs(self, outputs: list[tuple[Any, Node]]) -> set[Node]:
         """The nodes whose output is alive when the function has returned (``outputs``: a weak
-        reference to the memory of each node's output).  A kept output's memory is alive by the
-        keeping: its tensors, where an op read or ``name`` tagged one, tell instead."""
+        reference to the memory of each node's output) -- or, where tensors of it were noted (a
+        kept output, whose array the segment holds; a tensor given another array), whose tensor is."""
         alive = {node for ref, node in outputs if ref() is not None}
-        for node, refs in self._kept_tensors.items():
-            if not any(r() is not None for r in refs):
+        for node, refs in self._tensors_of.items():
+            if any(r() is not None for r in refs):
+                alive.add(node)
+            else:
                 alive.discard(node)
         return alive
 
@@ -305,12 +322,13 @@ class Segment:
         nodes = sorted((n for seg in tree for n in seg.nodes), key=lambda n: n.seq)
         live: set[Node] = set()
         for n in reversed(nodes):
-            if n in live or n in alive:
+            if n in live or n in alive:  # (what it replays from, and what its backward reaches)
                 live.add(n)
                 live.update(src for src in n.replay if type(src) is Node)
-        if len(live) >= len(nodes):
+                live.update(e for e in n.inputs if type(e) is Node)
+        if all(n in live for n in nodes):  # (live holds nodes before the tree too: what they read)
             return
-        used = {id(src) for n in live for src in n.replay if type(src) is _Kept}
+        used = {id(src) for n in nodes if n in live for src in n.replay if type(src) is _Kept}
         for seg in tree:
             for n in seg.nodes:
                 if n not in live:
@@ -427,7 +445,7 @@ class Segment:
                 if is_tensor:
                     producer.segment._out_boxes.setdefault(producer, a._version)
                     if producer in producer.segment._kept_outputs:
-                        root.note_tensor_of_kept(producer, a)
+                        root.note_tensor_of(producer, a)
                 continue
             is_param = is_tensor and (a._requires_grad if a._node is None else is_parameter_edge(a._node))
             if is_tensor:
@@ -1062,6 +1080,7 @@ def _live_nodes(root: Segment) -> set[Node]:
         if n in live or n not in saves or _alive(saves[n][0]):  # (not noted: the ledger came later)
             live.add(n)
             live.update(src for src in n.replay or () if type(src) is Node)
+            live.update(e for e in n.inputs if type(e) is Node)
     return live
 
 
