@@ -76,3 +76,25 @@ def test_a_value_the_function_keeps_is_replayed_for_its_backward(device, dtype):
         (y.sum() + kept[0].sum()).backward()
         found.append(mg.backend.to_host(x.grad._data).copy())
     assert np.array_equal(found[0], found[1])
+
+
+class _Output:
+    """A result the engine cannot look into (not a tuple, list or dict)."""
+
+    def __init__(self, y):
+        self.y = y
+
+
+@pytest.mark.parametrize("device, dtype", SEAMS)
+def test_plan_graph_of_a_function_returning_an_object_predicts_its_peak(device, dtype):
+    mg.manual_seed(0)
+    w = mg.randn(6, 6, dtype=dtype, device=device, requires_grad=True)
+    x = mg.randn(4, 6, dtype=dtype, device=device, requires_grad=True)
+
+    def f(t):
+        (t @ w).exp()  # computed and dropped
+        return _Output((t @ w).tanh())
+
+    plan = ck.plan_graph(f, x, budget_bytes=10**6)
+    peak, _, _ = step(lambda t: ck.remat(f, plan)(t).y, x, w)
+    assert peak == plan.predicted_peak_bytes > 0

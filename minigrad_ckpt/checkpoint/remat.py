@@ -312,9 +312,12 @@ def _profile(fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> _Gr
             result = fn(*args, **kwargs)
         stale_writes.unwatch(seg)  # a measurement: no backward will replay it
         ops = tuple(n.op.name for n in seg.nodes)  # by recording position, as GraphPlan names them
-        # what a run lets go when fn returns (its values are alive here: ``outputs`` holds them)
-        seg.drop_unreachable({t._node for t in _tensors_in(result)})
-        seg._settle()
+        # what a run lets go when fn returns (its values are alive here: ``outputs`` holds them; a
+        # result the profile cannot look into -- no tensor in tuples, lists, dicts -- lets go nothing)
+        returned = {t._node for t in _tensors_in(result)}
+        if returned:
+            seg.drop_unreachable(returned)
+            seg._settle()
         _replay_nested_outputs(seg, outputs)
         return _GraphModel(seg, outputs, ops)
     finally:
