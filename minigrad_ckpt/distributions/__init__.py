@@ -1,6 +1,7 @@
 """``mg.distributions``: PyTorch's ``Categorical``, ``Normal``, ``Bernoulli``, ``Uniform`` (and
 ``Independent``, which reads batch dims of one as an event, and ``MixtureSameFamily``, a mixture of
-one family's components) with their formulas (``log_prob``,
+one family's components; ``Exponential``, ``Laplace``, ``Cauchy``, ``Gumbel``, ``HalfNormal``,
+``HalfCauchy`` in ``continuous``) with their formulas (``log_prob``,
 ``entropy``, ``sample``, the reparameterized ``Normal.rsample`` and ``Uniform.rsample``) and
 ``kl_divergence`` between two of a kind (``kl``: PyTorch's module, with ``register_kl``) -- what
 REINFORCE, actor-critic and VAE programs use.
@@ -16,10 +17,12 @@ Other distributions and transforms are not offered.
 from __future__ import annotations
 
 from . import constraints, kl
+from .continuous import Cauchy, Exponential, Gumbel, HalfCauchy, HalfNormal, Laplace
 from .distributions import Bernoulli, Categorical, Distribution, Independent, Normal
 from .kl import kl_divergence, register_kl
 from .mixture import MixtureSameFamily
 from .uniform import Uniform
 
 __all__ = ["Distribution", "constraints", "Categorical", "Normal", "Bernoulli", "Uniform", "Independent",
-           "MixtureSameFamily", "kl", "kl_divergence", "register_kl"]
+           "MixtureSameFamily", "Exponential", "Laplace", "Cauchy", "Gumbel", "HalfNormal", "HalfCauchy",
+           "kl", "kl_divergence", "register_kl"]

@@ -1,0 +1,146 @@
+"""The distributions added beside Normal/Uniform (each an AttributeError before): torch 2.13's values
+(tests/data/make_torch_distributions_more.py, replayed in float64 and float32: moments, log_prob, cdf,
+icdf, entropy, KL and their gradients under ``mg.func.grad``), torch's refusals (quoted beside them),
+sampling checked by its moments for a fixed seed, ``rsample``'s gradient against central differences
+of the same draws, and the strict devices."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+import minigrad_ckpt.func as func
+from minigrad_ckpt import distributions as D
+
+DATA = Path(__file__).parent / "data"
+sys.path.insert(0, str(DATA))
+from distribution_more_cases import CASES  # noqa: E402
+
+TORCH = np.load(DATA / "torch_distributions_more.npz")
+TOL = {"float64": 1e-11, "float32": 2e-5}
+
+
+@pytest.fixture(autouse=True)
+def _default_validation():
+    D.Distribution.set_default_validate_args(True)
+    yield
+    D.Distribution.set_default_validate_args(True)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.__name__)
+def test_the_programs_give_torchs_answers(case, dtype):
+    def T(values):
+        return mg.tensor(values, dtype=getattr(mg, dtype))
+
+    outputs = case(D, T, func)
+    assert len(outputs) == sum(k.startswith(f"{case.__name__}|{dtype}|") for k in TORCH.files)
+    for i, out in enumerate(outputs):
+        expected = TORCH[f"{case.__name__}|{dtype}|{i}"]
+        if expected.dtype != bool:
+            assert out.dtype == getattr(mg, dtype), (i, out.dtype)
+        assert tuple(out.shape) == expected.shape, (i, out.shape)
+        np.testing.assert_allclose(out.numpy(), expected, rtol=TOL[dtype], atol=TOL[dtype], err_msg=str(i))
+
+
+def test_refusals_are_torchs():
+    # torch: D.Exponential(torch.tensor(-1.)) -> "Expected parameter rate (Tensor of shape ()) of distribution
+    # Exponential(rate: -1.0) to satisfy the constraint GreaterThan(lower_bound=0.0), but found invalid values:"
+    with pytest.raises(ValueError, match=r"parameter rate \(Tensor of shape \(\)\) of distribution Exponential\(rate: "
+                                         r"-1.0\) to satisfy the constraint GreaterThan\(lower_bound=0.0\)"):
+        D.Exponential(mg.tensor(-1.0))
+    # torch: "... of distribution HalfNormal() to satisfy the constraint GreaterThan(lower_bound=0.0) ..."
+    with pytest.raises(ValueError, match=r"parameter scale \(Tensor of shape \(\)\) of distribution HalfNormal\(\) "):
+        D.HalfNormal(mg.tensor(-1.0))
+    with pytest.raises(ValueError, match=r"distribution Gumbel\(loc: 0.0, scale: -1.0\)"):
+        D.Gumbel(0.0, -1.0)
+    # torch: D.Exponential(1.).log_prob(torch.tensor(-1.)) -> "Expected value argument (Tensor of shape ()) to be
+    # within the support (GreaterThanEq(lower_bound=0.0)) of the distribution Exponential(rate: 1.0), ..."
+    with pytest.raises(ValueError, match=r"within the support \(GreaterThanEq\(lower_bound=0.0\)\) of the "
+                                         r"distribution Exponential\(rate: 1.0\)"):
+        D.Exponential(1.0).log_prob(mg.tensor(-1.0))
+    with pytest.raises(ValueError, match=r"of the distribution HalfCauchy\(\), but"):
+        D.HalfCauchy(1.0).cdf(mg.tensor(-1.0))
+    assert repr(D.Laplace(0.0, 2.0)) == "Laplace(loc: 0.0, scale: 2.0)" and repr(D.HalfNormal(1.0)) == "HalfNormal()"
+    for cls in (D.Exponential, D.Laplace, D.Cauchy, D.Gumbel, D.HalfNormal, D.HalfCauchy):
+        assert cls.has_rsample is True
+
+
+SAMPLED = [  # (distribution, its mean, its variance; None where infinite: the median and quartiles then)
+    (lambda dt: D.Exponential(mg.tensor([0.5, 4.0], dtype=dt)), [2.0, 0.25], [4.0, 1 / 16]),
+    (lambda dt: D.Laplace(mg.tensor([0.0, 3.0], dtype=dt), mg.tensor([1.0, 0.5], dtype=dt)), [0.0, 3.0], [2.0, 0.5]),
+    (lambda dt: D.Gumbel(mg.tensor([0.0, 3.0], dtype=dt), mg.tensor([1.0, 0.5], dtype=dt)),
+     [0.5772156649, 3.2886078], [math.pi ** 2 / 6, math.pi ** 2 / 24]),
+    (lambda dt: D.HalfNormal(mg.tensor([1.0, 3.0], dtype=dt)), [math.sqrt(2 / math.pi), 3 * math.sqrt(2 / math.pi)],
+     [1 - 2 / math.pi, 9 * (1 - 2 / math.pi)]),
+    (lambda dt: D.Cauchy(mg.tensor([0.0, 3.0], dtype=dt), mg.tensor([1.0, 0.5], dtype=dt)), None, None),
+    (lambda dt: D.HalfCauchy(mg.tensor([1.0, 3.0], dtype=dt)), None, None),
+]
+
+
+@pytest.mark.parametrize("dtype", [mg.float64, mg.float32])
+@pytest.mark.parametrize("index", range(len(SAMPLED)))
+def test_samples_have_the_distributions_moments(index, dtype):
+    make, mean, var = SAMPLED[index]
+    mg.manual_seed(0)
+    d = make(dtype)
+    drawn = d.sample((40000,))
+    assert drawn.shape == (40000, 2) and drawn.dtype == dtype and not drawn.requires_grad
+    x = drawn.numpy().astype(np.float64)
+    assert np.isfinite(x).all()
+    if mean is not None:
+        np.testing.assert_allclose(x.mean(0), mean, rtol=0.03, atol=0.02)
+        np.testing.assert_allclose(x.var(0), var, rtol=0.06)
+    else:  # quartiles through the icdf (the cdf at the drawn quartiles is 1/4, 1/2, 3/4)
+        q = mg.tensor(np.quantile(x, [0.25, 0.5, 0.75], axis=0), dtype=dtype)
+        np.testing.assert_allclose(d.cdf(q).numpy(), [[0.25] * 2, [0.5] * 2, [0.75] * 2], atol=0.01)
+
+
+@pytest.mark.parametrize("make", [lambda a, b: D.Laplace(a, b), lambda a, b: D.Gumbel(a, b),
+                                  lambda a, b: D.Cauchy(a, b), lambda a, b: D.Exponential(b),
+                                  lambda a, b: D.HalfNormal(b), lambda a, b: D.HalfCauchy(b)])
+def test_rsample_gradient_is_central_differences_of_the_same_draws(make):
+    loc = mg.tensor([0.5, -1.0], dtype=mg.float64, requires_grad=True)
+    scale = mg.tensor([1.5, 0.25], dtype=mg.float64, requires_grad=True)
+
+    def drawn(a, b):
+        mg.manual_seed(7)
+        return make(a, b).rsample((3,))
+
+    z = drawn(loc, scale)
+    assert z.requires_grad
+    got = mg.autograd.grad(z.pow(3).sum(), (loc, scale), allow_unused=True)
+    h = 1e-6
+    for i in range(2):
+        for j in range(2):
+            step = np.zeros(2)
+            step[j] = h
+            shifted = [p.detach() + mg.tensor(step) * (k == i) for k, p in enumerate((loc, scale))]
+            down = [p.detach() - mg.tensor(step) * (k == i) for k, p in enumerate((loc, scale))]
+            fd = (drawn(*shifted).pow(3).sum().item() - drawn(*down).pow(3).sum().item()) / (2 * h)
+            analytic = 0.0 if got[i] is None else got[i][j].item()
+            assert analytic == pytest.approx(fd, rel=1e-5, abs=1e-6), (i, j)
+
+
+@pytest.mark.parametrize("device", ["strict", "strict-f32"])
+def test_on_the_strict_devices(device):
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+
+    loc = mg.zeros(3, device=device, requires_grad=True)
+    scale = mg.ones(3, device=device, requires_grad=True)
+    total = 0
+    for d, q in [(D.Laplace(loc, scale), D.Laplace(1.0, scale)), (D.Gumbel(loc, scale), D.Gumbel(1.0, scale)),
+                 (D.Cauchy(loc, scale), D.Cauchy(1.0, scale)), (D.Exponential(scale), D.Exponential(scale * 2)),
+                 (D.HalfNormal(scale), D.HalfNormal(scale * 2)), (D.HalfCauchy(scale), None)]:
+        z = d.rsample((2,))
+        total = total + z.sum() + d.log_prob(z.detach().abs()).sum() + d.cdf(z.detach().abs()).sum()
+        total = total + d.entropy().sum() + d.icdf(scale * 0.3).sum() + d.expand((2, 3)).mode.sum()
+        if q is not None:
+            total = total + D.kl_divergence(d, q).sum()
+    total.backward()
+    assert str(loc.grad.device).startswith(device) and str(scale.grad.device).startswith(device)
