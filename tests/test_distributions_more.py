@@ -144,3 +144,67 @@ def test_on_the_strict_devices(device):
             total = total + D.kl_divergence(d, q).sum()
     total.backward()
     assert str(loc.grad.device).startswith(device) and str(scale.grad.device).startswith(device)
+
+
+def test_transformed_distributions_refusals_and_flags():
+    # torch: D.LogNormal(0., -1.) -> "Expected parameter scale (Tensor of shape ()) of distribution
+    # Normal(loc: 0.0, scale: -1.0) to satisfy the constraint GreaterThan(lower_bound=0.0), ..."
+    with pytest.raises(ValueError, match=r"parameter scale \(Tensor of shape \(\)\) of distribution Normal\(loc: 0.0, "
+                                         r"scale: -1.0\)"):
+        D.LogNormal(0.0, -1.0)
+    # torch: "... within the support (GreaterThan(lower_bound=0.0)) of the distribution LogNormal(), ..."
+    with pytest.raises(ValueError, match=r"\(GreaterThan\(lower_bound=0.0\)\) of the distribution LogNormal\(\)"):
+        D.LogNormal(0.0, 1.0).log_prob(mg.tensor(0.0))
+    # torch: "transforms must be a Transform or list, but was exp"
+    with pytest.raises(ValueError, match="transforms must be a Transform or list, but was exp"):
+        D.TransformedDistribution(D.Normal(0.0, 1.0), "exp")
+    sq = D.TransformedDistribution(D.Normal(mg.zeros(3), 1.0), [D.AffineTransform(0.0, 2.0), D.TanhTransform()])
+    assert sq.has_rsample and sq.batch_shape == (3,) and sq.event_shape == ()
+    assert repr(sq.support) == "Interval(lower_bound=-1.0, upper_bound=1.0)" and repr(sq) == "TransformedDistribution()"
+    ev = D.TransformedDistribution(D.Normal(mg.zeros(2, 3), 1.0), D.AffineTransform(0.0, 2.0, event_dim=1))
+    assert ev.batch_shape == (2,) and ev.event_shape == (3,) and ev.log_prob(mg.zeros(2, 3)).shape == (2,)
+    assert D.ExpTransform() == D.ExpTransform() and D.ExpTransform().inv.inv == D.ExpTransform()
+    assert D.AffineTransform(1.0, 2.0) != D.AffineTransform(1.0, 3.0)
+    assert repr(D.ExpTransform().inv) == "_InverseTransform(ExpTransform())"  # torch's printing
+    with pytest.raises(NotImplementedError):
+        D.kl_divergence(D.LogNormal(0.0, 1.0), D.TransformedDistribution(D.Normal(0.0, 1.0), D.TanhTransform()))
+
+
+def test_log_normal_and_squashed_samples_and_rsample_gradient():
+    mg.manual_seed(0)
+    drawn = D.LogNormal(mg.tensor([0.0, 1.0], dtype=mg.float64), 0.5).sample((40000,)).numpy()
+    np.testing.assert_allclose(drawn.mean(0), np.exp([0.125, 1.125]), rtol=0.03)
+    np.testing.assert_allclose(drawn.var(0), np.expm1(0.25) * np.exp([0.25, 2.25]), rtol=0.08)
+    loc = mg.tensor([0.5, -1.0], dtype=mg.float64, requires_grad=True)
+    scale = mg.tensor([1.5, 0.25], dtype=mg.float64, requires_grad=True)
+
+    def drawn_at(a, b):
+        mg.manual_seed(7)
+        return D.TransformedDistribution(D.LogNormal(a, b), [D.AffineTransform(-1.0, 0.5), D.TanhTransform()]
+                                         ).rsample((3,)).pow(3).sum()
+
+    got = mg.autograd.grad(drawn_at(loc, scale), (loc, scale))
+    h = 1e-6
+    for i in range(2):
+        for j in range(2):
+            step = mg.tensor(np.eye(2)[j] * h)
+            up = [p.detach() + step * (k == i) for k, p in enumerate((loc, scale))]
+            down = [p.detach() - step * (k == i) for k, p in enumerate((loc, scale))]
+            fd = (drawn_at(*up).item() - drawn_at(*down).item()) / (2 * h)
+            assert got[i][j].item() == pytest.approx(fd, rel=1e-5, abs=1e-7)
+
+
+@pytest.mark.parametrize("device", ["strict", "strict-f32"])
+def test_transformed_on_the_strict_devices(device):
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+
+    loc = mg.zeros(3, device=device, requires_grad=True)
+    scale = mg.ones(3, device=device, requires_grad=True)
+    d = D.LogNormal(loc, scale)
+    sq = D.TransformedDistribution(D.Normal(loc, scale), [D.AffineTransform(0.5, 2.0), D.TanhTransform()])
+    z, y = d.rsample((2,)), sq.rsample((2,))
+    total = (z.sum() + y.sum() + d.log_prob(z.detach()).sum() + d.cdf(z.detach()).sum() + d.entropy().sum()
+             + sq.log_prob(y.detach().clamp(-0.9, 0.9)).sum() + d.mean.sum() + d.variance.sum()
+             + D.kl_divergence(d, D.LogNormal(1.0, scale)).sum() + d.expand((2, 3)).log_prob(z.detach()).sum())
+    total.backward()
+    assert str(loc.grad.device).startswith(device) and str(scale.grad.device).startswith(device)

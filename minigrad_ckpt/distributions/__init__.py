@@ -1,7 +1,8 @@
 """``mg.distributions``: PyTorch's ``Categorical``, ``Normal``, ``Bernoulli``, ``Uniform`` (and
 ``Independent``, which reads batch dims of one as an event, and ``MixtureSameFamily``, a mixture of
 one family's components; ``Exponential``, ``Laplace``, ``Cauchy``, ``Gumbel``, ``HalfNormal``,
-``HalfCauchy`` in ``continuous``) with their formulas (``log_prob``,
+``HalfCauchy`` in ``continuous``; ``TransformedDistribution`` and ``LogNormal`` in ``transformed``, over
+the ``transforms`` module's maps) with their formulas (``log_prob``,
 ``entropy``, ``sample``, the reparameterized ``Normal.rsample`` and ``Uniform.rsample``) and
 ``kl_divergence`` between two of a kind (``kl``: PyTorch's module, with ``register_kl``) -- what
 REINFORCE, actor-critic and VAE programs use.
@@ -16,13 +17,16 @@ Other distributions and transforms are not offered.
 
 from __future__ import annotations
 
-from . import constraints, kl
+from . import constraints, kl, transforms
 from .continuous import Cauchy, Exponential, Gumbel, HalfCauchy, HalfNormal, Laplace
 from .distributions import Bernoulli, Categorical, Distribution, Independent, Normal
 from .kl import kl_divergence, register_kl
 from .mixture import MixtureSameFamily
+from .transformed import LogNormal, TransformedDistribution
+from .transforms import AffineTransform, ComposeTransform, ExpTransform, SigmoidTransform, TanhTransform, Transform
 from .uniform import Uniform
 
 __all__ = ["Distribution", "constraints", "Categorical", "Normal", "Bernoulli", "Uniform", "Independent",
            "MixtureSameFamily", "Exponential", "Laplace", "Cauchy", "Gumbel", "HalfNormal", "HalfCauchy",
-           "kl", "kl_divergence", "register_kl"]
+           "LogNormal", "TransformedDistribution", "transforms", "Transform", "ExpTransform", "AffineTransform",
+           "SigmoidTransform", "TanhTransform", "ComposeTransform", "kl", "kl_divergence", "register_kl"]

@@ -14,6 +14,7 @@ from ..nn import functional as F
 from ..tensor import Tensor
 from .continuous import EULER_GAMMA, Cauchy, Exponential, Gumbel, HalfNormal, Laplace
 from .distributions import Bernoulli, Categorical, Distribution, Independent, Normal, _sum_rightmost, _where
+from .transformed import TransformedDistribution
 from .uniform import Uniform
 
 __all__ = ["kl_divergence", "register_kl"]
@@ -137,3 +138,13 @@ def _kl_cauchy_cauchy(p: Cauchy, q: Cauchy) -> Tensor:
 def _kl_halfnormal_halfnormal(p: HalfNormal, q: HalfNormal) -> Tensor:
     """The two Normals' KL (the fold keeps it): both centred at 0."""
     return _kl_normal_normal(p._base, q._base)
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _kl_transformed_transformed(p: TransformedDistribution, q: TransformedDistribution) -> Tensor:
+    """The bases' KL (an invertible map keeps it), where both use equal maps, as PyTorch's."""
+    if p.transforms != q.transforms:
+        raise NotImplementedError
+    if p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return kl_divergence(p.base_dist, q.base_dist)

@@ -79,4 +79,55 @@ def continuous_gradients(D, T, func):
     return outs
 
 
-CASES = [exponential, laplace, cauchy, gumbel, half_normal, half_cauchy, continuous_gradients]
+
+def log_normal(D, T, func):
+    d = D.LogNormal(T(LOC), T(SCALE))
+    return _summary(d) + [d.log_prob(T(POS[:1])), d.cdf(T(POS[:1])), d.icdf(T(P)), d.expand((2, 3)).log_prob(T(0.5)),
+                          D.kl_divergence(d, D.LogNormal(T([1.0, -1.0, 0.0]), T([2.0, 0.5, 0.25])))]
+
+
+def _squashed(D, loc, scale):  # SAC's policy: tanh of an affine map of a Gaussian
+    return D.TransformedDistribution(D.Normal(loc, scale), [D.AffineTransform(T_ZERO(loc), 2.0), D.TanhTransform()])
+
+
+def T_ZERO(t):  # noqa: N802  (a tensor of zeros beside t)
+    return t * 0 + 0.5
+
+
+def transformed(D, T, func):
+    sq = _squashed(D, T(LOC), T(SCALE))
+    y = T([[0.25, -0.5, 0.9], [-0.99, 0.0, 0.5]])
+    dec = D.TransformedDistribution(D.Normal(T(LOC), T(SCALE)), D.AffineTransform(T(1.0), T(-2.0)))
+    sig = D.TransformedDistribution(D.Uniform(T([-1.0, 0.0, 1.0]), T([2.0, 1.0, 3.0])),
+                                    D.ComposeTransform([D.AffineTransform(0.5, 3.0), D.SigmoidTransform()]))
+    expd = D.TransformedDistribution(D.Normal(T(LOC), T(SCALE)), [D.ExpTransform().inv.inv])
+    return [sq.log_prob(y), sq.cdf(y), sq.icdf(T(P)), dec.log_prob(T(X)), dec.cdf(T(X)), dec.icdf(T(P)),
+            sig.log_prob(T([0.6, 0.7, 0.99])), sig.cdf(T([0.6, 0.7, 0.99])), expd.log_prob(T(POS[:1])),
+            sq.expand((2, 3)).log_prob(y[0]),
+            D.kl_divergence(dec, D.TransformedDistribution(D.Normal(T(0.0), T(1.0)),
+                                                           D.AffineTransform(T(1.0), T(-2.0))))]
+
+
+def transform_maps(D, T, func):
+    x, outs = T(X), []
+    for t in (D.ExpTransform(), D.AffineTransform(T([1.0, 2.0, 3.0]), T([0.5, -2.0, 1.0])), D.SigmoidTransform(),
+              D.TanhTransform(), D.ComposeTransform([D.AffineTransform(1.0, 0.5), D.TanhTransform()]),
+              D.AffineTransform(T([1.0, 2.0, 3.0]), T([0.5, -2.0, 1.0]), event_dim=1)):
+        y = t(x)
+        outs += [y, t.inv(y), t.log_abs_det_jacobian(x, y), t.inv.log_abs_det_jacobian(y, x)]
+    return outs
+
+
+def transformed_gradients(D, T, func):
+    def objective(loc, scale):
+        sq, ln = _squashed(D, loc, scale), D.LogNormal(loc, scale)
+        y = T([[0.25, -0.5, 0.9], [-0.99, 0.0, 0.5]])
+        q = D.LogNormal(T([1.0, -1.0, 0.0]), T([2.0, 0.5, 0.25]))
+        return (sq.log_prob(y).sum() + sq.cdf(y).sum() + sq.icdf(T(P)).sum() + ln.log_prob(T(POS[:1])).sum()
+                + ln.cdf(T(POS[:1])).sum() + ln.icdf(T(P)).sum() + ln.mean.sum() + ln.variance.sum() + ln.mode.sum()
+                + ln.entropy().sum() + D.kl_divergence(ln, q).sum() + D.kl_divergence(q, ln).sum())
+    return list(func.grad(objective, argnums=(0, 1))(T(LOC), T(SCALE)))
+
+
+CASES = [exponential, laplace, cauchy, gumbel, half_normal, half_cauchy, continuous_gradients, log_normal,
+         transformed, transform_maps, transformed_gradients]

@@ -1,0 +1,244 @@
+"""``mg.distributions.transforms``: PyTorch's invertible maps for ``TransformedDistribution`` --
+``ExpTransform``, ``AffineTransform``, ``SigmoidTransform``, ``TanhTransform`` and ``ComposeTransform``
+(and each one's ``.inv``) -- with PyTorch's forward, inverse, ``log_abs_det_jacobian``, ``sign``,
+``domain``/``codomain`` and equality (two ``ExpTransform()`` are equal: KL between transformed
+distributions asks). All are elementwise; ``AffineTransform(event_dim=n)`` sums its Jacobian over the
+last ``n`` dims, as PyTorch's. No caching: ``cache_size`` is accepted and recomputes (same values)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..backend import host_numpy
+from ..nn import functional as F
+from ..tensor import Tensor
+from . import constraints
+
+__all__ = ["Transform", "ExpTransform", "AffineTransform", "SigmoidTransform", "TanhTransform", "ComposeTransform"]
+
+
+class Transform:
+    """An invertible map ``y = t(x)``: ``t(x)``, ``t.inv(y)``, ``log_abs_det_jacobian(x, y)``."""
+
+    bijective = True
+    domain: constraints.Constraint = constraints.real
+    codomain: constraints.Constraint = constraints.real
+    sign: Any = 1
+
+    def __init__(self, cache_size: int = 0) -> None:
+        if cache_size not in (0, 1):
+            raise ValueError("cache_size must be 0 or 1")
+        self._cache_size = cache_size
+
+    @property
+    def event_dim(self) -> int:
+        return self.domain.event_dim
+
+    @property
+    def inv(self) -> Transform:
+        return _InverseTransform(self)
+
+    def __call__(self, x: Tensor) -> Tensor:
+        return self._call(x)
+
+    def _call(self, x: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class _InverseTransform(Transform):
+    """``t.inv``: ``t`` read backwards (its inverse is ``t`` itself)."""
+
+    def __init__(self, transform: Transform) -> None:
+        super().__init__()
+        self._inv = transform
+        self.domain, self.codomain, self.bijective = transform.codomain, transform.domain, transform.bijective
+
+    @property
+    def sign(self) -> Any:  # type: ignore[override]
+        return self._inv.sign
+
+    @property
+    def inv(self) -> Transform:
+        return self._inv
+
+    def _call(self, x: Tensor) -> Tensor:
+        return self._inv._inverse(x)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return -self._inv.log_abs_det_jacobian(y, x)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _InverseTransform) and self._inv == other._inv
+
+    __hash__ = Transform.__hash__
+
+    def __repr__(self) -> str:
+        return f"_InverseTransform({self._inv!r})"
+
+
+class _Stateless(Transform):
+    """A transform with no parameters: any two of its class are equal (PyTorch's ``__eq__``)."""
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self)
+
+    __hash__ = Transform.__hash__
+
+
+class ExpTransform(_Stateless):
+    """``y = exp(x)``."""
+
+    codomain = constraints.positive
+
+    def _call(self, x: Tensor) -> Tensor:
+        return x.exp()
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return y.log()
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return x
+
+
+class SigmoidTransform(_Stateless):
+    """``y = sigmoid(x)``, clamped into ``[tiny, 1 - eps]`` as PyTorch's (so the inverse is finite)."""
+
+    codomain = constraints.unit_interval
+
+    def _call(self, x: Tensor) -> Tensor:
+        finfo = host_numpy.finfo(x.dtype)
+        return x.sigmoid().clamp(min=float(finfo.tiny), max=1.0 - float(finfo.eps))
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        finfo = host_numpy.finfo(y.dtype)
+        y = y.clamp(min=float(finfo.tiny), max=1.0 - float(finfo.eps))
+        return y.log() - (-y).log1p()
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return -F.softplus(-x) - F.softplus(x)
+
+
+class TanhTransform(_Stateless):
+    """``y = tanh(x)`` (SAC's squashed Gaussian); the Jacobian in PyTorch's stable form."""
+
+    codomain = constraints.interval(-1.0, 1.0)
+
+    def _call(self, x: Tensor) -> Tensor:
+        return x.tanh()
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return y.atanh()
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return 2.0 * (math.log(2.0) - x - F.softplus(-2.0 * x))
+
+
+def _sum_rightmost(value: Tensor, n: int) -> Tensor:
+    return value.sum(tuple(range(-n, 0))) if n > 0 else value
+
+
+class AffineTransform(Transform):
+    """``y = loc + scale * x``; ``event_dim`` rightmost dims read as one event (Jacobian summed)."""
+
+    def __init__(self, loc: Any, scale: Any, event_dim: int = 0, cache_size: int = 0) -> None:
+        super().__init__(cache_size)
+        self.loc, self.scale, self._event_dim = loc, scale, event_dim
+        base = constraints.real if event_dim == 0 else constraints.independent(constraints.real, event_dim)
+        self.domain = self.codomain = base
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return self._event_dim
+
+    @property
+    def sign(self) -> Any:  # type: ignore[override]
+        if isinstance(self.scale, (int, float)):
+            return 1 if self.scale > 0 else -1 if self.scale < 0 else 0
+        return self.scale.sign()
+
+    def _call(self, x: Tensor) -> Tensor:
+        return self.loc + self.scale * x
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return (y - self.loc) / self.scale
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        if isinstance(self.scale, (int, float)):
+            result = x * 0 + math.log(abs(self.scale))
+        else:
+            result = self.scale.abs().log()
+            shape = tuple(host_numpy.broadcast_shapes(tuple(result.shape), tuple(x.shape)))
+            result = result.expand(*shape) if tuple(result.shape) != shape else result
+        return _sum_rightmost(result, self._event_dim)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, AffineTransform):
+            return False
+        return _same(self.loc, other.loc) and _same(self.scale, other.scale)
+
+    __hash__ = Transform.__hash__
+
+
+def _same(a: Any, b: Any) -> bool:
+    """PyTorch's test of two affine parameters: numbers by ``==``, tensors elementwise, all equal."""
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    return bool((a == b).all().item())
+
+
+class ComposeTransform(Transform):
+    """``parts`` applied in order (``ComposeTransform([])`` is the identity)."""
+
+    def __init__(self, parts: list[Transform], cache_size: int = 0) -> None:
+        super().__init__(cache_size)
+        self.parts = list(parts)
+        if self.parts:
+            self.domain, self.codomain = self.parts[0].domain, self.parts[-1].codomain
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return max((p.event_dim for p in self.parts), default=0)
+
+    @property
+    def sign(self) -> Any:  # type: ignore[override]
+        sign: Any = 1
+        for part in self.parts:
+            sign = sign * part.sign
+        return sign
+
+    @property
+    def inv(self) -> Transform:
+        return ComposeTransform([p.inv for p in reversed(self.parts)])
+
+    def _call(self, x: Tensor) -> Tensor:
+        for part in self.parts:
+            x = part(x)
+        return x
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        if not self.parts:
+            return x * 0
+        event_dim, total = self.event_dim, 0
+        for part in self.parts:
+            y = part(x)
+            total = total + _sum_rightmost(part.log_abs_det_jacobian(x, y), event_dim - part.event_dim)
+            x = y
+        return total
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ComposeTransform) and self.parts == other.parts
+
+    __hash__ = Transform.__hash__
+
+    def __repr__(self) -> str:
+        return "ComposeTransform(\n    " + ",\n    ".join(repr(p) for p in self.parts) + "\n)"
