@@ -208,3 +208,78 @@ def test_transformed_on_the_strict_devices(device):
              + D.kl_divergence(d, D.LogNormal(1.0, scale)).sum() + d.expand((2, 3)).log_prob(z.detach()).sum())
     total.backward()
     assert str(loc.grad.device).startswith(device) and str(scale.grad.device).startswith(device)
+
+
+def test_discrete_refusals_and_flags():
+    # torch: D.Geometric(torch.tensor([0., 0.5])) -> "Expected parameter probs (Tensor of shape (2,)) of
+    # distribution Geometric(probs: torch.Size([2])) to be positive but found invalid values:\ntensor([0.])"
+    with pytest.raises(ValueError, match=r"parameter probs \(Tensor of shape \(2,\)\) of distribution Geometric\("
+                                         r"probs: \(2,\)\) to be positive but found invalid values"):
+        D.Geometric(mg.tensor([0.0, 0.5]))
+    # torch: "... of distribution Poisson(rate: -1.0) to satisfy the constraint GreaterThanEq(lower_bound=0.0), ..."
+    with pytest.raises(ValueError, match=r"Poisson\(rate: -1.0\) to satisfy the constraint GreaterThanEq\(lower_bo"):
+        D.Poisson(mg.tensor(-1.0))
+    # torch: "... within the support (IntegerGreaterThan(lower_bound=0)) of the distribution Poisson(rate: 1.0), ..."
+    with pytest.raises(ValueError, match=r"support \(IntegerGreaterThan\(lower_bound=0\)\) of the distribution"):
+        D.Poisson(mg.tensor(1.0)).log_prob(mg.tensor(0.5))
+    # torch: "... of distribution Binomial(total_count: 2.5, probs: 0.5) to satisfy the constraint IntegerGreaterThan"
+    with pytest.raises(ValueError, match=r"Binomial\(total_count: 2.5, probs: 0.5\) to satisfy the constraint Integer"):
+        D.Binomial(mg.tensor(2.5), mg.tensor(0.5))
+    # torch: "... within the support (IntegerInterval(lower_bound=0, upper_bound=3.0)) of the distribution Binomial(..."
+    with pytest.raises(ValueError, match=r"support \(IntegerInterval\(lower_bound=0, upper_bound=3.0\)\) of the dis"):
+        D.Binomial(3, mg.tensor(0.5)).log_prob(mg.tensor(4.0))
+    # torch: "... within the support (OneHot()) of the distribution OneHotCategorical(), ..."
+    with pytest.raises(ValueError, match=r"support \(OneHot\(\)\) of the distribution OneHotCategorical\(\), but"):
+        D.OneHotCategorical(mg.tensor([0.5, 0.5])).log_prob(mg.tensor([0.5, 0.5]))
+    with pytest.raises(NotImplementedError):  # torch's Poisson has no entropy
+        D.Poisson(1.0).entropy()
+    with pytest.raises(NotImplementedError, match="Inhomogeneous total count not supported by `entropy`"):
+        D.Binomial(mg.tensor([2.0, 3.0]), mg.tensor(0.5)).entropy()
+    with pytest.raises(NotImplementedError, match="where q.total_count > p.total_count is not implemented"):
+        D.kl_divergence(D.Binomial(2, mg.tensor(0.5)), D.Binomial(3, mg.tensor(0.5)))
+    for cls in (D.OneHotCategorical, D.Geometric, D.Poisson, D.Binomial):
+        assert cls.has_rsample is False
+    assert D.OneHotCategorical.has_enumerate_support and D.Binomial.has_enumerate_support
+    assert D.OneHotCategorical(mg.tensor([[0.5, 0.5]])).event_shape == (2,)
+
+
+DISCRETE = [
+    (lambda dt: D.Poisson(mg.tensor([0.5, 3.0, 12.0, 250.0], dtype=dt)), [0.5, 3.0, 12.0, 250.0],
+     [0.5, 3.0, 12.0, 250.0]),
+    (lambda dt: D.Binomial(mg.tensor([5.0, 20.0], dtype=dt), mg.tensor([0.3, 0.9], dtype=dt)), [1.5, 18.0],
+     [1.05, 1.8]),
+    (lambda dt: D.Geometric(mg.tensor([0.3, 0.9], dtype=dt)), [7 / 3, 1 / 9], [70 / 9, 10 / 81]),
+    (lambda dt: D.OneHotCategorical(mg.tensor([0.2, 0.3, 0.5], dtype=dt)), [0.2, 0.3, 0.5], [0.16, 0.21, 0.25]),
+]
+
+
+@pytest.mark.parametrize("dtype", [mg.float64, mg.float32])
+@pytest.mark.parametrize("index", range(len(DISCRETE)))
+def test_discrete_samples_have_the_distributions_moments(index, dtype):
+    make, mean, var = DISCRETE[index]
+    mg.manual_seed(0)
+    d = make(dtype)
+    drawn = d.sample((20000,))
+    assert drawn.shape == (20000, len(mean)) and drawn.dtype == dtype and not drawn.requires_grad
+    x = drawn.numpy().astype(np.float64)
+    assert (x == np.floor(x)).all() and (x >= 0).all() and bool(d.support.check(drawn).all().item())
+    np.testing.assert_allclose(x.mean(0), mean, rtol=0.03, atol=0.01)
+    np.testing.assert_allclose(x.var(0), var, rtol=0.06)
+
+
+@pytest.mark.parametrize("device", ["strict", "strict-f32"])
+def test_discrete_on_the_strict_devices(device):
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+
+    logits = mg.zeros(2, 3, device=device, requires_grad=True)
+    rate = mg.ones(3, device=device, requires_grad=True) * 4
+    oh, g = D.OneHotCategorical(logits=logits), D.Geometric(logits=logits)
+    po, b = D.Poisson(rate), D.Binomial(4, logits=logits)
+    total = (oh.log_prob(oh.sample((2,))).sum() + oh.entropy().sum() + g.log_prob(g.sample()).sum()
+             + g.entropy().sum() + po.log_prob(po.sample((2,))).sum() + b.log_prob(b.sample()).sum()
+             + b.entropy().sum() + D.kl_divergence(po, D.Poisson(1.0)).sum()
+             + D.kl_divergence(b, D.Binomial(4, logits=logits.flip(-1))).sum()
+             + D.kl_divergence(g, D.Geometric(logits=logits.flip(-1))).sum()
+             + D.kl_divergence(oh, D.OneHotCategorical(logits=logits.flip(-1))).sum())
+    total.backward()
+    assert str(logits.grad.device).startswith(device) and str(b.enumerate_support().device).startswith(device)

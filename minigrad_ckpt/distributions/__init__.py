@@ -2,7 +2,8 @@
 ``Independent``, which reads batch dims of one as an event, and ``MixtureSameFamily``, a mixture of
 one family's components; ``Exponential``, ``Laplace``, ``Cauchy``, ``Gumbel``, ``HalfNormal``,
 ``HalfCauchy`` in ``continuous``; ``TransformedDistribution`` and ``LogNormal`` in ``transformed``, over
-the ``transforms`` module's maps) with their formulas (``log_prob``,
+the ``transforms`` module's maps; ``OneHotCategorical``, ``Geometric``, ``Poisson``, ``Binomial`` in
+``discrete``) with their formulas (``log_prob``,
 ``entropy``, ``sample``, the reparameterized ``Normal.rsample`` and ``Uniform.rsample``) and
 ``kl_divergence`` between two of a kind (``kl``: PyTorch's module, with ``register_kl``) -- what
 REINFORCE, actor-critic and VAE programs use.
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 from . import constraints, kl, transforms
 from .continuous import Cauchy, Exponential, Gumbel, HalfCauchy, HalfNormal, Laplace
+from .discrete import Binomial, Geometric, OneHotCategorical, Poisson
 from .distributions import Bernoulli, Categorical, Distribution, Independent, Normal
 from .kl import kl_divergence, register_kl
 from .mixture import MixtureSameFamily
@@ -28,5 +30,6 @@ from .uniform import Uniform
 
 __all__ = ["Distribution", "constraints", "Categorical", "Normal", "Bernoulli", "Uniform", "Independent",
            "MixtureSameFamily", "Exponential", "Laplace", "Cauchy", "Gumbel", "HalfNormal", "HalfCauchy",
-           "LogNormal", "TransformedDistribution", "transforms", "Transform", "ExpTransform", "AffineTransform",
+           "LogNormal", "TransformedDistribution", "OneHotCategorical", "Geometric", "Poisson", "Binomial",
+            "transforms", "Transform", "ExpTransform", "AffineTransform",
            "SigmoidTransform", "TanhTransform", "ComposeTransform", "kl", "kl_divergence", "register_kl"]

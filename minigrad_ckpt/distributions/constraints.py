@@ -13,7 +13,8 @@ from ..tensor import Tensor
 
 __all__ = ["Constraint", "real", "positive", "unit_interval", "boolean", "simplex", "integer_interval",
            "independent", "greater_than", "greater_than_eq", "less_than", "interval", "half_open_interval",
-           "nonnegative", "nonnegative_integer", "positive_integer", "real_vector", "MixtureSameFamilyConstraint"]
+           "nonnegative", "nonnegative_integer", "positive_integer", "real_vector", "one_hot",
+           "MixtureSameFamilyConstraint"]
 
 
 class Constraint:
@@ -143,6 +144,16 @@ class Simplex(Constraint):
         return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
 
+class OneHot(Constraint):
+    """Vectors (the last dim) of zeros and ones with exactly one 1 (a ``OneHotCategorical``'s outcomes)."""
+
+    event_dim = 1
+    is_discrete = True
+
+    def check(self, value: Tensor) -> Tensor:
+        return ((value == 0) | (value == 1)).all(-1) & (value.sum(-1) == 1)
+
+
 class IndependentConstraint(Constraint):
     """``base`` holding for every entry of the last ``reinterpreted_batch_ndims`` dims at once."""
 
@@ -182,6 +193,7 @@ positive = GreaterThan(0.0)
 unit_interval = Interval(0.0, 1.0)
 boolean = Boolean()
 simplex = Simplex()
+one_hot = OneHot()
 integer_interval = IntegerInterval
 independent = IndependentConstraint
 # PyTorch's names for the constraints made with bounds (a program's own distribution uses them too)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from ..nn import functional as F
 from ..tensor import Tensor
 from .continuous import EULER_GAMMA, Cauchy, Exponential, Gumbel, HalfNormal, Laplace
+from .discrete import Binomial, Geometric, OneHotCategorical, Poisson
 from .distributions import Bernoulli, Categorical, Distribution, Independent, Normal, _sum_rightmost, _where
 from .transformed import TransformedDistribution
 from .uniform import Uniform
@@ -148,3 +149,27 @@ def _kl_transformed_transformed(p: TransformedDistribution, q: TransformedDistri
     if p.event_shape != q.event_shape:
         raise NotImplementedError
     return kl_divergence(p.base_dist, q.base_dist)
+
+
+@register_kl(OneHotCategorical, OneHotCategorical)
+def _kl_onehotcategorical_onehotcategorical(p: OneHotCategorical, q: OneHotCategorical) -> Tensor:
+    return _kl_categorical_categorical(p._categorical, q._categorical)
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p: Geometric, q: Geometric) -> Tensor:
+    return -p.entropy() - (-q.probs).log1p() / p.probs - q.logits
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p: Poisson, q: Poisson) -> Tensor:
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p: Binomial, q: Binomial) -> Tensor:
+    """Infinite where ``p`` has more trials than ``q``; fewer is not implemented (PyTorch's)."""
+    if bool((p.total_count < q.total_count).any().item()):
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
+    return _where(p.total_count > q.total_count, math.inf, kl)

@@ -129,5 +129,56 @@ def transformed_gradients(D, T, func):
     return list(func.grad(objective, argnums=(0, 1))(T(LOC), T(SCALE)))
 
 
+LOGITS = [[0.5, -1.0, 2.0, 0.0], [1.5, 1.5, -3.0, 0.25]]
+ONE_HOT = [[[0.0, 0.0, 1.0, 0.0], [1.0, 0.0, 0.0, 0.0]], [[0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]]]
+
+
+def one_hot_categorical(D, T, func):
+    d, p = D.OneHotCategorical(logits=T(LOGITS)), D.OneHotCategorical(probs=T([0.1, 0.2, 0.3, 0.4]))
+    return [d.mean, d.mode, d.variance, d.entropy(), d.log_prob(T(ONE_HOT)), d.enumerate_support(),
+            d.enumerate_support(expand=False), p.log_prob(T(ONE_HOT)), p.expand((3,)).entropy(),
+            D.kl_divergence(d, p), D.kl_divergence(p, d)]
+
+
+def geometric(D, T, func):
+    d, lg = D.Geometric(T(P[0] + [1.0])), D.Geometric(logits=T([0.5, -2.0, 3.0, 0.0]))
+    k = T([[0.0, 3.0, 1.0, 0.0], [5.0, 0.0, 2.0, 1.0]])
+    return [d.mean, d.mode, d.variance, d.entropy(), d.log_prob(k), lg.log_prob(k), lg.mean, lg.entropy(),
+            lg.probs, D.kl_divergence(lg, D.Geometric(T([0.3, 0.6, 0.2, 0.5])))]
+
+
+def poisson(D, T, func):
+    d = D.Poisson(T([0.5, 3.0, 12.0, 0.0]))
+    k = T([[0.0, 3.0, 10.0, 0.0], [7.0, 0.0, 20.0, 1.0]])
+    return [d.mean, d.mode, d.variance, d.log_prob(k), d.expand((2, 4)).log_prob(T(2.0)),
+            D.kl_divergence(D.Poisson(T([0.5, 3.0, 12.0])), D.Poisson(T([1.0, 2.0, 30.0])))]
+
+
+def binomial(D, T, func):
+    d = D.Binomial(T([5.0, 10.0, 10.0]), T([0.3, 0.5, 0.99]))
+    h = D.Binomial(6, logits=T([[0.5, -2.0, 3.0], [0.0, 1.0, -1.0]]))
+    k = T([[0.0, 3.0, 10.0], [5.0, 10.0, 9.0]])
+    return [d.mean, d.mode, d.variance, d.log_prob(k), h.entropy(), h.enumerate_support(), h.log_prob(T(4.0)),
+            h.mean, h.mode, D.kl_divergence(d, D.Binomial(T([5.0, 10.0, 7.0]), T([0.5, 0.1, 0.2]))),
+            D.kl_divergence(h, D.Binomial(6, T([0.5, 0.1, 0.2])))]
+
+
+def discrete_gradients(D, T, func):
+    def objective(logits, probs, rate):
+        oh = D.OneHotCategorical(logits=logits)
+        g, b = D.Geometric(probs), D.Binomial(T([5.0, 10.0, 10.0]), probs)
+        po, bl = D.Poisson(rate), D.Binomial(6, logits=logits[0, :3])
+        k = T([[0.0, 3.0, 1.0], [5.0, 0.0, 2.0]])
+        return (oh.log_prob(T(ONE_HOT)).sum() + oh.entropy().sum() + g.log_prob(k).sum() + g.entropy().sum()
+                + g.mean.sum() + g.variance.sum() + b.log_prob(k).sum() + b.variance.sum() + po.log_prob(k).sum()
+                + bl.entropy().sum() + bl.log_prob(k).sum()
+                + D.kl_divergence(oh, D.OneHotCategorical(logits=logits.flip(-1))).sum()
+                + D.kl_divergence(g, D.Geometric(probs.flip(-1))).sum()
+                + D.kl_divergence(po, D.Poisson(rate.flip(-1))).sum()
+                + D.kl_divergence(b, D.Binomial(T([5.0, 10.0, 10.0]), probs.flip(-1))).sum())
+    return list(func.grad(objective, argnums=(0, 1, 2))(T(LOGITS), T([0.3, 0.5, 0.9]), T([0.5, 3.0, 12.0])))
+
+
 CASES = [exponential, laplace, cauchy, gumbel, half_normal, half_cauchy, continuous_gradients, log_normal,
-         transformed, transform_maps, transformed_gradients]
+         transformed, transform_maps, transformed_gradients, one_hot_categorical, geometric, poisson, binomial,
+         discrete_gradients]

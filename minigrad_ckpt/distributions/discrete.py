@@ -1,0 +1,317 @@
+"""PyTorch's counting distributions beside ``Bernoulli`` and ``Categorical``: ``OneHotCategorical``,
+``Geometric``, ``Poisson`` and ``Binomial`` -- PyTorch's formulas for the moments, ``log_prob``,
+``entropy`` (``Poisson`` has none, as PyTorch's) and ``enumerate_support``; ``sample`` (no ``rsample``:
+PyTorch's ``has_rsample`` is False for all four) draws from the engine's generator: ``Geometric`` by
+inversion, ``Poisson`` by inversion below rate 10 and by Hormann's transformed rejection (PTRS, NumPy's
+method) above, ``Binomial`` as a sum of ``total_count`` Bernoulli draws."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import creation
+from ..backend import host_numpy
+from ..functional.elementwise import where
+from ..grad_mode import no_grad
+from ..nn import functional as F
+from ..tensor import Tensor
+from . import constraints
+from .distributions import Categorical, Distribution, _as_float_tensor, _broadcast_all, _clamp_probs, _shape
+
+__all__ = ["OneHotCategorical", "Geometric", "Poisson", "Binomial"]
+
+
+class OneHotCategorical(Distribution):
+    """A ``Categorical`` whose outcomes are one-hot vectors (event shape ``(K,)``); printed without
+    parameters and checked by its ``Categorical``, as PyTorch's."""
+
+    has_enumerate_support = True
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.independent(constraints.real, 1)}
+
+    def __init__(self, probs: Any = None, logits: Any = None, validate_args: Any = None) -> None:
+        self._categorical = Categorical(probs, logits, validate_args=validate_args)
+        self.batch_shape = tuple(self._categorical.batch_shape)
+        self.event_shape = tuple(self._categorical.param_shape[-1:])
+        self._check_parameters(validate_args)
+
+    def _parameter_names(self) -> tuple[str, ...]:
+        return ()  # its Categorical checked them
+
+    support = constraints.one_hot
+
+    @property
+    def probs(self) -> Tensor:
+        return self._categorical.probs
+
+    @property
+    def logits(self) -> Tensor:
+        return self._categorical.logits
+
+    @property
+    def param_shape(self) -> tuple[int, ...]:
+        return self._categorical.param_shape
+
+    @property
+    def mean(self) -> Tensor:
+        return self.probs
+
+    @property
+    def mode(self) -> Tensor:
+        return F.one_hot(self.probs.argmax(-1), self.event_shape[0]).to(self.probs.dtype)
+
+    @property
+    def variance(self) -> Tensor:
+        return self.probs * (1 - self.probs)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> OneHotCategorical:
+        shape = _shape(batch_shape)
+        return self._expanded(OneHotCategorical, _instance, shape, self.event_shape,
+                              _categorical=self._categorical.expand(shape))
+
+    def sample(self, sample_shape: Any = ()) -> Tensor:
+        with no_grad():
+            return F.one_hot(self._categorical.sample(sample_shape), self.event_shape[0]).to(self.probs.dtype)
+
+    def log_prob(self, value: Any) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        return self._categorical.log_prob(value.argmax(-1))
+
+    def entropy(self) -> Tensor:
+        return self._categorical.entropy()
+
+    def enumerate_support(self, expand: bool = True) -> Tensor:
+        n = self.event_shape[0]
+        values = F.one_hot(creation.arange(n, device=self.probs.device), n).to(self.probs.dtype)
+        values = values.reshape(n, *(1,) * len(self.batch_shape), n)
+        return values.expand(n, *self.batch_shape, n) if expand else values
+
+
+class Geometric(Distribution):
+    """The number of failures before the first success of probability ``probs`` (or ``sigmoid(logits)``)."""
+
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.nonnegative_integer
+
+    def __init__(self, probs: Any = None, logits: Any = None, validate_args: Any = None) -> None:
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            (self.probs,), self._given = _broadcast_all(probs), ("probs",)
+            clamped = _clamp_probs(self.probs)
+            self.logits = clamped.log() - (-clamped).log1p()
+        else:
+            (self.logits,), self._given = _broadcast_all(logits), ("logits",)
+            self.probs = self.logits.sigmoid()
+        self.batch_shape = tuple(self.probs.shape)
+        self._check_parameters(validate_args)
+        if self._validate_args and probs is not None and not bool((self.probs > 0).all().item()):
+            # PyTorch's extra check beyond the unit interval: a success must be possible
+            raise ValueError(f"Expected parameter probs (Tensor of shape {tuple(self.probs.shape)}) of distribution "
+                             f"{self!r} to be positive but found invalid values:\n{self.probs[~(self.probs > 0)]}")
+
+    @property
+    def mean(self) -> Tensor:
+        return 1.0 / self.probs - 1.0
+
+    @property
+    def mode(self) -> Tensor:
+        return self.probs * 0
+
+    @property
+    def variance(self) -> Tensor:
+        return (1.0 / self.probs - 1.0) / self.probs
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Geometric:
+        shape = _shape(batch_shape)
+        return self._expanded(Geometric, _instance, shape, probs=self.probs.expand(*shape),
+                              logits=self.logits.expand(*shape), _given=self._given)
+
+    def sample(self, sample_shape: Any = ()) -> Tensor:
+        """``floor(log u / log(1 - probs))``, ``u`` uniform on ``[tiny, 1)`` (PyTorch's inversion)."""
+        tiny = float(host_numpy.finfo(self.probs.dtype).tiny)
+        with no_grad():
+            u = creation.rand(*self._extended_shape(sample_shape), dtype=self.probs.dtype,
+                              device=self.probs.device).clamp(min=tiny)
+            return (u.log() / (-self.probs).log1p()).floor()
+
+    def log_prob(self, value: Any) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        value = _as_float_tensor(value, like=self.probs)
+        probs = self.probs.expand(*host_numpy.broadcast_shapes(tuple(value.shape), tuple(self.probs.shape)))
+        # PyTorch's: a certain success (probs 1) at value 0 has log-probability 0, not 0 * -inf
+        probs = where((probs == 1) & (value == 0), probs * 0, probs)
+        return value * (-probs).log1p() + self.probs.log()
+
+    def entropy(self) -> Tensor:
+        return F.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none") / self.probs
+
+
+def _poisson_small(rate: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """Inversion: the first ``k`` whose cdf passes a uniform draw (rates below 10: a few steps)."""
+    u = creation.rand(*shape, dtype=rate.dtype, device=rate.device)
+    rate = rate.expand(*shape)
+    term = (-rate).exp()
+    cdf, k = term, creation.zeros(shape, dtype=rate.dtype, device=rate.device)
+    for _ in range(200):  # P(k > 200 | rate < 10) is far below every dtype's resolution
+        below = u > cdf
+        if not bool(below.any().item()):
+            break
+        k = k + below.to(k.dtype)
+        term = term * rate / k.clamp(min=1)
+        cdf = where(below, cdf + term, cdf)
+    return k
+
+
+def _poisson_ptrs(rate: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """Hormann's PTRS (NumPy's sampler for rates of 10 and more): uniform pairs until accepted."""
+    rate = rate.expand(*shape)
+    slam, loglam = rate.sqrt(), rate.log()
+    b = 0.931 + 2.53 * slam
+    a = -0.059 + 0.02483 * b
+    invalpha, vr = 1.1239 + 1.1328 / (b - 3.4), 0.9277 - 3.6224 / (b - 2)
+    result, pending = rate * 0, rate == rate  # every element still to draw
+    while bool(pending.any().item()):
+        uu = creation.rand(*shape, dtype=rate.dtype, device=rate.device) - 0.5
+        v = creation.rand(*shape, dtype=rate.dtype, device=rate.device)
+        us = 0.5 - uu.abs()
+        k = ((2 * a / us + b) * uu + rate + 0.43).floor()
+        quick = (us >= 0.07) & (v <= vr)
+        possible = (k >= 0) & ~((us < 0.013) & (v > us))
+        slow = (v.log() + invalpha.log() - (a / (us * us) + b).log()
+                <= -rate + k * loglam - (k.clamp(min=0) + 1).lgamma())
+        accepted = pending & (quick | (possible & slow))
+        result, pending = where(accepted, k, result), pending & ~accepted
+    return result
+
+
+class Poisson(Distribution):
+    """Counts of events at ``rate`` per interval."""
+
+    arg_constraints = {"rate": constraints.nonnegative}
+    support = constraints.nonnegative_integer
+    _given = ("rate",)
+
+    def __init__(self, rate: Any, validate_args: Any = None) -> None:
+        (self.rate,) = _broadcast_all(rate)
+        self.batch_shape = tuple(self.rate.shape)
+        self._check_parameters(validate_args)
+
+    @property
+    def mean(self) -> Tensor:
+        return self.rate
+
+    @property
+    def mode(self) -> Tensor:
+        return self.rate.floor()
+
+    @property
+    def variance(self) -> Tensor:
+        return self.rate
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Poisson:
+        shape = _shape(batch_shape)
+        return self._expanded(Poisson, _instance, shape, rate=self.rate.expand(*shape))
+
+    def sample(self, sample_shape: Any = ()) -> Tensor:
+        shape = self._extended_shape(sample_shape)
+        with no_grad():
+            rate = self.rate.detach()
+            small = _poisson_small(rate.clamp(max=10.0), shape)
+            if not bool((rate >= 10).any().item()):
+                return small
+            return where(rate >= 10, _poisson_ptrs(rate.clamp(min=10.0), shape), small)
+
+    def log_prob(self, value: Any) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        value = _as_float_tensor(value, like=self.rate)
+        return value.xlogy(self.rate) - self.rate - (value + 1).lgamma()
+
+
+def _clamp_by_zero(x: Tensor) -> Tensor:
+    """``max(x, 0)`` with PyTorch's gradient of 1/2 at 0."""
+    return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
+
+
+class Binomial(Distribution):
+    """Successes in ``total_count`` trials of probability ``probs`` (or ``sigmoid(logits)``)."""
+
+    has_enumerate_support = True
+    arg_constraints = {"total_count": constraints.nonnegative_integer, "probs": constraints.unit_interval,
+                       "logits": constraints.real}
+
+    def __init__(self, total_count: Any = 1, probs: Any = None, logits: Any = None,
+                 validate_args: Any = None) -> None:
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            self.total_count, self.probs = _broadcast_all(total_count, probs)
+            self.total_count, self._given = self.total_count.to(self.probs.dtype), ("total_count", "probs")
+            clamped = _clamp_probs(self.probs)
+            self.logits = clamped.log() - (-clamped).log1p()
+        else:
+            self.total_count, self.logits = _broadcast_all(total_count, logits)
+            self.total_count, self._given = self.total_count.to(self.logits.dtype), ("total_count", "logits")
+            self.probs = self.logits.sigmoid()
+        self.batch_shape = tuple(self.probs.shape)
+        self._check_parameters(validate_args)
+
+    @property
+    def support(self) -> constraints.Constraint:
+        return constraints.integer_interval(0, self.total_count)
+
+    @property
+    def param_shape(self) -> tuple[int, ...]:
+        return tuple(self.probs.shape)
+
+    @property
+    def mean(self) -> Tensor:
+        return self.total_count * self.probs
+
+    @property
+    def mode(self) -> Tensor:
+        return ((self.total_count + 1) * self.probs).floor().clamp(max=self.total_count)
+
+    @property
+    def variance(self) -> Tensor:
+        return self.total_count * self.probs * (1 - self.probs)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Binomial:
+        shape = _shape(batch_shape)
+        return self._expanded(Binomial, _instance, shape, total_count=self.total_count.expand(*shape),
+                              probs=self.probs.expand(*shape), logits=self.logits.expand(*shape), _given=self._given)
+
+    def sample(self, sample_shape: Any = ()) -> Tensor:
+        shape = self._extended_shape(sample_shape)
+        with no_grad():
+            n = int(self.total_count.max().item()) if self.total_count.numel() else 0
+            u = creation.rand(n, *shape, dtype=self.probs.dtype, device=self.probs.device)
+            trial = creation.arange(n, dtype=self.probs.dtype, device=self.probs.device).reshape(n, *(1,) * len(shape))
+            hits = (u < self.probs) & (trial < self.total_count)
+            return hits.to(self.probs.dtype).sum(0)
+
+    def log_prob(self, value: Any) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        value = _as_float_tensor(value, like=self.probs)
+        n = self.total_count
+        normalize = n * _clamp_by_zero(self.logits) + n * (-self.logits.abs()).exp().log1p() - (n + 1).lgamma()
+        return value * self.logits - (value + 1).lgamma() - (n - value + 1).lgamma() - normalize
+
+    def _homogeneous_count(self, what: str) -> int:
+        count = int(self.total_count.max().item())
+        if not float(self.total_count.min().item()) == count:
+            raise NotImplementedError(f"Inhomogeneous total count not supported by `{what}`.")
+        return count
+
+    def entropy(self) -> Tensor:
+        self._homogeneous_count("entropy")
+        log_prob = self.log_prob(self.enumerate_support(False))
+        return -(log_prob.exp() * log_prob).sum(0)
+
+    def enumerate_support(self, expand: bool = True) -> Tensor:
+        count = self._homogeneous_count("enumerate_support")
+        return self._enumerate(creation.arange(1 + count, dtype=self.probs.dtype, device=self.probs.device), expand)
+
