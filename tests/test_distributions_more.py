@@ -283,3 +283,78 @@ def test_discrete_on_the_strict_devices(device):
              + D.kl_divergence(oh, D.OneHotCategorical(logits=logits.flip(-1))).sum())
     total.backward()
     assert str(logits.grad.device).startswith(device) and str(b.enumerate_support().device).startswith(device)
+
+
+def test_multivariate_normal_refusals():
+    eye = mg.eye(2, dtype=mg.float64)
+    # torch: "Expected parameter covariance_matrix (Tensor of shape (2, 2)) of distribution MultivariateNormal(loc:
+    # torch.Size([2]), covariance_matrix: torch.Size([2, 2])) to satisfy the constraint PositiveDefinite(), ..."
+    with pytest.raises(ValueError, match=r"parameter covariance_matrix \(Tensor of shape \(2, 2\)\) of distribution "
+                                         r"MultivariateNormal\(loc: \(2,\), covariance_matrix: \(2, 2\)\) to satisfy "
+                                         r"the constraint PositiveDefinite\(\)"):
+        D.MultivariateNormal(mg.zeros(2, dtype=mg.float64), -eye)
+    with pytest.raises(ValueError, match=r"constraint PositiveDefinite\(\)"):  # not symmetric
+        D.MultivariateNormal(mg.zeros(2, dtype=mg.float64), precision_matrix=mg.tensor([[1.0, 0.5], [0.0, 1.0]]))
+    with pytest.raises(ValueError, match=r"constraint LowerCholesky\(\)"):
+        D.MultivariateNormal(mg.zeros(2, dtype=mg.float64), scale_tril=mg.tensor([[1.0, 0.5], [0.0, 1.0]]))
+    with pytest.raises(ValueError, match="Exactly one of covariance_matrix or precision_matrix or scale_tril"):
+        D.MultivariateNormal(mg.zeros(2), eye, scale_tril=eye)
+    with pytest.raises(ValueError, match="loc must be at least one-dimensional."):
+        D.MultivariateNormal(mg.tensor(0.0), eye)
+    with pytest.raises(ValueError, match="scale_tril matrix must be at least two-dimensional"):
+        D.MultivariateNormal(mg.zeros(2), scale_tril=mg.ones(2))
+    with pytest.raises(ValueError, match=r"within the support \(IndependentConstraint\(Real\(\), 1\)\)"):
+        D.MultivariateNormal(mg.zeros(2), eye).log_prob(mg.tensor([0.0, math.nan]))
+    with pytest.raises(ValueError, match="different event shapes cannot be computed"):
+        D.kl_divergence(D.MultivariateNormal(mg.zeros(2), eye), D.MultivariateNormal(mg.zeros(3), mg.eye(3)))
+    d = D.MultivariateNormal(mg.zeros(4, 2), scale_tril=eye)
+    assert d.batch_shape == (4,) and d.event_shape == (2,) and d.has_rsample and d.sample((3,)).shape == (3, 4, 2)
+
+
+@pytest.mark.parametrize("dtype", [mg.float64, mg.float32])
+def test_multivariate_normal_samples_have_its_covariance(dtype):
+    mg.manual_seed(0)
+    cov = np.array([[2.0, 0.5, 0.25], [0.5, 1.0, -0.3], [0.25, -0.3, 1.5]])
+    for d in (D.MultivariateNormal(mg.tensor([1.0, -2.0, 0.0], dtype=dtype), mg.tensor(cov, dtype=dtype)),
+              D.MultivariateNormal(mg.tensor([1.0, -2.0, 0.0], dtype=dtype),
+                                   precision_matrix=mg.tensor(np.linalg.inv(cov), dtype=dtype))):
+        x = d.sample((40000,))
+        assert x.dtype == dtype and not x.requires_grad
+        x = x.numpy().astype(np.float64)
+        np.testing.assert_allclose(x.mean(0), [1.0, -2.0, 0.0], atol=0.03)
+        np.testing.assert_allclose(np.cov(x.T), cov, atol=0.05)
+
+
+def test_multivariate_normal_rsample_gradient_is_central_differences():
+    loc = mg.tensor([0.5, -1.0], dtype=mg.float64, requires_grad=True)
+    cov = mg.tensor([[2.0, 0.5], [0.5, 1.0]], dtype=mg.float64, requires_grad=True)
+
+    def drawn(m, c):
+        mg.manual_seed(3)
+        return D.MultivariateNormal(m, c).rsample((4,)).pow(3).sum()
+
+    g_loc, g_cov = mg.autograd.grad(drawn(loc, cov), (loc, cov))
+    h = 1e-6
+    for j in range(2):
+        step = mg.tensor(np.eye(2)[j] * h)
+        fd = drawn(loc.detach() + step, cov.detach()).item() - drawn(loc.detach() - step, cov.detach()).item()
+        assert g_loc[j].item() == pytest.approx(fd / (2 * h), rel=1e-6)
+    for direction in ([[1.0, 0.0], [0.0, 0.0]], [[0.0, 1.0], [1.0, 0.0]], [[0.0, 0.0], [0.0, 1.0]]):  # symmetric
+        e = mg.tensor(direction, dtype=mg.float64)
+        fd = (drawn(loc.detach(), cov.detach() + h * e).item() - drawn(loc.detach(), cov.detach() - h * e).item())
+        assert (g_cov * e).sum().item() == pytest.approx(fd / (2 * h), rel=1e-5)
+
+
+@pytest.mark.parametrize("device", ["strict", "strict-f32"])
+def test_multivariate_normal_on_the_strict_devices(device):
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+
+    loc = mg.zeros(2, 3, device=device, requires_grad=True)
+    tril = mg.eye(3, device=device).requires_grad_()
+    d = D.MultivariateNormal(loc, scale_tril=tril * 2)
+    p = D.MultivariateNormal(loc[0], precision_matrix=tril * 0.5 + 1)
+    z = d.rsample((2,))
+    total = (z.sum() + d.log_prob(z.detach()).sum() + d.entropy().sum() + p.log_prob(z.detach()).sum()
+             + D.kl_divergence(d, p).sum() + d.expand((4, 2)).variance.sum() + p.covariance_matrix.sum())
+    total.backward()
+    assert str(loc.grad.device).startswith(device) and str(tril.grad.device).startswith(device)

@@ -3,7 +3,7 @@
 one family's components; ``Exponential``, ``Laplace``, ``Cauchy``, ``Gumbel``, ``HalfNormal``,
 ``HalfCauchy`` in ``continuous``; ``TransformedDistribution`` and ``LogNormal`` in ``transformed``, over
 the ``transforms`` module's maps; ``OneHotCategorical``, ``Geometric``, ``Poisson``, ``Binomial`` in
-``discrete``) with their formulas (``log_prob``,
+``discrete``; ``MultivariateNormal`` in ``multivariate``) with their formulas (``log_prob``,
 ``entropy``, ``sample``, the reparameterized ``Normal.rsample`` and ``Uniform.rsample``) and
 ``kl_divergence`` between two of a kind (``kl``: PyTorch's module, with ``register_kl``) -- what
 REINFORCE, actor-critic and VAE programs use.
@@ -24,6 +24,7 @@ from .discrete import Binomial, Geometric, OneHotCategorical, Poisson
 from .distributions import Bernoulli, Categorical, Distribution, Independent, Normal
 from .kl import kl_divergence, register_kl
 from .mixture import MixtureSameFamily
+from .multivariate import MultivariateNormal
 from .transformed import LogNormal, TransformedDistribution
 from .transforms import AffineTransform, ComposeTransform, ExpTransform, SigmoidTransform, TanhTransform, Transform
 from .uniform import Uniform
@@ -31,5 +32,5 @@ from .uniform import Uniform
 __all__ = ["Distribution", "constraints", "Categorical", "Normal", "Bernoulli", "Uniform", "Independent",
            "MixtureSameFamily", "Exponential", "Laplace", "Cauchy", "Gumbel", "HalfNormal", "HalfCauchy",
            "LogNormal", "TransformedDistribution", "OneHotCategorical", "Geometric", "Poisson", "Binomial",
-            "transforms", "Transform", "ExpTransform", "AffineTransform",
+           "MultivariateNormal", "transforms", "Transform", "ExpTransform", "AffineTransform",
            "SigmoidTransform", "TanhTransform", "ComposeTransform", "kl", "kl_divergence", "register_kl"]

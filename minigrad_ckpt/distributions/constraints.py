@@ -1,6 +1,7 @@
 """``mg.distributions.constraints``: the sets a parameter or a value must lie in -- PyTorch's
 ``constraints`` objects, those of the distributions here and the simple ones a program's own
-distribution names (bounds, counts, vectors); not the matrix ones (``positive_definite``, ...).
+distribution names (bounds, counts, vectors), and ``positive_definite`` and ``lower_cholesky`` (a
+``MultivariateNormal``'s matrices); not the other matrix ones (``corr_cholesky``, ...).
 
 A constraint answers ``check(value)`` with a bool tensor (True where ``value`` is inside), and
 prints as PyTorch's (``GreaterThan(lower_bound=0.0)``), since the refusals of ``validate_args``
@@ -9,12 +10,13 @@ name it. ``Distribution.support`` and ``arg_constraints`` are made of these.
 
 from __future__ import annotations
 
+from ..functional.linalg_ex import cholesky_ex
 from ..tensor import Tensor
 
 __all__ = ["Constraint", "real", "positive", "unit_interval", "boolean", "simplex", "integer_interval",
            "independent", "greater_than", "greater_than_eq", "less_than", "interval", "half_open_interval",
            "nonnegative", "nonnegative_integer", "positive_integer", "real_vector", "one_hot",
-           "MixtureSameFamilyConstraint"]
+           "positive_definite", "lower_cholesky", "MixtureSameFamilyConstraint"]
 
 
 class Constraint:
@@ -154,6 +156,30 @@ class OneHot(Constraint):
         return ((value == 0) | (value == 1)).all(-1) & (value.sum(-1) == 1)
 
 
+class PositiveDefinite(Constraint):
+    """Symmetric matrices (within ``1e-6``, PyTorch's tolerance) that a Cholesky factorization takes."""
+
+    event_dim = 2
+
+    def check(self, value: Tensor) -> Tensor:
+        # PyTorch's isclose(value, value.mT, atol=1e-6) with its default rtol
+        symmetric = ((value - value.transpose(-2, -1)).abs() <= 1e-6 + 1e-5 * value.transpose(-2, -1).abs())
+        symmetric = symmetric.all(-1).all(-1)
+        if not bool(symmetric.all().item()):
+            return symmetric
+        return cholesky_ex(value).info == 0
+
+
+class LowerCholesky(Constraint):
+    """Lower-triangular matrices with a positive diagonal (a ``scale_tril``)."""
+
+    event_dim = 2
+
+    def check(self, value: Tensor) -> Tensor:
+        lower = (value.tril() == value).reshape(*value.shape[:-2], -1).all(-1)
+        return lower & (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1)
+
+
 class IndependentConstraint(Constraint):
     """``base`` holding for every entry of the last ``reinterpreted_batch_ndims`` dims at once."""
 
@@ -193,6 +219,8 @@ positive = GreaterThan(0.0)
 unit_interval = Interval(0.0, 1.0)
 boolean = Boolean()
 simplex = Simplex()
+positive_definite = PositiveDefinite()
+lower_cholesky = LowerCholesky()
 one_hot = OneHot()
 integer_interval = IntegerInterval
 independent = IndependentConstraint

@@ -15,6 +15,7 @@ from ..tensor import Tensor
 from .continuous import EULER_GAMMA, Cauchy, Exponential, Gumbel, HalfNormal, Laplace
 from .discrete import Binomial, Geometric, OneHotCategorical, Poisson
 from .distributions import Bernoulli, Categorical, Distribution, Independent, Normal, _sum_rightmost, _where
+from .multivariate import MultivariateNormal, kl_multivariate_normal
 from .transformed import TransformedDistribution
 from .uniform import Uniform
 
@@ -173,3 +174,6 @@ def _kl_binomial_binomial(p: Binomial, q: Binomial) -> Tensor:
         raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")
     kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
     return _where(p.total_count > q.total_count, math.inf, kl)
+
+
+register_kl(MultivariateNormal, MultivariateNormal)(kl_multivariate_normal)

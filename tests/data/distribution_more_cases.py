@@ -179,6 +179,38 @@ def discrete_gradients(D, T, func):
     return list(func.grad(objective, argnums=(0, 1, 2))(T(LOGITS), T([0.3, 0.5, 0.9]), T([0.5, 3.0, 12.0])))
 
 
+MU = [[0.5, -1.0, 2.0], [0.0, 0.0, 1.0]]
+COV = [[2.0, 0.5, 0.25], [0.5, 1.0, -0.3], [0.25, -0.3, 1.5]]
+TRIL = [[1.5, 0.0, 0.0], [0.5, 0.75, 0.0], [-1.0, 0.25, 2.0]]
+VEC = [[[1.0, 0.0, -1.0], [0.5, 2.0, 3.0]], [[0.0, 0.0, 0.0], [-2.0, 1.0, 0.5]]]
+
+
+def _mvn_all(D, T, d):
+    return [d.mean, d.mode, d.variance, d.stddev, d.entropy(), d.log_prob(T(VEC)), d.log_prob(T(VEC[0][0])),
+            d.covariance_matrix, d.precision_matrix, d.scale_tril, d.expand((4, 2)).log_prob(T(VEC[1]))]
+
+
+def multivariate_normal(D, T, func):
+    cov = D.MultivariateNormal(T(MU), covariance_matrix=T(COV))
+    prec = D.MultivariateNormal(T(MU[0]), precision_matrix=T(COV))
+    tril = D.MultivariateNormal(T(MU), scale_tril=T([TRIL, [[1.0, 0, 0], [0, 2.0, 0], [0.5, 0.5, 0.5]]]))
+    return (_mvn_all(D, T, cov) + _mvn_all(D, T, prec) + _mvn_all(D, T, tril)
+            + [D.kl_divergence(cov, prec), D.kl_divergence(prec, tril), D.kl_divergence(tril, cov)])
+
+
+def multivariate_normal_gradients(D, T, func):
+    def objective(mu, a, cov, tril):
+        p = D.MultivariateNormal(mu, covariance_matrix=a @ a.mT + T([[1.0, 0, 0], [0, 1.0, 0], [0, 0, 1.0]]))
+        q = D.MultivariateNormal(mu.flip(-1), precision_matrix=cov)
+        r = D.MultivariateNormal(mu, scale_tril=tril)
+        return sum(d.log_prob(T(VEC)).sum() + d.entropy().sum() + d.variance.sum() for d in (p, q, r)) + (
+            D.kl_divergence(p, q).sum() + D.kl_divergence(q, r).sum() + D.kl_divergence(r, p).sum())
+    mu, a, cov, tril = func.grad(objective, argnums=(0, 1, 2, 3))(T(MU), T(TRIL), T(COV), T(TRIL))
+    # a symmetric matrix's gradient symmetrized: minigrad's Cholesky reads (and differentiates) one triangle,
+    # PyTorch's spreads the same derivative over both (docs/ops.md); the two agree on every symmetric direction
+    return [mu, a, (cov + cov.mT) / 2, tril]
+
+
 CASES = [exponential, laplace, cauchy, gumbel, half_normal, half_cauchy, continuous_gradients, log_normal,
          transformed, transform_maps, transformed_gradients, one_hot_categorical, geometric, poisson, binomial,
-         discrete_gradients]
+         discrete_gradients, multivariate_normal, multivariate_normal_gradients]
