@@ -23,6 +23,9 @@ from distribution_more_cases import CASES  # noqa: E402
 
 TORCH = np.load(DATA / "torch_distributions_more.npz")
 TOL = {"float64": 1e-11, "float32": 2e-5}
+# torch's derivative of digamma (its autograd trigamma) is off by up to 1.5e-9 against SciPy's polygamma(1, x) at
+# x in [0.25, 2]; the engine's is within 4e-15: gradients through a digamma are compared to 1e-8 in float64
+LOOSER = {("gamma_family_gradients", "float64"): 1e-8}
 
 
 @pytest.fixture(autouse=True)
@@ -42,10 +45,10 @@ def test_the_programs_give_torchs_answers(case, dtype):
     assert len(outputs) == sum(k.startswith(f"{case.__name__}|{dtype}|") for k in TORCH.files)
     for i, out in enumerate(outputs):
         expected = TORCH[f"{case.__name__}|{dtype}|{i}"]
-        if expected.dtype != bool:
-            assert out.dtype == getattr(mg, dtype), (i, out.dtype)
+        assert str(out.dtype) == str(expected.dtype), (i, out.dtype)  # torch's dtype, the default for numbers
         assert tuple(out.shape) == expected.shape, (i, out.shape)
-        np.testing.assert_allclose(out.numpy(), expected, rtol=TOL[dtype], atol=TOL[dtype], err_msg=str(i))
+        tol = LOOSER.get((case.__name__, dtype), TOL[dtype])
+        np.testing.assert_allclose(out.numpy(), expected, rtol=tol, atol=tol, err_msg=str(i))
 
 
 def test_refusals_are_torchs():
@@ -358,3 +361,71 @@ def test_multivariate_normal_on_the_strict_devices(device):
              + D.kl_divergence(d, p).sum() + d.expand((4, 2)).variance.sum() + p.covariance_matrix.sum())
     total.backward()
     assert str(loc.grad.device).startswith(device) and str(tril.grad.device).startswith(device)
+
+
+def test_gamma_family_refusals_and_no_rsample():
+    # torch: D.Chi2(torch.tensor(-1.)) -> "Expected parameter df (Tensor of shape ()) of distribution Chi2() to
+    # satisfy the constraint GreaterThan(lower_bound=0.0), ..." -- and StudentT(-1.) says the same (its Chi2 first)
+    for make in (lambda: D.Chi2(mg.tensor(-1.0)), lambda: D.StudentT(mg.tensor(-1.0))):
+        with pytest.raises(ValueError, match=r"parameter df \(Tensor of shape \(\)\) of distribution Chi2\(\) to "
+                                             r"satisfy the constraint GreaterThan\(lower_bound=0.0\)"):
+            make()
+    # torch: D.Beta(1., -1.) -> "Expected parameter concentration (Tensor of shape (2,)) of distribution
+    # Dirichlet(concentration: torch.Size([2])) to satisfy the constraint IndependentConstraint(GreaterThan(...), 1)"
+    with pytest.raises(ValueError, match=r"parameter concentration \(Tensor of shape \(2,\)\) of distribution "
+                                         r"Dirichlet\(concentration: \(2,\)\) to satisfy the constraint Independent"):
+        D.Beta(1.0, -1.0)
+    with pytest.raises(ValueError, match=r"distribution Gamma\(concentration: 1.0, rate: -1.0\) to satisfy"):
+        D.Gamma(mg.tensor(1.0), mg.tensor(-1.0))
+    with pytest.raises(ValueError, match="`concentration` parameter must be at least one-dimensional."):
+        D.Dirichlet(mg.tensor(1.0))
+    # torch: "... within the support (Interval(lower_bound=0.0, upper_bound=1.0)) of the distribution Beta(), ..."
+    with pytest.raises(ValueError, match=r"\(Interval\(lower_bound=0.0, upper_bound=1.0\)\) of the distribution Beta"):
+        D.Beta(1.0, 1.0).log_prob(mg.tensor(1.5))
+    assert repr(D.StudentT(3.0)) == "StudentT(df: 3.0, loc: 0.0, scale: 1.0)" and repr(D.Chi2(2.0)) == "Chi2()"
+    for d in (D.Gamma(1.0, 1.0), D.Chi2(2.0), D.Beta(1.0, 2.0), D.Dirichlet(mg.ones(3)), D.StudentT(3.0)):
+        assert d.has_rsample is False  # no implicit reparameterization here (docs/from-pytorch.md)
+        with pytest.raises(NotImplementedError):
+            d.rsample()
+
+
+GAMMA_FAMILY = [  # (distribution, its mean, its variance)
+    (lambda dt: D.Gamma(mg.tensor([0.3, 1.0, 4.5], dtype=dt), mg.tensor([1.0, 2.0, 0.5], dtype=dt)),
+     [0.3, 0.5, 9.0], [0.3, 0.25, 18.0]),
+    (lambda dt: D.Chi2(mg.tensor([1.0, 3.0, 10.0], dtype=dt)), [1.0, 3.0, 10.0], [2.0, 6.0, 20.0]),
+    (lambda dt: D.Beta(mg.tensor([0.5, 2.0, 5.0], dtype=dt), mg.tensor([0.5, 3.0, 1.0], dtype=dt)),
+     [0.5, 0.4, 5 / 6], [0.125, 0.04, 5 / 252]),
+    (lambda dt: D.Dirichlet(mg.tensor([0.5, 2.0, 1.5], dtype=dt)), [0.125, 0.5, 0.375],
+     [0.125 * 0.875 / 5, 0.25 / 5, 0.375 * 0.625 / 5]),
+    (lambda dt: D.StudentT(mg.tensor([5.0, 10.0, 30.0], dtype=dt), mg.tensor([0.0, 1.0, -2.0], dtype=dt), 2.0),
+     [0.0, 1.0, -2.0], [20 / 3, 5.0, 4 * 30 / 28]),
+]
+
+
+@pytest.mark.parametrize("dtype", [mg.float64, mg.float32])
+@pytest.mark.parametrize("index", range(len(GAMMA_FAMILY)))
+def test_gamma_family_samples_have_the_distributions_moments(index, dtype):
+    make, mean, var = GAMMA_FAMILY[index]
+    mg.manual_seed(0)
+    d = make(dtype)
+    drawn = d.sample((40000,))
+    assert drawn.shape == (40000, 3) and drawn.dtype == dtype and not drawn.requires_grad
+    x = drawn.numpy().astype(np.float64)
+    assert np.isfinite(x).all() and bool(d.support.check(drawn).all().item())
+    assert (np.abs(x.mean(0) - mean) < 5 * np.sqrt(np.array(var) / len(x))).all(), x.mean(0)  # 5 standard errors
+    np.testing.assert_allclose(x.var(0), var, rtol=0.08)
+
+
+@pytest.mark.parametrize("device", ["strict", "strict-f32"])
+def test_gamma_family_on_the_strict_devices(device):
+    import minigrad_ckpt.testing.strict  # noqa: F401  (registers the strict devices)
+
+    conc = mg.ones(2, 3, device=device, requires_grad=True)
+    g, b, d = D.Gamma(conc, 2.0), D.Beta(conc, conc * 2), D.Dirichlet(conc)
+    t = D.StudentT(conc * 3, 0.0, conc)
+    total = (g.log_prob(g.sample()).sum() + g.entropy().sum() + b.log_prob(b.sample()).sum() + b.entropy().sum()
+             + d.log_prob(d.sample()).sum() + d.entropy().sum() + t.log_prob(t.sample()).sum() + t.entropy().sum()
+             + D.kl_divergence(g, D.Gamma(2.0, conc)).sum() + D.kl_divergence(b, D.Beta(2.0, conc)).sum()
+             + D.kl_divergence(d, D.Dirichlet(conc.flip(-1))).sum() + d.mode.sum() + t.variance.sum())
+    total.backward()
+    assert str(conc.grad.device).startswith(device) and str(D.Chi2(conc).sample().device).startswith(device)

@@ -3,7 +3,8 @@
 one family's components; ``Exponential``, ``Laplace``, ``Cauchy``, ``Gumbel``, ``HalfNormal``,
 ``HalfCauchy`` in ``continuous``; ``TransformedDistribution`` and ``LogNormal`` in ``transformed``, over
 the ``transforms`` module's maps; ``OneHotCategorical``, ``Geometric``, ``Poisson``, ``Binomial`` in
-``discrete``; ``MultivariateNormal`` in ``multivariate``) with their formulas (``log_prob``,
+``discrete``; ``MultivariateNormal`` in ``multivariate``; ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``StudentT`` in
+``gamma``, sampled without ``rsample``) with their formulas (``log_prob``,
 ``entropy``, ``sample``, the reparameterized ``Normal.rsample`` and ``Uniform.rsample``) and
 ``kl_divergence`` between two of a kind (``kl``: PyTorch's module, with ``register_kl``) -- what
 REINFORCE, actor-critic and VAE programs use.
@@ -22,6 +23,7 @@ from . import constraints, kl, transforms
 from .continuous import Cauchy, Exponential, Gumbel, HalfCauchy, HalfNormal, Laplace
 from .discrete import Binomial, Geometric, OneHotCategorical, Poisson
 from .distributions import Bernoulli, Categorical, Distribution, Independent, Normal
+from .gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
 from .kl import kl_divergence, register_kl
 from .mixture import MixtureSameFamily
 from .multivariate import MultivariateNormal
@@ -32,5 +34,6 @@ from .uniform import Uniform
 __all__ = ["Distribution", "constraints", "Categorical", "Normal", "Bernoulli", "Uniform", "Independent",
            "MixtureSameFamily", "Exponential", "Laplace", "Cauchy", "Gumbel", "HalfNormal", "HalfCauchy",
            "LogNormal", "TransformedDistribution", "OneHotCategorical", "Geometric", "Poisson", "Binomial",
-           "MultivariateNormal", "transforms", "Transform", "ExpTransform", "AffineTransform",
+           "MultivariateNormal", "Gamma", "Chi2", "Beta", "Dirichlet", "StudentT",
+           "transforms", "Transform", "ExpTransform", "AffineTransform",
            "SigmoidTransform", "TanhTransform", "ComposeTransform", "kl", "kl_divergence", "register_kl"]

@@ -15,6 +15,7 @@ from ..tensor import Tensor
 from .continuous import EULER_GAMMA, Cauchy, Exponential, Gumbel, HalfNormal, Laplace
 from .discrete import Binomial, Geometric, OneHotCategorical, Poisson
 from .distributions import Bernoulli, Categorical, Distribution, Independent, Normal, _sum_rightmost, _where
+from .gamma import Beta, Dirichlet, Gamma
 from .multivariate import MultivariateNormal, kl_multivariate_normal
 from .transformed import TransformedDistribution
 from .uniform import Uniform
@@ -177,3 +178,30 @@ def _kl_binomial_binomial(p: Binomial, q: Binomial) -> Tensor:
 
 
 register_kl(MultivariateNormal, MultivariateNormal)(kl_multivariate_normal)
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p: Gamma, q: Gamma) -> Tensor:
+    t1 = q.concentration * (p.rate / q.rate).log()
+    t2 = q.concentration.lgamma() - p.concentration.lgamma()
+    t3 = (p.concentration - q.concentration) * p.concentration.digamma()
+    return t1 + t2 + t3 + (q.rate - p.rate) * (p.concentration / p.rate)
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p: Beta, q: Beta) -> Tensor:
+    sum_p, sum_q = p.concentration1 + p.concentration0, q.concentration1 + q.concentration0
+    t1 = q.concentration1.lgamma() + q.concentration0.lgamma() + sum_p.lgamma()
+    t2 = p.concentration1.lgamma() + p.concentration0.lgamma() + sum_q.lgamma()
+    t3 = (p.concentration1 - q.concentration1) * p.concentration1.digamma()
+    t4 = (p.concentration0 - q.concentration0) * p.concentration0.digamma()
+    return t1 - t2 + t3 + t4 + (sum_q - sum_p) * sum_p.digamma()
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p: Dirichlet, q: Dirichlet) -> Tensor:
+    sum_p, sum_q = p.concentration.sum(-1), q.concentration.sum(-1)
+    t1 = sum_p.lgamma() - sum_q.lgamma()
+    t2 = (p.concentration.lgamma() - q.concentration.lgamma()).sum(-1)
+    t4 = p.concentration.digamma() - sum_p.digamma().unsqueeze(-1)
+    return t1 - t2 + ((p.concentration - q.concentration) * t4).sum(-1)

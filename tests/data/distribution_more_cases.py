@@ -211,6 +211,54 @@ def multivariate_normal_gradients(D, T, func):
     return [mu, a, (cov + cov.mT) / 2, tril]
 
 
+CONC = [[0.5, 1.0, 4.5], [2.0, 0.25, 1.5]]
+RATE = [1.0, 2.0, 0.5]
+DIR = [[0.5, 0.7, 0.2], [2.0, 3.0, 1.0]]
+SIMPLEX = [[[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]], [[0.1, 0.1, 0.8], [1 / 3, 1 / 3, 1 / 3]]]
+
+
+def gamma_family(D, T, func):
+    g, chi = D.Gamma(T(CONC), T(RATE)), D.Chi2(T([1.0, 3.0, 10.0]))
+    return (_summary(g) + [g.log_prob(T(POS[:1])), g.cdf(T(POS)), g.expand((4, 2, 3)).log_prob(T(1.5)),
+                           D.kl_divergence(g, D.Gamma(T([1.0, 2.0, 0.5]), T([0.5, 0.5, 3.0])))]
+            + _summary(chi) + [chi.log_prob(T(POS[:1])), chi.cdf(T(POS)), chi.df,
+                               D.kl_divergence(chi, D.Chi2(T([2.0, 2.0, 2.0])))])
+
+
+def beta_dirichlet(D, T, func):
+    b, d = D.Beta(T(CONC[0]), T(CONC[1])), D.Dirichlet(T(DIR))
+    b_nums = D.Beta(2.0, 3.0)
+    return (_summary(b) + [b.log_prob(T(P)), b.concentration1, b.concentration0, b.expand((2, 3)).entropy(),
+                           D.kl_divergence(b, D.Beta(T([1.0, 2.0, 0.5]), T([0.5, 0.5, 3.0])))]
+            + [d.mean, d.mode, d.variance, d.entropy(), d.log_prob(T(SIMPLEX)), d.expand((3, 2)).entropy(),
+               D.kl_divergence(d, D.Dirichlet(T([[1.0, 1.0, 1.0], [0.5, 4.0, 2.0]])))]
+            + [b_nums.log_prob(T(0.25)), b_nums.mean])
+
+
+def student_t(D, T, func):
+    d = D.StudentT(T([0.5, 1.5, 2.0, 5.0]), T([0.0, 1.0, -2.0, 0.5]), T([1.0, 2.0, 0.5, 3.0]))
+    return [d.mean, d.mode, d.variance, d.entropy(), d.log_prob(T([[0.0, 1.0, 2.0, -3.0], [10.0, -1.0, 0.0, 0.5]])),
+            D.StudentT(T(3.0)).log_prob(T([0.5, -2.0])), d.expand((2, 4)).entropy()]
+
+
+def gamma_family_gradients(D, T, func):
+    def objective(conc, rate, dir_conc, df):
+        g, b = D.Gamma(conc, rate), D.Beta(conc[0], conc[1])
+        d, t = D.Dirichlet(dir_conc), D.StudentT(df, conc[0], rate)
+        total = (g.log_prob(T(POS[:1])).sum() + g.entropy().sum() + g.mean.sum() + g.mode.sum() + g.variance.sum()
+                 + b.log_prob(T(P)).sum() + b.entropy().sum() + b.variance.sum() + d.log_prob(T(SIMPLEX)).sum()
+                 + d.entropy().sum() + d.variance.sum() + t.log_prob(T(X)).sum() + t.entropy().sum()
+                 + t.variance.sum() + D.Chi2(df).log_prob(T(POS[:1])).sum())
+        return total + (D.kl_divergence(g, D.Gamma(rate, conc)).sum() + D.kl_divergence(D.Gamma(rate, conc), g).sum()
+                        + D.kl_divergence(b, D.Beta(conc[1], conc[0])).sum()
+                        + D.kl_divergence(d, D.Dirichlet(dir_conc.flip(-1))).sum())
+    grads = list(func.grad(objective, argnums=(0, 1, 2, 3))(T(CONC), T(RATE), T(DIR), T([3.0, 4.5, 6.0])))
+    # Gamma.cdf in its rate (no derivative in the concentration, in either library)
+    grads.append(func.grad(lambda rate: D.Gamma(T(CONC), rate).cdf(T(POS)).sum())(T(RATE)))
+    return grads
+
+
 CASES = [exponential, laplace, cauchy, gumbel, half_normal, half_cauchy, continuous_gradients, log_normal,
          transformed, transform_maps, transformed_gradients, one_hot_categorical, geometric, poisson, binomial,
-         discrete_gradients, multivariate_normal, multivariate_normal_gradients]
+         discrete_gradients, multivariate_normal, multivariate_normal_gradients,
+         gamma_family, beta_dirichlet, student_t, gamma_family_gradients]

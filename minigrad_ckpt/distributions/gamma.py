@@ -1,0 +1,288 @@
+"""PyTorch's gamma family: ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet`` and ``StudentT`` -- PyTorch's
+formulas for the moments, ``log_prob``, ``entropy`` (and ``Gamma.cdf``), differentiable in every
+parameter; samples from the engine's generator (Marsaglia and Tsang's gamma sampler; Beta and
+Dirichlet as normalized gammas; StudentT as a normal over a chi-square).
+
+Not reparameterized: PyTorch's ``rsample`` here differentiates through its gamma sampler by implicit
+reparameterization (the derivative of the incomplete gamma function in its shape), which the engine
+does not have, so ``has_rsample`` is False and ``rsample`` raises ``NotImplementedError``."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import creation
+from ..backend import host_numpy
+from ..functional.elementwise import where
+from ..functional.shape import stack
+from ..functional.special_extended import gammainc
+from ..grad_mode import no_grad
+from ..nn import functional as F
+from ..tensor import Tensor
+from . import constraints
+from .distributions import Distribution, _as_float_tensor, _broadcast_all, _shape
+
+__all__ = ["Gamma", "Chi2", "Beta", "Dirichlet", "StudentT"]
+
+
+def _standard_gamma(concentration: Tensor) -> Tensor:
+    """Gamma(concentration, 1) draws of ``concentration``'s shape (Marsaglia & Tsang 2000; below 1,
+    a draw at ``concentration + 1`` times ``u^(1/concentration)``), clamped up to ``tiny`` as PyTorch's."""
+    with no_grad():
+        alpha = concentration.detach()
+        boosted = where(alpha < 1, alpha + 1, alpha)
+        d = boosted - 1.0 / 3
+        c = (9 * d).rsqrt()
+        result, pending = alpha * 0, alpha == alpha
+        while bool(pending.any().item()):
+            x = creation.randn(*alpha.shape, dtype=alpha.dtype, device=alpha.device)
+            u = creation.rand(*alpha.shape, dtype=alpha.dtype, device=alpha.device)
+            v = (1 + c * x).pow(3)
+            accepted = pending & (v > 0) & (u.log() < 0.5 * x * x + d - d * v + d * v.clamp(min=1e-300).log())
+            result, pending = where(accepted, d * v, result), pending & ~accepted
+        u = creation.rand(*alpha.shape, dtype=alpha.dtype, device=alpha.device)
+        result = where(alpha < 1, result * u.pow(1 / alpha), result)
+        return result.clamp(min=float(host_numpy.finfo(alpha.dtype).tiny))
+
+
+class Gamma(Distribution):
+    """``rate^c x^(c-1) exp(-rate x) / Gamma(c)`` on ``x >= 0`` (``c`` the concentration)."""
+
+    arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
+    support = constraints.nonnegative
+    _given = ("concentration", "rate")
+
+    def __init__(self, concentration: Any, rate: Any, validate_args: Any = None) -> None:
+        self.concentration, self.rate = _broadcast_all(concentration, rate)
+        self.batch_shape = tuple(self.rate.shape)
+        self._check_parameters(validate_args)
+
+    @property
+    def mean(self) -> Tensor:
+        return self.concentration / self.rate
+
+    @property
+    def mode(self) -> Tensor:
+        return ((self.concentration - 1) / self.rate).clamp(min=0)
+
+    @property
+    def variance(self) -> Tensor:
+        return self.concentration / self.rate.pow(2)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Gamma:
+        shape = _shape(batch_shape)
+        return self._expanded(Gamma, _instance, shape, concentration=self.concentration.expand(*shape),
+                              rate=self.rate.expand(*shape))
+
+    def sample(self, sample_shape: Any = ()) -> Tensor:
+        shape = self._extended_shape(sample_shape)
+        with no_grad():
+            draw = _standard_gamma(self.concentration.expand(*shape)) / self.rate.expand(*shape)
+            return draw.clamp(min=float(host_numpy.finfo(draw.dtype).tiny))
+
+    def log_prob(self, value: Any) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        value = _as_float_tensor(value, like=self.rate)
+        c = self.concentration
+        return c.xlogy(self.rate) + (c - 1).xlogy(value) - self.rate * value - c.lgamma()
+
+    def entropy(self) -> Tensor:
+        c = self.concentration
+        return c - self.rate.log() + c.lgamma() + (1.0 - c) * c.digamma()
+
+    def cdf(self, value: Any) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        return gammainc(self.concentration, self.rate * value)
+
+
+class Chi2(Gamma):
+    """``Gamma(df / 2, 1/2)``; printed without parameters, as PyTorch's."""
+
+    arg_constraints = {"df": constraints.positive}
+
+    def __init__(self, df: Any, validate_args: Any = None) -> None:
+        (df,) = _broadcast_all(df)
+        super().__init__(0.5 * df, 0.5, validate_args=validate_args)
+
+    _given = ()
+
+    def _parameter_names(self) -> tuple[str, ...]:
+        return ("df",)
+
+    def __repr__(self) -> str:
+        return "Chi2()"
+
+    @property
+    def df(self) -> Tensor:
+        return self.concentration * 2
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Chi2:
+        new = self._get_checked_instance(Chi2, _instance)
+        return super().expand(batch_shape, new)  # type: ignore[return-value]
+
+
+class Dirichlet(Distribution):
+    """Vectors on the simplex (event shape ``(K,)``) with density ``prod x_i^(c_i - 1) / B(c)``."""
+
+    arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
+    support = constraints.simplex
+    _given = ("concentration",)
+
+    def __init__(self, concentration: Tensor, validate_args: Any = None) -> None:
+        if concentration.ndim < 1:
+            raise ValueError("`concentration` parameter must be at least one-dimensional.")
+        self.concentration = concentration
+        self.batch_shape, self.event_shape = tuple(concentration.shape[:-1]), tuple(concentration.shape[-1:])
+        self._check_parameters(validate_args)
+
+    @property
+    def mean(self) -> Tensor:
+        return self.concentration / self.concentration.sum(-1, keepdim=True)
+
+    @property
+    def mode(self) -> Tensor:
+        """PyTorch's: ``(c - 1)^+`` normalized; where every ``c < 1``, the one-hot of its first largest."""
+        shifted = (self.concentration - 1).clamp(min=0)
+        mode = shifted / shifted.sum(-1, keepdim=True)
+        corner = F.one_hot(mode.argmax(-1), self.event_shape[0]).to(mode.dtype)
+        return where((self.concentration < 1).all(-1, keepdim=True), corner, mode)
+
+    @property
+    def variance(self) -> Tensor:
+        c = self.concentration
+        total = c.sum(-1, keepdim=True)
+        return c * (total - c) / (total.pow(2) * (total + 1))
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Dirichlet:
+        shape = _shape(batch_shape)
+        return self._expanded(Dirichlet, _instance, shape, self.event_shape,
+                              concentration=self.concentration.expand(*shape, *self.event_shape))
+
+    def sample(self, sample_shape: Any = ()) -> Tensor:
+        with no_grad():
+            draw = _standard_gamma(self.concentration.expand(*self._extended_shape(sample_shape)))
+            finfo = host_numpy.finfo(draw.dtype)
+            return (draw / draw.sum(-1, keepdim=True)).clamp(min=float(finfo.tiny), max=1 - float(finfo.eps))
+
+    def log_prob(self, value: Any) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        c = self.concentration
+        return (c - 1).xlogy(value).sum(-1) + c.sum(-1).lgamma() - c.lgamma().sum(-1)
+
+    def entropy(self) -> Tensor:
+        c = self.concentration
+        k, total = c.shape[-1], c.sum(-1)
+        return c.lgamma().sum(-1) - total.lgamma() - (k - total) * total.digamma() - ((c - 1) * c.digamma()).sum(-1)
+
+
+class Beta(Distribution):
+    """The two-category ``Dirichlet([concentration1, concentration0])`` read at its first entry;
+    printed without parameters and checked by its Dirichlet, as PyTorch's."""
+
+    arg_constraints = {"concentration1": constraints.positive, "concentration0": constraints.positive}
+    support = constraints.unit_interval
+
+    def __init__(self, concentration1: Any, concentration0: Any, validate_args: Any = None) -> None:
+        c1, c0 = _broadcast_all(concentration1, concentration0)
+        self._dirichlet = Dirichlet(stack([c1, c0], -1), validate_args=validate_args)
+        self.batch_shape = tuple(self._dirichlet.batch_shape)
+        self._check_parameters(validate_args)
+
+    def _parameter_names(self) -> tuple[str, ...]:
+        return ()  # its Dirichlet checked them
+
+    @property
+    def concentration1(self) -> Tensor:
+        return self._dirichlet.concentration[..., 0]
+
+    @property
+    def concentration0(self) -> Tensor:
+        return self._dirichlet.concentration[..., 1]
+
+    @property
+    def mean(self) -> Tensor:
+        return self.concentration1 / (self.concentration1 + self.concentration0)
+
+    @property
+    def mode(self) -> Tensor:
+        return self._dirichlet.mode[..., 0]
+
+    @property
+    def variance(self) -> Tensor:
+        total = self.concentration1 + self.concentration0
+        return self.concentration1 * self.concentration0 / (total.pow(2) * (total + 1))
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Beta:
+        shape = _shape(batch_shape)
+        return self._expanded(Beta, _instance, shape, _dirichlet=self._dirichlet.expand(shape))
+
+    def sample(self, sample_shape: Any = ()) -> Tensor:
+        return self._dirichlet.sample(sample_shape).select(-1, 0)
+
+    def log_prob(self, value: Any) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        value = _as_float_tensor(value, like=self._dirichlet.concentration)
+        return self._dirichlet.log_prob(stack([value, 1.0 - value], -1))
+
+    def entropy(self) -> Tensor:
+        return self._dirichlet.entropy()
+
+
+class StudentT(Distribution):
+    """Student's t with ``df`` degrees of freedom, shifted by ``loc`` and scaled by ``scale``."""
+
+    arg_constraints = {"df": constraints.positive, "loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    _given = ("df", "loc", "scale")
+
+    def __init__(self, df: Any, loc: Any = 0.0, scale: Any = 1.0, validate_args: Any = None) -> None:
+        self.df, self.loc, self.scale = _broadcast_all(df, loc, scale)
+        self._chi2 = Chi2(self.df, validate_args=validate_args)  # first, as PyTorch's: its refusal names Chi2()
+        self.batch_shape = tuple(self.df.shape)
+        self._check_parameters(validate_args)
+
+    @property
+    def mean(self) -> Tensor:
+        return where(self.df <= 1, math.nan, self.loc)
+
+    @property
+    def mode(self) -> Tensor:
+        return self.loc
+
+    @property
+    def variance(self) -> Tensor:
+        """``scale^2 df / (df - 2)`` above 2, infinite in ``(1, 2]``, NaN at or below 1 (PyTorch's)."""
+        df = self.df
+        finite = self.scale.pow(2) * df / where(df > 2, df - 2, df * 0 + 1)
+        return where(df > 2, finite, where(df > 1, math.inf, math.nan))
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> StudentT:
+        shape = _shape(batch_shape)
+        return self._expanded(StudentT, _instance, shape, df=self.df.expand(*shape), loc=self.loc.expand(*shape),
+                              scale=self.scale.expand(*shape), _chi2=self._chi2.expand(shape))
+
+    def sample(self, sample_shape: Any = ()) -> Tensor:
+        shape = self._extended_shape(sample_shape)
+        with no_grad():
+            x = creation.randn(*shape, dtype=self.df.dtype, device=self.df.device)
+            y = x * (self._chi2.sample(sample_shape) / self.df).rsqrt()
+            return self.loc + self.scale * y
+
+    def log_prob(self, value: Any) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        y = (value - self.loc) / self.scale
+        z = (self.scale.log() + 0.5 * self.df.log() + 0.5 * math.log(math.pi) + (0.5 * self.df).lgamma()
+             - (0.5 * (self.df + 1.0)).lgamma())
+        return -0.5 * (self.df + 1.0) * (y.pow(2) / self.df).log1p() - z
+
+    def entropy(self) -> Tensor:
+        half_df, half_next = 0.5 * self.df, 0.5 * (self.df + 1)
+        lbeta = half_df.lgamma() + math.lgamma(0.5) - half_next.lgamma()
+        return (self.scale.log() + half_next * (half_next.digamma() - half_df.digamma()) + 0.5 * self.df.log()
+                + lbeta)
