@@ -19,7 +19,7 @@ Other distributions and transforms are not offered.
 
 from __future__ import annotations
 
-from . import constraints, kl, transforms
+from . import constraints, kl, kl_families, transforms  # noqa: F401  (kl_families registers the cross-family pairs)
 from .continuous import Cauchy, Exponential, Gumbel, HalfCauchy, HalfNormal, Laplace
 from .discrete import Binomial, Geometric, OneHotCategorical, Poisson
 from .distributions import Bernoulli, Categorical, Distribution, Independent, Normal

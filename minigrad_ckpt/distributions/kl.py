@@ -54,8 +54,8 @@ def _dispatch(type_p: type, type_q: type) -> KLFunction | None:
 
 def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
     """``KL(p || q) = E_p[log p(x) - log q(x)]``, per batch element, by the closed form registered
-    for the pair (Normal, Categorical, Bernoulli and Uniform against their own kind, and Uniform
-    against Normal, are, PyTorch's formulas); differentiable in both distributions' parameters.
+    for the pair (every family here against its own kind, and the cross-family pairs PyTorch
+    registers, ``kl_families``: PyTorch's formulas); differentiable in both distributions' parameters.
     ``NotImplementedError`` for a pair with none, as PyTorch's."""
     fun = _dispatch(type(p), type(q))
     if fun is None:

@@ -258,7 +258,47 @@ def gamma_family_gradients(D, T, func):
     return grads
 
 
+def _families(D, T):
+    loc, scale, pos, unit = T([0.5, -1.0, 2.0]), T([1.0, 0.5, 2.0]), T([0.5, 2.0, 1.5]), T([0.5, 2.0, 0.75])
+    return {"normal": D.Normal(loc, scale), "laplace": D.Laplace(loc, scale), "gumbel": D.Gumbel(loc, scale),
+            "exponential": D.Exponential(pos), "gamma": D.Gamma(pos, unit), "beta": D.Beta(pos, unit),
+            "uniform": D.Uniform(T([0.1, 0.0, 0.25]), T([0.9, 0.5, 3.0])),
+            "uniform_pos": D.Uniform(T([0.1, 0.5, 0.25]), T([0.9, 0.75, 3.0])),
+            "uniform_out": D.Uniform(T([-0.5, 0.0, 0.25]), T([0.9, 1.5, 0.5])),
+            "bernoulli": D.Bernoulli(T([0.1, 0.5, 0.9])), "poisson": D.Poisson(pos),
+            "binomial": D.Binomial(5, T([0.1, 0.5, 0.9]))}
+
+
+CROSS_PAIRS = [("bernoulli", "poisson"), ("beta", "exponential"), ("beta", "gamma"), ("beta", "normal"),
+               ("beta", "uniform"), ("beta", "uniform_out"), ("exponential", "beta"), ("exponential", "uniform"),
+               ("exponential", "gamma"), ("exponential", "gumbel"), ("exponential", "normal"), ("gamma", "beta"),
+               ("gamma", "uniform"), ("gamma", "exponential"), ("gamma", "gumbel"), ("gamma", "normal"),
+               ("gumbel", "beta"), ("gumbel", "exponential"), ("gumbel", "gamma"), ("gumbel", "uniform"),
+               ("gumbel", "normal"), ("laplace", "beta"), ("laplace", "exponential"), ("laplace", "gamma"),
+               ("laplace", "uniform"), ("laplace", "normal"), ("normal", "beta"), ("normal", "exponential"),
+               ("normal", "gamma"), ("normal", "uniform"), ("normal", "gumbel"), ("normal", "laplace"),
+               ("poisson", "bernoulli"), ("poisson", "binomial"), ("uniform", "beta"), ("uniform_out", "beta"),
+               ("uniform", "exponential"), ("uniform_pos", "exponential"), ("uniform", "gamma"),
+               ("uniform_pos", "gamma"), ("uniform", "gumbel")]
+
+
+def kl_cross_families(D, T, func):
+    d = _families(D, T)
+    return [D.kl_divergence(d[p], d[q]) for p, q in CROSS_PAIRS]
+
+
+def kl_cross_families_gradients(D, T, func):
+    def objective(loc, scale, pos):
+        n, lp, g, e = D.Normal(loc, scale), D.Laplace(loc, scale), D.Gumbel(loc, scale), D.Exponential(pos)
+        gm, b, u = D.Gamma(pos, scale), D.Beta(pos, scale), D.Uniform(T([0.1, 0.5, 0.25]), pos + 1)
+        pairs = [(b, e), (b, gm), (b, n), (e, gm), (e, g), (e, n), (gm, e), (gm, g), (gm, n), (g, n), (lp, n),
+                 (n, g), (n, lp), (u, e), (u, gm), (u, g), (D.Uniform(T([0.1, 0.0, 0.25]), pos / 4), b)]
+        return sum(D.kl_divergence(p, q).sum() for p, q in pairs)
+    return list(func.grad(objective, argnums=(0, 1, 2))(T([0.5, -1.0, 2.0]), T([1.0, 0.5, 2.0]), T([0.5, 2.0, 1.5])))
+
+
 CASES = [exponential, laplace, cauchy, gumbel, half_normal, half_cauchy, continuous_gradients, log_normal,
          transformed, transform_maps, transformed_gradients, one_hot_categorical, geometric, poisson, binomial,
          discrete_gradients, multivariate_normal, multivariate_normal_gradients,
-         gamma_family, beta_dirichlet, student_t, gamma_family_gradients]
+         gamma_family, beta_dirichlet, student_t, gamma_family_gradients,
+         kl_cross_families, kl_cross_families_gradients]

@@ -1,0 +1,181 @@
+"""KL between two different families -- the pairs PyTorch registers among the distributions here:
+its closed forms (``Exponential`` against a ``Normal``, a ``Uniform`` against a ``Gamma``, ...) and
+its infinite ones (a ``p`` whose support reaches outside ``q``'s: a ``Normal`` against an
+``Exponential``). Registered into ``kl``'s table when the package is imported."""
+
+from __future__ import annotations
+
+import math
+
+from .. import creation
+from ..functional.elementwise import erf
+from ..tensor import Tensor
+from .continuous import EULER_GAMMA, Exponential, Gumbel, Laplace
+from .discrete import Binomial, Poisson
+from .distributions import Bernoulli, Normal, _where
+from .gamma import Beta, Gamma
+from .kl import register_kl
+from .uniform import Uniform
+
+__all__: list[str] = []
+
+
+def _infinite_like(t: Tensor) -> Tensor:
+    return creation.full_like(t, math.inf)
+
+
+def _x_log_x(t: Tensor) -> Tensor:
+    """``x log x``, 0 at 0 (PyTorch's ``xlogy(x, x)``)."""
+    return t.xlogy(t)
+
+
+def _infinite(p_parameter: str):  # noqa: ANN202  (a KL function)
+    """KL(p || q) = inf for every pair this is registered for: ``p`` puts mass where ``q`` has none."""
+    def kl(p: object, q: object) -> Tensor:
+        return _infinite_like(getattr(p, p_parameter))
+    return kl
+
+
+for _p, _qs, _param in ((Exponential, (Beta, Uniform), "rate"), (Gamma, (Beta, Uniform), "concentration"),
+                        (Gumbel, (Beta, Exponential, Gamma, Uniform), "loc"),
+                        (Laplace, (Beta, Exponential, Gamma, Uniform), "loc"),
+                        (Normal, (Beta, Exponential, Gamma, Uniform), "loc"), (Poisson, (Bernoulli, Binomial), "rate")):
+    for _q in _qs:
+        register_kl(_p, _q)(_infinite(_param))
+
+
+@register_kl(Bernoulli, Poisson)
+def _kl_bernoulli_poisson(p: Bernoulli, q: Poisson) -> Tensor:
+    return -p.entropy() - (p.probs * q.rate.log() - q.rate)
+
+
+@register_kl(Beta, Exponential)
+def _kl_beta_exponential(p: Beta, q: Exponential) -> Tensor:
+    return -p.entropy() - q.rate.log() + q.rate * (p.concentration1 / (p.concentration1 + p.concentration0))
+
+
+@register_kl(Beta, Gamma)
+def _kl_beta_gamma(p: Beta, q: Gamma) -> Tensor:
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (q.concentration - 1) * (p.concentration1.digamma() - (p.concentration1 + p.concentration0).digamma())
+    return -p.entropy() + t2 - t3 + q.rate * p.concentration1 / (p.concentration1 + p.concentration0)
+
+
+@register_kl(Beta, Normal)
+def _kl_beta_normal(p: Beta, q: Normal) -> Tensor:
+    mean = p.concentration1 / (p.concentration1 + p.concentration0)
+    var_normal = q.scale.pow(2)
+    t2 = 0.5 * (var_normal * 2 * math.pi).log()
+    t3 = (mean * (1 - mean) / (p.concentration1 + p.concentration0 + 1) + mean.pow(2)) * 0.5
+    return -p.entropy() + t2 + (t3 - q.loc * mean + q.loc.pow(2) * 0.5) / var_normal
+
+
+@register_kl(Beta, Uniform)
+def _kl_beta_uniform(p: Beta, q: Uniform) -> Tensor:
+    result = -p.entropy() + (q.high - q.low).log()
+    return _where((q.low > 0.0) | (q.high < 1.0), math.inf, result)
+
+
+@register_kl(Exponential, Gamma)
+def _kl_exponential_gamma(p: Exponential, q: Gamma) -> Tensor:
+    ratio = q.rate / p.rate
+    return (-q.concentration * ratio.log() + ratio + q.concentration.lgamma() + q.concentration * EULER_GAMMA
+            - (1 + EULER_GAMMA))
+
+
+@register_kl(Exponential, Gumbel)
+def _kl_exponential_gumbel(p: Exponential, q: Gumbel) -> Tensor:
+    product, loc_ratio = p.rate * q.scale, q.loc / q.scale
+    return product.log() - 1 - loc_ratio + loc_ratio.exp() * product / (product + 1) + product.reciprocal()
+
+
+@register_kl(Exponential, Normal)
+def _kl_exponential_normal(p: Exponential, q: Normal) -> Tensor:
+    var_normal, rate_sqr = q.scale.pow(2), p.rate.pow(2)
+    t1 = 0.5 * (rate_sqr * var_normal * 2 * math.pi).log()
+    return t1 - 1 + (rate_sqr.reciprocal() - q.loc / p.rate + q.loc.pow(2) * 0.5) / var_normal
+
+
+@register_kl(Gamma, Exponential)
+def _kl_gamma_exponential(p: Gamma, q: Exponential) -> Tensor:
+    return -p.entropy() - q.rate.log() + q.rate * p.concentration / p.rate
+
+
+@register_kl(Gamma, Gumbel)
+def _kl_gamma_gumbel(p: Gamma, q: Gumbel) -> Tensor:
+    product, loc_ratio = p.rate * q.scale, q.loc / q.scale
+    c = p.concentration
+    t1 = (c - 1) * c.digamma() - c.lgamma() - c
+    t2 = product.log() + c / product
+    return t1 + t2 + loc_ratio.exp() * (1 + product.reciprocal()).pow(-c) - loc_ratio
+
+
+@register_kl(Gamma, Normal)
+def _kl_gamma_normal(p: Gamma, q: Normal) -> Tensor:
+    var_normal, rate_sqr, c = q.scale.pow(2), p.rate.pow(2), p.concentration
+    t1 = 0.5 * (rate_sqr * var_normal * 2 * math.pi).log() - c - c.lgamma()
+    t2 = 0.5 * (c.pow(2) + c) / rate_sqr
+    return t1 + (c - 1) * c.digamma() + (t2 - q.loc * c / p.rate + 0.5 * q.loc.pow(2)) / var_normal
+
+
+@register_kl(Gumbel, Normal)
+def _kl_gumbel_normal(p: Gumbel, q: Normal) -> Tensor:
+    ratio = p.scale / q.scale
+    t1 = (ratio / math.sqrt(2 * math.pi)).log()
+    t2 = (math.pi * ratio * 0.5).pow(2) / 3
+    t3 = ((p.loc + p.scale * EULER_GAMMA - q.loc) / q.scale).pow(2) * 0.5
+    return -t1 + t2 + t3 - (EULER_GAMMA + 1)
+
+
+@register_kl(Laplace, Normal)
+def _kl_laplace_normal(p: Laplace, q: Normal) -> Tensor:
+    var_normal = q.scale.pow(2)
+    ratio = p.scale.pow(2) / var_normal
+    t1 = 0.5 * (2 * ratio / math.pi).log()
+    return -t1 + ratio + (0.5 * p.loc.pow(2) - p.loc * q.loc + 0.5 * q.loc.pow(2)) / var_normal - 1
+
+
+@register_kl(Normal, Gumbel)
+def _kl_normal_gumbel(p: Normal, q: Gumbel) -> Tensor:
+    mean_ratio, var_ratio, loc_ratio = p.loc / q.scale, (p.scale / q.scale).pow(2), q.loc / q.scale
+    t3 = (-mean_ratio + 0.5 * var_ratio + loc_ratio).exp()
+    return -var_ratio.log() * 0.5 + mean_ratio - loc_ratio + t3 - (0.5 * (1 + math.log(2 * math.pi)))
+
+
+@register_kl(Normal, Laplace)
+def _kl_normal_laplace(p: Normal, q: Laplace) -> Tensor:
+    loc_diff = p.loc - q.loc
+    diff_ratio = loc_diff / p.scale
+    t2 = math.sqrt(2 / math.pi) * p.scale * (-0.5 * diff_ratio.pow(2)).exp()
+    t3 = loc_diff * erf(math.sqrt(0.5) * diff_ratio)
+    return -(p.scale / q.scale).log() + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
+
+
+@register_kl(Uniform, Beta)
+def _kl_uniform_beta(p: Uniform, q: Beta) -> Tensor:
+    width = p.high - p.low
+    t2 = (q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    t3 = (q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + width) / width
+    t4 = q.concentration1.lgamma() + q.concentration0.lgamma() - (q.concentration1 + q.concentration0).lgamma()
+    return _where((p.high > 1.0) | (p.low < 0.0), math.inf, t3 + t4 - width.log() - t2)
+
+
+@register_kl(Uniform, Exponential)
+def _kl_uniform_exponential(p: Uniform, q: Exponential) -> Tensor:
+    result = q.rate * (p.high + p.low) / 2 - ((p.high - p.low) * q.rate).log()
+    return _where(p.low < 0.0, math.inf, result)
+
+
+@register_kl(Uniform, Gamma)
+def _kl_uniform_gamma(p: Uniform, q: Gamma) -> Tensor:
+    width = p.high - p.low
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    return _where(p.low < 0.0, math.inf, -width.log() + t2 + t3 + q.rate * (p.high + p.low) / 2)
+
+
+@register_kl(Uniform, Gumbel)
+def _kl_uniform_gumbel(p: Uniform, q: Gumbel) -> Tensor:
+    ratio = q.scale / (p.high - p.low)
+    high_diff, low_diff = (p.high - q.loc) / q.scale, (p.low - q.loc) / q.scale
+    return ratio.log() + 0.5 * (high_diff + low_diff) - ratio * ((-high_diff).exp() - (-low_diff).exp())
