@@ -297,8 +297,20 @@ def kl_cross_families_gradients(D, T, func):
     return list(func.grad(objective, argnums=(0, 1, 2))(T([0.5, -1.0, 2.0]), T([1.0, 0.5, 2.0]), T([0.5, 2.0, 1.5])))
 
 
+def forward_mode(D, T, func):
+    """``func.jvp`` through log_prob/entropy/cdf/KL of several of the families at once."""
+    def objective(loc, scale):
+        n = D.MultivariateNormal(loc[:2], scale_tril=T([[1.0, 0.0], [0.5, 1.0]]) * scale[0])
+        return (D.Laplace(loc, scale).log_prob(T(X)).sum() + D.Gumbel(loc, scale).cdf(T(X)).sum()
+                + D.LogNormal(loc, scale).entropy().sum() + D.Gamma(scale, scale + 1).log_prob(T(POS[:1])).sum()
+                + D.StudentT(scale + 2, loc, scale).log_prob(T(X)).sum() + n.log_prob(T(VEC)[..., :2]).sum()
+                + D.kl_divergence(D.Exponential(scale), D.Normal(loc, scale)).sum()
+                + D.Binomial(6, logits=loc).log_prob(T([1.0, 2.0, 3.0])).sum())
+    return list(func.jvp(objective, (T(LOC), T(SCALE)), (T([1.0, -0.5, 0.25]), T([0.5, 1.0, -0.25]))))
+
+
 CASES = [exponential, laplace, cauchy, gumbel, half_normal, half_cauchy, continuous_gradients, log_normal,
          transformed, transform_maps, transformed_gradients, one_hot_categorical, geometric, poisson, binomial,
          discrete_gradients, multivariate_normal, multivariate_normal_gradients,
          gamma_family, beta_dirichlet, student_t, gamma_family_gradients,
-         kl_cross_families, kl_cross_families_gradients]
+         kl_cross_families, kl_cross_families_gradients, forward_mode]
