@@ -20,6 +20,7 @@ from minigrad_ckpt import distributions as D
 DATA = Path(__file__).parent / "data"
 sys.path.insert(0, str(DATA))
 from distribution_more_cases import CASES  # noqa: E402
+from distribution_replay import replay  # noqa: E402
 
 TORCH = np.load(DATA / "torch_distributions_more.npz")
 TOL = {"float64": 1e-11, "float32": 2e-5}
@@ -28,27 +29,27 @@ TOL = {"float64": 1e-11, "float32": 2e-5}
 LOOSER = {("gamma_family_gradients", "float64"): 1e-8, ("kl_cross_families_gradients", "float64"): 1e-8}
 
 
-@pytest.fixture(autouse=True)
-def _default_validation():
-    D.Distribution.set_default_validate_args(True)
-    yield
-    D.Distribution.set_default_validate_args(True)
-
-
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.__name__)
 def test_the_programs_give_torchs_answers(case, dtype):
-    def T(values):
-        return mg.tensor(values, dtype=getattr(mg, dtype))
+    replay(case, dtype, TORCH, LOOSER.get((case.__name__, dtype), TOL[dtype]), mg, D, func)
 
-    outputs = case(D, T, func)
-    assert len(outputs) == sum(k.startswith(f"{case.__name__}|{dtype}|") for k in TORCH.files)
-    for i, out in enumerate(outputs):
-        expected = TORCH[f"{case.__name__}|{dtype}|{i}"]
-        assert str(out.dtype) == str(expected.dtype), (i, out.dtype)  # torch's dtype, the default for numbers
-        assert tuple(out.shape) == expected.shape, (i, out.shape)
-        tol = LOOSER.get((case.__name__, dtype), TOL[dtype])
-        np.testing.assert_allclose(out.numpy(), expected, rtol=tol, atol=tol, err_msg=str(i))
+def _drawn(make, dtype, n):
+    """A fixed-seed draw of ``n`` from ``make(dtype)``: the distribution and its samples (float64 numpy),
+    checked for shape, dtype, no gradient, finiteness and the support."""
+    mg.manual_seed(0)
+    d = make(dtype)
+    drawn = d.sample((n,))
+    assert drawn.shape == (n, *d.batch_shape, *d.event_shape) and drawn.dtype == dtype and not drawn.requires_grad
+    x = drawn.numpy().astype(np.float64)
+    assert np.isfinite(x).all() and bool(d.support.check(drawn).all().item())
+    return d, x
+
+
+def _has_moments(x, mean, var, var_rtol=0.08):
+    """The sample mean within 5 standard errors of ``mean``, the sample variance within ``var_rtol``."""
+    assert (np.abs(x.mean(0) - mean) < 5 * np.sqrt(np.array(var) / len(x))).all(), x.mean(0)
+    np.testing.assert_allclose(x.var(0), var, rtol=var_rtol)
 
 
 def test_refusals_are_torchs():
@@ -90,15 +91,9 @@ SAMPLED = [  # (distribution, its mean, its variance; None where infinite: the m
 @pytest.mark.parametrize("index", range(len(SAMPLED)))
 def test_samples_have_the_distributions_moments(index, dtype):
     make, mean, var = SAMPLED[index]
-    mg.manual_seed(0)
-    d = make(dtype)
-    drawn = d.sample((40000,))
-    assert drawn.shape == (40000, 2) and drawn.dtype == dtype and not drawn.requires_grad
-    x = drawn.numpy().astype(np.float64)
-    assert np.isfinite(x).all()
+    d, x = _drawn(make, dtype, 40000)
     if mean is not None:
-        np.testing.assert_allclose(x.mean(0), mean, rtol=0.03, atol=0.02)
-        np.testing.assert_allclose(x.var(0), var, rtol=0.06)
+        _has_moments(x, mean, var)
     else:  # quartiles through the icdf (the cdf at the drawn quartiles is 1/4, 1/2, 3/4)
         q = mg.tensor(np.quantile(x, [0.25, 0.5, 0.75], axis=0), dtype=dtype)
         np.testing.assert_allclose(d.cdf(q).numpy(), [[0.25] * 2, [0.5] * 2, [0.75] * 2], atol=0.01)
@@ -260,14 +255,9 @@ DISCRETE = [
 @pytest.mark.parametrize("index", range(len(DISCRETE)))
 def test_discrete_samples_have_the_distributions_moments(index, dtype):
     make, mean, var = DISCRETE[index]
-    mg.manual_seed(0)
-    d = make(dtype)
-    drawn = d.sample((20000,))
-    assert drawn.shape == (20000, len(mean)) and drawn.dtype == dtype and not drawn.requires_grad
-    x = drawn.numpy().astype(np.float64)
-    assert (x == np.floor(x)).all() and (x >= 0).all() and bool(d.support.check(drawn).all().item())
-    np.testing.assert_allclose(x.mean(0), mean, rtol=0.03, atol=0.01)
-    np.testing.assert_allclose(x.var(0), var, rtol=0.06)
+    _, x = _drawn(make, dtype, 20000)
+    assert (x == np.floor(x)).all() and (x >= 0).all()
+    _has_moments(x, mean, var)
 
 
 @pytest.mark.parametrize("device", ["strict", "strict-f32"])
@@ -406,14 +396,8 @@ GAMMA_FAMILY = [  # (distribution, its mean, its variance)
 @pytest.mark.parametrize("index", range(len(GAMMA_FAMILY)))
 def test_gamma_family_samples_have_the_distributions_moments(index, dtype):
     make, mean, var = GAMMA_FAMILY[index]
-    mg.manual_seed(0)
-    d = make(dtype)
-    drawn = d.sample((40000,))
-    assert drawn.shape == (40000, 3) and drawn.dtype == dtype and not drawn.requires_grad
-    x = drawn.numpy().astype(np.float64)
-    assert np.isfinite(x).all() and bool(d.support.check(drawn).all().item())
-    assert (np.abs(x.mean(0) - mean) < 5 * np.sqrt(np.array(var) / len(x))).all(), x.mean(0)  # 5 standard errors
-    np.testing.assert_allclose(x.var(0), var, rtol=0.08)
+    _, x = _drawn(make, dtype, 40000)
+    _has_moments(x, mean, var)
 
 
 @pytest.mark.parametrize("device", ["strict", "strict-f32"])

@@ -17,6 +17,7 @@ from minigrad_ckpt import distributions as D
 DATA = Path(__file__).parent / "data"
 sys.path.insert(0, str(DATA))
 from distribution_cases import CASES, MIXTURE_CASES  # noqa: E402
+from distribution_replay import replay  # noqa: E402
 
 TORCH = np.load(DATA / "torch_distributions.npz")
 TOL = {"float64": 1e-12, "float32": 5e-6}
@@ -32,12 +33,4 @@ def _default_validation():
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("case", CASES + MIXTURE_CASES, ids=lambda c: c.__name__)
 def test_the_programs_give_torchs_answers(case, dtype):
-    def T(values):
-        return mg.tensor(values, dtype=getattr(mg, dtype))
-
-    outputs = case(D, T, func)
-    assert len(outputs) == sum(k.startswith(f"{case.__name__}|{dtype}|") for k in TORCH.files)
-    for i, out in enumerate(outputs):
-        expected = TORCH[f"{case.__name__}|{dtype}|{i}"]
-        assert out.dtype == getattr(mg, dtype) and tuple(out.shape) == expected.shape, (i, out.dtype, out.shape)
-        np.testing.assert_allclose(out.numpy(), expected, rtol=TOL[dtype], atol=TOL[dtype], err_msg=str(i))
+    replay(case, dtype, TORCH, TOL[dtype], mg, D, func)

@@ -15,7 +15,7 @@ from ..backend import host_numpy
 from ..functional.elementwise import where
 from ..tensor import Tensor
 from . import constraints
-from .distributions import Distribution, Normal, _as_float_tensor, _broadcast_all, _shape
+from .distributions import Distribution, Normal, _as_float_tensor, _CenteredAtLoc, _init_parameters, _shape
 
 __all__ = ["Exponential", "Laplace", "Cauchy", "Gumbel", "HalfNormal", "HalfCauchy"]
 
@@ -59,9 +59,7 @@ class Exponential(_Continuous):
     _given = ("rate",)
 
     def __init__(self, rate: Any, validate_args: Any = None) -> None:
-        (self.rate,) = _broadcast_all(rate)
-        self.batch_shape = tuple(self.rate.shape)
-        self._check_parameters(validate_args)
+        _init_parameters(self, (rate,), validate_args)
 
     @property
     def mean(self) -> Tensor:
@@ -98,25 +96,19 @@ class Exponential(_Continuous):
         return 1.0 - self.rate.log()
 
 
-class Laplace(_Continuous):
-    """``exp(-|x - loc| / scale) / (2 scale)``."""
+class _LocScale(_CenteredAtLoc, _Continuous):
+    """A family on the real line with a location ``loc`` and a positive ``scale``."""
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     _given = ("loc", "scale")
 
     def __init__(self, loc: Any, scale: Any, validate_args: Any = None) -> None:
-        self.loc, self.scale = _broadcast_all(loc, scale)
-        self.batch_shape = tuple(self.loc.shape)
-        self._check_parameters(validate_args)
+        _init_parameters(self, (loc, scale), validate_args)
 
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
 
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
+class Laplace(_LocScale):
+    """``exp(-|x - loc| / scale) / (2 scale)``."""
 
     @property
     def variance(self) -> Tensor:
@@ -148,25 +140,12 @@ class Laplace(_Continuous):
         return 1 + (2 * self.scale).log()
 
 
-class Cauchy(_Continuous):
+class Cauchy(_LocScale):
     """``1 / (pi scale (1 + ((x - loc) / scale)^2))``: no mean (NaN) and infinite variance, as PyTorch's."""
-
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    _given = ("loc", "scale")
-
-    def __init__(self, loc: Any, scale: Any, validate_args: Any = None) -> None:
-        self.loc, self.scale = _broadcast_all(loc, scale)
-        self.batch_shape = tuple(self.loc.shape)
-        self._check_parameters(validate_args)
 
     @property
     def mean(self) -> Tensor:
         return _full(self.loc, math.nan, self.batch_shape)
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def variance(self) -> Tensor:
@@ -192,25 +171,12 @@ class Cauchy(_Continuous):
         return math.log(4 * math.pi) + self.scale.log()
 
 
-class Gumbel(_Continuous):
+class Gumbel(_LocScale):
     """The largest of many draws: ``exp(-(z + exp(-z))) / scale`` with ``z = (x - loc) / scale``."""
-
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    _given = ("loc", "scale")
-
-    def __init__(self, loc: Any, scale: Any, validate_args: Any = None) -> None:
-        self.loc, self.scale = _broadcast_all(loc, scale)
-        self.batch_shape = tuple(self.loc.shape)
-        self._check_parameters(validate_args)
 
     @property
     def mean(self) -> Tensor:
         return self.loc + self.scale * EULER_GAMMA
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def stddev(self) -> Tensor:
@@ -253,9 +219,7 @@ class _Folded(_Continuous):
     _given = ("scale",)
 
     def __init__(self, scale: Any, validate_args: Any = None) -> None:
-        (self.scale,) = _broadcast_all(scale)
-        self.batch_shape = tuple(self.scale.shape)
-        self._check_parameters(validate_args)
+        _init_parameters(self, (scale,), validate_args)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

@@ -16,7 +16,15 @@ from ..grad_mode import no_grad
 from ..nn import functional as F
 from ..tensor import Tensor
 from . import constraints
-from .distributions import Categorical, Distribution, _as_float_tensor, _broadcast_all, _clamp_probs, _shape
+from .distributions import (
+    Categorical,
+    Distribution,
+    _as_float_tensor,
+    _broadcast_all,
+    _clamp_probs,
+    _init_parameters,
+    _shape,
+)
 
 __all__ = ["OneHotCategorical", "Geometric", "Poisson", "Binomial"]
 
@@ -194,9 +202,7 @@ class Poisson(Distribution):
     _given = ("rate",)
 
     def __init__(self, rate: Any, validate_args: Any = None) -> None:
-        (self.rate,) = _broadcast_all(rate)
-        self.batch_shape = tuple(self.rate.shape)
-        self._check_parameters(validate_args)
+        _init_parameters(self, (rate,), validate_args)
 
     @property
     def mean(self) -> Tensor:

@@ -228,6 +228,30 @@ class Distribution:
         return new
 
 
+def _init_parameters(dist: Distribution, values: tuple[Any, ...], validate_args: Any) -> None:
+    """Set ``dist``'s parameters (named by its ``_given``, in order) to ``values`` broadcast against
+    each other, its batch shape to theirs, and check them: what most constructors here do."""
+    tensors = _broadcast_all(*values)
+    for name, tensor in zip(dist._given, tensors):
+        setattr(dist, name, tensor)
+    dist.batch_shape = tuple(tensors[0].shape)
+    dist._check_parameters(validate_args)
+
+
+class _CenteredAtLoc:
+    """Mean and mode both ``loc`` (a family centred on its location parameter)."""
+
+    loc: Tensor
+
+    @property
+    def mean(self) -> Tensor:
+        return self.loc
+
+    @property
+    def mode(self) -> Tensor:
+        return self.loc
+
+
 class Categorical(Distribution):
     """Categories ``0..K-1`` with probabilities ``probs`` (normalized along the last dim) or
     ``logits`` (unnormalized log-probabilities); exactly one of the two."""

@@ -21,7 +21,7 @@ from ..grad_mode import no_grad
 from ..nn import functional as F
 from ..tensor import Tensor
 from . import constraints
-from .distributions import Distribution, _as_float_tensor, _broadcast_all, _shape
+from .distributions import Distribution, _as_float_tensor, _broadcast_all, _init_parameters, _shape
 
 __all__ = ["Gamma", "Chi2", "Beta", "Dirichlet", "StudentT"]
 
@@ -54,9 +54,7 @@ class Gamma(Distribution):
     _given = ("concentration", "rate")
 
     def __init__(self, concentration: Any, rate: Any, validate_args: Any = None) -> None:
-        self.concentration, self.rate = _broadcast_all(concentration, rate)
-        self.batch_shape = tuple(self.rate.shape)
-        self._check_parameters(validate_args)
+        _init_parameters(self, (concentration, rate), validate_args)
 
     @property
     def mean(self) -> Tensor:
@@ -107,10 +105,8 @@ class Chi2(Gamma):
         (df,) = _broadcast_all(df)
         super().__init__(0.5 * df, 0.5, validate_args=validate_args)
 
-    _given = ()
-
     def _parameter_names(self) -> tuple[str, ...]:
-        return ("df",)
+        return ("df",)  # checked and named as PyTorch's (its concentration and rate are Gamma's)
 
     def __repr__(self) -> str:
         return "Chi2()"

@@ -14,7 +14,7 @@ from ..functional.diagonal import eye
 from ..functional.linalg_derived import cholesky_inverse
 from ..tensor import Tensor
 from . import constraints
-from .distributions import Distribution, _broadcast, _shape
+from .distributions import Distribution, _broadcast, _CenteredAtLoc, _shape
 
 __all__ = ["MultivariateNormal"]
 
@@ -52,7 +52,7 @@ def _precision_to_scale_tril(precision: Tensor) -> Tensor:
     return _solve_lower(inverse_factor, identity)
 
 
-class MultivariateNormal(Distribution):
+class MultivariateNormal(_CenteredAtLoc, Distribution):
     """``N(loc, Sigma)`` with exactly one of ``covariance_matrix``, ``precision_matrix`` or ``scale_tril``."""
 
     arg_constraints = {"loc": constraints.real_vector, "covariance_matrix": constraints.positive_definite,
@@ -101,14 +101,6 @@ class MultivariateNormal(Distribution):
     @_Derived
     def precision_matrix(self) -> Tensor:
         return cholesky_inverse(self._unbroadcasted_scale_tril).expand(*self._matrix_shape())
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def variance(self) -> Tensor:

@@ -14,11 +14,18 @@ HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
 from distribution_cases import CASES, MIXTURE_CASES  # noqa: E402
 
-arrays = {"torch_version": np.array(torch.__version__)}
-for dtype in (torch.float64, torch.float32):
-    def T(values, dtype=dtype):
-        return torch.tensor(values, dtype=dtype)
-    for case in CASES + MIXTURE_CASES:
-        for i, out in enumerate(case(D, T, func)):
-            arrays[f"{case.__name__}|{str(dtype)[6:]}|{i}"] = out.detach().numpy()
-np.savez_compressed(HERE / "torch_distributions.npz", **arrays)
+
+def record(cases, path):
+    """Each case's outputs in float64 and float32, one array per (case, dtype, output), into ``path``."""
+    arrays = {"torch_version": np.array(torch.__version__)}
+    for dtype in (torch.float64, torch.float32):
+        def T(values, dtype=dtype):
+            return torch.tensor(values, dtype=dtype)
+        for case in cases:
+            for i, out in enumerate(case(D, T, func)):
+                arrays[f"{case.__name__}|{str(dtype)[6:]}|{i}"] = out.detach().numpy()
+    np.savez_compressed(path, **arrays)
+
+
+if __name__ == "__main__":
+    record(CASES + MIXTURE_CASES, HERE / "torch_distributions.npz")
