@@ -3,10 +3,12 @@
 ``entropy`` (``Poisson`` has none, as PyTorch's) and ``enumerate_support``; ``sample`` (no ``rsample``:
 PyTorch's ``has_rsample`` is False for all four) draws from the engine's generator: ``Geometric`` by
 inversion, ``Poisson`` by inversion below rate 10 and by Hormann's transformed rejection (PTRS, NumPy's
-method) above, ``Binomial`` as a sum of ``total_count`` Bernoulli draws."""
+method) above, ``Binomial`` as PyTorch's (geometric waiting times where ``total_count * p < 10``,
+Hormann's BTRS above)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .. import creation
@@ -236,6 +238,50 @@ class Poisson(Distribution):
         return value.xlogy(self.rate) - self.rate - (value + 1).lgamma()
 
 
+def _binomial_inversion(count: Tensor, q: Tensor) -> Tensor:
+    """Successes as the number of geometric waiting times that fit in ``count`` trials (PyTorch's
+    sampler where ``count * q < 10``: a few steps)."""
+    pending = q > 0
+    log_fail = (-where(pending, q, q * 0 + 0.5)).log1p()  # a stand-in where q = 0 (never any success)
+    total, successes = q * 0, q * 0
+    while bool(pending.any().item()):
+        u = creation.rand(*q.shape, dtype=q.dtype, device=q.device)
+        total = total + where(pending, (u.log() / log_fail).ceil(), 0.0)
+        pending = pending & (total <= count)
+        successes = successes + pending.to(q.dtype)
+    return successes
+
+
+def _stirling_tail(k: Tensor) -> Tensor:
+    """``log k! - ((k + 1/2) log(k + 1) - (k + 1) + log sqrt(2 pi))``: Stirling's formula's error."""
+    return (k + 1).lgamma() - ((k + 0.5) * (k + 1).log() - (k + 1) + 0.5 * math.log(2 * math.pi))
+
+
+def _binomial_btrs(count: Tensor, q: Tensor) -> Tensor:
+    """Hormann's BTRS (PyTorch's sampler where ``count * q >= 10``): uniform pairs until accepted."""
+    stddev = (count * q * (1 - q)).sqrt()
+    b = 1.15 + 2.53 * stddev
+    a, c, v_r = -0.0873 + 0.0248 * b + 0.01 * q, count * q + 0.5, 0.92 - 4.2 / b
+    r, alpha, m = q / (1 - q), (2.83 + 5.1 / b) * stddev, ((count + 1) * q).floor()
+    result, pending = q * 0, q == q
+    while bool(pending.any().item()):
+        u = creation.rand(*q.shape, dtype=q.dtype, device=q.device) - 0.5
+        v = creation.rand(*q.shape, dtype=q.dtype, device=q.device)
+        us = 0.5 - u.abs()
+        k = ((2 * a / us + b) * u + c).floor()
+        inside = (k >= 0) & (k <= count)
+        kk = k.clamp(min=0).minimum(count)
+        bound = ((m + 0.5) * ((m + 1) / (r * (count - m + 1))).log()
+                 + (count + 1) * ((count - m + 1) / (count - kk + 1)).log()
+                 + (kk + 0.5) * (r * (count - kk + 1) / (kk + 1)).log()
+                 + _stirling_tail(m) + _stirling_tail(count - m) - _stirling_tail(kk) - _stirling_tail(count - kk))
+        quick = (us >= 0.07) & (v <= v_r)
+        slow = (v * alpha / (a / (us * us) + b)).log() <= bound
+        accepted = pending & inside & (quick | slow)
+        result, pending = where(accepted, k, result), pending & ~accepted
+    return result
+
+
 def _clamp_by_zero(x: Tensor) -> Tensor:
     """``max(x, 0)`` with PyTorch's gradient of 1/2 at 0."""
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
@@ -292,11 +338,16 @@ class Binomial(Distribution):
     def sample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         with no_grad():
-            n = int(self.total_count.max().item()) if self.total_count.numel() else 0
-            u = creation.rand(n, *shape, dtype=self.probs.dtype, device=self.probs.device)
-            trial = creation.arange(n, dtype=self.probs.dtype, device=self.probs.device).reshape(n, *(1,) * len(shape))
-            hits = (u < self.probs) & (trial < self.total_count)
-            return hits.to(self.probs.dtype).sum(0)
+            count, probs = self.total_count.expand(*shape), self.probs.detach().expand(*shape)
+            # PyTorch's split: draw for the rarer outcome (q <= 1/2), by rejection where it is frequent
+            flipped = probs > 0.5
+            q = where(flipped, 1 - probs, probs)
+            frequent = count * q >= 10
+            k = _binomial_inversion(count, where(frequent, 0.0, q.clamp(min=0)))  # q = 0: nothing to draw
+            if bool(frequent.any().item()):
+                k = where(frequent, _binomial_btrs(where(frequent, count, count * 0 + 10),
+                                                   where(frequent, q, q * 0 + 0.5)), k)
+            return where(flipped, count - k, k)
 
     def log_prob(self, value: Any) -> Tensor:
         if self._validate_args:
