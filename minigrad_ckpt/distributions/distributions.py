@@ -64,8 +64,9 @@ def _shape(sample_shape: Any) -> tuple[int, ...]:
 class Distribution:
     """The shared surface: ``batch_shape``, ``event_shape``, ``sample``, ``log_prob``, ``entropy``.
 
-    Every distribution here is of scalars (one category, one real, one bit), so ``event_shape``
-    is ``()`` and a sample's shape is ``sample_shape + batch_shape``, as PyTorch's.
+    A sample's shape is ``sample_shape + batch_shape + event_shape``, as PyTorch's: ``event_shape``
+    is ``()`` for a distribution of scalars (one category, one real, one bit), ``(K,)`` for one of
+    vectors (``OneHotCategorical``, ``Dirichlet``, ``MultivariateNormal``, an ``Independent``).
 
     ``validate_args`` (PyTorch's default: on) checks the given parameters against
     ``arg_constraints`` when built, and the values given to ``log_prob`` (and ``cdf``) against

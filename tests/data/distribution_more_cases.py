@@ -309,8 +309,22 @@ def forward_mode(D, T, func):
     return list(func.jvp(objective, (T(LOC), T(SCALE)), (T([1.0, -0.5, 0.25]), T([0.5, 1.0, -0.25]))))
 
 
+def composed(D, T, func):
+    """The added families inside Independent and MixtureSameFamily, and KL between Independents of two kinds."""
+    lap = D.MixtureSameFamily(D.Categorical(logits=T([0.5, -1.0, 2.0])),
+                              D.Independent(D.Laplace(T(X + [[1.0, 1.0, 1.0]]).mT, T(SCALE)), 1))
+    gam = D.MixtureSameFamily(D.Categorical(probs=T([0.2, 0.3, 0.5])), D.Gamma(T(SCALE), T(RATE)))
+    mvn = D.MixtureSameFamily(D.Categorical(logits=T([0.0, 1.0])),
+                              D.MultivariateNormal(T(MU)[:, :2], scale_tril=T([[1.0, 0.0], [0.5, 2.0]])))
+    ind = D.Independent(D.Gumbel(T(LOC), T(SCALE)), 1)
+    return [lap.log_prob(T([[1.0, 0.0, 2.0], [0.5, 0.5, 0.5]])), lap.mean, lap.variance,
+            gam.log_prob(T([0.5, 2.0])), gam.cdf(T([0.5, 2.0])), gam.mean, mvn.log_prob(T(VEC)[..., :2]),
+            ind.log_prob(T(X)), ind.entropy(), D.kl_divergence(ind, D.Independent(D.Normal(T(LOC), T(RATE)), 1))]
+
+
 CASES = [exponential, laplace, cauchy, gumbel, half_normal, half_cauchy, continuous_gradients, log_normal,
          transformed, transform_maps, transformed_gradients, one_hot_categorical, geometric, poisson, binomial,
          discrete_gradients, multivariate_normal, multivariate_normal_gradients,
          gamma_family, beta_dirichlet, student_t, gamma_family_gradients,
-         kl_cross_families, kl_cross_families_gradients, forward_mode]
+         kl_cross_families, kl_cross_families_gradients, forward_mode,
+         composed]
