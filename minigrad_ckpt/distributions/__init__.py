@@ -3,14 +3,14 @@
 one family's components; ``Exponential``, ``Laplace``, ``Cauchy``, ``Gumbel``, ``HalfNormal``,
 ``HalfCauchy`` in ``continuous``; ``TransformedDistribution`` and ``LogNormal`` in ``transformed``, over
 the ``transforms`` module's maps; ``OneHotCategorical``, ``Geometric``, ``Poisson``, ``Binomial`` in
-``discrete``; ``MultivariateNormal`` in ``multivariate``; ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``StudentT`` in
-``gamma``, sampled without ``rsample``) with their formulas (``log_prob``,
-``entropy``, ``sample``, the reparameterized ``Normal.rsample`` and ``Uniform.rsample``) and
-``kl_divergence`` between two of a kind (``kl``: PyTorch's module, with ``register_kl``) -- what
-REINFORCE, actor-critic and VAE programs use.
+``discrete``; ``MultivariateNormal`` in ``multivariate``; ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``,
+``StudentT`` in ``gamma``, sampled without ``rsample``) with their formulas (``log_prob``, ``entropy``,
+``cdf``/``icdf``, ``sample``, and ``rsample`` where PyTorch's is reparameterized, Gamma's family aside)
+and ``kl_divergence`` between two of a kind and the cross-family pairs PyTorch registers (``kl``:
+PyTorch's module, with ``register_kl``) -- what REINFORCE, actor-critic, SAC and VAE programs use.
 
 Each is a composition of the engine's differentiable ops, so ``log_prob`` and ``entropy``
-carry gradients to the parameters (and ``rsample`` to ``loc`` and ``scale``, ``low`` and ``high``); samples are drawn
+carry gradients to the parameters (and ``rsample`` to the parameters it is drawn from); samples are drawn
 from the engine's generator, so PyTorch's numbers for a seed are not reproduced, its
 distributions are.  ``validate_args`` (on by default, as PyTorch's) checks parameters against
 ``arg_constraints`` and values against ``support`` (the ``constraints`` module's objects).
