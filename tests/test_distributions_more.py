@@ -440,3 +440,22 @@ def test_rsample_inside_a_checkpoint_and_log_prob_under_vmap():
     batched = func.vmap(lambda v: D.Gamma(scale, 2.0).log_prob(v) + D.Laplace(loc, scale).log_prob(v))(x)
     np.testing.assert_allclose(batched.numpy(), (D.Gamma(scale, 2.0).log_prob(x) + D.Laplace(loc, scale).log_prob(x))
                                .detach().numpy(), rtol=1e-12)
+
+
+def test_samplers_acceptance_terms_keep_float32_digits_at_large_counts():
+    # the rejection samplers (Poisson's PTRS, Binomial's BTRS) compare against log k! - Stirling's formula: as
+    # a difference of lgamma and k log k that is ~1e6 in float32 at k = 1e5, it was off by ~0.1 (the whole
+    # tail is ~1e-6), which bent the accepted counts' spread at large rates
+    from minigrad_ckpt.distributions.discrete import _stirling_tail
+
+    def reference(v):  # in float64: lgamma's difference while it is small, Stirling's series (4 terms) beyond
+        if v < 10:
+            return math.lgamma(v + 1) - ((v + 0.5) * math.log(v + 1) - (v + 1) + 0.5 * math.log(2 * math.pi))
+        n = v + 1
+        return 1 / (12 * n) - 1 / (360 * n ** 3) + 1 / (1260 * n ** 5) - 1 / (1680 * n ** 7)
+
+    k = np.array([0.0, 3.0, 9.0, 10.0, 50.0, 1e5, 5e6])
+    exact = np.array([reference(v) for v in k])
+    for dtype, atol in ((mg.float64, 1e-9), (mg.float32, 1e-6)):  # float32: a millionth where it was a tenth
+        got = _stirling_tail(mg.tensor(k, dtype=dtype)).numpy().astype(np.float64)
+        np.testing.assert_allclose(got, exact, rtol=1e-6, atol=atol)

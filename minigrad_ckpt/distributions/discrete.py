@@ -177,7 +177,7 @@ def _poisson_small(rate: Tensor, shape: tuple[int, ...]) -> Tensor:
 def _poisson_ptrs(rate: Tensor, shape: tuple[int, ...]) -> Tensor:
     """Hormann's PTRS (NumPy's sampler for rates of 10 and more): uniform pairs until accepted."""
     rate = rate.expand(*shape)
-    slam, loglam = rate.sqrt(), rate.log()
+    slam = rate.sqrt()
     b = 0.931 + 2.53 * slam
     a = -0.059 + 0.02483 * b
     invalpha, vr = 1.1239 + 1.1328 / (b - 3.4), 0.9277 - 3.6224 / (b - 2)
@@ -189,8 +189,11 @@ def _poisson_ptrs(rate: Tensor, shape: tuple[int, ...]) -> Tensor:
         k = ((2 * a / us + b) * uu + rate + 0.43).floor()
         quick = (us >= 0.07) & (v <= vr)
         possible = (k >= 0) & ~((us < 0.013) & (v > us))
-        slow = (v.log() + invalpha.log() - (a / (us * us) + b).log()
-                <= -rate + k * loglam - (k.clamp(min=0) + 1).lgamma())
+        kk = k.clamp(min=0)
+        # k log(rate) - rate - log k!, rearranged so no two large terms cancel (float32 at large rates)
+        log_target = (kk * ((rate - kk - 1) / (kk + 1)).log1p() - 0.5 * (kk + 1).log() + (kk + 1 - rate)
+                      - 0.5 * math.log(2 * math.pi) - _stirling_tail(kk))
+        slow = v.log() + invalpha.log() - (a / (us * us) + b).log() <= log_target
         accepted = pending & (quick | (possible & slow))
         result, pending = where(accepted, k, result), pending & ~accepted
     return result
@@ -253,8 +256,14 @@ def _binomial_inversion(count: Tensor, q: Tensor) -> Tensor:
 
 
 def _stirling_tail(k: Tensor) -> Tensor:
-    """``log k! - ((k + 1/2) log(k + 1) - (k + 1) + log sqrt(2 pi))``: Stirling's formula's error."""
-    return (k + 1).lgamma() - ((k + 0.5) * (k + 1).log() - (k + 1) + 0.5 * math.log(2 * math.pi))
+    """``log k! - ((k + 1/2) log(k + 1) - (k + 1) + log sqrt(2 pi))``, Stirling's formula's error: by
+    its series from 10 up (PyTorch's), where the difference of two numbers near ``k log k`` would lose
+    float32's digits, and from ``lgamma`` below."""
+    small = k.clamp(max=10.0)
+    exact = (small + 1).lgamma() - ((small + 0.5) * (small + 1).log() - (small + 1) + 0.5 * math.log(2 * math.pi))
+    kp1sq = (k + 1).pow(2)
+    series = (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+    return where(k < 10, exact, series)
 
 
 def _binomial_btrs(count: Tensor, q: Tensor) -> Tensor:
@@ -271,9 +280,10 @@ def _binomial_btrs(count: Tensor, q: Tensor) -> Tensor:
         k = ((2 * a / us + b) * u + c).floor()
         inside = (k >= 0) & (k <= count)
         kk = k.clamp(min=0).minimum(count)
-        bound = ((m + 0.5) * ((m + 1) / (r * (count - m + 1))).log()
-                 + (count + 1) * ((count - m + 1) / (count - kk + 1)).log()
-                 + (kk + 0.5) * (r * (count - kk + 1) / (kk + 1)).log()
+        # PyTorch's bound, its logs of ratios near 1 rewritten as log1p of small numbers (float32's digits)
+        d = kk - m
+        bound = (d * (r.log() + (count - kk + 1).log() - (kk + 1).log()) - (m + 0.5) * (d / (m + 1)).log1p()
+                 + (m + 0.5) * (-d / (count - m + 1)).log1p() + (count + 1) * (d / (count - kk + 1)).log1p()
                  + _stirling_tail(m) + _stirling_tail(count - m) - _stirling_tail(kk) - _stirling_tail(count - kk))
         quick = (us >= 0.07) & (v <= v_r)
         slow = (v * alpha / (a / (us * us) + b)).log() <= bound
