@@ -126,7 +126,7 @@ def _write(out: Tensor, result: Tensor, rule: str) -> Tensor:
                               "resized unless they have zero elements. You can explicitly reuse an out tensor t "
                               "by resizing it, inplace, to zero elements with t.resize_(0).",
                               UserWarning, stacklevel=3)
-            out.set_(Tensor._wrap(out._device.xp.empty(shape, dtype=out._data.dtype), None, out._device))
+            out.set_(Tensor.constant(out._device.xp.empty(shape, dtype=out._data.dtype), out._device))
         out.copy_(result)
     return out
 
