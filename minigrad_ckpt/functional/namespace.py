@@ -58,6 +58,20 @@ from .special import (  # noqa: F401  (kernel twins: xp.digamma and friends)
     polygamma,
 )
 from .special_extended import erfcx, gammainc, gammaincc, i0, i0e, i1, i1e, zeta  # noqa: F401  (kernel twins)
+from .special_polynomials import (  # noqa: F401  (kernel twins, of no derivative: their results need none)
+    chebyshev_polynomial_t,
+    chebyshev_polynomial_u,
+    chebyshev_polynomial_v,
+    chebyshev_polynomial_w,
+    hermite_polynomial_h,
+    hermite_polynomial_he,
+    laguerre_polynomial_l,
+    legendre_polynomial_p,
+    shifted_chebyshev_polynomial_t,
+    shifted_chebyshev_polynomial_u,
+    shifted_chebyshev_polynomial_v,
+    shifted_chebyshev_polynomial_w,
+)
 
 # Constants and dtypes, so backward code can write ``xp.inf`` or ``xp.float32``
 # in either namespace.

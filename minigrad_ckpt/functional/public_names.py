@@ -48,6 +48,7 @@ from . import selection as sel
 from . import shape_compositions as shapes
 from . import special as sp
 from . import special_extended as spx
+from . import special_polynomials as spp
 from . import spectral as spec
 from . import statistics as stats
 from . import tensor_methods as tm
@@ -575,6 +576,18 @@ SECTIONS: tuple[Section, ...] = (
         public("zeta", spx.zeta),
         public("gammainc", spx.gammainc),
         public("gammaincc", spx.gammaincc),
+        public("chebyshev_polynomial_t", spp.chebyshev_polynomial_t),
+        public("chebyshev_polynomial_u", spp.chebyshev_polynomial_u),
+        public("chebyshev_polynomial_v", spp.chebyshev_polynomial_v),
+        public("chebyshev_polynomial_w", spp.chebyshev_polynomial_w),
+        public("shifted_chebyshev_polynomial_t", spp.shifted_chebyshev_polynomial_t),
+        public("shifted_chebyshev_polynomial_u", spp.shifted_chebyshev_polynomial_u),
+        public("shifted_chebyshev_polynomial_v", spp.shifted_chebyshev_polynomial_v),
+        public("shifted_chebyshev_polynomial_w", spp.shifted_chebyshev_polynomial_w),
+        public("hermite_polynomial_h", spp.hermite_polynomial_h),
+        public("hermite_polynomial_he", spp.hermite_polynomial_he),
+        public("laguerre_polynomial_l", spp.laguerre_polynomial_l),
+        public("legendre_polynomial_p", spp.legendre_polynomial_p),
         # torch.special's names for functions the package offers under mg's own names
         public("softmax", tf.softmax),
         public("log_softmax", tf.log_softmax),

@@ -23,6 +23,7 @@ from . import (  # noqa: F401
     matrix,
     matrix_exp,
     norm,
+    orthogonal_polynomials,
     recurrent,
     reduction,
     regression_loss,
