@@ -47,6 +47,7 @@ from . import scatter as sc
 from . import selection as sel
 from . import shape_compositions as shapes
 from . import special as sp
+from . import special_bessel as spb
 from . import special_extended as spx
 from . import special_polynomials as spp
 from . import spectral as spec
@@ -588,6 +589,9 @@ SECTIONS: tuple[Section, ...] = (
         public("hermite_polynomial_he", spp.hermite_polynomial_he),
         public("laguerre_polynomial_l", spp.laguerre_polynomial_l),
         public("legendre_polynomial_p", spp.legendre_polynomial_p),
+        public("spherical_bessel_j0", spb.spherical_bessel_j0),
+        public("modified_bessel_i0", spb.modified_bessel_i0),
+        public("modified_bessel_i1", spb.modified_bessel_i1),
         # torch.special's names for functions the package offers under mg's own names
         public("softmax", tf.softmax),
         public("log_softmax", tf.log_softmax),

@@ -6,6 +6,7 @@ name to its class.  Read :mod:`.base` first: it states the op contract.
 
 from . import (  # noqa: F401
     activation,
+    bessel,
     comparison,
     complex_numbers,
     conv,

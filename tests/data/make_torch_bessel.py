@@ -1,0 +1,37 @@
+"""Regenerate ``tests/data/torch_bessel.npz``: PyTorch 2.13's ``torch.special.spherical_bessel_j0``,
+``modified_bessel_i0`` and ``modified_bessel_i1`` in float32 and float64 on the edges (0, -0,
+subnormal, tiny, the 0.5 switch of ``spherical_bessel_j0``'s series, the overflow of ``I0`` near
+713 (float64) / 89 (float32), huge, +-inf, NaN) and random points of every scale.
+
+    python tests/data/make_torch_bessel.py     # needs torch; the tests do not
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+OUT = Path(__file__).with_name("torch_bessel.npz")
+NAMES = ["spherical_bessel_j0", "modified_bessel_i0", "modified_bessel_i1"]
+EDGES = [0.0, -0.0, 5e-324, 1e-300, 1e-30, 1e-8, 1e-5, 0.1, 0.25, 0.4999999, 0.5, 0.5000001, 1, 2, np.pi, 8, 10,
+         50, 88, 89, 90, 100, 500, 700, 713, 714, 1e5, 1e15, 1e30, 1e300, np.inf]
+
+
+def main() -> None:
+    rng = np.random.default_rng(20261205)
+    points = np.concatenate([EDGES, 10.0 ** rng.uniform(-10, 3, 200)])
+    x64 = np.concatenate([points, -points, [np.nan]])
+    out: dict[str, np.ndarray] = {}
+    for dt in (np.float32, np.float64):
+        with np.errstate(over="ignore", under="ignore"):
+            x = x64.astype(dt)
+        out[f"x_{dt.__name__}"] = x
+        for name in NAMES:
+            out[f"{name}_{dt.__name__}"] = getattr(torch.special, name)(torch.tensor(x)).numpy()
+    np.savez_compressed(OUT, **out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,67 @@
+"""``mg.special.spherical_bessel_j0``, ``modified_bessel_i0``, ``modified_bessel_i1`` against PyTorch
+2.13's values (``tests/data/make_torch_bessel.py``): edges (0, subnormal, the series' switch at 0.5,
+overflow, huge, +-inf, NaN) and random points of every scale, float32 and float64, on cpu and the
+strict devices; integer input in the default float dtype; no gradient, as PyTorch's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt.ops import bessel
+from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
+
+DATA = np.load(Path(__file__).parent / "data" / "torch_bessel.npz")
+NAMES = ["spherical_bessel_j0", "modified_bessel_i0", "modified_bessel_i1"]
+DEVICES = [("cpu", "float64"), ("cpu", "float32"), ("strict", "float64"), ("strict-f32", "float32")]
+
+
+def _within_ulps(got: np.ndarray, want: np.ndarray, dtype: str, ulps: float) -> np.ndarray:
+    info = np.finfo(dtype)
+    with np.errstate(invalid="ignore"):
+        near = np.abs(got - want) <= ulps * info.eps * np.maximum(np.abs(want), info.tiny)
+    return (got == want) | (np.isnan(got) & np.isnan(want)) | near
+
+
+#: ulps allowed: I0 and I1 are mg.special.i0/i1's kernels, within ~7.5 ulp of the exact value where
+#: PyTorch's Cephes series is within 1 (float64, I1(16.39)); in float32 each is the nearer one in places
+ULPS = {"spherical_bessel_j0": 2, "modified_bessel_i0": 8, "modified_bessel_i1": 8}
+#: at +-inf the limits, where PyTorch's modified_bessel_i0/_i1 give NaN (docs/from-pytorch.md)
+AT_INF = {"spherical_bessel_j0": (0.0, 0.0), "modified_bessel_i0": (np.inf, np.inf),
+          "modified_bessel_i1": (np.inf, -np.inf)}
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("device, dtype", DEVICES)
+def test_values_match_pytorch_to_a_few_ulp(name, device, dtype):
+    x, want = DATA[f"x_{dtype}"], DATA[f"{name}_{dtype}"]
+    got = getattr(mg.special, name)(mg.tensor(x, device=device))
+    assert got.dtype == getattr(mg, dtype) and not got.requires_grad
+    got = got.numpy()
+    finite = ~np.isinf(x)
+    ok = _within_ulps(got[finite], want[finite], dtype, ULPS[name])
+    assert ok.all(), [(x[finite][i], got[finite][i], want[finite][i]) for i in np.nonzero(~ok)[0][:5]]
+    assert (got[x == np.inf] == AT_INF[name][0]).all() and (got[x == -np.inf] == AT_INF[name][1]).all()
+
+
+def test_the_op_reference_agrees_with_pytorch():
+    """``SphericalBesselJ0``'s host reference (``math.sin(x) / x``); the modified ones reuse
+    ``I0``/``I1``'s references, checked with those ops."""
+    x = DATA["x_float64"]
+    with np.errstate(all="ignore"):
+        got = bessel.SphericalBesselJ0().reference(np, x)
+    assert _within_ulps(got, DATA["spherical_bessel_j0_float64"], "float64", 2).all()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_integer_input_and_no_gradient_as_pytorch(name):
+    got = getattr(mg.special, name)(mg.tensor([1, 2]))
+    assert got.dtype == mg.float32
+    x = mg.tensor([0.3, 2.0], dtype=mg.float64, requires_grad=True)
+    y = getattr(mg.special, name)(x)
+    assert not y.requires_grad and y.grad_fn is None
+    with pytest.raises(RuntimeError):
+        y.sum().backward()
