@@ -57,7 +57,7 @@ from .special import (  # noqa: F401  (kernel twins: xp.digamma and friends)
     gammaln,
     polygamma,
 )
-from .special_bessel import spherical_bessel_j0  # noqa: F401  (kernel twin)
+from .special_bessel import bessel_j0, bessel_j1, spherical_bessel_j0  # noqa: F401  (kernel twins)
 from .special_extended import erfcx, gammainc, gammaincc, i0, i0e, i1, i1e, zeta  # noqa: F401  (kernel twins)
 from .special_polynomials import (  # noqa: F401  (kernel twins, of no derivative: their results need none)
     chebyshev_polynomial_t,

@@ -590,6 +590,8 @@ SECTIONS: tuple[Section, ...] = (
         public("laguerre_polynomial_l", spp.laguerre_polynomial_l),
         public("legendre_polynomial_p", spp.legendre_polynomial_p),
         public("spherical_bessel_j0", spb.spherical_bessel_j0),
+        public("bessel_j0", spb.bessel_j0),
+        public("bessel_j1", spb.bessel_j1),
         public("modified_bessel_i0", spb.modified_bessel_i0),
         public("modified_bessel_i1", spb.modified_bessel_i1),
         # torch.special's names for functions the package offers under mg's own names
