@@ -15,7 +15,8 @@ from minigrad_ckpt.ops import bessel
 from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
 
 DATA = np.load(Path(__file__).parent / "data" / "torch_bessel.npz")
-NAMES = ["spherical_bessel_j0", "modified_bessel_i0", "modified_bessel_i1", "bessel_j0", "bessel_j1"]
+NAMES = ["spherical_bessel_j0", "modified_bessel_i0", "modified_bessel_i1", "bessel_j0", "bessel_j1",
+         "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1"]
 DEVICES = [("cpu", "float64"), ("cpu", "float32"), ("strict", "float64"), ("strict-f32", "float32")]
 
 
@@ -32,10 +33,13 @@ def _within_ulps(got: np.ndarray, want: np.ndarray, dtype: str, ulps: float, x: 
 
 #: ulps allowed: I0 and I1 are mg.special.i0/i1's kernels, within ~7.5 ulp of the exact value where
 #: PyTorch's Cephes series is within 1 (float64, I1(16.39)); in float32 each is the nearer one in places
-ULPS = {"spherical_bessel_j0": 2, "modified_bessel_i0": 8, "modified_bessel_i1": 8, "bessel_j0": 4, "bessel_j1": 4}
+ULPS = {"spherical_bessel_j0": 2, "modified_bessel_i0": 8, "modified_bessel_i1": 8, "bessel_j0": 4, "bessel_j1": 4,
+        "modified_bessel_k0": 4, "modified_bessel_k1": 4,
+        "scaled_modified_bessel_k0": 4, "scaled_modified_bessel_k1": 4}
 #: at +-inf the limits, where PyTorch's modified_bessel_i0/_i1 give NaN (docs/from-pytorch.md)
 AT_INF = {"spherical_bessel_j0": (0.0, 0.0), "modified_bessel_i0": (np.inf, np.inf),
-          "modified_bessel_i1": (np.inf, -np.inf), "bessel_j0": (0.0, 0.0), "bessel_j1": (0.0, 0.0)}
+          "modified_bessel_i1": (np.inf, -np.inf), "bessel_j0": (0.0, 0.0), "bessel_j1": (0.0, 0.0),
+          **{k: (0.0, np.nan) for k in NAMES if "bessel_k" in k}}
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -49,9 +53,12 @@ def test_values_match_pytorch_to_a_few_ulp(name, device, dtype):
     oscillating = None
     if name.startswith("bessel_j"):  # against the exact values: PyTorch's are 35 ulp off at x = 2
         oscillating, want = x[finite], DATA[f"exact_{name}_{dtype}"]
+    if "bessel_k" in name:  # against the exact values too (mpmath's; PyTorch's K0 is inf, K1 NaN at 5e-324)
+        want = DATA[f"exact_{name}_{dtype}"]
     ok = _within_ulps(got[finite], want[finite], dtype, ULPS[name], oscillating)
     assert ok.all(), [(x[finite][i], got[finite][i], want[finite][i]) for i in np.nonzero(~ok)[0][:5]]
-    assert (got[x == np.inf] == AT_INF[name][0]).all() and (got[x == -np.inf] == AT_INF[name][1]).all()
+    np.testing.assert_array_equal(got[x == np.inf], AT_INF[name][0])
+    np.testing.assert_array_equal(got[x == -np.inf], AT_INF[name][1])
 
 
 def test_the_op_reference_agrees_with_pytorch():
@@ -81,3 +88,13 @@ def test_the_j_references_agree_with_the_exact_values(cls):
     finite = np.isfinite(x)
     got = cls().reference(np, x[finite])
     assert _within_ulps(got, DATA[f"exact_{cls.fn}_float64"][finite], "float64", 16, x[finite]).all()
+
+
+@pytest.mark.parametrize("cls", [bessel.ModifiedBesselK0, bessel.ModifiedBesselK1, bessel.ScaledModifiedBesselK0,
+                                 bessel.ScaledModifiedBesselK1])
+def test_the_k_references_agree_with_the_exact_values(cls):
+    """The integral by the trapezoid rule everywhere (the kernel uses it only between 1 and 25)."""
+    x = DATA["x_float64"]
+    keep = np.isfinite(x) & (np.abs(x) > 1e-3) & (np.abs(x) < 700)
+    got = cls().reference(np, x[keep])
+    assert _within_ulps(got, DATA[f"exact_{cls.fn}_float64"][keep], "float64", 64).all()

@@ -57,7 +57,15 @@ from .special import (  # noqa: F401  (kernel twins: xp.digamma and friends)
     gammaln,
     polygamma,
 )
-from .special_bessel import bessel_j0, bessel_j1, spherical_bessel_j0  # noqa: F401  (kernel twins)
+from .special_bessel import (  # noqa: F401  (kernel twins)
+    bessel_j0,
+    bessel_j1,
+    modified_bessel_k0,
+    modified_bessel_k1,
+    scaled_modified_bessel_k0,
+    scaled_modified_bessel_k1,
+    spherical_bessel_j0,
+)
 from .special_extended import erfcx, gammainc, gammaincc, i0, i0e, i1, i1e, zeta  # noqa: F401  (kernel twins)
 from .special_polynomials import (  # noqa: F401  (kernel twins, of no derivative: their results need none)
     chebyshev_polynomial_t,

@@ -594,6 +594,10 @@ SECTIONS: tuple[Section, ...] = (
         public("bessel_j1", spb.bessel_j1),
         public("modified_bessel_i0", spb.modified_bessel_i0),
         public("modified_bessel_i1", spb.modified_bessel_i1),
+        public("modified_bessel_k0", spb.modified_bessel_k0),
+        public("modified_bessel_k1", spb.modified_bessel_k1),
+        public("scaled_modified_bessel_k0", spb.scaled_modified_bessel_k0),
+        public("scaled_modified_bessel_k1", spb.scaled_modified_bessel_k1),
         # torch.special's names for functions the package offers under mg's own names
         public("softmax", tf.softmax),
         public("log_softmax", tf.log_softmax),

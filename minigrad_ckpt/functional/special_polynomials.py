@@ -38,6 +38,11 @@ def _public(name: str, op: Any, doc: str) -> Any:
     def function(input: Any, n: Any) -> Tensor:  # noqa: A002 (PyTorch's keyword)
         return _polynomial(name, op, input, n)
 
+    return named(function, name, doc)
+
+
+def named(function: Any, name: str, doc: str) -> Any:
+    """``function`` under the public ``name`` and docstring ``doc`` (as ``help`` and docs/api.md show it)."""
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
     return function
