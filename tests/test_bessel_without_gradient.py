@@ -16,7 +16,8 @@ from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers th
 
 DATA = np.load(Path(__file__).parent / "data" / "torch_bessel.npz")
 NAMES = ["spherical_bessel_j0", "modified_bessel_i0", "modified_bessel_i1", "bessel_j0", "bessel_j1",
-         "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1"]
+         "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+         "bessel_y0", "bessel_y1"]
 DEVICES = [("cpu", "float64"), ("cpu", "float32"), ("strict", "float64"), ("strict-f32", "float32")]
 
 
@@ -35,11 +36,11 @@ def _within_ulps(got: np.ndarray, want: np.ndarray, dtype: str, ulps: float, x: 
 #: PyTorch's Cephes series is within 1 (float64, I1(16.39)); in float32 each is the nearer one in places
 ULPS = {"spherical_bessel_j0": 2, "modified_bessel_i0": 8, "modified_bessel_i1": 8, "bessel_j0": 4, "bessel_j1": 4,
         "modified_bessel_k0": 4, "modified_bessel_k1": 4,
-        "scaled_modified_bessel_k0": 4, "scaled_modified_bessel_k1": 4}
+        "scaled_modified_bessel_k0": 4, "scaled_modified_bessel_k1": 4, "bessel_y0": 4, "bessel_y1": 4}
 #: at +-inf the limits, where PyTorch's modified_bessel_i0/_i1 give NaN (docs/from-pytorch.md)
 AT_INF = {"spherical_bessel_j0": (0.0, 0.0), "modified_bessel_i0": (np.inf, np.inf),
           "modified_bessel_i1": (np.inf, -np.inf), "bessel_j0": (0.0, 0.0), "bessel_j1": (0.0, 0.0),
-          **{k: (0.0, np.nan) for k in NAMES if "bessel_k" in k}}
+          **{k: (0.0, np.nan) for k in NAMES if "bessel_k" in k or "bessel_y" in k}}
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -51,7 +52,7 @@ def test_values_match_pytorch_to_a_few_ulp(name, device, dtype):
     got = got.numpy()
     finite = ~np.isinf(x)
     oscillating = None
-    if name.startswith("bessel_j"):  # against the exact values: PyTorch's are 35 ulp off at x = 2
+    if name.startswith(("bessel_j", "bessel_y")):  # against the exact values: PyTorch's J0 is 35 ulp off at 2
         oscillating, want = x[finite], DATA[f"exact_{name}_{dtype}"]
     if "bessel_k" in name:  # against the exact values too (mpmath's; PyTorch's K0 is inf, K1 NaN at 5e-324)
         want = DATA[f"exact_{name}_{dtype}"]
@@ -98,3 +99,12 @@ def test_the_k_references_agree_with_the_exact_values(cls):
     keep = np.isfinite(x) & (np.abs(x) > 1e-3) & (np.abs(x) < 700)
     got = cls().reference(np, x[keep])
     assert _within_ulps(got, DATA[f"exact_{cls.fn}_float64"][keep], "float64", 64).all()
+
+
+@pytest.mark.parametrize("cls", [bessel.BesselY0, bessel.BesselY1])
+def test_the_y_references_agree_with_the_exact_values(cls):
+    """The series in exact rational arithmetic (x <= 50): a method of its own."""
+    x = DATA["x_float64"]
+    keep = (x > 0) & (x <= 50)
+    got = cls().reference(np, x[keep])
+    assert _within_ulps(got, DATA[f"exact_{cls.fn}_float64"][keep], "float64", 8, x[keep]).all()

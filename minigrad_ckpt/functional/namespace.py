@@ -60,6 +60,8 @@ from .special import (  # noqa: F401  (kernel twins: xp.digamma and friends)
 from .special_bessel import (  # noqa: F401  (kernel twins)
     bessel_j0,
     bessel_j1,
+    bessel_y0,
+    bessel_y1,
     modified_bessel_k0,
     modified_bessel_k1,
     scaled_modified_bessel_k0,

@@ -592,6 +592,8 @@ SECTIONS: tuple[Section, ...] = (
         public("spherical_bessel_j0", spb.spherical_bessel_j0),
         public("bessel_j0", spb.bessel_j0),
         public("bessel_j1", spb.bessel_j1),
+        public("bessel_y0", spb.bessel_y0),
+        public("bessel_y1", spb.bessel_y1),
         public("modified_bessel_i0", spb.modified_bessel_i0),
         public("modified_bessel_i1", spb.modified_bessel_i1),
         public("modified_bessel_k0", spb.modified_bessel_k0),

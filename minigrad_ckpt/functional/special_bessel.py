@@ -1,5 +1,5 @@
 """``mg.special``'s Bessel functions under ``torch.special``'s names, without a derivative as
-PyTorch's: ``spherical_bessel_j0``, ``bessel_j0``, ``bessel_j1``, ``modified_bessel_i0``,
+PyTorch's: ``spherical_bessel_j0``, ``bessel_j0``, ``bessel_j1``, ``bessel_y0``, ``bessel_y1``, ``modified_bessel_i0``,
 ``modified_bessel_i1``, ``modified_bessel_k0``, ``modified_bessel_k1`` and their ``scaled_`` twins
 (the ops of :mod:`minigrad_ckpt.ops.bessel`).  An integer or bool input is computed in the default float
 dtype; the result never requires grad, so ``backward`` through it is the engine's error for a
@@ -35,6 +35,12 @@ bessel_j0 = _public(
 bessel_j1 = _public(
     "bessel_j1", _bessel.BesselJ1(),
     "``J1(x)``, the Bessel function of the first kind of order 1 (0 at +-inf).")
+bessel_y0 = _public(
+    "bessel_y0", _bessel.BesselY0(),
+    "``Y0(x)``, the Bessel function of the second kind of order 0 (-inf at 0, NaN below, 0 at +inf).")
+bessel_y1 = _public(
+    "bessel_y1", _bessel.BesselY1(),
+    "``Y1(x)``, the Bessel function of the second kind of order 1 (-inf at 0, NaN below, 0 at +inf).")
 modified_bessel_i0 = _public(
     "modified_bessel_i0", _bessel.ModifiedBesselI0(),
     "``I0(x)``, the modified Bessel function of the first kind of order 0.")

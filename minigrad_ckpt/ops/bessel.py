@@ -1,10 +1,12 @@
 """``torch.special``'s Bessel functions that PyTorch declares without a derivative:
-``spherical_bessel_j0``, ``bessel_j0``, ``bessel_j1``, the unscaled modified Bessel functions
-``modified_bessel_i0``, ``modified_bessel_i1``, and ``modified_bessel_k0``, ``_k1`` (scaled or not).
+``spherical_bessel_j0``, ``bessel_j0``, ``bessel_j1``, ``bessel_y0``, ``bessel_y1``, the unscaled modified
+Bessel functions ``modified_bessel_i0``, ``modified_bessel_i1``, and ``modified_bessel_k0``, ``_k1`` (scaled or not).
 
 ``bessel_j0``/``_j1`` are our own, not PyTorch's Cephes fits: the power series below 2, Miller's
 backward recurrence up to 25 and Hankel's asymptotic expansion beyond, each within 1-2 eps of the
-exact value absolutely (``tests/test_bessel_without_gradient.py`` checks against mpmath's).
+exact value absolutely (``tests/test_bessel_without_gradient.py`` checks against mpmath's); so are
+``bessel_y0``/``_y1``: the series below 2, Neumann's series on the same Miller recurrence up to 25,
+Hankel's expansion beyond.
 ``modified_bessel_k0``/``_k1`` and their ``scaled_`` twins (``e^x K``) likewise: the series below 1,
 the trapezoid rule on ``e^x K(x) = int_0^inf exp(-x (cosh t - 1)) cosh(n t) dt`` up to 25 (exponentially
 accurate for an integrand analytic in a strip), the asymptotic expansion beyond.
@@ -23,6 +25,7 @@ None is recorded (``differentiable = False``): the results do not require grad, 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any, ClassVar
 
 from ..backend import register_kernel
@@ -47,6 +50,7 @@ def spherical_bessel_j0(xp, x):
         return xp.where(xp.isinf(x), xp.zeros_like(x), xp.where(near, series, ratio))
 
 
+_EULER = 0.5772156649015329
 #: where the power series (below), Miller's backward recurrence and Hankel's expansion (from) take over
 _SERIES_BELOW, _HANKEL_FROM = 2.0, 25.0
 _MILLER_START = 90  # J_90(x) / J_0(x) < 1e-40 for x < 25: the start's error is far below an ulp
@@ -65,22 +69,29 @@ def _power_series(xp: Any, x: Any, order: int) -> Any:
     return total
 
 
-def _miller(xp: Any, x: Any) -> tuple[Any, Any]:
-    """``(J0(x), J1(x))`` for ``2 <= x < 25`` by Miller's algorithm: ``J_(k-1) = (2k/x) J_k - J_(k+1)``
+def _miller(xp: Any, x: Any) -> tuple[Any, Any, Any, Any]:
+    """``(J0, J1, S0, S1)`` for ``2 <= x < 25`` by Miller's algorithm: ``J_(k-1) = (2k/x) J_k - J_(k+1)``
     run down from a tiny ``J_90``, normalized by ``J0 + 2 (J2 + J4 + ...) = 1`` (the recurrence is
-    stable downwards; a value past 1e20 rescales the running three, so float32 never overflows)."""
-    upper, current, total = xp.zeros_like(x), xp.full_like(x, 1e-30), xp.zeros_like(x)
+    stable downwards; a value past 1e20 rescales the running sums, so float32 never overflows).
+    ``S0 = sum_m (-1)^m J_2m / m`` and its derivative ``S1 = sum_m (-1)^m (J_(2m-1) - J_(2m+1)) / 2m``
+    are Neumann's series of ``Y0`` and ``Y1`` (A&S 9.1.88), gathered on the way down."""
+    upper, current = xp.zeros_like(x), xp.full_like(x, 1e-30)
+    total, s0, s1 = xp.zeros_like(x), xp.zeros_like(x), xp.zeros_like(x)
     for k in range(_MILLER_START, 0, -1):
-        upper, current = current, (2 * k / x) * current - upper
-        if k % 2 == 1 and k > 1:  # current is J_(k-1), an even order >= 2
-            total = total + 2 * current
+        upper, current = current, (2 * k / x) * current - upper  # current is J_n, n = k - 1
+        n = k - 1
+        if n % 2 == 0 and n > 0:
+            total, s0 = total + 2 * current, s0 + ((-1) ** (n // 2) / (n // 2)) * current
+        elif n % 2 == 1:  # J_(2j+1)'s coefficient in S1: from m = j + 1 and m = j
+            j = n // 2
+            s1 = s1 + ((-1) ** (j + 1) * (1 / (2 * j + 2) + (1 / (2 * j) if j else 0))) * current
         scale = xp.where(xp.abs(current) > 1e20, xp.full_like(x, 1e-20), xp.ones_like(x))
-        upper, current, total = upper * scale, current * scale, total * scale
+        upper, current, total, s0, s1 = upper * scale, current * scale, total * scale, s0 * scale, s1 * scale
     total = total + current
-    return current / total, upper / total
+    return current / total, upper / total, s0 / total, s1 / total
 
 
-def _hankel(xp: Any, x: Any, order: int) -> Any:
+def _hankel(xp: Any, x: Any, order: int, second: bool = False) -> Any:
     """Hankel's expansion for ``x >= 25``: ``sqrt(2/(pi x)) (P cos w - Q sin w)``,
     ``w = x - order pi/2 - pi/4``, with ``cos w``, ``sin w`` from ``cos x``, ``sin x`` (no rounding
     of ``x - pi/4``: exact to the last digits for huge ``x``)."""
@@ -96,6 +107,8 @@ def _hankel(xp: Any, x: Any, order: int) -> Any:
     c, s = xp.cos(x), xp.sin(x)
     # sqrt(2) cos w and sqrt(2) sin w
     cw, sw = (c + s, s - c) if order == 0 else (s - c, -(s + c))
+    if second:  # Y: sqrt(2/(pi x)) (P sin w + Q cos w)
+        return xp.sqrt(1 / (math.pi * x)) * (p * sw + q * cw)
     return xp.sqrt(1 / (math.pi * x)) * (p * cw - q * sw)
 
 
@@ -113,21 +126,49 @@ def _bessel_j(xp: Any, x: Any, order: int) -> Any:
         return xp.where(x < 0, -value, value) if order else value
 
 
-def _bessel_j_kernel(order: int) -> Any:
-    """The kernel ``xp.bessel_j<order>(x)``: ``J_order`` by series, Miller, Hankel by range."""
+def _log_series(xp: Any, x: Any, order: int, sign: int) -> tuple[Any, Any, Any]:
+    """The three pieces of the series of ``K`` (``sign = 1``) and ``Y`` (``sign = -1``) for small ``x``:
+    ``ln(x/2)`` (as ``ln x - ln 2``: ``x / 2`` underflows at the smallest subnormal),
+    ``plain = sum_k t_k`` and ``weighted = sum_k c_k t_k`` with ``t_k = (sign x^2/4)^k / (k! (k+order)!)``
+    and ``c_k = H_k`` (order 0) or ``psi(k+1) + psi(k+2) = 2 (H_k - gamma) + 1/(k+1)`` (order 1)."""
+    h = sign * (x / 2) * (x / 2)
+    term, harmonic, plain = xp.ones_like(x), 0.0, xp.ones_like(x)
+    weighted = xp.zeros_like(x) if order == 0 else (1 - 2 * _EULER) * term
+    for k in range(1, 20):
+        term, harmonic = term * h / (k * (k + order)), harmonic + 1 / k
+        weight = harmonic if order == 0 else 2 * (harmonic - _EULER) + 1 / (k + 1)
+        plain, weighted = plain + term, weighted + weight * term
+    return xp.log(x) - math.log(2), plain, weighted
 
-    def kernel(xp, x):
-        return _bessel_j(xp, x, order)
 
-    kernel.__name__ = kernel.__qualname__ = f"bessel_j{order}"
-    kernel.__doc__ = f"The Bessel function of the first kind of order {order}."
-    return register_kernel(kernel)
+def _y_series(xp: Any, x: Any, order: int) -> Any:
+    """``Y0``, ``Y1`` for ``0 < x < 2`` by their series (A&S 9.1.13, 9.1.11):
+    ``Y0 = 2/pi ((ln(x/2) + gamma) J0 - sum_k H_k (-x^2/4)^k / k!^2)`` and
+    ``Y1 = -2/(pi x) + 2/pi ln(x/2) J1 - x/(2 pi) sum_k (psi(k+1) + psi(k+2)) (-x^2/4)^k / (k! (k+1)!)``."""
+    log_half, plain, weighted = _log_series(xp, x, order, -1)
+    if order == 0:
+        return (2 / math.pi) * ((log_half + _EULER) * plain - weighted)
+    return -2 / (math.pi * x) + (2 / math.pi) * log_half * (plain * x / 2) - (x / (2 * math.pi)) * weighted
 
 
-bessel_j0, bessel_j1 = _bessel_j_kernel(0), _bessel_j_kernel(1)
+def _bessel_y(xp: Any, x: Any, order: int) -> Any:
+    """``Y_order(x)`` for ``x > 0``: the series below 2, Neumann's series on Miller's J's to 25
+    (``Y1 = -Y0'``), Hankel's expansion beyond; -inf at 0, NaN below 0 and at NaN, 0 at +inf."""
+    with xp.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+        low, high = x < _SERIES_BELOW, x >= _HANKEL_FROM
+        series = _y_series(xp, xp.where(low & (x > 0), x, 1.0), order)
+        mx = xp.where(low | high, 3.0, x)
+        j0, j1, s0, s1 = _miller(xp, mx)
+        log_term = xp.log(mx / 2) + _EULER
+        neumann = (log_term * j0 - 2 * s0) if order == 0 else -(j0 / mx - log_term * j1 - 2 * s1)
+        hankel = _hankel(xp, xp.where(high & (x < xp.inf), x, 30.0), order, second=True)
+        value = xp.where(low, series, xp.where(high, hankel, (2 / math.pi) * neumann))
+        pole = x == 0 if order == 0 else xp.isinf(1 / x) & (x >= 0)
+        value = xp.where(pole, xp.full_like(x, -xp.inf), value)
+        value = xp.where(x == xp.inf, xp.zeros_like(x), value)
+        return xp.where((x < 0) | xp.isnan(x), xp.full_like(x, xp.nan), value)
 
 
-_EULER = 0.5772156649015329
 #: the trapezoid rule's step and end for e^x K(x) = int_0^inf exp(-x (cosh t - 1)) cosh(order t) dt on
 #: [1, 25): the integrand is analytic in a strip, so the error falls as exp(-2 pi b / h) (below an ulp
 #: for h = 1/10), and past t = 5 it is below exp(-72)
@@ -139,20 +180,10 @@ def _k_series(xp: Any, x: Any, order: int) -> Any:
     ``K0 = -(ln(x/2) + gamma) I0(x) + sum_k H_k (x^2/4)^k / k!^2`` and
     ``K1 = 1/x + ln(x/2) I1(x) - x/4 sum_k (psi(k+1) + psi(k+2)) (x^2/4)^k / (k! (k+1)!)``;
     no two terms cancel much below 1."""
-    h = (x / 2) * (x / 2)
-    log_half = xp.log(x) - math.log(2)  # not log(x / 2): x / 2 underflows at the smallest subnormal
-    term, harmonic = xp.ones_like(x), 0.0
+    log_half, plain, weighted = _log_series(xp, x, order, 1)
     if order == 0:
-        total, i0 = xp.zeros_like(x), xp.ones_like(x)
-        for k in range(1, 20):
-            term, harmonic = term * h / (k * k), harmonic + 1 / k
-            total, i0 = total + harmonic * term, i0 + term
-        return total - (log_half + _EULER) * i0
-    total, i1 = (1 - 2 * _EULER) * term, xp.ones_like(x)
-    for k in range(1, 20):
-        term, harmonic = term * h / (k * (k + 1)), harmonic + 1 / k
-        total, i1 = total + (2 * (harmonic - _EULER) + 1 / (k + 1)) * term, i1 + term
-    return 1 / x + log_half * (i1 * x / 2) - (x / 4) * total
+        return weighted - (log_half + _EULER) * plain
+    return 1 / x + log_half * (plain * x / 2) - (x / 4) * weighted
 
 
 def _k_scaled_integral(xp: Any, x: Any, order: int) -> Any:
@@ -194,20 +225,26 @@ def _bessel_k(xp: Any, x: Any, order: int, scaled: bool) -> Any:
         return xp.where((x < 0) | xp.isnan(x), xp.full_like(x, xp.nan), value)
 
 
-def _bessel_k_kernel(order: int, scaled: bool) -> Any:
-    """The kernel ``xp.[scaled_]modified_bessel_k<order>(x)``."""
+def _register(name: str, doc: str, compute: Any) -> Any:
+    """Register ``compute(xp, x)`` as the kernel ``xp.<name>``."""
 
     def kernel(xp, x):
-        return _bessel_k(xp, x, order, scaled)
+        return compute(xp, x)
 
-    kernel.__name__ = kernel.__qualname__ = f"{'scaled_' if scaled else ''}modified_bessel_k{order}"
-    kernel.__doc__ = f"The modified Bessel function of the second kind of order {order}{', times e^x' * scaled}."
+    kernel.__name__ = kernel.__qualname__ = name
+    kernel.__doc__ = doc
     return register_kernel(kernel)
 
 
 for _order in (0, 1):
-    _bessel_k_kernel(_order, scaled=False)
-    _bessel_k_kernel(_order, scaled=True)
+    _register(f"bessel_j{_order}", f"The Bessel function of the first kind of order {_order}.",
+              lambda xp, x, order=_order: _bessel_j(xp, x, order))
+    _register(f"bessel_y{_order}", f"The Bessel function of the second kind of order {_order}.",
+              lambda xp, x, order=_order: _bessel_y(xp, x, order))
+    _register(f"modified_bessel_k{_order}", f"The modified Bessel function of the second kind of order {_order}.",
+              lambda xp, x, order=_order: _bessel_k(xp, x, order, False))
+    _register(f"scaled_modified_bessel_k{_order}", f"``e^x`` times ``modified_bessel_k{_order}``.",
+              lambda xp, x, order=_order: _bessel_k(xp, x, order, True))
 
 
 class _WithoutDerivative(FunctionOp):
@@ -339,3 +376,54 @@ class ScaledModifiedBesselK1(_BesselK):
     """``e^x K1(x)`` (PyTorch's ``scaled_modified_bessel_k1``)."""
 
     fn, order, scaled = "scaled_modified_bessel_k1", 1, True
+
+
+class _BesselY(_WithoutDerivative):
+    """``Y0`` or ``Y1``.  The reference: for ``x <= 50`` the series of :func:`_y_series` summed in
+    exact rational arithmetic (no cancellation, however large its terms), then the logarithm and
+    Euler's constant in float64; beyond, Hankel's expansion to ``1/x^3``."""
+
+    abstract = True
+    order: ClassVar[int]
+
+    def reference(self, np, x):
+        with np.errstate(over="ignore"):  # -2/(pi x) is -inf at the smallest subnormals
+            return np.vectorize(self._one, otypes=[np.float64])(x.astype(np.float64)).astype(x.dtype)
+
+    def _one(self, v: float) -> float:
+        if math.isnan(v) or v < 0:
+            return math.nan
+        if v == 0 or math.isinf(v) or (self.order == 1 and (2 / math.pi) / v == math.inf):
+            return 0.0 if math.isinf(v) else -math.inf  # Y1 ~ -2/(pi x) overflows below ~3.5e-309
+        log_half = math.log(v) - math.log(2)  # v / 2 underflows at the smallest subnormal
+        if v > 50:
+            mu = 4 * self.order**2
+            p = 1 - (mu - 1) * (mu - 9) / (128 * v) / v
+            q = (mu - 1) / (8 * v) - (mu - 1) * (mu - 9) * (mu - 25) / (3072 * v) / v / v
+            w = v - (2 * self.order + 1) * math.pi / 4
+            return math.sqrt(2 / (math.pi * v)) * (p * math.sin(w) + q * math.cos(w))
+        quarter = -Fraction(v) ** 2 / 4
+        term, harmonic, plain, weighted = Fraction(1), Fraction(0), Fraction(1), Fraction(0)
+        if self.order == 0:
+            for k in range(1, int(3 * v) + 40):
+                term, harmonic = term * quarter / (k * k), harmonic + Fraction(1, k)
+                plain, weighted = plain + term, weighted - harmonic * term
+            return 2 / math.pi * ((log_half + _EULER) * float(plain) + float(weighted))
+        weighted = Fraction(1)  # 2 H_0 + 1/1
+        for k in range(1, int(3 * v) + 40):
+            term, harmonic = term * quarter / (k * (k + 1)), harmonic + Fraction(1, k)
+            plain, weighted = plain + term, weighted + (2 * harmonic + Fraction(1, k + 1)) * term
+        j1 = v / 2 * float(plain)
+        return -2 / (math.pi * v) + 2 / math.pi * (log_half + _EULER) * j1 - v / (2 * math.pi) * float(weighted)
+
+
+class BesselY0(_BesselY):
+    """``Y0(x)`` (PyTorch's ``bessel_y0``: no derivative)."""
+
+    fn, order = "bessel_y0", 0
+
+
+class BesselY1(_BesselY):
+    """``Y1(x)`` (PyTorch's ``bessel_y1``: no derivative)."""
+
+    fn, order = "bessel_y1", 1
