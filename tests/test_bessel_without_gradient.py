@@ -17,7 +17,7 @@ from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers th
 DATA = np.load(Path(__file__).parent / "data" / "torch_bessel.npz")
 NAMES = ["spherical_bessel_j0", "modified_bessel_i0", "modified_bessel_i1", "bessel_j0", "bessel_j1",
          "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
-         "bessel_y0", "bessel_y1"]
+         "bessel_y0", "bessel_y1", "airy_ai"]
 DEVICES = [("cpu", "float64"), ("cpu", "float32"), ("strict", "float64"), ("strict-f32", "float32")]
 
 
@@ -36,11 +36,23 @@ def _within_ulps(got: np.ndarray, want: np.ndarray, dtype: str, ulps: float, x: 
 #: PyTorch's Cephes series is within 1 (float64, I1(16.39)); in float32 each is the nearer one in places
 ULPS = {"spherical_bessel_j0": 2, "modified_bessel_i0": 8, "modified_bessel_i1": 8, "bessel_j0": 4, "bessel_j1": 4,
         "modified_bessel_k0": 4, "modified_bessel_k1": 4,
-        "scaled_modified_bessel_k0": 4, "scaled_modified_bessel_k1": 4, "bessel_y0": 4, "bessel_y1": 4}
+        "scaled_modified_bessel_k0": 4, "scaled_modified_bessel_k1": 4, "bessel_y0": 4, "bessel_y1": 4,
+        "airy_ai": 16}
 #: at +-inf the limits, where PyTorch's modified_bessel_i0/_i1 give NaN (docs/from-pytorch.md)
 AT_INF = {"spherical_bessel_j0": (0.0, 0.0), "modified_bessel_i0": (np.inf, np.inf),
           "modified_bessel_i1": (np.inf, -np.inf), "bessel_j0": (0.0, 0.0), "bessel_j1": (0.0, 0.0),
-          **{k: (0.0, np.nan) for k in NAMES if "bessel_k" in k or "bessel_y" in k}}
+          **{k: (0.0, np.nan) for k in NAMES if "bessel_k" in k or "bessel_y" in k}, "airy_ai": (0.0, 0.0)}
+
+
+def _within_airy(got: np.ndarray, want: np.ndarray, x: np.ndarray, dtype: str, ulps: float) -> np.ndarray:
+    """Within ``ulps (1 + |x|^(3/2))`` eps of ``max(|Ai|, its amplitude 1/(sqrt(pi) |x|^(1/4)) below 0)``; NaN
+    where the phase is lost (|x| > 1e8, stored as NaN) is skipped."""
+    eps, ax = np.finfo(dtype).eps, np.abs(x.astype(np.float64))
+    amplitude = np.where(x < 0, 1 / (np.sqrt(np.pi) * np.maximum(ax, 1) ** 0.25), 0)
+    with np.errstate(invalid="ignore", over="ignore"):
+        scale = np.maximum(np.abs(want), amplitude) * (1 + ax**1.5)
+        near = np.abs(got - want) <= ulps * eps * np.maximum(scale, np.finfo(dtype).tiny)
+    return near | (got == want) | np.isnan(want)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -54,6 +66,11 @@ def test_values_match_pytorch_to_a_few_ulp(name, device, dtype):
     oscillating = None
     if name.startswith(("bessel_j", "bessel_y")):  # against the exact values: PyTorch's J0 is 35 ulp off at 2
         oscillating, want = x[finite], DATA[f"exact_{name}_{dtype}"]
+    if name == "airy_ai":  # against the exact values, within Ai's conditioning |x|^(3/2) (oscillation: its amplitude)
+        want = DATA[f"exact_{name}_{dtype}"]
+        ok = _within_airy(got[finite], want[finite], x[finite], dtype, ULPS[name])
+        assert ok.all(), [(x[finite][i], got[finite][i], want[finite][i]) for i in np.nonzero(~ok)[0][:5]]
+        return
     if "bessel_k" in name:  # against the exact values too (mpmath's; PyTorch's K0 is inf, K1 NaN at 5e-324)
         want = DATA[f"exact_{name}_{dtype}"]
     ok = _within_ulps(got[finite], want[finite], dtype, ULPS[name], oscillating)
@@ -108,3 +125,11 @@ def test_the_y_references_agree_with_the_exact_values(cls):
     keep = (x > 0) & (x <= 50)
     got = cls().reference(np, x[keep])
     assert _within_ulps(got, DATA[f"exact_{cls.fn}_float64"][keep], "float64", 8, x[keep]).all()
+
+
+def test_the_airy_reference_agrees_with_the_exact_values():
+    """The Maclaurin series in exact rational arithmetic (|x| <= 2): a method of its own."""
+    x = DATA["x_float64"]
+    keep = np.abs(x) <= 2
+    got = bessel.AiryAi().reference(np, x[keep])
+    assert _within_airy(got, DATA["exact_airy_ai_float64"][keep], x[keep], "float64", 4).all()

@@ -58,6 +58,7 @@ from .special import (  # noqa: F401  (kernel twins: xp.digamma and friends)
     polygamma,
 )
 from .special_bessel import (  # noqa: F401  (kernel twins)
+    airy_ai,
     bessel_j0,
     bessel_j1,
     bessel_y0,

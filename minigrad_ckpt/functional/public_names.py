@@ -594,6 +594,7 @@ SECTIONS: tuple[Section, ...] = (
         public("bessel_j1", spb.bessel_j1),
         public("bessel_y0", spb.bessel_y0),
         public("bessel_y1", spb.bessel_y1),
+        public("airy_ai", spb.airy_ai),
         public("modified_bessel_i0", spb.modified_bessel_i0),
         public("modified_bessel_i1", spb.modified_bessel_i1),
         public("modified_bessel_k0", spb.modified_bessel_k0),

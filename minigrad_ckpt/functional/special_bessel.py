@@ -1,7 +1,7 @@
 """``mg.special``'s Bessel functions under ``torch.special``'s names, without a derivative as
 PyTorch's: ``spherical_bessel_j0``, ``bessel_j0``, ``bessel_j1``, ``bessel_y0``, ``bessel_y1``, ``modified_bessel_i0``,
 ``modified_bessel_i1``, ``modified_bessel_k0``, ``modified_bessel_k1`` and their ``scaled_`` twins
-(the ops of :mod:`minigrad_ckpt.ops.bessel`).  An integer or bool input is computed in the default float
+and ``airy_ai`` (the ops of :mod:`minigrad_ckpt.ops.bessel`).  An integer or bool input is computed in the default float
 dtype; the result never requires grad, so ``backward`` through it is the engine's error for a
 tensor that does not require grad -- PyTorch's too.  (``mg.special.i0``/``i1`` are the
 differentiable ``I0``, ``I1``.)
@@ -35,6 +35,9 @@ bessel_j0 = _public(
 bessel_j1 = _public(
     "bessel_j1", _bessel.BesselJ1(),
     "``J1(x)``, the Bessel function of the first kind of order 1 (0 at +-inf).")
+airy_ai = _public(
+    "airy_ai", _bessel.AiryAi(),
+    "The Airy function ``Ai(x)`` (0 at +-inf, the limits).")
 bessel_y0 = _public(
     "bessel_y0", _bessel.BesselY0(),
     "``Y0(x)``, the Bessel function of the second kind of order 0 (-inf at 0, NaN below, 0 at +inf).")

@@ -1,6 +1,7 @@
 """``torch.special``'s Bessel functions that PyTorch declares without a derivative:
 ``spherical_bessel_j0``, ``bessel_j0``, ``bessel_j1``, ``bessel_y0``, ``bessel_y1``, the unscaled modified
-Bessel functions ``modified_bessel_i0``, ``modified_bessel_i1``, and ``modified_bessel_k0``, ``_k1`` (scaled or not).
+Bessel functions ``modified_bessel_i0``, ``modified_bessel_i1``, ``airy_ai``, and ``modified_bessel_k0``,
+``_k1`` (scaled or not).
 
 ``bessel_j0``/``_j1`` are our own, not PyTorch's Cephes fits: the power series below 2, Miller's
 backward recurrence up to 25 and Hankel's asymptotic expansion beyond, each within 1-2 eps of the
@@ -225,6 +226,67 @@ def _bessel_k(xp: Any, x: Any, order: int, scaled: bool) -> Any:
         return xp.where((x < 0) | xp.isnan(x), xp.full_like(x, xp.nan), value)
 
 
+#: Ai(0) = 3^(-2/3) / Gamma(2/3) and Ai'(0) = -3^(-1/3) / Gamma(1/3)
+_AI_0, _AI_PRIME_0 = 0.35502805388781723926, -0.25881940379280679840
+#: below -10 Ai's oscillating expansion (zeta >= 21: its error < e^(-2 zeta)); from 1 on K_(1/3)
+_AIRY_EXPANSION_BELOW, _AIRY_K_FROM, _AIRY_STEP, _AIRY_TERMS = -10.0, 1.0, 0.25, 30
+
+
+def _airy_taylor(xp: Any, x: Any) -> Any:
+    """``Ai(x)`` for ``-10 <= x < 1``: ``y'' = x y`` solved from ``Ai(0)``, ``Ai'(0)`` by Taylor steps of
+    at most 1/4 toward each ``x`` (30 terms: ``a_(n+2) = (x0 a_n + a_(n-1)) / ((n+1)(n+2))``).  Both
+    solutions oscillate with bounded amplitude below 0 and grow slowly to 1, so the steps' roundings
+    stay within an ulp or so of the largest values."""
+    at, y, dy = xp.zeros_like(x), xp.full_like(x, _AI_0), xp.full_like(x, _AI_PRIME_0)
+    for _ in range(int(-_AIRY_EXPANSION_BELOW / _AIRY_STEP) + 1):
+        d = xp.clip(x - at, -_AIRY_STEP, _AIRY_STEP)
+        coeffs = [y, dy, at * y / 2]
+        for n in range(1, _AIRY_TERMS):
+            coeffs.append((at * coeffs[n] + coeffs[n - 1]) / ((n + 1) * (n + 2)))
+        value, slope = coeffs[-1], (len(coeffs) - 1) * coeffs[-1]
+        for n in range(len(coeffs) - 2, -1, -1):
+            value = value * d + coeffs[n]
+            if n:
+                slope = slope * d + n * coeffs[n]
+        at, y, dy = at + d, value, slope
+    return y
+
+
+def _airy_oscillating(xp: Any, x: Any) -> Any:
+    """``Ai(x)`` for ``x < -10``: ``(sin(w) P - cos(w) Q) / (sqrt(pi) |x|^(1/4))``, ``w = zeta + pi/4``,
+    ``zeta = 2/3 |x|^(3/2)``, ``P``, ``Q`` the even and odd terms of ``sum (-1)^k u_k / zeta^k`` (A&S 10.4.60)."""
+    z = -x
+    zeta = (2 / 3) * z * xp.sqrt(z)
+    p, q, term = xp.ones_like(x), xp.zeros_like(x), xp.ones_like(x)
+    for k in range(1, _AIRY_TERMS):
+        term = term * ((6 * k - 5) * (6 * k - 3) * (6 * k - 1) / ((2 * k - 1) * 216 * k)) / zeta
+        signed = term if (k // 2) % 2 == 0 else -term
+        if k % 2:
+            q = q + signed
+        else:
+            p = p + signed
+    w = zeta + math.pi / 4
+    return (xp.sin(w) * p - xp.cos(w) * q) / (math.sqrt(math.pi) * xp.sqrt(xp.sqrt(z)))
+
+
+def _airy_ai(xp: Any, x: Any) -> Any:
+    """``Ai(x)``: the oscillating expansion below -10, Taylor steps from 0 to 1,
+    ``sqrt(x/3)/pi K_(1/3)(2/3 x^(3/2))`` beyond (its scaled integral, or expansion from zeta = 25);
+    0 at +-inf (the limit), NaN at NaN."""
+    with xp.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+        low, high = x < _AIRY_EXPANSION_BELOW, x >= _AIRY_K_FROM
+        oscillating = _airy_oscillating(xp, xp.where(low & (x > -xp.inf), x, -20.0))
+        middle = _airy_taylor(xp, xp.where(low | high, 0.0, x))
+        xk = xp.where(high & (x < xp.inf), x, 2.0)
+        zeta = (2 / 3) * xk * xp.sqrt(xk)
+        far = zeta >= _HANKEL_FROM
+        scaled = xp.where(far, _k_scaled_asymptotic(xp, xp.where(far, zeta, 30.0), 1 / 3),
+                          _k_scaled_integral(xp, xp.where(far, 2.0, zeta), 1 / 3))
+        decaying = xp.sqrt(xk / 3) / math.pi * scaled * xp.exp(-zeta)
+        value = xp.where(low, oscillating, xp.where(high, decaying, middle))
+        return xp.where(xp.isinf(x), xp.zeros_like(x), value)
+
+
 def _register(name: str, doc: str, compute: Any) -> Any:
     """Register ``compute(xp, x)`` as the kernel ``xp.<name>``."""
 
@@ -236,6 +298,7 @@ def _register(name: str, doc: str, compute: Any) -> Any:
     return register_kernel(kernel)
 
 
+_register("airy_ai", "The Airy function ``Ai(x)``.", _airy_ai)
 for _order in (0, 1):
     _register(f"bessel_j{_order}", f"The Bessel function of the first kind of order {_order}.",
               lambda xp, x, order=_order: _bessel_j(xp, x, order))
@@ -427,3 +490,24 @@ class BesselY1(_BesselY):
     """``Y1(x)`` (PyTorch's ``bessel_y1``: no derivative)."""
 
     fn, order = "bessel_y1", 1
+
+
+class AiryAi(_WithoutDerivative):
+    """``Ai(x)`` (PyTorch's ``airy_ai``: no derivative).  The reference is the Maclaurin series
+    ``Ai(x) = Ai(0) f(x) + Ai'(0) g(x)`` in float64, good for ``|x| <= 2`` (beyond, ``f`` and ``g``
+    grow and cancel), NaN elsewhere."""
+
+    fn = "airy_ai"
+
+    def reference(self, np, x):
+        def one(v: float) -> float:
+            if math.isnan(v) or abs(v) > 2:
+                return math.nan
+            cube, tf, tg = v**3, 1.0, v
+            f, g = tf, tg
+            for k in range(1, 40):
+                tf, tg = tf * cube / ((3 * k - 1) * (3 * k)), tg * cube / ((3 * k) * (3 * k + 1))
+                f, g = f + tf, g + tg
+            return _AI_0 * f + _AI_PRIME_0 * g
+
+        return np.vectorize(one, otypes=[np.float64])(x.astype(np.float64)).astype(x.dtype)
