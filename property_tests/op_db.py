@@ -1511,6 +1511,19 @@ SPECS: list[OpSpec] = [
     _spec("Entr", unary(R["Entr"], POSITIVE, Dom(-2.0, 8.0, specials=(0.0, -0.0, 1.0, math.inf)))),
     _spec("I0", unary(R["I0"], Dom(-20.0, 20.0), Dom(-720.0, 720.0, specials=(0.0, -0.0, 1e-300, 30.0, 712.0)))),
     _spec("I1", unary(R["I1"], Dom(-20.0, 20.0), Dom(-720.0, 720.0, specials=(0.0, -0.0, 1e-300, -30.0, -712.0)))),
+    # torch.special's functions without a derivative (ops/bessel.py, ops/orthogonal_polynomials.py): forward only
+    *(_spec(name, unary(R[name], REAL, Dom(-30.0, 30.0, specials=(0.0, -0.0, 1.0, -1.0))), forward_only=True)
+      for name in ("SphericalBesselJ0", "ModifiedBesselI0", "ModifiedBesselI1", "BesselJ0", "BesselJ1")),
+    # (AiryAi's reference, a Maclaurin series, holds for |x| <= 2: tests/test_bessel*.py check the rest with mpmath)
+    _spec("AiryAi", unary(R["AiryAi"], REAL, Dom(-2.0, 2.0, specials=(0.0, -0.0, 1.0, -1.0))), forward_only=True),
+    *(_spec(name, unary(R[name], POSITIVE, Dom(0.05, 30.0, specials=(1.0, 2.0))), forward_only=True)
+      for name in ("ModifiedBesselK0", "ModifiedBesselK1", "ScaledModifiedBesselK0", "ScaledModifiedBesselK1",
+                   "BesselY0", "BesselY1")),
+    *(_spec(name, binary(R[name], fwd_doms=(UNIT_FWD, Dom(0.0, 6.0, grid=1.0)), scalars=False), forward_only=True)
+      for name in ("ChebyshevPolynomialT", "ChebyshevPolynomialU", "ChebyshevPolynomialV", "ChebyshevPolynomialW",
+                   "ShiftedChebyshevPolynomialT", "ShiftedChebyshevPolynomialU", "ShiftedChebyshevPolynomialV",
+                   "ShiftedChebyshevPolynomialW", "HermitePolynomialH", "HermitePolynomialHe", "LaguerrePolynomialL",
+                   "LegendrePolynomialP")),
     _spec("Xlogy", binary(R["Xlogy"], doms=(REAL, POSITIVE), fwd_doms=(WIDE, NONNEG_FWD))),
     _spec("Xlog1py", binary(R["Xlog1py"], doms=(REAL, Dom(-0.8, 5.0)),
                             fwd_doms=(WIDE, Dom(-3.0, 8.0, specials=(-1.0, 0.0))))),

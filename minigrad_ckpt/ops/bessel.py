@@ -409,6 +409,10 @@ class _BesselK(_WithoutDerivative):
                 return math.nan
             if v == 0:
                 return math.inf
+            if v > 1e4:  # the integrand's width, ~1/sqrt(v), is below the step: Hankel's expansion to 1/v^2
+                mu = 4 * self.order**2
+                r = math.sqrt(math.pi / (2 * v)) * (1 + (mu - 1) / (8 * v) + (mu - 1) * (mu - 9) / (128 * v * v))
+                return r if self.scaled else r * math.exp(-v)
             t = np.arange(0.0, max(12.0, math.log(400 / v)), 1 / 64)
             f = np.exp(-v * (2 * np.sinh(t / 2) ** 2)) * np.cosh(self.order * t)
             r = (float(np.sum(f)) - 0.5 * float(f[0])) / 64
@@ -495,12 +499,14 @@ class BesselY1(_BesselY):
 class AiryAi(_WithoutDerivative):
     """``Ai(x)`` (PyTorch's ``airy_ai``: no derivative).  The reference is the Maclaurin series
     ``Ai(x) = Ai(0) f(x) + Ai'(0) g(x)`` in float64, good for ``|x| <= 2`` (beyond, ``f`` and ``g``
-    grow and cancel), NaN elsewhere."""
+    grow and cancel), 0 at +-inf and beyond 110 (underflow), NaN elsewhere."""
 
     fn = "airy_ai"
 
     def reference(self, np, x):
         def one(v: float) -> float:
+            if math.isinf(v) or v > 110:
+                return 0.0  # the limit at either end; beyond 110, exp(-2/3 x^1.5) underflows too
             if math.isnan(v) or abs(v) > 2:
                 return math.nan
             cube, tf, tg = v**3, 1.0, v
