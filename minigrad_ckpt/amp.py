@@ -189,6 +189,13 @@ def is_autocast_available(device_type: str) -> bool:
     return device_type in ("cpu", "cuda")
 
 
+def _check_device_type(device_type: Any) -> None:
+    """PyTorch's checks of the decorators' ``device_type``: a string naming a device type."""
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    is_autocast_available(device_type)
+
+
 def custom_fwd(fwd: Callable[..., Any] | None = None, *, device_type: str, cast_inputs: Any = None) -> Any:
     """PyTorch's decorator for a custom Function's ``forward`` under autocast (``@custom_fwd(device_type=
     "cuda")``, ``cast_inputs=``).  PyTorch casts the floating inputs to ``cast_inputs`` only inside an
@@ -196,9 +203,7 @@ def custom_fwd(fwd: Callable[..., Any] | None = None, *, device_type: str, cast_
     forward runs as written."""
     if fwd is None:
         return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
-    if not isinstance(device_type, str):
-        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
-    is_autocast_available(device_type)
+    _check_device_type(device_type)
     return fwd
 
 
@@ -207,7 +212,5 @@ def custom_bwd(bwd: Callable[..., Any] | None = None, *, device_type: str) -> An
     its forward, which here changes no dtype, so the backward runs as written."""
     if bwd is None:
         return functools.partial(custom_bwd, device_type=device_type)
-    if not isinstance(device_type, str):
-        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
-    is_autocast_available(device_type)
+    _check_device_type(device_type)
     return bwd

@@ -960,8 +960,7 @@ def to_array(data: Any, dtype: Any = None, device: Any = None) -> tuple[Any, Dev
         # Python ints that NumPy could not hold in int64 (it chose uint64, float64 or objects): PyTorch's
         # ValueError, where NumPy's choice silently made [2**63, 1] a float tensor (a 64-bit hash id
         # collated as a label, rounded)
-        raise ValueError("Overflow when unpacking long long: a Python int is outside int64's range (PyTorch's "
-                         "error); give dtype=float64 (or uint64) to make such a tensor")
+        raise _past_int64()
     if host.dtype == object:
         raise TypeError(f"cannot make a tensor from {type(data).__name__} data of mixed types")
     if dt is not None and host.dtype.kind == "c" and dt.kind != "c" and isinstance(data, (complex, list, tuple)):
@@ -987,6 +986,13 @@ def to_array(data: Any, dtype: Any = None, device: Any = None) -> tuple[Any, Dev
     return dev.xp.asarray(host), dev
 
 
+def _past_int64() -> ValueError:
+    """PyTorch's error for a Python int it reads as a C long long and cannot (to_array and
+    check_python_integers both meet it)."""
+    return ValueError("Overflow when unpacking long long: a Python int is outside int64's range (PyTorch's error); "
+                      "give dtype=float64 (or uint64) to make such a tensor")
+
+
 def _python_numbers_only(data: Any) -> bool:
     """Whether ``data`` is a Python number or nested lists of Python numbers only (no NumPy data)."""
     found: set = set()
@@ -1004,8 +1010,7 @@ def check_python_integers(data: Any, dtype: Any) -> None:
         host = numpy.asarray(data)
         if (host.dtype.kind == "u" or host.dtype == object) and dt != numpy.uint64:
             # Python ints past int64 (NumPy made uint64 or objects): PyTorch reads each as a C long long
-            raise ValueError("Overflow when unpacking long long: a Python int is outside int64's range "
-                             "(PyTorch's error)")
+            raise _past_int64()
         if host.dtype.kind in "fiu" and host.size:
             _check_integers(host, dt)
 
