@@ -145,3 +145,17 @@ def test_reduce_lr_on_plateau_has_pytorchs_in_cooldown_property():
         got.append((sched.in_cooldown, opt.param_groups[0]["lr"]))
     assert got == [(False, 1.0), (True, 0.1), (True, 0.1), (False, 0.1), (True, 0.010000000000000002),
                    (True, 0.010000000000000002)]
+
+
+def test_reduce_lr_on_plateau_has_pytorchs_mode_worse_and_reset():
+    # torch 2.13: ReduceLROnPlateau(o).mode_worse == inf, mode="max": -inf; state_dict() holds "mode_worse";
+    # after step(1.0) best == 1.0, and _reset() brings best back to mode_worse with the counters at 0
+    for mode, worse in (("min", float("inf")), ("max", float("-inf"))):
+        opt = optim.SGD([mg.zeros(1, requires_grad=True)], lr=1.0)
+        sched = lrs.ReduceLROnPlateau(opt, mode=mode, patience=0)
+        assert sched.mode_worse == worse and sched.best == worse and sched.state_dict()["mode_worse"] == worse
+        sched.step(1.0)
+        sched.step(1.0 if mode == "min" else 0.5)
+        assert sched.best == 1.0 and sched.cooldown_counter == 0
+        sched._reset()
+        assert (sched.best, sched.num_bad_epochs, sched.cooldown_counter) == (worse, 0, 0)

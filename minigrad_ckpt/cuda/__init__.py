@@ -103,13 +103,14 @@ def memory_used_bytes(device: Any = None) -> int:
 
 
 def memory_allocated(device: Any = None) -> int:
-    """PyTorch's name for :func:`memory_used_bytes`: the bytes tensors hold on the GPU."""
-    return memory_used_bytes(device)
+    """PyTorch's name for :func:`memory_used_bytes`: the bytes tensors hold on the GPU; 0 without a
+    GPU, as PyTorch's answer where CUDA is not there (a script that logs it runs on a CPU too)."""
+    return memory_used_bytes(device) if is_available() else 0
 
 
 def memory_reserved(device: Any = None) -> int:
-    """The bytes CuPy's pool holds from the GPU: in use, or kept for reuse."""
-    return int(_pool(device).total_bytes())
+    """The bytes CuPy's pool holds from the GPU: in use, or kept for reuse; 0 without a GPU, as PyTorch's."""
+    return int(_pool(device).total_bytes()) if is_available() else 0
 
 
 def _peaks(device: Any) -> dict[str, int]:

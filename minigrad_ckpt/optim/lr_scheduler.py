@@ -831,7 +831,12 @@ class ReduceLROnPlateau(LRScheduler):
         self.mode, self.threshold, self.threshold_mode = mode, _given(threshold), threshold_mode
         self.last_epoch = 0
         self._last_lr = _group_values(optimizer, "lr")
-        self.best = math.inf if mode == "min" else -math.inf
+        self.mode_worse = math.inf if mode == "min" else -math.inf  # PyTorch's name: the worst metric there is
+        self._reset()
+
+    def _reset(self) -> None:
+        """Forget the best metric and the counters (PyTorch's ``_reset``, which code calls to restart patience)."""
+        self.best = self.mode_worse
         self.cooldown_counter = 0
         self.num_bad_epochs = 0
 
