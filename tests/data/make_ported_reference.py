@@ -355,6 +355,18 @@ def run_as_torch(run: str, program: str, argv: list[str]) -> None:
         store_state(run, f"final|{key}", model)
 
 
+def record_runs(runs: dict[str, tuple[str, list[str]]], filename: str) -> None:
+    """Run each of ``runs`` (run name: (program, argv)) as above and write the arrays to ``filename``
+    beside this file: the fixtures of the ported programs that have their own test file."""
+    torch.set_num_threads(1)
+    for run, (program, argv) in runs.items():
+        torch.manual_seed(0)
+        run_as_torch(run, program, argv)
+    out = HERE / filename
+    np.savez_compressed(out, **ARRAYS)
+    print(f"wrote {out} ({out.stat().st_size} bytes, {len(ARRAYS)} arrays)")
+
+
 if __name__ == "__main__":
     torch.set_num_threads(1)
     mnist()

@@ -1,0 +1,81 @@
+"""What the test of a ported program needs to replay a fixture written by
+``make_ported_reference.record_runs``: torch's random draws given back in order, torch's weights
+loaded at ``init``, and the run's history and final weights compared (no torch needed)."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import minigrad_ckpt as mg
+
+PORTED = Path(__file__).parents[2] / "examples" / "ported"
+
+
+def load_program(name: str):
+    spec = importlib.util.spec_from_file_location(f"ported_{name}", PORTED / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module.__name__] = module  # where dataclasses look up the module of a class
+    spec.loader.exec_module(module)
+    return module
+
+
+def weights(ref, prefix: str) -> dict[str, np.ndarray]:
+    return {k[len(prefix):]: ref[k] for k in ref.files if k.startswith(prefix)}
+
+
+def replay_draws(monkeypatch, ref, run: str) -> list[str]:
+    """mg.<fn> gives back, in order, what torch.<fn> drew in the reference run."""
+    fns = [str(f) for f in ref[f"{run}|draw_fns"] if f]
+    draws = iter(enumerate(fns))
+    called: list[str] = []
+
+    def replay(fn):
+        def draw(*args, **kwargs):
+            i, expected = next(draws)
+            assert expected == fn, f"draw {i}: the program called mg.{fn}, torch.{expected} at this point"
+            called.append(fn)
+            return mg.tensor(ref[f"{run}|draw|{i}"])
+        return draw
+
+    for fn in set(fns):
+        monkeypatch.setattr(mg, fn, replay(fn))
+    monkeypatch.setattr(mg.utils.data.RandomSampler, "__iter__", _torchs_sampler_order)
+    return called
+
+
+def _torchs_sampler_order(sampler):
+    """torch's RandomSampler orders an epoch by torch.randperm (mg's draws from its own generator):
+    one permutation per whole pass, then one more of which it keeps the first ``num_samples % n``."""
+    n = len(sampler.data_source)
+    whole = [i for _ in range(sampler.num_samples // n) for i in mg.randperm(n).tolist()]
+    return iter(whole + mg.randperm(n).tolist()[:sampler.num_samples % n])
+
+
+def run_and_compare(monkeypatch, ref, run: str, program: str, argv: list[str], float64: bool):
+    """Run ``program`` from torch's starting weights and draws; compare its history and final weights."""
+    called = replay_draws(monkeypatch, ref, run)
+    module = load_program(program)
+
+    def init(key, model):
+        model.load_state_dict(weights(ref, f"{run}|init|{key}|"))
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        history, models = module.main(argv, init=init)
+    assert len(called) == sum(1 for f in ref[f"{run}|draw_fns"] if f)
+    rtol, atol = (1e-10, 1e-12) if float64 else (2e-5, 2e-6)
+    np.testing.assert_allclose(history, ref[f"{run}|history"], rtol=rtol, atol=atol)
+    keys = dict.fromkeys(k.split("|")[2] for k in ref.files if k.startswith(f"{run}|final|"))
+    for key, model in zip(keys, models if isinstance(models, tuple) else (models,)):
+        state = model.state_dict()
+        expected = weights(ref, f"{run}|final|{key}|")
+        assert list(state) == list(expected)
+        for name, want in expected.items():
+            np.testing.assert_allclose(state[name].numpy(), want, rtol=rtol if float64 else 1e-3,
+                                       atol=atol if float64 else 5e-5, err_msg=f"{run}: {key}.{name}")
+    return module
