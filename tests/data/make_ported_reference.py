@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+import torch.utils.data.dataset
 import torch.nn as nn
 import torch.nn.functional as F
 import torch.optim as optim
@@ -339,12 +340,15 @@ def run_as_torch(run: str, program: str, argv: list[str]) -> None:
 
     for fn in RECORDED_DRAWS:
         setattr(torch, fn, recording(fn))
+    split_randperm = torch.utils.data.dataset.randperm  # random_split's (imported by name there)
+    torch.utils.data.dataset.randperm = torch.randperm
     try:
         with contextlib.redirect_stdout(io.StringIO()):
             history, models = module.main(argv, init=init)
     finally:
         for fn, original in originals.items():
             setattr(torch, fn, original)
+        torch.utils.data.dataset.randperm = split_randperm
     ARRAYS[f"{run}|history"] = np.array(history, dtype=np.float64)
     ARRAYS[f"{run}|draw_fns"] = np.array([fn for fn, _ in draws] or [""])
     for i, (_, value) in enumerate(draws):

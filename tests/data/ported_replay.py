@@ -46,6 +46,16 @@ def replay_draws(monkeypatch, ref, run: str) -> list[str]:
     for fn in set(fns):
         monkeypatch.setattr(mg, fn, replay(fn))
     monkeypatch.setattr(mg.utils.data.RandomSampler, "__iter__", _torchs_sampler_order)
+    split = mg.utils.data.dataset.random_split
+
+    def torchs_split(dataset, lengths, generator=None):
+        """random_split's subsets by torch.randperm's order (mg's draws from its own generator)."""
+        perm = mg.randperm(len(dataset)).tolist()
+        sizes = [len(part) for part in split(dataset, lengths, generator)]
+        return [mg.utils.data.Subset(dataset, perm[sum(sizes[:i]):sum(sizes[:i + 1])]) for i in range(len(sizes))]
+
+    monkeypatch.setattr(mg.utils.data.dataset, "random_split", torchs_split)
+    monkeypatch.setattr(mg.utils.data, "random_split", torchs_split)
     return called
 
 
