@@ -1,7 +1,9 @@
 """The tutorial "Translation with a Sequence to Sequence Network and Attention", ported
 (``examples/ported/seq2seq_translation.py``), gives PyTorch's numbers: the losses, the greedy
-decodings and their attention weights, and the final weights of ``make_ported_seq2seq_translation.py``'s
-torch run, from the same starting weights and sampler order."""
+decodings and their attention weights, and the final weights of the torch runs
+``tests/data/make_ported_seq2seq_translation*.py`` recorded, from the same starting weights and
+sampler order; and so does the tutorial's earlier version (one sentence at a time,
+``examples/ported/seq2seq_translation_classic.py``)."""
 
 from __future__ import annotations
 
@@ -15,11 +17,17 @@ HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE / "data"))
 from ported_replay import run_and_compare  # noqa: E402
 
-REF = np.load(HERE / "data" / "ported_seq2seq_translation_reference.npz")
-RUNS = {"seq2seq_f64": (["--double"], True), "seq2seq_f32": (["--epochs", "1"], False)}
+RUNS = {  # run: (program, argv), as tests/data/make_ported_seq2seq_translation*.py ran them
+    "seq2seq_f64": ("seq2seq_translation", ["--double"]),
+    "seq2seq_f32": ("seq2seq_translation", ["--epochs", "1"]),
+    "classic_f64": ("seq2seq_translation_classic", ["--double"]),
+    "classic_f32": ("seq2seq_translation_classic", ["--iters", "4"]),
+}
 
 
 @pytest.mark.parametrize("run", list(RUNS))
 def test_seq2seq_translation_matches_pytorch(monkeypatch, run):
-    argv, float64 = RUNS[run]
-    run_and_compare(monkeypatch, REF, run, "seq2seq_translation", argv, float64)
+    program, argv = RUNS[run]
+    ref = np.load(HERE / "data" / f"ported_{program}_reference.npz")
+    monkeypatch.syspath_prepend(str(HERE.parent / "examples" / "ported"))  # the classic one imports the other
+    run_and_compare(monkeypatch, ref, run, program, argv, float64="--double" in argv)
