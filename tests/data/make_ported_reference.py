@@ -38,10 +38,10 @@ from pathlib import Path
 
 import numpy as np
 import torch
-import torch.utils.data.dataset
 import torch.nn as nn
 import torch.nn.functional as F
 import torch.optim as optim
+import torch.utils.data.dataset
 from torch.optim.lr_scheduler import StepLR
 
 HERE = Path(__file__).parent
