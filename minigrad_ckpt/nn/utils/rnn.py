@@ -119,6 +119,9 @@ def pack_padded_sequence(input: Tensor, lengths: Tensor | Sequence[int], batch_f
     is its first ``lengths[b]`` steps.  With ``enforce_sorted`` (the default) the lengths must
     be in decreasing order; ``enforce_sorted=False`` sorts the batch and records the order."""
     x = input if isinstance(input, Tensor) else Tensor._from_data(input)
+    rank = lengths.dim() if isinstance(lengths, Tensor) else host_numpy.ndim(lengths)
+    if rank != 1:  # flattening [[3, 2, 1]] would pack a batch PyTorch refuses
+        raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got {rank}D lengths")
     lengths_host = _host_ints(lengths)
     if lengths_host.size != x.shape[0 if batch_first else 1]:
         raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got {lengths_host.size} "
@@ -198,6 +201,8 @@ def pad_sequence(sequences: Sequence[Tensor] | Tensor, batch_first: bool = False
         sequences = list(sequences)
     if not sequences:
         raise RuntimeError("pad_sequence: received an empty list of sequences")
+    if any(s.dim() == 0 for s in sequences):  # (an IndexError from the shape before)
+        raise RuntimeError("pad_sequence: each sequence needs a first (time) dimension, got a 0-d tensor")
     longest = max(s.shape[0] for s in sequences)
     padded = []
     for s in sequences:
