@@ -55,5 +55,6 @@ def test_lengths_rank_is_checked_inside_a_checkpoint():
 def test_pad_sequence_refuses_zero_dimensional_sequences(device, dtype):
     with pytest.raises(RuntimeError, match="0-d"):
         pad_sequence([mg.tensor(1.0, dtype=dtype, device=device), mg.tensor(2.0, dtype=dtype, device=device)])
-    out = pad_sequence([mg.tensor([1.0], dtype=dtype, device=device), mg.tensor([2.0, 3.0], dtype=dtype, device=device)])
+    one, two = mg.tensor([1.0], dtype=dtype, device=device), mg.tensor([2.0, 3.0], dtype=dtype, device=device)
+    out = pad_sequence([one, two])
     assert out.tolist() == [[1.0, 2.0], [0.0, 3.0]]

@@ -11,7 +11,6 @@ torch made are replayed.  float64 programs agree to 1e-10, float32 ones to float
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import sys
 from pathlib import Path
@@ -27,14 +26,8 @@ REF = np.load(HERE / "data" / "ported_reference.npz")
 sys.path.insert(0, str(PORTED))
 sys.path.insert(0, str(HERE / "data"))
 from ported_init import reference_weights  # noqa: E402
-
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f"ported_{name}", PORTED / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module.__name__] = module  # where dataclasses look up the module of a class
-    spec.loader.exec_module(module)
-    return module
+from ported_replay import load_program as _load  # noqa: E402
+from ported_replay import run_and_compare  # noqa: E402
 
 
 def _weights(prog: str, when: str) -> dict[str, np.ndarray]:
@@ -153,62 +146,10 @@ RUNS = {
 }
 
 
-def _replay_torch_draws(monkeypatch, run: str) -> list[str]:
-    """mg.randn / randn_like / multinomial give back, in order, what torch drew in the reference run."""
-    fns = [str(f) for f in REF[f"{run}|draw_fns"] if f]
-    draws = iter(enumerate(fns))
-    called: list[str] = []
-
-    def replay(fn):
-        def draw(*args, **kwargs):
-            i, expected = next(draws)
-            assert expected == fn, f"draw {i}: the program called mg.{fn}, torch.{expected} at this point"
-            called.append(fn)
-            return mg.tensor(REF[f"{run}|draw|{i}"])
-        return draw
-
-    for fn in set(fns):
-        monkeypatch.setattr(mg, fn, replay(fn))
-    if "multinomial" in fns:  # distributions.Categorical draws through it, as torch's through torch.multinomial
-        monkeypatch.setattr(mg.creation, "multinomial", mg.multinomial)
-    return called
-
-
-def _names(part: str, name: str) -> bool:
-    """Whether an excused ``part`` names weight ``name``: a whole dotted suffix of it
-    (``"conv3.conv2d.bias"`` is ``res1.conv3.conv2d.bias`` but not ``deconv3.conv2d.bias``)."""
-    return name == part or name.endswith("." + part)
-
-
 @pytest.mark.parametrize("run", list(RUNS))
 def test_program_run_as_torch_matches_pytorch(monkeypatch, run):
     program, argv, float64, excused = RUNS[run]
-    called = _replay_torch_draws(monkeypatch, run)
-    module = _load(program)
-
-    def init(key, model):
-        model.load_state_dict(_weights(run, f"init|{key}"))
-
-    with contextlib.redirect_stdout(io.StringIO()):
-        history, models = module.main(argv, init=init)
-    assert len(called) == sum(1 for f in REF[f"{run}|draw_fns"] if f)
-    rtol, atol = (1e-10, 1e-12) if float64 else (2e-5, 2e-6)
-    np.testing.assert_allclose(history, REF[f"{run}|history"], rtol=rtol, atol=atol)
-    keys = dict.fromkeys(k.split("|")[2] for k in REF.files if k.startswith(f"{run}|final|"))
-    for key, model in zip(keys, models if isinstance(models, tuple) else (models,)):
-        state = model.state_dict()
-        expected = _weights(run, f"final|{key}")
-        assert list(state) == list(expected)
-        for name, want in expected.items():
-            got = state[name].numpy()
-            for part, where in excused.items():
-                if _names(part, name):
-                    got, want = np.delete(got, where), np.delete(want, where)
-            # float32: Adam divides by sqrt(v), so where a weight's gradients nearly cancel over the
-            # steps, round-off moves it by a fraction of a step (dcgan: 3.6e-5 of lr=2e-4 steps, at
-            # one of 8192 weights; its float64 gradients are torch's to 1e-15)
-            np.testing.assert_allclose(got, want, rtol=1e-10 if float64 else 1e-3,
-                                       atol=1e-12 if float64 else 5e-5, err_msg=f"{run}: {key}.{name}")
+    run_and_compare(monkeypatch, REF, run, program, argv, float64, excused)
 
 
 @pytest.mark.parametrize("name", ["mnist", "time_sequence_prediction", "regression", "micrograd_moons",

@@ -29,5 +29,4 @@ RUNS = {  # run: (program, argv), as tests/data/make_ported_seq2seq_translation*
 def test_seq2seq_translation_matches_pytorch(monkeypatch, run):
     program, argv = RUNS[run]
     ref = np.load(HERE / "data" / f"ported_{program}_reference.npz")
-    monkeypatch.syspath_prepend(str(HERE.parent / "examples" / "ported"))  # the classic one imports the other
     run_and_compare(monkeypatch, ref, run, program, argv, float64="--double" in argv)

@@ -23,5 +23,4 @@ RUNS = {"transformer_lm_f64": ["--double"], "transformer_lm_f32": ["--epochs", "
 @pytest.mark.filterwarnings("ignore:enable_nested_tensor is True")  # torch's warning too (batch_first=False)
 @pytest.mark.parametrize("run", list(RUNS))
 def test_transformer_lm_matches_pytorch(monkeypatch, run):
-    monkeypatch.syspath_prepend(str(HERE.parent / "examples" / "ported"))  # it imports text_sentiment_ngrams
     run_and_compare(monkeypatch, REF, run, "transformer_lm", RUNS[run], float64="--double" in RUNS[run])

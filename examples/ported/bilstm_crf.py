@@ -18,6 +18,7 @@ import argparse
 import minigrad_ckpt as mg
 import minigrad_ckpt.nn as nn
 import minigrad_ckpt.optim as optim
+from local_data import default_dtype
 
 
 def argmax(vec):
@@ -201,8 +202,7 @@ def main(argv=None, init=None):
     parser.add_argument("--double", action="store_true")
     args = parser.parse_args(argv)
     mg.manual_seed(1)
-    mg.set_default_dtype(mg.float64 if args.double else mg.float32)
-    try:
+    with default_dtype(args.double):
         word_to_ix = {}
         for sentence, tags in training_data:
             for word in sentence:
@@ -250,8 +250,6 @@ def main(argv=None, init=None):
             score, tag_seq = model(precheck_sent)
             print(score, tag_seq)
             history += [score.item()] + tag_seq
-    finally:
-        mg.set_default_dtype(mg.float32)
     return history, model
 
 

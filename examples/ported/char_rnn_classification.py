@@ -24,6 +24,7 @@ import numpy as np
 import minigrad_ckpt as mg
 import minigrad_ckpt.nn as nn
 import minigrad_ckpt.nn.functional as F
+from local_data import default_dtype
 
 allowed_characters = string.ascii_letters + " .,;'"
 n_letters = len(allowed_characters)
@@ -197,8 +198,7 @@ def main(argv=None, init=None):
     parser.add_argument("--double", action="store_true")
     args = parser.parse_args(argv)
     random.seed(2024)
-    mg.set_default_dtype(mg.float64 if args.double else mg.float32)
-    try:
+    with default_dtype(args.double):
         alldata = NamesDataset()
         n_labels = len(alldata.labels_uniq)
         model = (CharRNN if args.model == "rnn" else RNN)(n_letters, args.hidden, n_labels)
@@ -221,8 +221,6 @@ def main(argv=None, init=None):
                 guess, guess_i = label_from_output(output, alldata.labels_uniq)
                 print(f"{name} -> {guess}")
                 history += [guess_i] + output.flatten().tolist()
-    finally:
-        mg.set_default_dtype(mg.float32)
     return history, model
 
 

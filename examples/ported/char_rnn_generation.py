@@ -19,6 +19,7 @@ import unicodedata
 
 import minigrad_ckpt as mg
 import minigrad_ckpt.nn as nn
+from local_data import default_dtype
 
 all_letters = string.ascii_letters + " .,;'-"
 n_letters = len(all_letters) + 1  # Plus EOS marker
@@ -165,8 +166,7 @@ def main(argv=None, init=None):
     parser.add_argument("--double", action="store_true")
     args = parser.parse_args(argv)
     random.seed(0)
-    mg.set_default_dtype(mg.float64 if args.double else mg.float32)
-    try:
+    with default_dtype(args.double):
         rnn = RNN(n_letters, args.hidden, n_letters, args.dropout)
         if init is not None:  # a test hook: records or loads the starting weights
             init('rnn', rnn)
@@ -180,8 +180,6 @@ def main(argv=None, init=None):
                  [("Russian", "R"), ("German", "G"), ("Spanish", "S")]]
         print(names)
         history += [ord(c) for c in ''.join(names)] + [len(n) for n in names]
-    finally:
-        mg.set_default_dtype(mg.float32)
     return history, rnn
 
 

@@ -10,7 +10,8 @@ PyTorch runs that recorded the reference losses (``tests/data/make_ported_refere
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -108,3 +109,14 @@ def make_moons(n_samples: int = 100, noise: float | None = None, seed: int = 133
     if noise is not None:
         X = X + rng.normal(scale=noise, size=X.shape)
     return X, y
+
+
+@contextmanager
+def default_dtype(double: bool) -> Iterator[None]:
+    """The default dtype float64 (a program's ``--double``) or float32 inside, float32 again after:
+    the ports that offer ``--double`` run in it, so that a test of them leaves the default as it was."""
+    mg.set_default_dtype(mg.float64 if double else mg.float32)
+    try:
+        yield
+    finally:
+        mg.set_default_dtype(mg.float32)

@@ -22,6 +22,7 @@ import minigrad_ckpt.nn as nn
 import minigrad_ckpt.nn.functional as F
 from minigrad_ckpt import optim
 from minigrad_ckpt.utils.data import DataLoader, RandomSampler, TensorDataset
+from local_data import default_dtype
 
 device = mg.device("cpu")
 SOS_token = 0
@@ -257,8 +258,7 @@ def main(argv=None, init=None):
     parser.add_argument("--double", action="store_true")
     args = parser.parse_args(argv)
     mg.manual_seed(0)
-    mg.set_default_dtype(mg.float64 if args.double else mg.float32)
-    try:
+    with default_dtype(args.double):
         input_lang, output_lang, pairs, train_dataloader = get_dataloader(args.batch, args.pairs)
         encoder = EncoderRNN(input_lang.n_words, args.hidden, args.dropout).to(device)
         decoder = AttnDecoderRNN(args.hidden, output_lang.n_words, args.dropout).to(device)
@@ -276,8 +276,6 @@ def main(argv=None, init=None):
             print('<', ' '.join(output_words))
             history += [output_lang.word2index.get(w, EOS_token) for w in output_words]
             history += attentions.flatten().tolist()
-    finally:
-        mg.set_default_dtype(mg.float32)
     return history, (encoder, decoder)
 
 

@@ -21,6 +21,7 @@ import minigrad_ckpt as mg
 import minigrad_ckpt.nn as nn
 import minigrad_ckpt.nn.functional as F
 from minigrad_ckpt import optim
+from local_data import default_dtype
 from seq2seq_translation import EOS_token, MAX_LENGTH, SOS_token, indexesFromSentence, prepareData
 
 device = mg.device("cpu")
@@ -193,8 +194,7 @@ def main(argv=None, init=None):
     parser.add_argument("--double", action="store_true")
     args = parser.parse_args(argv)
     random.seed(1)
-    mg.set_default_dtype(mg.float64 if args.double else mg.float32)
-    try:
+    with default_dtype(args.double):
         input_lang, output_lang, pairs = prepareData(args.pairs)
         encoder = EncoderRNN(input_lang.n_words, args.hidden).to(device)
         decoder = AttnDecoderRNN(args.hidden, output_lang.n_words, dropout_p=args.dropout).to(device)
@@ -216,8 +216,6 @@ def main(argv=None, init=None):
             print('>', pair[0], '\n<', ' '.join(output_words))
             history += [output_lang.word2index.get(w, EOS_token) for w in output_words]
             history += attentions.flatten().tolist()
-    finally:
-        mg.set_default_dtype(mg.float32)
     return history, (encoder, decoder)
 
 

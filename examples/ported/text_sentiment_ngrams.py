@@ -21,6 +21,7 @@ import minigrad_ckpt as mg
 from minigrad_ckpt import nn
 from minigrad_ckpt.utils.data import DataLoader
 from minigrad_ckpt.utils.data.dataset import random_split
+from local_data import default_dtype
 
 device = mg.device("cpu")
 
@@ -31,6 +32,7 @@ TOPICS = {  # the label (1..4, as AG_NEWS's) and the words its texts are made of
     4: "science technology computer software research space data phone",
 }
 COMMON = "the a of in on to and is for with".split()
+BATCH_SIZE = 8  # batch size for training
 
 
 def news(n, seed):
@@ -95,15 +97,11 @@ def main(argv=None, init=None):
     parser = argparse.ArgumentParser()
     parser.add_argument("--epochs", type=int, default=4)
     parser.add_argument("--emsize", type=int, default=8)
-    parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--double", action="store_true")
     args = parser.parse_args(argv)
     mg.manual_seed(0)
-    mg.set_default_dtype(mg.float64 if args.double else mg.float32)
-    try:
+    with default_dtype(args.double):
         return _run(args, init)
-    finally:
-        mg.set_default_dtype(mg.float32)
 
 
 def _run(args, init):
@@ -178,9 +176,9 @@ def _run(args, init):
     num_train = int(len(train_iter) * 0.75)
     split_train_, split_valid_ = random_split(train_iter, [num_train, len(train_iter) - num_train])
 
-    train_dataloader = DataLoader(split_train_, batch_size=args.batch, shuffle=True, collate_fn=collate_batch)
-    valid_dataloader = DataLoader(split_valid_, batch_size=args.batch, shuffle=True, collate_fn=collate_batch)
-    test_dataloader = DataLoader(test_iter, batch_size=args.batch, shuffle=True, collate_fn=collate_batch)
+    train_dataloader = DataLoader(split_train_, batch_size=BATCH_SIZE, shuffle=True, collate_fn=collate_batch)
+    valid_dataloader = DataLoader(split_valid_, batch_size=BATCH_SIZE, shuffle=True, collate_fn=collate_batch)
+    test_dataloader = DataLoader(test_iter, batch_size=BATCH_SIZE, shuffle=True, collate_fn=collate_batch)
 
     for epoch in range(1, args.epochs + 1):
         train_acc = train(train_dataloader)

@@ -25,6 +25,7 @@ import numpy as np
 import minigrad_ckpt as mg
 from minigrad_ckpt import Tensor, nn
 from minigrad_ckpt.nn import TransformerEncoder, TransformerEncoderLayer
+from local_data import default_dtype
 from text_sentiment_ngrams import build_vocab_from_iterator, get_tokenizer
 
 device = mg.device("cpu")
@@ -141,15 +142,12 @@ def main(argv=None, init=None):
     parser.add_argument("--dropout", type=float, default=0.0)
     parser.add_argument("--double", action="store_true")
     args = parser.parse_args(argv)
-    mg.manual_seed(0)
-    mg.set_default_dtype(mg.float64 if args.double else mg.float32)
-    try:
+    with default_dtype(args.double):
         return _run(args, init)
-    finally:
-        mg.set_default_dtype(mg.float32)
 
 
 def _run(args, init):
+    mg.manual_seed(0)
     train_iter = corpus(24, seed=0)
     tokenizer = get_tokenizer('basic_english')
     vocab = build_vocab_from_iterator(map(tokenizer, train_iter), specials=['<unk>'])
