@@ -80,10 +80,10 @@ def reshape_method(x: Tensor, *shape: Any) -> Tensor:
 
 
 def view_method(x: Tensor, *shape: Any, **keyword: Any) -> Tensor:
-    """PyTorch's ``view``: the same values in another shape -- :meth:`reshape`, which shares
-    memory with ``x`` wherever NumPy can (a contiguous ``x``) and copies otherwise; or, given
-    a dtype, the same bytes reinterpreted (no gradient): with another item size the last dim
-    shrinks or grows by the ratio (``float32 (3, 4)`` as ``int8`` is ``(3, 16)``), under PyTorch's
+    """PyTorch's ``view``: the same values in another shape, sharing ``x``'s memory -- where the
+    strides cannot give that shape without a copy (``x.t().view(-1)``), PyTorch's RuntimeError, since
+    writes through a copy would be lost (:meth:`reshape` copies there); or, given a dtype, the same
+    bytes reinterpreted (no gradient): with another item size the last dim shrinks or grows by the ratio (``float32 (3, 4)`` as ``int8`` is ``(3, 16)``), under PyTorch's
     conditions on the strides.  PyTorch's keywords: ``view(size=(2, 3))``, ``view(dtype=mg.int32)``."""
     if keyword:
         name = next(iter(keyword))
@@ -98,7 +98,12 @@ def view_method(x: Tensor, *shape: Any, **keyword: Any) -> Tensor:
         if x.requires_grad:
             raise RuntimeError("view(dtype) reinterprets bytes and has no gradient; call it on x.detach()")
         return Tensor.constant(x._data.view(dt), x.device)
-    return reshape_method(x, *shape)
+    out = reshape_method(x, *shape)
+    xp = x._device.xp
+    if out._data is not x._data and xp.memory_owner(out._data) is not xp.memory_owner(x._data):
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
+                           "spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return out
 
 
 def _check_resizing_view(x: Tensor, dt: Any) -> None:
