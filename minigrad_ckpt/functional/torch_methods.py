@@ -83,8 +83,9 @@ def view_method(x: Tensor, *shape: Any, **keyword: Any) -> Tensor:
     """PyTorch's ``view``: the same values in another shape, sharing ``x``'s memory -- where the
     strides cannot give that shape without a copy (``x.t().view(-1)``), PyTorch's RuntimeError, since
     writes through a copy would be lost (:meth:`reshape` copies there); or, given a dtype, the same
-    bytes reinterpreted (no gradient): with another item size the last dim shrinks or grows by the ratio (``float32 (3, 4)`` as ``int8`` is ``(3, 16)``), under PyTorch's
-    conditions on the strides.  PyTorch's keywords: ``view(size=(2, 3))``, ``view(dtype=mg.int32)``."""
+    bytes reinterpreted (no gradient): with another item size the last dim shrinks or grows by the
+    ratio (``float32 (3, 4)`` as ``int8`` is ``(3, 16)``), under PyTorch's conditions on the strides.
+    PyTorch's keywords: ``view(size=(2, 3))``, ``view(dtype=mg.int32)``."""
     if keyword:
         name = next(iter(keyword))
         if shape or len(keyword) > 1 or name not in ("size", "dtype"):
