@@ -144,10 +144,23 @@ def test_kernels_cut_the_batch_into_chunks_without_changing_the_result(h, w, k, 
         gx = C.conv2d_input_grad(xp, g, wd, x.shape, *a)
         gw = C.conv2d_weight_grad(xp, xd, g, wt.shape, *a)
         assert gx.dtype == dtype and gw.dtype == dtype
-        ref = C.Conv2dInputGrad(x_shape=x.shape, stride=(s, s), padding=(p, p), dilation=(d, d), groups=groups)
-        np.testing.assert_allclose(gx, ref.reference(np, g.astype(np.float64), wt), rtol=tol, atol=tol * 10)
-        ref = C.Conv2dWeightGrad(w_shape=wt.shape, stride=(s, s), padding=(p, p), dilation=(d, d), groups=groups)
-        np.testing.assert_allclose(gw, ref.reference(np, x, g.astype(np.float64)), rtol=tol, atol=tol * 100)
+        ref_gx, ref_gw = _reference_grads((h, w, k, s, p, d, groups, dtype), x, wt, g.astype(np.float64))
+        np.testing.assert_allclose(gx, ref_gx, rtol=tol, atol=tol * 10)
+        np.testing.assert_allclose(gw, ref_gw, rtol=tol, atol=tol * 100)
+
+
+_REFERENCE_GRADS: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _reference_grads(key: tuple, x: np.ndarray, wt: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The reference adjoints' gradients, made once per case and dtype: the loops of the references
+    are slow, and every chunk size draws the same ``g`` (its generator is seeded by the case)."""
+    if key not in _REFERENCE_GRADS:
+        h, w, k, s, p, d, groups, _ = key
+        a = dict(stride=(s, s), padding=(p, p), dilation=(d, d), groups=groups)
+        _REFERENCE_GRADS[key] = (C.Conv2dInputGrad(x_shape=x.shape, **a).reference(np, g, wt),
+                                 C.Conv2dWeightGrad(w_shape=wt.shape, **a).reference(np, x, g))
+    return _REFERENCE_GRADS[key]
 
 
 def test_chunks_cover_the_batch_once():
