@@ -202,6 +202,8 @@ def shared_version(source: Tensor, new: Tensor) -> list:
                    else [weakref.ref(source)])
     if source._alias_group is not None:  # a view of a detached alias, of from_numpy's tensor, ...
         new._alias_group = source._alias_group
+    if source._dual_lineage is not None:  # a view of a dual handle, of a detached tensor
+        new._dual_lineage = source._dual_lineage
     sharers = box[1]
     if sharers.__class__ is list:
         n = len(sharers)
@@ -372,6 +374,12 @@ class Tensor:
     # True once ``.data`` has lent this memory to an alias the version box does not list: a recorded
     # in-place write must then go into the memory (the alias sees it, as PyTorch's) and not rebind it.
     _memory_lent: bool = False
+    # Forward mode's view lineage: None, or ``(levels, parent)`` set where a tangent chain starts
+    # afresh -- a dual handle (``make_dual``: its levels), ``detach()`` (every level, ``levels``
+    # None) -- and inherited by views.  An in-place write carries its tangent at a level only into
+    # the tensors sharing the memory that have the same lineage there (``func.inplace``), as
+    # PyTorch's forward AD carries it to forward-differentiable views and bases only.
+    _dual_lineage: tuple | None = None
     # NumPy must defer to our reflected operators (``array * tensor``).
     __array_ufunc__ = None
 
@@ -737,6 +745,7 @@ class Tensor:
         t = Tensor._wrap(self._data, None, self._device)
         t._version = shared_version(self, t)  # shares memory, so shares the version stamp
         t._alias_group = object()  # but not the history: a recorded write into it stays its own
+        t._dual_lineage = (None, self._dual_lineage)  # nor the tangents: forward mode's writes stay its own
         return t
 
     def detach_(self) -> Tensor:

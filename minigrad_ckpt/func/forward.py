@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import itertools
 import threading
-import weakref
 from typing import Any
 
 from .. import tape as _tape
@@ -138,11 +137,14 @@ def make_dual(primal: Tensor, tangent: Tensor | dict[int, Tensor], level: int | 
     else:
         dual = Tensor._wrap(primal._data, None, primal._device)
         dual._version = shared_version(primal, dual)
-        dual._dual_of = weakref.ref(primal)  # an in-place write into the dual may change the primal (.inplace)
         if primal._tangents:
             dual._tangents = dict(primal._tangents)
+    new = tangent if level is None else {level: tangent}
+    # at the new levels the dual's tangent chain starts here: a write into it (or its views) takes
+    # the primal's values along, not its tangent there, nor those of the primal's other views (.inplace)
+    dual._dual_lineage = (frozenset(new), primal._dual_lineage)
     tangents = dict(dual._tangents) if dual._tangents else {}
-    tangents.update(tangent if level is None else {level: tangent})
+    tangents.update(new)
     dual._tangents = tangents
     if dual._node is not None:
         dual._node.tangents = tangents
@@ -167,6 +169,7 @@ def without_level(t: Tensor, level: int) -> Tensor:
             primal._version = shared_version(t, primal)
     finally:
         unhide_levels(hidden)
+    primal._dual_lineage = (frozenset((level,)), t._dual_lineage)  # PyTorch's: a write into it leaves t's tangent
     others = {k: v for k, v in (t._tangents or {}).items() if k != level and k in _forward.levels}
     primal._tangents = others or None
     if primal._node is not None:

@@ -18,10 +18,12 @@ tangent is involved; otherwise the write costs one check.
 A write into a tensor that shares its memory with others (a view, the base
 of a view: the tensors listed in its version box) reaches them too: each
 element they share with the written tensor -- found by memory address --
-takes its new tangent, as PyTorch's views and bases do.  The primal of a dual
-handle (a transform's argument, ``forward_ad.make_dual``'s tensor) that
-carries no tangent takes the new values and stays a plain tensor, as
-PyTorch's base of a dual view does.  What cannot be carried is refused with a
+takes its new tangent, as PyTorch's views and bases do -- those of the same
+*lineage* (``Tensor._dual_lineage``): a dual handle (a transform's argument,
+``forward_ad.make_dual``'s tensor), ``detach()`` and ``unpack_dual``'s primal
+start a tangent chain of their own, so the primal, its views and the detached
+source take the new values and keep their tangents (none, for a plain one), as
+PyTorch's do.  What cannot be carried is refused with a
 ``RuntimeError``, never dropped: a value saved for backward holding the memory,
 tangents that are themselves recorded or moved by another level.  The mapping
 works on every device: addresses come from shapes and strides, on the host.
@@ -64,7 +66,7 @@ def tangents_after_write(target: Tensor, kind: str, operand: Any = None, index: 
     if not mine and not theirs:
         return None
     refuse_if_captured(target, kind)  # a tangent into a tensor the transformed function closes over
-    sharers = _sharers(target)
+    sharers = _sharers(target, mine.keys() | theirs.keys())
     if sharers is None or (sharers and kind == "set"):
         _refuse(kind)
     if kind == "set":
@@ -98,9 +100,10 @@ def _refuse(kind: str) -> None:
         f"out of place (mg.where, mg.stack, mg.concatenate)")
 
 
-def _sharers(target: Tensor) -> list[Tensor] | None:
+def _sharers(target: Tensor, levels: set) -> list[Tensor] | None:
     """The live tensors that share ``target``'s memory and version box and must follow the write
-    (views, bases), or None if something else holds the box (a node that saved the value)."""
+    (views, bases of the same lineage at one of ``levels`` or at a level of their own), or None if
+    something else holds the box (a node that saved the value)."""
     box = target._version
     if len(box) == 1:
         listed: list[Tensor] = []
@@ -111,17 +114,22 @@ def _sharers(target: Tensor) -> list[Tensor] | None:
     # references: ``box`` here, getrefcount's argument, the target's slot, each listed tensor's slot
     if sys.getrefcount(box) - 3 != len(listed):
         return None
-    # The primals a dual handle was made from (a transform's argument, through each nested
-    # transform) take the new values and stay without a tangent if they had none, as in PyTorch.
-    plain = {id(p) for p in _primals(target) if not _open(p._tangents)}
-    return [o for o in listed if id(o) not in plain]
+    # The others take the new values only: the primal of a dual handle (a transform's argument,
+    # ``make_dual``'s tensor) and its views, a detached alias -- as in PyTorch.
+    return [o for o in listed if _linked_levels(o, target, levels | _open(o._tangents).keys())]
 
 
-def _primals(t: Tensor) -> list[Tensor]:
-    chain = []
-    while (made_from := t.__dict__.get("_dual_of")) is not None and (t := made_from()) is not None:
-        chain.append(t)
+def _lineage_root(t: Tensor, level: int) -> tuple | None:
+    """Where ``t``'s tangent chain at ``level`` starts (see ``Tensor._dual_lineage``)."""
+    chain = t._dual_lineage
+    while chain is not None and chain[0] is not None and level not in chain[0]:
+        chain = chain[1]
     return chain
+
+
+def _linked_levels(s: Tensor, target: Tensor, levels: Any) -> set:
+    """The ``levels`` at which a write into ``target`` reaches ``s``'s tangent."""
+    return {k for k in levels if _lineage_root(s, k) is _lineage_root(target, k)}
 
 
 def _carry_into_sharers(target: Tensor, sharers: list[Tensor], after: dict, kind: str) -> None:
@@ -133,23 +141,23 @@ def _carry_into_sharers(target: Tensor, sharers: list[Tensor], after: dict, kind
     ``jacfwd``, of ``grad``) is placed by differentiable ops, so that what carries it follows;
     a complex one is refused."""
     tangents = [after] + [_open(s._tangents) for s in sharers]
+    linked = [_linked_levels(s, target, after.keys() | old.keys()) for s, old in zip(sharers, tangents[1:])]
     differentiable = any(v._requires_grad or _open(v._tangents) for t in tangents for v in t.values())
     if (any(s._device != target._device or _part_size(s._data) != _part_size(target._data) for s in sharers)
-            or any(set(t) - set(after) for t in tangents[1:])
+            or any((set(old) - set(after)) & ks for old, ks in zip(tangents[1:], linked))
             or (differentiable and any(s.dtype.kind == "c" or target.dtype.kind == "c" for s in sharers))):
         _refuse(kind)
     xp = target._device.xp
     written = _part_addresses(target._data, xp)
     order = host_numpy.argsort(written, kind="stable")
-    for s, old in zip(sharers, tangents[1:]):
+    for s, old, ks in zip(sharers, tangents[1:], linked):
         at = _part_addresses(s._data, xp)
         pos = host_numpy.minimum(host_numpy.searchsorted(written[order], at), written.size - 1)
         hit = written[order][pos] == at
         hit_on_device, source = xp.asarray(hit), xp.asarray(order[pos[hit]])  # explicit transfers
-        if differentiable:
-            new = _placed_by_ops(s, old, after, hit_on_device, source)
-        else:
-            new = _placed_in_arrays(s, old, after, hit_on_device, source)
+        carried = {k: t for k, t in after.items() if k in ks}  # (the levels of another lineage keep theirs)
+        place = _placed_by_ops if differentiable else _placed_in_arrays
+        new = {**old, **place(s, old, carried, hit_on_device, source)}
         s._tangents = new
         if s._node is not None:
             s._node.tangents = new

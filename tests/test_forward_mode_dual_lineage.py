@@ -1,0 +1,51 @@
+"""A dual handle shares its primal's memory but not its tangent chain (torch 2.13's forward AD).
+
+``make_dual(p, t)``, a transform's argument, ``detach()`` and ``unpack_dual``'s primal are new
+handles on the same memory: an in-place write through one of them (or through a view of one)
+changes the values every handle shows, but carries the tangent only to the views and bases of the
+handle written.  The engine once gave the others the tangent too: the primal's views made before
+``make_dual``, the base of a primal that was itself a view, a detached alias's source, a dual handle
+whose primal was written -- and, under ``mg.func.jvp``, a view of the caller's tensor that the
+function closes over, so ``jvp(f, (p,), (v,))`` counted the argument's tangent twice (perturbation
+confusion through shared memory).
+
+Expected answers: ``tests/data/make_torch_dual_lineage.py`` (torch 2.13 on the same programs).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+
+DATA = Path(__file__).parent / "data"
+sys.path.insert(0, str(DATA))
+from dual_lineage_programs import PROGRAMS, TRANSFORMED, run  # noqa: E402
+
+sys.path.remove(str(DATA))
+
+TORCH = json.loads((DATA / "torch_dual_lineage.json").read_text())
+DEVICES = [("cpu", mg.float64), ("cpu", mg.float32), ("strict", mg.float64), ("strict-f32", mg.float32)]
+
+
+def _assert_same(got, want, tol):
+    if want is None or got is None:
+        assert got is want, f"got {got}, torch 2.13 answers {want}"
+    elif isinstance(want, list) and want and isinstance(want[0], (list, type(None))):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            _assert_same(g, w, tol)
+    else:
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("device, dtype", DEVICES)
+@pytest.mark.parametrize("name", sorted(PROGRAMS) + sorted(TRANSFORMED))
+def test_writes_carry_tangents_within_a_lineage_only(name, device, dtype):
+    from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
+    _assert_same(run(mg, name, device, dtype), TORCH[name], 1e-5 if dtype == mg.float32 else 1e-12)
