@@ -49,3 +49,19 @@ def _assert_same(got, want, tol):
 def test_writes_carry_tangents_within_a_lineage_only(name, device, dtype):
     from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
     _assert_same(run(mg, name, device, dtype), TORCH[name], 1e-5 if dtype == mg.float32 else 1e-12)
+
+
+def test_a_write_into_an_inner_dual_reaches_the_outer_tangent_not_the_inner_one():
+    """Nested dual levels (the engine's extension; torch 2.13 refuses a second level): writing the
+    inner handle ``y = make_dual(x, ., L2)`` changes ``x``'s values and its L1 tangent (at L1 they
+    are one tensor), but gives ``x`` no L2 tangent -- that would be perturbation confusion: a later
+    ``y * x`` would count the inner direction twice."""
+    fw = mg.autograd.forward_ad
+    with fw.dual_level() as outer:
+        x = fw.make_dual(mg.tensor(3.0, dtype=mg.float64), mg.tensor(1.0, dtype=mg.float64), level=outer)
+        with fw.dual_level() as inner:
+            y = fw.make_dual(x, mg.tensor(1.0, dtype=mg.float64), level=inner)
+            y.mul_(2)
+            assert x.item() == 6.0 and fw.unpack_dual(x, level=outer).tangent.item() == 2.0
+            assert fw.unpack_dual(x, level=inner).tangent is None
+            assert fw.unpack_dual(y * x, level=inner).tangent.item() == 12.0  # (y tangent 2) * x, x unmoved
