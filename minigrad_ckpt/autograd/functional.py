@@ -20,6 +20,7 @@ from typing import Any
 from .. import func as _func
 from ..backward import grad as _engine_grad
 from ..creation import ones_like
+from ..func.captures import writable_arguments
 from ..grad_mode import enable_grad
 from ..grad_mode import state as _grad_state
 from ..tensor import Tensor
@@ -208,7 +209,9 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
     if strict:
         _check_strict(func, args, "jacobian")
     make = _func.jacfwd if strategy == "forward-mode" else _func.jacrev
-    return _finish(make(_float_outputs(func, args[0]), _argnums(single, len(args)))(*args), create_graph)
+    with writable_arguments(inputs if create_graph else ()):
+        jac = make(_float_outputs(func, args[0]), _argnums(single, len(args)))(*args)
+    return _finish(jac, create_graph)
 
 
 def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False,
@@ -221,7 +224,8 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
     if strict:
         _check_strict(func, args, "hessian")
     hess = _func.hessian(_float_outputs(func, args[0]), _argnums(single, len(args)))
-    return _finish(hess(*args), create_graph)
+    with writable_arguments(inputs if create_graph else ()):
+        return _finish(hess(*args), create_graph)
 
 
 def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
@@ -236,7 +240,8 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
         returned.append(func(*xs))
         return returned[-1]
 
-    _, pullback = _func.vjp(_float_outputs(kept, args[0]), *args)
+    with writable_arguments(inputs if create_graph else ()):
+        _, pullback = _func.vjp(_float_outputs(kept, args[0]), *args)
     out = returned[-1]
     if v is None:
         if not isinstance(out, Tensor) or out.numel() != 1:
@@ -277,5 +282,5 @@ def _hessian_product(func: Callable, inputs: Any, v: Any, create_graph: bool, st
         _check_strict(func, args, "hvp")
     v = _default_v(v, args)
     tangents = (v,) if single else tuple(v)
-    out, hv = _func.hvp(func, args, tangents)
+    out, hv = _func.hvp(func, args, tangents)  # (forward over reverse: a write into an input stays refused)
     return _finish(out, create_graph), _finish(hv[0] if single else tuple(hv), create_graph)

@@ -37,14 +37,16 @@ transform: :meth:`CaptureScope.close` cuts it off.
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 from ..grad_mode import state as _grad_state
 from ..tensor import Tensor, _seq, birth_of, set_capture_guard, transform_births
 from .pytree import flatten
 
-__all__ = ["CaptureScope", "refuse_if_captured", "CAPTURED_WRITE_REFUSED"]
+__all__ = ["CaptureScope", "refuse_if_captured", "writable_arguments", "CAPTURED_WRITE_REFUSED"]
 
 #: PyTorch's words (torch 2.13), with the op's name in the parentheses
 CAPTURED_WRITE_REFUSED = ("During a grad (vjp, jvp, grad, etc) transform, the function provided attempted to call "
@@ -61,6 +63,23 @@ class _Open(threading.local):
 
     def __init__(self) -> None:
         self.scopes: list[CaptureScope] = []
+        self.writable: frozenset[int] = frozenset()  # ids of the arguments whose handles may be written
+
+
+@contextlib.contextmanager
+def writable_arguments(tensors: Any) -> Iterator[None]:
+    """Let the transforms run inside write into their handles on ``tensors`` (those that require grad).
+
+    ``torch.autograd.functional`` with ``create_graph=True`` hands the function an input that
+    requires grad as a view of itself (``inp.view_as(inp)``), not a leaf: a write into it is allowed
+    there, and the derivative is taken with respect to the written value -- unlike ``torch.func``,
+    whose arguments are leaves (:meth:`CaptureScope.differentiate`)."""
+    previous = _open.writable
+    _open.writable = frozenset(id(t) for t in flatten(tensors)[0] if isinstance(t, Tensor) and t.requires_grad)
+    try:
+        yield
+    finally:
+        _open.writable = previous
 
 
 _open = _Open()
@@ -79,6 +98,7 @@ class CaptureScope:
         self.start = next(_seq)
         self.passed = [t for t in flatten(passed)[0] if isinstance(t, Tensor)]
         self.own_memory = {id(t._version) for t in self.passed}
+        self.differentiated: list[Tensor] = []  # see differentiate
 
     def __enter__(self) -> CaptureScope:
         _open.scopes.append(self)
@@ -96,6 +116,24 @@ class CaptureScope:
         if not _count[0]:
             set_capture_guard(None)
         self.close()
+
+    def differentiate(self, handles: list[Tensor], primals: list[Tensor]) -> None:
+        """Note the handles a reverse-mode transform differentiates with respect to.  ``torch.func``
+        makes each a leaf, whose recorded in-place writes are refused; here a handle on a tensor
+        with history is a recorded alias of it (an outer backward reaches the tensor through it),
+        which the tape would let a write rebase -- and the gradient would then be taken with
+        respect to the written value, not the argument.  So those writes are refused here."""
+        self.differentiated = [h for h, p in zip(handles, primals)  # (a leaf's are refused anyway)
+                               if h._node is not None and id(p) not in _open.writable]
+
+    def refuse_write_into_handle(self, t: Tensor, what: str) -> None:
+        """PyTorch's refusal of a recorded write into a differentiated argument or a view of one."""
+        for h in self.differentiated:
+            if t._version is h._version and t._alias_group is h._alias_group:
+                which = "a leaf Variable" if t is h else "a view of a leaf Variable"
+                raise RuntimeError(f"{what}: {which} that requires grad is being used in an in-place operation "
+                                   f"(PyTorch's refusal: the argument a transform differentiates with respect "
+                                   f"to is a leaf); write into a copy (x = x.clone())")
 
     def captured(self, t: Tensor) -> bool:
         """Whether ``t``'s memory is one the function closes over (the module docstring)."""
@@ -142,5 +180,7 @@ def refuse_if_captured(target: Tensor, what: str) -> None:
     """Refuse an in-place write into ``target`` if the innermost open transform's function closes
     over it (called for recorded writes and for writes that carry a tangent)."""
     scopes = _open.scopes
-    if scopes and scopes[-1].captured(target):
-        raise RuntimeError(CAPTURED_WRITE_REFUSED.format(what=what))
+    if scopes:
+        scopes[-1].refuse_write_into_handle(target, what)
+        if scopes[-1].captured(target):
+            raise RuntimeError(CAPTURED_WRITE_REFUSED.format(what=what))

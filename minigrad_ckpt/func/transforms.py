@@ -336,8 +336,9 @@ class _Recording:
     def __init__(self, f: Callable, primals: list[Tensor], has_aux: bool, what: str, passed: Any) -> None:
         self.scope = Scope()
         self.primals = primals
-        with enable_grad(), CaptureScope(passed):  # (passed: what the caller handed f)
+        with enable_grad(), CaptureScope(passed) as capture:  # (passed: what the caller handed f)
             self.ins = [self.scope.input(p) for p in primals]
+            capture.differentiate(self.ins, primals)
             result, aux = _split_aux(f(*self.ins), has_aux, what)
         self.outs, self.out_tree = tensor_leaves(result, what, "output")
         self.scope.hide_hooks(self.outs)
