@@ -25,7 +25,7 @@ import minigrad_ckpt as mg
 
 DATA = Path(__file__).parent / "data"
 sys.path.insert(0, str(DATA))
-from dual_lineage_programs import PROGRAMS, TRANSFORMED, run  # noqa: E402
+from dual_lineage_programs import PROGRAMS, SEEDS, TRANSFORMED, run, run_random  # noqa: E402
 
 sys.path.remove(str(DATA))
 
@@ -65,3 +65,12 @@ def test_a_write_into_an_inner_dual_reaches_the_outer_tangent_not_the_inner_one(
             assert x.item() == 6.0 and fw.unpack_dual(x, level=outer).tangent.item() == 2.0
             assert fw.unpack_dual(x, level=inner).tangent is None
             assert fw.unpack_dual(y * x, level=inner).tangent.item() == 12.0  # (y tangent 2) * x, x unmoved
+
+
+@pytest.mark.parametrize("device, dtype", [("cpu", mg.float64), ("strict-f32", mg.float32)])
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_programs_of_views_duals_and_writes(seed, device, dtype):
+    """Random pools of views, dual handles and detached aliases of one memory, written in place by
+    one another (``random_steps``): every tensor's values and tangent are torch 2.13's."""
+    from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
+    _assert_same(run_random(mg, seed, device, dtype), TORCH["random"][seed], 1e-5 if dtype == mg.float32 else 1e-10)

@@ -120,3 +120,59 @@ def run(lib: Any, name: str, device: Any = None, dtype: Any = None) -> list:
     fw = lib.autograd.forward_ad
     with fw.dual_level():
         return [_plain(lib, fw, v) for v in PROGRAMS[name](lib, fw, t)]
+
+
+# ---------------------------------------------------------------------------
+# Random programs: views, dual handles and detached aliases of one memory, written in place
+# ---------------------------------------------------------------------------
+SEEDS = range(40)
+
+_VIEWS = [lambda t: t[..., 1:], lambda t: t.transpose(0, -1) if t.ndim > 1 else t[::2],
+          lambda t: t.unsqueeze(0)[0], lambda t: t.view(-1) if t.is_contiguous() else t[..., :1],
+          lambda t: t.select(0, 0) if t.ndim > 1 else t[1:]]
+
+
+def random_steps(seed: int) -> list:
+    """A program of ``seed``: each step makes a view, a dual handle or a detached alias of a tensor of
+    the pool (tensor 0 is a plain (2, 6) base), or writes one tensor of the pool with another's value."""
+    import random
+    rnd = random.Random(seed)
+    steps, n = [], 1
+    for _ in range(rnd.randint(3, 8)):
+        r, src = rnd.random(), rnd.randrange(n)
+        if r < 0.55:
+            steps.append(("view", src, rnd.randrange(5)) if r < 0.35 else
+                         ("dual", src, rnd.randrange(1000)) if r < 0.5 else ("detach", src, 0))
+            n += 1
+        else:
+            steps.append(("write", src, (rnd.randrange(n), rnd.randrange(4))))
+    return steps
+
+
+def _tangent_values(seed: int, shape: tuple) -> list:
+    import numpy as np
+    return np.random.default_rng(seed).standard_normal(shape).tolist()
+
+
+def run_random(lib: Any, seed: int, device: Any = None, dtype: Any = None) -> list:
+    """Every tensor of the pool at the end of program ``seed``: ``[values, tangent or None]``."""
+    dtype = dtype or lib.float64
+    fw = lib.autograd.forward_ad
+    with fw.dual_level():
+        pool = [lib.tensor([[i / 5.5 - 1 for i in range(6 * j, 6 * j + 6)] for j in range(2)], dtype=dtype,
+                           device=device)]
+        for kind, src, arg in random_steps(seed):
+            s = pool[src]
+            if kind == "view":
+                pool.append(_VIEWS[arg](s))
+            elif kind == "dual":  # (a tensor that already has a tangent gets a fresh copy instead)
+                tangent = lib.tensor(_tangent_values(arg, tuple(s.shape)), dtype=dtype, device=device)
+                pool.append(s * 1 if fw.unpack_dual(s).tangent is not None else fw.make_dual(s, tangent))
+            elif kind == "detach":
+                pool.append(s.detach())
+            else:
+                other, how = arg
+                o = pool[other]
+                value = o.sin() * 1 if tuple(o.shape) == tuple(s.shape) else o.sin().sum() + 0.5
+                (s.mul_, s.add_, s.copy_, lambda _, t=s: t.mul_(2.0))[how](value)
+        return [_plain(lib, fw, t) for t in pool]
