@@ -541,6 +541,18 @@ class Segment:
             _ledger.release(released)
             _ledger.hold(held)
 
+    def now_shows(self, node: Node | None, array: Any) -> None:
+        """``node``'s value now also lives in ``array``'s memory: a recorded write into shared
+        memory (``functional.shared_memory``) put it there, and the written tensor (or a view of it)
+        took ``node`` as its history.  A later write into that memory off the tape (``no_grad``,
+        ``.data``, a detached alias) must then mark ``node`` as written, as it marks the nodes
+        whose outputs were made there -- else the replay recomputes ``node`` and hands the ops that
+        read the tensor after that write the value from before it."""
+        root = self._root_segment
+        if (root._guard_thread is not None and node is not None and node.segment is not None
+                and node.segment._root_segment is root):
+            root._unindexed_outputs.append((_weak(node.xp.memory_owner(array)), node))
+
     def _mark_written(self, memory: Any) -> None:
         """(On the root) the nodes whose output lives in ``memory``, about to be written in place:
         from now on ops read their values as kept values (the write is not on the tape)."""

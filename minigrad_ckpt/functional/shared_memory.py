@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..backend import host_numpy
+from ..grad_mode import state as _grad_state
 from ..tensor import Tensor, history_sharers, set_shared_memory_writer
 from . import complex_numbers as _complex_numbers
 from . import elementwise as _elementwise
@@ -42,8 +43,13 @@ def write_into_shared_memory(target: Tensor, result: Tensor, what: str) -> Tenso
     target.prepare_write()  # (an asynchronous snapshot or a checkpoint segment may copy first)
     target._data[...] = result._data
     target._bump_version()
+    shows = getattr(_grad_state.recorder, "now_shows", None)  # a checkpoint segment recording
     for sharer, new in followers:
         sharer._take_history(new)
+        if shows is not None:
+            shows(new._node, sharer._data)
+    if shows is not None:
+        shows(result._node, target._data)
     return target._take_history(result)
 
 
