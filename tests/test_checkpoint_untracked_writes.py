@@ -9,29 +9,21 @@ forward pass had read ``4 a``: a silently wrong gradient (the engine without che
 2.13 with or without, give ``2 cos(4 a)``).  Now the segment also learns where a recorded write
 into shared memory puts a node's value (``Segment.now_shows``).
 
-Expected answers: ``tests/data/make_torch_untracked_writes.py`` (torch 2.13 on the same programs).
+Expected answers: ``tests/data/make_torch_seams.py`` (torch 2.13 on the same programs).
 """
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from seam_fixtures import DEVICES, programs, torch_answers
 
 import minigrad_ckpt as mg
 from minigrad_ckpt.checkpoint import remat
 
-DATA = Path(__file__).parent / "data"
-sys.path.insert(0, str(DATA))
-from untracked_write_programs import PROGRAMS, function, run  # noqa: E402
-
-sys.path.remove(str(DATA))
-
-TORCH = json.loads((DATA / "torch_untracked_writes.json").read_text())
-DEVICES = [("cpu", mg.float64), ("cpu", mg.float32), ("strict", mg.float64), ("strict-f32", mg.float32)]
+UNTRACKED = programs("untracked_write_programs")
+PROGRAMS, function, run = UNTRACKED.PROGRAMS, UNTRACKED.function, UNTRACKED.run
+TORCH = torch_answers("untracked_writes")
 WRAPS = {
     "checkpoint": lambda f, x: mg.checkpoint.checkpoint(f, x),
     "remat": lambda f, x: remat(f)(x),

@@ -9,28 +9,21 @@ whose primal was written -- and, under ``mg.func.jvp``, a view of the caller's t
 function closes over, so ``jvp(f, (p,), (v,))`` counted the argument's tangent twice (perturbation
 confusion through shared memory).
 
-Expected answers: ``tests/data/make_torch_dual_lineage.py`` (torch 2.13 on the same programs).
+Expected answers: ``tests/data/make_torch_seams.py`` (torch 2.13 on the same programs).
 """
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from seam_fixtures import DEVICES, programs, torch_answers
 
 import minigrad_ckpt as mg
 
-DATA = Path(__file__).parent / "data"
-sys.path.insert(0, str(DATA))
-from dual_lineage_programs import PROGRAMS, SEEDS, TRANSFORMED, run, run_random  # noqa: E402
-
-sys.path.remove(str(DATA))
-
-TORCH = json.loads((DATA / "torch_dual_lineage.json").read_text())
-DEVICES = [("cpu", mg.float64), ("cpu", mg.float32), ("strict", mg.float64), ("strict-f32", mg.float32)]
+LINEAGE = programs("dual_lineage_programs")
+PROGRAMS, SEEDS, TRANSFORMED, run, run_random = (LINEAGE.PROGRAMS, LINEAGE.SEEDS, LINEAGE.TRANSFORMED, LINEAGE.run,
+                                                  LINEAGE.run_random)
+TORCH = torch_answers("dual_lineage")
 
 
 def _assert_same(got, want, tol):

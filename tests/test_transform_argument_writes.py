@@ -8,27 +8,20 @@ answered 1 for 2), silently.  torch 2.13 refuses: "a leaf Variable that requires
 in an in-place operation."  ``autograd.functional`` with ``create_graph=True`` still lets the function
 write such an input, as torch's passes it as a view of itself (``inp.view_as(inp)``).
 
-Expected answers: ``tests/data/make_torch_argument_writes.py`` (torch 2.13 on the same programs).
+Expected answers: ``tests/data/make_torch_seams.py`` (torch 2.13 on the same programs).
 """
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from seam_fixtures import programs, torch_answers
 
 import minigrad_ckpt as mg
 
-DATA = Path(__file__).parent / "data"
-sys.path.insert(0, str(DATA))
-from argument_write_programs import PROGRAMS, run  # noqa: E402
-
-sys.path.remove(str(DATA))
-
-TORCH = json.loads((DATA / "torch_argument_writes.json").read_text())
+WRITES = programs("argument_write_programs")
+PROGRAMS, run = WRITES.PROGRAMS, WRITES.run
+TORCH = torch_answers("argument_writes")
 
 
 def _flat(v):

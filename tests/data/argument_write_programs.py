@@ -1,7 +1,7 @@
 """Functions that write in place into the argument a reverse-mode transform differentiates, when the
 caller's tensor requires grad, written once for torch and minigrad_ckpt: ``run(lib, name)`` returns
 the values (nested lists) or ``{"error": type name, "message": first words}``.
-``make_torch_argument_writes.py`` records torch's answers; ``tests/test_transform_argument_writes.py``
+``make_torch_seams.py`` records torch's answers; ``tests/test_transform_argument_writes.py``
 replays them.
 
 ``torch.func`` makes each differentiated argument a leaf, so a recorded write into it (or into a

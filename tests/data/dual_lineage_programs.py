@@ -1,6 +1,6 @@
 """Forward-mode writes into memory that a dual handle shares with tensors of another lineage,
 written once for torch and minigrad_ckpt: ``run(lib, name, device, dtype)`` returns the values and
-the tangents (``None``: no tangent) as nested lists.  ``make_torch_dual_lineage.py`` records torch's
+the tangents (``None``: no tangent) as nested lists.  ``make_torch_seams.py`` records torch's
 answers; ``tests/test_forward_mode_dual_lineage.py`` replays them.
 
 A dual handle (``make_dual``, a transform's argument), ``detach()`` and ``unpack_dual``'s primal

@@ -1,7 +1,7 @@
 """A recorded in-place write into memory another tensor shares, then a write off the tape (under
 ``no_grad``, through ``.data`` or a detached alias) into the same memory, written once for torch and
 minigrad_ckpt: ``run(lib, name, wrap)`` returns ``x.grad`` of ``sum(sin(f(x)))``, where ``wrap`` runs
-``f`` as it is or inside a checkpoint.  ``make_torch_untracked_writes.py`` records torch's answers
+``f`` as it is or inside a checkpoint.  ``make_torch_seams.py`` records torch's answers
 (``f`` as it is); ``tests/test_checkpoint_untracked_writes.py`` replays them with the engine's
 checkpoints.
 """
