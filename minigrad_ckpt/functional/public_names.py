@@ -242,8 +242,7 @@ SECTIONS: tuple[Section, ...] = (
         public("flatten", ti.flatten, AS_METHOD),
         public("tile", ti.torch_keywords(mf.tile, dims="reps"), tmeth.tile_method),
         public("repeat", ti.repeat, tmeth.repeat_method),
-        public("roll", ti.torch_keywords(ti.roll, input="x", shifts="shift", dims="axis"),
-               lambda self, shifts, dims=None: mf.roll(self, shifts, dims)),
+        public("roll", ti.torch_keywords(ti.roll, input="x", shifts="shift", dims="axis"), tmeth.roll_method),
         public("meshgrid", ti.operands_as_list(mf.meshgrid, 0)),
     )),
     Section("Indexing and sorting", MG, (

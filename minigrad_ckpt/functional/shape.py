@@ -282,15 +282,15 @@ def repeat(x: Any, repeats: Any, axis: int | None = None) -> Tensor:
 def roll(x: Any, shift: Any, axis: Any = None) -> Tensor:
     """Shift elements cyclically along ``axis`` (over the flattened tensor for None)."""
     x, shift = as_tensor(x), as_index(shift)
-    if axis is None:
-        if not isinstance(shift, (int, host_numpy.integer)):
-            raise TypeError("roll: with axis=None, shift must be an int")
+    if not isinstance(shift, (int, host_numpy.integer)) and not hasattr(shift, "__iter__"):
+        raise TypeError(f"roll: shifts must be an int or a sequence of ints, got {shift!r}")
+    if axis is None:  # a sequence of shifts rolls the flattened tensor by each in turn, as NumPy's
         return reshape(roll(ravel(x), shift, 0), x.shape)
     axes = int_tuple(axis)
     shifts = int_tuple(shift)
     if len(shifts) == 1 and len(axes) > 1:
         shifts = shifts * len(axes)
-    if len(axes) == 1 and len(shifts) > 1:
+    if len(axes) == 1 and len(shifts) != 1:
         axes = axes * len(shifts)
     if len(shifts) != len(axes):
         raise ValueError(f"roll: {len(shifts)} shifts for {len(axes)} axes")

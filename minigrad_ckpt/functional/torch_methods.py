@@ -30,7 +30,7 @@ from . import math as mf
 from . import selection as sel
 from . import statistics as stats
 from . import torch_idioms as ti
-from .arguments import as_index, as_tensor, in_default_float, normalize_axis, one_axis, refuse_complex
+from .arguments import as_index, as_tensor, in_default_float, int_tuple, normalize_axis, one_axis, refuse_complex
 from .errors import InputMismatch
 
 _UNSET: Any = ti._UNSET
@@ -541,6 +541,24 @@ def flip_method(self: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
         raise TypeError("flip() missing required argument 'dims' (PyTorch's x.flip(dims); "
                         "NumPy's flip of every axis is x.flip(axis=None))")
     return ti.flip(self, dim=dims[0] if len(dims) == 1 else dims)
+
+
+def roll_method(self: Tensor, shifts: Any, dims: Any = None) -> Tensor:
+    """PyTorch's ``x.roll(shifts, dims=None)``: one shift per dim, the two counts equal (PyTorch
+    refuses the broadcasting of one shift over several dims, or of several shifts over one dim,
+    that NumPy's ``mg.roll`` does); without dims (or with none), one shift, of the flattened tensor."""
+    shifts = as_index(shifts)
+    if not isinstance(shifts, (int, host_numpy.integer)) and not hasattr(shifts, "__iter__"):
+        raise TypeError(f"roll(): argument 'shifts' must be tuple of ints, but got {type(shifts).__name__}")
+    shift_list = int_tuple(shifts)
+    dim_list = () if dims is None else int_tuple(dims)
+    if not shift_list:
+        raise RuntimeError("`shifts` required")
+    if not dim_list and len(shift_list) == 1:
+        return mf.roll(self, shift_list[0])
+    if len(shift_list) != len(dim_list):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shift_list)}, dims:{len(dim_list)}")
+    return mf.roll(self, shift_list, dim_list)
 
 
 def squeeze_method(self: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
