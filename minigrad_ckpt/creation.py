@@ -33,7 +33,9 @@ from .backend import (
     host_numpy,
     set_default_dtype,
 )
+from .ops import elementwise as _elementwise
 from .out_arguments import CREATION, RANGE, with_out
+from .tape import apply
 from .tensor import Tensor, requires_grad_flag
 
 __all__ = [
@@ -407,8 +409,10 @@ def multinomial(input: Any, num_samples: int, replacement: bool = False, *,  # n
 def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: _random.Generator | None = None,
            dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """``mean + std * z`` with ``z`` standard normal (``torch.normal``): tensors ``mean`` and/or ``std``
-    broadcast and keep their dtype, and the result is differentiable in both (``z`` is a constant);
-    two numbers need ``size`` (the default dtype unless given).  A complex ``mean`` tensor (or a
+    broadcast, the result in ``mean``'s dtype (``std``'s for a number ``mean``), as PyTorch's; it
+    requires grad where they do, with a derivative of 0 in both, as PyTorch's (the draw is not
+    reparameterized: ``ops.dropout.NormalSample``); a negative or NaN ``std`` is refused, as
+    PyTorch does; two numbers need ``size`` (the default dtype unless given).  A complex ``mean`` tensor (or a
     complex ``dtype`` for numbers) draws PyTorch's complex normal: each part ``N(Re/Im mean,
     std^2 / 2)`` -- a number ``mean`` is the location of both parts, as PyTorch's."""
     if isinstance(std, Tensor) and std.dtype.kind == "c":
@@ -416,14 +420,37 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: _random.Ge
     if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
         if size is None:
             raise TypeError("normal: with a number mean and std, give size")
+        check_normal_std(std)
         z = randn(*_shape((size,)), dtype=dtype, device=device, generator=generator)
         both = z.dtype.kind == "c" and not isinstance(mean, complex)  # (PyTorch fills the real view)
         out = z * std + (complex(mean, mean) if both else mean)
         return out.requires_grad_(True) if requires_grad_flag(requires_grad) else out
     like = mean if isinstance(mean, Tensor) else std
     shape = host_numpy.broadcast_shapes(getattr(mean, "shape", ()), getattr(std, "shape", ()))
-    drawn = _sampled("normal", _random.normal, shape, like.dtype, like.device, generator, 0.5 ** 0.5)
-    return mean + std * Tensor.constant(drawn, like.device)
+    check_normal_std(std)
+    if like.dtype.kind != "f":  # complex: PyTorch's complex normal (PyTorch has no derivative of it)
+        drawn = _sampled("normal", _random.normal, shape, like.dtype, like.device, generator, 0.5 ** 0.5)
+        return mean + std * Tensor.constant(drawn, like.device)
+    drawn = _sampled("normal", _random.normal, shape, like.dtype, like.device, generator, 1.0)
+    loc, scale = (v.detach() if isinstance(v, Tensor) else v for v in (mean, std))
+    value = (loc + scale * Tensor.constant(drawn, like.device)).to(like.dtype)
+    # Recorded with a derivative of exactly 0 in both, as PyTorch's NormalBackward (the draw is not
+    # reparameterized): the value is selected whole, so the operands' branch gets Where's zero share
+    # (never 0 * inf), in backward and under the transforms, and the result requires grad where an
+    # operand does, as PyTorch's
+    everywhere = Tensor.constant(like.device.xp.ones(value.shape, dtype=bool), like.device)
+    return apply(_elementwise.Where(), everywhere, value, mean + std).to(like.dtype)
+
+
+def check_normal_std(std: Any) -> None:
+    """PyTorch's refusal of a negative (or NaN) standard deviation, in ``normal``, ``x.normal_`` and
+    ``nn.init.normal_`` alike."""
+    if isinstance(std, Tensor):
+        data = std._data
+        if data.size and not bool(std.device.xp.scalar(std.device.xp.all(data >= 0))):
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    elif not std >= 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
 
 
 # ---- PyTorch's window functions (signal processing): formulas of the position, computed in float64 ----

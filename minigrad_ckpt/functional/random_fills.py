@@ -50,8 +50,7 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
             generator: _random.Generator | None = None) -> Tensor:
     """Fill with samples of N(mean, std^2) (a complex tensor: PyTorch's complex normal)."""
     _require_float(self, "normal_")
-    if std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    creation.check_normal_std(std)
     z = creation.randn(*self.shape, dtype=self.dtype, device=self.device, generator=generator)
     return self.copy_(z * std + _location(self, mean))
 

@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 from .. import random as _random
+from ..creation import check_normal_std
 from ..functional.errors import ComplexNotImplemented
 from ..grad_mode import no_grad
 from ..tensor import Tensor
@@ -92,6 +93,7 @@ def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = No
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
     """Fill with samples from N(mean, std^2), drawn from ``generator`` or the engine's (of a complex
     tensor, PyTorch's complex normal: each part N(mean, std^2 / 2))."""
+    check_normal_std(std)
     if tensor.dtype.kind == "c":
         return _complex_fill(tensor.normal_, mean, std, generator=generator)
     z = _random.normal(tensor.device.xp, _random.key_from(generator, "normal_"), tensor.shape, tensor.dtype)
