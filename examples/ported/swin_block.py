@@ -16,7 +16,6 @@ import numpy as np
 
 import minigrad_ckpt as mg
 import minigrad_ckpt.nn as nn
-import minigrad_ckpt.nn.functional as F
 from minigrad_ckpt.optim.lr_scheduler import CosineAnnealingLR, LinearLR, SequentialLR
 
 
