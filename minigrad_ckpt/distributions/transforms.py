@@ -3,7 +3,10 @@
 (and each one's ``.inv``) -- with PyTorch's forward, inverse, ``log_abs_det_jacobian``, ``sign``,
 ``domain``/``codomain`` and equality (two ``ExpTransform()`` are equal: KL between transformed
 distributions asks). All are elementwise; ``AffineTransform(event_dim=n)`` sums its Jacobian over the
-last ``n`` dims, as PyTorch's. No caching: ``cache_size`` is accepted and recomputes (same values)."""
+last ``n`` dims, as PyTorch's. ``cache_size=1`` keeps the last ``(x, y)`` pair, as PyTorch's: the
+inverse of the very ``y`` a transform returned is the ``x`` it came from, not a recomputation -- which
+``atanh(tanh(x))`` is not (it is inf once ``tanh(x)`` rounds to 1), so a ``TanhTransform(cache_size=1)``
+policy's ``log_prob(rsample())`` stays finite and exact."""
 
 from __future__ import annotations
 
@@ -30,6 +33,7 @@ class Transform:
         if cache_size not in (0, 1):
             raise ValueError("cache_size must be 0 or 1")
         self._cache_size = cache_size
+        self._cached_x_y: tuple[Any, Any] = (None, None)
 
     @property
     def event_dim(self) -> int:
@@ -39,8 +43,35 @@ class Transform:
     def inv(self) -> Transform:
         return _InverseTransform(self)
 
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        """This transform keeping ``cache_size`` pairs (a new one where the size differs)."""
+        if self._cache_size == cache_size:
+            return self
+        if type(self).__init__ is Transform.__init__:
+            return type(self)(cache_size=cache_size)
+        raise NotImplementedError(f"{type(self)}.with_cache is not implemented")
+
     def __call__(self, x: Tensor) -> Tensor:
-        return self._call(x)
+        """``y = t(x)``; with a cache, the last ``y`` again where ``x`` is the last ``x`` (the same object)."""
+        if not self._cache_size:
+            return self._call(x)
+        x_old, y_old = self._cached_x_y
+        if x is x_old:
+            return y_old
+        y = self._call(x)
+        self._cached_x_y = x, y
+        return y
+
+    def _inv_call(self, y: Tensor) -> Tensor:
+        """``self.inv(y)``: the cached ``x`` where ``y`` is the ``y`` last returned (the same object)."""
+        if not self._cache_size:
+            return self._inverse(y)
+        x_old, y_old = self._cached_x_y
+        if y is y_old:
+            return x_old
+        x = self._inverse(y)
+        self._cached_x_y = x, y
+        return x
 
     def _call(self, x: Tensor) -> Tensor:
         raise NotImplementedError
@@ -59,7 +90,7 @@ class _InverseTransform(Transform):
     """``t.inv``: ``t`` read backwards (its inverse is ``t`` itself)."""
 
     def __init__(self, transform: Transform) -> None:
-        super().__init__()
+        super().__init__(transform._cache_size)
         self._inv = transform
         self.domain, self.codomain, self.bijective = transform.codomain, transform.domain, transform.bijective
 
@@ -71,8 +102,14 @@ class _InverseTransform(Transform):
     def inv(self) -> Transform:
         return self._inv
 
-    def _call(self, x: Tensor) -> Tensor:
-        return self._inv._inverse(x)
+    def __call__(self, x: Tensor) -> Tensor:  # through the forward transform's cache
+        return self._inv._inv_call(x)
+
+    def _inv_call(self, y: Tensor) -> Tensor:
+        return self._inv(y)
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        return self._inv.with_cache(cache_size).inv
 
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
         return -self._inv.log_abs_det_jacobian(y, x)
@@ -160,6 +197,11 @@ class AffineTransform(Transform):
     def event_dim(self) -> int:  # type: ignore[override]
         return self._event_dim
 
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return AffineTransform(self.loc, self.scale, self._event_dim, cache_size=cache_size)
+
     @property
     def sign(self) -> Any:  # type: ignore[override]
         if isinstance(self.scale, (int, float)):
@@ -201,7 +243,7 @@ class ComposeTransform(Transform):
 
     def __init__(self, parts: list[Transform], cache_size: int = 0) -> None:
         super().__init__(cache_size)
-        self.parts = list(parts)
+        self.parts = [part.with_cache(cache_size) for part in parts] if cache_size else list(parts)
         if self.parts:
             self.domain, self.codomain = self.parts[0].domain, self.parts[-1].codomain
 
@@ -220,6 +262,9 @@ class ComposeTransform(Transform):
     def inv(self) -> Transform:
         return ComposeTransform([p.inv for p in reversed(self.parts)])
 
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        return self if self._cache_size == cache_size else ComposeTransform(self.parts, cache_size=cache_size)
+
     def _call(self, x: Tensor) -> Tensor:
         for part in self.parts:
             x = part(x)
@@ -229,10 +274,10 @@ class ComposeTransform(Transform):
         if not self.parts:
             return x * 0
         event_dim, total = self.event_dim, 0
-        for part in self.parts:
-            y = part(x)
-            total = total + _sum_rightmost(part.log_abs_det_jacobian(x, y), event_dim - part.event_dim)
-            x = y
+        for i, part in enumerate(self.parts):  # the intermediates from the parts' caches, the last is y
+            y_part = y if i == len(self.parts) - 1 else part(x)
+            total = total + _sum_rightmost(part.log_abs_det_jacobian(x, y_part), event_dim - part.event_dim)
+            x = y_part
         return total
 
     def __eq__(self, other: object) -> bool:
