@@ -375,6 +375,12 @@ def bernoulli(input: Any, p: float | None = None, *,  # noqa: A002
     return Tensor.constant((u < prob).astype(x.dtype), x.device)
 
 
+class InvalidMultinomial(RuntimeError, ValueError):
+    """What ``multinomial`` refuses (weights of another rank or dtype, negative, infinite or NaN weights,
+    a row that sums to 0, more samples than categories without replacement): PyTorch's
+    ``RuntimeError``, and the ``ValueError`` of NumPy's ``Generator.choice`` for the same mistakes."""
+
+
 def multinomial(input: Any, num_samples: int, replacement: bool = False, *,  # noqa: A002
                 generator: _random.Generator | None = None) -> Tensor:
     """Indices drawn from the categories of each row of ``input`` (1-D or 2-D non-negative weights,
@@ -383,15 +389,25 @@ def multinomial(input: Any, num_samples: int, replacement: bool = False, *,  # n
     the ``num_samples`` smallest win, in order), so zero-weight categories come last.  int64."""
     w = input if isinstance(input, Tensor) else tensor(input)
     if w.ndim not in (1, 2) or w.dtype.kind != "f":
-        raise ValueError(f"multinomial: input must be a 1-D or 2-D float tensor, got {w.ndim}-D {w.dtype}")
+        raise InvalidMultinomial(
+            ("prob_dist must be 1 or 2 dim" if w.ndim not in (1, 2) else
+             f"multinomial only supports floating-point dtypes for input, got: {w.dtype}")
+            + f" (multinomial: input must be a 1-D or 2-D float tensor, got {w.ndim}-D {w.dtype})")
     rows = w._data.reshape(-1, w.shape[-1])
     xp, n = w.device.xp, int(num_samples)
     if n <= 0 or (not replacement and n > rows.shape[1]):
-        raise ValueError(f"multinomial: cannot draw {n} samples from {rows.shape[1]} categories "
-                         f"{'with' if replacement else 'without'} replacement")
+        raise InvalidMultinomial(
+            ("cannot sample n_sample <= 0 samples" if n <= 0 else
+             "cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+            + f" (multinomial: cannot draw {n} samples from {rows.shape[1]} categories "
+            f"{'with' if replacement else 'without'} replacement)")
     total = rows.sum(axis=1, keepdims=True)
-    if bool(xp.scalar(xp.any((rows < 0) | ~xp.isfinite(rows)))) or bool(xp.scalar(xp.any(total <= 0))):
-        raise ValueError("multinomial: weights must be finite, non-negative, with a positive sum in each row")
+    if bool(xp.scalar(xp.any((rows < 0) | ~xp.isfinite(rows)))):
+        raise InvalidMultinomial("probability tensor contains either `inf`, `nan` or element < 0 "
+                                 "(multinomial: weights must be finite and non-negative)")
+    if bool(xp.scalar(xp.any(total <= 0))):
+        raise InvalidMultinomial("invalid multinomial distribution (sum of probabilities <= 0) "
+                                 "(multinomial: weights must be non-negative with a positive sum in each row)")
     key = _random.key_from(generator, "multinomial")
     if replacement:
         cdf = xp.cumsum(rows / total, axis=1)

@@ -63,6 +63,11 @@ class RealInputRequired(RuntimeError, TypeError):
     ``RuntimeError`` ("rfft expects a real input tensor") and a ``TypeError``."""
 
 
+class BoolMaskRequired(RuntimeError, TypeError):
+    """A mask of another dtype than bool (``masked_fill``, ``masked_select``, ``masked_scatter``):
+    PyTorch's ``RuntimeError`` ("masked_fill_ only supports boolean masks") and a ``TypeError``."""
+
+
 class ComplexNotImplemented(NotImplementedError, TypeError):
     """A complex input to a function PyTorch implements for real numbers only -- a random law of
     the real line (``exponential_``, ``random_``, ``trunc_normal_``), a loss whose formula needs a

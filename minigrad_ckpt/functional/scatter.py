@@ -32,7 +32,7 @@ from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, broadcast_shapes, one_device, operand
 from .complex_numbers import real
-from .errors import IndexOutOfBounds, first_out_of_range
+from .errors import BoolMaskRequired, IndexOutOfBounds, first_out_of_range
 from .indexing import _index_array, getitem_in_range, index_add
 from .torch_idioms import _one_dim
 
@@ -449,7 +449,8 @@ def put(input: Any, index: Any, source: Any, accumulate: bool = False) -> Tensor
 def _mask(name: str, mask: Any, x: Tensor) -> Tensor:
     m = as_tensor(mask)
     if m.dtype.kind != "b":
-        raise TypeError(f"{name}: mask must be a bool tensor, got {m.dtype}")
+        raise BoolMaskRequired(f"{name}_ only supports boolean masks, but got mask with dtype {m.dtype} "
+                               f"({name}: mask must be a bool tensor)")
     if m.device is not x.device:
         raise RuntimeError(f"{name}: mask is on {m.device}, the tensor on {x.device}")
     return m
