@@ -243,7 +243,7 @@ SECTIONS: tuple[Section, ...] = (
         public("tile", ti.torch_keywords(mf.tile, dims="reps"), tmeth.tile_method),
         public("repeat", ti.repeat, tmeth.repeat_method),
         public("roll", ti.torch_keywords(ti.roll, input="x", shifts="shift", dims="axis"), tmeth.roll_method),
-        public("meshgrid", ti.operands_as_list(mf.meshgrid, 0)),
+        public("meshgrid", ti.meshgrid),
     )),
     Section("Indexing and sorting", MG, (
         public("getitem", mf.getitem),

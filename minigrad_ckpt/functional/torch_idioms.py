@@ -22,6 +22,7 @@ from __future__ import annotations
 import builtins
 import functools
 import inspect
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -34,7 +35,7 @@ from .indexing import take_along_axis_in_range
 
 __all__ = [
     "sum", "mean", "prod", "var", "std", "logsumexp", "cumsum", "cumprod", "argmax", "argmin", "max", "min",
-    "concatenate", "stack", "split", "flip", "squeeze", "expand_dims", "take", "sort", "argsort", "roll",
+    "concatenate", "stack", "split", "flip", "squeeze", "expand_dims", "take", "sort", "argsort", "roll", "meshgrid",
     "repeat", "take_along_axis", "cross", "flatten", "cat", "unsqueeze", "ValuesIndices", "transpose", "chunk",
     "unbind", "topk", "clamp", "mul", "sub", "div", "true_divide", "neg", "pow", "eq", "ne", "lt", "le", "gt", "ge",
     "acos", "asin", "atan", "atan2", "acosh", "asinh", "atanh", "absolute", "concat", "t", "numel",
@@ -410,7 +411,7 @@ def torch_keywords(fn: Callable[..., Any], **renames: str) -> Callable[..., Any]
 
 def operands_as_list(fn: Callable[..., Any], first: int) -> Callable[..., Any]:
     """``fn(*leading, *operands)`` also taking the operands as one list or tuple, as PyTorch's
-    ``einsum("ij,jk", [a, b])`` and ``meshgrid([x, y])`` do (NumPy's take them spread out)."""
+    ``einsum("ij,jk", [a, b])`` does (NumPy's takes them spread out)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -421,6 +422,22 @@ def operands_as_list(fn: Callable[..., Any], first: int) -> Callable[..., Any]:
         return fn(*args, **kwargs)
 
     return wrapper
+
+
+def meshgrid(*tensors: Any, indexing: str | None = None, **kwargs: Any) -> tuple[Tensor, ...]:
+    """NumPy's ``meshgrid`` for operands spread out (``indexing="xy"`` by default); PyTorch's for
+    operands given as one list or tuple, ``meshgrid([x, y])``, a spelling only PyTorch has (NumPy
+    reads the list as one array): ``indexing="ij"`` by default there, with PyTorch's warning that
+    asks for the argument (Swin's ``torch.meshgrid([coords_h, coords_w])`` is ``"ij"``)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) and tensors[0] \
+            and all(isinstance(t, Tensor) for t in tensors[0]):
+        if indexing is None:
+            warnings.warn("meshgrid: in an upcoming release, it will be required to pass the indexing argument "
+                          "(PyTorch's warning; operands in one list take PyTorch's default, 'ij')", UserWarning,
+                          stacklevel=2)
+            indexing = "ij"
+        tensors = tuple(tensors[0])
+    return mf.meshgrid(*tensors, indexing="xy" if indexing is None else indexing, **kwargs)
 
 
 def transpose(x: Any, *axes: Any) -> Tensor:
