@@ -217,6 +217,10 @@ nanquantile = _quantile_api("nanquantile", skip_nan=True)
 def _median_api(name: str, skip_nan: bool) -> Any:
     def fn(input: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,  # noqa: A002
            keepdims: bool = False, *, dim: Any = _UNSET, keepdim: Any = _UNSET) -> Any:
+        if isinstance(out, bool) and keepdim is _UNSET:  # PyTorch's third argument: median(x, dim, keepdim)
+            out, keepdim = None, out
+        if out is not None:
+            raise TypeError(f"{name}: out= is not supported (tensors here are values)")
         if dim is _UNSET and keepdim is not _UNSET and isinstance(axis, (int, host_numpy.integer)):
             dim, axis = axis, None  # PyTorch's spelling: median(x, 0, keepdim=True) is its pair
         if dim is not _UNSET:  # PyTorch's: the lower median and its index
