@@ -272,7 +272,8 @@ class TinySwin(nn.Module):
         dpr = [x.item() for x in mg.linspace(0, drop_path_rate, 2)]  # stochastic depth decay rule
         self.blocks = nn.ModuleList([
             SwinTransformerBlock(embed_dim, (res, res), num_heads, window_size=window_size,
-                                 shift_size=0 if (i % 2 == 0) else window_size // 2, drop_path=dpr[i])
+                                 shift_size=0 if (i % 2 == 0) else window_size // 2, mlp_ratio=2.,
+                                 drop_path=dpr[i])
             for i in range(2)])
         self.downsample = PatchMerging((res, res), embed_dim)
         self.norm = nn.LayerNorm(2 * embed_dim)

@@ -1,25 +1,21 @@
-"""Regenerate ``tests/data/ported_maml_reference.npz``: ``examples/ported/maml.py`` run as a
-torch program by ``ported_runs.record_runs`` (which says what is stored).
+"""Regenerate ``tests/data/ported_maml_reference.npz``: PyTorch's runs of ``examples/ported/maml.py``
+(MAML on sinusoids, by fast weights (MAML-Pytorch) and by torch.func (functorch's example)), read
+from its ported source with the rename undone, as ``make_ported_reference.py`` runs its programs
+(the same keys: ``<run>|init|...``, ``<run>|draw|<i>``, ``<run>|history``, ``<run>|final|...``).
 
     python tests/data/make_ported_maml.py        # needs torch; the tests do not
 
-Runs: the fast-weights step (``autograd.grad(create_graph=True)``) and the ``torch.func`` one
-(``--functional``), each in float64 and float32, all from the first run's weights; the program draws
-nothing from torch's generator (NumPy's makes the tasks).  Stored: each run's history (the meta-loss
-and the meta-gradient's norm per weight, each iteration) and weights.
+The program draws nothing from torch's generator (NumPy's makes the tasks).
 """
 
-from __future__ import annotations
+from make_ported_reference import record_runs
 
-import sys
-from pathlib import Path
-
-HERE = Path(__file__).parent
-sys.path.insert(0, str(HERE))
-from ported_runs import record_runs  # noqa: E402
-
-RUNS = {"maml_f64": ["--double"], "maml_functional_f64": ["--double", "--functional"], "maml_f32": [],
-        "maml_functional_f32": ["--functional"]}
+RUNS = {  # tests/test_ported_maml.py replays these
+    "maml_f64": ("maml", ["--double"]),
+    "maml_functional_f64": ("maml", ["--double", "--functional"]),
+    "maml_f32": ("maml", []),
+    "maml_functional_f32": ("maml", ["--functional"]),
+}
 
 if __name__ == "__main__":
-    record_runs("maml", RUNS, HERE / "ported_maml_reference.npz")
+    record_runs(RUNS, "ported_maml_reference.npz")

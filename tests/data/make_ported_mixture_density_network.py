@@ -1,27 +1,21 @@
-"""Regenerate ``tests/data/ported_mixture_density_network_reference.npz``:
-``examples/ported/mixture_density_network.py`` run as a torch program by ``ported_runs.record_runs``
-(which says what is stored).
+"""Regenerate ``tests/data/ported_mixture_density_network_reference.npz``: PyTorch's runs of
+``examples/ported/mixture_density_network.py`` (a mixture density network on Bishop's toy inverse
+problem), read from its ported source with the rename undone, as ``make_ported_reference.py`` runs
+its programs (the same keys: ``<run>|init|...``, ``<run>|draw|<i>``, ``<run>|history``,
+``<run>|final|...``).
 
     python tests/data/make_ported_mixture_density_network.py        # needs torch; the tests do not
 
-Runs: the hand-written log density and ``distributions.Normal``'s in float64, the first in float32
-(all from the first run's weights).  The draws replayed are ``torch.multinomial`` and
-``torch.normal``'s; stored: each run's history (the losses, two held-out likelihoods, the samples)
-and weights.
+The draws of ``torch.multinomial`` and ``torch.normal`` are recorded; the test replays them.
 """
 
-from __future__ import annotations
+from make_ported_reference import record_runs
 
-import sys
-from pathlib import Path
-
-HERE = Path(__file__).parent
-sys.path.insert(0, str(HERE))
-from ported_runs import record_runs  # noqa: E402
-
-RUNS = {"mdn_f64": ["--double"], "mdn_dist_f64": ["--double", "--use-distributions"],
-        "mdn_f32": []}
+RUNS = {  # tests/test_ported_mixture_density_network.py replays these
+    "mdn_f64": ("mixture_density_network", ["--double"]),
+    "mdn_dist_f64": ("mixture_density_network", ["--double", "--use-distributions"]),
+    "mdn_f32": ("mixture_density_network", []),
+}
 
 if __name__ == "__main__":
-    record_runs("mixture_density_network", RUNS, HERE / "ported_mixture_density_network_reference.npz",
-                draws=("multinomial", "normal"))
+    record_runs(RUNS, "ported_mixture_density_network_reference.npz")

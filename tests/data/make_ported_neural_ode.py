@@ -1,25 +1,22 @@
-"""Regenerate ``tests/data/ported_neural_ode_reference.npz``: ``examples/ported/neural_ode.py`` run as a
-torch program by ``ported_runs.record_runs`` (which says what is stored).
+"""Regenerate ``tests/data/ported_neural_ode_reference.npz``: PyTorch's runs of
+``examples/ported/neural_ode.py`` (torchdiffeq's ode_demo with a hand-written RK4 and FFJORD's
+divergence estimators), read from its ported source with the rename undone, as
+``make_ported_reference.py`` runs its programs (the same keys: ``<run>|init|...``,
+``<run>|draw|<i>``, ``<run>|history``, ``<run>|final|...``).
 
     python tests/data/make_ported_neural_ode.py        # needs torch; the tests do not
 
-Runs: float64 and float32 (from the float64 run's weights of both models, ``func`` and ``diffeq``,
-rounded); the program draws nothing from torch's generator (NumPy's makes its batches, the flow's
-points and its Rademacher vector).  Stored: each run's history (losses and gradient norms of the RK4
-fit, the flow's losses, the three divergences) and weights.  The ``--checkpoint`` run is not stored:
-its numbers are the plain run's, to the bit.
+The program draws nothing from torch's generator (NumPy's makes its batches, the flow's points and
+its Rademacher vector). The ``--checkpoint`` run is not recorded: its numbers are the plain run's,
+to the bit.
 """
 
-from __future__ import annotations
+from make_ported_reference import record_runs
 
-import sys
-from pathlib import Path
-
-HERE = Path(__file__).parent
-sys.path.insert(0, str(HERE))
-from ported_runs import record_runs  # noqa: E402
-
-RUNS = {"ode_f64": ["--double"], "ode_f32": []}
+RUNS = {  # tests/test_ported_neural_ode.py replays these
+    "ode_f64": ("neural_ode", ["--double"]),
+    "ode_f32": ("neural_ode", []),
+}
 
 if __name__ == "__main__":
-    record_runs("neural_ode", RUNS, HERE / "ported_neural_ode_reference.npz")
+    record_runs(RUNS, "ported_neural_ode_reference.npz")

@@ -300,7 +300,10 @@ RUN_AS_TORCH = {  # run name: (program in examples/ported, argv)
     "actor_critic": ("actor_critic", []),
     "language_translation": ("language_translation", []),
 }
-RECORDED_DRAWS = ("randn", "randn_like", "multinomial", "randint", "randperm")
+RECORDED_DRAWS = ("randn", "randn_like", "multinomial", "randint", "randperm", "normal")
+#: Tensor methods that draw in place (``x.new_empty(shape).bernoulli_(keep)``: timm's DropPath), recorded
+#: as ``"Tensor.<name>"``; the test writes torch's values into the tensor instead
+RECORDED_TENSOR_DRAWS = ("bernoulli_",)
 
 
 def as_torch_program(name: str) -> types.ModuleType:
@@ -328,10 +331,12 @@ def run_as_torch(run: str, program: str, argv: list[str]) -> None:
     draws: list[tuple[str, np.ndarray]] = []
     originals = {fn: getattr(torch, fn) for fn in RECORDED_DRAWS}
 
-    def recording(fn):
+    methods = {fn: getattr(torch.Tensor, fn) for fn in RECORDED_TENSOR_DRAWS}
+
+    def recording(fn, original, label):
         def draw(*args, **kwargs):
-            out = originals[fn](*args, **kwargs)
-            draws.append((fn, out.numpy().copy()))
+            out = original(*args, **kwargs)
+            draws.append((label, out.detach().numpy().copy()))
             return out
         return draw
 
@@ -339,7 +344,9 @@ def run_as_torch(run: str, program: str, argv: list[str]) -> None:
         store_state(run, f"init|{key}", model)
 
     for fn in RECORDED_DRAWS:
-        setattr(torch, fn, recording(fn))
+        setattr(torch, fn, recording(fn, originals[fn], fn))
+    for fn, original in methods.items():
+        setattr(torch.Tensor, fn, recording(fn, original, f"Tensor.{fn}"))
     split_randperm = torch.utils.data.dataset.randperm  # random_split's (imported by name there)
     torch.utils.data.dataset.randperm = torch.randperm
     try:
@@ -348,6 +355,8 @@ def run_as_torch(run: str, program: str, argv: list[str]) -> None:
     finally:
         for fn, original in originals.items():
             setattr(torch, fn, original)
+        for fn, original in methods.items():
+            setattr(torch.Tensor, fn, original)
         torch.utils.data.dataset.randperm = split_randperm
     ARRAYS[f"{run}|history"] = np.array(history, dtype=np.float64)
     ARRAYS[f"{run}|draw_fns"] = np.array([fn for fn, _ in draws] or [""])

@@ -1,23 +1,21 @@
-"""Regenerate ``tests/data/ported_swin_block_reference.npz``: ``examples/ported/swin_block.py`` run as a
-torch program by ``ported_runs.record_runs`` (which says what is stored).
+"""Regenerate ``tests/data/ported_swin_block_reference.npz``: PyTorch's runs of
+``examples/ported/swin_block.py`` (microsoft/Swin-Transformer's window attention block, with timm's
+DropPath and Swin's AdamW groups and warmup-cosine schedule), read from its ported source with the
+rename undone, as ``make_ported_reference.py`` runs its programs (the same keys: ``<run>|init|...``,
+``<run>|draw|<i>``, ``<run>|history``, ``<run>|final|...``).
 
     python tests/data/make_ported_swin_block.py        # needs torch; the tests do not
 
-Runs: float64 and float32 (starting from the float64 run's weights, rounded).  The draws replayed are
-DropPath's masks, ``x.new_empty(shape).bernoulli_(keep)`` (``"Tensor.bernoulli_"``); stored: each
-run's history (loss, gradient norm and learning rate per step, then an eval output) and weights.
+DropPath's masks, ``x.new_empty(shape).bernoulli_(keep)``, are recorded as ``"Tensor.bernoulli_"``
+draws; the test writes torch's values into the tensor.
 """
 
-from __future__ import annotations
+from make_ported_reference import record_runs
 
-import sys
-from pathlib import Path
-
-HERE = Path(__file__).parent
-sys.path.insert(0, str(HERE))
-from ported_runs import record_runs  # noqa: E402
-
-RUNS = {"swin_f64": ["--double"], "swin_f32": []}
+RUNS = {  # tests/test_ported_swin_block.py replays these
+    "swin_f64": ("swin_block", ["--double"]),
+    "swin_f32": ("swin_block", []),
+}
 
 if __name__ == "__main__":
-    record_runs("swin_block", RUNS, HERE / "ported_swin_block_reference.npz", tensor_draws=("bernoulli_",))
+    record_runs(RUNS, "ported_swin_block_reference.npz")

@@ -34,7 +34,8 @@ def weights(ref, prefix: str) -> dict[str, np.ndarray]:
 
 def replay_draws(monkeypatch, ref, run: str) -> list[str]:
     """mg.<fn> gives back, in order, what torch.<fn> drew in the reference run (randn, randn_like,
-    multinomial, randint, randperm; the orders of RandomSampler and random_split through randperm)."""
+    multinomial, randint, randperm, normal; the orders of RandomSampler and random_split through
+    randperm), and an in-place draw ``x.<method>(...)`` (``"Tensor.bernoulli_"``) writes torch's values."""
     fns = [str(f) for f in ref[f"{run}|draw_fns"] if f]
     draws = iter(enumerate(fns))
     called: list[str] = []
@@ -44,11 +45,16 @@ def replay_draws(monkeypatch, ref, run: str) -> list[str]:
             i, expected = next(draws)
             assert expected == fn, f"draw {i}: the program called mg.{fn}, torch.{expected} at this point"
             called.append(fn)
-            return mg.tensor(ref[f"{run}|draw|{i}"])
+            value = mg.tensor(ref[f"{run}|draw|{i}"])
+            if not fn.startswith("Tensor."):
+                return value
+            with mg.no_grad():  # an in-place draw (x.bernoulli_(p)): torch's values written into x
+                return args[0].copy_(value)
         return draw
 
     for fn in set(fns):
-        monkeypatch.setattr(mg, fn, replay(fn))
+        owner, name = (mg.Tensor, fn[len("Tensor."):]) if fn.startswith("Tensor.") else (mg, fn)
+        monkeypatch.setattr(owner, name, replay(fn))
     if "multinomial" in fns:  # distributions.Categorical draws through it, as torch's through torch.multinomial
         monkeypatch.setattr(mg.creation, "multinomial", mg.multinomial)
     monkeypatch.setattr(mg.utils.data.RandomSampler, "__iter__", _torchs_sampler_order)
