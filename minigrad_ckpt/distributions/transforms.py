@@ -53,25 +53,23 @@ class Transform:
 
     def __call__(self, x: Tensor) -> Tensor:
         """``y = t(x)``; with a cache, the last ``y`` again where ``x`` is the last ``x`` (the same object)."""
-        if not self._cache_size:
-            return self._call(x)
-        x_old, y_old = self._cached_x_y
-        if x is x_old:
-            return y_old
-        y = self._call(x)
-        self._cached_x_y = x, y
-        return y
+        return self._through_cache(x, 0, self._call)
 
     def _inv_call(self, y: Tensor) -> Tensor:
         """``self.inv(y)``: the cached ``x`` where ``y`` is the ``y`` last returned (the same object)."""
+        return self._through_cache(y, 1, self._inverse)
+
+    def _through_cache(self, value: Tensor, side: int, compute: Any) -> Tensor:
+        """``compute(value)``, or the other member of the cached ``(x, y)`` pair where ``value`` is its
+        member ``side`` (0: ``x``, 1: ``y``); the pair is then ``value`` and the answer."""
         if not self._cache_size:
-            return self._inverse(y)
-        x_old, y_old = self._cached_x_y
-        if y is y_old:
-            return x_old
-        x = self._inverse(y)
-        self._cached_x_y = x, y
-        return x
+            return compute(value)
+        pair = self._cached_x_y
+        if value is pair[side]:
+            return pair[1 - side]
+        out = compute(value)
+        self._cached_x_y = (value, out) if side == 0 else (out, value)
+        return out
 
     def _call(self, x: Tensor) -> Tensor:
         raise NotImplementedError
