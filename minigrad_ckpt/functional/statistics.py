@@ -27,7 +27,10 @@ _UNSET: Any = ti._UNSET
 
 
 def _nansum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Tensor:
-    """The sum with NaNs counted as zero (NumPy's and PyTorch's ``nansum``); a NaN gets gradient 0."""
+    """The sum with NaNs counted as zero (NumPy's and PyTorch's ``nansum``); a NaN gets gradient 0.  A
+    bool third argument is PyTorch's ``keepdim``, as for :func:`_nanmean`: ``mg.nansum(x, 0, True)``."""
+    if isinstance(dtype, bool):
+        dtype, keepdims = None, dtype
     x = as_tensor(x)
     if x.dtype.kind in "fc":  # before a cast to dtype=: an integer has no NaN to find (torch zeroes it first too)
         x = mf.where(mf.isnan(x), 0, x)

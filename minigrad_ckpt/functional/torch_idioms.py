@@ -303,7 +303,12 @@ def sort(x: Any, axis: Any = -1, kind: str | None = None, order: Any = None, *, 
          descending: bool = False, stable: bool = False) -> Any:
     """NumPy's ``sort`` (the sorted values) along ``axis``; with PyTorch's ``dim=`` (or
     ``descending=``, or ``stable=True``: keywords NumPy's ``sort`` here does not take), PyTorch's
-    ``(values, indices)``.  Always stable."""
+    ``(values, indices)``; so is a bool third argument, PyTorch's ``descending`` (NumPy's ``kind`` is a
+    string): ``mg.sort(x, 1, True)``.  Always stable."""
+    if isinstance(kind, bool):
+        kind, descending = None, descending or kind
+        if dim is _UNSET:
+            dim, axis = axis, -1
     if dim is _UNSET and not descending and not stable:
         return mf.sort(x, axis, kind, order)
     if dim is not _UNSET and axis != -1:
@@ -338,7 +343,10 @@ def _nans_first(key: Tensor, idx: Tensor, d: int) -> Tensor:
 
 def argsort(x: Any, axis: Any = -1, kind: str | None = None, order: Any = None, *, dim: Any = _UNSET,
             descending: bool = False, stable: bool = False) -> Tensor:
-    """Indices that sort along ``axis`` (stable); PyTorch's ``dim=`` and ``descending=`` too."""
+    """Indices that sort along ``axis`` (stable); PyTorch's ``dim=`` and ``descending=`` too, and a bool
+    third argument as PyTorch's ``descending`` (NumPy's ``kind`` is a string): ``mg.argsort(x, 1, True)``."""
+    if isinstance(kind, bool):
+        kind, descending = None, descending or kind
     if dim is _UNSET and not descending:
         return mf.argsort(x, axis, kind, order)
     if dim is not _UNSET and axis != -1:
