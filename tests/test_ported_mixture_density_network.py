@@ -9,21 +9,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-HERE = Path(__file__).parent
-sys.path.insert(0, str(HERE / "data"))
-from ported_replay import run_and_compare  # noqa: E402
-
-REF = np.load(HERE / "data" / "ported_mixture_density_network_reference.npz")
-RUNS = {  # run: argv, as tests/data/make_ported_mixture_density_network.py ran them
-    "mdn_f64": ["--double"],
-    "mdn_dist_f64": ["--double", "--use-distributions"],
-    "mdn_f32": [],
-}
+sys.path.insert(0, str(Path(__file__).parent / "data"))
+from ported_replay import check_recorded_run  # noqa: E402
 
 
-@pytest.mark.parametrize("run", list(RUNS))
-def test_mixture_density_network_matches_pytorch(monkeypatch, run):
-    run_and_compare(monkeypatch, REF, run, "mixture_density_network", RUNS[run], float64="--double" in RUNS[run])
+# as tests/data/make_ported_mixture_density_network.py ran them
+@pytest.mark.parametrize("run, argv", [("mdn_f64", ["--double"]), ("mdn_dist_f64", ["--double", "--use-distributions"]),
+                                       ("mdn_f32", [])])
+def test_mixture_density_network_matches_pytorch(monkeypatch, run, argv):
+    check_recorded_run(monkeypatch, "mixture_density_network", run, argv)

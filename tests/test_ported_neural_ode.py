@@ -15,30 +15,25 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-HERE = Path(__file__).parent
-sys.path.insert(0, str(HERE / "data"))
-from ported_replay import run_and_compare  # noqa: E402
-
-REF = np.load(HERE / "data" / "ported_neural_ode_reference.npz")
-RUNS = {  # run: argv, as tests/data/make_ported_neural_ode.py ran them
-    "ode_f64": ["--double"],
-    "ode_f32": [],
-}
+sys.path.insert(0, str(Path(__file__).parent / "data"))
+from ported_replay import check_recorded_run  # noqa: E402
 
 
-@pytest.mark.parametrize("run", list(RUNS))
-def test_neural_ode_matches_pytorch(monkeypatch, run):
-    run_and_compare(monkeypatch, REF, run, "neural_ode", RUNS[run], float64="--double" in RUNS[run])
+@pytest.mark.parametrize("run, argv", [("ode_f64", ["--double"]), ("ode_f32", [])])
+def test_neural_ode_matches_pytorch(monkeypatch, run, argv):  # as tests/data/make_ported_neural_ode.py ran them
+    check_recorded_run(monkeypatch, "neural_ode", run, argv)
 
 
 def test_checkpointing_each_solver_step_changes_no_bit():
     from ported_replay import load_program, weights
 
+    ref = np.load(Path(__file__).parent / "data" / "ported_neural_ode_reference.npz")
+
     ode = load_program("neural_ode")
 
     def run(argv):
         def init(key, model):
-            model.load_state_dict(weights(REF, f"ode_f64|init|{key}|"))
+            model.load_state_dict(weights(ref, f"ode_f64|init|{key}|"))
 
         with contextlib.redirect_stdout(io.StringIO()):
             history, models = ode.main(argv, init=init)

@@ -116,3 +116,10 @@ def run_and_compare(monkeypatch, ref, run: str, program: str, argv: list[str], f
             np.testing.assert_allclose(got, want, rtol=1e-10 if float64 else 1e-3,
                                        atol=1e-12 if float64 else 5e-5, err_msg=f"{run}: {key}.{name}")
     return module
+
+
+def check_recorded_run(monkeypatch, program: str, run: str, argv: list[str]):
+    """:func:`run_and_compare` against ``ported_<program>_reference.npz`` (``make_ported_<program>.py``'s
+    fixture); float64 where the run passed ``--double``."""
+    ref = np.load(Path(__file__).parent / f"ported_{program}_reference.npz")
+    return run_and_compare(monkeypatch, ref, run, program, argv, float64="--double" in argv)
