@@ -427,7 +427,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: _random.Ge
     """``mean + std * z`` with ``z`` standard normal (``torch.normal``): tensors ``mean`` and/or ``std``
     broadcast, the result in ``mean``'s dtype (``std``'s for a number ``mean``), as PyTorch's; it
     requires grad where they do, with a derivative of 0 in both, as PyTorch's (the draw is not
-    reparameterized: ``ops.dropout.NormalSample``); a negative or NaN ``std`` is refused, as
+    reparameterized; ``Normal(...).rsample()`` is); a negative or NaN ``std`` is refused, as
     PyTorch does; two numbers need ``size`` (the default dtype unless given).  A complex ``mean`` tensor (or a
     complex ``dtype`` for numbers) draws PyTorch's complex normal: each part ``N(Re/Im mean,
     std^2 / 2)`` -- a number ``mean`` is the location of both parts, as PyTorch's."""
