@@ -29,6 +29,7 @@ def collector_off():
     random, and what is released dies when its last reference goes -- the same moment in a run with
     checkpointing and one without."""
     gc.collect()
+    gc.freeze()  # the survivors out of later collections' walk (see conftest.collect_and_freeze)
     gc.disable()
     try:
         yield

@@ -34,6 +34,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
+def collect_and_freeze() -> None:
+    """A full collection, then what survived it moves out of the collector's sight (``gc.freeze``).
+
+    What survives lives on (imports, caches, Hypothesis' state, earlier tests' module fixtures), and a
+    full collection walks all of it: late in the suite that took about a second, and the checkpoint
+    tests ask for one each (a checkpointed graph is a cycle).  Frozen, the next collection walks only
+    what later tests made -- and everything a test makes is made after the freeze before it."""
+    gc.collect()
+    gc.freeze()
+
+
 @pytest.fixture(autouse=True)
 def _engine_state_restored():
     """Fail (and repair) a test that leaks grad mode or the default dtype."""
@@ -50,6 +61,6 @@ def _engine_state_restored():
         # A checkpointed graph is a reference cycle (nodes <-> segment): one a test dropped
         # waits for the collector, its kept values watched for writes meanwhile (a write guard
         # installed, which tests of "writes pay nothing" would see)
-        gc.collect()
+        collect_and_freeze()
     if leaked:
         pytest.fail("test leaked engine state: " + ", ".join(leaked))
