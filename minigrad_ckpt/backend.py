@@ -535,6 +535,22 @@ class Device:
         # pickle and copy it by name, so the copy *is* that process's device.
         return get_device, (str(self),)
 
+    def __enter__(self) -> Device:
+        """``with mg.device("cuda"):`` -- PyTorch's: within the block this is the device new tensors
+        (and a module's parameters) are made on, as after ``set_default_device``, in this thread."""
+        # A device is a singleton, so what it replaced is kept per thread, in a stack: the same
+        # device may be entered again inside its own block.
+        _default.__dict__.setdefault("replaced", []).append(getattr(_default, "device", None))
+        _default.device = self
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        previous = _default.replaced.pop()
+        if previous is None:
+            del _default.device
+        else:
+            _default.device = previous
+
 
 numpy_namespace = ArrayNamespace(numpy, "numpy")
 cpu = Device("cpu", None, numpy_namespace)
