@@ -40,7 +40,7 @@ from .anomaly import (
     set_detect_anomaly,
 )
 from .backward_steps import BackwardStep, backward_steps
-from .tensor import Tensor
+from .tensor import Size, Tensor
 
 # The one binding point (DeZero's ``setup_variable``): Tensor gets its methods and
 # operators, the tape its differentiable namespace.  Nothing below tensor.py knows
@@ -67,10 +67,9 @@ complex128 = backend.host_numpy.dtype("complex128")
 double, half, long, short = float64, float16, int64, int16
 float, int, bool = float32, int32, bool_  # noqa: A001  (attributes of the package, as in torch)
 cfloat, cdouble = complex64, complex128
-# PyTorch's types of a dtype and of a shape, for isinstance checks and annotations (``dtype: torch.dtype``
-# is evaluated when a function is defined): a dtype here is a NumPy dtype, a shape a tuple
+# PyTorch's type of a dtype, for isinstance checks and annotations (``dtype: torch.dtype`` is evaluated
+# when a function is defined): a dtype here is a NumPy dtype (the type of a shape, ``Size``, is tensor's)
 dtype = backend.host_numpy.dtype
-Size = tuple
 # PyTorch's dtypes NumPy lacks: named, so that a script naming them runs; computing in them is a TypeError
 bfloat16, complex32 = backend.BFLOAT16, backend.COMPLEX32
 chalf = complex32

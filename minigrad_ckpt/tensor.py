@@ -172,6 +172,40 @@ def _guards_in_child() -> None:
 os.register_at_fork(after_in_child=_guards_in_child)
 
 
+class Size(tuple):
+    """PyTorch's ``torch.Size``: the shape a tensor's ``shape`` and ``size()`` give, a tuple of ints
+    that stays a ``Size`` when added to (``x.size() + (n,)``), sliced or repeated.  It differs from
+    a plain tuple in one place, as PyTorch's: the legacy constructors take a ``Size`` as a shape
+    (``mg.FloatTensor(x.size())`` is uninitialised, of that shape) and a plain tuple as data
+    (``mg.FloatTensor((2, 3))`` is ``[2., 3.]``).  It prints as a tuple."""
+
+    __slots__ = ()
+
+    def __add__(self, other: Any) -> Size:
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other: Any) -> Size:  # (1,) + size: Python asks the subclass first
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(other, self))
+
+    def __mul__(self, n: Any) -> Size:
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
+
+    def __getitem__(self, index: Any) -> Any:
+        item = tuple.__getitem__(self, index)
+        return Size(item) if isinstance(index, slice) else item
+
+    def numel(self) -> int:
+        """The number of elements of a tensor of this shape (PyTorch's ``Size.numel``)."""
+        n = 1
+        for d in self:
+            n *= d
+        return n
+
+
 class ElementCount(int):
     """``Tensor.size``: NumPy's element count wherever a number is meant (``x.size * 2``,
     ``if x.size:``), and PyTorch's ``size()`` when called: ``x.size()`` is the shape,
@@ -186,7 +220,7 @@ class ElementCount(int):
         return self
 
     def __call__(self, dim: int | None = None) -> Any:
-        return self.shape if dim is None else self.shape[dim]
+        return Size(self.shape) if dim is None else self.shape[dim]
 
 
 def shared_version(source: Tensor, new: Tensor) -> list:
@@ -563,8 +597,8 @@ class Tensor:
             node.segment.rebound(node, self)
 
     @property
-    def shape(self) -> tuple[int, ...]:
-        return self._data.shape
+    def shape(self) -> Size:
+        return Size(self._data.shape)
 
     @property
     def ndim(self) -> int:
@@ -1268,9 +1302,11 @@ def _legacy_source(args: tuple, dtype: Any, device: Any) -> Any:
 
     typed = dtype is not None
     dtype = as_dtype(dtype) if typed else _default_dtype[0]
-    if all(isinstance(a, (int, host_numpy.integer)) and not isinstance(a, (bool, host_numpy.bool_)) for a in args):
+    sized = len(args) == 1 and isinstance(args[0], Size)  # Tensor(x.size()): a shape, as PyTorch's
+    if sized or all(isinstance(a, (int, host_numpy.integer)) and not isinstance(a, (bool, host_numpy.bool_))
+                    for a in args):
         dev = get_device(device)  # sizes (none: an empty tensor); PyTorch's memory is uninitialised, ours zeros
-        shape = tuple(int(a) for a in args) if args else (0,)
+        shape = tuple(args[0]) if sized else tuple(int(a) for a in args) if args else (0,)
         return dev.xp.zeros(shape, dtype=dtype), None, dev
     if len(args) > 1:
         raise TypeError(f"Tensor(): sizes must be ints, got {tuple(type(a).__name__ for a in args)}")
