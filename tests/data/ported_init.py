@@ -15,3 +15,13 @@ def reference_weights(shapes: dict[str, tuple[int, ...]], seed: int, dtype: str 
         bound = 1.0 / np.sqrt(max(fan_in, 1))
         out[name] = rng.uniform(-bound, bound, shape).astype(dtype)
     return out
+
+
+def start_weights(model) -> dict[str, np.ndarray]:
+    """The starting weights both engines load into ``model`` (a torch or an mg module) in the ported
+    programs of ``ported_record.py``: ``reference_weights`` (seed 0) for the parameters that require
+    grad, in their dtypes; the rest of the state (a mask held as a frozen parameter, buffers) as built."""
+    state = {k: v.detach().numpy() for k, v in model.state_dict().items()}
+    trained = [k for k, p in model.named_parameters() if p.requires_grad]
+    drawn = reference_weights({k: state[k].shape for k in trained}, seed=0, dtype="float64")
+    return {k: drawn[k].astype(state[k].dtype) if k in drawn else state[k] for k in state}

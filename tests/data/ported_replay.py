@@ -1,7 +1,8 @@
 """What the test of a ported program needs to replay a fixture written by
 ``make_ported_reference.py`` (or its ``record_runs``): torch's random draws given back in order,
-torch's weights loaded at ``init``, and the run's history and final weights compared (no torch
-needed).  ``tests/test_ported_examples.py`` and the ``tests/test_ported_<program>.py`` files use it."""
+torch's weights loaded at ``init`` (or ``ported_init.start_weights``), and the run's history and final
+weights compared (no torch needed).  ``tests/test_ported_examples.py`` and the
+``tests/test_ported_<program>.py`` files use it (``program_test``: those of ``ported_record.py``'s fixtures)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
+from ported_init import start_weights
 
 import minigrad_ckpt as mg
 
@@ -30,6 +33,16 @@ def load_program(name: str):
 
 def weights(ref, prefix: str) -> dict[str, np.ndarray]:
     return {k[len(prefix):]: ref[k] for k in ref.files if k.startswith(prefix)}
+
+
+class _Creation:
+    """``mg.creation`` with some of its draws replaced."""
+
+    def __init__(self, replaced: dict) -> None:
+        self.__dict__.update(replaced)
+
+    def __getattr__(self, name: str):
+        return getattr(mg.creation, name)
 
 
 def replay_draws(monkeypatch, ref, run: str) -> list[str]:
@@ -52,11 +65,18 @@ def replay_draws(monkeypatch, ref, run: str) -> list[str]:
                 return args[0].copy_(value)
         return draw
 
-    for fn in set(fns):
+    replayed = {fn: replay(fn) for fn in set(fns)}
+    for fn, draw in replayed.items():
         owner, name = (mg.Tensor, fn[len("Tensor."):]) if fn.startswith("Tensor.") else (mg, fn)
-        monkeypatch.setattr(owner, name, replay(fn))
-    if "multinomial" in fns:  # distributions.Categorical draws through it, as torch's through torch.multinomial
-        monkeypatch.setattr(mg.creation, "multinomial", mg.multinomial)
+        monkeypatch.setattr(owner, name, draw, raising=False)  # (mg.uniform_: the fills after init, see _init)
+    # The distributions draw through mg.creation (Categorical.sample: multinomial, Uniform: rand,
+    # Normal and MultivariateNormal: randn), as torch's through torch.<fn>; Tensor.normal_ and the
+    # other fills draw through it too, and torch's fills are not recorded: so the distributions'
+    # modules alone see the replayed draws.
+    seen_by_distributions = _Creation(replayed)
+    for name, module in list(sys.modules.items()):
+        if name.startswith("minigrad_ckpt.distributions.") and getattr(module, "creation", None) is mg.creation:
+            monkeypatch.setattr(module, "creation", seen_by_distributions)
     monkeypatch.setattr(mg.utils.data.RandomSampler, "__iter__", _torchs_sampler_order)
     split = mg.utils.data.dataset.random_split
 
@@ -85,6 +105,16 @@ def _names(part: str, name: str) -> bool:
     return name == part or name.endswith("." + part)
 
 
+def _init(monkeypatch, ref, run: str, key: str, model) -> None:
+    """The test hook ``init(key, model)``: torch's starting weights from the fixture, or where it stores
+    none (``ported_record.py``'s fixtures), ``ported_init.start_weights``; and from here on (the models
+    built) ``Tensor.uniform_`` fills with torch's, where the fixture recorded them (as ``"uniform_"``)."""
+    stored = weights(ref, f"{run}|init|{key}|")
+    model.load_state_dict(stored or start_weights(model))
+    if "uniform_" in {str(f) for f in ref[f"{run}|draw_fns"]}:
+        monkeypatch.setattr(mg.Tensor, "uniform_", lambda self, *args, **kwargs: self.copy_(mg.uniform_(self)))
+
+
 def run_and_compare(monkeypatch, ref, run: str, program: str, argv: list[str], float64: bool,
                     excused: dict | None = None):
     """Run ``program`` from torch's starting weights and draws; compare its history and final weights
@@ -93,7 +123,7 @@ def run_and_compare(monkeypatch, ref, run: str, program: str, argv: list[str], f
     module = load_program(program)
 
     def init(key, model):
-        model.load_state_dict(weights(ref, f"{run}|init|{key}|"))
+        _init(monkeypatch, ref, run, key, model)
 
     with contextlib.redirect_stdout(io.StringIO()):
         history, models = module.main(argv, init=init)
@@ -123,3 +153,15 @@ def check_recorded_run(monkeypatch, program: str, run: str, argv: list[str]):
     fixture); float64 where the run passed ``--double``."""
     ref = np.load(Path(__file__).parent / f"ported_{program}_reference.npz")
     return run_and_compare(monkeypatch, ref, run, program, argv, float64="--double" in argv)
+
+
+def program_test(program: str):
+    """A test, one case a run of ``program``'s fixture written by ``ported_record.py`` (which keeps each
+    run's command line, ``<run>|argv``): :func:`check_recorded_run` of each."""
+    ref = np.load(Path(__file__).parent / f"ported_{program}_reference.npz")
+
+    @pytest.mark.parametrize("run", [k.split("|")[0] for k in ref.files if k.endswith("|argv")])
+    def test(monkeypatch, run):
+        check_recorded_run(monkeypatch, program, run, [str(a) for a in ref[f"{run}|argv"] if a])
+
+    return test
