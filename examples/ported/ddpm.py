@@ -381,10 +381,10 @@ def main(argv=None, init=None):
     parser.add_argument('--double', action='store_true')
     args = parser.parse_args(argv)
     with default_dtype(args.double):
-        return _train(args, init)
+        return train_ddpm(args, init)
 
 
-def _train(args, init):
+def train_ddpm(args, init):
     mg.manual_seed(0)
     device = "cpu"
     sched = Schedule(args.timesteps, args.schedule)

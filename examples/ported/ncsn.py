@@ -120,10 +120,10 @@ def main(argv=None, init=None):
     parser.add_argument('--double', action='store_true')
     args = parser.parse_args(argv)
     with default_dtype(args.double):
-        return _train(args, init)
+        return train_score_network(args, init)
 
 
-def _train(args, init):
+def train_score_network(args, init):
     mg.manual_seed(0)
     sigma_begin, sigma_end, num_classes = 1.0, 0.05, 4
     sigmas = mg.tensor(np.exp(np.linspace(np.log(sigma_begin), np.log(sigma_end), num_classes)))

@@ -227,10 +227,10 @@ def main(argv=None, init=None):
     parser.add_argument('--double', action='store_true')
     args = parser.parse_args(argv)
     with default_dtype(args.double):
-        return _train(args, init)
+        return train_vqvae(args, init)
 
 
-def _train(args, init):
+def train_vqvae(args, init):
     mg.manual_seed(0)
     batch_size = 4
     num_hiddens, num_residual_hiddens, num_residual_layers = 8, 4, 2
