@@ -136,7 +136,8 @@ def _as_2d(x: Tensor, name: str) -> tuple[Tensor, bool]:
 
 def _from_2d(out: Tensor, unbatched: bool) -> Tensor:
     out = mf.squeeze(out, 2)
-    return mf.squeeze(out, 0) if unbatched else out
+    # row-major, as PyTorch's result (conv2d's is laid out channel-major): view() reads the layout
+    return (mf.squeeze(out, 0) if unbatched else out).contiguous()
 
 
 def conv1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0, dilation: Any = 1,

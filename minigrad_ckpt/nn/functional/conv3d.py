@@ -80,7 +80,8 @@ def conv3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
         flat = mf.reshape(mf.moveaxis(sl, 2, 1), (n * depth, c) + sl.shape[3:])
         part = conv2d(flat, w[:, :, i], None, st[1:], 0, dl[1:], groups)
         out = part if out is None else out + part
-    out = mf.moveaxis(mf.reshape(out, (n, depth) + out.shape[1:]), 1, 2)  # (N, O, Do, Ho, Wo)
+    # (N, O, Do, Ho, Wo), row-major as PyTorch's result: view() reads the layout
+    out = mf.moveaxis(mf.reshape(out, (n, depth) + out.shape[1:]), 1, 2).contiguous()
     if bias is not None:
         b = _tensor(bias, input)
         if b.shape != (w.shape[0],):
