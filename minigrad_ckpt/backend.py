@@ -173,6 +173,38 @@ channels_last = MemoryFormat("channels_last")
 channels_last_3d = MemoryFormat("channels_last_3d")
 
 
+def _split(x: Any) -> tuple[Any, Any]:
+    """Dekker's split of float64 ``x`` into two halves of 26 bits, whose products are exact."""
+    t = 134217729.0 * x  # 2**27 + 1
+    high = t - (t - x)
+    return high, x - high
+
+
+def fused_multiply_add(a: Any, b: Any, c: Any, dtype: Any) -> Any:
+    """``a * b + c`` (arrays of ``dtype`` values, float32 or float64) rounded once to ``dtype``, as
+    the fused multiply-add of PyTorch's CPU kernels (NumPy has none).  The product's and the sum's
+    rounding errors, found exactly (Dekker's product, Knuth's two-sum), go back into the sum: for
+    float32 the float64 sum is rounded to odd first, so its rounding to float32 is the exact
+    value's; for float64 it is the exact value's but at rare ties.  Where the terms are not finite,
+    plain arithmetic."""
+    a, b, c = (numpy.asarray(v, dtype=numpy.float64) for v in (a, b, c))
+    with numpy.errstate(all="ignore"):
+        prod = a * b
+        (ah, al), (bh, bl) = _split(a), _split(b)
+        prod_err = ((ah * bh - prod) + ah * bl + al * bh) + al * bl
+        total = prod + c
+        back = total - prod
+        err = prod_err + ((prod - (total - back)) + (c - back))
+        if numpy.dtype(dtype) == numpy.float64:
+            out = total + err
+        else:
+            even = (total.view(numpy.int64) & 1) == 0
+            out = numpy.where((err != 0) & even, numpy.nextafter(total, numpy.where(err > 0, numpy.inf, -numpy.inf)),
+                              total)
+        out = numpy.where(numpy.isfinite(out), out, prod + c)
+        return out.astype(dtype)
+
+
 def check_memory_format(name: str, memory_format: Any) -> None:
     """Refuse a ``memory_format=`` other than None, ``contiguous_format`` or ``preserve_format``
     (a TypeError: the channels-last layouts are not offered)."""

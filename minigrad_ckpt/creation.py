@@ -28,6 +28,7 @@ from .backend import (
     check_python_integers,
     default_complex_dtype,
     fill_scalar,
+    fused_multiply_add,
     get_default_dtype,
     get_device,
     host_numpy,
@@ -169,8 +170,29 @@ def linspace(start: float, stop: float | None = None, num: int | None = None, dt
     num = 50 if num is None else num
     dev = get_device(device)
     (start, stop), dt = _spaced("linspace", (start, stop), dtype)
-    host = host_numpy.linspace(start, stop, num).astype(dt)
+    if dt in (host_numpy.float32, host_numpy.float64) and num > 1:
+        host = _evenly_spaced(start, stop, num, dt)
+    else:
+        host = host_numpy.linspace(start, stop, num).astype(dt)
     return _make(dev.xp.asarray(host), dev, requires_grad)
+
+
+def _evenly_spaced(start: float, stop: float, num: int, dt: Any) -> Any:
+    """PyTorch's linspace values to the bit (its CPU kernel): the step ``(stop - start) / (num - 1)``
+    in ``dt``, the first half ``start + step * i`` and the second ``stop - step * (num - 1 - i)``,
+    each a fused multiply-add rounded once.  NumPy's ``start + i * step`` rounds twice and from
+    one end, and the last bits matter where the values are positions that a floor reads (the
+    pixel centres of ``F.affine_grid``'s identity grid, which ``grid_sample``'s gradient reads)."""
+    np = host_numpy
+    kind = dt.type
+    with np.errstate(all="ignore"):  # infinite ends make NaN steps, as PyTorch's
+        first, last, step = kind(start), kind(stop), (kind(stop) - kind(start)) / kind(num - 1)
+    i = np.arange(num)
+    lower = i < num // 2
+    scale = np.where(lower, i, num - 1 - i).astype(np.float64)
+    slope = np.where(lower, np.float64(step), -np.float64(step))
+    base = np.where(lower, np.float64(first), np.float64(last))
+    return fused_multiply_add(slope, scale, base, dt)
 
 
 def _spaced(name: str, ends: tuple[Any, Any], dtype: Any) -> tuple[tuple[Any, Any], Any]:
