@@ -33,7 +33,9 @@ import math
 from typing import Any
 
 from ... import functional as mf
+from ...backend import fused_multiply_add
 from ...backend import host_numpy as np
+from ...creation import linspace
 from ...functional import _tensor
 from ...functional.indexing import take_along_axis_in_range
 from ...tensor import Tensor
@@ -47,11 +49,17 @@ _MODES = ("bilinear", "nearest", "bicubic")
 _PADDING_MODES = ("zeros", "border", "reflection")
 
 
-def _base(n: int, align_corners: bool) -> Any:
-    """The normalized coordinates of ``n`` pixel centres."""
-    if align_corners:
-        return np.linspace(-1.0, 1.0, n) if n > 1 else np.zeros(1)
-    return (np.arange(n) * 2.0 + 1.0) / n - 1.0
+def _base(n: int, align_corners: bool, dtype: Any) -> Any:
+    """The normalized coordinates of ``n`` pixel centres, in ``dtype`` and to the bit PyTorch's
+    (``linspace_from_neg_one``: ``linspace(-1, 1, n)``, times ``(n - 1) / n`` without align_corners,
+    each step rounded in ``dtype``): under the identity map these are exact pixel positions or
+    a rounding away, and ``grid_sample``'s bilinear gradient in the grid takes its side by them."""
+    if n <= 1:
+        return np.zeros(1, dtype)
+    base = linspace(-1.0, 1.0, n, dtype=dtype).numpy()
+    if not align_corners:
+        base = base * base.dtype.type(n - 1) / base.dtype.type(n)
+    return base
 
 
 def affine_grid(theta: Any, size: Any, align_corners: bool | None = None) -> Tensor:
@@ -62,11 +70,11 @@ def affine_grid(theta: Any, size: Any, align_corners: bool | None = None) -> Ten
     ac = bool(align_corners)
     if len(size) == 4 and theta.shape == (size[0], 2, 3):
         h, w = size[2:]
-        ys, xs = np.meshgrid(_base(h, ac), _base(w, ac), indexing="ij")
+        ys, xs = np.meshgrid(_base(h, ac, theta.dtype), _base(w, ac, theta.dtype), indexing="ij")
         base = np.stack([xs, ys, np.ones_like(xs)], axis=-1)  # (H, W, 3)
     elif len(size) == 5 and theta.shape == (size[0], 3, 4):
         d, h, w = size[2:]
-        zs, ys, xs = np.meshgrid(_base(d, ac), _base(h, ac), _base(w, ac), indexing="ij")
+        zs, ys, xs = np.meshgrid(*(_base(k, ac, theta.dtype) for k in (d, h, w)), indexing="ij")
         base = np.stack([xs, ys, zs, np.ones_like(xs)], axis=-1)  # (D, H, W, 4)
     else:
         raise ValueError(f"affine_grid: expected theta (N, 2, 3) with size (N, C, H, W) or (N, 3, 4) with "
@@ -92,8 +100,21 @@ def _reflect(c: Any, twice_low: float, twice_high: float, lib: Any) -> Any:
     return lib.where(even, extra + low, span - extra + low)
 
 
-def _unnormalize(c: Tensor, n: int, align_corners: bool) -> Tensor:
-    return (c + 1) * ((n - 1) / 2) if align_corners else ((c + 1) * n - 1) / 2
+def _unnormalize(c: Tensor, n: int, align_corners: bool, fused: bool) -> Tensor:
+    """Grid coordinates to pixel positions, rounded as PyTorch's CPU kernels round them: without
+    align_corners its 2-D kernel computes ``(c + 1) * (n / 2) - 1/2`` as one fused multiply-add
+    (``fused``), its 3-D kernel ``((c + 1) * n - 1) / 2`` in plain steps.  The last bit decides the
+    side a bilinear gradient takes at a pixel centre (the identity grid's points).  The value is
+    the fused one, the derivative the plain formula's (the difference is a constant)."""
+    if align_corners:
+        return (c + 1) * ((n - 1) / 2)
+    plain = ((c + 1) * n - 1) / 2
+    if not fused:
+        return plain
+    xp = c.device.xp
+    host = xp.to_host(c._data)
+    exact = fused_multiply_add(host + host.dtype.type(1), n / 2, -0.5, host.dtype)
+    return plain + Tensor.constant(xp.asarray(exact - xp.to_host(plain._data)), c.device)
 
 
 def _clip(c: Any, n: int, lib: Any) -> Any:
@@ -186,8 +207,8 @@ def grid_sample(input: Any, grid: Any, mode: str = "bilinear", padding_mode: str
     k, points = len(sizes), math.prod(out_sizes)
     ac = bool(align_corners)
     # grid component j is the position along spatial axis k - 1 - j (x is the width)
-    per_axis = [_taps(mode, mf.reshape(_unnormalize(g[..., k - 1 - a], sizes[a], ac), (n, points)), sizes[a], ac,
-                      padding_mode) for a in range(k)]
+    per_axis = [_taps(mode, mf.reshape(_unnormalize(g[..., k - 1 - a], sizes[a], ac, fused=k == 2), (n, points)),
+                      sizes[a], ac, padding_mode) for a in range(k)]
     flat = mf.reshape(x, (n, c, math.prod(sizes)))
     out = None
     for combination in itertools.product(*per_axis):
