@@ -25,3 +25,9 @@ def start_weights(model) -> dict[str, np.ndarray]:
     trained = [k for k, p in model.named_parameters() if p.requires_grad]
     drawn = reference_weights({k: state[k].shape for k in trained}, seed=0, dtype="float64")
     return {k: drawn[k].astype(state[k].dtype) if k in drawn else state[k] for k in state}
+def weight_digest(w: np.ndarray) -> np.ndarray:
+    """A weight as three float64 sums, for fixtures too small to hold whole weights: plain,
+    absolute, and against a fixed random pattern (any change of any element moves the last)."""
+    w = np.asarray(w, dtype=np.float64)
+    pattern = np.random.default_rng(0).standard_normal(w.shape)
+    return np.array([w.sum(), np.abs(w).sum(), (w * pattern).sum()])
