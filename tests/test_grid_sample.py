@@ -80,7 +80,7 @@ def test_forward_mode_equals_reverse_mode_in_the_grid():
 def test_the_grid_gradient_is_zero_at_a_clamped_edge_as_pytorchs(padding_mode):
     # PyTorch's clip_coordinates_set_grad counts the edge itself as outside
     x = mg.tensor(np.arange(16.0).reshape(1, 1, 4, 4) ** 1.5)
-    g = mg.tensor([[[[-1.0, -1.0], [1.0, 1.0], [0.3, -0.2]]]], requires_grad=True)
+    g = mg.tensor([[[[-1.0, -1.0], [1.0, 1.0], [0.3, -0.2]]]], dtype=mg.float64, requires_grad=True)
     (grad,) = mg.grad(F.grid_sample(x, g, padding_mode=padding_mode, align_corners=True).sum(), [g])
     assert np.all(grad.numpy()[0, 0, :2] == 0) and np.all(grad.numpy()[0, 0, 2] != 0)
 

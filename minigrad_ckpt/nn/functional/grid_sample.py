@@ -30,14 +30,16 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from typing import Any
 
 from ... import functional as mf
-from ...backend import fused_multiply_add
+from ...backend import fused_multiply_add, is_floating
 from ...backend import host_numpy as np
 from ...creation import linspace
 from ...functional import _tensor
 from ...functional.indexing import take_along_axis_in_range
+from ...functional.torch_methods import scalar_type_name
 from ...tensor import Tensor
 from .interpolation import cubic_weights
 
@@ -62,25 +64,48 @@ def _base(n: int, align_corners: bool, dtype: Any) -> Any:
     return base
 
 
+def _default_align_corners(align_corners: bool | None) -> bool:
+    """PyTorch's answer to ``align_corners=None`` in ``affine_grid`` and ``grid_sample``: False,
+    with its warning (the default changed in 1.3.0)."""
+    if align_corners is None:
+        warnings.warn("Default grid_sample and affine_grid behavior has changed to align_corners=False since "
+                      "1.3.0. Please specify align_corners=True if the old behavior is desired. See the "
+                      "documentation of grid_sample for details.", UserWarning, stacklevel=3)
+    return bool(align_corners)
+
+
+def _check_affine(theta: Tensor, size: tuple[int, ...], ac: bool) -> None:
+    """PyTorch's checks of ``affine_grid``'s arguments, in its order, with its exception types."""
+    if not is_floating(theta.dtype) or theta.dtype.kind == "c":
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    if len(size) not in (4, 5):
+        raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                                  f"respectively. Got size {size}.")
+    k = len(size) - 2
+    if theta.ndim != 3 or theta.shape[-2:] != (k, k + 1):
+        raise ValueError(f"Expected a batch of {k}D affine matrices of shape Nx{k}x{k + 1} for size {size}. "
+                         f"Got {theta.shape}.")
+    if ac and min(size[2:]) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+                      "align_corners=True. This is not an intended use case of affine_grid. See the "
+                      "documentation of affine_grid for details.", UserWarning, stacklevel=3)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    if theta.shape[0] != size[0]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{size[0]}, {k + 1}] "
+                           f"but got: [{theta.shape[0]}, {k + 1}].")
+
+
 def affine_grid(theta: Any, size: Any, align_corners: bool | None = None) -> Tensor:
     """The grid ``theta @ [x, y, 1]`` (2-D: ``theta`` (N, 2, 3), ``size`` (N, C, H, W), grid (N, H, W, 2))
     or ``theta @ [x, y, z, 1]`` (3-D: (N, 3, 4), (N, C, D, H, W), grid (N, D, H, W, 3))."""
+    ac = _default_align_corners(align_corners)
     theta = _tensor(theta)
     size = tuple(int(s) for s in size)
-    ac = bool(align_corners)
-    if len(size) == 4 and theta.shape == (size[0], 2, 3):
-        h, w = size[2:]
-        ys, xs = np.meshgrid(_base(h, ac, theta.dtype), _base(w, ac, theta.dtype), indexing="ij")
-        base = np.stack([xs, ys, np.ones_like(xs)], axis=-1)  # (H, W, 3)
-    elif len(size) == 5 and theta.shape == (size[0], 3, 4):
-        d, h, w = size[2:]
-        zs, ys, xs = np.meshgrid(*(_base(k, ac, theta.dtype) for k in (d, h, w)), indexing="ij")
-        base = np.stack([xs, ys, zs, np.ones_like(xs)], axis=-1)  # (D, H, W, 4)
-    else:
-        raise ValueError(f"affine_grid: expected theta (N, 2, 3) with size (N, C, H, W) or (N, 3, 4) with "
-                         f"(N, C, D, H, W), got theta {theta.shape} and size {size}")
-    if min(size[2:]) < 1:
-        raise ValueError(f"affine_grid: the spatial sizes must be positive, got {size}")
+    _check_affine(theta, size, ac)
+    axes = [_base(n, ac, theta.dtype) for n in size[:1:-1]]  # x (the width) first
+    grids = np.meshgrid(*axes[::-1], indexing="ij")  # (D,) H, W
+    base = np.stack([*grids[::-1], np.ones_like(grids[0])], axis=-1)  # ((D,) H, W, k + 1): x, y, (z,) 1
     k = base.shape[-1]
     flat = Tensor.constant(theta.device.xp.asarray(base.reshape(-1, k).astype(theta.dtype)), theta.device)
     grid = mf.matmul(flat, mf.swapaxes(theta, -1, -2))  # (N, points, k - 1)
@@ -177,16 +202,34 @@ def _read(flat: Tensor, positions: list[Any], sizes: tuple[int, ...]) -> Tensor:
 
 
 def _check(x: Tensor, g: Tensor, mode: str, padding_mode: str) -> None:
+    """PyTorch's checks of ``grid_sample``'s arguments, in its order, with its exception types."""
     if mode not in _MODES:
-        raise ValueError(f"grid_sample: mode must be 'bilinear', 'nearest' or 'bicubic', got {mode!r}")
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
+                         f"but got: '{mode}'")
     if padding_mode not in _PADDING_MODES:
-        raise ValueError(f"grid_sample: padding_mode must be 'zeros', 'border' or 'reflection', got {padding_mode!r}")
-    k = x.ndim - 2
-    if x.ndim not in (4, 5) or g.ndim != x.ndim or g.shape[0] != x.shape[0] or g.shape[-1] != k:
-        raise ValueError(f"grid_sample: expected input (N, C, H, W) with grid (N, Ho, Wo, 2), or (N, C, D, H, W) "
-                         f"with (N, Do, Ho, Wo, 3), got {x.shape} and {g.shape}")
+        raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    sizes = f"input with sizes {list(x.shape)} and grid with sizes {list(g.shape)}"
+    if x.shape[:1] != g.shape[:1]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got {sizes}")
+    if g.shape[-1:] != (x.ndim - 2,):
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {x.ndim - 2} in last dimension, but got "
+                           f"grid with sizes {list(g.shape)}")
+    for i in range(2, x.ndim):
+        if x.shape[i] <= 0:
+            raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial dimensions, but input "
+                               f"has sizes {list(x.shape)} with dimension {i} being empty")
+    k = 2 if x.ndim == 4 else 3
+    if x.ndim != k + 2 or g.ndim != x.ndim:
+        raise RuntimeError(f"grid_sampler(): expected {k + 2}D input and grid with same number of dimensions, "
+                           f"but got {sizes}")
     if mode == "bicubic" and k != 2:
-        raise ValueError("grid_sample: mode='bicubic' needs 4-D input (N, C, H, W), as in PyTorch")
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if x.dtype != g.dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(x.dtype)} but found {scalar_type_name(g.dtype)}")
+    if not is_floating(x.dtype) or x.dtype.kind == "c":
+        kernel = "grid_sampler_2d_cpu_kernel_impl" if k == 2 else "grid_sampler3d_cpu"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type_name(x.dtype)}\'')
 
 
 def grid_sample(input: Any, grid: Any, mode: str = "bilinear", padding_mode: str = "zeros",
@@ -202,10 +245,10 @@ def grid_sample(input: Any, grid: Any, mode: str = "bilinear", padding_mode: str
     x = _tensor(input)
     g = _tensor(grid, x)
     _check(x, g, mode, padding_mode)
+    ac = _default_align_corners(align_corners)
     n, c = x.shape[:2]
     sizes, out_sizes = x.shape[2:], g.shape[1:-1]
     k, points = len(sizes), math.prod(out_sizes)
-    ac = bool(align_corners)
     # grid component j is the position along spatial axis k - 1 - j (x is the width)
     per_axis = [_taps(mode, mf.reshape(_unnormalize(g[..., k - 1 - a], sizes[a], ac, fused=k == 2), (n, points)),
                       sizes[a], ac, padding_mode) for a in range(k)]
