@@ -1,0 +1,94 @@
+"""What the small-fixture ported-program tests share with their generators (torch-free):
+the starting weights both sides load, a run's record of its final weights (whole for the few
+named, ``weight_digest`` sums for the rest, so a fixture stays small), and the loading of a
+program from ``examples/ported/`` as a module."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from ported_init import reference_weights, weight_digest
+
+PORTED = Path(__file__).resolve().parents[2] / "examples" / "ported"
+
+
+def start_weights(state: dict[str, Any], seed: int, keep: tuple[str, ...] = ()) -> dict[str, np.ndarray]:
+    """``ported_init.reference_weights`` for every floating entry of ``state`` (a state_dict)
+    whose name starts with none of ``keep`` (those keep what the program built)."""
+    shapes, dtype = {}, None
+    for name, value in state.items():
+        kind = str(value.dtype).rsplit(".", 1)[-1]
+        if kind.startswith("float") and not name.startswith(keep):
+            shapes[name], dtype = tuple(value.shape), kind
+    return reference_weights(shapes, seed=seed, dtype=dtype or "float32")
+
+
+def final_record(state: dict[str, np.ndarray], whole: tuple[str, ...] = ()) -> dict[str, np.ndarray]:
+    """Each final weight (float64 arrays) as it is when its name starts with one of ``whole``,
+    else as its ``weight_digest``."""
+    return {name: value if name.startswith(whole) else weight_digest(value) for name, value in state.items()}
+
+
+def load_program(name: str) -> Any:
+    """``examples/ported/<name>.py`` as a fresh module (its imports of ``local_data`` found)."""
+    if str(PORTED) not in sys.path:
+        sys.path.insert(0, str(PORTED))
+    spec = importlib.util.spec_from_file_location(f"ported_{name}", PORTED / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module.__name__] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_program(program: Any, argv: list[str], seed: int, keep: tuple[str, ...], load: Any) -> tuple[list, list]:
+    """``program.main(argv, init)`` with each model it builds started from ``start_weights``
+    (``seed`` + the model's place in the order of ``init`` calls; ``load(model, weights)`` loads
+    them, as each engine must); returns the history and the models, in that order."""
+    built: list[Any] = []
+
+    def init(key: str, model: Any) -> None:
+        load(model, start_weights(model.state_dict(), seed + len(built), keep))
+        built.append(model)
+
+    history, models = program.main(argv, init=init)
+    models = list(models) if isinstance(models, tuple) else [models]
+    return history, models[:len(built)]
+
+
+def records(models: list[Any], whole: tuple[str, ...], to_numpy: Any) -> dict[str, np.ndarray]:
+    """``final_record`` of each model's state, its names prefixed with the model's place (``0|fc1.weight``)."""
+    out = {}
+    for i, model in enumerate(models):
+        state = {k: to_numpy(v).astype(np.float64) for k, v in model.state_dict().items()}
+        out.update({f"{i}|{k}": v for k, v in final_record(state, whole).items()})
+    return out
+
+
+def check_run(name: str, argv: list[str], ref: Any, run: str, seed: int, float64: bool,
+              keep: tuple[str, ...] = (), whole: tuple[str, ...] = (), built: Any = None) -> None:
+    """Run ``examples/ported/<name>.py`` here as ``ported_small_torch.write_fixture`` ran it under
+    torch, and compare the history and the final weights with ``ref``'s ``run``: float64 to 1e-10,
+    float32 to round-off.  ``built(model)``, if given, checks each model as the program built it."""
+    import contextlib
+    import io
+    import warnings
+
+    def load(model: Any, weights: dict[str, np.ndarray]) -> None:
+        if built is not None:
+            built(model)
+        model.load_state_dict(weights, strict=False)
+
+    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the tutorials' deprecated spellings
+        history, models = run_program(load_program(name), argv, seed, keep, load)
+    rtol, atol = (1e-10, 1e-12) if float64 else (2e-5, 2e-6)
+    np.testing.assert_allclose(history, ref[f"{run}|history"], rtol=rtol, atol=atol, err_msg=f"{run}: history")
+    got = records(models, whole, lambda t: t.numpy())
+    assert sorted(got) == sorted(k[len(run) + 7:] for k in ref.files if k.startswith(f"{run}|final|"))
+    for key, value in got.items():
+        np.testing.assert_allclose(value, ref[f"{run}|final|{key}"], rtol=rtol if float64 else 1e-4,
+                                   atol=atol if float64 else 1e-5, err_msg=f"{run}: {key}")
