@@ -17,6 +17,7 @@ policy lives in the backend, so ``Tensor._from_data(data)`` needs nothing above 
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from . import random as _random
@@ -59,6 +60,10 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     (``mg.tensor([r[0], r[1]])``, ``mg.tensor([[x.max()], [2.0]])``).  Python numbers that an
     integer ``dtype`` cannot hold are PyTorch's error, not NumPy's wrapped cast
     (:func:`~minigrad_ckpt.backend.check_python_integers`)."""
+    if isinstance(data, Tensor):  # a copy without history, as PyTorch's, and PyTorch's advice with it
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                      "sourceTensor.detach().clone().requires_grad_(True), rather than mg.tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
     if dtype is not None:
         check_python_integers(data, dtype)
     return Tensor._from_data(data, dtype=dtype, device=device, requires_grad=requires_grad)
