@@ -23,7 +23,8 @@ def _load(model: torch.nn.Module, weights: dict[str, np.ndarray]) -> None:
 
 
 def write_fixture(program: str, runs: dict[str, list[str]], out: Path, seed: int,
-                  keep: tuple[str, ...] = (), whole: tuple[str, ...] = ()) -> None:
+                  keep: tuple[str, ...] = (), whole: tuple[str, ...] = (),
+                  excused: dict[str, slice] | None = None) -> None:
     torch.set_num_threads(1)
     arrays: dict[str, np.ndarray] = {}
     for run, argv in runs.items():
@@ -33,7 +34,7 @@ def write_fixture(program: str, runs: dict[str, list[str]], out: Path, seed: int
             warnings.simplefilter("ignore")  # the tutorials' deprecated spellings
             history, models = run_program(module, argv, seed, keep, _load)
         arrays[f"{run}|history"] = np.array(history, dtype=np.float64)
-        for name, value in records(models, whole, lambda t: t.detach().numpy()).items():
+        for name, value in records(models, whole, lambda t: t.detach().numpy(), excused).items():
             arrays[f"{run}|final|{name}"] = value
     np.savez_compressed(out, **arrays)
     print(f"wrote {out} ({out.stat().st_size} bytes, {len(arrays)} arrays)")
