@@ -1,19 +1,15 @@
 """What the small-fixture ported-program tests share with their generators (torch-free):
 the starting weights both sides load, a run's record of its final weights (whole for the few
-named, ``weight_digest`` sums for the rest, so a fixture stays small), and the loading of a
-program from ``examples/ported/`` as a module."""
+named, ``weight_digest`` sums for the rest, so a fixture stays small), and a run compared
+(programs load through ``ported_replay.load_program``)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from ported_init import reference_weights, weight_digest
-
-PORTED = Path(__file__).resolve().parents[2] / "examples" / "ported"
+from ported_replay import load_program
 
 
 def start_weights(state: dict[str, Any], seed: int, keep: tuple[str, ...] = ()) -> dict[str, np.ndarray]:
@@ -31,17 +27,6 @@ def final_record(state: dict[str, np.ndarray], whole: tuple[str, ...] = ()) -> d
     """Each final weight (float64 arrays) as it is when its name starts with one of ``whole``,
     else as its ``weight_digest``."""
     return {name: value if name.startswith(whole) else weight_digest(value) for name, value in state.items()}
-
-
-def load_program(name: str) -> Any:
-    """``examples/ported/<name>.py`` as a fresh module (its imports of ``local_data`` found)."""
-    if str(PORTED) not in sys.path:
-        sys.path.insert(0, str(PORTED))
-    spec = importlib.util.spec_from_file_location(f"ported_{name}", PORTED / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module.__name__] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def run_program(program: Any, argv: list[str], seed: int, keep: tuple[str, ...], load: Any) -> tuple[list, list]:
