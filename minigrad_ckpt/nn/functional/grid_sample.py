@@ -139,13 +139,18 @@ def _unnormalize(c: Tensor, n: int, align_corners: bool, fused: bool) -> Tensor:
     xp = c.device.xp
     host = xp.to_host(c._data)
     exact = fused_multiply_add(host + host.dtype.type(1), n / 2, -0.5, host.dtype)
-    return plain + Tensor.constant(xp.asarray(exact - xp.to_host(plain._data)), c.device)
+    with np.errstate(invalid="ignore"):  # an infinite position needs no correction (inf - inf)
+        correction = np.where(np.isfinite(exact), exact - xp.to_host(plain._data), 0)
+    return plain + Tensor.constant(xp.asarray(correction.astype(host.dtype)), c.device)
 
 
 def _clip(c: Any, n: int, lib: Any) -> Any:
-    """``c`` clamped to [0, n - 1]; for a Tensor with PyTorch's ``clip_coordinates_set_grad``
-    derivative: 1 strictly inside, 0 from the edges on (the edges count as outside)."""
+    """``c`` clamped to [0, n - 1], a NaN to 0 (PyTorch's ``clip_coordinates`` orders its clamp
+    so: an infinite position reflected is NaN, and reads the first pixel too); for a Tensor with
+    PyTorch's ``clip_coordinates_set_grad`` derivative: 1 strictly inside, 0 from the edges on
+    (the edges count as outside; a NaN is outside)."""
     clipped = lib.clip(c, 0, n - 1)
+    clipped = lib.where(lib.isnan(clipped), 0.0, clipped)
     if lib is np:
         return clipped
     return mf.where((c > 0) & (c < n - 1), c, clipped.detach())
@@ -174,9 +179,15 @@ def _taps(mode: str, c: Tensor, n: int, align_corners: bool, padding_mode: str) 
     start = np.floor(host)
     t = mf.expand_dims(c - Tensor.constant(xp.asarray(start.astype(c.dtype)), c.device), 1)
     if mode == "bilinear":
-        return [(start.astype(np.int64), 1 - t), (start.astype(np.int64) + 1, t)]
+        return [(_outside_if_not_finite(start), 1 - t), (_outside_if_not_finite(start) + 1, t)]
     taps = (_inside(start + k, n, align_corners, padding_mode, np) for k in (-1, 0, 1, 2))
-    return [(tap.astype(np.int64), w) for tap, w in zip(taps, cubic_weights(t))]
+    return [(_outside_if_not_finite(tap), w) for tap, w in zip(taps, cubic_weights(t))]
+
+
+def _outside_if_not_finite(positions: Any) -> Any:
+    """Host integer positions; a non-finite one (a NaN or infinite grid point under ``"zeros"``)
+    becomes -2, outside with its right neighbour, without NumPy's cast warning."""
+    return np.where(np.isfinite(positions), positions, -2).astype(np.int64)
 
 
 def _zero_slope_one(c: Tensor) -> Tensor:
@@ -197,8 +208,10 @@ def _read(flat: Tensor, positions: list[Any], sizes: tuple[int, ...]) -> Tensor:
     xp = flat.device.xp
     idx = Tensor.constant(xp.asarray(np.broadcast_to(pos[:, None, :], (n, c, pos.shape[1])).copy()), flat.device)
     vals = take_along_axis_in_range(flat, idx, axis=2)
-    mask = Tensor.constant(xp.asarray(inside[:, None, :].astype(flat.dtype)), flat.device)
-    return vals * mask
+    # a read outside is 0 by selection, not by a product: its weight may be NaN (a NaN grid point),
+    # and PyTorch's input gradient is 0 there, not NaN at the pixel the index was clipped to
+    mask = Tensor.constant(xp.asarray(np.broadcast_to(inside[:, None, :], vals.shape).copy()), flat.device)
+    return mf.where(mask, vals, 0.0)
 
 
 def _check(x: Tensor, g: Tensor, mode: str, padding_mode: str) -> None:
