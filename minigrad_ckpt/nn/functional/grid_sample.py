@@ -144,33 +144,35 @@ def _unnormalize(c: Tensor, n: int, align_corners: bool, fused: bool) -> Tensor:
     return plain + Tensor.constant(xp.asarray(correction.astype(host.dtype)), c.device)
 
 
-def _clip(c: Any, n: int, lib: Any) -> Any:
-    """``c`` clamped to [0, n - 1], a NaN to 0 (PyTorch's ``clip_coordinates`` orders its clamp
-    so: an infinite position reflected is NaN, and reads the first pixel too); for a Tensor with
-    PyTorch's ``clip_coordinates_set_grad`` derivative: 1 strictly inside, 0 from the edges on
-    (the edges count as outside; a NaN is outside)."""
+def _clip(c: Any, n: int, lib: Any, volume: bool = False) -> Any:
+    """``c`` clamped to [0, n - 1], and a NaN where PyTorch's kernels put it: its 2-D kernel orders
+    its clamp to send a NaN to 0, its 3-D (``volume``) kernel's ``min(n - 1, max(c, 0))`` sends it
+    to n - 1 (an infinite position reflected is NaN too).  For a Tensor with PyTorch's
+    ``clip_coordinates_set_grad`` derivative: 1 strictly inside, 0 from the edges on (the edges
+    count as outside; a NaN is outside)."""
     clipped = lib.clip(c, 0, n - 1)
-    clipped = lib.where(lib.isnan(clipped), 0.0, clipped)
+    clipped = lib.where(lib.isnan(clipped), n - 1.0 if volume else 0.0, clipped)
     if lib is np:
         return clipped
     return mf.where((c > 0) & (c < n - 1), c, clipped.detach())
 
 
-def _inside(c: Any, n: int, align_corners: bool, padding_mode: str, lib: Any = mf) -> Any:
+def _inside(c: Any, n: int, align_corners: bool, padding_mode: str, lib: Any = mf, volume: bool = False) -> Any:
     """PyTorch's ``compute_coordinates``: a pixel position brought inside by ``padding_mode``."""
     if padding_mode == "border":
-        return _clip(c, n, lib)
+        return _clip(c, n, lib, volume)
     if padding_mode == "reflection":
         c = _reflect(c, 0, 2 * (n - 1), lib) if align_corners else _reflect(c, -1, 2 * n - 1, lib)
-        return _clip(c, n, lib)
+        return _clip(c, n, lib, volume)
     return c
 
 
-def _taps(mode: str, c: Tensor, n: int, align_corners: bool, padding_mode: str) -> list[tuple[Any, Any]]:
+def _taps(mode: str, c: Tensor, n: int, align_corners: bool, padding_mode: str,
+          volume: bool = False) -> list[tuple[Any, Any]]:
     """``[(positions, weight or None), ...]`` along one axis for pixel positions ``c`` (N, P):
     host int positions (N, P) and weights (N, 1, P)."""
     if mode != "bicubic":
-        c = _inside(c, n, align_corners, padding_mode)
+        c = _inside(c, n, align_corners, padding_mode, volume=volume)
     xp = c.device.xp
     host = np.asarray(xp.to_host(c._data))
     if mode == "nearest":
@@ -200,7 +202,8 @@ def _zero_slope_one(c: Tensor) -> Tensor:
 
 
 def _read(flat: Tensor, positions: list[Any], sizes: tuple[int, ...]) -> Tensor:
-    """``input[n, :, i_1, ..., i_k]`` for integer positions (N, P) per axis (host), 0 outside: (N, C, P)."""
+    """``input[n, :, i_1, ..., i_k]`` for integer positions (N, P) per axis (host), 0 outside: (N, C, P),
+    and the (N, C, P) mask of the reads inside."""
     inside = np.logical_and.reduce([(i >= 0) & (i < s) for i, s in zip(positions, sizes)])
     pos = np.ravel_multi_index(tuple(np.clip(i, 0, s - 1) for i, s in zip(positions, sizes)), sizes)
     pos = np.where(inside, pos, 0)
@@ -211,7 +214,7 @@ def _read(flat: Tensor, positions: list[Any], sizes: tuple[int, ...]) -> Tensor:
     # a read outside is 0 by selection, not by a product: its weight may be NaN (a NaN grid point),
     # and PyTorch's input gradient is 0 there, not NaN at the pixel the index was clipped to
     mask = Tensor.constant(xp.asarray(np.broadcast_to(inside[:, None, :], vals.shape).copy()), flat.device)
-    return mf.where(mask, vals, 0.0)
+    return mf.where(mask, vals, 0.0), mask
 
 
 def _check(x: Tensor, g: Tensor, mode: str, padding_mode: str) -> None:
@@ -264,13 +267,15 @@ def grid_sample(input: Any, grid: Any, mode: str = "bilinear", padding_mode: str
     k, points = len(sizes), math.prod(out_sizes)
     # grid component j is the position along spatial axis k - 1 - j (x is the width)
     per_axis = [_taps(mode, mf.reshape(_unnormalize(g[..., k - 1 - a], sizes[a], ac, fused=k == 2), (n, points)),
-                      sizes[a], ac, padding_mode) for a in range(k)]
+                      sizes[a], ac, padding_mode, volume=k == 3) for a in range(k)]
     flat = mf.reshape(x, (n, c, math.prod(sizes)))
     out = None
     for combination in itertools.product(*per_axis):
-        term = _read(flat, [pos for pos, _ in combination], sizes)
+        term, inside = _read(flat, [pos for pos, _ in combination], sizes)
         weights = [w for _, w in combination if w is not None]
         if weights:
             term = term * math.prod(weights[1:], start=weights[0])
+            if k == 3:  # PyTorch's 3-D kernel adds in-bound taps only: a NaN weight outside adds nothing
+                term = mf.where(inside, term, 0.0)
         out = term if out is None else out + term
     return mf.reshape(out, (n, c) + out_sizes)
