@@ -25,6 +25,8 @@ def start_weights(model) -> dict[str, np.ndarray]:
     trained = [k for k, p in model.named_parameters() if p.requires_grad]
     drawn = reference_weights({k: state[k].shape for k in trained}, seed=0, dtype="float64")
     return {k: drawn[k].astype(state[k].dtype) if k in drawn else state[k] for k in state}
+
+
 def weight_digest(w: np.ndarray) -> np.ndarray:
     """A weight as three float64 sums, for fixtures too small to hold whole weights: plain,
     absolute, and against a fixed random pattern (any change of any element moves the last)."""
