@@ -58,6 +58,7 @@ __all__ = [
     "as_dtype",
     "is_floating",
     "get_default_dtype",
+    "half_in_float32",
     "wrapped_int",
     "set_default_dtype",
     "to_array",
@@ -469,6 +470,34 @@ def register_kernel(fn: Any) -> Any:
     setattr(ArrayNamespace, fn.__name__, fn)
     KERNELS[fn.__name__] = fn
     return fn
+
+
+def half_in_float32(fn: Any) -> Any:
+    """Compute ``fn`` (a kernel ``fn(xp, ...)`` or an op's method ``fn(self, xp, ...)``) of float16
+    arrays in float32 and round the result to float16.
+
+    PyTorch's half kernels evaluate in float (their "opmath" type) and round once at the end.
+    A special function's coefficients, intermediate powers and continued fractions do not fit
+    float16 (its largest value is 65504, its epsilon 1e-3): evaluated there, ``erf(10)``,
+    ``lgamma(0.5)`` and ``gammainc(2, 2.5)`` came out NaN.  Arguments of other dtypes pass
+    unchanged; a call without a float16 array is ``fn`` itself (a Tensor is not an array: a
+    derivative taken on the differentiable namespace, for a second derivative, is left as it is).
+    """
+
+    def is_half(a: Any) -> bool:
+        return getattr(a, "dtype", None) == numpy.float16 and is_array(a)
+
+    def widened(*args: Any, **kwargs: Any) -> Any:
+        if not any(is_half(a) for a in args):
+            return fn(*args, **kwargs)
+        wide = [a.astype(numpy.float32) if is_half(a) else a for a in args]
+        out = fn(*wide, **kwargs)
+        with numpy.errstate(over="ignore"):  # beyond 65504 is inf, as PyTorch's rounding to half
+            return out.astype(numpy.float16)
+
+    widened.__name__, widened.__qualname__, widened.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    widened.__wrapped__ = fn
+    return widened
 
 # --------------------------------------------------------------------------
 # The contract of backward code: the names it may use as ``xp.<name>``.

@@ -29,7 +29,7 @@ import math
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from ..backend import register_kernel
+from ..backend import half_in_float32, register_kernel
 from .base import FunctionOp
 from .scaled_special import I0, I1
 
@@ -38,6 +38,7 @@ _SINC_TAYLOR = (1.0, -1 / 6, 1 / 120, -1 / 5040, 1 / 362880, -1 / 39916800, 1 / 
 
 
 @register_kernel
+@half_in_float32
 def spherical_bessel_j0(xp, x):
     """``sin(x) / x``: 0 at +-inf, the Taylor polynomial below 0.5 (PyTorch's cases)."""
     with xp.errstate(invalid="ignore", divide="ignore", over="ignore"):
@@ -295,7 +296,7 @@ def _register(name: str, doc: str, compute: Any) -> Any:
 
     kernel.__name__ = kernel.__qualname__ = name
     kernel.__doc__ = doc
-    return register_kernel(kernel)
+    return register_kernel(half_in_float32(kernel))
 
 
 _register("airy_ai", "The Airy function ``Ai(x)``.", _airy_ai)

@@ -31,7 +31,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from ..backend import register_kernel
+from ..backend import half_in_float32, register_kernel
 from .base import Op
 from .elementwise import horner
 from .special import _stirling_corr
@@ -182,12 +182,14 @@ def _split(xp: Any, a: Any, x: Any, upper: bool) -> Any:
 
 
 @register_kernel
+@half_in_float32
 def gammainc(xp, a, x):
     """The regularized lower incomplete gamma ``P(a, x)`` (``xp.gammainc``)."""
     return _split(xp, a, x, upper=False)
 
 
 @register_kernel
+@half_in_float32
 def gammaincc(xp, a, x):
     """The regularized upper incomplete gamma ``Q(a, x) = 1 - P(a, x)`` (``xp.gammaincc``)."""
     return _split(xp, a, x, upper=True)

@@ -28,7 +28,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ..backend import register_kernel
+from ..backend import half_in_float32, register_kernel
 from .base import FunctionOp
 
 _INT64_LIMIT = 2.0**63
@@ -147,6 +147,7 @@ def _simple_family(xp: Any, x: Any, n: Any, first: Any, step: Any, cases: list[t
 
 
 @register_kernel
+@half_in_float32
 def hermite_polynomial_h(xp, x, n):
     """The physicists' Hermite polynomial ``H_n(x)``; NaN beyond degree 128 (float32) / 512."""
     with xp.errstate(invalid="ignore", over="ignore"):
@@ -157,6 +158,7 @@ def hermite_polynomial_h(xp, x, n):
 
 
 @register_kernel
+@half_in_float32
 def hermite_polynomial_he(xp, x, n):
     """The probabilists' Hermite polynomial ``He_n(x)``; NaN beyond degree 128 (float32) / 512."""
     with xp.errstate(invalid="ignore", over="ignore"):
@@ -165,6 +167,7 @@ def hermite_polynomial_he(xp, x, n):
 
 
 @register_kernel
+@half_in_float32
 def laguerre_polynomial_l(xp, x, n):
     """Laguerre's polynomial ``L_n(x)``; 1 at ``x = 0``."""
     with xp.errstate(invalid="ignore", over="ignore"):
@@ -174,6 +177,7 @@ def laguerre_polynomial_l(xp, x, n):
 
 
 @register_kernel
+@half_in_float32
 def legendre_polynomial_p(xp, x, n):
     """Legendre's polynomial ``P_n(x)``; exact at ``x = +-1``."""
     with xp.errstate(invalid="ignore", over="ignore"):

@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..backend import register_kernel
+from ..backend import half_in_float32, register_kernel
 from .elementwise import UnaryElementwise
 from .elementwise import horner as _horner
 from .special import _ERFC_P, _ERFC_Q, _ERFC_R, _ERFC_S
@@ -60,6 +60,7 @@ def _erfcx_asymptotic_minus_one(xp: Any, x: Any) -> Any:
 
 
 @register_kernel
+@half_in_float32
 def erfcx(xp, x):
     """``exp(x^2) erfc(x)`` (``xp.erfcx``): +inf from x = -26.6 down, ``1/(x sqrt(pi))`` for large x."""
     with xp.errstate(over="ignore", under="ignore", invalid="ignore"):
@@ -110,12 +111,14 @@ def _scaled_bessel(xp: Any, x: Any, order: int) -> Any:
 
 
 @register_kernel
+@half_in_float32
 def i0e(xp, x):
     """``exp(-|x|) I0(x)`` (``xp.i0e``), the scaled modified Bessel function of order 0."""
     return _scaled_bessel(xp, x, 0)
 
 
 @register_kernel
+@half_in_float32
 def i1e(xp, x):
     """``exp(-|x|) I1(x)`` (``xp.i1e``), the scaled modified Bessel function of order 1 (odd)."""
     return _scaled_bessel(xp, x, 1)
@@ -229,12 +232,14 @@ def _unscaled(xp: Any, scaled: Any, x: Any, odd: bool) -> Any:
 
 
 @register_kernel
+@half_in_float32
 def i0(xp, x):
     """``I0(x)`` (``xp.i0``), the modified Bessel function of order 0: ``i0e(x) exp(|x|)``."""
     return _unscaled(xp, xp.i0e(x), x, odd=False)
 
 
 @register_kernel
+@half_in_float32
 def i1(xp, x):
     """``I1(x)`` (``xp.i1``), the modified Bessel function of order 1 (odd): ``i1e(x) exp(|x|)``."""
     return _unscaled(xp, xp.i1e(x), x, odd=True)

@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 from typing import Any, ClassVar
 
-from ..backend import host_numpy, register_kernel
+from ..backend import half_in_float32, host_numpy, register_kernel
 from .elementwise import _CONST, BinaryElementwise, UnaryElementwise
 from .elementwise import horner as _horner
 
@@ -112,6 +112,7 @@ def _gammaln_positive(xp: Any, x: Any) -> Any:
 
 
 @register_kernel
+@half_in_float32
 def gammaln(xp, x):
     """``ln |Gamma(x)|`` (``xp.gammaln``); +inf at 0, the negative integers and +-inf."""
     with xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -159,6 +160,7 @@ def _digamma_positive(xp: Any, x: Any) -> Any:
 
 
 @register_kernel
+@half_in_float32
 def digamma(xp, x):
     """``psi(x) = d/dx ln Gamma(x)`` (``xp.digamma``); -inf at +0 and +inf at -0 (the pole's two
     sides, as SciPy and PyTorch), NaN at negative integers."""
@@ -204,6 +206,7 @@ def _hurwitz_zeta(xp: Any, s: int, x: Any) -> Any:
 
 
 @register_kernel
+@half_in_float32
 def polygamma(xp, n, x):
     """``psi^(n)(x)``, the n-th derivative of digamma (``xp.polygamma``), for every real ``x``:
     the Hurwitz zeta for ``x > 0``, the reflection formula below 0; poles at 0, -1, -2, ...
@@ -268,6 +271,7 @@ def _gamma_positive_f32(xp: Any, x: Any) -> Any:
 
 
 @register_kernel
+@half_in_float32
 def gamma(xp, x):
     """``Gamma(x)`` (``xp.gamma``): ``exp(gammaln)`` with the sign of the reflection
     for ``x < 0``; +inf at 0, NaN at the negative integers, +inf beyond 171.6."""
@@ -302,6 +306,7 @@ _ERFC_S = (1.0, 2.26052863220117276590e0, 9.39603524938001434673e0, 1.2048953980
 
 
 @register_kernel
+@half_in_float32
 def erf(xp, x):
     """The error function (NumPy has none), within 3 ulp in float64 (``xp.erf``).
 
@@ -323,6 +328,7 @@ def erf(xp, x):
 
 
 @register_kernel
+@half_in_float32
 def erfc(xp, x):
     """``1 - erf(x)`` without cancellation (``xp.erfc``): ``exp(-x^2) P/Q`` below 8,
     ``exp(-x^2) R/S`` above, ``1 - erf`` for ``|x| < 1``; relative accuracy up to the underflow.
@@ -481,6 +487,7 @@ def _erfcinv_tail(xp: Any, q: Any) -> Any:
 
 
 @register_kernel
+@half_in_float32
 def erfinv(xp, y):
     """The inverse of ``erf`` on ``[-1, 1]`` (``xp.erfinv``): ``+-inf`` at ``+-1``."""
     with xp.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
@@ -495,6 +502,7 @@ def erfinv(xp, y):
 
 
 @register_kernel
+@half_in_float32
 def erfcinv(xp, z):
     """The inverse of ``erfc`` on ``[0, 2]`` (``xp.erfcinv``): ``+inf`` at 0, ``-inf`` at 2."""
     with xp.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
@@ -544,6 +552,7 @@ def _poles_cancel(xp: Any, x: Any, n: Any) -> Any:
 
 
 @register_kernel
+@half_in_float32
 def betaln(xp, a, b):
     """``ln |B(a, b)|`` (``xp.betaln``).  For large arguments the Stirling terms are
     combined analytically, so ``betaln(1e6, 1)`` keeps its digits (the plain

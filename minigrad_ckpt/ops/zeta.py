@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..backend import register_kernel
+from ..backend import half_in_float32, register_kernel
 from .base import Op
 from .special import _BERNOULLI
 
@@ -54,6 +54,7 @@ def _zeta_negative(xp: Any, s: Any, q: Any) -> Any:
 
 
 @register_kernel
+@half_in_float32
 def zeta(xp, x, q):
     """``sum_k (q + k)^-x`` for ``x > 1``, ``q > 0``, and for integer ``x`` (where every
     ``(q + k)^-x`` is real) ``q < 0`` too (``xp.zeta``)."""
