@@ -6,6 +6,11 @@ Evaluated in float16 itself, their coefficients, powers and continued fractions 
 the float32 value rounded to float16.  The kernels (``xp.erf``, ``xp.gammaln``, ...) widen a
 float16 argument (``backend.half_in_float32``), so the derivatives that call them follow.
 
+Compositions PyTorch computes in one half kernel (``lerp``, ``addcmul``, ``addcdiv``, ``renorm``,
+``trapezoid``, ``round(decimals=)``) ran step by step in float16: ``lerp(65504, -65504, 0.5)`` was
+inf (torch: 0), ``addcmul(-65504, 300, 301)`` inf (24800), ``renorm`` zeroed rows whose squared
+norm overflowed; they now compute in float32 too (``arguments.in_float32_if_half``).
+
 ``i0e``'s and ``i1e``'s gradients (``i1e - i0e``, which cancels for large ``x``) are not compared.
 
 Expected values: torch 2.13 (``tests/data/make_torch_float16_special.py`` writes
@@ -25,7 +30,7 @@ from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers th
 
 DATA = Path(__file__).with_name("data")
 sys.path.insert(0, str(DATA))
-from float16_special_cases import CASES  # noqa: E402
+from float16_special_cases import CASES, COMPOSITIONS  # noqa: E402
 
 TORCH = json.loads((DATA / "torch_float16_special.json").read_text())
 
@@ -40,9 +45,9 @@ def _close(got, want, rtol=2e-3) -> None:
 
 
 @pytest.mark.parametrize("device", ["cpu", "strict", "strict-f32"])
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", sorted(CASES) + sorted(COMPOSITIONS))
 def test_values_and_gradients_are_pytorchs(name, device):
-    call, args, wrt = CASES[name]
+    call, args, wrt = {**CASES, **COMPOSITIONS}[name]
     expected = TORCH[name]
     xs = [mg.tensor(np.asarray(a, dtype=np.float16), device=device, requires_grad=(i == wrt))
           for i, a in enumerate(args)]
@@ -67,7 +72,26 @@ def test_forward_mode_matches_the_gradient(name):
     np.testing.assert_allclose(tangent.numpy().astype(np.float64), g.numpy().astype(np.float64), rtol=2e-3)
 
 
+@pytest.mark.filterwarnings("ignore::minigrad_ckpt.checkpoint.CheckpointCostWarning")
+@pytest.mark.parametrize("name", ["lerp", "addcmul", "renorm"])
+def test_compositions_in_forward_mode_and_under_checkpoint(name):
+    call, args, wrt = COMPOSITIONS[name]
+    xs = [mg.tensor(np.asarray(a, dtype=np.float16)) for a in args]
+    f = lambda v: call(mg, *xs[:wrt], v, *xs[wrt + 1:])  # noqa: E731
+    value, tangent = mg.func.jvp(f, (xs[wrt],), (mg.ones_like(xs[wrt]),))
+    assert value.dtype == tangent.dtype == mg.float16
+    _close(value, _want(TORCH[name]["value"]))
+    leaf = xs[wrt].detach().requires_grad_()
+    out = mg.checkpoint.checkpoint(f, leaf, use_reentrant=False)
+    (out * mg.linspace(0.5, 1.5, out.numel(), dtype=mg.float16).reshape(out.shape)).sum().backward()
+    _close(leaf.grad, _want(TORCH[name]["grad"]), rtol=4e-3)
+
+
 def test_a_float16_kernel_call_leaves_other_dtypes_alone():
     x = np.array([0.5, 10.0])
     assert mg.special.gammaln(mg.tensor(x, dtype=mg.float32)).dtype == mg.float32
     assert mg.special.gammaln(mg.tensor(x)).dtype == mg.float64
+    # a float16 beside a float32 tensor promotes to float32: no rounding to float16
+    half, single = mg.tensor([1.0, 2.0], dtype=mg.float16), mg.tensor([1.0, 3.0], dtype=mg.float32)
+    assert mg.lerp(half, single, 0.5).dtype == mg.float32
+    assert mg.addcmul(half, half, single).dtype == mg.float32

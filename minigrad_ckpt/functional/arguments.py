@@ -9,7 +9,8 @@ Errors name the function and the bad argument.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..backend import device_of, get_default_dtype, host_numpy, is_array
@@ -23,7 +24,7 @@ __all__ = [
     "as_tensor", "operand", "binary", "normalize_axis", "one_axis", "shape_arg", "broadcast_shapes",
     "tensor_list", "check_nonempty", "int_tuple", "paired_axes", "complex_operand", "refuse_complex", "refuse_bool",
     "in_default_float", "is_integral", "in_default_float_pair", "float_binary", "promoted_operands", "same_dtype",
-    "one_device", "as_index",
+    "one_device", "as_index", "in_float32_if_half",
 ]
 
 _PY_SCALARS = (int, float, bool)
@@ -61,6 +62,30 @@ def in_default_float(x: Any) -> Tensor:
     if x._data.dtype.kind in "biu":
         return apply(AsType(dtype=get_default_dtype().name), x)
     return x
+
+
+def in_float32_if_half(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Run the composition ``fn`` of float16 tensors in float32 and round its result to float16
+    once, as PyTorch's half kernels (whose "opmath" type is float) do.  Step by step in float16,
+    an intermediate overflows 65504 or rounds away what the result keeps: ``lerp(65504, -65504,
+    0.5)`` was inf (PyTorch: 0), ``addcmul(-65504, 300, 301)`` inf (24800), a float16 ``renorm``
+    zeroed rows whose squared norm overflowed.  Only where every float tensor argument is float16
+    (a wider one promotes the result anyway); the casts are recorded, so gradients come back
+    in float16."""
+
+    def half(a: Any) -> bool:
+        return isinstance(a, Tensor) and a._data.dtype == host_numpy.float16
+
+    @functools.wraps(fn)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        floats = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor) and a._data.dtype.kind in "fc"]
+        if not floats or not all(half(a) for a in floats):
+            return fn(*args, **kwargs)
+        wide = [apply(AsType(dtype="float32"), a) if half(a) else a for a in args]
+        kw = {k: apply(AsType(dtype="float32"), v) if half(v) else v for k, v in kwargs.items()}
+        return apply(AsType(dtype="float16"), fn(*wide, **kw))
+
+    return wrapped
 
 
 def is_integral(v: Any) -> bool:

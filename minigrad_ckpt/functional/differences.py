@@ -15,7 +15,7 @@ from typing import Any
 from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
-from .arguments import as_tensor, in_default_float, one_axis, operand
+from .arguments import as_tensor, in_default_float, in_float32_if_half, one_axis, operand
 from .scatter import constant, host
 
 _UNSET: Any = object()
@@ -179,6 +179,7 @@ def _integrand(name: str, y: Any, x: Any, dx: Any, axis: Any, dim: Any) -> tuple
     return ys, ax, _widths(ys, x, dx, ax)
 
 
+@in_float32_if_half  # neighbours' sums overflow float16: trapezoid([65504, 65504, -65504]) was inf
 def trapezoid(y: Any, x: Any = None, dx: Any = None, axis: Any = _UNSET, *, dim: Any = _UNSET) -> Tensor:
     """The integral of the samples ``y`` along ``axis`` (PyTorch: ``dim``; the last by default)
     by the trapezoidal rule, at sample points ``x`` or spacing ``dx`` (1 if neither), as
@@ -187,6 +188,7 @@ def trapezoid(y: Any, x: Any = None, dx: Any = None, axis: Any = _UNSET, *, dim:
     return mf.sum(widths * (_slice(ys, ax, 1, None) + _slice(ys, ax, None, -1)) / 2, axis=ax)
 
 
+@in_float32_if_half
 def cumulative_trapezoid(y: Any, x: Any = None, *, dx: Any = None, dim: Any = _UNSET,
                          axis: Any = _UNSET) -> Tensor:
     """The running trapezoidal integral along ``dim`` (one shorter than ``y`` there), as

@@ -23,6 +23,7 @@ from .arguments import (
     complex_operand,
     float_binary,
     in_default_float,
+    in_float32_if_half,
     is_integral,
     operand,
     ordered_binary,
@@ -399,7 +400,14 @@ def round(x: Any, decimals: int = 0) -> Tensor:  # noqa: A001 - NumPy's name
     decimals = as_index(decimals)
     if not isinstance(decimals, (int, host_numpy.integer)) or isinstance(decimals, bool):
         raise TypeError(f"round: decimals must be an int, got {decimals!r}")
-    return apply(_ew.Round(decimals=int(decimals)), x)
+    if decimals:
+        return _round_scaled(as_tensor(x), int(decimals))
+    return apply(_ew.Round(decimals=0), x)
+
+
+@in_float32_if_half  # x * 10^decimals overflows float16: round(65504, decimals=2) was inf
+def _round_scaled(x: Tensor, decimals: int) -> Tensor:
+    return apply(_ew.Round(decimals=decimals), x)
 
 
 around = round

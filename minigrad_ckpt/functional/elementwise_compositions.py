@@ -20,7 +20,7 @@ from ..tensor import Tensor
 from . import complex_numbers as cx
 from . import math as mf
 from . import special
-from .arguments import as_tensor, binary, in_default_float, one_device, operand, refuse_complex
+from .arguments import as_tensor, binary, in_default_float, in_float32_if_half, one_device, operand, refuse_complex
 from .errors import refuse_integer_zero_divisor
 from .promotion import real_coefficient, result_type
 from .scatter import constant, host
@@ -56,6 +56,7 @@ def frac(x: Any) -> Tensor:
     return x - mf.trunc(x)
 
 
+@in_float32_if_half  # end - input overflows float16: lerp(65504, -65504, 0.5) was inf
 def lerp(input: Any, end: Any, weight: Any) -> Tensor:  # noqa: A002
     """``input + weight * (end - input)``, computed from the nearer end (``end - (end - input)
     * (1 - weight)`` for ``weight >= 0.5``) so that ``weight = 1`` gives ``end`` exactly, as

@@ -18,7 +18,7 @@ from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
 from . import torch_idioms as ti
-from .arguments import as_tensor, in_default_float, normalize_axis, reduction_dims, refuse_complex
+from .arguments import as_tensor, in_default_float, in_float32_if_half, normalize_axis, reduction_dims, refuse_complex
 from .complex_numbers import conj, real
 from .scatter import constant
 from .torch_idioms import with_dim
@@ -181,6 +181,7 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True) -> Tensor:
     return c if c.dtype.kind == "c" else mf.clip(c, -1, 1)
 
 
+@in_float32_if_half  # |x|^p overflows float16: rows of norm above 256 became 0
 def renorm(input: Any, p: float, dim: int, maxnorm: float) -> Tensor:  # noqa: A002
     """Each slice along ``dim`` (the tensor with that index fixed) whose ``p``-norm exceeds
     ``maxnorm`` scaled down to norm ``maxnorm`` (``torch.renorm``; the scale is

@@ -25,7 +25,7 @@ from . import special as sp
 from . import special_extended as spx
 from . import torch_idioms as ti
 from . import torch_methods as tmeth
-from .arguments import as_tensor, in_default_float, one_device
+from .arguments import as_tensor, in_default_float, in_float32_if_half, one_device
 from .conversion import clone
 from .errors import InputMismatch
 from .scatter import gather
@@ -229,6 +229,7 @@ addbmm = _fused_form("addbmm", (3, 3), lambda a, b: ti.sum(mf.matmul(a, b), dim=
                      "``beta * input + alpha * sum_b (batch1[b] @ batch2[b])``: the batch's products summed.")
 
 
+@in_float32_if_half  # the product overflows float16: addcmul(-65504, 300, 301) was inf
 def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:  # noqa: A002
     """``input + value * tensor1 * tensor2``, rounded in PyTorch's order (``torch.addcmul``)."""
     t1 = as_tensor(tensor1)
@@ -236,6 +237,7 @@ def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor
     return as_tensor(input, t1) + (t1 if value == 1 else value * t1) * tensor2
 
 
+@in_float32_if_half  # the quotient rounded to float16 first: addcdiv(-1, 300, 301) was 3% off
 def addcdiv(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:  # noqa: A002
     """``input + value * tensor1 / tensor2``, rounded in PyTorch's order (``torch.addcdiv``)."""
     t1 = as_tensor(tensor1)

@@ -30,3 +30,19 @@ CASES = {
     "gelu": (lambda m, x: m.nn.functional.gelu(x), [X], 0),
     "sinc": (lambda m, x: m.sinc(x), [[-2.0, -1.0, -0.5, 0.25, 1.0, 2.0, 3.0, 100.0]], 0),
 }
+
+# compositions PyTorch computes in one half kernel (float32 inside): an intermediate overflows
+# or rounds in float16 step by step.  name -> (call(namespace, *tensors), args, wrt)
+BIG = [[65504.0, 65504.0, 1.0, 300.0], [-65504.0, 65504.0, -65504.0, 2.0]]
+COMPOSITIONS = {
+    "lerp": (lambda m, a, b: m.lerp(a, b, 0.5), [[65504.0, 65504.0, -65504.0, 1.0, 0.0],
+                                               [-65504.0, -300.0, 65504.0, 2.0, 6e-8]], 0),
+    "addcmul": (lambda m, x, a, b: m.addcmul(x, a, b), [[-65504.0, 65504.0, -1.0, 1.0], [300.0, 300.0, 2.0, 3.0],
+                                                       [301.0, -301.0, 3.0, 0.5]], 0),
+    "addcdiv": (lambda m, x, a, b: m.addcdiv(x, a, b, value=2.0),
+                [[-1.0, -1.0, 2.0, 65504.0], [300.0, -300.0, 2.0, 65504.0], [301.0, -301.0, 3.0, 65504.0]], 0),
+    "renorm": (lambda m, x: m.renorm(x, 2, 0, 1.0), [BIG], 0),
+    "trapezoid": (lambda m, x: m.trapezoid(x, dim=-1),
+                  [[[65504.0, 65504.0, -65504.0, -65504.0], [1.0, 2.0, 3.0, 300.0]]], 0),
+    "round_decimals": (lambda m, x: m.round(x, decimals=2), [[[65504.0, -65504.0, 1.2345, 300.126]]], None),
+}

@@ -1,5 +1,6 @@
 """Regenerate ``tests/data/torch_float16_special.json``: torch 2.13's float16 special functions
-(``erf``, ``lgamma``, ``gammainc``, ``i0e``, ``gelu``, ``sinc``, ...) at arguments whose
+(``erf``, ``lgamma``, ``gammainc``, ``i0e``, ``gelu``, ``sinc``, ...) and compositions (``lerp``,
+``addcmul``, ``addcdiv``, ``renorm``, ``trapezoid``, ``round(decimals=)``) at arguments whose
 intermediate values do not fit float16 -- PyTorch's half kernels compute in float32 and round
 once -- and the gradient of ``sum(f(x) * G)`` at the same float16 points, torch's float64 one
 rounded to float16 (torch's half gradients are compositions of half tensor ops, each rounding:
@@ -20,7 +21,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
-from float16_special_cases import CASES  # noqa: E402
+from float16_special_cases import CASES, COMPOSITIONS  # noqa: E402
 
 OUT = Path(__file__).with_name("torch_float16_special.json")
 
@@ -31,7 +32,7 @@ def _plain(a: np.ndarray) -> list:
 
 def main() -> None:
     out = {}
-    for name, (call, args, wrt) in CASES.items():
+    for name, (call, args, wrt) in {**CASES, **COMPOSITIONS}.items():
         xs = [torch.tensor(np.asarray(a, dtype=np.float16), requires_grad=(i == wrt)) for i, a in enumerate(args)]
         y = call(torch, *xs)
         g = torch.linspace(0.5, 1.5, y.numel(), dtype=torch.float16).reshape(y.shape)
