@@ -59,6 +59,8 @@ __all__ = [
     "is_floating",
     "get_default_dtype",
     "half_in_float32",
+    "BroadcastMismatch",
+    "refuse_unbroadcastable",
     "wrapped_int",
     "set_default_dtype",
     "to_array",
@@ -470,6 +472,30 @@ def register_kernel(fn: Any) -> Any:
     setattr(ArrayNamespace, fn.__name__, fn)
     KERNELS[fn.__name__] = fn
     return fn
+
+
+class BroadcastMismatch(RuntimeError, ValueError):
+    """Operands whose shapes do not broadcast (``ones(3, 4) * ones(3)``): PyTorch's ``RuntimeError``
+    with its message, and the ``ValueError`` NumPy raised before (so handlers of either catch it)."""
+
+
+def refuse_unbroadcastable(arrays: Any, exc: ValueError) -> None:
+    """Raise :class:`BroadcastMismatch` naming the first dimension (from the right) where two
+    operands' sizes differ and neither is 1, if that is why the array library refused ``exc``;
+    otherwise return, and the caller re-raises ``exc``."""
+    if "broadcast" not in str(exc):
+        return
+    shapes = [tuple(getattr(a, "shape", ())) for a in arrays]
+    ndim = max(len(s) for s in shapes)
+    padded = [(1,) * (ndim - len(s)) + s for s in shapes]
+    for d in range(ndim - 1, -1, -1):
+        big = [(k, p[d]) for k, p in enumerate(padded) if p[d] != 1]
+        if len({size for _, size in big}) > 1:
+            (i, a), (j, b) = big[0], next(e for e in big if e[1] != big[0][1])
+            listed = " and ".join(str(s) for s in shapes)
+            raise BroadcastMismatch(f"The size of tensor {'abcdefgh'[i]} ({a}) must match the size of tensor "
+                                    f"{'abcdefgh'[j]} ({b}) at non-singleton dimension {d} (shapes {listed} "
+                                    f"cannot be broadcast together)") from exc
 
 
 def half_in_float32(fn: Any) -> Any:

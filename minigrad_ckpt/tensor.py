@@ -54,6 +54,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from .backend import (
+    BroadcastMismatch,
     Device,
     as_dtype,
     castable_in_place,
@@ -64,6 +65,7 @@ from .backend import (
     get_device,
     host_numpy,
     is_floating,
+    refuse_unbroadcastable,
     to_array,
     to_host,
     wrapped_int,
@@ -1133,6 +1135,7 @@ class Tensor:
             other = other._data
         if _write_guard is not None:
             _write_guard(self)
+        self._refuse_wider_operand(other)
         try:
             getattr(self._device.xp, fn)(self._data, other, out=self._data, casting="same_kind")
         except OverflowError:  # a Python int out of an integer tensor's range: PyTorch wraps it (uint8 += 300 adds 44)
@@ -1150,6 +1153,22 @@ class Tensor:
         if tangents is not None:
             self._tangents = tangents or None
         return self
+
+    def _refuse_wider_operand(self, other: Any) -> None:
+        """PyTorch's RuntimeError where ``other`` does not broadcast to this tensor's own shape (NumPy's
+        ``out=`` raises a ValueError; a :class:`BroadcastMismatch` is both): ``x.add_(y)`` with more or
+        larger dimensions in ``y``, or sizes that do not broadcast at all."""
+        shape = tuple(getattr(other, "shape", ()))
+        if shape == self._data.shape:
+            return
+        try:
+            wide = host_numpy.broadcast_shapes(self._data.shape, shape)
+        except ValueError as e:
+            refuse_unbroadcastable((self._data, other), e)
+            raise
+        if wide != self._data.shape:
+            raise BroadcastMismatch(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
+                                    f"{list(wide)}")
 
     def add_(self, other: Any, alpha: float = 1) -> Tensor:
         if alpha != 1:
