@@ -44,7 +44,7 @@ from ..backend import half_in_float32, register_kernel
 from .base import FunctionOp, Op, add_tangents
 from .complex_numbers import complex_from_parts
 
-__all__ = ["UnaryElementwise", "BinaryElementwise", "times_local", "horner"]
+__all__ = ["UnaryElementwise", "BinaryElementwise", "times_local", "divided_by_local", "horner"]
 
 _CONST = (int, float, bool)  # Python scalars: weakly typed constants, never differentiated
 #: What a ``quiet`` or ``singular`` op's derivative is evaluated under (infinities, overflow).
@@ -69,6 +69,18 @@ def times_local(xp: Any, v: Any, local: Any) -> Any:
         return v * local if math.isfinite(local) else xp.where(v != 0, v * local, v * 0)
     ok = xp.logical_or(xp.isfinite(local), v != 0)
     return v * xp.where(ok, local, 0)
+
+
+def divided_by_local(xp: Any, v: Any, denominator: Any) -> Any:
+    """``v`` times a local derivative ``1 / denominator``, taken as ``v / denominator``: the
+    reciprocal of a subnormal overflows to inf where the quotient is finite (``log``'s gradient
+    at ``5e-324`` times ``g = 5e-324`` was inf, PyTorch's ``g / x`` is 1; entropy's ``t * log(t)``
+    at a subnormal ``t`` had an infinite gradient).  The singular rule of :func:`times_local`:
+    where ``denominator`` is 0 or NaN and ``v`` is exactly 0 the result is 0, the mask on the
+    denominator (replaced by inf), so second derivatives through ``v`` stay exact."""
+    singular = xp.logical_or(denominator == 0, xp.isnan(denominator))
+    ok = xp.logical_or(xp.logical_not(singular), v != 0)
+    return v / xp.where(ok, denominator, xp.inf)
 
 
 def _times(xp: Any, v: Any, local: Any, singular: bool) -> Any:
@@ -428,6 +440,12 @@ class Log(UnaryElementwise):
     def derivative(self, xp, out, x):
         return 1 / x
 
+    def times_derivative(self, xp, v, out, x):
+        if x.dtype.kind == "c":
+            return super().times_derivative(xp, v, out, x)
+        with xp.errstate(**_QUIET):
+            return divided_by_local(xp, v, x)  # g / x: 1 / x overflows for a subnormal x
+
 
 class Log1p(UnaryElementwise):
     """``log(1 + x)``; of a complex ``x`` by PyTorch's formula (:func:`_complex_log1p_parts`), which
@@ -730,6 +748,12 @@ class _LogBase(UnaryElementwise):
 
     def derivative(self, xp, out, x):
         return 1 / (x * self.ln_base)
+
+    def times_derivative(self, xp, v, out, x):
+        if x.dtype.kind == "c":
+            return super().times_derivative(xp, v, out, x)
+        with xp.errstate(**_QUIET):
+            return divided_by_local(xp, v, x * self.ln_base)  # as Log's
 
 
 class Log2(_LogBase):
