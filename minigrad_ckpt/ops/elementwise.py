@@ -417,7 +417,14 @@ class Neg(UnaryElementwise):
     save_inputs = False
 
     def forward(self, xp, x):
-        return -x
+        try:  # (free until raised)
+            return -x
+        except TypeError:  # NumPy's refusal of a bool array: PyTorch's RuntimeError, with its message
+            if x.dtype.kind == "b":
+                raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are "
+                                   "trying to invert a mask, use the `~` or `logical_not()` operator "
+                                   "instead.") from None
+            raise
 
     def derivative(self, xp, out, x):
         return -1
