@@ -176,10 +176,18 @@ def nan_to_num(x: Any, nan: float = 0.0, posinf: float | None = None, neginf: fl
     if x.dtype.kind == "c":
         return cx.complex(nan_to_num(cx.real(x), nan, posinf, neginf), nan_to_num(cx.imag(x), nan, posinf, neginf))
     info = host_numpy.finfo(x.dtype)
-    hi = float(info.max) if posinf is None else posinf
-    lo = float(info.min) if neginf is None else neginf
-    out = mf.where(mf.isnan(x), nan, x)
+    hi = float(info.max) if posinf is None else _rounded_to(posinf, x.dtype)
+    lo = float(info.min) if neginf is None else _rounded_to(neginf, x.dtype)
+    out = mf.where(mf.isnan(x), _rounded_to(nan, x.dtype), x)
     return mf.where(isposinf(x), hi, mf.where(isneginf(x), lo, out))
+
+
+def _rounded_to(value: Any, dtype: Any) -> float:
+    """A replacement value of ``nan_to_num`` rounded to the tensor's dtype, beyond its range to
+    +-inf, as PyTorch's (``nan_to_num(half, posinf=1e6)`` writes inf): ``where`` would refuse
+    a number its dtype cannot hold, as PyTorch's ``where`` does."""
+    with host_numpy.errstate(over="ignore"):
+        return float(host_numpy.asarray(float(value)).astype(dtype))
 
 
 def floor_divide(x: Any, y: Any) -> Tensor:
