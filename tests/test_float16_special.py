@@ -7,9 +7,10 @@ the float32 value rounded to float16.  The kernels (``xp.erf``, ``xp.gammaln``, 
 float16 argument (``backend.half_in_float32``), so the derivatives that call them follow.
 
 Compositions PyTorch computes in one half kernel (``lerp``, ``addcmul``, ``addcdiv``, ``renorm``,
-``trapezoid``, ``round(decimals=)``) ran step by step in float16: ``lerp(65504, -65504, 0.5)`` was
-inf (torch: 0), ``addcmul(-65504, 300, 301)`` inf (24800), ``renorm`` zeroed rows whose squared
-norm overflowed; they now compute in float32 too (``arguments.in_float32_if_half``).
+``trapezoid``, ``round(decimals=)``, ``binary_cross_entropy_with_logits``) ran step by step in
+float16: ``lerp(65504, -65504, 0.5)`` was inf (torch: 0), ``addcmul(-65504, 300, 301)`` inf (24800),
+``renorm`` zeroed rows whose squared norm overflowed, the logits loss's gradient was 2% off; they
+now compute in float32 too (``arguments.in_float32_if_half``).
 
 ``i0e``'s and ``i1e``'s gradients (``i1e - i0e``, which cancels for large ``x``) are not compared.
 

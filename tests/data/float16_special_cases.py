@@ -44,5 +44,7 @@ COMPOSITIONS = {
     "renorm": (lambda m, x: m.renorm(x, 2, 0, 1.0), [BIG], 0),
     "trapezoid": (lambda m, x: m.trapezoid(x, dim=-1),
                   [[[65504.0, 65504.0, -65504.0, -65504.0], [1.0, 2.0, 3.0, 300.0]]], 0),
+    "bce_with_logits": (lambda m, x, y: m.nn.functional.binary_cross_entropy_with_logits(x, y, reduction="none"),
+                        [[-3.0, -1.0, -0.5, 0.5, 1.0, 3.0, 20.0], [0.3, 0.3, 0.7, 0.3, 0.7, 0.9, 0.99]], 0),
     "round_decimals": (lambda m, x: m.round(x, decimals=2), [[[65504.0, -65504.0, 1.2345, 300.126]]], None),
 }

@@ -1,6 +1,7 @@
 """Regenerate ``tests/data/torch_float16_special.json``: torch 2.13's float16 special functions
 (``erf``, ``lgamma``, ``gammainc``, ``i0e``, ``gelu``, ``sinc``, ...) and compositions (``lerp``,
-``addcmul``, ``addcdiv``, ``renorm``, ``trapezoid``, ``round(decimals=)``) at arguments whose
+``addcmul``, ``addcdiv``, ``renorm``, ``trapezoid``, ``round(decimals=)``,
+``binary_cross_entropy_with_logits``) at arguments whose
 intermediate values do not fit float16 -- PyTorch's half kernels compute in float32 and round
 once -- and the gradient of ``sum(f(x) * G)`` at the same float16 points, torch's float64 one
 rounded to float16 (torch's half gradients are compositions of half tensor ops, each rounding:
