@@ -37,9 +37,6 @@ GROUPS = [
      lambda n: n in ("bfloat16", "cdouble", "cfloat", "chalf", "conj", "conj_physical", "conj_physical_",
                      "resolve_conj", "resolve_neg", "is_conj", "is_neg", "angle", "real", "imag", "H", "mH",
                      "adjoint", "isreal")),
-    ("Bitwise and integer-only arithmetic", "not differentiable and not part of the engine's math; use NumPy on "
-     "`x.numpy()`",
-     lambda n: n.startswith("bitwise") or n.rstrip("_") in ("gcd", "lcm", "frexp")),
     ("Deprecated or removed in PyTorch itself", "PyTorch points to `torch.linalg` instead: use `mg.linalg.eigh`, "
      "`mg.linalg.lstsq`, `mg.linalg.solve`, `mg.linalg.solve_triangular`",
      lambda n: n in ("eig", "symeig", "lstsq", "solve", "triangular_solve", "lu", "lu_solve", "geqrf", "orgqr",

@@ -261,7 +261,9 @@ LIBRARY_FUNCTIONS = (
     "arctan", "maximum", "minimum", "clip", "where", "square", "reciprocal",
     "logical_and", "logical_or", "logical_not", "isnan", "isinf", "isfinite",
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
-    "floor", "ceil", "round",
+    "floor", "ceil", "round", "frexp",
+    # integer arithmetic
+    "gcd", "left_shift", "right_shift",
     # complex numbers
     "real", "imag", "conj",
     "sinh", "arcsin", "arccos", "arctan2", "arcsinh", "arccosh", "arctanh", "log2", "log10",

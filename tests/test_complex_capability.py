@@ -242,6 +242,10 @@ REFUSED = {
     **{n: (lambda z, n=n: getattr(mg, n)(z, z), TypeError, "integer and bool")
        for n in ("bitwise_and", "bitwise_or", "bitwise_xor")},
     "bitwise_not": (mg.bitwise_not, TypeError, "integer and bool"),
+    # integer-only arithmetic: PyTorch has no complex (nor float) kernel for them
+    **{n: (lambda z, n=n: getattr(mg, n)(z, z), TypeError, "only integer tensors")
+       for n in ("gcd", "lcm", "bitwise_left_shift", "bitwise_right_shift")},
+    "frexp": (mg.frexp, TypeError, "floating-point"),
     # factorizations whose gradients are written for real matrices
     **{n: (lambda z, n=n: getattr(mg, n)(z), TypeError, ORDER) for n in ("amax", "amin", "msort", "relu")},
     "clamp_min": (lambda z: mg.clamp_min(z, 0), TypeError, ORDER),

@@ -12,7 +12,7 @@ derivative is 0.  The tests of a float's class have no derivative: they return c
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..backend import get_default_dtype, host_numpy
 from ..ops import elementwise as _ew
@@ -90,6 +90,30 @@ def ldexp(x: Any, other: Any) -> Tensor:
     if isinstance(e, Tensor) and e.dtype.kind in "iub":
         e = mf.astype(e, x.dtype)  # an integer exponent keeps x's precision (float32 stays float32)
     return x * mf.exp2(e)
+
+
+class FrexpResult(NamedTuple):
+    """``mg.frexp``'s answer, as ``torch.return_types.frexp``."""
+
+    mantissa: Tensor
+    exponent: Tensor
+
+
+def frexp(input: Any) -> FrexpResult:  # noqa: A002
+    """``(mantissa, exponent)`` with ``input == mantissa * 2 ** exponent`` and ``0.5 <= |mantissa| < 1``
+    (0, inf and NaN keep their value with exponent 0), as NumPy's and PyTorch's ``frexp``: the
+    mantissa in ``input``'s float dtype, the exponent int32; only float tensors are accepted.
+    The mantissa is differentiable, with PyTorch's gradient ``2 ** -exponent``; the exponent is not."""
+    x = as_tensor(input)
+    if x.dtype.kind != "f":
+        raise TypeError(f"frexp: only supports floating-point dtypes, got {x.dtype}")
+    xp = x.device.xp
+    exponent = xp.frexp(x._data)[1].astype(xp.int32)
+    # mantissa = x * 2 ** -exponent, the power in two halves: 2 ** 148 (a float32 subnormal's)
+    # or 2 ** -128 (its largest float's) alone would overflow the dtype, each half cannot
+    half = -(exponent // 2)
+    scales = [constant(xp.exp2((-exponent - half).astype(x.dtype)), x), constant(xp.exp2(half.astype(x.dtype)), x)]
+    return FrexpResult(x * scales[0] * scales[1], Tensor.constant(exponent, x.device))
 
 
 def _signbit_of(y: Any, like: Tensor) -> Tensor:

@@ -43,6 +43,7 @@ from ..tensor import Tensor
 from . import fft, linalg  # noqa: F401  (``xp.fft``, ``xp.linalg`` of the differentiable namespace)
 from .arguments import as_tensor, one_axis, shape_arg
 from .complex_numbers import complex_from_parts, conj, imag, real  # noqa: F401  (xp.real and friends)
+from .elementwise_compositions import frexp  # noqa: F401  (xp.frexp: the mantissa differentiable, as PyTorch's)
 from .indexing import _index_array
 from .math import *  # noqa: F403  (the public math is part of the namespace)
 from .math import __all__ as _math_names
@@ -138,6 +139,8 @@ _CONSTANT_FUNCTIONS = {
     "broadcast_shapes": "NumPy's broadcast shape.", "result_type": "NumPy's result dtype.",
     "can_cast": "NumPy's casting rule.", "iinfo": "Integer type limits.", "finfo": "Float type limits.",
     "shares_memory": "Whether two tensors' arrays share memory.",
+    "gcd": "The greatest common divisor of integers (no derivative).",
+    "left_shift": "Integers shifted left (no derivative).", "right_shift": "Integers shifted right (no derivative).",
     "uniform_bits": "``n`` random uint64 values from ``key`` (the kernel; a constant).",
 }
 for _name, _doc in _CONSTANT_FUNCTIONS.items():

@@ -36,6 +36,7 @@ from . import complex_numbers as cn
 from . import differences as diffs
 from . import elementwise_compositions as ewc
 from . import fft as ft
+from . import integer_math as im
 from . import linalg as la
 from . import linalg_derived as lad
 from . import linalg_ex as lex
@@ -192,6 +193,10 @@ SECTIONS: tuple[Section, ...] = (
         public("bitwise_or", mf.bitwise_or, AS_METHOD, in_place=True),
         public("bitwise_xor", mf.bitwise_xor, AS_METHOD, in_place=True),
         public("bitwise_not", mf.bitwise_not, AS_METHOD, in_place=True),
+        public("bitwise_left_shift", im.bitwise_left_shift, AS_METHOD, in_place=True),
+        public("bitwise_right_shift", im.bitwise_right_shift, AS_METHOD, in_place=True),
+        public("gcd", im.gcd, AS_METHOD, in_place=True),
+        public("lcm", im.lcm, AS_METHOD, in_place=True),
         public("isnan", mf.isnan, AS_METHOD),
         public("isfinite", mf.isfinite, AS_METHOD),
     )),
@@ -284,6 +289,7 @@ SECTIONS: tuple[Section, ...] = (
         public("deg2rad", ewc.deg2rad, AS_METHOD, in_place=True),
         public("rad2deg", ewc.rad2deg, AS_METHOD, in_place=True),
         public("ldexp", ewc.ldexp, AS_METHOD, in_place=True),
+        public("frexp", ewc.frexp, AS_METHOD),
         public("copysign", ewc.copysign, AS_METHOD, in_place=True),
         public("fmax", ewc.fmax, AS_METHOD, in_place=True),
         public("fmin", ewc.fmin, AS_METHOD, in_place=True),
@@ -670,6 +676,10 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("__ror__", ewc.reflected(mf.bitwise_or)),
         tensor_method("__rxor__", ewc.reflected(mf.bitwise_xor)),
         tensor_method("__invert__", mf.bitwise_not),
+        tensor_method("__lshift__", im.bitwise_left_shift),
+        tensor_method("__rshift__", im.bitwise_right_shift),
+        tensor_method("__rlshift__", ewc.reflected(im.bitwise_left_shift)),
+        tensor_method("__rrshift__", ewc.reflected(im.bitwise_right_shift)),
         tensor_method("__mod__", tm.remainder_method),
         tensor_method("__rmod__", tm.rremainder_method),
         tensor_method("__round__", mf.round),
@@ -682,6 +692,8 @@ SECTIONS: tuple[Section, ...] = (
         tensor_method("__iand__", tm.augmented_assignment("bitwise_and_")),
         tensor_method("__ior__", tm.augmented_assignment("bitwise_or_")),
         tensor_method("__ixor__", tm.augmented_assignment("bitwise_xor_")),
+        tensor_method("__ilshift__", tm.augmented_assignment("bitwise_left_shift_")),
+        tensor_method("__irshift__", tm.augmented_assignment("bitwise_right_shift_")),
     )),
     Section("Autograd, devices and dtypes", TENSOR, (
         tensor_method("backward", tm.backward_method),
