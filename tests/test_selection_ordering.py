@@ -78,6 +78,22 @@ def test_nan_aware_quantiles_and_medians():
     check_everywhere(lambda t: mg.nanquantile(t, [0.2, 0.7], dim=1), x[:2])
 
 
+@pytest.mark.parametrize("device, dtype", [("cpu", mg.float64), ("cpu", mg.float32), ("strict", mg.float64),
+                                           ("strict-f32", mg.float32)])
+@pytest.mark.parametrize("shape, dim", [((0,), None), ((2, 0), 1), ((0, 3), 0), ((0, 3), 1)])
+@pytest.mark.parametrize("fn", [mg.quantile, mg.nanquantile])
+def test_quantile_of_an_empty_input_is_pytorchs_runtime_error(fn, shape, dim, device, dtype):
+    # torch 2.13: torch.quantile(torch.zeros(2, 0), 0.5, 1) and torch.nanquantile(torch.zeros(0, 3), 0.5, 1)
+    # raise RuntimeError "quantile() input tensor must be non-empty" (any empty input, even along a
+    # non-empty dim); the engine raised IndexError, and returned an empty tensor for zeros(0, 3) along dim 1
+    x = mg.zeros(*shape, dtype=dtype, device=device)
+    for q in (0.5, mg.tensor([0.2, 0.5], dtype=dtype, device=device)):
+        with pytest.raises(RuntimeError, match=r"quantile\(\) input tensor must be non-empty"):
+            fn(x, q, dim)
+        with pytest.raises(RuntimeError, match=r"quantile\(\) input tensor must be non-empty"):
+            fn(x, q, dim=dim, keepdim=True)
+
+
 def test_median_is_numpys_mean_of_the_middle_and_pytorchs_lower_value_with_dim():
     x = distinct(3, 6)
     np.testing.assert_array_equal(mg.median(mg.tensor(x), 1).numpy(), np.median(x, 1))   # NumPy: the mean

@@ -148,10 +148,10 @@ def _quantile(name: str, input: Any, q: Any, axis: Any, keepdims: bool, method: 
     x0 = as_tensor(input)
     if x0.dtype.kind != "f":
         raise TypeError(f"{name}: the input must be a float tensor, got {x0.dtype}")
+    if x0.numel() == 0:  # PyTorch refuses any empty input, even along a non-empty dim (NumPy: IndexError)
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
     qs, scalar = _quantile_positions(q)
     x, d = (mf.ravel(x0), 0) if axis is None else _as_row(name, x0, axis)
-    if x.shape[d] == 0:
-        raise IndexError(f"{name}: cannot take a quantile of an empty dim")
     s = mf.sort(x, axis=d)
     nans = _nan_count(x, d)
     count = x.shape[d] - nans if skip_nan else nans * 0 + x.shape[d]
