@@ -60,3 +60,39 @@ def test_kl_div_of_a_negative_target_is_nan_and_of_a_zero_target_is_its_xlogy():
     assert np.isnan(F.kl_div(x, t).item())
     F.kl_div(x, mg.tensor([[2.0, 0.5, 1.0], [0.0, 3.0, 2.0]]), reduction="sum").backward()
     assert x.grad.tolist() == [[-2.0, -0.5, -1.0], [-0.0, -3.0, -2.0]]
+
+
+# torch 2.13 on 0-d inputs (each one element, the vector of one): dims 0 and -1 are theirs, dim 1 is not
+ZERO_D = [  # (x1, x2, dim, value, d value / d x1)
+    (3.0, -2.0, -1, -1.0, 0.0),
+    (3.0, -2.0, 0, -1.0, 0.0),
+    (0.0, 2.0, -1, 0.0, 1e8),
+    (1e-10, 1e-10, 0, 1e-4, None),  # both norms below eps: PyTorch's clamp, 1e-20 / 1e-16
+    (1e-10, 2.0, 0, 0.01, 9.9e7),  # the clamped norm still passes its gradient
+    (float("nan"), 2.0, 0, float("nan"), None),
+]
+
+
+@pytest.mark.parametrize("device, dtype", [("cpu", mg.float64), ("cpu", mg.float32), ("strict", mg.float64),
+                                           ("strict-f32", mg.float32)])
+@pytest.mark.parametrize("x1, x2, dim, value, grad", ZERO_D)
+def test_cosine_similarity_of_zero_d_inputs_is_pytorchs(x1, x2, dim, value, grad, device, dtype):
+    # the engine raised DimensionOutOfRange for dim=-1 and dim=0 (its p-norm refused a 0-d input)
+    a = mg.tensor(x1, dtype=dtype, device=device, requires_grad=True)
+    b = mg.tensor(x2, dtype=dtype, device=device)
+    out = F.cosine_similarity(a, b, dim=dim)
+    assert out.shape == () and out.dtype == dtype
+    np.testing.assert_allclose(out.item(), value, rtol=1e-6)
+    assert mg.nn.CosineSimilarity(dim=dim)(a, b).shape == ()
+    if grad is not None:
+        (g,) = mg.grad(out, [a])
+        np.testing.assert_allclose(g.item(), grad, rtol=1e-5)
+    with pytest.raises(IndexError, match=r"\[-1, 0\], but got 1"):
+        F.cosine_similarity(a, b)  # PyTorch's default dim=1 is past a 0-d tensor's one dim
+
+
+def test_cosine_similarity_of_a_zero_d_and_a_vector_broadcasts_first():
+    # torch 2.13: F.cosine_similarity(tensor(3.), tensor([1., -2.]), dim=-1) -> tensor(-0.3162278)
+    out = F.cosine_similarity(mg.tensor(3.0), mg.tensor([1.0, -2.0]), dim=-1)
+    assert out.shape == ()
+    np.testing.assert_allclose(out.item(), -0.31622776601683794, rtol=1e-7)

@@ -14,7 +14,7 @@ from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
 from ...functional import linalg as _linalg
-from ...functional.errors import InputMismatch
+from ...functional.errors import InputMismatch, dimension_out_of_range
 from ...functional.linalg_derived import vector_norm
 from ...functional.promotion import promoted
 from ...tensor import Tensor
@@ -57,6 +57,10 @@ def cosine_similarity(x1: Any, x2: Any, axis: int | None = None, eps: float = 1e
         shape = host_numpy.broadcast_shapes(a.shape, b.shape)
         a, b = mf.broadcast_to(a, shape), mf.broadcast_to(b, shape)
     ax = _axis(axis, dim, default=1)
+    if a.ndim == 0:  # PyTorch's dims of a 0-d tensor: 0 and -1 name its one element, a 1-vector's
+        if ax not in (0, -1):
+            raise dimension_out_of_range(ax, 0)
+        a, b, ax = mf.reshape(a, (1,)), mf.reshape(b, (1,)), 0
     na, nb = _clamped_keeping_gradient(_p_norm(a, 2, ax, keepdims=True), eps), \
         _clamped_keeping_gradient(_p_norm(b, 2, ax, keepdims=True), eps)
     return mf.sum((a / na) * (b / nb), axis=ax)
