@@ -910,6 +910,20 @@ class Tensor:
                                f"under mg.no_grad(), or work on a copy (x = x.clone())")
         self._check_write(what)
 
+    def _lay_out_row_major(self) -> None:
+        """Lay out row-major the memory of an op's result (or a gradient) that no other tensor holds.
+
+        PyTorch's is row-major where NumPy's layout may differ -- a convolution's result is a view of
+        its channel-major product, an advanced index's a transposed one, a convolution's input gradient
+        too -- so ``conv(x).view(n, -1)`` is a view there (``view`` asks for this first).  The values
+        stay; no other tensor reads this memory, and the nodes that saved the old array still read it
+        (as after a recorded in-place change).  A view op's result keeps its layout: PyTorch refuses to
+        view it across its strides, and so does ``view`` (a tensor that ever shared memory has a
+        version box of two entries, see :func:`shared_version`)."""
+        if self._data.flags.c_contiguous or len(self._version) > 1 or self._memory_is_shared():
+            return
+        self._data = self._device.xp.ascontiguousarray(self._data)
+
     def _memory_is_shared(self) -> bool:
         """Whether a write into this tensor must go into its memory: another live tensor shares
         it (a view, a base, a detached alias), or a holder the engine cannot see may (``.data``'s

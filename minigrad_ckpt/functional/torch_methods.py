@@ -99,26 +99,13 @@ def view_method(x: Tensor, *shape: Any, **keyword: Any) -> Tensor:
         if x.requires_grad:
             raise RuntimeError("view(dtype) reinterprets bytes and has no gradient; call it on x.detach()")
         return Tensor.constant(x._data.view(dt), x.device)
-    _row_major_where_pytorch_is(x)
+    x._lay_out_row_major()  # an op's result PyTorch lays out row-major is viewable, as there
     out = reshape_method(x, *shape)
     xp = x._device.xp
     if out._data is not x._data and xp.memory_owner(out._data) is not xp.memory_owner(x._data):
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
                            "spans across two contiguous subspaces). Use .reshape(...) instead.")
     return out
-
-
-def _row_major_where_pytorch_is(x: Tensor) -> None:
-    """Lay out row-major the memory of an op's result (or a gradient) that no other tensor holds:
-    PyTorch's is row-major where NumPy's layout may differ -- a convolution's result is a view of its
-    channel-major product, an advanced index's a transposed one, a convolution's input gradient too --
-    so ``conv(x).view(n, -1)`` is a view there.  The values stay; no other tensor reads this memory, and
-    the nodes that saved the old array still read it (as after a recorded in-place change).  A view
-    op's result keeps its layout: PyTorch refuses to view it across its strides, and so does ``view``
-    (a tensor that ever shared memory has a version box of two entries, see ``tensor.shared_version``)."""
-    if x._data.flags.c_contiguous or len(x._version) > 1 or x._memory_is_shared():
-        return
-    x._data = x._device.xp.ascontiguousarray(x._data)
 
 
 def _check_resizing_view(x: Tensor, dt: Any) -> None:
