@@ -582,6 +582,13 @@ class Segment:
         box = self._out_boxes.get(node)
         return box is not None and box[0] > node.seq
 
+    def version_box_reads(self, box: list) -> int:
+        """How many times this segment and those inside it hold ``box`` as the version of an
+        output of theirs an op there read (see :meth:`runs_anyway`).  Such a hold reads the stamp
+        only and saves no value: forward mode's in-place writes (``func/inplace.py``) do not count
+        it as a value saved for backward."""
+        return sum(v is box for v in self._out_boxes.values()) + sum(c.version_box_reads(box) for c in self.children)
+
     def _made_here(self, value: Any) -> Node | None:
         """The node of this (root) segment whose output ``value`` is, if any.
 

@@ -112,11 +112,22 @@ def _sharers(target: Tensor, levels: set) -> list[Tensor] | None:
     else:
         listed = [o for r in box[1] if (o := r()) is not None and o is not target and o._version is box]
     # references: ``box`` here, getrefcount's argument, the target's slot, each listed tensor's slot
-    if sys.getrefcount(box) - 3 != len(listed):
+    held = sys.getrefcount(box) - 3 - len(listed)
+    if held and held != _stamp_readers(box, [target, *listed]):
         return None
     # The others take the new values only: the primal of a dual handle (a transform's argument,
     # ``make_dual``'s tensor) and its views, a detached alias -- as in PyTorch.
     return [o for o in listed if _linked_levels(o, target, levels | _open(o._tangents).keys())]
+
+
+def _stamp_readers(box: list, tensors: list[Tensor]) -> int:
+    """How many references to ``box`` are checkpoint segments' holding it as the version of an
+    output of theirs (``Segment.version_box_reads``, over the segments the ``tensors`` were made
+    in): they read its stamp only, to recompute rather than take an output written in place since
+    -- no value saved for backward, which would keep a stale tangent."""
+    roots = {id(r): r for t in tensors if t._node is not None and t._node.segment is not None
+             for r in [t._node.segment._root_segment]}
+    return sum(r.version_box_reads(box) for r in roots.values())
 
 
 def _lineage_root(t: Tensor, level: int) -> tuple | None:
