@@ -342,8 +342,8 @@ def logcumsumexp(input: Any, dim: int) -> Tensor:  # noqa: A002
     x0 = as_tensor(input)
     x, d = _as_row("logcumsumexp", x0, dim)
     n = x.shape[d]
-    if n == 0:
-        return mf.clone(x0)
+    if n == 0 or x0.ndim == 0:  # a 0-d input is its own result, gradient 1 even at +-inf
+        return mf.clone(x0)     # (PyTorch's 0-d logcumsumexp; a row's logsumexp gives NaN there)
     rows = mf.expand_dims(mf.moveaxis(x, d, -1), -2)  # (..., 1, n)
     prefix = constant(host_numpy.tril(host_numpy.ones((n, n), bool)), x)
     out = mf.moveaxis(mf.logsumexp(mf.where(prefix, rows, -float("inf")), axis=-1), -1, d)

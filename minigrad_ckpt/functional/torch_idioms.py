@@ -92,6 +92,9 @@ def with_dim(fn: Callable[..., Any], axis_of_the_input: bool = True, *, reduces:
                 raise TypeError(f"{name}: pass either keepdims= or keepdim=, not both")
             kwargs["keepdims"] = keepdim
         if axis_of_the_input and dim is not _UNSET and args and _names_the_zero_d_element(args[0], dim):
+            if reduces:  # nothing to reduce: the op sees the 0-d input (its gradient is PyTorch's
+                kwargs["axis"] = ()  # 0-d one, ``prod``'s 1 at inf, not that of one of a row's factors)
+                return fn(*args, **kwargs)
             kwargs.pop("axis")
             return along_zero_d(fn, args[0], dim, args[1:], kwargs)
         return fn(*args, **kwargs)

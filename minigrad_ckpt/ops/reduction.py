@@ -160,9 +160,13 @@ class Prod(_Reduction):
         return xp.prod(x, axis=self.axes, keepdims=self.keepdims)
 
     def backward(self, xp, g, out, x):
+        if not self.axes:  # each element its own product (a 0-d input): the identity, 1 even at inf
+            return g       # or NaN, where prod / x_i is NaN -- PyTorch's 0-d prod
         return self.expand(xp, g) * self._factor_derivatives(xp, x)
 
     def jvp(self, xp, tangents, out, x):
+        if not self.axes:  # the identity, as backward
+            return tangents[0]
         return xp.sum(self._factor_derivatives(xp, x) * tangents[0], axis=self.axes, keepdims=self.keepdims)
 
     def _factor_derivatives(self, xp, x):
@@ -419,6 +423,9 @@ class CumProd(Op):
         return xp.cumprod(x, axis=self.axis)
 
     def backward(self, xp, g, out, x):
+        if (x.size if self.axis is None else x.shape[self.axis]) <= 1:  # a running product of one
+            # factor is the identity: its gradient is 1 even at inf or NaN, where out / x is NaN
+            return g.reshape(self.in_shape)  # (PyTorch's cumprod_backward, for a dim of size 1)
         if self.axis is None:
             x, g, out = x.reshape((-1,)), g.reshape((-1,)), out.reshape((-1,))
         ax = 0 if self.axis is None else self.axis
