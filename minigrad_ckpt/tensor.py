@@ -520,7 +520,7 @@ class Tensor:
         self._tell_segment()
         self._bump_version()
         if tangents is not None:
-            self._tangents = tangents or None
+            self._take_tangents(tangents)
         return self
 
     def increment_version(self) -> None:
@@ -1026,6 +1026,15 @@ class Tensor:
         (``None``: no tangent involved).  Computed before the write, set after it."""
         return _forward.written(self, kind, operand, index) if _forward.active else None
 
+    def _take_tangents(self, tangents: dict) -> None:
+        """Forward mode: the tangents this tensor has after an in-place write, on the node that made
+        it too, as on a view or base the write reaches (``func/inplace.py``): a backward over the tape
+        rebuilds a saved value with its node's tangents (``y.mul_(1.5)`` under ``no_grad``, then
+        ``y * y``: the rebuilt ``y`` kept the tangent from before the write)."""
+        self._tangents = tangents or None
+        if self._node is not None:
+            self._node.tangents = self._tangents
+
     def _is_cpu_scalar(self) -> bool:
         """A zero-dimensional CPU tensor: PyTorch lets it meet tensors of any device, as a number
         (the one exception to "one op, one device"; ``tape.apply`` and the in-place writes ask)."""
@@ -1058,7 +1067,7 @@ class Tensor:
         self._data[...] = value
         self._bump_version()
         if tangents is not None:
-            self._tangents = tangents or None
+            self._take_tangents(tangents)
         return self
 
     def __setitem__(self, index: Any, value: Any) -> None:
@@ -1106,7 +1115,7 @@ class Tensor:
         self._data[idx] = value
         self._bump_version()
         if tangents is not None:
-            self._tangents = tangents or None
+            self._take_tangents(tangents)
 
     def copy_(self, src: Any, non_blocking: bool = False) -> Tensor:
         """Copy ``src``'s values into this tensor (in place), broadcast to its shape and cast to its
@@ -1165,7 +1174,7 @@ class Tensor:
             getattr(self._device.xp, fn)(self._data, other, out=self._data, casting="unsafe")
         self._bump_version()
         if tangents is not None:
-            self._tangents = tangents or None
+            self._take_tangents(tangents)
         return self
 
     def _refuse_wider_operand(self, other: Any) -> None:
