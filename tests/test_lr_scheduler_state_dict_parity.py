@@ -159,3 +159,37 @@ def test_reduce_lr_on_plateau_has_pytorchs_mode_worse_and_reset():
         assert sched.best == 1.0 and sched.cooldown_counter == 0
         sched._reset()
         assert (sched.best, sched.num_bad_epochs, sched.cooldown_counter) == (worse, 0, 0)
+
+
+@pytest.mark.msgpack
+@pytest.mark.parametrize("mode", ["min", "max"])
+def test_a_snapshot_resumes_reduce_lr_on_plateau_with_its_mode_worse(tmp_path, mode):
+    # mode_worse (+-inf) is in the state_dict now: through a msgpack snapshot it comes back, the resumed
+    # scheduler reduces at the same epochs as the run that never stopped, and _reset() still reaches it
+    from minigrad_ckpt.snapshot import Snapshot
+
+    metrics = [1.0, 0.9, 0.95, 0.97, 0.99, 0.5, 0.6, 0.7, 0.8, 0.9]
+    metrics = metrics if mode == "min" else [-m for m in metrics]
+
+    def build():
+        opt = optim.SGD([mg.zeros(1, requires_grad=True)], lr=1.0)
+        return opt, lrs.ReduceLROnPlateau(opt, mode=mode, patience=1)
+
+    def run(opt, sched, ms):
+        out = []
+        for m in ms:
+            sched.step(m)
+            out.append(opt.param_groups[0]["lr"])
+        return out
+
+    opt, sched = build()
+    whole = run(opt, sched, metrics)
+    opt, sched = build()
+    run(opt, sched, metrics[:4])
+    path = Snapshot.from_executor(mg.Executor(None, opt, sched), 4).save(tmp_path / "s.mgsnap")
+    opt2, sched2 = build()
+    Snapshot.load(path).restore_into(mg.Executor(None, opt2, sched2))
+    assert sched2.mode_worse == sched.mode_worse == (float("inf") if mode == "min" else float("-inf"))
+    assert run(opt2, sched2, metrics[4:]) == whole[4:]
+    sched2._reset()
+    assert sched2.best == sched2.mode_worse

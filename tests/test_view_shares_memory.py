@@ -103,3 +103,19 @@ def test_inside_a_checkpoint_the_error_is_the_same():
     out = mg.checkpoint.checkpoint(lambda a: (a * 2).t().reshape(-1), x)
     out.sum().backward()
     assert x.grad.tolist() == [[2.0] * 3] * 2
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_under_the_function_transforms(device):
+    x = mg.tensor(np.arange(6.0).reshape(2, 3), device=device, dtype=mg.float32)
+    # grad and jvp through a view; the refusal is the same inside a transform
+    assert mg.func.grad(lambda a: ((a * 2).view(3, 2) ** 2).sum())(x).tolist() == (8 * x).tolist()
+    _, tangent = mg.func.jvp(lambda a: (a * 2).view(3, 2), (x,), (mg.ones(2, 3, device=device, dtype=mg.float32),))
+    assert tangent.shape == (3, 2) and tangent.tolist() == [[2.0] * 2] * 3
+    with pytest.raises(RuntimeError, match=MESSAGE):
+        mg.func.grad(lambda a: (a * 2).t().view(-1).sum())(x)
+    # vmap: each example is a row here (viewable); over dim 1 an example is a strided column, which
+    # torch 2.13's vmap refuses to view as well (vmap(lambda r: r.view(-1), in_dims=1)(randn(3, 4, 5)))
+    assert mg.func.vmap(lambda r: r.view(3, 1))(x).shape == (2, 3, 1)
+    with pytest.raises(RuntimeError, match=MESSAGE):
+        mg.func.vmap(lambda r: r.view(-1), in_dims=1)(mg.ones(3, 4, 5, device=device, dtype=mg.float32))
