@@ -580,19 +580,23 @@ def linear_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sam
     return Sample(registry["Linear"](), (x, w, b), _diff(draw, [fl, fl, fl and b is not None]))
 
 
-def lstm_cell_sampler(name: str) -> Sampler:
-    """The fused LSTM ops: gates (..., 4H), and for the state and output ops a cell state
-    (..., H) with the same leading axes."""
-    def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
-        h = draw(st.integers(0, 3))
-        lead = _shape(draw, max(1, max_size // 8), max_dims=2, max_side=3)
-        gates = _arr(draw, lead + (4 * h,), dtype)
-        fl = _float(dtype)
-        if name == "LSTMGates":
-            return Sample(registry[name](), (gates,), _diff(draw, [fl]))
-        c = _arr(draw, lead + (h,), dtype)
-        return Sample(registry[name](), (gates, c), _diff(draw, [fl, fl]))
-    return sampler
+def lstm_step_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """The fused LSTM step: projections xg, hg (..., 4H) and a cell state (..., H) with the same
+    leading axes."""
+    h = draw(st.integers(0, 3))
+    lead = _shape(draw, max(1, max_size // 8), max_dims=2, max_side=3)
+    xg, hg, c = (_arr(draw, lead + (4 * h,), dtype), _arr(draw, lead + (4 * h,), dtype),
+                 _arr(draw, lead + (h,), dtype))
+    fl = _float(dtype)
+    return Sample(registry["LSTMStep"](), (xg, hg, c), _diff(draw, [fl, fl, fl]))
+
+
+def lstm_step_output_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """An LSTM step's record (..., 6H): any values, since the output op reads two of its blocks."""
+    h = draw(st.integers(0, 3))
+    lead = _shape(draw, max(1, max_size // 8), max_dims=2, max_side=3)
+    record = _arr(draw, lead + (6 * h,), dtype)
+    return Sample(registry["LSTMStepOutput"](), (record,), _diff(draw, [_float(dtype)]))
 
 
 def gru_cell_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
@@ -1450,9 +1454,8 @@ SPECS: list[OpSpec] = [
     _spec("MatMul", matmul_sampler, forward_dtypes=INT_FWD),
     _spec("Einsum", einsum_sampler, forward_dtypes=INT_FWD),
     _spec("Linear", linear_sampler),
-    _spec("LSTMGates", lstm_cell_sampler("LSTMGates")),
-    _spec("LSTMCellState", lstm_cell_sampler("LSTMCellState")),
-    _spec("LSTMCellOutput", lstm_cell_sampler("LSTMCellOutput")),
+    _spec("LSTMStep", lstm_step_sampler),
+    _spec("LSTMStepOutput", lstm_step_output_sampler),
     _spec("GRUCell", gru_cell_sampler),
     # matrix functions: no stride-0 views (repeated rows are singular)
     # (half the samples complex: Hermitian / unitary structure where the op needs it)

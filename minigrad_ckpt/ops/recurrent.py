@@ -1,20 +1,27 @@
-"""The gate arithmetic of an LSTM step (three ops) and of a GRU step (one op), fused.
+"""The gate arithmetic of an LSTM step (two ops) and of a GRU step (one op), fused.
 
-An LSTM step computes gate pre-activations ``gates = x W_ih^T + b_ih + h W_hh^T
-+ b_hh`` (last axis ``4H``, PyTorch's order i, f, g, o) and then
+An LSTM step has the gate pre-activations as two projections ``xg = x W_ih^T +
+b_ih`` and ``hg = h W_hh^T + b_hh`` (last axis ``4H``, PyTorch's order i, f, g,
+o) and computes
 
-    a  = [sigmoid(i), sigmoid(f), tanh(g), sigmoid(o)]    LSTMGates(gates)
-    c' = a_f * c + a_i * a_g                              LSTMCellState(a, c)
-    h' = a_o * tanh(c')                                   LSTMCellOutput(a, c')
+    a  = [sigmoid(i), sigmoid(f), tanh(g), sigmoid(o)]  of  xg + hg
+    c' = a_f * c + a_i * a_g
+    h' = a_o * tanh(c')
 
-Written with one op per function that is four slices, three sigmoids, two
-tanhs, three products and a sum -- thirteen recorded ops, each a Python call
-and a tape node per step of a sequence.  As three ops, the activations are
-computed once and saved once (``LSTMGates`` keeps its output, which its
-backward reads), the two others are products whose backward needs no
-transcendental function but one ``tanh(c')``.  (A first version with two ops
-on the pre-activations recomputed five sigmoids and tanhs in backward and was
-no faster than the thirteen ops: 0.99x.)  Why: the per-step op count of the
+``LSTMStep(xg, hg, c)`` computes all of it but the last product and returns the
+step's *record* ``[a_i, a_f, a_g, a_o, c', tanh(c')]`` (last axis ``6H``);
+``LSTMStepOutput(record)`` is ``h' = a_o * tanh(c')``, and the layer takes ``c'``
+as a slice of the record.  Written with one op per function that is four
+slices, three sigmoids, two tanhs, three products and two sums -- fourteen
+recorded ops per step of a sequence.  Why two ops and a slice: the record keeps
+every value a backward reads, so no backward computes a transcendental function
+(``tanh(c')`` was recomputed by the backward of an earlier three-op version, a
+fifth of an LSTM step's elementwise time at H = 51, since NumPy's float64
+``tanh`` costs fourteen times a product), and ``h'`` is an output no backward
+reads, so writing into it in place is allowed, as in PyTorch (whose fused cell
+saves ``c'`` but not ``h'``).  A first version with two ops on the
+pre-activations recomputed five sigmoids and tanhs in backward and was no faster
+than the fourteen ops: 0.99x.  Why fused at all: the per-step op count of the
 cells dominated pytorch/examples' ``time_sequence_prediction`` (see
 docs/performance.md).
 
@@ -33,7 +40,6 @@ the same leading axes.
 from __future__ import annotations
 
 from .base import Op, add_tangents
-from .elementwise import UnaryElementwise
 
 
 def _stable_sigmoid(np, x):
@@ -44,75 +50,74 @@ def _block(gates, k, h):
     return gates[..., k * h:(k + 1) * h]
 
 
-class LSTMGates(UnaryElementwise):
-    """The activated gates ``[sigmoid(i), sigmoid(f), tanh(g), sigmoid(o)]`` of pre-activations
-    (..., 4H); elementwise, so its Jacobian is diagonal and read off the output."""
+def _lstm_record(xp, sigmoid, tanh, xg, hg, c):
+    """``[a_i, a_f, a_g, a_o, c', tanh(c')]`` with the given activation functions."""
+    h = c.shape[-1]
+    pre = xg + hg
+    a_if, a_g, a_o = sigmoid(pre[..., :2 * h]), tanh(_block(pre, 2, h)), sigmoid(_block(pre, 3, h))
+    c_new = a_if[..., h:] * c + a_if[..., :h] * a_g
+    return xp.concatenate([a_if, a_g, a_o, c_new, tanh(c_new)], axis=-1)
 
-    save_inputs = False
+
+class LSTMStep(Op):
+    """The record ``[a_i, a_f, a_g, a_o, c', tanh(c')]`` (..., 6H) of an LSTM step from the
+    projections ``xg``, ``hg`` (..., 4H) and the cell state ``c`` (..., H)."""
+
+    save_inputs = (2,)
     save_output = True
 
-    def forward(self, xp, gates):
-        h = gates.shape[-1] // 4
-        return xp.concatenate([xp.sigmoid(gates[..., :2 * h]), xp.tanh(_block(gates, 2, h)),
-                               xp.sigmoid(_block(gates, 3, h))], axis=-1)
+    def forward(self, xp, xg, hg, c):
+        return _lstm_record(xp, xp.sigmoid, xp.tanh, xg, hg, c)
 
-    def derivative(self, xp, out, gates):
-        h = out.shape[-1] // 4
-        s_if, t, s_o = out[..., :2 * h], _block(out, 2, h), _block(out, 3, h)
-        return xp.concatenate([s_if * (1 - s_if), 1 - t * t, s_o * (1 - s_o)], axis=-1)
-
-    def reference(self, np, gates):
-        h = gates.shape[-1] // 4
-        return np.concatenate([_stable_sigmoid(np, gates[..., :2 * h]), np.tanh(_block(gates, 2, h)),
-                               _stable_sigmoid(np, _block(gates, 3, h))], axis=-1)
-
-
-class LSTMCellState(Op):
-    """``c' = a_f * c + a_i * a_g`` from the activated gates (..., 4H) and ``c`` (..., H)."""
-
-    def forward(self, xp, acts, c):
+    def backward(self, xp, g, record, xg, hg, c):
         h = c.shape[-1]
-        return _block(acts, 1, h) * c + _block(acts, 0, h) * _block(acts, 2, h)
+        a_i, a_f, a_g, a_o, t = (_block(record, k, h) for k in (0, 1, 2, 3, 5))
+        d_c = _block(g, 4, h) + _block(g, 5, h) * (1 - t * t)  # c' reaches the loss itself and through tanh(c')
+        d_pre = xp.concatenate([(_block(g, 0, h) + d_c * a_g) * (a_i * (1 - a_i)),
+                                (_block(g, 1, h) + d_c * c) * (a_f * (1 - a_f)),
+                                (_block(g, 2, h) + d_c * a_i) * (1 - a_g * a_g),
+                                _block(g, 3, h) * (a_o * (1 - a_o))], axis=-1)
+        return d_pre, d_pre, d_c * a_f
 
-    def backward(self, xp, gc, out, acts, c):
+    def jvp(self, xp, tangents, record, xg, hg, c):
+        t_xg, t_hg, t_c = tangents
         h = c.shape[-1]
-        a_i, a_f, a_g = _block(acts, 0, h), _block(acts, 1, h), _block(acts, 2, h)
-        return xp.concatenate([gc * a_g, gc * c, gc * a_i, xp.zeros_like(gc)], axis=-1), gc * a_f
+        a_i, a_f, a_g, a_o, t = (_block(record, k, h) for k in (0, 1, 2, 3, 5))
+        t_pre = add_tangents(t_xg, t_hg)
+        if t_pre is None:
+            t_pre = xp.zeros_like(record[..., :4 * h])
+        t_i, t_f = _block(t_pre, 0, h) * (a_i * (1 - a_i)), _block(t_pre, 1, h) * (a_f * (1 - a_f))
+        t_g, t_o = _block(t_pre, 2, h) * (1 - a_g * a_g), _block(t_pre, 3, h) * (a_o * (1 - a_o))
+        t_new = add_tangents(t_f * c + t_i * a_g + a_i * t_g, None if t_c is None else a_f * t_c)
+        return xp.concatenate([t_i, t_f, t_g, t_o, t_new, (1 - t * t) * t_new], axis=-1)
 
-    def jvp(self, xp, tangents, out, acts, c):
-        t_acts, t_c = tangents
-        h = c.shape[-1]
-        from_acts = None if t_acts is None else (
-            _block(t_acts, 1, h) * c + _block(t_acts, 0, h) * _block(acts, 2, h)
-            + _block(acts, 0, h) * _block(t_acts, 2, h))
-        return add_tangents(from_acts, None if t_c is None else _block(acts, 1, h) * t_c)
-
-    def reference(self, np, acts, c):
-        h = c.shape[-1]
-        return _block(acts, 1, h) * c + _block(acts, 0, h) * _block(acts, 2, h)
+    def reference(self, np, xg, hg, c):
+        return _lstm_record(np, lambda x: _stable_sigmoid(np, x), np.tanh, xg, hg, c)
 
 
-class LSTMCellOutput(Op):
-    """``h' = a_o * tanh(c')`` from the activated gates (..., 4H) and the new cell state (..., H)."""
+class LSTMStepOutput(Op):
+    """``h' = a_o * tanh(c')`` read off an LSTM step's record (..., 6H)."""
 
-    def forward(self, xp, acts, c):
-        return _block(acts, 3, c.shape[-1]) * xp.tanh(c)
+    save_output = False
 
-    def backward(self, xp, gh, out, acts, c):
-        h = c.shape[-1]
-        a_o, t = _block(acts, 3, h), xp.tanh(c)
-        rest = xp.zeros_like(acts[..., :3 * h])
-        return xp.concatenate([rest, gh * t], axis=-1), gh * a_o * (1 - t * t)
+    def forward(self, xp, record):
+        h = record.shape[-1] // 6
+        return _block(record, 3, h) * _block(record, 5, h)
 
-    def jvp(self, xp, tangents, out, acts, c):
-        t_acts, t_c = tangents
-        h = c.shape[-1]
-        a_o, t = _block(acts, 3, h), xp.tanh(c)
-        return add_tangents(None if t_acts is None else t * _block(t_acts, 3, h),
-                            None if t_c is None else a_o * (1 - t * t) * t_c)
+    def backward(self, xp, g, out, record):
+        h = record.shape[-1] // 6
+        zeros = xp.zeros_like(g)
+        return xp.concatenate([zeros, zeros, zeros, g * _block(record, 5, h), zeros, g * _block(record, 3, h)],
+                              axis=-1)
 
-    def reference(self, np, acts, c):
-        return _block(acts, 3, c.shape[-1]) * np.tanh(c)
+    def jvp(self, xp, tangents, out, record):
+        h = record.shape[-1] // 6
+        (t,) = tangents
+        return _block(t, 3, h) * _block(record, 5, h) + _block(record, 3, h) * _block(t, 5, h)
+
+    def reference(self, np, record):
+        h = record.shape[-1] // 6
+        return _block(record, 3, h) * _block(record, 5, h)
 
 
 class GRUCell(Op):
