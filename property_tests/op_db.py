@@ -580,15 +580,17 @@ def linear_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sam
     return Sample(registry["Linear"](), (x, w, b), _diff(draw, [fl, fl, fl and b is not None]))
 
 
-def lstm_step_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
-    """The fused LSTM step: projections xg, hg (..., 4H) and a cell state (..., H) with the same
-    leading axes."""
-    h = draw(st.integers(0, 3))
-    lead = _shape(draw, max(1, max_size // 8), max_dims=2, max_side=3)
-    xg, hg, c = (_arr(draw, lead + (4 * h,), dtype), _arr(draw, lead + (4 * h,), dtype),
-                 _arr(draw, lead + (h,), dtype))
-    fl = _float(dtype)
-    return Sample(registry["LSTMStep"](), (xg, hg, c), _diff(draw, [fl, fl, fl]))
+def recurrent_step_sampler(name: str, gates: int) -> Sampler:
+    """A fused recurrent step (``LSTMStep``: 4 gates, ``GRUCell``: 3): projections xg, hg
+    (..., gates * H) and a state (..., H) with the same leading axes."""
+    def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+        h = draw(st.integers(0, 3))
+        lead = _shape(draw, max(1, max_size // 8), max_dims=2, max_side=3)
+        xg, hg, state = (_arr(draw, lead + (gates * h,), dtype), _arr(draw, lead + (gates * h,), dtype),
+                         _arr(draw, lead + (h,), dtype))
+        fl = _float(dtype)
+        return Sample(registry[name](), (xg, hg, state), _diff(draw, [fl, fl, fl]))
+    return sampler
 
 
 def lstm_step_output_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
@@ -597,16 +599,6 @@ def lstm_step_output_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: i
     lead = _shape(draw, max(1, max_size // 8), max_dims=2, max_side=3)
     record = _arr(draw, lead + (6 * h,), dtype)
     return Sample(registry["LSTMStepOutput"](), (record,), _diff(draw, [_float(dtype)]))
-
-
-def gru_cell_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
-    """The fused GRU step: projections xg, hg (..., 3H) and a hidden state (..., H)."""
-    h = draw(st.integers(0, 3))
-    lead = _shape(draw, max(1, max_size // 8), max_dims=2, max_side=3)
-    xg, hg, state = (_arr(draw, lead + (3 * h,), dtype), _arr(draw, lead + (3 * h,), dtype),
-                     _arr(draw, lead + (h,), dtype))
-    fl = _float(dtype)
-    return Sample(registry["GRUCell"](), (xg, hg, state), _diff(draw, [fl, fl, fl]))
 
 
 def softmax_cross_entropy_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
@@ -1454,9 +1446,9 @@ SPECS: list[OpSpec] = [
     _spec("MatMul", matmul_sampler, forward_dtypes=INT_FWD),
     _spec("Einsum", einsum_sampler, forward_dtypes=INT_FWD),
     _spec("Linear", linear_sampler),
-    _spec("LSTMStep", lstm_step_sampler),
+    _spec("LSTMStep", recurrent_step_sampler("LSTMStep", 4)),
     _spec("LSTMStepOutput", lstm_step_output_sampler),
-    _spec("GRUCell", gru_cell_sampler),
+    _spec("GRUCell", recurrent_step_sampler("GRUCell", 3)),
     # matrix functions: no stride-0 views (repeated rows are singular)
     # (half the samples complex: Hermitian / unitary structure where the op needs it)
     _spec("Inv", or_complex(square_sampler("Inv")), broadcast_views=False, out_dtype=_promoted),
