@@ -305,6 +305,19 @@ def set_capture_guard(guard: Callable[[Tensor, str], None] | None) -> None:
     capture_guard = guard
 
 
+#: Installed while ``mg.func.vmap`` runs its function: ``guard(target, what, value)`` refuses an
+#: in-place write that the loop over the examples would make where PyTorch's batching refuses it
+#: or makes it once (:mod:`minigrad_ckpt.func.vmap_writes`); ``value`` is the written operand
+#: (a tensor, a number, or ``None`` where the op has none).
+batch_write_guard: Callable[[Tensor, str, Any], None] | None = None
+
+
+def set_batch_write_guard(guard: Callable[[Tensor, str, Any], None] | None) -> None:
+    """Install (or, with ``None``, remove) :data:`batch_write_guard`."""
+    global batch_write_guard
+    batch_write_guard = guard
+
+
 def birth_of(t: Tensor) -> int:
     """When ``t``'s value was made, on the engine clock, as a transform sees it: its node's stamp,
     or the start of the innermost transform open when it was made (0: outside every one)."""
@@ -890,13 +903,16 @@ class Tensor:
         write elsewhere."""
         if result is self:  # nothing to write (dropout in evaluation, p = 0)
             return self
+        if batch_write_guard is not None:  # (the op's own name in vmap's refusal, not copy_'s)
+            batch_write_guard(self, what, result)
         if self._records_write(result):
-            self._check_rebase(what)
+            self._check_rebase(what, result)
             return self._rebase(result, what)
         return self.copy_(result)  # (forward mode carries the tangent as for any copy_)
 
-    def _check_rebase(self, what: str) -> None:
-        """The in-place changes :meth:`_rebase` records, and PyTorch's refusals beside them."""
+    def _check_rebase(self, what: str, value: Any = None) -> None:
+        """The in-place changes :meth:`_rebase` records, and PyTorch's refusals beside them
+        (``value``: the written operand, for :meth:`_check_write`)."""
         if capture_guard is not None:  # inside an mg.func transform: not into a tensor it closes over
             capture_guard(self, what)
         if self._node is None and self._requires_grad:
@@ -908,7 +924,7 @@ class Tensor:
             raise RuntimeError(f"{what}: a view of a leaf Variable that requires grad is being used in an "
                                f"in-place operation (PyTorch's refusal: it would change the leaf); update it "
                                f"under mg.no_grad(), or work on a copy (x = x.clone())")
-        self._check_write(what)
+        self._check_write(what, value)
 
     def _lay_out_row_major(self) -> None:
         """Lay out row-major the memory of an op's result (or a gradient) that no other tensor holds.
@@ -989,11 +1005,14 @@ class Tensor:
             raise RuntimeError(f"{what}: unsupported operation: more than one element of the written-to tensor "
                                f"refers to a single memory location (an expanded view); clone() it first")
 
-    def _check_write(self, what: str) -> None:
+    def _check_write(self, what: str, value: Any = None) -> None:
         """What every in-place change checks first: a view made in no_grad mode of a tensor that
         requires grad is not changed in grad mode (PyTorch's refusal: the change would be half
-        recorded), and outside the forward-mode transforms a tensor that carries a tangent is
-        not written."""
+        recorded), outside the forward-mode transforms a tensor that carries a tangent is
+        not written, and inside ``vmap`` not a tensor the function closes over (``value``: the
+        written operand, see :data:`batch_write_guard`)."""
+        if batch_write_guard is not None:
+            batch_write_guard(self, what, value)
         if _grad_state.enabled and self._no_grad_view:  # (grad mode first: an optimizer's writes run without it)
             raise RuntimeError(
                 f"{what}: a view was created in no_grad mode and is being modified in place with grad mode "
@@ -1006,7 +1025,7 @@ class Tensor:
             )
 
     def _check_inplace(self, what: str, value: Any = None) -> None:
-        self._check_write(what)
+        self._check_write(what, value)
         if not _grad_state.enabled:
             return
         if self._requires_grad:
@@ -1050,9 +1069,9 @@ class Tensor:
     def _set_inplace(self, value: Any, what: str) -> Tensor:
         # copy_, fill_, zero_ on the tape: the value broadcast, as a result (the test inline, as above)
         if _grad_state.enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
-            self._check_rebase(what)
+            self._check_rebase(what, value)
             return self._rebase(out_of_place_writes[what.rstrip("_")](self, value, None), what)
-        self._check_write(what)  # (nothing here requires grad in grad mode)
+        self._check_write(what, value)  # (nothing here requires grad in grad mode)
         if what == "copy_":  # (fill_ and zero_ of an expanded view: one value everywhere, as PyTorch allows)
             self._refuse_overlapping_write(what)
         tangents = self._carry_tangents(what.rstrip("_"), value)
@@ -1073,9 +1092,9 @@ class Tensor:
     def __setitem__(self, index: Any, value: Any) -> None:
         records = self._records_write(value)  # x[i] = v on the tape: x becomes x with v placed at i
         if records:
-            self._check_rebase("__setitem__")
+            self._check_rebase("__setitem__", value)
         else:
-            self._check_write("__setitem__")  # (nothing here requires grad in grad mode)
+            self._check_write("__setitem__", value)  # (nothing here requires grad in grad mode)
         idx = normalize_index(index, self)
         if isinstance(value, Tensor) and value._device is not self._device:
             value = self._setitem_value_here(value, idx)
@@ -1146,10 +1165,10 @@ class Tensor:
     def _arith_inplace(self, other: Any, fn: str) -> Tensor:
         # x += y on the tape: x = x + y for every holder of x (the test inline: optimizers step here)
         if _grad_state.enabled and (self._requires_grad or (isinstance(other, Tensor) and other._requires_grad)):
-            self._check_rebase(fn + "_")
+            self._check_rebase(fn + "_", other)
             source = self._write_source(other) if fn in ("multiply", "divide") else self  # (they save it)
             return self._rebase(_ARITH[fn](source, other), fn + "_")
-        self._check_write(fn + "_")  # (nothing here requires grad in grad mode)
+        self._check_write(fn + "_", other)  # (nothing here requires grad in grad mode)
         self._refuse_overlapping_write(fn + "_")
         tangents = self._carry_tangents(fn, other)
         if isinstance(other, Tensor):

@@ -12,10 +12,12 @@ every transform (``grad(vmap(f))``, ``vmap(jvp(...))``, ``jacrev(vmap(f))``)
 and with ``.backward()``, at the cost of ``B`` Python calls of ``f``.
 
 Where the loop answers and PyTorch's batching raises: ``.item()`` and
-data-dependent control flow work (each call sees one example), and an
-in-place write into a tensor ``f`` closes over (``buffer.add_(x)``, a
-BatchNorm's running statistics in training mode) happens once per example,
-in order, where PyTorch refuses it.
+data-dependent control flow work (each call sees one example).  An in-place
+write into a tensor ``f`` closes over is refused where the loop would get it
+wrong (:mod:`.vmap_writes`): a batched value (``buffer.add_(x)``, a
+BatchNorm's running statistics in training mode), refused by PyTorch too,
+and an update that reads the old value (``counter.add_(1)``), which PyTorch
+makes once for the batch.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from ..random import default_generator, draws_made
 from ..tensor import Tensor
 from .pytree import flatten, unflatten
 from .transforms import RANDOM_DRAW_REFUSED
+from .vmap_writes import BatchScope
 
 __all__ = ["vmap"]
 
@@ -66,10 +69,11 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
         size = _batch_size(leaves, dims, where)
         slices = [_slicer(leaf, d) for leaf, d in zip(leaves, dims)]
         calls = _Calls(func, tree, slices, kwargs, randomness)
-        if size == 0:
-            outs = [calls.run_empty(leaves, dims)]
-        else:
-            outs = [calls.run(i) for i in range(size)]
+        with BatchScope([leaf for leaf, d in zip(leaves, dims) if d is not None]):
+            if size == 0:
+                outs = [calls.run_empty(leaves, dims)]
+            else:
+                outs = [calls.run(i) for i in range(size)]
         return _stack_outputs(outs, out_dims, name, size)
 
     return batched

@@ -6,7 +6,9 @@ forward mode, the transforms, in-place writes and checkpoints --
 * ``argument_writes``: ``argument_write_programs.py`` (in-place writes into a differentiated argument
   on a graph; ``tests/test_transform_argument_writes.py``);
 * ``untracked_writes``: ``untracked_write_programs.py`` (a write off the tape after a recorded write
-  into shared memory; ``tests/test_checkpoint_untracked_writes.py``).
+  into shared memory; ``tests/test_checkpoint_untracked_writes.py``);
+* ``vmap_writes``: ``vmap_write_programs.py`` (in-place writes under ``vmap`` into a tensor the
+  function closes over; ``tests/test_vmap_captured_writes.py``), float64 and float32.
 
     python tests/data/make_torch_seams.py        # needs torch; the tests do not
 """
@@ -24,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import argument_write_programs  # noqa: E402
 import dual_lineage_programs  # noqa: E402
 import untracked_write_programs  # noqa: E402
+import vmap_write_programs  # noqa: E402
 
 OUT = Path(__file__).with_name("torch_seams.json")
 
@@ -41,6 +44,9 @@ def main() -> None:
         "dual_lineage": {name: lineage.run(torch, name) for name in list(lineage.PROGRAMS) + list(lineage.TRANSFORMED)},
         "argument_writes": {name: arguments.run(torch, name) for name in arguments.PROGRAMS},
         "untracked_writes": {name: untracked.run(torch, name) for name in untracked.PROGRAMS},
+        "vmap_writes": {dtype: {name: vmap_write_programs.run(torch, name, "cpu", dtype)
+                                for name in [*vmap_write_programs.PROGRAMS, *vmap_write_programs.REPEATED]}
+                        for dtype in ("float64", "float32")},
         "__torch__": torch.__version__,
     }
     answers["dual_lineage"]["random"] = [_rounded(lineage.run_random(torch, seed)) for seed in lineage.SEEDS]

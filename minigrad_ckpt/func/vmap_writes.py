@@ -1,0 +1,118 @@
+"""Which in-place writes ``vmap``'s function may make: none that the loop would get wrong.
+
+``vmap`` runs its function once per example (:mod:`.vmap`).  A write into a
+tensor the function closes over -- made before ``vmap`` was called, or a view
+of one, or an argument passed whole (``in_dims=None``) -- happens there once
+per example, where PyTorch's batching sees one call on the whole batch:
+
+* a *batched* value (one that depends on the example: made from the mapped
+  arguments) written into such an *unbatched* tensor: PyTorch refuses it
+  ("vmap: inplace arithmetic(self, *extra_args) is not possible ...", or the
+  broadcast error of ``buf.add_(x)``), as a BatchNorm's running statistics in
+  training mode.  The loop would sum the examples into it (``buf.add_(x)``),
+  and a returned ``buf`` would be stacked ``B`` times with its final value.
+  Refused here with PyTorch's words.
+* an *unbatched* value: PyTorch writes it once.  The loop writes it once per
+  example: the same for a write that sets a value (``fill_``, ``zero_``,
+  ``copy_``, ``buf[i] = v``: the last write wins, and every one wrote the same),
+  not for one that reads the old value too (``buf.add_(1)`` would add ``B``).
+  So the setting writes are allowed and the others refused: the function
+  would not compute what PyTorch's does.
+
+Writes into the function's own tensors (made in the call) and into the
+mapped arguments' slices are the examples' own: allowed, as in PyTorch.
+
+A tensor is told batched or not by where its memory comes from, as
+:mod:`.captures` tells the tensors a transform closes over: ``vmap`` opens a
+:class:`BatchScope` that stamps the tensors made while it is open
+(:data:`~minigrad_ckpt.tensor.transform_births`); a value made in the call is
+counted batched (a constant the function makes is too: refused, where
+PyTorch writes it once -- a refusal, never a wrong value).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from ..tensor import Tensor, _seq, birth_of, set_batch_write_guard, transform_births
+
+__all__ = ["BatchScope", "BATCHED_WRITE_REFUSED"]
+
+#: PyTorch's words (torch 2.13)
+BATCHED_WRITE_REFUSED = ("vmap: {what}: inplace arithmetic(self, *extra_args) is not possible because there exists a "
+                         "Tensor `other` in extra_args that has more elements than `self`. This happened due to "
+                         "`other` being vmapped over but `self` not being vmapped over in a vmap. Please try to use "
+                         "out-of-place operators instead of inplace arithmetic.")
+REPEATED_WRITE_REFUSED = ("vmap: {what}: an in-place update of a tensor the function closes over (or an argument "
+                          "with in_dims=None) would happen once per example here (the function runs once per "
+                          "example), where PyTorch's vmap makes it once for the batch (or refuses it, where the "
+                          "value depends on the example); make the update outside vmap, or pass the tensor as a "
+                          "mapped argument")
+
+#: writes whose result does not read the old value: the same write made again changes nothing
+_SETTING = frozenset(("fill_", "zero_", "copy_", "__setitem__"))
+#: the writes whose operand is the written value (the others, ``relu_``, ``index_add_(0, i, v)``,
+#: hand the guard their result, made in the call whatever their operands: told apart by name)
+_OWN_OPERAND = _SETTING | {"add_", "subtract_", "multiply_", "divide_", "set_"}
+_PYTORCH_NAME = {"subtract_": "sub_", "multiply_": "mul_", "divide_": "div_"}
+
+
+class _Open(threading.local):
+    def __init__(self) -> None:
+        self.scopes: list[BatchScope] = []
+
+
+_open = _Open()
+_count = [0]  # open scopes in all threads: the guard is installed while there is one
+
+
+class BatchScope:
+    """One ``vmap`` call's loop over the examples: ``with BatchScope(mapped):`` around it, where
+    ``mapped`` lists the tensors mapped over a dimension (their slices are the examples)."""
+
+    def __init__(self, mapped: list[Tensor]) -> None:
+        self.start = next(_seq)
+        self.mapped = {id(t._version) for t in mapped}
+
+    def __enter__(self) -> BatchScope:
+        _open.scopes.append(self)
+        transform_births.append(self.start)
+        _count[0] += 1
+        set_batch_write_guard(refuse_unbatched_write)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _open.scopes.pop()
+        transform_births.remove(self.start)  # (its own entry: another thread's may be later)
+        _count[0] -= 1
+        if not _count[0]:
+            set_batch_write_guard(None)
+
+    def unbatched(self, t: Tensor) -> bool:
+        """Whether ``t``'s memory is the same for every example: not a mapped argument's, and made
+        before the loop began (itself, or a live tensor sharing its memory)."""
+        box = t._version
+        if id(box) in self.mapped:
+            return False
+        if birth_of(t) < self.start:
+            return True
+        if len(box) > 1 and box[1].__class__ is list:
+            return any((o := r()) is not None and birth_of(o) < self.start for r in box[1])
+        return False
+
+    def check(self, target: Tensor, what: str, value: Any) -> None:
+        if not self.unbatched(target):
+            return
+        name = _PYTORCH_NAME.get(what, what)
+        if what in _OWN_OPERAND and isinstance(value, Tensor) and not self.unbatched(value):
+            raise RuntimeError(BATCHED_WRITE_REFUSED.format(what=name))
+        if what not in _SETTING or value is None:
+            raise RuntimeError(REPEATED_WRITE_REFUSED.format(what=name))
+
+
+def refuse_unbatched_write(target: Tensor, what: str, value: Any) -> None:
+    """The guard: every open ``vmap`` (nested ones too: a value batched at the outer level may not
+    go into a tensor the outer function closes over, whatever the inner one maps)."""
+    for scope in _open.scopes:
+        scope.check(target, what, value)
