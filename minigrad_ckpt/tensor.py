@@ -237,7 +237,9 @@ def shared_version(source: Tensor, new: Tensor) -> list:
         box.append(_leaf_views(source) if source._node is None and source._requires_grad
                    else [weakref.ref(source)])
     if source._alias_group is not None:  # a view of a detached alias, of from_numpy's tensor, ...
-        new._alias_group = source._alias_group
+        new._alias_group = group = source._alias_group
+        if box[1].__class__ is tuple and group.__class__ is AliasGroup:  # a parameter's memory: its
+            group.members.append(weakref.ref(new))  # views are not listed, a detached alias's views are
     if source._dual_lineage is not None:  # a view of a dual handle, of a detached tensor
         new._dual_lineage = source._dual_lineage
     sharers = box[1]
@@ -250,6 +252,18 @@ def shared_version(source: Tensor, new: Tensor) -> list:
 
 
 _A_PARAMETERS = ()  # box[1] of a parameter's memory: shared with views that are not listed
+
+
+class AliasGroup:
+    """The history a detached alias (``detach()``, ``.data``) and its views share, apart from the
+    tensor whose memory they show.  In a parameter's memory, whose views are not listed (see
+    :func:`shared_version`), the group lists its members itself: a recorded write through one of
+    them must move the others' histories (``d = w.detach(); d[0].mul_(x)``: ``d`` takes it)."""
+
+    __slots__ = ("members",)
+
+    def __init__(self, first: Tensor) -> None:
+        self.members = [weakref.ref(first)]
 
 
 def _leaf_views(leaf: Tensor) -> tuple:
@@ -279,11 +293,16 @@ def _views_a_leaf_that_requires_grad(t: Tensor) -> bool:
 
 def history_sharers(t: Tensor) -> list[Tensor]:
     """The live tensors other than ``t`` that share its memory *and* its history: listed in the
-    memory's version box, of ``t``'s alias group (a parameter's views are not listed: none)."""
+    memory's version box, of ``t``'s alias group (a parameter's views are not listed: none, but the
+    members of a detached alias's group, which it lists, :class:`AliasGroup`)."""
     box = t._version
-    if len(box) == 1 or box[1].__class__ is not list:
+    if len(box) == 1:
         return []
     group = t._alias_group
+    if box[1].__class__ is tuple:  # a parameter's memory: a detached alias's group lists its members
+        if group.__class__ is not AliasGroup:
+            return []
+        return [o for r in group.members if (o := r()) is not None and o is not t]
     return [o for r in box[1] if (o := r()) is not None and o is not t and o._alias_group is group]
 
 
@@ -582,7 +601,7 @@ class Tensor:
         alias._requires_grad = False
         alias._version = [0]
         alias._device = self._device
-        alias._alias_group = object()  # a recorded write into it goes into the memory, as PyTorch's
+        alias._alias_group = AliasGroup(alias)  # a recorded write into it goes into the memory, as PyTorch's
         if transform_births:  # the same memory: captured by a transform where this tensor is
             alias._born = birth_of(self)
         return alias
@@ -793,7 +812,7 @@ class Tensor:
         """The same values (shared memory), cut off from the tape."""
         t = Tensor._wrap(self._data, None, self._device)
         t._version = shared_version(self, t)  # shares memory, so shares the version stamp
-        t._alias_group = object()  # but not the history: a recorded write into it stays its own
+        t._alias_group = AliasGroup(t)  # but not the history: a recorded write into it stays its own
         t._dual_lineage = (None, self._dual_lineage)  # nor the tangents: forward mode's writes stay its own
         return t
 

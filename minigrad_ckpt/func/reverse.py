@@ -33,7 +33,7 @@ from ..grad_mode import enable_grad
 from ..grad_mode import forward_mode as _forward
 from ..grad_mode import state as _grad_state
 from ..tape import Node
-from ..tensor import Tensor, _seq, shared_version
+from ..tensor import AliasGroup, Tensor, _seq, shared_version
 from .forward import _alias
 
 __all__ = ["Scope"]
@@ -134,7 +134,7 @@ class Scope:
         else:
             d = Tensor._wrap(t._data, None, t._device)
             d._version = shared_version(t, d)
-            d._alias_group = object()  # a detached alias of t, as detach() makes
+            d._alias_group = AliasGroup(d)  # a detached alias of t, as detach() makes
         d._tangents = {k: self.hand_out(v) for k, v in open_tangents.items()} if open_tangents else None
         if d._node is not None:
             d._node.tangents = d._tangents
