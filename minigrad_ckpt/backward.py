@@ -184,7 +184,7 @@ class BackwardPass:
                   and g.__class__ is node.xp.array_type):  # call_backward's case of real values still saved
                 for box in node.versions:
                     if box[0] > node.seq:
-                        raise _version_error(node)
+                        self.refuse_stale(node)
                 try:  # (out, x) and (out, x, y) called directly: a star-call is slow (see tape.apply)
                     xp, n = node.xp, len(saved)
                     grads = (op.backward(xp, g, saved[0], saved[1]) if n == 2 else op.backward(xp, g, *saved)
@@ -244,6 +244,17 @@ class BackwardPass:
                     contributing.add(n)
                     break
 
+    def refuse_stale(self, node: Node) -> None:
+        """PyTorch's error for a value ``node`` saved and an in-place write changed since -- unless
+        no gradient the pass hands out goes through ``node``: its inputs lead only to the argument
+        handles of a reverse-mode transform that has returned (``g = mg.func.grad(f)(c)``, then
+        ``c.add_(1)``, then ``g.sum().backward()``: the handle on ``c`` is ``c``'s memory, and the
+        nodes that differentiate with respect to it only are the transform's, as torch.func's inner
+        level is; torch never records them in the outer graph).  Then the node's gradients, made
+        from the changed values, reach no one: the pass goes on."""
+        if self.target_nodes is not None or _feeds_a_gradient(node):
+            raise _version_error(node)
+
     def call_backward(self, node: Node, g: Any) -> tuple:
         """The gradients ``node``'s op sends to its inputs, given the node's complete gradient
         ``g``: the saved values checked (or replayed), the op's backward called and checked."""
@@ -254,7 +265,7 @@ class BackwardPass:
             saved = self.replay(node)
         for box in node.versions:
             if box[0] > node.seq:
-                raise _version_error(node)
+                self.refuse_stale(node)
         op = node.op
         xp = tape.differentiable_namespace if self.create_graph else node.xp
         if self.create_graph:
@@ -480,6 +491,27 @@ class BackwardPass:
             if remaining[k] == 0 and k in self.leaf_grads:  # final: hand it over now
                 del remaining[k]
                 self.hand_over(edge, self.leaf_grads.pop(k), k in self.summed, sent)
+
+
+def _feeds_a_gradient(node: Node) -> bool:
+    """Whether the gradient through ``node`` reaches a leaf that requires grad (other than a
+    transform's argument handle, :meth:`minigrad_ckpt.func.reverse.Scope.mark`) or a node with
+    hooks (a tensor hook, ``retain_grad``: the user sees them run)."""
+    seen, stack = set(), [node]
+    while stack:
+        n = stack.pop()
+        for e in n.inputs:
+            if e is None:
+                continue
+            if type(e) is Node:
+                if e.hooks:
+                    return True
+                if e not in seen:
+                    seen.add(e)
+                    stack.append(e)
+            elif e._requires_grad and "_made_at" not in e.__dict__:
+                return True
+    return False
 
 
 def _holds_nothing(saved: tuple) -> bool:

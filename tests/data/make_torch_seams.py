@@ -8,7 +8,9 @@ forward mode, the transforms, in-place writes and checkpoints --
 * ``untracked_writes``: ``untracked_write_programs.py`` (a write off the tape after a recorded write
   into shared memory; ``tests/test_checkpoint_untracked_writes.py``);
 * ``vmap_writes``: ``vmap_write_programs.py`` (in-place writes under ``vmap`` into a tensor the
-  function closes over; ``tests/test_vmap_captured_writes.py``), float64 and float32.
+  function closes over; ``tests/test_vmap_captured_writes.py``), float64 and float32;
+* ``later_writes``: ``later_write_programs.py`` (the tensor a transform differentiated at, written
+  after it returned; ``tests/test_transform_argument_later_written.py``).
 
     python tests/data/make_torch_seams.py        # needs torch; the tests do not
 """
@@ -25,6 +27,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).parent))
 import argument_write_programs  # noqa: E402
 import dual_lineage_programs  # noqa: E402
+import later_write_programs  # noqa: E402
 import untracked_write_programs  # noqa: E402
 import vmap_write_programs  # noqa: E402
 
@@ -47,6 +50,8 @@ def main() -> None:
         "vmap_writes": {dtype: {name: vmap_write_programs.run(torch, name, "cpu", dtype)
                                 for name in [*vmap_write_programs.PROGRAMS, *vmap_write_programs.REPEATED]}
                         for dtype in ("float64", "float32")},
+        "later_writes": {f"{name} / {write}": later_write_programs.run(torch, name, write)
+                         for name in later_write_programs.PROGRAMS for write in later_write_programs.WRITES},
         "__torch__": torch.__version__,
     }
     answers["dual_lineage"]["random"] = [_rounded(lineage.run_random(torch, seed)) for seed in lineage.SEEDS]
