@@ -10,7 +10,11 @@ forward mode, the transforms, in-place writes and checkpoints --
 * ``vmap_writes``: ``vmap_write_programs.py`` (in-place writes under ``vmap`` into a tensor the
   function closes over; ``tests/test_vmap_captured_writes.py``), float64 and float32;
 * ``later_writes``: ``later_write_programs.py`` (the tensor a transform differentiated at, written
-  after it returned; ``tests/test_transform_argument_later_written.py``).
+  after it returned; ``tests/test_transform_argument_later_written.py``);
+
+and ``tests/data/torch_seam_mix.json``: ``seam_mix_programs.py`` (random whole programs mixing views,
+in-place writes, detach, no_grad, hooks, retain_grad, checkpoint and the transforms;
+``tests/test_seam_mix_programs.py``).
 
     python tests/data/make_torch_seams.py        # needs torch; the tests do not
 """
@@ -28,16 +32,26 @@ sys.path.insert(0, str(Path(__file__).parent))
 import argument_write_programs  # noqa: E402
 import dual_lineage_programs  # noqa: E402
 import later_write_programs  # noqa: E402
+import seam_mix_programs  # noqa: E402
 import untracked_write_programs  # noqa: E402
 import vmap_write_programs  # noqa: E402
 
 OUT = Path(__file__).with_name("torch_seams.json")
+MIX = Path(__file__).with_name("torch_seam_mix.json")
 
 
 def _rounded(v):  # 12 digits: the fixture stays small, the tests compare to 1e-10
     if isinstance(v, list):
         return [_rounded(u) for u in v]
     return v if v is None else float(f"{v:.12g}")
+
+
+def _floats_rounded(v):  # the floats of a nested answer to 12 digits (bools, strings and None as they are)
+    if isinstance(v, dict):
+        return {k: _floats_rounded(u) for k, u in v.items()}
+    if isinstance(v, list):
+        return [_floats_rounded(u) for u in v]
+    return float(f"{v:.12g}") if type(v) is float else v
 
 
 def main() -> None:
@@ -56,6 +70,8 @@ def main() -> None:
     }
     answers["dual_lineage"]["random"] = [_rounded(lineage.run_random(torch, seed)) for seed in lineage.SEEDS]
     OUT.write_text("{\n" + ",\n".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in answers.items()) + "\n}\n")
+    mix = {str(seed): _floats_rounded(seam_mix_programs.run(torch, seed)) for seed in seam_mix_programs.SEEDS}
+    MIX.write_text("{\n" + ",\n".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in mix.items()) + "\n}\n")
 
 
 if __name__ == "__main__":
