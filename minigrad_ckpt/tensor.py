@@ -610,6 +610,7 @@ class Tensor:
     def data(self, value: Any) -> None:
         """``t.data = v``: ``t`` holds ``v``'s values from now on (same shape; cast to ``t``'s
         dtype), keeping its identity, its history and -- as in PyTorch -- its version."""
+        original = value
         if isinstance(value, Tensor):
             if value._device is not self._device:
                 raise RuntimeError(f"cannot set .data on {self.device} to a tensor on {value.device}")
@@ -620,6 +621,8 @@ class Tensor:
                 f"{tuple(value.shape)}"
             )
         if value is not self._data:  # ``p.data -= g`` wrote in place already and sets the same array back
+            if batch_write_guard is not None:  # inside vmap: not a value of the example into a tensor of all
+                batch_write_guard(self, ".data", original)
             self._data = self._device.xp.asarray(value, dtype=self._data.dtype)
             self._tell_segment()
 

@@ -72,3 +72,20 @@ def test_nested_vmap_refuses_a_value_batched_at_the_outer_level():
     with pytest.raises(RuntimeError, match="inplace arithmetic"):
         mg.func.vmap(lambda x: mg.func.vmap(lambda b: b.add_(x))(buf))(xs)
     assert not buf.any()
+
+
+def test_setting_data_of_a_captured_tensor_to_a_batched_value_is_refused():
+    """``buf.data = x * 1`` under vmap: the engine left ``buf`` holding the last example's values;
+    torch 2.13 refuses ("mutating directly with `.data` under vmap transform is not allowed.")."""
+    buf = mg.zeros(2)
+    xs = mg.tensor([[1.0, 2.0], [3.0, 4.0]])
+    with pytest.raises(RuntimeError, match="mutating directly with `.data` under vmap transform is not allowed"):
+        mg.func.vmap(lambda x: (setattr(buf, "data", x * 1), x)[1])(xs)
+    assert buf.tolist() == [0.0, 0.0]
+
+    def own(x):  # the function's own tensor: each example's, set per example (torch's vmap refuses it)
+        y = x * 1
+        y.data = x * 2
+        return y
+
+    np.testing.assert_array_equal(mg.func.vmap(own)(xs).numpy(), [[2, 4], [6, 8]])

@@ -44,6 +44,7 @@ BATCHED_WRITE_REFUSED = ("vmap: {what}: inplace arithmetic(self, *extra_args) is
                          "Tensor `other` in extra_args that has more elements than `self`. This happened due to "
                          "`other` being vmapped over but `self` not being vmapped over in a vmap. Please try to use "
                          "out-of-place operators instead of inplace arithmetic.")
+DATA_REFUSED = "mutating directly with `.data` under vmap transform is not allowed."
 REPEATED_WRITE_REFUSED = ("vmap: {what}: an in-place update of a tensor the function closes over (or an argument "
                           "with in_dims=None) would happen once per example here (the function runs once per "
                           "example), where PyTorch's vmap makes it once for the batch (or refuses it, where the "
@@ -51,10 +52,10 @@ REPEATED_WRITE_REFUSED = ("vmap: {what}: an in-place update of a tensor the func
                           "mapped argument")
 
 #: writes whose result does not read the old value: the same write made again changes nothing
-_SETTING = frozenset(("fill_", "zero_", "copy_", "__setitem__"))
+_SETTING = frozenset(("fill_", "zero_", "copy_", "__setitem__", ".data"))
 #: the writes whose operand is the written value (the others, ``relu_``, ``index_add_(0, i, v)``,
 #: hand the guard their result, made in the call whatever their operands: told apart by name)
-_OWN_OPERAND = _SETTING | {"add_", "subtract_", "multiply_", "divide_", "set_"}
+_OWN_OPERAND = _SETTING | {"add_", "subtract_", "multiply_", "divide_", "set_"}  # (.data = v: PyTorch's words)
 _PYTORCH_NAME = {"subtract_": "sub_", "multiply_": "mul_", "divide_": "div_"}
 
 
@@ -106,7 +107,7 @@ class BatchScope:
             return
         name = _PYTORCH_NAME.get(what, what)
         if what in _OWN_OPERAND and isinstance(value, Tensor) and not self.unbatched(value):
-            raise RuntimeError(BATCHED_WRITE_REFUSED.format(what=name))
+            raise RuntimeError(DATA_REFUSED if what == ".data" else BATCHED_WRITE_REFUSED.format(what=name))
         if what not in _SETTING or value is None:
             raise RuntimeError(REPEATED_WRITE_REFUSED.format(what=name))
 
