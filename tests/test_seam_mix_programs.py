@@ -2,8 +2,9 @@
 detach, no_grad, tensor hooks, retain_grad, checkpoint and the transforms grad, jvp, vmap and
 vmap(grad), each closing over the pool (``tests/data/seam_mix_programs.py``).
 
-* Every seed's observations -- the pool's values, which tensors require grad, the leaves' and the
-  retained gradients, what the hooks saw -- equal torch 2.13's (``tests/data/make_torch_seams.py``
+* Every seed's observations (on the CPU and the strict devices, float64 and float32) -- the pool's
+  values, which tensors require grad, the leaves' and the retained gradients, what the hooks saw --
+  equal torch 2.13's (``tests/data/make_torch_seams.py``
   writes ``torch_seam_mix.json``), or both refuse at the same step.  Three documented differences
   are accepted: torch's "modified by an inplace operation" where the engine kept the saved values
   intact and answers (docs/from-pytorch.md), the engine's ``CheckpointError`` where a value a
@@ -21,11 +22,13 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from seam_fixtures import DATA, programs
+from seam_fixtures import DATA, DEVICES, programs
 
 import minigrad_ckpt as mg
+from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
 
 MIX = programs("seam_mix_programs")
 TORCH = json.loads((DATA / "torch_seam_mix.json").read_text())
@@ -38,12 +41,12 @@ def _flat(v):
     return [v]
 
 
-def _same(got, want) -> bool:
+def _same(got, want, tol: float = 1e-9) -> bool:
     g, w = _flat(got), _flat(want)
     if len(g) != len(w) or any((x is None) != (y is None) for x, y in zip(g, w)):
         return False
     pairs = [(x, y) for x, y in zip(g, w) if x is not None]
-    return not pairs or bool(np.allclose(*np.array(pairs, dtype=float).T, rtol=1e-9, atol=1e-10, equal_nan=True))
+    return not pairs or bool(np.allclose(*np.array(pairs, dtype=float).T, rtol=tol, atol=tol / 10, equal_nan=True))
 
 
 def _documented(got: dict, want: dict) -> bool:
@@ -54,23 +57,25 @@ def _documented(got: dict, want: dict) -> bool:
     return False
 
 
-def _differences(seed: int, got: dict, want: dict) -> list:
+def _differences(got: dict, want: dict, tol: float) -> list:
     if "error" in got or "error" in want:
         if _documented(got, want):
             return []
         same = "error" in got and "error" in want and (got["error"], got["step"]) == (want["error"], want["step"])
         return [] if same else [f"engine {got.get('error', 'answered')}, torch {want.get('error', 'answered')}: "
                                 f"{got.get('message') or want.get('message')}"]
-    wrong = [k for k in KEYS if not _same(got[k], want[k])]
-    if len(got["hooked"]) != len(want["hooked"]) or not _same(sorted(got["hooked"]), sorted(want["hooked"])):
+    wrong = [k for k in KEYS if not _same(got[k], want[k], tol)]
+    if len(got["hooked"]) != len(want["hooked"]) or not _same(sorted(got["hooked"]), sorted(want["hooked"]), tol):
         wrong.append("hooked")
     return wrong
 
 
-def test_the_programs_give_torchs_observations():
+@pytest.mark.parametrize("device, dtype", DEVICES)
+def test_the_programs_give_torchs_observations(device, dtype):
     failures = {}
+    tol = 1e-9 if dtype == mg.float64 else 2e-4  # (torch's answers are float64's)
     for seed in MIX.SEEDS:
-        wrong = _differences(seed, MIX.run(mg, seed), TORCH[str(seed)])
+        wrong = _differences(MIX.run(mg, seed, dtype, device), TORCH[str(seed)], tol)
         if wrong:
             failures[seed] = (MIX.random_steps(seed), wrong)
     assert not failures, failures

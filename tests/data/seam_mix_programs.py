@@ -72,11 +72,12 @@ PURE_KINDS = ("unary", "binary", "write", "checkpoint", "grad", "jvp", "vmap", "
 
 
 class _Run:
-    def __init__(self, lib: Any, dtype: Any, leaves: Any = None) -> None:
+    def __init__(self, lib: Any, dtype: Any, leaves: Any = None, device: Any = "cpu") -> None:
         self.lib, self.dtype = lib, dtype
         a, b = leaves if leaves is not None else (start_values(1), start_values(4))
-        self.pool = [lib.tensor(a, dtype=dtype).requires_grad_(), lib.tensor(b, dtype=dtype).requires_grad_(),
-                     lib.tensor(start_values(9), dtype=dtype)]
+        self.pool = [lib.tensor(v, dtype=dtype, device=device) for v in (a, b, start_values(9))]
+        self.pool[0].requires_grad_()
+        self.pool[1].requires_grad_()
         self.hooked: list = []  # what each hook saw, in the order they ran
         self.retained: list = []
 
@@ -119,7 +120,7 @@ class _Run:
 
     def hook(self, doubles: int) -> Any:
         def seen(g: Any) -> Any:
-            self.hooked.append(g.detach().tolist())
+            self.hooked.append(g.detach().cpu().tolist())
             return g * 2 if doubles else None
         return seen
 
@@ -156,7 +157,7 @@ class _nothing:
 
 
 def _plain(t: Any) -> Any:
-    return None if t is None else t.detach().tolist()
+    return None if t is None else t.detach().cpu().tolist()
 
 
 def run_pure(lib: Any, steps: list, leaves: Any = None) -> tuple:
@@ -170,8 +171,8 @@ def run_pure(lib: Any, steps: list, leaves: Any = None) -> tuple:
     return loss.item(), [t.grad.tolist() for t in r.pool[:2]]
 
 
-def run(lib: Any, seed: int, dtype: Any = None) -> dict:
-    r = _Run(lib, dtype or lib.float64)
+def run(lib: Any, seed: int, dtype: Any = None, device: Any = "cpu") -> dict:
+    r = _Run(lib, dtype or lib.float64, device=device)
     steps = random_steps(seed)
     for i, step in enumerate(steps + [("end", 0, 0, 0)]):
         try:
