@@ -46,7 +46,7 @@ from ..grad_mode import state as _grad_state
 from ..tensor import Tensor, _seq, birth_of, set_capture_guard, transform_births
 from .pytree import flatten
 
-__all__ = ["CaptureScope", "refuse_if_captured", "writable_arguments", "CAPTURED_WRITE_REFUSED"]
+__all__ = ["CaptureScope", "refuse_if_captured", "writable_arguments", "memory_made_before", "CAPTURED_WRITE_REFUSED"]
 
 #: PyTorch's words (torch 2.13), with the op's name in the parentheses
 CAPTURED_WRITE_REFUSED = ("During a grad (vjp, jvp, grad, etc) transform, the function provided attempted to call "
@@ -137,14 +137,7 @@ class CaptureScope:
 
     def captured(self, t: Tensor) -> bool:
         """Whether ``t``'s memory is one the function closes over (the module docstring)."""
-        box = t._version
-        if id(box) in self.own_memory:
-            return False
-        if birth_of(t) < self.start:
-            return True
-        if len(box) > 1 and box[1].__class__ is list:
-            return any((o := r()) is not None and birth_of(o) < self.start for r in box[1])
-        return False
+        return id(t._version) not in self.own_memory and memory_made_before(t, self.start)
 
     def close(self) -> None:
         """A passed tensor the function wrote with the transform's history keeps the values and
@@ -153,6 +146,17 @@ class CaptureScope:
             node = t._node
             if node is not None and node.seq >= self.start and not _reaches_before(node, self.start):
                 t._node, t._requires_grad = None, False
+
+
+def memory_made_before(t: Tensor, start: int) -> bool:
+    """Whether ``t``'s memory was made before ``start`` (the engine clock): ``t`` itself was, or a
+    live tensor that shares its memory was (``t`` a view made later of an older tensor)."""
+    if birth_of(t) < start:
+        return True
+    box = t._version
+    if len(box) > 1 and box[1].__class__ is list:
+        return any((o := r()) is not None and birth_of(o) < start for r in box[1])
+    return False
 
 
 def _reaches_before(node: Any, start: int) -> bool:

@@ -35,7 +35,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from ..tensor import Tensor, _seq, birth_of, set_batch_write_guard, transform_births
+from ..tensor import Tensor, _seq, set_batch_write_guard, transform_births
+from .captures import memory_made_before
 
 __all__ = ["BatchScope", "BATCHED_WRITE_REFUSED"]
 
@@ -93,14 +94,7 @@ class BatchScope:
     def unbatched(self, t: Tensor) -> bool:
         """Whether ``t``'s memory is the same for every example: not a mapped argument's, and made
         before the loop began (itself, or a live tensor sharing its memory)."""
-        box = t._version
-        if id(box) in self.mapped:
-            return False
-        if birth_of(t) < self.start:
-            return True
-        if len(box) > 1 and box[1].__class__ is list:
-            return any((o := r()) is not None and birth_of(o) < self.start for r in box[1])
-        return False
+        return id(t._version) not in self.mapped and memory_made_before(t, self.start)
 
     def check(self, target: Tensor, what: str, value: Any) -> None:
         if not self.unbatched(target):
