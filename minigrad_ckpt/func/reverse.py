@@ -50,7 +50,7 @@ class Scope:
     def __init__(self) -> None:
         self.start = next(_seq)                 # nodes recorded from now on are inside
         self.recording = _grad_state.enabled    # whether the caller wants results with history
-        self.hooks: list[tuple[Node, list]] = []  # the inside nodes' gradient hooks (see hide_hooks)
+        self.hooks: list[tuple[Any, list]] = []  # the inside nodes' and handles' gradient hooks (hide_hooks)
 
     # ------------------------------------------------------------- inputs
     def input(self, p: Tensor) -> Tensor:
@@ -147,9 +147,14 @@ class Scope:
         transform computes; a backward of an outer transform that goes through
         the same nodes (``jacrev(grad(f))``) differentiates that gradient as a
         function, and must not apply ``fn`` a second time (as in ``torch.func``).
+        A hook on an argument handle that is a leaf (the argument does not require
+        grad) is the transform's too: an outer ``.backward()`` through the result
+        must not call it (``x.register_hook(fn)`` in ``grad(f)(c)``: torch calls
+        ``fn`` once).
         """
         seen: set[Node] = set()
         stack = [t._node for t in outputs if t._node is not None]
+        leaves = [t for t in outputs if t._node is None]
         while stack:
             n = stack.pop()
             if n in seen or n.seq < self.start:
@@ -159,6 +164,11 @@ class Scope:
                 self.hooks.append((n, n.hooks))
                 n.hooks = None
             stack.extend(e for e in n.inputs if type(e) is Node)
+            leaves.extend(e for e in n.inputs if e is not None and type(e) is not Node)
+        for t in leaves:
+            if t._hooks and self.made(t):
+                self.hooks.append((t, t._hooks))
+                t._hooks = None
 
     def backward(self, outputs: Sequence[Tensor], inputs: Sequence[Tensor],
                  cotangents: Sequence[Tensor], *, graph: bool = False) -> list[Tensor | None]:
@@ -172,16 +182,24 @@ class Scope:
             return [None] * len(inputs)
         outside, moving = self.survey(list(outputs) + list(cotangents))
         graph = graph or moving or (outside and self.recording and _grad_state.enabled)
-        for n, hooks in self.hooks:
-            n.hooks = hooks
+        for holder, hooks in self.hooks:
+            _set_hooks(holder, hooks)
         try:
             with enable_grad():
                 gs = _tape_grad(list(outputs), list(inputs), grad_outputs=list(cotangents),
                                 retain_graph=True, create_graph=graph, allow_unused=True)
         finally:
-            for n, _ in self.hooks:
-                n.hooks = None
+            for holder, _ in self.hooks:
+                _set_hooks(holder, None)
         return list(gs)
+
+
+def _set_hooks(holder: Any, hooks: list | None) -> None:
+    """Give a node (its gradient hooks) or a leaf (its tensor hooks) ``hooks``."""
+    if type(holder) is Node:
+        holder.hooks = hooks
+    else:
+        holder._hooks = hooks
 
 
 def _constants_move(n: Node) -> bool:
