@@ -337,6 +337,13 @@ def set_batch_write_guard(guard: Callable[[Tensor, str, Any], None] | None) -> N
     batch_write_guard = guard
 
 
+#: PyTorch's refusal of ``retain_grad()`` in a function an ``mg.func`` transform runs (torch 2.13's words)
+_RETAIN_GRAD_IN_TRANSFORM = ("You are attempting to call Tensor.retain_grad() inside of a function being transformed "
+                             "by a functorch transform. This is unsupported, please attempt to use the functorch "
+                             "transforms (e.g. grad, vjp, jacrev, jacfwd, hessian) or call retain_grad() outside of a "
+                             "function being transformed instead.")
+
+
 def birth_of(t: Tensor) -> int:
     """When ``t``'s value was made, on the engine clock, as a transform sees it: its node's stamp,
     or the start of the innermost transform open when it was made (0: outside every one)."""
@@ -876,6 +883,8 @@ class Tensor:
         a recorded in-place change it is the gradient of the tensor's new value, as in PyTorch."""
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if _grad_state.transforms:  # the gradient would be the transform's, its history leaking out
+            raise RuntimeError(_RETAIN_GRAD_IN_TRANSFORM)
         if self._node is None or self.retains_grad:
             return
         self._retains_grad = True
