@@ -89,3 +89,24 @@ def test_setting_data_of_a_captured_tensor_to_a_batched_value_is_refused():
         return y
 
     np.testing.assert_array_equal(mg.func.vmap(own)(xs).numpy(), [[2, 4], [6, 8]])
+
+
+def test_spectral_norm_in_training_mode_is_refused_not_iterated_once_per_example():
+    """spectral_norm's power iteration writes its ``u``/``v`` buffers in each forward.  The loop made
+    one iteration per example, so examples 2.. used other weights than torch 2.13's one iteration
+    for the batch (``[-0.3068, -0.03068]`` for ``[-0.42674, -0.04267]``), silently; now refused (the
+    update is made in the call, so it counts as the example's).  In evaluation mode it works."""
+    lin = mg.nn.Linear(2, 2).double()
+    with mg.no_grad():
+        lin.weight.copy_(mg.tensor([[1.0, 2.0], [0.5, -1.0]], dtype=mg.float64))
+        lin.bias.zero_()
+    sn = mg.nn.utils.spectral_norm(lin)
+    with mg.no_grad():
+        sn.weight_u.copy_(mg.tensor([0.6, 0.8], dtype=mg.float64))
+        sn.weight_v.copy_(mg.tensor([0.8, 0.6], dtype=mg.float64))
+    x = mg.tensor(np.linspace(-1, 1, 8).reshape(4, 2), dtype=mg.float64)
+    with pytest.raises(RuntimeError, match="inplace arithmetic"):
+        mg.func.vmap(sn)(x)
+    np.testing.assert_array_equal(sn.weight_u.numpy(), [0.6, 0.8])
+    sn.eval()
+    np.testing.assert_allclose(mg.func.vmap(sn)(x).detach().numpy(), sn(x).detach().numpy(), rtol=1e-12)
