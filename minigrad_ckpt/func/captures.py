@@ -46,7 +46,8 @@ from ..grad_mode import state as _grad_state
 from ..tensor import Tensor, _seq, birth_of, set_capture_guard, transform_births
 from .pytree import flatten
 
-__all__ = ["CaptureScope", "refuse_if_captured", "writable_arguments", "memory_made_before", "CAPTURED_WRITE_REFUSED"]
+__all__ = ["CaptureScope", "ScopeStack", "refuse_if_captured", "writable_arguments", "memory_made_before",
+           "CAPTURED_WRITE_REFUSED"]
 
 #: PyTorch's words (torch 2.13), with the op's name in the parentheses
 CAPTURED_WRITE_REFUSED = ("During a grad (vjp, jvp, grad, etc) transform, the function provided attempted to call "
@@ -56,13 +57,41 @@ CAPTURED_WRITE_REFUSED = ("During a grad (vjp, jvp, grad, etc) transform, the fu
 
 
 
+class ScopeStack:
+    """The open scopes of one kind (a transform's, vmap's), innermost last, per thread; each stamps
+    the tensors made while it is open (``transform_births``), and ``install(guard)`` holds while one
+    is open in any thread.  (The births list is shared by the threads: a tensor another thread makes
+    meanwhile counts as made inside -- a refusal missed, never one made in error.)"""
+
+    def __init__(self, install: Any, guard: Any) -> None:
+        self._local = threading.local()
+        self._count = 0
+        self._install, self._guard = install, guard
+
+    @property
+    def scopes(self) -> list:
+        if not hasattr(self._local, "scopes"):
+            self._local.scopes = []
+        return self._local.scopes
+
+    def push(self, scope: Any) -> None:
+        self.scopes.append(scope)
+        transform_births.append(scope.start)
+        self._count += 1
+        self._install(self._guard)
+
+    def pop(self, scope: Any) -> None:
+        self.scopes.pop()
+        transform_births.remove(scope.start)  # (its own entry: another thread's may be later)
+        self._count -= 1
+        if not self._count:
+            self._install(None)
+
+
 class _Open(threading.local):
-    """This thread's open scopes, innermost last.  (The births list is shared by the threads: a
-    tensor another thread makes meanwhile counts as made inside -- a refusal missed, never one
-    made in error.)"""
+    """This thread's arguments whose handles may be written (:func:`writable_arguments`)."""
 
     def __init__(self) -> None:
-        self.scopes: list[CaptureScope] = []
         self.writable: frozenset[int] = frozenset()  # ids of the arguments whose handles may be written
 
 
@@ -83,7 +112,6 @@ def writable_arguments(tensors: Any) -> Iterator[None]:
 
 
 _open = _Open()
-_count = [0]  # open scopes in all threads: the guard is installed while there is one
 
 
 class CaptureScope:
@@ -101,20 +129,13 @@ class CaptureScope:
         self.differentiated: list[Tensor] = []  # see differentiate
 
     def __enter__(self) -> CaptureScope:
-        _open.scopes.append(self)
+        _transforms.push(self)
         _grad_state.transforms += 1
-        transform_births.append(self.start)
-        _count[0] += 1
-        set_capture_guard(refuse_if_captured)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        _open.scopes.pop()
+        _transforms.pop(self)
         _grad_state.transforms -= 1
-        transform_births.remove(self.start)  # (its own entry: another thread's may be later)
-        _count[0] -= 1
-        if not _count[0]:
-            set_capture_guard(None)
         self.close()
 
     def differentiate(self, handles: list[Tensor], primals: list[Tensor]) -> None:
@@ -183,8 +204,11 @@ def _reaches_before(node: Any, start: int) -> bool:
 def refuse_if_captured(target: Tensor, what: str) -> None:
     """Refuse an in-place write into ``target`` if the innermost open transform's function closes
     over it (called for recorded writes and for writes that carry a tangent)."""
-    scopes = _open.scopes
+    scopes = _transforms.scopes
     if scopes:
         scopes[-1].refuse_write_into_handle(target, what)
         if scopes[-1].captured(target):
             raise RuntimeError(CAPTURED_WRITE_REFUSED.format(what=what))
+
+
+_transforms = ScopeStack(set_capture_guard, refuse_if_captured)  # the transforms' CaptureScopes

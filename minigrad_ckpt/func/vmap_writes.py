@@ -32,11 +32,10 @@ PyTorch writes it once -- a refusal, never a wrong value).
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
-from ..tensor import Tensor, _seq, set_batch_write_guard, transform_births
-from .captures import memory_made_before
+from ..tensor import Tensor, _seq, set_batch_write_guard
+from .captures import ScopeStack, memory_made_before
 
 __all__ = ["BatchScope", "BATCHED_WRITE_REFUSED"]
 
@@ -60,15 +59,6 @@ _OWN_OPERAND = _SETTING | {"add_", "subtract_", "multiply_", "divide_", "set_"} 
 _PYTORCH_NAME = {"subtract_": "sub_", "multiply_": "mul_", "divide_": "div_"}
 
 
-class _Open(threading.local):
-    def __init__(self) -> None:
-        self.scopes: list[BatchScope] = []
-
-
-_open = _Open()
-_count = [0]  # open scopes in all threads: the guard is installed while there is one
-
-
 class BatchScope:
     """One ``vmap`` call's loop over the examples: ``with BatchScope(mapped):`` around it, where
     ``mapped`` lists the tensors mapped over a dimension (their slices are the examples)."""
@@ -78,18 +68,11 @@ class BatchScope:
         self.mapped = {id(t._version) for t in mapped}
 
     def __enter__(self) -> BatchScope:
-        _open.scopes.append(self)
-        transform_births.append(self.start)
-        _count[0] += 1
-        set_batch_write_guard(refuse_unbatched_write)
+        _vmaps.push(self)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        _open.scopes.pop()
-        transform_births.remove(self.start)  # (its own entry: another thread's may be later)
-        _count[0] -= 1
-        if not _count[0]:
-            set_batch_write_guard(None)
+        _vmaps.pop(self)
 
     def unbatched(self, t: Tensor) -> bool:
         """Whether ``t``'s memory is the same for every example: not a mapped argument's, and made
@@ -109,5 +92,8 @@ class BatchScope:
 def refuse_unbatched_write(target: Tensor, what: str, value: Any) -> None:
     """The guard: every open ``vmap`` (nested ones too: a value batched at the outer level may not
     go into a tensor the outer function closes over, whatever the inner one maps)."""
-    for scope in _open.scopes:
+    for scope in _vmaps.scopes:
         scope.check(target, what, value)
+
+
+_vmaps = ScopeStack(set_batch_write_guard, refuse_unbatched_write)  # the open vmap loops' BatchScopes
