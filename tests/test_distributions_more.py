@@ -357,7 +357,7 @@ def test_multivariate_normal_on_the_strict_devices(device):
     assert str(loc.grad.device).startswith(device) and str(tril.grad.device).startswith(device)
 
 
-def test_gamma_family_refusals_and_no_rsample():
+def test_gamma_family_refusals_and_rsample():
     # torch: D.Chi2(torch.tensor(-1.)) -> "Expected parameter df (Tensor of shape ()) of distribution Chi2() to
     # satisfy the constraint GreaterThan(lower_bound=0.0), ..." -- and StudentT(-1.) says the same (its Chi2 first)
     for make in (lambda: D.Chi2(mg.tensor(-1.0)), lambda: D.StudentT(mg.tensor(-1.0))):
@@ -378,9 +378,7 @@ def test_gamma_family_refusals_and_no_rsample():
         D.Beta(1.0, 1.0).log_prob(mg.tensor(1.5))
     assert repr(D.StudentT(3.0)) == "StudentT(df: 3.0, loc: 0.0, scale: 1.0)" and repr(D.Chi2(2.0)) == "Chi2()"
     for d in (D.Gamma(1.0, 1.0), D.Chi2(2.0), D.Beta(1.0, 2.0), D.Dirichlet(mg.ones(3)), D.StudentT(3.0)):
-        assert d.has_rsample is False  # no implicit reparameterization here (docs/from-pytorch.md)
-        with pytest.raises(NotImplementedError):
-            d.rsample()
+        assert d.has_rsample is True  # torch's implicit reparameterization (tests/test_distributions_rsample_gamma.py)
 
 
 GAMMA_FAMILY = [  # (distribution, its mean, its variance)

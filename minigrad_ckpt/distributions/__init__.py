@@ -4,8 +4,8 @@ one family's components; ``Exponential``, ``Laplace``, ``Cauchy``, ``Gumbel``, `
 ``HalfCauchy`` in ``continuous``; ``TransformedDistribution`` and ``LogNormal`` in ``transformed``, over
 the ``transforms`` module's maps; ``OneHotCategorical``, ``Geometric``, ``Poisson``, ``Binomial`` in
 ``discrete``; ``MultivariateNormal`` in ``multivariate``; ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``,
-``StudentT`` in ``gamma``, sampled without ``rsample``) with their formulas (``log_prob``, ``entropy``,
-``cdf``/``icdf``, ``sample``, and ``rsample`` where PyTorch's is reparameterized, Gamma's family aside)
+``StudentT`` in ``gamma``, reparameterized implicitly by ``implicit_gradients``) with their formulas
+(``log_prob``, ``entropy``, ``cdf``/``icdf``, ``sample``, and ``rsample`` where PyTorch's is reparameterized)
 and ``kl_divergence`` between two of a kind and the cross-family pairs PyTorch registers (``kl``:
 PyTorch's module, with ``register_kl``) -- what REINFORCE, actor-critic, SAC and VAE programs use.
 

@@ -3,9 +3,9 @@ formulas for the moments, ``log_prob``, ``entropy`` (and ``Gamma.cdf``), differe
 parameter; samples from the engine's generator (Marsaglia and Tsang's gamma sampler; Beta and
 Dirichlet as normalized gammas; StudentT as a normal over a chi-square).
 
-Not reparameterized: PyTorch's ``rsample`` here differentiates through its gamma sampler by implicit
-reparameterization (the derivative of the incomplete gamma function in its shape), which the engine
-does not have, so ``has_rsample`` is False and ``rsample`` raises ``NotImplementedError``."""
+Reparameterized as PyTorch's: ``rsample`` differentiates the gamma draw implicitly in its concentration
+(``implicit_gradients``: PyTorch's approximation of ``-(dP/dalpha) / density``); ``Chi2`` and ``StudentT``
+through it, ``Beta`` and ``Dirichlet`` through PyTorch's Dirichlet gradient (``implicit_gradients``)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from ..nn import functional as F
 from ..tensor import Tensor
 from . import constraints
 from .distributions import Distribution, _as_float_tensor, _broadcast_all, _init_parameters, _shape
+from .implicit_gradients import dirichlet_grad, reparameterized, reparameterized_on_simplex, standard_gamma_grad
 
 __all__ = ["Gamma", "Chi2", "Beta", "Dirichlet", "StudentT"]
 
@@ -46,12 +47,28 @@ def _standard_gamma(concentration: Tensor) -> Tensor:
         return result.clamp(min=float(host_numpy.finfo(alpha.dtype).tiny))
 
 
+def _rsample_standard_gamma(concentration: Tensor) -> Tensor:
+    """A ``_standard_gamma`` draw differentiable in ``concentration`` (PyTorch's ``_standard_gamma``
+    and its backward, ``_standard_gamma_grad``)."""
+    draw = _standard_gamma(concentration)
+    return reparameterized(draw, concentration, standard_gamma_grad(concentration, draw))
+
+
+def _clamped_up(value: Tensor, least: float) -> Tensor:
+    """``value`` clamped up to ``least`` in value only, its gradient untouched (PyTorch clamps the
+    detached draw in place)."""
+    with no_grad():
+        lift = value.clamp(min=least) - value
+    return value + lift
+
+
 class Gamma(Distribution):
     """``rate^c x^(c-1) exp(-rate x) / Gamma(c)`` on ``x >= 0`` (``c`` the concentration)."""
 
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     _given = ("concentration", "rate")
+    has_rsample = True
 
     def __init__(self, concentration: Any, rate: Any, validate_args: Any = None) -> None:
         _init_parameters(self, (concentration, rate), validate_args)
@@ -73,11 +90,11 @@ class Gamma(Distribution):
         return self._expanded(Gamma, _instance, shape, concentration=self.concentration.expand(*shape),
                               rate=self.rate.expand(*shape))
 
-    def sample(self, sample_shape: Any = ()) -> Tensor:
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        """PyTorch's: a standard gamma draw over ``rate``, differentiable in both."""
         shape = self._extended_shape(sample_shape)
-        with no_grad():
-            draw = _standard_gamma(self.concentration.expand(*shape)) / self.rate.expand(*shape)
-            return draw.clamp(min=float(host_numpy.finfo(draw.dtype).tiny))
+        draw = _rsample_standard_gamma(self.concentration.expand(*shape)) / self.rate.expand(*shape)
+        return _clamped_up(draw, float(host_numpy.finfo(draw.dtype).tiny))
 
     def log_prob(self, value: Any) -> Tensor:
         if self._validate_args:
@@ -126,6 +143,7 @@ class Dirichlet(Distribution):
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
     _given = ("concentration",)
+    has_rsample = True
 
     def __init__(self, concentration: Tensor, validate_args: Any = None) -> None:
         if concentration.ndim < 1:
@@ -157,11 +175,17 @@ class Dirichlet(Distribution):
         return self._expanded(Dirichlet, _instance, shape, self.event_shape,
                               concentration=self.concentration.expand(*shape, *self.event_shape))
 
-    def sample(self, sample_shape: Any = ()) -> Tensor:
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        """PyTorch's: normalized gamma draws (clamped into ``[tiny, 1 - eps]``), differentiable in the
+        concentration by PyTorch's Dirichlet gradient (``_Dirichlet``'s backward)."""
+        concentration = self.concentration.expand(*self._extended_shape(sample_shape))
         with no_grad():
-            draw = _standard_gamma(self.concentration.expand(*self._extended_shape(sample_shape)))
+            draw = _standard_gamma(concentration)
             finfo = host_numpy.finfo(draw.dtype)
-            return (draw / draw.sum(-1, keepdim=True)).clamp(min=float(finfo.tiny), max=1 - float(finfo.eps))
+            draw = (draw / draw.sum(-1, keepdim=True)).clamp(min=float(finfo.tiny), max=1 - float(finfo.eps))
+            total = concentration.sum(-1, keepdim=True).expand(*concentration.shape)
+            derivative = dirichlet_grad(draw, concentration, total)
+        return reparameterized_on_simplex(draw, concentration, derivative)
 
     def log_prob(self, value: Any) -> Tensor:
         if self._validate_args:
@@ -181,6 +205,7 @@ class Beta(Distribution):
 
     arg_constraints = {"concentration1": constraints.positive, "concentration0": constraints.positive}
     support = constraints.unit_interval
+    has_rsample = True
 
     def __init__(self, concentration1: Any, concentration0: Any, validate_args: Any = None) -> None:
         c1, c0 = _broadcast_all(concentration1, concentration0)
@@ -216,8 +241,8 @@ class Beta(Distribution):
         shape = _shape(batch_shape)
         return self._expanded(Beta, _instance, shape, _dirichlet=self._dirichlet.expand(shape))
 
-    def sample(self, sample_shape: Any = ()) -> Tensor:
-        return self._dirichlet.sample(sample_shape).select(-1, 0)
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        return self._dirichlet.rsample(sample_shape).select(-1, 0)
 
     def log_prob(self, value: Any) -> Tensor:
         if self._validate_args:
@@ -235,6 +260,7 @@ class StudentT(Distribution):
     arg_constraints = {"df": constraints.positive, "loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     _given = ("df", "loc", "scale")
+    has_rsample = True
 
     def __init__(self, df: Any, loc: Any = 0.0, scale: Any = 1.0, validate_args: Any = None) -> None:
         self.df, self.loc, self.scale = _broadcast_all(df, loc, scale)
@@ -262,12 +288,13 @@ class StudentT(Distribution):
         return self._expanded(StudentT, _instance, shape, df=self.df.expand(*shape), loc=self.loc.expand(*shape),
                               scale=self.scale.expand(*shape), _chi2=self._chi2.expand(shape))
 
-    def sample(self, sample_shape: Any = ()) -> Tensor:
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        """PyTorch's: a standard normal over ``sqrt(chi2 / df)``, the chi-square draw reparameterized
+        (differentiable in ``df`` through it), then shifted and scaled."""
         shape = self._extended_shape(sample_shape)
-        with no_grad():
-            x = creation.randn(*shape, dtype=self.df.dtype, device=self.df.device)
-            y = x * (self._chi2.sample(sample_shape) / self.df).rsqrt()
-            return self.loc + self.scale * y
+        x = creation.randn(*shape, dtype=self.df.dtype, device=self.df.device)
+        y = x * (self._chi2.rsample(sample_shape) / self.df).rsqrt()
+        return self.loc + self.scale * y
 
     def log_prob(self, value: Any) -> Tensor:
         if self._validate_args:
