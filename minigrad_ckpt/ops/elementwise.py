@@ -588,11 +588,14 @@ class Clip(Op):
         return _clip(xp, x, lo, hi)
 
     def backward(self, xp, g, out, x, lo, hi):
-        return tuple(None if m is None else g * m for m in _clip_selects(xp, x, lo, hi))
+        # selected by where, not a masked product: an infinite gradient from beyond the bound
+        # (``1 / (x.clamp(min=1) - 1)`` at ``x < 1``) gives the unselected operand 0, not
+        # ``0 * inf = NaN`` (PyTorch's clamp_backward is a where)
+        return tuple(None if m is None else xp.where(m, g, 0) for m in _clip_selects(xp, x, lo, hi))
 
     def jvp(self, xp, tangents, out, x, lo, hi):
         # the tangent of whichever operand is selected
-        return add_tangents(*(None if t is None or m is None else t * m
+        return add_tangents(*(None if t is None or m is None else xp.where(m, t, 0)
                               for t, m in zip(tangents, _clip_selects(xp, x, lo, hi))))
 
     def reference(self, np, x, lo, hi):
