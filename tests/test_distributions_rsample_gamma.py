@@ -9,6 +9,7 @@ bits), shapes, float32, the strict devices, ``mg.checkpoint.checkpoint`` and ``m
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,10 +17,13 @@ import pytest
 
 import minigrad_ckpt as mg
 from minigrad_ckpt import distributions as D
-from minigrad_ckpt.checkpoint import checkpoint
 from minigrad_ckpt.distributions.implicit_gradients import dirichlet_grad, standard_gamma_grad
 
-TORCH = np.load(Path(__file__).parent / "data" / "torch_gamma_rsample.npz")
+DATA = Path(__file__).parent / "data"
+sys.path.insert(0, str(DATA))
+from sampling_statistics import assert_same_gradients_at_the_seams, ks_statistic  # noqa: E402
+
+TORCH = np.load(DATA / "torch_gamma_rsample.npz")
 DTYPES = {"float64": mg.float64, "float32": mg.float32}
 
 
@@ -135,11 +139,6 @@ def test_studentt_rsample_reaches_df_through_the_chi_square():
     np.testing.assert_allclose(df.grad.numpy(), want, rtol=0.15)
 
 
-def _ks(sorted_draws, cdf):
-    n = len(sorted_draws)
-    return np.max(np.maximum(np.arange(1, n + 1) / n - cdf, cdf - np.arange(n) / n))
-
-
 @pytest.mark.parametrize("dtype", [mg.float64, mg.float32])
 def test_the_draws_are_the_distribution(dtype):
     mg.manual_seed(6)
@@ -149,7 +148,7 @@ def test_the_draws_are_the_distribution(dtype):
     for i, c in enumerate([0.2, 1.5, 30.0]):
         draws = np.sort(x[:, i].detach().numpy().astype(np.float64))
         cdf = mg.special.gammainc(mg.tensor(c), mg.tensor(2 * draws)).numpy()
-        assert _ks(draws, cdf) < 0.015  # the 1% point of the KS statistic for n = 20000 is 0.0115
+        assert ks_statistic(draws, cdf) < 0.015  # the 1% point of the KS statistic for n = 20000 is 0.0115
     beta = D.Beta(mg.tensor([0.5, 4.0], dtype=dtype), mg.tensor([0.5, 2.0], dtype=dtype)).rsample((20000,))
     np.testing.assert_allclose(beta.numpy().mean(0), [0.5, 2 / 3], atol=0.01)
     np.testing.assert_allclose(beta.numpy().var(0), [0.125, 8 / 252], rtol=0.05)
@@ -188,13 +187,4 @@ def _loss(conc, rate):
 def test_rsample_inside_a_checkpoint_and_under_func_grad():
     conc = mg.tensor([0.5, 2.0, 9.0], dtype=mg.float64, requires_grad=True)
     rate = mg.tensor([1.0, 0.5, 2.0], dtype=mg.float64, requires_grad=True)
-    mg.manual_seed(7)
-    want = mg.autograd.grad(_loss(conc, rate), [conc, rate])
-    mg.manual_seed(7)
-    got = mg.autograd.grad(checkpoint(_loss, conc, rate, use_reentrant=False), [conc, rate])
-    for g, w in zip(got, want):
-        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-12)
-    mg.manual_seed(7)
-    got = mg.func.grad(_loss, argnums=(0, 1))(conc.detach(), rate.detach())
-    for g, w in zip(got, want):
-        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-12)
+    assert_same_gradients_at_the_seams(mg, _loss, (conc, rate), seed=7)

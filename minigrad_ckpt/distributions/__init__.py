@@ -2,9 +2,10 @@
 ``Independent``, which reads batch dims of one as an event, and ``MixtureSameFamily``, a mixture of
 one family's components; ``Exponential``, ``Laplace``, ``Cauchy``, ``Gumbel``, ``HalfNormal``,
 ``HalfCauchy`` in ``continuous``; ``TransformedDistribution`` and ``LogNormal`` in ``transformed``, over
-the ``transforms`` module's maps; ``OneHotCategorical``, ``Geometric``, ``Poisson``, ``Binomial`` in
-``discrete``; ``MultivariateNormal`` in ``multivariate``; ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``,
-``StudentT`` in ``gamma``, reparameterized implicitly by ``implicit_gradients``) with their formulas
+the ``transforms`` module's maps; ``Weibull``, ``Pareto``, ``Kumaraswamy`` in ``transformed_families``;
+``OneHotCategorical``, ``Geometric``, ``Poisson``, ``Binomial`` in ``discrete``; ``MultivariateNormal`` in
+``multivariate``; ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``StudentT`` in ``gamma``, reparameterized
+implicitly by ``implicit_gradients``) with their formulas
 (``log_prob``, ``entropy``, ``cdf``/``icdf``, ``sample``, and ``rsample`` where PyTorch's is reparameterized)
 and ``kl_divergence`` between two of a kind and the cross-family pairs PyTorch registers (``kl``:
 PyTorch's module, with ``register_kl``) -- what REINFORCE, actor-critic, SAC and VAE programs use.
@@ -28,12 +29,21 @@ from .kl import kl_divergence, register_kl
 from .mixture import MixtureSameFamily
 from .multivariate import MultivariateNormal
 from .transformed import LogNormal, TransformedDistribution
-from .transforms import AffineTransform, ComposeTransform, ExpTransform, SigmoidTransform, TanhTransform, Transform
+from .transformed_families import Kumaraswamy, Pareto, Weibull
+from .transforms import (
+           AffineTransform,
+           ComposeTransform,
+           ExpTransform,
+           PowerTransform,
+           SigmoidTransform,
+           TanhTransform,
+           Transform,
+)
 from .uniform import Uniform
 
 __all__ = ["Distribution", "constraints", "Categorical", "Normal", "Bernoulli", "Uniform", "Independent",
            "MixtureSameFamily", "Exponential", "Laplace", "Cauchy", "Gumbel", "HalfNormal", "HalfCauchy",
            "LogNormal", "TransformedDistribution", "OneHotCategorical", "Geometric", "Poisson", "Binomial",
-           "MultivariateNormal", "Gamma", "Chi2", "Beta", "Dirichlet", "StudentT",
-           "transforms", "Transform", "ExpTransform", "AffineTransform",
+           "MultivariateNormal", "Gamma", "Chi2", "Beta", "Dirichlet", "StudentT", "Weibull", "Pareto", "Kumaraswamy",
+           "transforms", "Transform", "ExpTransform", "AffineTransform", "PowerTransform",
            "SigmoidTransform", "TanhTransform", "ComposeTransform", "kl", "kl_divergence", "register_kl"]

@@ -15,6 +15,7 @@ from .discrete import Binomial, Poisson
 from .distributions import Bernoulli, Normal, _where
 from .gamma import Beta, Gamma
 from .kl import register_kl
+from .transformed_families import Pareto
 from .uniform import Uniform
 
 __all__: list[str] = []
@@ -36,10 +37,13 @@ def _infinite(p_parameter: str):  # noqa: ANN202  (a KL function)
     return kl
 
 
-for _p, _qs, _param in ((Exponential, (Beta, Uniform), "rate"), (Gamma, (Beta, Uniform), "concentration"),
-                        (Gumbel, (Beta, Exponential, Gamma, Uniform), "loc"),
-                        (Laplace, (Beta, Exponential, Gamma, Uniform), "loc"),
-                        (Normal, (Beta, Exponential, Gamma, Uniform), "loc"), (Poisson, (Bernoulli, Binomial), "rate")):
+for _p, _qs, _param in ((Exponential, (Beta, Uniform, Pareto), "rate"),
+                        (Gamma, (Beta, Uniform, Pareto), "concentration"),
+                        (Gumbel, (Beta, Exponential, Gamma, Uniform, Pareto), "loc"),
+                        (Laplace, (Beta, Exponential, Gamma, Uniform, Pareto), "loc"),
+                        (Normal, (Beta, Exponential, Gamma, Uniform, Pareto), "loc"),
+                        (Poisson, (Bernoulli, Binomial), "rate"), (Beta, (Pareto,), "concentration1"),
+                        (Pareto, (Beta, Uniform), "scale")):
     for _q in _qs:
         register_kl(_p, _q)(_infinite(_param))
 
@@ -179,3 +183,45 @@ def _kl_uniform_gumbel(p: Uniform, q: Gumbel) -> Tensor:
     ratio = q.scale / (p.high - p.low)
     high_diff, low_diff = (p.high - q.loc) / q.scale, (p.low - q.loc) / q.scale
     return ratio.log() + 0.5 * (high_diff + low_diff) - ratio * ((-high_diff).exp() - (-low_diff).exp())
+
+
+# Pareto's pairs, PyTorch's formulas (Gil's thesis); each infinite where ``p``'s support leaves ``q``'s or
+# where ``p``'s moment that the formula uses diverges.
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p: Pareto, q: Pareto) -> Tensor:
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * (p.scale / q.scale).log() - alpha_ratio.log() + alpha_ratio - 1
+    return _where(p.scale < q.scale, math.inf, result)
+
+
+@register_kl(Pareto, Exponential)
+def _kl_pareto_exponential(p: Pareto, q: Exponential) -> Tensor:
+    scale_rate = p.scale * q.rate
+    result = (p.alpha / scale_rate).log() - p.alpha.reciprocal() + p.alpha * scale_rate / (p.alpha - 1) - 1
+    return _where(p.alpha <= 1, math.inf, result)
+
+
+@register_kl(Pareto, Gamma)
+def _kl_pareto_gamma(p: Pareto, q: Gamma) -> Tensor:
+    common = p.scale.log() + p.alpha.reciprocal()
+    result = (p.alpha.log() - common + q.concentration.lgamma() - q.concentration * q.rate.log()
+              + (1 - q.concentration) * common + q.rate * p.alpha * p.scale / (p.alpha - 1) - 1)
+    return _where(p.alpha <= 1, math.inf, result)
+
+
+@register_kl(Pareto, Normal)
+def _kl_pareto_normal(p: Pareto, q: Normal) -> Tensor:
+    common = p.scale / (p.alpha - 1)
+    t1 = (math.sqrt(2 * math.pi) * q.scale * p.alpha / p.scale).log()
+    t3 = p.alpha * common.pow(2) / (p.alpha - 2)
+    t4 = (p.alpha * common - q.loc).pow(2)
+    result = t1 - p.alpha.reciprocal() + (t3 + t4) / (2 * q.scale.pow(2)) - 1
+    return _where(p.alpha <= 2, math.inf, result)
+
+
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p: Uniform, q: Pareto) -> Tensor:
+    width = p.high - p.low
+    t1 = (q.alpha * q.scale.pow(q.alpha) * width).log()
+    t2 = (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    return _where(p.low < q.scale, math.inf, t2 * (q.alpha + 1) - t1)

@@ -1,5 +1,6 @@
 """``mg.distributions.transforms``: PyTorch's invertible maps for ``TransformedDistribution`` --
-``ExpTransform``, ``AffineTransform``, ``SigmoidTransform``, ``TanhTransform`` and ``ComposeTransform``
+``ExpTransform``, ``AffineTransform``, ``PowerTransform``, ``SigmoidTransform``, ``TanhTransform`` and
+``ComposeTransform``
 (and each one's ``.inv``) -- with PyTorch's forward, inverse, ``log_abs_det_jacobian``, ``sign``,
 ``domain``/``codomain`` and equality (two ``ExpTransform()`` are equal: KL between transformed
 distributions asks). All are elementwise; ``AffineTransform(event_dim=n)`` sums its Jacobian over the
@@ -18,7 +19,8 @@ from ..nn import functional as F
 from ..tensor import Tensor
 from . import constraints
 
-__all__ = ["Transform", "ExpTransform", "AffineTransform", "SigmoidTransform", "TanhTransform", "ComposeTransform"]
+__all__ = ["Transform", "ExpTransform", "AffineTransform", "PowerTransform", "SigmoidTransform", "TanhTransform",
+           "ComposeTransform"]
 
 
 class Transform:
@@ -182,6 +184,13 @@ def _sum_rightmost(value: Tensor, n: int) -> Tensor:
     return value.sum(tuple(range(-n, 0))) if n > 0 else value
 
 
+def _sign_of(value: Any) -> Any:
+    """The sign of a transform's parameter: a number's as a number, a tensor's as a tensor."""
+    if isinstance(value, (int, float)):
+        return 1 if value > 0 else -1 if value < 0 else 0
+    return value.sign()
+
+
 class AffineTransform(Transform):
     """``y = loc + scale * x``; ``event_dim`` rightmost dims read as one event (Jacobian summed)."""
 
@@ -202,9 +211,7 @@ class AffineTransform(Transform):
 
     @property
     def sign(self) -> Any:  # type: ignore[override]
-        if isinstance(self.scale, (int, float)):
-            return 1 if self.scale > 0 else -1 if self.scale < 0 else 0
-        return self.scale.sign()
+        return _sign_of(self.scale)
 
     def _call(self, x: Tensor) -> Tensor:
         return self.loc + self.scale * x
@@ -227,6 +234,41 @@ class AffineTransform(Transform):
         return _same(self.loc, other.loc) and _same(self.scale, other.scale)
 
     __hash__ = Transform.__hash__
+
+
+class PowerTransform(Transform):
+    """``y = x ** exponent`` on the positive reals (``exponent`` a tensor or number, as PyTorch's)."""
+
+    domain = constraints.positive
+    codomain = constraints.positive
+
+    def __init__(self, exponent: Any, cache_size: int = 0) -> None:
+        super().__init__(cache_size)
+        self.exponent = exponent
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        return self if self._cache_size == cache_size else PowerTransform(self.exponent, cache_size=cache_size)
+
+    @property
+    def sign(self) -> Any:  # type: ignore[override]
+        return _sign_of(self.exponent)
+
+    def _call(self, x: Tensor) -> Tensor:
+        return x.pow(self.exponent)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return y.pow(1 / self.exponent)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return (self.exponent * y / x).abs().log()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PowerTransform) and _same(self.exponent, other.exponent)
+
+    __hash__ = Transform.__hash__
+
+    def __repr__(self) -> str:
+        return "PowerTransform()"
 
 
 def _same(a: Any, b: Any) -> bool:

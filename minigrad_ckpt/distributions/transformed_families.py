@@ -1,0 +1,144 @@
+"""PyTorch's families built as a ``TransformedDistribution`` of a simpler one, with their closed-form
+moments and entropies: ``Weibull`` (an ``Exponential(1)`` raised to ``1/concentration`` and scaled),
+``Pareto`` (``scale * exp(Exponential(alpha))``) and ``Kumaraswamy`` (``(1 - u^(1/c0))^(1/c1)`` for
+a uniform ``u``). ``log_prob``, ``cdf``, ``icdf`` and ``rsample`` come from the transforms, as PyTorch's
+do; the parameters are checked by the family (PyTorch's messages name it and its parameters) after the
+base (Pareto's ``alpha`` is its ``Exponential``'s rate, so a bad one is refused as that rate)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..tensor import Tensor
+from . import constraints
+from .continuous import EULER_GAMMA, Exponential
+from .distributions import Distribution, _broadcast_all, _shape, _where
+from .transformed import TransformedDistribution
+from .transforms import AffineTransform, ExpTransform, PowerTransform
+from .uniform import Uniform
+
+__all__ = ["Weibull", "Pareto", "Kumaraswamy"]
+
+
+class _Family(TransformedDistribution):
+    """What the three share: printed and checked by their own parameters (``_given``, in PyTorch's
+    order), and an ``expand`` that expands those parameters beside the base."""
+
+    __repr__ = Distribution.__repr__
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Any:
+        new = self._get_checked_instance(type(self), _instance)
+        for name in self._given:
+            setattr(new, name, getattr(self, name).expand(*_shape(batch_shape)))
+        return super().expand(batch_shape, _instance=new)
+
+
+class Weibull(_Family):
+    """``scale * E^(1/concentration)`` for ``E ~ Exponential(1)``."""
+
+    arg_constraints = {"scale": constraints.positive, "concentration": constraints.positive}
+    support = constraints.positive  # type: ignore[assignment]
+    _given = ("scale", "concentration")
+
+    def __init__(self, scale: Any, concentration: Any, validate_args: Any = None) -> None:
+        self.scale, self.concentration = _broadcast_all(scale, concentration)
+        base = Exponential(self.scale * 0 + 1, validate_args=validate_args)
+        transforms = [PowerTransform(self.concentration.reciprocal()), AffineTransform(0, self.scale)]
+        super().__init__(base, transforms, validate_args=validate_args)
+
+    @property
+    def mean(self) -> Tensor:
+        return self.scale * (1 + self.concentration.reciprocal()).lgamma().exp()
+
+    @property
+    def mode(self) -> Tensor:
+        k = self.concentration
+        return self.scale * ((k - 1) / k).pow(k.reciprocal())
+
+    @property
+    def variance(self) -> Tensor:
+        inv = self.concentration.reciprocal()
+        return self.scale.pow(2) * ((1 + 2 * inv).lgamma().exp() - (2 * (1 + inv).lgamma()).exp())
+
+    def entropy(self) -> Tensor:
+        inv = self.concentration.reciprocal()
+        return EULER_GAMMA * (1 - inv) + (self.scale * inv).log() + 1
+
+
+class Pareto(_Family):
+    """Pareto type I, ``scale * exp(E)`` for ``E ~ Exponential(alpha)``: support ``[scale, inf)``."""
+
+    arg_constraints = {"alpha": constraints.positive, "scale": constraints.positive}
+    _given = ("alpha", "scale")
+
+    def __init__(self, scale: Any, alpha: Any, validate_args: Any = None) -> None:
+        self.scale, self.alpha = _broadcast_all(scale, alpha)
+        base = Exponential(self.alpha, validate_args=validate_args)
+        super().__init__(base, [ExpTransform(), AffineTransform(0, self.scale)], validate_args=validate_args)
+
+    @property
+    def support(self) -> constraints.Constraint:  # type: ignore[override]
+        return constraints.greater_than_eq(self.scale)
+
+    @property
+    def mean(self) -> Tensor:
+        """Infinite for ``alpha <= 1`` (PyTorch's: ``alpha`` clamped to 1 makes the division ``x / 0``)."""
+        a = self.alpha.clamp(min=1)
+        return a * self.scale / (a - 1)
+
+    @property
+    def mode(self) -> Tensor:
+        return self.scale
+
+    @property
+    def variance(self) -> Tensor:
+        a = self.alpha.clamp(min=2)
+        return self.scale.pow(2) * a / ((a - 1).pow(2) * (a - 2))
+
+    def entropy(self) -> Tensor:
+        return (self.scale / self.alpha).log() + (1 + self.alpha.reciprocal())
+
+
+def _kumaraswamy_moment(a: Tensor, b: Tensor, n: int) -> Tensor:
+    """``E[x^n] = b B(1 + n/a, b)``, by log-gammas."""
+    arg = 1 + n / a
+    return b * (arg.lgamma() + b.lgamma() - (arg + b).lgamma()).exp()
+
+
+class Kumaraswamy(_Family):
+    """``(1 - u^(1/concentration0))^(1/concentration1)`` for ``u`` uniform on ``(0, 1)``."""
+
+    arg_constraints = {"concentration1": constraints.positive, "concentration0": constraints.positive}
+    support = constraints.unit_interval  # type: ignore[assignment]
+    has_rsample = True  # type: ignore[assignment]
+    _given = ("concentration1", "concentration0")
+
+    def __init__(self, concentration1: Any, concentration0: Any, validate_args: Any = None) -> None:
+        self.concentration1, self.concentration0 = _broadcast_all(concentration1, concentration0)
+        zero = self.concentration0 * 0
+        base = Uniform(zero, zero + 1, validate_args=validate_args)
+        transforms = [PowerTransform(self.concentration0.reciprocal()), AffineTransform(1.0, -1.0),
+                      PowerTransform(self.concentration1.reciprocal())]
+        super().__init__(base, transforms, validate_args=validate_args)
+
+    @property
+    def mean(self) -> Tensor:
+        return _kumaraswamy_moment(self.concentration1, self.concentration0, 1)
+
+    @property
+    def mode(self) -> Tensor:
+        """``((c1 - 1) / (c1 c0 - 1))^(1/c1)``, NaN where either concentration is below 1 (as PyTorch's).
+        PyTorch 2.13's log-space formula, ``log1p(-c0) / c0 - log1p(-c0 c1)``, is NaN for every ``c0 > 1``
+        too: that is not the mode, so the engine's is the textbook's (docs/from-pytorch.md)."""
+        c1, c0 = self.concentration1, self.concentration0
+        log_mode = ((c1 - 1) / (c1 * c0 - 1)).log() / c1
+        return _where((c0 < 1) | (c1 < 1), float("nan"), log_mode).exp()
+
+    @property
+    def variance(self) -> Tensor:
+        return _kumaraswamy_moment(self.concentration1, self.concentration0, 2) - self.mean.pow(2)
+
+    def entropy(self) -> Tensor:
+        c1, c0 = self.concentration1, self.concentration0
+        h0 = (c0 + 1).digamma() + EULER_GAMMA
+        return (1 - c0.reciprocal()) + (1 - c1.reciprocal()) * h0 - c1.log() - c0.log()

@@ -1,0 +1,70 @@
+"""Programs for Weibull, Pareto, Kumaraswamy (PyTorch's TransformedDistribution families), PowerTransform
+and Pareto's KL pairs, written once for both libraries as distribution_cases.py's: ``f(D, T, func)``
+returns a list of tensors. tests/data/make_torch_distribution_families.py records torch's answers;
+tests/test_distributions_transformed_families.py replays them with minigrad_ckpt."""
+
+SCALE, SHAPE = [1.0, 2.0, 0.5], [0.5, 2.5, 3.0]
+POS = [[0.3, 1.2, 2.0], [2.5, 0.05, 0.7]]
+ABOVE = [[1.3, 2.2, 2.0], [4.0, 2.0, 0.5]]  # each at or above Pareto's scale
+UNIT = [[0.3, 0.2, 0.9], [0.75, 0.5, 0.01]]
+P = [[0.1, 0.5, 0.9], [0.3, 0.75, 0.02]]
+
+
+def _summary(d, T, x):
+    return [d.mean, d.variance, d.stddev, d.entropy(), d.log_prob(T(x)), d.cdf(T(x)), d.icdf(T(P)),
+            d.expand((4, 2, 3)).log_prob(T(x))]
+
+
+def weibull(D, T, func):
+    d = D.Weibull(T(SCALE), T(SHAPE))
+    return _summary(d, T, POS) + [d.mode, D.Weibull(T(2.0), T(0.5), validate_args=False).log_prob(T([0.0, 1.0]))]
+
+
+def pareto(D, T, func):
+    d = D.Pareto(T(SCALE), T(SHAPE))
+    return _summary(d, T, ABOVE) + [d.mode, D.Pareto(T(1.0), T([0.5, 1.0, 1.5, 2.0, 3.0])).mean,
+                                 D.Pareto(T(1.0), T([0.5, 1.0, 1.5, 2.0, 3.0])).variance]
+
+
+def kumaraswamy(D, T, func):
+    d = D.Kumaraswamy(T(SCALE), T(SHAPE))
+    return _summary(d, T, UNIT)
+
+
+def power_transform(D, T, func):
+    outs, x = [], T(POS)
+    for t in (D.PowerTransform(T([2.0, 0.5, -1.5])), D.PowerTransform(T(3.0)), D.PowerTransform(T(-2.0)).inv):
+        y = t(x)
+        outs += [y, t.inv(y), t.log_abs_det_jacobian(x, y), t.inv.log_abs_det_jacobian(y, x), t.sign * (x * 0 + 1)]
+    return outs
+
+
+def pareto_kl(D, T, func):
+    p, q = D.Pareto(T(SCALE), T(SHAPE)), D.Pareto(T([0.5, 2.0, 1.0]), T([1.5, 2.5, 4.0]))
+    kl = D.kl_divergence
+    return [kl(p, q), kl(q, p), kl(p, D.Exponential(T([1.0, 2.0, 0.5]))), kl(p, D.Gamma(T([1.0, 2.0, 0.5]), T(2.0))),
+            kl(p, D.Normal(T([1.0, 2.0, 0.5]), T(2.0))), kl(D.Uniform(T([1.0, 2.0, 0.4]), T([2.0, 3.0, 2.0])), p),
+            kl(p, D.Uniform(T([1.0, 2.0, 0.5]), T(5.0))), kl(D.Normal(T(0.0), T([1.0, 2.0, 3.0])), p),
+            kl(D.Exponential(T(SCALE)), p), kl(D.Gamma(T(SCALE), T(1.0)), p), kl(D.Beta(T(SCALE), T(1.0)), p),
+            kl(p, D.Beta(T(SCALE), T(1.0))), kl(D.Laplace(T(0.0), T(SCALE)), p), kl(D.Gumbel(T(0.0), T(SCALE)), p)]
+
+
+def family_gradients(D, T, func):
+    outs = []
+    for make, x in ((D.Weibull, POS), (D.Pareto, ABOVE), (D.Kumaraswamy, UNIT)):
+        def objective(a, b, make=make, x=x):
+            d = make(a, b)
+            return (d.log_prob(T(x)).sum() + d.cdf(T(x)).sum() + d.icdf(T(P)).sum() + d.mean.sum()
+                    + d.variance.sum() + d.entropy().sum())
+        outs += list(func.grad(objective, argnums=(0, 1))(T(SCALE), T(SHAPE)))
+
+    def kl_objective(scale, alpha):
+        p, q = D.Pareto(scale, alpha), D.Pareto(T([0.5, 1.0, 0.25]), T([1.5, 2.5, 4.0]))
+        return (D.kl_divergence(p, q).sum() + D.kl_divergence(p, D.Gamma(T([1.0, 2.0, 0.5]), T(2.0)))[1:].sum()
+                + D.kl_divergence(p, D.Normal(T([1.0, 2.0, 0.5]), T(2.0)))[1:].sum()
+                + D.kl_divergence(D.Uniform(T([1.0, 2.0, 0.6]), T([2.0, 3.0, 2.0])), p).sum())
+    outs += list(func.grad(kl_objective, argnums=(0, 1))(T(SCALE), T(SHAPE)))
+    return outs
+
+
+CASES = [weibull, pareto, kumaraswamy, power_transform, pareto_kl, family_gradients]
