@@ -69,7 +69,7 @@ def test_kumaraswamy_mode_is_the_textbooks():
     ``a b x^(a-1) (1 - x^a)^(b-1)`` is ``((a - 1) / (a b - 1))^(1/a)``, where the density's derivative vanishes."""
     a, b = np.array([2.0, 1.5, 5.0, 0.5]), np.array([3.0, 4.0, 2.0, 2.0])
     mode = D.Kumaraswamy(mg.tensor(a), mg.tensor(b)).mode.numpy()
-    np.testing.assert_allclose(mode[:3], ((a - 1) / (a * b - 1))[:3] ** (1 / a[:3]), rtol=1e-14)
+    np.testing.assert_allclose(mode[:3], ((a[:3] - 1) / (a[:3] * b[:3] - 1)) ** (1 / a[:3]), rtol=1e-14)
     assert np.isnan(mode[3])  # a concentration below 1: NaN, as torch's
     x = mg.tensor(mode[:3], requires_grad=True)
     D.Kumaraswamy(mg.tensor(a[:3]), mg.tensor(b[:3])).log_prob(x).sum().backward()

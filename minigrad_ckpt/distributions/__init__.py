@@ -3,9 +3,10 @@
 one family's components; ``Exponential``, ``Laplace``, ``Cauchy``, ``Gumbel``, ``HalfNormal``,
 ``HalfCauchy`` in ``continuous``; ``TransformedDistribution`` and ``LogNormal`` in ``transformed``, over
 the ``transforms`` module's maps; ``Weibull``, ``Pareto``, ``Kumaraswamy`` in ``transformed_families``;
-``OneHotCategorical``, ``Geometric``, ``Poisson``, ``Binomial`` in ``discrete``; ``MultivariateNormal`` in
-``multivariate``; ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``StudentT`` in ``gamma``, reparameterized
-implicitly by ``implicit_gradients``) with their formulas
+``OneHotCategorical``, ``Geometric``, ``Poisson``, ``Binomial`` in ``discrete``; ``RelaxedBernoulli``,
+``RelaxedOneHotCategorical`` (their bases there), ``OneHotCategoricalStraightThrough`` in ``relaxed``;
+``MultivariateNormal`` in ``multivariate``; ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``StudentT`` in
+``gamma``, reparameterized implicitly by ``implicit_gradients``) with their formulas
 (``log_prob``, ``entropy``, ``cdf``/``icdf``, ``sample``, and ``rsample`` where PyTorch's is reparameterized)
 and ``kl_divergence`` between two of a kind and the cross-family pairs PyTorch registers (``kl``:
 PyTorch's module, with ``register_kl``) -- what REINFORCE, actor-critic, SAC and VAE programs use.
@@ -28,16 +29,17 @@ from .gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
 from .kl import kl_divergence, register_kl
 from .mixture import MixtureSameFamily
 from .multivariate import MultivariateNormal
+from .relaxed import OneHotCategoricalStraightThrough, RelaxedBernoulli, RelaxedOneHotCategorical
 from .transformed import LogNormal, TransformedDistribution
 from .transformed_families import Kumaraswamy, Pareto, Weibull
 from .transforms import (
-           AffineTransform,
-           ComposeTransform,
-           ExpTransform,
-           PowerTransform,
-           SigmoidTransform,
-           TanhTransform,
-           Transform,
+    AffineTransform,
+    ComposeTransform,
+    ExpTransform,
+    PowerTransform,
+    SigmoidTransform,
+    TanhTransform,
+    Transform,
 )
 from .uniform import Uniform
 
@@ -45,5 +47,6 @@ __all__ = ["Distribution", "constraints", "Categorical", "Normal", "Bernoulli", 
            "MixtureSameFamily", "Exponential", "Laplace", "Cauchy", "Gumbel", "HalfNormal", "HalfCauchy",
            "LogNormal", "TransformedDistribution", "OneHotCategorical", "Geometric", "Poisson", "Binomial",
            "MultivariateNormal", "Gamma", "Chi2", "Beta", "Dirichlet", "StudentT", "Weibull", "Pareto", "Kumaraswamy",
+           "RelaxedBernoulli", "RelaxedOneHotCategorical", "OneHotCategoricalStraightThrough",
            "transforms", "Transform", "ExpTransform", "AffineTransform", "PowerTransform",
            "SigmoidTransform", "TanhTransform", "ComposeTransform", "kl", "kl_divergence", "register_kl"]

@@ -399,19 +399,24 @@ class Normal(Distribution):
         return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()
 
 
+def _binary_parameters(probs: Any, logits: Any) -> tuple[Tensor, Tensor, tuple[str, ...]]:
+    """``(probs, logits, given)`` of a two-outcome family from exactly one of ``probs`` and ``logits``
+    (PyTorch's ``probs_to_logits(is_binary=True)``: the logit of the clamped probability)."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    if probs is not None:
+        probs = _as_float_tensor(probs)
+        clamped = _clamp_probs(probs)
+        return probs, clamped.log() - (-clamped).log1p(), ("probs",)
+    logits = _as_float_tensor(logits)
+    return logits.sigmoid(), logits, ("logits",)
+
+
 class Bernoulli(Distribution):
     """1 with probability ``probs`` (or ``sigmoid(logits)``), else 0; exactly one of the two."""
 
     def __init__(self, probs: Any = None, logits: Any = None, validate_args: Any = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.probs, self._given = _as_float_tensor(probs), ("probs",)
-            clamped = _clamp_probs(self.probs)
-            self.logits = clamped.log() - (-clamped).log1p()
-        else:
-            self.logits, self._given = _as_float_tensor(logits), ("logits",)
-            self.probs = self.logits.sigmoid()
+        self.probs, self.logits, self._given = _binary_parameters(probs, logits)
         self.batch_shape = tuple(self.probs.shape)
         self._check_parameters(validate_args)
 

@@ -1,6 +1,7 @@
-"""Programs for Weibull, Pareto, Kumaraswamy (PyTorch's TransformedDistribution families), PowerTransform
-and Pareto's KL pairs, written once for both libraries as distribution_cases.py's: ``f(D, T, func)``
-returns a list of tensors. tests/data/make_torch_distribution_families.py records torch's answers;
+"""Programs for Weibull, Pareto, Kumaraswamy (PyTorch's TransformedDistribution families), PowerTransform,
+Pareto's KL pairs, and the relaxed families (RelaxedBernoulli, RelaxedOneHotCategorical), written once for
+both libraries as distribution_cases.py's: ``f(D, T, func)`` returns a list of tensors.
+tests/data/make_torch_distribution_families.py records torch's answers;
 tests/test_distributions_transformed_families.py replays them with minigrad_ckpt."""
 
 SCALE, SHAPE = [1.0, 2.0, 0.5], [0.5, 2.5, 3.0]
@@ -67,4 +68,27 @@ def family_gradients(D, T, func):
     return outs
 
 
-CASES = [weibull, pareto, kumaraswamy, power_transform, pareto_kl, family_gradients]
+RELAXED_Y = [[0.1, 0.6, 0.3], [0.25, 0.25, 0.5]]
+LOGITS = [[0.5, -1.0, 2.0], [0.0, 0.0, 1.0]]
+
+
+def relaxed(D, T, func):
+    rb, rbl = D.RelaxedBernoulli(T(0.5), probs=T([0.2, 0.7, 0.9])), D.RelaxedBernoulli(T(2.0), logits=T(LOGITS))
+    rc = D.RelaxedOneHotCategorical(T(0.6), logits=T(LOGITS))
+    rcp = D.RelaxedOneHotCategorical(T(1.6), probs=T([0.2, 0.3, 0.5]))
+    x = T([0.3, 0.5, 0.99])
+    return [rb.log_prob(x), rb.expand((2, 3)).log_prob(x), rb.probs, rb.logits, rbl.log_prob(T(UNIT)), rbl.probs,
+            rb.base_dist.log_prob(T([0.3, -2.0, 4.0])), rc.log_prob(T(RELAXED_Y)),
+            rc.expand((4, 2)).log_prob(T(RELAXED_Y)), rcp.log_prob(T(RELAXED_Y)),
+            rcp.base_dist.log_prob(T(RELAXED_Y).log()), rc.probs, rcp.logits]
+
+
+def relaxed_gradients(D, T, func):
+    def objective(temperature, logits):
+        rb = D.RelaxedBernoulli(temperature, logits=logits)
+        rc = D.RelaxedOneHotCategorical(temperature, logits=logits)
+        return rb.log_prob(T(UNIT)).sum() + rc.log_prob(T(RELAXED_Y)).sum() + (rc.probs * T(UNIT)).sum()
+    return list(func.grad(objective, argnums=(0, 1))(T(0.7), T(LOGITS)))
+
+
+CASES = [weibull, pareto, kumaraswamy, power_transform, pareto_kl, family_gradients, relaxed, relaxed_gradients]
