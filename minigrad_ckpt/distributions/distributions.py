@@ -412,7 +412,25 @@ def _binary_parameters(probs: Any, logits: Any) -> tuple[Tensor, Tensor, tuple[s
     return logits.sigmoid(), logits, ("logits",)
 
 
-class Bernoulli(Distribution):
+class _TwoOutcomeParameters(Distribution):
+    """What the families given by one ``probs`` or ``logits`` per element share (``Bernoulli``,
+    ``ContinuousBernoulli``, ``LogitRelaxedBernoulli``): both kept, and both expanded."""
+
+    probs: Tensor
+    logits: Tensor
+
+    @property
+    def param_shape(self) -> tuple[int, ...]:
+        return tuple(self.probs.shape)
+
+    def _expanded_with_parameters(self, cls: type, _instance: Any, batch_shape: Any, **fields: Any) -> Any:
+        # both kept (not recomputed from one another), so an expanded copy's numbers are the original's
+        shape = _shape(batch_shape)
+        return self._expanded(cls, _instance, shape, probs=self.probs.expand(*shape),
+                              logits=self.logits.expand(*shape), _given=self._given, **fields)
+
+
+class Bernoulli(_TwoOutcomeParameters):
     """1 with probability ``probs`` (or ``sigmoid(logits)``), else 0; exactly one of the two."""
 
     def __init__(self, probs: Any = None, logits: Any = None, validate_args: Any = None) -> None:
@@ -423,10 +441,6 @@ class Bernoulli(Distribution):
     has_enumerate_support = True
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
-
-    @property
-    def param_shape(self) -> tuple[int, ...]:
-        return tuple(self.probs.shape)
 
     @property
     def mean(self) -> Tensor:
@@ -448,10 +462,7 @@ class Bernoulli(Distribution):
         return self._enumerate(creation.arange(2, dtype=self.probs.dtype, device=self.probs.device), expand)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Bernoulli:
-        shape = _shape(batch_shape)
-        # both kept (not recomputed from one another), so an expanded copy's numbers are the original's
-        return self._expanded(Bernoulli, _instance, shape, probs=self.probs.expand(*shape),
-                              logits=self.logits.expand(*shape), _given=self._given)
+        return self._expanded_with_parameters(Bernoulli, _instance, batch_shape)
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         with no_grad():

@@ -11,6 +11,7 @@ from .. import creation
 from ..functional.elementwise import erf
 from ..tensor import Tensor
 from .continuous import EULER_GAMMA, Exponential, Gumbel, Laplace
+from .continuous_bernoulli import ContinuousBernoulli
 from .discrete import Binomial, Poisson
 from .distributions import Bernoulli, Normal, _where
 from .gamma import Beta, Gamma
@@ -37,13 +38,14 @@ def _infinite(p_parameter: str):  # noqa: ANN202  (a KL function)
     return kl
 
 
-for _p, _qs, _param in ((Exponential, (Beta, Uniform, Pareto), "rate"),
-                        (Gamma, (Beta, Uniform, Pareto), "concentration"),
-                        (Gumbel, (Beta, Exponential, Gamma, Uniform, Pareto), "loc"),
-                        (Laplace, (Beta, Exponential, Gamma, Uniform, Pareto), "loc"),
-                        (Normal, (Beta, Exponential, Gamma, Uniform, Pareto), "loc"),
+_BOUNDED = (Beta, ContinuousBernoulli, Uniform)  # on an interval: infinite KL from a family on a half-line or more
+for _p, _qs, _param in ((Exponential, (*_BOUNDED, Pareto), "rate"),
+                        (Gamma, (*_BOUNDED, Pareto), "concentration"),
+                        (Gumbel, (*_BOUNDED, Exponential, Gamma, Pareto), "loc"),
+                        (Laplace, (*_BOUNDED, Exponential, Gamma, Pareto), "loc"),
+                        (Normal, (*_BOUNDED, Exponential, Gamma, Pareto), "loc"),
                         (Poisson, (Bernoulli, Binomial), "rate"), (Beta, (Pareto,), "concentration1"),
-                        (Pareto, (Beta, Uniform), "scale")):
+                        (Pareto, _BOUNDED, "scale"), (ContinuousBernoulli, (Pareto,), "probs")):
     for _q in _qs:
         register_kl(_p, _q)(_infinite(_param))
 
@@ -225,3 +227,44 @@ def _kl_uniform_pareto(p: Uniform, q: Pareto) -> Tensor:
     t1 = (q.alpha * q.scale.pow(q.alpha) * width).log()
     t2 = (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
     return _where(p.low < q.scale, math.inf, t2 * (q.alpha + 1) - t1)
+
+
+# ContinuousBernoulli's pairs, PyTorch's: against itself, a Beta, an Exponential, a Normal and a Uniform.
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p: ContinuousBernoulli, q: ContinuousBernoulli) -> Tensor:
+    return (p.mean * (p.logits - q.logits) + p._cont_bern_log_norm() + (-p.probs).log1p()
+            - q._cont_bern_log_norm() - (-q.probs).log1p())
+
+
+def _minus_cross_entropy_to_continuous_bernoulli(mean: Tensor, q: ContinuousBernoulli) -> Tensor:
+    """``E_p[log q(x)]`` for any ``p`` on ``[0, 1]`` of that ``mean``: the density is log-linear in x."""
+    return mean * q.logits + (-q.probs).log1p() + q._cont_bern_log_norm()
+
+
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_continuous_bernoulli(p: Beta, q: ContinuousBernoulli) -> Tensor:
+    return -p.entropy() - _minus_cross_entropy_to_continuous_bernoulli(p.mean, q)
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p: Uniform, q: ContinuousBernoulli) -> Tensor:
+    result = -p.entropy() - _minus_cross_entropy_to_continuous_bernoulli(p.mean, q)
+    return _where((p.high >= 1) | (p.low <= 0), math.inf, result)  # PyTorch's test: the support's bounds reached
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p: ContinuousBernoulli, q: Exponential) -> Tensor:
+    return -p.entropy() - q.rate.log() + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p: ContinuousBernoulli, q: Normal) -> Tensor:
+    t2 = 0.5 * (math.log(2.0 * math.pi) + (q.loc / q.scale).pow(2)) + q.scale.log()
+    t3 = (p.variance + p.mean.pow(2) - 2.0 * q.loc * p.mean) / (2.0 * q.scale.pow(2))
+    return -p.entropy() + t2 + t3
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p: ContinuousBernoulli, q: Uniform) -> Tensor:
+    result = -p.entropy() + (q.high - q.low).log()
+    return _where((q.low >= 0) | (q.high <= 1), math.inf, result)  # PyTorch's test, as written

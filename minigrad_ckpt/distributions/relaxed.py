@@ -13,7 +13,15 @@ from .. import creation
 from ..tensor import Tensor
 from . import constraints
 from .discrete import OneHotCategorical
-from .distributions import Categorical, Distribution, _as_float_tensor, _binary_parameters, _clamp_probs, _shape
+from .distributions import (
+    Categorical,
+    Distribution,
+    _as_float_tensor,
+    _binary_parameters,
+    _clamp_probs,
+    _shape,
+    _TwoOutcomeParameters,
+)
 from .transformed import TransformedDistribution
 from .transforms import ExpTransform, SigmoidTransform
 
@@ -33,7 +41,7 @@ def _read_through(holder: str, name: str) -> property:
     return property(lambda self: getattr(getattr(self, holder), name), doc=f"``{holder}``'s ``{name}``.")
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(_TwoOutcomeParameters):
     """The logit of a ``RelaxedBernoulli``: ``(logit(u) + logits) / temperature`` for ``u`` uniform."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -47,14 +55,9 @@ class LogitRelaxedBernoulli(Distribution):
         self.batch_shape = () if isinstance(given, (int, float)) else tuple(self.probs.shape)
         self._check_parameters(validate_args)
 
-    @property
-    def param_shape(self) -> tuple[int, ...]:
-        return tuple(self.probs.shape)
-
     def expand(self, batch_shape: Any, _instance: Any = None) -> LogitRelaxedBernoulli:
-        shape = _shape(batch_shape)
-        return self._expanded(LogitRelaxedBernoulli, _instance, shape, temperature=self.temperature,
-                              probs=self.probs.expand(*shape), logits=self.logits.expand(*shape), _given=self._given)
+        return self._expanded_with_parameters(LogitRelaxedBernoulli, _instance, batch_shape,
+                                              temperature=self.temperature)
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)

@@ -1,6 +1,6 @@
 """Programs for Weibull, Pareto, Kumaraswamy (PyTorch's TransformedDistribution families), PowerTransform,
-Pareto's KL pairs, and the relaxed families (RelaxedBernoulli, RelaxedOneHotCategorical), written once for
-both libraries as distribution_cases.py's: ``f(D, T, func)`` returns a list of tensors.
+Pareto's KL pairs, the relaxed families (RelaxedBernoulli, RelaxedOneHotCategorical) and ContinuousBernoulli,
+written once for both libraries as distribution_cases.py's: ``f(D, T, func)`` returns a list of tensors.
 tests/data/make_torch_distribution_families.py records torch's answers;
 tests/test_distributions_transformed_families.py replays them with minigrad_ckpt."""
 
@@ -91,4 +91,36 @@ def relaxed_gradients(D, T, func):
     return list(func.grad(objective, argnums=(0, 1))(T(0.7), T(LOGITS)))
 
 
-CASES = [weibull, pareto, kumaraswamy, power_transform, pareto_kl, family_gradients, relaxed, relaxed_gradients]
+CB_PROBS = [0.1, 0.4995, 0.5, 0.7, 0.999]  # two inside the Taylor region around 1/2
+CB_X = [[0.3, 0.5, 0.0, 0.99, 1.0], [0.75, 0.2, 0.5, 0.01, 0.6]]
+
+
+def continuous_bernoulli(D, T, func):
+    d, lg = D.ContinuousBernoulli(T(CB_PROBS)), D.ContinuousBernoulli(logits=T([-2.0, 0.0, 0.001, 1.5, 30.0]))
+    kl, cb2 = D.kl_divergence, D.ContinuousBernoulli(T([0.3, 0.5, 0.9, 0.2, 0.6]))
+    outs = []
+    for c in (d, lg):
+        outs += [c.mean, c.variance, c.stddev, c.entropy(), c.log_prob(T(CB_X)), c.cdf(T(CB_X)),
+                 c.icdf(T(P[0] + P[1][:2])), c.probs, c.logits, c.expand((3, 5)).log_prob(T(CB_X[0]))]
+    return outs + [kl(d, cb2), kl(cb2, lg), kl(D.Beta(T([0.5, 2.0, 1.0, 3.0, 1.5]), T(2.0)), d),
+                   kl(D.Uniform(T([0.1, 0.0, 0.2, 0.5, 0.3]), T([0.9, 0.5, 1.0, 0.8, 0.4])), d),
+                   kl(d, D.Exponential(T([1.0, 2.0, 0.5, 3.0, 1.0]))),
+                   kl(d, D.Normal(T([0.5, 0.0, 1.0, 2.0, 0.3]), T(0.7))),
+                   kl(d, D.Uniform(T([-1.0, 0.0, -0.5, 0.1, -2.0]), T([2.0, 1.5, 1.0, 3.0, 2.0]))),
+                   kl(d, D.Pareto(T(1.0), T(2.0))), kl(D.Normal(T(0.0), T(CB_PROBS)), d),
+                   kl(D.Gamma(T(CB_PROBS), T(1.0)), d)]
+
+
+def continuous_bernoulli_gradients(D, T, func):
+    def objective(probs, logits):
+        d, lg = D.ContinuousBernoulli(probs), D.ContinuousBernoulli(logits=logits)
+        total = 0
+        for c in (d, lg):
+            total = (total + c.mean.sum() + c.variance.sum() + c.entropy().sum() + c.log_prob(T(CB_X)).sum()
+                     + c.cdf(T(CB_X[1])).sum() + c.icdf(T(P[0] + P[1][:2])).sum())
+        return total + D.kl_divergence(d, lg).sum() + D.kl_divergence(d, D.Normal(T(0.5), T(0.7))).sum()
+    return list(func.grad(objective, argnums=(0, 1))(T(CB_PROBS), T([-2.0, 0.0, 0.001, 1.5, 3.0])))
+
+
+CASES = [weibull, pareto, kumaraswamy, power_transform, pareto_kl, family_gradients, relaxed, relaxed_gradients,
+         continuous_bernoulli, continuous_bernoulli_gradients]
