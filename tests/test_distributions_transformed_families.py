@@ -25,7 +25,10 @@ from sampling_statistics import assert_same_gradients_at_the_seams, ks_statistic
 
 TORCH = np.load(DATA / "torch_distribution_families.npz")
 TOL = {"float64": 1e-11, "float32": 2e-5}
-LOOSER = {("family_gradients", "float64"): 1e-8, ("family_gradients", "float32"): 1e-4}  # torch's trigamma
+# torch's trigamma (its autograd of digamma) is off by up to 1.5e-9; its Multinomial entropy by 3e-8 of the exact
+# enumeration (tests/test_distributions_counts.py checks the engine's against that sum to 1e-13)
+LOOSER = {("family_gradients", "float64"): 1e-8, ("family_gradients", "float32"): 1e-4,
+          ("multinomial_entropy", "float64"): 1e-7}
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])

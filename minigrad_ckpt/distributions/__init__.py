@@ -5,7 +5,7 @@ one family's components; ``Exponential``, ``Laplace``, ``Cauchy``, ``Gumbel``, `
 the ``transforms`` module's maps; ``Weibull``, ``Pareto``, ``Kumaraswamy`` in ``transformed_families``;
 ``OneHotCategorical``, ``Geometric``, ``Poisson``, ``Binomial`` in ``discrete``; ``RelaxedBernoulli``,
 ``RelaxedOneHotCategorical`` (their bases there), ``OneHotCategoricalStraightThrough`` in ``relaxed``;
-``ContinuousBernoulli`` in ``continuous_bernoulli``;
+``ContinuousBernoulli`` in ``continuous_bernoulli``; ``NegativeBinomial``, ``Multinomial`` in ``counts``;
 ``MultivariateNormal`` in ``multivariate``; ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``StudentT`` in
 ``gamma``, reparameterized implicitly by ``implicit_gradients``) with their formulas
 (``log_prob``, ``entropy``, ``cdf``/``icdf``, ``sample``, and ``rsample`` where PyTorch's is reparameterized)
@@ -25,6 +25,7 @@ from __future__ import annotations
 from . import constraints, kl, kl_families, transforms  # noqa: F401  (kl_families registers the cross-family pairs)
 from .continuous import Cauchy, Exponential, Gumbel, HalfCauchy, HalfNormal, Laplace
 from .continuous_bernoulli import ContinuousBernoulli
+from .counts import Multinomial, NegativeBinomial
 from .discrete import Binomial, Geometric, OneHotCategorical, Poisson
 from .distributions import Bernoulli, Categorical, Distribution, Independent, Normal
 from .gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
@@ -50,5 +51,6 @@ __all__ = ["Distribution", "constraints", "Categorical", "Normal", "Bernoulli", 
            "LogNormal", "TransformedDistribution", "OneHotCategorical", "Geometric", "Poisson", "Binomial",
            "MultivariateNormal", "Gamma", "Chi2", "Beta", "Dirichlet", "StudentT", "Weibull", "Pareto", "Kumaraswamy",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "OneHotCategoricalStraightThrough", "ContinuousBernoulli",
+           "NegativeBinomial", "Multinomial",
            "transforms", "Transform", "ExpTransform", "AffineTransform", "PowerTransform",
            "SigmoidTransform", "TanhTransform", "ComposeTransform", "kl", "kl_divergence", "register_kl"]

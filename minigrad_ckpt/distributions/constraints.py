@@ -16,7 +16,7 @@ from ..tensor import Tensor
 __all__ = ["Constraint", "real", "positive", "unit_interval", "boolean", "simplex", "integer_interval",
            "independent", "greater_than", "greater_than_eq", "less_than", "interval", "half_open_interval",
            "nonnegative", "nonnegative_integer", "positive_integer", "real_vector", "one_hot",
-           "positive_definite", "lower_cholesky", "MixtureSameFamilyConstraint"]
+           "positive_definite", "lower_cholesky", "MixtureSameFamilyConstraint", "multinomial"]
 
 
 class Constraint:
@@ -156,6 +156,20 @@ class OneHot(Constraint):
         return ((value == 0) | (value == 1)).all(-1) & (value.sum(-1) == 1)
 
 
+class Multinomial(Constraint):
+    """Count vectors (the last dim) of non-negative entries summing to at most ``upper_bound``
+    (PyTorch's ``constraints.multinomial``: a ``Multinomial``'s outcomes)."""
+
+    event_dim = 1
+    is_discrete = True
+
+    def __init__(self, upper_bound: int) -> None:
+        self.upper_bound = upper_bound
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value >= 0).all(-1) & (value.sum(-1) <= self.upper_bound)
+
+
 class PositiveDefinite(Constraint):
     """Symmetric matrices (within ``1e-6``, PyTorch's tolerance) that a Cholesky factorization takes."""
 
@@ -230,6 +244,7 @@ greater_than_eq = GreaterThanEq
 less_than = LessThan
 interval = Interval
 half_open_interval = HalfOpenInterval
+multinomial = Multinomial
 nonnegative = GreaterThanEq(0.0)
 nonnegative_integer = IntegerGreaterThan(0)
 positive_integer = IntegerGreaterThan(1)

@@ -25,6 +25,7 @@ from .distributions import (
     _broadcast_all,
     _clamp_probs,
     _init_parameters,
+    _read_through,
     _shape,
 )
 
@@ -49,17 +50,9 @@ class OneHotCategorical(Distribution):
 
     support = constraints.one_hot
 
-    @property
-    def probs(self) -> Tensor:
-        return self._categorical.probs
-
-    @property
-    def logits(self) -> Tensor:
-        return self._categorical.logits
-
-    @property
-    def param_shape(self) -> tuple[int, ...]:
-        return self._categorical.param_shape
+    probs = _read_through("_categorical", "probs")
+    logits = _read_through("_categorical", "logits")
+    param_shape = _read_through("_categorical", "param_shape")
 
     @property
     def mean(self) -> Tensor:
@@ -158,6 +151,16 @@ class Geometric(Distribution):
         return F.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none") / self.probs
 
 
+def _poisson_draws(rate: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """Poisson counts of ``rate`` (broadcast to ``shape``), without gradient: inversion below 10, PTRS above."""
+    with no_grad():
+        rate = rate.detach()
+        small = _poisson_small(rate.clamp(max=10.0), shape)
+        if not bool((rate >= 10).any().item()):
+            return small
+        return where(rate >= 10, _poisson_ptrs(rate.clamp(min=10.0), shape), small)
+
+
 def _poisson_small(rate: Tensor, shape: tuple[int, ...]) -> Tensor:
     """Inversion: the first ``k`` whose cdf passes a uniform draw (rates below 10: a few steps)."""
     u = creation.rand(*shape, dtype=rate.dtype, device=rate.device)
@@ -226,13 +229,7 @@ class Poisson(Distribution):
         return self._expanded(Poisson, _instance, shape, rate=self.rate.expand(*shape))
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
-        shape = self._extended_shape(sample_shape)
-        with no_grad():
-            rate = self.rate.detach()
-            small = _poisson_small(rate.clamp(max=10.0), shape)
-            if not bool((rate >= 10).any().item()):
-                return small
-            return where(rate >= 10, _poisson_ptrs(rate.clamp(min=10.0), shape), small)
+        return _poisson_draws(self.rate, self._extended_shape(sample_shape))
 
     def log_prob(self, value: Any) -> Tensor:
         if self._validate_args:

@@ -57,6 +57,12 @@ def _where(mask: Tensor, value: float, t: Tensor) -> Tensor:
     return where(mask.expand(*t.shape), creation.full_like(t, value), t)
 
 
+def _read_through(holder: str, name: str) -> property:
+    """A read-only property answering ``self.<holder>.<name>``: a parameter kept by the distribution this
+    one is built on (a ``Multinomial``'s ``probs`` are its ``Categorical``'s)."""
+    return property(lambda self: getattr(getattr(self, holder), name), doc=f"``{holder}``'s ``{name}``.")
+
+
 def _shape(sample_shape: Any) -> tuple[int, ...]:
     return tuple(sample_shape) if not isinstance(sample_shape, int) else (sample_shape,)
 

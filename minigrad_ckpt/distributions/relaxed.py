@@ -19,6 +19,7 @@ from .distributions import (
     _as_float_tensor,
     _binary_parameters,
     _clamp_probs,
+    _read_through,
     _shape,
     _TwoOutcomeParameters,
 )
@@ -33,12 +34,6 @@ def _clamped_uniforms(like: Tensor, shape: tuple[int, ...]) -> Tensor:
     """Uniform noise clamped into ``[eps, 1 - eps]`` (PyTorch's ``clamp_probs(torch.rand(...))``): its
     logistic and Gumbel transforms stay finite."""
     return _clamp_probs(creation.rand(*shape, dtype=like.dtype, device=like.device))
-
-
-def _read_through(holder: str, name: str) -> property:
-    """A read-only property answering ``self.<holder>.<name>``: a parameter kept by the distribution a
-    relaxation is built on."""
-    return property(lambda self: getattr(getattr(self, holder), name), doc=f"``{holder}``'s ``{name}``.")
 
 
 class LogitRelaxedBernoulli(_TwoOutcomeParameters):

@@ -122,5 +122,33 @@ def continuous_bernoulli_gradients(D, T, func):
     return list(func.grad(objective, argnums=(0, 1))(T(CB_PROBS), T([-2.0, 0.0, 0.001, 1.5, 3.0])))
 
 
+COUNTS = [[0.0, 0.0, 7.0], [3.0, 1.0, 0.0]]
+MULTI_PROBS, MULTI_X = [[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]], [[1.0, 2.0, 2.0], [0.0, 0.0, 5.0]]
+
+
+def counts(D, T, func):
+    nb = D.NegativeBinomial(T([2.0, 0.0, 5.5]), probs=T([0.3, 0.5, 0.9]))
+    nl = D.NegativeBinomial(T(3.0), logits=T([[0.2, -1.0, 2.0]]))
+    m, ml = D.Multinomial(5, probs=T(MULTI_PROBS)), D.Multinomial(4, logits=T([0.5, -1.0, 2.0, 0.0]))
+    return [nb.mean, nb.mode, nb.variance, nb.log_prob(T(COUNTS)), nb.expand((2, 3)).log_prob(T(COUNTS)),
+            nl.log_prob(T(COUNTS)), nl.mean, nl.variance, nl.probs, m.mean, m.variance, m.log_prob(T(MULTI_X)),
+            m.expand((3, 2)).log_prob(T(MULTI_X)), ml.log_prob(T([1.0, 0.0, 3.0, 0.0])),
+            D.Multinomial(3, logits=T([0.0, -float("inf")])).log_prob(T([3.0, 0.0]))]
+
+
+def counts_gradients(D, T, func):
+    def objective(total_count, logits, probs):
+        nb = D.NegativeBinomial(total_count, logits=logits)
+        m = D.Multinomial(5, probs=probs)
+        return (nb.log_prob(T(COUNTS)).sum() + nb.mean.sum() + nb.variance.sum() + m.log_prob(T(MULTI_X)).sum()
+                + m.variance.sum())
+    return list(func.grad(objective, argnums=(0, 1, 2))(T([2.0, 1.5, 5.5]), T([0.2, -1.0, 2.0]), T(MULTI_PROBS)))
+
+
+def multinomial_entropy(D, T, func):  # torch's is within 3e-8 of the exact sum (the engine's within 1e-15)
+    return [D.Multinomial(5, probs=T(MULTI_PROBS)).entropy(),
+            D.Multinomial(4, logits=T([0.5, -1.0, 2.0, 0.0])).entropy()]
+
+
 CASES = [weibull, pareto, kumaraswamy, power_transform, pareto_kl, family_gradients, relaxed, relaxed_gradients,
-         continuous_bernoulli, continuous_bernoulli_gradients]
+         continuous_bernoulli, continuous_bernoulli_gradients, counts, counts_gradients, multinomial_entropy]
