@@ -172,7 +172,8 @@ def test_on_the_strict_devices(device):
     dtype = mg.float32 if device == "strict-f32" else mg.float64
     c = mg.tensor([0.5, 2.0, 12.0], dtype=dtype, device=device, requires_grad=True)
     total = (D.Gamma(c, 1.0).rsample((3,)).sum() + D.Dirichlet(c).rsample((2,)).pow(2).sum()
-             + D.Beta(c, c + 1).rsample().sum() + D.StudentT(c).rsample().sum() + D.Chi2(c).rsample().sum())
+             + D.Beta(c, c + 1).rsample().sum() + D.StudentT(c).rsample().sum() + D.Chi2(c).rsample().sum()
+             + D.FisherSnedecor(c, c + 4).rsample().sum())
     total.backward()
     assert str(c.grad.device).startswith(device) and c.grad.dtype == dtype
     assert bool(c.grad.isfinite().all().item())
@@ -188,3 +189,26 @@ def test_rsample_inside_a_checkpoint_and_under_func_grad():
     conc = mg.tensor([0.5, 2.0, 9.0], dtype=mg.float64, requires_grad=True)
     rate = mg.tensor([1.0, 0.5, 2.0], dtype=mg.float64, requires_grad=True)
     assert_same_gradients_at_the_seams(mg, _loss, (conc, rate), seed=7)
+
+
+def test_fisher_snedecor_draws_and_their_gradient():
+    """``FisherSnedecor`` (it was an AttributeError; torch's numbers are replayed by
+    tests/test_distributions_transformed_families.py, case ``fisher_snedecor``): draws of ``Gamma(df1/2, df1) /
+    Gamma(df2/2, df2)``, reparameterized in both."""
+    df1 = mg.tensor([3.0, 8.0], dtype=mg.float64, requires_grad=True)
+    df2 = mg.tensor([12.0, 30.0], dtype=mg.float64, requires_grad=True)
+    d = D.FisherSnedecor(df1, df2)
+    assert d.has_rsample and repr(D.FisherSnedecor(1.0, 2.0)) == "FisherSnedecor(df1: 1.0, df2: 2.0)"
+    assert D.FisherSnedecor(1.0, 2.0).batch_shape == () and d.expand((3, 2)).rsample((4,)).shape == (4, 3, 2)
+    mg.manual_seed(8)
+    x = d.rsample((40000,))
+    assert bool(d.support.check(x).all().item())
+    np.testing.assert_allclose(x.detach().numpy().mean(0), d.mean.detach().numpy(), rtol=0.02)
+    np.testing.assert_allclose(x.detach().numpy().var(0), d.variance.detach().numpy(), rtol=0.1)
+    x.mean(0).sum().backward()  # E x = df2 / (df2 - 2): no dependence on df1, -2 / (df2 - 2)^2 on df2
+    np.testing.assert_allclose(df1.grad.numpy(), [0.0, 0.0], atol=0.01)
+    np.testing.assert_allclose(df2.grad.numpy(), [-2 / 100, -2 / 784], rtol=0.15)
+    # torch: "Expected parameter concentration (Tensor of shape ()) of distribution Gamma(concentration: -0.5,
+    # rate: -1.0) to satisfy the constraint GreaterThan(lower_bound=0.0), ..." (its Gammas are checked first)
+    with pytest.raises(ValueError, match=r"of distribution Gamma\(concentration: -0.5, rate: -1.0\)"):
+        D.FisherSnedecor(mg.tensor(1.0), mg.tensor(-1.0))

@@ -6,8 +6,8 @@ the ``transforms`` module's maps; ``Weibull``, ``Pareto``, ``Kumaraswamy`` in ``
 ``OneHotCategorical``, ``Geometric``, ``Poisson``, ``Binomial`` in ``discrete``; ``RelaxedBernoulli``,
 ``RelaxedOneHotCategorical`` (their bases there), ``OneHotCategoricalStraightThrough`` in ``relaxed``;
 ``ContinuousBernoulli`` in ``continuous_bernoulli``; ``NegativeBinomial``, ``Multinomial`` in ``counts``;
-``MultivariateNormal`` in ``multivariate``; ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``StudentT`` in
-``gamma``, reparameterized implicitly by ``implicit_gradients``) with their formulas
+``MultivariateNormal`` in ``multivariate``; ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``StudentT``,
+``FisherSnedecor`` in ``gamma``, reparameterized implicitly by ``implicit_gradients``) with their formulas
 (``log_prob``, ``entropy``, ``cdf``/``icdf``, ``sample``, and ``rsample`` where PyTorch's is reparameterized)
 and ``kl_divergence`` between two of a kind and the cross-family pairs PyTorch registers (``kl``:
 PyTorch's module, with ``register_kl``) -- what REINFORCE, actor-critic, SAC and VAE programs use.
@@ -28,7 +28,7 @@ from .continuous_bernoulli import ContinuousBernoulli
 from .counts import Multinomial, NegativeBinomial
 from .discrete import Binomial, Geometric, OneHotCategorical, Poisson
 from .distributions import Bernoulli, Categorical, Distribution, Independent, Normal
-from .gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
+from .gamma import Beta, Chi2, Dirichlet, FisherSnedecor, Gamma, StudentT
 from .kl import kl_divergence, register_kl
 from .mixture import MixtureSameFamily
 from .multivariate import MultivariateNormal
@@ -51,6 +51,6 @@ __all__ = ["Distribution", "constraints", "Categorical", "Normal", "Bernoulli", 
            "LogNormal", "TransformedDistribution", "OneHotCategorical", "Geometric", "Poisson", "Binomial",
            "MultivariateNormal", "Gamma", "Chi2", "Beta", "Dirichlet", "StudentT", "Weibull", "Pareto", "Kumaraswamy",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "OneHotCategoricalStraightThrough", "ContinuousBernoulli",
-           "NegativeBinomial", "Multinomial",
+           "NegativeBinomial", "Multinomial", "FisherSnedecor",
            "transforms", "Transform", "ExpTransform", "AffineTransform", "PowerTransform",
            "SigmoidTransform", "TanhTransform", "ComposeTransform", "kl", "kl_divergence", "register_kl"]

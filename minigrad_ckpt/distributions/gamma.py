@@ -24,7 +24,7 @@ from . import constraints
 from .distributions import Distribution, _as_float_tensor, _broadcast_all, _init_parameters, _shape
 from .implicit_gradients import dirichlet_grad, reparameterized, reparameterized_on_simplex, standard_gamma_grad
 
-__all__ = ["Gamma", "Chi2", "Beta", "Dirichlet", "StudentT"]
+__all__ = ["Gamma", "Chi2", "Beta", "Dirichlet", "StudentT", "FisherSnedecor"]
 
 
 def _standard_gamma(concentration: Tensor) -> Tensor:
@@ -309,3 +309,53 @@ class StudentT(Distribution):
         lbeta = half_df.lgamma() + math.lgamma(0.5) - half_next.lgamma()
         return (self.scale.log() + half_next * (half_next.digamma() - half_df.digamma()) + 0.5 * self.df.log()
                 + lbeta)
+
+
+class FisherSnedecor(Distribution):
+    """Snedecor's F with ``df1`` and ``df2`` degrees of freedom: a ratio of chi-squares over their degrees,
+    drawn as PyTorch's, ``Gamma(df1/2, df1) / Gamma(df2/2, df2)``, reparameterized through both."""
+
+    arg_constraints = {"df1": constraints.positive, "df2": constraints.positive}
+    support = constraints.positive
+    has_rsample = True
+    _given = ("df1", "df2")
+
+    def __init__(self, df1: Any, df2: Any, validate_args: Any = None) -> None:
+        self.df1, self.df2 = _broadcast_all(df1, df2)
+        self._gamma1, self._gamma2 = Gamma(self.df1 * 0.5, self.df1), Gamma(self.df2 * 0.5, self.df2)
+        numbers = isinstance(df1, (int, float)) and isinstance(df2, (int, float))
+        self.batch_shape = () if numbers else tuple(self.df1.shape)
+        self._check_parameters(validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> FisherSnedecor:
+        shape = _shape(batch_shape)
+        return self._expanded(FisherSnedecor, _instance, shape, df1=self.df1.expand(*shape),
+                              df2=self.df2.expand(*shape), _gamma1=self._gamma1.expand(shape),
+                              _gamma2=self._gamma2.expand(shape))
+
+    @property
+    def mean(self) -> Tensor:
+        df2 = where(self.df2 <= 2, math.nan, self.df2)
+        return df2 / (df2 - 2)
+
+    @property
+    def mode(self) -> Tensor:
+        mode = (self.df1 - 2) / self.df1 * self.df2 / (self.df2 + 2)
+        return where(self.df1 <= 2, math.nan, mode)
+
+    @property
+    def variance(self) -> Tensor:
+        df2 = where(self.df2 <= 4, math.nan, self.df2)
+        return 2 * df2.pow(2) * (self.df1 + df2 - 2) / (self.df1 * (df2 - 2).pow(2) * (df2 - 4))
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        x1, x2 = self._gamma1.rsample(sample_shape), self._gamma2.rsample(sample_shape)
+        tiny = float(host_numpy.finfo(x2.dtype).tiny)
+        return _clamped_up(x1 / _clamped_up(x2, tiny), tiny)
+
+    def log_prob(self, value: Any) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        ct1, ct2, ct3 = self.df1 * 0.5, self.df2 * 0.5, self.df1 / self.df2
+        t1 = (ct1 + ct2).lgamma() - ct1.lgamma() - ct2.lgamma()
+        return t1 + ct1 * ct3.log() + (ct1 - 1) * value.log() - (ct1 + ct2) * (ct3 * value).log1p()

@@ -150,5 +150,17 @@ def multinomial_entropy(D, T, func):  # torch's is within 3e-8 of the exact sum 
             D.Multinomial(4, logits=T([0.5, -1.0, 2.0, 0.0])).entropy()]
 
 
+def fisher_snedecor(D, T, func):
+    d = D.FisherSnedecor(T([1.0, 3.0, 5.0, 10.0]), T([1.5, 2.5, 4.5, 20.0]))
+    x = T([[0.3, 1.2, 2.0, 0.9], [2.5, 0.05, 0.7, 1.0]])
+
+    def objective(df1, df2):
+        f = D.FisherSnedecor(df1, df2)
+        return f.log_prob(x).sum() + f.mode[1:].sum() + f.mean[1:].sum() + f.variance[2:].sum()
+    return ([d.mean, d.mode, d.variance, d.log_prob(x), d.expand((3, 2, 4)).log_prob(x)]
+            + list(func.grad(objective, argnums=(0, 1))(T([1.0, 3.0, 5.0, 10.0]), T([1.5, 2.5, 4.5, 20.0]))))
+
+
 CASES = [weibull, pareto, kumaraswamy, power_transform, pareto_kl, family_gradients, relaxed, relaxed_gradients,
-         continuous_bernoulli, continuous_bernoulli_gradients, counts, counts_gradients, multinomial_entropy]
+         continuous_bernoulli, continuous_bernoulli_gradients, counts, counts_gradients, multinomial_entropy,
+         fisher_snedecor]
