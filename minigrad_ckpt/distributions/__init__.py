@@ -2,7 +2,8 @@
 ``Independent``, which reads batch dims of one as an event, and ``MixtureSameFamily``, a mixture of
 one family's components; ``Exponential``, ``Laplace``, ``Cauchy``, ``Gumbel``, ``HalfNormal``,
 ``HalfCauchy`` in ``continuous``; ``TransformedDistribution`` and ``LogNormal`` in ``transformed``, over
-the ``transforms`` module's maps; ``Weibull``, ``Pareto``, ``Kumaraswamy`` in ``transformed_families``;
+the ``transforms`` module's maps (and ``biject_to``/``transform_to`` onto constraints, ``constraint_registry``);
+``Weibull``, ``Pareto``, ``Kumaraswamy``, ``LogisticNormal`` in ``transformed_families``;
 ``OneHotCategorical``, ``Geometric``, ``Poisson``, ``Binomial`` in ``discrete``; ``RelaxedBernoulli``,
 ``RelaxedOneHotCategorical`` (their bases there), ``OneHotCategoricalStraightThrough`` in ``relaxed``;
 ``ContinuousBernoulli`` in ``continuous_bernoulli``; ``NegativeBinomial``, ``Multinomial`` in ``counts``;
@@ -23,6 +24,7 @@ Other distributions and transforms are not offered.
 from __future__ import annotations
 
 from . import constraints, kl, kl_families, transforms  # noqa: F401  (kl_families registers the cross-family pairs)
+from .constraint_registry import biject_to, transform_to
 from .continuous import Cauchy, Exponential, Gumbel, HalfCauchy, HalfNormal, Laplace
 from .continuous_bernoulli import ContinuousBernoulli
 from .counts import Multinomial, NegativeBinomial
@@ -34,13 +36,20 @@ from .mixture import MixtureSameFamily
 from .multivariate import MultivariateNormal
 from .relaxed import OneHotCategoricalStraightThrough, RelaxedBernoulli, RelaxedOneHotCategorical
 from .transformed import LogNormal, TransformedDistribution
-from .transformed_families import Kumaraswamy, Pareto, Weibull
+from .transformed_families import Kumaraswamy, LogisticNormal, Pareto, Weibull
 from .transforms import (
+    AbsTransform,
     AffineTransform,
     ComposeTransform,
     ExpTransform,
+    IndependentTransform,
+    LowerCholeskyTransform,
     PowerTransform,
+    ReshapeTransform,
     SigmoidTransform,
+    SoftmaxTransform,
+    SoftplusTransform,
+    StickBreakingTransform,
     TanhTransform,
     Transform,
 )
@@ -51,6 +60,8 @@ __all__ = ["Distribution", "constraints", "Categorical", "Normal", "Bernoulli", 
            "LogNormal", "TransformedDistribution", "OneHotCategorical", "Geometric", "Poisson", "Binomial",
            "MultivariateNormal", "Gamma", "Chi2", "Beta", "Dirichlet", "StudentT", "Weibull", "Pareto", "Kumaraswamy",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "OneHotCategoricalStraightThrough", "ContinuousBernoulli",
-           "NegativeBinomial", "Multinomial", "FisherSnedecor",
-           "transforms", "Transform", "ExpTransform", "AffineTransform", "PowerTransform",
+           "NegativeBinomial", "Multinomial", "FisherSnedecor", "LogisticNormal",
+           "transforms", "Transform", "ExpTransform", "AffineTransform", "PowerTransform", "SoftplusTransform",
+           "AbsTransform", "SoftmaxTransform", "StickBreakingTransform", "LowerCholeskyTransform", "ReshapeTransform",
+           "IndependentTransform", "biject_to", "transform_to",
            "SigmoidTransform", "TanhTransform", "ComposeTransform", "kl", "kl_divergence", "register_kl"]

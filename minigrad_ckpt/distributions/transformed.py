@@ -16,6 +16,13 @@ from .transforms import ComposeTransform, ExpTransform, Transform
 __all__ = ["TransformedDistribution", "LogNormal"]
 
 
+def _event_dim_change(transform: Transform) -> int:
+    """How many event dims ``transform`` adds (``ReshapeTransform((6,), (2, 3))``: 1); 0 for elementwise maps."""
+    if isinstance(transform, ComposeTransform):
+        return sum(_event_dim_change(part) for part in transform.parts)
+    return transform.codomain.event_dim - transform.domain.event_dim
+
+
 class TransformedDistribution(Distribution):
     """``transforms`` (one or a list) applied in order to draws of ``base_distribution``."""
 
@@ -31,7 +38,11 @@ class TransformedDistribution(Distribution):
         if event_dim > len(base_distribution.event_shape):  # PyTorch's: the base read as events of that rank
             base_distribution = Independent(base_distribution, event_dim - len(base_distribution.event_shape))
         self.base_dist = base_distribution
-        shape = tuple(base_distribution.batch_shape) + tuple(base_distribution.event_shape)
+        # the maps' output shape (a stick-breaking map adds one to an event's size, a reshape remakes it), and
+        # its event's rank (a reshape to a matrix makes it 2)
+        shape = ComposeTransform(transforms).forward_shape(tuple(base_distribution.batch_shape)
+                                                           + tuple(base_distribution.event_shape))
+        event_dim += sum(_event_dim_change(t) for t in transforms)
         self.batch_shape, self.event_shape = shape[:len(shape) - event_dim], shape[len(shape) - event_dim:]
         self._check_parameters(validate_args)
 
@@ -76,6 +87,7 @@ class TransformedDistribution(Distribution):
         event_dim, log_prob, y = len(self.event_shape), 0.0, value
         for transform in reversed(self.transforms):
             x = transform.inv(y)
+            event_dim -= _event_dim_change(transform)
             log_prob = log_prob - _sum_rightmost(transform.log_abs_det_jacobian(x, y),
                                                  event_dim - transform.event_dim)
             y = x

@@ -1,9 +1,10 @@
 """PyTorch's families built as a ``TransformedDistribution`` of a simpler one, with their closed-form
 moments and entropies: ``Weibull`` (an ``Exponential(1)`` raised to ``1/concentration`` and scaled),
-``Pareto`` (``scale * exp(Exponential(alpha))``) and ``Kumaraswamy`` (``(1 - u^(1/c0))^(1/c1)`` for
-a uniform ``u``). ``log_prob``, ``cdf``, ``icdf`` and ``rsample`` come from the transforms, as PyTorch's
-do; the parameters are checked by the family (PyTorch's messages name it and its parameters) after the
-base (Pareto's ``alpha`` is its ``Exponential``'s rate, so a bad one is refused as that rate)."""
+``Pareto`` (``scale * exp(Exponential(alpha))``), ``Kumaraswamy`` (``(1 - u^(1/c0))^(1/c1)`` for a uniform
+``u``) and ``LogisticNormal`` (a ``Normal`` vector stick-broken onto the simplex). ``log_prob``, ``cdf``,
+``icdf`` and ``rsample`` come from the transforms, as PyTorch's do; the parameters are checked by the family
+(PyTorch's messages name it and its parameters) after the base (Pareto's ``alpha`` is its ``Exponential``'s
+rate, so a bad one is refused as that rate)."""
 
 from __future__ import annotations
 
@@ -12,12 +13,12 @@ from typing import Any
 from ..tensor import Tensor
 from . import constraints
 from .continuous import EULER_GAMMA, Exponential
-from .distributions import Distribution, _broadcast_all, _shape, _where
+from .distributions import Distribution, Normal, _broadcast_all, _shape, _where
 from .transformed import TransformedDistribution
-from .transforms import AffineTransform, ExpTransform, PowerTransform
+from .transforms import AffineTransform, ExpTransform, PowerTransform, StickBreakingTransform
 from .uniform import Uniform
 
-__all__ = ["Weibull", "Pareto", "Kumaraswamy"]
+__all__ = ["Weibull", "Pareto", "Kumaraswamy", "LogisticNormal"]
 
 
 class _Family(TransformedDistribution):
@@ -142,3 +143,34 @@ class Kumaraswamy(_Family):
         c1, c0 = self.concentration1, self.concentration0
         h0 = (c0 + 1).digamma() + EULER_GAMMA
         return (1 - c0.reciprocal()) + (1 - c1.reciprocal()) * h0 - c1.log() - c0.log()
+
+
+class LogisticNormal(TransformedDistribution):
+    """``StickBreakingTransform`` of ``Normal(loc, scale)`` read as a vector: points of the ``K``-simplex from
+    ``K - 1`` normals (a scalar ``loc`` and ``scale`` make one of two); ``loc``, ``scale`` are the base's
+    (checked there); printed without parameters, as PyTorch's."""
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.simplex  # type: ignore[assignment]
+    has_rsample = True  # type: ignore[assignment]
+
+    def __init__(self, loc: Any, scale: Any, validate_args: Any = None) -> None:
+        base = Normal(loc, scale, validate_args=validate_args)
+        if not base.batch_shape:
+            base = base.expand((1,))
+        super().__init__(base, StickBreakingTransform(), validate_args=validate_args)
+
+    def _parameter_names(self) -> tuple[str, ...]:
+        return ()
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> LogisticNormal:
+        new = self._get_checked_instance(LogisticNormal, _instance)
+        return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
+
+    @property
+    def loc(self) -> Tensor:
+        return self.base_dist.base_dist.loc
+
+    @property
+    def scale(self) -> Tensor:
+        return self.base_dist.base_dist.scale

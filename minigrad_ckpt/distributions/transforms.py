@@ -1,6 +1,8 @@
 """``mg.distributions.transforms``: PyTorch's invertible maps for ``TransformedDistribution`` --
-``ExpTransform``, ``AffineTransform``, ``PowerTransform``, ``SigmoidTransform``, ``TanhTransform`` and
-``ComposeTransform``
+``ExpTransform``, ``AffineTransform``, ``PowerTransform``, ``SigmoidTransform``, ``TanhTransform``,
+``SoftplusTransform``, ``AbsTransform`` (not bijective) and ``ComposeTransform``; and the maps of whole events,
+``SoftmaxTransform``, ``StickBreakingTransform``, ``LowerCholeskyTransform``, ``ReshapeTransform`` and
+``IndependentTransform``
 (and each one's ``.inv``) -- with PyTorch's forward, inverse, ``log_abs_det_jacobian``, ``sign``,
 ``domain``/``codomain`` and equality (two ``ExpTransform()`` are equal: KL between transformed
 distributions asks). All are elementwise; ``AffineTransform(event_dim=n)`` sums its Jacobian over the
@@ -14,13 +16,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .. import creation
 from ..backend import host_numpy
+from ..functional.torch_idioms import cat
 from ..nn import functional as F
 from ..tensor import Tensor
 from . import constraints
 
 __all__ = ["Transform", "ExpTransform", "AffineTransform", "PowerTransform", "SigmoidTransform", "TanhTransform",
-           "ComposeTransform"]
+           "SoftplusTransform", "AbsTransform", "ComposeTransform", "SoftmaxTransform", "StickBreakingTransform",
+           "LowerCholeskyTransform", "ReshapeTransform", "IndependentTransform"]
 
 
 class Transform:
@@ -82,6 +87,14 @@ class Transform:
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
         raise NotImplementedError
 
+    def forward_shape(self, shape: Any) -> tuple[int, ...]:
+        """The shape ``t(x)`` has for ``x`` of ``shape`` (the same, but for maps that change an event's size)."""
+        return tuple(shape)
+
+    def inverse_shape(self, shape: Any) -> tuple[int, ...]:
+        """The shape ``t.inv(y)`` has for ``y`` of ``shape``."""
+        return tuple(shape)
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 
@@ -113,6 +126,12 @@ class _InverseTransform(Transform):
 
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
         return -self._inv.log_abs_det_jacobian(y, x)
+
+    def forward_shape(self, shape: Any) -> tuple[int, ...]:
+        return self._inv.inverse_shape(shape)
+
+    def inverse_shape(self, shape: Any) -> tuple[int, ...]:
+        return self._inv.forward_shape(shape)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _InverseTransform) and self._inv == other._inv
@@ -178,6 +197,35 @@ class TanhTransform(_Stateless):
 
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
         return 2.0 * (math.log(2.0) - x - F.softplus(-2.0 * x))
+
+
+class SoftplusTransform(_Stateless):
+    """``y = log(1 + exp(x))``; inverse ``log(-expm1(-y)) + y``, PyTorch's stable form."""
+
+    codomain = constraints.positive
+
+    def _call(self, x: Tensor) -> Tensor:
+        return F.softplus(x)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return (-(-y).expm1()).log() + y
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return -F.softplus(-x)
+
+
+class AbsTransform(_Stateless):
+    """``y = |x|``: not bijective (PyTorch's ``bijective`` is False); its "inverse" is the identity, and it has
+    no Jacobian."""
+
+    codomain = constraints.positive
+    bijective = False
+
+    def _call(self, x: Tensor) -> Tensor:
+        return x.abs()
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return y
 
 
 def _sum_rightmost(value: Tensor, n: int) -> Tensor:
@@ -310,6 +358,16 @@ class ComposeTransform(Transform):
             x = part(x)
         return x
 
+    def forward_shape(self, shape: Any) -> tuple[int, ...]:
+        for part in self.parts:
+            shape = part.forward_shape(shape)
+        return tuple(shape)
+
+    def inverse_shape(self, shape: Any) -> tuple[int, ...]:
+        for part in reversed(self.parts):
+            shape = part.inverse_shape(shape)
+        return tuple(shape)
+
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
         if not self.parts:
             return x * 0
@@ -327,3 +385,163 @@ class ComposeTransform(Transform):
 
     def __repr__(self) -> str:
         return "ComposeTransform(\n    " + ",\n    ".join(repr(p) for p in self.parts) + "\n)"
+
+
+# Transforms of whole events rather than elements: reals to the simplex (a softmax, not bijective; stick
+# breaking, bijective: LogisticNormal's and biject_to(simplex)'s map), matrices to Cholesky factors, an event's
+# shape, and a transform whose rightmost batch dims are read as event dims.
+
+class SoftmaxTransform(_Stateless):
+    """``y = softmax(x)`` over the last dim; its "inverse" is ``log y`` (one of the pre-images)."""
+
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+    bijective = False
+
+    def _call(self, x: Tensor) -> Tensor:
+        probs = (x - x.amax(-1, keepdim=True)).exp()
+        return probs / probs.sum(-1, keepdim=True)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return y.log()
+
+
+def _ones(like: Tensor, count: int) -> Tensor:
+    return creation.ones(count, dtype=like.dtype, device=like.device)
+
+
+def _stick_offsets(like: Tensor, count: int) -> Tensor:
+    """``log(count), log(count - 1), ..., log(1)``: the shift that makes ``x = 0`` the simplex's centre."""
+    return (count + 1 - _ones(like, count).cumsum(-1)).log()
+
+
+class StickBreakingTransform(_Stateless):
+    """``x`` in ``R^(K-1)`` to the ``K``-simplex by breaking a unit stick: ``z_i = sigmoid(x_i - log(K - i))``
+    of what is left, the remainder last."""
+
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+
+    def _call(self, x: Tensor) -> Tensor:
+        finfo = host_numpy.finfo(x.dtype)
+        z = (x - _stick_offsets(x, x.shape[-1])).sigmoid().clamp(min=float(finfo.tiny), max=1.0 - float(finfo.eps))
+        left = (1 - z).cumprod(-1)
+        ones = _ones(x, 1).expand(*x.shape[:-1], 1)
+        return cat([z, ones], -1) * cat([ones, left], -1)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        y_crop = y[..., :-1]
+        offset = (y.shape[-1] - _ones(y, y_crop.shape[-1]).cumsum(-1)).log()
+        # clamped: the stick left can round to 0 or below where y[-1] ~ 0 (PyTorch's)
+        left = (1 - y_crop.cumsum(-1)).clamp(min=float(host_numpy.finfo(y.dtype).tiny))
+        return y_crop.log() - left.log() + offset
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        x = x - _stick_offsets(x, x.shape[-1])
+        return (-x + F.logsigmoid(x) + y[..., :-1].log()).sum(-1)  # 1 - sigmoid(x) = exp(-x) sigmoid(x)
+
+    def forward_shape(self, shape: Any) -> tuple[int, ...]:
+        return (*shape[:-1], shape[-1] + 1)
+
+    def inverse_shape(self, shape: Any) -> tuple[int, ...]:
+        return (*shape[:-1], shape[-1] - 1)
+
+
+class LowerCholeskyTransform(_Stateless):
+    """The strictly lower triangle kept, the diagonal exponentiated (not bijective on all matrices: the
+    upper triangle is dropped)."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.lower_cholesky
+    bijective = False
+
+    def _call(self, x: Tensor) -> Tensor:
+        return x.tril(-1) + x.diagonal(dim1=-2, dim2=-1).exp().diag_embed()
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
+
+
+class ReshapeTransform(Transform):
+    """An event of ``in_shape`` reshaped to ``out_shape`` (as many elements); its Jacobian is 0."""
+
+    def __init__(self, in_shape: Any, out_shape: Any, cache_size: int = 0) -> None:
+        self.in_shape, self.out_shape = tuple(in_shape), tuple(out_shape)
+        if math.prod(self.in_shape) != math.prod(self.out_shape):
+            raise ValueError("in_shape, out_shape have different numbers of elements")
+        super().__init__(cache_size)
+        self.domain = constraints.independent(constraints.real, len(self.in_shape))
+        self.codomain = constraints.independent(constraints.real, len(self.out_shape))
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return ReshapeTransform(self.in_shape, self.out_shape, cache_size=cache_size)
+
+    def _call(self, x: Tensor) -> Tensor:
+        return x.reshape(*x.shape[:x.ndim - len(self.in_shape)], *self.out_shape)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return y.reshape(*y.shape[:y.ndim - len(self.out_shape)], *self.in_shape)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return creation.zeros(*x.shape[:x.ndim - len(self.in_shape)], dtype=x.dtype, device=x.device)
+
+    def forward_shape(self, shape: Any) -> tuple[int, ...]:
+        return (*shape[:len(shape) - len(self.in_shape)], *self.out_shape)
+
+    def inverse_shape(self, shape: Any) -> tuple[int, ...]:
+        return (*shape[:len(shape) - len(self.out_shape)], *self.in_shape)
+
+
+class IndependentTransform(Transform):
+    """``base_transform`` with its ``reinterpreted_batch_ndims`` rightmost batch dims read as event dims: its
+    Jacobian summed over them."""
+
+    def __init__(self, base_transform: Transform, reinterpreted_batch_ndims: int, cache_size: int = 0) -> None:
+        super().__init__(cache_size)
+        self.base_transform = base_transform.with_cache(cache_size)
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return IndependentTransform(self.base_transform, self.reinterpreted_batch_ndims, cache_size=cache_size)
+
+    @property
+    def domain(self) -> constraints.Constraint:  # type: ignore[override]
+        return constraints.independent(self.base_transform.domain, self.reinterpreted_batch_ndims)
+
+    @property
+    def codomain(self) -> constraints.Constraint:  # type: ignore[override]
+        return constraints.independent(self.base_transform.codomain, self.reinterpreted_batch_ndims)
+
+    @property
+    def bijective(self) -> bool:  # type: ignore[override]
+        return self.base_transform.bijective
+
+    @property
+    def sign(self) -> Any:  # type: ignore[override]
+        return self.base_transform.sign
+
+    def _call(self, x: Tensor) -> Tensor:
+        if x.ndim < self.domain.event_dim:
+            raise ValueError("Too few dimensions on input")
+        return self.base_transform(x)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        if y.ndim < self.codomain.event_dim:
+            raise ValueError("Too few dimensions on input")
+        return self.base_transform.inv(y)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return _sum_rightmost(self.base_transform.log_abs_det_jacobian(x, y), self.reinterpreted_batch_ndims)
+
+    def forward_shape(self, shape: Any) -> tuple[int, ...]:
+        return self.base_transform.forward_shape(shape)
+
+    def inverse_shape(self, shape: Any) -> tuple[int, ...]:
+        return self.base_transform.inverse_shape(shape)
+
+    def __repr__(self) -> str:
+        return f"IndependentTransform({self.base_transform!r}, {self.reinterpreted_batch_ndims})"

@@ -161,6 +161,41 @@ def fisher_snedecor(D, T, func):
             + list(func.grad(objective, argnums=(0, 1))(T([1.0, 3.0, 5.0, 10.0]), T([1.5, 2.5, 4.5, 20.0]))))
 
 
+def event_transforms(D, T, func):
+    x, outs = T(POS) * 2 - 1.5, []
+    for t in (D.SoftplusTransform(), D.StickBreakingTransform(), D.IndependentTransform(D.SoftplusTransform(), 1),
+              D.ReshapeTransform((3,), (3, 1))):
+        y = t(x)
+        outs += [y, t.inv(y), t.log_abs_det_jacobian(x, y), t.inv.log_abs_det_jacobian(y, x)]
+    for t in (D.AbsTransform(), D.SoftmaxTransform()):
+        outs += [t(x), t.inv(t(x))]
+    lc, m = D.LowerCholeskyTransform(), T([[[0.5, 2.0], [-1.0, 0.3]]])
+    return outs + [lc(m), lc.inv(lc(m))]
+
+
+def constraint_maps(D, T, func):
+    x, outs, c = T(POS) * 2 - 1.5, [], D.constraints
+    for con in (c.real, c.positive, c.greater_than(T(1.5)), c.less_than(2.0), c.interval(-1.0, 3.0), c.unit_interval,
+                c.simplex, c.real_vector, c.independent(c.positive, 1), c.half_open_interval(0.0, 2.0), c.nonnegative,
+                c.greater_than_eq(1.0)):
+        for registry in (D.biject_to, D.transform_to):
+            t = registry(con)
+            y = t(x)
+            outs += [y, t.inv(y)] + ([t.log_abs_det_jacobian(x, y)] if t.bijective else [])
+    return outs
+
+
+def logistic_normal(D, T, func):
+    d = D.LogisticNormal(T([0.3, -1.0, 0.5]), T([1.0, 0.5, 2.0]))
+    y = T([[0.1, 0.2, 0.3, 0.4], [0.7, 0.1, 0.1, 0.1]])
+
+    def objective(loc, scale):
+        pair = T([[0.3, 0.7], [0.9, 0.1]])
+        return D.LogisticNormal(loc, scale).log_prob(y).sum() + D.LogisticNormal(loc[0], scale[0]).log_prob(pair).sum()
+    return ([d.log_prob(y), d.expand((3, 2)).log_prob(y), D.LogisticNormal(T(0.3), T(1.0)).log_prob(T([0.3, 0.7]))]
+            + list(func.grad(objective, argnums=(0, 1))(T([0.3, -1.0, 0.5]), T([1.0, 0.5, 2.0]))))
+
+
 CASES = [weibull, pareto, kumaraswamy, power_transform, pareto_kl, family_gradients, relaxed, relaxed_gradients,
          continuous_bernoulli, continuous_bernoulli_gradients, counts, counts_gradients, multinomial_entropy,
-         fisher_snedecor]
+         fisher_snedecor, event_transforms, constraint_maps, logistic_normal]
