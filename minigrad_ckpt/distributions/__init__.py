@@ -3,10 +3,11 @@
 one family's components; ``Exponential``, ``Laplace``, ``Cauchy``, ``Gumbel``, ``HalfNormal``,
 ``HalfCauchy`` in ``continuous``; ``TransformedDistribution`` and ``LogNormal`` in ``transformed``, over
 the ``transforms`` module's maps (and ``biject_to``/``transform_to`` onto constraints, ``constraint_registry``);
-``Weibull``, ``Pareto``, ``Kumaraswamy``, ``LogisticNormal`` in ``transformed_families``;
+``Weibull``, ``Pareto``, ``Kumaraswamy``, ``LogisticNormal``, ``InverseGamma`` in ``transformed_families``;
 ``OneHotCategorical``, ``Geometric``, ``Poisson``, ``Binomial`` in ``discrete``; ``RelaxedBernoulli``,
 ``RelaxedOneHotCategorical`` (their bases there), ``OneHotCategoricalStraightThrough`` in ``relaxed``;
 ``ContinuousBernoulli`` in ``continuous_bernoulli``; ``NegativeBinomial``, ``Multinomial`` in ``counts``;
+``VonMises`` in ``von_mises``;
 ``MultivariateNormal`` in ``multivariate``; ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``StudentT``,
 ``FisherSnedecor`` in ``gamma``, reparameterized implicitly by ``implicit_gradients``) with their formulas
 (``log_prob``, ``entropy``, ``cdf``/``icdf``, ``sample``, and ``rsample`` where PyTorch's is reparameterized)
@@ -36,7 +37,7 @@ from .mixture import MixtureSameFamily
 from .multivariate import MultivariateNormal
 from .relaxed import OneHotCategoricalStraightThrough, RelaxedBernoulli, RelaxedOneHotCategorical
 from .transformed import LogNormal, TransformedDistribution
-from .transformed_families import Kumaraswamy, LogisticNormal, Pareto, Weibull
+from .transformed_families import InverseGamma, Kumaraswamy, LogisticNormal, Pareto, Weibull
 from .transforms import (
     AbsTransform,
     AffineTransform,
@@ -52,16 +53,18 @@ from .transforms import (
     StickBreakingTransform,
     TanhTransform,
     Transform,
+    identity_transform,
 )
 from .uniform import Uniform
+from .von_mises import VonMises
 
 __all__ = ["Distribution", "constraints", "Categorical", "Normal", "Bernoulli", "Uniform", "Independent",
            "MixtureSameFamily", "Exponential", "Laplace", "Cauchy", "Gumbel", "HalfNormal", "HalfCauchy",
            "LogNormal", "TransformedDistribution", "OneHotCategorical", "Geometric", "Poisson", "Binomial",
            "MultivariateNormal", "Gamma", "Chi2", "Beta", "Dirichlet", "StudentT", "Weibull", "Pareto", "Kumaraswamy",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "OneHotCategoricalStraightThrough", "ContinuousBernoulli",
-           "NegativeBinomial", "Multinomial", "FisherSnedecor", "LogisticNormal",
+           "NegativeBinomial", "Multinomial", "FisherSnedecor", "LogisticNormal", "VonMises", "InverseGamma",
            "transforms", "Transform", "ExpTransform", "AffineTransform", "PowerTransform", "SoftplusTransform",
            "AbsTransform", "SoftmaxTransform", "StickBreakingTransform", "LowerCholeskyTransform", "ReshapeTransform",
-           "IndependentTransform", "biject_to", "transform_to",
+           "IndependentTransform", "identity_transform", "biject_to", "transform_to",
            "SigmoidTransform", "TanhTransform", "ComposeTransform", "kl", "kl_divergence", "register_kl"]

@@ -60,7 +60,11 @@ def _where(mask: Tensor, value: float, t: Tensor) -> Tensor:
 def _read_through(holder: str, name: str) -> property:
     """A read-only property answering ``self.<holder>.<name>``: a parameter kept by the distribution this
     one is built on (a ``Multinomial``'s ``probs`` are its ``Categorical``'s)."""
-    return property(lambda self: getattr(getattr(self, holder), name), doc=f"``{holder}``'s ``{name}``.")
+    def read(self: Any) -> Any:
+        for step in holder.split("."):  # a dotted path reaches through nested holders
+            self = getattr(self, step)
+        return getattr(self, name)
+    return property(read, doc=f"``{holder}``'s ``{name}``.")
 
 
 def _shape(sample_shape: Any) -> tuple[int, ...]:

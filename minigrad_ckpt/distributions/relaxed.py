@@ -23,7 +23,7 @@ from .distributions import (
     _shape,
     _TwoOutcomeParameters,
 )
-from .transformed import TransformedDistribution
+from .transformed import _CheckedByItsBase
 from .transforms import ExpTransform, SigmoidTransform
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli", "ExpRelaxedCategorical", "RelaxedOneHotCategorical",
@@ -67,18 +67,11 @@ class LogitRelaxedBernoulli(_TwoOutcomeParameters):
         return self.temperature.log() + diff - 2 * diff.exp().log1p()
 
 
-class _Relaxation(TransformedDistribution):
+class _Relaxation(_CheckedByItsBase):
     """A relaxation over its logit-space base: ``temperature``, ``probs`` and ``logits`` are the base's
     (checked there); printed without parameters, as PyTorch's."""
 
     has_rsample = True  # type: ignore[assignment]
-
-    def _parameter_names(self) -> tuple[str, ...]:
-        return ()
-
-    def expand(self, batch_shape: Any, _instance: Any = None) -> Any:
-        new = self._get_checked_instance(type(self), _instance)
-        return super().expand(batch_shape, _instance=new)
 
     temperature = _read_through("base_dist", "temperature")
     probs = _read_through("base_dist", "probs")

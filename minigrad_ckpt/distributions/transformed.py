@@ -114,6 +114,18 @@ class TransformedDistribution(Distribution):
         return value
 
 
+class _CheckedByItsBase(TransformedDistribution):
+    """A family whose parameters are its base's (checked there, so printed without them, as PyTorch's), and
+    whose ``expand`` is ``TransformedDistribution``'s into an instance of its own class."""
+
+    def _parameter_names(self) -> tuple[str, ...]:
+        return ()
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Any:
+        new = self._get_checked_instance(type(self), _instance)
+        return super().expand(batch_shape, _instance=new)
+
+
 class LogNormal(TransformedDistribution):
     """``exp(x)`` for ``x ~ Normal(loc, scale)``: ``loc`` and ``scale`` are the base's (checked there,
     PyTorch's messages name ``Normal``)."""

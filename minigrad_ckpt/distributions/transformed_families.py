@@ -1,10 +1,10 @@
 """PyTorch's families built as a ``TransformedDistribution`` of a simpler one, with their closed-form
 moments and entropies: ``Weibull`` (an ``Exponential(1)`` raised to ``1/concentration`` and scaled),
 ``Pareto`` (``scale * exp(Exponential(alpha))``), ``Kumaraswamy`` (``(1 - u^(1/c0))^(1/c1)`` for a uniform
-``u``) and ``LogisticNormal`` (a ``Normal`` vector stick-broken onto the simplex). ``log_prob``, ``cdf``,
-``icdf`` and ``rsample`` come from the transforms, as PyTorch's do; the parameters are checked by the family
-(PyTorch's messages name it and its parameters) after the base (Pareto's ``alpha`` is its ``Exponential``'s
-rate, so a bad one is refused as that rate)."""
+``u``), ``InverseGamma`` (``1 / Gamma``) and ``LogisticNormal`` (a ``Normal`` vector stick-broken onto the
+simplex). ``log_prob``, ``cdf``, ``icdf`` and ``rsample`` come from the transforms, as PyTorch's do; the
+parameters are checked by the family (PyTorch's messages name it and its parameters) after the base
+(Pareto's ``alpha`` is its ``Exponential``'s rate, so a bad one is refused as that rate)."""
 
 from __future__ import annotations
 
@@ -13,12 +13,13 @@ from typing import Any
 from ..tensor import Tensor
 from . import constraints
 from .continuous import EULER_GAMMA, Exponential
-from .distributions import Distribution, Normal, _broadcast_all, _shape, _where
-from .transformed import TransformedDistribution
+from .distributions import Distribution, Normal, _broadcast_all, _read_through, _shape, _where
+from .gamma import Gamma
+from .transformed import TransformedDistribution, _CheckedByItsBase
 from .transforms import AffineTransform, ExpTransform, PowerTransform, StickBreakingTransform
 from .uniform import Uniform
 
-__all__ = ["Weibull", "Pareto", "Kumaraswamy", "LogisticNormal"]
+__all__ = ["Weibull", "Pareto", "Kumaraswamy", "LogisticNormal", "InverseGamma"]
 
 
 class _Family(TransformedDistribution):
@@ -145,7 +146,7 @@ class Kumaraswamy(_Family):
         return (1 - c0.reciprocal()) + (1 - c1.reciprocal()) * h0 - c1.log() - c0.log()
 
 
-class LogisticNormal(TransformedDistribution):
+class LogisticNormal(_CheckedByItsBase):
     """``StickBreakingTransform`` of ``Normal(loc, scale)`` read as a vector: points of the ``K``-simplex from
     ``K - 1`` normals (a scalar ``loc`` and ``scale`` make one of two); ``loc``, ``scale`` are the base's
     (checked there); printed without parameters, as PyTorch's."""
@@ -160,17 +161,39 @@ class LogisticNormal(TransformedDistribution):
             base = base.expand((1,))
         super().__init__(base, StickBreakingTransform(), validate_args=validate_args)
 
-    def _parameter_names(self) -> tuple[str, ...]:
-        return ()
+    loc = _read_through("base_dist.base_dist", "loc")
+    scale = _read_through("base_dist.base_dist", "scale")
 
-    def expand(self, batch_shape: Any, _instance: Any = None) -> LogisticNormal:
-        new = self._get_checked_instance(LogisticNormal, _instance)
-        return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
+
+class InverseGamma(_CheckedByItsBase):
+    """``1 / x`` for ``x ~ Gamma(concentration, rate)``; the parameters are the base's (checked there),
+    printed without them, as PyTorch's."""
+
+    arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
+    support = constraints.positive  # type: ignore[assignment]
+    has_rsample = True  # type: ignore[assignment]
+
+    def __init__(self, concentration: Any, rate: Any, validate_args: Any = None) -> None:
+        base = Gamma(concentration, rate, validate_args=validate_args)
+        minus_one = base.rate.new_ones(()) * -1
+        super().__init__(base, PowerTransform(minus_one), validate_args=validate_args)
+
+    concentration = _read_through("base_dist", "concentration")
+    rate = _read_through("base_dist", "rate")
 
     @property
-    def loc(self) -> Tensor:
-        return self.base_dist.base_dist.loc
+    def mean(self) -> Tensor:
+        return _where(self.concentration <= 1, float("inf"), self.rate / (self.concentration - 1))
 
     @property
-    def scale(self) -> Tensor:
-        return self.base_dist.base_dist.scale
+    def mode(self) -> Tensor:
+        return self.rate / (self.concentration + 1)
+
+    @property
+    def variance(self) -> Tensor:
+        c = self.concentration
+        return _where(c <= 2, float("inf"), self.rate.pow(2) / ((c - 1).pow(2) * (c - 2)))
+
+    def entropy(self) -> Tensor:
+        c = self.concentration
+        return c + self.rate.log() + c.lgamma() - (1 + c) * c.digamma()

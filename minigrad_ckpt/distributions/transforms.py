@@ -24,8 +24,8 @@ from ..tensor import Tensor
 from . import constraints
 
 __all__ = ["Transform", "ExpTransform", "AffineTransform", "PowerTransform", "SigmoidTransform", "TanhTransform",
-           "SoftplusTransform", "AbsTransform", "ComposeTransform", "SoftmaxTransform", "StickBreakingTransform",
-           "LowerCholeskyTransform", "ReshapeTransform", "IndependentTransform"]
+           "SoftplusTransform", "AbsTransform", "ComposeTransform", "identity_transform", "SoftmaxTransform",
+           "StickBreakingTransform", "LowerCholeskyTransform", "ReshapeTransform", "IndependentTransform"]
 
 
 class Transform:
@@ -385,6 +385,10 @@ class ComposeTransform(Transform):
 
     def __repr__(self) -> str:
         return "ComposeTransform(\n    " + ",\n    ".join(repr(p) for p in self.parts) + "\n)"
+
+
+#: PyTorch's identity map, an empty composition
+identity_transform = ComposeTransform([])
 
 
 # Transforms of whole events rather than elements: reals to the simplex (a softmax, not bijective; stick

@@ -196,6 +196,23 @@ def logistic_normal(D, T, func):
             + list(func.grad(objective, argnums=(0, 1))(T([0.3, -1.0, 0.5]), T([1.0, 0.5, 2.0]))))
 
 
+def von_mises_and_inverse_gamma(D, T, func):
+    vm = D.VonMises(T([0.3, -1.0, 2.5, 0.0]), T([0.5, 3.0, 5.0, 40.0]))
+    x = T([[0.1, 2.0, -3.0, 0.05], [3.1, -1.0, 2.0, 0.0]])
+    ig = D.InverseGamma(T([0.5, 1.5, 3.0]), T([1.0, 2.0, 0.5]))
+    y = T([[0.3, 1.2, 4.0], [2.0, 0.1, 0.5]])
+
+    def objective(loc, concentration, rate):
+        v, i = D.VonMises(loc, concentration), D.InverseGamma(concentration[:3], rate)
+        return (v.log_prob(x).sum() + v.variance.sum() + i.log_prob(y).sum() + i.entropy().sum()
+                + i.mode.sum() + i.variance[2:].sum())
+    return ([vm.log_prob(x), vm.variance, vm.mean, vm.mode, vm.expand((2, 4)).log_prob(x), ig.log_prob(y), ig.mean,
+             ig.mode, ig.variance, ig.entropy(), ig.cdf(y), ig.expand((2, 3)).log_prob(y)]
+            + list(func.grad(objective, argnums=(0, 1, 2))(T([0.3, -1.0, 2.5, 0.0]), T([0.5, 3.0, 5.0, 40.0]),
+                                                            T([1.0, 2.0, 0.5]))))
+
+
 CASES = [weibull, pareto, kumaraswamy, power_transform, pareto_kl, family_gradients, relaxed, relaxed_gradients,
          continuous_bernoulli, continuous_bernoulli_gradients, counts, counts_gradients, multinomial_entropy,
-         fisher_snedecor, event_transforms, constraint_maps, logistic_normal]
+         fisher_snedecor, event_transforms, constraint_maps, logistic_normal,
+         von_mises_and_inverse_gamma]
