@@ -8,7 +8,8 @@ the ``transforms`` module's maps (and ``biject_to``/``transform_to`` onto constr
 ``RelaxedOneHotCategorical`` (their bases there), ``OneHotCategoricalStraightThrough`` in ``relaxed``;
 ``ContinuousBernoulli`` in ``continuous_bernoulli``; ``NegativeBinomial``, ``Multinomial`` in ``counts``;
 ``VonMises`` in ``von_mises``;
-``MultivariateNormal`` in ``multivariate``; ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``StudentT``,
+``MultivariateNormal`` in ``multivariate``;
+``LowRankMultivariateNormal`` in ``lowrank_multivariate``; ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``StudentT``,
 ``FisherSnedecor`` in ``gamma``, reparameterized implicitly by ``implicit_gradients``) with their formulas
 (``log_prob``, ``entropy``, ``cdf``/``icdf``, ``sample``, and ``rsample`` where PyTorch's is reparameterized)
 and ``kl_divergence`` between two of a kind and the cross-family pairs PyTorch registers (``kl``:
@@ -33,6 +34,7 @@ from .discrete import Binomial, Geometric, OneHotCategorical, Poisson
 from .distributions import Bernoulli, Categorical, Distribution, Independent, Normal
 from .gamma import Beta, Chi2, Dirichlet, FisherSnedecor, Gamma, StudentT
 from .kl import kl_divergence, register_kl
+from .lowrank_multivariate import LowRankMultivariateNormal
 from .mixture import MixtureSameFamily
 from .multivariate import MultivariateNormal
 from .relaxed import OneHotCategoricalStraightThrough, RelaxedBernoulli, RelaxedOneHotCategorical
@@ -64,6 +66,7 @@ __all__ = ["Distribution", "constraints", "Categorical", "Normal", "Bernoulli", 
            "MultivariateNormal", "Gamma", "Chi2", "Beta", "Dirichlet", "StudentT", "Weibull", "Pareto", "Kumaraswamy",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "OneHotCategoricalStraightThrough", "ContinuousBernoulli",
            "NegativeBinomial", "Multinomial", "FisherSnedecor", "LogisticNormal", "VonMises", "InverseGamma",
+           "LowRankMultivariateNormal",
            "transforms", "Transform", "ExpTransform", "AffineTransform", "PowerTransform", "SoftplusTransform",
            "AbsTransform", "SoftmaxTransform", "StickBreakingTransform", "LowerCholeskyTransform", "ReshapeTransform",
            "IndependentTransform", "identity_transform", "biject_to", "transform_to",

@@ -16,6 +16,8 @@ from .discrete import Binomial, Poisson
 from .distributions import Bernoulli, Normal, _where
 from .gamma import Beta, Gamma
 from .kl import register_kl
+from .lowrank_multivariate import LowRankMultivariateNormal, _lowrank_logdet, _lowrank_mahalanobis
+from .multivariate import MultivariateNormal, _batch_mahalanobis, _solve_lower
 from .transformed_families import Pareto
 from .uniform import Uniform
 
@@ -268,3 +270,61 @@ def _kl_continuous_bernoulli_normal(p: ContinuousBernoulli, q: Normal) -> Tensor
 def _kl_continuous_bernoulli_uniform(p: ContinuousBernoulli, q: Uniform) -> Tensor:
     result = -p.entropy() + (q.high - q.low).log()
     return _where((q.low >= 0) | (q.high <= 1), math.inf, result)  # PyTorch's test, as written
+
+
+# The (low-rank) multivariate normal pairs, PyTorch's: 0.5 (log det ratio + trace(q_cov^-1 p_cov) + Mahalanobis
+# - n), the trace expanded by Woodbury so that only the low-rank factors are solved against.
+def _trace_xxt(x: Tensor) -> Tensor:
+    return x.pow(2).sum((-2, -1))
+
+
+def _same_events(p: object, q: object) -> None:
+    if p.event_shape != q.event_shape:  # type: ignore[attr-defined]
+        raise ValueError("KL-divergence between two (Low Rank) Multivariate Normals with different event shapes "
+                         "cannot be computed")
+
+
+def _woodbury_factor(q: LowRankMultivariateNormal) -> Tensor:
+    """``A = C_tril^-1 W^T D^-1`` of ``q``: its precision is ``D^-1 - A^T A``."""
+    wt_dinv = q._unbroadcasted_cov_factor.transpose(-2, -1) / q._unbroadcasted_cov_diag.unsqueeze(-2)
+    return _solve_lower(q._capacitance_tril, wt_dinv)
+
+
+def _low_rank_q_terms(p: object, q: LowRankMultivariateNormal) -> Tensor:
+    """log det q_cov + Mahalanobis of the means under q (the terms that need only ``q``'s factors)."""
+    return (_lowrank_logdet(q._unbroadcasted_cov_diag, q._capacitance_tril)
+            + _lowrank_mahalanobis(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag,
+                                   q.loc - p.loc, q._capacitance_tril))  # type: ignore[attr-defined]
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrank_lowrank(p: LowRankMultivariateNormal, q: LowRankMultivariateNormal) -> Tensor:
+    _same_events(p, q)
+    a = _woodbury_factor(q)
+    trace = ((p._unbroadcasted_cov_diag / q._unbroadcasted_cov_diag).sum(-1)
+             + _trace_xxt(p._unbroadcasted_cov_factor * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+             - _trace_xxt(a * p._unbroadcasted_cov_diag.sqrt().unsqueeze(-2))
+             - _trace_xxt(a @ p._unbroadcasted_cov_factor))
+    log_det_p = _lowrank_logdet(p._unbroadcasted_cov_diag, p._capacitance_tril)
+    return 0.5 * (_low_rank_q_terms(p, q) - log_det_p + trace - p.event_shape[0])
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_multivariate_lowrank(p: MultivariateNormal, q: LowRankMultivariateNormal) -> Tensor:
+    _same_events(p, q)
+    a = _woodbury_factor(q)
+    tril = p._unbroadcasted_scale_tril
+    trace = _trace_xxt(tril * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1)) - _trace_xxt(a @ tril)
+    log_det_p = 2 * tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+    return 0.5 * (_low_rank_q_terms(p, q) - log_det_p + trace - p.event_shape[0])
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrank_multivariate(p: LowRankMultivariateNormal, q: MultivariateNormal) -> Tensor:
+    _same_events(p, q)
+    q_tril, n = q._unbroadcasted_scale_tril, p.event_shape[0]
+    log_dets = (2 * q_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+                - _lowrank_logdet(p._unbroadcasted_cov_diag, p._capacitance_tril))
+    trace = (_trace_xxt(_solve_lower(q_tril, p._unbroadcasted_cov_factor))
+             + _trace_xxt(_solve_lower(q_tril, p._unbroadcasted_cov_diag.sqrt().diag_embed())))
+    return 0.5 * (log_dets + trace + _batch_mahalanobis(q_tril, q.loc - p.loc) - n)

@@ -212,7 +212,27 @@ def von_mises_and_inverse_gamma(D, T, func):
                                                             T([1.0, 2.0, 0.5]))))
 
 
+LR_LOC, LR_W = [[0.5, -1.0, 0.3, 2.0], [0.0, 0.1, -0.2, 1.0]], [[[1.0, 0.5], [-0.3, 0.8], [0.2, -1.0], [0.7, 0.1]]] * 2
+LR_D, LR_X = [0.5, 1.5, 0.8, 2.0], [[0.1, -0.5, 1.0, 2.5], [1.0, 0.0, -1.0, 0.3]]
+COV = [[2.0, 0.3, 0.1, 0.0], [0.3, 1.5, -0.2, 0.1], [0.1, -0.2, 1.0, 0.2], [0.0, 0.1, 0.2, 0.8]]
+
+
+def low_rank_normal(D, T, func):
+    d = D.LowRankMultivariateNormal(T(LR_LOC), T(LR_W), T(LR_D))
+    q = D.LowRankMultivariateNormal(T(LR_LOC[1]), T(LR_W[0]) * 0.5, T(LR_D[::-1]))
+    m = D.MultivariateNormal(T(LR_LOC[0]), covariance_matrix=T(COV))
+    kl = D.kl_divergence
+
+    def objective(loc, w, diag):
+        p = D.LowRankMultivariateNormal(loc, w, diag)
+        return (p.log_prob(T(LR_X)).sum() + p.entropy().sum() + p.precision_matrix.sum() + p.scale_tril.sum()
+                + kl(p, q).sum() + kl(q, p).sum() + kl(m, p).sum() + kl(p, m).sum())
+    return ([d.log_prob(T(LR_X)), d.entropy(), d.variance, d.scale_tril, d.covariance_matrix, d.precision_matrix,
+             d.expand((3, 2)).log_prob(T(LR_X)), kl(d, q), kl(q, d), kl(m, d), kl(d, m)]
+            + list(func.grad(objective, argnums=(0, 1, 2))(T(LR_LOC), T(LR_W), T(LR_D))))
+
+
 CASES = [weibull, pareto, kumaraswamy, power_transform, pareto_kl, family_gradients, relaxed, relaxed_gradients,
          continuous_bernoulli, continuous_bernoulli_gradients, counts, counts_gradients, multinomial_entropy,
          fisher_snedecor, event_transforms, constraint_maps, logistic_normal,
-         von_mises_and_inverse_gamma]
+         von_mises_and_inverse_gamma, low_rank_normal]
