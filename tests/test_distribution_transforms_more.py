@@ -64,6 +64,23 @@ def test_biject_to_lands_in_the_constraint_and_comes_back(constraint):
     assert bool(constraint.check(D.transform_to(constraint)(x)).all().item())
 
 
+def test_cat_and_stack_transforms_and_constraints():
+    """``CatTransform``/``StackTransform``, ``constraints.cat``/``stack`` (torch's numbers: case ``cat_and_stack``)."""
+    c = D.CatTransform([D.ExpTransform(), D.SigmoidTransform()], dim=1, lengths=[1, 3])
+    s = D.StackTransform([D.ExpTransform(), D.ExpTransform()], dim=0)
+    assert c.bijective and s.bijective and c.length == 4 and c.event_dim == 0
+    assert repr(C.cat([C.positive, C.real])) == "Cat()" and repr(C.stack([C.positive])) == "Stack()"
+    x = mg.tensor([[0.3, -1.2, 2.0, 0.5], [2.5, 0.05, -0.7, 1.0]], dtype=mg.float64)
+    assert bool(c.codomain.check(c(x)).all().item()) and bool(s.codomain.check(s(x)).all().item())
+    np.testing.assert_allclose(s.log_abs_det_jacobian(x, s(x)).numpy(), x.numpy())  # the rows' own slices
+    # torch: "x.size(1) = 4 must equal length 3" (an AssertionError)
+    with pytest.raises(AssertionError, match=r"x.size\(1\) = 4 must equal length 3"):
+        D.CatTransform([D.ExpTransform(), D.ExpTransform()], dim=1, lengths=[1, 2])(x)
+    with pytest.raises(AssertionError, match=r"lengths \(1\) must match transforms \(2\)"):
+        D.CatTransform([D.ExpTransform(), D.ExpTransform()], lengths=[1])
+    assert type(D.biject_to(C.cat([C.positive, C.simplex], 0, [1, 3]))) is D.CatTransform
+
+
 def test_stick_breaking_jacobian_is_autograds():
     """``log|det dy/dx|`` of the first ``K - 1`` outputs (the last is fixed by the others) against the Jacobian."""
     x = mg.tensor([0.3, -1.2, 2.0], dtype=mg.float64)

@@ -43,6 +43,7 @@ from .transformed_families import InverseGamma, Kumaraswamy, LogisticNormal, Par
 from .transforms import (
     AbsTransform,
     AffineTransform,
+    CatTransform,
     ComposeTransform,
     ExpTransform,
     IndependentTransform,
@@ -52,6 +53,7 @@ from .transforms import (
     SigmoidTransform,
     SoftmaxTransform,
     SoftplusTransform,
+    StackTransform,
     StickBreakingTransform,
     TanhTransform,
     Transform,
@@ -69,5 +71,6 @@ __all__ = ["Distribution", "constraints", "Categorical", "Normal", "Bernoulli", 
            "LowRankMultivariateNormal",
            "transforms", "Transform", "ExpTransform", "AffineTransform", "PowerTransform", "SoftplusTransform",
            "AbsTransform", "SoftmaxTransform", "StickBreakingTransform", "LowerCholeskyTransform", "ReshapeTransform",
-           "IndependentTransform", "identity_transform", "biject_to", "transform_to",
+           "IndependentTransform", "identity_transform", "biject_to", "transform_to", "CatTransform",
+           "StackTransform",
            "SigmoidTransform", "TanhTransform", "ComposeTransform", "kl", "kl_divergence", "register_kl"]

@@ -11,17 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from . import constraints
-from .transforms import (
-    AffineTransform,
-    ComposeTransform,
-    ExpTransform,
-    IndependentTransform,
-    LowerCholeskyTransform,
-    SigmoidTransform,
-    SoftmaxTransform,
-    StickBreakingTransform,
-    Transform,
-)
+from . import transforms as maps
+from .transforms import Transform
 
 __all__ = ["ConstraintRegistry", "biject_to", "transform_to"]
 
@@ -57,32 +48,32 @@ transform_to = ConstraintRegistry()
 
 
 def _identity(constraint: Any) -> Transform:
-    return ComposeTransform([])
+    return maps.ComposeTransform([])
 
 
 def _exp(constraint: Any) -> Transform:
-    return ExpTransform()
+    return maps.ExpTransform()
 
 
 def _above(constraint: Any) -> Transform:
-    return ComposeTransform([ExpTransform(), AffineTransform(constraint.lower_bound, 1)])
+    return maps.ComposeTransform([maps.ExpTransform(), maps.AffineTransform(constraint.lower_bound, 1)])
 
 
 def _below(constraint: Any) -> Transform:
-    return ComposeTransform([ExpTransform(), AffineTransform(constraint.upper_bound, -1)])
+    return maps.ComposeTransform([maps.ExpTransform(), maps.AffineTransform(constraint.upper_bound, -1)])
 
 
 def _between(constraint: Any) -> Transform:
     """A sigmoid, scaled and shifted onto the interval unless it is ``[0, 1]`` (numbers) itself."""
     low, high = constraint.lower_bound, constraint.upper_bound
     if isinstance(low, (int, float)) and low == 0 and isinstance(high, (int, float)) and high == 1:
-        return SigmoidTransform()
-    return ComposeTransform([SigmoidTransform(), AffineTransform(low, high - low)])
+        return maps.SigmoidTransform()
+    return maps.ComposeTransform([maps.SigmoidTransform(), maps.AffineTransform(low, high - low)])
 
 
 def _independent(registry: ConstraintRegistry) -> Callable[[Any], Transform]:
     def factory(constraint: Any) -> Transform:
-        return IndependentTransform(registry(constraint.base_constraint), constraint.reinterpreted_batch_ndims)
+        return maps.IndependentTransform(registry(constraint.base_constraint), constraint.reinterpreted_batch_ndims)
     return factory
 
 
@@ -98,6 +89,11 @@ for _registry in (biject_to, transform_to):
     _registry.register(constraints.less_than, _below)
     _registry.register(constraints.interval, _between)
     _registry.register(constraints.half_open_interval, _between)
-biject_to.register(constraints.simplex, lambda constraint: StickBreakingTransform())
-transform_to.register(constraints.simplex, lambda constraint: SoftmaxTransform())
-transform_to.register(constraints.lower_cholesky, lambda constraint: LowerCholeskyTransform())
+biject_to.register(constraints.simplex, lambda constraint: maps.StickBreakingTransform())
+transform_to.register(constraints.simplex, lambda constraint: maps.SoftmaxTransform())
+transform_to.register(constraints.lower_cholesky, lambda constraint: maps.LowerCholeskyTransform())
+for _registry in (biject_to, transform_to):  # each piece by its own constraint's map
+    _registry.register(constraints.cat, lambda constraint, registry=_registry: maps.CatTransform(
+        [registry(c) for c in constraint.cseq], constraint.dim, constraint.lengths))
+    _registry.register(constraints.stack, lambda constraint, registry=_registry: maps.StackTransform(
+        [registry(c) for c in constraint.cseq], constraint.dim))

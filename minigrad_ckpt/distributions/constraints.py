@@ -11,12 +11,15 @@ name it. ``Distribution.support`` and ``arg_constraints`` are made of these.
 from __future__ import annotations
 
 from ..functional.linalg_ex import cholesky_ex
+from ..functional.shape import stack as stack_tensors
+from ..functional.torch_idioms import cat as cat_tensors
 from ..tensor import Tensor
 
 __all__ = ["Constraint", "real", "positive", "unit_interval", "boolean", "simplex", "integer_interval",
            "independent", "greater_than", "greater_than_eq", "less_than", "interval", "half_open_interval",
            "nonnegative", "nonnegative_integer", "positive_integer", "real_vector", "one_hot",
-           "positive_definite", "lower_cholesky", "MixtureSameFamilyConstraint", "multinomial"]
+           "positive_definite", "lower_cholesky", "MixtureSameFamilyConstraint", "multinomial", "cat",
+           "stack"]
 
 
 class Constraint:
@@ -170,6 +173,37 @@ class Multinomial(Constraint):
         return (value >= 0).all(-1) & (value.sum(-1) <= self.upper_bound)
 
 
+class Cat(Constraint):
+    """``cseq[i]`` on the ``i``-th of consecutive slices (``lengths``, ones by default) along ``dim``
+    (PyTorch's ``constraints.cat``: a ``CatTransform``'s domain and codomain)."""
+
+    def __init__(self, cseq: list[Constraint], dim: int = 0, lengths: list[int] | None = None) -> None:
+        self.cseq, self.dim = list(cseq), dim
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        self.event_dim = max(c.event_dim for c in self.cseq)
+        self.is_discrete = any(c.is_discrete for c in self.cseq)
+
+    def check(self, value: Tensor) -> Tensor:
+        checks, start = [], 0
+        for constraint, length in zip(self.cseq, self.lengths):
+            checks.append(constraint.check(value.narrow(self.dim, start, length)))
+            start += length
+        return cat_tensors(checks, self.dim)
+
+
+class Stack(Constraint):
+    """``cseq[i]`` on the ``i``-th entry along ``dim`` (PyTorch's ``constraints.stack``)."""
+
+    def __init__(self, cseq: list[Constraint], dim: int = 0) -> None:
+        self.cseq, self.dim = list(cseq), dim
+        self.event_dim = max(c.event_dim for c in self.cseq)
+        self.is_discrete = any(c.is_discrete for c in self.cseq)
+
+    def check(self, value: Tensor) -> Tensor:
+        checks = [c.check(value.select(self.dim, i)) for i, c in enumerate(self.cseq)]
+        return stack_tensors(checks, self.dim)
+
+
 class PositiveDefinite(Constraint):
     """Symmetric matrices (within ``1e-6``, PyTorch's tolerance) that a Cholesky factorization takes."""
 
@@ -245,6 +279,8 @@ less_than = LessThan
 interval = Interval
 half_open_interval = HalfOpenInterval
 multinomial = Multinomial
+cat = Cat
+stack = Stack
 nonnegative = GreaterThanEq(0.0)
 nonnegative_integer = IntegerGreaterThan(0)
 positive_integer = IntegerGreaterThan(1)

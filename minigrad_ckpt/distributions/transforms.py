@@ -18,6 +18,7 @@ from typing import Any
 
 from .. import creation
 from ..backend import host_numpy
+from ..functional.shape import stack
 from ..functional.torch_idioms import cat
 from ..nn import functional as F
 from ..tensor import Tensor
@@ -25,7 +26,8 @@ from . import constraints
 
 __all__ = ["Transform", "ExpTransform", "AffineTransform", "PowerTransform", "SigmoidTransform", "TanhTransform",
            "SoftplusTransform", "AbsTransform", "ComposeTransform", "identity_transform", "SoftmaxTransform",
-           "StickBreakingTransform", "LowerCholeskyTransform", "ReshapeTransform", "IndependentTransform"]
+           "StickBreakingTransform", "LowerCholeskyTransform", "ReshapeTransform", "IndependentTransform",
+           "CatTransform", "StackTransform"]
 
 
 class Transform:
@@ -549,3 +551,111 @@ class IndependentTransform(Transform):
 
     def __repr__(self) -> str:
         return f"IndependentTransform({self.base_transform!r}, {self.reinterpreted_batch_ndims})"
+
+
+def _check_along(t: Tensor, dim: int, size: int, what: str, name: str) -> None:
+    """PyTorch's assertions on the tensor a Cat/Stack transform is given."""
+    if not -t.ndim <= dim < t.ndim:
+        raise AssertionError(f"dim {dim} out of range for {name} with {t.ndim} dimensions")
+    if t.shape[dim] != size:
+        raise AssertionError(f"{name}.size({dim}) = {t.shape[dim]} must equal {what} {size}")
+
+
+class CatTransform(Transform):
+    """``tseq[i]`` applied to the ``i``-th of consecutive slices (``lengths``, ones by default) along ``dim``."""
+
+    def __init__(self, tseq: Any, dim: int = 0, lengths: Any = None, cache_size: int = 0) -> None:
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        super().__init__(cache_size)
+        self.transforms = [t.with_cache(cache_size) for t in tseq] if cache_size else list(tseq)
+        self.lengths = [1] * len(self.transforms) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.transforms):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match transforms ({len(self.transforms)})")
+        self.dim = dim
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return max(t.event_dim for t in self.transforms)
+
+    @property
+    def length(self) -> int:
+        return sum(self.lengths)
+
+    @property
+    def bijective(self) -> bool:  # type: ignore[override]
+        return all(t.bijective for t in self.transforms)
+
+    @property
+    def domain(self) -> constraints.Constraint:  # type: ignore[override]
+        return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @property
+    def codomain(self) -> constraints.Constraint:  # type: ignore[override]
+        return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        return self if self._cache_size == cache_size else CatTransform(self.transforms, self.dim, self.lengths,
+                                                                        cache_size)
+
+    def _slices(self, t: Tensor) -> list[Tensor]:
+        starts = [sum(self.lengths[:i]) for i in range(len(self.lengths))]
+        return [t.narrow(self.dim, start, length) for start, length in zip(starts, self.lengths)]
+
+    def _call(self, x: Tensor) -> Tensor:
+        _check_along(x, self.dim, self.length, "length", "x")
+        return cat([t(piece) for t, piece in zip(self.transforms, self._slices(x))], self.dim)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        _check_along(y, self.dim, self.length, "length", "y")
+        return cat([t.inv(piece) for t, piece in zip(self.transforms, self._slices(y))], self.dim)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        _check_along(x, self.dim, self.length, "length", "x")
+        _check_along(y, self.dim, self.length, "length", "y")
+        parts = [_sum_rightmost(t.log_abs_det_jacobian(xs, ys), self.event_dim - t.event_dim)
+                 for t, xs, ys in zip(self.transforms, self._slices(x), self._slices(y))]
+        dim = (self.dim - x.ndim if self.dim >= 0 else self.dim) + self.event_dim
+        # the slices' Jacobians side by side where dim is a batch dim, summed where it is inside the event
+        return cat(parts, dim) if dim < 0 else sum(parts[1:], parts[0])
+
+
+class StackTransform(Transform):
+    """``tseq[i]`` applied to the ``i``-th entry along ``dim``."""
+
+    def __init__(self, tseq: Any, dim: int = 0, cache_size: int = 0) -> None:
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        super().__init__(cache_size)
+        self.transforms = [t.with_cache(cache_size) for t in tseq] if cache_size else list(tseq)
+        self.dim = dim
+
+    @property
+    def bijective(self) -> bool:  # type: ignore[override]
+        return all(t.bijective for t in self.transforms)
+
+    @property
+    def domain(self) -> constraints.Constraint:  # type: ignore[override]
+        return constraints.stack([t.domain for t in self.transforms], self.dim)
+
+    @property
+    def codomain(self) -> constraints.Constraint:  # type: ignore[override]
+        return constraints.stack([t.codomain for t in self.transforms], self.dim)
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        return self if self._cache_size == cache_size else StackTransform(self.transforms, self.dim, cache_size)
+
+    def _map(self, t: Tensor, name: str, each: Any) -> Tensor:
+        """``each(i, transform, slice i)`` stacked back along ``dim``."""
+        _check_along(t, self.dim, len(self.transforms), "len(transforms)", name)
+        return stack([each(i, tf, t.select(self.dim, i)) for i, tf in enumerate(self.transforms)], self.dim)
+
+    def _call(self, x: Tensor) -> Tensor:
+        return self._map(x, "x", lambda i, tf, piece: tf(piece))
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return self._map(y, "y", lambda i, tf, piece: tf.inv(piece))
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        _check_along(y, self.dim, len(self.transforms), "len(transforms)", "y")
+        return self._map(x, "x", lambda i, tf, piece: tf.log_abs_det_jacobian(piece, y.select(self.dim, i)))

@@ -232,7 +232,23 @@ def low_rank_normal(D, T, func):
             + list(func.grad(objective, argnums=(0, 1, 2))(T(LR_LOC), T(LR_W), T(LR_D))))
 
 
+def cat_and_stack(D, T, func):
+    x, outs, c = T([[0.3, -1.2, 2.0, 0.5], [2.5, 0.05, -0.7, 1.0]]), [], D.constraints
+    for t in (D.CatTransform([D.ExpTransform(), D.SigmoidTransform(), D.AffineTransform(1.0, 2.0)], dim=1,
+                             lengths=[1, 2, 1]),
+              D.CatTransform([D.ExpTransform(), D.SigmoidTransform()], dim=0),
+              D.StackTransform([D.ExpTransform(), D.SoftplusTransform()], dim=0),
+              D.StackTransform([D.ExpTransform(), D.ExpTransform(), D.SigmoidTransform(), D.TanhTransform()], dim=1)):
+        y = t(x)
+        outs += [y, t.inv(y), t.log_abs_det_jacobian(x, y)]
+    for con in (c.cat([c.positive, c.real], 1, [1, 3]), c.stack([c.positive, c.unit_interval], 0)):
+        for registry in (D.biject_to, D.transform_to):
+            y = registry(con)(x)
+            outs += [y, registry(con).inv(y)]
+    return outs
+
+
 CASES = [weibull, pareto, kumaraswamy, power_transform, pareto_kl, family_gradients, relaxed, relaxed_gradients,
          continuous_bernoulli, continuous_bernoulli_gradients, counts, counts_gradients, multinomial_entropy,
          fisher_snedecor, event_transforms, constraint_maps, logistic_normal,
-         von_mises_and_inverse_gamma, low_rank_normal]
+         von_mises_and_inverse_gamma, low_rank_normal, cat_and_stack]
