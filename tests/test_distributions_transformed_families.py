@@ -28,7 +28,8 @@ TOL = {"float64": 1e-11, "float32": 2e-5}
 # torch's trigamma (its autograd of digamma) is off by up to 1.5e-9; its Multinomial entropy by 3e-8 of the exact
 # enumeration (tests/test_distributions_counts.py checks the engine's against that sum to 1e-13)
 LOOSER = {("family_gradients", "float64"): 1e-8, ("family_gradients", "float32"): 1e-4,
-          ("multinomial_entropy", "float64"): 1e-7, ("von_mises_and_inverse_gamma", "float64"): 1e-8}
+          ("multinomial_entropy", "float64"): 1e-7, ("von_mises_and_inverse_gamma", "float64"): 1e-8,
+          ("generalized_pareto", "float64"): 2e-5}  # computed in float32 in both runs
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])

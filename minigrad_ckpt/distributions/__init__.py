@@ -7,7 +7,7 @@ the ``transforms`` module's maps (and ``biject_to``/``transform_to`` onto constr
 ``OneHotCategorical``, ``Geometric``, ``Poisson``, ``Binomial`` in ``discrete``; ``RelaxedBernoulli``,
 ``RelaxedOneHotCategorical`` (their bases there), ``OneHotCategoricalStraightThrough`` in ``relaxed``;
 ``ContinuousBernoulli`` in ``continuous_bernoulli``; ``NegativeBinomial``, ``Multinomial`` in ``counts``;
-``VonMises`` in ``von_mises``;
+``VonMises`` in ``von_mises``; ``GeneralizedPareto`` in ``generalized_pareto``;
 ``MultivariateNormal`` in ``multivariate``;
 ``LowRankMultivariateNormal`` in ``lowrank_multivariate``; ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``StudentT``,
 ``FisherSnedecor`` in ``gamma``, reparameterized implicitly by ``implicit_gradients``) with their formulas
@@ -33,6 +33,7 @@ from .counts import Multinomial, NegativeBinomial
 from .discrete import Binomial, Geometric, OneHotCategorical, Poisson
 from .distributions import Bernoulli, Categorical, Distribution, Independent, Normal
 from .gamma import Beta, Chi2, Dirichlet, FisherSnedecor, Gamma, StudentT
+from .generalized_pareto import GeneralizedPareto
 from .kl import kl_divergence, register_kl
 from .lowrank_multivariate import LowRankMultivariateNormal
 from .mixture import MixtureSameFamily
@@ -68,7 +69,7 @@ __all__ = ["Distribution", "constraints", "Categorical", "Normal", "Bernoulli", 
            "MultivariateNormal", "Gamma", "Chi2", "Beta", "Dirichlet", "StudentT", "Weibull", "Pareto", "Kumaraswamy",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "OneHotCategoricalStraightThrough", "ContinuousBernoulli",
            "NegativeBinomial", "Multinomial", "FisherSnedecor", "LogisticNormal", "VonMises", "InverseGamma",
-           "LowRankMultivariateNormal",
+           "LowRankMultivariateNormal", "GeneralizedPareto",
            "transforms", "Transform", "ExpTransform", "AffineTransform", "PowerTransform", "SoftplusTransform",
            "AbsTransform", "SoftmaxTransform", "StickBreakingTransform", "LowerCholeskyTransform", "ReshapeTransform",
            "IndependentTransform", "identity_transform", "biject_to", "transform_to", "CatTransform",

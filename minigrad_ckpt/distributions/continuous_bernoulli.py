@@ -14,7 +14,7 @@ from ..functional.elementwise import where
 from ..nn import functional as F
 from ..tensor import Tensor
 from . import constraints
-from .distributions import _as_float_tensor, _broadcast_all, _clamp_probs, _TwoOutcomeParameters
+from .distributions import _as_float_tensor, _broadcast_all, _clamp_probs, _icdf_draws, _TwoOutcomeParameters
 
 __all__ = ["ContinuousBernoulli"]
 
@@ -85,8 +85,7 @@ class ContinuousBernoulli(_TwoOutcomeParameters):
         return where(self._outside_unstable_region(), variances, taylor)
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
-        shape = self._extended_shape(sample_shape)
-        return self.icdf(creation.rand(*shape, dtype=self.probs.dtype, device=self.probs.device))
+        return _icdf_draws(self, self.probs, sample_shape)
 
     def log_prob(self, value: Any) -> Tensor:
         if self._validate_args:

@@ -67,6 +67,13 @@ def _read_through(holder: str, name: str) -> property:
     return property(read, doc=f"``{holder}``'s ``{name}``.")
 
 
+def _icdf_draws(dist: Any, like: Tensor, sample_shape: Any) -> Tensor:
+    """``dist.icdf(u)`` for uniform ``u`` of the sample's shape, in ``like``'s dtype and device: the
+    reparameterized draw of a family whose inverse CDF is closed-form (differentiable in its parameters)."""
+    shape = dist._extended_shape(sample_shape)
+    return dist.icdf(creation.rand(*shape, dtype=like.dtype, device=like.device))
+
+
 def _shape(sample_shape: Any) -> tuple[int, ...]:
     return tuple(sample_shape) if not isinstance(sample_shape, int) else (sample_shape,)
 
