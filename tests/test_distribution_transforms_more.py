@@ -81,6 +81,21 @@ def test_cat_and_stack_transforms_and_constraints():
     assert type(D.biject_to(C.cat([C.positive, C.simplex], 0, [1, 3]))) is D.CatTransform
 
 
+def test_positive_definite_and_cumulative_distribution_transforms():
+    """torch's numbers: case ``matrix_and_cdf_transforms``; here the flags and the maps' ranges."""
+    pd = D.PositiveDefiniteTransform()
+    assert not pd.bijective and pd == D.PositiveDefiniteTransform() and type(
+        D.transform_to(C.positive_definite)) is D.PositiveDefiniteTransform
+    x = mg.tensor(np.random.default_rng(1).normal(size=(4, 3, 3)), dtype=mg.float64)
+    assert bool(C.positive_definite.check(pd(x)).all().item())
+    cd = D.CumulativeDistributionTransform(D.Gumbel(mg.tensor(0.0), mg.tensor(1.0)))
+    assert cd.bijective and repr(cd.domain) == "Real()"
+    assert repr(cd.codomain) == "Interval(lower_bound=0.0, upper_bound=1.0)"
+    # a TransformedDistribution through a CDF is uniform: log_prob 0 on (0, 1)
+    u = D.TransformedDistribution(D.Gumbel(mg.tensor(0.0), mg.tensor(1.0)), cd)
+    np.testing.assert_allclose(u.log_prob(mg.tensor([0.2, 0.7])).numpy(), 0.0, atol=1e-6)
+
+
 def test_stick_breaking_jacobian_is_autograds():
     """``log|det dy/dx|`` of the first ``K - 1`` outputs (the last is fixed by the others) against the Jacobian."""
     x = mg.tensor([0.3, -1.2, 2.0], dtype=mg.float64)

@@ -92,6 +92,7 @@ for _registry in (biject_to, transform_to):
 biject_to.register(constraints.simplex, lambda constraint: maps.StickBreakingTransform())
 transform_to.register(constraints.simplex, lambda constraint: maps.SoftmaxTransform())
 transform_to.register(constraints.lower_cholesky, lambda constraint: maps.LowerCholeskyTransform())
+transform_to.register(constraints.positive_definite, lambda constraint: maps.PositiveDefiniteTransform())
 for _registry in (biject_to, transform_to):  # each piece by its own constraint's map
     _registry.register(constraints.cat, lambda constraint, registry=_registry: maps.CatTransform(
         [registry(c) for c in constraint.cseq], constraint.dim, constraint.lengths))

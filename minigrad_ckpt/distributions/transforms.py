@@ -18,6 +18,7 @@ from typing import Any
 
 from .. import creation
 from ..backend import host_numpy
+from ..functional import linalg
 from ..functional.shape import stack
 from ..functional.torch_idioms import cat
 from ..nn import functional as F
@@ -27,7 +28,7 @@ from . import constraints
 __all__ = ["Transform", "ExpTransform", "AffineTransform", "PowerTransform", "SigmoidTransform", "TanhTransform",
            "SoftplusTransform", "AbsTransform", "ComposeTransform", "identity_transform", "SoftmaxTransform",
            "StickBreakingTransform", "LowerCholeskyTransform", "ReshapeTransform", "IndependentTransform",
-           "CatTransform", "StackTransform"]
+           "CatTransform", "StackTransform", "PositiveDefiniteTransform", "CumulativeDistributionTransform"]
 
 
 class Transform:
@@ -466,6 +467,51 @@ class LowerCholeskyTransform(_Stateless):
 
     def _inverse(self, y: Tensor) -> Tensor:
         return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
+
+
+class PositiveDefiniteTransform(_Stateless):
+    """Square matrices to positive-definite ones: ``L L^T`` of the ``LowerCholeskyTransform`` of ``x`` (not
+    bijective: the upper triangle is dropped); the inverse through the Cholesky factor."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.positive_definite
+    bijective = False
+
+    def _call(self, x: Tensor) -> Tensor:
+        factor = LowerCholeskyTransform()(x)
+        return factor @ factor.transpose(-2, -1)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return LowerCholeskyTransform().inv(linalg.cholesky(y))
+
+
+class CumulativeDistributionTransform(Transform):
+    """``y = distribution.cdf(x)``: a distribution's support onto ``[0, 1]``; inverse its ``icdf``, log-Jacobian
+    its ``log_prob`` (the density is the CDF's derivative)."""
+
+    codomain = constraints.unit_interval
+
+    def __init__(self, distribution: Any, cache_size: int = 0) -> None:
+        super().__init__(cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self) -> constraints.Constraint:  # type: ignore[override]
+        return self.distribution.support
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
+
+    def _call(self, x: Tensor) -> Tensor:
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return self.distribution.log_prob(x)
 
 
 class ReshapeTransform(Transform):

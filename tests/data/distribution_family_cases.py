@@ -267,8 +267,16 @@ def generalized_pareto(D, T, func):
                                                             F([0.1, 0.3, -0.4, 0.2]))))
 
 
+def matrix_and_cdf_transforms(D, T, func):
+    m = T([[[0.5, 2.0, 0.1], [-1.0, 0.3, 0.2], [0.4, -0.6, 1.0]]])
+    pd, cd = D.PositiveDefiniteTransform(), D.CumulativeDistributionTransform(D.Normal(T(0.5), T(2.0)))
+    x = T([0.1, -1.0, 3.0])
+    return [pd(m), pd.inv(pd(m)), D.transform_to(D.constraints.positive_definite)(m), cd(x), cd.inv(cd(x)),
+            cd.log_abs_det_jacobian(x, cd(x))]
+
+
 CASES = [weibull, pareto, kumaraswamy, power_transform, pareto_kl, family_gradients, relaxed, relaxed_gradients,
          continuous_bernoulli, continuous_bernoulli_gradients, counts, counts_gradients, multinomial_entropy,
          fisher_snedecor, event_transforms, constraint_maps, logistic_normal,
          von_mises_and_inverse_gamma, low_rank_normal, cat_and_stack,
-         generalized_pareto]
+         generalized_pareto, matrix_and_cdf_transforms]
