@@ -8,6 +8,7 @@ the ``transforms`` module's maps (and ``biject_to``/``transform_to`` onto constr
 ``RelaxedOneHotCategorical`` (their bases there), ``OneHotCategoricalStraightThrough`` in ``relaxed``;
 ``ContinuousBernoulli`` in ``continuous_bernoulli``; ``NegativeBinomial``, ``Multinomial`` in ``counts``;
 ``VonMises`` in ``von_mises``; ``GeneralizedPareto`` in ``generalized_pareto``;
+``LKJCholesky`` in ``lkj_cholesky``;
 ``MultivariateNormal`` in ``multivariate``;
 ``LowRankMultivariateNormal`` in ``lowrank_multivariate``; ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``StudentT``,
 ``FisherSnedecor`` in ``gamma``, reparameterized implicitly by ``implicit_gradients``) with their formulas
@@ -35,6 +36,7 @@ from .distributions import Bernoulli, Categorical, Distribution, Independent, No
 from .gamma import Beta, Chi2, Dirichlet, FisherSnedecor, Gamma, StudentT
 from .generalized_pareto import GeneralizedPareto
 from .kl import kl_divergence, register_kl
+from .lkj_cholesky import LKJCholesky
 from .lowrank_multivariate import LowRankMultivariateNormal
 from .mixture import MixtureSameFamily
 from .multivariate import MultivariateNormal
@@ -46,6 +48,7 @@ from .transforms import (
     AffineTransform,
     CatTransform,
     ComposeTransform,
+    CorrCholeskyTransform,
     CumulativeDistributionTransform,
     ExpTransform,
     IndependentTransform,
@@ -71,9 +74,10 @@ __all__ = ["Distribution", "constraints", "Categorical", "Normal", "Bernoulli", 
            "MultivariateNormal", "Gamma", "Chi2", "Beta", "Dirichlet", "StudentT", "Weibull", "Pareto", "Kumaraswamy",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "OneHotCategoricalStraightThrough", "ContinuousBernoulli",
            "NegativeBinomial", "Multinomial", "FisherSnedecor", "LogisticNormal", "VonMises", "InverseGamma",
-           "LowRankMultivariateNormal", "GeneralizedPareto",
+           "LowRankMultivariateNormal", "GeneralizedPareto", "LKJCholesky",
            "transforms", "Transform", "ExpTransform", "AffineTransform", "PowerTransform", "SoftplusTransform",
            "AbsTransform", "SoftmaxTransform", "StickBreakingTransform", "LowerCholeskyTransform", "ReshapeTransform",
            "IndependentTransform", "identity_transform", "biject_to", "transform_to", "CatTransform",
            "StackTransform", "PositiveDefiniteTransform", "CumulativeDistributionTransform",
+           "CorrCholeskyTransform",
            "SigmoidTransform", "TanhTransform", "ComposeTransform", "kl", "kl_divergence", "register_kl"]

@@ -93,6 +93,8 @@ biject_to.register(constraints.simplex, lambda constraint: maps.StickBreakingTra
 transform_to.register(constraints.simplex, lambda constraint: maps.SoftmaxTransform())
 transform_to.register(constraints.lower_cholesky, lambda constraint: maps.LowerCholeskyTransform())
 transform_to.register(constraints.positive_definite, lambda constraint: maps.PositiveDefiniteTransform())
+biject_to.register(constraints.corr_cholesky, lambda constraint: maps.CorrCholeskyTransform())
+transform_to.register(constraints.corr_cholesky, lambda constraint: maps.CorrCholeskyTransform())
 for _registry in (biject_to, transform_to):  # each piece by its own constraint's map
     _registry.register(constraints.cat, lambda constraint, registry=_registry: maps.CatTransform(
         [registry(c) for c in constraint.cseq], constraint.dim, constraint.lengths))

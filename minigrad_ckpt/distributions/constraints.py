@@ -10,6 +10,7 @@ name it. ``Distribution.support`` and ``arg_constraints`` are made of these.
 
 from __future__ import annotations
 
+from ..backend import host_numpy
 from ..functional.linalg_ex import cholesky_ex
 from ..functional.shape import stack as stack_tensors
 from ..functional.torch_idioms import cat as cat_tensors
@@ -18,7 +19,7 @@ from ..tensor import Tensor
 __all__ = ["Constraint", "real", "positive", "unit_interval", "boolean", "simplex", "integer_interval",
            "independent", "greater_than", "greater_than_eq", "less_than", "interval", "half_open_interval",
            "nonnegative", "nonnegative_integer", "positive_integer", "real_vector", "one_hot",
-           "positive_definite", "lower_cholesky", "MixtureSameFamilyConstraint", "multinomial", "cat",
+           "positive_definite", "lower_cholesky", "MixtureSameFamilyConstraint", "multinomial", "corr_cholesky", "cat",
            "stack"]
 
 
@@ -228,6 +229,18 @@ class LowerCholesky(Constraint):
         return lower & (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1)
 
 
+class CorrCholesky(Constraint):
+    """Lower Cholesky factors of correlation matrices: ``LowerCholesky`` with rows of unit norm (within
+    ``10 n eps``, PyTorch's tolerance)."""
+
+    event_dim = 2
+
+    def check(self, value: Tensor) -> Tensor:
+        tol = float(host_numpy.finfo(value.dtype).eps) * value.shape[-1] * 10
+        unit_rows = ((value.detach().pow(2).sum(-1).sqrt() - 1.0).abs() <= tol).all(-1)
+        return LowerCholesky().check(value) & unit_rows
+
+
 class IndependentConstraint(Constraint):
     """``base`` holding for every entry of the last ``reinterpreted_batch_ndims`` dims at once."""
 
@@ -269,6 +282,7 @@ boolean = Boolean()
 simplex = Simplex()
 positive_definite = PositiveDefinite()
 lower_cholesky = LowerCholesky()
+corr_cholesky = CorrCholesky()
 one_hot = OneHot()
 integer_interval = IntegerInterval
 independent = IndependentConstraint

@@ -19,6 +19,7 @@ from typing import Any
 from .. import creation
 from ..backend import host_numpy
 from ..functional import linalg
+from ..functional.diagonal import eye as eye_matrix
 from ..functional.shape import stack
 from ..functional.torch_idioms import cat
 from ..nn import functional as F
@@ -28,7 +29,8 @@ from . import constraints
 __all__ = ["Transform", "ExpTransform", "AffineTransform", "PowerTransform", "SigmoidTransform", "TanhTransform",
            "SoftplusTransform", "AbsTransform", "ComposeTransform", "identity_transform", "SoftmaxTransform",
            "StickBreakingTransform", "LowerCholeskyTransform", "ReshapeTransform", "IndependentTransform",
-           "CatTransform", "StackTransform", "PositiveDefiniteTransform", "CumulativeDistributionTransform"]
+           "CatTransform", "StackTransform", "PositiveDefiniteTransform", "CumulativeDistributionTransform",
+           "CorrCholeskyTransform"]
 
 
 class Transform:
@@ -705,3 +707,64 @@ class StackTransform(Transform):
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
         _check_along(y, self.dim, len(self.transforms), "len(transforms)", "y")
         return self._map(x, "x", lambda i, tf, piece: tf.log_abs_det_jacobian(piece, y.select(self.dim, i)))
+
+
+def _tril_selection(n: int, diag: int, like: Tensor) -> Tensor:
+    """The 0/1 matrix ``S`` (``N x n*n``) that reads the ``N`` entries of a ``n x n`` matrix on and below
+    diagonal ``diag``, row by row (PyTorch's ``tril_matrix_to_vec`` order): ``vec = flat @ S^T``,
+    ``flat = vec @ S`` -- differentiable both ways, on any device."""
+    rows, cols = host_numpy.tril_indices(n, diag)
+    selection = host_numpy.zeros((len(rows), n * n))
+    selection[host_numpy.arange(len(rows)), rows * n + cols] = 1.0
+    return creation.tensor(selection, dtype=like.dtype, device=like.device)
+
+
+def _tril_size(count: int) -> int:
+    """``D`` with ``D (D - 1) / 2 = count``, PyTorch's refusal otherwise."""
+    d = round((0.25 + 2 * count) ** 0.5 + 0.5)
+    if d * (d - 1) // 2 != count:
+        raise ValueError("Input is not a flattened lower-diagonal number")
+    return d
+
+
+class CorrCholeskyTransform(_Stateless):
+    """A vector of ``D (D - 1) / 2`` reals to the Cholesky factor of a ``D x D`` correlation matrix: ``tanh``
+    into ``(-1, 1)``, then stick-breaking on the squares of each row (Stan's construction, PyTorch's)."""
+
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+
+    def _call(self, x: Tensor) -> Tensor:
+        eps = float(host_numpy.finfo(x.dtype).eps)
+        x = x.tanh().clamp(min=-1 + eps, max=1 - eps)
+        n = _tril_size(x.shape[-1])
+        r = (x @ _tril_selection(n, -1, x)).reshape(*x.shape[:-1], n, n)
+        left = (1 - r.pow(2)).sqrt().cumprod(-1)
+        ones = creation.ones(*left.shape[:-1], 1, dtype=x.dtype, device=x.device)
+        eye = eye_matrix(n, dtype=x.dtype, device=x.device)
+        return (r + eye) * cat([ones, left[..., :-1]], -1)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        n = y.shape[-1]
+        y_cumsum = 1 - (y * y).cumsum(-1)
+        ones = creation.ones(*y.shape[:-1], 1, dtype=y.dtype, device=y.device)
+        shifted = cat([ones, y_cumsum[..., :-1]], -1)
+        selection = _tril_selection(n, -1, y).transpose(0, 1)
+        t = (y.reshape(*y.shape[:-2], n * n) @ selection) / (shifted.reshape(*y.shape[:-2], n * n) @ selection).sqrt()
+        return (t.log1p() - (-t).log1p()) / 2
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        """Of ``x`` and the flattened strictly-lower part of ``y`` (the spaces differ in size), PyTorch's."""
+        n = y.shape[-1]
+        y1m_cumsum = (1 - (y * y).cumsum(-1)).reshape(*y.shape[:-2], n * n)
+        stick_breaking = 0.5 * (y1m_cumsum @ _tril_selection(n, -2, y).transpose(0, 1)).log().sum(-1)
+        return stick_breaking - 2 * (x + F.softplus(-2 * x) - math.log(2.0)).sum(-1)
+
+    def forward_shape(self, shape: Any) -> tuple[int, ...]:
+        d = _tril_size(shape[-1])
+        return (*shape[:-1], d, d)
+
+    def inverse_shape(self, shape: Any) -> tuple[int, ...]:
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        return (*shape[:-2], shape[-1] * (shape[-1] - 1) // 2)

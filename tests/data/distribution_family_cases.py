@@ -275,8 +275,21 @@ def matrix_and_cdf_transforms(D, T, func):
             cd.log_abs_det_jacobian(x, cd(x))]
 
 
+def lkj_and_corr_cholesky(D, T, func):
+    x = T([[0.3, -1.2, 2.0, 0.5, 0.1, -0.4], [2.5, 0.05, -0.7, 1.0, -2.0, 0.3]])
+    t = D.CorrCholeskyTransform()
+    y = t(x)
+    d = D.LKJCholesky(4, T([0.5, 2.0]))
+
+    def objective(x, concentration):
+        return D.LKJCholesky(4, concentration).log_prob(D.CorrCholeskyTransform()(x)).sum()
+    return ([y, t.inv(y), t.log_abs_det_jacobian(x, y), D.biject_to(D.constraints.corr_cholesky)(x[:, :3]),
+             d.log_prob(y), d.expand((3, 2)).log_prob(y), D.LKJCholesky(4, T(1.5)).log_prob(y)]
+            + list(func.grad(objective, argnums=(0, 1))(x, T([0.5, 2.0]))))
+
+
 CASES = [weibull, pareto, kumaraswamy, power_transform, pareto_kl, family_gradients, relaxed, relaxed_gradients,
          continuous_bernoulli, continuous_bernoulli_gradients, counts, counts_gradients, multinomial_entropy,
          fisher_snedecor, event_transforms, constraint_maps, logistic_normal,
          von_mises_and_inverse_gamma, low_rank_normal, cat_and_stack,
-         generalized_pareto, matrix_and_cdf_transforms]
+         generalized_pareto, matrix_and_cdf_transforms, lkj_and_corr_cholesky]
