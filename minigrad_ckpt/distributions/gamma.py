@@ -92,8 +92,16 @@ class Gamma(Distribution):
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         """PyTorch's: a standard gamma draw over ``rate``, differentiable in both."""
+        return self._draw(sample_shape, _rsample_standard_gamma)
+
+    def sample(self, sample_shape: Any = ()) -> Tensor:
+        # the same draw without its implicit gradient (which costs more than the draw)
+        with no_grad():
+            return self._draw(sample_shape, _standard_gamma)
+
+    def _draw(self, sample_shape: Any, standard_gamma: Any) -> Tensor:
         shape = self._extended_shape(sample_shape)
-        draw = _rsample_standard_gamma(self.concentration.expand(*shape)) / self.rate.expand(*shape)
+        draw = standard_gamma(self.concentration.expand(*shape)) / self.rate.expand(*shape)
         return _clamped_up(draw, float(host_numpy.finfo(draw.dtype).tiny))
 
     def log_prob(self, value: Any) -> Tensor:
@@ -180,12 +188,17 @@ class Dirichlet(Distribution):
         concentration by PyTorch's Dirichlet gradient (``_Dirichlet``'s backward)."""
         concentration = self.concentration.expand(*self._extended_shape(sample_shape))
         with no_grad():
-            draw = _standard_gamma(concentration)
-            finfo = host_numpy.finfo(draw.dtype)
-            draw = (draw / draw.sum(-1, keepdim=True)).clamp(min=float(finfo.tiny), max=1 - float(finfo.eps))
+            draw = self.sample(sample_shape)
             total = concentration.sum(-1, keepdim=True).expand(*concentration.shape)
             derivative = dirichlet_grad(draw, concentration, total)
         return reparameterized_on_simplex(draw, concentration, derivative)
+
+    def sample(self, sample_shape: Any = ()) -> Tensor:
+        """Normalized gamma draws clamped into ``[tiny, 1 - eps]`` (without rsample's implicit gradient)."""
+        with no_grad():
+            draw = _standard_gamma(self.concentration.expand(*self._extended_shape(sample_shape)))
+            finfo = host_numpy.finfo(draw.dtype)
+            return (draw / draw.sum(-1, keepdim=True)).clamp(min=float(finfo.tiny), max=1 - float(finfo.eps))
 
     def log_prob(self, value: Any) -> Tensor:
         if self._validate_args:
@@ -244,6 +257,9 @@ class Beta(Distribution):
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         return self._dirichlet.rsample(sample_shape).select(-1, 0)
 
+    def sample(self, sample_shape: Any = ()) -> Tensor:
+        return self._dirichlet.sample(sample_shape).select(-1, 0)
+
     def log_prob(self, value: Any) -> Tensor:
         if self._validate_args:
             self._validate_sample(value)
@@ -291,10 +307,16 @@ class StudentT(Distribution):
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         """PyTorch's: a standard normal over ``sqrt(chi2 / df)``, the chi-square draw reparameterized
         (differentiable in ``df`` through it), then shifted and scaled."""
+        return self._draw(sample_shape, self._chi2.rsample)
+
+    def sample(self, sample_shape: Any = ()) -> Tensor:
+        with no_grad():
+            return self._draw(sample_shape, self._chi2.sample)
+
+    def _draw(self, sample_shape: Any, chi2_draw: Any) -> Tensor:
         shape = self._extended_shape(sample_shape)
         x = creation.randn(*shape, dtype=self.df.dtype, device=self.df.device)
-        y = x * (self._chi2.rsample(sample_shape) / self.df).rsqrt()
-        return self.loc + self.scale * y
+        return self.loc + self.scale * (x * (chi2_draw(sample_shape) / self.df).rsqrt())
 
     def log_prob(self, value: Any) -> Tensor:
         if self._validate_args:
@@ -349,7 +371,14 @@ class FisherSnedecor(Distribution):
         return 2 * df2.pow(2) * (self.df1 + df2 - 2) / (self.df1 * (df2 - 2).pow(2) * (df2 - 4))
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
-        x1, x2 = self._gamma1.rsample(sample_shape), self._gamma2.rsample(sample_shape)
+        return self._ratio(self._gamma1.rsample(sample_shape), self._gamma2.rsample(sample_shape))
+
+    def sample(self, sample_shape: Any = ()) -> Tensor:
+        with no_grad():
+            return self._ratio(self._gamma1.sample(sample_shape), self._gamma2.sample(sample_shape))
+
+    @staticmethod
+    def _ratio(x1: Tensor, x2: Tensor) -> Tensor:
         tiny = float(host_numpy.finfo(x2.dtype).tiny)
         return _clamped_up(x1 / _clamped_up(x2, tiny), tiny)
 
