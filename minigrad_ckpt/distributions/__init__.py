@@ -8,7 +8,7 @@ the ``transforms`` module's maps (and ``biject_to``/``transform_to`` onto constr
 ``RelaxedOneHotCategorical`` (their bases there), ``OneHotCategoricalStraightThrough`` in ``relaxed``;
 ``ContinuousBernoulli`` in ``continuous_bernoulli``; ``NegativeBinomial``, ``Multinomial`` in ``counts``;
 ``VonMises`` in ``von_mises``; ``GeneralizedPareto`` in ``generalized_pareto``;
-``LKJCholesky`` in ``lkj_cholesky``;
+``LKJCholesky`` in ``lkj_cholesky``; ``ExponentialFamily``, the base of a program's own;
 ``MultivariateNormal`` in ``multivariate``;
 ``LowRankMultivariateNormal`` in ``lowrank_multivariate``; ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``StudentT``,
 ``FisherSnedecor`` in ``gamma``, reparameterized implicitly by ``implicit_gradients``) with their formulas
@@ -33,6 +33,7 @@ from .continuous_bernoulli import ContinuousBernoulli
 from .counts import Multinomial, NegativeBinomial
 from .discrete import Binomial, Geometric, OneHotCategorical, Poisson
 from .distributions import Bernoulli, Categorical, Distribution, Independent, Normal
+from .exponential_family import ExponentialFamily
 from .gamma import Beta, Chi2, Dirichlet, FisherSnedecor, Gamma, StudentT
 from .generalized_pareto import GeneralizedPareto
 from .kl import kl_divergence, register_kl
@@ -74,7 +75,7 @@ __all__ = ["Distribution", "constraints", "Categorical", "Normal", "Bernoulli", 
            "MultivariateNormal", "Gamma", "Chi2", "Beta", "Dirichlet", "StudentT", "Weibull", "Pareto", "Kumaraswamy",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "OneHotCategoricalStraightThrough", "ContinuousBernoulli",
            "NegativeBinomial", "Multinomial", "FisherSnedecor", "LogisticNormal", "VonMises", "InverseGamma",
-           "LowRankMultivariateNormal", "GeneralizedPareto", "LKJCholesky",
+           "LowRankMultivariateNormal", "GeneralizedPareto", "LKJCholesky", "ExponentialFamily",
            "transforms", "Transform", "ExpTransform", "AffineTransform", "PowerTransform", "SoftplusTransform",
            "AbsTransform", "SoftmaxTransform", "StickBreakingTransform", "LowerCholeskyTransform", "ReshapeTransform",
            "IndependentTransform", "identity_transform", "biject_to", "transform_to", "CatTransform",

@@ -14,6 +14,7 @@ from .continuous import EULER_GAMMA, Exponential, Gumbel, Laplace
 from .continuous_bernoulli import ContinuousBernoulli
 from .discrete import Binomial, Poisson
 from .distributions import Bernoulli, Normal, _where
+from .exponential_family import ExponentialFamily, kl_exponential_families
 from .gamma import Beta, Gamma
 from .kl import register_kl
 from .lowrank_multivariate import LowRankMultivariateNormal, _lowrank_logdet, _lowrank_mahalanobis
@@ -328,3 +329,6 @@ def _kl_lowrank_multivariate(p: LowRankMultivariateNormal, q: MultivariateNormal
     trace = (_trace_xxt(_solve_lower(q_tril, p._unbroadcasted_cov_factor))
              + _trace_xxt(_solve_lower(q_tril, p._unbroadcasted_cov_diag.sqrt().diag_embed())))
     return 0.5 * (log_dets + trace + _batch_mahalanobis(q_tril, q.loc - p.loc) - n)
+
+
+register_kl(ExponentialFamily, ExponentialFamily)(kl_exponential_families)  # PyTorch's Bregman fallback
