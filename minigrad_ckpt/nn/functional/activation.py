@@ -290,14 +290,18 @@ def glu(input: Any, axis: int | None = None, *, dim: int | None = None) -> Tenso
 
 @_half_in_float32
 def hardswish(input: Any, inplace: bool = False) -> Tensor:
-    """``x * relu6(x + 3) / 6``: 0 up to -3, ``input`` from 3 on; PyTorch's derivative at the corners
-    (0 at -3, 1 at 3)."""
+    """``x * relu6(x + 3) / 6``: 0 up to -3 (-0.0, and NaN at -inf, as PyTorch's ``-inf * 0``),
+    ``input`` from 3 on; PyTorch's derivative at the corners (0 at -3, 1 at 3)."""
     if inplace:
         return written_in_place("hardswish", input, hardswish)
     input = _tensor(input)
     inside = (input > -3) & (input < 3)
     mid = mf.where(inside, input, 0.0)  # the quadratic never sees a NaN (its 0 * NaN would reach x.grad)
-    return mf.where(input <= -3, 0.0, mf.where(inside, mid * (mid + 3) * (1.0 / 6), input))
+    # up to -3, PyTorch's x * relu6(x + 3) / 6 is x * 0: -0.0, and NaN at -inf (its gradient 0 there,
+    # PyTorch's hardswish_backward): Python numbers, no gradient and no 0 * inf warning; the
+    # quadratic divides by 6 as PyTorch's does (multiplying by 1 / 6 was a bit off)
+    out = mf.where(input <= -3, -0.0, mf.where(inside, mid * (mid + 3) / 6, input))
+    return mf.where(input == -math.inf, math.nan, out)
 
 
 @_half_in_float32
