@@ -189,13 +189,26 @@ def vander(x: Any, N: int | None = None, increasing: bool = False) -> Tensor:  #
 
 # PyTorch's fused BLAS forms: ``beta * input + alpha * (product)``.  Written as the expression,
 # the tape records the product and the sum; with ``beta=0`` the input is ignored, NaNs included.
-def _scaled_sum(name: str, input: Any, product: Tensor, beta: Any, alpha: Any) -> Tensor:  # noqa: A002
+# With ``alpha=0`` BLAS's gemm and gemv do not read the matrices, so PyTorch's addmm, addbmm
+# (real and complex) and addmv (real) answer ``beta * input`` whatever NaN or inf the operands
+# hold; its half kernels, complex addmv, addr and baddbmm (below a size) do multiply: NaN.
+_BLAS_DTYPES = ("float32", "float64", "complex64", "complex128")
+_BLAS_REAL_DTYPES = ("float32", "float64")
+
+
+def _scaled_sum(name: str, input: Any, product: Tensor, beta: Any, alpha: Any,  # noqa: A002
+                skips: tuple[str, ...] = ()) -> Tensor:
     beta, alpha = (promotion.real_coefficient(name, v, input, product) for v in (beta, alpha))
+    x = as_tensor(input, product)
+    if alpha == 0 and str(product.dtype) in skips:
+        # the product unread: its gradient is 0, so the operands' are 0 @ other^T, NaN where the other
+        # operand holds a NaN or an inf, as PyTorch's alpha * (g @ other^T)
+        kept = mf.where(False, x, 0) if beta == 0 else (x if beta == 1 else beta * x)
+        return mf.where(True, kept, product)
     if alpha != 1:
         product = alpha * product
-    x = as_tensor(input, product)
     if beta == 0:  # PyTorch: "input is ignored, and nan and inf in it will not be propagated"
-        return product + mf.where(False, x, 0)
+        return mf.where(True, product, x)  # the product itself: -0.0 stays (adding 0 made it +0.0)
     return (x if beta == 1 else beta * x) + product
 
 
@@ -209,24 +222,27 @@ def _ranks(name: str, *tensors_and_ranks: tuple[Any, int]) -> list[Tensor]:
     return out
 
 
-def _fused_form(name: str, ranks: tuple[int, int], product: Any, doc: str) -> Any:
+def _fused_form(name: str, ranks: tuple[int, int], product: Any, doc: str, skips: tuple[str, ...] = ()) -> Any:
     """PyTorch's ``torch.<name>(input, a, b, *, beta=1, alpha=1)``: ``beta * input + alpha * product(a, b)``
-    of operands of the given ranks."""
+    of operands of the given ranks (the product unread at ``alpha=0`` in the dtypes ``skips``)."""
     def fn(input: Any, a: Any, b: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002
         a, b = _ranks(name, (a, ranks[0]), (b, ranks[1]))
-        return _scaled_sum(name, input, product(a, b), beta, alpha)
+        return _scaled_sum(name, input, product(a, b), beta, alpha, skips)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
     return fn
 
 
-addmm = _fused_form("addmm", (2, 2), mf.matmul, "``beta * input + alpha * (mat1 @ mat2)`` of 2-D ``mat1``, ``mat2``.")
-addmv = _fused_form("addmv", (2, 1), mf.matmul, "``beta * input + alpha * (mat @ vec)``, a 2-D ``mat``, 1-D ``vec``.")
+addmm = _fused_form("addmm", (2, 2), mf.matmul, "``beta * input + alpha * (mat1 @ mat2)`` of 2-D ``mat1``, ``mat2``.",
+                    _BLAS_DTYPES)
+addmv = _fused_form("addmv", (2, 1), mf.matmul, "``beta * input + alpha * (mat @ vec)``, a 2-D ``mat``, 1-D ``vec``.",
+                    _BLAS_REAL_DTYPES)
 addr = _fused_form("addr", (1, 1), mf.outer, "``beta * input + alpha * outer(vec1, vec2)`` of 1-D vectors.")
 baddbmm = _fused_form("baddbmm", (3, 3), mf.matmul,
                       "``beta * input + alpha * (batch1 @ batch2)``, matrix by matrix of 3-D batches.")
 addbmm = _fused_form("addbmm", (3, 3), lambda a, b: ti.sum(mf.matmul(a, b), dim=0),
-                     "``beta * input + alpha * sum_b (batch1[b] @ batch2[b])``: the batch's products summed.")
+                     "``beta * input + alpha * sum_b (batch1[b] @ batch2[b])``: the batch's products summed.",
+                     _BLAS_DTYPES)
 
 
 @in_float32_if_half  # the product overflows float16: addcmul(-65504, 300, 301) was inf
