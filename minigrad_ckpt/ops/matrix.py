@@ -44,6 +44,7 @@ complex matrices (docs/complex.md).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..backend import host_numpy
@@ -857,6 +858,10 @@ class VectorNorm(Op):
             return self.forward(xp, x.astype(xp.float32)).astype(xp.float16)
         p = self.ord
         a = xp.abs(x)
+        if math.prod(x.shape[i] for i in self.axes) == 1:
+            # a one-element slice's norm is |x|, as PyTorch's: its square is never formed, so
+            # neither overflows (norm([2e19]) in float32 was inf) nor underflows ([1e-30]: 0)
+            return xp.sum(a, axis=self.axes, keepdims=self.keepdims)
         with xp.errstate(divide="ignore", over="ignore", invalid="ignore"):
             if p == 2:
                 return xp.sqrt(xp.sum(x * x, axis=self.axes, keepdims=self.keepdims))
