@@ -17,6 +17,7 @@ policy lives in the backend, so ``Tensor._from_data(data)`` needs nothing above 
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -355,8 +356,61 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype:
     (``torch.logspace``)."""
     dev = get_device(device)
     (start, end), dt = _spaced("logspace", (start, end), dtype)
-    host = (base ** host_numpy.linspace(start, end, steps)).astype(dt)
+    if dt.kind == "c":
+        host = (base ** host_numpy.linspace(start, end, steps)).astype(dt)
+    else:
+        host = _log_spaced(start, end, steps, base, dt)
     return _make(dev.xp.asarray(host), dev, requires_grad)
+
+
+def _log_spaced(start: float, end: float, steps: int, base: float, dt: Any) -> Any:
+    """PyTorch's real logspace to the bit (its CPU loop): the ends in ``dt`` (an integer dtype
+    truncates them), the step ``(end - start) / (steps - 1)`` in float64 from their difference in
+    ``dt``, the exponent ``start + step * i`` for the first half and ``end - step * (steps - 1 - i)``
+    for the second, in float64, and ``base ** exponent`` in float64 rounded to ``dt`` once.  NumPy's
+    linspace in float64 put a third of float32 values a bit off (``logspace(0, 1, 7)[4]``), and an
+    integer dtype's values were far off (its ends were not truncated first)."""
+    np = host_numpy
+    if steps <= 0:
+        if steps < 0:
+            raise RuntimeError("number of steps must be non-negative")
+        return np.empty(0, dt)
+    if dt.kind == "b" and steps > 1:
+        raise RuntimeError('"logspace_cpu" not implemented for \'Bool\'')
+    if steps == 1:  # PyTorch fills base ** start, the start as given
+        value = np.float64(base) ** np.float64(start)
+        return np.array([value if dt.kind in "fb" else _in_scalar_type(value, dt)]).astype(dt)
+    with np.errstate(all="ignore"):  # infinite or NaN ends give inf and NaN, as PyTorch's
+        first, last = (_in_scalar_type(v, dt) for v in (start, end))
+        span = last - first if dt.kind == "f" else np.int64(last) - np.int64(first)  # C++ promotes to int
+        step = np.float64(span) / np.float64(steps - 1)
+        i = np.arange(steps)
+        lower = i < steps // 2
+        exponent = np.where(lower, np.float64(first) + step * i, np.float64(last) - step * (steps - 1 - i))
+        value = np.power(np.float64(base), exponent)
+        # c10's Half(double) rounds to float first: twice, as PyTorch's
+        return (value.astype(np.float32) if dt == np.float16 else value).astype(dt)
+
+
+_C_INTEGER_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
+
+
+def _in_scalar_type(v: Any, dt: Any) -> Any:
+    """PyTorch's ``Scalar.to<scalar_t>()`` of a Python number: float16 by way of float32 (c10's
+    ``Half(double)``); an integer dtype truncates a float toward zero and refuses one outside its
+    range (a negative one for an unsigned dtype), and wraps a negative Python int into an unsigned one."""
+    np = host_numpy
+    if dt == np.float16:
+        return np.float16(np.float32(v))
+    if dt.kind == "f":
+        return dt.type(v)
+    info = np.iinfo(dt)
+    exact = isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+    fits = info.min <= v <= info.max or (exact and info.min == 0 and -info.max <= v < 0)
+    if not (fits and (exact or math.isfinite(v))):
+        name = _C_INTEGER_NAMES.get(str(dt), f"{dt}_t")
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    return np.array(math.trunc(v), dtype=np.int64).astype(dt)[()]
 
 
 def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
