@@ -8,6 +8,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
+from ...functional.arguments import in_float32_if_half
 from ...functional.errors import InputMismatch
 from ...grad_mode import no_grad
 from ...ops import norm as _norm
@@ -117,10 +118,14 @@ def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None
     return _per_channel_affine(out, input, weight, bias, (1, c) + (1,) * (input.ndim - 2))
 
 
+@in_float32_if_half
 def rms_norm(input: Any, normalized_shape: Any, weight: Any = None, eps: float | None = None) -> Tensor:
     """``x / sqrt(mean(x^2 over the trailing normalized_shape axes) + eps) * weight``.
 
-    ``eps=None`` is the dtype's machine epsilon, as in PyTorch.
+    ``eps=None`` is the machine epsilon of the dtype it computes in, as in PyTorch.  float16
+    computes in float32 and rounds once (PyTorch's half kernel), so ``eps=None`` is float32's
+    there: float16's (1e-3) made ``rms_norm([0.01] * 4)`` 0.305 for PyTorch's 0.9995, and
+    ``x^2`` overflowed float16 from 256 on (a row holding 60000 came out all 0).
     """
     input = _tensor(input)
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
