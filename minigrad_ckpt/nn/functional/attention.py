@@ -9,6 +9,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
+from ...functional.arguments import in_float32_if_half
 from ...functional.errors import ComplexNotImplemented, InputMismatch, MaskDtypeError
 from ...ops.activation import ScaledSoftmax
 from ...ops.shape import TrilFill
@@ -25,6 +26,7 @@ __all__ = [
 ]
 
 
+@in_float32_if_half  # PyTorch's half attention computes in float: q k^T of entries ~60 overflowed float16
 def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: Any = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, *,
                                  scale: float | None = None, enable_gqa: bool = False,
@@ -37,7 +39,9 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
     left, as in PyTorch).  ``scale`` defaults to ``1 / sqrt(head_dim)``.
     ``enable_gqa``: grouped-query attention, a key and value with fewer heads (dim -3) than the
     query, each repeated for its group of ``query_heads // kv_heads`` query heads.
-    ``training=False`` (an extension) turns the dropout off.
+    ``training=False`` (an extension) turns the dropout off.  float16 computes in float32 and
+    rounds once, as PyTorch's half kernel: step by step the scores of entries ~60 (head dim 64)
+    overflowed float16 and the whole output was NaN, and smaller ones lost about 1%.
     """
     q, k, v = _tensor(query), _tensor(key, query), _tensor(value, query)
     check_backend_enabled(q, k, v, dropout_p if training else 0.0)  # mg.nn.attention.sdpa_kernel's choice
