@@ -10,19 +10,18 @@ import numpy as np
 # as float16, and the ends of float16's range
 X = np.concatenate([np.arange(-12.0, 12.0, 0.1), [-65504.0, -20.0, 20.0, 65504.0]]).astype(np.float16)
 
-CASES = {
-    "sigmoid": lambda F, x: F.sigmoid(x),
-    "tanh": lambda F, x: F.tanh(x),
-    "silu": lambda F, x: F.silu(x),
-    "mish": lambda F, x: F.mish(x),
-    "elu": lambda F, x: F.elu(x),
+
+
+def _plain(name: str):
+    return lambda F, x: getattr(F, name)(x)
+
+
+# the activations with their default arguments, then some with arguments of their own
+CASES = {name: _plain(name) for name in ("sigmoid", "tanh", "silu", "mish", "elu", "selu", "hardswish",
+                                         "hardsigmoid", "softplus", "logsigmoid")}
+CASES.update({
     "elu_alpha": lambda F, x: F.elu(x, 0.3),
-    "selu": lambda F, x: F.selu(x),
     "celu": lambda F, x: F.celu(x, 1.7),
     "leaky_relu": lambda F, x: F.leaky_relu(x, 0.01),
-    "hardswish": lambda F, x: F.hardswish(x),
-    "hardsigmoid": lambda F, x: F.hardsigmoid(x),
-    "softplus": lambda F, x: F.softplus(x),
     "softplus_beta": lambda F, x: F.softplus(x, beta=2.0, threshold=5.0),
-    "logsigmoid": lambda F, x: F.logsigmoid(x),
-}
+})

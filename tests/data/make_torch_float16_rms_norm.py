@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+OUT = Path(__file__).with_name("torch_float16_rms_norm.npz")
 # name -> (scale of the rows, eps, with a weight); rows of 16 drawn from a seeded normal, and a
 # row holding 60000 (its square overflows float16)
 CASES = {"small": (1e-2, None, False), "small_weight": (1e-2, None, True), "unit": (3.0, None, True),
@@ -41,9 +42,7 @@ def main() -> None:
         out[f"{name}|grad"] = tx.grad.numpy()
         if weighted:
             out[f"{name}|weight_grad"] = tw.grad.numpy()
-    path = Path(__file__).with_name("torch_float16_rms_norm.npz")
-    np.savez_compressed(path, **out)
-    print(f"wrote {path}")
+    np.savez_compressed(OUT, **out)
 
 
 if __name__ == "__main__":
