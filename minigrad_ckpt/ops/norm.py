@@ -39,7 +39,8 @@ class AffineNormalize(Op):
     learned scale and shift as one op, as PyTorch's native norms are.
 
     Value for value it is the three ops it replaces (Normalize, Mul, Add: the same operations
-    in the same order, in both modes; second derivatives to round-off, as ``rstd`` is
+    in the same order, in both modes -- but for float16 the whole forward is float32's, rounded
+    once, as PyTorch's half layer and group norms; second derivatives to round-off, as ``rstd`` is
     differentiated through ``mean(d * d)`` where Normalize goes through NumPy's ``var``, the
     same numbers by another graph), but it keeps only ``x`` and ``weight``: the normalized
     values are recomputed in backward, where the Mul kept them -- one more array the size of
@@ -53,6 +54,11 @@ class AffineNormalize(Op):
     save_inputs = (0, 1)
 
     def forward(self, xp, x, w, b):
+        if _is_half(x) and _is_half(w) and _is_half(b):  # in float32, rounded once, as PyTorch's half
+            # norms: the normalized value rounded to float16 and then scaled and shifted in float16
+            # put a quarter of layer_norm's values a unit off
+            wide = xp.float32
+            return self.forward(xp, x.astype(wide), w.astype(wide), b.astype(wide)).astype(x.dtype)
         return _normalized(xp, x, self.axes, self.eps)[0] * w + b
 
     def backward(self, xp, g, out, x, w, b):
