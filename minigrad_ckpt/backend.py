@@ -500,6 +500,9 @@ def refuse_unbroadcastable(arrays: Any, exc: ValueError) -> None:
                                     f"cannot be broadcast together)") from exc
 
 
+_HALF = numpy.dtype(numpy.float16)  # (an array's dtype is this one object: NumPy's dtypes are singletons)
+
+
 def half_in_float32(fn: Any) -> Any:
     """Compute ``fn`` (a kernel ``fn(xp, ...)`` or an op's method ``fn(self, xp, ...)``) of float16
     arrays in float32 and round the result to float16.
@@ -513,10 +516,15 @@ def half_in_float32(fn: Any) -> Any:
     """
 
     def is_half(a: Any) -> bool:
-        return getattr(a, "dtype", None) == numpy.float16 and is_array(a)
+        # identity with the dtype, not ==: the test runs on every call of hot kernels (sigmoid's),
+        # where == against the scalar type and a generator cost a microsecond, a fifth of the call
+        return getattr(a, "dtype", None) is _HALF and is_array(a)
 
     def widened(*args: Any, **kwargs: Any) -> Any:
-        if not any(is_half(a) for a in args):
+        for a in args:
+            if is_half(a):
+                break
+        else:
             return fn(*args, **kwargs)
         wide = [a.astype(numpy.float32) if is_half(a) else a for a in args]
         out = fn(*wide, **kwargs)
