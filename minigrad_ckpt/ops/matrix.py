@@ -907,6 +907,8 @@ class VectorNorm(Op):
         return xp.sum(t * self._local(xp, self._kept(out, x), x), axis=self.axes, keepdims=self.keepdims)
 
     def reference(self, np, x):
+        if math.prod(x.shape[i] for i in self.axes) == 1:  # PyTorch's |x| (see forward)
+            return np.sum(np.abs(x), axis=self.axes, keepdims=self.keepdims)
         if self.ord == 2:
             return np.sqrt(np.sum(x * x, axis=self.axes, keepdims=self.keepdims))
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
