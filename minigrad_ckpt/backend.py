@@ -500,7 +500,9 @@ def refuse_unbroadcastable(arrays: Any, exc: ValueError) -> None:
                                     f"cannot be broadcast together)") from exc
 
 
-_HALF = numpy.dtype(numpy.float16)  # (an array's dtype is this one object: NumPy's dtypes are singletons)
+#: float16's dtype: an array's ``dtype`` is this one object (NumPy's dtypes are singletons), so hot
+#: paths test ``a.dtype is HALF`` -- a pointer comparison -- rather than ``==``
+HALF = _HALF = numpy.dtype(numpy.float16)
 
 
 def half_in_float32(fn: Any) -> Any:
