@@ -65,6 +65,7 @@ from .backend import (
     get_device,
     host_numpy,
     is_floating,
+    numpy_namespace,
     refuse_unbroadcastable,
     to_array,
     to_host,
@@ -128,6 +129,18 @@ class _PostHooks(list):
 #: profiling run's writes (:func:`minigrad_ckpt.checkpoint.profiling.leaving_no_trace`).  With
 #: one guard this *is* that guard, with several a function calling each: a write pays one test.
 _write_guard: Callable[[Tensor], None] | None = None
+
+#: Elements of :meth:`Tensor._sub_scaled_`'s scratch array: 128 KiB of float32, which stays in the cache.
+_SCRATCH_SIZE = 1 << 15
+_scratch_arrays: dict[Any, Any] = {}
+
+
+def _scratch(dtype: Any) -> Any:
+    """The scratch array of ``dtype`` (one per dtype, made on first use, kept)."""
+    arr = _scratch_arrays.get(dtype)
+    if arr is None:
+        arr = _scratch_arrays[dtype] = host_numpy.empty(_SCRATCH_SIZE, dtype=dtype)
+    return arr
 _guards: list[Callable[[Tensor], None]] = []  # in the order they were added
 # Guards come and go on other threads (a snapshot's writer), and from finalizers: a checkpoint
 # segment's ``__del__`` removes its guard, and the garbage collector may run it while this very
@@ -1225,6 +1238,33 @@ class Tensor:
         self._bump_version()
         if tangents is not None:
             self._take_tangents(tangents)
+        return self
+
+    def _sub_scaled_(self, g: Any, scale: float) -> Tensor:
+        """``self -= scale * g``, unrecorded: an optimizer's step, ``g`` an array of this tensor's
+        shape.  The same arithmetic as ``self.sub_(scale * g)``, bit for bit, but a large CPU tensor
+        is updated a chunk at a time through one cache-sized scratch array.  Why: the temporary
+        ``scale * g`` is the parameter's size, and glibc serves it from fresh pages once its heap
+        has shrunk -- 1,024 page faults a step for a 4 MiB weight in the data-parallel benchmark's
+        ranks, where the update took 4.4 ms instead of 1.5."""
+        data = self._data
+        if (data.size < 2 * _SCRATCH_SIZE or self._device.xp is not numpy_namespace or _forward.active
+                or (_grad_state.enabled and self._requires_grad) or g.__class__ is not data.__class__
+                or g.shape != data.shape or g.dtype != data.dtype or not (data.flags.c_contiguous
+                                                                        and g.flags.c_contiguous)):
+            return self.sub_(scale * g)
+        self._check_write("sub_", g)
+        self._refuse_overlapping_write("sub_")
+        if _write_guard is not None:
+            _write_guard(self)
+        flat, g_flat = data.reshape(-1), g.reshape(-1)
+        scratch = _scratch(data.dtype)
+        for start in range(0, flat.size, scratch.size):
+            part = flat[start:start + scratch.size]
+            scaled = scratch[:part.size]
+            host_numpy.multiply(g_flat[start:start + part.size], scale, out=scaled)
+            host_numpy.subtract(part, scaled, out=part)
+        self._bump_version()
         return self
 
     def _refuse_wider_operand(self, other: Any) -> None:

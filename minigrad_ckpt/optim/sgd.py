@@ -55,4 +55,4 @@ class SGD(Optimizer):
             else:
                 buf.mul_(mom).add_((1 - group["dampening"]) * g)
             g = g + mom * buf._data if group["nesterov"] else buf._data
-        p.sub_(group["lr"] * g)  # in place (under no_grad): same array, new version stamp
+        p._sub_scaled_(g, group["lr"])  # in place (under no_grad): same array, new version stamp
