@@ -530,7 +530,8 @@ class OneCycleLR(LRScheduler):
             raise ValueError(f"OneCycleLR: pct_start must be a float in [0, 1], got {pct_start!r}")
         if anneal_strategy not in ("cos", "linear"):
             raise ValueError(f"OneCycleLR: anneal_strategy must be 'cos' or 'linear', got {anneal_strategy!r}")
-        self.anneal_strategy = anneal_strategy
+        # PyTorch's attribute, so a state dict carries the strategy under PyTorch's key
+        self._anneal_func_type = anneal_strategy
         self._schedule_phases = _one_cycle_phases(self.total_steps, pct_start, three_phase)
         groups = optimizer.param_groups
         max_lrs = _per_group("max_lr", groups, max_lr)
@@ -558,9 +559,17 @@ class OneCycleLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def _anneal(self, start: float, end: float, pct: float) -> float:
-        if self.anneal_strategy == "cos":
+        if self._anneal_func_type == "cos":
             return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
         return (end - start) * pct + start
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """As the base's; a state dict saved before the strategy took PyTorch's key names it
+        ``anneal_strategy``."""
+        state = dict(state)
+        if "anneal_strategy" in state:
+            state["_anneal_func_type"] = state.pop("anneal_strategy")
+        super().load_state_dict(state)
 
     def get_lr(self) -> list[float]:
         step = self.last_epoch

@@ -179,11 +179,20 @@ class SWALR(LRScheduler):
             raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}")
         if not isinstance(anneal_epochs, int) or anneal_epochs < 0:
             raise ValueError(f"anneal_epochs must be equal or greater than 0, got {anneal_epochs}")
-        self.anneal_strategy, self.anneal_epochs = anneal_strategy, anneal_epochs
+        # PyTorch's attribute, so a state dict carries the strategy under PyTorch's key
+        self._anneal_strategy, self.anneal_epochs = anneal_strategy, anneal_epochs
         super().__init__(optimizer, last_epoch)
 
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """As the base's; a state dict saved before the strategy took PyTorch's key names it
+        ``anneal_strategy``."""
+        state = dict(state)
+        if "anneal_strategy" in state:
+            state["_anneal_strategy"] = state.pop("anneal_strategy")
+        super().load_state_dict(state)
+
     def _anneal(self, t: float) -> float:
-        return (1 - math.cos(math.pi * t)) / 2 if self.anneal_strategy == "cos" else t
+        return (1 - math.cos(math.pi * t)) / 2 if self._anneal_strategy == "cos" else t
 
     def get_lr(self) -> list[float]:
         step = self._step_count - 1
