@@ -44,12 +44,13 @@ def lrs_after_loading(name, state, first, dtype=mg.float64, device="cpu"):
     s = CASES[name](o, "cos")
     s.load_state_dict(state)
     o.param_groups[0].update(lr=first.param_groups[0]["lr"], momentum=first.param_groups[0]["momentum"])
-    lrs = []
-    for _ in range(6):
-        o.step()
-        s.step()
-        lrs.append(o.param_groups[0]["lr"])
-    return lrs
+    return [step_both(o, s) for _ in range(6)]
+
+
+def step_both(o, s):
+    o.step()
+    s.step()
+    return o.param_groups[0]["lr"]
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

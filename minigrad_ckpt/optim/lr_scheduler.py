@@ -564,12 +564,7 @@ class OneCycleLR(LRScheduler):
         return (end - start) * pct + start
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """As the base's; a state dict saved before the strategy took PyTorch's key names it
-        ``anneal_strategy``."""
-        state = dict(state)
-        if "anneal_strategy" in state:
-            state["_anneal_func_type"] = state.pop("anneal_strategy")
-        super().load_state_dict(state)
+        super().load_state_dict(older_key_renamed(state, "anneal_strategy", "_anneal_func_type"))
 
     def get_lr(self) -> list[float]:
         step = self.last_epoch
@@ -596,6 +591,15 @@ class OneCycleLR(LRScheduler):
                 else:
                     g["momentum"] = mom
         return lrs
+
+
+def older_key_renamed(state: dict[str, Any], older: str, key: str) -> dict[str, Any]:
+    """``state`` with its entry ``older`` under ``key``: the strategy of OneCycleLR and SWALR, saved
+    as ``anneal_strategy`` before it took PyTorch's key."""
+    state = dict(state)
+    if older in state:
+        state[key] = state.pop(older)
+    return state
 
 
 def _per_group(name: str, groups: list[dict[str, Any]], value: Any) -> list[float]:

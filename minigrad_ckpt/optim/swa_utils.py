@@ -21,7 +21,7 @@ from ..grad_mode import no_grad
 from ..nn.module import Module
 from ..nn.normalization import _BatchNorm
 from ..tensor import Tensor
-from .lr_scheduler import LRScheduler, _per_group
+from .lr_scheduler import LRScheduler, _per_group, older_key_renamed
 from .optimizer import Optimizer
 
 __all__ = ["AveragedModel", "SWALR", "update_bn", "get_swa_avg_fn", "get_ema_avg_fn", "get_swa_multi_avg_fn",
@@ -184,12 +184,7 @@ class SWALR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """As the base's; a state dict saved before the strategy took PyTorch's key names it
-        ``anneal_strategy``."""
-        state = dict(state)
-        if "anneal_strategy" in state:
-            state["_anneal_strategy"] = state.pop("anneal_strategy")
-        super().load_state_dict(state)
+        super().load_state_dict(older_key_renamed(state, "anneal_strategy", "_anneal_strategy"))
 
     def _anneal(self, t: float) -> float:
         return (1 - math.cos(math.pi * t)) / 2 if self._anneal_strategy == "cos" else t
