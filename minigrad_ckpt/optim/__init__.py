@@ -1,8 +1,9 @@
-"""Optimizers (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, ASGD, Rprop, LBFGS) and learning-rate
-schedules (``optim.lr_scheduler``), with PyTorch's update rules, defaults and state dicts."""
+"""Optimizers (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adafactor, Adamax, NAdam, RAdam, ASGD, Rprop, LBFGS) and
+learning-rate schedules (``optim.lr_scheduler``), with PyTorch's update rules, defaults and state dicts."""
 
 from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
+from .adafactor import Adafactor
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .adamax import Adamax
@@ -16,6 +17,6 @@ from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = [
-    "Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "LBFGS", "NAdam", "RAdam",
-    "ASGD", "Rprop", "lr_scheduler", "swa_utils",
+    "Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adafactor", "Adamax", "LBFGS", "NAdam",
+    "RAdam", "ASGD", "Rprop", "lr_scheduler", "swa_utils",
 ]

@@ -63,6 +63,9 @@ class Optimizer:
     state_holds_lists: bool = False
     # The state entries PyTorch keeps as 0-d tensors (``scalar_tensor``); the rules read them as numbers.
     scalar_state_keys: tuple[str, ...] = ("step",)
+    # Whether update_one applies weight_decay itself (Adafactor reads the parameter's
+    # norm before decaying it), so the shared step leaves it to the rule.
+    decays_in_rule: bool = False
 
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
         if isinstance(params, Tensor):  # iterating it would give its rows, none of them a leaf
@@ -212,7 +215,7 @@ class Optimizer:
             g = -g
         # only an optimizer with a weight_decay hyper-parameter applies it: a stray group key is ignored
         # by PyTorch's Rprop, so it is here
-        wd = group.get("weight_decay", 0) if "weight_decay" in self.defaults else 0
+        wd = group.get("weight_decay", 0) if "weight_decay" in self.defaults and not self.decays_in_rule else 0
         if wd:
             if self.decouples_weight_decay(group):
                 p.mul_(1 - group["lr"] * wd)  # AdamW's rule: decay the parameter, not the gradient
