@@ -8,16 +8,18 @@ Nested pairs: the innermost applies.  ``save_on_cpu()`` is the pair that keeps s
 ops save, which are not always PyTorch's (``x * 2`` keeps no ``x`` in either; other ops may keep their
 output where PyTorch keeps an input), and ops recorded inside a checkpoint segment or while the memory
 ledger counts are not packed (a segment replays its ops instead; PyTorch's checkpoint's own hooks win
-there too).
+there too).  ``increment_version(tensor)`` restamps tensors written where the engine could not see.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from .. import tape
+from ..tensor import Tensor
 
-__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "increment_version"]
 
 #: error messages of the active disable_saved_tensors_hooks blocks (innermost last)
 _disabled: list[str] = []
@@ -73,3 +75,11 @@ class disable_saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
             with disable_saved_tensors_hooks(self.error_message):
                 return fn(*args, **kwargs)
         return wrapped
+
+
+def increment_version(tensor: Tensor | Iterable[Tensor]) -> None:
+    """PyTorch's ``torch.autograd.graph.increment_version``: restamp the version of ``tensor`` (or of
+    each tensor of an iterable) after a write the engine did not see (a kernel that filled its memory
+    in place), so a backward that reads a value saved before the write raises, as after any in-place op."""
+    for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
+        t.increment_version()
