@@ -440,3 +440,26 @@ def test_revolve_edge_cases():
             ck.revolve_extra_forwards(*bad)
         with pytest.raises(ValueError):
             ck.revolve_closed_form(*bad)
+
+
+def test_profiling_a_chain_whose_layer_returns_a_tuple_names_the_layer():
+    """A layer that hands the next one a tuple (a residual block cut in two halves) runs under
+    run_plan, but the chain's cost model has one array per boundary: a TypeError naming the layer,
+    not an AttributeError from inside the profiler."""
+    import minigrad_ckpt as mg
+    from minigrad_ckpt import checkpoint as ck
+    from minigrad_ckpt import nn
+
+    class Split(nn.Module):
+        def forward(self, x):
+            return x, x * 2
+
+    class Join(nn.Module):
+        def forward(self, pair):
+            return pair[0] + pair[1]
+
+    layers = [nn.Linear(3, 3), Split(), Join()]
+    x = mg.randn(2, 3)
+    assert ck.run_plan(layers, ck.EveryNLayers(1).plan(3), x).shape == (2, 3)
+    with pytest.raises(TypeError, match=r"layer 1 \(Split\) returned a tuple"):
+        ck.profile_chain(layers, x)

@@ -152,6 +152,11 @@ def _profile_runs(layers: Sequence[Callable[[Any], Any]], x: Any, repeats: int, 
                     t0 = time.perf_counter()
                     h = layer(h)
                     times[i] = min(times[i], time.perf_counter() - t0)
+                    if not isinstance(h, Tensor):  # the cost model's boundaries are one array each
+                        raise TypeError(
+                            f"profile_chain: layer {i} ({type(layer).__name__}) returned a {type(h).__name__}, not a "
+                            f"Tensor: a profiled chain passes one tensor from layer to layer (run_plan and "
+                            f"checkpoint_sequential take other values; plan_graph profiles any function)")
                     boundaries.append(h)
                     prof.outputs.append(getattr(h, "_node", None))
             finally:
