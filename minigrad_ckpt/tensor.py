@@ -426,6 +426,31 @@ def requires_grad_flag(value: Any) -> bool:
     return value
 
 
+# Memory that an array outside the engine shows (``from_numpy``'s, ``as_tensor``'s, ``from_dlpack``'s
+# source): id(memory owner) -> the owner, held weakly.  A write through that array skips
+# ``prepare_write`` and so every write guard: whoever must see a tensor's values stay (an
+# asynchronous snapshot's copy-on-write) copies such memory at once instead of waiting for a guard.
+_SHOWN_OUTSIDE: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
+def _note_memory_shown_outside(t: Tensor) -> None:
+    owner = t._device.xp.memory_owner(t._data)
+    try:
+        _SHOWN_OUTSIDE[id(owner)] = owner
+    except TypeError:  # an owner that takes no weak reference cannot be told apart later: copy it always
+        _SHOWN_OUTSIDE_UNTRACKABLE.add(type(owner))
+
+
+_SHOWN_OUTSIDE_UNTRACKABLE: set[type] = set()
+
+
+def memory_shown_outside(t: Tensor) -> bool:
+    """Whether ``t``'s memory is also an array the caller of ``from_numpy``/``as_tensor``/``from_dlpack``
+    holds, which it may write without the engine seeing the write."""
+    owner = t._device.xp.memory_owner(t._data)
+    return _SHOWN_OUTSIDE.get(id(owner)) is owner or type(owner) in _SHOWN_OUTSIDE_UNTRACKABLE
+
+
 def _check_shareable(dt: Any) -> None:
     """PyTorch's refusals of ``from_numpy`` / ``as_tensor`` of an array it cannot share."""
     if not dt.isnative:
@@ -554,6 +579,7 @@ class Tensor:
         _check_shareable(array.dtype)
         t = cls.constant(array, device)
         t._alias_group = object()
+        _note_memory_shown_outside(t)
         return t
 
     def set_(self, source: Tensor) -> Tensor:

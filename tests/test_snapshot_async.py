@@ -167,3 +167,31 @@ def test_a_process_forked_while_the_lock_is_held_does_not_keep_it(tmp_path):
     finally:
         child.terminate()
         child.join()
+
+
+@pytest.mark.parametrize("view", [False, True])
+def test_a_write_through_from_numpys_array_after_the_call_stays_out_of_the_snapshot(tmp_path, monkeypatch, view):
+    # The caller's NumPy array is written without the engine (no write guard sees it): the tensor
+    # sharing it must be copied at the call, not when the writer thread gets to it.
+    from minigrad_ckpt.snapshot import background
+
+    release = __import__("threading").Event()
+    real = background.copy_keeping_layout
+
+    def slow_copy(arr):  # the writer thread copies only after the loop's write below
+        release.wait(10)
+        return real(arr)
+
+    monkeypatch.setattr(background, "copy_keeping_layout", slow_copy)
+    source = np.ones((3, 4), dtype=np.float32)
+    shared = mg.from_numpy(source)
+    ex = mg.Executor()
+    ex.add_tensor("buffer", shared.T if view else shared)
+    ex.add_tensor("other", mg.ones(5))
+    manager = SnapshotManager(tmp_path)
+    handle = manager.save_snapshot(ex, 1, blocking=False)
+    source[...] = 7.0
+    release.set()
+    handle.result()
+    got = manager.load_latest().tensors["buffer"]
+    assert np.array_equal(np.asarray(got), np.ones((4, 3) if view else (3, 4), dtype=np.float32))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..executor import Executor
+from ..tensor import memory_shown_outside
 from . import sections as _sections
 from .config import SnapshotConfig, SnapshotMetadata
 from .format import SnapshotError
@@ -39,7 +40,9 @@ def capture(ex: Executor, iteration: int | None, config: SnapshotConfig, *, copy
     tensors: dict[str, Any] = {}
     versions = {}
     for name, t in sorted(ex.tensors.items()):
-        if copy:
+        # memory a NumPy array of the caller shows (from_numpy) is written past every write guard:
+        # copied now, or a write through that array after the call would reach the snapshot
+        if copy or memory_shown_outside(t):
             tensors[name] = copy_keeping_layout(t._data)
         else:
             tensors[name] = t._data

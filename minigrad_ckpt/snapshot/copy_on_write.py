@@ -24,7 +24,8 @@ view -- a complex parameter's real view, ``.data``, a slice -- is caught too.
 What the guard cannot see: a write behind the engine's back that does not
 call :meth:`Tensor.prepare_write` first (``t._data[...] = v``, a writable
 DLPack export consumed by PyTorch or on a GPU).  The engine's own writers all
-call it.
+call it.  Memory that a caller's array shows (``from_numpy``) is never left waiting:
+the capture copies it at the call (``tensor.memory_shown_outside``).
 """
 
 from __future__ import annotations
