@@ -132,15 +132,20 @@ _write_guard: Callable[[Tensor], None] | None = None
 
 #: Elements of :meth:`Tensor._sub_scaled_`'s scratch array: 128 KiB of float32, which stays in the cache.
 _SCRATCH_SIZE = 1 << 15
-_scratch_arrays: dict[Any, Any] = {}
+_scratch_arrays = threading.local()  # per thread: two threads' optimizers must not share one
 
 
 def _scratch(dtype: Any) -> Any:
-    """The scratch array of ``dtype`` (one per dtype, made on first use, kept)."""
-    arr = _scratch_arrays.get(dtype)
+    """This thread's scratch array of ``dtype`` (one per dtype, made on first use, kept)."""
+    arrays = getattr(_scratch_arrays, "by_dtype", None)
+    if arrays is None:
+        arrays = _scratch_arrays.by_dtype = {}
+    arr = arrays.get(dtype)
     if arr is None:
-        arr = _scratch_arrays[dtype] = host_numpy.empty(_SCRATCH_SIZE, dtype=dtype)
+        arr = arrays[dtype] = host_numpy.empty(_SCRATCH_SIZE, dtype=dtype)
     return arr
+
+
 _guards: list[Callable[[Tensor], None]] = []  # in the order they were added
 # Guards come and go on other threads (a snapshot's writer), and from finalizers: a checkpoint
 # segment's ``__del__`` removes its guard, and the garbage collector may run it while this very

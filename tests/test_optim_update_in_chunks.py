@@ -93,3 +93,38 @@ def test_a_chunked_step_after_an_async_snapshot_leaves_the_snapshot_of_the_call(
     np.testing.assert_array_equal(weight, before)
     np.testing.assert_array_equal(model.weight.numpy(), before - np.float32(0.5))
     manager.wait()
+
+
+def test_threads_update_through_scratch_arrays_of_their_own():
+    """Two threads stepping optimizers at once (NumPy lets go of the GIL inside each chunk's product)
+    must not share a scratch array: each thread has its own, and both results are exact."""
+    from minigrad_ckpt.tensor import _scratch
+
+    mine = _scratch(np.dtype(np.float32))
+    theirs = []
+    worker = threading.Thread(target=lambda: theirs.append(_scratch(np.dtype(np.float32))))
+    worker.start()
+    worker.join()
+    assert theirs[0] is not mine and _scratch(np.dtype(np.float32)) is mine
+
+    rng = np.random.default_rng(5)
+    starts = [rng.standard_normal(LARGE).astype("float32") for _ in range(2)]
+    grads = [rng.standard_normal(LARGE).astype("float32") for _ in range(2)]
+    params = [mg.nn.Parameter(mg.tensor(s.copy())) for s in starts]
+
+    def train(k):
+        opt = mg.optim.SGD([params[k]], lr=0.01)
+        for _ in range(20):
+            params[k].grad = mg.tensor(grads[k])
+            opt.step()
+
+    threads = [threading.Thread(target=train, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k in range(2):
+        expected = starts[k]
+        for _ in range(20):
+            expected = expected - np.float32(0.01) * grads[k]
+        np.testing.assert_array_equal(params[k].numpy(), expected)
