@@ -1423,7 +1423,9 @@ def _dtypes_printed_without_name() -> tuple:
     return (default, complex_twin, host_numpy.dtype("int64"), host_numpy.dtype("bool"))
 
 
-_NOT_COPIED = ("_hooks", "_post_hooks", "_tangents")  # bound to this object's graph, not its value
+# bound to this object's graph, not its value; or to its memory (a detached alias's group lists weak
+# references to the views that share its history: a copy or an unpickled tensor has memory of its own)
+_NOT_COPIED = ("_hooks", "_post_hooks", "_tangents", "_alias_group")
 
 
 def _rebuild_tensor(cls: type, array: Any, device: str, requires_grad: bool, extra: dict[str, Any]) -> Tensor:
