@@ -502,7 +502,7 @@ def refuse_unbroadcastable(arrays: Any, exc: ValueError) -> None:
 
 #: float16's dtype: an array's ``dtype`` is this one object (NumPy's dtypes are singletons), so hot
 #: paths test ``a.dtype is HALF`` -- a pointer comparison -- rather than ``==``
-HALF = _HALF = numpy.dtype(numpy.float16)
+HALF = numpy.dtype(numpy.float16)
 
 
 def half_in_float32(fn: Any) -> Any:
@@ -520,7 +520,7 @@ def half_in_float32(fn: Any) -> Any:
     def is_half(a: Any) -> bool:
         # identity with the dtype, not ==: the test runs on every call of hot kernels (sigmoid's),
         # where == against the scalar type and a generator cost a microsecond, a fifth of the call
-        return getattr(a, "dtype", None) is _HALF and is_array(a)
+        return getattr(a, "dtype", None) is HALF and is_array(a)
 
     def widened(*args: Any, **kwargs: Any) -> Any:
         for a in args:

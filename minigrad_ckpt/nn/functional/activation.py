@@ -17,7 +17,7 @@ from typing import Any
 
 from ... import functional as mf
 from ... import random as _random
-from ...backend import host_numpy
+from ...backend import HALF
 from ...functional import _tensor, normalize_axis
 from ...functional.arguments import in_default_float, in_float32_if_half, refuse_complex
 from ...functional.errors import ComplexNotImplemented, InputMismatch
@@ -39,9 +39,6 @@ _RELU = _act.Relu()
 _SILU = _act.Silu()
 
 
-_HALF = host_numpy.dtype(host_numpy.float16)
-
-
 def _half_in_float32(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
     """An activation of a float16 tensor evaluated in float32 and rounded to float16 once, as
     PyTorch's half kernels do (their "opmath" type is float): step by step in float16 each op
@@ -56,7 +53,7 @@ def _half_in_float32(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
 
     @functools.wraps(fn)
     def wrapped(input: Any, *args: Any, **kwargs: Any) -> Tensor:  # noqa: A002
-        if not (isinstance(input, Tensor) and input._data.dtype is _HALF):  # (identity: cheap on the hot path)
+        if not (isinstance(input, Tensor) and input._data.dtype is HALF):  # (identity: cheap on the hot path)
             return fn(input, *args, **kwargs)
         inplace = kwargs.get("inplace", at is not None and len(args) > at and args[at])
         return fn(input, *args, **kwargs) if inplace else wide(input, *args, **kwargs)
