@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import torch
 
 OUT = Path(__file__).with_name("torch_float16_rms_norm.npz")
 # name -> (scale of the rows, eps, with a weight); rows of 16 drawn from a seeded normal, and a
@@ -31,6 +30,8 @@ def inputs(scale: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def main() -> None:
+    import torch  # here, not at the top: the tests import this module's inputs without torch
+
     out = {}
     for name, (scale, eps, weighted) in CASES.items():
         x, w, g = inputs(scale)
