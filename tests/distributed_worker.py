@@ -574,6 +574,30 @@ def scenario_join(divide: str) -> None:
     result({"err": err, "same_optimizer_state": all(m == moments[0] for m in moments)})
 
 
+def scenario_join_buffers() -> None:
+    """BatchNorm running statistics inside and after ``ddp.join()`` with uneven inputs, the cases
+    of ``tests/data/make_torch_ddp_join_buffers.py`` (which wrote PyTorch's): each rank's after
+    each of its steps and at the end of the block."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
+    from make_torch_ddp_join_buffers import CASES, batch
+
+    rank = dist.get_rank()
+    found = []
+    for counts, broadcast_buffers in CASES:
+        model = nn.Sequential(nn.BatchNorm1d(3), nn.Linear(3, 2)).double()
+        ddp = DDP(model, broadcast_buffers=broadcast_buffers)
+        opt = optim.SGD(ddp.parameters(), lr=0.1)
+        steps = []
+        with ddp.join():
+            for k in range(counts[rank]):
+                opt.zero_grad()
+                ddp(mg.tensor(batch(rank, k))).sum().backward()
+                opt.step()
+                steps.append([model[0].running_mean.tolist(), model[0].running_var.tolist()])
+        found.append({"steps": steps, "end": [model[0].running_mean.tolist(), model[0].running_var.tolist()]})
+    result({"cases": found})
+
+
 def scenario_elastic(out_dir: str, mode: str, epochs: str, stop_at: str) -> None:
     """A shuffled DistributedSampler through a DataLoader with 2 worker processes, DDP with dropout
     and Adam, the loader registered with the executor, an asynchronous snapshot every 3 steps.

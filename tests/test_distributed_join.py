@@ -78,3 +78,22 @@ def test_the_default_timeout_is_finite_and_bad_values_are_refused():
     for bad in (0, -1, float("inf"), "10", True):
         with pytest.raises(ValueError, match="timeout"):
             _seconds(bad)
+
+
+def test_join_syncs_buffers_from_a_rank_with_data_as_torch():
+    """PyTorch's DDP under Join broadcasts the buffers before each forward from the highest rank
+    that still has data (not rank 0, whose buffers are stale once it ran out), at the end of the
+    block from the highest rank that ran to the end, and the buffers not at all with
+    ``broadcast_buffers=False`` (tests/data/make_torch_ddp_join_buffers.py wrote its numbers)."""
+    import json
+    from pathlib import Path
+
+    import numpy as np
+
+    want = json.loads((Path(__file__).parent / "data" / "torch_ddp_join_buffers.json").read_text())
+    r = results(launch("join_buffers"))
+    for rank in (0, 1):
+        for case, got, ref in zip(want["cases"], r[rank]["cases"], want["ranks"][rank]):
+            assert len(got["steps"]) == len(ref["steps"]), case
+            for g, t in zip([*got["steps"], got["end"]], [*ref["steps"], ref["end"]]):
+                np.testing.assert_allclose(g, t, rtol=1e-12, atol=1e-14, err_msg=f"rank {rank}, case {case}")

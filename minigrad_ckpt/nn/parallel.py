@@ -260,13 +260,13 @@ class DistributedDataParallel(Module):
 
     # -------------------------------------------------------------- forward
     def forward(self, *args: Any, **kwargs: Any) -> Any:
+        buffers = self.broadcast_buffers and self.require_forward_param_sync and self._group.size > 1
+        source = 0
         if self._join is not None:
-            self._join.announce(self, active=True, sync=self.require_backward_grad_sync)
-        if self.broadcast_buffers and self.require_forward_param_sync and self._group.size > 1:
-            for b in self.module.buffers():
-                b.prepare_write()
-                self._group.broadcast(b._data, 0)
-                b.increment_version()
+            self._join.announce(self, active=True, sync=self.require_backward_grad_sync, buffers=buffers)
+            source = self._join.source  # rank 0 may have run out: its buffers are stale (PyTorch's rule)
+        if buffers:
+            self._broadcast_buffers(source)
         object.__setattr__(self, "_sync_next", bool(self.require_backward_grad_sync))
         out = self.module(*args, **kwargs)
         if self._sync_next:
@@ -277,6 +277,12 @@ class DistributedDataParallel(Module):
                 if t.requires_grad and t.grad_fn is not None:
                     t.register_hook(self._on_backward_start)
         return out
+
+    def _broadcast_buffers(self, source: int) -> None:
+        for b in self.module.buffers():
+            b.prepare_write()
+            self._group.broadcast(b._data, source)
+            b.increment_version()
 
     @contextlib.contextmanager
     def no_sync(self) -> Iterator[None]:
@@ -479,11 +485,14 @@ class DistributedDataParallel(Module):
         ran out counts as a zero gradient) or by the number of ranks that
         still have data (``False``: the average over the real batches).
 
-        When the block ends the replicas are in sync again: the parameters and
-        buffers -- and ``optimizer``'s state, if given (an extension: the ranks
-        that joined early took fewer steps) -- are broadcast from a rank that
-        ran to the end; so is ``executor``'s ``iteration`` (an extension; its
-        optimizer follows too when ``optimizer`` is not given): every rank
+        Buffers are broadcast before each forward from the highest rank that
+        still has data (PyTorch's rule: rank 0's are stale once it ran out).
+        When the block ends the replicas are in sync again: the parameters,
+        the buffers (unless ``broadcast_buffers=False``) and ``optimizer``'s
+        state, if given (an extension: the ranks that joined early took fewer
+        steps), are broadcast from the highest rank that ran to the end; so
+        is ``executor``'s ``iteration`` (an extension; its optimizer follows
+        too when ``optimizer`` is not given): every rank
         counts the steps of the replica it now holds, so a loop that saves on
         ``ex.iteration % k`` calls its collective saves on the same steps.
         A collective save (``SnapshotManager.save_snapshot``) inside the block
@@ -511,11 +520,8 @@ class DistributedDataParallel(Module):
 
     def _shadow_iteration(self, state: _Join) -> None:
         """What a forward/backward of the ranks with data does collectively, with nothing to add."""
-        if self.broadcast_buffers:
-            for b in self.module.buffers():
-                b.prepare_write()
-                self._group.broadcast(b._data, 0)
-                b.increment_version()
+        if state.buffers:  # as the ranks with data do (their switches, not this rank's, decide)
+            self._broadcast_buffers(state.source)
         if state.syncing:
             for b in self._buckets:  # in index order, as every rank starts them
                 for arr in b.arrays():
@@ -529,11 +535,15 @@ class DistributedDataParallel(Module):
 
     def _sync_after_join(self, state: _Join, optimizer: Any, executor: Any) -> None:
         counts = self._group.allgather_object(state.iterations)
-        src = counts.index(max(counts))  # ran to the end: its replica is the current one
+        # the highest rank that ran to the end (PyTorch's choice): its replica is the current one
+        src = max(r for r, c in enumerate(counts) if c == max(counts))
         if executor is not None:
             optimizer = executor.optimizer if optimizer is None else optimizer
             executor.iteration = self._group.bcast_object(int(executor.iteration), src)
-        for t in list(self.module.parameters()) + list(self.module.buffers()):
+        # the buffers only where the forwards sync them: with broadcast_buffers=False each rank's
+        # statistics are its own, in PyTorch and in a snapshot's rank files
+        kept = list(self.module.buffers()) if self.broadcast_buffers else []
+        for t in list(self.module.parameters()) + kept:
             t.prepare_write()
             self._group.broadcast(t._data, src)
             t.increment_version()
@@ -602,15 +612,22 @@ class _Join:
         self.iterations = 0   # this rank's forwards in the block
         self.syncing = False  # whether the ranks with data average gradients this iteration
         self.have = -1        # how many ranks had data at the last count (-1: none yet)
+        self.source = 0       # the highest rank with data at the last count: the buffers come from it
+        self.buffers = False  # whether the ranks with data broadcast the buffers this iteration
 
-    def announce(self, ddp: DistributedDataParallel, active: bool, sync: bool) -> bool:
-        """The join all-reduce: ``[ranks with data, of them averaging gradients]``. Sets the
-        divisor for this iteration; returns whether any rank still has data."""
-        # control data over MPI on either backend (a host all-gather of two flags per rank)
-        flags = _checked_flags(ddp, ddp._group.allgather_object(("join", bool(active), bool(active and sync))),
-                               active)
-        have, syncing = sum(a for _, a, _ in flags), sum(s for _, _, s in flags)
+    def announce(self, ddp: DistributedDataParallel, active: bool, sync: bool, buffers: bool = False) -> bool:
+        """The join all-gather: which ranks have data, which of them average gradients and broadcast
+        buffers.  Sets the divisor and the buffers' source for this iteration; returns whether any
+        rank still has data."""
+        # control data over MPI on either backend (a host all-gather of three flags per rank)
+        mine = ("join", bool(active), bool(active and sync), bool(active and buffers))
+        flags = _checked_flags(ddp, ddp._group.allgather_object(mine), active)
+        have, syncing = sum(f[1] for f in flags), sum(f[2] for f in flags)
         self.have = have
+        with_data = [r for r, f in enumerate(flags) if f[1]]
+        if with_data:
+            self.source = with_data[-1]
+            self.buffers = flags[self.source][3]
         if self.throw and have < ddp._group.size:
             raise RuntimeError(f"DistributedDataParallel.join: {ddp._group.size - have} rank(s) ran out of "
                                f"inputs (throw_on_early_termination=True)")
@@ -636,7 +653,7 @@ def _checked_flags(ddp: DistributedDataParallel, flags: list, active: bool) -> l
     for f in flags:
         if isinstance(f, tuple) and len(f) == 2 and f[0] == "refuse":
             raise DistributedError(f[1])
-    other = [r for r, f in enumerate(flags) if not (isinstance(f, tuple) and len(f) == 3 and f[0] == "join")]
+    other = [r for r, f in enumerate(flags) if not (isinstance(f, tuple) and len(f) == 4 and f[0] == "join")]
     if other:
         where = "its forward" if active else "shadowing, having run out of inputs"
         raise DistributedError(

@@ -1,0 +1,78 @@
+"""Regenerate ``tests/data/torch_ddp_join_buffers.json``: the BatchNorm running statistics each
+rank of a 2-rank PyTorch DDP job holds inside and after ``Join([ddp])`` with uneven inputs.
+
+    python tests/data/make_torch_ddp_join_buffers.py     # needs torch (gloo on loopback); the tests do not
+
+PyTorch's DDP under ``Join`` broadcasts the buffers before each forward from the highest rank
+that still has data (rank 0 may have joined, its buffers stale), and at the end of the block
+from the highest rank that ran to the end -- the buffers only with ``broadcast_buffers=True``.
+The model is ``Sequential(BatchNorm1d(3), Linear(3, 2))``: its running statistics depend on the
+inputs and the broadcasts only, not on the weights (whose initialisation differs between the
+libraries).  ``tests/distributed_worker.py join_buffers`` runs the same cases.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+OUT = Path(__file__).with_name("torch_ddp_join_buffers.json")
+# (batches per rank, broadcast_buffers)
+CASES = [([1, 3], True), ([3, 1], True), ([2, 2], True), ([1, 3], False)]
+
+
+def batch(rank: int, k: int) -> np.ndarray:
+    """Rank ``rank``'s ``k``-th input, 4 samples of 3 features (the worker draws the same)."""
+    rng = np.random.default_rng(100 * rank + k)
+    return rng.standard_normal((4, 3)) * (1 + rank) + k
+
+
+def _rank(rank: int, world: int, port: int, out: str) -> None:
+    import torch
+    import torch.distributed as dist
+    from torch.distributed.algorithms.join import Join
+    from torch.nn.parallel import DistributedDataParallel
+
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    dist.init_process_group("gloo", rank=rank, world_size=world)
+    found = []
+    for counts, broadcast_buffers in CASES:
+        model = torch.nn.Sequential(torch.nn.BatchNorm1d(3), torch.nn.Linear(3, 2)).double()
+        with warnings.catch_warnings():  # (2.13 names it forward_sync_buffers; the old name still works)
+            warnings.simplefilter("ignore", FutureWarning)
+            ddp = DistributedDataParallel(model, broadcast_buffers=broadcast_buffers)
+        opt = torch.optim.SGD(ddp.parameters(), lr=0.1)
+        steps = []
+        with Join([ddp]):
+            for k in range(counts[rank]):
+                opt.zero_grad()
+                ddp(torch.tensor(batch(rank, k))).sum().backward()
+                opt.step()
+                steps.append([model[0].running_mean.tolist(), model[0].running_var.tolist()])
+        found.append({"steps": steps, "end": [model[0].running_mean.tolist(), model[0].running_var.tolist()]})
+    with open(f"{out}.{rank}", "w") as f:
+        json.dump(found, f)
+    dist.destroy_process_group()
+
+
+def main() -> None:
+    import tempfile
+
+    import torch
+    import torch.multiprocessing as mp
+
+    world = 2
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "rank")
+        mp.spawn(_rank, args=(world, 29533, out), nprocs=world)
+        ranks = [json.loads(Path(f"{out}.{r}").read_text()) for r in range(world)]
+    OUT.write_text(json.dumps({"torch": torch.__version__, "cases": CASES, "ranks": ranks}) + "\n")
+    print(f"wrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()
