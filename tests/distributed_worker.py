@@ -999,6 +999,7 @@ def scenario_torch_api() -> None:
     dist.scatter_object_list(so, [f"to {i}" for i in range(world)] if rank == 0 else None, src=0)
     out.update(all_gather_object=objs, broadcast_object_list=bl, gather_object=go, scatter_object_list=so)
     out["grads"] = _ddp_grads_with_an_unused_branch(rank)
+    out["buffer_sync"] = _ddp_buffer_switches(rank)
     out["refused"] = [_refusal(lambda: DDP(nn.Linear(2, 2), device_ids=[0])),
                       _refusal(lambda: DDP(nn.Linear(2, 2), mixed_precision=object())),
                       _refusal(lambda: dist.new_group([0])) if world > 1 else "world of one",
@@ -1007,6 +1008,27 @@ def scenario_torch_api() -> None:
                       _refusal(lambda: dist.init_process_group("gloo"))]
     dist.barrier(async_op=True).wait()
     result(out)
+
+
+def _ddp_buffer_switches(rank: int) -> dict:
+    """PyTorch 2.13's buffer switches: the deprecated ``broadcast_buffers=False`` leaves rank-local
+    buffers unsynced from the start; ``forward_sync_buffers=False`` syncs them at construction only."""
+    import warnings
+
+    out = {}
+    for name, kwargs in (("broadcast_buffers", {"broadcast_buffers": False}),
+                         ("forward_sync_buffers", {"forward_sync_buffers": False}),
+                         ("both", {"broadcast_buffers": True, "forward_sync_buffers": False})):
+        bn = nn.BatchNorm1d(2).double()
+        bn.running_mean.fill_(float(rank + 1))  # a rank-local statistic
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model = DDP(bn, **kwargs)
+        at_init = bn.running_mean.tolist()
+        model(mg.tensor([[0.0, 2.0], [2.0, 4.0]], dtype=mg.float64) * (rank + 1))  # not synced before it
+        out[name] = {"init": at_init, "after": bn.running_mean.tolist(), "attr": model.broadcast_buffers,
+                     "warned": [w.category.__name__ for w in caught]}
+    return out
 
 
 def _ddp_grads_with_an_unused_branch(rank: int) -> dict:

@@ -45,7 +45,7 @@ TORCH_PARAMETERS = {
 TORCH_DDP_PARAMETERS = ("module device_ids output_device dim broadcast_buffers init_sync process_group bucket_cap_mb "
                         "find_unused_parameters check_reduction gradient_as_bucket_view static_graph "
                         "delay_all_reduce_named_params param_to_hook_all_reduce mixed_precision device_mesh "
-                        "skip_all_reduce_unused_params")
+                        "skip_all_reduce_unused_params bucket_cap_mb_list batched_grad_copy forward_sync_buffers")
 
 
 @pytest.mark.parametrize("name", sorted(TORCH_PARAMETERS))
@@ -122,6 +122,18 @@ def test_a_pytorch_scripts_collectives_and_ddp_under_mpiexec():
         # without the option (where PyTorch raises at the next forward) the engine averages zeros
         assert grads["False 1"]["c.weight"] == [0.0, 0.0] and grads["False 2"]["b.weight"] == [8.0, 8.0]
         assert got["refused"] == REFUSED
+        # torch 2.13: broadcast_buffers=False (deprecated) leaves rank-local buffers alone at
+        # construction too; forward_sync_buffers=False syncs them then, never before a forward
+        own, first = float(rank + 1), 1.0
+        buf = got["buffer_sync"]
+        assert buf["broadcast_buffers"]["init"] == [own, own] and buf["broadcast_buffers"]["attr"] is False
+        assert buf["forward_sync_buffers"]["init"] == [first, first]
+        assert buf["both"]["init"] == [first, first] and buf["both"]["attr"] is False
+        for case, start in (("broadcast_buffers", own), ("forward_sync_buffers", first), ("both", first)):
+            want = [0.9 * start + 0.1 * (rank + 1), 0.9 * start + 0.1 * 3 * (rank + 1)]
+            assert buf[case]["after"] == pytest.approx(want, rel=1e-12), (case, buf[case])
+        assert [buf[c]["warned"] for c in ("broadcast_buffers", "forward_sync_buffers", "both")] == [
+            ["FutureWarning"], [], ["FutureWarning"]]
 
 
 def test_the_same_script_runs_alone_as_a_world_of_one():

@@ -34,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -124,9 +125,11 @@ class DistributedDataParallel(Module):
     of a GPU module (``None`` for a CPU module); ``process_group`` is ``None`` or the
     world group; ``init_sync=False`` skips the check that every rank built the same
     model and the broadcast of rank 0's weights.  ``dim``, ``output_device``,
-    ``check_reduction``, ``gradient_as_bucket_view`` and ``static_graph`` change how
-    PyTorch's reducer works, not what it computes, and are accepted; the options that
-    change what is reduced (``mixed_precision``, ``param_to_hook_all_reduce``,
+    ``check_reduction``, ``gradient_as_bucket_view``, ``static_graph``,
+    ``bucket_cap_mb_list`` and ``batched_grad_copy`` change how PyTorch's reducer
+    works, not what it computes, and are accepted; ``forward_sync_buffers`` and the
+    deprecated ``broadcast_buffers`` mean what they mean in PyTorch 2.13 (see
+    ``_buffer_sync``); the options that change what is reduced (``mixed_precision``, ``param_to_hook_all_reduce``,
     ``delay_all_reduce_named_params``, ``device_mesh``,
     ``skip_all_reduce_unused_params``) are refused.
     ``backward(create_graph=True)`` is refused (the averaged gradients would
@@ -143,12 +146,13 @@ class DistributedDataParallel(Module):
     _shared_memory = True    # ranks of one machine sum through shared memory (benchmarks/distributed.py compares)
 
     def __init__(self, module: Module, device_ids: Any = None, output_device: Any = None, dim: int = 0,
-                 broadcast_buffers: bool = True, init_sync: bool = True, process_group: Any = None,
+                 broadcast_buffers: bool | None = None, init_sync: bool = True, process_group: Any = None,
                  bucket_cap_mb: float | None = None, find_unused_parameters: bool = False,
                  check_reduction: bool = False, gradient_as_bucket_view: bool = False, static_graph: bool = False,
                  delay_all_reduce_named_params: Any = None, param_to_hook_all_reduce: Any = None,
                  mixed_precision: Any = None, device_mesh: Any = None,
-                 skip_all_reduce_unused_params: bool = False) -> None:
+                 skip_all_reduce_unused_params: bool = False, bucket_cap_mb_list: Any = None,
+                 batched_grad_copy: bool = False, forward_sync_buffers: bool | None = None) -> None:
         super().__init__()
         from .. import distributed as dist
 
@@ -166,15 +170,17 @@ class DistributedDataParallel(Module):
         self.module = module
         group = dist.world.world_group(process_group, "DistributedDataParallel")
         object.__setattr__(self, "_group", group)
-        object.__setattr__(self, "broadcast_buffers", bool(broadcast_buffers))
+        forward_sync, init_sync_buffers = _buffer_sync(broadcast_buffers, forward_sync_buffers)
+        object.__setattr__(self, "forward_sync_buffers", forward_sync)
         object.__setattr__(self, "bucket_cap_mb", bucket_cap_mb)
         # PyTorch's hints, kept for reading back; the reduction needs none of them (see the class docstring)
         for name, value in (("dim", dim), ("find_unused_parameters", find_unused_parameters),
-                            ("gradient_as_bucket_view", gradient_as_bucket_view), ("static_graph", static_graph)):
+                            ("gradient_as_bucket_view", gradient_as_bucket_view), ("static_graph", static_graph),
+                            ("bucket_cap_mb_list", bucket_cap_mb_list), ("batched_grad_copy", batched_grad_copy)):
             object.__setattr__(self, name, value)
         if init_sync:
             self._verify_same_model(group)
-            self._sync_from_rank0(group)
+            self._sync_from_rank0(group, init_sync_buffers)
         params = [p for _, p in module.named_parameters() if p.requires_grad]
         object.__setattr__(self, "_buckets", self._make_buckets(params, bucket_cap_mb, first_cap_mb))
         where = {}
@@ -214,8 +220,8 @@ class DistributedDataParallel(Module):
                 raise RuntimeError(f"DistributedDataParallel: the model differs between ranks: {problem} "
                                    f"(every rank must build the same model, in the same order)")
 
-    def _sync_from_rank0(self, group: Any) -> None:
-        for t in list(self.module.parameters()) + list(self.module.buffers()):
+    def _sync_from_rank0(self, group: Any, buffers: bool) -> None:
+        for t in list(self.module.parameters()) + (list(self.module.buffers()) if buffers else []):
             t.prepare_write()  # MPI writes into the array
             group.broadcast(t._data, 0)
             t.increment_version()
@@ -258,9 +264,18 @@ class DistributedDataParallel(Module):
         """How many parameters each bucket holds, in launch order."""
         return [len(b.params) for b in self._buckets]
 
+    @property
+    def broadcast_buffers(self) -> bool:
+        """PyTorch's older name of ``forward_sync_buffers`` (deprecated there since 2.13)."""
+        return self.forward_sync_buffers
+
+    @broadcast_buffers.setter
+    def broadcast_buffers(self, value: bool) -> None:
+        object.__setattr__(self, "forward_sync_buffers", value)
+
     # -------------------------------------------------------------- forward
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        buffers = self.broadcast_buffers and self.require_forward_param_sync and self._group.size > 1
+        buffers = self.forward_sync_buffers and self.require_forward_param_sync and self._group.size > 1
         source = 0
         if self._join is not None:
             self._join.announce(self, active=True, sync=self.require_backward_grad_sync, buffers=buffers)
@@ -542,7 +557,7 @@ class DistributedDataParallel(Module):
             executor.iteration = self._group.bcast_object(int(executor.iteration), src)
         # the buffers only where the forwards sync them: with broadcast_buffers=False each rank's
         # statistics are its own, in PyTorch and in a snapshot's rank files
-        kept = list(self.module.buffers()) if self.broadcast_buffers else []
+        kept = list(self.module.buffers()) if self.forward_sync_buffers else []
         for t in list(self.module.parameters()) + kept:
             t.prepare_write()
             self._group.broadcast(t._data, src)
@@ -574,6 +589,26 @@ class DistributedDataParallel(Module):
 
     def extra_repr(self) -> str:
         return f"world_size={self._group.size}, buckets={len(self._buckets)}, bucket_cap_mb={self.bucket_cap_mb}"
+
+
+def _buffer_sync(broadcast_buffers: Any, forward_sync_buffers: Any) -> tuple[bool, bool]:
+    """PyTorch 2.13's two names: whether forwards (and the end of a ``join()``) broadcast the buffers,
+    and whether construction does.  ``broadcast_buffers=False`` (deprecated) leaves the buffers
+    rank-local from the start; ``forward_sync_buffers=False`` still starts them as rank 0's."""
+    if broadcast_buffers is not None and forward_sync_buffers is not None:
+        warnings.warn("Both `broadcast_buffers` and `forward_sync_buffers` were specified. `broadcast_buffers` is "
+                      "deprecated and its value is ignored when `forward_sync_buffers` is provided.", FutureWarning,
+                      stacklevel=3)
+    elif broadcast_buffers is not None:
+        warnings.warn("`broadcast_buffers` is deprecated. Use `forward_sync_buffers` instead. IMPORTANT: unlike "
+                      "`broadcast_buffers=False`, `forward_sync_buffers=False` still syncs buffers at init. If you "
+                      "rely on buffers NOT being synced at init (e.g. rank-local buffers), keep using "
+                      "`broadcast_buffers=False` until `init_sync_buffers` is available.", FutureWarning,
+                      stacklevel=3)
+    if forward_sync_buffers is not None:
+        return bool(forward_sync_buffers), True
+    forward = True if broadcast_buffers is None else bool(broadcast_buffers)
+    return forward, forward
 
 
 def _refuse_options_not_offered(**options: Any) -> None:
