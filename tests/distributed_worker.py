@@ -574,12 +574,15 @@ def scenario_join(divide: str) -> None:
     result({"err": err, "same_optimizer_state": all(m == moments[0] for m in moments)})
 
 
-def scenario_join_buffers() -> None:
-    """BatchNorm running statistics inside and after ``ddp.join()`` with uneven inputs, the cases
-    of ``tests/data/make_torch_ddp_join_buffers.py`` (which wrote PyTorch's): each rank's after
-    each of its steps and at the end of the block."""
+def scenario_buffers() -> None:
+    """BatchNorm running statistics under DDP, the cases of ``tests/data/make_torch_ddp_buffers.py``
+    (which wrote PyTorch's): each rank's after each of its steps inside ``ddp.join()`` with uneven
+    inputs and at the end of the block, and after each forward of ``no_sync`` accumulation and of
+    forwards without grad."""
+    import contextlib
+
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
-    from make_torch_ddp_join_buffers import CASES, batch
+    from make_torch_ddp_buffers import CASES, accumulation_steps, batch
 
     rank = dist.get_rank()
     found = []
@@ -595,7 +598,23 @@ def scenario_join_buffers() -> None:
                 opt.step()
                 steps.append([model[0].running_mean.tolist(), model[0].running_var.tolist()])
         found.append({"steps": steps, "end": [model[0].running_mean.tolist(), model[0].running_var.tolist()]})
-    result({"cases": found})
+    model = nn.Sequential(nn.BatchNorm1d(3), nn.Linear(3, 2)).double()
+    ddp = DDP(model)
+    opt = optim.SGD(ddp.parameters(), lr=0.1)
+    accumulation = []
+    for how, k in accumulation_steps():
+        x = mg.tensor(batch(rank, k))
+        if how == "no_grad":
+            with mg.no_grad():
+                ddp(x)
+        else:
+            with ddp.no_sync() if how == "no_sync" else contextlib.nullcontext():
+                ddp(x).sum().backward()
+            if how == "sync":
+                opt.step()
+                opt.zero_grad()
+        accumulation.append([model[0].running_mean.tolist(), model[0].running_var.tolist()])
+    result({"join": found, "accumulation": accumulation})
 
 
 def scenario_elastic(out_dir: str, mode: str, epochs: str, stop_at: str) -> None:

@@ -80,20 +80,40 @@ def test_the_default_timeout_is_finite_and_bad_values_are_refused():
             _seconds(bad)
 
 
-def test_join_syncs_buffers_from_a_rank_with_data_as_torch():
-    """PyTorch's DDP under Join broadcasts the buffers before each forward from the highest rank
-    that still has data (not rank 0, whose buffers are stale once it ran out), at the end of the
-    block from the highest rank that ran to the end, and the buffers not at all with
-    ``broadcast_buffers=False`` (tests/data/make_torch_ddp_join_buffers.py wrote its numbers)."""
+
+@pytest.fixture(scope="module")
+def buffers():
+    """One launch of both buffer scenarios, and PyTorch's numbers for them."""
     import json
     from pathlib import Path
 
+    want = json.loads((Path(__file__).parent / "data" / "torch_ddp_buffers.json").read_text())
+    return want, results(launch("buffers"))
+
+
+def _close(got, want, what):
     import numpy as np
 
-    want = json.loads((Path(__file__).parent / "data" / "torch_ddp_join_buffers.json").read_text())
-    r = results(launch("join_buffers"))
+    assert len(got) == len(want), what
+    for g, t in zip(got, want):
+        np.testing.assert_allclose(g, t, rtol=1e-12, atol=1e-14, err_msg=what)
+
+
+def test_join_syncs_buffers_from_a_rank_with_data_as_torch(buffers):
+    """PyTorch's DDP under Join broadcasts the buffers before each forward from the highest rank
+    that still has data (not rank 0, whose buffers are stale once it ran out), at the end of the
+    block from the highest rank that ran to the end, and the buffers not at all with
+    ``broadcast_buffers=False`` (tests/data/make_torch_ddp_buffers.py wrote its numbers)."""
+    want, r = buffers
     for rank in (0, 1):
-        for case, got, ref in zip(want["cases"], r[rank]["cases"], want["ranks"][rank]):
-            assert len(got["steps"]) == len(ref["steps"]), case
-            for g, t in zip([*got["steps"], got["end"]], [*ref["steps"], ref["end"]]):
-                np.testing.assert_allclose(g, t, rtol=1e-12, atol=1e-14, err_msg=f"rank {rank}, case {case}")
+        for case, got, ref in zip(want["cases"], r[rank]["join"], want["ranks"][rank]["join"]):
+            _close([*got["steps"], got["end"]], [*ref["steps"], ref["end"]], f"rank {rank}, case {case}")
+
+
+def test_buffers_are_broadcast_after_a_synced_forward_only_as_torch(buffers):
+    """PyTorch broadcasts the buffers before a forward only when the one before it ran with grad
+    and gradient sync: through no_sync accumulation before the first micro-batch only, through a
+    run of forwards without grad before the first only."""
+    want, r = buffers
+    for rank in (0, 1):
+        _close(r[rank]["accumulation"], want["ranks"][rank]["accumulation"], f"rank {rank}")

@@ -23,10 +23,11 @@ same optimizer step.  How (see ``docs/distributed.md``):
   returns.
 
 ``no_sync()`` skips the averaging for gradient accumulation; with
-``broadcast_buffers`` (BatchNorm statistics) rank 0's buffers are broadcast
-before each forward.  ``join()`` (PyTorch's ``Join``) lets ranks with fewer
-batches finish: a rank that ran out shadows the others' collectives until
-every rank has, so uneven inputs never hang.
+``forward_sync_buffers`` (BatchNorm statistics) rank 0's buffers are broadcast
+before each forward that follows one with grad and gradient sync (PyTorch's
+rule).  ``join()`` (PyTorch's ``Join``) lets ranks with fewer batches finish:
+a rank that ran out shadows the others' collectives until every rank has, so
+uneven inputs never hang.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..backward import current_backward, queue_callback
+from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from .data_parallel import DataParallel
 from .module import Module
@@ -136,7 +138,8 @@ class DistributedDataParallel(Module):
     not be differentiable).  PyTorch's two public switches are attributes here too:
     ``require_backward_grad_sync = False`` is what ``no_sync()`` sets (a forward with it
     off only accumulates), ``require_forward_param_sync = False`` skips the buffers'
-    broadcast before a forward.  When every rank runs on one machine (CPU tensors,
+    broadcast before the next forward -- each forward sets it, as PyTorch's does, to
+    whether it ran with grad and gradient sync.  When every rank runs on one machine (CPU tensors,
     MPI), the gradients are summed through a shared-memory window instead of
     MPI's all-reduce -- about half the time, bitwise the same for two ranks
     (``minigrad_ckpt/distributed/_node_sum.py``; ``docs/distributed.md``).
@@ -284,6 +287,9 @@ class DistributedDataParallel(Module):
             self._broadcast_buffers(source)
         object.__setattr__(self, "_sync_next", bool(self.require_backward_grad_sync))
         out = self.module(*args, **kwargs)
+        # PyTorch's rule: the next forward broadcasts the buffers only after one with grad and gradient
+        # sync -- through no_sync accumulation or a run of no_grad forwards, before the first only
+        object.__setattr__(self, "require_forward_param_sync", is_grad_enabled() and self._sync_next)
         if self._sync_next:
             # A hook on each output starts the bookkeeping as backward enters
             # it, so even a rank whose loss reaches no parameter joins the

@@ -1,14 +1,21 @@
-"""Regenerate ``tests/data/torch_ddp_join_buffers.json``: the BatchNorm running statistics each
-rank of a 2-rank PyTorch DDP job holds inside and after ``Join([ddp])`` with uneven inputs.
+"""Regenerate ``tests/data/torch_ddp_buffers.json``: the BatchNorm running statistics each rank of
+a 2-rank PyTorch DDP job holds inside and after ``Join([ddp])`` with uneven inputs, and through
+gradient accumulation (``no_sync``) and forwards without grad.
 
-    python tests/data/make_torch_ddp_join_buffers.py     # needs torch (gloo on loopback); the tests do not
+    python tests/data/make_torch_ddp_buffers.py     # needs torch (gloo on loopback); the tests do not
 
 PyTorch's DDP under ``Join`` broadcasts the buffers before each forward from the highest rank
 that still has data (rank 0 may have joined, its buffers stale), and at the end of the block
 from the highest rank that ran to the end -- the buffers only with ``broadcast_buffers=True``.
 The model is ``Sequential(BatchNorm1d(3), Linear(3, 2))``: its running statistics depend on the
 inputs and the broadcasts only, not on the weights (whose initialisation differs between the
-libraries).  ``tests/distributed_worker.py join_buffers`` runs the same cases.
+libraries).
+
+PyTorch decides at the end of each forward whether the next one broadcasts the buffers
+(``require_forward_param_sync``): only after a forward with grad enabled and gradient sync on.
+So through ``no_sync`` accumulation the buffers are broadcast before the first micro-batch only,
+and before the first of a run of forwards under ``no_grad`` only.  ``tests/distributed_worker.py
+join_buffers`` and ``accumulation_buffers`` run the same cases.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-OUT = Path(__file__).with_name("torch_ddp_join_buffers.json")
+OUT = Path(__file__).with_name("torch_ddp_buffers.json")
 # (batches per rank, broadcast_buffers)
 CASES = [([1, 3], True), ([3, 1], True), ([2, 2], True), ([1, 3], False)]
 
@@ -29,6 +36,40 @@ def batch(rank: int, k: int) -> np.ndarray:
     """Rank ``rank``'s ``k``-th input, 4 samples of 3 features (the worker draws the same)."""
     rng = np.random.default_rng(100 * rank + k)
     return rng.standard_normal((4, 3)) * (1 + rank) + k
+
+
+def accumulation_steps() -> list[tuple[str, int]]:
+    """The accumulation case's forwards: (how, batch number); ``how`` is ``"no_sync"``, ``"sync"``
+    (a backward, then an optimizer step) or ``"no_grad"`` (a forward only, the model in training
+    mode, so the statistics move)."""
+    steps = []
+    for cycle in range(2):
+        steps += [("no_sync", 3 * cycle), ("no_sync", 3 * cycle + 1), ("sync", 3 * cycle + 2)]
+    return steps + [("no_grad", 6), ("no_grad", 7), ("sync", 8), ("sync", 9)]
+
+
+def _accumulation(torch: object, rank: int) -> list:
+    import contextlib
+
+    from torch.nn.parallel import DistributedDataParallel
+
+    model = torch.nn.Sequential(torch.nn.BatchNorm1d(3), torch.nn.Linear(3, 2)).double()
+    ddp = DistributedDataParallel(model)
+    opt = torch.optim.SGD(ddp.parameters(), lr=0.1)
+    found = []
+    for how, k in accumulation_steps():
+        x = torch.tensor(batch(rank, k))
+        if how == "no_grad":
+            with torch.no_grad():
+                ddp(x)
+        else:
+            with ddp.no_sync() if how == "no_sync" else contextlib.nullcontext():
+                ddp(x).sum().backward()
+            if how == "sync":
+                opt.step()
+                opt.zero_grad()
+        found.append([model[0].running_mean.tolist(), model[0].running_var.tolist()])
+    return found
 
 
 def _rank(rank: int, world: int, port: int, out: str) -> None:
@@ -55,7 +96,7 @@ def _rank(rank: int, world: int, port: int, out: str) -> None:
                 steps.append([model[0].running_mean.tolist(), model[0].running_var.tolist()])
         found.append({"steps": steps, "end": [model[0].running_mean.tolist(), model[0].running_var.tolist()]})
     with open(f"{out}.{rank}", "w") as f:
-        json.dump(found, f)
+        json.dump({"join": found, "accumulation": _accumulation(torch, rank)}, f)
     dist.destroy_process_group()
 
 
@@ -70,7 +111,8 @@ def main() -> None:
         out = os.path.join(tmp, "rank")
         mp.spawn(_rank, args=(world, 29533, out), nprocs=world)
         ranks = [json.loads(Path(f"{out}.{r}").read_text()) for r in range(world)]
-    OUT.write_text(json.dumps({"torch": torch.__version__, "cases": CASES, "ranks": ranks}) + "\n")
+    OUT.write_text(json.dumps({"torch": torch.__version__, "cases": CASES, "steps": accumulation_steps(),
+                               "ranks": ranks}) + "\n")
     print(f"wrote {OUT}")
 
 
