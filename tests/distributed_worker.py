@@ -579,10 +579,8 @@ def scenario_buffers() -> None:
     (which wrote PyTorch's): each rank's after each of its steps inside ``ddp.join()`` with uneven
     inputs and at the end of the block, and after each forward of ``no_sync`` accumulation and of
     forwards without grad."""
-    import contextlib
-
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
-    from make_torch_ddp_buffers import CASES, accumulation_steps, batch
+    from make_torch_ddp_buffers import CASES, JOINED_ACCUMULATION, accumulation_steps, batch
 
     rank = dist.get_rank()
     found = []
@@ -598,11 +596,24 @@ def scenario_buffers() -> None:
                 opt.step()
                 steps.append([model[0].running_mean.tolist(), model[0].running_var.tolist()])
         found.append({"steps": steps, "end": [model[0].running_mean.tolist(), model[0].running_var.tolist()]})
+    result({"join": found, "accumulation": _buffer_steps(rank, accumulation_steps()),
+            "joined_accumulation": _buffer_steps(rank, JOINED_ACCUMULATION[1], JOINED_ACCUMULATION[0][rank])})
+
+
+def _buffer_steps(rank: int, steps: list, joined: list | None = None) -> list:
+    """The running statistics after each forward of ``steps`` (after those of ``joined``, inside a
+    ``join()`` block, first): make_torch_ddp_buffers.py's _accumulation."""
+    import contextlib
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
+    from make_torch_ddp_buffers import batch
+
     model = nn.Sequential(nn.BatchNorm1d(3), nn.Linear(3, 2)).double()
     ddp = DDP(model)
     opt = optim.SGD(ddp.parameters(), lr=0.1)
-    accumulation = []
-    for how, k in accumulation_steps():
+    found = []
+
+    def step(how: str, k: int) -> None:
         x = mg.tensor(batch(rank, k))
         if how == "no_grad":
             with mg.no_grad():
@@ -613,8 +624,14 @@ def scenario_buffers() -> None:
             if how == "sync":
                 opt.step()
                 opt.zero_grad()
-        accumulation.append([model[0].running_mean.tolist(), model[0].running_var.tolist()])
-    result({"join": found, "accumulation": accumulation})
+        found.append([model[0].running_mean.tolist(), model[0].running_var.tolist()])
+
+    with ddp.join(enable=joined is not None):
+        for how, k in joined or []:
+            step(how, k)
+    for how, k in steps:
+        step(how, k)
+    return found
 
 
 def scenario_elastic(out_dir: str, mode: str, epochs: str, stop_at: str) -> None:

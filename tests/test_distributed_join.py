@@ -117,3 +117,6 @@ def test_buffers_are_broadcast_after_a_synced_forward_only_as_torch(buffers):
     want, r = buffers
     for rank in (0, 1):
         _close(r[rank]["accumulation"], want["ranks"][rank]["accumulation"], f"rank {rank}")
+        # inside join() the rank that ran out follows the others (rank 1 ended under no_sync): after
+        # the block no rank broadcasts where another does not (the old code hung here)
+        _close(r[rank]["joined_accumulation"], want["ranks"][rank]["joined_accumulation"], f"rank {rank}, joined")

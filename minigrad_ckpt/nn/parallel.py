@@ -206,6 +206,9 @@ class DistributedDataParallel(Module):
         object.__setattr__(self, "_stop", threading.Event())
         object.__setattr__(self, "_mpi_lock", threading.Lock())  # one thread in MPI on our requests at a time
         object.__setattr__(self, "_join", None)           # the join() block in progress, if any
+        # the rank whose buffers the forwards broadcast: rank 0, and the highest rank (the highest with
+        # data, all of them) once a join() block was entered -- PyTorch's DDP keeps its Join config
+        object.__setattr__(self, "_buffer_source", 0)
         object.__setattr__(self, "_divisor", group.size)  # what the summed gradients are divided by
         handles = [p.register_post_accumulate_grad_hook(self._on_grad_ready) for p in params]
         object.__setattr__(self, "_hook_handles", handles)
@@ -279,7 +282,7 @@ class DistributedDataParallel(Module):
     # -------------------------------------------------------------- forward
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         buffers = self.forward_sync_buffers and self.require_forward_param_sync and self._group.size > 1
-        source = 0
+        source = self._buffer_source
         if self._join is not None:
             self._join.announce(self, active=True, sync=self.require_backward_grad_sync, buffers=buffers)
             source = self._join.source  # rank 0 may have run out: its buffers are stale (PyTorch's rule)
@@ -528,6 +531,7 @@ class DistributedDataParallel(Module):
             return
         if self._join is not None:
             raise RuntimeError("DistributedDataParallel.join() blocks do not nest")
+        object.__setattr__(self, "_buffer_source", self._group.size - 1)
         state = _Join(bool(divide_by_initial_world_size), bool(throw_on_early_termination))
         object.__setattr__(self, "_join", state)
         try:
@@ -553,6 +557,9 @@ class DistributedDataParallel(Module):
                     work.wait()
             if self.find_unused_parameters:
                 self._used_by_some_rank(shadowing=True)
+        # as PyTorch's join hook: the next forward after the block broadcasts the buffers exactly
+        # where the ranks with data do (theirs was synced or not)
+        object.__setattr__(self, "require_forward_param_sync", state.syncing)
 
     def _sync_after_join(self, state: _Join, optimizer: Any, executor: Any) -> None:
         counts = self._group.allgather_object(state.iterations)

@@ -48,16 +48,33 @@ def accumulation_steps() -> list[tuple[str, int]]:
     return steps + [("no_grad", 6), ("no_grad", 7), ("sync", 8), ("sync", 9)]
 
 
-def _accumulation(torch: object, rank: int) -> list:
-    import contextlib
+#: Each rank's forwards inside a Join block (rank 1's last one under no_sync), then two synced
+#: steps on both after it: the rank that shadowed must skip the buffers' broadcast as the other does
+JOINED_ACCUMULATION = ([[("sync", 0)], [("sync", 0), ("no_sync", 1)]], [("sync", 2), ("sync", 3)])
 
+
+def _accumulation(torch: object, rank: int, steps: list | None = None, joined: bool = False) -> list:
+    """The running statistics after each of ``steps`` (``accumulation_steps()`` by default); with
+    ``joined``, ``JOINED_ACCUMULATION``: this rank's steps inside a Join block, then the common ones."""
+    from torch.distributed.algorithms.join import Join
     from torch.nn.parallel import DistributedDataParallel
 
     model = torch.nn.Sequential(torch.nn.BatchNorm1d(3), torch.nn.Linear(3, 2)).double()
     ddp = DistributedDataParallel(model)
     opt = torch.optim.SGD(ddp.parameters(), lr=0.1)
     found = []
-    for how, k in accumulation_steps():
+    if joined:
+        with Join([ddp]):
+            found += _accumulation_steps(torch, ddp, opt, JOINED_ACCUMULATION[0][rank], rank)
+        steps = JOINED_ACCUMULATION[1]
+    return found + _accumulation_steps(torch, ddp, opt, accumulation_steps() if steps is None else steps, rank)
+
+
+def _accumulation_steps(torch: object, ddp: object, opt: object, steps: list, rank: int) -> list:
+    import contextlib
+
+    model, found = ddp.module, []
+    for how, k in steps:
         x = torch.tensor(batch(rank, k))
         if how == "no_grad":
             with torch.no_grad():
@@ -96,7 +113,8 @@ def _rank(rank: int, world: int, port: int, out: str) -> None:
                 steps.append([model[0].running_mean.tolist(), model[0].running_var.tolist()])
         found.append({"steps": steps, "end": [model[0].running_mean.tolist(), model[0].running_var.tolist()]})
     with open(f"{out}.{rank}", "w") as f:
-        json.dump({"join": found, "accumulation": _accumulation(torch, rank)}, f)
+        json.dump({"join": found, "accumulation": _accumulation(torch, rank),
+                   "joined_accumulation": _accumulation(torch, rank, joined=True)}, f)
     dist.destroy_process_group()
 
 
