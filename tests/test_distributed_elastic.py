@@ -116,9 +116,11 @@ def test_an_in_flight_save_left_the_previous_snapshot_the_newest(runs):
 def test_the_killed_runs_workers_did_not_outlive_it(runs):
     import time
 
+    _, cut, resumed = runs
+    killed = [f"distributed_worker.py elastic {d} fresh" for d in (cut, resumed["1to2"][2])]  # (not another job's)
     for _ in range(40):  # a worker notices its parent is gone within a second
-        out = subprocess.run(["pgrep", "-f", "distributed_worker.py elastic"], capture_output=True, text=True)
-        if not out.stdout.strip():
+        out = [subprocess.run(["pgrep", "-af", k], capture_output=True, text=True).stdout.strip() for k in killed]
+        if not any(out):
             return
         time.sleep(0.25)
-    pytest.fail(f"processes of the killed run are still alive: {out.stdout}")
+    pytest.fail(f"processes of the killed runs are still alive: {out}")
