@@ -42,6 +42,7 @@ MODULES = [
     ("minigrad_ckpt.memory", "mg.memory"),
     ("minigrad_ckpt.snapshot", "mg.snapshot"),
     ("minigrad_ckpt.distributed", "mg.distributed (a process group needs mpi4py)"),
+    ("minigrad_ckpt.distributed.algorithms.join", "mg.distributed.algorithms.join"),
     ("minigrad_ckpt.testing", "mg.testing"),
     ("minigrad_ckpt.testing.strategies", "mg.testing.strategies (needs Hypothesis)"),
     ("minigrad_ckpt.testing.strict", "import minigrad_ckpt.testing.strict"),

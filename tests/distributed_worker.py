@@ -1036,6 +1036,7 @@ def scenario_torch_api() -> None:
     out.update(all_gather_object=objs, broadcast_object_list=bl, gather_object=go, scatter_object_list=so)
     out["grads"] = _ddp_grads_with_an_unused_branch(rank)
     out["buffer_sync"] = _ddp_buffer_switches(rank)
+    out["join"] = _torch_join(rank)
     out["refused"] = [_refusal(lambda: DDP(nn.Linear(2, 2), device_ids=[0])),
                       _refusal(lambda: DDP(nn.Linear(2, 2), mixed_precision=object())),
                       _refusal(lambda: dist.new_group([0])) if world > 1 else "world of one",
@@ -1044,6 +1045,24 @@ def scenario_torch_api() -> None:
                       _refusal(lambda: dist.init_process_group("gloo"))]
     dist.barrier(async_op=True).wait()
     result(out)
+
+
+def _torch_join(rank: int) -> dict:
+    """PyTorch's spelling of uneven inputs: ``with Join([ddp]):``, rank r with 1 + 2r batches."""
+    from minigrad_ckpt.distributed.algorithms.join import Join
+
+    mg.manual_seed(0)
+    model = DDP(nn.Linear(3, 2).double())
+    opt = optim.SGD(model.parameters(), lr=0.1)
+    start = model.module.weight.numpy().copy()
+    with Join([model], divide_by_initial_world_size=False):
+        for k in range(1 + 2 * rank):
+            opt.zero_grad()
+            model(mg.ones(2, 3, dtype=mg.float64) * (rank + k)).sum().backward()
+            opt.step()
+    weights = dist.group().allgather_object(model.module.weight.numpy().tobytes())
+    return {"same_weights": all(w == weights[0] for w in weights),
+            "moved": sorted(set((model.module.weight.numpy() - start).round(12).ravel().tolist()))}
 
 
 def _ddp_buffer_switches(rank: int) -> dict:

@@ -67,6 +67,19 @@ def test_reduce_ops_have_pytorchs_names_and_the_engines_strings():
     assert dist.is_gloo_available() == dist.is_mpi_available() == dist.is_available()
 
 
+def test_join_is_pytorchs_context_manager_with_its_refusals():
+    from minigrad_ckpt.distributed.algorithms import Join, Joinable
+    from minigrad_ckpt.distributed.algorithms.join import Join as JoinHere
+
+    assert Join is JoinHere is dist.algorithms.join.Join and issubclass(DistributedDataParallel, Joinable)
+    assert list(inspect.signature(Join.__init__).parameters)[1:] == [
+        "joinables", "enable", "throw_on_early_termination", "kwargs"]
+    with pytest.raises(ValueError, match="The join context manager requires at least one joinable"):
+        Join([])
+    with pytest.raises(AttributeError, match="'SGD' object has no attribute 'join_hook'"):  # PyTorch's error
+        Join([mg.optim.SGD([mg.nn.Parameter(mg.ones(1))], lr=0.1)])
+
+
 def test_a_ddp_option_that_changes_what_is_reduced_is_refused_not_ignored():
     for option in ("mixed_precision", "param_to_hook_all_reduce", "delay_all_reduce_named_params", "device_mesh"):
         with pytest.raises(NotImplementedError, match=option):
@@ -134,10 +147,15 @@ def test_a_pytorch_scripts_collectives_and_ddp_under_mpiexec():
             assert buf[case]["after"] == pytest.approx(want, rel=1e-12), (case, buf[case])
         assert [buf[c]["warned"] for c in ("broadcast_buffers", "forward_sync_buffers", "both")] == [
             ["FutureWarning"], [], ["FutureWarning"]]
+        # Join([ddp], divide_by_initial_world_size=False), rank r with 1 + 2r batches of ones * (r + k): each
+        # weight's gradient is 2 (r + k); averaged over the ranks with data: (0 + 2) / 2, then 4 and 6 alone
+        assert got["join"]["same_weights"]
+        assert got["join"]["moved"] == [pytest.approx(-0.1 * (1 + 4 + 6), abs=1e-12)]
 
 
 def test_the_same_script_runs_alone_as_a_world_of_one():
     got = results(run([sys.executable, str(WORKER), "torch_api"]), n=1)[0]
+    assert got["join"] == {"same_weights": True, "moved": [0.0]}  # Join([ddp]) alone: one batch of zeros
     assert got["product"] == [1.0, 2.0] and got["all_gather"] == [[0.0, 0.5]] and got["gather"] == [[0.0]]
     assert got["grads"]["True 1"]["b.weight"] is None and got["grads"]["False 1"]["b.weight"] == [0.0, 0.0]
 

@@ -30,6 +30,7 @@ See ``docs/distributed.md`` for how DistributedDataParallel works.
 
 from __future__ import annotations
 
+from . import algorithms  # noqa: F401 (dist.algorithms.join.Join, as torch.distributed's)
 from ._group import DEFAULT_TIMEOUT, DistributedError, ProcessGroup, ReduceOp, Work
 from .collectives import (
     all_gather,

@@ -40,6 +40,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..backward import current_backward, queue_callback
+from ..distributed.algorithms.join import Joinable
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from .data_parallel import DataParallel
@@ -622,6 +623,9 @@ def _buffer_sync(broadcast_buffers: Any, forward_sync_buffers: Any) -> tuple[boo
         return bool(forward_sync_buffers), True
     forward = True if broadcast_buffers is None else bool(broadcast_buffers)
     return forward, forward
+
+
+Joinable.register(DistributedDataParallel)  # what torch.distributed.algorithms.join.Join takes
 
 
 def _refuse_options_not_offered(**options: Any) -> None:
