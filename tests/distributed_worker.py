@@ -575,63 +575,15 @@ def scenario_join(divide: str) -> None:
 
 
 def scenario_buffers() -> None:
-    """BatchNorm running statistics under DDP, the cases of ``tests/data/make_torch_ddp_buffers.py``
-    (which wrote PyTorch's): each rank's after each of its steps inside ``ddp.join()`` with uneven
-    inputs and at the end of the block, and after each forward of ``no_sync`` accumulation and of
-    forwards without grad."""
+    """BatchNorm running statistics under DDP: ``tests/data/make_torch_ddp_buffers.py``'s
+    ``record`` (which wrote PyTorch's) on the engine -- inside and after ``Join([ddp])`` with
+    uneven inputs, through ``no_sync`` accumulation and forwards without grad."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
-    from make_torch_ddp_buffers import CASES, JOINED_ACCUMULATION, accumulation_steps, batch
+    from make_torch_ddp_buffers import record
 
-    rank = dist.get_rank()
-    found = []
-    for counts, broadcast_buffers in CASES:
-        model = nn.Sequential(nn.BatchNorm1d(3), nn.Linear(3, 2)).double()
-        ddp = DDP(model, broadcast_buffers=broadcast_buffers)
-        opt = optim.SGD(ddp.parameters(), lr=0.1)
-        steps = []
-        with ddp.join():
-            for k in range(counts[rank]):
-                opt.zero_grad()
-                ddp(mg.tensor(batch(rank, k))).sum().backward()
-                opt.step()
-                steps.append([model[0].running_mean.tolist(), model[0].running_var.tolist()])
-        found.append({"steps": steps, "end": [model[0].running_mean.tolist(), model[0].running_var.tolist()]})
-    result({"join": found, "accumulation": _buffer_steps(rank, accumulation_steps()),
-            "joined_accumulation": _buffer_steps(rank, JOINED_ACCUMULATION[1], JOINED_ACCUMULATION[0][rank])})
+    from minigrad_ckpt.distributed.algorithms.join import Join
 
-
-def _buffer_steps(rank: int, steps: list, joined: list | None = None) -> list:
-    """The running statistics after each forward of ``steps`` (after those of ``joined``, inside a
-    ``join()`` block, first): make_torch_ddp_buffers.py's _accumulation."""
-    import contextlib
-
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
-    from make_torch_ddp_buffers import batch
-
-    model = nn.Sequential(nn.BatchNorm1d(3), nn.Linear(3, 2)).double()
-    ddp = DDP(model)
-    opt = optim.SGD(ddp.parameters(), lr=0.1)
-    found = []
-
-    def step(how: str, k: int) -> None:
-        x = mg.tensor(batch(rank, k))
-        if how == "no_grad":
-            with mg.no_grad():
-                ddp(x)
-        else:
-            with ddp.no_sync() if how == "no_sync" else contextlib.nullcontext():
-                ddp(x).sum().backward()
-            if how == "sync":
-                opt.step()
-                opt.zero_grad()
-        found.append([model[0].running_mean.tolist(), model[0].running_var.tolist()])
-
-    with ddp.join(enable=joined is not None):
-        for how, k in joined or []:
-            step(how, k)
-    for how, k in steps:
-        step(how, k)
-    return found
+    result(record(mg, DDP, Join, dist.get_rank()))
 
 
 def scenario_elastic(out_dir: str, mode: str, epochs: str, stop_at: str) -> None:

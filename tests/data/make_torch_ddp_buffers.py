@@ -15,7 +15,7 @@ PyTorch decides at the end of each forward whether the next one broadcasts the b
 (``require_forward_param_sync``): only after a forward with grad enabled and gradient sync on.
 So through ``no_sync`` accumulation the buffers are broadcast before the first micro-batch only,
 and before the first of a run of forwards under ``no_grad`` only.  ``tests/distributed_worker.py
-join_buffers`` and ``accumulation_buffers`` run the same cases.
+buffers`` runs the same code (:func:`record`) on the engine.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import json
 import os
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -53,31 +54,35 @@ def accumulation_steps() -> list[tuple[str, int]]:
 JOINED_ACCUMULATION = ([[("sync", 0)], [("sync", 0), ("no_sync", 1)]], [("sync", 2), ("sync", 3)])
 
 
-def _accumulation(torch: object, rank: int, steps: list | None = None, joined: bool = False) -> list:
-    """The running statistics after each of ``steps`` (``accumulation_steps()`` by default); with
-    ``joined``, ``JOINED_ACCUMULATION``: this rank's steps inside a Join block, then the common ones."""
-    from torch.distributed.algorithms.join import Join
-    from torch.nn.parallel import DistributedDataParallel
-
-    model = torch.nn.Sequential(torch.nn.BatchNorm1d(3), torch.nn.Linear(3, 2)).double()
-    ddp = DistributedDataParallel(model)
-    opt = torch.optim.SGD(ddp.parameters(), lr=0.1)
+def record(lib: Any, ddp_class: Any, join_class: Any, rank: int) -> dict[str, Any]:
+    """Every case's running statistics on this rank: ``lib`` is ``torch`` or ``minigrad_ckpt``
+    (the same names: ``nn``, ``optim``, ``tensor``, ``no_grad``), with its DDP and its ``Join``."""
     found = []
-    if joined:
-        with Join([ddp]):
-            found += _accumulation_steps(torch, ddp, opt, JOINED_ACCUMULATION[0][rank], rank)
-        steps = JOINED_ACCUMULATION[1]
-    return found + _accumulation_steps(torch, ddp, opt, accumulation_steps() if steps is None else steps, rank)
+    for counts, broadcast_buffers in CASES:
+        steps = [("sync", k) for k in range(counts[rank])]
+        stats = _run(lib, ddp_class, join_class, rank, [], steps, broadcast_buffers=broadcast_buffers)
+        found.append({"steps": stats[:-1], "end": stats[-1]})
+    joined, after = JOINED_ACCUMULATION
+    return {"join": found, "accumulation": _run(lib, ddp_class, None, rank, accumulation_steps(), [])[1:],
+            "joined_accumulation": _run(lib, ddp_class, join_class, rank, after, joined[rank])}
 
 
-def _accumulation_steps(torch: object, ddp: object, opt: object, steps: list, rank: int) -> list:
+def _run(lib: Any, ddp_class: Any, join_class: Any, rank: int, steps: list, joined: list, **options: Any) -> list:
+    """The statistics after each forward of ``joined`` (inside a Join block), after the block, and
+    after each forward of ``steps``."""
     import contextlib
 
-    model, found = ddp.module, []
-    for how, k in steps:
-        x = torch.tensor(batch(rank, k))
+    model = lib.nn.Sequential(lib.nn.BatchNorm1d(3), lib.nn.Linear(3, 2)).double()
+    with warnings.catch_warnings():  # (2.13 names it forward_sync_buffers; the old name still works)
+        warnings.simplefilter("ignore", FutureWarning)
+        ddp = ddp_class(model, **options)
+    opt = lib.optim.SGD(ddp.parameters(), lr=0.1)
+    found = []
+
+    def step(how: str, k: int) -> None:
+        x = lib.tensor(batch(rank, k))
         if how == "no_grad":
-            with torch.no_grad():
+            with lib.no_grad():
                 ddp(x)
         else:
             with ddp.no_sync() if how == "no_sync" else contextlib.nullcontext():
@@ -86,6 +91,13 @@ def _accumulation_steps(torch: object, ddp: object, opt: object, steps: list, ra
                 opt.step()
                 opt.zero_grad()
         found.append([model[0].running_mean.tolist(), model[0].running_var.tolist()])
+
+    with join_class([ddp]) if join_class is not None else contextlib.nullcontext():
+        for how, k in joined:
+            step(how, k)
+    found.append([model[0].running_mean.tolist(), model[0].running_var.tolist()])
+    for how, k in steps:
+        step(how, k)
     return found
 
 
@@ -97,24 +109,9 @@ def _rank(rank: int, world: int, port: int, out: str) -> None:
 
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     dist.init_process_group("gloo", rank=rank, world_size=world)
-    found = []
-    for counts, broadcast_buffers in CASES:
-        model = torch.nn.Sequential(torch.nn.BatchNorm1d(3), torch.nn.Linear(3, 2)).double()
-        with warnings.catch_warnings():  # (2.13 names it forward_sync_buffers; the old name still works)
-            warnings.simplefilter("ignore", FutureWarning)
-            ddp = DistributedDataParallel(model, broadcast_buffers=broadcast_buffers)
-        opt = torch.optim.SGD(ddp.parameters(), lr=0.1)
-        steps = []
-        with Join([ddp]):
-            for k in range(counts[rank]):
-                opt.zero_grad()
-                ddp(torch.tensor(batch(rank, k))).sum().backward()
-                opt.step()
-                steps.append([model[0].running_mean.tolist(), model[0].running_var.tolist()])
-        found.append({"steps": steps, "end": [model[0].running_mean.tolist(), model[0].running_var.tolist()]})
+    found = record(torch, DistributedDataParallel, Join, rank)
     with open(f"{out}.{rank}", "w") as f:
-        json.dump({"join": found, "accumulation": _accumulation(torch, rank),
-                   "joined_accumulation": _accumulation(torch, rank, joined=True)}, f)
+        json.dump(found, f)
     dist.destroy_process_group()
 
 
