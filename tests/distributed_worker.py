@@ -649,7 +649,8 @@ def scenario_join_executor(out_dir: str) -> None:
     mg.manual_seed(0)
     model = DDP(mlp())
     opt = optim.Adam(model.parameters(), lr=0.01)
-    ex = mg.Executor(model, opt)
+    sched = optim.lr_scheduler.LambdaLR(opt, lambda step: 1 / (1 + step))  # stepped with each step
+    ex = mg.Executor(model, opt, sched)
     manager = SnapshotManager(os.path.join(out_dir, "snapshots"), max_snapshots=10)
 
     def train(save_inside: str, **join_args) -> str | None:
@@ -659,6 +660,7 @@ def scenario_join_executor(out_dir: str) -> None:
                     opt.zero_grad()
                     model(mg.tensor(data("mlp", 10 * rank + k, 2)[0], dtype="float32")).sum().backward()
                     opt.step()
+                    sched.step()
                     ex.step()
                     if save_inside == "always" or (save_inside == "guarded" and model.all_ranks_have_data):
                         manager.save_snapshot(ex)
@@ -668,6 +670,7 @@ def scenario_join_executor(out_dir: str) -> None:
 
     assert train("never", executor=ex) is None
     iterations = dist.group().allgather_object(ex.iteration)
+    schedulers = dist.group().allgather_object([sched.last_epoch, *sched.get_last_lr()])
     assert train("guarded", executor=ex) is None and model.all_ranks_have_data
     error_inside = train("always", executor=ex)
     dist.barrier()  # the group still works (the replicas are not synced: the block ended in an error)
@@ -677,8 +680,8 @@ def scenario_join_executor(out_dir: str) -> None:
         error_after = None
     except dist.DistributedError as exc:
         error_after = str(exc)
-    result({"iterations": iterations, "error_inside": error_inside, "error_after": error_after,
-            "saved": sorted(os.listdir(os.path.join(out_dir, "snapshots")))})
+    result({"iterations": iterations, "schedulers": schedulers, "error_inside": error_inside,
+            "error_after": error_after, "saved": sorted(os.listdir(os.path.join(out_dir, "snapshots")))})
 
 
 def scenario_join_throw() -> None:

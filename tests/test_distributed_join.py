@@ -36,8 +36,10 @@ def test_join_with_three_ranks():
 def test_join_brings_the_iteration_along_and_refuses_a_save_while_a_rank_shadows(tmp_path, n):
     r = results(launch("join_executor", str(tmp_path), n=n), n=n)
     for rank in range(n):
-        # rank k had 3 + k batches: every rank ends at the last one's count
+        # rank k had 3 + k batches: every rank ends at the last one's count, its scheduler too
+        # (else the early ranks' next steps take another learning rate and the replicas drift apart)
         assert r[rank]["iterations"] == [2 + n] * n
+        assert r[rank]["schedulers"] == [[2 + n, pytest.approx(0.01 / (3 + n))]] * n
         # second block: saves guarded by all_ranks_have_data, at m + 1..m + 3 (m = 2 + n); third
         # block: saves at 2m + 1..2m + 3 while every rank has data, then, on the ranks with a
         # 4th batch, while rank 0 shadows: refused on every rank

@@ -516,8 +516,8 @@ class DistributedDataParallel(Module):
         the buffers (unless ``broadcast_buffers=False``) and ``optimizer``'s
         state, if given (an extension: the ranks that joined early took fewer
         steps), are broadcast from the highest rank that ran to the end; so
-        is ``executor``'s ``iteration`` (an extension; its optimizer follows
-        too when ``optimizer`` is not given): every rank
+        is ``executor``'s ``iteration`` (an extension; its scheduler follows,
+        and its optimizer when ``optimizer`` is not given): every rank
         counts the steps of the replica it now holds, so a loop that saves on
         ``ex.iteration % k`` calls its collective saves on the same steps.
         A collective save (``SnapshotManager.save_snapshot``) inside the block
@@ -566,9 +566,11 @@ class DistributedDataParallel(Module):
         counts = self._group.allgather_object(state.iterations)
         # the highest rank that ran to the end (PyTorch's choice): its replica is the current one
         src = max(r for r, c in enumerate(counts) if c == max(counts))
+        scheduler = None
         if executor is not None:
             optimizer = executor.optimizer if optimizer is None else optimizer
             executor.iteration = self._group.bcast_object(int(executor.iteration), src)
+            scheduler = executor.scheduler  # stepped once per step too: the early ranks' are behind
         # the buffers only where the forwards sync them: with broadcast_buffers=False each rank's
         # statistics are its own, in PyTorch and in a snapshot's rank files
         kept = list(self.module.buffers()) if self.forward_sync_buffers else []
@@ -576,10 +578,11 @@ class DistributedDataParallel(Module):
             t.prepare_write()
             self._group.broadcast(t._data, src)
             t.increment_version()
-        if optimizer is not None:
-            sd = self._group.bcast_object(optimizer.state_dict() if self._group.rank == src else None, src)
-            if self._group.rank != src:
-                optimizer.load_state_dict(sd)
+        for stateful in (optimizer, scheduler):
+            if stateful is not None:
+                sd = self._group.bcast_object(stateful.state_dict() if self._group.rank == src else None, src)
+                if self._group.rank != src:
+                    stateful.load_state_dict(sd)
 
     @property
     def all_ranks_have_data(self) -> bool:
