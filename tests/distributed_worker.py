@@ -680,6 +680,15 @@ def scenario_join_executor(out_dir: str) -> None:
         error_after = None
     except dist.DistributedError as exc:
         error_after = str(exc)
+    with model.join(optimizer=opt):  # an evaluation forward without grad before each step
+        for k in range(1 + rank):
+            x = mg.tensor(data("mlp", 10 * rank + k, 2)[0], dtype="float32")
+            with mg.no_grad():
+                model(x)
+            opt.zero_grad()
+            model(x).sum().backward()
+            opt.step()
+    assert_same_on_all_ranks(model, "after a join() block with forwards without grad")
     result({"iterations": iterations, "schedulers": schedulers, "error_inside": error_inside,
             "error_after": error_after, "saved": sorted(os.listdir(os.path.join(out_dir, "snapshots")))})
 

@@ -285,7 +285,10 @@ class DistributedDataParallel(Module):
         buffers = self.forward_sync_buffers and self.require_forward_param_sync and self._group.size > 1
         source = self._buffer_source
         if self._join is not None:
-            self._join.announce(self, active=True, sync=self.require_backward_grad_sync, buffers=buffers)
+            # a forward without grad (an evaluation inside the block) has no backward to shadow:
+            # announced as syncing, the ranks that ran out would wait in all-reduces nobody starts
+            sync = self.require_backward_grad_sync and is_grad_enabled()
+            self._join.announce(self, active=True, sync=sync, buffers=buffers)
             source = self._join.source  # rank 0 may have run out: its buffers are stale (PyTorch's rule)
         if buffers:
             self._broadcast_buffers(source)
