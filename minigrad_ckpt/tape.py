@@ -72,6 +72,20 @@ DROPPED = _Marker("DROPPED")
 saved_hooks: list[tuple[Any, Any]] = []
 
 
+def _packed(pack_hook: Any, t: Tensor) -> Any:
+    """What ``pack_hook`` makes of the saved value ``t`` (a Tensor on the saved memory), which it must not
+    write in place: the tensor the op computed with, and every view of it, would change under the
+    graph where the engine cannot see it (PyTorch's refusal, in its words)."""
+    before = t._version[0]
+    packed = pack_hook(t)
+    if t._version[0] != before:
+        raise RuntimeError("A saved tensor pack hook is modifying its input in place. Tensors provided as input "
+                           "to pack hook cannot be modified by in-place operations as this can lead to unexpected "
+                           "side-effects. Please open an issue if you need to perform in-place operations on the "
+                           "input to a pack hook.")
+    return packed
+
+
 class PackedSaved:
     """``node.saved`` of a node recorded while saved-tensor hooks were active: each saved array went
     through the pack hook (as a Tensor sharing its memory) and is kept only as what the hook returned;
@@ -82,8 +96,8 @@ class PackedSaved:
 
     def __init__(self, saved: tuple, pack_hook: Any, unpack_hook: Any, device: Any) -> None:
         kind = device.xp.array_type
-        self.slots = tuple((True, pack_hook(Tensor._wrap(v, None, device))) if v.__class__ is kind else (False, v)
-                           for v in saved)
+        self.slots = tuple((True, _packed(pack_hook, Tensor._wrap(v, None, device))) if v.__class__ is kind
+                           else (False, v) for v in saved)
         self.unpack_hook = unpack_hook
 
     def __len__(self) -> int:  # read as its slots, so the backward pass's release test frees it as a tuple

@@ -140,3 +140,23 @@ def test_the_saved_values_as_pytorchs_grad_fn_attributes():
     with saved_tensors_hooks(lambda t: t * 4, lambda t: calls.append(1) or t / 4):
         z = a.pow(2)
     assert z.grad_fn._saved_self.equal(a.detach()) and calls == [1]
+
+
+@pytest.mark.parametrize("device, dtype", [("cpu", mg.float64), ("strict-f32", mg.float32)])
+@pytest.mark.parametrize("write", [lambda t: t.mul_(2), lambda t: t.__setitem__(0, 5.0), lambda t: t[1:].zero_()],
+                         ids=["mul_", "setitem", "view-zero_"])
+def test_a_pack_hook_that_writes_its_input_in_place_is_refused(device, dtype, write):
+    # torch 2.13: RuntimeError "A saved tensor pack hook is modifying its input in place. ..."; the engine
+    # let the write change x (a leaf that requires grad) under the graph, and backward used the new values
+    x = mg.tensor([1.0, 2.0], dtype=dtype, device=device, requires_grad=True)
+
+    def pack(t):
+        write(t)
+        return t
+
+    with pytest.raises(RuntimeError, match="A saved tensor pack hook is modifying its input in place"):
+        with saved_tensors_hooks(pack, lambda t: t):
+            x * x
+    with saved_tensors_hooks(lambda t: t.mul(2), lambda t: t / 2):  # out of place: allowed
+        y = (x * x).sum()
+    y.backward()
