@@ -43,7 +43,7 @@ from .memory import saved_arrays
 from .tape import DROPPED, FREED, Node, _explain, _version_error, walk
 from .tensor import Tensor, _seq, post_hook_count
 
-__all__ = ["BackwardPass", "backward", "grad", "queue_callback", "current_backward", "BackwardCall"]
+__all__ = ["BackwardPass", "backward", "grad", "queue_callback", "current_backward", "BackwardCall", "current_pass"]
 
 #: The dtypes of nearly every node: compared by identity before a complex output is looked for.
 _FLOAT32, _FLOAT64 = host_numpy.dtype("float32"), host_numpy.dtype("float64")
@@ -82,7 +82,7 @@ class BackwardPass:
 
     __slots__ = ("retain_graph", "create_graph", "root_grads", "pending", "heap", "leaf_grads", "leaves",
                  "target_nodes", "target_leaves", "contributing", "found", "remaining", "summed", "handed", "exposed",
-                 "ledger_on", "watching", "segments", "_grad_mode_before")
+                 "ledger_on", "watching", "segments", "_grad_mode_before", "roots", "_reached", "hook_state")
 
     def __init__(self, roots: Sequence[Any], root_grads: Sequence[Any] | None = None, *,
                  retain_graph: bool = False, create_graph: bool = False,
@@ -92,6 +92,9 @@ class BackwardPass:
         self.retain_graph = retain_graph
         self.create_graph = create_graph
         self.root_grads = root_grads
+        self.roots = roots
+        self._reached: tuple[set, set] | None = None  # see sends_to
+        self.hook_state: dict[Any, Any] = {}  # what hooks keep for the length of this pass (multi-grad hooks)
         self.pending: dict[Node, Any] = {}
         self.leaf_grads: dict[int, Any] = {}
         self.leaves: dict[int, Any] = {}
@@ -134,6 +137,7 @@ class BackwardPass:
 
     def begin(self) -> None:
         """Enter the pass: grad mode on exactly when ``create_graph``, the ledger's phase."""
+        _passes.append(self)
         self._grad_mode_before = _grad_state.enabled
         _grad_state.enabled = self.create_graph
         if self.ledger_on:
@@ -149,6 +153,8 @@ class BackwardPass:
 
     def end(self) -> None:
         """Leave the pass (after the last step, or an error): grad mode and the ledger as before."""
+        if self in _passes:
+            _passes.remove(self)
         _grad_state.enabled = self._grad_mode_before
         if self.ledger_on:  # what is left in flight: the leaves' totals go to .grad (or to mg.grad's caller)
             _ledger.release(_grad_arrays(self.pending.values(), self.create_graph))
@@ -181,7 +187,7 @@ class BackwardPass:
                 grads = (None,) * len(node.inputs)
             elif (inline and type(saved := node.saved) is tuple and not (op := node.op).contract_checks_left
                   and not op.uses_needs_input_grad and ((dt := node.dtype) is _FLOAT64 or dt is _FLOAT32)
-                  and g.__class__ is node.xp.array_type):  # call_backward's case of real values still saved
+                  and g.__class__ is node.xp.array_type and not node.backward_hooks):  # call_backward's case
                 for box in node.versions:
                     if box[0] > node.seq:
                         self.refuse_stale(node)
@@ -296,6 +302,8 @@ class BackwardPass:
             _check_contract(op, grads, node)
         if tape._anomaly is not None:  # mg.detect_anomaly(): a NaN/inf gradient names its node
             tape._anomaly.backward(node, g, grads)
+        if node.backward_hooks:  # (grad_fn.register_hook)
+            grads = self.call_node_hooks(node, g, grads)
         return grads
 
     def _recorded_backward(self, node: Node, g: Tensor, args: tuple) -> Any:
@@ -394,7 +402,11 @@ class BackwardPass:
             if not self.create_graph:
                 g = t._device.xp.as_array(g)
             if t._hooks:
-                g = _call_hooks(t._hooks, g, self.create_graph)
+                _passes.append(self)  # (after end(): a hook asking which pass runs it gets this one)
+                try:
+                    g = _call_hooks(t._hooks, g, self.create_graph)
+                finally:
+                    _passes.pop()
             found[k] = g
         return found
 
@@ -433,6 +445,45 @@ class BackwardPass:
         if reached is not None:
             heappush(self.heap, (-reached.seq, reached))
         return node
+
+    def call_node_hooks(self, node: Node, g: Any, grads: tuple) -> tuple:
+        """``node``'s ``grad_fn.register_hook`` hooks, ``hook(grad_inputs, grad_outputs)``, as PyTorch
+        calls them: each input's gradient summed to its shape (None for a constant or an input the
+        pass wants none for), copies the hooks may keep; a tuple a hook returns is sent on instead."""
+        create_graph, xp = self.create_graph, node.xp
+
+        def handed(a: Any) -> Any:
+            return a.clone() if create_graph else Tensor._wrap(xp.as_array(a).copy(), None)
+
+        wanted = self._needs_input_grad(node)
+        ins = tuple(None if gi is None or not want else handed(  # (the base's shares: a subclass notes the later ones)
+            BackwardPass.node_share(self, e, gi) if type(e) is Node else BackwardPass.leaf_share(self, e, gi))
+            for e, gi, want in zip(node.inputs, grads, wanted))
+        outs = (handed(g),)
+        before, _grad_state.enabled = _grad_state.enabled, create_graph  # as a tensor hook runs (_call_hooks)
+        try:
+            for h in list(node.backward_hooks):
+                r = h(ins, outs)
+                if r is not None:
+                    ins = _checked_grad_inputs(h, node, tuple(r) if isinstance(r, (tuple, list)) else r)
+        finally:
+            _grad_state.enabled = before
+        return tuple(None if t is None else t if create_graph else t._data.copy() for t in ins)
+
+    def sends_to(self, edge: Any) -> bool:
+        """Whether this pass sends a gradient to ``edge`` -- a node, or a leaf that requires grad
+        (PyTorch's ``_will_engine_execute_node`` of a ``grad_fn`` or an ``AccumulateGrad``): reachable
+        from the roots, and under ``mg.grad`` (``backward(inputs=)``) behind a target, or one."""
+        if self._reached is None:
+            nodes = walk(*self.roots)
+            leaves = {id(r) for r in self.roots if r._node is None}
+            leaves.update(id(e) for n in nodes for e in n.inputs if e is not None and type(e) is not Node)
+            self._reached = (set(nodes), leaves)
+        nodes, leaves = self._reached
+        if type(edge) is Node:
+            return edge in nodes and (self.contributing is None or edge in self.contributing
+                                      or edge in self.target_nodes)
+        return id(edge) in leaves and (self.target_leaves is None or id(edge) in self.target_leaves)
 
     def node_share(self, node: Node, gi: Any) -> Any:
         """What ``node`` receives of the gradient ``gi`` sent to it: summed down to its
@@ -602,6 +653,24 @@ def _call_hooks(hooks: list, g: Any, create_graph: bool) -> Any:
         _grad_state.enabled = before
 
 
+def _checked_grad_inputs(hook: Any, node: Node, ins: Any) -> tuple:
+    """What a ``grad_fn.register_hook`` hook returned, checked as PyTorch checks it: one gradient (or
+    None) per input, each of its input's shape."""
+    if not isinstance(ins, tuple) or len(ins) != len(node.inputs):
+        got = len(ins) if isinstance(ins, tuple) else type(ins).__name__
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of values "
+                           f"(got {got}, but expected {len(node.inputs)})")
+    for i, (e, t) in enumerate(zip(node.inputs, ins)):
+        if t is None:
+            continue
+        shape = None if e is None else e.shape if type(e) is Node else tuple(e.shape)
+        if not isinstance(t, Tensor) or (shape is not None and tuple(t.shape) != tuple(shape)):
+            got = list(t.shape) if isinstance(t, Tensor) else type(t).__name__
+            raise RuntimeError(f"hook '{_hook_name(hook)}' returned an invalid gradient at index {i} - "
+                               f"got {got} but expected shape compatible with {list(shape or ())}")
+    return ins
+
+
 def _hooked(hooks: list, gt: Any, create_graph: bool) -> Any:
     """``gt`` (a Tensor with ``create_graph``, else an array, wrapped here) through each of ``hooks`` in
     turn (a hook returns None, or the gradient to use)."""
@@ -645,6 +714,15 @@ class BackwardCall:
 
 
 _running: list[BackwardCall] = []
+
+#: The backward passes running (``backward()``, ``mg.grad``), innermost last: a hook that runs in one
+#: asks :func:`current_pass` which (PyTorch's graph task).
+_passes: list[BackwardPass] = []
+
+
+def current_pass() -> BackwardPass | None:
+    """The innermost backward pass running now (PyTorch's current graph task), or ``None``."""
+    return _passes[-1] if _passes else None
 
 
 def current_backward() -> BackwardCall | None:

@@ -42,10 +42,10 @@ from .grad_mode import recorders as _recorders
 from .grad_mode import state as _grad_state
 from .memory import ledger as _ledger
 from .memory import saved_arrays
-from .tensor import Tensor, _seq, shared_version, transform_births
+from .tensor import Tensor, _HookHandle, _HookHandles, _seq, shared_version, transform_births
 
-__all__ = ["Node", "apply", "apply_move", "on_one_device", "device_mismatch", "FREED", "DROPPED", "walk",
-           "watch_versions", "PackedSaved", "saved_hooks"]
+__all__ = ["Node", "NodePreHook", "apply", "apply_move", "on_one_device", "device_mismatch", "FREED", "DROPPED",
+           "walk", "watch_versions", "PackedSaved", "saved_hooks"]
 
 
 class _Marker:
@@ -145,6 +145,7 @@ class Node:
     segment: Any = None             # the checkpoint segment that owns this node
     replay: Any = None              # where replay takes each input from
     source: Any = None              # the user's line that called the op (noted in anomaly mode)
+    backward_hooks: list | None = None  # grad_fn.register_hook's: called with what the op's backward returned
 
     def __init__(self, op: Any, inputs: tuple, saved: Any, versions: tuple,
                  xp: Any, shape: tuple, dtype: Any) -> None:
@@ -162,6 +163,34 @@ class Node:
         ``autograd.Function``'s is its class name and ``Backward`` (``ExpBackward``), as PyTorch's."""
         own = getattr(self.op, "grad_fn_name", None)
         return own if own is not None else f"{type(self.op).__name__}Backward0"
+
+    def register_prehook(self, fn: Any) -> _HookHandle:
+        """PyTorch's ``grad_fn.register_prehook(fn)``: ``fn(grad_outputs)`` -- a tuple holding the
+        gradient of the node's output -- before the op's backward runs, after the output tensor's
+        hooks (``register_hook``, ``retain_grad``); it may return a tuple to use instead."""
+        if self.hooks is None:
+            self.hooks = []
+        hook = NodePreHook(fn)
+        self.hooks.append(hook)  # last: the tensor's hooks registered later go before it (hook_rank)
+        return _HookHandle(self.hooks, hook)
+
+    def register_hook(self, fn: Any) -> _HookHandle:
+        """PyTorch's ``grad_fn.register_hook(fn)``: ``fn(grad_inputs, grad_outputs)`` once the op's
+        backward has run -- ``grad_inputs`` one gradient per input (``None`` for a constant, or one no
+        gradient is wanted for), ``grad_outputs`` the node's gradient, as tuples; it may return a
+        tuple of ``grad_inputs`` to send on instead."""
+        if self.backward_hooks is None:
+            self.backward_hooks = []
+        self.backward_hooks.append(fn)
+        return _HookHandle(self.backward_hooks, fn)
+
+    @property
+    def metadata(self) -> dict:
+        """PyTorch's ``grad_fn.metadata``: a dict of the user's, kept with the node."""
+        meta = self.__dict__.get("metadata")
+        if meta is None:
+            meta = self.__dict__["metadata"] = {}
+        return meta
 
     @property
     def _saved_result(self) -> Tensor:
@@ -217,6 +246,53 @@ class Node:
         return f"#{self.seq} {self.op!r}({ins}) -> {self.dtype} {shape}{state}"
 
 
+class NodePreHook:
+    """A ``grad_fn.register_prehook`` hook among the gradient hooks of the node's output: it runs
+    after the tensor's own (``hook_rank``), handed the gradient as PyTorch hands it, in a tuple."""
+
+    hook_rank = 2
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+        self.__qualname__ = getattr(fn, "__qualname__", repr(fn))  # named as the user's in errors
+
+    def __call__(self, g: Tensor) -> Tensor | None:
+        r = self.fn((g,))
+        if r is None:
+            return None
+        if not isinstance(r, (tuple, list)) or len(r) != 1:
+            got = len(r) if isinstance(r, (tuple, list)) else type(r).__name__
+            raise RuntimeError(f"hook '{self.__qualname__}' has returned an incorrect number of values "
+                               f"(got {got}, but expected 1)")
+        return r[0]
+
+
+class AccumulatedHook:
+    """An ``AccumulateGrad.register_hook`` hook, in two parts on the leaf: its last tensor hook notes
+    the gradient about to be accumulated, and ``after``, its last post-accumulate hook, hands it on."""
+
+    hook_rank = 3  # after the leaf's tensor hooks and AccumulateGrad's pre-hooks
+
+    def __init__(self, fn: Any) -> None:
+        self.fn, self.grad = fn, None
+        self.after = _AfterAccumulation(self)
+
+    def __call__(self, g: Tensor) -> None:
+        self.grad = g
+
+
+class _AfterAccumulation:
+    hook_rank = 1  # after the leaf's post-accumulate hooks
+
+    def __init__(self, hook: AccumulatedHook) -> None:
+        self.hook = hook
+
+    def __call__(self, leaf: Tensor) -> None:
+        g, self.hook.grad = self.hook.grad, None
+        if g is not None:
+            self.hook.fn((), (g,))
+
+
 class AccumulateGrad:
     """What PyTorch's ``next_functions`` shows for a leaf that requires grad: the leaf
     (``variable``), whose ``.grad`` backward accumulates into."""
@@ -228,6 +304,18 @@ class AccumulateGrad:
 
     def name(self) -> str:
         return "AccumulateGrad"
+
+    def register_prehook(self, fn: Any) -> _HookHandle:
+        """PyTorch's: ``fn(grad_outputs)`` -- a tuple holding the leaf's gradient -- before it is
+        accumulated, after the leaf's tensor hooks; it may return a tuple to use instead."""
+        return self.variable.register_hook(NodePreHook(fn))
+
+    def register_hook(self, fn: Any) -> _HookHandles:
+        """PyTorch's: ``fn((), (grad,))`` once ``grad`` is accumulated into the leaf's ``.grad`` (by
+        ``backward()``, not ``mg.grad``), after its post-accumulate hooks (the old DDP's hook)."""
+        hook = AccumulatedHook(fn)
+        return _HookHandles((self.variable.register_hook(hook),
+                             self.variable.register_post_accumulate_grad_hook(hook.after)))
 
     def __repr__(self) -> str:
         return f"<AccumulateGrad of a leaf {tuple(self.variable.shape)}>"

@@ -87,7 +87,9 @@ _seq = itertools.count(1)
 
 
 class _HookHandle:
-    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
+    """Returned by ``register_hook``; ``remove()`` unregisters the hook (twice is harmless), and as a
+    context manager (``with t.register_hook(fn): ...``) it removes the hook on exit, as PyTorch's
+    ``RemovableHandle``."""
 
     def __init__(self, hooks: list, fn: Callable) -> None:
         self._hooks = hooks
@@ -96,6 +98,37 @@ class _HookHandle:
     def remove(self) -> None:
         if self._fn in self._hooks:
             self._hooks.remove(self._fn)
+
+    def __enter__(self) -> _HookHandle:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.remove()
+
+
+class _HookHandles:
+    """One handle for hooks registered together (``remove()`` takes off all of them; a context manager
+    too): ``register_multi_grad_hook``'s, and the two parts of an ``AccumulateGrad`` hook."""
+
+    def __init__(self, handles: tuple) -> None:
+        self.handles = handles
+
+    def remove(self) -> None:
+        for h in self.handles:
+            h.remove()
+
+    def __enter__(self) -> _HookHandles:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.remove()
+
+
+def hook_rank(hook: Callable) -> int:
+    """Where a gradient hook runs among a tensor's, as PyTorch orders them: the tensor's own hooks
+    (``register_hook``, 0), then ``retain_grad``'s (1), then its node's pre-hooks
+    (``grad_fn.register_prehook``, 2), each kind in registration order."""
+    return getattr(type(hook), "hook_rank", 0)
 
 
 #: How many live tensors have post-accumulate-grad hooks: the backward loop
@@ -109,7 +142,9 @@ class _PostHooks(list):
     def append(self, fn: Callable) -> None:
         if not self:
             post_hook_count[0] += 1
-        super().append(fn)
+        # by rank, as tensor hooks: an AccumulateGrad hook runs after every post-accumulate hook
+        rank = hook_rank(fn)
+        self.insert(next((i for i, h in enumerate(self) if hook_rank(h) > rank), len(self)), fn)
 
     def remove(self, fn: Callable) -> None:
         super().remove(fn)
@@ -390,6 +425,8 @@ _NON_LEAF_GRAD = (
 class _RetainGrad:
     """The hook :meth:`Tensor.retain_grad` puts on a tensor's node: the gradient summed into the
     tensor's ``.grad`` while the node is still the tensor's (a recorded in-place change moves it)."""
+
+    hook_rank = 1  # after the tensor's own hooks (see hook_rank)
 
     def __init__(self, t: Tensor) -> None:
         self.tensor, self.node = weakref.ref(t), t._node
@@ -916,9 +953,9 @@ class Tensor:
                 self._hooks = []
             hooks = self._hooks
         # PyTorch runs retain_grad's hook after every other hook of the tensor, whenever each was
-        # registered: .grad holds the gradient as the hooks left it
-        retains = [i for i, h in enumerate(hooks) if isinstance(h, _RetainGrad)]
-        hooks.insert(retains[0] if retains and not isinstance(fn, _RetainGrad) else len(hooks), fn)
+        # registered (.grad holds the gradient as the hooks left it), and the node's pre-hooks after both
+        rank = hook_rank(fn)
+        hooks.insert(next((i for i, h in enumerate(hooks) if hook_rank(h) > rank), len(hooks)), fn)
         return _HookHandle(hooks, fn)
 
     def retain_grad(self) -> None:

@@ -9,17 +9,21 @@ ops save, which are not always PyTorch's (``x * 2`` keeps no ``x`` in either; ot
 output where PyTorch keeps an input), and ops recorded inside a checkpoint segment or while the memory
 ledger counts are not packed (a segment replays its ops instead; PyTorch's checkpoint's own hooks win
 there too).  ``increment_version(tensor)`` restamps tensors written where the engine could not see.
+``register_multi_grad_hook(tensors, fn, mode=)`` calls ``fn`` once per backward pass: with the gradients
+of all the tensors the pass reaches (``"all"``), or with the first of them (``"any"``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from .. import tape
-from ..tensor import Tensor
+from ..backward import current_pass
+from ..tensor import Tensor, _HookHandles
 
-__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "increment_version"]
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "increment_version",
+           "register_multi_grad_hook"]
 
 #: error messages of the active disable_saved_tensors_hooks blocks (innermost last)
 _disabled: list[str] = []
@@ -83,3 +87,50 @@ def increment_version(tensor: Tensor | Iterable[Tensor]) -> None:
     in place), so a backward that reads a value saved before the write raises, as after any in-place op."""
     for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
         t.increment_version()
+
+
+def _running_pass() -> Any:
+    bp = current_pass()
+    if bp is None:
+        raise AssertionError("expected this hook to be called inside a backward call")
+    return bp
+
+
+def register_multi_grad_hook(tensors: Sequence[Tensor], fn: Callable, *, mode: str = "all") -> _HookHandles:
+    """PyTorch's ``torch.autograd.graph.register_multi_grad_hook``.
+
+    ``mode="all"``: ``fn(grads)`` once per backward pass (``backward()`` or ``mg.autograd.grad``), when
+    the gradient of every tensor the pass reaches is computed -- ``grads`` a list with one entry per
+    tensor, ``None`` for those the pass does not reach (not in its graph, or not needed for the
+    ``inputs=`` asked for).  ``mode="any"``: ``fn(grad)`` once per pass, with the first gradient computed
+    among the tensors.  The hooks are tensor hooks (``register_hook``) and run where those do; ``fn``
+    must not change its arguments.
+    """
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    key = object()  # this registration's state in each pass (BackwardPass.hook_state)
+    if mode == "any":
+        def first_only(grad: Tensor) -> None:
+            state = _running_pass().hook_state
+            if key not in state:
+                state[key] = True
+                fn(grad)
+
+        return _HookHandles(tuple(t.register_hook(first_only) for t in tensors if t.requires_grad))
+    # what each tensor's gradient comes to: its node then (a later in-place write moves the tensor on), or the leaf
+    edges = [t._node or t for t in tensors]
+
+    def collector(i: int) -> Callable[[Tensor], None]:
+        def collect(grad: Tensor) -> None:
+            bp = _running_pass()
+            if key not in bp.hook_state:  # the first of this pass: how many gradients to wait for
+                bp.hook_state[key] = [sum(map(bp.sends_to, edges)), [None] * len(edges)]
+            state = bp.hook_state[key]
+            state[0] -= 1
+            state[1][i] = grad
+            if state[0] == 0:
+                fn(state[1])
+                state[1] = [None] * len(edges)  # (a pass that reaches the hooks again starts afresh)
+        return collect
+
+    return _HookHandles(tuple(t.register_hook(collector(i)) for i, t in enumerate(tensors)))
