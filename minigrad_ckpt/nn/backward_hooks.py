@@ -27,7 +27,7 @@ from ..functional.complex_numbers import view_as_complex, view_as_real
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 
-__all__ = ["call_with_backward_hooks"]
+__all__ = ["call_with_backward_hooks", "hook_output_node"]
 
 
 class _HookedCall:
@@ -157,3 +157,28 @@ def call_with_backward_hooks(module: Any, hooks: list[Callable], args: tuple, ru
     outs, index = _gate(call, "outputs", outs)
     call.output_index = index or []
     return outs if isinstance(out, tuple) else outs[0]
+
+
+def hook_output_node(module: Any, out: Any, hooks: list[Callable]) -> Any:
+    """PyTorch's deprecated (non-full) backward hooks of ``module``, put on the node that made its first
+    output tensor (the first value of a dict, the first item of a tuple, on down): each is called as
+    ``hook(module, grad_input, grad_output)`` by that node's ``grad_fn.register_hook`` -- the node's
+    gradients, not the module's inputs' -- and may return new ``grad_input``.  ``out`` is returned."""
+    first = out
+    while not isinstance(first, Tensor):
+        first = next(v for v in first.values() if isinstance(v, Tensor)) if isinstance(first, dict) else first[0]
+    if first.grad_fn is not None:
+        for hook in hooks:
+            first.grad_fn.register_hook(_OnModule(hook, module))
+    return out
+
+
+class _OnModule:
+    """A module's hook as a node hook: the module first (PyTorch's ``_WrappedHook``)."""
+
+    def __init__(self, hook: Callable, module: Any) -> None:
+        self.hook, self.module = hook, module
+        self.__qualname__ = getattr(hook, "__qualname__", repr(hook))  # named as the user's in errors
+
+    def __call__(self, grad_input: tuple, grad_output: tuple) -> Any:
+        return self.hook(self.module, grad_input, grad_output)

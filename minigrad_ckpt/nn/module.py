@@ -17,7 +17,7 @@ from ..backend import as_dtype, device_or_dtype, get_device
 from ..creation import zeros
 from ..grad_mode import no_grad
 from ..tensor import Tensor, requires_grad_flag
-from .backward_hooks import call_with_backward_hooks
+from .backward_hooks import call_with_backward_hooks, hook_output_node
 
 __all__ = ["Module", "Parameter", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_pre_hook", "register_module_full_backward_hook"]
@@ -344,12 +344,16 @@ class Module:
         called: set[int] = set()  # the always-called forward hooks that ran
         try:
             args, kwargs = self._run_forward_pre_hooks(args, kwargs)
-            backward = [*_global_backward_hooks.values(), *(backward_hooks or {}).values()]
+            own = list((backward_hooks or {}).values())
+            old_style = own if self.__dict__.get("_is_full_backward_hook") is False else []  # register_backward_hook
+            backward = [*_global_backward_hooks.values(), *([] if old_style else own)]
             backward_pre = [*_global_backward_pre_hooks.values(), *(pre_hooks or {}).values()]
             if backward or backward_pre:  # after the pre-hooks: grad_input is w.r.t. what forward gets (PyTorch's)
-                return call_with_backward_hooks(self, backward, args, lambda a: self._call_forward(a, kwargs, called),
-                                                backward_pre)
-            return self._call_forward(args, kwargs, called)
+                out = call_with_backward_hooks(self, backward, args, lambda a: self._call_forward(a, kwargs, called),
+                                               backward_pre)
+            else:
+                out = self._call_forward(args, kwargs, called)
+            return hook_output_node(self, out, old_style) if old_style else out
         except Exception:
             self._run_always_called_hooks(args, kwargs, called)
             raise
@@ -429,7 +433,24 @@ class Module:
         positional inputs are computed (None for a non-tensor; zeros for a tensor that does not require
         grad or that no gradient reached, as PyTorch's); ``grad_output`` holds the gradients with respect
         to its outputs.  The hook may return a new ``grad_input``."""
+        self._backward_hook_kind(True)
         return self._add_hook(self.__dict__.setdefault("_backward_hooks", OrderedDict()), hook, prepend, False)
+
+    def register_backward_hook(self, hook: Callable) -> _HookHandle:
+        """PyTorch's deprecated backward hook: ``hook(module, grad_input, grad_output)`` on the node that
+        made the module's (first) output -- ``grad_input`` that node's input gradients (its
+        ``grad_fn.register_hook``'s), which are the module's inputs' only where its forward is one op;
+        ``grad_output`` the gradient of that output.  It may return new ``grad_input``.  PyTorch advises
+        :meth:`register_full_backward_hook`; a module takes one kind or the other."""
+        self._backward_hook_kind(False)
+        return self._add_hook(self.__dict__.setdefault("_backward_hooks", OrderedDict()), hook, False, False)
+
+    def _backward_hook_kind(self, full: bool) -> None:
+        """PyTorch's refusal of both kinds of backward hook on one module (``_is_full_backward_hook``)."""
+        if self.__dict__.get("_is_full_backward_hook", full) is not full:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single "
+                               "Module. Please use only one of them.")
+        object.__setattr__(self, "_is_full_backward_hook", full)
 
     def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> _HookHandle:
         """``hook(module, grad_output)`` when the gradients with respect to this module's outputs are
