@@ -10,11 +10,13 @@ output where PyTorch keeps an input), and ops recorded inside a checkpoint segme
 ledger counts are not packed (a segment replays its ops instead; PyTorch's checkpoint's own hooks win
 there too).  ``increment_version(tensor)`` restamps tensors written where the engine could not see.
 ``register_multi_grad_hook(tensors, fn, mode=)`` calls ``fn`` once per backward pass: with the gradients
-of all the tensors the pass reaches (``"all"``), or with the first of them (``"any"``).
+of all the tensors the pass reaches (``"all"``), or with the first of them (``"any"``).  ``Node`` is what
+``grad_fn`` and ``next_functions`` hold, for ``isinstance``.
 """
 
 from __future__ import annotations
 
+from abc import ABCMeta, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -23,7 +25,7 @@ from ..backward import current_pass
 from ..tensor import Tensor, _HookHandles
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "increment_version",
-           "register_multi_grad_hook"]
+           "register_multi_grad_hook", "Node"]
 
 #: error messages of the active disable_saved_tensors_hooks blocks (innermost last)
 _disabled: list[str] = []
@@ -134,3 +136,30 @@ def register_multi_grad_hook(tensors: Sequence[Tensor], fn: Callable, *, mode: s
         return collect
 
     return _HookHandles(tuple(t.register_hook(collector(i)) for i, t in enumerate(tensors)))
+
+
+class Node(metaclass=ABCMeta):
+    """PyTorch's ``torch.autograd.graph.Node``: the abstract type of what ``grad_fn`` and ``next_functions``
+    hold -- the tape's nodes and the ``AccumulateGrad`` of a leaf -- so ``isinstance(t.grad_fn, Node)``
+    holds as in PyTorch; the methods are theirs."""
+
+    @abstractmethod
+    def name(self) -> str:
+        """The node's name (``MulBackward0``, ``AccumulateGrad``)."""
+
+    @property
+    @abstractmethod
+    def next_functions(self) -> tuple:
+        """``(node, 0)`` for each input."""
+
+    @abstractmethod
+    def register_hook(self, fn: Callable) -> Any:
+        """A hook after the node's backward."""
+
+    @abstractmethod
+    def register_prehook(self, fn: Callable) -> Any:
+        """A hook before the node's backward."""
+
+
+Node.register(tape.Node)
+Node.register(tape.AccumulateGrad)
