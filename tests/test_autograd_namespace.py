@@ -50,6 +50,22 @@ def test_materialize_grads_gives_zeros_for_an_unused_input():
         grad((y * 2).sum(), [y, z], materialize_grads=True, allow_unused=False)
 
 
+@pytest.mark.parametrize("device, dtype", [("cpu", mg.float64), ("strict-f32", mg.float32)])
+def test_materialized_zeros_require_grad_under_create_graph(device, dtype):
+    # torch 2.13: torch.zeros_like(input, requires_grad=create_graph) -- a gradient penalty over the gradients
+    # can backward even where none reached an input; the engine's zeros did not require grad (backward raised)
+    from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
+
+    y = mg.tensor([1.0, 2.0], dtype=dtype, device=device, requires_grad=True)
+    z = mg.tensor([3.0], dtype=dtype, device=device, requires_grad=True)
+    gy, gz = grad((y * y).sum(), [y, z], materialize_grads=True, create_graph=True)
+    assert gz.requires_grad and gz.grad_fn is None and gz.tolist() == [0.0] and gz.dtype == dtype
+    (gz.pow(2).sum() + gy.pow(2).sum()).backward()
+    assert y.grad.tolist() == [8.0, 16.0] and gz.grad.tolist() == [0.0] and z.grad is None  # gz: a new leaf
+    (gz2,) = grad((y * y).sum(), [z], materialize_grads=True)
+    assert not gz2.requires_grad  # without create_graph, as before
+
+
 def test_functional_jacobian_and_hessian_with_pytorchs_calling_convention():
     np.testing.assert_allclose(AF.hessian(_f, _x()).numpy(), np.diag(
         [2.6947222663226427, 7.44916875924832, -6.350334369828692]), rtol=1e-12, atol=1e-15)

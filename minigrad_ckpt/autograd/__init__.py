@@ -38,7 +38,8 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
          is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple:
     """PyTorch's ``torch.autograd.grad``: d(outputs)/d(inputs), no ``.grad`` touched (see
     :func:`minigrad_ckpt.grad`).  ``materialize_grads=True`` gives zeros, not None, for an input
-    the outputs do not depend on (and implies ``allow_unused``), as PyTorch's.
+    the outputs do not depend on (and implies ``allow_unused``), as PyTorch's: with ``create_graph``
+    new leaves that require grad.
     ``is_grads_batched=True``: the first dim of each ``grad_outputs`` is a batch of cotangents, and
     each gradient has that batch dim in front (``grad(y, x, eye(n), is_grads_batched=True)`` is the
     Jacobian of ``y``, row by row)."""
@@ -56,7 +57,8 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
         from ..creation import zeros_like
 
         listed = [inputs] if not isinstance(inputs, (list, tuple)) else list(inputs)
-        grads = tuple(zeros_like(x) if g is None else g for g, x in zip(grads, listed))
+        # with create_graph a zero that requires grad, as PyTorch's (a penalty on the gradients can backward)
+        grads = tuple(zeros_like(x, requires_grad=create_graph) if g is None else g for g, x in zip(grads, listed))
     return grads
 
 
