@@ -679,11 +679,13 @@ def _hooked(hooks: list, gt: Any, create_graph: bool) -> Any:
     for h in list(hooks):
         r = h(gt)
         if r is not None:
-            if not isinstance(r, Tensor) or r.shape != gt.shape:
-                got = f"shape {r.shape}" if isinstance(r, Tensor) else type(r).__name__
+            if not isinstance(r, Tensor):  # PyTorch's TypeError, in its words
+                raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}' (a gradient hook must "
+                                f"return None or a Tensor; hook {_hook_name(h)})")
+            if r.shape != gt.shape:
                 raise RuntimeError(
-                    f"a gradient hook must return None or a Tensor of shape {gt.shape}; "
-                    f"hook {_hook_name(h)} returned {got}"
+                    f"hook '{_hook_name(h)}' has changed the size of value: a gradient hook must return None or "
+                    f"a Tensor of shape {gt.shape}, and it returned shape {r.shape}"
                 )
             if r.dtype != gt.dtype:  # as PyTorch: a gradient keeps its tensor's dtype
                 raise RuntimeError(

@@ -241,3 +241,19 @@ def test_grad_through_a_checkpoint_fires_no_hook_on_a_branch_the_inputs_are_not_
     (g,) = mg.autograd.grad(mg.checkpoint.checkpoint(fn, w, v), [w])
     assert g.tolist() == [18.0, 24.0] and g.dtype == np.dtype(dtype)
     assert fired == ["a"]
+
+
+@pytest.mark.parametrize("leaf", [True, False], ids=["leaf", "non-leaf"])
+def test_a_hook_returning_a_non_tensor_is_pytorchs_type_error(leaf):
+    # torch 2.13: TypeError "expected Variable, but hook returned 'int'" (the engine raised a RuntimeError);
+    # a wrong shape stays a RuntimeError, "hook '<lambda>' has changed the size of value"
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    t = x if leaf else x * 2
+    handle = t.register_hook(lambda g: 5)
+    with pytest.raises(TypeError, match="expected Variable, but hook returned 'int'"):
+        (t * 3).sum().backward()
+    handle.remove()
+    t = x if leaf else x * 2
+    t.register_hook(lambda g: g.sum())
+    with pytest.raises(RuntimeError, match=r"hook '.*<lambda>' has changed the size of value"):
+        (t * 3).sum().backward()
