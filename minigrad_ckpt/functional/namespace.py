@@ -37,6 +37,7 @@ from typing import Any
 
 from ..backend import SUPPORTED_DTYPES, get_device, host_numpy
 from ..ops import conv as _conv
+from ..ops import elementwise as _el
 from ..ops import indexing as _ix
 from ..tape import apply
 from ..tensor import Tensor
@@ -220,6 +221,10 @@ def max_pool2d_backward(g: Any, routing: Any, kernel: Any, stride: Any, padding:
     return apply(op, as_tensor(g), as_tensor(routing))
 
 
+def keep_connected(value: Any, like: Any) -> Tensor:
+    return apply(_el.KeepConnected(), as_tensor(value), as_tensor(like))
+
+
 def keep_mask(like: Any, key: int, p: float) -> Tensor:
     """Dropout's keep-mask for ``like``'s shape (a constant bool tensor)."""
     like = as_tensor(like)
@@ -236,8 +241,8 @@ def scatter_along_axis(values: Any, indices: Any, axis: int, shape: Any) -> Tens
 
 
 _KERNEL_TWINS = ["conv2d", "conv2d_input_grad", "conv2d_weight_grad", "max_pool2d", "max_pool2d_backward",
-                 "keep_mask", "scatter_along_axis", "gammaln", "digamma", "polygamma", "gamma", "erfc", "erfinv",
-                 "erfcinv", "betaln", "complex_from_parts"]
+                 "keep_connected", "keep_mask", "scatter_along_axis", "gammaln", "digamma", "polygamma", "gamma",
+                 "erfc", "erfinv", "erfcinv", "betaln", "complex_from_parts"]
 _SUBMODULES = ["linalg", "fft"]
 _CONSTANTS = ["inf", "nan", "pi", "newaxis", "errstate", "bool_"] + [dt.name for dt in SUPPORTED_DTYPES]
 _ARRAY_FUNCTIONS = [*_CONSTANT_FUNCTIONS, "asarray", "ascontiguousarray", "array_split", "real", "imag", "conj"]

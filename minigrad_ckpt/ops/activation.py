@@ -24,6 +24,7 @@ class Relu(UnaryElementwise):
 
     save_inputs = False
     save_output = True
+    connected = True  # PyTorch's threshold_backward(grad, result): on the output's graph, derivative 0
 
     def forward(self, xp, x):
         return xp.maximum(x, 0)
@@ -44,6 +45,7 @@ class HardTanh(UnaryElementwise):
 
     min_val: float
     max_val: float
+    connected = True  # PyTorch's hardtanh_backward(grad, self): on the input's graph, derivative 0
 
     def forward(self, xp, x):
         # where, not maximum/minimum: x itself wherever it is not beyond a bound, so -0.0 stays
@@ -63,6 +65,7 @@ class LeakyRelu(UnaryElementwise):
     """``x`` for ``x > 0``, else ``negative_slope * x``."""
 
     negative_slope: float
+    connected = True  # PyTorch's leaky_relu_backward(grad, self): on the input's graph, derivative 0
 
     def forward(self, xp, x):
         return xp.where(x > 0, x, x * self.negative_slope)

@@ -101,6 +101,36 @@ def horner(coeffs: tuple[float, ...], x: Any) -> Any:
 
 
 # ------------------------------------------------------------ the base classes
+@register_kernel
+def keep_connected(xp, value, like):
+    """``value``, which a backward or jvp computed from ``like`` piecewise constantly (the gradient times a
+    mask of ``like``'s signs): on arrays ``value`` itself; on Tensors also a function of ``like`` with
+    derivative 0 (:class:`KeepConnected`), so a gradient made with ``create_graph`` stays on ``like``'s graph,
+    as PyTorch's ``threshold_backward`` keeps it (``xp.keep_connected``)."""
+    return value
+
+
+class KeepConnected(Op):
+    """``value`` as it is (derivative 1), and a function of ``like`` with derivative 0 (inputs ``value,
+    like``, of one shape): the differentiable twin of :func:`keep_connected`."""
+
+    abstract = True  # a mark on the graph, not a math op: outside the registry and its battery (as OnceDifferentiable)
+    name = "KeepConnected"
+    save_inputs = False
+
+    def forward(self, xp, value, like):
+        return value
+
+    def backward(self, xp, g, out, value, like):
+        return g, xp.zeros_like(g)  # (g has like's shape: the node's output is value)
+
+    def jvp(self, xp, tangents, out, value, like):
+        t_value, t_like = tangents
+        if t_value is None:  # a zero that stays on like's graph where like moves (PyTorch's ZeroTensor tangent)
+            return None if t_like is None else xp.keep_connected(xp.zeros_like(t_like), like)
+        return xp.keep_connected(t_value, like)
+
+
 class UnaryElementwise(FunctionOp):
     """An elementwise ``f(x)`` stated by its local derivative ``f'(x)``.
 
@@ -119,13 +149,18 @@ class UnaryElementwise(FunctionOp):
     abstract = True
     singular: ClassVar[bool] = False
     quiet: ClassVar[bool] = False
-    #: Neither singular nor quiet nor a product of its own: backward is ``g * f'(x)``
+    #: ``f'`` is piecewise constant and PyTorch differentiates ``f`` by one op of the gradient and the input
+    #: (``threshold_backward``, ``hardtanh_backward``, ``leaky_relu_backward``), of derivative 0 in the input:
+    #: a gradient (or tangent) made on the graph stays on the input's graph, a second derivative through it is
+    #: zeros where a mask alone would leave it unconnected (None) -- ``xp.keep_connected`` does that here.
+    connected: ClassVar[bool] = False
+    #: Neither singular nor quiet nor connected nor a product of its own: backward is ``g * f'(x)``
     #: as it stands (set for each class; one call less on the hottest ops).
     _plain: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls._plain = not (cls.singular or cls.quiet) and (
+        cls._plain = not (cls.singular or cls.quiet or cls.connected) and (
             cls.times_derivative is UnaryElementwise.times_derivative)
 
     def derivative(self, xp: Any, out: Any, x: Any) -> Any:
@@ -144,6 +179,8 @@ class UnaryElementwise(FunctionOp):
         # complex numbers this is the one place that changes: g * conj(f'(x)).)
         if self._plain:
             return g * self.derivative(xp, out, x)
+        if self.connected:
+            return xp.keep_connected(self.times_derivative(xp, g, out, x), out if x is None else x)
         return self.times_derivative(xp, g, out, x)
 
     def jvp(self, xp, tangents, out, x):
@@ -152,6 +189,8 @@ class UnaryElementwise(FunctionOp):
             return None
         if self._plain:
             return t * self.derivative(xp, out, x)
+        if self.connected:
+            return xp.keep_connected(self.times_derivative(xp, t, out, x), out if x is None else x)
         return self.times_derivative(xp, t, out, x)
 
 

@@ -1,0 +1,72 @@
+"""Second derivatives through ``relu``, ``leaky_relu``, ``hardtanh`` and ``relu6``: zeros, as PyTorch's, where
+the engine left the input unconnected (None, and ``autograd.grad``'s "not used" error).
+
+PyTorch differentiates these by one op of the gradient and the input (``threshold_backward``,
+``leaky_relu_backward``, ``hardtanh_backward``) whose derivative in the input is 0, so a gradient made with
+``create_graph=True`` stays on the input's graph.  torch 2.13, on the same programs:
+``x = [0.5, -0.3, 2.0, -1.5]``, ``g = grad(f(x).sum(), x, create_graph=True)``, ``grad(g.sum(), x)`` is
+``[0, 0, 0, 0]`` for the four; ``clamp`` and ``where`` stay unconnected there too (``g.requires_grad`` False);
+``jvp(relu, (x,), (t,))`` with ``x`` requiring grad gives a tangent that requires grad; the Hessian of a ReLU
+network with respect to its input requires grad, and a penalty on it can backward.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+import minigrad_ckpt.nn.functional as F
+from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
+
+X = [0.5, -0.3, 2.0, -1.5]
+CONNECTED = {"relu": mg.relu, "leaky_relu": lambda a: F.leaky_relu(a, 0.1), "hardtanh": F.hardtanh,
+             "relu6": F.relu6}
+
+
+@pytest.mark.parametrize("name", sorted(CONNECTED))
+@pytest.mark.parametrize("device, dtype", [("cpu", mg.float64), ("cpu", mg.float32), ("strict", mg.float64),
+                                           ("strict-f32", mg.float32)])
+def test_the_second_derivative_is_zeros_not_unused(name, device, dtype):
+    x = mg.tensor(X, dtype=dtype, device=device, requires_grad=True)
+    (g,) = mg.autograd.grad(CONNECTED[name](x).sum(), x, create_graph=True)
+    assert g.requires_grad
+    (h,) = mg.autograd.grad(g.sum(), x)
+    assert h.tolist() == [0.0] * 4 and h.dtype == dtype
+    with mg.no_grad():  # the first derivative is as before
+        want = {"relu": [1, 0, 1, 0], "leaky_relu": [1, 0.1, 1, 0.1], "hardtanh": [1, 1, 0, 0],
+                "relu6": [1, 0, 1, 0]}[name]
+        np.testing.assert_allclose(g.numpy(), want, rtol=1e-6)
+
+
+def test_a_nan_still_passes_relus_gradient_and_clamp_stays_unconnected():
+    x = mg.tensor([float("nan"), -1.0, 2.0], dtype=mg.float64, requires_grad=True)
+    (g,) = mg.autograd.grad(mg.relu(x).sum(), x, create_graph=True)
+    assert g.tolist() == [1.0, 0.0, 1.0]  # (relu passes the gradient at NaN, as threshold_backward)
+    (g,) = mg.autograd.grad(x.clamp(-1, 1).sum(), x, create_graph=True)
+    assert not g.requires_grad  # PyTorch's clamp backward is a where: no connection there either
+
+
+def test_a_gradient_penalty_of_a_relu_network_with_respect_to_its_input():
+    mg.manual_seed(0)
+    net = mg.nn.Sequential(mg.nn.Linear(3, 8), mg.nn.ReLU(), mg.nn.Linear(8, 8), mg.nn.LeakyReLU(0.2),
+                           mg.nn.Linear(8, 1))
+    x = mg.randn(5, 3, dtype=mg.float64, requires_grad=True)
+    net = net.double()
+    (g,) = mg.autograd.grad(net(x).sum(), x, create_graph=True)
+    (h,) = mg.autograd.grad((g ** 2).sum(), x)  # the engine raised "input 0 was not used" here
+    assert h.shape == (5, 3) and not np.any(h.numpy())  # piecewise linear: no curvature in x
+
+
+def test_under_the_transforms_and_in_a_checkpoint():
+    x = mg.tensor(X, dtype=mg.float64, requires_grad=True)
+    out, t = mg.func.jvp(mg.relu, (x,), (mg.ones(4, dtype=mg.float64),))
+    assert out.requires_grad and t.requires_grad and t.tolist() == [1.0, 0.0, 1.0, 0.0]  # PyTorch's: on x's graph
+    mg.manual_seed(0)
+    net = mg.nn.Sequential(mg.nn.Linear(2, 4), mg.nn.ReLU(), mg.nn.Linear(4, 1)).double()
+    H = mg.func.hessian(lambda a: net(a).sum())(mg.tensor([0.3, -0.2], dtype=mg.float64))
+    assert H.tolist() == [[0.0, 0.0], [0.0, 0.0]] and H.requires_grad
+    (H ** 2).sum().backward()  # PyTorch's: a Laplacian penalty on a ReLU network backpropagates (zeros)
+    assert net[0].weight.grad is not None and not np.any(net[0].weight.grad.numpy())
+    y = mg.checkpoint.checkpoint(lambda a: F.leaky_relu(a * 2, 0.1), x)
+    (g,) = mg.autograd.grad(y.sum(), x, create_graph=True)
+    assert mg.autograd.grad(g.sum(), x)[0].tolist() == [0.0] * 4
