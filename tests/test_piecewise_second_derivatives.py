@@ -1,5 +1,5 @@
-"""Second derivatives through ``relu``, ``leaky_relu``, ``hardtanh`` and ``relu6``: zeros, as PyTorch's, where
-the engine left the input unconnected (None, and ``autograd.grad``'s "not used" error).
+"""Second derivatives through ``relu``, ``leaky_relu``, ``hardtanh``, ``relu6`` and ``rrelu`` (evaluation): zeros,
+as PyTorch's, where the engine left the input unconnected (None, and ``autograd.grad``'s "not used" error).
 
 PyTorch differentiates these by one op of the gradient and the input (``threshold_backward``,
 ``leaky_relu_backward``, ``hardtanh_backward``) whose derivative in the input is 0, so a gradient made with
@@ -20,7 +20,7 @@ from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers th
 
 X = [0.5, -0.3, 2.0, -1.5]
 CONNECTED = {"relu": mg.relu, "leaky_relu": lambda a: F.leaky_relu(a, 0.1), "hardtanh": F.hardtanh,
-             "relu6": F.relu6}
+             "relu6": F.relu6, "rrelu_eval": lambda a: F.rrelu(a, 0.1, 0.3)}
 
 
 @pytest.mark.parametrize("name", sorted(CONNECTED))
@@ -34,7 +34,7 @@ def test_the_second_derivative_is_zeros_not_unused(name, device, dtype):
     assert h.tolist() == [0.0] * 4 and h.dtype == dtype
     with mg.no_grad():  # the first derivative is as before
         want = {"relu": [1, 0, 1, 0], "leaky_relu": [1, 0.1, 1, 0.1], "hardtanh": [1, 1, 0, 0],
-                "relu6": [1, 0, 1, 0]}[name]
+                "relu6": [1, 0, 1, 0], "rrelu_eval": [1, 0.2, 1, 0.2]}[name]
         np.testing.assert_allclose(g.numpy(), want, rtol=1e-6)
 
 

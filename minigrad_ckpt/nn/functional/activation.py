@@ -367,8 +367,8 @@ def rrelu(input: Any, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: 
     if not 0 <= lower <= upper:
         raise InputMismatch(f"rrelu: need 0 <= lower <= upper, got lower={lower}, upper={upper}")
     input = _tensor(input)
-    if not training:
-        return mf.where(input > 0, input, input * ((lower + upper) / 2))
+    if not training:  # PyTorch's leaky_relu with the mean slope (its backward on the input's graph: leaky_relu's)
+        return leaky_relu(input, (lower + upper) / 2)
     u = _random.uniform(input.device.xp, _random.next_key(), input.shape, input.dtype)
     slopes = Tensor.constant(u * (upper - lower) + lower, input.device)
     return mf.where(input > 0, input, input * slopes)
