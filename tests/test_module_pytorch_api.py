@@ -147,6 +147,25 @@ def test_forward_hook_prepend_and_always_call():
     assert called == [None]  # torch: an always_call hook runs with output None, then the error propagates
 
 
+def test_an_always_call_hook_after_a_hook_that_raised_sees_the_output():
+    # torch 2.13: forward returned, a forward hook raised -- the always_call hooks that had not run get the
+    # output so far (forward's, or what an earlier hook returned; what one returns is the next one's), then
+    # the hook's error propagates. The engine handed them None.
+    m, seen = Scaled(), []
+
+    def bad(mod, args, out):
+        raise KeyError("hook")
+
+    m.register_forward_hook(lambda mod, args, out: out * 3)
+    m.register_forward_hook(bad)
+    m.register_forward_hook(lambda mod, args, out: (seen.append(out.tolist()), out + 1)[1], always_call=True)
+    m.register_forward_hook(lambda mod, args, kwargs, out: seen.append((kwargs, out.tolist())), always_call=True,
+                            with_kwargs=True)
+    with pytest.raises(KeyError, match="hook"):
+        m(mg.ones(1), scale=2.0)
+    assert seen == [[6.0], ({"scale": 2.0}, [7.0])]
+
+
 def test_hook_handle_is_a_context_manager():
     m, seen = Scaled(), []
     with m.register_forward_hook(lambda mod, args, out: seen.append(1)):

@@ -96,6 +96,17 @@ class _HookHandle:
         self.remove()
 
 
+class _ForwardCall:
+    """One module call's progress, for its ``always_call`` forward hooks should it raise: the hooks that
+    ran, and the output so far (forward's, as the hooks before the one that raised left it)."""
+
+    __slots__ = ("ran", "output")
+
+    def __init__(self) -> None:
+        self.ran: set[int] = set()
+        self.output: Any = None
+
+
 # Hooks of every module (PyTorch's ``torch.nn.modules.module.register_module_*_hook``): they run before
 # each module's own, in registration order; ids share Module._hook_counter, so one set of options serves.
 _global_forward_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
@@ -341,7 +352,7 @@ class Module:
         pre_hooks = self.__dict__.get("_backward_pre_hooks")
         if not (self._forward_pre_hooks or self._forward_hooks or backward_hooks or pre_hooks or _global_hook_ids):
             return self.forward(*args, **kwargs)  # the usual case: no hooks
-        called: set[int] = set()  # the always-called forward hooks that ran
+        called = _ForwardCall()  # which always-called forward hooks ran, and the output so far
         try:
             args, kwargs = self._run_forward_pre_hooks(args, kwargs)
             own = list((backward_hooks or {}).values())
@@ -383,25 +394,28 @@ class Module:
                  key in always or key in _global_hooks_always_called)
                 for key, hook in [*_global_forward_hooks.items(), *self._forward_hooks.items()]]
 
-    def _call_forward(self, args: tuple, kwargs: dict, called: set[int]) -> Any:
+    def _call_forward(self, args: tuple, kwargs: dict, called: _ForwardCall) -> Any:
         """``forward`` (on the arguments the pre-hooks gave) with the forward hooks after it."""
-        out = self.forward(*args, **kwargs)
+        out = called.output = self.forward(*args, **kwargs)
         for key, hook, with_kwargs, always in self._forward_hooks_here():
             if always:
-                called.add(key)
+                called.ran.add(key)
             r = hook(self, args, kwargs, out) if with_kwargs else hook(self, args, out)
             if r is not None:
-                out = r
+                out = called.output = r
         return out
 
-    def _run_always_called_hooks(self, args: tuple, kwargs: dict, called: set[int]) -> None:
+    def _run_always_called_hooks(self, args: tuple, kwargs: dict, called: _ForwardCall) -> None:
         """PyTorch's ``always_call`` forward hooks that did not run, when the call raised (a pre-hook,
-        ``forward`` or a hook): each with ``output=None``; what one raises is a warning, the call's own
+        ``forward`` or a hook): each with the output so far (``None`` if forward did not return; what one
+        returns is the output the next sees), as PyTorch's; what one raises is a warning, the call's own
         error is the one raised."""
         for key, hook, with_kwargs, always in self._forward_hooks_here():
-            if always and key not in called:
+            if always and key not in called.ran:
                 try:
-                    hook(self, args, kwargs, None) if with_kwargs else hook(self, args, None)
+                    out = called.output
+                    r = hook(self, args, kwargs, out) if with_kwargs else hook(self, args, out)
+                    called.output = out if r is None else r
                 except Exception as exc:  # noqa: BLE001  (the call's own error wins, as PyTorch's)
                     warnings.warn(f"module forward hook with ``always_call=True`` raised an exception that was "
                                   f"silenced as another error was raised in forward: {exc}", stacklevel=3)
