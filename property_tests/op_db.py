@@ -483,6 +483,16 @@ def astype_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sam
     return Sample(registry["AsType"](dtype=target), (_arr(draw, shape, dtype),), (_float(dtype),))
 
 
+def same_shape_pair(name: str) -> Sampler:
+    """Two arrays of one shape (``KeepConnected``'s value and the tensor it stays connected to)."""
+    def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+        shape = _shape(draw, max_size)
+        return Sample(registry[name](), (_arr(draw, shape, dtype), _arr(draw, shape, dtype)),
+                      (_float(dtype), _float(dtype)))
+
+    return sampler
+
+
 def plain_unary(name: str, **attrs: Any) -> Sampler:
     def sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
         return Sample(registry[name](**attrs), (_arr(draw, _shape(draw, max_size), dtype),),
@@ -1423,6 +1433,7 @@ SPECS: list[OpSpec] = [
     _spec("Pad", pad_sampler, forward_dtypes=INT_FWD),
     _spec("AsType", astype_sampler, out_dtype=lambda s, dt: np.dtype(s.op.dtype)),
     _spec("Clone", plain_unary("Clone"), forward_dtypes=INT_FWD),
+    _spec("KeepConnected", same_shape_pair("KeepConnected")),
     _spec("ToDevice", plain_unary("ToDevice", device="cpu", source="cpu"), forward_dtypes=INT_FWD,
           notes="cpu -> cpu through tape.apply; real device moves are covered by the GPU tests"),
     # tiling and its kin, gathers along an axis, sorting

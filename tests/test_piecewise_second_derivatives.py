@@ -70,3 +70,17 @@ def test_under_the_transforms_and_in_a_checkpoint():
     y = mg.checkpoint.checkpoint(lambda a: F.leaky_relu(a * 2, 0.1), x)
     (g,) = mg.autograd.grad(y.sum(), x, create_graph=True)
     assert mg.autograd.grad(g.sum(), x)[0].tolist() == [0.0] * 4
+
+
+def test_a_tape_holding_such_a_gradient_is_stored_by_a_snapshot():
+    # KeepConnected is a registered op (with its spec in property_tests/op_db.py): the tape of a gradient
+    # made with create_graph through relu encodes and decodes as any other
+    from minigrad_ckpt.snapshot.tape_codec import decode_tape, encode_tape
+
+    x = mg.tensor([0.5, -0.3], dtype=mg.float64, requires_grad=True)
+    (g,) = mg.autograd.grad(mg.relu(x).sum(), x, create_graph=True)
+    tape, arrays = encode_tape((g * x).sum(), {id(x): "x"})
+    assert "KeepConnected" in str(tape)
+    x2 = mg.tensor([0.5, -0.3], dtype=mg.float64, requires_grad=True)
+    decode_tape(tape, arrays, {"x": x2}, x2.device).backward()  # d(relu'(x) x)/dx: relu'(x), its own 0 beside
+    assert x2.grad.tolist() == [1.0, 0.0]

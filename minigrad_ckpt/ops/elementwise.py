@@ -111,15 +111,14 @@ def keep_connected(xp, value, like):
 
 
 class KeepConnected(Op):
-    """``value`` as it is (derivative 1), and a function of ``like`` with derivative 0 (inputs ``value,
-    like``, of one shape): the differentiable twin of :func:`keep_connected`."""
+    """``value`` (derivative 1), as a function of ``like`` too, with derivative 0 (inputs ``value, like``,
+    of one shape): the differentiable twin of :func:`keep_connected`, registered so that a tape holding
+    one (a gradient made with ``create_graph``) is stored by a snapshot as any other."""
 
-    abstract = True  # a mark on the graph, not a math op: outside the registry and its battery (as OnceDifferentiable)
-    name = "KeepConnected"
     save_inputs = False
 
     def forward(self, xp, value, like):
-        return value
+        return value.copy()  # (an output of its own, as every op's that is not a view)
 
     def backward(self, xp, g, out, value, like):
         return g, xp.zeros_like(g)  # (g has like's shape: the node's output is value)
@@ -129,6 +128,9 @@ class KeepConnected(Op):
         if t_value is None:  # a zero that stays on like's graph where like moves (PyTorch's ZeroTensor tangent)
             return None if t_like is None else xp.keep_connected(xp.zeros_like(t_like), like)
         return xp.keep_connected(t_value, like)
+
+    def reference(self, np, value, like):
+        return value.copy()
 
 
 class UnaryElementwise(FunctionOp):
