@@ -1,11 +1,12 @@
-"""Second derivatives through ``relu``, ``leaky_relu``, ``hardtanh``, ``relu6`` and ``rrelu`` (evaluation): zeros,
-as PyTorch's, where the engine left the input unconnected (None, and ``autograd.grad``'s "not used" error).
+"""Second derivatives through ``relu``, ``leaky_relu``, ``hardtanh``, ``relu6``, ``rrelu`` (evaluation),
+``threshold``, ``hardshrink`` and ``softshrink``: zeros, as PyTorch's, where the engine left the input
+unconnected (None, and ``autograd.grad``'s "not used" error).
 
 PyTorch differentiates these by one op of the gradient and the input (``threshold_backward``,
-``leaky_relu_backward``, ``hardtanh_backward``) whose derivative in the input is 0, so a gradient made with
-``create_graph=True`` stays on the input's graph.  torch 2.13, on the same programs:
-``x = [0.5, -0.3, 2.0, -1.5]``, ``g = grad(f(x).sum(), x, create_graph=True)``, ``grad(g.sum(), x)`` is
-``[0, 0, 0, 0]`` for the four; ``clamp`` and ``where`` stay unconnected there too (``g.requires_grad`` False);
+``leaky_relu_backward``, ``hardtanh_backward``, ``hardshrink_backward``, ...) whose derivative in the input
+is 0, so a gradient made with ``create_graph=True`` stays on the input's graph.  torch 2.13, on the same
+programs: ``x = [0.5, -0.3, 2.0, -1.5]``, ``g = grad(f(x).sum(), x, create_graph=True)``, ``grad(g.sum(), x)``
+is ``[0, 0, 0, 0]`` for each; ``clamp`` and ``where`` stay unconnected there too (``g.requires_grad`` False);
 ``jvp(relu, (x,), (t,))`` with ``x`` requiring grad gives a tangent that requires grad; the Hessian of a ReLU
 network with respect to its input requires grad, and a penalty on it can backward.
 """
@@ -20,7 +21,9 @@ from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers th
 
 X = [0.5, -0.3, 2.0, -1.5]
 CONNECTED = {"relu": mg.relu, "leaky_relu": lambda a: F.leaky_relu(a, 0.1), "hardtanh": F.hardtanh,
-             "relu6": F.relu6, "rrelu_eval": lambda a: F.rrelu(a, 0.1, 0.3)}
+             "relu6": F.relu6, "rrelu_eval": lambda a: F.rrelu(a, 0.1, 0.3),
+             "threshold": lambda a: F.threshold(a, 0.1, 20.0), "hardshrink": lambda a: F.hardshrink(a, 0.4),
+             "softshrink": lambda a: F.softshrink(a, 0.4)}
 
 
 @pytest.mark.parametrize("name", sorted(CONNECTED))
@@ -34,7 +37,8 @@ def test_the_second_derivative_is_zeros_not_unused(name, device, dtype):
     assert h.tolist() == [0.0] * 4 and h.dtype == dtype
     with mg.no_grad():  # the first derivative is as before
         want = {"relu": [1, 0, 1, 0], "leaky_relu": [1, 0.1, 1, 0.1], "hardtanh": [1, 1, 0, 0],
-                "relu6": [1, 0, 1, 0], "rrelu_eval": [1, 0.2, 1, 0.2]}[name]
+                "relu6": [1, 0, 1, 0], "rrelu_eval": [1, 0.2, 1, 0.2], "threshold": [1, 0, 1, 0],
+                "hardshrink": [1, 0, 1, 1], "softshrink": [1, 0, 1, 1]}[name]
         np.testing.assert_allclose(g.numpy(), want, rtol=1e-6)
 
 

@@ -61,6 +61,59 @@ class HardTanh(UnaryElementwise):
         return np.where(inside, x, np.clip(x, self.min_val, self.max_val)).astype(x.dtype)
 
 
+class Threshold(UnaryElementwise):
+    """``x`` where ``x > threshold``, else ``value``; gradient 1 above the threshold and at NaN (which
+    stays), 0 at and below it, as PyTorch's ``threshold_backward``."""
+
+    threshold: float
+    value: float
+    connected = True  # PyTorch's threshold_backward(grad, self, threshold): on the input's graph, derivative 0
+
+    def forward(self, xp, x):
+        return xp.where(x <= self.threshold, x.dtype.type(self.value), x)
+
+    def derivative(self, xp, out, x):
+        return ~(x <= self.threshold)
+
+    def reference(self, np, x):
+        return np.where(x <= self.threshold, self.value, x).astype(x.dtype)
+
+
+class Hardshrink(UnaryElementwise):
+    """``x`` where ``|x| > lambd``, else 0; NaN stays; gradient 1 outside ``[-lambd, lambd]`` and at NaN,
+    as PyTorch's ``hardshrink_backward``."""
+
+    lambd: float
+    connected = True  # PyTorch's hardshrink_backward(grad, self, lambd): on the input's graph, derivative 0
+
+    def forward(self, xp, x):
+        return xp.where((x >= -self.lambd) & (x <= self.lambd), x.dtype.type(0), x)
+
+    def derivative(self, xp, out, x):
+        return ~((x >= -self.lambd) & (x <= self.lambd))
+
+    def reference(self, np, x):
+        return np.where(np.abs(x) <= self.lambd, 0, x).astype(x.dtype)
+
+
+class Softshrink(UnaryElementwise):
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between; NaN stays (the branch
+    ``x - lambd``); gradient as :class:`Hardshrink`'s, PyTorch's ``softshrink_backward``."""
+
+    lambd: float
+    connected = True  # PyTorch's softshrink_backward(grad, self, lambd): on the input's graph, derivative 0
+
+    def forward(self, xp, x):
+        inner = xp.where(x <= self.lambd, x.dtype.type(0), x - self.lambd)
+        return xp.where(x < -self.lambd, x + self.lambd, inner)
+
+    def derivative(self, xp, out, x):
+        return ~((x >= -self.lambd) & (x <= self.lambd))
+
+    def reference(self, np, x):
+        return np.where(x < -self.lambd, x + self.lambd, np.where(x <= self.lambd, 0, x - self.lambd)).astype(x.dtype)
+
+
 class LeakyRelu(UnaryElementwise):
     """``x`` for ``x > 0``, else ``negative_slope * x``."""
 

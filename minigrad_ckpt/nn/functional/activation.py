@@ -337,6 +337,8 @@ def threshold(input: Any, threshold: float, value: float, inplace: bool = False)
     fill = int(value) if input.dtype.kind in "iu" else float(value)
 
     def thresholded(x: Tensor) -> Tensor:
+        if x.dtype.kind == "f":  # one op, as PyTorch's: its backward stays on the input's graph
+            return apply(_act.Threshold(threshold=float(threshold), value=fill), x)
         return mf.where(x <= threshold, fill, x)  # (NaN fails the test: it stays, as in PyTorch)
 
     return written_in_place("threshold", input, thresholded) if inplace else thresholded(input)
@@ -347,6 +349,8 @@ def softshrink(input: Any, lambd: float = 0.5) -> Tensor:
     if lambd < 0:
         raise InputMismatch(f"softshrink: lambd must be >= 0, got {lambd}")
     input = _tensor(input)
+    if input.dtype.kind == "f":  # one op, as PyTorch's: its backward stays on the input's graph
+        return apply(_act.Softshrink(lambd=float(lambd)), input)
     # NaN fails both tests: it takes the branch x - lambd and stays NaN (PyTorch's)
     return mf.where(input < -lambd, input + lambd, mf.where(input <= lambd, 0.0, input - lambd))
 
@@ -354,6 +358,8 @@ def softshrink(input: Any, lambd: float = 0.5) -> Tensor:
 def hardshrink(input: Any, lambd: float = 0.5) -> Tensor:
     """``input`` where ``|x| > lambd``, else 0; NaN stays NaN (PyTorch's)."""
     input = _tensor(input)
+    if input.dtype.kind == "f":  # one op, as PyTorch's: its backward stays on the input's graph
+        return apply(_act.Hardshrink(lambd=float(lambd)), input)
     return mf.where((input >= -lambd) & (input <= lambd), 0.0, input)  # NaN fails the test: it stays
 
 
