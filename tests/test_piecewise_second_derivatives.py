@@ -88,3 +88,20 @@ def test_a_tape_holding_such_a_gradient_is_stored_by_a_snapshot():
     x2 = mg.tensor([0.5, -0.3], dtype=mg.float64, requires_grad=True)
     decode_tape(tape, arrays, {"x": x2}, x2.device).backward()  # d(relu'(x) x)/dx: relu'(x), its own 0 beside
     assert x2.grad.tolist() == [1.0, 0.0]
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
+                                dict(kernel_size=2, ceil_mode=True)], ids=["plain", "padded", "ceil_mode"])
+@pytest.mark.parametrize("device, dtype", [("cpu", mg.float64), ("strict-f32", mg.float32)])
+def test_max_pooling_keeps_its_input_on_the_gradients_graph(kw, device, dtype):
+    # torch 2.13: max_pool2d_with_indices_backward(grad, self, ...) -- a gradient penalty through max pooling
+    # differentiates to zeros (the engine's routing was a detached copy: "input 0 was not used")
+    x = mg.tensor(np.linspace(-2.0, 2.0, 50).reshape(2, 1, 5, 5)[:, :, ::-1].copy(), dtype=dtype, device=device,
+                  requires_grad=True)
+    y = F.max_pool2d(x, **kw)
+    w = mg.tensor(np.linspace(0.5, 1.5, y.numel()), dtype=dtype, device=device)
+    (g,) = mg.autograd.grad((y.flatten() * w).sum(), x, create_graph=True)
+    assert g.requires_grad
+    (h,) = mg.autograd.grad((g ** 2).sum(), x)
+    assert not np.any(h.numpy())
+    assert np.isclose(g.detach().sum().item(), w.sum().item(), rtol=1e-5)  # each window's weight, once

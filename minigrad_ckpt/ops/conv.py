@@ -747,7 +747,9 @@ class MaxPool2dBackward(_PoolGeometry):
         return xp.max_pool2d_backward(g, routing, *self.geometry)
 
     def backward(self, xp, h, out, g, routing):
-        return xp.max_pool2d(h, routing, *self.geometry), None
+        # the routing only picks positions: derivative 0 in it, but on its graph, as PyTorch's
+        # max_pool2d_with_indices_backward keeps its input (a third derivative is zeros, not an unused input)
+        return xp.max_pool2d(h, routing, *self.geometry), xp.zeros_like(routing)
 
     def reference(self, np, g, routing):
         (ph, pw), (n, c, h, w) = self.padding, routing.shape

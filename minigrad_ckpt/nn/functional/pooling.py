@@ -92,9 +92,11 @@ def max_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     input, unbatched = _batched(_tensor(input), "max_pool2d")
     k, s, p, d = _pool_args(input, kernel_size, stride, padding, dilation, "max_pool2d", ceil_mode)
     extra = _ceil_extra(input.shape[2:], k, s, p, d, ceil_mode)
-    values, routing = input, input.detach()
+    # the routing is the input itself (its own edge, whose gradient is 0): the backward stays on the input's
+    # graph, as PyTorch's max_pool2d_with_indices_backward, so a second derivative is zeros, not None
+    values, routing = input, input
     if any(extra):  # the partial windows' missing places: never the maximum, no gradient
-        values, routing = _pad_right(input, extra, 0.0), _pad_right(routing, extra, -float("inf"))
+        values, routing = _pad_right(input, extra, 0.0), _pad_right(input, extra, -float("inf"))
     out = apply(_conv.MaxPool2d(kernel=k, stride=s, padding=p, dilation=d, own_max=values is input), values, routing)
     # only a dilated window can lie wholly in the padding: PyTorch's max there is -inf
     off = _windows_off_the_input(input.shape[2:], k, s, p, d, out.shape[2:]) if max(d) > 1 else None
