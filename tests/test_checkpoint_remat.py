@@ -8,10 +8,12 @@ the ledger); ``offload_to_host`` moves kept values to host memory, counted apart
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import importlib
 import itertools
 import random
+import warnings
 
 import numpy as np
 import pytest
@@ -430,6 +432,43 @@ def test_a_policy_keeping_more_than_it_drops_is_reported_as_costing_memory():
     assert stats.memory_saved_bytes == plain - held == 3 * 8 - 3 * 16 * 8
     assert stats.costly_segments == ["test_a_policy_keeping_more_than_it_drops_is_reported_as_costing_memory."
                                      "<locals>.wide"]
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict-f32"])
+@pytest.mark.parametrize("after", ["sum", "square"])
+@pytest.mark.parametrize("policy", ["save_everything", "save_names", "plan_graph"])
+def test_a_kept_result_its_op_saves_costs_nothing_and_is_not_reported_as_costing_memory(policy, after, device):
+    # remat(block, save_everything)(h) with block ending in a tanh (whose backward reads its output):
+    # the segment keeps the tanh's output, the result the caller holds -- the same buffer a plain
+    # run's tape holds as the tanh's saved output. The segment counted it as kept but (a result)
+    # not as dropped: a CheckpointCostWarning "costs memory: it keeps 20,480 bytes ... drops only
+    # 18,432" and memory_saved_bytes -2,048 without the ledger, for every plan_graph plan keeping it.
+    mg.manual_seed(0)
+    l1, l2 = nn.Linear(16, 64).to(device), nn.Linear(64, 16).to(device)
+
+    def block(t):
+        return ck.name(mg.tanh(l2(F.gelu(l1(t)))), "r")
+
+    x = mg.randn(32, 16, device=device, requires_grad=True)
+    chosen = {"save_everything": ck.save_everything, "save_names": ck.save_names("r"),
+              "plan_graph": ck.plan_graph(block, x * 2.0, budget_bytes=10**9)}[policy]
+    finish = {"sum": lambda y: y.sum(), "square": lambda y: (y * y).sum()}[after]
+    with mg.memory.track() as ledger:
+        loss = finish(block(x * 2.0))
+        plain = ledger.live("saved")
+        del loss
+    for tracked in (True, False):
+        ck.reset_statistics()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ck.CheckpointCostWarning)
+            with mg.memory.track() if tracked else contextlib.nullcontext() as ledger:
+                loss = finish(ck.remat(block, chosen)(x * 2.0))
+                if tracked:
+                    held = ledger.live("saved")
+                loss.backward()
+        stats = ck.statistics()  # (untracked: the segment's own counts, which see the same here)
+        assert stats.costly_segments == []
+        assert stats.memory_saved_bytes == plain - held >= 0
 
 
 # ------------------------------------------------------------------------------ bad policies

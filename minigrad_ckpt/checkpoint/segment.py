@@ -628,12 +628,24 @@ class Segment:
         wanted = self._demand(self._feeds())[2]  # (the values checkpoints nested in it replay from, too)
         self._kept_outputs = {n: v for n, v in self._kept_outputs.items() if n in wanted and self._takes_kept(n)}
         # what the segment keeps instead of what it dropped: the statistics count it as the ledger does
-        self.kept_bytes += _new_bytes(self._counted[1], [v for _, v in self._device_kept_outputs()])
+        kept = self._device_kept_outputs()
+        self.kept_bytes += _new_bytes(self._counted[1], [v for n, v in kept if n not in self._result_bytes])
+        self._count_kept_results([(n, v) for n, v in kept if n in self._result_bytes])
         if _ledger.enabled:
             to_host = getattr(self.keep, "to_host", False)
             for n, v in self._kept_outputs.items():
                 if to_host or not is_parameter_edge(n):  # a parameter's view is not the tape's memory
                     _ledger.hold([v], "host" if to_host else "saved")
+
+    def _count_kept_results(self, results: list[tuple[Node, Any]]) -> None:
+        """A result whose op saves it, kept by the policy: the caller holds it, and a run without
+        checkpointing holds it as that op's saved output -- so keeping it costs nothing, as not
+        dropping it saves nothing.  It counts neither way: not as kept (the segment's own counts
+        leave a result out of what it dropped, for its costs warning), nor as a result the plain
+        run's tape holds (see _count_again_if_the_tape_holds).  Its buffer is noted as kept, so
+        an op after the segment that saves it too changes nothing."""
+        for n, v in results:
+            self.kept_bytes += _new_bytes(self._counted[1], [v]) - self._result_bytes.pop(n)
 
     def keep_result(self, result: Any) -> None:
         """Keep this segment's result for its own replay, where the op that made it saves it.
