@@ -209,7 +209,10 @@ def checkpoint_sequential(functions: Sequence[Callable[[Any], Any]] | Any, segme
 
 def run_plan(layers: Sequence[Callable[[Any], Any]], plan: Plan, x: Any,
              config: CheckpointingConfig | None = None) -> Any:
-    """Run ``layers`` on ``x`` block by block as ``plan`` says (covering every layer)."""
+    """Run ``layers`` on ``x`` block by block as ``plan`` says (covering every layer; a sequence
+    of :class:`Block` is taken as ``simulate_peak`` takes it)."""
+    if not isinstance(plan, Plan):
+        plan = Plan(plan)  # (a TypeError unless it is a sequence of Block)
     check_covers(plan.blocks, len(layers))
     stats: Any = _default_stats
     check = "shape"

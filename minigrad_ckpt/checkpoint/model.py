@@ -178,7 +178,8 @@ def plan_cost(profile: ChainProfile, blocks: Sequence[Block] | Plan) -> float:
 
 def recomputed_layers(profile: ChainProfile, plan: Plan | Sequence[Block]) -> int:
     """How many layer forwards the replays of ``plan`` run (the count Revolve minimizes)."""
-    blocks = plan.blocks if isinstance(plan, Plan) else plan
+    blocks = plan.blocks if isinstance(plan, Plan) else tuple(plan)
+    check_covers(blocks, len(profile))  # (a plan for another chain counts layers that are not there)
     ones = [1] * len(profile)
     return sum(replay_work(profile, b, ones) for b in blocks if b.checkpointed)
 

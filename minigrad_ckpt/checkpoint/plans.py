@@ -48,6 +48,14 @@ class Block:
     blocks: tuple[Block, ...] = ()
 
     def __post_init__(self) -> None:
+        # (frozen: the checked values are set through object.__setattr__, as dataclasses do)
+        object.__setattr__(self, "start", layer_index(self.start, "Block start"))
+        object.__setattr__(self, "stop", layer_index(self.stop, "Block stop"))
+        if self.checkpointed not in (True, False):  # (NumPy's bools too)
+            raise TypeError(f"Block: checkpointed is True or False, got {self.checkpointed!r}")
+        object.__setattr__(self, "checkpointed", bool(self.checkpointed))
+        object.__setattr__(self, "blocks", blocks_tuple(self.blocks, f"the inner blocks of Block({self.start}, "
+                                                                     f"{self.stop})"))
         if not self.blocks:
             return
         if not self.checkpointed:
@@ -87,6 +95,7 @@ class Plan:
     policy: str = ""
 
     def __post_init__(self) -> None:
+        self.blocks = blocks_tuple(self.blocks, "a plan's blocks")
         check_covers(self.blocks)
 
     @property
@@ -132,6 +141,25 @@ def budget_in_bytes(value: object, who: str) -> int:
     return int(value)
 
 
+def layer_index(value: object, who: str) -> int:
+    """``value`` as a layer index: a whole number (a NumPy integer too), never a float, a
+    string or a bool -- a clear ``TypeError``, not a plan that skips or repeats layers."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{who} is a layer index (an int), got {type(value).__name__} {value!r}")
+    return int(value)
+
+
+def blocks_tuple(blocks: object, who: str) -> tuple[Block, ...]:
+    """``blocks`` as a tuple of :class:`Block` (a list is taken; anything else is a ``TypeError``)."""
+    if isinstance(blocks, (str, bytes)) or not hasattr(blocks, "__iter__"):
+        raise TypeError(f"{who} are a sequence of Block, got {type(blocks).__name__}")
+    out = tuple(blocks)
+    wrong = [b for b in out if not isinstance(b, Block)]
+    if wrong:
+        raise TypeError(f"{who} are a sequence of Block, got {type(wrong[0]).__name__} {wrong[0]!r}")
+    return out
+
+
 def check_covers(blocks: Sequence[Block], n_layers: int | None = None) -> None:
     """``ValueError`` unless ``blocks`` cover layers ``0, 1, ...`` in order, each block at least
     one layer -- and, given ``n_layers``, all of them: a gap or a shorter plan would skip
@@ -164,6 +192,13 @@ def _describe(blocks: tuple[Block, ...]) -> str:
 
 def uniform_plan(n_layers: int, n_segments: int, checkpoint_last: bool = False, policy: str = "") -> Plan:
     """``n_segments`` blocks of (nearly) equal length; the last one plain unless asked."""
+    n_layers, n_segments = layer_index(n_layers, "uniform_plan: n_layers"), layer_index(n_segments, "uniform_plan: "
+                                                                                          "n_segments")
+    if n_layers < 0 or n_segments < 1:
+        raise ValueError(f"uniform_plan needs n_layers >= 0 and n_segments >= 1, got n_layers={n_layers}, "
+                         f"n_segments={n_segments}")
+    if n_layers == 0:  # (an empty Sequential: nothing to run)
+        return Plan((), policy=policy)
     n_segments = max(1, min(n_segments, n_layers))
     size = math.ceil(n_layers / n_segments)
     starts = list(range(0, n_layers, size))

@@ -12,6 +12,7 @@ nothing.
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from typing import Any
 
 from .model import ChainProfile, simulate_peak
 from .nested import min_peak_bytes, plan_for_budget
-from .plans import Plan, budget_in_bytes, coarsen, plan_from_starts, uniform_plan
+from .plans import Plan, budget_in_bytes, coarsen, layer_index, plan_from_starts, uniform_plan
 
 __all__ = [
     "CheckpointPolicy", "EveryNLayers", "SpecificLayers", "Automatic", "Optimal", "Custom", "Sqrt",
@@ -54,9 +55,9 @@ class EveryNLayers(CheckpointPolicy):
     """A checkpoint (a kept block input) every ``n`` layers."""
 
     def __init__(self, n: int) -> None:
-        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        if not isinstance(n, numbers.Integral) or isinstance(n, bool) or n < 1:  # (NumPy's integers too)
             raise ValueError(f"EveryNLayers needs a positive integer n, got {n!r}")
-        self.n = n
+        self.n = int(n)
 
     def plan(self, n_layers: int, profile: ChainProfile | None = None) -> Plan:
         return plan_from_starts(n_layers, range(0, n_layers, self.n), policy=repr(self))
@@ -66,7 +67,9 @@ class SpecificLayers(CheckpointPolicy):
     """Checkpoints at the inputs of the listed layers (layer 0's input is always kept)."""
 
     def __init__(self, layers: Any) -> None:
-        layers = sorted({int(i) for i in layers})
+        if isinstance(layers, (str, bytes)) or not hasattr(layers, "__iter__"):
+            raise TypeError(f"SpecificLayers needs a sequence of layer indices, got {type(layers).__name__}")
+        layers = sorted({layer_index(i, "SpecificLayers: each layer") for i in layers})
         if any(i < 0 for i in layers):
             raise ValueError(f"SpecificLayers: layer indices must be >= 0, got {layers}")
         self.layers = layers

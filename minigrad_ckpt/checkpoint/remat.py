@@ -121,6 +121,8 @@ def remat(fn: Callable[..., Any], policy: Callable[[Node], bool] = save_nothing)
     The result is bitwise what ``fn`` gives without checkpointing (replay runs
     the recorded ops, random ones from their recorded keys), gradients too.
     """
+    if not callable(fn):
+        raise TypeError(f"remat needs a function to run, got {type(fn).__name__}")
     if not callable(policy):
         raise TypeError(f"policy must be a callable policy(node) -> bool, got {type(policy).__name__}")
     label = getattr(fn, "__qualname__", None) or type(fn).__name__

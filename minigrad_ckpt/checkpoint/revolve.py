@@ -11,8 +11,20 @@ byte budget; Revolve is the reference point for the uniform case.
 from __future__ import annotations
 
 import math
+import numbers
 
 __all__ = ["revolve_extra_forwards", "revolve_closed_form"]
+
+
+def _steps_and_snapshots(n: object, s: object) -> tuple[int, int]:
+    """``n`` and ``s`` as whole numbers >= 1 (NumPy's integers too; never a float, a string or a bool)."""
+    for value in (n, s):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"revolve counts steps and snapshots in whole numbers, got {type(value).__name__} "
+                            f"{value!r}")
+    if n < 1 or s < 1:
+        raise ValueError("revolve needs n >= 1 steps and s >= 1 snapshots")
+    return int(n), int(s)
 
 
 def revolve_extra_forwards(n: int, s: int) -> int:
@@ -25,8 +37,7 @@ def revolve_extra_forwards(n: int, s: int) -> int:
     part with all of them.  Filled in as a table, bottom up -- no recursion, so
     any ``n`` works (the cost is ``O(n^2 s)``).
     """
-    if n < 1 or s < 1:
-        raise ValueError("revolve needs n >= 1 steps and s >= 1 snapshots")
+    n, s = _steps_and_snapshots(n, s)
     s = min(s, max(n - 1, 1))  # more snapshots than steps - 1 never help
     # rows[j][m] = p(m, j + 1), with the snapshot count clamped to m - 1 as above
     rows: list[list[int]] = []
@@ -51,8 +62,7 @@ def revolve_closed_form(n: int, s: int) -> int:
     """Revolve's Proposition 1: ``p(n, s) = t n - beta(s + 1, t - 1)`` with
     ``beta(s, t) = C(s + t, s)`` and ``t`` the unique integer with
     ``beta(s, t - 1) < n <= beta(s, t)``."""
-    if n < 1 or s < 1:
-        raise ValueError("revolve needs n >= 1 steps and s >= 1 snapshots")
+    n, s = _steps_and_snapshots(n, s)
     s = min(s, max(n - 1, 1))
     if n == 1:
         return 0
