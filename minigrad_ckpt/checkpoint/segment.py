@@ -103,6 +103,11 @@ class Segment:
         # Nodes of this segment whose outputs are the results of checkpointed chain blocks
         # (``keep_result``): kept from when they are computed until their own backward.
         self._result_nodes: set[Node] = set()
+        # Those of them an enclosing segment's replay made (not kept from the forward pass): they
+        # belong to that backward pass and go after their node's backward even when it retains
+        # the graph -- the next pass's replay makes them again (PyTorch: recomputed tensors are
+        # cleared as they are used, retain_graph=True or not).
+        self._replayed_results: set[Node] = set()
         self._block_result: Node | None = None  # the node whose output is this segment's kept result
         self.stats = stats
         self.check = determinism_check
@@ -851,8 +856,9 @@ class Segment:
                 ins = self._inputs(n, values, n in run) if n in run or mine else []
                 if n in run:
                     out = self._forward(n, ins)
-                    if n in child_results:
+                    if n in child_results and n not in n.segment._kept_outputs:
                         n.segment._keep_result(n, out)
+                        n.segment._replayed_results.add(n)
                 else:  # kept by a remat policy if wanted, else not needed
                     out = n.segment._kept_output(n) if n in wanted and n not in dead else None
                 if mine:
@@ -956,7 +962,8 @@ class Segment:
             node.saved = DROPPED if retain_graph else FREED
         elif node.saved is DROPPED and not retain_graph:
             node.saved = FREED
-        if not retain_graph and node in self._result_nodes:
+        if node in self._result_nodes and (not retain_graph or node in self._replayed_results):
+            self._replayed_results.discard(node)
             value = self._kept_outputs.pop(node, None)
             if value is not None and _ledger.enabled:
                 _ledger.release([value])
