@@ -367,6 +367,37 @@ def test_a_ten_thousand_node_tape_is_planned():
     assert ledger.peak("saved") == plan.predicted_peak_bytes
 
 
+
+def test_a_tape_with_nested_checkpoints_is_planned_fast_and_fits():
+    """With checkpoints nested in the function the greedy planner weighed each candidate with the
+    model's whole peak (a walk of the graph per phase): 2,000 nodes in 20 nested checkpoints took
+    18 s of CPU time a plan, 4,000 nodes 133 s (a 10,000-node tape: about 2 s now)."""
+    import time
+
+    x = mg.randn(4, 4, requires_grad=True)
+    w = mg.randn(4, 4, requires_grad=True)
+
+    def block(t):
+        for i in range(50):
+            t = mg.tanh(t @ w) if i % 2 else mg.sin(t) + t
+        return t
+
+    def deep(t):
+        for j in range(40):
+            t = ck.checkpoint(block, t) if j % 2 else block(t)
+        return t
+
+    with pytest.raises(ck.InfeasibleBudgetError) as info:
+        ck.plan_graph(deep, x, budget_bytes=0)
+    smallest = info.value.smallest_feasible_bytes
+    for budget in (smallest, smallest + 16 * 4 * 4 * 4, 10**9):
+        t0 = time.process_time()
+        plan = ck.plan_graph(deep, x, budget_bytes=budget, exact_up_to=0)
+        assert time.process_time() - t0 < 5.0
+        with mg.memory.track() as ledger:
+            ck.remat(deep, plan)(x).sum().backward()
+        assert ledger.peak("saved") == plan.predicted_peak_bytes <= budget
+
 # ------------------------------------------------------------------------------ offloading
 @pytest.mark.parametrize("device", ["cpu", "strict"])
 def test_offload_to_host_keeps_values_in_host_memory_counted_apart(device):

@@ -377,16 +377,34 @@ def _best_subset(model: _GraphModel, free: set[int], costly: list[int], budget: 
     return best
 
 
-def _greedy(model: _GraphModel, free: set[int], costly: list[int], budget: int) -> set[int]:
+def _greedy(model: _GraphModel, free: set[int], costly: list[int], budget: int, passes: int = 3) -> set[int]:
+    """Keep the costly outputs by the time they save per byte, each while the peak stays within
+    ``budget``.  The peak is the largest of the phases' totals (what is held with each replay,
+    see _GraphModel._phases), kept per phase: an output costs its bytes in the phases whose replay
+    does not hold its buffer anyway -- a look per phase, where weighing each candidate with
+    ``model.peak`` walked the whole graph (cubic on a tape with nested checkpoints: 2,000 nodes
+    took 18 s).  Keeping an output may let other kept outputs go (what fed it need not run), which
+    the totals do not see until the next pass measures them again: they never fall short of the
+    true peak, so the plan fits the budget, and a later pass takes what the freed bytes allow."""
     kept = set(free)
-    held = model.K | model.phases[0] | {model.buf[i] for i in kept}  # (one phase: no nested checkpoint)
-    room = budget - model.peak(kept)
-    for i in sorted(costly, key=lambda i: -model.t[i] / max(model.sizes.get(model.buf[i], 0), 1)):
-        size = 0 if model.buf[i] is None or model.buf[i] in held else model.sizes[model.buf[i]]
-        if len(model.phases) > 1:  # (nested checkpoints: a buffer saved in one phase costs in another)
-            size = model.peak(kept | {i}) - model.peak(kept)
-        if size <= room:
-            kept.add(i)
-            held.add(model.buf[i])
-            room -= size
+    order = sorted(costly, key=lambda i: -model.t[i] / max(model.sizes.get(model.buf[i], 0), 1))
+    for _ in range(passes):
+        wanted = model._demand(kept)[1]  # (a kept output nothing wants is let go: model.peak)
+        held = model.K | {model.buf[i] for i in kept if wanted[i]}
+        totals = [sum(model.sizes[b] for b in held | phase if b is not None) for phase in model.phases]
+        took = False
+        for i in order:
+            b = model.buf[i]
+            if i in kept:
+                continue
+            if b is None or b in held or not wanted[i]:  # (costs nothing: held anyway, or let go)
+                kept.add(i)
+                continue
+            grown = [t if b in phase else t + model.sizes[b] for t, phase in zip(totals, model.phases)]
+            if max(grown) <= budget:
+                kept.add(i)
+                held.add(b)
+                totals, took = grown, True
+        if not took:
+            break
     return kept
