@@ -250,7 +250,8 @@ def _chain(layers: Sequence[Callable[[Any], Any]], x: Any) -> Any:
 def enable_checkpointing(model: Any, config: CheckpointingConfig | CheckpointPolicy | None) -> Any:
     """Make ``model`` (a ``Sequential``) run its layers under ``config`` from now on.
 
-    Plans are made on the first call for each input shape and set of layers (profiling once for
+    Plans are made on the first call for each input shape and set of layers -- and training mode,
+    set of parameters needing gradients, and whether the input needs one (profiling once for
     budget policies) and cached in the config.  ``None`` switches it off.
 
     Checkpointing *wraps* the model: its ``forward`` is replaced, on this
@@ -289,9 +290,11 @@ def forward_with_config(layers: Sequence[Callable[[Any], Any]], config: Checkpoi
     once; ``forward.plan`` is set to it)."""
     if not is_grad_enabled():
         return _chain(layers, x)
-    # (the layers too: a model appended to, or a layer replaced, since the plan was made needs a new one)
+    # (the layers too: a model appended to, or a layer replaced, since the plan was made needs a new one;
+    # and what decides what the step saves: a plan made in eval mode, or with frozen parameters or an
+    # input that needs no gradient, measured another step)
     key = (tuple(getattr(x, "shape", ())), str(getattr(x, "dtype", "")), str(getattr(x, "device", "")),
-           tuple(map(id, layers)))
+           getattr(x, "requires_grad", None), tuple(map(id, layers)), tuple(map(_what_it_saves, layers)))
     plan = config._plans.get(key)
     if plan is None:
         plan = plan_chain(layers, x, config)
@@ -299,6 +302,15 @@ def forward_with_config(layers: Sequence[Callable[[Any], Any]], config: Checkpoi
     if forward is not None:
         forward.plan = plan
     return run_plan(layers, plan, x, config)
+
+
+def _what_it_saves(layer: Any) -> tuple[tuple[bool, ...], tuple[bool, ...]]:
+    """What of ``layer`` decides the arrays a step saves besides the input: its modules' training
+    modes (dropout, batch norm) and which of its parameters need gradients."""
+    modules = getattr(layer, "modules", None)
+    if modules is None:  # a function
+        return (), ()
+    return (tuple(m.training for m in modules()), tuple(p.requires_grad for p in layer.parameters()))
 
 
 def last_plan(model: Any) -> Plan | None:
