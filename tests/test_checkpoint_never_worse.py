@@ -490,6 +490,26 @@ def test_a_segment_that_keeps_more_than_it_drops_is_reported_with_a_warning_nami
     assert ck.statistics().memory_saved_bytes == 0
 
 
+
+def test_the_costs_warning_points_at_the_callers_line():
+    # checkpoint()'s warning pointed at the engine's checkpoint/__init__.py:147 and a chain's at
+    # :239 (a fixed stacklevel, right only for remat): Python's "default" filter then showed one
+    # warning for every call site in the program, and none named the user's line
+    h = mg.randn(4, 4, requires_grad=True) * 2.0
+    model = nn.Sequential(nn.Tanh(), nn.Tanh())
+    model.enable_checkpointing(ck.EveryNLayers(1))
+    runs = {
+        "checkpoint": lambda: ck.checkpoint(mg.tanh, h),
+        "remat": lambda: ck.remat(mg.tanh)(h),
+        "checkpoint_sequential": lambda: ck.checkpoint_sequential([nn.Tanh(), nn.Tanh()], 2, h),
+        "run_plan": lambda: ck.run_plan([nn.Tanh(), nn.Tanh()], [ck.Block(0, 1, True), ck.Block(1, 2, False)], h),
+        "a model's forward": lambda: model(h),
+    }
+    for name, run in runs.items():
+        with pytest.warns(ck.CheckpointCostWarning) as caught:
+            run()
+        assert [w.filename for w in caught] == [__file__], name
+
 def _written(write):
     def fn(t):
         h = t * 1  # (t itself is the segment's input: writing it would be refused, as in PyTorch)
