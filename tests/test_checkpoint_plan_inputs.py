@@ -115,3 +115,19 @@ def test_revolve_counts_in_whole_numbers(n, s):
 def test_remat_needs_a_function():
     with pytest.raises(TypeError, match="remat needs a function to run, got int"):
         ck.remat(3)
+
+
+def test_an_infeasible_budget_error_pickles_and_copies():
+    # pickle.dumps/loads and copy.deepcopy raised "__init__() missing 1 required positional
+    # argument: 'smallest'" -- what a worker process raising it (multiprocessing, a DataLoader's
+    # worker, a distributed rank) sends back
+    import copy
+    import pickle
+
+    mg.manual_seed(0)
+    layers = [nn.Linear(4, 4), nn.Tanh()]
+    with pytest.raises(ck.InfeasibleBudgetError) as info:
+        ck.plan_for_budget(ck.profile_chain(layers, mg.randn(2, 4)), 1)
+    for again in (pickle.loads(pickle.dumps(info.value)), copy.deepcopy(info.value)):
+        assert type(again) is ck.InfeasibleBudgetError and str(again) == str(info.value)
+        assert (again.budget, again.smallest_feasible_bytes) == (1, info.value.smallest_feasible_bytes)

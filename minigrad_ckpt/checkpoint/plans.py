@@ -28,6 +28,11 @@ class InfeasibleBudgetError(ValueError):
         )
         self.budget, self.smallest_feasible_bytes = budget, smallest
 
+    def __reduce__(self) -> tuple[type, tuple[int, int]]:
+        # (an exception pickles as its class called with its args -- here the message alone, which
+        # __init__ does not take: a worker process raising it, or a deepcopy, failed with TypeError)
+        return type(self), (self.budget, self.smallest_feasible_bytes)
+
 
 @dataclass(frozen=True)
 class Block:
