@@ -175,7 +175,7 @@ class BackwardPass:
         to the end, or (``one``) for one node, returned.  Common cases inline (a call per node costs %)."""
         heap, pending, watching, reached = self.heap, self.pending, self.watching, None
         plain_release = not watching and not self.retain_graph
-        inline = (not self.create_graph and tape._anomaly is None
+        inline = (not self.create_graph and tape._anomaly is None and not tape.node_hook_count[0]
                   and type(self).call_backward is BackwardPass.call_backward)
         while heap or reached is not None:  # reached: the node last reached first, off the heap (a chain: per_op -2%)
             node, reached = (heappop(heap)[1] if reached is None else reached if not heap  # (else the heap orders)
@@ -187,7 +187,7 @@ class BackwardPass:
                 grads = (None,) * len(node.inputs)
             elif (inline and type(saved := node.saved) is tuple and not (op := node.op).contract_checks_left
                   and not op.uses_needs_input_grad and ((dt := node.dtype) is _FLOAT64 or dt is _FLOAT32)
-                  and g.__class__ is node.xp.array_type and not node.backward_hooks):  # call_backward's case
+                  and g.__class__ is node.xp.array_type):  # call_backward's case of real values still saved
                 for box in node.versions:
                     if box[0] > node.seq:
                         self.refuse_stale(node)
@@ -302,7 +302,7 @@ class BackwardPass:
             _check_contract(op, grads, node)
         if tape._anomaly is not None:  # mg.detect_anomaly(): a NaN/inf gradient names its node
             tape._anomaly.backward(node, g, grads)
-        if node.backward_hooks:  # (grad_fn.register_hook)
+        if tape.node_hook_count[0] and node.backward_hooks:  # (grad_fn.register_hook)
             grads = self.call_node_hooks(node, g, grads)
         return grads
 

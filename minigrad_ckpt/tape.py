@@ -180,7 +180,7 @@ class Node:
         gradient is wanted for), ``grad_outputs`` the node's gradient, as tuples; it may return a
         tuple of ``grad_inputs`` to send on instead."""
         if self.backward_hooks is None:
-            self.backward_hooks = []
+            self.backward_hooks = _NodeHooks()
         self.backward_hooks.append(fn)
         return _HookHandle(self.backward_hooks, fn)
 
@@ -244,6 +244,30 @@ class Node:
         elif self.saved is DROPPED:
             state = " dropped"
         return f"#{self.seq} {self.op!r}({ins}) -> {self.dtype} {shape}{state}"
+
+
+#: How many nodes have ``grad_fn.register_hook`` hooks now: while 0, the backward loop never reads
+#: ``node.backward_hooks`` (a class attribute read through the instance, unspecialized on every node:
+#: +0.8% on the per-op chain's instructions).
+node_hook_count = [0]
+
+
+class _NodeHooks(list):
+    """A node's ``grad_fn.register_hook`` hooks (keeps :data:`node_hook_count` current, its death too)."""
+
+    def append(self, fn: Any) -> None:
+        if not self:
+            node_hook_count[0] += 1
+        super().append(fn)
+
+    def remove(self, fn: Any) -> None:
+        super().remove(fn)
+        if not self:
+            node_hook_count[0] -= 1
+
+    def __del__(self) -> None:
+        if self:
+            node_hook_count[0] -= 1
 
 
 class NodePreHook:

@@ -174,3 +174,33 @@ def test_a_tensor_hook_handle_is_a_context_manager():
         (x * 3).sum().backward()
     (x * 3).sum().backward()
     assert x.grad.tolist() == [18.0, 18.0]  # torch 2.13: 15 + 3
+
+
+def test_the_count_of_nodes_with_hooks_follows_registration_removal_and_death():
+    # The backward loop reads node.backward_hooks only while some node has hooks (tape.node_hook_count):
+    # the count must come back to where it was, or every later pass leaves its fast path.
+    import gc
+
+    from minigrad_ckpt import tape
+
+    gc.collect()  # nodes with hooks that earlier tests left in cycles go now, not in the middle
+    start = tape.node_hook_count[0]
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * 3).tanh()
+    seen = []
+    h1 = y.grad_fn.register_hook(lambda gi, go: seen.append(1))
+    h2 = y.grad_fn.register_hook(lambda gi, go: seen.append(2))
+    assert tape.node_hook_count[0] == start + 1
+    y.sum().backward(retain_graph=True)
+    assert seen == [1, 2]
+    h1.remove()
+    h2.remove()
+    assert tape.node_hook_count[0] == start
+    y.sum().backward()
+    assert seen == [1, 2]
+    z = (x * 2).exp()
+    z.grad_fn.register_hook(lambda gi, go: None)
+    assert tape.node_hook_count[0] == start + 1
+    del z
+    gc.collect()
+    assert tape.node_hook_count[0] == start
