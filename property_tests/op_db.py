@@ -1007,6 +1007,13 @@ def take_along_axis_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: in
     return Sample(op, (_arr(draw, shape, dtype), idx), (_float(dtype), False))
 
 
+def take_along_axis_on_graph_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """A gather with a third input of derivative 0 (a max pooling's input), here of the source's shape."""
+    shape, ax, _, idx = _along_axis(draw, max_size)
+    op = registry["TakeAlongAxisOnGraph"](axis=ax, in_shape=shape)
+    return Sample(op, (_arr(draw, shape, dtype), idx, _arr(draw, shape, dtype)), (_float(dtype), False, _float(dtype)))
+
+
 def scatter_along_axis_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
     shape, ax, ishape, idx = _along_axis(draw, max_size)
     op = registry["ScatterAlongAxis"](axis=ax, shape=shape)
@@ -1445,6 +1452,7 @@ SPECS: list[OpSpec] = [
     _spec("Triu", triangle_sampler("Triu"), forward_dtypes=INT_FWD),
     _spec("CumProd", cumprod_sampler, forward_dtypes=INT_FWD),
     _spec("TakeAlongAxis", take_along_axis_sampler, forward_dtypes=INT_FWD),
+    _spec("TakeAlongAxisOnGraph", take_along_axis_on_graph_sampler, forward_dtypes=INT_FWD),
     _spec("ScatterAlongAxis", scatter_along_axis_sampler, forward_dtypes=INT_FWD),
     _spec("Sort", sort_sampler("Sort"), forward_dtypes=INT_FWD),
     _spec("ArgSort", sort_sampler("ArgSort"), forward_dtypes=CMP_FWD, forward_only=True),

@@ -105,3 +105,54 @@ def test_max_pooling_keeps_its_input_on_the_gradients_graph(kw, device, dtype):
     (h,) = mg.autograd.grad((g ** 2).sum(), x)
     assert not np.any(h.numpy())
     assert np.isclose(g.detach().sum().item(), w.sum().item(), rtol=1e-5)  # each window's weight, once
+
+
+_GATHER_POOLS = {
+    "max_pool3d": (lambda a: F.max_pool3d(a, 2), (1, 2, 4, 4, 4)),
+    "max_pool3d_padded": (lambda a: F.max_pool3d(a, 3, stride=2, padding=1), (1, 2, 4, 4, 4)),
+    "adaptive_max_pool1d": (lambda a: F.adaptive_max_pool1d(a, 3), (2, 3, 8)),
+    "adaptive_max_pool2d": (lambda a: F.adaptive_max_pool2d(a, 4), (2, 3, 6, 6)),
+    "adaptive_max_pool3d": (lambda a: F.adaptive_max_pool3d(a, 3), (1, 2, 4, 4, 4)),
+    "fractional_max_pool2d": (lambda a: F.fractional_max_pool2d(
+        a, 2, output_size=3, _random_samples=mg.tensor([[[0.3, 0.6], [0.2, 0.9]]], dtype=a.dtype, device=a.device)),
+        (1, 2, 6, 6)),
+    "fractional_max_pool3d": (lambda a: F.fractional_max_pool3d(
+        a, 2, output_size=3,
+        _random_samples=mg.tensor([[[0.3, 0.6, 0.5], [0.2, 0.9, 0.1]]], dtype=a.dtype, device=a.device)),
+        (1, 2, 6, 6, 6)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_GATHER_POOLS))
+@pytest.mark.parametrize("device, dtype", [("cpu", mg.float64), ("cpu", mg.float32), ("strict", mg.float64),
+                                           ("strict-f32", mg.float32)])
+def test_gathering_max_poolings_keep_their_input_on_the_gradients_graph(name, device, dtype):
+    # torch 2.13: max_pool3d_with_indices_backward, adaptive_max_pool{2,3}d_backward and
+    # fractional_max_pool{2,3}d_backward take the input: g requires grad and the second derivative is zeros
+    # (the engine's gather at each window's maximum left x unconnected: g.requires_grad False)
+    pool, shape = _GATHER_POOLS[name]
+    data = np.random.default_rng(3).permutation(int(np.prod(shape))).reshape(shape) / 10.0  # no ties
+    x = mg.tensor(data, dtype=dtype, device=device, requires_grad=True)
+    y = pool(x)
+    w = mg.tensor(np.linspace(0.5, 1.5, y.numel()).reshape(y.shape), dtype=dtype, device=device)
+    (g,) = mg.autograd.grad((y * w).sum(), x, create_graph=True)
+    assert g.requires_grad
+    (h,) = mg.autograd.grad((g ** 2).sum(), x)
+    assert h.dtype == dtype and h.shape == x.shape and not np.any(h.numpy())
+    x2 = mg.tensor(data, dtype=dtype, device=device, requires_grad=True)
+    (pool(x2) * w).sum().backward()  # the first derivative is the one without create_graph
+    np.testing.assert_array_equal(g.detach().numpy(), x2.grad.numpy())
+
+
+def test_gathering_max_poolings_under_hessian_and_jacfwd_of_jacrev():
+    # torch 2.13: both are zeros (and on x's graph) for a sum of pooled values
+    x = mg.tensor(np.random.default_rng(4).permutation(24).reshape(1, 1, 4, 6) / 10.0, dtype=mg.float64,
+                  requires_grad=True)
+    f = lambda a: (F.adaptive_max_pool2d(a, 2) * 3.0).sum()  # noqa: E731
+    H = mg.func.hessian(f)(x)
+    assert H.shape == (1, 1, 4, 6) * 2 and not np.any(H.detach().numpy())
+    J = mg.func.jacfwd(mg.func.jacrev(lambda a: F.max_pool3d(a, 2).sum()))(x.reshape(1, 1, 2, 2, 6))
+    assert J.shape == (1, 1, 2, 2, 6) * 2 and not np.any(J.detach().numpy())
+    y = mg.checkpoint.checkpoint(lambda a: F.adaptive_max_pool2d(a * 2, 2), x)
+    (g,) = mg.autograd.grad(y.sum(), x, create_graph=True)
+    assert not np.any(mg.autograd.grad((g ** 2).sum(), x)[0].numpy())

@@ -178,14 +178,15 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None = -1) -> Tensor:
     return _take_along(arr, indices, axis, check=True)
 
 
-def take_along_axis_in_range(arr: Any, indices: Any, axis: int | None = -1) -> Tensor:
+def take_along_axis_in_range(arr: Any, indices: Any, axis: int | None = -1, like: Tensor | None = None) -> Tensor:
     """:func:`take_along_axis` at indices the engine made in range (an ``argmax``, an ``argsort``,
     a pooling window's): nothing is read back from the device to check them (``x.max(dim)``,
-    ``sort``, ``topk`` would each wait for the GPU)."""
-    return _take_along(arr, indices, axis, check=False)
+    ``sort``, ``topk`` would each wait for the GPU).  ``like`` (a max pooling's input, which ``arr``
+    is made from) keeps the gradient on its graph, derivative 0 (:class:`~..ops.indexing.TakeAlongAxisOnGraph`)."""
+    return _take_along(arr, indices, axis, check=False, like=like)
 
 
-def _take_along(arr: Any, indices: Any, axis: int | None, check: bool) -> Tensor:
+def _take_along(arr: Any, indices: Any, axis: int | None, check: bool, like: Tensor | None = None) -> Tensor:
     arr = as_tensor(arr)
     idx = _index_array("take_along_axis", indices, arr)
     if axis is None:
@@ -216,6 +217,8 @@ def _take_along(arr: Any, indices: Any, axis: int | None, check: bool) -> Tensor
     # (its version box), so an in-place change before backward is caught.
     indices_t = idx if data is idx._data else Tensor._wrap(data, None, arr.device)
     try:
+        if like is not None and like.requires_grad:  # (a constant like has no graph to stay on)
+            return apply(_ix.TakeAlongAxisOnGraph(axis=ax, in_shape=a_shape), arr, indices_t, like)
         return apply(_ix.TakeAlongAxis(axis=ax, in_shape=a_shape), arr, indices_t)
     except IndexError:  # NumPy refused an index: in the words of the check above
         error = _out_of_axis(xp, data, ax, n) if check else None

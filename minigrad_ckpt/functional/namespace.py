@@ -225,6 +225,11 @@ def keep_connected(value: Any, like: Any) -> Tensor:
     return apply(_el.KeepConnected(), as_tensor(value), as_tensor(like))
 
 
+def zero_gradient_on_graph(like: Any) -> Tensor:
+    like = as_tensor(like)
+    return apply(_el.KeepConnected(), Tensor.constant(like.device.xp.zeros_like(like._data), like.device), like)
+
+
 def keep_mask(like: Any, key: int, p: float) -> Tensor:
     """Dropout's keep-mask for ``like``'s shape (a constant bool tensor)."""
     like = as_tensor(like)
@@ -241,7 +246,8 @@ def scatter_along_axis(values: Any, indices: Any, axis: int, shape: Any) -> Tens
 
 
 _KERNEL_TWINS = ["conv2d", "conv2d_input_grad", "conv2d_weight_grad", "max_pool2d", "max_pool2d_backward",
-                 "keep_connected", "keep_mask", "scatter_along_axis", "gammaln", "digamma", "polygamma", "gamma",
+                 "keep_connected", "zero_gradient_on_graph", "keep_mask", "scatter_along_axis", "gammaln", "digamma",
+                 "polygamma", "gamma",
                  "erfc", "erfinv", "erfcinv", "betaln", "complex_from_parts"]
 _SUBMODULES = ["linalg", "fft"]
 _CONSTANTS = ["inf", "nan", "pi", "newaxis", "errstate", "bool_"] + [dt.name for dt in SUPPORTED_DTYPES]

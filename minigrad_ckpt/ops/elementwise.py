@@ -110,6 +110,15 @@ def keep_connected(xp, value, like):
     return value
 
 
+@register_kernel
+def zero_gradient_on_graph(xp, like):
+    """The gradient of an input ``like`` that an op reads only to stay on its graph (derivative 0): on arrays
+    none (``None``, nothing to add); on Tensors zeros that are a function of ``like`` (:class:`KeepConnected`),
+    so a gradient made with ``create_graph`` is on ``like``'s graph, as PyTorch's backwards that take their
+    input keep it."""
+    return None
+
+
 class KeepConnected(Op):
     """``value`` (derivative 1), as a function of ``like`` too, with derivative 0 (inputs ``value, like``,
     of one shape): the differentiable twin of :func:`keep_connected`, registered so that a tape holding

@@ -125,6 +125,29 @@ class TakeAlongAxis(Op):
         return np.take_along_axis(x, indices, axis=self.axis)
 
 
+class TakeAlongAxisOnGraph(TakeAlongAxis):
+    """:class:`TakeAlongAxis` with a third input ``like`` of derivative 0 that the gradient stays on: a max
+    pooling's gather at each window's maximum (``like`` the pooled input).  PyTorch's max-pool backwards
+    take their input, so a gradient made with ``create_graph`` is on the input's graph and a second
+    derivative through it is zeros, not an unused input; on arrays ``like`` gets no gradient at all
+    (``xp.zero_gradient_on_graph``)."""
+
+    save_inputs = (1, 2)
+
+    def forward(self, xp, x, indices, like):
+        return xp.take_along_axis(x, indices, axis=self.axis)
+
+    def backward(self, xp, g, out, x, indices, like):
+        return (xp.scatter_along_axis(g, indices, self.axis, self.in_shape), None,
+                xp.zero_gradient_on_graph(like))
+
+    def jvp(self, xp, tangents, out, x, indices, like):
+        return super().jvp(xp, tangents[:2], out, x, indices)
+
+    def reference(self, np, x, indices, like):
+        return np.take_along_axis(x, indices, axis=self.axis)
+
+
 class ScatterAlongAxis(Op):
     """``scatter_along_axis(values, indices, axis, shape)`` as an op: the
     backward of ``TakeAlongAxis``, so second derivatives work; its own

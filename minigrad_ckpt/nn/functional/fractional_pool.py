@@ -85,7 +85,8 @@ def _fractional_max_pool(fn: str, d: int, input: Any, kernel_size: Any, output_s
     pick = xp.to_host(_first_max_or_last_nan(xp, windows))
     chosen = np.take_along_axis(positions, pick[..., None], axis=-1)[..., 0]
     flat_chosen = Tensor.constant(xp.asarray(chosen.reshape(x.shape[:2] + (-1,))), x.device)
-    result = mf.reshape(take_along_axis_in_range(planes, flat_chosen, axis=2), x.shape[:2] + out)
+    # like=x: the gradient stays on x's graph, as PyTorch's fractional_max_pool backward that takes the input
+    result = mf.reshape(take_along_axis_in_range(planes, flat_chosen, axis=2, like=x), x.shape[:2] + out)
     indices = Tensor.constant(xp.asarray(chosen), x.device)
     if unbatched:
         result, indices = mf.squeeze(result, 0), mf.squeeze(indices, 0)

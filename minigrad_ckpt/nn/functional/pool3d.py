@@ -81,7 +81,8 @@ def max_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     stacked = _slices(input, k, s, p, d, out, -float("inf"))
     xp = input.device.xp
     first = xp.argmax(stacked._data, axis=0)  # row-major offset order: the first maximum, NaN first
-    result = take_along_axis_in_range(stacked, Tensor.constant(first[None], input.device), axis=0)[0]
+    # like=input: the gradient stays on the input's graph, as PyTorch's max_pool3d backward that takes it
+    result = take_along_axis_in_range(stacked, Tensor.constant(first[None], input.device), axis=0, like=input)[0]
     if unbatched:
         result = mf.squeeze(result, 0)
     if not return_indices:

@@ -266,7 +266,8 @@ def _adaptive_max_pool(name: str, x: Any, output_size: Any, return_indices: bool
     if volume == 0:
         raise InputMismatch(f"{name}: the input {'plane' if spatial == 2 else 'volume'} {x.shape[2:]} is empty")
     idx = Tensor.constant(_adaptive_argmax(x, sizes), x.device)
-    out = take_along_axis_in_range(mf.reshape(x, (n, c, volume)), mf.reshape(idx, (n, c, -1)), axis=-1)
+    # like=x: the gradient stays on x's graph, as PyTorch's adaptive_max_pool backward that takes the input
+    out = take_along_axis_in_range(mf.reshape(x, (n, c, volume)), mf.reshape(idx, (n, c, -1)), axis=-1, like=x)
     out = mf.reshape(out, (n, c) + sizes)
     if unbatched:
         out, idx = mf.squeeze(out, 0), mf.squeeze(idx, 0)
