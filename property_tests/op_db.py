@@ -1014,6 +1014,15 @@ def take_along_axis_on_graph_sampler(draw: Any, dtype: np.dtype, grad: bool, max
     return Sample(op, (_arr(draw, shape, dtype), idx, _arr(draw, shape, dtype)), (_float(dtype), False, _float(dtype)))
 
 
+def prelu_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
+    """``prelu``'s input and weight: one slope (0-d) or one per channel (axis 1), broadcast to the input's shape."""
+    shape = _shape(draw, max_size, min_dims=2, max_dims=4, min_side=1)
+    wshape = draw(st.sampled_from([(), (1, shape[1]) + (1,) * (len(shape) - 2)]))
+    fl = _float(dtype)
+    return Sample(registry["PRelu"](), (_arr(draw, shape, dtype, GRID_X if grad else WIDE),
+                                        _arr(draw, wshape, dtype, REAL if grad else WIDE)), (fl, fl))
+
+
 def scatter_along_axis_sampler(draw: Any, dtype: np.dtype, grad: bool, max_size: int) -> Sample:
     shape, ax, ishape, idx = _along_axis(draw, max_size)
     op = registry["ScatterAlongAxis"](axis=ax, shape=shape)
@@ -1452,6 +1461,7 @@ SPECS: list[OpSpec] = [
     _spec("Triu", triangle_sampler("Triu"), forward_dtypes=INT_FWD),
     _spec("CumProd", cumprod_sampler, forward_dtypes=INT_FWD),
     _spec("TakeAlongAxis", take_along_axis_sampler, forward_dtypes=INT_FWD),
+    _spec("PRelu", prelu_sampler),
     _spec("TakeAlongAxisOnGraph", take_along_axis_on_graph_sampler, forward_dtypes=INT_FWD),
     _spec("ScatterAlongAxis", scatter_along_axis_sampler, forward_dtypes=INT_FWD),
     _spec("Sort", sort_sampler("Sort"), forward_dtypes=INT_FWD),

@@ -156,3 +156,41 @@ def test_gathering_max_poolings_under_hessian_and_jacfwd_of_jacrev():
     y = mg.checkpoint.checkpoint(lambda a: F.adaptive_max_pool2d(a * 2, 2), x)
     (g,) = mg.autograd.grad(y.sum(), x, create_graph=True)
     assert not np.any(mg.autograd.grad((g ** 2).sum(), x)[0].numpy())
+
+
+@pytest.mark.parametrize("weight", [[0.25], [0.25, 0.1, 0.3]], ids=["one_slope", "per_channel"])
+@pytest.mark.parametrize("device, dtype", [("cpu", mg.float64), ("cpu", mg.float32), ("strict", mg.float64),
+                                           ("strict-f32", mg.float32)])
+def test_prelu_keeps_its_input_on_the_gradients_graph(weight, device, dtype):
+    # torch 2.13 (_prelu_kernel_backward takes the input), on these values: gx = [[1, -0.006, 4], [-0.1875, 0, 2]],
+    # gw = [1.125, 0.018, 0], and grad((gx ** 2).sum() + gw.sum(), (x, w)) = ([[4, -0.12024, 16], [-1.546875, 0,
+    # 8]], [5.0625, 0.18144, 0]) per channel; with a constant weight the second derivative in x is zeros, where
+    # the engine's where(x > 0, x, w * x) left x unconnected ("input 0 was not used")
+    x = mg.tensor([[0.5, -0.3, 2.0], [-1.5, 0.0, 1.0]], dtype=dtype, device=device, requires_grad=True)
+    (g,) = mg.autograd.grad(F.prelu(x, mg.tensor(weight, dtype=dtype, device=device)).sum(), x, create_graph=True)
+    assert g.requires_grad
+    (h,) = mg.autograd.grad((g ** 2).sum(), x)
+    assert h.dtype == dtype and not np.any(h.numpy())
+    w = mg.tensor([0.25, 0.1, 0.3], dtype=dtype, device=device, requires_grad=True)
+    y = F.prelu(x, w)
+    gx, gw = mg.autograd.grad((y * y).sum(), (x, w), create_graph=True)
+    np.testing.assert_allclose(gx.detach().numpy(), [[1, -0.006, 4], [-0.1875, 0, 2]], rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(gw.detach().numpy(), [1.125, 0.018, 0], rtol=1e-6, atol=1e-7)
+    hx, hw = mg.autograd.grad((gx ** 2).sum() + gw.sum(), (x, w))
+    np.testing.assert_allclose(hx.numpy(), [[4, -0.12024, 16], [-1.546875, 0, 8]], rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(hw.numpy(), [5.0625, 0.18144, 0], rtol=1e-4, atol=1e-6)
+
+
+def test_prelu_under_the_transforms():
+    # torch 2.13: the Hessian of a PReLU network's sum in its input is zeros, on the graph; jvp's tangent is
+    # [1, 0.25] and requires grad
+    x = mg.tensor([0.5, -0.3], dtype=mg.float64, requires_grad=True)
+    out, t = mg.func.jvp(lambda a: F.prelu(a, mg.tensor(0.25, dtype=mg.float64)), (x,), (mg.ones(2, dtype=mg.float64),))
+    assert t.requires_grad and t.tolist() == [1.0, 0.25]
+    mg.manual_seed(0)
+    net = mg.nn.Sequential(mg.nn.Linear(2, 4), mg.nn.PReLU(), mg.nn.Linear(4, 1)).double()
+    H = mg.func.hessian(lambda a: net(a).sum())(mg.tensor([0.3, -0.2], dtype=mg.float64))
+    assert H.tolist() == [[0.0, 0.0], [0.0, 0.0]]
+    y = mg.checkpoint.checkpoint(lambda a: F.prelu(a * 2, mg.tensor([0.1], dtype=mg.float64)), x)
+    (g,) = mg.autograd.grad(y.sum(), x, create_graph=True)
+    assert mg.autograd.grad(g.sum(), x)[0].tolist() == [0.0, 0.0]

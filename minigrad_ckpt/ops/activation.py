@@ -11,7 +11,7 @@ import math
 
 from ..backend import half_in_float32
 from .base import Op
-from .elementwise import UnaryElementwise
+from .elementwise import BinaryElementwise, UnaryElementwise
 from .shape import TrilFill, fill_above_diagonal
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -129,6 +129,27 @@ class LeakyRelu(UnaryElementwise):
 
     def reference(self, np, x):
         return np.where(x > 0, x, x * self.negative_slope)
+
+
+class PRelu(BinaryElementwise):
+    """``prelu(x, weight)``: ``x`` for ``x > 0``, else ``weight * x`` (the weight broadcast to ``x``'s shape: one
+    slope, or one per channel).  One op, as PyTorch's ``_prelu_kernel``, whose backward takes the input: the
+    input's gradient stays on its graph, derivative 0 there (``xp.keep_connected``), so a second derivative in
+    the input is zeros, not an unused input (a ``where`` of ``x`` and ``weight * x`` left it unconnected)."""
+
+    partials_read = (("x", "y"), ("x",))
+
+    def forward(self, xp, x, w):
+        return xp.where(x > 0, x, w * x)
+
+    def times_d_first(self, xp, v, out, x, w):
+        return xp.keep_connected(xp.where(x > 0, v, v * w), x)  # (v has x's shape: w broadcasts to it)
+
+    def times_d_second(self, xp, v, out, x, w):
+        return xp.where(x > 0, 0, v * x)
+
+    def reference(self, np, x, w):
+        return np.where(x > 0, x, w * x)
 
 
 class Gelu(UnaryElementwise):

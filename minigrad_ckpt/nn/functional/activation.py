@@ -238,7 +238,7 @@ def prelu(input: Any, weight: Any) -> Tensor:
                          f"per channel (dim 1) of input {input.shape}")
     else:
         w = mf.reshape(w, (1, -1) + (1,) * (input.ndim - 2))
-    return mf.where(input > 0, input, w * input)
+    return apply(_act.PRelu(), input, w)
 
 
 def softmin(input: Any, axis: int | None = None, _stacklevel: int = 3, dtype: Any = None, *,
