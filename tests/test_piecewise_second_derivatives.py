@@ -194,3 +194,24 @@ def test_prelu_under_the_transforms():
     y = mg.checkpoint.checkpoint(lambda a: F.prelu(a * 2, mg.tensor([0.1], dtype=mg.float64)), x)
     (g,) = mg.autograd.grad(y.sum(), x, create_graph=True)
     assert mg.autograd.grad(g.sum(), x)[0].tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("device, dtype", [("cpu", mg.float64), ("cpu", mg.float32), ("strict", mg.float64),
+                                           ("strict-f32", mg.float32)])
+def test_rrelu_in_training_keeps_its_input_on_the_gradients_graph(device, dtype):
+    # torch 2.13: rrelu_with_noise_backward(grad, self, noise, ...) takes the input: g requires grad and
+    # grad((g ** 2).sum(), x) is zeros (the engine's where(x > 0, x, x * slopes) left x unconnected)
+    x = mg.tensor([0.5, -0.3, 2.0, -1.5, 0.0], dtype=dtype, device=device, requires_grad=True)
+    mg.manual_seed(7)
+    y = F.rrelu(x, 0.1, 0.3, training=True)
+    (g,) = mg.autograd.grad(y.sum(), x, create_graph=True)
+    assert g.requires_grad
+    (h,) = mg.autograd.grad((g ** 2).sum(), x)
+    assert h.dtype == dtype and h.tolist() == [0.0] * 5
+    slopes = g.detach().numpy()  # 1 where x > 0, else the drawn slope, in [0.1, 0.3], and y = slope * x
+    assert slopes[0] == slopes[2] == 1.0 and np.all((slopes[[1, 3, 4]] >= 0.1) & (slopes[[1, 3, 4]] <= 0.3))
+    np.testing.assert_allclose(y.detach().numpy(), slopes * x.detach().numpy(), rtol=1e-6)
+    mg.manual_seed(7)
+    x2 = mg.tensor([0.5, -0.3, 2.0, -1.5, 0.0], dtype=dtype, device=device, requires_grad=True)
+    F.rrelu(x2, 0.1, 0.3, training=True).sum().backward()  # the same draw, the same first derivative
+    np.testing.assert_array_equal(x2.grad.numpy(), slopes)

@@ -377,7 +377,8 @@ def rrelu(input: Any, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: 
         return leaky_relu(input, (lower + upper) / 2)
     u = _random.uniform(input.device.xp, _random.next_key(), input.shape, input.dtype)
     slopes = Tensor.constant(u * (upper - lower) + lower, input.device)
-    return mf.where(input > 0, input, input * slopes)
+    # prelu's op with a slope per element: its backward on the input's graph, as rrelu_with_noise_backward
+    return apply(_act.PRelu(), input, slopes)
 
 
 def gumbel_softmax(logits: Any, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
