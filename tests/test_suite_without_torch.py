@@ -10,13 +10,17 @@ no local run notices.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = sorted([*ROOT.glob("tests/**/*.py"), *ROOT.glob("property_tests/**/*.py")])
 LOCAL = {p.stem: p for p in SUITE}  # modules a test reaches through sys.path (tests/data, helpers)
+
+
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text())  # (each file once: collection walks them all, then each test reads one)
 
 
 def _imported_names(tree: ast.AST, module_level_only: bool) -> set[str]:
@@ -36,7 +40,7 @@ def _is_test_module(path: Path) -> bool:
 
 
 def _local_modules_imported_by(path: Path) -> set[Path]:
-    names = _imported_names(ast.parse(path.read_text()), module_level_only=True)
+    names = _imported_names(_tree(path), module_level_only=True)
     return {LOCAL[name] for name in names if name in LOCAL}
 
 
@@ -53,12 +57,12 @@ def _needed_without_torch() -> set[Path]:
     return seen
 
 
-@pytest.mark.parametrize("path", sorted(_needed_without_torch()), ids=lambda p: str(p.relative_to(ROOT)))
-def test_collected_code_does_not_import_torch_at_module_level(path: Path) -> None:
-    tree = ast.parse(path.read_text())
+def test_collected_code_does_not_import_torch_at_module_level() -> None:
     # A test module never imports torch at all; a generator script a test imports may, inside main().
-    imported = _imported_names(tree, module_level_only=not _is_test_module(path))
-    assert "torch" not in imported, f"{path.relative_to(ROOT)} imports torch where the suite runs without it"
+    offenders = sorted(str(path.relative_to(ROOT)) for path in _needed_without_torch()
+                       if "torch" in _imported_names(_tree(path), module_level_only=not _is_test_module(path)))
+    assert not offenders, f"these import torch where the suite runs without it: {offenders}"
+    assert len(_needed_without_torch()) > 100  # the walk reached the suite (not an empty glob)
 
 
 def test_the_check_sees_a_module_level_torch_import(tmp_path: Path) -> None:
