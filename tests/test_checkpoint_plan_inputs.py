@@ -74,7 +74,10 @@ def test_recomputed_layers_refuses_a_plan_for_another_chain():
     profile = ck.profile_chain(layers, mg.randn(2, 4))
     with pytest.raises(ValueError, match="covers 3 layers, but there are 4"):
         ck.recomputed_layers(profile, [Block(0, 2, True), Block(2, 3, False)])
-    assert ck.recomputed_layers(profile, [Block(0, 2, True), Block(2, 4, False)]) == 1
+    # (the replay skips the tanh, whose output the block keeps, and the linear only the tanh reads;
+    # of [0:3]* it runs the first two: the last linear saves the tanh's output, its input)
+    assert ck.recomputed_layers(profile, [Block(0, 2, True), Block(2, 4, False)]) == 0
+    assert ck.recomputed_layers(profile, [Block(0, 3, True), Block(3, 4, False)]) == 2
 
 
 def test_policies_take_numpy_integers_and_refuse_what_is_not_a_layer_index():

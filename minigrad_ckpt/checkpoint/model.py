@@ -188,33 +188,63 @@ def replay_work(profile: ChainProfile, block: Block, per_layer: Sequence[Any],
                 last_layer: Sequence[Any] | None = None) -> Any:
     """The forward work of replaying checkpointed ``block`` and, later, its inner ones.
 
-    A replay runs what backward or a later replay needs: every inner block but the
-    last (whose result only the layers after the block read), plus the last one if it
-    is a plain layer that saves something it computed (``skipped_when_last`` says it
-    does not; ``last_layer[i]``, where given, is layer ``i``'s work there instead of
-    ``per_layer[i]``).  An inner checkpointed block then replays itself.
+    A replay runs what backward or a later replay needs, found back to front as the
+    engine's replay does (``Segment._demand``): a layer runs if a later layer of the level
+    reads its output (one that runs, or saves its input), if an inner checkpointed block
+    replays from it, or if it saves arrays it computes itself; the level's last layer only
+    as far as its backward needs (``skipped_when_last``; ``last_layer[i]``, where given, is
+    layer ``i``'s work there instead of ``per_layer[i]``).  So a layer only a skipped layer
+    reads is skipped too.  An inner checkpointed block runs in its parent's replay if its
+    output is read there or kept (an inner block's kept result is made by its parent's
+    replay), unless it ends the level; it then replays itself.
     """
+    layers = profile.layers
     total = 0
     stack = [block]
     while stack:  # nesting depth is small, but a loop costs nothing here
-        b = stack.pop()
-        inner = b.inner
-        for k, sub in enumerate(inner):
-            last = k == len(inner) - 1
+        inner = stack.pop().inner
+        wanted = False  # is the output of the block before this one read in this replay?
+        for k in range(len(inner) - 1, -1, -1):
+            sub = inner[k]
             if sub.checkpointed:
                 stack.append(sub)
-                if not last:
+                if k < len(inner) - 1 and (wanted or layers[sub.stop - 1].keeps_output):
                     total += sum(per_layer[sub.start:sub.stop])
-            elif not last:
-                total += sum(per_layer[sub.start:sub.stop])
-            else:
-                end = sub.stop - 1
-                total += sum(per_layer[sub.start:end])
-                if last_layer is not None:
-                    total += last_layer[end]
-                elif not profile.layers[end].skipped_when_last:
-                    total += per_layer[end]
+                wanted = True  # the replay hands it its input
+                continue
+            for i in range(sub.stop - 1, sub.start - 1, -1):
+                if k == len(inner) - 1 and i == sub.stop - 1:
+                    runs = not layers[i].skipped_when_last
+                    if last_layer is not None:
+                        total += last_layer[i]
+                    elif runs:
+                        total += per_layer[i]
+                else:
+                    runs = wanted or _saves_its_own(layers[i])
+                    if runs:
+                        total += per_layer[i]
+                wanted = runs or layers[i].saves_input
     return total
+
+
+def _saves_its_own(lp: LayerProfile) -> bool:
+    """Whether a layer's backward reads arrays it computes (so a replay runs it even where
+    nothing after it reads its output)."""
+    return bool(lp.local_saved) or lp.saves_output
+
+
+def replay_stops(layers: Sequence[LayerProfile]) -> list[int]:
+    """``r[e]``: a replay of plain layers ending with layer ``e-1`` runs none of layers
+    ``r[e] .. e-1`` (``r[e] == e`` where it runs its last layer) -- nor, of course, any before
+    its own first layer.  (:func:`replay_work`'s rule, for a block of plain layers.)"""
+    dead_from, r = 0, [0]
+    for i, lp in enumerate(layers):
+        # a skipped layer i leaves layer i-1 skipped too unless it reads i-1's output (saves
+        # its input) or i-1 saves arrays of its own
+        if i == 0 or lp.saves_input or _saves_its_own(layers[i - 1]):
+            dead_from = i
+        r.append(dead_from if lp.skipped_when_last else i + 1)
+    return r
 
 
 # ---------------------------------------------------------------- the DP's states and transitions
@@ -247,6 +277,7 @@ class _Transitions:
             for k in {*lp.local_saved, *lp.local_external}:
                 seen[("L", k)] = seen.get(("L", k), 0) + 1
         self.shared = frozenset(k for k, c in seen.items() if c > 1)
+        self.stops = replay_stops(self.layers)
 
     def plain(self, s: int, held: frozenset) -> tuple[Block, int, State]:
         """Layer ``s`` run plainly: ``(block, bytes it adds, next state)``."""
@@ -274,7 +305,7 @@ class _Transitions:
         kept_keys.add(in_key)
         full_keys.add(in_key)
         shared_kept = frozenset(base | (shared & kept_keys))
-        cost = 0.0
+        costs = [0.0]  # forward seconds of layers s .. s+k-1
         stop = self.n if self.max_block is None else min(self.n, s + self.max_block)
         for e in range(s + 1, stop + 1):
             i = e - 1
@@ -299,8 +330,10 @@ class _Transitions:
                 return
             if grew:
                 shared_kept = frozenset(base | (shared & kept_keys))
-            # the last layer of the block runs in its replay only as far as its backward needs
-            last = layers[i].last_seconds
+            # the last layer of the block runs in its replay only as far as its backward needs,
+            # and where it is skipped, so are the layers only it reads
+            r = self.stops[e]
+            seconds = costs[-1] + layers[i].last_seconds if r == e else costs[max(r - s, 0)]
             # the block keeps its input; its output is that same buffer if its layers are all views
             nxt = shared_kept | {in_key} if layers[i].output_key == layers[s].input_key else shared_kept
             out_kept = 0
@@ -309,8 +342,8 @@ class _Transitions:
                 if out_key not in kept_keys and out_key not in held:
                     out_kept = layers[i].boundary_bytes[layers[i].output_key]
                 nxt = nxt | {out_key}
-            yield Block(s, e, True), kept + out_kept, full, cost + last, (e, frozenset(nxt))
-            cost += layers[i].forward_seconds
+            yield Block(s, e, True), kept + out_kept, full, seconds, (e, frozenset(nxt))
+            costs.append(costs[-1] + layers[i].forward_seconds)
 
 
 # ---------------------------------------------------------------- the dynamic programs
@@ -574,8 +607,12 @@ class _LocalChain:
             P[i + 1] = P[i] + lp.forward_seconds
         self.X, self.P = X, P
         # what a block ending at e costs on top of -P[s]: its last layer is free if its replay skips it
+        # (where the replay skips its last layer and those only it reads, from ``r = stops[e]``
+        # on: P[r], and nothing for a block that starts after r -- see _LocalWalk.advance)
+        stops = replay_stops(layers)
         self.P_end = [P[0]] + [P[e] - layers[e - 1].forward_seconds + layers[e - 1].last_seconds
-                               for e in range(1, n + 1)]
+                               if stops[e] == e else P[stops[e]] for e in range(1, n + 1)]
+        self.stops = stops
         self.U = [W[e] - D[e] for e in range(n + 1)]
         self.W, self.D = W, D
 
@@ -644,7 +681,7 @@ def _dominated(qa: Any, qb: Any, sa: Any, sb: Any, sorted_a: bool = False) -> An
     return (i > 0) & (least_b[np.maximum(i - 1, 0)] <= qb)
 
 
-def _pool_insert(pool: tuple[Any, ...], new: tuple[Any, ...]) -> tuple[Any, ...]:
+def _pool_insert(pool: tuple[Any, ...], new: tuple[Any, ...], gap: Any = None) -> tuple[Any, ...]:
     """Add ``new`` members to the pool, keeping only members no other beats in hold,
     cost *and* q: one that is no better in any of the three never becomes the best
     block (it is never cheaper, never smaller, and leaves the pool no later).
@@ -654,6 +691,11 @@ def _pool_insert(pool: tuple[Any, ...], new: tuple[Any, ...]) -> tuple[Any, ...]
     (a later start has replayed less): the new members (started last) have the
     smallest.  So a pool member beats a new one iff it is no worse in ``q`` and
     cost, and a new one beats a pool member iff it is no worse in hold and cost.
+
+    Where a block can replay nothing (it starts among the layers a replay skips), its
+    cost is its partial plan's own, ``cost + P[start]``: ``gap`` (``P[e] - P[start]`` of
+    each pool member, new ones starting at ``e``) makes a new member beat an older one
+    only if it is no worse in that too.
     """
     PH, PC, PQ = pool[:3]
     NH, NC, NQ = new[:3]
@@ -662,7 +704,7 @@ def _pool_insert(pool: tuple[Any, ...], new: tuple[Any, ...]) -> tuple[Any, ...]
     NH, NC, NQ = new[:3]
     fresh = ~_dominated(NQ, NC, PQ, PC, sorted_a=True)
     new = tuple(a[fresh] for a in new)
-    stale = _dominated(PH, PC, new[0], new[1])
+    stale = _dominated(PH, PC if gap is None else PC - gap, new[0], new[1])
     merged = tuple(np.concatenate((a[~stale], b)) for a, b in zip(pool, new))
     order = np.argsort(merged[2], kind="stable")  # the pool stays sorted by q
     return tuple(a[order] for a in merged)
@@ -706,6 +748,10 @@ class _LocalWalk:
         empty = np.zeros(0, np.int64)
         self.pool: tuple[Any, ...] = (empty, np.zeros(0), empty, empty, empty)
         self.front = {0: (np.zeros(1, np.int64), np.zeros(1), np.zeros(1, np.int64))}
+        # a replay that skips more than a block's last layer: a block's cost is then not
+        # ``c - P[s]`` shifted by ``P_end[e]`` alone (see _pool_insert)
+        self.P = np.asarray(ch.P, dtype=np.float64)
+        self.dead_runs = any(r < e - 1 for e, r in enumerate(ch.stops))
         self._open(0)
 
     def advance(self, e: int) -> None:
@@ -720,7 +766,9 @@ class _LocalWalk:
         if live < len(PQ):  # the threshold only falls: drop the dead for good
             self.pool = PH, PC, PQ, PI, PS = tuple(a[:live] for a in self.pool)
         if len(PH):
-            cand[ch.kb[e]].append((PH + ch.X[e] + ch.ko[e], PC + ch.P_end[e], PI, PS, True))
+            # a block that starts after the layers its replay skips (stops[e]) replays nothing
+            cost = np.maximum(PC + ch.P_end[e], PC + self.P[PS]) if self.dead_runs else PC + ch.P_end[e]
+            cand[ch.kb[e]].append((PH + ch.X[e] + ch.ko[e], cost, PI, PS, True))
         self.front = {}
         for held, parts in cand.items():
             if parts:
@@ -752,7 +800,8 @@ class _LocalWalk:
         NC = np.concatenate([C - ch.P[e] for _, C, _ in front.values()])
         NQ = np.concatenate([H + ch.phi(e, held) for held, (H, _, _) in front.items()])
         NI = np.concatenate([ids for _, _, ids in front.values()])
-        self.pool = _pool_insert(self.pool, (NH, NC, NQ, NI, np.full(len(NH), e)))
+        gap = self.P[e] - self.P[self.pool[4]] if self.dead_runs else None
+        self.pool = _pool_insert(self.pool, (NH, NC, NQ, NI, np.full(len(NH), e)), gap)
 
     def best(self) -> tuple[tuple[Block, ...] | None, float]:
         """The cheapest complete plan (the smaller peak among equals)."""
