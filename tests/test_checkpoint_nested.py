@@ -23,6 +23,7 @@ import pytest
 import minigrad_ckpt as mg
 from minigrad_ckpt import checkpoint as ck
 from minigrad_ckpt import nn
+from minigrad_ckpt.checkpoint.nested import nested_plan_for_budget
 from minigrad_ckpt.checkpoint.planner import Block, ChainProfile, LayerProfile, Plan, plan_cost
 
 
@@ -139,6 +140,27 @@ def test_plan_for_budget_is_the_least_recompute_among_nested_plans(seed):
             with pytest.raises(ck.InfeasibleBudgetError) as info:
                 ck.plan_for_budget(profile, budget)
             assert info.value.smallest_feasible_bytes == peaks[0]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_plan_for_budget_is_the_least_recompute_where_replays_skip_more_than_the_last_layer(seed):
+    # layers that neither save their input nor arrays of their own: a replay skipping a block's
+    # last layer skips them too (plan_cost says so), and the planners must still find the least
+    rng = random.Random(100 + seed)
+    for _ in range(4):
+        profile = local_profile(rng, rng.randint(2, 5))
+        for lp in profile.layers:
+            lp.saves_input = lp.saves_input and rng.random() < 0.5
+            lp.local_saved = lp.local_saved if rng.random() < 0.5 else {}
+        every = ck.brute_force_nested_plans(profile)
+        for budget in sorted({q.predicted_peak_bytes for q in every}):
+            plan = ck.plan_for_budget(profile, budget)
+            best = min(q.recompute_seconds for q in every if q.predicted_peak_bytes <= budget)
+            assert plan.predicted_peak_bytes <= budget and cost_eq(plan.recompute_seconds, best), (budget, plan)
+            assert cost_eq(plan.recompute_seconds, plan_cost(profile, plan))
+            found = nested_plan_for_budget(profile, budget)  # the nested program alone: the least too
+            assert found is not None and cost_eq(found[1], plan_cost(profile, found[0])), (budget, found)
+            assert cost_eq(found[1], best), (budget, found)
 
 
 def test_a_budget_below_zero_is_infeasible_for_a_chain_that_saves_nothing():
