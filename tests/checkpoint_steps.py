@@ -23,6 +23,21 @@ def step(fn, x, w):
     return ledger.peak("saved"), grads, ck.statistics().recomputed_ops
 
 
+def plan_step(layers, x, plan):
+    """Backward from ``run_plan(layers, plan, x).sum()``: ``(peak saved bytes, the layers' parameters'
+    gradients on the host, replayed ops)``, dropout drawing the same keys each time."""
+    for layer in layers:
+        for p in layer.parameters():
+            p.grad = None
+    mg.manual_seed(7)
+    ck.reset_statistics()
+    with warnings.catch_warnings(), mg.memory.track() as ledger:
+        warnings.simplefilter("ignore", ck.CheckpointCostWarning)
+        ck.run_plan(layers, plan, x).sum().backward()
+    grads = [mg.backend.to_host(p.grad._data).copy() for layer in layers for p in layer.parameters()]
+    return ledger.peak("saved"), grads, ck.statistics().recomputed_ops
+
+
 @pytest.fixture
 def collector_off():
     """The garbage collector off: cycles are collected where the test says (gc.collect()), not at

@@ -19,6 +19,7 @@ import random
 
 import numpy as np
 import pytest
+from checkpoint_steps import plan_step
 
 import minigrad_ckpt as mg
 from minigrad_ckpt import checkpoint as ck
@@ -235,16 +236,7 @@ class Scale(nn.Module):
         return x * self.w
 
 
-def _step(layers, x, plan):
-    for layer in layers:
-        for p in layer.parameters():
-            p.grad = None
-    mg.manual_seed(7)
-    ck.reset_statistics()
-    with mg.memory.track() as ledger:
-        ck.run_plan(layers, plan, x).sum().backward()
-    grads = [p.grad.numpy().copy() for layer in layers for p in layer.parameters()]
-    return ledger.peak("saved"), grads, ck.statistics().recomputed_ops
+_step = plan_step  # tests/checkpoint_steps.py
 
 
 @pytest.mark.parametrize("s", [1, 2, 3])

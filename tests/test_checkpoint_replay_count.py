@@ -13,10 +13,10 @@ chains (4 layers: 352 plans each) mixing Linear, Tanh, ReLU, Dropout, LayerNorm 
 from __future__ import annotations
 
 import dataclasses
-import warnings
 
 import numpy as np
 import pytest
+from checkpoint_steps import plan_step  # tests/checkpoint_steps.py
 
 import minigrad_ckpt as mg
 from minigrad_ckpt import checkpoint as ck
@@ -34,15 +34,8 @@ def _ops(layer):
 
 def _replayed(layers, x, plan):
     """``(op forwards the replays ran, the parameters' gradients)`` of one training step."""
-    for layer in layers:
-        for p in layer.parameters():
-            p.grad = None
-    mg.manual_seed(7)
-    ck.reset_statistics()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ck.CheckpointCostWarning)
-        ck.run_plan(layers, plan, x).sum().backward()
-    return ck.statistics().recomputed_ops, [p.grad.numpy().copy() for layer in layers for p in layer.parameters()]
+    _, grads, ops = plan_step(layers, x, plan)
+    return ops, grads
 
 
 def _predicted_ops(profile, ops, plan):
