@@ -42,7 +42,7 @@ from .grad_mode import recorders as _recorders
 from .grad_mode import state as _grad_state
 from .memory import ledger as _ledger
 from .memory import saved_arrays
-from .tensor import Tensor, _HookHandle, _HookHandles, _seq, shared_version, transform_births
+from .tensor import CountedHooks, Tensor, _HookHandle, _HookHandles, _seq, shared_version, transform_births
 
 __all__ = ["Node", "NodePreHook", "apply", "apply_move", "on_one_device", "device_mismatch", "FREED", "DROPPED",
            "walk", "watch_versions", "PackedSaved", "saved_hooks"]
@@ -252,22 +252,10 @@ class Node:
 node_hook_count = [0]
 
 
-class _NodeHooks(list):
-    """A node's ``grad_fn.register_hook`` hooks (keeps :data:`node_hook_count` current, its death too)."""
+class _NodeHooks(CountedHooks):
+    """A node's ``grad_fn.register_hook`` hooks (keeps :data:`node_hook_count` current)."""
 
-    def append(self, fn: Any) -> None:
-        if not self:
-            node_hook_count[0] += 1
-        super().append(fn)
-
-    def remove(self, fn: Any) -> None:
-        super().remove(fn)
-        if not self:
-            node_hook_count[0] -= 1
-
-    def __del__(self) -> None:
-        if self:
-            node_hook_count[0] -= 1
+    count = node_hook_count
 
 
 class NodePreHook:

@@ -131,30 +131,50 @@ def hook_rank(hook: Callable) -> int:
     return getattr(type(hook), "hook_rank", 0)
 
 
+class CountedHooks(list):
+    """A list of hooks that keeps ``count[0]`` -- how many lists of its kind are not empty -- current
+    (the first hook added, the last removed, cleared, or the list dying with hooks in it), so that
+    the backward loop can skip looking for such hooks while the count is 0."""
+
+    count: list[int]  # each kind's own counter (a one-element list, read by the backward loop)
+
+    def append(self, fn: Callable) -> None:
+        if not self:
+            self.count[0] += 1
+        self.insert(self.place(fn), fn)
+
+    def place(self, fn: Callable) -> int:
+        return len(self)
+
+    def remove(self, fn: Callable) -> None:
+        super().remove(fn)
+        if not self:
+            self.count[0] -= 1
+
+    def clear(self) -> None:
+        if self:
+            self.count[0] -= 1
+        super().clear()
+
+    def __del__(self) -> None:
+        if self:
+            self.count[0] -= 1
+
+
 #: How many live tensors have post-accumulate-grad hooks: the backward loop
 #: (tape.py) counts leaf edges only while this is non-zero.
 post_hook_count = [0]
 
 
-class _PostHooks(list):
+class _PostHooks(CountedHooks):
     """A leaf's post-accumulate-grad hooks (keeps :data:`post_hook_count` current)."""
 
-    def append(self, fn: Callable) -> None:
-        if not self:
-            post_hook_count[0] += 1
+    count = post_hook_count
+
+    def place(self, fn: Callable) -> int:
         # by rank, as tensor hooks: an AccumulateGrad hook runs after every post-accumulate hook
         rank = hook_rank(fn)
-        self.insert(next((i for i, h in enumerate(self) if hook_rank(h) > rank), len(self)), fn)
-
-    def remove(self, fn: Callable) -> None:
-        super().remove(fn)
-        if not self:
-            post_hook_count[0] -= 1
-
-    def clear(self) -> None:
-        if self:
-            post_hook_count[0] -= 1
-        super().clear()
+        return next((i for i, h in enumerate(self) if hook_rank(h) > rank), len(self))
 
 
 #: Called with a tensor just before an in-place write into its array (``None``, the usual
