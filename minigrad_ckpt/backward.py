@@ -183,6 +183,7 @@ class BackwardPass:
             g = pending.pop(node)  # -- send the gradient through the op
             if g is not None and (watching or node.hooks):
                 g = self.receive(node, g)  # hooks, the ledger, mg.grad's targets
+                inline = inline and not tape.node_hook_count[0]  # (a hook may have hooked a node still to come)
             if g is None:  # reached, but no gradient: its inputs are still visited (and freed)
                 grads = (None,) * len(node.inputs)
             elif (inline and type(saved := node.saved) is tuple and not (op := node.op).contract_checks_left
@@ -201,8 +202,8 @@ class BackwardPass:
                 grads = grads if type(grads) is tuple else (grads,)
             else:
                 grads = self.call_backward(node, g)
-            # -- accumulate what each input gets
-            for edge, gi in zip(node.inputs, grads):
+                inline = inline and not tape.node_hook_count[0]  # (a replay's forward hooks may have added some)
+            for edge, gi in zip(node.inputs, grads):  # -- accumulate what each input gets
                 if edge is None:
                     continue
                 if type(edge) is not Node:
@@ -222,8 +223,7 @@ class BackwardPass:
                     reached, prev = edge, None
                 if watching and self.ledger_on and gi is not None:
                     self.hold_in_flight(pending[edge], prev)
-            # -- release what the node saved, go on
-            if node.segment is None and plain_release:
+            if node.segment is None and plain_release:  # -- release what the node saved, go on
                 if node.versions or ((s := node.saved) and s[-1] is not None) or not _holds_nothing(s):
                     node.saved = FREED  # the common case of release() (a saved last value: no call to ask)
             else:

@@ -204,3 +204,16 @@ def test_the_count_of_nodes_with_hooks_follows_registration_removal_and_death():
     del z
     gc.collect()
     assert tape.node_hook_count[0] == start
+
+
+@pytest.mark.parametrize("device, dtype", SEAMS)
+def test_a_node_hook_registered_by_a_tensor_hook_during_backward_runs(device, dtype):
+    # torch 2.13: the hook runs when its node's turn comes (no node had hooks when the pass began)
+    x = mg.tensor([1.0, -2.0], dtype=dtype, device=device, requires_grad=True)
+    y = x.exp()
+    z = y.exp()
+    seen = []
+    z.register_hook(lambda g: y.grad_fn.register_hook(lambda gi, go: seen.append(_values(gi))) and None)
+    z.sum().backward()
+    expected = (np.exp(np.exp([1.0, -2.0])) * np.exp([1.0, -2.0])).tolist()
+    assert len(seen) == 1 and np.allclose(seen[0][0], expected, rtol=1e-5)
