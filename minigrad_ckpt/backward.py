@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import itertools
 import sys
+import threading
 import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from heapq import heapify, heappop, heappush, heappushpop
@@ -137,7 +138,7 @@ class BackwardPass:
 
     def begin(self) -> None:
         """Enter the pass: grad mode on exactly when ``create_graph``, the ledger's phase."""
-        _passes.append(self)
+        _threads_passes.stack.append(self)
         self._grad_mode_before = _grad_state.enabled
         _grad_state.enabled = self.create_graph
         if self.ledger_on:
@@ -153,8 +154,9 @@ class BackwardPass:
 
     def end(self) -> None:
         """Leave the pass (after the last step, or an error): grad mode and the ledger as before."""
-        if self in _passes:
-            _passes.remove(self)
+        passes = _threads_passes.stack
+        if self in passes:
+            passes.remove(self)
         _grad_state.enabled = self._grad_mode_before
         if self.ledger_on:  # what is left in flight: the leaves' totals go to .grad (or to mg.grad's caller)
             _ledger.release(_grad_arrays(self.pending.values(), self.create_graph))
@@ -402,11 +404,11 @@ class BackwardPass:
             if not self.create_graph:
                 g = t._device.xp.as_array(g)
             if t._hooks:
-                _passes.append(self)  # (after end(): a hook asking which pass runs it gets this one)
+                _threads_passes.stack.append(self)  # (after end(): a hook asking which pass runs it gets this one)
                 try:
                     g = _call_hooks(t._hooks, g, self.create_graph)
                 finally:
-                    _passes.pop()
+                    _threads_passes.stack.pop()
             found[k] = g
         return found
 
@@ -717,14 +719,22 @@ class BackwardCall:
 
 _running: list[BackwardCall] = []
 
-#: The backward passes running (``backward()``, ``mg.grad``), innermost last: a hook that runs in one
-#: asks :func:`current_pass` which (PyTorch's graph task).
-_passes: list[BackwardPass] = []
+class _PassStack(threading.local):
+    """The backward passes running in this thread (``backward()``, ``mg.grad``), innermost last: a hook
+    that runs in one asks :func:`current_pass` which (PyTorch's graph task, which is the thread's own:
+    a pass in another thread must not hide it)."""
+
+    def __init__(self) -> None:
+        self.stack: list[BackwardPass] = []
+
+
+_threads_passes = _PassStack()
 
 
 def current_pass() -> BackwardPass | None:
-    """The innermost backward pass running now (PyTorch's current graph task), or ``None``."""
-    return _passes[-1] if _passes else None
+    """The innermost backward pass running now in this thread (PyTorch's current graph task), or ``None``."""
+    passes = _threads_passes.stack
+    return passes[-1] if passes else None
 
 
 def current_backward() -> BackwardCall | None:

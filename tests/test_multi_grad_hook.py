@@ -93,3 +93,33 @@ def test_inside_a_checkpoint_and_per_row_of_jacrev():
 
     mg.func.jacrev(f)(mg.tensor([0.0, 0.0], dtype=mg.float64))
     assert rows == [[1.0, 0.0], [0.0, 1.0]]  # one backward pass per row (docs/from-pytorch.md): d exp(y)/dy at 0
+
+
+def test_a_pass_in_another_thread_does_not_hide_this_threads_pass():
+    # torch 2.13 (the graph task is the thread's own): thread a's hook gets [[3, 6], [2, 4]] while
+    # thread b is inside a backward of its own
+    import threading
+
+    results, a_in, b_in, a_done = {}, threading.Event(), threading.Event(), threading.Event()
+
+    def run_a():
+        x = mg.tensor([1.0, 2.0], requires_grad=True)
+        p, q = x * 2, x * 3
+        mg.autograd.graph.register_multi_grad_hook((p, q), lambda gs: results.setdefault("a", [g.tolist() for g in gs]))
+        r = p * q
+        r.register_hook(lambda g: (a_in.set(), b_in.wait(10)) and None)  # b's pass is running now
+        r.sum().backward()
+        a_done.set()
+
+    def run_b():
+        a_in.wait(10)
+        s = mg.tensor([1.0, 2.0], requires_grad=True).exp()
+        s.register_hook(lambda g: (b_in.set(), a_done.wait(10)) and None)  # held inside b's pass until a is done
+        s.sum().backward()
+
+    threads = [threading.Thread(target=run_b), threading.Thread(target=run_a)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == {"a": [[3.0, 6.0], [2.0, 4.0]]}
