@@ -41,7 +41,7 @@ from .grad_mode import no_grad
 from .grad_mode import state as _grad_state
 from .memory import ledger as _ledger
 from .memory import saved_arrays
-from .tape import DROPPED, FREED, Node, _explain, _version_error, walk
+from .tape import DROPPED, FREED, AccumulateGradPreHook, Node, _explain, _version_error, walk
 from .tensor import Tensor, _seq, post_hook_count
 
 __all__ = ["BackwardPass", "backward", "grad", "queue_callback", "current_backward", "BackwardCall", "current_pass"]
@@ -83,7 +83,8 @@ class BackwardPass:
 
     __slots__ = ("retain_graph", "create_graph", "root_grads", "pending", "heap", "leaf_grads", "leaves",
                  "target_nodes", "target_leaves", "contributing", "found", "remaining", "summed", "handed", "exposed",
-                 "ledger_on", "watching", "segments", "_grad_mode_before", "roots", "_reached", "hook_state")
+                 "ledger_on", "watching", "segments", "_grad_mode_before", "roots", "_reached", "hook_state",
+                 "into_grad")
 
     def __init__(self, roots: Sequence[Any], root_grads: Sequence[Any] | None = None, *,
                  retain_graph: bool = False, create_graph: bool = False,
@@ -96,6 +97,7 @@ class BackwardPass:
         self.roots = roots
         self._reached: tuple[set, set] | None = None  # see sends_to
         self.hook_state: dict[Any, Any] = {}  # what hooks keep for the length of this pass (multi-grad hooks)
+        self.into_grad = False  # the leaves' gradients go into .grad (backward()), not to mg.grad's caller
         self.pending: dict[Node, Any] = {}
         self.leaf_grads: dict[int, Any] = {}
         self.leaves: dict[int, Any] = {}
@@ -403,10 +405,11 @@ class BackwardPass:
             t = self.leaves[k]
             if not self.create_graph:
                 g = t._device.xp.as_array(g)
-            if t._hooks:
+            hooks = t._hooks if self.into_grad or not t._hooks else _without_accumulate_grad_pre_hooks(t._hooks)
+            if hooks:
                 _threads_passes.stack.append(self)  # (after end(): a hook asking which pass runs it gets this one)
                 try:
-                    g = _call_hooks(t._hooks, g, self.create_graph)
+                    g = _call_hooks(hooks, g, self.create_graph)
                 finally:
                     _threads_passes.stack.pop()
             found[k] = g
@@ -653,6 +656,13 @@ def _call_hooks(hooks: list, g: Any, create_graph: bool) -> Any:
         return _hooked(hooks, g.clone() if create_graph else g.copy(), create_graph)
     finally:
         _grad_state.enabled = before
+
+
+def _without_accumulate_grad_pre_hooks(hooks: list) -> list:
+    """A leaf's tensor hooks but its ``AccumulateGrad``'s pre-hooks: ``mg.grad`` hands the gradient to its
+    caller and accumulates nothing, so PyTorch never runs the leaf's ``AccumulateGrad`` node (nor its
+    pre-hooks, which would otherwise change the gradient ``mg.grad`` returns)."""
+    return [h for h in hooks if type(h) is not AccumulateGradPreHook]
 
 
 def _checked_grad_inputs(hook: Any, node: Node, ins: Any) -> tuple:
@@ -987,7 +997,7 @@ def _backward_into(tensors: Any, grad_tensors: Any, retain_graph: bool | None, c
     if grad_tensors is not None and (isinstance(grad_tensors, Tensor) or hasattr(grad_tensors, "shape")):
         grad_tensors = [grad_tensors]
     outputs = [tensors] if isinstance(tensors, Tensor) else list(tensors)
-    grads = grad(outputs, listed, grad_tensors, retain_graph, create_graph, allow_unused=True)
+    grads = _grad(outputs, listed, grad_tensors, retain_graph, create_graph, allow_unused=True, into_grad=True)
     for t, g in zip(listed, grads):
         # an input the outputs do not reach keeps its .grad, as PyTorch's; one that retains its
         # gradient (retain_grad) has had it summed into .grad by its hook during the pass already
@@ -1011,7 +1021,9 @@ def backward_pass(tensors: Any, grad_tensors: Any = None, retain_graph: bool | N
     if retain_graph is None:
         retain_graph = create_graph
     root_grads = _root_grads(outputs, grad_tensors, create_graph)
-    return pass_type(outputs, root_grads, retain_graph=retain_graph, create_graph=create_graph)
+    bp = pass_type(outputs, root_grads, retain_graph=retain_graph, create_graph=create_graph)
+    bp.into_grad = True
+    return bp
 
 
 def hand_out(bp: BackwardPass, found: dict[int, Any], call: BackwardCall) -> None:
@@ -1047,6 +1059,12 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     of ``gradient=`` in ``backward``.  With ``create_graph=True`` the returned
     gradients are themselves differentiable (higher-order derivatives).
     """
+    return _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, into_grad=False)
+
+
+def _grad(outputs: Any, inputs: Any, grad_outputs: Any, retain_graph: bool | None, create_graph: bool,
+          allow_unused: bool, into_grad: bool) -> tuple:
+    """:func:`grad`; ``into_grad``: for ``backward(inputs=)``, which accumulates the gradients into ``.grad``."""
     outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     ins = [inputs] if isinstance(inputs, Tensor) else list(inputs)
     grad_outputs = _gradients_for(outs, grad_outputs)
@@ -1059,8 +1077,9 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     if retain_graph is None:
         retain_graph = create_graph
     root_grads = _root_grads(outs, grad_outputs, create_graph)
-    found = BackwardPass(outs, root_grads, retain_graph=retain_graph, create_graph=create_graph,
-                         targets=ins).run()
+    bp = BackwardPass(outs, root_grads, retain_graph=retain_graph, create_graph=create_graph, targets=ins)
+    bp.into_grad = into_grad
+    found = bp.run()
     return _grads_of(ins, found, root_grads, create_graph, allow_unused)
 
 

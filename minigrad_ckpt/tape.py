@@ -44,7 +44,8 @@ from .memory import ledger as _ledger
 from .memory import saved_arrays
 from .tensor import CountedHooks, Tensor, _HookHandle, _HookHandles, _seq, shared_version, transform_births
 
-__all__ = ["Node", "NodePreHook", "apply", "apply_move", "on_one_device", "device_mismatch", "FREED", "DROPPED",
+__all__ = ["Node", "NodePreHook", "AccumulateGradPreHook", "apply", "apply_move", "on_one_device", "device_mismatch",
+           "FREED", "DROPPED",
            "walk", "watch_versions", "PackedSaved", "saved_hooks"]
 
 
@@ -279,6 +280,11 @@ class NodePreHook:
         return r[0]
 
 
+class AccumulateGradPreHook(NodePreHook):
+    """An ``AccumulateGrad.register_prehook`` hook: a pre-hook on the leaf's tensor hooks that runs only in a
+    pass that accumulates into ``.grad`` (``backward()``, not ``mg.grad``: PyTorch runs no AccumulateGrad there)."""
+
+
 class AccumulatedHook:
     """An ``AccumulateGrad.register_hook`` hook, in two parts on the leaf: its last tensor hook notes
     the gradient about to be accumulated, and ``after``, its last post-accumulate hook, hands it on."""
@@ -319,8 +325,9 @@ class AccumulateGrad:
 
     def register_prehook(self, fn: Any) -> _HookHandle:
         """PyTorch's: ``fn(grad_outputs)`` -- a tuple holding the leaf's gradient -- before it is
-        accumulated, after the leaf's tensor hooks; it may return a tuple to use instead."""
-        return self.variable.register_hook(NodePreHook(fn))
+        accumulated (by ``backward()``, not ``mg.grad``), after the leaf's tensor hooks; it may return a
+        tuple to use instead."""
+        return self.variable.register_hook(AccumulateGradPreHook(fn))
 
     def register_hook(self, fn: Any) -> _HookHandles:
         """PyTorch's: ``fn((), (grad,))`` once ``grad`` is accumulated into the leaf's ``.grad`` (by

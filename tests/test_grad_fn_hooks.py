@@ -145,8 +145,9 @@ def test_accumulate_grad_hooks_run_around_the_accumulation_of_the_leaf():
     assert calls == [("tensor", [2.0, 2.0]), ("acc pre", [[6.0, 6.0]]), ("post-accumulate", [7.0, 7.0]),
                      ("acc post", (), [[7.0, 7.0]], [7.0, 7.0])]
     calls.clear()
-    mg.autograd.grad((x * 2).sum(), x)  # no accumulation: the pre-hook runs, the post hook does not
-    assert [c[0] for c in calls] == ["tensor", "acc pre"]
+    # no accumulation: torch 2.13 runs no AccumulateGrad, so neither its pre-hook nor its hook (the tensor hook runs)
+    assert mg.autograd.grad((x * 2).sum(), x)[0].tolist() == [6.0, 6.0]
+    assert [c[0] for c in calls] == ["tensor"]
 
 
 def test_the_old_data_parallel_idiom_an_accumulate_grad_hook_per_parameter():
@@ -217,3 +218,19 @@ def test_a_node_hook_registered_by_a_tensor_hook_during_backward_runs(device, dt
     z.sum().backward()
     expected = (np.exp(np.exp([1.0, -2.0])) * np.exp([1.0, -2.0])).tolist()
     assert len(seen) == 1 and np.allclose(seen[0][0], expected, rtol=1e-5)
+
+
+@pytest.mark.parametrize("device, dtype", SEAMS)
+def test_an_accumulate_grad_pre_hook_runs_only_where_the_leaf_accumulates(device, dtype):
+    # torch 2.13: mg.grad runs no AccumulateGrad -> [3, 3] and no call; backward(inputs=) and backward() -> [30, 30]
+    x = mg.tensor([1.0, 2.0], dtype=dtype, device=device, requires_grad=True)
+    y = x * 3
+    calls = []
+    y.grad_fn.next_functions[0][0].register_prehook(lambda go: (calls.append(go[0].tolist()), (go[0] * 10,))[1])
+    assert mg.autograd.grad(y.sum(), x, retain_graph=True)[0].tolist() == [3.0, 3.0] and calls == []
+    assert mg.autograd.grad(y.sum(), x, retain_graph=True, create_graph=True)[0].tolist() == [3.0, 3.0] and calls == []
+    y.sum().backward(inputs=[x], retain_graph=True)
+    assert x.grad.tolist() == [30.0, 30.0] and x.grad.dtype == dtype
+    x.grad = None
+    y.sum().backward()
+    assert x.grad.tolist() == [30.0, 30.0] and calls == [[3.0, 3.0]] * 2
