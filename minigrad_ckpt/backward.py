@@ -667,7 +667,7 @@ def _without_accumulate_grad_pre_hooks(hooks: list) -> list:
 
 def _checked_grad_inputs(hook: Any, node: Node, ins: Any) -> tuple:
     """What a ``grad_fn.register_hook`` hook returned, checked as PyTorch checks it: one gradient (or
-    None) per input, each of its input's shape."""
+    None) per input, each of its input's shape and dtype."""
     if not isinstance(ins, tuple) or len(ins) != len(node.inputs):
         got = len(ins) if isinstance(ins, tuple) else type(ins).__name__
         raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of values "
@@ -680,6 +680,9 @@ def _checked_grad_inputs(hook: Any, node: Node, ins: Any) -> tuple:
             got = list(t.shape) if isinstance(t, Tensor) else type(t).__name__
             raise RuntimeError(f"hook '{_hook_name(hook)}' returned an invalid gradient at index {i} - "
                                f"got {got} but expected shape compatible with {list(shape or ())}")
+        if e is not None and t.dtype != e.dtype:  # as a tensor hook's (_hooked): a gradient keeps its input's dtype
+            raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the type of value at index {i} (was "
+                               f"{e.dtype} got {t.dtype}); return a gradient of dtype {e.dtype}")
     return ins
 
 

@@ -234,3 +234,15 @@ def test_an_accumulate_grad_pre_hook_runs_only_where_the_leaf_accumulates(device
     x.grad = None
     y.sum().backward()
     assert x.grad.tolist() == [30.0, 30.0] and calls == [[3.0, 3.0]] * 2
+
+
+@pytest.mark.parametrize("device, dtype", SEAMS[:3])  # (strict-f32 holds no other dtype to return)
+def test_a_post_hook_returning_another_dtype_is_refused(device, dtype):
+    # torch 2.13: RuntimeError "hook '<lambda>' has changed the type of value (was torch.FloatTensor got
+    # torch.DoubleTensor)" -- as a tensor hook's; the engine cast it silently before
+    x = mg.tensor([1.0, 2.0], dtype=dtype, device=device, requires_grad=True)
+    y = x * 3
+    other = mg.float32 if dtype == mg.float64 else mg.float64
+    y.grad_fn.register_hook(lambda gi, go: (gi[0].to(other), None))
+    with pytest.raises(RuntimeError, match="changed the type of value"):
+        y.exp().sum().backward()
