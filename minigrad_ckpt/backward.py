@@ -304,10 +304,10 @@ class BackwardPass:
             _watch_saved_values(node, args, grads, start)
         if op.contract_checks_left:  # one of the first backward calls of its op class
             _check_contract(op, grads, node)
-        if tape._anomaly is not None:  # mg.detect_anomaly(): a NaN/inf gradient names its node
-            tape._anomaly.backward(node, g, grads)
         if tape.node_hook_count[0] and node.backward_hooks:  # (grad_fn.register_hook)
             grads = self.call_node_hooks(node, g, grads)
+        if tape._anomaly is not None:  # mg.detect_anomaly(): a NaN/inf gradient names its node (as PyTorch's,
+            tape._anomaly.backward(node, g, grads)  # after the node's hooks: what it sends on is checked)
         return grads
 
     def _recorded_backward(self, node: Node, g: Tensor, args: tuple) -> Any:

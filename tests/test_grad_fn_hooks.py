@@ -246,3 +246,17 @@ def test_a_post_hook_returning_another_dtype_is_refused(device, dtype):
     y.grad_fn.register_hook(lambda gi, go: (gi[0].to(other), None))
     with pytest.raises(RuntimeError, match="changed the type of value"):
         y.exp().sum().backward()
+
+
+@pytest.mark.parametrize("device, dtype", SEAMS)
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_anomaly_mode_checks_what_a_post_hook_sends_on(device, dtype, create_graph):
+    # torch 2.13 checks a node's outputs for NaN after its post hooks: "Function 'ExpBackward0' returned nan
+    # values in its 0th output."; the engine checked the op's own gradients, before the hooks
+    x = mg.tensor([0.5, -1.0], dtype=dtype, device=device, requires_grad=True)
+    nan = mg.tensor([float("nan")] * 2, dtype=dtype, device=device)
+    with mg.autograd.detect_anomaly():
+        y = x.exp()
+        y.grad_fn.register_hook(lambda gi, go: (nan,))
+        with pytest.raises(RuntimeError, match="NaN"):
+            mg.autograd.grad(y.sum(), x, create_graph=create_graph)
