@@ -498,10 +498,10 @@ class Log(UnaryElementwise):
         return 1 / x
 
     def times_derivative(self, xp, v, out, x):
-        if x.dtype.kind == "c":
-            return super().times_derivative(xp, v, out, x)
+        # g / x, never g * (1 / x): 1 / x overflows for a subnormal x, and at a complex 0 the
+        # reciprocal is inf+nanj, so the product was nan+nanj where PyTorch's g / conj(x) is infinite
         with xp.errstate(**_QUIET):
-            return divided_by_local(xp, v, x)  # g / x: 1 / x overflows for a subnormal x
+            return divided_by_local(xp, v, x)
 
 
 class Log1p(UnaryElementwise):
@@ -552,6 +552,11 @@ class Sqrt(UnaryElementwise):
 
     def derivative(self, xp, out, x):
         return 0.5 / out
+
+    def times_derivative(self, xp, v, out, x):
+        # g / (2 sqrt(x)), as Log's g / x: at a complex 0 the product with 0.5 / out was nan+nanj
+        with xp.errstate(**_QUIET):
+            return divided_by_local(xp, v, 2 * out)
 
 
 def abs_slope(xp: Any, x: Any) -> Any:
@@ -823,8 +828,6 @@ class _LogBase(UnaryElementwise):
         return 1 / (x * self.ln_base)
 
     def times_derivative(self, xp, v, out, x):
-        if x.dtype.kind == "c":
-            return super().times_derivative(xp, v, out, x)
         with xp.errstate(**_QUIET):
             return divided_by_local(xp, v, x * self.ln_base)  # as Log's
 
