@@ -14,6 +14,7 @@ backward that calls ``xp.fft.rfftn`` builds a graph when ``create_graph=True``.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -49,18 +50,32 @@ def _pick(name: str, numpy_value: Any, dim: Any, default: Any, what: str) -> Any
     return dim
 
 
+def _whole_number(n: Any) -> int | None:
+    """``n`` as a Python int where PyTorch's int argument takes it: an int, a NumPy integer, or an
+    integer tensor of one element (its ``__index__``: ``fft(x, n=lengths.max())``); None otherwise
+    (a bool, a float, a float tensor)."""
+    if isinstance(n, bool):
+        return None
+    try:
+        return operator.index(n)
+    except (TypeError, RuntimeError, ValueError):
+        return None
+
+
 def _size(name: str, n: Any) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, host_numpy.integer)) or n < 1:
+    k = _whole_number(n)
+    if k is None or k < 1:
         raise SpectralArgumentError(f"{name}: invalid number of data points ({n!r}) specified")
-    return int(n)
+    return k
 
 
 def _count(name: str, n: Any) -> int:
     """A number of samples for :func:`fftfreq`/:func:`rfftfreq`: 0 too (no frequencies; PyTorch's
     ``fftfreq(0)`` is empty and ``rfftfreq(0)`` is ``[nan]``, the 0 step times ``1 / 0``)."""
-    if isinstance(n, bool) or not isinstance(n, (int, host_numpy.integer)) or n < 0:
+    k = _whole_number(n)
+    if k is None or k < 0:
         raise SpectralArgumentError(f"{name}: invalid number of data points ({n!r}) specified")
-    return int(n)
+    return k
 
 
 def _resize(x: Tensor, axis: int, n: int) -> Tensor:
