@@ -359,6 +359,14 @@ class Div(BinaryElementwise):
     def d_first(self, xp, out, x, y):
         return 1 / y if not isinstance(y, _CONST) or y != 0 else math.inf
 
+    def times_d_first(self, xp, v, out, x, y):
+        if isinstance(y, _CONST):  # (a Python number stays one: float32 stays float32)
+            return super().times_d_first(xp, v, out, x, y)
+        # g / y, as PyTorch's grad / conj(y): at a complex 0 the reciprocal is inf+nanj and g * (1 / y)
+        # was nan+nanj where PyTorch's quotient is infinite; 1 / y also overflows for a subnormal y
+        with xp.errstate(**_QUIET):
+            return divided_by_local(xp, v, y)
+
     def d_second(self, xp, out, x, y):
         # (x / y) / y, as PyTorch's: y * y overflows (|y| > 1e154) or underflows (|y| < 1e-162; float32
         # at 1e19 and 1e-23) where the quotient does not -- x / x at 1e-200 had d/dy -inf, not -1e200
