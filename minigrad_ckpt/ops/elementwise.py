@@ -535,6 +535,11 @@ class Log1p(UnaryElementwise):
     def derivative(self, xp, out, x):
         return 1 / (1 + x)
 
+    def times_derivative(self, xp, v, out, x):
+        # g / (1 + x), as PyTorch's: at a complex -1 the product with the reciprocal was nan+nanj
+        with xp.errstate(**_QUIET):
+            return divided_by_local(xp, v, 1 + x)
+
 
 def _complex_log1p_parts(xp: Any, z: Any) -> tuple[Any, Any]:
     """The real and imaginary parts of ``log(1 + z)`` of a complex ``z``, ``log|1 + z|`` and
@@ -779,10 +784,16 @@ class Arccos(UnaryElementwise):
 
 class Arctan(UnaryElementwise):
     fn = "arctan"
+    ignore = ("divide", "invalid")  # a complex x at +-i: PyTorch's infinite value, without a warning
     quiet = True  # x * x overflows for huge x
 
     def derivative(self, xp, out, x):
         return 1 / (1 + x * x)
+
+    def times_derivative(self, xp, v, out, x):
+        # g / (1 + x^2), as PyTorch's: at x = +-i the reciprocal is inf+nanj and the product was nan+nanj
+        with xp.errstate(**_QUIET):
+            return divided_by_local(xp, v, 1 + x * x)
 
 
 class Arcsinh(UnaryElementwise):
@@ -822,6 +833,11 @@ class Arctanh(UnaryElementwise):
 
     def derivative(self, xp, out, x):
         return 1 / (1 - x * x)
+
+    def times_derivative(self, xp, v, out, x):
+        # g / (1 - x^2), as PyTorch's: at a complex +-1 the product with the reciprocal was nan+nanj
+        with xp.errstate(**_QUIET):
+            return divided_by_local(xp, v, 1 - x * x)
 
 
 class _LogBase(UnaryElementwise):
