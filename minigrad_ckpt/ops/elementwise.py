@@ -397,7 +397,8 @@ class Pow(BinaryElementwise):
         with xp.errstate(divide="ignore", invalid="ignore"):
             if y.__class__ is float and y == -0.5 and x.dtype.kind == "f":
                 return 1 / xp.sqrt(x)
-            return x ** y
+            out = x ** y
+            return _complex_zero_to_negative_powers(xp, out, x, y) if out.dtype.kind == "c" else out
 
     def d_first(self, xp, out, x, y):
         if isinstance(y, _CONST):
@@ -424,6 +425,15 @@ class Pow(BinaryElementwise):
         if y.__class__ is float and y == -0.5 and x.dtype.kind == "f":  # PyTorch's rsqrt (see above)
             return 1 / np.sqrt(x)
         return np.power(x, y)
+
+
+def _complex_zero_to_negative_powers(xp: Any, out: Any, x: Any, y: Any) -> Any:
+    """``out = x ** y`` with PyTorch's ``inf+nanj`` where a complex power has base 0 and ``Re(y) < 0``
+    (``|0 ** y|`` is infinite, its phase undefined): NumPy's complex power answers ``nan+nanj`` there,
+    torch 2.13's ``z ** -1``, ``z ** -0.5`` and ``z ** (-1 + 1j)`` at ``z = 0j`` are ``inf+nanj``."""
+    real_y = y.real if isinstance(y, (int, float, complex)) else _real_part(xp, y)
+    pole = xp.logical_and(x == 0, real_y < 0)
+    return xp.where(pole, complex(math.inf, math.nan), out)
 
 
 def _real_part(xp: Any, y: Any) -> Any:
