@@ -424,7 +424,8 @@ class Pow(BinaryElementwise):
     def reference(self, np, x, y):
         if y.__class__ is float and y == -0.5 and x.dtype.kind == "f":  # PyTorch's rsqrt (see above)
             return 1 / np.sqrt(x)
-        return np.power(x, y)
+        out = np.power(x, y)  # with PyTorch's inf+nanj at a complex 0 to a power of negative real part
+        return _complex_zero_to_negative_powers(np, out, x, y) if out.dtype.kind == "c" else out
 
 
 def _complex_zero_to_negative_powers(xp: Any, out: Any, x: Any, y: Any) -> Any:
