@@ -16,6 +16,7 @@ import pytest
 
 import minigrad_ckpt as mg
 from minigrad_ckpt import checkpoint as ck
+from minigrad_ckpt.backend import numpy_namespace
 from minigrad_ckpt.ops.base import registry
 from minigrad_ckpt.ops.elementwise import BinaryElementwise
 from minigrad_ckpt.testing import strict  # noqa: F401 -- registers the "strict" stand-in device
@@ -35,15 +36,15 @@ def test_the_arithmetic_ops_declare_what_their_partials_read():
 @pytest.mark.parametrize("name", _DECLARED)
 def test_each_partial_reads_only_what_it_declares(name):
     """Every partial computed with the undeclared input taken away (None) equals the full one."""
-    op, rng = registry[name](), np.random.default_rng(0)
+    op, rng, xp = registry[name](), np.random.default_rng(0), numpy_namespace  # (the engine's: its kernels too)
     x, y = rng.uniform(0.5, 2.0, 5), rng.uniform(0.5, 2.0, 5)
-    out, g = op.forward(np, x, y), rng.standard_normal(5)
-    full = op.backward(np, g, out, x, y)
+    out, g = op.forward(xp, x, y), rng.standard_normal(5)
+    full = op.backward(xp, g, out, x, y)
     for k, reads in enumerate(op.partials_read):
         assert set(reads) <= {"out", "x", "y"}
         given = {name: (v if name in reads else None) for name, v in (("out", out), ("x", x), ("y", y))}
         times_partial = op.times_d_first if k == 0 else op.times_d_second  # this partial alone
-        np.testing.assert_array_equal(times_partial(np, g, given["out"], given["x"], given["y"]), full[k])
+        np.testing.assert_array_equal(times_partial(xp, g, given["out"], given["x"], given["y"]), full[k])
 
 
 @pytest.mark.parametrize("make, keeps, keeps_out", [
