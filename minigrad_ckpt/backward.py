@@ -732,6 +732,7 @@ class BackwardCall:
 
 _running: list[BackwardCall] = []
 
+
 class _PassStack(threading.local):
     """The backward passes running in this thread (``backward()``, ``mg.grad``), innermost last: a hook
     that runs in one asks :func:`current_pass` which (PyTorch's graph task, which is the thread's own:

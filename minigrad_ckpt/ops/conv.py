@@ -748,7 +748,9 @@ class MaxPool2dBackward(_PoolGeometry):
 
     def backward(self, xp, h, out, g, routing):
         # the routing only picks positions: derivative 0 in it, but on its graph, as PyTorch's
-        # max_pool2d_with_indices_backward keeps its input (a third derivative is zeros, not an unused input)
+        # max_pool2d_with_indices_backward keeps its input (a third derivative is zeros, not an unused input).
+        # Zeros on arrays too, not xp.zero_gradient_on_graph's None: the routing is this op's only link to the
+        # pooled input, so a plain second grad in it would find the input unused
         return xp.max_pool2d(h, routing, *self.geometry), xp.zeros_like(routing)
 
     def reference(self, np, g, routing):
