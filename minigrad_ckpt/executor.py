@@ -176,16 +176,20 @@ class Executor:
             entry = {k: _plain(v) for k, v in g.items() if k != "params"}
             entry["params"] = [names[id(p)] for p in g["params"]]
             groups.append(entry)
-        scalars, other = {}, {}
+        scalars, other, order = {}, {}, {}
         for p, st in self.optimizer.state.items():
             if not isinstance(p, Tensor):  # optimizer.state["global_step"]: kept under its key, as PyTorch's
                 other[str(p)] = _plain(st)
                 continue
             # a 0-d state tensor (the step count, as PyTorch keeps it) is a number of the header
             scalars[names[id(p)]] = {k: _plain_state(v) for k, v in st.items() if not _is_state_tensor(v)}
+            if list(st) != _restored_order(st):
+                order[names[id(p)]] = list(st)
         out = {"type": type(self.optimizer).__name__, "param_groups": groups, "scalars": scalars}
         if other:  # only then: the header of an optimizer without such entries is as it was
             out["other"] = other
+        if order:  # likewise: a state whose keys a restore would put in another order than the run's
+            out["order"] = order
         return out
 
     def optimizer_state_dict_from(self, saved: Any, tensors: Mapping[str, Any]) -> dict[str, Any]:
@@ -219,7 +223,8 @@ class Executor:
         other = saved.get("other", {})
         if not (isinstance(other, dict) and all(isinstance(k, str) and not k.isdigit() for k in other)):
             raise ValueError("the optimizer state's entries not of a parameter are malformed")
-        state: dict[Any, Any] = dict(_moments_from(scalars, tensors, params, same_shape, lists))
+        moments = _moments_from(scalars, tensors, params, same_shape, lists)
+        state: dict[Any, Any] = dict(_in_saved_order(moments, saved.get("order", {}), list(params)))
         state.update(other)
         return {"state": state, "param_groups": out_groups}
 
@@ -434,6 +439,30 @@ def _moments_from(scalars: dict[str, Any], tensors: Mapping[str, Any], params: d
             if isinstance(v, list) and any(isinstance(x, dict) for x in v):
                 raise ValueError(f"optimizer state {k!r} refers to a tensor the snapshot does not hold")
     return state
+
+
+def _restored_order(st: dict[str, Any]) -> list[str]:
+    """The keys of a parameter's state in the order :func:`_moments_from` rebuilds them: the
+    header's numbers and lists as the state holds them, then the tensor entries by name."""
+    return [k for k, v in st.items() if not _is_state_tensor(v)] + sorted(k for k, v in st.items()
+                                                                          if _is_state_tensor(v))
+
+
+def _in_saved_order(state: dict[int, dict], order: Any, names: list[str]) -> dict[int, dict]:
+    """``state`` (by parameter position) with each parameter's keys in the order the snapshot's
+    ``order`` field recorded (the run's: Adadelta's ``step, square_avg, acc_delta``, as PyTorch's
+    load keeps it); a parameter it does not name keeps the rebuilt order (a file without the field)."""
+    if not isinstance(order, dict):
+        raise ValueError("the optimizer state's key order is malformed")
+    index = {name: i for i, name in enumerate(names)}
+    out = dict(state)
+    for pname, keys in order.items():
+        own = state.get(index.get(pname, -1))
+        fits = isinstance(keys, list) and all(isinstance(k, str) for k in keys)
+        if own is None or not fits or sorted(keys) != sorted(own):
+            raise ValueError(f"the key order {keys!r:.100} of parameter {pname!r:.100} does not fit its state")
+        out[index[pname]] = {k: own[k] for k in keys}
+    return out
 
 
 def _place_state_tensor(name: str, arr: Any, state: dict[int, dict], index: dict[str, int],
