@@ -12,7 +12,12 @@ seed and the batch's index: the same whichever worker makes the batch, however
 many workers there are, and after a resume mid-epoch.  ``get_worker_info()``
 (PyTorch's) tells the dataset which worker it runs in; ``info.seed`` is the
 worker's own seed (base seed + worker id), which also seeds Python's
-``random`` there.
+``random`` there, and NumPy's global generator is seeded from the base seed and
+the worker id as PyTorch's workers seed it (:func:`numpy_seed_state`): without
+it every worker forked from the main process drew the same NumPy numbers, epoch
+after epoch.  Those two streams run on through a worker's batches, as in
+PyTorch: a resume mid-epoch restarts them (draw from the engine's generator to
+resume exactly).
 
 Nothing hangs: a worker's exception is raised again in the main process with
 the worker's traceback; a worker that dies (killed, out of memory) is an error
@@ -33,8 +38,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ... import random as _random
+from ...backend import host_numpy
 
-__all__ = ["WorkerInfo", "get_worker_info", "WorkerPool", "batch_seed", "Exhausted"]
+__all__ = ["WorkerInfo", "get_worker_info", "WorkerPool", "batch_seed", "numpy_seed_state", "Exhausted"]
 
 _POLL_SECONDS = 0.1  # how often a wait for a batch checks that the workers are alive
 
@@ -61,6 +67,39 @@ def get_worker_info() -> WorkerInfo | None:
 def batch_seed(base_seed: int, index: int) -> int:
     """The generator seed a worker uses for batch ``index`` of an epoch with ``base_seed``."""
     return _random._mix64((base_seed + index) & _random._MASK64)
+
+
+_MASK32 = 0xFFFFFFFF
+
+
+def numpy_seed_state(base_seed: int, worker_id: int) -> list[int]:
+    """The four 32-bit words that seed NumPy's global generator in worker ``worker_id`` of an
+    epoch with ``base_seed``: PyTorch's ``_generate_state`` (NumPy's ``SeedSequence`` hash of
+    ``[worker_id, base_seed's low and high words, 0]``), word for word."""
+    hash_const = [0x43B0D7E5]
+
+    def hashed(value: int) -> int:
+        value = (value ^ hash_const[0]) & _MASK32
+        hash_const[0] = (hash_const[0] * 0x931E8875) & _MASK32
+        value = (value * hash_const[0]) & _MASK32
+        return value ^ (value >> 16)
+
+    def mix(x: int, y: int) -> int:
+        result = ((0xCA01F9DD * x) - (0x4973F715 * y)) & _MASK32
+        return result ^ (result >> 16)
+
+    pool = [hashed(v) for v in (worker_id, base_seed & _MASK32, (base_seed >> 32) & _MASK32, 0)]
+    for src in range(4):  # every word into every other: late bits reach the early ones
+        for dst in range(4):
+            if src != dst:
+                pool[dst] = mix(pool[dst], hashed(pool[src]))
+    out, const = [], 0x8B51F9DD
+    for word in pool:
+        word ^= const
+        const = const * 0x58F38DED & _MASK32
+        word = word * const & _MASK32
+        out.append(word ^ (word >> 16))
+    return out
 
 
 class Exhausted:
@@ -115,6 +154,7 @@ def _worker_loop(fetch: Callable[[Any], Any], index_q: Any, result_q: Any, worke
     _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
     _pyrandom.seed(seed)
     _random.manual_seed(seed)
+    host_numpy.random.seed(numpy_seed_state((seed - worker_id) & _random._MASK64, worker_id))
     try:
         if init_fn is not None:
             init_fn(worker_id)
