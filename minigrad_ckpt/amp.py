@@ -7,6 +7,7 @@ optimizer's step when any is inf or NaN, ``update()`` halves the scale after suc
 doubles it after ``growth_interval`` clean ones.  As PyTorch's, it is enabled only where its
 device is: ``GradScaler()`` (device ``"cuda"``) without a GPU is a pass-through, ``"cpu"`` always
 scales.  Scaling by a power of two is exact, so gradients and steps are those of the plain loop.
+The scale is a float32, as PyTorch's tensor is: other factors round as PyTorch's do, bit for bit.
 
 ``autocast`` cannot lower precision here (there are no float16/bfloat16 kernels): ops run in
 their inputs' dtype; enabled where its device is, it says so once with a warning rather than
@@ -20,7 +21,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from .backend import cuda_device_count
+from .backend import cuda_device_count, host_numpy
 from .grad_mode import no_grad
 from .tensor import Tensor
 
@@ -47,7 +48,8 @@ class GradScaler:
         if enabled and not (growth_factor > 1.0 and backoff_factor < 1.0):
             raise ValueError("GradScaler: growth_factor must be > 1 and backoff_factor < 1")
         self._enabled = bool(enabled)
-        self._scale, self._growth_tracker = float(init_scale), 0
+        # PyTorch's scale is a float32 tensor made at the first scale() (init_scale as given until then)
+        self._init_scale, self._scale, self._growth_tracker = float(init_scale), None, 0
         self._growth_factor, self._backoff_factor = float(growth_factor), float(backoff_factor)
         self._growth_interval = int(growth_interval)
         self._per_optimizer: dict[int, dict[str, Any]] = {}
@@ -56,15 +58,24 @@ class GradScaler:
         return self._enabled
 
     def get_scale(self) -> float:
-        """The current scale (1.0 when disabled, as PyTorch's)."""
-        return self._scale if self._enabled else 1.0
+        """The current scale (1.0 when disabled; ``init_scale`` as given before the first ``scale()``,
+        as PyTorch's)."""
+        if not self._enabled:
+            return 1.0
+        return self._init_scale if self._scale is None else self._scale
+
+    def _current_scale(self) -> float:
+        """The float32 scale, made from ``init_scale`` the first time (PyTorch's lazy init)."""
+        if self._scale is None:
+            self._scale = _float32(self._init_scale)
+        return self._scale
 
     def scale(self, outputs: Any) -> Any:
         """``outputs`` (a Tensor, or lists/tuples of them) times the scale; unchanged when disabled."""
         if not self._enabled:
             return outputs
         if isinstance(outputs, Tensor):
-            return outputs * self._scale
+            return outputs * self._current_scale()
         if isinstance(outputs, (list, tuple)):
             return type(outputs)(self.scale(o) for o in outputs)
         raise ValueError("outputs must be a Tensor or an iterable of Tensors")
@@ -81,7 +92,7 @@ class GradScaler:
             raise RuntimeError("unscale_() has already been called on this optimizer since the last update().")
         if state["stage"] == _STEPPED:
             raise RuntimeError("unscale_() is being called after step().")
-        inv_scale = 1.0 / self._scale
+        inv_scale = _float32(1.0 / self._current_scale(), check=False)  # PyTorch's scale.double().reciprocal().float()
         found_inf = False
         with no_grad():
             for group in optimizer.param_groups:
@@ -113,26 +124,29 @@ class GradScaler:
         """Back off after a skipped step, grow after ``growth_interval`` clean ones (or set ``new_scale``)."""
         if not self._enabled:
             return
+        scale = self._current_scale()
         if new_scale is not None:
-            self._scale = float(new_scale.item() if isinstance(new_scale, Tensor) else new_scale)
+            self._scale = _float32(new_scale.item() if isinstance(new_scale, Tensor) else new_scale)
         else:
             if not self._per_optimizer:
                 raise AssertionError("No inf checks were recorded prior to update.")
+            # PyTorch's _amp_update_scale_: float32(scale * factor), the product taken in double; a
+            # growth float32 cannot hold keeps the scale
             if any(s["found_inf"] for s in self._per_optimizer.values()):
-                self._scale *= self._backoff_factor
+                self._scale = _float32(scale * self._backoff_factor, check=False)
                 self._growth_tracker = 0
             elif self._growth_tracker + 1 == self._growth_interval:
-                self._scale *= self._growth_factor
+                grown = _float32(scale * self._growth_factor, check=False)
+                self._scale = grown if grown != float("inf") else scale
                 self._growth_tracker = 0
             else:
                 self._growth_tracker += 1
-            self._scale = min(self._scale, 3.4028234663852886e38)  # PyTorch's scale is a float32
         self._per_optimizer.clear()
 
     def state_dict(self) -> dict[str, Any]:
         if not self._enabled:
             return {}
-        return {"scale": self._scale, "growth_factor": self._growth_factor, "backoff_factor": self._backoff_factor,
+        return {"scale": self.get_scale(), "growth_factor": self._growth_factor, "backoff_factor": self._backoff_factor,
                 "growth_interval": self._growth_interval, "_growth_tracker": self._growth_tracker}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
@@ -141,9 +155,21 @@ class GradScaler:
         if not state_dict:
             raise RuntimeError("The source state dict is empty, possibly because it was saved from a disabled "
                                "instance of GradScaler.")
-        self._scale = float(state_dict["scale"])
+        self._init_scale = float(state_dict["scale"])
+        if self._scale is not None:  # PyTorch's fill_ of its float32 scale; else the first scale() makes it
+            self._scale = _float32(self._init_scale)
         self._growth_factor, self._backoff_factor = state_dict["growth_factor"], state_dict["backoff_factor"]
         self._growth_interval, self._growth_tracker = state_dict["growth_interval"], state_dict["_growth_tracker"]
+
+
+def _float32(value: Any, check: bool = True) -> float:
+    """``value`` rounded to float32, as PyTorch's float32 scale tensor holds it; a finite value
+    beyond float32 is PyTorch's RuntimeError where ``check`` (a scale set from outside)."""
+    with host_numpy.errstate(over="ignore"):
+        out = float(host_numpy.float32(value))
+    if check and abs(out) == float("inf") and abs(float(value)) != float("inf"):
+        raise RuntimeError("value cannot be converted to type float without overflow")
+    return out
 
 
 class autocast:  # noqa: N801  (PyTorch's name)
