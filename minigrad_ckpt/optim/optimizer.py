@@ -315,13 +315,14 @@ class Optimizer:
                 index.setdefault(id(p), len(index))
                 entry["params"].append(index[id(p)])
             groups.append(entry)
-        state = {}
-        for g in self.param_groups:
-            for p in g["params"]:
-                if p in self.state:
-                    state[index[id(p)]] = {k: _copy_state(v) for k, v in self.state[p].items()}
-        # an entry filed under another key (a subclass's state["global_step"]) travels as it is, as PyTorch's
-        state.update({k: copy.deepcopy(v) for k, v in self.state.items() if not isinstance(k, Tensor)})
+        # in the order the parameters got their state, as PyTorch's (load_state_dict keeps it); an entry
+        # filed under another key (a subclass's state["global_step"]) travels as it is, in its place
+        state: dict[Any, Any] = {}
+        for p, st in self.state.items():
+            if not isinstance(p, Tensor):
+                state[p] = copy.deepcopy(st)
+            elif id(p) in index:  # (a parameter no group holds any more: its state is left behind)
+                state[index[id(p)]] = {k: _copy_state(v) for k, v in st.items()}
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
