@@ -84,12 +84,9 @@ class Executor:
                 if isinstance(v, Tensor):  # not a module's get_extra_state() (plain Python data)
                     out[f"model.{k}"] = v
         if self.optimizer is not None:
-            names = self._param_names()
-            for p, st in self.optimizer.state.items():
-                if not isinstance(p, Tensor):  # an entry not of a parameter: plain data of the header
-                    continue
+            for name, st in self._parameter_states():
                 for k, v in _state_tensors(st):
-                    out[f"{_OPT_PREFIX}{names[id(p)]}.{k}"] = v
+                    out[f"{_OPT_PREFIX}{name}.{k}"] = v
         return _ReadOnly(out)
 
     def live_tensors(self) -> dict[str, Tensor]:
@@ -160,6 +157,15 @@ class Executor:
                     i += 1
         return names
 
+    def _parameter_states(self) -> list[tuple[str, dict[str, Any]]]:
+        """``(name, state)`` of each parameter the optimizer keeps state for, in the state's order.
+        State left behind by a tensor no group holds any more (a layer taken out of the groups,
+        a replaced parameter) is left out, as ``Optimizer.state_dict()`` leaves it out: no step
+        reads it, and a snapshot holding it could not be restored into the optimizer."""
+        names = self._param_names()
+        held = {id(p) for g in self.optimizer.param_groups for p in g["params"]}
+        return [(names[id(p)], st) for p, st in self.optimizer.state.items() if isinstance(p, Tensor) and id(p) in held]
+
     # The optimizer's state under parameter *names* (the file format) and back to
     # the optimizer's own positional form (``Optimizer.load_state_dict``).  Both
     # directions live here, next to ``_param_names``, so the codec is one place.
@@ -176,15 +182,14 @@ class Executor:
             entry = {k: _plain(v) for k, v in g.items() if k != "params"}
             entry["params"] = [names[id(p)] for p in g["params"]]
             groups.append(entry)
-        scalars, other, order = {}, {}, {}
-        for p, st in self.optimizer.state.items():
-            if not isinstance(p, Tensor):  # optimizer.state["global_step"]: kept under its key, as PyTorch's
-                other[str(p)] = _plain(st)
-                continue
+        # optimizer.state["global_step"]: kept under its key, as PyTorch's
+        other = {str(k): _plain(st) for k, st in self.optimizer.state.items() if not isinstance(k, Tensor)}
+        scalars, order = {}, {}
+        for name, st in self._parameter_states():
             # a 0-d state tensor (the step count, as PyTorch keeps it) is a number of the header
-            scalars[names[id(p)]] = {k: _plain_state(v) for k, v in st.items() if not _is_state_tensor(v)}
+            scalars[name] = {k: _plain_state(v) for k, v in st.items() if not _is_state_tensor(v)}
             if list(st) != _restored_order(st):
-                order[names[id(p)]] = list(st)
+                order[name] = list(st)
         out = {"type": type(self.optimizer).__name__, "param_groups": groups, "scalars": scalars}
         if other:  # only then: the header of an optimizer without such entries is as it was
             out["other"] = other
