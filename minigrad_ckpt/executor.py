@@ -275,11 +275,13 @@ class Executor:
         return {"type": type(self.scheduler).__name__,
                 "state": {k: _plain(v) for k, v in self.scheduler.state_dict().items()}}
 
-    def scheduler_state_from(self, saved: Any) -> dict[str, Any]:
+    def scheduler_state_from(self, saved: Any, exact: Any = None) -> dict[str, Any]:
         """The inverse of :meth:`scheduler_state`: the dict for ``scheduler.load_state_dict``.
 
         A scheduler's ``load_state_dict`` sets attributes by name, so only the fields the
         scheduler has now, each of the same kind, are accepted (``ValueError`` otherwise).
+        ``exact``: the state dict itself where the snapshot kept it (a state that is more than
+        plain data), checked field by field as the plain one and loaded in its place.
         """
         if self.scheduler is None:
             raise ValueError("the executor has no scheduler")
@@ -297,7 +299,8 @@ class Executor:
             if not _same_kind(v, own[k]):
                 raise ValueError(f"field {k!r} = {v!r} is not of the kind the scheduler uses ({own[k]!r})")
         raw = self.scheduler.state_dict()  # (tensors kept as tensors: base_lrs of a tensor lr)
-        return {k: _like(v, raw.get(k)) for k, v in state.items()}
+        plain = {k: _like(v, raw.get(k)) for k, v in state.items()}
+        return plain if exact is None else _exact_scheduler_state(exact, own, plain, raw)
 
     def __repr__(self) -> str:
         return (f"Executor(iteration={self.iteration}, tensors={len(self.tensors)}, "
@@ -343,6 +346,25 @@ _LATER_FLAGS = ("maximize", "foreach", "fused", "capturable", "differentiable", 
 
 # fields a scheduler's state_dict() gained after snapshots were written (CyclicLR's, PyTorch's layout)
 _LATER_SCHEDULER_FIELDS = ("_scale_fn_custom",)
+
+
+def _exact_scheduler_state(exact: Any, own: dict[str, Any], plain: dict[str, Any],
+                           raw: dict[str, Any]) -> dict[str, Any]:
+    """A snapshot's exact scheduler state (int keys, arrays, tuples as saved), checked as the plain
+    state is: the fields the scheduler has, each of its kind; a field the scheduler holds as a
+    tensor takes the plain state's, placed as the scheduler's own (dtype, device)."""
+    if not isinstance(exact, dict) or set(exact) != set(plain):
+        raise ValueError("the exact state's fields differ from the scheduler's")
+    out = {}
+    for k, v in exact.items():
+        try:
+            fits = _same_kind(_plain(v), own[k])
+        except TypeError:  # (a kind no header holds: a set, bytes)
+            fits = False
+        if not fits:
+            raise ValueError(f"field {k!r} of the exact state is not of the kind the scheduler uses")
+        out[k] = plain[k] if isinstance(raw.get(k), Tensor) else v
+    return out
 
 
 def _same_kind(saved: Any, own: Any) -> bool:

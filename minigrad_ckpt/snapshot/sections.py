@@ -144,22 +144,39 @@ class OptimizerSection(Section):
 
 
 class SchedulerSection(Section):
-    """The learning-rate scheduler's fields: ``{"type": class name, "state": {...}}``."""
+    """The learning-rate scheduler's fields: ``{"type": class name, "state": {...}}``, and for a
+    state that is more than plain data (a ``LambdaLR``'s callable object with int keys, arrays,
+    tuples in its attributes) ``"exact": {"tree", "arrays"}``, the state as
+    :func:`.object_tree.object_entry` keeps it, which the restore loads (``state`` stays: older
+    readers, ``inspect`` and the checks read it)."""
 
     key = "scheduler"
 
     def capture(self, ex: Executor, config: Any, arrays: dict[str, Any]) -> Any:
-        return ex.scheduler_state()
+        value = ex.scheduler_state()
+        if value is not None:
+            entry = object_entry(value["type"], ex.scheduler.state_dict())
+            if "tree" in entry:
+                value["exact"] = {"tree": entry["tree"], "arrays": entry["arrays"]}
+        return value
 
     def check(self, value: Any) -> None:
         if value is not None and not (isinstance(value, dict) and isinstance(value.get("type"), str)
                                       and isinstance(value.get("state"), dict)):
             raise SnapshotError("the header's scheduler state is malformed")
+        exact = None if value is None else value.get("exact")
+        if exact is not None and not (isinstance(exact, dict) and is_object_entry({"type": "", **exact})
+                                      and "tree" in exact):
+            raise SnapshotError("the header's exact scheduler state is malformed")
 
     def build(self, ex: Executor, value: Any, ctx: Restoring) -> Any:
         if ex.scheduler is None or value is None:
             return None
-        return _fitted("scheduler", ex.scheduler_state_from, value)
+        self.check(value)  # (a snapshot never saved was not read: its field is checked here)
+        exact = value.get("exact")
+        if exact is not None:
+            exact = object_state({"type": value["type"], **exact})
+        return _fitted("scheduler", ex.scheduler_state_from, value, exact)
 
     def install(self, ex: Executor, built: Any) -> None:
         ex.scheduler.load_state_dict(built)
