@@ -296,7 +296,7 @@ class Executor:
         if set(state) != set(own):
             raise ValueError(f"the state has fields {sorted(map(str, state))}, the scheduler {sorted(own)}")
         for k, v in state.items():
-            if not _same_kind(v, own[k]):
+            if not _scheduler_field_fits(k, v, own[k]):
                 raise ValueError(f"field {k!r} = {v!r} is not of the kind the scheduler uses ({own[k]!r})")
         raw = self.scheduler.state_dict()  # (tensors kept as tensors: base_lrs of a tensor lr)
         plain = {k: _like(v, raw.get(k)) for k, v in state.items()}
@@ -348,6 +348,34 @@ _LATER_FLAGS = ("maximize", "foreach", "fused", "capturable", "differentiable", 
 _LATER_SCHEDULER_FIELDS = ("_scale_fn_custom",)
 
 
+# a scheduler's fields that hold its callable objects' attributes (PyTorch's fn.__dict__, None for a
+# function): the user's data, of any shape -- a history that grows, a table that gains keys
+_CALLABLE_FIELDS = ("lr_lambdas", "_scale_fn_custom")
+
+
+def _scheduler_field_fits(key: Any, saved: Any, own: Any) -> bool:
+    """Whether a saved scheduler field (plain data) can be loaded in place of the scheduler's own:
+    of the same kind (:func:`_same_kind`), but a callable object's attributes only need to be a
+    str-keyed map where the scheduler has an object (``load_state_dict`` updates its ``__dict__``),
+    at any depth (a SequentialLR's LambdaLR)."""
+    if key == "lr_lambdas" and isinstance(own, list):
+        return isinstance(saved, list) and len(saved) == len(own) and all(map(_attributes_fit, saved, own))
+    if key == "_scale_fn_custom":
+        return _attributes_fit(saved, own)
+    if isinstance(own, dict) and isinstance(saved, dict) and set(saved) == set(own):
+        return all(_scheduler_field_fits(k, saved[k], own[k]) for k in own)
+    if isinstance(own, (list, tuple)) and isinstance(saved, (list, tuple)) and len(saved) == len(own):
+        return all(_scheduler_field_fits(None, s, o) for s, o in zip(saved, own))
+    return _same_kind(saved, own)
+
+
+def _attributes_fit(saved: Any, own: Any) -> bool:
+    """A callable object's saved attributes for the scheduler's own: None for a function, else a map."""
+    if own is None:
+        return saved is None
+    return isinstance(saved, dict) and all(isinstance(k, str) for k in saved)
+
+
 def _exact_scheduler_state(exact: Any, own: dict[str, Any], plain: dict[str, Any],
                            raw: dict[str, Any]) -> dict[str, Any]:
     """A snapshot's exact scheduler state (int keys, arrays, tuples as saved), checked as the plain
@@ -358,7 +386,7 @@ def _exact_scheduler_state(exact: Any, own: dict[str, Any], plain: dict[str, Any
     out = {}
     for k, v in exact.items():
         try:
-            fits = _same_kind(_plain(v), own[k])
+            fits = _scheduler_field_fits(k, _plain(v), own[k])
         except TypeError:  # (a kind no header holds: a set, bytes)
             fits = False
         if not fits:
@@ -396,8 +424,9 @@ def _like(saved: Any, own: Any) -> Any:
     own value is one."""
     if isinstance(own, Tensor):
         return Tensor._from_data(host_numpy.asarray(saved, dtype=own.dtype), dtype=own.dtype, device=own.device)
-    if isinstance(own, (tuple, list)) and isinstance(saved, (tuple, list)):
-        return type(own)(_like(s, o) for s, o in zip(saved, own))
+    if isinstance(own, (tuple, list)) and isinstance(saved, (tuple, list)):  # (every saved item: a callable
+        # object's history may be longer than the fresh object's, _scheduler_field_fits)
+        return type(own)(_like(s, own[i] if i < len(own) else None) for i, s in enumerate(saved))
     if isinstance(own, dict) and isinstance(saved, dict):
         return {k: _like(v, own.get(k)) for k, v in saved.items()}
     return tuple(saved) if isinstance(saved, list) and isinstance(own, tuple) else saved

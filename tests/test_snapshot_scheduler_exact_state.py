@@ -130,3 +130,57 @@ def test_an_exact_state_that_does_not_fit_is_refused_and_changes_nothing(damage)
     with pytest.raises(SnapshotError, match="scheduler"):
         snap.restore_into(parts[3])
     assert parts[2].state_dict()["last_epoch"] == before["last_epoch"]
+
+
+class History:
+    """A callable object whose attributes grow: every epoch it saw, a table by epoch."""
+
+    def __init__(self, with_table):
+        self.history = []
+        if with_table:
+            self.table = {}
+
+    def __call__(self, epoch):
+        self.history.append(epoch)
+        if hasattr(self, "table"):
+            self.table[epoch] = 0.5 * epoch
+        return 0.9 ** epoch
+
+
+GROWING = {
+    "LambdaLR": lambda o: lrs.LambdaLR(o, History(False)),
+    "SequentialLR": lambda o: lrs.SequentialLR(o, [lrs.LambdaLR(o, History(True)), lrs.ExponentialLR(o, 0.9)],
+                                               milestones=[5]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GROWING))
+def test_a_callable_object_whose_attributes_grow_resumes(tmp_path, name):
+    """Its attributes are the user's data: their shape is not the fresh object's (a history of
+    one epoch where the saved one has four).  The restore refused them ("not of the kind the
+    scheduler uses"); PyTorch's load updates the object's __dict__ with them."""
+
+    def build(seed):
+        mg.manual_seed(seed)
+        model = nn.Linear(3, 2)
+        opt = optim.SGD(model.parameters(), lr=0.1)
+        sched = GROWING[name](opt)
+        return model, opt, sched, mg.Executor(model, opt, sched)
+
+    def objects(sched):
+        inner = sched._schedulers[0] if name == "SequentialLR" else sched
+        return vars(inner.lr_lambdas[0])
+
+    parts = build(0)
+    want = []
+    _train(*parts, 8, want)
+    want_objects = objects(parts[2])
+    parts = build(0)
+    got = []
+    _train(*parts, 4, got)
+    Snapshot.from_executor(parts[3]).save(tmp_path / "s.mgsnap")
+    parts = build(3)
+    Snapshot.load(tmp_path / "s.mgsnap").restore_into(parts[3])
+    _train(*parts, 4, got)
+    assert got == want
+    assert objects(parts[2]) == want_objects
