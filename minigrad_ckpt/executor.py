@@ -197,7 +197,8 @@ class Executor:
             out["order"] = order
         return out
 
-    def optimizer_state_dict_from(self, saved: Any, tensors: Mapping[str, Any]) -> dict[str, Any]:
+    def optimizer_state_dict_from(self, saved: Any, tensors: Mapping[str, Any],
+                                  exact_groups: Any = None) -> dict[str, Any]:
         """The inverse of :meth:`optimizer_state`: ``saved`` (its plain data) and ``tensors``
         (name -> host array, the ``optimizer.state.*`` entries are used) as a state dict for
         this executor's ``optimizer.load_state_dict``.
@@ -205,6 +206,8 @@ class Executor:
         Everything is validated here -- types, the optimizer's class, groups and their
         parameters, hyper-parameter kinds, each moment's shape -- so that loading the
         result cannot fail half-way.  Raises ``ValueError`` naming the first problem.
+        ``exact_groups``: each group's entries other than tensors where the snapshot kept them
+        exactly (int keys, arrays), checked as the plain ones and loaded in their place.
         """
         opt = self.optimizer
         if opt is None:
@@ -220,8 +223,11 @@ class Executor:
             raise ValueError("the optimizer state's param_groups or scalars are malformed")
         if len(groups) != len(opt.param_groups):
             raise ValueError(f"the state has {len(groups)} parameter groups, the optimizer {len(opt.param_groups)}")
+        if exact_groups is not None and not (isinstance(exact_groups, list) and len(exact_groups) == len(groups)
+                                             and all(isinstance(g, dict) for g in exact_groups)):
+            raise ValueError("the exact parameter groups are not a map for each group")
         params: dict[str, Any] = {}  # name -> the live parameter, in the optimizer's order
-        out_groups = [self._group_from(gi, g_saved, g_own, params)
+        out_groups = [self._group_from(gi, g_saved, g_own, params, None if exact_groups is None else exact_groups[gi])
                       for gi, (g_saved, g_own) in enumerate(zip(groups, opt.param_groups))]
         same_shape = getattr(opt, "state_follows_parameter_shape", True)
         lists = getattr(opt, "state_holds_lists", False)
@@ -233,10 +239,11 @@ class Executor:
         state.update(other)
         return {"state": state, "param_groups": out_groups}
 
-    def _group_from(self, gi: int, g_saved: Any, g_own: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
+    def _group_from(self, gi: int, g_saved: Any, g_own: dict[str, Any], params: dict[str, Any],
+                    exact: dict[str, Any] | None = None) -> dict[str, Any]:
         """Saved parameter group ``gi`` as ``load_state_dict`` takes it: the same parameters as
         the optimizer's own group (their names are added to ``params``), hyper-parameters of
-        the same names and kinds."""
+        the same names and kinds (``exact``'s values where it has them)."""
         if not isinstance(g_saved, dict):
             raise ValueError(f"parameter group {gi} is not a map")
         names = self._param_names()
@@ -257,12 +264,16 @@ class Executor:
         if set(hyper) != set(own_hyper):
             raise ValueError(f"parameter group {gi} has hyper-parameters {sorted(hyper)}, the optimizer "
                              f"{sorted(own_hyper)}")
+        if exact is not None and not set(exact) <= set(hyper):
+            raise ValueError(f"parameter group {gi}: the exact entries {sorted(map(str, exact))} are not the group's")
         entry = {}
         for k, v in hyper.items():
+            exactly = exact is not None and k in exact
+            v = exact[k] if exactly else v
             if not (_same_kind(v, own_hyper[k]) or k in _LATER_FLAGS and (v is None or isinstance(v, bool))):
-                raise ValueError(f"parameter group {gi}: hyper-parameter {k!r} = {v!r} is not of the kind "
-                                 f"the optimizer uses ({own_hyper[k]!r})")
-            entry[k] = _like(v, own_hyper[k])
+                raise ValueError(f"parameter group {gi}: hyper-parameter {k!r} = {v!r:.100} is not of the kind "
+                                 f"the optimizer uses ({own_hyper[k]!r:.100})")
+            entry[k] = v if exactly else _like(v, own_hyper[k])
         if saved_names is not None:
             entry["param_names"] = list(saved_names)
         entry["params"] = [len(params) + j for j in range(len(own_names))]
@@ -379,8 +390,8 @@ def _attributes_fit(saved: Any, own: Any) -> bool:
 def _exact_scheduler_state(exact: Any, own: dict[str, Any], plain: dict[str, Any],
                            raw: dict[str, Any]) -> dict[str, Any]:
     """A snapshot's exact scheduler state (int keys, arrays, tuples as saved), checked as the plain
-    state is: the fields the scheduler has, each of its kind; a field the scheduler holds as a
-    tensor takes the plain state's, placed as the scheduler's own (dtype, device)."""
+    state is: the fields the scheduler has, each of its kind; a field holding the scheduler's
+    tensors takes the plain state's, placed as the scheduler's own (dtype, device)."""
     if not isinstance(exact, dict) or set(exact) != set(plain):
         raise ValueError("the exact state's fields differ from the scheduler's")
     out = {}
@@ -391,8 +402,18 @@ def _exact_scheduler_state(exact: Any, own: dict[str, Any], plain: dict[str, Any
             fits = False
         if not fits:
             raise ValueError(f"field {k!r} of the exact state is not of the kind the scheduler uses")
-        out[k] = plain[k] if isinstance(raw.get(k), Tensor) else v
+        out[k] = plain[k] if holds_tensor(raw.get(k)) else v
     return out
+
+
+def holds_tensor(v: Any) -> bool:
+    """Whether ``v`` is a tensor or a list, tuple or dict holding one: a state field the plain
+    header data gives back exactly (``_like`` makes its tensors on the owner's device)."""
+    if isinstance(v, (list, tuple)):
+        return any(holds_tensor(x) for x in v)
+    if isinstance(v, dict):
+        return any(holds_tensor(x) for x in v.values())
+    return isinstance(v, Tensor)
 
 
 def _same_kind(saved: Any, own: Any) -> bool:
@@ -401,6 +422,8 @@ def _same_kind(saved: Any, own: Any) -> bool:
         return _numbers_of_shape(saved, own.shape)
     if isinstance(own, bool) or own is None or isinstance(own, str):
         return type(saved) is type(own)
+    if isinstance(own, host_numpy.ndarray):  # (a group's own entry, given back exactly: exact_groups)
+        return isinstance(saved, host_numpy.ndarray) and saved.shape == own.shape and saved.dtype == own.dtype
     if isinstance(own, (int, float)):
         return isinstance(saved, (int, float)) and not isinstance(saved, bool)
     if isinstance(own, (tuple, list)):

@@ -30,7 +30,7 @@ from typing import IO, Any
 
 from .. import random as _random
 from ..backend import cpu
-from ..executor import Executor
+from ..executor import Executor, holds_tensor
 from ..tensor import Tensor
 from . import format as _format
 from .format import UINT64_MAX, LoadLimits, SnapshotError, TensorEntry, is_int, short
@@ -112,12 +112,24 @@ class RngSection(Section):
 
 class OptimizerSection(Section):
     """The optimizer's plain data (type, groups, step counts); its moments are tensors
-    named ``optimizer.state.<param>.<key>`` (the codec is ``Executor.optimizer_state``)."""
+    named ``optimizer.state.<param>.<key>`` (the codec is ``Executor.optimizer_state``).  Groups
+    whose entries other than tensors are more than plain data (a user's key holding a map with int
+    keys, an array) are also kept exactly, ``"exact_groups": {"tree", "arrays"}``, which the
+    restore loads."""
 
     key = "optimizer"
 
     def capture(self, ex: Executor, config: Any, arrays: dict[str, Any]) -> Any:
-        return ex.optimizer_state()
+        value = ex.optimizer_state()
+        if value is not None:
+            # (a tensor hyper-parameter -- an lr, betas of tensors -- is exact in the plain groups already:
+            # the restore places it on the optimizer's device)
+            groups = [{k: v for k, v in g.items() if k not in ("params", "param_names") and not holds_tensor(v)}
+                      for g in ex.optimizer.param_groups]
+            if _beyond_plain(groups):
+                entry = object_entry(value["type"], groups)
+                value["exact_groups"] = {"tree": entry["tree"], "arrays": entry["arrays"]}
+        return value
 
     def check(self, value: Any) -> None:
         if value is not None and not (isinstance(value, dict) and isinstance(value.get("type"), str)
@@ -125,6 +137,7 @@ class OptimizerSection(Section):
                                       and all(isinstance(g, dict) for g in value["param_groups"])
                                       and isinstance(value.get("scalars"), dict)):
             raise SnapshotError("the header's optimizer state is malformed")
+        _check_exact(value, "exact_groups", "optimizer")
 
     def describe(self, value: Any) -> str | None:
         return value["type"]
@@ -134,7 +147,9 @@ class OptimizerSection(Section):
             return None
         if value is None:
             raise SnapshotError("the executor has an optimizer but the snapshot holds no optimizer state")
-        return _fitted("optimizer", ex.optimizer_state_dict_from, value, ctx.tensors)
+        self.check(value)  # (a snapshot never saved was not read: its field is checked here)
+        exact = _exact_of(value, "exact_groups")
+        return _fitted("optimizer", ex.optimizer_state_dict_from, value, ctx.tensors, exact)
 
     def install(self, ex: Executor, built: Any) -> None:
         ex.optimizer.load_state_dict(built)
@@ -155,8 +170,9 @@ class SchedulerSection(Section):
     def capture(self, ex: Executor, config: Any, arrays: dict[str, Any]) -> Any:
         value = ex.scheduler_state()
         if value is not None:
-            entry = object_entry(value["type"], ex.scheduler.state_dict())
-            if "tree" in entry:
+            raw = ex.scheduler.state_dict()
+            if _beyond_plain(raw):  # (else the plain state gives it back: nothing more is written)
+                entry = object_entry(value["type"], raw)
                 value["exact"] = {"tree": entry["tree"], "arrays": entry["arrays"]}
         return value
 
@@ -164,19 +180,13 @@ class SchedulerSection(Section):
         if value is not None and not (isinstance(value, dict) and isinstance(value.get("type"), str)
                                       and isinstance(value.get("state"), dict)):
             raise SnapshotError("the header's scheduler state is malformed")
-        exact = None if value is None else value.get("exact")
-        if exact is not None and not (isinstance(exact, dict) and is_object_entry({"type": "", **exact})
-                                      and "tree" in exact):
-            raise SnapshotError("the header's exact scheduler state is malformed")
+        _check_exact(value, "exact", "scheduler")
 
     def build(self, ex: Executor, value: Any, ctx: Restoring) -> Any:
         if ex.scheduler is None or value is None:
             return None
         self.check(value)  # (a snapshot never saved was not read: its field is checked here)
-        exact = value.get("exact")
-        if exact is not None:
-            exact = object_state({"type": value["type"], **exact})
-        return _fitted("scheduler", ex.scheduler_state_from, value, exact)
+        return _fitted("scheduler", ex.scheduler_state_from, value, _exact_of(value, "exact"))
 
     def install(self, ex: Executor, built: Any) -> None:
         ex.scheduler.load_state_dict(built)
@@ -394,6 +404,32 @@ class RanksSection(Section):
 #: Every section, in header order.
 SECTIONS: tuple[Section, ...] = (RngSection(), OptimizerSection(), SchedulerSection(), TapeSection(),
                                  ObjectsSection(), ModelExtraSection(), RanksSection())
+
+
+def _beyond_plain(v: Any) -> bool:
+    """Whether ``v`` holds what a header's plain data does not give back, even with the own value's
+    help (``Executor``'s ``_like`` turns lists back into tuples and places tensors): a key that is
+    not a string, an array, a NumPy number, any other object."""
+    if isinstance(v, (list, tuple)):
+        return any(_beyond_plain(x) for x in v)
+    if isinstance(v, dict):
+        return any(not isinstance(k, str) or _beyond_plain(x) for k, x in v.items())
+    return not (v is None or type(v) in (bool, int, float, str) or isinstance(v, Tensor))
+
+
+
+def _check_exact(value: Any, key: str, what: str) -> None:
+    """Raise unless ``value[key]``, where present, is an :func:`.object_tree.object_entry` tree."""
+    exact = value.get(key) if isinstance(value, dict) else None
+    if exact is not None and not (isinstance(exact, dict) and "tree" in exact
+                                  and is_object_entry({"type": "", **exact})):
+        raise SnapshotError(f"the header's exact {what} state is malformed")
+
+
+def _exact_of(value: dict[str, Any], key: str) -> Any:
+    """The state kept exactly under ``value[key]`` (checked by :func:`_check_exact`), or None."""
+    exact = value.get(key)
+    return None if exact is None else object_state({"type": value["type"], **exact})
 
 
 def _fitted(what: str, convert: Any, *args: Any) -> Any:
