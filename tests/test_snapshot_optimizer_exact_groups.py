@@ -101,3 +101,33 @@ def test_exact_groups_that_do_not_fit_are_refused_and_change_nothing(damage):
         snap.restore_into(parts[2])
     assert _entries(parts[1]) == before[0]
     assert all(np.array_equal(a, p.detach().numpy()) for a, p in zip(before[1], parts[0].parameters()))
+
+
+def test_the_exact_entries_are_those_of_the_call_whatever_changes_in_place_after(tmp_path):
+    """A snapshot keeps the groups' and the scheduler's exact entries of its call: written into in place
+    afterwards (a list appended to, an array added to) before the snapshot is saved, they stay."""
+    from minigrad_ckpt.optim import lr_scheduler as lrs
+
+    class Seen:
+        def __init__(self):
+            self.by_epoch = {0: [1.0]}
+
+        def __call__(self, epoch):
+            self.by_epoch.setdefault(epoch, []).append(float(epoch))
+            return 1.0
+
+    def mutate(opt):
+        opt.param_groups[0]["layer_scale"][0] += 1.0
+        opt.param_groups[1]["mask"] += 1.0
+        sched.lr_lambdas[0].by_epoch[0].append(2.0)
+
+    model, opt, _ = _build()
+    sched = lrs.LambdaLR(opt, Seen())
+    ex = mg.Executor(model, opt, sched)
+    Snapshot.from_executor(ex).save(tmp_path / "before.mgsnap")
+    snap = Snapshot.from_executor(ex)
+    mutate(opt)
+    snap.save(tmp_path / "after.mgsnap")
+    before, after = Snapshot.load(tmp_path / "before.mgsnap").state, Snapshot.load(tmp_path / "after.mgsnap").state
+    assert before["optimizer"]["exact_groups"] == after["optimizer"]["exact_groups"]
+    assert before["scheduler"]["exact"] == after["scheduler"]["exact"]
