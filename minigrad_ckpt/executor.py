@@ -193,9 +193,18 @@ class Executor:
         out = {"type": type(self.optimizer).__name__, "param_groups": groups, "scalars": scalars}
         if other:  # only then: the header of an optimizer without such entries is as it was
             out["other"] = other
+            places = self._state_places()
+            if places != [["param", n] for n in scalars] + [["other", k] for k in other]:
+                out["state_order"] = places  # an entry under another key before a parameter's
         if order:  # likewise: a state whose keys a restore would put in another order than the run's
             out["order"] = order
         return out
+
+    def _state_places(self) -> list[list[str]]:
+        """The optimizer state's entries in its order: ``["param", name]`` or ``["other", key]``."""
+        names = {id(st): name for name, st in self._parameter_states()}
+        return [["other", str(k)] if not isinstance(k, Tensor) else ["param", names[id(st)]]
+                for k, st in self.optimizer.state.items() if not isinstance(k, Tensor) or id(st) in names]
 
     def optimizer_state_dict_from(self, saved: Any, tensors: Mapping[str, Any],
                                   exact_groups: Any = None) -> dict[str, Any]:
@@ -237,6 +246,8 @@ class Executor:
         moments = _moments_from(scalars, tensors, params, same_shape, lists)
         state: dict[Any, Any] = dict(_in_saved_order(moments, saved.get("order", {}), list(params)))
         state.update(other)
+        if "state_order" in saved:
+            state = _in_state_order(state, saved["state_order"], list(params))
         return {"state": state, "param_groups": out_groups}
 
     def _group_from(self, gi: int, g_saved: Any, g_own: dict[str, Any], params: dict[str, Any],
@@ -542,6 +553,21 @@ def _in_saved_order(state: dict[int, dict], order: Any, names: list[str]) -> dic
             raise ValueError(f"the key order {keys!r:.100} of parameter {pname!r:.100} does not fit its state")
         out[index[pname]] = {k: own[k] for k in keys}
     return out
+
+
+def _in_state_order(state: dict[Any, Any], places: Any, names: list[str]) -> dict[Any, Any]:
+    """``state`` (parameter positions and other keys) in the order of the snapshot's ``state_order``
+    (``["param", name]`` or ``["other", key]`` each), which must list every entry once."""
+    index = {name: i for i, name in enumerate(names)}
+    keys = []
+    for place in places if isinstance(places, list) else [None]:
+        if not (isinstance(place, list) and len(place) == 2 and place[0] in ("param", "other")
+                and isinstance(place[1], str)):
+            raise ValueError(f"the optimizer state's order holds {place!r:.100}, not a [kind, name] pair")
+        keys.append(index.get(place[1], -1) if place[0] == "param" else place[1])
+    if len(keys) != len(state) or set(keys) != set(state):
+        raise ValueError("the optimizer state's order does not list each of its entries once")
+    return {k: state[k] for k in keys}
 
 
 def _place_state_tensor(name: str, arr: Any, state: dict[int, dict], index: dict[str, int],

@@ -78,3 +78,34 @@ def test_a_snapshot_resume_keeps_the_order(tmp_path, name):
     opt2 = getattr(optim, name)(model2.parameters(), **KWARGS[name])
     Snapshot.load(tmp_path / "s.mgsnap").restore_into(mg.Executor(model2, opt2))
     assert _keys(opt2) == want
+
+
+def test_a_snapshot_resume_keeps_an_entry_under_another_key_in_its_place(tmp_path):
+    """``state["global_step"]``, set after the second layer's first step and before the first
+    layer's: the state dict lists it between them (torch's order, above), and so does a resume from
+    a snapshot.  The header keeps such entries apart (``other``) and the restore put them last."""
+    for name in sorted(KWARGS):
+        model, opt = _run(name)
+        want = TORCH["optimizers"][name]["state_dict"]
+        assert _keys(opt) == want
+        Snapshot.from_executor(mg.Executor(model, opt)).save(tmp_path / f"{name}.mgsnap")
+        model2 = nn.Sequential(nn.Linear(3, 3), nn.Linear(3, 1))
+        opt2 = getattr(optim, name)(model2.parameters(), **KWARGS[name])
+        Snapshot.load(tmp_path / f"{name}.mgsnap").restore_into(mg.Executor(model2, opt2))
+        assert _keys(opt2) == want
+        assert opt2.state["global_step"] == 1
+
+
+@pytest.mark.parametrize("damage", [[["param", "0.weight"]], [["param", "0.weight"]] * 5, [["who", "x"]] * 5, "x"])
+def test_a_malformed_state_order_is_refused(damage):
+    from minigrad_ckpt.snapshot import SnapshotError
+
+    model, opt = _run("Adam")
+    snap = Snapshot.from_executor(mg.Executor(model, opt))
+    assert len(snap.state["optimizer"]["state_order"]) == 5
+    snap.state["optimizer"]["state_order"] = damage
+    model2 = nn.Sequential(nn.Linear(3, 3), nn.Linear(3, 1))
+    opt2 = optim.Adam(model2.parameters(), lr=0.1)
+    with pytest.raises(SnapshotError, match="order"):
+        snap.restore_into(mg.Executor(model2, opt2))
+    assert not opt2.state
