@@ -178,6 +178,23 @@ class Function:
         return op.hand_out(packed, args)
 
 
+class _PieceReached:
+    """The gradient hook on piece ``k`` of a packed output: notes that a pass reached it.
+
+    The engine's bookkeeping, not the user's change to the gradient: a reverse-mode transform,
+    which hides the hooks of its function's nodes from the passes of outer transforms (they
+    differentiate the gradient it made, ``fn`` applied once), keeps this one (``every_pass``) --
+    without it an outer pass through the function handed ``backward`` None for every output."""
+
+    every_pass = True
+
+    def __init__(self, reached: set, k: int) -> None:
+        self.reached, self.k = reached, k
+
+    def __call__(self, g: Any) -> None:
+        self.reached.add(self.k)
+
+
 def _show_ctx_on(node: Any, ctx: Any) -> None:
     """PyTorch's ``grad_fn`` of a custom Function *is* its ctx: what ``forward`` set on ``ctx``
     (``ctx.k = k``) and ``needs_input_grad`` are read on the node (``y.grad_fn.k``).  Copied into
@@ -421,10 +438,7 @@ class FunctionNode(Op):
         for k, (j, *_) in enumerate(self.parts):
             node = outs[j]._node
             if node is not None:
-                node.hooks = [*(node.hooks or ()), functools.partial(self._note_reached, k)]
-
-    def _note_reached(self, k: int, g: Any) -> None:
-        self.reached.add(k)
+                node.hooks = [*(node.hooks or ()), _PieceReached(self.reached, k)]
 
     def _settle_versions(self, node: Any, packed: Tensor) -> None:
         boxes = tuple(d[2] for d in self.saved if d[0] == "const")

@@ -50,7 +50,9 @@ class Scope:
     def __init__(self) -> None:
         self.start = next(_seq)                 # nodes recorded from now on are inside
         self.recording = _grad_state.enabled    # whether the caller wants results with history
-        self.hooks: list[tuple[Any, list]] = []  # the inside nodes' and handles' gradient hooks (hide_hooks)
+        # the inside nodes' and handles' gradient hooks (hide_hooks): each holder with all its hooks and
+        # the engine's own among them, which every pass keeps
+        self.hooks: list[tuple[Any, list, list | None]] = []
 
     # ------------------------------------------------------------- inputs
     def input(self, p: Tensor) -> Tensor:
@@ -150,7 +152,9 @@ class Scope:
         A hook on an argument handle that is a leaf (the argument does not require
         grad) is the transform's too: an outer ``.backward()`` through the result
         must not call it (``x.register_hook(fn)`` in ``grad(f)(c)``: torch calls
-        ``fn`` once).
+        ``fn`` once).  A hook of the engine's own bookkeeping (its class says
+        ``every_pass``: a custom Function noting which of its outputs a pass
+        reached) is no change to the gradient and stays for every pass.
         """
         seen: set[Node] = set()
         stack = [t._node for t in outputs if t._node is not None]
@@ -161,13 +165,14 @@ class Scope:
                 continue
             seen.add(n)
             if n.hooks:
-                self.hooks.append((n, n.hooks))
-                n.hooks = None
+                kept = [h for h in n.hooks if getattr(h, "every_pass", False)] or None
+                self.hooks.append((n, n.hooks, kept))
+                n.hooks = kept
             stack.extend(e for e in n.inputs if type(e) is Node)
             leaves.extend(e for e in n.inputs if e is not None and type(e) is not Node)
         for t in leaves:
             if t._hooks and self.made(t):
-                self.hooks.append((t, t._hooks))
+                self.hooks.append((t, t._hooks, None))
                 t._hooks = None
 
     def backward(self, outputs: Sequence[Tensor], inputs: Sequence[Tensor],
@@ -182,15 +187,15 @@ class Scope:
             return [None] * len(inputs)
         outside, moving = self.survey(list(outputs) + list(cotangents))
         graph = graph or moving or (outside and self.recording and _grad_state.enabled)
-        for holder, hooks in self.hooks:
+        for holder, hooks, _ in self.hooks:
             _set_hooks(holder, hooks)
         try:
             with enable_grad():
                 gs = _tape_grad(list(outputs), list(inputs), grad_outputs=list(cotangents),
                                 retain_graph=True, create_graph=graph, allow_unused=True)
         finally:
-            for holder, _ in self.hooks:
-                _set_hooks(holder, None)
+            for holder, _, kept in self.hooks:
+                _set_hooks(holder, kept)
         return list(gs)
 
 
