@@ -822,3 +822,31 @@ def test_an_outer_pass_through_a_transform_reaches_the_outputs_of_a_custom_funct
     a = 2 * xn * wn
     np.testing.assert_allclose(gw.cpu().numpy(), un * (np.sin(a) + a * np.cos(a)),
                                rtol=1e-12 if dtype == mg.float64 else 1e-5, atol=1e-6)
+
+
+def test_a_pass_that_stops_at_an_output_leaves_no_note_for_the_next_pass():
+    # a, b = SineAndDouble.apply(x) (set_materialize_grads(False)); mg.autograd.grad(b.sum() * 3, b) stops at b
+    # (the function's backward does not run), then mg.autograd.grad(a.sum(), x).  The engine: the first pass's
+    # note that b's piece was reached stayed on the node, so the second backward got zeros for b, not None.
+    # torch 2.13: (g_double, None) -- None for the output the pass did not reach.
+    seen = []
+
+    class Watched(SineAndDouble):
+        @staticmethod
+        def backward(ctx, g_double, g_sine):
+            seen.append((g_double is None, g_sine is None))
+            return 2 * g_double
+
+    x = mg.tensor([0.3, -0.5], dtype=mg.float64, requires_grad=True)
+    a, b = Watched.apply(x)
+    mg.autograd.grad((b * 3).sum(), b, retain_graph=True)
+    (gx,) = mg.autograd.grad(a.sum(), x)
+    assert seen == [(False, True)]
+    np.testing.assert_array_equal(gx.numpy(), [2.0, 2.0])
+    # two calls of the function in one pass (their ops compare equal): each notes its own outputs
+    seen.clear()
+    Watched.backward = staticmethod(lambda ctx, g_double, g_sine: seen.append((g_double is None, g_sine is None))
+                                    or (2 * g_double if g_double is not None else g_sine * ctx.saved_tensors[0].cos()))
+    first, second = Watched.apply(x), Watched.apply(x)
+    (first[0].sum() + second[1].sum()).backward()
+    assert sorted(seen) == [(False, True), (True, False)]

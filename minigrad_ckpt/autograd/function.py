@@ -51,6 +51,7 @@ import inspect
 from typing import Any
 
 from .. import tape as _tape
+from ..backward import current_pass
 from ..func.forward import hide_levels, unhide_levels
 from ..grad_mode import no_grad
 from ..grad_mode import state as _grad_state
@@ -179,7 +180,10 @@ class Function:
 
 
 class _PieceReached:
-    """The gradient hook on piece ``k`` of a packed output: notes that a pass reached it.
+    """The gradient hook on piece ``k`` of a packed output: notes, in the state of the pass that
+    runs it, that this pass reached the piece (a pass that stops at the piece, ``mg.grad`` with
+    respect to the output itself, never runs the node's backward: a note kept on the node would
+    tell the next pass that a gradient reached the piece, and hand backward zeros for None).
 
     The engine's bookkeeping, not the user's change to the gradient: a reverse-mode transform,
     which hides the hooks of its function's nodes from the passes of outer transforms (they
@@ -188,11 +192,13 @@ class _PieceReached:
 
     every_pass = True
 
-    def __init__(self, reached: set, k: int) -> None:
-        self.reached, self.k = reached, k
+    def __init__(self, key: object, k: int) -> None:
+        self.key, self.k = key, k  # key: the call's own (ops of one class with equal keywords compare equal)
 
     def __call__(self, g: Any) -> None:
-        self.reached.add(self.k)
+        bp = current_pass()  # (a node's hooks run inside a pass; _grad_outputs counts every piece outside one)
+        if bp is not None:
+            bp.hook_state.setdefault(self.key, set()).add(self.k)
 
 
 def _show_ctx_on(node: Any, ctx: Any) -> None:
@@ -434,11 +440,11 @@ class FunctionNode(Op):
         """``set_materialize_grads(False)`` with several outputs: the node's gradient is one packed
         array, where a piece no gradient reached is zeros -- so each piece's node notes that a
         gradient reached it (a gradient hook), and ``backward`` passes None for the others."""
-        self.reached: set[int] = set()
+        self.reached_key = object()
         for k, (j, *_) in enumerate(self.parts):
             node = outs[j]._node
             if node is not None:
-                node.hooks = [*(node.hooks or ()), _PieceReached(self.reached, k)]
+                node.hooks = [*(node.hooks or ()), _PieceReached(self.reached_key, k)]
 
     def _settle_versions(self, node: Any, packed: Tensor) -> None:
         boxes = tuple(d[2] for d in self.saved if d[0] == "const")
@@ -530,12 +536,12 @@ class FunctionNode(Op):
         """One gradient per output of forward: the pieces of ``g``; zeros (or None, after
         ``set_materialize_grads(False)``) for a non-differentiable Tensor output; None otherwise."""
         grads: list = [None] * len(self.out_meta)
-        reached = getattr(self, "reached", None)  # None: every piece counts as reached
+        # None: every piece counts as reached; else the pieces this pass reached (_PieceReached)
+        key, bp = getattr(self, "reached_key", None), current_pass()
+        reached = None if key is None or bp is None else bp.hook_state.get(key, ())
         for k, (j, *_) in enumerate(self.parts):
             if reached is None or k in reached:
                 grads[j] = self._tensor(self._piece(g, k))
-        if reached is not None:
-            reached.clear()  # the next backward pass notes its own
         if self.ctx.materialize_grads:
             for j, meta in enumerate(self.out_meta):
                 if grads[j] is None and meta is not None:
