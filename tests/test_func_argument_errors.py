@@ -126,3 +126,26 @@ def test_an_integer_or_bool_tangent_is_refused_as_torch_refuses_it(tangent):
     # a float tangent of the other precision is still taken, in the primal's dtype
     _, t = F.jvp(lambda a: a * 2, (x,), (mg.tensor([1.0, 2.0], dtype=mg.float32),))
     assert t.dtype == mg.float64 and t.tolist() == [2.0, 4.0]
+
+
+XC = mg.tensor([0.3, 0.5], dtype=mg.complex128)
+XR = mg.tensor([0.3, 0.5], dtype=mg.float64)
+COMPLEX_JACOBIANS = [  # (call, torch 2.13's words)
+    (lambda: F.jacfwd(lambda z: z.abs())(XC), "jacfwd: Expected all inputs to be real .* idx: 0"),
+    (lambda: F.jacfwd(lambda z: z * 1j)(XR), "jacfwd: Expected all outputs to be real .* idx: 0"),
+    (lambda: F.jacrev(lambda z: z.abs())(XC), "jacrev: Expected all inputs to be real .* idx: 0"),
+    (lambda: F.jacrev(lambda z: z * 1j)(XR), "jacrev: Expected all outputs to be real .* idx: 0"),
+    (lambda: F.hessian(lambda z: z.abs().sum())(XC), "jacfwd: Expected all inputs to be real .* idx: 0"),
+    (lambda: F.jacrev(lambda a, b: (a * b).abs(), argnums=(0, 1))(XR, XC),
+     "jacrev: Expected all inputs to be real .* idx: 1"),
+    (lambda: F.vjp(lambda z: z * 2, XR)[1](XC),
+     r"both grad_output and output are required to have the same dtype.*grad_output\[0\] has a dtype of complex128"),
+    (lambda: mg.autograd.functional.jacobian(lambda z: z * 1j, XR), "Expected all outputs to be real"),
+]
+
+
+@pytest.mark.parametrize("call, words", COMPLEX_JACOBIANS)
+def test_a_complex_jacobian_or_cotangent_is_torchs_runtime_error(call, words):
+    # torch 2.13 raises RuntimeError for each (the words beside); the engine raised TypeError
+    with pytest.raises(RuntimeError, match=words):
+        call()

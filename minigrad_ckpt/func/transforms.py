@@ -155,8 +155,12 @@ def _matching(values: Any, like: list[Tensor], tree: Tree, what: str, name: str,
             raise error(f"{what}: Expected tangent to be floating point or complex, but got: {v.dtype} "
                         f"(tangent {i}, whose primal is {p.dtype})")
         if v.dtype.kind == "c" and p.dtype.kind != "c":
-            raise TypeError(f"{what}: {name} {i} is complex ({v.dtype}) but its "
-                            f"{'primal' if name == 'tangents' else 'output'} is real ({p.dtype}): the "
+            if name == "cotangents":  # torch 2.13's type and words (mg.autograd.grad's check too)
+                raise RuntimeError(f"{what}: For complex Tensors, both grad_output and output are required to "
+                                   f"have the same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of "
+                                   f"{v.dtype} and output[{i}] has a dtype of {p.dtype} (a complex cotangent for "
+                                   f"a real output: its imaginary part would be dropped)")
+            raise TypeError(f"{what}: {name} {i} is complex ({v.dtype}) but its primal is real ({p.dtype}): the "
                             f"imaginary part would be dropped; pass a real {name[:-1]}")
         if not cast and v.dtype != p.dtype:  # (torch 2.13's words)
             raise RuntimeError(f"tangent:{i} with dtype {v.dtype} in flattened pytree doesn't match the dtype "
@@ -173,10 +177,12 @@ def _refuse_complex(tensors: list[Tensor], tree: Tree, what: str, name: str) -> 
     ``docs/complex.md``), so ``jacrev`` would give ``conj(J)``, and a real input
     would keep only the real part of its column.
     """
-    for t, path in zip(tensors, paths(tree, name)):
-        if t.dtype.kind == "c":
-            raise TypeError(
-                f"{what}: {path} is complex ({t.dtype}); Jacobians are taken of real inputs and outputs "
+    for idx, (t, path) in enumerate(zip(tensors, paths(tree, name))):
+        if t.dtype.kind == "c":  # torch 2.13's type and words first ("input idx" for an output too)
+            raise RuntimeError(
+                f"{what}: Expected all {'outputs' if name == 'output' else 'inputs'} to be real but received "
+                f"complex tensor at flattened input idx: {idx}. "
+                f"{path} is complex ({t.dtype}); Jacobians are taken of real inputs and outputs "
                 f"only, as in torch.func and JAX: the two modes disagree on complex numbers (forward "
                 f"mode gives J, reverse mode conj(J)). Use jvp (J @ v) or vjp (the gradient "
                 f"convention of docs/complex.md), or differentiate the real and imaginary parts "
