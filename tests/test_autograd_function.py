@@ -850,3 +850,57 @@ def test_a_pass_that_stops_at_an_output_leaves_no_note_for_the_next_pass():
     first, second = Watched.apply(x), Watched.apply(x)
     (first[0].sum() + second[1].sum()).backward()
     assert sorted(seen) == [(False, True), (True, False)]
+
+
+class ScaledProduct(mg.autograd.Function):
+    """``a * b * k`` in the older style: ``b`` may come by keyword."""
+
+    @staticmethod
+    def forward(ctx, a, b, k=2.0):
+        ctx.save_for_backward(a, b)
+        ctx.k = k
+        return a * b * k
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        return g * b * ctx.k, g * a * ctx.k, None
+
+
+class KeywordOnlyScale(mg.autograd.Function):
+    @staticmethod
+    def forward(a, *, k=2.0):
+        return a * k
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+def test_arguments_given_by_keyword_are_forwards_positions_as_in_torch():
+    # ScaledProduct.apply(x, b=y, k=3.0): torch 2.13 binds keywords to forward's positions -- y is an input,
+    # needs_input_grad (True, True, False), y.grad == 3 x.  The engine passed them to forward by keyword, so
+    # y was no input: backward's three gradients were "an incorrect number of gradients (expected 1, got 3)".
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    y = mg.tensor([3.0, 4.0], requires_grad=True)
+    out = ScaledProduct.apply(x, b=y, k=3.0)
+    assert out.grad_fn.needs_input_grad == (True, True, False)
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [9.0, 12.0])
+    np.testing.assert_array_equal(y.grad.numpy(), [3.0, 6.0])
+    # torch 2.13's TypeErrors: a gap before a keyword, a value given twice, an unknown keyword
+    with pytest.raises(TypeError, match=r"forward\(\) missing required argument: 'b' \(position 1\)"):
+        ScaledProduct.apply(x, k=3.0)
+    with pytest.raises(TypeError, match="forward\\(\\) got multiple values for argument 'a'"):
+        ScaledProduct.apply(x, y, a=x)
+    with pytest.raises(TypeError, match="forward\\(\\) got an unexpected keyword argument 'scale'"):
+        ScaledProduct.apply(x, y, scale=3.0)
+    # with setup_context, a keyword-only parameter (given or defaulted) is torch's TypeError; the engine
+    # dropped it and answered with the default: KeywordOnlyScale.apply(x, k=3.0) was 2 x
+    for call in (lambda: KeywordOnlyScale.apply(x, k=3.0), lambda: KeywordOnlyScale.apply(x)):
+        with pytest.raises(TypeError, match="forward\\(\\) got an unexpected keyword argument 'k'"):
+            call()

@@ -164,12 +164,8 @@ class Function:
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run the function on ``args``, recording one node that ``backward`` differentiates."""
-        if _overrides(cls, "setup_context"):  # PyTorch binds keywords to positions here
-            signature = inspect.signature(cls.forward)
-            bound = signature.bind(*args, **kwargs)
-            bound.apply_defaults()
-            args, kwargs = bound.args, {}
-        op = FunctionNode(function=cls, keywords=kwargs)
+        args = _positional_arguments(cls, args, kwargs)
+        op = FunctionNode(function=cls)
         if not any(isinstance(a, Tensor) for a in args):  # nothing to record or to move
             ctx = FunctionCtx()
             ctx.needs_input_grad = (False,) * len(args)
@@ -193,12 +189,46 @@ class _PieceReached:
     every_pass = True
 
     def __init__(self, key: object, k: int) -> None:
-        self.key, self.k = key, k  # key: the call's own (ops of one class with equal keywords compare equal)
+        self.key, self.k = key, k  # key: the call's own (the ops of one class compare equal)
 
     def __call__(self, g: Any) -> None:
         bp = current_pass()  # (a node's hooks run inside a pass; _grad_outputs counts every piece outside one)
         if bp is not None:
             bp.hook_state.setdefault(self.key, set()).add(self.k)
+
+
+def _positional_arguments(cls: type, args: tuple, kwargs: dict) -> tuple:
+    """``apply``'s arguments as ``forward``'s positional ones, as torch 2.13 passes them: a tensor given
+    by keyword is an input like the others (one gradient per position from ``backward``).
+
+    With ``setup_context``, PyTorch binds them to ``forward``'s signature, defaults filled in; without
+    it (``forward(ctx, ...)``) its C++ ``apply`` appends the keywords in their parameters' order, up to
+    the first one not given (no defaults filled in).  A keyword-only or unknown parameter is a
+    TypeError either way (PyTorch passes none by keyword).
+    """
+    if _overrides(cls, "setup_context"):
+        bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+        bound.apply_defaults()
+        if bound.kwargs:  # (a keyword-only parameter, given or defaulted)
+            raise TypeError(f"forward() got an unexpected keyword argument '{next(iter(bound.kwargs))}'")
+        return bound.args
+    if not kwargs:
+        return args
+    params = list(inspect.signature(cls.forward).parameters.values())[1:]  # (after ctx)
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    for name in kwargs:
+        if name not in names:
+            raise TypeError(f"forward() got an unexpected keyword argument '{name}'")
+        if names.index(name) < len(args):
+            raise TypeError(f"forward() got multiple values for argument '{name}'")
+    out, left = list(args), dict(kwargs)
+    for position in range(len(args), len(names)):
+        if not left:
+            break
+        if names[position] not in left:
+            raise TypeError(f"forward() missing required argument: '{names[position]}' (position {position})")
+        out.append(left.pop(names[position]))
+    return tuple(out)
 
 
 def _show_ctx_on(node: Any, ctx: Any) -> None:
@@ -219,8 +249,8 @@ _DROPPED_CONSTANT = ("dropped",)
 class FunctionNode(Op):
     """The op one ``Function.apply`` call records (see the module docstring).
 
-    One class for every custom function, kept out of the op registry: its attributes are the
-    user's class and keywords, code the snapshot decoder must never build from a file.  The
+    One class for every custom function, kept out of the op registry: its attribute is the
+    user's class, code the snapshot decoder must never build from a file.  The
     state of one call -- the ``ctx``, which arguments are Tensors, the outputs' layout and the
     saved-tensor descriptors -- lives on the instance, set by ``forward`` (and set again by a
     checkpoint replay, which calls ``forward`` anew).
@@ -229,7 +259,6 @@ class FunctionNode(Op):
     abstract = True  # not registered (see above); apply needs no registration
     holomorphic = False  # the user's backward gets the gradient as PyTorch passes it
     function: Any
-    keywords: Any
 
     @property
     def name(self) -> str:  # type: ignore[override]
@@ -243,9 +272,10 @@ class FunctionNode(Op):
 
     @property
     def attrs(self) -> dict[str, Any]:
-        """The keyword arguments ``forward`` was called with (the pictures of the tape show them);
-        the function itself is the node's name, the rest is per-call state, not attributes."""
-        return dict(self.keywords)
+        """None to show in the pictures of the tape: ``forward``'s arguments are the node's inputs
+        (``apply`` passes keywords by position, as PyTorch), the function itself is the node's
+        name, the rest is per-call state, not attributes."""
+        return {}
 
     def __repr__(self) -> str:
         return f"{self.name}()"
@@ -291,7 +321,7 @@ class FunctionNode(Op):
                     result = fn.forward(*args)
                     fn.setup_context(ctx, args, result)
                 else:
-                    result = fn.forward(ctx, *args, **self.keywords)
+                    result = fn.forward(ctx, *args)
         finally:
             unhide_levels(hidden)
             for a, t in tangents:
