@@ -904,3 +904,40 @@ def test_arguments_given_by_keyword_are_forwards_positions_as_in_torch():
     for call in (lambda: KeywordOnlyScale.apply(x, k=3.0), lambda: KeywordOnlyScale.apply(x)):
         with pytest.raises(TypeError, match="forward\\(\\) got an unexpected keyword argument 'k'"):
             call()
+
+
+def _marking(mark):
+    class Marks(mg.autograd.Function):
+        @staticmethod
+        def forward(a):
+            return a * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            mark(ctx, inputs, output)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    return Marks
+
+
+@pytest.mark.parametrize("mark, error, words", [
+    (lambda ctx, i, o: ctx.mark_non_differentiable(o, 3), RuntimeError,
+     "mark_non_differentiable only accepts variable arguments, but got int"),
+    (lambda ctx, i, o: ctx.mark_non_differentiable([o]), RuntimeError,
+     "mark_non_differentiable only accepts variable arguments, but got list"),
+    (lambda ctx, i, o: ctx.mark_dirty(i[0], 3), RuntimeError, "mark_dirty can only accept variables, but argument 1"),
+    (lambda ctx, i, o: ctx.save_for_forward(3), AssertionError, "save_for_forward expects all arguments to be tensors"),
+    (lambda ctx, i, o: ctx.set_materialize_grads(1), TypeError, "set_materialize_grads received an invalid"),
+    (lambda ctx, i, o: ctx.set_materialize_grads(None), TypeError, "set_materialize_grads received an invalid"),
+], ids=["non_differentiable_int", "non_differentiable_list", "dirty_int", "save_for_forward_int", "materialize_1",
+        "materialize_None"])
+def test_marks_of_things_that_are_not_tensors_are_torchs_errors(mark, error, words):
+    # torch 2.13 raises each (its words, which it cuts short after "but got "); the engine took the first two
+    # (the output stayed differentiable), named mark_dirty's "only inputs", saved for forward with a TypeError
+    # and read 1 and None as booleans
+    with pytest.raises(error, match=words):
+        _marking(mark).apply(mg.ones(2, requires_grad=True))
+    assert _marking(lambda ctx, i, o: ctx.save_for_forward(None, o)).apply(mg.ones(2)).shape == (2,)  # None is taken

@@ -88,7 +88,9 @@ class FunctionCtx:
 
     def save_for_forward(self, *tensors: Tensor | None) -> None:
         """Keep ``tensors`` for ``jvp`` (forward mode), which reads them as :attr:`saved_tensors`."""
-        _check_saveable(tensors, "save_for_forward")
+        if not all(t is None or isinstance(t, Tensor) for t in tensors):  # torch 2.13's type and words
+            raise AssertionError("save_for_forward expects all arguments to be tensors; you should save "
+                                 "non-tensors as attributes on ctx.")
         self.to_save_forward = tensors
 
     @property
@@ -102,16 +104,27 @@ class FunctionCtx:
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
         """These outputs get no gradient: they do not require grad, and ``backward`` receives
         zeros for them (or None, after ``set_materialize_grads(False)``)."""
+        for i, t in enumerate(tensors):
+            if not isinstance(t, Tensor):  # torch 2.13's type and words (where they are cut short)
+                raise RuntimeError(f"mark_non_differentiable only accepts variable arguments, but got "
+                                   f"{type(t).__name__} (argument {i})")
         self.non_differentiable = tensors
 
     def mark_dirty(self, *tensors: Tensor) -> None:
         """These inputs were changed in place by ``forward`` (which must return them): the
         input tensor itself is the output, its history now this node."""
+        for i, t in enumerate(tensors):
+            if not isinstance(t, Tensor):  # torch 2.13's type and words (where they are cut short)
+                raise RuntimeError(f"mark_dirty can only accept variables, but argument {i} is of type "
+                                   f"{type(t).__name__}")
         self.dirty_tensors = tensors
 
     def set_materialize_grads(self, value: bool) -> None:
         """False: ``backward`` receives None, not zeros, for an output no gradient reached."""
-        self.materialize_grads = bool(value)
+        if not isinstance(value, bool):  # torch 2.13 takes a bool only (1 or None is its TypeError)
+            raise TypeError(f"set_materialize_grads received an invalid combination of arguments - got "
+                            f"({type(value).__name__}), but expected (bool)")
+        self.materialize_grads = value
 
 
 def _check_saveable(tensors: tuple, what: str) -> None:
