@@ -275,3 +275,18 @@ def test_attention_accepts_lists_and_recurrent_layers_say_they_need_a_tensor():
     assert out.shape == (1, 1, 2)
     with pytest.raises(TypeError, match="must be a Tensor, got list"):
         mg.nn.LSTM(2, 2)([[[1.0, 2.0]]])
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: mg.ones(9).reshape(3), r"shape '\[3\]' is invalid for input of size 9"),
+    (lambda: mg.ones(9).view(2, -1), r"shape '\[2, -1\]' is invalid for input of size 9"),
+    (lambda: mg.ones(9).reshape(-1, -1), "only one dimension can be inferred"),
+    (lambda: mg.ones(9).reshape(-2, 3), r"invalid shape dimension -2 at index 0 of shape \[-2, 3\]"),
+    (lambda: mg.ones(0).reshape(0, -1), "the unspecified dimension size -1 can be any value and is ambiguous"),
+])
+def test_a_shape_reshape_cannot_give_is_torchs_runtime_error(call, words):
+    # torch 2.13 raises RuntimeError with these words (mg.func.vmap(f)(x) over a wrong reshape in f, say); the
+    # engine raised ValueError.  Still a ValueError too, NumPy's type (functional/errors.py's pattern).
+    with pytest.raises(RuntimeError, match=words) as info:
+        call()
+    assert isinstance(info.value, ValueError)

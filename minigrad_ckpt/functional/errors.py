@@ -95,6 +95,11 @@ def empty_reduction(name: str, shape: tuple, axis: Any) -> ValueError:
                 f"the result has no defined value")
 
 
+class InvalidShape(RuntimeError, ValueError):
+    """A shape ``reshape``/``view`` cannot give the tensor (its size, two -1s, a negative size):
+    PyTorch's ``RuntimeError`` ("shape '[3]' is invalid for input of size 9") and NumPy's ``ValueError``."""
+
+
 class JoinShapeMismatch(RuntimeError, ValueError):
     """Tensors joined (``cat``, ``concatenate``, ``stack``) whose shapes do not fit together, or a
     zero-dimensional one concatenated: PyTorch's ``RuntimeError`` ("stack expects each tensor to be

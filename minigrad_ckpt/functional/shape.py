@@ -29,7 +29,7 @@ from .arguments import (
     tensor_list,
 )
 from .conversion import clone
-from .errors import JoinShapeMismatch
+from .errors import InvalidShape, JoinShapeMismatch
 
 __all__ = [
     "reshape", "transpose", "permute", "swapaxes", "moveaxis", "expand_dims", "squeeze", "broadcast_to",
@@ -42,25 +42,32 @@ def reshape(x: Any, shape: Any) -> Tensor:
     """Same values, new shape (one entry may be -1)."""
     x = as_tensor(x)
     shape = shape_arg(shape)
+    torch_shape = f"[{', '.join(map(str, shape))}]"  # (PyTorch's words first, then the engine's)
+    invalid = (f"shape '{torch_shape}' is invalid for input of size {x.size}: reshape: cannot reshape a "
+               f"tensor of shape {x.shape} ({x.size} elements) into {shape}")
     if shape.count(-1) > 1:
-        raise ValueError(f"reshape: only one dimension can be -1, got {shape}")
+        raise InvalidShape(f"only one dimension can be inferred: reshape: only one dimension can be -1, got {shape}")
+    for i, s in enumerate(shape):
+        if s < -1:
+            raise InvalidShape(f"invalid shape dimension {s} at index {i} of shape {torch_shape}: reshape: "
+                               f"negative dimension in {shape}")
     if -1 in shape:
         known = 1
         for s in shape:
             if s != -1:
                 known *= s
-        if known == 0 or x.size % known:
-            raise ValueError(f"reshape: cannot reshape {x.shape} into {shape}")
+        if known == 0:
+            raise InvalidShape(f"cannot reshape tensor of {x.size} elements into shape {torch_shape} because "
+                               f"the unspecified dimension size -1 can be any value and is ambiguous: reshape: "
+                               f"cannot infer -1 in {shape} from {x.size} elements")
+        if x.size % known:
+            raise InvalidShape(invalid)
         shape = tuple(x.size // known if s == -1 else s for s in shape)
     n = 1
     for s in shape:
-        if s < 0:
-            raise ValueError(f"reshape: negative dimension in {shape}")
         n *= s
     if n != x.size:
-        raise ValueError(
-            f"reshape: cannot reshape a tensor of shape {x.shape} ({x.size} elements) into {shape}"
-        )
+        raise InvalidShape(invalid)
     return apply(_sh.Reshape.shared(shape, x._data.shape), x)
 
 
