@@ -127,7 +127,9 @@ def unpack_dual(tensor: Any, *, level: int | None = None) -> UnpackedDualTensor:
     if level is None and not _open.levels:
         return UnpackedDualTensor(tensor, None)
     level = _level(level, "unpack_dual")
-    tangent = _forward.tangent_of(tensor, level) if isinstance(tensor, Tensor) else None
+    if not isinstance(tensor, Tensor):  # (torch 2.13's words; outside a level it hands the value back, as above)
+        raise TypeError(f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not {type(tensor).__name__}")
+    tangent = _forward.tangent_of(tensor, level)
     if tangent is None:
         return UnpackedDualTensor(tensor, None)
     primal = _forward.without_level(tensor, level)
