@@ -138,6 +138,29 @@ class Split(mg.autograd.Function):
         return t * 2, t * x.cos(), None
 
 
+class SquareAndExp(mg.autograd.Function):
+    """Two outputs; backward and jvp read the second, saved as an output."""
+
+    @staticmethod
+    def forward(x):
+        return x * x, x.exp()
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(inputs[0], output[1])
+        ctx.save_for_forward(inputs[0], output[1])
+
+    @staticmethod
+    def backward(ctx, g_square, g_exp):
+        x, e = ctx.saved_tensors
+        return 2 * g_square * x + g_exp * e
+
+    @staticmethod
+    def jvp(ctx, t):
+        x, e = ctx.saved_tensors
+        return 2 * t * x, t * e
+
+
 class Shifted(mg.autograd.Function):
     """``x + 1`` written into a copy in place in forward, the copy returned (the newer style)."""
 
@@ -202,6 +225,10 @@ def _step(name: str, z, w):
         b = Identity.apply(z * 1.0)
         b[1:].mul_(z[:-1])
         return Shifted.apply(b) * z
+    if name == "write_other_output":  # a write into the output backward does not read
+        square, e = SquareAndExp.apply(z * 0.5)
+        square[1:].mul_(w[:-1])
+        return square + e
     b = _fresh(z)
     if name == "view_mul":
         b[1:].mul_(z[:-1])
@@ -257,7 +284,7 @@ def _step(name: str, z, w):
 STEPS = ["exp", "mul", "old_sin", "split", "split_one", "view_mul", "transpose_add", "setitem", "index_put",
          "index_put_accumulate", "masked_fill", "copy_slices", "diagonal", "scatter", "addcmul",
          "write_custom_output", "vmap_inside", "identity_write", "index_add", "index_copy", "masked_scatter",
-         "bool_setitem", "broadcast_copy", "strided_view"]
+         "bool_setitem", "broadcast_copy", "strided_view", "write_other_output"]
 
 
 def body(steps, w, checkpointed: bool):

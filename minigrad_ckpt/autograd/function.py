@@ -463,6 +463,9 @@ class FunctionNode(Op):
             else:
                 for k, (j, *_) in enumerate(self.parts):
                     outs[j] = self._piece(packed, k)
+                    # a version stamp of its own, as PyTorch's outputs are tensors of their own: a write
+                    # into one output is no change of another that backward reads (_settle_versions)
+                    outs[j]._version = [outs[j]._version[0]]
                 if not self.ctx.materialize_grads:
                     self._watch_pieces(outs)
         for o in outs:  # a non-differentiable output made by forward (an argument stays as it is)
@@ -470,7 +473,7 @@ class FunctionNode(Op):
                 o._requires_grad = False
         node = packed._node if self.differentiable else None
         if node is not None:
-            self._settle_versions(node, packed)
+            self._settle_versions(node, packed, outs)
             _show_ctx_on(node, self.ctx)
         if self.differentiable and len(self.parts) == 1 and not self.ctx.dirty_tensors:
             _share_version_with_viewed_argument(packed, args, node)
@@ -489,10 +492,16 @@ class FunctionNode(Op):
             if node is not None:
                 node.hooks = [*(node.hooks or ()), _PieceReached(self.reached_key, k)]
 
-    def _settle_versions(self, node: Any, packed: Tensor) -> None:
+    def _settle_versions(self, node: Any, packed: Tensor, outs: list) -> None:
+        """The version stamps the node checks at backward: its saved inputs', the constants', and
+        the outputs' that backward reads -- of several outputs, each piece's own stamp (a write into
+        one piece changes no other), not the packed output's."""
         boxes = tuple(d[2] for d in self.saved if d[0] == "const")
-        if self.save_output and not self.user_saved_output:  # kept for replay, not read: not watched
+        if self.save_output and (not self.user_saved_output or len(self.parts) > 1):  # (not read, or by piece)
             node.versions = tuple(b for b in node.versions if b is not packed._version)
+        if self.user_saved_output and len(self.parts) > 1:
+            read = sorted({d[1] for d in self.saved if d[0] == "out"})
+            boxes = boxes + tuple(outs[self.parts[k][0]]._version for k in read)
         node.versions = node.versions + boxes
         if node.saved is _tape.DROPPED:  # checkpointed: the replay rebuilds the intermediates
             self.saved = tuple(_DROPPED_CONSTANT if d[0] == "const" else d for d in self.saved)
