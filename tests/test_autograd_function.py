@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from func_custom_functions import IdentitySetupContext, SquareAndExp  # tests/func_custom_functions.py
 
 import minigrad_ckpt as mg
 from minigrad_ckpt.autograd.function import once_differentiable
@@ -852,7 +853,7 @@ def test_a_pass_that_stops_at_an_output_leaves_no_note_for_the_next_pass():
     assert sorted(seen) == [(False, True), (True, False)]
 
 
-class ScaledProduct(mg.autograd.Function):
+class ProductTimesK(mg.autograd.Function):
     """``a * b * k`` in the older style: ``b`` may come by keyword."""
 
     @staticmethod
@@ -867,38 +868,32 @@ class ScaledProduct(mg.autograd.Function):
         return g * b * ctx.k, g * a * ctx.k, None
 
 
-class KeywordOnlyScale(mg.autograd.Function):
+class KeywordOnlyScale(IdentitySetupContext):
+    """A keyword-only parameter with ``setup_context`` (Identity's other methods)."""
+
     @staticmethod
     def forward(a, *, k=2.0):
         return a * k
 
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        pass
-
-    @staticmethod
-    def backward(ctx, g):
-        return g
-
 
 def test_arguments_given_by_keyword_are_forwards_positions_as_in_torch():
-    # ScaledProduct.apply(x, b=y, k=3.0): torch 2.13 binds keywords to forward's positions -- y is an input,
+    # ProductTimesK.apply(x, b=y, k=3.0): torch 2.13 binds keywords to forward's positions -- y is an input,
     # needs_input_grad (True, True, False), y.grad == 3 x.  The engine passed them to forward by keyword, so
     # y was no input: backward's three gradients were "an incorrect number of gradients (expected 1, got 3)".
     x = mg.tensor([1.0, 2.0], requires_grad=True)
     y = mg.tensor([3.0, 4.0], requires_grad=True)
-    out = ScaledProduct.apply(x, b=y, k=3.0)
+    out = ProductTimesK.apply(x, b=y, k=3.0)
     assert out.grad_fn.needs_input_grad == (True, True, False)
     out.sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [9.0, 12.0])
     np.testing.assert_array_equal(y.grad.numpy(), [3.0, 6.0])
     # torch 2.13's TypeErrors: a gap before a keyword, a value given twice, an unknown keyword
     with pytest.raises(TypeError, match=r"forward\(\) missing required argument: 'b' \(position 1\)"):
-        ScaledProduct.apply(x, k=3.0)
+        ProductTimesK.apply(x, k=3.0)
     with pytest.raises(TypeError, match="forward\\(\\) got multiple values for argument 'a'"):
-        ScaledProduct.apply(x, y, a=x)
+        ProductTimesK.apply(x, y, a=x)
     with pytest.raises(TypeError, match="forward\\(\\) got an unexpected keyword argument 'scale'"):
-        ScaledProduct.apply(x, y, scale=3.0)
+        ProductTimesK.apply(x, y, scale=3.0)
     # with setup_context, a keyword-only parameter (given or defaulted) is torch's TypeError; the engine
     # dropped it and answered with the default: KeywordOnlyScale.apply(x, k=3.0) was 2 x
     for call in (lambda: KeywordOnlyScale.apply(x, k=3.0), lambda: KeywordOnlyScale.apply(x)):
@@ -907,26 +902,18 @@ def test_arguments_given_by_keyword_are_forwards_positions_as_in_torch():
 
 
 def _marking(mark):
-    class Marks(mg.autograd.Function):
-        @staticmethod
-        def forward(a):
-            return a * 2
-
+    class Marks(SineAndDouble):  # (its forward and backward; what setup_context marks is the case's)
         @staticmethod
         def setup_context(ctx, inputs, output):
             mark(ctx, inputs, output)
-
-        @staticmethod
-        def backward(ctx, g):
-            return g
 
     return Marks
 
 
 @pytest.mark.parametrize("mark, error, words", [
-    (lambda ctx, i, o: ctx.mark_non_differentiable(o, 3), RuntimeError,
+    (lambda ctx, i, o: ctx.mark_non_differentiable(o[0], 3), RuntimeError,
      "mark_non_differentiable only accepts variable arguments, but got int"),
-    (lambda ctx, i, o: ctx.mark_non_differentiable([o]), RuntimeError,
+    (lambda ctx, i, o: ctx.mark_non_differentiable([o[0]]), RuntimeError,
      "mark_non_differentiable only accepts variable arguments, but got list"),
     (lambda ctx, i, o: ctx.mark_dirty(i[0], 3), RuntimeError, "mark_dirty can only accept variables, but argument 1"),
     (lambda ctx, i, o: ctx.save_for_forward(3), AssertionError, "save_for_forward expects all arguments to be tensors"),
@@ -940,24 +927,7 @@ def test_marks_of_things_that_are_not_tensors_are_torchs_errors(mark, error, wor
     # and read 1 and None as booleans
     with pytest.raises(error, match=words):
         _marking(mark).apply(mg.ones(2, requires_grad=True))
-    assert _marking(lambda ctx, i, o: ctx.save_for_forward(None, o)).apply(mg.ones(2)).shape == (2,)  # None is taken
-
-
-class SquareAndExp(mg.autograd.Function):
-    """Two outputs; backward reads the second (saved as an output)."""
-
-    @staticmethod
-    def forward(x):
-        return x * x, x.exp()
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        ctx.save_for_backward(inputs[0], output[1])
-
-    @staticmethod
-    def backward(ctx, g_square, g_exp):
-        x, e = ctx.saved_tensors
-        return 2 * g_square * x + g_exp * e
+    assert _marking(lambda ctx, i, o: ctx.save_for_forward(None, o[0])).apply(mg.ones(2))[0].shape == (2,)  # None taken
 
 
 @pytest.mark.parametrize("device, dtype", [("cpu", mg.float64), ("strict-f32", mg.float32)])

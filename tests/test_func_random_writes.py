@@ -31,176 +31,18 @@ sys.path.insert(0, str(DATA))
 import func_programs as fp  # noqa: E402
 
 sys.path.remove(str(DATA))
+from func_custom_functions import (  # noqa: E402 -- tests/func_custom_functions.py
+    ExpSetupContext,
+    IdentitySetupContext,
+    Mul,
+    OldSin,
+    Shifted,
+    Split,
+    SquareAndExp,
+)
 
 N = 4
 TOL = dict(rtol=2e-5, atol=2e-6)
-
-
-class Exp(mg.autograd.Function):
-    """``exp``, in the newer style: ``setup_context`` apart, saved for both modes."""
-
-    @staticmethod
-    def forward(x):
-        return x.exp()
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        ctx.save_for_backward(output)
-        ctx.save_for_forward(output)
-
-    @staticmethod
-    def backward(ctx, g):
-        (result,) = ctx.saved_tensors
-        return g * result
-
-    @staticmethod
-    def jvp(ctx, t):
-        (result,) = ctx.saved_tensors
-        return t * result
-
-
-class Mul(mg.autograd.Function):
-    """``x * w`` of two tensors; the gradient of an input that needs none is None."""
-
-    @staticmethod
-    def forward(x, w):
-        return x * w
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        ctx.save_for_backward(*inputs)
-        ctx.save_for_forward(*inputs)
-
-    @staticmethod
-    def backward(ctx, g):
-        x, w = ctx.saved_tensors
-        return (g * w if ctx.needs_input_grad[0] else None, g * x if ctx.needs_input_grad[1] else None)
-
-    @staticmethod
-    def jvp(ctx, tx, tw):
-        x, w = ctx.saved_tensors
-        out = mg.zeros_like(x)
-        if tx is not None:
-            out = out + tx * w
-        if tw is not None:
-            out = out + x * tw
-        return out
-
-
-class OldSin(mg.autograd.Function):
-    """``sin`` in the older style, ``forward(ctx, x)``; its backward is differentiable (cos)."""
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        ctx.save_for_forward(x)
-        return x.sin()
-
-    @staticmethod
-    def backward(ctx, g):
-        (x,) = ctx.saved_tensors
-        return g * x.cos()
-
-    @staticmethod
-    def jvp(ctx, t):
-        (x,) = ctx.saved_tensors
-        return t * x.cos()
-
-
-class Split(mg.autograd.Function):
-    """Three outputs: ``2 x``, ``sin x`` and a non-differentiable index; backward takes None for an
-    output no gradient reached."""
-
-    @staticmethod
-    def forward(x):
-        return x * 2, x.sin(), x.argmax()
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        ctx.mark_non_differentiable(output[2])
-        ctx.set_materialize_grads(False)
-        ctx.save_for_backward(inputs[0])
-        ctx.save_for_forward(inputs[0])
-
-    @staticmethod
-    def backward(ctx, g_double, g_sin, g_index):
-        (x,) = ctx.saved_tensors
-        out = mg.zeros_like(x)
-        if g_double is not None:
-            out = out + 2 * g_double
-        if g_sin is not None:
-            out = out + g_sin * x.cos()
-        return out
-
-    @staticmethod
-    def jvp(ctx, t):
-        (x,) = ctx.saved_tensors
-        return t * 2, t * x.cos(), None
-
-
-class SquareAndExp(mg.autograd.Function):
-    """Two outputs; backward and jvp read the second, saved as an output."""
-
-    @staticmethod
-    def forward(x):
-        return x * x, x.exp()
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        ctx.save_for_backward(inputs[0], output[1])
-        ctx.save_for_forward(inputs[0], output[1])
-
-    @staticmethod
-    def backward(ctx, g_square, g_exp):
-        x, e = ctx.saved_tensors
-        return 2 * g_square * x + g_exp * e
-
-    @staticmethod
-    def jvp(ctx, t):
-        x, e = ctx.saved_tensors
-        return 2 * t * x, t * e
-
-
-class Shifted(mg.autograd.Function):
-    """``x + 1`` written into a copy in place in forward, the copy returned (the newer style)."""
-
-    @staticmethod
-    def forward(x):
-        out = x.clone()
-        out.add_(1.0)
-        return out
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        pass
-
-    @staticmethod
-    def backward(ctx, g):
-        return g
-
-    @staticmethod
-    def jvp(ctx, t):
-        return t
-
-
-class Identity(mg.autograd.Function):
-    """Returns its argument itself (PyTorch hands out a view of it)."""
-
-    @staticmethod
-    def forward(x):
-        return x
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        pass
-
-    @staticmethod
-    def backward(ctx, g):
-        return g
-
-    @staticmethod
-    def jvp(ctx, t):
-        return t
 
 
 def _fresh(z):
@@ -211,7 +53,7 @@ def _step(name: str, z, w):
     dev, dt = z.device, z.dtype
     idx = lambda *i: mg.tensor(list(i), device=dev)  # noqa: E731
     if name == "exp":
-        return Exp.apply(z * 0.5)
+        return ExpSetupContext.apply(z * 0.5)
     if name == "mul":
         return Mul.apply(z, w) + z
     if name == "old_sin":
@@ -222,7 +64,7 @@ def _step(name: str, z, w):
     if name == "split_one":  # only one output reaches the loss: backward gets None for the other
         return Split.apply(z * w)[1] ** 2 + z
     if name == "identity_write":  # a write into what a Function handed out of a fresh tensor
-        b = Identity.apply(z * 1.0)
+        b = IdentitySetupContext.apply(z * 1.0)
         b[1:].mul_(z[:-1])
         return Shifted.apply(b) * z
     if name == "write_other_output":  # a write into the output backward does not read
@@ -260,7 +102,7 @@ def _step(name: str, z, w):
     elif name == "addcmul":
         b[1:3].addcmul_(z[:2], w[2:], value=0.5)
     elif name == "write_custom_output":
-        b = Exp.apply(z * 0.5)
+        b = ExpSetupContext.apply(z * 0.5)
         b.mul_(z)
     elif name == "index_add":
         b.index_add_(0, idx(1, 1, 3), z[:3] * w[:3], alpha=0.5)
@@ -277,7 +119,7 @@ def _step(name: str, z, w):
     elif name == "strided_view":
         b.unsqueeze(0)[0, ::2].sub_(z[1::2].sin())
     elif name == "vmap_inside":
-        b = mg.func.vmap(lambda r: OldSin.apply(r) * w[0] + Exp.apply(r))(z.reshape(2, 2)).reshape(N)
+        b = mg.func.vmap(lambda r: OldSin.apply(r) * w[0] + ExpSetupContext.apply(r))(z.reshape(2, 2)).reshape(N)
     return b
 
 
