@@ -42,33 +42,40 @@ def reshape(x: Any, shape: Any) -> Tensor:
     """Same values, new shape (one entry may be -1)."""
     x = as_tensor(x)
     shape = shape_arg(shape)
-    torch_shape = f"[{', '.join(map(str, shape))}]"  # (PyTorch's words first, then the engine's)
-    invalid = (f"shape '{torch_shape}' is invalid for input of size {x.size}: reshape: cannot reshape a "
-               f"tensor of shape {x.shape} ({x.size} elements) into {shape}")
     if shape.count(-1) > 1:
         raise InvalidShape(f"only one dimension can be inferred: reshape: only one dimension can be -1, got {shape}")
     for i, s in enumerate(shape):
         if s < -1:
-            raise InvalidShape(f"invalid shape dimension {s} at index {i} of shape {torch_shape}: reshape: "
-                               f"negative dimension in {shape}")
+            raise InvalidShape(f"invalid shape dimension {s} at index {i} of shape {_torch_shape(shape)}: "
+                               f"reshape: negative dimension in {shape}")
     if -1 in shape:
         known = 1
         for s in shape:
             if s != -1:
                 known *= s
         if known == 0:
-            raise InvalidShape(f"cannot reshape tensor of {x.size} elements into shape {torch_shape} because "
-                               f"the unspecified dimension size -1 can be any value and is ambiguous: reshape: "
-                               f"cannot infer -1 in {shape} from {x.size} elements")
+            raise InvalidShape(f"cannot reshape tensor of {x.size} elements into shape {_torch_shape(shape)} "
+                               f"because the unspecified dimension size -1 can be any value and is ambiguous: "
+                               f"reshape: cannot infer -1 in {shape} from {x.size} elements")
         if x.size % known:
-            raise InvalidShape(invalid)
+            raise _cannot_reshape(x, shape)
         shape = tuple(x.size // known if s == -1 else s for s in shape)
     n = 1
     for s in shape:
         n *= s
     if n != x.size:
-        raise InvalidShape(invalid)
+        raise _cannot_reshape(x, shape)
     return apply(_sh.Reshape.shared(shape, x._data.shape), x)
+
+
+def _torch_shape(shape: tuple) -> str:
+    return f"[{', '.join(map(str, shape))}]"
+
+
+def _cannot_reshape(x: Tensor, shape: tuple) -> InvalidShape:
+    """PyTorch's words first, then the engine's (made only when raised: reshape is on hot paths)."""
+    return InvalidShape(f"shape '{_torch_shape(shape)}' is invalid for input of size {x.size}: reshape: cannot "
+                        f"reshape a tensor of shape {x.shape} ({x.size} elements) into {shape}")
 
 
 def transpose(x: Any, axes: Any = None) -> Tensor:
