@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import os
+import re
+import socket
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-__all__ = ["atomic_write", "human_bytes"]
+__all__ = ["atomic_write", "human_bytes", "stale_temp_files"]
+
+#: an atomic_write temp file: ``.<name>.<host>-<pid>.<mkstemp's random part>.tmp``
+_TEMP = re.compile(r"^\.(?P<name>.+)\.(?P<host>[A-Za-z0-9_]+)-(?P<pid>\d+)\.[A-Za-z0-9_]+\.tmp$")
+
+
+def _host() -> str:
+    return re.sub(r"[^A-Za-z0-9_]", "_", socket.gethostname()) or "host"
 
 
 def atomic_write(path: Path, write: Callable[[IO[bytes]], int], fsync: bool = True) -> int:
@@ -23,7 +32,9 @@ def atomic_write(path: Path, write: Callable[[IO[bytes]], int], fsync: bool = Tr
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
     directory.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    # the writer's host and pid in the name: a process killed before the rename leaves this file, and
+    # stale_temp_files can then tell it from a live writer's
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{_host()}-{os.getpid()}.", suffix=".tmp", dir=directory)
     try:
         umask = os.umask(0)
         os.umask(umask)
@@ -47,6 +58,30 @@ def atomic_write(path: Path, write: Callable[[IO[bytes]], int], fsync: bool = Tr
         finally:
             os.close(dfd)
     return size
+
+
+def stale_temp_files(directory: Path, owned: Callable[[str], bool]) -> list[Path]:
+    """The temp files :func:`atomic_write` left in ``directory`` for a file whose name ``owned``
+    accepts, whose writer -- a process of this host -- is gone: killed between creating the temp
+    file and renaming it.  A live writer's (this process's included), another host's (a shared file
+    system: its processes cannot be asked) and any file of another naming are not listed."""
+    host, found = _host(), []
+    for entry in os.scandir(directory):
+        m = _TEMP.match(entry.name)
+        if (m is not None and m["host"] == host and owned(m["name"]) and not _alive(int(m["pid"]))
+                and entry.is_file(follow_symlinks=False)):
+            found.append(Path(entry.path))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # signal 0: nothing is sent, only whether the process exists
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):  # another user's process (or no pid at all: kept, not guessed)
+        return True
+    return True
 
 
 def human_bytes(n: int) -> str:

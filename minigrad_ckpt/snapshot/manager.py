@@ -51,7 +51,7 @@ from . import claims
 from .background import BackgroundWriter, SaveHandle, completed
 from .config import SnapshotConfig
 from .format import INT64_MAX, SnapshotError, msgpack, open_regular
-from .fsutil import atomic_write
+from .fsutil import atomic_write, stale_temp_files
 from .ranks import RANK_FILES_KEY, assign, is_rank_file, write_rank_state
 from .sections import capture_objects, read_header
 from .snapshot import Snapshot
@@ -319,7 +319,19 @@ class SnapshotManager:
             ex.resumed_from = None  # its state is this save's now
         self._prune(entries)
         self._remove_orphans(entries)
+        self._remove_stale_temp_files()
         return path
+
+    def _remove_stale_temp_files(self) -> None:
+        """Delete what a saver killed in the middle of a write left: its temp file for a name the
+        manager writes (a snapshot, a rank file, the manifest), once its process is gone -- else each
+        crash would keep a snapshot's worth of disk.  Called after a successful save, with the lock held."""
+        def owned(name: str) -> bool:
+            return name == MANIFEST or _parse_name(name) is not None or is_rank_file(name)
+
+        for path in stale_temp_files(self.directory, owned):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
 
     def _remove_orphans(self, entries: list[dict[str, Any]]) -> None:
         """Delete the rank files of collective saves that never committed and never will
