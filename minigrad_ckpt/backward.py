@@ -383,6 +383,8 @@ class BackwardPass:
                 if node.versions or not _holds_nothing(node.saved):
                     node.saved = FREED
             elif not self.retain_graph and type(node.saved) is tape.PackedSaved:  # what the pack hook made goes
+                if self.ledger_on:  # (values given hooks after the ledger counted them: the rest leave it now)
+                    _ledger.release(node.saved.kept_arrays(), node)
                 node.saved = FREED
             return
         seg.release(node, self.retain_graph)

@@ -46,7 +46,7 @@ from .tensor import CountedHooks, Tensor, _HookHandle, _HookHandles, _seq, share
 
 __all__ = ["Node", "NodePreHook", "AccumulateGradPreHook", "apply", "apply_move", "on_one_device", "device_mismatch",
            "FREED", "DROPPED",
-           "walk", "watch_versions", "PackedSaved", "saved_hooks"]
+           "walk", "watch_versions", "PackedSaved", "SavedTensor", "saved_hooks"]
 
 
 class _Marker:
@@ -88,18 +88,24 @@ def _packed(pack_hook: Any, t: Tensor) -> Any:
 
 
 class PackedSaved:
-    """``node.saved`` of a node recorded while saved-tensor hooks were active: each saved array went
-    through the pack hook (as a Tensor sharing its memory) and is kept only as what the hook returned;
-    :meth:`unpack` rebuilds the saved tuple through the unpack hook, at each backward that reads it.
-    Numbers and empty slots are kept as they are."""
+    """``node.saved`` of a node whose saved values went through pack hooks: recorded while
+    saved-tensor hooks were active (every saved array), or given hooks one slot at a time
+    (``grad_fn._raw_saved_self.register_hooks``).  Each slot is ``(unpack_hook, what the pack hook
+    returned)`` for a packed value (the pack hook saw a Tensor sharing its memory), ``(None, value)`` for
+    one kept as it is (numbers, empty slots, slots given no hooks); :meth:`unpack` rebuilds the saved
+    tuple through the unpack hooks, at each backward that reads it."""
 
-    __slots__ = ("slots", "unpack_hook")
+    __slots__ = ("slots",)
 
-    def __init__(self, saved: tuple, pack_hook: Any, unpack_hook: Any, device: Any) -> None:
+    def __init__(self, slots: tuple) -> None:
+        self.slots = slots
+
+    @classmethod
+    def packing(cls, saved: tuple, pack_hook: Any, unpack_hook: Any, device: Any) -> PackedSaved:
+        """Every saved array of ``saved`` packed by ``pack_hook``."""
         kind = device.xp.array_type
-        self.slots = tuple((True, _packed(pack_hook, Tensor._wrap(v, None, device))) if v.__class__ is kind
-                           else (False, v) for v in saved)
-        self.unpack_hook = unpack_hook
+        return cls(tuple((unpack_hook, _packed(pack_hook, Tensor._wrap(v, None, device))) if v.__class__ is kind
+                         else (None, v) for v in saved))
 
     def __len__(self) -> int:  # read as its slots, so the backward pass's release test frees it as a tuple
         return len(self.slots)
@@ -108,16 +114,72 @@ class PackedSaved:
         return self.slots[i]
 
     def unpack(self) -> tuple:
-        out = []
-        for packed, v in self.slots:
-            if packed:
-                v = self.unpack_hook(v)
-                if not isinstance(v, Tensor):
-                    raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of "
-                                    f"type {type(v).__name__}")
-                v = v._data
-            out.append(v)
-        return tuple(out)
+        return tuple(map(self.value, range(len(self.slots))))
+
+    def kept_arrays(self) -> list:
+        """The arrays held as they are (given no hooks): what the memory ledger may still count."""
+        return [v for unpack_hook, v in self.slots if unpack_hook is None and hasattr(v, "nbytes")]
+
+    def value(self, i: int) -> Any:
+        """Slot ``i``'s saved value, through its unpack hook if it was packed."""
+        unpack_hook, v = self.slots[i]
+        if unpack_hook is None:
+            return v
+        v = unpack_hook(v)
+        if not isinstance(v, Tensor):
+            raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+                            f"type {type(v).__name__}")
+        return v._data
+
+
+_FREED_SAVED_MSG = ("Trying to backward through the graph a second time (or directly access saved tensors after they "
+                    "have already been freed). Saved intermediate values of the graph are freed when you call "
+                    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                    "graph a second time or if you need to access saved tensors after calling backward.")
+_DROPPED_SAVED_MSG = "the saved tensors of a node inside a checkpoint segment are recomputed in backward, not kept"
+
+
+#: Which slot of ``node.saved`` (``(out, *inputs)``) each of PyTorch's ``grad_fn._saved_*`` names reads.
+_SAVED_SLOT = {"_saved_result": 0, "_saved_self": 1, "_saved_other": 2}
+
+
+class SavedTensor:
+    """PyTorch's ``grad_fn._raw_saved_self`` (``_raw_saved_other``, ``_raw_saved_result``): one value a
+    node saved, to give pack and unpack hooks of its own (``register_hooks``)."""
+
+    __slots__ = ("node", "slot")
+
+    def __init__(self, node: Node, slot: int) -> None:
+        self.node = node
+        self.slot = slot
+
+    def register_hooks(self, pack_hook: Any, unpack_hook: Any) -> None:
+        """PyTorch's ``SavedTensor.register_hooks``: ``pack_hook`` takes the saved value now (a Tensor on
+        its memory) and the node keeps only what it returns; backward gets the value back from
+        ``unpack_hook(packed)`` each time it reads it.  One pair per value, as PyTorch's."""
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("register_hooks expects its pack_hook and unpack_hook to be callable")
+        node, saved = self.node, self.node.saved
+        if saved is FREED:
+            raise RuntimeError("Calling register_hooks on a saved tensor after it has been freed. Saved intermediate "
+                               "values of the graph are freed when you call .backward() or autograd.grad(). Specify "
+                               "retain_graph=True if you need to backward through the graph a second time or if you "
+                               "need to access saved variables after calling backward.")
+        if saved is DROPPED or node.segment is not None:
+            raise RuntimeError(_DROPPED_SAVED_MSG)
+        slots = saved.slots if type(saved) is PackedSaved else tuple((None, v) for v in saved)
+        if slots[self.slot][0] is not None:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already been set. "
+                               "Hint: only one pair of hooks is allowed at a time.")
+        value = slots[self.slot][1]
+        packed = _packed(pack_hook, Tensor._wrap(value, None))
+        if _ledger.enabled and type(saved) is tuple:  # the tape lets the value go: what the hook keeps is the user's
+            kept = saved_arrays(node)
+            _ledger.release(kept, node)
+            gone = next((i for i, a in enumerate(kept) if a is value), None)
+            _ledger.hold([a for i, a in enumerate(kept) if i != gone], "saved", node)
+        node.saved = PackedSaved(slots[:self.slot] + ((unpack_hook, packed),) + slots[self.slot + 1:])
+
 
 #: The namespace ``backward`` runs on when a gradient of a gradient is wanted
 #: (``create_graph=True``): the same names as an array namespace, but
@@ -210,25 +272,50 @@ class Node:
         return self._saved_value(2, "_saved_other")
 
     def _saved_value(self, slot: int, attribute: str) -> Tensor:
-        """Slot ``slot`` of what the node saved (through the unpack hook if saved-tensor hooks packed it),
+        """Slot ``slot`` of what the node saved (through its unpack hook if pack hooks took it),
         as a Tensor on its memory; an AttributeError where the engine's op saved no tensor there."""
+        saved = self._saved_slots(attribute)
+        hooked = type(saved) is PackedSaved and saved.slots[slot][0] is not None
+        value = saved.value(slot) if type(saved) is PackedSaved else saved[slot]
+        edge = self.inputs[slot - 1] if slot else None
+        if not hooked and isinstance(edge, Tensor) and edge._data is value:
+            return edge  # a leaf saved as it is: the leaf, as PyTorch's (an unpacked one is a new Tensor there too)
+        return Tensor._wrap(value, None)
+
+    def _saved_slots(self, attribute: str) -> Any:
+        """``saved``, checked: still held, and holding a tensor in ``attribute``'s slot."""
         saved = self.saved
         if saved is FREED or saved is DROPPED:
-            raise RuntimeError("Trying to backward through the graph a second time (or directly access saved "
-                               "tensors after they have already been freed). Saved intermediate values of the graph "
-                               "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True "
-                               "if you need to backward through the graph a second time or if you need to access "
-                               "saved tensors after calling backward." if saved is FREED else
-                               "the saved tensors of a node inside a checkpoint segment are recomputed in "
-                               "backward, not kept")
-        values = saved.unpack() if type(saved) is PackedSaved else saved
-        value = values[slot] if slot < len(values) else None
+            raise RuntimeError(_FREED_SAVED_MSG if saved is FREED else _DROPPED_SAVED_MSG)
+        slot = _SAVED_SLOT[attribute]
+        value = saved[slot] if slot < len(saved) else None
+        if type(saved) is PackedSaved and value is not None:
+            if value[0] is not None:
+                return saved  # packed: a tensor went to the pack hook
+            value = value[1]
         if value is None or not hasattr(value, "shape"):  # not saved, or a Python number
             raise AttributeError(f"{self.name()!r} object has no attribute {attribute!r}")
-        edge = self.inputs[slot - 1] if slot else None
-        if isinstance(edge, Tensor) and edge._data is value:
-            return edge  # a leaf saved as it is: the leaf, as PyTorch's
-        return Tensor._wrap(value, None)
+        return saved
+
+    @property
+    def _raw_saved_result(self) -> SavedTensor:
+        """PyTorch's ``grad_fn._raw_saved_result``: the saved output, to give hooks of its own."""
+        return self._raw_saved("_saved_result")
+
+    @property
+    def _raw_saved_self(self) -> SavedTensor:
+        """PyTorch's ``grad_fn._raw_saved_self``: the saved first input, to give hooks of its own."""
+        return self._raw_saved("_saved_self")
+
+    @property
+    def _raw_saved_other(self) -> SavedTensor:
+        """PyTorch's ``grad_fn._raw_saved_other``: the saved second input, to give hooks of its own."""
+        return self._raw_saved("_saved_other")
+
+    def _raw_saved(self, attribute: str) -> SavedTensor:
+        if self.saved is not FREED:  # (after backward PyTorch's still hands it out; register_hooks refuses)
+            self._saved_slots(attribute)
+        return SavedTensor(self, _SAVED_SLOT[attribute])
 
     @property
     def next_functions(self) -> tuple:
@@ -581,7 +668,8 @@ def _record(op: Any, args: tuple, arrays: Sequence[Any], out: Any, out_version: 
         if _after_segment is not None:  # (installed only while the ledger tracks)
             _after_segment(node)
     elif saved_hooks:  # (not inside a checkpoint segment, which replays instead, nor while the ledger counts)
-        node.saved = PackedSaved(saved, *saved_hooks[-1], next(a._device for a in args if isinstance(a, Tensor)))
+        device = next(a._device for a in args if isinstance(a, Tensor))
+        node.saved = PackedSaved.packing(saved, *saved_hooks[-1], device)
     return node
 
 
