@@ -211,9 +211,10 @@ class ModuleList(Module):
         return iter(list(self._modules.values()))
 
     def __repr__(self) -> str:
-        """PyTorch's listing: a run of modules that print the same is one line, ``(0-11): 12 x Block(...)``."""
+        """PyTorch's listing: a run of modules that print the same is one line, ``(0-11): 12 x Block(...)``;
+        under the class's own name (a subclass's, ``ParametrizationList``), as PyTorch's ``_get_name()``."""
         if not self._modules:
-            return "ModuleList()"
+            return self._get_name() + "()"
         runs: list[list[Any]] = []  # [first index, last index, repr]
         for i, m in enumerate(self):
             r = repr(m)
@@ -223,7 +224,7 @@ class ModuleList(Module):
                 runs.append([i, i, r])
         lines = [(f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}").replace("\n", "\n  ")
                  for a, b, r in runs]
-        return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
 
 class ModuleDict(Module):
