@@ -394,13 +394,12 @@ class Optimizer:
         self.__dict__.update(state)
 
     def __repr__(self) -> str:
-        lines = [f"{type(self).__name__} ("]
+        # PyTorch's text: each group opens with a newline, so the groups after the first follow a blank line
+        text = f"{type(self).__name__} ("
         for i, g in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {i}")
-            for k in sorted(k for k in g if k != "params"):
-                lines.append(f"    {k}: {g[k]}")
-        lines.append(")")
-        return "\n".join(lines)
+            text += f"\nParameter Group {i}\n"
+            text += "".join(f"    {k}: {g[k]}\n" for k in sorted(k for k in g if k != "params"))
+        return text + ")"
 
 
 # the optimizer's own hooks and its in-step flag: not part of a pickled (or deep-copied) optimizer
