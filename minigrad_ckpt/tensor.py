@@ -716,14 +716,21 @@ class Tensor:
 
     @data.setter
     def data(self, value: Any) -> None:
-        """``t.data = v``: ``t`` holds ``v``'s values from now on (same shape; cast to ``t``'s
-        dtype), keeping its identity, its history and -- as in PyTorch -- its version."""
+        """``t.data = v``: ``t`` holds ``v``'s values from now on, keeping its identity, its history and --
+        as in PyTorch -- its version.  A tensor ``v`` brings its dtype and shape, as PyTorch's
+        (``p.data = p.data.double()``, a resized embedding); an integer one is refused for a tensor that
+        requires grad, with PyTorch's error.  A tensor with a history keeps its shape and dtype (``v`` is
+        cast: its node's gradient has them), and so does one given an array."""
         original = value
+        keep = not isinstance(value, Tensor) or self._node is not None
         if isinstance(value, Tensor):
             if value._device is not self._device:
                 raise RuntimeError(f"cannot set .data on {self.device} to a tensor on {value.device}")
             value = value._data
-        if tuple(value.shape) != self._data.shape:
+            if self._requires_grad and value.dtype.kind not in "fc":
+                raise RuntimeError("data set to a tensor that requires gradients must be floating point or "
+                                   "complex dtype")
+        if keep and tuple(value.shape) != self._data.shape:
             raise ValueError(
                 f"cannot set .data of shape {self._data.shape} to an array of shape "
                 f"{tuple(value.shape)}"
@@ -731,7 +738,7 @@ class Tensor:
         if value is not self._data:  # ``p.data -= g`` wrote in place already and sets the same array back
             if batch_write_guard is not None:  # inside vmap: not a value of the example into a tensor of all
                 batch_write_guard(self, ".data", original)
-            self._data = self._device.xp.asarray(value, dtype=self._data.dtype)
+            self._data = self._device.xp.asarray(value, dtype=self._data.dtype if keep else value.dtype)
             self._tell_segment()
 
     def _tell_segment(self) -> None:

@@ -312,8 +312,11 @@ def test_setting_data_swaps_values_and_keeps_identity():
     w = nn.Parameter(mg.zeros(2))
     w.data = mg.tensor([3.0, 4.0])
     assert w.tolist() == [3.0, 4.0] and isinstance(w, nn.Parameter) and w.dtype == np.float32
+    w.data = mg.zeros(3)  # a leaf takes the new shape, as PyTorch's (torch 2.13: torch.Size([3]), a Parameter)
+    assert w.shape == (3,) and isinstance(w, nn.Parameter)
+    y = mg.ones(2, requires_grad=True) * 2
     with pytest.raises(ValueError, match="shape"):
-        w.data = mg.zeros(3)
+        y.data = mg.zeros(3)  # one with a history keeps its node's (PyTorch's backward fails on it later)
 
 
 # ------------------------------------------------------------------- optimizers

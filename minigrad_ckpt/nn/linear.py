@@ -56,12 +56,14 @@ class Linear(Module):
         x = input  # PyTorch's argument name
         x = as_tensor(x)  # a list or an array works as it does for the functions
         shape = x._data.shape
-        if not shape or shape[-1] != self.in_features:
+        weight = self.weight  # (read once: a parametrized weight is computed once per call, as PyTorch's)
+        # checked against the weight, as PyTorch's F.linear: ``weight.data = ...`` may have resized it
+        if not shape or shape[-1] != weight.shape[-1]:
             raise InputMismatch(
                 f"{self!r}: input of shape {tuple(x.shape)} does not match weight of shape "
-                f"{self.weight.shape}: the input's last dimension must be in_features={self.in_features}"
+                f"{weight.shape}: the input's last dimension must be in_features={weight.shape[-1]}"
             )
-        return F.linear(x, self.weight, self.bias)
+        return F.linear(x, weight, self.bias)
 
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
