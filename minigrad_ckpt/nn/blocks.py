@@ -237,11 +237,13 @@ class Conv3d(_ConvNd):
 
     def forward(self, input: Tensor) -> Tensor:  # PyTorch's argument name
         x = as_tensor(input)
-        if x.ndim not in (4, 5) or x.shape[x.ndim - 4] != self.in_channels:
+        weight = self.weight  # (read once; the input is checked against it, as F.conv3d does)
+        channels = weight.shape[1] * self.groups
+        if x.ndim not in (4, 5) or x.shape[x.ndim - 4] != channels:
             raise InputMismatch(f"{self!r}: input of shape {tuple(x.shape)} does not match: expected "
-                                f"(N, {self.in_channels}, D, H, W) or ({self.in_channels}, D, H, W)")
+                                f"(N, {channels}, D, H, W) or ({channels}, D, H, W)")
         x, padding = _pad_by_mode(x, self.padding, self.kernel_size, self.dilation, self.stride, self.padding_mode)
-        return F.conv3d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
+        return F.conv3d(x, weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 
 class AdaptiveAvgPool3d(_AdaptiveAvgPool):

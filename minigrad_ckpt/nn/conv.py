@@ -135,14 +135,16 @@ class Conv2d(_ConvNd):
         x = input  # PyTorch's argument name
         x = as_tensor(x)  # a list or an array works as it does for the functions
         channel_axis = x.ndim - 3
-        if x.ndim not in (3, 4) or x.shape[channel_axis] != self.in_channels:
+        weight = self.weight  # (read once: a parametrized weight is computed once per call)
+        channels = weight.shape[1] * self.groups  # F.conv2d's condition: `weight.data = ...` may resize it
+        if x.ndim not in (3, 4) or x.shape[channel_axis] != channels:
             raise InputMismatch(
                 f"{self!r}: input of shape {tuple(x.shape)} does not match weight of shape "
-                f"{self.weight.shape}: expected (N, {self.in_channels}, H, W) or ({self.in_channels}, H, W)"
+                f"{weight.shape}: expected (N, {channels}, H, W) or ({channels}, H, W)"
             )
         x, padding = _pad_by_mode(x, self.padding, self.kernel_size, self.dilation, self.stride,
                                   self.padding_mode)
-        return F.conv2d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
+        return F.conv2d(x, weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 def _single(v: Any) -> int:
     return int(v[0]) if isinstance(v, (tuple, list)) else int(v)
@@ -170,11 +172,13 @@ class Conv1d(_ConvNd):
     def forward(self, input: Tensor) -> Tensor:
         x = input  # PyTorch's argument name
         x = as_tensor(x)  # a list or an array works as it does for the functions
-        if x.ndim not in (2, 3) or x.shape[-2] != self.in_channels:
+        weight = self.weight  # (read once; the input is checked against it, as F.conv1d does)
+        channels = weight.shape[1] * self.groups
+        if x.ndim not in (2, 3) or x.shape[-2] != channels:
             raise InputMismatch(f"{self!r}: input of shape {tuple(x.shape)} does not match: expected "
-                                f"(N, {self.in_channels}, L) or ({self.in_channels}, L)")
+                                f"(N, {channels}, L) or ({channels}, L)")
         x, padding = _pad_by_mode(x, self.padding, self.kernel_size, self.dilation, self.stride, self.padding_mode)
-        return F.conv1d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
+        return F.conv1d(x, weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 class _ConvTransposeNd(_ConvNd):
     """The transpose of a convolution over ``spatial`` axes (a "deconvolution"); weight
@@ -212,10 +216,12 @@ class _ConvTransposeNd(_ConvNd):
         x = input  # PyTorch's argument name
         x = as_tensor(x)  # a list or an array works as it does for the functions
         n = self.spatial
-        if x.ndim not in (n + 1, n + 2) or x.shape[x.ndim - n - 1] != self.in_channels:
+        weight = self.weight  # (read once; the input is checked against it, as F.conv_transpose*d does)
+        channels = weight.shape[0]
+        if x.ndim not in (n + 1, n + 2) or x.shape[x.ndim - n - 1] != channels:
             raise InputMismatch(f"{self!r}: input of shape {tuple(x.shape)} does not match: expected "
-                                f"(N, {self.in_channels}, {self.axes}) or ({self.in_channels}, {self.axes})")
-        return type(self).fn(x, self.weight, self.bias, self.stride, self.padding,
+                                f"(N, {channels}, {self.axes}) or ({channels}, {self.axes})")
+        return type(self).fn(x, weight, self.bias, self.stride, self.padding,
                              self._output_padding(x, output_size), self.groups, self.dilation)
 
     def _output_padding(self, x: Tensor, output_size: Any) -> tuple[int, ...]:

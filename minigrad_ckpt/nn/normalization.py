@@ -89,11 +89,14 @@ class _BatchNorm(Module):
 
     def forward(self, input: Tensor) -> Tensor:  # PyTorch's argument name
         x = as_tensor(input)  # a list or an array works as it does for the functions
-        if x.ndim not in self._expected_ndim or x.shape[1] != self.num_features:
+        # the channels of the affine weight or the running statistics, which F.batch_norm checks (a pruned
+        # layer's may be resized through `.data`); with neither, any count, as PyTorch's
+        channels = next((t.shape[0] for t in (self.weight, self.running_mean) if t is not None), None)
+        if x.ndim not in self._expected_ndim or channels is not None and x.shape[1] != channels:
             raise InputMismatch(
                 f"{self!r}: input of shape {tuple(x.shape)} does not match num_features="
-                f"{self.num_features} (expected {' or '.join(f'{n}-D' for n in self._expected_ndim)} "
-                f"input with {self.num_features} channels on axis 1)"
+                f"{channels} (expected {' or '.join(f'{n}-D' for n in self._expected_ndim)} "
+                f"input with {channels} channels on axis 1)"
             )
         # PyTorch's rules, read from the module's state at each call (a program may change the flags
         # or drop the buffers after construction): batch statistics in training mode, and in eval mode
