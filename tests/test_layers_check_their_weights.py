@@ -61,7 +61,7 @@ def test_cut_transposed_and_one_dimensional_convolutions():
         c3(mg.randn(1, 4, 2, 2, 2))  # the weight's count is the one checked
 
 
-def test_a_parametrized_convolution_computes_its_weight_once_per_call():
+def test_a_parametrized_layer_computes_its_weight_once_per_call():
     calls = []
 
     class Noisy(nn.Module):
@@ -69,8 +69,8 @@ def test_a_parametrized_convolution_computes_its_weight_once_per_call():
             calls.append(1)
             return X
 
-    for layer, x in ((nn.Conv2d(2, 3, 1), mg.ones(1, 2, 2, 2)), (nn.Conv1d(2, 3, 1), mg.ones(1, 2, 2)),
-                     (nn.ConvTranspose1d(2, 3, 1), mg.ones(1, 2, 2))):
+    for layer, x in ((nn.Linear(2, 3), mg.ones(1, 2)), (nn.Conv2d(2, 3, 1), mg.ones(1, 2, 2, 2)),
+                     (nn.Conv1d(2, 3, 1), mg.ones(1, 2, 2)), (nn.ConvTranspose1d(2, 3, 1), mg.ones(1, 2, 2))):
         nn.utils.parametrize.register_parametrization(layer, "weight", Noisy())
         calls.clear()
         layer(x)

@@ -56,17 +56,3 @@ def test_an_integer_tensor_is_refused_for_a_tensor_that_requires_grad():
     c.data = mg.arange(4)  # a constant takes it, as PyTorch's
     assert c.dtype == mg.int64 and c.tolist() == [0, 1, 2, 3]
 
-
-def test_a_parametrized_linear_computes_its_weight_once_per_call():
-    calls = []
-
-    class Noisy(nn.Module):
-        def forward(self, X):
-            calls.append(1)
-            return X
-
-    layer = nn.Linear(2, 2)
-    nn.utils.parametrize.register_parametrization(layer, "weight", Noisy())
-    calls.clear()
-    layer(mg.ones(1, 2))
-    assert len(calls) == 1

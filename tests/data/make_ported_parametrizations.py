@@ -11,31 +11,16 @@ tutorial prints (``<run>|log``).
 
 from __future__ import annotations
 
-import contextlib
-import io
 from pathlib import Path
 
-import numpy as np
-
 RUNS = {"param": [], "param_f64": ["--double"]}
-OUT = Path(__file__).with_name("ported_parametrizations_reference.npz")
 
 
 def main() -> None:
-    import make_ported_reference as reference
-    import torch
-    from ported_small_torch import write_fixture
+    from ported_small_torch import write_fixture_with_log
 
-    write_fixture("parametrizations", RUNS, OUT, seed=19)
-    arrays = dict(np.load(OUT))
-    for run, argv in RUNS.items():
-        torch.manual_seed(0)
-        module = reference.as_torch_program("parametrizations")
-        with contextlib.redirect_stdout(io.StringIO()):
-            module.main(argv)
-        arrays[f"{run}|log"] = np.array(module.log)
-    np.savez_compressed(OUT, **arrays)
-    print(f"wrote {OUT} ({OUT.stat().st_size} bytes, {len(arrays)} arrays)")
+    out = Path(__file__).with_name("ported_parametrizations_reference.npz")
+    write_fixture_with_log("parametrizations", RUNS, out, seed=19)
 
 
 if __name__ == "__main__":

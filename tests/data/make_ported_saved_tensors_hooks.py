@@ -10,31 +10,16 @@ its starting weights; stored are the losses of the four ways of keeping the save
 
 from __future__ import annotations
 
-import contextlib
-import io
 from pathlib import Path
 
-import numpy as np
-
 RUNS = {"hooks": [], "hooks_f64": ["--double"]}
-OUT = Path(__file__).with_name("ported_saved_tensors_hooks_reference.npz")
 
 
 def main() -> None:
-    import make_ported_reference as reference
-    import torch
-    from ported_small_torch import write_fixture
+    from ported_small_torch import write_fixture_with_log
 
-    write_fixture("saved_tensors_hooks", RUNS, OUT, seed=17)
-    arrays = dict(np.load(OUT))
-    for run, argv in RUNS.items():
-        torch.manual_seed(0)
-        module = reference.as_torch_program("saved_tensors_hooks")
-        with contextlib.redirect_stdout(io.StringIO()):
-            module.main(argv)
-        arrays[f"{run}|log"] = np.array(module.log)
-    np.savez_compressed(OUT, **arrays)
-    print(f"wrote {OUT} ({OUT.stat().st_size} bytes, {len(arrays)} arrays)")
+    out = Path(__file__).with_name("ported_saved_tensors_hooks_reference.npz")
+    write_fixture_with_log("saved_tensors_hooks", RUNS, out, seed=17)
 
 
 if __name__ == "__main__":

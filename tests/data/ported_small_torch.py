@@ -38,3 +38,19 @@ def write_fixture(program: str, runs: dict[str, list[str]], out: Path, seed: int
             arrays[f"{run}|final|{name}"] = value
     np.savez_compressed(out, **arrays)
     print(f"wrote {out} ({out.stat().st_size} bytes, {len(arrays)} arrays)")
+
+
+def write_fixture_with_log(program: str, runs: dict[str, list[str]], out: Path, seed: int) -> None:
+    """``write_fixture``, and beside each run the lines a program that keeps its prints in a module-level
+    ``log`` list printed (``<run>|log``; the ported tutorials whose prints the tests compare)."""
+    write_fixture(program, runs, out, seed=seed)
+    arrays = dict(np.load(out))
+    for run, argv in runs.items():
+        torch.manual_seed(0)
+        module = reference.as_torch_program(program)
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            module.main(argv)
+        arrays[f"{run}|log"] = np.array(module.log)
+    np.savez_compressed(out, **arrays)
+    print(f"wrote {out} ({out.stat().st_size} bytes, {len(arrays)} arrays)")
