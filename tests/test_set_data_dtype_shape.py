@@ -56,3 +56,14 @@ def test_an_integer_tensor_is_refused_for_a_tensor_that_requires_grad():
     c.data = mg.arange(4)  # a constant takes it, as PyTorch's
     assert c.dtype == mg.int64 and c.tolist() == [0, 1, 2, 3]
 
+
+
+@pytest.mark.parametrize("device", ["cpu", "strict"])
+def test_vector_to_parameters_gives_the_vector_s_dtype(device):
+    # torch 2.13: vector_to_parameters(torch.ones(8), float64 Linear(3, 2).parameters()) leaves float32
+    # parameters (param.data = vec[...].view_as(param)); the engine kept float64, silently
+    layer = nn.Linear(3, 2, dtype=mg.float64, device=device)
+    w = layer.weight
+    nn.utils.vector_to_parameters(mg.arange(8, dtype=mg.float32, device=device), layer.parameters())
+    assert layer.weight is w and w.dtype == mg.float32 and layer.bias.dtype == mg.float32
+    assert w.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] and layer.bias.tolist() == [6.0, 7.0]

@@ -142,7 +142,8 @@ def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
 
 
 def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
-    """Copy consecutive slices of the 1-D ``vec`` into the parameters (in place, outside the tape)."""
+    """Copy consecutive slices of the 1-D ``vec`` into the parameters (in place, outside the tape); each
+    parameter takes the vector's dtype, as PyTorch's."""
     if not isinstance(vec, Tensor) or vec.ndim != 1:
         raise TypeError(f"vector_to_parameters: expected a 1-D Tensor, got "
                         f"{tuple(vec.shape) if isinstance(vec, Tensor) else type(vec).__name__}")
@@ -156,5 +157,6 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
             if vec.device != p.device:
                 raise ValueError(f"vector_to_parameters: the vector is on {vec.device}, a parameter on {p.device}")
             n = p.size
-            p.data = vec._data[start:start + n].reshape(p.shape)
+            # a Tensor: the parameter takes the vector's dtype, as PyTorch's ``param.data = vec[...].view_as(param)``
+            p.data = Tensor._wrap(vec._data[start:start + n].reshape(p.shape), None, vec._device)
             start += n
