@@ -55,6 +55,25 @@ def rmatmul(x: Any, y: Any) -> Tensor:
     return mf.matmul(y, x)
 
 
+def _comparison_or_identity(compare: Any) -> Any:
+    """``x == y`` / ``x != y`` by ``compare``, and Python's identity test where ``y`` can be no tensor
+    (``mask == None`` is False, ``x != "a"`` True), as PyTorch's operators, which turn that TypeError into
+    ``NotImplemented``."""
+    def method(x: Tensor, y: Any) -> Any:
+        if y is None:
+            return NotImplemented
+        try:
+            return compare(x, y)
+        except TypeError:
+            return NotImplemented
+    method.__name__ = method.__qualname__ = compare.__name__
+    return method
+
+
+eq_method = _comparison_or_identity(mf.equal)
+ne_method = _comparison_or_identity(mf.not_equal)
+
+
 def subtract_slow_path(op: Any, x: Any, y: Any) -> Tensor:
     """``x - y`` past the operators' fast path: ``mg.subtract``, which refuses a bool operand
     (``f - True``, ``mask - 1``), as PyTorch's."""
