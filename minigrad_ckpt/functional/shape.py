@@ -29,7 +29,7 @@ from .arguments import (
     tensor_list,
 )
 from .conversion import clone
-from .errors import InvalidShape, JoinShapeMismatch
+from .errors import DimensionOutOfRange, InvalidShape, JoinShapeMismatch
 
 __all__ = [
     "reshape", "transpose", "permute", "swapaxes", "moveaxis", "expand_dims", "squeeze", "broadcast_to",
@@ -177,8 +177,20 @@ def sum_to(x: Any, shape: Any) -> Tensor:
 
 
 def concatenate(tensors: Sequence[Any], axis: int = 0) -> Tensor:
-    """Join tensors along an existing axis."""
+    """Join tensors along an existing axis.  A 1-D empty tensor (shape ``(0,)``) among tensors that do
+    not fit it is left out, PyTorch's legacy rule for ``cat`` (``out = torch.tensor([])`` then ``out =
+    torch.cat([out, rows])`` gathers rows from nothing; NumPy refuses it); its dtype still counts."""
     ts = same_dtype(tensor_list("concatenate", tensors))
+    try:
+        return _concatenate(ts, axis)
+    except (JoinShapeMismatch, DimensionOutOfRange):
+        kept = [t for t in ts if t._data.shape != (0,)]
+        if not kept or len(kept) == len(ts):
+            raise
+        return _concatenate(kept, axis)
+
+
+def _concatenate(ts: list[Tensor], axis: Any) -> Tensor:
     first = ts[0]._data.shape  # (the arrays' shapes: Tensor.shape is a property call each)
     if not first:
         raise JoinShapeMismatch("concatenate: zero-dimensional tensors cannot be concatenated")

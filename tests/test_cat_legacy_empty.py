@@ -1,0 +1,47 @@
+"""``cat`` leaves out a 1-D empty tensor among tensors it does not fit, PyTorch's legacy rule:
+``out = mg.tensor([]); for row in rows: out = mg.cat([out, row])`` (the accumulate-from-nothing idiom)
+raised JoinShapeMismatch "shapes (0,) and (2, 2) differ outside axis 0".  torch 2.13:
+``torch.cat([torch.tensor([]), torch.ones(2, 2)])`` is (2, 2), so is ``cat([ones(2, 2), tensor([])], 1)``;
+the empty tensor's dtype still counts (float32 empty + float64 -> float64, int64 empty + float32 ->
+float32); two empties join to (0,); a real mismatch is still an error.  ``concat`` and ``concatenate``
+(PyTorch's aliases; NumPy refuses this case) follow ``cat``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+from minigrad_ckpt.checkpoint import checkpoint
+from minigrad_ckpt.testing import strict as _strict  # noqa: F401  (registers the strict devices)
+
+SEAMS = [("cpu", mg.float64), ("cpu", mg.float32), ("strict", mg.float64), ("strict-f32", mg.float32)]
+
+
+@pytest.mark.parametrize("device, dtype", SEAMS)
+def test_rows_gathered_from_an_empty_tensor(device, dtype):
+    w = mg.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=dtype, device=device, requires_grad=True)
+
+    def gather(w):
+        out = mg.tensor([], dtype=dtype, device=device)
+        for i in range(3):
+            out = mg.cat([out, w * (i + 1)])
+        return out
+
+    for run in (gather, lambda w: checkpoint(gather, w, use_reentrant=False)):
+        w.grad = None
+        out = run(w)
+        assert out.shape == (6, 2) and out.dtype == dtype
+        (out * out).sum().backward()
+        np.testing.assert_allclose(w.grad.cpu().numpy(), 2 * 14 * w.detach().cpu().numpy(), rtol=1e-6)
+
+
+def test_the_empty_tensor_counts_in_the_dtype_and_every_alias_skips_it():
+    assert mg.cat([mg.tensor([]), mg.ones(2, 2, dtype=mg.float64)]).dtype == mg.float64
+    assert mg.cat([mg.tensor([], dtype=mg.int64), mg.ones(2)]).dtype == mg.float32
+    assert mg.cat([mg.ones(2, 2), mg.tensor([])], 1).shape == (2, 2)
+    assert mg.cat([mg.tensor([]), mg.tensor([])]).shape == (0,)
+    assert mg.concat([mg.tensor([]), mg.ones(1, 3)]).shape == (1, 3)
+    assert mg.concatenate([mg.tensor([]), mg.ones(1, 3)]).shape == (1, 3)
+    with pytest.raises(mg.functional.errors.JoinShapeMismatch, match=r"\(2, 3\) and \(2, 2\)"):
+        mg.cat([mg.tensor([]), mg.ones(2, 3), mg.ones(2, 2)])
