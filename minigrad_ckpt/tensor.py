@@ -51,6 +51,7 @@ import threading
 import warnings
 import weakref
 from collections.abc import Callable, Iterator
+from numbers import Number
 from typing import Any
 
 from .backend import (
@@ -787,6 +788,14 @@ class Tensor:
     def __iter__(self) -> Iterator[Tensor]:
         for i in range(len(self)):
             yield self[i]
+
+    def __contains__(self, element: Any) -> bool:
+        """PyTorch's ``element in t``: whether any entry equals ``element`` (a number, or a tensor compared
+        by broadcasting), not Python's walk along the first dim (``0 in labels`` of a 2-D tensor asked the
+        truth of each row)."""
+        if isinstance(element, (Tensor, Number)):
+            return bool((element == self).any().item())
+        raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}.")
 
     def numpy(self) -> Any:
         """The values as a NumPy array: a read-only view on the CPU, a copy from a GPU.
