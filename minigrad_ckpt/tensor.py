@@ -248,6 +248,11 @@ def _guards_in_child() -> None:
 os.register_at_fork(after_in_child=_guards_in_child)
 
 
+class AmbiguousTruthValue(RuntimeError, ValueError):
+    """``bool(t)`` of a tensor with other than one element: PyTorch's RuntimeError ("Boolean value of Tensor
+    with more than one value is ambiguous"), and NumPy's ValueError for the same question."""
+
+
 class Size(tuple):
     """PyTorch's ``torch.Size``: the shape a tensor's ``shape`` and ``size()`` give, a tuple of ints
     that stays a ``Size`` when added to (``x.size() + (n,)``), sliced or repeated.  It differs from
@@ -853,7 +858,7 @@ class Tensor:
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
-            raise ValueError(
+            raise AmbiguousTruthValue(
                 f"the truth value of a tensor with {self._data.size} elements is ambiguous; "
                 f"use .any() or .all()"
             )

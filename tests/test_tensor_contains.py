@@ -30,3 +30,13 @@ def test_membership_asks_every_entry(device):
 def test_membership_of_something_else_is_refused():
     with pytest.raises(RuntimeError, match="only supports Tensor or scalar"):
         "a" in mg.ones(2)  # noqa: B015
+
+
+@pytest.mark.parametrize("values", [[1.0, 2.0], []])
+def test_the_truth_of_many_or_no_values_is_pytorch_s_runtime_error(values):
+    # torch 2.13: RuntimeError "Boolean value of Tensor with more than one value is ambiguous" (and "with no
+    # values"); the engine raised ValueError, which it still is too (NumPy's class for the same question)
+    with pytest.raises(RuntimeError, match="ambiguous"):
+        bool(mg.tensor(values))
+    with pytest.raises(ValueError, match="ambiguous"):
+        bool(mg.tensor(values))
