@@ -117,9 +117,9 @@ from .nn.functional.top_level import (  # noqa: E402  (PyTorch's top-level nn na
 from .snapshot.saveload import load, save  # noqa: E402
 from .printing import set_printoptions  # noqa: E402  (how tensors print; see printing.py)
 from .settings import (  # noqa: E402  (PyTorch's process-wide settings; see settings.py)
-    are_deterministic_algorithms_enabled, get_float32_matmul_precision, get_num_threads,
-    is_deterministic_algorithms_warn_only_enabled, set_float32_matmul_precision, set_num_threads,
-    use_deterministic_algorithms,
+    are_deterministic_algorithms_enabled, get_float32_matmul_precision, get_num_interop_threads, get_num_threads,
+    is_deterministic_algorithms_warn_only_enabled, set_float32_matmul_precision, set_num_interop_threads,
+    set_num_threads, use_deterministic_algorithms,
 )
 
 #: PyTorch's constants (``torch.pi``, ``torch.inf``, ...): Python numbers, as PyTorch's are

@@ -16,10 +16,11 @@ import warnings
 
 __all__ = ["use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
            "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision",
-           "get_float32_matmul_precision", "set_num_threads", "get_num_threads"]
+           "get_float32_matmul_precision", "set_num_threads", "get_num_threads", "set_num_interop_threads",
+           "get_num_interop_threads"]
 
 _state: dict[str, object] = {"deterministic": False, "warn_only": False, "matmul_precision": "highest",
-                             "num_threads": None}
+                             "num_threads": None, "num_interop_threads": None}
 
 
 def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
@@ -67,3 +68,17 @@ def get_num_threads() -> int:
         return int(_state["num_threads"])  # type: ignore[arg-type]
     env = os.environ.get("OMP_NUM_THREADS", "")
     return int(env) if env.isdigit() and int(env) > 0 else (os.cpu_count() or 1)
+
+
+def set_num_interop_threads(n: int) -> None:
+    """Record PyTorch's inter-op thread count (the engine runs one op at a time either way)."""
+    if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+        raise RuntimeError(f"set_num_interop_threads expects a positive integer, got {n!r}")
+    _state["num_interop_threads"] = n
+
+
+def get_num_interop_threads() -> int:
+    """The count last set, else the CPU count (PyTorch's default)."""
+    if _state["num_interop_threads"] is not None:
+        return int(_state["num_interop_threads"])  # type: ignore[arg-type]
+    return os.cpu_count() or 1
