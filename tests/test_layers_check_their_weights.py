@@ -70,7 +70,8 @@ def test_a_parametrized_layer_computes_its_weight_once_per_call():
             return X
 
     for layer, x in ((nn.Linear(2, 3), mg.ones(1, 2)), (nn.Conv2d(2, 3, 1), mg.ones(1, 2, 2, 2)),
-                     (nn.Conv1d(2, 3, 1), mg.ones(1, 2, 2)), (nn.ConvTranspose1d(2, 3, 1), mg.ones(1, 2, 2))):
+                     (nn.Conv1d(2, 3, 1), mg.ones(1, 2, 2)), (nn.ConvTranspose1d(2, 3, 1), mg.ones(1, 2, 2)),
+                     (nn.BatchNorm1d(2), mg.ones(3, 2))):
         nn.utils.parametrize.register_parametrization(layer, "weight", Noisy())
         calls.clear()
         layer(x)

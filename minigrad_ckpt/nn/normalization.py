@@ -91,7 +91,8 @@ class _BatchNorm(Module):
         x = as_tensor(input)  # a list or an array works as it does for the functions
         # the channels of the affine weight or the running statistics, which F.batch_norm checks (a pruned
         # layer's may be resized through `.data`); with neither, any count, as PyTorch's
-        channels = next((t.shape[0] for t in (self.weight, self.running_mean) if t is not None), None)
+        weight = self.weight  # (read once: a parametrized weight is computed once per call)
+        channels = next((t.shape[0] for t in (weight, self.running_mean) if t is not None), None)
         if x.ndim not in self._expected_ndim or channels is not None and x.shape[1] != channels:
             raise InputMismatch(
                 f"{self!r}: input of shape {tuple(x.shape)} does not match num_features="
@@ -115,7 +116,7 @@ class _BatchNorm(Module):
             x,
             self.running_mean if (not self.training or self.track_running_stats) else None,
             self.running_var if (not self.training or self.track_running_stats) else None,
-            self.weight, self.bias, use_batch, momentum if momentum is not None else 0.0, self.eps,
+            weight, self.bias, use_batch, momentum if momentum is not None else 0.0, self.eps,
         )
 
     def extra_repr(self) -> str:
