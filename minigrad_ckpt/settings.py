@@ -55,11 +55,16 @@ def get_float32_matmul_precision() -> str:
     return str(_state["matmul_precision"])
 
 
+def _record_count(setter: str, key: str, n: int) -> None:
+    """Keep a positive thread count ``n`` under ``key``, refusing anything else in PyTorch's words."""
+    if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+        raise RuntimeError(f"{setter} expects a positive integer, got {n!r}")
+    _state[key] = n
+
+
 def set_num_threads(n: int) -> None:
     """Record PyTorch's intra-op thread count (NumPy's BLAS keeps the count it started with)."""
-    if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
-        raise RuntimeError(f"set_num_threads expects a positive integer, got {n!r}")
-    _state["num_threads"] = n
+    _record_count("set_num_threads", "num_threads", n)
 
 
 def get_num_threads() -> int:
@@ -72,13 +77,10 @@ def get_num_threads() -> int:
 
 def set_num_interop_threads(n: int) -> None:
     """Record PyTorch's inter-op thread count (the engine runs one op at a time either way)."""
-    if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
-        raise RuntimeError(f"set_num_interop_threads expects a positive integer, got {n!r}")
-    _state["num_interop_threads"] = n
+    _record_count("set_num_interop_threads", "num_interop_threads", n)
 
 
 def get_num_interop_threads() -> int:
     """The count last set, else the CPU count (PyTorch's default)."""
-    if _state["num_interop_threads"] is not None:
-        return int(_state["num_interop_threads"])  # type: ignore[arg-type]
-    return os.cpu_count() or 1
+    count = _state["num_interop_threads"]
+    return int(count) if count is not None else (os.cpu_count() or 1)  # type: ignore[arg-type]
