@@ -158,5 +158,5 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
                 raise ValueError(f"vector_to_parameters: the vector is on {vec.device}, a parameter on {p.device}")
             n = p.size
             # a Tensor: the parameter takes the vector's dtype, as PyTorch's ``param.data = vec[...].view_as(param)``
-            p.data = Tensor._wrap(vec._data[start:start + n].reshape(p.shape), None, vec._device)
+            p.data = Tensor.constant(vec._data[start:start + n].reshape(p.shape), vec._device)
             start += n
