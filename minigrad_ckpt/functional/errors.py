@@ -147,3 +147,23 @@ class ClassValueOutOfRange(RuntimeError, IndexError):
     """A class index below 0 or not below the number of classes (``one_hot``): PyTorch's
     ``RuntimeError`` ("Class values must be non-negative"), and the ``IndexError`` the engine
     raised before."""
+
+
+class IndexRefused(RuntimeError, IndexError):
+    """Indices a gather, scatter or selection cannot take -- not integers (``index_select``,
+    ``gather``, ``take`` of floats or bools), or more than one for a 0-d input: PyTorch's
+    ``RuntimeError`` ("Expected dtype int32 or int64 for index"; ``index_fill`` and ``x[i]`` raise
+    ``IndexError`` there), and the ``IndexError`` the engine raised before."""
+
+
+class RefusedArgument(RuntimeError, ValueError):
+    """An argument value PyTorch's kernel refuses with ``RuntimeError`` where the engine, as NumPy,
+    raised ``ValueError``: a dim listed twice (``x.sum((0, -2))`` of a 2-D ``x``), ``k`` past a dim's
+    length (``topk``), a histogram's empty or infinite range, a negative ``minlength``, ``side`` and
+    ``right`` saying opposite things (``searchsorted``), ``rot90`` of fewer than two dims."""
+
+
+class DtypeNotImplemented(NotImplementedError, TypeError):
+    """An input dtype PyTorch has no kernel for (``bincount`` of floats or bools, ``kthvalue`` of
+    bools): PyTorch's ``NotImplementedError`` ("bincount_cpu" not implemented for 'Double'), a
+    ``RuntimeError`` too, and the engine's ``TypeError`` (the input's type is what is wrong)."""

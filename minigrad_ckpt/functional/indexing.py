@@ -16,7 +16,7 @@ from ..ops import indexing as _ix
 from ..tape import apply, watch_versions
 from ..tensor import Tensor, explain_index_error, normalize_index
 from .arguments import as_tensor, broadcast_shapes, one_axis, refuse_complex, shape_arg
-from .errors import first_out_of_range
+from .errors import IndexRefused, first_out_of_range
 from .shape import broadcast_to, ravel, reshape
 
 __all__ = ["getitem", "index_add", "take", "sort", "argsort", "take_along_axis"]
@@ -162,7 +162,7 @@ def _index_array(name: str, indices: Any, like: Tensor) -> Tensor:
     if idx.device is not like.device:
         raise RuntimeError(f"{name}: indices are on {idx.device}, the tensor is on {like.device}")
     if idx.dtype.kind not in "iu":
-        raise IndexError(f"{name}: indices must be integers, got {idx.dtype}")
+        raise IndexRefused(f"{name}: indices must be integers, got {idx.dtype}")
     return idx
 
 

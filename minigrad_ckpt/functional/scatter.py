@@ -32,7 +32,7 @@ from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, broadcast_shapes, one_device, operand
 from .complex_numbers import real
-from .errors import BoolMaskRequired, IndexOutOfBounds, first_out_of_range
+from .errors import BoolMaskRequired, IndexOutOfBounds, IndexRefused, first_out_of_range
 from .indexing import _index_array, getitem_in_range, index_add
 from .torch_idioms import _one_dim
 
@@ -400,8 +400,9 @@ def index_select(input: Any, dim: int, index: Any) -> Tensor:  # noqa: A002
         raise _OUT_OF_RANGE["index_select"](first_out_of_range(h, 0, n), d, n)
     if x.ndim == 0:
         if idx.size != 1:
-            raise IndexError(f"index_select: a 0-d input takes one index, got {idx.size} (PyTorch's rule)")
-        return mf.reshape(mf.getitem(mf.reshape(x, (1,)), (mf.reshape(idx, (-1,)),)), idx.shape)
+            raise IndexRefused(f"index_select: a 0-d input takes one index, got {idx.size} (PyTorch's rule)")
+        # the answer keeps the input's 0 dims whatever the index's rank (torch's: x.index_select(0, [0]) is 0-d)
+        return mf.reshape(mf.getitem(mf.reshape(x, (1,)), (mf.reshape(idx, (-1,)),)), ())
     out = getitem_in_range(x, (slice(None),) * d + (idx._data.reshape(-1),))  # (checked above)
     if out._node is not None and isinstance(index, Tensor):  # the op holds the caller's indices: watch them
         watch_versions(out, [index])

@@ -31,7 +31,7 @@ from . import selection as sel
 from . import statistics as stats
 from . import torch_idioms as ti
 from .arguments import as_index, as_tensor, in_default_float, int_tuple, normalize_axis, one_axis, refuse_complex
-from .errors import InputMismatch
+from .errors import IndexRefused, InputMismatch
 
 _UNSET: Any = ti._UNSET
 
@@ -446,7 +446,10 @@ def sign_method(self: Tensor) -> Tensor:
 
 def take_method(self: Tensor, index: Any) -> Tensor:
     """PyTorch's ``x.take(index)``: the elements of the flattened ``x`` at ``index`` (there is
-    no axis argument: NumPy's ``take(indices, axis)`` is ``mg.take``)."""
+    no axis argument: NumPy's ``take(indices, axis)`` is ``mg.take``).  Float or bool indices are
+    PyTorch's ``RuntimeError`` ("Expected a long tensor for index"), not a mask or a cast."""
+    if isinstance(index, Tensor) and index.dtype.kind not in "iu":
+        raise IndexRefused(f"take(): indices must be integers, got {index.dtype}")
     return ti.take(self, index)
 
 

@@ -1,0 +1,82 @@
+"""The operator database at extremal inputs (tests/data/operator_extreme_cases.py) answers as torch
+2.13 does: the same dtype, shape and values (NaNs, signed zeros and integer results exactly), the
+same gradients, and an error of the same builtin type where torch raises (the engine's error classes
+derive from torch's type as well as NumPy's, so either ``except`` catches them).
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import math
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minigrad_ckpt as mg
+
+DATA = Path(__file__).parent / "data"
+sys.path.insert(0, str(DATA))
+from operator_extreme_cases import CASES, run  # noqa: E402
+
+sys.path.remove(str(DATA))
+TORCH = json.loads((DATA / "torch_operator_extremes.json").read_text())["cases"]
+
+
+def _same(expected, got, where: str) -> None:
+    if expected is None:
+        assert got is None, where
+        return
+    if "tuple" in expected:
+        assert isinstance(got, (tuple, list)) and len(got) == len(expected["tuple"]), where
+        for i, (e, g) in enumerate(zip(expected["tuple"], got)):
+            _same(e, g, f"{where}[{i}]")
+        return
+    if "python" in expected:
+        assert got == expected["python"], where
+        return
+    assert got is not None, where
+    assert str(got.dtype).split(".")[-1] == expected["dtype"], (where, got.dtype)
+    assert list(got.shape) == expected["shape"], (where, got.shape)
+    values = np.asarray(got.detach().numpy()).reshape(-1)
+    want = np.array(expected["values"], dtype=values.dtype)
+    if values.dtype.kind == "f":
+        np.testing.assert_allclose(values, want, rtol=1e-12, atol=0, err_msg=where)
+        assert all(math.copysign(1, a) == math.copysign(1, b) for a, b in zip(values, want) if a == 0), where
+    else:
+        np.testing.assert_array_equal(values, want, err_msg=where)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_engine_answers_as_torch(name):
+    expected = TORCH[name]
+    if "raises" in expected:
+        with pytest.raises(Exception) as info:  # noqa: PT011 -- the type is checked below, against torch's
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                run(mg, CASES[name])
+        assert isinstance(info.value, getattr(builtins, expected["raises"])), (name, repr(info.value))
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same(expected["result"], run(mg, CASES[name]), name)
+
+
+def test_every_case_is_recorded():
+    assert set(TORCH) == set(CASES)
+
+
+# ------------------------------------------------------------------ the seams of the fixes
+@pytest.mark.parametrize("device", ["cpu", "strict", "strict-f32"])
+def test_index_select_of_a_0d_tensor_is_0d_on_every_device_and_under_backward(device):
+    from minigrad_ckpt.testing import strict  # noqa: F401 -- registers the strict devices
+
+    x = mg.tensor(1.5, device=device, requires_grad=True)
+    y = x.index_select(0, mg.tensor([0], device=device))
+    assert y.shape == ()
+    y.backward()
+    assert x.grad.shape == () and x.grad.item() == 1.0
+    assert mg.func.grad(lambda t: t.index_select(0, mg.tensor(0, device=device)))(x.detach()).shape == ()
