@@ -43,7 +43,8 @@ def main() -> None:
     out = {"torch_version": torch.__version__, "cases": {name: _outcome(torch, e) for name, e in CASES.items()}}
     path = pathlib.Path(__file__).with_name("torch_operator_extremes.json")
     lines = [f" {json.dumps(name)}: {json.dumps(case)}" for name, case in out["cases"].items()]  # a case a line
-    path.write_text('{"torch_version": ' + json.dumps(out["torch_version"]) + ', "cases": {\n' + ",\n".join(lines) + "\n}}\n")
+    head = '{"torch_version": ' + json.dumps(out["torch_version"]) + ', "cases": {\n'
+    path.write_text(head + ",\n".join(lines) + "\n}}\n")
 
 
 if __name__ == "__main__":
