@@ -17,7 +17,7 @@ from ..backend import device_of, get_default_dtype, host_numpy, is_array
 from ..ops.shape import AsType
 from ..tape import apply, on_one_device
 from ..tensor import Tensor
-from .errors import InputMismatch, dimension_out_of_range, empty_reduction
+from .errors import DtypeNotImplemented, InputMismatch, RefusedArgument, dimension_out_of_range, empty_reduction
 from .promotion import promoted, promoted_pair
 
 __all__ = [
@@ -204,8 +204,9 @@ def normalize_axis(axis: Any, ndim: int, *, allow_none: bool = True) -> tuple[in
         if not -ndim <= a < ndim:
             raise dimension_out_of_range(a, ndim)
         out.append(a % ndim)
-    if len(set(out)) != len(out):
-        raise ValueError(f"repeated axis in {axis!r}")
+    if len(set(out)) != len(out):  # PyTorch's RuntimeError, NumPy's ValueError: both
+        repeated = next(a for a in out if out.count(a) > 1)
+        raise RefusedArgument(f"repeated axis in {axis!r}: dim {repeated} appears multiple times in the list of dims")
     return tuple(sorted(out))
 
 
@@ -307,7 +308,8 @@ def refuse_complex(name: str, *args: Any) -> None:
 
 
 def refuse_bool(name: str, x: Tensor) -> Tensor:
-    """``x``, if it is not bool: PyTorch's CPU kernels of ``topk`` and ``kthvalue`` refuse bools."""
+    """``x``, if it is not bool: PyTorch's CPU kernels of ``topk`` and ``kthvalue`` refuse bools
+    (``kthvalue``'s with ``NotImplementedError``, a ``RuntimeError`` too)."""
     if x.dtype.kind == "b":
-        raise RuntimeError(f"{name} does not support bool tensors (PyTorch's rule); convert first: x.int()")
+        raise DtypeNotImplemented(f"{name} does not support bool tensors (PyTorch's rule); convert first: x.int()")
     return x

@@ -87,10 +87,19 @@ class EmptyReductionDim(IndexError, ValueError):
     have non-zero size")."""
 
 
+class EmptyArgReduction(EmptyReduction, IndexError):
+    """``argmax``/``argmin`` of an empty tensor over every dim: PyTorch's ``IndexError`` there
+    ("argmax(): Expected reduction dim to be specified for input.numel() == 0"), and the
+    ``RuntimeError`` the other reductions raise."""
+
+
 def empty_reduction(name: str, shape: tuple, axis: Any) -> ValueError:
     """The error for reducing ``shape`` over ``axis`` (None: every dim) where the result has no value;
     each class is also NumPy's ``ValueError``."""
-    kind = EmptyReduction if axis is None else EmptyReductionDim
+    if axis is None and name in ("argmax", "argmin"):
+        kind: type = EmptyArgReduction
+    else:
+        kind = EmptyReduction if axis is None else EmptyReductionDim
     return kind(f"{name}: cannot reduce over an empty axis (shape {shape}, axis={axis!r}); "
                 f"the result has no defined value")
 

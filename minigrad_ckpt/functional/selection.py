@@ -17,6 +17,7 @@ Where NumPy and PyTorch mean different things by one name, the spelling picks:
 from __future__ import annotations
 
 import builtins
+import math
 from typing import Any, NamedTuple
 
 from ..backend import host_numpy
@@ -24,7 +25,7 @@ from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, one_axis, refuse_bool, refuse_complex
 from .elementwise_compositions import lerp
-from .errors import InputMismatch
+from .errors import DtypeNotImplemented, IndexOutOfBounds, InputMismatch, NeedsFloatingInput, RefusedArgument
 from .indexing import index_add, take_along_axis_in_range
 from .scatter import constant, host
 from .torch_idioms import ValuesIndices, _one_dim
@@ -79,7 +80,7 @@ def kthvalue(input: Any, k: int, dim: int = -1, keepdim: bool = False) -> Values
     x, d = _as_row("kthvalue", x0, dim)
     n = x.shape[d]
     if not 1 <= k <= n:
-        raise IndexError(f"kthvalue: k={k} is out of range for a dim of length {n} (1 <= k <= {n})")
+        raise IndexOutOfBounds(f"kthvalue: k={k} is out of range for a dim of length {n} (1 <= k <= {n})")
     return _zero_d(_at_rank(x, d, int(k) - 1, keepdim), x0.ndim == 0)
 
 
@@ -146,8 +147,8 @@ def _one_quantile(s: Tensor, d: int, count: Tensor, q: float, method: str) -> Te
 def _quantile(name: str, input: Any, q: Any, axis: Any, keepdims: bool, method: str,  # noqa: A002
               skip_nan: bool) -> Tensor:
     x0 = as_tensor(input)
-    if x0.dtype.kind != "f":
-        raise TypeError(f"{name}: the input must be a float tensor, got {x0.dtype}")
+    if x0.dtype.kind != "f":  # PyTorch's RuntimeError, and the TypeError it is
+        raise NeedsFloatingInput(f"{name}: the input must be a float tensor, got {x0.dtype}")
     if x0.numel() == 0:  # PyTorch refuses any empty input, even along a non-empty dim (NumPy: IndexError)
         raise RuntimeError(f"{name}() input tensor must be non-empty")
     qs, scalar = _quantile_positions(q)
@@ -463,17 +464,21 @@ def histogram(input: Any, bins: Any = 10, range: Any = None, density: bool = Fal
     return Histogram(constant(hist.astype(dtype), x), constant(edges.astype(dtype), x))
 
 
-def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None, *, right: bool = False,
+def searchsorted(a: Any, v: Any, side: str | None = None, sorter: Any = None, *, right: bool = False,
                  out_int32: bool = False) -> Tensor:
     """Where each of ``v`` would be inserted into the sorted ``a`` to keep it sorted: NumPy's
-    ``searchsorted`` (``side="right"``: after equal values; PyTorch: ``right=True``).  As
+    ``searchsorted`` (``side="right"``: after equal values; PyTorch: ``right=True``; None:
+    ``"left"``, and ``side="left"`` with ``right=True`` is PyTorch's error).  As
     ``torch.searchsorted``, an N-D ``a`` is a batch of sorted rows, one per row of ``v``.
     int64 (``out_int32=True``: int32); no gradient."""
     refuse_complex("searchsorted", a, v)
     seq, vals = as_tensor(a), as_tensor(v)
-    side = "right" if right else side
+    if right and side == "left":  # PyTorch's RuntimeError: the two spellings say opposite things
+        raise RefusedArgument("searchsorted: side and right can't be set to opposites, got side of left while "
+                              "right was True")
+    side = "right" if right else side or "left"
     if side not in ("left", "right"):
-        raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+        raise RefusedArgument(f"searchsorted: side must be 'left' or 'right', got {side!r}")
     if seq.ndim == 0:
         raise RuntimeError("searchsorted: the sorted sequence must have at least one dim, got a 0-d tensor")
     hs, hv = host(seq), host(vals)
@@ -508,20 +513,23 @@ def bucketize(input: Any, boundaries: Any, *, out_int32: bool = False, right: bo
 
 def histc(input: Any, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:  # noqa: A002
     """A histogram of ``input``'s values: ``bins`` equal-width bins over ``[min, max]`` (the
-    data's own range if both are 0; widened by 1 each way if it is one value), values outside
+    data's own range if they are equal, as PyTorch's kernel, not only both 0 as its documentation
+    says; widened by 1 each way if it is one value), values outside
     ignored, as ``torch.histc``.  Counts in ``input``'s dtype; no gradient."""
     refuse_complex("histc", input)
     x = as_tensor(input)
     if x.dtype.kind != "f":
         raise NotImplementedError(f"histc: not implemented for {x.dtype} (PyTorch's histc takes floating input)")
-    if bins <= 0:
-        raise ValueError(f"histc: bins must be positive, got {bins}")
+    if bins <= 0:  # each refusal is PyTorch's RuntimeError, and the ValueError NumPy's is
+        raise RefusedArgument(f"histc: bins must be positive, got {bins}")
     if min > max:
-        raise ValueError(f"histc: min {min} is above max {max}")
+        raise RefusedArgument(f"histc: min {min} is above max {max}")
     h = host(x).reshape(-1)
     lo, hi = float(min), float(max)
-    if lo == hi and h.size:
-        lo, hi = (float(h.min()), float(h.max())) if (min, max) == (0, 0) else (lo, hi)
+    if lo == hi and h.size:  # any empty range given, not only (0, 0): the data's own, as PyTorch's kernel
+        lo, hi = float(h.min()), float(h.max())
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RefusedArgument(f"torch.histc: range of [{lo}, {hi}] is not finite")
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     counts, _ = host_numpy.histogram(h, bins=int(bins), range=(lo, hi))
@@ -533,13 +541,15 @@ def bincount(input: Any, weights: Any = None, minlength: int = 0) -> Tensor:  # 
     ``minlength`` counts), or the sum of ``weights`` at each: NumPy's and PyTorch's
     ``bincount``.  Differentiable with respect to ``weights``."""
     x = as_tensor(input)
-    if x.ndim != 1 or x.dtype.kind not in "iu":
-        raise TypeError(f"bincount: input must be a 1-D integer tensor, got {x.ndim}-D {x.dtype}")
+    if x.dtype.kind not in "iu":  # PyTorch has no kernel for them: its NotImplementedError
+        raise DtypeNotImplemented(f"bincount: input must be a 1-D integer tensor, got {x.ndim}-D {x.dtype}")
+    if x.ndim != 1:
+        raise InputMismatch(f"bincount only supports 1-d non-negative integral inputs, got {x.ndim}-D")
     h = host(x)
     if h.size and h.min() < 0:  # PyTorch's RuntimeError, in its words (NumPy's ValueError too)
         raise InputMismatch("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
-        raise ValueError(f"bincount: minlength must be non-negative, got {minlength}")
+        raise RefusedArgument(f"bincount: minlength must be non-negative, got {minlength}")
     n = builtins.max(int(h.max()) + 1 if h.size else 0, int(minlength))
     if weights is None:
         return constant(host_numpy.bincount(h, minlength=n).astype(host_numpy.int64), x)

@@ -29,7 +29,7 @@ from .arguments import (
     tensor_list,
 )
 from .conversion import clone
-from .errors import DimensionOutOfRange, InvalidShape, JoinShapeMismatch
+from .errors import DimensionOutOfRange, InvalidShape, JoinShapeMismatch, RefusedArgument
 
 __all__ = [
     "reshape", "transpose", "permute", "swapaxes", "moveaxis", "expand_dims", "squeeze", "broadcast_to",
@@ -86,7 +86,7 @@ def transpose(x: Any, axes: Any = None) -> Tensor:
     else:
         perm = tuple(int(a) % x.ndim if x.ndim else int(a) for a in axes)
         if sorted(perm) != list(range(x.ndim)):
-            raise ValueError(f"transpose: axes {tuple(axes)} are not a permutation of {x.ndim} axes")
+            raise RefusedArgument(f"transpose: axes {tuple(axes)} are not a permutation of {x.ndim} axes")
     return apply(_sh.Transpose.shared(perm), x)
 
 
@@ -113,7 +113,7 @@ def moveaxis(x: Any, source: Any, destination: Any) -> Tensor:
     src, dst = paired_axes(source, destination, x.ndim, x.ndim,
                            "moveaxis: source and destination must have the same number of elements")
     if len(set(src)) != len(src) or len(set(dst)) != len(dst):
-        raise ValueError("moveaxis: repeated axis")
+        raise RefusedArgument("moveaxis: repeated axis")
     perm = [a for a in range(x.ndim) if a not in src]
     for d, s in sorted(zip(dst, src)):
         perm.insert(d, s)

@@ -20,6 +20,7 @@ from ..tensor import Tensor
 from . import math as mf
 from . import namespace
 from .arguments import as_tensor, broadcast_shapes, one_axis
+from .errors import RefusedArgument
 from .indexing import index_add
 from .scatter import constant
 from .torch_idioms import _one_dim
@@ -126,11 +127,13 @@ def rot90(input: Any, k: int = 1, dims: Sequence[int] = (0, 1), *, axes: Any = N
     towards the second, as NumPy's and PyTorch's ``rot90``."""
     x = as_tensor(input)
     dims = tuple(axes if axes is not None else dims)
-    if len(dims) != 2:
-        raise ValueError(f"rot90: dims must name 2 dims, got {len(dims)}")
+    if len(dims) != 2:  # each refusal PyTorch's RuntimeError, and the ValueError NumPy's is
+        raise RefusedArgument(f"rot90: dims must name 2 dims, got {len(dims)}")
+    if x.ndim < 2:  # before the dims' range: PyTorch's first check
+        raise RefusedArgument(f"rot90: expected total dims >= 2, but got total dims = {x.ndim}")
     a, b = (one_axis(d, x.ndim) for d in dims)
     if a == b:
-        raise ValueError(f"rot90: the two dims must differ, both are {a}")
+        raise RefusedArgument(f"rot90: the two dims must differ, both are {a}")
     k %= 4
     if k == 0:
         return mf.clone(x)

@@ -25,7 +25,7 @@ from . import special as sp
 from . import special_extended as spx
 from . import torch_idioms as ti
 from . import torch_methods as tmeth
-from .arguments import as_tensor, in_default_float, in_float32_if_half, one_device
+from .arguments import as_tensor, in_default_float, in_float32_if_half, normalize_axis, one_device
 from .conversion import clone
 from .errors import InputMismatch
 from .scatter import gather
@@ -53,7 +53,10 @@ def _truth(name: str, input: Any, dim: Any, keepdim: bool) -> Tensor:  # noqa: A
     """``all``/``any`` as PyTorch's: an empty ``dim`` list reduces nothing -- each element's
     truth, as a bool tensor of the input's shape (unlike ``sum``, for which it means every dim)."""
     x, nothing = as_tensor(input), isinstance(dim, (tuple, list)) and len(dim) == 0  # NumPy's axis=() too
-    truth = getattr(namespace, name)(x, axis=() if nothing else _dims(x, dim), keepdims=bool(keepdim))
+    dims = () if nothing else _dims(x, dim)
+    if isinstance(dims, tuple) and dims:  # a dim listed twice: PyTorch's RuntimeError, not NumPy's ValueError
+        dims = normalize_axis(dims, x.ndim)
+    truth = getattr(namespace, name)(x, axis=dims, keepdims=bool(keepdim))
     return tmeth.truth_in_input_dtype(x, truth)
 
 

@@ -30,7 +30,7 @@ from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_index, as_tensor, normalize_axis, one_axis, reduction_dims, refuse_bool, refuse_complex
-from .errors import NeedsFloatingInput
+from .errors import NeedsFloatingInput, RefusedArgument
 from .indexing import take_along_axis_in_range
 
 __all__ = [
@@ -55,7 +55,10 @@ def _names_the_zero_d_element(x: Any, dim: Any) -> bool:
     if not isinstance(x, Tensor) or x.ndim or dim is None:
         return False
     dims = dim if isinstance(dim, (tuple, list)) else (dim,)
-    return all(isinstance(d, (int, host_numpy.integer)) and d in (0, -1) for d in dims)
+    names = all(isinstance(d, (int, host_numpy.integer)) and d in (0, -1) for d in dims)
+    if names and len(dims) > 1:  # 0 and -1 are the same dim of a 0-d tensor: PyTorch refuses it twice
+        raise RefusedArgument(f"dim 0 appears multiple times in the list of dims {tuple(dims)}")
+    return names
 
 
 def reduction_axis(x: Any, dim: Any) -> Any:
@@ -363,8 +366,8 @@ def topk(input: Any, k: int, dim: int = -1, largest: bool = True, sorted: bool =
     refuse_complex("topk", input)
     x = refuse_bool("topk", as_tensor(input))
     n = 1 if x.ndim == 0 else x.shape[_one_dim("topk", x, dim)]
-    if not 0 <= k <= n:
-        raise ValueError(f"topk: k={k} is out of range for a dim of length {n}")
+    if not 0 <= k <= n:  # PyTorch's RuntimeError ("selected index k out of range"), NumPy's ValueError
+        raise RefusedArgument(f"topk: k={k} is out of range for a dim of length {n}")
     values, idx = sort_pair(x, dim, descending=largest)
     if x.ndim == 0:
         return ValuesIndices(values, idx)

@@ -345,6 +345,10 @@ def reduction_method(fn: Any) -> Any:
                keepdims: bool = False) -> Tensor:
         numpy_spelling = axis is not None or keepdims
         axis = axis if dim is None else dim  # an empty list, as torch's x.all([]), reduces nothing
+        if dim is not None and not (isinstance(dim, (tuple, list)) and not dim):
+            axis = ti.reduction_axis(self, dim)  # a 0-d x's 0 or -1, once
+            if isinstance(axis, (tuple, list)) and axis:  # a dim listed twice: PyTorch's RuntimeError
+                axis = normalize_axis(axis, self.ndim)
         truth = fn(self, axis=tuple(axis) if isinstance(axis, list) else axis, keepdims=bool(keepdims or keepdim))
         return truth if numpy_spelling else truth_in_input_dtype(self, truth)
     method.__name__ = fn.__name__

@@ -38,6 +38,86 @@ CASES = {
     "take_float_index": "X.take(L.tensor([1.0]))",
     "put_float_index": "X.put(L.tensor([1.0]), L.tensor([2.0], dtype=X.dtype))",
     "take_along_dim_float_index": "L.take_along_dim(X, L.tensor([[1.0]]), 0)",
+    # a dim listed twice (0 and -1 of a 0-d tensor too): torch's RuntimeError, NumPy's ValueError
+    "sum_repeated_dim": "X.sum((0, -2))",
+    "mean_repeated_dim": "X.mean((1, 1), keepdim=True)",
+    "nansum_repeated_dim": "N.nansum((1, -1))",
+    "std_repeated_dim": "X.std((0, 0))",
+    "var_mean_repeated_dim": "L.var_mean(X, (0, 0))",
+    "logsumexp_repeated_dim": "X.logsumexp((0, -2))",
+    "amax_repeated_dim": "X.amax((1, -1))",
+    "amin_repeated_dim": "I.amin((0, 0))",
+    "count_nonzero_repeated_dim": "X.count_nonzero((0, 0))",
+    "all_repeated_dim": "B.all((0, -2))",
+    "any_repeated_dim": "B.any((1, 1), keepdim=True)",
+    "vector_norm_repeated_dim": "L.linalg.vector_norm(X, dim=(0, 0))",
+    "flip_repeated_dim": "X.flip(0, -2)",
+    "squeeze_repeated_dim": "X[None].squeeze((0, 0))",
+    "permute_repeated_dim": "X.permute(0, 0)",
+    "movedim_repeated_dim": "X.movedim((0, 0), (0, 1))",
+    "sum_0d_dims_0_and_minus_1": "Z.sum((0, -1))",
+    "amax_0d_dims_0_and_minus_1": "Z.amax((0, -1))",
+    "std_0d_dims_0_twice": "Z.std((0, 0))",
+    "all_0d_dims_0_and_minus_1": "Z.all((0, -1))",
+    "sum_0d_dim_minus_1": "Z.sum((-1,), keepdim=True)",
+    "amax_0d_dim_0": "Z.amax(0)",
+    # an empty argmax/argmin over every dim: torch's IndexError (amax's is a RuntimeError)
+    "argmax_empty_every_dim": "E.argmax()",
+    "argmin_empty_every_dim": "E23.argmin()",
+    "amax_empty_every_dim": "E.amax()",
+    "argmax_empty_dim": "E23.argmax(1)",
+    # selection: k out of range is torch's RuntimeError; bools and integers where torch has no kernel
+    "topk_k_past_the_dim": "E.topk(1)",
+    "topk_k_negative": "X.topk(-1)",
+    "topk_k_past_0d": "Z.topk(2)",
+    "topk_k_whole_0d": "Z.topk(1)",
+    "topk_k_zero": "X.topk(0, 0)",
+    "kthvalue_k_zero": "X.kthvalue(0)",
+    "kthvalue_k_past_0d": "Z.kthvalue(2)",
+    "kthvalue_0d": "Z.kthvalue(1)",
+    "kthvalue_bool": "B.kthvalue(1)",
+    "topk_bool": "B.topk(1)",
+    "quantile_of_integers": "I.quantile(0.5, dim=1)",
+    "nanquantile_of_bools": "B.nanquantile(0.5)",
+    "quantile_of_empty": "E.quantile(0.5)",
+    "quantile_nan_row": "N.quantile(L.tensor([0.0, 0.5, 1.0], dtype=N.dtype), dim=1, keepdim=True)",
+    "nanquantile_nan_row": "N.nanquantile(0.25, dim=1, interpolation='midpoint')",
+    # histc: an empty range given is the data's own (any equal min and max, not only 0 and 0)
+    "histc_equal_min_max": "L.histc(L.tensor([3.0, 3.0]), bins=3, min=2, max=2)",
+    "histc_equal_min_max_spread_data": "L.histc(X, bins=3, min=2, max=2)",
+    "histc_equal_min_max_0d": "L.histc(L.tensor(4.0), bins=3, min=1, max=1)",
+    "histc_equal_min_max_float32": "L.histc(L.tensor([1.0, 2.0]), bins=3, min=5, max=5)",
+    "histc_both_zero": "L.histc(X, bins=4)",
+    "histc_data_one_value": "L.histc(L.tensor([3.0, 3.0]), bins=2)",
+    "histc_empty": "L.histc(E, bins=2)",
+    "histc_nan_data_default_range": "L.histc(N, bins=2)",
+    "histc_infinite_bound": "L.histc(X, bins=3, min=float('-inf'), max=1)",
+    "histc_min_above_max": "L.histc(X, bins=2, min=5, max=1)",
+    "histc_no_bins": "L.histc(X, bins=0)",
+    "histc_integers": "L.histc(I, bins=2)",
+    # bincount
+    "bincount_floats": "L.bincount(L.tensor([0.0, 1.0]))",
+    "bincount_bools": "L.bincount(L.tensor([True, False]))",
+    "bincount_2d": "L.bincount(I)",
+    "bincount_negative": "L.bincount(L.tensor([0, -1]))",
+    "bincount_negative_minlength": "L.bincount(L.tensor([1, 2]), minlength=-1)",
+    "bincount_empty_minlength": "L.bincount(L.tensor([], dtype=L.int64), minlength=3)",
+    "bincount_int_weights": "L.bincount(L.tensor([0, 2, 2]), weights=L.tensor([1, 2, 3]))",
+    "bincount_float32_weights": "L.bincount(L.tensor([0, 2, 2]), weights=L.tensor([1.0, 2.0, 3.0], dtype=L.float32))",
+    # searchsorted: side and right saying opposite things is torch's RuntimeError
+    "searchsorted_side_left_right_true": "L.searchsorted(S, L.tensor([20.0]), side='left', right=True)",
+    "searchsorted_side_right_right_true": "L.searchsorted(S, L.tensor([20.0]), side='right', right=True)",
+    "searchsorted_side_right": "L.searchsorted(S, L.tensor([20.0, 5.0, 45.0]), side='right')",
+    "searchsorted_right": "L.searchsorted(S, L.tensor([20.0, 5.0, 45.0]), right=True, out_int32=True)",
+    "searchsorted_bad_side": "L.searchsorted(S, L.tensor([20.0]), side='middle')",
+    "bucketize_right": "L.bucketize(L.tensor([[20.0], [40.0]]), S, right=True)",
+    # rot90 of fewer than two dims, or the same dim twice: torch's RuntimeError
+    "rot90_1d": "S.rot90(1, (0, 0))",
+    "rot90_0d": "Z.rot90(2)",
+    "rot90_same_dims": "X.rot90(1, (0, -2))",
+    "rot90_three_dims": "X.rot90(1, (0, 1, 1))",
+    "rot90_dim_out_of_range": "X.rot90(1, (0, 2))",
+    "rot90_minus_3": "grad(lambda x: x.rot90(-3, (1, 0)), X)",
 }
 
 
@@ -50,7 +130,7 @@ def run(lib, expression: str):
     """Evaluate ``expression`` with ``L`` as ``lib`` and the INPUTS as float64/int/bool tensors of it."""
 
     def grad(f, *inputs):
-        leaves = [t.detach().requires_grad_(True) if t.dtype.is_floating_point else t for t in inputs]
+        leaves = [t.detach().requires_grad_(True) if t.is_floating_point() else t for t in inputs]
         out = f(*leaves)
         out = out[0] if isinstance(out, tuple) else out
         total = (out * lib.tensor(weights(tuple(out.shape)), dtype=out.dtype)).sum()
