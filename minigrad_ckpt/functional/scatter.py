@@ -216,9 +216,10 @@ def reduce_at(x: Tensor, tgt: Any, values: Tensor, reduce: str, include_self: bo
     if reduce not in _REDUCTIONS:
         raise ValueError(f"reduce must be one of {_REDUCTIONS}, got {reduce!r}")
     tgt = host_numpy.asarray(tgt, dtype=host_numpy.int64).ravel()
-    if tgt.size == 0:
-        return mf.clone(x)
     values = _in_dtype_of(x, values)
+    if tgt.size == 0:  # nothing written; the (empty) values stay on the graph: an empty gradient, not None
+        out = mf.clone(x)
+        return out - mf.sum(values) if values.requires_grad and x.dtype.kind in "fc" else out  # x - 0 is x, -0.0 too
     counts = host_numpy.bincount(tgt, minlength=x.size)
     order = host_numpy.argsort(tgt, kind="stable")
     rank = host_numpy.arange(tgt.size) - (host_numpy.cumsum(counts) - counts)[tgt[order]]

@@ -118,6 +118,18 @@ CASES = {
     "rot90_three_dims": "X.rot90(1, (0, 1, 1))",
     "rot90_dim_out_of_range": "X.rot90(1, (0, 2))",
     "rot90_minus_3": "grad(lambda x: x.rot90(-3, (1, 0)), X)",
+    # an empty index writes nothing, and the empty source's gradient is an empty tensor, not None
+    "scatter_reduce_empty_index_gradient":
+        "grad(lambda x, s: x.scatter_reduce(0, L.zeros(0, 4, dtype=L.int64), s, 'amax'), X, X[:0])",
+    "scatter_reduce_empty_index_mean_gradient":
+        "grad(lambda x, s: x.scatter_reduce(0, L.zeros(0, 4, dtype=L.int64), s, 'mean', include_self=False), X, X[:0])",
+    "index_reduce_empty_index_gradient":
+        "grad(lambda x, s: x.index_reduce(0, L.zeros(0, dtype=L.int64), s, 'prod'), X, X[:0])",
+    "scatter_reduce_empty_index_keeps_negative_zero":
+        "(lambda s: X.scatter_reduce(0, L.zeros(0, 4, dtype=L.int64), s, 'sum'))(X[:0].clone().requires_grad_())",
+    "scatter_multiply_empty_index": "X.scatter(0, L.zeros(0, 4, dtype=L.int64), X[:0], reduce='multiply')",
+    "index_add_empty_index_gradient": "grad(lambda x, s: x.index_add(0, L.zeros(0, dtype=L.int64), s), X, X[:0])",
+    "scatter_empty_index_gradient": "grad(lambda x, s: x.scatter(0, L.zeros(0, 4, dtype=L.int64), s), X, X[:0])",
 }
 
 
