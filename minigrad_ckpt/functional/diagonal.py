@@ -13,6 +13,7 @@ from ..tape import apply
 from ..tensor import Tensor, requires_grad_flag
 from .arguments import as_tensor, one_axis
 from .conversion import clone
+from .errors import TooFewDims
 from .indexing import index_add
 from .reduction import sum  # noqa: A004  (the tensor sum)
 from .shape import reshape
@@ -25,7 +26,7 @@ def diagonal(x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
     a view, as PyTorch's -- ``x.t().diagonal().zero_()`` zeroes ``x``'s diagonal."""
     x = as_tensor(x)
     if x.ndim < 2:
-        raise ValueError(f"diagonal: needs at least 2 dimensions, got shape {x.shape}")
+        raise TooFewDims(f"diagonal: needs at least 2 dimensions, got shape {x.shape}")
     a1, a2 = one_axis(axis1, x.ndim), one_axis(axis2, x.ndim)
     if a1 == a2:
         raise ValueError("diagonal: axis1 and axis2 cannot be the same")
@@ -40,7 +41,7 @@ def diag(v: Any, k: int = 0) -> Tensor:
     if v.ndim == 2:  # a copy, as PyTorch's diag (its diagonal() is the view)
         return clone(diagonal(v, k))
     if v.ndim != 1:
-        raise ValueError(f"diag: input must be 1-D or 2-D, got shape {v.shape}")
+        raise TooFewDims(f"diag: input must be 1-D or 2-D, got shape {v.shape}")
     m = v.shape[0]
     n = m + builtins.abs(k)
     start = k if k >= 0 else -k * n
@@ -57,7 +58,7 @@ def tril(x: Any, k: int = 0) -> Tensor:
     """Zero above the ``k``-th diagonal of the last two axes."""
     x = as_tensor(x)
     if x.ndim < 2:
-        raise ValueError(f"tril: needs at least 2 dimensions, got shape {x.shape}")
+        raise TooFewDims(f"tril: needs at least 2 dimensions, got shape {x.shape}")
     return apply(_sh.Tril(k=int(k)), x)
 
 
@@ -65,7 +66,7 @@ def triu(x: Any, k: int = 0) -> Tensor:
     """Zero below the ``k``-th diagonal of the last two axes."""
     x = as_tensor(x)
     if x.ndim < 2:
-        raise ValueError(f"triu: needs at least 2 dimensions, got shape {x.shape}")
+        raise TooFewDims(f"triu: needs at least 2 dimensions, got shape {x.shape}")
     return apply(_sh.Triu(k=int(k)), x)
 
 

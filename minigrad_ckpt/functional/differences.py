@@ -16,6 +16,7 @@ from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, in_default_float, in_float32_if_half, one_axis, operand
+from .errors import TooFewDims
 from .scatter import constant, host
 
 _UNSET: Any = object()
@@ -31,7 +32,7 @@ def _axis(name: str, x: Tensor, axis: Any, dim: Any, default: Any = -1) -> int:
             raise TypeError(f"{name}: pass either axis= or dim=, not both")
         axis = dim
     if x.ndim == 0:
-        raise ValueError(f"{name}: needs at least one dim, got a 0-d tensor")
+        raise TooFewDims(f"{name}: needs at least one dim, got a 0-d tensor")
     return one_axis(default if axis is _UNSET else axis, x.ndim)
 
 

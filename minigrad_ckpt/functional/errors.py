@@ -176,3 +176,11 @@ class DtypeNotImplemented(NotImplementedError, TypeError):
     """An input dtype PyTorch has no kernel for (``bincount`` of floats or bools, ``kthvalue`` of
     bools): PyTorch's ``NotImplementedError`` ("bincount_cpu" not implemented for 'Double'), a
     ``RuntimeError`` too, and the engine's ``TypeError`` (the input's type is what is wrong)."""
+
+
+class TooFewDims(RuntimeError, IndexError, ValueError):
+    """A tensor of fewer dims than a shape op needs -- ``tril``/``triu``/``diag`` of a 0-d or 1-D
+    tensor, ``split``/``chunk``/``narrow``/``tensor_split``/``diff`` of a 0-d one: PyTorch's
+    ``RuntimeError`` ("tril: input tensor must have at least 2 dimensions"), or its ``IndexError``
+    where it reads the missing dim first (``diagonal`` of a 1-D tensor, ``diag_embed`` of a 0-d
+    one), and the ``ValueError`` the engine raised before."""

@@ -45,6 +45,7 @@ from . import fft, linalg  # noqa: F401  (``xp.fft``, ``xp.linalg`` of the diffe
 from .arguments import as_tensor, one_axis, shape_arg
 from .complex_numbers import complex_from_parts, conj, imag, real  # noqa: F401  (xp.real and friends)
 from .elementwise_compositions import frexp  # noqa: F401  (xp.frexp: the mantissa differentiable, as PyTorch's)
+from .errors import RefusedArgument
 from .indexing import _index_array
 from .math import *  # noqa: F403  (the public math is part of the namespace)
 from .math import __all__ as _math_names
@@ -174,7 +175,7 @@ def array_split(x: Any, indices_or_sections: Any, axis: int = 0) -> list[Tensor]
     ax = one_axis(axis, x.ndim)
     n, k = x.shape[ax], int(indices_or_sections)
     if k <= 0:
-        raise ValueError(f"array_split: the number of sections must be positive, got {k}")
+        raise RefusedArgument(f"array_split: the number of sections must be positive, got {k}")
     sizes = [n // k + 1] * (n % k) + [n // k] * (k - n % k)
     return split(x, list(itertools.accumulate(sizes[:-1])), ax)
 

@@ -292,14 +292,17 @@ def repeat(x: Any, repeats: Any, axis: int | None = None) -> Tensor:
     n = x.shape[ax]
     if isinstance(repeats, (int, host_numpy.integer)) and not isinstance(repeats, bool):
         if repeats < 0:
-            raise ValueError(f"repeat: negative count {repeats}")
+            raise RefusedArgument(f"repeat: negative count {repeats}")
         return apply(_sh.Repeat(repeats=int(repeats), axis=ax, in_shape=x.shape), x)
     counts = host_numpy.asarray(repeats)
     if counts.dtype.kind not in "iu" or counts.ndim > 1:
         raise TypeError(f"repeat: repeats must be an int or a sequence of ints, got {repeats!r}")
+    if counts.size not in (1, n):  # PyTorch's RuntimeError, NumPy's ValueError: both
+        raise RefusedArgument(f"repeats must have the same size as input along dim, but got {counts.size} "
+                              f"repeats for a dim of {n}")
     counts = host_numpy.broadcast_to(counts, (n,))
     if (counts < 0).any():
-        raise ValueError("repeat: negative counts")
+        raise RefusedArgument("repeat: negative counts")
     # per-element counts: a gather (its gradient accumulates each run of copies)
     index = host_numpy.repeat(host_numpy.arange(n), counts)
     return x[(slice(None),) * ax + (index,)]

@@ -19,8 +19,8 @@ from ..tape import apply
 from ..tensor import Tensor
 from . import math as mf
 from . import namespace
-from .arguments import as_tensor, broadcast_shapes, one_axis
-from .errors import RefusedArgument
+from .arguments import as_tensor, broadcast_shapes, one_axis, paired_axes
+from .errors import IndexOutOfBounds, RefusedArgument, TooFewDims
 from .indexing import index_add
 from .scatter import constant
 from .torch_idioms import _one_dim
@@ -105,7 +105,7 @@ def diag_embed(input: Any, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
     elsewhere (``torch.diag_embed``): a batch of diagonal matrices."""
     x = as_tensor(input)
     if x.ndim == 0:
-        raise ValueError("diag_embed: needs at least one dim, got a 0-d tensor")
+        raise TooFewDims("diag_embed: needs at least one dim, got a 0-d tensor")
     n = x.shape[-1]
     m = n + abs(offset)
     d1, d2 = one_axis(dim1, x.ndim + 1), one_axis(dim2, x.ndim + 1)
@@ -158,27 +158,39 @@ def unflatten(input: Any, dim: int, sizes: Sequence[int]) -> Tensor:  # noqa: A0
     d = _one_dim("unflatten", x, dim)
     sizes = tuple(int(s) for s in sizes)
     known = int(host_numpy.prod([s for s in sizes if s != -1]))
-    if sizes.count(-1) > 1 or (-1 not in sizes and known != x.shape[d]) or (
-            -1 in sizes and (known == 0 or x.shape[d] % known)):
-        raise ValueError(f"unflatten: sizes {sizes} do not split dim {d} of length {x.shape[d]}")
+    if not sizes or sizes.count(-1) > 1 or (-1 not in sizes and known != x.shape[d]) or (
+            -1 in sizes and (known == 0 or x.shape[d] % known)):  # PyTorch's RuntimeError, NumPy's ValueError
+        raise RefusedArgument(f"unflatten: sizes {sizes} do not split dim {d} of length {x.shape[d]}")
+    # -1 is this dim's length over the others' (not the whole tensor's: an empty tensor's would be ambiguous)
+    sizes = tuple(x.shape[d] // known if s == -1 else s for s in sizes)
     return mf.reshape(x, x.shape[:d] + sizes + x.shape[d + 1:])
 
 
 def movedim(input: Any, source: Any, destination: Any) -> Tensor:  # noqa: A002
-    """Dims ``source`` moved to positions ``destination`` (PyTorch's name for ``moveaxis``)."""
-    return mf.moveaxis(input, source, destination)
+    """Dims ``source`` moved to positions ``destination`` (PyTorch's name for ``moveaxis``); a 0-d
+    tensor's dim 0 (or -1) moved there is itself, as PyTorch's."""
+    x = as_tensor(input)
+    if x.ndim == 0:
+        src, dst = paired_axes(source, destination, 1, 1, "movedim: source and destination must have the same "
+                               "number of elements")
+        if len(src) > 1:  # 0 and -1 twice
+            raise RefusedArgument(f"movedim: repeated dim in `source` ({source})")
+        return mf.moveaxis(x, (), ())
+    return mf.moveaxis(x, source, destination)
 
 
 def narrow(input: Any, dim: int, start: Any, length: int) -> Tensor:  # noqa: A002
     """The ``length`` elements from ``start`` (negative: from the end) along ``dim``, as
     ``torch.narrow``; out of range is an error, never a shorter result."""
     x = as_tensor(input)
+    if x.ndim == 0:
+        raise TooFewDims("narrow() cannot be applied to a 0-dim tensor.")
     d = _one_dim("narrow", x, dim)
     n = x.shape[d]
     s = int(start.item() if isinstance(start, Tensor) else start)
     s = s + n if s < 0 else s
     if not (0 <= s <= n and 0 <= length and s + length <= n):
-        raise IndexError(f"narrow: start {start} and length {length} do not fit dim {d} of length {n}")
+        raise IndexOutOfBounds(f"narrow: start {start} and length {length} do not fit dim {d} of length {n}")
     return x[(slice(None),) * d + (slice(s, s + length),)]
 
 
@@ -215,6 +227,8 @@ def tensor_split(input: Any, indices_or_sections: Any = None, dim: int = 0, *,  
     ``len % n`` one longer), or the pieces between the listed split points, along ``dim``.
     PyTorch's other spellings name the one argument ``sections=`` or ``indices=``."""
     x = as_tensor(input)
+    if x.ndim == 0:
+        raise TooFewDims("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _one_dim("tensor_split", x, dim)
     given = [a for a in (indices_or_sections, sections, indices) if a is not None]
     if len(given) != 1:
@@ -232,7 +246,7 @@ def _split_along(name: str, axis: int, min_ndim: int) -> Any:
     def fn(input: Any, indices_or_sections: Any, *more_indices: Any) -> tuple[Tensor, ...]:  # noqa: A002
         x = as_tensor(input)
         if x.ndim < min_ndim:
-            raise ValueError(f"{name}: needs at least {min_ndim} dims, got {x.ndim}")
+            raise TooFewDims(f"{name}: needs at least {min_ndim} dims, got {x.ndim}")
         ax = 0 if name == "hsplit" and x.ndim == 1 else axis
         # PyTorch's x.hsplit(1, 2): the split points as separate arguments
         ios = [indices_or_sections, *more_indices] if more_indices else indices_or_sections
@@ -257,10 +271,10 @@ def unfold_method(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
     ``x``, as PyTorch's (``x.unfold(0, 400, 160)`` frames a signal without copying it)."""
     d = _one_dim("unfold", x, dimension)
     n = (x.shape or (1,))[d]
-    if size < 0 or size > n or step <= 0:
-        raise ValueError(f"unfold: windows of size {size} every {step} do not fit dim {d} of length {n}")
-    if x.ndim == 0:
-        return mf.reshape(x, (1, 1))[:, :size] if size else mf.reshape(x, (1, 0))
+    if size < 0 or size > n or step <= 0:  # PyTorch's RuntimeError, and the ValueError NumPy's would be
+        raise RefusedArgument(f"unfold: windows of size {size} every {step} do not fit dim {d} of length {n}")
+    if x.ndim == 0:  # PyTorch's: the one element's window, (1,) or (0,) -- no window-count dim
+        return mf.reshape(x, (1,))[:size]
     return apply(_sh.Unfold(dim=d, size=int(size), step=int(step), in_shape=x.shape), x)
 
 

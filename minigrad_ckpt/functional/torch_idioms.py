@@ -30,7 +30,7 @@ from ..backend import host_numpy
 from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_index, as_tensor, normalize_axis, one_axis, reduction_dims, refuse_bool, refuse_complex
-from .errors import NeedsFloatingInput, RefusedArgument
+from .errors import NeedsFloatingInput, RefusedArgument, TooFewDims
 from .indexing import take_along_axis_in_range
 
 __all__ = [
@@ -269,19 +269,22 @@ def split(x: Any, indices_or_sections: Any = _UNSET, axis: Any = _UNSET, *, dim:
 
 
 def split_sizes(x: Tensor, split_size_or_sections: Any, dim: int = 0) -> list[Tensor]:
-    """PyTorch's ``split``: pieces of ``split_size`` along ``dim``, or of the listed sizes."""
+    """PyTorch's ``split``: pieces of ``split_size`` along ``dim``, or of the listed sizes; each
+    refusal PyTorch's ``RuntimeError``, and the ``ValueError`` it was here."""
+    if x.ndim == 0:
+        raise TooFewDims("split expects at least a 1-dimensional tensor")
     d = _one_dim("split", x, dim)
     n = x.shape[d]
     split_size_or_sections = as_index(split_size_or_sections)
     if isinstance(split_size_or_sections, (int, host_numpy.integer)):
         size = int(split_size_or_sections)
         if size <= 0 and n:
-            raise ValueError(f"split: split_size must be positive, got {size}")
+            raise RefusedArgument(f"split: split_size must be positive, got {size}")
         sizes = [builtins.min(size, n - s) for s in range(0, n, size)] if n else [0]
     else:
         sizes = [int(s) for s in split_size_or_sections]
         if builtins.sum(sizes) != n or builtins.min(sizes, default=0) < 0:
-            raise ValueError(f"split: sizes {sizes} do not add up to the length {n} of dim {d}")
+            raise RefusedArgument(f"split: sizes {sizes} do not add up to the length {n} of dim {d}")
     points = list(host_numpy.cumsum(sizes)[:-1])
     return mf.split(x, points, d)
 
@@ -289,8 +292,10 @@ def split_sizes(x: Tensor, split_size_or_sections: Any, dim: int = 0) -> list[Te
 def chunk(input: Any, chunks: int, dim: int = 0) -> list[Tensor]:  # noqa: A002
     """PyTorch's ``chunk``: at most ``chunks`` pieces of ``ceil(n / chunks)`` along ``dim``."""
     x = as_tensor(input)
+    if x.ndim == 0:  # PyTorch's first check, then the count: RuntimeErrors (ValueErrors here before)
+        raise TooFewDims("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
-        raise ValueError(f"chunk: chunks must be positive, got {chunks}")
+        raise RefusedArgument(f"chunk: chunks must be positive, got {chunks}")
     n = x.shape[_one_dim("chunk", x, dim)]
     if n == 0:  # PyTorch's: ``chunks`` empty pieces
         return split_sizes(x, [0] * chunks, dim)
