@@ -489,15 +489,34 @@ def searchsorted(a: Any, v: Any, side: str | None = None, sorter: Any = None, *,
                                "they must match (PyTorch's rule)")
         hs = host_numpy.take_along_axis(hs, order.astype(host_numpy.int64), axis=-1)
     if hs.ndim <= 1:
-        out = host_numpy.searchsorted(hs.reshape(-1), hv, side=side)
+        out = _bisect(hs.reshape(1, -1), hv.reshape(1, -1), side == "right").reshape(hv.shape)
     else:
         if hs.shape[:-1] != hv.shape[:-1]:
             raise RuntimeError(f"searchsorted: the leading dims of the sorted sequence {hs.shape[:-1]} and of "
                                f"the values {hv.shape[:-1]} differ")
-        rows_s, rows_v = hs.reshape(-1, hs.shape[-1]), hv.reshape(-1, hv.shape[-1])
-        out = host_numpy.stack([host_numpy.searchsorted(r, w, side=side) for r, w in zip(rows_s, rows_v)])
+        out = _bisect(hs.reshape(-1, hs.shape[-1]), hv.reshape(-1, hv.shape[-1]), side == "right")
         out = out.reshape(hv.shape)
     return constant(host_numpy.asarray(out).astype(host_numpy.int32 if out_int32 else host_numpy.int64), vals)
+
+
+def _bisect(rows: Any, values: Any, right: bool) -> Any:
+    """PyTorch's binary search, all rows at once: for each of ``values[r]`` (host arrays, (R, M)),
+    the first position in ``rows[r]`` ((R, N)) whose element is not below it (``right``: not at or
+    below it).  Written as PyTorch's kernel writes its comparisons (``!(mid >= v)``), not as NumPy's
+    ``searchsorted``: they agree on numbers, but a NaN compares false both ways, so a NaN value goes
+    past every element and a NaN in the sequence -- where ``torch.sort`` puts them, last -- is passed
+    over or not as the search meets it (``searchsorted([1, 2, nan], 2, right=True)`` is 3, NumPy's 2)."""
+    n = rows.shape[1]
+    start = host_numpy.zeros(values.shape, dtype=host_numpy.int64)
+    end = host_numpy.full(values.shape, n, dtype=host_numpy.int64)
+    while (searching := start < end).any():
+        mid = start + ((end - start) >> 1)
+        at_mid = host_numpy.take_along_axis(rows, host_numpy.minimum(mid, n - 1), axis=1)
+        with host_numpy.errstate(invalid="ignore"):
+            onward = ~(at_mid > values) if right else ~(at_mid >= values)
+        start = host_numpy.where(searching & onward, mid + 1, start)
+        end = host_numpy.where(searching & ~onward, mid, end)
+    return start
 
 
 def bucketize(input: Any, boundaries: Any, *, out_int32: bool = False, right: bool = False) -> Tensor:  # noqa: A002

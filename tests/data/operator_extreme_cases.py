@@ -19,6 +19,7 @@ INPUTS = {
     "E23": np.zeros((2, 0, 3)),
     "Z": np.array(2.5),
     "S": np.array([10.0, 20.0, 30.0, 40.0]),
+    "Q": np.array([1.0, 2.0, np.nan]),  # sorted as torch.sort sorts: NaN last
 }
 
 CASES = {
@@ -91,7 +92,7 @@ CASES = {
     "histc_data_one_value": "L.histc(L.tensor([3.0, 3.0]), bins=2)",
     "histc_empty": "L.histc(E, bins=2)",
     "histc_nan_data_default_range": "L.histc(N, bins=2)",
-    "histc_infinite_bound": "L.histc(X, bins=3, min=float('-inf'), max=1)",
+    "histc_infinite_bound": "L.histc(X, bins=3, min=-inf, max=1)",
     "histc_min_above_max": "L.histc(X, bins=2, min=5, max=1)",
     "histc_no_bins": "L.histc(X, bins=0)",
     "histc_integers": "L.histc(I, bins=2)",
@@ -110,6 +111,22 @@ CASES = {
     "searchsorted_side_right": "L.searchsorted(S, L.tensor([20.0, 5.0, 45.0]), side='right')",
     "searchsorted_right": "L.searchsorted(S, L.tensor([20.0, 5.0, 45.0]), right=True, out_int32=True)",
     "searchsorted_bad_side": "L.searchsorted(S, L.tensor([20.0]), side='middle')",
+    # a NaN compares false both ways in torch's binary search: a NaN value goes past everything, and a
+    # NaN in the sequence (where torch.sort puts it, last) is passed over or not as the search meets it
+    "searchsorted_nan_last_left": "L.searchsorted(Q, L.tensor([2.0, 0.0, 4.0, nan]))",
+    "searchsorted_nan_last_right": "L.searchsorted(Q, L.tensor([2.0, 0.0, 4.0, nan]), right=True)",
+    "searchsorted_nans_last_rows": "L.searchsorted(L.tensor([[1.0, nan, nan, nan], [0.0, 1.0, 2.0, nan]]), "
+                                   "L.tensor([[0.5, 2.0, nan], [1.0, 1.5, 5.0]]), side='right')",
+    "searchsorted_nan_first": "L.searchsorted(L.tensor([nan, 1.0, 3.0, 5.0, 7.0]), L.tensor([0.0, 2.0, 4.0, 8.0]))",
+    "searchsorted_nan_values_no_nan_sequence": "L.searchsorted(S, L.tensor([[nan, 10.0], [40.0, -inf]]))",
+    "searchsorted_infinities": "L.searchsorted(L.tensor([-inf, 0.0, inf]), L.tensor([-inf, inf]), right=True)",
+    "searchsorted_int_sequence_floats": "L.searchsorted(L.tensor([1, 2, 2, 3]), L.tensor([2.0, 2.5]), right=True)",
+    "searchsorted_empty_sequence": "L.searchsorted(E, L.tensor([1.0, nan]))",
+    "searchsorted_empty_values": "L.searchsorted(S, E23)",
+    "searchsorted_0d_value": "L.searchsorted(S, L.tensor(25.0))",
+    "searchsorted_sorter_with_nan":
+        "L.searchsorted(L.tensor([3.0, nan, 1.0]), L.tensor([2.0, 5.0]), sorter=L.tensor([2, 0, 1]))",
+    "bucketize_nan_boundary": "L.bucketize(L.tensor([[2.0], [9.0]]), Q, right=True)",
     "bucketize_right": "L.bucketize(L.tensor([[20.0], [40.0]]), S, right=True)",
     # rot90 of fewer than two dims, or the same dim twice: torch's RuntimeError
     "rot90_1d": "S.rot90(1, (0, 0))",
@@ -207,6 +224,6 @@ def run(lib, expression: str):
         wanted = [t for t in leaves if t.requires_grad]
         return tuple(lib.autograd.grad(total, wanted, allow_unused=True))
 
-    scope = {"L": lib, "grad": grad, "np": np}
+    scope = {"L": lib, "grad": grad, "np": np, "nan": float("nan"), "inf": float("inf")}
     scope.update({name: lib.tensor(value) for name, value in INPUTS.items()})
     return eval(expression, scope)  # noqa: S307 -- the table's own expressions
