@@ -339,9 +339,11 @@ def norm_input(name: str, x: Tensor, dtype: Any) -> Tensor:
     """``x`` cast to a norm's ``dtype=``, under PyTorch's rules: a complex ``x`` takes a complex
     dtype and a real one a real dtype (the cast to real would drop the imaginary parts: the norm of
     ``3+4j`` would be 3), and no cast narrows (float64 to float32).  The result's dtype is then
-    ``dtype``'s real counterpart."""
+    ``dtype``'s real counterpart.  Integers and bools without a ``dtype`` are read as float64, NumPy's
+    answer for every order (the max and sums of the orders 1 and inf would otherwise stay integers, a
+    bool's max a bool)."""
     if dtype is None:
-        return x
+        return mf.astype(x, "float64") if x.dtype.kind in "iub" else x
     dt = as_dtype(dtype)
     if x.dtype.kind in "fc":
         if dt.kind not in "fc":
