@@ -91,7 +91,7 @@ def _spread_and_mean(name: str) -> Any:
     def fn(input: Any, dim: Any = None, unbiased: Any = _UNSET, keepdim: bool = False, *,  # noqa: A002
            correction: Any = _UNSET) -> tuple[Tensor, Tensor]:
         c = ti.correction_of(name, _UNSET, correction, unbiased, torch_default=True)
-        x = as_tensor(input)
+        x = ti.floating(name, as_tensor(input))  # PyTorch's function only: its refusal of integers, as x.var()'s
         dim = ti.reduction_axis(x, dim)
         return spread(x, dim, c, keepdim), mf.mean(x, dim, keepdims=keepdim)
 
