@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import minigrad_ckpt as mg
+from minigrad_ckpt.backend import default_device_set_to, get_device
 
 DATA = Path(__file__).parent / "data"
 sys.path.insert(0, str(DATA))
@@ -50,19 +51,22 @@ def _same(expected, got, where: str) -> None:
         np.testing.assert_array_equal(values, want, err_msg=where)
 
 
+@pytest.mark.parametrize("device", ["cpu", "strict"])
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_the_engine_answers_as_torch(name):
+def test_the_engine_answers_as_torch(name, device):
+    """On the CPU and on the strict stand-in device (every tensor a case makes is made there)."""
+    from minigrad_ckpt.testing import strict  # noqa: F401 -- registers the strict devices
+
     expected = TORCH[name]
-    if "raises" in expected:
-        with pytest.raises(Exception) as info:  # noqa: PT011 -- the type is checked below, against torch's
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                run(mg, CASES[name])
-        assert isinstance(info.value, getattr(builtins, expected["raises"])), (name, repr(info.value))
-        return
-    with warnings.catch_warnings():
+    with default_device_set_to(get_device(device)), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        _same(expected["result"], run(mg, CASES[name]), name)
+        if "raises" in expected:
+            with pytest.raises(Exception) as info:  # noqa: PT011 -- the type is checked below, against torch's
+                run(mg, CASES[name])
+            assert isinstance(info.value, getattr(builtins, expected["raises"])), (name, repr(info.value))
+            return
+        got = run(mg, CASES[name])
+    _same(expected["result"], got, name)
 
 
 def test_every_case_is_recorded():
