@@ -32,7 +32,7 @@ from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, broadcast_shapes, one_device, operand
 from .complex_numbers import real
-from .errors import BoolMaskRequired, IndexOutOfBounds, IndexRefused, first_out_of_range
+from .errors import BoolMaskRequired, IndexOutOfBounds, IndexRefused, RefusedArgument, first_out_of_range
 from .indexing import _index_array, getitem_in_range, index_add
 from .torch_idioms import _one_dim
 
@@ -214,7 +214,7 @@ def reduce_at(x: Tensor, tgt: Any, values: Tensor, reduce: str, include_self: bo
     """``x`` where no value targets it; elsewhere the ``reduce`` of the values targeting
     each position (and of ``x``'s own value there if ``include_self``)."""
     if reduce not in _REDUCTIONS:
-        raise ValueError(f"reduce must be one of {_REDUCTIONS}, got {reduce!r}")
+        raise RefusedArgument(f"reduce must be one of {_REDUCTIONS}, got {reduce!r}")  # torch's RuntimeError
     tgt = host_numpy.asarray(tgt, dtype=host_numpy.int64).ravel()
     values = _in_dtype_of(x, values)
     if tgt.size == 0:  # nothing written; the (empty) values stay on the graph: an empty gradient, not None
@@ -283,7 +283,7 @@ def scatter(input: Any, dim: int, index: Any, src: Any = _UNSET, *, value: Any =
         return accumulate(x, tgt, vals)
     if reduce == "multiply":
         return reduce_at(x, tgt, vals, "prod", True)
-    raise ValueError(f"scatter: reduce must be 'add' or 'multiply', got {reduce!r} (see scatter_reduce)")
+    raise RefusedArgument(f"scatter: reduce must be 'add' or 'multiply', got {reduce!r} (see scatter_reduce)")
 
 
 def scatter_add(input: Any, dim: int, index: Any, src: Any) -> Tensor:  # noqa: A002
@@ -345,8 +345,9 @@ _OUT_OF_RANGE = {
 def _matching_source(name: str, x: Tensor, source: Any, tgt: Any, d: int) -> Tensor:
     s = same_dtype(name, x, source)
     if s.size != tgt.size or (x.ndim and s.shape != tgt.shape):
-        raise RuntimeError(f"{name}: source has shape {s.shape}; the input's shape {x.shape} with the index's "
-                           f"length on dim {d} is {tgt.shape}")
+        # PyTorch's RuntimeError (index_copy's count of indices: its IndexError)
+        raise IndexOutOfBounds(f"{name}: source has shape {s.shape}; the input's shape {x.shape} with the index's "
+                               f"length on dim {d} is {tgt.shape}")
     return mf.ravel(s)
 
 
@@ -383,7 +384,7 @@ def index_reduce(input: Any, dim: int, index: Any, source: Any, reduce: str, *, 
     (``"prod"``, ``"mean"``, ``"amax"``, ``"amin"``) of ``source``'s rows sent there (and of
     their own values if ``include_self``)."""
     if reduce not in ("prod", "mean", "amax", "amin"):
-        raise ValueError(f"index_reduce: reduce must be 'prod', 'mean', 'amax' or 'amin', got {reduce!r}")
+        raise RefusedArgument(f"index_reduce: reduce must be 'prod', 'mean', 'amax' or 'amin', got {reduce!r}")
     x = as_tensor(input)
     tgt, d = _along("index_reduce", x, dim, index)
     return reduce_at(x, tgt, _matching_source("index_reduce", x, source, tgt, d), reduce, include_self)

@@ -197,6 +197,17 @@ CASES = {
     "roll_empty": "E23.roll(3, 2)",
     "roll_0d": "Z.roll(5)",
     "flip_0d": "Z.flip(0)",
+    # unknown reductions and sources of the wrong length are torch's RuntimeError (IndexError for
+    # index_copy's count of indices)
+    "scatter_reduce_unknown": "X.scatter_reduce(1, L.tensor([[0, 0]]), X[:1, :2], 'add')",
+    "scatter_value_reduce_unknown": "X.scatter(0, L.tensor([[0]]), 1.0, reduce='sum')",
+    "index_reduce_sum_refused": "X.index_reduce(1, L.tensor([0, 0]), X[:, :2], 'sum')",
+    "index_reduce_max_refused": "X.index_reduce(1, L.tensor([0, 0]), X[:, :2], 'max')",
+    "index_add_source_too_short": "X.index_add(0, L.tensor([0, 1]), X[:1])",
+    "index_copy_source_too_short": "X.index_copy(0, L.tensor([0, 1]), X[:1])",
+    "index_reduce_source_too_short": "X.index_reduce(0, L.tensor([0, 1]), X[:1], 'prod')",
+    "index_add_source_other_dim": "X.index_add(0, L.tensor([0]), X[:1, :2])",
+    "index_copy_source_other_dim": "X.index_copy(0, L.tensor([0]), X[:1, :2])",
     # an empty index writes nothing, and the empty source's gradient is an empty tensor, not None
     "scatter_reduce_empty_index_gradient":
         "grad(lambda x, s: x.scatter_reduce(0, L.zeros(0, 4, dtype=L.int64), s, 'amax'), X, X[:0])",
