@@ -458,8 +458,11 @@ def histogram(input: Any, bins: Any = 10, range: Any = None, density: bool = Fal
     x = as_tensor(input)
     w = weights if weight is None else weight
     edges_in = host(bins) if isinstance(bins, Tensor) else bins
-    hist, edges = host_numpy.histogram(host(x).reshape(-1), bins=edges_in, range=range, density=density,
-                                       weights=None if w is None else host(as_tensor(w)).reshape(-1))
+    try:
+        hist, edges = host_numpy.histogram(host(x).reshape(-1), bins=edges_in, range=range, density=density,
+                                           weights=None if w is None else host(as_tensor(w)).reshape(-1))
+    except ValueError as e:  # a range not finite or reversed, no bins: PyTorch's RuntimeError, NumPy's ValueError
+        raise RefusedArgument(f"histogram: {e}") from None
     dtype = x.dtype if x.dtype.kind == "f" else host_numpy.float64
     return Histogram(constant(hist.astype(dtype), x), constant(edges.astype(dtype), x))
 
@@ -582,5 +585,8 @@ def bincount(input: Any, weights: Any = None, minlength: int = 0) -> Tensor:  # 
 
 def histogram_method(self: Tensor, bins: Any = 100, *, range: Any = None, weight: Any = None,  # noqa: A002
                      density: bool = False) -> Any:
-    """PyTorch's ``x.histogram(bins=100, *, range=None, weight=None, density=False)``."""
+    """PyTorch's ``x.histogram(bins=100, *, range=None, weight=None, density=False)``; integer and
+    bool input is PyTorch's ``NotImplementedError`` (``mg.histogram``, NumPy's, counts them)."""
+    if self.dtype.kind not in "f":
+        raise DtypeNotImplemented(f"histogram: not implemented for {self.dtype} (PyTorch's takes floating input)")
     return histogram(self, bins, range, density, weight=weight)

@@ -100,6 +100,18 @@ CASES = {
     "histc_min_above_max": "L.histc(X, bins=2, min=5, max=1)",
     "histc_no_bins": "L.histc(X, bins=0)",
     "histc_integers": "L.histc(I, bins=2)",
+    # x.histogram: a range not finite or reversed, or no bins: torch's RuntimeError; integers: its
+    # NotImplementedError; one value's range widened by a half each way
+    "histogram_infinite_data": "L.tensor([1.0, inf]).histogram(3)",
+    "histogram_nan_data": "N.histogram(2)",
+    "histogram_infinite_range": "S.histogram(3, range=(0.0, inf))",
+    "histogram_reversed_range": "S.histogram(2, range=(3.0, 1.0))",
+    "histogram_no_bins": "S.histogram(0)",
+    "histogram_integers": "I.histogram(2)",
+    "histogram_bools": "B.histogram(2)",
+    "histogram_one_value": "L.tensor([2.0, 2.0]).histogram(2)",
+    "histogram_empty": "E.histogram(2)",
+    "histogram_weighted_density": "X.histogram(3, weight=X.abs(), density=True)",
     # bincount
     "bincount_floats": "L.bincount(L.tensor([0.0, 1.0]))",
     "bincount_bools": "L.bincount(L.tensor([True, False]))",
