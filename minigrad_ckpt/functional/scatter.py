@@ -338,7 +338,8 @@ _OUT_OF_RANGE = {
                                              f"with size {n}"),
     "index_fill": lambda i, d, n: IndexError(f"index {i} is out of bounds for dimension {d} with size {n}"),
     "index_reduce": lambda i, d, n: IndexError("index out of range in self"),
-    "index_select": lambda i, d, n: IndexError("index out of range in self"),
+    # torch's IndexError along dim 0, its RuntimeError ("INDICES element is out of DATA bounds") along others
+    "index_select": lambda i, d, n: IndexOutOfBounds("index out of range in self"),
 }
 
 
@@ -398,6 +399,8 @@ def index_select(input: Any, dim: int, index: Any) -> Tensor:  # noqa: A002
     if idx.ndim > 1:
         raise IndexError(f"index_select: index must be 1-D (or 0-d), got {idx.ndim} dims")
     n, h = (x.shape[d] if x.ndim else 1), host(idx)
+    if h.size and n == 0:  # PyTorch's RuntimeError before its range check's IndexError: both
+        raise IndexOutOfBounds(f"index_select(): self indexing axis dim should be positive (dim {d} is empty)")
     if h.size and (h.min() < 0 or h.max() >= n):  # no counting from the end, as PyTorch's
         raise _OUT_OF_RANGE["index_select"](first_out_of_range(h, 0, n), d, n)
     if x.ndim == 0:

@@ -28,6 +28,9 @@ CASES = {
     "index_select_0d_input_0d_index": "L.tensor(1.5).index_select(0, L.tensor(0))",
     "index_select_1d_input_0d_index": "S.index_select(0, L.tensor(1))",
     "index_select_0d_input_two_indices": "L.tensor(1.5).index_select(0, L.tensor([0, 0]))",
+    "index_select_from_an_empty_dim": "E23.index_select(1, L.tensor([0]))",
+    "index_select_nothing_from_an_empty_dim": "E23.index_select(1, L.tensor([], dtype=L.int64))",
+    "index_select_past_the_end": "X.index_select(1, L.tensor([4]))",
     # indices that are not integers: torch's RuntimeError (IndexError for index_fill and x[i])
     "index_select_float_index": "X.index_select(0, L.tensor([1.0]))",
     "index_select_bool_index": "X.index_select(0, L.tensor([True, False, True]))",
