@@ -5,14 +5,13 @@ builtin type of the exception and its first line.
 Run: python tests/data/make_torch_operator_extremes.py  (needs torch; writes torch_operator_extremes.json).
 """
 
-import builtins
 import json
 import pathlib
 import sys
-import warnings
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from operator_extreme_cases import CASES, run  # noqa: E402
+from torch_outcomes import outcome  # noqa: E402
 
 
 def _record(out):
@@ -27,14 +26,7 @@ def _record(out):
 
 
 def _outcome(torch, expression: str) -> dict:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            out = run(torch, expression)
-    except Exception as e:  # noqa: BLE001 -- recording whatever torch raises is the point
-        kind = next(c.__name__ for c in type(e).__mro__ if getattr(builtins, c.__name__, None) is c)
-        return {"raises": kind, "message": str(e).splitlines()[0]}
-    return {"result": _record(out)}
+    return outcome(lambda: run(torch, expression), lambda out: {"result": _record(out)})
 
 
 def main() -> None:
