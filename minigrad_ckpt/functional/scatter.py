@@ -360,7 +360,11 @@ def index_add_along(input: Any, dim: int, index: Any, source: Any, *, alpha: Any
     x = as_tensor(input)
     tgt, d = _along("index_add", x, dim, index)
     s = _matching_source("index_add", x, source, tgt, d)
-    return accumulate(x, tgt, s if alpha == 1 else s * alpha)
+    if alpha == 1:
+        return accumulate(x, tgt, s)
+    if x.dtype.kind in "iub":  # alpha in the tensor's dtype first, as PyTorch's kernel: 2.5 is 2 for integers
+        alpha = fill_value("index_add", alpha, x)
+    return accumulate(x, tgt, s * alpha)
 
 
 def index_copy(input: Any, dim: int, index: Any, source: Any) -> Tensor:  # noqa: A002

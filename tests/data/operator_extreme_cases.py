@@ -223,6 +223,15 @@ CASES = {
     "index_reduce_source_too_short": "X.index_reduce(0, L.tensor([0, 1]), X[:1], 'prod')",
     "index_add_source_other_dim": "X.index_add(0, L.tensor([0]), X[:1, :2])",
     "index_copy_source_other_dim": "X.index_copy(0, L.tensor([0]), X[:1, :2])",
+    # index_add's alpha is converted to the tensor's dtype first (2.5 is 2 for integers, -1 wraps in uint8)
+    "index_add_integer_float_alpha": "I.index_add(1, L.tensor([0, 0]), I[:, :2] + 4, alpha=2.5)",
+    "index_add_integer_negative_float_alpha": "I.index_add(0, L.tensor([1]), I[:1], alpha=-2.9)",
+    "index_add_uint8_negative_alpha":
+        "L.zeros(2, dtype=L.uint8).index_add(0, L.tensor([0]), L.tensor([3], dtype=L.uint8), alpha=-1)",
+    "index_add_bool_half_alpha": "(B[0] & False).index_add(0, L.tensor([0, 1]), B[0, :2] | True, alpha=0.5)",
+    "index_add_bool_zero_alpha": "(B[0] & False).index_add(0, L.tensor([0, 1]), B[0, :2] | True, alpha=0)",
+    "index_add_integer_alpha_overflow": "I.index_add(1, L.tensor([0]), I[:, :1], alpha=1e20)",
+    "index_add_float_alpha_gradient": "grad(lambda x, s: x.index_add(0, L.tensor([2, 2]), s, alpha=-1.5), X, X[:2])",
     # an empty index writes nothing, and the empty source's gradient is an empty tensor, not None
     "scatter_reduce_empty_index_gradient":
         "grad(lambda x, s: x.scatter_reduce(0, L.zeros(0, 4, dtype=L.int64), s, 'amax'), X, X[:0])",
