@@ -32,7 +32,14 @@ from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, broadcast_shapes, one_device, operand
 from .complex_numbers import real
-from .errors import BoolMaskRequired, IndexOutOfBounds, IndexRefused, RefusedArgument, first_out_of_range
+from .errors import (
+    BoolMaskRequired,
+    DtypeNotImplemented,
+    IndexOutOfBounds,
+    IndexRefused,
+    RefusedArgument,
+    first_out_of_range,
+)
 from .indexing import _index_array, getitem_in_range, index_add
 from .torch_idioms import _one_dim
 
@@ -215,6 +222,8 @@ def reduce_at(x: Tensor, tgt: Any, values: Tensor, reduce: str, include_self: bo
     each position (and of ``x``'s own value there if ``include_self``)."""
     if reduce not in _REDUCTIONS:
         raise RefusedArgument(f"reduce must be one of {_REDUCTIONS}, got {reduce!r}")  # torch's RuntimeError
+    if reduce == "mean" and x.dtype.kind == "b":  # PyTorch has no kernel for a mean of bools
+        raise DtypeNotImplemented("scatter_reduce / index_reduce: 'mean' is not implemented for bool tensors")
     tgt = host_numpy.asarray(tgt, dtype=host_numpy.int64).ravel()
     values = _in_dtype_of(x, values)
     if tgt.size == 0:  # nothing written; the (empty) values stay on the graph: an empty gradient, not None
@@ -230,8 +239,8 @@ def reduce_at(x: Tensor, tgt: Any, values: Tensor, reduce: str, include_self: bo
         table[:, 0] = tgt.size + host_numpy.arange(x.size)
     ident = Tensor._wrap(x.device.xp.full((1,), _identity(reduce, x.dtype), dtype=x.dtype), None, x.device)
     rows = getitem_in_range(mf.concatenate([values, mf.ravel(x), ident]), (x.device.xp.asarray(table),))
-    if reduce in ("sum", "mean"):
-        out = mf.sum(rows, axis=-1)
+    if reduce in ("sum", "mean"):  # integers summed in their own dtype, wrapping as PyTorch's before a mean divides
+        out = mf.sum(rows, axis=-1, dtype=x.dtype if x.dtype.kind in "iu" else None)
         if reduce == "mean":
             n = constant(host_numpy.maximum(counts + lead, 1).astype(x.dtype), x)
             out = mf.floor(out / n) if x.dtype.kind in "iu" else out / n

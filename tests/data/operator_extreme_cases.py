@@ -232,6 +232,17 @@ CASES = {
     "index_add_bool_zero_alpha": "(B[0] & False).index_add(0, L.tensor([0, 1]), B[0, :2] | True, alpha=0)",
     "index_add_integer_alpha_overflow": "I.index_add(1, L.tensor([0]), I[:, :1], alpha=1e20)",
     "index_add_float_alpha_gradient": "grad(lambda x, s: x.index_add(0, L.tensor([2, 2]), s, alpha=-1.5), X, X[:2])",
+    # a mean of small integers sums in their dtype, wrapping, before it divides; a mean of bools has no kernel
+    "scatter_reduce_uint8_mean_wraps":
+        "L.tensor([3, 250], dtype=L.uint8).scatter_reduce(0, L.tensor([0, 0]), L.tensor([250, 250]).byte(), 'mean')",
+    "scatter_reduce_int8_mean_wraps_without_self":
+        "I.char()[0].scatter_reduce(0, L.tensor([0, 0]), (I[0, :2] * 0 + 100).char(), 'mean', include_self=False)",
+    "index_reduce_uint8_mean_wraps": "(I * 100).byte().index_reduce(0, L.tensor([0, 0]), (I * 90).byte(), 'mean')",
+    "index_reduce_int16_mean": "(I - 9).short().index_reduce(1, L.tensor([0, 0]), (I - 7).short()[:, :2], 'mean')",
+    "scatter_reduce_bool_mean": "B.scatter_reduce(1, L.tensor([[0, 0]]), B[:1, :2], 'mean')",
+    "index_reduce_bool_mean": "B.index_reduce(0, L.tensor([0]), B[:1], 'mean', include_self=False)",
+    "scatter_reduce_bool_sum": "B.scatter_reduce(1, L.tensor([[0, 0]]), B[:1, :2], 'sum', include_self=False)",
+    "scatter_reduce_bool_prod": "B.scatter_reduce(1, L.tensor([[1, 1]]), B[:1, :2], 'prod')",
     # an empty index writes nothing, and the empty source's gradient is an empty tensor, not None
     "scatter_reduce_empty_index_gradient":
         "grad(lambda x, s: x.scatter_reduce(0, L.zeros(0, 4, dtype=L.int64), s, 'amax'), X, X[:0])",
