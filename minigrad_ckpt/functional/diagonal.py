@@ -13,7 +13,7 @@ from ..tape import apply
 from ..tensor import Tensor, requires_grad_flag
 from .arguments import as_tensor, one_axis
 from .conversion import clone
-from .errors import TooFewDims
+from .errors import RefusedArgument, TooFewDims
 from .indexing import index_add
 from .reduction import sum  # noqa: A004  (the tensor sum)
 from .shape import reshape
@@ -29,7 +29,7 @@ def diagonal(x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
         raise TooFewDims(f"diagonal: needs at least 2 dimensions, got shape {x.shape}")
     a1, a2 = one_axis(axis1, x.ndim), one_axis(axis2, x.ndim)
     if a1 == a2:
-        raise ValueError("diagonal: axis1 and axis2 cannot be the same")
+        raise RefusedArgument("diagonal: axis1 and axis2 cannot be the same")  # torch's RuntimeError too
     return apply(_sh.Diagonal(offset=int(offset), axis1=a1, axis2=a2, in_shape=x.shape), x)
 
 

@@ -184,3 +184,9 @@ class TooFewDims(RuntimeError, IndexError, ValueError):
     ``RuntimeError`` ("tril: input tensor must have at least 2 dimensions"), or its ``IndexError``
     where it reads the missing dim first (``diagonal`` of a 1-D tensor, ``diag_embed`` of a 0-d
     one), and the ``ValueError`` the engine raised before."""
+
+
+class WrongTensorKind(RuntimeError, TypeError):
+    """A tensor argument of a rank or dtype an op cannot take in that place -- ``repeat_interleave``'s
+    counts of 2 dims, ``tensor_split``'s split points as floats: PyTorch's ``RuntimeError`` ("repeats
+    must be 0-dim or 1-dim tensor"), and the ``TypeError`` the engine raised before."""

@@ -110,8 +110,9 @@ def moveaxis(x: Any, source: Any, destination: Any) -> Tensor:
     """Move axes ``source`` to positions ``destination`` (ints or equal-length sequences; a view,
     NumPy's ``moveaxis``)."""
     x = as_tensor(x)
-    src, dst = paired_axes(source, destination, x.ndim, x.ndim,
-                           "moveaxis: source and destination must have the same number of elements")
+    if len(int_tuple(source)) != len(int_tuple(destination)):  # PyTorch's RuntimeError, NumPy's ValueError
+        raise RefusedArgument("moveaxis: source and destination must have the same number of elements")
+    src, dst = paired_axes(source, destination, x.ndim, x.ndim, "")
     if len(set(src)) != len(src) or len(set(dst)) != len(dst):
         raise RefusedArgument("moveaxis: repeated axis")
     perm = [a for a in range(x.ndim) if a not in src]

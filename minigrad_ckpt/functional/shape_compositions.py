@@ -20,7 +20,7 @@ from ..tensor import Tensor
 from . import math as mf
 from . import namespace
 from .arguments import as_tensor, broadcast_shapes, one_axis, paired_axes
-from .errors import IndexOutOfBounds, RefusedArgument, TooFewDims
+from .errors import IndexOutOfBounds, RefusedArgument, TooFewDims, WrongTensorKind
 from .indexing import index_add
 from .scatter import constant
 from .torch_idioms import _one_dim
@@ -110,7 +110,7 @@ def diag_embed(input: Any, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
     m = n + abs(offset)
     d1, d2 = one_axis(dim1, x.ndim + 1), one_axis(dim2, x.ndim + 1)
     if d1 == d2:
-        raise ValueError(f"diag_embed: dim1 and dim2 must differ, both are {d1}")
+        raise RefusedArgument(f"diag_embed: dim1 and dim2 must differ, both are {d1}")  # torch's RuntimeError too
     r = host_numpy.arange(n) + max(-offset, 0)
     c = host_numpy.arange(n) + max(offset, 0)
     square = index_add(x.shape[:-1] + (m, m), (Ellipsis, constant(r, x), constant(c, x)), x)
@@ -158,7 +158,7 @@ def unflatten(input: Any, dim: int, sizes: Sequence[int]) -> Tensor:  # noqa: A0
     d = _one_dim("unflatten", x, dim)
     sizes = tuple(int(s) for s in sizes)
     known = int(host_numpy.prod([s for s in sizes if s != -1]))
-    if not sizes or sizes.count(-1) > 1 or (-1 not in sizes and known != x.shape[d]) or (
+    if not sizes or min(sizes) < -1 or sizes.count(-1) > 1 or (-1 not in sizes and known != x.shape[d]) or (
             -1 in sizes and (known == 0 or x.shape[d] % known)):  # PyTorch's RuntimeError, NumPy's ValueError
         raise RefusedArgument(f"unflatten: sizes {sizes} do not split dim {d} of length {x.shape[d]}")
     # -1 is this dim's length over the others' (not the whole tensor's: an empty tensor's would be ambiguous)
@@ -236,8 +236,8 @@ def tensor_split(input: Any, indices_or_sections: Any = None, dim: int = 0, *,  
     ios = given[0]
     if isinstance(ios, Tensor):
         if ios.dtype.kind not in "iu" or ios.ndim > 1:
-            raise TypeError(f"tensor_split: a tensor of split points must be a 0-d or 1-D integer one, got "
-                            f"{ios.ndim}-D {ios.dtype} (PyTorch's rule)")
+            raise WrongTensorKind(f"tensor_split: a tensor of split points must be a 0-d or 1-D integer one, got "
+                                  f"{ios.ndim}-D {ios.dtype} (PyTorch's rule)")
         ios = ios.tolist()
     return tuple(namespace.array_split(x, ios, d))
 

@@ -27,7 +27,7 @@ from . import torch_idioms as ti
 from . import torch_methods as tmeth
 from .arguments import as_tensor, in_default_float, in_float32_if_half, normalize_axis, one_device
 from .conversion import clone
-from .errors import InputMismatch
+from .errors import DtypeNotImplemented, InputMismatch, RefusedArgument, WrongTensorKind
 from .scatter import gather
 
 
@@ -299,17 +299,30 @@ def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *
     """Each element repeated ``repeats`` times along ``dim`` (flattened for None), as ``torch.repeat_interleave``;
     ``repeats`` is a count or one count per element (a list or a tensor).  With ``input`` alone, it is
     the counts and each index is repeated by its own (``repeat_interleave(tensor([1, 0, 2]))`` is
-    ``[0, 2, 2]``)."""
+    ``[0, 2, 2]``).  ``output_size`` is the result's length along ``dim``: another is PyTorch's error."""
     if repeats is None:
-        counts = as_tensor(input)
-        if counts.ndim > 1 or counts.dtype.kind not in "iu":
-            raise TypeError(f"repeat_interleave: the counts must be a 0-d or 1-D integer tensor, "
-                            f"got {counts.ndim} dims of {counts.dtype}")
+        counts = _repeat_counts(as_tensor(input))
         indices = namespace.arange(counts.size, dtype="int64", device=counts.device)
-        return mf.repeat(indices, mf.reshape(counts, (-1,)).tolist()) if counts.size else indices
-    if isinstance(repeats, Tensor):
-        repeats = repeats.tolist()
-    return mf.repeat(as_tensor(input), repeats, dim)
+        out = mf.repeat(indices, mf.reshape(counts, (-1,)).tolist()) if counts.size else indices
+    else:
+        if isinstance(repeats, Tensor):
+            repeats = _repeat_counts(repeats).tolist()
+        out = mf.repeat(as_tensor(input), repeats, dim)
+    if output_size is not None and output_size != (out.shape[dim] if dim is not None else out.size):
+        raise RefusedArgument(f"repeat_interleave: allocated size does not match required size (output_size="
+                              f"{output_size}, the repeats give {out.shape[dim] if dim is not None else out.size})")
+    return out
+
+
+def _repeat_counts(counts: Tensor) -> Tensor:
+    """``repeat_interleave``'s counts, a 0-d or 1-D integer tensor, or PyTorch's errors (floats have
+    no kernel: its NotImplementedError)."""
+    if counts.ndim > 1:
+        raise WrongTensorKind(f"repeat_interleave: repeats (the counts) must be 0-dim or 1-dim tensor, got "
+                              f"{counts.ndim} dims")
+    if counts.dtype.kind not in "iu":
+        raise DtypeNotImplemented(f"repeat_interleave: the counts must be integers, got {counts.dtype}")
+    return counts
 
 
 def take_along_dim(input: Any, indices: Any, dim: int | None = None) -> Tensor:  # noqa: A002
