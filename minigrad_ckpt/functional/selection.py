@@ -189,6 +189,14 @@ def _named(fn: Any, name: str, doc: str) -> Any:
     return fn
 
 
+def refuse_half(name: str, x: Any) -> None:
+    """PyTorch's ``quantile`` and ``nanquantile`` take float32 and float64 only: a float16 tensor is its
+    ``RuntimeError`` (NumPy's quantile, and ``mg.quantile`` spelled as NumPy's, answer in float16)."""
+    if isinstance(x, Tensor) and x.dtype.kind == "f" and x.dtype.itemsize < 4:
+        raise NeedsFloatingInput(f"{name}() input tensor must be either float or double dtype (a float tensor of "
+                                 f"32 or 64 bits), got {x.dtype}")
+
+
 def _quantile_api(name: str, skip_nan: bool) -> Any:
     def fn(input: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,  # noqa: A002
            method: str = "linear", keepdims: bool = False, *, dim: Any = _UNSET, keepdim: Any = _UNSET,
@@ -201,6 +209,8 @@ def _quantile_api(name: str, skip_nan: bool) -> Any:
             if axis is not None:
                 raise TypeError(f"{name}: pass either axis= or dim=, not both")
             axis = dim
+        if dim is not _UNSET or interpolation is not _UNSET:  # PyTorch's spelling: its float32/float64 only
+            refuse_half(name, input)
         keep = keepdims if keepdim is _UNSET else keepdim
         how = method if interpolation is _UNSET else interpolation
         if how not in _METHODS:

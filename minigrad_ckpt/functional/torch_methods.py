@@ -703,12 +703,14 @@ def diff_method(self: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, ap
 def quantile_method(self: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *,
                     interpolation: str = "linear") -> Tensor:
     """PyTorch's ``x.quantile(q, dim=None, keepdim=False, interpolation='linear')``."""
+    sel.refuse_half("quantile", self)
     return sel.quantile(self, q, dim=dim, keepdim=keepdim, interpolation=interpolation)
 
 
 def nanquantile_method(self: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *,
                        interpolation: str = "linear") -> Tensor:
     """PyTorch's ``x.nanquantile(q, dim=None, keepdim=False, interpolation='linear')``, NaNs ignored."""
+    sel.refuse_half("nanquantile", self)
     return sel.nanquantile(self, q, dim=dim, keepdim=keepdim, interpolation=interpolation)
 
 
