@@ -799,8 +799,8 @@ class CupyNamespace(ArrayNamespace):
             return
         native = _on_device(native, self._device)
 
-        def call(x: Any, **out: Any) -> Any:  # (out=: the kernels that take it, sigmoid's)
-            return native(x, **out) if x.dtype.kind == "f" else engine(self, x, **out)
+        def call(x: Any) -> Any:
+            return native(x) if x.dtype.kind == "f" else engine(self, x)
 
         call.__name__ = name
         setattr(self, name, call)

@@ -39,7 +39,6 @@ the same leading axes.
 
 from __future__ import annotations
 
-from ..backend import ArrayNamespace
 from .base import Op, add_tangents
 
 
@@ -51,53 +50,13 @@ def _block(gates, k, h):
     return gates[..., k * h:(k + 1) * h]
 
 
-def _lstm_record(xp, sigmoid, tanh, pre, c):
-    """``[a_i, a_f, a_g, a_o, c', tanh(c')]`` of the pre-activations ``pre = xg + hg`` with the
-    given activation functions."""
+def _lstm_record(xp, sigmoid, tanh, xg, hg, c):
+    """``[a_i, a_f, a_g, a_o, c', tanh(c')]`` with the given activation functions."""
     h = c.shape[-1]
+    pre = xg + hg
     a_if, a_g, a_o = sigmoid(pre[..., :2 * h]), tanh(_block(pre, 2, h)), sigmoid(_block(pre, 3, h))
     c_new = a_if[..., h:] * c + a_if[..., :h] * a_g
     return xp.concatenate([a_if, a_g, a_o, c_new, tanh(c_new)], axis=-1)
-
-
-def _lstm_record_written(xp, pre, c):
-    """``_lstm_record`` with each block computed straight into its place in the record (``out=``),
-    the same operations in the same order.  Why: concatenating the blocks copied the whole record
-    again, row by row (97 rows of five blocks per step in pytorch/examples' time_sequence_prediction),
-    into memory each step allocates afresh.  Where the blocks' dtypes or leading axes differ from
-    the record's, the concatenation's promotion and checks decide, as before."""
-    h = c.shape[-1]
-    if c.dtype != pre.dtype or pre.dtype.kind not in "fc" or c.shape[:-1] != pre.shape[:-1]:
-        return _lstm_record(xp, xp.sigmoid, xp.tanh, pre, c)
-    record = xp.empty(pre.shape[:-1] + (6 * h,), pre.dtype)
-    a_i, a_f, a_g, a_o, c_new, t = (_block(record, k, h) for k in range(6))
-    xp.sigmoid(pre[..., :2 * h], out=record[..., :2 * h])
-    xp.tanh(_block(pre, 2, h), out=a_g)
-    xp.sigmoid(_block(pre, 3, h), out=a_o)
-    xp.add(xp.multiply(a_f, c, out=c_new), a_i * a_g, out=c_new)
-    xp.tanh(c_new, out=t)
-    return record
-
-
-def _side_by_side(xp, blocks):
-    """The products ``a * b`` of ``blocks`` (pairs; None: a block of zeros) side by side on the last
-    axis.  On arrays each product is written straight into its place (``out=``), not concatenated
-    afterwards (the copy ``_lstm_record_written`` saves); on the differentiable namespace (a
-    second derivative) and where the factors' shapes or dtypes differ, it is the concatenation."""
-    a0 = next(pair[0] for pair in blocks if pair is not None)
-    some_zero = any(pair is None for pair in blocks)
-    if not (isinstance(xp, ArrayNamespace) and all(
-            pair is None or pair[0].shape == pair[1].shape == a0.shape and pair[0].dtype == pair[1].dtype == a0.dtype
-            for pair in blocks)):
-        products = [None if pair is None else pair[0] * pair[1] for pair in blocks]
-        zeros = xp.zeros_like(next(p for p in products if p is not None)) if some_zero else None
-        return xp.concatenate([zeros if p is None else p for p in products], axis=-1)
-    size = a0.shape[-1]
-    out = (xp.zeros if some_zero else xp.empty)(a0.shape[:-1] + (size * len(blocks),), a0.dtype)
-    for k, pair in enumerate(blocks):
-        if pair is not None:
-            xp.multiply(*pair, out=_block(out, k, size))
-    return out
 
 
 class LSTMStep(Op):
@@ -108,16 +67,16 @@ class LSTMStep(Op):
     save_output = True
 
     def forward(self, xp, xg, hg, c):
-        return _lstm_record_written(xp, xg + hg, c)
+        return _lstm_record(xp, xp.sigmoid, xp.tanh, xg, hg, c)
 
     def backward(self, xp, g, record, xg, hg, c):
         h = c.shape[-1]
         a_i, a_f, a_g, a_o, t = (_block(record, k, h) for k in (0, 1, 2, 3, 5))
         d_c = _block(g, 4, h) + _block(g, 5, h) * (1 - t * t)  # c' reaches the loss itself and through tanh(c')
-        d_pre = _side_by_side(xp, [(_block(g, 0, h) + d_c * a_g, a_i * (1 - a_i)),
-                                   (_block(g, 1, h) + d_c * c, a_f * (1 - a_f)),
-                                   (_block(g, 2, h) + d_c * a_i, 1 - a_g * a_g),
-                                   (_block(g, 3, h), a_o * (1 - a_o))])
+        d_pre = xp.concatenate([(_block(g, 0, h) + d_c * a_g) * (a_i * (1 - a_i)),
+                                (_block(g, 1, h) + d_c * c) * (a_f * (1 - a_f)),
+                                (_block(g, 2, h) + d_c * a_i) * (1 - a_g * a_g),
+                                _block(g, 3, h) * (a_o * (1 - a_o))], axis=-1)
         return d_pre, d_pre, d_c * a_f
 
     def jvp(self, xp, tangents, record, xg, hg, c):
@@ -133,7 +92,7 @@ class LSTMStep(Op):
         return xp.concatenate([t_i, t_f, t_g, t_o, t_new, (1 - t * t) * t_new], axis=-1)
 
     def reference(self, np, xg, hg, c):
-        return _lstm_record(np, lambda x: _stable_sigmoid(np, x), np.tanh, xg + hg, c)
+        return _lstm_record(np, lambda x: _stable_sigmoid(np, x), np.tanh, xg, hg, c)
 
 
 class LSTMStepOutput(Op):
@@ -147,7 +106,9 @@ class LSTMStepOutput(Op):
 
     def backward(self, xp, g, out, record):
         h = record.shape[-1] // 6
-        return _side_by_side(xp, [None, None, None, (g, _block(record, 5, h)), None, (g, _block(record, 3, h))])
+        zeros = xp.zeros_like(g)
+        return xp.concatenate([zeros, zeros, zeros, g * _block(record, 5, h), zeros, g * _block(record, 3, h)],
+                              axis=-1)
 
     def jvp(self, xp, tangents, out, record):
         h = record.shape[-1] // 6
