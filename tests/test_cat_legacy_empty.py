@@ -45,3 +45,30 @@ def test_the_empty_tensor_counts_in_the_dtype_and_every_alias_skips_it():
     assert mg.concatenate([mg.tensor([]), mg.ones(1, 3)]).shape == (1, 3)
     with pytest.raises(mg.functional.errors.JoinShapeMismatch, match=r"\(2, 3\) and \(2, 2\)"):
         mg.cat([mg.tensor([]), mg.ones(2, 3), mg.ones(2, 2)])
+
+
+@pytest.mark.parametrize("device, dtype", SEAMS)
+def test_the_left_out_empty_tensor_still_gets_its_empty_gradient(device, dtype):
+    # torch 2.13: e = torch.tensor([], requires_grad=True); torch.autograd.grad(torch.cat([e, w]).sum(), [e])
+    # is (tensor([]),) and backward() sets e.grad to tensor([]); the engine left e off the graph (None, and
+    # autograd.grad's "input 0 was not used")
+    e = mg.tensor([], dtype=dtype, device=device, requires_grad=True)
+    w = mg.ones(2, 2, dtype=dtype, device=device, requires_grad=True)
+    for run in (lambda: mg.cat([e, w]), lambda: mg.cat([w, e], 1),
+                lambda: checkpoint(lambda e, w: mg.cat([e, w]) * 1, e, w, use_reentrant=False)):
+        out = run()
+        ge, gw = mg.autograd.grad((out * out).sum(), [e, w])
+        assert ge.shape == (0,) and ge.dtype == dtype and ge.device == e.device
+        np.testing.assert_allclose(gw.cpu().numpy(), 2 * np.ones((2, 2)))
+    e.grad = None
+    mg.cat([e, w]).sum().backward()
+    assert e.grad is not None and e.grad.shape == (0,)
+
+
+def test_the_left_out_empty_tensor_under_func_transforms():
+    w = mg.ones(2, 2, dtype=mg.float64)
+    ge = mg.func.grad(lambda e: (mg.cat([e, w]) ** 2).sum())(mg.tensor([], dtype=mg.float64))
+    assert ge.shape == (0,)
+    out, tangent = mg.func.jvp(lambda e, w: mg.cat([e, w]), (mg.tensor([], dtype=mg.float64), w),
+                               (mg.tensor([], dtype=mg.float64), mg.ones(2, 2, dtype=mg.float64)))
+    assert out.shape == tangent.shape == (2, 2)

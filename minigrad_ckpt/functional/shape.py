@@ -179,19 +179,28 @@ def sum_to(x: Any, shape: Any) -> Tensor:
 
 def concatenate(tensors: Sequence[Any], axis: int = 0) -> Tensor:
     """Join tensors along an existing axis.  A 1-D empty tensor (shape ``(0,)``) among tensors that do
-    not fit it is left out, PyTorch's legacy rule for ``cat`` (``out = torch.tensor([])`` then ``out =
-    torch.cat([out, rows])`` gathers rows from nothing; NumPy refuses it); its dtype still counts."""
+    not fit it joins as no rows of their shape, PyTorch's legacy rule for ``cat`` (``out = torch.tensor([])``
+    then ``out = torch.cat([out, rows])`` gathers rows from nothing; NumPy refuses it); its dtype still
+    counts, and it gets its (empty) gradient."""
     ts = same_dtype(tensor_list("concatenate", tensors))
     try:
-        return _concatenate(ts, axis)
+        ax, sizes = _join_sizes(ts, axis)
     except (JoinShapeMismatch, DimensionOutOfRange):
         kept = [t for t in ts if t._data.shape != (0,)]
         if not kept or len(kept) == len(ts):
             raise
-        return _concatenate(kept, axis)
+        ax, _ = _join_sizes(kept, axis)  # (raises where they do not fit, naming them)
+        # each empty one joins as a view of no rows shaped as the others, not left out: it stays on the
+        # graph and gets its empty gradient, as PyTorch's (left out, autograd.grad said it was not used)
+        shape = kept[0]._data.shape
+        empty = shape[:ax] + (0,) + shape[ax + 1:]
+        ts = [t if t._data.shape != (0,) else reshape(t, empty) for t in ts]
+        ax, sizes = _join_sizes(ts, axis)
+    return apply(_sh.Concatenate.shared(ax, sizes), *ts)
 
 
-def _concatenate(ts: list[Tensor], axis: Any) -> Tensor:
+def _join_sizes(ts: list[Tensor], axis: Any) -> tuple[int, tuple[int, ...]]:
+    """The axis ``ts`` join along and their lengths on it; JoinShapeMismatch where they do not fit."""
     first = ts[0]._data.shape  # (the arrays' shapes: Tensor.shape is a property call each)
     if not first:
         raise JoinShapeMismatch("concatenate: zero-dimensional tensors cannot be concatenated")
@@ -203,7 +212,7 @@ def _concatenate(ts: list[Tensor], axis: Any) -> Tensor:
         if s[:ax] + s[ax + 1:] != others or len(s) != len(first):
             raise JoinShapeMismatch(f"concatenate: shapes {first} and {s} differ outside axis {ax}")
         sizes.append(s[ax])
-    return apply(_sh.Concatenate.shared(ax, tuple(sizes)), *ts)
+    return ax, tuple(sizes)
 
 
 def stack(tensors: Sequence[Any], axis: int = 0) -> Tensor:
