@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -73,7 +74,6 @@ def test_a_crashed_writers_temp_files_go_with_the_next_save(tmp_path):
 def test_a_live_writers_another_hosts_and_foreign_temp_files_stay(tmp_path):
     host, gone = fsutil._host(), dead_pid()
     kept = [
-        f".snapshot-000000000012.mgsnap.{host}-{os.getpid()}.abc_1234.tmp",  # this process: a live writer
         f".snapshot-000000000012.mgsnap.elsewhere-{gone}.abc_1234.tmp",  # another host's: cannot be asked
         f".notes.txt.{host}-{gone}.abc_1234.tmp",  # not a name the manager writes
         ".snapshot-000000000012.mgsnap.abc_1234.tmp",  # no writer named: not provably stale
@@ -113,3 +113,37 @@ def test_a_crashed_asynchronous_save_is_cleaned_up_by_a_later_process(tmp_path):
     ex.iteration = 4
     SnapshotManager(tmp_path).save_snapshot(ex)
     assert temp_files(tmp_path) == set()
+
+
+def test_this_process_keeps_its_writes_in_progress_and_removes_an_earlier_holder_of_its_pid(tmp_path):
+    # A container restarted after its trainer was killed (OOM) runs the trainer as pid 1 again, on the same
+    # host name: the dead run's temp file names this process's pid.  The manager kept it forever (a pid
+    # that is alive); it is stale unless this process is writing it now.
+    host = fsutil._host()
+    earlier = f".snapshot-000000000012.mgsnap.{host}-{os.getpid()}.abc_1234.tmp"
+    (tmp_path / earlier).write_bytes(b"half a snapshot")
+    started, finish = threading.Event(), threading.Event()
+
+    def slow_write(f):
+        f.write(b"in progress")
+        started.set()
+        assert finish.wait(60)
+        return 11
+
+    writer = threading.Thread(target=fsutil.atomic_write, args=(tmp_path / "snapshot-000000000020.mgsnap",
+                                                                slow_write))
+    writer.start()
+    try:
+        assert started.wait(60)
+        live = temp_files(tmp_path) - {earlier}
+        assert len(live) == 1 and f"{host}-{os.getpid()}." in next(iter(live))
+        owned = [p.name for p in fsutil.stale_temp_files(tmp_path, lambda n: n.endswith(".mgsnap"))]
+        assert owned == [earlier]
+        ex = executor()
+        ex.iteration = 15
+        SnapshotManager(tmp_path).save_snapshot(ex)
+        assert temp_files(tmp_path) == live  # the write in progress stays; the earlier run's file is gone
+    finally:
+        finish.set()
+        writer.join(60)
+    assert temp_files(tmp_path) == set() and (tmp_path / "snapshot-000000000020.mgsnap").read_bytes() == b"in progress"

@@ -6,6 +6,7 @@ import os
 import re
 import socket
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
@@ -14,6 +15,13 @@ __all__ = ["atomic_write", "human_bytes", "stale_temp_files"]
 
 #: an atomic_write temp file: ``.<name>.<host>-<pid>.<mkstemp's random part>.tmp``
 _TEMP = re.compile(r"^\.(?P<name>.+)\.(?P<host>[A-Za-z0-9_]+)-(?P<pid>\d+)\.[A-Za-z0-9_]+\.tmp$")
+
+
+#: the names of the temp files this process is writing now (atomic_write's, until renamed or removed): a
+#: file of this process's pid not among them was left by an earlier process of the same pid -- a container
+#: restarted after a kill, whose trainer is pid 1 again -- not by a live writer
+_writing: set[str] = set()
+_writing_lock = threading.Lock()  # (creating a temp file and naming it here are one step for the scan)
 
 
 def _host() -> str:
@@ -34,7 +42,9 @@ def atomic_write(path: Path, write: Callable[[IO[bytes]], int], fsync: bool = Tr
     directory.mkdir(parents=True, exist_ok=True)
     # the writer's host and pid in the name: a process killed before the rename leaves this file, and
     # stale_temp_files can then tell it from a live writer's
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{_host()}-{os.getpid()}.", suffix=".tmp", dir=directory)
+    with _writing_lock:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{_host()}-{os.getpid()}.", suffix=".tmp", dir=directory)
+        _writing.add(os.path.basename(tmp))
     try:
         umask = os.umask(0)
         os.umask(umask)
@@ -51,6 +61,9 @@ def atomic_write(path: Path, write: Callable[[IO[bytes]], int], fsync: bool = Tr
         except OSError:
             pass
         raise
+    finally:
+        with _writing_lock:
+            _writing.discard(os.path.basename(tmp))
     if fsync:
         dfd = os.open(directory, os.O_RDONLY)
         try:
@@ -63,15 +76,24 @@ def atomic_write(path: Path, write: Callable[[IO[bytes]], int], fsync: bool = Tr
 def stale_temp_files(directory: Path, owned: Callable[[str], bool]) -> list[Path]:
     """The temp files :func:`atomic_write` left in ``directory`` for a file whose name ``owned``
     accepts, whose writer -- a process of this host -- is gone: killed between creating the temp
-    file and renaming it.  A live writer's (this process's included), another host's (a shared file
-    system: its processes cannot be asked) and any file of another naming are not listed."""
+    file and renaming it.  A live writer's (this process's own writes in progress included), another
+    host's (a shared file system: its processes cannot be asked) and any file of another naming are
+    not listed."""
     host, found = _host(), []
     for entry in os.scandir(directory):
         m = _TEMP.match(entry.name)
-        if (m is not None and m["host"] == host and owned(m["name"]) and not _alive(int(m["pid"]))
+        if (m is not None and m["host"] == host and owned(m["name"]) and _writer_gone(entry.name, int(m["pid"]))
                 and entry.is_file(follow_symlinks=False)):
             found.append(Path(entry.path))
     return found
+
+
+def _writer_gone(name: str, pid: int) -> bool:
+    """Whether the process ``pid`` that named temp file ``name`` no longer writes it."""
+    if pid == os.getpid():  # this process: gone unless it is writing the file now (an earlier holder of the pid)
+        with _writing_lock:
+            return name not in _writing
+    return not _alive(pid)
 
 
 def _alive(pid: int) -> bool:
