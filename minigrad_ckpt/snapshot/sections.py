@@ -127,8 +127,7 @@ class OptimizerSection(Section):
             groups = [{k: v for k, v in g.items() if k not in ("params", "param_names") and not holds_tensor(v)}
                       for g in ex.optimizer.param_groups]
             if _beyond_plain(groups):
-                entry = object_entry(value["type"], groups)
-                value["exact_groups"] = {"tree": entry["tree"], "arrays": entry["arrays"]}
+                value.update(_exact_entry("exact_groups", value["type"], groups))
         return value
 
     def check(self, value: Any) -> None:
@@ -172,8 +171,7 @@ class SchedulerSection(Section):
         if value is not None:
             raw = ex.scheduler.state_dict()
             if _beyond_plain(raw):  # (else the plain state gives it back: nothing more is written)
-                entry = object_entry(value["type"], raw)
-                value["exact"] = {"tree": entry["tree"], "arrays": entry["arrays"]}
+                value.update(_exact_entry("exact", value["type"], raw))
         return value
 
     def check(self, value: Any) -> None:
@@ -416,6 +414,15 @@ def _beyond_plain(v: Any) -> bool:
         return any(not isinstance(k, str) or _beyond_plain(x) for k, x in v.items())
     return not (v is None or type(v) in (bool, int, float, str) or isinstance(v, Tensor))
 
+
+
+def _exact_entry(key: str, type_name: str, state: Any) -> dict[str, Any]:
+    """``{key: {"tree", "arrays"}}``, ``state`` as :func:`.object_tree.object_entry` keeps it exactly, or
+    nothing where that is its plain form: a NumPy float is a float there (``np.float64`` is one; a
+    schedule computed with ``np.cos`` leaves them in the groups and the scheduler), and the plain
+    header data gives it back as such."""
+    entry = object_entry(type_name, state)
+    return {key: {"tree": entry["tree"], "arrays": entry["arrays"]}} if "tree" in entry else {}
 
 
 def _check_exact(value: Any, key: str, what: str) -> None:
