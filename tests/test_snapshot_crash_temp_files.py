@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -147,3 +148,27 @@ def test_this_process_keeps_its_writes_in_progress_and_removes_an_earlier_holder
         finish.set()
         writer.join(60)
     assert temp_files(tmp_path) == set() and (tmp_path / "snapshot-000000000020.mgsnap").read_bytes() == b"in progress"
+
+
+def test_a_child_forked_while_a_write_starts_can_write(tmp_path):
+    # a DataLoader worker forked while the background snapshot thread held the temp-file lock: the
+    # child's copy of that lock stayed held, and its first atomic_write would wait forever
+    with fsutil._writing_lock:
+        pid = os.fork()
+        if pid == 0:  # the child
+            try:
+                fsutil.atomic_write(tmp_path / "from_child.bin", lambda f: f.write(b"ok"))
+                os._exit(0)
+            finally:
+                os._exit(1)
+    for _ in range(200):
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        raise AssertionError("the forked child's atomic_write waited on its parent's lock")
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert (tmp_path / "from_child.bin").read_bytes() == b"ok"

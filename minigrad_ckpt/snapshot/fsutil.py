@@ -24,6 +24,17 @@ _writing: set[str] = set()
 _writing_lock = threading.Lock()  # (creating a temp file and naming it here are one step for the scan)
 
 
+def _writing_in_child() -> None:
+    """A forked child writes none of its parent's files, and a lock a parent's thread held at the fork
+    would stay held there: both start afresh."""
+    global _writing_lock
+    _writing.clear()
+    _writing_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_writing_in_child)
+
+
 def _host() -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", socket.gethostname()) or "host"
 
