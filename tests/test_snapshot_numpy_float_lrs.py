@@ -43,7 +43,8 @@ def _train(model, opt, sched, ex, n, dtype):
     return losses
 
 
-@pytest.mark.parametrize("device,dtype", [("cpu", mg.float64), ("cpu", mg.float32), ("strict", mg.float64)])
+@pytest.mark.parametrize("device,dtype", [("cpu", mg.float64), ("cpu", mg.float32), ("strict", mg.float64),
+                                          ("strict-f32", mg.float32)])
 def test_numpy_float_lrs_save_and_resume(tmp_path, device, dtype):
     model, opt, sched, ex = _build(device, dtype)
     _train(model, opt, sched, ex, 3, dtype)

@@ -187,9 +187,10 @@ class Optimizer:
                 loss = closure()
         with no_grad():
             for group in self.param_groups:
+                hyper = _with_python_numbers(group)
                 for p in group["params"]:
                     if p.grad is not None:
-                        self._step_parameter(p, group)
+                        self._step_parameter(p, hyper)
         return loss
 
     def _step_parameter(self, p: Tensor, group: dict[str, Any]) -> None:
@@ -400,6 +401,20 @@ class Optimizer:
             text += f"\nParameter Group {i}\n"
             text += "".join(f"    {k}: {g[k]}\n" for k in sorted(k for k in g if k != "params"))
         return text + ")"
+
+
+def _with_python_numbers(group: dict[str, Any]) -> dict[str, Any]:
+    """``group``, or where it holds NumPy numbers (``lr=np.float64(...)`` from a config, a LambdaLR's
+    ``np.cos`` schedule) a copy with them as Python numbers, which the rules read: PyTorch takes a NumPy
+    float for a Python scalar, which keeps a float32 parameter's arithmetic in float32, where NumPy's
+    ``np.float64(lr) * g`` made the update float64 (other roundings; a float64 array on a float32-only
+    device).  The group itself keeps what the user put there."""
+    if _NUMPY_SCALARS.isdisjoint(map(type, group.values())):  # (the common case, each step: no Python loop)
+        return group
+    return {k: v.item() if isinstance(v, host_numpy.generic) else v for k, v in group.items()}
+
+
+_NUMPY_SCALARS = frozenset(t for t in host_numpy.sctypeDict.values() if issubclass(t, host_numpy.generic))
 
 
 # the optimizer's own hooks and its in-step flag: not part of a pickled (or deep-copied) optimizer
