@@ -74,8 +74,12 @@ def test_a_crashed_writers_temp_files_go_with_the_next_save(tmp_path):
 
 def test_a_live_writers_another_hosts_and_foreign_temp_files_stay(tmp_path):
     host, gone = fsutil._host(), dead_pid()
+    name, namespace = host.rsplit("_", 1)
+    other_namespace = f"{name}_{int(namespace) + 1}"
     kept = [
         f".snapshot-000000000012.mgsnap.elsewhere-{gone}.abc_1234.tmp",  # another host's: cannot be asked
+        f".snapshot-000000000012.mgsnap.{other_namespace}-{gone}.abc_1234.tmp",  # this host name, another
+        # container's pids (host networking): its pid is no question for this namespace
         f".notes.txt.{host}-{gone}.abc_1234.tmp",  # not a name the manager writes
         ".snapshot-000000000012.mgsnap.abc_1234.tmp",  # no writer named: not provably stale
         f"snapshot-000000000012.mgsnap.{host}-{gone}.abc_1234.tmp",  # not hidden: not atomic_write's
@@ -172,3 +176,10 @@ def test_a_child_forked_while_a_write_starts_can_write(tmp_path):
         raise AssertionError("the forked child's atomic_write waited on its parent's lock")
     assert os.waitstatus_to_exitcode(status) == 0
     assert (tmp_path / "from_child.bin").read_bytes() == b"ok"
+
+
+def test_a_name_too_long_for_the_writers_tag_is_still_written(tmp_path):
+    """A file name near the 255-byte limit: its temp file goes without the writer's tag (as before the tag)."""
+    target = tmp_path / ("s" * 240)
+    assert fsutil.atomic_write(target, lambda f: f.write(b"data")) == 4
+    assert target.read_bytes() == b"data" and temp_files(tmp_path) == set()

@@ -13,7 +13,7 @@ from typing import IO
 
 __all__ = ["atomic_write", "human_bytes", "stale_temp_files"]
 
-#: an atomic_write temp file: ``.<name>.<host>-<pid>.<mkstemp's random part>.tmp``
+#: an atomic_write temp file: ``.<name>.<host>_<pid namespace>-<pid>.<mkstemp's random part>.tmp``
 _TEMP = re.compile(r"^\.(?P<name>.+)\.(?P<host>[A-Za-z0-9_]+)-(?P<pid>\d+)\.[A-Za-z0-9_]+\.tmp$")
 
 
@@ -36,7 +36,14 @@ os.register_at_fork(after_in_child=_writing_in_child)
 
 
 def _host() -> str:
-    return re.sub(r"[^A-Za-z0-9_]", "_", socket.gethostname()) or "host"
+    """This host's name (only ``[A-Za-z0-9_]``) and the pid namespace this process's pid is a number in:
+    containers that share a host name (host networking) and a directory each count pids of their own,
+    so a pid is asked about only where it was given."""
+    try:
+        namespace = os.stat("/proc/self/ns/pid").st_ino
+    except OSError:  # (no /proc: one namespace)
+        namespace = 0
+    return f"{re.sub(r'[^A-Za-z0-9_]', '_', socket.gethostname()) or 'host'}_{namespace}"
 
 
 def atomic_write(path: Path, write: Callable[[IO[bytes]], int], fsync: bool = True) -> int:
@@ -53,8 +60,11 @@ def atomic_write(path: Path, write: Callable[[IO[bytes]], int], fsync: bool = Tr
     directory.mkdir(parents=True, exist_ok=True)
     # the writer's host and pid in the name: a process killed before the rename leaves this file, and
     # stale_temp_files can then tell it from a live writer's
+    prefix = f".{path.name}.{_host()}-{os.getpid()}."
+    if len(os.fsencode(prefix)) + 12 > 255:  # (a file name's limit: a long name's temp file goes unnamed, as before)
+        prefix = f".{path.name}."
     with _writing_lock:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{_host()}-{os.getpid()}.", suffix=".tmp", dir=directory)
+        fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=directory)
         _writing.add(os.path.basename(tmp))
     try:
         umask = os.umask(0)
@@ -86,10 +96,10 @@ def atomic_write(path: Path, write: Callable[[IO[bytes]], int], fsync: bool = Tr
 
 def stale_temp_files(directory: Path, owned: Callable[[str], bool]) -> list[Path]:
     """The temp files :func:`atomic_write` left in ``directory`` for a file whose name ``owned``
-    accepts, whose writer -- a process of this host -- is gone: killed between creating the temp
-    file and renaming it.  A live writer's (this process's own writes in progress included), another
-    host's (a shared file system: its processes cannot be asked) and any file of another naming are
-    not listed."""
+    accepts, whose writer -- a process of this host and pid namespace -- is gone: killed between
+    creating the temp file and renaming it.  A live writer's (this process's own writes in progress
+    included), another host's or container's (a shared file system: its processes cannot be asked) and
+    any file of another naming are not listed."""
     host, found = _host(), []
     for entry in os.scandir(directory):
         m = _TEMP.match(entry.name)
