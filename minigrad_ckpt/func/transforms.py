@@ -135,6 +135,11 @@ def _map_tensors(tree: Any, fn: Callable[[Tensor], Any]) -> Any:
     return unflatten(structure, [fn(t) if isinstance(t, Tensor) else t for t in leaves])
 
 
+class ComplexRefused(RuntimeError, TypeError):
+    """A complex value where a transform takes real ones (a Jacobian's input or output, a cotangent for a real
+    output): PyTorch's RuntimeError, and the TypeError the engine raised before (handlers of either catch it)."""
+
+
 def _matching(values: Any, like: list[Tensor], tree: Tree, what: str, name: str, cast: bool = True) -> list[Tensor]:
     """``values`` (a pytree shaped as ``tree``) as Tensors of ``like``'s shapes and dtypes; a
     Tensor of another dtype is cast, or without ``cast`` refused (PyTorch's ``linearize``: its
@@ -155,11 +160,12 @@ def _matching(values: Any, like: list[Tensor], tree: Tree, what: str, name: str,
             raise error(f"{what}: Expected tangent to be floating point or complex, but got: {v.dtype} "
                         f"(tangent {i}, whose primal is {p.dtype})")
         if v.dtype.kind == "c" and p.dtype.kind != "c":
-            if name == "cotangents":  # torch 2.13's type and words (mg.autograd.grad's check too)
-                raise RuntimeError(f"{what}: For complex Tensors, both grad_output and output are required to "
-                                   f"have the same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of "
-                                   f"{v.dtype} and output[{i}] has a dtype of {p.dtype} (a complex cotangent for "
-                                   f"a real output: its imaginary part would be dropped)")
+            if name == "cotangents":  # torch 2.13's type and words (mg.autograd.grad's check too), then ours
+                raise ComplexRefused(f"{what}: For complex Tensors, both grad_output and output are required to "
+                                     f"have the same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of "
+                                     f"{v.dtype} and output[{i}] has a dtype of {p.dtype}: cotangents {i} is "
+                                     f"complex ({v.dtype}) but its output is real ({p.dtype}): the imaginary part "
+                                     f"would be dropped; pass a real cotangent")
             raise TypeError(f"{what}: {name} {i} is complex ({v.dtype}) but its primal is real ({p.dtype}): the "
                             f"imaginary part would be dropped; pass a real {name[:-1]}")
         if not cast and v.dtype != p.dtype:  # (torch 2.13's words)
@@ -179,7 +185,7 @@ def _refuse_complex(tensors: list[Tensor], tree: Tree, what: str, name: str) -> 
     """
     for idx, (t, path) in enumerate(zip(tensors, paths(tree, name))):
         if t.dtype.kind == "c":  # torch 2.13's type and words first ("input idx" for an output too)
-            raise RuntimeError(
+            raise ComplexRefused(
                 f"{what}: Expected all {'outputs' if name == 'output' else 'inputs'} to be real but received "
                 f"complex tensor at flattened input idx: {idx}. "
                 f"{path} is complex ({t.dtype}); Jacobians are taken of real inputs and outputs "
