@@ -17,6 +17,7 @@ from ...functional.arguments import in_float32_if_half, one_device
 from ...functional.errors import ComplexNotImplemented, InputMismatch
 from ...functional.indexing import getitem_in_range
 from ...functional.promotion import promoted
+from ...functional.torch_methods import scalar_type_name
 from ...ops import loss as _ce
 from ...ops import regression_loss as _regression
 from ...tape import apply, device_mismatch
@@ -50,6 +51,14 @@ def _reduce(loss: Tensor, reduction: str) -> Tensor:
 #: The losses of a difference ``input - target``: of two dtypes, they compute in PyTorch's promoted
 #: one (float32 beside an int64 target stays float32; NumPy's promotion would give float64).
 _DIFFERENCE_LOSSES = frozenset({"mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"})
+
+
+def in_dtype_of(like: Tensor, v: Tensor) -> Tensor:
+    """``v`` (a target or a weight) cast to the float tensor ``like``'s dtype: where PyTorch's loss
+    kernel writes into a tensor made like its input, or applies a weight in place
+    (``soft_margin_loss``, ``huber_loss``, the binary cross entropies' ``weight`` and
+    ``pos_weight``), a wider target or weight does not widen the loss (float32 stays float32)."""
+    return mf.astype(v, like.dtype) if like.dtype.kind == "f" and v.dtype != like.dtype else v
 
 
 def _input_and_target(name: str, input: Any, target: Any) -> tuple[Tensor, Tensor]:
@@ -370,12 +379,12 @@ def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None
     _real_only("binary_cross_entropy_with_logits", x, y)
     softplus_neg = mf.logaddexp(0.0, -x)  # -log sigmoid(x); 0 a number: nothing for a checkpoint to keep
     if pos_weight is not None:
-        pw = _tensor(pos_weight, x)
+        pw = in_dtype_of(softplus_neg, _tensor(pos_weight, x))
         loss = (1 - y) * x + (1 + (pw - 1) * y) * softplus_neg
     else:
         loss = (1 - y) * x + softplus_neg
     if weight is not None:
-        loss = loss * _tensor(weight, x)
+        loss = loss * in_dtype_of(loss, _tensor(weight, x))
     return _reduce(loss, reduction)
 
 
@@ -413,7 +422,7 @@ def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 
     _check_reduction(reduction)
     if delta <= 0:
         raise ValueError(f"huber_loss: delta must be > 0, got {delta}")
-    x, y = _input_and_target("huber_loss", input, target)
+    x, y = _input_and_target("huber_loss", _tensor(input), in_dtype_of(_tensor(input), _tensor(target)))
     _real_only("huber_loss", x, y)
     if weight is not None:
         losses = apply(_regression.HuberLoss(delta=float(delta), reduction="none"), x, y)
@@ -428,6 +437,8 @@ def binary_cross_entropy(input: Any, target: Any, weight: Any = None, size_avera
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     p, y = _input_and_target("binary_cross_entropy", input, target)
+    if y.dtype != p.dtype:  # PyTorch's kernel takes the target as it is, in the input's dtype only
+        raise RuntimeError(f"Found dtype {scalar_type_name(y.dtype)} but expected {scalar_type_name(p.dtype)}")
     if p.size:
         xp = p.device.xp
         lo, hi = xp.scalar(xp.min(p._data)), xp.scalar(xp.max(p._data))
@@ -435,7 +446,7 @@ def binary_cross_entropy(input: Any, target: Any, weight: Any = None, size_avera
             raise InputMismatch(f"binary_cross_entropy: input values must be in [0, 1], got [{lo}, {hi}]")
     loss = apply(_BCE, p, y)  # one op: PyTorch's gradients, not the clamped logs' (see the op)
     if weight is not None:
-        loss = loss * _tensor(weight, p)
+        loss = loss * in_dtype_of(p, _tensor(weight, p))
     return _reduce(loss, reduction)
 
 

@@ -22,7 +22,7 @@ from ...tensor import Tensor
 from .activation import logsigmoid, relu
 from .distance import pairwise_distance
 from .inputs import _zeros_like
-from .loss import _check_reduction, _hinge, _reduce, _reduction_of
+from .loss import _check_reduction, _hinge, _reduce, _reduction_of, in_dtype_of
 
 __all__ = [
     "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
@@ -59,7 +59,7 @@ def soft_margin_loss(input: Any, target: Any, size_average: Any = None, reduce: 
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_reduction(reduction)
     x = _tensor(input)
-    y = _tensor(target, x)
+    y = in_dtype_of(x, _tensor(target, x))
     return _reduce(-logsigmoid(y * x), reduction)
 
 
