@@ -1,10 +1,12 @@
 """A loss of a float32 (float16) input beside a wider target, ``weight`` or ``pos_weight`` keeps the
 input's dtype where PyTorch's kernel writes into a tensor made like the input (``soft_margin_loss``,
-``huber_loss``) or applies the weight in place (the binary cross entropies), and
-``binary_cross_entropy`` refuses a target of another dtype -- PyTorch 2.13's answers, recorded in
+``huber_loss``) or applies the weight in place (the binary cross entropies); ``binary_cross_entropy``
+refuses a target of another dtype and ``nll_loss``/``cross_entropy``/``multi_margin_loss`` (class
+indices) a per-class weight of another dtype -- PyTorch 2.13's answers, recorded in
 ``tests/data/torch_loss_input_dtype.json`` by ``tests/data/make_torch_loss_input_dtype.py`` from the
 cases in ``tests/data/loss_input_dtype_cases.py``.  The engine promoted all of these to float64
-(float32 for a float16 input) and computed ``binary_cross_entropy`` of a float64 target."""
+(float32 for a float16 input) and computed ``binary_cross_entropy`` of a float64 target and the
+class-index losses of a float64 weight."""
 
 from __future__ import annotations
 
@@ -51,6 +53,6 @@ def test_the_loss_keeps_pytorchs_dtype_value_and_gradient(name, device):
 
 
 @pytest.mark.parametrize("name", sorted(n for n in CASES if "error" in REF[n]))
-def test_binary_cross_entropy_refuses_a_target_of_another_dtype(name):
+def test_a_target_or_class_weight_of_another_dtype_is_pytorchs_error(name):
     with pytest.raises(RuntimeError, match=f"^{REF[name]['message']}$"):
         _run(name, "cpu")

@@ -82,6 +82,16 @@ def _on_device_of(name: str, value: Any, x: Tensor) -> Tensor:
     return t
 
 
+def class_index_weight(name: str, weight: Any, x: Tensor) -> Tensor:
+    """The per-class ``weight`` of a class-index loss (``nll_loss``, ``cross_entropy``,
+    ``multi_margin_loss``) on ``x``'s device: PyTorch's kernels take it in the input's dtype only
+    and refuse another (a float64 weight beside float32 scores would otherwise widen the loss)."""
+    w = _on_device_of(name, weight, x)
+    if w.dtype != x.dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(x.dtype)} but found {scalar_type_name(w.dtype)}")
+    return w
+
+
 def _shapes_differ(name: str, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
     """PyTorch's rule for an input and a target of different shapes: the binary cross entropies
     refuse them (ValueError); the regression losses warn and broadcast -- ``mse_loss(x (N, 1),
@@ -213,7 +223,7 @@ def _nll(x: Tensor, tgt: Tensor, checked: Any, weight: Any, reduction: str) -> T
     rows = xp.arange(safe_t.shape[0])
     picked = getitem_in_range(_class_last(x), (rows, safe_t))  # (the targets are checked)
     if weight is not None:
-        w = _on_device_of("nll_loss", weight, x)
+        w = class_index_weight("nll_loss", weight, x)
         if w.shape != (n_classes,):
             raise ValueError(f"nll_loss: weight must have shape ({n_classes},), got {w.shape}")
         wt = getitem_in_range(w, (safe_t,)) * Tensor.constant(valid, x.device)

@@ -22,7 +22,7 @@ from ...tensor import Tensor
 from .activation import logsigmoid, relu
 from .distance import pairwise_distance
 from .inputs import _zeros_like
-from .loss import _check_reduction, _hinge, _reduce, _reduction_of, in_dtype_of
+from .loss import _check_reduction, _hinge, _reduce, _reduction_of, class_index_weight, in_dtype_of
 
 __all__ = [
     "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
@@ -115,7 +115,7 @@ def multi_margin_loss(input: Any, target: Any, p: int = 1, margin: float = 1.0, 
         hinge = hinge * hinge
     others = Tensor.constant(xp.asarray(host_numpy.arange(c)[None, :] != t[:, None], dtype=x.dtype), x.device)
     if weight is not None:
-        hinge = hinge * mf.take(_tensor(weight, x), t.tolist())[:, None]
+        hinge = hinge * mf.take(class_index_weight("multi_margin_loss", weight, x), t.tolist())[:, None]
     loss = mf.sum(hinge * others, axis=1) * (1.0 / c)
     return _reduce(loss if x.ndim == 2 else mf.reshape(loss, ()), reduction)
 
