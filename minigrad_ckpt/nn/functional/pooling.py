@@ -342,12 +342,23 @@ def _unpool(name: str, x: Any, indices: Any, spatial_out: tuple[int, ...]) -> Te
 
 def _unpool_size(name: str, in_sizes: tuple[int, ...], kernel: tuple[int, ...], stride: tuple[int, ...],
                  padding: tuple[int, ...], output_size: Any) -> tuple[int, ...]:
-    if output_size is not None:
-        sizes = tuple(int(v) for v in output_size)[-len(in_sizes):]
-        if len(sizes) != len(in_sizes):
-            raise ValueError(f"{name}: output_size {output_size} needs {len(in_sizes)} spatial sizes")
-        return sizes
-    return tuple((n - 1) * s - 2 * p + k for n, k, s, p in zip(in_sizes, kernel, stride, padding))
+    """The unpooled spatial sizes: pooling's input sizes, which its floor division left ambiguous by
+    less than a stride; a given ``output_size`` (the spatial sizes, or with (N, C) before them) must be
+    one of them, PyTorch's ValueError otherwise (a wider plane would put the indices in wrong rows)."""
+    default = tuple((n - 1) * s - 2 * p + k for n, k, s, p in zip(in_sizes, kernel, stride, padding))
+    if output_size is None:
+        return default
+    spatial = len(in_sizes)
+    if len(output_size) == spatial + 2:
+        output_size = output_size[2:]
+    if len(output_size) != spatial:
+        raise ValueError(f"output_size should be a sequence containing {spatial} or {spatial + 2} elements, "
+                         f"but it has a length of '{len(output_size)}'")
+    for d, (size, s) in enumerate(zip(output_size, stride)):
+        if not default[d] - s < size < default[d] + s:
+            raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {default[d] - s} '
+                             f"and {default[d] + s})")
+    return tuple(int(v) for v in output_size)
 
 
 def _max_unpool(name: str, x: Any, indices: Any, kernel_size: Any, stride: Any, padding: Any, output_size: Any,
