@@ -66,7 +66,7 @@ def _string_padding(x: Tensor, padding: str, stride: tuple[int, int], dilation: 
     if padding != "same":
         raise ValueError(f"conv2d: padding must be an int, a pair, 'valid' or 'same', got {padding!r}")
     if stride != (1, 1):
-        raise ValueError(f"conv2d: padding='same' needs stride 1, got stride={stride}")
+        raise InputMismatch(f"conv2d: padding='same' needs stride 1, got stride={stride}")
     total = [d * (k - 1) for d, k in zip(dilation, kernel)]
     left = (total[0] // 2, total[1] // 2)
     if total[0] % 2 or total[1] % 2:
@@ -92,7 +92,7 @@ def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
     else:
         pd = _pair(padding, "padding")
     if min(st) < 1 or min(dl) < 1 or min(pd) < 0:
-        raise ValueError(f"conv2d: stride and dilation must be >= 1 and padding >= 0, got "
+        raise InputMismatch(f"conv2d: stride and dilation must be >= 1 and padding >= 0, got "
                          f"stride={st}, dilation={dl}, padding={pd}")
     if groups < 1 or input.shape[1] % groups or w.shape[0] % groups:
         raise InputMismatch(f"conv2d: groups={groups} must divide the input channels {input.shape[1]} "

@@ -7,7 +7,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy as np
 from ...functional import _tensor
-from ...functional.errors import ClassValueOutOfRange, InputMismatch
+from ...functional.errors import ClassValueOutOfRange, InputMismatch, WrongTensorKind
 from ...functional.indexing import getitem_in_range
 from ...grad_mode import no_grad
 from ...ops import indexing as _ix
@@ -37,7 +37,7 @@ def embedding(input: Any, weight: Any, padding_idx: int | None = None, max_norm:
     if ids._device is not w._device:  # PyTorch's error (index_select's), before a host index meets device rows
         raise device_mismatch("embedding", f"{w.device} (weight)", f"{ids.device} (indices)")
     if ids.dtype.kind not in "iu":
-        raise TypeError(f"embedding: ids must be integers, got {ids.dtype}")
+        raise WrongTensorKind(f"embedding: ids must be integers, got {ids.dtype}")
     n = w.shape[0]
     if padding_idx is not None:
         if not -n <= padding_idx < n:

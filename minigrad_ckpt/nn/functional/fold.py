@@ -14,6 +14,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy as np
 from ...functional import _tensor
+from ...functional.errors import InputMismatch
 from ...tensor import Tensor
 from .conv import _batched, _pair
 
@@ -28,11 +29,11 @@ def _geometry(name: str, spatial: tuple[int, int], kernel_size: Any, dilation: A
     k, d, p, s = (_pair(v, n) for v, n in ((kernel_size, "kernel_size"), (dilation, "dilation"),
                                            (padding, "padding"), (stride, "stride")))
     if min(k) < 1 or min(d) < 1 or min(s) < 1 or min(p) < 0:
-        raise ValueError(f"{name}: kernel_size, dilation and stride must be >= 1 and padding >= 0")
+        raise InputMismatch(f"{name}: kernel_size, dilation and stride must be >= 1 and padding >= 0")
     hp, wp = spatial[0] + 2 * p[0], spatial[1] + 2 * p[1]
     blocks = [(n - dd * (kk - 1) - 1) // ss + 1 for n, kk, dd, ss in zip((hp, wp), k, d, s)]
     if min(blocks) < 1:
-        raise ValueError(f"{name}: kernel {k} (dilation {d}) does not fit the padded plane {(hp, wp)}")
+        raise InputMismatch(f"{name}: kernel {k} (dilation {d}) does not fit the padded plane {(hp, wp)}")
     ki, kj = np.meshgrid(np.arange(k[0]) * d[0], np.arange(k[1]) * d[1], indexing="ij")
     bi, bj = np.meshgrid(np.arange(blocks[0]) * s[0], np.arange(blocks[1]) * s[1], indexing="ij")
     rows = ki.reshape(-1, 1) + bi.reshape(1, -1)
@@ -57,7 +58,7 @@ def fold(input: Any, output_size: Any, kernel_size: Any, dilation: Any = 1, padd
     (N, C) + ``output_size`` plane: ``unfold``'s adjoint."""
     input = _tensor(input)
     if input.ndim not in (2, 3):
-        raise ValueError(f"fold: expected a 2-D or 3-D input, got shape {input.shape}")
+        raise InputMismatch(f"fold: expected a 2-D or 3-D input, got shape {input.shape}")
     unbatched = input.ndim == 2
     if unbatched:
         input = mf.expand_dims(input, 0)
@@ -66,7 +67,7 @@ def fold(input: Any, output_size: Any, kernel_size: Any, dilation: Any = 1, padd
     n, ck, length = input.shape
     k = pos.shape[0]
     if ck % k or length != pos.shape[1]:
-        raise ValueError(f"fold: input of shape {input.shape} needs C * {k} channels and {pos.shape[1]} blocks "
+        raise InputMismatch(f"fold: input of shape {input.shape} needs C * {k} channels and {pos.shape[1]} blocks "
                          f"({blocks[0]} x {blocks[1]}) for output_size {size}")
     c = ck // k
     where = Tensor.constant(input.device.xp.asarray(pos.reshape(-1)), input.device)

@@ -153,7 +153,7 @@ def _check_targets(name: str, x: Tensor, target: Tensor, ignore_index: int,
         raise TypeError(f"{name}: class-index targets must be integers, got {target.dtype}")
     expected = x.shape[:1] + x.shape[2:] if x.ndim >= 2 else ()
     if target.shape != expected:
-        raise ValueError(
+        raise InputMismatch(
             f"{name}: input of shape {x.shape} needs targets of shape {expected}, got {target.shape}"
         )
     t = target._data.reshape(-1)

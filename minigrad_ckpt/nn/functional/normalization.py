@@ -183,7 +183,7 @@ def local_response_norm(input: Any, size: int, alpha: float = 1e-4, beta: float 
     if input.ndim < 3:
         raise ValueError(f"local_response_norm: expected (N, C, *spatial) input, got shape {input.shape}")
     if int(size) < 1:
-        raise ValueError(f"local_response_norm: size must be >= 1, got {size}")
+        raise InputMismatch(f"local_response_norm: size must be >= 1, got {size}")
     size = int(size)
     c = input.shape[1]
     sq = mf.pad(input * input, [(0, 0), (size // 2, (size - 1) // 2)] + [(0, 0)] * (input.ndim - 2))

@@ -7,6 +7,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
+from ...functional.errors import InputMismatch
 from ...tensor import Tensor
 
 __all__ = [
@@ -29,7 +30,7 @@ def pad(input: Any, pad: Any, mode: str = "constant", value: float | None = None
         mode, value = "constant", mode
     pad = tuple(int(p) for p in pad)
     if len(pad) % 2 or len(pad) // 2 > input.ndim:
-        raise ValueError(f"pad: expected an even number of values, at most 2 * ndim, got {pad}")
+        raise InputMismatch(f"pad: expected an even number of values, at most 2 * ndim, got {pad}")
     if mode != "constant" and mode not in _INDEX_MODES:
         raise ValueError(f"pad: mode must be 'constant', 'reflect', 'replicate' or 'circular', got {mode!r}")
     widths = [(0, 0)] * input.ndim
@@ -62,7 +63,7 @@ def _indices(mode: str, n: int, lo: int, hi: int) -> Any:
     if n == 0:
         raise ValueError(f"pad: mode {mode!r} needs a non-empty dim to repeat from")
     if mode == "reflect" and (lo >= n or hi >= n):
-        raise ValueError(f"pad: reflect padding ({lo}, {hi}) must be less than the dim's length {n}")
+        raise InputMismatch(f"pad: reflect padding ({lo}, {hi}) must be less than the dim's length {n}")
     if mode == "circular" and (lo > n or hi > n):
         raise ValueError(f"pad: circular padding ({lo}, {hi}) of a dim of length {n} would wrap around more than once")
     return host_numpy.pad(host_numpy.arange(n), (lo, hi), mode=_INDEX_MODES[mode])

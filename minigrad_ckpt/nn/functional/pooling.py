@@ -213,7 +213,7 @@ def _adaptive_sizes(x: Tensor, output_size: Any, name: str) -> tuple[int, ...]:
     if isinstance(output_size, (int, host_numpy.integer)) or output_size is None:
         output_size = (output_size,) * spatial
     if len(output_size) != spatial:
-        raise ValueError(f"{name}: output_size {output_size} needs {spatial} sizes")
+        raise InputMismatch(f"{name}: output_size {output_size} needs {spatial} sizes")
     sizes = tuple(n if o is None else int(o) for n, o in zip(x.shape[2:], output_size))
     if min(sizes) < 1:
         raise InputMismatch(f"{name}: output_size must be positive, got {output_size}")
