@@ -297,8 +297,13 @@ def adaptive_max_pool2d(input: Any, output_size: Any, return_indices: bool = Fal
 
 def _adaptive_1d(x: Any, output_size: Any, name: str) -> tuple[Tensor, bool, tuple[int, int]]:
     x2, unbatched = _as_2d(_tensor(x), name)
-    size = output_size[0] if isinstance(output_size, (tuple, list)) else output_size
-    return x2, unbatched, (1, size)
+    if output_size is None:  # (the 2-D and 3-D pools' None keeps an axis; PyTorch's 1-D ones refuse it)
+        raise TypeError(f"{name}(): argument 'output_size' (position 2) must be tuple of ints, not NoneType")
+    if isinstance(output_size, (tuple, list)):
+        if len(output_size) != 1:  # a second size was silently dropped
+            raise InputMismatch(f"{name}() argument 'output_size' should contain one int (got {len(output_size)})")
+        output_size = output_size[0]
+    return x2, unbatched, (1, output_size)
 
 
 def adaptive_avg_pool1d(input: Any, output_size: Any) -> Tensor:
