@@ -170,6 +170,10 @@ def triplet_margin_with_distance_loss(anchor: Any, positive: Any, negative: Any,
         raise ValueError(f"triplet_margin_with_distance_loss: margin must be > 0, got {margin}")
     a = _tensor(anchor)
     pos, neg = _tensor(positive, a), _tensor(negative, a)
+    if not a.ndim == pos.ndim == neg.ndim:  # (broadcasting them would compare the wrong rows)
+        raise InputMismatch(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                            f"dimensions, but got: anchor {a.ndim}D, positive {pos.ndim}D, and negative "
+                            f"{neg.ndim}D inputs")
     d = pairwise_distance if distance_function is None else distance_function
     d_pos, d_neg = d(a, pos), d(a, neg)
     if swap:
