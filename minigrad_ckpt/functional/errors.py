@@ -178,6 +178,13 @@ class DtypeNotImplemented(NotImplementedError, TypeError):
     ``RuntimeError`` too, and the engine's ``TypeError`` (the input's type is what is wrong)."""
 
 
+class ModeNotImplemented(NotImplementedError, ValueError):
+    """A mode an ``nn.functional`` call has no implementation of for its input (``interpolate``'s
+    ``'bilinear'`` of a 3-D input or an unknown mode, ``pad``'s unknown mode, ``embedding_bag``'s
+    ``per_sample_weights`` outside mode ``'sum'``): PyTorch's ``NotImplementedError``, and the
+    ``ValueError`` the engine raised before."""
+
+
 class TooFewDims(RuntimeError, IndexError, ValueError):
     """A tensor of fewer dims than a shape op needs -- ``tril``/``triu``/``diag`` of a 0-d or 1-D
     tensor, ``split``/``chunk``/``narrow``/``tensor_split``/``diff`` of a 0-d one: PyTorch's

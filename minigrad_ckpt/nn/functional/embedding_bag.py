@@ -13,7 +13,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy as np
 from ...functional import _tensor
-from ...functional.errors import IndexOutOfBounds, InputMismatch
+from ...functional.errors import IndexOutOfBounds, InputMismatch, ModeNotImplemented
 from ...tensor import Tensor
 from .embedding import embedding
 
@@ -60,7 +60,7 @@ def embedding_bag(input: Any, weight: Any, offsets: Any = None, max_norm: float 
     if scale_grad_by_freq:
         raise ValueError("embedding_bag: scale_grad_by_freq is not supported")
     if per_sample_weights is not None and mode != "sum":
-        raise ValueError("embedding_bag: per_sample_weights needs mode='sum'")
+        raise ModeNotImplemented("embedding_bag: per_sample_weights needs mode='sum'")
     w = _tensor(weight)
     ids, bag_of, n_bags = _bags("embedding_bag", _tensor(input, w), offsets, include_last_offset)
     try:

@@ -32,6 +32,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy as np
 from ...functional import _tensor
+from ...functional.errors import ModeNotImplemented
 from ...tensor import Tensor
 
 __all__ = [
@@ -157,12 +158,13 @@ def _resample_axis(x: Tensor, axis: int, taps: list[tuple[Any, Any]]) -> Tensor:
 
 def _check_mode(name: str, x: Tensor, mode: str, align_corners: Any, antialias: bool) -> None:
     if mode not in _MODES:
-        raise ValueError(f"{name}: mode must be one of {_MODES}, got {mode!r}")
+        raise ModeNotImplemented(f"{name}: mode must be one of {_MODES}, got {mode!r}")
     if x.ndim not in (3, 4, 5):
-        raise ValueError(f"{name}: expected a 3-D, 4-D or 5-D (N, C, *spatial) input, got shape {x.shape}")
+        raise ModeNotImplemented(f"{name}: expected a 3-D, 4-D or 5-D (N, C, *spatial) input, got shape {x.shape}")
     want = _SPATIAL.get(mode)
     if want is not None and x.ndim - 2 != want:
-        raise ValueError(f"{name}: mode {mode!r} needs {want} spatial axes ({want + 2}-D input), got shape {x.shape}")
+        raise ModeNotImplemented(f"{name}: mode {mode!r} needs {want} spatial axes ({want + 2}-D input), "
+                                 f"got shape {x.shape}")
     if align_corners is not None and mode not in _SPATIAL:
         raise ValueError(f"{name}: align_corners can only be set with the interpolating modes "
                          f"(linear, bilinear, bicubic, trilinear), not {mode!r}")

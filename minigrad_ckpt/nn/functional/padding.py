@@ -7,7 +7,7 @@ from typing import Any
 from ... import functional as mf
 from ...backend import host_numpy
 from ...functional import _tensor
-from ...functional.errors import InputMismatch
+from ...functional.errors import InputMismatch, ModeNotImplemented
 from ...tensor import Tensor
 
 __all__ = [
@@ -32,7 +32,7 @@ def pad(input: Any, pad: Any, mode: str = "constant", value: float | None = None
     if len(pad) % 2 or len(pad) // 2 > input.ndim:
         raise InputMismatch(f"pad: expected an even number of values, at most 2 * ndim, got {pad}")
     if mode != "constant" and mode not in _INDEX_MODES:
-        raise ValueError(f"pad: mode must be 'constant', 'reflect', 'replicate' or 'circular', got {mode!r}")
+        raise ModeNotImplemented(f"pad: mode must be 'constant', 'reflect', 'replicate' or 'circular', got {mode!r}")
     widths = [(0, 0)] * input.ndim
     for i in range(len(pad) // 2):
         widths[input.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
