@@ -117,7 +117,7 @@ def multi_margin_loss(input: Any, target: Any, p: int = 1, margin: float = 1.0, 
     if weight is not None:
         hinge = hinge * mf.take(class_index_weight("multi_margin_loss", weight, x), t.tolist())[:, None]
     loss = mf.sum(hinge * others, axis=1) * (1.0 / c)
-    return _reduce(loss if x.ndim == 2 else mf.reshape(loss, ()), reduction)
+    return _reduce_rows(loss if x.ndim == 2 else mf.reshape(loss, ()), reduction)
 
 
 def multilabel_margin_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None,
@@ -130,9 +130,10 @@ def multilabel_margin_loss(input: Any, target: Any, size_average: Any = None, re
     x = _tensor(input)
     rows = _class_rows("multilabel_margin_loss", x)
     n, c = rows.shape
-    t = _host_indices(target, x).reshape(n, -1)
-    if t.shape != (n, c):
+    t = _host_indices(target, x)
+    if t.size != n * c:  # (compared before the reshape: an empty batch has no -1 for it to infer)
         raise ValueError(f"multilabel_margin_loss: target must be {tuple(x.shape)} class indices or -1")
+    t = t.reshape(n, c)
     if (t < -1).any() or (t >= c).any():
         raise InputMismatch("argument #2 'target' is out of range")  # (torch 2.13's RuntimeError)
     # how often each class is listed: PyTorch's kernel loops over the list, so a class listed
@@ -146,7 +147,12 @@ def multilabel_margin_loss(input: Any, target: Any, size_average: Any = None, re
     # hinge[n, j, i] = max(0, 1 - x[n, j] + x[n, i]) for target j, non-target i
     hinge = relu(1 - mf.expand_dims(rows, 2) + mf.expand_dims(rows, 1))
     loss = mf.sum(hinge * pair, axis=(1, 2)) * (1.0 / c)
-    return _reduce(loss if x.ndim == 2 else mf.reshape(loss, ()), reduction)
+    return _reduce_rows(loss if x.ndim == 2 else mf.reshape(loss, ()), reduction)
+
+
+def _reduce_rows(loss: Tensor, reduction: str) -> Tensor:
+    """The multi-class hinges' reduction: PyTorch's kernels sum an empty batch's mean to 0, not NaN."""
+    return _reduce(loss, "sum" if reduction == "mean" and loss.size == 0 else reduction)
 
 
 def triplet_margin_loss(anchor: Any, positive: Any, negative: Any, margin: float = 1.0, p: float = 2,
