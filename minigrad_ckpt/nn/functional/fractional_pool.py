@@ -47,7 +47,7 @@ def _window_positions(u: Any, sizes: tuple, out: tuple, k: tuple) -> Any:
         shape = [u.shape[0], u.shape[1]] + [1] * (2 * d)
         shape[2 + a], shape[2 + d + a] = out[a], k[a]
         flat = flat * sizes[a] + pos.reshape(shape)
-    return flat.reshape(u.shape[:2] + tuple(out) + (-1,))
+    return flat.reshape(u.shape[:2] + tuple(out) + (math.prod(k),))  # (no -1: N may be 0)
 
 
 def _fractional_max_pool(fn: str, d: int, input: Any, kernel_size: Any, output_size: Any, output_ratio: Any,
@@ -80,11 +80,12 @@ def _fractional_max_pool(fn: str, d: int, input: Any, kernel_size: Any, output_s
     positions = _window_positions(u, sizes, out, k)
     planes = mf.reshape(x, x.shape[:2] + (math.prod(sizes),))
     xp = x.device.xp
-    windows = xp.take_along_axis(planes._data, xp.asarray(positions.reshape(x.shape[:2] + (-1,))), axis=2)
+    per_plane = x.shape[:2] + (math.prod(out) * math.prod(k),)  # (no -1 in these reshapes: N may be 0)
+    windows = xp.take_along_axis(planes._data, xp.asarray(positions.reshape(per_plane)), axis=2)
     windows = windows.reshape(positions.shape)
     pick = xp.to_host(_first_max_or_last_nan(xp, windows))
     chosen = np.take_along_axis(positions, pick[..., None], axis=-1)[..., 0]
-    flat_chosen = Tensor.constant(xp.asarray(chosen.reshape(x.shape[:2] + (-1,))), x.device)
+    flat_chosen = Tensor.constant(xp.asarray(chosen.reshape(x.shape[:2] + (math.prod(out),))), x.device)
     # like=x: the gradient stays on x's graph, as PyTorch's fractional_max_pool backward that takes the input
     result = mf.reshape(take_along_axis_in_range(planes, flat_chosen, axis=2, like=x), x.shape[:2] + out)
     indices = Tensor.constant(xp.asarray(chosen), x.device)

@@ -242,11 +242,11 @@ def _adaptive_argmax(x: Tensor, sizes: tuple[int, ...]) -> Any:
     flat = []
     for window in itertools.product(*(_adaptive_windows(n, o) for n, o in zip(spatial, sizes))):
         part = data[(slice(None),) * 2 + tuple(slice(a, b) for a, b in window)]
-        part = xp.reshape(part, data.shape[:2] + (-1,))
+        lengths = [stop - start for start, stop in window]
+        part = xp.reshape(part, data.shape[:2] + (int(host_numpy.prod(lengths)),))  # (no -1: N may be 0)
         nan = xp.isnan(part)
         last_nan = part.shape[-1] - 1 - xp.argmax(nan[..., ::-1], axis=-1)
         best = xp.where(xp.any(nan, axis=-1), last_nan, xp.argmax(part, axis=-1))
-        lengths = [stop - start for start, stop in window]
         pos = 0
         for i, ((start, _), place) in enumerate(zip(window, places)):
             inner = int(host_numpy.prod(lengths[i + 1:]))  # a step along this axis in the window
@@ -267,7 +267,8 @@ def _adaptive_max_pool(name: str, x: Any, output_size: Any, return_indices: bool
         raise InputMismatch(f"{name}: the input {'plane' if spatial == 2 else 'volume'} {x.shape[2:]} is empty")
     idx = Tensor.constant(_adaptive_argmax(x, sizes), x.device)
     # like=x: the gradient stays on x's graph, as PyTorch's adaptive_max_pool backward that takes the input
-    out = take_along_axis_in_range(mf.reshape(x, (n, c, volume)), mf.reshape(idx, (n, c, -1)), axis=-1, like=x)
+    flat_idx = mf.reshape(idx, (n, c, int(host_numpy.prod(sizes))))
+    out = take_along_axis_in_range(mf.reshape(x, (n, c, volume)), flat_idx, axis=-1, like=x)
     out = mf.reshape(out, (n, c) + sizes)
     if unbatched:
         out, idx = mf.squeeze(out, 0), mf.squeeze(idx, 0)
