@@ -77,6 +77,8 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
         if t is not None and tuple(t.shape) != (c,):
             raise InputMismatch(f"batch_norm: {name} must have shape ({c},) for input {input.shape}, "
                                 f"got {tuple(t.shape)}")
+    if training and input.size == 0 and c:  # an empty batch: empty out, running statistics kept (PyTorch's)
+        return _per_channel_affine(input, input, weight, bias, bshape)
     if training:
         n = input.size // c
         if n <= 1:
