@@ -62,8 +62,9 @@ def executor() -> mg.Executor:
 def test_a_crashed_writers_temp_files_go_with_the_next_save(tmp_path):
     crash_while_writing(tmp_path, "snapshot-000000000012.mgsnap")
     crash_while_writing(tmp_path, "MANIFEST.msgpack")
+    crash_while_writing(tmp_path, "ranks-000000000012-0123abcd.1-of-2.mgrank")  # a rank of a collective save
     left = temp_files(tmp_path)
-    assert len(left) == 2  # what each crash left
+    assert len(left) == 3  # what each crash left
     manager = SnapshotManager(tmp_path)
     ex = executor()
     ex.iteration = 13
