@@ -17,7 +17,7 @@ It is the unit :mod:`minigrad_ckpt.snapshot` saves and restores.
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
@@ -317,10 +317,11 @@ class Executor:
         state = {**{k: own[k] for k in _LATER_SCHEDULER_FIELDS if k in own and k not in state}, **state}
         if set(state) != set(own):
             raise ValueError(f"the state has fields {sorted(map(str, state))}, the scheduler {sorted(own)}")
-        for k, v in state.items():
-            if not _scheduler_field_fits(k, v, own[k]):
-                raise ValueError(f"field {k!r} = {v!r} is not of the kind the scheduler uses ({own[k]!r})")
         raw = self.scheduler.state_dict()  # (tensors kept as tensors: base_lrs of a tensor lr)
+        state = {k: _counter_of_elements(v, raw[k]) for k, v in state.items()}
+        for k, v in state.items():
+            if not _scheduler_field_fits(k, _plain(v), own[k]):
+                raise ValueError(f"field {k!r} = {v!r} is not of the kind the scheduler uses ({own[k]!r})")
         plain = {k: _like(v, raw.get(k)) for k, v in state.items()}
         return plain if exact is None else _exact_scheduler_state(exact, own, plain, raw)
 
@@ -373,6 +374,20 @@ _LATER_SCHEDULER_FIELDS = ("_scale_fn_custom",)
 # a scheduler's fields that hold its callable objects' attributes (PyTorch's fn.__dict__, None for a
 # function): the user's data, of any shape -- a history that grows, a table that gains keys
 _CALLABLE_FIELDS = ("lr_lambdas", "_scale_fn_custom")
+
+
+def _counter_of_elements(saved: Any, own: Any) -> Any:
+    """A ``Counter`` field (MultiStepLR's milestones) that a snapshot of before kept as the sorted
+    list of its elements (a milestone as often as it counts): that Counter, at any depth (a
+    SequentialLR's MultiStepLR); any other field as saved."""
+    if isinstance(own, Counter) and isinstance(saved, list) and all(
+            isinstance(m, (int, float)) and not isinstance(m, bool) for m in saved):
+        return Counter(saved)
+    if isinstance(own, dict) and isinstance(saved, dict) and not isinstance(own, Counter):
+        return {k: _counter_of_elements(v, own.get(k)) for k, v in saved.items()}
+    if isinstance(own, (list, tuple)) and isinstance(saved, list) and len(saved) == len(own):
+        return [_counter_of_elements(v, o) for v, o in zip(saved, own)]
+    return saved
 
 
 def _scheduler_field_fits(key: Any, saved: Any, own: Any) -> bool:

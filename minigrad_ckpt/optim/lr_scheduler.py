@@ -6,7 +6,8 @@ SequentialLR, ChainedScheduler and ReduceLROnPlateau.  Each
 ``step()`` advances one epoch (ReduceLROnPlateau: ``step(metric)``) and writes
 the new ``lr`` into every parameter group, with PyTorch's recursive formulas
 (so values match its schedulers to round-off).  ``state_dict()`` is plain data
-(numbers, strings, lists), so an Executor's snapshot captures it exactly.
+(numbers, strings, lists; MultiStepLR's ``Counter`` of milestones, as PyTorch's), so an Executor's
+snapshot captures it exactly.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numbers
 import types
 import warnings
 from bisect import bisect_right
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -297,37 +299,40 @@ class LinearLR(LRScheduler):
 
 
 class MultiStepLR(LRScheduler):
-    """Multiply the learning rate by ``gamma`` at each epoch in ``milestones`` (a milestone
-    listed twice multiplies twice)."""
+    """Multiply the learning rate by ``gamma`` at each epoch in ``milestones``, kept as PyTorch
+    keeps them: a ``collections.Counter`` of milestone: times (a milestone listed twice multiplies
+    twice), in ``state_dict()`` too."""
 
     def __init__(self, optimizer: Optimizer, milestones: Sequence[int], gamma: float = 0.1,
                  last_epoch: int = -1) -> None:
         ms = list(milestones)
         if any(not isinstance(m, numbers.Real) or isinstance(m, bool) for m in ms):
             raise ValueError(f"MultiStepLR: milestones must be numbers, got {milestones!r}")
-        # a sorted list, not PyTorch's Counter: state stays plain data, NumPy's ints (np.arange) as ints;
-        # a float milestone is kept, as PyTorch keeps it (it never equals an epoch)
-        ms = [int(m) if isinstance(m, numbers.Integral) else m for m in ms]
-        self.milestones, self.gamma = sorted(ms), _given(gamma)
+        # NumPy's ints (np.arange) as ints, equal keys to PyTorch's; a float milestone is kept, as
+        # PyTorch keeps it (it never equals an epoch)
+        self.milestones = Counter(int(m) if isinstance(m, numbers.Integral) else m for m in ms)
+        self.gamma = _given(gamma)
         super().__init__(optimizer, last_epoch)
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """As the base's; PyTorch's dict keeps ``milestones`` as a ``Counter`` (milestone: times),
-        read here as the sorted list (a milestone as often as it counts)."""
+        """As the base's; ``milestones`` loads as a ``Counter`` from a map (milestone: times) or
+        from a list (a milestone as often as it counts: this engine's state dicts of before)."""
         state = dict(state)
         if isinstance(state.get("milestones"), Mapping):
-            state["milestones"] = sorted(m for m, times in state["milestones"].items() for _ in range(times))
+            state["milestones"] = Counter({m: int(times) for m, times in state["milestones"].items()})
+        elif isinstance(state.get("milestones"), (list, tuple)):
+            state["milestones"] = Counter(state["milestones"])
         super().load_state_dict(state)
 
     def get_lr(self) -> list[float]:
         lrs = [g["lr"] for g in self.optimizer.param_groups]
-        count = self.milestones.count(self.last_epoch)
-        if not count:
+        if self.last_epoch not in self.milestones:
             return lrs
-        return [lr * self.gamma**count for lr in lrs]
+        return [lr * self.gamma ** self.milestones[self.last_epoch] for lr in lrs]
 
     def _get_closed_form_lr(self) -> list[float]:
-        return [b * self.gamma ** bisect_right(self.milestones, self.last_epoch) for b in self.base_lrs]
+        passed = bisect_right(sorted(self.milestones.elements()), self.last_epoch)
+        return [b * self.gamma**passed for b in self.base_lrs]
 
 
 class ExponentialLR(LRScheduler):

@@ -10,8 +10,9 @@ A node is a plain value itself (a number within 64 bits, a string, a bool, nil),
 values itself, ``{"t": "tensor", "name", "requires_grad", "device"[, "parameter"]}``,
 ``{"t": "array", "name"}``, ``{"t": "view", ...}`` (memory shared with other tensors:
 :mod:`.shared_storage`), ``{"t": "list" | "tuple" | "set" | "frozenset", "items": [node, ...]}``,
-``{"t": "dict", "keys": [node, ...], "values": [node, ...][, "ordered": true][, "metadata": node]}``
-(an ``OrderedDict`` and a state dict's ``_metadata``), or a value msgpack
+``{"t": "dict", "keys": [node, ...], "values": [node, ...][, "ordered": true][, "metadata": node]
+[, "counter": true]}`` (an ``OrderedDict`` and a state dict's ``_metadata``; a ``Counter``, which
+PyTorch's ``weights_only`` load gives back too: ``MultiStepLR``'s milestones), or a value msgpack
 has no form for: ``{"t": "int" | "complex" | "bytes" | "bytearray" | "dtype", "v": ...}``.  Files
 written before hold ``{"t": "value", "v": ...}`` and ``{"t": "dict", "items": [[key, node], ...]}``,
 which still load (``docs/snapshot-format.md``).
@@ -24,7 +25,7 @@ indices as ints -- what its ``load_state_dict`` needs to continue bit for bit.
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from typing import Any
 
 from ..backend import get_default_device, host_numpy, is_array
@@ -85,10 +86,12 @@ def encode(obj: Any, path: list[Any], tensors: dict[str, Any], depth: int, seen:
     value = _value(obj)
     if value is not _NOT_A_VALUE:
         return value
-    if type(obj) in (dict, OrderedDict):
+    if type(obj) in (dict, OrderedDict, Counter):
         keys = [_hashable(k, depth + 1) for k in obj]
         values = [encode(v, path + [k], tensors, depth + 1, seen) for k, v in obj.items()]
         node = {"t": "dict", "keys": keys, "values": values}
+        if type(obj) is Counter:  # (a reader that predates the flag loads the plain dict: same counts)
+            return {**node, "counter": True}
         if not isinstance(obj, OrderedDict):
             return node
         metadata = getattr(obj, "_metadata", None)  # a module state dict's format versions, by path
@@ -169,7 +172,7 @@ def decode(node: Any, tensors: dict[str, Any], place: Any, depth: int, made: dic
     if kind in _VALUE_KINDS:
         return _value_of(kind, node.get("v"))
     if kind == "dict":
-        out = OrderedDict() if node.get("ordered") is True else {}
+        out = OrderedDict() if node.get("ordered") is True else Counter() if node.get("counter") is True else {}
         for key, value in _dict_entries(node):
             out[_check_hashable(decode(key, {}, None, depth + 1))] = decode(value, tensors, place, depth + 1, made)
         if "metadata" in node and isinstance(out, OrderedDict):
