@@ -20,7 +20,8 @@ from .backend import as_dtype
 from .grad_mode import is_grad_enabled, no_grad
 from .tensor import Tensor
 
-__all__ = ["with_out", "CAST", "CAT", "EXACT", "WHERE", "CLAMP", "CREATION", "RANGE", "REDUCTION", "MEAN"]
+__all__ = ["with_out", "cpp_type_name", "CAST", "CAT", "EXACT", "WHERE", "CLAMP", "CREATION", "RANGE", "REDUCTION",
+           "MEAN"]
 
 #: How ``out``'s dtype may differ from the result's: each PyTorch's rule with its error.
 CAST = "cast"  # a cast PyTorch allows (not float into an integer, complex into real, anything into bool)
@@ -42,6 +43,11 @@ _CPP_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "i
              "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 
+def cpp_type_name(dtype: Any) -> str:
+    """PyTorch's C++ name of a dtype, as its kernels' messages write it (``double``, ``c10::Half``)."""
+    return _CPP_TYPE.get(str(dtype), str(dtype))
+
+
 def _scalar_type(dtype: Any) -> str:
     return _SCALAR_TYPE.get(str(dtype), str(dtype))
 
@@ -58,11 +64,11 @@ def _check_dtype(rule: str, result: Any, out: Any, asked: Any) -> None:
     if result == out:
         return
     if rule in (REDUCTION, MEAN) and asked is not None:
-        raise RuntimeError(f"Expected out tensor to have dtype {_CPP_TYPE.get(str(asked), asked)}, but got "
-                           f"{_CPP_TYPE.get(str(out), out)} instead")
+        raise RuntimeError(f"Expected out tensor to have dtype {cpp_type_name(asked)}, but got "
+                           f"{cpp_type_name(out)} instead")
     if rule == EXACT:
-        raise RuntimeError(f"Expected out tensor to have dtype {_CPP_TYPE.get(str(result), result)}, but got "
-                           f"{_CPP_TYPE.get(str(out), out)} instead")
+        raise RuntimeError(f"Expected out tensor to have dtype {cpp_type_name(result)}, but got "
+                           f"{cpp_type_name(out)} instead")
     if rule == WHERE:
         raise RuntimeError(f"Expected out type to be {_scalar_type(result)} but got {_scalar_type(out)}")
     if rule == CLAMP:

@@ -13,6 +13,7 @@ from ...functional.arguments import in_float32_if_half
 from ...functional.errors import ComplexNotImplemented, InputMismatch, MaskDtypeError
 from ...ops.activation import ScaledSoftmax
 from ...ops.shape import TrilFill
+from ...out_arguments import cpp_type_name
 from ...tape import apply
 from ...tensor import Tensor
 from .attention_backends import check_backend_enabled
@@ -49,7 +50,8 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
         k, v = _grouped(q, k), _grouped(q, v)
     if not q.dtype == k.dtype == v.dtype:  # NumPy would promote: the output's dtype would change silently
         raise InputMismatch(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
-                            f"{q.dtype} key.dtype: {k.dtype} and value.dtype: {v.dtype} instead.")
+                            f"{cpp_type_name(q.dtype)} key.dtype: {cpp_type_name(k.dtype)} and value.dtype: "
+                            f"{cpp_type_name(v.dtype)} instead.")
     if q.shape[-1] != k.shape[-1]:
         raise InputMismatch(f"scaled_dot_product_attention: query {q.shape} and key {k.shape} "
                             f"have different head dimensions")
@@ -62,13 +64,26 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
     if isinstance(attn_mask, CausalBias):  # mg.nn.attention.bias's: the boolean mask it stands for
         attn_mask = attn_mask._materialize(q.device)
     mask = None if attn_mask is None else _tensor(attn_mask, q)
-    if mask is not None and mask.dtype.kind != "b" and mask.dtype != q.dtype:  # it would change the output's dtype
-        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
-                           f"attn_mask.dtype: {mask.dtype} and query.dtype: {q.dtype} instead.")
+    if mask is not None and mask.dtype.kind != "b" and mask.dtype != q.dtype:
+        _check_sdpa_mask_dtype(mask.dtype, q.dtype)
+        if q.dtype == host_numpy.float16:  # PyTorch's half kernel reads the float mask in its float math
+            wide = [mf.astype(t, "float32") for t in (q, k, v)]
+            out = scaled_dot_product_attention(*wide, mask, dropout_p, is_causal, scale=s, training=training)
+            return mf.astype(out, "float16")
+        mask = mf.astype(mask, q.dtype)  # a float32 mask beside a float64 query: exact, the query's dtype kept
     attn = _attention_weights(mf.matmul(q, mf.swapaxes(k, -1, -2)), s, bool(is_causal), mask)
     if dropout_p > 0.0 and training:
         attn = dropout(attn, dropout_p)
     return mf.matmul(attn, v)
+
+
+def _check_sdpa_mask_dtype(mask_dtype: Any, query_dtype: Any) -> None:
+    """PyTorch's rule for a mask beside the query: bool, float32 or the query's dtype; another float
+    (a float64 mask beside a float32 query) would change the output's dtype, an integer one be added."""
+    if mask_dtype.kind != "b" and mask_dtype not in (host_numpy.float32, query_dtype):
+        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                           f"attn_mask.dtype: {cpp_type_name(mask_dtype)} and  query.dtype: "
+                           f"{cpp_type_name(query_dtype)} instead.")
 
 
 def _grouped(q: Tensor, kv: Tensor) -> Tensor:
@@ -155,7 +170,7 @@ def multi_head_attention_forward(
         check_backend_enabled(q, k, v, dropout_p if training else 0.0)
     scores = mf.matmul(q, mf.swapaxes(k, -1, -2))                 # (N, H, L, S')
     mask = _mha_mask(name, attn_mask, key_padding_mask, heads, k.shape[2] - add_zero_attn - (bias_k is not None),
-                     scores)
+                     scores, need_weights)
     if mask is not None and mask.shape[-1] < k.shape[2]:          # the added positions are never masked
         extra = mf.zeros_like(mask[..., :1])
         mask = mf.concatenate([mask] + [extra] * (k.shape[2] - mask.shape[-1]), axis=-1)
@@ -247,32 +262,50 @@ def _in_projection(query: Tensor, key: Tensor, value: Tensor, weights: Any, bias
 
 
 def _mha_mask(name: str, attn_mask: Any, key_padding_mask: Any, heads: _MHAHeads, src_len: int,
-              like: Tensor) -> Tensor | None:
+              like: Tensor, need_weights: bool) -> Tensor | None:
     """The masks given, as one additive float tensor broadcasting to ``(N, H, L, S)`` (-inf where masked)."""
-    add = None
     tgt_len, bsz = heads.tgt_len, heads.batch
-    if attn_mask is not None:
-        m = _tensor(attn_mask, like)
-        if m.shape not in ((tgt_len, src_len), (bsz * heads.num, tgt_len, src_len)):
-            raise InputMismatch(f"{name}: attn_mask of shape {m.shape} must be ({tgt_len}, {src_len}) "
-                                f"or ({bsz * heads.num}, {tgt_len}, {src_len})")
-        add = _additive("attn_mask", m, like)
+    m = None if attn_mask is None else _tensor(attn_mask, like)
+    kpm = None if key_padding_mask is None else _tensor(key_padding_mask, like)
+    if m is not None and m.shape not in ((tgt_len, src_len), (bsz * heads.num, tgt_len, src_len)):
+        raise InputMismatch(f"{name}: attn_mask of shape {m.shape} must be ({tgt_len}, {src_len}) "
+                            f"or ({bsz * heads.num}, {tgt_len}, {src_len})")
+    if kpm is not None and kpm.shape != (bsz, src_len):
+        raise ValueError(f"{name}: key_padding_mask of shape {kpm.shape} must be ({bsz}, {src_len})")
+    masks = [(label, t) for label, t in (("attn_mask", m), ("key_padding_mask", kpm)) if t is not None]
+    for label, t in masks:
+        if t.dtype.kind not in "bf":  # (an integer 0/1 mask would be added, not masked)
+            raise MaskDtypeError(f"only bool and floating types of {label} are supported, got {t.dtype}")
+    if masks:
+        _check_mha_mask_dtype([t.dtype for _, t in masks], like.dtype, need_weights)
+    add = None
+    if m is not None:
+        add = _additive(m, like)
         if add.ndim == 3:
             add = mf.reshape(add, (bsz, heads.num, tgt_len, src_len))
-    if key_padding_mask is not None:
-        kpm = _tensor(key_padding_mask, like)
-        if kpm.shape != (bsz, src_len):
-            raise ValueError(f"{name}: key_padding_mask of shape {kpm.shape} must be ({bsz}, {src_len})")
-        kadd = mf.reshape(_additive("key_padding_mask", kpm, like), (bsz, 1, 1, src_len))
+    if kpm is not None:
+        kadd = mf.reshape(_additive(kpm, like), (bsz, 1, 1, src_len))
         add = kadd if add is None else add + kadd
     return add
 
 
-def _additive(label: str, m: Tensor, like: Tensor) -> Tensor:
-    """A boolean mask (True = masked) becomes 0 / -inf in ``like``'s dtype; a float mask is used as is.
-    Any other dtype is refused (PyTorch's check): an integer 0/1 mask would be added, not masked."""
-    if m.dtype.kind not in "bf":
-        raise MaskDtypeError(f"only bool and floating types of {label} are supported, got {m.dtype}")
+def _check_mha_mask_dtype(dtypes: list[Any], query_dtype: Any, need_weights: bool) -> None:
+    """PyTorch's errors for float masks of another dtype than the query's: it makes a boolean mask a
+    float one of the query's dtype and adds the two masks (their promoted dtype); with the weights,
+    ``baddbmm`` then needs the query's dtype, without them ``scaled_dot_product_attention``'s rule."""
+    merged = host_numpy.result_type(*[query_dtype if d.kind == "b" else d for d in dtypes])
+    if merged == query_dtype:
+        return
+    if need_weights:
+        q = cpp_type_name(query_dtype)
+        raise RuntimeError(f"Input dtypes must be the same, got: input {cpp_type_name(merged)}, batch1: {q}, "
+                           f"batch2: {q}")
+    _check_sdpa_mask_dtype(merged, query_dtype)
+
+
+def _additive(m: Tensor, like: Tensor) -> Tensor:
+    """A boolean mask (True = masked) becomes 0 / -inf in ``like``'s dtype; a float mask (checked:
+    the query's dtype, or float32 beside a wider query) is used in ``like``'s dtype."""
     if m.dtype.kind == "b":
         xp = like.device.xp
         allowed = xp.logical_not(m._data)

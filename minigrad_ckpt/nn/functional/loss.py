@@ -387,6 +387,7 @@ def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None
     _check_reduction(reduction)
     x, y = _input_and_target("binary_cross_entropy_with_logits", input, target)
     _real_only("binary_cross_entropy_with_logits", x, y)
+    _target_holds_the_loss(x, y)
     softplus_neg = mf.logaddexp(0.0, -x)  # -log sigmoid(x); 0 a number: nothing for a checkpoint to keep
     if pos_weight is not None:
         pw = in_dtype_of(softplus_neg, _tensor(pos_weight, x))
@@ -395,7 +396,20 @@ def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None
         loss = (1 - y) * x + softplus_neg
     if weight is not None:
         loss = loss * in_dtype_of(loss, _tensor(weight, x))
-    return _reduce(loss, reduction)
+    # PyTorch's kernel writes the loss into ``1 - target`` in place: the target's dtype, a float32
+    # target beside a float64 input gives a float32 loss (and a float16 one a float16 loss)
+    return _reduce(mf.astype(loss, y.dtype) if loss.dtype != y.dtype else loss, reduction)
+
+
+def _target_holds_the_loss(x: Tensor, y: Tensor) -> None:
+    """PyTorch's errors where ``binary_cross_entropy_with_logits``'s target, whose ``1 - target``
+    the loss is written into, cannot hold it: a bool one (no ``-``), an integer one (no cast back)."""
+    if y.dtype.kind == "b":
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if y.dtype.kind in "iu":
+        raise RuntimeError(f"result type {scalar_type_name(x.dtype)} can't be cast to the desired output type "
+                           f"{scalar_type_name(y.dtype)}")
 
 
 def l1_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
