@@ -8,6 +8,7 @@ from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import functional as F
 from . import init
+from .functional.embedding_bag import SCALE_GRAD_BY_FREQ_REFUSED
 from .module import Module, Parameter, _empty
 
 __all__ = [
@@ -111,7 +112,7 @@ class EmbeddingBag(_Table):
                  _freeze: bool = False, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         if scale_grad_by_freq:
-            raise ValueError("EmbeddingBag: scale_grad_by_freq is not supported")
+            raise ValueError(f"EmbeddingBag: {SCALE_GRAD_BY_FREQ_REFUSED}")
         if mode not in ("sum", "mean", "max"):
             raise ValueError(f"EmbeddingBag: mode must be 'sum', 'mean' or 'max', got {mode!r}")
         self.num_embeddings, self.embedding_dim = int(num_embeddings), int(embedding_dim)

@@ -21,6 +21,13 @@ __all__ = [
     "embedding_bag",
 ]
 
+# Refused, not PyTorch's: its CPU backward divides the k-th distinct id's gradient (ascending) by the
+# count of the k-th id of the sorted input, not by that id's own count -- against its docs and
+# Embedding's (ids [1, 2, 2, 2, 3]: row 3 gets 1/3 of its gradient); docs/from-pytorch.md
+SCALE_GRAD_BY_FREQ_REFUSED = (
+    "scale_grad_by_freq is not supported: PyTorch's CPU backward scales a row by another id's count "
+    "(docs/from-pytorch.md); use F.embedding(..., scale_grad_by_freq=True) and reduce the bags")
+
 
 def _bags(name: str, ids: Tensor, offsets: Any, include_last_offset: bool) -> tuple[Tensor, Any, int]:
     """The flat ids, per id its bag number (host), and the number of bags."""
@@ -58,7 +65,7 @@ def embedding_bag(input: Any, weight: Any, offsets: Any = None, max_norm: float 
     if mode not in ("sum", "mean", "max"):
         raise ValueError(f"embedding_bag: mode must be 'sum', 'mean' or 'max', got {mode!r}")
     if scale_grad_by_freq:
-        raise ValueError("embedding_bag: scale_grad_by_freq is not supported")
+        raise ValueError(f"embedding_bag: {SCALE_GRAD_BY_FREQ_REFUSED}")
     if per_sample_weights is not None and mode != "sum":
         raise ModeNotImplemented("embedding_bag: per_sample_weights needs mode='sum'")
     w = _tensor(weight)
