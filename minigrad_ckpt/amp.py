@@ -23,6 +23,7 @@ from typing import Any
 
 from .backend import cuda_device_count, host_numpy
 from .grad_mode import no_grad
+from .nn.parallel import note_grad_scaler
 from .tensor import Tensor
 
 __all__ = ["GradScaler", "autocast", "custom_fwd", "custom_bwd", "is_autocast_available"]
@@ -124,6 +125,7 @@ class GradScaler:
         """Back off after a skipped step, grow after ``growth_interval`` clean ones (or set ``new_scale``)."""
         if not self._enabled:
             return
+        note_grad_scaler(self)  # a DDP join() block in progress syncs this state across ranks at its end
         scale = self._current_scale()
         if new_scale is not None:
             self._scale = _float32(new_scale.item() if isinstance(new_scale, Tensor) else new_scale)

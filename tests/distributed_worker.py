@@ -693,6 +693,59 @@ def scenario_join_executor(out_dir: str) -> None:
             "error_after": error_after, "saved": sorted(os.listdir(os.path.join(out_dir, "snapshots")))})
 
 
+def scenario_join_grad_scaler() -> None:
+    """A GradScaler under uneven inputs, for each (how, first) of ``_SCALER_JOINS``.  Rank r has
+    first + 2r batches, and the batch after rank 0 ran out overflows (inf loss) on the last rank
+    only -- the ranks with data all-reduce it, so all of them skip that step and back off; rank 0,
+    shadowing, does not.  ``how``: ``none`` (the block is not told of the scaler: it syncs those
+    whose update() ran in it), ``ddp`` (``ddp.join(scaler=...)``) or ``Join`` (PyTorch's spelling,
+    ``Join([ddp], scaler=...)``).  Reports, per case, every rank's scale and growth tracker after
+    the block, its skipped steps, the warnings, and whether the parameters agree after two more
+    even steps."""
+    mg.set_default_dtype("float64")
+    result({f"{how} {first}": _join_with_a_grad_scaler(how, first) for how, first in _SCALER_JOINS})
+
+
+_SCALER_JOINS = (("none", 3), ("ddp", 3), ("Join", 3), ("none", 0), ("ddp", 0))
+
+
+def _join_with_a_grad_scaler(how: str, first: int) -> dict:
+    import warnings
+
+    from minigrad_ckpt.distributed.algorithms.join import Join
+
+    rank, world = dist.get_rank(), dist.get_world_size()
+    mg.manual_seed(0)
+    model = DDP(mlp())
+    opt = optim.SGD(model.parameters(), lr=0.01)
+    scaler = mg.amp.GradScaler("cpu", init_scale=2.0 ** 10, growth_interval=2)
+    skipped = []
+
+    def step(k, overflow=False):
+        x, y = data("mlp", 100 * rank + k, 4)
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(model(mg.tensor(x)), mg.tensor(y))
+        with np.errstate(invalid="ignore"):  # (inf * 0 in the overflowing backward)
+            scaler.scale(loss * (float("inf") if overflow else 1.0)).backward()
+        scaler.step(opt)
+        before = scaler.get_scale()
+        scaler.update()
+        skipped.append(scaler.get_scale() < before)  # (a skipped step backs off)
+
+    extra = {"ddp": {"scaler": scaler}, "Join": {"scaler": scaler}}.get(how, {})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with Join([model], **extra) if how == "Join" else model.join(**extra):
+            for k in range(first + 2 * rank):
+                step(k, overflow=(k == first and rank == world - 1))
+    scales = dist.group().allgather_object([scaler.get_scale(), scaler.state_dict()["_growth_tracker"]])
+    for k in (10, 11):  # even inputs again
+        step(k)
+    every = dist.group().allgather_object(digest(model))
+    return {"scales": scales, "skipped": skipped, "same_after": len(set(every)) == 1,
+            "warnings": [str(w.message) for w in caught if "GradScaler" in str(w.message)]}
+
+
 def scenario_join_throw() -> None:
     """join(throw_on_early_termination=True): every rank raises once one ran out, none hangs."""
     rank = dist.get_rank()

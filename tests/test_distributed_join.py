@@ -50,6 +50,30 @@ def test_join_brings_the_iteration_along_and_refuses_a_save_while_a_rank_shadows
         f"snapshot-{it:012d}.mgsnap" for m in (2 + n, 4 + 2 * n) for it in range(m + 1, m + 4)]
 
 
+def test_a_grad_scaler_agrees_on_every_rank_after_a_join_block():
+    """Rank r has first + 2r batches and the last rank overflows on the batch after rank 0 ran
+    out.  Inside the block every rank with data skips that step (the gradients it checks are
+    all-reduced, as PyTorch's); rank 0, shadowing, missed the backoff, so after the block it scaled
+    by 2048 where rank 1 scaled by 1024 -- averaged gradients unscaled by different scales, and the
+    replicas drifted apart (PyTorch's do too).  The block now ends with every rank holding the
+    scaler state of the rank that ran to the end: the scaler given (ddp.join(scaler=) or Join's
+    kwargs) and those whose update() ran in the block; a rank with no batch in the block cannot
+    tell which scaler to sync: a warning then, on every rank, and scaler= syncs it."""
+    t0 = time.monotonic()
+    r = results(launch("join_grad_scaler"))
+    assert time.monotonic() - t0 < 30
+    for rank in (0, 1):
+        for how in ("none", "ddp", "Join"):
+            case = r[rank][f"{how} 3"]
+            assert case["scales"] == [[1024.0, 1], [1024.0, 1]] and case["same_after"], (how, case)
+            assert case["skipped"] == [False] * 3 + [True, False] * rank + [False] * 2  # (rank 1's 4th backs off)
+            assert case["warnings"] == []
+        assert r[rank]["ddp 0"]["scales"] == [[512.0, 1], [512.0, 1]] and r[rank]["ddp 0"]["same_after"]
+        unsynced = r[rank]["none 0"]
+        assert not unsynced["same_after"] and unsynced["warnings"][0].startswith(
+            "DistributedDataParallel.join: the ranks updated different numbers of GradScalers in the block ([0, 1]")
+
+
 @pytest.mark.parametrize("kind", ["seconds", "timedelta"])
 def test_a_collective_that_cannot_complete_times_out_and_ends_the_job(kind):
     start = time.monotonic()

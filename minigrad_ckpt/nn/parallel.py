@@ -99,6 +99,18 @@ class _Bucket:
             (int(p.size), self.buffer.dtype) for p in self.large]
 
 
+# the join() blocks in progress in this process: a GradScaler's update() inside one is noted there
+_OPEN_JOINS: list[_Join] = []
+
+
+def note_grad_scaler(scaler: Any) -> None:
+    """Called by ``GradScaler.update()``: the ``join()`` blocks in progress sync its state at their
+    end, as they sync ``scaler=`` (see ``DistributedDataParallel.join``)."""
+    for state in _OPEN_JOINS:
+        if all(s is not scaler for s in state.scalers):
+            state.scalers.append(scaler)
+
+
 _DEFAULT_BUCKET_MB = 25  # PyTorch's default bucket_cap_mb
 _FIRST_BUCKET_MB = 1     # and its first bucket's cap with that default (dist._DEFAULT_FIRST_BUCKET_BYTES)
 
@@ -500,7 +512,7 @@ class DistributedDataParallel(Module):
     @contextlib.contextmanager
     def join(self, divide_by_initial_world_size: bool = True, enable: bool = True,
              throw_on_early_termination: bool = False, optimizer: Any = None,
-             executor: Any = None) -> Iterator[None]:
+             executor: Any = None, scaler: Any = None) -> Iterator[None]:
         """Train on uneven inputs: ``with ddp.join(): for x, y in loader: ...`` (PyTorch's ``Join``).
 
         Inside the block each forward first counts, with one small all-reduce,
@@ -522,7 +534,17 @@ class DistributedDataParallel(Module):
         is ``executor``'s ``iteration`` (an extension; its scheduler follows,
         and its optimizer when ``optimizer`` is not given): every rank
         counts the steps of the replica it now holds, so a loop that saves on
-        ``ex.iteration % k`` calls its collective saves on the same steps.
+        ``ex.iteration % k`` calls its collective saves on the same steps.  So
+        is the state of every ``GradScaler`` (an extension): inside the block
+        every rank with data takes the same skip-or-step decision (the
+        gradients it checks are all-reduced), but a rank that ran out missed
+        the later backoffs and growths, and would scale with another factor
+        after it -- the averaged gradients, unscaled by each rank's own
+        scale, would differ and the replicas drift apart (PyTorch's do).  The
+        scalers synced are ``scaler``, if given, and those whose ``update()``
+        ran in the block; where the ranks saw different numbers of them (a
+        rank had no batch in the block) those are not synced, with a
+        warning: pass ``scaler=``.
         A collective save (``SnapshotManager.save_snapshot``) inside the block
         while a rank has run out is refused on every rank with a
         ``DistributedError`` naming the cause: that rank, shadowing, cannot
@@ -538,12 +560,14 @@ class DistributedDataParallel(Module):
         object.__setattr__(self, "_buffer_source", self._group.size - 1)
         state = _Join(bool(divide_by_initial_world_size), bool(throw_on_early_termination))
         object.__setattr__(self, "_join", state)
+        _OPEN_JOINS.append(state)
         try:
             yield
             while state.announce(self, active=False, sync=False):  # shadow the ranks that have data
                 self._shadow_iteration(state)
-            self._sync_after_join(state, optimizer, executor)
+            self._sync_after_join(state, optimizer, executor, scaler)
         finally:
+            _OPEN_JOINS.remove(state)
             object.__setattr__(self, "_join", None)
             object.__setattr__(self, "_divisor", self._group.size)
 
@@ -565,10 +589,18 @@ class DistributedDataParallel(Module):
         # where the ranks with data do (theirs was synced or not)
         object.__setattr__(self, "require_forward_param_sync", state.syncing)
 
-    def _sync_after_join(self, state: _Join, optimizer: Any, executor: Any) -> None:
-        counts = self._group.allgather_object(state.iterations)
+    def _sync_after_join(self, state: _Join, optimizer: Any, executor: Any, scaler: Any = None) -> None:
+        seen = [s for s in state.scalers if s is not scaler]
+        gathered = self._group.allgather_object((state.iterations, len(seen)))
+        counts = [c for c, _ in gathered]
         # the highest rank that ran to the end (PyTorch's choice): its replica is the current one
         src = max(r for r, c in enumerate(counts) if c == max(counts))
+        if len({n for _, n in gathered}) > 1:
+            warnings.warn(f"DistributedDataParallel.join: the ranks updated different numbers of GradScalers in the "
+                          f"block ({[n for _, n in gathered]}: a rank with no batch updated none), so their states "
+                          f"were not synced and the replicas may scale differently from now on; pass the scaler "
+                          f"as join(scaler=...)", UserWarning, stacklevel=4)
+            seen = []
         scheduler = None
         if executor is not None:
             optimizer = executor.optimizer if optimizer is None else optimizer
@@ -581,7 +613,7 @@ class DistributedDataParallel(Module):
             t.prepare_write()
             self._group.broadcast(t._data, src)
             t.increment_version()
-        for stateful in (optimizer, scheduler):
+        for stateful in (optimizer, scheduler, scaler, *seen):
             if stateful is not None:
                 sd = self._group.bcast_object(stateful.state_dict() if self._group.rank == src else None, src)
                 if self._group.rank != src:
@@ -672,6 +704,7 @@ class _Join:
         self.have = -1        # how many ranks had data at the last count (-1: none yet)
         self.source = 0       # the highest rank with data at the last count: the buffers come from it
         self.buffers = False  # whether the ranks with data broadcast the buffers this iteration
+        self.scalers: list[Any] = []  # the GradScalers updated in the block, in the order first seen
 
     def announce(self, ddp: DistributedDataParallel, active: bool, sync: bool, buffers: bool = False) -> bool:
         """The join all-gather: which ranks have data, which of them average gradients and broadcast
