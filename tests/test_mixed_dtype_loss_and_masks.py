@@ -163,3 +163,20 @@ def test_the_module_refuses_a_float64_mask_beside_float32_weights():
         mha(x, x, x, attn_mask=mg.zeros(3, 3, dtype=mg.float64))
     out, w = mha(x, x, x, attn_mask=mg.zeros(3, 3, dtype=mg.float32))
     assert out.dtype == w.dtype == mg.float32
+
+
+def test_under_the_func_transforms_the_dtypes_are_the_same():
+    x, t, _, _, _ = bce_inputs("x64_t32")
+    tx, tt = mg.tensor(x), mg.tensor(t)
+
+    def loss(x):
+        return F.binary_cross_entropy_with_logits(x, tt)
+    grad = mg.func.grad(loss)(tx)
+    assert grad.dtype == mg.float64
+    np.testing.assert_allclose(grad.numpy(), REF["bce|x64_t32|grad"], rtol=2e-6, atol=2e-6)
+    per_row = mg.func.vmap(lambda x, t: F.binary_cross_entropy_with_logits(x, t))(tx, tt)
+    assert per_row.dtype == mg.float32 and per_row.shape == (4,)
+    q, k, v, mask, _ = attention_inputs("float64", "float32")
+    out = mg.func.vmap(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, mg.tensor(mask)))(
+        mg.tensor(q), mg.tensor(k), mg.tensor(v))
+    np.testing.assert_allclose(out.numpy(), REF["sdpa|q64_m32|value"], rtol=1e-12, atol=1e-12)
