@@ -1414,17 +1414,19 @@ class Tensor:
             return self.divide_(other, rounding_mode=rounding_mode)
         return self._arith_inplace(other, "divide")
 
+    # ``t += [1, 2]``: PyTorch's in-place operators take a tensor or a number, and hand a list or
+    # tuple back to Python (its TypeError), where NumPy would read the sequence as an array
     def __iadd__(self, other: Any) -> Tensor:
-        return self.add_(other)
+        return NotImplemented if isinstance(other, (list, tuple)) else self.add_(other)
 
     def __isub__(self, other: Any) -> Tensor:
-        return self.sub_(other)
+        return NotImplemented if isinstance(other, (list, tuple)) else self.sub_(other)
 
     def __imul__(self, other: Any) -> Tensor:
-        return self.mul_(other)
+        return NotImplemented if isinstance(other, (list, tuple)) else self.mul_(other)
 
     def __itruediv__(self, other: Any) -> Tensor:
-        return self.div_(other)
+        return NotImplemented if isinstance(other, (list, tuple)) else self.div_(other)
 
     # ------------------------------------------------------------ conversion
     # ``to``, ``cpu``, ``cuda``, ``float``, ``double``, ... are differentiable

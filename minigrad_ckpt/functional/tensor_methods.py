@@ -23,21 +23,38 @@ from . import math as mf
 from .arguments import _FAST_OPERANDS, binary, float_binary
 from .errors import InputMismatch
 
+# PyTorch's operators take a tensor or a number, never a Python sequence: ``t + [1, 2]`` and
+# ``t < (1, 2)`` are Python's TypeError, ``t == [1, 2]`` Python's identity test (False), and
+# ``t * [1, 2]`` a list repeated by a one-element integer tensor (its ``__index__``) -- NumPy would
+# read the sequence as an array, an answer PyTorch's code never meant.
+SEQUENCES = (list, tuple)
+
+
+def operand_method(fn: Callable[[Tensor, Any], Any]) -> Callable[[Tensor, Any], Any]:
+    """The operator ``fn`` (``__lt__``, ``__and__``, ...), handing a list or tuple operand back
+    to Python (``NotImplemented``), as PyTorch's operators do."""
+    def method(self: Tensor, other: Any) -> Any:
+        if isinstance(other, SEQUENCES):
+            return NotImplemented
+        return fn(self, other)
+    method.__name__ = method.__qualname__ = fn.__name__
+    return method
+
 
 def rpow(x: Any, y: Any, modulo: Any = None) -> Tensor:
-    if modulo is not None:  # pow(y, x, m), which Python 3.14 sends here too: see power_method
-        return NotImplemented
+    if modulo is not None or isinstance(y, SEQUENCES):  # pow(y, x, m), which Python 3.14 sends
+        return NotImplemented                            # here too: see power_method
     return mf.power(y, x)
 
 
 def remainder_method(x: Tensor, y: Any) -> Tensor:
     """``x % y``: ``mg.remainder``, whose integer modulo zero is PyTorch's error (NumPy: 0)."""
-    return mf.remainder(x, y)
+    return NotImplemented if isinstance(y, SEQUENCES) else mf.remainder(x, y)
 
 
 def rremainder_method(x: Tensor, y: Any) -> Tensor:
     """``y % x`` for a number ``y``."""
-    return mf.remainder(y, x)
+    return NotImplemented if isinstance(y, SEQUENCES) else mf.remainder(y, x)
 
 
 def augmented_assignment(in_place: str) -> Callable[[Tensor, Any], Tensor]:
@@ -46,21 +63,25 @@ def augmented_assignment(in_place: str) -> Callable[[Tensor, Any], Tensor]:
     base -- every other holder of the memory -- would keep the old values (PyTorch writes)."""
 
     def method(x: Tensor, y: Any) -> Tensor:
+        if isinstance(y, SEQUENCES):
+            return NotImplemented
         return getattr(x, in_place)(y)
     method.__name__ = method.__qualname__ = f"augmented_{in_place}"
     return method
 
 
 def rmatmul(x: Any, y: Any) -> Tensor:
+    if isinstance(y, SEQUENCES):
+        return NotImplemented
     return mf.matmul(y, x)
 
 
 def _comparison_or_identity(compare: Any) -> Any:
     """``x == y`` / ``x != y`` by ``compare``, and Python's identity test where ``y`` can be no tensor
-    (``mask == None`` is False, ``x != "a"`` True), as PyTorch's operators, which turn that TypeError into
-    ``NotImplemented``."""
+    (``mask == None`` and ``x == [1, 2]`` are False, ``x != "a"`` True), as PyTorch's operators,
+    which turn that TypeError into ``NotImplemented``."""
     def method(x: Tensor, y: Any) -> Any:
-        if y is None:
+        if y is None or isinstance(y, SEQUENCES):
             return NotImplemented
         try:
             return compare(x, y)
@@ -92,9 +113,13 @@ def operator_method(op: Any, reflected: bool = False, float_valued: bool = False
         def method(self: Tensor, other: Any) -> Tensor:
             if type(other) in _FAST_OPERANDS and (self._requires_grad or self._data.dtype.kind in "fc"):
                 return apply(op, other, self)  # ``0.1 * t``: a Python number needs no conversion
+            if isinstance(other, SEQUENCES):
+                return NotImplemented
             return slow(op, other, self)
     elif float_valued:
         def method(self: Tensor, other: Any) -> Tensor:
+            if isinstance(other, SEQUENCES):
+                return NotImplemented
             return float_binary(op, self, other)
     else:
         def method(self: Tensor, other: Any) -> Tensor:
@@ -103,6 +128,8 @@ def operator_method(op: Any, reflected: bool = False, float_valued: bool = False
                     return apply(op, self, other)
             elif isinstance(other, Tensor) and self._data.dtype is other._data.dtype:
                 return apply(op, self, other)
+            elif isinstance(other, SEQUENCES):
+                return NotImplemented
             return slow(op, self, other)
     return method
 
@@ -113,7 +140,7 @@ def power_method(op: Any) -> Any:
     for a modulus makes Python raise its own ``TypeError`` ("unsupported operand type(s)
     for ** or pow(): 'Tensor', 'int', 'int'") instead of one about this method's arity."""
     def method(self: Tensor, other: Any, modulo: Any = None) -> Tensor:
-        if modulo is not None:
+        if modulo is not None or isinstance(other, SEQUENCES):
             return NotImplemented
         if type(other) in _FAST_OPERANDS and (self._requires_grad or self._data.dtype.kind in "fc"):
             return apply(op, self, other)
