@@ -651,14 +651,21 @@ class Tensor:
         return t
 
     def set_(self, source: Tensor) -> Tensor:
-        """Hold ``source``'s array (shared, any dtype, shape or device) and keep this identity.
-
-        ``Module.to`` uses it so that a parameter an optimizer holds stays the
-        same object across a move or a cast.  The version is restamped; the
-        history is not touched (it is meant for leaves, under ``no_grad``).
+        """Hold ``source``'s array (shared, any shape or device, this tensor's dtype) and keep this
+        identity.  The version is restamped; the history is not touched (it is meant for leaves,
+        under ``no_grad``).  Another dtype is PyTorch's RuntimeError ("Could not set tensor of type
+        double to a tensor of type float"); ``t.data = v`` takes ``v``'s dtype.
         """
         if not isinstance(source, Tensor):
             raise TypeError(f"set_ takes a Tensor, got {type(source).__name__}")
+        if source._data.dtype != self._data.dtype:
+            raise RuntimeError(f"Could not set tensor of type {_c_type_name(source._data.dtype)} to a tensor "
+                               f"of type {_c_type_name(self._data.dtype)}")
+        return self._hold(source)
+
+    def _hold(self, source: Tensor) -> Tensor:
+        """:meth:`set_` of any dtype: ``Module.to`` and ``Module.type`` cast a parameter an optimizer
+        holds and keep it the same object (PyTorch's ``param.data = new``)."""
         self._check_inplace("set_", source)
         tangents = self._carry_tangents("set", source)
         self._data = source._data
@@ -1515,6 +1522,17 @@ def _rebuild_tensor(cls: type, array: Any, device: str, requires_grad: bool, ext
     t._requires_grad = bool(requires_grad)
     t.__dict__.update(extra)
     return t
+
+
+# PyTorch's messages name a dtype by its C++ type (``set_``'s "Could not set tensor of type long int")
+_C_TYPE_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "signed char",
+                 "uint8": "unsigned char", "int16": "short int", "uint16": "short unsigned int", "int32": "int",
+                 "uint32": "unsigned int", "int64": "long int", "uint64": "long unsigned int", "bool": "bool",
+                 "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _c_type_name(dtype: Any) -> str:
+    return _C_TYPE_NAMES.get(str(dtype), str(dtype))
 
 
 def _holds_tensor(data: list | tuple) -> bool:

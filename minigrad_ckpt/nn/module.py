@@ -34,7 +34,7 @@ class Parameter(Tensor):
             data = Tensor._from_data([], dtype="float32")
         if isinstance(data, Tensor):
             self._init_data(())  # a fresh leaf, then hold ``data``'s array: no copy
-            self.set_(data.detach())
+            self._hold(data.detach())
         else:
             self._init_data(data)
         if requires_grad_flag(requires_grad):
@@ -695,9 +695,9 @@ class Module:
         def convert(t: Tensor) -> None:
             new = converted(t)
             if new is not t:
-                t.set_(new)
+                t._hold(new)
                 if t._grad is not None:  # the gradient tensor keeps its identity too (PyTorch's grad.data = ...)
-                    t._grad.set_(converted(t._grad))  # (._grad: a non-leaf buffer's .grad would warn)
+                    t._grad._hold(converted(t._grad))  # (._grad: a non-leaf buffer's .grad would warn)
 
         with no_grad():
             self._convert_tree(convert, converted)
@@ -731,11 +731,11 @@ class Module:
                     continue
                 new = fn(p)
                 if new is not p:
-                    p.set_(new)
+                    p._hold(new)
                 if p.grad is not None:
                     g = fn(p.grad)
                     if g is not p.grad:
-                        p.grad.set_(g)
+                        p.grad._hold(g)
             for name, b in self._buffers.items():
                 if b is not None:
                     self._buffers[name] = fn(b)
@@ -779,9 +779,9 @@ class Module:
         with no_grad():
             for t, new in pairs:
                 if new is not t:
-                    t.set_(new)
+                    t._hold(new)
                     if t._grad is not None:  # (._grad: a non-leaf buffer's .grad would warn)
-                        t._grad.set_(t._grad.type(dst_type))
+                        t._grad._hold(t._grad.type(dst_type))
         return self
 
     def compile(self, *args: Any, **kwargs: Any) -> None:
