@@ -57,6 +57,8 @@ __all__ = [
     "SUPPORTED_DTYPES",
     "as_dtype",
     "is_floating",
+    "scalar_type_name",
+    "cpp_type_name",
     "get_default_dtype",
     "half_in_float32",
     "BroadcastMismatch",
@@ -141,6 +143,26 @@ def is_floating(dtype: numpy.dtype) -> bool:
     """True for the dtypes that can carry gradients: float16/32/64 and complex64/128
     (a complex number is a pair of floats; docs/complex.md has the gradient convention)."""
     return dtype.kind in "fc"
+
+
+#: PyTorch's names of the dtypes, as its errors write them: ScalarType's (``Long``) and C++'s (``long int``)
+_SCALAR_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+                "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+                "complex128": "ComplexDouble", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
+_CPP_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+             "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+             "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+             "uint16": "short unsigned int", "uint32": "unsigned int", "uint64": "long unsigned int"}
+
+
+def scalar_type_name(dtype: Any) -> str:
+    """PyTorch's ScalarType name of ``dtype`` in its messages (``Long`` for int64)."""
+    return _SCALAR_TYPE.get(str(dtype), str(dtype))
+
+
+def cpp_type_name(dtype: Any) -> str:
+    """PyTorch's C++ name of ``dtype`` in its messages (``long int`` for int64)."""
+    return _CPP_TYPE.get(str(dtype), str(dtype))
 
 
 def castable_in_place(result: numpy.dtype, target: numpy.dtype) -> bool:

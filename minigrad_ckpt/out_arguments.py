@@ -16,11 +16,11 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from .backend import as_dtype
+from .backend import as_dtype, cpp_type_name, scalar_type_name
 from .grad_mode import is_grad_enabled, no_grad
 from .tensor import Tensor
 
-__all__ = ["with_out", "cpp_type_name", "CAST", "CAT", "EXACT", "WHERE", "CLAMP", "CREATION", "RANGE", "REDUCTION",
+__all__ = ["with_out", "CAST", "CAT", "EXACT", "WHERE", "CLAMP", "CREATION", "RANGE", "REDUCTION",
            "MEAN"]
 
 #: How ``out``'s dtype may differ from the result's: each PyTorch's rule with its error.
@@ -33,24 +33,6 @@ WHERE = "where"  # where: the result's dtype only, in its own words
 CLAMP = "clamp"  # clamp: the result's dtype only, in its own words
 CREATION = "creation"  # zeros, rand, ...: out's dtype and device are the result's; resized silently
 RANGE = "range"  # arange: CREATION, with its own warning when out's size differs
-
-#: PyTorch's names of the dtypes, as its errors write them: ScalarType's and C++'s
-_SCALAR_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-                "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
-                "complex128": "ComplexDouble", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
-_CPP_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
-             "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
-             "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
-
-
-def cpp_type_name(dtype: Any) -> str:
-    """PyTorch's C++ name of a dtype, as its kernels' messages write it (``double``, ``c10::Half``)."""
-    return _CPP_TYPE.get(str(dtype), str(dtype))
-
-
-def _scalar_type(dtype: Any) -> str:
-    return _SCALAR_TYPE.get(str(dtype), str(dtype))
-
 
 def _can_cast(source: Any, target: Any) -> bool:
     """PyTorch's ``can_cast``: no complex into real, no float into an integer, nothing into bool."""
@@ -70,14 +52,15 @@ def _check_dtype(rule: str, result: Any, out: Any, asked: Any) -> None:
         raise RuntimeError(f"Expected out tensor to have dtype {cpp_type_name(result)}, but got "
                            f"{cpp_type_name(out)} instead")
     if rule == WHERE:
-        raise RuntimeError(f"Expected out type to be {_scalar_type(result)} but got {_scalar_type(out)}")
+        raise RuntimeError(f"Expected out type to be {scalar_type_name(result)} but got {scalar_type_name(out)}")
     if rule == CLAMP:
-        raise RuntimeError(f"Found dtype {_scalar_type(out)} but expected {_scalar_type(result)}")
+        raise RuntimeError(f"Found dtype {scalar_type_name(out)} but expected {scalar_type_name(result)}")
     if not _can_cast(result, out):
         if rule == CAT:
-            raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {_scalar_type(out)}")
-        raise RuntimeError(f"result type {_scalar_type(result)} can't be cast to the desired output type "
-                           f"{_scalar_type(out)}")
+            raise TypeError("torch.cat(): input types can't be cast to the desired output type "
+                            f"{scalar_type_name(out)}")
+        raise RuntimeError(f"result type {scalar_type_name(result)} can't be cast to the desired output type "
+                           f"{scalar_type_name(out)}")
 
 
 def _check_out(name: str, out: Any, args: tuple, kwargs: dict) -> None:
@@ -109,8 +92,8 @@ def _created_in_out(out: Tensor, kwargs: dict) -> dict:
     """A creation function's keywords with ``out``'s dtype and device where none is given."""
     asked = kwargs.get("dtype")
     if asked is not None and as_dtype(asked) != out.dtype:
-        raise RuntimeError(f"dtype {_scalar_type(as_dtype(asked))} does not match dtype of out parameter "
-                           f"({_scalar_type(out.dtype)})")
+        raise RuntimeError(f"dtype {scalar_type_name(as_dtype(asked))} does not match dtype of out parameter "
+                           f"({scalar_type_name(out.dtype)})")
     return {**kwargs, "dtype": out.dtype, "device": kwargs.get("device") or out.device}
 
 

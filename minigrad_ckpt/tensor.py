@@ -59,6 +59,7 @@ from .backend import (
     Device,
     as_dtype,
     castable_in_place,
+    cpp_type_name,
     cpu,
     device_of,
     fill_scalar,
@@ -659,8 +660,8 @@ class Tensor:
         if not isinstance(source, Tensor):
             raise TypeError(f"set_ takes a Tensor, got {type(source).__name__}")
         if source._data.dtype != self._data.dtype:
-            raise RuntimeError(f"Could not set tensor of type {_c_type_name(source._data.dtype)} to a tensor "
-                               f"of type {_c_type_name(self._data.dtype)}")
+            raise RuntimeError(f"Could not set tensor of type {cpp_type_name(source._data.dtype)} to a tensor "
+                               f"of type {cpp_type_name(self._data.dtype)}")
         return self._hold(source)
 
     def _hold(self, source: Tensor) -> Tensor:
@@ -1522,17 +1523,6 @@ def _rebuild_tensor(cls: type, array: Any, device: str, requires_grad: bool, ext
     t._requires_grad = bool(requires_grad)
     t.__dict__.update(extra)
     return t
-
-
-# PyTorch's messages name a dtype by its C++ type (``set_``'s "Could not set tensor of type long int")
-_C_TYPE_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "signed char",
-                 "uint8": "unsigned char", "int16": "short int", "uint16": "short unsigned int", "int32": "int",
-                 "uint32": "unsigned int", "int64": "long int", "uint64": "long unsigned int", "bool": "bool",
-                 "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
-
-
-def _c_type_name(dtype: Any) -> str:
-    return _C_TYPE_NAMES.get(str(dtype), str(dtype))
 
 
 def _holds_tensor(data: list | tuple) -> bool:

@@ -7,13 +7,12 @@ import math
 from typing import Any
 
 from ... import functional as mf
-from ...backend import host_numpy
+from ...backend import cpp_type_name, host_numpy
 from ...functional import _tensor
 from ...functional.arguments import in_float32_if_half
 from ...functional.errors import ComplexNotImplemented, InputMismatch, MaskDtypeError
 from ...ops.activation import ScaledSoftmax
 from ...ops.shape import TrilFill
-from ...out_arguments import cpp_type_name
 from ...tape import apply
 from ...tensor import Tensor
 from .attention_backends import check_backend_enabled
