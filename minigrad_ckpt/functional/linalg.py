@@ -9,7 +9,10 @@ full rank) -- the same table is in ``docs/ops.md``.
 Eigen- and singular vectors are returned with each vector's largest-magnitude
 entry positive and ``qr``'s ``R`` with a non-negative diagonal (NumPy leaves the
 signs to LAPACK), so results agree across devices and are smooth functions of
-the input; everything else matches NumPy.
+the input; everything else matches NumPy, but that integer and bool matrices are
+refused, as PyTorch's linear algebra refuses them (``floating_only``; NumPy would
+answer in float64): ``matrix_power`` (``n >= 0``), ``multi_dot``, ``cross`` and
+``vander`` keep them integer.
 
 This module is also ``xp.linalg`` of the differentiable namespace: backward
 code that calls ``xp.linalg.solve`` builds a graph when ``create_graph=True``.
@@ -20,7 +23,7 @@ from __future__ import annotations
 import builtins
 from typing import Any, NamedTuple
 
-from ..backend import as_dtype, host_numpy
+from ..backend import as_dtype, host_numpy, scalar_type_name
 from ..ops import linalg_failure as _failure
 from ..ops import matrix as _mx
 from ..tape import apply
@@ -28,7 +31,7 @@ from ..tensor import Tensor
 from . import math as mf
 from .arguments import as_tensor, broadcast_shapes, int_tuple, normalize_axis
 from .complex_numbers import conj, real
-from .errors import InputMismatch
+from .errors import DtypeNotImplemented, InputMismatch, NeedsFloatingInput
 from .math import astype, eye, matmul, moveaxis, not_equal, reshape, squeeze, swapaxes, tril, triu
 
 
@@ -73,6 +76,35 @@ def _real_only(name: str, a: Tensor) -> None:
             f"ones); every other linalg function accepts complex input (docs/complex.md)")
 
 
+#: PyTorch's refusals of an integer or bool matrix (its linear algebra computes in floating point
+#: only; NumPy's answers in float64), by the name its message gives: a kernel it has no version of
+#: for that dtype (a ``NotImplementedError``), a message of its own, or else (``floating_only``)
+#: "linalg.det: Expected a floating point or complex tensor as input. Got Long".
+_NO_KERNEL = {"linalg.eigh": "linalg_eigh_cpu", "linalg.solve_triangular": "triangular_solve_cpu",
+              "linalg.lu": "lu_cpu", "linalg.householder_product": "orgqr_cpu",
+              "cholesky_inverse": "cholesky_inverse_out_cpu", "cholesky_solve": "cholesky_solve_cpu"}
+_OWN_MESSAGE = {
+    "linalg.eig": "Unknown Complex ScalarType for {kind}",
+    "linalg.lstsq": "This function doesn't handle types other than float and double",
+    "linalg.matrix_rank": "This function doesn't handle types other than float and double",
+    "linalg.pinv": "linalg.pinv({kind}{{{shape}}}): expected a tensor with 2 or more dimensions of float, double, "
+                   "cfloat or cdouble types",
+}
+#: the ``_ex`` variants and ``cond`` name the function that refuses in PyTorch
+_REFUSED_AS = {"inv_ex": "inv", "solve_ex": "solve", "cholesky_ex": "cholesky"}
+
+
+def floating_only(name: str, a: Tensor) -> None:
+    """Refuse an integer or bool ``a`` as PyTorch's ``name`` does (its exception, its words)."""
+    if a.dtype.kind not in "biu":
+        return
+    kind = scalar_type_name(a.dtype)
+    if name in _NO_KERNEL:
+        raise DtypeNotImplemented(f"\"{_NO_KERNEL[name]}\" not implemented for '{kind}'")
+    message = _OWN_MESSAGE.get(name, "{name}: Expected a floating point or complex tensor as input. Got {kind}")
+    raise NeedsFloatingInput(message.format(name=name, kind=kind, shape=list(a.shape)))
+
+
 def _matrices(name: str, a: Any, square: bool = False) -> Tensor:
     a = as_tensor(a)
     if name not in _COMPLEX_OK:
@@ -81,6 +113,8 @@ def _matrices(name: str, a: Any, square: bool = False) -> Tensor:
         raise InputMismatch(f"linalg.{name}: needs at least 2 dimensions (a stack of matrices), got shape {a.shape}")
     if square and a.shape[-1] != a.shape[-2]:
         raise InputMismatch(f"linalg.{name}: the last two axes must be square, got shape {a.shape}")
+    if name not in ("matrix_power", "cond"):  # (their own rules: integer powers, the norm's inverse or svd)
+        floating_only("linalg." + _REFUSED_AS.get(name, name), a)
     return a
 
 
@@ -305,7 +339,9 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False, *,  
     ``|x|``, but for the matrix 2, -2 and nuclear norms, which are of its
     (complex) singular value decomposition.  ``dtype`` casts ``x`` first (PyTorch's keyword).
     """
-    x = norm_input("linalg.norm", as_tensor(x), dtype)
+    x = as_tensor(x)
+    matrix = (ord is not None and x.ndim == 2) if axis is None else len(int_tuple(axis)) == 2
+    x = norm_input("linalg.matrix_norm" if matrix else "linalg.vector_norm", x, dtype)
     if x.dtype.kind == "c" and not _spectral(x, ord, axis):
         x = mf.abs(x)
     nd = x.ndim
@@ -339,11 +375,11 @@ def norm_input(name: str, x: Tensor, dtype: Any) -> Tensor:
     """``x`` cast to a norm's ``dtype=``, under PyTorch's rules: a complex ``x`` takes a complex
     dtype and a real one a real dtype (the cast to real would drop the imaginary parts: the norm of
     ``3+4j`` would be 3), and no cast narrows (float64 to float32).  The result's dtype is then
-    ``dtype``'s real counterpart.  Integers and bools without a ``dtype`` are read as float64, NumPy's
-    answer for every order (the max and sums of the orders 1 and inf would otherwise stay integers, a
-    bool's max a bool)."""
+    ``dtype``'s real counterpart.  Integers and bools are refused, with a ``dtype`` too, as PyTorch's
+    (NumPy reads them as float64)."""
+    floating_only(name, x)
     if dtype is None:
-        return mf.astype(x, "float64") if x.dtype.kind in "iub" else x
+        return x
     dt = as_dtype(dtype)
     if x.dtype.kind in "fc":
         if dt.kind not in "fc":
@@ -467,6 +503,12 @@ def matrix_power(a: Any, n: int) -> Tensor:
     if not isinstance(n, (int, host_numpy.integer)) or isinstance(n, bool):
         raise TypeError(f"linalg.matrix_power: the exponent must be an int, got {n!r}")
     n = int(n)
+    if a.dtype.kind in "biu" and n < 0:  # an integer matrix's inverse: PyTorch's refusal
+        floating_only("linalg.inv", a)
+    if a.dtype.kind == "b" and n > 1:  # PyTorch has no bool matrix product
+        raise DtypeNotImplemented("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+    if n == 0 and a.dtype.kind in "biu":  # the identity in a's dtype (no NaN to keep, no gradient), as PyTorch's
+        return mf.clone(mf.broadcast_to(eye(a.shape[-1], dtype=a.dtype, device=a.device), a.shape))
     if n == 0:  # the identity (PyTorch's, whatever a holds: a * 0 is NaN at a NaN or an infinity), gradient 0
         return mf.where(mf.isfinite(a), a * 0, 0.0) + eye(a.shape[-1], dtype=a.dtype, device=a.device)
     if n < 0:
@@ -502,7 +544,9 @@ def lstsq(a: Any, b: Any, rcond: Any = None, *, driver: str | None = None) -> Ls
     """
     if driver is not None and driver not in _LSTSQ_DRIVER_FIELDS:
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
-    result = _lstsq(as_tensor(a), b, rcond)
+    a = as_tensor(a)
+    floating_only("linalg.lstsq", a)
+    result = _lstsq(a, b, rcond)
     if driver is None:
         return result
     filled = _LSTSQ_DRIVER_FIELDS[driver]

@@ -25,7 +25,7 @@ from . import math as mf
 from . import products as _products
 from .arguments import as_tensor, normalize_axis, reduction_dims
 from .complex_numbers import conj
-from .errors import InputMismatch
+from .errors import InputMismatch, NeedsFloatingInput
 from .indexing import take_along_axis_in_range
 
 
@@ -110,6 +110,7 @@ def vecdot(x: Any, y: Any, *, dim: int = -1) -> Tensor:
     """``sum(conj(x) * y)`` over ``dim``, the two broadcast together."""
     x = as_tensor(x)
     y = as_tensor(y, x)
+    _la.floating_only("linalg.vecdot", x)
     if x.dtype.kind == "c":
         x = conj(x)
     return mf.sum(x * y, axis=dim)
@@ -124,6 +125,7 @@ def cond(a: Any, p: Any = None) -> Tensor:
         raise InputMismatch(f"linalg.cond: expected a matrix or a stack of them, got shape {a.shape}")
     if p not in (None, 2, -2, "fro", "nuc", math.inf, -math.inf, 1, -1):
         raise ValueError(f"linalg.cond: p must be None, 2, -2, 'fro', 'nuc', inf, -inf, 1 or -1, got {p!r}")
+    _la.floating_only("linalg.svd" if p in (None, 2, -2, "nuc") else "linalg.inv", a)  # what PyTorch's computes
     if isinstance(p, str):  # PyTorch checks these for squareness first, the numbers after the empty case
         a = _la._matrices("cond", a, square=True)
     if a.size == 0:  # 0 for an empty stack, a 3 x 0 matrix's too (PyTorch's)
@@ -150,6 +152,7 @@ def matrix_rank(a: Any, atol: Any = None, rtol: Any = None, hermitian: bool = Fa
     a = as_tensor(a)
     if a.ndim < 2:
         raise InputMismatch(f"linalg.matrix_rank: expected a matrix or a stack of them, got shape {a.shape}")
+    _la.floating_only("linalg.matrix_rank", a)
     if tol is not None:
         atol, rtol = tol, 0.0
     if rtol is None:
@@ -168,6 +171,8 @@ def cholesky_solve(b: Any, factor: Any, upper: bool = False) -> Tensor:
     solves; only that triangle of ``factor`` is read."""
     f = as_tensor(factor)
     b = as_tensor(b, f)
+    _la.floating_only("cholesky_solve", f)
+    _la.floating_only("cholesky_solve", b)
     y = _la.solve_triangular(f, b, trans="C" if upper else "N", lower=not upper)
     return _la.solve_triangular(f, y, trans="N" if upper else "C", lower=not upper)
 
@@ -177,6 +182,7 @@ def cholesky_inverse(factor: Any, upper: bool = False) -> Tensor:
     f = as_tensor(factor)
     if f.ndim < 2 or f.shape[-1] != f.shape[-2]:
         raise InputMismatch(f"cholesky_inverse: expected square matrices, got shape {f.shape}")
+    _la.floating_only("cholesky_inverse", f)
     ident = mf.eye(f.shape[-1], dtype=f.dtype, device=f.device)
     return cholesky_solve(mf.broadcast_to(ident, f.shape), f, upper)
 
@@ -219,6 +225,7 @@ def householder_product(a: Any, tau: Any) -> Tensor:
     if a.ndim < 2 or tau.ndim < 1:
         raise InputMismatch(f"linalg.householder_product: expected a (*, m, n) and tau (*, k), got {a.shape}, "
                          f"{tau.shape}")
+    _la.floating_only("linalg.householder_product", a)
     m, n = a.shape[-2:]
     k = tau.shape[-1]
     if not k <= n <= m or a.shape[:-2] != tau.shape[:-1]:
@@ -243,8 +250,7 @@ def matrix_exp(a: Any) -> Tensor:
     a = as_tensor(a)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise InputMismatch(f"linalg.matrix_exp: expected square matrices, got shape {a.shape}")
-    if a.dtype.kind not in "fc":
-        raise TypeError(f"linalg.matrix_exp: expected a floating point or complex input, got {a.dtype}")
+    _la.floating_only("linalg.matrix_exp", a)
     xp = a.device.xp
     one_norm = float(xp.scalar(xp.max(xp.sum(xp.abs(a._data), axis=-2)))) if a.size else 0.0
     return apply(_expm.MatrixExp(squarings=_expm.squarings(one_norm)), a)
@@ -265,8 +271,7 @@ def _lu_packed(name: str, a: Any, pivot: bool) -> Tensor:
     a = as_tensor(a)
     if a.ndim < 2:
         raise InputMismatch(f"linalg.{name}: expected a matrix or a stack of them, got shape {a.shape}")
-    if a.dtype.kind not in "fc":
-        raise TypeError(f"linalg.{name}: expected a floating point or complex input, got {a.dtype}")
+    _la.floating_only("linalg.lu", a)  # lu, lu_factor and lu_factor_ex: PyTorch's "lu_cpu" kernel
     return apply(_lu.LuFactor(pivot=bool(pivot)), a)
 
 
@@ -393,6 +398,7 @@ def lu_solve(LU: Any, pivots: Any, b: Any, *, left: bool = True, adjoint: bool =
     piv = as_tensor(pivots, lu_)
     if lu_.ndim < 2 or lu_.shape[-1] != lu_.shape[-2] or piv.shape != lu_.shape[:-1]:
         raise InputMismatch(f"linalg.lu_solve: LU {lu_.shape} and pivots {piv.shape} do not fit")
+    _la.floating_only("torch.linalg.lu_solve", lu_)
     if not left:  # X A = B  <=>  A^H conj(X)^T = conj(B)^T (and X A^H = B  <=>  A conj(X)^T = conj(B)^T)
         flipped = lu_solve(lu_, piv, conj(mf.swapaxes(b, -1, -2)), adjoint=not adjoint)
         return conj(mf.swapaxes(flipped, -1, -2))
@@ -436,7 +442,7 @@ def vander(x: Any, *, N: int | None = None) -> Tensor:  # noqa: N803
     if n <= 1:
         raise ValueError(f"linalg.vander: N must be greater than 1, got {n}")
     if x.dtype.kind == "b":
-        raise TypeError("linalg.vander supports floating point, complex, and integer tensors, but got bool")
+        raise NeedsFloatingInput("linalg.vander supports floating point, complex, and integer tensors, but got Bool")
     if x.dtype.kind in "iu":
         x = mf.astype(x, "int64")
     column = mf.reshape(x, x.shape + (1,))

@@ -43,8 +43,7 @@ def _check_matrices(name: str, a: Tensor, hermitian: bool, what: str = "A") -> N
     if a.dtype.kind == "c" and hermitian:
         raise NotImplementedError(f"linalg.{name}: hermitian=True with complex matrices (LAPACK's hetrf) is not "
                                   f"supported; complex symmetric ones (hermitian=False) and real ones are")
-    if a.dtype.kind not in "fc":
-        raise TypeError(f"linalg.{name}: expected a floating or complex {what}, got {a.dtype}")
+    _la.floating_only(f"torch.linalg.{name}", a)
 
 
 def _constant(values: Any, like: Tensor) -> Tensor:

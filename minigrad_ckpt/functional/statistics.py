@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 from ..backend import host_numpy
 from ..tensor import Tensor
+from . import linalg
 from . import math as mf
 from . import torch_idioms as ti
 from .arguments import as_tensor, in_default_float, in_float32_if_half, normalize_axis, reduction_dims, refuse_complex
@@ -187,6 +188,7 @@ def renorm(input: Any, p: float, dim: int, maxnorm: float) -> Tensor:  # noqa: A
     ``maxnorm`` scaled down to norm ``maxnorm`` (``torch.renorm``; the scale is
     ``maxnorm / (norm + 1e-7)``, as PyTorch's); differentiable through the norm too."""
     x = as_tensor(input)
+    linalg.floating_only("linalg.vector_norm", x)  # PyTorch's renorm is its vector norm's
     d = ti._one_dim("renorm", x, dim)
     if p <= 0:
         raise ValueError(f"renorm: p must be positive, got {p}")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..backend import Device, as_dtype, get_default_dtype, host_numpy
+from ..backend import Device, as_dtype, get_default_dtype, host_numpy, scalar_type_name
 from ..backend import get_device as _resolve_device
 from ..tensor import Tensor
 from . import linalg as la
@@ -27,7 +27,7 @@ from . import torch_idioms as ti
 from . import torch_methods as tmeth
 from .arguments import as_tensor, in_default_float, in_float32_if_half, normalize_axis, one_device
 from .conversion import clone
-from .errors import DtypeNotImplemented, InputMismatch, RefusedArgument, WrongTensorKind
+from .errors import DtypeNotImplemented, InputMismatch, NeedsFloatingInput, RefusedArgument, WrongTensorKind
 from .scatter import gather
 
 
@@ -272,6 +272,7 @@ def logdet(input: Any) -> Tensor:  # noqa: A002
     logarithm does (60 eigenvalues of 10 in float32: ``det`` is inf, ``logdet`` 138.2).  A real
     matrix's NaN at a negative determinant sends no gradient back, as PyTorch's; a complex
     matrix's is ``log(sign) + log|det|``."""
+    la.floating_only("logdet", as_tensor(input))
     sign, logabs = la.slogdet(input)
     if sign.dtype.kind == "c":
         return mf.log(sign) + logabs
@@ -281,6 +282,9 @@ def logdet(input: Any) -> Tensor:  # noqa: A002
 def dist(input: Any, other: Any, p: float = 2) -> Tensor:  # noqa: A002
     """The ``p``-norm of ``input - other`` over every element (``torch.dist``)."""
     diff = as_tensor(input) - other
+    if diff.dtype.kind in "biu":  # PyTorch's own words (its linalg's say "linalg.vector_norm: ...")
+        raise NeedsFloatingInput("norm(): input dtype should be either floating point or complex. Got "
+                                 f"{scalar_type_name(diff.dtype)} instead.")
     return la.norm(mf.ravel(diff), None if p == 2 else p)
 
 

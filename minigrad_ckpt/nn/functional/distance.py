@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from ... import functional as mf
-from ...backend import host_numpy
+from ...backend import host_numpy, scalar_type_name
 from ...functional import _tensor
 from ...functional import linalg as _linalg
-from ...functional.errors import InputMismatch, dimension_out_of_range
+from ...functional.errors import InputMismatch, NeedsFloatingInput, dimension_out_of_range
 from ...functional.linalg_derived import vector_norm
 from ...functional.promotion import promoted
 from ...tensor import Tensor
@@ -89,6 +89,8 @@ def pdist(input: Any, p: float = 2.0) -> Tensor:
     input = _tensor(input)
     if input.ndim != 2:
         raise InputMismatch(f"pdist: expected a 2-D (N, M) input, got shape {input.shape}")
+    if input.dtype.kind not in "fc":  # PyTorch's refusal (NumPy's norm would answer in float64)
+        raise NeedsFloatingInput("pdist only supports floating-point dtypes")
     if p < 0:
         raise InputMismatch(f"pdist: p must be >= 0, got {p}")
     n = input.shape[0]
@@ -105,6 +107,10 @@ def cdist(x1: Any, x2: Any, p: float = 2.0, compute_mode: str = "use_mm_for_eucl
     b = _tensor(x2, a)
     if a.ndim < 2 or b.ndim < 2 or a.shape[-1] != b.shape[-1]:
         raise InputMismatch(f"cdist: expected (..., P, M) and (..., R, M) inputs, got {a.shape} and {b.shape}")
+    for name, x in (("X1", a), ("X2", b)):  # PyTorch's refusal (NumPy's norm would answer in float64)
+        if x.dtype.kind not in "fc":
+            raise NeedsFloatingInput(f"cdist only supports floating-point dtypes, {name} got: "
+                                     f"{scalar_type_name(x.dtype)}")
     if p < 0:
         raise InputMismatch(f"cdist: p must be >= 0, got {p}")
     if compute_mode not in ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
